@@ -1,0 +1,121 @@
+"""The `sitegen` command line. Each command parses options, calls one library
+function, prints the result and exits; all the work happens in the library."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from sitegen import __version__
+from sitegen.errors import EXIT_INVALID, ReviewInvalid, SchemaVersionError, SitegenError
+from sitegen.review.problems import FORMATTERS, format_human
+
+REVIEW_DIR = click.Path(path_type=Path, file_okay=False)
+
+
+class SitegenGroup(click.Group):
+    """Shows sitegen's own errors as messages with their exit status, never as tracebacks."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (ReviewInvalid, SchemaVersionError) as exc:
+            root = str(ctx.meta.get("sitegen.review_dir", ""))
+            click.echo(format_human(exc.problems, root), err=True)
+            if isinstance(exc, SchemaVersionError):
+                click.echo("error: unsupported schema_version; nothing was read further or written", err=True)
+            else:
+                click.echo("error: fix the problems above; nothing was written", err=True)
+            ctx.exit(exc.exit_code)
+        except SitegenError as exc:
+            click.echo(f"error: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+
+
+@click.group(cls=SitegenGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="sitegen")
+def cli() -> None:
+    """Keep a living systematic review current and publish it as a static website.
+
+    A review lives in a folder of plain files (see docs/review-folder.md);
+    the website is built from it and never edited by hand.
+    """
+
+
+def _remember(review_dir: Path) -> Path:
+    click.get_current_context().meta["sitegen.review_dir"] = review_dir
+    return review_dir
+
+
+@cli.command()
+@click.argument("directory", type=REVIEW_DIR)
+@click.option("--title", default="My living review", show_default=True, help="Title written to review.yaml.")
+def init(directory: Path, title: str) -> None:
+    """Create a new review folder DIRECTORY that passes `check` and builds."""
+    from sitegen.review.scaffold import init_review
+
+    files = init_review(directory, title)
+    click.echo(f"created {directory} with {len(files)} files:")
+    for name in files:
+        click.echo(f"  {name}")
+    click.echo(f"next: edit review.yaml and protocol.md, then run `sitegen check {directory}`")
+
+
+@cli.command()
+@click.argument("directory", type=REVIEW_DIR)
+@click.option("--format", "output_format", type=click.Choice(sorted(FORMATTERS)), default="human", show_default=True,
+              help="human: one line per problem; github: workflow annotations; json: for tools.")
+def check(directory: Path, output_format: str) -> None:
+    """Validate review folder DIRECTORY without writing anything.
+
+    Exit status 0 when clean, 1 when problems were found, 4 when a file has an
+    unsupported schema_version.
+    """
+    from sitegen.review.check import inspect_review
+
+    _remember(directory)
+    try:
+        _, problems = inspect_review(directory)
+    except SchemaVersionError as exc:
+        problems = exc.problems
+        click.echo(FORMATTERS[output_format](problems, str(directory)))
+        raise click.exceptions.Exit(exc.exit_code) from None
+    click.echo(FORMATTERS[output_format](problems, str(directory)))
+    if problems:
+        raise click.exceptions.Exit(EXIT_INVALID)
+
+
+@cli.command()
+@click.argument("directory", type=REVIEW_DIR)
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("site"), show_default=True,
+              help="Output folder; replaced as a whole only when the new site is complete.")
+@click.option("--now", metavar="RFC3339", default=None,
+              help="Build time shown on the site. Default: SOURCE_DATE_EPOCH, else the latest ledger event.")
+def build(directory: Path, out: Path, now: str | None) -> None:
+    """Render review folder DIRECTORY as a static website."""
+    from sitegen.site.build import build as build_site
+
+    _remember(directory)
+    result = build_site(directory, out, now)
+    click.echo(f"built {result.out} ({result.files} files, {result.records} records, "
+               f"last updated {result.built_at or 'never'})")
+
+
+@cli.command()
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Write one .schema.json per file format into this folder instead of listing them.")
+def schema(out: Path | None) -> None:
+    """Export the review-folder file formats as JSON Schema (for editors)."""
+    from sitegen.review.schemas import json_schemas, write_schemas
+
+    if out is None:
+        for name in json_schemas():
+            click.echo(name)
+        return
+    for path in write_schemas(out):
+        click.echo(f"wrote {path}")
+
+
+def main() -> None:
+    cli(prog_name="sitegen")

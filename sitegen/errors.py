@@ -1,0 +1,58 @@
+"""The one exception family the CLI knows how to show, and the exit statuses.
+
+Library code raises these; `sitegen.cli` turns them into a message on stderr and
+the exit status below, never a traceback. Anything else escaping is a bug.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sitegen.review.problems import Problem
+
+# Exit statuses, documented in the README's command reference.
+EXIT_OK = 0
+EXIT_INVALID = 1  # the review folder (or other input) has problems
+EXIT_USAGE = 2  # click's own status for a bad command line
+EXIT_INCOMPLETE = 3  # a source could not be reached: results may be missing
+EXIT_SCHEMA = 4  # a file's schema_version is not one this sitegen supports
+EXIT_BUSY = 5  # another sitegen process holds the review's lock
+
+
+class SitegenError(Exception):
+    """Base class: a problem the user can act on, shown without a traceback."""
+
+    exit_code = EXIT_INVALID
+
+
+class ReviewInvalid(SitegenError):
+    """The review folder failed validation; `problems` says where and why."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        super().__init__(f"the review folder has {len(problems)} problem(s)")
+
+
+class SchemaVersionError(SitegenError):
+    """A file declares a schema_version this sitegen does not support (never coerced)."""
+
+    exit_code = EXIT_SCHEMA
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        super().__init__("unsupported schema_version")
+
+
+class OutputRefused(SitegenError):
+    """The output directory is unsafe to replace (it is not a sitegen site, or holds the review)."""
+
+
+class BuildError(SitegenError):
+    """Rendering failed; the previous site is left untouched."""
+
+
+class LockHeld(SitegenError):
+    """Another sitegen process is writing this review folder."""
+
+    exit_code = EXIT_BUSY

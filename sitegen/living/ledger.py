@@ -1,0 +1,50 @@
+"""The append-only, hash-chained provenance ledger (ledger.jsonl).
+
+Each event stores the hash of the event before it (`prev`) and its own hash
+over everything else, so editing, reordering or deleting any line breaks the
+chain at that line and `verify_chain` names it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from sitegen.review.models import LedgerEvent
+from sitegen.review.write import canonical_json
+
+GENESIS = "0" * 64
+
+
+def event_hash(seq: int, type_: str, ts: str, payload: dict[str, Any], prev: str) -> str:
+    body = {"seq": seq, "type": type_, "ts": ts, "payload": payload, "prev": prev}
+    return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
+
+
+def next_event(previous: LedgerEvent | None, type_: str, ts: str, payload: dict[str, Any]) -> LedgerEvent:
+    seq = previous.seq + 1 if previous else 1
+    prev = previous.hash if previous else GENESIS
+    return LedgerEvent(seq=seq, type=type_, ts=ts, payload=payload, prev=prev,
+                       hash=event_hash(seq, type_, ts, payload, prev))
+
+
+def event_line(event: LedgerEvent) -> str:
+    return canonical_json(event.model_dump(mode="json"))
+
+
+def verify_chain(events: list[LedgerEvent]) -> list[tuple[int, str]]:
+    """(index, message) for every event that breaks the chain; empty when intact."""
+    broken = []
+    prev = GENESIS
+    for index, event in enumerate(events):
+        if event.seq != index + 1:
+            broken.append((index, f"event has seq {event.seq} but is event {index + 1}: "
+                                  "an event was deleted, inserted or moved"))
+        elif event.prev != prev:
+            broken.append((index, f"event {event.seq} does not follow the event before it "
+                                  "(prev hash differs): an earlier event was edited, deleted or moved"))
+        expected = event_hash(event.seq, event.type, event.ts, event.payload, event.prev)
+        if event.hash != expected:
+            broken.append((index, f"event {event.seq} was edited after it was written (its hash does not match)"))
+        prev = event.hash
+    return broken

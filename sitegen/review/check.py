@@ -1,0 +1,149 @@
+"""Rules that span files: what `sitegen check` adds on top of parsing each file.
+
+`inspect_review` is the one entry point: it loads the folder and returns the
+review with every problem found, sorted by file and line. It never writes.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from pathlib import Path
+
+from sitegen.errors import ReviewInvalid
+from sitegen.living.ledger import verify_chain
+from sitegen.review.folder import ADJUDICATION, Review, load_review
+from sitegen.review.problems import Problem
+
+
+def inspect_review(root: Path) -> tuple[Review | None, list[Problem]]:
+    review, problems = load_review(root)
+    if review is not None:
+        problems += check_review(review)
+    return review, sorted(set(problems), key=_order)
+
+
+def load_valid_review(root: Path) -> Review:
+    """The review, or ReviewInvalid listing every problem (nothing is ever half-used)."""
+    review, problems = inspect_review(root)
+    if problems or review is None:
+        raise ReviewInvalid(problems)
+    return review
+
+
+def _order(problem: Problem) -> tuple:
+    return (problem.path, problem.line or 0, problem.column or 0, problem.code, problem.message)
+
+
+def check_review(review: Review) -> list[Problem]:
+    return (_check_decisions(review) + _check_evidence(review) + _check_searches(review)
+            + _check_ledger(review))
+
+
+def normalise_whitespace(text: str) -> str:
+    return re.sub(r"\s+", " ", unicodedata.normalize("NFC", text)).strip()
+
+
+def _check_decisions(review: Review) -> list[Problem]:
+    problems = []
+    reasons = {r.code for r in review.protocol.meta.exclusion_reasons} if review.protocol else set()
+    first_seen: dict[tuple[str, str, str], int] = {}
+    for row in review.decisions:
+        decision = row.decision
+        column = row.columns.get
+        if decision.record_id not in review.records:
+            problems.append(Problem(row.path, row.line, column("record_id"), "unknown-record",
+                                    f"record {decision.record_id!r} is not in records.jsonl"))
+        key = (row.stage, row.reviewer, decision.record_id)
+        if key in first_seen:
+            who = "the adjudicator" if row.reviewer == ADJUDICATION else f"reviewer {row.reviewer!r}"
+            problems.append(Problem(row.path, row.line, column("record_id"), "duplicate-decision",
+                                    f"{who} already decided {decision.record_id!r} at this stage "
+                                    f"on line {first_seen[key]}"))
+        else:
+            first_seen[key] = row.line
+        if decision.reason and decision.decision != "exclude":
+            problems.append(Problem(row.path, row.line, column("reason"), "reason-not-exclusion",
+                                    f"a reason code goes with 'exclude' only, not {decision.decision!r} "
+                                    "(use the note column for remarks)"))
+        elif decision.reason and decision.reason not in reasons:
+            known = ", ".join(sorted(reasons)) or "none defined"
+            problems.append(Problem(row.path, row.line, column("reason"), "unknown-reason",
+                                    f"exclusion reason {decision.reason!r} is not defined in protocol.md "
+                                    f"(defined: {known})"))
+        elif decision.decision == "exclude" and row.stage == "full-text" and not decision.reason:
+            problems.append(Problem(row.path, row.line, column("reason"), "reason-required",
+                                    "an exclusion at full text needs a reason code from the protocol"))
+    return problems
+
+
+def _check_evidence(review: Review) -> list[Problem]:
+    problems = []
+    studies: dict[str, str] = {}
+    for item in review.evidence:
+        record_id = item.evidence.record_id
+        line, column = item.parsed.position(("record_id",)) or (None, None)
+        record = review.records.get(record_id)
+        if record is None:
+            problems.append(Problem(item.path, line, column, "unknown-record",
+                                    f"record {record_id!r} is not in records.jsonl"))
+            continue
+        if record_id in studies:
+            problems.append(Problem(item.path, line, column, "duplicate-evidence",
+                                    f"evidence for {record_id!r} is already in {studies[record_id]}; "
+                                    "keep one file per study"))
+        studies.setdefault(record_id, item.path)
+        abstract = normalise_whitespace(record.abstract or "")
+        for index, finding in enumerate(item.evidence.findings):
+            passage = finding.passage
+            if passage.source != "abstract":
+                continue
+            line, column = item.parsed.position(("findings", index, "passage", "text")) or (None, None)
+            if not abstract:
+                problems.append(Problem(item.path, line, column, "passage-not-found",
+                                        f"passage source is 'abstract' but record {record_id!r} has no abstract"))
+            elif normalise_whitespace(passage.text) not in abstract:
+                problems.append(Problem(item.path, line, column, "passage-not-found",
+                                        "passage does not occur verbatim in the record's abstract "
+                                        "(compared after collapsing whitespace)"))
+    return problems
+
+
+def _check_searches(review: Review) -> list[Problem]:
+    problems = []
+    for monitor_id, search in review.searches.items():
+        missing = [i for i in search.seen_ids if i not in review.records]
+        if missing:
+            more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+            problems.append(Problem(f"searches/{monitor_id}.json", None, None, "unknown-record",
+                                    f"seen_ids name record(s) not in records.jsonl: {', '.join(missing[:3])}{more}"))
+    return problems
+
+
+def _check_ledger(review: Review) -> list[Problem]:
+    rel = "ledger.jsonl"
+    problems = [Problem(rel, index + 1, None, "ledger-chain", message)
+                for index, message in verify_chain(review.ledger)]
+    unknown: dict[int, list[str]] = defaultdict(list)
+    locks = []
+    for index, event in enumerate(review.ledger):
+        if event.type == "retrieval":
+            unknown[index] = [i for i in event.payload.get("record_ids", []) if i not in review.records]
+        if event.type in ("protocol_lock", "amendment"):
+            locks.append((index, event))
+    for index, missing in unknown.items():
+        if missing:
+            problems.append(Problem(rel, index + 1, None, "unknown-record",
+                                    f"retrieval event names record(s) not in records.jsonl: {', '.join(missing[:3])}"))
+    if locks and review.protocol is not None:
+        index, lock = locks[-1]
+        if lock.payload.get("sha256") != review.protocol.sha256:
+            problems.append(Problem("protocol.md", None, None, "protocol-locked",
+                                    f"protocol.md was edited after it was locked (ledger event {lock.seq}); "
+                                    "record the change as an amendment instead of editing the locked text"))
+        elif lock.payload.get("version") != review.protocol.meta.version:
+            problems.append(Problem("protocol.md", 2, None, "protocol-locked",
+                                    f"protocol version {review.protocol.meta.version} differs from the locked "
+                                    f"version {lock.payload.get('version')}"))
+    return problems

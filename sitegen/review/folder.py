@@ -1,0 +1,326 @@
+"""Load a review folder into memory, collecting every problem with its file and line.
+
+`load_review` reads each file independently, so one broken file never hides the
+problems in another. Cross-file rules (unknown record ids, undefined exclusion
+reasons, passages missing from abstracts...) live in `sitegen.review.check`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sitegen.errors import SchemaVersionError
+from sitegen.review import parsing
+from sitegen.review.models import (
+    DECISION_COLUMNS,
+    PAYLOAD_MODELS,
+    REVIEW_SCHEMA_VERSION,
+    SEARCH_SCHEMA_VERSION,
+    SLUG,
+    STAGES,
+    Decision,
+    Evidence,
+    LedgerEvent,
+    ProtocolMeta,
+    Record,
+    ReviewConfig,
+    SavedSearch,
+)
+from sitegen.review.problems import Problem
+
+MB = 1_000_000
+# Per-file size limits: generous for machine-written files, tight for hand-written ones.
+SIZE_LIMITS = {
+    "review.yaml": 1 * MB,
+    "protocol.md": 2 * MB,
+    "evidence": 2 * MB,
+    "screening": 16 * MB,
+    "searches": 128 * MB,
+    "records.jsonl": 1024 * MB,
+    "ledger.jsonl": 1024 * MB,
+}
+
+ADJUDICATION = "adjudication"  # screening/<stage>/adjudication.csv holds decisions that settle conflicts
+
+
+@dataclass
+class Protocol:
+    meta: ProtocolMeta
+    body: str
+    body_line: int  # line of protocol.md where the Markdown body starts
+    sha256: str  # of the whole file, line endings normalised, as locked on the ledger
+
+
+@dataclass
+class DecisionRow:
+    stage: str
+    reviewer: str
+    path: str
+    line: int
+    columns: dict[str, int]
+    decision: Decision
+
+
+@dataclass
+class EvidenceFile:
+    study: str
+    path: str
+    evidence: Evidence
+    parsed: parsing.Parsed
+
+
+@dataclass
+class Review:
+    root: Path
+    config: ReviewConfig
+    protocol: Protocol | None = None
+    searches: dict[str, SavedSearch] = field(default_factory=dict)
+    records: dict[str, Record] = field(default_factory=dict)
+    record_lines: dict[str, int] = field(default_factory=dict)
+    ledger: list[LedgerEvent] = field(default_factory=list)
+    decisions: list[DecisionRow] = field(default_factory=list)
+    evidence: list[EvidenceFile] = field(default_factory=list)
+
+
+def protocol_hash(text: str) -> str:
+    return hashlib.sha256(text.replace("\r\n", "\n").encode("utf-8")).hexdigest()
+
+
+def load_review(root: Path) -> tuple[Review | None, list[Problem]]:
+    """Parse every file of the folder. Raises SchemaVersionError on an unsupported schema."""
+    if not root.is_dir():
+        return None, [Problem(".", None, None, "not-a-folder", f"{root} is not a directory")]
+    config, problems = _load_config(root)
+    if config is None:
+        return None, problems
+    review = Review(root=root, config=config)
+    schema_problems: list[Problem] = []
+    problems += _linked_folders(root)
+    problems += _load_protocol(root, review)
+    problems += _load_searches(root, review, schema_problems)
+    problems += _load_records(root, review)
+    problems += _load_ledger(root, review)
+    problems += _load_screening(root, review)
+    problems += _load_evidence(root, review)
+    if schema_problems:
+        raise SchemaVersionError(schema_problems)
+    return review, problems
+
+
+def _read(root: Path, rel: str, kind: str) -> tuple[str | None, list[Problem]]:
+    return parsing.read_text(root / rel, rel, SIZE_LIMITS[kind])
+
+
+def _load_config(root: Path) -> tuple[ReviewConfig | None, list[Problem]]:
+    rel = "review.yaml"
+    if not (root / rel).exists() and not (root / rel).is_symlink():
+        return None, [Problem(rel, None, None, "missing",
+                              f"review.yaml is missing: {root} is not a review folder (`sitegen init {root}` makes one)")]
+    text, problems = _read(root, rel, "review.yaml")
+    if text is None:
+        return None, problems
+    parsed, problems = parsing.parse_yaml(text, rel)
+    if parsed is None or problems:
+        return None, problems
+    if not isinstance(parsed.data, dict):
+        return None, [Problem(rel, 1, 1, "schema", "review.yaml must be a mapping of settings")]
+    version = parsed.data.get("schema_version")
+    if "schema_version" in parsed.data and (type(version) is not int or version != REVIEW_SCHEMA_VERSION):
+        line, column = parsed.position(("schema_version",)) or (None, None)
+        raise SchemaVersionError([Problem(rel, line, column, "schema-version",
+                                          f"schema_version {version!r} is not supported: this sitegen reads "
+                                          f"schema_version {REVIEW_SCHEMA_VERSION} (upgrade sitegen or the folder)")])
+    config, problems = parsing.validate(ReviewConfig, parsed, rel)
+    return config, problems
+
+
+def _load_protocol(root: Path, review: Review) -> list[Problem]:
+    rel = "protocol.md"
+    text, problems = _read(root, rel, "protocol.md")
+    if text is None:
+        return [Problem(rel, None, None, "missing", "protocol.md is missing: every review needs a protocol")
+                if p.code == "missing" else p for p in problems]
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip("\r\n") != "---":
+        return [Problem(rel, 1, 1, "front-matter", "protocol.md must start with YAML front matter between '---' lines")]
+    try:
+        end = next(i for i in range(1, len(lines)) if lines[i].rstrip("\r\n") == "---")
+    except StopIteration:
+        return [Problem(rel, 1, 1, "front-matter", "the front matter's closing '---' line is missing")]
+    parsed, problems = parsing.parse_yaml("".join(lines[1:end]), rel, line_offset=1)
+    if parsed is None or problems:
+        return problems
+    if not isinstance(parsed.data, dict):
+        return [Problem(rel, 2, 1, "schema", "the front matter must be a mapping (version, eligibility, ...)")]
+    meta, problems = parsing.validate(ProtocolMeta, parsed, rel)
+    if meta is not None:
+        review.protocol = Protocol(meta, "".join(lines[end + 1:]), end + 2, protocol_hash(text))
+    return problems
+
+
+def _load_searches(root: Path, review: Review, schema_problems: list[Problem]) -> list[Problem]:
+    problems: list[Problem] = []
+    for path in _files(root / "searches"):
+        rel = f"searches/{path.name}"
+        if path.suffix != ".json" or not _is_slug(path.stem):
+            problems.append(Problem(rel, None, None, "unexpected-file",
+                                    "saved searches are named searches/<monitor_id>.json (lower-case letters, digits, '-')"))
+            continue
+        text, read_problems = _read(root, rel, "searches")
+        parsed, parse_problems = parsing.parse_json(text, rel) if text is not None else (None, [])
+        problems += read_problems + parse_problems
+        if parsed is None:
+            continue
+        version = parsed.data.get("schema_version") if isinstance(parsed.data, dict) else None
+        if isinstance(parsed.data, dict) and "schema_version" in parsed.data and version != SEARCH_SCHEMA_VERSION:
+            line, column = parsed.position(("schema_version",)) or (None, None)
+            schema_problems.append(Problem(rel, line, column, "schema-version",
+                                           f"schema_version {version!r} is not supported: this sitegen reads "
+                                           f"saved searches with schema_version {SEARCH_SCHEMA_VERSION!r}"))
+            continue
+        search, model_problems = parsing.validate(SavedSearch, parsed, rel)
+        problems += model_problems
+        if search is None:
+            continue
+        if search.monitor_id != path.stem:
+            line, column = parsed.position(("monitor_id",)) or (None, None)
+            problems.append(Problem(rel, line, column, "monitor-id",
+                                    f"monitor_id {search.monitor_id!r} does not match the file name {path.stem!r}"))
+        review.searches[search.monitor_id] = search
+    return problems
+
+
+def _jsonl_rows(root: Path, rel: str) -> tuple[list[tuple[int, object]], list[Problem]]:
+    if not (root / rel).exists() and not (root / rel).is_symlink():
+        return [], []  # an empty review has no records and no events yet
+    text, problems = _read(root, rel, rel)
+    if text is None:
+        return [], problems
+    rows = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            problems.append(Problem(rel, lineno, 1, "blank-line", "blank line (one JSON object per line, no gaps)"))
+            continue
+        value, line_problems = parsing.parse_json_line(line, rel, lineno)
+        problems += line_problems
+        if value is not None:
+            rows.append((lineno, value))
+    return rows, problems
+
+
+def _load_records(root: Path, review: Review) -> list[Problem]:
+    rel = "records.jsonl"
+    rows, problems = _jsonl_rows(root, rel)
+    previous = None
+    for lineno, value in rows:
+        record, row_problems = parsing.validate(Record, parsing.Parsed(value), rel, line=lineno)
+        problems += row_problems
+        if record is None:
+            continue
+        if record.id in review.records:
+            problems.append(Problem(rel, lineno, None, "duplicate-record",
+                                    f"record {record.id!r} already appears on line {review.record_lines[record.id]}"))
+            continue
+        if previous is not None and record.id < previous:
+            problems.append(Problem(rel, lineno, None, "order",
+                                    f"record {record.id!r} is out of order: records.jsonl is sorted by id"))
+        previous = record.id
+        review.records[record.id] = record
+        review.record_lines[record.id] = lineno
+    return problems
+
+
+def _load_ledger(root: Path, review: Review) -> list[Problem]:
+    rel = "ledger.jsonl"
+    rows, problems = _jsonl_rows(root, rel)
+    for lineno, value in rows:
+        event, row_problems = parsing.validate(LedgerEvent, parsing.Parsed(value), rel, line=lineno)
+        problems += row_problems
+        if event is None:
+            continue
+        payload_model = PAYLOAD_MODELS.get(event.type)
+        if payload_model is not None:
+            _, payload_problems = parsing.validate(payload_model, parsing.Parsed(event.payload), rel, line=lineno)
+            problems += [Problem(p.path, lineno, None, p.code, f"{event.type} payload: {p.message}")
+                         for p in payload_problems]
+        review.ledger.append(event)
+    return problems
+
+
+def _load_screening(root: Path, review: Review) -> list[Problem]:
+    problems: list[Problem] = []
+    for stage_dir in _files(root / "screening", directories=True):
+        rel_dir = f"screening/{stage_dir.name}"
+        if stage_dir.name not in STAGES or not stage_dir.is_dir():
+            problems.append(Problem(rel_dir, None, None, "unknown-stage",
+                                    f"unknown screening stage {stage_dir.name!r} (expected {' or '.join(STAGES)})"))
+            continue
+        for path in _files(stage_dir):
+            rel = f"{rel_dir}/{path.name}"
+            if path.suffix != ".csv" or not _is_slug(path.stem):
+                problems.append(Problem(rel, None, None, "unexpected-file",
+                                        "decision files are named screening/<stage>/<reviewer>.csv "
+                                        "(lower-case letters, digits, '-')"))
+                continue
+            text, read_problems = _read(root, rel, "screening")
+            problems += read_problems
+            if text is None:
+                continue
+            rows, csv_problems = parsing.parse_csv(text, rel, DECISION_COLUMNS, {"record_id", "decision"})
+            problems += csv_problems
+            for row in rows:
+                values = {key: value.strip() for key, value in row.values.items()}
+                decision, row_problems = parsing.validate(
+                    Decision, parsing.Parsed(values, {(name,): (row.line, col) for name, col in row.columns.items()}),
+                    rel, line=row.line)
+                problems += row_problems
+                if decision is not None:
+                    review.decisions.append(DecisionRow(stage_dir.name, path.stem, rel, row.line, row.columns, decision))
+    return problems
+
+
+def _load_evidence(root: Path, review: Review) -> list[Problem]:
+    problems: list[Problem] = []
+    for path in _files(root / "evidence"):
+        rel = f"evidence/{path.name}"
+        if path.suffix != ".yaml" or not _is_slug(path.stem):
+            problems.append(Problem(rel, None, None, "unexpected-file",
+                                    "evidence files are named evidence/<study>.yaml (lower-case letters, digits, '-')"))
+            continue
+        text, read_problems = _read(root, rel, "evidence")
+        problems += read_problems
+        if text is None:
+            continue
+        parsed, parse_problems = parsing.parse_yaml(text, rel)
+        problems += parse_problems
+        if parsed is None or parse_problems:
+            continue
+        evidence, model_problems = parsing.validate(Evidence, parsed, rel)
+        problems += model_problems
+        if evidence is not None:
+            review.evidence.append(EvidenceFile(path.stem, rel, evidence, parsed))
+    return problems
+
+
+def _linked_folders(root: Path) -> list[Problem]:
+    # A linked folder could make sitegen read (and publish) files from outside the review.
+    folders = [root / name for name in ("searches", "screening", "evidence", "snapshots")]
+    folders += [root / "screening" / stage for stage in STAGES]
+    return [Problem(str(f.relative_to(root)), None, None, "symlink",
+                    "is a symbolic link; sitegen reads only real folders inside the review")
+            for f in folders if f.is_symlink()]
+
+
+def _files(directory: Path, *, directories: bool = False) -> list[Path]:
+    """Entries of a folder in a stable order, hidden files skipped."""
+    if not directory.is_dir() or directory.is_symlink():
+        return []
+    entries = sorted(p for p in directory.iterdir() if not p.name.startswith("."))
+    return [p for p in entries if directories or not p.is_dir()]
+
+
+def _is_slug(name: str) -> bool:
+    return re.fullmatch(SLUG, name) is not None

@@ -1,0 +1,361 @@
+"""The review-folder contract: one pydantic model per file format.
+
+These models are the single definition of every file sitegen reads or writes;
+`docs/review-folder.md` explains them for people and `sitegen schema` exports
+them as JSON Schema for editors. Unknown keys are errors (`extra="forbid"`), so
+a misspelt field is reported instead of silently ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+
+from sitegen.records.ids import NORMALISERS, record_id, record_id_problem
+
+REVIEW_SCHEMA_VERSION = 1  # review.yaml
+SEARCH_SCHEMA_VERSION = "1.0"  # searches/<monitor_id>.json, as in the saved-search specification
+
+SOURCES = ("openalex", "europepmc", "pubmed", "crossref", "arxiv")
+Source = Literal["openalex", "europepmc", "pubmed", "crossref", "arxiv"]
+STAGES = ("title-abstract", "full-text")
+Stage = Literal["title-abstract", "full-text"]
+DECISIONS = ("include", "exclude", "maybe")
+
+RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$")
+SLUG = r"^[a-z0-9][a-z0-9-]{0,79}$"
+
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=4000)]
+ShortText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
+Slug = Annotated[str, StringConstraints(pattern=SLUG)]
+Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+def _check_record_id(value: str) -> str:
+    problem = record_id_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+def _check_timestamp(value: str) -> str:
+    if not RFC3339.match(value):
+        raise ValueError(f"{value!r} is not an RFC 3339 timestamp such as 2026-06-01T00:00:00Z")
+    return value
+
+
+# --------------------------------------------------------------------------- review.yaml
+
+
+class Author(Strict):
+    name: ShortText
+    orcid: Annotated[str, StringConstraints(pattern=r"^\d{4}-\d{4}-\d{4}-\d{3}[\dX]$")] | None = None
+    affiliation: ShortText | None = None
+
+
+class Theme(Strict):
+    accent_color: Annotated[str, StringConstraints(pattern=r"^#[0-9a-fA-F]{6}$")] = "#1f5f8b"
+
+
+class SiteSettings(Strict):
+    base_url: str | None = Field(
+        default=None,
+        description="Public address of the published site, e.g. https://user.github.io/repo/ for a "
+        "GitHub Pages project site. Pages link to each other relatively; this is used for "
+        "canonical links and citations.",
+    )
+    theme: Theme = Theme()
+
+    @field_validator("base_url")
+    @classmethod
+    def _absolute_https(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", value):
+            raise ValueError("base_url must be an absolute http(s) address such as https://user.github.io/repo/")
+        return value if value.endswith("/") else value + "/"
+
+
+class ReviewConfig(Strict):
+    """review.yaml: what the review is and how its site looks."""
+
+    schema_version: int
+    title: ShortText
+    question: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
+    authors: list[Author] = Field(min_length=1)
+    licence: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9.+-]{1,64}$")] = Field(
+        description="SPDX licence id for the review's content, e.g. CC-BY-4.0"
+    )
+    sources: list[Source] = Field(default_factory=list)
+    site: SiteSettings = SiteSettings()
+
+
+# --------------------------------------------------------------------------- protocol.md
+
+
+class ExclusionReason(Strict):
+    code: Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$")]
+    label: ShortText
+
+
+class WatchTerm(Strict):
+    term: ShortText
+    weight: float = Field(default=1.0, gt=0, le=1.0)
+
+
+class Eligibility(Strict):
+    in_scope: list[ShortText] = Field(default_factory=list)
+    out_of_scope: list[ShortText] = Field(default_factory=list)
+    required_minimums: list[ShortText] = Field(default_factory=list)
+
+
+class ProtocolMeta(Strict):
+    """The YAML front matter of protocol.md; the Markdown body follows it."""
+
+    version: int = Field(ge=1)
+    eligibility: Eligibility
+    exclusion_reasons: list[ExclusionReason] = Field(default_factory=list)
+    watchlist: list[WatchTerm] = Field(default_factory=list)
+
+    @field_validator("exclusion_reasons")
+    @classmethod
+    def _unique_codes(cls, reasons: list[ExclusionReason]) -> list[ExclusionReason]:
+        codes = [reason.code for reason in reasons]
+        duplicated = sorted({code for code in codes if codes.count(code) > 1})
+        if duplicated:
+            raise ValueError(f"exclusion reason code(s) defined twice: {', '.join(duplicated)}")
+        return reasons
+
+
+# --------------------------------------------------------------------------- searches/<id>.json
+
+
+class Strategy(Strict):
+    source: Source
+    query: Annotated[str, StringConstraints(min_length=1, max_length=4096)]
+    endpoint: str | None = None
+    label: Annotated[str, StringConstraints(pattern=SLUG)] | None = None
+
+
+class SavedSearch(Strict):
+    """A saved search: verbatim strategies and the ids already reported (seen_ids only grows)."""
+
+    schema_version: str
+    monitor_id: Slug
+    strategies: list[Strategy] = Field(min_length=1)
+    seen_ids: list[str] = Field(default_factory=list)
+    last_run: str = ""
+    run_count: int = Field(default=0, ge=0)
+
+    @field_validator("seen_ids")
+    @classmethod
+    def _valid_unique_ids(cls, ids: list[str]) -> list[str]:
+        seen: set[str] = set()
+        for value in ids:
+            _check_record_id(value)
+            if value in seen:
+                raise ValueError(f"{value!r} appears twice in seen_ids")
+            seen.add(value)
+        return ids
+
+    @field_validator("last_run")
+    @classmethod
+    def _rfc3339_or_empty(cls, value: str) -> str:
+        return _check_timestamp(value) if value else value
+
+
+# --------------------------------------------------------------------------- records.jsonl (CSL-JSON)
+
+
+class CslName(Strict):
+    family: str | None = None
+    given: str | None = None
+    literal: str | None = None
+
+    @model_validator(mode="after")
+    def _some_name(self) -> CslName:
+        if not (self.family or self.literal):
+            raise ValueError("an author needs 'family' or 'literal'")
+        return self
+
+    def display(self) -> str:
+        if self.literal:
+            return self.literal
+        return f"{self.family}, {self.given}" if self.given else str(self.family)
+
+
+class CslDate(Strict):
+    date_parts: list[list[int]] = Field(alias="date-parts", min_length=1)
+
+    @property
+    def year(self) -> int | None:
+        return self.date_parts[0][0] if self.date_parts and self.date_parts[0] else None
+
+
+class RecordMeta(Strict):
+    """sitegen's own metadata about a record, kept under CSL-JSON's `custom`."""
+
+    openalex: str | None = None
+    arxiv: str | None = None
+    sources: list[Source] = Field(default_factory=list)
+    publication_types: list[str] = Field(default_factory=list)
+    open_access: bool | None = None
+    license: str | None = None
+    fulltext_url: str | None = None
+    retracted: bool = False
+
+
+class Record(Strict):
+    """One bibliographic record as CSL-JSON, with every known identifier kept."""
+
+    id: str
+    type: str = "article-journal"
+    title: Annotated[str, StringConstraints(min_length=1)]
+    author: list[CslName] = Field(default_factory=list)
+    container_title: str | None = Field(default=None, alias="container-title")
+    issued: CslDate | None = None
+    volume: str | None = None
+    issue: str | None = None
+    page: str | None = None
+    DOI: str | None = None
+    PMID: str | None = None
+    PMCID: str | None = None
+    URL: str | None = None
+    abstract: str | None = None
+    custom: RecordMeta = RecordMeta()
+
+    def identifiers(self) -> dict[str, str]:
+        values = {"doi": self.DOI, "pmid": self.PMID, "pmcid": self.PMCID,
+                  "openalex": self.custom.openalex, "arxiv": self.custom.arxiv}
+        return {namespace: value for namespace, value in values.items() if value}
+
+    @property
+    def year(self) -> int | None:
+        return self.issued.year if self.issued else None
+
+    @model_validator(mode="after")
+    def _identifiers_normalised_and_id_derived(self) -> Record:
+        _check_record_id(self.id)
+        for namespace, value in self.identifiers().items():
+            if NORMALISERS[namespace](value) != value:
+                raise ValueError(f"{namespace} {value!r} is not in normalised form "
+                                 f"({NORMALISERS[namespace](value) or 'not a valid identifier'})")
+        expected = record_id(self.identifiers())
+        if self.id != expected:
+            raise ValueError(f"id {self.id!r} should be {expected!r}, derived from the record's identifiers "
+                             "(priority doi > openalex > arxiv > pmid > pmcid)")
+        return self
+
+
+# --------------------------------------------------------------------------- ledger.jsonl
+
+EventType = Literal["retrieval", "import", "protocol_lock", "amendment", "screening", "verification"]
+
+
+class LedgerEvent(Strict):
+    """One provenance event. `prev` is the hash of the previous event, `hash` of this one."""
+
+    seq: int = Field(ge=1)
+    type: EventType
+    ts: str
+    payload: dict[str, Any]
+    prev: Sha256
+    hash: Sha256
+
+    @field_validator("ts")
+    @classmethod
+    def _rfc3339(cls, value: str) -> str:
+        return _check_timestamp(value)
+
+
+class RetrievalPayload(Strict):
+    """A saved-search strategy was executed (or records were imported from a named source)."""
+
+    monitor_id: Slug
+    source: Source
+    query: str
+    label: str | None = None
+    record_ids: list[str]
+    snapshot_hashes: list[Sha256] = Field(default_factory=list)
+    complete: bool = True
+    note: str | None = None
+
+    @field_validator("record_ids")
+    @classmethod
+    def _valid_ids(cls, ids: list[str]) -> list[str]:
+        return [_check_record_id(value) for value in ids]
+
+
+class ProtocolLockPayload(Strict):
+    version: int = Field(ge=1)
+    sha256: Sha256
+    reason: str | None = None
+
+
+PAYLOAD_MODELS: dict[str, type[Strict]] = {
+    "retrieval": RetrievalPayload,
+    "protocol_lock": ProtocolLockPayload,
+    "amendment": ProtocolLockPayload,
+}
+
+
+# --------------------------------------------------------------------------- screening/<stage>/<reviewer>.csv
+
+DECISION_COLUMNS = ["record_id", "decision", "reason", "note"]
+
+
+class Decision(Strict):
+    record_id: str
+    decision: Literal["include", "exclude", "maybe"]
+    reason: str = ""
+    note: Annotated[str, StringConstraints(max_length=2000)] = ""
+
+    @field_validator("record_id")
+    @classmethod
+    def _valid_id(cls, value: str) -> str:
+        return _check_record_id(value)
+
+
+# --------------------------------------------------------------------------- evidence/<study>.yaml
+
+
+class Passage(Strict):
+    text: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=8000)]
+    source: Literal["abstract", "fulltext", "external"]
+    location: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)] | None = None
+
+    @model_validator(mode="after")
+    def _external_needs_location(self) -> Passage:
+        if self.source == "external" and not self.location:
+            raise ValueError("a passage with source 'external' needs a location (page, section or figure)")
+        return self
+
+
+class Finding(Strict):
+    """The six evidence fields; only `finding` is required. Blank means 'not extracted'."""
+
+    research_question: Text | None = None
+    population: Text | None = Field(default=None, description="species, cell line or population")
+    method: Text | None = Field(default=None, description="method or assay")
+    intervention: Text | None = Field(default=None, description="intervention, concentration and exposure")
+    finding: Text
+    limitations: Text | None = None
+    passage: Passage
+
+
+class Evidence(Strict):
+    """evidence/<study>.yaml: extracted findings for one study, each with a verbatim passage."""
+
+    record_id: str
+    findings: list[Finding] = Field(min_length=1)
+
+    @field_validator("record_id")
+    @classmethod
+    def _valid_id(cls, value: str) -> str:
+        return _check_record_id(value)

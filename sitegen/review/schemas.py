@@ -1,0 +1,34 @@
+"""JSON Schema for every file of the review folder, for editors and other tools."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from sitegen.review.models import Decision, Evidence, LedgerEvent, ProtocolMeta, Record, ReviewConfig, SavedSearch
+from sitegen.review.write import atomic_write
+
+SCHEMAS: dict[str, type[BaseModel]] = {
+    "review.schema.json": ReviewConfig,
+    "protocol-front-matter.schema.json": ProtocolMeta,
+    "saved-search.schema.json": SavedSearch,
+    "record.schema.json": Record,
+    "ledger-event.schema.json": LedgerEvent,
+    "decision-row.schema.json": Decision,
+    "evidence.schema.json": Evidence,
+}
+
+
+def json_schemas() -> dict[str, str]:
+    return {name: json.dumps(model.model_json_schema(by_alias=True), indent=2, ensure_ascii=False) + "\n"
+            for name, model in SCHEMAS.items()}
+
+
+def write_schemas(directory: Path) -> list[Path]:
+    written = []
+    for name, text in json_schemas().items():
+        atomic_write(directory / name, text)
+        written.append(directory / name)
+    return written

@@ -1,0 +1,48 @@
+"""`sitegen build`: gather and check everything, render in memory, then swap the site in."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from sitegen.errors import BuildError, SitegenError
+from sitegen.review.check import load_valid_review
+from sitegen.review.folder import Review
+from sitegen.review.models import RFC3339
+from sitegen.site.output import refuse_unsafe_output, write_site
+from sitegen.site.pages import output_paths_are_safe, render_site
+
+
+@dataclass
+class BuildResult:
+    out: Path
+    files: int
+    records: int
+    built_at: str | None
+
+
+def build_time(review: Review, now: str | None, environ: dict[str, str]) -> str | None:
+    """When the site says it was last updated: --now, SOURCE_DATE_EPOCH, or the ledger. Never the clock."""
+    if now is not None:
+        if not RFC3339.match(now):
+            raise SitegenError(f"--now {now!r} is not an RFC 3339 timestamp such as 2026-06-01T00:00:00Z")
+        return now
+    epoch = environ.get("SOURCE_DATE_EPOCH")
+    if epoch is not None:
+        if not epoch.isdigit():
+            raise SitegenError(f"SOURCE_DATE_EPOCH={epoch!r} is not a whole number of seconds")
+        return datetime.fromtimestamp(int(epoch), tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return max((event.ts for event in review.ledger), default=None)
+
+
+def build(review_dir: Path, out: Path, now: str | None = None, environ: dict[str, str] | None = None) -> BuildResult:
+    review = load_valid_review(review_dir)
+    refuse_unsafe_output(review_dir, out)
+    built_at = build_time(review, now, dict(os.environ) if environ is None else environ)
+    files = render_site(review, built_at)
+    if not output_paths_are_safe(files):
+        raise BuildError("a rendered file would land outside the output folder")
+    write_site(out, files)
+    return BuildResult(out, len(files), len(review.records), built_at)

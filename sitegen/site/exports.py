@@ -1,0 +1,82 @@
+"""Downloads offered on the site: records as CSV, RIS and CSL-JSON.
+
+Exports are read by spreadsheets and reference managers, so they are hardened:
+no CSV cell can start a formula, and no RIS field can carry a line break that
+would smuggle in a tag of its own.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+import rispy
+
+from sitegen.review.models import Record
+from sitegen.review.write import model_data, pretty_json
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "|", "%")
+CSV_COLUMNS = ["id", "title", "authors", "year", "journal", "volume", "issue", "pages", "doi", "pmid", "pmcid",
+               "openalex", "arxiv", "url", "retracted", "title_abstract", "full_text", "abstract"]
+_LINE_BREAKS = re.compile(r"[\r\n\u0085\u2028\u2029\v\f]+")
+
+
+def safe_cell(value: str) -> str:
+    """Neutralise a cell a spreadsheet would evaluate (OWASP CSV injection guidance)."""
+    return "'" + value if value.startswith(FORMULA_STARTS) else value
+
+
+def one_line(value: str) -> str:
+    return re.sub(r"\s+", " ", _LINE_BREAKS.sub(" ", value)).strip()
+
+
+def authors_text(record: Record) -> str:
+    return "; ".join(name.display() for name in record.author)
+
+
+def records_csv(records: list[Record], status: dict[str, tuple[str, str]]) -> str:
+    """`status` maps record id to (title/abstract outcome, full-text outcome)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for record in records:
+        ids = record.identifiers()
+        title_abstract, full_text = status.get(record.id, ("", ""))
+        row = [record.id, record.title, authors_text(record), str(record.year or ""), record.container_title or "",
+               record.volume or "", record.issue or "", record.page or "", ids.get("doi", ""), ids.get("pmid", ""),
+               ids.get("pmcid", ""), ids.get("openalex", ""), ids.get("arxiv", ""), record.URL or "",
+               "yes" if record.custom.retracted else "no", title_abstract, full_text, record.abstract or ""]
+        writer.writerow([safe_cell(cell) for cell in row])
+    return buffer.getvalue()
+
+
+RIS_TYPES = {"article-journal": "JOUR", "chapter": "CHAP", "book": "BOOK", "thesis": "THES",
+             "paper-conference": "CPAPER", "report": "RPRT", "dataset": "DATA", "article": "GEN"}
+
+
+def records_ris(records: list[Record]) -> str:
+    entries = []
+    for record in records:
+        entry: dict[str, object] = {"type_of_reference": RIS_TYPES.get(record.type, "GEN"),
+                                    "id": record.id, "title": record.title}
+        if record.author:
+            entry["authors"] = [name.display() for name in record.author]
+        optional = {"year": str(record.year) if record.year else None,
+                    "journal_name": record.container_title, "volume": record.volume, "number": record.issue,
+                    "start_page": record.page, "doi": record.DOI, "abstract": record.abstract, "url": record.URL}
+        entry.update({key: value for key, value in optional.items() if value})
+        if record.custom.retracted:
+            entry["notes"] = ["RETRACTED"]
+        entries.append(_ris_safe(entry))
+    return rispy.dumps(entries) if entries else ""
+
+
+def _ris_safe(entry: dict[str, object]) -> dict[str, object]:
+    # RIS is line-based: a line break inside a value would start a new tag (e.g. "ER  -").
+    return {key: [one_line(v) for v in value] if isinstance(value, list) else one_line(str(value))
+            for key, value in entry.items()}
+
+
+def records_json(records: list[Record]) -> str:
+    return pretty_json([model_data(record) for record in records])

@@ -1,0 +1,126 @@
+"""Render a loaded review into the site's files, in memory, without writing anything.
+
+`render_site` is pure: the same review and build time give the same bytes.
+Writing the result safely is `sitegen.site.output`'s job.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from sitegen.review.folder import Review
+from sitegen.review.models import Evidence, Record
+from sitegen.screening.outcomes import Outcome, stage_outcomes
+from sitegen.site import exports
+from sitegen.site.templates import environment, templates_dir
+
+SITE_MARKER = ".sitegen-site"  # marks a folder sitegen built, so only such a folder is ever replaced
+
+
+def page_slug(record_id: str) -> str:
+    """A file name for a record's page: readable, safe on every file system, unique."""
+    readable = re.sub(r"[^a-z0-9.]+", "-", record_id.lower()).strip("-.")[:60]
+    digest = hashlib.sha1(record_id.encode("utf-8")).hexdigest()[:8]
+    return f"{readable}-{digest}"
+
+
+@dataclass
+class RecordView:
+    record: Record
+    slug: str
+    authors_short: str
+    title_abstract: Outcome | None
+    full_text: Outcome | None
+    evidence: Evidence | None
+    evidence_path: str | None
+
+
+@dataclass
+class Counts:
+    records: int
+    screened: int
+    excluded_screening: int
+    conflicts: int
+    assessed: int
+    excluded_full_text: int
+    excluded_by_reason: list[tuple[str, str, int]]  # (code, label, n)
+    included: int
+    searches: int
+    ledger_events: int
+
+
+def _authors_short(record: Record) -> str:
+    names = [name.display() for name in record.author]
+    return "; ".join(names[:3]) + (" et al." if len(names) > 3 else "")
+
+
+def record_views(review: Review) -> list[RecordView]:
+    title_abstract = stage_outcomes(review.decisions, "title-abstract")
+    full_text = stage_outcomes(review.decisions, "full-text")
+    evidence = {item.evidence.record_id: item for item in review.evidence}
+    return [RecordView(record, page_slug(record.id), _authors_short(record), title_abstract.get(record.id),
+                       full_text.get(record.id), evidence[record.id].evidence if record.id in evidence else None,
+                       evidence[record.id].path if record.id in evidence else None)
+            for record in review.records.values()]
+
+
+def count(review: Review, views: list[RecordView]) -> Counts:
+    labels = {r.code: r.label for r in review.protocol.meta.exclusion_reasons} if review.protocol else {}
+    full_text_exclusions = Counter(v.full_text.reason for v in views if v.full_text and v.full_text.decision == "exclude")
+    outcomes = [v.title_abstract for v in views if v.title_abstract] + [v.full_text for v in views if v.full_text]
+    return Counts(
+        records=len(views),
+        screened=sum(1 for v in views if v.title_abstract and v.title_abstract.decision != "conflict"),
+        excluded_screening=sum(1 for v in views if v.title_abstract and v.title_abstract.decision == "exclude"),
+        conflicts=sum(1 for o in outcomes if o.decision == "conflict"),
+        assessed=sum(1 for v in views if v.full_text and v.full_text.decision != "conflict"),
+        excluded_full_text=sum(full_text_exclusions.values()),
+        excluded_by_reason=[(code, labels.get(code, code), n) for code, n in sorted(full_text_exclusions.items())],
+        included=sum(1 for v in views if v.full_text and v.full_text.decision == "include"),
+        searches=len(review.searches),
+        ledger_events=len(review.ledger),
+    )
+
+
+def render_site(review: Review, built_at: str | None) -> dict[str, bytes]:
+    """Every file of the site, keyed by its path relative to the site root."""
+    env = environment()
+    views = record_views(review)
+    included = [v for v in views if v.full_text and v.full_text.decision == "include"]
+    reasons = {r.code: r.label for r in review.protocol.meta.exclusion_reasons} if review.protocol else {}
+    common = {"review": review.config, "built_at": built_at, "reasons": reasons,
+              "accent": review.config.site.theme.accent_color}
+    pages: dict[str, str] = {}
+
+    def page(path: str, template: str, **context: object) -> None:
+        root = "../" * path.count("/")
+        pages[path] = env.get_template(template).render(root=root, path=path, **common, **context)
+
+    page("index.html", "index.html", counts=count(review, views), searches=list(review.searches.values()))
+    page("protocol.html", "protocol.html", protocol=review.protocol)
+    page("records.html", "records.html", views=views)
+    page("included.html", "included.html", views=included)
+    for view in views:
+        page(f"records/{view.slug}.html", "record.html", view=view)
+
+    status = {v.record.id: (v.title_abstract.decision if v.title_abstract else "",
+                            v.full_text.decision if v.full_text else "") for v in views}
+    records = [v.record for v in views]
+    pages["downloads/records.csv"] = exports.records_csv(records, status)
+    pages["downloads/records.ris"] = exports.records_ris(records)
+    pages["downloads/records.json"] = exports.records_json(records)
+    pages[SITE_MARKER] = "This folder was built by sitegen; `sitegen build` replaces it as a whole.\n"
+    files = {path: text.encode("utf-8") for path, text in pages.items()}
+    assets = templates_dir() / "assets"
+    for asset in sorted(assets.rglob("*")):
+        if asset.is_file():
+            files[f"assets/{asset.relative_to(assets).as_posix()}"] = asset.read_bytes()
+    return files
+
+
+def output_paths_are_safe(files: dict[str, bytes]) -> bool:
+    return all(not Path(p).is_absolute() and ".." not in Path(p).parts for p in files)

@@ -1,0 +1,40 @@
+"""The one Jinja environment: strict about undefined names, escaping everything."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jinja2
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+
+import sitegen
+
+
+def templates_dir() -> Path:
+    # Installed wheels carry the templates inside the package; a source checkout
+    # (including an editable install) keeps them at the top of the repository.
+    packaged = Path(sitegen.__file__).parent / "templates"
+    return packaged if packaged.is_dir() else Path(sitegen.__file__).parent.parent / "templates"
+
+
+# Raw HTML in Markdown is shown as text; markdown-it also refuses javascript: links.
+_markdown = MarkdownIt("commonmark", {"html": False}).enable("table")
+
+
+def render_markdown(text: str) -> Markup:
+    return Markup(_markdown.render(text))
+
+
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(templates_dir()),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["markdown"] = render_markdown
+    env.globals["sitegen_version"] = sitegen.__version__
+    return env
