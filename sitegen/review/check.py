@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import defaultdict
 from pathlib import Path
 
 from sitegen.errors import ReviewInvalid
@@ -125,17 +124,16 @@ def _check_ledger(review: Review) -> list[Problem]:
     rel = "ledger.jsonl"
     problems = [Problem(rel, index + 1, None, "ledger-chain", message)
                 for index, message in verify_chain(review.ledger)]
-    unknown: dict[int, list[str]] = defaultdict(list)
     locks = []
     for index, event in enumerate(review.ledger):
-        if event.type == "retrieval":
-            unknown[index] = [i for i in event.payload.get("record_ids", []) if i not in review.records]
+        if event.type in ("retrieval", "import"):
+            missing = [i for i in event.payload.get("record_ids", []) if i not in review.records]
+            if missing:
+                problems.append(Problem(rel, index + 1, None, "unknown-record",
+                                        f"{event.type} event names record(s) not in records.jsonl: "
+                                        f"{', '.join(missing[:3])}"))
         if event.type in ("protocol_lock", "amendment"):
             locks.append((index, event))
-    for index, missing in unknown.items():
-        if missing:
-            problems.append(Problem(rel, index + 1, None, "unknown-record",
-                                    f"retrieval event names record(s) not in records.jsonl: {', '.join(missing[:3])}"))
     if locks and review.protocol is not None:
         index, lock = locks[-1]
         if lock.payload.get("sha256") != review.protocol.sha256:

@@ -292,6 +292,19 @@ class RetrievalPayload(Strict):
         return [_check_record_id(value) for value in ids]
 
 
+class ImportPayload(Strict):
+    """Records taken from an existing collection (a dataset, an export) rather than a saved search."""
+
+    source: Source
+    description: Annotated[str, StringConstraints(min_length=1, max_length=2000)]
+    record_ids: list[str]
+
+    @field_validator("record_ids")
+    @classmethod
+    def _valid_ids(cls, ids: list[str]) -> list[str]:
+        return [_check_record_id(value) for value in ids]
+
+
 class ProtocolLockPayload(Strict):
     version: int = Field(ge=1)
     sha256: Sha256
@@ -300,6 +313,7 @@ class ProtocolLockPayload(Strict):
 
 PAYLOAD_MODELS: dict[str, type[Strict]] = {
     "retrieval": RetrievalPayload,
+    "import": ImportPayload,
     "protocol_lock": ProtocolLockPayload,
     "amendment": ProtocolLockPayload,
 }

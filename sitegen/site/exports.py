@@ -55,21 +55,31 @@ RIS_TYPES = {"article-journal": "JOUR", "chapter": "CHAP", "book": "BOOK", "thes
              "paper-conference": "CPAPER", "report": "RPRT", "dataset": "DATA", "article": "GEN"}
 
 
+class _PlainRisWriter(rispy.RisWriter):
+    """rispy's writer without its "1." line before each record, which some reference managers reject."""
+
+    def set_header(self, count: int) -> str:
+        return ""
+
+
 def records_ris(records: list[Record]) -> str:
     entries = []
     for record in records:
+        first_page, _, last_page = (record.page or "").partition("-")
         entry: dict[str, object] = {"type_of_reference": RIS_TYPES.get(record.type, "GEN"),
                                     "id": record.id, "title": record.title}
         if record.author:
             entry["authors"] = [name.display() for name in record.author]
         optional = {"year": str(record.year) if record.year else None,
                     "journal_name": record.container_title, "volume": record.volume, "number": record.issue,
-                    "start_page": record.page, "doi": record.DOI, "abstract": record.abstract, "url": record.URL}
+                    "start_page": first_page, "end_page": last_page, "doi": record.DOI, "abstract": record.abstract}
         entry.update({key: value for key, value in optional.items() if value})
+        if record.URL:
+            entry["urls"] = [record.URL]
         if record.custom.retracted:
             entry["notes"] = ["RETRACTED"]
         entries.append(_ris_safe(entry))
-    return rispy.dumps(entries) if entries else ""
+    return rispy.dumps(entries, implementation=_PlainRisWriter) if entries else ""
 
 
 def _ris_safe(entry: dict[str, object]) -> dict[str, object]:

@@ -80,7 +80,8 @@ def work_to_record(work: dict[str, Any]) -> Record | None:
         return None
     source = ((work.get("primary_location") or {}).get("source") or {}) or (work.get("host_venue") or {})
     biblio = work.get("biblio") or {}
-    pages = "-".join(p for p in (biblio.get("first_page"), biblio.get("last_page")) if p)
+    first, last = _text(biblio.get("first_page")), _text(biblio.get("last_page"))
+    pages = first if first == last or not last else f"{first}-{last}" if first else None
     location = _open_access_location(work)
     work_type = work.get("type") or ""
     return Record(
