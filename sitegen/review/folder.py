@@ -75,7 +75,7 @@ class EvidenceFile:
 @dataclass
 class Review:
     root: Path
-    config: ReviewConfig
+    config: ReviewConfig | None  # None only while problems remain (a valid review always has one)
     protocol: Protocol | None = None
     searches: dict[str, SavedSearch] = field(default_factory=dict)
     records: dict[str, Record] = field(default_factory=dict)
@@ -93,9 +93,10 @@ def load_review(root: Path) -> tuple[Review | None, list[Problem]]:
     """Parse every file of the folder. Raises SchemaVersionError on an unsupported schema."""
     if not root.is_dir():
         return None, [Problem(".", None, None, "not-a-folder", f"{root} is not a directory")]
+    if not (root / "review.yaml").exists() and not (root / "review.yaml").is_symlink():
+        return None, [Problem("review.yaml", None, None, "missing",
+                              f"review.yaml is missing: {root} is not a review folder (`sitegen init {root}` makes one)")]
     config, problems = _load_config(root)
-    if config is None:
-        return None, problems
     review = Review(root=root, config=config)
     schema_problems: list[Problem] = []
     problems += _linked_folders(root)
@@ -116,9 +117,6 @@ def _read(root: Path, rel: str, kind: str) -> tuple[str | None, list[Problem]]:
 
 def _load_config(root: Path) -> tuple[ReviewConfig | None, list[Problem]]:
     rel = "review.yaml"
-    if not (root / rel).exists() and not (root / rel).is_symlink():
-        return None, [Problem(rel, None, None, "missing",
-                              f"review.yaml is missing: {root} is not a review folder (`sitegen init {root}` makes one)")]
     text, problems = _read(root, rel, "review.yaml")
     if text is None:
         return None, problems

@@ -117,8 +117,9 @@ def _walk(node: yaml.Node, loc: Loc, positions: dict[Loc, Position], rel: str, p
 
 
 def parse_yaml(text: str, rel: str, line_offset: int = 0) -> tuple[Parsed | None, list[Problem]]:
-    loader = _StrictYamlLoader(text)
+    loader = None
     try:
+        loader = _StrictYamlLoader(text)
         node = loader.get_single_node()
         if node is None:
             return Parsed(None), []
@@ -126,6 +127,10 @@ def parse_yaml(text: str, rel: str, line_offset: int = 0) -> tuple[Parsed | None
         positions: dict[Loc, Position] = {}
         _walk(node, (), positions, rel, problems, line_offset)
         data = loader.construct_document(node)
+    except yaml.reader.ReaderError as exc:  # a control character; PyYAML reports it without a mark
+        line = text[: exc.position].count("\n") + 1 + line_offset
+        return None, [Problem(rel, line, None, "yaml-syntax",
+                              f"YAML syntax error: character {exc.character!r} is not allowed in YAML")]
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 + line_offset if mark else None
@@ -134,8 +139,11 @@ def parse_yaml(text: str, rel: str, line_offset: int = 0) -> tuple[Parsed | None
         return None, [Problem(rel, line, column, "yaml-syntax", f"YAML syntax error: {what}")]
     except yaml.YAMLError as exc:
         return None, [Problem(rel, None, None, "yaml-syntax", f"YAML syntax error: {exc}")]
+    except RecursionError:
+        return None, [Problem(rel, None, None, "too-deep", "data is nested too deeply to read")]
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     return Parsed(data, positions), problems
 
 
@@ -143,20 +151,25 @@ def parse_yaml(text: str, rel: str, line_offset: int = 0) -> tuple[Parsed | None
 
 
 def parse_json(text: str, rel: str) -> tuple[Parsed | None, list[Problem]]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return None, [Problem(rel, exc.lineno, exc.colno, "json-syntax", f"JSON syntax error: {exc.msg}")]
+    data, problems = _json(text, rel, 0)
+    if problems:
+        return None, problems
     # JSON is (nearly) YAML: borrow the YAML composer for key positions, best effort.
     located, _ = parse_yaml(text, rel)
     return Parsed(data, located.positions if located else {}), []
 
 
 def parse_json_line(line: str, rel: str, lineno: int) -> tuple[Any, list[Problem]]:
+    return _json(line, rel, lineno - 1)
+
+
+def _json(text: str, rel: str, line_offset: int) -> tuple[Any, list[Problem]]:
     try:
-        return json.loads(line), []
+        return json.loads(text), []
     except json.JSONDecodeError as exc:
-        return None, [Problem(rel, lineno, exc.colno, "json-syntax", f"JSON syntax error: {exc.msg}")]
+        return None, [Problem(rel, exc.lineno + line_offset, exc.colno, "json-syntax", f"JSON syntax error: {exc.msg}")]
+    except RecursionError:
+        return None, [Problem(rel, line_offset + 1, None, "too-deep", "data is nested too deeply to read")]
 
 
 # --------------------------------------------------------------------------- CSV

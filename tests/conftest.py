@@ -1,0 +1,92 @@
+"""Shared fixtures: the example review, small review folders, the CLI, a served site."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sitegen.cli import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "reviews" / "object-in-context"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@pytest.fixture
+def example_copy(tmp_path: Path) -> Path:
+    """A private copy of the example review that a test may break."""
+    target = tmp_path / "review"
+    shutil.copytree(EXAMPLE, target)
+    return target
+
+
+def run_cli(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def sitegen():
+    return run_cli
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    """Every file under root with its content: compare two of these to prove nothing changed."""
+    if not root.exists():
+        return {}
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+# --------------------------------------------------------------------------- browser
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    if not CHROMIUM.exists():
+        pytest.skip("Chromium is not installed (apt-get install chromium); browser tests skipped")
+    return {**browser_type_launch_args, "executable_path": str(CHROMIUM),
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                     "--disable-component-update", "--disable-sync", "--no-first-run"]}
+
+
+def serve(directory: Path):
+    """Serve a folder on 127.0.0.1 with a free port; returns (base URL, process)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
+                                "--directory", str(directory)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}/"
+    for _ in range(100):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.1):
+                return base, process
+        except OSError:
+            time.sleep(0.05)
+    process.kill()
+    raise RuntimeError("the test web server did not start")
+
+
+@pytest.fixture(scope="session")
+def example_site(tmp_path_factory) -> Path:
+    from sitegen.site.build import build
+
+    out = tmp_path_factory.mktemp("example") / "site"
+    build(EXAMPLE, out, environ={})
+    return out
+
+
+@pytest.fixture(scope="session")
+def served_example(example_site):
+    base, process = serve(example_site)
+    yield base
+    process.terminate()
+    process.wait(timeout=5)

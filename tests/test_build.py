@@ -1,0 +1,193 @@
+"""`sitegen build`: a deterministic, escaped site that replaces the old one only when complete."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLE, tree_bytes
+from sitegen.errors import OutputRefused
+from sitegen.site import output
+from sitegen.site.build import build
+
+XSS = "<script>alert(1)</script>"
+
+
+def test_example_builds_all_pages(sitegen, tmp_path):
+    out = tmp_path / "site"
+    code, stdout, _ = sitegen("build", EXAMPLE, "--out", out)
+    assert code == 0, stdout
+    assert "271 records" in stdout
+    for page in ("index.html", "protocol.html", "records.html", "included.html",
+                 "downloads/records.csv", "downloads/records.ris", "downloads/records.json", "assets/style.css"):
+        assert (out / page).is_file(), page
+    assert len(list((out / "records").glob("*.html"))) == 271
+    home = (out / "index.html").read_text()
+    assert "The rodent object-in-context task" in home
+    assert "Last updated <time datetime=\"2023-04-10T00:00:00Z\">" in home
+
+
+def test_home_counts_follow_the_decision_files(tmp_path, example_copy):
+    out = tmp_path / "site"
+    build(example_copy, out, environ={})
+    before = (out / "index.html").read_text()
+    assert "<th scope=\"row\">Studies included</th><td>40</td>" in before
+    # Drop one full-text inclusion: the count on the home page must follow.
+    path = example_copy / "screening" / "full-text" / "reviewer-a.csv"
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:-1]))
+    build(example_copy, out, environ={})
+    assert "<th scope=\"row\">Studies included</th><td>39</td>" in (out / "index.html").read_text()
+
+
+def test_two_builds_are_byte_identical(tmp_path):
+    first, second = tmp_path / "one", tmp_path / "two"
+    build(EXAMPLE, first, environ={})
+    build(EXAMPLE, second, environ={})
+    assert tree_bytes(first) == tree_bytes(second)
+    assert len(tree_bytes(first)) > 270
+
+
+def test_build_time_never_comes_from_the_clock(tmp_path, example_copy):
+    (example_copy / "ledger.jsonl").write_text("")
+    (example_copy / "protocol.md").write_text((example_copy / "protocol.md").read_text())
+    out = tmp_path / "site"
+    result = build(example_copy, out, environ={})
+    assert result.built_at is None
+    assert "No searches or decisions recorded yet" in (out / "index.html").read_text()
+    assert build(example_copy, out, environ={"SOURCE_DATE_EPOCH": "1700000000"}).built_at == "2023-11-14T22:13:20Z"
+    assert build(example_copy, out, now="2026-06-01T00:00:00Z", environ={}).built_at == "2026-06-01T00:00:00Z"
+
+
+def test_bad_now_is_refused(sitegen, tmp_path):
+    code, _, err = sitegen("build", EXAMPLE, "--out", tmp_path / "site", "--now", "yesterday")
+    assert code == 1
+    assert "--now 'yesterday' is not an RFC 3339 timestamp" in err
+    assert not (tmp_path / "site").exists()
+
+
+def test_failed_build_leaves_the_previous_site(tmp_path, monkeypatch):
+    out = tmp_path / "site"
+    build(EXAMPLE, out, environ={})
+    before = tree_bytes(out)
+    calls = {"n": 0}
+    real_write = Path.write_bytes
+
+    def failing_write(self, data):
+        calls["n"] += 1
+        if calls["n"] == 50:
+            raise OSError(28, "No space left on device")
+        return real_write(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", failing_write)
+    with pytest.raises(OSError):
+        build(EXAMPLE, out, now="2030-01-01T00:00:00Z", environ={})
+    monkeypatch.undo()
+    assert tree_bytes(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # no staging folder left behind
+
+
+def test_failed_swap_puts_the_previous_site_back(tmp_path, monkeypatch):
+    out = tmp_path / "site"
+    build(EXAMPLE, out, environ={})
+    before = tree_bytes(out)
+    real_rename = output.os.rename
+
+    def rename(src, dst):
+        if Path(src).name.startswith(".site.building-"):
+            raise OSError(5, "I/O error")
+        return real_rename(src, dst)
+
+    monkeypatch.setattr(output.os, "rename", rename)
+    with pytest.raises(OSError):
+        build(EXAMPLE, out, now="2030-01-01T00:00:00Z", environ={})
+    monkeypatch.undo()
+    assert tree_bytes(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_invalid_review_is_not_built(sitegen, tmp_path, example_copy):
+    out = tmp_path / "site"
+    build(example_copy, out, environ={})
+    before = tree_bytes(out)
+    (example_copy / "protocol.md").unlink()
+    code, _, err = sitegen("build", example_copy, "--out", out)
+    assert code == 1
+    assert "protocol.md is missing" in err
+    assert "nothing was written" in err
+    assert tree_bytes(out) == before
+
+
+@pytest.mark.parametrize("where", ["foreign", "review", "inside", "parent"])
+def test_unsafe_output_folders_are_refused(tmp_path, example_copy, where):
+    if where == "foreign":
+        out = tmp_path / "documents"
+        out.mkdir()
+        (out / "thesis.docx").write_text("precious")
+    else:
+        out = {"review": example_copy, "inside": example_copy / "site", "parent": example_copy.parent}[where]
+    before = tree_bytes(tmp_path)
+    with pytest.raises(OutputRefused):
+        build(example_copy, out, environ={})
+    assert tree_bytes(tmp_path) == before
+
+
+def test_init_then_build_on_an_empty_folder(sitegen, tmp_path):
+    review = tmp_path / "new-review"
+    review.mkdir()
+    code, out, _ = sitegen("init", review, "--title", "Fresh review")
+    assert code == 0, out
+    code, out, _ = sitegen("check", review)
+    assert code == 0, out
+    code, out, _ = sitegen("build", review, "--out", tmp_path / "site")
+    assert code == 0, out
+    assert "Fresh review" in (tmp_path / "site" / "index.html").read_text()
+
+
+def test_init_refuses_a_folder_with_content(sitegen, tmp_path):
+    (tmp_path / "notes.txt").write_text("keep me")
+    code, _, err = sitegen("init", tmp_path)
+    assert code == 1
+    assert "not empty" in err
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+
+
+# --------------------------------------------------------------------------- escaping
+
+
+def hostile_review(example_copy: Path) -> Path:
+    """The example with markup planted in every field a reader could see."""
+    records = [json.loads(line) for line in (example_copy / "records.jsonl").read_text().splitlines()]
+    included = "10.1002/hipo.22095"
+    for record in records:
+        if record["id"] == included:
+            record["title"] = XSS
+            record["container-title"] = f"Journal {XSS}"
+            record["author"] = [{"literal": f"Mallory {XSS}"}]
+            record["abstract"] += f" {XSS}"
+    (example_copy / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    config = (example_copy / "review.yaml").read_text()
+    config = config.replace('title: "The rodent', 'title: "<script>alert(1)</script> The rodent')
+    (example_copy / "review.yaml").write_text(config)
+    evidence = example_copy / "evidence" / "wilson-2013-lec.yaml"
+    evidence.write_text(evidence.read_text().replace("population: Rats", f'population: "{XSS}"'))
+    (example_copy / "ledger.jsonl").write_text("")  # the protocol is edited below: drop the lock
+    protocol = example_copy / "protocol.md"
+    protocol.write_text(protocol.read_text() + f"\n{XSS}\n\n[click](javascript:alert(1))\n")
+    return example_copy
+
+
+def test_markup_in_review_files_renders_as_text_on_every_page(tmp_path, example_copy):
+    out = tmp_path / "site"
+    build(hostile_review(example_copy), out, environ={})
+    pages = sorted(out.rglob("*.html"))
+    assert len(pages) == 275
+    for page in pages:
+        html = page.read_text()
+        assert "<script" not in html, page
+        assert "href=\"javascript:" not in html, page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in (out / "records.html").read_text()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in (out / "included.html").read_text()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in (out / "protocol.html").read_text()

@@ -1,0 +1,288 @@
+"""`sitegen check`: every bad input is named by file and line, exits non-zero and writes nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLE, tree_bytes
+from sitegen.review.check import inspect_review
+
+TA = "screening/title-abstract"
+A_RECORD = "10.1002/hipo.22095"  # any record of the example review
+
+
+def first_record_id(review: Path) -> str:
+    return json.loads((review / "records.jsonl").read_text().splitlines()[0])["id"]
+
+
+def test_example_review_is_clean(sitegen):
+    code, out, _ = sitegen("check", EXAMPLE)
+    assert code == 0
+    assert "no problems found" in out
+
+
+def replace_line(path: Path, lineno: int, text: str) -> None:
+    lines = path.read_text().splitlines(keepends=True)
+    lines[lineno - 1] = text if text.endswith("\n") else text + "\n"
+    path.write_text("".join(lines))
+
+
+def append(path: Path, text: str) -> None:
+    with path.open("a") as handle:
+        handle.write(text)
+
+
+def check_reports(sitegen, review: Path, path: str, line: int | None, fragment: str) -> str:
+    """Run check; assert exit 1, the file and line named, the message, and nothing written."""
+    before = tree_bytes(review)
+    code, out, err = sitegen("check", review)
+    assert code == 1, out + err
+    where = f"{review}/{path}" + (f":{line}" if line is not None else "")
+    matching = [row for row in out.splitlines() if row.startswith(where + ":") or row.startswith(where + " ")]
+    assert matching, f"no problem reported at {where}:\n{out}"
+    assert any(fragment in row for row in matching), f"{fragment!r} not in {matching}"
+    assert "Traceback" not in out + err
+    assert tree_bytes(review) == before
+    return out
+
+
+def test_malformed_yaml_names_line_and_column(sitegen, example_copy):
+    replace_line(example_copy / "review.yaml", 9, "licence: [CC0-1.0")
+    check_reports(sitegen, example_copy, "review.yaml", 10, "YAML syntax error")
+
+
+def test_malformed_yaml_in_evidence(sitegen, example_copy):
+    path = example_copy / "evidence" / "wilson-2013-lec.yaml"
+    replace_line(path, 3, "  - research_question: {unclosed")
+    check_reports(sitegen, example_copy, "evidence/wilson-2013-lec.yaml", 4, "YAML syntax error")
+
+
+def test_malformed_protocol_front_matter(sitegen, example_copy):
+    replace_line(example_copy / "protocol.md", 3, "eligibility: [")
+    check_reports(sitegen, example_copy, "protocol.md", None, "YAML syntax error")
+
+
+def test_csv_row_with_missing_column(sitegen, example_copy):
+    append(example_copy / TA / "reviewer-b.csv", f"{A_RECORD},include\n")
+    lines = (example_copy / TA / "reviewer-b.csv").read_text().count("\n")
+    check_reports(sitegen, example_copy, f"{TA}/reviewer-b.csv", lines, "row has 2 field(s) but the header has 4")
+
+
+def test_unknown_decision_value(sitegen, example_copy):
+    path = example_copy / TA / "reviewer-b.csv"
+    record = path.read_text().splitlines()[1].split(",")[0]
+    replace_line(path, 2, f"{record},perhaps,,")
+    check_reports(sitegen, example_copy, f"{TA}/reviewer-b.csv", 2, "decision: Input should be 'include', 'exclude' or 'maybe'")
+
+
+def test_record_id_with_path_characters_in_decisions(sitegen, example_copy):
+    replace_line(example_copy / TA / "reviewer-b.csv", 3, "10.1234/../../etc/passwd,include,,")
+    check_reports(sitegen, example_copy, f"{TA}/reviewer-b.csv", 3, "path or control characters")
+
+
+def test_record_id_with_path_characters_in_evidence(sitegen, example_copy):
+    replace_line(example_copy / "evidence" / "wilson-2013-lec.yaml", 1, "record_id: ../../secret")
+    check_reports(sitegen, example_copy, "evidence/wilson-2013-lec.yaml", 1, "path or control characters")
+
+
+def test_record_id_with_path_characters_in_records(sitegen, example_copy):
+    path = example_copy / "records.jsonl"
+    record = json.loads(path.read_text().splitlines()[0])
+    record["id"] = record["DOI"] = "10.1001/../x"
+    replace_line(path, 1, json.dumps(record))
+    check_reports(sitegen, example_copy, "records.jsonl", 1, "path or control characters")
+
+
+@pytest.mark.parametrize("target", ["protocol.md", f"{TA}/reviewer-a.csv", "evidence/wilson-2013-lec.yaml"])
+def test_fifty_megabyte_file_is_refused(sitegen, example_copy, target):
+    with (example_copy / target).open("ab") as handle:
+        handle.write(b"#" * 50_000_000)
+    check_reports(sitegen, example_copy, target, None, "larger than the")
+
+
+def test_empty_folder(sitegen, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, out, err = sitegen("check", empty)
+    assert code == 1
+    assert "review.yaml is missing" in out and "sitegen init" in out
+    assert list(empty.iterdir()) == []
+
+
+def test_missing_folder(sitegen, tmp_path):
+    code, out, _ = sitegen("check", tmp_path / "nowhere")
+    assert code == 1
+    assert "is not a directory" in out
+
+
+def test_missing_protocol(sitegen, example_copy):
+    (example_copy / "protocol.md").unlink()
+    check_reports(sitegen, example_copy, "protocol.md", None, "protocol.md is missing")
+
+
+def test_decision_for_unknown_record(sitegen, example_copy):
+    append(example_copy / TA / "reviewer-b.csv", "10.9999/not-in-this-review,include,,\n")
+    lines = (example_copy / TA / "reviewer-b.csv").read_text().count("\n")
+    check_reports(sitegen, example_copy, f"{TA}/reviewer-b.csv", lines, "is not in records.jsonl")
+
+
+def test_evidence_for_unknown_record(sitegen, example_copy):
+    replace_line(example_copy / "evidence" / "wilson-2013-lec.yaml", 1, "record_id: 10.9999/nope")
+    check_reports(sitegen, example_copy, "evidence/wilson-2013-lec.yaml", 1, "is not in records.jsonl")
+
+
+def test_two_decisions_by_one_reviewer(sitegen, example_copy):
+    path = example_copy / TA / "reviewer-a.csv"
+    second = path.read_text().splitlines()[1]
+    append(path, second + "\n")
+    lines = path.read_text().count("\n")
+    check_reports(sitegen, example_copy, f"{TA}/reviewer-a.csv", lines, "already decided")
+
+
+def test_exclusion_reason_not_in_protocol(sitegen, example_copy):
+    path = example_copy / TA / "reviewer-b.csv"
+    rows = path.read_text().splitlines()
+    excluded = next(i for i, row in enumerate(rows) if ",exclude," in row)
+    record = rows[excluded].split(",")[0]
+    replace_line(path, excluded + 1, f"{record},exclude,wrong-planet,")
+    out = check_reports(sitegen, example_copy, f"{TA}/reviewer-b.csv", excluded + 1, "'wrong-planet' is not defined")
+    assert "non-rodent" in out  # the message lists the codes that are defined
+
+
+def test_full_text_exclusion_needs_reason(sitegen, example_copy):
+    path = example_copy / "screening" / "full-text" / "reviewer-a.csv"
+    record = path.read_text().splitlines()[1].split(",")[0]
+    replace_line(path, 2, f"{record},exclude,,")
+    check_reports(sitegen, example_copy, "screening/full-text/reviewer-a.csv", 2, "needs a reason code")
+
+
+def test_passage_not_in_abstract(sitegen, example_copy):
+    path = example_copy / "evidence" / "wilson-2013-lec.yaml"
+    text = path.read_text().replace("were unable\n        to recognize", "were able\n        to recognize")
+    path.write_text(text)
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if "text: >-" in row)
+    check_reports(sitegen, example_copy, "evidence/wilson-2013-lec.yaml", line, "does not occur verbatim")
+
+
+def test_passage_matches_despite_different_line_breaks(example_copy):
+    path = example_copy / "evidence" / "wilson-2013-lec.yaml"
+    path.write_text(path.read_text().replace("were unable\n        to recognize", "were   unable to\n        recognize"))
+    _, problems = inspect_review(example_copy)
+    assert problems == []
+
+
+def test_unknown_field_is_an_error_with_its_line(sitegen, example_copy):
+    append(example_copy / "review.yaml", "licnce: MIT\n")
+    lines = (example_copy / "review.yaml").read_text().count("\n")
+    check_reports(sitegen, example_copy, "review.yaml", lines, "licnce: unknown field")
+
+
+def test_yaml_aliases_are_refused(sitegen, example_copy):
+    append(example_copy / "review.yaml", "x: &a [1]\ny: *a\n")
+    check_reports(sitegen, example_copy, "review.yaml", None, "aliases")
+
+
+def test_duplicate_yaml_key(sitegen, example_copy):
+    append(example_copy / "review.yaml", "licence: MIT\n")
+    lines = (example_copy / "review.yaml").read_text().count("\n")
+    check_reports(sitegen, example_copy, "review.yaml", lines, "appears twice")
+
+
+def test_records_out_of_order(sitegen, example_copy):
+    path = example_copy / "records.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    lines[0], lines[1] = lines[1], lines[0]
+    path.write_text("".join(lines))
+    check_reports(sitegen, example_copy, "records.jsonl", 2, "out of order")
+
+
+def test_record_id_not_derived_from_identifiers(sitegen, example_copy):
+    path = example_copy / "records.jsonl"
+    record = json.loads(path.read_text().splitlines()[0])
+    record["DOI"] = record["DOI"].upper()
+    replace_line(path, 1, json.dumps(record))
+    check_reports(sitegen, example_copy, "records.jsonl", 1, "not in normalised form")
+
+
+def test_edited_ledger_line_is_named(sitegen, example_copy):
+    path = example_copy / "ledger.jsonl"
+    event = json.loads(path.read_text().splitlines()[1])
+    event["payload"]["record_ids"] = event["payload"]["record_ids"][1:]
+    replace_line(path, 2, json.dumps(event, sort_keys=True, separators=(",", ":")))
+    check_reports(sitegen, example_copy, "ledger.jsonl", 2, "was edited after it was written")
+
+
+def test_protocol_edited_after_lock(sitegen, example_copy):
+    path = example_copy / "protocol.md"
+    path.write_text(path.read_text().replace("Rodents (rats or mice)", "Rodents or rabbits"))
+    check_reports(sitegen, example_copy, "protocol.md", None, "edited after it was locked")
+
+
+def test_unknown_stage_folder(sitegen, example_copy):
+    (example_copy / "screening" / "fulltext").mkdir()
+    check_reports(sitegen, example_copy, "screening/fulltext", None, "unknown screening stage")
+
+
+def test_symlinked_decision_file_is_refused(sitegen, example_copy, tmp_path):
+    outside = tmp_path / "outside.csv"
+    outside.write_text("record_id,decision,reason,note\n")
+    (example_copy / TA / "mallory.csv").symlink_to(outside)
+    check_reports(sitegen, example_copy, f"{TA}/mallory.csv", None, "symbolic link")
+
+
+def test_binary_file(sitegen, example_copy):
+    (example_copy / TA / "reviewer-b.csv").write_bytes(b"record_id,decision\n\xff\xfe\x00garbage")
+    check_reports(sitegen, example_copy, f"{TA}/reviewer-b.csv", 2, "not valid UTF-8")
+
+
+@pytest.mark.parametrize("file, line, replacement", [
+    ("review.yaml", 1, "schema_version: 2"),
+    ("searches/object-in-context.json", 2, '  "schema_version": "2.0",'),
+])
+def test_unsupported_schema_version_exits_4(sitegen, example_copy, file, line, replacement):
+    replace_line(example_copy / file, line, replacement)
+    before = tree_bytes(example_copy)
+    code, out, err = sitegen("check", example_copy)
+    assert code == 4
+    assert f"{example_copy}/{file}:{line}" in out
+    assert "is not supported" in out
+    assert tree_bytes(example_copy) == before
+
+
+def test_schema_version_is_never_coerced(sitegen, example_copy):
+    replace_line(example_copy / "review.yaml", 1, 'schema_version: "1"')
+    code, out, _ = sitegen("check", example_copy)
+    assert code == 4
+    assert "'1'" in out
+
+
+def test_github_format_annotates_the_line(sitegen, example_copy):
+    append(example_copy / TA / "reviewer-b.csv", "10.9999/nope,include,,\n")
+    lines = (example_copy / TA / "reviewer-b.csv").read_text().count("\n")
+    code, out, _ = sitegen("check", example_copy, "--format", "github")
+    assert code == 1
+    assert out.startswith(f"::error file={example_copy}/{TA}/reviewer-b.csv,line={lines},col=1,")
+    assert "::record '10.9999/nope' is not in records.jsonl" in out
+
+
+def test_json_format(sitegen, example_copy):
+    append(example_copy / TA / "reviewer-b.csv", "10.9999/nope,include,,\n")
+    code, out, _ = sitegen("check", example_copy, "--format", "json")
+    assert code == 1
+    report = json.loads(out)
+    assert report["ok"] is False
+    [problem] = report["problems"]
+    assert problem["code"] == "unknown-record"
+    assert problem["path"] == f"{example_copy}/{TA}/reviewer-b.csv"
+    assert problem["line"] > 1
+
+
+def test_every_problem_is_reported_not_just_the_first(example_copy):
+    append(example_copy / TA / "reviewer-b.csv", "10.9999/nope,include,,\n")
+    replace_line(example_copy / "evidence" / "wilson-2013-lec.yaml", 1, "record_id: 10.9999/nope")
+    (example_copy / "protocol.md").unlink()
+    _, problems = inspect_review(example_copy)
+    assert {p.path for p in problems} >= {f"{TA}/reviewer-b.csv", "evidence/wilson-2013-lec.yaml", "protocol.md"}

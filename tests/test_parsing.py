@@ -1,0 +1,54 @@
+"""The readers behind `check`: positions, YAML pitfalls, CSV shapes."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sitegen.review.parsing import parse_csv, parse_yaml
+
+
+def test_yaml_keeps_reviewer_words_as_text():
+    parsed, problems = parse_yaml("a: yes\nb: no\nc: 2024-01-01\nd: true\n", "x.yaml")
+    assert problems == []
+    assert parsed.data == {"a": "yes", "b": "no", "c": "2024-01-01", "d": True}
+
+
+def test_yaml_positions_point_at_keys():
+    parsed, _ = parse_yaml("top:\n  items:\n    - name: a\n    - name: b\n", "x.yaml")
+    assert parsed.position(("top", "items", 1, "name")) == (4, 7)
+    assert parsed.position(("top", "items", 1, "missing")) == (4, 7)  # falls back to the parent
+
+
+def test_yaml_front_matter_offset():
+    _, problems = parse_yaml("a: [\n", "protocol.md", line_offset=1)
+    assert problems[0].line == 3
+
+
+def test_csv_positions_and_shapes():
+    text = 'record_id,decision,reason,note\n10.1234/a,include,,"a, quoted note"\n\n10.1234/b,exclude\n'
+    rows, problems = parse_csv(text, "r.csv", ["record_id", "decision", "reason", "note"], {"record_id", "decision"})
+    assert [r.line for r in rows] == [2]
+    assert rows[0].values["note"] == "a, quoted note"
+    assert rows[0].columns["reason"] == 19
+    assert [(p.line, p.code) for p in problems] == [(4, "csv-columns")]
+
+
+def test_csv_header_errors():
+    _, problems = parse_csv("id,decision\n", "r.csv", ["record_id", "decision"], {"record_id", "decision"})
+    assert "missing column(s) record_id" in problems[0].message
+    assert "unknown column(s) id" in problems[0].message
+    _, problems = parse_csv("", "r.csv", ["record_id"], {"record_id"})
+    assert problems[0].code == "csv-header"
+
+
+@settings(max_examples=200)
+@given(st.text(max_size=300))
+def test_yaml_reader_never_raises(text):
+    parse_yaml(text, "x.yaml")
+
+
+@settings(max_examples=200)
+@given(st.text(max_size=300))
+def test_csv_reader_never_raises(text):
+    parse_csv(text, "x.csv", ["record_id", "decision", "reason", "note"], {"record_id", "decision"})
