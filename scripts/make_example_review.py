@@ -80,7 +80,7 @@ def main() -> None:
     real = [(rid, "include" if included[rid] else "exclude", "", "") for rid in sorted(included)]
     simulated = [(rid, ("exclude" if d == "include" else "include") if simulated_disagreement(rid) else d, "", "")
                  for rid, d, _, _ in real]
-    conflicts = [rid for (rid, a, _, _), (_, b, _, _) in zip(real, simulated) if a != b]
+    conflicts = [rid for (rid, a, _, _), (_, b, _, _) in zip(real, simulated, strict=True) if a != b]
     # All but the last conflict are settled by the adjudicator in favour of the published label;
     # the last stays open so the site shows a conflict awaiting adjudication.
     adjudicated = [(rid, "include" if included[rid] else "exclude", "",

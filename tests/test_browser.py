@@ -10,11 +10,11 @@ from pathlib import Path
 from urllib.parse import urldefrag, urljoin, urlparse
 
 import pytest
-from lxml import html as lxml_html
-
 from conftest import serve
-from sitegen.site.build import build
+from lxml import html as lxml_html
 from test_build import XSS, hostile_review
+
+from sitegen.site.build import build
 
 pytestmark = pytest.mark.browser
 
@@ -25,7 +25,7 @@ def internal_links(site: Path, base: str) -> dict[str, set[str]]:
     for page in sorted(site.rglob("*.html")):
         page_url = urljoin(base, page.relative_to(site).as_posix())
         tree = lxml_html.fromstring(page.read_bytes())
-        for element, attribute, link, _ in tree.iterlinks():
+        for _element, _attribute, link, _position in tree.iterlinks():
             if link.startswith("data:"):
                 continue
             target = urldefrag(urljoin(page_url, link))[0]

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import EXAMPLE, tree_bytes
+
 from sitegen.errors import OutputRefused
 from sitegen.site import output
 from sitegen.site.build import build

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import EXAMPLE, tree_bytes
+
 from sitegen.review.check import inspect_review
 
 TA = "screening/title-abstract"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from conftest import EXAMPLE, FIXTURES
+
 from sitegen.review.write import model_data
 from sitegen.sources.openalex import abstract_from_inverted_index, work_to_record
 

@@ -11,9 +11,18 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
-from sitegen.review.models import Evidence, Finding, Passage, ProtocolMeta, Record, RecordMeta, ReviewConfig, SavedSearch
+
+from sitegen.review.models import (
+    Evidence,
+    Finding,
+    Passage,
+    ProtocolMeta,
+    Record,
+    RecordMeta,
+    ReviewConfig,
+    SavedSearch,
+)
 from sitegen.review.schemas import json_schemas
 
 DOCS = (ROOT / "docs" / "review-folder.md").read_text()
@@ -79,3 +88,12 @@ def test_workflows_lint_clean():
     result = subprocess.run(["node", str(lint), *workflows], capture_output=True, text=True, timeout=120,
                             cwd=ROOT / ".ci")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_code_is_lint_clean():
+    ruff = Path(sys.executable).parent / "ruff"
+    if not ruff.exists():
+        pytest.skip("ruff is not installed (pip install -e '.[test]' installs it)")
+    result = subprocess.run([str(ruff), "check", "sitegen", "tests", "scripts"], capture_output=True, text=True,
+                            cwd=ROOT, timeout=120)
+    assert result.returncode == 0, result.stdout

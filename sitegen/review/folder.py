@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -161,12 +162,7 @@ def _load_protocol(root: Path, review: Review) -> list[Problem]:
 
 def _load_searches(root: Path, review: Review, schema_problems: list[Problem]) -> list[Problem]:
     problems: list[Problem] = []
-    for path in _files(root / "searches"):
-        rel = f"searches/{path.name}"
-        if path.suffix != ".json" or not _is_slug(path.stem):
-            problems.append(Problem(rel, None, None, "unexpected-file",
-                                    "saved searches are named searches/<monitor_id>.json (lower-case letters, digits, '-')"))
-            continue
+    for path, rel in _named_files(root, "searches", ".json", "searches/<monitor_id>.json", problems):
         text, read_problems = _read(root, rel, "searches")
         parsed, parse_problems = parsing.parse_json(text, rel) if text is not None else (None, [])
         problems += read_problems + parse_problems
@@ -256,13 +252,7 @@ def _load_screening(root: Path, review: Review) -> list[Problem]:
             problems.append(Problem(rel_dir, None, None, "unknown-stage",
                                     f"unknown screening stage {stage_dir.name!r} (expected {' or '.join(STAGES)})"))
             continue
-        for path in _files(stage_dir):
-            rel = f"{rel_dir}/{path.name}"
-            if path.suffix != ".csv" or not _is_slug(path.stem):
-                problems.append(Problem(rel, None, None, "unexpected-file",
-                                        "decision files are named screening/<stage>/<reviewer>.csv "
-                                        "(lower-case letters, digits, '-')"))
-                continue
+        for path, rel in _named_files(root, rel_dir, ".csv", "screening/<stage>/<reviewer>.csv", problems):
             text, read_problems = _read(root, rel, "screening")
             problems += read_problems
             if text is None:
@@ -282,12 +272,7 @@ def _load_screening(root: Path, review: Review) -> list[Problem]:
 
 def _load_evidence(root: Path, review: Review) -> list[Problem]:
     problems: list[Problem] = []
-    for path in _files(root / "evidence"):
-        rel = f"evidence/{path.name}"
-        if path.suffix != ".yaml" or not _is_slug(path.stem):
-            problems.append(Problem(rel, None, None, "unexpected-file",
-                                    "evidence files are named evidence/<study>.yaml (lower-case letters, digits, '-')"))
-            continue
+    for path, rel in _named_files(root, "evidence", ".yaml", "evidence/<study>.yaml", problems):
         text, read_problems = _read(root, rel, "evidence")
         problems += read_problems
         if text is None:
@@ -310,6 +295,18 @@ def _linked_folders(root: Path) -> list[Problem]:
     return [Problem(str(f.relative_to(root)), None, None, "symlink",
                     "is a symbolic link; sitegen reads only real folders inside the review")
             for f in folders if f.is_symlink()]
+
+
+def _named_files(root: Path, folder: str, suffix: str, pattern: str,
+                 problems: list[Problem]) -> Iterator[tuple[Path, str]]:
+    """The files of `folder` named <slug><suffix>; any other file is reported as a problem."""
+    for path in _files(root / folder):
+        rel = f"{folder}/{path.name}"
+        if path.suffix == suffix and _is_slug(path.stem):
+            yield path, rel
+        else:
+            problems.append(Problem(rel, None, None, "unexpected-file",
+                                    f"files here are named {pattern} (lower-case letters, digits and '-')"))
 
 
 def _files(directory: Path, *, directories: bool = False) -> list[Path]:

@@ -234,7 +234,7 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
                                     f"row has {len(values)} field(s) but the header has {len(names)} "
                                     f"({','.join(names)})"))
             continue
-        rows.append(CsvRow(start, dict(zip(names, values)),
+        rows.append(CsvRow(start, dict(zip(names, values, strict=True)),
                            {n: (columns[i] if i < len(columns) else 1) for i, n in enumerate(names)}))
     return rows, problems
 

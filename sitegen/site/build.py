@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from sitegen.errors import BuildError, SitegenError
@@ -33,7 +33,7 @@ def build_time(review: Review, now: str | None, environ: dict[str, str]) -> str 
     if epoch is not None:
         if not epoch.isdigit():
             raise SitegenError(f"SOURCE_DATE_EPOCH={epoch!r} is not a whole number of seconds")
-        return datetime.fromtimestamp(int(epoch), tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return datetime.fromtimestamp(int(epoch), tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     return max((event.ts for event in review.ledger), default=None)
 
 
