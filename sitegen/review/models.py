@@ -319,6 +319,37 @@ PAYLOAD_MODELS: dict[str, type[Strict]] = {
 }
 
 
+# --------------------------------------------------------------------------- snapshots/index.jsonl
+
+
+class SnapshotEntry(Strict):
+    """One recorded provider response: which request, in which run, and what came back.
+
+    The body lives at snapshots/<sha256[:2]>/<sha256>; credentials and contact
+    addresses are removed from the request and the body before anything is hashed
+    or stored. A request that got no HTTP response (a timeout, a refused
+    connection) is recorded too, so replaying a run reproduces its outages.
+    """
+
+    fingerprint: Sha256  # of the canonical request: method, URL and sorted public parameters
+    session: str = Field(default="", description="the run this response belongs to (its caller-supplied time)")
+    method: Literal["GET"] = "GET"
+    url: str
+    params: list[tuple[str, str]] = Field(default_factory=list)
+    status: int | None = None  # HTTP status, None when no response arrived
+    error: Literal["timeout", "unavailable"] | None = None
+    message: str | None = None
+    content_type: str | None = None
+    retry_after: float | None = None
+    sha256: Sha256 | None = None  # of the stored body
+
+    @model_validator(mode="after")
+    def _response_or_error(self) -> SnapshotEntry:
+        if (self.status is None) == (self.error is None):
+            raise ValueError("a snapshot records either an HTTP status or an error, not both or neither")
+        return self
+
+
 # --------------------------------------------------------------------------- screening/<stage>/<reviewer>.csv
 
 DECISION_COLUMNS = ["record_id", "decision", "reason", "note"]

@@ -1,11 +1,33 @@
-"""OpenAlex: turn Work objects into normalised CSL-JSON records."""
+"""OpenAlex: /works search with cursor paging, exact lookups, the citation graph,
+and Work objects turned into normalised CSL-JSON records.
+
+API: https://developers.openalex.org. Since February 2026 OpenAlex wants an API
+key (`api_key`); list and search calls are metered, singleton lookups are free.
+"""
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import parse_qsl
 
-from sitegen.records.ids import normalise_doi, normalise_openalex, normalise_pmcid, normalise_pmid, record_id
+from sitegen.records.ids import (
+    normalise_arxiv,
+    normalise_doi,
+    normalise_openalex,
+    normalise_pmcid,
+    normalise_pmid,
+    record_id,
+)
 from sitegen.review.models import CslDate, CslName, Record, RecordMeta
+from sitegen.sources.base import Malformed, Trace, Unsupported, check_status, parse_json, run_call
+from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError
+from sitegen.sources.outcome import SourceOutcome
+from sitegen.sources.settings import SourceSettings
+
+BASE = "https://api.openalex.org"
+PROVIDER = Provider("OpenAlex", frozenset({"api.openalex.org"}), min_interval=0.1)
+NATIVE_KEYS = ("search", "filter")
+IDS_PER_REQUEST = 50  # OpenAlex accepts up to 50 values in one OR filter
 
 # OpenAlex work types (old and new vocabularies) to CSL item types.
 CSL_TYPES = {
@@ -74,6 +96,8 @@ def work_to_record(work: dict[str, Any]) -> Record | None:
         "pmid": normalise_pmid(ids.get("pmid")),
         "pmcid": normalise_pmcid(ids.get("pmcid")),
     }
+    doi = identifiers["doi"] or ""
+    arxiv = normalise_arxiv(doi) if doi.startswith("10.48550/") else None  # arXiv's own DOIs name the preprint
     title = _text(work.get("title")) or _text(work.get("display_name"))
     rid = record_id(identifiers)
     if rid is None or title is None:
@@ -102,6 +126,7 @@ def work_to_record(work: dict[str, Any]) -> Record | None:
         abstract=abstract_from_inverted_index(work.get("abstract_inverted_index")),
         custom=RecordMeta(
             openalex=identifiers["openalex"],
+            arxiv=arxiv,
             sources=["openalex"],
             publication_types=[work_type] if work_type else [],
             open_access=(work.get("open_access") or {}).get("is_oa"),
@@ -110,3 +135,136 @@ def work_to_record(work: dict[str, Any]) -> Record | None:
             retracted=bool(work.get("is_retracted")),
         ),
     )
+
+
+# --------------------------------------------------------------------------- requests
+
+
+def secrets(settings: SourceSettings) -> Secrets:
+    params, headers = {}, {}
+    if settings.openalex_api_key:
+        if settings.openalex_key_in == "header":
+            headers["Authorization"] = f"Bearer {settings.openalex_api_key}"
+        else:
+            params["api_key"] = settings.openalex_api_key
+    if settings.contact_email:
+        params["mailto"] = settings.contact_email
+    return Secrets(params, headers)
+
+
+def native_params(query: str) -> dict[str, str]:
+    """A saved OpenAlex strategy, verbatim: `search=…&filter=…` as written, or else plain search text."""
+    if query.startswith(tuple(f"{key}=" for key in NATIVE_KEYS)):
+        pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=False)
+        unknown = [key for key, _ in pairs if key not in NATIVE_KEYS]
+        if unknown:
+            raise Unsupported(f"only {' and '.join(NATIVE_KEYS)} may be given in an OpenAlex strategy, not {unknown}")
+        return dict(pairs)
+    return {"search": query}
+
+
+def search(fetcher: Fetcher, settings: SourceSettings, query: dict[str, str], since: int | None = None) -> SourceOutcome:
+    """All works matching `query` (search/filter parameters), paged with cursors."""
+    params = dict(query)
+    if since is not None:
+        params["filter"] = ",".join(p for p in (params.get("filter"), f"from_publication_date:{since}-01-01") if p)
+    return run_call(Trace("openalex", fetcher, PROVIDER, secrets(settings)),
+                    lambda trace: _paged(trace, params, settings))
+
+
+def works_by_ids(fetcher: Fetcher, settings: SourceSettings, openalex_ids: list[str]) -> SourceOutcome:
+    """The works with these OpenAlex ids (e.g. a work's references or related works)."""
+    def call(trace: Trace) -> SourceOutcome:
+        records, total = [], 0
+        for start in range(0, len(openalex_ids), IDS_PER_REQUEST):
+            batch = openalex_ids[start:start + IDS_PER_REQUEST]
+            outcome = _paged(trace, {"filter": "openalex:" + "|".join(batch)}, settings)
+            records += outcome.records
+            total += outcome.total or 0
+        missing = sorted(set(openalex_ids) - {r.custom.openalex for r in records})
+        if missing:
+            trace.warnings.append(f"OpenAlex has no record for {len(missing)} requested id(s): {', '.join(missing[:5])}")
+        return trace.outcome("ok", records, total)
+    return run_call(Trace("openalex", fetcher, PROVIDER, secrets(settings)), call)
+
+
+def citing(fetcher: Fetcher, settings: SourceSettings, openalex_id: str) -> SourceOutcome:
+    """Works that cite the given work (the `cites:` filter)."""
+    return search(fetcher, settings, {"filter": f"cites:{openalex_id}"})
+
+
+def lookup(fetcher: Fetcher, settings: SourceSettings, identifier: str) -> SourceOutcome:
+    """One work by OpenAlex id, DOI or PMID. Not found is an empty `ok`, not an outage."""
+    path = _lookup_path(identifier)
+
+    def call(trace: Trace) -> SourceOutcome:
+        response = trace.get(f"{BASE}/works/{path}", [])
+        check_status(response, PROVIDER.name)
+        if response.status == 404:
+            return trace.outcome("ok", [], 0)
+        work = parse_json(response)
+        record = work_to_record(work) if isinstance(work, dict) else None
+        if record is None:
+            raise Malformed("the work has no identifier or title")
+        if not _is_the_work(record, identifier):
+            raise Malformed(f"asked for {identifier} but received {record.id}: a response for a different record")
+        return trace.outcome("ok", [record], 1)
+    return run_call(Trace("openalex", fetcher, PROVIDER, secrets(settings)), call)
+
+
+def related_ids(work: dict[str, Any], key: str) -> list[str]:
+    """OpenAlex ids listed under `referenced_works` or `related_works` of a Work object."""
+    return [i for i in (normalise_openalex(value) for value in work.get(key) or []) if i]
+
+
+def _lookup_path(identifier: str) -> str:
+    if openalex := normalise_openalex(identifier):
+        return openalex
+    if doi := normalise_doi(identifier):
+        return f"doi:{doi}"
+    if pmid := normalise_pmid(identifier):
+        return f"pmid:{pmid}"
+    raise ValueError(f"{identifier!r} is not an OpenAlex id, DOI or PMID")
+
+
+def _is_the_work(record: Record, identifier: str) -> bool:
+    asked = {name: normalise(identifier) for name, normalise in
+             (("openalex", normalise_openalex), ("doi", normalise_doi), ("pmid", normalise_pmid))}
+    have = record.identifiers()
+    return any(value and have.get(name) == value for name, value in asked.items())
+
+
+def _paged(trace: Trace, query: dict[str, str], settings: SourceSettings) -> SourceOutcome:
+    records: list[Record] = []
+    cursor, total, skipped = "*", None, 0
+    while cursor and len(records) < settings.max_records:
+        params = sorted(query.items()) + [("per_page", str(settings.openalex_per_page)), ("cursor", cursor)]
+        response = trace.get(f"{BASE}/works", params)
+        if response.status == 404:
+            raise SourceError("unavailable", "OpenAlex answered 404 for a list request")
+        check_status(response, PROVIDER.name)
+        page = parse_json(response)
+        if not isinstance(page, dict) or "error" in page:
+            raise Malformed(f"expected a list of works, got {str(page)[:200]!r}")
+        meta, results = page.get("meta"), page.get("results")
+        if not isinstance(meta, dict) or not isinstance(meta.get("count"), int) or not isinstance(results, list):
+            raise Malformed("the response has no meta.count or no results list")
+        total = meta["count"]
+        for work in results:
+            record = work_to_record(work) if isinstance(work, dict) else None
+            if record is None:
+                skipped += 1
+            else:
+                records.append(record)
+        next_cursor = meta.get("next_cursor")
+        if not results or next_cursor == cursor:
+            break
+        cursor = next_cursor
+    expected = min(total or 0, settings.max_records)
+    if len(records) + skipped < expected:
+        raise Malformed(f"OpenAlex reported {total} matches but returned {len(records) + skipped}")
+    if skipped:
+        trace.warnings.append(f"{skipped} OpenAlex work(s) had no identifier or title and were skipped")
+    if total and total > settings.max_records:
+        trace.warnings.append(f"OpenAlex reported {total} matches; only the first {settings.max_records} were read")
+    return trace.outcome("ok", records[: settings.max_records], total)

@@ -1,0 +1,241 @@
+"""The one way sitegen talks to a provider: polite, bounded, recorded.
+
+`Fetcher.get` enforces, for every request: a fixed allow-list of hosts per
+provider, a minimum interval between requests, connect/read timeouts, a byte
+cap on the body, refused redirects, bounded retries with backoff that honour
+Retry-After, and each credential sent only to its own provider. In record mode
+it stores every final response as a snapshot; in replay mode it serves only
+snapshots and never opens a connection.
+
+Provider modules turn what `get` returns (or the `SourceError` it raises) into
+a typed outcome; nothing here knows any provider's response format.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from urllib.parse import quote, quote_plus, urlsplit
+
+import httpx
+
+from sitegen.review.models import SnapshotEntry
+from sitegen.sources.outcome import Status
+from sitegen.sources.snapshots import SnapshotMissing, SnapshotStore, describe, fingerprint
+
+RETRYABLE = {429, 500, 502, 503, 504}
+
+
+class SourceError(Exception):
+    """A request that produced no usable response: a timeout, a refusal, an outage."""
+
+    def __init__(self, status: Status, message: str, retry_after: float | None = None, snapshot: str | None = None,
+                 request: str = ""):
+        super().__init__(message)
+        self.status = status
+        self.retry_after = retry_after
+        self.snapshot = snapshot
+        self.request = request
+
+
+@dataclass(frozen=True)
+class Provider:
+    """What is allowed when talking to one provider."""
+
+    name: str
+    hosts: frozenset[str]
+    min_interval: float  # seconds between two requests
+    read_timeout: float = 30.0
+    connect_timeout: float = 10.0
+    max_bytes: int = 25_000_000
+    max_retries: int = 3
+
+
+@dataclass(frozen=True)
+class Secrets:
+    """Credentials and contact details for one request; never stored, never shown.
+
+    `params` are added to the query string and `headers` to the request, but
+    only after the host check, so they reach only the provider they belong to.
+    """
+
+    params: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def values(self) -> list[str]:
+        return [v for v in (*self.params.values(), *self.headers.values()) if v]
+
+
+@dataclass
+class Response:
+    status: int
+    body: bytes
+    content_type: str
+    request: str  # the request as executed, without credentials
+    snapshot: str | None  # sha256 of the recorded body
+
+
+class Fetcher:
+    def __init__(self, mode: str = "live", snapshots: SnapshotStore | None = None, session: str = "",
+                 transport: httpx.BaseTransport | None = None, sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic, max_wait: float = 60.0):
+        if mode not in ("live", "record", "replay"):
+            raise ValueError(f"unknown snapshot mode {mode!r}")
+        if mode != "live" and snapshots is None:
+            raise ValueError(f"snapshot mode {mode!r} needs a snapshot store")
+        self.mode = mode
+        self.snapshots = snapshots
+        self.session = session
+        self._sleep = sleep
+        self._clock = clock
+        self._max_wait = max_wait
+        self._next_request: dict[str, float] = {}
+        self._client = None if mode == "replay" else httpx.Client(transport=transport, follow_redirects=False)
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+        if self.snapshots is not None and self.mode == "record":
+            self.snapshots.save()
+
+    def __enter__(self) -> Fetcher:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def get(self, provider: Provider, url: str, params: list[tuple[str, str]], secrets: Secrets = Secrets(),
+            headers: dict[str, str] | None = None) -> Response:
+        """A final response (any status the caller must interpret), or SourceError."""
+        parts = urlsplit(url)
+        if parts.scheme != "https" or parts.hostname not in provider.hosts or parts.query or parts.username:
+            raise ValueError(f"{url!r} is not an address sitegen may call for {provider.name}")
+        key = fingerprint("GET", url, params)
+        shown = describe("GET", url, params)
+        if self.mode == "replay":
+            return self._replay(key, shown)
+        entry, body = self._fetch(provider, url, params, secrets, headers or {})
+        entry = entry.model_copy(update={"fingerprint": key, "session": self.session})
+        if body is not None:
+            body = _redact(body, secrets)
+        if self.mode == "record":
+            entry = self.snapshots.add(entry, body)
+        return self._result(entry, body or b"", shown)
+
+    # ----------------------------------------------------------------- internals
+
+    def _replay(self, key: str, shown: str) -> Response:
+        entry = self.snapshots.lookup(key, self.session or None)
+        if entry is None:
+            session = f" in session {self.session!r}" if self.session else ""
+            raise SnapshotMissing(f"replay: no recorded response for {shown}{session}; "
+                                  "record it with --snapshots record (needs the network)")
+        return self._result(entry, self.snapshots.body(entry), shown)
+
+    def _result(self, entry: SnapshotEntry, body: bytes, shown: str) -> Response:
+        if entry.error is not None:
+            raise SourceError(entry.error, entry.message or entry.error, entry.retry_after, entry.sha256, shown)
+        if entry.status in RETRYABLE:
+            status: Status = "rate_limited" if entry.status == 429 else "unavailable"
+            raise SourceError(status, entry.message or f"HTTP {entry.status}", entry.retry_after, entry.sha256, shown)
+        return Response(entry.status, body, entry.content_type or "", shown, entry.sha256)
+
+    def _fetch(self, provider: Provider, url: str, params: list[tuple[str, str]], secrets: Secrets,
+               headers: dict[str, str]) -> tuple[SnapshotEntry, bytes | None]:
+        """Send with retries; the final outcome as a snapshot entry (not yet stored) and body."""
+        base = {"fingerprint": "0" * 64, "url": url, "params": params}
+        attempt = 0
+        while True:
+            self._wait_turn(provider)
+            try:
+                status, content_type, retry_after, body = self._send(provider, url, params, secrets, headers)
+            except httpx.TimeoutException:
+                outcome = SnapshotEntry(**base, error="timeout", message=f"{provider.name} did not answer in time")
+                body = None
+            except httpx.TransportError as exc:
+                outcome = SnapshotEntry(**base, error="unavailable",
+                                        message=f"{provider.name} could not be reached ({type(exc).__name__})")
+                body = None
+            except _Refused as exc:
+                return SnapshotEntry(**base, error="unavailable", message=str(exc)), None
+            else:
+                message = None if status < 400 else f"{provider.name} answered HTTP {status}"
+                outcome = SnapshotEntry(**base, status=status, content_type=content_type, retry_after=retry_after,
+                                        message=message)
+                if status not in RETRYABLE:
+                    return outcome, body
+            attempt += 1
+            delay = max(outcome.retry_after or 0.0, 2.0 ** (attempt - 1))
+            if attempt > provider.max_retries or delay > self._max_wait:
+                return outcome, body
+            self._sleep(delay)
+
+    def _send(self, provider: Provider, url: str, params: list[tuple[str, str]], secrets: Secrets,
+              headers: dict[str, str]) -> tuple[int, str, float | None, bytes]:
+        request_headers = {"Accept": "application/json, application/xml;q=0.9, */*;q=0.1", **headers,
+                           **secrets.headers}
+        query = params + list(secrets.params.items())
+        with self._client.stream("GET", url, params=query, headers=request_headers,
+                                 timeout=httpx.Timeout(provider.read_timeout, connect=provider.connect_timeout)) as response:
+            if response.is_redirect:
+                target = response.headers.get("location", "elsewhere")
+                raise _Refused(f"{provider.name} redirected to {_without_query(target)}; redirects are refused")
+            declared = response.headers.get("content-length")
+            if declared and declared.isdigit() and int(declared) > provider.max_bytes:
+                raise _Refused(f"{provider.name} response of {int(declared):,} bytes is over the "
+                               f"{provider.max_bytes:,}-byte limit")
+            chunks, size = [], 0
+            for chunk in response.iter_bytes():
+                size += len(chunk)
+                if size > provider.max_bytes:
+                    raise _Refused(f"{provider.name} response is over the {provider.max_bytes:,}-byte limit")
+                chunks.append(chunk)
+            return (response.status_code, response.headers.get("content-type", ""),
+                    _retry_after(response.headers), b"".join(chunks))
+
+    def _wait_turn(self, provider: Provider) -> None:
+        now = self._clock()
+        ready = self._next_request.get(provider.name, now)
+        if ready > now:
+            self._sleep(ready - now)
+            now = ready
+        self._next_request[provider.name] = now + provider.min_interval
+
+
+class _Refused(Exception):
+    """A response sitegen will not accept (redirect, too large); not worth retrying."""
+
+
+def _without_query(url: str) -> str:
+    return url.split("?", 1)[0]
+
+
+def _retry_after(headers: httpx.Headers) -> float | None:
+    """Retry-After in seconds (a number or an HTTP date), clamped to [0, 3600]."""
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    if value.strip().isdigit():
+        return min(float(value), 3600.0)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    reference = headers.get("date")
+    try:
+        now = email.utils.parsedate_to_datetime(reference) if reference else datetime.now(UTC)
+    except (TypeError, ValueError):
+        now = datetime.now(UTC)
+    return min(max((when - now).total_seconds(), 0.0), 3600.0)
+
+
+def _redact(body: bytes, secrets: Secrets) -> bytes:
+    # Some providers echo the request, sometimes URL-encoded; a key or contact
+    # address must never reach a snapshot in any form.
+    for value in secrets.values():
+        for form in {value, quote(value, safe=""), quote_plus(value), quote(value)}:
+            body = body.replace(form.encode("utf-8"), b"REDACTED")
+    return body

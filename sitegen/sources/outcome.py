@@ -1,0 +1,32 @@
+"""What one call to one provider produced, as a typed outcome.
+
+A provider call never raises past the source boundary (except for programming
+errors and a replay asked for a response that was never recorded): it returns
+an outcome. Only `ok` is a complete answer; every other status means the
+source's slice of the results is unknown this run, never "nothing found".
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from sitegen.review.models import Record, Source
+
+Status = Literal["ok", "rate_limited", "timeout", "unavailable", "unsupported"]
+
+
+class SourceOutcome(BaseModel):
+    source: Source
+    status: Status
+    records: list[Record] = Field(default_factory=list)
+    total: int | None = None  # the provider's own count of matches
+    warnings: list[str] = Field(default_factory=list)
+    executed_query: list[str] = Field(default_factory=list)  # every request, without credentials
+    snapshot_hashes: list[str] = Field(default_factory=list)
+    retry_after: float | None = None
+
+    @property
+    def complete(self) -> bool:
+        return self.status == "ok"

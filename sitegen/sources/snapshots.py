@@ -1,0 +1,91 @@
+"""Content-addressed snapshots of provider responses, for record and replay.
+
+In record mode every response is stored under the review's `snapshots/` folder:
+the body at `<sha256[:2]>/<sha256>`, and one line in `index.jsonl` mapping the
+request's fingerprint (method, URL, sorted public parameters) and the run's
+session to that body. Replay reads only these files and fails loudly, naming
+the request, when one is missing; it never touches the network.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from urllib.parse import urlencode
+
+from sitegen.errors import SitegenError
+from sitegen.review.models import SnapshotEntry
+from sitegen.review.write import atomic_write, canonical_json, jsonl, model_data
+
+MODES = ("live", "record", "replay")
+INDEX = "index.jsonl"
+
+
+class SnapshotMissing(SitegenError):
+    """Replay was asked for a response that was never recorded."""
+
+
+def fingerprint(method: str, url: str, params: list[tuple[str, str]]) -> str:
+    request = {"method": method, "url": url, "params": sorted([k, v] for k, v in params)}
+    return hashlib.sha256(canonical_json(request).encode("utf-8")).hexdigest()
+
+
+def describe(method: str, url: str, params: list[tuple[str, str]]) -> str:
+    return f"{method} {url}" + (f"?{urlencode(params)}" if params else "")
+
+
+class SnapshotStore:
+    """The snapshots of one review folder. Bodies are written at once; the index on `save()`."""
+
+    def __init__(self, directory: Path):
+        self.directory = directory
+        self._entries: dict[tuple[str, str], SnapshotEntry] = {}
+        index = directory / INDEX
+        if index.is_file():
+            for lineno, line in enumerate(index.read_text(encoding="utf-8").splitlines(), start=1):
+                try:
+                    entry = SnapshotEntry.model_validate(json.loads(line))
+                except ValueError as exc:
+                    raise SitegenError(f"{index}:{lineno}: not a valid snapshot entry ({exc})") from None
+                self._entries[(entry.fingerprint, entry.session)] = entry
+        self._dirty = False
+
+    def lookup(self, key: str, session: str | None) -> SnapshotEntry | None:
+        """The entry for this request in `session`, or the latest session's when session is None."""
+        if session is not None:
+            return self._entries.get((key, session))
+        sessions = [s for (k, s) in self._entries if k == key]
+        return self._entries[(key, max(sessions))] if sessions else None
+
+    def body(self, entry: SnapshotEntry) -> bytes:
+        if entry.sha256 is None:
+            return b""
+        path = self._body_path(entry.sha256)
+        if not path.is_file():
+            raise SnapshotMissing(f"snapshot body {entry.sha256} for {describe(entry.method, entry.url, entry.params)} "
+                                  f"is missing from {self.directory}")
+        data = path.read_bytes()
+        if hashlib.sha256(data).hexdigest() != entry.sha256:
+            raise SitegenError(f"snapshot body {path} does not match its hash: it was edited or corrupted")
+        return data
+
+    def add(self, entry: SnapshotEntry, body: bytes | None) -> SnapshotEntry:
+        if body is not None:
+            digest = hashlib.sha256(body).hexdigest()
+            path = self._body_path(digest)
+            if not path.is_file():
+                atomic_write(path, body)
+            entry = entry.model_copy(update={"sha256": digest})
+        self._entries[(entry.fingerprint, entry.session)] = entry
+        self._dirty = True
+        return entry
+
+    def save(self) -> None:
+        if self._dirty:
+            ordered = [model_data(self._entries[key]) for key in sorted(self._entries)]
+            atomic_write(self.directory / INDEX, jsonl(ordered))
+            self._dirty = False
+
+    def _body_path(self, digest: str) -> Path:
+        return self.directory / digest[:2] / digest

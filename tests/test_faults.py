@@ -1,0 +1,133 @@
+"""Fault injection for every provider: each failure is a typed outcome with a clear warning,
+never a crash and never an empty success."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import httpx
+import pytest
+from conftest import FIXTURES
+from http_mocks import Call, fetcher
+
+from sitegen.sources import openalex
+from sitegen.sources.outcome import SourceOutcome
+from sitegen.sources.settings import SourceSettings
+
+SETTINGS = SourceSettings(contact_email="team@example.org", openalex_api_key="oa-secret-key")
+
+
+CALLS = {
+    "openalex-search": Call(openalex, lambda f: openalex.search(f, SETTINGS, {"search": "x"}),
+                            (FIXTURES / "openalex" / "openalex_works_list_title_search_paperqa.json").read_bytes(),
+                            "application/json"),
+    "openalex-lookup": Call(openalex, lambda f: openalex.lookup(f, SETTINGS, "10.1023/a:1007154515475"),
+                            (FIXTURES / "openalex" / "openalex_work_doi_10.1023_a_1007154515475.json").read_bytes(),
+                            "application/json"),
+}
+
+
+def run(call: Call, handler) -> tuple[SourceOutcome, list, list[float]]:
+    fetch, seen, time = fetcher(handler)
+    with fetch:
+        outcome = call.run(fetch)
+    return outcome, seen.requests, time.sleeps
+
+
+@pytest.fixture(params=sorted(CALLS))
+def call(request) -> Call:
+    return CALLS[request.param]
+
+
+def test_good_response_is_ok(call):
+    outcome, requests, _ = run(call, lambda r: httpx.Response(200, content=call.good_body,
+                                                              headers={"content-type": call.content_type}))
+    assert outcome.status == "ok", outcome.warnings
+    assert outcome.records
+
+
+def test_429_with_retry_after_is_retried_then_reported(call):
+    outcome, requests, sleeps = run(call, lambda r: httpx.Response(429, headers={"retry-after": "2"}))
+    assert outcome.status == "rate_limited"
+    assert outcome.retry_after == 2
+    assert len(requests) == 4 and sleeps[:3] == [2, 2, 4]
+    assert "rate-limited" in outcome.warnings[0]
+    assert outcome.records == []
+
+
+def test_long_retry_after_is_not_waited_for(call):
+    outcome, requests, sleeps = run(call, lambda r: httpx.Response(429, headers={"retry-after": "3600"}))
+    assert outcome.status == "rate_limited" and outcome.retry_after == 3600
+    assert len(requests) == 1 and not any(s >= 3600 for s in sleeps)
+
+
+@pytest.mark.parametrize("status", [500, 502, 503])
+def test_server_errors_are_unavailable(call, status):
+    outcome, requests, _ = run(call, lambda r: httpx.Response(status, text="upstream down"))
+    assert outcome.status == "unavailable"
+    assert f"HTTP {status}" in outcome.warnings[0]
+    assert len(requests) == 4
+
+
+def test_transient_503_then_success(call):
+    answers = iter([httpx.Response(503), httpx.Response(200, content=call.good_body,
+                                                        headers={"content-type": call.content_type})])
+    outcome, requests, _ = run(call, lambda r: next(answers))
+    assert outcome.status == "ok" and len(requests) == 2
+
+
+def test_read_timeout(call):
+    def handler(request):
+        raise httpx.ReadTimeout("slow", request=request)
+    outcome, _, _ = run(call, handler)
+    assert outcome.status == "timeout"
+    assert "timed out" in outcome.warnings[0]
+
+
+def test_connection_refused(call):
+    def handler(request):
+        raise httpx.ConnectError("refused", request=request)
+    outcome, _, _ = run(call, handler)
+    assert outcome.status == "unavailable"
+    assert "could not be reached" in outcome.warnings[0]
+
+
+def test_malformed_body(call):
+    outcome, _, _ = run(call, lambda r: httpx.Response(200, content=b"<html>maintenance</html>",
+                                                       headers={"content-type": call.content_type}))
+    assert outcome.status == "unavailable"
+    assert "unusable response" in outcome.warnings[0]
+
+
+def test_truncated_body(call):
+    half = call.good_body[: len(call.good_body) // 2]
+    outcome, _, _ = run(call, lambda r: httpx.Response(200, content=half, headers={"content-type": call.content_type}))
+    assert outcome.status == "unavailable"
+
+
+@pytest.mark.parametrize("declared", [True, False])
+def test_oversized_body(call, monkeypatch, declared):
+    monkeypatch.setattr(call.module, "PROVIDER", dataclasses.replace(call.module.PROVIDER, max_bytes=100))
+
+    def handler(request):
+        if declared:
+            return httpx.Response(200, content=call.good_body, headers={"content-type": call.content_type})
+        return httpx.Response(200, stream=httpx.ByteStream(call.good_body), headers={"content-type": call.content_type})
+
+    outcome, requests, _ = run(call, handler)
+    assert outcome.status == "unavailable"
+    assert "100-byte limit" in outcome.warnings[0]
+    assert len(requests) == 1
+
+
+def test_redirect_is_refused(call):
+    outcome, requests, _ = run(call, lambda r: httpx.Response(301, headers={"location": "https://evil.example/x?k=1"}))
+    assert outcome.status == "unavailable"
+    assert "redirects are refused" in outcome.warnings[0]
+    assert "k=1" not in outcome.warnings[0]
+    assert [r.url.host for r in requests] == [requests[0].url.host]
+
+
+def test_error_inside_a_200(call):
+    outcome, _, _ = run(call, lambda r: httpx.Response(200, json={"error": "internal", "message": "try later"}))
+    assert outcome.status == "unavailable"

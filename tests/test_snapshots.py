@@ -1,0 +1,109 @@
+"""Record/replay: replay reproduces a recorded run exactly, never touches the network,
+fails loudly on a missing response, and no snapshot ever holds a credential."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from conftest import FIXTURES
+from http_mocks import fetcher, json_response
+from sitegen.sources import openalex
+from sitegen.sources.http import Fetcher
+from sitegen.sources.settings import SourceSettings
+from sitegen.sources.snapshots import SnapshotMissing, SnapshotStore
+
+SETTINGS = SourceSettings(contact_email="secret.person@example.org", openalex_api_key="oa-secret-key-123",
+                          openalex_per_page=10)
+SYNERGY = json.loads((FIXTURES / "openalex" / "synergy_sep2021_works_0_25.json").read_text())
+
+
+def echoing_pages(request: httpx.Request) -> httpx.Response:
+    """Real works in cursor pages; the response echoes the request URL, credentials included."""
+    cursor = request.url.params["cursor"]
+    start = 0 if cursor == "*" else int(cursor)
+    following = str(start + 10) if start + 10 < len(SYNERGY) else None
+    return json_response(json.dumps({"meta": {"count": len(SYNERGY), "next_cursor": following,
+                                              "request": str(request.url)},
+                                     "results": SYNERGY[start:start + 10]}))
+
+
+def record_then_replay(tmp_path, session=""):
+    store = SnapshotStore(tmp_path / "snapshots")
+    fetch, seen, _ = fetcher(echoing_pages, mode="record", store=store, session=session)
+    with fetch:
+        recorded = openalex.search(fetch, SETTINGS, {"search": "object in context"})
+    replayer = Fetcher("replay", SnapshotStore(tmp_path / "snapshots"), session)
+    replayed = openalex.search(replayer, SETTINGS, {"search": "object in context"})
+    return recorded, replayed, seen
+
+
+def test_replay_reproduces_the_recorded_run(tmp_path):
+    recorded, replayed, seen = record_then_replay(tmp_path)
+    assert recorded.status == "ok" and len(recorded.records) == 25
+    assert replayed.model_dump() == recorded.model_dump()
+    assert len(recorded.snapshot_hashes) == 3
+    assert len(seen.requests) == 3
+
+
+def test_no_snapshot_holds_a_credential(tmp_path):
+    record_then_replay(tmp_path)
+    files = [p for p in (tmp_path / "snapshots").rglob("*") if p.is_file()]
+    assert len(files) == 4  # three bodies and the index
+    for path in files:
+        data = path.read_bytes()
+        assert b"oa-secret-key-123" not in data and b"secret.person" not in data, path
+    assert b"REDACTED" in b"".join(p.read_bytes() for p in files)
+
+
+def test_replay_never_opens_a_connection(tmp_path, monkeypatch):
+    record_then_replay(tmp_path)
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("replay tried to use the network")
+
+    monkeypatch.setattr(httpx.Client, "send", no_network)
+    replayer = Fetcher("replay", SnapshotStore(tmp_path / "snapshots"))
+    assert openalex.search(replayer, SETTINGS, {"search": "object in context"}).status == "ok"
+
+
+def test_missing_snapshot_fails_loudly_naming_the_request(tmp_path):
+    record_then_replay(tmp_path)
+    replayer = Fetcher("replay", SnapshotStore(tmp_path / "snapshots"))
+    with pytest.raises(SnapshotMissing, match=r"GET https://api.openalex.org/works\?search=something\+else"):
+        openalex.search(replayer, SETTINGS, {"search": "something else"})
+
+
+def test_sessions_keep_reruns_apart(tmp_path):
+    store = SnapshotStore(tmp_path / "snapshots")
+    for session, count in (("2026-01-01T00:00:00Z", 1), ("2026-02-01T00:00:00Z", 2)):
+        body = json.dumps({"meta": {"count": count, "next_cursor": None}, "results": SYNERGY[:count]})
+        fetch, _, _ = fetcher(lambda request, body=body: json_response(body), mode="record", store=store,
+                              session=session)
+        with fetch:
+            openalex.search(fetch, SETTINGS, {"search": "x"})
+    reopened = SnapshotStore(tmp_path / "snapshots")
+    first = openalex.search(Fetcher("replay", reopened, "2026-01-01T00:00:00Z"), SETTINGS, {"search": "x"})
+    latest = openalex.search(Fetcher("replay", reopened), SETTINGS, {"search": "x"})
+    assert (len(first.records), len(latest.records)) == (1, 2)
+
+
+def test_outages_are_recorded_and_replayed(tmp_path):
+    store = SnapshotStore(tmp_path / "snapshots")
+    fetch, _, _ = fetcher(lambda request: httpx.Response(503), mode="record", store=store)
+    with fetch:
+        recorded = openalex.search(fetch, SETTINGS, {"search": "x"})
+    replayed = openalex.search(Fetcher("replay", SnapshotStore(tmp_path / "snapshots")), SETTINGS, {"search": "x"})
+    assert recorded.status == replayed.status == "unavailable"
+    assert replayed.warnings == recorded.warnings
+
+
+def test_edited_snapshot_body_is_detected(tmp_path):
+    recorded, _, _ = record_then_replay(tmp_path)
+    digest = recorded.snapshot_hashes[0]
+    (tmp_path / "snapshots" / digest[:2] / digest).write_bytes(b"{}")
+    with pytest.raises(Exception, match="does not match its hash"):
+        openalex.search(Fetcher("replay", SnapshotStore(tmp_path / "snapshots")), SETTINGS,
+                        {"search": "object in context"})
