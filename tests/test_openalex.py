@@ -6,9 +6,9 @@ import json
 from urllib.parse import parse_qsl
 
 import httpx
-
 from conftest import FIXTURES
 from http_mocks import fetcher, json_response
+
 from sitegen.sources import openalex
 from sitegen.sources.settings import SourceSettings
 

@@ -7,9 +7,9 @@ import json
 
 import httpx
 import pytest
-
 from conftest import FIXTURES
 from http_mocks import fetcher, json_response
+
 from sitegen.sources import openalex
 from sitegen.sources.http import Fetcher
 from sitegen.sources.settings import SourceSettings
@@ -107,3 +107,19 @@ def test_edited_snapshot_body_is_detected(tmp_path):
     with pytest.raises(Exception, match="does not match its hash"):
         openalex.search(Fetcher("replay", SnapshotStore(tmp_path / "snapshots")), SETTINGS,
                         {"search": "object in context"})
+
+
+def test_identical_requests_in_one_run_replay_in_order(tmp_path):
+    # Crossref, for one, answers the same cursor page after page: each answer must be kept.
+    store = SnapshotStore(tmp_path / "snapshots")
+    answers = iter([b"first", b"second"])
+    fetch, _, _ = fetcher(lambda request: httpx.Response(200, content=next(answers)), mode="record", store=store)
+    with fetch:
+        for _ in range(2):
+            fetch.get(openalex.PROVIDER, "https://api.openalex.org/works", [("cursor", "same")])
+    replayer = Fetcher("replay", SnapshotStore(tmp_path / "snapshots"))
+    bodies = [replayer.get(openalex.PROVIDER, "https://api.openalex.org/works", [("cursor", "same")]).body
+              for _ in range(2)]
+    assert bodies == [b"first", b"second"]
+    with pytest.raises(SnapshotMissing, match=r"repeat 3"):
+        replayer.get(openalex.PROVIDER, "https://api.openalex.org/works", [("cursor", "same")])

@@ -209,6 +209,8 @@ class RecordMeta(Strict):
     license: str | None = None
     fulltext_url: str | None = None
     retracted: bool = False
+    # Notes left by deduplication when sources disagree about identifiers; omitted when there are none.
+    conflicts: list[str] = Field(default_factory=list, exclude_if=lambda notes: not notes)
 
 
 class Record(Strict):
@@ -247,7 +249,10 @@ class Record(Strict):
                 raise ValueError(f"{namespace} {value!r} is not in normalised form "
                                  f"({NORMALISERS[namespace](value) or 'not a valid identifier'})")
         expected = record_id(self.identifiers())
-        if self.id != expected:
+        own = {record_id({namespace: value}) for namespace, value in self.identifiers().items()}
+        # A record deduplication kept apart from others sharing its preferred identifier
+        # is filed under another identifier of its own, and says why in `conflicts`.
+        if self.id != expected and not (self.custom.conflicts and self.id in own):
             raise ValueError(f"id {self.id!r} should be {expected!r}, derived from the record's identifiers "
                              "(priority doi > openalex > arxiv > pmid > pmcid)")
         return self
@@ -333,6 +338,7 @@ class SnapshotEntry(Strict):
 
     fingerprint: Sha256  # of the canonical request: method, URL and sorted public parameters
     session: str = Field(default="", description="the run this response belongs to (its caller-supplied time)")
+    occurrence: int = Field(default=0, ge=0, description="0 for the first identical request in the run, 1 for the next")
     method: Literal["GET"] = "GET"
     url: str
     params: list[tuple[str, str]] = Field(default_factory=list)

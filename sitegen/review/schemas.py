@@ -7,7 +7,16 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from sitegen.review.models import Decision, Evidence, LedgerEvent, ProtocolMeta, Record, ReviewConfig, SavedSearch
+from sitegen.review.models import (
+    Decision,
+    Evidence,
+    LedgerEvent,
+    ProtocolMeta,
+    Record,
+    ReviewConfig,
+    SavedSearch,
+    SnapshotEntry,
+)
 from sitegen.review.write import atomic_write
 
 SCHEMAS: dict[str, type[BaseModel]] = {
@@ -18,6 +27,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "ledger-event.schema.json": LedgerEvent,
     "decision-row.schema.json": Decision,
     "evidence.schema.json": Evidence,
+    "snapshot-entry.schema.json": SnapshotEntry,
 }
 
 

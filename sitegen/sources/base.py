@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from lxml import etree
+from pydantic import ValidationError
 
 from sitegen.review.models import Source
 from sitegen.sources.http import Fetcher, Provider, Response, Secrets, SourceError
@@ -70,6 +71,9 @@ def run_call(trace: Trace, call: Callable[[Trace], SourceOutcome]) -> SourceOutc
                              warning=f"{label} {what.get(exc.status, exc.status)}: {exc}")
     except Malformed as exc:
         return trace.outcome("unavailable", warning=f"{label} returned an unusable response: {exc}")
+    except ValidationError as exc:  # a provider record that does not fit the record format
+        return trace.outcome("unavailable", warning=f"{label} returned an unusable record: "
+                                                    f"{exc.error_count()} field(s) invalid")
     except Unsupported as exc:
         return trace.outcome("unsupported", warning=f"{label} cannot run this query: {exc}")
 

@@ -93,6 +93,7 @@ class Fetcher:
         self._clock = clock
         self._max_wait = max_wait
         self._next_request: dict[str, float] = {}
+        self._seen: dict[str, int] = {}  # how often each request was made in this run
         self._client = None if mode == "replay" else httpx.Client(transport=transport, follow_redirects=False)
 
     def close(self) -> None:
@@ -115,10 +116,12 @@ class Fetcher:
             raise ValueError(f"{url!r} is not an address sitegen may call for {provider.name}")
         key = fingerprint("GET", url, params)
         shown = describe("GET", url, params)
+        occurrence = self._seen.get(key, 0)
+        self._seen[key] = occurrence + 1
         if self.mode == "replay":
-            return self._replay(key, shown)
+            return self._replay(key, occurrence, shown)
         entry, body = self._fetch(provider, url, params, secrets, headers or {})
-        entry = entry.model_copy(update={"fingerprint": key, "session": self.session})
+        entry = entry.model_copy(update={"fingerprint": key, "session": self.session, "occurrence": occurrence})
         if body is not None:
             body = _redact(body, secrets)
         if self.mode == "record":
@@ -127,10 +130,11 @@ class Fetcher:
 
     # ----------------------------------------------------------------- internals
 
-    def _replay(self, key: str, shown: str) -> Response:
-        entry = self.snapshots.lookup(key, self.session or None)
+    def _replay(self, key: str, occurrence: int, shown: str) -> Response:
+        entry = self.snapshots.lookup(key, self.session or None, occurrence)
         if entry is None:
             session = f" in session {self.session!r}" if self.session else ""
+            session += f" (repeat {occurrence + 1})" if occurrence else ""
             raise SnapshotMissing(f"replay: no recorded response for {shown}{session}; "
                                   "record it with --snapshots record (needs the network)")
         return self._result(entry, self.snapshots.body(entry), shown)

@@ -40,7 +40,7 @@ class SnapshotStore:
 
     def __init__(self, directory: Path):
         self.directory = directory
-        self._entries: dict[tuple[str, str], SnapshotEntry] = {}
+        self._entries: dict[tuple[str, str, int], SnapshotEntry] = {}
         index = directory / INDEX
         if index.is_file():
             for lineno, line in enumerate(index.read_text(encoding="utf-8").splitlines(), start=1):
@@ -48,15 +48,21 @@ class SnapshotStore:
                     entry = SnapshotEntry.model_validate(json.loads(line))
                 except ValueError as exc:
                     raise SitegenError(f"{index}:{lineno}: not a valid snapshot entry ({exc})") from None
-                self._entries[(entry.fingerprint, entry.session)] = entry
+                self._entries[_key(entry)] = entry
         self._dirty = False
 
-    def lookup(self, key: str, session: str | None) -> SnapshotEntry | None:
-        """The entry for this request in `session`, or the latest session's when session is None."""
-        if session is not None:
-            return self._entries.get((key, session))
-        sessions = [s for (k, s) in self._entries if k == key]
-        return self._entries[(key, max(sessions))] if sessions else None
+    def lookup(self, key: str, session: str | None, occurrence: int = 0) -> SnapshotEntry | None:
+        """The entry for this request in `session`, or in the latest session when session is None.
+
+        `occurrence` tells identical requests of one run apart (some providers
+        answer the same cursor page after page), so each replays its own response.
+        """
+        if session is None:
+            sessions = [s for (k, s, n) in self._entries if k == key and n == occurrence]
+            if not sessions:
+                return None
+            session = max(sessions)
+        return self._entries.get((key, session, occurrence))
 
     def body(self, entry: SnapshotEntry) -> bytes:
         if entry.sha256 is None:
@@ -77,7 +83,7 @@ class SnapshotStore:
             if not path.is_file():
                 atomic_write(path, body)
             entry = entry.model_copy(update={"sha256": digest})
-        self._entries[(entry.fingerprint, entry.session)] = entry
+        self._entries[_key(entry)] = entry
         self._dirty = True
         return entry
 
@@ -89,3 +95,7 @@ class SnapshotStore:
 
     def _body_path(self, digest: str) -> Path:
         return self.directory / digest[:2] / digest
+
+
+def _key(entry: SnapshotEntry) -> tuple[str, str, int]:
+    return entry.fingerprint, entry.session, entry.occurrence

@@ -1,0 +1,263 @@
+"""Crossref: /works search with cursor deep paging, exact DOI lookups, and Crossref
+work items turned into normalised CSL-JSON records.
+
+API: https://api.crossref.org (REST, JSON envelope {status, message-type, message}).
+`mailto` puts requests in the polite pool; a Metadata Plus token, when there is
+one, travels in the `Crossref-Plus-API-Token` header.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import quote
+
+import lxml.html
+
+from sitegen.records.ids import normalise_doi
+from sitegen.review.models import CslDate, CslName, Record, RecordMeta
+from sitegen.sources.base import Malformed, Trace, check_status, parse_json, run_call
+from sitegen.sources.http import Fetcher, Provider, Response, Secrets, SourceError
+from sitegen.sources.outcome import SourceOutcome
+from sitegen.sources.settings import SourceSettings
+
+BASE = "https://api.crossref.org"
+PROVIDER = Provider("Crossref", frozenset({"api.crossref.org"}), min_interval=0.1)
+MAX_ROWS = 1000  # Crossref's documented maximum for `rows`
+
+# Crossref work types to CSL item types; anything else is a plain "article".
+CSL_TYPES = {
+    "journal-article": "article-journal",
+    "posted-content": "article",
+    "proceedings-article": "paper-conference",
+    "book-chapter": "chapter",
+    "book": "book",
+    "dissertation": "thesis",
+    "report": "report",
+    "dataset": "dataset",
+}
+
+DATE_KEYS = ("published-print", "published-online", "issued")  # most to least specific about the version of record
+RETRACTION = "retraction"
+RETRACTION_NOTICE = "retraction-notice"
+
+# Titles and abstracts carry JATS or HTML markup (<jats:p>, <i>, <mml:math>) with
+# undeclared prefixes and HTML entities, so an XML parser would reject many of
+# them. libxml2's HTML parser takes them as they are; it loads no DTD and expands
+# no custom entities, and nothing it reads leaves this module but text.
+_HTML = lxml.html.HTMLParser(no_network=True, remove_comments=True, remove_pis=True)
+_BLOCKS = {"p", "title", "sec", "list-item", "li", "div", "br"}
+_SPACE = re.compile(r"\s+")
+_UNPARSABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]")  # libxml2 refuses these outright
+
+
+def plain_text(markup: Any) -> str | None:
+    """Text of a JATS/HTML fragment with whitespace collapsed, or None when there is none."""
+    if not isinstance(markup, str) or not markup.strip():
+        return None
+    root = lxml.html.fragment_fromstring(_UNPARSABLE.sub(" ", markup), create_parent="div", parser=_HTML)
+    for element in root.iter():
+        # Blocks end with a space so a section title and its paragraph do not run together.
+        if isinstance(element.tag, str) and element.tag.rsplit(":", 1)[-1] in _BLOCKS:
+            element.tail = " " + (element.tail or "")
+    text = _SPACE.sub(" ", root.text_content()).strip()
+    return text or None
+
+
+def _first(values: Any) -> Any:
+    return values[0] if isinstance(values, list) and values else None
+
+
+def _text(value: Any) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+# Untrusted JSON: a field of the wrong shape is treated as absent rather than crashing the call.
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _date_parts(item: dict[str, Any]) -> CslDate | None:
+    for key in DATE_KEYS:
+        parts = _first(_dict(item.get(key)).get("date-parts"))
+        # Crossref sends [[null]] for an unknown date; only leading whole numbers count.
+        usable = []
+        for part in _list(parts):
+            if not isinstance(part, int):
+                break
+            usable.append(part)
+        if usable:
+            return CslDate(date_parts=[usable[:3]])
+    return None
+
+
+def _names(item: dict[str, Any]) -> list[CslName]:
+    names = []
+    for author in map(_dict, _list(item.get("author"))):
+        family, given = _text(author.get("family")), _text(author.get("given"))
+        if family:
+            names.append(CslName(family=family, given=given))
+        elif literal := (_text(author.get("name")) or given):  # organisations, or a single-name person
+            names.append(CslName(literal=literal))
+    return names
+
+
+def _first_url(entries: Any) -> str | None:
+    return _first([url for entry in _list(entries) if (url := _text(_dict(entry).get("URL")))])
+
+
+def _retractions(item: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    return [update for update in map(_dict, _list(item.get(key))) if update.get("type") == RETRACTION]
+
+
+def retraction_status(item: dict[str, Any]) -> tuple[bool, bool]:
+    """(is retracted, is a retraction notice) for a Crossref work item.
+
+    A retracted work is `updated-by` a retraction (Crossref adds Retraction
+    Watch's data there too). A notice carries `update-to` a retraction of
+    another work; when `update-to` names the work itself, the publisher has
+    marked the work retracted in place. Crossref also mirrors updates into
+    `relation` under the update type (a real PLOS record shows
+    relation.correction beside updated-by correction), which says nothing of
+    direction, so it counts only for a record that is not a notice.
+    """
+    doi = normalise_doi(item.get("DOI"))
+    retracts = [target for update in _retractions(item, "update-to") if (target := normalise_doi(update.get("DOI")))]
+    is_notice = any(target != doi for target in retracts)
+    retracted = (bool(_retractions(item, "updated-by")) or doi in retracts
+                 or (not is_notice and bool(_dict(item.get("relation")).get(RETRACTION))))
+    return retracted, is_notice
+
+
+def work_to_record(item: dict[str, Any]) -> Record | None:
+    """A Record for one Crossref work item, or None when it has no DOI or no title."""
+    doi = normalise_doi(item.get("DOI"))
+    title = plain_text(_first(item.get("title")))
+    if doi is None or title is None:
+        return None
+    work_type = _text(item.get("type"))
+    retracted, is_notice = retraction_status(item)
+    publication_types = [work_type] if work_type else []
+    if is_notice:
+        publication_types.append(RETRACTION_NOTICE)
+    return Record(
+        id=doi,
+        type=CSL_TYPES.get(work_type or "", "article"),
+        title=title,
+        author=_names(item),
+        container_title=plain_text(_first(item.get("container-title"))),
+        issued=_date_parts(item),
+        volume=_text(item.get("volume")),
+        issue=_text(item.get("issue")),
+        page=_text(item.get("page")),
+        DOI=doi,
+        URL=f"https://doi.org/{doi}",
+        abstract=plain_text(item.get("abstract")),
+        custom=RecordMeta(
+            sources=["crossref"],
+            publication_types=publication_types,
+            # Licence and full-text link both come from this one record, never mixed with another source's.
+            license=_first_url(item.get("license")),
+            fulltext_url=_first_url(item.get("link")),
+            retracted=retracted,
+        ),
+    )
+
+
+# --------------------------------------------------------------------------- requests
+
+
+def secrets(settings: SourceSettings) -> Secrets:
+    params, headers = {}, {}
+    if settings.contact_email:
+        params["mailto"] = settings.contact_email
+    if settings.crossref_plus_token:
+        headers["Crossref-Plus-API-Token"] = f"Bearer {settings.crossref_plus_token}"
+    return Secrets(params, headers)
+
+
+def search(fetcher: Fetcher, settings: SourceSettings, query: dict[str, str], since: int | None = None,
+           rows: int = MAX_ROWS) -> SourceOutcome:
+    """All works matching `query` (e.g. query.bibliographic, filter), read with deep-paging cursors."""
+    params = dict(query)
+    if since is not None:
+        params["filter"] = ",".join(p for p in (params.get("filter"), f"from-pub-date:{since}-01-01") if p)
+    # Never ask for more per page than Crossref allows or than will be kept.
+    size = min(rows, MAX_ROWS, settings.max_records)
+    return run_call(Trace("crossref", fetcher, PROVIDER, secrets(settings)),
+                    lambda trace: _paged(trace, params, size, settings))
+
+
+def lookup(fetcher: Fetcher, settings: SourceSettings, doi: str) -> SourceOutcome:
+    """One work by DOI. Not found is an empty `ok`, not an outage."""
+    asked = normalise_doi(doi)
+    if asked is None:
+        raise ValueError(f"{doi!r} is not a DOI")
+    # DOIs may hold '#', '?', ';' or spaces: escape all but the '/' separators.
+    url = f"{BASE}/works/{quote(asked, safe='/')}"
+
+    def call(trace: Trace) -> SourceOutcome:
+        response = trace.get(url, [])
+        check_status(response, PROVIDER.name)
+        if response.status == 404:  # Crossref answers "Resource not found." in plain text
+            return trace.outcome("ok", [], 0)
+        message = _message(response, "work")
+        record = work_to_record(message)
+        if record is None:
+            raise Malformed("the work has no DOI or title")
+        if record.DOI != asked:
+            raise Malformed(f"asked for {asked} but received {record.DOI}: a response for a different record")
+        return trace.outcome("ok", [record], 1)
+    return run_call(Trace("crossref", fetcher, PROVIDER, secrets(settings)), call)
+
+
+def _message(response: Response, kind: str) -> dict[str, Any]:
+    """The `message` of a Crossref envelope, which must say status "ok" and carry a `kind` message."""
+    envelope = parse_json(response)
+    if not isinstance(envelope, dict) or envelope.get("status") != "ok":
+        status = envelope.get("status") if isinstance(envelope, dict) else None
+        raise Malformed(f"the response status is {status!r}, not 'ok': {str(envelope)[:200]!r}")
+    message = envelope.get("message")
+    if envelope.get("message-type") != kind or not isinstance(message, dict):
+        raise Malformed(f"expected a {kind} message, got {envelope.get('message-type')!r}")
+    return message
+
+
+def _paged(trace: Trace, query: dict[str, str], size: int, settings: SourceSettings) -> SourceOutcome:
+    records: list[Record] = []
+    cursor, total, skipped = "*", 0, 0
+    # Crossref often returns the same next-cursor for every page, so unlike OpenAlex
+    # an unchanged cursor does not mean the end: no items, or all items read, does.
+    while len(records) < settings.max_records:
+        params = sorted(query.items()) + [("rows", str(size)), ("cursor", cursor)]
+        response = trace.get(f"{BASE}/works", params)
+        if response.status == 404:
+            raise SourceError("unavailable", "Crossref answered 404 for a list request")
+        check_status(response, PROVIDER.name)
+        message = _message(response, "work-list")
+        items = message.get("items")
+        if not isinstance(message.get("total-results"), int) or not isinstance(items, list):
+            raise Malformed("the response has no total-results or no items list")
+        total = message["total-results"]
+        for item in items:
+            record = work_to_record(item) if isinstance(item, dict) else None
+            if record is None:
+                skipped += 1
+            else:
+                records.append(record)
+        next_cursor = message.get("next-cursor")
+        if not items or not isinstance(next_cursor, str) or len(records) + skipped >= total:
+            break
+        cursor = next_cursor
+    expected = min(total, settings.max_records)
+    if len(records) + skipped < expected:
+        raise Malformed(f"Crossref reported {total} matches but returned {len(records) + skipped}")
+    if skipped:
+        trace.warnings.append(f"{skipped} Crossref work(s) had no DOI or title and were skipped")
+    if total > settings.max_records:
+        trace.warnings.append(f"Crossref reported {total} matches; only the first {settings.max_records} were read")
+    return trace.outcome("ok", records[: settings.max_records], total)

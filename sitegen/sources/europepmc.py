@@ -1,0 +1,343 @@
+"""Europe PMC: /search with cursor paging, exact lookups, JATS full text, and
+core-format results turned into normalised CSL-JSON records.
+
+API: https://europepmc.org/RestfulWebService. No key and no contact address:
+nothing but the public query is ever sent to EBI.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import lxml.html
+from lxml import etree
+from pydantic import BaseModel, Field
+
+from sitegen.records.ids import normalise_arxiv, normalise_doi, normalise_pmcid, normalise_pmid, record_id
+from sitegen.review.models import CslDate, CslName, Record, RecordMeta
+from sitegen.sources.base import Malformed, Trace, Unsupported, check_status, parse_json, parse_xml, run_call
+from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError
+from sitegen.sources.outcome import SourceOutcome, Status
+from sitegen.sources.settings import SourceSettings
+
+BASE = "https://www.ebi.ac.uk/europepmc/webservices/rest"
+PROVIDER = Provider("Europe PMC", frozenset({"www.ebi.ac.uk"}), min_interval=0.1)
+MAX_PAGE_SIZE = 1000  # the documented maximum pageSize
+LOOKUP_LIMIT = 25  # an exact identifier matches one record, rarely a few
+ERROR_KEYS = ("errMsg", "errCode", "error")  # an error reported inside a 200
+
+OPEN_AVAILABILITY = ("OA", "F")  # open access first, then free to read; "S" needs a subscription
+FULLTEXT_STYLES = ("html", "pdf")  # "doi" entries are landing pages, not the text
+
+XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
+PMC_ID_TYPES = ("pmc", "pmcid")  # older NLM files say "pmc", Europe PMC's own JATS "pmcid"
+
+# HTML elements that end a run of text: "Results</h4>The" must not become "ResultsThe".
+BLOCKS = ("h1", "h2", "h3", "h4", "h5", "h6", "p", "div", "br", "li", "tr", "td", "th", "blockquote")
+# Characters an XML/HTML parser refuses (controls, lone surrogates from JSON escapes): as good as whitespace.
+UNPARSEABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+
+
+def plain_text(markup: Any) -> str | None:
+    """Plain text of an HTML fragment (Europe PMC titles and abstracts carry <i>, <sup>, <h4> …)."""
+    if not isinstance(markup, str) or not markup.strip():
+        return None
+    root = lxml.html.fragment_fromstring(UNPARSEABLE.sub(" ", markup), create_parent="div")
+    etree.strip_elements(root, "script", "style", with_tail=False)
+    for element in root.iter(*BLOCKS):
+        element.text = " " + (element.text or "")
+        element.tail = " " + (element.tail or "")
+    return " ".join(root.text_content().split()) or None
+
+
+def _text(value: Any) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _as_list(value: Any) -> list[Any]:
+    # a single value sometimes arrives bare instead of in a one-item list
+    return value if isinstance(value, list) else [] if value is None else [value]
+
+
+def _date_parts(result: dict[str, Any]) -> CslDate | None:
+    date = result.get("firstPublicationDate") or ""
+    parts = [int(p) for p in str(date).split("-") if p.isdigit()][:3]
+    if not parts and str(result.get("pubYear") or "").isdigit():
+        parts = [int(result["pubYear"])]
+    return CslDate(date_parts=[parts]) if parts else None
+
+
+def _author(author: Any) -> CslName | None:
+    if not isinstance(author, dict):
+        return None
+    if family := _text(author.get("lastName")):
+        return CslName(family=family, given=_text(author.get("firstName")))
+    literal = _text(author.get("fullName")) or _text(author.get("collectiveName"))
+    return CslName(literal=literal) if literal else None
+
+
+def _fulltext_url(result: dict[str, Any]) -> str | None:
+    """The best readable copy: open access before free, Europe PMC's own copy (the one `license`
+    describes) before others, HTML before PDF."""
+    candidates = [u for u in _as_list((result.get("fullTextUrlList") or {}).get("fullTextUrl"))
+                  if isinstance(u, dict) and u.get("availabilityCode") in OPEN_AVAILABILITY
+                  and u.get("documentStyle") in FULLTEXT_STYLES and _text(u.get("url"))]
+    candidates.sort(key=lambda u: (OPEN_AVAILABILITY.index(u["availabilityCode"]), u.get("site") != "Europe_PMC",
+                                   FULLTEXT_STYLES.index(u["documentStyle"])))
+    return _text(candidates[0]["url"]) if candidates else None
+
+
+def _container(result: dict[str, Any], preprint: bool) -> str | None:
+    journal = ((result.get("journalInfo") or {}).get("journal") or {}).get("title")
+    book = result.get("bookOrReportDetails") or {}
+    # for a preprint the "publisher" is the server (bioRxiv, Research Square); for a book it is not a container
+    return _text(journal) or _text(book.get("comprisingTitle")) or (_text(book.get("publisher")) if preprint else None)
+
+
+def result_to_record(result: dict[str, Any]) -> Record | None:
+    """A Record for one core-format search result, or None when it has no DOI, PMID or PMCID, or no title."""
+    source = result.get("source")
+    identifiers = {
+        "doi": normalise_doi(result.get("doi")),
+        "pmid": normalise_pmid(result.get("pmid") or (result.get("id") if source == "MED" else None)),
+        "pmcid": normalise_pmcid(result.get("pmcid") or (result.get("id") if source == "PMC" else None)),
+    }
+    doi, pmid, pmcid = identifiers["doi"], identifiers["pmid"], identifiers["pmcid"]
+    title = plain_text(result.get("title"))
+    rid = record_id(identifiers)
+    if rid is None or title is None:
+        return None
+    journal = result.get("journalInfo") or {}
+    pub_types = [t for t in (_text(v) for v in _as_list((result.get("pubTypeList") or {}).get("pubType"))) if t]
+    lowered = {t.lower() for t in pub_types}
+    preprint = source == "PPR" or "preprint" in lowered
+    open_access = result.get("isOpenAccess")
+    return Record(
+        id=rid,
+        type="article" if preprint else "article-journal",
+        title=title,
+        author=[name for a in _as_list((result.get("authorList") or {}).get("author")) if (name := _author(a))],
+        container_title=_container(result, preprint),
+        issued=_date_parts(result),
+        volume=_text(journal.get("volume")),
+        issue=_text(journal.get("issue")),
+        page=_text(result.get("pageInfo")),
+        DOI=doi,
+        PMID=pmid,
+        PMCID=pmcid,
+        URL=(f"https://doi.org/{doi}" if doi else f"https://europepmc.org/article/MED/{pmid}" if pmid
+             else f"https://europepmc.org/article/PMC/{pmcid}"),
+        abstract=plain_text(result.get("abstractText")),
+        custom=RecordMeta(
+            arxiv=normalise_arxiv(doi) if doi and doi.startswith("10.48550/") else None,  # arXiv's DOIs name the preprint
+            sources=["europepmc"],
+            publication_types=pub_types,
+            open_access=open_access == "Y" if open_access in ("Y", "N") else None,
+            # licence and URL both come from this one Europe PMC entry, never from another source's copy
+            license=_text(result.get("license")),
+            fulltext_url=_fulltext_url(result),
+            # "Retraction of Publication" is the notice itself, not a retracted paper
+            retracted="retracted publication" in lowered,
+        ),
+    )
+
+
+# --------------------------------------------------------------------------- requests
+
+
+def search(fetcher: Fetcher, settings: SourceSettings, query: str, since: int | None = None,
+           page_size: int = MAX_PAGE_SIZE) -> SourceOutcome:
+    """All results of a Europe PMC query (native syntax, verbatim), paged with cursors."""
+    if not 1 <= page_size <= MAX_PAGE_SIZE:
+        raise ValueError(f"page_size must be between 1 and {MAX_PAGE_SIZE}, not {page_size}")
+    text = f"({query}) AND FIRST_PDATE:[{since}-01-01 TO 3000-12-31]" if since is not None else query
+    return run_call(Trace("europepmc", fetcher, PROVIDER, Secrets()),
+                    lambda trace: _paged(trace, text, settings.max_records, page_size))
+
+
+def lookup(fetcher: Fetcher, settings: SourceSettings, identifier: str) -> SourceOutcome:
+    """The record with this DOI, PMID or PMCID. Not found is an empty `ok`, not an outage."""
+    namespace, value = _lookup_identifier(identifier)
+
+    def call(trace: Trace) -> SourceOutcome:
+        limit = min(settings.max_records, LOOKUP_LIMIT)
+        found = _paged(trace, _lookup_query(namespace, value), limit, limit)
+        if not found.total:
+            return found
+        matching = [r for r in found.records if r.identifiers().get(namespace) == value]
+        if not matching:
+            received = ", ".join(r.id for r in found.records) or "no usable record"
+            raise Malformed(f"asked for {identifier} but received {received}: a response for a different record")
+        return trace.outcome("ok", matching, len(matching))
+    return run_call(Trace("europepmc", fetcher, PROVIDER, Secrets()), call)
+
+
+def _lookup_identifier(identifier: str) -> tuple[str, str]:
+    # bare digits are a PMID (normalise_pmcid would also take them), so PMID is tried before PMCID
+    for namespace, normalise in (("doi", normalise_doi), ("pmid", normalise_pmid), ("pmcid", normalise_pmcid)):
+        if value := normalise(identifier):
+            return namespace, value
+    raise ValueError(f"{identifier!r} is not a DOI, PMID or PMCID")
+
+
+def _lookup_query(namespace: str, value: str) -> str:
+    if namespace == "doi":
+        if '"' in value:
+            raise Unsupported(f'the DOI {value} contains a double quote, which a DOI:"…" phrase cannot hold')
+        return f'DOI:"{value}"'
+    return f"EXT_ID:{value} AND SRC:MED" if namespace == "pmid" else f"PMCID:{value}"
+
+
+def _page(trace: Trace, query: str, page_size: int, cursor: str) -> tuple[int, list[Any], Any]:
+    """One page: (hitCount, results, nextCursorMark), or Malformed when it cannot be a page of results."""
+    params = [("query", query), ("resultType", "core"), ("format", "json"), ("pageSize", str(page_size)),
+              ("cursorMark", cursor)]
+    response = trace.get(f"{BASE}/search", params)
+    if response.status == 404:
+        raise SourceError("unavailable", "Europe PMC answered 404 for a search")
+    check_status(response, PROVIDER.name)
+    page = parse_json(response)
+    if not isinstance(page, dict) or any(key in page for key in ERROR_KEYS):
+        raise Malformed(f"expected search results, got {str(page)[:200]!r}")
+    total = page.get("hitCount")
+    if not isinstance(total, int) or isinstance(total, bool) or total < 0:
+        raise Malformed("the response has no hitCount")
+    listing = page.get("resultList")
+    results = listing.get("result") if isinstance(listing, dict) else None
+    if results is None and total == 0:
+        results = []  # nothing found needs no list
+    if not isinstance(results, list):
+        raise Malformed("the response has no resultList")
+    return total, results, page.get("nextCursorMark")
+
+
+def _paged(trace: Trace, query: str, limit: int, page_size: int) -> SourceOutcome:
+    records: list[Record] = []
+    skipped, total = 0, None
+    cursor: Any = "*"
+    used: set[str] = set()
+    # stop when the cursor is missing or repeats, a page is empty, or enough (or everything) has been read
+    while (isinstance(cursor, str) and cursor and cursor not in used and len(records) < limit
+           and (total is None or len(records) + skipped < total)):
+        used.add(cursor)
+        total, results, following = _page(trace, query, min(page_size, limit), cursor)
+        for result in results:
+            record = result_to_record(result) if isinstance(result, dict) else None
+            if record is None:
+                skipped += 1
+            else:
+                records.append(record)
+        cursor = following if results else None
+    expected = min(total or 0, limit)
+    if len(records) + skipped < expected:
+        raise Malformed(f"Europe PMC reported {total} matches but returned {len(records) + skipped}")
+    if skipped:
+        trace.warnings.append(f"{skipped} Europe PMC result(s) had no DOI, PMID or PMCID, or no title, "
+                              "and were skipped")
+    if total and total > limit:
+        trace.warnings.append(f"Europe PMC reported {total} matches; only the first {limit} were read")
+    return trace.outcome("ok", records[:limit], total)
+
+
+# --------------------------------------------------------------------------- full text
+
+
+class FullText(BaseModel):
+    """One article's JATS full text from Europe PMC, with the same status and provenance as a search."""
+
+    status: Status
+    pmcid: str
+    title: str | None = None
+    licence: str | None = None
+    paragraphs: list[tuple[str | None, str]] = Field(default_factory=list)  # (section title, text), in order
+    warnings: list[str] = Field(default_factory=list)
+    executed_query: list[str] = Field(default_factory=list)
+    snapshot_hashes: list[str] = Field(default_factory=list)
+    retry_after: float | None = None
+
+    @property
+    def complete(self) -> bool:
+        return self.status == "ok"
+
+
+def fulltext(fetcher: Fetcher, settings: SourceSettings, pmcid: str) -> FullText:
+    """The full text of one PMC article. No full text (404) is an `ok` with no paragraphs.
+
+    `settings` is unused (Europe PMC takes no key or contact); it keeps every provider call the same shape.
+    """
+    asked = normalise_pmcid(pmcid)
+    if asked is None:
+        raise ValueError(f"{pmcid!r} is not a PMCID")
+    parsed: dict[str, Any] = {}
+
+    # run_call gives full text the same failure handling as a search; the article travels beside the outcome
+    def call(trace: Trace) -> SourceOutcome:
+        response = trace.get(f"{BASE}/{asked}/fullTextXML", [])
+        check_status(response, PROVIDER.name)
+        if response.status == 404:
+            return trace.outcome("ok", warning=f"Europe PMC has no full text for {asked}")
+        parsed.update(parse_article(response.body, asked))
+        return trace.outcome("ok")
+    outcome = run_call(Trace("europepmc", fetcher, PROVIDER, Secrets()), call)
+    return FullText(pmcid=asked, **parsed, **outcome.model_dump(
+        include={"status", "warnings", "executed_query", "snapshot_hashes", "retry_after"}))
+
+
+def parse_article(data: bytes, pmcid: str) -> dict[str, Any]:
+    """Title, licence and body paragraphs of a JATS article, which must be the article `pmcid` names."""
+    article = parse_xml(data)
+    if article.tag != "article":
+        raise Malformed(f"expected a JATS <article>, got <{article.tag}>")
+    meta = article.find("front/article-meta")
+    if meta is None:
+        raise Malformed("the article has no <front>/<article-meta>")
+    found = {value for e in meta.iterfind("article-id")
+             if e.get("pub-id-type") in PMC_ID_TYPES and (value := normalise_pmcid(_collapse(e)))}
+    if found and pmcid not in found:
+        raise Malformed(f"asked for {pmcid} but received {', '.join(sorted(found))}: a response for a different record")
+    title = meta.find("title-group/article-title")
+    return {"title": (_collapse(title) or None) if title is not None else None,
+            "licence": licence(meta), "paragraphs": paragraphs(article)}
+
+
+def licence(meta: etree._Element) -> str | None:
+    """The licence of a JATS article: its URL where stated, else its type, else its wording."""
+    element = meta.find(".//license")
+    if element is None:
+        return None
+    refs = [_collapse(child) for child in element if isinstance(child.tag, str)
+            and etree.QName(child).localname == "license_ref"]  # ali:license_ref, whatever the prefix
+    wording = [_collapse(p) for p in element if p.tag in ("license-p", "p")]
+    for candidate in (element.get(XLINK_HREF), *refs, element.get("license-type"), " ".join(wording)):
+        if text := _text(candidate):
+            return text
+    return None
+
+
+def paragraphs(article: etree._Element) -> list[tuple[str | None, str]]:
+    """(nearest section title, text) for every paragraph of the body, outermost paragraphs only
+    (a paragraph inside a list inside a paragraph is already part of its text)."""
+    body = article.find("body")
+    if body is None:
+        return []
+    found: list[tuple[str | None, str]] = []
+    for p in body.iter("p"):
+        if next(p.iterancestors("p"), None) is not None:
+            continue
+        if text := _collapse(p):
+            found.append((_section_title(p), text))
+    return found
+
+
+def _section_title(element: etree._Element) -> str | None:
+    for section in element.iterancestors("sec"):
+        title = section.find("title")
+        if title is not None and (text := _collapse(title)):
+            return text
+    return None
+
+
+def _collapse(element: etree._Element) -> str:
+    # itertext skips comments and processing instructions; entity references stay unexpanded (parse_xml)
+    return " ".join("".join(element.itertext()).split())

@@ -1,0 +1,482 @@
+"""The sitegen search-query grammar and its compilers to each provider's syntax.
+
+A review states its search once, in one small Boolean language, and sitegen
+writes it out for every provider. Each compiler either produces a query with
+the same meaning or refuses with `UnsupportedQuery` saying why: a search that
+silently lost a field, an OR or a NOT would make the review's record counts
+wrong without anyone noticing.
+
+Grammar: terms are runs of non-space characters other than parentheses and
+double quotes; "quoted phrases" allow the escapes \\" and \\\\; `title:`,
+`abstract:` and `author:` (any case) attach to the one term or phrase that
+follows them; AND, OR and NOT (upper case only) bind NOT > AND > OR, two
+operands side by side mean AND, and parentheses group.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+MAX_LENGTH = 4096  # characters; the same limit as a saved strategy's query
+MAX_TOKENS = 200  # terms, phrases, operators and parentheses
+MAX_DEPTH = 16  # nested parentheses
+
+FIELDS = ("title", "abstract", "author")
+OPERATORS = ("AND", "OR", "NOT")
+_WHITESPACE_CONTROLS = "\t\n\r"  # the control characters a multi-line query may contain
+_FIELD_PREFIX = re.compile(r"([A-Za-z]+):")
+
+
+class QuerySyntaxError(ValueError):
+    """The query does not follow the grammar; `position` and `end` (1-based) mark the offending text."""
+
+    def __init__(self, reason: str, *, position: int, end: int, code: str):
+        super().__init__(f"position {position}: {reason}")
+        self.position = position
+        self.end = end
+        self.code = code  # empty, length, control, quote, escape, field, operator, group or complexity
+
+
+class UnsupportedQuery(ValueError):
+    """The query is valid but the named provider cannot express it; the message says what and why."""
+
+    def __init__(self, provider: str, message: str):
+        super().__init__(message)
+        self.provider = provider
+
+
+@dataclass(frozen=True)
+class Term:
+    text: str
+    field: str | None = None  # None searches all fields; otherwise one of FIELDS
+    phrase: bool = False  # written in double quotes
+
+
+@dataclass(frozen=True)
+class Not:
+    child: Node
+
+
+@dataclass(frozen=True)
+class And:
+    children: tuple[Node, ...]  # at least two, none of them an And
+
+
+@dataclass(frozen=True)
+class Or:
+    children: tuple[Node, ...]  # at least two, none of them an Or
+
+
+Node = Term | Not | And | Or
+
+
+# --------------------------------------------------------------------------- tokens
+
+
+@dataclass(frozen=True)
+class _Token:
+    kind: str  # "term", "(", ")" or one of OPERATORS
+    start: int  # 0-based index of the first character
+    end: int  # 0-based index just past the last character
+    term: Term | None = None
+
+
+def _error(code: str, reason: str, start: int, end: int) -> QuerySyntaxError:
+    return QuerySyntaxError(reason, position=start + 1, end=end + 1, code=code)
+
+
+def _check_characters(text: str) -> None:
+    if len(text) > MAX_LENGTH:
+        raise _error("length", f"the query is {len(text)} characters long; the limit is {MAX_LENGTH}", MAX_LENGTH, len(text))
+    for index, char in enumerate(text):
+        if unicodedata.category(char) in ("Cc", "Cs") and char not in _WHITESPACE_CONTROLS:
+            raise _error("control", f"control character U+{ord(char):04X} is not allowed in a query", index, index + 1)
+    if not text.strip():
+        raise _error("empty", "the query is empty", 0, len(text))
+
+
+def _tokens(text: str) -> list[_Token]:
+    tokens: list[_Token] = []
+    index = 0
+    while index < len(text):
+        if text[index].isspace():
+            index += 1
+            continue
+        token = _read_token(text, index)
+        if len(tokens) == MAX_TOKENS:
+            raise _error("complexity", f"the query has more than {MAX_TOKENS} terms, operators and parentheses",
+                         token.start, token.end)
+        tokens.append(token)
+        index = token.end
+    return tokens
+
+
+def _read_token(text: str, start: int) -> _Token:
+    if text[start] in "()":
+        return _Token(text[start], start, start + 1)
+    if text[start] == '"':
+        phrase, end = _read_phrase(text, start)
+        return _Token("term", start, end, Term(phrase, None, True))
+    return _read_word(text, start)
+
+
+def _read_phrase(text: str, start: int) -> tuple[str, int]:
+    """The unescaped phrase whose opening quote is at `start`, and the index just past its closing quote."""
+    chars: list[str] = []
+    index = start + 1
+    while index < len(text) and text[index] != '"':
+        if text[index] == "\\" and index + 1 < len(text):
+            escaped = text[index + 1]
+            if escaped not in '"\\':
+                raise _error("escape", f'unknown escape \\{escaped} inside quotes; only \\" and \\\\ are allowed',
+                             index, index + 2)
+            chars.append(escaped)
+            index += 2
+        else:
+            chars.append(text[index])
+            index += 1
+    if index == len(text):
+        raise _error("quote", 'unclosed quote (") starting here', start, start + 1)
+    phrase = "".join(chars)
+    if not phrase.strip():
+        raise _error("quote", "empty quotes match nothing; put a word or phrase between them", start, index + 1)
+    return phrase, index + 1
+
+
+def _read_word(text: str, start: int) -> _Token:
+    """An operator, a plain term, or a field-prefixed term or phrase starting at `start`."""
+    end = start
+    while end < len(text) and not text[end].isspace() and text[end] not in '()"':
+        end += 1
+    word = text[start:end]
+    if word in OPERATORS:
+        return _Token(word, start, end)
+    prefix = _FIELD_PREFIX.match(word)
+    if prefix is None:  # only letters-then-colon is a field prefix, so a DOI such as 10.1000/x:y stays a term
+        return _Token("term", start, end, Term(word, None, False))
+    field = prefix.group(1).lower()
+    attached = word[prefix.end():]
+    follows = text[end] if end < len(text) and text[end] in '("' else ""
+    if not (attached or follows or field in FIELDS):  # a word that merely ends in a colon, e.g. Background:
+        return _Token("term", start, end, Term(word, None, False))
+    prefix_end = start + prefix.end()
+    if field not in FIELDS:
+        raise _error("field", f"unknown field {prefix.group(0)} - the fields are title:, abstract: and author: "
+                     "(put the term in double quotes to search for the colon itself)", start, prefix_end)
+    if attached:
+        return _Token("term", start, end, Term(attached, field, False))
+    if follows == '"':
+        phrase, phrase_end = _read_phrase(text, end)
+        return _Token("term", start, phrase_end, Term(phrase, field, True))
+    if follows == "(":
+        raise _error("field", f"a field applies to one term or phrase: repeat it on each term, as in "
+                     f"{field}:a OR {field}:b, instead of {field}:(a OR b)", start, end + 1)
+    raise _error("field", f"{prefix.group(0)} must be attached to a term or phrase, as in {field}:cancer "
+                 f'or {field}:"heart failure"', start, prefix_end)
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+def parse_query(text: str) -> Node:
+    """The query's syntax tree; raises QuerySyntaxError saying where and why the text is not a query."""
+    _check_characters(text)
+    tokens = _tokens(text)
+    node, index = _parse_or(tokens, 0, 0)
+    if index < len(tokens):  # _parse_or stops only at the end or at a ")" it did not open
+        raise _error("group", "this closing parenthesis has no opening one", tokens[index].start, tokens[index].end)
+    if not _matches_something(node):
+        first_not = next(token for token in tokens if token.kind == "NOT")
+        raise _error("operator", "a query must match something; NOT needs something to exclude from, "
+                     "as in cancer NOT review", first_not.start, first_not.end)
+    canonical = to_text(node)
+    # to_text may add a space where the query had none, e.g. between ")(" or '""'; keep it storable.
+    if len(canonical) > MAX_LENGTH:
+        raise _error("length", f"the query is {len(canonical)} characters long once written out with spaces "
+                     f"between terms; the limit is {MAX_LENGTH}", 0, len(text))
+    return node
+
+
+def _parse_or(tokens: list[_Token], index: int, depth: int) -> tuple[Node, int]:
+    node, index = _parse_and(tokens, index, depth)
+    children = [node]
+    while index < len(tokens) and tokens[index].kind == "OR":
+        node, index = _parse_and(tokens, index + 1, depth)
+        children.append(node)
+    return _combine(Or, children), index
+
+
+def _parse_and(tokens: list[_Token], index: int, depth: int) -> tuple[Node, int]:
+    node, index = _parse_not(tokens, index, depth)
+    children = [node]
+    while index < len(tokens) and tokens[index].kind in ("AND", "NOT", "term", "("):
+        if tokens[index].kind == "AND":
+            index += 1
+        node, index = _parse_not(tokens, index, depth)  # side by side means AND
+        children.append(node)
+    return _combine(And, children), index
+
+
+def _parse_not(tokens: list[_Token], index: int, depth: int) -> tuple[Node, int]:
+    if index < len(tokens) and tokens[index].kind == "NOT":
+        child, index = _parse_not(tokens, index + 1, depth)
+        return Not(child), index
+    return _parse_operand(tokens, index, depth)
+
+
+def _parse_operand(tokens: list[_Token], index: int, depth: int) -> tuple[Node, int]:
+    token = tokens[index] if index < len(tokens) else None
+    if token is not None and token.term is not None:
+        return token.term, index + 1
+    if token is None or token.kind != "(":
+        raise _missing_operand(tokens, index)
+    if depth == MAX_DEPTH:
+        raise _error("complexity", f"parentheses are nested more than {MAX_DEPTH} deep", token.start, token.end)
+    node, after = _parse_or(tokens, index + 1, depth + 1)
+    if after == len(tokens):
+        raise _error("group", "this parenthesis is never closed", token.start, token.end)
+    return node, after + 1
+
+
+def _missing_operand(tokens: list[_Token], index: int) -> QuerySyntaxError:
+    """Why there is no term at `index`, where the grammar needs one."""
+    previous = tokens[index - 1] if index > 0 else None
+    token = tokens[index] if index < len(tokens) else None
+    if previous is not None and previous.kind in OPERATORS:
+        if token is not None and token.kind in OPERATORS:
+            return _error("operator", f"{token.kind} cannot follow {previous.kind}; put a term between them",
+                          token.start, token.end)
+        return _error("operator", f"{previous.kind} needs a term after it", previous.start, previous.end)
+    if token is None:  # the query ends straight after an opening parenthesis
+        return _error("group", "this parenthesis is never closed", previous.start, previous.end)
+    if token.kind == ")" and previous is not None:
+        return _error("group", "empty parentheses () match nothing", previous.start, token.end)
+    if token.kind == ")":
+        return _error("group", "this closing parenthesis has no opening one", token.start, token.end)
+    return _error("operator", f"{token.kind} needs a term before it", token.start, token.end)
+
+
+def _combine(kind: type[And] | type[Or], children: list[Node]) -> Node:
+    """One node for `children` joined by `kind`, flattened so a AND (b AND c) is And(a, b, c)."""
+    if len(children) == 1:
+        return children[0]
+    flat: list[Node] = []
+    for child in children:
+        flat.extend(child.children if isinstance(child, kind) else (child,))
+    return kind(tuple(flat))
+
+
+def _matches_something(node: Node) -> bool:
+    """False for queries such as NOT a, or a OR NOT b, that match everything except some records."""
+    if isinstance(node, Term):
+        return True
+    if isinstance(node, Not):
+        return not _matches_something(node.child)
+    if isinstance(node, And):
+        return any(_matches_something(child) for child in node.children)
+    return all(_matches_something(child) for child in node.children)
+
+
+# --------------------------------------------------------------------------- canonical text
+
+
+def to_text(node: Node) -> str:
+    """The query in canonical sitegen syntax.
+
+    AND is written as adjacency and parentheses only where precedence needs
+    them, so the text never has more tokens or deeper nesting than the query
+    it was parsed from and always parses back to the same tree.
+    """
+    if isinstance(node, Term):
+        return _term_text(node)
+    if isinstance(node, Not):
+        return "NOT " + (f"({to_text(node.child)})" if isinstance(node.child, And | Or) else to_text(node.child))
+    if isinstance(node, And):
+        return " ".join(f"({to_text(child)})" if isinstance(child, Or) else to_text(child) for child in node.children)
+    return " OR ".join(to_text(child) for child in node.children)
+
+
+def _term_text(term: Term) -> str:
+    prefix = f"{term.field}:" if term.field else ""
+    if term.phrase:
+        return prefix + '"' + term.text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return prefix + term.text
+
+
+# --------------------------------------------------------------------------- provider compilers
+
+
+@dataclass(frozen=True)
+class _Dialect:
+    """How one provider writes terms and NOT; everything else is AND, OR and parentheses."""
+
+    provider: str  # the source name in review.yaml
+    name: str  # as people write it, for messages
+    term: Callable[[Term], str]
+    binary_not: str | None  # "NOT" for a NOT b, "ANDNOT" for a ANDNOT b; None for a AND NOT b
+    not_rule: str  # why a NOT that is not ANDed with something to exclude from cannot be sent
+
+
+_LUCENE_NOT_RULE = ("its Lucene-style parser applies NOT to the clauses beside it (a OR NOT b is read as a NOT b), "
+                    "so a NOT is only sent when it is ANDed with something to exclude from")
+_PLAIN_WORD = re.compile(r"[^\W_](?:[^\W_]|[-'.])*")  # what OpenAlex and arXiv read as one word without quotes
+
+
+def _compile(node: Node, dialect: _Dialect) -> str:
+    if isinstance(node, Term):
+        return dialect.term(node)
+    if isinstance(node, Or):
+        return " OR ".join(_grouped(child, dialect) for child in node.children)
+    if isinstance(node, Not):
+        raise _misplaced_not(node, dialect)
+    kept = [_grouped(child, dialect) for child in node.children if not isinstance(child, Not)]
+    excluded = [child.child for child in node.children if isinstance(child, Not)]
+    if not kept:
+        raise _misplaced_not(node, dialect)
+    if dialect.binary_not is None:
+        return " AND ".join(kept + [f"NOT {_grouped(child, dialect)}" for child in excluded])
+    if not excluded:
+        return " AND ".join(kept)
+    included = kept[0] if len(kept) == 1 else "(" + " AND ".join(kept) + ")"
+    exclusion = excluded[0] if len(excluded) == 1 else Or(tuple(excluded))  # a NOT b NOT c == a NOT (b OR c)
+    return f"{included} {dialect.binary_not} {_grouped(exclusion, dialect)}"
+
+
+def _grouped(node: Node, dialect: _Dialect) -> str:
+    compiled = _compile(node, dialect)
+    return f"({compiled})" if isinstance(node, And | Or) else compiled
+
+
+def _misplaced_not(node: Node, dialect: _Dialect) -> UnsupportedQuery:
+    return UnsupportedQuery(dialect.provider, f"{dialect.name} cannot express '{to_text(node)}': {dialect.not_rule}; "
+                            "rewrite it so each NOT follows an AND, as in a AND NOT b")
+
+
+def _terms(node: Node) -> Iterator[Term]:
+    if isinstance(node, Term):
+        yield node
+    elif isinstance(node, Not):
+        yield from _terms(node.child)
+    else:
+        for child in node.children:
+            yield from _terms(child)
+
+
+def _require_sendable(term: Term, provider: str, name: str, forbidden: str, why: str) -> None:
+    for char in forbidden:
+        if char in term.text:
+            raise UnsupportedQuery(provider, f"{name} cannot take the term '{_term_text(term)}': "
+                                   f"it contains '{char}', which {why}")
+
+
+def _quoted_if_needed(term: Term) -> str:
+    """A term bare when it is one plain word, else in double quotes, so no character acts as an operator."""
+    plain = not term.phrase and _PLAIN_WORD.fullmatch(term.text) and term.text not in ("AND", "OR", "NOT", "ANDNOT")
+    return term.text if plain else f'"{term.text}"'
+
+
+def compile_openalex(node: Node) -> dict[str, str]:
+    """Query parameters for GET https://api.openalex.org/works.
+
+    All-field queries go to `search`; a query whose terms all share one field
+    becomes that field's search filter. OpenAlex has no way to mix fields in
+    one Boolean expression.
+    """
+    fields = {term.field for term in _terms(node)}
+    if len(fields) > 1:
+        names = sorted(field or "all fields" for field in fields)
+        raise UnsupportedQuery("openalex", "OpenAlex cannot combine different fields in one Boolean query; "
+                               f"this one uses {', '.join(names)}. Its search parameter covers all fields and each "
+                               "field filter (title.search, abstract.search, raw_author_name.search) takes one "
+                               "field's expression: write one strategy per field")
+    (field,) = fields
+    forbidden, why = '"\\', "cannot be escaped inside an OpenAlex search"
+    if field is not None:
+        forbidden, why = '"\\,|', "cannot appear in an OpenAlex filter value (commas separate filters, | means OR)"
+    for term in _terms(node):
+        _require_sendable(term, "openalex", "OpenAlex", forbidden, why)
+    expression = _compile(node, _Dialect("openalex", "OpenAlex", _quoted_if_needed, None, _LUCENE_NOT_RULE))
+    if field is None:
+        return {"search": expression}
+    name = {"title": "title.search", "abstract": "abstract.search", "author": "raw_author_name.search"}[field]
+    return {"filter": f"{name}:{expression}"}
+
+
+def _europepmc_term(term: Term) -> str:
+    _require_sendable(term, "europepmc", "Europe PMC", '"\\', "cannot be escaped inside a quoted Europe PMC term")
+    prefix = {None: "", "title": "TITLE:", "abstract": "ABSTRACT:", "author": "AUTH:"}[term.field]
+    return f'{prefix}"{term.text}"'
+
+
+def compile_europepmc(node: Node) -> str:
+    """The `query` parameter of the Europe PMC REST search; every term is quoted so none is read as syntax."""
+    return _compile(node, _Dialect("europepmc", "Europe PMC", _europepmc_term, None, _LUCENE_NOT_RULE))
+
+
+def _pubmed_term(term: Term) -> str:
+    if term.field == "abstract":
+        raise UnsupportedQuery("pubmed", f"PubMed cannot search '{_term_text(term)}': it has no abstract-only field "
+                               "([tiab] is title and abstract together); use title: or no field instead")
+    _require_sendable(term, "pubmed", "PubMed", '"', "cannot be escaped inside a quoted PubMed term")
+    tag = {None: "All Fields", "title": "ti", "author": "au"}[term.field]
+    return f'"{term.text}"[{tag}]'
+
+
+def compile_pubmed(node: Node) -> str:
+    """The `term` parameter of PubMed E-utilities esearch.
+
+    PubMed reads operators strictly left to right and its NOT is binary, so
+    every group is parenthesised and And(a, Not(b), c) becomes (a AND c) NOT b.
+    """
+    not_rule = "PubMed's NOT is binary (a NOT b), so a NOT must be ANDed with something to exclude from"
+    return _compile(node, _Dialect("pubmed", "PubMed", _pubmed_term, "NOT", not_rule))
+
+
+def _arxiv_term(term: Term) -> str:
+    _require_sendable(term, "arxiv", "arXiv", '"\\', "cannot be escaped in an arXiv search_query")
+    prefix = {None: "all", "title": "ti", "abstract": "abs", "author": "au"}[term.field]
+    return f"{prefix}:{_quoted_if_needed(term)}"
+
+
+def compile_arxiv(node: Node) -> str:
+    """The `search_query` parameter of the arXiv API; its only negation is the binary ANDNOT."""
+    not_rule = "arXiv's only negation is the binary ANDNOT (a ANDNOT b), so a NOT must be ANDed with something"
+    return _compile(node, _Dialect("arxiv", "arXiv", _arxiv_term, "ANDNOT", not_rule))
+
+
+def compile_crossref(node: Node) -> dict[str, str]:
+    """Query parameters for Crossref /works.
+
+    Crossref's query is relevance-ranked free text with no Boolean logic, so
+    only terms meant to be ANDed can be sent, and Crossref ranks rather than
+    requires them: its results are a superset to screen.
+    """
+    terms = list(_crossref_terms(node))
+    for term in terms:
+        if term.field in ("title", "abstract"):
+            raise UnsupportedQuery("crossref", f"Crossref cannot search '{_term_text(term)}': it has no title or "
+                                   "abstract query (query.title was retired); use no field or author:")
+        if term.phrase:
+            _require_sendable(term, "crossref", "Crossref", '"', "cannot be escaped inside a quoted Crossref phrase")
+    params: dict[str, str] = {}
+    for key, field in (("query.bibliographic", None), ("query.author", "author")):
+        words = [f'"{term.text}"' if term.phrase else term.text for term in terms if term.field == field]
+        if words:
+            params[key] = " ".join(words)
+    return params
+
+
+def _crossref_terms(node: Node) -> Iterator[Term]:
+    if isinstance(node, Or | Not):
+        operator = "OR" if isinstance(node, Or) else "NOT"
+        raise UnsupportedQuery("crossref", f"Crossref cannot express {operator} (in '{to_text(node)}'): its query is "
+                               "relevance-ranked free text with no Boolean logic, so only terms that are ANDed "
+                               "together can be sent")
+    if isinstance(node, Term):
+        yield node
+    else:
+        for child in node.children:
+            yield from _crossref_terms(child)

@@ -1,0 +1,192 @@
+"""arXiv client on real recorded Atom feeds (arxiv.py test fixtures of export.arxiv.org)."""
+
+from __future__ import annotations
+
+import httpx
+from conftest import FIXTURES
+from http_mocks import Call, fetcher
+from lxml import etree
+
+from sitegen.sources import arxiv
+from sitegen.sources.base import parse_xml
+from sitegen.sources.settings import SourceSettings
+
+DIR = FIXTURES / "arxiv"
+SETTINGS = SourceSettings(contact_email="team@example.org")
+PAGE_0 = (DIR / "q_testing_s0_m10_bc5a6c384fe9.atom.xml").read_bytes()
+PAGE_10 = (DIR / "q_testing_s10_m10_34e56e15aaac.atom.xml").read_bytes()
+ONE = (DIR / "id_1605.08386_s0_m100_199195aa31ad.atom.xml").read_bytes()
+TWO_ASKED = (DIR / "id_0808.05394_1707.08567_s0_m100_42e5aa0ec3af.atom.xml").read_bytes()
+NONE = (DIR / "id_0000.0000_s0_m100_8b51d9633a68.atom.xml").read_bytes()
+ERROR = (DIR / "id_abc_s0_m100_b79c8dcf6bc3.atom.xml").read_bytes()
+ATOM = "application/atom+xml"
+
+
+def atom(body: bytes, status: int = 200) -> httpx.Response:
+    return httpx.Response(status, content=body, headers={"content-type": ATOM})
+
+
+def edited(body: bytes, total: int | None = None, keep: int | None = None) -> bytes:
+    """A real feed with opensearch:totalResults set to `total` and only its first `keep` entries."""
+    feed = parse_xml(body)
+    if total is not None:
+        feed.find("opensearch:totalResults", arxiv.NS).text = str(total)
+    for entry in feed.findall("atom:entry", arxiv.NS)[keep:] if keep is not None else []:
+        feed.remove(entry)
+    return etree.tostring(feed, xml_declaration=True, encoding="UTF-8")
+
+
+def entries(body: bytes) -> list[etree._Element]:
+    return parse_xml(body).findall("atom:entry", arxiv.NS)
+
+
+FAULT_CALLS = {
+    # the real first page of "testing", its totalResults set to the 10 entries it holds (built: no small real result)
+    "arxiv-search": Call(arxiv, lambda f: arxiv.search(f, SETTINGS, "all:testing"), edited(PAGE_0, total=10), ATOM),
+    "arxiv-lookup": Call(arxiv, lambda f: arxiv.lookup(f, SETTINGS, "1605.08386"), ONE, ATOM),
+}
+
+
+def pages(request: httpx.Request) -> httpx.Response:
+    return atom({"0": PAGE_0, "10": PAGE_10}[request.url.params["start"]])
+
+
+def test_search_pages_by_start_three_seconds_apart():
+    fetch, seen, time = fetcher(pages)
+    outcome = arxiv.search(fetch, SETTINGS.model_copy(update={"max_records": 20}), "all:testing", page_size=10)
+    assert outcome.status == "ok" and outcome.total == 214881 and len(outcome.records) == 20
+    assert [dict(r.url.params) for r in seen.requests] == [
+        {"search_query": "all:testing", "start": start, "max_results": "10", "sortBy": "submittedDate",
+         "sortOrder": "ascending"} for start in ("0", "10")]
+    assert time.sleeps == [3.0]  # arXiv asks for one request every three seconds
+    assert outcome.warnings == ["arXiv reported 214881 matches; only the first 20 were read"]
+    assert len(outcome.executed_query) == 2 and outcome.executed_query[1].startswith(
+        "GET https://export.arxiv.org/api/query?search_query=all%3Atesting&start=10&max_results=10")
+    assert len({r.custom.arxiv for r in outcome.records}) == 20
+    assert all("example.org" not in request for request in outcome.executed_query)  # no contact is sent to arXiv
+    assert "team" not in str(seen.requests[0].url) and "mailto" not in seen.requests[0].url.params
+
+
+def test_since_wraps_the_native_query():
+    fetch, seen, _ = fetcher(lambda request: atom(NONE))
+    outcome = arxiv.search(fetch, SETTINGS, "ti:crispr OR abs:crispr", since=2020)
+    assert outcome.status == "ok"
+    assert seen.requests[0].url.params["search_query"] == (
+        "(ti:crispr OR abs:crispr) AND submittedDate:[202001010000 TO 300012312359]")
+
+
+def test_the_last_page_asks_only_for_what_is_left():
+    fetch, seen, _ = fetcher(pages)
+    outcome = arxiv.search(fetch, SETTINGS.model_copy(update={"max_records": 15}), "all:testing", page_size=10)
+    assert outcome.status == "ok" and len(outcome.records) == 15
+    assert [r.url.params["max_results"] for r in seen.requests] == ["10", "5"]
+
+
+def test_a_short_page_before_the_end_is_an_outage():
+    short = edited(PAGE_10, keep=5)  # the real second page with half of its entries gone
+    answers = {"0": PAGE_0, "10": short}
+    fetch, _, _ = fetcher(lambda request: atom(answers[request.url.params["start"]]))
+    outcome = arxiv.search(fetch, SETTINGS.model_copy(update={"max_records": 20}), "all:testing", page_size=10)
+    assert outcome.status == "unavailable" and outcome.records == []
+    assert "reported 214881 matches but sent only 15 of the first 20" in outcome.warnings[0]
+
+
+def test_a_feed_promising_more_than_it_holds_is_an_outage():
+    fetch, _, _ = fetcher(lambda request: atom(edited(PAGE_0, total=12)))
+    outcome = arxiv.search(fetch, SETTINGS, "all:testing")
+    assert outcome.status == "unavailable" and "sent only 10 of the first 12" in outcome.warnings[0]
+
+
+def test_empty_result_is_ok_with_zero():
+    fetch, seen, _ = fetcher(lambda request: atom(NONE))  # a real feed with totalResults 0 and no entries
+    outcome = arxiv.search(fetch, SETTINGS, "ti:nothingmatchesthis")
+    assert outcome.status == "ok" and outcome.records == [] and outcome.total == 0
+    assert len(seen.requests) == 1
+
+
+def test_error_entry_in_a_search_is_unsupported():
+    fetch, _, _ = fetcher(lambda request: atom(ERROR))  # arXiv's error feed, served with HTTP 200
+    outcome = arxiv.search(fetch, SETTINGS, "all:testing")
+    assert outcome.status == "unsupported" and outcome.records == []
+    assert outcome.warnings == ["arXiv cannot run this query: incorrect id format for abc"]
+
+
+def test_lookup_of_a_real_paper():
+    fetch, seen, _ = fetcher(lambda request: atom(ONE))
+    outcome = arxiv.lookup(fetch, SETTINGS, "arXiv:1605.08386v1")
+    assert outcome.status == "ok" and outcome.total == 1
+    assert dict(seen.requests[0].url.params) == {"id_list": "1605.08386"}
+    [record] = outcome.records
+    assert record.id == "arxiv:1605.08386" and record.custom.arxiv == "1605.08386" and record.DOI is None
+    assert record.title == "Heat-bath random walks with Markov bases"
+    assert [a.literal for a in record.author] == ["Caprice Stanley", "Tobias Windisch"]
+    assert record.issued.date_parts == [[2016, 5, 26]] and record.container_title is None
+    assert record.abstract.startswith("Graphs on lattice points are studied") and "\n" not in record.abstract
+    assert record.type == "article" and record.URL == "https://arxiv.org/abs/1605.08386"
+    assert record.custom.fulltext_url == "https://arxiv.org/pdf/1605.08386v1"
+    assert record.custom.open_access is True and record.custom.license is None
+    assert record.custom.sources == ["arxiv"] and record.custom.publication_types == ["preprint"]
+
+
+def test_lookup_when_arxiv_drops_an_unknown_id_from_the_list():
+    fetch, _, _ = fetcher(lambda request: atom(TWO_ASKED))  # asked for 0808.05394 and 1707.08567; one came back
+    outcome = arxiv.lookup(fetch, SETTINGS, "1707.08567")
+    assert outcome.status == "ok" and [r.id for r in outcome.records] == ["arxiv:1707.08567"]
+    assert len(outcome.records[0].author) == 34 and outcome.records[0].author[-2].literal == "Dirk Wübben"
+
+
+def test_lookup_of_a_nonexistent_id_is_empty_not_an_outage():
+    fetch, seen, _ = fetcher(lambda request: atom(NONE))
+    outcome = arxiv.lookup(fetch, SETTINGS, "0000.0000")
+    assert outcome.status == "ok" and outcome.records == [] and outcome.total == 0
+    assert seen.requests[0].url.params["id_list"] == "0000.0000"
+
+
+def test_lookup_of_a_malformed_id_is_unsupported():
+    fetch, seen, _ = fetcher(lambda request: atom(ERROR, status=400))  # as recorded: HTTP 400 with the error feed
+    outcome = arxiv.lookup(fetch, SETTINGS, "abc")
+    assert outcome.status == "unsupported" and outcome.records == []
+    assert outcome.warnings == ["arXiv cannot run this query: incorrect id format for abc"]
+    assert seen.requests[0].url.params["id_list"] == "abc"
+
+
+def test_a_400_without_an_error_feed_is_still_unsupported():
+    fetch, _, _ = fetcher(lambda request: httpx.Response(400, text="Bad Request"))
+    outcome = arxiv.lookup(fetch, SETTINGS, "1605.08386")
+    assert outcome.status == "unsupported" and "HTTP 400" in outcome.warnings[0]
+
+
+def test_lookup_answered_with_another_record_is_refused():
+    fetch, _, _ = fetcher(lambda request: atom(ONE))
+    outcome = arxiv.lookup(fetch, SETTINGS, "2202.12139")
+    assert outcome.status == "unavailable" and outcome.records == []
+    assert "different record" in outcome.warnings[0]
+
+
+def test_published_version_doi_and_journal_ref():
+    first = entries(PAGE_0)[0]
+    record = arxiv.entry_to_record(first)
+    assert record.id == record.DOI == "10.1109/icstw55395.2022.00035"  # the DOI outranks the arXiv id
+    assert record.custom.arxiv == "2202.12139" and record.URL == "https://arxiv.org/abs/2202.12139"
+    assert record.container_title.startswith("Artificial Intelligence in Software Testing @ 2022 IEEE")
+    assert record.type == "article" and record.custom.publication_types == ["preprint"]
+    journal_only = arxiv.entry_to_record(entries(PAGE_0)[5])  # 1202.4527: a journal_ref and no DOI
+    assert journal_only.id == "arxiv:1202.4527" and journal_only.DOI is None
+    assert journal_only.container_title == ("International Journal of Software Engineering & Applications (IJSEA), "
+                                            "Vol.3, No.1, January 2012")
+    assert arxiv.entry_to_record(entries(PAGE_10)[8]).id == "10.1145/3679006.3685071"
+
+
+def test_whitespace_is_collapsed_in_titles_and_summaries():
+    entry = entries(ONE)[0]
+    entry.find("atom:title", arxiv.NS).text = "Heat-bath random walks\n  with Markov bases "
+    record = arxiv.entry_to_record(entry)
+    assert record.title == "Heat-bath random walks with Markov bases"
+
+
+def test_a_paper_titled_error_is_a_paper():
+    entry = entries(ONE)[0]
+    entry.find("atom:title", arxiv.NS).text = "Error"
+    assert arxiv.error_message(entry) is None and arxiv.entry_to_record(entry).title == "Error"
+    assert arxiv.error_message(entries(ERROR)[0]) == "incorrect id format for abc"
+    assert arxiv.entry_to_record(entries(ERROR)[0]) is None

@@ -1,0 +1,281 @@
+"""Crossref client on real recorded responses (habanero and CoLRev recordings of api.crossref.org)."""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+
+import httpx
+import yaml
+from conftest import FIXTURES
+from http_mocks import Call, fetcher, json_response
+
+from sitegen.sources import crossref
+from sitegen.sources.settings import SourceSettings
+
+DIR = FIXTURES / "crossref"
+SETTINGS = SourceSettings(contact_email="team@example.org", crossref_plus_token="plus-secret-token")
+WORK = (DIR / "crossref_work_10.1371_journal.pone.0033693.json").read_bytes()
+NOT_FOUND = (DIR / "crossref_work_404.txt").read_bytes()
+ECOLOGY = (DIR / "crossref_works_query_ecology_rows2.json").read_bytes()
+WIDGET = (DIR / "crossref_works_query_widget_cursor_star.json").read_bytes()
+PLOS = json.loads((DIR / "crossref_prefix_10.1371_works_with_update-to_updated-by.json").read_bytes())["message"]["items"]
+
+
+def single(name: str) -> dict:
+    return json.loads((DIR / name).read_bytes())["message"]
+
+
+def plos(doi: str) -> dict:
+    return copy.deepcopy(next(item for item in PLOS if item["DOI"] == doi))
+
+
+def cassette_bodies(name: str) -> list[bytes]:
+    """Response bodies of a vcrpy cassette, gunzipped where they were stored gzipped."""
+    interactions = yaml.safe_load((DIR / name).read_text())["interactions"]
+    bodies = [i["response"]["body"]["string"] for i in interactions]
+    return [gzip.decompress(b) if isinstance(b, bytes) and b[:2] == b"\x1f\x8b" else b for b in bodies]
+
+
+def widget_complete() -> bytes:
+    """The real widget page with total-results set to the 20 items it holds (built: no complete real list exists)."""
+    envelope = json.loads(WIDGET)
+    envelope["message"]["total-results"] = len(envelope["message"]["items"])
+    return json.dumps(envelope).encode()
+
+
+FAULT_CALLS = {
+    "crossref-search": Call(crossref, lambda f: crossref.search(f, SETTINGS, {"query.bibliographic": "widget"}),
+                            widget_complete(), "application/json"),
+    "crossref-lookup": Call(crossref, lambda f: crossref.lookup(f, SETTINGS, "10.1371/journal.pone.0033693"),
+                            WORK, "application/json"),
+}
+
+
+def test_search_parses_a_real_list_response():
+    fetch, seen, _ = fetcher(lambda request: json_response(ECOLOGY))
+    settings = SETTINGS.model_copy(update={"max_records": 2})
+    outcome = crossref.search(fetch, settings, {"query": "ecology"})
+    assert outcome.status == "ok" and outcome.total == 586628
+    assert [r.id for r in outcome.records] == ["10.1093/obo/9780199830060-0238", "10.1093/obo/9780199830060-0023"]
+    chemical = outcome.records[1]
+    assert chemical.type == "article" and chemical.custom.publication_types == ["reference-entry"]
+    assert chemical.container_title == "Ecology" and chemical.issued.date_parts == [[2012, 5, 23]]
+    assert chemical.author[0].family == "Kessler" and chemical.author[0].given == "André"
+    assert chemical.abstract.startswith("“Ours is a world of sights and sounds.") and "<p>" not in chemical.abstract
+    assert chemical.URL == "https://doi.org/10.1093/obo/9780199830060-0023"
+    assert "only the first 2 were read" in outcome.warnings[0]
+    request = seen.requests[0]
+    params = dict(request.url.params)
+    assert params == {"query": "ecology", "rows": "2", "cursor": "*", "mailto": "team@example.org"}
+    assert request.headers["crossref-plus-api-token"] == "Bearer plus-secret-token"
+    # the contact address and the token reach Crossref, but never what is reported as executed
+    assert outcome.executed_query == ["GET https://api.crossref.org/works?query=ecology&rows=2&cursor=%2A"]
+    assert "example.org" not in json.dumps(outcome.model_dump()) and "plus-secret" not in json.dumps(outcome.model_dump())
+
+
+def test_no_credentials_when_none_are_set():
+    fetch, seen, _ = fetcher(lambda request: json_response(WORK))
+    crossref.lookup(fetch, SourceSettings(), "10.1371/journal.pone.0033693")
+    assert "mailto" not in seen.requests[0].url.params
+    assert "crossref-plus-api-token" not in seen.requests[0].headers
+    assert crossref.PROVIDER.hosts == frozenset({"api.crossref.org"})  # the only host the fetcher will send them to
+
+
+def test_real_cursor_page_and_type_mapping():
+    fetch, seen, _ = fetcher(lambda request: json_response(WIDGET))
+    outcome = crossref.search(fetch, SETTINGS.model_copy(update={"max_records": 20}), {"query": "widget"})
+    assert outcome.status == "ok" and outcome.total == 454 and len(outcome.records) == 20
+    assert seen.requests[0].url.params["cursor"] == "*" and seen.requests[0].url.params["rows"] == "20"
+    by_id = {r.id: r for r in outcome.records}
+    assert by_id["10.1007/978-1-4842-6700-4_5"].type == "chapter"
+    assert by_id["10.1109/afrcon.2009.5308146"].type == "paper-conference"
+    assert by_id["10.32614/cran.package.shinysearchbar"].type == "dataset"
+    assert by_id["10.59350/7mtwq-q3661"].type == "article"  # posted-content
+    assert by_id["10.1117/1.jei.28.6.063006"].type == "article-journal"
+    assert by_id["10.1007/springerreference_66110"].type == "article"  # reference-entry: no CSL counterpart
+    # issued {"date-parts": [[null]]} is no date, not a crash or a year 0
+    assert by_id["10.1007/978-1-4302-0197-7_9"].issued is None
+    # licence and full-text link from the same record
+    elsevier = by_id["10.1016/b978-155860700-2.50014-8"].custom
+    assert elsevier.license == "https://www.elsevier.com/tdm/userlicense/1.0/"
+    assert elsevier.fulltext_url.startswith("https://api.elsevier.com/content/article/PII:B9781558607002500148")
+
+
+def test_deep_paging_follows_a_cursor_that_does_not_change():
+    """Four real pages of /members/98/works: Crossref sent the same next-cursor after every page."""
+    pages = cassette_bodies("test_workscontainer_with_cursor.yaml")
+    served = iter(pages)
+    fetch, seen, _ = fetcher(lambda request: json_response(next(served)))
+    settings = SETTINGS.model_copy(update={"max_records": 19})
+    outcome = crossref.search(fetch, settings, {"filter": "type:journal-article"}, since=2000, rows=5)
+    assert outcome.status == "ok" and outcome.total == 138567
+    cursors = [r.url.params["cursor"] for r in seen.requests]
+    assert cursors[0] == "*" and len(set(cursors[1:])) == 1 and len(cursors) == 4
+    # the pages differ although the cursor did not; one real item (a journal issue) has no title
+    assert len({r.id for r in outcome.records}) == 19
+    assert outcome.warnings == ["1 Crossref work(s) had no DOI or title and were skipped",
+                                "Crossref reported 138567 matches; only the first 19 were read"]
+    codlet = next(r for r in outcome.records if r.id == "10.1111/jai.12009")
+    assert codlet.title.startswith("New record of the antenna codlet, Bregmaceros atlanticus Goode and Bean, 1886")
+    assert seen.requests[0].url.params["filter"] == "type:journal-article,from-pub-date:2000-01-01"
+    assert seen.requests[0].url.params["rows"] == "5" and len(outcome.executed_query) == 4
+
+
+def test_a_short_body_is_an_outage_not_an_empty_success():
+    envelope = json.loads(WIDGET)
+    envelope["message"]["items"] = []
+    answers = iter([json_response(WIDGET), json_response(json.dumps(envelope))])
+    fetch, _, _ = fetcher(lambda request: next(answers))
+    outcome = crossref.search(fetch, SETTINGS, {"query": "widget"})
+    assert outcome.status == "unavailable" and outcome.records == []
+    assert "reported 454 matches but returned 20" in outcome.warnings[0]
+
+
+def test_an_envelope_that_is_not_ok_is_an_outage():
+    body = json.dumps({"status": "failed", "message-type": "validation-failure", "message": [{"type": "x"}]})
+    fetch, _, _ = fetcher(lambda request: json_response(body))
+    outcome = crossref.search(fetch, SETTINGS, {"query": "x"})
+    assert outcome.status == "unavailable" and "'failed', not 'ok'" in outcome.warnings[0]
+
+
+def test_a_rejected_query_is_unsupported():
+    body = json.dumps({"status": "failed", "message-type": "validation-failure",
+                       "message": [{"type": "parameter-not-allowed", "message": "This route does not support x"}]})
+    fetch, _, _ = fetcher(lambda request: json_response(body, status=400))
+    outcome = crossref.search(fetch, SETTINGS, {"x": "y"})
+    assert outcome.status == "unsupported" and "does not support x" in outcome.warnings[0]
+
+
+def test_empty_result_is_ok_with_zero():
+    body = json.dumps({"status": "ok", "message-type": "work-list",
+                       "message": {"total-results": 0, "items": [], "next-cursor": "abc"}})
+    fetch, seen, _ = fetcher(lambda request: json_response(body))
+    outcome = crossref.search(fetch, SETTINGS, {"query.bibliographic": "nothing matches this"})
+    assert outcome.status == "ok" and outcome.records == [] and outcome.total == 0
+    assert len(seen.requests) == 1
+
+
+def test_lookup_of_a_real_work_with_licence_references_and_a_correction():
+    fetch, seen, _ = fetcher(lambda request: json_response(WORK))
+    outcome = crossref.lookup(fetch, SETTINGS, "https://doi.org/10.1371/JOURNAL.PONE.0033693")
+    assert outcome.status == "ok" and outcome.total == 1
+    [record] = outcome.records
+    assert seen.requests[0].url.path == "/works/10.1371/journal.pone.0033693"
+    assert record.id == record.DOI == "10.1371/journal.pone.0033693"
+    assert record.title.startswith("Methylphenidate Exposure Induces Dopamine Neuron Loss")
+    assert [a.display() for a in record.author][:2] == ["Sadasivan, Shankar", "Pond, Brooks B."]
+    assert (record.container_title, record.volume, record.issue, record.page) == ("PLoS ONE", "7", "3", "e33693")
+    assert record.issued.date_parts == [[2012, 3, 21]]
+    assert record.custom.license == "http://creativecommons.org/licenses/by/4.0/"
+    assert record.custom.fulltext_url == "http://dx.plos.org/10.1371/journal.pone.0033693"
+    # the real record is updated-by a *correction*: that is not a retraction
+    assert record.custom.retracted is False and record.custom.sources == ["crossref"]
+
+
+def test_lookup_escapes_the_doi_in_the_path():
+    fetch, seen, _ = fetcher(lambda request: json_response(WORK))
+    outcome = crossref.lookup(fetch, SETTINGS, "10.1000/a#b?c;d%")
+    assert seen.requests[0].url.raw_path.split(b"?")[0] == b"/works/10.1000/a%23b%3Fc%3Bd%25"
+    assert outcome.executed_query == ["GET https://api.crossref.org/works/10.1000/a%23b%3Fc%3Bd%25"]
+    assert outcome.status == "unavailable"  # and the answer was another work
+
+
+def test_lookup_404_is_empty_not_an_outage():
+    fetch, _, _ = fetcher(lambda request: httpx.Response(404, content=NOT_FOUND, headers={"content-type": "text/plain"}))
+    outcome = crossref.lookup(fetch, SETTINGS, "10.1371/notarealdoi")
+    assert outcome.status == "ok" and outcome.records == [] and outcome.total == 0
+
+
+def test_lookup_answered_with_another_record_is_refused():
+    fetch, _, _ = fetcher(lambda request: json_response(WORK))
+    outcome = crossref.lookup(fetch, SETTINGS, "10.1177/02683962211048201")
+    assert outcome.status == "unavailable" and outcome.records == []
+    assert "different record" in outcome.warnings[0]
+
+
+def test_jats_abstract_becomes_plain_text():
+    record = crossref.work_to_record(single("10.2196_22081.json"))
+    assert record.abstract.startswith("Background The COVID-19 crisis has drastically changed care delivery")
+    assert "quality. Objective This study" in record.abstract  # section title and paragraph kept apart
+    assert "(total effects=0.722; P<.001)" in record.abstract  # &lt; decoded once, as text
+    assert "<" not in record.abstract.replace("P<.", "") and "\n" not in record.abstract
+    sage = crossref.work_to_record(single("10.1177_02683962211048201.json"))
+    assert sage.abstract.startswith("Artificial intelligence (AI) is beginning") and sage.abstract.endswith("research.")
+    assert sage.issued.date_parts == [[2022, 6]]  # published-print comes before published-online
+    assert sage.custom.license == "https://creativecommons.org/licenses/by/4.0/"
+
+
+def test_markup_in_titles_is_removed_and_nothing_is_fetched():
+    item = single("10.17705_1cais.04607.json")
+    item["title"] = ['Effects of <i>E. coli</i> &amp; H<sub>2</sub>O <!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>&e;']
+    title = crossref.work_to_record(item).title
+    assert title.startswith("Effects of E. coli & H2O") and "passwd" not in title and "root" not in title
+
+
+def test_organisation_authors_become_literal_names():
+    record = crossref.work_to_record(single("10.17705_1cais.04607.json"))
+    assert record.author[0].family == "Schryen" and record.author[1].literal == "Paderborn University"
+    assert record.abstract is None and record.issued.date_parts == [[2021]]
+
+
+def test_every_work_of_a_real_list_with_updates_parses_and_none_is_retracted():
+    records = [crossref.work_to_record(item) for item in PLOS]
+    assert len(records) == 20 and all(records)
+    assert not any(r.custom.retracted for r in records)
+    assert not any("retraction-notice" in r.custom.publication_types for r in records)
+
+
+def test_a_correction_or_new_version_is_not_a_retraction():
+    corrected = plos("10.1371/journal.pbio.0050002")  # real: updated-by correction, relation.correction
+    assert corrected["updated-by"][0]["type"] == "correction" and "correction" in corrected["relation"]
+    assert crossref.retraction_status(corrected) == (False, False)
+    new_version = plos("10.1371/journal.ppat.1006930")  # real: update-to and updated-by itself, new_version
+    assert crossref.retraction_status(new_version) == (False, False)
+
+
+def test_retracted_work_and_retraction_notice():
+    # No real Crossref retraction is recorded: these are real PLOS works with a
+    # retraction update added in the shape of the real correction update above.
+    update = {"DOI": "10.1371/journal.pone.0999999", "type": "retraction", "label": "Retraction",
+              "source": "retraction-watch", "updated": {"date-parts": [[2020, 1, 1]]}}
+    retracted = plos("10.1371/journal.pone.0147433")
+    retracted["updated-by"] = [update]
+    record = crossref.work_to_record(retracted)
+    assert record.custom.retracted is True and record.custom.publication_types == ["journal-article"]
+
+    notice = plos("10.1371/journal.pone.0143505")
+    notice["update-to"] = [dict(update, DOI="10.1371/journal.pone.0147433")]
+    record = crossref.work_to_record(notice)
+    assert record.custom.retracted is False
+    assert record.custom.publication_types == ["journal-article", "retraction-notice"]
+
+    in_place = plos("10.1371/journal.pone.0151962")  # a publisher marking the work itself, as PLOS does new versions
+    in_place["update-to"] = [dict(update, DOI=in_place["DOI"])]
+    assert crossref.retraction_status(in_place) == (True, False)
+
+    mirrored = plos("10.1371/journal.pone.0151983")  # relation mirrors the update type, as relation.correction does
+    mirrored["relation"] = {"retraction": [{"id-type": "doi", "id": "10.1371/journal.pone.0999999",
+                                            "asserted-by": "object"}]}
+    assert crossref.retraction_status(mirrored) == (True, False)
+
+
+def test_work_without_doi_or_title_is_skipped():
+    item = plos("10.1371/journal.pone.0147433")
+    assert crossref.work_to_record(dict(item, title=[])) is None
+    assert crossref.work_to_record(dict(item, DOI="not a doi")) is None
+    envelope = {"status": "ok", "message-type": "work-list",
+                "message": {"total-results": 2, "items": [item, dict(item, title=["<i></i>"])], "next-cursor": "c"}}
+    fetch, _, _ = fetcher(lambda request: json_response(json.dumps(envelope)))
+    outcome = crossref.search(fetch, SETTINGS, {"query": "x"})
+    assert outcome.status == "ok" and len(outcome.records) == 1
+    assert "1 Crossref work(s) had no DOI or title" in outcome.warnings[0]
+
+
+def test_fields_of_the_wrong_shape_are_ignored_not_a_crash():
+    item = single("10.2196_22081.json")
+    for key in ("author", "license", "link", "published-print", "issued", "relation", "updated-by", "update-to"):
+        for value in (5, "x", {"a": 1}, [5], None):
+            assert crossref.work_to_record(dict(item, **{key: value})).id == "10.2196/22081"
+    assert crossref.plain_text("control\x01characters\x0bare spaces") == "control characters are spaces"

@@ -1,0 +1,354 @@
+"""Europe PMC client on real recorded responses (pyEuropePMC search fixtures, PMC JATS full texts)."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import parse_qsl
+
+import httpx
+import pytest
+from conftest import FIXTURES
+from http_mocks import Call, fetcher, json_response
+
+from sitegen.sources import europepmc
+from sitegen.sources.settings import SourceSettings
+
+DIR = FIXTURES / "europepmc"
+# Every credential sitegen knows of: none of them may ever reach EBI.
+SETTINGS = SourceSettings(contact_email="team@example.org", openalex_api_key="oa-secret-key",
+                          ncbi_api_key="ncbi-secret-key", crossref_plus_token="crossref-secret-token")
+SECRETS = ("team@example.org", "oa-secret-key", "ncbi-secret-key", "crossref-secret-token")
+CORE = (DIR / "search_cancer_core.json").read_bytes()
+CORE_PAGE = json.loads(CORE)
+RESULTS = CORE_PAGE["resultList"]["result"]
+NO_RESULTS = (DIR / "search_no_results.json").read_bytes()
+FIRST_DOI = "10.1016/s0140-6736(24)02600-x"
+
+
+def by_id(pmid: str) -> dict:
+    return next(r for r in RESULTS if r["id"] == pmid)
+
+
+def page_body(results: list[dict], hit_count: int, next_cursor: str | None = None) -> bytes:
+    """A search page in the real envelope (version, request echo) around real results; built, not recorded."""
+    page = {key: value for key, value in CORE_PAGE.items() if key not in ("nextCursorMark", "nextPageUrl")}
+    page.update(hitCount=hit_count, resultList={"result": results})
+    if next_cursor is not None:
+        page["nextCursorMark"] = next_cursor
+    return json.dumps(page).encode()
+
+
+# No small complete result set is recorded: these good bodies are the 25 real core results (or the
+# first of them) with hitCount set to what they hold. The search body keeps the real nextCursorMark,
+# so a complete read must stop on hitCount rather than ask for a page that does not exist.
+GOOD_SEARCH = page_body(RESULTS, len(RESULTS), CORE_PAGE["nextCursorMark"])
+GOOD_LOOKUP = page_body(RESULTS[:1], 1)
+
+FAULT_CALLS = {
+    "europepmc-search": Call(europepmc, lambda f: europepmc.search(f, SETTINGS, "cancer"), GOOD_SEARCH,
+                             "application/json"),
+    "europepmc-lookup": Call(europepmc, lambda f: europepmc.lookup(f, SETTINGS, FIRST_DOI), GOOD_LOOKUP,
+                             "application/json"),
+}
+
+
+def params(request: httpx.Request) -> dict[str, str]:
+    return dict(parse_qsl(request.url.query.decode()))
+
+
+def assert_no_credentials(outcome, requests: list[httpx.Request]) -> None:
+    sent = " ".join([*outcome.executed_query, *(str(r.url) for r in requests),
+                     *(f"{k}: {v}" for r in requests for k, v in r.headers.items())])
+    assert not any(secret in sent for secret in SECRETS)
+
+
+# --------------------------------------------------------------------------- search
+
+
+def test_search_parses_the_real_core_page():
+    fetch, seen, _ = fetcher(lambda request: json_response(CORE))
+    # max_records equal to the page: the 5 million hits are a limit reached, not a short body
+    outcome = europepmc.search(fetch, SourceSettings(max_records=25), "cancer")
+    assert outcome.status == "ok" and outcome.total == 5059039
+    assert len(outcome.records) == 25 and len(seen.requests) == 1
+    assert outcome.warnings == ["Europe PMC reported 5059039 matches; only the first 25 were read"]
+    assert params(seen.requests[0]) == {"query": "cancer", "resultType": "core", "format": "json",
+                                        "pageSize": "25", "cursorMark": "*"}
+    assert outcome.executed_query == ["GET https://www.ebi.ac.uk/europepmc/webservices/rest/search?query=cancer"
+                                      "&resultType=core&format=json&pageSize=25&cursorMark=%2A"]
+    assert_no_credentials(outcome, seen.requests)
+
+    records = {r.PMID: r for r in outcome.records}
+    first = records["39709209"]
+    assert first.id == FIRST_DOI and first.URL == f"https://doi.org/{FIRST_DOI}"
+    assert [(a.family, a.given) for a in first.author] == [("Schoenfeld", "Jonathan D"), ("Haas-Kogan", "Daphne A"),
+                                                           ("O'Neill", "Allison F")]
+    assert (first.container_title, first.volume, first.issue, first.page) == ("Lancet (London, England)", "404",
+                                                                              "10471", "2603-2604")
+    assert first.issued.date_parts == [[2025, 12, 1]] and first.type == "article-journal"
+    assert first.custom.sources == ["europepmc"] and first.custom.open_access is False
+    assert first.custom.fulltext_url is None  # only a subscription link
+
+    # abstracts arrive as HTML with <h4> headings and a bare "<" in "p < .001"
+    abstract = records["40468710"].abstract
+    assert abstract.startswith("Objective This study investigated") and "<" not in abstract.replace("p < .001", "")
+    assert "cancer. Design This was" in abstract
+    assert "(n = 10)" in records["40518973"].abstract  # <i>n</i>
+    assert "Hydrogen sulfide (H2S)" in records["40511629"].abstract  # H<sub>2</sub>S
+    assert "median overall survival of <1 year. Conclusions" in records["40245290"].abstract
+
+    open_access = records["40437959"]
+    assert open_access.PMCID == "PMC12120539" and open_access.custom.open_access is True
+    assert open_access.custom.license == "cc by-nc-nd"
+    assert open_access.custom.fulltext_url == "https://europepmc.org/articles/PMC12120539"
+    assert open_access.custom.publication_types == ["research-article", "Journal Article"]
+    # a licence without any open copy is still the record's licence
+    assert records["40468710"].custom.license == "cc by" and records["40468710"].custom.fulltext_url is None
+
+    erratum = records["39709208"]
+    assert erratum.custom.publication_types == ["Published Erratum", "correction"]
+    assert erratum.custom.fulltext_url == "https://europepmc.org/articles/PMC12124214"  # "Free", HTML before PDF
+    assert not erratum.author and erratum.custom.retracted is False
+
+    no_doi = records["39038316"]  # the one real result without a DOI
+    assert no_doi.id == "pmid:39038316" and no_doi.URL == "https://europepmc.org/article/MED/39038316"
+
+
+def test_a_limit_larger_than_the_body_is_an_outage():
+    # the second page is built: the real envelope and hitCount with an empty resultList
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.params["cursorMark"] == "*":
+            return json_response(CORE)
+        return json_response(page_body([], 5059039, "next"))
+    fetch, seen, _ = fetcher(handler)
+    outcome = europepmc.search(fetch, SourceSettings(max_records=100), "cancer")
+    assert outcome.status == "unavailable" and outcome.records == []
+    assert "reported 5059039 matches but returned 25" in outcome.warnings[0]
+    assert [r.url.params["cursorMark"] for r in seen.requests] == ["*", CORE_PAGE["nextCursorMark"]]
+
+
+def test_a_short_page_without_a_cursor_is_an_outage():
+    fetch, _, _ = fetcher(lambda request: json_response(page_body(RESULTS[:10], 25)))
+    outcome = europepmc.search(fetch, SETTINGS, "cancer")
+    assert outcome.status == "unavailable"
+    assert "reported 25 matches but returned 10" in outcome.warnings[0]
+
+
+def core_pages(per_page: int):
+    """Cursor paging built from the 25 real core results (no real second core page is recorded)."""
+    def handler(request: httpx.Request) -> httpx.Response:
+        cursor = request.url.params["cursorMark"]
+        start = 0 if cursor == "*" else int(cursor.removeprefix("after-"))
+        following = f"after-{start + per_page}" if start + per_page < len(RESULTS) else cursor
+        return json_response(page_body(RESULTS[start:start + per_page], len(RESULTS), following))
+    return handler
+
+
+def test_cursor_paging_reads_both_pages_and_filters_by_year():
+    fetch, seen, _ = fetcher(core_pages(15))
+    outcome = europepmc.search(fetch, SETTINGS, "cancer OR tumour", since=2020, page_size=15)
+    assert outcome.status == "ok" and outcome.total == 25 and outcome.warnings == []
+    assert [r.PMID for r in outcome.records] == [r["pmid"] for r in RESULTS]
+    assert [r.url.params["cursorMark"] for r in seen.requests] == ["*", "after-15"]
+    assert {r.url.params["query"] for r in seen.requests} == {"(cancer OR tumour) AND FIRST_PDATE:[2020-01-01 TO 3000-12-31]"}
+    assert {r.url.params["pageSize"] for r in seen.requests} == {"15"}
+    assert len(outcome.executed_query) == 2 and "FIRST_PDATE" in outcome.executed_query[0]
+    assert_no_credentials(outcome, seen.requests)
+
+
+def test_paging_stops_when_the_cursor_repeats():
+    # built: the second page hands back the cursor it was asked with while hitCount promises more
+    def handler(request: httpx.Request) -> httpx.Response:
+        second = request.url.params["cursorMark"] != "*"
+        return json_response(page_body(RESULTS[10:20] if second else RESULTS[:10], 25, "stuck"))
+    fetch, seen, _ = fetcher(handler)
+    outcome = europepmc.search(fetch, SETTINGS, "cancer", page_size=10)
+    assert len(seen.requests) == 2
+    assert outcome.status == "unavailable" and "reported 25 matches but returned 20" in outcome.warnings[0]
+
+
+def test_the_real_empty_result_is_ok_with_zero():
+    fetch, seen, _ = fetcher(lambda request: json_response(NO_RESULTS))
+    outcome = europepmc.search(fetch, SETTINGS, "asdkfjhasdkfjhasdfasdasdasdfgsagsd")
+    assert outcome.status == "ok" and outcome.records == [] and outcome.total == 0 and outcome.warnings == []
+    assert len(seen.requests) == 1
+
+
+def test_search_404_is_an_outage_and_400_unsupported():
+    fetch, _, _ = fetcher(lambda request: httpx.Response(404, text="not found"))
+    assert europepmc.search(fetch, SETTINGS, "cancer").status == "unavailable"
+    fetch, _, _ = fetcher(lambda request: httpx.Response(400, json={"message": "Syntax error in query"}))
+    outcome = europepmc.search(fetch, SETTINGS, "cancer AND (")
+    assert outcome.status == "unsupported" and "Syntax error in query" in outcome.warnings[0]
+
+
+def test_an_error_message_inside_a_200_is_an_outage():
+    body = json.dumps({"version": "6.9", "hitCount": 0, "errMsg": "Search service temporarily unavailable"})
+    fetch, _, _ = fetcher(lambda request: json_response(body))
+    outcome = europepmc.search(fetch, SETTINGS, "cancer")
+    assert outcome.status == "unavailable" and "unusable response" in outcome.warnings[0]
+
+
+def test_results_without_an_identifier_are_skipped_and_counted():
+    # no real preprint is recorded: a PPR-only result built from a real one, with its identifiers removed
+    preprint = {key: value for key, value in RESULTS[0].items() if key not in ("pmid", "doi", "pmcid", "journalInfo")}
+    preprint.update(id="PPR123456", source="PPR")
+    fetch, _, _ = fetcher(lambda request: json_response(page_body([RESULTS[0], preprint], 2)))
+    outcome = europepmc.search(fetch, SETTINGS, "cancer")
+    assert outcome.status == "ok" and [r.id for r in outcome.records] == [FIRST_DOI]
+    assert "1 Europe PMC result(s) had no DOI, PMID or PMCID" in outcome.warnings[0]
+
+
+# --------------------------------------------------------------------------- records
+
+
+def test_preprint_type_and_server():
+    # built from a real result: Europe PMC gives preprints source PPR and the server as bookOrReportDetails.publisher
+    preprint = {key: value for key, value in RESULTS[2].items() if key not in ("pmid", "journalInfo")}
+    preprint.update(id="PPR123456", source="PPR", doi="10.1101/2025.01.01.123456",
+                    bookOrReportDetails={"publisher": "bioRxiv", "yearOfPublication": 2025})
+    record = europepmc.result_to_record(preprint)
+    assert record.type == "article" and record.container_title == "bioRxiv" and record.id == "10.1101/2025.01.01.123456"
+
+
+def test_retracted_publication_is_flagged_but_a_retraction_notice_is_not():
+    # no real retracted record is recorded: the publication type is set on a real result
+    retracted = europepmc.result_to_record(dict(RESULTS[0], pubTypeList={"pubType": ["Retracted Publication",
+                                                                                     "Journal Article"]}))
+    assert retracted.custom.retracted is True
+    notice = europepmc.result_to_record(dict(RESULTS[0], pubTypeList={"pubType": ["Retraction of Publication"]}))
+    assert notice.custom.retracted is False and notice.custom.publication_types == ["Retraction of Publication"]
+
+
+def test_names_title_markup_and_fallback_urls():
+    # built from a real result: a consortium author, an author known only by fullName, markup in the title
+    result = dict(by_id("40437959"), title="Effects of <i>TP53</i> loss", doi=None,
+                  authorList={"author": [{"collectiveName": "CRUK Consortium"}, {"fullName": "Kwok C"},
+                                         {"lastName": "Xu"}]})
+    record = europepmc.result_to_record(result)
+    assert record.title == "Effects of TP53 loss"
+    assert [a.display() for a in record.author] == ["CRUK Consortium", "Kwok C", "Xu"]
+    assert record.id == "pmid:40437959" and record.URL == "https://europepmc.org/article/MED/40437959"
+    only_pmc = dict(result, pmid=None, id="PMC12120539", source="PMC")
+    assert europepmc.result_to_record(only_pmc).URL == "https://europepmc.org/article/PMC/PMC12120539"
+    assert europepmc.result_to_record(dict(result, pmid=None, pmcid=None, id="PPR1", source="PPR")) is None
+
+
+# --------------------------------------------------------------------------- lookup
+
+
+@pytest.mark.parametrize(("identifier", "result", "query"), [
+    ("https://doi.org/10.1016/S0140-6736(24)02600-X", "39709209", 'DOI:"10.1016/s0140-6736(24)02600-x"'),
+    ("39709209", "39709209", "EXT_ID:39709209 AND SRC:MED"),
+    ("PMC12120539", "40437959", "PMCID:PMC12120539"),
+])
+def test_lookup_finds_the_record(identifier, result, query):
+    fetch, seen, _ = fetcher(lambda request: json_response(page_body([by_id(result)], 1)))
+    outcome = europepmc.lookup(fetch, SETTINGS, identifier)
+    assert outcome.status == "ok" and outcome.total == 1
+    assert [r.PMID for r in outcome.records] == [result]
+    assert seen.requests[0].url.params["query"] == query
+    assert_no_credentials(outcome, seen.requests)
+
+
+def test_lookup_with_no_hit_is_empty_not_an_outage():
+    fetch, _, _ = fetcher(lambda request: json_response(NO_RESULTS))
+    outcome = europepmc.lookup(fetch, SETTINGS, "10.1046/j.1365-2699.2003.00795")
+    assert outcome.status == "ok" and outcome.records == [] and outcome.total == 0
+
+
+def test_lookup_answered_with_another_record_is_refused():
+    fetch, _, _ = fetcher(lambda request: json_response(GOOD_LOOKUP))
+    outcome = europepmc.lookup(fetch, SETTINGS, "10.1002/hpja.70059")
+    assert outcome.status == "unavailable" and outcome.records == []
+    assert "different record" in outcome.warnings[0]
+
+
+def test_lookup_that_cannot_be_phrased_sends_nothing():
+    fetch, seen, _ = fetcher(lambda request: json_response(GOOD_LOOKUP))
+    outcome = europepmc.lookup(fetch, SETTINGS, '10.1000/a"b')
+    assert outcome.status == "unsupported" and seen.requests == []
+    with pytest.raises(ValueError):
+        europepmc.lookup(fetch, SETTINGS, "not an identifier")
+
+
+# --------------------------------------------------------------------------- full text
+
+
+LICENCES = [
+    ("10_3389_fimmu_2025_1706172.xml", "PMC12535959", "https://creativecommons.org/licenses/by/4.0/"),  # ali:license_ref
+    ("PMC12634591.xml", "PMC12634591", "https://creativecommons.org/licenses/by/4.0/"),  # ali:license_ref
+    ("10_1136_jitc-2024-010530.xml", "PMC12458764", "https://creativecommons.org/licenses/by-nc/4.0/"),
+    ("1472-6831-8-11.nxml", "PMC2329613", "http://creativecommons.org/licenses/by/2.0"),  # xlink:href
+    ("PMC3258128.xml", "PMC3258128", "http://creativecommons.org/licenses/by-nc/3.0"),  # xlink:href
+    ("pntd.0002065.nxml", "PMC3585041", "This is an open-access article distributed under the terms of the Creative "
+     "Commons Attribution License, which permits unrestricted use, distribution, and reproduction in any medium, "
+     "provided the original author and source are credited."),  # license-p wording, no URL
+]
+
+
+def xml_response(body: bytes, status: int = 200) -> httpx.Response:
+    return httpx.Response(status, content=body, headers={"content-type": "application/xml"})
+
+
+@pytest.mark.parametrize(("name", "pmcid", "expected"), LICENCES)
+def test_fulltext_licence_of_each_real_article(name, pmcid, expected):
+    fetch, seen, _ = fetcher(lambda request: xml_response((DIR / name).read_bytes()))
+    text = europepmc.fulltext(fetch, SETTINGS, pmcid)
+    assert text.status == "ok" and text.pmcid == pmcid and text.licence == expected
+    assert text.paragraphs and text.title
+    assert seen.requests[0].url.path == f"/europepmc/webservices/rest/{pmcid}/fullTextXML"
+    assert text.executed_query == [f"GET https://www.ebi.ac.uk/europepmc/webservices/rest/{pmcid}/fullTextXML"]
+    assert_no_credentials(text, seen.requests)
+
+
+def test_fulltext_paragraphs_carry_their_section_titles():
+    fetch, _, _ = fetcher(lambda request: xml_response((DIR / "PMC3258128.xml").read_bytes()))
+    text = europepmc.fulltext(fetch, SETTINGS, "pmc3258128")
+    assert text.title.startswith("Hepato-specific microRNA-122 facilitates accumulation")
+    section, first = text.paragraphs[0]
+    assert section == "INTRODUCTION" and first.startswith("MicroRNAs (miRNAs) are small conserved RNAs of ∼22 nt")
+    sections = [s for s, _ in text.paragraphs]
+    assert "Cell lines and cultures" in sections  # a subsection's own title, not its parent's
+    assert "MATERIALS AND METHODS" not in sections  # it holds only subsections
+    assert all("  " not in p and p == p.strip() for _, p in text.paragraphs)
+    # an editorial without sections: paragraphs with no section title
+    fetch, _, _ = fetcher(lambda request: xml_response((DIR / "10_3389_fimmu_2025_1706172.xml").read_bytes()))
+    editorial = europepmc.fulltext(fetch, SETTINGS, "PMC12535959")
+    assert len(editorial.paragraphs) == 9 and {s for s, _ in editorial.paragraphs} == {None}
+
+
+def test_fulltext_404_is_ok_with_no_paragraphs():
+    fetch, _, _ = fetcher(lambda request: xml_response(b"", 404))
+    text = europepmc.fulltext(fetch, SETTINGS, "PMC3258128")
+    assert text.status == "ok" and text.paragraphs == [] and text.licence is None
+    assert "no full text for PMC3258128" in text.warnings[0]
+
+
+def test_fulltext_of_another_article_is_refused():
+    fetch, _, _ = fetcher(lambda request: xml_response((DIR / "PMC3258128.xml").read_bytes()))
+    text = europepmc.fulltext(fetch, SETTINGS, "PMC1234567")
+    assert text.status == "unavailable" and text.paragraphs == [] and text.title is None
+    assert "different record" in text.warnings[0]
+
+
+def test_fulltext_faults_are_typed():
+    fetch, _, _ = fetcher(lambda request: httpx.Response(503))
+    assert europepmc.fulltext(fetch, SETTINGS, "PMC3258128").status == "unavailable"
+    fetch, _, _ = fetcher(lambda request: xml_response(b"<html>maintenance</html>"))
+    text = europepmc.fulltext(fetch, SETTINGS, "PMC3258128")
+    assert text.status == "unavailable" and "unusable response" in text.warnings[0]
+    fetch, _, _ = fetcher(lambda request: httpx.Response(429, headers={"retry-after": "3600"}))
+    text = europepmc.fulltext(fetch, SETTINGS, "PMC3258128")
+    assert text.status == "rate_limited" and text.retry_after == 3600
+
+
+def test_fulltext_never_expands_an_external_entity():
+    body = (b'<?xml version="1.0"?>\n<!DOCTYPE article [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n'
+            b'<article><front><article-meta><article-id pub-id-type="pmcid">PMC1</article-id></article-meta></front>'
+            b"<body><sec><title>Leak</title><p>before &x; after</p></sec></body></article>")
+    fetch, _, _ = fetcher(lambda request: xml_response(body))
+    text = europepmc.fulltext(fetch, SETTINGS, "PMC1")
+    assert text.status == "ok"
+    [(section, paragraph)] = text.paragraphs
+    assert section == "Leak" and "root:" not in paragraph and paragraph == "before &x; after"

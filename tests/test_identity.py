@@ -1,0 +1,122 @@
+"""Identity-graph deduplication: identifier-only edges, conflict splitting, order independence."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import FIXTURES
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sitegen.records.identity import deduplicate
+from sitegen.records.ids import record_id
+from sitegen.review.models import CslName, Record, RecordMeta
+from sitegen.review.write import model_data
+from sitegen.sources.openalex import work_to_record
+
+REAL = [work_to_record(w) for w in json.loads((FIXTURES / "openalex" / "synergy_sep2021_works_0_25.json").read_text())]
+
+
+def rec(source="openalex", title="A study", abstract=None, retracted=False, url=None, licence=None, **ids) -> Record:
+    identifiers = {"doi": ids.get("doi"), "pmid": ids.get("pmid"), "pmcid": ids.get("pmcid"),
+                   "openalex": ids.get("openalex"), "arxiv": ids.get("arxiv")}
+    return Record(id=record_id(identifiers), title=title, abstract=abstract, DOI=identifiers["doi"],
+                  PMID=identifiers["pmid"], PMCID=identifiers["pmcid"], author=[CslName(literal="A. Author")],
+                  custom=RecordMeta(openalex=identifiers["openalex"], arxiv=identifiers["arxiv"], sources=[source],
+                                    retracted=retracted, fulltext_url=url, license=licence,
+                                    open_access=bool(url)))
+
+
+def test_records_sharing_an_identifier_merge_transitively():
+    a = rec("pubmed", pmid="111", doi="10.1000/x")
+    b = rec("openalex", openalex="W1", pmid="111")
+    c = rec("crossref", doi="10.1000/x")
+    result = deduplicate([a, b, c])
+    [merged] = result.records
+    assert merged.id == "10.1000/x"
+    assert merged.identifiers() == {"doi": "10.1000/x", "pmid": "111", "openalex": "W1"}
+    assert merged.custom.sources == ["openalex", "pubmed", "crossref"]
+    assert result.members == {"10.1000/x": [0, 1, 2]} and result.duplicates_removed == 2
+
+
+def test_titles_never_join_records():
+    preprint = rec("arxiv", title="Same title", arxiv="2101.00001")
+    article = rec("pubmed", title="Same title", pmid="5")
+    assert len(deduplicate([preprint, article]).records) == 2
+
+
+def test_conflicting_dois_are_split_and_flagged():
+    a = rec("pubmed", pmid="7", doi="10.1000/a")
+    b = rec("crossref", doi="10.1000/b")
+    c = rec("openalex", openalex="W9", pmid="7", doi="10.1000/b")  # bridges both DOIs
+    result = deduplicate([a, b, c])
+    ids = sorted(r.id for r in result.records)
+    assert ids == ["10.1000/a", "10.1000/b"]
+    assert all(any("Conflicting DOI values 10.1000/a, 10.1000/b" in n for n in r.custom.conflicts)
+               for r in result.records)
+
+
+def test_one_doi_two_pmids_keeps_records_apart_without_sharing_an_id():
+    a = rec("pubmed", pmid="1", doi="10.1000/x")
+    b = rec("europepmc", pmid="2", doi="10.1000/x")
+    result = deduplicate([a, b])
+    assert sorted(r.id for r in result.records) == ["pmid:1", "pmid:2"]
+    assert all("DOI 10.1000/x is shared with other records" in " ".join(r.custom.conflicts) for r in result.records)
+    assert all(r.DOI == "10.1000/x" for r in result.records)  # every identifier is kept
+
+
+def test_merge_rules():
+    short = rec("pubmed", pmid="3", abstract="Short.", url="https://pmc.example/a", licence="cc-by")
+    long = rec("openalex", openalex="W3", pmid="3", abstract="A much longer abstract text.", retracted=True,
+               url=None, licence="other")
+    [merged] = deduplicate([long, short]).records
+    assert merged.abstract == "A much longer abstract text."  # the longest, whole
+    assert merged.custom.retracted is True  # any source saying so
+    assert (merged.custom.fulltext_url, merged.custom.license) == ("https://pmc.example/a", "cc-by")  # together
+
+
+def test_real_records_are_unique_and_survive_unchanged():
+    result = deduplicate(REAL)
+    assert len(result.records) == 25 and result.duplicates_removed == 0
+    assert {model_data(r)["id"] for r in result.records} == {r.id for r in REAL}
+
+
+def test_same_work_from_two_sources_on_real_data():
+    real = REAL[0]
+    from_pubmed = rec("pubmed", title=real.title, pmid=real.PMID, doi=real.DOI)
+    result = deduplicate([real, from_pubmed])
+    [merged] = result.records
+    assert merged.id == real.id and merged.custom.openalex == real.custom.openalex
+    assert merged.custom.sources == ["openalex", "pubmed"]
+
+
+identifier = st.one_of(
+    st.builds(lambda n: {"doi": f"10.1000/{n}"}, st.integers(0, 3)),
+    st.builds(lambda n: {"pmid": str(n + 1)}, st.integers(0, 3)),
+    st.builds(lambda n: {"openalex": f"W{n}"}, st.integers(0, 3)),
+    st.builds(lambda n: {"arxiv": f"2101.0000{n}"}, st.integers(0, 3)),
+)
+random_record = st.builds(lambda parts, source: rec(source, **{k: v for p in parts for k, v in p.items()}),
+                          st.lists(identifier, min_size=1, max_size=3),
+                          st.sampled_from(["openalex", "pubmed", "europepmc", "crossref", "arxiv"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(random_record, max_size=12), st.randoms())
+def test_deduplication_is_independent_of_input_order(records, random):
+    shuffled = records[:]
+    random.shuffle(shuffled)
+    first, second = deduplicate(records), deduplicate(shuffled)
+    assert [model_data(r) for r in first.records] == [model_data(r) for r in second.records]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(random_record, max_size=12))
+def test_never_merges_conflicting_identifiers_and_ids_are_unique(records):
+    result = deduplicate(records)
+    assert len({r.id for r in result.records}) == len(result.records)
+    for merged_id, members in result.members.items():
+        for namespace in ("doi", "pmid", "openalex", "arxiv"):
+            values = {records[i].identifiers().get(namespace) for i in members} - {None}
+            assert len(values) <= 1, (merged_id, namespace, values)
+    assert sorted(i for members in result.members.values() for i in members) == list(range(len(records)))

@@ -1,0 +1,413 @@
+"""The search-query grammar, its canonical text and the provider compilers."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sitegen.sources.query import (
+    And,
+    Node,
+    Not,
+    Or,
+    QuerySyntaxError,
+    Term,
+    UnsupportedQuery,
+    compile_arxiv,
+    compile_crossref,
+    compile_europepmc,
+    compile_openalex,
+    compile_pubmed,
+    parse_query,
+    to_text,
+)
+
+COMPILERS = (compile_openalex, compile_europepmc, compile_pubmed, compile_arxiv, compile_crossref)
+
+a, b, c, d = (Term(letter) for letter in "abcd")
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("a b OR c", Or((And((a, b)), c))),
+        ("a OR b c", Or((a, And((b, c))))),
+        ("a AND b OR c AND d", Or((And((a, b)), And((c, d))))),
+        ("NOT a AND b", And((Not(a), b))),
+        ("a NOT b", And((a, Not(b)))),
+        ("a AND NOT b OR c", Or((And((a, Not(b))), c))),
+        ("NOT NOT a", Not(Not(a))),
+        ("a (b OR c)", And((a, Or((b, c))))),
+        ("a AND (b AND c)", And((a, b, c))),
+        ("(a OR b) OR (c OR d)", Or((a, b, c, d))),
+        ("((a))", a),
+        ("a\tAND\nb", And((a, b))),
+        ("cancer and or not", And((Term("cancer"), Term("and"), Term("or"), Term("not")))),
+        ("Nature Cancer", And((Term("Nature"), Term("Cancer")))),
+    ],
+)
+def test_precedence_adjacency_and_flattening(query, expected):
+    assert parse_query(query) == expected
+
+
+def test_phrases_and_escapes():
+    assert parse_query('"heart failure"') == Term("heart failure", None, True)
+    assert parse_query(r'"say \"hi\" \\ now"') == Term('say "hi" \\ now', None, True)
+    assert parse_query('"AND"') == Term("AND", None, True)
+    assert parse_query('x"y z"') == And((Term("x"), Term("y z", None, True)))
+    assert parse_query(r"back\slash") == Term("back\\slash")  # escapes exist only inside quotes
+
+
+def test_field_prefixes():
+    assert parse_query('title:"object in context"') == Term("object in context", "title", True)
+    assert parse_query("author:smith") == Term("smith", "author")
+    assert parse_query("ABSTRACT:Memory") == Term("Memory", "abstract")
+    assert parse_query("title:AND") == Term("AND", "title")
+    assert parse_query("title:author:x") == Term("author:x", "title")
+    assert parse_query("NOT title:x y") == And((Not(Term("x", "title")), Term("y")))
+
+
+def test_colons_that_are_not_field_prefixes():
+    assert parse_query("10.1000/abc:def") == Term("10.1000/abc:def")
+    assert parse_query("12:30") == Term("12:30")
+    assert parse_query("x2:y") == Term("x2:y")
+    assert parse_query("Background: memory") == And((Term("Background:"), Term("memory")))
+    assert parse_query('"journal:Nature"') == Term("journal:Nature", None, True)
+
+
+# --------------------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize(
+    ("query", "code", "position", "end"),
+    [
+        ('heart failure "left ventricular', "quote", 15, 16),
+        ('"a" "', "quote", 5, 6),
+        ('""', "quote", 1, 3),
+        ('"a \\q b"', "escape", 4, 6),
+        ("a OR b)", "group", 7, 8),
+        (") a", "group", 1, 2),
+        ("( a", "group", 1, 2),
+        ("(", "group", 1, 2),
+        ("()", "group", 1, 3),
+        ("a ( ) b", "group", 3, 6),
+        ("a AND", "operator", 3, 6),
+        ("AND a", "operator", 1, 4),
+        ("OR", "operator", 1, 3),
+        ("NOT", "operator", 1, 4),
+        ("a NOT", "operator", 3, 6),
+        ("a AND OR b", "operator", 7, 9),
+        ("(OR a)", "operator", 2, 4),
+        ("(a AND)", "operator", 4, 7),
+        ("NOT cancer", "operator", 1, 4),
+        ("NOT a AND NOT b", "operator", 1, 4),
+        ("a OR NOT b", "operator", 6, 9),
+        ("journal:Nature", "field", 1, 9),
+        ('journal:"Nature"', "field", 1, 9),
+        ("title:(a OR b)", "field", 1, 8),
+        ("x title: y", "field", 3, 9),
+        ("abc\x07def", "control", 4, 5),
+        ("a\x00", "control", 2, 3),
+        ("", "empty", 1, 1),
+        (" \t\n ", "empty", 1, 5),
+    ],
+)
+def test_error_positions(query, code, position, end):
+    with pytest.raises(QuerySyntaxError) as caught:
+        parse_query(query)
+    assert (caught.value.code, caught.value.position, caught.value.end) == (code, position, end)
+    assert str(caught.value).startswith(f"position {position}: ")
+
+
+def test_error_messages_say_what_to_do():
+    with pytest.raises(QuerySyntaxError, match=r'^position 15: unclosed quote \("\) starting here$'):
+        parse_query('heart failure "left ventricular')
+    with pytest.raises(QuerySyntaxError, match="title:, abstract: and author:"):
+        parse_query("journal:Nature")
+    with pytest.raises(QuerySyntaxError, match="repeat it on each term"):
+        parse_query("title:(a OR b)")
+    with pytest.raises(QuerySyntaxError, match="NOT needs something to exclude from"):
+        parse_query("NOT cancer")
+
+
+def test_limits():
+    assert parse_query("x" * 4096) == Term("x" * 4096)
+    with pytest.raises(QuerySyntaxError) as caught:
+        parse_query("x" * 4097)
+    assert (caught.value.code, caught.value.position) == ("length", 4097)
+
+    assert isinstance(parse_query(" ".join(["a"] * 200)), And)
+    with pytest.raises(QuerySyntaxError) as caught:
+        parse_query(" ".join(["a"] * 201))
+    assert (caught.value.code, caught.value.position, caught.value.end) == ("complexity", 401, 402)
+
+    assert parse_query("(" * 16 + "a" + ")" * 16) == a
+    with pytest.raises(QuerySyntaxError) as caught:
+        parse_query("(" * 17 + "a" + ")" * 17)
+    assert (caught.value.code, caught.value.position) == ("complexity", 17)
+
+
+def test_canonical_text_must_fit_the_length_limit():
+    # Two adjacent phrases filling 4096 characters need one more, a space, when written canonically.
+    packed = '"' + "a" * 2046 + '""' + "b" * 2046 + '"'
+    assert len(packed) == 4096
+    with pytest.raises(QuerySyntaxError) as caught:
+        parse_query(packed)
+    assert caught.value.code == "length"
+
+
+# --------------------------------------------------------------------------- canonical text
+
+
+ROUND_TRIP_QUERIES = [
+    "a b OR c",
+    "(a OR b) (c OR d) NOT (e f)",
+    'title:"object in context" OR abstract:"novel object" author:smith',
+    r'"quote \" and backslash \\" x',
+    "NOT NOT a",
+    "a AND NOT (b OR NOT c)",
+    "((((a OR b))))",
+    "10.1000/abc:def Background: and or not",
+    "title:AND ABSTRACT:x:y",
+    '(a OR b)c "p""q" NOT(x)',
+    "a OR (b (c OR (d (e OR f))))",
+]
+
+
+@pytest.mark.parametrize("query", ROUND_TRIP_QUERIES)
+def test_round_trip(query):
+    node = parse_query(query)
+    assert parse_query(to_text(node)) == node
+
+
+def test_canonical_form():
+    assert to_text(parse_query("a AND b OR (c AND NOT d)")) == "a b OR c NOT d"
+    assert to_text(parse_query("(a OR b) AND NOT (c OR d)")) == "(a OR b) NOT (c OR d)"
+    assert to_text(parse_query('TITLE:"x \\" y" Author:z')) == 'title:"x \\" y" author:z'
+
+
+_WORD_CHARS = st.characters(exclude_categories=("Cc", "Cs"), exclude_characters='()"').filter(lambda c: not c.isspace())
+_PHRASE_CHARS = st.characters(exclude_categories=("Cc", "Cs")) | st.sampled_from("\t\n\r")
+_FIELDS = st.sampled_from([None, "title", "abstract", "author"])
+
+
+@st.composite
+def terms(draw) -> Term:
+    field = draw(_FIELDS)
+    if draw(st.booleans()):
+        return Term(draw(st.text(_PHRASE_CHARS, min_size=1, max_size=10).filter(str.strip)), field, True)
+    words = st.text(_WORD_CHARS, min_size=1, max_size=8)
+    if field is None:  # a bare all-fields word must not read as an operator or a field prefix
+        words = words.filter(lambda w: w not in ("AND", "OR", "NOT") and not re.match("[A-Za-z]+:", w))
+    return Term(draw(words), field, False)
+
+
+trees = st.recursive(
+    terms(),
+    lambda children: st.one_of(
+        children.map(Not),
+        st.lists(children, min_size=2, max_size=4).map(lambda nodes: And(tuple(nodes))),
+        st.lists(children, min_size=2, max_size=4).map(lambda nodes: Or(tuple(nodes))),
+    ),
+    max_leaves=12,
+)
+
+
+def _flattened(node: Node) -> Node:
+    if isinstance(node, Term):
+        return node
+    if isinstance(node, Not):
+        return Not(_flattened(node.child))
+    children: list[Node] = []
+    for child in map(_flattened, node.children):
+        children.extend(child.children if type(child) is type(node) else (child,))
+    return type(node)(tuple(children))
+
+
+def _matches_something(node: Node) -> bool:
+    if isinstance(node, Term):
+        return True
+    if isinstance(node, Not):
+        return not _matches_something(node.child)
+    if isinstance(node, And):
+        return any(map(_matches_something, node.children))
+    return all(map(_matches_something, node.children))
+
+
+@settings(max_examples=200, deadline=None)
+@given(trees)
+def test_round_trip_of_any_tree(tree):
+    if not _matches_something(tree):  # parse_query refuses a query that only excludes
+        tree = And((Term("anchor"), tree))
+    assert parse_query(to_text(tree)) == _flattened(tree)
+
+
+def _compile_all(node: Node) -> None:
+    for compiler in COMPILERS:
+        try:
+            compiler(node)
+        except UnsupportedQuery:
+            pass
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300))
+def test_any_text_parses_or_raises_syntax_error(text):
+    try:
+        node = parse_query(text)
+    except QuerySyntaxError as error:
+        assert 1 <= error.position <= error.end <= len(text) + 1
+        return
+    assert parse_query(to_text(node)) == node
+    _compile_all(node)
+
+
+_QUERY_PIECES = st.sampled_from(
+    ["a", "b", "AND", "OR", "NOT", "(", ")", '"x y"', "title:c", 'author:"d e"', "abstract:f", "g,h", "10.1/x:y"]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_QUERY_PIECES, st.sampled_from(["", " "])), max_size=25))
+def test_query_like_text_round_trips_and_compiles(pieces):
+    text = "".join(piece + gap for piece, gap in pieces)
+    try:
+        node = parse_query(text)
+    except QuerySyntaxError:
+        return
+    assert parse_query(to_text(node)) == node
+    _compile_all(node)
+
+
+# --------------------------------------------------------------------------- compilers
+
+
+def test_openalex():
+    assert compile_openalex(parse_query('(elmo "sesame street") NOT (cookie OR monster)')) == {
+        "search": 'elmo AND "sesame street" AND NOT (cookie OR monster)'
+    }
+    assert compile_openalex(parse_query("covid-19 children's U.S. e_mail")) == {
+        "search": """covid-19 AND children's AND U.S. AND "e_mail\""""
+    }
+    assert compile_openalex(parse_query('title:"object recognition" OR title:memory')) == {
+        "filter": 'title.search:"object recognition" OR memory'
+    }
+    assert compile_openalex(parse_query("abstract:rat NOT abstract:mouse")) == {
+        "filter": "abstract.search:rat AND NOT mouse"
+    }
+    assert compile_openalex(parse_query("author:Bussey")) == {"filter": "raw_author_name.search:Bussey"}
+
+
+def test_openalex_quotes_what_would_otherwise_be_syntax():
+    assert compile_openalex(parse_query("-y +z 10.1/x:y")) == {"search": '"-y" AND "+z" AND "10.1/x:y"'}
+    assert compile_openalex(parse_query("title:OR title:and")) == {"filter": 'title.search:"OR" AND and'}
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("title:memory rat", "cannot combine different fields"),
+        ("title:memory author:smith", "cannot combine different fields"),
+        ("title:a,b", "','"),
+        ('title:"a | b"', "'|'"),
+        ('"say \\"hi\\""', "'\"'"),
+        ("a (b OR NOT c)", "NOT c"),
+    ],
+)
+def test_openalex_refusals(query, message):
+    with pytest.raises(UnsupportedQuery, match=re.escape(message)) as caught:
+        compile_openalex(parse_query(query))
+    assert caught.value.provider == "openalex"
+
+
+def test_openalex_search_allows_commas():
+    assert compile_openalex(parse_query("a,b")) == {"search": '"a,b"'}
+
+
+def test_europepmc():
+    query = 'title:"object in context" (abstract:rat OR author:"Bussey TJ") NOT (mouse OR monkey)'
+    assert compile_europepmc(parse_query(query)) == (
+        'TITLE:"object in context" AND (ABSTRACT:"rat" OR AUTH:"Bussey TJ") AND NOT ("mouse" OR "monkey")'
+    )
+    assert compile_europepmc(parse_query("a NOT b")) == '"a" AND NOT "b"'
+    assert compile_europepmc(parse_query("a b OR c")) == '("a" AND "b") OR "c"'
+
+
+@pytest.mark.parametrize(("query", "message"), [('"a \\" b"', "'\"'"), ("a\\b", "'\\'"), ("x (a OR NOT b)", "NOT b")])
+def test_europepmc_refusals(query, message):
+    with pytest.raises(UnsupportedQuery, match=re.escape(message)) as caught:
+        compile_europepmc(parse_query(query))
+    assert caught.value.provider == "europepmc"
+
+
+def test_pubmed():
+    assert compile_pubmed(parse_query('title:"object recognition" author:Bussey memory')) == (
+        '"object recognition"[ti] AND "Bussey"[au] AND "memory"[All Fields]'
+    )
+    assert compile_pubmed(parse_query("a NOT b c")) == '("a"[All Fields] AND "c"[All Fields]) NOT "b"[All Fields]'
+    assert compile_pubmed(parse_query("(a OR b) NOT c NOT d")) == (
+        '("a"[All Fields] OR "b"[All Fields]) NOT ("c"[All Fields] OR "d"[All Fields])'
+    )
+    assert compile_pubmed(parse_query("a NOT b OR c")) == '("a"[All Fields] NOT "b"[All Fields]) OR "c"[All Fields]'
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("abstract:rat", "no abstract-only field"),
+        ("x (a OR NOT b)", "PubMed's NOT is binary"),
+        ("x NOT NOT b", "PubMed's NOT is binary"),
+        ("x (a OR NOT b NOT c)", "PubMed's NOT is binary"),
+        ('"a \\" b"', "'\"'"),
+    ],
+)
+def test_pubmed_refusals(query, message):
+    with pytest.raises(UnsupportedQuery, match=re.escape(message)) as caught:
+        compile_pubmed(parse_query(query))
+    assert caught.value.provider == "pubmed"
+
+
+def test_arxiv():
+    assert compile_arxiv(parse_query('title:"quantum criticality" abstract:spin author:Smith electron')) == (
+        'ti:"quantum criticality" AND abs:spin AND au:Smith AND all:electron'
+    )
+    assert compile_arxiv(parse_query("a NOT b")) == "all:a ANDNOT all:b"
+    assert compile_arxiv(parse_query("(a OR b) c NOT d")) == "((all:a OR all:b) AND all:c) ANDNOT all:d"
+    assert compile_arxiv(parse_query("10.1/x:y title:ANDNOT")) == 'all:"10.1/x:y" AND ti:"ANDNOT"'
+
+
+@pytest.mark.parametrize(("query", "message"), [("x (a OR NOT b)", "ANDNOT"), ("a\\b", "'\\'")])
+def test_arxiv_refusals(query, message):
+    with pytest.raises(UnsupportedQuery, match=re.escape(message)) as caught:
+        compile_arxiv(parse_query(query))
+    assert caught.value.provider == "arxiv"
+
+
+def test_crossref():
+    assert compile_crossref(parse_query('a b "c d"')) == {"query.bibliographic": 'a b "c d"'}
+    assert compile_crossref(parse_query('memory author:Bussey author:"T J"')) == {
+        "query.bibliographic": "memory",
+        "query.author": 'Bussey "T J"',
+    }
+    assert compile_crossref(parse_query("author:Bussey")) == {"query.author": "Bussey"}
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("a OR b", "cannot express OR"),
+        ("a NOT b", "cannot express NOT"),
+        ("title:memory", "no title or abstract query"),
+        ("abstract:memory", "no title or abstract query"),
+    ],
+)
+def test_crossref_refusals(query, message):
+    with pytest.raises(UnsupportedQuery, match=message) as caught:
+        compile_crossref(parse_query(query))
+    assert caught.value.provider == "crossref"
