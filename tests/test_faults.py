@@ -10,6 +10,7 @@ import pytest
 import test_arxiv
 import test_crossref
 import test_europepmc
+import test_pubmed
 from conftest import FIXTURES
 from http_mocks import Call, fetcher
 
@@ -24,6 +25,7 @@ CALLS = {
     **test_europepmc.FAULT_CALLS,
     **test_crossref.FAULT_CALLS,
     **test_arxiv.FAULT_CALLS,
+    **test_pubmed.FAULT_CALLS,
     "openalex-search": Call(openalex, lambda f: openalex.search(f, SETTINGS, {"search": "x"}),
                             (FIXTURES / "openalex" / "openalex_works_list_title_search_paperqa.json").read_bytes(),
                             "application/json"),

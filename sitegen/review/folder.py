@@ -142,7 +142,7 @@ def _load_protocol(root: Path, review: Review) -> list[Problem]:
     if text is None:
         return [Problem(rel, None, None, "missing", "protocol.md is missing: every review needs a protocol")
                 if p.code == "missing" else p for p in problems]
-    lines = text.splitlines(keepends=True)
+    lines = parsing.split_lines(text, keepends=True)
     if not lines or lines[0].rstrip("\r\n") != "---":
         return [Problem(rel, 1, 1, "front-matter", "protocol.md must start with YAML front matter between '---' lines")]
     try:
@@ -194,7 +194,7 @@ def _jsonl_rows(root: Path, rel: str) -> tuple[list[tuple[int, object]], list[Pr
     if text is None:
         return [], problems
     rows = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    for lineno, line in enumerate(parsing.split_lines(text), start=1):
         if not line.strip():
             problems.append(Problem(rel, lineno, 1, "blank-line", "blank line (one JSON object per line, no gaps)"))
             continue

@@ -23,8 +23,19 @@ Loc = tuple[str | int, ...]
 Position = tuple[int, int]  # (line, column), 1-based
 
 
-class FileTooLarge(Exception):
-    pass
+def split_lines(text: str, *, keepends: bool = False) -> list[str]:
+    """Lines as editors and Git count them: split on \n only.
+
+    str.splitlines also splits on U+2028, U+0085 and other separators that JSON
+    writes raw inside strings, which would cut a record in two.
+    """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if keepends:
+        return [line + "\n" for line in lines[:-1]] + ([lines[-1] + ("\n" if text.endswith("\n") else "")]
+                                                        if lines else [])
+    return [line.removesuffix("\r") for line in lines]
 
 
 def read_text(path: Path, rel: str, limit: int) -> tuple[str | None, list[Problem]]:
@@ -85,12 +96,21 @@ _StrictYamlLoader.yaml_implicit_resolvers = _reviewer_friendly_resolvers()
 
 @dataclass
 class Parsed:
-    """Parsed data with the position of every mapping key and value found in it."""
+    """Parsed data with the position of every mapping key and value found in it.
+
+    For JSON the positions are worked out only when a problem needs one: finding
+    them is far slower than parsing, and a valid file never needs them.
+    """
 
     data: Any
     positions: dict[Loc, Position] = field(default_factory=dict)
+    source: str | None = None  # JSON text whose positions are not computed yet
 
     def position(self, loc: Loc) -> Position | None:
+        if self.source is not None:
+            located, _ = parse_yaml(self.source, "")  # JSON is (nearly) YAML: borrow its composer
+            self.positions = located.positions if located else {}
+            self.source = None
         # The longest prefix of `loc` we know: a missing key points at its parent.
         for end in range(len(loc), -1, -1):
             if loc[:end] in self.positions:
@@ -116,6 +136,10 @@ def _walk(node: yaml.Node, loc: Loc, positions: dict[Loc, Position], rel: str, p
             _walk(item, (*loc, index), positions, rel, problems, line_offset)
 
 
+def _code_point(character: str | int) -> int:
+    return character if isinstance(character, int) else ord(character)
+
+
 def parse_yaml(text: str, rel: str, line_offset: int = 0) -> tuple[Parsed | None, list[Problem]]:
     loader = None
     try:
@@ -130,7 +154,7 @@ def parse_yaml(text: str, rel: str, line_offset: int = 0) -> tuple[Parsed | None
     except yaml.reader.ReaderError as exc:  # a control character; PyYAML reports it without a mark
         line = text[: exc.position].count("\n") + 1 + line_offset
         return None, [Problem(rel, line, None, "yaml-syntax",
-                              f"YAML syntax error: character {exc.character!r} is not allowed in YAML")]
+                              f"YAML syntax error: character U+{_code_point(exc.character):04X} is not allowed in YAML")]
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 + line_offset if mark else None
@@ -154,20 +178,35 @@ def parse_json(text: str, rel: str) -> tuple[Parsed | None, list[Problem]]:
     data, problems = _json(text, rel, 0)
     if problems:
         return None, problems
-    # JSON is (nearly) YAML: borrow the YAML composer for key positions, best effort.
-    located, _ = parse_yaml(text, rel)
-    return Parsed(data, located.positions if located else {}), []
+    return Parsed(data, source=text), []
 
 
 def parse_json_line(line: str, rel: str, lineno: int) -> tuple[Any, list[Problem]]:
     return _json(line, rel, lineno - 1)
 
 
+class _JsonRefused(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key for key, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise _JsonRefused(f"key {next(k for k in keys if keys.count(k) > 1)!r} appears twice in the same object")
+    return dict(pairs)
+
+
+def _no_constant(name: str) -> Any:
+    raise _JsonRefused(f"{name} is not a JSON number")
+
+
 def _json(text: str, rel: str, line_offset: int) -> tuple[Any, list[Problem]]:
     try:
-        return json.loads(text), []
+        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant), []
     except json.JSONDecodeError as exc:
         return None, [Problem(rel, exc.lineno + line_offset, exc.colno, "json-syntax", f"JSON syntax error: {exc.msg}")]
+    except _JsonRefused as exc:
+        return None, [Problem(rel, line_offset + 1, None, "json-syntax", f"JSON error: {exc}")]
     except RecursionError:
         return None, [Problem(rel, line_offset + 1, None, "too-deep", "data is nested too deeply to read")]
 
@@ -196,7 +235,7 @@ class CsvRow:
 def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tuple[list[CsvRow], list[Problem]]:
     """Rows of a CSV whose first line must be exactly `header` (in any order of optional columns)."""
     problems: list[Problem] = []
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text, keepends=True)
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     rows: list[CsvRow] = []
     try:

@@ -43,7 +43,9 @@ class SnapshotStore:
         self._entries: dict[tuple[str, str, int], SnapshotEntry] = {}
         index = directory / INDEX
         if index.is_file():
-            for lineno, line in enumerate(index.read_text(encoding="utf-8").splitlines(), start=1):
+            for lineno, line in enumerate(index.read_text(encoding="utf-8").split("\n"), start=1):
+                if not line:
+                    continue
                 try:
                     entry = SnapshotEntry.model_validate(json.loads(line))
                 except ValueError as exc:

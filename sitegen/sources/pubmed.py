@@ -1,0 +1,272 @@
+"""PubMed through NCBI E-utilities: esearch onto the history server, efetch in batches,
+exact lookups by PMID, and PubmedArticle XML turned into normalised CSL-JSON records.
+
+API: https://www.ncbi.nlm.nih.gov/books/NBK25499/. E-utilities take the API key
+and the contact address only as query parameters; without a key NCBI allows
+3 requests a second, with one 10.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from lxml import etree
+
+from sitegen.records.ids import normalise_doi, normalise_pmcid, normalise_pmid, record_id
+from sitegen.review.models import CslDate, CslName, Record, RecordMeta
+from sitegen.sources.base import Malformed, Trace, Unsupported, check_status, parse_xml, run_call
+from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError
+from sitegen.sources.outcome import SourceOutcome
+from sitegen.sources.settings import SourceSettings
+
+BASE = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
+PROVIDER = Provider("PubMed", frozenset({"eutils.ncbi.nlm.nih.gov"}), min_interval=0.34)
+KEYED_INTERVAL = 0.1  # NCBI allows 10 requests a second with an API key
+TOOL = "sitegen"  # NCBI asks every client to name itself with `tool` (public) and `email` (a contact)
+MAX_BATCH = 10_000  # the largest retmax efetch accepts
+RETRIEVAL_LIMIT = 10_000  # PubMed serves only the first 10,000 records of a search, history server included
+
+# ErrorList entries that only say a part of the query matched nothing; any other entry means the search failed.
+NOT_FOUND = {"PhraseNotFound": "phrase", "FieldNotFound": "field"}
+RETRACTED_TYPE = "Retracted Publication"  # the retracted article; "Retraction of Publication" is the notice itself
+MONTHS = {name: number for number, name in
+          enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
+
+
+def _text(node: etree._Element | None) -> str | None:
+    """The full text of an element (markup such as <i> or <sub> dropped), whitespace collapsed."""
+    if node is None:
+        return None
+    return " ".join("".join(node.itertext()).split()) or None
+
+
+def _int(value: str | None, digits: int) -> int | None:
+    """A whole number of at most `digits` digits, or None: provider XML may hold anything, or a huge number."""
+    return int(value) if value and value.isdecimal() and len(value) <= digits else None
+
+
+def _month(value: str | None) -> int | None:
+    month = _int(value, 2) or MONTHS.get((value or "")[:3].lower())
+    return month if month and 1 <= month <= 12 else None
+
+
+def _ymd(node: etree._Element | None) -> list[int]:
+    """[year, month, day] from an element with Year/Month/Day children, as far as they are valid."""
+    year = _int(_text(node.find("Year")), 4) if node is not None else None
+    if not year:
+        return []
+    parts = [year]
+    month, day = _month(_text(node.find("Month"))), _int(_text(node.find("Day")), 2)
+    if month:
+        parts.append(month)
+        if day and 1 <= day <= 31:
+            parts.append(day)
+    return parts
+
+
+def _issued(article: etree._Element) -> CslDate | None:
+    pub_date = article.find("Journal/JournalIssue/PubDate")
+    parts = _ymd(pub_date)
+    if not parts and pub_date is not None:
+        # MedlineDate is free text for ranges such as "1998 Dec-1999 Jan"; its first year is the issue's year.
+        year = re.search(r"\d{4}", _text(pub_date.find("MedlineDate")) or "")
+        parts = [int(year.group())] if year else []
+    parts = parts or _ymd(article.find("ArticleDate"))
+    return CslDate(date_parts=[parts]) if parts else None
+
+
+def _abstract(article: etree._Element) -> str | None:
+    parts = []
+    for node in article.iterfind("Abstract/AbstractText"):
+        text = _text(node)
+        if text:
+            label = (node.get("Label") or "").strip()
+            parts.append(f"{label}: {text}" if label else text)
+    return " ".join(parts) or None
+
+
+def _author(node: etree._Element) -> CslName | None:
+    if node.get("ValidYN") == "N":  # NLM keeps a misspelt name next to its correction, marked invalid
+        return None
+    if collective := _text(node.find("CollectiveName")):
+        return CslName(literal=collective)
+    family = _text(node.find("LastName"))
+    return CslName(family=family, given=_text(node.find("ForeName")) or _text(node.find("Initials"))) if family else None
+
+
+def _article_ids(article: etree._Element) -> dict[str, str]:
+    # Only the article's own list: each cited reference in PubmedData/ReferenceList has an ArticleIdList too.
+    found: dict[str, str] = {}
+    for node in article.iterfind("PubmedData/ArticleIdList/ArticleId"):
+        if value := _text(node):
+            found.setdefault(node.get("IdType", ""), value)
+    return found
+
+
+def _doi(article: etree._Element, ids: dict[str, str]) -> str | None:
+    # Recent records sometimes carry the DOI only as the publisher's electronic location.
+    located = [_text(node) for node in article.iterfind("MedlineCitation/Article/ELocationID[@EIdType='doi']")
+               if node.get("ValidYN") != "N"]
+    return normalise_doi(ids.get("doi")) or next(filter(None, map(normalise_doi, located)), None)
+
+
+def article_to_record(article: etree._Element) -> Record | None:
+    """A Record for one PubmedArticle element, or None when it has no PMID or title."""
+    citation, details = article.find("MedlineCitation"), article.find("MedlineCitation/Article")
+    if citation is None or details is None:
+        return None
+    ids = _article_ids(article)
+    identifiers = {
+        "doi": _doi(article, ids),
+        "pmid": normalise_pmid(_text(citation.find("PMID"))),
+        "pmcid": normalise_pmcid(ids.get("pmc")),
+    }
+    title = _text(details.find("ArticleTitle")) or _text(details.find("VernacularTitle"))
+    rid = record_id(identifiers)
+    if rid is None or identifiers["pmid"] is None or title is None:
+        return None
+    types = [t for node in details.iterfind("PublicationTypeList/PublicationType") if (t := _text(node))]
+    retraction_notice = citation.find("CommentsCorrectionsList/CommentsCorrections[@RefType='RetractionIn']")
+    issue = details.find("Journal/JournalIssue")
+    return Record(
+        id=rid,
+        type="article-journal",
+        title=title,
+        author=[name for node in details.iterfind("AuthorList/Author") if (name := _author(node))],
+        container_title=_text(details.find("Journal/Title")),
+        issued=_issued(details),
+        volume=_text(issue.find("Volume")) if issue is not None else None,
+        issue=_text(issue.find("Issue")) if issue is not None else None,
+        page=_text(details.find("Pagination/MedlinePgn")),
+        DOI=identifiers["doi"],
+        PMID=identifiers["pmid"],
+        PMCID=identifiers["pmcid"],
+        URL=f"https://doi.org/{identifiers['doi']}" if identifiers["doi"]
+        else f"https://pubmed.ncbi.nlm.nih.gov/{identifiers['pmid']}/",
+        abstract=_abstract(details),
+        custom=RecordMeta(
+            sources=["pubmed"],
+            publication_types=types,
+            retracted=RETRACTED_TYPE in types or retraction_notice is not None,
+        ),
+    )
+
+
+# --------------------------------------------------------------------------- requests
+
+
+def secrets(settings: SourceSettings) -> Secrets:
+    params = {}
+    if settings.ncbi_api_key:
+        params["api_key"] = settings.ncbi_api_key
+    if settings.contact_email:
+        params["email"] = settings.contact_email
+    return Secrets(params)
+
+
+def provider(settings: SourceSettings) -> Provider:
+    # The module-level PROVIDER is read at call time, so a changed PROVIDER (a test's limits) applies here too.
+    return dataclasses.replace(PROVIDER, min_interval=KEYED_INTERVAL) if settings.ncbi_api_key else PROVIDER
+
+
+def search(fetcher: Fetcher, settings: SourceSettings, term: str, since: int | None = None,
+           batch_size: int = 500) -> SourceOutcome:
+    """All records matching `term` (native PubMed syntax, sent verbatim), read in batches from the history server."""
+    if not 1 <= batch_size <= MAX_BATCH:
+        raise ValueError(f"batch_size must be between 1 and {MAX_BATCH}, not {batch_size}")
+    query = f"({term}) AND {since}:3000[dp]" if since is not None else term
+    return run_call(Trace("pubmed", fetcher, provider(settings), secrets(settings)),
+                    lambda trace: _search(trace, query, settings, batch_size))
+
+
+def lookup(fetcher: Fetcher, settings: SourceSettings, pmid: str) -> SourceOutcome:
+    """One record by PMID. Not found is an empty `ok`, not an outage."""
+    wanted = normalise_pmid(pmid)
+    if wanted is None:
+        raise ValueError(f"{pmid!r} is not a PMID")
+
+    def call(trace: Trace) -> SourceOutcome:
+        articles, books = _article_set(_get_xml(trace, "efetch.fcgi", [("db", "pubmed"), ("id", wanted),
+                                                                       ("retmode", "xml")]))
+        if books:
+            raise Unsupported(f"PMID {wanted} is a book record (PubmedBookArticle), which sitegen does not read")
+        if not articles:
+            return trace.outcome("ok", [], 0)
+        if len(articles) != 1:
+            raise Malformed(f"asked for PMID {wanted} but received {len(articles)} articles")
+        record = article_to_record(articles[0])
+        if record is None:
+            raise Malformed("the article has no PMID or title")
+        if record.PMID != wanted:
+            raise Malformed(f"asked for PMID {wanted} but received PMID {record.PMID}: a response for a different record")
+        return trace.outcome("ok", [record], 1)
+    return run_call(Trace("pubmed", fetcher, provider(settings), secrets(settings)), call)
+
+
+def _get_xml(trace: Trace, utility: str, params: list[tuple[str, str]]) -> etree._Element:
+    response = trace.get(f"{BASE}/{utility}", params + [("tool", TOOL)])
+    if response.status == 404:
+        raise SourceError("unavailable", f"PubMed answered 404 for {utility}")
+    check_status(response, PROVIDER.name)
+    root = parse_xml(response.body)
+    # E-utilities report failures (an expired WebEnv, a backend error) as <ERROR> inside a 200.
+    error = next(root.iter("ERROR"), None)
+    if error is not None:
+        raise Malformed(f"PubMed reported an error: {_text(error) or 'no message'}")
+    return root
+
+
+def _history(root: etree._Element, warnings: list[str]) -> tuple[int, str, str]:
+    """Count, WebEnv and QueryKey of an esearch result; a phrase or field PubMed did not find becomes a warning."""
+    if root.tag != "eSearchResult":
+        raise Malformed(f"expected an eSearchResult, got <{root.tag}>")
+    for node in root.iterfind("ErrorList/*"):
+        if node.tag not in NOT_FOUND:
+            raise Malformed(f"PubMed reported {node.tag}: {_text(node) or 'no detail'}")
+        warnings.append(f"PubMed did not find the {NOT_FOUND[node.tag]} {_text(node)!r} of the query")
+    count = _int(_text(root.find("Count")), 12)
+    web_env, query_key = _text(root.find("WebEnv")) or "", _text(root.find("QueryKey")) or ""
+    if count is None:
+        raise Malformed("the search result has no Count")
+    if count and not (web_env and query_key):
+        raise Malformed(f"PubMed reported {count} matches but no WebEnv or QueryKey to fetch them from")
+    return count, web_env, query_key
+
+
+def _article_set(root: etree._Element) -> tuple[list[etree._Element], int]:
+    """The PubmedArticle elements of an efetch result, and how many book records came with them."""
+    if root.tag != "PubmedArticleSet":
+        raise Malformed(f"expected a PubmedArticleSet, got <{root.tag}>")
+    return root.findall("PubmedArticle"), len(root.findall("PubmedBookArticle"))
+
+
+def _search(trace: Trace, term: str, settings: SourceSettings, batch_size: int) -> SourceOutcome:
+    found = _get_xml(trace, "esearch.fcgi", [("db", "pubmed"), ("term", term), ("usehistory", "y"), ("retmax", "0")])
+    total, web_env, query_key = _history(found, trace.warnings)
+    limit = min(total, settings.max_records, RETRIEVAL_LIMIT)
+    records: list[Record] = []
+    skipped = books = 0
+    for start in range(0, limit, batch_size):
+        size = min(batch_size, limit - start)
+        articles, batch_books = _article_set(_get_xml(trace, "efetch.fcgi", [
+            ("db", "pubmed"), ("query_key", query_key), ("WebEnv", web_env), ("retstart", str(start)),
+            ("retmax", str(size)), ("retmode", "xml")]))
+        # PubMed has answered 200 with an empty or cut-short set: that is an outage, never fewer matches.
+        if len(articles) + batch_books < size:
+            raise Malformed(f"PubMed returned {len(articles) + batch_books} of the {size} records asked for "
+                            f"at position {start} of {total}")
+        for article in articles:
+            record = article_to_record(article)
+            if record is None:
+                skipped += 1
+            else:
+                records.append(record)
+        books += batch_books
+    if skipped:
+        trace.warnings.append(f"{skipped} PubMed article(s) had no PMID or title and were skipped")
+    if books:
+        trace.warnings.append(f"{books} PubMed book record(s) (PubmedBookArticle) were not read")
+    if total > limit:
+        trace.warnings.append(f"PubMed reported {total} matches; only the first {limit} were read")
+    return trace.outcome("ok", records, total)

