@@ -31,6 +31,10 @@ class SitegenGroup(click.Group):
         except SitegenError as exc:
             click.echo(f"error: {exc}", err=True)
             ctx.exit(exc.exit_code)
+        except OSError as exc:  # a full disk, a path that cannot be created, no permission
+            where = f": {exc.filename}" if exc.filename else ""
+            click.echo(f"error: {exc.strerror or exc}{where}", err=True)
+            ctx.exit(EXIT_INVALID)
 
 
 @click.group(cls=SitegenGroup, context_settings={"help_option_names": ["-h", "--help"]})

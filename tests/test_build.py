@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLE, tree_bytes
 
-from sitegen.errors import OutputRefused
+from sitegen.errors import OutputRefused, SitegenError
+from sitegen.living.ledger import event_line, next_event
+from sitegen.review.folder import protocol_hash
 from sitegen.site import output
 from sitegen.site.build import build
 
@@ -50,22 +52,31 @@ def test_two_builds_are_byte_identical(tmp_path):
     assert len(tree_bytes(first)) > 270
 
 
-def test_build_time_never_comes_from_the_clock(tmp_path, example_copy):
-    (example_copy / "ledger.jsonl").write_text("")
-    (example_copy / "protocol.md").write_text((example_copy / "protocol.md").read_text())
+def test_build_time_never_comes_from_the_clock(sitegen, tmp_path, example_copy):
+    empty = tmp_path / "empty-review"
+    sitegen("init", empty)
     out = tmp_path / "site"
-    result = build(example_copy, out, environ={})
+    result = build(empty, out, environ={})
     assert result.built_at is None
     assert "No searches or decisions recorded yet" in (out / "index.html").read_text()
+    assert build(example_copy, out, environ={}).built_at == "2023-04-10T00:00:00Z"  # the latest ledger event
     assert build(example_copy, out, environ={"SOURCE_DATE_EPOCH": "1700000000"}).built_at == "2023-11-14T22:13:20Z"
     assert build(example_copy, out, now="2026-06-01T00:00:00Z", environ={}).built_at == "2026-06-01T00:00:00Z"
 
 
-def test_bad_now_is_refused(sitegen, tmp_path):
-    code, _, err = sitegen("build", EXAMPLE, "--out", tmp_path / "site", "--now", "yesterday")
-    assert code == 1
-    assert "--now 'yesterday' is not an RFC 3339 timestamp" in err
+@pytest.mark.parametrize("epoch", ["²", "99999999999999", "-5", "1e9"])
+def test_bad_source_date_epoch_is_refused(example_copy, tmp_path, epoch):
+    with pytest.raises(SitegenError, match="SOURCE_DATE_EPOCH"):
+        build(example_copy, tmp_path / "site", environ={"SOURCE_DATE_EPOCH": epoch})
     assert not (tmp_path / "site").exists()
+
+
+def test_bad_now_is_refused(sitegen, tmp_path):
+    for bad in ("yesterday", "2099-02-31T25:61:61+99:99"):
+        code, _, err = sitegen("build", EXAMPLE, "--out", tmp_path / "site", "--now", bad)
+        assert code == 1
+        assert f"--now {bad!r} is not" in err
+        assert not (tmp_path / "site").exists()
 
 
 def test_failed_build_leaves_the_previous_site(tmp_path, monkeypatch):
@@ -173,10 +184,19 @@ def hostile_review(example_copy: Path) -> Path:
     (example_copy / "review.yaml").write_text(config)
     evidence = example_copy / "evidence" / "wilson-2013-lec.yaml"
     evidence.write_text(evidence.read_text().replace("population: Rats", f'population: "{XSS}"'))
-    (example_copy / "ledger.jsonl").write_text("")  # the protocol is edited below: drop the lock
     protocol = example_copy / "protocol.md"
     protocol.write_text(protocol.read_text() + f"\n{XSS}\n\n[click](javascript:alert(1))\n")
+    relock(example_copy)
     return example_copy
+
+
+def relock(review: Path) -> None:
+    """Rewrite the example's ledger so its protocol lock matches an edited protocol."""
+    lock, imported = [json.loads(line) for line in (review / "ledger.jsonl").read_text().splitlines()]
+    lock_event = next_event(None, "protocol_lock", lock["ts"], {**lock["payload"],
+                                                                "sha256": protocol_hash((review / "protocol.md").read_text())})
+    import_event = next_event(lock_event, "import", imported["ts"], imported["payload"])
+    (review / "ledger.jsonl").write_text(event_line(lock_event) + "\n" + event_line(import_event) + "\n")
 
 
 def test_markup_in_review_files_renders_as_text_on_every_page(tmp_path, example_copy):
@@ -191,3 +211,20 @@ def test_markup_in_review_files_renders_as_text_on_every_page(tmp_path, example_
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in (out / "records.html").read_text()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in (out / "included.html").read_text()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in (out / "protocol.html").read_text()
+
+
+def test_output_problems_are_messages_not_tracebacks(sitegen, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    code, _, err = sitegen("build", EXAMPLE, "--out", blocker / "site")
+    assert code == 1 and err.startswith("error: ")
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "real-site")
+    code, _, err = sitegen("build", EXAMPLE, "--out", link)
+    assert code == 1 and "symbolic link" in err
+
+
+def test_init_refuses_a_title_check_would_reject(sitegen, tmp_path):
+    code, _, err = sitegen("init", tmp_path / "r", "--title", "")
+    assert code == 1 and "--title" in err
+    assert not (tmp_path / "r").exists()

@@ -286,3 +286,92 @@ def test_every_problem_is_reported_not_just_the_first(example_copy):
     (example_copy / "protocol.md").unlink()
     _, problems = inspect_review(example_copy)
     assert {p.path for p in problems} >= {f"{TA}/reviewer-b.csv", "evidence/wilson-2013-lec.yaml", "protocol.md"}
+
+
+def add_event(review: Path, type_: str, ts: str, payload: dict) -> int:
+    """Append a correctly chained event (as a tool would) and return its line number."""
+    from sitegen.living.ledger import event_hash
+    from sitegen.review.write import canonical_json
+
+    path = review / "ledger.jsonl"
+    lines = path.read_text().splitlines()
+    previous = json.loads(lines[-1])
+    seq = previous["seq"] + 1
+    event = {"seq": seq, "type": type_, "ts": ts, "payload": payload, "prev": previous["hash"],
+             "hash": event_hash(seq, type_, ts, payload, previous["hash"])}
+    path.write_text("\n".join(lines + [canonical_json(event)]) + "\n")
+    return len(lines) + 1
+
+
+def test_malformed_payload_is_reported_without_a_traceback(sitegen, example_copy):
+    line = add_event(example_copy, "import", "2024-01-01T00:00:00Z",
+                     {"source": "openalex", "description": "d", "record_ids": 5})
+    check_reports(sitegen, example_copy, "ledger.jsonl", line, "import payload: record_ids")
+
+
+def test_records_without_provenance(sitegen, example_copy):
+    (example_copy / "ledger.jsonl").unlink()
+    out = check_reports(sitegen, example_copy, "records.jsonl", 1, "has no provenance")
+    assert "more records have no provenance" in out
+
+
+def test_full_text_decision_needs_a_title_abstract_inclusion(sitegen, example_copy):
+    rows = (example_copy / TA / "reviewer-a.csv").read_text().splitlines()
+    excluded = next(row.split(",")[0] for row in rows if ",exclude," in row)
+    path = example_copy / "screening" / "full-text" / "reviewer-a.csv"
+    append(path, f"{excluded},include,,\n")
+    lines = path.read_text().count("\n")
+    check_reports(sitegen, example_copy, "screening/full-text/reviewer-a.csv", lines, "was excluded at title/abstract")
+
+
+def test_amendment_must_raise_the_version(sitegen, example_copy):
+    from sitegen.review.folder import protocol_hash
+
+    digest = protocol_hash((example_copy / "protocol.md").read_text())
+    line = add_event(example_copy, "amendment", "2024-01-01T00:00:00Z", {"version": 1, "sha256": digest})
+    check_reports(sitegen, example_copy, "ledger.jsonl", line, "must raise the protocol version")
+
+
+def test_ledger_events_in_time_order(sitegen, example_copy):
+    line = add_event(example_copy, "import", "2020-01-01T00:00:00Z",
+                     {"source": "openalex", "description": "d", "record_ids": []})
+    check_reports(sitegen, example_copy, "ledger.jsonl", line, "before the event above it")
+
+
+def test_impossible_timestamp(sitegen, example_copy):
+    line = add_event(example_copy, "import", "2024-02-31T00:00:00Z",
+                     {"source": "openalex", "description": "d", "record_ids": []})
+    check_reports(sitegen, example_copy, "ledger.jsonl", line, "not a real date")
+
+
+def test_line_separators_inside_json_strings_do_not_split_records(example_copy):
+    path = example_copy / "records.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    record = json.loads(lines[0])
+    record["abstract"] = "before\u2028after\u0085end\x1c"
+    lines[0] = json.dumps(record, ensure_ascii=False) + "\n"
+    path.write_text("".join(lines))
+    _, problems = inspect_review(example_copy)
+    assert problems == []
+
+
+def test_duplicate_json_keys_and_nan_are_refused(sitegen, example_copy):
+    path = example_copy / "records.jsonl"
+    first = path.read_text().splitlines()[0]
+    replace_line(path, 1, first[:-1] + ',"title":"second title"}')
+    check_reports(sitegen, example_copy, "records.jsonl", 1, "appears twice")
+    search = example_copy / "searches" / "object-in-context.json"
+    search.write_text(search.read_text().replace('"run_count": 1', '"run_count": NaN'))
+    check_reports(sitegen, example_copy, "searches/object-in-context.json", 1, "NaN is not a JSON number")
+
+
+def test_values_are_not_coerced(sitegen, example_copy):
+    search = example_copy / "searches" / "object-in-context.json"
+    search.write_text(search.read_text().replace('"run_count": 1', '"run_count": "1"'))
+    check_reports(sitegen, example_copy, "searches/object-in-context.json", None, "run_count: Input should be a valid integer")
+
+
+def test_unreadable_records_do_not_bury_the_real_problem(sitegen, example_copy):
+    (example_copy / "records.jsonl").write_bytes(b"\xff\xfe garbage")
+    out = check_reports(sitegen, example_copy, "records.jsonl", 1, "not valid UTF-8")
+    assert "unknown-record" not in out

@@ -13,7 +13,9 @@ from pathlib import Path
 from sitegen.errors import ReviewInvalid
 from sitegen.living.ledger import verify_chain
 from sitegen.review.folder import ADJUDICATION, Review, load_review
+from sitegen.review.models import ImportPayload, LedgerEvent, ProtocolLockPayload, RetrievalPayload, parse_timestamp
 from sitegen.review.problems import Problem
+from sitegen.screening.outcomes import stage_outcomes
 
 
 def inspect_review(root: Path) -> tuple[Review | None, list[Problem]]:
@@ -36,7 +38,7 @@ def _order(problem: Problem) -> tuple:
 
 
 def check_review(review: Review) -> list[Problem]:
-    return (_check_decisions(review) + _check_evidence(review) + _check_searches(review)
+    return (_check_decisions(review) + _check_stages(review) + _check_evidence(review) + _check_searches(review)
             + _check_ledger(review))
 
 
@@ -51,7 +53,7 @@ def _check_decisions(review: Review) -> list[Problem]:
     for row in review.decisions:
         decision = row.decision
         column = row.columns.get
-        if decision.record_id not in review.records:
+        if decision.record_id not in review.records and review.records_loaded:
             problems.append(Problem(row.path, row.line, column("record_id"), "unknown-record",
                                     f"record {decision.record_id!r} is not in records.jsonl"))
         key = (row.stage, row.reviewer, decision.record_id)
@@ -77,6 +79,24 @@ def _check_decisions(review: Review) -> list[Problem]:
     return problems
 
 
+def _check_stages(review: Review) -> list[Problem]:
+    """A record reaches full text only when title/abstract screening included it."""
+    screened = stage_outcomes(review.decisions, "title-abstract")
+    problems = []
+    for row in review.decisions:
+        if row.stage != "full-text":
+            continue
+        outcome = screened.get(row.decision.record_id)
+        decision = outcome.decision if outcome else None
+        if decision not in ("include", "maybe"):
+            state = {None: "has no title/abstract decision", "exclude": "was excluded at title/abstract",
+                     "conflict": "is an unresolved conflict at title/abstract"}[decision]
+            problems.append(Problem(row.path, row.line, row.columns.get("record_id"), "not-screened-in",
+                                    f"record {row.decision.record_id!r} {state}; only records included there "
+                                    "are assessed in full text"))
+    return problems
+
+
 def _check_evidence(review: Review) -> list[Problem]:
     problems = []
     studies: dict[str, str] = {}
@@ -85,8 +105,9 @@ def _check_evidence(review: Review) -> list[Problem]:
         line, column = item.parsed.position(("record_id",)) or (None, None)
         record = review.records.get(record_id)
         if record is None:
-            problems.append(Problem(item.path, line, column, "unknown-record",
-                                    f"record {record_id!r} is not in records.jsonl"))
+            if review.records_loaded:
+                problems.append(Problem(item.path, line, column, "unknown-record",
+                                        f"record {record_id!r} is not in records.jsonl"))
             continue
         if record_id in studies:
             problems.append(Problem(item.path, line, column, "duplicate-evidence",
@@ -112,7 +133,7 @@ def _check_evidence(review: Review) -> list[Problem]:
 def _check_searches(review: Review) -> list[Problem]:
     problems = []
     for monitor_id, search in review.searches.items():
-        missing = [i for i in search.seen_ids if i not in review.records]
+        missing = [i for i in search.seen_ids if i not in review.records] if review.records_loaded else []
         if missing:
             more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
             problems.append(Problem(f"searches/{monitor_id}.json", None, None, "unknown-record",
@@ -122,26 +143,53 @@ def _check_searches(review: Review) -> list[Problem]:
 
 def _check_ledger(review: Review) -> list[Problem]:
     rel = "ledger.jsonl"
-    problems = [Problem(rel, index + 1, None, "ledger-chain", message)
+    lines = review.ledger_lines
+    problems = [Problem(rel, lines[index], None, "ledger-chain", message)
                 for index, message in verify_chain(review.ledger)]
-    locks = []
-    for index, event in enumerate(review.ledger):
-        if event.type in ("retrieval", "import"):
-            missing = [i for i in event.payload.get("record_ids", []) if i not in review.records]
-            if missing:
-                problems.append(Problem(rel, index + 1, None, "unknown-record",
+    named: set[str] = set()
+    lock: tuple[LedgerEvent, ProtocolLockPayload] | None = None
+    previous_time = None
+    for index, (event, payload) in enumerate(zip(review.ledger, review.payloads, strict=True)):
+        when = parse_timestamp(event.ts)
+        if previous_time is not None and when < previous_time:
+            problems.append(Problem(rel, lines[index], None, "ledger-time",
+                                    f"event {event.seq} is dated {event.ts}, before the event above it: "
+                                    "events are appended in time order"))
+        previous_time = max(when, previous_time or when)
+        if isinstance(payload, RetrievalPayload | ImportPayload):
+            named.update(payload.record_ids)
+            missing = [i for i in payload.record_ids if i not in review.records]
+            if missing and review.records_loaded:
+                problems.append(Problem(rel, lines[index], None, "unknown-record",
                                         f"{event.type} event names record(s) not in records.jsonl: "
                                         f"{', '.join(missing[:3])}"))
-        if event.type in ("protocol_lock", "amendment"):
-            locks.append((index, event))
-    if locks and review.protocol is not None:
-        index, lock = locks[-1]
-        if lock.payload.get("sha256") != review.protocol.sha256:
+        if isinstance(payload, ProtocolLockPayload):
+            if event.type == "amendment" and lock is not None and payload.version <= lock[1].version:
+                problems.append(Problem(rel, lines[index], None, "amendment-version",
+                                        f"an amendment must raise the protocol version (it stays at {payload.version})"))
+            lock = (event, payload)
+    problems += _check_provenance(review, named)
+    if lock is not None and review.protocol is not None:
+        event, payload = lock
+        if payload.sha256 != review.protocol.sha256:
             problems.append(Problem("protocol.md", None, None, "protocol-locked",
-                                    f"protocol.md was edited after it was locked (ledger event {lock.seq}); "
+                                    f"protocol.md was edited after it was locked (ledger event {event.seq}); "
                                     "record the change as an amendment instead of editing the locked text"))
-        elif lock.payload.get("version") != review.protocol.meta.version:
+        elif payload.version != review.protocol.meta.version:
             problems.append(Problem("protocol.md", 2, None, "protocol-locked",
                                     f"protocol version {review.protocol.meta.version} differs from the locked "
-                                    f"version {lock.payload.get('version')}"))
+                                    f"version {payload.version}"))
+    return problems
+
+
+def _check_provenance(review: Review, named: set[str]) -> list[Problem]:
+    """Every record must have come from somewhere the ledger records (principle: counts are derived)."""
+    orphans = [record_id for record_id in review.records if record_id not in named]
+    problems = [Problem("records.jsonl", review.record_lines[record_id], None, "no-provenance",
+                        f"record {record_id!r} has no provenance: no retrieval or import event in ledger.jsonl "
+                        "names it")
+                for record_id in orphans[:20]]
+    if len(orphans) > 20:
+        problems.append(Problem("records.jsonl", None, None, "no-provenance",
+                                f"{len(orphans) - 20} more records have no provenance on the ledger"))
     return problems

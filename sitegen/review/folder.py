@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from sitegen.errors import SchemaVersionError
 from sitegen.review import parsing
 from sitegen.review.models import (
@@ -81,7 +83,11 @@ class Review:
     searches: dict[str, SavedSearch] = field(default_factory=dict)
     records: dict[str, Record] = field(default_factory=dict)
     record_lines: dict[str, int] = field(default_factory=dict)
+    records_loaded: bool = True  # False when records.jsonl could not be read: unknown-id checks are moot
     ledger: list[LedgerEvent] = field(default_factory=list)
+    # Each event's payload as its typed model, or None where it has no model or is invalid.
+    payloads: list[BaseModel | None] = field(default_factory=list)
+    ledger_lines: list[int] = field(default_factory=list)  # line of each event in ledger.jsonl
     decisions: list[DecisionRow] = field(default_factory=list)
     evidence: list[EvidenceFile] = field(default_factory=list)
 
@@ -138,6 +144,8 @@ def _load_config(root: Path) -> tuple[ReviewConfig | None, list[Problem]]:
 
 def _load_protocol(root: Path, review: Review) -> list[Problem]:
     rel = "protocol.md"
+    if (root / rel).is_dir():
+        return [Problem(rel, None, None, "not-a-file", "protocol.md is a folder; it must be a Markdown file")]
     text, problems = _read(root, rel, "protocol.md")
     if text is None:
         return [Problem(rel, None, None, "missing", "protocol.md is missing: every review needs a protocol")
@@ -187,12 +195,13 @@ def _load_searches(root: Path, review: Review, schema_problems: list[Problem]) -
     return problems
 
 
-def _jsonl_rows(root: Path, rel: str) -> tuple[list[tuple[int, object]], list[Problem]]:
+def _jsonl_rows(root: Path, rel: str) -> tuple[list[tuple[int, object]] | None, list[Problem]]:
+    """(line number, value) for each line; None when the file exists but cannot be read at all."""
     if not (root / rel).exists() and not (root / rel).is_symlink():
         return [], []  # an empty review has no records and no events yet
     text, problems = _read(root, rel, rel)
     if text is None:
-        return [], problems
+        return None, problems
     rows = []
     for lineno, line in enumerate(parsing.split_lines(text), start=1):
         if not line.strip():
@@ -208,8 +217,9 @@ def _jsonl_rows(root: Path, rel: str) -> tuple[list[tuple[int, object]], list[Pr
 def _load_records(root: Path, review: Review) -> list[Problem]:
     rel = "records.jsonl"
     rows, problems = _jsonl_rows(root, rel)
+    review.records_loaded = rows is not None
     previous = None
-    for lineno, value in rows:
+    for lineno, value in rows or []:
         record, row_problems = parsing.validate(Record, parsing.Parsed(value), rel, line=lineno)
         problems += row_problems
         if record is None:
@@ -230,17 +240,20 @@ def _load_records(root: Path, review: Review) -> list[Problem]:
 def _load_ledger(root: Path, review: Review) -> list[Problem]:
     rel = "ledger.jsonl"
     rows, problems = _jsonl_rows(root, rel)
-    for lineno, value in rows:
+    for lineno, value in rows or []:
         event, row_problems = parsing.validate(LedgerEvent, parsing.Parsed(value), rel, line=lineno)
         problems += row_problems
         if event is None:
             continue
         payload_model = PAYLOAD_MODELS.get(event.type)
+        payload = None
         if payload_model is not None:
-            _, payload_problems = parsing.validate(payload_model, parsing.Parsed(event.payload), rel, line=lineno)
+            payload, payload_problems = parsing.validate(payload_model, parsing.Parsed(event.payload), rel, line=lineno)
             problems += [Problem(p.path, lineno, None, p.code, f"{event.type} payload: {p.message}")
                          for p in payload_problems]
         review.ledger.append(event)
+        review.payloads.append(payload)
+        review.ledger_lines.append(lineno)
     return problems
 
 
@@ -300,9 +313,12 @@ def _linked_folders(root: Path) -> list[Problem]:
 def _named_files(root: Path, folder: str, suffix: str, pattern: str,
                  problems: list[Problem]) -> Iterator[tuple[Path, str]]:
     """The files of `folder` named <slug><suffix>; any other file is reported as a problem."""
-    for path in _files(root / folder):
+    for path in _files(root / folder, directories=True):
         rel = f"{folder}/{path.name}"
-        if path.suffix == suffix and _is_slug(path.stem):
+        if path.is_dir():
+            problems.append(Problem(rel, None, None, "unexpected-folder",
+                                    f"folders are not read here; files here are named {pattern}"))
+        elif path.suffix == suffix and _is_slug(path.stem):
             yield path, rel
         else:
             problems.append(Problem(rel, None, None, "unexpected-file",

@@ -9,6 +9,7 @@ a misspelt field is reported instead of silently ignored.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
@@ -34,7 +35,7 @@ Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
 
 
 def _check_record_id(value: str) -> str:
@@ -44,9 +45,18 @@ def _check_record_id(value: str) -> str:
     return value
 
 
-def _check_timestamp(value: str) -> str:
+def parse_timestamp(value: str) -> datetime:
+    """An RFC 3339 timestamp as an aware datetime; ValueError for anything else (e.g. 2024-02-31)."""
     if not RFC3339.match(value):
         raise ValueError(f"{value!r} is not an RFC 3339 timestamp such as 2026-06-01T00:00:00Z")
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"{value!r} is not a real date and time") from None
+
+
+def _check_timestamp(value: str) -> str:
+    parse_timestamp(value)
     return value
 
 
@@ -218,8 +228,8 @@ class Record(Strict):
 
     id: str
     type: str = "article-journal"
-    title: Annotated[str, StringConstraints(min_length=1)]
-    author: list[CslName] = Field(default_factory=list)
+    title: Annotated[str, StringConstraints(min_length=1, max_length=5000)]
+    author: list[CslName] = Field(default_factory=list, max_length=10_000)
     container_title: str | None = Field(default=None, alias="container-title")
     issued: CslDate | None = None
     volume: str | None = None
@@ -229,7 +239,7 @@ class Record(Strict):
     PMID: str | None = None
     PMCID: str | None = None
     URL: str | None = None
-    abstract: str | None = None
+    abstract: Annotated[str, StringConstraints(max_length=200_000)] | None = None
     custom: RecordMeta = RecordMeta()
 
     def identifiers(self) -> dict[str, str]:

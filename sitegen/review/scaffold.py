@@ -8,14 +8,15 @@ import tempfile
 from pathlib import Path
 
 import yaml
+from pydantic import ValidationError
 
 from sitegen.errors import SitegenError
-from sitegen.review.models import REVIEW_SCHEMA_VERSION
+from sitegen.review.models import REVIEW_SCHEMA_VERSION, ReviewConfig
 
 PROTOCOL = """\
 ---
-# Front matter: sitegen reads these fields. Once screening starts, lock the
-# protocol (`sitegen protocol lock`); change it afterwards only by amendment.
+# Front matter: sitegen reads these fields. Once screening starts the protocol
+# is locked on the ledger; change it afterwards only by amendment.
 version: 1
 eligibility:
   in_scope:
@@ -58,12 +59,18 @@ def review_yaml(title: str) -> str:
 
 def init_review(directory: Path, title: str) -> list[str]:
     """Create the folder's files; refuse to touch a folder that already has content."""
-    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
+    if directory.is_symlink() or directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
         raise SitegenError(f"refusing to initialise {directory}: it exists and is not empty (nothing was written)")
+    text = review_yaml(title)
+    try:
+        ReviewConfig.model_validate(yaml.safe_load(text))
+    except ValidationError as exc:
+        reason = exc.errors(include_url=False)[0]["msg"]
+        raise SitegenError(f"--title: {reason} (nothing was written)") from None
     directory.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.init-", dir=directory.parent))
     try:
-        (staging / "review.yaml").write_text(review_yaml(title), encoding="utf-8")
+        (staging / "review.yaml").write_text(text, encoding="utf-8")
         (staging / "protocol.md").write_text(PROTOCOL, encoding="utf-8")
         (staging / "records.jsonl").write_text("", encoding="utf-8")
         (staging / "ledger.jsonl").write_text("", encoding="utf-8")

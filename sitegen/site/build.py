@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -10,9 +11,11 @@ from pathlib import Path
 from sitegen.errors import BuildError, SitegenError
 from sitegen.review.check import load_valid_review
 from sitegen.review.folder import Review
-from sitegen.review.models import RFC3339
+from sitegen.review.models import parse_timestamp
 from sitegen.site.output import refuse_unsafe_output, write_site
 from sitegen.site.pages import output_paths_are_safe, render_site
+
+MAX_EPOCH = 32503680000  # 3000-01-01
 
 
 @dataclass
@@ -26,15 +29,18 @@ class BuildResult:
 def build_time(review: Review, now: str | None, environ: dict[str, str]) -> str | None:
     """When the site says it was last updated: --now, SOURCE_DATE_EPOCH, or the ledger. Never the clock."""
     if now is not None:
-        if not RFC3339.match(now):
-            raise SitegenError(f"--now {now!r} is not an RFC 3339 timestamp such as 2026-06-01T00:00:00Z")
+        try:
+            parse_timestamp(now)
+        except ValueError as exc:
+            raise SitegenError(f"--now {exc}") from None
         return now
     epoch = environ.get("SOURCE_DATE_EPOCH")
     if epoch is not None:
-        if not epoch.isdigit():
-            raise SitegenError(f"SOURCE_DATE_EPOCH={epoch!r} is not a whole number of seconds")
+        if not re.fullmatch(r"[0-9]{1,11}", epoch) or int(epoch) >= MAX_EPOCH:
+            raise SitegenError(f"SOURCE_DATE_EPOCH={epoch!r} is not a whole number of seconds since 1970 "
+                               "(before the year 3000)")
         return datetime.fromtimestamp(int(epoch), tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return max((event.ts for event in review.ledger), default=None)
+    return max((event.ts for event in review.ledger), key=parse_timestamp, default=None)
 
 
 def build(review_dir: Path, out: Path, now: str | None = None, environ: dict[str, str] | None = None) -> BuildResult:

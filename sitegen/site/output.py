@@ -18,6 +18,8 @@ from sitegen.site.pages import SITE_MARKER
 
 
 def refuse_unsafe_output(review_dir: Path, out: Path) -> None:
+    if out.is_symlink():
+        raise OutputRefused(f"refusing to build into {out}: it is a symbolic link; give the real folder")
     review_dir, target = review_dir.resolve(), out.resolve()
     if target == review_dir or target in review_dir.parents:
         raise OutputRefused(f"refusing to build into {out}: it contains the review folder {review_dir}")

@@ -36,7 +36,6 @@ class RecordView:
     title_abstract: Outcome | None
     full_text: Outcome | None
     evidence: Evidence | None
-    evidence_path: str | None
 
 
 @dataclass
@@ -49,8 +48,6 @@ class Counts:
     excluded_full_text: int
     excluded_by_reason: list[tuple[str, str, int]]  # (code, label, n)
     included: int
-    searches: int
-    ledger_events: int
 
 
 def _authors_short(record: Record) -> str:
@@ -63,8 +60,7 @@ def record_views(review: Review) -> list[RecordView]:
     full_text = stage_outcomes(review.decisions, "full-text")
     evidence = {item.evidence.record_id: item for item in review.evidence}
     return [RecordView(record, page_slug(record.id), _authors_short(record), title_abstract.get(record.id),
-                       full_text.get(record.id), evidence[record.id].evidence if record.id in evidence else None,
-                       evidence[record.id].path if record.id in evidence else None)
+                       full_text.get(record.id), evidence[record.id].evidence if record.id in evidence else None)
             for record in review.records.values()]
 
 
@@ -81,8 +77,6 @@ def count(review: Review, views: list[RecordView]) -> Counts:
         excluded_full_text=sum(full_text_exclusions.values()),
         excluded_by_reason=[(code, labels.get(code, code), n) for code, n in sorted(full_text_exclusions.items())],
         included=sum(1 for v in views if v.full_text and v.full_text.decision == "include"),
-        searches=len(review.searches),
-        ledger_events=len(review.ledger),
     )
 
 

@@ -10,7 +10,6 @@ the request, when one is missing; it never touches the network.
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -47,7 +46,7 @@ class SnapshotStore:
                 if not line:
                     continue
                 try:
-                    entry = SnapshotEntry.model_validate(json.loads(line))
+                    entry = SnapshotEntry.model_validate_json(line)
                 except ValueError as exc:
                     raise SitegenError(f"{index}:{lineno}: not a valid snapshot entry ({exc})") from None
                 self._entries[_key(entry)] = entry
