@@ -20,11 +20,17 @@ import io
 import json
 from pathlib import Path
 
+import httpx
+
 from sitegen.living.ledger import event_line, next_event
 from sitegen.review.folder import protocol_hash
 from sitegen.review.models import DECISION_COLUMNS, SavedSearch, Strategy
 from sitegen.review.write import atomic_write, jsonl, model_data, pretty_json
+from sitegen.sources.http import Fetcher
 from sitegen.sources.openalex import work_to_record
+from sitegen.sources.search import run_strategy
+from sitegen.sources.settings import SourceSettings
+from sitegen.sources.snapshots import SnapshotStore
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "reviews" / "object-in-context"
 IMPORTED_AT = "2023-04-10T00:00:00Z"  # the SYNERGY works were retrieved from OpenAlex 2023-04-01..10
@@ -33,6 +39,24 @@ IMPORTED_AT = "2023-04-10T00:00:00Z"  # the SYNERGY works were retrieved from Op
 def simulated_disagreement(record_id: str) -> bool:
     """About one record in twenty, chosen by a fixed hash so the demo is reproducible."""
     return int(hashlib.sha256(record_id.encode()).hexdigest(), 16) % 20 == 0
+
+
+def simulated_openalex(works: list[dict], query: str) -> httpx.MockTransport:
+    """A stand-in for api.openalex.org that answers the example's strategy with the real SYNERGY works.
+
+    The works are real OpenAlex Work objects; the paging around them (meta, cursors) is simulated,
+    because the published review's records were not found by this query.
+    """
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path != "/works" or request.url.params.get("search") != query:
+            return httpx.Response(404)
+        per_page = int(request.url.params["per_page"])
+        cursor = request.url.params["cursor"]
+        start = 0 if cursor == "*" else int(cursor)
+        following = str(start + per_page) if start + per_page < len(works) else None
+        return httpx.Response(200, json={"meta": {"count": len(works), "per_page": per_page, "next_cursor": following},
+                                         "results": works[start:start + per_page]})
+    return httpx.MockTransport(answer)
 
 
 def decisions_csv(rows: list[tuple[str, str, str, str]]) -> str:
@@ -48,22 +72,27 @@ def main() -> None:
     parser.add_argument("--realdata", type=Path, required=True, help="the shared realdata folder")
     topic = parser.parse_args().realdata / "topic" / "synergy_Sep_2021"
 
+    works = []
+    for page in sorted((topic / "works_1").glob("works_*.json"), key=lambda p: int(p.stem.split("_")[1])):
+        works += json.loads(page.read_text(encoding="utf-8"))
     labels = {row["openalex_id"].rsplit("/", 1)[1]: row["label_included"] == "1"
               for row in csv.DictReader(open(topic / "labels.csv", encoding="utf-8"))}
-    records = []
-    for page in sorted((topic / "works_1").glob("works_*.json"), key=lambda p: int(p.stem.split("_")[1])):
-        records += [r for r in map(work_to_record, json.loads(page.read_text(encoding="utf-8"))) if r]
+    records = [r for r in map(work_to_record, works) if r]
     retrieval_order = [r.id for r in records]
     records.sort(key=lambda r: r.id)
     included = {r.id: labels[r.custom.openalex] for r in records}
 
     atomic_write(EXAMPLE / "records.jsonl", jsonl(model_data(r) for r in records))
 
-    search = SavedSearch(
-        schema_version="1.0", monitor_id="object-in-context",
-        strategies=[Strategy(source="openalex", label="openalex-main",
-                             query='"object-in-context" OR "object in context" OR "object-context recognition"')],
-        seen_ids=retrieval_order, last_run=IMPORTED_AT, run_count=1)
+    strategy = Strategy(source="openalex", label="openalex-main",
+                        query='"object-in-context" OR "object in context" OR "object-context recognition"')
+    search = SavedSearch(schema_version="1.0", monitor_id="object-in-context", strategies=[strategy],
+                         seen_ids=retrieval_order, last_run=IMPORTED_AT, run_count=1)
+    store = SnapshotStore(EXAMPLE / "snapshots")
+    fetcher = Fetcher("record", store, IMPORTED_AT, transport=simulated_openalex(works, strategy.query))
+    with fetcher:
+        outcome = run_strategy(fetcher, SourceSettings(), "openalex", strategy.query, native=True)
+    assert outcome.complete and len(outcome.records) == len(works), outcome.warnings
     atomic_write(EXAMPLE / "searches" / "object-in-context.json", pretty_json(model_data(search)))
 
     protocol = (EXAMPLE / "protocol.md").read_text(encoding="utf-8")

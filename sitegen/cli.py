@@ -3,6 +3,7 @@ function, prints the result and exits; all the work happens in the library."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
@@ -104,6 +105,46 @@ def build(directory: Path, out: Path, now: str | None) -> None:
     result = build_site(directory, out, now)
     click.echo(f"built {result.out} ({result.files} files, {result.records} records, "
                f"last updated {result.built_at or 'never'})")
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--sources", default="openalex,europepmc,pubmed", show_default=True,
+              help="Comma-separated providers: openalex, europepmc, pubmed, crossref, arxiv.")
+@click.option("--native", is_flag=True, help="Send QUERY to every source verbatim instead of compiling the grammar.")
+@click.option("--since", type=click.IntRange(1800, 2999), default=None, help="Only works published from this year.")
+@click.option("--snapshots", "mode", type=click.Choice(["live", "record", "replay"]), envvar="SITEGEN_SNAPSHOT_MODE",
+              default="live", show_default=True, help="live: network only; record: network, saving every response; "
+              "replay: saved responses only, never the network. Also set by SITEGEN_SNAPSHOT_MODE.")
+@click.option("--review", "review_dir", type=REVIEW_DIR, default=None,
+              help="Review folder whose snapshots/ record and replay use.")
+@click.option("--json", "as_json", is_flag=True, help="Print records, warnings, sources and counts as JSON.")
+def search(query: str, sources: str, native: bool, since: int | None, mode: str, review_dir: Path | None,
+           as_json: bool) -> None:
+    """Search several providers at once and merge the results by identity.
+
+    QUERY uses sitegen's grammar: "quoted phrases", AND / OR / NOT (upper case),
+    parentheses, and title: abstract: author: prefixes. Exit status 3 when a
+    source could not be reached (its results are unknown, not empty).
+    """
+    from sitegen.errors import EXIT_INCOMPLETE
+    from sitegen.sources.search import describe, open_fetcher
+    from sitegen.sources.search import search as run_search
+
+    names = [name.strip() for name in sources.split(",") if name.strip()]
+    with open_fetcher(mode, review_dir / "snapshots" if review_dir else None) as fetcher:
+        result = run_search(fetcher, query, names, native=native, since=since,
+                            progress=lambda message: click.echo(message, err=True))
+    if as_json:
+        click.echo(json.dumps(result.report(), indent=2, ensure_ascii=False))
+    else:
+        for outcome in result.outcomes:
+            click.echo(f"{outcome.source}: {describe(outcome)}")
+        for record in result.records:
+            click.echo(f"  {record.id}  {record.year or '----'}  {record.title}")
+        click.echo(f"{result.retrieved} retrieved, {len(result.records)} after removing duplicates")
+    if not result.complete:
+        raise click.exceptions.Exit(EXIT_INCOMPLETE)
 
 
 @cli.command()

@@ -14,7 +14,7 @@ from lxml import etree
 
 from sitegen.records.ids import normalise_arxiv, normalise_doi, record_id
 from sitegen.review.models import CslDate, CslName, Record, RecordMeta
-from sitegen.sources.base import Malformed, Trace, Unsupported, check_status, parse_xml, run_call
+from sitegen.sources.base import Malformed, Trace, Unsupported, check_status, parse_xml, run_call, to_records
 from sitegen.sources.http import Fetcher, Provider, Response, Secrets, SourceError
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import SourceSettings
@@ -165,12 +165,9 @@ def _paged(trace: Trace, query: str, page_size: int, settings: SourceSettings) -
         feed = _feed(trace.get(BASE, params))
         total = _total(feed)
         entries = feed.findall("atom:entry", NS)
-        for entry in entries:
-            record = entry_to_record(entry)
-            if record is None:
-                skipped += 1
-            else:
-                records.append(record)
+        page_records, page_skipped = to_records(entries, entry_to_record)
+        records += page_records
+        skipped += page_skipped
         start += len(entries)
         if not entries or len(entries) < size:
             break  # the last page, or a short page before the end, which the check below refuses

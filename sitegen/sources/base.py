@@ -14,7 +14,7 @@ from typing import Any
 from lxml import etree
 from pydantic import ValidationError
 
-from sitegen.review.models import Source
+from sitegen.review.models import Record, Source
 from sitegen.sources.http import Fetcher, Provider, Response, Secrets, SourceError
 from sitegen.sources.outcome import SourceOutcome, Status
 
@@ -76,6 +76,13 @@ def run_call(trace: Trace, call: Callable[[Trace], SourceOutcome]) -> SourceOutc
                                                     f"{exc.error_count()} field(s) invalid")
     except Unsupported as exc:
         return trace.outcome("unsupported", warning=f"{label} cannot run this query: {exc}")
+
+
+def to_records(items: list[Any], convert: Callable[[Any], Record | None],
+               item_type: type = object) -> tuple[list[Record], int]:
+    """Provider items as records, and how many were skipped (wrong shape, no identifier or title)."""
+    records = [record for item in items if isinstance(item, item_type) and (record := convert(item)) is not None]
+    return records, len(items) - len(records)
 
 
 def parse_json(response: Response) -> Any:

@@ -16,7 +16,7 @@ import lxml.html
 
 from sitegen.records.ids import normalise_doi
 from sitegen.review.models import CslDate, CslName, Record, RecordMeta
-from sitegen.sources.base import Malformed, Trace, check_status, parse_json, run_call
+from sitegen.sources.base import Malformed, Trace, check_status, parse_json, run_call, to_records
 from sitegen.sources.http import Fetcher, Provider, Response, Secrets, SourceError
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import SourceSettings
@@ -243,12 +243,9 @@ def _paged(trace: Trace, query: dict[str, str], size: int, settings: SourceSetti
         if not isinstance(message.get("total-results"), int) or not isinstance(items, list):
             raise Malformed("the response has no total-results or no items list")
         total = message["total-results"]
-        for item in items:
-            record = work_to_record(item) if isinstance(item, dict) else None
-            if record is None:
-                skipped += 1
-            else:
-                records.append(record)
+        page_records, page_skipped = to_records(items, work_to_record, dict)
+        records += page_records
+        skipped += page_skipped
         next_cursor = message.get("next-cursor")
         if not items or not isinstance(next_cursor, str) or len(records) + skipped >= total:
             break

@@ -16,7 +16,16 @@ from pydantic import BaseModel, Field
 
 from sitegen.records.ids import normalise_arxiv, normalise_doi, normalise_pmcid, normalise_pmid, record_id
 from sitegen.review.models import CslDate, CslName, Record, RecordMeta
-from sitegen.sources.base import Malformed, Trace, Unsupported, check_status, parse_json, parse_xml, run_call
+from sitegen.sources.base import (
+    Malformed,
+    Trace,
+    Unsupported,
+    check_status,
+    parse_json,
+    parse_xml,
+    run_call,
+    to_records,
+)
 from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError
 from sitegen.sources.outcome import SourceOutcome, Status
 from sitegen.sources.settings import SourceSettings
@@ -222,12 +231,9 @@ def _paged(trace: Trace, query: str, limit: int, page_size: int) -> SourceOutcom
            and (total is None or len(records) + skipped < total)):
         used.add(cursor)
         total, results, following = _page(trace, query, min(page_size, limit), cursor)
-        for result in results:
-            record = result_to_record(result) if isinstance(result, dict) else None
-            if record is None:
-                skipped += 1
-            else:
-                records.append(record)
+        page_records, page_skipped = to_records(results, result_to_record, dict)
+        records += page_records
+        skipped += page_skipped
         cursor = following if results else None
     expected = min(total or 0, limit)
     if len(records) + skipped < expected:

@@ -19,7 +19,7 @@ from sitegen.records.ids import (
     record_id,
 )
 from sitegen.review.models import CslDate, CslName, Record, RecordMeta
-from sitegen.sources.base import Malformed, Trace, Unsupported, check_status, parse_json, run_call
+from sitegen.sources.base import Malformed, Trace, Unsupported, check_status, parse_json, run_call, to_records
 from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import SourceSettings
@@ -250,12 +250,9 @@ def _paged(trace: Trace, query: dict[str, str], settings: SourceSettings) -> Sou
         if not isinstance(meta, dict) or not isinstance(meta.get("count"), int) or not isinstance(results, list):
             raise Malformed("the response has no meta.count or no results list")
         total = meta["count"]
-        for work in results:
-            record = work_to_record(work) if isinstance(work, dict) else None
-            if record is None:
-                skipped += 1
-            else:
-                records.append(record)
+        page_records, page_skipped = to_records(results, work_to_record, dict)
+        records += page_records
+        skipped += page_skipped
         next_cursor = meta.get("next_cursor")
         if not results or next_cursor == cursor:
             break

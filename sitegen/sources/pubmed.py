@@ -15,7 +15,7 @@ from lxml import etree
 
 from sitegen.records.ids import normalise_doi, normalise_pmcid, normalise_pmid, record_id
 from sitegen.review.models import CslDate, CslName, Record, RecordMeta
-from sitegen.sources.base import Malformed, Trace, Unsupported, check_status, parse_xml, run_call
+from sitegen.sources.base import Malformed, Trace, Unsupported, check_status, parse_xml, run_call, to_records
 from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import SourceSettings
@@ -256,12 +256,9 @@ def _search(trace: Trace, term: str, settings: SourceSettings, batch_size: int) 
         if len(articles) + batch_books < size:
             raise Malformed(f"PubMed returned {len(articles) + batch_books} of the {size} records asked for "
                             f"at position {start} of {total}")
-        for article in articles:
-            record = article_to_record(article)
-            if record is None:
-                skipped += 1
-            else:
-                records.append(record)
+        page_records, page_skipped = to_records(articles, article_to_record)
+        records += page_records
+        skipped += page_skipped
         books += batch_books
     if skipped:
         trace.warnings.append(f"{skipped} PubMed article(s) had no PMID or title and were skipped")

@@ -10,7 +10,9 @@ from __future__ import annotations
 import os
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from sitegen.errors import SitegenError
 
 ENVIRONMENT = {
     "contact_email": "SITEGEN_CONTACT_EMAIL",
@@ -40,4 +42,9 @@ class SourceSettings(BaseModel):
     def from_environment(cls, environ: dict[str, str] | None = None) -> SourceSettings:
         environ = os.environ if environ is None else environ
         values = {name: environ[variable] for name, variable in ENVIRONMENT.items() if environ.get(variable)}
-        return cls.model_validate(values)
+        try:
+            return cls.model_validate(values)
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            variable = ENVIRONMENT.get(str(first["loc"][0]), str(first["loc"][0]))
+            raise SitegenError(f"environment variable {variable}: {first['msg']}") from None

@@ -1,0 +1,134 @@
+"""One query, several providers: compile or pass through, run each, deduplicate.
+
+`run_strategy` runs one query against one provider and always returns an
+outcome (a query a provider cannot express is an `unsupported` outcome, not an
+error). `search` does that for several providers and merges what came back by
+identity. A query that breaks the grammar is the caller's mistake and raises
+`QuerySyntaxError` before anything is sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl
+
+from sitegen.errors import SitegenError
+from sitegen.records.identity import deduplicate
+from sitegen.review.models import Record, Source
+from sitegen.sources import arxiv, crossref, europepmc, openalex, pubmed, query
+from sitegen.sources.base import Unsupported
+from sitegen.sources.http import Fetcher
+from sitegen.sources.outcome import SourceOutcome
+from sitegen.sources.settings import SourceSettings
+from sitegen.sources.snapshots import MODES, SnapshotStore
+
+LABELS = {"openalex": "OpenAlex", "europepmc": "Europe PMC", "pubmed": "PubMed", "crossref": "Crossref",
+          "arxiv": "arXiv"}
+
+
+@dataclass(frozen=True)
+class ProviderSearch:
+    compile: Callable[[query.Node], Any]  # sitegen grammar -> the provider's query
+    native: Callable[[str], Any]  # a saved native strategy -> the provider's query, verbatim
+    run: Callable[..., SourceOutcome]  # (fetcher, settings, provider query, since=...) -> outcome
+
+
+def _crossref_native(text: str) -> dict[str, str]:
+    # `query.author=…&query.bibliographic=…` as written, or else free bibliographic text.
+    if text.startswith("query"):
+        return dict(parse_qsl(text, keep_blank_values=True))
+    return {"query.bibliographic": text}
+
+
+PROVIDERS: dict[str, ProviderSearch] = {
+    "openalex": ProviderSearch(query.compile_openalex, openalex.native_params, openalex.search),
+    "europepmc": ProviderSearch(query.compile_europepmc, str, europepmc.search),
+    "pubmed": ProviderSearch(query.compile_pubmed, str, pubmed.search),
+    "crossref": ProviderSearch(query.compile_crossref, _crossref_native, crossref.search),
+    "arxiv": ProviderSearch(query.compile_arxiv, str, arxiv.search),
+}
+
+
+def open_fetcher(mode: str, snapshots: Path | None, session: str = "") -> Fetcher:
+    """A fetcher in live, record or replay mode; the last two use a review's snapshots/ folder."""
+    if mode not in MODES:
+        raise SitegenError(f"snapshot mode {mode!r} is not one of {', '.join(MODES)}")
+    if mode == "live":
+        return Fetcher("live")
+    if snapshots is None:
+        raise SitegenError(f"--snapshots {mode} needs a review folder (--review DIR) whose snapshots/ it uses")
+    return Fetcher(mode, SnapshotStore(snapshots), session)
+
+
+def run_strategy(fetcher: Fetcher, settings: SourceSettings, source: Source, text: str, *, native: bool,
+                 since: int | None = None) -> SourceOutcome:
+    provider = PROVIDERS[source]
+    try:
+        provider_query = provider.native(text) if native else provider.compile(query.parse_query(text))
+    except (query.UnsupportedQuery, Unsupported) as exc:
+        return SourceOutcome(source=source, status="unsupported",
+                             warnings=[f"{LABELS[source]} cannot run this query: {exc}"])
+    return provider.run(fetcher, settings, provider_query, since=since)
+
+
+@dataclass
+class SearchResult:
+    records: list[Record]
+    outcomes: list[SourceOutcome]
+    retrieved: int
+
+    @property
+    def complete(self) -> bool:
+        return all(outcome.complete for outcome in self.outcomes)
+
+    def report(self) -> dict[str, Any]:
+        """The shape `sitegen search --json` prints."""
+        return {
+            "records": [record.model_dump(mode="json", by_alias=True, exclude_none=True) for record in self.records],
+            "warnings": [warning for outcome in self.outcomes for warning in outcome.warnings],
+            "sources": [outcome.source for outcome in self.outcomes if outcome.complete],
+            "counts": {"retrieved": self.retrieved, "deduplicated": len(self.records),
+                       "duplicates_removed": self.retrieved - len(self.records)},
+            "outcomes": [outcome.model_dump(mode="json", exclude={"records"}) for outcome in self.outcomes],
+        }
+
+
+def search(fetcher: Fetcher, text: str, sources: list[str], *, native: bool = False, since: int | None = None,
+           settings: SourceSettings | None = None,
+           progress: Callable[[str], None] = lambda message: None) -> SearchResult:
+    unknown = [name for name in sources if name not in PROVIDERS]
+    if unknown or not sources:
+        raise SitegenError(f"unknown source(s) {', '.join(unknown) or '(none given)'}; choose from "
+                           f"{', '.join(PROVIDERS)}")
+    if settings is None:
+        settings = SourceSettings.from_environment()
+    if not native:
+        try:
+            query.parse_query(text)  # a grammar error stops the search before any request
+        except query.QuerySyntaxError as exc:
+            raise SitegenError(f"query {exc}\n  {text}\n  {' ' * (exc.position - 1)}"
+                               f"{'^' * max(1, exc.end - exc.position)}") from None
+    outcomes = []
+    for source in sources:
+        progress(f"searching {LABELS[source]}...")
+        outcome = run_strategy(fetcher, settings, source, text, native=native, since=since)
+        progress(f"{LABELS[source]}: {describe(outcome)}")
+        outcomes.append(outcome)
+    retrieved = [record for outcome in outcomes for record in outcome.records]
+    return SearchResult(deduplicate(retrieved).records, outcomes, len(retrieved))
+
+
+def describe(outcome: SourceOutcome) -> str:
+    """One line a person can act on: what the source said, or why it is not known this run."""
+    label = LABELS[outcome.source]
+    if outcome.complete:
+        total = f" of {outcome.total} reported" if outcome.total is not None and outcome.total != len(outcome.records) \
+            else ""
+        return f"{len(outcome.records)} records{total}"
+    if outcome.status == "unsupported":
+        return "not searched: the query cannot be expressed for this source"
+    return (f"{label} was not reached this run ({outcome.status.replace('_', ' ')}); "
+            f"new {label} records may be missing")
