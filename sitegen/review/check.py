@@ -156,6 +156,12 @@ def _check_ledger(review: Review) -> list[Problem]:
                                     f"event {event.seq} is dated {event.ts}, before the event above it: "
                                     "events are appended in time order"))
         previous_time = max(when, previous_time or when)
+        if isinstance(payload, RetrievalPayload):
+            unrecorded = [h for h in payload.snapshot_hashes if h not in review.snapshot_bodies]
+            if unrecorded:
+                problems.append(Problem(rel, lines[index], None, "missing-snapshot",
+                                        f"retrieval event {event.seq} cites snapshot(s) not in snapshots/index.jsonl: "
+                                        f"{', '.join(unrecorded[:3])}"))
         if isinstance(payload, RetrievalPayload | ImportPayload):
             named.update(payload.record_ids)
             missing = [i for i in payload.record_ids if i not in review.records]

@@ -31,6 +31,7 @@ from sitegen.review.models import (
     Record,
     ReviewConfig,
     SavedSearch,
+    SnapshotEntry,
 )
 from sitegen.review.problems import Problem
 
@@ -44,6 +45,7 @@ SIZE_LIMITS = {
     "searches": 128 * MB,
     "records.jsonl": 1024 * MB,
     "ledger.jsonl": 1024 * MB,
+    "snapshots/index.jsonl": 1024 * MB,
 }
 
 ADJUDICATION = "adjudication"  # screening/<stage>/adjudication.csv holds decisions that settle conflicts
@@ -88,6 +90,7 @@ class Review:
     # Each event's payload as its typed model, or None where it has no model or is invalid.
     payloads: list[BaseModel | None] = field(default_factory=list)
     ledger_lines: list[int] = field(default_factory=list)  # line of each event in ledger.jsonl
+    snapshot_bodies: set[str] = field(default_factory=set)  # sha256 of every body the snapshot index names
     decisions: list[DecisionRow] = field(default_factory=list)
     evidence: list[EvidenceFile] = field(default_factory=list)
 
@@ -111,6 +114,7 @@ def load_review(root: Path) -> tuple[Review | None, list[Problem]]:
     problems += _load_searches(root, review, schema_problems)
     problems += _load_records(root, review)
     problems += _load_ledger(root, review)
+    problems += _load_snapshot_index(root, review)
     problems += _load_screening(root, review)
     problems += _load_evidence(root, review)
     if schema_problems:
@@ -254,6 +258,21 @@ def _load_ledger(root: Path, review: Review) -> list[Problem]:
         review.ledger.append(event)
         review.payloads.append(payload)
         review.ledger_lines.append(lineno)
+    return problems
+
+
+def _load_snapshot_index(root: Path, review: Review) -> list[Problem]:
+    rel = "snapshots/index.jsonl"
+    rows, problems = _jsonl_rows(root, rel)
+    for lineno, value in rows or []:
+        entry, row_problems = parsing.validate(SnapshotEntry, parsing.Parsed(value), rel, line=lineno)
+        problems += row_problems
+        if entry is None or entry.sha256 is None:
+            continue
+        if not (root / "snapshots" / entry.sha256[:2] / entry.sha256).is_file():
+            problems.append(Problem(rel, lineno, None, "missing-snapshot",
+                                    f"the recorded body {entry.sha256} is missing from snapshots/"))
+        review.snapshot_bodies.add(entry.sha256)
     return problems
 
 

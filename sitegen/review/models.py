@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+from pydantic import Strict as StrictMode
 
 from sitegen.records.ids import NORMALISERS, record_id, record_id_problem
 
@@ -351,7 +352,8 @@ class SnapshotEntry(Strict):
     occurrence: int = Field(default=0, ge=0, description="0 for the first identical request in the run, 1 for the next")
     method: Literal["GET"] = "GET"
     url: str
-    params: list[tuple[str, str]] = Field(default_factory=list)
+    # JSON has no tuples: a [name, value] pair is read as one (the only lax field).
+    params: list[Annotated[tuple[str, str], StrictMode(False)]] = Field(default_factory=list)
     status: int | None = None  # HTTP status, None when no response arrived
     error: Literal["timeout", "unavailable"] | None = None
     message: str | None = None
