@@ -3,10 +3,12 @@
     python scripts/make_example_review.py --realdata ../shared/realdata
 
 Reads the SYNERGY "Sep_2021" dataset (real OpenAlex Work objects and the
-published review's inclusion labels) and writes, under
-reviews/object-in-context/: records.jsonl, ledger.jsonl, the saved search and
-the title/abstract and full-text decision files. review.yaml, protocol.md,
-evidence/ and README.md are written by hand and left alone.
+published review's inclusion labels) and rebuilds reviews/object-in-context/
+the way a review team would, through sitegen itself: it locks the protocol,
+sets up the saved search (`monitor add`, the baseline run) and reruns it
+(`update`), both recorded against a simulated OpenAlex server that serves the
+real works, then writes the decision files. review.yaml, protocol.md,
+evidence/ and README.md are written by hand and kept.
 
 What is real and what is simulated is stated in the example's README.md.
 """
@@ -18,22 +20,26 @@ import csv
 import hashlib
 import io
 import json
+import shutil
 from pathlib import Path
 
 import httpx
 
-from sitegen.living.ledger import event_line, next_event
-from sitegen.review.folder import protocol_hash
-from sitegen.review.models import DECISION_COLUMNS, SavedSearch, Strategy
-from sitegen.review.write import atomic_write, jsonl, model_data, pretty_json
-from sitegen.sources.http import Fetcher
+from sitegen.living.protocol import lock_protocol
+from sitegen.living.update import add_monitor, update
+from sitegen.review.models import DECISION_COLUMNS, Strategy
+from sitegen.review.write import atomic_write
 from sitegen.sources.openalex import work_to_record
-from sitegen.sources.search import run_strategy
 from sitegen.sources.settings import SourceSettings
-from sitegen.sources.snapshots import SnapshotStore
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "reviews" / "object-in-context"
-IMPORTED_AT = "2023-04-10T00:00:00Z"  # the SYNERGY works were retrieved from OpenAlex 2023-04-01..10
+QUERY = '"object-in-context" OR "object in context" OR "object-context recognition"'
+# The SYNERGY works were retrieved from OpenAlex on 2023-04-01..10. The example pretends the
+# search first ran then, finding the works published up to 2019, and ran again a week later,
+# finding the rest: a simulated rerun, since no real later run of this search exists.
+FIRST_RUN = "2023-04-10T00:00:00Z"
+FIRST_RUN_CUTOFF_YEAR = 2019
+SECOND_RUN = "2023-04-17T00:00:00Z"
 
 
 def simulated_disagreement(record_id: str) -> bool:
@@ -77,34 +83,28 @@ def main() -> None:
         works += json.loads(page.read_text(encoding="utf-8"))
     labels = {row["openalex_id"].rsplit("/", 1)[1]: row["label_included"] == "1"
               for row in csv.DictReader(open(topic / "labels.csv", encoding="utf-8"))}
+
+    # Start from the hand-written files only; evidence waits until its records exist.
+    for generated in ("records.jsonl", "ledger.jsonl", "searches", "snapshots", "screening"):
+        path = EXAMPLE / generated
+        shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
+    evidence = {p.name: p.read_bytes() for p in (EXAMPLE / "evidence").glob("*.yaml")}
+    shutil.rmtree(EXAMPLE / "evidence")
+
+    lock_protocol(EXAMPLE, FIRST_RUN, "locked before the first search")
+    strategy = Strategy(source="openalex", label="openalex-main", query=QUERY)
+    earlier = [w for w in works if w["publication_year"] <= FIRST_RUN_CUTOFF_YEAR]
+    first = add_monitor(EXAMPLE, "object-in-context", [strategy], FIRST_RUN, "record", settings=SourceSettings(),
+                        transport=simulated_openalex(earlier, QUERY))
+    second = update(EXAMPLE, SECOND_RUN, "record", settings=SourceSettings(), transport=simulated_openalex(works, QUERY))
+    assert first.complete and second.complete
+
+    (EXAMPLE / "evidence").mkdir()
+    for name, data in evidence.items():
+        atomic_write(EXAMPLE / "evidence" / name, data)
+
     records = [r for r in map(work_to_record, works) if r]
-    retrieval_order = [r.id for r in records]
-    records.sort(key=lambda r: r.id)
     included = {r.id: labels[r.custom.openalex] for r in records}
-
-    atomic_write(EXAMPLE / "records.jsonl", jsonl(model_data(r) for r in records))
-
-    strategy = Strategy(source="openalex", label="openalex-main",
-                        query='"object-in-context" OR "object in context" OR "object-context recognition"')
-    search = SavedSearch(schema_version="1.0", monitor_id="object-in-context", strategies=[strategy],
-                         seen_ids=retrieval_order, last_run=IMPORTED_AT, run_count=1)
-    store = SnapshotStore(EXAMPLE / "snapshots")
-    fetcher = Fetcher("record", store, IMPORTED_AT, transport=simulated_openalex(works, strategy.query))
-    with fetcher:
-        outcome = run_strategy(fetcher, SourceSettings(), "openalex", strategy.query, native=True)
-    assert outcome.complete and len(outcome.records) == len(works), outcome.warnings
-    atomic_write(EXAMPLE / "searches" / "object-in-context.json", pretty_json(model_data(search)))
-
-    protocol = (EXAMPLE / "protocol.md").read_text(encoding="utf-8")
-    lock = next_event(None, "protocol_lock", IMPORTED_AT,
-                      {"version": 1, "sha256": protocol_hash(protocol), "reason": "locked before screening"})
-    imported = next_event(lock, "import", IMPORTED_AT, {
-        "source": "openalex",
-        "description": "SYNERGY dataset Sep_2021 (De Bruin et al. 2023, doi:10.34894/HE6NAQ): the records "
-                       "screened in Sep et al. 2021, as OpenAlex Work objects retrieved 2023-04-01..10",
-        "record_ids": retrieval_order})
-    atomic_write(EXAMPLE / "ledger.jsonl", "".join(event_line(e) + "\n" for e in (lock, imported)))
-
     screening = EXAMPLE / "screening"
     real = [(rid, "include" if included[rid] else "exclude", "", "") for rid in sorted(included)]
     simulated = [(rid, ("exclude" if d == "include" else "include") if simulated_disagreement(rid) else d, "", "")
@@ -120,7 +120,8 @@ def main() -> None:
     atomic_write(screening / "title-abstract" / "adjudication.csv", decisions_csv(adjudicated))
     full_text = [(rid, "include", "", "") for rid in sorted(included) if included[rid] and rid != conflicts[-1]]
     atomic_write(screening / "full-text" / "reviewer-a.csv", decisions_csv(full_text))
-    print(f"{len(records)} records, {sum(included.values())} included, {len(conflicts)} simulated conflicts "
+    print(f"{len(records)} records ({len(first.searches[0].new)} in the first run, {len(second.searches[0].new)} new "
+          f"in the second), {sum(included.values())} included, {len(conflicts)} simulated conflicts "
           f"({len(adjudicated)} adjudicated)")
 
 

@@ -107,15 +107,175 @@ def build(directory: Path, out: Path, now: str | None) -> None:
                f"last updated {result.built_at or 'never'})")
 
 
+SNAPSHOT_MODE = click.option(
+    "--snapshots", "mode", type=click.Choice(["live", "record", "replay"]), envvar="SITEGEN_SNAPSHOT_MODE",
+    default="live", show_default=True, help="live: network only; record: network, saving every response under "
+    "the review's snapshots/; replay: saved responses only, never the network. Also SITEGEN_SNAPSHOT_MODE.")
+AT = click.option("--at", required=True, metavar="RFC3339",
+                  help="The run's time, e.g. 2026-06-01T00:00:00Z. Supplied by the caller, never read from the clock.")
+
+
+def _progress(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def _print_update(result, as_json: bool, report: Path | None) -> None:
+    """Print an update's outcome, write its Markdown report, and exit 3 when a source was missed."""
+    import os
+
+    from sitegen.errors import EXIT_INCOMPLETE
+    from sitegen.living.update import markdown_report, unreached
+
+    markdown = markdown_report(result)
+    if report is not None:
+        report.write_text(markdown, encoding="utf-8")
+    if os.environ.get("GITHUB_STEP_SUMMARY"):
+        with open(os.environ["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as summary:
+            summary.write(markdown)
+    if as_json:
+        click.echo(json.dumps(result.summary(), indent=2, ensure_ascii=False))
+    else:
+        for search in result.searches:
+            if search.new:
+                click.echo(f"{search.monitor_id}: {len(search.new)} new records (screening batch {search.batch})")
+            elif search.complete:
+                click.echo(f"{search.monitor_id}: no new records (every source answered)")
+            else:
+                click.echo(f"{search.monitor_id}: no new records from the sources that answered")
+        for sentence in unreached(result):
+            click.echo(f"warning: {sentence}", err=True)
+    if not result.complete:
+        raise click.exceptions.Exit(EXIT_INCOMPLETE)
+
+
+@cli.group()
+def monitor() -> None:
+    """Saved searches: set one up, or show their state."""
+
+
+@monitor.command("add")
+@click.argument("directory", type=REVIEW_DIR)
+@click.option("--id", "monitor_id", required=True, help="Name of the saved search (lower-case letters, digits, -).")
+@click.option("--strategy", "strategies", nargs=2, multiple=True, required=True, metavar="SOURCE[:LABEL] QUERY",
+              help="One per database, recorded verbatim, e.g. --strategy pubmed '(CRISPR[Title])'. Repeatable.")
+@click.option("--syntax", type=click.Choice(["native", "sitegen"]), default="native", show_default=True,
+              help="native: each query is the provider's own syntax; sitegen: the Boolean grammar, compiled.")
+@click.option("--seed-from-review", is_flag=True,
+              help="Count the review's already screened records as seen, so only later ones form a batch.")
+@AT
+@SNAPSHOT_MODE
+@click.option("--json", "as_json", is_flag=True, help="Print the run as JSON.")
+@click.option("--report", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Also write the Markdown run report to this file.")
+def monitor_add(directory: Path, monitor_id: str, strategies: tuple[tuple[str, str], ...], syntax: str,
+                seed_from_review: bool, at: str, mode: str, as_json: bool, report: Path | None) -> None:
+    """Save a search in DIRECTORY and run its baseline.
+
+    The first result set becomes the opening screening batch and its ids the
+    seen_ids baseline (or, with --seed-from-review, the records already screened).
+    """
+    from pydantic import ValidationError
+
+    from sitegen.living.update import add_monitor
+    from sitegen.review.models import Strategy
+
+    _remember(directory)
+    parsed = []
+    for source_label, text in strategies:
+        source, _, label = source_label.partition(":")
+        try:
+            parsed.append(Strategy(source=source, query=text, label=label or None, syntax=syntax))
+        except ValidationError as exc:
+            raise click.BadParameter(exc.errors(include_url=False)[0]["msg"], param_hint="--strategy") from None
+    result = add_monitor(directory, monitor_id, parsed, at, mode, seed_from_review, progress=_progress)
+    _print_update(result, as_json, report)
+
+
+@monitor.command("status")
+@click.argument("directory", type=REVIEW_DIR)
+@click.option("--id", "monitor_id", default=None, help="Only this saved search.")
+@click.option("--json", "as_json", is_flag=True, help="Print the saved state as JSON.")
+def monitor_status(directory: Path, monitor_id: str | None, as_json: bool) -> None:
+    """Show the saved searches of DIRECTORY: strategies, seen ids, last run."""
+    from sitegen.living.status import saved_searches
+
+    _remember(directory)
+    searches = saved_searches(directory, monitor_id)
+    if as_json:
+        click.echo(json.dumps([s.model_dump(mode="json", exclude_none=True) for s in searches], indent=2,
+                              ensure_ascii=False))
+        return
+    for search in searches:
+        click.echo(f"{search.monitor_id}: run {search.run_count} time(s), last {search.last_run or 'never'}, "
+                   f"{len(search.seen_ids)} ids seen")
+        for strategy in search.strategies:
+            click.echo(f"  {strategy.source}{f' ({strategy.label})' if strategy.label else ''}: {strategy.query}")
+
+
+@cli.command()
+@click.argument("directory", type=REVIEW_DIR)
+@AT
+@SNAPSHOT_MODE
+@click.option("--json", "as_json", is_flag=True, help="Print the run as JSON.")
+@click.option("--report", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Also write the Markdown run report (for a pull-request body) to this file.")
+def update(directory: Path, at: str, mode: str, as_json: bool, report: Path | None) -> None:
+    """Rerun every saved search of DIRECTORY and record only the records never seen.
+
+    Exit status 0 when every source answered, 3 when a source was not reached
+    (its new records may be missing: never "no new papers"), 4 on a schema
+    mismatch, 5 when another sitegen process holds the review.
+    """
+    from sitegen.living.update import update as run_update
+
+    _remember(directory)
+    _print_update(run_update(directory, at, mode, progress=_progress), as_json, report)
+
+
+@cli.group()
+def protocol() -> None:
+    """The review protocol: lock it before screening."""
+
+
+@protocol.command("lock")
+@click.argument("directory", type=REVIEW_DIR)
+@AT
+@click.option("--reason", default=None, help="Why now (recorded on the ledger).")
+def protocol_lock(directory: Path, at: str, reason: str | None) -> None:
+    """Record protocol.md's hash and version on DIRECTORY's ledger."""
+    from sitegen.living.protocol import lock_protocol
+
+    _remember(directory)
+    event = lock_protocol(directory, at, reason)
+    click.echo(f"protocol version {event.payload['version']} locked (ledger event {event.seq}, "
+               f"sha256 {event.payload['sha256'][:12]}…)")
+
+
+@cli.group()
+def ledger() -> None:
+    """The provenance ledger."""
+
+
+@ledger.command("verify")
+@click.argument("directory", type=REVIEW_DIR)
+def ledger_verify(directory: Path) -> None:
+    """Check that no event of DIRECTORY's ledger was edited, reordered or deleted."""
+    from sitegen.living.ledger import verify_file
+
+    count, problems = verify_file(directory)
+    if problems:
+        click.echo(format_human(problems, str(directory)))
+        raise click.exceptions.Exit(EXIT_INVALID)
+    click.echo(f"ledger intact: {count} events, each chained to the one before")
+
+
 @cli.command()
 @click.argument("query")
 @click.option("--sources", default="openalex,europepmc,pubmed", show_default=True,
               help="Comma-separated providers: openalex, europepmc, pubmed, crossref, arxiv.")
 @click.option("--native", is_flag=True, help="Send QUERY to every source verbatim instead of compiling the grammar.")
 @click.option("--since", type=click.IntRange(1800, 2999), default=None, help="Only works published from this year.")
-@click.option("--snapshots", "mode", type=click.Choice(["live", "record", "replay"]), envvar="SITEGEN_SNAPSHOT_MODE",
-              default="live", show_default=True, help="live: network only; record: network, saving every response; "
-              "replay: saved responses only, never the network. Also set by SITEGEN_SNAPSHOT_MODE.")
+@SNAPSHOT_MODE
 @click.option("--review", "review_dir", type=REVIEW_DIR, default=None,
               help="Review folder whose snapshots/ record and replay use.")
 @click.option("--json", "as_json", is_flag=True, help="Print records, warnings, sources and counts as JSON.")
@@ -133,8 +293,7 @@ def search(query: str, sources: str, native: bool, since: int | None, mode: str,
 
     names = [name.strip() for name in sources.split(",") if name.strip()]
     with open_fetcher(mode, review_dir / "snapshots" if review_dir else None) as fetcher:
-        result = run_search(fetcher, query, names, native=native, since=since,
-                            progress=lambda message: click.echo(message, err=True))
+        result = run_search(fetcher, query, names, native=native, since=since, progress=_progress)
     if as_json:
         click.echo(json.dumps(result.report(), indent=2, ensure_ascii=False))
     else:

@@ -8,9 +8,12 @@ chain at that line and `verify_chain` names it.
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 from typing import Any
 
+from sitegen.review.folder import load_ledger
 from sitegen.review.models import LedgerEvent
+from sitegen.review.problems import Problem
 from sitegen.review.write import canonical_json
 
 GENESIS = "0" * 64
@@ -48,3 +51,11 @@ def verify_chain(events: list[LedgerEvent]) -> list[tuple[int, str]]:
             broken.append((index, f"event {event.seq} was edited after it was written (its hash does not match)"))
         prev = event.hash
     return broken
+
+
+def verify_file(root: Path) -> tuple[int, list[Problem]]:
+    """(number of events, problems) for a review's ledger.jsonl: syntax, schema and the hash chain."""
+    review, problems = load_ledger(root)
+    problems += [Problem("ledger.jsonl", review.ledger_lines[index], None, "ledger-chain", message)
+                 for index, message in verify_chain(review.ledger)]
+    return len(review.ledger), sorted(problems, key=lambda p: (p.line or 0, p.message))

@@ -16,6 +16,7 @@ from sitegen.review.folder import ADJUDICATION, Review, load_review
 from sitegen.review.models import ImportPayload, LedgerEvent, ProtocolLockPayload, RetrievalPayload, parse_timestamp
 from sitegen.review.problems import Problem
 from sitegen.screening.outcomes import stage_outcomes
+from sitegen.sources.query import QuerySyntaxError, parse_query
 
 
 def inspect_review(root: Path) -> tuple[Review | None, list[Problem]]:
@@ -133,6 +134,13 @@ def _check_evidence(review: Review) -> list[Problem]:
 def _check_searches(review: Review) -> list[Problem]:
     problems = []
     for monitor_id, search in review.searches.items():
+        for index, strategy in enumerate(search.strategies):
+            if strategy.syntax == "sitegen":
+                try:
+                    parse_query(strategy.query)
+                except QuerySyntaxError as exc:
+                    problems.append(Problem(f"searches/{monitor_id}.json", None, None, "query-syntax",
+                                            f"strategies[{index}].query: {exc}"))
         missing = [i for i in search.seen_ids if i not in review.records] if review.records_loaded else []
         if missing:
             more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""

@@ -34,6 +34,7 @@ from sitegen.review.models import (
     SnapshotEntry,
 )
 from sitegen.review.problems import Problem
+from sitegen.review.transaction import JOURNAL
 
 MB = 1_000_000
 # Per-file size limits: generous for machine-written files, tight for hand-written ones.
@@ -108,6 +109,10 @@ def load_review(root: Path) -> tuple[Review | None, list[Problem]]:
                               f"review.yaml is missing: {root} is not a review folder (`sitegen init {root}` makes one)")]
     config, problems = _load_config(root)
     review = Review(root=root, config=config)
+    if (root / JOURNAL).exists():
+        problems.append(Problem(JOURNAL, None, None, "interrupted",
+                                "an update was interrupted after it committed; the next sitegen update, monitor or "
+                                "protocol command finishes it (files may disagree until then)"))
     schema_problems: list[Problem] = []
     problems += _linked_folders(root)
     problems += _load_protocol(root, review)
@@ -120,6 +125,12 @@ def load_review(root: Path) -> tuple[Review | None, list[Problem]]:
     if schema_problems:
         raise SchemaVersionError(schema_problems)
     return review, problems
+
+
+def load_ledger(root: Path) -> tuple[Review, list[Problem]]:
+    """Only the ledger (for `sitegen ledger verify`, which must work whatever else is wrong)."""
+    review = Review(root=root, config=None)
+    return review, _load_ledger(root, review)
 
 
 def _read(root: Path, rel: str, kind: str) -> tuple[str | None, list[Problem]]:

@@ -22,6 +22,14 @@ SEARCH_SCHEMA_VERSION = "1.0"  # searches/<monitor_id>.json, as in the saved-sea
 
 SOURCES = ("openalex", "europepmc", "pubmed", "crossref", "arxiv")
 Source = Literal["openalex", "europepmc", "pubmed", "crossref", "arxiv"]
+# The search address of each source, the only value a saved strategy's `endpoint` may hold.
+ENDPOINTS = {
+    "openalex": "https://api.openalex.org/works",
+    "europepmc": "https://www.ebi.ac.uk/europepmc/webservices/rest/search",
+    "pubmed": "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/esearch.fcgi",
+    "crossref": "https://api.crossref.org/works",
+    "arxiv": "https://export.arxiv.org/api/query",
+}
 STAGES = ("title-abstract", "full-text")
 Stage = Literal["title-abstract", "full-text"]
 DECISIONS = ("include", "exclude", "maybe")
@@ -152,6 +160,18 @@ class Strategy(Strict):
     query: Annotated[str, StringConstraints(min_length=1, max_length=4096)]
     endpoint: str | None = None
     label: Annotated[str, StringConstraints(pattern=SLUG)] | None = None
+    # "native": the query is the provider's own syntax, sent verbatim (the default, as in the
+    # saved-search specification); "sitegen": it is sitegen's Boolean grammar, compiled per provider.
+    syntax: Literal["native", "sitegen"] = Field(default="native", exclude_if=lambda value: value == "native")
+
+    @model_validator(mode="after")
+    def _known_endpoint(self) -> Strategy:
+        # Kept for compatibility with the saved-search format, but sitegen calls only each
+        # provider's own fixed address: a strategy can name it, never point elsewhere.
+        if self.endpoint is not None and self.endpoint != ENDPOINTS[self.source]:
+            raise ValueError(f"endpoint {self.endpoint!r} is not {self.source}'s search address "
+                             f"({ENDPOINTS[self.source]}); sitegen calls no other")
+        return self
 
 
 class SavedSearch(Strict):
@@ -259,13 +279,13 @@ class Record(Strict):
             if NORMALISERS[namespace](value) != value:
                 raise ValueError(f"{namespace} {value!r} is not in normalised form "
                                  f"({NORMALISERS[namespace](value) or 'not a valid identifier'})")
-        expected = record_id(self.identifiers())
+        # The id is chosen once, when the record is first seen (the highest-priority identifier
+        # then known), and never changes: decisions and evidence refer to it. A record that
+        # later gains a DOI keeps its id; it must only ever be one of the record's own identifiers.
         own = {record_id({namespace: value}) for namespace, value in self.identifiers().items()}
-        # A record deduplication kept apart from others sharing its preferred identifier
-        # is filed under another identifier of its own, and says why in `conflicts`.
-        if self.id != expected and not (self.custom.conflicts and self.id in own):
-            raise ValueError(f"id {self.id!r} should be {expected!r}, derived from the record's identifiers "
-                             "(priority doi > openalex > arxiv > pmid > pmcid)")
+        if self.id not in own:
+            raise ValueError(f"id {self.id!r} is not one of the record's own identifiers "
+                             f"({', '.join(sorted(own)) or 'it has none'})")
         return self
 
 
@@ -312,6 +332,9 @@ class ImportPayload(Strict):
     """Records taken from an existing collection (a dataset, an export) rather than a saved search."""
 
     source: Source
+    # PRISMA 2020 counts records from databases apart from those found by other methods
+    # (citation searching, websites, experts).
+    method: Literal["database", "other"] = "database"
     description: Annotated[str, StringConstraints(min_length=1, max_length=2000)]
     record_ids: list[str]
 
@@ -327,7 +350,22 @@ class ProtocolLockPayload(Strict):
     reason: str | None = None
 
 
+class BatchPayload(Strict):
+    """A new screening batch: the records a run reported as never seen before."""
+
+    batch: int = Field(ge=1)
+    monitor_id: Slug
+    protocol_version: int = Field(ge=1)
+    record_ids: list[str]
+
+    @field_validator("record_ids")
+    @classmethod
+    def _valid_ids(cls, ids: list[str]) -> list[str]:
+        return [_check_record_id(value) for value in ids]
+
+
 PAYLOAD_MODELS: dict[str, type[Strict]] = {
+    "screening": BatchPayload,
     "retrieval": RetrievalPayload,
     "import": ImportPayload,
     "protocol_lock": ProtocolLockPayload,

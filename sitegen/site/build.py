@@ -12,6 +12,7 @@ from sitegen.errors import BuildError, SitegenError
 from sitegen.review.check import load_valid_review
 from sitegen.review.folder import Review
 from sitegen.review.models import parse_timestamp
+from sitegen.review.transaction import review_lock
 from sitegen.site.output import refuse_unsafe_output, write_site
 from sitegen.site.pages import output_paths_are_safe, render_site
 
@@ -44,6 +45,11 @@ def build_time(review: Review, now: str | None, environ: dict[str, str]) -> str 
 
 
 def build(review_dir: Path, out: Path, now: str | None = None, environ: dict[str, str] | None = None) -> BuildResult:
+    with review_lock(review_dir):
+        return _build(review_dir, out, now, environ)
+
+
+def _build(review_dir: Path, out: Path, now: str | None, environ: dict[str, str] | None) -> BuildResult:
     review = load_valid_review(review_dir)
     refuse_unsafe_output(review_dir, out)
     built_at = build_time(review, now, dict(os.environ) if environ is None else environ)

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
 
+import httpx
+
 from sitegen.errors import SitegenError
 from sitegen.records.identity import deduplicate
 from sitegen.review.models import Record, Source
@@ -52,15 +54,25 @@ PROVIDERS: dict[str, ProviderSearch] = {
 }
 
 
-def open_fetcher(mode: str, snapshots: Path | None, session: str = "") -> Fetcher:
+def open_fetcher(mode: str, snapshots: Path | None, session: str = "",
+                 transport: httpx.BaseTransport | None = None) -> Fetcher:
     """A fetcher in live, record or replay mode; the last two use a review's snapshots/ folder."""
     if mode not in MODES:
         raise SitegenError(f"snapshot mode {mode!r} is not one of {', '.join(MODES)}")
     if mode == "live":
-        return Fetcher("live")
+        return Fetcher("live", transport=transport)
     if snapshots is None:
         raise SitegenError(f"--snapshots {mode} needs a review folder (--review DIR) whose snapshots/ it uses")
-    return Fetcher(mode, SnapshotStore(snapshots), session)
+    return Fetcher(mode, SnapshotStore(snapshots), session, transport=transport)
+
+
+def check_grammar(text: str) -> None:
+    """Raise a SitegenError that shows where a query breaks the grammar."""
+    try:
+        query.parse_query(text)
+    except query.QuerySyntaxError as exc:
+        raise SitegenError(f"query {exc}\n  {text}\n  {' ' * (exc.position - 1)}"
+                           f"{'^' * max(1, exc.end - exc.position)}") from None
 
 
 def run_strategy(fetcher: Fetcher, settings: SourceSettings, source: Source, text: str, *, native: bool,
@@ -106,11 +118,7 @@ def search(fetcher: Fetcher, text: str, sources: list[str], *, native: bool = Fa
     if settings is None:
         settings = SourceSettings.from_environment()
     if not native:
-        try:
-            query.parse_query(text)  # a grammar error stops the search before any request
-        except query.QuerySyntaxError as exc:
-            raise SitegenError(f"query {exc}\n  {text}\n  {' ' * (exc.position - 1)}"
-                               f"{'^' * max(1, exc.end - exc.position)}") from None
+        check_grammar(text)  # a grammar error stops the search before any request
     outcomes = []
     for source in sources:
         progress(f"searching {LABELS[source]}...")

@@ -1,0 +1,247 @@
+"""Rerun saved searches and report only what was never seen: the heart of a living review.
+
+For each saved search, every strategy is re-executed verbatim, one call each.
+The ids returned are folded into the review's records by identity, combined in
+order, and compared with `seen_ids`: the new batch is exactly the ids not seen
+before. A source that was not reached makes its slice *incomplete*, which is
+reported in words and never taken for "no new papers". Then, in one
+transaction: records are updated, one `retrieval` event per strategy and one
+`screening` batch event are appended to the ledger, and the saved search
+advances (`seen_ids` only grows; `last_run` is the caller's timestamp).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from sitegen.errors import SitegenError
+from sitegen.living.ledger import event_line, next_event
+from sitegen.living.merge import integrate
+from sitegen.review.check import load_valid_review
+from sitegen.review.folder import Review
+from sitegen.review.models import (
+    SEARCH_SCHEMA_VERSION,
+    Record,
+    SavedSearch,
+    Strategy,
+    parse_timestamp,
+)
+from sitegen.review.transaction import Transaction, recover, review_lock
+from sitegen.review.write import jsonl, model_data, pretty_json
+from sitegen.sources.outcome import SourceOutcome
+from sitegen.sources.search import LABELS, check_grammar, describe, open_fetcher, run_strategy
+from sitegen.sources.settings import SourceSettings
+
+
+def ordered_unique(ids: list[str]) -> list[str]:
+    """Ids in first-seen order, each once."""
+    return list(dict.fromkeys(ids))
+
+
+def new_ids(current: list[str], seen: list[str]) -> list[str]:
+    """The new batch: current ids not seen before, in their current order. O(n) with a set."""
+    seen_set = set(seen)
+    return [record_id for record_id in ordered_unique(current) if record_id not in seen_set]
+
+
+@dataclass
+class StrategyRun:
+    strategy: Strategy
+    outcome: SourceOutcome
+    ids: list[str]  # record ids returned, after identity merging, in order
+
+
+@dataclass
+class SearchRun:
+    monitor_id: str
+    strategies: list[StrategyRun]
+    new: list[str]
+    batch: int | None  # the screening batch the new records form, if any
+
+    @property
+    def complete(self) -> bool:
+        return all(run.outcome.complete for run in self.strategies)
+
+
+@dataclass
+class UpdateResult:
+    at: str
+    searches: list[SearchRun]
+    records: dict[str, Record] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        return all(search.complete for search in self.searches)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "at": self.at,
+            "complete": self.complete,
+            "searches": [{
+                "monitor_id": search.monitor_id,
+                "complete": search.complete,
+                "batch": search.batch,
+                "new_ids": search.new,
+                "strategies": [{
+                    "source": run.strategy.source, "label": run.strategy.label, "query": run.strategy.query,
+                    "status": run.outcome.status, "returned": len(run.ids), "total": run.outcome.total,
+                    "warnings": run.outcome.warnings, "snapshot_hashes": run.outcome.snapshot_hashes,
+                } for run in search.strategies],
+            } for search in self.searches],
+        }
+
+
+def update(root: Path, at: str, mode: str = "live", settings: SourceSettings | None = None,
+           progress: Callable[[str], None] = lambda message: None,
+           transport: httpx.BaseTransport | None = None) -> UpdateResult:
+    """Rerun every saved search of the review at the caller-supplied time `at`."""
+    with review_lock(root):
+        recover(root)
+        review = load_valid_review(root)
+        if not review.searches:
+            raise SitegenError(f"{root} has no saved searches; add one with `sitegen monitor add`")
+        return _run(root, review, list(review.searches.values()), at, mode, settings, progress, transport)
+
+
+def add_monitor(root: Path, monitor_id: str, strategies: list[Strategy], at: str, mode: str = "live",
+                seed_from_review: bool = False, settings: SourceSettings | None = None,
+                progress: Callable[[str], None] = lambda message: None,
+                transport: httpx.BaseTransport | None = None) -> UpdateResult:
+    """Set up a saved search and run its baseline: the first result set is the opening batch,
+    or, with `seed_from_review`, the review's already screened records count as seen."""
+    with review_lock(root):
+        recover(root)
+        review = load_valid_review(root)
+        if monitor_id in review.searches:
+            raise SitegenError(f"a saved search {monitor_id!r} already exists in {root}/searches/")
+        for strategy in strategies:
+            if strategy.syntax == "sitegen":
+                check_grammar(strategy.query)
+        seen = sorted({row.decision.record_id for row in review.decisions}) if seed_from_review else []
+        search = SavedSearch(schema_version=SEARCH_SCHEMA_VERSION, monitor_id=monitor_id, strategies=strategies,
+                             seen_ids=seen, last_run="", run_count=0)
+        return _run(root, review, [search], at, mode, settings, progress, transport)
+
+
+def _check_time(review: Review, at: str) -> None:
+    try:
+        when = parse_timestamp(at)
+    except ValueError as exc:
+        raise SitegenError(f"--at {exc}") from None
+    latest = max((event.ts for event in review.ledger), key=parse_timestamp, default=None)
+    if latest and when < parse_timestamp(latest):
+        raise SitegenError(f"--at {at} is earlier than the latest ledger event ({latest}); "
+                           "runs are recorded in time order")
+
+
+def _run(root: Path, review: Review, searches: list[SavedSearch], at: str, mode: str,
+         settings: SourceSettings | None, progress: Callable[[str], None],
+         transport: httpx.BaseTransport | None) -> UpdateResult:
+    _check_time(review, at)
+    settings = settings or SourceSettings.from_environment()
+    fetcher = open_fetcher(mode, root / "snapshots", session=at, transport=transport)
+    executed: list[tuple[SavedSearch, Strategy, SourceOutcome]] = []
+    with fetcher:
+        for search in searches:
+            for strategy in search.strategies:
+                progress(f"{search.monitor_id}: searching {LABELS[strategy.source]}"
+                         f"{f' ({strategy.label})' if strategy.label else ''}...")
+                outcome = run_strategy(fetcher, settings, strategy.source, strategy.query,
+                                       native=strategy.syntax == "native")
+                progress(f"{search.monitor_id}: {LABELS[strategy.source]}: {describe(outcome)}")
+                executed.append((search, strategy, outcome))
+    retrieved = [record for _, _, outcome in executed for record in outcome.records]
+    merged = integrate(review.records, retrieved)
+    result = UpdateResult(at, [], merged.records)
+    events = list(review.ledger)
+    batch = sum(1 for event in events if event.type == "screening")
+    position = 0
+    transaction = Transaction(root)
+    for search in searches:
+        runs = []
+        for owner, strategy, outcome in executed:
+            if owner is search:
+                ids = ordered_unique(merged.ids[position:position + len(outcome.records)])
+                position += len(outcome.records)
+                runs.append(StrategyRun(strategy, outcome, ids))
+                previous = events[-1] if events else None
+                events.append(next_event(previous, "retrieval", at, _retrieval(search, runs[-1])))
+        fresh = new_ids([i for run in runs for i in run.ids], search.seen_ids)
+        number = None
+        if fresh:
+            batch += 1
+            number = batch
+            events.append(next_event(events[-1], "screening", at, {
+                "batch": batch, "monitor_id": search.monitor_id,
+                "protocol_version": review.protocol.meta.version, "record_ids": fresh}))
+        advanced = search.model_copy(update={"seen_ids": search.seen_ids + fresh, "last_run": at,
+                                             "run_count": search.run_count + 1})
+        transaction.write(f"searches/{search.monitor_id}.json", pretty_json(model_data(advanced)))
+        result.searches.append(SearchRun(search.monitor_id, runs, fresh, number))
+    transaction.write("records.jsonl", jsonl(model_data(record) for record in merged.records.values()))
+    transaction.write("ledger.jsonl", "".join(event_line(event) + "\n" for event in events))
+    transaction.commit()
+    return result
+
+
+def _retrieval(search: SavedSearch, run: StrategyRun) -> dict[str, Any]:
+    payload: dict[str, Any] = {"monitor_id": search.monitor_id, "source": run.strategy.source,
+                               "query": run.strategy.query, "record_ids": run.ids,
+                               "snapshot_hashes": run.outcome.snapshot_hashes, "complete": run.outcome.complete}
+    if run.strategy.label:
+        payload["label"] = run.strategy.label
+    if run.outcome.warnings:
+        payload["note"] = "; ".join(run.outcome.warnings)
+    return payload
+
+
+def unreached(result: UpdateResult) -> list[str]:
+    """Sentences naming every source whose slice of this run is unknown."""
+    sentences = []
+    for search in result.searches:
+        for run in search.strategies:
+            if not run.outcome.complete:
+                sentences.append(f"{search.monitor_id}: {describe(run.outcome)}")
+    return sentences
+
+
+def _md(text: str) -> str:
+    """Text made safe for a Markdown table cell or list item (no markup, links or HTML)."""
+    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    for char in "\\`*_{}[]()#+-.!|~":
+        escaped = escaped.replace(char, "\\" + char)
+    return " ".join(escaped.split())
+
+
+def markdown_report(result: UpdateResult) -> str:
+    """The run report for a pull-request body and $GITHUB_STEP_SUMMARY."""
+    lines = [f"## sitegen update at {result.at}", ""]
+    if result.complete:
+        lines.append("**Complete:** every source answered.")
+    else:
+        lines.append("**Incomplete:** some sources were not reached; their new records may be missing.")
+        lines += [f"- {_md(sentence)}" for sentence in unreached(result)]
+    for search in result.searches:
+        lines += ["", f"### Saved search `{search.monitor_id}`", "",
+                  "| Source | Query | Status | Returned |", "| --- | --- | --- | --- |"]
+        for run in search.strategies:
+            lines.append(f"| {LABELS[run.strategy.source]} | {_md(run.strategy.query)} | "
+                         f"{run.outcome.status.replace('_', ' ')} | {len(run.ids)} |")
+        lines.append("")
+        if search.new:
+            lines.append(f"**{len(search.new)} new records** (screening batch {search.batch}):")
+            lines.append("")
+            for record_id in search.new:
+                record = result.records[record_id]
+                lines.append(f"- `{record_id}` ({record.year or 'n.d.'}) {_md(record.title)}")
+        elif search.complete:
+            lines.append("No new records since the last run: every source answered and nothing was unseen.")
+        else:
+            lines.append("No new records from the sources that answered; the unreached sources are unknown "
+                         "this run, not empty.")
+    return "\n".join(lines) + "\n"
