@@ -80,7 +80,7 @@ class Response:
 
 class Fetcher:
     def __init__(self, mode: str = "live", snapshots: SnapshotStore | None = None, session: str = "",
-                 transport: httpx.BaseTransport | None = None, sleep: Callable[[float], None] = time.sleep,
+                 transport: httpx.BaseTransport | None = None, sleep: Callable[[float], None] | None = None,
                  clock: Callable[[], float] = time.monotonic, max_wait: float = 60.0):
         if mode not in ("live", "record", "replay"):
             raise ValueError(f"unknown snapshot mode {mode!r}")
@@ -89,7 +89,7 @@ class Fetcher:
         self.mode = mode
         self.snapshots = snapshots
         self.session = session
-        self._sleep = sleep
+        self._sleep = sleep or pause
         self._clock = clock
         self._max_wait = max_wait
         self._next_request: dict[str, float] = {}
@@ -207,6 +207,11 @@ class Fetcher:
             self._sleep(ready - now)
             now = ready
         self._next_request[provider.name] = now + provider.min_interval
+
+
+def pause(seconds: float) -> None:
+    """Wait between requests (rate limits, backoff); tests replace it to run without waiting."""
+    time.sleep(seconds)
 
 
 class _Refused(Exception):

@@ -1,0 +1,341 @@
+"""`sitegen monitor add` and `sitegen update`: only never-seen records, honest about outages,
+all-or-nothing writes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from pathlib import Path
+
+import httpx
+import pytest
+from conftest import EXAMPLE, FIXTURES, tree_bytes
+from http_mocks import json_response
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sitegen.errors import LockHeld
+from sitegen.living.update import add_monitor, markdown_report, new_ids, update
+from sitegen.review.check import inspect_review
+from sitegen.review.models import Strategy
+from sitegen.review.transaction import review_lock
+from sitegen.sources.settings import SourceSettings
+
+SYNERGY = json.loads((FIXTURES / "openalex" / "synergy_sep2021_works_0_25.json").read_text())
+CORE = json.loads((FIXTURES / "europepmc" / "search_cancer_core.json").read_text())["resultList"]["result"]
+SETTINGS = SourceSettings(max_records=1000)
+QUERY = '"object-in-context" OR "object in context" OR "object-context recognition"'
+FIRST, SECOND, THIRD = "2026-01-05T06:00:00Z", "2026-01-12T06:00:00Z", "2026-01-19T06:00:00Z"
+STRATEGIES = [Strategy(source="openalex", query="object context"), Strategy(source="europepmc", query="cancer")]
+
+
+@pytest.fixture(autouse=True)
+def no_waiting(monkeypatch):
+    """Retries and rate limits wait for real; these tests count the waits instead of sleeping."""
+    waits: list[float] = []
+    monkeypatch.setattr("sitegen.sources.http.pause", waits.append)
+    return waits
+
+
+def new_review(sitegen, tmp_path: Path) -> Path:
+    review = tmp_path / "review"
+    sitegen("init", review)
+    return review
+
+
+class Providers:
+    """OpenAlex and Europe PMC answering with real records; what each returns can change between runs."""
+
+    def __init__(self, works: list[dict], results: list[dict]):
+        self.works, self.results, self.europepmc_status = works, results, 200
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        if request.url.host == "api.openalex.org":
+            return json_response(json.dumps({"meta": {"count": len(self.works), "next_cursor": None},
+                                             "results": self.works}))
+        if self.europepmc_status == "timeout":
+            raise httpx.ReadTimeout("slow", request=request)
+        if self.europepmc_status != 200:
+            return httpx.Response(self.europepmc_status, headers={"retry-after": "1"})
+        return json_response(json.dumps({"hitCount": len(self.results), "nextCursorMark": "end",
+                                         "resultList": {"result": self.results}}))
+
+
+def run(review, at, providers, add=False):
+    transport = httpx.MockTransport(providers)
+    if add:
+        return add_monitor(review, "watch", STRATEGIES, at, "live", settings=SETTINGS, transport=transport)
+    return update(review, at, "live", settings=SETTINGS, transport=transport)
+
+
+def state(review: Path) -> dict:
+    return json.loads((review / "searches" / "watch.json").read_text())
+
+
+def ledger(review: Path) -> list[dict]:
+    return [json.loads(line) for line in (review / "ledger.jsonl").read_text().splitlines()]
+
+
+# --------------------------------------------------------------------------- the recorded example
+
+
+def test_replaying_the_example_runs_reproduces_them(sitegen, tmp_path):
+    """A first run, then a second whose responses include new records: exactly those are reported."""
+    review = new_review(sitegen, tmp_path)
+    shutil.rmtree(review / "snapshots")
+    shutil.copytree(EXAMPLE / "snapshots", review / "snapshots")
+    strategy = Strategy(source="openalex", label="openalex-main", query=QUERY)
+    first = add_monitor(review, "object-in-context", [strategy], "2023-04-10T00:00:00Z", "replay", settings=SETTINGS)
+    second = update(review, "2023-04-17T00:00:00Z", "replay", settings=SETTINGS)
+    assert first.complete and second.complete
+    example_events = [e for e in ledger(EXAMPLE) if e["type"] != "protocol_lock"]
+    assert [e["payload"] for e in ledger(review)] == [e["payload"] for e in example_events]
+    assert (review / "records.jsonl").read_bytes() == (EXAMPLE / "records.jsonl").read_bytes()
+    assert len(first.searches[0].new) == 260
+    new = second.searches[0].new
+    assert len(new) == 11
+    years = {json.loads(line)["id"]: json.loads(line)["issued"]["date-parts"][0][0]
+             for line in (review / "records.jsonl").read_text().splitlines()}
+    assert all(years[i] >= 2020 for i in new) and all(years[i] <= 2019 for i in first.searches[0].new)
+    saved = json.loads((review / "searches" / "object-in-context.json").read_text())
+    assert saved["seen_ids"] == first.searches[0].new + new
+    assert saved["run_count"] == 2 and saved["last_run"] == "2023-04-17T00:00:00Z"
+
+
+def test_example_rerun_in_replay_reports_nothing_new(sitegen, tmp_path):
+    review = tmp_path / "example"
+    shutil.copytree(EXAMPLE, review)
+    before = state_of(review)
+    code, out, err = sitegen("update", review, "--at", "2023-04-17T00:00:00Z", "--snapshots", "replay")
+    assert code == 0, err
+    assert "object-in-context: no new records (every source answered)" in out
+    after = state_of(review)
+    assert after["seen_ids"] == before["seen_ids"] and after["run_count"] == before["run_count"] + 1
+
+
+def state_of(review: Path) -> dict:
+    return json.loads((review / "searches" / "object-in-context.json").read_text())
+
+
+# --------------------------------------------------------------------------- new records and outages
+
+
+def test_first_run_is_the_opening_batch(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    result = run(review, FIRST, Providers(SYNERGY[:5], CORE[:3]), add=True)
+    assert result.complete
+    saved = state(review)
+    assert saved["run_count"] == 1 and saved["last_run"] == FIRST
+    assert saved["seen_ids"] == result.searches[0].new and len(saved["seen_ids"]) == 8
+    types = [e["type"] for e in ledger(review)]
+    assert types == ["retrieval", "retrieval", "screening"]
+    assert ledger(review)[2]["payload"]["record_ids"] == saved["seen_ids"]
+    assert inspect_review(review)[1] == []
+
+
+def test_second_run_reports_only_new_records_in_order(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    providers = Providers(SYNERGY[:5], CORE[:3])
+    run(review, FIRST, providers, add=True)
+    first_seen = state(review)["seen_ids"]
+    providers.works = [SYNERGY[7], *SYNERGY[:5], SYNERGY[6]]
+    result = run(review, SECOND, providers)
+    expected = [w["doi"].removeprefix("https://doi.org/").lower() for w in (SYNERGY[7], SYNERGY[6])]
+    assert result.searches[0].new == expected
+    assert state(review)["seen_ids"] == first_seen + expected
+    assert ledger(review)[-1]["payload"] == {"batch": 2, "monitor_id": "watch", "protocol_version": 1,
+                                             "record_ids": expected}
+
+
+@pytest.mark.parametrize("failure", [503, 429, "timeout"])
+def test_a_downed_source_is_incomplete_not_empty(sitegen, tmp_path, failure):
+    review = new_review(sitegen, tmp_path)
+    providers = Providers(SYNERGY[:3], CORE[:2])
+    run(review, FIRST, providers, add=True)
+    seen = state(review)["seen_ids"]
+    providers.europepmc_status = failure
+    providers.results = CORE[:4]  # two new Europe PMC records that this run cannot see
+    result = run(review, SECOND, providers)
+    assert not result.complete
+    assert result.searches[0].new == []
+    assert state(review)["seen_ids"] == seen  # nothing gained from the downed source
+    report = markdown_report(result)
+    assert "**Incomplete:**" in report
+    assert "Europe PMC was not reached this run" in report and "new Europe PMC records may be missing" in report
+    assert "the unreached sources are unknown this run, not empty" in report
+    retrieval = [e for e in ledger(review) if e["type"] == "retrieval"][-1]
+    assert retrieval["payload"]["source"] == "europepmc" and retrieval["payload"]["complete"] is False
+    # The next complete run picks up what the outage hid.
+    providers.europepmc_status = 200
+    result = run(review, THIRD, providers)
+    assert result.complete and len(result.searches[0].new) == 2
+    assert state(review)["seen_ids"][-2:] == result.searches[0].new
+
+
+def test_zero_new_records_is_said_differently_from_an_outage(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    providers = Providers(SYNERGY[:3], CORE[:2])
+    run(review, FIRST, providers, add=True)
+    result = run(review, SECOND, providers)
+    assert result.complete and result.searches[0].new == []
+    assert "No new records since the last run: every source answered" in markdown_report(result)
+    assert ledger(review)[-1]["type"] == "retrieval"  # no empty batch is written
+
+
+def test_cli_exit_status_json_and_reports(sitegen, tmp_path, monkeypatch):
+    review = new_review(sitegen, tmp_path)
+    providers = Providers(SYNERGY[:3], CORE[:2])
+    run(review, FIRST, providers, add=True)
+    providers.europepmc_status = 503
+    import sitegen.living.update as update_module
+
+    real_open = update_module.open_fetcher
+    monkeypatch.setattr(update_module, "open_fetcher",
+                        lambda mode, snapshots, session="", transport=None:
+                        real_open("live", None, transport=httpx.MockTransport(providers)))
+    summary = tmp_path / "step-summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    code, out, err = sitegen("update", review, "--at", SECOND, "--json", "--report", tmp_path / "report.md")
+    assert code == 3
+    report = json.loads(out)
+    assert report["complete"] is False
+    assert [s["status"] for s in report["searches"][0]["strategies"]] == ["ok", "unavailable"]
+    assert (tmp_path / "report.md").read_text() == summary.read_text()
+    assert "searching Europe PMC" in err
+
+
+def test_update_needs_a_valid_review_and_a_sane_time(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    providers = Providers(SYNERGY[:3], CORE[:2])
+    run(review, SECOND, providers, add=True)
+    before = tree_bytes(review)
+    code, _, err = sitegen("update", review, "--at", FIRST)
+    assert code == 1 and "earlier than the latest ledger event" in err
+    code, _, err = sitegen("update", review, "--at", "next tuesday")
+    assert code == 1 and "--at" in err
+    (review / "protocol.md").write_text("broken")
+    code, _, err = sitegen("update", review, "--at", THIRD)
+    assert code == 1 and "front matter" in err
+    (review / "protocol.md").write_bytes(before["protocol.md"])
+    assert tree_bytes(review) == before
+
+
+def test_second_writer_is_refused(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    with review_lock(review):
+        errors = []
+        thread = threading.Thread(target=lambda: errors.append(_try_update(review)))
+        thread.start()
+        thread.join()
+        assert isinstance(errors[0], LockHeld)
+        code, _, err = sitegen("build", review, "--out", tmp_path / "site")
+    assert code == 5 and "another sitegen process" in err
+
+
+def _try_update(review):
+    try:
+        update(review, FIRST, "live", settings=SETTINGS)
+    except LockHeld as exc:
+        return exc
+
+
+# --------------------------------------------------------------------------- the diff, as properties
+
+
+ids = st.lists(st.sampled_from([f"10.1000/{n}" for n in range(30)]), max_size=25)
+
+
+@settings(max_examples=300)
+@given(st.lists(ids, min_size=1, max_size=6))
+def test_seen_ids_only_grow_in_order(runs):
+    seen: list[str] = []
+    for current in runs:
+        before = list(seen)
+        fresh = new_ids(current, seen)
+        seen = seen + fresh
+        assert seen[: len(before)] == before  # never shrinks or reorders
+        assert len(seen) == len(set(seen))
+        assert set(fresh).isdisjoint(before)
+        assert fresh == [i for i in dict.fromkeys(current) if i not in before]  # order-stable
+
+
+def test_diff_of_one_million_seen_is_linear():
+    seen = [f"10.1000/{n}" for n in range(1_000_000)]
+    current = [f"10.1000/{n}" for n in range(999_990, 1_000_010)]
+    assert new_ids(current, seen) == [f"10.1000/{n}" for n in range(1_000_000, 1_000_010)]
+
+
+# --------------------------------------------------------------------------- all-or-nothing
+
+
+def test_a_failure_between_any_two_writes_leaves_a_consistent_folder(sitegen, tmp_path, monkeypatch):
+    import os
+
+    from sitegen.review.transaction import recover
+
+    original = new_review(sitegen, tmp_path / "a")
+    providers = Providers(SYNERGY[:3], CORE[:2])
+    run(original, FIRST, providers, add=True)
+    providers.works = SYNERGY[:6]
+    before = tree_bytes(original)
+    reference = tmp_path / "reference"
+    shutil.copytree(original, reference)
+    run(reference, SECOND, providers)
+    after = tree_bytes(reference)
+    assert after != before
+
+    real_replace = os.replace
+    step = 0
+    while True:
+        step += 1
+        attempt = tmp_path / f"attempt-{step}"
+        shutil.copytree(original, attempt)
+        calls = {"n": 0}
+
+        def failing(src, dst, calls=calls, step=step):
+            calls["n"] += 1
+            if calls["n"] == step:
+                raise OSError(5, "injected failure")
+            return real_replace(src, dst)
+
+        monkeypatch.setattr(os, "replace", failing)
+        try:
+            run(attempt, SECOND, providers)
+            finished = True
+        except OSError:
+            finished = False
+        monkeypatch.setattr(os, "replace", real_replace)
+        if finished:
+            break  # every write point has been interrupted once
+        recover(attempt)  # what the next sitegen command does first
+        result = tree_bytes(attempt)
+        assert result in (before, after), f"inconsistent folder after a failure at write {step}"
+        assert inspect_review(attempt)[1] == []
+    assert step > 4  # the three new files, the journal, and the renames were all exercised
+
+
+def test_check_reports_an_interrupted_update(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    (review / ".sitegen-transaction.json").write_text('["ledger.jsonl"]\n')
+    code, out, _ = sitegen("check", review)
+    assert code == 1 and "an update was interrupted" in out
+
+
+def test_ledger_verify_names_an_edited_event(sitegen, tmp_path):
+    review = tmp_path / "example"
+    shutil.copytree(EXAMPLE, review)
+    code, out, _ = sitegen("ledger", "verify", review)
+    assert code == 0 and "ledger intact: 5 events" in out
+    lines = (review / "ledger.jsonl").read_text().splitlines()
+    event = json.loads(lines[2])
+    event["payload"]["record_ids"] = event["payload"]["record_ids"][:-1]
+    lines[2] = json.dumps(event, sort_keys=True, separators=(",", ":"))
+    (review / "ledger.jsonl").write_text("\n".join(lines) + "\n")
+    code, out, _ = sitegen("ledger", "verify", review)
+    assert code == 1
+    assert f"{review}/ledger.jsonl:3: error: event 3 was edited after it was written" in out
+    del lines[2]
+    (review / "ledger.jsonl").write_text("\n".join(lines) + "\n")
+    code, out, _ = sitegen("ledger", "verify", review)
+    assert code == 1 and "was deleted, inserted or moved" in out
