@@ -232,6 +232,22 @@ def update(directory: Path, at: str, mode: str, as_json: bool, report: Path | No
     _print_update(run_update(directory, at, mode, progress=_progress), as_json, report)
 
 
+@cli.command()
+@click.argument("directory", type=REVIEW_DIR)
+@click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
+def prisma(directory: Path, as_json: bool) -> None:
+    """PRISMA 2020 counts of DIRECTORY, derived from its ledger and decision files."""
+    from sitegen.living.prisma import prisma_counts
+
+    _remember(directory)
+    counts = prisma_counts(directory)
+    if as_json:
+        click.echo(json.dumps(counts.model_dump(), indent=2))
+        return
+    for name, value in counts.model_dump().items():
+        click.echo(f"{name.replace('_', ' ')}: {value}")
+
+
 @cli.group()
 def protocol() -> None:
     """The review protocol: lock it before screening."""

@@ -36,8 +36,8 @@ def internal_links(site: Path, base: str) -> dict[str, set[str]]:
 
 def test_every_internal_link_resolves(example_site, served_example, page):
     links = internal_links(example_site, served_example)
-    # every record page, four main pages, three downloads and the stylesheet
-    assert len(links) == 271 + 4 + 3 + 1
+    # every record page, four main pages, five downloads and the stylesheet
+    assert len(links) == 271 + 4 + 5 + 1
     broken = {}
     for target, referrers in links.items():
         response = page.request.get(target)

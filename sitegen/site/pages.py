@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from sitegen.living.prisma import derive
 from sitegen.review.folder import Review
 from sitegen.review.models import Evidence, Record
+from sitegen.review.write import pretty_json
 from sitegen.screening.outcomes import Outcome, stage_outcomes
-from sitegen.site import exports
+from sitegen.site import exports, prisma_svg
 from sitegen.site.templates import environment, templates_dir
+from sitegen.sources.search import LABELS
 
 SITE_MARKER = ".sitegen-site"  # marks a folder sitegen built, so only such a folder is ever replaced
 
@@ -38,18 +40,6 @@ class RecordView:
     evidence: Evidence | None
 
 
-@dataclass
-class Counts:
-    records: int
-    screened: int
-    excluded_screening: int
-    conflicts: int
-    assessed: int
-    excluded_full_text: int
-    excluded_by_reason: list[tuple[str, str, int]]  # (code, label, n)
-    included: int
-
-
 def _authors_short(record: Record) -> str:
     names = [name.display() for name in record.author]
     return "; ".join(names[:3]) + (" et al." if len(names) > 3 else "")
@@ -62,22 +52,6 @@ def record_views(review: Review) -> list[RecordView]:
     return [RecordView(record, page_slug(record.id), _authors_short(record), title_abstract.get(record.id),
                        full_text.get(record.id), evidence[record.id].evidence if record.id in evidence else None)
             for record in review.records.values()]
-
-
-def count(review: Review, views: list[RecordView]) -> Counts:
-    labels = {r.code: r.label for r in review.protocol.meta.exclusion_reasons} if review.protocol else {}
-    full_text_exclusions = Counter(v.full_text.reason for v in views if v.full_text and v.full_text.decision == "exclude")
-    outcomes = [v.title_abstract for v in views if v.title_abstract] + [v.full_text for v in views if v.full_text]
-    return Counts(
-        records=len(views),
-        screened=sum(1 for v in views if v.title_abstract and v.title_abstract.decision != "conflict"),
-        excluded_screening=sum(1 for v in views if v.title_abstract and v.title_abstract.decision == "exclude"),
-        conflicts=sum(1 for o in outcomes if o.decision == "conflict"),
-        assessed=sum(1 for v in views if v.full_text and v.full_text.decision != "conflict"),
-        excluded_full_text=sum(full_text_exclusions.values()),
-        excluded_by_reason=[(code, labels.get(code, code), n) for code, n in sorted(full_text_exclusions.items())],
-        included=sum(1 for v in views if v.full_text and v.full_text.decision == "include"),
-    )
 
 
 def render_site(review: Review, built_at: str | None) -> dict[str, bytes]:
@@ -94,7 +68,10 @@ def render_site(review: Review, built_at: str | None) -> dict[str, bytes]:
         root = "../" * path.count("/")
         pages[path] = env.get_template(template).render(root=root, path=path, **common, **context)
 
-    page("index.html", "index.html", counts=count(review, views), searches=list(review.searches.values()))
+    counts = derive(review)
+    diagram = prisma_svg.render(counts, reasons, LABELS)
+    page("index.html", "index.html", counts=counts, prisma=diagram, sources=LABELS,
+         searches=list(review.searches.values()))
     page("protocol.html", "protocol.html", protocol=review.protocol)
     page("records.html", "records.html", views=views)
     page("included.html", "included.html", views=included)
@@ -107,6 +84,8 @@ def render_site(review: Review, built_at: str | None) -> dict[str, bytes]:
     pages["downloads/records.csv"] = exports.records_csv(records, status)
     pages["downloads/records.ris"] = exports.records_ris(records)
     pages["downloads/records.json"] = exports.records_json(records)
+    pages["downloads/prisma.svg"] = str(prisma_svg.render(counts, reasons, LABELS, standalone=True))
+    pages["downloads/prisma.json"] = pretty_json(counts.model_dump())
     pages[SITE_MARKER] = "This folder was built by sitegen; `sitegen build` replaces it as a whole.\n"
     files = {path: text.encode("utf-8") for path, text in pages.items()}
     assets = templates_dir() / "assets"

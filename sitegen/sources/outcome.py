@@ -26,7 +26,10 @@ class SourceOutcome(BaseModel):
     executed_query: list[str] = Field(default_factory=list)  # every request, without credentials
     snapshot_hashes: list[str] = Field(default_factory=list)
     retry_after: float | None = None
+    # More matches than sitegen was allowed to read (max_records, or a provider's own ceiling):
+    # the records are real but not all of them, so the slice is incomplete.
+    truncated: bool = False
 
     @property
     def complete(self) -> bool:
-        return self.status == "ok"
+        return self.status == "ok" and not self.truncated
