@@ -248,6 +248,30 @@ def prisma(directory: Path, as_json: bool) -> None:
         click.echo(f"{name.replace('_', ' ')}: {value}")
 
 
+@cli.command("probable-duplicates")
+@click.argument("directory", type=REVIEW_DIR)
+@click.option("--threshold", type=click.FloatRange(50, 100), default=90.0, show_default=True,
+              help="Minimum title similarity (0-100) of the normalised titles.")
+@click.option("--json", "as_json", is_flag=True, help="Print the pairs as JSON.")
+def probable_duplicates(directory: Path, threshold: float, as_json: bool) -> None:
+    """List records of DIRECTORY that look like the same work but share no identifier.
+
+    Nothing is merged: a reviewer decides. Pairs have nearly equal normalised
+    titles, the same first-author surname and years at most one apart.
+    """
+    from sitegen.living.status import probable_pairs
+
+    _remember(directory)
+    pairs, records = probable_pairs(directory, threshold)
+    if as_json:
+        click.echo(json.dumps([{"first": p.first, "second": p.second, "score": p.score} for p in pairs], indent=2))
+        return
+    for pair in pairs:
+        click.echo(f"{pair.score:5.1f}  {pair.first}  {pair.second}\n       {records[pair.first].title}\n"
+                   f"       {records[pair.second].title}")
+    click.echo(f"{len(pairs)} probable duplicate pair(s) at a title similarity of {threshold:g} or more")
+
+
 @cli.group()
 def protocol() -> None:
     """The review protocol: lock it before screening."""
@@ -303,13 +327,18 @@ def search(query: str, sources: str, native: bool, since: int | None, mode: str,
     parentheses, and title: abstract: author: prefixes. Exit status 3 when a
     source could not be reached (its results are unknown, not empty).
     """
+    from contextlib import nullcontext
+
     from sitegen.errors import EXIT_INCOMPLETE
+    from sitegen.review.transaction import review_lock
     from sitegen.sources.search import describe, open_fetcher
     from sitegen.sources.search import search as run_search
 
     names = [name.strip() for name in sources.split(",") if name.strip()]
-    with open_fetcher(mode, review_dir / "snapshots" if review_dir else None) as fetcher:
-        result = run_search(fetcher, query, names, native=native, since=since, progress=_progress)
+    # Recording writes the review's snapshots: no other sitegen process may write them meanwhile.
+    with review_lock(review_dir) if mode == "record" and review_dir else nullcontext():
+        with open_fetcher(mode, review_dir / "snapshots" if review_dir else None) as fetcher:
+            result = run_search(fetcher, query, names, native=native, since=since, progress=_progress)
     if as_json:
         click.echo(json.dumps(result.report(), indent=2, ensure_ascii=False))
     else:

@@ -120,3 +120,52 @@ def test_never_merges_conflicting_identifiers_and_ids_are_unique(records):
             values = {records[i].identifiers().get(namespace) for i in members} - {None}
             assert len(values) <= 1, (merged_id, namespace, values)
     assert sorted(i for members in result.members.values() for i in members) == list(range(len(records)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(random_record, max_size=12))
+def test_deduplicating_twice_keeps_every_record_and_id(records):
+    # Conflict notes describe the grouping they came from (a second pass sees merged records,
+    # not the originals), but which records exist, their ids and identifiers never change.
+    def without_notes(result):
+        return [{**model_data(r), "custom": {**model_data(r)["custom"], "conflicts": None}} for r in result]
+
+    once = deduplicate(records).records
+    twice = deduplicate(once).records
+    assert without_notes(twice) == without_notes(once)
+    assert [bool(r.custom.conflicts) for r in twice] == [bool(r.custom.conflicts) for r in once]
+
+
+def test_conflict_notes_stay_short_for_large_conflicts():
+    records = [rec("pubmed", doi=f"10.1000/{n}", pmid="42") for n in range(300)]
+    result = deduplicate(records)
+    assert len(result.records) == 300
+    assert max(len(note) for r in result.records for note in r.custom.conflicts) < 400
+
+
+def test_a_shared_doi_with_unrelated_titles_is_not_one_work():
+    # A conference supplement's DOI on two different abstracts, each with its own PubMed/OpenAlex id.
+    a = rec("pubmed", title="Linagliptin improves the prognosis of ischemic cardiomyopathy", doi="10.2337/db14-833",
+            pmid="111")
+    b = rec("openalex", title="Comparison of liraglutide and exenatide on body weight", doi="10.2337/db14-833",
+            openalex="W22")
+    result = deduplicate([a, b])
+    assert sorted(r.id for r in result.records) == ["openalex:W22", "pmid:111"]
+    assert all(r.DOI == "10.2337/db14-833" for r in result.records)
+    assert all("have unrelated titles" in " ".join(r.custom.conflicts) for r in result.records)
+
+
+def test_same_work_with_slightly_different_titles_still_merges():
+    a = rec("pubmed", title="Efficacy of batroxobin for vascular cognitive impairment. [Chinese]", doi="10.1000/x",
+            pmid="5")
+    b = rec("openalex", title="Efficacy of batroxobin for vascular cognitive impairment", doi="10.1000/x", openalex="W5")
+    [merged] = deduplicate([a, b]).records
+    assert merged.identifiers() == {"doi": "10.1000/x", "pmid": "5", "openalex": "W5"} and not merged.custom.conflicts
+
+
+def test_records_that_cannot_be_told_apart_are_merged_with_a_note():
+    a = rec("crossref", title="Linagliptin improves the prognosis of ischemic cardiomyopathy", doi="10.2337/db14-833")
+    b = rec("crossref", title="Comparison of liraglutide and exenatide on body weight", doi="10.2337/db14-833")
+    [merged] = deduplicate([a, b]).records
+    assert merged.id == "10.2337/db14-833"
+    assert any("cannot keep them apart" in note for note in merged.custom.conflicts)

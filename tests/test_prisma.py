@@ -25,9 +25,9 @@ def doi(work: dict) -> str:
 
 
 def europepmc_copy_of(work: dict, template: dict) -> dict:
-    """A real Europe PMC result given the identifiers of a real OpenAlex work (no recording has one paper in
-    both), so the two sources overlap as they do in practice."""
-    result = dict(template, doi=doi(work), pmid=work["ids"]["pmid"].rsplit("/", 1)[1])
+    """A real Europe PMC result given the identifiers and title of a real OpenAlex work (no recording has one
+    paper in both), so the two sources overlap as they do in practice."""
+    result = dict(template, doi=doi(work), pmid=work["ids"]["pmid"].rsplit("/", 1)[1], title=work["title"])
     result.pop("pmcid", None)
     return result
 

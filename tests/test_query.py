@@ -411,3 +411,10 @@ def test_crossref_refusals(query, message):
     with pytest.raises(UnsupportedQuery, match=message) as caught:
         compile_crossref(parse_query(query))
     assert caught.value.provider == "crossref"
+
+
+@pytest.mark.parametrize("compile_query", [compile_openalex, compile_europepmc, compile_pubmed, compile_arxiv,
+                                           compile_crossref])
+def test_wildcards_are_refused_everywhere(compile_query):
+    with pytest.raises(UnsupportedQuery, match="wildcard"):
+        compile_query(parse_query("child* AND sleep"))

@@ -35,10 +35,10 @@ def test_replay_is_identical_twice(sitegen):
 
 
 def two_providers(europepmc_status: int = 200):
-    """OpenAlex answers with real SYNERGY works; Europe PMC with a real core result whose identifiers
-    were edited to those of the first SYNERGY work (no recording shows one paper in both)."""
+    """OpenAlex answers with real SYNERGY works; Europe PMC with a real core result whose identifiers and
+    title were edited to those of the first SYNERGY work (no recording shows one paper in both)."""
     shared = dict(CORE["resultList"]["result"][0], doi=SYNERGY[0]["doi"].removeprefix("https://doi.org/"),
-                  pmid=SYNERGY[0]["ids"]["pmid"].rsplit("/", 1)[1])
+                  pmid=SYNERGY[0]["ids"]["pmid"].rsplit("/", 1)[1], title=SYNERGY[0]["title"])
     shared.pop("pmcid", None)
     europepmc_body = {"hitCount": 1, "nextCursorMark": "AoE", "resultList": {"result": [shared]}}
     openalex_body = {"meta": {"count": 3, "next_cursor": None}, "results": SYNERGY[:3]}

@@ -123,3 +123,15 @@ def test_identical_requests_in_one_run_replay_in_order(tmp_path):
     assert bodies == [b"first", b"second"]
     with pytest.raises(SnapshotMissing, match=r"repeat 3"):
         replayer.get(openalex.PROVIDER, "https://api.openalex.org/works", [("cursor", "same")])
+
+
+def test_an_ad_hoc_recording_replays_itself_not_a_dated_run(tmp_path):
+    store = SnapshotStore(tmp_path / "snapshots")
+    for session, count in (("2026-02-01T00:00:00Z", 2), ("", 1)):
+        body = json.dumps({"meta": {"count": count, "next_cursor": None}, "results": SYNERGY[:count]})
+        fetch, _, _ = fetcher(lambda request, body=body: json_response(body), mode="record", store=store,
+                              session=session)
+        with fetch:
+            openalex.search(fetch, SETTINGS, {"search": "x"})
+    replayed = openalex.search(Fetcher("replay", SnapshotStore(tmp_path / "snapshots")), SETTINGS, {"search": "x"})
+    assert len(replayed.records) == 1

@@ -1,12 +1,13 @@
-"""`sitegen monitor status`: the saved searches as they are on disk."""
+"""Read-only views of a review for the CLI: saved searches, probable duplicates."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from sitegen.errors import SitegenError
+from sitegen.records.probable import ProbablePair, candidate, probable_duplicates
 from sitegen.review.check import load_valid_review
-from sitegen.review.models import SavedSearch
+from sitegen.review.models import Record, SavedSearch
 
 
 def saved_searches(root: Path, monitor_id: str | None = None) -> list[SavedSearch]:
@@ -17,3 +18,9 @@ def saved_searches(root: Path, monitor_id: str | None = None) -> list[SavedSearc
         known = ", ".join(review.searches) or "none"
         raise SitegenError(f"no saved search {monitor_id!r} in {root} (saved searches: {known})")
     return [review.searches[monitor_id]]
+
+
+def probable_pairs(root: Path, threshold: float) -> tuple[list[ProbablePair], dict[str, Record]]:
+    """Candidate duplicate pairs among the review's records, for a reviewer to look at."""
+    review = load_valid_review(root)
+    return probable_duplicates([candidate(r) for r in review.records.values()], threshold), review.records

@@ -86,7 +86,12 @@ NORMALISERS = {
 def _has_unsafe_path(text: str) -> bool:
     # DOIs contain '/', so a record id can reach a path; '.' and '..' segments,
     # backslashes, whitespace and control characters never belong in one.
-    return bool(_UNSAFE.search(text)) or any(part in (".", "..") for part in text.split("/"))
+    if _UNSAFE.search(text):
+        return True
+    # Cheap test first: a "." or ".." segment needs a leading dot or one after a slash.
+    if not (text.startswith(".") or "/." in text):
+        return False
+    return any(part in (".", "..") for part in text.split("/"))
 
 
 def record_id(identifiers: dict[str, str | None]) -> str | None:

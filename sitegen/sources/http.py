@@ -14,11 +14,13 @@ a typed outcome; nothing here knows any provider's response format.
 from __future__ import annotations
 
 import email.utils
+import re
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from urllib.parse import quote, quote_plus, urlsplit
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -51,6 +53,7 @@ class Provider:
     read_timeout: float = 30.0
     connect_timeout: float = 10.0
     max_bytes: int = 25_000_000
+    max_seconds: float = 120.0  # for the whole answer: a server sending a byte at a time cannot hold a run forever
     max_retries: int = 3
 
 
@@ -131,7 +134,10 @@ class Fetcher:
     # ----------------------------------------------------------------- internals
 
     def _replay(self, key: str, occurrence: int, shown: str) -> Response:
-        entry = self.snapshots.lookup(key, self.session or None, occurrence)
+        # The run's own responses first; an ad-hoc search (no session) falls back to the latest run's.
+        entry = self.snapshots.lookup(key, self.session, occurrence)
+        if entry is None and not self.session:
+            entry = self.snapshots.lookup(key, None, occurrence)
         if entry is None:
             session = f" in session {self.session!r}" if self.session else ""
             session += f" (repeat {occurrence + 1})" if occurrence else ""
@@ -179,26 +185,21 @@ class Fetcher:
 
     def _send(self, provider: Provider, url: str, params: list[tuple[str, str]], secrets: Secrets,
               headers: dict[str, str]) -> tuple[int, str, float | None, bytes]:
-        request_headers = {"Accept": "application/json, application/xml;q=0.9, */*;q=0.1", **headers,
-                           **secrets.headers}
+        request_headers = {"Accept": "application/json, application/xml;q=0.9, */*;q=0.1",
+                           "Accept-Encoding": "gzip", **headers, **secrets.headers}
         query = params + list(secrets.params.items())
+        started = self._clock()
         with self._client.stream("GET", url, params=query, headers=request_headers,
                                  timeout=httpx.Timeout(provider.read_timeout, connect=provider.connect_timeout)) as response:
             if response.is_redirect:
                 target = response.headers.get("location", "elsewhere")
                 raise _Refused(f"{provider.name} redirected to {_without_query(target)}; redirects are refused")
             declared = response.headers.get("content-length")
-            if declared and declared.isdigit() and int(declared) > provider.max_bytes:
+            if declared and declared.isdecimal() and int(declared) > provider.max_bytes:
                 raise _Refused(f"{provider.name} response of {int(declared):,} bytes is over the "
                                f"{provider.max_bytes:,}-byte limit")
-            chunks, size = [], 0
-            for chunk in response.iter_bytes():
-                size += len(chunk)
-                if size > provider.max_bytes:
-                    raise _Refused(f"{provider.name} response is over the {provider.max_bytes:,}-byte limit")
-                chunks.append(chunk)
-            return (response.status_code, response.headers.get("content-type", ""),
-                    _retry_after(response.headers), b"".join(chunks))
+            body = _capped_body(response, provider, lambda: self._clock() - started)
+            return response.status_code, response.headers.get("content-type", ""), _retry_after(response.headers), body
 
     def _wait_turn(self, provider: Provider) -> None:
         now = self._clock()
@@ -218,6 +219,45 @@ class _Refused(Exception):
     """A response sitegen will not accept (redirect, too large); not worth retrying."""
 
 
+def _capped_body(response: httpx.Response, provider: Provider, elapsed: Callable[[], float]) -> bytes:
+    """The decoded body, refused as soon as it passes the byte cap or the overall deadline.
+
+    Decompression is done here, a bounded piece at a time, so a small compressed
+    body that would expand to gigabytes (a "gzip bomb") is refused without ever
+    being expanded in full.
+    """
+    if response.is_stream_consumed:  # built already read (in-process transports do this): nothing to inflate
+        raw_chunks, encoding = iter([response.content]), "identity"
+    else:
+        raw_chunks, encoding = response.iter_raw(), response.headers.get("content-encoding", "identity").strip().lower()
+    if encoding not in ("identity", "gzip"):
+        raise _Refused(f"{provider.name} answered with content encoding {encoding!r}, which sitegen does not accept")
+    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS) if encoding == "gzip" else None
+    chunks, size = [], 0
+    for raw in raw_chunks:
+        if elapsed() > provider.max_seconds:
+            raise httpx.ReadTimeout(f"{provider.name} took more than {provider.max_seconds:g} s to send its answer")
+        pieces = [raw]
+        if inflate is not None:
+            pieces = []
+            while raw:
+                try:
+                    piece = inflate.decompress(raw, provider.max_bytes + 1 - size)
+                except zlib.error:
+                    raise _Refused(f"{provider.name} sent a corrupt gzip body") from None
+                pieces.append(piece)
+                size_now = size + sum(len(p) for p in pieces)
+                if size_now > provider.max_bytes or not piece:
+                    break
+                raw = inflate.unconsumed_tail
+        for piece in pieces:
+            size += len(piece)
+            if size > provider.max_bytes:
+                raise _Refused(f"{provider.name} response is over the {provider.max_bytes:,}-byte limit")
+            chunks.append(piece)
+    return b"".join(chunks)
+
+
 def _without_query(url: str) -> str:
     return url.split("?", 1)[0]
 
@@ -227,24 +267,37 @@ def _retry_after(headers: httpx.Headers) -> float | None:
     value = headers.get("retry-after")
     if not value:
         return None
-    if value.strip().isdigit():
+    if re.fullmatch(r"[0-9]{1,10}", value.strip()):
         return min(float(value), 3600.0)
     try:
         when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
     reference = headers.get("date")
     try:
         now = email.utils.parsedate_to_datetime(reference) if reference else datetime.now(UTC)
-    except (TypeError, ValueError):
-        now = datetime.now(UTC)
-    return min(max((when - now).total_seconds(), 0.0), 3600.0)
+        return min(max((when - now).total_seconds(), 0.0), 3600.0)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
 
 
 def _redact(body: bytes, secrets: Secrets) -> bytes:
-    # Some providers echo the request, sometimes URL-encoded; a key or contact
-    # address must never reach a snapshot in any form.
+    # Some providers echo the request, URL-encoded or JSON-escaped; a key or contact
+    # address must never reach a snapshot, a warning or the ledger in any form.
     for value in secrets.values():
-        for form in {value, quote(value, safe=""), quote_plus(value), quote(value)}:
-            body = body.replace(form.encode("utf-8"), b"REDACTED")
+        body = _secret_pattern(value).sub(b"REDACTED", body)
     return body
+
+
+def _secret_pattern(value: str) -> re.Pattern[bytes]:
+    """Matches the secret with any of its characters written plainly, %-encoded or \\u-escaped."""
+    parts = []
+    for char in value:
+        encoded = char.encode("utf-8")
+        forms = {encoded, "".join(f"%{byte:02X}" for byte in encoded).encode(),
+                 "".join(f"%{byte:02x}" for byte in encoded).encode(),
+                 f"\\u{ord(char):04x}".encode(), f"\\u{ord(char):04X}".encode()}
+        if char == " ":
+            forms.add(b"+")
+        parts.append(b"(?:" + b"|".join(re.escape(form) for form in sorted(forms)) + b")")
+    return re.compile(b"".join(parts))

@@ -9,11 +9,11 @@ identity. A query that breaks the grammar is the caller's mistake and raises
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl
 
 import httpx
 
@@ -38,11 +38,22 @@ class ProviderSearch:
     run: Callable[..., SourceOutcome]  # (fetcher, settings, provider query, since=...) -> outcome
 
 
+CROSSREF_FIELDS = re.compile(r"^query(\.[a-z-]+)?=")
+
+
 def _crossref_native(text: str) -> dict[str, str]:
-    # `query.author=…&query.bibliographic=…` as written, or else free bibliographic text.
-    if text.startswith("query"):
-        return dict(parse_qsl(text, keep_blank_values=True))
-    return {"query.bibliographic": text}
+    """`query.author=…&query.bibliographic=…` as written (not URL-decoded), or else free bibliographic text."""
+    if not CROSSREF_FIELDS.match(text):
+        return {"query.bibliographic": text}
+    params: dict[str, str] = {}
+    for part in text.split("&"):
+        name, equals, value = part.partition("=")
+        if not equals or not (name == "filter" or CROSSREF_FIELDS.match(part)):
+            raise Unsupported(f"{part!r}: a Crossref strategy may set only query, query.<field> and filter")
+        if name in params:
+            raise Unsupported(f"{name} is given twice in the Crossref strategy")
+        params[name] = value
+    return params
 
 
 PROVIDERS: dict[str, ProviderSearch] = {

@@ -28,14 +28,17 @@ ENVIRONMENT = {
 class SourceSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    contact_email: str | None = Field(None, description="sent to OpenAlex, Crossref and NCBI as their polite-pool contact")
-    openalex_api_key: str | None = None
+    contact_email: str | None = Field(None, pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$",
+                                      description="sent to OpenAlex, Crossref and NCBI as their polite-pool contact")
+    # Keys are at least 8 characters: a shorter value is a mistake, and redacting it from
+    # responses would mangle them.
+    openalex_api_key: str | None = Field(None, min_length=8)
     # OpenAlex documents `api_key` as a query parameter (required since February 2026);
     # "header" sends it as `Authorization: Bearer` instead, should their rules change again.
     openalex_key_in: Literal["query", "header"] = "query"
     openalex_per_page: int = Field(100, ge=1, le=200)  # the documented maximum has been 200 and 100
-    ncbi_api_key: str | None = None
-    crossref_plus_token: str | None = None
+    ncbi_api_key: str | None = Field(None, min_length=8)
+    crossref_plus_token: str | None = Field(None, min_length=8)
     max_records: int = Field(10_000, ge=1, description="stop paging a search after this many records")
 
     @classmethod
