@@ -59,7 +59,9 @@ def test_search_pages_by_start_three_seconds_apart():
         {"search_query": "all:testing", "start": start, "max_results": "10", "sortBy": "submittedDate",
          "sortOrder": "ascending"} for start in ("0", "10")]
     assert time.sleeps == [3.0]  # arXiv asks for one request every three seconds
-    assert outcome.warnings == ["arXiv reported 214881 matches; only the first 20 were read"]
+    assert outcome.warnings == ["arXiv reported 214881 matches: only the first 20 of 214881 were read; "
+                                "raise SITEGEN_MAX_RECORDS (now 20) or narrow the query to read them all"]
+    assert outcome.truncated and not outcome.complete
     assert len(outcome.executed_query) == 2 and outcome.executed_query[1].startswith(
         "GET https://export.arxiv.org/api/query?search_query=all%3Atesting&start=10&max_results=10")
     assert len({r.custom.arxiv for r in outcome.records}) == 20
@@ -88,13 +90,13 @@ def test_a_short_page_before_the_end_is_an_outage():
     fetch, _, _ = fetcher(lambda request: atom(answers[request.url.params["start"]]))
     outcome = arxiv.search(fetch, SETTINGS.model_copy(update={"max_records": 20}), "all:testing", page_size=10)
     assert outcome.status == "unavailable" and outcome.records == []
-    assert "reported 214881 matches but sent only 15 of the first 20" in outcome.warnings[0]
+    assert "reported 214881 matches but returned 15 of the first 20" in outcome.warnings[0]
 
 
 def test_a_feed_promising_more_than_it_holds_is_an_outage():
     fetch, _, _ = fetcher(lambda request: atom(edited(PAGE_0, total=12)))
     outcome = arxiv.search(fetch, SETTINGS, "all:testing")
-    assert outcome.status == "unavailable" and "sent only 10 of the first 12" in outcome.warnings[0]
+    assert outcome.status == "unavailable" and "reported 12 matches but returned 10" in outcome.warnings[0]
 
 
 def test_empty_result_is_ok_with_zero():
@@ -190,3 +192,51 @@ def test_a_paper_titled_error_is_a_paper():
     assert arxiv.error_message(entry) is None and arxiv.entry_to_record(entry).title == "Error"
     assert arxiv.error_message(entries(ERROR)[0]) == "incorrect id format for abc"
     assert arxiv.entry_to_record(entries(ERROR)[0]) is None
+
+
+# --------------------------------------------------------------------------- paging and hostile data
+
+
+def test_an_empty_second_feed_reporting_zero_is_an_outage():
+    # built: the real first page says 20 matches; the second page is the real empty feed (totalResults 0)
+    answers = {"0": edited(PAGE_0, total=20), "10": NONE}
+    fetch, seen, _ = fetcher(lambda request: atom(answers[request.url.params["start"]]))
+    outcome = arxiv.search(fetch, SETTINGS, "all:testing", page_size=10)
+    assert outcome.status == "unavailable" and outcome.records == []
+    assert "the count changed between pages (20, then 0)" in outcome.warnings[0]
+    assert len(seen.requests) == 2
+
+
+def test_repeated_identical_pages_cannot_reach_the_count():
+    # built: arXiv answering every start with the same real first page
+    fetch, seen, _ = fetcher(lambda request: atom(PAGE_0))
+    outcome = arxiv.search(fetch, SETTINGS.model_copy(update={"max_records": 40}), "all:testing", page_size=10)
+    assert outcome.status == "unavailable" and outcome.records == []
+    assert len(seen.requests) == 2
+    assert "reported 214881 matches but returned 10 of the first 40" in outcome.warnings[0]
+
+
+def test_the_arxiv_ceiling_truncates_and_says_to_narrow_the_query(monkeypatch):
+    monkeypatch.setattr(arxiv, "MAX_RESULTS", 10)  # arXiv's own 30,000, scaled down to the real first page
+    fetch, _, _ = fetcher(lambda request: atom(PAGE_0))
+    outcome = arxiv.search(fetch, SETTINGS, "all:testing", page_size=10)
+    assert outcome.status == "ok" and outcome.truncated and not outcome.complete and len(outcome.records) == 10
+    [warning] = outcome.warnings
+    assert "only the first 10 of 214881 were read" in warning and "narrow the query" in warning
+    assert "SITEGEN_MAX_RECORDS" not in warning  # raising it would not help
+
+
+def test_a_total_in_other_digits_is_an_outage_not_a_crash():
+    body = PAGE_0.replace(b"totalResults>214881<", "totalResults>²<".encode())
+    assert body != PAGE_0
+    fetch, _, _ = fetcher(lambda request: atom(body))
+    outcome = arxiv.search(fetch, SETTINGS, "all:testing")
+    assert outcome.status == "unavailable" and "totalResults" in outcome.warnings[0]
+
+
+def test_a_published_date_in_other_digits_is_no_date():
+    entry = entries(ONE)[0]
+    entry.find("atom:published", arxiv.NS).text = "2020-²"
+    assert arxiv.entry_to_record(entry).issued.date_parts == [[2020]]
+    entry.find("atom:published", arxiv.NS).text = "²⁰²⁰"
+    assert arxiv.entry_to_record(entry).issued is None

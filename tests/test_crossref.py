@@ -65,7 +65,8 @@ def test_search_parses_a_real_list_response():
     assert chemical.author[0].family == "Kessler" and chemical.author[0].given == "André"
     assert chemical.abstract.startswith("“Ours is a world of sights and sounds.") and "<p>" not in chemical.abstract
     assert chemical.URL == "https://doi.org/10.1093/obo/9780199830060-0023"
-    assert "only the first 2 were read" in outcome.warnings[0]
+    assert "only the first 2 of 586628 were read" in outcome.warnings[0]
+    assert outcome.truncated and not outcome.complete
     request = seen.requests[0]
     params = dict(request.url.params)
     assert params == {"query": "ecology", "rows": "2", "cursor": "*", "mailto": "team@example.org"}
@@ -116,7 +117,8 @@ def test_deep_paging_follows_a_cursor_that_does_not_change():
     # the pages differ although the cursor did not; one real item (a journal issue) has no title
     assert len({r.id for r in outcome.records}) == 19
     assert outcome.warnings == ["1 Crossref work(s) had no DOI or title and were skipped",
-                                "Crossref reported 138567 matches; only the first 19 were read"]
+                                "Crossref reported 138567 matches: only the first 19 of 138567 were read; "
+                                "raise SITEGEN_MAX_RECORDS (now 19) or narrow the query to read them all"]
     codlet = next(r for r in outcome.records if r.id == "10.1111/jai.12009")
     assert codlet.title.startswith("New record of the antenna codlet, Bregmaceros atlanticus Goode and Bean, 1886")
     assert seen.requests[0].url.params["filter"] == "type:journal-article,from-pub-date:2000-01-01"
@@ -279,3 +281,64 @@ def test_fields_of_the_wrong_shape_are_ignored_not_a_crash():
         for value in (5, "x", {"a": 1}, [5], None):
             assert crossref.work_to_record(dict(item, **{key: value})).id == "10.2196/22081"
     assert crossref.plain_text("control\x01characters\x0bare spaces") == "control characters are spaces"
+
+
+# --------------------------------------------------------------------------- paging and hostile data
+
+
+def envelope(items: list, total: int, cursor: str | None = "c") -> str:
+    return json.dumps({"status": "ok", "message-type": "work-list",
+                       "message": {"total-results": total, "items": items, "next-cursor": cursor}})
+
+
+def test_a_negative_total_is_an_outage():
+    fetch, _, _ = fetcher(lambda request: json_response(envelope(PLOS[:2], -5)))
+    outcome = crossref.search(fetch, SETTINGS, {"query": "x"})
+    assert outcome.status == "unavailable" and outcome.records == []
+    assert "-5" in outcome.warnings[0]
+
+
+def test_repeated_identical_pages_under_the_same_cursor_end_paging():
+    # Crossref legitimately repeats its cursor (see the real cassette above); a repeated *page* is the end
+    fetch, seen, _ = fetcher(lambda request: json_response(WIDGET))
+    outcome = crossref.search(fetch, SETTINGS, {"query": "widget"}, rows=20)
+    assert outcome.status == "unavailable" and outcome.records == []
+    assert len(seen.requests) == 2
+    assert "reported 454 matches but returned 20" in outcome.warnings[0]
+
+
+def test_a_total_that_changes_between_pages_is_an_outage():
+    answers = iter([envelope(PLOS[:10], 20), envelope(PLOS[10:20], 19)])
+    fetch, _, _ = fetcher(lambda request: json_response(next(answers)))
+    outcome = crossref.search(fetch, SETTINGS, {"query": "x"}, rows=10)
+    assert outcome.status == "unavailable" and "the count changed between pages (20, then 19)" in outcome.warnings[0]
+
+
+def test_truncation_is_ok_but_not_complete():
+    fetch, _, _ = fetcher(lambda request: json_response(ECOLOGY))
+    outcome = crossref.search(fetch, SETTINGS.model_copy(update={"max_records": 2}), {"query": "ecology"})
+    assert outcome.status == "ok" and outcome.truncated and not outcome.complete
+
+
+def test_a_work_that_cannot_be_stored_is_skipped_and_the_rest_kept():
+    too_many = dict(PLOS[1], author=[{"family": f"A{i}"} for i in range(10_001)])  # over the format's limit
+    fetch, _, _ = fetcher(lambda request: json_response(envelope([PLOS[0], too_many, PLOS[2]], 3)))
+    outcome = crossref.search(fetch, SETTINGS, {"query": "x"})
+    assert outcome.status == "ok" and outcome.complete
+    assert [r.id for r in outcome.records] == [PLOS[0]["DOI"].lower(), PLOS[2]["DOI"].lower()]
+    assert outcome.warnings == ["1 Crossref work(s) could not be read (invalid author) and were skipped"]
+
+
+def test_every_work_unreadable_is_an_outage_not_an_empty_success():
+    too_long = [dict(item, title=["x" * 6000]) for item in PLOS[:3]]
+    fetch, _, _ = fetcher(lambda request: json_response(envelope(too_long, 3)))
+    outcome = crossref.search(fetch, SETTINGS, {"query": "x"})
+    assert outcome.status == "unavailable"
+    assert "3 of 3 Crossref work(s) could not be read (invalid title)" in outcome.warnings[0]
+
+
+def test_a_type_that_is_not_text_is_no_type():
+    undated = {key: value for key, value in PLOS[0].items() if key not in crossref.DATE_KEYS}
+    record = crossref.work_to_record(dict(undated, type=["journal-article"], issued={"date-parts": [[2020, 13, 1]]}))
+    assert record.issued.date_parts == [[2020]]  # month 13 is no month
+    assert record.type == "article" and record.custom.publication_types == []

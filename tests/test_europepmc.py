@@ -71,7 +71,9 @@ def test_search_parses_the_real_core_page():
     outcome = europepmc.search(fetch, SourceSettings(max_records=25), "cancer")
     assert outcome.status == "ok" and outcome.total == 5059039
     assert len(outcome.records) == 25 and len(seen.requests) == 1
-    assert outcome.warnings == ["Europe PMC reported 5059039 matches; only the first 25 were read"]
+    assert outcome.warnings == ["Europe PMC reported 5059039 matches: only the first 25 of 5059039 were read; "
+                                "raise SITEGEN_MAX_RECORDS (now 25) or narrow the query to read them all"]
+    assert outcome.truncated and not outcome.complete
     assert params(seen.requests[0]) == {"query": "cancer", "resultType": "core", "format": "json",
                                         "pageSize": "25", "cursorMark": "*"}
     assert outcome.executed_query == ["GET https://www.ebi.ac.uk/europepmc/webservices/rest/search?query=cancer"
@@ -352,3 +354,87 @@ def test_fulltext_never_expands_an_external_entity():
     assert text.status == "ok"
     [(section, paragraph)] = text.paragraphs
     assert section == "Leak" and "root:" not in paragraph and paragraph == "before &x; after"
+
+
+# --------------------------------------------------------------------------- paging and hostile data
+
+
+def test_a_hit_count_that_changes_between_pages_is_an_outage():
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.params["cursorMark"] == "*":
+            return json_response(page_body(RESULTS[:10], 25, "c1"))
+        return json_response(page_body(RESULTS[10:20], 30, "c2"))
+    fetch, _, _ = fetcher(handler)
+    outcome = europepmc.search(fetch, SETTINGS, "cancer", page_size=10)
+    assert outcome.status == "unavailable" and outcome.records == []
+    assert "the count changed between pages (25, then 30)" in outcome.warnings[0]
+
+
+def test_repeated_identical_pages_end_paging_without_duplicates():
+    # built: every cursor answers with the same ten real results and a fresh cursor, five million hits
+    def handler(request: httpx.Request) -> httpx.Response:
+        return json_response(page_body(RESULTS[:10], 5059039, f"next-{len(seen.requests)}"))
+    fetch, seen, _ = fetcher(handler)
+    outcome = europepmc.search(fetch, SourceSettings(max_records=100), "cancer", page_size=10)
+    assert outcome.status == "unavailable" and outcome.records == []
+    assert len(seen.requests) == 2
+    assert "reported 5059039 matches but returned 10 of the first 100" in outcome.warnings[0]
+
+
+def test_truncation_is_ok_but_not_complete():
+    fetch, _, _ = fetcher(lambda request: json_response(CORE))
+    outcome = europepmc.search(fetch, SourceSettings(max_records=25), "cancer")
+    assert outcome.status == "ok" and outcome.truncated and not outcome.complete
+
+
+def test_a_negative_hit_count_is_an_outage():
+    fetch, _, _ = fetcher(lambda request: json_response(page_body(RESULTS[:1], -1)))
+    outcome = europepmc.search(fetch, SETTINGS, "cancer")
+    assert outcome.status == "unavailable" and "-1" in outcome.warnings[0]
+
+
+def test_lookup_with_a_zero_hit_count_still_checks_what_came_back():
+    # built: hitCount 0, yet a result for another record is present
+    fetch, _, _ = fetcher(lambda request: json_response(page_body(RESULTS[:1], 0)))
+    outcome = europepmc.lookup(fetch, SETTINGS, "10.1002/hpja.70059")
+    assert outcome.status == "unavailable" and outcome.records == []
+    assert "different record" in outcome.warnings[0]
+
+
+def test_lookup_keeps_only_the_record_asked_for_and_says_so():
+    fetch, _, _ = fetcher(lambda request: json_response(page_body(RESULTS[:2], 2)))
+    outcome = europepmc.lookup(fetch, SETTINGS, FIRST_DOI)
+    assert outcome.status == "ok" and [r.id for r in outcome.records] == [FIRST_DOI] and outcome.total == 1
+    assert "is not the record asked for" in outcome.warnings[0]
+
+
+HOSTILE_SHAPES = {"journalInfo": [{"volume": "1"}], "pubTypeList": ["Journal Article"], "authorList": [{"x": 1}],
+                  "fullTextUrlList": [{"url": "https://x"}], "bookOrReportDetails": "x",
+                  "firstPublicationDate": "2020-²", "pubYear": "²", "isOpenAccess": ["Y"], "pageInfo": 5}
+
+
+def test_fields_of_the_wrong_type_are_absent_not_a_crash():
+    record = europepmc.result_to_record(dict(RESULTS[0], **HOSTILE_SHAPES))
+    assert record.id == FIRST_DOI and record.author == [] and record.container_title is None
+    assert record.volume is None and record.custom.publication_types == [] and record.custom.fulltext_url is None
+    assert record.issued.date_parts == [[2020]] and record.custom.open_access is None and record.page is None
+    undated = europepmc.result_to_record(dict(RESULTS[0], firstPublicationDate="²⁰²⁰", pubYear="٢٠٢٠"))
+    assert undated.issued is None  # digits that are not ASCII are no date
+
+
+def test_a_result_that_cannot_be_read_is_skipped_and_the_rest_kept():
+    hostile = dict(RESULTS[1], **HOSTILE_SHAPES)
+    too_long = dict(RESULTS[2], abstractText="x " * 150_000)  # over the record format's limit
+    fetch, _, _ = fetcher(lambda request: json_response(page_body([RESULTS[0], too_long, hostile, RESULTS[3]], 4)))
+    outcome = europepmc.search(fetch, SETTINGS, "cancer")
+    assert outcome.status == "ok" and outcome.complete
+    assert [r.PMID for r in outcome.records] == [RESULTS[0]["pmid"], RESULTS[1]["pmid"], RESULTS[3]["pmid"]]
+    assert outcome.warnings == ["1 Europe PMC result(s) could not be read (invalid abstract) and were skipped"]
+
+
+def test_fulltext_without_a_pmcid_cannot_be_shown_to_be_the_article():
+    body = (DIR / "PMC3258128.xml").read_bytes().replace(b'pub-id-type="pmcid"', b'pub-id-type="other"')
+    fetch, _, _ = fetcher(lambda request: xml_response(body))
+    text = europepmc.fulltext(fetch, SETTINGS, "PMC3258128")
+    assert text.status == "unavailable" and text.paragraphs == [] and text.title is None
+    assert "names no PMCID" in text.warnings[0]

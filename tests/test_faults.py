@@ -140,3 +140,83 @@ def test_redirect_is_refused(call):
 def test_error_inside_a_200(call):
     outcome, _, _ = run(call, lambda r: httpx.Response(200, json={"error": "internal", "message": "try later"}))
     assert outcome.status == "unavailable"
+
+
+def test_gzip_bomb_is_refused_without_expanding_it(monkeypatch):
+    import gzip
+
+    call = CALLS["openalex-search"]
+    bomb = gzip.compress(b"[" * 200_000_000, compresslevel=9)
+    assert len(bomb) < 300_000
+
+    def handler(request):
+        return httpx.Response(200, stream=httpx.ByteStream(bomb),
+                              headers={"content-type": "application/json", "content-encoding": "gzip"})
+
+    outcome, requests, _ = run(call, handler)
+    assert outcome.status == "unavailable" and "byte limit" in outcome.warnings[0]
+
+
+def test_gzip_body_is_inflated():
+    import gzip
+
+    call = CALLS["openalex-search"]
+    outcome, _, _ = run(call, lambda r: httpx.Response(200, stream=httpx.ByteStream(gzip.compress(call.good_body)),
+                                                       headers={"content-encoding": "gzip"}))
+    assert outcome.status == "ok"
+
+
+@pytest.mark.parametrize("encoding", ["br", "gzip, gzip", "deflate"])
+def test_unexpected_encodings_are_refused(encoding):
+    call = CALLS["openalex-search"]
+    outcome, _, _ = run(call, lambda r: httpx.Response(200, stream=httpx.ByteStream(b"x"),
+                                                       headers={"content-encoding": encoding}))
+    assert outcome.status == "unavailable" and "content encoding" in outcome.warnings[0]
+
+
+def test_a_dripping_server_hits_the_overall_deadline():
+    from http_mocks import FakeTime
+
+    call = CALLS["openalex-search"]
+    time = FakeTime()
+
+    class Drip(httpx.SyncByteStream):
+        def __iter__(self):
+            for _ in range(10):
+                time.now += 30  # thirty seconds per byte
+                yield b" "
+
+    fetch, _, _ = fetcher(lambda r: httpx.Response(200, stream=Drip()), time=time)
+    with fetch:
+        outcome = call.run(fetch)
+    assert outcome.status == "timeout"
+
+
+@pytest.mark.parametrize("value", [b"\xb2", b"Wed, 99 Foo 2026 99:99:99 GMT", b"-1", b"1e9", b""])
+def test_odd_retry_after_values_do_not_crash(value):
+    call = CALLS["openalex-search"]
+    outcome, _, _ = run(call, lambda r: httpx.Response(429, headers=[(b"retry-after", value)]))
+    assert outcome.status == "rate_limited"
+
+
+def test_echoed_contact_address_never_reaches_a_warning():
+    call = CALLS["openalex-search"]
+    outcome, _, _ = run(call, lambda r: httpx.Response(400, json={"message": "bad mailto team\u0040example.org"}))
+    assert outcome.status == "unsupported"
+    assert "team" not in " ".join(outcome.warnings) and "REDACTED" in " ".join(outcome.warnings)
+
+
+CONVERTERS = {"openalex": "work_to_record", "crossref": "work_to_record", "europepmc": "result_to_record",
+              "arxiv": "entry_to_record", "pubmed": "article_to_record"}
+
+
+@pytest.mark.parametrize("error", [TypeError, AttributeError, KeyError, ValueError])
+def test_a_converter_that_fails_on_every_item_is_an_outage_not_a_traceback(call, monkeypatch, error):
+    # provider data of a shape nobody foresaw makes a converter raise; the call must still end in an outcome
+    def broken(item):
+        raise error("unforeseen shape")
+    monkeypatch.setattr(call.module, CONVERTERS[call.module.__name__.rsplit(".", 1)[1]], broken)
+    outcome, _, _ = run(call, lambda r: httpx.Response(200, content=call.good_body,
+                                                       headers={"content-type": call.content_type}))
+    assert outcome.status == "unavailable" and outcome.records == [] and not outcome.complete
+    assert f"could not be read ({error.__name__})" in outcome.warnings[0]

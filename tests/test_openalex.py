@@ -129,3 +129,109 @@ def test_native_strategy_is_passed_verbatim():
     assert openalex.native_params("CRISPR off-target detection") == {"search": "CRISPR off-target detection"}
     assert openalex.native_params("filter=title.search:crispr,publication_year:2020") == {
         "filter": "title.search:crispr,publication_year:2020"}
+
+
+# --------------------------------------------------------------------------- paging and hostile data
+
+
+def page(results: list, count: int, next_cursor: str | None) -> httpx.Response:
+    return json_response(json.dumps({"meta": {"count": count, "next_cursor": next_cursor}, "results": results}))
+
+
+def test_a_count_that_shrinks_between_pages_is_an_outage():
+    # built from real works: the second page says there are fewer matches than the first promised
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.params["cursor"] == "*":
+            return page(SYNERGY[:10], 25, "10")
+        return page(SYNERGY[10:20], 20, "20")
+    fetch, seen, _ = fetcher(handler)
+    outcome = openalex.search(fetch, SETTINGS, {"search": "x"})
+    assert outcome.status == "unavailable" and outcome.records == [] and not outcome.complete
+    assert "the count changed between pages (25, then 20)" in outcome.warnings[0]
+    assert len(seen.requests) == 2
+
+
+def test_alternating_cursors_end_paging_without_duplicates():
+    # built: "*" -> a -> b -> a -> b ... each page the same as two pages before, with a large count
+    pages = {"*": (SYNERGY[:10], "a"), "a": (SYNERGY[10:20], "b"), "b": (SYNERGY[:10], "a")}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        results, following = pages[request.url.params["cursor"]]
+        return page(results, 1000, following)
+    fetch, seen, _ = fetcher(handler)
+    outcome = openalex.search(fetch, SETTINGS, {"search": "x"})
+    assert outcome.status == "unavailable" and outcome.records == []
+    assert len(seen.requests) <= 4
+    assert "reported 1000 matches but returned 20" in outcome.warnings[0]
+
+
+def test_repeated_identical_pages_cannot_reach_the_count():
+    # built: every page the same ten works under a fresh cursor; duplicates must not count toward the total
+    def handler(request: httpx.Request) -> httpx.Response:
+        cursor = request.url.params["cursor"]
+        return page(SYNERGY[:10], 1000, "1" if cursor == "*" else str(int(cursor) + 1))
+    fetch, seen, _ = fetcher(handler)
+    outcome = openalex.search(fetch, SETTINGS.model_copy(update={"max_records": 30}), {"search": "x"})
+    assert outcome.status == "unavailable" and outcome.records == []
+    assert len(seen.requests) == 2
+    assert "returned 10 of the first 30" in outcome.warnings[0]
+
+
+def test_truncation_at_max_records_is_not_complete():
+    fetch, seen, _ = fetcher(synergy_pages(10))
+    outcome = openalex.search(fetch, SETTINGS.model_copy(update={"max_records": 20}), {"search": "x"})
+    assert outcome.status == "ok" and outcome.truncated and not outcome.complete
+    assert len(outcome.records) == 20 and outcome.total == 25 and len(seen.requests) == 2
+    [warning] = outcome.warnings
+    assert "only the first 20 of 25 were read" in warning and "SITEGEN_MAX_RECORDS" in warning
+
+
+def test_a_complete_read_is_complete():
+    fetch, _, _ = fetcher(synergy_pages(10))
+    outcome = openalex.search(fetch, SETTINGS, {"search": "x"})
+    assert outcome.complete and not outcome.truncated and outcome.warnings == []
+
+
+HOSTILE = {
+    "id": "https://openalex.org/W999", "doi": "https://doi.org/10.1000/hostile", "title": "A hostile work",
+    "ids": ["not", "a", "dict"], "primary_location": "nowhere", "best_oa_location": [1], "host_venue": 7,
+    "biblio": ["1"], "open_access": "yes", "authorships": [5, "x", {"author": "Name"}, {"author": {"display_name": 3}}],
+    "abstract_inverted_index": {"word": 3, "other": "0"}, "type": ["article"], "is_retracted": "false",
+    "publication_date": "2020-²", "publication_year": True,
+}
+
+
+def test_fields_of_the_wrong_type_are_absent_not_a_crash():
+    record = openalex.work_to_record(HOSTILE)
+    assert record.id == "10.1000/hostile" and record.title == "A hostile work"
+    assert record.author == [] and record.abstract is None and record.container_title is None
+    assert record.type == "article" and record.custom.publication_types == []
+    assert record.custom.retracted is False and record.custom.open_access is None
+    assert record.issued.date_parts == [[2020]]
+    assert openalex.abstract_from_inverted_index({"a": [0], "b": [True]}) is None  # a boolean is no position
+    assert openalex.abstract_from_inverted_index(["a"]) is None
+    assert openalex.related_ids({"referenced_works": "W1"}, "referenced_works") == []
+
+
+def test_only_the_boolean_true_means_retracted():
+    assert openalex.work_to_record(dict(SYNERGY[0], is_retracted="false")).custom.retracted is False
+    assert openalex.work_to_record(dict(SYNERGY[0], is_retracted=1)).custom.retracted is False
+    assert openalex.work_to_record(dict(SYNERGY[0], is_retracted=True)).custom.retracted is True
+
+
+def test_a_record_that_cannot_be_stored_is_skipped_and_the_rest_kept():
+    long_title = dict(SYNERGY[1], title="x" * 6000)  # over the record format's limit: a ValidationError
+    results = [SYNERGY[0], long_title, HOSTILE, SYNERGY[2]]
+    fetch, _, _ = fetcher(lambda request: page(results, 4, None))
+    outcome = openalex.search(fetch, SETTINGS, {"search": "x"})
+    assert outcome.status == "ok" and outcome.complete
+    assert [r.custom.openalex for r in outcome.records] == [SYNERGY[0]["id"].rsplit("/", 1)[1], "W999",
+                                                            SYNERGY[2]["id"].rsplit("/", 1)[1]]
+    assert outcome.warnings == ["1 OpenAlex work(s) could not be read (invalid title) and were skipped"]
+
+
+def test_a_lookup_answered_with_an_unreadable_work_is_an_outage():
+    work = dict(json.loads(WORK), title="x" * 6000)
+    fetch, _, _ = fetcher(lambda request: json_response(json.dumps(work)))
+    outcome = openalex.lookup(fetch, SETTINGS, "10.1023/a:1007154515475")
+    assert outcome.status == "unavailable" and "could not be read (invalid title)" in outcome.warnings[0]

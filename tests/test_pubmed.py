@@ -75,7 +75,8 @@ def test_search_reads_the_history_from_a_real_esearch():
     assert search["usehistory"] == "y" and search["retmax"] == "0"
     assert fetch_batch["WebEnv"] == WEB_ENV and fetch_batch["query_key"] == "1"
     assert fetch_batch["retstart"] == "0" and fetch_batch["retmax"] == "2" and fetch_batch["retmode"] == "xml"
-    assert "PubMed reported 42249 matches; only the first 2 were read" in outcome.warnings
+    assert outcome.warnings == ["PubMed reported 42249 matches: only the first 2 of 42249 were read; "
+                                "raise SITEGEN_MAX_RECORDS (now 2) or narrow the query to read them all"]
 
 
 @pytest.mark.parametrize(("body", "count"), [(ESEARCH1, 63), (ESEARCH3, 2651)])
@@ -391,3 +392,66 @@ FAULT_CALLS = {
                            ESEARCH2, "text/xml"),
     "pubmed-lookup": Call(pubmed, lambda f: pubmed.lookup(f, SETTINGS, "29768149"), NEJM, "text/xml"),
 }
+
+
+# --------------------------------------------------------------------------- paging, dropped terms and hostile data
+
+
+def with_error_list(body: bytes, entry: str) -> bytes:
+    """A real esearch answer with an ErrorList entry added, as PubMed sends when it drops part of a query."""
+    return body.replace(b"</eSearchResult>", f"<ErrorList>{entry}</ErrorList></eSearchResult>".encode())
+
+
+@pytest.mark.parametrize(("entry", "named"), [("<PhraseNotFound>abcXYZ</PhraseNotFound>", "phrase 'abcXYZ'"),
+                                              ("<FieldNotFound>nofield</FieldNotFound>", "field 'nofield'")])
+def test_a_dropped_phrase_with_matches_is_unsupported(entry, named):
+    # PubMed searched what was left of the query: the matches are not the query's
+    fetch, seen, _ = fetcher(eutils(with_error_list(ESEARCH2, entry), {"0": PUBMED1}))
+    outcome = pubmed.search(fetch, SETTINGS, "cancer AND abcXYZ")
+    assert outcome.status == "unsupported" and outcome.records == [] and not outcome.complete
+    assert named in outcome.warnings[0] and "42249" in outcome.warnings[0]
+    assert len(outcome.warnings) == 1 and len(seen.requests) == 1
+
+
+def test_a_repeated_batch_cannot_reach_the_count():
+    # built: the history server answering every retstart with the same real batch
+    fetch, seen, _ = fetcher(eutils(with_count(ESEARCH2, 4), {"0": PUBMED1, "2": PUBMED1}))
+    outcome = pubmed.search(fetch, SETTINGS, "cancer", batch_size=2)
+    assert outcome.status == "unavailable" and outcome.records == []
+    assert "reported 4 matches but returned 2" in outcome.warnings[0]
+
+
+def test_truncation_at_max_records_is_not_complete():
+    fetch, _, _ = fetcher(eutils(ESEARCH2, {"0": PUBMED1}))
+    outcome = pubmed.search(fetch, SETTINGS.model_copy(update={"max_records": 2}), "cancer")
+    assert outcome.status == "ok" and outcome.truncated and not outcome.complete
+    assert "SITEGEN_MAX_RECORDS" in outcome.warnings[0]
+
+
+def test_the_retrieval_ceiling_truncates_and_says_to_narrow_the_query(monkeypatch):
+    monkeypatch.setattr(pubmed, "RETRIEVAL_LIMIT", 2)  # PubMed's own 10,000, scaled down to a real batch
+    fetch, _, _ = fetcher(eutils(ESEARCH2, {"0": PUBMED1}))
+    outcome = pubmed.search(fetch, SETTINGS, "cancer")
+    assert outcome.status == "ok" and outcome.truncated and len(outcome.records) == 2
+    [warning] = outcome.warnings
+    assert "only the first 2 of 42249 were read" in warning and "narrow the query" in warning
+
+
+def test_an_article_that_cannot_be_stored_is_skipped_and_the_rest_kept():
+    long_title = edited(PUBMED1)
+    long_title.find(".//ArticleTitle").text = "x" * 6000  # over the record format's limit
+    fetch, _, _ = fetcher(eutils(with_count(ESEARCH2, 2), {"0": article_set(long_title, edited(PUBMED1, 1))}))
+    outcome = pubmed.search(fetch, SETTINGS, "cancer")
+    assert outcome.status == "ok" and outcome.complete and [r.PMID for r in outcome.records] == ["9997"]
+    assert outcome.warnings == ["1 PubMed article(s) could not be read (invalid title) and were skipped"]
+
+
+def test_dates_in_other_digits_are_no_date():
+    article = edited(PUBMED1, 1)
+    pub_date = article.find(".//JournalIssue/PubDate")
+    pub_date.clear()
+    etree.SubElement(pub_date, "Year").text = "٢٠٢٠"  # Arabic-Indic digits: int() would read them
+    assert pubmed.article_to_record(article).issued is None
+    pub_date.clear()
+    etree.SubElement(pub_date, "MedlineDate").text = "٢٠٢٠ Spring"
+    assert pubmed.article_to_record(article).issued is None

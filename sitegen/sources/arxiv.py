@@ -8,13 +8,24 @@ for one request every three seconds, serves at most 2,000 results per page and
 
 from __future__ import annotations
 
-import re
-
 from lxml import etree
 
 from sitegen.records.ids import normalise_arxiv, normalise_doi, record_id
-from sitegen.review.models import CslDate, CslName, Record, RecordMeta
-from sitegen.sources.base import Malformed, Trace, Unsupported, check_status, parse_xml, run_call, to_records
+from sitegen.review.models import CslName, Record, RecordMeta
+from sitegen.sources.base import (
+    Items,
+    Malformed,
+    Pager,
+    Trace,
+    Unsupported,
+    check_status,
+    element_text,
+    parse_date,
+    parse_xml,
+    run_call,
+    to_record,
+    whole_number,
+)
 from sitegen.sources.http import Fetcher, Provider, Response, Secrets, SourceError
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import SourceSettings
@@ -30,19 +41,12 @@ SORT = [("sortBy", "submittedDate"), ("sortOrder", "ascending")]
 NS = {"atom": "http://www.w3.org/2005/Atom", "opensearch": "http://a9.com/-/spec/opensearch/1.1/",
       "arxiv": "http://arxiv.org/schemas/atom"}
 FEED = f"{{{NS['atom']}}}feed"
-_SPACE = re.compile(r"\s+")
+ENTRIES = Items("entry/entries", "no arXiv id or title")
 
 
 def _text(element: etree._Element, path: str) -> str | None:
     """The whitespace-collapsed text at `path`, or None when it is missing or blank."""
-    found = element.find(path, NS)
-    text = _SPACE.sub(" ", found.text or "").strip() if found is not None else ""
-    return text or None
-
-
-def _date_parts(published: str | None) -> CslDate | None:
-    parts = [int(p) for p in (published or "")[:10].split("-") if p.isdigit()][:3]
-    return CslDate(date_parts=[parts]) if parts else None
+    return element_text(element.find(path, NS))
 
 
 def error_message(entry: etree._Element) -> str | None:
@@ -70,7 +74,7 @@ def entry_to_record(entry: etree._Element) -> Record | None:
         author=[CslName(literal=name) for author in entry.findall("atom:author", NS)
                 if (name := _text(author, "atom:name"))],
         container_title=_text(entry, "arxiv:journal_ref"),
-        issued=_date_parts(_text(entry, "atom:published")),
+        issued=parse_date(_text(entry, "atom:published")),  # e.g. 2016-05-26T17:59:46Z
         DOI=doi,
         URL=f"https://arxiv.org/abs/{arxiv}",
         abstract=_text(entry, "atom:summary"),
@@ -109,7 +113,7 @@ def lookup(fetcher: Fetcher, settings: SourceSettings, arxiv_id: str) -> SourceO
             raise Malformed(f"arXiv reported {total} matches but sent {len(entries)}")
         records = []
         for entry in entries:
-            record = entry_to_record(entry)
+            record = to_record(entry, entry_to_record, "the entry")
             if record is None:
                 raise Malformed("the entry has no arXiv id or title")
             if record.custom.arxiv != asked:
@@ -149,35 +153,24 @@ def _feed(response: Response) -> etree._Element:
 
 
 def _total(feed: etree._Element) -> int:
-    total = _text(feed, "opensearch:totalResults")
-    if total is None or not total.isdigit():
+    total = whole_number(_text(feed, "opensearch:totalResults"))
+    if total is None:
         raise Malformed("the feed has no opensearch:totalResults")
-    return int(total)
+    return total
 
 
 def _paged(trace: Trace, query: str, page_size: int, settings: SourceSettings) -> SourceOutcome:
-    records: list[Record] = []
-    limit = min(settings.max_records, MAX_RESULTS)
-    start, total, skipped = 0, None, 0
-    while total is None or start < min(total, limit):
-        size = min(page_size, limit - start)
+    pager = Pager(PROVIDER.name, ENTRIES, settings.max_records, page_size, ceiling=MAX_RESULTS)
+    start = 0
+    while start < pager.cap and pager.proceed(str(start)):
+        size = min(page_size, pager.cap - start)  # the last page asks only for what is left
         params = [("search_query", query), ("start", str(start)), ("max_results", str(size)), *SORT]
         feed = _feed(trace.get(BASE, params))
-        total = _total(feed)
         entries = feed.findall("atom:entry", NS)
-        page_records, page_skipped = to_records(entries, entry_to_record)
-        records += page_records
-        skipped += page_skipped
+        pager.add(_total(feed), entries, entry_to_record)
         start += len(entries)
-        if not entries or len(entries) < size:
-            break  # the last page, or a short page before the end, which the check below refuses
-    # arXiv sometimes sends a short or empty page in the middle of a result set;
-    # taking it as the end would silently drop papers.
-    expected = min(total or 0, limit)
-    if start < expected:
-        raise Malformed(f"arXiv reported {total} matches but sent only {start} of the first {expected}")
-    if skipped:
-        trace.warnings.append(f"{skipped} arXiv entry/entries had no arXiv id or title and were skipped")
-    if total and total > limit:
-        trace.warnings.append(f"arXiv reported {total} matches; only the first {limit} were read")
-    return trace.outcome("ok", records[:limit], total)
+        if len(entries) < size:
+            # The last page, or a short or empty page in the middle of a result set (arXiv sends
+            # those): the pager's count check tells them apart, so no paper is silently dropped.
+            pager.end("a page held fewer entries than asked for")
+    return pager.outcome(trace)

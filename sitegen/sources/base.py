@@ -1,20 +1,26 @@
-"""Plumbing every provider module shares: a call's trace and safe parsing.
+"""Plumbing every provider module shares: a call's trace, safe parsing, reading
+untrusted values, converting items to records, and paging.
 
 A provider function does its requests through a `Trace`, which remembers every
 executed request (without credentials) and snapshot hash; `run_call` turns
-whatever went wrong into a typed outcome, so no provider error escapes.
+whatever went wrong into a typed outcome, so no provider error escapes. A paged
+search reads its pages through a `Pager`, which alone decides when paging stops
+and whether what was read is the whole answer, a truncated one, or an outage.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from lxml import etree
 from pydantic import ValidationError
 
-from sitegen.review.models import Record, Source
+from sitegen.review.models import CslDate, Record, Source
 from sitegen.sources.http import Fetcher, Provider, Response, Secrets, SourceError
 from sitegen.sources.outcome import SourceOutcome, Status
 
@@ -53,11 +59,11 @@ class Trace:
             self.hashes.append(snapshot)
 
     def outcome(self, status: Status, records=(), total: int | None = None, retry_after: float | None = None,
-                warning: str | None = None) -> SourceOutcome:
+                warning: str | None = None, truncated: bool = False) -> SourceOutcome:
         warnings = self.warnings + ([warning] if warning else [])
         return SourceOutcome(source=self.source, status=status, records=list(records), total=total,
                              warnings=warnings, executed_query=self.executed, snapshot_hashes=self.hashes,
-                             retry_after=retry_after)
+                             retry_after=retry_after, truncated=truncated)
 
 
 def run_call(trace: Trace, call: Callable[[Trace], SourceOutcome]) -> SourceOutcome:
@@ -78,11 +84,305 @@ def run_call(trace: Trace, call: Callable[[Trace], SourceOutcome]) -> SourceOutc
         return trace.outcome("unsupported", warning=f"{label} cannot run this query: {exc}")
 
 
-def to_records(items: list[Any], convert: Callable[[Any], Record | None],
-               item_type: type = object) -> tuple[list[Record], int]:
-    """Provider items as records, and how many were skipped (wrong shape, no identifier or title)."""
-    records = [record for item in items if isinstance(item, item_type) and (record := convert(item)) is not None]
-    return records, len(items) - len(records)
+# --------------------------------------------------------------------------- untrusted values
+# Provider data may hold anything anywhere: a field of the wrong type is treated as absent.
+
+
+def text_value(value: Any) -> str | None:
+    """A string with its ends stripped, or None when it is not a string or is blank."""
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def element_text(node: etree._Element | None) -> str | None:
+    """The full text of an XML element (markup such as <i> or <sub> dropped), whitespace collapsed, or None.
+
+    itertext skips comments and processing instructions; entity references stay unexpanded (parse_xml).
+    """
+    if node is None:
+        return None
+    return " ".join("".join(node.itertext()).split()) or None
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def whole_number(text: Any, digits: int = 12) -> int | None:
+    """The number written in `text` with 1 to `digits` ASCII digits, or None.
+
+    str.isdigit() accepts "²" (int() then fails) and str.isdecimal() accepts
+    Arabic-Indic digits (int() then reads them): neither is a provider's number.
+    """
+    if not isinstance(text, str) or not re.fullmatch(f"[0-9]{{1,{digits}}}", text.strip()):
+        return None
+    return int(text)
+
+
+_DATE_RANGES = ((1, 9999), (1, 12), (1, 31))  # year, month, day
+_DATE = re.compile(r"\s*([0-9]{1,4})(?![0-9])(?:-([0-9]{1,2})(?![0-9])(?:-([0-9]{1,2})(?![0-9]))?)?")
+
+
+def date_from_parts(parts: Sequence[Any]) -> CslDate | None:
+    """[year, month, day] as a CslDate, as far as they are whole numbers in range; None without a year."""
+    usable: list[int] = []
+    for part, (low, high) in zip(parts, _DATE_RANGES, strict=False):
+        if not isinstance(part, int) or isinstance(part, bool) or not low <= part <= high:
+            break
+        usable.append(part)
+    return CslDate(date_parts=[usable]) if usable else None
+
+
+def parse_date(*values: Any) -> CslDate | None:
+    """The first of `values` that holds a date: text starting "YYYY[-MM[-DD]]" in ASCII digits (anything
+    after it, such as a time, is ignored; a month or day out of range ends the date), or a year as a number."""
+    for value in values:
+        if isinstance(value, int) and not isinstance(value, bool):
+            parts: list[Any] = [value]
+        elif isinstance(value, str) and (match := _DATE.match(value)):
+            parts = [int(group) if group else None for group in match.groups()]
+        else:
+            continue
+        if date := date_from_parts(parts):
+            return date
+    return None
+
+
+# --------------------------------------------------------------------------- items to records
+
+# What a converter may raise on provider data of a shape nobody foresaw (ValidationError: a record
+# that does not fit the record format). Anything else is a programming error and is not caught.
+CONVERSION_ERRORS = (LookupError, TypeError, AttributeError, ValueError, ValidationError, etree.LxmlError)
+
+
+@dataclass
+class Converted:
+    records: list[Record] = field(default_factory=list)
+    skipped: list[Any] = field(default_factory=list)  # no usable identifier or title, or not the expected type
+    unreadable: list[Any] = field(default_factory=list)  # the converter failed on them
+    reasons: list[str] = field(default_factory=list)  # why, in words, one per unreadable item
+
+
+def to_records(items: Iterable[Any], convert: Callable[[Any], Record | None], item_type: type = object) -> Converted:
+    """Provider items as records; an item of the wrong type, without an identifier or title, or on which
+    the converter fails is skipped (and said to be), never the end of the whole call."""
+    converted = Converted()
+    for item in items:
+        if not isinstance(item, item_type):
+            converted.skipped.append(item)
+            continue
+        try:
+            record = convert(item)
+        except CONVERSION_ERRORS as exc:
+            converted.unreadable.append(item)
+            converted.reasons.append(conversion_failure(exc))
+            continue
+        if record is None:
+            converted.skipped.append(item)
+        else:
+            converted.records.append(record)
+    return converted
+
+
+def to_record(item: Any, convert: Callable[[Any], Record | None], what: str = "the record") -> Record | None:
+    """One item as a record (a lookup's answer); Malformed when the converter fails on it."""
+    try:
+        return convert(item)
+    except CONVERSION_ERRORS as exc:
+        raise Malformed(f"{what} could not be read ({conversion_failure(exc)})") from None
+
+
+def conversion_failure(exc: Exception) -> str:
+    """Why an item could not be read, naming only sitegen's own fields (never echoing provider data)."""
+    if isinstance(exc, ValidationError):
+        fields = sorted({".".join(str(part) for part in error["loc"]) or "record"
+                         for error in exc.errors(include_url=False)})
+        return "invalid " + ", ".join(fields[:3]) + (", …" if len(fields) > 3 else "")
+    return type(exc).__name__
+
+
+# --------------------------------------------------------------------------- paging
+
+
+@dataclass(frozen=True)
+class Items:
+    """How a provider's items are named in warnings, e.g. Items("work(s)", "no DOI or title")."""
+
+    noun: str
+    missing: str  # what a skipped item lacked
+
+
+class Pager:
+    """One paged read: the one place that decides when paging stops and what was read.
+
+    - The first reported total is the total; a page reporting another is Malformed (the results
+      moved while they were read), and so is a total that is not a whole number >= 0.
+    - Only distinct items count toward it: records by their identifiers, skipped items by their
+      content. A page adding nothing new ends paging, so repeated pages cannot reach the total.
+    - A cursor used before (any earlier page) ends paging, unless the provider legitimately
+      repeats cursors (Crossref); a hard page limit is the backstop.
+    - At the end, fewer items than min(total, cap) is Malformed (a short body is an outage);
+      more matches than the cap (max_records, or the provider's own ceiling) is an `ok`
+      outcome marked truncated, with a warning saying how to read the rest.
+
+    Use: `while pager.proceed(cursor): ...fetch...; pager.add(total, items, convert)`, then
+    `pager.outcome(trace)`.
+    """
+
+    def __init__(self, provider: str, items: Items, limit: int, page_size: int, *, ceiling: int | None = None,
+                 cursors_repeat: bool = False):
+        self.provider = provider
+        self.items = items
+        self.limit = limit
+        self.ceiling = ceiling
+        self.page_size = max(1, page_size)
+        self.cursors_repeat = cursors_repeat
+        self.total: int | None = None
+        self.records: list[Record] = []
+        self.pages = 0
+        self.repeated = 0
+        self._keys: set[frozenset[tuple[str, str]]] = set()
+        self._skipped: set[str] = set()
+        self._unreadable: set[str] = set()
+        self._reasons: list[str] = []
+        self._others: set[str] = set()
+        self._cursors: set[str] = set()
+        self._ended = False
+        self._why = ""  # why paging ended before everything was read, for the outage message
+
+    @property
+    def cap(self) -> int:
+        """The most records this read may take: max_records, or the provider's ceiling when lower."""
+        return min(self.limit, self.ceiling) if self.ceiling is not None else self.limit
+
+    @property
+    def wanted(self) -> int:
+        """How many items must be read for the answer to be whole (up to the cap)."""
+        return self.cap if self.total is None else min(self.total, self.cap)
+
+    @property
+    def read(self) -> int:
+        """Distinct items read: records, skipped and unreadable items, and the caller's `others`."""
+        return len(self.records) + len(self._skipped) + len(self._unreadable) + len(self._others)
+
+    @property
+    def others(self) -> int:
+        return len(self._others)
+
+    def count(self, total: Any) -> None:
+        """Take a reported total: the first one stands, and every later one must equal it."""
+        if not isinstance(total, int) or isinstance(total, bool) or total < 0:
+            raise Malformed(f"the reported count {str(total)[:40]!r} is not a whole number of matches")
+        if self.total is None:
+            self.total = total
+        elif total != self.total:
+            raise Malformed(f"the count changed between pages ({self.total}, then {total}): "
+                            "the results moved while they were read")
+
+    def proceed(self, cursor: Any) -> bool:
+        """Whether to ask for the page at `cursor` (a provider's token, or an offset as text); remembers it."""
+        if self.pages:
+            if self._ended or self.read >= self.wanted:
+                return False
+            if not isinstance(cursor, str) or not cursor:
+                return self.end("no cursor for the next page")
+            if cursor in self._cursors and not self.cursors_repeat:
+                return self.end("the next page's cursor was one already used")
+            if self.pages >= self._max_pages():
+                return self.end(f"gave up after {self.pages} pages")
+        elif self.total is not None and self.wanted == 0:
+            return False
+        self._cursors.add(str(cursor))
+        return True
+
+    def end(self, why: str = "") -> bool:
+        """Read no more pages (the provider said this was the last); `why` explains a short read."""
+        self._ended = True
+        self._why = self._why or why
+        return False
+
+    def add(self, total: Any, items: Sequence[Any], convert: Callable[[Any], Record | None],
+            item_type: type = object, *, others: Sequence[Any] = ()) -> None:
+        """One page: its reported total and its items. `others` are items that count as read but are
+        not records (e.g. PubMed book records), which the caller reports itself."""
+        self.count(total)
+        self.pages += 1
+        before = self.read
+        converted = to_records(items, convert, item_type)
+        for record in converted.records:
+            key = frozenset(record.identifiers().items())
+            if key in self._keys:
+                self.repeated += 1
+            else:
+                self._keys.add(key)
+                self.records.append(record)
+        for seen, found in ((self._skipped, converted.skipped), (self._unreadable, converted.unreadable),
+                            (self._others, others)):
+            for item in found:
+                key = _fingerprint(item)
+                if key in seen:
+                    self.repeated += 1
+                else:
+                    seen.add(key)
+        for reason in converted.reasons:
+            if reason not in self._reasons:
+                self._reasons.append(reason)
+        if self.read == before:
+            self.end("a page brought nothing new" if items or others else "a page was empty")
+
+    def outcome(self, trace: Trace) -> SourceOutcome:
+        """The read as an outcome: Malformed when short, truncated when capped; warnings in one place."""
+        name, noun = self.provider, self.items.noun
+        if self.total is None:
+            raise Malformed("no page of results was read")
+        total = self.total
+        if self.read < self.wanted:
+            of = f" of the first {self.wanted}" if self.wanted < total else ""
+            why = f" ({self._why})" if self._why else ""
+            raise Malformed(f"{name} reported {total} matches but returned {self.read}{of}{why}")
+        reasons = "; ".join(self._reasons[:3])
+        if self._unreadable and not self.records:
+            raise Malformed(f"{len(self._unreadable)} of {self.read} {name} {noun} could not be read ({reasons})")
+        if self._skipped:
+            trace.warnings.append(f"{len(self._skipped)} {name} {noun} had {self.items.missing} and were skipped")
+        if self._unreadable:
+            trace.warnings.append(f"{len(self._unreadable)} {name} {noun} could not be read ({reasons}) "
+                                  "and were skipped")
+        if self.repeated:
+            trace.warnings.append(f"{name} sent {self.repeated} item(s) more than once; each was kept once")
+        truncated = total > self.cap
+        if truncated:
+            trace.warnings.append(f"{name} reported {total} matches: only the first {self.cap} of {total} were "
+                                  f"read; {self._how_to_read_more()}")
+        return trace.outcome("ok", self.records[: self.cap], total, truncated=truncated)
+
+    def _how_to_read_more(self) -> str:
+        if self.ceiling is not None and self.ceiling <= self.limit:
+            return (f"{self.provider} serves at most {self.ceiling} per query, so narrow the query "
+                    "(e.g. by publication year) to read them all")
+        return f"raise SITEGEN_MAX_RECORDS (now {self.limit}) or narrow the query to read them all"
+
+    def _max_pages(self) -> int:
+        # Twice the pages a full read needs (a provider may send smaller pages than asked for), plus one.
+        return 2 * -(-self.wanted // self.page_size) + 1
+
+
+def _fingerprint(item: Any) -> str:
+    """A digest of an item's content, so the same unusable item sent twice is counted once."""
+    if isinstance(item, etree._Element):
+        data = etree.tostring(item)
+    else:
+        try:
+            data = json.dumps(item, sort_keys=True, default=repr).encode()
+        except (TypeError, ValueError, RecursionError):
+            return f"object-{id(item)}"
+    return hashlib.sha256(data).hexdigest()
+
+
+# --------------------------------------------------------------------------- responses
 
 
 def parse_json(response: Response) -> Any:
@@ -109,20 +409,21 @@ def parse_xml(data: bytes) -> etree._Element:
 def check_status(response: Response, provider: str) -> None:
     """Map the statuses every provider shares; 2xx passes, 404 is the caller's to interpret."""
     if response.status in (400, 422):
-        raise Unsupported(f"{provider} rejected the query (HTTP {response.status}): {_message(response)}")
+        raise Unsupported(f"{provider} rejected the query (HTTP {response.status}): {_error_detail(response)}")
     if response.status in (401, 403):
         raise SourceError("unavailable", f"{provider} refused the request (HTTP {response.status}: credentials or "
-                                         f"allowance): {_message(response)}")
+                                         f"allowance): {_error_detail(response)}")
     if response.status >= 400 and response.status != 404:
         raise SourceError("unavailable", f"{provider} answered HTTP {response.status}")
 
 
-def _message(response: Response) -> str:
+def _error_detail(response: Response) -> str:
+    """The provider's own explanation of a refusal (a JSON `message` or `error`, else the body's start)."""
     text = response.body[:300].decode("utf-8", "replace")
     try:
         data = json.loads(response.body)
         if isinstance(data, dict):
             text = str(data.get("message") or data.get("error") or text)[:300]
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     return " ".join(text.split())

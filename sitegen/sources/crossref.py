@@ -16,7 +16,20 @@ import lxml.html
 
 from sitegen.records.ids import normalise_doi
 from sitegen.review.models import CslDate, CslName, Record, RecordMeta
-from sitegen.sources.base import Malformed, Trace, check_status, parse_json, run_call, to_records
+from sitegen.sources.base import (
+    Items,
+    Malformed,
+    Pager,
+    Trace,
+    as_dict,
+    as_list,
+    check_status,
+    date_from_parts,
+    parse_json,
+    run_call,
+    text_value,
+    to_record,
+)
 from sitegen.sources.http import Fetcher, Provider, Response, Secrets, SourceError
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import SourceSettings
@@ -24,6 +37,7 @@ from sitegen.sources.settings import SourceSettings
 BASE = "https://api.crossref.org"
 PROVIDER = Provider("Crossref", frozenset({"api.crossref.org"}), min_interval=0.1)
 MAX_ROWS = 1000  # Crossref's documented maximum for `rows`
+WORKS = Items("work(s)", "no DOI or title")
 
 # Crossref work types to CSL item types; anything else is a plain "article".
 CSL_TYPES = {
@@ -68,50 +82,31 @@ def _first(values: Any) -> Any:
     return values[0] if isinstance(values, list) and values else None
 
 
-def _text(value: Any) -> str | None:
-    return value.strip() if isinstance(value, str) and value.strip() else None
-
-
-# Untrusted JSON: a field of the wrong shape is treated as absent rather than crashing the call.
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _date_parts(item: dict[str, Any]) -> CslDate | None:
+def _issued(item: dict[str, Any]) -> CslDate | None:
     for key in DATE_KEYS:
-        parts = _first(_dict(item.get(key)).get("date-parts"))
         # Crossref sends [[null]] for an unknown date; only leading whole numbers count.
-        usable = []
-        for part in _list(parts):
-            if not isinstance(part, int):
-                break
-            usable.append(part)
-        if usable:
-            return CslDate(date_parts=[usable[:3]])
+        if date := date_from_parts(as_list(_first(as_dict(item.get(key)).get("date-parts")))):
+            return date
     return None
 
 
 def _names(item: dict[str, Any]) -> list[CslName]:
     names = []
-    for author in map(_dict, _list(item.get("author"))):
-        family, given = _text(author.get("family")), _text(author.get("given"))
+    for author in map(as_dict, as_list(item.get("author"))):
+        family, given = text_value(author.get("family")), text_value(author.get("given"))
         if family:
             names.append(CslName(family=family, given=given))
-        elif literal := (_text(author.get("name")) or given):  # organisations, or a single-name person
+        elif literal := (text_value(author.get("name")) or given):  # organisations, or a single-name person
             names.append(CslName(literal=literal))
     return names
 
 
 def _first_url(entries: Any) -> str | None:
-    return _first([url for entry in _list(entries) if (url := _text(_dict(entry).get("URL")))])
+    return _first([url for entry in as_list(entries) if (url := text_value(as_dict(entry).get("URL")))])
 
 
 def _retractions(item: dict[str, Any], key: str) -> list[dict[str, Any]]:
-    return [update for update in map(_dict, _list(item.get(key))) if update.get("type") == RETRACTION]
+    return [update for update in map(as_dict, as_list(item.get(key))) if update.get("type") == RETRACTION]
 
 
 def retraction_status(item: dict[str, Any]) -> tuple[bool, bool]:
@@ -129,7 +124,7 @@ def retraction_status(item: dict[str, Any]) -> tuple[bool, bool]:
     retracts = [target for update in _retractions(item, "update-to") if (target := normalise_doi(update.get("DOI")))]
     is_notice = any(target != doi for target in retracts)
     retracted = (bool(_retractions(item, "updated-by")) or doi in retracts
-                 or (not is_notice and bool(_dict(item.get("relation")).get(RETRACTION))))
+                 or (not is_notice and bool(as_dict(item.get("relation")).get(RETRACTION))))
     return retracted, is_notice
 
 
@@ -139,7 +134,7 @@ def work_to_record(item: dict[str, Any]) -> Record | None:
     title = plain_text(_first(item.get("title")))
     if doi is None or title is None:
         return None
-    work_type = _text(item.get("type"))
+    work_type = text_value(item.get("type"))
     retracted, is_notice = retraction_status(item)
     publication_types = [work_type] if work_type else []
     if is_notice:
@@ -150,10 +145,10 @@ def work_to_record(item: dict[str, Any]) -> Record | None:
         title=title,
         author=_names(item),
         container_title=plain_text(_first(item.get("container-title"))),
-        issued=_date_parts(item),
-        volume=_text(item.get("volume")),
-        issue=_text(item.get("issue")),
-        page=_text(item.get("page")),
+        issued=_issued(item),
+        volume=text_value(item.get("volume")),
+        issue=text_value(item.get("issue")),
+        page=text_value(item.get("page")),
         DOI=doi,
         URL=f"https://doi.org/{doi}",
         abstract=plain_text(item.get("abstract")),
@@ -205,8 +200,8 @@ def lookup(fetcher: Fetcher, settings: SourceSettings, doi: str) -> SourceOutcom
         check_status(response, PROVIDER.name)
         if response.status == 404:  # Crossref answers "Resource not found." in plain text
             return trace.outcome("ok", [], 0)
-        message = _message(response, "work")
-        record = work_to_record(message)
+        message = _envelope_message(response, "work")
+        record = to_record(message, work_to_record, "the work")
         if record is None:
             raise Malformed("the work has no DOI or title")
         if record.DOI != asked:
@@ -215,7 +210,7 @@ def lookup(fetcher: Fetcher, settings: SourceSettings, doi: str) -> SourceOutcom
     return run_call(Trace("crossref", fetcher, PROVIDER, secrets(settings)), call)
 
 
-def _message(response: Response, kind: str) -> dict[str, Any]:
+def _envelope_message(response: Response, kind: str) -> dict[str, Any]:
     """The `message` of a Crossref envelope, which must say status "ok" and carry a `kind` message."""
     envelope = parse_json(response)
     if not isinstance(envelope, dict) or envelope.get("status") != "ok":
@@ -228,33 +223,20 @@ def _message(response: Response, kind: str) -> dict[str, Any]:
 
 
 def _paged(trace: Trace, query: dict[str, str], size: int, settings: SourceSettings) -> SourceOutcome:
-    records: list[Record] = []
-    cursor, total, skipped = "*", 0, 0
-    # Crossref often returns the same next-cursor for every page, so unlike OpenAlex
-    # an unchanged cursor does not mean the end: no items, or all items read, does.
-    while len(records) < settings.max_records:
+    # Crossref often returns the same next-cursor for every page, so unlike OpenAlex a repeated
+    # cursor does not mean the end: a page with nothing new, or everything read, does.
+    pager = Pager(PROVIDER.name, WORKS, settings.max_records, size, cursors_repeat=True)
+    cursor: Any = "*"
+    while pager.proceed(cursor):
         params = sorted(query.items()) + [("rows", str(size)), ("cursor", cursor)]
         response = trace.get(f"{BASE}/works", params)
         if response.status == 404:
             raise SourceError("unavailable", "Crossref answered 404 for a list request")
         check_status(response, PROVIDER.name)
-        message = _message(response, "work-list")
+        message = _envelope_message(response, "work-list")
         items = message.get("items")
-        if not isinstance(message.get("total-results"), int) or not isinstance(items, list):
-            raise Malformed("the response has no total-results or no items list")
-        total = message["total-results"]
-        page_records, page_skipped = to_records(items, work_to_record, dict)
-        records += page_records
-        skipped += page_skipped
-        next_cursor = message.get("next-cursor")
-        if not items or not isinstance(next_cursor, str) or len(records) + skipped >= total:
-            break
-        cursor = next_cursor
-    expected = min(total, settings.max_records)
-    if len(records) + skipped < expected:
-        raise Malformed(f"Crossref reported {total} matches but returned {len(records) + skipped}")
-    if skipped:
-        trace.warnings.append(f"{skipped} Crossref work(s) had no DOI or title and were skipped")
-    if total > settings.max_records:
-        trace.warnings.append(f"Crossref reported {total} matches; only the first {settings.max_records} were read")
-    return trace.outcome("ok", records[: settings.max_records], total)
+        if not isinstance(items, list):
+            raise Malformed("the response has no items list")
+        pager.add(message.get("total-results"), items, work_to_record, dict)
+        cursor = message.get("next-cursor")
+    return pager.outcome(trace)

@@ -15,16 +15,21 @@ from lxml import etree
 from pydantic import BaseModel, Field
 
 from sitegen.records.ids import normalise_arxiv, normalise_doi, normalise_pmcid, normalise_pmid, record_id
-from sitegen.review.models import CslDate, CslName, Record, RecordMeta
+from sitegen.review.models import CslName, Record, RecordMeta
 from sitegen.sources.base import (
+    Items,
     Malformed,
+    Pager,
     Trace,
     Unsupported,
+    as_dict,
     check_status,
+    element_text,
+    parse_date,
     parse_json,
     parse_xml,
     run_call,
-    to_records,
+    text_value,
 )
 from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError
 from sitegen.sources.outcome import SourceOutcome, Status
@@ -35,6 +40,7 @@ PROVIDER = Provider("Europe PMC", frozenset({"www.ebi.ac.uk"}), min_interval=0.1
 MAX_PAGE_SIZE = 1000  # the documented maximum pageSize
 LOOKUP_LIMIT = 25  # an exact identifier matches one record, rarely a few
 ERROR_KEYS = ("errMsg", "errCode", "error")  # an error reported inside a 200
+RESULTS = Items("result(s)", "no DOI, PMID or PMCID, or no title")
 
 OPEN_AVAILABILITY = ("OA", "F")  # open access first, then free to read; "S" needs a subscription
 FULLTEXT_STYLES = ("html", "pdf")  # "doi" entries are landing pages, not the text
@@ -60,48 +66,37 @@ def plain_text(markup: Any) -> str | None:
     return " ".join(root.text_content().split()) or None
 
 
-def _text(value: Any) -> str | None:
-    return value.strip() if isinstance(value, str) and value.strip() else None
-
-
-def _as_list(value: Any) -> list[Any]:
+def _one_or_more(value: Any) -> list[Any]:
     # a single value sometimes arrives bare instead of in a one-item list
     return value if isinstance(value, list) else [] if value is None else [value]
-
-
-def _date_parts(result: dict[str, Any]) -> CslDate | None:
-    date = result.get("firstPublicationDate") or ""
-    parts = [int(p) for p in str(date).split("-") if p.isdigit()][:3]
-    if not parts and str(result.get("pubYear") or "").isdigit():
-        parts = [int(result["pubYear"])]
-    return CslDate(date_parts=[parts]) if parts else None
 
 
 def _author(author: Any) -> CslName | None:
     if not isinstance(author, dict):
         return None
-    if family := _text(author.get("lastName")):
-        return CslName(family=family, given=_text(author.get("firstName")))
-    literal = _text(author.get("fullName")) or _text(author.get("collectiveName"))
+    if family := text_value(author.get("lastName")):
+        return CslName(family=family, given=text_value(author.get("firstName")))
+    literal = text_value(author.get("fullName")) or text_value(author.get("collectiveName"))
     return CslName(literal=literal) if literal else None
 
 
 def _fulltext_url(result: dict[str, Any]) -> str | None:
     """The best readable copy: open access before free, Europe PMC's own copy (the one `license`
     describes) before others, HTML before PDF."""
-    candidates = [u for u in _as_list((result.get("fullTextUrlList") or {}).get("fullTextUrl"))
+    candidates = [u for u in _one_or_more(as_dict(result.get("fullTextUrlList")).get("fullTextUrl"))
                   if isinstance(u, dict) and u.get("availabilityCode") in OPEN_AVAILABILITY
-                  and u.get("documentStyle") in FULLTEXT_STYLES and _text(u.get("url"))]
+                  and u.get("documentStyle") in FULLTEXT_STYLES and text_value(u.get("url"))]
     candidates.sort(key=lambda u: (OPEN_AVAILABILITY.index(u["availabilityCode"]), u.get("site") != "Europe_PMC",
                                    FULLTEXT_STYLES.index(u["documentStyle"])))
-    return _text(candidates[0]["url"]) if candidates else None
+    return text_value(candidates[0]["url"]) if candidates else None
 
 
 def _container(result: dict[str, Any], preprint: bool) -> str | None:
-    journal = ((result.get("journalInfo") or {}).get("journal") or {}).get("title")
-    book = result.get("bookOrReportDetails") or {}
+    journal = as_dict(as_dict(result.get("journalInfo")).get("journal")).get("title")
+    book = as_dict(result.get("bookOrReportDetails"))
     # for a preprint the "publisher" is the server (bioRxiv, Research Square); for a book it is not a container
-    return _text(journal) or _text(book.get("comprisingTitle")) or (_text(book.get("publisher")) if preprint else None)
+    return (text_value(journal) or text_value(book.get("comprisingTitle"))
+            or (text_value(book.get("publisher")) if preprint else None))
 
 
 def result_to_record(result: dict[str, Any]) -> Record | None:
@@ -117,8 +112,8 @@ def result_to_record(result: dict[str, Any]) -> Record | None:
     rid = record_id(identifiers)
     if rid is None or title is None:
         return None
-    journal = result.get("journalInfo") or {}
-    pub_types = [t for t in (_text(v) for v in _as_list((result.get("pubTypeList") or {}).get("pubType"))) if t]
+    journal = as_dict(result.get("journalInfo"))
+    pub_types = [t for t in map(text_value, _one_or_more(as_dict(result.get("pubTypeList")).get("pubType"))) if t]
     lowered = {t.lower() for t in pub_types}
     preprint = source == "PPR" or "preprint" in lowered
     open_access = result.get("isOpenAccess")
@@ -126,12 +121,12 @@ def result_to_record(result: dict[str, Any]) -> Record | None:
         id=rid,
         type="article" if preprint else "article-journal",
         title=title,
-        author=[name for a in _as_list((result.get("authorList") or {}).get("author")) if (name := _author(a))],
+        author=[name for a in _one_or_more(as_dict(result.get("authorList")).get("author")) if (name := _author(a))],
         container_title=_container(result, preprint),
-        issued=_date_parts(result),
-        volume=_text(journal.get("volume")),
-        issue=_text(journal.get("issue")),
-        page=_text(result.get("pageInfo")),
+        issued=parse_date(result.get("firstPublicationDate"), result.get("pubYear")),
+        volume=text_value(journal.get("volume")),
+        issue=text_value(journal.get("issue")),
+        page=text_value(result.get("pageInfo")),
         DOI=doi,
         PMID=pmid,
         PMCID=pmcid,
@@ -144,7 +139,7 @@ def result_to_record(result: dict[str, Any]) -> Record | None:
             publication_types=pub_types,
             open_access=open_access == "Y" if open_access in ("Y", "N") else None,
             # licence and URL both come from this one Europe PMC entry, never from another source's copy
-            license=_text(result.get("license")),
+            license=text_value(result.get("license")),
             fulltext_url=_fulltext_url(result),
             # "Retraction of Publication" is the notice itself, not a retracted paper
             retracted="retracted publication" in lowered,
@@ -162,7 +157,7 @@ def search(fetcher: Fetcher, settings: SourceSettings, query: str, since: int | 
         raise ValueError(f"page_size must be between 1 and {MAX_PAGE_SIZE}, not {page_size}")
     text = f"({query}) AND FIRST_PDATE:[{since}-01-01 TO 3000-12-31]" if since is not None else query
     return run_call(Trace("europepmc", fetcher, PROVIDER, Secrets()),
-                    lambda trace: _paged(trace, text, settings.max_records, page_size))
+                    lambda trace: _paged(trace, text, settings.max_records, page_size).outcome(trace))
 
 
 def lookup(fetcher: Fetcher, settings: SourceSettings, identifier: str) -> SourceOutcome:
@@ -171,14 +166,18 @@ def lookup(fetcher: Fetcher, settings: SourceSettings, identifier: str) -> Sourc
 
     def call(trace: Trace) -> SourceOutcome:
         limit = min(settings.max_records, LOOKUP_LIMIT)
-        found = _paged(trace, _lookup_query(namespace, value), limit, limit)
-        if not found.total:
-            return found
+        pager = _paged(trace, _lookup_query(namespace, value), limit, limit)
+        found = pager.outcome(trace)
+        # Every result that came back is checked, whatever hitCount said: only the record asked for is kept.
         matching = [r for r in found.records if r.identifiers().get(namespace) == value]
-        if not matching:
-            received = ", ".join(r.id for r in found.records) or "no usable record"
+        others = [r.id for r in found.records if r not in matching]
+        if pager.read and not matching:
+            received = ", ".join(others) or "no usable record"
             raise Malformed(f"asked for {identifier} but received {received}: a response for a different record")
-        return trace.outcome("ok", matching, len(matching))
+        if others:
+            trace.warnings.append(f"Europe PMC also returned {', '.join(others[:5])}, which "
+                                  f"{'is' if len(others) == 1 else 'are'} not the record asked for; left out")
+        return trace.outcome("ok", matching, len(matching), truncated=found.truncated)
     return run_call(Trace("europepmc", fetcher, PROVIDER, Secrets()), call)
 
 
@@ -198,8 +197,9 @@ def _lookup_query(namespace: str, value: str) -> str:
     return f"EXT_ID:{value} AND SRC:MED" if namespace == "pmid" else f"PMCID:{value}"
 
 
-def _page(trace: Trace, query: str, page_size: int, cursor: str) -> tuple[int, list[Any], Any]:
-    """One page: (hitCount, results, nextCursorMark), or Malformed when it cannot be a page of results."""
+def _page(trace: Trace, query: str, page_size: int, cursor: str) -> tuple[Any, list[Any], Any]:
+    """One page: (hitCount, results, nextCursorMark), or Malformed when it cannot be a page of results
+    (the pager checks hitCount)."""
     params = [("query", query), ("resultType", "core"), ("format", "json"), ("pageSize", str(page_size)),
               ("cursorMark", cursor)]
     response = trace.get(f"{BASE}/search", params)
@@ -210,8 +210,6 @@ def _page(trace: Trace, query: str, page_size: int, cursor: str) -> tuple[int, l
     if not isinstance(page, dict) or any(key in page for key in ERROR_KEYS):
         raise Malformed(f"expected search results, got {str(page)[:200]!r}")
     total = page.get("hitCount")
-    if not isinstance(total, int) or isinstance(total, bool) or total < 0:
-        raise Malformed("the response has no hitCount")
     listing = page.get("resultList")
     results = listing.get("result") if isinstance(listing, dict) else None
     if results is None and total == 0:
@@ -221,29 +219,15 @@ def _page(trace: Trace, query: str, page_size: int, cursor: str) -> tuple[int, l
     return total, results, page.get("nextCursorMark")
 
 
-def _paged(trace: Trace, query: str, limit: int, page_size: int) -> SourceOutcome:
-    records: list[Record] = []
-    skipped, total = 0, None
+def _paged(trace: Trace, query: str, limit: int, page_size: int) -> Pager:
+    """Every page of a query, read; the caller turns the pager into an outcome."""
+    size = min(page_size, limit)
+    pager = Pager(PROVIDER.name, RESULTS, limit, size)
     cursor: Any = "*"
-    used: set[str] = set()
-    # stop when the cursor is missing or repeats, a page is empty, or enough (or everything) has been read
-    while (isinstance(cursor, str) and cursor and cursor not in used and len(records) < limit
-           and (total is None or len(records) + skipped < total)):
-        used.add(cursor)
-        total, results, following = _page(trace, query, min(page_size, limit), cursor)
-        page_records, page_skipped = to_records(results, result_to_record, dict)
-        records += page_records
-        skipped += page_skipped
-        cursor = following if results else None
-    expected = min(total or 0, limit)
-    if len(records) + skipped < expected:
-        raise Malformed(f"Europe PMC reported {total} matches but returned {len(records) + skipped}")
-    if skipped:
-        trace.warnings.append(f"{skipped} Europe PMC result(s) had no DOI, PMID or PMCID, or no title, "
-                              "and were skipped")
-    if total and total > limit:
-        trace.warnings.append(f"Europe PMC reported {total} matches; only the first {limit} were read")
-    return trace.outcome("ok", records[:limit], total)
+    while pager.proceed(cursor):
+        total, results, cursor = _page(trace, query, size, cursor)
+        pager.add(total, results, result_to_record, dict)
+    return pager
 
 
 # --------------------------------------------------------------------------- full text
@@ -299,11 +283,12 @@ def parse_article(data: bytes, pmcid: str) -> dict[str, Any]:
     if meta is None:
         raise Malformed("the article has no <front>/<article-meta>")
     found = {value for e in meta.iterfind("article-id")
-             if e.get("pub-id-type") in PMC_ID_TYPES and (value := normalise_pmcid(_collapse(e)))}
-    if found and pmcid not in found:
+             if e.get("pub-id-type") in PMC_ID_TYPES and (value := normalise_pmcid(element_text(e)))}
+    if not found:
+        raise Malformed(f"the article names no PMCID, so it cannot be shown to be {pmcid}")
+    if pmcid not in found:
         raise Malformed(f"asked for {pmcid} but received {', '.join(sorted(found))}: a response for a different record")
-    title = meta.find("title-group/article-title")
-    return {"title": (_collapse(title) or None) if title is not None else None,
+    return {"title": element_text(meta.find("title-group/article-title")),
             "licence": licence(meta), "paragraphs": paragraphs(article)}
 
 
@@ -312,11 +297,11 @@ def licence(meta: etree._Element) -> str | None:
     element = meta.find(".//license")
     if element is None:
         return None
-    refs = [_collapse(child) for child in element if isinstance(child.tag, str)
+    refs = [element_text(child) for child in element if isinstance(child.tag, str)
             and etree.QName(child).localname == "license_ref"]  # ali:license_ref, whatever the prefix
-    wording = [_collapse(p) for p in element if p.tag in ("license-p", "p")]
+    wording = [element_text(p) or "" for p in element if p.tag in ("license-p", "p")]
     for candidate in (element.get(XLINK_HREF), *refs, element.get("license-type"), " ".join(wording)):
-        if text := _text(candidate):
+        if text := text_value(candidate):
             return text
     return None
 
@@ -331,7 +316,7 @@ def paragraphs(article: etree._Element) -> list[tuple[str | None, str]]:
     for p in body.iter("p"):
         if next(p.iterancestors("p"), None) is not None:
             continue
-        if text := _collapse(p):
+        if text := element_text(p):
             found.append((_section_title(p), text))
     return found
 
@@ -339,11 +324,7 @@ def paragraphs(article: etree._Element) -> list[tuple[str | None, str]]:
 def _section_title(element: etree._Element) -> str | None:
     for section in element.iterancestors("sec"):
         title = section.find("title")
-        if title is not None and (text := _collapse(title)):
+        if text := element_text(title):
             return text
     return None
 
-
-def _collapse(element: etree._Element) -> str:
-    # itertext skips comments and processing instructions; entity references stay unexpanded (parse_xml)
-    return " ".join("".join(element.itertext()).split())

@@ -18,8 +18,22 @@ from sitegen.records.ids import (
     normalise_pmid,
     record_id,
 )
-from sitegen.review.models import CslDate, CslName, Record, RecordMeta
-from sitegen.sources.base import Malformed, Trace, Unsupported, check_status, parse_json, run_call, to_records
+from sitegen.review.models import CslName, Record, RecordMeta
+from sitegen.sources.base import (
+    Items,
+    Malformed,
+    Pager,
+    Trace,
+    Unsupported,
+    as_dict,
+    as_list,
+    check_status,
+    parse_date,
+    parse_json,
+    run_call,
+    text_value,
+    to_record,
+)
 from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import SourceSettings
@@ -28,6 +42,7 @@ BASE = "https://api.openalex.org"
 PROVIDER = Provider("OpenAlex", frozenset({"api.openalex.org"}), min_interval=0.1)
 NATIVE_KEYS = ("search", "filter")
 IDS_PER_REQUEST = 50  # OpenAlex accepts up to 50 values in one OR filter
+WORKS = Items("work(s)", "no identifier or title")
 
 # OpenAlex work types (old and new vocabularies) to CSL item types.
 CSL_TYPES = {
@@ -52,44 +67,38 @@ CSL_TYPES = {
 MAX_ABSTRACT_WORDS = 100_000  # an inverted index claiming more positions is not an abstract
 
 
-def abstract_from_inverted_index(index: dict[str, list[int]] | None) -> str | None:
-    """Rebuild the abstract text OpenAlex ships as {word: [positions]}."""
-    if not index:
+def abstract_from_inverted_index(index: Any) -> str | None:
+    """Rebuild the abstract text OpenAlex ships as {word: [positions]}; None when it is anything else."""
+    if not isinstance(index, dict) or not index:
         return None
     positions: dict[int, str] = {}
     for word, places in index.items():
+        if not isinstance(word, str) or not isinstance(places, list):
+            return None
         for place in places:
-            if not isinstance(place, int) or not 0 <= place < MAX_ABSTRACT_WORDS:
+            if not isinstance(place, int) or isinstance(place, bool) or not 0 <= place < MAX_ABSTRACT_WORDS:
                 return None
             positions[place] = word
     text = " ".join(positions[i] for i in sorted(positions))
     return text.strip() or None
 
 
-def _date_parts(work: dict[str, Any]) -> CslDate | None:
-    date = work.get("publication_date") or ""
-    parts = [int(p) for p in date.split("-") if p.isdigit()][:3]
-    if not parts and isinstance(work.get("publication_year"), int):
-        parts = [work["publication_year"]]
-    return CslDate(date_parts=[parts]) if parts else None
-
-
 def _open_access_location(work: dict[str, Any]) -> dict[str, Any] | None:
     # Licence and full-text URL must come from the same location, never mixed.
     for key in ("best_oa_location", "primary_location"):
-        location = work.get(key)
-        if isinstance(location, dict) and location.get("is_oa") and (location.get("pdf_url") or location.get("landing_page_url")):
+        location = as_dict(work.get(key))
+        if location.get("is_oa") is True and _fulltext_url(location):
             return location
     return None
 
 
-def _text(value: Any) -> str | None:
-    return value.strip() if isinstance(value, str) and value.strip() else None
+def _fulltext_url(location: dict[str, Any]) -> str | None:
+    return text_value(location.get("pdf_url")) or text_value(location.get("landing_page_url"))
 
 
 def work_to_record(work: dict[str, Any]) -> Record | None:
     """A Record for one OpenAlex Work, or None when it has no usable identifier or title."""
-    ids = work.get("ids") or {}
+    ids = as_dict(work.get("ids"))
     identifiers = {
         "doi": normalise_doi(work.get("doi") or ids.get("doi")),
         "openalex": normalise_openalex(work.get("id") or ids.get("openalex")),
@@ -98,26 +107,27 @@ def work_to_record(work: dict[str, Any]) -> Record | None:
     }
     doi = identifiers["doi"] or ""
     arxiv = normalise_arxiv(doi) if doi.startswith("10.48550/") else None  # arXiv's own DOIs name the preprint
-    title = _text(work.get("title")) or _text(work.get("display_name"))
+    title = text_value(work.get("title")) or text_value(work.get("display_name"))
     rid = record_id(identifiers)
     if rid is None or title is None:
         return None
-    source = ((work.get("primary_location") or {}).get("source") or {}) or (work.get("host_venue") or {})
-    biblio = work.get("biblio") or {}
-    first, last = _text(biblio.get("first_page")), _text(biblio.get("last_page"))
+    source = as_dict(as_dict(work.get("primary_location")).get("source")) or as_dict(work.get("host_venue"))
+    biblio = as_dict(work.get("biblio"))
+    first, last = text_value(biblio.get("first_page")), text_value(biblio.get("last_page"))
     pages = first if first == last or not last else f"{first}-{last}" if first else None
     location = _open_access_location(work)
-    work_type = work.get("type") or ""
+    work_type = text_value(work.get("type")) or ""
+    is_oa = as_dict(work.get("open_access")).get("is_oa")
     return Record(
         id=rid,
         type=CSL_TYPES.get(work_type, "article"),
         title=title,
-        author=[CslName(literal=name) for a in work.get("authorships") or []
-                if (name := _text((a.get("author") or {}).get("display_name")))],
-        container_title=_text(source.get("display_name")),
-        issued=_date_parts(work),
-        volume=_text(biblio.get("volume")),
-        issue=_text(biblio.get("issue")),
+        author=[CslName(literal=name) for a in as_list(work.get("authorships"))
+                if (name := text_value(as_dict(as_dict(a).get("author")).get("display_name")))],
+        container_title=text_value(source.get("display_name")),
+        issued=parse_date(work.get("publication_date"), work.get("publication_year")),
+        volume=text_value(biblio.get("volume")),
+        issue=text_value(biblio.get("issue")),
         page=pages or None,
         DOI=identifiers["doi"],
         PMID=identifiers["pmid"],
@@ -129,10 +139,10 @@ def work_to_record(work: dict[str, Any]) -> Record | None:
             arxiv=arxiv,
             sources=["openalex"],
             publication_types=[work_type] if work_type else [],
-            open_access=(work.get("open_access") or {}).get("is_oa"),
-            license=_text(location.get("license")) if location else None,
-            fulltext_url=_text(location.get("pdf_url") or location.get("landing_page_url")) if location else None,
-            retracted=bool(work.get("is_retracted")),
+            open_access=is_oa if isinstance(is_oa, bool) else None,
+            license=text_value(location.get("license")) if location else None,
+            fulltext_url=_fulltext_url(location) if location else None,
+            retracted=work.get("is_retracted") is True,  # only JSON true: the string "false" is not a retraction
         ),
     )
 
@@ -175,16 +185,17 @@ def search(fetcher: Fetcher, settings: SourceSettings, query: dict[str, str], si
 def works_by_ids(fetcher: Fetcher, settings: SourceSettings, openalex_ids: list[str]) -> SourceOutcome:
     """The works with these OpenAlex ids (e.g. a work's references or related works)."""
     def call(trace: Trace) -> SourceOutcome:
-        records, total = [], 0
+        records, total, truncated = [], 0, False
         for start in range(0, len(openalex_ids), IDS_PER_REQUEST):
             batch = openalex_ids[start:start + IDS_PER_REQUEST]
             outcome = _paged(trace, {"filter": "openalex:" + "|".join(batch)}, settings)
             records += outcome.records
             total += outcome.total or 0
+            truncated = truncated or outcome.truncated
         missing = sorted(set(openalex_ids) - {r.custom.openalex for r in records})
         if missing:
             trace.warnings.append(f"OpenAlex has no record for {len(missing)} requested id(s): {', '.join(missing[:5])}")
-        return trace.outcome("ok", records, total)
+        return trace.outcome("ok", records, total, truncated=truncated)
     return run_call(Trace("openalex", fetcher, PROVIDER, secrets(settings)), call)
 
 
@@ -203,7 +214,7 @@ def lookup(fetcher: Fetcher, settings: SourceSettings, identifier: str) -> Sourc
         if response.status == 404:
             return trace.outcome("ok", [], 0)
         work = parse_json(response)
-        record = work_to_record(work) if isinstance(work, dict) else None
+        record = to_record(work, work_to_record, "the work") if isinstance(work, dict) else None
         if record is None:
             raise Malformed("the work has no identifier or title")
         if not _is_the_work(record, identifier):
@@ -214,7 +225,7 @@ def lookup(fetcher: Fetcher, settings: SourceSettings, identifier: str) -> Sourc
 
 def related_ids(work: dict[str, Any], key: str) -> list[str]:
     """OpenAlex ids listed under `referenced_works` or `related_works` of a Work object."""
-    return [i for i in (normalise_openalex(value) for value in work.get(key) or []) if i]
+    return [i for i in (normalise_openalex(value) for value in as_list(work.get(key))) if i]
 
 
 def _lookup_path(identifier: str) -> str:
@@ -235,9 +246,9 @@ def _is_the_work(record: Record, identifier: str) -> bool:
 
 
 def _paged(trace: Trace, query: dict[str, str], settings: SourceSettings) -> SourceOutcome:
-    records: list[Record] = []
-    cursor, total, skipped = "*", None, 0
-    while cursor and len(records) < settings.max_records:
+    pager = Pager(PROVIDER.name, WORKS, settings.max_records, settings.openalex_per_page)
+    cursor: Any = "*"
+    while pager.proceed(cursor):
         params = sorted(query.items()) + [("per_page", str(settings.openalex_per_page)), ("cursor", cursor)]
         response = trace.get(f"{BASE}/works", params)
         if response.status == 404:
@@ -247,21 +258,8 @@ def _paged(trace: Trace, query: dict[str, str], settings: SourceSettings) -> Sou
         if not isinstance(page, dict) or "error" in page:
             raise Malformed(f"expected a list of works, got {str(page)[:200]!r}")
         meta, results = page.get("meta"), page.get("results")
-        if not isinstance(meta, dict) or not isinstance(meta.get("count"), int) or not isinstance(results, list):
-            raise Malformed("the response has no meta.count or no results list")
-        total = meta["count"]
-        page_records, page_skipped = to_records(results, work_to_record, dict)
-        records += page_records
-        skipped += page_skipped
-        next_cursor = meta.get("next_cursor")
-        if not results or next_cursor == cursor:
-            break
-        cursor = next_cursor
-    expected = min(total or 0, settings.max_records)
-    if len(records) + skipped < expected:
-        raise Malformed(f"OpenAlex reported {total} matches but returned {len(records) + skipped}")
-    if skipped:
-        trace.warnings.append(f"{skipped} OpenAlex work(s) had no identifier or title and were skipped")
-    if total and total > settings.max_records:
-        trace.warnings.append(f"OpenAlex reported {total} matches; only the first {settings.max_records} were read")
-    return trace.outcome("ok", records[: settings.max_records], total)
+        if not isinstance(meta, dict) or not isinstance(results, list):
+            raise Malformed("the response has no meta or no results list")
+        pager.add(meta.get("count"), results, work_to_record, dict)
+        cursor = meta.get("next_cursor")
+    return pager.outcome(trace)

@@ -15,7 +15,20 @@ from lxml import etree
 
 from sitegen.records.ids import normalise_doi, normalise_pmcid, normalise_pmid, record_id
 from sitegen.review.models import CslDate, CslName, Record, RecordMeta
-from sitegen.sources.base import Malformed, Trace, Unsupported, check_status, parse_xml, run_call, to_records
+from sitegen.sources.base import (
+    Items,
+    Malformed,
+    Pager,
+    Trace,
+    Unsupported,
+    check_status,
+    date_from_parts,
+    element_text,
+    parse_xml,
+    run_call,
+    to_record,
+    whole_number,
+)
 from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import SourceSettings
@@ -27,59 +40,43 @@ TOOL = "sitegen"  # NCBI asks every client to name itself with `tool` (public) a
 MAX_BATCH = 10_000  # the largest retmax efetch accepts
 RETRIEVAL_LIMIT = 10_000  # PubMed serves only the first 10,000 records of a search, history server included
 
-# ErrorList entries that only say a part of the query matched nothing; any other entry means the search failed.
+# ErrorList entries saying a part of the query matched nothing and was left out; any other entry means the
+# search failed. With no matches that is an answer; with matches PubMed has searched a different query.
 NOT_FOUND = {"PhraseNotFound": "phrase", "FieldNotFound": "field"}
+ARTICLES = Items("article(s)", "no PMID or title")
 RETRACTED_TYPE = "Retracted Publication"  # the retracted article; "Retraction of Publication" is the notice itself
 MONTHS = {name: number for number, name in
           enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
 
 
-def _text(node: etree._Element | None) -> str | None:
-    """The full text of an element (markup such as <i> or <sub> dropped), whitespace collapsed."""
+def _month(value: str | None) -> int | None:
+    return whole_number(value, 2) or MONTHS.get((value or "")[:3].lower())
+
+
+def _ymd(node: etree._Element | None) -> CslDate | None:
+    """The date of an element with Year/Month/Day children, as far as they are valid."""
     if node is None:
         return None
-    return " ".join("".join(node.itertext()).split()) or None
-
-
-def _int(value: str | None, digits: int) -> int | None:
-    """A whole number of at most `digits` digits, or None: provider XML may hold anything, or a huge number."""
-    return int(value) if value and value.isdecimal() and len(value) <= digits else None
-
-
-def _month(value: str | None) -> int | None:
-    month = _int(value, 2) or MONTHS.get((value or "")[:3].lower())
-    return month if month and 1 <= month <= 12 else None
-
-
-def _ymd(node: etree._Element | None) -> list[int]:
-    """[year, month, day] from an element with Year/Month/Day children, as far as they are valid."""
-    year = _int(_text(node.find("Year")), 4) if node is not None else None
-    if not year:
-        return []
-    parts = [year]
-    month, day = _month(_text(node.find("Month"))), _int(_text(node.find("Day")), 2)
-    if month:
-        parts.append(month)
-        if day and 1 <= day <= 31:
-            parts.append(day)
-    return parts
+    year, month, day = (element_text(node.find(part)) for part in ("Year", "Month", "Day"))
+    return date_from_parts([whole_number(year, 4), _month(month), whole_number(day, 2)])
 
 
 def _issued(article: etree._Element) -> CslDate | None:
     pub_date = article.find("Journal/JournalIssue/PubDate")
-    parts = _ymd(pub_date)
-    if not parts and pub_date is not None:
+    if date := _ymd(pub_date):
+        return date
+    if pub_date is not None:
         # MedlineDate is free text for ranges such as "1998 Dec-1999 Jan"; its first year is the issue's year.
-        year = re.search(r"\d{4}", _text(pub_date.find("MedlineDate")) or "")
-        parts = [int(year.group())] if year else []
-    parts = parts or _ymd(article.find("ArticleDate"))
-    return CslDate(date_parts=[parts]) if parts else None
+        year = re.search(r"[0-9]{4}", element_text(pub_date.find("MedlineDate")) or "")
+        if year and (date := date_from_parts([int(year.group())])):
+            return date
+    return _ymd(article.find("ArticleDate"))
 
 
 def _abstract(article: etree._Element) -> str | None:
     parts = []
     for node in article.iterfind("Abstract/AbstractText"):
-        text = _text(node)
+        text = element_text(node)
         if text:
             label = (node.get("Label") or "").strip()
             parts.append(f"{label}: {text}" if label else text)
@@ -89,24 +86,25 @@ def _abstract(article: etree._Element) -> str | None:
 def _author(node: etree._Element) -> CslName | None:
     if node.get("ValidYN") == "N":  # NLM keeps a misspelt name next to its correction, marked invalid
         return None
-    if collective := _text(node.find("CollectiveName")):
+    if collective := element_text(node.find("CollectiveName")):
         return CslName(literal=collective)
-    family = _text(node.find("LastName"))
-    return CslName(family=family, given=_text(node.find("ForeName")) or _text(node.find("Initials"))) if family else None
+    family = element_text(node.find("LastName"))
+    given = element_text(node.find("ForeName")) or element_text(node.find("Initials"))
+    return CslName(family=family, given=given) if family else None
 
 
 def _article_ids(article: etree._Element) -> dict[str, str]:
     # Only the article's own list: each cited reference in PubmedData/ReferenceList has an ArticleIdList too.
     found: dict[str, str] = {}
     for node in article.iterfind("PubmedData/ArticleIdList/ArticleId"):
-        if value := _text(node):
+        if value := element_text(node):
             found.setdefault(node.get("IdType", ""), value)
     return found
 
 
 def _doi(article: etree._Element, ids: dict[str, str]) -> str | None:
     # Recent records sometimes carry the DOI only as the publisher's electronic location.
-    located = [_text(node) for node in article.iterfind("MedlineCitation/Article/ELocationID[@EIdType='doi']")
+    located = [element_text(node) for node in article.iterfind("MedlineCitation/Article/ELocationID[@EIdType='doi']")
                if node.get("ValidYN") != "N"]
     return normalise_doi(ids.get("doi")) or next(filter(None, map(normalise_doi, located)), None)
 
@@ -119,14 +117,14 @@ def article_to_record(article: etree._Element) -> Record | None:
     ids = _article_ids(article)
     identifiers = {
         "doi": _doi(article, ids),
-        "pmid": normalise_pmid(_text(citation.find("PMID"))),
+        "pmid": normalise_pmid(element_text(citation.find("PMID"))),
         "pmcid": normalise_pmcid(ids.get("pmc")),
     }
-    title = _text(details.find("ArticleTitle")) or _text(details.find("VernacularTitle"))
+    title = element_text(details.find("ArticleTitle")) or element_text(details.find("VernacularTitle"))
     rid = record_id(identifiers)
     if rid is None or identifiers["pmid"] is None or title is None:
         return None
-    types = [t for node in details.iterfind("PublicationTypeList/PublicationType") if (t := _text(node))]
+    types = [t for node in details.iterfind("PublicationTypeList/PublicationType") if (t := element_text(node))]
     retraction_notice = citation.find("CommentsCorrectionsList/CommentsCorrections[@RefType='RetractionIn']")
     issue = details.find("Journal/JournalIssue")
     return Record(
@@ -134,11 +132,11 @@ def article_to_record(article: etree._Element) -> Record | None:
         type="article-journal",
         title=title,
         author=[name for node in details.iterfind("AuthorList/Author") if (name := _author(node))],
-        container_title=_text(details.find("Journal/Title")),
+        container_title=element_text(details.find("Journal/Title")),
         issued=_issued(details),
-        volume=_text(issue.find("Volume")) if issue is not None else None,
-        issue=_text(issue.find("Issue")) if issue is not None else None,
-        page=_text(details.find("Pagination/MedlinePgn")),
+        volume=element_text(issue.find("Volume")) if issue is not None else None,
+        issue=element_text(issue.find("Issue")) if issue is not None else None,
+        page=element_text(details.find("Pagination/MedlinePgn")),
         DOI=identifiers["doi"],
         PMID=identifiers["pmid"],
         PMCID=identifiers["pmcid"],
@@ -195,7 +193,7 @@ def lookup(fetcher: Fetcher, settings: SourceSettings, pmid: str) -> SourceOutco
             return trace.outcome("ok", [], 0)
         if len(articles) != 1:
             raise Malformed(f"asked for PMID {wanted} but received {len(articles)} articles")
-        record = article_to_record(articles[0])
+        record = to_record(articles[0], article_to_record, "the article")
         if record is None:
             raise Malformed("the article has no PMID or title")
         if record.PMID != wanted:
@@ -213,57 +211,59 @@ def _get_xml(trace: Trace, utility: str, params: list[tuple[str, str]]) -> etree
     # E-utilities report failures (an expired WebEnv, a backend error) as <ERROR> inside a 200.
     error = next(root.iter("ERROR"), None)
     if error is not None:
-        raise Malformed(f"PubMed reported an error: {_text(error) or 'no message'}")
+        raise Malformed(f"PubMed reported an error: {element_text(error) or 'no message'}")
     return root
 
 
 def _history(root: etree._Element, warnings: list[str]) -> tuple[int, str, str]:
-    """Count, WebEnv and QueryKey of an esearch result; a phrase or field PubMed did not find becomes a warning."""
+    """Count, WebEnv and QueryKey of an esearch result. A phrase or field PubMed did not find is a warning
+    when nothing matched, and Unsupported when something did: PubMed then searched the rest of the query."""
     if root.tag != "eSearchResult":
         raise Malformed(f"expected an eSearchResult, got <{root.tag}>")
+    dropped = []
     for node in root.iterfind("ErrorList/*"):
         if node.tag not in NOT_FOUND:
-            raise Malformed(f"PubMed reported {node.tag}: {_text(node) or 'no detail'}")
-        warnings.append(f"PubMed did not find the {NOT_FOUND[node.tag]} {_text(node)!r} of the query")
-    count = _int(_text(root.find("Count")), 12)
-    web_env, query_key = _text(root.find("WebEnv")) or "", _text(root.find("QueryKey")) or ""
+            raise Malformed(f"PubMed reported {node.tag}: {element_text(node) or 'no detail'}")
+        dropped.append(f"the {NOT_FOUND[node.tag]} {element_text(node)!r}")
+    count = whole_number(element_text(root.find("Count")), 12)
+    web_env, query_key = element_text(root.find("WebEnv")) or "", element_text(root.find("QueryKey")) or ""
     if count is None:
         raise Malformed("the search result has no Count")
+    if dropped and count:
+        it = "it" if len(dropped) == 1 else "them"
+        raise Unsupported(f"PubMed did not find {' or '.join(dropped)}, dropped {it} from the query and searched "
+                          f"the rest instead ({count} matches of a different query); correct or remove {it}")
+    warnings += [f"PubMed did not find {part} of the query" for part in dropped]
     if count and not (web_env and query_key):
         raise Malformed(f"PubMed reported {count} matches but no WebEnv or QueryKey to fetch them from")
     return count, web_env, query_key
 
 
-def _article_set(root: etree._Element) -> tuple[list[etree._Element], int]:
-    """The PubmedArticle elements of an efetch result, and how many book records came with them."""
+def _article_set(root: etree._Element) -> tuple[list[etree._Element], list[etree._Element]]:
+    """The PubmedArticle elements of an efetch result, and the book records that came with them."""
     if root.tag != "PubmedArticleSet":
         raise Malformed(f"expected a PubmedArticleSet, got <{root.tag}>")
-    return root.findall("PubmedArticle"), len(root.findall("PubmedBookArticle"))
+    return root.findall("PubmedArticle"), root.findall("PubmedBookArticle")
 
 
 def _search(trace: Trace, term: str, settings: SourceSettings, batch_size: int) -> SourceOutcome:
     found = _get_xml(trace, "esearch.fcgi", [("db", "pubmed"), ("term", term), ("usehistory", "y"), ("retmax", "0")])
     total, web_env, query_key = _history(found, trace.warnings)
-    limit = min(total, settings.max_records, RETRIEVAL_LIMIT)
-    records: list[Record] = []
-    skipped = books = 0
-    for start in range(0, limit, batch_size):
-        size = min(batch_size, limit - start)
-        articles, batch_books = _article_set(_get_xml(trace, "efetch.fcgi", [
+    pager = Pager(PROVIDER.name, ARTICLES, settings.max_records, batch_size, ceiling=RETRIEVAL_LIMIT)
+    pager.count(total)
+    for start in range(0, pager.wanted, batch_size):
+        if not pager.proceed(str(start)):
+            break
+        size = min(batch_size, pager.wanted - start)
+        articles, books = _article_set(_get_xml(trace, "efetch.fcgi", [
             ("db", "pubmed"), ("query_key", query_key), ("WebEnv", web_env), ("retstart", str(start)),
             ("retmax", str(size)), ("retmode", "xml")]))
         # PubMed has answered 200 with an empty or cut-short set: that is an outage, never fewer matches.
-        if len(articles) + batch_books < size:
-            raise Malformed(f"PubMed returned {len(articles) + batch_books} of the {size} records asked for "
+        if len(articles) + len(books) < size:
+            raise Malformed(f"PubMed returned {len(articles) + len(books)} of the {size} records asked for "
                             f"at position {start} of {total}")
-        page_records, page_skipped = to_records(articles, article_to_record)
-        records += page_records
-        skipped += page_skipped
-        books += batch_books
-    if skipped:
-        trace.warnings.append(f"{skipped} PubMed article(s) had no PMID or title and were skipped")
-    if books:
-        trace.warnings.append(f"{books} PubMed book record(s) (PubmedBookArticle) were not read")
-    if total > limit:
-        trace.warnings.append(f"PubMed reported {total} matches; only the first {limit} were read")
-    return trace.outcome("ok", records, total)
+        pager.add(total, articles, article_to_record, others=books)
+    outcome = pager.outcome(trace)
+    if pager.others:
+        outcome.warnings.append(f"{pager.others} PubMed book record(s) (PubmedBookArticle) were not read")
+    return outcome
