@@ -339,3 +339,53 @@ def test_ledger_verify_names_an_edited_event(sitegen, tmp_path):
     (review / "ledger.jsonl").write_text("\n".join(lines) + "\n")
     code, out, _ = sitegen("ledger", "verify", review)
     assert code == 1 and "was deleted, inserted or moved" in out
+
+
+def test_a_truncated_source_is_incomplete_and_says_why(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    providers = Providers(SYNERGY[:6], CORE[:2])
+    run(review, FIRST, providers, add=True)
+    small = SourceSettings(max_records=3)
+    result = update(review, SECOND, "live", settings=small, transport=httpx.MockTransport(providers))
+    assert not result.complete
+    report = markdown_report(result)
+    assert "OpenAlex has more than sitegen may read in one run" in report
+    retrieval = [e for e in ledger(review) if e["type"] == "retrieval"][-2]
+    assert retrieval["payload"]["source"] == "openalex" and retrieval["payload"]["complete"] is False
+
+
+def test_monitor_commands_from_the_command_line(sitegen, tmp_path, monkeypatch):
+    review = tmp_path / "example"
+    shutil.copytree(EXAMPLE, review)
+    code, out, _ = sitegen("monitor", "status", review, "--json")
+    assert code == 0
+    [saved] = json.loads(out)
+    assert saved["monitor_id"] == "object-in-context" and saved["run_count"] == 2
+    # A second watch on the same review, seeded with what is already screened: every record of the
+    # example has been screened by someone, so its baseline finds nothing new.
+    code, out, err = sitegen("monitor", "add", review, "--id", "second-watch", "--strategy", "openalex:again", QUERY,
+                             "--seed-from-review", "--at", "2023-04-17T00:00:00Z", "--snapshots", "replay", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    [search] = report["searches"]
+    screened = {line.split(",")[0] for path in (review / "screening").rglob("*.csv")
+                for line in path.read_text().splitlines()[1:]}
+    assert search["new_ids"] == [] and search["complete"]
+    code, out, _ = sitegen("monitor", "status", review, "--id", "second-watch", "--json")
+    assert set(json.loads(out)[0]["seen_ids"]) == screened
+    code, _, err = sitegen("monitor", "add", review, "--id", "second-watch", "--strategy", "openalex", "x",
+                           "--at", "2023-04-18T00:00:00Z", "--snapshots", "replay")
+    assert code == 1 and "already exists" in err
+    code, _, err = sitegen("monitor", "status", review, "--id", "nope")
+    assert code == 1 and "no saved search 'nope'" in err
+
+
+def test_update_refuses_an_unsupported_schema_with_status_4(sitegen, tmp_path):
+    review = tmp_path / "example"
+    shutil.copytree(EXAMPLE, review)
+    path = review / "searches" / "object-in-context.json"
+    path.write_text(path.read_text().replace('"schema_version": "1.0"', '"schema_version": "2.0"'))
+    before = tree_bytes(review)
+    code, _, err = sitegen("update", review, "--at", "2024-01-01T00:00:00Z", "--snapshots", "replay")
+    assert code == 4 and "is not supported" in err
+    assert tree_bytes(review) == before

@@ -141,11 +141,14 @@ def search(fetcher: Fetcher, text: str, sources: list[str], *, native: bool = Fa
 
 
 def describe(outcome: SourceOutcome) -> str:
-    """One line a person can act on: what the source said, or why it is not known this run."""
+    """One line a person can act on: what the source said, or why its slice is not known this run."""
     label = LABELS[outcome.source]
-    if outcome.complete:
+    if outcome.status == "ok":
         total = f" of {outcome.total} reported" if outcome.total is not None and outcome.total != len(outcome.records) \
             else ""
+        if outcome.truncated:
+            return (f"{len(outcome.records)} records{total}: {label} has more than sitegen may read in one run, "
+                    f"so new {label} records may be missing (raise SITEGEN_MAX_RECORDS or narrow the query)")
         return f"{len(outcome.records)} records{total}"
     if outcome.status == "unsupported":
         return "not searched: the query cannot be expressed for this source"
