@@ -134,6 +134,21 @@ class Eligibility(Strict):
     required_minimums: list[ShortText] = Field(default_factory=list)
 
 
+class RelevanceTerms(Strict):
+    """Words that anchor relevance scoring to the eligibility criteria, so no judgement is a model's.
+
+    The eligibility prose is for people; these terms are what the scorer looks
+    for in titles and abstracts. Scores only order a screening batch: reviewers decide.
+    """
+
+    in_scope_terms: list[ShortText] = Field(default_factory=list)
+    out_of_scope_terms: list[ShortText] = Field(default_factory=list)
+    # Publication types (as sources name them, e.g. "editorial") that fail a required minimum
+    # such as "primary research", and those that are in scope but borderline (e.g. "review").
+    excluded_publication_types: list[ShortText] = Field(default_factory=list)
+    borderline_publication_types: list[ShortText] = Field(default_factory=lambda: ["review"])
+
+
 class ProtocolMeta(Strict):
     """The YAML front matter of protocol.md; the Markdown body follows it."""
 
@@ -141,6 +156,7 @@ class ProtocolMeta(Strict):
     eligibility: Eligibility
     exclusion_reasons: list[ExclusionReason] = Field(default_factory=list)
     watchlist: list[WatchTerm] = Field(default_factory=list)
+    relevance: RelevanceTerms = RelevanceTerms()
 
     @field_validator("exclusion_reasons")
     @classmethod
