@@ -273,6 +273,88 @@ def probable_duplicates(directory: Path, threshold: float, as_json: bool) -> Non
 
 
 @cli.group()
+def screen() -> None:
+    """Screening: status per batch, conflicts to adjudicate, agreement between reviewers."""
+
+
+def _agreement_line(item) -> str:
+    names = " × ".join(item.reviewers)
+    if item.kappa is None:
+        return f"{names}: kappa not available ({item.note}), n = {item.records}"
+    interval = f" (95% CI {item.ci_low:.2f} to {item.ci_high:.2f})" if item.ci_low is not None else ""
+    pabak = f", PABAK {item.pabak:.2f}" if item.pabak is not None else ""
+    kind = "Cohen's" if item.kappa_method == "cohen" else "Fleiss'"
+    return (f"{names}: {kind} kappa {item.kappa:.2f}{interval}, agreement {item.percent_agreement:.1%}{pabak}, "
+            f"n = {item.records}")
+
+
+@screen.command("status")
+@click.argument("directory", type=REVIEW_DIR)
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def screen_status(directory: Path, as_json: bool) -> None:
+    """Per batch and stage of DIRECTORY: decided, pending, conflicts."""
+    from sitegen.screening.status import screening_report
+
+    _remember(directory)
+    per_batch, overall = screening_report(directory)
+    if as_json:
+        click.echo(json.dumps({"batches": [b.model_dump() for b in per_batch],
+                               "overall": [s.model_dump() for s in overall]}, indent=2))
+        return
+    for item in per_batch:
+        batch = item.batch
+        name = f"batch {batch.number} ({batch.monitor_id}, {batch.created}, protocol v{batch.protocol_version})" \
+            if batch.number else "records outside any batch"
+        click.echo(f"{name}: {len(batch.record_ids)} records")
+        for stage in item.stages:
+            click.echo(f"  {stage.stage}: {stage.records} to screen, {stage.include} included, {stage.exclude} "
+                       f"excluded, {stage.maybe} maybe, {stage.conflicts} conflicts, {stage.pending} pending")
+
+
+@screen.command("conflicts")
+@click.argument("directory", type=REVIEW_DIR)
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def screen_conflicts(directory: Path, as_json: bool) -> None:
+    """Disagreements in DIRECTORY awaiting adjudication (decisions shown, reasons kept blind).
+
+    Settle one by adding a row to screening/<stage>/adjudication.csv.
+    """
+    from sitegen.screening.status import conflict_report
+
+    _remember(directory)
+    found = conflict_report(directory)
+    if as_json:
+        click.echo(json.dumps([c.model_dump() for c in found], indent=2, ensure_ascii=False))
+        return
+    for conflict in found:
+        who = ", ".join(f"{reviewer}: {decision}" for reviewer, decision in conflict.decisions.items())
+        click.echo(f"{conflict.stage}  {conflict.record_id}  ({who})\n    {conflict.title}")
+    click.echo(f"{len(found)} conflict(s) awaiting adjudication")
+
+
+@screen.command("kappa")
+@click.argument("directory", type=REVIEW_DIR)
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def screen_kappa(directory: Path, as_json: bool) -> None:
+    """Agreement between DIRECTORY's reviewers, per batch and overall: Cohen's kappa with a 95% CI,
+    percent agreement and PABAK (Fleiss' kappa when more than two reviewers decided)."""
+    from sitegen.screening.status import screening_report
+
+    _remember(directory)
+    per_batch, overall = screening_report(directory)
+    if as_json:
+        click.echo(json.dumps({
+            "overall": {s.stage: [a.model_dump() for a in s.agreement] for s in overall},
+            "batches": [{"batch": b.batch.number, **{s.stage: [a.model_dump() for a in s.agreement]
+                                                      for s in b.stages}} for b in per_batch]}, indent=2))
+        return
+    for label, stages in [("overall", overall)] + [(f"batch {b.batch.number or '-'}", b.stages) for b in per_batch]:
+        for stage in stages:
+            for item in stage.agreement:
+                click.echo(f"{label}, {stage.stage}: {_agreement_line(item)}")
+
+
+@cli.group()
 def protocol() -> None:
     """The review protocol: lock it before screening."""
 
@@ -289,6 +371,24 @@ def protocol_lock(directory: Path, at: str, reason: str | None) -> None:
     event = lock_protocol(directory, at, reason)
     click.echo(f"protocol version {event.payload['version']} locked (ledger event {event.seq}, "
                f"sha256 {event.payload['sha256'][:12]}…)")
+
+
+@protocol.command("amend")
+@click.argument("directory", type=REVIEW_DIR)
+@AT
+@click.option("--reason", required=True, help="Why the protocol changed (recorded on the ledger and the site).")
+def protocol_amend(directory: Path, at: str, reason: str) -> None:
+    """Record the edits to DIRECTORY's locked protocol.md as an amendment.
+
+    Edit protocol.md first; this records the reason and the diff on the ledger
+    and raises the version (if you have not), so later batches are screened
+    under the new version.
+    """
+    from sitegen.living.protocol import amend_protocol
+
+    _remember(directory)
+    event = amend_protocol(directory, at, reason)
+    click.echo(f"protocol amended to version {event.payload['version']} (ledger event {event.seq})")
 
 
 @cli.group()

@@ -361,9 +361,13 @@ class ImportPayload(Strict):
 
 
 class ProtocolLockPayload(Strict):
+    """A protocol lock or amendment: the version, its hash, and the text itself for the trail."""
+
     version: int = Field(ge=1)
     sha256: Sha256
     reason: str | None = None
+    text: str | None = None  # protocol.md as locked, so later amendments can show what changed
+    diff: str | None = None  # for an amendment: unified diff from the previous version
 
 
 class BatchPayload(Strict):

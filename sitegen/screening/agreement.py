@@ -1,0 +1,92 @@
+"""Inter-rater agreement for dual screening: Cohen's kappa, PABAK, percent agreement, Fleiss' kappa.
+
+Pure functions over lists of paired decisions. Kappa is undefined when chance
+agreement is certain (both reviewers used one category only): that is
+reported as None with the reason, never as a made-up number.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from itertools import combinations
+
+from pydantic import BaseModel
+
+Z_95 = 1.959963984540054
+
+
+class Agreement(BaseModel):
+    reviewers: list[str]
+    records: int  # decided by every reviewer listed
+    percent_agreement: float | None
+    kappa: float | None  # Cohen's for two reviewers, Fleiss' for more
+    kappa_method: str
+    ci_low: float | None = None  # 95% confidence interval (Cohen's kappa only)
+    ci_high: float | None = None
+    pabak: float | None = None  # prevalence-adjusted, bias-adjusted kappa
+    note: str | None = None
+
+
+def cohen(pairs: list[tuple[str, str]], reviewers: list[str]) -> Agreement:
+    """Cohen's kappa for two reviewers' decisions on the same records, with a large-sample 95% CI."""
+    n = len(pairs)
+    if n == 0:
+        return Agreement(reviewers=reviewers, records=0, percent_agreement=None, kappa=None, kappa_method="cohen",
+                         note="no record was decided by both reviewers")
+    observed = sum(1 for a, b in pairs if a == b) / n
+    first, second = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
+    categories = sorted(set(first) | set(second))
+    expected = sum((first[c] / n) * (second[c] / n) for c in categories)
+    # PABAK over the categories in use (at least two): (k * p_o - 1) / (k - 1).
+    k = max(2, len(categories))
+    pabak = (k * observed - 1) / (k - 1)
+    if math.isclose(expected, 1.0):
+        return Agreement(reviewers=reviewers, records=n, percent_agreement=observed, kappa=None,
+                         kappa_method="cohen", pabak=pabak,
+                         note=f"kappa is undefined: both reviewers decided every record '{categories[0]}'")
+    kappa = (observed - expected) / (1 - expected)
+    # Cohen (1960): SE = sqrt(p_o (1 - p_o) / (n (1 - p_e)^2)).
+    error = math.sqrt(observed * (1 - observed) / (n * (1 - expected) ** 2))
+    return Agreement(reviewers=reviewers, records=n, percent_agreement=observed, kappa=kappa, kappa_method="cohen",
+                     ci_low=max(-1.0, kappa - Z_95 * error), ci_high=min(1.0, kappa + Z_95 * error), pabak=pabak)
+
+
+def fleiss(ratings: list[list[str]], reviewers: list[str]) -> Agreement:
+    """Fleiss' kappa for records each decided by the same number (three or more) of reviewers."""
+    n = len(ratings)
+    if n == 0:
+        return Agreement(reviewers=reviewers, records=0, percent_agreement=None, kappa=None, kappa_method="fleiss",
+                         note="no record was decided by every reviewer")
+    raters = len(ratings[0])
+    counts = [Counter(row) for row in ratings]
+    categories = sorted({c for row in counts for c in row})
+    per_record = [(sum(v * v for v in row.values()) - raters) / (raters * (raters - 1)) for row in counts]
+    observed = sum(per_record) / n
+    shares = [sum(row[c] for row in counts) / (n * raters) for c in categories]
+    expected = sum(share * share for share in shares)
+    unanimous = sum(1 for row in counts if len(row) == 1) / n
+    if math.isclose(expected, 1.0):
+        return Agreement(reviewers=reviewers, records=n, percent_agreement=unanimous, kappa=None,
+                         kappa_method="fleiss", note=f"kappa is undefined: every decision was '{categories[0]}'")
+    return Agreement(reviewers=reviewers, records=n, percent_agreement=unanimous,
+                     kappa=(observed - expected) / (1 - expected), kappa_method="fleiss")
+
+
+def agreement(decisions: dict[str, dict[str, str]]) -> list[Agreement]:
+    """Agreement among reviewers: {reviewer: {record id: decision}}.
+
+    Two reviewers: Cohen's kappa. More: Fleiss' kappa over the records all of
+    them decided, then Cohen's kappa for every pair.
+    """
+    reviewers = sorted(decisions)
+    if len(reviewers) < 2:
+        return []
+    results = []
+    if len(reviewers) > 2:
+        shared = sorted(set.intersection(*(set(decisions[r]) for r in reviewers)))
+        results.append(fleiss([[decisions[r][i] for r in reviewers] for i in shared], reviewers))
+    for a, b in combinations(reviewers, 2):
+        shared = sorted(set(decisions[a]) & set(decisions[b]))
+        results.append(cohen([(decisions[a][i], decisions[b][i]) for i in shared], [a, b]))
+    return results

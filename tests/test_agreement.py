@@ -1,0 +1,93 @@
+"""Agreement statistics, checked against hand-computed examples and their edge cases."""
+
+from __future__ import annotations
+
+import math
+import shutil
+
+import pytest
+
+from conftest import EXAMPLE
+from sitegen.screening.agreement import agreement, cohen, fleiss
+
+
+def pairs(counts: dict[tuple[str, str], int]) -> list[tuple[str, str]]:
+    return [pair for pair, n in counts.items() for _ in range(n)]
+
+
+def test_cohen_hand_computed():
+    # 50 records: both include 20, both exclude 15, A include / B exclude 5, A exclude / B include 10.
+    # p_o = 35/50 = 0.70; p_e = 0.5*0.6 + 0.5*0.4 = 0.50; kappa = 0.20/0.50 = 0.40;
+    # SE = sqrt(0.7*0.3 / (50 * 0.25)) = 0.12961; 95% CI = 0.40 +- 1.96*SE = (0.146, 0.654); PABAK = 2*0.7 - 1.
+    result = cohen(pairs({("include", "include"): 20, ("exclude", "exclude"): 15, ("include", "exclude"): 5,
+                          ("exclude", "include"): 10}), ["a", "b"])
+    assert result.records == 50 and result.percent_agreement == pytest.approx(0.70)
+    assert result.kappa == pytest.approx(0.40)
+    assert result.ci_low == pytest.approx(0.40 - 1.959964 * math.sqrt(0.0168), abs=1e-6)
+    assert result.ci_high == pytest.approx(0.40 + 1.959964 * math.sqrt(0.0168), abs=1e-6)
+    assert result.pabak == pytest.approx(0.40)
+
+
+def test_perfect_agreement_with_two_categories():
+    result = cohen(pairs({("include", "include"): 3, ("exclude", "exclude"): 7}), ["a", "b"])
+    assert result.kappa == 1.0 and result.ci_low == result.ci_high == 1.0 and result.pabak == 1.0
+
+
+def test_all_one_category_leaves_kappa_undefined():
+    result = cohen(pairs({("exclude", "exclude"): 12}), ["a", "b"])
+    assert result.kappa is None and "undefined" in result.note
+    assert result.percent_agreement == 1.0 and result.pabak == 1.0
+
+
+def test_no_shared_records():
+    assert cohen([], ["a", "b"]).kappa is None
+
+
+def test_worse_than_chance_is_negative():
+    result = cohen(pairs({("include", "exclude"): 5, ("exclude", "include"): 5}), ["a", "b"])
+    assert result.kappa == pytest.approx(-1.0) and result.ci_low == -1.0
+
+
+def test_fleiss_matches_the_textbook_example():
+    # Fleiss (1971) as reproduced widely: 10 subjects, 14 raters, 5 categories; kappa = 0.210.
+    table = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
+             [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]]
+    ratings = [[f"c{j}" for j, n in enumerate(row) for _ in range(n)] for row in table]
+    assert fleiss(ratings, [f"r{i}" for i in range(14)]).kappa == pytest.approx(0.210, abs=0.001)
+
+
+def test_three_reviewers_get_fleiss_and_every_pair():
+    decisions = {"a": {"1": "include", "2": "exclude", "3": "exclude"},
+                 "b": {"1": "include", "2": "exclude", "3": "include"},
+                 "c": {"1": "include", "2": "exclude"}}
+    results = agreement(decisions)
+    assert [r.kappa_method for r in results] == ["fleiss", "cohen", "cohen", "cohen"]
+    assert results[0].records == 2 and results[0].kappa == 1.0
+    assert [r.reviewers for r in results[1:]] == [["a", "b"], ["a", "c"], ["b", "c"]]
+
+
+def test_commands_on_the_example(sitegen, tmp_path):
+    code, out, _ = sitegen("screen", "kappa", EXAMPLE)
+    assert code == 0
+    assert "overall, title-abstract: reviewer-a × reviewer-b: Cohen's kappa" in out
+    code, out, _ = sitegen("screen", "conflicts", EXAMPLE)
+    assert code == 0 and "1 conflict(s) awaiting adjudication" in out
+    assert "adjudicated" not in out and "note" not in out
+    code, out, _ = sitegen("screen", "status", EXAMPLE, "--json")
+    assert code == 0 and '"batches"' in out
+
+
+def test_an_adjudication_settles_a_conflict(sitegen, tmp_path):
+    # A pull-request-style change: the adjudicator adds one line to their own file.
+    review = tmp_path / "example"
+    shutil.copytree(EXAMPLE, review)
+    code, out, _ = sitegen("screen", "conflicts", review, "--json")
+    import json
+
+    [conflict] = json.loads(out)
+    with (review / "screening" / conflict["stage"] / "adjudication.csv").open("a") as handle:
+        handle.write(f"{conflict['record_id']},exclude,,settled in review meeting\n")
+    code, out, _ = sitegen("check", review)
+    assert code == 0, out
+    code, out, _ = sitegen("screen", "conflicts", review)
+    assert "0 conflict(s)" in out
