@@ -20,12 +20,14 @@ import csv
 import hashlib
 import io
 import json
+import re
 import shutil
 from pathlib import Path
 
 import httpx
 
-from sitegen.living.protocol import lock_protocol
+from sitegen.living.protocol import amend_protocol, lock_protocol
+from sitegen.living.state import advance
 from sitegen.living.update import add_monitor, update
 from sitegen.review.models import DECISION_COLUMNS, Strategy
 from sitegen.review.write import atomic_write
@@ -40,6 +42,9 @@ QUERY = '"object-in-context" OR "object in context" OR "object-context recogniti
 FIRST_RUN = "2023-04-10T00:00:00Z"
 FIRST_RUN_CUTOFF_YEAR = 2019
 SECOND_RUN = "2023-04-17T00:00:00Z"
+AMENDED_AT = "2023-04-12T00:00:00Z"
+AMENDED_FROM = "    - Includes control animals (no treatment, saline injection, or sham operation)\n"
+AMENDED_TO = AMENDED_FROM + "    - Genetically modified rodents (genetic modification is not an exclusion criterion)\n"
 
 
 def simulated_disagreement(record_id: str) -> bool:
@@ -84,7 +89,12 @@ def main() -> None:
     labels = {row["openalex_id"].rsplit("/", 1)[1]: row["label_included"] == "1"
               for row in csv.DictReader(open(topic / "labels.csv", encoding="utf-8"))}
 
-    # Start from the hand-written files only; evidence waits until its records exist.
+    # Start from the hand-written files only (the protocol as first written, version 1);
+    # evidence waits until its records exist.
+    protocol = EXAMPLE / "protocol.md"
+    original = protocol.read_text(encoding="utf-8").replace(AMENDED_TO, AMENDED_FROM)
+    protocol.write_text(re.sub(r"^version: \d+$", "version: 1", original, count=1, flags=re.MULTILINE),
+                        encoding="utf-8")
     for generated in ("records.jsonl", "ledger.jsonl", "searches", "snapshots", "screening"):
         path = EXAMPLE / generated
         shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
@@ -92,10 +102,17 @@ def main() -> None:
     shutil.rmtree(EXAMPLE / "evidence")
 
     lock_protocol(EXAMPLE, FIRST_RUN, "locked before the first search")
+    advance(EXAMPLE, FIRST_RUN)  # protocol -> searching
     strategy = Strategy(source="openalex", label="openalex-main", query=QUERY)
     earlier = [w for w in works if w["publication_year"] <= FIRST_RUN_CUTOFF_YEAR]
     first = add_monitor(EXAMPLE, "object-in-context", [strategy], FIRST_RUN, "record", settings=SourceSettings(),
                         transport=simulated_openalex(earlier, QUERY))
+    advance(EXAMPLE, FIRST_RUN)  # searching -> screening
+    # A simulated amendment between the runs: the published review notes that genetic modification
+    # was not an exclusion criterion; the example makes that an explicit in-scope item (version 2).
+    protocol.write_text(protocol.read_text(encoding="utf-8").replace(AMENDED_FROM, AMENDED_TO), encoding="utf-8")
+    amend_protocol(EXAMPLE, AMENDED_AT, "State explicitly that genetically modified rodents are in scope, as the "
+                                        "published review's eligibility note says")
     second = update(EXAMPLE, SECOND_RUN, "record", settings=SourceSettings(), transport=simulated_openalex(works, QUERY))
     assert first.complete and second.complete
 
@@ -105,24 +122,31 @@ def main() -> None:
 
     records = [r for r in map(work_to_record, works) if r]
     included = {r.id: labels[r.custom.openalex] for r in records}
+    latest_batch = set(second.searches[0].new)
     screening = EXAMPLE / "screening"
     real = [(rid, "include" if included[rid] else "exclude", "", "") for rid in sorted(included)]
-    simulated = [(rid, ("exclude" if d == "include" else "include") if simulated_disagreement(rid) else d, "", "")
-                 for rid, d, _, _ in real]
+    # The simulated second reviewer disagrees on about one record in twenty of the first batch
+    # (all settled by the adjudicator in favour of the published label), and on one record of the
+    # latest batch, which is left open: that batch is still at title/abstract screening.
+    open_conflict = min(latest_batch)
+    simulated = [(rid, _flip(d) if (simulated_disagreement(rid) and rid not in latest_batch) or rid == open_conflict
+                  else d, "", "") for rid, d, _, _ in real]
     conflicts = [rid for (rid, a, _, _), (_, b, _, _) in zip(real, simulated, strict=True) if a != b]
-    # All but the last conflict are settled by the adjudicator in favour of the published label;
-    # the last stays open so the site shows a conflict awaiting adjudication.
     adjudicated = [(rid, "include" if included[rid] else "exclude", "",
                     "adjudicated for the demonstration: follows the published inclusion label")
-                   for rid in conflicts[:-1]]
+                   for rid in conflicts if rid != open_conflict]
     atomic_write(screening / "title-abstract" / "reviewer-a.csv", decisions_csv(real))
     atomic_write(screening / "title-abstract" / "reviewer-b.csv", decisions_csv(simulated))
     atomic_write(screening / "title-abstract" / "adjudication.csv", decisions_csv(adjudicated))
-    full_text = [(rid, "include", "", "") for rid in sorted(included) if included[rid] and rid != conflicts[-1]]
+    full_text = [(rid, "include", "", "") for rid in sorted(included) if included[rid] and rid not in latest_batch]
     atomic_write(screening / "full-text" / "reviewer-a.csv", decisions_csv(full_text))
-    print(f"{len(records)} records ({len(first.searches[0].new)} in the first run, {len(second.searches[0].new)} new "
-          f"in the second), {sum(included.values())} included, {len(conflicts)} simulated conflicts "
-          f"({len(adjudicated)} adjudicated)")
+    print(f"{len(records)} records ({len(first.searches[0].new)} in the first run, {len(latest_batch)} new "
+          f"in the second), {sum(included.values())} included by the published review, {len(conflicts)} simulated "
+          f"conflicts ({len(adjudicated)} adjudicated)")
+
+
+def _flip(decision: str) -> str:
+    return "exclude" if decision == "include" else "include"
 
 
 if __name__ == "__main__":

@@ -354,6 +354,97 @@ def screen_kappa(directory: Path, as_json: bool) -> None:
                 click.echo(f"{label}, {stage.stage}: {_agreement_line(item)}")
 
 
+@screen.command("rank")
+@click.argument("directory", type=REVIEW_DIR)
+@click.option("--batch", "number", type=int, required=True, help="The screening batch to rank.")
+@click.option("--json", "as_json", is_flag=True, help="Print decisions and calibration as JSON.")
+def screen_rank(directory: Path, number: int, as_json: bool) -> None:
+    """Rank a screening batch of DIRECTORY by relevance (KEEP / REVIEW / DROP suggestions).
+
+    Scores order the batch so reviewers see the likeliest includes first; they
+    never write a decision.
+    """
+    from sitegen.screening.digest import ranked_batch
+
+    _remember(directory)
+    ranking = ranked_batch(directory, number)
+    if as_json:
+        click.echo(json.dumps(ranking.model_dump(), indent=2, ensure_ascii=False))
+        return
+    for rank, scored in enumerate(ranking.decisions, start=1):
+        click.echo(f"{rank:4}  {scored.score:3}  {scored.decision:6}  {scored.id}\n      {scored.rationale}")
+
+
+@cli.command()
+@click.argument("directory", type=REVIEW_DIR)
+@click.option("--week", required=True, metavar="YYYY-Www", help="ISO week, e.g. 2026-W23.")
+@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Write the Markdown here instead of printing it.")
+def digest(directory: Path, week: str, out: Path | None) -> None:
+    """The weekly digest of DIRECTORY: new records of that week ranked, with rationales and calibration."""
+    from sitegen.screening.digest import digest_for
+
+    _remember(directory)
+    text = digest_for(directory, week)
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        out.write_text(text, encoding="utf-8")
+        click.echo(f"wrote {out}")
+
+
+@cli.group()
+def state() -> None:
+    """The review's phase (advanced only through gate checks) and its settable fields."""
+
+
+@state.command("show")
+@click.argument("directory", type=REVIEW_DIR)
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def state_show(directory: Path, as_json: bool) -> None:
+    """Show DIRECTORY's phase, what the next phase needs, and the settable fields."""
+    from sitegen.living.state import show
+
+    _remember(directory)
+    shown = show(directory)
+    if as_json:
+        click.echo(json.dumps(shown, indent=2, ensure_ascii=False))
+        return
+    click.echo(f"phase: {shown['phase']}" + (f" (since {shown['since']})" if shown["since"] else ""))
+    if shown["next_phase"]:
+        click.echo(f"to advance to {shown['next_phase']}:")
+        for gate in shown["gates"]:
+            click.echo(f"  [{'x' if gate['ok'] else ' '}] {gate['check']}" + (f": {gate['detail']}" if gate["detail"]
+                                                                             and not gate["ok"] else ""))
+    for name, value in shown["settable"].items():
+        click.echo(f"{name}: {value}")
+
+
+@state.command("advance")
+@click.argument("directory", type=REVIEW_DIR)
+@AT
+def state_advance(directory: Path, at: str) -> None:
+    """Move DIRECTORY to its next phase, if every gate predicate holds (recorded on the ledger)."""
+    from sitegen.living.state import advance
+
+    _remember(directory)
+    before, after = advance(directory, at)
+    click.echo(f"phase: {before} -> {after}")
+
+
+@state.command("set")
+@click.argument("directory", type=REVIEW_DIR)
+@click.argument("field")
+@click.argument("value")
+def state_set(directory: Path, field: str, value: str) -> None:
+    """Set FIELD of DIRECTORY's state.json to VALUE (only max_kept and status_note may be set)."""
+    from sitegen.living.state import set_field
+
+    _remember(directory)
+    updated = set_field(directory, field, value)
+    click.echo(f"{field}: {getattr(updated, field)}")
+
+
 @cli.group()
 def protocol() -> None:
     """The review protocol: lock it before screening."""

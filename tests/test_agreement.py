@@ -6,8 +6,8 @@ import math
 import shutil
 
 import pytest
-
 from conftest import EXAMPLE
+
 from sitegen.screening.agreement import agreement, cohen, fleiss
 
 

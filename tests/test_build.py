@@ -35,13 +35,13 @@ def test_home_counts_follow_the_decision_files(tmp_path, example_copy):
     out = tmp_path / "site"
     build(example_copy, out, environ={})
     before = (out / "index.html").read_text()
-    assert "<th scope=\"row\">Studies included</th><td>40</td>" in before
+    assert "<th scope=\"row\">Studies included</th><td>38</td>" in before
     # Drop one full-text inclusion: the count on the home page must follow.
     path = example_copy / "screening" / "full-text" / "reviewer-a.csv"
     lines = path.read_text().splitlines(keepends=True)
     path.write_text("".join(lines[:-1]))
     build(example_copy, out, environ={})
-    assert "<th scope=\"row\">Studies included</th><td>39</td>" in (out / "index.html").read_text()
+    assert "<th scope=\"row\">Studies included</th><td>37</td>" in (out / "index.html").read_text()
 
 
 def test_two_builds_are_byte_identical(tmp_path):
@@ -193,10 +193,11 @@ def hostile_review(example_copy: Path) -> Path:
 def relock(review: Path) -> None:
     """Rewrite the example's ledger so its protocol lock matches an edited protocol (re-chaining every event)."""
     digest = protocol_hash((review / "protocol.md").read_text())
+    lines = [json.loads(line) for line in (review / "ledger.jsonl").read_text().splitlines()]
+    latest = max(n for n, event in enumerate(lines) if event["type"] in ("protocol_lock", "amendment"))
     events, previous = [], None
-    for line in (review / "ledger.jsonl").read_text().splitlines():
-        event = json.loads(line)
-        payload = {**event["payload"], "sha256": digest} if event["type"] == "protocol_lock" else event["payload"]
+    for n, event in enumerate(lines):
+        payload = {**event["payload"], "sha256": digest} if n == latest else event["payload"]
         previous = next_event(previous, event["type"], event["ts"], payload)
         events.append(event_line(previous))
     (review / "ledger.jsonl").write_text("\n".join(events) + "\n")

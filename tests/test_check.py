@@ -210,10 +210,12 @@ def test_record_id_not_derived_from_identifiers(sitegen, example_copy):
 
 def test_edited_ledger_line_is_named(sitegen, example_copy):
     path = example_copy / "ledger.jsonl"
-    event = json.loads(path.read_text().splitlines()[1])
+    lines = path.read_text().splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if json.loads(text)["type"] == "retrieval")
+    event = json.loads(lines[line - 1])
     event["payload"]["record_ids"] = event["payload"]["record_ids"][1:]
-    replace_line(path, 2, json.dumps(event, sort_keys=True, separators=(",", ":")))
-    check_reports(sitegen, example_copy, "ledger.jsonl", 2, "was edited after it was written")
+    replace_line(path, line, json.dumps(event, sort_keys=True, separators=(",", ":")))
+    check_reports(sitegen, example_copy, "ledger.jsonl", line, "was edited after it was written")
 
 
 def test_protocol_edited_after_lock(sitegen, example_copy):

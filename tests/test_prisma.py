@@ -40,6 +40,7 @@ def two_run_review(sitegen, tmp_path, monkeypatch):
     protocol = review / "protocol.md"
     protocol.write_text(protocol.read_text().replace("exclusion_reasons:\n", "exclusion_reasons:\n"
                                                      "  - code: not-retrieved\n    label: Report not retrieved\n"))
+    sitegen("protocol", "lock", review, "--at", "2026-01-01T00:00:00Z")
     served = {"openalex": SYNERGY[:4], "europepmc": [europepmc_copy_of(SYNERGY[0], CORE[0]),
                                                       europepmc_copy_of(SYNERGY[1], CORE[1]), CORE[2]]}
 
@@ -136,5 +137,5 @@ def test_diagram_is_accessible_text(tmp_path):
     tree = etree.fromstring((site / "downloads" / "prisma.svg").read_bytes())
     assert tree.get("role") == "img"
     assert tree.find("{*}title").text == "PRISMA 2020 flow diagram"
-    assert "40 studies included" in tree.find("{*}desc").text
+    assert "38 studies included" in tree.find("{*}desc").text
     assert "Records screened (n = 270)" in "".join(tree.itertext())

@@ -11,8 +11,9 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+from sitegen.errors import SitegenError
 from sitegen.review.folder import load_ledger
-from sitegen.review.models import LedgerEvent
+from sitegen.review.models import LedgerEvent, parse_timestamp
 from sitegen.review.problems import Problem
 from sitegen.review.write import canonical_json
 
@@ -33,6 +34,23 @@ def next_event(previous: LedgerEvent | None, type_: str, ts: str, payload: dict[
 
 def event_line(event: LedgerEvent) -> str:
     return canonical_json(event.model_dump(mode="json"))
+
+
+def ledger_text(events: list[LedgerEvent]) -> str:
+    """The whole of ledger.jsonl for these events."""
+    return "".join(event_line(event) + "\n" for event in events)
+
+
+def check_event_time(events: list[LedgerEvent], at: str) -> None:
+    """A caller-supplied time for new events: a real RFC 3339 time, not before the ledger's latest."""
+    try:
+        when = parse_timestamp(at)
+    except ValueError as exc:
+        raise SitegenError(f"--at {exc}") from None
+    latest = max((event.ts for event in events), key=parse_timestamp, default=None)
+    if latest and when < parse_timestamp(latest):
+        raise SitegenError(f"--at {at} is earlier than the latest ledger event ({latest}); "
+                           "events are recorded in time order")
 
 
 def verify_chain(events: list[LedgerEvent]) -> list[tuple[int, str]]:

@@ -13,10 +13,10 @@ import re
 from pathlib import Path
 
 from sitegen.errors import ReviewInvalid, SitegenError
-from sitegen.living.ledger import event_line, next_event
+from sitegen.living.ledger import check_event_time, ledger_text, next_event
 from sitegen.review.check import inspect_review, load_valid_review
 from sitegen.review.folder import Review, protocol_hash
-from sitegen.review.models import LedgerEvent, ProtocolLockPayload, parse_timestamp
+from sitegen.review.models import LedgerEvent, ProtocolLockPayload
 from sitegen.review.transaction import Transaction, recover, review_lock
 from sitegen.review.write import model_data
 
@@ -77,16 +77,11 @@ def locks(review: Review) -> list[tuple[LedgerEvent, ProtocolLockPayload]]:
 
 def _append(root: Path, review: Review, type_: str, at: str, payload: ProtocolLockPayload,
             files: dict[str, str]) -> LedgerEvent:
-    try:
-        when = parse_timestamp(at)
-    except ValueError as exc:
-        raise SitegenError(f"--at {exc}") from None
-    if review.ledger and when < max(parse_timestamp(e.ts) for e in review.ledger):
-        raise SitegenError(f"--at {at} is earlier than the latest ledger event")
+    check_event_time(review.ledger, at)
     event = next_event(review.ledger[-1] if review.ledger else None, type_, at, model_data(payload))
     transaction = Transaction(root)
     for rel, text in files.items():
         transaction.write(rel, text)
-    transaction.write("ledger.jsonl", "".join(event_line(e) + "\n" for e in [*review.ledger, event]))
+    transaction.write("ledger.jsonl", ledger_text([*review.ledger, event]))
     transaction.commit()
     return event

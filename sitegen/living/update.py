@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 
 from sitegen.errors import SitegenError
-from sitegen.living.ledger import event_line, next_event
+from sitegen.living.ledger import check_event_time, ledger_text, next_event
 from sitegen.living.merge import integrate
 from sitegen.review.check import load_valid_review
 from sitegen.review.folder import Review
@@ -29,13 +29,13 @@ from sitegen.review.models import (
     Record,
     SavedSearch,
     Strategy,
-    parse_timestamp,
 )
 from sitegen.review.transaction import Transaction, recover, review_lock
 from sitegen.review.write import jsonl, model_data, pretty_json
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.search import LABELS, check_grammar, describe, open_fetcher, run_strategy
 from sitegen.sources.settings import SourceSettings
+from sitegen.text import markdown_safe
 
 
 def ordered_unique(ids: list[str]) -> list[str]:
@@ -128,21 +128,10 @@ def add_monitor(root: Path, monitor_id: str, strategies: list[Strategy], at: str
         return _run(root, review, [search], at, mode, settings, progress, transport)
 
 
-def _check_time(review: Review, at: str) -> None:
-    try:
-        when = parse_timestamp(at)
-    except ValueError as exc:
-        raise SitegenError(f"--at {exc}") from None
-    latest = max((event.ts for event in review.ledger), key=parse_timestamp, default=None)
-    if latest and when < parse_timestamp(latest):
-        raise SitegenError(f"--at {at} is earlier than the latest ledger event ({latest}); "
-                           "runs are recorded in time order")
-
-
 def _run(root: Path, review: Review, searches: list[SavedSearch], at: str, mode: str,
          settings: SourceSettings | None, progress: Callable[[str], None],
          transport: httpx.BaseTransport | None) -> UpdateResult:
-    _check_time(review, at)
+    check_event_time(review.ledger, at)
     settings = settings or SourceSettings.from_environment()
     fetcher = open_fetcher(mode, root / "snapshots", session=at, transport=transport)
     executed: list[tuple[SavedSearch, Strategy, SourceOutcome]] = []
@@ -184,7 +173,7 @@ def _run(root: Path, review: Review, searches: list[SavedSearch], at: str, mode:
         transaction.write(f"searches/{search.monitor_id}.json", pretty_json(model_data(advanced)))
         result.searches.append(SearchRun(search.monitor_id, runs, fresh, number))
     transaction.write("records.jsonl", jsonl(model_data(record) for record in merged.records.values()))
-    transaction.write("ledger.jsonl", "".join(event_line(event) + "\n" for event in events))
+    transaction.write("ledger.jsonl", ledger_text(events))
     transaction.commit()
     return result
 
@@ -210,14 +199,6 @@ def unreached(result: UpdateResult) -> list[str]:
     return sentences
 
 
-def _md(text: str) -> str:
-    """Text made safe for a Markdown table cell or list item (no markup, links or HTML)."""
-    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    for char in "\\`*_{}[]()#+-.!|~":
-        escaped = escaped.replace(char, "\\" + char)
-    return " ".join(escaped.split())
-
-
 def markdown_report(result: UpdateResult) -> str:
     """The run report for a pull-request body and $GITHUB_STEP_SUMMARY."""
     lines = [f"## sitegen update at {result.at}", ""]
@@ -225,12 +206,12 @@ def markdown_report(result: UpdateResult) -> str:
         lines.append("**Complete:** every source answered.")
     else:
         lines.append("**Incomplete:** some sources were not reached; their new records may be missing.")
-        lines += [f"- {_md(sentence)}" for sentence in unreached(result)]
+        lines += [f"- {markdown_safe(sentence)}" for sentence in unreached(result)]
     for search in result.searches:
         lines += ["", f"### Saved search `{search.monitor_id}`", "",
                   "| Source | Query | Status | Returned |", "| --- | --- | --- | --- |"]
         for run in search.strategies:
-            lines.append(f"| {LABELS[run.strategy.source]} | {_md(run.strategy.query)} | "
+            lines.append(f"| {LABELS[run.strategy.source]} | {markdown_safe(run.strategy.query)} | "
                          f"{run.outcome.status.replace('_', ' ')} | {len(run.ids)} |")
         lines.append("")
         if search.new:
@@ -238,7 +219,7 @@ def markdown_report(result: UpdateResult) -> str:
             lines.append("")
             for record_id in search.new:
                 record = result.records[record_id]
-                lines.append(f"- `{record_id}` ({record.year or 'n.d.'}) {_md(record.title)}")
+                lines.append(f"- `{record_id}` ({record.year or 'n.d.'}) {markdown_safe(record.title)}")
         elif search.complete:
             lines.append("No new records since the last run: every source answered and nothing was unseen.")
         else:

@@ -13,7 +13,16 @@ from pathlib import Path
 from sitegen.errors import ReviewInvalid
 from sitegen.living.ledger import verify_chain
 from sitegen.review.folder import ADJUDICATION, Review, load_review
-from sitegen.review.models import ImportPayload, LedgerEvent, ProtocolLockPayload, RetrievalPayload, parse_timestamp
+from sitegen.review.models import (
+    PHASES,
+    BatchPayload,
+    ImportPayload,
+    LedgerEvent,
+    PhasePayload,
+    ProtocolLockPayload,
+    RetrievalPayload,
+    parse_timestamp,
+)
 from sitegen.review.problems import Problem
 from sitegen.screening.outcomes import stage_outcomes
 from sitegen.sources.query import QuerySyntaxError, parse_query
@@ -39,8 +48,38 @@ def _order(problem: Problem) -> tuple:
 
 
 def check_review(review: Review) -> list[Problem]:
-    return (_check_decisions(review) + _check_stages(review) + _check_evidence(review) + _check_searches(review)
-            + _check_ledger(review))
+    return (_check_decisions(review) + _check_stages(review) + _check_gates(review) + _check_evidence(review)
+            + _check_searches(review) + _check_ledger(review))
+
+
+def _check_gates(review: Review) -> list[Problem]:
+    """The phase rules a pull request must not break (seed 003's gates, checked on the files)."""
+    problems = []
+    locked = any(isinstance(p, ProtocolLockPayload) for p in review.payloads)
+    if review.decisions and not locked:
+        first = min(review.decisions, key=lambda row: (row.path, row.line))
+        problems.append(Problem(first.path, first.line, None, "protocol-unlocked",
+                                "screening decisions exist but the protocol was never locked; lock it first "
+                                "(`sitegen protocol lock`) so every decision is made under a fixed protocol"))
+    # No full-text stage for a batch whose title/abstract screening still has conflicts.
+    screened = stage_outcomes(review.decisions, "title-abstract")
+    unsettled = {record_id for payload in review.payloads if isinstance(payload, BatchPayload)
+                 if any(screened.get(i) and screened[i].decision == "conflict" for i in payload.record_ids)
+                 for record_id in payload.record_ids}
+    for row in review.decisions:
+        if row.stage == "full-text" and row.decision.record_id in unsettled:
+            problems.append(Problem(row.path, row.line, row.columns.get("record_id"), "batch-unsettled",
+                                    f"record {row.decision.record_id!r} is in a batch whose title/abstract "
+                                    "conflicts are not adjudicated yet; settle them before full-text screening"))
+    previous = "protocol"
+    for line, payload in zip(review.ledger_lines, review.payloads, strict=True):
+        if isinstance(payload, PhasePayload):
+            if payload.from_phase != previous or PHASES.index(payload.to_phase) != PHASES.index(previous) + 1:
+                problems.append(Problem("ledger.jsonl", line, None, "phase-order",
+                                        f"phase event moves from {payload.from_phase} to {payload.to_phase}, but the "
+                                        f"review was in {previous}: phases advance one at a time"))
+            previous = payload.to_phase
+    return problems
 
 
 def normalise_whitespace(text: str) -> str:

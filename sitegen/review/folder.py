@@ -24,12 +24,14 @@ from sitegen.review.models import (
     SEARCH_SCHEMA_VERSION,
     SLUG,
     STAGES,
+    STATE_SCHEMA_VERSION,
     Decision,
     Evidence,
     LedgerEvent,
     ProtocolMeta,
     Record,
     ReviewConfig,
+    ReviewState,
     SavedSearch,
     SnapshotEntry,
 )
@@ -47,6 +49,7 @@ SIZE_LIMITS = {
     "records.jsonl": 1024 * MB,
     "ledger.jsonl": 1024 * MB,
     "snapshots/index.jsonl": 1024 * MB,
+    "state.json": 1 * MB,
 }
 
 ADJUDICATION = "adjudication"  # screening/<stage>/adjudication.csv holds decisions that settle conflicts
@@ -92,6 +95,7 @@ class Review:
     payloads: list[BaseModel | None] = field(default_factory=list)
     ledger_lines: list[int] = field(default_factory=list)  # line of each event in ledger.jsonl
     snapshot_bodies: set[str] = field(default_factory=set)  # sha256 of every body the snapshot index names
+    state: ReviewState = field(default_factory=lambda: ReviewState(schema_version=STATE_SCHEMA_VERSION))
     decisions: list[DecisionRow] = field(default_factory=list)
     evidence: list[EvidenceFile] = field(default_factory=list)
 
@@ -120,6 +124,7 @@ def load_review(root: Path) -> tuple[Review | None, list[Problem]]:
     problems += _load_records(root, review)
     problems += _load_ledger(root, review)
     problems += _load_snapshot_index(root, review)
+    problems += _load_state(root, review, schema_problems)
     problems += _load_screening(root, review)
     problems += _load_evidence(root, review)
     if schema_problems:
@@ -270,6 +275,28 @@ def _load_ledger(root: Path, review: Review) -> list[Problem]:
         review.payloads.append(payload)
         review.ledger_lines.append(lineno)
     return problems
+
+
+def _load_state(root: Path, review: Review, schema_problems: list[Problem]) -> list[Problem]:
+    rel = "state.json"
+    if not (root / rel).exists() and not (root / rel).is_symlink():
+        return []  # no setting changed yet: the defaults apply
+    text, problems = _read(root, rel, rel)
+    parsed, parse_problems = parsing.parse_json(text, rel) if text is not None else (None, [])
+    problems += parse_problems
+    if parsed is None:
+        return problems
+    version = parsed.data.get("schema_version") if isinstance(parsed.data, dict) else None
+    if isinstance(parsed.data, dict) and (type(version) is not int or version != STATE_SCHEMA_VERSION):
+        line, column = parsed.position(("schema_version",)) or (None, None)
+        schema_problems.append(Problem(rel, line, column, "schema-version",
+                                       f"schema_version {version!r} is not supported: this sitegen reads "
+                                       f"state.json with schema_version {STATE_SCHEMA_VERSION}"))
+        return problems
+    state, model_problems = parsing.validate(ReviewState, parsed, rel)
+    if state is not None:
+        review.state = state
+    return problems + model_problems
 
 
 def _load_snapshot_index(root: Path, review: Review) -> list[Problem]:

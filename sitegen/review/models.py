@@ -307,7 +307,7 @@ class Record(Strict):
 
 # --------------------------------------------------------------------------- ledger.jsonl
 
-EventType = Literal["retrieval", "import", "protocol_lock", "amendment", "screening", "verification"]
+EventType = Literal["retrieval", "import", "protocol_lock", "amendment", "screening", "verification", "phase"]
 
 
 class LedgerEvent(Strict):
@@ -384,13 +384,47 @@ class BatchPayload(Strict):
         return [_check_record_id(value) for value in ids]
 
 
+PHASES = ("protocol", "searching", "screening", "extraction", "synthesis", "published")
+Phase = Literal["protocol", "searching", "screening", "extraction", "synthesis", "published"]
+
+
+class PhasePayload(Strict):
+    """The review moved to its next phase; `checks` are the gate predicates it passed."""
+
+    from_phase: Phase
+    to_phase: Phase
+    checks: list[str]
+
+
 PAYLOAD_MODELS: dict[str, type[Strict]] = {
+    "phase": PhasePayload,
     "screening": BatchPayload,
     "retrieval": RetrievalPayload,
     "import": ImportPayload,
     "protocol_lock": ProtocolLockPayload,
     "amendment": ProtocolLockPayload,
 }
+
+
+# --------------------------------------------------------------------------- state.json
+
+STATE_SCHEMA_VERSION = 1
+
+
+class ReviewState(Strict):
+    """state.json: the few review settings a command may set directly (`sitegen state set`).
+
+    The phase is not here: it advances only through `sitegen state advance`, which
+    checks its gates and records the move on the ledger.
+    """
+
+    schema_version: int
+    max_kept: int = Field(default=25, ge=1, le=10_000, description="most KEEP decisions in a weekly digest")
+    status_note: Annotated[str, StringConstraints(strip_whitespace=True, max_length=500)] | None = Field(
+        default=None, description="a short note shown on the site's home page, e.g. 'searches paused until May'")
+
+
+SETTABLE_FIELDS = ("max_kept", "status_note")  # widening this is a decision about who may change what
 
 
 # --------------------------------------------------------------------------- snapshots/index.jsonl

@@ -12,10 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sitegen.living.prisma import derive
+from sitegen.living.protocol import locks
+from sitegen.living.state import current_phase
 from sitegen.review.folder import Review
 from sitegen.review.models import Evidence, Record
 from sitegen.review.write import pretty_json
+from sitegen.screening.digest import digest_markdown, rank_batch, weekly, weeks
 from sitegen.screening.outcomes import Outcome, stage_outcomes
+from sitegen.screening.status import conflicts, status
 from sitegen.site import exports, prisma_svg
 from sitegen.site.templates import environment, templates_dir
 from sitegen.sources.search import LABELS
@@ -68,20 +72,35 @@ def render_site(review: Review, built_at: str | None) -> dict[str, bytes]:
         root = "../" * path.count("/")
         pages[path] = env.get_template(template).render(root=root, path=path, **common, **context)
 
+    digests = {week: digest_markdown(review, weekly(review, week)) for week in weeks(review)}
+    for week, text in digests.items():
+        pages[f"downloads/digest-{week}.md"] = text
+        page(f"digests/{week}.html", "digest.html", week=week, text=text)
+
     counts = derive(review)
     diagram = prisma_svg.render(counts, reasons, LABELS)
     page("index.html", "index.html", counts=counts, prisma=diagram, sources=LABELS,
-         searches=list(review.searches.values()))
-    page("protocol.html", "protocol.html", protocol=review.protocol)
+         searches=list(review.searches.values()), latest_digest=max(digests, default=None),
+         state=review.state, phase=current_phase(review)[0])
+    page("protocol.html", "protocol.html", protocol=review.protocol, trail=locks(review))
     page("records.html", "records.html", views=views)
     page("included.html", "included.html", views=included)
+
+    per_batch, overall = status(review)
+    by_id = {v.record.id: v for v in views}
+    page("screening.html", "screening.html", batches=per_batch, overall=overall, conflicts=len(conflicts(review)),
+         digests=sorted(digests, reverse=True))
+    for item in per_batch:
+        if item.batch.number is not None:
+            page(f"batches/{item.batch.number}.html", "batch.html", item=item, by_id=by_id,
+                 ranking=rank_batch(review, item.batch))
     for view in views:
         page(f"records/{view.slug}.html", "record.html", view=view)
 
-    status = {v.record.id: (v.title_abstract.decision if v.title_abstract else "",
-                            v.full_text.decision if v.full_text else "") for v in views}
+    outcomes = {v.record.id: (v.title_abstract.decision if v.title_abstract else "",
+                              v.full_text.decision if v.full_text else "") for v in views}
     records = [v.record for v in views]
-    pages["downloads/records.csv"] = exports.records_csv(records, status)
+    pages["downloads/records.csv"] = exports.records_csv(records, outcomes)
     pages["downloads/records.ris"] = exports.records_ris(records)
     pages["downloads/records.json"] = exports.records_json(records)
     pages["downloads/prisma.svg"] = str(prisma_svg.render(counts, reasons, LABELS, standalone=True))

@@ -1,0 +1,116 @@
+"""Ranked screening batches and the weekly digest.
+
+Each batch is ranked by relevance (`sitegen.screening.relevance`) so reviewers
+see the likeliest includes first; the ranking never writes a decision. The
+digest for an ISO week gathers the batches that arrived that week: the KEEP
+list with rationales, the REVIEW cases, what was dropped and why, what was
+already covered, and the calibration summary.
+
+"Prior" records, against which novelty is judged, are those of the batches of
+the four weeks before, that reviewers included at title and abstract: human
+decisions, not earlier scores, say what a digest already covered.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from sitegen.errors import SitegenError
+from sitegen.review.check import load_valid_review
+from sitegen.review.folder import Review
+from sitegen.review.models import parse_timestamp
+from sitegen.screening.outcomes import stage_outcomes
+from sitegen.screening.relevance import Ranking, score_batch
+from sitegen.screening.status import Batch, batches
+from sitegen.text import markdown_safe
+
+PRIOR_WEEKS = 4
+
+
+class Digest(BaseModel):
+    week: str  # ISO week, YYYY-Www
+    batches: list[int]
+    ranking: Ranking
+
+
+def iso_week(timestamp: str) -> str:
+    year, week, _ = parse_timestamp(timestamp).isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def week_start(week: str) -> date:
+    try:
+        year, number = week.split("-W")
+        return date.fromisocalendar(int(year), int(number), 1)
+    except ValueError:
+        raise SitegenError(f"--week {week!r} is not an ISO week such as 2026-W23") from None
+
+
+def _prior(review: Review, start: date) -> list:
+    """Records of the batches in the PRIOR_WEEKS weeks before `start` that reviewers included."""
+    included = {i for i, o in stage_outcomes(review.decisions, "title-abstract").items() if o.decision == "include"}
+    earliest = start - timedelta(weeks=PRIOR_WEEKS)
+    return [review.records[i] for batch in batches(review) if batch.created
+            and earliest <= parse_timestamp(batch.created).date() < start
+            for i in batch.record_ids if i in included]
+
+
+def rank_batch(review: Review, batch: Batch) -> Ranking:
+    prior = _prior(review, week_start(iso_week(batch.created))) if batch.created else []
+    return score_batch([review.records[i] for i in batch.record_ids], review.protocol.meta, prior,
+                       review.state.max_kept)
+
+
+def weekly(review: Review, week: str) -> Digest:
+    start = week_start(week)
+    chosen = [b for b in batches(review) if b.created and iso_week(b.created) == week]
+    records = [review.records[i] for batch in chosen for i in batch.record_ids]
+    ranking = score_batch(records, review.protocol.meta, _prior(review, start), review.state.max_kept)
+    return Digest(week=week, batches=[b.number for b in chosen if b.number], ranking=ranking)
+
+
+def weeks(review: Review) -> list[str]:
+    """Every ISO week in which a batch arrived, oldest first."""
+    return sorted({iso_week(b.created) for b in batches(review) if b.created})
+
+
+def digest_markdown(review: Review, digest: Digest) -> str:
+    decisions = digest.ranking.decisions
+    title = {i: review.records[i].title for i in (d.id for d in decisions)}
+    sections = [
+        ("Keep", [d for d in decisions if d.decision == "KEEP"]),
+        ("Review", [d for d in decisions if d.decision == "REVIEW"]),
+        ("Dropped", [d for d in decisions if d.decision == "DROP" and "already-covered" not in d.tags]),
+        ("Already covered", [d for d in decisions if "already-covered" in d.tags]),
+    ]
+    batch_names = ", ".join(str(n) for n in digest.batches) or "none"
+    lines = [f"# Weekly digest {digest.week}", "",
+             f"{len(decisions)} new records (screening batch {batch_names}), ranked by relevance to the protocol. "
+             "Scores order the batch for reviewers; they decide nothing.", ""]
+    for heading, items in sections:
+        lines += [f"## {heading} ({len(items)})", ""]
+        lines += [f"- **{d.score}** `{d.id}` {markdown_safe(title[d.id])}: {markdown_safe(d.rationale)}" for d in items]
+        lines += [] if items else ["None."]
+        lines.append("")
+    c = digest.ranking.calibration
+    lines += ["## Calibration", "",
+              f"Kept {c.kept}, review {c.review}, dropped {c.dropped}; force-dropped as already covered "
+              f"{c.force_dropped_already_covered}; demoted to review for the cap {c.demoted_for_cap}; "
+              f"stricter criteria pass applied: {'yes' if c.stricter_pass_applied else 'no'}.", ""]
+    return "\n".join(lines)
+
+
+def digest_for(root: Path, week: str) -> str:
+    review = load_valid_review(root)
+    return digest_markdown(review, weekly(review, week))
+
+
+def ranked_batch(root: Path, number: int) -> Ranking:
+    review = load_valid_review(root)
+    found = [b for b in batches(review) if b.number == number]
+    if not found:
+        raise SitegenError(f"there is no screening batch {number} in {root}")
+    return rank_batch(review, found[0])

@@ -1,0 +1,398 @@
+"""Relevance scoring of a screening batch: KEEP, REVIEW or DROP, a 0-100 score and a one-line rationale.
+
+This follows the paper-relevance-filter specification (seed 002) with no model
+call: every axis is a rule over the protocol's own words, so a reviewer can
+audit each decision from its rationale.
+
+1. Match: protocol watchlist terms (whole words or phrases, any case) in the
+   title and abstract, on the seed's ladder (0 / 0.5 / 0.7 / 1.0), times the
+   largest weight among the terms found.
+2. Criteria fit: the seed's qualitative axis, anchored only to the protocol's
+   relevance terms and publication types (never to a model's judgement).
+3. Novelty: against the records kept in recent digests (`prior`): an exact id
+   is already covered (forced DROP); the journal version of a covered preprint
+   scores 0.5; a near-identical title 0.0; anything else 1.0.
+
+score = 100 * (0.45 * match + 0.45 * criteria + 0.10 * novelty), KEEP from 70,
+REVIEW from 50, DROP below. A missing abstract or criteria that say nothing
+about a paper mean REVIEW whatever the score. When more papers are kept than
+`max_kept`, they are re-scored with the stricter criteria pass, then the
+lowest KEEPs are demoted to REVIEW, never DROP. The watchlist is only read.
+Scores only order the batch: reviewers decide.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+from rapidfuzz import fuzz
+
+from sitegen.records.probable import normalise_title
+from sitegen.review.models import ProtocolMeta, Record, RelevanceTerms, WatchTerm
+
+Decision = Literal["KEEP", "REVIEW", "DROP"]
+
+KEEP_FROM = 70
+REVIEW_FROM = 50
+# Decimal weights, so a score is computed exactly and rounded half up: 32.5 is 33 whatever the
+# float representation of the axes.
+MATCH_WEIGHT = Decimal("0.45")
+CRITERIA_WEIGHT = Decimal("0.45")
+NOVELTY_WEIGHT = Decimal("0.10")
+# The seed's "Levenshtein ratio > 0.9" on normalised titles, as a rapidfuzz ratio (0-100).
+TITLE_MATCH_ABOVE = 90.0
+# DOI prefixes of preprint servers: bioRxiv and medRxiv, arXiv, Research Square, SSRN, Preprints.org.
+PREPRINT_DOI_PREFIXES = ("10.1101/", "10.48550/", "10.21203/", "10.2139/", "10.20944/")
+PREPRINT_TYPES = frozenset({"preprint", "posted-content"})
+
+FitKind = Literal["fit", "borderline", "partial", "silent", "out"]
+# Criteria value of each kind of fit: (usual pass, stricter pass). The stricter pass, the first
+# tie-breaker, lowers review-type papers and partial fits only.
+CRITERIA_VALUES: dict[FitKind, tuple[Decimal, Decimal]] = {
+    "fit": (Decimal("1.0"), Decimal("1.0")),
+    "borderline": (Decimal("0.7"), Decimal("0.4")),
+    "partial": (Decimal("0.4"), Decimal("0.2")),
+    "silent": (Decimal("0.7"), Decimal("0.7")),
+    "out": (Decimal("0.0"), Decimal("0.0")),
+}
+
+
+class Axes(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    match: float
+    criteria: float
+    novelty: float
+
+
+class Scored(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    decision: Decision
+    score: int
+    axes: Axes
+    rationale: str
+    tags: list[str]
+
+
+class Calibration(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kept: int
+    review: int
+    dropped: int
+    force_dropped_already_covered: int
+    demoted_for_cap: int
+    stricter_pass_applied: bool
+
+
+class Ranking(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    decisions: list[Scored]  # by score, highest first, then by id
+    calibration: Calibration
+
+
+# --------------------------------------------------------------------------- term matching
+
+
+@dataclass(frozen=True)
+class TermHits:
+    term: str  # as the protocol spells it
+    title: int  # occurrences in the title
+    abstract: int  # occurrences in the abstract
+
+
+def term_pattern(term: str) -> re.Pattern[str]:
+    """A whole word or phrase in any case: "object-in-context" is not found inside "object-in-contexts"
+    or "nonobject-in-context". Any run of whitespace stands for a space, as line breaks fall anywhere."""
+    body = r"\s+".join(re.escape(word) for word in term.split())
+    return re.compile(rf"(?<!\w){body}(?!\w)", re.IGNORECASE)
+
+
+def _term_key(term: str) -> str:
+    return " ".join(term.casefold().split())
+
+
+def distinct_terms(terms: list[str]) -> list[str]:
+    """Terms differing only in case or spacing are one keyword, spelt as first listed."""
+    first: dict[str, str] = {}
+    for term in terms:
+        first.setdefault(_term_key(term), term)
+    return list(first.values())
+
+
+# Hyphens and dashes sources write in place of "-" (U+2010 to U+2015, U+2212 minus, U+FE63, U+FF0D):
+# "object‐in‐context" in a title is the protocol's "object-in-context".
+_DASHES = re.compile("[\u2010-\u2015\u2212\ufe63\uff0d]")
+
+
+def fold(text: str) -> str:
+    """Text as the matcher compares it: Unicode-normalised (NFKC), every dash a plain hyphen."""
+    return _DASHES.sub("-", unicodedata.normalize("NFKC", text))
+
+
+def find_terms(terms: list[str], title: str, abstract: str) -> list[TermHits]:
+    """The terms found in the title or abstract, with their counts, in the order given."""
+    hits = []
+    title, abstract = fold(title), fold(abstract)
+    for term in terms:
+        pattern = term_pattern(fold(term))
+        found = TermHits(term, len(pattern.findall(title)), len(pattern.findall(abstract)))
+        if found.title or found.abstract:
+            hits.append(found)
+    return hits
+
+
+def _places(hit: TermHits) -> str:
+    places = [f"{where} ×{count}" for where, count in (("title", hit.title), ("abstract", hit.abstract)) if count]
+    return f"'{hit.term}' in {' and '.join(places)}"
+
+
+def _number(value: Decimal) -> str:
+    return f"{value.normalize():f}"
+
+
+# --------------------------------------------------------------------------- axis 1: match
+
+
+def match_axis(watchlist: list[WatchTerm], title: str, abstract: str) -> tuple[Decimal, str]:
+    """The seed's match ladder times the largest weight among the terms found, with its rationale."""
+    weights: dict[str, Decimal] = {}
+    for item in watchlist:
+        key = _term_key(item.term)
+        weights[key] = max(weights.get(key, Decimal(0)), Decimal(str(item.weight)))
+    hits = find_terms(distinct_terms([item.term for item in watchlist]), title, abstract)
+    if not hits:
+        return Decimal("0.0"), "watchlist: no term in title or abstract (match 0)"
+    only = hits[0]
+    if len(hits) > 1 or (only.title and only.abstract):
+        ladder = Decimal("1.0")
+    elif only.title or only.abstract > 1:
+        ladder = Decimal("0.7")
+    else:
+        ladder = Decimal("0.5")
+    # WatchTerm weights are at most 1.0, so the product never exceeds the seed's cap of 1.0.
+    weight = max(weights[_term_key(hit.term)] for hit in hits)
+    value = ladder * weight
+    found = ", ".join(_places(hit) for hit in hits)
+    return value, f"watchlist: {found} (match {_number(value)}, weight {_number(weight)})"
+
+
+# --------------------------------------------------------------------------- axis 2: criteria fit
+
+
+@dataclass(frozen=True)
+class Fit:
+    kind: FitKind
+    note: str  # which criteria fired, for the rationale
+    tags: tuple[str, ...]
+
+
+def _types_in(types: list[str], listed: list[str]) -> list[str]:
+    wanted = {_term_key(name) for name in listed}
+    return sorted({name for name in types if _term_key(name) in wanted})
+
+
+def criteria_fit(relevance: RelevanceTerms, title: str, abstract: str, types: list[str]) -> Fit:
+    """How the paper fits the protocol's relevance terms and publication types (kinds in CRITERIA_VALUES)."""
+    in_scope = find_terms(distinct_terms(relevance.in_scope_terms), title, abstract)
+    out_of_scope = find_terms(distinct_terms(relevance.out_of_scope_terms), title, abstract)
+    most_in_scope = max((hit.abstract for hit in in_scope), default=0)
+    in_scope_title = any(hit.title for hit in in_scope)
+    # A look-alike: the keywords let it through, but the paper is about an out-of-scope subject: an
+    # out-of-scope term leads the title (with no in-scope term there) or outnumbers them in the abstract.
+    traps = [hit for hit in out_of_scope
+             if (hit.title and not in_scope_title) or (not hit.title and hit.abstract > most_in_scope)]
+    excluded = _types_in(types, relevance.excluded_publication_types)
+    if traps or excluded:
+        fired = []
+        if traps:
+            fired.append("look-alike trap: " + ", ".join(f"out-of-scope {_places(hit)}" + (
+                ", no in-scope term in the title" if hit.title else f", more than any in-scope term (×{most_in_scope})")
+                for hit in traps))
+        fired += [f"excluded publication type '{name}' fails a required minimum" for name in excluded]
+        return Fit("out", "; ".join(fired), ("look-alike-trap",) if traps else ())
+    if not in_scope and not out_of_scope:
+        return Fit("silent", "criteria silent: no in-scope or out-of-scope term in title or abstract",
+                   ("criteria-silent",))
+    # Without a trap, an out-of-scope term found means an in-scope term was found too (in the
+    # title beside it, or at least as often in the abstract).
+    found = ", ".join(_places(hit) for hit in in_scope)
+    if out_of_scope:
+        found += " (out-of-scope " + ", ".join(_places(hit) for hit in out_of_scope) + ", no more often)"
+    if not any(hit.title or hit.abstract > 1 for hit in in_scope):
+        return Fit("partial", f"partially in scope: {found}, no in-scope term in the title or twice in the abstract",
+                   ())
+    borderline = _types_in(types, relevance.borderline_publication_types)
+    if borderline:
+        names = ", ".join(f"'{name}'" for name in borderline)
+        return Fit("borderline", f"in scope: {found}, but borderline publication type {names}", ("borderline",))
+    return Fit("fit", f"in scope: {found}", ())
+
+
+# --------------------------------------------------------------------------- axis 3: novelty
+
+
+@dataclass(frozen=True, order=True)
+class Prior:
+    id: str
+    title: str  # normalised
+    preprint: bool
+
+
+@dataclass(frozen=True)
+class Novelty:
+    value: Decimal
+    note: str
+    tags: tuple[str, ...]
+    covered: bool  # the exact id was kept before: forced DROP
+
+
+def is_preprint(record: Record) -> bool:
+    doi = record.DOI or ""
+    return doi.startswith(PREPRINT_DOI_PREFIXES) or any(_term_key(t) in PREPRINT_TYPES
+                                                       for t in record.custom.publication_types)
+
+
+def prior_index(prior: list[Record]) -> list[Prior]:
+    """The prior records to compare against, sorted by id so the first match found never depends on input order."""
+    return sorted(Prior(record.id, normalise_title(record.title), is_preprint(record)) for record in prior)
+
+
+def _similar(title: str, prior: list[Prior]) -> list[Prior]:
+    """Prior records whose normalised title is nearly this one, most similar first (ties by id)."""
+    if not title:  # a title of punctuation alone normalises to nothing, and "" would match every other ""
+        return []
+    scored = [(fuzz.ratio(title, entry.title, score_cutoff=TITLE_MATCH_ABOVE), entry) for entry in prior if entry.title]
+    return [entry for ratio, entry in sorted(scored, key=lambda pair: -pair[0]) if ratio > TITLE_MATCH_ABOVE]
+
+
+def novelty_axis(record: Record, prior: list[Prior]) -> Novelty:
+    if any(entry.id == record.id for entry in prior):
+        return Novelty(Decimal("0.0"), "already covered: kept in a prior digest (novelty 0)", ("already-covered",),
+                       True)
+    similar = _similar(normalise_title(record.title), prior)
+    preprints = [entry for entry in similar if entry.preprint]
+    if preprints and not is_preprint(record):
+        source = preprints[0].id
+        return Novelty(Decimal("0.5"), f"journal version of preprint {source} covered in a prior digest (novelty 0.5)",
+                       (f"journal-version-of:{source}",), False)
+    if similar:
+        return Novelty(Decimal("0.0"), f"title nearly identical to prior {similar[0].id} (novelty 0)",
+                       (f"similar-to:{similar[0].id}",), False)
+    return Novelty(Decimal("1.0"), "novel: id and title not in prior digests (novelty 1)", (), False)
+
+
+# --------------------------------------------------------------------------- combining
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """Everything about one paper that does not depend on which criteria pass is used."""
+
+    id: str
+    match: Decimal
+    match_note: str
+    fit: Fit
+    novelty: Novelty
+    has_abstract: bool
+
+
+def assess(record: Record, protocol: ProtocolMeta, prior: list[Prior]) -> Assessment:
+    abstract = (record.abstract or "").strip()
+    match, match_note = match_axis(protocol.watchlist, record.title, abstract)
+    fit = criteria_fit(protocol.relevance, record.title, abstract, record.custom.publication_types)
+    return Assessment(record.id, match, match_note, fit, novelty_axis(record, prior), bool(abstract))
+
+
+def combined_score(match: Decimal, criteria: Decimal, novelty: Decimal) -> int:
+    exact = 100 * (MATCH_WEIGHT * match + CRITERIA_WEIGHT * criteria + NOVELTY_WEIGHT * novelty)
+    return int(exact.quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+def decide(score: int, assessment: Assessment) -> tuple[Decision, str]:
+    """The decision, with why; the guardrails come before the thresholds."""
+    if assessment.novelty.covered:
+        return "DROP", "DROP forced: already covered"
+    if not assessment.has_abstract:
+        return "REVIEW", "REVIEW: abstract missing, and a title alone never decides KEEP or DROP"
+    if assessment.fit.kind == "silent":
+        return "REVIEW", "REVIEW: criteria silent, a reviewer decides"
+    if score >= KEEP_FROM:
+        return "KEEP", f"KEEP: score {score} ≥ {KEEP_FROM}"
+    if score >= REVIEW_FROM:
+        return "REVIEW", f"REVIEW: score {score} in {REVIEW_FROM}-{KEEP_FROM - 1}"
+    return "DROP", f"DROP: score {score} < {REVIEW_FROM}"
+
+
+def score_one(assessment: Assessment, stricter: bool) -> Scored:
+    usual, strict = CRITERIA_VALUES[assessment.fit.kind]
+    criteria = strict if stricter else usual
+    score = combined_score(assessment.match, criteria, assessment.novelty.value)
+    decision, why = decide(score, assessment)
+    tightened = " under the stricter pass" if criteria != usual else ""
+    notes = [assessment.match_note, f"criteria: {assessment.fit.note} (criteria {_number(criteria)}{tightened})",
+             assessment.novelty.note]
+    tags = [*assessment.fit.tags, *assessment.novelty.tags]
+    if not assessment.has_abstract:
+        notes.append("abstract missing: scored on the title alone")
+        tags.append("no-abstract")
+    # One line whatever the protocol's terms hold: the rationale is read in tables and logs.
+    rationale = " ".join("; ".join([*notes, why]).split())
+    return Scored(id=assessment.id, decision=decision, score=score,
+                  axes=Axes(match=float(assessment.match), criteria=float(criteria),
+                            novelty=float(assessment.novelty.value)),
+                  rationale=rationale, tags=tags)
+
+
+def _kept(decisions: list[Scored]) -> list[Scored]:
+    return [scored for scored in decisions if scored.decision == "KEEP"]
+
+
+def _demote(scored: Scored, kept: int, max_kept: int) -> Scored:
+    # Good enough to keep, only over the cap: a reviewer may still take it, so REVIEW, not DROP.
+    note = f"; demoted to REVIEW: {kept} papers scored KEEP, over the cap of {max_kept}"
+    return scored.model_copy(update={"decision": "REVIEW", "rationale": scored.rationale + note,
+                                     "tags": [*scored.tags, "demoted-for-cap"]})
+
+
+def score_batch(records: list[Record], protocol: ProtocolMeta, prior: list[Record], max_kept: int = 25) -> Ranking:
+    """Score and decide a batch of deduplicated records against the records kept in recent digests (`prior`).
+
+    The same records in any order, with `prior` in any order, give the same Ranking.
+    """
+    if max_kept < 0:
+        raise ValueError(f"max_kept must be 0 or more, not {max_kept}")
+    repeated = sorted(key for key, count in Counter(record.id for record in records).items() if count > 1)
+    if repeated:
+        # Deduplication is the caller's (seed guardrail 6); two records under one id could not be ordered.
+        raise ValueError(f"records must be deduplicated first; repeated id(s): {', '.join(repeated)}")
+    index = prior_index(prior)
+    assessments = [assess(record, protocol, index) for record in records]
+    decisions = [score_one(assessment, stricter=False) for assessment in assessments]
+    stricter = len(_kept(decisions)) > max_kept
+    if stricter:
+        # Only the KEEPs are re-scored: the cap tightens the digest, and must not turn another
+        # paper's REVIEW into a DROP because others filled it. Their rationale names the pass.
+        decisions = [score_one(assessment, stricter=True) if scored.decision == "KEEP" else scored
+                     for assessment, scored in zip(assessments, decisions, strict=True)]
+    decisions.sort(key=lambda scored: (-scored.score, scored.id))
+    kept = _kept(decisions)
+    over = {scored.id for scored in kept[max_kept:]}  # decisions are by score, then id: the lowest KEEPs
+    decisions = [_demote(scored, len(kept), max_kept) if scored.id in over else scored for scored in decisions]
+    return Ranking(decisions=decisions, calibration=Calibration(
+        kept=sum(scored.decision == "KEEP" for scored in decisions),
+        review=sum(scored.decision == "REVIEW" for scored in decisions),
+        dropped=sum(scored.decision == "DROP" for scored in decisions),
+        force_dropped_already_covered=sum(a.novelty.covered for a in assessments),
+        demoted_for_cap=len(over),
+        stricter_pass_applied=stricter,
+    ))

@@ -1,0 +1,64 @@
+"""Ranked batches, the weekly digest, and what the site shows of screening."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import EXAMPLE
+
+from sitegen.site.build import build
+
+
+def test_rank_prints_the_seed_002_shape(sitegen):
+    code, out, _ = sitegen("screen", "rank", EXAMPLE, "--batch", "2", "--json")
+    assert code == 0
+    ranking = json.loads(out)
+    assert set(ranking) == {"decisions", "calibration"}
+    assert set(ranking["decisions"][0]) == {"id", "decision", "score", "axes", "rationale", "tags"}
+    assert set(ranking["calibration"]) == {"kept", "review", "dropped", "force_dropped_already_covered",
+                                           "demoted_for_cap", "stricter_pass_applied"}
+    scores = [d["score"] for d in ranking["decisions"]]
+    assert scores == sorted(scores, reverse=True) and len(scores) == 11
+    assert all(d["rationale"] for d in ranking["decisions"])
+
+
+def test_ranking_never_writes_a_decision(sitegen, tmp_path):
+    import shutil
+
+    from conftest import tree_bytes
+
+    review = tmp_path / "example"
+    shutil.copytree(EXAMPLE, review)
+    before = tree_bytes(review)
+    sitegen("screen", "rank", review, "--batch", "1")
+    sitegen("digest", review, "--week", "2023-W16")
+    assert tree_bytes(review) == before
+
+
+def test_weekly_digest_sections(sitegen, tmp_path):
+    code, out, _ = sitegen("digest", EXAMPLE, "--week", "2023-W16", "--out", tmp_path / "digest.md")
+    assert code == 0
+    text = (tmp_path / "digest.md").read_text()
+    for heading in ("# Weekly digest 2023-W16", "## Keep", "## Review", "## Dropped", "## Already covered",
+                    "## Calibration"):
+        assert heading in text
+    assert "screening batch 2" in text
+    code, out, _ = sitegen("digest", EXAMPLE, "--week", "2023-W02")
+    assert code == 0 and "0 new records" in out
+    code, _, err = sitegen("digest", EXAMPLE, "--week", "last week")
+    assert code == 1 and "is not an ISO week" in err
+
+
+def test_the_site_shows_screening_batches_and_digests(tmp_path):
+    site = tmp_path / "site"
+    build(EXAMPLE, site, environ={})
+    home = (site / "index.html").read_text()
+    assert 'href="digests/2023-W16.html"' in home and 'href="screening.html"' in home
+    screening = (site / "screening.html").read_text()
+    assert "Kappa (95% CI)" in screening and "0.90 (0.83 to 0.97)" in screening
+    assert "1 conflict(s)</strong> await adjudication" in screening
+    batch = (site / "batches" / "2.html").read_text()
+    assert "screened under protocol version 2" in batch and "The ranking decides nothing" in batch
+    assert (site / "digests" / "2023-W16.html").is_file() and (site / "downloads" / "digest-2023-W16.md").is_file()
+    protocol = (site / "protocol.html").read_text()
+    assert "Lock and amendments" in protocol and "Genetically modified rodents" in protocol

@@ -1,0 +1,138 @@
+"""Protocol lock and amendments; phases that advance only through their gates; settable fields."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from conftest import EXAMPLE, tree_bytes
+
+
+@pytest.fixture
+def example(tmp_path):
+    review = tmp_path / "example"
+    shutil.copytree(EXAMPLE, review)
+    return review
+
+
+def events(review, type_):
+    return [json.loads(line) for line in (review / "ledger.jsonl").read_text().splitlines()
+            if json.loads(line)["type"] == type_]
+
+
+def test_the_example_shows_its_lock_and_amendment_trail(example):
+    [lock] = events(example, "protocol_lock")
+    [amendment] = events(example, "amendment")
+    assert lock["payload"]["version"] == 1 and amendment["payload"]["version"] == 2
+    assert "+    - Genetically modified rodents" in amendment["payload"]["diff"]
+    batches = events(example, "screening")
+    assert [b["payload"]["protocol_version"] for b in batches] == [1, 2]  # later batches use the new version
+
+
+def test_an_edit_after_lock_is_caught_then_amended(sitegen, example):
+    protocol = example / "protocol.md"
+    protocol.write_text(protocol.read_text().replace("Rodents (rats or mice)", "Rodents (rats, mice or hamsters)"))
+    code, out, _ = sitegen("check", example)
+    assert code == 1 and "edited after it was locked" in out
+    code, out, err = sitegen("protocol", "amend", example, "--at", "2023-05-01T00:00:00Z",
+                             "--reason", "Hamsters are rodents too")
+    assert code == 0, err
+    assert "protocol amended to version 3" in out
+    assert "version: 3" in protocol.read_text()  # the version is raised in the file itself
+    [_, amendment] = events(example, "amendment")
+    assert amendment["payload"]["reason"] == "Hamsters are rodents too"
+    assert "-    - Rodents (rats or mice)" in amendment["payload"]["diff"]
+    assert sitegen("check", example)[0] == 0
+    site = example.parent / "site"
+    assert sitegen("build", example, "--out", site)[0] == 0
+    page = (site / "protocol.html").read_text()
+    assert "Hamsters are rodents too" in page and "Amendments" in page
+
+
+def test_amend_refuses_nothing_changed_and_no_reason(sitegen, example):
+    code, _, err = sitegen("protocol", "amend", example, "--at", "2023-05-01T00:00:00Z", "--reason", "none")
+    assert code == 1 and "has not changed since version 2" in err
+    code, _, err = sitegen("protocol", "amend", example, "--at", "2023-05-01T00:00:00Z", "--reason", " ")
+    assert code == 1 and "needs a reason" in err
+
+
+def test_lock_twice_is_refused(sitegen, example):
+    code, _, err = sitegen("protocol", "lock", example, "--at", "2023-05-01T00:00:00Z")
+    assert code == 1 and "already locked" in err
+
+
+def test_screening_before_the_protocol_is_locked_is_caught(sitegen, tmp_path):
+    review = tmp_path / "new"
+    sitegen("init", review)
+    # A decision for a record the review does not have is also reported, but the lock comes first.
+    (review / "screening" / "title-abstract" / "ann.csv").write_text("record_id,decision,reason,note\n")
+    (review / "screening" / "title-abstract" / "ann.csv").write_text(
+        "record_id,decision,reason,note\n10.1000/x,include,,\n")
+    code, out, _ = sitegen("check", review)
+    assert code == 1 and "the protocol was never locked" in out
+
+
+def test_full_text_for_a_batch_with_open_conflicts_is_caught(sitegen, example):
+    code, out, _ = sitegen("screen", "conflicts", example, "--json")
+    [conflict] = json.loads(out)
+    batch = next(b for b in events(example, "screening") if conflict["record_id"] in b["payload"]["record_ids"])
+    other = next(i for i in batch["payload"]["record_ids"] if i != conflict["record_id"])
+    # pretend the batch's other record was included at title/abstract and assessed in full text
+    with (example / "screening" / "title-abstract" / "adjudication.csv").open("a") as handle:
+        handle.write(f"{other},include,,\n")
+    with (example / "screening" / "full-text" / "reviewer-a.csv").open("a") as handle:
+        handle.write(f"{other},include,,\n")
+    code, out, _ = sitegen("check", example)
+    assert code == 1 and "conflicts are not adjudicated yet" in out
+
+
+def test_phase_gates_refuse_with_reasons(sitegen, example):
+    before = tree_bytes(example)
+    code, _, err = sitegen("state", "advance", example, "--at", "2023-05-01T00:00:00Z")
+    assert code == 1
+    assert "cannot advance from screening to extraction" in err
+    assert "1 conflict(s)" in err and "2 report(s) await full-text assessment" in err
+    assert tree_bytes(example) == before
+
+
+def test_a_new_review_advances_only_after_its_gates(sitegen, tmp_path):
+    review = tmp_path / "new"
+    sitegen("init", review)
+    code, _, err = sitegen("state", "advance", review, "--at", "2026-01-01T00:00:00Z")
+    assert code == 1 and "the protocol is locked: run `sitegen protocol lock`" in err
+    assert sitegen("protocol", "lock", review, "--at", "2026-01-01T00:00:00Z")[0] == 0
+    code, out, _ = sitegen("state", "advance", review, "--at", "2026-01-01T00:00:00Z")
+    assert code == 0 and "protocol -> searching" in out
+    code, _, err = sitegen("state", "advance", review, "--at", "2026-01-02T00:00:00Z")
+    assert code == 1 and "a search has run" in err
+    code, out, _ = sitegen("state", "show", review, "--json")
+    shown = json.loads(out)
+    assert shown["phase"] == "searching" and shown["next_phase"] == "screening"
+
+
+def test_only_whitelisted_fields_can_be_set(sitegen, example):
+    code, out, _ = sitegen("state", "set", example, "max_kept", "10")
+    assert code == 0 and json.loads((example / "state.json").read_text())["max_kept"] == 10
+    code, _, err = sitegen("state", "set", example, "phase", "published")
+    assert code == 1 and "advances only through `sitegen state advance`" in err
+    code, _, err = sitegen("state", "set", example, "title", "x")
+    assert code == 1 and "cannot be set directly" in err
+    code, _, err = sitegen("state", "set", example, "max_kept", "0")
+    assert code == 1 and "max_kept" in err
+    assert sitegen("check", example)[0] == 0
+
+
+def test_a_forged_phase_jump_is_caught(sitegen, example):
+    from sitegen.living.ledger import event_hash
+    from sitegen.review.write import canonical_json
+
+    lines = (example / "ledger.jsonl").read_text().splitlines()
+    last = json.loads(lines[-1])
+    payload = {"from_phase": "screening", "to_phase": "published", "checks": []}
+    event = {"seq": last["seq"] + 1, "type": "phase", "ts": "2024-01-01T00:00:00Z", "payload": payload,
+             "prev": last["hash"], "hash": event_hash(last["seq"] + 1, "phase", "2024-01-01T00:00:00Z", payload,
+                                                      last["hash"])}
+    (example / "ledger.jsonl").write_text("\n".join(lines + [canonical_json(event)]) + "\n")
+    code, out, _ = sitegen("check", example)
+    assert code == 1 and "phases advance one at a time" in out
