@@ -20,8 +20,12 @@ from sitegen.review.models import (
     ProtocolMeta,
     Record,
     RecordMeta,
+    RelevanceTerms,
     ReviewConfig,
+    ReviewState,
     SavedSearch,
+    SnapshotEntry,
+    Strategy,
 )
 from sitegen.review.schemas import json_schemas
 
@@ -29,7 +33,8 @@ DOCS = (ROOT / "docs" / "review-folder.md").read_text()
 README = (ROOT / "README.md").read_text()
 
 
-@pytest.mark.parametrize("model", [ReviewConfig, ProtocolMeta, SavedSearch, Record, RecordMeta, Evidence, Finding, Passage])
+@pytest.mark.parametrize("model", [ReviewConfig, ProtocolMeta, RelevanceTerms, SavedSearch, Strategy, Record, RecordMeta,
+                                   Evidence, Finding, Passage, SnapshotEntry, ReviewState])
 def test_every_field_is_documented(model):
     for name, field in model.model_fields.items():
         shown = field.alias or name
