@@ -38,9 +38,10 @@ def no_waiting(monkeypatch):
     return waits
 
 
-def new_review(sitegen, tmp_path: Path) -> Path:
+def new_review(sitegen, tmp_path: Path, locked_at: str = "2023-01-01T00:00:00Z") -> Path:
     review = tmp_path / "review"
     sitegen("init", review)
+    sitegen("protocol", "lock", review, "--at", locked_at)
     return review
 
 
@@ -135,8 +136,8 @@ def test_first_run_is_the_opening_batch(sitegen, tmp_path):
     assert saved["run_count"] == 1 and saved["last_run"] == FIRST
     assert saved["seen_ids"] == result.searches[0].new and len(saved["seen_ids"]) == 8
     types = [e["type"] for e in ledger(review)]
-    assert types == ["retrieval", "retrieval", "screening"]
-    assert ledger(review)[2]["payload"]["record_ids"] == saved["seen_ids"]
+    assert types == ["protocol_lock", "retrieval", "retrieval", "screening"]
+    assert ledger(review)[3]["payload"]["record_ids"] == saved["seen_ids"]
     assert inspect_review(review)[1] == []
 
 
@@ -396,3 +397,47 @@ def test_update_refuses_an_unsupported_schema_with_status_4(sitegen, tmp_path):
     code, _, err = sitegen("update", review, "--at", "2024-01-01T00:00:00Z", "--snapshots", "replay")
     assert code == 4 and "is not supported" in err
     assert tree_bytes(review) == before
+
+
+def test_searching_needs_a_locked_protocol(sitegen, tmp_path):
+    review = tmp_path / "review"
+    sitegen("init", review)
+    with pytest.raises(Exception, match="the protocol is not locked"):
+        run(review, FIRST, Providers(SYNERGY[:3], CORE[:2]), add=True)
+    code, _, err = sitegen("monitor", "add", review, "--id", "W_1", "--strategy", "openalex", "x", "--at", FIRST)
+    assert code == 1 and "not locked" in err
+
+
+def test_a_record_found_by_two_searches_is_screened_once(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    providers = Providers(SYNERGY[:4], CORE[:2])
+    run(review, FIRST, providers, add=True)
+    transport = httpx.MockTransport(providers)
+    second = add_monitor(review, "second", [Strategy(source="openalex", query="other words")], SECOND, "live",
+                         settings=SETTINGS, transport=transport)
+    # The second search sees the same four OpenAlex records: new to it, but already in batch 1.
+    assert second.searches[0].new == []
+    saved = json.loads((review / "searches" / "second.json").read_text())
+    assert len(saved["seen_ids"]) == 4
+    assert inspect_review(review)[1] == []
+    code, out, _ = sitegen("digest", review, "--week", "2026-W03")
+    assert code == 0
+
+
+def test_deleting_the_last_run_from_the_ledger_is_caught(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    providers = Providers(SYNERGY[:3], CORE[:2])
+    run(review, FIRST, providers, add=True)
+    providers.works = SYNERGY[:5]
+    run(review, SECOND, providers)
+    lines = (review / "ledger.jsonl").read_text().splitlines()
+    kept = [line for line in lines if json.loads(line)["ts"] != SECOND]
+    (review / "ledger.jsonl").write_text("\n".join(kept) + "\n")
+    code, out, _ = sitegen("check", review)
+    assert code == 1 and "ledger's latest run of this search is" in out
+
+
+def test_monitor_add_refuses_a_bad_id_without_a_traceback(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    code, _, err = sitegen("monitor", "add", review, "--id", "W_1", "--strategy", "openalex", "x", "--at", FIRST)
+    assert code == 1 and "--id 'W_1'" in err and "Traceback" not in err

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from pydantic import ValidationError
 
 from sitegen.errors import SitegenError
 from sitegen.living.ledger import check_event_time, ledger_text, next_event
@@ -26,6 +27,9 @@ from sitegen.review.check import load_valid_review
 from sitegen.review.folder import Review
 from sitegen.review.models import (
     SEARCH_SCHEMA_VERSION,
+    BatchPayload,
+    ImportPayload,
+    ProtocolLockPayload,
     Record,
     SavedSearch,
     Strategy,
@@ -60,7 +64,7 @@ class StrategyRun:
 class SearchRun:
     monitor_id: str
     strategies: list[StrategyRun]
-    new: list[str]
+    new: list[str]  # the new screening batch: never seen by this search, and not yet in the review
     batch: int | None  # the screening batch the new records form, if any
 
     @property
@@ -105,6 +109,7 @@ def update(root: Path, at: str, mode: str = "live", settings: SourceSettings | N
         review = load_valid_review(root)
         if not review.searches:
             raise SitegenError(f"{root} has no saved searches; add one with `sitegen monitor add`")
+        _require_lock(review)
         return _run(root, review, list(review.searches.values()), at, mode, settings, progress, transport)
 
 
@@ -117,15 +122,35 @@ def add_monitor(root: Path, monitor_id: str, strategies: list[Strategy], at: str
     with review_lock(root):
         recover(root)
         review = load_valid_review(root)
+        _require_lock(review)
         if monitor_id in review.searches:
             raise SitegenError(f"a saved search {monitor_id!r} already exists in {root}/searches/")
         for strategy in strategies:
             if strategy.syntax == "sitegen":
                 check_grammar(strategy.query)
-        seen = sorted({row.decision.record_id for row in review.decisions}) if seed_from_review else []
-        search = SavedSearch(schema_version=SEARCH_SCHEMA_VERSION, monitor_id=monitor_id, strategies=strategies,
-                             seen_ids=seen, last_run="", run_count=0)
+        if len({(s.source, s.query) for s in strategies}) != len(strategies):
+            raise SitegenError("the same strategy is given twice")
+        # Seeded with the records the review already holds: screened, batched or imported.
+        seen = sorted(set(in_review(review)) | {row.decision.record_id for row in review.decisions}) \
+            if seed_from_review else []
+        try:
+            search = SavedSearch(schema_version=SEARCH_SCHEMA_VERSION, monitor_id=monitor_id, strategies=strategies,
+                                 seen_ids=seen, last_run="", run_count=0)
+        except ValidationError as exc:
+            raise SitegenError(f"--id {monitor_id!r}: {exc.errors(include_url=False)[0]['msg']}") from None
         return _run(root, review, [search], at, mode, settings, progress, transport)
+
+
+def _require_lock(review: Review) -> None:
+    # A batch is screened under a locked protocol version; without a lock there is none.
+    if not any(isinstance(payload, ProtocolLockPayload) for payload in review.payloads):
+        raise SitegenError("the protocol is not locked: lock it (`sitegen protocol lock`) before searching, so every "
+                           "batch is screened under a fixed protocol version")
+
+
+def in_review(review: Review) -> list[str]:
+    """Records already handed to reviewers: in an earlier batch, or imported."""
+    return [i for p in review.payloads if isinstance(p, BatchPayload | ImportPayload) for i in p.record_ids]
 
 
 def _run(root: Path, review: Review, searches: list[SavedSearch], at: str, mode: str,
@@ -149,6 +174,7 @@ def _run(root: Path, review: Review, searches: list[SavedSearch], at: str, mode:
     result = UpdateResult(at, [], merged.records)
     events = list(review.ledger)
     batch = sum(1 for event in events if event.type == "screening")
+    already = set(in_review(review))  # never put a record in a second batch
     position = 0
     transaction = Transaction(root)
     for search in searches:
@@ -161,17 +187,21 @@ def _run(root: Path, review: Review, searches: list[SavedSearch], at: str, mode:
                 previous = events[-1] if events else None
                 events.append(next_event(previous, "retrieval", at, _retrieval(search, runs[-1])))
         fresh = new_ids([i for run in runs for i in run.ids], search.seen_ids)
+        # New to this search but already handed to reviewers (another search found it first):
+        # seen from now on, but not screened twice.
+        to_screen = [i for i in fresh if i not in already]
+        already.update(to_screen)
         number = None
-        if fresh:
+        if to_screen:
             batch += 1
             number = batch
             events.append(next_event(events[-1], "screening", at, {
                 "batch": batch, "monitor_id": search.monitor_id,
-                "protocol_version": review.protocol.meta.version, "record_ids": fresh}))
+                "protocol_version": review.protocol.meta.version, "record_ids": to_screen}))
         advanced = search.model_copy(update={"seen_ids": search.seen_ids + fresh, "last_run": at,
                                              "run_count": search.run_count + 1})
         transaction.write(f"searches/{search.monitor_id}.json", pretty_json(model_data(advanced)))
-        result.searches.append(SearchRun(search.monitor_id, runs, fresh, number))
+        result.searches.append(SearchRun(search.monitor_id, runs, to_screen, number))
     transaction.write("records.jsonl", jsonl(model_data(record) for record in merged.records.values()))
     transaction.write("ledger.jsonl", ledger_text(events))
     transaction.commit()

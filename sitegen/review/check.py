@@ -171,7 +171,7 @@ def _check_evidence(review: Review) -> list[Problem]:
 
 
 def _check_searches(review: Review) -> list[Problem]:
-    problems = []
+    problems = _check_batches(review)
     for monitor_id, search in review.searches.items():
         for index, strategy in enumerate(search.strategies):
             if strategy.syntax == "sitegen":
@@ -185,6 +185,48 @@ def _check_searches(review: Review) -> list[Problem]:
             more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
             problems.append(Problem(f"searches/{monitor_id}.json", None, None, "unknown-record",
                                     f"seen_ids name record(s) not in records.jsonl: {', '.join(missing[:3])}{more}"))
+    return problems
+
+
+def _check_batches(review: Review) -> list[Problem]:
+    """Batches and saved searches must agree with the ledger: this also anchors the ledger's tail,
+    since deleting the last run's events leaves a saved search claiming a run the ledger lacks."""
+    problems = []
+    batched: dict[str, int] = {}
+    last_run: dict[str, str] = {}
+    runs: dict[str, set[str]] = {}
+    for event, line, payload in zip(review.ledger, review.ledger_lines, review.payloads, strict=True):
+        if isinstance(payload, RetrievalPayload):
+            last_run[payload.monitor_id] = event.ts
+            runs.setdefault(payload.monitor_id, set()).add(event.ts)
+        if not isinstance(payload, BatchPayload):
+            continue
+        twice = [i for i in payload.record_ids if i in batched]
+        if twice:
+            problems.append(Problem("ledger.jsonl", line, None, "batched-twice",
+                                    f"batch {payload.batch} repeats record(s) of an earlier batch (ledger line "
+                                    f"{batched[twice[0]]}): {', '.join(twice[:3])}"))
+        batched.update({i: line for i in payload.record_ids})
+        search = review.searches.get(payload.monitor_id)
+        unseen = [i for i in payload.record_ids if search and i not in set(search.seen_ids)]
+        if unseen:
+            problems.append(Problem(f"searches/{payload.monitor_id}.json", None, None, "seen-ids",
+                                    f"seen_ids lacks record(s) of batch {payload.batch}: {', '.join(unseen[:3])}; "
+                                    "seen_ids only grows"))
+    for monitor_id, search in review.searches.items():
+        rel = f"searches/{monitor_id}.json"
+        if monitor_id in last_run and search.last_run != last_run[monitor_id]:
+            problems.append(Problem(rel, None, None, "last-run",
+                                    f"last_run is {search.last_run!r} but the ledger's latest run of this search is "
+                                    f"{last_run[monitor_id]}: events were deleted, or the file was edited"))
+        if len(runs.get(monitor_id, ())) > search.run_count:
+            problems.append(Problem(rel, None, None, "run-count",
+                                    f"run_count is {search.run_count} but the ledger records "
+                                    f"{len(runs[monitor_id])} runs of this search"))
+        if search.run_count and monitor_id not in last_run and review.ledger:
+            problems.append(Problem(rel, None, None, "last-run",
+                                    f"the search has run {search.run_count} time(s) but the ledger has no retrieval "
+                                    "event for it: events were deleted"))
     return problems
 
 
