@@ -91,3 +91,35 @@ def test_an_adjudication_settles_a_conflict(sitegen, tmp_path):
     assert code == 0, out
     code, out, _ = sitegen("screen", "conflicts", review)
     assert "0 conflict(s)" in out
+
+
+def test_one_reviewers_decision_awaits_the_second(sitegen, tmp_path):
+    # Title/abstract screening is dual in the example: drop reviewer-b's decision on one record.
+    review = tmp_path / "example"
+    shutil.copytree(EXAMPLE, review)
+    path = review / "screening" / "title-abstract" / "reviewer-b.csv"
+    lines = path.read_text().splitlines(keepends=True)
+    adjudicated = {line.split(",")[0] for line in (review / "screening" / "title-abstract" / "adjudication.csv")
+                   .read_text().splitlines()[1:]}
+    index = next(n for n, line in enumerate(lines[1:], 1) if ",exclude," in line
+                 and line.split(",")[0] not in adjudicated)
+    del lines[index]
+    path.write_text("".join(lines))
+    import json
+
+    code, out, _ = sitegen("prisma", review, "--json")
+    assert json.loads(out)["awaiting_screening"] == 2  # the open conflict and this one
+    code, out, _ = sitegen("screen", "status", review)
+    assert "1 pending" in out
+
+
+def test_exclusion_reasons_that_differ_at_full_text_are_a_conflict():
+    from sitegen.review.folder import DecisionRow
+    from sitegen.review.models import Decision
+    from sitegen.screening.outcomes import stage_outcomes
+
+    rows = [DecisionRow("full-text", reviewer, "f.csv", 2, {}, Decision(record_id="10.1000/x", decision="exclude",
+                                                                          reason=reason))
+            for reviewer, reason in (("a", "non-rodent"), ("b", "no-control-group"))]
+    assert stage_outcomes(rows, "full-text", 2, reasons_must_agree=True)["10.1000/x"].decision == "conflict"
+    assert stage_outcomes(rows, "full-text", 2)["10.1000/x"].decision == "exclude"  # without the rule

@@ -37,6 +37,9 @@ def two_run_review(sitegen, tmp_path, monkeypatch):
     monkeypatch.setattr("sitegen.sources.http.pause", lambda seconds: None)
     review = tmp_path / "review"
     sitegen("init", review)
+    config = review / "review.yaml"  # a review screened by one person: one decision per stage counts
+    config.write_text(config.read_text().replace("site:", "screening:\n  title_abstract_reviewers: 1\n"
+                                                          "  full_text_reviewers: 1\nsite:", 1))
     protocol = review / "protocol.md"
     protocol.write_text(protocol.read_text().replace("exclusion_reasons:\n", "exclusion_reasons:\n"
                                                      "  - code: not-retrieved\n    label: Report not retrieved\n"))

@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from sitegen.review.check import load_valid_review
 from sitegen.review.folder import Review
 from sitegen.review.models import ImportPayload, RetrievalPayload
-from sitegen.screening.outcomes import stage_outcomes
+from sitegen.screening.outcomes import DECIDED, review_outcomes
 
 NOT_RETRIEVED = "not-retrieved"
 
@@ -71,9 +71,9 @@ def derive(review: Review) -> PrismaCounts:
         known.update({record_id: runs for record_id in first_seen})
     identified = sum(by_source.values()) + other
 
-    screening = stage_outcomes(review.decisions, "title-abstract")
-    eligibility = stage_outcomes(review.decisions, "full-text")
-    decided = {rid: o.decision for rid, o in screening.items() if rid in known and o.decision != "conflict"}
+    screening = review_outcomes(review, "title-abstract")
+    eligibility = review_outcomes(review, "full-text")
+    decided = {rid: o.decision for rid, o in screening.items() if rid in known and o.decision in DECIDED}
     sought = [rid for rid, decision in decided.items() if decision in ("include", "maybe")]
     final = {rid: eligibility[rid] for rid in sought if rid in eligibility}
     not_retrieved = [rid for rid, o in final.items() if o.decision == "exclude" and o.reason == NOT_RETRIEVED]

@@ -31,7 +31,7 @@ from sitegen.review.models import (
 )
 from sitegen.review.transaction import Transaction, recover, review_lock
 from sitegen.review.write import model_data, pretty_json
-from sitegen.screening.outcomes import stage_outcomes
+from sitegen.screening.outcomes import review_outcomes
 
 
 @dataclass
@@ -49,7 +49,7 @@ def current_phase(review: Review) -> tuple[str, str | None]:
 
 
 def included_ids(review: Review) -> list[str]:
-    full_text = stage_outcomes(review.decisions, "full-text")
+    full_text = review_outcomes(review, "full-text")
     return [record_id for record_id, outcome in full_text.items() if outcome.decision == "include"]
 
 
@@ -67,7 +67,7 @@ def gates(review: Review, target: str) -> list[Gate]:
     if target == "extraction":
         counts = derive(review)
         conflicts = [o for stage in ("title-abstract", "full-text")
-                     for o in stage_outcomes(review.decisions, stage).values() if o.decision == "conflict"]
+                     for o in review_outcomes(review, stage).values() if o.decision == "conflict"]
         return [Gate("every record is screened at title and abstract", counts.awaiting_screening == 0,
                      f"{counts.awaiting_screening} record(s) await screening or adjudication"),
                 Gate("every report sought is assessed in full text", counts.awaiting_full_text == 0,

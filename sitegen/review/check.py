@@ -24,7 +24,7 @@ from sitegen.review.models import (
     parse_timestamp,
 )
 from sitegen.review.problems import Problem
-from sitegen.screening.outcomes import stage_outcomes
+from sitegen.screening.outcomes import review_outcomes
 from sitegen.sources.query import QuerySyntaxError, parse_query
 
 
@@ -62,7 +62,7 @@ def _check_gates(review: Review) -> list[Problem]:
                                 "screening decisions exist but the protocol was never locked; lock it first "
                                 "(`sitegen protocol lock`) so every decision is made under a fixed protocol"))
     # No full-text stage for a batch whose title/abstract screening still has conflicts.
-    screened = stage_outcomes(review.decisions, "title-abstract")
+    screened = review_outcomes(review, "title-abstract")
     unsettled = {record_id for payload in review.payloads if isinstance(payload, BatchPayload)
                  if any(screened.get(i) and screened[i].decision == "conflict" for i in payload.record_ids)
                  for record_id in payload.record_ids}
@@ -121,7 +121,7 @@ def _check_decisions(review: Review) -> list[Problem]:
 
 def _check_stages(review: Review) -> list[Problem]:
     """A record reaches full text only when title/abstract screening included it."""
-    screened = stage_outcomes(review.decisions, "title-abstract")
+    screened = review_outcomes(review, "title-abstract")
     problems = []
     for row in review.decisions:
         if row.stage != "full-text":
@@ -130,7 +130,8 @@ def _check_stages(review: Review) -> list[Problem]:
         decision = outcome.decision if outcome else None
         if decision not in ("include", "maybe"):
             state = {None: "has no title/abstract decision", "exclude": "was excluded at title/abstract",
-                     "conflict": "is an unresolved conflict at title/abstract"}[decision]
+                     "conflict": "is an unresolved conflict at title/abstract",
+                     "awaiting": "still awaits a decision by another reviewer at title/abstract"}[decision]
             problems.append(Problem(row.path, row.line, row.columns.get("record_id"), "not-screened-in",
                                     f"record {row.decision.record_id!r} {state}; only records included there "
                                     "are assessed in full text"))

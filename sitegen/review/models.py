@@ -101,6 +101,13 @@ class SiteSettings(Strict):
         return value if value.endswith("/") else value + "/"
 
 
+class ScreeningSettings(Strict):
+    """How many reviewers must decide each record independently before their decision counts."""
+
+    title_abstract_reviewers: int = Field(default=2, ge=1, le=10)
+    full_text_reviewers: int = Field(default=2, ge=1, le=10)
+
+
 class ReviewConfig(Strict):
     """review.yaml: what the review is and how its site looks."""
 
@@ -112,6 +119,7 @@ class ReviewConfig(Strict):
         description="SPDX licence id for the review's content, e.g. CC-BY-4.0"
     )
     sources: list[Source] = Field(default_factory=list)
+    screening: ScreeningSettings = ScreeningSettings()
     site: SiteSettings = SiteSettings()
 
 

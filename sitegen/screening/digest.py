@@ -22,7 +22,7 @@ from sitegen.errors import SitegenError
 from sitegen.review.check import load_valid_review
 from sitegen.review.folder import Review
 from sitegen.review.models import parse_timestamp
-from sitegen.screening.outcomes import stage_outcomes
+from sitegen.screening.outcomes import review_outcomes
 from sitegen.screening.relevance import Ranking, score_batch
 from sitegen.screening.status import Batch, batches
 from sitegen.text import markdown_safe
@@ -51,7 +51,7 @@ def week_start(week: str) -> date:
 
 def _prior(review: Review, start: date) -> list:
     """Records of the batches in the PRIOR_WEEKS weeks before `start` that reviewers included."""
-    included = {i for i, o in stage_outcomes(review.decisions, "title-abstract").items() if o.decision == "include"}
+    included = {i for i, o in review_outcomes(review, "title-abstract").items() if o.decision == "include"}
     earliest = start - timedelta(weeks=PRIOR_WEEKS)
     return [review.records[i] for batch in batches(review) if batch.created
             and earliest <= parse_timestamp(batch.created).date() < start

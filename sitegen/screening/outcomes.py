@@ -1,7 +1,8 @@
 """What the decision files add up to, per record and stage.
 
 Reviewers decide; this only combines their decisions: an adjudication wins,
-agreement stands, disagreement is a conflict for a human to settle.
+agreement of the required number of reviewers stands, disagreement is a conflict
+for a human to settle, and a record fewer reviewers have decided is awaiting.
 """
 
 from __future__ import annotations
@@ -9,33 +10,49 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from sitegen.review.folder import ADJUDICATION, DecisionRow
+from sitegen.review.folder import ADJUDICATION, DecisionRow, Review
+from sitegen.review.models import ScreeningSettings
 
 
 @dataclass(frozen=True)
 class Outcome:
-    decision: str  # include | exclude | maybe | conflict
+    decision: str  # include | exclude | maybe | conflict | awaiting (fewer reviewers than required)
     reason: str  # the exclusion reason code, when there is one
     reviewers: tuple[str, ...]
     adjudicated: bool = False
 
 
-def stage_outcomes(decisions: list[DecisionRow], stage: str) -> dict[str, Outcome]:
+DECIDED = ("include", "exclude", "maybe")
+
+
+def stage_outcomes(decisions: list[DecisionRow], stage: str, required: int = 1,
+                   reasons_must_agree: bool = False) -> dict[str, Outcome]:
     by_record: dict[str, list[DecisionRow]] = defaultdict(list)
     for row in decisions:
         if row.stage == stage:
             by_record[row.decision.record_id].append(row)
-    return {record_id: _combine(rows) for record_id, rows in sorted(by_record.items())}
+    return {record_id: _combine(rows, required, reasons_must_agree) for record_id, rows in sorted(by_record.items())}
 
 
-def _combine(rows: list[DecisionRow]) -> Outcome:
+def review_outcomes(review: Review, stage: str) -> dict[str, Outcome]:
+    """Outcomes under the review's own rules: its required number of reviewers per stage, and at
+    full text, where PRISMA counts exclusions by reason, agreement on the reason too."""
+    settings = review.config.screening if review.config else ScreeningSettings()
+    required = settings.title_abstract_reviewers if stage == "title-abstract" else settings.full_text_reviewers
+    return stage_outcomes(review.decisions, stage, required, reasons_must_agree=stage == "full-text")
+
+
+def _combine(rows: list[DecisionRow], required: int, reasons_must_agree: bool) -> Outcome:
     reviewers = tuple(sorted(r.reviewer for r in rows if r.reviewer != ADJUDICATION))
     for row in rows:
         if row.reviewer == ADJUDICATION:
             return Outcome(row.decision.decision, row.decision.reason, reviewers, adjudicated=True)
     verdicts = {row.decision.decision for row in rows}
-    if len(verdicts) > 1:
+    given_reasons = {row.decision.reason for row in rows if row.decision.reason}
+    if len(verdicts) > 1 or (reasons_must_agree and len(given_reasons) > 1):
         return Outcome("conflict", "", reviewers)
+    if len(reviewers) < required:
+        return Outcome("awaiting", "", reviewers)
     verdict = verdicts.pop()
     reasons = Counter(row.decision.reason for row in rows if row.decision.reason)
     # The most given reason; ties go to the alphabetically first code, so the result is stable.

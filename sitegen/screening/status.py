@@ -11,7 +11,7 @@ from sitegen.review.check import load_valid_review
 from sitegen.review.folder import ADJUDICATION, Review
 from sitegen.review.models import STAGES, BatchPayload
 from sitegen.screening.agreement import Agreement, agreement
-from sitegen.screening.outcomes import stage_outcomes
+from sitegen.screening.outcomes import review_outcomes
 
 
 class Batch(BaseModel):
@@ -59,16 +59,16 @@ def batches(review: Review) -> list[Batch]:
 
 
 def _stage_status(review: Review, stage: str, record_ids: list[str]) -> StageStatus:
-    outcomes = stage_outcomes(review.decisions, stage)
+    outcomes = review_outcomes(review, stage)
     ids = set(record_ids)
     if stage == "full-text":  # only records included (or maybe) at title/abstract reach full text
-        screened = stage_outcomes(review.decisions, "title-abstract")
+        screened = review_outcomes(review, "title-abstract")
         ids = {i for i in ids if i in screened and screened[i].decision in ("include", "maybe")}
     by_reviewer: dict[str, dict[str, str]] = {}
     for row in review.decisions:
         if row.stage == stage and row.reviewer != ADJUDICATION and row.decision.record_id in ids:
             by_reviewer.setdefault(row.reviewer, {})[row.decision.record_id] = row.decision.decision
-    mine = [outcomes[i] for i in ids if i in outcomes]
+    mine = [outcomes[i] for i in ids if i in outcomes and outcomes[i].decision != "awaiting"]
     count = {decision: sum(1 for o in mine if o.decision == decision)
              for decision in ("include", "exclude", "maybe", "conflict")}
     return StageStatus(stage=stage, records=len(ids),
@@ -90,7 +90,7 @@ def conflicts(review: Review) -> list[Conflict]:
     """Unresolved disagreements, blind: who decided what, never why."""
     found = []
     for stage in STAGES:
-        for record_id, outcome in stage_outcomes(review.decisions, stage).items():
+        for record_id, outcome in review_outcomes(review, stage).items():
             if outcome.decision != "conflict":
                 continue
             decisions = {row.reviewer: row.decision.decision for row in review.decisions

@@ -18,7 +18,7 @@ from sitegen.review.folder import Review
 from sitegen.review.models import Evidence, Record
 from sitegen.review.write import pretty_json
 from sitegen.screening.digest import digest_markdown, rank_batch, weekly, weeks
-from sitegen.screening.outcomes import Outcome, stage_outcomes
+from sitegen.screening.outcomes import Outcome, review_outcomes
 from sitegen.screening.status import conflicts, status
 from sitegen.site import exports, prisma_svg
 from sitegen.site.templates import environment, templates_dir
@@ -50,8 +50,8 @@ def _authors_short(record: Record) -> str:
 
 
 def record_views(review: Review) -> list[RecordView]:
-    title_abstract = stage_outcomes(review.decisions, "title-abstract")
-    full_text = stage_outcomes(review.decisions, "full-text")
+    title_abstract = review_outcomes(review, "title-abstract")
+    full_text = review_outcomes(review, "full-text")
     evidence = {item.evidence.record_id: item for item in review.evidence}
     return [RecordView(record, page_slug(record.id), _authors_short(record), title_abstract.get(record.id),
                        full_text.get(record.id), evidence[record.id].evidence if record.id in evidence else None)
