@@ -35,6 +35,8 @@ def test_an_edit_after_lock_is_caught_then_amended(sitegen, example):
     protocol.write_text(protocol.read_text().replace("Rodents (rats or mice)", "Rodents (rats, mice or hamsters)"))
     code, out, _ = sitegen("check", example)
     assert code == 1 and "edited after it was locked" in out
+    line = next(n for n, text in enumerate(protocol.read_text().split("\n"), 1) if "hamsters" in text)
+    assert f"protocol.md:{line}: error:" in out  # annotated on the edited line
     code, out, err = sitegen("protocol", "amend", example, "--at", "2023-05-01T00:00:00Z",
                              "--reason", "Hamsters are rodents too")
     assert code == 0, err
@@ -136,3 +138,23 @@ def test_a_forged_phase_jump_is_caught(sitegen, example):
     (example / "ledger.jsonl").write_text("\n".join(lines + [canonical_json(event)]) + "\n")
     code, out, _ = sitegen("check", example)
     assert code == 1 and "phases advance one at a time" in out
+
+
+def test_amend_raises_a_commented_version_line(sitegen, example):
+    protocol = example / "protocol.md"
+    text = protocol.read_text().replace("version: 2", "version: 2  # as locked", 1)
+    protocol.write_text(text.replace("Rodents (rats or mice)", "Rodents (rats, mice or voles)"))
+    code, out, err = sitegen("protocol", "amend", example, "--at", "2023-05-01T00:00:00Z", "--reason", "voles")
+    assert code == 0, err
+    assert sitegen("check", example)[0] == 0
+
+
+def test_a_time_far_in_the_future_is_refused(sitegen, example):
+    before = tree_bytes(example)
+    code, _, err = sitegen("state", "set", example, "max_kept", "5")
+    assert code == 0
+    protocol = example / "protocol.md"
+    protocol.write_text(protocol.read_text().replace("Rodents (rats or mice)", "Rodents"))
+    code, _, err = sitegen("protocol", "amend", example, "--at", "2230-04-20T00:00:00Z", "--reason", "typo")
+    assert code == 1 and "is in the future" in err
+    assert tree_bytes(example)["ledger.jsonl"] == before["ledger.jsonl"]

@@ -440,3 +440,17 @@ def test_unicode_hyphens_in_titles_match_the_protocol_terms():
                    "Object\u2011in\u2011context memory was tested; object-in-context recall held.")
     decision = one(record, meta)
     assert decision.axes.match == 1.0 and decision.axes.criteria == 1.0
+
+
+def test_a_term_found_only_inside_a_longer_one_is_not_a_second_keyword():
+    meta = protocol(watch=(("object-context", 0.9), ("object-context recognition", 0.9)), in_scope=["object-context"])
+    decision = one(paper("Lesions impair object-context recognition in rats", NEUTRAL), meta)
+    assert decision.axes.match == pytest.approx(0.63)  # title once: 0.7 x 0.9, not "two distinct keywords"
+
+
+def test_cold_spring_harbor_journals_are_not_preprints():
+    from sitegen.screening.relevance import is_preprint
+
+    assert not is_preprint(paper("A journal article", doi="10.1101/lm.1746710"))
+    assert is_preprint(paper("A bioRxiv preprint", doi="10.1101/2020.01.01.123456"))
+    assert is_preprint(paper("An older bioRxiv preprint", doi="10.1101/123456"))

@@ -8,6 +8,7 @@ chain at that line and `verify_chain` names it.
 from __future__ import annotations
 
 import hashlib
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from sitegen.review.problems import Problem
 from sitegen.review.write import canonical_json
 
 GENESIS = "0" * 64
+FUTURE_SLACK = timedelta(days=2)
 
 
 def event_hash(seq: int, type_: str, ts: str, payload: dict[str, Any], prev: str) -> str:
@@ -47,6 +49,10 @@ def check_event_time(events: list[LedgerEvent], at: str) -> None:
         when = parse_timestamp(at)
     except ValueError as exc:
         raise SitegenError(f"--at {exc}") from None
+    # The clock only guards against a typo: an event dated far ahead would block every later one,
+    # since the ledger is append-only and kept in time order. It never supplies the time.
+    if when > datetime.now(UTC) + FUTURE_SLACK:
+        raise SitegenError(f"--at {at} is in the future; give the time of the run (UTC)")
     latest = max((event.ts for event in events), key=parse_timestamp, default=None)
     if latest and when < parse_timestamp(latest):
         raise SitegenError(f"--at {at} is earlier than the latest ledger event ({latest}); "

@@ -45,8 +45,8 @@ class PrismaCounts(BaseModel):
     awaiting_full_text: int
     included: int
     runs: int
-    included_previous: int  # included studies first identified before the latest run
-    included_new: int  # included studies first identified in the latest run
+    included_previous: int  # included studies first identified before the latest run that found new records
+    included_new: int  # included studies first identified in the latest run that found new records
 
 
 def derive(review: Review) -> PrismaCounts:
@@ -56,10 +56,13 @@ def derive(review: Review) -> PrismaCounts:
     sourced = [(event.ts, payload) for event, payload in zip(review.ledger, review.payloads, strict=True)
                if isinstance(payload, RetrievalPayload | ImportPayload)]
     runs = 0
+    latest_with_new = 0  # the last run that identified anything new
     for _, events in groupby(sourced, key=lambda pair: pair[0]):
         runs += 1
         first_seen = set()
         for _, payload in events:
+            if not (isinstance(payload, ImportPayload) and payload.method == "other"):
+                by_source[payload.source] += 0  # every database searched is listed, even with nothing new
             for record_id in dict.fromkeys(payload.record_ids):
                 if record_id in known:
                     continue
@@ -69,6 +72,7 @@ def derive(review: Review) -> PrismaCounts:
                 else:
                     by_source[payload.source] += 1
         known.update({record_id: runs for record_id in first_seen})
+        latest_with_new = runs if first_seen else latest_with_new
     identified = sum(by_source.values()) + other
 
     screening = review_outcomes(review, "title-abstract")
@@ -80,7 +84,7 @@ def derive(review: Review) -> PrismaCounts:
     assessed = [rid for rid, o in final.items() if o.decision in ("include", "exclude") and rid not in not_retrieved]
     excluded = Counter(final[rid].reason for rid in assessed if final[rid].decision == "exclude")
     included = [rid for rid in assessed if final[rid].decision == "include"]
-    new = [rid for rid in included if known[rid] == runs] if runs > 1 else []
+    new = [rid for rid in included if known[rid] == latest_with_new] if latest_with_new > 1 else []
     return PrismaCounts(
         identified=identified,
         identified_databases=sum(by_source.values()),

@@ -12,6 +12,8 @@ import difflib
 import re
 from pathlib import Path
 
+import yaml
+
 from sitegen.errors import ReviewInvalid, SitegenError
 from sitegen.living.ledger import check_event_time, ledger_text, next_event
 from sitegen.review.check import inspect_review, load_valid_review
@@ -20,7 +22,7 @@ from sitegen.review.models import LedgerEvent, ProtocolLockPayload
 from sitegen.review.transaction import Transaction, recover, review_lock
 from sitegen.review.write import model_data
 
-_VERSION_LINE = re.compile(r"^version:[ \t]*\d+[ \t]*$", re.MULTILINE)
+_VERSION_LINE = re.compile(r"^version:[ \t]*[\"']?\d+[\"']?[ \t]*(#.*)?$", re.MULTILINE)
 
 
 def lock_protocol(root: Path, at: str, reason: str | None = None) -> LedgerEvent:
@@ -58,6 +60,9 @@ def amend_protocol(root: Path, at: str, reason: str) -> LedgerEvent:
         if version == previous.version:
             version += 1
             text = _VERSION_LINE.sub(f"version: {version}", text, count=1)
+            if _front_matter_version(text) != version:
+                raise SitegenError(f"could not raise the version line of protocol.md; set `version: {version}` "
+                                   "in its front matter yourself, then amend")
         elif version != previous.version + 1:
             raise SitegenError(f"protocol.md says version {version}; the amendment of version {previous.version} "
                                f"must be version {previous.version + 1}")
@@ -67,6 +72,15 @@ def amend_protocol(root: Path, at: str, reason: str) -> LedgerEvent:
         payload = ProtocolLockPayload(version=version, sha256=protocol_hash(text), reason=reason.strip(), text=text,
                                       diff=diff)
         return _append(root, review, "amendment", at, payload, {"protocol.md": text})
+
+
+def _front_matter_version(text: str) -> object:
+    lines = text.split("\n")
+    end = lines.index("---", 1) if "---" in lines[1:] else 0
+    try:
+        return (yaml.safe_load("\n".join(lines[1:end])) or {}).get("version")
+    except yaml.YAMLError:
+        return None
 
 
 def locks(review: Review) -> list[tuple[LedgerEvent, ProtocolLockPayload]]:

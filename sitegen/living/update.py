@@ -210,7 +210,7 @@ def _run(root: Path, review: Review, searches: list[SavedSearch], at: str, mode:
 
 def _retrieval(search: SavedSearch, run: StrategyRun) -> dict[str, Any]:
     payload: dict[str, Any] = {"monitor_id": search.monitor_id, "source": run.strategy.source,
-                               "query": run.strategy.query, "record_ids": run.ids,
+                               "query": run.strategy.query, "record_ids": run.ids, "total": run.outcome.total,
                                "snapshot_hashes": run.outcome.snapshot_hashes, "complete": run.outcome.complete}
     if run.strategy.label:
         payload["label"] = run.strategy.label

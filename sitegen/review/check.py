@@ -268,7 +268,7 @@ def _check_ledger(review: Review) -> list[Problem]:
     if lock is not None and review.protocol is not None:
         event, payload = lock
         if payload.sha256 != review.protocol.sha256:
-            problems.append(Problem("protocol.md", None, None, "protocol-locked",
+            problems.append(Problem("protocol.md", _first_changed_line(payload.text, review), None, "protocol-locked",
                                     f"protocol.md was edited after it was locked (ledger event {event.seq}); "
                                     "record the change as an amendment instead of editing the locked text"))
         elif payload.version != review.protocol.meta.version:
@@ -276,6 +276,18 @@ def _check_ledger(review: Review) -> list[Problem]:
                                     f"protocol version {review.protocol.meta.version} differs from the locked "
                                     f"version {payload.version}"))
     return problems
+
+
+def _first_changed_line(locked: str | None, review: Review) -> int | None:
+    """Where protocol.md first departs from its locked text, so the edit is annotated on its line."""
+    if locked is None:
+        return None
+    current = (review.root / "protocol.md").read_text(encoding="utf-8").replace("\r\n", "\n").split("\n")
+    before = locked.replace("\r\n", "\n").split("\n")
+    for number, (old, new) in enumerate(zip(before, current, strict=False), start=1):
+        if old != new:
+            return number
+    return min(len(before), len(current)) + 1
 
 
 def _check_provenance(review: Review, named: set[str]) -> list[Problem]:

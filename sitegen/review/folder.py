@@ -170,22 +170,30 @@ def _load_protocol(root: Path, review: Review) -> list[Problem]:
     if text is None:
         return [Problem(rel, None, None, "missing", "protocol.md is missing: every review needs a protocol")
                 if p.code == "missing" else p for p in problems]
+    protocol, problems = parse_protocol(text)
+    review.protocol = protocol
+    return problems
+
+
+def parse_protocol(text: str, rel: str = "protocol.md") -> tuple[Protocol | None, list[Problem]]:
+    """protocol.md's front matter and body (also used for versions kept on the ledger)."""
     lines = parsing.split_lines(text, keepends=True)
     if not lines or lines[0].rstrip("\r\n") != "---":
-        return [Problem(rel, 1, 1, "front-matter", "protocol.md must start with YAML front matter between '---' lines")]
+        return None, [Problem(rel, 1, 1, "front-matter",
+                              "protocol.md must start with YAML front matter between '---' lines")]
     try:
         end = next(i for i in range(1, len(lines)) if lines[i].rstrip("\r\n") == "---")
     except StopIteration:
-        return [Problem(rel, 1, 1, "front-matter", "the front matter's closing '---' line is missing")]
+        return None, [Problem(rel, 1, 1, "front-matter", "the front matter's closing '---' line is missing")]
     parsed, problems = parsing.parse_yaml("".join(lines[1:end]), rel, line_offset=1)
     if parsed is None or problems:
-        return problems
+        return None, problems
     if not isinstance(parsed.data, dict):
-        return [Problem(rel, 2, 1, "schema", "the front matter must be a mapping (version, eligibility, ...)")]
+        return None, [Problem(rel, 2, 1, "schema", "the front matter must be a mapping (version, eligibility, ...)")]
     meta, problems = parsing.validate(ProtocolMeta, parsed, rel)
-    if meta is not None:
-        review.protocol = Protocol(meta, "".join(lines[end + 1:]), end + 2, protocol_hash(text))
-    return problems
+    if meta is None:
+        return None, problems
+    return Protocol(meta, "".join(lines[end + 1:]), end + 2, protocol_hash(text)), problems
 
 
 def _load_searches(root: Path, review: Review, schema_problems: list[Problem]) -> list[Problem]:

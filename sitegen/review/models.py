@@ -342,6 +342,7 @@ class RetrievalPayload(Strict):
     query: str
     label: str | None = None
     record_ids: list[str]
+    total: int | None = None  # the provider's own count of matches
     snapshot_hashes: list[Sha256] = Field(default_factory=list)
     complete: bool = True
     note: str | None = None

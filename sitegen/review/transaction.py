@@ -26,7 +26,7 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from sitegen.errors import LockHeld, SitegenError
-from sitegen.review.write import atomic_write
+from sitegen.review.write import atomic_write, fsync_dir
 
 JOURNAL = ".sitegen-transaction.json"
 SUFFIX = ".sitegen-new"
@@ -54,6 +54,8 @@ def _finish(root: Path, rels: list[str]) -> None:
         staged = root / (rel + SUFFIX)
         if staged.exists():
             os.replace(staged, root / rel)
+    for folder in sorted({(root / rel).parent for rel in rels}):
+        fsync_dir(folder)  # the renames are durable before the journal goes
     (root / JOURNAL).unlink(missing_ok=True)
 
 

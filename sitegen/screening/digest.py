@@ -13,6 +13,7 @@ decisions, not earlier scores, say what a digest already covered.
 
 from __future__ import annotations
 
+import re
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -20,8 +21,8 @@ from pydantic import BaseModel
 
 from sitegen.errors import SitegenError
 from sitegen.review.check import load_valid_review
-from sitegen.review.folder import Review
-from sitegen.review.models import parse_timestamp
+from sitegen.review.folder import Review, parse_protocol
+from sitegen.review.models import ProtocolLockPayload, ProtocolMeta, parse_timestamp
 from sitegen.screening.outcomes import review_outcomes
 from sitegen.screening.relevance import Ranking, score_batch
 from sitegen.screening.status import Batch, batches
@@ -42,9 +43,12 @@ def iso_week(timestamp: str) -> str:
 
 
 def week_start(week: str) -> date:
+    """Monday of an ISO week given as YYYY-Www (or YYYY-WW)."""
+    match = re.fullmatch(r"([0-9]{4})-W?([0-9]{2})", week)
     try:
-        year, number = week.split("-W")
-        return date.fromisocalendar(int(year), int(number), 1)
+        if not match:
+            raise ValueError
+        return date.fromisocalendar(int(match.group(1)), int(match.group(2)), 1)
     except ValueError:
         raise SitegenError(f"--week {week!r} is not an ISO week such as 2026-W23") from None
 
@@ -58,17 +62,29 @@ def _prior(review: Review, start: date) -> list:
             for i in batch.record_ids if i in included]
 
 
+def protocol_meta(review: Review, version: int | None) -> ProtocolMeta:
+    """The protocol as it was at `version` (its text is kept on the ledger), else the current one."""
+    for payload in review.payloads:
+        if isinstance(payload, ProtocolLockPayload) and payload.version == version and payload.text:
+            protocol, _ = parse_protocol(payload.text)
+            if protocol is not None:
+                return protocol.meta
+    return review.protocol.meta
+
+
 def rank_batch(review: Review, batch: Batch) -> Ranking:
+    """A batch ranked under the protocol version it is screened under."""
     prior = _prior(review, week_start(iso_week(batch.created))) if batch.created else []
-    return score_batch([review.records[i] for i in batch.record_ids], review.protocol.meta, prior,
-                       review.state.max_kept)
+    return score_batch([review.records[i] for i in batch.record_ids], protocol_meta(review, batch.protocol_version),
+                       prior, review.state.max_kept)
 
 
 def weekly(review: Review, week: str) -> Digest:
     start = week_start(week)
     chosen = [b for b in batches(review) if b.created and iso_week(b.created) == week]
-    records = [review.records[i] for batch in chosen for i in batch.record_ids]
-    ranking = score_batch(records, review.protocol.meta, _prior(review, start), review.state.max_kept)
+    records = [review.records[i] for i in dict.fromkeys(i for batch in chosen for i in batch.record_ids)]
+    version = max((b.protocol_version or 0 for b in chosen), default=None)
+    ranking = score_batch(records, protocol_meta(review, version), _prior(review, start), review.state.max_kept)
     return Digest(week=week, batches=[b.number for b in chosen if b.number], ranking=ranking)
 
 
@@ -105,7 +121,9 @@ def digest_markdown(review: Review, digest: Digest) -> str:
 
 def digest_for(root: Path, week: str) -> str:
     review = load_valid_review(root)
-    return digest_markdown(review, weekly(review, week))
+    start = week_start(week)
+    year, number, _ = start.isocalendar()
+    return digest_markdown(review, weekly(review, f"{year}-W{number:02d}"))
 
 
 def ranked_batch(root: Path, number: int) -> Ranking:

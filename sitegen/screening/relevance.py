@@ -48,7 +48,10 @@ NOVELTY_WEIGHT = Decimal("0.10")
 # The seed's "Levenshtein ratio > 0.9" on normalised titles, as a rapidfuzz ratio (0-100).
 TITLE_MATCH_ABOVE = 90.0
 # DOI prefixes of preprint servers: bioRxiv and medRxiv, arXiv, Research Square, SSRN, Preprints.org.
-PREPRINT_DOI_PREFIXES = ("10.1101/", "10.48550/", "10.21203/", "10.2139/", "10.20944/")
+PREPRINT_DOI_PREFIXES = ("10.48550/", "10.21203/", "10.2139/", "10.20944/")
+# bioRxiv and medRxiv share 10.1101 with Cold Spring Harbor's journals (10.1101/lm.…, 10.1101/gr.…):
+# only their dated (2019.12.11.123456) or plain six-digit suffixes are preprints.
+BIORXIV_DOI = re.compile(r"^10\.1101/(?:\d{4}\.\d{2}\.\d{2}\.)?\d{6,}(?:v\d+)?$")
 PREPRINT_TYPES = frozenset({"preprint", "posted-content"})
 
 FitKind = Literal["fit", "borderline", "partial", "silent", "out"]
@@ -151,6 +154,15 @@ def find_terms(terms: list[str], title: str, abstract: str) -> list[TermHits]:
     return hits
 
 
+def _outermost(hits: list[TermHits]) -> list[TermHits]:
+    """Hits without those found only inside a longer term's matches: "object-context" inside
+    "object-context recognition" is one keyword found, not two distinct ones."""
+    def inside(short: TermHits, long: TermHits) -> bool:
+        return (short is not long and term_pattern(fold(short.term)).search(fold(long.term)) is not None
+                and short.title <= long.title and short.abstract <= long.abstract)
+    return [hit for hit in hits if not any(inside(hit, other) for other in hits)]
+
+
 def _places(hit: TermHits) -> str:
     places = [f"{where} ×{count}" for where, count in (("title", hit.title), ("abstract", hit.abstract)) if count]
     return f"'{hit.term}' in {' and '.join(places)}"
@@ -169,7 +181,7 @@ def match_axis(watchlist: list[WatchTerm], title: str, abstract: str) -> tuple[D
     for item in watchlist:
         key = _term_key(item.term)
         weights[key] = max(weights.get(key, Decimal(0)), Decimal(str(item.weight)))
-    hits = find_terms(distinct_terms([item.term for item in watchlist]), title, abstract)
+    hits = _outermost(find_terms(distinct_terms([item.term for item in watchlist]), title, abstract))
     if not hits:
         return Decimal("0.0"), "watchlist: no term in title or abstract (match 0)"
     only = hits[0]
@@ -258,7 +270,7 @@ class Novelty:
 
 def is_preprint(record: Record) -> bool:
     doi = record.DOI or ""
-    return doi.startswith(PREPRINT_DOI_PREFIXES) or any(_term_key(t) in PREPRINT_TYPES
+    return doi.startswith(PREPRINT_DOI_PREFIXES) or BIORXIV_DOI.match(doi) is not None or any(_term_key(t) in PREPRINT_TYPES
                                                        for t in record.custom.publication_types)
 
 

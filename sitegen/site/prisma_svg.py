@@ -112,9 +112,9 @@ def layout(counts: PrismaCounts, labels: dict[str, str], sources: dict[str, str]
         reasons)
     included = _counted("Studies included in review", counts.included, "included", CHARS_LEFT, bold=True)
     if counts.runs > 1:
-        included += _counted("Included before the latest run", counts.included_previous, "included_previous",
+        included += _counted("From earlier searches", counts.included_previous, "included_previous", CHARS_LEFT)
+        included += _counted("New from the latest search with new records", counts.included_new, "included_new",
                              CHARS_LEFT)
-        included += _counted("New in the latest run", counts.included_new, "included_new", CHARS_LEFT)
     row(included, None, "Included")
     diagram.footnote = (f"Not shown as excluded: {counts.awaiting_screening} record(s) awaiting screening or "
                         f"adjudication; {counts.awaiting_full_text} report(s) awaiting full-text assessment.")
