@@ -16,7 +16,7 @@ import yaml
 
 from sitegen.errors import ReviewInvalid, SitegenError
 from sitegen.living.ledger import check_event_time, ledger_text, next_event
-from sitegen.review.check import inspect_review, load_valid_review
+from sitegen.review.check import inspect_review, writable_review
 from sitegen.review.folder import Review, protocol_hash
 from sitegen.review.models import LedgerEvent, ProtocolLockPayload
 from sitegen.review.transaction import Transaction, recover, review_lock
@@ -27,9 +27,7 @@ _VERSION_LINE = re.compile(r"^version:[ \t]*[\"']?\d+[\"']?[ \t]*(#.*)?$", re.MU
 
 def lock_protocol(root: Path, at: str, reason: str | None = None) -> LedgerEvent:
     """Record protocol.md's SHA-256, version and text; later edits then need an amendment."""
-    with review_lock(root):
-        recover(root)
-        review = load_valid_review(root)
+    with writable_review(root) as review:
         if locks(review):
             raise SitegenError("the protocol is already locked; change it with `sitegen protocol amend`")
         text = (root / "protocol.md").read_text(encoding="utf-8")

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from sitegen.errors import SitegenError
 from sitegen.living.ledger import check_event_time, ledger_text, next_event
 from sitegen.living.prisma import derive
-from sitegen.review.check import load_valid_review
+from sitegen.review.check import load_valid_review, writable_review
 from sitegen.review.folder import Review
 from sitegen.review.models import (
     PHASES,
@@ -29,7 +29,7 @@ from sitegen.review.models import (
     RetrievalPayload,
     ReviewState,
 )
-from sitegen.review.transaction import Transaction, recover, review_lock
+from sitegen.review.transaction import Transaction
 from sitegen.review.write import model_data, pretty_json
 from sitegen.screening.outcomes import review_outcomes
 
@@ -102,9 +102,7 @@ def show(root: Path) -> dict[str, Any]:
 
 def advance(root: Path, at: str) -> tuple[str, str]:
     """Move to the next phase if every gate holds; the move and its checks go on the ledger."""
-    with review_lock(root):
-        recover(root)
-        review = load_valid_review(root)
+    with writable_review(root) as review:
         phase, _ = current_phase(review)
         if phase == PHASES[-1]:
             raise SitegenError("the review is published; a living review stays published as it is updated")
@@ -129,9 +127,7 @@ def set_field(root: Path, name: str, value: str) -> ReviewState:
         raise SitegenError("the phase advances only through `sitegen state advance`, which checks its gates")
     if name not in SETTABLE_FIELDS:
         raise SitegenError(f"{name!r} cannot be set directly; settable fields: {', '.join(SETTABLE_FIELDS)}")
-    with review_lock(root):
-        recover(root)
-        review = load_valid_review(root)
+    with writable_review(root) as review:
         data = model_data(review.state)
         data[name] = int(value) if name == "max_kept" and value.isdecimal() else (value or None)
         try:

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from sitegen.errors import SitegenError
 from sitegen.living.ledger import check_event_time, ledger_text, next_event
 from sitegen.living.merge import integrate
-from sitegen.review.check import load_valid_review
+from sitegen.review.check import writable_review
 from sitegen.review.folder import Review
 from sitegen.review.models import (
     SEARCH_SCHEMA_VERSION,
@@ -34,7 +34,7 @@ from sitegen.review.models import (
     SavedSearch,
     Strategy,
 )
-from sitegen.review.transaction import Transaction, recover, review_lock
+from sitegen.review.transaction import Transaction
 from sitegen.review.write import jsonl, model_data, pretty_json
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.search import LABELS, check_grammar, describe, open_fetcher, run_strategy
@@ -104,9 +104,7 @@ def update(root: Path, at: str, mode: str = "live", settings: SourceSettings | N
            progress: Callable[[str], None] = lambda message: None,
            transport: httpx.BaseTransport | None = None) -> UpdateResult:
     """Rerun every saved search of the review at the caller-supplied time `at`."""
-    with review_lock(root):
-        recover(root)
-        review = load_valid_review(root)
+    with writable_review(root) as review:
         if not review.searches:
             raise SitegenError(f"{root} has no saved searches; add one with `sitegen monitor add`")
         _require_lock(review)
@@ -119,9 +117,7 @@ def add_monitor(root: Path, monitor_id: str, strategies: list[Strategy], at: str
                 transport: httpx.BaseTransport | None = None) -> UpdateResult:
     """Set up a saved search and run its baseline: the first result set is the opening batch,
     or, with `seed_from_review`, the review's already screened records count as seen."""
-    with review_lock(root):
-        recover(root)
-        review = load_valid_review(root)
+    with writable_review(root) as review:
         _require_lock(review)
         if monitor_id in review.searches:
             raise SitegenError(f"a saved search {monitor_id!r} already exists in {root}/searches/")

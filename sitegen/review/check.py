@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from sitegen.errors import ReviewInvalid
@@ -24,6 +26,7 @@ from sitegen.review.models import (
     parse_timestamp,
 )
 from sitegen.review.problems import Problem
+from sitegen.review.transaction import recover, review_lock
 from sitegen.screening.outcomes import review_outcomes
 from sitegen.sources.query import QuerySyntaxError, parse_query
 
@@ -41,6 +44,15 @@ def load_valid_review(root: Path) -> Review:
     if problems or review is None:
         raise ReviewInvalid(problems)
     return review
+
+
+@contextmanager
+def writable_review(root: Path) -> Iterator[Review]:
+    """The valid review for a command that writes it: held under the review lock, with any
+    interrupted write finished first."""
+    with review_lock(root):
+        recover(root)
+        yield load_valid_review(root)
 
 
 def _order(problem: Problem) -> tuple:

@@ -3,6 +3,7 @@ reviewers agree. Everything here is derived from the decision files and the ledg
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -11,7 +12,7 @@ from sitegen.review.check import load_valid_review
 from sitegen.review.folder import ADJUDICATION, Review
 from sitegen.review.models import STAGES, BatchPayload
 from sitegen.screening.agreement import Agreement, agreement
-from sitegen.screening.outcomes import review_outcomes
+from sitegen.screening.outcomes import Outcome, review_outcomes
 
 
 class Batch(BaseModel):
@@ -58,21 +59,41 @@ def batches(review: Review) -> list[Batch]:
     return found
 
 
-def _stage_status(review: Review, stage: str, record_ids: list[str]) -> StageStatus:
-    outcomes = review_outcomes(review, stage)
-    ids = set(record_ids)
-    if stage == "full-text":  # only records included (or maybe) at title/abstract reach full text
-        screened = review_outcomes(review, "title-abstract")
-        ids = {i for i in ids if i in screened and screened[i].decision in ("include", "maybe")}
-    by_reviewer: dict[str, dict[str, str]] = {}
-    for row in review.decisions:
-        if row.stage == stage and row.reviewer != ADJUDICATION and row.decision.record_id in ids:
-            by_reviewer.setdefault(row.reviewer, {})[row.decision.record_id] = row.decision.decision
+@dataclass
+class _Stage:
+    """One stage's outcomes and each reviewer's decisions, computed once for every batch."""
+
+    name: str
+    outcomes: dict[str, Outcome]
+    by_reviewer: dict[str, dict[str, str]]
+    eligible: set[str] | None  # at full text: the records included (or maybe) at title/abstract
+
+
+def _stages(review: Review) -> list[_Stage]:
+    stages = []
+    for name in STAGES:
+        by_reviewer: dict[str, dict[str, str]] = {}
+        for row in review.decisions:
+            if row.stage == name and row.reviewer != ADJUDICATION:
+                by_reviewer.setdefault(row.reviewer, {})[row.decision.record_id] = row.decision.decision
+        eligible = None
+        if name == "full-text":  # only records included (or maybe) at title/abstract reach full text
+            eligible = {i for i, o in stages[0].outcomes.items() if o.decision in ("include", "maybe")}
+        stages.append(_Stage(name, review_outcomes(review, name), by_reviewer, eligible))
+    return stages
+
+
+def _stage_status(stage: _Stage, record_ids: list[str]) -> StageStatus:
+    ids = set(record_ids) if stage.eligible is None else set(record_ids) & stage.eligible
+    by_reviewer = {reviewer: {i: d for i, d in decided.items() if i in ids}
+                   for reviewer, decided in sorted(stage.by_reviewer.items())}
+    by_reviewer = {reviewer: decided for reviewer, decided in by_reviewer.items() if decided}
+    outcomes = stage.outcomes
     mine = [outcomes[i] for i in ids if i in outcomes and outcomes[i].decision != "awaiting"]
     count = {decision: sum(1 for o in mine if o.decision == decision)
              for decision in ("include", "exclude", "maybe", "conflict")}
-    return StageStatus(stage=stage, records=len(ids),
-                       decided_by={reviewer: len(d) for reviewer, d in sorted(by_reviewer.items())},
+    return StageStatus(stage=stage.name, records=len(ids),
+                       decided_by={reviewer: len(d) for reviewer, d in by_reviewer.items()},
                        include=count["include"], exclude=count["exclude"], maybe=count["maybe"],
                        conflicts=count["conflict"], adjudicated=sum(1 for o in mine if o.adjudicated),
                        pending=len(ids) - len(mine), agreement=agreement(by_reviewer))
@@ -80,9 +101,10 @@ def _stage_status(review: Review, stage: str, record_ids: list[str]) -> StageSta
 
 def status(review: Review) -> tuple[list[BatchStatus], list[StageStatus]]:
     """Per batch, and overall, for each stage."""
-    per_batch = [BatchStatus(batch=batch, stages=[_stage_status(review, stage, batch.record_ids)
-                                                  for stage in STAGES]) for batch in batches(review)]
-    overall = [_stage_status(review, stage, list(review.records)) for stage in STAGES]
+    stages = _stages(review)
+    per_batch = [BatchStatus(batch=batch, stages=[_stage_status(stage, batch.record_ids) for stage in stages])
+                 for batch in batches(review)]
+    overall = [_stage_status(stage, list(review.records)) for stage in stages]
     return per_batch, overall
 
 
