@@ -17,7 +17,7 @@ import time
 
 from sitegen.records.identity import deduplicate
 from sitegen.records.ids import record_id
-from sitegen.review.models import CslName, Record, RecordMeta
+from sitegen.records.model import CslName, Record, RecordMeta
 
 
 def synthetic(count: int, seed: int) -> list[Record]:

@@ -28,8 +28,8 @@ from pathlib import Path
 
 from sitegen.records.identity import deduplicate
 from sitegen.records.ids import normalise_doi
+from sitegen.records.model import Record
 from sitegen.records.probable import Candidate, normalise_title, probable_duplicates, surname
-from sitegen.review.models import Record
 
 csv.field_size_limit(sys.maxsize)
 

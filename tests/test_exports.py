@@ -7,7 +7,7 @@ import io
 
 import rispy
 
-from sitegen.review.models import CslName, Record, RecordMeta
+from sitegen.records.model import CslName, Record, RecordMeta
 from sitegen.site.exports import records_csv, records_json, records_ris, safe_cell
 
 

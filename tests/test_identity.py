@@ -10,8 +10,7 @@ from hypothesis import strategies as st
 
 from sitegen.records.identity import deduplicate
 from sitegen.records.ids import record_id
-from sitegen.review.models import CslName, Record, RecordMeta
-from sitegen.review.write import model_data
+from sitegen.records.model import CslName, Record, RecordMeta, model_data
 from sitegen.sources.openalex import work_to_record
 
 REAL = [work_to_record(w) for w in json.loads((FIXTURES / "openalex" / "synergy_sep2021_works_0_25.json").read_text())]

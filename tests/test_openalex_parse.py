@@ -6,7 +6,7 @@ import json
 
 from conftest import EXAMPLE, FIXTURES
 
-from sitegen.review.write import model_data
+from sitegen.records.model import model_data
 from sitegen.sources.openalex import abstract_from_inverted_index, work_to_record
 
 WORKS = json.loads((FIXTURES / "openalex" / "synergy_sep2021_works_0_25.json").read_text())

@@ -8,7 +8,7 @@ import json
 import pytest
 from conftest import FIXTURES
 
-from sitegen.review.models import Record
+from sitegen.records.model import Record
 from sitegen.sources.base import (
     Items,
     Malformed,

@@ -13,13 +13,12 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
+from sitegen.records.model import Record, RecordMeta
 from sitegen.review.models import (
     Evidence,
     Finding,
     Passage,
     ProtocolMeta,
-    Record,
-    RecordMeta,
     RelevanceTerms,
     ReviewConfig,
     ReviewState,

@@ -9,15 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sitegen.records.ids import record_id
-from sitegen.review.models import (
-    CslName,
-    Eligibility,
-    ProtocolMeta,
-    Record,
-    RecordMeta,
-    RelevanceTerms,
-    WatchTerm,
-)
+from sitegen.records.model import CslName, Record, RecordMeta
+from sitegen.review.models import Eligibility, ProtocolMeta, RelevanceTerms, WatchTerm
 from sitegen.screening.relevance import Ranking, Scored, combined_score, score_batch
 
 PLM = "protein language model"

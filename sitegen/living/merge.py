@@ -14,8 +14,7 @@ from dataclasses import dataclass
 
 from sitegen.records.identity import deduplicate
 from sitegen.records.ids import NAMESPACES, record_id
-from sitegen.review.models import Record
-from sitegen.review.write import model_data
+from sitegen.records.model import Record, model_data
 
 
 @dataclass

@@ -16,11 +16,11 @@ import yaml
 
 from sitegen.errors import ReviewInvalid, SitegenError
 from sitegen.living.ledger import check_event_time, ledger_text, next_event
+from sitegen.records.model import model_data
 from sitegen.review.check import inspect_review, writable_review
 from sitegen.review.folder import Review, protocol_hash
 from sitegen.review.models import LedgerEvent, ProtocolLockPayload
 from sitegen.review.transaction import Transaction, recover, review_lock
-from sitegen.review.write import model_data
 
 _VERSION_LINE = re.compile(r"^version:[ \t]*[\"']?\d+[\"']?[ \t]*(#.*)?$", re.MULTILINE)
 

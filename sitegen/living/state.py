@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from sitegen.errors import SitegenError
 from sitegen.living.ledger import check_event_time, ledger_text, next_event
 from sitegen.living.prisma import derive
+from sitegen.records.model import model_data
 from sitegen.review.check import load_valid_review, writable_review
 from sitegen.review.folder import Review
 from sitegen.review.models import (
@@ -30,7 +31,7 @@ from sitegen.review.models import (
     ReviewState,
 )
 from sitegen.review.transaction import Transaction
-from sitegen.review.write import model_data, pretty_json
+from sitegen.review.write import pretty_json
 from sitegen.screening.outcomes import review_outcomes
 
 

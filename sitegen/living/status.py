@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from sitegen.errors import SitegenError
+from sitegen.records.model import Record
 from sitegen.records.probable import ProbablePair, candidate, probable_duplicates
 from sitegen.review.check import load_valid_review
-from sitegen.review.models import Record, SavedSearch
+from sitegen.review.models import SavedSearch
 
 
 def saved_searches(root: Path, monitor_id: str | None = None) -> list[SavedSearch]:

@@ -23,6 +23,8 @@ from pydantic import ValidationError
 from sitegen.errors import SitegenError
 from sitegen.living.ledger import check_event_time, ledger_text, next_event
 from sitegen.living.merge import integrate
+from sitegen.records.model import Record, model_data
+from sitegen.records.providers import label
 from sitegen.review.check import writable_review
 from sitegen.review.folder import Review
 from sitegen.review.models import (
@@ -30,14 +32,13 @@ from sitegen.review.models import (
     BatchPayload,
     ImportPayload,
     ProtocolLockPayload,
-    Record,
     SavedSearch,
     Strategy,
 )
 from sitegen.review.transaction import Transaction
-from sitegen.review.write import jsonl, model_data, pretty_json
+from sitegen.review.write import jsonl, pretty_json
 from sitegen.sources.outcome import SourceOutcome
-from sitegen.sources.search import LABELS, check_grammar, describe, open_fetcher, run_strategy
+from sitegen.sources.search import check_grammar, describe, open_fetcher, run_strategy
 from sitegen.sources.settings import SourceSettings
 from sitegen.text import markdown_safe
 
@@ -159,11 +160,11 @@ def _run(root: Path, review: Review, searches: list[SavedSearch], at: str, mode:
     with fetcher:
         for search in searches:
             for strategy in search.strategies:
-                progress(f"{search.monitor_id}: searching {LABELS[strategy.source]}"
+                progress(f"{search.monitor_id}: searching {label(strategy.source)}"
                          f"{f' ({strategy.label})' if strategy.label else ''}...")
                 outcome = run_strategy(fetcher, settings, strategy.source, strategy.query,
                                        native=strategy.syntax == "native")
-                progress(f"{search.monitor_id}: {LABELS[strategy.source]}: {describe(outcome)}")
+                progress(f"{search.monitor_id}: {label(strategy.source)}: {describe(outcome)}")
                 executed.append((search, strategy, outcome))
     retrieved = [record for _, _, outcome in executed for record in outcome.records]
     merged = integrate(review.records, retrieved)
@@ -237,7 +238,7 @@ def markdown_report(result: UpdateResult) -> str:
         lines += ["", f"### Saved search `{search.monitor_id}`", "",
                   "| Source | Query | Status | Returned |", "| --- | --- | --- | --- |"]
         for run in search.strategies:
-            lines.append(f"| {LABELS[run.strategy.source]} | {markdown_safe(run.strategy.query)} | "
+            lines.append(f"| {label(run.strategy.source)} | {markdown_safe(run.strategy.query)} | "
                          f"{run.outcome.status.replace('_', ' ')} | {len(run.ids)} |")
         lines.append("")
         if search.new:

@@ -27,18 +27,15 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from sitegen.records.ids import NAMESPACES, parse_record_id, record_id
+from sitegen.records.ids import NAMESPACE_LABELS, NAMESPACES, parse_record_id, record_id
+from sitegen.records.model import Record, RecordMeta, model_data
 from sitegen.records.probable import normalise_title
-from sitegen.review.models import SOURCES, Record, RecordMeta
-from sitegen.review.write import model_data
+from sitegen.records.providers import MERGE_PRIORITY, SOURCES
 
-# Curated bibliographic databases first: their metadata is the most reliable primary record.
-SOURCE_PRIORITY = ("pubmed", "europepmc", "crossref", "openalex", "arxiv")
 # Normalised-title similarity (rapidfuzz ratio, 0-100) below which records sharing an identifier
 # are not taken for one work. On real review searches (bib-dedupe's benchmark data) true duplicate
 # pairs score 69 or more and records sharing a supplement's DOI 58 or less.
 TITLE_FLOOR = 60
-LABELS = {"doi": "DOI", "openalex": "OpenAlex", "arxiv": "arXiv", "pmid": "PMID", "pmcid": "PMCID"}
 
 
 @dataclass
@@ -120,7 +117,7 @@ def _split_titles(group: list[int], ids: list[Identifiers], titles: list[str],
     clusters = _title_clusters(group, titles) if len(group) > 1 else [group]
     if len(clusters) == 1:
         return [group]
-    shared = sorted({f"{LABELS[ns]} {v}" for cluster in clusters for i in cluster for ns, v in ids[i].items()
+    shared = sorted({f"{NAMESPACE_LABELS[ns]} {v}" for cluster in clusters for i in cluster for ns, v in ids[i].items()
                      if any((ns, v) in ids[j].items() for other in clusters if other is not cluster for j in other)})
     note = (f"Records sharing {_listed(shared)} have unrelated titles, so they are not taken for one work (a "
             "conference supplement, for one, gives its DOI to every abstract); kept apart for a reviewer.")
@@ -134,7 +131,7 @@ def _split(group: list[int], ids: list[Identifiers], notes: dict[int, list[str]]
     if found is None:
         return [group]
     namespace, values = found
-    note = (f"Conflicting {LABELS[namespace]} values {_listed(values)} among records linked by other "
+    note = (f"Conflicting {NAMESPACE_LABELS[namespace]} values {_listed(values)} among records linked by other "
             "identifiers; the records are kept separate for a reviewer to resolve.")
     parts: dict[str, list[int]] = defaultdict(list)
     for index in group:
@@ -153,7 +150,7 @@ def _split(group: list[int], ids: list[Identifiers], notes: dict[int, list[str]]
         linked = sorted({value for i in component for key in ids[i].items() for value in holders.get(key, ())})
         if len(linked) > 1:
             for index in component:
-                notes[index].append(f"This record links records with different {LABELS[namespace]} values "
+                notes[index].append(f"This record links records with different {NAMESPACE_LABELS[namespace]} values "
                                     f"({_listed(linked)}); it was grouped with {linked[0]} and needs checking.")
         parts[linked[0]] += component
     result = []
@@ -170,8 +167,8 @@ def _completeness(record: Record) -> int:
 
 
 def _canonical_key(record: Record) -> tuple:
-    rank = min((SOURCE_PRIORITY.index(s) for s in record.custom.sources if s in SOURCE_PRIORITY),
-               default=len(SOURCE_PRIORITY))
+    rank = min((MERGE_PRIORITY.index(s) for s in record.custom.sources if s in MERGE_PRIORITY),
+               default=len(MERGE_PRIORITY))
     # The full serialised record breaks any remaining tie, so the order never depends on input order.
     return rank, -_completeness(record), record.model_dump_json()
 
@@ -296,8 +293,8 @@ def _distinct_ids(merged: list[tuple[Record, list[int]]]) -> list[tuple[Record, 
         new_id = record_id({namespace: value})
         if new_id != record.id:
             preferred, value_shown = parse_record_id(record.id)
-            note = (f"{LABELS[preferred]} {value_shown} is shared with other records that disagree on "
-                    f"other identifiers; this record is filed under its {LABELS[namespace]} instead.")
+            note = (f"{NAMESPACE_LABELS[preferred]} {value_shown} is shared with other records that disagree on "
+                    f"other identifiers; this record is filed under its {NAMESPACE_LABELS[namespace]} instead.")
             custom = record.custom.model_copy(update={"conflicts": sorted({*record.custom.conflicts, note})})
             record = Record.model_validate({**model_data(record), "id": new_id,
                                             "custom": model_data(custom)})

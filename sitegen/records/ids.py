@@ -13,6 +13,7 @@ import re
 from urllib.parse import unquote
 
 NAMESPACES = ("doi", "openalex", "arxiv", "pmid", "pmcid")  # record-id priority order
+NAMESPACE_LABELS = {"doi": "DOI", "openalex": "OpenAlex", "arxiv": "arXiv", "pmid": "PMID", "pmcid": "PMCID"}
 
 _DOI = re.compile(r"^10\.\d{4,9}/\S+$")
 _DOI_PREFIXES = re.compile(r"^(?:doi:\s*|https?://(?:dx\.)?doi\.org/|(?:dx\.)?doi\.org/)", re.IGNORECASE)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from sitegen.review.models import Record
+from sitegen.records.model import Record
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from sitegen.errors import SchemaVersionError
+from sitegen.records.model import Record
 from sitegen.review import parsing
 from sitegen.review.models import (
     DECISION_COLUMNS,
@@ -29,7 +30,6 @@ from sitegen.review.models import (
     Evidence,
     LedgerEvent,
     ProtocolMeta,
-    Record,
     ReviewConfig,
     ReviewState,
     SavedSearch,

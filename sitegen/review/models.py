@@ -12,24 +12,15 @@ import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+from pydantic import Field, StringConstraints, field_validator, model_validator
 from pydantic import Strict as StrictMode
 
-from sitegen.records.ids import NORMALISERS, record_id, record_id_problem
+from sitegen.records.model import Strict, check_record_id
+from sitegen.records.providers import PROVIDERS, Source
 
 REVIEW_SCHEMA_VERSION = 1  # review.yaml
 SEARCH_SCHEMA_VERSION = "1.0"  # searches/<monitor_id>.json, as in the saved-search specification
 
-SOURCES = ("openalex", "europepmc", "pubmed", "crossref", "arxiv")
-Source = Literal["openalex", "europepmc", "pubmed", "crossref", "arxiv"]
-# The search address of each source, the only value a saved strategy's `endpoint` may hold.
-ENDPOINTS = {
-    "openalex": "https://api.openalex.org/works",
-    "europepmc": "https://www.ebi.ac.uk/europepmc/webservices/rest/search",
-    "pubmed": "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/esearch.fcgi",
-    "crossref": "https://api.crossref.org/works",
-    "arxiv": "https://export.arxiv.org/api/query",
-}
 STAGES = ("title-abstract", "full-text")
 Stage = Literal["title-abstract", "full-text"]
 DECISIONS = ("include", "exclude", "maybe")
@@ -41,17 +32,6 @@ Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max
 ShortText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
 Slug = Annotated[str, StringConstraints(pattern=SLUG)]
 Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
-
-
-def _check_record_id(value: str) -> str:
-    problem = record_id_problem(value)
-    if problem:
-        raise ValueError(problem)
-    return value
 
 
 def parse_timestamp(value: str) -> datetime:
@@ -192,9 +172,10 @@ class Strategy(Strict):
     def _known_endpoint(self) -> Strategy:
         # Kept for compatibility with the saved-search format, but sitegen calls only each
         # provider's own fixed address: a strategy can name it, never point elsewhere.
-        if self.endpoint is not None and self.endpoint != ENDPOINTS[self.source]:
+        endpoint = PROVIDERS[self.source].search_endpoint
+        if self.endpoint is not None and self.endpoint != endpoint:
             raise ValueError(f"endpoint {self.endpoint!r} is not {self.source}'s search address "
-                             f"({ENDPOINTS[self.source]}); sitegen calls no other")
+                             f"({endpoint}); sitegen calls no other")
         return self
 
 
@@ -213,7 +194,7 @@ class SavedSearch(Strict):
     def _valid_unique_ids(cls, ids: list[str]) -> list[str]:
         seen: set[str] = set()
         for value in ids:
-            _check_record_id(value)
+            check_record_id(value)
             if value in seen:
                 raise ValueError(f"{value!r} appears twice in seen_ids")
             seen.add(value)
@@ -223,94 +204,6 @@ class SavedSearch(Strict):
     @classmethod
     def _rfc3339_or_empty(cls, value: str) -> str:
         return _check_timestamp(value) if value else value
-
-
-# --------------------------------------------------------------------------- records.jsonl (CSL-JSON)
-
-
-class CslName(Strict):
-    family: str | None = None
-    given: str | None = None
-    literal: str | None = None
-
-    @model_validator(mode="after")
-    def _some_name(self) -> CslName:
-        if not (self.family or self.literal):
-            raise ValueError("an author needs 'family' or 'literal'")
-        return self
-
-    def display(self) -> str:
-        if self.literal:
-            return self.literal
-        return f"{self.family}, {self.given}" if self.given else str(self.family)
-
-
-class CslDate(Strict):
-    date_parts: list[list[int]] = Field(alias="date-parts", min_length=1)
-
-    @property
-    def year(self) -> int | None:
-        return self.date_parts[0][0] if self.date_parts and self.date_parts[0] else None
-
-
-class RecordMeta(Strict):
-    """sitegen's own metadata about a record, kept under CSL-JSON's `custom`."""
-
-    openalex: str | None = None
-    arxiv: str | None = None
-    sources: list[Source] = Field(default_factory=list)
-    publication_types: list[str] = Field(default_factory=list)
-    open_access: bool | None = None
-    license: str | None = None
-    fulltext_url: str | None = None
-    retracted: bool = False
-    # Notes left by deduplication when sources disagree about identifiers; omitted when there are none.
-    conflicts: list[str] = Field(default_factory=list, exclude_if=lambda notes: not notes)
-
-
-class Record(Strict):
-    """One bibliographic record as CSL-JSON, with every known identifier kept."""
-
-    id: str
-    type: str = "article-journal"
-    title: Annotated[str, StringConstraints(min_length=1, max_length=5000)]
-    author: list[CslName] = Field(default_factory=list, max_length=10_000)
-    container_title: str | None = Field(default=None, alias="container-title")
-    issued: CslDate | None = None
-    volume: str | None = None
-    issue: str | None = None
-    page: str | None = None
-    DOI: str | None = None
-    PMID: str | None = None
-    PMCID: str | None = None
-    URL: str | None = None
-    abstract: Annotated[str, StringConstraints(max_length=200_000)] | None = None
-    custom: RecordMeta = RecordMeta()
-
-    def identifiers(self) -> dict[str, str]:
-        values = {"doi": self.DOI, "pmid": self.PMID, "pmcid": self.PMCID,
-                  "openalex": self.custom.openalex, "arxiv": self.custom.arxiv}
-        return {namespace: value for namespace, value in values.items() if value}
-
-    @property
-    def year(self) -> int | None:
-        return self.issued.year if self.issued else None
-
-    @model_validator(mode="after")
-    def _identifiers_normalised_and_id_derived(self) -> Record:
-        _check_record_id(self.id)
-        for namespace, value in self.identifiers().items():
-            if NORMALISERS[namespace](value) != value:
-                raise ValueError(f"{namespace} {value!r} is not in normalised form "
-                                 f"({NORMALISERS[namespace](value) or 'not a valid identifier'})")
-        # The id is chosen once, when the record is first seen (the highest-priority identifier
-        # then known), and never changes: decisions and evidence refer to it. A record that
-        # later gains a DOI keeps its id; it must only ever be one of the record's own identifiers.
-        own = {record_id({namespace: value}) for namespace, value in self.identifiers().items()}
-        if self.id not in own:
-            raise ValueError(f"id {self.id!r} is not one of the record's own identifiers "
-                             f"({', '.join(sorted(own)) or 'it has none'})")
-        return self
 
 
 # --------------------------------------------------------------------------- ledger.jsonl
@@ -350,7 +243,7 @@ class RetrievalPayload(Strict):
     @field_validator("record_ids")
     @classmethod
     def _valid_ids(cls, ids: list[str]) -> list[str]:
-        return [_check_record_id(value) for value in ids]
+        return [check_record_id(value) for value in ids]
 
 
 class ImportPayload(Strict):
@@ -366,7 +259,7 @@ class ImportPayload(Strict):
     @field_validator("record_ids")
     @classmethod
     def _valid_ids(cls, ids: list[str]) -> list[str]:
-        return [_check_record_id(value) for value in ids]
+        return [check_record_id(value) for value in ids]
 
 
 class ProtocolLockPayload(Strict):
@@ -390,7 +283,7 @@ class BatchPayload(Strict):
     @field_validator("record_ids")
     @classmethod
     def _valid_ids(cls, ids: list[str]) -> list[str]:
-        return [_check_record_id(value) for value in ids]
+        return [check_record_id(value) for value in ids]
 
 
 PHASES = ("protocol", "searching", "screening", "extraction", "synthesis", "published")
@@ -483,7 +376,7 @@ class Decision(Strict):
     @field_validator("record_id")
     @classmethod
     def _valid_id(cls, value: str) -> str:
-        return _check_record_id(value)
+        return check_record_id(value)
 
 
 # --------------------------------------------------------------------------- evidence/<study>.yaml
@@ -522,4 +415,4 @@ class Evidence(Strict):
     @field_validator("record_id")
     @classmethod
     def _valid_id(cls, value: str) -> str:
-        return _check_record_id(value)
+        return check_record_id(value)

@@ -7,12 +7,12 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from sitegen.records.model import Record
 from sitegen.review.models import (
     Decision,
     Evidence,
     LedgerEvent,
     ProtocolMeta,
-    Record,
     ReviewConfig,
     SavedSearch,
     SnapshotEntry,

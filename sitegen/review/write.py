@@ -15,16 +15,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
 
 def canonical_json(value: Any) -> str:
     """Compact JSON with sorted keys: the form that is hashed and stored one per line."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def model_data(model: BaseModel) -> dict[str, Any]:
-    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 def pretty_json(value: Any) -> str:

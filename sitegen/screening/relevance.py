@@ -33,8 +33,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 from rapidfuzz import fuzz
 
+from sitegen.records.model import Record
 from sitegen.records.probable import normalise_title
-from sitegen.review.models import ProtocolMeta, Record, RelevanceTerms, WatchTerm
+from sitegen.review.models import ProtocolMeta, RelevanceTerms, WatchTerm
 
 Decision = Literal["KEEP", "REVIEW", "DROP"]
 

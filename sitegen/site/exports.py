@@ -13,8 +13,8 @@ import re
 
 import rispy
 
-from sitegen.review.models import Record
-from sitegen.review.write import model_data, pretty_json
+from sitegen.records.model import Record, model_data
+from sitegen.review.write import pretty_json
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "|", "%")
 CSV_COLUMNS = ["id", "title", "authors", "year", "journal", "volume", "issue", "pages", "doi", "pmid", "pmcid",

@@ -14,15 +14,15 @@ from pathlib import Path
 from sitegen.living.prisma import derive
 from sitegen.living.protocol import locks
 from sitegen.living.state import current_phase
+from sitegen.records.model import Record
 from sitegen.review.folder import Review
-from sitegen.review.models import Evidence, Record
+from sitegen.review.models import Evidence
 from sitegen.review.write import pretty_json
 from sitegen.screening.digest import digest_markdown, rank_batch, weekly, weeks
 from sitegen.screening.outcomes import Outcome, review_outcomes
 from sitegen.screening.status import conflicts, status
 from sitegen.site import exports, prisma_svg
 from sitegen.site.templates import environment, templates_dir
-from sitegen.sources.search import LABELS
 
 SITE_MARKER = ".sitegen-site"  # marks a folder sitegen built, so only such a folder is ever replaced
 
@@ -78,8 +78,8 @@ def render_site(review: Review, built_at: str | None) -> dict[str, bytes]:
         page(f"digests/{week}.html", "digest.html", week=week, text=text)
 
     counts = derive(review)
-    diagram = prisma_svg.render(counts, reasons, LABELS)
-    page("index.html", "index.html", counts=counts, prisma=diagram, sources=LABELS,
+    diagram = prisma_svg.render(counts, reasons)
+    page("index.html", "index.html", counts=counts, prisma=diagram,
          searches=list(review.searches.values()), latest_digest=max(digests, default=None),
          state=review.state, phase=current_phase(review)[0])
     page("protocol.html", "protocol.html", protocol=review.protocol, trail=locks(review))
@@ -103,7 +103,7 @@ def render_site(review: Review, built_at: str | None) -> dict[str, bytes]:
     pages["downloads/records.csv"] = exports.records_csv(records, outcomes)
     pages["downloads/records.ris"] = exports.records_ris(records)
     pages["downloads/records.json"] = exports.records_json(records)
-    pages["downloads/prisma.svg"] = str(prisma_svg.render(counts, reasons, LABELS, standalone=True))
+    pages["downloads/prisma.svg"] = str(prisma_svg.render(counts, reasons, standalone=True))
     pages["downloads/prisma.json"] = pretty_json(counts.model_dump())
     pages[SITE_MARKER] = "This folder was built by sitegen; `sitegen build` replaces it as a whole.\n"
     files = {path: text.encode("utf-8") for path, text in pages.items()}

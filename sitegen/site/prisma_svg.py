@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from markupsafe import Markup
 
 from sitegen.living.prisma import PrismaCounts
+from sitegen.records.providers import label
 from sitegen.site.templates import environment
 
 WIDTH = 780
@@ -62,7 +63,7 @@ def _counted(label: str, count: int, key: str, width: int, *, bold: bool = False
     return lines
 
 
-def layout(counts: PrismaCounts, labels: dict[str, str], sources: dict[str, str]) -> Diagram:
+def layout(counts: PrismaCounts, labels: dict[str, str]) -> Diagram:
     diagram = Diagram()
     left_column: list[Box] = []
     y = 10
@@ -92,7 +93,7 @@ def layout(counts: PrismaCounts, labels: dict[str, str], sources: dict[str, str]
     identified = [Line("Records identified from:", bold=True)]
     identified += _counted("Databases", counts.identified_databases, "identified_databases", CHARS_LEFT)
     for source, n in counts.identified_by_source.items():
-        identified += _counted(f"  {sources.get(source, source)}", n, f"identified_by_source.{source}", CHARS_LEFT)
+        identified += _counted(f"  {label(source)}", n, f"identified_by_source.{source}", CHARS_LEFT)
     if counts.identified_other_methods:
         identified += _counted("Other methods", counts.identified_other_methods, "identified_other_methods",
                                CHARS_LEFT)
@@ -119,12 +120,12 @@ def layout(counts: PrismaCounts, labels: dict[str, str], sources: dict[str, str]
     diagram.footnote = (f"Not shown as excluded: {counts.awaiting_screening} record(s) awaiting screening or "
                         f"adjudication; {counts.awaiting_full_text} report(s) awaiting full-text assessment.")
     diagram.height = y + LINE
-    diagram.summary = summary(counts, labels, sources)
+    diagram.summary = summary(counts, labels)
     return diagram
 
 
-def summary(counts: PrismaCounts, labels: dict[str, str], sources: dict[str, str]) -> str:
-    per_source = ", ".join(f"{sources.get(s, s)} {n}" for s, n in counts.identified_by_source.items())
+def summary(counts: PrismaCounts, labels: dict[str, str]) -> str:
+    per_source = ", ".join(f"{label(s)} {n}" for s, n in counts.identified_by_source.items())
     reasons = "; ".join(f"{labels.get(c, c)}: {n}" for c, n in counts.excluded_by_reason.items()) or "none"
     return (f"{counts.identified} records identified ({per_source or 'no databases'}; other methods "
             f"{counts.identified_other_methods}); {counts.duplicates_removed} duplicates removed; "
@@ -133,8 +134,8 @@ def summary(counts: PrismaCounts, labels: dict[str, str], sources: dict[str, str
             f"{counts.excluded_full_text} excluded ({reasons}); {counts.included} studies included.")
 
 
-def render(counts: PrismaCounts, labels: dict[str, str], sources: dict[str, str], *, standalone: bool = False) -> Markup:
-    diagram = layout(counts, labels, sources)
+def render(counts: PrismaCounts, labels: dict[str, str], *, standalone: bool = False) -> Markup:
+    diagram = layout(counts, labels)
     svg = environment().get_template("prisma.svg").render(d=diagram, width=WIDTH, line=LINE, pad=PAD,
                                                           standalone=standalone)
     return Markup(svg)

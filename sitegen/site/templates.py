@@ -9,6 +9,7 @@ from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 import sitegen
+from sitegen.records.providers import label
 
 
 def templates_dir() -> Path:
@@ -37,4 +38,5 @@ def environment() -> jinja2.Environment:
     )
     env.filters["markdown"] = render_markdown
     env.globals["sitegen_version"] = sitegen.__version__
+    env.globals["provider_label"] = label
     return env

@@ -11,7 +11,8 @@ from __future__ import annotations
 from lxml import etree
 
 from sitegen.records.ids import normalise_arxiv, normalise_doi, record_id
-from sitegen.review.models import CslName, Record, RecordMeta
+from sitegen.records.model import CslName, Record, RecordMeta
+from sitegen.records.providers import label
 from sitegen.sources.base import (
     Items,
     Malformed,
@@ -31,7 +32,7 @@ from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import SourceSettings
 
 BASE = "https://export.arxiv.org/api/query"
-PROVIDER = Provider("arXiv", frozenset({"export.arxiv.org"}), min_interval=3.0)
+PROVIDER = Provider(label("arxiv"), frozenset({"export.arxiv.org"}), min_interval=3.0)
 MAX_PAGE = 2000
 MAX_RESULTS = 30_000  # arXiv returns nothing past this offset, whatever totalResults says
 # Oldest first: papers submitted while a search is being paged land after the

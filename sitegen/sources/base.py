@@ -20,7 +20,8 @@ from typing import Any
 from lxml import etree
 from pydantic import ValidationError
 
-from sitegen.review.models import CslDate, Record, Source
+from sitegen.records.model import CslDate, Record
+from sitegen.records.providers import Source
 from sitegen.sources.http import Fetcher, Provider, Response, Secrets, SourceError
 from sitegen.sources.outcome import SourceOutcome, Status
 

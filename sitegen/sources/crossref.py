@@ -15,7 +15,8 @@ from urllib.parse import quote
 import lxml.html
 
 from sitegen.records.ids import normalise_doi
-from sitegen.review.models import CslDate, CslName, Record, RecordMeta
+from sitegen.records.model import CslDate, CslName, Record, RecordMeta
+from sitegen.records.providers import label
 from sitegen.sources.base import (
     Items,
     Malformed,
@@ -35,7 +36,7 @@ from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import SourceSettings
 
 BASE = "https://api.crossref.org"
-PROVIDER = Provider("Crossref", frozenset({"api.crossref.org"}), min_interval=0.1)
+PROVIDER = Provider(label("crossref"), frozenset({"api.crossref.org"}), min_interval=0.1)
 MAX_ROWS = 1000  # Crossref's documented maximum for `rows`
 WORKS = Items("work(s)", "no DOI or title")
 

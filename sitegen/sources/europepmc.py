@@ -15,7 +15,8 @@ from lxml import etree
 from pydantic import BaseModel, Field
 
 from sitegen.records.ids import normalise_arxiv, normalise_doi, normalise_pmcid, normalise_pmid, record_id
-from sitegen.review.models import CslName, Record, RecordMeta
+from sitegen.records.model import CslName, Record, RecordMeta
+from sitegen.records.providers import label
 from sitegen.sources.base import (
     Items,
     Malformed,
@@ -36,7 +37,7 @@ from sitegen.sources.outcome import SourceOutcome, Status
 from sitegen.sources.settings import SourceSettings
 
 BASE = "https://www.ebi.ac.uk/europepmc/webservices/rest"
-PROVIDER = Provider("Europe PMC", frozenset({"www.ebi.ac.uk"}), min_interval=0.1)
+PROVIDER = Provider(label("europepmc"), frozenset({"www.ebi.ac.uk"}), min_interval=0.1)
 MAX_PAGE_SIZE = 1000  # the documented maximum pageSize
 LOOKUP_LIMIT = 25  # an exact identifier matches one record, rarely a few
 ERROR_KEYS = ("errMsg", "errCode", "error")  # an error reported inside a 200

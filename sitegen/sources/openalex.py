@@ -18,7 +18,8 @@ from sitegen.records.ids import (
     normalise_pmid,
     record_id,
 )
-from sitegen.review.models import CslName, Record, RecordMeta
+from sitegen.records.model import CslName, Record, RecordMeta
+from sitegen.records.providers import label
 from sitegen.sources.base import (
     Items,
     Malformed,
@@ -39,7 +40,7 @@ from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import SourceSettings
 
 BASE = "https://api.openalex.org"
-PROVIDER = Provider("OpenAlex", frozenset({"api.openalex.org"}), min_interval=0.1)
+PROVIDER = Provider(label("openalex"), frozenset({"api.openalex.org"}), min_interval=0.1)
 NATIVE_KEYS = ("search", "filter")
 IDS_PER_REQUEST = 50  # OpenAlex accepts up to 50 values in one OR filter
 WORKS = Items("work(s)", "no identifier or title")

@@ -12,7 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from sitegen.review.models import Record, Source
+from sitegen.records.model import Record
+from sitegen.records.providers import Source
 
 Status = Literal["ok", "rate_limited", "timeout", "unavailable", "unsupported"]
 

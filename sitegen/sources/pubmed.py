@@ -14,7 +14,8 @@ import re
 from lxml import etree
 
 from sitegen.records.ids import normalise_doi, normalise_pmcid, normalise_pmid, record_id
-from sitegen.review.models import CslDate, CslName, Record, RecordMeta
+from sitegen.records.model import CslDate, CslName, Record, RecordMeta
+from sitegen.records.providers import label
 from sitegen.sources.base import (
     Items,
     Malformed,
@@ -34,7 +35,7 @@ from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import SourceSettings
 
 BASE = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
-PROVIDER = Provider("PubMed", frozenset({"eutils.ncbi.nlm.nih.gov"}), min_interval=0.34)
+PROVIDER = Provider(label("pubmed"), frozenset({"eutils.ncbi.nlm.nih.gov"}), min_interval=0.34)
 KEYED_INTERVAL = 0.1  # NCBI allows 10 requests a second with an API key
 TOOL = "sitegen"  # NCBI asks every client to name itself with `tool` (public) and `email` (a contact)
 MAX_BATCH = 10_000  # the largest retmax efetch accepts

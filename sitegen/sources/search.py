@@ -19,16 +19,14 @@ import httpx
 
 from sitegen.errors import SitegenError
 from sitegen.records.identity import deduplicate
-from sitegen.review.models import Record, Source
+from sitegen.records.model import Record
+from sitegen.records.providers import Source, label
 from sitegen.sources import arxiv, crossref, europepmc, openalex, pubmed, query
 from sitegen.sources.base import Unsupported
 from sitegen.sources.http import Fetcher
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import SourceSettings
 from sitegen.sources.snapshots import MODES, SnapshotStore
-
-LABELS = {"openalex": "OpenAlex", "europepmc": "Europe PMC", "pubmed": "PubMed", "crossref": "Crossref",
-          "arxiv": "arXiv"}
 
 
 @dataclass(frozen=True)
@@ -93,7 +91,7 @@ def run_strategy(fetcher: Fetcher, settings: SourceSettings, source: Source, tex
         provider_query = provider.native(text) if native else provider.compile(query.parse_query(text))
     except (query.UnsupportedQuery, Unsupported) as exc:
         return SourceOutcome(source=source, status="unsupported",
-                             warnings=[f"{LABELS[source]} cannot run this query: {exc}"])
+                             warnings=[f"{label(source)} cannot run this query: {exc}"])
     return provider.run(fetcher, settings, provider_query, since=since)
 
 
@@ -132,9 +130,9 @@ def search(fetcher: Fetcher, text: str, sources: list[str], *, native: bool = Fa
         check_grammar(text)  # a grammar error stops the search before any request
     outcomes = []
     for source in sources:
-        progress(f"searching {LABELS[source]}...")
+        progress(f"searching {label(source)}...")
         outcome = run_strategy(fetcher, settings, source, text, native=native, since=since)
-        progress(f"{LABELS[source]}: {describe(outcome)}")
+        progress(f"{label(source)}: {describe(outcome)}")
         outcomes.append(outcome)
     retrieved = [record for outcome in outcomes for record in outcome.records]
     return SearchResult(deduplicate(retrieved).records, outcomes, len(retrieved))
@@ -142,15 +140,15 @@ def search(fetcher: Fetcher, text: str, sources: list[str], *, native: bool = Fa
 
 def describe(outcome: SourceOutcome) -> str:
     """One line a person can act on: what the source said, or why its slice is not known this run."""
-    label = LABELS[outcome.source]
+    name = label(outcome.source)
     if outcome.status == "ok":
         total = f" of {outcome.total} reported" if outcome.total is not None and outcome.total != len(outcome.records) \
             else ""
         if outcome.truncated:
-            return (f"{len(outcome.records)} records{total}: {label} has more than sitegen may read in one run, "
-                    f"so new {label} records may be missing (raise SITEGEN_MAX_RECORDS or narrow the query)")
+            return (f"{len(outcome.records)} records{total}: {name} has more than sitegen may read in one run, "
+                    f"so new {name} records may be missing (raise SITEGEN_MAX_RECORDS or narrow the query)")
         return f"{len(outcome.records)} records{total}"
     if outcome.status == "unsupported":
         return "not searched: the query cannot be expressed for this source"
-    return (f"{label} was not reached this run ({outcome.status.replace('_', ' ')}); "
-            f"new {label} records may be missing")
+    return (f"{name} was not reached this run ({outcome.status.replace('_', ' ')}); "
+            f"new {name} records may be missing")

@@ -14,8 +14,9 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from sitegen.errors import SitegenError
+from sitegen.records.model import model_data
 from sitegen.review.models import SnapshotEntry
-from sitegen.review.write import atomic_write, canonical_json, jsonl, model_data
+from sitegen.review.write import atomic_write, canonical_json, jsonl
 
 MODES = ("live", "record", "replay")
 INDEX = "index.jsonl"

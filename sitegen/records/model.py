@@ -1,0 +1,119 @@
+"""The bibliographic record: CSL-JSON with every known identifier, sitegen's ground floor.
+
+Every layer speaks of records in this one model: providers produce them,
+deduplication merges them, `records.jsonl` stores one per line, and the site
+shows them. It depends on nothing else of sitegen but identifier normalisation
+and the provider registry, so any layer can use it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+
+from sitegen.records.ids import NORMALISERS, record_id, record_id_problem
+from sitegen.records.providers import Source
+
+
+class Strict(BaseModel):
+    """The base of every file format: unknown keys are errors and values are not coerced."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
+
+
+def model_data(model: BaseModel) -> dict[str, Any]:
+    """A model as the JSON data sitegen writes: aliases as field names, unset optional fields left out."""
+    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def check_record_id(value: str) -> str:
+    problem = record_id_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+class CslName(Strict):
+    family: str | None = None
+    given: str | None = None
+    literal: str | None = None
+
+    @model_validator(mode="after")
+    def _some_name(self) -> CslName:
+        if not (self.family or self.literal):
+            raise ValueError("an author needs 'family' or 'literal'")
+        return self
+
+    def display(self) -> str:
+        if self.literal:
+            return self.literal
+        return f"{self.family}, {self.given}" if self.given else str(self.family)
+
+
+class CslDate(Strict):
+    date_parts: list[list[int]] = Field(alias="date-parts", min_length=1)
+
+    @property
+    def year(self) -> int | None:
+        return self.date_parts[0][0] if self.date_parts and self.date_parts[0] else None
+
+
+class RecordMeta(Strict):
+    """sitegen's own metadata about a record, kept under CSL-JSON's `custom`."""
+
+    openalex: str | None = None
+    arxiv: str | None = None
+    sources: list[Source] = Field(default_factory=list)
+    publication_types: list[str] = Field(default_factory=list)
+    open_access: bool | None = None
+    license: str | None = None
+    fulltext_url: str | None = None
+    retracted: bool = False
+    # Notes left by deduplication when sources disagree about identifiers; omitted when there are none.
+    conflicts: list[str] = Field(default_factory=list, exclude_if=lambda notes: not notes)
+
+
+class Record(Strict):
+    """One bibliographic record as CSL-JSON, with every known identifier kept."""
+
+    id: str
+    type: str = "article-journal"
+    title: Annotated[str, StringConstraints(min_length=1, max_length=5000)]
+    author: list[CslName] = Field(default_factory=list, max_length=10_000)
+    container_title: str | None = Field(default=None, alias="container-title")
+    issued: CslDate | None = None
+    volume: str | None = None
+    issue: str | None = None
+    page: str | None = None
+    DOI: str | None = None
+    PMID: str | None = None
+    PMCID: str | None = None
+    URL: str | None = None
+    abstract: Annotated[str, StringConstraints(max_length=200_000)] | None = None
+    custom: RecordMeta = RecordMeta()
+
+    def identifiers(self) -> dict[str, str]:
+        values = {"doi": self.DOI, "pmid": self.PMID, "pmcid": self.PMCID,
+                  "openalex": self.custom.openalex, "arxiv": self.custom.arxiv}
+        return {namespace: value for namespace, value in values.items() if value}
+
+    @property
+    def year(self) -> int | None:
+        return self.issued.year if self.issued else None
+
+    @model_validator(mode="after")
+    def _identifiers_normalised_and_id_derived(self) -> Record:
+        check_record_id(self.id)
+        for namespace, value in self.identifiers().items():
+            if NORMALISERS[namespace](value) != value:
+                raise ValueError(f"{namespace} {value!r} is not in normalised form "
+                                 f"({NORMALISERS[namespace](value) or 'not a valid identifier'})")
+        # The id is chosen once, when the record is first seen (the highest-priority identifier
+        # then known), and never changes: decisions and evidence refer to it. A record that
+        # later gains a DOI keeps its id; it must only ever be one of the record's own identifiers.
+        own = {record_id({namespace: value}) for namespace, value in self.identifiers().items()}
+        if self.id not in own:
+            raise ValueError(f"id {self.id!r} is not one of the record's own identifiers "
+                             f"({', '.join(sorted(own)) or 'it has none'})")
+        return self

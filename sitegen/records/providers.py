@@ -1,0 +1,40 @@
+"""The bibliographic services sitegen knows: the one list every layer reads.
+
+Names are the ids written in files (`review.yaml` sources, strategies, ledger
+events); labels are what people read. The provider *code* (requests, paging,
+parsing) lives in `sitegen.sources`; this registry holds only the facts that
+records, the review folder and the site need without loading any of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class ProviderInfo:
+    name: str  # as written in files
+    label: str  # as shown to people
+    search_endpoint: str  # the only address a saved strategy's `endpoint` may name
+
+
+# In the order sitegen lists them. Adding one here is the first step of adding a provider.
+PROVIDERS: dict[str, ProviderInfo] = {info.name: info for info in (
+    ProviderInfo("openalex", "OpenAlex", "https://api.openalex.org/works"),
+    ProviderInfo("europepmc", "Europe PMC", "https://www.ebi.ac.uk/europepmc/webservices/rest/search"),
+    ProviderInfo("pubmed", "PubMed", "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/esearch.fcgi"),
+    ProviderInfo("crossref", "Crossref", "https://api.crossref.org/works"),
+    ProviderInfo("arxiv", "arXiv", "https://export.arxiv.org/api/query"),
+)}
+SOURCES = tuple(PROVIDERS)
+# pydantic needs the names as a Literal type; it lists exactly the registry's names (a test checks).
+Source = Literal["openalex", "europepmc", "pubmed", "crossref", "arxiv"]
+
+# When records of one work are merged, the curated bibliographic databases' metadata comes first.
+MERGE_PRIORITY = ("pubmed", "europepmc", "crossref", "openalex", "arxiv")
+
+
+def label(source: str) -> str:
+    """The display name of a provider."""
+    return PROVIDERS[source].label
