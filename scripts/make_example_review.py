@@ -26,9 +26,7 @@ from pathlib import Path
 
 import httpx
 
-from sitegen.living.protocol import amend_protocol, lock_protocol
-from sitegen.living.state import advance
-from sitegen.living.update import add_monitor, update
+from sitegen.commands import add_monitor, protocol_amend, protocol_lock, state_advance, update
 from sitegen.review.models import DECISION_COLUMNS, Strategy
 from sitegen.review.write import atomic_write
 from sitegen.sources.openalex import work_to_record
@@ -95,23 +93,23 @@ def main() -> None:
     original = protocol.read_text(encoding="utf-8").replace(AMENDED_TO, AMENDED_FROM)
     protocol.write_text(re.sub(r"^version: \d+$", "version: 1", original, count=1, flags=re.MULTILINE),
                         encoding="utf-8")
-    for generated in ("records.jsonl", "ledger.jsonl", "searches", "snapshots", "screening"):
+    for generated in ("records.jsonl", "ledger.jsonl", "state.json", "searches", "snapshots", "screening"):
         path = EXAMPLE / generated
         shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
     evidence = {p.name: p.read_bytes() for p in (EXAMPLE / "evidence").glob("*.yaml")}
     shutil.rmtree(EXAMPLE / "evidence")
 
-    lock_protocol(EXAMPLE, FIRST_RUN, "locked before the first search")
-    advance(EXAMPLE, FIRST_RUN)  # protocol -> searching
+    protocol_lock(EXAMPLE, FIRST_RUN, "locked before the first search")
+    state_advance(EXAMPLE, FIRST_RUN)  # protocol -> searching
     strategy = Strategy(source="openalex", label="openalex-main", query=QUERY)
     earlier = [w for w in works if w["publication_year"] <= FIRST_RUN_CUTOFF_YEAR]
     first = add_monitor(EXAMPLE, "object-in-context", [strategy], FIRST_RUN, "record", settings=SourceSettings(),
                         transport=simulated_openalex(earlier, QUERY))
-    advance(EXAMPLE, FIRST_RUN)  # searching -> screening
+    state_advance(EXAMPLE, FIRST_RUN)  # searching -> screening
     # A simulated amendment between the runs: the published review notes that genetic modification
     # was not an exclusion criterion; the example makes that an explicit in-scope item (version 2).
     protocol.write_text(protocol.read_text(encoding="utf-8").replace(AMENDED_FROM, AMENDED_TO), encoding="utf-8")
-    amend_protocol(EXAMPLE, AMENDED_AT, "State explicitly that genetically modified rodents are in scope, as the "
+    protocol_amend(EXAMPLE, AMENDED_AT, "State explicitly that genetically modified rodents are in scope, as the "
                                         "published review's eligibility note says")
     second = update(EXAMPLE, SECOND_RUN, "record", settings=SourceSettings(), transport=simulated_openalex(works, QUERY))
     assert first.complete and second.complete

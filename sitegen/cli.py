@@ -4,13 +4,18 @@ function, prints the result and exits; all the work happens in the library."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import click
+from pydantic import ValidationError
 
-from sitegen import __version__
-from sitegen.errors import EXIT_INVALID, ReviewInvalid, SchemaVersionError, SitegenError
+from sitegen import __version__, commands
+from sitegen.errors import EXIT_INCOMPLETE, EXIT_INVALID, ReviewInvalid, SchemaVersionError, SitegenError
+from sitegen.review.models import Strategy
 from sitegen.review.problems import FORMATTERS, format_human
+from sitegen.review.scaffold import init_review
+from sitegen.review.schemas import json_schemas, write_schemas
 
 REVIEW_DIR = click.Path(path_type=Path, file_okay=False)
 
@@ -58,8 +63,6 @@ def _remember(review_dir: Path) -> Path:
 @click.option("--title", default="My living review", show_default=True, help="Title written to review.yaml.")
 def init(directory: Path, title: str) -> None:
     """Create a new review folder DIRECTORY that passes `check` and builds."""
-    from sitegen.review.scaffold import init_review
-
     files = init_review(directory, title)
     click.echo(f"created {directory} with {len(files)} files:")
     for name in files:
@@ -77,11 +80,9 @@ def check(directory: Path, output_format: str) -> None:
     Exit status 0 when clean, 1 when problems were found, 4 when a file has an
     unsupported schema_version.
     """
-    from sitegen.review.check import inspect_review
-
     _remember(directory)
     try:
-        _, problems = inspect_review(directory)
+        problems = commands.check(directory)
     except SchemaVersionError as exc:
         problems = exc.problems
         click.echo(FORMATTERS[output_format](problems, str(directory)))
@@ -99,10 +100,8 @@ def check(directory: Path, output_format: str) -> None:
               help="Build time shown on the site. Default: SOURCE_DATE_EPOCH, else the latest ledger event.")
 def build(directory: Path, out: Path, now: str | None) -> None:
     """Render review folder DIRECTORY as a static website."""
-    from sitegen.site.build import build as build_site
-
     _remember(directory)
-    result = build_site(directory, out, now)
+    result = commands.build(directory, out, now)
     click.echo(f"built {result.out} ({result.files} files, {result.records} records, "
                f"last updated {result.built_at or 'never'})")
 
@@ -121,9 +120,6 @@ def _progress(message: str) -> None:
 
 def _print_update(result, as_json: bool, report: Path | None) -> None:
     """Print an update's outcome, write its Markdown report, and exit 3 when a source was missed."""
-    import os
-
-    from sitegen.errors import EXIT_INCOMPLETE
     from sitegen.living.update import markdown_report, unreached
 
     markdown = markdown_report(result)
@@ -174,11 +170,6 @@ def monitor_add(directory: Path, monitor_id: str, strategies: tuple[tuple[str, s
     The first result set becomes the opening screening batch and its ids the
     seen_ids baseline (or, with --seed-from-review, the records already screened).
     """
-    from pydantic import ValidationError
-
-    from sitegen.living.update import add_monitor
-    from sitegen.review.models import Strategy
-
     _remember(directory)
     parsed = []
     for source_label, text in strategies:
@@ -187,7 +178,7 @@ def monitor_add(directory: Path, monitor_id: str, strategies: tuple[tuple[str, s
             parsed.append(Strategy(source=source, query=text, label=label or None, syntax=syntax))
         except ValidationError as exc:
             raise click.BadParameter(exc.errors(include_url=False)[0]["msg"], param_hint="--strategy") from None
-    result = add_monitor(directory, monitor_id, parsed, at, mode, seed_from_review, progress=_progress)
+    result = commands.add_monitor(directory, monitor_id, parsed, at, mode, seed_from_review, progress=_progress)
     _print_update(result, as_json, report)
 
 
@@ -197,10 +188,8 @@ def monitor_add(directory: Path, monitor_id: str, strategies: tuple[tuple[str, s
 @click.option("--json", "as_json", is_flag=True, help="Print the saved state as JSON.")
 def monitor_status(directory: Path, monitor_id: str | None, as_json: bool) -> None:
     """Show the saved searches of DIRECTORY: strategies, seen ids, last run."""
-    from sitegen.living.status import saved_searches
-
     _remember(directory)
-    searches = saved_searches(directory, monitor_id)
+    searches = commands.saved_searches(directory, monitor_id)
     if as_json:
         click.echo(json.dumps([s.model_dump(mode="json", exclude_none=True) for s in searches], indent=2,
                               ensure_ascii=False))
@@ -226,10 +215,8 @@ def update(directory: Path, at: str, mode: str, as_json: bool, report: Path | No
     (its new records may be missing: never "no new papers"), 4 on a schema
     mismatch, 5 when another sitegen process holds the review.
     """
-    from sitegen.living.update import update as run_update
-
     _remember(directory)
-    _print_update(run_update(directory, at, mode, progress=_progress), as_json, report)
+    _print_update(commands.update(directory, at, mode, progress=_progress), as_json, report)
 
 
 @cli.command()
@@ -237,10 +224,8 @@ def update(directory: Path, at: str, mode: str, as_json: bool, report: Path | No
 @click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
 def prisma(directory: Path, as_json: bool) -> None:
     """PRISMA 2020 counts of DIRECTORY, derived from its ledger and decision files."""
-    from sitegen.living.prisma import prisma_counts
-
     _remember(directory)
-    counts = prisma_counts(directory)
+    counts = commands.prisma(directory)
     if as_json:
         click.echo(json.dumps(counts.model_dump(), indent=2))
         return
@@ -259,10 +244,8 @@ def probable_duplicates(directory: Path, threshold: float, as_json: bool) -> Non
     Nothing is merged: a reviewer decides. Pairs have nearly equal normalised
     titles, the same first-author surname and years at most one apart.
     """
-    from sitegen.living.status import probable_pairs
-
     _remember(directory)
-    pairs, records = probable_pairs(directory, threshold)
+    pairs, records = commands.probable_pairs(directory, threshold)
     if as_json:
         click.echo(json.dumps([{"first": p.first, "second": p.second, "score": p.score} for p in pairs], indent=2))
         return
@@ -293,10 +276,8 @@ def _agreement_line(item) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 def screen_status(directory: Path, as_json: bool) -> None:
     """Per batch and stage of DIRECTORY: decided, pending, conflicts."""
-    from sitegen.screening.status import screening_report
-
     _remember(directory)
-    per_batch, overall = screening_report(directory)
+    per_batch, overall = commands.screening_status(directory)
     if as_json:
         click.echo(json.dumps({"batches": [b.model_dump() for b in per_batch],
                                "overall": [s.model_dump() for s in overall]}, indent=2))
@@ -319,10 +300,8 @@ def screen_conflicts(directory: Path, as_json: bool) -> None:
 
     Settle one by adding a row to screening/<stage>/adjudication.csv.
     """
-    from sitegen.screening.status import conflict_report
-
     _remember(directory)
-    found = conflict_report(directory)
+    found = commands.screening_conflicts(directory)
     if as_json:
         click.echo(json.dumps([c.model_dump() for c in found], indent=2, ensure_ascii=False))
         return
@@ -338,10 +317,8 @@ def screen_conflicts(directory: Path, as_json: bool) -> None:
 def screen_kappa(directory: Path, as_json: bool) -> None:
     """Agreement between DIRECTORY's reviewers, per batch and overall: Cohen's kappa with a 95% CI,
     percent agreement and PABAK (Fleiss' kappa when more than two reviewers decided)."""
-    from sitegen.screening.status import screening_report
-
     _remember(directory)
-    per_batch, overall = screening_report(directory)
+    per_batch, overall = commands.screening_status(directory)
     if as_json:
         click.echo(json.dumps({
             "overall": {s.stage: [a.model_dump() for a in s.agreement] for s in overall},
@@ -364,10 +341,8 @@ def screen_rank(directory: Path, number: int, as_json: bool) -> None:
     Scores order the batch so reviewers see the likeliest includes first; they
     never write a decision.
     """
-    from sitegen.screening.digest import ranked_batch
-
     _remember(directory)
-    ranking = ranked_batch(directory, number)
+    ranking = commands.ranked_batch(directory, number)
     if as_json:
         click.echo(json.dumps(ranking.model_dump(), indent=2, ensure_ascii=False))
         return
@@ -382,10 +357,8 @@ def screen_rank(directory: Path, number: int, as_json: bool) -> None:
               help="Write the Markdown here instead of printing it.")
 def digest(directory: Path, week: str, out: Path | None) -> None:
     """The weekly digest of DIRECTORY: new records of that week ranked, with rationales and calibration."""
-    from sitegen.screening.digest import digest_for
-
     _remember(directory)
-    text = digest_for(directory, week)
+    text = commands.digest(directory, week)
     if out is None:
         click.echo(text, nl=False)
     else:
@@ -403,10 +376,8 @@ def state() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 def state_show(directory: Path, as_json: bool) -> None:
     """Show DIRECTORY's phase, what the next phase needs, and the settable fields."""
-    from sitegen.living.state import show
-
     _remember(directory)
-    shown = show(directory)
+    shown = commands.state_show(directory)
     if as_json:
         click.echo(json.dumps(shown, indent=2, ensure_ascii=False))
         return
@@ -425,10 +396,8 @@ def state_show(directory: Path, as_json: bool) -> None:
 @AT
 def state_advance(directory: Path, at: str) -> None:
     """Move DIRECTORY to its next phase, if every gate predicate holds (recorded on the ledger)."""
-    from sitegen.living.state import advance
-
     _remember(directory)
-    before, after = advance(directory, at)
+    before, after = commands.state_advance(directory, at)
     click.echo(f"phase: {before} -> {after}")
 
 
@@ -438,10 +407,8 @@ def state_advance(directory: Path, at: str) -> None:
 @click.argument("value")
 def state_set(directory: Path, field: str, value: str) -> None:
     """Set FIELD of DIRECTORY's state.json to VALUE (only max_kept and status_note may be set)."""
-    from sitegen.living.state import set_field
-
     _remember(directory)
-    updated = set_field(directory, field, value)
+    updated = commands.state_set(directory, field, value)
     click.echo(f"{field}: {getattr(updated, field)}")
 
 
@@ -456,10 +423,8 @@ def protocol() -> None:
 @click.option("--reason", default=None, help="Why now (recorded on the ledger).")
 def protocol_lock(directory: Path, at: str, reason: str | None) -> None:
     """Record protocol.md's hash and version on DIRECTORY's ledger."""
-    from sitegen.living.protocol import lock_protocol
-
     _remember(directory)
-    event = lock_protocol(directory, at, reason)
+    event = commands.protocol_lock(directory, at, reason)
     click.echo(f"protocol version {event.payload['version']} locked (ledger event {event.seq}, "
                f"sha256 {event.payload['sha256'][:12]}…)")
 
@@ -475,10 +440,8 @@ def protocol_amend(directory: Path, at: str, reason: str) -> None:
     and raises the version (if you have not), so later batches are screened
     under the new version.
     """
-    from sitegen.living.protocol import amend_protocol
-
     _remember(directory)
-    event = amend_protocol(directory, at, reason)
+    event = commands.protocol_amend(directory, at, reason)
     click.echo(f"protocol amended to version {event.payload['version']} (ledger event {event.seq})")
 
 
@@ -491,13 +454,27 @@ def ledger() -> None:
 @click.argument("directory", type=REVIEW_DIR)
 def ledger_verify(directory: Path) -> None:
     """Check that no event of DIRECTORY's ledger was edited, reordered or deleted."""
-    from sitegen.living.ledger import verify_file
-
-    count, problems = verify_file(directory)
+    count, problems = commands.ledger_verify(directory)
     if problems:
         click.echo(format_human(problems, str(directory)))
         raise click.exceptions.Exit(EXIT_INVALID)
     click.echo(f"ledger intact: {count} events, each chained to the one before")
+
+
+@cli.command()
+@click.argument("directory", type=REVIEW_DIR)
+def recover(directory: Path) -> None:
+    """Finish a write to DIRECTORY that an earlier sitegen process was interrupted in.
+
+    A write that reached its commit point is completed; one that did not is
+    discarded, leaving the files as they were before it. Leftover temporary
+    files are removed. Writing commands do this by themselves before they start.
+    """
+    _remember(directory)
+    done = commands.finish_interrupted(directory)
+    for line in done:
+        click.echo(line)
+    click.echo("nothing was interrupted" if not done else f"{directory} is consistent again")
 
 
 @cli.command()
@@ -518,18 +495,11 @@ def search(query: str, sources: str, native: bool, since: int | None, mode: str,
     parentheses, and title: abstract: author: prefixes. Exit status 3 when a
     source could not be reached (its results are unknown, not empty).
     """
-    from contextlib import nullcontext
-
-    from sitegen.errors import EXIT_INCOMPLETE
-    from sitegen.review.transaction import review_lock
-    from sitegen.sources.search import describe, open_fetcher
-    from sitegen.sources.search import search as run_search
+    from sitegen.sources.search import describe
 
     names = [name.strip() for name in sources.split(",") if name.strip()]
-    # Recording writes the review's snapshots: no other sitegen process may write them meanwhile.
-    with review_lock(review_dir) if mode == "record" and review_dir else nullcontext():
-        with open_fetcher(mode, review_dir / "snapshots" if review_dir else None) as fetcher:
-            result = run_search(fetcher, query, names, native=native, since=since, progress=_progress)
+    result = commands.search(query, names, native=native, since=since, mode=mode, review_dir=review_dir,
+                             progress=_progress)
     if as_json:
         click.echo(json.dumps(result.report(), indent=2, ensure_ascii=False))
     else:
@@ -547,8 +517,6 @@ def search(query: str, sources: str, native: bool, since: int | None, mode: str,
               help="Write one .schema.json per file format into this folder instead of listing them.")
 def schema(out: Path | None) -> None:
     """Export the review-folder file formats as JSON Schema (for editors)."""
-    from sitegen.review.schemas import json_schemas, write_schemas
-
     if out is None:
         for name in json_schemas():
             click.echo(name)

@@ -77,7 +77,7 @@ def serve(directory: Path):
 
 @pytest.fixture(scope="session")
 def example_site(tmp_path_factory) -> Path:
-    from sitegen.site.build import build
+    from sitegen.commands import build
 
     out = tmp_path_factory.mktemp("example") / "site"
     build(EXAMPLE, out, environ={})

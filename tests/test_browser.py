@@ -14,7 +14,7 @@ from conftest import serve
 from lxml import html as lxml_html
 from test_build import XSS, hostile_review
 
-from sitegen.site.build import build
+from sitegen.commands import build
 
 pytestmark = pytest.mark.browser
 

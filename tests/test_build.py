@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLE, tree_bytes
 
+from sitegen.commands import build
 from sitegen.errors import OutputRefused, SitegenError
 from sitegen.living.ledger import event_line, next_event
 from sitegen.review.folder import protocol_hash
 from sitegen.site import output
-from sitegen.site.build import build
 
 XSS = "<script>alert(1)</script>"
 
@@ -201,3 +201,11 @@ def relock(review: Path) -> None:
         previous = next_event(previous, event["type"], event["ts"], payload)
         events.append(event_line(previous))
     (review / "ledger.jsonl").write_text("\n".join(events) + "\n")
+    # The files anchoring the ledger's tail name events by hash: point them at the re-chained ones.
+    hashes = {json.loads(line)["seq"]: json.loads(line)["hash"] for line in events}
+    anchored = [(review / "state.json", "ledger_head"),
+                *((path, "last_event") for path in (review / "searches").glob("*.json"))]
+    for path, key in anchored:
+        data = json.loads(path.read_text())
+        data[key]["hash"] = hashes[data[key]["seq"]]
+        path.write_text(json.dumps(data, indent=2) + "\n")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLE, tree_bytes
 
-from sitegen.review.check import inspect_review
+from sitegen.workspace import inspect
 
 TA = "screening/title-abstract"
 A_RECORD = "10.1002/hipo.22095"  # any record of the example review
@@ -171,7 +171,7 @@ def test_passage_not_in_abstract(sitegen, example_copy):
 def test_passage_matches_despite_different_line_breaks(example_copy):
     path = example_copy / "evidence" / "wilson-2013-lec.yaml"
     path.write_text(path.read_text().replace("were unable\n        to recognize", "were   unable to\n        recognize"))
-    _, problems = inspect_review(example_copy)
+    _, problems = inspect(example_copy)
     assert problems == []
 
 
@@ -287,7 +287,7 @@ def test_every_problem_is_reported_not_just_the_first(example_copy):
     append(example_copy / TA / "reviewer-b.csv", "10.9999/nope,include,,\n")
     replace_line(example_copy / "evidence" / "wilson-2013-lec.yaml", 1, "record_id: 10.9999/nope")
     (example_copy / "protocol.md").unlink()
-    _, problems = inspect_review(example_copy)
+    _, problems = inspect(example_copy)
     assert {p.path for p in problems} >= {f"{TA}/reviewer-b.csv", "evidence/wilson-2013-lec.yaml", "protocol.md"}
 
 
@@ -354,7 +354,7 @@ def test_line_separators_inside_json_strings_do_not_split_records(example_copy):
     record["abstract"] = "before\u2028after\u0085end\x1c"
     lines[0] = json.dumps(record, ensure_ascii=False) + "\n"
     path.write_text("".join(lines))
-    _, problems = inspect_review(example_copy)
+    _, problems = inspect(example_copy)
     assert problems == []
 
 

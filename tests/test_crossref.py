@@ -7,11 +7,13 @@ import gzip
 import json
 
 import httpx
+import pytest
 import yaml
 from conftest import FIXTURES
 from http_mocks import Call, fetcher, json_response
 
 from sitegen.sources import crossref
+from sitegen.sources.base import Untitled
 from sitegen.sources.settings import SourceSettings
 
 DIR = FIXTURES / "crossref"
@@ -116,7 +118,7 @@ def test_deep_paging_follows_a_cursor_that_does_not_change():
     assert cursors[0] == "*" and len(set(cursors[1:])) == 1 and len(cursors) == 4
     # the pages differ although the cursor did not; one real item (a journal issue) has no title
     assert len({r.id for r in outcome.records}) == 19
-    assert outcome.warnings == ["1 Crossref work(s) had no DOI or title and were skipped",
+    assert outcome.warnings == ["1 Crossref work(s) had no title and were left out: 10.1002/humu.2018.39.issue-6",
                                 "Crossref reported 138567 matches: only the first 19 of 138567 were read; "
                                 "raise SITEGEN_MAX_RECORDS (now 19) or narrow the query to read them all"]
     codlet = next(r for r in outcome.records if r.id == "10.1111/jai.12009")
@@ -263,16 +265,17 @@ def test_retracted_work_and_retraction_notice():
     assert crossref.retraction_status(mirrored) == (True, False)
 
 
-def test_work_without_doi_or_title_is_skipped():
+def test_work_without_doi_or_title_is_left_out():
     item = plos("10.1371/journal.pone.0147433")
-    assert crossref.work_to_record(dict(item, title=[])) is None
+    with pytest.raises(Untitled):
+        crossref.work_to_record(dict(item, title=[]))
     assert crossref.work_to_record(dict(item, DOI="not a doi")) is None
     envelope = {"status": "ok", "message-type": "work-list",
                 "message": {"total-results": 2, "items": [item, dict(item, title=["<i></i>"])], "next-cursor": "c"}}
     fetch, _, _ = fetcher(lambda request: json_response(json.dumps(envelope)))
     outcome = crossref.search(fetch, SETTINGS, {"query": "x"})
-    assert outcome.status == "ok" and len(outcome.records) == 1
-    assert "1 Crossref work(s) had no DOI or title" in outcome.warnings[0]
+    assert outcome.status == "ok" and outcome.complete and len(outcome.records) == 1
+    assert outcome.warnings == ["1 Crossref work(s) had no title and were left out: 10.1371/journal.pone.0147433"]
 
 
 def test_fields_of_the_wrong_shape_are_ignored_not_a_crash():
@@ -320,13 +323,14 @@ def test_truncation_is_ok_but_not_complete():
     assert outcome.status == "ok" and outcome.truncated and not outcome.complete
 
 
-def test_a_work_that_cannot_be_stored_is_skipped_and_the_rest_kept():
+def test_a_work_that_cannot_be_stored_is_kept_out_and_the_run_incomplete():
     too_many = dict(PLOS[1], author=[{"family": f"A{i}"} for i in range(10_001)])  # over the format's limit
     fetch, _, _ = fetcher(lambda request: json_response(envelope([PLOS[0], too_many, PLOS[2]], 3)))
     outcome = crossref.search(fetch, SETTINGS, {"query": "x"})
-    assert outcome.status == "ok" and outcome.complete
+    assert outcome.status == "ok" and outcome.dropped == 1 and not outcome.complete
     assert [r.id for r in outcome.records] == [PLOS[0]["DOI"].lower(), PLOS[2]["DOI"].lower()]
-    assert outcome.warnings == ["1 Crossref work(s) could not be read (invalid author) and were skipped"]
+    assert outcome.warnings == ["1 Crossref work(s) could not be read (invalid author): they are missing from this "
+                                "run, which is therefore incomplete"]
 
 
 def test_every_work_unreadable_is_an_outage_not_an_empty_success():

@@ -6,7 +6,7 @@ import json
 
 from conftest import EXAMPLE
 
-from sitegen.site.build import build
+from sitegen.commands import build
 
 
 def test_rank_prints_the_seed_002_shape(sitegen):

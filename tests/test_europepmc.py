@@ -398,7 +398,7 @@ def test_lookup_with_a_zero_hit_count_still_checks_what_came_back():
     fetch, _, _ = fetcher(lambda request: json_response(page_body(RESULTS[:1], 0)))
     outcome = europepmc.lookup(fetch, SETTINGS, "10.1002/hpja.70059")
     assert outcome.status == "unavailable" and outcome.records == []
-    assert "different record" in outcome.warnings[0]
+    assert "reported 0 matches but sent 1 different items" in outcome.warnings[0]
 
 
 def test_lookup_keeps_only_the_record_asked_for_and_says_so():
@@ -422,14 +422,15 @@ def test_fields_of_the_wrong_type_are_absent_not_a_crash():
     assert undated.issued is None  # digits that are not ASCII are no date
 
 
-def test_a_result_that_cannot_be_read_is_skipped_and_the_rest_kept():
+def test_a_result_that_cannot_be_read_is_kept_out_and_the_run_incomplete():
     hostile = dict(RESULTS[1], **HOSTILE_SHAPES)
     too_long = dict(RESULTS[2], abstractText="x " * 150_000)  # over the record format's limit
     fetch, _, _ = fetcher(lambda request: json_response(page_body([RESULTS[0], too_long, hostile, RESULTS[3]], 4)))
     outcome = europepmc.search(fetch, SETTINGS, "cancer")
-    assert outcome.status == "ok" and outcome.complete
+    assert outcome.status == "ok" and outcome.dropped == 1 and not outcome.complete
     assert [r.PMID for r in outcome.records] == [RESULTS[0]["pmid"], RESULTS[1]["pmid"], RESULTS[3]["pmid"]]
-    assert outcome.warnings == ["1 Europe PMC result(s) could not be read (invalid abstract) and were skipped"]
+    assert outcome.warnings == ["1 Europe PMC result(s) could not be read (invalid abstract): they are missing "
+                                "from this run, which is therefore incomplete"]
 
 
 def test_fulltext_without_a_pmcid_cannot_be_shown_to_be_the_article():

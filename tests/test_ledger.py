@@ -1,8 +1,15 @@
-"""The hash chain names any edited, reordered or deleted event."""
+"""The hash chain names any edited, reordered or deleted event; the tail anchors name lost last events."""
 
 from __future__ import annotations
 
-from sitegen.living.ledger import GENESIS, next_event, verify_chain
+import json
+import shutil
+
+import pytest
+from conftest import EXAMPLE
+
+from sitegen.living.ledger import GENESIS, event_line, next_event, verify_chain
+from sitegen.review.models import LedgerEvent
 
 TS = "2026-06-01T00:00:00Z"
 
@@ -34,3 +41,67 @@ def test_deletion_and_reorder_are_named():
     assert verify_chain(events[:1] + events[2:])[0][0] == 1
     swapped = [events[0], events[2], events[1], events[3]]
     assert {index for index, _ in verify_chain(swapped)} >= {1, 2}
+
+
+# --------------------------------------------------------------------------- the tail is anchored
+
+@pytest.fixture
+def anchored(tmp_path):
+    """A copy of the example, whose files were all written by sitegen's commands (so they name their anchors)."""
+    review = tmp_path / "review"
+    shutil.copytree(EXAMPLE, review)
+    return review
+
+
+def lines(review):
+    return (review / "ledger.jsonl").read_text().splitlines(keepends=True)
+
+
+def truncate(review, keep):
+    (review / "ledger.jsonl").write_text("".join(lines(review)[:keep]))
+
+
+def test_the_example_names_its_anchors():
+    state = json.loads((EXAMPLE / "state.json").read_text())
+    events = [json.loads(line) for line in (EXAMPLE / "ledger.jsonl").read_text().splitlines()]
+    assert state["ledger_head"] == {"seq": events[-1]["seq"], "hash": events[-1]["hash"]}
+    search = json.loads((EXAMPLE / "searches" / "object-in-context.json").read_text())
+    assert search["last_event"]["hash"] in {event["hash"] for event in events}
+
+
+@pytest.mark.parametrize("dropped", [1, 2, 3])
+def test_dropping_the_last_events_is_named_by_check_and_verify(anchored, sitegen, dropped):
+    total = len(lines(anchored))
+    truncate(anchored, total - dropped)
+    code, out, _ = sitegen("check", anchored)
+    assert code == 1 and "[ledger-truncated]" in out
+    assert f"depends on event {total}" in out and "state.json" in out
+    code, out, _ = sitegen("ledger", "verify", anchored)
+    assert code == 1 and "ledger-truncated" in out and f"ledger.jsonl:{total - dropped}" in out
+
+
+def test_losing_a_runs_batch_event_names_the_saved_search(anchored, sitegen):
+    events = [json.loads(line) for line in lines(anchored)]
+    search = json.loads((anchored / "searches" / "object-in-context.json").read_text())
+    batch_seq = search["last_event"]["seq"]
+    assert events[batch_seq - 1]["type"] == "screening"
+    truncate(anchored, batch_seq - 1)
+    code, out, _ = sitegen("check", anchored)
+    assert code == 1 and f"searches/object-in-context.json (the last event of its run at {search['last_run']}) " \
+                         f"depends on event {batch_seq}" in out
+
+
+def test_an_emptied_ledger_is_not_intact(anchored, sitegen):
+    truncate(anchored, 0)
+    code, out, _ = sitegen("ledger", "verify", anchored)
+    assert code == 1 and "the ledger is empty, but" in out and "intact" not in out
+
+
+def test_an_event_appended_by_hand_is_named(anchored, sitegen):
+    last = LedgerEvent.model_validate(json.loads(lines(anchored)[-1]))
+    extra = next_event(last, "phase", "2023-06-01T00:00:00Z",
+                       {"from_phase": "screening", "to_phase": "extraction", "checks": []})
+    with (anchored / "ledger.jsonl").open("a") as ledger:
+        ledger.write(event_line(extra) + "\n")
+    code, out, _ = sitegen("ledger", "verify", anchored)
+    assert code == 1 and "[ledger-head]" in out and "the last one sitegen appended" in out

@@ -219,15 +219,16 @@ def test_only_the_boolean_true_means_retracted():
     assert openalex.work_to_record(dict(SYNERGY[0], is_retracted=True)).custom.retracted is True
 
 
-def test_a_record_that_cannot_be_stored_is_skipped_and_the_rest_kept():
+def test_a_record_that_cannot_be_stored_is_kept_out_and_the_run_incomplete():
     long_title = dict(SYNERGY[1], title="x" * 6000)  # over the record format's limit: a ValidationError
     results = [SYNERGY[0], long_title, HOSTILE, SYNERGY[2]]
     fetch, _, _ = fetcher(lambda request: page(results, 4, None))
     outcome = openalex.search(fetch, SETTINGS, {"search": "x"})
-    assert outcome.status == "ok" and outcome.complete
+    assert outcome.status == "ok" and outcome.dropped == 1 and not outcome.complete
     assert [r.custom.openalex for r in outcome.records] == [SYNERGY[0]["id"].rsplit("/", 1)[1], "W999",
                                                             SYNERGY[2]["id"].rsplit("/", 1)[1]]
-    assert outcome.warnings == ["1 OpenAlex work(s) could not be read (invalid title) and were skipped"]
+    assert outcome.warnings == ["1 OpenAlex work(s) could not be read (invalid title): they are missing from this "
+                                "run, which is therefore incomplete"]
 
 
 def test_a_lookup_answered_with_an_unreadable_work_is_an_outage():

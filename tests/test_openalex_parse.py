@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from conftest import EXAMPLE, FIXTURES
 
 from sitegen.records.model import model_data
+from sitegen.sources.base import Untitled
 from sitegen.sources.openalex import abstract_from_inverted_index, work_to_record
 
 WORKS = json.loads((FIXTURES / "openalex" / "synergy_sep2021_works_0_25.json").read_text())
@@ -42,4 +44,5 @@ def test_abstract_reconstruction():
 
 def test_work_without_identifier_or_title_is_skipped():
     assert work_to_record({"title": "No ids"}) is None
-    assert work_to_record({"id": "https://openalex.org/W1", "title": None}) is None
+    with pytest.raises(Untitled):
+        work_to_record({"id": "https://openalex.org/W1", "title": None})

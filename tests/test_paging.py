@@ -23,7 +23,7 @@ from sitegen.sources.http import Provider, Secrets
 from sitegen.sources.openalex import work_to_record
 
 WORKS = json.loads((FIXTURES / "openalex" / "synergy_sep2021_works_0_25.json").read_text())
-ITEMS = Items("work(s)", "no identifier or title")
+ITEMS = Items("work(s)", "no identifier")
 
 
 def trace() -> Trace:
@@ -100,13 +100,42 @@ def test_the_page_limit_is_the_backstop():
 
 
 def test_skipped_items_count_once_each():
-    untitled = {key: value for key, value in WORKS[0].items() if key not in ("title", "display_name")}
+    unidentified = {key: value for key, value in WORKS[0].items() if key not in ("id", "ids", "doi")}
     p = pager()
-    read(p, [(3, [WORKS[1], untitled, untitled, "not a work"], None)])
+    read(p, [(3, [WORKS[1], unidentified, unidentified, "not a work"], None)])
     outcome = p.outcome(trace())
     assert outcome.complete and len(outcome.records) == 1
-    assert outcome.warnings == ["2 Test work(s) had no identifier or title and were skipped",
+    assert outcome.warnings == ["2 Test work(s) had no identifier and were skipped",
                                 "Test sent 1 item(s) more than once; each was kept once"]
+
+
+def test_an_identified_work_the_provider_gives_no_title_is_left_out_by_name():
+    untitled = {key: value for key, value in WORKS[0].items() if key not in ("title", "display_name")}
+    p = pager()
+    read(p, [(2, [WORKS[1], untitled], None)])
+    outcome = p.outcome(trace())
+    assert outcome.complete and len(outcome.records) == 1
+    assert outcome.warnings == [f"1 Test work(s) had no title and were left out: {work_to_record(WORKS[0]).id}"]
+
+
+@pytest.mark.parametrize("title", [123, ["a list"], {"text": "x"}, True])
+def test_a_title_that_is_not_text_makes_the_read_incomplete(title):
+    malformed = dict(WORKS[0], title=title, display_name=None)
+    p = pager()
+    read(p, [(2, [WORKS[1], malformed], None)])
+    outcome = p.outcome(trace())
+    assert outcome.status == "ok" and outcome.dropped == 1 and not outcome.complete
+    assert len(outcome.records) == 1
+    assert "has a title that is not text" in outcome.warnings[0] and "incomplete" in outcome.warnings[0]
+
+
+@pytest.mark.parametrize("next_cursor", ["more", None])
+def test_more_items_than_the_reported_count_is_not_a_whole_answer(next_cursor):
+    """A count lower than the results (while a next page is still offered, or not) cannot be trusted."""
+    p = pager()
+    read(p, [(2, WORKS[:4], next_cursor), (2, WORKS[4:8], None)])
+    with pytest.raises(Malformed, match="reported 2 matches but sent 4 different items"):
+        p.outcome(trace())
 
 
 def test_truncation_by_max_records_and_by_the_provider_ceiling():
@@ -144,7 +173,10 @@ def test_a_converter_failure_skips_that_item_only():
     assert len(converted.records) == 2 and converted.unreadable == [WORKS[1]] and converted.reasons == ["KeyError"]
     p = pager()
     p.add(3, WORKS[:3], convert, dict)
-    assert p.outcome(trace()).warnings == ["1 Test work(s) could not be read (KeyError) and were skipped"]
+    outcome = p.outcome(trace())
+    assert len(outcome.records) == 2 and outcome.dropped == 1 and not outcome.complete
+    assert outcome.warnings == ["1 Test work(s) could not be read (KeyError): they are missing from this run, "
+                                "which is therefore incomplete"]
 
 
 def test_programming_errors_are_not_swallowed():

@@ -10,9 +10,8 @@ from conftest import EXAMPLE, FIXTURES
 from http_mocks import json_response
 from lxml import etree
 
-from sitegen.living.update import add_monitor, update
+from sitegen.commands import add_monitor, build, update
 from sitegen.review.models import Strategy
-from sitegen.site.build import build
 from sitegen.sources.settings import SourceSettings
 
 SYNERGY = json.loads((FIXTURES / "openalex" / "synergy_sep2021_works_0_25.json").read_text())

@@ -101,3 +101,59 @@ def test_code_is_lint_clean():
     result = subprocess.run([str(ruff), "check", "sitegen", "tests", "scripts"], capture_output=True, text=True,
                             cwd=ROOT, timeout=120)
     assert result.returncode == 0, result.stdout
+
+
+def _sitegen_imports(package: str) -> dict[str, set[str]]:
+    """Every sitegen module imported anywhere in `package` (top level, in functions, for type checking)."""
+    import ast
+
+    found: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "sitegen" / package).rglob("*.py")):
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("sitegen"):
+                names.add(node.module)
+                names.update(f"{node.module}.{alias.name}" for alias in node.names if node.module == "sitegen")
+            elif isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names if alias.name.startswith("sitegen"))
+        found[str(path.relative_to(ROOT))] = names
+    return found
+
+
+# What each layer may import: records/ is the ground floor, review/ the files above it; every domain
+# and the site build on them, and the site never reaches a provider.
+LAYERS = {
+    "records": lambda name: name.startswith("sitegen.records"),
+    "review": lambda name: name.startswith(("sitegen.review", "sitegen.records")) or name in ("sitegen.errors",),
+    "site": lambda name: not name.startswith("sitegen.sources"),
+}
+
+
+@pytest.mark.parametrize("package", sorted(LAYERS))
+def test_layers_import_nothing_above_them(package):
+    allowed = LAYERS[package]
+    wrong = {module: sorted(name for name in names if not allowed(name))
+             for module, names in _sitegen_imports(package).items()}
+    assert not {module: names for module, names in wrong.items() if names}
+
+
+def test_checking_and_building_never_load_a_provider(tmp_path):
+    script = ("import sys\nfrom sitegen.cli import cli\n"
+              "for args in (['check', sys.argv[1]], ['build', sys.argv[1], '--out', sys.argv[2]]):\n"
+              "    try:\n        cli(args)\n    except SystemExit as exc:\n        assert exc.code == 0, args\n"
+              "print(sorted(m for m in sys.modules if m.startswith(('httpx', 'sitegen.sources.'))))\n")
+    result = subprocess.run([sys.executable, "-c", script, str(ROOT / "reviews" / "object-in-context"),
+                             str(tmp_path / "site")], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "['sitegen.sources.query']"
+
+
+def test_the_provider_registry_is_the_one_list():
+    from typing import get_args
+
+    from sitegen.records.providers import MERGE_PRIORITY, SOURCES, Source
+    from sitegen.sources.search import PROVIDERS as PROVIDER_CODE
+
+    assert get_args(Source) == SOURCES
+    assert sorted(MERGE_PRIORITY) == sorted(SOURCES)
+    assert tuple(PROVIDER_CODE) == SOURCES

@@ -13,7 +13,7 @@ from http_mocks import Call, fetcher
 from lxml import etree
 
 from sitegen.sources import pubmed
-from sitegen.sources.base import parse_xml
+from sitegen.sources.base import Untitled, parse_xml
 from sitegen.sources.http import Response, Secrets
 from sitegen.sources.settings import SourceSettings
 from sitegen.sources.snapshots import describe
@@ -225,11 +225,13 @@ def test_retracted_publication():
     assert record.custom.retracted is False and "Retraction of Publication" in record.custom.publication_types
 
 
-def test_article_without_title_is_skipped():
+def test_article_without_title_is_left_out_by_name():
     article = edited(PUBMED1)
     title = article.find(".//ArticleTitle")
     title.getparent().remove(title)
-    assert pubmed.article_to_record(article) is None
+    with pytest.raises(Untitled) as raised:
+        pubmed.article_to_record(article)
+    assert raised.value.record_id.startswith(("10.", "pmid:"))
 
 
 def test_doctype_is_not_loaded_and_external_entities_are_not_expanded(tmp_path):
@@ -437,13 +439,14 @@ def test_the_retrieval_ceiling_truncates_and_says_to_narrow_the_query(monkeypatc
     assert "only the first 2 of 42249 were read" in warning and "narrow the query" in warning
 
 
-def test_an_article_that_cannot_be_stored_is_skipped_and_the_rest_kept():
+def test_an_article_that_cannot_be_stored_is_kept_out_and_the_run_incomplete():
     long_title = edited(PUBMED1)
     long_title.find(".//ArticleTitle").text = "x" * 6000  # over the record format's limit
     fetch, _, _ = fetcher(eutils(with_count(ESEARCH2, 2), {"0": article_set(long_title, edited(PUBMED1, 1))}))
     outcome = pubmed.search(fetch, SETTINGS, "cancer")
-    assert outcome.status == "ok" and outcome.complete and [r.PMID for r in outcome.records] == ["9997"]
-    assert outcome.warnings == ["1 PubMed article(s) could not be read (invalid title) and were skipped"]
+    assert outcome.status == "ok" and not outcome.complete and [r.PMID for r in outcome.records] == ["9997"]
+    assert outcome.warnings == ["1 PubMed article(s) could not be read (invalid title): they are missing from this "
+                                "run, which is therefore incomplete"]
 
 
 def test_dates_in_other_digits_are_no_date():

@@ -15,12 +15,13 @@ from http_mocks import json_response
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sitegen.commands import add_monitor, update
 from sitegen.errors import LockHeld
-from sitegen.living.update import add_monitor, markdown_report, new_ids, update
-from sitegen.review.check import inspect_review
+from sitegen.living.update import markdown_report, new_ids
 from sitegen.review.models import Strategy
 from sitegen.review.transaction import review_lock
 from sitegen.sources.settings import SourceSettings
+from sitegen.workspace import inspect
 
 SYNERGY = json.loads((FIXTURES / "openalex" / "synergy_sep2021_works_0_25.json").read_text())
 CORE = json.loads((FIXTURES / "europepmc" / "search_cancer_core.json").read_text())["resultList"]["result"]
@@ -138,7 +139,7 @@ def test_first_run_is_the_opening_batch(sitegen, tmp_path):
     types = [e["type"] for e in ledger(review)]
     assert types == ["protocol_lock", "retrieval", "retrieval", "screening"]
     assert ledger(review)[3]["payload"]["record_ids"] == saved["seen_ids"]
-    assert inspect_review(review)[1] == []
+    assert inspect(review)[1] == []
 
 
 def test_second_run_reports_only_new_records_in_order(sitegen, tmp_path):
@@ -170,7 +171,7 @@ def test_a_downed_source_is_incomplete_not_empty(sitegen, tmp_path, failure):
     report = markdown_report(result)
     assert "**Incomplete:**" in report
     assert "Europe PMC was not reached this run" in report and "new Europe PMC records may be missing" in report
-    assert "the unreached sources are unknown this run, not empty" in report
+    assert "the others are unknown this run, not empty" in report
     retrieval = [e for e in ledger(review) if e["type"] == "retrieval"][-1]
     assert retrieval["payload"]["source"] == "europepmc" and retrieval["payload"]["complete"] is False
     # The next complete run picks up what the outage hid.
@@ -318,7 +319,7 @@ def test_a_failure_between_any_two_writes_leaves_a_consistent_folder(sitegen, tm
         recover(attempt)  # what the next sitegen command does first
         result = tree_bytes(attempt)
         assert result in (before, after), f"inconsistent folder after a failure at write {step}"
-        assert inspect_review(attempt)[1] == []
+        assert inspect(attempt)[1] == []
     assert step > 4  # the three new files, the journal, and the renames were all exercised
 
 
@@ -326,7 +327,7 @@ def test_check_reports_an_interrupted_update(sitegen, tmp_path):
     review = new_review(sitegen, tmp_path)
     (review / ".sitegen-transaction.json").write_text('["ledger.jsonl"]\n')
     code, out, _ = sitegen("check", review)
-    assert code == 1 and "an update was interrupted" in out
+    assert code == 1 and "an interrupted write was found" in out
 
 
 def test_ledger_verify_names_an_edited_event(sitegen, tmp_path):
@@ -419,7 +420,7 @@ def test_a_record_found_by_two_searches_is_screened_once(sitegen, tmp_path):
     assert second.searches[0].new == []
     saved = json.loads((review / "searches" / "second.json").read_text())
     assert len(saved["seen_ids"]) == 4
-    assert inspect_review(review)[1] == []
+    assert inspect(review)[1] == []
     code, out, _ = sitegen("digest", review, "--week", "2026-W03")
     assert code == 0
 
@@ -441,3 +442,82 @@ def test_monitor_add_refuses_a_bad_id_without_a_traceback(sitegen, tmp_path):
     review = new_review(sitegen, tmp_path)
     code, _, err = sitegen("monitor", "add", review, "--id", "W_1", "--strategy", "openalex", "x", "--at", FIRST)
     assert code == 1 and "--id 'W_1'" in err and "Traceback" not in err
+
+
+def _hitcount_below_results(results: list[dict]) -> dict:
+    return {"hitCount": 1, "nextCursorMark": "page-2", "resultList": {"result": results}}
+
+
+def _valid_looking_zero(results: list[dict]) -> dict:
+    return {"hitCount": 0, "nextCursorMark": "*", "resultList": {"result": []}}
+
+
+def _one_record_malformed(results: list[dict]) -> dict:
+    return {"hitCount": len(results), "nextCursorMark": "end",
+            "resultList": {"result": [dict(results[0], title={"oops": 1}), *results[1:]]}}
+
+
+@pytest.mark.parametrize("fault, named", [
+    (_hitcount_below_results, "reported 1 matches but sent 4 different items"),
+    (_valid_looking_zero, "reported 0 matches where this strategy's last complete run had 2"),
+    (_one_record_malformed, "could not be read"),
+], ids=["count-below-results", "zero-after-records", "malformed-record"])
+def test_a_valid_looking_short_answer_is_incomplete_never_no_new_records(sitegen, tmp_path, monkeypatch, fault, named):
+    """Faults that once exited 0 with fewer records: each is an incomplete run (exit 3), named in the report."""
+    review = new_review(sitegen, tmp_path)
+    providers = Providers(SYNERGY[:3], CORE[:2])
+    run(review, FIRST, providers, add=True)
+    seen = state(review)["seen_ids"]
+
+    def faulty(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "www.ebi.ac.uk":
+            return json_response(json.dumps(fault(CORE[:4])))
+        return providers(request)
+
+    import sitegen.living.update as update_module
+
+    real_open = update_module.open_fetcher
+    monkeypatch.setattr(update_module, "open_fetcher", lambda mode, snapshots, session="", transport=None:
+                        real_open("live", None, transport=httpx.MockTransport(faulty)))
+    code, out, err = sitegen("update", review, "--at", SECOND, "--report", tmp_path / "report.md")
+    assert code == 3, (out, err)
+    report = (tmp_path / "report.md").read_text()
+    assert "**Incomplete:**" in report and "every source answered" not in report
+    assert named in report and named in err
+    assert "no new records (every source answered)" not in out
+    europepmc_run = [e for e in ledger(review) if e["type"] == "retrieval"][-1]["payload"]
+    assert europepmc_run["source"] == "europepmc" and europepmc_run["complete"] is False
+    assert set(seen) <= set(state(review)["seen_ids"])
+
+
+def test_a_work_without_a_title_is_named_in_a_complete_run(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    untitled = {key: value for key, value in SYNERGY[3].items() if key not in ("title", "display_name")}
+    result = run(review, FIRST, Providers([*SYNERGY[:3], untitled], CORE[:2]), add=True)
+    assert result.complete
+    report = markdown_report(result)
+    assert "Notes:" in report and "had no title and were left out" in report
+    assert "10\\.1002/hipo\\.22095" in report  # its DOI, Markdown-escaped
+
+
+def test_the_site_shows_an_incomplete_run_and_names_the_unreached_source(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    providers = Providers(SYNERGY[:3], CORE[:2])
+    run(review, FIRST, providers, add=True)
+    providers.europepmc_status = 503
+    run(review, SECOND, providers)
+    code, _, err = sitegen("build", review, "--out", tmp_path / "site")
+    assert code == 0, err
+    home = (tmp_path / "site" / "index.html").read_text()
+    notice = home[home.index('class="notice run-incomplete"'):]
+    notice = notice[:notice.index("</p>")]
+    assert "The last run was incomplete" in notice and "Europe PMC" in notice and "OpenAlex" not in notice
+    runs = home[home.index('<table class="runs">'):home.index("</table>", home.index('<table class="runs">'))]
+    assert runs.count('<tr class="incomplete">') == 1 and runs.count('<tr class="complete">') == 1
+    assert SECOND in runs.split('<tr class="incomplete">')[1].split("</tr>")[0]
+    # A later complete run clears the notice but the history keeps the incomplete one.
+    providers.europepmc_status = 200
+    run(review, THIRD, providers)
+    sitegen("build", review, "--out", tmp_path / "site")
+    home = (tmp_path / "site" / "index.html").read_text()
+    assert "run-incomplete" not in home and home.count('<tr class="incomplete">') == 1

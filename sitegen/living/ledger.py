@@ -2,21 +2,27 @@
 
 Each event stores the hash of the event before it (`prev`) and its own hash
 over everything else, so editing, reordering or deleting any line breaks the
-chain at that line and `verify_chain` names it.
+chain at that line and `verify_chain` names it. Deleting the last lines breaks
+no chain, so the files that depend on events name them (`LedgerAnchor`):
+state.json the ledger's head, each saved search its latest run's last event.
+
+`append` is the one way events are written: typed payloads in, one
+transaction out, head anchor moved with them.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 from sitegen.errors import SitegenError
-from sitegen.review.folder import load_ledger
-from sitegen.review.models import LedgerEvent, parse_timestamp
-from sitegen.review.problems import Problem
-from sitegen.review.write import canonical_json
+from sitegen.records.model import model_data
+from sitegen.review.folder import Review
+from sitegen.review.models import EVENT_TYPES, LedgerAnchor, LedgerEvent, Payload, parse_timestamp
+from sitegen.review.transaction import Transaction
+from sitegen.review.write import canonical_json, pretty_json
 
 GENESIS = "0" * 64
 FUTURE_SLACK = timedelta(days=2)
@@ -32,6 +38,27 @@ def next_event(previous: LedgerEvent | None, type_: str, ts: str, payload: dict[
     prev = previous.hash if previous else GENESIS
     return LedgerEvent(seq=seq, type=type_, ts=ts, payload=payload, prev=prev,
                        hash=event_hash(seq, type_, ts, payload, prev))
+
+
+def anchor(event: LedgerEvent) -> LedgerAnchor:
+    return LedgerAnchor(seq=event.seq, hash=event.hash)
+
+
+def append(transaction: Transaction, review: Review, at: str, payloads: Sequence[Payload]) -> list[LedgerEvent]:
+    """Append one event per payload, dated `at`, to the review's ledger in `transaction`, and move
+    state.json's head anchor to the last of them. Returns the new events; nothing is on disk until
+    the transaction commits."""
+    check_event_time(review.ledger, at)
+    events = list(review.ledger)
+    for payload in payloads:
+        previous = events[-1] if events else None
+        events.append(next_event(previous, EVENT_TYPES[type(payload)], at, model_data(payload)))
+    new = events[len(review.ledger):]
+    if new:
+        transaction.write("ledger.jsonl", ledger_text(events))
+        state = review.state.model_copy(update={"ledger_head": anchor(events[-1])})
+        transaction.write("state.json", pretty_json(model_data(state)))
+    return new
 
 
 def event_line(event: LedgerEvent) -> str:
@@ -75,11 +102,3 @@ def verify_chain(events: list[LedgerEvent]) -> list[tuple[int, str]]:
             broken.append((index, f"event {event.seq} was edited after it was written (its hash does not match)"))
         prev = event.hash
     return broken
-
-
-def verify_file(root: Path) -> tuple[int, list[Problem]]:
-    """(number of events, problems) for a review's ledger.jsonl: syntax, schema and the hash chain."""
-    review, problems = load_ledger(root)
-    problems += [Problem("ledger.jsonl", review.ledger_lines[index], None, "ledger-chain", message)
-                 for index, message in verify_chain(review.ledger)]
-    return len(review.ledger), sorted(problems, key=lambda p: (p.line or 0, p.message))

@@ -15,14 +15,12 @@ from __future__ import annotations
 
 from collections import Counter
 from itertools import groupby
-from pathlib import Path
 
 from pydantic import BaseModel
 
-from sitegen.review.check import load_valid_review
 from sitegen.review.folder import Review
 from sitegen.review.models import ImportPayload, RetrievalPayload
-from sitegen.screening.outcomes import DECIDED, review_outcomes
+from sitegen.screening.outcomes import DECIDED, Outcome
 
 NOT_RETRIEVED = "not-retrieved"
 
@@ -49,7 +47,8 @@ class PrismaCounts(BaseModel):
     included_new: int  # included studies first identified in the latest run that found new records
 
 
-def derive(review: Review) -> PrismaCounts:
+def derive(review: Review, outcomes: dict[str, dict[str, Outcome]]) -> PrismaCounts:
+    """The counts, from the ledger's events and `outcomes` (per stage, per record)."""
     by_source: Counter[str] = Counter()
     other = 0
     known: dict[str, int] = {}  # record id -> the run that first identified it
@@ -75,8 +74,8 @@ def derive(review: Review) -> PrismaCounts:
         latest_with_new = runs if first_seen else latest_with_new
     identified = sum(by_source.values()) + other
 
-    screening = review_outcomes(review, "title-abstract")
-    eligibility = review_outcomes(review, "full-text")
+    screening = outcomes["title-abstract"]
+    eligibility = outcomes["full-text"]
     decided = {rid: o.decision for rid, o in screening.items() if rid in known and o.decision in DECIDED}
     sought = [rid for rid, decision in decided.items() if decision in ("include", "maybe")]
     final = {rid: eligibility[rid] for rid in sought if rid in eligibility}
@@ -106,8 +105,3 @@ def derive(review: Review) -> PrismaCounts:
         included_previous=len(included) - len(new),
         included_new=len(new),
     )
-
-
-def prisma_counts(root: Path) -> PrismaCounts:
-    """The counts of a valid review folder (the one function `sitegen prisma` calls)."""
-    return derive(load_valid_review(root))

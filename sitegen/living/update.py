@@ -14,24 +14,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
 from pydantic import ValidationError
 
 from sitegen.errors import SitegenError
-from sitegen.living.ledger import check_event_time, ledger_text, next_event
+from sitegen.living.ledger import anchor, append, check_event_time
 from sitegen.living.merge import integrate
 from sitegen.records.model import Record, model_data
 from sitegen.records.providers import label
-from sitegen.review.check import writable_review
 from sitegen.review.folder import Review
 from sitegen.review.models import (
     SEARCH_SCHEMA_VERSION,
     BatchPayload,
     ImportPayload,
+    Payload,
     ProtocolLockPayload,
+    RetrievalPayload,
     SavedSearch,
     Strategy,
 )
@@ -101,41 +101,39 @@ class UpdateResult:
         }
 
 
-def update(root: Path, at: str, mode: str = "live", settings: SourceSettings | None = None,
+def update(review: Review, at: str, mode: str = "live", settings: SourceSettings | None = None,
            progress: Callable[[str], None] = lambda message: None,
            transport: httpx.BaseTransport | None = None) -> UpdateResult:
     """Rerun every saved search of the review at the caller-supplied time `at`."""
-    with writable_review(root) as review:
-        if not review.searches:
-            raise SitegenError(f"{root} has no saved searches; add one with `sitegen monitor add`")
-        _require_lock(review)
-        return _run(root, review, list(review.searches.values()), at, mode, settings, progress, transport)
+    if not review.searches:
+        raise SitegenError(f"{review.root} has no saved searches; add one with `sitegen monitor add`")
+    _require_lock(review)
+    return _run(review, list(review.searches.values()), at, mode, settings, progress, transport)
 
 
-def add_monitor(root: Path, monitor_id: str, strategies: list[Strategy], at: str, mode: str = "live",
+def add_monitor(review: Review, monitor_id: str, strategies: list[Strategy], at: str, mode: str = "live",
                 seed_from_review: bool = False, settings: SourceSettings | None = None,
                 progress: Callable[[str], None] = lambda message: None,
                 transport: httpx.BaseTransport | None = None) -> UpdateResult:
     """Set up a saved search and run its baseline: the first result set is the opening batch,
     or, with `seed_from_review`, the review's already screened records count as seen."""
-    with writable_review(root) as review:
-        _require_lock(review)
-        if monitor_id in review.searches:
-            raise SitegenError(f"a saved search {monitor_id!r} already exists in {root}/searches/")
-        for strategy in strategies:
-            if strategy.syntax == "sitegen":
-                check_grammar(strategy.query)
-        if len({(s.source, s.query) for s in strategies}) != len(strategies):
-            raise SitegenError("the same strategy is given twice")
-        # Seeded with the records the review already holds: screened, batched or imported.
-        seen = sorted(set(in_review(review)) | {row.decision.record_id for row in review.decisions}) \
-            if seed_from_review else []
-        try:
-            search = SavedSearch(schema_version=SEARCH_SCHEMA_VERSION, monitor_id=monitor_id, strategies=strategies,
-                                 seen_ids=seen, last_run="", run_count=0)
-        except ValidationError as exc:
-            raise SitegenError(f"--id {monitor_id!r}: {exc.errors(include_url=False)[0]['msg']}") from None
-        return _run(root, review, [search], at, mode, settings, progress, transport)
+    _require_lock(review)
+    if monitor_id in review.searches:
+        raise SitegenError(f"a saved search {monitor_id!r} already exists in {review.root}/searches/")
+    for strategy in strategies:
+        if strategy.syntax == "sitegen":
+            check_grammar(strategy.query)
+    if len({(s.source, s.query) for s in strategies}) != len(strategies):
+        raise SitegenError("the same strategy is given twice")
+    # Seeded with the records the review already holds: screened, batched or imported.
+    seen = sorted(set(in_review(review)) | {row.decision.record_id for row in review.decisions}) \
+        if seed_from_review else []
+    try:
+        search = SavedSearch(schema_version=SEARCH_SCHEMA_VERSION, monitor_id=monitor_id, strategies=strategies,
+                             seen_ids=seen, last_run="", run_count=0)
+    except ValidationError as exc:
+        raise SitegenError(f"--id {monitor_id!r}: {exc.errors(include_url=False)[0]['msg']}") from None
+    return _run(review, [search], at, mode, settings, progress, transport)
 
 
 def _require_lock(review: Review) -> None:
@@ -150,12 +148,11 @@ def in_review(review: Review) -> list[str]:
     return [i for p in review.payloads if isinstance(p, BatchPayload | ImportPayload) for i in p.record_ids]
 
 
-def _run(root: Path, review: Review, searches: list[SavedSearch], at: str, mode: str,
-         settings: SourceSettings | None, progress: Callable[[str], None],
-         transport: httpx.BaseTransport | None) -> UpdateResult:
-    check_event_time(review.ledger, at)
+def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settings: SourceSettings | None,
+         progress: Callable[[str], None], transport: httpx.BaseTransport | None) -> UpdateResult:
+    check_event_time(review.ledger, at)  # before any request: a bad --at wastes no provider's allowance
     settings = settings or SourceSettings.from_environment()
-    fetcher = open_fetcher(mode, root / "snapshots", session=at, transport=transport)
+    fetcher = open_fetcher(mode, review.root / "snapshots", session=at, transport=transport)
     executed: list[tuple[SavedSearch, Strategy, SourceOutcome]] = []
     with fetcher:
         for search in searches:
@@ -164,16 +161,18 @@ def _run(root: Path, review: Review, searches: list[SavedSearch], at: str, mode:
                          f"{f' ({strategy.label})' if strategy.label else ''}...")
                 outcome = run_strategy(fetcher, settings, strategy.source, strategy.query,
                                        native=strategy.syntax == "native")
+                outcome = collapse_doubted(outcome, last_complete_run(review, search.monitor_id, strategy))
                 progress(f"{search.monitor_id}: {label(strategy.source)}: {describe(outcome)}")
                 executed.append((search, strategy, outcome))
     retrieved = [record for _, _, outcome in executed for record in outcome.records]
     merged = integrate(review.records, retrieved)
     result = UpdateResult(at, [], merged.records)
-    events = list(review.ledger)
-    batch = sum(1 for event in events if event.type == "screening")
+    payloads: list[Payload] = []
+    last_payload: dict[str, int] = {}  # monitor id -> index of the last payload its run appends
+    fresh_ids: dict[str, list[str]] = {}  # monitor id -> ids it had never seen
+    batch = sum(1 for payload in review.payloads if isinstance(payload, BatchPayload))
     already = set(in_review(review))  # never put a record in a second batch
     position = 0
-    transaction = Transaction(root)
     for search in searches:
         runs = []
         for owner, strategy, outcome in executed:
@@ -181,9 +180,8 @@ def _run(root: Path, review: Review, searches: list[SavedSearch], at: str, mode:
                 ids = ordered_unique(merged.ids[position:position + len(outcome.records)])
                 position += len(outcome.records)
                 runs.append(StrategyRun(strategy, outcome, ids))
-                previous = events[-1] if events else None
-                events.append(next_event(previous, "retrieval", at, _retrieval(search, runs[-1])))
-        fresh = new_ids([i for run in runs for i in run.ids], search.seen_ids)
+                payloads.append(_retrieval(search, runs[-1]))
+        fresh = fresh_ids[search.monitor_id] = new_ids([i for run in runs for i in run.ids], search.seen_ids)
         # New to this search but already handed to reviewers (another search found it first):
         # seen from now on, but not screened twice.
         to_screen = [i for i in fresh if i not in already]
@@ -192,28 +190,54 @@ def _run(root: Path, review: Review, searches: list[SavedSearch], at: str, mode:
         if to_screen:
             batch += 1
             number = batch
-            events.append(next_event(events[-1], "screening", at, {
-                "batch": batch, "monitor_id": search.monitor_id,
-                "protocol_version": review.protocol.meta.version, "record_ids": to_screen}))
-        advanced = search.model_copy(update={"seen_ids": search.seen_ids + fresh, "last_run": at,
-                                             "run_count": search.run_count + 1})
-        transaction.write(f"searches/{search.monitor_id}.json", pretty_json(model_data(advanced)))
+            payloads.append(BatchPayload(batch=batch, monitor_id=search.monitor_id,
+                                         protocol_version=review.protocol.meta.version, record_ids=to_screen))
+        last_payload[search.monitor_id] = len(payloads) - 1
         result.searches.append(SearchRun(search.monitor_id, runs, to_screen, number))
+    transaction = Transaction(review.root)
+    events = append(transaction, review, at, payloads)
+    for search in searches:
+        advanced = search.model_copy(update={
+            "seen_ids": search.seen_ids + fresh_ids[search.monitor_id], "last_run": at,
+            "run_count": search.run_count + 1,
+            "last_event": anchor(events[last_payload[search.monitor_id]])})
+        transaction.write(f"searches/{search.monitor_id}.json", pretty_json(model_data(advanced)))
     transaction.write("records.jsonl", jsonl(model_data(record) for record in merged.records.values()))
-    transaction.write("ledger.jsonl", ledger_text(events))
     transaction.commit()
     return result
 
 
-def _retrieval(search: SavedSearch, run: StrategyRun) -> dict[str, Any]:
-    payload: dict[str, Any] = {"monitor_id": search.monitor_id, "source": run.strategy.source,
-                               "query": run.strategy.query, "record_ids": run.ids, "total": run.outcome.total,
-                               "snapshot_hashes": run.outcome.snapshot_hashes, "complete": run.outcome.complete}
-    if run.strategy.label:
-        payload["label"] = run.strategy.label
-    if run.outcome.warnings:
-        payload["note"] = "; ".join(run.outcome.warnings)
-    return payload
+def last_complete_run(review: Review, monitor_id: str, strategy: Strategy) -> RetrievalPayload | None:
+    """The ledger's latest complete retrieval of this strategy, if it ever ran completely."""
+    runs = [payload for payload in review.payloads if isinstance(payload, RetrievalPayload) and payload.complete
+            and (payload.monitor_id, payload.source, payload.query, payload.label)
+            == (monitor_id, strategy.source, strategy.query, strategy.label)]
+    return runs[-1] if runs else None
+
+
+def collapse_doubted(outcome: SourceOutcome, previous: RetrievalPayload | None) -> SourceOutcome:
+    """An answer that looks whole but collapsed against the strategy's last complete run is doubted.
+
+    A bibliographic database does not lose nine in ten matches of a saved query between two runs; a
+    valid-looking empty (or nearly empty) answer is far likelier an index or service fault. Taking it
+    for "no new records" would be the silent negative a living review must never report, so the run
+    is incomplete until a human looks. If the database really changed, save the strategy anew.
+    """
+    if previous is None or not outcome.complete:
+        return outcome
+    before = previous.total if previous.total is not None else len(previous.record_ids)
+    now = outcome.total if outcome.total is not None else len(outcome.records)
+    if before == 0 or now * 10 >= before:
+        return outcome
+    return outcome.model_copy(update={"doubt": f"{label(outcome.source)} reported {now} matches where this strategy's "
+                                               f"last complete run had {before}: taken for a fault, not an answer"})
+
+
+def _retrieval(search: SavedSearch, run: StrategyRun) -> RetrievalPayload:
+    return RetrievalPayload(monitor_id=search.monitor_id, source=run.strategy.source, query=run.strategy.query,
+                            label=run.strategy.label, record_ids=run.ids, total=run.outcome.total,
+                            snapshot_hashes=run.outcome.snapshot_hashes, complete=run.outcome.complete,
+                            note="; ".join(filter(None, [*run.outcome.warnings, run.outcome.doubt])) or None)
 
 
 def unreached(result: UpdateResult) -> list[str]:
@@ -226,20 +250,30 @@ def unreached(result: UpdateResult) -> list[str]:
     return sentences
 
 
+def _status_cell(outcome: SourceOutcome) -> str:
+    if outcome.complete:
+        return "complete"
+    return "incomplete" if outcome.status == "ok" else outcome.status.replace("_", " ")
+
+
 def markdown_report(result: UpdateResult) -> str:
     """The run report for a pull-request body and $GITHUB_STEP_SUMMARY."""
     lines = [f"## sitegen update at {result.at}", ""]
     if result.complete:
-        lines.append("**Complete:** every source answered.")
+        lines.append("**Complete:** every source answered in full.")
     else:
-        lines.append("**Incomplete:** some sources were not reached; their new records may be missing.")
+        lines.append("**Incomplete:** some sources were not reached or not read in full; their new records may be "
+                     "missing.")
         lines += [f"- {markdown_safe(sentence)}" for sentence in unreached(result)]
     for search in result.searches:
         lines += ["", f"### Saved search `{search.monitor_id}`", "",
                   "| Source | Query | Status | Returned |", "| --- | --- | --- | --- |"]
         for run in search.strategies:
             lines.append(f"| {label(run.strategy.source)} | {markdown_safe(run.strategy.query)} | "
-                         f"{run.outcome.status.replace('_', ' ')} | {len(run.ids)} |")
+                         f"{_status_cell(run.outcome)} | {len(run.ids)} |")
+        notes = [warning for run in search.strategies if run.outcome.complete for warning in run.outcome.warnings]
+        if notes:  # what a complete answer still left out (items without an identifier or a title), by name
+            lines += ["", "Notes:"] + [f"- {markdown_safe(note)}" for note in notes]
         lines.append("")
         if search.new:
             lines.append(f"**{len(search.new)} new records** (screening batch {search.batch}):")
@@ -248,8 +282,8 @@ def markdown_report(result: UpdateResult) -> str:
                 record = result.records[record_id]
                 lines.append(f"- `{record_id}` ({record.year or 'n.d.'}) {markdown_safe(record.title)}")
         elif search.complete:
-            lines.append("No new records since the last run: every source answered and nothing was unseen.")
+            lines.append("No new records since the last run: every source answered in full and nothing was unseen.")
         else:
-            lines.append("No new records from the sources that answered; the unreached sources are unknown "
-                         "this run, not empty.")
+            lines.append("No new records from the sources that answered in full; the others are unknown this run, "
+                         "not empty.")
     return "\n".join(lines) + "\n"

@@ -36,7 +36,7 @@ from sitegen.review.models import (
     SnapshotEntry,
 )
 from sitegen.review.problems import Problem
-from sitegen.review.transaction import JOURNAL
+from sitegen.review.transaction import STAGED, interrupted
 
 MB = 1_000_000
 # Per-file size limits: generous for machine-written files, tight for hand-written ones.
@@ -61,6 +61,7 @@ class Protocol:
     body: str
     body_line: int  # line of protocol.md where the Markdown body starts
     sha256: str  # of the whole file, line endings normalised, as locked on the ledger
+    text: str  # the whole file, with newlines as Python reads text ("\r\n" and "\r" become "\n")
 
 
 @dataclass
@@ -113,12 +114,9 @@ def load_review(root: Path) -> tuple[Review | None, list[Problem]]:
                               f"review.yaml is missing: {root} is not a review folder (`sitegen init {root}` makes one)")]
     config, problems = _load_config(root)
     review = Review(root=root, config=config)
-    if (root / JOURNAL).exists():
-        problems.append(Problem(JOURNAL, None, None, "interrupted",
-                                "an update was interrupted after it committed; the next sitegen update, monitor or "
-                                "protocol command finishes it (files may disagree until then)"))
+    problems += _interrupted_write(root)
     schema_problems: list[Problem] = []
-    problems += _linked_folders(root)
+    problems += _symbolic_links(root)
     problems += _load_protocol(root, review)
     problems += _load_searches(root, review, schema_problems)
     problems += _load_records(root, review)
@@ -133,9 +131,14 @@ def load_review(root: Path) -> tuple[Review | None, list[Problem]]:
 
 
 def load_ledger(root: Path) -> tuple[Review, list[Problem]]:
-    """Only the ledger (for `sitegen ledger verify`, which must work whatever else is wrong)."""
+    """The ledger and the files that anchor its tail (saved searches, state.json), for
+    `sitegen ledger verify`, which must work whatever else is wrong: an unsupported
+    schema_version here is one more problem, not a refusal."""
     review = Review(root=root, config=None)
-    return review, _load_ledger(root, review)
+    schema_problems: list[Problem] = []
+    problems = _load_ledger(root, review) + _load_searches(root, review, schema_problems)
+    problems += _load_state(root, review, schema_problems)
+    return review, problems + schema_problems
 
 
 def _read(root: Path, rel: str, kind: str) -> tuple[str | None, list[Problem]]:
@@ -193,7 +196,8 @@ def parse_protocol(text: str, rel: str = "protocol.md") -> tuple[Protocol | None
     meta, problems = parsing.validate(ProtocolMeta, parsed, rel)
     if meta is None:
         return None, problems
-    return Protocol(meta, "".join(lines[end + 1:]), end + 2, protocol_hash(text)), problems
+    universal = text.replace("\r\n", "\n").replace("\r", "\n")
+    return Protocol(meta, "".join(lines[end + 1:]), end + 2, protocol_hash(text), universal), problems
 
 
 def _load_searches(root: Path, review: Review, schema_problems: list[Problem]) -> list[Problem]:
@@ -224,22 +228,10 @@ def _load_searches(root: Path, review: Review, schema_problems: list[Problem]) -
 
 
 def _jsonl_rows(root: Path, rel: str) -> tuple[list[tuple[int, object]] | None, list[Problem]]:
-    """(line number, value) for each line; None when the file exists but cannot be read at all."""
+    """(line number, value) for each line, read as a stream; None when the file cannot be read to its end."""
     if not (root / rel).exists() and not (root / rel).is_symlink():
         return [], []  # an empty review has no records and no events yet
-    text, problems = _read(root, rel, rel)
-    if text is None:
-        return None, problems
-    rows = []
-    for lineno, line in enumerate(parsing.split_lines(text), start=1):
-        if not line.strip():
-            problems.append(Problem(rel, lineno, 1, "blank-line", "blank line (one JSON object per line, no gaps)"))
-            continue
-        value, line_problems = parsing.parse_json_line(line, rel, lineno)
-        problems += line_problems
-        if value is not None:
-            rows.append((lineno, value))
-    return rows, problems
+    return parsing.read_json_lines(root / rel, rel, SIZE_LIMITS[rel])
 
 
 def _load_records(root: Path, review: Review) -> list[Problem]:
@@ -309,6 +301,8 @@ def _load_state(root: Path, review: Review, schema_problems: list[Problem]) -> l
 
 def _load_snapshot_index(root: Path, review: Review) -> list[Problem]:
     rel = "snapshots/index.jsonl"
+    if (root / "snapshots").is_symlink():
+        return []  # `_symbolic_links` reports the link; nothing is read through it
     rows, problems = _jsonl_rows(root, rel)
     for lineno, value in rows or []:
         entry, row_problems = parsing.validate(SnapshotEntry, parsing.Parsed(value), rel, line=lineno)
@@ -366,13 +360,21 @@ def _load_evidence(root: Path, review: Review) -> list[Problem]:
     return problems
 
 
-def _linked_folders(root: Path) -> list[Problem]:
-    # A linked folder could make sitegen read (and publish) files from outside the review.
-    folders = [root / name for name in ("searches", "screening", "evidence", "snapshots")]
-    folders += [root / "screening" / stage for stage in STAGES]
-    return [Problem(str(f.relative_to(root)), None, None, "symlink",
-                    "is a symbolic link; sitegen reads only real folders inside the review")
-            for f in folders if f.is_symlink()]
+def _symbolic_links(root: Path) -> list[Problem]:
+    """Every symbolic link in the review, file or folder, at any depth (snapshot bodies included)."""
+    return sorted(parsing.symlink_problem(rel) for rel in parsing.find_symlinks(root))
+
+
+def _interrupted_write(root: Path) -> list[Problem]:
+    """One problem for whatever a killed sitegen process left behind, saying how to finish it
+    (files may disagree until then), instead of one puzzling problem per leftover file."""
+    leftovers = interrupted(root)
+    if not leftovers:
+        return []
+    shown = ", ".join(leftovers[:3]) + (f" and {len(leftovers) - 3} more" if len(leftovers) > 3 else "")
+    return [Problem(leftovers[0], None, None, "interrupted",
+                    f"an interrupted write was found ({shown}); run `sitegen recover {root}` to finish it "
+                    "(writing commands and `sitegen build` finish it themselves)")]
 
 
 def _named_files(root: Path, folder: str, suffix: str, pattern: str,
@@ -380,6 +382,8 @@ def _named_files(root: Path, folder: str, suffix: str, pattern: str,
     """The files of `folder` named <slug><suffix>; any other file is reported as a problem."""
     for path in _files(root / folder, directories=True):
         rel = f"{folder}/{path.name}"
+        if path.name.endswith(STAGED):
+            continue  # an interrupted write's staged file: `_interrupted_write` reports it
         if path.is_dir():
             problems.append(Problem(rel, None, None, "unexpected-folder",
                                     f"folders are not read here; files here are named {pattern}"))
@@ -391,10 +395,10 @@ def _named_files(root: Path, folder: str, suffix: str, pattern: str,
 
 
 def _files(directory: Path, *, directories: bool = False) -> list[Path]:
-    """Entries of a folder in a stable order, hidden files skipped."""
+    """Entries of a folder in a stable order, hidden files and links skipped (`_symbolic_links` reports links)."""
     if not directory.is_dir() or directory.is_symlink():
         return []
-    entries = sorted(p for p in directory.iterdir() if not p.name.startswith("."))
+    entries = sorted(p for p in directory.iterdir() if not p.name.startswith(".") and not p.is_symlink())
     return [p for p in entries if directories or not p.is_dir()]
 
 

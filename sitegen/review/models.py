@@ -159,6 +159,13 @@ class ProtocolMeta(Strict):
 # --------------------------------------------------------------------------- searches/<id>.json
 
 
+class LedgerAnchor(Strict):
+    """An event a file depends on, by its place and hash: if the ledger loses it, `check` says so."""
+
+    seq: int = Field(ge=1)
+    hash: Sha256
+
+
 class Strategy(Strict):
     source: Source
     query: Annotated[str, StringConstraints(min_length=1, max_length=4096)]
@@ -188,6 +195,8 @@ class SavedSearch(Strict):
     seen_ids: list[str] = Field(default_factory=list)
     last_run: str = ""
     run_count: int = Field(default=0, ge=0)
+    # The last ledger event the latest run appended: truncating the ledger cannot hide that run.
+    last_event: LedgerAnchor | None = None
 
     @field_validator("seen_ids")
     @classmethod
@@ -263,13 +272,17 @@ class ImportPayload(Strict):
 
 
 class ProtocolLockPayload(Strict):
-    """A protocol lock or amendment: the version, its hash, and the text itself for the trail."""
+    """The protocol was locked: its version, its hash, and the text itself for the trail."""
 
     version: int = Field(ge=1)
     sha256: Sha256
     reason: str | None = None
     text: str | None = None  # protocol.md as locked, so later amendments can show what changed
     diff: str | None = None  # for an amendment: unified diff from the previous version
+
+
+class AmendmentPayload(ProtocolLockPayload):
+    """A locked protocol was amended (PRISMA 2020 item 24b): the new version, its reason and the diff."""
 
 
 class BatchPayload(Strict):
@@ -298,14 +311,39 @@ class PhasePayload(Strict):
     checks: list[str]
 
 
-PAYLOAD_MODELS: dict[str, type[Strict]] = {
-    "phase": PhasePayload,
-    "screening": BatchPayload,
+Verdict = Literal["verified", "mismatch", "unresolvable", "inconclusive"]
+
+
+class VerificationPayload(Strict):
+    """A record's citation was verified: one of four verdicts, never a boolean (inconclusive is an
+    open item for a human, not a refusal), with the snapshots the verdict rests on."""
+
+    record_id: str
+    verdict: Verdict
+    refusal_grade: bool
+    reasons: list[Annotated[str, StringConstraints(min_length=1, max_length=2000)]] = Field(default_factory=list)
+    snapshot_hashes: list[Sha256] = Field(default_factory=list)
+
+    @field_validator("record_id")
+    @classmethod
+    def _valid_id(cls, value: str) -> str:
+        return check_record_id(value)
+
+
+Payload = (RetrievalPayload | ImportPayload | ProtocolLockPayload | AmendmentPayload | BatchPayload
+           | VerificationPayload | PhasePayload)
+# Every event type and the one model of its payload; the ledger holds no untyped event.
+PAYLOAD_MODELS: dict[str, type[Payload]] = {
     "retrieval": RetrievalPayload,
     "import": ImportPayload,
     "protocol_lock": ProtocolLockPayload,
-    "amendment": ProtocolLockPayload,
+    "amendment": AmendmentPayload,
+    "screening": BatchPayload,
+    "verification": VerificationPayload,
+    "phase": PhasePayload,
 }
+EVENT_TYPES: dict[type[Payload], str] = {model: event_type for event_type, model in PAYLOAD_MODELS.items()}
+
 
 
 # --------------------------------------------------------------------------- state.json
@@ -324,6 +362,9 @@ class ReviewState(Strict):
     max_kept: int = Field(default=25, ge=1, le=10_000, description="most KEEP decisions in a weekly digest")
     status_note: Annotated[str, StringConstraints(strip_whitespace=True, max_length=500)] | None = Field(
         default=None, description="a short note shown on the site's home page, e.g. 'searches paused until May'")
+    ledger_head: LedgerAnchor | None = Field(
+        default=None, description="the ledger's last event when sitegen last appended to it (written by sitegen, "
+        "never set by hand): a ledger that lost its tail no longer ends there")
 
 
 SETTABLE_FIELDS = ("max_kept", "status_note")  # widening this is a decision about who may change what

@@ -9,7 +9,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
+import os
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,28 +41,141 @@ def split_lines(text: str, *, keepends: bool = False) -> list[str]:
     return [line.removesuffix("\r") for line in lines]
 
 
-def read_text(path: Path, rel: str, limit: int) -> tuple[str | None, list[Problem]]:
-    """Read a UTF-8 text file no larger than `limit` bytes; refuse links and binary."""
+def symlink_problem(rel: str) -> Problem:
+    # A link could make sitegen read (and publish) a file from outside the review, or write one there.
+    return Problem(rel, None, None, "symlink",
+                   "is a symbolic link; sitegen reads only real files and folders inside the review")
+
+
+def find_symlinks(root: Path) -> Iterator[str]:
+    """The path (relative to `root`, with forward slashes) of every symbolic link under `root`.
+
+    Links are never followed. os.scandir reads each entry's type with the folder listing,
+    so a hundred thousand snapshot bodies cost no call each. Git's own `.git` is not the review's.
+    """
+    folders = [root]
+    while folders:
+        with os.scandir(folders.pop()) as entries:
+            for entry in entries:
+                if entry.is_symlink():
+                    yield Path(entry.path).relative_to(root).as_posix()
+                elif entry.is_dir(follow_symlinks=False) and entry.name != ".git":
+                    folders.append(Path(entry.path))
+
+
+def _unreadable(path: Path, rel: str, limit: int) -> Problem | None:
+    """Why `path` is not a regular file of at most `limit` bytes, or None when it is one."""
     if path.is_symlink():
-        return None, [Problem(rel, None, None, "symlink", "is a symbolic link; sitegen reads only regular files")]
+        return symlink_problem(rel)
     if not path.is_file():
-        return None, [Problem(rel, None, None, "missing", "file is missing")]
+        return Problem(rel, None, None, "missing", "file is missing")
     size = path.stat().st_size
     if size > limit:
-        return None, [
-            Problem(rel, None, None, "too-large",
-                    f"file is {size / 1e6:.1f} MB, larger than the {limit / 1e6:g} MB limit for this kind of file")
-        ]
-    raw = path.read_bytes()
+        return Problem(rel, None, None, "too-large",
+                       f"file is {size / 1e6:.1f} MB, larger than the {limit / 1e6:g} MB limit for this kind of file")
+    return None
+
+
+def _decode(raw: bytes, rel: str, first_line: int) -> tuple[str | None, Problem | None]:
+    """`raw` (which starts on line `first_line`) as text, or the problem on the line of its first bad byte."""
     try:
-        text = raw.decode("utf-8-sig")  # tolerate the byte-order mark spreadsheets add
+        # On line 1, tolerate the byte-order mark spreadsheets add.
+        text = raw.decode("utf-8-sig" if first_line == 1 else "utf-8")
     except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        return None, [Problem(rel, line, None, "encoding", "file is not valid UTF-8 text")]
+        line = first_line + raw.count(b"\n", 0, exc.start)
+        return None, Problem(rel, line, None, "encoding", "file is not valid UTF-8 text")
     if "\x00" in text:
-        line = text[: text.index("\x00")].count("\n") + 1
-        return None, [Problem(rel, line, None, "encoding", "file contains a NUL byte (binary data?)")]
-    return text, []
+        line = first_line + text.count("\n", 0, text.index("\x00"))
+        return None, Problem(rel, line, None, "encoding", "file contains a NUL byte (binary data?)")
+    return text, None
+
+
+def read_text(path: Path, rel: str, limit: int) -> tuple[str | None, list[Problem]]:
+    """Read a UTF-8 text file no larger than `limit` bytes; refuse links and binary."""
+    refusal = _unreadable(path, rel, limit)
+    if refusal is not None:
+        return None, [refusal]
+    text, problem = _decode(path.read_bytes(), rel, 1)
+    return text, [problem] if problem else []
+
+
+# One line of a JSON-lines file holds one record, ledger event or snapshot entry. The longest real ones are
+# retrieval events listing every record id a run found: a million ids take about 30 MB. 64 MB leaves room for
+# that while bounding what one line of a bad file (say, 900 MB without a line break) can make sitegen hold.
+MAX_LINE_BYTES = 64 * 1_000_000
+
+
+def read_lines(path: Path, rel: str, limit: int, problems: list[Problem]) -> Iterator[tuple[int, str]]:
+    """(line number, line) for each line of a UTF-8 file of at most `limit` bytes, read as a stream.
+
+    Lines are split as `split_lines` splits them. At a line that is too long, not UTF-8
+    or holds a NUL byte, the problem is added to `problems` and reading stops there:
+    the rest of a bad file is never read.
+    """
+    refusal = _unreadable(path, rel, limit)
+    if refusal is not None:
+        problems.append(refusal)
+        return
+    with path.open("rb") as handle:
+        for lineno, raw in enumerate(iter(lambda: handle.readline(MAX_LINE_BYTES + 1), b""), start=1):
+            if len(raw) - raw.endswith(b"\n") > MAX_LINE_BYTES and b"\x00" not in raw:
+                problems.append(Problem(rel, lineno, None, "too-large",
+                                        f"line is longer than the {MAX_LINE_BYTES / 1e6:g} MB limit for one line"))
+                return
+            line, problem = _decode(raw, rel, lineno)  # binary data is named as such, however long its line
+            if problem is not None:
+                problems.append(problem)
+                return
+            yield lineno, line.removesuffix("\n").removesuffix("\r")
+
+
+def read_json_lines(path: Path, rel: str, limit: int) -> tuple[list[tuple[int, Any]] | None, list[Problem]]:
+    """(line number, value) for each line of a JSON-lines file; None when the file cannot be read to its end."""
+    rows: list[tuple[int, Any]] = []
+    problems: list[Problem] = []
+    unreadable: list[Problem] = []
+    for lineno, line in read_lines(path, rel, limit, unreadable):
+        if not line.strip():
+            problems.append(Problem(rel, lineno, 1, "blank-line", "blank line (one JSON object per line, no gaps)"))
+            continue
+        value, line_problems = parse_json_line(line, rel, lineno)
+        problems += line_problems
+        if not line_problems:
+            rows.append((lineno, value))
+    return (None if unreadable else rows), problems + unreadable
+
+
+# --------------------------------------------------------------------------- numbers
+
+# Python refuses to convert an integer of more than 4,300 digits to or from text (CVE-2020-10735);
+# no count, version or year in a review comes near, so a longer one is a mistake or an attack.
+MAX_INTEGER_DIGITS = 4300
+_INTEGER_LIMIT = 10**MAX_INTEGER_DIGITS
+
+
+class _NumberRefused(ValueError):
+    code = "number"
+
+
+def _integer(literal: str, parse: Callable[[str], int]) -> int:
+    """`parse(literal)`, refusing an integer of more than MAX_INTEGER_DIGITS digits.
+
+    The literal's length is checked before parsing it: Python refuses to convert a longer
+    one, and YAML's base-60 form (1:30:00) takes quadratic time. The value is checked
+    after, as YAML's hexadecimal and binary forms pack more than a digit into a character.
+    """
+    if len(literal.lstrip("+-")) > MAX_INTEGER_DIGITS or abs(value := parse(literal)) >= _INTEGER_LIMIT:
+        raise _NumberRefused(f"number too large: an integer may have at most {MAX_INTEGER_DIGITS} digits")
+    return value
+
+
+def _finite(value: float, literal: str) -> float:
+    # Infinity and NaN are not numbers a review can use, and a number too large for
+    # floating point (1e999) would silently become one.
+    if not math.isfinite(value):
+        shown = literal if len(literal) <= 40 else literal[:37] + "..."
+        raise _NumberRefused(f"not a finite number: {shown}")
+    return value
 
 
 # --------------------------------------------------------------------------- YAML
@@ -74,6 +190,34 @@ class _StrictYamlLoader(yaml.SafeLoader):
             raise yaml.MarkedYAMLError(None, None, "aliases (*name) are not allowed", event.start_mark)
         return super().compose_node(parent, index)
 
+    def construct_object(self, node, deep=False):  # type: ignore[override]
+        # PyYAML's constructors fail on a bad value (!!timestamp 2024-13-45, !!bool x, !!int "")
+        # with plain Python errors that carry no position: give them the node's.
+        try:
+            return super().construct_object(node, deep)
+        except _NumberRefused as exc:
+            raise _ValueRefused(node.start_mark, exc.code, str(exc)) from None
+        except (ValueError, LookupError, AttributeError, TypeError, OverflowError):
+            kind = node.tag.rsplit(":", 1)[-1]
+            raise _ValueRefused(node.start_mark, "yaml-value", f"YAML error: this value is not a valid {kind}") from None
+
+
+class _ValueRefused(yaml.YAMLError):
+    def __init__(self, mark: yaml.Mark, code: str, message: str):
+        super().__init__(message)
+        self.mark, self.code, self.message = mark, code, message
+
+
+def _construct_integer(loader: _StrictYamlLoader, node: yaml.ScalarNode) -> int:
+    return _integer(node.value, lambda _: yaml.SafeLoader.construct_yaml_int(loader, node))
+
+
+def _construct_float(loader: _StrictYamlLoader, node: yaml.ScalarNode) -> float:
+    return _finite(yaml.SafeLoader.construct_yaml_float(loader, node), node.value)
+
+
+_StrictYamlLoader.add_constructor("tag:yaml.org,2002:int", _construct_integer)
+_StrictYamlLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 
 _BOOL = "tag:yaml.org,2002:bool"
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
@@ -161,6 +305,8 @@ def parse_yaml(text: str, rel: str, line_offset: int = 0) -> tuple[Parsed | None
         column = mark.column + 1 if mark else None
         what = " ".join(part for part in (exc.context, exc.problem) if part)
         return None, [Problem(rel, line, column, "yaml-syntax", f"YAML syntax error: {what}")]
+    except _ValueRefused as exc:
+        return None, [Problem(rel, exc.mark.line + 1 + line_offset, exc.mark.column + 1, exc.code, exc.message)]
     except yaml.YAMLError as exc:
         return None, [Problem(rel, None, None, "yaml-syntax", f"YAML syntax error: {exc}")]
     except RecursionError:
@@ -200,11 +346,44 @@ def _no_constant(name: str) -> Any:
     raise _JsonRefused(f"{name} is not a JSON number")
 
 
+def _json_number(literal: str) -> int | float:
+    if any(mark in literal for mark in ".eE"):  # how json itself tells a float from an integer
+        return _finite(float(literal), literal)
+    return _integer(literal, int)
+
+
+# Tokens enough to find numbers in JSON that parsed up to them: strings are skipped whole.
+_JSON_STRING_OR_NUMBER = re.compile(r'"(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*')
+
+
+def _refused_number_position(text: str) -> Position | None:
+    """Where the first number `_json_number` refuses is: json.loads says only what was wrong."""
+    for token in _JSON_STRING_OR_NUMBER.finditer(text):
+        if token.group().startswith('"'):
+            continue
+        try:
+            _json_number(token.group())
+        except _NumberRefused:
+            start = token.start()
+            return text.count("\n", 0, start) + 1, start - text.rfind("\n", 0, start)
+    return None
+
+
+def load_json(text: str | bytes) -> Any:
+    """JSON as sitegen reads it from any file or provider: no key twice in an object, no NaN or
+    Infinity, no number beyond the limits above. ValueError (or RecursionError) says why not."""
+    return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant,
+                      parse_int=_json_number, parse_float=_json_number)
+
+
 def _json(text: str, rel: str, line_offset: int) -> tuple[Any, list[Problem]]:
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant), []
+        return load_json(text), []
     except json.JSONDecodeError as exc:
         return None, [Problem(rel, exc.lineno + line_offset, exc.colno, "json-syntax", f"JSON syntax error: {exc.msg}")]
+    except _NumberRefused as exc:
+        line, column = _refused_number_position(text) or (1, None)
+        return None, [Problem(rel, line + line_offset, column, exc.code, str(exc))]
     except _JsonRefused as exc:
         return None, [Problem(rel, line_offset + 1, None, "json-syntax", f"JSON error: {exc}")]
     except RecursionError:

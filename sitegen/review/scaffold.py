@@ -68,7 +68,11 @@ def init_review(directory: Path, title: str) -> list[str]:
         reason = exc.errors(include_url=False)[0]["msg"]
         raise SitegenError(f"--title: {reason} (nothing was written)") from None
     directory.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.init-", dir=directory.parent))
+    prefix = f".{directory.name}.init-"
+    for leftover in directory.parent.glob(f"{prefix}*"):  # what a killed `init` of this folder left behind
+        if leftover.is_dir() and not leftover.is_symlink():
+            shutil.rmtree(leftover)
+    staging = Path(tempfile.mkdtemp(prefix=prefix, dir=directory.parent))
     try:
         (staging / "review.yaml").write_text(text, encoding="utf-8")
         (staging / "protocol.md").write_text(PROTOCOL, encoding="utf-8")

@@ -14,6 +14,7 @@ from sitegen.review.models import (
     LedgerEvent,
     ProtocolMeta,
     ReviewConfig,
+    ReviewState,
     SavedSearch,
     SnapshotEntry,
 )
@@ -28,6 +29,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "decision-row.schema.json": Decision,
     "evidence.schema.json": Evidence,
     "snapshot-entry.schema.json": SnapshotEntry,
+    "state.schema.json": ReviewState,
 }
 
 

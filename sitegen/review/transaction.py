@@ -10,26 +10,30 @@ between two of them would leave them disagreeing. So a `Transaction`:
 
 Before the journal exists nothing has changed; after, `recover` (run by every
 writing command before it starts) finishes the renames. Either way the folder
-ends up all-old or all-new, never a mix.
+ends up all-old or all-new, never a mix. `recover` also removes what a killed
+process left: the staged files of an uncommitted transaction and the
+temporary files of `atomic_write`.
+
+The journal sits in a Git-tracked folder, so it is untrusted input: it may only
+name files inside the review, reached through real folders, with regular staged
+files beside them. Anything else is refused before a single file is renamed.
 """
 
 from __future__ import annotations
 
-import hashlib
+import fcntl
 import json
 import os
-import tempfile
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from filelock import FileLock, Timeout
-
 from sitegen.errors import LockHeld, SitegenError
-from sitegen.review.write import atomic_write, fsync_dir
+from sitegen.review.write import atomic_write, fsync_dir, is_temporary
 
 JOURNAL = ".sitegen-transaction.json"
-SUFFIX = ".sitegen-new"
+STAGED = ".sitegen-new"
 
 
 class Transaction:
@@ -38,66 +42,146 @@ class Transaction:
         self.files: dict[str, bytes] = {}
 
     def write(self, rel: str, data: bytes | str) -> None:
+        """Stage `data` for the review-relative path `rel` (written only by `commit`)."""
+        reason = _unsafe(self.root, rel)
+        if reason:
+            raise SitegenError(f"refusing to write {rel!r} in {self.root}: the path {reason}")
         self.files[rel] = data.encode("utf-8") if isinstance(data, str) else data
 
     def commit(self) -> None:
         if not self.files:
             return
         for rel, data in sorted(self.files.items()):
-            atomic_write(self.root / (rel + SUFFIX), data)
+            # The staged file is renamed over the target, so it is born with the target's mode.
+            atomic_write(self.root / (rel + STAGED), data, mode_from=self.root / rel)
         atomic_write(self.root / JOURNAL, json.dumps(sorted(self.files)) + "\n")  # the commit point
         _finish(self.root, sorted(self.files))
 
 
 def _finish(root: Path, rels: list[str]) -> None:
     for rel in rels:
-        staged = root / (rel + SUFFIX)
-        if staged.exists():
+        staged = root / (rel + STAGED)
+        if os.path.lexists(staged):
             os.replace(staged, root / rel)
     for folder in sorted({(root / rel).parent for rel in rels}):
         fsync_dir(folder)  # the renames are durable before the journal goes
     (root / JOURNAL).unlink(missing_ok=True)
 
 
-def recover(root: Path) -> bool:
-    """Finish a committed transaction or discard an uncommitted one. True if there was anything to do."""
-    journal = root / JOURNAL
-    if journal.is_file():
-        try:
-            rels = json.loads(journal.read_text(encoding="utf-8"))
-        except ValueError:
-            raise SitegenError(f"{journal} is damaged; restore the folder from Git") from None
-        if not all(isinstance(rel, str) and ".." not in Path(rel).parts for rel in rels):
-            raise SitegenError(f"{journal} names files outside the review; restore the folder from Git")
+def recover(root: Path) -> list[str]:
+    """Finish a committed transaction or discard an uncommitted one, and remove the temporary
+    files of interrupted writes. Says what it did, one sentence per step (empty: nothing to do)."""
+    done = []
+    if os.path.lexists(root / JOURNAL):
+        rels = _journal_entries(root)
         _finish(root, rels)
-        return True
-    leftovers = list(root.rglob(f"*{SUFFIX}"))
-    for path in leftovers:  # written before a crash that came before the commit point
+        done.append(f"finished an interrupted write of {', '.join(rels)}")
+    leftovers = _leftovers(root)
+    for path in leftovers:  # written before a crash, and not part of any committed transaction
         path.unlink()
-    return bool(leftovers)
+        _remove_emptied_folders(root, path.parent)
+    if leftovers:
+        done.append("removed what an interrupted write left behind: "
+                    + ", ".join(path.relative_to(root).as_posix() for path in leftovers))
+    return done
 
 
-def pending(root: Path) -> bool:
-    return (root / JOURNAL).exists()
+def interrupted(root: Path) -> list[str]:
+    """Review-relative paths (POSIX, sorted) of everything an interrupted write left behind: the
+    journal, staged files and temporary files. `recover` finishes or removes them all."""
+    found = _leftovers(root) + ([root / JOURNAL] if os.path.lexists(root / JOURNAL) else [])
+    return sorted(path.relative_to(root).as_posix() for path in found)
+
+
+def _leftovers(root: Path) -> list[Path]:
+    """Staged and temporary files anywhere in the review (symbolic links to folders are not followed)."""
+    found = []
+    for folder, _, names in os.walk(root):
+        found += [Path(folder) / name for name in names if name.endswith(STAGED) or is_temporary(name)]
+    return sorted(found)
+
+
+def _remove_emptied_folders(root: Path, folder: Path) -> None:
+    # Staging a file makes its folders; an uncommitted transaction's must go with its files.
+    while folder != root and not any(folder.iterdir()):
+        folder.rmdir()
+        folder = folder.parent
+
+
+def _journal_entries(root: Path) -> list[str]:
+    """The files the journal names, every one checked; SitegenError (nothing changed) otherwise."""
+    journal = root / JOURNAL
+    refusal = "nothing was changed; restore the folder from Git"
+    if not stat.S_ISREG(os.lstat(journal).st_mode):
+        raise SitegenError(f"{journal} is not a regular file; {refusal}")
+    try:
+        rels = json.loads(journal.read_text(encoding="utf-8"))
+    except ValueError:
+        rels = None
+    if not isinstance(rels, list) or not rels:
+        raise SitegenError(f"{journal} is damaged (it is not a list of file names); {refusal}")
+    for rel in rels:
+        reason = _unsafe(root, rel)
+        if reason:
+            raise SitegenError(f"{journal} names {rel!r}: the path {reason}; {refusal}")
+    return rels
+
+
+def _unsafe(root: Path, rel: object) -> str | None:
+    """Why a transaction may not write `rel` in `root`, or None: only a relative path to a file
+    inside the review, through real folders (a missing one is created), with nothing but a
+    regular file where its staged file goes, is allowed."""
+    if not isinstance(rel, str):
+        return "is not text"
+    if "\\" in rel or "\0" in rel:
+        return "contains a backslash or NUL character"
+    if rel.startswith("/"):
+        return "is absolute; only paths inside the review are allowed"
+    parts = rel.split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        return "has an empty, '.' or '..' part; only paths inside the review are allowed"
+    try:
+        for depth in range(1, len(parts)):
+            if _file_type(root.joinpath(*parts[:depth])) not in (None, stat.S_IFDIR):
+                return f"goes through {'/'.join(parts[:depth])}, which is a symbolic link or file, not a real folder"
+        if _file_type(root / rel) == stat.S_IFDIR:
+            return "is a folder"
+        if _file_type(root / (rel + STAGED)) not in (None, stat.S_IFREG):
+            return f"has a staged file {rel}{STAGED} that is not a regular file"
+    except OSError as exc:
+        return f"cannot be looked at ({exc.strerror})"
+    return None
+
+
+def _file_type(path: Path) -> int | None:
+    """The type of what is at `path` (stat.S_IFDIR, S_IFREG, S_IFLNK...; a link is not followed), None if nothing."""
+    try:
+        return stat.S_IFMT(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return None
 
 
 @contextmanager
 def review_lock(root: Path) -> Iterator[None]:
     """Refuse a second sitegen process writing or building the same review folder.
 
-    The lock file lives in the system's temporary folder, keyed by the review's
-    real path, so taking it never writes into the review itself.
+    The lock is an advisory `flock` (POSIX) on the review directory itself, so it belongs to
+    the folder's inode: every process asking for it meets the same lock whatever its
+    environment (TMPDIR, working directory, the path or link it was given), and nothing is
+    written into the review for a workflow to commit. Advisory: it keeps out other sitegen
+    processes, not editors or git. The kernel drops it when the process ends, however it
+    ends, so a crash never leaves a stale lock.
     """
-    key = hashlib.sha256(str(root.resolve()).encode("utf-8")).hexdigest()[:24]
-    directory = Path(tempfile.gettempdir()) / "sitegen-locks"
-    directory.mkdir(exist_ok=True)
-    lock = FileLock(str(directory / f"{key}.lock"), timeout=0)
     try:
-        lock.acquire()
-    except Timeout:
-        raise LockHeld(f"another sitegen process is updating or building {root}; "
-                       "try again when it has finished") from None
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as exc:
+        raise SitegenError(f"{root} is not a folder sitegen can open ({exc.strerror})") from None
     try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise LockHeld(f"another sitegen process is updating or building {root}; "
+                           "try again when it has finished") from None
         yield
     finally:
-        lock.release()
+        os.close(fd)  # closing the only descriptor of this open releases the lock

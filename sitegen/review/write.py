@@ -3,17 +3,23 @@
 Same content in, byte-identical file out: keys keep the model's order (or are
 sorted for hashed JSON), text is UTF-8 with a final newline. A write goes to a
 temporary file in the same directory, is fsynced, then renamed over the target,
-so a reader never sees half a file and a crash leaves the old one.
+so a reader never sees half a file and a crash leaves the old one. The temporary
+file is named `.<name>.sitegen-tmp-<random>`, so what a killed process leaves
+behind is recognisably sitegen's and `recover` can remove it.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
+import re
+import secrets
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+_TEMPORARY_MARK = ".sitegen-tmp-"
+_TEMPORARY = re.compile(rf"\..+{re.escape(_TEMPORARY_MARK)}[0-9a-f]{{16}}", re.DOTALL)
 
 
 def canonical_json(value: Any) -> str:
@@ -30,21 +36,43 @@ def jsonl(rows: Iterable[Any]) -> str:
     return "".join(canonical_json(row) + "\n" for row in rows)
 
 
-def atomic_write(path: Path, data: bytes | str) -> None:
+def atomic_write(path: Path, data: bytes | str, *, mode_from: Path | None = None) -> None:
+    """Replace `path` with `data` in one step.
+
+    The file gets the permission bits of `mode_from` (by default `path` itself) when that
+    exists, so an update never changes a file's mode; otherwise those a plain open() gives
+    (0o666 less the umask).
+    """
     if isinstance(data, str):
         data = data.encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp = path.parent / f".{path.name}{_TEMPORARY_MARK}{secrets.token_hex(8)}"
+    # O_EXCL never writes through something already there; 0o666 lets the kernel apply the umask.
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "wb") as handle:
+            _copy_mode(mode_from or path, handle.fileno())
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
     fsync_dir(path.parent)
+
+
+def is_temporary(name: str) -> bool:
+    """Whether a file name is one of atomic_write's temporary files (only a killed process leaves one)."""
+    return _TEMPORARY.fullmatch(name) is not None
+
+
+def _copy_mode(source: Path, fd: int) -> None:
+    try:
+        mode = os.stat(source).st_mode
+    except FileNotFoundError:
+        return  # a new file keeps the mode it was created with
+    os.fchmod(fd, mode & 0o777)  # read/write/execute bits only: a data file is never set-uid
 
 
 def fsync_dir(directory: Path) -> None:

@@ -15,17 +15,14 @@ from __future__ import annotations
 
 import re
 from datetime import date, timedelta
-from pathlib import Path
 
 from pydantic import BaseModel
 
 from sitegen.errors import SitegenError
-from sitegen.review.check import load_valid_review
 from sitegen.review.folder import Review, parse_protocol
 from sitegen.review.models import ProtocolLockPayload, ProtocolMeta, parse_timestamp
-from sitegen.screening.outcomes import review_outcomes
 from sitegen.screening.relevance import Ranking, score_batch
-from sitegen.screening.status import Batch, batches
+from sitegen.screening.status import Batch, ScreeningFacts
 from sitegen.text import markdown_safe
 
 PRIOR_WEEKS = 4
@@ -53,11 +50,11 @@ def week_start(week: str) -> date:
         raise SitegenError(f"--week {week!r} is not an ISO week such as 2026-W23") from None
 
 
-def _prior(review: Review, start: date) -> list:
+def _prior(review: Review, screening: ScreeningFacts, start: date) -> list:
     """Records of the batches in the PRIOR_WEEKS weeks before `start` that reviewers included."""
-    included = {i for i, o in review_outcomes(review, "title-abstract").items() if o.decision == "include"}
+    included = {i for i, o in screening.outcomes["title-abstract"].items() if o.decision == "include"}
     earliest = start - timedelta(weeks=PRIOR_WEEKS)
-    return [review.records[i] for batch in batches(review) if batch.created
+    return [review.records[i] for batch in screening.batches if batch.created
             and earliest <= parse_timestamp(batch.created).date() < start
             for i in batch.record_ids if i in included]
 
@@ -72,25 +69,29 @@ def protocol_meta(review: Review, version: int | None) -> ProtocolMeta:
     return review.protocol.meta
 
 
-def rank_batch(review: Review, batch: Batch) -> Ranking:
+def rank_batch(review: Review, screening: ScreeningFacts, batch: Batch) -> Ranking:
     """A batch ranked under the protocol version it is screened under."""
-    prior = _prior(review, week_start(iso_week(batch.created))) if batch.created else []
+    prior = _prior(review, screening, week_start(iso_week(batch.created))) if batch.created else []
     return score_batch([review.records[i] for i in batch.record_ids], protocol_meta(review, batch.protocol_version),
                        prior, review.state.max_kept)
 
 
-def weekly(review: Review, week: str) -> Digest:
+def weekly(review: Review, screening: ScreeningFacts, week: str) -> Digest:
+    """The digest of an ISO week (YYYY-Www, or YYYY-WW)."""
     start = week_start(week)
-    chosen = [b for b in batches(review) if b.created and iso_week(b.created) == week]
+    year, number, _ = start.isocalendar()
+    week = f"{year}-W{number:02d}"
+    chosen = [b for b in screening.batches if b.created and iso_week(b.created) == week]
     records = [review.records[i] for i in dict.fromkeys(i for batch in chosen for i in batch.record_ids)]
     version = max((b.protocol_version or 0 for b in chosen), default=None)
-    ranking = score_batch(records, protocol_meta(review, version), _prior(review, start), review.state.max_kept)
+    ranking = score_batch(records, protocol_meta(review, version), _prior(review, screening, start),
+                          review.state.max_kept)
     return Digest(week=week, batches=[b.number for b in chosen if b.number], ranking=ranking)
 
 
-def weeks(review: Review) -> list[str]:
+def weeks(screening: ScreeningFacts) -> list[str]:
     """Every ISO week in which a batch arrived, oldest first."""
-    return sorted({iso_week(b.created) for b in batches(review) if b.created})
+    return sorted({iso_week(b.created) for b in screening.batches if b.created})
 
 
 def digest_markdown(review: Review, digest: Digest) -> str:
@@ -119,16 +120,8 @@ def digest_markdown(review: Review, digest: Digest) -> str:
     return "\n".join(lines)
 
 
-def digest_for(root: Path, week: str) -> str:
-    review = load_valid_review(root)
-    start = week_start(week)
-    year, number, _ = start.isocalendar()
-    return digest_markdown(review, weekly(review, f"{year}-W{number:02d}"))
-
-
-def ranked_batch(root: Path, number: int) -> Ranking:
-    review = load_valid_review(root)
-    found = [b for b in batches(review) if b.number == number]
+def numbered_batch(screening: ScreeningFacts, number: int) -> Batch:
+    found = [b for b in screening.batches if b.number == number]
     if not found:
-        raise SitegenError(f"there is no screening batch {number} in {root}")
-    return rank_batch(review, found[0])
+        raise SitegenError(f"there is no screening batch {number}")
+    return found[0]

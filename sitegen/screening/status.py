@@ -4,11 +4,9 @@ reviewers agree. Everything here is derived from the decision files and the ledg
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from pydantic import BaseModel
 
-from sitegen.review.check import load_valid_review
 from sitegen.review.folder import ADJUDICATION, Review
 from sitegen.review.models import STAGES, BatchPayload
 from sitegen.screening.agreement import Agreement, agreement
@@ -48,6 +46,18 @@ class Conflict(BaseModel):
     decisions: dict[str, str]  # reviewer -> decision; their reasons and notes stay hidden until adjudicated
 
 
+@dataclass(frozen=True)
+class ScreeningFacts:
+    """What every screening view reads, derived once: each stage's outcomes and the batches."""
+
+    outcomes: dict[str, dict[str, Outcome]]  # stage -> record id -> outcome
+    batches: list[Batch]
+
+
+def screening_facts(review: Review) -> ScreeningFacts:
+    return ScreeningFacts({stage: review_outcomes(review, stage) for stage in STAGES}, batches(review))
+
+
 def batches(review: Review) -> list[Batch]:
     found = [Batch(number=p.batch, monitor_id=p.monitor_id, protocol_version=p.protocol_version, created=e.ts,
                    record_ids=p.record_ids)
@@ -69,7 +79,7 @@ class _Stage:
     eligible: set[str] | None  # at full text: the records included (or maybe) at title/abstract
 
 
-def _stages(review: Review) -> list[_Stage]:
+def _stages(review: Review, outcomes: dict[str, dict[str, Outcome]]) -> list[_Stage]:
     stages = []
     for name in STAGES:
         by_reviewer: dict[str, dict[str, str]] = {}
@@ -79,7 +89,7 @@ def _stages(review: Review) -> list[_Stage]:
         eligible = None
         if name == "full-text":  # only records included (or maybe) at title/abstract reach full text
             eligible = {i for i, o in stages[0].outcomes.items() if o.decision in ("include", "maybe")}
-        stages.append(_Stage(name, review_outcomes(review, name), by_reviewer, eligible))
+        stages.append(_Stage(name, outcomes[name], by_reviewer, eligible))
     return stages
 
 
@@ -99,20 +109,20 @@ def _stage_status(stage: _Stage, record_ids: list[str]) -> StageStatus:
                        pending=len(ids) - len(mine), agreement=agreement(by_reviewer))
 
 
-def status(review: Review) -> tuple[list[BatchStatus], list[StageStatus]]:
+def status(review: Review, screening: ScreeningFacts) -> tuple[list[BatchStatus], list[StageStatus]]:
     """Per batch, and overall, for each stage."""
-    stages = _stages(review)
+    stages = _stages(review, screening.outcomes)
     per_batch = [BatchStatus(batch=batch, stages=[_stage_status(stage, batch.record_ids) for stage in stages])
-                 for batch in batches(review)]
+                 for batch in screening.batches]
     overall = [_stage_status(stage, list(review.records)) for stage in stages]
     return per_batch, overall
 
 
-def conflicts(review: Review) -> list[Conflict]:
+def conflicts(review: Review, screening: ScreeningFacts) -> list[Conflict]:
     """Unresolved disagreements, blind: who decided what, never why."""
     found = []
     for stage in STAGES:
-        for record_id, outcome in review_outcomes(review, stage).items():
+        for record_id, outcome in screening.outcomes[stage].items():
             if outcome.decision != "conflict":
                 continue
             decisions = {row.reviewer: row.decision.decision for row in review.decisions
@@ -120,11 +130,3 @@ def conflicts(review: Review) -> list[Conflict]:
             found.append(Conflict(record_id=record_id, title=review.records[record_id].title, stage=stage,
                                   decisions=dict(sorted(decisions.items()))))
     return found
-
-
-def screening_report(root: Path) -> tuple[list[BatchStatus], list[StageStatus]]:
-    return status(load_valid_review(root))
-
-
-def conflict_report(root: Path) -> list[Conflict]:
-    return conflicts(load_valid_review(root))

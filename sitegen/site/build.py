@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from sitegen.errors import BuildError, SitegenError
-from sitegen.review.check import load_valid_review
+from sitegen.living.facts import ReviewFacts
 from sitegen.review.folder import Review
 from sitegen.review.models import parse_timestamp
-from sitegen.review.transaction import review_lock
 from sitegen.site.output import refuse_unsafe_output, write_site
 from sitegen.site.pages import output_paths_are_safe, render_site
 
@@ -44,16 +42,12 @@ def build_time(review: Review, now: str | None, environ: dict[str, str]) -> str 
     return max((event.ts for event in review.ledger), key=parse_timestamp, default=None)
 
 
-def build(review_dir: Path, out: Path, now: str | None = None, environ: dict[str, str] | None = None) -> BuildResult:
-    with review_lock(review_dir):
-        return _build(review_dir, out, now, environ)
-
-
-def _build(review_dir: Path, out: Path, now: str | None, environ: dict[str, str] | None) -> BuildResult:
-    review = load_valid_review(review_dir)
-    refuse_unsafe_output(review_dir, out)
-    built_at = build_time(review, now, dict(os.environ) if environ is None else environ)
-    files = render_site(review, built_at)
+def build_site(review: Review, facts: ReviewFacts, out: Path, now: str | None,
+               environ: dict[str, str]) -> BuildResult:
+    """Render a valid review into `out`, replacing the previous site only once the new one is whole."""
+    refuse_unsafe_output(review.root, out)
+    built_at = build_time(review, now, environ)
+    files = render_site(review, facts, built_at)
     if not output_paths_are_safe(files):
         raise BuildError("a rendered file would land outside the output folder")
     write_site(out, files)

@@ -1,8 +1,8 @@
 """Downloads offered on the site: records as CSV, RIS and CSL-JSON.
 
 Exports are read by spreadsheets and reference managers, so they are hardened:
-no CSV cell can start a formula, and no RIS field can carry a line break that
-would smuggle in a tag of its own.
+no line of a CSV cell can start a formula, no CSV cell can break a row, and no
+RIS field can carry a line break that would smuggle in a tag of its own.
 """
 
 from __future__ import annotations
@@ -19,12 +19,32 @@ from sitegen.review.write import pretty_json
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "|", "%")
 CSV_COLUMNS = ["id", "title", "authors", "year", "journal", "volume", "issue", "pages", "doi", "pmid", "pmcid",
                "openalex", "arxiv", "url", "retracted", "title_abstract", "full_text", "abstract"]
-_LINE_BREAKS = re.compile(r"[\r\n\u0085\u2028\u2029\v\f]+")
+# Every character str.splitlines breaks on: some spreadsheet or other honours each of them.
+_LINE_BREAK = "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_LINE_BREAKS = re.compile(f"[{_LINE_BREAK}]+")
+# The start of the cell and of every line inside it, where that line starts a formula.
+_FORMULA_LINE_START = re.compile(f"(?:^|(?<=[{_LINE_BREAK}]))(?=[{re.escape(''.join(FORMULA_STARTS))}])")
 
 
 def safe_cell(value: str) -> str:
-    """Neutralise a cell a spreadsheet would evaluate (OWASP CSV injection guidance)."""
-    return "'" + value if value.startswith(FORMULA_STARTS) else value
+    """Neutralise every line of a cell a spreadsheet would evaluate (OWASP CSV injection guidance).
+
+    A spreadsheet that splits a cell at a line break reads each line as a cell of its own,
+    so the prefix goes before each line that starts a formula, not only the first.
+    """
+    return _FORMULA_LINE_START.sub("'", value)
+
+
+def write_csv(header: list[str], rows: list[list[str]]) -> str:
+    """CSV for spreadsheets: every cell neutralised and quoted.
+
+    Quoting every cell keeps each line break inside its cell, whatever the break: the csv
+    module quotes only the ones it writes itself, so a lone CR or U+2028 would start a row.
+    """
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_ALL)
+    writer.writerows([safe_cell(cell) for cell in row] for row in [header, *rows])
+    return buffer.getvalue()
 
 
 def one_line(value: str) -> str:
@@ -37,18 +57,16 @@ def authors_text(record: Record) -> str:
 
 def records_csv(records: list[Record], status: dict[str, tuple[str, str]]) -> str:
     """`status` maps record id to (title/abstract outcome, full-text outcome)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+    rows = []
     for record in records:
         ids = record.identifiers()
         title_abstract, full_text = status.get(record.id, ("", ""))
-        row = [record.id, record.title, authors_text(record), str(record.year or ""), record.container_title or "",
-               record.volume or "", record.issue or "", record.page or "", ids.get("doi", ""), ids.get("pmid", ""),
-               ids.get("pmcid", ""), ids.get("openalex", ""), ids.get("arxiv", ""), record.URL or "",
-               "yes" if record.custom.retracted else "no", title_abstract, full_text, record.abstract or ""]
-        writer.writerow([safe_cell(cell) for cell in row])
-    return buffer.getvalue()
+        rows.append([record.id, record.title, authors_text(record), str(record.year or ""),
+                     record.container_title or "", record.volume or "", record.issue or "", record.page or "",
+                     ids.get("doi", ""), ids.get("pmid", ""), ids.get("pmcid", ""), ids.get("openalex", ""),
+                     ids.get("arxiv", ""), record.URL or "", "yes" if record.custom.retracted else "no",
+                     title_abstract, full_text, record.abstract or ""])
+    return write_csv(CSV_COLUMNS, rows)
 
 
 RIS_TYPES = {"article-journal": "JOUR", "chapter": "CHAP", "book": "BOOK", "thesis": "THES",

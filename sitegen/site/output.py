@@ -1,16 +1,21 @@
 """Write a rendered site so that readers only ever see a whole one.
 
-Files go into a fresh temporary folder next to the target; only when every file
-is written is the old site swapped out for the new. A failure at any point
-leaves the previous site exactly as it was. Only a folder sitegen built (it
-holds the marker file) or an empty one is ever replaced.
+Files go into a fresh staging folder next to the target, `.<name>.building-<random>`,
+the marker file last, so a staging folder holding the marker is complete. Then the
+old site is renamed aside (`.<name>.old-<random>`) and the new one renamed in. A
+failure at any point leaves the previous site exactly as it was. A process killed
+between the two renames leaves no site at all, so every `write_site` first
+recovers: it moves the complete new site in (or else the old one back) and removes
+every leftover folder. Only a folder sitegen built (it holds the marker file) or
+an empty one is ever replaced.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import secrets
 import shutil
-import tempfile
 from pathlib import Path
 
 from sitegen.errors import OutputRefused
@@ -36,16 +41,17 @@ def refuse_unsafe_output(review_dir: Path, out: Path) -> None:
 def write_site(out: Path, files: dict[str, bytes]) -> None:
     out = out.absolute()
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
+    _recover(out)
+    staging = _leftover_name(out, "building")
+    staging.mkdir()
     try:
-        for rel, data in sorted(files.items()):
+        for rel in sorted(files, key=lambda rel: (rel == SITE_MARKER, rel)):  # the marker last: see _recover
             target = staging / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-        staging.chmod(0o755)  # mkdtemp makes it private; a published site must be readable
+            target.write_bytes(files[rel])
         _swap_in(staging, out)
     except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
+        _discard(staging)
         raise
 
 
@@ -53,12 +59,50 @@ def _swap_in(staging: Path, out: Path) -> None:
     if not out.exists():
         os.rename(staging, out)
         return
-    retired = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-    retired.rmdir()
+    retired = _leftover_name(out, "old")
     os.rename(out, retired)
     try:
         os.rename(staging, out)
     except BaseException:
         os.rename(retired, out)  # put the previous site back before reporting the failure
         raise
-    shutil.rmtree(retired, ignore_errors=True)
+    _discard(retired)
+
+
+def _recover(out: Path) -> None:
+    """Put a site back at `out` if a killed write_site left none, then remove its leftover folders.
+
+    With `out` missing, the kill came between the two renames: the newest staging folder
+    holding the marker is the complete new site and goes in; failing that, the newest
+    retired site holding it goes back. Only folders named as write_site names them are
+    touched. (A second build into the same `out` at this moment would lose its staging
+    folder: builds of one review are serialised by the review lock, and building two
+    reviews into one folder at once is not supported.)
+    """
+    building, retired = _leftovers(out, "building"), _leftovers(out, "old")
+    survivor = None
+    if not os.path.lexists(out):
+        survivor = next((folder for folder in building + retired if (folder / SITE_MARKER).is_file()), None)
+        if survivor is not None:
+            os.rename(survivor, out)
+    for folder in building + retired:
+        if folder != survivor:
+            _discard(folder)
+
+
+def _discard(folder: Path) -> None:
+    # The marker goes first, so a folder half removed by a killed process never passes for a whole site.
+    (folder / SITE_MARKER).unlink(missing_ok=True)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _leftover_name(out: Path, kind: str) -> Path:
+    return out.parent / f".{out.name}.{kind}-{secrets.token_hex(8)}"
+
+
+def _leftovers(out: Path, kind: str) -> list[Path]:
+    """The real folders next to `out` named as `_leftover_name` names them, newest first."""
+    name = re.compile(rf"\.{re.escape(out.name)}\.{kind}-[0-9a-f]{{16}}")
+    folders = [path for path in out.parent.iterdir()
+               if name.fullmatch(path.name) and path.is_dir() and not path.is_symlink()]
+    return sorted(folders, key=lambda path: (path.stat().st_mtime_ns, path.name), reverse=True)

@@ -1,26 +1,29 @@
 """Render a loaded review into the site's files, in memory, without writing anything.
 
 `render_site` is pure: the same review and build time give the same bytes.
-Writing the result safely is `sitegen.site.output`'s job.
+The site is a list of page groups (home, protocol, records, screening, ...);
+each renders its own files from one `Site` (the review, its derived facts and
+the template environment), and no two groups may claim one path. Writing the
+result safely is `sitegen.site.output`'s job.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
-from sitegen.living.prisma import derive
-from sitegen.living.protocol import locks
-from sitegen.living.state import current_phase
+from sitegen.errors import BuildError
+from sitegen.living.facts import ReviewFacts
 from sitegen.records.model import Record
 from sitegen.review.folder import Review
 from sitegen.review.models import Evidence
 from sitegen.review.write import pretty_json
 from sitegen.screening.digest import digest_markdown, rank_batch, weekly, weeks
-from sitegen.screening.outcomes import Outcome, review_outcomes
-from sitegen.screening.status import conflicts, status
+from sitegen.screening.outcomes import Outcome
 from sitegen.site import exports, prisma_svg
 from sitegen.site.templates import environment, templates_dir
 
@@ -49,68 +52,124 @@ def _authors_short(record: Record) -> str:
     return "; ".join(names[:3]) + (" et al." if len(names) > 3 else "")
 
 
-def record_views(review: Review) -> list[RecordView]:
-    title_abstract = review_outcomes(review, "title-abstract")
-    full_text = review_outcomes(review, "full-text")
+def record_views(review: Review, outcomes: dict[str, dict[str, Outcome]]) -> list[RecordView]:
+    title_abstract, full_text = outcomes["title-abstract"], outcomes["full-text"]
     evidence = {item.evidence.record_id: item for item in review.evidence}
     return [RecordView(record, page_slug(record.id), _authors_short(record), title_abstract.get(record.id),
                        full_text.get(record.id), evidence[record.id].evidence if record.id in evidence else None)
             for record in review.records.values()]
 
 
-def render_site(review: Review, built_at: str | None) -> dict[str, bytes]:
-    """Every file of the site, keyed by its path relative to the site root."""
-    env = environment()
-    views = record_views(review)
-    included = [v for v in views if v.full_text and v.full_text.decision == "include"]
-    reasons = {r.code: r.label for r in review.protocol.meta.exclusion_reasons} if review.protocol else {}
-    common = {"review": review.config, "built_at": built_at, "reasons": reasons,
-              "accent": review.config.site.theme.accent_color}
-    pages: dict[str, str] = {}
+class Site:
+    """What every page group reads: the review, its facts, and the derived views pages share."""
 
-    def page(path: str, template: str, **context: object) -> None:
+    def __init__(self, review: Review, facts: ReviewFacts, built_at: str | None):
+        self.review = review
+        self.facts = facts
+        self.env = environment()
+        reasons = {r.code: r.label for r in review.protocol.meta.exclusion_reasons} if review.protocol else {}
+        self.reasons = reasons
+        self.common = {"review": review.config, "built_at": built_at, "reasons": reasons,
+                       "accent": review.config.site.theme.accent_color}
+
+    def page(self, path: str, template: str, **context: object) -> str:
+        """A page rendered with links relative to its own folder, so the site works under any address."""
         root = "../" * path.count("/")
-        pages[path] = env.get_template(template).render(root=root, path=path, **common, **context)
+        return self.env.get_template(template).render(root=root, path=path, **self.common, **context)
 
-    digests = {week: digest_markdown(review, weekly(review, week)) for week in weeks(review)}
-    for week, text in digests.items():
-        pages[f"downloads/digest-{week}.md"] = text
-        page(f"digests/{week}.html", "digest.html", week=week, text=text)
+    @cached_property
+    def views(self) -> list[RecordView]:
+        return record_views(self.review, self.facts.outcomes)
 
-    counts = derive(review)
-    diagram = prisma_svg.render(counts, reasons)
-    page("index.html", "index.html", counts=counts, prisma=diagram,
-         searches=list(review.searches.values()), latest_digest=max(digests, default=None),
-         state=review.state, phase=current_phase(review)[0])
-    page("protocol.html", "protocol.html", protocol=review.protocol, trail=locks(review))
-    page("records.html", "records.html", views=views)
-    page("included.html", "included.html", views=included)
+    @cached_property
+    def digests(self) -> dict[str, str]:
+        """Each week's digest as Markdown, oldest week first."""
+        review, screening = self.review, self.facts.screening
+        return {week: digest_markdown(review, weekly(review, screening, week)) for week in weeks(screening)}
 
-    per_batch, overall = status(review)
-    by_id = {v.record.id: v for v in views}
-    page("screening.html", "screening.html", batches=per_batch, overall=overall, conflicts=len(conflicts(review)),
-         digests=sorted(digests, reverse=True))
+
+Files = dict[str, str | bytes]
+
+
+def home(site: Site) -> Files:
+    return {"index.html": site.page(
+        "index.html", "index.html", counts=site.facts.prisma, prisma=prisma_svg.render(site.facts.prisma, site.reasons),
+        searches=list(site.review.searches.values()), runs=site.facts.runs, latest_digest=max(site.digests, default=None),
+        state=site.review.state, phase=site.facts.phase[0])}
+
+
+def protocol(site: Site) -> Files:
+    return {"protocol.html": site.page("protocol.html", "protocol.html", protocol=site.review.protocol,
+                                       trail=site.facts.protocol_trail)}
+
+
+def records(site: Site) -> Files:
+    files: Files = {"records.html": site.page("records.html", "records.html", views=site.views)}
+    for view in site.views:
+        path = f"records/{view.slug}.html"
+        files[path] = site.page(path, "record.html", view=view)
+    return files
+
+
+def included(site: Site) -> Files:
+    views = [v for v in site.views if v.full_text and v.full_text.decision == "include"]
+    return {"included.html": site.page("included.html", "included.html", views=views)}
+
+
+def screening(site: Site) -> Files:
+    per_batch, overall = site.facts.screening_status
+    files: Files = {"screening.html": site.page(
+        "screening.html", "screening.html", batches=per_batch, overall=overall, conflicts=len(site.facts.conflicts),
+        digests=sorted(site.digests, reverse=True))}
+    by_id = {v.record.id: v for v in site.views}
     for item in per_batch:
         if item.batch.number is not None:
-            page(f"batches/{item.batch.number}.html", "batch.html", item=item, by_id=by_id,
-                 ranking=rank_batch(review, item.batch))
-    for view in views:
-        page(f"records/{view.slug}.html", "record.html", view=view)
+            path = f"batches/{item.batch.number}.html"
+            files[path] = site.page(path, "batch.html", item=item, by_id=by_id,
+                                    ranking=rank_batch(site.review, site.facts.screening, item.batch))
+    return files
 
+
+def digests(site: Site) -> Files:
+    files: Files = {}
+    for week, text in site.digests.items():
+        files[f"downloads/digest-{week}.md"] = text
+        files[f"digests/{week}.html"] = site.page(f"digests/{week}.html", "digest.html", week=week, text=text)
+    return files
+
+
+def downloads(site: Site) -> Files:
     outcomes = {v.record.id: (v.title_abstract.decision if v.title_abstract else "",
-                              v.full_text.decision if v.full_text else "") for v in views}
-    records = [v.record for v in views]
-    pages["downloads/records.csv"] = exports.records_csv(records, outcomes)
-    pages["downloads/records.ris"] = exports.records_ris(records)
-    pages["downloads/records.json"] = exports.records_json(records)
-    pages["downloads/prisma.svg"] = str(prisma_svg.render(counts, reasons, standalone=True))
-    pages["downloads/prisma.json"] = pretty_json(counts.model_dump())
-    pages[SITE_MARKER] = "This folder was built by sitegen; `sitegen build` replaces it as a whole.\n"
-    files = {path: text.encode("utf-8") for path, text in pages.items()}
-    assets = templates_dir() / "assets"
-    for asset in sorted(assets.rglob("*")):
-        if asset.is_file():
-            files[f"assets/{asset.relative_to(assets).as_posix()}"] = asset.read_bytes()
+                              v.full_text.decision if v.full_text else "") for v in site.views}
+    all_records = [v.record for v in site.views]
+    counts = site.facts.prisma
+    return {"downloads/records.csv": exports.records_csv(all_records, outcomes),
+            "downloads/records.ris": exports.records_ris(all_records),
+            "downloads/records.json": exports.records_json(all_records),
+            "downloads/prisma.svg": str(prisma_svg.render(counts, site.reasons, standalone=True)),
+            "downloads/prisma.json": pretty_json(counts.model_dump()),
+            SITE_MARKER: "This folder was built by sitegen; `sitegen build` replaces it as a whole.\n"}
+
+
+def assets(site: Site) -> Files:
+    folder = templates_dir() / "assets"
+    return {f"assets/{asset.relative_to(folder).as_posix()}": asset.read_bytes()
+            for asset in sorted(folder.rglob("*")) if asset.is_file()}
+
+
+PAGE_GROUPS: tuple[Callable[[Site], Files], ...] = (home, protocol, records, included, screening, digests, downloads,
+                                                     assets)
+
+
+def render_site(review: Review, facts: ReviewFacts, built_at: str | None) -> dict[str, bytes]:
+    """Every file of the site, keyed by its path relative to the site root."""
+    site = Site(review, facts, built_at)
+    files: dict[str, bytes] = {}
+    for group in PAGE_GROUPS:
+        for path, content in group(site).items():
+            if path in files:
+                raise BuildError(f"two page groups both render {path}")
+            files[path] = content.encode("utf-8") if isinstance(content, str) else content
     return files
 
 

@@ -23,6 +23,7 @@ from sitegen.sources.base import (
     element_text,
     parse_date,
     parse_xml,
+    require_title,
     run_call,
     to_record,
     whole_number,
@@ -42,7 +43,7 @@ SORT = [("sortBy", "submittedDate"), ("sortOrder", "ascending")]
 NS = {"atom": "http://www.w3.org/2005/Atom", "opensearch": "http://a9.com/-/spec/opensearch/1.1/",
       "arxiv": "http://arxiv.org/schemas/atom"}
 FEED = f"{{{NS['atom']}}}feed"
-ENTRIES = Items("entry/entries", "no arXiv id or title")
+ENTRIES = Items("entry/entries", "no arXiv id")
 
 
 def _text(element: etree._Element, path: str) -> str | None:
@@ -59,12 +60,13 @@ def error_message(entry: etree._Element) -> str | None:
 
 
 def entry_to_record(entry: etree._Element) -> Record | None:
-    """A Record for one Atom entry, or None when it has no arXiv id or no title."""
+    """A Record for one Atom entry, None when it has no arXiv id; Unreadable without a title."""
     arxiv = normalise_arxiv(_text(entry, "atom:id"))  # the abs URL with its version, e.g. …/abs/1605.08386v1
     doi = normalise_doi(_text(entry, "arxiv:doi"))  # of the published version, when the authors gave one
     title = _text(entry, "atom:title")
-    if arxiv is None or title is None:
+    if arxiv is None:
         return None
+    title = require_title(title, f"arxiv:{arxiv}")
     pdf = entry.find("atom:link[@title='pdf']", NS)
     return Record(
         id=record_id({"doi": doi, "arxiv": arxiv}),

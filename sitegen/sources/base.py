@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from sitegen.records.model import CslDate, Record
 from sitegen.records.providers import Source
+from sitegen.review.parsing import load_json
 from sitegen.sources.http import Fetcher, Provider, Response, Secrets, SourceError
 from sitegen.sources.outcome import SourceOutcome, Status
 
@@ -32,6 +33,29 @@ class Malformed(Exception):
 
 class Unsupported(Exception):
     """The request cannot be expressed for this provider; nothing was sent."""
+
+
+class Unreadable(ValueError):
+    """An item that names a work sitegen could track (it has an identifier) but cannot be read as a record."""
+
+
+class Untitled(Exception):
+    """An identified work the provider gives no title (a journal issue, a component): left out, by name."""
+
+    def __init__(self, record_id: str):
+        super().__init__(record_id)
+        self.record_id = record_id
+
+
+def require_title(title: str | None, record_id: str, *, malformed: bool = False) -> str:
+    """The title of an identified work. A title the provider left out makes the work `Untitled` (left
+    out and named); a title field holding something other than text makes the item `Unreadable`, which
+    leaves the source's slice of the run incomplete until a human looks."""
+    if title:
+        return title
+    if malformed:
+        raise Unreadable(f"{record_id} has a title that is not text")
+    raise Untitled(record_id)
 
 
 class Trace:
@@ -60,11 +84,11 @@ class Trace:
             self.hashes.append(snapshot)
 
     def outcome(self, status: Status, records=(), total: int | None = None, retry_after: float | None = None,
-                warning: str | None = None, truncated: bool = False) -> SourceOutcome:
+                warning: str | None = None, truncated: bool = False, dropped: int = 0) -> SourceOutcome:
         warnings = self.warnings + ([warning] if warning else [])
         return SourceOutcome(source=self.source, status=status, records=list(records), total=total,
                              warnings=warnings, executed_query=self.executed, snapshot_hashes=self.hashes,
-                             retry_after=retry_after, truncated=truncated)
+                             retry_after=retry_after, truncated=truncated, dropped=dropped)
 
 
 def run_call(trace: Trace, call: Callable[[Trace], SourceOutcome]) -> SourceOutcome:
@@ -162,7 +186,8 @@ CONVERSION_ERRORS = (LookupError, TypeError, AttributeError, ValueError, Validat
 @dataclass
 class Converted:
     records: list[Record] = field(default_factory=list)
-    skipped: list[Any] = field(default_factory=list)  # no usable identifier or title, or not the expected type
+    skipped: list[Any] = field(default_factory=list)  # no usable identifier, or not the expected type
+    untitled: list[str] = field(default_factory=list)  # ids of identified works the provider gives no title
     unreadable: list[Any] = field(default_factory=list)  # the converter failed on them
     reasons: list[str] = field(default_factory=list)  # why, in words, one per unreadable item
 
@@ -177,6 +202,9 @@ def to_records(items: Iterable[Any], convert: Callable[[Any], Record | None], it
             continue
         try:
             record = convert(item)
+        except Untitled as exc:
+            converted.untitled.append(exc.record_id)
+            continue
         except CONVERSION_ERRORS as exc:
             converted.unreadable.append(item)
             converted.reasons.append(conversion_failure(exc))
@@ -189,15 +217,20 @@ def to_records(items: Iterable[Any], convert: Callable[[Any], Record | None], it
 
 
 def to_record(item: Any, convert: Callable[[Any], Record | None], what: str = "the record") -> Record | None:
-    """One item as a record (a lookup's answer); Malformed when the converter fails on it."""
+    """One item as a record (a lookup's answer), None when it is no record; Malformed when the converter
+    fails on it."""
     try:
         return convert(item)
+    except Untitled:
+        return None
     except CONVERSION_ERRORS as exc:
         raise Malformed(f"{what} could not be read ({conversion_failure(exc)})") from None
 
 
 def conversion_failure(exc: Exception) -> str:
     """Why an item could not be read, naming only sitegen's own fields (never echoing provider data)."""
+    if isinstance(exc, Unreadable):
+        return str(exc)  # sitegen's own words about a normalised identifier
     if isinstance(exc, ValidationError):
         fields = sorted({".".join(str(part) for part in error["loc"]) or "record"
                          for error in exc.errors(include_url=False)})
@@ -247,6 +280,7 @@ class Pager:
         self.repeated = 0
         self._keys: set[frozenset[tuple[str, str]]] = set()
         self._skipped: set[str] = set()
+        self._untitled: dict[str, None] = {}  # ids, in the order they came
         self._unreadable: set[str] = set()
         self._reasons: list[str] = []
         self._others: set[str] = set()
@@ -267,7 +301,8 @@ class Pager:
     @property
     def read(self) -> int:
         """Distinct items read: records, skipped and unreadable items, and the caller's `others`."""
-        return len(self.records) + len(self._skipped) + len(self._unreadable) + len(self._others)
+        return (len(self.records) + len(self._skipped) + len(self._untitled) + len(self._unreadable)
+                + len(self._others))
 
     @property
     def others(self) -> int:
@@ -320,6 +355,10 @@ class Pager:
             else:
                 self._keys.add(key)
                 self.records.append(record)
+        for record_id in converted.untitled:
+            if record_id in self._untitled:
+                self.repeated += 1
+            self._untitled[record_id] = None
         for seen, found in ((self._skipped, converted.skipped), (self._unreadable, converted.unreadable),
                             (self._others, others)):
             for item in found:
@@ -344,21 +383,32 @@ class Pager:
             of = f" of the first {self.wanted}" if self.wanted < total else ""
             why = f" ({self._why})" if self._why else ""
             raise Malformed(f"{name} reported {total} matches but returned {self.read}{of}{why}")
+        if self.read > total:
+            # The count is wrong, so nothing says the results are whole (a provider that counts
+            # fewer than it sends may also stop offering pages before the end).
+            raise Malformed(f"{name} reported {total} matches but sent {self.read} different items: "
+                            "its count cannot be trusted, so the results may not be whole")
         reasons = "; ".join(self._reasons[:3])
         if self._unreadable and not self.records:
             raise Malformed(f"{len(self._unreadable)} of {self.read} {name} {noun} could not be read ({reasons})")
         if self._skipped:
             trace.warnings.append(f"{len(self._skipped)} {name} {noun} had {self.items.missing} and were skipped")
+        if self._untitled:
+            ids = list(self._untitled)
+            more = f" and {len(ids) - 5} more" if len(ids) > 5 else ""
+            trace.warnings.append(f"{len(ids)} {name} {noun} had no title and were left out: "
+                                  f"{', '.join(ids[:5])}{more}")
         if self._unreadable:
-            trace.warnings.append(f"{len(self._unreadable)} {name} {noun} could not be read ({reasons}) "
-                                  "and were skipped")
+            trace.warnings.append(f"{len(self._unreadable)} {name} {noun} could not be read ({reasons}): "
+                                  "they are missing from this run, which is therefore incomplete")
         if self.repeated:
             trace.warnings.append(f"{name} sent {self.repeated} item(s) more than once; each was kept once")
         truncated = total > self.cap
         if truncated:
             trace.warnings.append(f"{name} reported {total} matches: only the first {self.cap} of {total} were "
                                   f"read; {self._how_to_read_more()}")
-        return trace.outcome("ok", self.records[: self.cap], total, truncated=truncated)
+        return trace.outcome("ok", self.records[: self.cap], total, truncated=truncated,
+                             dropped=len(self._unreadable))
 
     def _how_to_read_more(self) -> str:
         if self.ceiling is not None and self.ceiling <= self.limit:
@@ -388,9 +438,9 @@ def _fingerprint(item: Any) -> str:
 
 def parse_json(response: Response) -> Any:
     try:
-        return json.loads(response.body)
+        return load_json(response.body)
     except (ValueError, RecursionError):
-        raise Malformed("the body is not valid JSON (truncated or not JSON)") from None
+        raise Malformed("the body is not valid JSON (truncated, not JSON, or a number no record can hold)") from None
 
 
 # No entities, no DTDs, no network, no huge trees: provider XML is untrusted.

@@ -27,6 +27,7 @@ from sitegen.sources.base import (
     check_status,
     date_from_parts,
     parse_json,
+    require_title,
     run_call,
     text_value,
     to_record,
@@ -38,7 +39,7 @@ from sitegen.sources.settings import SourceSettings
 BASE = "https://api.crossref.org"
 PROVIDER = Provider(label("crossref"), frozenset({"api.crossref.org"}), min_interval=0.1)
 MAX_ROWS = 1000  # Crossref's documented maximum for `rows`
-WORKS = Items("work(s)", "no DOI or title")
+WORKS = Items("work(s)", "no DOI")
 
 # Crossref work types to CSL item types; anything else is a plain "article".
 CSL_TYPES = {
@@ -130,11 +131,13 @@ def retraction_status(item: dict[str, Any]) -> tuple[bool, bool]:
 
 
 def work_to_record(item: dict[str, Any]) -> Record | None:
-    """A Record for one Crossref work item, or None when it has no DOI or no title."""
+    """A Record for one Crossref work item, None when it has no DOI; Unreadable without a title."""
     doi = normalise_doi(item.get("DOI"))
-    title = plain_text(_first(item.get("title")))
-    if doi is None or title is None:
+    if doi is None:
         return None
+    raw_title = item.get("title")  # a list of strings, usually of one
+    title = require_title(plain_text(_first(raw_title)), doi, malformed=raw_title is not None and not (
+        isinstance(raw_title, list) and all(isinstance(value, str) for value in raw_title)))
     work_type = text_value(item.get("type"))
     retracted, is_notice = retraction_status(item)
     publication_types = [work_type] if work_type else []

@@ -29,6 +29,7 @@ from sitegen.sources.base import (
     parse_date,
     parse_json,
     parse_xml,
+    require_title,
     run_call,
     text_value,
 )
@@ -41,7 +42,7 @@ PROVIDER = Provider(label("europepmc"), frozenset({"www.ebi.ac.uk"}), min_interv
 MAX_PAGE_SIZE = 1000  # the documented maximum pageSize
 LOOKUP_LIMIT = 25  # an exact identifier matches one record, rarely a few
 ERROR_KEYS = ("errMsg", "errCode", "error")  # an error reported inside a 200
-RESULTS = Items("result(s)", "no DOI, PMID or PMCID, or no title")
+RESULTS = Items("result(s)", "no DOI, PMID or PMCID")
 
 OPEN_AVAILABILITY = ("OA", "F")  # open access first, then free to read; "S" needs a subscription
 FULLTEXT_STYLES = ("html", "pdf")  # "doi" entries are landing pages, not the text
@@ -101,7 +102,8 @@ def _container(result: dict[str, Any], preprint: bool) -> str | None:
 
 
 def result_to_record(result: dict[str, Any]) -> Record | None:
-    """A Record for one core-format search result, or None when it has no DOI, PMID or PMCID, or no title."""
+    """A Record for one core-format search result, None when it has no DOI, PMID or PMCID; Unreadable
+    without a title."""
     source = result.get("source")
     identifiers = {
         "doi": normalise_doi(result.get("doi")),
@@ -109,10 +111,11 @@ def result_to_record(result: dict[str, Any]) -> Record | None:
         "pmcid": normalise_pmcid(result.get("pmcid") or (result.get("id") if source == "PMC" else None)),
     }
     doi, pmid, pmcid = identifiers["doi"], identifiers["pmid"], identifiers["pmcid"]
-    title = plain_text(result.get("title"))
     rid = record_id(identifiers)
-    if rid is None or title is None:
+    if rid is None:
         return None
+    raw_title = result.get("title")
+    title = require_title(plain_text(raw_title), rid, malformed=raw_title is not None and not isinstance(raw_title, str))
     journal = as_dict(result.get("journalInfo"))
     pub_types = [t for t in map(text_value, _one_or_more(as_dict(result.get("pubTypeList")).get("pubType"))) if t]
     lowered = {t.lower() for t in pub_types}

@@ -31,6 +31,7 @@ from sitegen.sources.base import (
     check_status,
     parse_date,
     parse_json,
+    require_title,
     run_call,
     text_value,
     to_record,
@@ -43,7 +44,7 @@ BASE = "https://api.openalex.org"
 PROVIDER = Provider(label("openalex"), frozenset({"api.openalex.org"}), min_interval=0.1)
 NATIVE_KEYS = ("search", "filter")
 IDS_PER_REQUEST = 50  # OpenAlex accepts up to 50 values in one OR filter
-WORKS = Items("work(s)", "no identifier or title")
+WORKS = Items("work(s)", "no identifier")
 
 # OpenAlex work types (old and new vocabularies) to CSL item types.
 CSL_TYPES = {
@@ -98,7 +99,7 @@ def _fulltext_url(location: dict[str, Any]) -> str | None:
 
 
 def work_to_record(work: dict[str, Any]) -> Record | None:
-    """A Record for one OpenAlex Work, or None when it has no usable identifier or title."""
+    """A Record for one OpenAlex Work, None when it has no usable identifier; Unreadable without a title."""
     ids = as_dict(work.get("ids"))
     identifiers = {
         "doi": normalise_doi(work.get("doi") or ids.get("doi")),
@@ -108,10 +109,12 @@ def work_to_record(work: dict[str, Any]) -> Record | None:
     }
     doi = identifiers["doi"] or ""
     arxiv = normalise_arxiv(doi) if doi.startswith("10.48550/") else None  # arXiv's own DOIs name the preprint
-    title = text_value(work.get("title")) or text_value(work.get("display_name"))
     rid = record_id(identifiers)
-    if rid is None or title is None:
+    if rid is None:
         return None
+    titles = (work.get("title"), work.get("display_name"))
+    title = require_title(text_value(titles[0]) or text_value(titles[1]), rid,
+                          malformed=any(value is not None and not isinstance(value, str) for value in titles))
     source = as_dict(as_dict(work.get("primary_location")).get("source")) or as_dict(work.get("host_venue"))
     biblio = as_dict(work.get("biblio"))
     first, last = text_value(biblio.get("first_page")), text_value(biblio.get("last_page"))

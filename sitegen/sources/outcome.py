@@ -30,7 +30,12 @@ class SourceOutcome(BaseModel):
     # More matches than sitegen was allowed to read (max_records, or a provider's own ceiling):
     # the records are real but not all of them, so the slice is incomplete.
     truncated: bool = False
+    # Identified works the provider sent that could not be read as records: they exist, sitegen
+    # lost them, so the slice is incomplete (never "no new records") until a human looks.
+    dropped: int = 0
+    # Why an answer that looks whole cannot be taken as whole (e.g. it contradicts the source's last run).
+    doubt: str | None = None
 
     @property
     def complete(self) -> bool:
-        return self.status == "ok" and not self.truncated
+        return self.status == "ok" and not self.truncated and not self.dropped and self.doubt is None

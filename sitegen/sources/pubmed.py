@@ -21,11 +21,13 @@ from sitegen.sources.base import (
     Malformed,
     Pager,
     Trace,
+    Unreadable,
     Unsupported,
     check_status,
     date_from_parts,
     element_text,
     parse_xml,
+    require_title,
     run_call,
     to_record,
     whole_number,
@@ -44,7 +46,7 @@ RETRIEVAL_LIMIT = 10_000  # PubMed serves only the first 10,000 records of a sea
 # ErrorList entries saying a part of the query matched nothing and was left out; any other entry means the
 # search failed. With no matches that is an answer; with matches PubMed has searched a different query.
 NOT_FOUND = {"PhraseNotFound": "phrase", "FieldNotFound": "field"}
-ARTICLES = Items("article(s)", "no PMID or title")
+ARTICLES = Items("article(s)", "no PMID")
 RETRACTED_TYPE = "Retracted Publication"  # the retracted article; "Retraction of Publication" is the notice itself
 MONTHS = {name: number for number, name in
           enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
@@ -111,20 +113,20 @@ def _doi(article: etree._Element, ids: dict[str, str]) -> str | None:
 
 
 def article_to_record(article: etree._Element) -> Record | None:
-    """A Record for one PubmedArticle element, or None when it has no PMID or title."""
-    citation, details = article.find("MedlineCitation"), article.find("MedlineCitation/Article")
-    if citation is None or details is None:
+    """A Record for one PubmedArticle element, None when it has no PMID; Unreadable when it has one
+    but no article details or title."""
+    citation = article.find("MedlineCitation")
+    pmid = normalise_pmid(element_text(citation.find("PMID"))) if citation is not None else None
+    if pmid is None:
         return None
+    details = citation.find("Article")
+    if details is None:
+        raise Unreadable(f"pmid:{pmid} has no article details")
     ids = _article_ids(article)
-    identifiers = {
-        "doi": _doi(article, ids),
-        "pmid": normalise_pmid(element_text(citation.find("PMID"))),
-        "pmcid": normalise_pmcid(ids.get("pmc")),
-    }
-    title = element_text(details.find("ArticleTitle")) or element_text(details.find("VernacularTitle"))
+    identifiers = {"doi": _doi(article, ids), "pmid": pmid, "pmcid": normalise_pmcid(ids.get("pmc"))}
     rid = record_id(identifiers)
-    if rid is None or identifiers["pmid"] is None or title is None:
-        return None
+    title = require_title(element_text(details.find("ArticleTitle")) or element_text(details.find("VernacularTitle")),
+                          rid)
     types = [t for node in details.iterfind("PublicationTypeList/PublicationType") if (t := element_text(node))]
     retraction_notice = citation.find("CommentsCorrectionsList/CommentsCorrections[@RefType='RetractionIn']")
     issue = details.find("Journal/JournalIssue")

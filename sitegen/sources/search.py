@@ -147,8 +147,14 @@ def describe(outcome: SourceOutcome) -> str:
         if outcome.truncated:
             return (f"{len(outcome.records)} records{total}: {name} has more than sitegen may read in one run, "
                     f"so new {name} records may be missing (raise SITEGEN_MAX_RECORDS or narrow the query)")
+        if outcome.doubt:
+            return f"{len(outcome.records)} records{total}, but {outcome.doubt}; new {name} records may be missing"
+        if outcome.dropped:
+            return (f"{len(outcome.records)} records{total}, but {outcome.dropped} more {name} record(s) could not "
+                    "be read, so this slice is incomplete: " + "; ".join(outcome.warnings))
         return f"{len(outcome.records)} records{total}"
     if outcome.status == "unsupported":
         return "not searched: the query cannot be expressed for this source"
+    why = f": {outcome.warnings[-1]}" if outcome.warnings else ""
     return (f"{name} was not reached this run ({outcome.status.replace('_', ' ')}); "
-            f"new {name} records may be missing")
+            f"new {name} records may be missing{why}")

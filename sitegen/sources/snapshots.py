@@ -15,7 +15,9 @@ from urllib.parse import urlencode
 
 from sitegen.errors import SitegenError
 from sitegen.records.model import model_data
+from sitegen.review.folder import SIZE_LIMITS
 from sitegen.review.models import SnapshotEntry
+from sitegen.review.parsing import Parsed, read_json_lines, validate
 from sitegen.review.write import atomic_write, canonical_json, jsonl
 
 MODES = ("live", "record", "replay")
@@ -41,16 +43,16 @@ class SnapshotStore:
     def __init__(self, directory: Path):
         self.directory = directory
         self._entries: dict[tuple[str, str, int], SnapshotEntry] = {}
-        index = directory / INDEX
-        if index.is_file():
-            for lineno, line in enumerate(index.read_text(encoding="utf-8").split("\n"), start=1):
-                if not line:
-                    continue
-                try:
-                    entry = SnapshotEntry.model_validate_json(line)
-                except ValueError as exc:
-                    raise SitegenError(f"{index}:{lineno}: not a valid snapshot entry ({exc})") from None
-                self._entries[_key(entry)] = entry
+        index = self._unlinked(directory / INDEX)
+        if index.exists():
+            rows, problems = read_json_lines(index, str(index), SIZE_LIMITS["snapshots/index.jsonl"])
+            for lineno, value in rows or []:
+                entry, entry_problems = validate(SnapshotEntry, Parsed(value), str(index), line=lineno)
+                problems += entry_problems
+                if entry is not None:
+                    self._entries[_key(entry)] = entry
+            if problems:
+                raise SitegenError(f"{problems[0].where()}: not a valid snapshot index ({problems[0].message})")
         self._dirty = False
 
     def lookup(self, key: str, session: str | None, occurrence: int = 0) -> SnapshotEntry | None:
@@ -69,7 +71,7 @@ class SnapshotStore:
     def body(self, entry: SnapshotEntry) -> bytes:
         if entry.sha256 is None:
             return b""
-        path = self._body_path(entry.sha256)
+        path = self._unlinked(self._body_path(entry.sha256))
         if not path.is_file():
             raise SnapshotMissing(f"snapshot body {entry.sha256} for {describe(entry.method, entry.url, entry.params)} "
                                   f"is missing from {self.directory}")
@@ -81,7 +83,7 @@ class SnapshotStore:
     def add(self, entry: SnapshotEntry, body: bytes | None) -> SnapshotEntry:
         if body is not None:
             digest = hashlib.sha256(body).hexdigest()
-            path = self._body_path(digest)
+            path = self._unlinked(self._body_path(digest))
             if not path.is_file():
                 atomic_write(path, body)
             entry = entry.model_copy(update={"sha256": digest})
@@ -92,11 +94,24 @@ class SnapshotStore:
     def save(self) -> None:
         if self._dirty:
             ordered = [model_data(self._entries[key]) for key in sorted(self._entries)]
-            atomic_write(self.directory / INDEX, jsonl(ordered))
+            atomic_write(self._unlinked(self.directory / INDEX), jsonl(ordered))
             self._dirty = False
 
     def _body_path(self, digest: str) -> Path:
         return self.directory / digest[:2] / digest
+
+    def _unlinked(self, path: Path) -> Path:
+        """`path`, once neither it nor a folder from the store down to it is a symbolic link.
+
+        A link would let a snapshot be read from, or recorded into, a place outside the review.
+        """
+        parts = path.relative_to(self.directory).parts
+        for depth in range(len(parts) + 1):
+            step = self.directory.joinpath(*parts[:depth])
+            if step.is_symlink():
+                raise SitegenError(f"{step} is a symbolic link; snapshots are read and written only "
+                                   "inside the review, never through a link")
+        return path
 
 
 def _key(entry: SnapshotEntry) -> tuple[str, str, int]:

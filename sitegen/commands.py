@@ -1,0 +1,170 @@
+"""What each `sitegen` command does, as one call: open the review the way the command needs
+(read-only, or locked for writing) through the workspace, and hand it to its domain.
+
+The command line (`sitegen.cli`) only parses options, calls one function here and
+prints the result; tests and other programs call these functions the same way.
+The provider code (and httpx) is imported only by the commands that call a
+provider, so reading, checking and building a review never loads it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from contextlib import nullcontext
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sitegen.errors import SitegenError
+from sitegen.living import protocol, state
+from sitegen.living.checks import ledger_problems
+from sitegen.living.prisma import PrismaCounts
+from sitegen.records.model import Record
+from sitegen.records.probable import ProbablePair, candidate, probable_duplicates
+from sitegen.review.folder import load_ledger
+from sitegen.review.models import LedgerEvent, ReviewState, SavedSearch, Strategy
+from sitegen.review.problems import Problem
+from sitegen.review.transaction import recover, review_lock
+from sitegen.screening.digest import digest_markdown, numbered_batch, rank_batch, weekly
+from sitegen.screening.relevance import Ranking
+from sitegen.screening.status import BatchStatus, Conflict, StageStatus
+from sitegen.site.build import BuildResult, build_site
+from sitegen.workspace import inspect, open_review, writable
+
+if TYPE_CHECKING:
+    import httpx
+
+    from sitegen.living.update import UpdateResult
+    from sitegen.sources.search import SearchResult
+    from sitegen.sources.settings import SourceSettings
+
+Progress = Callable[[str], None]
+
+
+def _quiet(message: str) -> None:
+    """Progress for callers that show none."""
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def check(root: Path) -> list[Problem]:
+    """Every problem of the review folder (SchemaVersionError on an unsupported schema_version)."""
+    return inspect(root)[1]
+
+
+def prisma(root: Path) -> PrismaCounts:
+    return open_review(root).facts.prisma
+
+
+def saved_searches(root: Path, monitor_id: str | None = None) -> list[SavedSearch]:
+    searches = open_review(root).review.searches
+    if monitor_id is None:
+        return list(searches.values())
+    if monitor_id not in searches:
+        raise SitegenError(f"no saved search {monitor_id!r} in {root} (saved searches: {', '.join(searches) or 'none'})")
+    return [searches[monitor_id]]
+
+
+def probable_pairs(root: Path, threshold: float) -> tuple[list[ProbablePair], dict[str, Record]]:
+    """Candidate duplicate pairs among the review's records, for a reviewer to look at."""
+    records = open_review(root).review.records
+    return probable_duplicates([candidate(record) for record in records.values()], threshold), records
+
+
+def screening_status(root: Path) -> tuple[list[BatchStatus], list[StageStatus]]:
+    return open_review(root).facts.screening_status
+
+
+def screening_conflicts(root: Path) -> list[Conflict]:
+    return open_review(root).facts.conflicts
+
+
+def ranked_batch(root: Path, number: int) -> Ranking:
+    workspace = open_review(root)
+    screening = workspace.facts.screening
+    return rank_batch(workspace.review, screening, numbered_batch(screening, number))
+
+
+def digest(root: Path, week: str) -> str:
+    workspace = open_review(root)
+    return digest_markdown(workspace.review, weekly(workspace.review, workspace.facts.screening, week))
+
+
+def state_show(root: Path) -> dict[str, Any]:
+    workspace = open_review(root)
+    return state.show(workspace.review, workspace.facts)
+
+
+def ledger_verify(root: Path) -> tuple[int, list[Problem]]:
+    """(number of events, problems): the ledger's syntax, chain, time order and tail anchors.
+    Reads only the ledger and the files anchoring it, so it works whatever else is wrong."""
+    review, problems = load_ledger(root)
+    problems = [p for p in problems if p.path == "ledger.jsonl"] + ledger_problems(review)
+    return len(review.ledger), sorted(set(problems), key=lambda p: (p.line or 0, p.message))
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def build(root: Path, out: Path, now: str | None = None, environ: dict[str, str] | None = None) -> BuildResult:
+    """Render the site; held under the review's lock so no update changes the review mid-build."""
+    with writable(root) as workspace:
+        return build_site(workspace.review, workspace.facts, out, now, dict(os.environ) if environ is None else environ)
+
+
+def update(root: Path, at: str, mode: str = "live", settings: SourceSettings | None = None,
+           progress: Progress = _quiet, transport: httpx.BaseTransport | None = None) -> UpdateResult:
+    from sitegen.living import update as living_update
+
+    with writable(root) as workspace:
+        return living_update.update(workspace.review, at, mode, settings, progress, transport)
+
+
+def add_monitor(root: Path, monitor_id: str, strategies: list[Strategy], at: str, mode: str = "live",
+                seed_from_review: bool = False, settings: SourceSettings | None = None,
+                progress: Progress = _quiet, transport: httpx.BaseTransport | None = None) -> UpdateResult:
+    from sitegen.living import update as living_update
+
+    with writable(root) as workspace:
+        return living_update.add_monitor(workspace.review, monitor_id, strategies, at, mode, seed_from_review,
+                                         settings, progress, transport)
+
+
+def protocol_lock(root: Path, at: str, reason: str | None = None) -> LedgerEvent:
+    with writable(root) as workspace:
+        return protocol.lock_protocol(workspace.review, workspace.facts, at, reason)
+
+
+def protocol_amend(root: Path, at: str, reason: str) -> LedgerEvent:
+    # The edit being amended is exactly what check reports as "protocol-locked"; anything else must be fixed first.
+    with writable(root, tolerate=frozenset({protocol.EDITED_AFTER_LOCK})) as workspace:
+        return protocol.amend_protocol(workspace.review, workspace.facts, at, reason)
+
+
+def state_advance(root: Path, at: str) -> tuple[str, str]:
+    with writable(root) as workspace:
+        return state.advance(workspace.review, workspace.facts, at)
+
+
+def state_set(root: Path, name: str, value: str) -> ReviewState:
+    with writable(root) as workspace:
+        return state.set_field(workspace.review, name, value)
+
+
+def finish_interrupted(root: Path) -> list[str]:
+    """Finish (or discard, before its commit point) a write an earlier process was interrupted in."""
+    with review_lock(root):
+        return recover(root)
+
+
+def search(query: str, sources: list[str], *, native: bool, since: int | None, mode: str,
+           review_dir: Path | None, progress: Progress = _quiet) -> SearchResult:
+    """A one-shot search of several providers, merged by identity (the review only lends its snapshots)."""
+    from sitegen.sources.search import open_fetcher
+    from sitegen.sources.search import search as search_sources
+
+    # Recording writes the review's snapshots: no other sitegen process may write them meanwhile.
+    with review_lock(review_dir) if mode == "record" and review_dir else nullcontext():
+        with open_fetcher(mode, review_dir / "snapshots" if review_dir else None) as fetcher:
+            return search_sources(fetcher, query, sources, native=native, since=since, progress=progress)

@@ -1,0 +1,226 @@
+"""The living review's rules on the ledger and saved searches: what `sitegen check` reports about them.
+
+The ledger's chain is intact, its events are in time order, and nothing in the
+review depends on an event the ledger no longer has (the tail anchors); every
+record came from a retrieval or import the ledger records; batches never
+repeat a record and agree with the saved searches; snapshots the ledger cites
+exist; the locked protocol was not edited; phases advance one at a time.
+"""
+
+from __future__ import annotations
+
+from sitegen.living.ledger import verify_chain
+from sitegen.review.folder import Review
+from sitegen.review.models import (
+    PHASES,
+    AmendmentPayload,
+    BatchPayload,
+    ImportPayload,
+    LedgerAnchor,
+    LedgerEvent,
+    PhasePayload,
+    ProtocolLockPayload,
+    RetrievalPayload,
+    parse_timestamp,
+)
+from sitegen.review.problems import Problem
+from sitegen.sources.query import QuerySyntaxError, parse_query
+
+LEDGER = "ledger.jsonl"
+
+
+def living_problems(review: Review) -> list[Problem]:
+    return (ledger_problems(review) + _search_problems(review) + _batch_problems(review)
+            + _protocol_problems(review) + _phase_problems(review) + _provenance_problems(review))
+
+
+def ledger_problems(review: Review) -> list[Problem]:
+    """What `sitegen ledger verify` checks too: the chain, time order and the tail anchors."""
+    lines = review.ledger_lines
+    problems = [Problem(LEDGER, lines[index], None, "ledger-chain", message)
+                for index, message in verify_chain(review.ledger)]
+    previous_time = None
+    for index, event in enumerate(review.ledger):
+        when = parse_timestamp(event.ts)
+        if previous_time is not None and when < previous_time:
+            problems.append(Problem(LEDGER, lines[index], None, "ledger-time",
+                                    f"event {event.seq} is dated {event.ts}, before the event above it: "
+                                    "events are appended in time order"))
+        previous_time = max(when, previous_time or when)
+    return problems + _anchor_problems(review)
+
+
+def _anchor_problems(review: Review) -> list[Problem]:
+    """Files naming an event the ledger no longer has: the ledger lost its tail (or was rewritten).
+
+    The chain cannot show this: deleting the last lines leaves a shorter chain that is intact.
+    """
+    dependants: list[tuple[str, LedgerAnchor]] = []
+    if review.state.ledger_head is not None:
+        dependants.append(("state.json (the ledger's last event when sitegen last wrote it)",
+                           review.state.ledger_head))
+    for monitor_id, search in review.searches.items():
+        if search.last_event is not None:
+            dependants.append((f"searches/{monitor_id}.json (the last event of its run at {search.last_run})",
+                               search.last_event))
+    last = review.ledger[-1] if review.ledger else None
+    where = review.ledger_lines[-1] if review.ledger_lines else None
+    ends = f"the ledger ends at event {last.seq}" if last else "the ledger is empty"
+    problems = []
+    for dependant, wanted in dependants:
+        if _holds(review.ledger, wanted):
+            continue
+        problems.append(Problem(LEDGER, where, None, "ledger-truncated",
+                                f"{ends}, but {dependant} depends on event {wanted.seq} ({wanted.hash[:12]}…), "
+                                "which it no longer has: events were deleted from the end or rewritten; "
+                                "restore ledger.jsonl from Git"))
+    head = review.state.ledger_head
+    if head is not None and last is not None and _holds(review.ledger, head) and last.seq > head.seq:
+        problems.append(Problem(LEDGER, review.ledger_lines[head.seq], None, "ledger-head",
+                                f"the ledger goes on past event {head.seq}, the last one sitegen appended "
+                                "(state.json's ledger_head): events were added by hand, or state.json was "
+                                "restored from an older version"))
+    return problems
+
+
+def _holds(events: list[LedgerEvent], wanted: LedgerAnchor) -> bool:
+    index = wanted.seq - 1
+    return index < len(events) and events[index].seq == wanted.seq and events[index].hash == wanted.hash
+
+
+def _search_problems(review: Review) -> list[Problem]:
+    problems = []
+    for monitor_id, search in review.searches.items():
+        for index, strategy in enumerate(search.strategies):
+            if strategy.syntax == "sitegen":
+                try:
+                    parse_query(strategy.query)
+                except QuerySyntaxError as exc:
+                    problems.append(Problem(f"searches/{monitor_id}.json", None, None, "query-syntax",
+                                            f"strategies[{index}].query: {exc}"))
+        missing = [i for i in search.seen_ids if i not in review.records] if review.records_loaded else []
+        if missing:
+            more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+            problems.append(Problem(f"searches/{monitor_id}.json", None, None, "unknown-record",
+                                    f"seen_ids name record(s) not in records.jsonl: {', '.join(missing[:3])}{more}"))
+    return problems
+
+
+def _batch_problems(review: Review) -> list[Problem]:
+    """Batches and saved searches must agree with the ledger (for searches written before tail
+    anchors existed, this is also what shows that a run's events were deleted)."""
+    problems = []
+    batched: dict[str, int] = {}
+    last_run: dict[str, str] = {}
+    runs: dict[str, set[str]] = {}
+    seen = {monitor_id: set(search.seen_ids) for monitor_id, search in review.searches.items()}
+    for event, line, payload in zip(review.ledger, review.ledger_lines, review.payloads, strict=True):
+        if isinstance(payload, RetrievalPayload):
+            last_run[payload.monitor_id] = event.ts
+            runs.setdefault(payload.monitor_id, set()).add(event.ts)
+        if not isinstance(payload, BatchPayload):
+            continue
+        twice = [i for i in payload.record_ids if i in batched]
+        if twice:
+            problems.append(Problem(LEDGER, line, None, "batched-twice",
+                                    f"batch {payload.batch} repeats record(s) of an earlier batch (ledger line "
+                                    f"{batched[twice[0]]}): {', '.join(twice[:3])}"))
+        batched.update({i: line for i in payload.record_ids})
+        unseen = [i for i in payload.record_ids if payload.monitor_id in seen and i not in seen[payload.monitor_id]]
+        if unseen:
+            problems.append(Problem(f"searches/{payload.monitor_id}.json", None, None, "seen-ids",
+                                    f"seen_ids lacks record(s) of batch {payload.batch}: {', '.join(unseen[:3])}; "
+                                    "seen_ids only grows"))
+    for monitor_id, search in review.searches.items():
+        rel = f"searches/{monitor_id}.json"
+        if monitor_id in last_run and search.last_run != last_run[monitor_id]:
+            problems.append(Problem(rel, None, None, "last-run",
+                                    f"last_run is {search.last_run!r} but the ledger's latest run of this search is "
+                                    f"{last_run[monitor_id]}: events were deleted, or the file was edited"))
+        if len(runs.get(monitor_id, ())) > search.run_count:
+            problems.append(Problem(rel, None, None, "run-count",
+                                    f"run_count is {search.run_count} but the ledger records "
+                                    f"{len(runs[monitor_id])} runs of this search"))
+        if search.run_count and monitor_id not in last_run:
+            problems.append(Problem(rel, None, None, "last-run",
+                                    f"the search has run {search.run_count} time(s) but the ledger has no retrieval "
+                                    "event for it: events were deleted"))
+    return problems
+
+
+def _protocol_problems(review: Review) -> list[Problem]:
+    """Snapshots cited exist; amendments raise the version; the locked protocol.md is unchanged."""
+    problems = []
+    lock: tuple[LedgerEvent, ProtocolLockPayload] | None = None
+    for event, line, payload in zip(review.ledger, review.ledger_lines, review.payloads, strict=True):
+        if isinstance(payload, RetrievalPayload):
+            unrecorded = [h for h in payload.snapshot_hashes if h not in review.snapshot_bodies]
+            if unrecorded:
+                problems.append(Problem(LEDGER, line, None, "missing-snapshot",
+                                        f"retrieval event {event.seq} cites snapshot(s) not in snapshots/index.jsonl: "
+                                        f"{', '.join(unrecorded[:3])}"))
+        if isinstance(payload, ProtocolLockPayload):
+            if isinstance(payload, AmendmentPayload) and lock is not None and payload.version <= lock[1].version:
+                problems.append(Problem(LEDGER, line, None, "amendment-version",
+                                        f"an amendment must raise the protocol version (it stays at {payload.version})"))
+            lock = (event, payload)
+    if lock is not None and review.protocol is not None:
+        event, payload = lock
+        if payload.sha256 != review.protocol.sha256:
+            problems.append(Problem("protocol.md", _first_changed_line(payload.text, review), None, "protocol-locked",
+                                    f"protocol.md was edited after it was locked (ledger event {event.seq}); "
+                                    "record the change as an amendment instead of editing the locked text"))
+        elif payload.version != review.protocol.meta.version:
+            problems.append(Problem("protocol.md", 2, None, "protocol-locked",
+                                    f"protocol version {review.protocol.meta.version} differs from the locked "
+                                    f"version {payload.version}"))
+    return problems
+
+
+def _first_changed_line(locked: str | None, review: Review) -> int | None:
+    """Where protocol.md first departs from its locked text, so the edit is annotated on its line."""
+    if locked is None or review.protocol is None:
+        return None
+    current = review.protocol.text.replace("\r\n", "\n").split("\n")
+    before = locked.replace("\r\n", "\n").split("\n")
+    for number, (old, new) in enumerate(zip(before, current, strict=False), start=1):
+        if old != new:
+            return number
+    return min(len(before), len(current)) + 1
+
+
+def _phase_problems(review: Review) -> list[Problem]:
+    problems = []
+    previous = PHASES[0]
+    for line, payload in zip(review.ledger_lines, review.payloads, strict=True):
+        if isinstance(payload, PhasePayload):
+            if payload.from_phase != previous or PHASES.index(payload.to_phase) != PHASES.index(previous) + 1:
+                problems.append(Problem(LEDGER, line, None, "phase-order",
+                                        f"phase event moves from {payload.from_phase} to {payload.to_phase}, but the "
+                                        f"review was in {previous}: phases advance one at a time"))
+            previous = payload.to_phase
+    return problems
+
+
+def _provenance_problems(review: Review) -> list[Problem]:
+    """Every record must have come from somewhere the ledger records (principle: counts are derived)."""
+    named = {record_id for payload in review.payloads if isinstance(payload, RetrievalPayload | ImportPayload)
+             for record_id in payload.record_ids}
+    problems = []
+    if review.records_loaded:
+        for event, line, payload in zip(review.ledger, review.ledger_lines, review.payloads, strict=True):
+            if isinstance(payload, RetrievalPayload | ImportPayload):
+                missing = [i for i in payload.record_ids if i not in review.records]
+                if missing:
+                    problems.append(Problem(LEDGER, line, None, "unknown-record",
+                                            f"{event.type} event names record(s) not in records.jsonl: "
+                                            f"{', '.join(missing[:3])}"))
+    orphans = [record_id for record_id in review.records if record_id not in named]
+    problems += [Problem("records.jsonl", review.record_lines[record_id], None, "no-provenance",
+                         f"record {record_id!r} has no provenance: no retrieval or import event in ledger.jsonl "
+                         "names it")
+                 for record_id in orphans[:20]]
+    if len(orphans) > 20:
+        problems.append(Problem("records.jsonl", None, None, "no-provenance",
+                                f"{len(orphans) - 20} more records have no provenance on the ledger"))
+    return problems

@@ -1,0 +1,94 @@
+"""Screening's rules on the decision files: what `sitegen check` reports about screening.
+
+Each decision must name a known record, come once per reviewer and stage, use
+only the protocol's exclusion reasons, and give one at full text; a record
+reaches full text only when title/abstract screening let it through; nobody
+screens before the protocol is locked or assesses a batch in full text while
+its title/abstract conflicts are unsettled.
+"""
+
+from __future__ import annotations
+
+from sitegen.review.folder import ADJUDICATION, Review
+from sitegen.review.models import BatchPayload, ProtocolLockPayload
+from sitegen.review.problems import Problem
+from sitegen.screening.outcomes import Outcome
+
+
+def screening_problems(review: Review, outcomes: dict[str, dict[str, Outcome]]) -> list[Problem]:
+    """Every screening problem; `outcomes` are the review's outcomes per stage (computed once by the caller)."""
+    title_abstract = outcomes["title-abstract"]
+    return (_decision_problems(review) + _stage_problems(review, title_abstract)
+            + _protocol_unlocked(review) + _unsettled_batches(review, title_abstract))
+
+
+def _decision_problems(review: Review) -> list[Problem]:
+    problems = []
+    reasons = {r.code for r in review.protocol.meta.exclusion_reasons} if review.protocol else set()
+    first_seen: dict[tuple[str, str, str], int] = {}
+    for row in review.decisions:
+        decision = row.decision
+        column = row.columns.get
+        if decision.record_id not in review.records and review.records_loaded:
+            problems.append(Problem(row.path, row.line, column("record_id"), "unknown-record",
+                                    f"record {decision.record_id!r} is not in records.jsonl"))
+        key = (row.stage, row.reviewer, decision.record_id)
+        if key in first_seen:
+            who = "the adjudicator" if row.reviewer == ADJUDICATION else f"reviewer {row.reviewer!r}"
+            problems.append(Problem(row.path, row.line, column("record_id"), "duplicate-decision",
+                                    f"{who} already decided {decision.record_id!r} at this stage "
+                                    f"on line {first_seen[key]}"))
+        else:
+            first_seen[key] = row.line
+        if decision.reason and decision.decision != "exclude":
+            problems.append(Problem(row.path, row.line, column("reason"), "reason-not-exclusion",
+                                    f"a reason code goes with 'exclude' only, not {decision.decision!r} "
+                                    "(use the note column for remarks)"))
+        elif decision.reason and decision.reason not in reasons:
+            known = ", ".join(sorted(reasons)) or "none defined"
+            problems.append(Problem(row.path, row.line, column("reason"), "unknown-reason",
+                                    f"exclusion reason {decision.reason!r} is not defined in protocol.md "
+                                    f"(defined: {known})"))
+        elif decision.decision == "exclude" and row.stage == "full-text" and not decision.reason:
+            problems.append(Problem(row.path, row.line, column("reason"), "reason-required",
+                                    "an exclusion at full text needs a reason code from the protocol"))
+    return problems
+
+
+def _stage_problems(review: Review, title_abstract: dict[str, Outcome]) -> list[Problem]:
+    """A record reaches full text only when title/abstract screening included it."""
+    problems = []
+    for row in review.decisions:
+        if row.stage != "full-text":
+            continue
+        outcome = title_abstract.get(row.decision.record_id)
+        decision = outcome.decision if outcome else None
+        if decision not in ("include", "maybe"):
+            state = {None: "has no title/abstract decision", "exclude": "was excluded at title/abstract",
+                     "conflict": "is an unresolved conflict at title/abstract",
+                     "awaiting": "still awaits a decision by another reviewer at title/abstract"}[decision]
+            problems.append(Problem(row.path, row.line, row.columns.get("record_id"), "not-screened-in",
+                                    f"record {row.decision.record_id!r} {state}; only records included there "
+                                    "are assessed in full text"))
+    return problems
+
+
+def _protocol_unlocked(review: Review) -> list[Problem]:
+    """Every decision is made under a fixed protocol (seed 003's first gate, checked on the files)."""
+    if not review.decisions or any(isinstance(p, ProtocolLockPayload) for p in review.payloads):
+        return []
+    first = min(review.decisions, key=lambda row: (row.path, row.line))
+    return [Problem(first.path, first.line, None, "protocol-unlocked",
+                    "screening decisions exist but the protocol was never locked; lock it first "
+                    "(`sitegen protocol lock`) so every decision is made under a fixed protocol")]
+
+
+def _unsettled_batches(review: Review, title_abstract: dict[str, Outcome]) -> list[Problem]:
+    """No full-text stage for a batch whose title/abstract screening still has conflicts."""
+    unsettled = {record_id for payload in review.payloads if isinstance(payload, BatchPayload)
+                 if any(title_abstract.get(i) and title_abstract[i].decision == "conflict" for i in payload.record_ids)
+                 for record_id in payload.record_ids}
+    return [Problem(row.path, row.line, row.columns.get("record_id"), "batch-unsettled",
+                    f"record {row.decision.record_id!r} is in a batch whose title/abstract "
+                    "conflicts are not adjudicated yet; settle them before full-text screening")
+            for row in review.decisions if row.stage == "full-text" and row.decision.record_id in unsettled]

@@ -1,0 +1,73 @@
+"""Open a review the way a command needs it: checked, read-only, or locked for writing.
+
+Every command enters a review here. `inspect` loads the folder and applies
+every domain's rules (screening, the living review's ledger and searches,
+evidence passages), so `sitegen check` and every other command see exactly the
+same problems. `open_review` gives a valid review with its derived facts;
+`writable` also holds the review's lock and first finishes any write an
+earlier process was interrupted in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from sitegen.errors import ReviewInvalid
+from sitegen.living.checks import living_problems
+from sitegen.living.facts import ReviewFacts
+from sitegen.review.folder import Review, load_review
+from sitegen.review.problems import Problem
+from sitegen.review.transaction import recover, review_lock
+from sitegen.screening.checks import screening_problems
+from sitegen.verify.passages import evidence_problems
+
+
+@dataclass
+class Workspace:
+    """A loaded review and the facts derived from it, for one command."""
+
+    review: Review
+    facts: ReviewFacts
+
+    @property
+    def root(self) -> Path:
+        return self.review.root
+
+
+def inspect(root: Path) -> tuple[Workspace | None, list[Problem]]:
+    """The review with every problem found, sorted by file and line. Never writes."""
+    review, problems = load_review(root)
+    if review is None:
+        return None, problems
+    facts = ReviewFacts(review)
+    problems += screening_problems(review, facts.outcomes) + living_problems(review) + evidence_problems(review)
+    return Workspace(review, facts), sorted(set(problems), key=_order)
+
+
+def open_review(root: Path, tolerate: frozenset[str] = frozenset()) -> Workspace:
+    """The valid review, or ReviewInvalid listing every problem (nothing is ever half-used).
+
+    `tolerate` names problem codes the calling command exists to resolve (an amendment
+    resolves "protocol-locked"); every other problem still refuses.
+    """
+    workspace, problems = inspect(root)
+    problems = [problem for problem in problems if problem.code not in tolerate]
+    if problems or workspace is None:
+        raise ReviewInvalid(problems)
+    return workspace
+
+
+@contextmanager
+def writable(root: Path, tolerate: frozenset[str] = frozenset()) -> Iterator[Workspace]:
+    """The valid review for a command that writes it, held under the review's lock, with any
+    interrupted write finished first."""
+    with review_lock(root):
+        recover(root)
+        yield open_review(root, tolerate)
+
+
+def _order(problem: Problem) -> tuple:
+    return (problem.path, problem.line or 0, problem.column or 0, problem.code, problem.message)

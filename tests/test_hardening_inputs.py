@@ -1,0 +1,293 @@
+"""Hostile inputs: CSV cells that break rows, numbers Python cannot hold, files too big to
+slurp, and symbolic links anywhere in the review. Each is refused with its file and line,
+never a traceback, and nothing is written."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from conftest import tree_bytes
+from http_mocks import fetcher
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_check import append, check_reports, replace_line
+from test_exports import record
+
+from sitegen.errors import SitegenError
+from sitegen.review import parsing
+from sitegen.review.parsing import parse_json, parse_yaml, read_json_lines
+from sitegen.site.exports import FORMULA_STARTS, records_csv, safe_cell, write_csv
+from sitegen.sources import openalex
+from sitegen.sources.snapshots import SnapshotStore
+
+# --------------------------------------------------------------------------- CSV
+
+PAYLOAD = "=cmd|' /C calc'!A0"
+# Every line break some spreadsheet or other may honour, the lone CR first.
+BREAKS = ["\r", "\n", "\r\n", "\u2028", "\u2029", "\x85", "\v", "\f", "\x1c", "\x1d", "\x1e"]
+
+
+def spreadsheet_rows(text: str) -> int:
+    """Rows as the most credulous spreadsheet counts them: any line break outside quotes ends one."""
+    rows, quoted, previous = 0, False, ""
+    for char in text:
+        if char == '"':
+            quoted = not quoted
+        elif not quoted and char in "".join(BREAKS) and not (previous == "\r" and char == "\n"):
+            rows += 1
+        previous = char
+    return rows
+
+
+def assert_no_formula(rows: list[list[str]]) -> None:
+    for row in rows:
+        for cell in row:
+            for line in [cell, *re.split(f"[{''.join(BREAKS)}]", cell)]:
+                assert not line.startswith(FORMULA_STARTS), (cell, line)
+
+
+@pytest.mark.parametrize("line_break", BREAKS, ids=[f"U+{ord(b[-1]):04X}" for b in BREAKS])
+def test_a_line_break_in_a_title_cannot_start_a_row_or_a_formula(line_break):
+    title = f"Innocent{line_break}{PAYLOAD}"
+    text = records_csv([record(title=title)], {"10.1234/abcd": ("include", "")})
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    assert len(rows) == 2 and len(rows[1]) == len(rows[0])
+    assert spreadsheet_rows(text) == 2
+    assert rows[1][1] == f"Innocent{line_break}'{PAYLOAD}"
+    assert rows[1][15] == "include"
+    assert_no_formula(rows)
+
+
+CELLS = st.lists(st.sampled_from(["a", " ", ",", '"', "'", *FORMULA_STARTS, *BREAKS]), max_size=12).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(CELLS | st.text(max_size=5), min_size=3, max_size=3), max_size=4))
+def test_write_csv_round_trips_every_cell_and_neutralises_every_line(rows):
+    text = write_csv(["a", "b", "c"], rows)
+    parsed = list(csv.reader(io.StringIO(text, newline="")))
+    assert len(parsed) == len(rows) + 1 == spreadsheet_rows(text)
+    assert parsed[1:] == [[safe_cell(value) for value in row] for row in rows]
+    assert_no_formula(parsed)
+    for written, original in zip(parsed[1:], rows, strict=True):
+        for cell, value in zip(written, original, strict=True):
+            assert cell.replace("'", "") == value.replace("'", "")  # neutralising only adds quotes
+
+
+# --------------------------------------------------------------------------- numbers
+
+HUGE_INTEGER = "9" * 5000
+
+
+def add_json_key(path: Path, lineno: int, number: str) -> None:
+    """Give line `lineno` of a JSON-lines file one more key holding `number`, written as is."""
+    line = path.read_text().splitlines()[lineno - 1]
+    replace_line(path, lineno, line[:-1] + f',"zz":{number}}}')
+
+
+def lineno_of(path: Path, pattern: str) -> int:
+    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if re.search(pattern, line))
+
+
+def spoil_number(review: Path, target: str, number: str) -> int:
+    """Write `number` into `target` of the review; return the line it is on."""
+    path = review / target
+    if target.endswith(".jsonl"):
+        add_json_key(path, 2, number)
+        return 2
+    if target.startswith("searches/"):
+        path.write_text(re.sub(r'"run_count": \d+', f'"run_count": {number}', path.read_text()))
+        return lineno_of(path, '"run_count"')
+    if target == "state.json":
+        path.write_text(f'{{\n  "schema_version": 1,\n  "digest": {{"max_kept": {number}}}\n}}\n')
+        return 3
+    if target == "protocol.md":
+        replace_line(path, 2, f"version: {number}")
+        return 2
+    append(path, f"extra: {number}\n")  # review.yaml, evidence: refused before any field is looked at
+    return len(path.read_text().splitlines())
+
+
+NUMBER_FILES = ["review.yaml", "protocol.md", "searches/object-in-context.json", "records.jsonl", "ledger.jsonl",
+                "snapshots/index.jsonl", "state.json", "evidence/wilson-2013-lec.yaml"]
+
+
+@pytest.mark.parametrize("target", NUMBER_FILES)
+@pytest.mark.parametrize("number, message", [(HUGE_INTEGER, "number too large"),
+                                             ("-1e999", "not a finite number")], ids=["huge", "infinite"])
+def test_a_number_python_cannot_hold_is_named_by_file_and_line(sitegen, example_copy, tmp_path, target, number,
+                                                               message):
+    if number == "-1e999" and target.endswith((".yaml", ".md")):
+        number = "-1.0e+999"  # YAML 1.1 writes a float with a dot and a signed exponent
+    line = spoil_number(example_copy, target, number)
+    check_reports(sitegen, example_copy, target, line, message)
+    out = tmp_path / "site"
+    code, stdout, stderr = sitegen("build", example_copy, "--out", out)
+    assert code == 1 and f"{target}:{line}" in stdout + stderr and "Traceback" not in stdout + stderr
+    assert not out.exists()
+    if target == "ledger.jsonl":
+        code, stdout, stderr = sitegen("ledger", "verify", example_copy)
+        assert code == 1 and f"ledger.jsonl:{line}" in stdout and message in stdout
+
+
+@pytest.mark.parametrize("text, position", [
+    ('{\n  "a": "1e999",\n  "b": [1, 2e308]\n}', (3, 12)),
+    ('{"s": "\\"9", "n":\n' + HUGE_INTEGER + "}", (2, 1)),
+])
+def test_json_number_refusals_point_at_the_number_not_a_string_like_it(text, position):
+    _, [problem] = parse_json(text, "x.json")
+    assert (problem.line, problem.column) == position
+
+
+@pytest.mark.parametrize("value", ["0x" + "f" * 4000, "0b" + "1" * 4300, ":".join(["59"] * 100_000),
+                                   ".inf", "-.Inf", ".nan"])
+def test_yaml_integers_in_any_base_are_bounded_and_nothing_is_infinite(value):
+    # Base 60 (1:30:00) is also refused quickly, before its quadratic conversion.
+    _, [problem] = parse_yaml(f"a: 1\nb: {value}\n", "x.yaml")
+    assert (problem.line, problem.column, problem.code) == (2, 4, "number")
+
+
+@pytest.mark.parametrize("value", ["!!timestamp 2024-13-45", "!!timestamp 99999-01-01", "!!bool maybe", "!!int ''",
+                                   "!!int 0x", "!!float abc"])
+def test_a_bad_explicitly_tagged_yaml_value_is_a_problem_not_a_traceback(sitegen, example_copy, value):
+    path = example_copy / "evidence" / "wilson-2013-lec.yaml"
+    append(path, f"extra: {value}\n")
+    check_reports(sitegen, example_copy, "evidence/wilson-2013-lec.yaml", len(path.read_text().splitlines()),
+                  "is not a valid")
+
+
+def test_a_null_line_is_not_silently_dropped(sitegen, example_copy):
+    replace_line(example_copy / "records.jsonl", 3, "null")
+    check_reports(sitegen, example_copy, "records.jsonl", 3, "valid dictionary")
+
+
+# --------------------------------------------------------------------------- huge files
+
+# Less than twice the file: reading it whole and then decoding it cannot fit, while
+# streaming holds one line (at most 64 MB) beside the interpreter.
+ADDRESS_SPACE = 3 * 2**29
+
+
+def limit_address_space() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+
+
+@pytest.mark.parametrize("target", ["ledger.jsonl", "records.jsonl", "snapshots/index.jsonl"])
+def test_a_900_megabyte_nul_file_is_refused_at_line_1_without_reading_it_whole(example_copy, target):
+    path = example_copy / target
+    original, before = path.read_bytes(), tree_bytes(example_copy)
+    with path.open("wb") as handle:
+        handle.truncate(900_000_000)  # sparse: no disk, no time
+    spoiled = path.stat()
+    result = subprocess.run([sys.executable, "-m", "sitegen", "check", str(example_copy)], capture_output=True,
+                            text=True, preexec_fn=limit_address_space, timeout=120)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"{example_copy}/{target}:1: error: file contains a NUL byte" in result.stdout
+    assert "MemoryError" not in result.stdout + result.stderr and "Traceback" not in result.stdout + result.stderr
+    assert (path.stat().st_size, path.stat().st_mtime_ns) == (spoiled.st_size, spoiled.st_mtime_ns)
+    path.write_bytes(original)  # put it back, then prove nothing else was written
+    assert tree_bytes(example_copy) == before
+
+
+def test_json_lines_stop_at_the_first_bad_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(parsing, "MAX_LINE_BYTES", 100)
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"a": 1}\r\n{"a": 2}\n' + b'{"long": "' + b"x" * 200 + b'"}\n' + b"\x00\n")
+    rows, problems = read_json_lines(path, "x.jsonl", 10_000)
+    assert rows is None
+    assert [(p.line, p.message) for p in problems] == [(3, "line is longer than the 0.0001 MB limit for one line")]
+    path.write_bytes(b'{"a": 1}\n{"a": "\xff"}\n\x00')
+    assert [(p.line, p.code) for p in read_json_lines(path, "x.jsonl", 10_000)[1]] == [(2, "encoding")]
+    path.write_bytes(b'{"a": 1}\r\n{"a": 2}')
+    assert read_json_lines(path, "x.jsonl", 10_000) == ([(1, {"a": 1}), (2, {"a": 2})], [])
+
+
+# --------------------------------------------------------------------------- symbolic links
+
+BODY = "cd/cd03c9735e85ac8d0096f0a4c4411da61b34162183bed0e537ad96e1d6fc4698"
+
+
+def link_to_a_copy_outside(review: Path, rel: str, outside: Path) -> None:
+    """Move `rel` out of the review and leave a symbolic link to it in its place."""
+    target = outside / rel.replace("/", "_")
+    shutil.move(review / rel, target)
+    (review / rel).symlink_to(target, target_is_directory=target.is_dir())
+
+
+@pytest.mark.parametrize("rel", ["snapshots/ab", f"snapshots/{BODY}", "snapshots", "README.md",
+                                 "screening/title-abstract", "searches/object-in-context.json"])
+def test_a_symbolic_link_anywhere_in_the_review_is_refused(sitegen, example_copy, tmp_path, rel):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    link_to_a_copy_outside(example_copy, rel, outside)
+    out = check_reports(sitegen, example_copy, rel, None, "is a symbolic link")
+    assert out.count(f"{example_copy}/{rel}:") == 1
+
+
+def test_links_are_found_fast_among_many_snapshot_bodies(example_copy):
+    # A few thousand bodies keep the test quick to set up (creating files is slow on some disks);
+    # the walk, which reads each entry's type from its folder listing, takes about 0.2 s for 100,000.
+    snapshots = example_copy / "snapshots"
+    for folder in range(256):
+        (snapshots / f"{folder:02x}").mkdir(exist_ok=True)
+    for index in range(3_000):
+        os.close(os.open(f"{snapshots}/{index % 256:02x}/{index:064x}", os.O_CREAT | os.O_WRONLY))
+    (example_copy / "snapshots" / "ff" / "link").symlink_to(example_copy / "README.md")
+    start = time.perf_counter()
+    assert list(parsing.find_symlinks(example_copy)) == ["snapshots/ff/link"]
+    assert time.perf_counter() - start < 1
+
+
+def entry_stored_in(store: SnapshotStore, folder: str):
+    return next(entry for entry in store._entries.values() if entry.sha256 and entry.sha256.startswith(folder))
+
+
+@pytest.mark.parametrize("rel", ["snapshots/ab", f"snapshots/{BODY}"])
+def test_replay_never_reads_through_a_link(example_copy, tmp_path, rel):
+    store = SnapshotStore(example_copy / "snapshots")
+    entry = entry_stored_in(store, rel.split("/")[1][:2])
+    link_to_a_copy_outside(example_copy, rel, tmp_path)
+    with pytest.raises(SitegenError, match=f"{re.escape(str(example_copy / rel))} is a symbolic link"):
+        store.body(entry)
+
+
+@pytest.mark.parametrize("rel", ["snapshots/index.jsonl", "snapshots"])
+def test_replay_refuses_a_linked_index_or_snapshots_folder(example_copy, tmp_path, rel):
+    link_to_a_copy_outside(example_copy, rel, tmp_path)
+    with pytest.raises(SitegenError, match=f"{re.escape(str(example_copy / rel))} is a symbolic link"):
+        SnapshotStore(example_copy / "snapshots")
+
+
+@pytest.mark.parametrize("linked", ["folder", "body"])
+def test_record_mode_writes_nothing_outside_the_review(tmp_path, linked):
+    answer = b'{"meta": {"count": 0, "next_cursor": null}, "results": []}'
+    digest = hashlib.sha256(answer).hexdigest()
+    snapshots, outside = tmp_path / "review" / "snapshots", tmp_path / "outside"
+    snapshots.mkdir(parents=True)
+    outside.mkdir()
+    if linked == "folder":
+        (snapshots / digest[:2]).symlink_to(outside, target_is_directory=True)
+    else:
+        (outside / digest).write_bytes(b"planted")
+        (snapshots / digest[:2]).mkdir()
+        (snapshots / digest[:2] / digest).symlink_to(outside / digest)
+    before = tree_bytes(outside)
+    fetch, _, _ = fetcher(lambda request: httpx.Response(200, content=answer), mode="record",
+                          store=SnapshotStore(snapshots))
+    with pytest.raises(SitegenError, match=f"{re.escape(str(snapshots / digest[:2]))}.* is a symbolic link"):
+        with fetch:
+            fetch.get(openalex.PROVIDER, "https://api.openalex.org/works", [("search", "x")])
+    assert tree_bytes(outside) == before
+    assert not (snapshots / "index.jsonl").exists()

@@ -1,0 +1,516 @@
+"""Nothing lost, nothing half-written (DESIGN principle 7) when processes are killed, run side by
+side with different environments, or meet a crafted journal: the review lock, the leftovers of
+interrupted writes, the recovery journal, file modes, and the site swap."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from sitegen.errors import LockHeld, SitegenError
+from sitegen.review.transaction import JOURNAL, STAGED, Transaction, interrupted, recover, review_lock
+from sitegen.review.write import atomic_write
+from sitegen.site.output import write_site
+from sitegen.site.pages import SITE_MARKER
+
+TEMPORARY = ".sitegen-tmp-0123456789abcdef"  # the form of atomic_write's temporary-file suffix
+
+
+def snapshot(root: Path) -> dict[str, object]:
+    """Every entry under root as it is on disk (links are recorded, never followed): compare two."""
+    found: dict[str, object] = {}
+    for folder, folders, files in os.walk(root):
+        for name in folders + files:
+            path = Path(folder) / name
+            rel = path.relative_to(root).as_posix()
+            if path.is_symlink():
+                found[rel] = ("link", os.readlink(path))
+            elif path.is_dir():
+                found[rel] = ("folder", os.stat(path).st_mode)
+            else:
+                found[rel] = ("file", path.read_bytes(), os.stat(path).st_mode)
+    return found
+
+
+def child(script: str, *args: object, tmpdir: Path | None = None, **popen) -> subprocess.Popen:
+    """A separate Python process running `script` (with TMPDIR set as given)."""
+    env = {**os.environ, **({"TMPDIR": str(tmpdir)} if tmpdir else {})}
+    return subprocess.Popen([sys.executable, "-c", script, *map(str, args)], cwd=ROOT, env=env, text=True,
+                            **popen)
+
+
+@pytest.fixture
+def review(sitegen, tmp_path) -> Path:
+    folder = tmp_path / "review"
+    assert sitegen("init", folder)[0] == 0
+    return folder
+
+
+@pytest.fixture
+def umask():
+    """Set the process umask for one test (the mode of new files depends on it)."""
+    previous = os.umask(0o022)
+    yield os.umask
+    os.umask(previous)
+
+
+# --------------------------------------------------------------------------- 1. the review lock
+
+HOLD_LOCK = """
+import sys
+from pathlib import Path
+from sitegen.review.transaction import review_lock
+with review_lock(Path(sys.argv[1])):
+    print("held", flush=True)
+    sys.stdin.readline()
+"""
+
+
+def test_a_lock_held_by_another_process_refuses_whatever_its_tmpdir(sitegen, review, tmp_path, monkeypatch):
+    (tmp_path / "tmp-child").mkdir()
+    (tmp_path / "tmp-parent").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp-parent"))
+    link = tmp_path / "same-review"
+    link.symlink_to(review)
+    before = snapshot(tmp_path)
+    holder = child(HOLD_LOCK, review, tmpdir=tmp_path / "tmp-child", stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        for path in (review, link):  # however the folder is named
+            with pytest.raises(LockHeld, match=f"another sitegen process is updating or building {path}; try again"):
+                with review_lock(path):
+                    pass
+        code, _, err = sitegen("build", review, "--out", tmp_path / "site")
+        assert code == 5 and "another sitegen process is updating or building" in err
+        assert snapshot(tmp_path) == before  # no site, and nothing written into the review to hold the lock
+    finally:
+        holder.stdin.close()
+        assert holder.wait(timeout=30) == 0
+    with review_lock(review):  # the holder's exit released it
+        pass
+
+
+def test_a_lock_held_here_refuses_another_process_whatever_its_tmpdir(review, tmp_path):
+    (tmp_path / "tmp-child").mkdir()
+    with review_lock(review):
+        build = child("from sitegen.cli import main; main()", "build", review, "--out", tmp_path / "site",
+                      tmpdir=tmp_path / "tmp-child", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        _, err = build.communicate(timeout=60)
+    assert build.returncode == 5
+    assert f"another sitegen process is updating or building {review}" in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "site").exists()
+
+
+def test_the_lock_is_released_after_its_context_and_writes_nothing(review):
+    before = sorted(os.listdir(review))
+    with pytest.raises(RuntimeError):
+        with review_lock(review):
+            assert sorted(os.listdir(review)) == before
+            raise RuntimeError("the command failed")
+    with review_lock(review):
+        pass
+    assert sorted(os.listdir(review)) == before
+
+
+def test_the_lock_needs_a_folder(sitegen, tmp_path):
+    (tmp_path / "file").write_text("x")
+    for missing in (tmp_path / "nowhere", tmp_path / "file"):
+        with pytest.raises(SitegenError, match=f"{missing} is not a folder sitegen can open"):
+            with review_lock(missing):
+                pass
+    code, _, err = sitegen("build", tmp_path / "nowhere", "--out", tmp_path / "site")
+    assert code == 1 and f"{tmp_path / 'nowhere'} is not a folder sitegen can open" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+# --------------------------------------------------------------------------- 2. leftovers of interrupted writes
+
+# Kills itself at the n-th os.replace of a transaction writing two files (one new, in a new folder).
+KILLED_TRANSACTION = """
+import os, signal, sys
+from pathlib import Path
+from sitegen.review.transaction import Transaction
+real_replace, calls = os.replace, []
+def replace(src, dst):
+    calls.append(src)
+    if len(calls) == int(sys.argv[2]):
+        os.kill(os.getpid(), signal.SIGKILL)
+    real_replace(src, dst)
+os.replace = replace
+transaction = Transaction(Path(sys.argv[1]))
+transaction.write("ledger.jsonl", "new ledger\\n")
+transaction.write("screening/extra/new.csv", "new,decisions\\n")
+transaction.commit()
+"""
+
+
+def test_a_killed_transaction_leaves_nothing_recover_cannot_finish_or_remove(review, tmp_path):
+    (review / "ledger.jsonl").write_text("old ledger\n")
+    before = snapshot(review)
+    results = []
+    for kill_at in range(1, 6):  # 2 staged files, the journal, then the 2 renames
+        attempt = tmp_path / f"attempt-{kill_at}"
+        shutil.copytree(review, attempt, symlinks=True)
+        killed = child(KILLED_TRANSACTION, attempt, kill_at)
+        assert killed.wait(timeout=30) == -signal.SIGKILL
+        left = interrupted(attempt)
+        if kill_at <= 3:  # before the commit point: staged and temporary files, all removed
+            assert left and all(rel.endswith(STAGED) or ".sitegen-tmp-" in rel for rel in left), left
+            assert recover(attempt) == [f"removed what an interrupted write left behind: {', '.join(left)}"]
+        else:
+            assert JOURNAL in left
+            assert recover(attempt) == ["finished an interrupted write of ledger.jsonl, screening/extra/new.csv"]
+        assert interrupted(attempt) == []
+        results.append(snapshot(attempt))
+    assert results[0] == results[1] == results[2] == before  # killed before the journal: nothing changed
+    assert results[3] == results[4] != before  # killed after it: finished
+    assert (tmp_path / "attempt-4" / "ledger.jsonl").read_text() == "new ledger\n"
+    assert (tmp_path / "attempt-4" / "screening" / "extra" / "new.csv").read_text() == "new,decisions\n"
+
+
+KILLED_WRITE = """
+import os, signal, sys
+from pathlib import Path
+from sitegen.review.write import atomic_write
+os.replace = lambda src, dst: os.kill(os.getpid(), signal.SIGKILL)
+atomic_write(Path(sys.argv[1]), "new\\n")
+"""
+
+
+def test_recover_removes_a_killed_writes_temporary_file_and_says_so(review):
+    (review / "searches" / "watch.json").write_text("old\n")
+    killed = child(KILLED_WRITE, review / "searches" / "watch.json")
+    assert killed.wait(timeout=30) == -signal.SIGKILL
+    [leftover] = interrupted(review)
+    assert leftover.startswith("searches/.watch.json.sitegen-tmp-")
+    assert recover(review) == [f"removed what an interrupted write left behind: {leftover}"]
+    assert sorted(os.listdir(review / "searches")) == [".gitkeep", "watch.json"]
+    assert (review / "searches" / "watch.json").read_text() == "old\n"
+    assert recover(review) == []
+
+
+def test_leftovers_are_found_anywhere_in_the_review_and_only_sitegens_own(review, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / f".x{TEMPORARY}").write_text("not the review's")
+    (review / "linked").symlink_to(outside)  # never followed
+    planted = [f".ledger.jsonl{TEMPORARY}", f"snapshots/ab/.body.json{TEMPORARY}",
+               f"searches/.watch.json{STAGED}{TEMPORARY}", f"searches/watch.json{STAGED}", f"records.jsonl{STAGED}"]
+    for rel in planted:
+        (review / rel).parent.mkdir(parents=True, exist_ok=True)
+        (review / rel).write_text("debris")
+    mine = [".notes.tmp", "notes.sitegen-tmp-0123456789abcdef", f".x.sitegen-tmp-{'0' * 15}", "new.csv.sitegen-newer"]
+    for name in mine:  # a reviewer's files, named almost like sitegen's
+        (review / name).write_text("keep")
+    assert interrupted(review) == sorted(planted)
+    (review / JOURNAL).write_text('["records.jsonl"]\n')
+    assert interrupted(review) == sorted([*planted, JOURNAL])
+    outside_before = snapshot(outside)
+    done = recover(review)
+    assert done[0] == "finished an interrupted write of records.jsonl"
+    assert done[1].startswith("removed what an interrupted write left behind: ")
+    assert interrupted(review) == []
+    assert (review / "records.jsonl").read_text() == "debris"  # the committed staged file went in
+    assert all((review / name).read_text() == "keep" for name in mine)
+    assert snapshot(outside) == outside_before
+
+
+def test_cli_recover_reports_what_it_did(sitegen, review):
+    (review / f"records.jsonl{STAGED}").write_text("uncommitted\n")
+    code, out, _ = sitegen("recover", review)
+    assert code == 0
+    assert f"removed what an interrupted write left behind: records.jsonl{STAGED}" in out
+    assert (review / "records.jsonl").read_text() == ""
+    assert sitegen("recover", review)[1] == "nothing was interrupted\n"
+
+
+# --------------------------------------------------------------------------- 3. the journal is untrusted
+
+
+def plant(review: Path, outside: Path, case: str) -> object:
+    """Bait outside the review and whatever `case` needs inside it; returns the bad path."""
+    (outside / "x").write_text("precious")
+    (outside / f"x{STAGED}").write_text("attacker's")
+    if case == "linked-folder":
+        (review / "linked").symlink_to(outside)
+    elif case == "staged-link":
+        (review / f"ledger.jsonl{STAGED}").symlink_to(outside / "x")
+    elif case == "folder-target":
+        (review / f"searches{STAGED}").write_text("attacker's")
+    return {"absolute": str(outside / "x"), "dot-dot": "../outside/x", "linked-folder": "linked/x",
+            "staged-link": "ledger.jsonl", "folder-target": "searches", "backslash": "searches\\..\\..\\x",
+            "nul": "records.jsonl\0", "empty-part": "searches//watch.json", "dot-part": "./records.jsonl",
+            "too-long": "x" * 300, "number": 5, "nested-list": ["records.jsonl"]}[case]
+
+
+CASES = ["absolute", "dot-dot", "linked-folder", "staged-link", "folder-target", "backslash", "nul", "empty-part",
+         "dot-part", "too-long", "number", "nested-list"]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_crafted_journal_entry_is_refused_and_nothing_changes(sitegen, review, tmp_path, case):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    bad = plant(review, outside, case)
+    # A valid entry first, with its staged file: every entry is checked before anything is renamed.
+    (review / f"records.jsonl{STAGED}").write_text("staged\n")
+    (review / JOURNAL).write_text(json.dumps(["records.jsonl", bad]))
+    before = snapshot(tmp_path)
+    with pytest.raises(SitegenError) as refused:
+        recover(review)
+    message = str(refused.value)
+    assert message.startswith(f"{review / JOURNAL} names {bad!r}: the path ")
+    assert message.endswith("; nothing was changed; restore the folder from Git")
+    code, _, err = sitegen("recover", review)
+    assert code == 1 and f"names {bad!r}: the path" in err and "Traceback" not in err
+    assert snapshot(tmp_path) == before
+    assert (outside / "x").read_text() == "precious"
+
+
+@pytest.mark.parametrize("text", ['"records.jsonl"', '{"records.jsonl": 1}', "[]", "null", "[", "\udcff"])
+def test_a_journal_that_is_not_a_list_of_names_is_refused(review, text):
+    (review / f"records.jsonl{STAGED}").write_text("staged\n")
+    (review / JOURNAL).write_bytes(text.encode("utf-8", "surrogateescape"))
+    before = snapshot(review)
+    with pytest.raises(SitegenError, match=f"{JOURNAL} is damaged .* nothing was changed"):
+        recover(review)
+    assert snapshot(review) == before
+
+
+def test_a_journal_that_is_a_link_is_refused(review, tmp_path):
+    (tmp_path / "elsewhere.json").write_text('["records.jsonl"]')
+    (review / f"records.jsonl{STAGED}").write_text("staged\n")
+    (review / JOURNAL).symlink_to(tmp_path / "elsewhere.json")
+    before = snapshot(tmp_path)
+    with pytest.raises(SitegenError, match=f"{JOURNAL} is not a regular file; nothing was changed"):
+        recover(review)
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_transaction_refuses_the_same_paths(review, tmp_path, case):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    bad = plant(review, outside, case)
+    before = snapshot(tmp_path)
+    transaction = Transaction(review)
+    transaction.write("records.jsonl", "fine\n")
+    with pytest.raises(SitegenError) as refused:
+        transaction.write(bad, "anything\n")
+    assert str(refused.value).startswith(f"refusing to write {bad!r} in {review}: the path ")
+    transaction.commit()
+    kind, _, mode = before["review/records.jsonl"]
+    assert snapshot(tmp_path) == {**before, "review/records.jsonl": (kind, b"fine\n", mode)}
+
+
+def test_a_transaction_may_create_folders(review):
+    transaction = Transaction(review)
+    transaction.write("screening/new-stage/reviewer-a.csv", "id,decision\n")
+    transaction.commit()
+    assert (review / "screening" / "new-stage" / "reviewer-a.csv").read_text() == "id,decision\n"
+    assert interrupted(review) == []
+
+
+# --------------------------------------------------------------------------- 4. file modes
+
+
+@pytest.mark.parametrize(("mask", "new_mode"), [(0o022, 0o644), (0o002, 0o664), (0o077, 0o600)])
+def test_a_transaction_keeps_each_files_mode_and_gives_new_ones_the_umasks(review, umask, mask, new_mode):
+    umask(mask)
+    (review / "records.jsonl").chmod(0o644)
+    (review / "ledger.jsonl").chmod(0o664)
+    expected = {"records.jsonl": 0o644, "ledger.jsonl": 0o664, "searches/new.json": new_mode}
+    transaction = Transaction(review)
+    for rel in expected:
+        transaction.write(rel, "new\n")
+    transaction.commit()
+    assert {rel: os.stat(review / rel).st_mode & 0o7777 for rel in expected} == expected
+    assert (review / "ledger.jsonl").read_text() == "new\n"
+
+
+def test_atomic_write_keeps_the_mode(tmp_path, umask):
+    target = tmp_path / "state.json"
+    atomic_write(target, "one\n")
+    assert os.stat(target).st_mode & 0o7777 == 0o644
+    target.chmod(0o640)
+    atomic_write(target, "two\n")
+    assert os.stat(target).st_mode & 0o7777 == 0o640
+    target.chmod(0o4755)  # only the read/write/execute bits carry over
+    atomic_write(target, "three\n")
+    assert os.stat(target).st_mode & 0o7777 == 0o755
+
+
+def test_a_command_keeps_the_ledgers_mode(sitegen, review, umask):
+    (review / "ledger.jsonl").chmod(0o664)
+    code, _, err = sitegen("protocol", "lock", review, "--at", "2026-01-01T00:00:00Z")
+    assert code == 0, err
+    assert (review / "ledger.jsonl").read_text().count("\n") == 1
+    assert os.stat(review / "ledger.jsonl").st_mode & 0o7777 == 0o664
+
+
+# --------------------------------------------------------------------------- 5. the site swap
+
+OLD = {"index.html": b"old site", SITE_MARKER: b"sitegen"}
+NEW = {"index.html": b"new site", "records/a.html": b"a", SITE_MARKER: b"sitegen"}
+NEWER = {"index.html": b"newer site", SITE_MARKER: b"sitegen"}
+
+
+def site_folder(path: Path, files: dict[str, bytes], age: int = 0) -> Path:
+    """A folder holding `files`, its modification time `age` seconds in the past."""
+    path.mkdir()
+    for rel, data in files.items():
+        (path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (path / rel).write_bytes(data)
+    stamp = 1_700_000_000 - age
+    os.utime(path, (stamp, stamp))
+    return path
+
+
+def contents(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def failing_write_site(out: Path) -> None:
+    """A write_site that recovers `out`, then fails before its own swap (a file where a folder must go)."""
+    with pytest.raises(OSError):
+        write_site(out, {"index.html": b"x", "index.html/inside": b"y"})
+
+
+def debris(n: int) -> str:
+    return f"{n:016x}"
+
+
+@pytest.mark.parametrize(("leftovers", "expected"), [
+    # killed between the two renames: the complete new site goes in
+    ([("old", OLD, 5), ("building", NEW, 1)], NEW),
+    # two complete new sites (not made by one review, but possible): the newest goes in
+    ([("old", OLD, 5), ("building", NEW, 1), ("building", NEWER, 0)], NEWER),
+    # the new site was not complete (no marker): the old one goes back
+    ([("old", OLD, 5), ("building", {"index.html": b"half"}, 1)], OLD),
+    # only a half-removed retired site (its marker went first): nothing passes for a site
+    ([("old", {"index.html": b"half removed"}, 5)], None),
+])
+def test_a_killed_swap_is_recovered_before_the_next_write(tmp_path, leftovers, expected):
+    out = tmp_path / "site"
+    for n, (kind, files, age) in enumerate(leftovers):
+        site_folder(tmp_path / f".site.{kind}-{debris(n)}", files, age)
+    failing_write_site(out)
+    if expected is None:
+        assert list(tmp_path.iterdir()) == []
+    else:
+        assert contents(out) == expected
+        assert [p.name for p in tmp_path.iterdir()] == ["site"]
+
+
+def test_leftovers_beside_an_existing_site_are_removed_and_nothing_else(tmp_path):
+    out = site_folder(tmp_path / "site", OLD)
+    site_folder(tmp_path / f".site.building-{debris(1)}", NEW)
+    site_folder(tmp_path / f".site.building-{debris(2)}", {"index.html": b"half"})
+    site_folder(tmp_path / f".site.old-{debris(3)}", {"index.html": b"half removed"})
+    elsewhere = site_folder(tmp_path / "elsewhere", NEWER)
+    keep = {
+        f".site.old-{debris(4)}": "a file, not a folder",
+        f".site.building-{debris(5)}": "a link to a folder",
+        ".site.keep": "another name",
+        f".other.building-{debris(6)}": "another output's",
+        f".site.building-{debris(7)}x": "not sitegen's name",
+    }
+    for name, what in keep.items():
+        if what == "a file, not a folder":
+            (tmp_path / name).write_text(what)
+        elif what == "a link to a folder":
+            (tmp_path / name).symlink_to(elsewhere)
+        else:
+            site_folder(tmp_path / name, NEW)
+    before = {name: snapshot(tmp_path / name) if (tmp_path / name).is_dir() else None for name in keep}
+    write_site(out, NEWER)
+    assert contents(out) == NEWER
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*keep, "site", "elsewhere"])
+    assert {name: snapshot(tmp_path / name) if (tmp_path / name).is_dir() else None for name in keep} == before
+    assert contents(elsewhere) == NEWER
+
+
+def test_the_marker_is_written_last(tmp_path, monkeypatch):
+    order = []
+    real_write = Path.write_bytes
+
+    def write_bytes(self, data):
+        order.append(self.name)
+        return real_write(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", write_bytes)
+    write_site(tmp_path / "site", NEW)
+    assert order == ["index.html", "a.html", SITE_MARKER]
+
+
+# Replaces the site at argv[1], killing itself once the old site is renamed away and before the new goes in.
+KILLED_SWAP = """
+import os, signal, sys
+from pathlib import Path
+from sitegen.site import output
+from sitegen.site.pages import SITE_MARKER
+real_rename = os.rename
+def rename(src, dst):
+    if Path(src).name.startswith(".site.building-"):
+        os.kill(os.getpid(), signal.SIGKILL)
+    real_rename(src, dst)
+output.os.rename = rename
+output.write_site(Path(sys.argv[1]), {"index.html": b"new site", "records/a.html": b"a", SITE_MARKER: b"sitegen"})
+"""
+
+
+def test_a_build_killed_between_its_renames_is_finished_by_the_next(tmp_path):
+    out = tmp_path / "site"
+    write_site(out, OLD)
+    killed = child(KILLED_SWAP, out)
+    assert killed.wait(timeout=30) == -signal.SIGKILL
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert "site" not in names  # the state the kill left: no site at all, an old and a new beside it
+    assert [name.split("-")[0] for name in names] == [".site.building", ".site.old"]
+    failing_write_site(out)  # recovery alone: the new site the kill interrupted goes in
+    assert contents(out) == NEW
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+    write_site(out, NEWER)
+    assert contents(out) == NEWER
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_init_removes_what_a_killed_init_left_behind(tmp_path, sitegen):
+    leftover = tmp_path / ".review.init-abc123"
+    (leftover / "searches").mkdir(parents=True)
+    (leftover / "review.yaml").write_text("half written")
+    keep = tmp_path / ".other.init-abc123"
+    keep.mkdir()
+    code, _, err = sitegen("init", tmp_path / "review")
+    assert code == 0, err
+    assert not leftover.exists() and keep.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".other.init-abc123", "review"]
+
+
+@pytest.mark.parametrize("committed", [True, False], ids=["after-commit-point", "before-commit-point"])
+def test_check_names_an_interrupted_write_and_build_finishes_it(example_copy, sitegen, tmp_path, committed):
+    """After a kill, check says what happened and how to finish it (not "unexpected file"); build finishes it."""
+    staged = ["records.jsonl", "searches/object-in-context.json"]
+    for rel in staged:
+        (example_copy / f"{rel}{STAGED}").write_bytes((example_copy / rel).read_bytes())
+    if committed:
+        (example_copy / JOURNAL).write_text(json.dumps(staged) + "\n")
+    (example_copy / "searches" / f".object-in-context.json{TEMPORARY}").write_text("half")
+    code, out, _ = sitegen("check", example_copy)
+    assert code == 1 and "[interrupted]" in out and "an interrupted write was found" in out
+    assert f"run `sitegen recover {example_copy}` to finish it" in out
+    assert "unexpected-file" not in out and out.count("[interrupted]") == 1
+    code, out, err = sitegen("build", example_copy, "--out", tmp_path / "site")
+    assert code == 0, err
+    assert interrupted(example_copy) == []
+    assert sitegen("check", example_copy)[0] == 0
