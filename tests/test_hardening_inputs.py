@@ -291,3 +291,16 @@ def test_record_mode_writes_nothing_outside_the_review(tmp_path, linked):
             fetch.get(openalex.PROVIDER, "https://api.openalex.org/works", [("search", "x")])
     assert tree_bytes(outside) == before
     assert not (snapshots / "index.jsonl").exists()
+
+
+def test_replay_refuses_a_planted_body_larger_than_any_response(tmp_path):
+    from sitegen.review.models import SnapshotEntry
+    from sitegen.sources.snapshots import MAX_BODY_BYTES, SnapshotStore
+
+    store = SnapshotStore(tmp_path / "snapshots")
+    entry = store.add(SnapshotEntry(fingerprint="0" * 64, url="https://api.openalex.org/works", status=200), b"{}")
+    body = tmp_path / "snapshots" / entry.sha256[:2] / entry.sha256
+    with body.open("r+b") as handle:
+        handle.truncate(MAX_BODY_BYTES + 1)  # sparse: no disk, no memory
+    with pytest.raises(SitegenError, match="larger than any response sitegen records"):
+        store.body(entry)

@@ -13,8 +13,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from sitegen.errors import SchemaVersionError
 from sitegen.records.model import Record
 from sitegen.review import parsing
@@ -29,6 +27,7 @@ from sitegen.review.models import (
     Decision,
     Evidence,
     LedgerEvent,
+    Payload,
     ProtocolMeta,
     ReviewConfig,
     ReviewState,
@@ -93,7 +92,7 @@ class Review:
     records_loaded: bool = True  # False when records.jsonl could not be read: unknown-id checks are moot
     ledger: list[LedgerEvent] = field(default_factory=list)
     # Each event's payload as its typed model, or None where it has no model or is invalid.
-    payloads: list[BaseModel | None] = field(default_factory=list)
+    payloads: list[Payload | None] = field(default_factory=list)
     ledger_lines: list[int] = field(default_factory=list)  # line of each event in ledger.jsonl
     snapshot_bodies: set[str] = field(default_factory=set)  # sha256 of every body the snapshot index names
     state: ReviewState = field(default_factory=lambda: ReviewState(schema_version=STATE_SCHEMA_VERSION))

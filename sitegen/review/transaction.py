@@ -34,6 +34,7 @@ from sitegen.review.write import atomic_write, fsync_dir, is_temporary
 
 JOURNAL = ".sitegen-transaction.json"
 STAGED = ".sitegen-new"
+MAX_JOURNAL_BYTES = 1_000_000  # a journal names a few files; anything larger was not written by sitegen
 
 
 class Transaction:
@@ -112,8 +113,11 @@ def _journal_entries(root: Path) -> list[str]:
     """The files the journal names, every one checked; SitegenError (nothing changed) otherwise."""
     journal = root / JOURNAL
     refusal = "nothing was changed; restore the folder from Git"
-    if not stat.S_ISREG(os.lstat(journal).st_mode):
+    status = os.lstat(journal)
+    if not stat.S_ISREG(status.st_mode):
         raise SitegenError(f"{journal} is not a regular file; {refusal}")
+    if status.st_size > MAX_JOURNAL_BYTES:
+        raise SitegenError(f"{journal} is damaged (far too large for a list of file names); {refusal}")
     try:
         rels = json.loads(journal.read_text(encoding="utf-8"))
     except ValueError:

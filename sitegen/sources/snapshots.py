@@ -21,6 +21,9 @@ from sitegen.review.parsing import Parsed, read_json_lines, validate
 from sitegen.review.write import atomic_write, canonical_json, jsonl
 
 MODES = ("live", "record", "replay")
+# Above every provider's cap on a response (sitegen.sources.http.Provider.max_bytes, 25 MB): a
+# larger body in a review folder was planted, and replay must not read it into memory.
+MAX_BODY_BYTES = 64_000_000
 INDEX = "index.jsonl"
 
 
@@ -75,6 +78,9 @@ class SnapshotStore:
         if not path.is_file():
             raise SnapshotMissing(f"snapshot body {entry.sha256} for {describe(entry.method, entry.url, entry.params)} "
                                   f"is missing from {self.directory}")
+        if path.stat().st_size > MAX_BODY_BYTES:
+            raise SitegenError(f"snapshot body {path} is larger than any response sitegen records "
+                               f"({MAX_BODY_BYTES:,} bytes): it was not written by sitegen")
         data = path.read_bytes()
         if hashlib.sha256(data).hexdigest() != entry.sha256:
             raise SitegenError(f"snapshot body {path} does not match its hash: it was edited or corrupted")
