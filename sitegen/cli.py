@@ -4,6 +4,7 @@ function, prints the result and exits; all the work happens in the library."""
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 
@@ -51,6 +52,12 @@ def cli() -> None:
     A review lives in a folder of plain files (see docs/review-folder.md);
     the website is built from it and never edited by hand.
     """
+
+
+def _finite(value: float, param: click.Parameter) -> float:
+    if not math.isfinite(value):  # click's FloatRange lets NaN through every comparison
+        raise click.BadParameter(f"{value} is not a number", param=param)
+    return value
 
 
 def _remember(review_dir: Path) -> Path:
@@ -236,6 +243,7 @@ def prisma(directory: Path, as_json: bool) -> None:
 @cli.command("probable-duplicates")
 @click.argument("directory", type=REVIEW_DIR)
 @click.option("--threshold", type=click.FloatRange(50, 100), default=90.0, show_default=True,
+              callback=lambda ctx, param, value: _finite(value, param),
               help="Minimum title similarity (0-100) of the normalised titles.")
 @click.option("--json", "as_json", is_flag=True, help="Print the pairs as JSON.")
 def probable_duplicates(directory: Path, threshold: float, as_json: bool) -> None:
@@ -448,6 +456,21 @@ def protocol_amend(directory: Path, at: str, reason: str) -> None:
 @cli.group()
 def ledger() -> None:
     """The provenance ledger."""
+
+
+@ledger.command("anchor")
+@click.argument("directory", type=REVIEW_DIR)
+def ledger_anchor(directory: Path) -> None:
+    """Record in DIRECTORY's state.json where its ledger ends (its ledger_head).
+
+    For a ledger written before sitegen anchored its tail, or whose anchor was lost:
+    check first that ledger.jsonl is whole (compare it with Git history), since
+    anchoring accepts the ledger as it is. Every command that appends to the
+    ledger moves the anchor itself.
+    """
+    _remember(directory)
+    event = commands.ledger_anchor(directory)
+    click.echo(f"ledger anchored at event {event.seq} ({event.type}, {event.ts})")
 
 
 @ledger.command("verify")

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from sitegen.errors import SitegenError
 from sitegen.living import protocol, state
-from sitegen.living.checks import ledger_problems
+from sitegen.living.checks import UNANCHORED, ledger_problems
+from sitegen.living.ledger import anchor_tail
 from sitegen.living.prisma import PrismaCounts
 from sitegen.records.model import Record
 from sitegen.records.probable import ProbablePair, candidate, probable_duplicates
@@ -100,8 +101,16 @@ def ledger_verify(root: Path) -> tuple[int, list[Problem]]:
     """(number of events, problems): the ledger's syntax, chain, time order and tail anchors.
     Reads only the ledger and the files anchoring it, so it works whatever else is wrong."""
     review, problems = load_ledger(root)
-    problems = [p for p in problems if p.path == "ledger.jsonl"] + ledger_problems(review)
+    if review is None:  # not a review folder at all
+        return 0, problems
+    problems = [p for p in problems if p.path == "ledger.jsonl" or p.code == "interrupted"] + ledger_problems(review)
     return len(review.ledger), sorted(set(problems), key=lambda p: (p.line or 0, p.message))
+
+
+def ledger_anchor(root: Path) -> LedgerEvent:
+    """Record where the ledger ends in state.json, for a review whose ledger was never anchored."""
+    with writable(root, tolerate=frozenset({UNANCHORED})) as workspace:
+        return anchor_tail(workspace.review)
 
 
 # --------------------------------------------------------------------------- writing

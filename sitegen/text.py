@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 def markdown_safe(text: str) -> str:
     """One line of Markdown that shows `text` literally: no markup, links, tables or HTML."""
@@ -10,3 +12,14 @@ def markdown_safe(text: str) -> str:
     for char in "\\`*_{}[]()#+-.!|~":
         escaped = escaped.replace(char, "\\" + char)
     return " ".join(escaped.split())
+
+
+def markdown_code(text: str) -> str:
+    """`text` as an inline code span that none of its characters can end early (CommonMark): the
+    fence is one backtick longer than any run of backticks inside, so a DOI holding backticks,
+    links or @mentions shows literally."""
+    text = " ".join(text.split())
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"

@@ -304,3 +304,68 @@ def test_replay_refuses_a_planted_body_larger_than_any_response(tmp_path):
         handle.truncate(MAX_BODY_BYTES + 1)  # sparse: no disk, no memory
     with pytest.raises(SitegenError, match="larger than any response sitegen records"):
         store.body(entry)
+
+
+# --------------------------------------------------------------------------- positions in large JSON
+
+# Text YAML reads as it is (no control characters or line separators, which YAML counts as line breaks and
+# editors do not), as sitegen writes JSON (ensure_ascii=False).
+TEXT = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), max_size=8)
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | TEXT,
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(TEXT, children, max_size=4),
+    max_leaves=20)
+
+
+def _paths(value, prefix=()):
+    yield prefix
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _paths(item, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _paths(item, (*prefix, index))
+
+
+@settings(max_examples=150, deadline=None)
+@given(JSON_VALUES, st.sampled_from([None, 1, 2]))
+def test_json_positions_are_where_yaml_puts_them(value, indent):
+    """Problems in JSON files are placed by walking the text (linear, for files of many MB); the
+    positions are the ones YAML's composer gives, including for a key that is not there."""
+    import json
+
+    text = json.dumps(value, indent=indent, ensure_ascii=False)
+    located, _ = parse_yaml(text, "")
+    for path in [*_paths(value), ("no such key",)]:
+        expected = next(located.positions[path[:end]] for end in range(len(path), -1, -1)
+                        if path[:end] in located.positions)
+        assert parsing.json_position(text, path) == expected, path
+
+
+# --------------------------------------------------------------------------- command-line values
+
+
+@pytest.mark.parametrize("args, message", [
+    (["digest", "{review}", "--week", "0001-W01"], "is before 1900"),
+    (["probable-duplicates", "{review}", "--threshold", "nan"], "nan is not a number"),
+    (["state", "set", "{review}", "max_kept", "\u0663"], "max_kept"),
+    (["monitor", "add", "{review}", "--id", "x", "--strategy", "openalex", "search=a&api_key=b",
+      "--at", "2026-01-01T00:00:00Z"], "OpenAlex cannot run this strategy"),
+], ids=["week-too-early", "threshold-nan", "arabic-indic-digit", "strategy-that-cannot-run"])
+def test_odd_command_line_values_are_refused_cleanly(sitegen, example_copy, args, message):
+    before = tree_bytes(example_copy)
+    code, _, err = sitegen(*[a.replace("{review}", str(example_copy)) for a in args])
+    assert code in (1, 2) and message in err and "Traceback" not in err
+    assert tree_bytes(example_copy) == before
+
+
+def test_europe_pmc_names_the_results_it_cannot_track():
+    from sitegen.sources import europepmc
+    from sitegen.sources.settings import SourceSettings
+
+    agricola = {"id": "IND44012345", "source": "AGR", "title": "A result with only Europe PMC's own id"}
+    page = {"hitCount": 1, "nextCursorMark": "end", "resultList": {"result": [agricola]}}
+    fetch, _, _ = fetcher(lambda request: httpx.Response(200, json=page))
+    outcome = europepmc.search(fetch, SourceSettings(), "x")
+    assert outcome.complete and outcome.records == []
+    assert outcome.warnings == ["1 Europe PMC result(s) had no DOI, PMID or PMCID and were skipped: AGR:IND44012345"]

@@ -105,3 +105,51 @@ def test_an_event_appended_by_hand_is_named(anchored, sitegen):
         ledger.write(event_line(extra) + "\n")
     code, out, _ = sitegen("ledger", "verify", anchored)
     assert code == 1 and "[ledger-head]" in out and "the last one sitegen appended" in out
+
+
+def test_a_ledger_without_its_anchor_is_named_and_can_be_anchored(anchored, sitegen):
+    (anchored / "state.json").unlink()
+    code, out, _ = sitegen("check", anchored)
+    assert code == 1 and "[ledger-unanchored]" in out and f"sitegen ledger anchor {anchored}" in out
+    code, out, _ = sitegen("ledger", "verify", anchored)
+    assert code == 1 and "ledger-unanchored" in out
+    total = len(lines(anchored))
+    code, out, err = sitegen("ledger", "anchor", anchored)
+    assert code == 0 and f"ledger anchored at event {total}" in out, err
+    assert sitegen("check", anchored)[0] == 0
+    code, _, err = sitegen("ledger", "anchor", anchored)
+    assert code == 1 and "already anchored" in err
+
+
+def test_deleting_the_anchor_does_not_hide_lost_events(anchored, sitegen):
+    (anchored / "state.json").unlink()
+    truncate(anchored, len(lines(anchored)) - 1)  # the run's batch event, which its saved search names
+    code, out, _ = sitegen("check", anchored)
+    assert code == 1 and "[ledger-unanchored]" in out and "[ledger-truncated]" in out
+    assert sitegen("ledger", "anchor", anchored)[0] == 1  # anchoring refuses a ledger that lost events
+
+
+def test_an_interrupted_write_is_named_not_taken_for_tampering(anchored, sitegen):
+    """A kill between the renames of a commit: the new ledger is in place, state.json not yet."""
+    from sitegen.review.transaction import JOURNAL, STAGED
+
+    state = json.loads((anchored / "state.json").read_text())
+    last = LedgerEvent.model_validate(json.loads(lines(anchored)[-1]))
+    extra = next_event(last, "phase", "2023-06-01T00:00:00Z",
+                       {"from_phase": "screening", "to_phase": "extraction", "checks": []})
+    with (anchored / "ledger.jsonl").open("a") as ledger:
+        ledger.write(event_line(extra) + "\n")
+    state["ledger_head"] = {"seq": extra.seq, "hash": extra.hash}
+    (anchored / f"state.json{STAGED}").write_text(json.dumps(state))
+    (anchored / JOURNAL).write_text(json.dumps(["ledger.jsonl", "state.json"]))
+    for command in (("check", anchored), ("ledger", "verify", anchored)):
+        code, out, _ = sitegen(*command)
+        assert code == 1 and "an interrupted write was found" in out, command
+        assert "ledger-head" not in out and "ledger-truncated" not in out, command
+
+
+def test_ledger_verify_needs_a_review_folder(tmp_path, sitegen):
+    code, out, _ = sitegen("ledger", "verify", tmp_path / "nowhere")
+    assert code == 1 and "is not a directory" in out and "intact" not in out
+    code, out, _ = sitegen("ledger", "verify", tmp_path)
+    assert code == 1 and "review.yaml is missing" in out

@@ -297,13 +297,34 @@ def test_an_error_in_efetch_is_an_outage():
     assert "PubMed reported an error: Cannot retrieve history data." in outcome.warnings[0]
 
 
-def test_book_records_count_as_returned_but_are_not_read():
-    # No book record is recorded: a minimal PubmedBookArticle stands in for the third of three.
-    body = article_set(*articles(PUBMED1), etree.Element("PubmedBookArticle"))
+# No recorded efetch answer holds a book, so this one follows the PubMed DTD's PubmedBookArticle
+# (a chapter of a book series, as GeneReviews entries are); its values are invented.
+BOOK = b"""<PubmedBookArticle><BookDocument><PMID Version="1">20301288</PMID>
+<ArticleIdList><ArticleId IdType="bookaccession">NBK900001</ArticleId></ArticleIdList>
+<Book><Publisher><PublisherName>A university press</PublisherName></Publisher>
+<BookTitle book="series">A review series</BookTitle><PubDate><Year>1993</Year></PubDate></Book>
+<ArticleTitle book="series" part="chapter1">A chapter on the disease</ArticleTitle>
+<AuthorList Type="authors"><Author ValidYN="Y"><LastName>Doe</LastName><ForeName>Jane</ForeName></Author></AuthorList>
+<PublicationType UI="D016454">Review</PublicationType>
+<Abstract><AbstractText Label="SUMMARY">A summary of the chapter.</AbstractText></Abstract>
+</BookDocument><PubmedBookData><ArticleIdList><ArticleId IdType="pubmed">20301288</ArticleId>
+<ArticleId IdType="doi">10.5555/chapter.1</ArticleId></ArticleIdList></PubmedBookData></PubmedBookArticle>"""
+
+
+def test_a_book_chapter_is_a_record():
+    record = pubmed.book_to_record(etree.fromstring(BOOK))
+    assert record.id == "10.5555/chapter.1" and record.PMID == "20301288" and record.type == "chapter"
+    assert record.title == "A chapter on the disease" and record.container_title == "A review series"
+    assert record.year == 1993 and record.author[0].family == "Doe"
+    assert record.abstract == "SUMMARY: A summary of the chapter." and record.custom.publication_types == ["Review"]
+
+
+def test_book_records_in_a_search_are_read_not_dropped():
+    body = article_set(*articles(PUBMED1), etree.fromstring(BOOK))
     fetch, _, _ = fetcher(eutils(with_count(ESEARCH2, 3), {"0": body}))
     outcome = pubmed.search(fetch, SETTINGS, "cancer")
-    assert outcome.status == "ok" and len(outcome.records) == 2 and outcome.total == 3
-    assert outcome.warnings == ["1 PubMed book record(s) (PubmedBookArticle) were not read"]
+    assert outcome.complete and len(outcome.records) == 3 and outcome.warnings == []
+    assert "pmid:20301288" not in {r.id for r in outcome.records} and "20301288" in {r.PMID for r in outcome.records}
 
 
 # --------------------------------------------------------------------------- lookup
@@ -333,9 +354,10 @@ def test_lookup_answered_with_another_record_is_refused():
     assert "asked for PMID 9997 but received PMID 29768149: a response for a different record" in outcome.warnings[0]
 
 
-def test_lookup_of_a_book_record_is_unsupported():
-    fetch, _, _ = fetcher(lambda request: xml_response(article_set(etree.Element("PubmedBookArticle"))))
-    assert pubmed.lookup(fetch, SETTINGS, "21204454").status == "unsupported"
+def test_lookup_of_a_book_record():
+    fetch, _, _ = fetcher(lambda request: xml_response(article_set(etree.fromstring(BOOK))))
+    outcome = pubmed.lookup(fetch, SETTINGS, "20301288")
+    assert outcome.status == "ok" and [r.PMID for r in outcome.records] == ["20301288"]
 
 
 def test_lookup_needs_a_pmid():

@@ -4,6 +4,7 @@ all-or-nothing writes."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import threading
 from pathlib import Path
@@ -521,3 +522,48 @@ def test_the_site_shows_an_incomplete_run_and_names_the_unreached_source(sitegen
     sitegen("build", review, "--out", tmp_path / "site")
     home = (tmp_path / "site" / "index.html").read_text()
     assert "run-incomplete" not in home and home.count('<tr class="incomplete">') == 1
+
+
+def test_runs_are_in_time_order_whatever_the_timestamps_spelling(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    providers = Providers(SYNERGY[:3], CORE[:2])
+    run(review, "2026-02-01T00:00:00Z", providers, add=True)
+    providers.europepmc_status = 503
+    run(review, "2026-02-01T00:00:00.5Z", providers)  # later, though it sorts first as text
+    assert sitegen("build", review, "--out", tmp_path / "site")[0] == 0
+    home = (tmp_path / "site" / "index.html").read_text()
+    assert "The last run was incomplete" in home
+    rows = home[home.index('<table class="runs">'):].split("<tr class=")[1:3]
+    assert rows[0].startswith('"incomplete"') and "00:00:00.5Z" in rows[0]
+
+
+HOSTILE_DOI = "10.1234/a`@octocat[Click_here](https://evil.example/)![t](https://evil.example/p.png)`"
+
+
+def test_a_hostile_doi_stays_text_in_the_run_report_and_the_digest(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    work = dict(SYNERGY[0], doi="https://doi.org/" + HOSTILE_DOI, publication_date="2026-01-05")
+    result = run(review, FIRST, Providers([work], CORE[:1]), add=True)
+    report = markdown_report(result)
+    from markdown_it import MarkdownIt
+
+    rendered = MarkdownIt("commonmark", {"html": False}).render(report)
+    assert "evil.example" in rendered and "<a " not in rendered and "<img" not in rendered
+    assert "@octocat" not in re.sub(r"<code>.*?</code>", "", rendered)  # a mention only inside code, inert
+    assert sitegen("build", review, "--out", tmp_path / "site")[0] == 0
+    for page in (tmp_path / "site" / "digests").glob("*.html"):
+        html = page.read_text()
+        assert "evil.example" in html and 'href="https://evil.example' not in html and "<img" not in html
+
+
+def test_a_lone_surrogate_from_a_provider_does_not_block_the_run(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    broken = dict(SYNERGY[0], authorships=[{"author": {"display_name": "PLACEHOLDER"}}])
+    body = json.dumps({"meta": {"count": 1, "next_cursor": None}, "results": [broken]})
+    body = body.replace("PLACEHOLDER", "X \\udfff")  # the escape as a provider sends it
+    result = add_monitor(review, "watch", [STRATEGIES[0]], FIRST, "live", settings=SETTINGS,
+                         transport=httpx.MockTransport(lambda request: json_response(body)))
+    assert result.complete
+    records = [json.loads(line) for line in (review / "records.jsonl").read_text().splitlines()]
+    assert records[0]["author"] == [{"literal": "X \ufffd"}]
+    assert sitegen("check", review)[0] == 0

@@ -27,6 +27,7 @@ from sitegen.review.problems import Problem
 from sitegen.sources.query import QuerySyntaxError, parse_query
 
 LEDGER = "ledger.jsonl"
+UNANCHORED = "ledger-unanchored"  # the one problem `sitegen ledger anchor` exists to resolve
 
 
 def living_problems(review: Review) -> list[Problem]:
@@ -54,7 +55,19 @@ def _anchor_problems(review: Review) -> list[Problem]:
     """Files naming an event the ledger no longer has: the ledger lost its tail (or was rewritten).
 
     The chain cannot show this: deleting the last lines leaves a shorter chain that is intact.
+    While an interrupted write is pending, the files may disagree: it is reported on its own
+    (finish it with `sitegen recover`) rather than as lost or added events.
     """
+    if review.interrupted:
+        return []
+    last = review.ledger[-1] if review.ledger else None
+    where = review.ledger_lines[-1] if review.ledger_lines else None
+    problems = []
+    if review.state.ledger_head is None and last is not None:
+        problems.append(Problem("state.json", None, None, UNANCHORED,
+                                f"state.json does not name the ledger's last event (`ledger_head`), so events lost "
+                                f"from the end of ledger.jsonl could not be noticed: if the ledger is whole (compare "
+                                f"it with Git history), record where it ends with `sitegen ledger anchor {review.root}`"))
     dependants: list[tuple[str, LedgerAnchor]] = []
     if review.state.ledger_head is not None:
         dependants.append(("state.json (the ledger's last event when sitegen last wrote it)",
@@ -63,10 +76,7 @@ def _anchor_problems(review: Review) -> list[Problem]:
         if search.last_event is not None:
             dependants.append((f"searches/{monitor_id}.json (the last event of its run at {search.last_run})",
                                search.last_event))
-    last = review.ledger[-1] if review.ledger else None
-    where = review.ledger_lines[-1] if review.ledger_lines else None
     ends = f"the ledger ends at event {last.seq}" if last else "the ledger is empty"
-    problems = []
     for dependant, wanted in dependants:
         if _holds(review.ledger, wanted):
             continue

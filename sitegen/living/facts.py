@@ -91,10 +91,11 @@ class ReviewFacts:
     @cached_property
     def runs(self) -> list[Run]:
         """Every run of every saved search, oldest first, with the completeness the ledger recorded."""
+        # In ledger order, which is time order (check refuses any other): a run's events are written
+        # together, so one run is a stretch of retrievals sharing a time and a saved search.
         retrievals = self._events(RetrievalPayload)
-        key = lambda pair: (pair[0].ts, pair[1].monitor_id)  # noqa: E731 - one key, used twice
         return [Run(monitor_id, at, [payload for _, payload in group])
-                for (at, monitor_id), group in groupby(sorted(retrievals, key=key), key=key)]
+                for (at, monitor_id), group in groupby(retrievals, key=lambda pair: (pair[0].ts, pair[1].monitor_id))]
 
     def _events(self, kind: type) -> list:
         return [(event, payload) for event, payload in zip(self.review.ledger, self.review.payloads, strict=True)

@@ -102,3 +102,18 @@ def verify_chain(events: list[LedgerEvent]) -> list[tuple[int, str]]:
             broken.append((index, f"event {event.seq} was edited after it was written (its hash does not match)"))
         prev = event.hash
     return broken
+
+
+def anchor_tail(review: Review) -> LedgerEvent:
+    """Record in state.json where the ledger ends now, for a review whose ledger was written before
+    sitegen anchored it (or whose anchor was lost): from then on, losing events from the end shows."""
+    if not review.ledger:
+        raise SitegenError("the ledger is empty: there is no event to anchor it to")
+    if review.state.ledger_head is not None:
+        raise SitegenError(f"the ledger is already anchored at event {review.state.ledger_head.seq}")
+    transaction = Transaction(review.root)
+    state = review.state.model_copy(update={"ledger_head": anchor(review.ledger[-1])})
+    transaction.write("state.json", pretty_json(model_data(state)))
+    transaction.commit()
+    return review.ledger[-1]
+

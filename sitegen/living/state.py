@@ -8,6 +8,7 @@ them. Only the fields in SETTABLE_FIELDS can be set directly.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,7 +114,8 @@ def set_field(review: Review, name: str, value: str) -> ReviewState:
     if name not in SETTABLE_FIELDS:
         raise SitegenError(f"{name!r} cannot be set directly; settable fields: {', '.join(SETTABLE_FIELDS)}")
     data = model_data(review.state)
-    data[name] = int(value) if name == "max_kept" and value.isdecimal() else (value or None)
+    # ASCII digits only: str.isdecimal would also take Arabic-Indic or full-width digits.
+    data[name] = int(value) if name == "max_kept" and re.fullmatch(r"[0-9]{1,9}", value) else (value or None)
     try:
         state = ReviewState.model_validate(data)
     except ValidationError as exc:

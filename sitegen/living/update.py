@@ -38,9 +38,9 @@ from sitegen.review.models import (
 from sitegen.review.transaction import Transaction
 from sitegen.review.write import jsonl, pretty_json
 from sitegen.sources.outcome import SourceOutcome
-from sitegen.sources.search import check_grammar, describe, open_fetcher, run_strategy
+from sitegen.sources.search import check_strategy, describe, open_fetcher, run_strategy
 from sitegen.sources.settings import SourceSettings
-from sitegen.text import markdown_safe
+from sitegen.text import markdown_code, markdown_safe
 
 
 def ordered_unique(ids: list[str]) -> list[str]:
@@ -121,8 +121,7 @@ def add_monitor(review: Review, monitor_id: str, strategies: list[Strategy], at:
     if monitor_id in review.searches:
         raise SitegenError(f"a saved search {monitor_id!r} already exists in {review.root}/searches/")
     for strategy in strategies:
-        if strategy.syntax == "sitegen":
-            check_grammar(strategy.query)
+        check_strategy(strategy.source, strategy.query, native=strategy.syntax == "native")
     if len({(s.source, s.query) for s in strategies}) != len(strategies):
         raise SitegenError("the same strategy is given twice")
     # Seeded with the records the review already holds: screened, batched or imported.
@@ -266,7 +265,7 @@ def markdown_report(result: UpdateResult) -> str:
                      "missing.")
         lines += [f"- {markdown_safe(sentence)}" for sentence in unreached(result)]
     for search in result.searches:
-        lines += ["", f"### Saved search `{search.monitor_id}`", "",
+        lines += ["", f"### Saved search {markdown_code(search.monitor_id)}", "",
                   "| Source | Query | Status | Returned |", "| --- | --- | --- | --- |"]
         for run in search.strategies:
             lines.append(f"| {label(run.strategy.source)} | {markdown_safe(run.strategy.query)} | "
@@ -280,7 +279,7 @@ def markdown_report(result: UpdateResult) -> str:
             lines.append("")
             for record_id in search.new:
                 record = result.records[record_id]
-                lines.append(f"- `{record_id}` ({record.year or 'n.d.'}) {markdown_safe(record.title)}")
+                lines.append(f"- {markdown_code(record_id)} ({record.year or 'n.d.'}) {markdown_safe(record.title)}")
         elif search.complete:
             lines.append("No new records since the last run: every source answered in full and nothing was unseen.")
         else:

@@ -95,6 +95,8 @@ class Review:
     payloads: list[Payload | None] = field(default_factory=list)
     ledger_lines: list[int] = field(default_factory=list)  # line of each event in ledger.jsonl
     snapshot_bodies: set[str] = field(default_factory=set)  # sha256 of every body the snapshot index names
+    # What a killed write left (journal, staged and temporary files): until `recover`, files may disagree.
+    interrupted: list[str] = field(default_factory=list)
     state: ReviewState = field(default_factory=lambda: ReviewState(schema_version=STATE_SCHEMA_VERSION))
     decisions: list[DecisionRow] = field(default_factory=list)
     evidence: list[EvidenceFile] = field(default_factory=list)
@@ -104,16 +106,22 @@ def protocol_hash(text: str) -> str:
     return hashlib.sha256(text.replace("\r\n", "\n").encode("utf-8")).hexdigest()
 
 
+def _not_a_review(root: Path) -> list[Problem]:
+    if not root.is_dir():
+        return [Problem(".", None, None, "not-a-folder", f"{root} is not a directory")]
+    if not (root / "review.yaml").exists() and not (root / "review.yaml").is_symlink():
+        return [Problem("review.yaml", None, None, "missing",
+                        f"review.yaml is missing: {root} is not a review folder (`sitegen init {root}` makes one)")]
+    return []
+
+
 def load_review(root: Path) -> tuple[Review | None, list[Problem]]:
     """Parse every file of the folder. Raises SchemaVersionError on an unsupported schema."""
-    if not root.is_dir():
-        return None, [Problem(".", None, None, "not-a-folder", f"{root} is not a directory")]
-    if not (root / "review.yaml").exists() and not (root / "review.yaml").is_symlink():
-        return None, [Problem("review.yaml", None, None, "missing",
-                              f"review.yaml is missing: {root} is not a review folder (`sitegen init {root}` makes one)")]
+    if refusal := _not_a_review(root):
+        return None, refusal
     config, problems = _load_config(root)
     review = Review(root=root, config=config)
-    problems += _interrupted_write(root)
+    problems += _interrupted_write(root, review)
     schema_problems: list[Problem] = []
     problems += _symbolic_links(root)
     problems += _load_protocol(root, review)
@@ -129,13 +137,16 @@ def load_review(root: Path) -> tuple[Review | None, list[Problem]]:
     return review, problems
 
 
-def load_ledger(root: Path) -> tuple[Review, list[Problem]]:
+def load_ledger(root: Path) -> tuple[Review | None, list[Problem]]:
     """The ledger and the files that anchor its tail (saved searches, state.json), for
     `sitegen ledger verify`, which must work whatever else is wrong: an unsupported
     schema_version here is one more problem, not a refusal."""
+    if refusal := _not_a_review(root):
+        return None, refusal
     review = Review(root=root, config=None)
     schema_problems: list[Problem] = []
-    problems = _load_ledger(root, review) + _load_searches(root, review, schema_problems)
+    problems = _interrupted_write(root, review) + _load_ledger(root, review)
+    problems += _load_searches(root, review, schema_problems)
     problems += _load_state(root, review, schema_problems)
     return review, problems + schema_problems
 
@@ -364,10 +375,10 @@ def _symbolic_links(root: Path) -> list[Problem]:
     return sorted(parsing.symlink_problem(rel) for rel in parsing.find_symlinks(root))
 
 
-def _interrupted_write(root: Path) -> list[Problem]:
+def _interrupted_write(root: Path, review: Review) -> list[Problem]:
     """One problem for whatever a killed sitegen process left behind, saying how to finish it
     (files may disagree until then), instead of one puzzling problem per leftover file."""
-    leftovers = interrupted(root)
+    leftovers = review.interrupted = interrupted(root)
     if not leftovers:
         return []
     shown = ", ".join(leftovers[:3]) + (f" and {len(leftovers) - 3} more" if len(leftovers) > 3 else "")

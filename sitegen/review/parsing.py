@@ -194,12 +194,16 @@ class _StrictYamlLoader(yaml.SafeLoader):
         # PyYAML's constructors fail on a bad value (!!timestamp 2024-13-45, !!bool x, !!int "")
         # with plain Python errors that carry no position: give them the node's.
         try:
-            return super().construct_object(node, deep)
+            value = super().construct_object(node, deep)
         except _NumberRefused as exc:
             raise _ValueRefused(node.start_mark, exc.code, str(exc)) from None
         except (ValueError, LookupError, AttributeError, TypeError, OverflowError):
             kind = node.tag.rsplit(":", 1)[-1]
             raise _ValueRefused(node.start_mark, "yaml-value", f"YAML error: this value is not a valid {kind}") from None
+        if isinstance(value, str) and _SURROGATE.search(value):  # a "\\udfff" escape: no character
+            raise _ValueRefused(node.start_mark, "yaml-value", "YAML error: this text holds a lone UTF-16 surrogate "
+                                "escape (\\ud800-\\udfff), which is no character")
+        return value
 
 
 class _ValueRefused(yaml.YAMLError):
@@ -242,24 +246,62 @@ _StrictYamlLoader.yaml_implicit_resolvers = _reviewer_friendly_resolvers()
 class Parsed:
     """Parsed data with the position of every mapping key and value found in it.
 
-    For JSON the positions are worked out only when a problem needs one: finding
-    them is far slower than parsing, and a valid file never needs them.
+    For JSON a position is worked out only when a problem needs one (a valid file
+    never does), by walking the text down to it.
     """
 
     data: Any
     positions: dict[Loc, Position] = field(default_factory=dict)
-    source: str | None = None  # JSON text whose positions are not computed yet
+    source: str | None = None  # JSON text, where positions are found on demand
 
     def position(self, loc: Loc) -> Position | None:
         if self.source is not None:
-            located, _ = parse_yaml(self.source, "")  # JSON is (nearly) YAML: borrow its composer
-            self.positions = located.positions if located else {}
-            self.source = None
+            return json_position(self.source, loc)
         # The longest prefix of `loc` we know: a missing key points at its parent.
         for end in range(len(loc), -1, -1):
             if loc[:end] in self.positions:
                 return self.positions[loc[:end]]
         return None
+
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_SKIPPER = json.JSONDecoder()  # plain: positions are only sought in JSON that parsed already
+
+
+def json_position(text: str, loc: Loc) -> Position:
+    """Where `loc`, or its longest prefix present, starts in the JSON `text`: for an object
+    member, its key (as YAML positions are given). Sibling values on the way are skipped by
+    the C parser, so this is linear in the text, however large."""
+    def blank(index: int) -> int:
+        return _WHITESPACE.match(text, index).end()
+
+    def after_value(index: int) -> int:
+        index = blank(_SKIPPER.raw_decode(text, index)[1])
+        return blank(index + 1) if text.startswith(",", index) else index
+
+    found = index = blank(0)
+    for part in loc:
+        member = None
+        cursor = blank(index + 1)
+        if text.startswith("{", index) and isinstance(part, str):
+            while text.startswith('"', cursor):
+                key, end = json.decoder.scanstring(text, cursor + 1)
+                value = blank(blank(end) + 1)  # past the colon
+                if key == part:
+                    member = (cursor, value)
+                    break
+                cursor = after_value(value)
+        elif text.startswith("[", index) and isinstance(part, int):
+            for _ in range(part):
+                if text.startswith("]", cursor):
+                    break
+                cursor = after_value(cursor)
+            else:
+                member = (cursor, cursor) if not text.startswith("]", cursor) else None
+        if member is None:
+            break
+        found, index = member
+    return text.count("\n", 0, found) + 1, found - text.rfind("\n", 0, found)
 
 
 def _walk(node: yaml.Node, loc: Loc, positions: dict[Loc, Position], rel: str, problems: list[Problem],
@@ -369,11 +411,50 @@ def _refused_number_position(text: str) -> Position | None:
     return None
 
 
-def load_json(text: str | bytes) -> Any:
+def load_json(text: str | bytes, *, replace_lone_surrogates: bool = False) -> Any:
     """JSON as sitegen reads it from any file or provider: no key twice in an object, no NaN or
-    Infinity, no number beyond the limits above. ValueError (or RecursionError) says why not."""
-    return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant,
-                      parse_int=_json_number, parse_float=_json_number)
+    Infinity, no number beyond the limits above, and no lone UTF-16 surrogate (an escape such as
+    \\udfff, which no UTF-8 file can hold): refused, or for provider data, where one bad name must
+    not block a run, replaced by U+FFFD. ValueError (or RecursionError) says why not."""
+    value = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant,
+                       parse_int=_json_number, parse_float=_json_number)
+    escape = _SURROGATE_ESCAPE if isinstance(text, str) else _SURROGATE_ESCAPE_BYTES
+    return _without_lone_surrogates(value, replace_lone_surrogates) if escape.search(text) else value
+
+
+# A surrogate can reach parsed JSON only through a \uD800-\uDFFF escape; a valid pair becomes one character.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE_ESCAPE_BYTES = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _without_lone_surrogates(value: Any, replace: bool) -> Any:
+    def clean(text: str) -> str:
+        if not _SURROGATE.search(text):
+            return text
+        if not replace:
+            raise _JsonRefused("text holds a lone UTF-16 surrogate escape (\\ud800-\\udfff), which is no character")
+        return _SURROGATE.sub("\ufffd", text)
+
+    if isinstance(value, str):
+        return clean(value)
+    pending = [value]  # iteratively: data nested as deep as json allows must not exhaust the stack here
+    while pending:
+        container = pending.pop()
+        if isinstance(container, dict):
+            items = list(container.items())
+            container.clear()
+            for key, item in items:
+                container[clean(key)] = clean(item) if isinstance(item, str) else item
+                if isinstance(item, dict | list):
+                    pending.append(item)
+        elif isinstance(container, list):
+            for index, item in enumerate(container):
+                if isinstance(item, str):
+                    container[index] = clean(item)
+                elif isinstance(item, dict | list):
+                    pending.append(item)
+    return value
 
 
 def _json(text: str, rel: str, line_offset: int) -> tuple[Any, list[Problem]]:

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from sitegen.errors import SitegenError
 from sitegen.review.models import REVIEW_SCHEMA_VERSION, ReviewConfig
+from sitegen.review.write import keep_folder_identity
 
 PROTOCOL = """\
 ---
@@ -57,6 +58,12 @@ def review_yaml(title: str) -> str:
     return yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def init_review(directory: Path, title: str) -> list[str]:
     """Create the folder's files; refuse to touch a folder that already has content."""
     if directory.is_symlink() or directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
@@ -81,7 +88,9 @@ def init_review(directory: Path, title: str) -> list[str]:
         for folder in FOLDERS:
             (staging / folder).mkdir(parents=True)
             (staging / folder / ".gitkeep").write_text("", encoding="utf-8")
-        staging.chmod(0o755)
+        # mkdtemp makes a private folder: give it what mkdir would have, or what the empty folder had.
+        staging.chmod(0o777 & ~_umask())
+        keep_folder_identity(directory, staging)
         os.replace(staging, directory)  # an existing empty folder is replaced in one step
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)

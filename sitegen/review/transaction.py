@@ -47,7 +47,11 @@ class Transaction:
         reason = _unsafe(self.root, rel)
         if reason:
             raise SitegenError(f"refusing to write {rel!r} in {self.root}: the path {reason}")
-        self.files[rel] = data.encode("utf-8") if isinstance(data, str) else data
+        try:
+            self.files[rel] = data.encode("utf-8") if isinstance(data, str) else data
+        except UnicodeEncodeError:  # the readers refuse or replace lone surrogates; this is the last guard
+            raise SitegenError(f"refusing to write {rel!r} in {self.root}: its text holds a lone UTF-16 surrogate, "
+                               "which UTF-8 cannot encode; nothing was written") from None
 
     def commit(self) -> None:
         if not self.files:

@@ -14,6 +14,7 @@ import json
 import os
 import re
 import secrets
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,21 @@ def _copy_mode(source: Path, fd: int) -> None:
     except FileNotFoundError:
         return  # a new file keeps the mode it was created with
     os.fchmod(fd, mode & 0o777)  # read/write/execute bits only: a data file is never set-uid
+
+
+def keep_folder_identity(existing: Path, replacement: Path) -> None:
+    """Give `replacement`, about to be renamed over the folder `existing`, that folder's permission
+    bits (setgid included) and, where allowed, its group: replacing a folder must not widen or
+    narrow who may read it. A new folder keeps what mkdir gave it (0o777 less the umask)."""
+    try:
+        status = os.stat(existing)
+    except FileNotFoundError:
+        return
+    os.chmod(replacement, stat.S_IMODE(status.st_mode) & 0o3777)  # never set-uid
+    try:
+        os.chown(replacement, -1, status.st_gid)
+    except PermissionError:
+        pass  # not a member of that group: the folder keeps the caller's
 
 
 def fsync_dir(directory: Path) -> None:

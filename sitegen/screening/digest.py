@@ -23,9 +23,10 @@ from sitegen.review.folder import Review, parse_protocol
 from sitegen.review.models import ProtocolLockPayload, ProtocolMeta, parse_timestamp
 from sitegen.screening.relevance import Ranking, score_batch
 from sitegen.screening.status import Batch, ScreeningFacts
-from sitegen.text import markdown_safe
+from sitegen.text import markdown_code, markdown_safe
 
 PRIOR_WEEKS = 4
+EARLIEST_YEAR = 1900
 
 
 class Digest(BaseModel):
@@ -45,9 +46,12 @@ def week_start(week: str) -> date:
     try:
         if not match:
             raise ValueError
-        return date.fromisocalendar(int(match.group(1)), int(match.group(2)), 1)
+        start = date.fromisocalendar(int(match.group(1)), int(match.group(2)), 1)
     except ValueError:
         raise SitegenError(f"--week {week!r} is not an ISO week such as 2026-W23") from None
+    if start.year < EARLIEST_YEAR:  # the weeks before it (the digest's prior window) must be real dates too
+        raise SitegenError(f"--week {week!r} is before {EARLIEST_YEAR}; no living review has a batch then")
+    return start
 
 
 def _prior(review: Review, screening: ScreeningFacts, start: date) -> list:
@@ -109,7 +113,7 @@ def digest_markdown(review: Review, digest: Digest) -> str:
              "Scores order the batch for reviewers; they decide nothing.", ""]
     for heading, items in sections:
         lines += [f"## {heading} ({len(items)})", ""]
-        lines += [f"- **{d.score}** `{d.id}` {markdown_safe(title[d.id])}: {markdown_safe(d.rationale)}" for d in items]
+        lines += [f"- **{d.score}** {markdown_code(d.id)} {markdown_safe(title[d.id])}: {markdown_safe(d.rationale)}" for d in items]
         lines += [] if items else ["None."]
         lines.append("")
     c = digest.ranking.calibration

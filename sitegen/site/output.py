@@ -2,16 +2,21 @@
 
 Files go into a fresh staging folder next to the target, `.<name>.building-<random>`,
 the marker file last, so a staging folder holding the marker is complete. Then the
-old site is renamed aside (`.<name>.old-<random>`) and the new one renamed in. A
-failure at any point leaves the previous site exactly as it was. A process killed
-between the two renames leaves no site at all, so every `write_site` first
-recovers: it moves the complete new site in (or else the old one back) and removes
-every leftover folder. Only a folder sitegen built (it holds the marker file) or
-an empty one is ever replaced.
+two folders are exchanged in one atomic step (Linux `renameat2`), and the old site,
+now in the staging folder, is removed; the new site keeps the old folder's mode and
+group. Where the system cannot exchange, the old site is renamed aside
+(`.<name>.old-<random>`) and the new one renamed in; a process killed between those
+two renames leaves no site, so every `write_site` first recovers: it moves the
+complete new site in (or else the old one back) and removes every leftover folder.
+A failure at any point leaves the previous site exactly as it was. Only a folder
+sitegen built (it holds the marker file) or an empty one is ever replaced.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
 import os
 import re
 import secrets
@@ -19,6 +24,7 @@ import shutil
 from pathlib import Path
 
 from sitegen.errors import OutputRefused
+from sitegen.review.write import keep_folder_identity
 from sitegen.site.pages import SITE_MARKER
 
 
@@ -59,6 +65,10 @@ def _swap_in(staging: Path, out: Path) -> None:
     if not out.exists():
         os.rename(staging, out)
         return
+    keep_folder_identity(out, staging)
+    if _exchange(staging, out):  # one atomic step: readers see the old site or the new, never none
+        _discard(staging)  # now holding the old site
+        return
     retired = _leftover_name(out, "old")
     os.rename(out, retired)
     try:
@@ -67,6 +77,22 @@ def _swap_in(staging: Path, out: Path) -> None:
         os.rename(retired, out)  # put the previous site back before reporting the failure
         raise
     _discard(retired)
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    """Swap two folders in one atomic step (Linux renameat2 RENAME_EXCHANGE); False where the
+    system cannot, and the caller falls back to two renames (a kill between them is recovered)."""
+    renameat2 = getattr(_libc(), "renameat2", None)
+    if renameat2 is None:
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    return renameat2(at_fdcwd, os.fsencode(first), at_fdcwd, os.fsencode(second), rename_exchange) == 0
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL | None:
+    name = ctypes.util.find_library("c")
+    return ctypes.CDLL(name, use_errno=True) if name else None
 
 
 def _recover(out: Path) -> None:

@@ -247,6 +247,8 @@ class Items:
 
     noun: str
     missing: str  # what a skipped item lacked
+    # The provider's own name for an item sitegen cannot track (e.g. Europe PMC's "AGR:IND123"), for the report.
+    name: Callable[[Any], str | None] | None = None
 
 
 class Pager:
@@ -283,7 +285,7 @@ class Pager:
         self._untitled: dict[str, None] = {}  # ids, in the order they came
         self._unreadable: set[str] = set()
         self._reasons: list[str] = []
-        self._others: set[str] = set()
+        self._skipped_names: dict[str, None] = {}  # the provider's own names for skipped items, where it has them
         self._cursors: set[str] = set()
         self._ended = False
         self._why = ""  # why paging ended before everything was read, for the outage message
@@ -300,13 +302,8 @@ class Pager:
 
     @property
     def read(self) -> int:
-        """Distinct items read: records, skipped and unreadable items, and the caller's `others`."""
-        return (len(self.records) + len(self._skipped) + len(self._untitled) + len(self._unreadable)
-                + len(self._others))
-
-    @property
-    def others(self) -> int:
-        return len(self._others)
+        """Distinct items read: records, and skipped, untitled and unreadable items."""
+        return len(self.records) + len(self._skipped) + len(self._untitled) + len(self._unreadable)
 
     def count(self, total: Any) -> None:
         """Take a reported total: the first one stands, and every later one must equal it."""
@@ -341,9 +338,8 @@ class Pager:
         return False
 
     def add(self, total: Any, items: Sequence[Any], convert: Callable[[Any], Record | None],
-            item_type: type = object, *, others: Sequence[Any] = ()) -> None:
-        """One page: its reported total and its items. `others` are items that count as read but are
-        not records (e.g. PubMed book records), which the caller reports itself."""
+            item_type: type = object) -> None:
+        """One page: its reported total and its items."""
         self.count(total)
         self.pages += 1
         before = self.read
@@ -359,19 +355,20 @@ class Pager:
             if record_id in self._untitled:
                 self.repeated += 1
             self._untitled[record_id] = None
-        for seen, found in ((self._skipped, converted.skipped), (self._unreadable, converted.unreadable),
-                            (self._others, others)):
+        for seen, found in ((self._skipped, converted.skipped), (self._unreadable, converted.unreadable)):
             for item in found:
                 key = _fingerprint(item)
                 if key in seen:
                     self.repeated += 1
                 else:
                     seen.add(key)
+        if self.items.name is not None:
+            self._skipped_names.update(dict.fromkeys(filter(None, map(self.items.name, converted.skipped))))
         for reason in converted.reasons:
             if reason not in self._reasons:
                 self._reasons.append(reason)
         if self.read == before:
-            self.end("a page brought nothing new" if items or others else "a page was empty")
+            self.end("a page brought nothing new" if items else "a page was empty")
 
     def outcome(self, trace: Trace) -> SourceOutcome:
         """The read as an outcome: Malformed when short, truncated when capped; warnings in one place."""
@@ -392,7 +389,9 @@ class Pager:
         if self._unreadable and not self.records:
             raise Malformed(f"{len(self._unreadable)} of {self.read} {name} {noun} could not be read ({reasons})")
         if self._skipped:
-            trace.warnings.append(f"{len(self._skipped)} {name} {noun} had {self.items.missing} and were skipped")
+            names = list(self._skipped_names)
+            shown = f": {', '.join(names[:5])}{f' and {len(names) - 5} more' if len(names) > 5 else ''}" if names else ""
+            trace.warnings.append(f"{len(self._skipped)} {name} {noun} had {self.items.missing} and were skipped{shown}")
         if self._untitled:
             ids = list(self._untitled)
             more = f" and {len(ids) - 5} more" if len(ids) > 5 else ""
@@ -438,7 +437,7 @@ def _fingerprint(item: Any) -> str:
 
 def parse_json(response: Response) -> Any:
     try:
-        return load_json(response.body)
+        return load_json(response.body, replace_lone_surrogates=True)
     except (ValueError, RecursionError):
         raise Malformed("the body is not valid JSON (truncated, not JSON, or a number no record can hold)") from None
 

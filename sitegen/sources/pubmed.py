@@ -154,6 +154,45 @@ def article_to_record(article: etree._Element) -> Record | None:
     )
 
 
+def book_to_record(book: etree._Element) -> Record | None:
+    """A Record for one PubmedBookArticle (a book, or a chapter of one such as a GeneReviews entry),
+    None when it has no PMID; Unreadable when it has one but no title."""
+    document = book.find("BookDocument")
+    pmid = normalise_pmid(element_text(document.find("PMID"))) if document is not None else None
+    if pmid is None:
+        return None
+    whole = document.find("Book")
+    book_title = element_text(whole.find("BookTitle")) if whole is not None else None
+    chapter = element_text(document.find("ArticleTitle")) or element_text(document.find("VernacularTitle"))
+    dois = [element_text(node) for path in ("BookDocument/ArticleIdList", "PubmedBookData/ArticleIdList")
+            for node in book.iterfind(f"{path}/ArticleId[@IdType='doi']")]
+    identifiers = {"doi": next(filter(None, map(normalise_doi, dois)), None), "pmid": pmid}
+    rid = record_id(identifiers)
+    title = require_title(chapter or book_title, rid)
+    # The chapter's own authors; a whole book lists its authors (or editors) under Book.
+    authors = document.findall("AuthorList/Author") or (whole.findall("AuthorList/Author") if whole is not None
+                                                         else [])
+    return Record(
+        id=rid,
+        type="chapter" if chapter and book_title else "book",
+        title=title,
+        author=[name for node in authors if (name := _author(node))],
+        container_title=book_title if chapter else None,
+        issued=_ymd(whole.find("PubDate")) if whole is not None else None,
+        DOI=identifiers["doi"],
+        PMID=pmid,
+        URL=f"https://doi.org/{identifiers['doi']}" if identifiers["doi"] else f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/",
+        abstract=_abstract(document),
+        custom=RecordMeta(sources=["pubmed"], publication_types=[
+            t for node in document.iterfind("PublicationType") if (t := element_text(node))]),
+    )
+
+
+def pubmed_to_record(element: etree._Element) -> Record | None:
+    """A Record for either kind of entry an efetch answer holds: an article, or a book or chapter."""
+    return book_to_record(element) if element.tag == "PubmedBookArticle" else article_to_record(element)
+
+
 # --------------------------------------------------------------------------- requests
 
 
@@ -188,15 +227,12 @@ def lookup(fetcher: Fetcher, settings: SourceSettings, pmid: str) -> SourceOutco
         raise ValueError(f"{pmid!r} is not a PMID")
 
     def call(trace: Trace) -> SourceOutcome:
-        articles, books = _article_set(_get_xml(trace, "efetch.fcgi", [("db", "pubmed"), ("id", wanted),
-                                                                       ("retmode", "xml")]))
-        if books:
-            raise Unsupported(f"PMID {wanted} is a book record (PubmedBookArticle), which sitegen does not read")
-        if not articles:
+        entries = _entries(_get_xml(trace, "efetch.fcgi", [("db", "pubmed"), ("id", wanted), ("retmode", "xml")]))
+        if not entries:
             return trace.outcome("ok", [], 0)
-        if len(articles) != 1:
-            raise Malformed(f"asked for PMID {wanted} but received {len(articles)} articles")
-        record = to_record(articles[0], article_to_record, "the article")
+        if len(entries) != 1:
+            raise Malformed(f"asked for PMID {wanted} but received {len(entries)} records")
+        record = to_record(entries[0], pubmed_to_record, "the article")
         if record is None:
             raise Malformed("the article has no PMID or title")
         if record.PMID != wanted:
@@ -242,11 +278,11 @@ def _history(root: etree._Element, warnings: list[str]) -> tuple[int, str, str]:
     return count, web_env, query_key
 
 
-def _article_set(root: etree._Element) -> tuple[list[etree._Element], list[etree._Element]]:
-    """The PubmedArticle elements of an efetch result, and the book records that came with them."""
+def _entries(root: etree._Element) -> list[etree._Element]:
+    """The PubmedArticle and PubmedBookArticle elements of an efetch result, in order."""
     if root.tag != "PubmedArticleSet":
         raise Malformed(f"expected a PubmedArticleSet, got <{root.tag}>")
-    return root.findall("PubmedArticle"), root.findall("PubmedBookArticle")
+    return [element for element in root if element.tag in ("PubmedArticle", "PubmedBookArticle")]
 
 
 def _search(trace: Trace, term: str, settings: SourceSettings, batch_size: int) -> SourceOutcome:
@@ -258,15 +294,12 @@ def _search(trace: Trace, term: str, settings: SourceSettings, batch_size: int) 
         if not pager.proceed(str(start)):
             break
         size = min(batch_size, pager.wanted - start)
-        articles, books = _article_set(_get_xml(trace, "efetch.fcgi", [
+        entries = _entries(_get_xml(trace, "efetch.fcgi", [
             ("db", "pubmed"), ("query_key", query_key), ("WebEnv", web_env), ("retstart", str(start)),
             ("retmax", str(size)), ("retmode", "xml")]))
         # PubMed has answered 200 with an empty or cut-short set: that is an outage, never fewer matches.
-        if len(articles) + len(books) < size:
-            raise Malformed(f"PubMed returned {len(articles) + len(books)} of the {size} records asked for "
+        if len(entries) < size:
+            raise Malformed(f"PubMed returned {len(entries)} of the {size} records asked for "
                             f"at position {start} of {total}")
-        pager.add(total, articles, article_to_record, others=books)
-    outcome = pager.outcome(trace)
-    if pager.others:
-        outcome.warnings.append(f"{pager.others} PubMed book record(s) (PubmedBookArticle) were not read")
-    return outcome
+        pager.add(total, entries, pubmed_to_record)
+    return pager.outcome(trace)

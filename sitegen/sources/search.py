@@ -84,15 +84,34 @@ def check_grammar(text: str) -> None:
                            f"{'^' * max(1, exc.end - exc.position)}") from None
 
 
-def run_strategy(fetcher: Fetcher, settings: SourceSettings, source: Source, text: str, *, native: bool,
-                 since: int | None = None) -> SourceOutcome:
+def provider_query(source: Source, text: str, *, native: bool) -> Any:
+    """The query as `source` takes it: a native strategy verbatim, or the grammar compiled.
+    Unsupported when the provider cannot express it (QuerySyntaxError when it breaks the grammar)."""
     provider = PROVIDERS[source]
     try:
-        provider_query = provider.native(text) if native else provider.compile(query.parse_query(text))
-    except (query.UnsupportedQuery, Unsupported) as exc:
+        return provider.native(text) if native else provider.compile(query.parse_query(text))
+    except query.UnsupportedQuery as exc:
+        raise Unsupported(str(exc)) from None
+
+
+def check_strategy(source: Source, text: str, *, native: bool) -> None:
+    """Raise a SitegenError when a strategy could never be sent to its provider, before it is saved."""
+    if not native:
+        check_grammar(text)
+    try:
+        provider_query(source, text, native=native)
+    except Unsupported as exc:
+        raise SitegenError(f"{label(source)} cannot run this strategy ({exc}); nothing was saved") from None
+
+
+def run_strategy(fetcher: Fetcher, settings: SourceSettings, source: Source, text: str, *, native: bool,
+                 since: int | None = None) -> SourceOutcome:
+    try:
+        sent = provider_query(source, text, native=native)
+    except Unsupported as exc:
         return SourceOutcome(source=source, status="unsupported",
                              warnings=[f"{label(source)} cannot run this query: {exc}"])
-    return provider.run(fetcher, settings, provider_query, since=since)
+    return PROVIDERS[source].run(fetcher, settings, sent, since=since)
 
 
 @dataclass
