@@ -3,7 +3,8 @@
 
     python bench/kill_trials.py [--random 50] [--every 1]
 
-Each trial runs the command in a child process that is killed with SIGKILL:
+Each trial runs the command in a child process that is killed with SIGKILL (the
+update records its provider responses, so snapshots are written too):
 - targeted: just before, or just after, its k-th file-system write (open for
   writing, write, fsync, rename, replace, mkdir, unlink, rmdir), for every k
   (every `--every`-th k for the build, which writes one file per page);
@@ -76,7 +77,7 @@ if command == "update":
     works = json.loads((fixtures / "openalex" / "synergy_sep2021_works_0_25.json").read_text())
     def answer(request):
         return httpx.Response(200, json={"meta": {"count": len(works), "next_cursor": None}, "results": works})
-    commands.update(pathlib.Path(review), sys.argv[6], settings=SourceSettings(max_records=1000),
+    commands.update(pathlib.Path(review), sys.argv[6], "record", settings=SourceSettings(max_records=1000),
                     transport=httpx.MockTransport(answer))
 else:
     commands.build(pathlib.Path(review), pathlib.Path(sys.argv[6]), environ={})

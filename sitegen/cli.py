@@ -17,6 +17,7 @@ from sitegen.review.models import Strategy
 from sitegen.review.problems import FORMATTERS, format_human
 from sitegen.review.scaffold import init_review
 from sitegen.review.schemas import json_schemas, write_schemas
+from sitegen.review.write import atomic_write
 
 REVIEW_DIR = click.Path(path_type=Path, file_okay=False)
 
@@ -28,20 +29,28 @@ class SitegenGroup(click.Group):
         try:
             return super().invoke(ctx)
         except (ReviewInvalid, SchemaVersionError) as exc:
+            _done(exc)
             root = str(ctx.meta.get("sitegen.review_dir", ""))
             click.echo(format_human(exc.problems, root), err=True)
+            nothing = "nothing else was" if exc.done else "nothing was"
             if isinstance(exc, SchemaVersionError):
-                click.echo("error: unsupported schema_version; nothing was read further or written", err=True)
+                click.echo(f"error: unsupported schema_version; {nothing} read further or written", err=True)
             else:
-                click.echo("error: fix the problems above; nothing was written", err=True)
+                click.echo(f"error: fix the problems above; {nothing} written", err=True)
             ctx.exit(exc.exit_code)
         except SitegenError as exc:
+            _done(exc)
             click.echo(f"error: {exc}", err=True)
             ctx.exit(exc.exit_code)
         except OSError as exc:  # a full disk, a path that cannot be created, no permission
             where = f": {exc.filename}" if exc.filename else ""
             click.echo(f"error: {exc.strerror or exc}{where}", err=True)
             ctx.exit(EXIT_INVALID)
+
+
+def _done(exc: SitegenError) -> None:
+    for sentence in exc.done:
+        click.echo(f"note: {sentence}", err=True)
 
 
 @click.group(cls=SitegenGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -121,6 +130,23 @@ AT = click.option("--at", required=True, metavar="RFC3339",
                   help="The run's time, e.g. 2026-06-01T00:00:00Z. Supplied by the caller, never read from the clock.")
 
 
+REPORT = click.option(
+    "--report", type=click.Path(path_type=Path, dir_okay=False), default=None,
+    help="Also write the Markdown run report (for a pull-request body) to this file, outside the review folder.")
+
+
+def _file_outside_review(path: Path | None, review_dir: Path, option: str) -> None:
+    """A file a command writes beside its work must be in an existing folder, and never inside the
+    review, whose files only sitegen's own writes may change. Checked before the command does anything."""
+    if path is None:
+        return
+    if not path.parent.is_dir():
+        raise click.BadParameter(f"{path.parent} is not an existing folder", param_hint=option)
+    if review_dir.resolve() in (path.resolve(), *path.resolve().parents):
+        raise click.BadParameter(f"{path} is inside the review folder {review_dir}; write it elsewhere",
+                                 param_hint=option)
+
+
 def _progress(message: str) -> None:
     click.echo(message, err=True)
 
@@ -131,7 +157,7 @@ def _print_update(result, as_json: bool, report: Path | None) -> None:
 
     markdown = markdown_report(result)
     if report is not None:
-        report.write_text(markdown, encoding="utf-8")
+        atomic_write(report, markdown)
     if os.environ.get("GITHUB_STEP_SUMMARY"):
         with open(os.environ["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as summary:
             summary.write(markdown)
@@ -168,8 +194,7 @@ def monitor() -> None:
 @AT
 @SNAPSHOT_MODE
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON.")
-@click.option("--report", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="Also write the Markdown run report to this file.")
+@REPORT
 def monitor_add(directory: Path, monitor_id: str, strategies: tuple[tuple[str, str], ...], syntax: str,
                 seed_from_review: bool, at: str, mode: str, as_json: bool, report: Path | None) -> None:
     """Save a search in DIRECTORY and run its baseline.
@@ -178,6 +203,7 @@ def monitor_add(directory: Path, monitor_id: str, strategies: tuple[tuple[str, s
     seen_ids baseline (or, with --seed-from-review, the records already screened).
     """
     _remember(directory)
+    _file_outside_review(report, directory, "--report")
     parsed = []
     for source_label, text in strategies:
         source, _, label = source_label.partition(":")
@@ -213,8 +239,7 @@ def monitor_status(directory: Path, monitor_id: str | None, as_json: bool) -> No
 @AT
 @SNAPSHOT_MODE
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON.")
-@click.option("--report", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="Also write the Markdown run report (for a pull-request body) to this file.")
+@REPORT
 def update(directory: Path, at: str, mode: str, as_json: bool, report: Path | None) -> None:
     """Rerun every saved search of DIRECTORY and record only the records never seen.
 
@@ -223,6 +248,7 @@ def update(directory: Path, at: str, mode: str, as_json: bool, report: Path | No
     mismatch, 5 when another sitegen process holds the review.
     """
     _remember(directory)
+    _file_outside_review(report, directory, "--report")
     _print_update(commands.update(directory, at, mode, progress=_progress), as_json, report)
 
 
@@ -362,15 +388,16 @@ def screen_rank(directory: Path, number: int, as_json: bool) -> None:
 @click.argument("directory", type=REVIEW_DIR)
 @click.option("--week", required=True, metavar="YYYY-Www", help="ISO week, e.g. 2026-W23.")
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="Write the Markdown here instead of printing it.")
+              help="Write the Markdown here (outside the review folder) instead of printing it.")
 def digest(directory: Path, week: str, out: Path | None) -> None:
     """The weekly digest of DIRECTORY: new records of that week ranked, with rationales and calibration."""
     _remember(directory)
+    _file_outside_review(out, directory, "--out")
     text = commands.digest(directory, week)
     if out is None:
         click.echo(text, nl=False)
     else:
-        out.write_text(text, encoding="utf-8")
+        atomic_write(out, text)
         click.echo(f"wrote {out}")
 
 

@@ -24,6 +24,9 @@ class SitegenError(Exception):
     """Base class: a problem the user can act on, shown without a traceback."""
 
     exit_code = EXIT_INVALID
+    # What the command did before it stopped (it finished an interrupted write, say), so the
+    # message never claims that nothing was written.
+    done: tuple[str, ...] = ()
 
 
 class ReviewInvalid(SitegenError):

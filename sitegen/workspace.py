@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from sitegen.errors import ReviewInvalid
+from sitegen.errors import ReviewInvalid, SitegenError
 from sitegen.living.checks import living_problems
 from sitegen.living.facts import ReviewFacts
 from sitegen.review.folder import Review, load_review
@@ -43,7 +43,8 @@ def inspect(root: Path) -> tuple[Workspace | None, list[Problem]]:
     if review is None:
         return None, problems
     facts = ReviewFacts(review)
-    problems += screening_problems(review, facts.outcomes) + living_problems(review) + evidence_problems(review)
+    problems += (screening_problems(review, facts.outcomes) + living_problems(review)
+                 + evidence_problems(review, facts.outcomes))
     return Workspace(review, facts), sorted(set(problems), key=_order)
 
 
@@ -65,8 +66,13 @@ def writable(root: Path, tolerate: frozenset[str] = frozenset()) -> Iterator[Wor
     """The valid review for a command that writes it, held under the review's lock, with any
     interrupted write finished first."""
     with review_lock(root):
-        recover(root)
-        yield open_review(root, tolerate)
+        finished = recover(root)
+        try:
+            workspace = open_review(root, tolerate)
+        except SitegenError as exc:
+            exc.done = tuple(finished)
+            raise
+        yield workspace
 
 
 def _order(problem: Problem) -> tuple:

@@ -378,3 +378,59 @@ def test_unreadable_records_do_not_bury_the_real_problem(sitegen, example_copy):
     (example_copy / "records.jsonl").write_bytes(b"\xff\xfe garbage")
     out = check_reports(sitegen, example_copy, "records.jsonl", 1, "not valid UTF-8")
     assert "unknown-record" not in out
+
+
+def test_a_deleted_saved_search_is_named(example_copy, sitegen):
+    (example_copy / "searches" / "object-in-context.json").unlink()
+    code, out, _ = sitegen("check", example_copy)
+    assert code == 1 and "[search-missing]" in out and "searches/object-in-context.json is missing" in out
+
+
+def test_a_batch_naming_an_unknown_record_is_named_not_a_crash_later(example_copy, sitegen, tmp_path):
+    from sitegen.living.ledger import event_line, next_event
+    from sitegen.review.models import LedgerEvent
+
+    lines = (example_copy / "ledger.jsonl").read_text().splitlines()
+    last = LedgerEvent.model_validate(json.loads(lines[-1]))
+    ghost = next_event(last, "screening", last.ts, {"batch": 3, "monitor_id": "object-in-context",
+                                                     "protocol_version": 2, "record_ids": ["10.9999/ghost"]})
+    (example_copy / "ledger.jsonl").write_text("\n".join([*lines, event_line(ghost)]) + "\n")
+    state = json.loads((example_copy / "state.json").read_text())
+    state["ledger_head"] = {"seq": ghost.seq, "hash": ghost.hash}
+    (example_copy / "state.json").write_text(json.dumps(state))
+    code, out, _ = sitegen("check", example_copy)
+    assert code == 1 and "screening event names record(s) not in records.jsonl: 10.9999/ghost" in out
+    code, _, err = sitegen("build", example_copy, "--out", tmp_path / "site")
+    assert code == 1 and "Traceback" not in err and not (tmp_path / "site").exists()
+
+
+@pytest.mark.parametrize("character", ["\x0c", "\x01", "\x7f", "\x9b"])
+def test_control_characters_in_text_fields_are_named(example_copy, sitegen, character):
+    """YAML refuses them raw but writes them as escapes ("\\x0c"): the models refuse them there."""
+    protocol = example_copy / "protocol.md"
+    text = protocol.read_text()
+    label = next(line for line in text.splitlines() if "label:" in line)
+    escaped = f'{label.split("label:")[0]}label: "Non-rodent \\x{ord(character):02x} species"'
+    protocol.write_text(text.replace(label, escaped, 1))
+    code, out, _ = sitegen("check", example_copy)
+    assert code == 1 and f"control character U+{ord(character):04X}" in out and "protocol.md:" in out
+
+
+def test_evidence_for_an_excluded_record_is_named(example_copy, sitegen):
+    evidence = example_copy / "evidence" / "wilson-2013-lec.yaml"
+    record_id = next(line.split(":", 1)[1].strip() for line in evidence.read_text().splitlines()
+                     if line.startswith("record_id:"))
+    reason = next(line.split(":", 1)[1].strip() for line in (example_copy / "protocol.md").read_text().splitlines()
+                  if line.strip().startswith("- code:"))
+    (example_copy / "screening" / "full-text" / "adjudication.csv").write_text(
+        f"record_id,decision,reason,note\n{record_id},exclude,{reason},\n")
+    code, out, _ = sitegen("check", example_copy)
+    assert code == 1 and "[evidence-excluded]" in out and "excluded at full-text" in out
+    assert "wilson-2013-lec.yaml" in out
+
+
+def test_protocol_images_are_not_loaded_by_readers(example_copy, tmp_path):
+    from sitegen.site.templates import render_markdown
+
+    html = render_markdown("A figure: ![tracker](https://evil.example/t.gif)")
+    assert "<img" not in html and "evil.example" in html

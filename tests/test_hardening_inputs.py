@@ -299,6 +299,8 @@ def test_replay_refuses_a_planted_body_larger_than_any_response(tmp_path):
 
     store = SnapshotStore(tmp_path / "snapshots")
     entry = store.add(SnapshotEntry(fingerprint="0" * 64, url="https://api.openalex.org/works", status=200), b"{}")
+    store.save()
+    store = SnapshotStore(tmp_path / "snapshots")
     body = tmp_path / "snapshots" / entry.sha256[:2] / entry.sha256
     with body.open("r+b") as handle:
         handle.truncate(MAX_BODY_BYTES + 1)  # sparse: no disk, no memory
@@ -369,3 +371,17 @@ def test_europe_pmc_names_the_results_it_cannot_track():
     outcome = europepmc.search(fetch, SourceSettings(), "x")
     assert outcome.complete and outcome.records == []
     assert outcome.warnings == ["1 Europe PMC result(s) had no DOI, PMID or PMCID and were skipped: AGR:IND44012345"]
+
+
+@pytest.mark.parametrize("args", [
+    ["update", "{review}", "--at", "2026-01-01T00:00:00Z", "--report", "{missing}/r.md"],
+    ["update", "{review}", "--at", "2026-01-01T00:00:00Z", "--report", "{review}/r.md"],
+    ["digest", "{review}", "--week", "2023-W15", "--out", "{review}/review.yaml"],
+    ["digest", "{review}", "--week", "2023-W15", "--out", "{missing}/d.md"],
+], ids=["report-in-missing-folder", "report-inside-review", "digest-over-review-file", "digest-in-missing-folder"])
+def test_side_files_are_checked_before_anything_runs(sitegen, example_copy, tmp_path, args):
+    before = tree_bytes(example_copy)
+    argv = [a.replace("{review}", str(example_copy)).replace("{missing}", str(tmp_path / "missing")) for a in args]
+    code, _, err = sitegen(*argv)
+    assert code == 2 and "Traceback" not in err
+    assert tree_bytes(example_copy) == before

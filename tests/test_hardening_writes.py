@@ -556,3 +556,24 @@ def test_check_names_an_interrupted_write_and_build_finishes_it(example_copy, si
     assert code == 0, err
     assert interrupted(example_copy) == []
     assert sitegen("check", example_copy)[0] == 0
+
+
+def test_recovery_touches_only_a_review_folder(tmp_path, sitegen):
+    (tmp_path / "deep" / "er").mkdir(parents=True)
+    planted = [tmp_path / "deep" / "er" / f"data{STAGED}", tmp_path / "deep" / "er" / f".notes{TEMPORARY}"]
+    for path in planted:
+        path.write_text("keep")
+    before = snapshot(tmp_path)
+    for command in (["recover", tmp_path], ["ledger", "anchor", tmp_path], ["build", tmp_path, "--out", tmp_path / "s"]):
+        code, _, err = sitegen(*command)
+        assert code == 1 and "Traceback" not in err, command
+    assert snapshot(tmp_path) == before
+
+
+def test_a_command_that_stops_says_what_it_finished_first(example_copy, sitegen, tmp_path):
+    (example_copy / f"records.jsonl{STAGED}").write_text("an uncommitted write\n")
+    (example_copy / "protocol.md").write_text("no front matter\n")
+    code, _, err = sitegen("build", example_copy, "--out", tmp_path / "site")
+    assert code == 1
+    assert f"note: removed what an interrupted write left behind: records.jsonl{STAGED}" in err
+    assert "nothing else was written" in err and "nothing was written" not in err

@@ -112,15 +112,36 @@ def test_replaying_the_example_runs_reproduces_them(sitegen, tmp_path):
     assert saved["run_count"] == 2 and saved["last_run"] == "2023-04-17T00:00:00Z"
 
 
-def test_example_rerun_in_replay_reports_nothing_new(sitegen, tmp_path):
+def test_a_second_run_at_the_time_of_the_last_is_refused(sitegen, tmp_path):
+    """Replaying the example's last run at its own time would be a second run at one time: the ledger's
+    runs (events sharing a time) would merge and PRISMA would count its records twice."""
     review = tmp_path / "example"
     shutil.copytree(EXAMPLE, review)
-    before = state_of(review)
-    code, out, err = sitegen("update", review, "--at", "2023-04-17T00:00:00Z", "--snapshots", "replay")
-    assert code == 0, err
-    assert "object-in-context: no new records (every source answered)" in out
-    after = state_of(review)
-    assert after["seen_ids"] == before["seen_ids"] and after["run_count"] == before["run_count"] + 1
+    before = tree_bytes(review)
+    prisma = sitegen("prisma", review, "--json")[1]
+    for at in ("2023-04-17T00:00:00Z", "2023-04-17T00:00:00+00:00"):
+        code, _, err = sitegen("update", review, "--at", at, "--snapshots", "replay")
+        assert code == 1 and "is not after the last run of saved search 'object-in-context'" in err
+    assert tree_bytes(review) == before and sitegen("prisma", review, "--json")[1] == prisma
+
+
+def test_a_repeated_run_in_the_ledger_is_named(sitegen, tmp_path):
+    review = tmp_path / "example"
+    shutil.copytree(EXAMPLE, review)
+    lines = (review / "ledger.jsonl").read_text().splitlines()
+    retrieval = next(n for n, line in enumerate(lines) if json.loads(line)["type"] == "retrieval")
+    from sitegen.living.ledger import event_line, next_event
+    from sitegen.review.models import LedgerEvent
+
+    events = [LedgerEvent.model_validate(json.loads(line)) for line in lines]
+    events.insert(retrieval + 1, events[retrieval])
+    rechained, previous = [], None
+    for event in events:
+        previous = next_event(previous, event.type, event.ts, event.payload)
+        rechained.append(event_line(previous))
+    (review / "ledger.jsonl").write_text("\n".join(rechained) + "\n")
+    code, out, _ = sitegen("check", review)
+    assert code == 1 and "[run-repeated]" in out and f"ledger.jsonl:{retrieval + 2}" in out
 
 
 def state_of(review: Path) -> dict:
@@ -567,3 +588,54 @@ def test_a_lone_surrogate_from_a_provider_does_not_block_the_run(sitegen, tmp_pa
     records = [json.loads(line) for line in (review / "records.jsonl").read_text().splitlines()]
     assert records[0]["author"] == [{"literal": "X \ufffd"}]
     assert sitegen("check", review)[0] == 0
+
+
+def test_a_result_sharing_only_an_existing_records_identifier_is_noted_not_a_crash(sitegen, tmp_path):
+    """A supplement-style DOI on an unrelated work: deduplication keeps the two apart, but the new one
+    has no identifier of its own left; it is counted under the record holding it, with a note."""
+    review = new_review(sitegen, tmp_path)
+    doi = "10.1234/abc"
+    work = dict(SYNERGY[0], doi=f"https://doi.org/{doi}",
+                title="Hippocampal lesions impair object recognition memory in rats")
+    crossref_item = {"DOI": doi, "title": ["Quantum chromodynamics of heavy quarks at finite temperature"]}
+    state = {"crossref": []}
+
+    def providers(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "api.openalex.org":
+            return json_response(json.dumps({"meta": {"count": 1, "next_cursor": None}, "results": [work]}))
+        items = state["crossref"]
+        return json_response(json.dumps({"status": "ok", "message-type": "work-list", "message": {
+            "total-results": len(items), "items": items, "next-cursor": "c"}}))
+
+    strategies = [Strategy(source="openalex", query="x"), Strategy(source="crossref", query="x")]
+    add_monitor(review, "watch", strategies, FIRST, "live", settings=SETTINGS,
+                transport=httpx.MockTransport(providers))
+    state["crossref"] = [crossref_item]
+    result = update(review, SECOND, "live", settings=SETTINGS, transport=httpx.MockTransport(providers))
+    assert result.complete and result.searches[0].new == []
+    [record] = [json.loads(line) for line in (review / "records.jsonl").read_text().splitlines()]
+    assert record["title"] == work["title"]  # the existing record's metadata is not mixed with the other work's
+    assert any("Quantum chromodynamics" in note for note in record["custom"]["conflicts"])
+    assert sitegen("check", review)[0] == 0
+
+
+def test_a_run_that_fails_records_no_snapshot(sitegen, tmp_path, monkeypatch):
+    """Recorded responses are written with the run's other files, in its transaction: none if it fails."""
+    import sitegen.living.update as update_module
+
+    review = new_review(sitegen, tmp_path)
+    providers = Providers(SYNERGY[:3], CORE[:2])
+    add_monitor(review, "watch", STRATEGIES, FIRST, "record", settings=SETTINGS,
+                transport=httpx.MockTransport(providers))
+    recorded = sorted(p.name for p in (review / "snapshots").rglob("*") if p.is_file())
+    assert "index.jsonl" in recorded and len(recorded) > 2  # the baseline was recorded, bodies and index
+    before = tree_bytes(review)
+
+    def failing(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(update_module, "integrate", failing)
+    providers.works = SYNERGY[:6]
+    with pytest.raises(OSError):
+        update(review, SECOND, "record", settings=SETTINGS, transport=httpx.MockTransport(providers))
+    assert tree_bytes(review) == before

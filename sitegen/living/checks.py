@@ -18,9 +18,11 @@ from sitegen.review.models import (
     ImportPayload,
     LedgerAnchor,
     LedgerEvent,
+    Payload,
     PhasePayload,
     ProtocolLockPayload,
     RetrievalPayload,
+    VerificationPayload,
     parse_timestamp,
 )
 from sitegen.review.problems import Problem
@@ -124,10 +126,18 @@ def _batch_problems(review: Review) -> list[Problem]:
     last_run: dict[str, str] = {}
     runs: dict[str, set[str]] = {}
     seen = {monitor_id: set(search.seen_ids) for monitor_id, search in review.searches.items()}
+    executed: dict[tuple, int] = {}  # (search, time, strategy) -> ledger line
     for event, line, payload in zip(review.ledger, review.ledger_lines, review.payloads, strict=True):
         if isinstance(payload, RetrievalPayload):
             last_run[payload.monitor_id] = event.ts
             runs.setdefault(payload.monitor_id, set()).add(event.ts)
+            key = (payload.monitor_id, parse_timestamp(event.ts), payload.source, payload.query, payload.label)
+            if key in executed:
+                problems.append(Problem(LEDGER, line, None, "run-repeated",
+                                        f"saved search {payload.monitor_id!r} ran this strategy twice at {event.ts} "
+                                        f"(ledger line {executed[key]}): two runs at one time would be counted as "
+                                        "one and their records twice"))
+            executed.setdefault(key, line)
         if not isinstance(payload, BatchPayload):
             continue
         twice = [i for i in payload.record_ids if i in batched]
@@ -155,6 +165,15 @@ def _batch_problems(review: Review) -> list[Problem]:
             problems.append(Problem(rel, None, None, "last-run",
                                     f"the search has run {search.run_count} time(s) but the ledger has no retrieval "
                                     "event for it: events were deleted"))
+    # A saved search the ledger has runs of must exist: deleting it would throw its seen_ids away.
+    ran = {p.monitor_id: line for line, p in zip(review.ledger_lines, review.payloads, strict=True)
+           if isinstance(p, RetrievalPayload | BatchPayload)}
+    for monitor_id, line in ran.items():
+        if monitor_id not in review.searches:
+            problems.append(Problem(LEDGER, line, None, "search-missing",
+                                    f"the ledger records runs of saved search {monitor_id!r}, but "
+                                    f"searches/{monitor_id}.json is missing or unreadable: restore it from Git "
+                                    "(its seen_ids are what keeps old records out of new batches)"))
     return problems
 
 
@@ -212,6 +231,13 @@ def _phase_problems(review: Review) -> list[Problem]:
     return problems
 
 
+def _record_ids(payload: Payload) -> list[str]:
+    """The records an event names, whatever its kind."""
+    if isinstance(payload, RetrievalPayload | ImportPayload | BatchPayload):
+        return payload.record_ids
+    return [payload.record_id] if isinstance(payload, VerificationPayload) else []
+
+
 def _provenance_problems(review: Review) -> list[Problem]:
     """Every record must have come from somewhere the ledger records (principle: counts are derived)."""
     named = {record_id for payload in review.payloads if isinstance(payload, RetrievalPayload | ImportPayload)
@@ -219,8 +245,8 @@ def _provenance_problems(review: Review) -> list[Problem]:
     problems = []
     if review.records_loaded:
         for event, line, payload in zip(review.ledger, review.ledger_lines, review.payloads, strict=True):
-            if isinstance(payload, RetrievalPayload | ImportPayload):
-                missing = [i for i in payload.record_ids if i not in review.records]
+            if payload is not None:
+                missing = [i for i in _record_ids(payload) if i not in review.records]
                 if missing:
                     problems.append(Problem(LEDGER, line, None, "unknown-record",
                                             f"{event.type} event names record(s) not in records.jsonl: "

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sitegen.records.identity import deduplicate
-from sitegen.records.ids import NAMESPACES, record_id
+from sitegen.records.identity import FILED_ELSEWHERE, deduplicate
+from sitegen.records.ids import NAMESPACE_LABELS, NAMESPACES, record_id
 from sitegen.records.model import Record, model_data
 
 
@@ -46,26 +46,53 @@ def integrate(existing: dict[str, Record], retrieved: list[Record]) -> Integrati
             ids[index] = target
     for merged, news in new_groups:
         record = _with_free_id(merged, taken)
-        taken.add(record.id)
-        records[record.id] = record
+        if record is None:
+            target = _note_on_holder(merged, records)
+        else:
+            taken.add(record.id)
+            records[record.id] = record
+            target = record.id
         for index in news:
-            ids[index] = record.id
+            ids[index] = target
     return Integration(dict(sorted(records.items())), ids)
 
 
 def _keep_id(merged: Record, stable_id: str) -> Record:
-    return Record.model_validate({**model_data(merged), "id": stable_id})
+    """`merged` under the id it already has; a note saying it was filed under another is no longer true."""
+    conflicts = [note for note in merged.custom.conflicts if stable_id == merged.id or FILED_ELSEWHERE not in note]
+    custom = merged.custom.model_copy(update={"conflicts": conflicts})
+    return Record.model_validate({**model_data(merged), "id": stable_id, "custom": model_data(custom)})
 
 
-def _with_free_id(record: Record, taken: set[str]) -> Record:
-    """A new record under its preferred identifier, or the next one no existing record uses."""
+def _with_free_id(record: Record, taken: set[str]) -> Record | None:
+    """A new record under its preferred identifier, or the next one no record uses; None when
+    every identifier it has is another record's id."""
     if record.id not in taken:
         return record
     for namespace in NAMESPACES:
         value = record.identifiers().get(namespace)
         if value and record_id({namespace: value}) not in taken:
-            return _keep_id(record, record_id({namespace: value}))
-    raise AssertionError(f"every identifier of {record.id} belongs to another record")
+            note = (f"Filed under its {NAMESPACE_LABELS[namespace]} because {record.id}, its preferred id, is "
+                    "another record's.")
+            custom = record.custom.model_copy(update={"conflicts": sorted({*record.custom.conflicts, note})})
+            return Record.model_validate({**model_data(record), "id": record_id({namespace: value}),
+                                          "custom": model_data(custom)})
+    return None
+
+
+def _note_on_holder(result: Record, records: dict[str, Record]) -> str:
+    """A result that deduplication kept apart (its title is unrelated) but whose every identifier is
+    already a record's id cannot stand as a record of its own, since a record is filed under one of its
+    own identifiers and ids never change. It is counted under the record holding its identifier, whose
+    conflict notes say so, so a reviewer sees it; its metadata is not mixed into that record."""
+    holder = next(rid for ns, value in result.identifiers().items()
+                  if (rid := record_id({ns: value})) in records)
+    title = result.title if len(result.title) <= 150 else result.title[:147] + "..."
+    note = (f"A search result ({', '.join(result.custom.sources)}) shares every identifier with this record but "
+            f"has an unrelated title, \"{title}\"; sitegen cannot file it as a record of its own and counts it "
+            "here: check whether it is a different work.")
+    _add_note(records, holder, note)
+    return holder
 
 
 def _link_existing(olds: list[Record], records: dict[str, Record]) -> str:
@@ -73,6 +100,11 @@ def _link_existing(olds: list[Record], records: dict[str, Record]) -> str:
     note = (f"A new search result links records {', '.join(ids)} by their identifiers: they may be duplicates "
             "of each other. They are kept apart until a reviewer decides.")
     for record in olds:
-        custom = record.custom.model_copy(update={"conflicts": sorted({*record.custom.conflicts, note})})
-        records[record.id] = Record.model_validate({**model_data(record), "custom": model_data(custom)})
+        _add_note(records, record.id, note)
     return ids[0]
+
+
+def _add_note(records: dict[str, Record], holder_id: str, note: str) -> None:
+    record = records[holder_id]
+    custom = record.custom.model_copy(update={"conflicts": sorted({*record.custom.conflicts, note})})
+    records[holder_id] = Record.model_validate({**model_data(record), "custom": model_data(custom)})

@@ -34,6 +34,7 @@ from sitegen.review.models import (
     RetrievalPayload,
     SavedSearch,
     Strategy,
+    parse_timestamp,
 )
 from sitegen.review.transaction import Transaction
 from sitegen.review.write import jsonl, pretty_json
@@ -150,6 +151,12 @@ def in_review(review: Review) -> list[str]:
 def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settings: SourceSettings | None,
          progress: Callable[[str], None], transport: httpx.BaseTransport | None) -> UpdateResult:
     check_event_time(review.ledger, at)  # before any request: a bad --at wastes no provider's allowance
+    for search in searches:
+        # One run per time: a second run at the time of the last would merge with it in the ledger's
+        # runs (events sharing a time) and count its records twice.
+        if search.last_run and parse_timestamp(at) <= parse_timestamp(search.last_run):
+            raise SitegenError(f"--at {at} is not after the last run of saved search {search.monitor_id!r} "
+                               f"({search.last_run}); give this run's own time")
     settings = settings or SourceSettings.from_environment()
     fetcher = open_fetcher(mode, review.root / "snapshots", session=at, transport=transport)
     executed: list[tuple[SavedSearch, Strategy, SourceOutcome]] = []
@@ -163,6 +170,8 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
                 outcome = collapse_doubted(outcome, last_complete_run(review, search.monitor_id, strategy))
                 progress(f"{search.monitor_id}: {label(strategy.source)}: {describe(outcome)}")
                 executed.append((search, strategy, outcome))
+        # Recorded responses go into the run's transaction below: a run that fails records nothing.
+        recorded = fetcher.snapshots.staged_files() if fetcher.snapshots is not None else {}
     retrieved = [record for _, _, outcome in executed for record in outcome.records]
     merged = integrate(review.records, retrieved)
     result = UpdateResult(at, [], merged.records)
@@ -202,6 +211,8 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
             "last_event": anchor(events[last_payload[search.monitor_id]])})
         transaction.write(f"searches/{search.monitor_id}.json", pretty_json(model_data(advanced)))
     transaction.write("records.jsonl", jsonl(model_data(record) for record in merged.records.values()))
+    for rel, data in recorded.items():
+        transaction.write(f"snapshots/{rel}", data)
     transaction.commit()
     return result
 

@@ -36,6 +36,9 @@ from sitegen.records.providers import MERGE_PRIORITY, SOURCES
 # are not taken for one work. On real review searches (bib-dedupe's benchmark data) true duplicate
 # pairs score 69 or more and records sharing a supplement's DOI 58 or less.
 TITLE_FLOOR = 60
+# Ends the note on a record filed under other than its preferred identifier; a caller that keeps the
+# record's earlier id (ids never change once given) drops the note with this.
+FILED_ELSEWHERE = "; this record is filed under its "
 
 
 @dataclass
@@ -294,7 +297,7 @@ def _distinct_ids(merged: list[tuple[Record, list[int]]]) -> list[tuple[Record, 
         if new_id != record.id:
             preferred, value_shown = parse_record_id(record.id)
             note = (f"{NAMESPACE_LABELS[preferred]} {value_shown} is shared with other records that disagree on "
-                    f"other identifiers; this record is filed under its {NAMESPACE_LABELS[namespace]} instead.")
+                    f"other identifiers{FILED_ELSEWHERE}{NAMESPACE_LABELS[namespace]} instead.")
             custom = record.custom.model_copy(update={"conflicts": sorted({*record.custom.conflicts, note})})
             record = Record.model_validate({**model_data(record), "id": new_id,
                                             "custom": model_data(custom)})

@@ -1,8 +1,10 @@
 """Load a review folder into memory, collecting every problem with its file and line.
 
 `load_review` reads each file independently, so one broken file never hides the
-problems in another. Cross-file rules (unknown record ids, undefined exclusion
-reasons, passages missing from abstracts...) live in `sitegen.review.check`.
+problems in another. Rules that span files (unknown record ids, undefined exclusion
+reasons, passages missing from abstracts...) belong to the domains that own them
+(`screening/checks.py`, `living/checks.py`, `verify/passages.py`), which
+`sitegen.workspace.inspect` applies.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints, field_validator, model_validator
+from pydantic import AfterValidator, Field, StringConstraints, field_validator, model_validator
 from pydantic import Strict as StrictMode
 
 from sitegen.records.model import Strict, check_record_id
@@ -28,8 +28,20 @@ DECISIONS = ("include", "exclude", "maybe")
 RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$")
 SLUG = r"^[a-z0-9][a-z0-9-]{0,79}$"
 
-Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=4000)]
-ShortText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
+# Control characters (but tab and line breaks) are no part of any text a person writes, and XML,
+# which the site's SVG is, cannot hold most of them: every free-text field refuses them.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def _printable(value: str) -> str:
+    if found := _CONTROL.search(value):
+        raise ValueError(f"holds the control character U+{ord(found.group()):04X}, which no text needs")
+    return value
+
+
+Printable = AfterValidator(_printable)
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=4000), Printable]
+ShortText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300), Printable]
 Slug = Annotated[str, StringConstraints(pattern=SLUG)]
 Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 
@@ -93,7 +105,7 @@ class ReviewConfig(Strict):
 
     schema_version: int
     title: ShortText
-    question: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]
+    question: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000), Printable]
     authors: list[Author] = Field(min_length=1)
     licence: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9.+-]{1,64}$")] = Field(
         description="SPDX licence id for the review's content, e.g. CC-BY-4.0"
@@ -262,7 +274,7 @@ class ImportPayload(Strict):
     # PRISMA 2020 counts records from databases apart from those found by other methods
     # (citation searching, websites, experts).
     method: Literal["database", "other"] = "database"
-    description: Annotated[str, StringConstraints(min_length=1, max_length=2000)]
+    description: Annotated[str, StringConstraints(min_length=1, max_length=2000), Printable]
     record_ids: list[str]
 
     @field_validator("record_ids")
@@ -321,7 +333,8 @@ class VerificationPayload(Strict):
     record_id: str
     verdict: Verdict
     refusal_grade: bool
-    reasons: list[Annotated[str, StringConstraints(min_length=1, max_length=2000)]] = Field(default_factory=list)
+    reasons: list[Annotated[str, StringConstraints(min_length=1, max_length=2000), Printable]] = Field(
+        default_factory=list)
     snapshot_hashes: list[Sha256] = Field(default_factory=list)
 
     @field_validator("record_id")
@@ -360,7 +373,7 @@ class ReviewState(Strict):
 
     schema_version: int
     max_kept: int = Field(default=25, ge=1, le=10_000, description="most KEEP decisions in a weekly digest")
-    status_note: Annotated[str, StringConstraints(strip_whitespace=True, max_length=500)] | None = Field(
+    status_note: Annotated[str, StringConstraints(strip_whitespace=True, max_length=500), Printable] | None = Field(
         default=None, description="a short note shown on the site's home page, e.g. 'searches paused until May'")
     ledger_head: LedgerAnchor | None = Field(
         default=None, description="the ledger's last event when sitegen last appended to it (written by sitegen, "
@@ -412,7 +425,7 @@ class Decision(Strict):
     record_id: str
     decision: Literal["include", "exclude", "maybe"]
     reason: str = ""
-    note: Annotated[str, StringConstraints(max_length=2000)] = ""
+    note: Annotated[str, StringConstraints(max_length=2000), Printable] = ""
 
     @field_validator("record_id")
     @classmethod
@@ -424,9 +437,9 @@ class Decision(Strict):
 
 
 class Passage(Strict):
-    text: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=8000)]
+    text: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=8000), Printable]
     source: Literal["abstract", "fulltext", "external"]
-    location: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)] | None = None
+    location: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500), Printable] | None = None
 
     @model_validator(mode="after")
     def _external_needs_location(self) -> Passage:

@@ -75,7 +75,10 @@ def _finish(root: Path, rels: list[str]) -> None:
 
 def recover(root: Path) -> list[str]:
     """Finish a committed transaction or discard an uncommitted one, and remove the temporary
-    files of interrupted writes. Says what it did, one sentence per step (empty: nothing to do)."""
+    files of interrupted writes. Says what it did, one sentence per step (empty: nothing to do).
+    Only a review folder is touched: the names it looks for must not sweep any other folder."""
+    if not os.path.isfile(root / "review.yaml") or os.path.islink(root / "review.yaml"):
+        raise SitegenError(f"{root} is not a review folder (it has no review.yaml); nothing was changed")
     done = []
     if os.path.lexists(root / JOURNAL):
         rels = _journal_entries(root)

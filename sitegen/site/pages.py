@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -88,54 +88,51 @@ class Site:
         return {week: digest_markdown(review, weekly(review, screening, week)) for week in weeks(screening)}
 
 
-Files = dict[str, str | bytes]
+Files = Iterator[tuple[str, str | bytes]]  # (path in the site, content)
 
 
 def home(site: Site) -> Files:
-    return {"index.html": site.page(
-        "index.html", "index.html", counts=site.facts.prisma, prisma=prisma_svg.render(site.facts.prisma, site.reasons),
+    counts = site.facts.prisma
+    yield "index.html", site.page(
+        "index.html", "index.html", counts=counts, prisma=prisma_svg.render(counts, site.reasons),
         searches=list(site.review.searches.values()), runs=site.facts.runs, latest_digest=max(site.digests, default=None),
-        state=site.review.state, phase=site.facts.phase[0])}
+        state=site.review.state, phase=site.facts.phase[0])
 
 
 def protocol(site: Site) -> Files:
-    return {"protocol.html": site.page("protocol.html", "protocol.html", protocol=site.review.protocol,
-                                       trail=site.facts.protocol_trail)}
+    yield "protocol.html", site.page("protocol.html", "protocol.html", protocol=site.review.protocol,
+                                     trail=site.facts.protocol_trail)
 
 
 def records(site: Site) -> Files:
-    files: Files = {"records.html": site.page("records.html", "records.html", views=site.views)}
+    yield "records.html", site.page("records.html", "records.html", views=site.views)
     for view in site.views:
         path = f"records/{view.slug}.html"
-        files[path] = site.page(path, "record.html", view=view)
-    return files
+        yield path, site.page(path, "record.html", view=view)
 
 
 def included(site: Site) -> Files:
     views = [v for v in site.views if v.full_text and v.full_text.decision == "include"]
-    return {"included.html": site.page("included.html", "included.html", views=views)}
+    yield "included.html", site.page("included.html", "included.html", views=views)
 
 
 def screening(site: Site) -> Files:
     per_batch, overall = site.facts.screening_status
-    files: Files = {"screening.html": site.page(
+    yield "screening.html", site.page(
         "screening.html", "screening.html", batches=per_batch, overall=overall, conflicts=len(site.facts.conflicts),
-        digests=sorted(site.digests, reverse=True))}
+        digests=sorted(site.digests, reverse=True))
     by_id = {v.record.id: v for v in site.views}
     for item in per_batch:
         if item.batch.number is not None:
             path = f"batches/{item.batch.number}.html"
-            files[path] = site.page(path, "batch.html", item=item, by_id=by_id,
-                                    ranking=rank_batch(site.review, site.facts.screening, item.batch))
-    return files
+            yield path, site.page(path, "batch.html", item=item, by_id=by_id,
+                                  ranking=rank_batch(site.review, site.facts.screening, item.batch))
 
 
 def digests(site: Site) -> Files:
-    files: Files = {}
     for week, text in site.digests.items():
-        files[f"downloads/digest-{week}.md"] = text
-        files[f"digests/{week}.html"] = site.page(f"digests/{week}.html", "digest.html", week=week, text=text)
-    return files
+        yield f"downloads/digest-{week}.md", text
+        yield f"digests/{week}.html", site.page(f"digests/{week}.html", "digest.html", week=week, text=text)
 
 
 def downloads(site: Site) -> Files:
@@ -143,18 +140,19 @@ def downloads(site: Site) -> Files:
                               v.full_text.decision if v.full_text else "") for v in site.views}
     all_records = [v.record for v in site.views]
     counts = site.facts.prisma
-    return {"downloads/records.csv": exports.records_csv(all_records, outcomes),
-            "downloads/records.ris": exports.records_ris(all_records),
-            "downloads/records.json": exports.records_json(all_records),
-            "downloads/prisma.svg": str(prisma_svg.render(counts, site.reasons, standalone=True)),
-            "downloads/prisma.json": pretty_json(counts.model_dump()),
-            SITE_MARKER: "This folder was built by sitegen; `sitegen build` replaces it as a whole.\n"}
+    yield "downloads/records.csv", exports.records_csv(all_records, outcomes)
+    yield "downloads/records.ris", exports.records_ris(all_records)
+    yield "downloads/records.json", exports.records_json(all_records)
+    yield "downloads/prisma.svg", str(prisma_svg.render(counts, site.reasons, standalone=True))
+    yield "downloads/prisma.json", pretty_json(counts.model_dump())
+    yield SITE_MARKER, "This folder was built by sitegen; `sitegen build` replaces it as a whole.\n"
 
 
 def assets(site: Site) -> Files:
     folder = templates_dir() / "assets"
-    return {f"assets/{asset.relative_to(folder).as_posix()}": asset.read_bytes()
-            for asset in sorted(folder.rglob("*")) if asset.is_file()}
+    for asset in sorted(folder.rglob("*")):
+        if asset.is_file():
+            yield f"assets/{asset.relative_to(folder).as_posix()}", asset.read_bytes()
 
 
 PAGE_GROUPS: tuple[Callable[[Site], Files], ...] = (home, protocol, records, included, screening, digests, downloads,
@@ -166,9 +164,9 @@ def render_site(review: Review, facts: ReviewFacts, built_at: str | None) -> dic
     site = Site(review, facts, built_at)
     files: dict[str, bytes] = {}
     for group in PAGE_GROUPS:
-        for path, content in group(site).items():
-            if path in files:
-                raise BuildError(f"two page groups both render {path}")
+        for path, content in group(site):
+            if path in files:  # two pages claiming one path: one would silently replace the other
+                raise BuildError(f"two pages would both be {path}")
             files[path] = content.encode("utf-8") if isinstance(content, str) else content
     return files
 

@@ -7,6 +7,7 @@ shows, so tests can prove the picture says what `sitegen prisma --json` says.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from dataclasses import dataclass, field
 
@@ -55,9 +56,13 @@ class Diagram:
     footnote: str = ""
 
 
+# Characters XML 1.0 cannot hold, escaped or not: the downloadable SVG must stay well-formed.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
 def _counted(label: str, count: int, key: str, width: int, *, bold: bool = False) -> list[Line]:
     """A label with its count, wrapped; the count sits on the last line."""
-    wrapped = textwrap.wrap(f"{label} (n = {count})", width) or [""]
+    wrapped = textwrap.wrap(f"{_NOT_XML.sub(' ', label)} (n = {count})", width) or [""]
     lines = [Line(text, bold=bold) for text in wrapped[:-1]]
     lines.append(Line(wrapped[-1], count, key, bold))
     return lines

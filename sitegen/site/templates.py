@@ -20,7 +20,9 @@ def templates_dir() -> Path:
 
 
 # Raw HTML in Markdown is shown as text; markdown-it also refuses javascript: links.
-_markdown = MarkdownIt("commonmark", {"html": False}).enable("table")
+# Images are off too: a remote image would load a third party's file (a tracking pixel) in every
+# reader's browser, and the site must work without a network.
+_markdown = MarkdownIt("commonmark", {"html": False}).enable("table").disable("image")
 
 
 def render_markdown(text: str) -> Markup:

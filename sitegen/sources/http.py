@@ -99,17 +99,18 @@ class Fetcher:
         self._seen: dict[str, int] = {}  # how often each request was made in this run
         self._client = None if mode == "replay" else httpx.Client(transport=transport, follow_redirects=False)
 
-    def close(self) -> None:
+    def close(self, save: bool = True) -> None:
+        """End the session; in record mode, write what was recorded unless `save` is false."""
         if self._client is not None:
             self._client.close()
-        if self.snapshots is not None and self.mode == "record":
+        if save and self.snapshots is not None and self.mode == "record":
             self.snapshots.save()
 
     def __enter__(self) -> Fetcher:
         return self
 
-    def __exit__(self, *exc_info) -> None:
-        self.close()
+    def __exit__(self, exc_type, *exc_info) -> None:
+        self.close(save=exc_type is None)  # a search that failed records nothing
 
     def get(self, provider: Provider, url: str, params: list[tuple[str, str]], secrets: Secrets = Secrets(),
             headers: dict[str, str] | None = None) -> Response:

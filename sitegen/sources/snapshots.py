@@ -41,11 +41,17 @@ def describe(method: str, url: str, params: list[tuple[str, str]]) -> str:
 
 
 class SnapshotStore:
-    """The snapshots of one review folder. Bodies are written at once; the index on `save()`."""
+    """The snapshots of one review folder.
+
+    New bodies and the index are kept in memory until the owner takes them (`staged_files`) and
+    writes them with everything else a run writes, in one transaction, so a run that fails or is
+    killed records nothing. `save()` writes them at once, for a one-shot search.
+    """
 
     def __init__(self, directory: Path):
         self.directory = directory
         self._entries: dict[tuple[str, str, int], SnapshotEntry] = {}
+        self._new_bodies: dict[str, bytes] = {}  # sha256 -> body, not yet on disk
         index = self._unlinked(directory / INDEX)
         if index.exists():
             rows, problems = read_json_lines(index, str(index), SIZE_LIMITS["snapshots/index.jsonl"])
@@ -74,6 +80,8 @@ class SnapshotStore:
     def body(self, entry: SnapshotEntry) -> bytes:
         if entry.sha256 is None:
             return b""
+        if entry.sha256 in self._new_bodies:
+            return self._new_bodies[entry.sha256]
         path = self._unlinked(self._body_path(entry.sha256))
         if not path.is_file():
             raise SnapshotMissing(f"snapshot body {entry.sha256} for {describe(entry.method, entry.url, entry.params)} "
@@ -89,19 +97,27 @@ class SnapshotStore:
     def add(self, entry: SnapshotEntry, body: bytes | None) -> SnapshotEntry:
         if body is not None:
             digest = hashlib.sha256(body).hexdigest()
-            path = self._unlinked(self._body_path(digest))
-            if not path.is_file():
-                atomic_write(path, body)
+            if not self._unlinked(self._body_path(digest)).is_file():
+                self._new_bodies[digest] = body
             entry = entry.model_copy(update={"sha256": digest})
         self._entries[_key(entry)] = entry
         self._dirty = True
         return entry
 
-    def save(self) -> None:
+    def staged_files(self) -> dict[str, bytes]:
+        """What recording added, by path inside the store (new bodies, then the index), for the owner
+        to write; afterwards the store holds nothing unwritten."""
+        files = {f"{digest[:2]}/{digest}": body for digest, body in sorted(self._new_bodies.items())}
         if self._dirty:
             ordered = [model_data(self._entries[key]) for key in sorted(self._entries)]
-            atomic_write(self._unlinked(self.directory / INDEX), jsonl(ordered))
-            self._dirty = False
+            files[INDEX] = jsonl(ordered).encode("utf-8")
+        self._new_bodies, self._dirty = {}, False
+        return files
+
+    def save(self) -> None:
+        """Write what recording added now (each file atomically, the index last)."""
+        for rel, data in self.staged_files().items():
+            atomic_write(self._unlinked(self.directory / rel), data)
 
     def _body_path(self, digest: str) -> Path:
         return self.directory / digest[:2] / digest

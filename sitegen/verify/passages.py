@@ -1,8 +1,8 @@
 """Evidence anchored to real text: what `sitegen check` reports about evidence files.
 
-Every evidence file names a known record, once; every passage that says it
-comes from the abstract must occur in it verbatim (compared after collapsing
-whitespace, so line wrapping in YAML does not matter).
+Every evidence file names a known record, once, that screening has not excluded;
+every passage that says it comes from the abstract must occur in it verbatim
+(compared after collapsing whitespace, so line wrapping in YAML does not matter).
 """
 
 from __future__ import annotations
@@ -12,13 +12,15 @@ import unicodedata
 
 from sitegen.review.folder import Review
 from sitegen.review.problems import Problem
+from sitegen.screening.outcomes import Outcome
 
 
 def normalise_whitespace(text: str) -> str:
     return re.sub(r"\s+", " ", unicodedata.normalize("NFC", text)).strip()
 
 
-def evidence_problems(review: Review) -> list[Problem]:
+def evidence_problems(review: Review, outcomes: dict[str, dict[str, Outcome]]) -> list[Problem]:
+    """`outcomes`: the review's screening outcomes per stage (computed once by the caller)."""
     problems = []
     studies: dict[str, str] = {}
     for item in review.evidence:
@@ -35,6 +37,13 @@ def evidence_problems(review: Review) -> list[Problem]:
                                     f"evidence for {record_id!r} is already in {studies[record_id]}; "
                                     "keep one file per study"))
         studies.setdefault(record_id, item.path)
+        excluded = [stage for stage in ("title-abstract", "full-text")
+                    if (outcome := outcomes[stage].get(record_id)) and outcome.decision == "exclude"]
+        if excluded:
+            problems.append(Problem(item.path, line, column, "evidence-excluded",
+                                    f"record {record_id!r} was excluded at {excluded[0]} screening: evidence is "
+                                    "extracted from studies that stay in the review (remove the file, or revisit "
+                                    "the decision)"))
         abstract = normalise_whitespace(record.abstract or "")
         for index, finding in enumerate(item.evidence.findings):
             passage = finding.passage
