@@ -99,11 +99,13 @@ def state_show(root: Path) -> dict[str, Any]:
 
 def ledger_verify(root: Path) -> tuple[int, list[Problem]]:
     """(number of events, problems): the ledger's syntax, chain, time order and tail anchors.
-    Reads only the ledger and the files anchoring it, so it works whatever else is wrong."""
+    Reads only the ledger and the files anchoring it (state.json, searches/), so it works whatever
+    else is wrong."""
     review, problems = load_ledger(root)
     if review is None:  # not a review folder at all
         return 0, problems
-    problems = [p for p in problems if p.path == "ledger.jsonl" or p.code == "interrupted"] + ledger_problems(review)
+    # Everything it read can be wrong: the ledger, and the files naming its last events.
+    problems += ledger_problems(review)
     return len(review.ledger), sorted(set(problems), key=lambda p: (p.line or 0, p.message))
 
 

@@ -351,7 +351,7 @@ def test_line_separators_inside_json_strings_do_not_split_records(example_copy):
     path = example_copy / "records.jsonl"
     lines = path.read_text().splitlines(keepends=True)
     record = json.loads(lines[0])
-    record["abstract"] = "before\u2028after\u0085end\x1c"
+    record["abstract"] = "before\u2028after\u2029end"
     lines[0] = json.dumps(record, ensure_ascii=False) + "\n"
     path.write_text("".join(lines))
     _, problems = inspect(example_copy)
@@ -434,3 +434,17 @@ def test_protocol_images_are_not_loaded_by_readers(example_copy, tmp_path):
 
     html = render_markdown("A figure: ![tracker](https://evil.example/t.gif)")
     assert "<img" not in html and "evil.example" in html
+
+
+@pytest.mark.parametrize("field, value", [("title", "A \\u001b[2J title"), ("abstract", "nul \\u0000 byte"),
+                                          ("container-title", "C1 \\u009b here")])
+def test_control_characters_in_records_are_named_by_line(example_copy, sitegen, field, value):
+    records = example_copy / "records.jsonl"
+    lines = records.read_text().splitlines()
+    record = json.loads(lines[4])
+    record[field] = "PLACEHOLDER"
+    lines[4] = json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":")).replace(
+        "PLACEHOLDER", value)
+    records.write_text("\n".join(lines) + "\n")
+    code, out, _ = sitegen("check", example_copy)
+    assert code == 1 and "records.jsonl:5" in out and "control character" in out

@@ -271,11 +271,12 @@ def test_work_without_doi_or_title_is_left_out():
         crossref.work_to_record(dict(item, title=[]))
     assert crossref.work_to_record(dict(item, DOI="not a doi")) is None
     envelope = {"status": "ok", "message-type": "work-list",
-                "message": {"total-results": 2, "items": [item, dict(item, title=["<i></i>"])], "next-cursor": "c"}}
+                "message": {"total-results": 2, "next-cursor": "c",
+                            "items": [item, dict(item, DOI="10.1371/journal.pone.0000001", title=["<i></i>"])]}}
     fetch, _, _ = fetcher(lambda request: json_response(json.dumps(envelope)))
     outcome = crossref.search(fetch, SETTINGS, {"query": "x"})
     assert outcome.status == "ok" and outcome.complete and len(outcome.records) == 1
-    assert outcome.warnings == ["1 Crossref work(s) had no title and were left out: 10.1371/journal.pone.0147433"]
+    assert outcome.warnings == ["1 Crossref work(s) had no title and were left out: 10.1371/journal.pone.0000001"]
 
 
 def test_fields_of_the_wrong_shape_are_ignored_not_a_crash():

@@ -107,25 +107,53 @@ def test_an_event_appended_by_hand_is_named(anchored, sitegen):
     assert code == 1 and "[ledger-head]" in out and "the last one sitegen appended" in out
 
 
-def test_a_ledger_without_its_anchor_is_named_and_can_be_anchored(anchored, sitegen):
-    (anchored / "state.json").unlink()
+def unanchor(review):
+    """The review as sitegen wrote it before it anchored the ledger's tail: no anchor anywhere."""
+    (review / "state.json").unlink()
+    search = review / "searches" / "object-in-context.json"
+    data = json.loads(search.read_text())
+    del data["last_event"]
+    search.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def test_a_review_written_before_anchoring_is_asked_to_anchor_and_can(anchored, sitegen):
+    expected = {"state": json.loads((anchored / "state.json").read_text()),
+                "search": json.loads((anchored / "searches" / "object-in-context.json").read_text())}
+    unanchor(anchored)
     code, out, _ = sitegen("check", anchored)
     assert code == 1 and "[ledger-unanchored]" in out and f"sitegen ledger anchor {anchored}" in out
     code, out, _ = sitegen("ledger", "verify", anchored)
     assert code == 1 and "ledger-unanchored" in out
-    total = len(lines(anchored))
     code, out, err = sitegen("ledger", "anchor", anchored)
-    assert code == 0 and f"ledger anchored at event {total}" in out, err
+    assert code == 0 and f"ledger anchored at event {len(lines(anchored))}" in out, err
+    # The same anchors sitegen writes as it goes: the ledger's last event, the search's last run's last event.
+    assert json.loads((anchored / "state.json").read_text())["ledger_head"] == expected["state"]["ledger_head"]
+    search = json.loads((anchored / "searches" / "object-in-context.json").read_text())
+    assert search["last_event"] == expected["search"]["last_event"]
     assert sitegen("check", anchored)[0] == 0
     code, _, err = sitegen("ledger", "anchor", anchored)
     assert code == 1 and "already anchored" in err
 
 
-def test_deleting_the_anchor_does_not_hide_lost_events(anchored, sitegen):
-    (anchored / "state.json").unlink()
-    truncate(anchored, len(lines(anchored)) - 1)  # the run's batch event, which its saved search names
+@pytest.mark.parametrize("removed", ["state.json", "last_event"])
+def test_a_removed_anchor_is_named_and_cannot_be_re_anchored(anchored, sitegen, removed):
+    if removed == "state.json":
+        (anchored / "state.json").unlink()
+    else:
+        search = anchored / "searches" / "object-in-context.json"
+        data = json.loads(search.read_text())
+        del data["last_event"]
+        search.write_text(json.dumps(data, indent=2) + "\n")
     code, out, _ = sitegen("check", anchored)
-    assert code == 1 and "[ledger-unanchored]" in out and "[ledger-truncated]" in out
+    assert code == 1 and "[anchor-removed]" in out and "restore" in out
+    assert sitegen("ledger", "anchor", anchored)[0] == 1
+
+
+def test_removing_every_anchor_does_not_hide_a_lost_batch(anchored, sitegen):
+    truncate(anchored, len(lines(anchored)) - 1)  # the last run's batch event
+    unanchor(anchored)
+    code, out, _ = sitegen("check", anchored)
+    assert code == 1 and "[batch-missing]" in out and "the batch event that held them was lost" in out
     assert sitegen("ledger", "anchor", anchored)[0] == 1  # anchoring refuses a ledger that lost events
 
 
@@ -153,3 +181,18 @@ def test_ledger_verify_needs_a_review_folder(tmp_path, sitegen):
     assert code == 1 and "is not a directory" in out and "intact" not in out
     code, out, _ = sitegen("ledger", "verify", tmp_path)
     assert code == 1 and "review.yaml is missing" in out
+
+
+def test_a_leftover_temporary_file_does_not_hide_lost_events(anchored, sitegen):
+    truncate(anchored, len(lines(anchored)) - 1)
+    (anchored / "evidence" / ".notes.sitegen-tmp-0123456789abcdef").write_text("left by a kill")
+    for command in (("check", anchored), ("ledger", "verify", anchored)):
+        code, out, _ = sitegen(*command)
+        assert code == 1 and "[interrupted]" in out and "ledger-truncated" in out, command
+
+
+def test_an_unreadable_anchor_file_is_named_not_taken_for_a_missing_anchor(anchored, sitegen):
+    (anchored / "state.json").write_text('{"schema_version": 1, "ledger_head": {"seq": "x"}}\n')
+    code, out, _ = sitegen("ledger", "verify", anchored)
+    assert code == 1 and "state.json:1" in out and "ledger_head" in out
+    assert "ledger-unanchored" not in out and "anchor-removed" not in out

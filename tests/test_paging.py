@@ -9,6 +9,7 @@ import pytest
 from conftest import FIXTURES
 
 from sitegen.records.model import Record
+from sitegen.sources import openalex
 from sitegen.sources.base import (
     Items,
     Malformed,
@@ -24,6 +25,7 @@ from sitegen.sources.openalex import work_to_record
 
 WORKS = json.loads((FIXTURES / "openalex" / "synergy_sep2021_works_0_25.json").read_text())
 ITEMS = Items("work(s)", "no identifier")
+WORKS_ITEMS = openalex.WORKS  # OpenAlex's own: items told apart by their W id
 
 
 def trace() -> Trace:
@@ -101,12 +103,33 @@ def test_the_page_limit_is_the_backstop():
 
 def test_skipped_items_count_once_each():
     unidentified = {key: value for key, value in WORKS[0].items() if key not in ("id", "ids", "doi")}
+    also = dict(unidentified, title="another work without identifiers")
     p = pager()
-    read(p, [(3, [WORKS[1], unidentified, unidentified, "not a work"], None)])
+    read(p, [(3, [WORKS[1], unidentified, unidentified, also], None)])
     outcome = p.outcome(trace())
     assert outcome.complete and len(outcome.records) == 1
     assert outcome.warnings == ["2 Test work(s) had no identifier and were skipped",
                                 "Test sent 1 item(s) more than once; each was kept once"]
+
+
+@pytest.mark.parametrize("item", [None, 7, "x", [], True])
+def test_an_item_that_is_not_a_work_makes_the_read_incomplete(item):
+    """Anything but an object in a list of works is a malformed answer, not a work without identifiers."""
+    p = pager()
+    read(p, [(2, [WORKS[1], item], None)])
+    outcome = p.outcome(trace())
+    assert outcome.dropped == 1 and not outcome.complete and "not a dict" in outcome.warnings[0]
+
+
+def test_a_work_sent_again_with_other_identifiers_counts_once():
+    """Distinct items are counted by the provider's own id: a repeat cannot stand in for a missing work."""
+    works = WORKS[:4]
+    stripped = {key: value for key, value in works[1].items() if key not in ("doi",)}
+    stripped["ids"] = {"openalex": works[1]["id"]}
+    p = Pager("Test", WORKS_ITEMS, 100, 10)
+    read(p, [(4, [works[0], works[1], stripped, works[2]], None)])
+    with pytest.raises(Malformed, match="reported 4 matches but returned 3"):
+        p.outcome(trace())
 
 
 def test_an_identified_work_the_provider_gives_no_title_is_left_out_by_name():

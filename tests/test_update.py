@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sitegen.commands import add_monitor, update
-from sitegen.errors import LockHeld
+from sitegen.errors import LockHeld, SitegenError
 from sitegen.living.update import markdown_report, new_ids
 from sitegen.review.models import Strategy
 from sitegen.review.transaction import review_lock
@@ -121,7 +121,7 @@ def test_a_second_run_at_the_time_of_the_last_is_refused(sitegen, tmp_path):
     prisma = sitegen("prisma", review, "--json")[1]
     for at in ("2023-04-17T00:00:00Z", "2023-04-17T00:00:00+00:00"):
         code, _, err = sitegen("update", review, "--at", at, "--snapshots", "replay")
-        assert code == 1 and "is not after the last run of saved search 'object-in-context'" in err
+        assert code == 1 and "is not after the last run of a saved search" in err
     assert tree_bytes(review) == before and sitegen("prisma", review, "--json")[1] == prisma
 
 
@@ -393,9 +393,15 @@ def test_monitor_commands_from_the_command_line(sitegen, tmp_path, monkeypatch):
     [saved] = json.loads(out)
     assert saved["monitor_id"] == "object-in-context" and saved["run_count"] == 2
     # A second watch on the same review, seeded with what is already screened: every record of the
-    # example has been screened by someone, so its baseline finds nothing new.
+    # example has been screened by someone, so its baseline finds nothing new. OpenAlex answers as it
+    # did in the example's last run (its recorded responses), a day later.
+    import sitegen.living.update as update_module
+
+    real_open = update_module.open_fetcher
+    monkeypatch.setattr(update_module, "open_fetcher", lambda mode, snapshots, session="", transport=None:
+                        real_open("replay", snapshots, session="2023-04-17T00:00:00Z"))
     code, out, err = sitegen("monitor", "add", review, "--id", "second-watch", "--strategy", "openalex:again", QUERY,
-                             "--seed-from-review", "--at", "2023-04-17T00:00:00Z", "--snapshots", "replay", "--json")
+                             "--seed-from-review", "--at", "2023-04-18T00:00:00Z", "--snapshots", "replay", "--json")
     assert code == 0, err
     report = json.loads(out)
     [search] = report["searches"]
@@ -405,7 +411,7 @@ def test_monitor_commands_from_the_command_line(sitegen, tmp_path, monkeypatch):
     code, out, _ = sitegen("monitor", "status", review, "--id", "second-watch", "--json")
     assert set(json.loads(out)[0]["seen_ids"]) == screened
     code, _, err = sitegen("monitor", "add", review, "--id", "second-watch", "--strategy", "openalex", "x",
-                           "--at", "2023-04-18T00:00:00Z", "--snapshots", "replay")
+                           "--at", "2023-04-19T00:00:00Z", "--snapshots", "replay")
     assert code == 1 and "already exists" in err
     code, _, err = sitegen("monitor", "status", review, "--id", "nope")
     assert code == 1 and "no saved search 'nope'" in err
@@ -639,3 +645,43 @@ def test_a_run_that_fails_records_no_snapshot(sitegen, tmp_path, monkeypatch):
     with pytest.raises(OSError):
         update(review, SECOND, "record", settings=SETTINGS, transport=httpx.MockTransport(providers))
     assert tree_bytes(review) == before
+
+
+def test_a_second_saved_search_at_the_time_of_another_run_is_refused(sitegen, tmp_path):
+    """Recorded responses are filed by run time: a second search recorded at that time would replace the
+    first's evidence (and the ledger's runs would merge)."""
+    review = new_review(sitegen, tmp_path)
+    add_monitor(review, "first", [STRATEGIES[0]], FIRST, "record", settings=SETTINGS,
+                transport=httpx.MockTransport(Providers(SYNERGY[:3], CORE[:2])))
+    before = tree_bytes(review)
+    with pytest.raises(SitegenError, match="is not after the last run of a saved search"):
+        add_monitor(review, "second", [STRATEGIES[0]], FIRST, "record", settings=SETTINGS,
+                    transport=httpx.MockTransport(Providers(SYNERGY[3:6], CORE[:2])))
+    assert tree_bytes(review) == before
+
+
+def test_the_snapshot_store_never_replaces_another_runs_response(tmp_path):
+    from sitegen.review.models import SnapshotEntry
+    from sitegen.sources.snapshots import SnapshotStore
+
+    entry = SnapshotEntry(fingerprint="0" * 64, session=FIRST, url="https://api.openalex.org/works", status=200)
+    store = SnapshotStore(tmp_path / "snapshots")
+    store.add(entry, b"first")
+    store.add(entry, b"first, asked again")  # the same run may re-record its own request
+    store.save()
+    with pytest.raises(SitegenError, match="already recorded for the run at"):
+        SnapshotStore(tmp_path / "snapshots").add(entry, b"another run's answer")
+
+
+def test_control_characters_from_a_provider_never_reach_a_record(sitegen, tmp_path):
+    """A terminal would obey them, XML cannot hold them: provider text has them replaced by spaces."""
+    review = new_review(sitegen, tmp_path)
+    work = dict(SYNERGY[0], title="PLACEHOLDER")
+    body = json.dumps({"meta": {"count": 1, "next_cursor": None}, "results": [work]})
+    body = body.replace("PLACEHOLDER", "T\\u001b]0;owned\\u0007\\u0000itle\u009b2J")
+    result = add_monitor(review, "watch", [STRATEGIES[0]], FIRST, "live", settings=SETTINGS,
+                         transport=httpx.MockTransport(lambda request: json_response(body)))
+    assert result.complete
+    [record] = [json.loads(line) for line in (review / "records.jsonl").read_text().splitlines()]
+    assert record["title"] == "T ]0;owned  itle 2J"
+    assert sitegen("check", review)[0] == 0

@@ -26,10 +26,12 @@ from sitegen.review.models import (
     parse_timestamp,
 )
 from sitegen.review.problems import Problem
+from sitegen.review.transaction import JOURNAL
 from sitegen.sources.query import QuerySyntaxError, parse_query
 
 LEDGER = "ledger.jsonl"
 UNANCHORED = "ledger-unanchored"  # the one problem `sitegen ledger anchor` exists to resolve
+ANCHOR_REMOVED = "anchor-removed"
 
 
 def living_problems(review: Review) -> list[Problem]:
@@ -56,24 +58,36 @@ def ledger_problems(review: Review) -> list[Problem]:
 def _anchor_problems(review: Review) -> list[Problem]:
     """Files naming an event the ledger no longer has: the ledger lost its tail (or was rewritten).
 
-    The chain cannot show this: deleting the last lines leaves a shorter chain that is intact.
-    While an interrupted write is pending, the files may disagree: it is reported on its own
-    (finish it with `sitegen recover`) rather than as lost or added events.
+    The chain cannot show this: deleting the last lines leaves a shorter chain that is intact. So
+    state.json names the ledger's last event and each saved search the last event of its latest run;
+    once sitegen has written any of these anchors, a missing one was removed, not never written.
+    While a committed write is pending (its journal exists) the files may disagree: that is reported
+    on its own (finish it with `sitegen recover`) rather than as lost or added events.
     """
-    if review.interrupted:
+    if JOURNAL in review.interrupted:
         return []
     last = review.ledger[-1] if review.ledger else None
     where = review.ledger_lines[-1] if review.ledger_lines else None
+    head = review.state.ledger_head
+    anchored = head is not None or any(search.last_event for search in review.searches.values())
     problems = []
-    if review.state.ledger_head is None and last is not None:
-        problems.append(Problem("state.json", None, None, UNANCHORED,
+    if review.state_read and head is None and last is not None:
+        problems.append(Problem("state.json", None, None, ANCHOR_REMOVED, "state.json names no `ledger_head`, yet "
+                                "the saved searches name their last events, so sitegen wrote one: it was removed, "
+                                "perhaps to hide events lost from the end of the ledger; restore state.json from Git")
+                        if anchored else
+                        Problem("state.json", None, None, UNANCHORED,
                                 f"state.json does not name the ledger's last event (`ledger_head`), so events lost "
                                 f"from the end of ledger.jsonl could not be noticed: if the ledger is whole (compare "
                                 f"it with Git history), record where it ends with `sitegen ledger anchor {review.root}`"))
+    for monitor_id, search in review.searches.items():
+        if anchored and search.run_count and search.last_event is None:
+            problems.append(Problem(f"searches/{monitor_id}.json", None, None, ANCHOR_REMOVED,
+                                    "the search has run but names no `last_event`, though this review's other files "
+                                    "are anchored: it was removed; restore the file from Git"))
     dependants: list[tuple[str, LedgerAnchor]] = []
-    if review.state.ledger_head is not None:
-        dependants.append(("state.json (the ledger's last event when sitegen last wrote it)",
-                           review.state.ledger_head))
+    if head is not None:
+        dependants.append(("state.json (the ledger's last event when sitegen last wrote it)", head))
     for monitor_id, search in review.searches.items():
         if search.last_event is not None:
             dependants.append((f"searches/{monitor_id}.json (the last event of its run at {search.last_run})",
@@ -86,7 +100,6 @@ def _anchor_problems(review: Review) -> list[Problem]:
                                 f"{ends}, but {dependant} depends on event {wanted.seq} ({wanted.hash[:12]}…), "
                                 "which it no longer has: events were deleted from the end or rewritten; "
                                 "restore ledger.jsonl from Git"))
-    head = review.state.ledger_head
     if head is not None and last is not None and _holds(review.ledger, head) and last.seq > head.seq:
         problems.append(Problem(LEDGER, review.ledger_lines[head.seq], None, "ledger-head",
                                 f"the ledger goes on past event {head.seq}, the last one sitegen appended "
@@ -165,6 +178,17 @@ def _batch_problems(review: Review) -> list[Problem]:
             problems.append(Problem(rel, None, None, "last-run",
                                     f"the search has run {search.run_count} time(s) but the ledger has no retrieval "
                                     "event for it: events were deleted"))
+    # Every id a search has reported went into a screening batch, or was already in one or imported:
+    # a seen id in none of them means the batch event that held it was lost from the ledger.
+    placed = {i for p in review.payloads if isinstance(p, BatchPayload | ImportPayload) for i in p.record_ids}
+    for monitor_id, search in review.searches.items():
+        unplaced = [i for i in search.seen_ids if i not in placed]
+        if unplaced:
+            more = f" and {len(unplaced) - 3} more" if len(unplaced) > 3 else ""
+            problems.append(Problem(f"searches/{monitor_id}.json", None, None, "batch-missing",
+                                    f"seen_ids name record(s) that no screening batch or import holds: "
+                                    f"{', '.join(unplaced[:3])}{more}; the batch event that held them was lost from "
+                                    "the ledger (restore ledger.jsonl from Git)"))
     # A saved search the ledger has runs of must exist: deleting it would throw its seen_ids away.
     ran = {p.monitor_id: line for line, p in zip(review.ledger_lines, review.payloads, strict=True)
            if isinstance(p, RetrievalPayload | BatchPayload)}

@@ -20,7 +20,15 @@ from typing import Any
 from sitegen.errors import SitegenError
 from sitegen.records.model import model_data
 from sitegen.review.folder import Review
-from sitegen.review.models import EVENT_TYPES, LedgerAnchor, LedgerEvent, Payload, parse_timestamp
+from sitegen.review.models import (
+    EVENT_TYPES,
+    BatchPayload,
+    LedgerAnchor,
+    LedgerEvent,
+    Payload,
+    RetrievalPayload,
+    parse_timestamp,
+)
 from sitegen.review.transaction import Transaction
 from sitegen.review.write import canonical_json, pretty_json
 
@@ -105,15 +113,23 @@ def verify_chain(events: list[LedgerEvent]) -> list[tuple[int, str]]:
 
 
 def anchor_tail(review: Review) -> LedgerEvent:
-    """Record in state.json where the ledger ends now, for a review whose ledger was written before
-    sitegen anchored it (or whose anchor was lost): from then on, losing events from the end shows."""
+    """Record where the ledger ends, for a review written before sitegen anchored its tail: state.json's
+    `ledger_head`, and each saved search's `last_event` (the last event of its latest run). From then on,
+    losing events from the end shows. Only for a review with no anchor at all: where one exists, a
+    missing one was removed, and the workspace refuses the review before this is called."""
     if not review.ledger:
         raise SitegenError("the ledger is empty: there is no event to anchor it to")
     if review.state.ledger_head is not None:
         raise SitegenError(f"the ledger is already anchored at event {review.state.ledger_head.seq}")
     transaction = Transaction(review.root)
+    for monitor_id, search in review.searches.items():
+        latest_run = [event for event, payload in zip(review.ledger, review.payloads, strict=True)
+                      if isinstance(payload, RetrievalPayload | BatchPayload) and payload.monitor_id == monitor_id
+                      and event.ts == search.last_run]
+        if latest_run:
+            anchored = search.model_copy(update={"last_event": anchor(latest_run[-1])})
+            transaction.write(f"searches/{monitor_id}.json", pretty_json(model_data(anchored)))
     state = review.state.model_copy(update={"ledger_head": anchor(review.ledger[-1])})
     transaction.write("state.json", pretty_json(model_data(state)))
     transaction.commit()
     return review.ledger[-1]
-

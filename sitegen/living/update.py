@@ -151,12 +151,12 @@ def in_review(review: Review) -> list[str]:
 def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settings: SourceSettings | None,
          progress: Callable[[str], None], transport: httpx.BaseTransport | None) -> UpdateResult:
     check_event_time(review.ledger, at)  # before any request: a bad --at wastes no provider's allowance
-    for search in searches:
-        # One run per time: a second run at the time of the last would merge with it in the ledger's
-        # runs (events sharing a time) and count its records twice.
-        if search.last_run and parse_timestamp(at) <= parse_timestamp(search.last_run):
-            raise SitegenError(f"--at {at} is not after the last run of saved search {search.monitor_id!r} "
-                               f"({search.last_run}); give this run's own time")
+    # One run per time: runs are the ledger's events sharing a time (a second run then would merge with
+    # the first and count its records twice), and recorded responses are filed by the run's time.
+    earlier = [search.last_run for search in review.searches.values() if search.last_run]
+    if any(parse_timestamp(at) <= parse_timestamp(last_run) for last_run in earlier):
+        raise SitegenError(f"--at {at} is not after the last run of a saved search ({max(earlier)}); "
+                           "give this run its own, later time")
     settings = settings or SourceSettings.from_environment()
     fetcher = open_fetcher(mode, review.root / "snapshots", session=at, transport=transport)
     executed: list[tuple[SavedSearch, Strategy, SourceOutcome]] = []

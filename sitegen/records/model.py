@@ -8,9 +8,10 @@ and the provider registry, so any layer can use it.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from sitegen.records.ids import NORMALISERS, record_id, record_id_problem
 from sitegen.records.providers import Source
@@ -27,6 +28,21 @@ def model_data(model: BaseModel) -> dict[str, Any]:
     return model.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
+# Control characters (but tab and line breaks) belong in no text a person reads: a terminal would obey
+# them, and XML (the site's SVG, RIS readers) cannot hold most of them.
+CONTROL_CHARACTER = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def printable(value: str) -> str:
+    if found := CONTROL_CHARACTER.search(value):
+        raise ValueError(f"holds the control character U+{ord(found.group()):04X}, which no text needs")
+    return value
+
+
+Printable = AfterValidator(printable)
+Text = Annotated[str, Printable]
+
+
 def check_record_id(value: str) -> str:
     problem = record_id_problem(value)
     if problem:
@@ -35,9 +51,9 @@ def check_record_id(value: str) -> str:
 
 
 class CslName(Strict):
-    family: str | None = None
-    given: str | None = None
-    literal: str | None = None
+    family: Text | None = None
+    given: Text | None = None
+    literal: Text | None = None
 
     @model_validator(mode="after")
     def _some_name(self) -> CslName:
@@ -65,32 +81,32 @@ class RecordMeta(Strict):
     openalex: str | None = None
     arxiv: str | None = None
     sources: list[Source] = Field(default_factory=list)
-    publication_types: list[str] = Field(default_factory=list)
+    publication_types: list[Text] = Field(default_factory=list)
     open_access: bool | None = None
-    license: str | None = None
-    fulltext_url: str | None = None
+    license: Text | None = None
+    fulltext_url: Text | None = None
     retracted: bool = False
     # Notes left by deduplication when sources disagree about identifiers; omitted when there are none.
-    conflicts: list[str] = Field(default_factory=list, exclude_if=lambda notes: not notes)
+    conflicts: list[Text] = Field(default_factory=list, exclude_if=lambda notes: not notes)
 
 
 class Record(Strict):
     """One bibliographic record as CSL-JSON, with every known identifier kept."""
 
     id: str
-    type: str = "article-journal"
-    title: Annotated[str, StringConstraints(min_length=1, max_length=5000)]
+    type: Text = "article-journal"
+    title: Annotated[str, StringConstraints(min_length=1, max_length=5000), Printable]
     author: list[CslName] = Field(default_factory=list, max_length=10_000)
-    container_title: str | None = Field(default=None, alias="container-title")
+    container_title: Text | None = Field(default=None, alias="container-title")
     issued: CslDate | None = None
-    volume: str | None = None
-    issue: str | None = None
-    page: str | None = None
+    volume: Text | None = None
+    issue: Text | None = None
+    page: Text | None = None
     DOI: str | None = None
     PMID: str | None = None
     PMCID: str | None = None
-    URL: str | None = None
-    abstract: Annotated[str, StringConstraints(max_length=200_000)] | None = None
+    URL: Text | None = None
+    abstract: Annotated[str, StringConstraints(max_length=200_000), Printable] | None = None
     custom: RecordMeta = RecordMeta()
 
     def identifiers(self) -> dict[str, str]:

@@ -100,6 +100,7 @@ class Review:
     # What a killed write left (journal, staged and temporary files): until `recover`, files may disagree.
     interrupted: list[str] = field(default_factory=list)
     state: ReviewState = field(default_factory=lambda: ReviewState(schema_version=STATE_SCHEMA_VERSION))
+    state_read: bool = True  # False when state.json exists but could not be read: `state` then holds defaults
     decisions: list[DecisionRow] = field(default_factory=list)
     evidence: list[EvidenceFile] = field(default_factory=list)
 
@@ -293,6 +294,7 @@ def _load_state(root: Path, review: Review, schema_problems: list[Problem]) -> l
     rel = "state.json"
     if not (root / rel).exists() and not (root / rel).is_symlink():
         return []  # no setting changed yet: the defaults apply
+    review.state_read = False  # until it is read and valid: its defaults are then no statement of the file's
     text, problems = _read(root, rel, rel)
     parsed, parse_problems = parsing.parse_json(text, rel) if text is not None else (None, [])
     problems += parse_problems
@@ -307,7 +309,7 @@ def _load_state(root: Path, review: Review, schema_problems: list[Problem]) -> l
         return problems
     state, model_problems = parsing.validate(ReviewState, parsed, rel)
     if state is not None:
-        review.state = state
+        review.state, review.state_read = state, True
     return problems + model_problems
 
 

@@ -12,10 +12,10 @@ import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, StringConstraints, field_validator, model_validator
+from pydantic import Field, StringConstraints, field_validator, model_validator
 from pydantic import Strict as StrictMode
 
-from sitegen.records.model import Strict, check_record_id
+from sitegen.records.model import Printable, Strict, check_record_id
 from sitegen.records.providers import PROVIDERS, Source
 
 REVIEW_SCHEMA_VERSION = 1  # review.yaml
@@ -28,18 +28,6 @@ DECISIONS = ("include", "exclude", "maybe")
 RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$")
 SLUG = r"^[a-z0-9][a-z0-9-]{0,79}$"
 
-# Control characters (but tab and line breaks) are no part of any text a person writes, and XML,
-# which the site's SVG is, cannot hold most of them: every free-text field refuses them.
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-
-
-def _printable(value: str) -> str:
-    if found := _CONTROL.search(value):
-        raise ValueError(f"holds the control character U+{ord(found.group()):04X}, which no text needs")
-    return value
-
-
-Printable = AfterValidator(_printable)
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=4000), Printable]
 ShortText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300), Printable]
 Slug = Annotated[str, StringConstraints(pattern=SLUG)]
@@ -180,7 +168,7 @@ class LedgerAnchor(Strict):
 
 class Strategy(Strict):
     source: Source
-    query: Annotated[str, StringConstraints(min_length=1, max_length=4096)]
+    query: Annotated[str, StringConstraints(min_length=1, max_length=4096), Printable]
     endpoint: str | None = None
     label: Annotated[str, StringConstraints(pattern=SLUG)] | None = None
     # "native": the query is the provider's own syntax, sent verbatim (the default, as in the

@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from sitegen.records.model import CONTROL_CHARACTER
 from sitegen.review.problems import Problem
 
 Loc = tuple[str | int, ...]
@@ -411,30 +412,32 @@ def _refused_number_position(text: str) -> Position | None:
     return None
 
 
-def load_json(text: str | bytes, *, replace_lone_surrogates: bool = False) -> Any:
+def load_json(text: str | bytes, *, provider: bool = False) -> Any:
     """JSON as sitegen reads it from any file or provider: no key twice in an object, no NaN or
-    Infinity, no number beyond the limits above, and no lone UTF-16 surrogate (an escape such as
-    \\udfff, which no UTF-8 file can hold): refused, or for provider data, where one bad name must
-    not block a run, replaced by U+FFFD. ValueError (or RecursionError) says why not."""
+    Infinity, and no number beyond the limits above. A lone UTF-16 surrogate (an escape such as
+    \\udfff, which no UTF-8 file can hold) is refused in a review file; in `provider` data, where one
+    bad name must not block a run, it becomes U+FFFD and a control character a space (the record
+    format refuses both). ValueError (or RecursionError) says why not."""
     value = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant,
                        parse_int=_json_number, parse_float=_json_number)
-    escape = _SURROGATE_ESCAPE if isinstance(text, str) else _SURROGATE_ESCAPE_BYTES
-    return _without_lone_surrogates(value, replace_lone_surrogates) if escape.search(text) else value
+    suspect = _SUSPECT if isinstance(text, str) else _SUSPECT_BYTES
+    return _clean_strings(value, provider) if suspect.search(text) else value
 
 
-# A surrogate can reach parsed JSON only through a \uD800-\uDFFF escape; a valid pair becomes one character.
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-_SURROGATE_ESCAPE_BYTES = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+# What can put a surrogate or a control character into parsed JSON: a \\u escape for one, or a raw DEL
+# or C1 character (json refuses raw C0 ones); a valid surrogate pair becomes one character.
+_SUSPECT = re.compile("\\\\u(?:[dD][89a-fA-F]|00[01]|007[fF]|00[89])|[\x7f-\x9f]")
+_SUSPECT_BYTES = re.compile(rb"\\u(?:[dD][89a-fA-F]|00[01]|007[fF]|00[89])|\x7f|\xc2[\x80-\x9f]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _without_lone_surrogates(value: Any, replace: bool) -> Any:
+def _clean_strings(value: Any, provider: bool) -> Any:
     def clean(text: str) -> str:
-        if not _SURROGATE.search(text):
-            return text
-        if not replace:
-            raise _JsonRefused("text holds a lone UTF-16 surrogate escape (\\ud800-\\udfff), which is no character")
-        return _SURROGATE.sub("\ufffd", text)
+        if _SURROGATE.search(text):
+            if not provider:
+                raise _JsonRefused("text holds a lone UTF-16 surrogate escape (\\ud800-\\udfff), which is no character")
+            text = _SURROGATE.sub("\ufffd", text)
+        return CONTROL_CHARACTER.sub(" ", text) if provider else text
 
     if isinstance(value, str):
         return clean(value)

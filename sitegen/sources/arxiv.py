@@ -43,7 +43,7 @@ SORT = [("sortBy", "submittedDate"), ("sortOrder", "ascending")]
 NS = {"atom": "http://www.w3.org/2005/Atom", "opensearch": "http://a9.com/-/spec/opensearch/1.1/",
       "arxiv": "http://arxiv.org/schemas/atom"}
 FEED = f"{{{NS['atom']}}}feed"
-ENTRIES = Items("entry/entries", "no arXiv id")
+ENTRIES = Items("entry/entries", "no arXiv id", lambda entry: normalise_arxiv(_text(entry, "atom:id")))
 
 
 def _text(element: etree._Element, path: str) -> str | None:

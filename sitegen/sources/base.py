@@ -20,7 +20,7 @@ from typing import Any
 from lxml import etree
 from pydantic import ValidationError
 
-from sitegen.records.model import CslDate, Record
+from sitegen.records.model import CONTROL_CHARACTER, CslDate, Record
 from sitegen.records.providers import Source
 from sitegen.review.parsing import load_json
 from sitegen.sources.http import Fetcher, Provider, Response, Secrets, SourceError
@@ -125,7 +125,8 @@ def element_text(node: etree._Element | None) -> str | None:
     """
     if node is None:
         return None
-    return " ".join("".join(node.itertext()).split()) or None
+    # XML holds no C0 control character, but DEL and the C1 ones it does: the record format refuses them.
+    return " ".join(CONTROL_CHARACTER.sub(" ", "".join(node.itertext())).split()) or None
 
 
 def as_dict(value: Any) -> dict[str, Any]:
@@ -186,19 +187,21 @@ CONVERSION_ERRORS = (LookupError, TypeError, AttributeError, ValueError, Validat
 @dataclass
 class Converted:
     records: list[Record] = field(default_factory=list)
-    skipped: list[Any] = field(default_factory=list)  # no usable identifier, or not the expected type
+    skipped: list[Any] = field(default_factory=list)  # no usable identifier
     untitled: list[str] = field(default_factory=list)  # ids of identified works the provider gives no title
-    unreadable: list[Any] = field(default_factory=list)  # the converter failed on them
+    unreadable: list[Any] = field(default_factory=list)  # not the expected type, or the converter failed on them
     reasons: list[str] = field(default_factory=list)  # why, in words, one per unreadable item
 
 
 def to_records(items: Iterable[Any], convert: Callable[[Any], Record | None], item_type: type = object) -> Converted:
-    """Provider items as records; an item of the wrong type, without an identifier or title, or on which
-    the converter fails is skipped (and said to be), never the end of the whole call."""
+    """Provider items as records. An item without an identifier is skipped, one without a title is left out
+    by name, and one of the wrong type or on which the converter fails is unreadable: each said so, none
+    the end of the whole call."""
     converted = Converted()
     for item in items:
-        if not isinstance(item, item_type):
-            converted.skipped.append(item)
+        if not isinstance(item, item_type):  # a malformed answer, not a work without an identifier
+            converted.unreadable.append(item)
+            converted.reasons.append(f"not a {item_type.__name__}")
             continue
         try:
             record = convert(item)
@@ -247,8 +250,9 @@ class Items:
 
     noun: str
     missing: str  # what a skipped item lacked
-    # The provider's own name for an item sitegen cannot track (e.g. Europe PMC's "AGR:IND123"), for the report.
-    name: Callable[[Any], str | None] | None = None
+    # The provider's own id for an item (OpenAlex's W id, Europe PMC's "AGR:IND123"…): an item sent twice
+    # counts once, however its identifiers differ the second time, and a skipped item is named by it.
+    native_id: Callable[[Any], str | None] | None = None
 
 
 class Pager:
@@ -285,6 +289,7 @@ class Pager:
         self._untitled: dict[str, None] = {}  # ids, in the order they came
         self._unreadable: set[str] = set()
         self._reasons: list[str] = []
+        self._native_ids: set[str] = set()
         self._skipped_names: dict[str, None] = {}  # the provider's own names for skipped items, where it has them
         self._cursors: set[str] = set()
         self._ended = False
@@ -343,7 +348,16 @@ class Pager:
         self.count(total)
         self.pages += 1
         before = self.read
-        converted = to_records(items, convert, item_type)
+        fresh = []
+        for item in items:
+            native = self.items.native_id(item) if self.items.native_id else None
+            if native is not None and native in self._native_ids:
+                self.repeated += 1
+                continue
+            if native is not None:
+                self._native_ids.add(native)
+            fresh.append(item)
+        converted = to_records(fresh, convert, item_type)
         for record in converted.records:
             key = frozenset(record.identifiers().items())
             if key in self._keys:
@@ -362,8 +376,8 @@ class Pager:
                     self.repeated += 1
                 else:
                     seen.add(key)
-        if self.items.name is not None:
-            self._skipped_names.update(dict.fromkeys(filter(None, map(self.items.name, converted.skipped))))
+        if self.items.native_id is not None:
+            self._skipped_names.update(dict.fromkeys(filter(None, map(self.items.native_id, converted.skipped))))
         for reason in converted.reasons:
             if reason not in self._reasons:
                 self._reasons.append(reason)
@@ -437,7 +451,7 @@ def _fingerprint(item: Any) -> str:
 
 def parse_json(response: Response) -> Any:
     try:
-        return load_json(response.body, replace_lone_surrogates=True)
+        return load_json(response.body, provider=True)
     except (ValueError, RecursionError):
         raise Malformed("the body is not valid JSON (truncated, not JSON, or a number no record can hold)") from None
 

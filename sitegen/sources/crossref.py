@@ -39,7 +39,8 @@ from sitegen.sources.settings import SourceSettings
 BASE = "https://api.crossref.org"
 PROVIDER = Provider(label("crossref"), frozenset({"api.crossref.org"}), min_interval=0.1)
 MAX_ROWS = 1000  # Crossref's documented maximum for `rows`
-WORKS = Items("work(s)", "no DOI")
+WORKS = Items("work(s)", "no DOI",
+              lambda item: normalise_doi(item.get("DOI")) if isinstance(item, dict) else None)
 
 # Crossref work types to CSL item types; anything else is a plain "article".
 CSL_TYPES = {

@@ -44,7 +44,8 @@ BASE = "https://api.openalex.org"
 PROVIDER = Provider(label("openalex"), frozenset({"api.openalex.org"}), min_interval=0.1)
 NATIVE_KEYS = ("search", "filter")
 IDS_PER_REQUEST = 50  # OpenAlex accepts up to 50 values in one OR filter
-WORKS = Items("work(s)", "no identifier")
+WORKS = Items("work(s)", "no identifier",
+              lambda work: normalise_openalex(work.get("id")) if isinstance(work, dict) else None)
 
 # OpenAlex work types (old and new vocabularies) to CSL item types.
 CSL_TYPES = {

@@ -46,7 +46,8 @@ RETRIEVAL_LIMIT = 10_000  # PubMed serves only the first 10,000 records of a sea
 # ErrorList entries saying a part of the query matched nothing and was left out; any other entry means the
 # search failed. With no matches that is an answer; with matches PubMed has searched a different query.
 NOT_FOUND = {"PhraseNotFound": "phrase", "FieldNotFound": "field"}
-ARTICLES = Items("article(s)", "no PMID")
+ARTICLES = Items("article(s)", "no PMID", lambda entry: normalise_pmid(element_text(
+    entry.find("MedlineCitation/PMID" if entry.tag == "PubmedArticle" else "BookDocument/PMID"))))
 RETRACTED_TYPE = "Retracted Publication"  # the retracted article; "Retraction of Publication" is the notice itself
 MONTHS = {name: number for number, name in
           enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}

@@ -52,6 +52,7 @@ class SnapshotStore:
         self.directory = directory
         self._entries: dict[tuple[str, str, int], SnapshotEntry] = {}
         self._new_bodies: dict[str, bytes] = {}  # sha256 -> body, not yet on disk
+        self._this_run: set[tuple[str, str, int]] = set()  # entries recorded by this store, this time
         index = self._unlinked(directory / INDEX)
         if index.exists():
             rows, problems = read_json_lines(index, str(index), SIZE_LIMITS["snapshots/index.jsonl"])
@@ -100,6 +101,12 @@ class SnapshotStore:
             if not self._unlinked(self._body_path(digest)).is_file():
                 self._new_bodies[digest] = body
             entry = entry.model_copy(update={"sha256": digest})
+        recorded = self._entries.get(_key(entry))
+        if recorded is not None and recorded != entry and entry.session and _key(entry) not in self._this_run:
+            # A run's responses are its evidence: another run filed under the same time must not replace them.
+            raise SitegenError(f"a response for {describe(entry.method, entry.url, entry.params)} is already "
+                               f"recorded for the run at {entry.session}; give this run its own time")
+        self._this_run.add(_key(entry))
         self._entries[_key(entry)] = entry
         self._dirty = True
         return entry
