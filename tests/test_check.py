@@ -448,3 +448,30 @@ def test_control_characters_in_records_are_named_by_line(example_copy, sitegen, 
     records.write_text("\n".join(lines) + "\n")
     code, out, _ = sitegen("check", example_copy)
     assert code == 1 and "records.jsonl:5" in out and "control character" in out
+
+
+def test_an_adjudication_without_a_disagreement_is_named(example_copy, sitegen):
+    """It would overrule agreeing reviewers, or stand in for a required one."""
+    reviewer_a = (example_copy / "screening" / "title-abstract" / "reviewer-a.csv").read_text().splitlines()
+    reviewer_b = (example_copy / "screening" / "title-abstract" / "reviewer-b.csv").read_text().splitlines()
+    agreed = next(a for a, b in zip(reviewer_a[1:], reviewer_b[1:], strict=True) if a == b)
+    record_id, decision = agreed.split(",")[:2]
+    flipped = "include" if decision == "exclude" else "exclude"
+    adjudication = example_copy / "screening" / "title-abstract" / "adjudication.csv"
+    adjudication.write_text(adjudication.read_text() + f"{record_id},{flipped},,overrule\n")
+    code, out, _ = sitegen("check", example_copy)
+    assert code == 1 and "[needless-adjudication]" in out and f"its reviewers agree ({decision})" in out
+
+
+@pytest.mark.parametrize("extra, code", [
+    (None, "strategy-repeated"),
+    ({"source": "crossref", "query": "rat OR mouse", "syntax": "sitegen"}, "query-unsupported"),
+    ({"source": "openalex", "query": "search=a&api_key=b"}, "query-unsupported"),
+], ids=["repeated", "grammar-crossref-cannot-express", "native-openalex-key"])
+def test_a_saved_strategy_that_would_break_every_run_is_named(example_copy, sitegen, extra, code):
+    path = example_copy / "searches" / "object-in-context.json"
+    search = json.loads(path.read_text())
+    search["strategies"].append(extra or dict(search["strategies"][0]))
+    path.write_text(json.dumps(search, indent=2) + "\n")
+    result, out, _ = sitegen("check", example_copy)
+    assert result == 1 and f"[{code}]" in out and "strategies[1]" in out

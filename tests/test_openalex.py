@@ -126,8 +126,10 @@ def test_citation_graph():
 
 
 def test_native_strategy_is_passed_verbatim():
-    assert openalex.native_params("CRISPR off-target detection") == {"search": "CRISPR off-target detection"}
-    assert openalex.native_params("filter=title.search:crispr,publication_year:2020") == {
+    from sitegen.sources.query import native_openalex
+
+    assert native_openalex("CRISPR off-target detection") == {"search": "CRISPR off-target detection"}
+    assert native_openalex("filter=title.search:crispr,publication_year:2020") == {
         "filter": "title.search:crispr,publication_year:2020"}
 
 

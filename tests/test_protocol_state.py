@@ -158,3 +158,16 @@ def test_a_time_far_in_the_future_is_refused(sitegen, example):
     code, _, err = sitegen("protocol", "amend", example, "--at", "2230-04-20T00:00:00Z", "--reason", "typo")
     assert code == 1 and "is in the future" in err
     assert tree_bytes(example)["ledger.jsonl"] == before["ledger.jsonl"]
+
+
+def test_every_later_phase_asks_for_what_the_earlier_ones_did(example):
+    """What held when a review entered a phase can stop holding as it lives on (a new batch arrives, an
+    included study loses its evidence): publishing asks for all of it again."""
+    from sitegen.living.state import gates
+    from sitegen.workspace import open_review
+
+    workspace = open_review(example)
+    published = {gate.check: gate.ok for gate in gates(workspace.review, workspace.facts, "published")}
+    assert published["every record is screened at title and abstract"] is False  # the example's open batch
+    assert "every included study has extracted evidence" in published
+    assert "the protocol is locked" in published and published["the protocol is locked"]

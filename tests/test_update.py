@@ -685,3 +685,20 @@ def test_control_characters_from_a_provider_never_reach_a_record(sitegen, tmp_pa
     [record] = [json.loads(line) for line in (review / "records.jsonl").read_text().splitlines()]
     assert record["title"] == "T ]0;owned  itle 2J"
     assert sitegen("check", review)[0] == 0
+
+
+def test_an_existing_records_title_and_abstract_stay_as_reviewers_saw_them(sitegen, tmp_path):
+    """Evidence quotes the abstract and decisions were made on both: a source's new wording never
+    replaces them underneath (it only fills an abstract that was missing)."""
+    review = new_review(sitegen, tmp_path)
+    work = dict(SYNERGY[0])
+    providers = Providers([work], CORE[:1])
+    run(review, FIRST, providers, add=True)
+    before = {r["id"]: r for r in map(json.loads, (review / "records.jsonl").read_text().splitlines())}
+    longer = dict(work, title=work["title"] + " (corrected)",
+                  abstract_inverted_index={**work["abstract_inverted_index"], "Entirely": [10_000], "new": [10_001]})
+    providers.works = [longer]
+    assert run(review, SECOND, providers).complete
+    after = {r["id"]: r for r in map(json.loads, (review / "records.jsonl").read_text().splitlines())}
+    for record_id, record in before.items():
+        assert after[record_id]["title"] == record["title"] and after[record_id].get("abstract") == record.get("abstract")

@@ -10,6 +10,7 @@ exist; the locked protocol was not edited; phases advance one at a time.
 from __future__ import annotations
 
 from sitegen.living.ledger import verify_chain
+from sitegen.records.providers import label
 from sitegen.review.folder import Review
 from sitegen.review.models import (
     PHASES,
@@ -27,7 +28,7 @@ from sitegen.review.models import (
 )
 from sitegen.review.problems import Problem
 from sitegen.review.transaction import JOURNAL
-from sitegen.sources.query import QuerySyntaxError, parse_query
+from sitegen.sources.query import QuerySyntaxError, UnsupportedQuery, provider_query
 
 LEDGER = "ledger.jsonl"
 UNANCHORED = "ledger-unanchored"  # the one problem `sitegen ledger anchor` exists to resolve
@@ -116,13 +117,24 @@ def _holds(events: list[LedgerEvent], wanted: LedgerAnchor) -> bool:
 def _search_problems(review: Review) -> list[Problem]:
     problems = []
     for monitor_id, search in review.searches.items():
+        rel = f"searches/{monitor_id}.json"
+        first: dict[tuple[str, str], int] = {}
         for index, strategy in enumerate(search.strategies):
-            if strategy.syntax == "sitegen":
-                try:
-                    parse_query(strategy.query)
-                except QuerySyntaxError as exc:
-                    problems.append(Problem(f"searches/{monitor_id}.json", None, None, "query-syntax",
-                                            f"strategies[{index}].query: {exc}"))
+            # A strategy that can never be sent would leave every later run incomplete.
+            try:
+                provider_query(strategy.source, strategy.query, native=strategy.syntax == "native")
+            except QuerySyntaxError as exc:
+                problems.append(Problem(rel, None, None, "query-syntax", f"strategies[{index}].query: {exc}"))
+            except UnsupportedQuery as exc:
+                problems.append(Problem(rel, None, None, "query-unsupported",
+                                        f"strategies[{index}]: {label(strategy.source)} cannot run this query: {exc}"))
+            # The same strategy twice would run twice at one time: its records counted twice, for good.
+            key = (strategy.source, strategy.query)
+            if key in first:
+                problems.append(Problem(rel, None, None, "strategy-repeated",
+                                        f"strategies[{index}] repeats strategies[{first[key]}] (the same source "
+                                        "and query)"))
+            first.setdefault(key, index)
         missing = [i for i in search.seen_ids if i not in review.records] if review.records_loaded else []
         if missing:
             more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""

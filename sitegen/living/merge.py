@@ -35,7 +35,7 @@ def integrate(existing: dict[str, Record], retrieved: list[Record]) -> Integrati
         olds = [old[i] for i in members if i < len(old)]
         news = [i - len(old) for i in members if i >= len(old)]
         if len(olds) == 1:
-            records[olds[0].id] = _keep_id(merged, olds[0].id)
+            records[olds[0].id] = _enriched(olds[0], merged)
             target = olds[0].id
         elif olds:
             target = _link_existing(olds, records)
@@ -55,6 +55,14 @@ def integrate(existing: dict[str, Record], retrieved: list[Record]) -> Integrati
         for index in news:
             ids[index] = target
     return Integration(dict(sorted(records.items())), ids)
+
+
+def _enriched(existing: Record, merged: Record) -> Record:
+    """An existing record, enriched by what a source newly says of it, keeping its id and the text
+    reviewers decided on: its title, and its abstract, which evidence passages quote (a longer one
+    from another source never replaces it underneath them; it only fills a missing one)."""
+    kept = merged.model_copy(update={"title": existing.title, "abstract": existing.abstract or merged.abstract})
+    return _keep_id(kept, existing.id)
 
 
 def _keep_id(merged: Record, stable_id: str) -> Record:

@@ -46,7 +46,18 @@ def _listed(ids: list[str]) -> str:
 
 
 def gates(review: Review, facts: ReviewFacts, target: str) -> list[Gate]:
-    """The predicates that must hold to enter `target`."""
+    """The predicates that must hold to enter `target`: its own and every earlier phase's, since what
+    held when the review entered a phase (everything screened, say) can stop holding as it lives on."""
+    if target not in PHASES[1:]:
+        raise SitegenError(f"{target!r} is not a phase sitegen can advance to")
+    found: dict[str, Gate] = {}
+    for phase in PHASES[1:PHASES.index(target) + 1]:
+        found.update((gate.check, gate) for gate in _entry_gates(review, facts, phase))
+    return list(found.values())
+
+
+def _entry_gates(review: Review, facts: ReviewFacts, target: str) -> list[Gate]:
+    """What entering `target` itself asks for."""
     payloads = review.payloads
     locked = any(isinstance(p, ProtocolLockPayload) for p in payloads)
     lock_gate = Gate("the protocol is locked", locked, "" if locked else "run `sitegen protocol lock`")
@@ -77,7 +88,7 @@ def gates(review: Review, facts: ReviewFacts, target: str) -> list[Gate]:
         missing = [i for i in facts.included if i not in verified]
         return [Gate("every included study has a verification verdict", not missing,
                      f"no verdict for {_listed(missing)}")]
-    raise SitegenError(f"{target!r} is not a phase sitegen can advance to")
+    raise AssertionError(f"no gates for {target!r}")
 
 
 def show(review: Review, facts: ReviewFacts) -> dict[str, Any]:

@@ -10,16 +10,37 @@ its title/abstract conflicts are unsettled.
 from __future__ import annotations
 
 from sitegen.review.folder import ADJUDICATION, Review
-from sitegen.review.models import BatchPayload, ProtocolLockPayload
+from sitegen.review.models import STAGES, BatchPayload, ProtocolLockPayload
 from sitegen.review.problems import Problem
-from sitegen.screening.outcomes import Outcome
+from sitegen.screening.outcomes import Outcome, review_outcomes
 
 
 def screening_problems(review: Review, outcomes: dict[str, dict[str, Outcome]]) -> list[Problem]:
     """Every screening problem; `outcomes` are the review's outcomes per stage (computed once by the caller)."""
     title_abstract = outcomes["title-abstract"]
     return (_decision_problems(review) + _stage_problems(review, title_abstract)
-            + _protocol_unlocked(review) + _unsettled_batches(review, title_abstract))
+            + _protocol_unlocked(review) + _unsettled_batches(review, title_abstract) + _needless_adjudications(review))
+
+
+def _needless_adjudications(review: Review) -> list[Problem]:
+    """An adjudication settles a disagreement: one on a record the reviewers agree on would overrule
+    them, and one on a record they have not all decided would stand in for a required reviewer."""
+    problems = []
+    for stage in STAGES:
+        reviewed = review_outcomes(review, stage, adjudicated=False)
+        for row in review.decisions:
+            if row.stage != stage or row.reviewer != ADJUDICATION:
+                continue
+            before = reviewed.get(row.decision.record_id)
+            if before is not None and before.decision == "conflict":
+                continue
+            state = ("no reviewer has decided it" if before is None
+                     else "it still awaits a required reviewer" if before.decision == "awaiting"
+                     else f"its reviewers agree ({before.decision})")
+            problems.append(Problem(row.path, row.line, row.columns.get("record_id"), "needless-adjudication",
+                                    f"record {row.decision.record_id!r} is not in conflict at {stage}: {state}; "
+                                    "an adjudication settles a disagreement between reviewers"))
+    return problems
 
 
 def _decision_problems(review: Review) -> list[Problem]:

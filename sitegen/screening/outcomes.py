@@ -34,12 +34,14 @@ def stage_outcomes(decisions: list[DecisionRow], stage: str, required: int = 1,
     return {record_id: _combine(rows, required, reasons_must_agree) for record_id, rows in sorted(by_record.items())}
 
 
-def review_outcomes(review: Review, stage: str) -> dict[str, Outcome]:
+def review_outcomes(review: Review, stage: str, *, adjudicated: bool = True) -> dict[str, Outcome]:
     """Outcomes under the review's own rules: its required number of reviewers per stage, and at
-    full text, where PRISMA counts exclusions by reason, agreement on the reason too."""
+    full text, where PRISMA counts exclusions by reason, agreement on the reason too. With
+    `adjudicated` false, what the reviewers' own decisions add up to, before any adjudication."""
     settings = review.config.screening if review.config else ScreeningSettings()
     required = settings.title_abstract_reviewers if stage == "title-abstract" else settings.full_text_reviewers
-    return stage_outcomes(review.decisions, stage, required, reasons_must_agree=stage == "full-text")
+    decisions = review.decisions if adjudicated else [row for row in review.decisions if row.reviewer != ADJUDICATION]
+    return stage_outcomes(decisions, stage, required, reasons_must_agree=stage == "full-text")
 
 
 def _combine(rows: list[DecisionRow], required: int, reasons_must_agree: bool) -> Outcome:

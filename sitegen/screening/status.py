@@ -120,13 +120,15 @@ def status(review: Review, screening: ScreeningFacts) -> tuple[list[BatchStatus]
 
 def conflicts(review: Review, screening: ScreeningFacts) -> list[Conflict]:
     """Unresolved disagreements, blind: who decided what, never why."""
+    by_record: dict[tuple[str, str], dict[str, str]] = {}  # indexed once: conflicts x decisions would be quadratic
+    for row in review.decisions:
+        by_record.setdefault((row.stage, row.decision.record_id), {})[row.reviewer] = row.decision.decision
     found = []
     for stage in STAGES:
         for record_id, outcome in screening.outcomes[stage].items():
             if outcome.decision != "conflict":
                 continue
-            decisions = {row.reviewer: row.decision.decision for row in review.decisions
-                         if row.stage == stage and row.decision.record_id == record_id}
+            decisions = by_record.get((stage, record_id), {})
             found.append(Conflict(record_id=record_id, title=review.records[record_id].title, stage=stage,
                                   decisions=dict(sorted(decisions.items()))))
     return found

@@ -8,7 +8,6 @@ key (`api_key`); list and search calls are metered, singleton lookups are free.
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import parse_qsl
 
 from sitegen.records.ids import (
     normalise_arxiv,
@@ -25,7 +24,6 @@ from sitegen.sources.base import (
     Malformed,
     Pager,
     Trace,
-    Unsupported,
     as_dict,
     as_list,
     check_status,
@@ -42,7 +40,6 @@ from sitegen.sources.settings import SourceSettings
 
 BASE = "https://api.openalex.org"
 PROVIDER = Provider(label("openalex"), frozenset({"api.openalex.org"}), min_interval=0.1)
-NATIVE_KEYS = ("search", "filter")
 IDS_PER_REQUEST = 50  # OpenAlex accepts up to 50 values in one OR filter
 WORKS = Items("work(s)", "no identifier",
               lambda work: normalise_openalex(work.get("id")) if isinstance(work, dict) else None)
@@ -165,17 +162,6 @@ def secrets(settings: SourceSettings) -> Secrets:
     if settings.contact_email:
         params["mailto"] = settings.contact_email
     return Secrets(params, headers)
-
-
-def native_params(query: str) -> dict[str, str]:
-    """A saved OpenAlex strategy, verbatim: `search=…&filter=…` as written, or else plain search text."""
-    if query.startswith(tuple(f"{key}=" for key in NATIVE_KEYS)):
-        pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=False)
-        unknown = [key for key, _ in pairs if key not in NATIVE_KEYS]
-        if unknown:
-            raise Unsupported(f"only {' and '.join(NATIVE_KEYS)} may be given in an OpenAlex strategy, not {unknown}")
-        return dict(pairs)
-    return {"search": query}
 
 
 def search(fetcher: Fetcher, settings: SourceSettings, query: dict[str, str], since: int | None = None) -> SourceOutcome:

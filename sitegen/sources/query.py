@@ -19,6 +19,8 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl
 
 MAX_LENGTH = 4096  # characters; the same limit as a saved strategy's query
 MAX_TOKENS = 200  # terms, phrases, operators and parentheses
@@ -493,3 +495,53 @@ def _crossref_terms(node: Node) -> Iterator[Term]:
     else:
         for child in node.children:
             yield from _crossref_terms(child)
+
+
+# --------------------------------------------------------------------------- saved native strategies
+
+OPENALEX_NATIVE_KEYS = ("search", "filter")
+CROSSREF_FIELDS = re.compile(r"^query(\.[a-z-]+)?=")
+
+
+def native_openalex(text: str) -> dict[str, str]:
+    """A saved OpenAlex strategy, verbatim: `search=…&filter=…` as written, or else plain search text."""
+    if text.startswith(tuple(f"{key}=" for key in OPENALEX_NATIVE_KEYS)):
+        pairs = parse_qsl(text, keep_blank_values=True, strict_parsing=False)
+        unknown = [key for key, _ in pairs if key not in OPENALEX_NATIVE_KEYS]
+        if unknown:
+            raise UnsupportedQuery("openalex", f"only {' and '.join(OPENALEX_NATIVE_KEYS)} may be given in an "
+                                               f"OpenAlex strategy, not {unknown}")
+        return dict(pairs)
+    return {"search": text}
+
+
+def native_crossref(text: str) -> dict[str, str]:
+    """`query.author=…&query.bibliographic=…` as written (not URL-decoded), or else free bibliographic text."""
+    if not CROSSREF_FIELDS.match(text):
+        return {"query.bibliographic": text}
+    params: dict[str, str] = {}
+    for part in text.split("&"):
+        name, equals, value = part.partition("=")
+        if not equals or not (name == "filter" or CROSSREF_FIELDS.match(part)):
+            raise UnsupportedQuery("crossref", f"{part!r}: a Crossref strategy may set only query, "
+                                               "query.<field> and filter")
+        if name in params:
+            raise UnsupportedQuery("crossref", f"{name} is given twice in the Crossref strategy")
+        params[name] = value
+    return params
+
+
+# How each provider takes a saved native strategy, and a query in sitegen's grammar.
+NATIVE: dict[str, Callable[[str], Any]] = {"openalex": native_openalex, "europepmc": str, "pubmed": str,
+                                           "crossref": native_crossref, "arxiv": str}
+COMPILERS: dict[str, Callable[[Node], Any]] = {"openalex": compile_openalex, "europepmc": compile_europepmc,
+                                               "pubmed": compile_pubmed, "crossref": compile_crossref,
+                                               "arxiv": compile_arxiv}
+
+
+def provider_query(source: str, text: str, *, native: bool) -> Any:
+    """The query as `source` takes it: a native strategy verbatim, or the grammar compiled. UnsupportedQuery
+    when the provider cannot express it, QuerySyntaxError when it breaks the grammar. Pure: checking a
+    saved strategy loads no provider code."""
+    return NATIVE[source](text) if native else COMPILERS[source](parse_query(text))
+

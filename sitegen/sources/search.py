@@ -9,7 +9,6 @@ identity. A query that breaks the grammar is the caller's mistake and raises
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,44 +21,15 @@ from sitegen.records.identity import deduplicate
 from sitegen.records.model import Record
 from sitegen.records.providers import Source, label
 from sitegen.sources import arxiv, crossref, europepmc, openalex, pubmed, query
-from sitegen.sources.base import Unsupported
 from sitegen.sources.http import Fetcher
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import SourceSettings
 from sitegen.sources.snapshots import MODES, SnapshotStore
 
-
-@dataclass(frozen=True)
-class ProviderSearch:
-    compile: Callable[[query.Node], Any]  # sitegen grammar -> the provider's query
-    native: Callable[[str], Any]  # a saved native strategy -> the provider's query, verbatim
-    run: Callable[..., SourceOutcome]  # (fetcher, settings, provider query, since=...) -> outcome
-
-
-CROSSREF_FIELDS = re.compile(r"^query(\.[a-z-]+)?=")
-
-
-def _crossref_native(text: str) -> dict[str, str]:
-    """`query.author=…&query.bibliographic=…` as written (not URL-decoded), or else free bibliographic text."""
-    if not CROSSREF_FIELDS.match(text):
-        return {"query.bibliographic": text}
-    params: dict[str, str] = {}
-    for part in text.split("&"):
-        name, equals, value = part.partition("=")
-        if not equals or not (name == "filter" or CROSSREF_FIELDS.match(part)):
-            raise Unsupported(f"{part!r}: a Crossref strategy may set only query, query.<field> and filter")
-        if name in params:
-            raise Unsupported(f"{name} is given twice in the Crossref strategy")
-        params[name] = value
-    return params
-
-
-PROVIDERS: dict[str, ProviderSearch] = {
-    "openalex": ProviderSearch(query.compile_openalex, openalex.native_params, openalex.search),
-    "europepmc": ProviderSearch(query.compile_europepmc, str, europepmc.search),
-    "pubmed": ProviderSearch(query.compile_pubmed, str, pubmed.search),
-    "crossref": ProviderSearch(query.compile_crossref, _crossref_native, crossref.search),
-    "arxiv": ProviderSearch(query.compile_arxiv, str, arxiv.search),
+# Each provider's search: (fetcher, settings, the query as it takes it, since=...) -> outcome.
+PROVIDERS: dict[str, Callable[..., SourceOutcome]] = {
+    "openalex": openalex.search, "europepmc": europepmc.search, "pubmed": pubmed.search,
+    "crossref": crossref.search, "arxiv": arxiv.search,
 }
 
 
@@ -84,34 +54,24 @@ def check_grammar(text: str) -> None:
                            f"{'^' * max(1, exc.end - exc.position)}") from None
 
 
-def provider_query(source: Source, text: str, *, native: bool) -> Any:
-    """The query as `source` takes it: a native strategy verbatim, or the grammar compiled.
-    Unsupported when the provider cannot express it (QuerySyntaxError when it breaks the grammar)."""
-    provider = PROVIDERS[source]
-    try:
-        return provider.native(text) if native else provider.compile(query.parse_query(text))
-    except query.UnsupportedQuery as exc:
-        raise Unsupported(str(exc)) from None
-
-
 def check_strategy(source: Source, text: str, *, native: bool) -> None:
     """Raise a SitegenError when a strategy could never be sent to its provider, before it is saved."""
     if not native:
         check_grammar(text)
     try:
-        provider_query(source, text, native=native)
-    except Unsupported as exc:
+        query.provider_query(source, text, native=native)
+    except query.UnsupportedQuery as exc:
         raise SitegenError(f"{label(source)} cannot run this strategy ({exc}); nothing was saved") from None
 
 
 def run_strategy(fetcher: Fetcher, settings: SourceSettings, source: Source, text: str, *, native: bool,
                  since: int | None = None) -> SourceOutcome:
     try:
-        sent = provider_query(source, text, native=native)
-    except Unsupported as exc:
+        sent = query.provider_query(source, text, native=native)
+    except query.UnsupportedQuery as exc:
         return SourceOutcome(source=source, status="unsupported",
                              warnings=[f"{label(source)} cannot run this query: {exc}"])
-    return PROVIDERS[source].run(fetcher, settings, sent, since=since)
+    return PROVIDERS[source](fetcher, settings, sent, since=since)
 
 
 @dataclass
