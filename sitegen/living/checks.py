@@ -10,6 +10,7 @@ exist; the locked protocol was not edited; phases advance one at a time.
 from __future__ import annotations
 
 from sitegen.living.ledger import verify_chain
+from sitegen.records.identity import listed
 from sitegen.records.providers import label
 from sitegen.review.folder import Review
 from sitegen.review.models import (
@@ -137,9 +138,8 @@ def _search_problems(review: Review) -> list[Problem]:
             first.setdefault(key, index)
         missing = [i for i in search.seen_ids if i not in review.records] if review.records_loaded else []
         if missing:
-            more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
             problems.append(Problem(f"searches/{monitor_id}.json", None, None, "unknown-record",
-                                    f"seen_ids name record(s) not in records.jsonl: {', '.join(missing[:3])}{more}"))
+                                    f"seen_ids name record(s) not in records.jsonl: {listed(missing, 3)}"))
     return problems
 
 
@@ -196,10 +196,9 @@ def _batch_problems(review: Review) -> list[Problem]:
     for monitor_id, search in review.searches.items():
         unplaced = [i for i in search.seen_ids if i not in placed]
         if unplaced:
-            more = f" and {len(unplaced) - 3} more" if len(unplaced) > 3 else ""
             problems.append(Problem(f"searches/{monitor_id}.json", None, None, "batch-missing",
                                     f"seen_ids name record(s) that no screening batch or import holds: "
-                                    f"{', '.join(unplaced[:3])}{more}; the batch event that held them was lost from "
+                                    f"{listed(unplaced, 3)}; the batch event that held them was lost from "
                                     "the ledger (restore ledger.jsonl from Git)"))
     # A saved search the ledger has runs of must exist: deleting it would throw its seen_ids away.
     ran = {p.monitor_id: line for line, p in zip(review.ledger_lines, review.payloads, strict=True)

@@ -82,9 +82,7 @@ def _with_free_id(record: Record, taken: set[str]) -> Record | None:
         if value and record_id({namespace: value}) not in taken:
             note = (f"Filed under its {NAMESPACE_LABELS[namespace]} because {record.id}, its preferred id, is "
                     "another record's.")
-            custom = record.custom.model_copy(update={"conflicts": sorted({*record.custom.conflicts, note})})
-            return Record.model_validate({**model_data(record), "id": record_id({namespace: value}),
-                                          "custom": model_data(custom)})
+            return _noted(record, note, id=record_id({namespace: value}))
     return None
 
 
@@ -113,6 +111,10 @@ def _link_existing(olds: list[Record], records: dict[str, Record]) -> str:
 
 
 def _add_note(records: dict[str, Record], holder_id: str, note: str) -> None:
-    record = records[holder_id]
+    records[holder_id] = _noted(records[holder_id], note)
+
+
+def _noted(record: Record, note: str, **changes: str) -> Record:
+    """`record` with one more conflict note for a reviewer (and any `changes`), validated again."""
     custom = record.custom.model_copy(update={"conflicts": sorted({*record.custom.conflicts, note})})
-    records[holder_id] = Record.model_validate({**model_data(record), "custom": model_data(custom)})
+    return Record.model_validate({**model_data(record), **changes, "custom": model_data(custom)})

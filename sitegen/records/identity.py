@@ -96,7 +96,8 @@ def _contradiction(group: list[int], ids: list[Identifiers]) -> tuple[str, list[
     return None
 
 
-def _listed(values: list[str], most: int = 5) -> str:
+def listed(values: list[str], most: int = 5) -> str:
+    """The first `most` values, comma-separated, and how many more there are."""
     shown = ", ".join(values[:most])
     return shown + (f" and {len(values) - most} more" if len(values) > most else "")
 
@@ -122,7 +123,7 @@ def _split_titles(group: list[int], ids: list[Identifiers], titles: list[str],
         return [group]
     shared = sorted({f"{NAMESPACE_LABELS[ns]} {v}" for cluster in clusters for i in cluster for ns, v in ids[i].items()
                      if any((ns, v) in ids[j].items() for other in clusters if other is not cluster for j in other)})
-    note = (f"Records sharing {_listed(shared)} have unrelated titles, so they are not taken for one work (a "
+    note = (f"Records sharing {listed(shared)} have unrelated titles, so they are not taken for one work (a "
             "conference supplement, for one, gives its DOI to every abstract); kept apart for a reviewer.")
     for index in group:
         notes[index].append(note)
@@ -134,7 +135,7 @@ def _split(group: list[int], ids: list[Identifiers], notes: dict[int, list[str]]
     if found is None:
         return [group]
     namespace, values = found
-    note = (f"Conflicting {NAMESPACE_LABELS[namespace]} values {_listed(values)} among records linked by other "
+    note = (f"Conflicting {NAMESPACE_LABELS[namespace]} values {listed(values)} among records linked by other "
             "identifiers; the records are kept separate for a reviewer to resolve.")
     parts: dict[str, list[int]] = defaultdict(list)
     for index in group:
@@ -154,7 +155,7 @@ def _split(group: list[int], ids: list[Identifiers], notes: dict[int, list[str]]
         if len(linked) > 1:
             for index in component:
                 notes[index].append(f"This record links records with different {NAMESPACE_LABELS[namespace]} values "
-                                    f"({_listed(linked)}); it was grouped with {linked[0]} and needs checking.")
+                                    f"({listed(linked)}); it was grouped with {linked[0]} and needs checking.")
         parts[linked[0]] += component
     result = []
     for part in parts.values():

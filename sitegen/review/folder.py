@@ -10,12 +10,14 @@ reasons, passages missing from abstracts...) belong to the domains that own them
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sitegen.errors import SchemaVersionError
+from sitegen.records.identity import listed
 from sitegen.records.model import Record
 from sitegen.review import parsing
 from sitegen.review.models import (
@@ -124,9 +126,10 @@ def load_review(root: Path) -> tuple[Review | None, list[Problem]]:
         return None, refusal
     config, problems = _load_config(root)
     review = Review(root=root, config=config)
-    problems += _interrupted_write(root, review)
+    entries = list(parsing.walk(root))  # one walk of the whole review, for links and leftovers both
+    problems += _interrupted_write(root, review, entries)
     schema_problems: list[Problem] = []
-    problems += _symbolic_links(root)
+    problems += _symbolic_links(entries)
     problems += _load_protocol(root, review)
     problems += _load_searches(root, review, schema_problems)
     problems += _load_records(root, review)
@@ -148,7 +151,7 @@ def load_ledger(root: Path) -> tuple[Review | None, list[Problem]]:
         return None, refusal
     review = Review(root=root, config=None)
     schema_problems: list[Problem] = []
-    problems = _interrupted_write(root, review) + _load_ledger(root, review)
+    problems = _interrupted_write(root, review, list(parsing.walk(root))) + _load_ledger(root, review)
     problems += _load_searches(root, review, schema_problems)
     problems += _load_state(root, review, schema_problems)
     return review, problems + schema_problems
@@ -374,20 +377,19 @@ def _load_evidence(root: Path, review: Review) -> list[Problem]:
     return problems
 
 
-def _symbolic_links(root: Path) -> list[Problem]:
+def _symbolic_links(entries: list[tuple[str, os.DirEntry]]) -> list[Problem]:
     """Every symbolic link in the review, file or folder, at any depth (snapshot bodies included)."""
-    return sorted(parsing.symlink_problem(rel) for rel in parsing.find_symlinks(root))
+    return sorted(parsing.symlink_problem(rel) for rel, entry in entries if entry.is_symlink())
 
 
-def _interrupted_write(root: Path, review: Review) -> list[Problem]:
+def _interrupted_write(root: Path, review: Review, entries: list[tuple[str, os.DirEntry]]) -> list[Problem]:
     """One problem for whatever a killed sitegen process left behind, saying how to finish it
     (files may disagree until then), instead of one puzzling problem per leftover file."""
-    leftovers = review.interrupted = interrupted(root)
+    leftovers = review.interrupted = interrupted(root, entries)
     if not leftovers:
         return []
-    shown = ", ".join(leftovers[:3]) + (f" and {len(leftovers) - 3} more" if len(leftovers) > 3 else "")
     return [Problem(leftovers[0], None, None, "interrupted",
-                    f"an interrupted write was found ({shown}); run `sitegen recover {root}` to finish it "
+                    f"an interrupted write was found ({listed(leftovers, 3)}); run `sitegen recover {root}` to finish it "
                     "(writing commands and `sitegen build` finish it themselves)")]
 
 

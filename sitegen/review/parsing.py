@@ -48,8 +48,8 @@ def symlink_problem(rel: str) -> Problem:
                    "is a symbolic link; sitegen reads only real files and folders inside the review")
 
 
-def find_symlinks(root: Path) -> Iterator[str]:
-    """The path (relative to `root`, with forward slashes) of every symbolic link under `root`.
+def walk(root: Path) -> Iterator[tuple[str, os.DirEntry]]:
+    """(path relative to `root` with forward slashes, entry) for everything under `root`.
 
     Links are never followed. os.scandir reads each entry's type with the folder listing,
     so a hundred thousand snapshot bodies cost no call each. Git's own `.git` is not the review's.
@@ -58,9 +58,8 @@ def find_symlinks(root: Path) -> Iterator[str]:
     while folders:
         with os.scandir(folders.pop()) as entries:
             for entry in entries:
-                if entry.is_symlink():
-                    yield Path(entry.path).relative_to(root).as_posix()
-                elif entry.is_dir(follow_symlinks=False) and entry.name != ".git":
+                yield Path(entry.path).relative_to(root).as_posix(), entry
+                if entry.is_dir(follow_symlinks=False) and entry.name != ".git":
                     folders.append(Path(entry.path))
 
 

@@ -25,11 +25,12 @@ import fcntl
 import json
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from sitegen.errors import LockHeld, SitegenError
+from sitegen.review.parsing import walk
 from sitegen.review.write import atomic_write, fsync_dir, is_temporary
 
 JOURNAL = ".sitegen-transaction.json"
@@ -84,29 +85,22 @@ def recover(root: Path) -> list[str]:
         rels = _journal_entries(root)
         _finish(root, rels)
         done.append(f"finished an interrupted write of {', '.join(rels)}")
-    leftovers = _leftovers(root)
-    for path in leftovers:  # written before a crash, and not part of any committed transaction
-        path.unlink()
-        _remove_emptied_folders(root, path.parent)
+    leftovers = [rel for rel in interrupted(root) if rel != JOURNAL]
+    for rel in leftovers:  # written before a crash, and not part of any committed transaction
+        (root / rel).unlink()
+        _remove_emptied_folders(root, (root / rel).parent)
     if leftovers:
-        done.append("removed what an interrupted write left behind: "
-                    + ", ".join(path.relative_to(root).as_posix() for path in leftovers))
+        done.append(f"removed what an interrupted write left behind: {', '.join(leftovers)}")
     return done
 
 
-def interrupted(root: Path) -> list[str]:
+def interrupted(root: Path, entries: Iterable[tuple[str, os.DirEntry]] | None = None) -> list[str]:
     """Review-relative paths (POSIX, sorted) of everything an interrupted write left behind: the
-    journal, staged files and temporary files. `recover` finishes or removes them all."""
-    found = _leftovers(root) + ([root / JOURNAL] if os.path.lexists(root / JOURNAL) else [])
-    return sorted(path.relative_to(root).as_posix() for path in found)
-
-
-def _leftovers(root: Path) -> list[Path]:
-    """Staged and temporary files anywhere in the review (symbolic links to folders are not followed)."""
-    found = []
-    for folder, _, names in os.walk(root):
-        found += [Path(folder) / name for name in names if name.endswith(STAGED) or is_temporary(name)]
-    return sorted(found)
+    journal, staged files and temporary files, anywhere in the review. `recover` finishes or removes
+    them all. `entries` is the review's walk (`parsing.walk`) when the caller has it already."""
+    return sorted(rel for rel, entry in (walk(root) if entries is None else entries)
+                  if rel == JOURNAL or (not entry.is_dir(follow_symlinks=False)
+                                        and (entry.name.endswith(STAGED) or is_temporary(entry.name))))
 
 
 def _remove_emptied_folders(root: Path, folder: Path) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 from lxml import etree
 from pydantic import ValidationError
 
+from sitegen.records.identity import listed
 from sitegen.records.model import CONTROL_CHARACTER, CslDate, Record
 from sitegen.records.providers import Source
 from sitegen.review.parsing import load_json
@@ -403,14 +404,11 @@ class Pager:
         if self._unreadable and not self.records:
             raise Malformed(f"{len(self._unreadable)} of {self.read} {name} {noun} could not be read ({reasons})")
         if self._skipped:
-            names = list(self._skipped_names)
-            shown = f": {', '.join(names[:5])}{f' and {len(names) - 5} more' if len(names) > 5 else ''}" if names else ""
+            shown = f": {listed(list(self._skipped_names))}" if self._skipped_names else ""
             trace.warnings.append(f"{len(self._skipped)} {name} {noun} had {self.items.missing} and were skipped{shown}")
         if self._untitled:
-            ids = list(self._untitled)
-            more = f" and {len(ids) - 5} more" if len(ids) > 5 else ""
-            trace.warnings.append(f"{len(ids)} {name} {noun} had no title and were left out: "
-                                  f"{', '.join(ids[:5])}{more}")
+            trace.warnings.append(f"{len(self._untitled)} {name} {noun} had no title and were left out: "
+                                  f"{listed(list(self._untitled))}")
         if self._unreadable:
             trace.warnings.append(f"{len(self._unreadable)} {name} {noun} could not be read ({reasons}): "
                                   "they are missing from this run, which is therefore incomplete")
