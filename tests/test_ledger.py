@@ -6,7 +6,7 @@ import json
 import shutil
 
 import pytest
-from conftest import EXAMPLE
+from conftest import EXAMPLE, tree_bytes
 
 from sitegen.living.ledger import GENESIS, event_line, next_event, verify_chain
 from sitegen.review.models import LedgerEvent
@@ -146,7 +146,9 @@ def test_a_removed_anchor_is_named_and_cannot_be_re_anchored(anchored, sitegen, 
         search.write_text(json.dumps(data, indent=2) + "\n")
     code, out, _ = sitegen("check", anchored)
     assert code == 1 and "[anchor-removed]" in out and "restore" in out
-    assert sitegen("ledger", "anchor", anchored)[0] == 1
+    before = tree_bytes(anchored)
+    code, _, err = sitegen("ledger", "anchor", anchored)
+    assert code == 1 and "anchor-removed" in err and tree_bytes(anchored) == before
 
 
 def test_removing_every_anchor_does_not_hide_a_lost_batch(anchored, sitegen):
@@ -154,7 +156,9 @@ def test_removing_every_anchor_does_not_hide_a_lost_batch(anchored, sitegen):
     unanchor(anchored)
     code, out, _ = sitegen("check", anchored)
     assert code == 1 and "[batch-missing]" in out and "the batch event that held them was lost" in out
+    before = tree_bytes(anchored)
     assert sitegen("ledger", "anchor", anchored)[0] == 1  # anchoring refuses a ledger that lost events
+    assert tree_bytes(anchored) == before
 
 
 def test_an_interrupted_write_is_named_not_taken_for_tampering(anchored, sitegen):
