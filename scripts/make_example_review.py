@@ -5,10 +5,12 @@
 Reads the SYNERGY "Sep_2021" dataset (real OpenAlex Work objects and the
 published review's inclusion labels) and rebuilds reviews/object-in-context/
 the way a review team would, through sitegen itself: it locks the protocol,
-sets up the saved search (`monitor add`, the baseline run) and reruns it
-(`update`), both recorded against a simulated OpenAlex server that serves the
-real works, then writes the decision files. review.yaml, protocol.md,
-evidence/ and README.md are written by hand and kept.
+sets up the saved search (`monitor add`, the baseline run), writes the decisions
+for its records and publishes version 1 (`publish`), then reruns the search
+(`update`) and publishes version 2 with the decisions on the new records. Both
+runs are recorded against a simulated OpenAlex server that serves the real
+works. review.yaml, protocol.md, evidence/ and README.md are written by hand and
+kept.
 
 What is real and what is simulated is stated in the example's README.md.
 """
@@ -22,11 +24,12 @@ import io
 import json
 import re
 import shutil
+import tempfile
 from pathlib import Path
 
 import httpx
 
-from sitegen.commands import add_monitor, protocol_amend, protocol_lock, state_advance, update
+from sitegen.commands import add_monitor, protocol_amend, protocol_lock, publish, state_advance, update
 from sitegen.review.models import DECISION_COLUMNS, Strategy
 from sitegen.review.write import atomic_write
 from sitegen.sources.openalex import work_to_record
@@ -93,7 +96,8 @@ def main() -> None:
     original = protocol.read_text(encoding="utf-8").replace(AMENDED_TO, AMENDED_FROM)
     protocol.write_text(re.sub(r"^version: \d+$", "version: 1", original, count=1, flags=re.MULTILINE),
                         encoding="utf-8")
-    for generated in ("records.jsonl", "ledger.jsonl", "state.json", "searches", "snapshots", "screening"):
+    for generated in ("records.jsonl", "ledger.jsonl", "state.json", "searches", "snapshots", "screening", "versions",
+                      "runs"):
         path = EXAMPLE / generated
         shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
     evidence = {p.name: p.read_bytes() for p in (EXAMPLE / "evidence").glob("*.yaml")}
@@ -106,6 +110,12 @@ def main() -> None:
     first = add_monitor(EXAMPLE, "object-in-context", [strategy], FIRST_RUN, "record", settings=SourceSettings(),
                         transport=simulated_openalex(earlier, QUERY))
     state_advance(EXAMPLE, FIRST_RUN)  # searching -> screening
+    records = [r for r in map(work_to_record, works) if r]
+    included = {r.id: labels[r.custom.openalex] for r in records}
+    # Version 1: the first run's records, with the decisions the published review had for them.
+    write_decisions(included, set(first.searches[0].new), unassessed=set())
+    with tempfile.TemporaryDirectory() as site:
+        first_version = publish(EXAMPLE, Path(site) / "site", now=FIRST_RUN, environ={}).version
     # A simulated amendment between the runs: the published review notes that genetic modification
     # was not an exclusion criterion; the example makes that an explicit in-scope item (version 2).
     protocol.write_text(protocol.read_text(encoding="utf-8").replace(AMENDED_FROM, AMENDED_TO), encoding="utf-8")
@@ -118,16 +128,28 @@ def main() -> None:
     for name, data in evidence.items():
         atomic_write(EXAMPLE / "evidence" / name, data)
 
-    records = [r for r in map(work_to_record, works) if r]
-    included = {r.id: labels[r.custom.openalex] for r in records}
+    # Version 2: every record screened at title and abstract; the second run's batch is not yet
+    # assessed in full text, and one of its records awaits adjudication.
     latest_batch = set(second.searches[0].new)
+    conflicts, adjudicated = write_decisions(included, set(included), unassessed=latest_batch)
+    with tempfile.TemporaryDirectory() as site:
+        second_version = publish(EXAMPLE, Path(site) / "site", now=SECOND_RUN, environ={}).version
+    assert first_version and second_version
+    print(f"{len(records)} records ({len(first.searches[0].new)} in the first run, {len(latest_batch)} new "
+          f"in the second), {sum(included.values())} included by the published review, {len(conflicts)} simulated "
+          f"conflicts ({len(adjudicated)} adjudicated); published versions {first_version.number} and "
+          f"{second_version.number}")
+
+
+def write_decisions(included: dict[str, bool], screened: set[str], unassessed: set[str]) -> tuple[list[str], list]:
+    """The decision files for the `screened` records: reviewer-a's are the published labels. The simulated
+    second reviewer disagrees on about one record in twenty outside the `unassessed` batch (all settled by
+    the adjudicator in favour of the published label), and on one record of that batch, which is left
+    open: that batch is still at title/abstract screening. Returns the conflicts and the adjudications."""
     screening = EXAMPLE / "screening"
-    real = [(rid, "include" if included[rid] else "exclude", "", "") for rid in sorted(included)]
-    # The simulated second reviewer disagrees on about one record in twenty of the first batch
-    # (all settled by the adjudicator in favour of the published label), and on one record of the
-    # latest batch, which is left open: that batch is still at title/abstract screening.
-    open_conflict = min(latest_batch)
-    simulated = [(rid, _flip(d) if (simulated_disagreement(rid) and rid not in latest_batch) or rid == open_conflict
+    real = [(rid, "include" if included[rid] else "exclude", "", "") for rid in sorted(screened)]
+    open_conflict = min(unassessed) if unassessed else None
+    simulated = [(rid, _flip(d) if (simulated_disagreement(rid) and rid not in unassessed) or rid == open_conflict
                   else d, "", "") for rid, d, _, _ in real]
     conflicts = [rid for (rid, a, _, _), (_, b, _, _) in zip(real, simulated, strict=True) if a != b]
     adjudicated = [(rid, "include" if included[rid] else "exclude", "",
@@ -136,11 +158,9 @@ def main() -> None:
     atomic_write(screening / "title-abstract" / "reviewer-a.csv", decisions_csv(real))
     atomic_write(screening / "title-abstract" / "reviewer-b.csv", decisions_csv(simulated))
     atomic_write(screening / "title-abstract" / "adjudication.csv", decisions_csv(adjudicated))
-    full_text = [(rid, "include", "", "") for rid in sorted(included) if included[rid] and rid not in latest_batch]
+    full_text = [(rid, "include", "", "") for rid in sorted(screened) if included[rid] and rid not in unassessed]
     atomic_write(screening / "full-text" / "reviewer-a.csv", decisions_csv(full_text))
-    print(f"{len(records)} records ({len(first.searches[0].new)} in the first run, {len(latest_batch)} new "
-          f"in the second), {sum(included.values())} included by the published review, {len(conflicts)} simulated "
-          f"conflicts ({len(adjudicated)} adjudicated)")
+    return conflicts, adjudicated
 
 
 def _flip(decision: str) -> str:

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from sitegen import __version__, commands
 from sitegen.errors import EXIT_INCOMPLETE, EXIT_INVALID, ReviewInvalid, SchemaVersionError, SitegenError
+from sitegen.records.providers import label as provider_label
 from sitegen.review.models import Strategy
 from sitegen.review.problems import FORMATTERS, format_human
 from sitegen.review.scaffold import init_review
@@ -108,18 +109,52 @@ def check(directory: Path, output_format: str) -> None:
         raise click.exceptions.Exit(EXIT_INVALID)
 
 
+SITE_OUT = click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("site"),
+                        show_default=True, help="Output folder; replaced as a whole only when the new site is complete.")
+BUILD_TIME = click.option("--now", metavar="RFC3339", default=None,
+                          help="Build time shown on the site. Default: SOURCE_DATE_EPOCH, else the latest ledger event.")
+
+
+def _built(result: commands.BuildResult) -> str:
+    return (f"built {result.out} ({result.files} files, {result.records} records, "
+            f"last updated {result.built_at or 'never'})")
+
+
 @cli.command()
 @click.argument("directory", type=REVIEW_DIR)
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("site"), show_default=True,
-              help="Output folder; replaced as a whole only when the new site is complete.")
-@click.option("--now", metavar="RFC3339", default=None,
-              help="Build time shown on the site. Default: SOURCE_DATE_EPOCH, else the latest ledger event.")
+@SITE_OUT
+@BUILD_TIME
 def build(directory: Path, out: Path, now: str | None) -> None:
-    """Render review folder DIRECTORY as a static website."""
+    """Render review folder DIRECTORY as a static website (every published version included).
+
+    Never writes the review folder: `sitegen publish` records versions.
+    """
     _remember(directory)
-    result = commands.build(directory, out, now)
-    click.echo(f"built {result.out} ({result.files} files, {result.records} records, "
-               f"last updated {result.built_at or 'never'})")
+    click.echo(_built(commands.build(directory, out, now)))
+
+
+@cli.command()
+@click.argument("directory", type=REVIEW_DIR)
+@SITE_OUT
+@BUILD_TIME
+def publish(directory: Path, out: Path, now: str | None) -> None:
+    """Record a new version of DIRECTORY if it changed since its latest, then build its site.
+
+    A version (versions/<N>.json, and a `version` event on the ledger) keeps what the
+    review published: where the ledger ended, the protocol version, and every record's
+    outcomes, so its counts, studies and changelog are rebuilt from the folder for good.
+    It is dated like the site (--now, else SOURCE_DATE_EPOCH, else the latest ledger
+    event). When nothing changed since the latest version, no version is recorded and
+    the site is still built.
+    """
+    _remember(directory)
+    result = commands.publish(directory, out, now)
+    if result.version is not None:
+        click.echo(f"published version {result.version.number} ({result.version.published_at}): {result.changes}")
+    elif result.latest is not None:
+        click.echo(f"nothing changed since version {result.latest.number} of {result.latest.published_at[:10]}; "
+                   "no new version")
+    click.echo(_built(result.site))
 
 
 SNAPSHOT_MODE = click.option(
@@ -256,14 +291,26 @@ def update(directory: Path, at: str, mode: str, as_json: bool, report: Path | No
 @click.argument("directory", type=REVIEW_DIR)
 @click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
 def prisma(directory: Path, as_json: bool) -> None:
-    """PRISMA 2020 counts of DIRECTORY, derived from its ledger and decision files."""
+    """PRISMA 2020 counts of DIRECTORY, derived from its ledger and decision files.
+
+    Unprefixed screening and report counts are the databases-and-registers route, `other` ones the
+    other-methods route; each run's line says what each source returned in it and how much was new.
+    """
     _remember(directory)
     counts = commands.prisma(directory)
     if as_json:
         click.echo(json.dumps(counts.model_dump(), indent=2))
         return
-    for name, value in counts.model_dump().items():
+    for name, value in counts.model_dump(exclude={"runs"}).items():
         click.echo(f"{name.replace('_', ' ')}: {value}")
+    for run in counts.runs:
+        sources = "; ".join(
+            f"{provider_label(source)} returned {returned}, "
+            f"{run.identified_by_source.get(source, 0) + run.identified_other_by_source.get(source, 0)} new"
+            f"{' (incomplete)' if source in run.incomplete else ''}"
+            for source, returned in run.returned_by_source.items())
+        click.echo(f"run {run.run} ({run.at}): {run.records} new records, {run.studies_included} now included "
+                   f"studies; {sources}")
 
 
 @cli.command("probable-duplicates")

@@ -12,24 +12,26 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from contextlib import nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sitegen.errors import SitegenError
-from sitegen.living import protocol, state
+from sitegen.living import protocol, state, versions
 from sitegen.living.checks import UNANCHORED, ledger_problems
 from sitegen.living.ledger import anchor_tail
 from sitegen.living.prisma import PrismaCounts
 from sitegen.records.model import Record
 from sitegen.records.probable import ProbablePair, candidate, probable_duplicates
 from sitegen.review.folder import load_ledger
-from sitegen.review.models import LedgerEvent, ReviewState, SavedSearch, Strategy
+from sitegen.review.models import LedgerEvent, ReviewState, SavedSearch, Strategy, VersionRecord
 from sitegen.review.problems import Problem
 from sitegen.review.transaction import recover, review_lock
 from sitegen.screening.digest import digest_markdown, numbered_batch, rank_batch, weekly
 from sitegen.screening.relevance import Ranking
 from sitegen.screening.status import BatchStatus, Conflict, StageStatus
-from sitegen.site.build import BuildResult, build_site
+from sitegen.site.build import BuildResult, build_site, build_time
+from sitegen.site.output import refuse_unsafe_output
 from sitegen.workspace import inspect, open_review, writable
 
 if TYPE_CHECKING:
@@ -122,6 +124,36 @@ def build(root: Path, out: Path, now: str | None = None, environ: dict[str, str]
     """Render the site; held under the review's lock so no update changes the review mid-build."""
     with writable(root) as workspace:
         return build_site(workspace.review, workspace.facts, out, now, dict(os.environ) if environ is None else environ)
+
+
+@dataclass
+class PublishResult:
+    version: VersionRecord | None  # the version recorded, or None when nothing changed since `latest`
+    latest: VersionRecord | None  # the latest version before this publication
+    changes: str  # the new version's changelog in one sentence ("" when there is none)
+    site: BuildResult
+
+
+def publish(root: Path, out: Path, now: str | None = None, environ: dict[str, str] | None = None) -> PublishResult:
+    """Record the next version when the review changed since its latest (dated as `build` dates the
+    site: --now, SOURCE_DATE_EPOCH or the latest ledger event), then build the site from it."""
+    environ = dict(os.environ) if environ is None else environ
+    with writable(root) as workspace:
+        refuse_unsafe_output(root, out)  # before anything is recorded: a version should get its site
+        at = build_time(workspace.review, now, environ)
+        new, latest = versions.publish(workspace.review, workspace.facts, at)
+        changes = ""
+        if new is not None:
+            workspace = open_review(root)  # the review with its new version, still under the lock
+            changes = versions.version_history(workspace.review, workspace.facts).changelogs[-1].summary()
+        try:
+            site = build_site(workspace.review, workspace.facts, out, now, environ)
+        except SitegenError as exc:
+            if new is not None:
+                exc.done = (f"version {new.number} was recorded ({versions.version_path(new.number)}); "
+                            "`sitegen build` builds its site",)
+            raise
+        return PublishResult(new, latest, changes, site)
 
 
 def update(root: Path, at: str, mode: str = "live", settings: SourceSettings | None = None,

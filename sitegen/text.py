@@ -23,3 +23,12 @@ def markdown_code(text: str) -> str:
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
+
+
+# Characters XML 1.0 cannot hold, escaped or not: a feed or SVG holding one is not well-formed.
+NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def xml_safe(text: str) -> str:
+    """`text` with every character XML 1.0 cannot hold replaced by a space (escaping is the writer's)."""
+    return NOT_XML.sub(" ", text)

@@ -121,7 +121,7 @@ def test_lookup_of_a_real_paper():
     [record] = outcome.records
     assert record.id == "arxiv:1605.08386" and record.custom.arxiv == "1605.08386" and record.DOI is None
     assert record.title == "Heat-bath random walks with Markov bases"
-    assert [a.literal for a in record.author] == ["Caprice Stanley", "Tobias Windisch"]
+    assert [(a.family, a.given) for a in record.author] == [("Stanley", "Caprice"), ("Windisch", "Tobias")]
     assert record.issued.date_parts == [[2016, 5, 26]] and record.container_title is None
     assert record.abstract.startswith("Graphs on lattice points are studied") and "\n" not in record.abstract
     assert record.type == "article" and record.URL == "https://arxiv.org/abs/1605.08386"
@@ -134,7 +134,7 @@ def test_lookup_when_arxiv_drops_an_unknown_id_from_the_list():
     fetch, _, _ = fetcher(lambda request: atom(TWO_ASKED))  # asked for 0808.05394 and 1707.08567; one came back
     outcome = arxiv.lookup(fetch, SETTINGS, "1707.08567")
     assert outcome.status == "ok" and [r.id for r in outcome.records] == ["arxiv:1707.08567"]
-    assert len(outcome.records[0].author) == 34 and outcome.records[0].author[-2].literal == "Dirk Wübben"
+    assert len(outcome.records[0].author) == 34 and outcome.records[0].author[-2].display() == "Wübben, Dirk"
 
 
 def test_lookup_of_a_nonexistent_id_is_empty_not_an_outage():

@@ -55,18 +55,22 @@ def test_reader_navigates_the_example(served_example, page):
     page.goto(served_example + "index.html")
     assert "object-in-context" in page.title()
     counts = page.locator("table.counts")
-    assert counts.get_by_role("row", name="Studies included").inner_text().split()[-1] == "38"
+    assert counts.get_by_role("row", name="Total studies included in review").inner_text().split()[-1] == "38"
     page.get_by_role("navigation", name="Site").get_by_role("link", name="Included studies").click()
     page.wait_for_url("**/included.html")
     assert page.get_by_role("heading", name="Included studies", level=1).is_visible()
-    assert page.locator("blockquote.passage").count() == 4
+    assert page.locator("table.studies tbody tr").count() == 38
     page.get_by_role("link", name=re.compile("^Lateral entorhinal cortex is critical")).click()
-    page.wait_for_url("**/records/*.html")
+    page.wait_for_url("**/studies/*.html")
     assert page.get_by_role("heading", level=1).inner_text().startswith("Lateral entorhinal cortex is critical")
     assert page.get_by_role("link", name="10.1002/hipo.22095").get_attribute("href") == "https://doi.org/10.1002/hipo.22095"
+    assert page.locator("blockquote.passage").count() == 1
+    page.get_by_role("link", name="The record").click()
+    page.wait_for_url("**/records/*.html")
+    assert page.get_by_role("heading", level=1).inner_text().startswith("Lateral entorhinal cortex is critical")
     page.get_by_role("link", name="Records", exact=True).first.click()
     page.wait_for_url("**/records.html")
-    assert page.locator("table.records tbody tr").count() == 271
+    assert page.locator("table.records tbody tr").count() == 250  # the first page of the whole list
     page.goto(served_example + "protocol.html")
     assert page.get_by_role("heading", name="Exclusion reasons").is_visible()
     assert errors == []
@@ -79,10 +83,10 @@ def test_hostile_title_is_shown_as_text(tmp_path, example_copy, page):
     try:
         dialogs = []
         page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-        for path in ("index.html", "records.html", "included.html", "protocol.html"):
+        for path in ("index.html", "records/list/included/1.html", "included.html", "protocol.html"):
             page.goto(base + path)
             assert XSS in page.locator("main").inner_text(), path
-        page.goto(base + "records.html")
+        page.goto(base + "records/list/included/1.html")
         page.get_by_role("link", name=XSS, exact=True).click()
         page.wait_for_url("**/records/*.html")
         assert page.get_by_role("heading", level=1).inner_text() == XSS

@@ -10,8 +10,10 @@ from conftest import EXAMPLE, tree_bytes
 
 from sitegen.commands import build
 from sitegen.errors import OutputRefused, SitegenError
-from sitegen.living.ledger import event_line, next_event
+from sitegen.living.ledger import anchor, event_line, next_event
+from sitegen.living.versions import version_hash, version_text
 from sitegen.review.folder import protocol_hash
+from sitegen.review.models import LedgerEvent, VersionRecord
 from sitegen.site import output
 
 XSS = "<script>alert(1)</script>"
@@ -35,13 +37,13 @@ def test_home_counts_follow_the_decision_files(tmp_path, example_copy):
     out = tmp_path / "site"
     build(example_copy, out, environ={})
     before = (out / "index.html").read_text()
-    assert "<th scope=\"row\">Studies included</th><td>38</td>" in before
+    assert "<td data-count=\"studies_included\">38</td>" in before  # the counts table's whole-review column
     # Drop one full-text inclusion: the count on the home page must follow.
     path = example_copy / "screening" / "full-text" / "reviewer-a.csv"
     lines = path.read_text().splitlines(keepends=True)
     path.write_text("".join(lines[:-1]))
     build(example_copy, out, environ={})
-    assert "<th scope=\"row\">Studies included</th><td>37</td>" in (out / "index.html").read_text()
+    assert "<td data-count=\"studies_included\">37</td>" in (out / "index.html").read_text()
 
 
 def test_two_builds_are_byte_identical(tmp_path):
@@ -191,6 +193,14 @@ def hostile_review(example_copy: Path) -> Path:
     return example_copy
 
 
+def reanchor_version(review: Path, number: int, head: LedgerEvent) -> dict:
+    """Point version `number` at a re-chained ledger head; the payload of its `version` event."""
+    path = review / "versions" / f"{number}.json"
+    version = VersionRecord.model_validate_json(path.read_text()).model_copy(update={"ledger_head": anchor(head)})
+    path.write_text(version_text(version))
+    return {"number": number, "sha256": version_hash(version)}
+
+
 def relock(review: Path) -> None:
     """Rewrite the example's ledger so its protocol lock matches an edited protocol (re-chaining every event)."""
     digest = protocol_hash((review / "protocol.md").read_text())
@@ -199,6 +209,8 @@ def relock(review: Path) -> None:
     events, previous = [], None
     for n, event in enumerate(lines):
         payload = {**event["payload"], "sha256": digest} if n == latest else event["payload"]
+        if event["type"] == "version":  # a version names the event before it, and its event the version's hash
+            payload = reanchor_version(review, payload["number"], previous)
         previous = next_event(previous, event["type"], event["ts"], payload)
         events.append(event_line(previous))
     (review / "ledger.jsonl").write_text("\n".join(events) + "\n")

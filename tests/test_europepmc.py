@@ -229,7 +229,7 @@ def test_names_title_markup_and_fallback_urls():
                                          {"lastName": "Xu"}]})
     record = europepmc.result_to_record(result)
     assert record.title == "Effects of TP53 loss"
-    assert [a.display() for a in record.author] == ["CRUK Consortium", "Kwok C", "Xu"]
+    assert [a.display() for a in record.author] == ["CRUK Consortium", "Kwok, C", "Xu"]  # "Kwok C" split
     assert record.id == "pmid:40437959" and record.URL == "https://europepmc.org/article/MED/40437959"
     only_pmc = dict(result, pmid=None, id="PMC12120539", source="PMC")
     assert europepmc.result_to_record(only_pmc).URL == "https://europepmc.org/article/PMC/PMC12120539"

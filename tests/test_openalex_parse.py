@@ -21,7 +21,7 @@ def test_every_real_work_becomes_a_valid_record():
     assert first.id == "10.1037/0097-7403.9.3.248"
     assert first.custom.openalex == "W1979978981"
     assert first.PMID == "6886630"
-    assert first.author[0].literal == "Mark E. Bouton"
+    assert (first.author[0].family, first.author[0].given) == ("Bouton", "Mark E.")  # split from "Mark E. Bouton"
     assert first.year == 1983
     assert first.page == "248-265"
 

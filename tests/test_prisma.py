@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+from dataclasses import replace
+from pathlib import Path
 
 import httpx
 import pytest
@@ -11,12 +15,24 @@ from http_mocks import json_response
 from lxml import etree
 
 from sitegen.commands import add_monitor, build, update
-from sitegen.review.models import Strategy
+from sitegen.living.ledger import append
+from sitegen.living.merge import integrate
+from sitegen.living.prisma import Flow, derive
+from sitegen.records.model import model_data
+from sitegen.review.folder import load_review
+from sitegen.review.models import ImportPayload, Strategy
+from sitegen.review.transaction import Transaction
+from sitegen.review.write import jsonl
+from sitegen.site import prisma_svg
+from sitegen.site.prisma_csv import prisma2020_csv
+from sitegen.sources.openalex import work_to_record
 from sitegen.sources.settings import SourceSettings
+from sitegen.workspace import open_review
 
 SYNERGY = json.loads((FIXTURES / "openalex" / "synergy_sep2021_works_0_25.json").read_text())
 CORE = json.loads((FIXTURES / "europepmc" / "search_cancer_core.json").read_text())["resultList"]["result"]
 STRATEGIES = [Strategy(source="openalex", query="object"), Strategy(source="europepmc", query="object")]
+TEMPLATE = FIXTURES / "prisma" / "PRISMA.csv"
 
 
 def doi(work: dict) -> str:
@@ -78,54 +94,204 @@ def _europepmc_ids(result: dict) -> set[str]:
     return {result.get("doi", "").lower(), f"pmid:{result.get('pmid')}"}
 
 
-def test_counts_match_a_hand_computed_example(sitegen, two_run_review):
-    code, out, err = sitegen("prisma", two_run_review, "--json")
+def import_other_methods(review_dir: Path, at: str, works: list[dict]) -> list[str]:
+    """Record an import by other methods (citation searching) of real OpenAlex works, as an `import` event."""
+    review, problems = load_review(review_dir)
+    assert review is not None, problems
+    merged = integrate(review.records, [work_to_record(work) for work in works])
+    transaction = Transaction(review_dir)
+    append(transaction, review, at, [ImportPayload(source="openalex", method="other", record_ids=merged.ids,
+                                                   description="backward citation searching of included studies")])
+    transaction.write("records.jsonl", jsonl(model_data(record) for record in merged.records.values()))
+    transaction.commit()
+    return merged.ids
+
+
+@pytest.fixture
+def other_methods_review(two_run_review, sitegen):
+    """The two-run review, then a third run: citation searching found two new records and one known."""
+    found = import_other_methods(two_run_review, "2026-03-01T00:00:00Z", [SYNERGY[5], SYNERGY[6], SYNERGY[0]])
+    kept, dropped = found[0], found[1]
+    with (two_run_review / "screening" / "title-abstract" / "ann.csv").open("a") as rows:
+        rows.write(f"{kept},include,,\n{dropped},include,,\n")
+    with (two_run_review / "screening" / "full-text" / "ann.csv").open("a") as rows:
+        rows.write(f"{kept},include,,\n{dropped},exclude,wrong-population,\n")
+    code, out, err = sitegen("check", two_run_review)
+    assert code == 0, out + err
+    return two_run_review
+
+
+def counts_of(sitegen, review: Path) -> dict:
+    code, out, err = sitegen("prisma", review, "--json")
     assert code == 0, err
-    assert json.loads(out) == {
+    return json.loads(out)
+
+
+def totals(counts: dict) -> dict:
+    """The whole review's flow, without the per-run columns."""
+    return {key: value for key, value in counts.items() if key != "runs"}
+
+
+def test_counts_match_a_hand_computed_example(sitegen, two_run_review):
+    counts = counts_of(sitegen, two_run_review)
+    assert totals(counts) == {
         # run 1: OpenAlex 4 + Europe PMC 3, two of them the same works -> 5 records
         # run 2: one new from each source -> 7 records; records seen before are not counted again
-        "identified": 9, "identified_databases": 9, "identified_by_source": {"europepmc": 4, "openalex": 5},
-        "identified_other_methods": 0, "duplicates_removed": 2, "records": 7,
+        "identified_databases": 9, "identified_registers": 0, "identified_by_source": {"europepmc": 4, "openalex": 5},
+        "identified_other_methods": 0, "identified_other_by_source": {},
+        "duplicates_removed": 2, "excluded_automation": 0, "removed_other_reasons": 0, "records": 7,
         "screened": 6, "excluded_screening": 2, "awaiting_screening": 1,
         "reports_sought": 4, "reports_not_retrieved": 1, "reports_assessed": 3,
         "excluded_full_text": 1, "excluded_by_reason": {"wrong-population": 1}, "awaiting_full_text": 0,
-        "included": 2, "runs": 2, "included_previous": 1, "included_new": 1,
+        "other_screened": 0, "other_excluded_screening": 0, "other_awaiting_screening": 0,
+        "other_reports_sought": 0, "other_reports_not_retrieved": 0, "other_reports_assessed": 0,
+        "other_excluded_full_text": 0, "other_excluded_by_reason": {}, "other_awaiting_full_text": 0,
+        "studies_included": 2, "reports_included": 2,
+        # the latest run with new records is run 2: the study found in run 1 is a previous one
+        "template": "updated", "previous_studies": 1, "previous_reports": 1, "new_studies": 1, "new_reports": 1,
     }
+    first, second = counts["runs"]
+    assert (first["run"], first["at"], second["run"], second["at"]) == (1, "2026-01-01T00:00:00Z",
+                                                                        2, "2026-02-01T00:00:00Z")
+    # what each source returned in the run, against what was new: run 2 returned 5 and 4, one new each
+    assert first["returned_by_source"] == {"europepmc": 3, "openalex": 4}
+    assert second["returned_by_source"] == {"europepmc": 4, "openalex": 5}
+    assert second["identified_by_source"] == {"europepmc": 1, "openalex": 1}
+    assert (first["records"], first["duplicates_removed"], second["records"], second["duplicates_removed"]) == \
+        (5, 2, 2, 0)
+
+
+def test_other_methods_have_their_own_route(sitegen, other_methods_review):
+    counts = counts_of(sitegen, other_methods_review)
+    third = counts["runs"][2]
+    # the import returned three records; one was known from run 1, so two are new, both by other methods
+    assert third["returned_by_source"] == {"openalex": 3}
+    assert (third["identified_other_methods"], third["identified_other_by_source"], third["records"]) == \
+        (2, {"openalex": 2}, 2)
+    assert third["identified_by_source"] == {} and third["identified_databases"] == 0
+    assert {key: counts[key] for key in counts if key.startswith("other_")} == {
+        "other_screened": 2, "other_excluded_screening": 0, "other_awaiting_screening": 0,
+        "other_reports_sought": 2, "other_reports_not_retrieved": 0, "other_reports_assessed": 2,
+        "other_excluded_full_text": 1, "other_excluded_by_reason": {"wrong-population": 1},
+        "other_awaiting_full_text": 0}
+    # the databases-and-registers route is what it was before the import
+    assert (counts["identified_databases"], counts["screened"], counts["reports_assessed"]) == (9, 6, 3)
+    assert (counts["records"], counts["duplicates_removed"], counts["studies_included"]) == (9, 2, 3)
+    # the latest run with new records is now run 3: the two earlier studies are previous, the third is new
+    assert (counts["template"], counts["previous_studies"], counts["new_studies"]) == ("updated", 2, 1)
+
+
+def test_previous_studies_can_be_those_of_a_published_version(other_methods_review):
+    """Versions pass the studies their previous version included; a study since excluded is not counted."""
+    workspace = open_review(other_methods_review)
+    included = [rid for rid, o in workspace.facts.outcomes["full-text"].items() if o.decision == "include"]
+    counts = derive(workspace.review, workspace.facts.outcomes, previous_included={included[0], "doi:10.1/gone"})
+    assert (counts.template, counts.previous_studies, counts.new_studies, counts.studies_included) == \
+        ("updated", 1, 2, 3)
+    assert derive(workspace.review, workspace.facts.outcomes, previous_included=set()).template == "updated"
+
+
+def test_a_single_run_is_a_new_review(sitegen, two_run_review):
+    workspace = open_review(two_run_review)
+    events = sum(1 for e in workspace.review.ledger if e.ts == "2026-01-01T00:00:00Z")
+    review = workspace.review
+    cut = replace(review, ledger=review.ledger[:events], payloads=review.payloads[:events],
+                  ledger_lines=review.ledger_lines[:events])
+    counts = derive(cut, workspace.facts.outcomes)
+    assert (counts.template, counts.previous_studies, counts.new_studies, len(counts.runs)) == ("new", 0, 1, 1)
+    assert prisma_svg.columns(counts) == []  # one run: no per-run columns
+    svg = str(prisma_svg.render(counts, {}, standalone=True)).encode()
+    text = " ".join("".join(etree.fromstring(svg).itertext()).split())
+    assert "Previous studies" not in text and "Identification of studies via databases" in text
+    assert drawn_numbers(svg)["studies_included"] == 1 and "new_studies" not in drawn_numbers(svg)
+
+
+FLOW_FIELDS = list(Flow.model_fields)
+
+
+@pytest.mark.parametrize("which", ["example", "two-run", "other-methods"])
+def test_runs_add_up_to_the_whole_review(sitegen, request, which):
+    review = {"example": EXAMPLE, "two-run": None, "other-methods": None}[which] or \
+        request.getfixturevalue("two_run_review" if which == "two-run" else "other_methods_review")
+    counts = counts_of(sitegen, review)
+    assert counts["runs"], "no runs"
+    for name in FLOW_FIELDS:
+        if isinstance(counts[name], dict):
+            summed: dict[str, int] = {}
+            for run in counts["runs"]:
+                for key, n in run[name].items():
+                    summed[key] = summed.get(key, 0) + n
+            assert summed == counts[name], name
+        else:
+            assert sum(run[name] for run in counts["runs"]) == counts[name], name
+    # and each flow adds up in itself: every record is screened or awaiting, every report sought accounted for
+    for flow in [counts, *counts["runs"]]:
+        identified = flow["identified_databases"] + flow["identified_registers"] + flow["identified_other_methods"]
+        assert identified - flow["duplicates_removed"] == flow["records"]
+        for p in ("", "other_"):
+            assert flow[f"{p}reports_sought"] == (flow[f"{p}reports_not_retrieved"] + flow[f"{p}reports_assessed"]
+                                                  + flow[f"{p}awaiting_full_text"])
+            assert flow[f"{p}excluded_full_text"] == sum(flow[f"{p}excluded_by_reason"].values())
+        assert flow["records"] == sum(flow[f"{p}{name}"] for p in ("", "other_")
+                                      for name in ("screened", "awaiting_screening"))
+        assert flow["studies_included"] == sum(flow[f"{p}reports_assessed"] - flow[f"{p}excluded_full_text"]
+                                               for p in ("", "other_"))
+    assert counts["previous_studies"] + counts["new_studies"] == counts["studies_included"]
+
+
+def test_the_example_review(sitegen):
+    counts = counts_of(sitegen, EXAMPLE)
+    first, second = counts["runs"]
+    # the update's search returned 271 records, 11 of them new
+    assert (second["returned_by_source"], second["identified_by_source"]) == ({"openalex": 271}, {"openalex": 11})
+    assert (counts["records"], counts["studies_included"], counts["template"]) == (271, 38, "updated")
+    assert (first["studies_included"], counts["previous_studies"], counts["new_studies"]) == (38, 38, 0)
+
+
+def test_text_output_says_what_each_run_returned(sitegen):
+    code, out, _ = sitegen("prisma", EXAMPLE)
+    assert code == 0
+    assert "studies included: 38" in out
+    assert "run 2 (2023-04-17T00:00:00Z): 11 new records, 0 now included studies; OpenAlex returned 271, 11 new" \
+        in out
+
+
+# --------------------------------------------------------------------------- the diagram
 
 
 def drawn_numbers(svg: bytes) -> dict[str, int]:
     tree = etree.fromstring(svg)
-    return {element.get("data-count"): int(element.get("data-value"))
-            for element in tree.iter("{*}text") if element.get("data-count")}
+    drawn: dict[str, int] = {}
+    for element in tree.iter("{*}text"):
+        if element.get("data-count"):
+            key, value = element.get("data-count"), int(element.get("data-value"))
+            assert drawn.setdefault(key, value) == value, f"{key} drawn with two values"
+            assert str(value) in "".join(element.itertext()), f"{key}: the number drawn is not its data-value"
+    return drawn
 
 
-def flatten(counts: dict) -> dict[str, int]:
+def flatten(counts: dict | list, prefix: str = "") -> dict[str, int]:
+    """Dotted paths to every number, as data-count names them: runs.1.screened, identified_by_source.openalex."""
+    items = counts.items() if isinstance(counts, dict) else enumerate(counts)
     flat = {}
-    for key, value in counts.items():
-        if isinstance(value, dict):
-            flat.update({f"{key}.{sub}": n for sub, n in value.items()})
-        else:
-            flat[key] = value
+    for key, value in items:
+        if isinstance(value, dict | list):
+            flat.update(flatten(value, f"{prefix}{key}."))
+        elif isinstance(value, int) and not isinstance(value, bool):
+            flat[f"{prefix}{key}"] = value
     return flat
 
 
-@pytest.mark.parametrize("which", ["two-run", "example"])
-def test_every_number_in_the_diagram_equals_the_json(sitegen, two_run_review, tmp_path, which):
-    review = two_run_review if which == "two-run" else EXAMPLE
-    _, out, _ = sitegen("prisma", review, "--json")
-    counts = flatten(json.loads(out))
-    site = tmp_path / "site"
-    build(review, site, environ={})
-    for svg in ((site / "downloads" / "prisma.svg").read_bytes(),
-                _inline_svg((site / "index.html").read_bytes())):
-        drawn = drawn_numbers(svg)
-        assert drawn, "the diagram shows no numbers"
-        for key, value in drawn.items():
-            assert counts[key] == value, key
-        expected = {"identified_databases", "duplicates_removed", "screened", "excluded_screening", "reports_sought",
-                    "reports_not_retrieved", "reports_assessed", "included"}
-        assert expected <= set(drawn)
-    assert json.loads((site / "downloads" / "prisma.json").read_text()) == json.loads(out)
+def expected_value(flat: dict[str, int], key: str) -> int:
+    """A number the JSON holds, or the sum over a span of runs merged into one column (runs.0-3.screened)."""
+    head, _, rest = key.partition(".")
+    span, _, field = rest.partition(".")
+    if head == "runs" and "-" in span:
+        first, last = map(int, span.split("-"))
+        return sum(flat.get(f"runs.{i}.{field}", 0) for i in range(first, last + 1))
+    if head == "runs" and field.count(".") == 1:  # a run's reasons and sources name only those it had
+        return flat.get(key, 0)
+    return flat[key]
 
 
 def _inline_svg(html: bytes) -> bytes:
@@ -133,11 +299,135 @@ def _inline_svg(html: bytes) -> bytes:
     return html[start:end].replace(b"<svg", b'<svg xmlns="http://www.w3.org/2000/svg"', 1)
 
 
-def test_diagram_is_accessible_text(tmp_path):
-    site = tmp_path / "site"
-    build(EXAMPLE, site, environ={})
-    tree = etree.fromstring((site / "downloads" / "prisma.svg").read_bytes())
+@pytest.mark.parametrize("which", ["example", "two-run", "other-methods"])
+def test_every_number_in_the_diagram_equals_the_json(sitegen, request, tmp_path, which):
+    review = EXAMPLE if which == "example" else request.getfixturevalue(
+        "two_run_review" if which == "two-run" else "other_methods_review")
+    counts = counts_of(sitegen, review)
+    flat = flatten(counts)
+    if which == "example":
+        site = request.getfixturevalue("example_site")  # built once for the whole session
+    else:
+        site = tmp_path / "site"
+        build(review, site, environ={})
+    page = (site / "index.html").read_bytes()
+    for svg in ((site / "downloads" / "prisma.svg").read_bytes(), _inline_svg(page)):
+        drawn = drawn_numbers(svg)
+        for key, value in drawn.items():
+            assert expected_value(flat, key) == value, key
+        # every box of the template is drawn, with each run's column and the whole review's
+        expected = {"identified_databases", "identified_registers", "duplicates_removed", "excluded_automation",
+                    "removed_other_reasons", "screened", "excluded_screening", "reports_sought",
+                    "reports_not_retrieved", "reports_assessed", "excluded_full_text", "studies_included",
+                    "reports_included", "previous_studies", "previous_reports", "new_studies", "new_reports"}
+        expected |= {f"identified_by_source.{s}" for s in counts["identified_by_source"]}
+        expected |= {f"excluded_by_reason.{c}" for c in counts["excluded_by_reason"]}
+        expected |= {f"runs.{i}.screened" for i, run in enumerate(counts["runs"]) if run["records"]}
+        expected |= {f"runs.{i}.returned_by_source.{s}" for i, run in enumerate(counts["runs"]) if run["records"]
+                     for s in run["returned_by_source"] if s in counts["identified_by_source"]}
+        if counts["identified_other_by_source"]:
+            expected |= {"identified_other_methods", "other_screened", "other_reports_sought",
+                         "other_reports_not_retrieved", "other_reports_assessed", "other_excluded_full_text"}
+            expected |= {f"other_excluded_by_reason.{c}" for c in counts["other_excluded_by_reason"]}
+        assert expected <= set(drawn), expected - set(drawn)
+    # the table beside it shows the same numbers
+    table = etree.fromstring(page, etree.HTMLParser()).xpath("//table[contains(@class, 'prisma-counts')]//td")
+    tabled = {cell.get("data-count"): int(cell.text) for cell in table if cell.get("data-count")}
+    assert tabled and all(expected_value(flat, key) == value for key, value in tabled.items())
+    assert json.loads((site / "downloads" / "prisma.json").read_text()) == counts
+
+
+def test_diagram_is_accessible_text(example_site):
+    tree = etree.fromstring((example_site / "downloads" / "prisma.svg").read_bytes())
     assert tree.get("role") == "img"
     assert tree.find("{*}title").text == "PRISMA 2020 flow diagram"
-    assert "38 studies included" in tree.find("{*}desc").text
-    assert "Records screened (n = 270)" in "".join(tree.itertext())
+    desc = tree.find("{*}desc").text
+    assert "38 studies included in total" in desc and "run 2 (2023-04-17T00:00:00Z) identified 11 new records" in desc
+    text = " ".join("".join(tree.itertext()).split())
+    for phrase in ("Identification of new studies via databases and registers", "Previous studies",
+                   "Records marked as ineligible by automation tools", "Records removed for other reasons",
+                   "Studies included in previous version of review (n = 38)", "New studies included in review (n = 0)",
+                   "Total studies included in review (n = 38)", "Run 1", "Run 2", "returned in the run"):
+        assert phrase in text, phrase
+
+
+def test_many_runs_merge_the_earliest_into_one_column(sitegen, two_run_review):
+    """A review that ran weekly for months keeps a readable diagram: the earliest runs share a column, whose
+    numbers are the sums of theirs."""
+    counts = open_review(two_run_review).facts.prisma
+    runs = [counts.runs[i % 2].model_copy(update={"run": i + 1}) for i in range(9)]
+    many = counts.model_copy(update={"runs": runs})
+    cols = prisma_svg.columns(many)
+    assert [col.head for col in cols] == ["Runs 1\u20135", "Run 6", "Run 7", "Run 8", "Run 9", "All"]
+    assert len(cols) == prisma_svg.MAX_COLUMNS
+    merged = cols[0].cell(many, "identified_by_source.openalex")
+    assert merged == prisma_svg.Cell(sum(run.identified_by_source["openalex"] for run in runs[:5]),
+                                     "runs.0-4.identified_by_source.openalex")
+    drawn = drawn_numbers(str(prisma_svg.render(many, {}, standalone=True)).encode())
+    flat = flatten(many.model_dump())
+    assert all(expected_value(flat, key) == value for key, value in drawn.items() if key.startswith("runs."))
+
+
+def test_hostile_labels_stay_text(two_run_review):
+    """Reason labels and provider text are escaped, control characters kept out: the SVG stays well-formed."""
+    workspace = open_review(two_run_review)
+    labels = {"wrong-population": '<script>alert(1)</script> & "quotes", =cmd; \x07bell'}
+    svg = str(prisma_svg.render(workspace.facts.prisma, labels, standalone=True))
+    tree = etree.fromstring(svg.encode())  # well-formed XML, or this raises
+    assert not list(tree.iter("{*}script"))
+    assert '<script>alert(1)</script> & "quotes", =cmd;' in " ".join("".join(tree.itertext()).split())
+
+
+# --------------------------------------------------------------------------- the CSV for the PRISMA2020 R package
+
+
+def read_csv(text: str) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(text, newline="")))
+
+
+def test_csv_has_the_template_structure_with_only_n_filled(example_site):
+    template = read_csv(TEMPLATE.read_text(encoding="utf-8"))
+    output = read_csv((example_site / "downloads" / "prisma2020.csv").read_text(encoding="utf-8"))
+    assert output[0] == template[0] and len(output) == len(template)
+    n = template[0].index("n")
+    for ours, theirs in zip(output[1:], template[1:], strict=True):
+        assert ours[:n] + ours[n + 1:] == theirs[:n] + theirs[n + 1:]  # every column but n as the template has it
+    filled = {row[0]: row[n] for row in output[1:] if row[0] != "NA"}
+    assert filled == {
+        "previous_studies": "38", "previous_reports": "38", "database_results": "271",
+        "database_specific_results": "OpenAlex, 271", "register_results": "0", "register_specific_results": "0",
+        "website_results": "NA", "organisation_results": "NA", "citations_results": "NA",
+        "duplicates": "0", "excluded_automatic": "0", "excluded_other": "0",
+        "records_screened": "270", "records_excluded": "230", "dbr_sought_reports": "40",
+        "dbr_notretrieved_reports": "0", "other_sought_reports": "NA", "other_notretrieved_reports": "NA",
+        "dbr_assessed": "38", "dbr_excluded": "0", "other_assessed": "NA", "other_excluded": "NA",
+        "new_studies": "0", "new_reports": "0", "total_studies": "38", "total_reports": "38",
+        "total_studies_ma": "NA", "total_reports_ma": "NA",
+        "identification": "0", "screening": "0", "included": "0"}  # the phase bars keep the template's n
+    shipped = Path(prisma_svg.__file__).parents[2] / "templates" / "prisma2020.csv"
+    assert read_csv(shipped.read_text(encoding="utf-8")) == template  # the shipped copy is the real template
+
+
+def test_csv_of_a_review_with_other_methods(sitegen, other_methods_review):
+    workspace = open_review(other_methods_review)
+    labels = {"wrong-population": "Population, setting; or age", "not-retrieved": "Report not retrieved"}
+    rows = read_csv(prisma2020_csv(workspace.facts.prisma, labels))
+    filled = {row[0]: row[-1] for row in rows[1:] if row[0] != "NA"}
+    assert {key: filled[key] for key in ("database_specific_results", "citations_results", "other_sought_reports",
+                                         "other_assessed", "dbr_excluded", "other_excluded", "previous_studies",
+                                         "new_studies", "total_studies")} == {
+        "database_specific_results": "Europe PMC, 4; OpenAlex, 5", "citations_results": "2",
+        "other_sought_reports": "2", "other_assessed": "2",
+        # a label's own commas and semicolons would split the package's "Name, n; Name, n" list
+        "dbr_excluded": "Population / setting / or age, 1", "other_excluded": "Population / setting / or age, 1",
+        "previous_studies": "2", "new_studies": "1", "total_studies": "3"}
+    # the package's own parsing: split at ";", the name up to the first ",", the number after it
+    parsed = [(item.split(",")[0], int(item.split(",", 1)[1])) for item in filled["dbr_excluded"].split(";")]
+    assert parsed == [("Population / setting / or age", 1)]
+
+
+def test_csv_cells_cannot_start_a_formula(two_run_review):
+    workspace = open_review(two_run_review)
+    rows = read_csv(prisma2020_csv(workspace.facts.prisma, {"wrong-population": "=HYPERLINK(\"x\")"}))
+    excluded = next(row[-1] for row in rows if row[0] == "dbr_excluded")
+    assert excluded == "'=HYPERLINK(\"x\"), 1"

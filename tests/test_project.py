@@ -19,12 +19,17 @@ from sitegen.review.models import (
     Finding,
     Passage,
     ProtocolMeta,
+    PublishedOutcome,
     RelevanceTerms,
     ReviewConfig,
     ReviewState,
+    RunCounts,
+    RunManifest,
+    RunSource,
     SavedSearch,
     SnapshotEntry,
     Strategy,
+    VersionRecord,
 )
 from sitegen.review.schemas import json_schemas
 
@@ -33,7 +38,8 @@ README = (ROOT / "README.md").read_text()
 
 
 @pytest.mark.parametrize("model", [ReviewConfig, ProtocolMeta, RelevanceTerms, SavedSearch, Strategy, Record, RecordMeta,
-                                   Evidence, Finding, Passage, SnapshotEntry, ReviewState])
+                                   Evidence, Finding, Passage, SnapshotEntry, ReviewState, VersionRecord,
+                                   PublishedOutcome, RunManifest, RunSource, RunCounts])
 def test_every_field_is_documented(model):
     for name, field in model.model_fields.items():
         shown = field.alias or name

@@ -4,12 +4,16 @@ The ledger's chain is intact, its events are in time order, and nothing in the
 review depends on an event the ledger no longer has (the tail anchors); every
 record came from a retrieval or import the ledger records; batches never
 repeat a record and agree with the saved searches; snapshots the ledger cites
-exist; the locked protocol was not edited; phases advance one at a time.
+exist; the locked protocol was not edited; phases advance one at a time; each
+run's manifest is the one its events name (`living.manifests`); published versions
+are whole and in order (`living.versions`).
 """
 
 from __future__ import annotations
 
-from sitegen.living.ledger import verify_chain
+from sitegen.living.ledger import holds, verify_chain
+from sitegen.living.manifests import manifest_problems
+from sitegen.living.versions import version_problems
 from sitegen.records.identity import listed
 from sitegen.records.providers import label
 from sitegen.review.folder import Review
@@ -38,7 +42,8 @@ ANCHOR_REMOVED = "anchor-removed"
 
 def living_problems(review: Review) -> list[Problem]:
     return (ledger_problems(review) + _search_problems(review) + _batch_problems(review)
-            + _protocol_problems(review) + _phase_problems(review) + _provenance_problems(review))
+            + _protocol_problems(review) + _phase_problems(review) + _provenance_problems(review)
+            + manifest_problems(review) + version_problems(review))
 
 
 def ledger_problems(review: Review) -> list[Problem]:
@@ -96,23 +101,18 @@ def _anchor_problems(review: Review) -> list[Problem]:
                                search.last_event))
     ends = f"the ledger ends at event {last.seq}" if last else "the ledger is empty"
     for dependant, wanted in dependants:
-        if _holds(review.ledger, wanted):
+        if holds(review.ledger, wanted):
             continue
         problems.append(Problem(LEDGER, where, None, "ledger-truncated",
                                 f"{ends}, but {dependant} depends on event {wanted.seq} ({wanted.hash[:12]}…), "
                                 "which it no longer has: events were deleted from the end or rewritten; "
                                 "restore ledger.jsonl from Git"))
-    if head is not None and last is not None and _holds(review.ledger, head) and last.seq > head.seq:
+    if head is not None and last is not None and holds(review.ledger, head) and last.seq > head.seq:
         problems.append(Problem(LEDGER, review.ledger_lines[head.seq], None, "ledger-head",
                                 f"the ledger goes on past event {head.seq}, the last one sitegen appended "
                                 "(state.json's ledger_head): events were added by hand, or state.json was "
                                 "restored from an older version"))
     return problems
-
-
-def _holds(events: list[LedgerEvent], wanted: LedgerAnchor) -> bool:
-    index = wanted.seq - 1
-    return index < len(events) and events[index].seq == wanted.seq and events[index].hash == wanted.hash
 
 
 def _search_problems(review: Review) -> list[Problem]:

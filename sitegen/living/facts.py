@@ -14,9 +14,18 @@ from functools import cached_property
 from itertools import groupby
 
 from sitegen.living.prisma import PrismaCounts, derive
+from sitegen.living.sightings import Sighting, sightings
 from sitegen.review.folder import Review
-from sitegen.review.models import LedgerEvent, PhasePayload, ProtocolLockPayload, RetrievalPayload
-from sitegen.screening.outcomes import Outcome
+from sitegen.review.models import (
+    BatchPayload,
+    LedgerEvent,
+    PhasePayload,
+    ProtocolLockPayload,
+    RetrievalPayload,
+    VersionPayload,
+)
+from sitegen.screening.outcomes import Outcome, published_outcomes
+from sitegen.screening.standing import StageHistory, Standing, screening_histories, standings
 from sitegen.screening.status import (
     BatchStatus,
     Conflict,
@@ -35,6 +44,8 @@ class Run:
     monitor_id: str
     at: str
     strategies: list[RetrievalPayload]
+    batch: BatchPayload | None = None  # the screening batch of the records it found new, if any
+    line: int | None = None  # the line of its first event in ledger.jsonl
 
     @property
     def complete(self) -> bool:
@@ -60,8 +71,49 @@ class ReviewFacts:
         return self.screening.outcomes
 
     @cached_property
+    def standings(self) -> dict[str, Standing]:
+        """Record id -> where it stands in screening (included, excluded at a stage, conflict, awaiting)."""
+        return standings(list(self.review.records), self.screening.outcomes)
+
+    @cached_property
+    def histories(self) -> dict[str, list[StageHistory]]:
+        """Record id -> its screening history per stage, blind where screening must be."""
+        return screening_histories(self.review, self.screening.outcomes)
+
+    @cached_property
+    def sightings(self) -> dict[str, list[Sighting]]:
+        """Record id -> every source and run that returned it, from the ledger."""
+        return sightings(self.review)
+
+    @cached_property
     def prisma(self) -> PrismaCounts:
-        return derive(self.review, self.screening.outcomes)
+        return derive(self.review, self.screening.outcomes, self.previously_included)
+
+    @cached_property
+    def unpublished(self) -> bool:
+        """Whether the review as it stands is not its latest published version (or none was published):
+        the ledger went on past that version's own event, or an outcome, the title, the question or the
+        protocol version changed since."""
+        review = self.review
+        if not review.versions:
+            return True
+        latest = review.versions[-1].version
+        last = review.payloads[-1] if review.payloads else None
+        now = (review.config.title, review.config.question, review.protocol.meta.version)
+        return (not (isinstance(last, VersionPayload) and last.number == latest.number)
+                or now != (latest.title, latest.question, latest.protocol_version)
+                or published_outcomes(self.outcomes) != latest.outcomes)
+
+    @cached_property
+    def previously_included(self) -> list[str] | None:
+        """The studies included in the version before the review as it stands (its latest version when
+        it changed since, else the one before that), which PRISMA's updated-review template shows as
+        previous studies; None when there is no such version."""
+        versions = self.review.versions[:len(self.review.versions) - (not self.unpublished)]
+        if not versions:
+            return None
+        outcomes = versions[-1].version.outcomes.get("full-text", {})
+        return sorted(rid for rid, outcome in outcomes.items() if outcome.decision == "include")
 
     @cached_property
     def screening_status(self) -> tuple[list[BatchStatus], list[StageStatus]]:
@@ -93,9 +145,17 @@ class ReviewFacts:
         """Every run of every saved search, oldest first, with the completeness the ledger recorded."""
         # In ledger order, which is time order (check refuses any other): a run's events are written
         # together, so one run is a stretch of retrievals sharing a time and a saved search.
-        retrievals = self._events(RetrievalPayload)
-        return [Run(monitor_id, at, [payload for _, payload in group])
-                for (at, monitor_id), group in groupby(retrievals, key=lambda pair: (pair[0].ts, pair[1].monitor_id))]
+        review = self.review
+        retrievals = [(event.ts, line, payload) for event, line, payload
+                      in zip(review.ledger, review.ledger_lines, review.payloads, strict=True)
+                      if isinstance(payload, RetrievalPayload)]
+        batches = {(event.ts, payload.monitor_id): payload for event, payload in self._events(BatchPayload)}
+        runs = []
+        for (at, monitor_id), group in groupby(retrievals, key=lambda item: (item[0], item[2].monitor_id)):
+            events = list(group)
+            runs.append(Run(monitor_id, at, [payload for _, _, payload in events], batches.get((at, monitor_id)),
+                            events[0][1]))
+        return runs
 
     def _events(self, kind: type) -> list:
         return [(event, payload) for event, payload in zip(self.review.ledger, self.review.payloads, strict=True)

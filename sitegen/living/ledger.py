@@ -78,20 +78,27 @@ def ledger_text(events: list[LedgerEvent]) -> str:
     return "".join(event_line(event) + "\n" for event in events)
 
 
-def check_event_time(events: list[LedgerEvent], at: str) -> None:
-    """A caller-supplied time for new events: a real RFC 3339 time, not before the ledger's latest."""
+def check_event_time(events: list[LedgerEvent], at: str, option: str = "--at") -> None:
+    """A caller-supplied time for new events (given as `option`): a real RFC 3339 time, not before the
+    ledger's latest."""
     try:
         when = parse_timestamp(at)
     except ValueError as exc:
-        raise SitegenError(f"--at {exc}") from None
+        raise SitegenError(f"{option} {exc}") from None
     # The clock only guards against a typo: an event dated far ahead would block every later one,
     # since the ledger is append-only and kept in time order. It never supplies the time.
     if when > datetime.now(UTC) + FUTURE_SLACK:
-        raise SitegenError(f"--at {at} is in the future; give the time of the run (UTC)")
+        raise SitegenError(f"{option} {at} is in the future; give the time of the run (UTC)")
     latest = max((event.ts for event in events), key=parse_timestamp, default=None)
     if latest and when < parse_timestamp(latest):
-        raise SitegenError(f"--at {at} is earlier than the latest ledger event ({latest}); "
+        raise SitegenError(f"{option} {at} is earlier than the latest ledger event ({latest}); "
                            "events are recorded in time order")
+
+
+def holds(events: list[LedgerEvent], wanted: LedgerAnchor) -> bool:
+    """Whether the ledger still has the event an anchor names, at its place and with its hash."""
+    index = wanted.seq - 1
+    return index < len(events) and events[index].seq == wanted.seq and events[index].hash == wanted.hash
 
 
 def verify_chain(events: list[LedgerEvent]) -> list[tuple[int, str]]:

@@ -2,106 +2,234 @@
 
 Identification comes from the ledger: each `retrieval` or `import` event names
 the records a source returned. Runs are the events sharing one timestamp. A
-record counts as identified by every source that returned it in the run where
-it first appeared; counting it more than once there is what "duplicates
-removed" undoes. Later runs that return it again do not count it again.
+record is *first identified* in the earliest run that names it, and counts as
+identified by every source that returned it in that run; counting it more than
+once there is what "duplicate records removed" undoes. Later runs that return it
+again do not count it again (the run's `returned_by_source` shows them).
+
+Records arrive by one of two routes, as the PRISMA 2020 templates draw them:
+databases and registers (saved-search runs, and imports with method
+"database"; a provider's `kind` in the registry says which of the two), or other
+methods (imports with method "other": records taken from a bibliographic source
+by following citations or another route than searching it). A record any
+database or register returned in its first run belongs to the databases and
+registers route; other methods count only the records they alone found.
 
 Screening and eligibility come from the decision files (see
-`sitegen.screening.outcomes`). A full-text exclusion with the reason code
-`not-retrieved` counts as a report not retrieved, not as an exclusion.
+`sitegen.screening.outcomes`). sitegen screens every record at title and
+abstract, whatever its route, so the other-methods route has its own screened
+and excluded counts (the template has no such box there; sitegen's diagram
+adds it so that no record goes unaccounted for). A full-text exclusion with the
+reason code `not-retrieved` counts as a report not retrieved, not as an
+exclusion. Today every study has one report, so studies and reports count the
+same; they are separate fields so that a study with several reports can count
+them apart.
+
+The living variant partitions the records by the run that first identified
+them and derives the same boxes for each partition (`runs`): the partitions'
+counts add up to the whole review's.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
 from itertools import groupby
+from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import Field
 
+from sitegen.records.model import Strict
+from sitegen.records.providers import kind
 from sitegen.review.folder import Review
 from sitegen.review.models import ImportPayload, RetrievalPayload
 from sitegen.screening.outcomes import DECIDED, Outcome
 
 NOT_RETRIEVED = "not-retrieved"
+OTHER = "other"  # the route of records found by other methods than searching a database or register
+Route = Literal["database", "register", "other"]
 
 
-class PrismaCounts(BaseModel):
-    identified: int  # records identified, before duplicates were removed
-    identified_databases: int
-    identified_by_source: dict[str, int]  # databases, per source
-    identified_other_methods: int
-    duplicates_removed: int
-    records: int  # distinct records after duplicates were removed
-    screened: int
+class Flow(Strict):
+    """The boxes of the PRISMA 2020 flow for a set of records: the whole review, or one run's new records.
+
+    Unprefixed screening and report fields are the databases-and-registers route; `other_` ones the
+    other-methods route. Every count is of records first identified in the set's run(s).
+    """
+
+    identified_databases: int = Field(description="records identified from databases, summed over databases")
+    identified_registers: int = Field(description="records identified from registers, summed over registers")
+    identified_by_source: dict[str, int] = Field(
+        description="databases and registers searched -> records each identified (0 when it found nothing new)")
+    identified_other_methods: int = Field(description="records identified by other methods, summed over sources")
+    identified_other_by_source: dict[str, int] = Field(
+        description="sources used by other methods -> records each identified")
+    duplicates_removed: int = Field(description="identifications beyond the first of the same record in its run")
+    excluded_automation: int = Field(
+        description="records marked ineligible by automation tools: always 0, because a relevance score only "
+                    "orders a batch and reviewers decide every record")
+    removed_other_reasons: int = Field(
+        description="records removed before screening for other reasons: always 0, because every identified "
+                    "record goes to the reviewers (the ledger records no removal)")
+    records: int = Field(description="distinct records, both routes, after duplicates were removed")
+    screened: int = Field(description="records with a title-and-abstract decision")
     excluded_screening: int
-    awaiting_screening: int  # not yet decided, or a conflict awaiting adjudication
-    reports_sought: int
-    reports_not_retrieved: int
-    reports_assessed: int
+    awaiting_screening: int = Field(description="not yet decided at title and abstract, or a conflict")
+    reports_sought: int = Field(description="records included or marked maybe at title and abstract")
+    reports_not_retrieved: int = Field(description=f"excluded at full text with the reason {NOT_RETRIEVED!r}")
+    reports_assessed: int = Field(description="reports with a full-text decision to include or exclude")
     excluded_full_text: int
-    excluded_by_reason: dict[str, int]
-    awaiting_full_text: int
-    included: int
-    runs: int
-    included_previous: int  # included studies first identified before the latest run that found new records
-    included_new: int  # included studies first identified in the latest run that found new records
+    excluded_by_reason: dict[str, int] = Field(description="exclusion reason code -> reports excluded")
+    awaiting_full_text: int = Field(description="reports sought, neither assessed nor known to be unobtainable")
+    other_screened: int
+    other_excluded_screening: int
+    other_awaiting_screening: int
+    other_reports_sought: int
+    other_reports_not_retrieved: int
+    other_reports_assessed: int
+    other_excluded_full_text: int
+    other_excluded_by_reason: dict[str, int]
+    other_awaiting_full_text: int
+    studies_included: int = Field(description="studies included in the review, both routes")
+    reports_included: int = Field(description="reports of the included studies")
 
 
-def derive(review: Review, outcomes: dict[str, dict[str, Outcome]]) -> PrismaCounts:
-    """The counts, from the ledger's events and `outcomes` (per stage, per record)."""
-    by_source: Counter[str] = Counter()
-    other = 0
-    known: dict[str, int] = {}  # record id -> the run that first identified it
+class RunFlow(Flow):
+    """One run's column of the living diagram: the records it identified first, and what each source returned."""
+
+    run: int = Field(ge=1, description="the run's place among every run of the review, from 1")
+    at: str = Field(description="the run's time, as the ledger recorded it")
+    returned_by_source: dict[str, int] = Field(
+        description="source -> distinct records it returned in this run, new or already known")
+    incomplete: list[str] = Field(description="sources this run did not reach or did not read in full")
+
+
+class PrismaCounts(Flow):
+    """The whole review's flow, the updated-review boxes (previous + new = total), and the per-run columns."""
+
+    template: Literal["new", "updated"] = Field(
+        description="'updated' when there are studies from a previous version (or from runs before the latest "
+                    "run that found new records) to report apart from the new ones")
+    previous_studies: int = Field(description="studies included in the previous version and still included")
+    previous_reports: int
+    new_studies: int = Field(description="included studies that are not previous studies")
+    new_reports: int
+    runs: list[RunFlow] = Field(description="one flow per run, oldest first; they add up to the whole review's")
+
+
+@dataclass(frozen=True)
+class _Run:
+    at: str
+    events: list[RetrievalPayload | ImportPayload]
+
+
+def _route(payload: RetrievalPayload | ImportPayload) -> Route:
+    if isinstance(payload, ImportPayload) and payload.method == "other":
+        return OTHER
+    return kind(payload.source)
+
+
+def _runs(review: Review) -> list[_Run]:
     sourced = [(event.ts, payload) for event, payload in zip(review.ledger, review.payloads, strict=True)
                if isinstance(payload, RetrievalPayload | ImportPayload)]
-    runs = 0
-    latest_with_new = 0  # the last run that identified anything new
-    for _, events in groupby(sourced, key=lambda pair: pair[0]):
-        runs += 1
-        first_seen = set()
-        for _, payload in events:
-            if not (isinstance(payload, ImportPayload) and payload.method == "other"):
-                by_source[payload.source] += 0  # every database searched is listed, even with nothing new
-            for record_id in dict.fromkeys(payload.record_ids):
-                if record_id in known:
-                    continue
-                first_seen.add(record_id)
-                if isinstance(payload, ImportPayload) and payload.method == "other":
-                    other += 1
-                else:
-                    by_source[payload.source] += 1
-        known.update({record_id: runs for record_id in first_seen})
-        latest_with_new = runs if first_seen else latest_with_new
-    identified = sum(by_source.values()) + other
+    return [_Run(at, [payload for _, payload in events]) for at, events in groupby(sourced, key=lambda pair: pair[0])]
 
-    screening = outcomes["title-abstract"]
-    eligibility = outcomes["full-text"]
-    decided = {rid: o.decision for rid, o in screening.items() if rid in known and o.decision in DECIDED}
+
+def _stage_flow(ids: list[str], outcomes: dict[str, dict[str, Outcome]], prefix: str) -> tuple[dict, list[str]]:
+    """Screening and eligibility of one route's records: the fields (named with `prefix`), and the included ids."""
+    screening, eligibility = outcomes["title-abstract"], outcomes["full-text"]
+    decided = {rid: screening[rid].decision for rid in ids if rid in screening and screening[rid].decision in DECIDED}
     sought = [rid for rid, decision in decided.items() if decision in ("include", "maybe")]
     final = {rid: eligibility[rid] for rid in sought if rid in eligibility}
-    not_retrieved = [rid for rid, o in final.items() if o.decision == "exclude" and o.reason == NOT_RETRIEVED]
+    not_retrieved = {rid for rid, o in final.items() if o.decision == "exclude" and o.reason == NOT_RETRIEVED}
     assessed = [rid for rid, o in final.items() if o.decision in ("include", "exclude") and rid not in not_retrieved]
     excluded = Counter(final[rid].reason for rid in assessed if final[rid].decision == "exclude")
+    fields = {"screened": len(decided),
+              "excluded_screening": sum(1 for decision in decided.values() if decision == "exclude"),
+              "awaiting_screening": len(ids) - len(decided),
+              "reports_sought": len(sought), "reports_not_retrieved": len(not_retrieved),
+              "reports_assessed": len(assessed), "excluded_full_text": sum(excluded.values()),
+              "excluded_by_reason": dict(sorted(excluded.items())),
+              "awaiting_full_text": len(sought) - len(not_retrieved) - len(assessed)}
     included = [rid for rid in assessed if final[rid].decision == "include"]
-    new = [rid for rid in included if known[rid] == latest_with_new] if latest_with_new > 1 else []
+    return {f"{prefix}{name}": value for name, value in fields.items()}, included
+
+
+def _flow(ids: Iterable[str], found: dict[str, set[tuple[Route, str]]], searched: set[tuple[Route, str]],
+          outcomes: dict[str, dict[str, Outcome]]) -> tuple[dict, list[str]]:
+    """The flow fields of a set of records, and which of them are included studies.
+
+    `found` maps each record to the (route, source) pairs that returned it in its first run;
+    `searched` lists every (route, source) used, so a source that found nothing new still shows, as 0.
+    """
+    by_source = Counter({source: 0 for route, source in searched if route != OTHER})
+    other_by_source = Counter({source: 0 for route, source in searched if route == OTHER})
+    routed: dict[str, list[str]] = {"dbr": [], OTHER: []}
+    for rid in ids:
+        databases = {source for route, source in found[rid] if route != OTHER}
+        routed["dbr" if databases else OTHER].append(rid)
+        if databases:
+            by_source.update(databases)
+        else:
+            other_by_source.update(source for _, source in found[rid])
+    dbr, dbr_included = _stage_flow(routed["dbr"], outcomes, "")
+    other, other_included = _stage_flow(routed[OTHER], outcomes, "other_")
+    records = len(routed["dbr"]) + len(routed[OTHER])
+    included = dbr_included + other_included
+    fields = {
+        "identified_databases": sum(n for source, n in by_source.items() if kind(source) == "database"),
+        "identified_registers": sum(n for source, n in by_source.items() if kind(source) == "register"),
+        "identified_by_source": dict(sorted(by_source.items())),
+        "identified_other_methods": sum(other_by_source.values()),
+        "identified_other_by_source": dict(sorted(other_by_source.items())),
+        "duplicates_removed": sum(by_source.values()) + sum(other_by_source.values()) - records,
+        "excluded_automation": 0, "removed_other_reasons": 0, "records": records, **dbr, **other,
+        "studies_included": len(included), "reports_included": len(included),  # one report per study today
+    }
+    return fields, included
+
+
+def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
+           previous_included: Collection[str] | None = None) -> PrismaCounts:
+    """The counts, from the ledger's events and `outcomes` (per stage, per record).
+
+    Previous studies are, by default, the included studies first identified before the latest run that
+    identified new records (none when that is the first run: a new review). Given `previous_included`
+    (the studies a previous published version included), they are those of them still included.
+    """
+    runs = _runs(review)
+    first_run: dict[str, int] = {}  # record id -> index of the run that first identified it
+    found: dict[str, set[tuple[Route, str]]] = {}
+    columns = []
+    for index, run in enumerate(runs):
+        new: dict[str, set[tuple[Route, str]]] = {}
+        returned: dict[str, set[str]] = {}
+        for payload in run.events:
+            ids = dict.fromkeys(payload.record_ids)
+            returned.setdefault(payload.source, set()).update(ids)
+            for rid in ids:
+                if rid not in first_run:
+                    new.setdefault(rid, set()).add((_route(payload), payload.source))
+        first_run.update(dict.fromkeys(new, index))
+        found.update(new)
+        searched = {(_route(payload), payload.source) for payload in run.events}
+        fields, _ = _flow(new, found, searched, outcomes)
+        incomplete = sorted({p.source for p in run.events if isinstance(p, RetrievalPayload) and not p.complete})
+        columns.append(RunFlow(run=index + 1, at=run.at, returned_by_source=dict(sorted(
+            (source, len(ids)) for source, ids in returned.items())), incomplete=incomplete, **fields))
+    searched = {(_route(payload), payload.source) for run in runs for payload in run.events}
+    fields, included = _flow(first_run, found, searched, outcomes)
+    if previous_included is not None:
+        kept = set(previous_included)
+        previous = [rid for rid in included if rid in kept]
+        updated = True
+    else:
+        latest_with_new = max((column.run for column in columns if column.records), default=1)
+        previous = [rid for rid in included if first_run[rid] + 1 < latest_with_new]
+        updated = latest_with_new > 1
     return PrismaCounts(
-        identified=identified,
-        identified_databases=sum(by_source.values()),
-        identified_by_source=dict(sorted(by_source.items())),
-        identified_other_methods=other,
-        duplicates_removed=identified - len(known),
-        records=len(known),
-        screened=len(decided),
-        excluded_screening=sum(1 for decision in decided.values() if decision == "exclude"),
-        awaiting_screening=len(known) - len(decided),
-        reports_sought=len(sought),
-        reports_not_retrieved=len(not_retrieved),
-        reports_assessed=len(assessed),
-        excluded_full_text=sum(excluded.values()),
-        excluded_by_reason=dict(sorted(excluded.items())),
-        awaiting_full_text=len(sought) - len(not_retrieved) - len(assessed),
-        included=len(included),
-        runs=runs,
-        included_previous=len(included) - len(new),
-        included_new=len(new),
-    )
+        template="updated" if updated else "new",
+        previous_studies=len(previous), previous_reports=len(previous),
+        new_studies=len(included) - len(previous), new_reports=len(included) - len(previous),
+        runs=columns, **fields)

@@ -70,10 +70,12 @@ def _entry_gates(review: Review, facts: ReviewFacts, target: str) -> list[Gate]:
     if target == "extraction":
         counts = facts.prisma
         conflicts = facts.conflicts
-        return [Gate("every record is screened at title and abstract", counts.awaiting_screening == 0,
-                     f"{counts.awaiting_screening} record(s) await screening or adjudication"),
-                Gate("every report sought is assessed in full text", counts.awaiting_full_text == 0,
-                     f"{counts.awaiting_full_text} report(s) await full-text assessment"),
+        unscreened = counts.awaiting_screening + counts.other_awaiting_screening  # both PRISMA routes
+        unassessed = counts.awaiting_full_text + counts.other_awaiting_full_text
+        return [Gate("every record is screened at title and abstract", unscreened == 0,
+                     f"{unscreened} record(s) await screening or adjudication"),
+                Gate("every report sought is assessed in full text", unassessed == 0,
+                     f"{unassessed} report(s) await full-text assessment"),
                 Gate("no conflict awaits adjudication", not conflicts, f"{len(conflicts)} conflict(s)")]
     if target == "synthesis":
         with_evidence = {item.evidence.record_id for item in review.evidence}

@@ -6,12 +6,14 @@ order, and compared with `seen_ids`: the new batch is exactly the ids not seen
 before. A source that was not reached makes its slice *incomplete*, which is
 reported in words and never taken for "no new papers". Then, in one
 transaction: records are updated, one `retrieval` event per strategy and one
-`screening` batch event are appended to the ledger, and the saved search
-advances (`seen_ids` only grows; `last_run` is the caller's timestamp).
+`screening` batch event are appended to the ledger, the run's manifest is
+written (runs/, named by its retrieval events), and the saved search advances
+(`seen_ids` only grows; `last_run` is the caller's timestamp).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,10 +23,11 @@ from pydantic import ValidationError
 
 from sitegen.errors import SitegenError
 from sitegen.living.ledger import anchor, append, check_event_time
+from sitegen.living.manifests import Execution, compiled_query, manifest_bytes, run_manifest
 from sitegen.living.merge import integrate
 from sitegen.records.model import Record, model_data
 from sitegen.records.providers import label
-from sitegen.review.folder import Review
+from sitegen.review.folder import Review, manifest_path
 from sitegen.review.models import (
     SEARCH_SCHEMA_VERSION,
     BatchPayload,
@@ -68,6 +71,7 @@ class SearchRun:
     strategies: list[StrategyRun]
     new: list[str]  # the new screening batch: never seen by this search, and not yet in the review
     batch: int | None  # the screening batch the new records form, if any
+    manifest: str  # the run's manifest, runs/<time>-<monitor_id>.json
 
     @property
     def complete(self) -> bool:
@@ -93,6 +97,7 @@ class UpdateResult:
                 "complete": search.complete,
                 "batch": search.batch,
                 "new_ids": search.new,
+                "manifest": search.manifest,
                 "strategies": [{
                     "source": run.strategy.source, "label": run.strategy.label, "query": run.strategy.query,
                     "status": run.outcome.status, "returned": len(run.ids), "total": run.outcome.total,
@@ -176,6 +181,7 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
     merged = integrate(review.records, retrieved)
     result = UpdateResult(at, [], merged.records)
     payloads: list[Payload] = []
+    manifests: dict[str, bytes] = {}  # path -> the run's manifest
     last_payload: dict[str, int] = {}  # monitor id -> index of the last payload its run appends
     fresh_ids: dict[str, list[str]] = {}  # monitor id -> ids it had never seen
     batch = sum(1 for payload in review.payloads if isinstance(payload, BatchPayload))
@@ -188,20 +194,28 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
                 ids = ordered_unique(merged.ids[position:position + len(outcome.records)])
                 position += len(outcome.records)
                 runs.append(StrategyRun(strategy, outcome, ids))
-                payloads.append(_retrieval(search, runs[-1]))
         fresh = fresh_ids[search.monitor_id] = new_ids([i for run in runs for i in run.ids], search.seen_ids)
         # New to this search but already handed to reviewers (another search found it first):
         # seen from now on, but not screened twice.
         to_screen = [i for i in fresh if i not in already]
         already.update(to_screen)
-        number = None
+        new_batch = None
         if to_screen:
             batch += 1
-            number = batch
-            payloads.append(BatchPayload(batch=batch, monitor_id=search.monitor_id,
-                                         protocol_version=review.protocol.meta.version, record_ids=to_screen))
+            new_batch = BatchPayload(batch=batch, monitor_id=search.monitor_id,
+                                     protocol_version=review.protocol.meta.version, record_ids=to_screen)
+        retrievals = [_retrieval(search, run) for run in runs]
+        manifest = manifest_bytes(run_manifest(search.monitor_id, at, retrievals, new_batch,
+                                               [_execution(run) for run in runs], mode))
+        path = manifest_path(at, search.monitor_id)
+        manifests[path] = manifest
+        # Every retrieval event names the manifest: the chained ledger then vouches for the file.
+        digest = hashlib.sha256(manifest).hexdigest()
+        payloads += [retrieval.model_copy(update={"manifest": digest}) for retrieval in retrievals]
+        payloads += [new_batch] if new_batch else []
         last_payload[search.monitor_id] = len(payloads) - 1
-        result.searches.append(SearchRun(search.monitor_id, runs, to_screen, number))
+        result.searches.append(SearchRun(search.monitor_id, runs, to_screen, new_batch.batch if new_batch else None,
+                                         path))
     transaction = Transaction(review.root)
     events = append(transaction, review, at, payloads)
     for search in searches:
@@ -213,6 +227,8 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
     transaction.write("records.jsonl", jsonl(model_data(record) for record in merged.records.values()))
     for rel, data in recorded.items():
         transaction.write(f"snapshots/{rel}", data)
+    for rel, data in manifests.items():
+        transaction.write(rel, data)
     transaction.commit()
     return result
 
@@ -248,6 +264,11 @@ def _retrieval(search: SavedSearch, run: StrategyRun) -> RetrievalPayload:
                             label=run.strategy.label, record_ids=run.ids, total=run.outcome.total,
                             snapshot_hashes=run.outcome.snapshot_hashes, complete=run.outcome.complete,
                             note="; ".join(filter(None, [*run.outcome.warnings, run.outcome.doubt])) or None)
+
+
+def _execution(run: StrategyRun) -> Execution:
+    return Execution(syntax=run.strategy.syntax, provider_query=compiled_query(run.strategy),
+                     requests=run.outcome.executed_query, status=run.outcome.status)
 
 
 def unreached(result: UpdateResult) -> list[str]:
@@ -296,4 +317,5 @@ def markdown_report(result: UpdateResult) -> str:
         else:
             lines.append("No new records from the sources that answered in full; the others are unknown this run, "
                          "not empty.")
+        lines += ["", f"Run manifest: {markdown_code(search.manifest)}"]
     return "\n".join(lines) + "\n"

@@ -51,9 +51,10 @@ def check_record_id(value: str) -> str:
 
 
 class CslName(Strict):
-    family: Text | None = None
+    family: Text | None = None  # with its particles, as sources write it: "van der Berg"
     given: Text | None = None
-    literal: Text | None = None
+    suffix: Text | None = None  # "Jr.", "III"
+    literal: Text | None = None  # an organisation, or a name no one could split
 
     @model_validator(mode="after")
     def _some_name(self) -> CslName:
@@ -64,7 +65,7 @@ class CslName(Strict):
     def display(self) -> str:
         if self.literal:
             return self.literal
-        return f"{self.family}, {self.given}" if self.given else str(self.family)
+        return ", ".join(part for part in (self.family, self.given, self.suffix) if part)
 
 
 class CslDate(Strict):

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from sitegen.records.model import Record
+from sitegen.records.names import split, split_name
 
 
 @dataclass(frozen=True)
@@ -44,20 +45,12 @@ def normalise_title(title: str) -> str:
 
 def surname(name: str) -> str:
     """The family name of an author as sources write it: "Bouton, Mark E.", "Mark E. Bouton" or "Bouton ME"."""
-    name = name.strip()
-    if "," in name:
-        return normalise_title(name.split(",", 1)[0])
-    tokens = name.split()
-    if not tokens:
-        return ""
-    # "Surname Initials" (PubMed style) ends in initials; "Given Surname" ends in the surname.
-    initials = len(tokens) > 1 and len(tokens[-1].replace(".", "")) <= 2 and tokens[-1][:1].isupper()
-    return normalise_title(tokens[0] if initials else tokens[-1])
+    return normalise_title(split_name(name).family or name) if name.strip() else ""
 
 
 def candidate(record: Record) -> Candidate:
-    first = record.author[0] if record.author else None
-    author = (first.family or surname(first.literal or "")) if first else ""
+    first = split(record.author[0]) if record.author else None
+    author = (first.family or first.literal or "") if first else ""
     return Candidate(record.id, normalise_title(record.title), normalise_title(author), record.year)
 
 

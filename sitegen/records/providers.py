@@ -11,12 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+# PRISMA 2020 counts records from bibliographic databases apart from those from study registers
+# (such as ClinicalTrials.gov); every provider sitegen knows today is a database.
+Kind = Literal["database", "register"]
+
 
 @dataclass(frozen=True)
 class ProviderInfo:
     name: str  # as written in files
     label: str  # as shown to people
     search_endpoint: str  # the only address a saved strategy's `endpoint` may name
+    kind: Kind = "database"
 
 
 # In the order sitegen lists them. Adding one here is the first step of adding a provider.
@@ -38,3 +43,8 @@ MERGE_PRIORITY = ("pubmed", "europepmc", "crossref", "openalex", "arxiv")
 def label(source: str) -> str:
     """The display name of a provider."""
     return PROVIDERS[source].label
+
+
+def kind(source: str) -> Kind:
+    """Whether a provider is a bibliographic database or a study register."""
+    return PROVIDERS[source].kind

@@ -14,7 +14,11 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC
 from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel
 
 from sitegen.errors import SchemaVersionError
 from sitegen.records.identity import listed
@@ -24,10 +28,12 @@ from sitegen.review.models import (
     DECISION_COLUMNS,
     PAYLOAD_MODELS,
     REVIEW_SCHEMA_VERSION,
+    RUN_MANIFEST_SCHEMA_VERSION,
     SEARCH_SCHEMA_VERSION,
     SLUG,
     STAGES,
     STATE_SCHEMA_VERSION,
+    VERSION_SCHEMA_VERSION,
     Decision,
     Evidence,
     LedgerEvent,
@@ -35,8 +41,11 @@ from sitegen.review.models import (
     ProtocolMeta,
     ReviewConfig,
     ReviewState,
+    RunManifest,
     SavedSearch,
     SnapshotEntry,
+    VersionRecord,
+    parse_timestamp,
 )
 from sitegen.review.problems import Problem
 from sitegen.review.transaction import STAGED, interrupted
@@ -53,8 +62,11 @@ SIZE_LIMITS = {
     "ledger.jsonl": 1024 * MB,
     "snapshots/index.jsonl": 1024 * MB,
     "state.json": 1 * MB,
+    "runs": 16 * MB,  # a manifest lists a run's requests, not its records
+    "versions": 256 * MB,  # each holds every record's outcomes when it was published
 }
 
+M = TypeVar("M", bound=BaseModel)
 ADJUDICATION = "adjudication"  # screening/<stage>/adjudication.csv holds decisions that settle conflicts
 
 
@@ -86,6 +98,27 @@ class EvidenceFile:
 
 
 @dataclass
+class VersionFile:
+    path: str
+    version: VersionRecord
+    parsed: parsing.Parsed
+
+
+@dataclass
+class ManifestFile:
+    """runs/<name>: a run's manifest as written, and the SHA-256 of its bytes (which the ledger names)."""
+
+    path: str
+    manifest: RunManifest
+    parsed: parsing.Parsed
+    data: bytes
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+
+@dataclass
 class Review:
     root: Path
     config: ReviewConfig | None  # None only while problems remain (a valid review always has one)
@@ -105,6 +138,8 @@ class Review:
     state_read: bool = True  # False when state.json exists but could not be read: `state` then holds defaults
     decisions: list[DecisionRow] = field(default_factory=list)
     evidence: list[EvidenceFile] = field(default_factory=list)
+    versions: list[VersionFile] = field(default_factory=list)  # published versions, by number
+    manifests: dict[str, ManifestFile] = field(default_factory=dict)  # search-run manifests, by path
 
 
 def protocol_hash(text: str) -> str:
@@ -138,6 +173,8 @@ def load_review(root: Path) -> tuple[Review | None, list[Problem]]:
     problems += _load_state(root, review, schema_problems)
     problems += _load_screening(root, review)
     problems += _load_evidence(root, review)
+    problems += _load_versions(root, review, schema_problems)
+    problems += _load_manifests(root, review, schema_problems)
     if schema_problems:
         raise SchemaVersionError(schema_problems)
     return review, problems
@@ -218,22 +255,11 @@ def parse_protocol(text: str, rel: str = "protocol.md") -> tuple[Protocol | None
 
 def _load_searches(root: Path, review: Review, schema_problems: list[Problem]) -> list[Problem]:
     problems: list[Problem] = []
-    for path, rel in _named_files(root, "searches", ".json", "searches/<monitor_id>.json", problems):
-        text, read_problems = _read(root, rel, "searches")
-        parsed, parse_problems = parsing.parse_json(text, rel) if text is not None else (None, [])
-        problems += read_problems + parse_problems
-        if parsed is None:
-            continue
-        version = parsed.data.get("schema_version") if isinstance(parsed.data, dict) else None
-        if isinstance(parsed.data, dict) and "schema_version" in parsed.data and version != SEARCH_SCHEMA_VERSION:
-            line, column = parsed.position(("schema_version",)) or (None, None)
-            schema_problems.append(Problem(rel, line, column, "schema-version",
-                                           f"schema_version {version!r} is not supported: this sitegen reads "
-                                           f"saved searches with schema_version {SEARCH_SCHEMA_VERSION!r}"))
-            continue
-        search, model_problems = parsing.validate(SavedSearch, parsed, rel)
-        problems += model_problems
-        if search is None:
+    for path, rel in _named_files(root, "searches", ".json", SLUG_NAMES.format("searches/<monitor_id>.json"), problems):
+        search, parsed, file_problems = _read_json_model(root, rel, "searches", SavedSearch, SEARCH_SCHEMA_VERSION,
+                                                         "saved searches", schema_problems)
+        problems += file_problems
+        if search is None or parsed is None:
             continue
         if search.monitor_id != path.stem:
             line, column = parsed.position(("monitor_id",)) or (None, None)
@@ -241,6 +267,27 @@ def _load_searches(root: Path, review: Review, schema_problems: list[Problem]) -
                                     f"monitor_id {search.monitor_id!r} does not match the file name {path.stem!r}"))
         review.searches[search.monitor_id] = search
     return problems
+
+
+def _read_json_model(root: Path, rel: str, kind: str, model: type[M], supported: int | str, what: str,
+                     schema_problems: list[Problem]) -> tuple[M | None, parsing.Parsed | None, list[Problem]]:
+    """A JSON file holding one `model`, with its parsed positions; a schema_version other than `supported`
+    goes to `schema_problems` (it stops the command), every other problem is returned."""
+    text, problems = _read(root, rel, kind)
+    parsed, parse_problems = parsing.parse_json(text, rel) if text is not None else (None, [])
+    problems += parse_problems
+    if parsed is None:
+        return None, None, problems
+    version = parsed.data.get("schema_version") if isinstance(parsed.data, dict) else None
+    if isinstance(parsed.data, dict) and "schema_version" in parsed.data \
+            and (type(version) is not type(supported) or version != supported):
+        line, column = parsed.position(("schema_version",)) or (None, None)
+        schema_problems.append(Problem(rel, line, column, "schema-version",
+                                       f"schema_version {version!r} is not supported: this sitegen reads "
+                                       f"{what} with schema_version {supported!r}"))
+        return None, parsed, problems
+    value, model_problems = parsing.validate(model, parsed, rel)
+    return value, parsed, problems + model_problems
 
 
 def _jsonl_rows(root: Path, rel: str) -> tuple[list[tuple[int, object]] | None, list[Problem]]:
@@ -341,7 +388,7 @@ def _load_screening(root: Path, review: Review) -> list[Problem]:
             problems.append(Problem(rel_dir, None, None, "unknown-stage",
                                     f"unknown screening stage {stage_dir.name!r} (expected {' or '.join(STAGES)})"))
             continue
-        for path, rel in _named_files(root, rel_dir, ".csv", "screening/<stage>/<reviewer>.csv", problems):
+        for path, rel in _named_files(root, rel_dir, ".csv", SLUG_NAMES.format("screening/<stage>/<reviewer>.csv"), problems):
             text, read_problems = _read(root, rel, "screening")
             problems += read_problems
             if text is None:
@@ -361,7 +408,7 @@ def _load_screening(root: Path, review: Review) -> list[Problem]:
 
 def _load_evidence(root: Path, review: Review) -> list[Problem]:
     problems: list[Problem] = []
-    for path, rel in _named_files(root, "evidence", ".yaml", "evidence/<study>.yaml", problems):
+    for path, rel in _named_files(root, "evidence", ".yaml", SLUG_NAMES.format("evidence/<study>.yaml"), problems):
         text, read_problems = _read(root, rel, "evidence")
         problems += read_problems
         if text is None:
@@ -374,6 +421,74 @@ def _load_evidence(root: Path, review: Review) -> list[Problem]:
         problems += model_problems
         if evidence is not None:
             review.evidence.append(EvidenceFile(path.stem, rel, evidence, parsed))
+    return problems
+
+
+def _field_problem(rel: str, parsed: parsing.Parsed, field: str, code: str, message: str) -> Problem:
+    """A problem placed at the line and column of one top-level field of a parsed file."""
+    line, column = parsed.position((field,)) or (None, None)
+    return Problem(rel, line, column, code, message)
+
+
+VERSION_NAME = re.compile(r"[1-9][0-9]{0,8}\.json")
+SLUG_NAMES = "files here are named {} (lower-case letters, digits and '-')"
+
+
+def _load_versions(root: Path, review: Review, schema_problems: list[Problem]) -> list[Problem]:
+    found = []
+    problems: list[Problem] = []
+    for path, rel in _named_files(root, "versions", VERSION_NAME,
+                                  "files here are named versions/<number>.json (1.json, 2.json, …), one per "
+                                  "published version", problems):
+        record, parsed, file_problems = _read_json_model(root, rel, "versions", VersionRecord, VERSION_SCHEMA_VERSION,
+                                                         "versions", schema_problems)
+        problems += file_problems
+        if record is None or parsed is None:
+            continue
+        if record.number != int(path.stem):
+            problems.append(_field_problem(rel, parsed, "number", "version-number",
+                                    f"number {record.number} does not match the file name {path.name!r}: a "
+                                    "version's file is versions/<its number>.json"))
+            continue
+        found.append(VersionFile(rel, record, parsed))
+    review.versions = sorted(found, key=lambda item: item.version.number)
+    return problems
+
+
+def manifest_path(at: str, monitor_id: str) -> str:
+    """runs/<time>-<monitor_id>.json for the run at `at`: the time in UTC, in ISO 8601's basic form
+    (no ':' for file systems and addresses), so runs sort by time and no two runs share a name."""
+    when = parse_timestamp(at).astimezone(UTC)
+    fraction = f".{when.microsecond:06d}".rstrip("0") if when.microsecond else ""
+    return f"runs/{when:%Y%m%dT%H%M%S}{fraction}Z-{monitor_id}.json"
+
+
+MANIFEST_NAME = re.compile(r"\d{8}T\d{6}(?:\.\d{1,6})?Z-[a-z0-9][a-z0-9-]{0,79}\.json")
+
+
+def _load_manifests(root: Path, review: Review, schema_problems: list[Problem]) -> list[Problem]:
+    """Each file of runs/ as a manifest; `living.manifests` checks them against the ledger."""
+    problems: list[Problem] = []
+    for _path, rel in _named_files(root, "runs", MANIFEST_NAME,
+                                   "files here are run manifests named runs/<UTC time>-<monitor_id>.json "
+                                   "(e.g. 20260601T060000Z-my-search.json), written by `sitegen update`", problems):
+        manifest, parsed, file_problems = _read_json_model(root, rel, "runs", RunManifest, RUN_MANIFEST_SCHEMA_VERSION,
+                                                           "run manifests", schema_problems)
+        problems += file_problems
+        if manifest is None or parsed is None or parsed.source is None:
+            continue
+        if manifest.origin != "run":
+            problems.append(_field_problem(rel, parsed, "origin", "manifest-origin",
+                                    "runs/ holds only manifests written by their runs (origin: run); one derived "
+                                    "from the ledger belongs on the site, not in the review"))
+            continue
+        if manifest_path(manifest.at, manifest.monitor_id) != rel:
+            line, column = parsed.position(("at",)) or (None, None)
+            problems.append(Problem(rel, line, column, "manifest-name",
+                                    f"the manifest of saved search {manifest.monitor_id!r} at {manifest.at} is named "
+                                    f"{manifest_path(manifest.at, manifest.monitor_id)}, not {rel}"))
+            continue
+        review.manifests[rel] = ManifestFile(rel, manifest, parsed, parsed.source.encode("utf-8"))
     return problems
 
 
@@ -393,21 +508,22 @@ def _interrupted_write(root: Path, review: Review, entries: list[tuple[str, os.D
                     "(writing commands and `sitegen build` finish it themselves)")]
 
 
-def _named_files(root: Path, folder: str, suffix: str, pattern: str,
+def _named_files(root: Path, folder: str, name: re.Pattern[str] | str, explanation: str,
                  problems: list[Problem]) -> Iterator[tuple[Path, str]]:
-    """The files of `folder` named <slug><suffix>; any other file is reported as a problem."""
+    """The files of `folder` whose name matches `name` (a regex, or a suffix after a slug);
+    any other file or folder is reported as a problem, with `explanation` saying how files are named."""
+    pattern = re.compile(f"(?:{SLUG.strip('^$')}){re.escape(name)}") if isinstance(name, str) else name
     for path in _files(root / folder, directories=True):
         rel = f"{folder}/{path.name}"
         if path.name.endswith(STAGED):
             continue  # an interrupted write's staged file: `_interrupted_write` reports it
         if path.is_dir():
             problems.append(Problem(rel, None, None, "unexpected-folder",
-                                    f"folders are not read here; files here are named {pattern}"))
-        elif path.suffix == suffix and _is_slug(path.stem):
+                                    f"folders are not read here; {explanation}"))
+        elif pattern.fullmatch(path.name):
             yield path, rel
         else:
-            problems.append(Problem(rel, None, None, "unexpected-file",
-                                    f"files here are named {pattern} (lower-case letters, digits and '-')"))
+            problems.append(Problem(rel, None, None, "unexpected-file", explanation))
 
 
 def _files(directory: Path, *, directories: bool = False) -> list[Path]:
@@ -418,5 +534,3 @@ def _files(directory: Path, *, directories: bool = False) -> list[Path]:
     return [p for p in entries if directories or not p.is_dir()]
 
 
-def _is_slug(name: str) -> bool:
-    return re.fullmatch(SLUG, name) is not None

@@ -30,8 +30,10 @@ SLUG = r"^[a-z0-9][a-z0-9-]{0,79}$"
 
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=4000), Printable]
 ShortText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300), Printable]
+Question = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000), Printable]
 Slug = Annotated[str, StringConstraints(pattern=SLUG)]
 Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+ReasonCode = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$")]  # an exclusion reason's code
 
 
 def parse_timestamp(value: str) -> datetime:
@@ -70,6 +72,10 @@ class SiteSettings(Strict):
         "canonical links and citations.",
     )
     theme: Theme = Theme()
+    search: bool = Field(
+        default=True,
+        description="Build a static site-search index with pagefind (pip install 'pagefind[extended]').",
+    )
 
     @field_validator("base_url")
     @classmethod
@@ -93,7 +99,7 @@ class ReviewConfig(Strict):
 
     schema_version: int
     title: ShortText
-    question: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000), Printable]
+    question: Question
     authors: list[Author] = Field(min_length=1)
     licence: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9.+-]{1,64}$")] = Field(
         description="SPDX licence id for the review's content, e.g. CC-BY-4.0"
@@ -107,7 +113,7 @@ class ReviewConfig(Strict):
 
 
 class ExclusionReason(Strict):
-    code: Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$")]
+    code: ReasonCode
     label: ShortText
 
 
@@ -217,7 +223,8 @@ class SavedSearch(Strict):
 
 # --------------------------------------------------------------------------- ledger.jsonl
 
-EventType = Literal["retrieval", "import", "protocol_lock", "amendment", "screening", "verification", "phase"]
+EventType = Literal["retrieval", "import", "protocol_lock", "amendment", "screening", "verification", "phase",
+                    "version"]
 
 
 class LedgerEvent(Strict):
@@ -248,6 +255,10 @@ class RetrievalPayload(Strict):
     snapshot_hashes: list[Sha256] = Field(default_factory=list)
     complete: bool = True
     note: str | None = None
+    # The SHA-256 of the run's manifest (runs/<time>-<monitor_id>.json), named by every retrieval event of
+    # the run: the chained ledger then vouches for the file, so an edit shows. Absent for runs recorded
+    # before sitegen wrote manifests.
+    manifest: Sha256 | None = None
 
     @field_validator("record_ids")
     @classmethod
@@ -312,13 +323,18 @@ class PhasePayload(Strict):
 
 
 Verdict = Literal["verified", "mismatch", "unresolvable", "inconclusive"]
+VERIFICATION_AXES = ("identity", "status", "faithfulness")
+VerificationAxis = Literal["identity", "status", "faithfulness"]
 
 
 class VerificationPayload(Strict):
-    """A record's citation was verified: one of four verdicts, never a boolean (inconclusive is an
-    open item for a human, not a refusal), with the snapshots the verdict rests on."""
+    """A record's citation was verified on one axis (identity: the work exists as cited; status:
+    retracted, corrected or not; faithfulness: the evidence passages occur in its text): one of four
+    verdicts, never a boolean (inconclusive is an open item for a human, not a refusal), with the
+    snapshots the verdict rests on."""
 
     record_id: str
+    axis: VerificationAxis
     verdict: Verdict
     refusal_grade: bool
     reasons: list[Annotated[str, StringConstraints(min_length=1, max_length=2000), Printable]] = Field(
@@ -331,8 +347,16 @@ class VerificationPayload(Strict):
         return check_record_id(value)
 
 
+class VersionPayload(Strict):
+    """A version of the review was published (`sitegen publish`): its number, and the SHA-256 of its
+    file versions/<number>.json (of the file's canonical JSON), so the file cannot be edited unseen."""
+
+    number: int = Field(ge=1)
+    sha256: Sha256
+
+
 Payload = (RetrievalPayload | ImportPayload | ProtocolLockPayload | AmendmentPayload | BatchPayload
-           | VerificationPayload | PhasePayload)
+           | VerificationPayload | PhasePayload | VersionPayload)
 # Every event type and the one model of its payload; the ledger holds no untyped event.
 PAYLOAD_MODELS: dict[str, type[Payload]] = {
     "retrieval": RetrievalPayload,
@@ -342,9 +366,51 @@ PAYLOAD_MODELS: dict[str, type[Payload]] = {
     "screening": BatchPayload,
     "verification": VerificationPayload,
     "phase": PhasePayload,
+    "version": VersionPayload,
 }
 EVENT_TYPES: dict[type[Payload], str] = {model: event_type for event_type, model in PAYLOAD_MODELS.items()}
 
+
+
+# --------------------------------------------------------------------------- versions/<number>.json
+
+VERSION_SCHEMA_VERSION = 1
+
+
+class PublishedOutcome(Strict):
+    """A record's outcome at one stage when a version was published: the decision and its reason code."""
+
+    decision: Literal["include", "exclude", "maybe", "conflict", "awaiting"]
+    reason: ReasonCode | None = None
+
+
+class VersionRecord(Strict):
+    """versions/<number>.json: what a published version of the review was, so that every version can
+    be rebuilt from the folder. Its counts are not stored: they are derived again from the ledger up
+    to `ledger_head` and these outcomes."""
+
+    schema_version: int
+    number: int = Field(ge=1, description="1, 2, 3… in publication order; equals the file name")
+    published_at: str = Field(description="RFC 3339 time of publication: the build time `sitegen publish` used")
+    ledger_head: LedgerAnchor = Field(description="the ledger's last event when the version was published")
+    protocol_version: int = Field(ge=1)
+    title: ShortText
+    question: Question
+    # Stage -> record id -> outcome, for every record with an outcome at that stage then.
+    outcomes: dict[Stage, dict[str, PublishedOutcome]]
+
+    @field_validator("published_at")
+    @classmethod
+    def _rfc3339(cls, value: str) -> str:
+        return _check_timestamp(value)
+
+    @field_validator("outcomes")
+    @classmethod
+    def _valid_ids(cls, outcomes: dict[str, dict[str, PublishedOutcome]]) -> dict[str, dict[str, PublishedOutcome]]:
+        for by_record in outcomes.values():
+            for record_id in by_record:
+                check_record_id(record_id)
+        return outcomes
 
 
 # --------------------------------------------------------------------------- state.json
@@ -401,6 +467,115 @@ class SnapshotEntry(Strict):
     def _response_or_error(self) -> SnapshotEntry:
         if (self.status is None) == (self.error is None):
             raise ValueError("a snapshot records either an HTTP status or an error, not both or neither")
+        return self
+
+
+# --------------------------------------------------------------------------- runs/<time>-<monitor_id>.json
+
+RUN_MANIFEST_SCHEMA_VERSION = 1
+# What one provider call came to (sitegen.sources.outcome): only "ok" can be a complete answer.
+SourceStatus = Literal["ok", "rate_limited", "timeout", "unavailable", "unsupported"]
+# Query parameters that carry a credential or a contact address: never part of a recorded request.
+CREDENTIAL_PARAMETER = re.compile(r"[?&](?:api_key|mailto|email)=", re.IGNORECASE)
+Request = Annotated[str, StringConstraints(min_length=1, max_length=16_000), Printable]
+
+
+class RunSource(Strict):
+    """One strategy of a run: what was saved, what was sent, and what came back."""
+
+    # source, label, strategy, total, note and snapshot_hashes as on the run's retrieval event
+    source: Source
+    label: str | None = None
+    syntax: Literal["native", "sitegen"] | None = Field(
+        default=None, description="how `strategy` is read: the provider's own syntax, or sitegen's grammar")
+    strategy: str = Field(description="the saved strategy, verbatim")
+    provider_query: str | dict[str, str] | None = Field(
+        default=None, description="the query as the provider received it (compiled for `syntax: sitegen`): its text, "
+        "or its query parameters by name; absent when the provider cannot express the strategy")
+    requests: list[Request] | None = Field(
+        default=None, description="every request as executed, in order, without credentials or contact addresses")
+    status: SourceStatus | None = None
+    complete: bool
+    total: int | None = Field(default=None, description="the provider's own count of matches")
+    retrieved: int = Field(ge=0, description="distinct records this strategy returned")
+    new: int = Field(ge=0, description="of those, records in the run's new screening batch")
+    note: str | None = Field(default=None, description="why the source is incomplete, and what a complete answer "
+                             "left out (as on the retrieval event)")
+    snapshot_hashes: list[Sha256] = Field(default_factory=list)
+
+    @field_validator("requests")
+    @classmethod
+    def _no_credentials(cls, requests: list[str] | None) -> list[str] | None:
+        for request in requests or []:
+            if CREDENTIAL_PARAMETER.search(request):
+                raise ValueError("a request names a credential or contact parameter (api_key, mailto, email); "
+                                 "recorded requests never hold one")
+        return requests
+
+    @model_validator(mode="after")
+    def _consistent(self) -> RunSource:
+        if self.new > self.retrieved:
+            raise ValueError(f"new ({self.new}) cannot exceed retrieved ({self.retrieved})")
+        if self.complete and self.status not in (None, "ok"):
+            raise ValueError(f"a source with status {self.status!r} cannot be complete")
+        return self
+
+
+class RunCounts(Strict):
+    """The run's records: returned by all strategies together, distinct among them, and new."""
+
+    retrieved: int = Field(ge=0, description="records returned, summed over the strategies")
+    distinct: int = Field(ge=0, description="distinct records among them")
+    duplicates: int = Field(ge=0, description="records returned by more than one strategy: retrieved - distinct")
+    new: int = Field(ge=0, description="records in the run's new screening batch")
+
+    @model_validator(mode="after")
+    def _add_up(self) -> RunCounts:
+        if self.duplicates != self.retrieved - self.distinct:
+            raise ValueError("duplicates must equal retrieved - distinct")
+        if self.new > self.distinct:
+            raise ValueError("new cannot exceed distinct")
+        return self
+
+
+class RunManifest(Strict):
+    """runs/<time>-<monitor_id>.json: what one run of a saved search did, written once, by the run.
+
+    `sitegen update` writes it in the run's own transaction and names its SHA-256 in the run's
+    retrieval events; it is never rewritten. A run recorded before manifests existed has none: the
+    site derives one from the ledger (`origin: ledger`), which lacks what only the run knew.
+    """
+
+    schema_version: int
+    origin: Literal["run", "ledger"] = Field(
+        description="run: written by the run itself; ledger: derived from the ledger later (never a file in runs/)")
+    monitor_id: Slug
+    at: str = Field(description="the run's caller-supplied RFC 3339 time, as on its ledger events")
+    sitegen_version: Annotated[str, StringConstraints(min_length=1, max_length=100), Printable] | None = None
+    snapshots: Literal["live", "record", "replay"] | None = Field(
+        default=None, description="where responses came from: the network (live, record) or recorded ones (replay)")
+    complete: bool = Field(description="every source answered in full: only then is 'no new records' a finding")
+    sources: list[RunSource] = Field(min_length=1)
+    counts: RunCounts
+    batch: int | None = Field(default=None, ge=1, description="the screening batch the new records form")
+
+    @field_validator("at")
+    @classmethod
+    def _rfc3339(cls, value: str) -> str:
+        return _check_timestamp(value)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> RunManifest:
+        if self.complete != all(source.complete for source in self.sources):
+            raise ValueError("complete must be true exactly when every source is complete")
+        if self.counts.retrieved != sum(source.retrieved for source in self.sources):
+            raise ValueError("counts.retrieved must be the sum of the sources' retrieved")
+        if self.origin == "run":
+            unrecorded = [name for name in ("sitegen_version", "snapshots") if getattr(self, name) is None]
+            unrecorded += [f"sources[{index}].{name}" for index, source in enumerate(self.sources)
+                           for name in ("syntax", "requests", "status") if getattr(source, name) is None]
+            if unrecorded:
+                raise ValueError(f"a manifest written by its run records {', '.join(unrecorded)}")
         return self
 
 

@@ -15,8 +15,10 @@ from sitegen.review.models import (
     ProtocolMeta,
     ReviewConfig,
     ReviewState,
+    RunManifest,
     SavedSearch,
     SnapshotEntry,
+    VersionRecord,
 )
 from sitegen.review.write import atomic_write
 
@@ -30,6 +32,8 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "evidence.schema.json": Evidence,
     "snapshot-entry.schema.json": SnapshotEntry,
     "state.schema.json": ReviewState,
+    "run-manifest.schema.json": RunManifest,
+    "version.schema.json": VersionRecord,
 }
 
 

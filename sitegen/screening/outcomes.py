@@ -11,7 +11,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from sitegen.review.folder import ADJUDICATION, DecisionRow, Review
-from sitegen.review.models import ScreeningSettings
+from sitegen.review.models import STAGES, PublishedOutcome, ScreeningSettings
 
 
 @dataclass(frozen=True)
@@ -60,3 +60,11 @@ def _combine(rows: list[DecisionRow], required: int, reasons_must_agree: bool) -
     # The most given reason; ties go to the alphabetically first code, so the result is stable.
     reason = min(reasons, key=lambda code: (-reasons[code], code)) if reasons else ""
     return Outcome(verdict, reason, reviewers)
+
+
+def published_outcomes(outcomes: dict[str, dict[str, Outcome]]) -> dict[str, dict[str, PublishedOutcome]]:
+    """Outcomes as a published version records them (versions/<N>.json): each record's decision and
+    reason per stage, sorted by record id, without who decided; a stage with none is left out."""
+    published = {stage: {rid: PublishedOutcome(decision=outcome.decision, reason=outcome.reason or None)
+                         for rid, outcome in sorted(outcomes[stage].items())} for stage in STAGES}
+    return {stage: by_record for stage, by_record in published.items() if by_record}

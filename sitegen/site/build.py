@@ -13,6 +13,7 @@ from sitegen.review.folder import Review
 from sitegen.review.models import parse_timestamp
 from sitegen.site.output import refuse_unsafe_output, write_site
 from sitegen.site.pages import output_paths_are_safe, render_site
+from sitegen.site.search import search_index
 
 MAX_EPOCH = 32503680000  # 3000-01-01
 
@@ -48,6 +49,11 @@ def build_site(review: Review, facts: ReviewFacts, out: Path, now: str | None,
     refuse_unsafe_output(review.root, out)
     built_at = build_time(review, now, environ)
     files = render_site(review, facts, built_at)
+    if review.config.site.search:
+        index = search_index(files)
+        if clash := sorted(index.keys() & files.keys()):
+            raise BuildError(f"the search index would replace the page {clash[0]}")
+        files.update(index)
     if not output_paths_are_safe(files):
         raise BuildError("a rendered file would land outside the output folder")
     write_site(out, files)

@@ -1,8 +1,17 @@
-"""Downloads offered on the site: records as CSV, RIS and CSL-JSON.
+"""Downloads offered on the site: records as RIS, BibTeX, CSL-JSON and CSV.
 
-Exports are read by spreadsheets and reference managers, so they are hardened:
-no line of a CSV cell can start a formula, no CSV cell can break a row, and no
-RIS field can carry a line break that would smuggle in a tag of its own.
+Pure functions, records in, text out. Each format carries what a reference
+manager reads from it: authors split into family and given names (a name stored
+as one display string is split here, so records stored before sitegen split
+names at normalisation export the same way), every identifier in the field that
+format's readers take it from, and one citation key per record shared by all
+formats (BibTeX key, RIS ID, CSL `citation-key`).
+
+Exports are read by spreadsheets, reference managers and LaTeX, so they are
+hardened: no line of a CSV cell can start a formula and no CSV cell can break a
+row; no RIS value can carry a line break that would smuggle in a tag of its own;
+no BibTeX value can close its braces early, open an entry with `@`, or run a
+LaTeX command.
 """
 
 from __future__ import annotations
@@ -10,15 +19,18 @@ from __future__ import annotations
 import csv
 import io
 import re
+import unicodedata
+from collections.abc import Iterable
 
 import rispy
 
-from sitegen.records.model import Record, model_data
+from sitegen.records.model import CslName, Record, model_data
+from sitegen.records.names import split
 from sitegen.review.write import pretty_json
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "|", "%")
 CSV_COLUMNS = ["id", "title", "authors", "year", "journal", "volume", "issue", "pages", "doi", "pmid", "pmcid",
-               "openalex", "arxiv", "url", "retracted", "title_abstract", "full_text", "abstract"]
+               "openalex", "arxiv", "url", "retracted", "title_abstract", "full_text", "abstract", "citation_key"]
 # Every character str.splitlines breaks on: some spreadsheet or other honours each of them.
 _LINE_BREAK = "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 _LINE_BREAKS = re.compile(f"[{_LINE_BREAK}]+")
@@ -51,12 +63,65 @@ def one_line(value: str) -> str:
     return re.sub(r"\s+", " ", _LINE_BREAKS.sub(" ", value)).strip()
 
 
+def authors(record: Record) -> list[CslName]:
+    """The record's authors as a reference manager needs them: display names split into family and given."""
+    return [split(name) for name in record.author]
+
+
 def authors_text(record: Record) -> str:
-    return "; ".join(name.display() for name in record.author)
+    return "; ".join(name.display() for name in authors(record))
 
 
-def records_csv(records: list[Record], status: dict[str, tuple[str, str]]) -> str:
+# --------------------------------------------------------------------------- citation keys
+
+_KEY_STOPWORDS = frozenset({"a", "an", "the", "of", "on", "in", "and", "for", "to", "with", "at", "by", "from", "is",
+                            "are", "does", "do", "its", "into"})
+
+
+def _ascii_word(text: str) -> str:
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"[^a-z0-9]", "", folded.lower())
+
+
+def _first_word(text: str) -> str:
+    words = (_ascii_word(word) for word in re.split(r"[\s\-\u2010-\u2015/:]+", text))
+    return next((word for word in words if word and word not in _KEY_STOPWORDS), "")
+
+
+def _key_base(record: Record) -> str:
+    """"krab2008simvastatin": first author's family name (or an organisation's first word), year, first title word."""
+    first = split(record.author[0]) if record.author else None
+    author = (_ascii_word(first.family) if first and first.family else _first_word(first.literal or "") if first
+              else "")
+    return f"{author[:24] or 'anon'}{record.year or 'nd'}{_first_word(record.title)[:20] or 'untitled'}"
+
+
+def citation_keys(records: Iterable[Record]) -> dict[str, str]:
+    """Record id -> a BibTeX-safe key, unique among `records`.
+
+    `records` come in the order the review first saw them: the first record with a given
+    base keeps it, later ones get "-2", "-3"... A living review only ever adds records after
+    those it has, so a key once published never moves to another record.
+    """
+    keys: dict[str, str] = {}
+    taken: set[str] = set()
+    for record in records:
+        base = key = _key_base(record)
+        number = 1
+        while key in taken:  # a base is never of this form ([a-z0-9] only), so "-n" keys cannot clash with one
+            number += 1
+            key = f"{base}-{number}"
+        taken.add(key)
+        keys[record.id] = key
+    return keys
+
+
+# --------------------------------------------------------------------------- CSV
+
+
+def records_csv(records: list[Record], status: dict[str, tuple[str, str]], keys: dict[str, str] | None = None) -> str:
     """`status` maps record id to (title/abstract outcome, full-text outcome)."""
+    keys = keys if keys is not None else citation_keys(records)
     rows = []
     for record in records:
         ids = record.identifiers()
@@ -65,9 +130,11 @@ def records_csv(records: list[Record], status: dict[str, tuple[str, str]]) -> st
                      record.container_title or "", record.volume or "", record.issue or "", record.page or "",
                      ids.get("doi", ""), ids.get("pmid", ""), ids.get("pmcid", ""), ids.get("openalex", ""),
                      ids.get("arxiv", ""), record.URL or "", "yes" if record.custom.retracted else "no",
-                     title_abstract, full_text, record.abstract or ""])
+                     title_abstract, full_text, record.abstract or "", keys[record.id]])
     return write_csv(CSV_COLUMNS, rows)
 
+
+# --------------------------------------------------------------------------- RIS
 
 RIS_TYPES = {"article-journal": "JOUR", "chapter": "CHAP", "book": "BOOK", "thesis": "THES",
              "paper-conference": "CPAPER", "report": "RPRT", "dataset": "DATA", "article": "GEN"}
@@ -80,17 +147,35 @@ class _PlainRisWriter(rispy.RisWriter):
         return ""
 
 
-def records_ris(records: list[Record]) -> str:
+def _ris_name(name: CslName) -> str:
+    """RIS's "Lastname, Firstname, Suffix"; an organisation as one part, which readers keep whole."""
+    return name.literal or ", ".join(part for part in (name.family, name.given, name.suffix) if part)
+
+
+def records_ris(records: list[Record], keys: dict[str, str] | None = None) -> str:
+    """RIS as EndNote, Zotero and Mendeley read it.
+
+    The journal goes in T2 (Zotero's and EndNote's journal for JOUR) and JF (the RIS
+    specification's full journal name). RIS has no tag of its own for PubMed ids: the PMID goes
+    in AN, the accession number, where EndNote's PubMed import puts it, and the PMCID in C2,
+    EndNote's PMCID field for journal articles.
+    """
+    keys = keys if keys is not None else citation_keys(records)
     entries = []
     for record in records:
         first_page, _, last_page = (record.page or "").partition("-")
-        entry: dict[str, object] = {"type_of_reference": RIS_TYPES.get(record.type, "GEN"),
-                                    "id": record.id, "title": record.title}
+        ris_type = RIS_TYPES.get(record.type, "GEN")
+        date = record.issued.date_parts[0] if record.issued else []
+        entry: dict[str, object] = {"type_of_reference": ris_type, "id": keys[record.id], "title": record.title}
         if record.author:
-            entry["authors"] = [name.display() for name in record.author]
+            entry["authors"] = [_ris_name(name) for name in authors(record)]
         optional = {"year": str(record.year) if record.year else None,
-                    "journal_name": record.container_title, "volume": record.volume, "number": record.issue,
-                    "start_page": first_page, "end_page": last_page, "doi": record.DOI, "abstract": record.abstract}
+                    "date": "/".join(f"{part:02d}" for part in date) + "/" if len(date) > 1 else None,
+                    "secondary_title": record.container_title,
+                    "alternate_title3": record.container_title if ris_type == "JOUR" else None,
+                    "volume": record.volume, "number": record.issue, "start_page": first_page, "end_page": last_page,
+                    "doi": record.DOI, "accession_number": record.PMID, "custom2": record.PMCID,
+                    "abstract": record.abstract}
         entry.update({key: value for key, value in optional.items() if value})
         if record.URL:
             entry["urls"] = [record.URL]
@@ -106,5 +191,99 @@ def _ris_safe(entry: dict[str, object]) -> dict[str, object]:
             for key, value in entry.items()}
 
 
-def records_json(records: list[Record]) -> str:
-    return pretty_json([model_data(record) for record in records])
+# --------------------------------------------------------------------------- BibTeX
+
+BIBTEX_TYPES = {"article-journal": "article", "chapter": "incollection", "book": "book", "thesis": "phdthesis",
+                "paper-conference": "inproceedings", "report": "techreport", "dataset": "misc", "article": "misc"}
+CONTAINER_FIELDS = {"article": "journal", "incollection": "booktitle", "inproceedings": "booktitle"}
+# Every character LaTeX or BibTeX treats specially, written so that braces stay balanced:
+# BibTeX counts a brace even after a backslash, so "\{" would end a field early.
+_LATEX_SPECIALS = {"\\": r"\textbackslash{}", "{": r"\textbraceleft{}", "}": r"\textbraceright{}",
+                   "$": r"\$", "&": r"\&", "%": r"\%", "#": r"\#", "_": r"\_",
+                   "^": r"\textasciicircum{}", "~": r"\textasciitilde{}"}
+_LATEX_SPECIAL = re.compile("[" + re.escape("".join(_LATEX_SPECIALS)) + "]")
+# BibTeX splits an author list at "and" outside braces, in any case.
+_AND = re.compile(r"\band\b", re.IGNORECASE)
+
+
+def latex_text(value: str) -> str:
+    """One line of text as a BibTeX value shows it, every LaTeX special character escaped.
+
+    "@" needs no escape: inside a braced value it starts nothing.
+    """
+    return _LATEX_SPECIAL.sub(lambda match: _LATEX_SPECIALS[match.group()], one_line(value))
+
+
+def _title(value: str) -> str:
+    """The title with the case of acronyms and gene names ("NF1", "mGluR5") kept from styles that lower-case."""
+    words = one_line(value).split(" ")
+    return " ".join(f"{{{latex_text(word)}}}" if any(char.isupper() for char in word[1:]) else latex_text(word)
+                    for word in words)
+
+
+def _verbatim(value: str) -> str:
+    """A DOI or URL, which biblatex reads verbatim: only what would unbalance the braces is percent-encoded."""
+    return one_line(value).replace("\\", "%5C").replace("{", "%7B").replace("}", "%7D")
+
+
+def _name_part(value: str) -> str:
+    text = _AND.sub(lambda match: "{" + match.group() + "}", latex_text(value))
+    return f"{{{text}}}" if "," in text else text
+
+
+def bibtex_name(name: CslName) -> str:
+    """BibTeX's "von Last, First" or "von Last, Jr, First"; an organisation braced whole so it is never split."""
+    if name.literal:
+        return "{" + latex_text(name.literal) + "}"
+    family, given = _name_part(name.family or ""), _name_part(name.given or "")
+    if name.suffix:
+        return f"{family}, {_name_part(name.suffix)}, {given}"
+    return f"{family}, {given}" if given else family
+
+
+def _bibtex_entry(record: Record, key: str) -> str:
+    entry_type = BIBTEX_TYPES.get(record.type, "misc")
+    fields: list[tuple[str, str | None]] = [
+        ("author", " and ".join(bibtex_name(name) for name in authors(record)) or None),
+        ("title", _title(record.title)),
+        (CONTAINER_FIELDS.get(entry_type, "howpublished"),
+         latex_text(record.container_title) if record.container_title else None),
+        ("year", str(record.year) if record.year else None),
+        ("volume", latex_text(record.volume) if record.volume else None),
+        ("number", latex_text(record.issue) if record.issue else None),
+        ("pages", latex_text(record.page).replace("-", "--") if record.page else None),
+        ("doi", _verbatim(record.DOI) if record.DOI else None),
+        ("pmid", latex_text(record.PMID) if record.PMID else None),
+        ("pmcid", latex_text(record.PMCID) if record.PMCID else None),
+        ("eprint", latex_text(record.custom.arxiv) if record.custom.arxiv else None),
+        ("archiveprefix", "arXiv" if record.custom.arxiv else None),
+        ("url", _verbatim(record.URL) if record.URL else None),
+        ("abstract", latex_text(record.abstract) if record.abstract else None),
+        ("note", "Retracted" if record.custom.retracted else None),
+    ]
+    body = "".join(f"  {name} = {{{value}}},\n" for name, value in fields if value)
+    return f"@{entry_type}{{{key},\n{body}}}\n"
+
+
+def records_bibtex(records: list[Record], keys: dict[str, str] | None = None) -> str:
+    """BibTeX (UTF-8, as biber, JabRef, Zotero and modern BibTeX read it), one entry per record."""
+    keys = keys if keys is not None else citation_keys(records)
+    return "\n".join(_bibtex_entry(record, keys[record.id]) for record in records)
+
+
+# --------------------------------------------------------------------------- CSL-JSON
+
+
+def records_csl_json(records: list[Record], keys: dict[str, str] | None = None) -> str:
+    """CSL-JSON as citation processors and Zotero read it: names split, the citation key kept.
+
+    sitegen's own metadata stays under CSL's `custom`, which the CSL schema keeps for such data.
+    """
+    keys = keys if keys is not None else citation_keys(records)
+    items = []
+    for record in records:
+        item = model_data(record)
+        if record.author:
+            item["author"] = [model_data(name) for name in authors(record)]
+        items.append({**item, "citation-key": keys[record.id]})
+    return pretty_json(items)

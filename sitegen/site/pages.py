@@ -18,15 +18,22 @@ from pathlib import Path
 
 from sitegen.errors import BuildError
 from sitegen.living.facts import ReviewFacts
+from sitegen.living.versions import version_history
 from sitegen.records.model import Record
 from sitegen.review.folder import Review
 from sitegen.review.models import Evidence
 from sitegen.review.write import pretty_json
 from sitegen.screening.digest import digest_markdown, rank_batch, weekly, weeks
 from sitegen.screening.outcomes import Outcome
-from sitegen.site import exports, prisma_svg
+from sitegen.screening.relevance import Ranking
+from sitegen.site import charts, prisma_csv, prisma_svg, records, searches, studies, versions
+from sitegen.site.downloads import listing as downloads_listing
+from sitegen.site.downloads import record_downloads
 from sitegen.site.templates import environment, templates_dir
 
+# Old versions would answer searches with outdated numbers; lists and digests repeat what the
+# record and study pages say. Search finds the pages that are the current review's own.
+UNSEARCHED_PREFIXES = ("v/", "records.html", "records/list", "batches/", "digests/", "search.html")
 SITE_MARKER = ".sitegen-site"  # marks a folder sitegen built, so only such a folder is ever replaced
 
 
@@ -69,17 +76,33 @@ class Site:
         self.env = environment()
         reasons = {r.code: r.label for r in review.protocol.meta.exclusion_reasons} if review.protocol else {}
         self.reasons = reasons
+        self.history = version_history(review, facts)  # every page says which version it shows
         self.common = {"review": review.config, "built_at": built_at, "reasons": reasons,
-                       "accent": review.config.site.theme.accent_color}
+                       "accent": review.config.site.theme.accent_color, "history": self.history}
 
     def page(self, path: str, template: str, **context: object) -> str:
         """A page rendered with links relative to its own folder, so the site works under any address."""
         root = "../" * path.count("/")
+        context.setdefault("searchable", self.searchable(path))
         return self.env.get_template(template).render(root=root, path=path, **self.common, **context)
+
+    def searchable(self, path: str) -> bool:
+        """Whether site search indexes the page: the current review's pages, not old versions or lists."""
+        return self.review.config.site.search and not path.startswith(UNSEARCHED_PREFIXES)
 
     @cached_property
     def views(self) -> list[RecordView]:
         return record_views(self.review, self.facts.outcomes)
+
+    @cached_property
+    def views_by_id(self) -> dict[str, RecordView]:
+        return {view.record.id: view for view in self.views}
+
+    @cached_property
+    def rankings(self) -> dict[int, Ranking]:
+        """Each numbered batch ranked by relevance, as its batch page and its records' pages show it."""
+        return {batch.number: rank_batch(self.review, self.facts.screening, batch)
+                for batch in self.facts.screening.batches if batch.number is not None}
 
     @cached_property
     def digests(self) -> dict[str, str]:
@@ -95,25 +118,15 @@ def home(site: Site) -> Files:
     counts = site.facts.prisma
     yield "index.html", site.page(
         "index.html", "index.html", counts=counts, prisma=prisma_svg.render(counts, site.reasons),
+        prisma_table=prisma_svg.table(counts, site.reasons),
         searches=list(site.review.searches.values()), runs=site.facts.runs, latest_digest=max(site.digests, default=None),
-        state=site.review.state, phase=site.facts.phase[0])
+        state=site.review.state, phase=site.facts.phase[0], whats_new=versions.whats_new(site),
+        charts=charts.home_charts(site), record_downloads=downloads_listing(site))
 
 
 def protocol(site: Site) -> Files:
     yield "protocol.html", site.page("protocol.html", "protocol.html", protocol=site.review.protocol,
                                      trail=site.facts.protocol_trail)
-
-
-def records(site: Site) -> Files:
-    yield "records.html", site.page("records.html", "records.html", views=site.views)
-    for view in site.views:
-        path = f"records/{view.slug}.html"
-        yield path, site.page(path, "record.html", view=view)
-
-
-def included(site: Site) -> Files:
-    views = [v for v in site.views if v.full_text and v.full_text.decision == "include"]
-    yield "included.html", site.page("included.html", "included.html", views=views)
 
 
 def screening(site: Site) -> Files:
@@ -125,8 +138,7 @@ def screening(site: Site) -> Files:
     for item in per_batch:
         if item.batch.number is not None:
             path = f"batches/{item.batch.number}.html"
-            yield path, site.page(path, "batch.html", item=item, by_id=by_id,
-                                  ranking=rank_batch(site.review, site.facts.screening, item.batch))
+            yield path, site.page(path, "batch.html", item=item, by_id=by_id, ranking=site.rankings[item.batch.number])
 
 
 def digests(site: Site) -> Files:
@@ -136,16 +148,16 @@ def digests(site: Site) -> Files:
 
 
 def downloads(site: Site) -> Files:
-    outcomes = {v.record.id: (v.title_abstract.decision if v.title_abstract else "",
-                              v.full_text.decision if v.full_text else "") for v in site.views}
-    all_records = [v.record for v in site.views]
     counts = site.facts.prisma
-    yield "downloads/records.csv", exports.records_csv(all_records, outcomes)
-    yield "downloads/records.ris", exports.records_ris(all_records)
-    yield "downloads/records.json", exports.records_json(all_records)
     yield "downloads/prisma.svg", str(prisma_svg.render(counts, site.reasons, standalone=True))
     yield "downloads/prisma.json", pretty_json(counts.model_dump())
+    yield "downloads/prisma2020.csv", prisma_csv.prisma2020_csv(counts, site.reasons)
     yield SITE_MARKER, "This folder was built by sitegen; `sitegen build` replaces it as a whole.\n"
+
+
+def search(site: Site) -> Files:
+    if site.review.config.site.search:
+        yield "search.html", site.page("search.html", "search.html")
 
 
 def assets(site: Site) -> Files:
@@ -155,8 +167,9 @@ def assets(site: Site) -> Files:
             yield f"assets/{asset.relative_to(folder).as_posix()}", asset.read_bytes()
 
 
-PAGE_GROUPS: tuple[Callable[[Site], Files], ...] = (home, protocol, records, included, screening, digests, downloads,
-                                                     assets)
+PAGE_GROUPS: tuple[Callable[[Site], Files], ...] = (home, protocol, records.record_pages, studies.study_pages, screening, digests,
+                                                     searches.searches_pages, versions.version_pages, downloads, record_downloads,
+                                                     search, assets)
 
 
 def render_site(review: Review, facts: ReviewFacts, built_at: str | None) -> dict[str, bytes]:

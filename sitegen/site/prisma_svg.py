@@ -1,37 +1,66 @@
 """The PRISMA 2020 flow diagram as inline SVG: real, selectable text, drawn from derived counts.
 
-Layout is computed here (boxes, lines, arrows); `templates/prisma.svg` only
-draws it. Every number carries `data-count` naming the field of the counts it
-shows, so tests can prove the picture says what `sitegen prisma --json` says.
+Layout is computed here (boxes, lines, arrows, phase bars); `templates/prisma.svg`
+only draws it. The diagram follows the PRISMA 2020 templates: the new-review
+template, or the updated-review one (previous studies + new = total) when there
+are earlier studies; databases and registers beside other methods when any
+record came by other methods. When more than one run identified new records,
+each flow box gets one column per run and a column for the whole review (the
+living variant, as livingPRISMAflow draws it). Every number carries `data-count`
+naming the counts field it shows (`runs.1.screened` for a run's column, `runs.0-3.screened` for
+runs merged into one column), so tests can prove the picture says what
+`sitegen prisma --json` says.
+
+The diagram is drawn at its natural size with 13 px text: a page shows it in a
+box that scrolls sideways on a narrow screen rather than shrinking the text.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import textwrap
 from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
-from sitegen.living.prisma import PrismaCounts
-from sitegen.records.providers import label
+from sitegen.living.prisma import Flow, PrismaCounts, RunFlow
+from sitegen.records.providers import kind, label
 from sitegen.site.templates import environment
 
-WIDTH = 780
-LEFT_X, LEFT_W = 60, 330
-RIGHT_X, RIGHT_W = 440, 320
+FONT = 13  # px: the diagram is never scaled down on a page, so this is what a reader sees
+HEAD_FONT = 11  # column heads: the smallest text in the diagram
+NOTE_FONT = 12
 LINE = 18
-PAD = 12
-GAP = 34
-CHARS_LEFT, CHARS_RIGHT = 44, 42
+PAD = 10
+CHAR = 7.0  # a generous average glyph width at FONT px, so wrapped lines stay inside their box
+BOLD_CHAR = 8.6  # the same for bold text: phase labels must fit their bars
+NOTE_CHAR = 7.8  # the legend's glyphs at NOTE_FONT px: times are mostly digits, the widest glyphs
+CELL = 48  # width of one number column: six digits at FONT px
+INDENT = 12  # px per level of indent (a source under its kind, a reason under its box)
+GAP_X, GAP_Y = 28, 30
+MARGIN = 8
+PHASE_W = 30
+BOX_W, PREVIOUS_W = 270, 230
+LABEL_MIN = 196  # the label part of a box with number columns
+MAX_COLUMNS = 6  # number columns per box, the whole review's included: earlier runs merge beyond it
+
+
+@dataclass(frozen=True)
+class Cell:
+    value: int
+    key: str  # the counts field this number comes from
 
 
 @dataclass
 class Line:
-    text: str
-    count: int | None = None
-    key: str | None = None  # the counts field this number comes from
+    text: str = ""
+    cells: list[Cell | None] = field(default_factory=list)  # one per number column; None leaves it blank
+    inline: Cell | None = None  # a single number, written "(n = …)" at the end of the text
     bold: bool = False
+    muted: bool = False
+    indent: int = 0  # levels of INDENT
+    heads: list[str] = field(default_factory=list)  # the column heads, on a line of their own
 
 
 @dataclass
@@ -40,107 +69,423 @@ class Box:
     y: int
     width: int
     lines: list[Line]
+    style: str = "box"  # box | title | previous
+    height: int = 0
 
     @property
-    def height(self) -> int:
+    def natural_height(self) -> int:
         return PAD * 2 + LINE * len(self.lines)
+
+
+@dataclass(frozen=True)
+class Column:
+    """A number column: one run, several early runs merged, or (runs None) the whole review."""
+
+    head: str
+    first: int = 0  # index into counts.runs
+    last: int = 0
+    runs: tuple[RunFlow, ...] | None = None
+
+    def cell(self, counts: PrismaCounts, path: str) -> Cell:
+        if self.runs is None:
+            return Cell(_value(counts, path), path)
+        span = f"{self.first}" if self.first == self.last else f"{self.first}-{self.last}"
+        return Cell(sum(_value(run, path) for run in self.runs), f"runs.{span}.{path}")
 
 
 @dataclass
 class Diagram:
-    boxes: list[Box] = field(default_factory=list)
-    arrows: list[tuple[int, int, int, int]] = field(default_factory=list)
-    phases: list[tuple[str, int, int]] = field(default_factory=list)  # label, top, bottom
+    width: int = 0
     height: int = 0
+    boxes: list[Box] = field(default_factory=list)
+    arrows: list[list[tuple[int, int]]] = field(default_factory=list)  # polylines, arrowhead at the end
+    phases: list[tuple[str, int, int]] = field(default_factory=list)  # label, top, bottom
+    notes: list[str] = field(default_factory=list)
+    notes_y: int = 0
     summary: str = ""
-    footnote: str = ""
+    line: int = LINE
+    pad: int = PAD
+    phase_w: int = PHASE_W
+    margin: int = MARGIN
+    font: int = FONT
+    head_font: int = HEAD_FONT
+    note_font: int = NOTE_FONT
+    cell: int = CELL
+    indent: int = INDENT
 
 
 # Characters XML 1.0 cannot hold, escaped or not: the downloadable SVG must stay well-formed.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
-def _counted(label: str, count: int, key: str, width: int, *, bold: bool = False) -> list[Line]:
-    """A label with its count, wrapped; the count sits on the last line."""
-    wrapped = textwrap.wrap(f"{_NOT_XML.sub(' ', label)} (n = {count})", width) or [""]
-    lines = [Line(text, bold=bold) for text in wrapped[:-1]]
-    lines.append(Line(wrapped[-1], count, key, bold))
-    return lines
+def _value(flow: Flow, path: str) -> int:
+    name, _, key = path.partition(".")
+    value = getattr(flow, name)
+    return value.get(key, 0) if isinstance(value, dict) else value
+
+
+def columns(counts: PrismaCounts) -> list[Column]:
+    """The number columns: one per run that identified new records (earliest ones merged past
+    MAX_COLUMNS), then the whole review; none when a single run identified every record."""
+    found = [(index, run) for index, run in enumerate(counts.runs) if run.records]
+    if len(found) < 2:
+        return []
+    keep = MAX_COLUMNS - 2  # single-run columns beside the merged one and the whole review
+    merged = found[:-keep] if len(found) > MAX_COLUMNS - 1 else []
+    shown = found[len(merged):]
+    result = []
+    if merged:
+        (first, run_a), (last, run_b) = merged[0], merged[-1]
+        # Runs without new records between them add nothing, so summing the merged span's runs is exact.
+        result.append(Column(f"Runs {run_a.run}\u2013{run_b.run}", first, last, tuple(counts.runs[first:last + 1])))
+    result += [Column(f"Run {run.run}", index, index, (run,)) for index, run in shown]
+    return [*result, Column("All")]
+
+
+class _Writer:
+    """Builds the lines of the boxes for one diagram: with number columns, or "(n = …)" inline."""
+
+    def __init__(self, counts: PrismaCounts, cols: list[Column]):
+        self.counts = counts
+        self.cols = cols
+
+    @property
+    def box_width(self) -> int:
+        return max(BOX_W, LABEL_MIN + len(self.cols) * CELL + 2 * PAD) if self.cols else BOX_W
+
+    def _chars(self, width: int, indent: int = 0) -> int:
+        label_px = width - 2 * PAD - len(self.cols) * CELL - indent * INDENT
+        return max(12, math.floor(label_px / CHAR))
+
+    def heads(self) -> list[Line]:
+        return [Line(heads=[col.head for col in self.cols])] if self.cols else []
+
+    def counted(self, text: str, path: str, *, bold: bool = False, muted: bool = False, indent: int = 0,
+                width: int | None = None) -> list[Line]:
+        """A label with its count: one number per column, or "(n = …)" after it."""
+        width = width or self.box_width
+        if not self.cols:
+            return self.single(text, _value(self.counts, path), path, bold=bold, muted=muted, indent=indent,
+                               width=width)
+        lines = self._wrapped(text, width, bold=bold, muted=muted, indent=indent)
+        lines[-1].cells = [col.cell(self.counts, path) for col in self.cols]
+        return lines
+
+    def per_run(self, text: str, path: str, *, indent: int = 0) -> list[Line]:
+        """A number only runs have (what a source returned): blank in the whole review's column."""
+        lines = self._wrapped(text, self.box_width, muted=True, indent=indent)
+        lines[-1].cells = [col.cell(self.counts, path) if col.runs is not None else None for col in self.cols]
+        return lines
+
+    def _wrapped(self, text: str, width: int, *, bold: bool = False, muted: bool = False,
+                 indent: int = 0) -> list[Line]:
+        wrapped = textwrap.wrap(_NOT_XML.sub(" ", text), self._chars(width, indent)) or [""]
+        return [Line(part, bold=bold, muted=muted, indent=indent) for part in wrapped]
+
+    def single(self, text: str, value: int, key: str, *, bold: bool = False, muted: bool = False,
+               indent: int = 0, width: int | None = None) -> list[Line]:
+        """A label with one number, "(n = …)", whatever the columns."""
+        width = width or self.box_width
+        chars = max(12, math.floor((width - 2 * PAD - indent * INDENT) / CHAR))
+        wrapped = textwrap.wrap(_NOT_XML.sub(" ", text), chars) or [""]
+        count = f"(n = {value})"  # never split: it goes on the label's last line, or on one of its own
+        if len(wrapped[-1]) + 1 + len(count) <= chars:
+            wrapped[-1] += f" {count}"
+        else:
+            wrapped.append(count)
+        lines = [Line(part, bold=bold, muted=muted, indent=indent) for part in wrapped]
+        lines[-1].inline = Cell(value, key)
+        return lines
+
+    def title(self, text: str, width: int) -> list[Line]:
+        chars = max(12, math.floor((width - 2 * PAD) / BOLD_CHAR))
+        return [Line(part, bold=True) for part in textwrap.wrap(text, chars)]
+
+
+def _label(source: str) -> str:
+    return _NOT_XML.sub(" ", label(source))
 
 
 def layout(counts: PrismaCounts, labels: dict[str, str]) -> Diagram:
-    diagram = Diagram()
-    left_column: list[Box] = []
-    y = 10
+    cols = columns(counts)
+    w = _Writer(counts, cols)
+    updated = counts.template == "updated"
+    other = bool(counts.identified_other_by_source)
+    box_w = w.box_width
 
-    def row(left: list[Line], right: list[Line] | None, phase: str | None = None) -> None:
-        nonlocal y
-        left_box = Box(LEFT_X, y, LEFT_W, left)
-        boxes = [left_box]
-        if right is not None:
-            right_box = Box(RIGHT_X, y, RIGHT_W, right)
-            boxes.append(right_box)
-            middle = y + min(left_box.height, right_box.height) // 2
-            diagram.arrows.append((LEFT_X + LEFT_W, middle, RIGHT_X, middle))
-        height = max(box.height for box in boxes)
-        if left_column:
-            previous = left_column[-1]
-            diagram.arrows.append((LEFT_X + LEFT_W // 2, previous.y + previous.height, LEFT_X + LEFT_W // 2, y))
-        diagram.boxes += boxes
-        left_column.append(left_box)
-        if phase:
-            diagram.phases.append((phase, y, y + height))
-        else:
-            label, top, _ = diagram.phases[-1]
-            diagram.phases[-1] = (label, top, y + height)
-        y += height + GAP
+    # x of each grid column: previous studies, databases and registers (2), other methods (2)
+    x = MARGIN + PHASE_W + GAP_X // 2
+    grid: dict[str, int] = {}
+    if updated:
+        grid["previous"] = x
+        x += PREVIOUS_W + GAP_X
+    for name in ("main", "main-side") + (("other", "other-side") if other else ()):
+        grid[name] = x
+        x += box_w + (2 * GAP_X if name == "main-side" else GAP_X)  # the routes stand apart
+    width = x - (2 * GAP_X if not other else GAP_X) + MARGIN
 
-    identified = [Line("Records identified from:", bold=True)]
-    identified += _counted("Databases", counts.identified_databases, "identified_databases", CHARS_LEFT)
-    for source, n in counts.identified_by_source.items():
-        identified += _counted(f"  {label(source)}", n, f"identified_by_source.{source}", CHARS_LEFT)
-    if counts.identified_other_methods:
-        identified += _counted("Other methods", counts.identified_other_methods, "identified_other_methods",
-                               CHARS_LEFT)
-    removed = [Line("Records removed before screening:", bold=True)]
-    removed += _counted("Duplicate records removed", counts.duplicates_removed, "duplicates_removed", CHARS_RIGHT)
-    row(identified, removed, "Identification")
-    row(_counted("Records screened", counts.screened, "screened", CHARS_LEFT),
-        _counted("Records excluded", counts.excluded_screening, "excluded_screening", CHARS_RIGHT), "Screening")
-    row(_counted("Reports sought for retrieval", counts.reports_sought, "reports_sought", CHARS_LEFT),
-        _counted("Reports not retrieved", counts.reports_not_retrieved, "reports_not_retrieved", CHARS_RIGHT))
-    reasons = [Line("Reports excluded:", bold=True)]
-    for code, n in counts.excluded_by_reason.items():
-        reasons += _counted(labels.get(code, code), n, f"excluded_by_reason.{code}", CHARS_RIGHT)
-    if not counts.excluded_by_reason:
-        reasons += _counted("None excluded", 0, "excluded_full_text", CHARS_RIGHT)
-    row(_counted("Reports assessed for eligibility", counts.reports_assessed, "reports_assessed", CHARS_LEFT),
-        reasons)
-    included = _counted("Studies included in review", counts.included, "included", CHARS_LEFT, bold=True)
-    if counts.runs > 1:
-        included += _counted("From earlier searches", counts.included_previous, "included_previous", CHARS_LEFT)
-        included += _counted("New from the latest search with new records", counts.included_new, "included_new",
-                             CHARS_LEFT)
-    row(included, None, "Included")
-    diagram.footnote = (f"Not shown as excluded: {counts.awaiting_screening} record(s) awaiting screening or "
-                        f"adjudication; {counts.awaiting_full_text} report(s) awaiting full-text assessment.")
-    diagram.height = y + LINE
+    new_word = "new " if updated else ""
+    rows: list[dict[str, tuple[list[Line], str]]] = []
+    titles: dict[str, tuple[list[Line], str]] = {
+        "main": (w.title(f"Identification of {new_word}studies via databases and registers", 2 * box_w + GAP_X),
+                 "title")}
+    if updated:
+        titles["previous"] = (w.title("Previous studies", PREVIOUS_W), "previous-title")
+    if other:
+        titles["other"] = (w.title(f"Identification of {new_word}studies via other methods", 2 * box_w + GAP_X),
+                           "other-title")
+
+    identified = [*w.heads(), Line("Records identified from:", bold=True)]
+    for heading, kind_name in (("Databases", "database"), ("Registers", "register")):
+        identified += w.counted(heading, f"identified_{kind_name}s")
+        for source in counts.identified_by_source:
+            if kind(source) == kind_name:
+                identified += w.counted(_label(source), f"identified_by_source.{source}", indent=1)
+                if cols:  # what the source returned in each run, new or not: "271 returned, 11 new"
+                    identified += w.per_run("returned in the run", f"returned_by_source.{source}", indent=2)
+    removed = [*w.heads(), Line("Records removed before screening:", bold=True)]
+    removed += w.counted("Duplicate records removed", "duplicates_removed")
+    removed += w.counted("Records marked as ineligible by automation tools", "excluded_automation")
+    removed += w.counted("Records removed for other reasons", "removed_other_reasons")
+    row1 = {"main": (identified, "box"), "main-side": (removed, "box")}
+    if updated:
+        previous = w.single("Studies included in previous version of review", counts.previous_studies,
+                            "previous_studies", width=PREVIOUS_W)
+        previous += w.single("Reports of studies included in previous version of review", counts.previous_reports,
+                             "previous_reports", width=PREVIOUS_W)
+        row1["previous"] = (previous, "grey")
+    if other:
+        found = [*w.heads(), Line("Records identified from:", bold=True)]
+        found += w.counted("Citation searching and other methods", "identified_other_methods")
+        for source in counts.identified_other_by_source:
+            found += w.counted(_label(source), f"identified_other_by_source.{source}", indent=1)
+        row1["other"] = (found, "grey")
+    rows.append(row1)
+
+    def stage_rows(prefix: str, grid_name: str, style: str) -> list[dict[str, tuple[list[Line], str]]]:
+        p = prefix
+        screened = [*w.heads(), *w.counted("Records screened", f"{p}screened"),
+                    *w.counted("awaiting screening or adjudication", f"{p}awaiting_screening", muted=True, indent=1)]
+        excluded = [*w.heads(), *w.counted("Records excluded", f"{p}excluded_screening")]
+        sought = [*w.heads(), *w.counted("Reports sought for retrieval", f"{p}reports_sought")]
+        missing = [*w.heads(), *w.counted("Reports not retrieved", f"{p}reports_not_retrieved")]
+        assessed = [*w.heads(), *w.counted("Reports assessed for eligibility", f"{p}reports_assessed"),
+                    *w.counted("awaiting assessment", f"{p}awaiting_full_text", muted=True, indent=1)]
+        reasons = [*w.heads(), *w.counted("Reports excluded:", f"{p}excluded_full_text", bold=True)]
+        for code in getattr(counts, f"{p}excluded_by_reason"):
+            reasons += w.counted(labels.get(code, code), f"{p}excluded_by_reason.{code}", indent=1)
+        side = f"{grid_name}-side"
+        return [{grid_name: (screened, style), side: (excluded, style)},
+                {grid_name: (sought, style), side: (missing, style)},
+                {grid_name: (assessed, style), side: (reasons, style)}]
+
+    stages = stage_rows("", "main", "box")
+    if other:
+        for row, other_row in zip(stages, stage_rows("other_", "other", "grey"), strict=True):
+            row.update(other_row)
+    rows += stages
+
+    if updated:
+        studies = [*w.heads(), *w.counted("Studies included, by run", "studies_included")] if cols else []
+        studies += w.single("New studies included in review", counts.new_studies, "new_studies")
+        studies += w.single("Reports of new included studies", counts.new_reports, "new_reports")
+        total = w.single("Total studies included in review", counts.studies_included, "studies_included",
+                         width=PREVIOUS_W, bold=True)
+        total += w.single("Reports of total included studies", counts.reports_included, "reports_included",
+                          width=PREVIOUS_W)
+        rows.append({"main": (studies, "box"), "previous": (total, "grey")})
+    else:
+        studies = [*w.heads(), *w.counted("Studies included in review", "studies_included", bold=True),
+                   *w.counted("Reports of included studies", "reports_included")]
+        rows.append({"main": (studies, "box")})
+
+    diagram = Diagram(width=width)
+    y = MARGIN
+    title_boxes = {}
+    for name, (lines, style) in titles.items():
+        span = PREVIOUS_W if name == "previous" else 2 * box_w + GAP_X
+        title_boxes[name] = Box(grid[name], y, span, lines, style)
+    title_height = max(box.natural_height for box in title_boxes.values())
+    for box in title_boxes.values():
+        box.height = title_height
+    diagram.boxes += title_boxes.values()
+    y += title_height + GAP_Y
+
+    placed: list[dict[str, Box]] = []
+    for row in rows:
+        boxes = {name: Box(grid[name], y, PREVIOUS_W if name == "previous" else box_w, lines, style)
+                 for name, (lines, style) in row.items()}
+        height = max(box.natural_height for box in boxes.values())
+        for box in boxes.values():
+            box.height = height
+        placed.append(boxes)
+        y += height + GAP_Y
+
+    _fit_phases(placed, [("Identification", 0, 0), ("Screening", 1, 3), ("Included", 4, 4)])
+    diagram.phases = [(name, placed[first]["main"].y, placed[last]["main"].y + placed[last]["main"].height)
+                      for name, first, last in (("Identification", 0, 0), ("Screening", 1, 3), ("Included", 4, 4))]
+    for boxes in placed:
+        diagram.boxes += boxes.values()
+    diagram.arrows = _arrows(placed, updated, other)
+    bottom = max(box.y + box.height for boxes in placed for box in boxes.values())
+    diagram.notes = _notes(counts, cols, width)
+    diagram.notes_y = bottom + GAP_Y // 2
+    diagram.height = diagram.notes_y + LINE * len(diagram.notes) + MARGIN
     diagram.summary = summary(counts, labels)
     return diagram
 
 
+def _fit_phases(placed: list[dict[str, Box]], phases: list[tuple[str, int, int]]) -> None:
+    """Make each phase's rows tall enough for its rotated label, so no label is ever clipped."""
+    shift = 0
+    for name, first, last in phases:
+        for boxes in placed[first:last + 1]:
+            for box in boxes.values():
+                box.y += shift
+        top = placed[first]["main"].y
+        bottom = placed[last]["main"].y + placed[last]["main"].height
+        needed = math.ceil(len(name) * BOLD_CHAR) + 2 * PAD
+        if bottom - top < needed:
+            extra = needed - (bottom - top)
+            for box in placed[last].values():
+                box.height += extra
+            shift += extra
+
+
+def _arrows(placed: list[dict[str, Box]], updated: bool, other: bool) -> list[list[tuple[int, int]]]:
+    arrows = []
+
+    def down(upper: Box, lower: Box) -> None:
+        middle = upper.x + upper.width // 2
+        arrows.append([(middle, upper.y + upper.height), (middle, lower.y)])
+
+    def across(left: Box, right: Box) -> None:
+        middle = left.y + min(left.height, right.height) // 2
+        arrows.append([(left.x + left.width, middle), (right.x, middle)])
+
+    for name in ("main", "other") if other else ("main",):
+        for upper, lower in zip(placed[:3], placed[1:4], strict=True):
+            down(upper[name], lower[name])
+        for boxes in placed[:4]:
+            if f"{name}-side" in boxes:
+                across(boxes[name], boxes[f"{name}-side"])
+    down(placed[3]["main"], placed[4]["main"])
+    if other:  # other methods' assessed reports join the included studies, as in the template
+        assessed, studies = placed[3]["other"], placed[4]["main"]
+        middle = assessed.x + assessed.width // 2
+        level = studies.y + studies.height // 2
+        arrows.append([(middle, assessed.y + assessed.height), (middle, level), (studies.x + studies.width, level)])
+    if updated:
+        previous, total, studies = placed[0]["previous"], placed[4]["previous"], placed[4]["main"]
+        down(previous, total)
+        level = studies.y + min(studies.height, total.height) // 2
+        arrows.append([(studies.x, level), (total.x + total.width, level)])
+    return arrows
+
+
+def _notes(counts: PrismaCounts, cols: list[Column], width: int) -> list[str]:
+    """The legend under the diagram: what each number column covers."""
+    if not cols:
+        return []
+    chars = max(40, math.floor((width - 2 * MARGIN) / NOTE_CHAR))
+    runs = "; ".join(f"Run {run.run}: {run.at}" for run in counts.runs if run.records)
+    quiet = [str(run.run) for run in counts.runs if not run.records]
+    text = (f"Each box counts the records first identified in each run ({runs}), and All counts the whole "
+            f"review.")
+    if quiet:
+        text += f" Run(s) {', '.join(quiet)} identified no new record and add nothing."
+    return textwrap.wrap(text, chars)
+
+
+@dataclass(frozen=True)
+class TableRow:
+    label: str
+    level: int  # 0 for a box, 1 for a part of one (a source, a reason)
+    cells: list[Cell | None]  # one per column; None where the number has no place (a run's own, in All)
+
+
+def table(counts: PrismaCounts, labels: dict[str, str]) -> tuple[list[str], list[TableRow]]:
+    """The diagram's numbers as table rows, with the diagram's columns (or one, "n"): the home page's
+    "same counts as a table", kept in step with the picture by being built from the same columns."""
+    cols = columns(counts) or [Column("n")]
+    whole = len(cols) - 1
+
+    def row(text: str, path: str, level: int = 0, *, runs_only: bool = False) -> TableRow:
+        return TableRow(text, level, [None if runs_only and col.runs is None else col.cell(counts, path)
+                                      for col in cols])
+
+    def single(text: str, path: str) -> TableRow:  # a number of the whole review only
+        return TableRow(text, 0, [None] * whole + [cols[-1].cell(counts, path)])
+
+    def route(prefix: str, where: str, reasons: dict[str, int]) -> list[TableRow]:
+        p = prefix
+        return [row(f"Records screened ({where})", f"{p}screened"),
+                row("Records excluded", f"{p}excluded_screening"),
+                row("Records awaiting screening or adjudication", f"{p}awaiting_screening"),
+                row(f"Reports sought for retrieval ({where})", f"{p}reports_sought"),
+                row("Reports not retrieved", f"{p}reports_not_retrieved"),
+                row("Reports assessed for eligibility", f"{p}reports_assessed"),
+                row("Reports awaiting full-text assessment", f"{p}awaiting_full_text"),
+                row("Reports excluded", f"{p}excluded_full_text"),
+                *(row(labels.get(code, code), f"{p}excluded_by_reason.{code}", 1) for code in reasons)]
+
+    rows = []
+    for heading, kind_name in (("databases", "database"), ("registers", "register")):
+        rows.append(row(f"Records identified from {heading}", f"identified_{kind_name}s"))
+        for source in counts.identified_by_source:
+            if kind(source) == kind_name:
+                rows.append(row(_label(source), f"identified_by_source.{source}", 1))
+                if len(cols) > 1:
+                    rows.append(row(f"{_label(source)}: returned in the run, new or not",
+                                    f"returned_by_source.{source}", 1, runs_only=True))
+    if counts.identified_other_by_source:
+        rows.append(row("Records identified by citation searching and other methods", "identified_other_methods"))
+        rows += [row(_label(source), f"identified_other_by_source.{source}", 1)
+                 for source in counts.identified_other_by_source]
+    rows += [row("Duplicate records removed", "duplicates_removed"),
+             row("Records marked as ineligible by automation tools", "excluded_automation"),
+             row("Records removed for other reasons", "removed_other_reasons"),
+             *route("", "databases and registers", counts.excluded_by_reason)]
+    if counts.identified_other_by_source:
+        rows += route("other_", "other methods", counts.other_excluded_by_reason)
+    if counts.template == "updated":
+        rows += [single("Studies included in previous version of review", "previous_studies"),
+                 single("Reports of studies included in previous version of review", "previous_reports"),
+                 single("New studies included in review", "new_studies"),
+                 single("Reports of new included studies", "new_reports")]
+    rows += [row("Total studies included in review", "studies_included"),
+             row("Reports of total included studies", "reports_included")]
+    return [col.head for col in cols], rows
+
+
 def summary(counts: PrismaCounts, labels: dict[str, str]) -> str:
+    """The diagram in one paragraph: its accessible description."""
     per_source = ", ".join(f"{label(s)} {n}" for s, n in counts.identified_by_source.items())
     reasons = "; ".join(f"{labels.get(c, c)}: {n}" for c, n in counts.excluded_by_reason.items()) or "none"
-    return (f"{counts.identified} records identified ({per_source or 'no databases'}; other methods "
-            f"{counts.identified_other_methods}); {counts.duplicates_removed} duplicates removed; "
+    text = (f"{counts.identified_databases} records identified from databases ({per_source or 'none searched'}) and "
+            f"{counts.identified_registers} from registers; {counts.duplicates_removed} duplicates removed; "
             f"{counts.screened} screened, {counts.excluded_screening} excluded; {counts.reports_sought} reports "
             f"sought, {counts.reports_not_retrieved} not retrieved; {counts.reports_assessed} assessed, "
-            f"{counts.excluded_full_text} excluded ({reasons}); {counts.included} studies included.")
+            f"{counts.excluded_full_text} excluded ({reasons}).")
+    if counts.identified_other_by_source:
+        other_reasons = "; ".join(f"{labels.get(c, c)}: {n}" for c, n in counts.other_excluded_by_reason.items())
+        text += (f" Other methods: {counts.identified_other_methods} records identified, {counts.other_screened} "
+                 f"screened, {counts.other_excluded_screening} excluded; {counts.other_reports_sought} reports "
+                 f"sought, {counts.other_reports_not_retrieved} not retrieved, {counts.other_reports_assessed} "
+                 f"assessed, {counts.other_excluded_full_text} excluded ({other_reasons or 'none'}).")
+    if counts.template == "updated":
+        text += (f" {counts.previous_studies} studies from the previous version and {counts.new_studies} new: "
+                 f"{counts.studies_included} studies included in total.")
+    else:
+        text += f" {counts.studies_included} studies included."
+    shown = [run for run in counts.runs if run.records]
+    if len(shown) > 1:
+        text += " By run: " + "; ".join(f"run {run.run} ({run.at}) identified {run.records} new records, "
+                                        f"{run.studies_included} now included" for run in shown) + "."
+    return _NOT_XML.sub(" ", text)
 
 
 def render(counts: PrismaCounts, labels: dict[str, str], *, standalone: bool = False) -> Markup:
     diagram = layout(counts, labels)
-    svg = environment().get_template("prisma.svg").render(d=diagram, width=WIDTH, line=LINE, pad=PAD,
-                                                          standalone=standalone)
+    svg = environment().get_template("prisma.svg").render(d=diagram, standalone=standalone)
     return Markup(svg)

@@ -11,7 +11,8 @@ from __future__ import annotations
 from lxml import etree
 
 from sitegen.records.ids import normalise_arxiv, normalise_doi, record_id
-from sitegen.records.model import CslName, Record, RecordMeta
+from sitegen.records.model import Record, RecordMeta
+from sitegen.records.names import split_name
 from sitegen.records.providers import label
 from sitegen.sources.base import (
     Items,
@@ -74,7 +75,7 @@ def entry_to_record(entry: etree._Element) -> Record | None:
         # reference names a published version: this record describes the arXiv copy.
         type="article",
         title=title,
-        author=[CslName(literal=name) for author in entry.findall("atom:author", NS)
+        author=[split_name(name) for author in entry.findall("atom:author", NS)  # display names only
                 if (name := _text(author, "atom:name"))],
         container_title=_text(entry, "arxiv:journal_ref"),
         issued=parse_date(_text(entry, "atom:published")),  # e.g. 2016-05-26T17:59:46Z

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from sitegen.records.ids import normalise_arxiv, normalise_doi, normalise_pmcid, normalise_pmid, record_id
 from sitegen.records.model import CslName, Record, RecordMeta
+from sitegen.records.names import split_name
 from sitegen.records.providers import label
 from sitegen.sources.base import (
     Items,
@@ -81,8 +82,10 @@ def _author(author: Any) -> CslName | None:
         return None
     if family := text_value(author.get("lastName")):
         return CslName(family=family, given=text_value(author.get("firstName")))
-    literal = text_value(author.get("fullName")) or text_value(author.get("collectiveName"))
-    return CslName(literal=literal) if literal else None
+    if full_name := text_value(author.get("fullName")):  # a person named only as "Krab LC"
+        return split_name(full_name)
+    collective = text_value(author.get("collectiveName"))
+    return CslName(literal=collective) if collective else None
 
 
 def _fulltext_url(result: dict[str, Any]) -> str | None:

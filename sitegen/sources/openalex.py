@@ -17,7 +17,8 @@ from sitegen.records.ids import (
     normalise_pmid,
     record_id,
 )
-from sitegen.records.model import CslName, Record, RecordMeta
+from sitegen.records.model import Record, RecordMeta
+from sitegen.records.names import split_name
 from sitegen.records.providers import label
 from sitegen.sources.base import (
     Items,
@@ -124,7 +125,8 @@ def work_to_record(work: dict[str, Any]) -> Record | None:
         id=rid,
         type=CSL_TYPES.get(work_type, "article"),
         title=title,
-        author=[CslName(literal=name) for a in as_list(work.get("authorships"))
+        # OpenAlex gives each author only as a display name: split it as a reference manager needs.
+        author=[split_name(name) for a in as_list(work.get("authorships"))
                 if (name := text_value(as_dict(as_dict(a).get("author")).get("display_name")))],
         container_title=text_value(source.get("display_name")),
         issued=parse_date(work.get("publication_date"), work.get("publication_year")),

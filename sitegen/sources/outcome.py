@@ -8,14 +8,11 @@ source's slice of the results is unknown this run, never "nothing found".
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, Field
 
 from sitegen.records.model import Record
 from sitegen.records.providers import Source
-
-Status = Literal["ok", "rate_limited", "timeout", "unavailable", "unsupported"]
+from sitegen.review.models import SourceStatus as Status
 
 
 class SourceOutcome(BaseModel):

@@ -1,0 +1,223 @@
+"""Search-run manifests: what each run of a saved search did, written once by the run itself.
+
+`sitegen update` writes one manifest per saved search it runs, in the run's own
+transaction, to runs/<UTC time>-<monitor_id>.json: the saved strategies verbatim,
+the queries and requests as sent (never a credential or contact address), each
+source's outcome, the run's counts, the snapshots its answers rest on, and the
+sitegen version. Every retrieval event of the run names the manifest's SHA-256,
+so the hash-chained ledger vouches for the file: `check` reports one that was
+edited, is missing, or belongs to no run. A manifest is never rewritten.
+
+Runs recorded before sitegen wrote manifests have none; for them the site shows
+a manifest derived from the ledger (`origin: ledger`), which says so and holds
+only what the ledger knows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from sitegen import __version__
+from sitegen.living.facts import ReviewFacts, Run
+from sitegen.records.model import model_data
+from sitegen.review.folder import ManifestFile, Review, manifest_path
+from sitegen.review.models import (
+    RUN_MANIFEST_SCHEMA_VERSION,
+    BatchPayload,
+    RetrievalPayload,
+    RunCounts,
+    RunManifest,
+    RunSource,
+    Strategy,
+)
+from sitegen.review.problems import Problem
+from sitegen.review.write import pretty_json
+from sitegen.sources.query import QuerySyntaxError, UnsupportedQuery, provider_query
+
+LEDGER = "ledger.jsonl"
+# What only the run itself knows; everything else in a manifest is checked against the ledger.
+RUN_ONLY = frozenset({"schema_version", "origin", "sitegen_version", "snapshots"})
+RUN_ONLY_PER_SOURCE = frozenset({"syntax", "provider_query", "requests", "status"})
+
+
+def compiled_query(strategy: Strategy) -> str | dict[str, str] | None:
+    """The query the strategy's provider receives (sitegen's grammar compiled, a native one as saved): its
+    text, or its query parameters by name; None when the provider cannot express it."""
+    try:
+        return provider_query(strategy.source, strategy.query, native=strategy.syntax == "native")
+    except (QuerySyntaxError, UnsupportedQuery):
+        return None
+
+
+@dataclass(frozen=True)
+class Execution:
+    """What only the run knows about one strategy: how it was read, what was sent, what came back."""
+
+    syntax: str
+    provider_query: str | dict[str, str] | None
+    requests: list[str]
+    status: str
+
+
+def run_manifest(monitor_id: str, at: str, retrievals: Sequence[RetrievalPayload], batch: BatchPayload | None,
+                 executions: Sequence[Execution] | None = None, snapshots: str | None = None) -> RunManifest:
+    """The manifest of one run, from its retrieval events (one per strategy, in order) and its batch.
+
+    With `executions` (one per strategy) it is the run's own manifest; without, the one the ledger
+    alone supports, for runs recorded before manifests existed and for checking a recorded one.
+    """
+    in_batch = set(batch.record_ids) if batch else set()
+    distinct = {record_id for retrieval in retrievals for record_id in retrieval.record_ids}
+    sources = []
+    for index, retrieval in enumerate(retrievals):
+        execution = asdict(executions[index]) if executions is not None else {}
+        sources.append(RunSource(
+            source=retrieval.source, label=retrieval.label, strategy=retrieval.query, complete=retrieval.complete,
+            total=retrieval.total, retrieved=len(retrieval.record_ids),
+            new=sum(1 for record_id in retrieval.record_ids if record_id in in_batch),
+            note=retrieval.note, snapshot_hashes=retrieval.snapshot_hashes, **execution))
+    retrieved = sum(source.retrieved for source in sources)
+    new = len(in_batch & distinct)
+    return RunManifest(
+        schema_version=RUN_MANIFEST_SCHEMA_VERSION, origin="ledger" if executions is None else "run",
+        monitor_id=monitor_id, at=at, sitegen_version=None if executions is None else __version__,
+        snapshots=snapshots, complete=all(source.complete for source in sources), sources=sources,
+        counts=RunCounts(retrieved=retrieved, distinct=len(distinct), duplicates=retrieved - len(distinct), new=new),
+        batch=batch.batch if batch and new else None)
+
+
+def manifest_bytes(manifest: RunManifest) -> bytes:
+    """The manifest as its file holds it (and the site serves it)."""
+    return pretty_json(model_data(manifest)).encode("utf-8")
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """A run with the manifest the site shows for it: its own, or one derived from the ledger."""
+
+    run: Run
+    path: str  # runs/<name>.json
+    manifest: RunManifest
+    data: bytes
+
+    @property
+    def recorded(self) -> bool:
+        return self.manifest.origin == "run"
+
+
+def run_records(review: Review, runs: list[Run]) -> list[RunRecord]:
+    """Every run with its manifest, oldest first (a valid review's recorded manifests match their runs)."""
+    records = []
+    for run in runs:
+        path = manifest_path(run.at, run.monitor_id)
+        file = review.manifests.get(path)
+        if file is not None:
+            records.append(RunRecord(run, path, file.manifest, file.data))
+        else:
+            derived = run_manifest(run.monitor_id, run.at, run.strategies, run.batch)
+            records.append(RunRecord(run, path, derived, manifest_bytes(derived)))
+    return records
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def manifest_problems(review: Review) -> list[Problem]:
+    """Each manifest in runs/ must be the one its run's events name, byte for byte, and agree with them;
+    a run whose events name a manifest must have it; no manifest may be left without a run."""
+    problems: list[Problem] = []
+    claimed: set[str] = set()
+    recording = False  # once runs record manifests, every later run must
+    for run in ReviewFacts(review).runs:
+        path = manifest_path(run.at, run.monitor_id)
+        named = [strategy.manifest for strategy in run.strategies]
+        file = review.manifests.get(path)
+        what = f"the run of saved search {run.monitor_id!r} at {run.at}"
+        if not any(named):
+            if file is not None:
+                claimed.add(path)
+                problems.append(Problem(path, _line(file, ("at",)), None, "manifest-unanchored",
+                                        f"the ledger's events for {what} (line {run.line}) name no manifest, so this "
+                                        "file was not written by that run (a run writes its manifest together with "
+                                        "its events); remove it"))
+            elif recording:
+                problems.append(Problem(LEDGER, run.line, None, "manifest-unrecorded",
+                                        f"{what} names no manifest, though earlier runs do: it was not written by "
+                                        "this sitegen, or its events were rewritten"))
+            continue
+        recording = True
+        sha256 = next(name for name in named if name)
+        if any(name != sha256 for name in named):
+            problems.append(Problem(LEDGER, run.line, None, "manifest-anchor",
+                                    f"the retrieval events of {what} name different manifests; each names the "
+                                    "run's one manifest"))
+        if file is None:
+            problems.append(Problem(LEDGER, run.line, None, "manifest-missing",
+                                    f"{path}, the manifest of {what}, is missing (the run's events name it: "
+                                    f"sha256 {sha256[:12]}…); restore it from Git"))
+            continue
+        claimed.add(path)
+        problems += _disagreements(file, run, sha256)
+    for path, file in review.manifests.items():
+        if path not in claimed:
+            problems.append(Problem(path, _line(file, ("at",)), None, "manifest-orphan",
+                                    f"the ledger records no run of saved search {file.manifest.monitor_id!r} at "
+                                    f"{file.manifest.at}: this manifest belongs to no run (the run's events were "
+                                    "lost from the ledger, or the file was copied here); restore ledger.jsonl from "
+                                    "Git or remove the file"))
+    return problems
+
+
+def _disagreements(file: ManifestFile, run: Run, sha256: str) -> list[Problem]:
+    """Where the manifest differs from what the run's events record, field by field, then its hash."""
+    expected = run_manifest(run.monitor_id, run.at, run.strategies, run.batch)
+    where = f"for this run (ledger.jsonl line {run.line})"
+    if len(file.manifest.sources) != len(expected.sources):
+        problems = [Problem(file.path, _line(file, ("sources",)), None, "manifest-mismatch",
+                            f"sources lists {len(file.manifest.sources)} strategies but the ledger records "
+                            f"{len(expected.sources)} {where}")]
+    else:
+        problems = [Problem(file.path, _line(file, loc), None, "manifest-mismatch",
+                            f"{_dotted(loc)} is {_shown(found)} but the ledger records {_shown(wanted)} {where}")
+                    for loc, found, wanted in _compared(file.manifest, expected) if found != wanted]
+    if file.sha256 != sha256:
+        problems.append(Problem(file.path, problems[0].line if problems else None, None, "manifest-edited",
+                                f"the manifest was changed after its run wrote it: the run's events (ledger.jsonl "
+                                f"line {run.line}) name sha256 {sha256[:12]}…, the file's is {file.sha256[:12]}…; "
+                                "a manifest is never rewritten: restore it from Git"))
+    return problems
+
+
+def _compared(recorded: RunManifest, expected: RunManifest) -> Iterator[tuple[tuple, Any, Any]]:
+    """(location, recorded value, value the ledger supports) for every field the ledger can vouch for,
+    in manifests listing the same number of strategies."""
+    for name in RunManifest.model_fields:
+        if name in RUN_ONLY:
+            continue
+        if name == "counts":
+            for count in RunCounts.model_fields:
+                yield ("counts", count), getattr(recorded.counts, count), getattr(expected.counts, count)
+        elif name == "sources":
+            for index, (mine, theirs) in enumerate(zip(recorded.sources, expected.sources, strict=True)):
+                for field in RunSource.model_fields:
+                    if field not in RUN_ONLY_PER_SOURCE:
+                        yield ("sources", index, field), getattr(mine, field), getattr(theirs, field)
+        else:
+            yield (name,), getattr(recorded, name), getattr(expected, name)
+
+
+def _line(file: ManifestFile, loc: tuple) -> int | None:
+    position = file.parsed.position(loc)
+    return position[0] if position else None
+
+
+def _dotted(loc: tuple) -> str:
+    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc).lstrip(".")
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "…"

@@ -1,0 +1,378 @@
+"""Published versions of a living review: recording one, rebuilding each, and what changed between them.
+
+A version is a file, `versions/<number>.json` (`VersionRecord`): when it was
+published, where the ledger ended then (`ledger_head`), the protocol version, the
+title and question, and every record's outcome at each stage. Its counts are not
+stored: they are derived again with `living.prisma.derive` from the ledger up to
+that event and those outcomes, so a fresh clone rebuilds every version byte for
+byte. Publishing also appends a `version` event holding the SHA-256 of the file:
+the file cannot be edited, and the ledger cannot lose the event it names,
+without `sitegen check` saying so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, replace
+from functools import cached_property
+
+from sitegen.errors import SitegenError
+from sitegen.living.facts import ReviewFacts, Run
+from sitegen.living.ledger import anchor, append, check_event_time, holds
+from sitegen.living.prisma import PrismaCounts, derive
+from sitegen.records.identity import listed
+from sitegen.records.model import model_data
+from sitegen.review.folder import Review, VersionFile
+from sitegen.review.models import (
+    STAGES,
+    VERSION_SCHEMA_VERSION,
+    ImportPayload,
+    LedgerEvent,
+    PhasePayload,
+    ProtocolLockPayload,
+    RetrievalPayload,
+    VersionPayload,
+    VersionRecord,
+    parse_timestamp,
+)
+from sitegen.review.problems import Problem
+from sitegen.review.transaction import JOURNAL, Transaction
+from sitegen.review.write import canonical_json
+from sitegen.screening.outcomes import Outcome, published_outcomes
+
+LEDGER = "ledger.jsonl"
+UNPUBLISHED = None  # the number of the review as it stands, when that differs from every version
+
+
+def version_path(number: int) -> str:
+    return f"versions/{number}.json"
+
+
+def version_hash(record: VersionRecord) -> str:
+    """The SHA-256 a `version` event records: of the version's canonical JSON, so re-indenting the
+    file (or Git changing its line endings) keeps it, and changing any value does not."""
+    return hashlib.sha256(canonical_json(model_data(record)).encode("utf-8")).hexdigest()
+
+
+def version_text(record: VersionRecord) -> str:
+    """versions/<number>.json as sitegen writes it: indented, with each record's outcome on a line of
+    its own, so the file stays readable and a Git diff shows one line per changed outcome."""
+    return _indented(model_data(record), depth=3) + "\n"
+
+
+def _indented(value: object, depth: int, indent: int = 0) -> str:
+    """JSON with objects spread over lines down to `depth` levels, and anything deeper on one line."""
+    if depth == 0 or not isinstance(value, dict) or not value:
+        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    inner = "  " * (indent + 1)
+    items = [f"{inner}{canonical_json(key)}: {_indented(item, depth - 1, indent + 1)}" for key, item in value.items()]
+    return "{\n" + ",\n".join(items) + "\n" + "  " * indent + "}"
+
+
+# --------------------------------------------------------------------------- a version, rebuilt
+
+
+@dataclass
+class Snapshot:
+    """The review as one version published it (or, numbered UNPUBLISHED, as it stands now): the
+    ledger up to its head, its outcomes, and what they add up to."""
+
+    number: int | None
+    published_at: str | None
+    title: str
+    question: str
+    protocol_version: int
+    review: Review  # the review cut at the version's ledger head: its events and the records they name
+    outcomes: dict[str, dict[str, Outcome]]
+    counts: PrismaCounts
+
+    @cached_property
+    def facts(self) -> ReviewFacts:
+        return ReviewFacts(self.review)
+
+    @cached_property
+    def included(self) -> list[str]:
+        """Ids of the studies included at full text, sorted."""
+        return sorted(rid for rid, outcome in self.outcomes["full-text"].items() if outcome.decision == "include")
+
+
+def _identified(review: Review, events: int) -> dict[str, None]:
+    """The records the first `events` ledger events identified, in the order they were first named."""
+    return dict.fromkeys(record_id for payload in review.payloads[:events]
+                         if isinstance(payload, RetrievalPayload | ImportPayload) for record_id in payload.record_ids)
+
+
+def _cut(review: Review, events: int) -> Review:
+    """The review as far as its first `events` ledger events go. Decisions and evidence are left out:
+    a version keeps only the outcomes they added up to then."""
+    identified = _identified(review, events)
+    return replace(review, ledger=review.ledger[:events], payloads=review.payloads[:events],
+                   ledger_lines=review.ledger_lines[:events],
+                   records={rid: record for rid, record in review.records.items() if rid in identified},
+                   record_lines={rid: line for rid, line in review.record_lines.items() if rid in identified},
+                   decisions=[], evidence=[], versions=[])
+
+
+def _outcomes(record: VersionRecord) -> dict[str, dict[str, Outcome]]:
+    return {stage: {rid: Outcome(o.decision, o.reason or "", ()) for rid, o in record.outcomes.get(stage, {}).items()}
+            for stage in STAGES}
+
+
+def published_snapshot(review: Review, record: VersionRecord, previous: Snapshot | None) -> Snapshot:
+    """A version as it was published, rebuilt from its file and the ledger up to its head (`previous`:
+    the version before it, whose studies the diagram's "previous studies" are, as in PRISMA's
+    updated-review template)."""
+    cut = _cut(review, record.ledger_head.seq)
+    outcomes = _outcomes(record)
+    return Snapshot(record.number, record.published_at, record.title, record.question, record.protocol_version, cut,
+                    outcomes, derive(cut, outcomes, previous.included if previous else None))
+
+
+def current_snapshot(review: Review, facts: ReviewFacts) -> Snapshot:
+    """The review as it stands, in the same terms as a version."""
+    return Snapshot(UNPUBLISHED, None, review.config.title, review.config.question, review.protocol.meta.version,
+                    _cut(review, len(review.ledger)), facts.outcomes, facts.prisma)
+
+
+# --------------------------------------------------------------------------- what changed
+
+
+@dataclass(frozen=True)
+class DecisionChange:
+    record_id: str
+    stage: str
+    before: Outcome | None  # None: no outcome at that stage yet
+    after: Outcome | None
+
+
+@dataclass(frozen=True)
+class Changelog:
+    """What changed from one snapshot to the next (from nothing, for the first version)."""
+
+    new_records: list[str]  # identified since, in the order the ledger first named them
+    decisions: list[DecisionChange]  # changed outcomes of records the earlier snapshot had already
+    studies_added: list[str]
+    studies_removed: list[str]
+    amendments: list[tuple[LedgerEvent, ProtocolLockPayload]]  # the protocol's lock and amendments
+    runs: list[Run]
+    phases: list[tuple[LedgerEvent, PhasePayload]]
+    title_changed: bool
+    question_changed: bool
+
+    @property
+    def empty(self) -> bool:
+        return not (self.new_records or self.decisions or self.studies_added or self.studies_removed
+                    or self.amendments or self.runs or self.phases or self.title_changed or self.question_changed)
+
+    def summary(self) -> str:
+        """One sentence a feed reader or a list of versions can show."""
+        parts = [_count(len(self.new_records), "new record"), _count(len(self.decisions), "changed decision"),
+                 _count(len(self.studies_added), "study added", "studies added"),
+                 _count(len(self.studies_removed), "study removed", "studies removed"),
+                 _count(sum(1 for event, _ in self.amendments if event.type == "amendment"), "protocol amendment"),
+                 _count(len(self.runs), "search run")]
+        shown = [part for part in parts if part]
+        shown += ["the title changed"] if self.title_changed else []
+        shown += ["the review question changed"] if self.question_changed else []
+        sentence = ", ".join(shown) if shown else "no change to records, decisions or studies"
+        return sentence[:1].upper() + sentence[1:] + "."
+
+
+def _count(n: int, singular: str, plural: str | None = None) -> str:
+    return "" if n == 0 else f"{n} {singular if n == 1 else plural or singular + 's'}"
+
+
+def changelog(before: Snapshot | None, after: Snapshot) -> Changelog:
+    """What `after` adds to `before` (an earlier snapshot of the same ledger, or None for the first)."""
+    known = set(_identified(before.review, len(before.review.ledger))) if before else set()
+    new = [rid for rid in _identified(after.review, len(after.review.ledger)) if rid not in known]
+    decisions = []
+    for stage in STAGES:
+        earlier = before.outcomes[stage] if before else {}
+        later = after.outcomes[stage]
+        for rid in sorted(known & (earlier.keys() | later.keys())):
+            old, now = earlier.get(rid), later.get(rid)
+            if _shown(old) != _shown(now):
+                decisions.append(DecisionChange(rid, stage, old, now))
+    included_before = set(before.included) if before else set()
+    since = len(before.review.ledger) if before else 0
+    events = list(zip(after.review.ledger[since:], after.review.payloads[since:], strict=True))
+    runs_before = len(before.facts.runs) if before else 0
+    return Changelog(
+        new_records=new, decisions=decisions,
+        studies_added=[rid for rid in after.included if rid not in included_before],
+        studies_removed=sorted(included_before - set(after.included)),
+        amendments=[(event, payload) for event, payload in events if isinstance(payload, ProtocolLockPayload)],
+        runs=after.facts.runs[runs_before:],
+        phases=[(event, payload) for event, payload in events if isinstance(payload, PhasePayload)],
+        title_changed=before is not None and before.title != after.title,
+        question_changed=before is not None and before.question != after.question)
+
+
+def _shown(outcome: Outcome | None) -> tuple[str, str] | None:
+    """What a version records of an outcome: its decision and reason (not who decided)."""
+    return None if outcome is None else (outcome.decision, outcome.reason)
+
+
+# --------------------------------------------------------------------------- every version
+
+
+@dataclass
+class VersionHistory:
+    """Every published version, rebuilt, with what changed in each; and the review as it stands."""
+
+    versions: list[Snapshot]  # oldest first
+    changelogs: list[Changelog]  # one per version, against the one before it
+    current: Snapshot
+    unpublished: bool  # the review as it stands differs from its latest version (or none was published)
+
+    @property
+    def latest(self) -> Snapshot | None:
+        return self.versions[-1] if self.versions else None
+
+    @cached_property
+    def since_latest(self) -> Changelog:
+        """What the review as it stands adds to its latest version."""
+        return changelog(self.latest, self.current)
+
+    @cached_property
+    def first_included(self) -> dict[str, int]:
+        """Study id -> the number of the first version that included it."""
+        first: dict[str, int] = {}
+        for version in self.versions:
+            for rid in version.included:
+                first.setdefault(rid, version.number)
+        return first
+
+
+def version_history(review: Review, facts: ReviewFacts) -> VersionHistory:
+    versions: list[Snapshot] = []
+    changelogs = []
+    for item in review.versions:
+        previous = versions[-1] if versions else None
+        snapshot = published_snapshot(review, item.version, previous)
+        changelogs.append(changelog(previous, snapshot))
+        versions.append(snapshot)
+    return VersionHistory(versions, changelogs, current_snapshot(review, facts), facts.unpublished)
+
+
+def publish(review: Review, facts: ReviewFacts, at: str | None) -> tuple[VersionRecord | None, VersionRecord | None]:
+    """Record the next version, dated `at`, if the review changed since its latest: (the new version or
+    None, the latest before it or None). The version file, its ledger event and state.json's ledger
+    head are written in one transaction. `at` is None only for a review with no ledger event."""
+    latest = review.versions[-1].version if review.versions else None
+    if not review.ledger or at is None:
+        raise SitegenError("nothing to publish: the ledger has no events yet (lock the protocol and run a search)")
+    if not facts.unpublished:
+        return None, latest
+    check_event_time(review.ledger, at, "the publication time")
+    record = VersionRecord(schema_version=VERSION_SCHEMA_VERSION, number=latest.number + 1 if latest else 1,
+                           published_at=at, ledger_head=anchor(review.ledger[-1]),
+                           protocol_version=review.protocol.meta.version, title=review.config.title,
+                           question=review.config.question, outcomes=published_outcomes(facts.outcomes))
+    transaction = Transaction(review.root)
+    transaction.write(version_path(record.number), version_text(record))
+    append(transaction, review, at, [VersionPayload(number=record.number, sha256=version_hash(record))])
+    transaction.commit()
+    return record, latest
+
+
+# --------------------------------------------------------------------------- what `check` says
+
+
+def version_problems(review: Review) -> list[Problem]:
+    """Versions numbered 1, 2, 3… each recorded by its ledger event and unedited since, anchored to
+    an event the ledger still has, in time order, and naming only records the ledger had identified.
+    While a committed write is pending, the files may disagree: that is reported on its own."""
+    if JOURNAL in review.interrupted:
+        return []
+    problems: list[Problem] = []
+    recorded: dict[int, tuple[LedgerEvent, int]] = {}  # version number -> its event and ledger line
+    for event, line, payload in zip(review.ledger, review.ledger_lines, review.payloads, strict=True):
+        if not isinstance(payload, VersionPayload):
+            continue
+        expected = len(recorded) + 1
+        if payload.number != expected or payload.number in recorded:
+            problems.append(Problem(LEDGER, line, None, "version-order",
+                                    f"event {event.seq} records version {payload.number}, but the versions before "
+                                    f"it make this version {expected}: versions are published 1, 2, 3… in order"))
+        recorded.setdefault(payload.number, (event, line))
+    files = {item.version.number: item for item in review.versions}
+    previous: VersionFile | None = None
+    for item in review.versions:
+        problems += _file_problems(review, item, previous, recorded.get(item.version.number))
+        previous = item
+    for number, (event, line) in sorted(recorded.items()):
+        if number not in files:
+            problems.append(Problem(LEDGER, line, None, "version-missing",
+                                    f"event {event.seq} records version {number}, but {version_path(number)} is "
+                                    "missing or unreadable: restore it from Git"))
+    return problems
+
+
+def _file_problems(review: Review, item: VersionFile, previous: VersionFile | None,
+                   recorded: tuple[LedgerEvent, int] | None) -> list[Problem]:
+    record, rel = item.version, item.path
+
+    def at(*loc: str | int) -> int | None:
+        return (item.parsed.position(loc) or (None, None))[0]
+
+    problems = []
+    expected = previous.version.number + 1 if previous else 1
+    if record.number != expected:
+        problems.append(Problem(rel, at("number"), None, "version-gap",
+                                f"version {expected} is missing: versions are numbered 1, 2, 3… without gaps "
+                                f"({version_path(expected)} was deleted, or this file was renumbered)"))
+    head = record.ledger_head
+    if not holds(review.ledger, head):
+        ends = f"ends at event {review.ledger[-1].seq}" if review.ledger else "is empty"
+        problems.append(Problem(rel, at("ledger_head"), None, "version-anchor",
+                                f"the ledger had event {head.seq} ({head.hash[:12]}…) when this version was "
+                                f"published, but the ledger {ends} or holds another event there: it was truncated "
+                                "or rewritten; restore ledger.jsonl from Git"))
+    elif parse_timestamp(record.published_at) < parse_timestamp(review.ledger[head.seq - 1].ts):
+        problems.append(Problem(rel, at("published_at"), None, "version-time",
+                                f"published_at {record.published_at} is before the ledger event it anchors "
+                                f"(event {head.seq}, {review.ledger[head.seq - 1].ts})"))
+    if previous is not None:
+        before = previous.version
+        if parse_timestamp(record.published_at) < parse_timestamp(before.published_at):
+            problems.append(Problem(rel, at("published_at"), None, "version-time",
+                                    f"published_at {record.published_at} is before version {before.number} "
+                                    f"({before.published_at}): versions are published in time order"))
+        if head.seq < before.ledger_head.seq:
+            problems.append(Problem(rel, at("ledger_head"), None, "version-anchor",
+                                    f"the ledger head (event {head.seq}) is earlier than version {before.number}'s "
+                                    f"(event {before.ledger_head.seq}): a later version cannot know less"))
+    if recorded is None:
+        problems.append(Problem(rel, 1, None, "version-unrecorded",
+                                f"no `version` event on the ledger records version {record.number}: the file was "
+                                "not written by `sitegen publish`, or the ledger lost its event"))
+    else:
+        event, line = recorded
+        if event.payload.get("sha256") != version_hash(record):
+            problems.append(Problem(rel, 1, None, "version-edited",
+                                    f"the file was changed after it was published: its content no longer has the "
+                                    f"SHA-256 that ledger event {event.seq} (line {line}) recorded; restore it from Git"))
+        elif event.seq != head.seq + 1:
+            problems.append(Problem(rel, at("ledger_head"), None, "version-anchor",
+                                    f"the ledger head is event {head.seq}, but the version was recorded by event "
+                                    f"{event.seq}, which must follow it directly"))
+    problems += _unknown_records(review, item)
+    return problems
+
+
+def _unknown_records(review: Review, item: VersionFile) -> list[Problem]:
+    """Outcomes of records the ledger had not identified by the version's head (or that no longer exist)."""
+    identified = _identified(review, min(item.version.ledger_head.seq, len(review.ledger)))
+    problems = []
+    for stage, by_record in item.version.outcomes.items():
+        unknown = [rid for rid in by_record if rid not in identified
+                   or (review.records_loaded and rid not in review.records)]
+        if unknown:
+            line = (item.parsed.position(("outcomes", stage, unknown[0])) or (None, None))[0]
+            problems.append(Problem(item.path, line, None, "unknown-record",
+                                    f"{stage} outcomes name record(s) that records.jsonl lacks or that no ledger "
+                                    f"event up to the version's head identified: {listed(unknown, 3)}"))
+    return problems

@@ -1,0 +1,97 @@
+"""Where each record stands in screening, and how it got there, derived from the decision files.
+
+A record's standing is its one place in the flow: included, excluded at title and
+abstract, excluded at full text (with the reason), in conflict, or awaiting a
+decision. It follows the rules the PRISMA counts follow: "maybe" at title and
+abstract sends a record on to full text, and a full-text "maybe" is not yet an
+assessment, so it still awaits one.
+
+A record's screening history is every reviewer's decision at every stage, the
+adjudication and the outcome, as the site shows it. Screening is blind: while a
+stage still awaits a required reviewer, the decisions already made are not shown
+(the next reviewer would read them), and while reviewers disagree, their reasons
+and notes stay hidden until the adjudicator has settled it, as `sitegen conflicts`
+keeps them.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Literal
+
+from sitegen.review.folder import ADJUDICATION, Review
+from sitegen.review.models import STAGES
+from sitegen.screening.outcomes import Outcome
+
+StandingKind = Literal["included", "excluded-title-abstract", "excluded-full-text", "conflict", "awaiting"]
+STANDINGS: tuple[StandingKind, ...] = ("included", "excluded-title-abstract", "excluded-full-text", "conflict",
+                                       "awaiting")
+
+
+@dataclass(frozen=True)
+class Standing:
+    kind: StandingKind
+    stage: str  # the stage it stands at: where it was included or excluded, is in conflict, or awaits
+    reason: str = ""  # the exclusion reason code at full text
+
+
+def standing(title_abstract: Outcome | None, full_text: Outcome | None) -> Standing:
+    """Where a record stands, from its outcome at each stage (None: nobody has decided it there)."""
+    if title_abstract is None or title_abstract.decision == "awaiting":
+        return Standing("awaiting", "title-abstract")
+    if title_abstract.decision == "conflict":
+        return Standing("conflict", "title-abstract")
+    if title_abstract.decision == "exclude":
+        return Standing("excluded-title-abstract", "title-abstract")
+    # Included (or "maybe") at title and abstract: the full text decides.
+    if full_text is None or full_text.decision in ("awaiting", "maybe"):
+        return Standing("awaiting", "full-text")
+    if full_text.decision == "conflict":
+        return Standing("conflict", "full-text")
+    if full_text.decision == "exclude":
+        return Standing("excluded-full-text", "full-text", full_text.reason)
+    return Standing("included", "full-text")
+
+
+def standings(records: list[str], outcomes: dict[str, dict[str, Outcome]]) -> dict[str, Standing]:
+    """Each record's standing, from the outcomes per stage (as `ReviewFacts.outcomes` holds them)."""
+    title_abstract, full_text = outcomes["title-abstract"], outcomes["full-text"]
+    return {record_id: standing(title_abstract.get(record_id), full_text.get(record_id)) for record_id in records}
+
+
+@dataclass(frozen=True)
+class ShownDecision:
+    """One decision as the site may show it: `decision` is None while screening must stay blind."""
+
+    reviewer: str
+    decision: str | None
+    reason: str
+    note: str
+
+
+@dataclass(frozen=True)
+class StageHistory:
+    stage: str
+    decisions: list[ShownDecision]  # the reviewers' own, by reviewer
+    adjudication: ShownDecision | None
+    outcome: Outcome
+
+
+def screening_histories(review: Review, outcomes: dict[str, dict[str, Outcome]]) -> dict[str, list[StageHistory]]:
+    """Record id -> its history at each stage someone decided it at, in stage order."""
+    rows = defaultdict(list)  # (record id, stage) -> decision rows, indexed once for every record
+    for row in review.decisions:
+        rows[row.decision.record_id, row.stage].append(row)
+    histories: dict[str, list[StageHistory]] = defaultdict(list)
+    for record_id, stage in sorted(rows, key=lambda key: (key[0], STAGES.index(key[1]))):
+        outcome = outcomes[stage][record_id]
+        blind = outcome.decision == "awaiting"
+        unsettled = outcome.decision == "conflict"
+        shown = {row.reviewer: ShownDecision(
+            row.reviewer, None if blind else row.decision.decision,
+            "" if blind or unsettled else row.decision.reason,
+            "" if blind or unsettled else row.decision.note) for row in rows[record_id, stage]}
+        adjudication = shown.pop(ADJUDICATION, None)
+        histories[record_id].append(StageHistory(stage, [shown[name] for name in sorted(shown)], adjudication, outcome))
+    return dict(histories)

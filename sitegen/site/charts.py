@@ -1,0 +1,264 @@
+"""Charts for the home page as inline SVG: records identified per search run, included studies per year.
+
+The numbers are derived here from the loaded review (never stored); the layout is
+computed here too, and `templates/chart.svg` only draws it. Each chart carries its
+data as `bars`, which the page also shows as a table, so a screen reader or a
+browser without SVG gets the same numbers as the picture.
+
+The SVG has no viewBox: its width is the page's (bar positions are percentages)
+and its text is drawn at CSS pixel size, so a phone shows the same legible text
+as a desktop and never scrolls sideways. Labels on the time axis are thinned to
+as many as fit a 390 px phone, whatever the number of runs or years. Colours are
+classes the style sheet sets (with `currentColor` fallbacks), so they follow dark mode.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from markupsafe import Markup
+
+from sitegen.living.facts import Run
+from sitegen.records.model import Record
+from sitegen.review.folder import Review
+from sitegen.review.models import ImportPayload
+from sitegen.site.templates import environment
+
+if TYPE_CHECKING:  # pages.py shows these charts on the home page, so it cannot be imported from here at run time
+    from sitegen.site.pages import Site
+
+FONT = 12  # px, as drawn on every screen
+CHAR = 7.2  # a generous average glyph width at FONT px
+NARROWEST = 330  # px: the chart's width on a 390 px phone, inside the page's margins
+GUTTER = 14  # percent of the width kept left of the plot for the value axis
+LEGEND_H, VALUES_H, PLOT_H, AXIS_H = 22, 18, 160, 22
+MAX_TICKS = 4  # value gridlines, zero included
+BAR_LABELS = 12  # up to this many bars, each shows its total above it
+GAP = 12  # px between two axis labels
+
+
+@dataclass(frozen=True)
+class Series:
+    name: str
+    css: str  # class of its bars, which the style sheet colours
+
+
+@dataclass(frozen=True)
+class Bar:
+    label: str  # on the time axis: a run's date, or a year
+    parts: tuple[int, ...]  # one value per series, stacked from the axis up
+    note: str = ""  # said with the label in the table and the bar's tooltip, e.g. "incomplete"
+
+    @property
+    def total(self) -> int:
+        return sum(self.parts)
+
+
+@dataclass(frozen=True)
+class Chart:
+    slug: str
+    title: str
+    summary: str  # the chart in one or two sentences: its description for screen readers
+    axis: str  # what the bars are: the table's first column
+    series: tuple[Series, ...]
+    bars: tuple[Bar, ...]
+
+    @property
+    def svg(self) -> Markup:
+        return render(self)
+
+
+# --------------------------------------------------------------------------- the data
+
+
+@dataclass(frozen=True)
+class RunIdentification:
+    run: Run
+    new: int  # records no earlier run or import had identified
+    seen: int  # records returned again
+
+
+def identified_per_run(review: Review, runs: list[Run]) -> list[RunIdentification]:
+    """For each run, the distinct records it returned, split into new to the review and already seen.
+
+    A record counts as seen once any earlier run or import named it, whichever saved search ran.
+    """
+    imports = [(line, payload.record_ids) for line, payload in zip(review.ledger_lines, review.payloads, strict=True)
+               if isinstance(payload, ImportPayload)]
+    events = sorted([(run.line or 0, run) for run in runs] + imports, key=lambda item: item[0])
+    seen: set[str] = set()
+    result = []
+    for _, event in events:
+        if isinstance(event, Run):
+            returned = {record_id for strategy in event.strategies for record_id in strategy.record_ids}
+            result.append(RunIdentification(event, len(returned - seen), len(returned & seen)))
+            seen |= returned
+        else:
+            seen.update(event)
+    return result
+
+
+def included_per_year(records: list[Record]) -> tuple[dict[int, int], int]:
+    """Included studies per publication year, every year from the first to the last (zeros too), and
+    how many have no year."""
+    years = [record.year for record in records if record.year is not None]
+    counts = {year: 0 for year in range(min(years), max(years) + 1)} if years else {}
+    for year in years:
+        counts[year] += 1
+    return counts, len(records) - len(years)
+
+
+def runs_chart(review: Review, runs: list[Run]) -> Chart | None:
+    identified = identified_per_run(review, runs)
+    if not identified:
+        return None
+    several = len({item.run.monitor_id for item in identified}) > 1
+    bars = tuple(Bar(item.run.at[:10] + (f" {item.run.monitor_id}" if several else ""), (item.seen, item.new),
+                     "" if item.run.complete else "incomplete: some records may be missing")
+                 for item in identified)
+    new = sum(item.new for item in identified)
+    incomplete = sum(1 for item in identified if not item.run.complete)
+    runs_text = f"{len(bars)} search runs from {bars[0].label} to {bars[-1].label}" if len(bars) > 1 else \
+        f"One search run, on {bars[0].label},"
+    summary = (f"{runs_text} identified {new} records new to the review; the last run returned "
+               f"{bars[-1].total}, {bars[-1].parts[1]} of them new."
+               + (f" {incomplete} run{'s were' if incomplete != 1 else ' was'} incomplete." if incomplete else ""))
+    return Chart("runs", "Records identified per search run", summary, "Run",
+                 (Series("Already seen", "chart-seen"), Series("New to the review", "chart-new")), bars)
+
+
+def years_chart(included: list[Record]) -> Chart | None:
+    counts, undated = included_per_year(included)
+    if not counts:
+        return None
+    bars = tuple(Bar(str(year), (n,)) for year, n in counts.items())
+    first, last = min(counts), max(counts)
+    peak = max(counts.values())
+    summary = (f"{len(included)} included studies, published from {first} to {last}; at most {peak} in one year "
+               f"({', '.join(str(year) for year, n in counts.items() if n == peak)})."
+               + (f" {undated} have no publication year and are not drawn." if undated else ""))
+    return Chart("years", "Included studies per publication year", summary, "Year",
+                 (Series("Included studies", "chart-included"),), bars)
+
+
+def home_charts(site: Site) -> list[Chart]:
+    included = set(site.facts.included)
+    charts = [runs_chart(site.review, site.facts.runs),
+              years_chart([record for record in site.review.records.values() if record.id in included])]
+    return [chart for chart in charts if chart]
+
+
+# --------------------------------------------------------------------------- the layout
+
+
+@dataclass(frozen=True)
+class Rect:
+    x: float  # percent of the width
+    width: float  # percent
+    y: int
+    height: int
+    css: str
+    series: str
+    value: int
+
+
+@dataclass(frozen=True)
+class Label:
+    x: float  # percent
+    y: int
+    text: str
+    anchor: str
+
+
+@dataclass(frozen=True)
+class Column:
+    bar: Bar
+    rects: tuple[Rect, ...]
+    tooltip: str
+
+
+@dataclass(frozen=True)
+class Layout:
+    chart: Chart
+    height: int
+    plot_top: int
+    plot_bottom: int
+    gutter: float
+    legend: tuple[tuple[int, Series], ...]  # (x in px, series)
+    ticks: tuple[tuple[int, int], ...]  # (value, y)
+    columns: tuple[Column, ...]
+    values: tuple[Label, ...]  # totals above the bars
+    axis: tuple[Label, ...]  # labels under the bars
+
+
+def nice_ticks(top: int) -> list[int]:
+    """Gridline values from 0: at most MAX_TICKS, a step of 1, 2 or 5 times a power of ten, the last >= top."""
+    if top <= 0:
+        return [0, 1]
+    for power in range(0, 12):
+        for unit in (1, 2, 5):
+            step = unit * 10 ** power
+            if math.ceil(top / step) < MAX_TICKS:
+                return [step * i for i in range(math.ceil(top / step) + 1)]
+    raise ValueError(f"{top} is too large to chart")
+
+
+def axis_labels(bars: tuple[Bar, ...], slot: float) -> tuple[Label, ...]:
+    """Labels for as many bars as fit side by side on the narrowest screen, first and last always.
+
+    A label too long for two to fit is shortened with an ellipsis; the table has it whole.
+    """
+    plot_px = NARROWEST * (100 - GUTTER) / 100
+    longest = int((plot_px / 2 - GAP) // CHAR)
+    texts = [bar.label if len(bar.label) <= longest else bar.label[:longest - 1] + "…" for bar in bars]
+    width = max(len(text) for text in texts) * CHAR + GAP  # px a label needs, with a gap
+    room = max(2, int(plot_px // width))
+    if len(bars) <= room:
+        chosen = list(range(len(bars)))
+    else:
+        chosen = sorted({round(i * (len(bars) - 1) / (room - 1)) for i in range(room)})
+    # A label wider than its bar's slot is anchored at the plot's edges so it is never cut off.
+    fits = slot / 100 * NARROWEST >= width
+    labels = []
+    for index in chosen:
+        anchor = "middle" if fits or index not in (0, len(bars) - 1) else "start" if index == 0 else "end"
+        x = GUTTER + slot * (index + (0.5 if anchor == "middle" else 0 if anchor == "start" else 1))
+        labels.append(Label(round(x, 3), 0, texts[index], anchor))
+    return tuple(labels)
+
+
+def layout(chart: Chart) -> Layout:
+    bars = chart.bars
+    ticks = nice_ticks(max(bar.total for bar in bars))
+    top = LEGEND_H + VALUES_H
+    bottom = top + PLOT_H
+    scale = PLOT_H / ticks[-1]
+    slot = (100 - GUTTER) / len(bars)
+    columns, values = [], []
+    for index, bar in enumerate(bars):
+        x = round(GUTTER + slot * (index + 0.15), 3)
+        base, rects = bottom, []
+        for series, value in zip(chart.series, bar.parts, strict=True):
+            height = round(value * scale)
+            rects.append(Rect(x, round(slot * 0.7, 3), base - height, height, series.css, series.name, value))
+            base -= height
+        parts = ", ".join(f"{value} {series.name.lower()}" for series, value in zip(chart.series, bar.parts,
+                                                                                      strict=True))
+        tooltip = f"{bar.label}: {bar.total}" + (f" ({parts})" if len(bar.parts) > 1 else "") + \
+            (f"; {bar.note}" if bar.note else "")
+        columns.append(Column(bar, tuple(rects), tooltip))
+        if len(bars) <= BAR_LABELS:
+            values.append(Label(round(GUTTER + slot * (index + 0.5), 3), base - 4, str(bar.total), "middle"))
+    legend, x = [], 0
+    for series in chart.series:
+        legend.append((x, series))
+        x += 16 + round(len(series.name) * CHAR) + 16
+    axis = tuple(Label(label.x, bottom + 16, label.text, label.anchor) for label in axis_labels(bars, slot))
+    return Layout(chart, bottom + AXIS_H, top, bottom, GUTTER, tuple(legend),
+                  tuple((value, round(bottom - value * scale)) for value in ticks), tuple(columns), tuple(values), axis)
+
+
+def render(chart: Chart) -> Markup:
+    return Markup(environment().get_template("chart.svg").render(d=layout(chart), font=FONT))

@@ -1,0 +1,87 @@
+"""The Atom feed (RFC 4287) of a living review: one entry per published version, and one per study
+in the version that first included it, so readers can subscribe to what changes.
+
+Ids are `urn:uuid:` names derived from the review's first ledger event (which an append-only
+ledger never changes) and the version or study, so an entry keeps its id across rebuilds,
+clones and a change of address. Times are the versions' recorded publication times. Links
+are absolute when the review names its `site.base_url`, else relative to the feed (`xml:base`).
+"""
+
+from __future__ import annotations
+
+import uuid
+import xml.etree.ElementTree as ET
+from typing import TYPE_CHECKING
+
+import sitegen
+from sitegen.living.versions import VersionHistory
+from sitegen.review.models import ReviewConfig
+from sitegen.text import xml_safe
+
+if TYPE_CHECKING:  # pages.py lists the versions page group, which writes the feed
+    from sitegen.site.pages import RecordView
+
+ATOM = "http://www.w3.org/2005/Atom"
+XML_BASE = "{http://www.w3.org/XML/1998/namespace}base"
+FEED_PATH = "feed.xml"
+
+
+def entry_id(review_key: str, *parts: str | int) -> str:
+    """A stable IRI for the review (no parts), one of its versions or one of its studies."""
+    name = "/".join(["sitegen-review", review_key, *map(str, parts)])
+    return f"urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, name)}"
+
+
+def atom_feed(history: VersionHistory, config: ReviewConfig, views: dict[str, RecordView]) -> bytes:
+    """The feed of a review with at least one published version (`views`: each record's view, by id)."""
+    review_key = history.current.review.ledger[0].hash
+    base = config.site.base_url
+
+    def href(path: str) -> str:
+        return f"{base}{path}" if base else path
+
+    def element(parent: ET.Element, tag: str, text: str | None = None, **attributes: str) -> ET.Element:
+        child = ET.SubElement(parent, f"{{{ATOM}}}{tag}", attributes)
+        if text is not None:
+            child.text = xml_safe(text)
+        return child
+
+    ET.register_namespace("", ATOM)
+    feed = ET.Element(f"{{{ATOM}}}feed", {} if base else {XML_BASE: "./"})
+    element(feed, "id", entry_id(review_key))
+    element(feed, "title", config.title)
+    element(feed, "subtitle", "Published versions of this living review and the studies each newly included")
+    element(feed, "updated", history.versions[-1].published_at)
+    for author in config.authors:
+        element(element(feed, "author"), "name", author.name)
+    element(feed, "link", rel="self", type="application/atom+xml", href=href(FEED_PATH))
+    element(feed, "link", rel="alternate", type="text/html", href=href("index.html"))
+    element(feed, "rights", f"Content licence: {config.licence}")
+    element(feed, "generator", "sitegen", version=sitegen.__version__)
+    for version, log in reversed(list(zip(history.versions, history.changelogs, strict=True))):
+        entry = element(feed, "entry")
+        element(entry, "id", entry_id(review_key, "v", version.number))
+        element(entry, "title", f"Version {version.number}")
+        element(entry, "updated", version.published_at)
+        element(entry, "published", version.published_at)
+        element(entry, "link", rel="alternate", type="text/html", href=href(f"v/{version.number}/index.html"))
+        element(entry, "summary", f"{log.summary()} {version.counts.studies_included} studies included "
+                                  f"of {version.counts.records} records.")
+        added = sorted((views[rid] for rid in log.studies_added), key=lambda v: (v.record.title.casefold(), v.record.id))
+        for view in added:
+            if history.first_included[view.record.id] != version.number:
+                continue  # included before, removed, and included again: announced the first time only
+            study = element(feed, "entry")
+            element(study, "id", entry_id(review_key, "study", view.record.id))
+            element(study, "title", view.record.title)
+            element(study, "updated", version.published_at)
+            element(study, "published", version.published_at)
+            element(study, "link", rel="alternate", type="text/html", href=href(f"records/{view.slug}.html"))
+            element(study, "summary", f"Newly included in version {version.number}: {_reference(view)}")
+    ET.indent(feed)
+    return ET.tostring(feed, encoding="utf-8", xml_declaration=True) + b"\n"
+
+
+def _reference(view: RecordView) -> str:
+    where = ", ".join(str(part) for part in (view.record.container_title, view.record.year) if part)
+    return ". ".join(part.rstrip(".") for part in (view.authors_short, where) if part) + "."

@@ -1,0 +1,98 @@
+"""The PRISMA 2020 counts as the CSV that the PRISMA2020 R package and its Shiny app read.
+
+The file is the package's own template (`templates/prisma2020.csv`, from
+prisma-flowdiagram/PRISMA2020, MIT): the same columns and rows, with only the
+`n` column filled from the derived counts, so a reader can load it there and
+restyle the diagram. "NA" is how the package leaves a box out: the previous
+studies of a new review, the other-methods arm of a review that used none, and
+the meta-analysis boxes (sitegen records no meta-analysis). Lists are written
+"Name, n; Name, n", the package's format, which it splits at ";" and then at the
+first ",": a label's own commas and semicolons become " / " so they cannot split
+it. sitegen's other methods are imports taken from a bibliographic source by
+another route than searching it, which is citation searching; they are counted
+under `citations_results` (websites and organisations: NA).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+from sitegen.living.prisma import PrismaCounts
+from sitegen.records.providers import kind, label
+from sitegen.site.exports import one_line, write_csv
+from sitegen.site.templates import templates_dir
+
+TEMPLATE = "prisma2020.csv"
+NA = "NA"
+_LIST_SEPARATORS = re.compile(r"\s*[,;]+\s*")
+
+
+def template_rows() -> tuple[list[str], list[list[str]]]:
+    """The template's header and rows, as the package ships them."""
+    text = (templates_dir() / TEMPLATE).read_text(encoding="utf-8")
+    header, *rows = csv.reader(io.StringIO(text, newline=""))
+    return header, rows
+
+
+def listed(items: dict[str, int]) -> str:
+    """'Name, n; Name, n' with each name made safe for the package's splitting; "0" for no items."""
+    if not items:
+        return "0"
+    return "; ".join(f"{_LIST_SEPARATORS.sub(' / ', one_line(name)).strip(' /') or 'unnamed'}, {n}"
+                     for name, n in items.items())
+
+
+def values(counts: PrismaCounts, labels: dict[str, str]) -> dict[str, str]:
+    """The `n` of each data row of the template."""
+    other = bool(counts.identified_other_by_source)
+    updated = counts.template == "updated"
+
+    def by_kind(wanted: str) -> dict[str, int]:
+        return {label(source): n for source, n in counts.identified_by_source.items() if kind(source) == wanted}
+
+    def reasons(by_reason: dict[str, int]) -> dict[str, int]:
+        return {labels.get(code, code): n for code, n in by_reason.items()}
+
+    def when(condition: bool, value: object) -> str:
+        return str(value) if condition else NA
+
+    return {
+        "previous_studies": when(updated, counts.previous_studies),
+        "previous_reports": when(updated, counts.previous_reports),
+        "database_results": str(counts.identified_databases),
+        "database_specific_results": listed(by_kind("database")),
+        "register_results": str(counts.identified_registers),
+        "register_specific_results": listed(by_kind("register")),
+        "website_results": NA,
+        "organisation_results": NA,
+        "citations_results": when(other, counts.identified_other_methods),
+        "duplicates": str(counts.duplicates_removed),
+        "excluded_automatic": str(counts.excluded_automation),
+        "excluded_other": str(counts.removed_other_reasons),
+        "records_screened": str(counts.screened),
+        "records_excluded": str(counts.excluded_screening),
+        "dbr_sought_reports": str(counts.reports_sought),
+        "dbr_notretrieved_reports": str(counts.reports_not_retrieved),
+        "other_sought_reports": when(other, counts.other_reports_sought),
+        "other_notretrieved_reports": when(other, counts.other_reports_not_retrieved),
+        "dbr_assessed": str(counts.reports_assessed),
+        "dbr_excluded": listed(reasons(counts.excluded_by_reason)),
+        "other_assessed": when(other, counts.other_reports_assessed),
+        "other_excluded": listed(reasons(counts.other_excluded_by_reason)) if other else NA,
+        "new_studies": str(counts.new_studies),
+        "new_reports": str(counts.new_reports),
+        "total_studies": str(counts.studies_included),
+        "total_reports": str(counts.reports_included),
+        "total_studies_ma": NA,
+        "total_reports_ma": NA,
+    }
+
+
+def prisma2020_csv(counts: PrismaCounts, labels: dict[str, str]) -> str:
+    """The template with its `n` column filled; rows that are titles or phase bars keep the template's n."""
+    header, rows = template_rows()
+    data, n = header.index("data"), header.index("n")
+    filled = values(counts, labels)
+    return write_csv(header, [[*row[:n], filled.get(row[data], row[n]), *row[n + 1:]] for row in rows])

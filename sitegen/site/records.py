@@ -1,0 +1,190 @@
+"""The records lists and a page per record.
+
+Every identified record is listed with its identifiers, sources, batch, outcome
+at each stage and relevance score, in pages of `PAGE_SIZE`: the whole list,
+and one list per filter (where a record stands in screening, each full-text
+exclusion reason, each batch). Every page is a complete HTML page that works
+without JavaScript and from disk; `assets/records-filter.js` only adds a quick
+text filter within a page. A record is on exactly one page of each list it
+belongs to (the whole list, its standing, its reason, its batch), so the lists
+grow in step with the review and no page grows with it: at 100,000 records no
+page holds more than `PAGE_SIZE` rows, and each page's navigation is bounded too.
+
+Lists run newest batch first (what arrived last is what a reader looks for),
+then by title, then by id, so the order never depends on the order of the files.
+
+A record's own page tells its whole story: identifiers, every source and run
+that returned it (from the ledger), its batch and relevance score, each
+reviewer's decision at each stage and the outcome, and its study page once it
+is included.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sitegen.living.sightings import Sighting
+from sitegen.records.ids import NAMESPACE_LABELS
+from sitegen.screening.relevance import Scored
+from sitegen.screening.standing import STANDINGS, Standing, StandingKind
+from sitegen.screening.status import Batch
+from sitegen.site.studies import study_links
+
+if TYPE_CHECKING:  # pages.py lists this module's page group, so it cannot be imported from here at run time
+    from sitegen.site.pages import Files, RecordView, Site
+
+PAGE_SIZE = 250
+NEAR_PAGES = 2  # page links shown on each side of the current page, besides the first and the last
+RECENT_BATCHES = 12  # batch filters on each list page; records.html lists them all
+ALL = "all"
+IMPORTED = "imported"  # the records that came in outside any screening batch
+
+STANDING_LABELS: dict[StandingKind, str] = {
+    "included": "Included",
+    "excluded-title-abstract": "Excluded at title and abstract",
+    "excluded-full-text": "Excluded at full text",
+    "conflict": "Reviewers disagree, awaiting adjudication",
+    "awaiting": "Awaiting a decision",
+}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One record as the lists and its page show it."""
+
+    view: RecordView
+    batch: Batch  # records that came in outside a screening batch are in the loose group, numbered None
+    standing: Standing
+    relevance: Scored | None  # None for records imported outside a batch: ranking orders batches
+    sightings: list[Sighting]
+
+    @property
+    def sources(self) -> list[str]:
+        """The providers that returned the record, in the order they first did."""
+        return list(dict.fromkeys(sighting.source for sighting in self.sightings))
+
+
+@dataclass(frozen=True, eq=False)  # compared by identity: two filters may hold the same records
+class Listing:
+    """One filter of the records list, with the records it holds, in list order."""
+
+    key: str  # the folder of its pages: "all", a standing, "reason-<code>", "batch-<n>", "imported"
+    label: str  # as the page's heading says it
+    entries: list[Entry]
+    link_text: str = ""  # as the filter's link says it, where shorter than the label
+
+    @property
+    def name(self) -> str:
+        return self.link_text or self.label
+
+    @property
+    def pages(self) -> int:
+        # The whole list has a first page even with no records (it says so); a filter without
+        # records has no pages and is shown without a link.
+        return max(1, math.ceil(len(self.entries) / PAGE_SIZE)) if self.key == ALL or self.entries else 0
+
+    def path(self, number: int) -> str:
+        # The whole list's first page is records.html, the page the site's navigation links.
+        return "records.html" if self.key == ALL and number == 1 else f"records/list/{self.key}/{number}.html"
+
+    def page_entries(self, number: int) -> list[Entry]:
+        return self.entries[(number - 1) * PAGE_SIZE:number * PAGE_SIZE]
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Every list: the whole one, by standing (with full-text reasons under their standing), by batch."""
+
+    all: Listing
+    standings: list[Listing]
+    reasons: list[Listing]
+    batches: list[Listing]  # newest first
+
+    @property
+    def listings(self) -> list[Listing]:
+        return [self.all, *self.standings, *self.reasons, *self.batches]
+
+
+def title_key(title: str) -> str:
+    """A title as lists sort it: case and leading quotes or brackets ignored."""
+    return re.sub(r"^\W+", "", title).casefold()
+
+
+def list_order(entry: Entry) -> tuple:
+    return (-(entry.batch.number or 0), title_key(entry.view.record.title), entry.view.record.id)
+
+
+def page_window(current: int, total: int) -> list[int | None]:
+    """The page numbers to link from page `current` of `total`: the first, the last and those near the
+    current one, with None where numbers are left out. Bounded, however many pages there are."""
+    shown = sorted({1, total, *range(max(1, current - NEAR_PAGES), min(total, current + NEAR_PAGES) + 1)})
+    window: list[int | None] = []
+    for number in shown:
+        previous = window[-1] if window else number
+        if number - previous == 2:  # a gap of one page: its number takes no more room than the gap
+            window.append(number - 1)
+        elif number - previous > 2:
+            window.append(None)
+        window.append(number)
+    return window
+
+
+def batch_label(batch: Batch) -> str:
+    if batch.number is None:
+        return "Imported outside a batch"
+    return f"Batch {batch.number}" + (f" ({batch.created[:10]})" if batch.created else "")
+
+
+def entries(site: Site) -> list[Entry]:
+    """Every record, in list order."""
+    facts = site.facts
+    batch_of: dict[str, Batch] = {}
+    for batch in facts.screening.batches:
+        for record_id in batch.record_ids:
+            batch_of.setdefault(record_id, batch)
+    relevance = {scored.id: scored for ranking in site.rankings.values() for scored in ranking.decisions}
+    found = [Entry(view, batch_of[view.record.id], facts.standings[view.record.id], relevance.get(view.record.id),
+                   facts.sightings.get(view.record.id, [])) for view in site.views]
+    return sorted(found, key=list_order)
+
+
+def filters(site: Site, listed: list[Entry]) -> Filters:
+    by_standing = {kind: [e for e in listed if e.standing.kind == kind] for kind in STANDINGS}
+    excluded = by_standing["excluded-full-text"]
+    # Every reason the protocol defines is a filter (an empty one shows its 0); a code the protocol no
+    # longer defines still lists the records excluded with it.
+    codes = list(dict.fromkeys([*site.reasons, *sorted(e.standing.reason for e in excluded)]))
+    reasons = [Listing(f"reason-{code}", f"Excluded at full text: {site.reasons.get(code, code)}",
+                       [e for e in excluded if e.standing.reason == code], site.reasons.get(code, code))
+               for code in codes]
+    in_batch: dict[int | None, list[Entry]] = {}
+    for entry in listed:
+        in_batch.setdefault(entry.batch.number, []).append(entry)
+    batches = sorted(site.facts.screening.batches, key=lambda b: -1 if b.number is None else b.number, reverse=True)
+    by_batch = [Listing(IMPORTED if b.number is None else f"batch-{b.number}", batch_label(b), in_batch.get(b.number, []))
+                for b in batches]
+    return Filters(Listing(ALL, "All records", listed),
+                   [Listing(kind, STANDING_LABELS[kind], by_standing[kind]) for kind in STANDINGS], reasons, by_batch)
+
+
+def record_pages(site: Site) -> Files:
+    """records.html and the other pages of every list, and a page per record."""
+    listed = entries(site)
+    lists = filters(site, listed)
+    for listing in lists.listings:
+        for number in range(1, listing.pages + 1):
+            path = listing.path(number)
+            shown_batches = lists.batches if path == "records.html" else lists.batches[:RECENT_BATCHES]
+            if listing in lists.batches and listing not in shown_batches:  # the current batch is always shown
+                shown_batches = [*shown_batches, listing]
+            yield path, site.page(path, "records.html", listing=listing, number=number, filters=lists,
+                                  shown_batches=shown_batches, window=page_window(number, listing.pages),
+                                  rows=listing.page_entries(number), rows_per_page=PAGE_SIZE,
+                                  identifier_labels=NAMESPACE_LABELS)
+    for entry in listed:
+        path = f"records/{entry.view.slug}.html"
+        yield path, site.page(path, "record.html", entry=entry, view=entry.view, links=study_links(entry.view.record),
+                              stage_histories=site.facts.histories.get(entry.view.record.id, []))

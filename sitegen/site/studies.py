@@ -1,0 +1,232 @@
+"""The included studies: a page for each, the list of them, and the evidence table across them.
+
+A study is a record included at full text. Its page gathers what a reader needs to
+trust or question it: the citation and where to find the paper, each verification
+axis's latest verdict (or plainly none yet), the reviewers' decisions, and every
+extracted finding with the verbatim passage it rests on and where that passage
+comes from. The evidence table puts every finding of every study in one table that
+is complete without JavaScript; `assets/table-tools.js` adds sorting and filtering.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+from sitegen.living.facts import ReviewFacts
+from sitegen.records.model import CslName, Record
+from sitegen.review.folder import Review
+from sitegen.review.models import VERIFICATION_AXES, Evidence, Finding, VerificationPayload
+from sitegen.screening.standing import StageHistory
+from sitegen.screening.status import Batch
+from sitegen.site import exports
+
+if TYPE_CHECKING:  # pages.py lists this module's page group, so it cannot be imported from here at run time
+    from sitegen.site.pages import Files, RecordView, Site
+
+VANCOUVER_AUTHORS = 6  # the NLM/Vancouver style lists six authors, then "et al."
+# Publication types (as sources name them, lower-cased) that say a record is a notice or was corrected.
+NOTICE_TYPES = {
+    "retraction-notice": "This record is a retraction notice, not a study.",
+    "retraction of publication": "This record is a retraction notice, not a study.",
+    "expression of concern": "The source lists an expression of concern for this record.",
+    "corrected and republished article": "The source lists this record as corrected and republished.",
+}
+EVIDENCE_CSV_COLUMNS = ["study_id", "study", "title", "year", "journal", "research_question", "population", "method",
+                        "intervention", "finding", "limitations", "passage", "passage_source", "passage_location",
+                        "licence", "source_url", "study_page"]
+
+
+@dataclass(frozen=True)
+class Link:
+    label: str
+    value: str
+    url: str
+
+
+@dataclass(frozen=True)
+class AxisVerdict:
+    """The latest verdict on one verification axis, or none: `at` and `payload` are None until one exists."""
+
+    axis: str
+    at: str | None
+    payload: VerificationPayload | None
+
+
+@dataclass(frozen=True)
+class Study:
+    record: Record
+    slug: str
+    label: str  # "Wilson et al. 2013": how tables name the study
+    reference: str  # the formatted citation of "Cite this study"
+    links: list[Link]
+    notices: list[str]
+    evidence: Evidence | None
+    licence: str | None  # of the open full text, which passages drawn from the full text come under
+    fulltext_url: str | None  # where that full text is, when it is a web address
+    verdicts: list[AxisVerdict]  # one per axis, in VERIFICATION_AXES order
+    batch: Batch | None
+    history: list[StageHistory]  # each reviewer's decision at each stage, as `ReviewFacts.histories` has it
+
+    @property
+    def findings(self) -> list[Finding]:
+        return self.evidence.findings if self.evidence else []
+
+    @property
+    def verified_on_any_axis(self) -> bool:
+        return any(verdict.payload for verdict in self.verdicts)
+
+
+# --------------------------------------------------------------------------- pure formatting
+
+
+def _surname(name: CslName) -> str:
+    return name.family or name.literal or ""
+
+
+def study_label(record: Record) -> str:
+    """A short name for the study: first author's surname (the whole name when the source gave no
+    split), "et al." when there are more, and the year."""
+    author = _surname(record.author[0]) if record.author else ""
+    if len(record.author) == 2:
+        author = f"{author} and {_surname(record.author[1])}"
+    elif len(record.author) > 2:
+        author = f"{author} et al."
+    parts = [part for part in (author, str(record.year) if record.year else "") if part]
+    return " ".join(parts) or record.title
+
+
+def _initials(given: str) -> str:
+    return "".join(part[0].upper() for part in re.split(r"[\s.\-]+", given) if part and part[0].isalpha())
+
+
+def vancouver_name(name: CslName) -> str:
+    """Surname and initials ("Langston RF"); a name the source did not split stays as it came."""
+    if name.literal:
+        return name.literal
+    initials = _initials(name.given or "")
+    return f"{name.family} {initials}" if initials else str(name.family)
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith((".", "?", "!")) else f"{text}."
+
+
+def reference(record: Record) -> str:
+    """The record as an NLM/Vancouver reference, the style of the biomedical literature:
+    Authors. Title. Journal. Year;Volume(Issue):Pages. doi:DOI"""
+    names = [vancouver_name(name) for name in record.author[:VANCOUVER_AUTHORS]]
+    if len(record.author) > VANCOUVER_AUTHORS:
+        names.append("et al")
+    parts = [_sentence(", ".join(names))] if names else []
+    parts.append(_sentence(record.title))
+    if record.container_title:
+        parts.append(_sentence(record.container_title))
+    issue = f"({record.issue})" if record.issue else ""
+    where = f"{record.volume or ''}{issue}" + (f":{record.page}" if record.page else "")
+    if record.year or where:
+        parts.append(_sentence(";".join(str(part) for part in (record.year, where) if part)))
+    if record.DOI:
+        parts.append(f"doi:{record.DOI}")
+    return " ".join(parts)
+
+
+def study_links(record: Record) -> list[Link]:
+    """Where a reader finds the paper, one link per identifier the record has."""
+    links = []
+    if record.DOI:
+        links.append(Link("DOI", record.DOI, f"https://doi.org/{quote(record.DOI, safe='/')}"))
+    if record.PMID:
+        links.append(Link("PubMed", record.PMID, f"https://pubmed.ncbi.nlm.nih.gov/{record.PMID}/"))
+    if record.PMCID:
+        links.append(Link("PubMed Central", record.PMCID, f"https://pmc.ncbi.nlm.nih.gov/articles/{record.PMCID}/"))
+    if record.PMCID or record.PMID:
+        europe_pmc = f"PMC/{record.PMCID}" if record.PMCID else f"MED/{record.PMID}"
+        links.append(Link("Europe PMC", record.PMCID or str(record.PMID),
+                          f"https://europepmc.org/article/{europe_pmc}"))
+    if record.custom.openalex:
+        links.append(Link("OpenAlex", record.custom.openalex, f"https://openalex.org/{record.custom.openalex}"))
+    if record.custom.arxiv:
+        links.append(Link("arXiv", record.custom.arxiv, f"https://arxiv.org/abs/{record.custom.arxiv}"))
+    return links
+
+
+def notices(record: Record) -> list[str]:
+    """What the sources say about the record's standing: retracted, a notice itself, corrected."""
+    found = ["This study is retracted according to at least one source."] if record.custom.retracted else []
+    for kind in record.custom.publication_types:
+        notice = NOTICE_TYPES.get(kind.lower())
+        if notice and notice not in found:
+            found.append(notice)
+    return found
+
+
+def web_address(value: str | None) -> str | None:
+    """`value` if it is an http(s) address a page may link to; provider text could say javascript:."""
+    return value if value and re.match(r"https?://", value, flags=re.IGNORECASE) else None
+
+
+# --------------------------------------------------------------------------- derived from the review
+
+
+def latest_verdicts(review: Review) -> dict[str, dict[str, tuple[str, VerificationPayload]]]:
+    """Record id -> axis -> (when, payload) of the latest verification event on that axis."""
+    latest: dict[str, dict[str, tuple[str, VerificationPayload]]] = defaultdict(dict)
+    for event, payload in zip(review.ledger, review.payloads, strict=True):
+        if isinstance(payload, VerificationPayload):
+            latest[payload.record_id][payload.axis] = (event.ts, payload)  # ledger order is time order
+    return latest
+
+
+def included_studies(review: Review, facts: ReviewFacts, views: list[RecordView]) -> list[Study]:
+    """Every study included at full text, newest publication first (then by title)."""
+    verdicts = latest_verdicts(review)
+    batch_of = {record_id: batch for batch in facts.screening.batches for record_id in batch.record_ids}
+    studies = []
+    for view in views:
+        if not (view.full_text and view.full_text.decision == "include"):
+            continue
+        record = view.record
+        axes = verdicts.get(record.id, {})
+        studies.append(Study(
+            record, view.slug, study_label(record), reference(record), study_links(record), notices(record),
+            view.evidence, record.custom.license, web_address(record.custom.fulltext_url),
+            [AxisVerdict(axis, *axes.get(axis, (None, None))) for axis in VERIFICATION_AXES],
+            batch_of.get(record.id), facts.histories[record.id]))
+    return sorted(studies, key=lambda study: (-(study.record.year or 0), study.record.title.casefold(), study.record.id))
+
+
+def evidence_csv(studies: list[Study]) -> str:
+    """Every finding of every study, one row each, with its passage and where the passage comes from."""
+    rows = []
+    for study in studies:
+        record = study.record
+        for finding in study.findings:
+            passage = finding.passage
+            full_text = passage.source == "fulltext"
+            rows.append([record.id, study.label, record.title, str(record.year or ""), record.container_title or "",
+                         finding.research_question or "", finding.population or "", finding.method or "",
+                         finding.intervention or "", finding.finding, finding.limitations or "", passage.text,
+                         passage.source, passage.location or "",
+                         (study.licence or "") if full_text else "", (study.fulltext_url or "") if full_text else "",
+                         f"studies/{study.slug}.html"])
+    return exports.write_csv(EVIDENCE_CSV_COLUMNS, rows)
+
+
+# --------------------------------------------------------------------------- the page group
+
+
+def study_pages(site: Site) -> Files:
+    """included.html, a page per included study, the evidence table and its CSV."""
+    studies = included_studies(site.review, site.facts, site.views)
+    findings = sum(len(study.findings) for study in studies)
+    yield "included.html", site.page("included.html", "included.html", studies=studies, findings=findings)
+    for study in studies:
+        path = f"studies/{study.slug}.html"
+        yield path, site.page(path, "study.html", study=study)
+    yield "evidence.html", site.page("evidence.html", "evidence.html", studies=studies, findings=findings)
+    yield "downloads/evidence.csv", evidence_csv(studies)

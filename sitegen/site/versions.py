@@ -1,0 +1,76 @@
+"""The site's versions: a page per published version (`v/<N>/`), the list of them with their
+changelogs (`versions.html`), the Atom feed, and the home page's "what's new" block.
+
+Each version's page is rebuilt from its file and the ledger up to its head (see
+`living.versions`): its own title and question, counts and diagram, included studies
+and changelog, however the review has changed since. The root of the site is always
+the review as it stands, and says whether that is its latest version.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sitegen.living.versions import Changelog, DecisionChange, Snapshot
+from sitegen.review.write import pretty_json
+from sitegen.screening.outcomes import Outcome
+from sitegen.site import prisma_svg
+from sitegen.site.feed import FEED_PATH, atom_feed
+
+if TYPE_CHECKING:  # pages.py lists this module's page group, so it cannot be imported from here at run time
+    from sitegen.site.pages import Files, RecordView, Site
+
+LISTED = 20  # changes listed by name in a list of versions; each version's own page lists them all
+
+
+@dataclass
+class ChangelogView:
+    """A changelog with each record it names resolved to its view (title, authors, page), and the
+    outcomes of the snapshot it leads to (what its new records were decided)."""
+
+    log: Changelog
+    outcomes: dict[str, dict[str, Outcome]]
+    new_records: list[RecordView]
+    decisions: list[tuple[DecisionChange, RecordView]]
+    studies_added: list[RecordView]
+    studies_removed: list[RecordView]
+
+
+def _by_title(views: list[RecordView]) -> list[RecordView]:
+    return sorted(views, key=lambda view: (view.record.title.casefold(), view.record.id))
+
+
+def changelog_view(log: Changelog, after: Snapshot, views: dict[str, RecordView]) -> ChangelogView:
+    decisions = sorted(((change, views[change.record_id]) for change in log.decisions),
+                       key=lambda pair: (pair[0].stage != "title-abstract", pair[1].record.title.casefold(),
+                                         pair[1].record.id))
+    return ChangelogView(log, after.outcomes, _by_title([views[rid] for rid in log.new_records]), decisions,
+                         _by_title([views[rid] for rid in log.studies_added]),
+                         _by_title([views[rid] for rid in log.studies_removed]))
+
+
+def whats_new(site: Site) -> tuple[Snapshot | None, ChangelogView]:
+    """What the home page shows as new: the changes since the latest version when the review has
+    changed since, else what its latest version changed (and the version before it)."""
+    history, views = site.history, site.views_by_id
+    if history.unpublished:
+        return history.latest, changelog_view(history.since_latest, history.current, views)
+    before = history.versions[-2] if len(history.versions) > 1 else None
+    return before, changelog_view(history.changelogs[-1], history.versions[-1], views)
+
+
+def version_pages(site: Site) -> Files:
+    history, views = site.history, site.views_by_id
+    entries = [(version, changelog_view(log, version, views))
+               for version, log in zip(history.versions, history.changelogs, strict=True)]
+    yield "versions.html", site.page("versions.html", "versions.html", entries=entries[::-1], listed=LISTED)
+    for version, log in entries:
+        folder = f"v/{version.number}"
+        studies = _by_title([views[rid] for rid in version.included])
+        yield f"{folder}/index.html", site.page(
+            f"{folder}/index.html", "version.html", version=version, changes=log, studies=studies,
+            prisma=prisma_svg.render(version.counts, site.reasons))
+        yield f"{folder}/prisma.json", pretty_json(version.counts.model_dump())
+    if history.versions:
+        yield FEED_PATH, atom_feed(history, site.review.config, views)

@@ -1,0 +1,107 @@
+"""Site search: a static pagefind index built offline with the site, and a search page that uses it."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+from conftest import EXAMPLE, tree_bytes
+
+from sitegen.commands import build
+from sitegen.errors import BuildError
+from sitegen.site import search as site_search
+from sitegen.workspace import open_review
+
+
+def included_title_and_word() -> tuple[str, str]:
+    """An included study's title and its most distinctive (longest) word, read from the example."""
+    workspace = open_review(EXAMPLE)
+    record = workspace.review.records[sorted(workspace.facts.included)[0]]
+    words = re.findall(r"[A-Za-z]{4,}", record.title)
+    return record.title, max(words, key=len)
+
+
+def test_index_covers_only_marked_pages():
+    page = b'<!doctype html><html lang="en"><head><title>t</title></head><body><main data-pagefind-body>%s</main></body></html>'
+    files = {"a.html": page % b"alpha", "b.html": page.replace(b" data-pagefind-body", b"") % b"beta",
+             "c.html": page % b"gamma"}
+    index = site_search.search_index(files)
+    assert "pagefind/pagefind-ui.js" in index and "pagefind/pagefind-entry.json" in index
+    assert b'"page_count":2' in index["pagefind/pagefind-entry.json"]
+    assert index == site_search.search_index(files)  # the same pages give the same bytes
+
+
+def test_example_site_has_search(example_site):
+    assert (example_site / "search.html").is_file()
+    assert (example_site / "pagefind" / "pagefind-entry.json").is_file()
+    home = (example_site / "index.html").read_text()
+    assert 'role="search"' in home and "data-pagefind-body" in home
+    # old versions and lists stay out of the index; record pages are in it
+    assert "data-pagefind-body" not in (example_site / "records.html").read_text()
+    record_page = next((example_site / "records").glob("*.html")).read_text()
+    assert "data-pagefind-body" in record_page
+
+
+def test_search_can_be_turned_off(example_copy, tmp_path):
+    config = example_copy / "review.yaml"
+    config.write_text(config.read_text().replace("site:\n", "site:\n  search: false\n", 1))
+    assert "search: false" in config.read_text()
+    out = tmp_path / "site"
+    build(example_copy, out, environ={})
+    assert not (out / "pagefind").exists() and not (out / "search.html").exists()
+    assert 'role="search"' not in (out / "index.html").read_text()
+    assert "data-pagefind-body" not in (out / "index.html").read_text()
+
+
+def test_a_failing_indexer_stops_the_build_and_keeps_the_old_site(example_copy, tmp_path, monkeypatch):
+    out = tmp_path / "site"
+    build(example_copy, out, environ={})
+    before = tree_bytes(out)
+    failing = tmp_path / "failing-python"
+    failing.write_text("#!/bin/sh\necho 'pagefind exploded' >&2\nexit 3\n")
+    failing.chmod(0o755)
+    monkeypatch.setattr(site_search.sys, "executable", str(failing))
+    with pytest.raises(BuildError, match="pagefind exploded.*site.search: false"):
+        build(example_copy, out, environ={})
+    monkeypatch.setattr(site_search.sys, "executable", sys.executable)
+    assert tree_bytes(out) == before
+
+
+def test_a_pagefind_config_in_the_working_folder_is_ignored(tmp_path, monkeypatch):
+    (tmp_path / "pagefind.yml").write_text("output_subdir: elsewhere\nexclude_selectors: ['main']\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PAGEFIND_OUTPUT_SUBDIR", "elsewhere")
+    page = b'<!doctype html><html lang="en"><head><title>t</title></head><body><main data-pagefind-body>alpha</main></body></html>'
+    index = site_search.search_index({"a.html": page})
+    assert b'"page_count":1' in index["pagefind/pagefind-entry.json"]
+
+
+@pytest.mark.browser
+def test_search_finds_an_included_study_by_a_title_word(served_example, page):
+    errors = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    title, word = included_title_and_word()
+    page.goto(served_example + "index.html")
+    page.get_by_role("searchbox", name="Search the review").fill(word)
+    page.get_by_role("button", name="Search", exact=True).click()
+    page.wait_for_url("**/search.html?q=*")
+    results = page.locator(".pagefind-ui__result-link")
+    results.first.wait_for(timeout=10_000)
+    texts = [" ".join(text.split()) for text in results.all_inner_texts()]
+    assert " ".join(title.split()) in texts
+    match = results.nth(texts.index(" ".join(title.split())))
+    match.click()
+    page.wait_for_load_state()
+    assert " ".join(page.get_by_role("heading", level=1).inner_text().split()) == " ".join(title.split())
+    assert errors == []
+
+
+@pytest.mark.browser
+def test_search_page_opened_from_disk_explains_itself(example_site, page):
+    errors = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.goto((example_site / "search.html").as_uri() + "?q=memory")
+    assert "opened straight from disk" in page.locator("#search").inner_text()
+    assert errors == []

@@ -1,0 +1,343 @@
+"""Study pages, the list of included studies and the evidence table, on the real example review."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import EXAMPLE
+from lxml import html as lxml_html
+from test_build import XSS, hostile_review
+
+from sitegen.living.ledger import append
+from sitegen.records.model import CslName, Record
+from sitegen.review.models import VERIFICATION_AXES, VerificationPayload
+from sitegen.review.transaction import Transaction
+from sitegen.site.pages import Site, page_slug
+from sitegen.site.studies import (
+    EVIDENCE_CSV_COLUMNS,
+    notices,
+    reference,
+    study_label,
+    study_links,
+    study_pages,
+    vancouver_name,
+    web_address,
+)
+from sitegen.workspace import open_review, writable
+
+
+def one_spaced(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+@pytest.fixture(scope="module")
+def example():
+    return open_review(EXAMPLE)
+
+
+def study_files(root: Path) -> dict[str, str]:
+    """The files of the study page group for a review, rendered in memory: the pages under test,
+    without the rest of the site or its search index (the example site's tests cover the whole)."""
+    workspace = open_review(root)
+    return dict(study_pages(Site(workspace.review, workspace.facts, None)))
+
+
+def site_files(site: Path) -> dict[str, str]:
+    return {path.relative_to(site).as_posix(): path.read_text() for path in site.rglob("*")
+            if path.suffix in (".html", ".csv")}
+
+
+def page_text(page: str) -> str:
+    return one_spaced(lxml_html.fromstring(page).find(".//main").text_content())
+
+
+def evidence_rows(files: dict[str, str]) -> list[list[str]]:
+    tree = lxml_html.fromstring(files["evidence.html"])
+    return [[one_spaced(cell.text_content()) for cell in row.iter("td")]
+            for row in tree.findall(".//table[@class='evidence stack-on-phone']/tbody/tr")]
+
+
+def csv_rows(files: dict[str, str]) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(files["downloads/evidence.csv"])))
+
+
+def study_page(record_id: str) -> str:
+    return f"studies/{page_slug(record_id)}.html"
+
+
+@pytest.fixture(scope="module")
+def built(example_site) -> dict[str, str]:
+    return site_files(example_site)
+
+
+# --------------------------------------------------------------------------- the example site
+
+
+def test_one_study_page_per_included_study_and_none_for_others(example, built):
+    included = example.facts.included
+    assert included, "the example review includes studies"
+    assert {path for path in built if path.startswith("studies/")} == {study_page(i) for i in included}
+    others = [record_id for record_id in example.review.records if record_id not in included]
+    assert others and not any(study_page(record_id) in built for record_id in others)
+
+
+def test_study_page_shows_the_study(example, built):
+    for record_id in example.facts.included:
+        record = example.review.records[record_id]
+        page = built[study_page(record_id)]
+        text = page_text(page)
+        assert one_spaced(record.title) in text
+        assert reference(record) in text  # "Cite this study"
+        for link in study_links(record):
+            assert f"{link.label}: {link.value}" in text and f'href="{link.url}"' in page
+        # each stage's outcome, and each reviewer's decision at it
+        assert "Title and abstract" in text and "Full text" in text
+        for row in (row for row in example.review.decisions if row.decision.record_id == record_id):
+            assert row.decision.decision in text
+        assert f'href="../records/{page_slug(record_id)}.html"' in page
+
+
+def test_the_example_is_not_yet_verified_and_says_so(example, built):
+    assert not any(isinstance(p, VerificationPayload) for p in example.review.payloads)
+    for record_id in example.facts.included:
+        page = built[study_page(record_id)]
+        assert "Not yet verified." in page_text(page)
+        assert page_text(page).count("not yet verified") == len(VERIFICATION_AXES)
+        assert 'class="verdict ' not in page  # no verdict shown that the ledger does not hold
+
+
+def test_study_page_shows_every_finding_with_its_passage(example, built):
+    for item in example.review.evidence:
+        text = page_text(built[study_page(item.evidence.record_id)])
+        for finding in item.evidence.findings:
+            assert one_spaced(finding.finding) in text
+            assert one_spaced(finding.passage.text) in text
+            if finding.passage.source == "abstract":
+                assert "From the abstract; checked verbatim" in text
+    without = [record_id for record_id in example.facts.included
+               if record_id not in {item.evidence.record_id for item in example.review.evidence}]
+    assert without
+    assert "No evidence has been extracted from this study yet." in page_text(built[study_page(without[0])])
+
+
+def test_included_list_counts_and_links_every_study(example, built):
+    tree = lxml_html.fromstring(built["included.html"])
+    rows = tree.findall(".//table[@data-table-tools='studies']/tbody/tr")
+    included = example.facts.included
+    assert len(rows) == len(included)
+    assert {row.find(".//a").get("href") for row in rows} == {study_page(record_id) for record_id in included}
+    findings = sum(len(item.evidence.findings) for item in example.review.evidence)
+    text = page_text(built["included.html"])
+    assert f"{len(included)} studies included after full-text assessment" in text
+    assert f"{len(example.review.evidence)} have extracted evidence ({findings} findings" in text
+    assert f"{len(included) - len(example.review.evidence)} await extraction" in text
+    years = [int(cells[1].text_content()) for cells in (row.findall("td") for row in rows)
+             if cells[1].text_content()]
+    assert years == sorted(years, reverse=True)  # newest first
+    counts = {row.find(".//a").get("href"): row.findall("td")[3].text_content().strip() for row in rows}
+    for item in example.review.evidence:
+        assert counts[study_page(item.evidence.record_id)] == str(len(item.evidence.findings))
+
+
+def test_every_finding_is_in_the_evidence_table_and_the_csv(example, built):
+    expected = [(item.evidence.record_id, finding) for item in example.review.evidence
+                for finding in item.evidence.findings]
+    rows = evidence_rows(built)
+    assert len(rows) == len(expected)
+    for record_id, finding in expected:
+        row = next(row for row in rows if row[5] == one_spaced(finding.finding))
+        assert row[2] == one_spaced(finding.population or "not extracted")
+        assert row[7].startswith(one_spaced(finding.passage.text))
+        assert row[0].startswith(study_label(example.review.records[record_id]))
+    exported = csv_rows(built)
+    assert list(exported[0]) == EVIDENCE_CSV_COLUMNS
+    assert sorted((row["study_id"], one_spaced(row["finding"]), one_spaced(row["passage"])) for row in exported) == \
+        sorted((record_id, one_spaced(f.finding), one_spaced(f.passage.text)) for record_id, f in expected)
+    assert 'href="downloads/evidence.csv"' in built["evidence.html"]
+    assert 'src="assets/table-tools.js"' in built["evidence.html"]
+    assert 'href="evidence.html"' in built["index.html"]  # in the navigation
+
+
+def test_study_pages_link_within_the_site(example_site, built):
+    page = next(page for path, page in built.items() if path.startswith("studies/"))
+    assert 'href="../assets/style.css"' in page
+    assert 'href="../evidence.html"' in page and 'href="../included.html"' in page
+    assert (example_site / "assets" / "table-tools.js").is_file()
+
+
+# --------------------------------------------------------------------------- verification verdicts
+
+
+def test_recorded_verdicts_appear_on_the_study_page(example_copy):
+    with writable(example_copy) as workspace:
+        record_id = workspace.facts.included[0]
+        hashes = sorted(workspace.review.snapshot_bodies)[:2]
+        transaction = Transaction(example_copy)
+        append(transaction, workspace.review, "2023-05-01T00:00:00Z", [
+            VerificationPayload(record_id=record_id, axis="identity", verdict="inconclusive", refusal_grade=False,
+                                reasons=["only one index holds the paper"], snapshot_hashes=hashes),
+            VerificationPayload(record_id=record_id, axis="status", verdict="mismatch", refusal_grade=True,
+                                reasons=["a retraction notice names this DOI"]),
+        ])
+        transaction.commit()
+    with writable(example_copy) as workspace:  # a later verdict on one axis replaces the earlier one
+        transaction = Transaction(example_copy)
+        append(transaction, workspace.review, "2023-05-02T00:00:00Z", [
+            VerificationPayload(record_id=record_id, axis="identity", verdict="verified", refusal_grade=False)])
+        transaction.commit()
+    files = study_files(example_copy)  # the review with these events is valid: it opens without a problem
+    tree = lxml_html.fromstring(files[study_page(record_id)])
+    rows = {one_spaced(row.find("th").text_content()).split(":")[0]: [one_spaced(c.text_content())
+                                                                       for c in row.findall("td")]
+            for row in tree.findall(".//table[@class='verification stack-on-phone']/tbody/tr")}
+    assert rows["Identity"] == ["verified", "2023-05-02", ""]
+    assert rows["Status"] == ["mismatch refusal grade", "2023-05-01", "a retraction notice names this DOI"]
+    assert rows["Faithfulness"] == ["not yet verified"]
+    text = page_text(files[study_page(record_id)])
+    assert "Not yet verified." not in text and "only one index holds the paper" not in text
+    other = next(i for i in open_review(example_copy).facts.included if i != record_id)
+    assert "Not yet verified." in page_text(files[study_page(other)])
+
+
+def test_verification_needs_an_axis():
+    with pytest.raises(ValueError, match="axis"):
+        VerificationPayload.model_validate({"record_id": "10.1002/hipo.22095", "verdict": "verified",
+                                            "refusal_grade": False})
+
+
+# --------------------------------------------------------------------------- hostile input
+
+
+def test_hostile_text_is_escaped_on_every_study_view(example_copy):
+    files = study_files(hostile_review(example_copy))
+    for path in (study_page("10.1002/hipo.22095"), "included.html", "evidence.html"):
+        assert XSS in page_text(files[path]), path
+        assert "<script>alert" not in files[path], path
+    assert f"Mallory {XSS}" in page_text(files["evidence.html"])  # the study's label, from its first author
+
+
+def rewrite_record(review: Path, record_id: str, **custom: object) -> None:
+    records = [json.loads(line) for line in (review / "records.jsonl").read_text().splitlines()]
+    next(record for record in records if record["id"] == record_id)["custom"].update(custom)
+    (review / "records.jsonl").write_text("".join(json.dumps(record) + "\n" for record in records))
+
+
+def test_evidence_csv_is_neutralised_and_links_stay_web_addresses(example_copy):
+    evidence_path = next((example_copy / "evidence").glob("*.yaml"))
+    evidence = yaml.safe_load(evidence_path.read_text())
+    record_id = evidence["record_id"]
+    finding = evidence["findings"][0]
+    finding["finding"] = '=HYPERLINK("https://attacker.example","click")'
+    finding["passage"] = {"text": "@SUM(1+1)*cmd|' /C calc'!A0", "source": "fulltext", "location": "Results"}
+    evidence_path.write_text(yaml.safe_dump(evidence, allow_unicode=True))
+    rewrite_record(example_copy, record_id, fulltext_url="javascript:alert(1)", license="cc-by")
+    files = study_files(example_copy)
+    row = next(row for row in csv_rows(files) if row["study_id"] == record_id)
+    assert row["finding"].startswith("'=HYPERLINK") and row["passage"].startswith("'@SUM")
+    assert (row["passage_source"], row["passage_location"], row["licence"], row["source_url"]) == \
+        ("fulltext", "Results", "cc-by", "")
+    for path in ("evidence.html", study_page(record_id)):
+        assert "javascript:" not in files[path]
+        assert "From the full text, Results, licence cc-by; not checked automatically." in page_text(files[path])
+
+
+def test_full_text_passages_name_their_licence_and_source_and_retractions_show(example_copy):
+    evidence_path = next((example_copy / "evidence").glob("*.yaml"))
+    evidence = yaml.safe_load(evidence_path.read_text())
+    record_id = evidence["record_id"]
+    evidence["findings"][0]["passage"].update(source="fulltext", location="Discussion, paragraph 2")
+    evidence["findings"].append({"finding": "A second finding, from a figure.",
+                                 "passage": {"text": "Figure 3 shows it.", "source": "external",
+                                             "location": "Figure 3"}})
+    evidence_path.write_text(yaml.safe_dump(evidence, allow_unicode=True))
+    rewrite_record(example_copy, record_id, fulltext_url="https://europepmc.org/articles/PMC1", license="cc-by",
+                   retracted=True)
+    files = study_files(example_copy)
+    study = files[study_page(record_id)]
+    assert ("From the full text, Discussion, paragraph 2, licence cc-by, https://europepmc.org/articles/PMC1; "
+            "not checked automatically.") in page_text(study)
+    assert 'href="https://europepmc.org/articles/PMC1"' in study
+    assert "This study is retracted according to at least one source." in page_text(study)
+    listed = lxml_html.fromstring(files["included.html"]).xpath(f"//tbody/tr[.//a[@href='{study_page(record_id)}']]")
+    assert "Retracted" in listed[0].text_content()
+    assert "From an external source: Figure 3; not checked automatically." in page_text(files["evidence.html"])
+    rows = [row for row in csv_rows(files) if row["study_id"] == record_id]
+    assert [(r["passage_source"], r["licence"], r["source_url"]) for r in rows] == [
+        ("fulltext", "cc-by", "https://europepmc.org/articles/PMC1"), ("external", "", "")]
+
+
+def test_a_review_with_no_inclusions_says_so(tmp_path, sitegen):
+    review = tmp_path / "review"
+    sitegen("init", review)
+    files = study_files(review)
+    assert "No study has been included yet." in page_text(files["included.html"])
+    assert "No evidence has been extracted yet." in page_text(files["evidence.html"])
+    assert csv_rows(files) == []
+    assert files["downloads/evidence.csv"].startswith('"study_id","study"')
+
+
+# --------------------------------------------------------------------------- the pure formatting
+
+
+def record(**fields) -> Record:
+    data = {"id": "10.1000/x", "DOI": "10.1000/x", "title": "A title", **fields}
+    return Record.model_validate(data)
+
+
+def test_reference_is_vancouver_style():
+    names = [{"family": "Langston", "given": "Rosamund F."}, {"family": "Wood", "given": "Emma R"},
+             {"literal": "The OiC Consortium"}]
+    cited = record(author=names, title="Associative recognition and the hippocampus",
+                   **{"container-title": "Hippocampus", "issued": {"date-parts": [[2010]]}},
+                   volume="20", issue="10", page="1139-1153")
+    assert reference(cited) == ("Langston RF, Wood ER, The OiC Consortium. Associative recognition and the "
+                                "hippocampus. Hippocampus. 2010;20(10):1139-1153. doi:10.1000/x")
+    seven = record(author=[{"family": f"Author{n}", "given": "Jean-Paul"} for n in range(7)], title="Why?")
+    assert reference(seven) == ("Author0 JP, Author1 JP, Author2 JP, Author3 JP, Author4 JP, Author5 JP, et al. "
+                                "Why? doi:10.1000/x")
+    assert reference(record(title="Bare.")) == "Bare. doi:10.1000/x"
+    assert vancouver_name(CslName(family="Cher")) == "Cher"
+
+
+def test_study_label_names_the_first_author_and_year():
+    issued = {"issued": {"date-parts": [[2013]]}}
+    assert study_label(record(author=[{"family": "Wilson", "given": "D"}], **issued)) == "Wilson 2013"
+    assert study_label(record(author=[{"family": "Dix"}, {"family": "Aggleton"}], **issued)) == "Dix and Aggleton 2013"
+    assert study_label(record(author=[{"literal": "David Wilson"}, {"family": "B"}, {"family": "C"}])) == \
+        "David Wilson et al."
+    assert study_label(record(title="Anonymous and undated")) == "Anonymous and undated"
+
+
+def test_links_follow_the_identifiers_the_record_has():
+    full = Record.model_validate({"id": "10.1000/x(1)", "DOI": "10.1000/x(1)", "PMID": "123", "PMCID": "PMC9",
+                                  "title": "T", "custom": {"openalex": "W1", "arxiv": "2101.00001"}})
+    assert [(link.label, link.url) for link in study_links(full)] == [
+        ("DOI", "https://doi.org/10.1000/x%281%29"), ("PubMed", "https://pubmed.ncbi.nlm.nih.gov/123/"),
+        ("PubMed Central", "https://pmc.ncbi.nlm.nih.gov/articles/PMC9/"),
+        ("Europe PMC", "https://europepmc.org/article/PMC/PMC9"), ("OpenAlex", "https://openalex.org/W1"),
+        ("arXiv", "https://arxiv.org/abs/2101.00001")]
+    pubmed_only = Record.model_validate({"id": "pmid:123", "PMID": "123", "title": "T"})
+    assert [(link.label, link.url) for link in study_links(pubmed_only)] == [
+        ("PubMed", "https://pubmed.ncbi.nlm.nih.gov/123/"), ("Europe PMC", "https://europepmc.org/article/MED/123")]
+
+
+def test_notices_come_from_what_the_record_says():
+    assert notices(record()) == []
+    retracted = record(custom={"retracted": True, "publication_types": ["Journal Article", "Expression of Concern"]})
+    assert notices(retracted) == ["This study is retracted according to at least one source.",
+                                  "The source lists an expression of concern for this record."]
+    assert notices(record(custom={"publication_types": ["retraction-notice", "Retraction of Publication"]})) == [
+        "This record is a retraction notice, not a study."]
+
+
+@pytest.mark.parametrize(("value", "linked"), [("https://example.org/a", True), ("HTTP://example.org", True),
+                                                ("javascript:alert(1)", False), (" https://x", False),
+                                                ("data:text/html,x", False), (None, False)])
+def test_only_web_addresses_become_links(value, linked):
+    assert web_address(value) == (value if linked else None)

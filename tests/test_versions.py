@@ -1,0 +1,477 @@
+"""Published versions: `sitegen publish`, the version files `check` guards, every version's pages, the
+changelog, and the Atom feed. Reviews here hold real records (SYNERGY works from OpenAlex) found by two
+runs of a saved search against a stand-in OpenAlex, and screened with the example's decisions."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import shutil
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from urllib.parse import urljoin, urlparse
+
+import httpx
+import pytest
+from conftest import EXAMPLE, FIXTURES, run_cli, tree_bytes
+from http_mocks import json_response
+from lxml import etree, html
+
+from sitegen.commands import add_monitor, build, check, prisma, publish, update
+from sitegen.errors import ReviewInvalid, SitegenError
+from sitegen.review.models import RFC3339, Strategy
+from sitegen.site.pages import page_slug
+from sitegen.sources.settings import SourceSettings
+
+WORKS = json.loads((FIXTURES / "openalex" / "synergy_sep2021_works_0_25.json").read_text())
+FIRST_RUN, SECOND_RUN = "2023-04-10T00:00:00Z", "2023-04-17T00:00:00Z"
+FIRST_RUN_CUTOFF_YEAR = 2014  # the first run finds the works published up to then, the second all of them
+SETTINGS = SourceSettings(max_records=1000)
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+def openalex(works: list[dict]) -> httpx.MockTransport:
+    return httpx.MockTransport(lambda request: json_response(json.dumps(
+        {"meta": {"count": len(works), "next_cursor": None}, "results": works})))
+
+
+def records_of(review: Path) -> dict[str, dict]:
+    return {record["id"]: record for record in map(json.loads, (review / "records.jsonl").read_text().splitlines())}
+
+
+def screen_like_the_example(review: Path) -> None:
+    """The example's decisions (the published review's labels) for the records this review has so far."""
+    known = records_of(review)
+    for path in sorted((EXAMPLE / "screening").rglob("*.csv")):
+        rows = list(csv.reader(io.StringIO(path.read_text())))
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerows([rows[0]] + [row for row in rows[1:] if row[0] in known])
+        target = review / path.relative_to(EXAMPLE)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(buffer.getvalue())
+
+
+@pytest.fixture(scope="module")
+def first_run_template(tmp_path_factory) -> Path:
+    """A review after its first run, screened."""
+    review = tmp_path_factory.mktemp("first-run") / "review"
+    run_cli("init", review)
+    # The example's screening settings and site address; no search index, which these tests do not need.
+    config = (EXAMPLE / "review.yaml").read_text()
+    (review / "review.yaml").write_text(config.replace("\nsite:\n", "\nsite:\n  search: false\n"))
+    run_cli("protocol", "lock", review, "--at", "2023-04-01T00:00:00Z")
+    earlier = [work for work in WORKS if work["publication_year"] <= FIRST_RUN_CUTOFF_YEAR]
+    add_monitor(review, "object-in-context", [Strategy(source="openalex", query="object context")], FIRST_RUN,
+                "live", settings=SETTINGS, transport=openalex(earlier))
+    screen_like_the_example(review)
+    return review
+
+
+@pytest.fixture
+def first_run(first_run_template, tmp_path) -> Path:
+    review = tmp_path / "review"
+    shutil.copytree(first_run_template, review)
+    return review
+
+
+def second_run(review: Path) -> list[str]:
+    """The second run (every work), screened as the example screened its records."""
+    result = update(review, SECOND_RUN, "live", settings=SETTINGS, transport=openalex(WORKS))
+    screen_like_the_example(review)
+    return result.searches[0].new
+
+
+@dataclass
+class Published:
+    review: Path
+    site: Path
+    counts_before: dict  # `sitegen prisma` when version 1 was published, before the second run
+    new: list[str]  # the records the second run found
+    changes: str  # version 2's changelog in a sentence, as `publish` said it
+
+
+@pytest.fixture(scope="module")
+def published(first_run_template, tmp_path_factory) -> Published:
+    """Version 1 published after the first run, version 2 after the second."""
+    folder = tmp_path_factory.mktemp("two-versions")
+    review, site = folder / "review", folder / "site"
+    shutil.copytree(first_run_template, review)
+    publish(review, site, environ={})
+    counts_before = prisma(review).model_dump()
+    new = second_run(review)
+    result = publish(review, site, environ={})
+    assert (result.version.number, result.latest.number) == (2, 1)
+    return Published(review, site, counts_before, new, result.changes)
+
+
+@pytest.fixture
+def two_versions(published, tmp_path) -> Path:
+    review = tmp_path / "review"
+    shutil.copytree(published.review, review)
+    return review
+
+
+# --------------------------------------------------------------------------- publish
+
+
+def test_publishing_twice_records_one_version(first_run, tmp_path, sitegen):
+    site = tmp_path / "site"
+    code, out, err = sitegen("publish", first_run, "--out", site)
+    assert code == 0, err
+    assert out.startswith(f"published version 1 ({FIRST_RUN}): {len(records_of(first_run))} new records")
+    assert sorted(p.name for p in (first_run / "versions").iterdir()) == ["1.json"]
+    ledger = (first_run / "ledger.jsonl").read_text().splitlines()
+    assert json.loads(ledger[-1])["type"] == "version"
+    before = tree_bytes(first_run)
+
+    code, out, err = sitegen("publish", first_run, "--out", site)
+    assert code == 0, err
+    assert out.startswith("nothing changed since version 1 of 2023-04-10; no new version\nbuilt ")
+    assert tree_bytes(first_run) == before  # no version, no event, nothing written
+    assert "This is version 1 of the review, published" in (site / "index.html").read_text()
+    assert check(first_run) == []
+
+
+def test_an_update_is_published_as_version_2_and_version_1_keeps_its_numbers(published):
+    site = published.site
+    later = len(published.new)
+    assert later == sum(work["publication_year"] > FIRST_RUN_CUTOFF_YEAR for work in WORKS)
+    assert published.changes.startswith(f"{later} new records")
+    # v/1 serves the numbers of version 1, as they were before the update; v/2 and the root the new ones
+    assert json.loads((site / "v" / "1" / "prisma.json").read_text()) == published.counts_before
+    counts_after = prisma(published.review).model_dump()
+    assert counts_after["records"] == published.counts_before["records"] + later
+    assert json.loads((site / "v" / "2" / "prisma.json").read_text()) == counts_after
+    assert json.loads((site / "downloads" / "prisma.json").read_text()) == counts_after
+
+    # v/2's changelog names every new record by title, linked to its page; v/1's names none of them
+    titles = {rid: record["title"] for rid, record in records_of(published.review).items()}
+    changes = page(site / "v" / "2" / "index.html").xpath("//section[@aria-labelledby='changes-heading']")[0]
+    named = {a.get("href"): a.text_content() for a in changes.xpath(".//dt[starts-with(., 'New records')]"
+                                                                     "/following-sibling::dd[1]//a")}
+    assert named == {f"../../records/{page_slug(rid)}.html": titles[rid] for rid in published.new}
+    first = page(site / "v" / "1" / "index.html").xpath("//section[@aria-labelledby='changes-heading']")[0]
+    assert not {a.text_content() for a in first.xpath(".//a")} & {titles[rid] for rid in published.new}
+    # versions.html lists the newest first, each linking its own page
+    listed = [a.get("href") for a in page(site / "versions.html").xpath("//section[@class='version']/h2/a")]
+    assert listed == ["v/2/index.html", "v/1/index.html"]
+
+
+def test_version_pages_show_their_own_studies_and_question(two_versions, tmp_path):
+    """The question changes and a study is dropped after version 2: its page keeps both, and the root
+    says honestly that it shows changes not yet published. Building records nothing."""
+    config = two_versions / "review.yaml"
+    config.write_text(config.read_text().replace("Which procedural variables", "Which variables"))
+    full_text = two_versions / "screening" / "full-text" / "reviewer-a.csv"
+    rows = full_text.read_text().splitlines(keepends=True)
+    dropped = rows[-1].split(",")[0]
+    full_text.write_text("".join(rows[:-1]))
+    before = tree_bytes(two_versions)
+    site = tmp_path / "site"
+    build(two_versions, site, environ={})
+    assert tree_bytes(two_versions) == before
+    version_2 = (site / "v" / "2" / "index.html").read_text()
+    assert "Which procedural variables" in version_2
+    assert f"records/{page_slug(dropped)}.html" in version_2.split('id="version-studies-heading"')[1]
+    home = (site / "index.html").read_text()
+    assert "changes not yet published since" in home and 'href="v/2/index.html">version 2</a>' in home
+    whats_new = page(site / "index.html").xpath("//section[@class='whats-new']")[0].text_content()
+    assert "Studies removed (1)" in whats_new and "The review question changed." in whats_new
+    assert json.loads((site / "downloads" / "prisma.json").read_text())["studies_included"] == \
+        json.loads((site / "v" / "2" / "prisma.json").read_text())["studies_included"] - 1
+
+
+def test_every_page_says_which_version_it_shows(two_versions, tmp_path):
+    site = tmp_path / "site"
+    build(two_versions, site, environ={})
+    for path in sorted(site.rglob("*.html")):
+        if path.relative_to(site).parts[0] == "pagefind":
+            continue  # the search index's own files, not sitegen's pages
+        tree = page(path)
+        footer = tree.xpath("//footer")[0]
+        assert footer.xpath(".//a[text()='All versions']"), path
+        edition = footer.xpath(".//p[@class='edition']")[0].text_content()
+        if path.parent.parent.name == "v":
+            assert edition.startswith(f"This is version {path.parent.name} of the review"), path
+        else:
+            assert edition.startswith("This is version 2 of the review, published 2023-04-17"), path
+    assert (site / "v" / "1" / "index.html").read_text().count("This is an earlier version") == 1
+    assert "This is the latest version" in (site / "v" / "2" / "index.html").read_text()
+
+
+def test_rebuilds_with_versions_are_byte_identical(two_versions, tmp_path):
+    build(two_versions, tmp_path / "one", environ={})
+    clone = tmp_path / "clone"
+    shutil.copytree(two_versions, clone)  # a fresh clone rebuilds every version byte for byte
+    build(clone, tmp_path / "two", environ={})
+    assert tree_bytes(tmp_path / "one") == tree_bytes(tmp_path / "two")
+
+
+def test_publication_time_is_never_the_clock(first_run, tmp_path, sitegen):
+    publish(first_run, tmp_path / "site", now="2023-05-01T12:00:00Z", environ={})
+    assert json.loads((first_run / "versions" / "1.json").read_text())["published_at"] == "2023-05-01T12:00:00Z"
+    (first_run / "screening" / "full-text" / "reviewer-a.csv").write_text("record_id,decision,reason,note\n")
+    before = tree_bytes(first_run)
+    with pytest.raises(SitegenError, match="the publication time 2023-04-20T00:00:00Z is earlier than the latest"):
+        publish(first_run, tmp_path / "site", environ={"SOURCE_DATE_EPOCH": "1681948800"})
+    assert tree_bytes(first_run) == before
+    published = publish(first_run, tmp_path / "site", environ={"SOURCE_DATE_EPOCH": "1685000000"}).version
+    assert published.number == 2 and published.published_at == "2023-05-25T07:33:20Z"
+
+
+def test_publish_refuses_what_it_cannot_publish(first_run, tmp_path, sitegen):
+    empty = tmp_path / "empty"
+    sitegen("init", empty)
+    code, _, err = sitegen("publish", empty, "--out", tmp_path / "site")
+    assert code == 1 and "nothing to publish: the ledger has no events yet" in err
+    assert not (empty / "versions").exists() and not (tmp_path / "site").exists()
+    # an invalid review: nothing recorded, no site
+    decisions = first_run / "screening" / "title-abstract" / "reviewer-a.csv"
+    kept = decisions.read_text()
+    decisions.write_text("record_id,decision\nnope,maybe\n")
+    before = tree_bytes(first_run)
+    with pytest.raises(ReviewInvalid):
+        publish(first_run, tmp_path / "site", environ={})
+    assert tree_bytes(first_run) == before and not (tmp_path / "site").exists()
+    decisions.write_text(kept)
+    # an unsafe output folder is refused before anything is recorded
+    with pytest.raises(SitegenError, match="inside the review folder"):
+        publish(first_run, first_run / "site", environ={})
+    assert not (first_run / "versions").exists()
+
+
+# --------------------------------------------------------------------------- check
+
+
+def version_file(review: Path, number: int) -> Path:
+    return review / "versions" / f"{number}.json"
+
+
+def line_of(path: Path, text: str) -> int:
+    return next(n for n, line in enumerate(path.read_text().splitlines(), start=1) if text in line)
+
+
+def edit_outcome(review: Path) -> tuple[str, int]:
+    path = version_file(review, 1)
+    text = path.read_text()
+    edited = text.replace('{"decision": "exclude"}', '{"decision": "include"}', 1)
+    path.write_text(edited)
+    return "versions/1.json", 1
+
+
+def renumber(review: Path) -> tuple[str, int]:
+    """Version 1 deleted and version 2 renumbered as 1 (its number and name both)."""
+    version_file(review, 1).unlink()
+    path = version_file(review, 2)
+    path.rename(version_file(review, 1))
+    path = version_file(review, 1)
+    path.write_text(path.read_text().replace('"number": 2,', '"number": 1,'))
+    return "versions/1.json", 1
+
+
+def rename_only(review: Path) -> tuple[str, int]:
+    version_file(review, 2).rename(version_file(review, 3))
+    return "versions/3.json", line_of(version_file(review, 3), '"number"')
+
+
+def cut_in_half(review: Path) -> tuple[str, int]:
+    path = version_file(review, 2)
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:len(lines) // 2]))
+    return "versions/2.json", len(lines) // 2 + 1
+
+
+def truncate_ledger(review: Path) -> tuple[str, int]:
+    """The ledger cut back to before version 2's head, state.json's anchor moved with it."""
+    ledger = review / "ledger.jsonl"
+    head = json.loads(version_file(review, 2).read_text())["ledger_head"]["seq"]
+    events = ledger.read_text().splitlines(keepends=True)[:head - 1]
+    ledger.write_text("".join(events))
+    state = json.loads((review / "state.json").read_text())
+    last = json.loads(events[-1])
+    state["ledger_head"] = {"seq": last["seq"], "hash": last["hash"]}
+    (review / "state.json").write_text(json.dumps(state))
+    return "versions/2.json", line_of(version_file(review, 2), '"ledger_head"')
+
+
+def unknown_record(review: Path) -> tuple[str, int]:
+    path = version_file(review, 1)
+    path.write_text(path.read_text().replace('"title-abstract": {\n', '"title-abstract": {\n      '
+                                             '"10.9999/never.seen": {"decision": "include"},\n', 1))
+    return "versions/1.json", line_of(path, "10.9999/never.seen")
+
+
+def backwards_in_time(review: Path) -> tuple[str, int]:
+    path = version_file(review, 2)
+    path.write_text(path.read_text().replace(f'"published_at": "{SECOND_RUN}"', '"published_at": "2023-04-09T00:00:00Z"'))
+    return "versions/2.json", line_of(path, '"published_at"')
+
+
+def hand_made(review: Path) -> tuple[str, int]:
+    """A third version written by hand: no ledger event records it."""
+    data = json.loads(version_file(review, 2).read_text())
+    data["number"] = 3
+    version_file(review, 3).write_text(json.dumps(data, indent=2))
+    return "versions/3.json", 1
+
+
+def deleted(review: Path) -> tuple[str, int]:
+    version_file(review, 2).unlink()
+    return "ledger.jsonl", len((review / "ledger.jsonl").read_text().splitlines())
+
+
+@pytest.mark.parametrize(("damage", "code"), [
+    (edit_outcome, "version-edited"),
+    (renumber, "version-edited"),
+    (rename_only, "version-number"),
+    (cut_in_half, "json-syntax"),
+    (truncate_ledger, "version-anchor"),
+    (unknown_record, "unknown-record"),
+    (backwards_in_time, "version-time"),
+    (hand_made, "version-unrecorded"),
+    (deleted, "version-missing"),
+])
+def test_check_refuses_damaged_versions_with_file_and_line(two_versions, damage, code, tmp_path):
+    path, line = damage(two_versions)
+    before = tree_bytes(two_versions)
+    problems = check(two_versions)
+    assert (path, line, code) in {(p.path, p.line, p.code) for p in problems}, problems
+    assert tree_bytes(two_versions) == before  # check never writes
+    with pytest.raises(ReviewInvalid):  # and nothing builds or publishes from it
+        build(two_versions, tmp_path / "site", environ={})
+    assert not (tmp_path / "site").exists()
+
+
+def test_renumbered_versions_name_the_gap_and_the_lost_file(two_versions):
+    renumber(two_versions)
+    found = {(p.path, p.code) for p in check(two_versions)}
+    assert ("ledger.jsonl", "version-missing") in found  # version 2's event has no file any more
+
+
+def test_check_cli_annotates_a_tampered_version(two_versions, sitegen):
+    edit_outcome(two_versions)
+    code, out, _ = sitegen("check", two_versions, "--format", "github")
+    assert code == 1
+    assert re.search(r"::error file=[^,]*versions/1\.json,line=1,[^:]*::.*changed after it was published", out)
+
+
+# --------------------------------------------------------------------------- the feed
+
+
+def page(path: Path):
+    return html.fromstring(path.read_bytes())
+
+
+def feed_links(site: Path, feed: etree._Element, base: str) -> list[Path]:
+    """Every link of the feed as the file of the site it names."""
+    root = urljoin(base, feed.get("{http://www.w3.org/XML/1998/namespace}base") or "")
+    files = []
+    for link in feed.iter(f"{ATOM}link"):
+        address = urlparse(urljoin(root, link.get("href")))
+        files.append(site / address.path.removeprefix(urlparse(base).path))
+    return files
+
+
+@pytest.mark.parametrize("base_url", [None, "https://example.org/reviews/oic/"])
+def test_feed_is_well_formed_atom_whose_links_resolve(two_versions, tmp_path, base_url):
+    config = two_versions / "review.yaml"
+    text = re.sub(r"\n  base_url: \S+", "", config.read_text())
+    if base_url:
+        text = text.replace("site:\n", f"site:\n  base_url: {base_url}\n")
+    config.write_text(text)
+    site = tmp_path / "site"
+    build(two_versions, site, environ={})
+    feed = etree.fromstring((site / "feed.xml").read_bytes(), etree.XMLParser(resolve_entities=False))
+    assert feed.tag == f"{ATOM}feed"
+    for required in ("id", "title", "updated", "author"):
+        assert feed.find(f"{ATOM}{required}") is not None, required
+    entries = feed.findall(f"{ATOM}entry")
+    assert [e.findtext(f"{ATOM}title") for e in entries[:1]] == ["Version 2"]
+    studies = [e for e in entries if not e.findtext(f"{ATOM}title").startswith("Version ")]
+    assert len(entries) - len(studies) == 2
+    assert len(studies) == json.loads((site / "v" / "2" / "prisma.json").read_text())["studies_included"]
+    ids = [feed.findtext(f"{ATOM}id")] + [e.findtext(f"{ATOM}id") for e in entries]
+    assert len(set(ids)) == len(ids) and all(re.fullmatch(r"urn:uuid:[0-9a-f-]{36}", i) for i in ids)
+    dates = [feed.findtext(f"{ATOM}updated")] + [e.findtext(f"{ATOM}{tag}") for e in entries
+                                                 for tag in ("updated", "published")]
+    assert all(RFC3339.match(d) and datetime.fromisoformat(d) for d in dates)
+    assert feed.findtext(f"{ATOM}updated") == SECOND_RUN
+    for entry in entries:
+        assert entry.findtext(f"{ATOM}summary")
+        assert [link.get("rel") for link in entry.findall(f"{ATOM}link")] == ["alternate"]
+    hrefs = [link.get("href") for link in feed.iter(f"{ATOM}link")]
+    assert all(h.startswith(base_url) for h in hrefs) if base_url else not any("://" in h for h in hrefs)
+    served = base_url or "http://127.0.0.1:8000/"
+    for file in feed_links(site, feed, served):
+        assert file.is_file(), file
+    # the home page announces the feed to readers' browsers
+    alternate = page(site / "index.html").xpath("//link[@type='application/atom+xml']")[0]
+    assert alternate.get("rel") == "alternate" and alternate.get("href") == "feed.xml"
+
+
+def test_feed_ids_are_stable_across_addresses_and_rebuilds(two_versions, tmp_path):
+    build(two_versions, tmp_path / "one", environ={})
+    config = two_versions / "review.yaml"
+    config.write_text(re.sub(r"base_url: \S+", "base_url: https://elsewhere.example/", config.read_text()))
+    build(two_versions, tmp_path / "two", environ={"SOURCE_DATE_EPOCH": "1700000000"})
+
+    def ids(site: Path) -> list[str]:
+        return [e.text for e in etree.fromstring((site / "feed.xml").read_bytes()).iter(f"{ATOM}id")]
+
+    assert ids(tmp_path / "one") == ids(tmp_path / "two")
+
+
+def test_feed_escapes_hostile_titles(two_versions, tmp_path):
+    hostile = "<script>alert(1)</script> & ]]> \ufffe"
+    study = json.loads(version_file(two_versions, 1).read_text())["outcomes"]["full-text"]
+    target = next(iter(study))
+    records = two_versions / "records.jsonl"
+    lines = [json.loads(line) for line in records.read_text().splitlines()]
+    for record in lines:
+        if record["id"] == target:
+            record["title"] = hostile
+    records.write_text("".join(json.dumps(record) + "\n" for record in lines))
+    site = tmp_path / "site"
+    build(two_versions, site, environ={})
+    raw = (site / "feed.xml").read_bytes()
+    assert b"<script>" not in raw and "\ufffe".encode() not in raw
+    titles = [entry.findtext(f"{ATOM}title") for entry in etree.fromstring(raw).iter(f"{ATOM}entry")]
+    assert "<script>alert(1)</script> & ]]>" in [title.strip() for title in titles]  # U+FFFE became a space
+
+
+def test_no_feed_before_the_first_version(first_run, tmp_path):
+    site = tmp_path / "site"
+    build(first_run, site, environ={})
+    assert not (site / "feed.xml").exists()
+    assert "application/atom+xml" not in (site / "index.html").read_text()
+    assert "No version of this review has been published yet." in (site / "index.html").read_text()
+    assert "No version has been published yet" in (site / "versions.html").read_text()
+
+
+def test_the_example_shows_two_versions_and_a_real_changelog(example_site):
+    """The example publishes version 1 after its first run and version 2 after the second."""
+    events = [json.loads(line) for line in (EXAMPLE / "ledger.jsonl").read_text().splitlines()]
+    batches = [event["payload"]["record_ids"] for event in events if event["type"] == "screening"]
+    assert [event["payload"]["number"] for event in events if event["type"] == "version"] == [1, 2]
+    assert check(EXAMPLE) == []
+    first, second = (json.loads((example_site / "v" / str(n) / "prisma.json").read_text()) for n in (1, 2))
+    assert (first["records"], second["records"]) == (len(batches[0]), len(batches[0]) + len(batches[1]))
+    assert json.loads((example_site / "downloads" / "prisma.json").read_text()) == second
+    titles = {rid: record["title"] for rid, record in records_of(EXAMPLE).items()}
+    changes = page(example_site / "v" / "2" / "index.html").xpath("//section[@aria-labelledby='changes-heading']")[0]
+    named = {a.text_content() for a in changes.xpath(".//a")}
+    assert {titles[rid] for rid in batches[1]} <= named
+    assert any(text.startswith("Amended to version 2") for text in named)
+
+
+def test_an_interrupted_publication_is_named_then_finished(two_versions, sitegen):
+    """Killed after its commit point: the new version's file is staged, the ledger already renamed."""
+    path = version_file(two_versions, 2)
+    path.rename(path.with_name("2.json.sitegen-new"))
+    (two_versions / ".sitegen-transaction.json").write_text('["versions/2.json"]\n')
+    assert {p.code for p in check(two_versions)} == {"interrupted"}
+    assert sitegen("recover", two_versions)[0] == 0
+    assert check(two_versions) == [] and path.is_file()
