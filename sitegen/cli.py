@@ -142,10 +142,11 @@ def publish(directory: Path, out: Path, now: str | None) -> None:
 
     A version (versions/<N>.json, and a `version` event on the ledger) keeps what the
     review published: where the ledger ended, the protocol version, and every record's
-    outcomes, so its counts, studies and changelog are rebuilt from the folder for good.
-    It is dated like the site (--now, else SOURCE_DATE_EPOCH, else the latest ledger
-    event). When nothing changed since the latest version, no version is recorded and
-    the site is still built.
+    outcomes and a hash of each included study's evidence, so its counts, studies and
+    changelog are rebuilt from the folder for good. It is dated like the site (--now,
+    else SOURCE_DATE_EPOCH, else the latest ledger event; when only files changed, no
+    ledger event is newer than the latest version, and --now is required). When nothing
+    changed since the latest version, no version is recorded and the site is still built.
     """
     _remember(directory)
     result = commands.publish(directory, out, now)

@@ -141,6 +141,8 @@ def publish(root: Path, out: Path, now: str | None = None, environ: dict[str, st
     with writable(root) as workspace:
         refuse_unsafe_output(root, out)  # before anything is recorded: a version should get its site
         at = build_time(workspace.review, now, environ)
+        if now is None and "SOURCE_DATE_EPOCH" not in environ:
+            versions.refuse_stale_date(workspace.review, workspace.facts, at)
         new, latest = versions.publish(workspace.review, workspace.facts, at)
         changes = ""
         if new is not None:

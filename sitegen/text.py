@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from sitegen.records.model import CONTROL_CHARACTER
+
 
 def markdown_safe(text: str) -> str:
     """One line of Markdown that shows `text` literally: no markup, links, tables or HTML."""
@@ -25,10 +27,7 @@ def markdown_code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-# Characters XML 1.0 cannot hold, escaped or not: a feed or SVG holding one is not well-formed.
-NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
-
-
 def xml_safe(text: str) -> str:
-    """`text` with every character XML 1.0 cannot hold replaced by a space (escaping is the writer's)."""
-    return NOT_XML.sub(" ", text)
+    """`text` with every character XML 1.0 or HTML cannot hold (the record format's one rule, which also
+    refuses terminal controls) replaced by a space (escaping is the writer's)."""
+    return CONTROL_CHARACTER.sub(" ", text)

@@ -14,13 +14,15 @@ from pathlib import Path
 import httpx
 import pytest
 from conftest import EXAMPLE, ROOT, tree_bytes
+from http_mocks import fetcher
 from test_update import CORE, SETTINGS, STRATEGIES, SYNERGY, Providers, ledger, new_review
 
 from sitegen.commands import add_monitor, update
-from sitegen.errors import ReviewInvalid
+from sitegen.errors import ReviewInvalid, SitegenError
 from sitegen.living.ledger import ledger_text, next_event
 from sitegen.review.folder import manifest_path
-from sitegen.review.models import Strategy
+from sitegen.review.models import QUERY_MAX_LENGTH, RunManifest, RunSource, Strategy
+from sitegen.sources.search import run_strategy
 from sitegen.sources.settings import SourceSettings
 from sitegen.workspace import inspect
 
@@ -100,7 +102,7 @@ def test_each_run_writes_one_manifest_its_events_name(sitegen, tmp_path):
     assert sorted(p.relative_to(review).as_posix() for p in (review / "runs").iterdir()) == [FIRST_FILE, SECOND_FILE]
     events = ledger(review)
     for rel, at in ((FIRST_FILE, FIRST), (SECOND_FILE, SECOND)):
-        digest = hashlib.sha256((review / rel).read_bytes()).hexdigest()
+        digest = canonical_sha256(review / rel)
         retrievals = [e for e in events if e["type"] == "retrieval" and e["ts"] == at]
         assert len(retrievals) == 2 and all(e["payload"]["manifest"] == digest for e in retrievals)
     second = manifest(review, SECOND_FILE)
@@ -125,6 +127,12 @@ def test_each_run_writes_one_manifest_its_events_name(sitegen, tmp_path):
     assert second["counts"] == {"retrieved": 10, "distinct": 10, "duplicates": 0, "new": 2}
     assert second["complete"] is True and second["batch"] == batch["batch"] == 2
     assert problems(review) == []
+
+
+def canonical_sha256(path: Path) -> str:
+    """The SHA-256 of a JSON file's canonical form (sorted keys, no whitespace), as the ledger names manifests."""
+    canonical = json.dumps(json.loads(path.read_bytes()), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 def retrieval_line(review: Path, at: str) -> int:
@@ -264,7 +272,7 @@ def test_check_refuses_an_edited_manifest_at_the_line_that_disagrees(sitegen, tm
     assert found == [
         f"{SECOND_FILE}:{line} [manifest-edited] the manifest was changed after its run wrote it: the run's events "
         f"(ledger.jsonl line {retrieval_line(review, SECOND)}) name sha256 {ledger_manifest(review, SECOND)[:12]}…, "
-        f"the file's is {hashlib.sha256(path.read_bytes()).hexdigest()[:12]}…; a manifest is never rewritten: restore "
+        f"the file's is {canonical_sha256(path)[:12]}…; a manifest is never rewritten: restore "
         "it from Git",
         f"{SECOND_FILE}:{line} [manifest-mismatch] sources[0].total is 70 but the ledger records 7 for this run "
         f"(ledger.jsonl line {retrieval_line(review, SECOND)})"]
@@ -288,8 +296,86 @@ def test_check_refuses_a_manifest_edited_where_the_ledger_cannot_tell(sitegen, t
     assert problem.startswith(f"{FIRST_FILE} [manifest-edited] the manifest was changed after its run wrote it")
     path.write_text(manifest_text := path.read_text().replace("per_page=200", "per_page=100"))
     assert problems(review) == [] and manifest_text.endswith("}\n")
-    path.write_text(manifest_text.replace("\n", "\r\n"))  # byte for byte: even line endings count
-    assert [p.split(" ")[1] for p in problems(review)] == ["[manifest-edited]"]
+
+
+def test_line_endings_and_indentation_are_no_edit_but_a_value_is(sitegen, tmp_path):
+    """A CRLF checkout (Git for Windows, core.autocrlf) of runs/ and versions/ still checks clean."""
+    review = tmp_path / "review"
+    shutil.copytree(EXAMPLE, review)
+    converted = [*(review / "runs").glob("*.json"), *(review / "versions").glob("*.json")]
+    assert {path.parent.name for path in converted} == {"runs", "versions"}
+    for path in converted:
+        path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    assert problems(review) == []
+    code, out, _ = sitegen("check", review)
+    assert code == 0, out
+    # Re-indented, too, it is the same manifest; a changed value is not.
+    path = sorted((review / "runs").glob("*.json"))[0]
+    path.write_text(json.dumps(json.loads(path.read_text()), indent=4))
+    assert problems(review) == []
+    data = json.loads(path.read_text())
+    data["sources"][0]["requests"][0] += "&page=2"
+    path.write_text(json.dumps(data, indent=2).replace("\n", "\r\n"))
+    [problem] = problems(review)
+    assert f"runs/{path.name} [manifest-edited]" in problem
+
+
+def test_a_request_retried_after_failures_is_listed_once_as_the_docs_say(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    providers = Providers(SYNERGY[:3], CORE[:2])
+    answers = iter([503, 503, 200])
+
+    def flaky(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "api.openalex.org" and (status := next(answers)) != 200:
+            return httpx.Response(status, headers={"retry-after": "1"})
+        return providers(request)
+
+    add_monitor(review, "watch", STRATEGIES[:1], FIRST, "live", settings=SETTINGS, transport=httpx.MockTransport(flaky))
+    [source] = manifest(review, FIRST_FILE)["sources"]
+    assert source["status"] == "ok" and source["complete"] is True
+    assert len(source["requests"]) == 1 and next(answers, None) is None  # three attempts, one request listed
+    documented = RunSource.model_fields["requests"].description
+    assert "retried" in documented and "listed once" in documented
+    assert "retried after a failure" in (ROOT / "docs" / "review-folder.md").read_text()
+    assert problems(review) == []
+
+
+def test_a_maximal_cjk_strategy_is_recorded(sitegen, tmp_path):
+    """The longest query a saved strategy may hold, in 4-byte characters (12 when percent-encoded), for every
+    provider: the run records it, and check accepts what it wrote."""
+    review = new_review(sitegen, tmp_path)
+    query = "\U00020000" * QUERY_MAX_LENGTH
+    strategies = [Strategy(source="openalex", query=query)]
+    add_monitor(review, "watch", strategies, FIRST, "live", settings=SETTINGS,
+                transport=httpx.MockTransport(Providers(SYNERGY[:3], CORE[:2])))
+    [source] = manifest(review, FIRST_FILE)["sources"]
+    assert source["strategy"] == query and len(source["requests"][0]) > 12 * QUERY_MAX_LENGTH
+    assert problems(review) == []
+    for provider in ("openalex", "europepmc", "pubmed", "crossref", "arxiv"):
+        for native, text in ((True, query), (False, " OR ".join(["title:" + "\U00020000" * 30] * 100))):
+            strategy = Strategy(source=provider, query=text, syntax="native" if native else "sitegen")
+            with fetcher(lambda request: httpx.Response(400))[0] as client:
+                outcome = run_strategy(client, SETTINGS, provider, text, native=native)
+            for request in outcome.executed_query:  # what a manifest records for it validates
+                RunSource(source=provider, strategy=strategy.query, requests=[request], complete=False,
+                          retrieved=0, new=0)
+
+
+def test_a_manifest_that_cannot_be_built_is_a_clear_error_and_nothing_is_written(sitegen, tmp_path, monkeypatch):
+    import sitegen.living.update as update_module
+
+    review = new_review(sitegen, tmp_path)
+    before = tree_bytes(review)
+
+    def invalid(*args, **kwargs):
+        return RunManifest.model_validate({"schema_version": 1})
+
+    monkeypatch.setattr(update_module, "run_manifest", invalid)
+    with pytest.raises(SitegenError) as raised:
+        add_monitor(review, "watch", STRATEGIES[:1], FIRST, "live", settings=SETTINGS,
+                    transport=httpx.MockTransport(Providers(SYNERGY[:3], CORE[:2])))
+    assert "saved search 'watch'" in str(raised.value) and "nothing was written" in str(raised.value)
+    assert tree_bytes(review) == before
 
 
 def test_check_names_a_missing_manifest_at_its_runs_ledger_line(sitegen, tmp_path):

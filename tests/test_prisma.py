@@ -148,7 +148,8 @@ def test_counts_match_a_hand_computed_example(sitegen, two_run_review):
         "other_excluded_full_text": 0, "other_excluded_by_reason": {}, "other_awaiting_full_text": 0,
         "studies_included": 2, "reports_included": 2,
         # the latest run with new records is run 2: the study found in run 1 is a previous one
-        "template": "updated", "previous_studies": 1, "previous_reports": 1, "new_studies": 1, "new_reports": 1,
+        "template": "updated", "previous_from": "runs", "previous_studies": 1, "previous_reports": 1,
+        "new_studies": 1, "new_reports": 1,
     }
     first, second = counts["runs"]
     assert (first["run"], first["at"], second["run"], second["at"]) == (1, "2026-01-01T00:00:00Z",
@@ -189,6 +190,23 @@ def test_previous_studies_can_be_those_of_a_published_version(other_methods_revi
     assert (counts.template, counts.previous_studies, counts.new_studies, counts.studies_included) == \
         ("updated", 1, 2, 3)
     assert derive(workspace.review, workspace.facts.outcomes, previous_included=set()).template == "updated"
+
+
+def test_previous_studies_are_named_for_what_they_are(other_methods_review):
+    """Without a published version the previous studies are those of earlier searches, and the diagram, its
+    description and the CSV say so; PRISMA's "previous version" wording is kept for a published version."""
+    workspace = open_review(other_methods_review)
+    labels: dict[str, str] = {}
+    from_runs = workspace.facts.prisma
+    included = [rid for rid, o in workspace.facts.outcomes["full-text"].items() if o.decision == "include"]
+    from_version = derive(workspace.review, workspace.facts.outcomes, previous_included=included[:1])
+    assert (from_runs.previous_from, from_version.previous_from) == ("runs", "version")
+    for counts, says, never in ((from_runs, "earlier searches", "previous version"),
+                                (from_version, "previous version", "earlier searches")):
+        svg = str(prisma_svg.render(counts, labels, standalone=True))
+        csv_text = prisma2020_csv(counts, labels)
+        for text in (svg, csv_text, prisma_svg.summary(counts, labels)):
+            assert says in text and never not in text
 
 
 def test_a_single_run_is_a_new_review(sitegen, two_run_review):

@@ -686,7 +686,7 @@ def test_control_characters_from_a_provider_never_reach_a_record(sitegen, tmp_pa
                          transport=httpx.MockTransport(lambda request: json_response(body)))
     assert result.complete
     [record] = [json.loads(line) for line in (review / "records.jsonl").read_text().splitlines()]
-    assert record["title"] == "T ]0;owned  itle 2J"
+    assert record["title"] == "T ]0;owned itle 2J"  # spaces, then whitespace collapsed as in any title
     assert sitegen("check", review)[0] == 0
 
 

@@ -425,7 +425,7 @@ def test_feed_ids_are_stable_across_addresses_and_rebuilds(two_versions, tmp_pat
 
 
 def test_feed_escapes_hostile_titles(two_versions, tmp_path):
-    hostile = "<script>alert(1)</script> & ]]> \ufffe"
+    hostile = "<script>alert(1)</script> & ]]> "  # (a record cannot hold U+FFFE: check refuses it)
     study = json.loads(version_file(two_versions, 1).read_text())["outcomes"]["full-text"]
     target = next(iter(study))
     records = two_versions / "records.jsonl"
@@ -439,7 +439,7 @@ def test_feed_escapes_hostile_titles(two_versions, tmp_path):
     raw = (site / "feed.xml").read_bytes()
     assert b"<script>" not in raw and "\ufffe".encode() not in raw
     titles = [entry.findtext(f"{ATOM}title") for entry in etree.fromstring(raw).iter(f"{ATOM}entry")]
-    assert "<script>alert(1)</script> & ]]>" in [title.strip() for title in titles]  # U+FFFE became a space
+    assert "<script>alert(1)</script> & ]]>" in [title.strip() for title in titles]
 
 
 def test_no_feed_before_the_first_version(first_run, tmp_path):
@@ -475,3 +475,133 @@ def test_an_interrupted_publication_is_named_then_finished(two_versions, sitegen
     assert {p.code for p in check(two_versions)} == {"interrupted"}
     assert sitegen("recover", two_versions)[0] == 0
     assert check(two_versions) == [] and path.is_file()
+
+
+# --------------------------------------------------------------------------- what a new version is
+
+
+def write_evidence(review: Path, record_id: str, finding: str, name: str = "a-study") -> Path:
+    path = review / "evidence" / f"{name}.yaml"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(f"record_id: {json.dumps(record_id)}\nfindings:\n  - finding: {json.dumps(finding)}\n"
+                    "    passage:\n      text: A passage from the paper.\n      source: external\n"
+                    "      location: page 3\n")
+    return path
+
+
+def test_changed_evidence_is_a_new_version_that_names_the_study(two_versions, tmp_path, sitegen):
+    site = tmp_path / "site"
+    study = json.loads(version_file(two_versions, 2).read_text())["outcomes"]["full-text"]
+    record_id = next(rid for rid, outcome in study.items() if outcome["decision"] == "include")
+    title = records_of(two_versions)[record_id]["title"]
+
+    def publish_at(now: str) -> tuple[int, str, str]:
+        code, out, err = sitegen("publish", two_versions, "--out", site, "--now", now)
+        assert code == 0, err
+        return json.loads(sorted((two_versions / "versions").glob("*.json"))[-1].read_text())["number"], out, \
+            (site / "index.html").read_text()
+
+    path = write_evidence(two_versions, record_id, "Controls discriminated the objects.")
+    number, out, _ = publish_at("2023-05-01T00:00:00Z")
+    assert number == 3 and "1 study with changed evidence" in out  # evidence added to an included study
+    recorded = json.loads(version_file(two_versions, 3).read_text())["evidence"]
+    assert list(recorded) == [record_id]
+
+    path.write_text(path.read_text().replace("Controls discriminated", "Controls did not discriminate"))
+    number, out, _ = publish_at("2023-05-02T00:00:00Z")
+    assert number == 4 and out.startswith("published version 4 (2023-05-02T00:00:00Z): 1 study with changed evidence.")
+    changes = page(site / "v" / "4" / "index.html").xpath("//dt[starts-with(., 'Evidence changed')]")
+    assert [dt.text_content() for dt in changes] == ["Evidence changed (1)"]
+    assert title in changes[0].getnext().text_content()
+    assert check(two_versions) == []
+
+    # re-formatting the file changes no evidence: no version
+    path.write_text(path.read_text().replace("finding: ", "finding:   ") + "\n# a comment\n")
+    number, out, _ = publish_at("2023-05-03T00:00:00Z")
+    assert number == 4 and out.startswith("nothing changed since version 4")
+
+    path.unlink()  # evidence removed from a study still included
+    number, out, _ = publish_at("2023-05-04T00:00:00Z")
+    assert number == 5 and "1 study with changed evidence" in out
+    assert json.loads(version_file(two_versions, 5).read_text())["evidence"] == {}
+
+
+def test_publish_without_a_time_refuses_to_reuse_the_latest_versions_date(two_versions, tmp_path, sitegen):
+    """Only files changed (no ledger event since version 2): the ledger has no newer time to date it by."""
+    study = json.loads(version_file(two_versions, 2).read_text())["outcomes"]["full-text"]
+    record_id = next(rid for rid, outcome in study.items() if outcome["decision"] == "include")
+    write_evidence(two_versions, record_id, "Controls discriminated the objects.")
+    before = tree_bytes(two_versions)
+    code, out, err = sitegen("publish", two_versions, "--out", tmp_path / "site")
+    assert code == 1 and "nothing on the ledger is newer than version 2's date" in err and "--now" in err
+    assert tree_bytes(two_versions) == before and not (tmp_path / "site").exists()
+    # with nothing to publish, publish still builds without a time
+    (two_versions / "evidence" / "a-study.yaml").unlink()
+    code, out, err = sitegen("publish", two_versions, "--out", tmp_path / "site")
+    assert code == 0 and out.startswith("nothing changed since version 2"), err
+
+
+def test_a_phase_change_is_in_the_changelog_summary(two_versions, tmp_path, sitegen):
+    code, out, err = sitegen("state", "advance", two_versions, "--at", "2023-05-01T00:00:00Z")
+    assert code == 0, err
+    code, out, err = sitegen("publish", two_versions, "--out", tmp_path / "site")
+    assert code == 0, err
+    assert out.startswith("published version 3 (2023-05-01T00:00:00Z): 1 phase change.")
+    assert "no change to records" not in (tmp_path / "site" / "v" / "3" / "index.html").read_text().lower()
+
+
+def test_feed_links_each_new_study_to_its_study_page_while_it_is_included(two_versions, tmp_path):
+    def study_links(site: Path) -> dict[str, str]:
+        feed = etree.fromstring((site / "feed.xml").read_bytes())
+        return {e.findtext(f"{ATOM}id"): e.find(f"{ATOM}link").get("href") for e in feed.iter(f"{ATOM}entry")
+                if not e.findtext(f"{ATOM}title").startswith("Version ")}
+
+    config = two_versions / "review.yaml"
+    config.write_text(re.sub(r"\n  base_url: \S+", "", config.read_text()))  # links relative to the site
+    build(two_versions, tmp_path / "site", environ={})
+    links = study_links(tmp_path / "site")
+    assert links and all(re.fullmatch(r"studies/[^/]+\.html", href) for href in links.values())
+    assert all((tmp_path / "site" / href).is_file() for href in links.values())
+    # a study no longer included has no study page: its entry links to its record's page
+    included = json.loads(version_file(two_versions, 2).read_text())["outcomes"]["full-text"]
+    dropped = next(rid for rid, outcome in sorted(included.items()) if outcome["decision"] == "include")
+    for sheet in (two_versions / "screening" / "full-text").glob("*.csv"):
+        sheet.write_text("".join(line for line in sheet.read_text().splitlines(keepends=True)
+                                 if not line.startswith(f"{dropped},")))
+    build(two_versions, tmp_path / "later", environ={})
+    later = study_links(tmp_path / "later")
+    moved = {key: href for key, href in later.items() if href != links[key]}
+    assert list(moved.values()) == [f"records/{page_slug(dropped)}.html"]
+    assert (tmp_path / "later" / next(iter(moved.values()))).is_file()
+
+
+def test_version_pages_keep_the_reason_labels_of_their_own_protocol(first_run, tmp_path, sitegen):
+    """An amendment that relabels every exclusion reason changes the review as it stands, not the versions
+    published before it: their changelogs and diagrams keep the labels of the protocol they were under."""
+    protocol = first_run / "protocol.md"
+
+    def amend(text: str, at: str) -> None:
+        protocol.write_text(text)
+        code, _, err = sitegen("protocol", "amend", first_run, "--at", at, "--reason", "reasons")
+        assert code == 0, err
+
+    reasons = re.search(r"^exclusion_reasons:\n(?:  .*\n)+", (EXAMPLE / "protocol.md").read_text(), re.MULTILINE)
+    amend(re.sub(r"^exclusion_reasons:\n(?:  .*\n)+", reasons.group(), protocol.read_text(), flags=re.MULTILINE),
+          "2023-04-11T00:00:00Z")  # the example's reasons
+    sheet = first_run / "screening" / "full-text" / "reviewer-a.csv"
+    header, first, *rest = sheet.read_text().splitlines()
+    sheet.write_text("\n".join([header, first.split(",")[0] + ",exclude,non-rodent,", *rest]) + "\n")
+    site = tmp_path / "site"
+    code, _, err = sitegen("publish", first_run, "--out", site, "--now", "2023-04-12T00:00:00Z")
+    assert code == 0, err
+    labels = re.findall(r"^    label: (.+)$", reasons.group(), flags=re.MULTILINE)
+    shown = page(site / "v" / "1" / "index.html").text_content()
+    published = [label for label in labels if label in shown]
+    assert published  # the version's exclusions, with their labels
+
+    amend(re.sub(r"^    label: (.+)$", r"    label: Relabelled \1", protocol.read_text(), flags=re.MULTILINE),
+          "2023-04-13T00:00:00Z")
+    build(first_run, site, environ={})
+    shown = page(site / "v" / "1" / "index.html").text_content()
+    assert "Relabelled" not in shown and all(label in shown for label in published)
+    assert "Relabelled" in page(site / "index.html").text_content()  # the review as it stands: the new labels

@@ -9,12 +9,14 @@ computes one twice.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import groupby
 
 from sitegen.living.prisma import PrismaCounts, derive
 from sitegen.living.sightings import Sighting, sightings
+from sitegen.records.model import model_data
 from sitegen.review.folder import Review
 from sitegen.review.models import (
     BatchPayload,
@@ -24,6 +26,7 @@ from sitegen.review.models import (
     RetrievalPayload,
     VersionPayload,
 )
+from sitegen.review.write import canonical_json
 from sitegen.screening.outcomes import Outcome, published_outcomes
 from sitegen.screening.standing import StageHistory, Standing, screening_histories, standings
 from sitegen.screening.status import (
@@ -93,7 +96,7 @@ class ReviewFacts:
     def unpublished(self) -> bool:
         """Whether the review as it stands is not its latest published version (or none was published):
         the ledger went on past that version's own event, or an outcome, the title, the question or the
-        protocol version changed since."""
+        protocol version, or the evidence of an included study changed since."""
         review = self.review
         if not review.versions:
             return True
@@ -102,7 +105,18 @@ class ReviewFacts:
         now = (review.config.title, review.config.question, review.protocol.meta.version)
         return (not (isinstance(last, VersionPayload) and last.number == latest.number)
                 or now != (latest.title, latest.question, latest.protocol_version)
-                or published_outcomes(self.outcomes) != latest.outcomes)
+                or published_outcomes(self.outcomes) != latest.outcomes
+                or (latest.evidence is not None and self.evidence_hashes != latest.evidence))
+
+    @cached_property
+    def evidence_hashes(self) -> dict[str, str]:
+        """Included study id -> SHA-256 of the canonical JSON of its evidence (the `Evidence` model, so
+        re-formatting the YAML changes nothing and changing a finding does), for each with an evidence
+        file: what a version records, so that changed evidence is a new version."""
+        included = set(self.included)
+        return dict(sorted((item.evidence.record_id,
+                            hashlib.sha256(canonical_json(model_data(item.evidence)).encode("utf-8")).hexdigest())
+                           for item in self.review.evidence if item.evidence.record_id in included))
 
     @cached_property
     def previously_included(self) -> list[str] | None:

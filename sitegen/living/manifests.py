@@ -126,7 +126,7 @@ def run_records(review: Review, runs: list[Run]) -> list[RunRecord]:
 
 
 def manifest_problems(review: Review) -> list[Problem]:
-    """Each manifest in runs/ must be the one its run's events name, byte for byte, and agree with them;
+    """Each manifest in runs/ must be the one its run's events name (its canonical JSON) and agree with them;
     a run whose events name a manifest must have it; no manifest may be left without a run."""
     problems: list[Problem] = []
     claimed: set[str] = set()
@@ -183,7 +183,8 @@ def _disagreements(file: ManifestFile, run: Run, sha256: str) -> list[Problem]:
         problems = [Problem(file.path, _line(file, loc), None, "manifest-mismatch",
                             f"{_dotted(loc)} is {_shown(found)} but the ledger records {_shown(wanted)} {where}")
                     for loc, found, wanted in _compared(file.manifest, expected) if found != wanted]
-    if file.sha256 != sha256:
+    # Canonical JSON is what a run names; the bytes are what runs named before (line endings then count).
+    if sha256 not in (file.sha256, file.byte_sha256):
         problems.append(Problem(file.path, problems[0].line if problems else None, None, "manifest-edited",
                                 f"the manifest was changed after its run wrote it: the run's events (ledger.jsonl "
                                 f"line {run.line}) name sha256 {sha256[:12]}…, the file's is {file.sha256[:12]}…; "

@@ -111,11 +111,26 @@ class PrismaCounts(Flow):
     template: Literal["new", "updated"] = Field(
         description="'updated' when there are studies from a previous version (or from runs before the latest "
                     "run that found new records) to report apart from the new ones")
-    previous_studies: int = Field(description="studies included in the previous version and still included")
+    previous_from: Literal["version", "runs"] | None = Field(
+        default=None, description="what the previous studies are: those of the previous published version "
+                                  "('version'), or those found by runs before the latest ('runs'); None for 'new'")
+    previous_studies: int = Field(description="studies included in the previous version (or found by earlier "
+                                              "runs) and still included")
     previous_reports: int
     new_studies: int = Field(description="included studies that are not previous studies")
     new_reports: int
     runs: list[RunFlow] = Field(description="one flow per run, oldest first; they add up to the whole review's")
+
+
+def previous_labels(counts: PrismaCounts) -> tuple[str, str, str]:
+    """How the diagram, its description and its CSV name the previous studies, their reports, and both
+    in a sentence: as PRISMA's updated-review template does for a published version, and honestly as
+    earlier searches when there is no published version before."""
+    if counts.previous_from == "runs":
+        return ("Studies included from earlier searches", "Reports of studies included from earlier searches",
+                "studies from earlier searches")
+    return ("Studies included in previous version of review",
+            "Reports of studies included in previous version of review", "studies from the previous version")
 
 
 @dataclass(frozen=True)
@@ -230,6 +245,7 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
         updated = latest_with_new > 1
     return PrismaCounts(
         template="updated" if updated else "new",
+        previous_from=("version" if previous_included is not None else "runs") if updated else None,
         previous_studies=len(previous), previous_reports=len(previous),
         new_studies=len(included) - len(previous), new_reports=len(included) - len(previous),
         runs=columns, **fields)

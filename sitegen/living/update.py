@@ -13,7 +13,6 @@ written (runs/, named by its retrieval events), and the saved search advances
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,7 +26,7 @@ from sitegen.living.manifests import Execution, compiled_query, manifest_bytes, 
 from sitegen.living.merge import integrate
 from sitegen.records.model import Record, model_data
 from sitegen.records.providers import label
-from sitegen.review.folder import Review, manifest_path
+from sitegen.review.folder import Review, manifest_hash, manifest_path
 from sitegen.review.models import (
     SEARCH_SCHEMA_VERSION,
     BatchPayload,
@@ -204,13 +203,19 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
             batch += 1
             new_batch = BatchPayload(batch=batch, monitor_id=search.monitor_id,
                                      protocol_version=review.protocol.meta.version, record_ids=to_screen)
-        retrievals = [_retrieval(search, run) for run in runs]
-        manifest = manifest_bytes(run_manifest(search.monitor_id, at, retrievals, new_batch,
-                                               [_execution(run) for run in runs], mode))
+        try:
+            retrievals = [_retrieval(search, run) for run in runs]
+            manifest = run_manifest(search.monitor_id, at, retrievals, new_batch, [_execution(run) for run in runs],
+                                    mode)
+        except ValidationError as exc:  # before anything is written: the run records nothing
+            error = exc.errors(include_url=False)[0]
+            where = ".".join(str(part) for part in error["loc"])
+            raise SitegenError(f"saved search {search.monitor_id!r}: the run cannot be recorded "
+                               f"({where}: {error['msg']}); nothing was written") from None
         path = manifest_path(at, search.monitor_id)
-        manifests[path] = manifest
+        manifests[path] = manifest_bytes(manifest)
         # Every retrieval event names the manifest: the chained ledger then vouches for the file.
-        digest = hashlib.sha256(manifest).hexdigest()
+        digest = manifest_hash(manifest)
         payloads += [retrieval.model_copy(update={"manifest": digest}) for retrieval in retrievals]
         payloads += [new_batch] if new_batch else []
         last_payload[search.monitor_id] = len(payloads) - 1

@@ -23,7 +23,7 @@ from sitegen.living.ledger import anchor, append, check_event_time, holds
 from sitegen.living.prisma import PrismaCounts, derive
 from sitegen.records.identity import listed
 from sitegen.records.model import model_data
-from sitegen.review.folder import Review, VersionFile
+from sitegen.review.folder import Review, VersionFile, parse_protocol
 from sitegen.review.models import (
     STAGES,
     VERSION_SCHEMA_VERSION,
@@ -86,10 +86,25 @@ class Snapshot:
     review: Review  # the review cut at the version's ledger head: its events and the records they name
     outcomes: dict[str, dict[str, Outcome]]
     counts: PrismaCounts
+    evidence: dict[str, str] | None  # included study id -> hash of its evidence; None: not recorded (older versions)
 
     @cached_property
     def facts(self) -> ReviewFacts:
         return ReviewFacts(self.review)
+
+    @cached_property
+    def reasons(self) -> dict[str, str] | None:
+        """Exclusion reason code -> label as the protocol this version was published under had them, read
+        from its text on the ledger (the lock or amendment of that protocol version) with the parser the
+        loader uses, so a later amendment relabelling a reason leaves the version as it was. None for the
+        review as it stands (its protocol.md says) or when the ledger holds no text of that version."""
+        if self.number is UNPUBLISHED:
+            return None
+        for payload in reversed(self.review.payloads):
+            if isinstance(payload, ProtocolLockPayload) and payload.version == self.protocol_version and payload.text:
+                protocol, _ = parse_protocol(payload.text)
+                return {r.code: r.label for r in protocol.meta.exclusion_reasons} if protocol else None
+        return None
 
     @cached_property
     def included(self) -> list[str]:
@@ -126,13 +141,14 @@ def published_snapshot(review: Review, record: VersionRecord, previous: Snapshot
     cut = _cut(review, record.ledger_head.seq)
     outcomes = _outcomes(record)
     return Snapshot(record.number, record.published_at, record.title, record.question, record.protocol_version, cut,
-                    outcomes, derive(cut, outcomes, previous.included if previous else None))
+                    outcomes, derive(cut, outcomes, previous.included if previous else None), record.evidence)
 
 
 def current_snapshot(review: Review, facts: ReviewFacts) -> Snapshot:
     """The review as it stands, in the same terms as a version."""
     return Snapshot(UNPUBLISHED, None, review.config.title, review.config.question, review.protocol.meta.version,
-                    _cut(review, len(review.ledger)), facts.outcomes, facts.prisma)
+                    _cut(review, len(review.ledger)), facts.outcomes, facts.prisma,
+                    facts.evidence_hashes)
 
 
 # --------------------------------------------------------------------------- what changed
@@ -159,11 +175,13 @@ class Changelog:
     phases: list[tuple[LedgerEvent, PhasePayload]]
     title_changed: bool
     question_changed: bool
+    evidence_changed: list[str]  # studies whose evidence was added, changed or removed, sorted
 
     @property
     def empty(self) -> bool:
         return not (self.new_records or self.decisions or self.studies_added or self.studies_removed
-                    or self.amendments or self.runs or self.phases or self.title_changed or self.question_changed)
+                    or self.amendments or self.runs or self.phases or self.title_changed or self.question_changed
+                    or self.evidence_changed)
 
     def summary(self) -> str:
         """One sentence a feed reader or a list of versions can show."""
@@ -171,7 +189,9 @@ class Changelog:
                  _count(len(self.studies_added), "study added", "studies added"),
                  _count(len(self.studies_removed), "study removed", "studies removed"),
                  _count(sum(1 for event, _ in self.amendments if event.type == "amendment"), "protocol amendment"),
-                 _count(len(self.runs), "search run")]
+                 _count(len(self.runs), "search run"),
+                 _count(len(self.evidence_changed), "study with changed evidence", "studies with changed evidence"),
+                 _count(len(self.phases), "phase change")]
         shown = [part for part in parts if part]
         shown += ["the title changed"] if self.title_changed else []
         shown += ["the review question changed"] if self.question_changed else []
@@ -207,7 +227,20 @@ def changelog(before: Snapshot | None, after: Snapshot) -> Changelog:
         runs=after.facts.runs[runs_before:],
         phases=[(event, payload) for event, payload in events if isinstance(payload, PhasePayload)],
         title_changed=before is not None and before.title != after.title,
-        question_changed=before is not None and before.question != after.question)
+        question_changed=before is not None and before.question != after.question,
+        evidence_changed=_evidence_changed(before, after))
+
+
+def _evidence_changed(before: Snapshot | None, after: Snapshot) -> list[str]:
+    """Studies whose evidence `after` added, changed or removed. A study newly included with its
+    evidence is not named again (it is a study added); nor is evidence a version did not record."""
+    if after.evidence is None or (before is not None and before.evidence is None):
+        return []
+    earlier = before.evidence if before is not None and before.evidence is not None else {}
+    included_before = set(before.included) if before else set()
+    return sorted(rid for rid in earlier.keys() | after.evidence.keys()
+                  if earlier.get(rid) != after.evidence.get(rid)
+                  and rid in included_before and rid in after.included)
 
 
 def _shown(outcome: Outcome | None) -> tuple[str, str] | None:
@@ -270,12 +303,26 @@ def publish(review: Review, facts: ReviewFacts, at: str | None) -> tuple[Version
     record = VersionRecord(schema_version=VERSION_SCHEMA_VERSION, number=latest.number + 1 if latest else 1,
                            published_at=at, ledger_head=anchor(review.ledger[-1]),
                            protocol_version=review.protocol.meta.version, title=review.config.title,
-                           question=review.config.question, outcomes=published_outcomes(facts.outcomes))
+                           question=review.config.question, outcomes=published_outcomes(facts.outcomes),
+                           evidence=facts.evidence_hashes)
     transaction = Transaction(review.root)
     transaction.write(version_path(record.number), version_text(record))
     append(transaction, review, at, [VersionPayload(number=record.number, sha256=version_hash(record))])
     transaction.commit()
     return record, latest
+
+
+def refuse_stale_date(review: Review, facts: ReviewFacts, at: str | None) -> None:
+    """Without --now or SOURCE_DATE_EPOCH a version is dated by the latest ledger event. When the change
+    is only in files (decisions, evidence, review.yaml), that event is no later than the latest version:
+    the new version would claim the old one's date, so publish asks for the time instead of inventing it."""
+    if not review.versions or at is None or not facts.unpublished:
+        return
+    latest = review.versions[-1].version
+    if parse_timestamp(at) <= parse_timestamp(latest.published_at):
+        raise SitegenError(f"nothing on the ledger is newer than version {latest.number}'s date "
+                           f"({latest.published_at}), so the new version has no date of its own: give the time "
+                           "of publication with --now (or SOURCE_DATE_EPOCH)")
 
 
 # --------------------------------------------------------------------------- what `check` says

@@ -9,6 +9,7 @@ and the provider registry, so any layer can use it.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
@@ -28,19 +29,43 @@ def model_data(model: BaseModel) -> dict[str, Any]:
     return model.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
-# Control characters (but tab and line breaks) belong in no text a person reads: a terminal would obey
-# them, and XML (the site's SVG, RIS readers) cannot hold most of them.
-CONTROL_CHARACTER = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# Code points XML 1.0 cannot hold, escaped or not (a feed or SVG holding one is not well-formed): C0 controls
+# but tab and line breaks, lone UTF-16 surrogates, U+FFFE and U+FFFF. The one definition (sitegen.text uses it).
+NOT_XML = "\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff"
+# Noncharacters, which HTML reports as parse errors: U+FDD0-U+FDEF and the last two code points of every plane.
+NONCHARACTER = "\ufdd0-\ufdef" + "".join(f"{chr(plane << 16 | 0xFFFE)}{chr(plane << 16 | 0xFFFF)}"
+                                        for plane in range(1, 17))
+# Characters no text a person reads may hold: those above, and DEL and the C1 controls, which XML tolerates but
+# a terminal would obey. Every record and review-file text field refuses them; writers replace them.
+CONTROL_CHARACTER = re.compile(f"[{NOT_XML}\x7f-\x9f{NONCHARACTER}]")
 
 
 def printable(value: str) -> str:
     if found := CONTROL_CHARACTER.search(value):
-        raise ValueError(f"holds the control character U+{ord(found.group()):04X}, which no text needs")
+        char = found.group()
+        if unicodedata.category(char) == "Cc":
+            raise ValueError(f"holds the control character U+{ord(char):04X}, which no text needs")
+        raise ValueError(f"holds U+{ord(char):04X}, a code point that XML and HTML cannot hold (a noncharacter "
+                         "or a lone surrogate)")
     return value
 
 
 Printable = AfterValidator(printable)
 Text = Annotated[str, Printable]
+
+
+def visible_text(value: str) -> bool:
+    """Whether a reader can see `value`: not only spaces, line breaks or invisible format characters (U+200B)."""
+    return any(not char.isspace() and unicodedata.category(char) != "Cf" for char in value)
+
+
+def visible(value: str) -> str:
+    if not visible_text(value):
+        raise ValueError("holds no visible text (only spaces or invisible characters)")
+    return value
+
+
+Visible = AfterValidator(visible)
 
 
 def check_record_id(value: str) -> str:
@@ -58,8 +83,8 @@ class CslName(Strict):
 
     @model_validator(mode="after")
     def _some_name(self) -> CslName:
-        if not (self.family or self.literal):
-            raise ValueError("an author needs 'family' or 'literal'")
+        if not any(name and visible_text(name) for name in (self.family, self.literal)):
+            raise ValueError("an author needs 'family' or 'literal' with visible text")
         return self
 
     def display(self) -> str:
@@ -96,7 +121,7 @@ class Record(Strict):
 
     id: str
     type: Text = "article-journal"
-    title: Annotated[str, StringConstraints(min_length=1, max_length=5000), Printable]
+    title: Annotated[str, StringConstraints(min_length=1, max_length=5000), Printable, Visible]
     author: list[CslName] = Field(default_factory=list, max_length=10_000)
     container_title: Text | None = Field(default=None, alias="container-title")
     issued: CslDate | None = None

@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from sitegen.errors import SchemaVersionError
 from sitegen.records.identity import listed
-from sitegen.records.model import Record
+from sitegen.records.model import Record, model_data
 from sitegen.review import parsing
 from sitegen.review.models import (
     DECISION_COLUMNS,
@@ -49,6 +49,7 @@ from sitegen.review.models import (
 )
 from sitegen.review.problems import Problem
 from sitegen.review.transaction import STAGED, interrupted
+from sitegen.review.write import canonical_json
 
 MB = 1_000_000
 # Per-file size limits: generous for machine-written files, tight for hand-written ones.
@@ -106,7 +107,7 @@ class VersionFile:
 
 @dataclass
 class ManifestFile:
-    """runs/<name>: a run's manifest as written, and the SHA-256 of its bytes (which the ledger names)."""
+    """runs/<name>: a run's manifest as written, and its SHA-256 (which the ledger names)."""
 
     path: str
     manifest: RunManifest
@@ -115,7 +116,19 @@ class ManifestFile:
 
     @property
     def sha256(self) -> str:
+        return manifest_hash(self.manifest)
+
+    @property
+    def byte_sha256(self) -> str:
+        """The SHA-256 of the file's bytes, which runs recorded before manifests were hashed canonically named."""
         return hashlib.sha256(self.data).hexdigest()
+
+
+def manifest_hash(manifest: RunManifest) -> str:
+    """The SHA-256 a run's retrieval events name: of the manifest's canonical JSON (as for versions), so a
+    checkout that changes line endings or indentation (Git's core.autocrlf) changes nothing, while any
+    change to a value does."""
+    return hashlib.sha256(canonical_json(model_data(manifest)).encode("utf-8")).hexdigest()
 
 
 @dataclass

@@ -64,6 +64,11 @@ class Theme(Strict):
     accent_color: Annotated[str, StringConstraints(pattern=r"^#[0-9a-fA-F]{6}$")] = "#1f5f8b"
 
 
+# An absolute http(s) address of a site: host (and port), then a path of RFC 3986 path characters only.
+CLEAN_URL = re.compile(r"https?://[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?"
+                       r"(?:/(?:[A-Za-z0-9._~!$&()*+,;=:@/-]|%[0-9A-Fa-f]{2})*)?")
+
+
 class SiteSettings(Strict):
     base_url: str | None = Field(
         default=None,
@@ -82,8 +87,12 @@ class SiteSettings(Strict):
     def _absolute_https(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        if not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", value):
-            raise ValueError("base_url must be an absolute http(s) address such as https://user.github.io/repo/")
+        # Only the characters a URL may hold unencoded (RFC 3986): no control character, space, quote, angle
+        # bracket, backslash or non-ASCII letter can reach a page's canonical link, feed or citation.
+        if not CLEAN_URL.fullmatch(value):
+            raise ValueError("base_url must be a clean absolute http(s) address such as https://user.github.io/repo/ "
+                             "(no spaces, quotes, angle brackets, backslashes, control or non-ASCII characters: "
+                             "percent-encode them; no query or fragment)")
         return value if value.endswith("/") else value + "/"
 
 
@@ -172,9 +181,18 @@ class LedgerAnchor(Strict):
     hash: Sha256
 
 
+# A saved strategy's query, in characters (sitegen.sources.query.MAX_LENGTH is the same limit).
+QUERY_MAX_LENGTH = 4096
+# A recorded request holds the query percent-encoded: up to 12 characters for each of its characters (4 UTF-8
+# bytes, each %XX), plus what compiling sitegen's grammar adds (a field tag, quotes and brackets for each of its
+# at most 200 tokens, percent-encoded too: under 120 characters each) and the address with its other parameters.
+# Derived from the query's cap, so every strategy `check` accepts can be recorded.
+REQUEST_MAX_LENGTH = 12 * QUERY_MAX_LENGTH + 200 * 120 + 4000
+
+
 class Strategy(Strict):
     source: Source
-    query: Annotated[str, StringConstraints(min_length=1, max_length=4096), Printable]
+    query: Annotated[str, StringConstraints(min_length=1, max_length=QUERY_MAX_LENGTH), Printable]
     endpoint: str | None = None
     label: Annotated[str, StringConstraints(pattern=SLUG)] | None = None
     # "native": the query is the provider's own syntax, sent verbatim (the default, as in the
@@ -398,6 +416,11 @@ class VersionRecord(Strict):
     question: Question
     # Stage -> record id -> outcome, for every record with an outcome at that stage then.
     outcomes: dict[Stage, dict[str, PublishedOutcome]]
+    # Included study id -> SHA-256 of its evidence (canonical JSON of `Evidence`), for each included study
+    # with an evidence file then. Absent from versions published before sitegen recorded evidence.
+    evidence: dict[str, Sha256] | None = Field(
+        default=None, description="included study id -> SHA-256 of the canonical JSON of its evidence file's "
+                                  "content, so that a change of evidence is a new version")
 
     @field_validator("published_at")
     @classmethod
@@ -411,6 +434,13 @@ class VersionRecord(Strict):
             for record_id in by_record:
                 check_record_id(record_id)
         return outcomes
+
+    @field_validator("evidence")
+    @classmethod
+    def _valid_evidence_ids(cls, evidence: dict[str, str] | None) -> dict[str, str] | None:
+        for record_id in evidence or {}:
+            check_record_id(record_id)
+        return evidence
 
 
 # --------------------------------------------------------------------------- state.json
@@ -477,7 +507,7 @@ RUN_MANIFEST_SCHEMA_VERSION = 1
 SourceStatus = Literal["ok", "rate_limited", "timeout", "unavailable", "unsupported"]
 # Query parameters that carry a credential or a contact address: never part of a recorded request.
 CREDENTIAL_PARAMETER = re.compile(r"[?&](?:api_key|mailto|email)=", re.IGNORECASE)
-Request = Annotated[str, StringConstraints(min_length=1, max_length=16_000), Printable]
+Request = Annotated[str, StringConstraints(min_length=1, max_length=REQUEST_MAX_LENGTH), Printable]
 
 
 class RunSource(Strict):
@@ -493,7 +523,8 @@ class RunSource(Strict):
         default=None, description="the query as the provider received it (compiled for `syntax: sitegen`): its text, "
         "or its query parameters by name; absent when the provider cannot express the strategy")
     requests: list[Request] | None = Field(
-        default=None, description="every request as executed, in order, without credentials or contact addresses")
+        default=None, description="every request the run made, in order, without credentials or contact addresses; "
+        "a request retried after a failure (HTTP 429 or 5xx, a timeout) is listed once, with the answer it finally got")
     status: SourceStatus | None = None
     complete: bool
     total: int | None = Field(default=None, description="the provider's own count of matches")

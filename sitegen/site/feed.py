@@ -58,6 +58,7 @@ def atom_feed(history: VersionHistory, config: ReviewConfig, views: dict[str, Re
     element(feed, "link", rel="alternate", type="text/html", href=href("index.html"))
     element(feed, "rights", f"Content licence: {config.licence}")
     element(feed, "generator", "sitegen", version=sitegen.__version__)
+    still_included = set(history.current.included)
     for version, log in reversed(list(zip(history.versions, history.changelogs, strict=True))):
         entry = element(feed, "entry")
         element(entry, "id", entry_id(review_key, "v", version.number))
@@ -76,7 +77,9 @@ def atom_feed(history: VersionHistory, config: ReviewConfig, views: dict[str, Re
             element(study, "title", view.record.title)
             element(study, "updated", version.published_at)
             element(study, "published", version.published_at)
-            element(study, "link", rel="alternate", type="text/html", href=href(f"records/{view.slug}.html"))
+            # the study's page while it is still included (only then does the site have one), else its record's
+            folder = "studies" if view.record.id in still_included else "records"
+            element(study, "link", rel="alternate", type="text/html", href=href(f"{folder}/{view.slug}.html"))
             element(study, "summary", f"Newly included in version {version.number}: {_reference(view)}")
     ET.indent(feed)
     return ET.tostring(feed, encoding="utf-8", xml_declaration=True) + b"\n"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -116,8 +117,10 @@ Files = Iterator[tuple[str, str | bytes]]  # (path in the site, content)
 
 def home(site: Site) -> Files:
     counts = site.facts.prisma
+    standing_counts = Counter(standing.kind for standing in site.facts.standings.values())
     yield "index.html", site.page(
-        "index.html", "index.html", counts=counts, prisma=prisma_svg.render(counts, site.reasons),
+        "index.html", "index.html", counts=counts, standing_counts=standing_counts,
+        standing_labels=records.STANDING_LABELS, prisma=prisma_svg.render(counts, site.reasons),
         prisma_table=prisma_svg.table(counts, site.reasons),
         searches=list(site.review.searches.values()), runs=site.facts.runs, latest_digest=max(site.digests, default=None),
         state=site.review.state, phase=site.facts.phase[0], whats_new=versions.whats_new(site),

@@ -19,7 +19,7 @@ import csv
 import io
 import re
 
-from sitegen.living.prisma import PrismaCounts
+from sitegen.living.prisma import PrismaCounts, previous_labels
 from sitegen.records.providers import kind, label
 from sitegen.site.exports import one_line, write_csv
 from sitegen.site.templates import templates_dir
@@ -95,4 +95,14 @@ def prisma2020_csv(counts: PrismaCounts, labels: dict[str, str]) -> str:
     header, rows = template_rows()
     data, n = header.index("data"), header.index("n")
     filled = values(counts, labels)
-    return write_csv(header, [[*row[:n], filled.get(row[data], row[n]), *row[n + 1:]] for row in rows])
+    studies_label, reports_label, _ = previous_labels(counts)
+    texts = {"previous_studies": studies_label, "previous_reports": reports_label}
+    wording = [header.index(column) for column in ("description", "boxtext", "tooltips")]
+
+    def worded(row: list[str]) -> list[str]:
+        """The previous-studies rows say what the previous studies are (the package's text otherwise)."""
+        if row[data] not in texts:
+            return row
+        return [texts[row[data]] if i in wording and value != NA else value for i, value in enumerate(row)]
+
+    return write_csv(header, [[*row[:n], filled.get(row[data], row[n]), *row[n + 1:]] for row in map(worded, rows)])

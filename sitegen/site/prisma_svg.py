@@ -18,13 +18,13 @@ box that scrolls sideways on a narrow screen rather than shrinking the text.
 from __future__ import annotations
 
 import math
-import re
 import textwrap
 from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
-from sitegen.living.prisma import Flow, PrismaCounts, RunFlow
+from sitegen.living.prisma import Flow, PrismaCounts, RunFlow, previous_labels
+from sitegen.records.model import CONTROL_CHARACTER
 from sitegen.records.providers import kind, label
 from sitegen.site.templates import environment
 
@@ -114,8 +114,9 @@ class Diagram:
     indent: int = INDENT
 
 
-# Characters XML 1.0 cannot hold, escaped or not: the downloadable SVG must stay well-formed.
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+# Characters XML 1.0 cannot hold, escaped or not (the record format's one rule): the downloadable SVG must stay
+# well-formed.
+_NOT_XML = CONTROL_CHARACTER
 
 
 def _value(flow: Flow, path: str) -> int:
@@ -249,10 +250,9 @@ def layout(counts: PrismaCounts, labels: dict[str, str]) -> Diagram:
     removed += w.counted("Records removed for other reasons", "removed_other_reasons")
     row1 = {"main": (identified, "box"), "main-side": (removed, "box")}
     if updated:
-        previous = w.single("Studies included in previous version of review", counts.previous_studies,
-                            "previous_studies", width=PREVIOUS_W)
-        previous += w.single("Reports of studies included in previous version of review", counts.previous_reports,
-                             "previous_reports", width=PREVIOUS_W)
+        studies_label, reports_label, _ = previous_labels(counts)
+        previous = w.single(studies_label, counts.previous_studies, "previous_studies", width=PREVIOUS_W)
+        previous += w.single(reports_label, counts.previous_reports, "previous_reports", width=PREVIOUS_W)
         row1["previous"] = (previous, "grey")
     if other:
         found = [*w.heads(), Line("Records identified from:", bold=True)]
@@ -449,8 +449,9 @@ def table(counts: PrismaCounts, labels: dict[str, str]) -> tuple[list[str], list
     if counts.identified_other_by_source:
         rows += route("other_", "other methods", counts.other_excluded_by_reason)
     if counts.template == "updated":
-        rows += [single("Studies included in previous version of review", "previous_studies"),
-                 single("Reports of studies included in previous version of review", "previous_reports"),
+        studies_label, reports_label, _ = previous_labels(counts)
+        rows += [single(studies_label, "previous_studies"),
+                 single(reports_label, "previous_reports"),
                  single("New studies included in review", "new_studies"),
                  single("Reports of new included studies", "new_reports")]
     rows += [row("Total studies included in review", "studies_included"),
@@ -474,7 +475,7 @@ def summary(counts: PrismaCounts, labels: dict[str, str]) -> str:
                  f"sought, {counts.other_reports_not_retrieved} not retrieved, {counts.other_reports_assessed} "
                  f"assessed, {counts.other_excluded_full_text} excluded ({other_reasons or 'none'}).")
     if counts.template == "updated":
-        text += (f" {counts.previous_studies} studies from the previous version and {counts.new_studies} new: "
+        text += (f" {counts.previous_studies} {previous_labels(counts)[2]} and {counts.new_studies} new: "
                  f"{counts.studies_included} studies included in total.")
     else:
         text += f" {counts.studies_included} studies included."

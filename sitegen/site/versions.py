@@ -35,6 +35,8 @@ class ChangelogView:
     decisions: list[tuple[DecisionChange, RecordView]]
     studies_added: list[RecordView]
     studies_removed: list[RecordView]
+    evidence_changed: list[RecordView]  # included before and after, with evidence added, changed or removed
+    reasons: dict[str, str] | None  # exclusion reason labels of the protocol the snapshot was published under
 
 
 def _by_title(views: list[RecordView]) -> list[RecordView]:
@@ -47,7 +49,8 @@ def changelog_view(log: Changelog, after: Snapshot, views: dict[str, RecordView]
                                          pair[1].record.id))
     return ChangelogView(log, after.outcomes, _by_title([views[rid] for rid in log.new_records]), decisions,
                          _by_title([views[rid] for rid in log.studies_added]),
-                         _by_title([views[rid] for rid in log.studies_removed]))
+                         _by_title([views[rid] for rid in log.studies_removed]),
+                         _by_title([views[rid] for rid in log.evidence_changed]), after.reasons)
 
 
 def whats_new(site: Site) -> tuple[Snapshot | None, ChangelogView]:
@@ -70,7 +73,7 @@ def version_pages(site: Site) -> Files:
         studies = _by_title([views[rid] for rid in version.included])
         yield f"{folder}/index.html", site.page(
             f"{folder}/index.html", "version.html", version=version, changes=log, studies=studies,
-            prisma=prisma_svg.render(version.counts, site.reasons))
+            prisma=prisma_svg.render(version.counts, site.reasons if version.reasons is None else version.reasons))
         yield f"{folder}/prisma.json", pretty_json(version.counts.model_dump())
     if history.versions:
         yield FEED_PATH, atom_feed(history, site.review.config, views)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from lxml import etree
 
 from sitegen.records.ids import normalise_arxiv, normalise_doi, record_id
+from sitegen.records.markup import plain_text
 from sitegen.records.model import Record, RecordMeta
 from sitegen.records.names import split_name
 from sitegen.records.providers import label
@@ -64,7 +65,7 @@ def entry_to_record(entry: etree._Element) -> Record | None:
     """A Record for one Atom entry, None when it has no arXiv id; Unreadable without a title."""
     arxiv = normalise_arxiv(_text(entry, "atom:id"))  # the abs URL with its version, e.g. …/abs/1605.08386v1
     doi = normalise_doi(_text(entry, "arxiv:doi"))  # of the published version, when the authors gave one
-    title = _text(entry, "atom:title")
+    title = plain_text(_text(entry, "atom:title"))
     if arxiv is None:
         return None
     title = require_title(title, f"arxiv:{arxiv}")
@@ -77,11 +78,11 @@ def entry_to_record(entry: etree._Element) -> Record | None:
         title=title,
         author=[split_name(name) for author in entry.findall("atom:author", NS)  # display names only
                 if (name := _text(author, "atom:name"))],
-        container_title=_text(entry, "arxiv:journal_ref"),
+        container_title=plain_text(_text(entry, "arxiv:journal_ref")),
         issued=parse_date(_text(entry, "atom:published")),  # e.g. 2016-05-26T17:59:46Z
         DOI=doi,
         URL=f"https://arxiv.org/abs/{arxiv}",
-        abstract=_text(entry, "atom:summary"),
+        abstract=plain_text(_text(entry, "atom:summary")),
         custom=RecordMeta(
             arxiv=arxiv,
             sources=["arxiv"],

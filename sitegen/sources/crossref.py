@@ -8,13 +8,11 @@ one, travels in the `Crossref-Plus-API-Token` header.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 from urllib.parse import quote
 
-import lxml.html
-
 from sitegen.records.ids import normalise_doi
+from sitegen.records.markup import plain_text
 from sitegen.records.model import CslDate, CslName, Record, RecordMeta
 from sitegen.records.providers import label
 from sitegen.sources.base import (
@@ -57,29 +55,6 @@ CSL_TYPES = {
 DATE_KEYS = ("published-print", "published-online", "issued")  # most to least specific about the version of record
 RETRACTION = "retraction"
 RETRACTION_NOTICE = "retraction-notice"
-
-# Titles and abstracts carry JATS or HTML markup (<jats:p>, <i>, <mml:math>) with
-# undeclared prefixes and HTML entities, so an XML parser would reject many of
-# them. libxml2's HTML parser takes them as they are; it loads no DTD and expands
-# no custom entities, and nothing it reads leaves this module but text.
-_HTML = lxml.html.HTMLParser(no_network=True, remove_comments=True, remove_pis=True)
-_BLOCKS = {"p", "title", "sec", "list-item", "li", "div", "br"}
-_SPACE = re.compile(r"\s+")
-_UNPARSABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]")  # libxml2 refuses these outright
-
-
-def plain_text(markup: Any) -> str | None:
-    """Text of a JATS/HTML fragment with whitespace collapsed, or None when there is none."""
-    if not isinstance(markup, str) or not markup.strip():
-        return None
-    root = lxml.html.fragment_fromstring(_UNPARSABLE.sub(" ", markup), create_parent="div", parser=_HTML)
-    for element in root.iter():
-        # Blocks end with a space so a section title and its paragraph do not run together.
-        if isinstance(element.tag, str) and element.tag.rsplit(":", 1)[-1] in _BLOCKS:
-            element.tail = " " + (element.tail or "")
-    text = _SPACE.sub(" ", root.text_content()).strip()
-    return text or None
-
 
 def _first(values: Any) -> Any:
     return values[0] if isinstance(values, list) and values else None

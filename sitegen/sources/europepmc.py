@@ -7,14 +7,13 @@ nothing but the public query is ever sent to EBI.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-import lxml.html
 from lxml import etree
 from pydantic import BaseModel, Field
 
 from sitegen.records.ids import normalise_arxiv, normalise_doi, normalise_pmcid, normalise_pmid, record_id
+from sitegen.records.markup import plain_text
 from sitegen.records.model import CslName, Record, RecordMeta
 from sitegen.records.names import split_name
 from sitegen.records.providers import label
@@ -54,24 +53,6 @@ FULLTEXT_STYLES = ("html", "pdf")  # "doi" entries are landing pages, not the te
 XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
 PMC_ID_TYPES = ("pmc", "pmcid")  # older NLM files say "pmc", Europe PMC's own JATS "pmcid"
 
-# HTML elements that end a run of text: "Results</h4>The" must not become "ResultsThe".
-BLOCKS = ("h1", "h2", "h3", "h4", "h5", "h6", "p", "div", "br", "li", "tr", "td", "th", "blockquote")
-# Characters an XML/HTML parser refuses (controls, lone surrogates from JSON escapes): as good as whitespace.
-UNPARSEABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
-
-
-def plain_text(markup: Any) -> str | None:
-    """Plain text of an HTML fragment (Europe PMC titles and abstracts carry <i>, <sup>, <h4> …)."""
-    if not isinstance(markup, str) or not markup.strip():
-        return None
-    root = lxml.html.fragment_fromstring(UNPARSEABLE.sub(" ", markup), create_parent="div")
-    etree.strip_elements(root, "script", "style", with_tail=False)
-    for element in root.iter(*BLOCKS):
-        element.text = " " + (element.text or "")
-        element.tail = " " + (element.tail or "")
-    return " ".join(root.text_content().split()) or None
-
-
 def _one_or_more(value: Any) -> list[Any]:
     # a single value sometimes arrives bare instead of in a one-item list
     return value if isinstance(value, list) else [] if value is None else [value]
@@ -103,8 +84,8 @@ def _container(result: dict[str, Any], preprint: bool) -> str | None:
     journal = as_dict(as_dict(result.get("journalInfo")).get("journal")).get("title")
     book = as_dict(result.get("bookOrReportDetails"))
     # for a preprint the "publisher" is the server (bioRxiv, Research Square); for a book it is not a container
-    return (text_value(journal) or text_value(book.get("comprisingTitle"))
-            or (text_value(book.get("publisher")) if preprint else None))
+    return (plain_text(journal) or plain_text(book.get("comprisingTitle"))
+            or (plain_text(book.get("publisher")) if preprint else None))
 
 
 def result_to_record(result: dict[str, Any]) -> Record | None:

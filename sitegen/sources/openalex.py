@@ -17,6 +17,7 @@ from sitegen.records.ids import (
     normalise_pmid,
     record_id,
 )
+from sitegen.records.markup import plain_text
 from sitegen.records.model import Record, RecordMeta
 from sitegen.records.names import split_name
 from sitegen.records.providers import label
@@ -112,7 +113,7 @@ def work_to_record(work: dict[str, Any]) -> Record | None:
     if rid is None:
         return None
     titles = (work.get("title"), work.get("display_name"))
-    title = require_title(text_value(titles[0]) or text_value(titles[1]), rid,
+    title = require_title(plain_text(titles[0]) or plain_text(titles[1]), rid,
                           malformed=any(value is not None and not isinstance(value, str) for value in titles))
     source = as_dict(as_dict(work.get("primary_location")).get("source")) or as_dict(work.get("host_venue"))
     biblio = as_dict(work.get("biblio"))
@@ -128,7 +129,7 @@ def work_to_record(work: dict[str, Any]) -> Record | None:
         # OpenAlex gives each author only as a display name: split it as a reference manager needs.
         author=[split_name(name) for a in as_list(work.get("authorships"))
                 if (name := text_value(as_dict(as_dict(a).get("author")).get("display_name")))],
-        container_title=text_value(source.get("display_name")),
+        container_title=plain_text(source.get("display_name")),
         issued=parse_date(work.get("publication_date"), work.get("publication_year")),
         volume=text_value(biblio.get("volume")),
         issue=text_value(biblio.get("issue")),
@@ -137,7 +138,7 @@ def work_to_record(work: dict[str, Any]) -> Record | None:
         PMID=identifiers["pmid"],
         PMCID=identifiers["pmcid"],
         URL=f"https://doi.org/{identifiers['doi']}" if identifiers["doi"] else f"https://openalex.org/{identifiers['openalex']}",
-        abstract=abstract_from_inverted_index(work.get("abstract_inverted_index")),
+        abstract=plain_text(abstract_from_inverted_index(work.get("abstract_inverted_index"))),
         custom=RecordMeta(
             openalex=identifiers["openalex"],
             arxiv=arxiv,

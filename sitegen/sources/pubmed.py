@@ -14,6 +14,7 @@ import re
 from lxml import etree
 
 from sitegen.records.ids import normalise_doi, normalise_pmcid, normalise_pmid, record_id
+from sitegen.records.markup import plain_text
 from sitegen.records.model import CslDate, CslName, Record, RecordMeta
 from sitegen.records.providers import label
 from sitegen.sources.base import (
@@ -80,7 +81,7 @@ def _issued(article: etree._Element) -> CslDate | None:
 def _abstract(article: etree._Element) -> str | None:
     parts = []
     for node in article.iterfind("Abstract/AbstractText"):
-        text = element_text(node)
+        text = plain_text(element_text(node))
         if text:
             label = (node.get("Label") or "").strip()
             parts.append(f"{label}: {text}" if label else text)
@@ -126,7 +127,8 @@ def article_to_record(article: etree._Element) -> Record | None:
     ids = _article_ids(article)
     identifiers = {"doi": _doi(article, ids), "pmid": pmid, "pmcid": normalise_pmcid(ids.get("pmc"))}
     rid = record_id(identifiers)
-    title = require_title(element_text(details.find("ArticleTitle")) or element_text(details.find("VernacularTitle")),
+    title = require_title(plain_text(element_text(details.find("ArticleTitle")))
+                          or plain_text(element_text(details.find("VernacularTitle"))),
                           rid)
     types = [t for node in details.iterfind("PublicationTypeList/PublicationType") if (t := element_text(node))]
     retraction_notice = citation.find("CommentsCorrectionsList/CommentsCorrections[@RefType='RetractionIn']")
@@ -136,7 +138,7 @@ def article_to_record(article: etree._Element) -> Record | None:
         type="article-journal",
         title=title,
         author=[name for node in details.iterfind("AuthorList/Author") if (name := _author(node))],
-        container_title=element_text(details.find("Journal/Title")),
+        container_title=plain_text(element_text(details.find("Journal/Title"))),
         issued=_issued(details),
         volume=element_text(issue.find("Volume")) if issue is not None else None,
         issue=element_text(issue.find("Issue")) if issue is not None else None,
@@ -163,8 +165,9 @@ def book_to_record(book: etree._Element) -> Record | None:
     if pmid is None:
         return None
     whole = document.find("Book")
-    book_title = element_text(whole.find("BookTitle")) if whole is not None else None
-    chapter = element_text(document.find("ArticleTitle")) or element_text(document.find("VernacularTitle"))
+    book_title = plain_text(element_text(whole.find("BookTitle"))) if whole is not None else None
+    chapter = (plain_text(element_text(document.find("ArticleTitle")))
+               or plain_text(element_text(document.find("VernacularTitle"))))
     dois = [element_text(node) for path in ("BookDocument/ArticleIdList", "PubmedBookData/ArticleIdList")
             for node in book.iterfind(f"{path}/ArticleId[@IdType='doi']")]
     identifiers = {"doi": next(filter(None, map(normalise_doi, dois)), None), "pmid": pmid}

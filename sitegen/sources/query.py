@@ -22,7 +22,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
-MAX_LENGTH = 4096  # characters; the same limit as a saved strategy's query
+from sitegen.review.models import QUERY_MAX_LENGTH
+
+MAX_LENGTH = QUERY_MAX_LENGTH  # characters: a saved strategy's limit
 MAX_TOKENS = 200  # terms, phrases, operators and parentheses
 MAX_DEPTH = 16  # nested parentheses
 

@@ -1,0 +1,109 @@
+"""Provider markup as plain text: the one normaliser every provider applies to titles, containers and abstracts.
+
+Providers send titles such as "GABA<sub>A</sub> receptor", JATS abstracts
+("<jats:title>Background</jats:title><jats:p>…"), HTML entities, and even
+escaped tags ("&lt;b&gt;Background:&lt;/b&gt;"). Readers, RIS, BibTeX and CSV
+would show them literally, so a record holds only their text: inline markup
+goes without a trace ("GABAA receptor"), a block (paragraph, section title,
+line break) ends with a space, and whitespace is collapsed.
+
+Only markup is removed: a tag sitegen does not know as markup ("x<y and y>z",
+"p < 0.05") stays as written. Control characters and code points no record may hold become spaces.
+Pure: a string in, a string out.
+"""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+from typing import Any
+
+from sitegen.records.model import CONTROL_CHARACTER
+
+# Inline markup of HTML, JATS and MathML: dropped without a trace, its text kept.
+INLINE = frozenset({
+    "a", "abbr", "b", "big", "bold", "cite", "code", "del", "dfn", "em", "email", "ext-link", "font", "i", "ins",
+    "inline-formula", "inline-graphic", "italic", "kbd", "mark", "monospace", "named-content", "nobr", "overline",
+    "q", "roman", "s", "samp", "sans-serif", "sc", "small", "small-caps", "span", "strike", "strong",
+    "styled-content", "sub", "sup", "tt", "u", "underline", "uri", "var", "wbr", "xref",
+    "math", "mi", "mn", "mo", "ms", "mtext", "mrow", "msub", "msup", "msubsup", "mfrac", "msqrt", "mroot",
+    "mover", "munder", "munderover", "mstyle", "mspace", "semantics", "annotation", "tex-math",
+})
+# Blocks: each ends a run of text, so "Background</title><p>Rats" reads "Background Rats".
+BLOCKS = frozenset({
+    "abstract", "blockquote", "body", "br", "break", "caption", "dd", "disp-formula", "div", "dl", "dt", "h1",
+    "h2", "h3", "h4", "h5", "h6", "hr", "label", "li", "list", "list-item", "ol", "p", "sec", "table", "td",
+    "th", "title", "tr", "ul",
+})
+HIDDEN = frozenset({"script", "style"})  # their content is no text
+NAMESPACES = frozenset({"jats", "mml", "m", "xhtml", "html"})  # a prefixed tag of these is markup whatever its name
+
+
+class _Text(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.hidden = 0
+
+    @staticmethod
+    def _kind(tag: str) -> str | None:
+        prefix, _, local = tag.rpartition(":")
+        if local in HIDDEN:
+            return "hidden"
+        if local in BLOCKS:
+            return "block"
+        if local in INLINE or (prefix and prefix in NAMESPACES):
+            return "inline"
+        return None
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        kind = self._kind(tag)
+        if kind is None:
+            self.parts.append(self.get_starttag_text() or "")
+        elif kind == "hidden":
+            self.hidden += 1
+        elif kind == "block":
+            self.parts.append(" ")
+
+    def handle_startendtag(self, tag: str, attrs: list) -> None:
+        kind = self._kind(tag)
+        if kind is None:
+            self.parts.append(self.get_starttag_text() or "")
+        elif kind == "block":
+            self.parts.append(" ")
+
+    def handle_endtag(self, tag: str) -> None:
+        kind = self._kind(tag)
+        if kind is None:
+            self.parts.append(f"</{tag}>")
+        elif kind == "hidden":
+            self.hidden = max(0, self.hidden - 1)
+        elif kind == "block":
+            self.parts.append(" ")
+
+    def handle_data(self, data: str) -> None:
+        if not self.hidden:
+            self.parts.append(data)
+
+    def unknown_decl(self, data: str) -> None:  # <![CDATA[…]]>: its text
+        if data.startswith("CDATA[") and not self.hidden:
+            self.parts.append(data[len("CDATA["):])
+
+
+def _once(text: str) -> str:
+    parser = _Text()
+    parser.feed(CONTROL_CHARACTER.sub(" ", text))
+    parser.close()
+    # An entity can name what no record may hold (&#x85;, &#xFFFE;): as good as a space.
+    return " ".join(CONTROL_CHARACTER.sub(" ", "".join(parser.parts)).split())
+
+
+def plain_text(markup: Any) -> str | None:
+    """The text of a title, container or abstract with its markup and entities resolved, whitespace collapsed;
+    None when it is not text or holds none. Escaped markup ("&lt;i&gt;") is markup too: a second pass reads
+    what the first unescaped."""
+    if not isinstance(markup, str):
+        return None
+    text = _once(markup)
+    if text != " ".join(markup.split()):
+        text = _once(text)
+    return text or None

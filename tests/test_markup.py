@@ -1,0 +1,109 @@
+"""Provider markup becomes plain text once, on the ground floor, for every provider: records, and so readers,
+RIS, BibTeX and CSV, never show tags or entities."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from sitegen.records.markup import plain_text
+from sitegen.records.model import CONTROL_CHARACTER
+from sitegen.sources import arxiv, crossref, europepmc, openalex, pubmed
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.mark.parametrize(("markup", "text"), [
+    # OpenAlex (synergy fixture): inline HTML in a title
+    ("Medial temporal pathways for contextual learning: Network c-<i>fos</i> mapping in rats",
+     "Medial temporal pathways for contextual learning: Network c-fos mapping in rats"),
+    ("GABA<sub>A</sub> receptor subunits", "GABAA receptor subunits"),
+    ("Ca<sup>2+</sup>-dependent <SPAN class=\"gene\">CaMKII</SPAN>", "Ca2+-dependent CaMKII"),
+    # Europe PMC (cancer fixture): section headings and bold labels
+    ("<h4>Background</h4>Patients with cancer suffer", "Background Patients with cancer suffer"),
+    ("alterations. <b>Keywords:</b> Molecular Imaging", "alterations. Keywords: Molecular Imaging"),
+    # escaped tags, as some providers double-encode them
+    ("&lt;b&gt;Background:&lt;/b&gt; rats were trained", "Background: rats were trained"),
+    ("&lt;i&gt;In vivo&lt;/i&gt; imaging", "In vivo imaging"),
+    # Crossref (JATS): blocks end with a space; entities resolved; a literal "<" stays
+    ("<jats:title>Background</jats:title><jats:p>Usefulness (P&lt;.001) &amp; quality</jats:p>",
+     "Background Usefulness (P<.001) & quality"),
+    ("<jats:p>x<jats:sc>ab</jats:sc> <jats:italic>in situ</jats:italic><jats:sub>2</jats:sub></jats:p>",
+     "xab in situ2"),
+    ("<mml:math><mml:msub><mml:mi>K</mml:mi><mml:mi>d</mml:mi></mml:msub></mml:math> values", "Kd values"),
+    ("first line<br/>second", "first line second"),
+    # text that only looks like markup is left alone
+    ("p < 0.05 when x<y and y>z", "p < 0.05 when x<y and y>z"),
+    ("AT&amp;T and R&D", "AT&T and R&D"),
+    ("Rats &lt; mice", "Rats < mice"),
+    ("a <script>alert(1)</script>b", "a b"),
+    ("control &#1; char &#xFFFE; here\x0b\x85", "control char here"),
+])
+def test_markup_becomes_plain_text(markup, text):
+    assert plain_text(markup) == text
+
+
+@pytest.mark.parametrize("value", [None, 3, "", "   ", "<i></i>", "<jats:p> </jats:p>"])
+def test_no_text_is_none(value):
+    assert plain_text(value) is None
+
+
+def _no_markup(record) -> None:
+    for value in (record.title, record.container_title, record.abstract):
+        if value:
+            assert not any(tag in value for tag in ("<i>", "</i>", "<sub>", "<b>", "<h4>", "<jats:", "&lt;", "&amp;"))
+            assert not CONTROL_CHARACTER.search(value)
+
+
+def test_every_provider_normalises_title_container_and_abstract():
+    # OpenAlex
+    work = json.loads((FIXTURES / "openalex" / "synergy_sep2021_works_0_25.json").read_text())[0]
+    work = {**work, "title": "GABA<sub>A</sub> &amp; <i>c-fos</i>",
+            "primary_location": {"source": {"display_name": "J &amp; <i>Neuro</i>"}},
+            "abstract_inverted_index": {"&lt;b&gt;Background:&lt;/b&gt;": [0], "rats": [1]}}
+    record = openalex.work_to_record(work)
+    assert (record.title, record.container_title, record.abstract) == \
+        ("GABAA & c-fos", "J & Neuro", "Background: rats")
+    # Crossref
+    item = {"DOI": "10.1000/xyz", "title": ["GABA<sub>A</sub> receptor"], "container-title": ["J &amp; Neuro"],
+            "abstract": "<jats:p>&lt;b&gt;Background:&lt;/b&gt; rats</jats:p>"}
+    record = crossref.work_to_record(item)
+    assert (record.title, record.container_title, record.abstract) == \
+        ("GABAA receptor", "J & Neuro", "Background: rats")
+    # Europe PMC
+    result = {"id": "123", "source": "MED", "pmid": "123", "title": "GABA<sub>A</sub> receptor",
+              "journalInfo": {"journal": {"title": "J &amp; <i>Neuro</i>"}},
+              "abstractText": "<h4>Background</h4>&lt;i&gt;Rats&lt;/i&gt;"}
+    record = europepmc.result_to_record(result)
+    assert (record.title, record.container_title, record.abstract) == \
+        ("GABAA receptor", "J & Neuro", "Background Rats")
+    # PubMed (XML: real tags are elements; escaped ones arrive as text)
+    xml = (b"<PubmedArticleSet><PubmedArticle><MedlineCitation><PMID>123</PMID><Article><Journal>"
+           b"<Title>J &amp;amp; Neuro</Title></Journal><ArticleTitle>GABA<sub>A</sub> &lt;i&gt;receptor&lt;/i&gt;"
+           b"</ArticleTitle><Abstract><AbstractText Label=\"BACKGROUND\">&lt;b&gt;Rats&lt;/b&gt; ran</AbstractText>"
+           b"</Abstract></Article></MedlineCitation></PubmedArticle></PubmedArticleSet>")
+    article = etree.fromstring(xml).find("PubmedArticle")
+    record = pubmed.article_to_record(article)
+    assert (record.title, record.container_title, record.abstract) == \
+        ("GABAA receptor", "J & Neuro", "BACKGROUND: Rats ran")
+    # arXiv
+    atom = (b'<feed xmlns="http://www.w3.org/2005/Atom" xmlns:arxiv="http://arxiv.org/schemas/atom"><entry>'
+            b"<id>http://arxiv.org/abs/1605.08386v1</id><title>GABA&lt;sub&gt;A&lt;/sub&gt; receptor</title>"
+            b"<summary>&lt;b&gt;Background:&lt;/b&gt; rats</summary>"
+            b"<arxiv:journal_ref>J &amp;amp; Neuro</arxiv:journal_ref></entry></feed>")
+    entry = etree.fromstring(atom).find("{http://www.w3.org/2005/Atom}entry")
+    record = arxiv.entry_to_record(entry)
+    assert (record.title, record.container_title, record.abstract) == \
+        ("GABAA receptor", "J & Neuro", "Background: rats")
+
+
+def test_fixture_records_hold_no_markup():
+    for work in json.loads((FIXTURES / "openalex" / "synergy_sep2021_works_0_25.json").read_text()):
+        if record := openalex.work_to_record(work):
+            _no_markup(record)
+    for result in json.loads((FIXTURES / "europepmc" / "search_cancer_core.json").read_text())["resultList"]["result"]:
+        if record := europepmc.result_to_record(result):
+            _no_markup(record)

@@ -1,0 +1,153 @@
+"""The screening page and the home page's headline say what the decision files say: every outcome has
+its place in the batch table, the home figures are the records list's filter counts, and the text says
+how many reviewers each stage takes, as review.yaml sets it."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+
+from sitegen.commands import build
+from sitegen.site.records import STANDING_LABELS
+
+OUTCOMES = ("include", "exclude", "maybe", "conflicts", "pending")
+
+
+def read_rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def write_rows(path: Path, rows: list[dict[str, str]]) -> None:
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=["record_id", "decision", "reason", "note"])
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def set_reviewers(review: Path, title_abstract: int, full_text: int) -> None:
+    path = review / "review.yaml"
+    config = yaml.safe_load(path.read_text())
+    config["screening"] = {"title_abstract_reviewers": title_abstract, "full_text_reviewers": full_text}
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+
+
+def first_batch(review: Path) -> set[str]:
+    events = [json.loads(line) for line in (review / "ledger.jsonl").read_text().splitlines()]
+    return set(next(e["payload"]["record_ids"] for e in events if e["type"] == "screening"))
+
+
+def with_every_outcome(review: Path) -> Path:
+    """The example with maybes and conflicts at both stages, and records awaiting a decision at both."""
+    set_reviewers(review, 2, 2)
+    ta = review / "screening" / "title-abstract"
+    a, b = read_rows(ta / "reviewer-a.csv"), read_rows(ta / "reviewer-b.csv")
+    settled = {row["record_id"] for row in read_rows(ta / "adjudication.csv")}
+    batch = first_batch(review)
+    b_by_id = {row["record_id"]: row for row in b}
+    agreed_out = [row for row in a if row["record_id"] in batch and row["record_id"] not in settled
+                  and row["decision"] == "exclude" and b_by_id[row["record_id"]]["decision"] == "exclude"]
+    for row in agreed_out[:3]:  # both reviewers say maybe: maybe at title/abstract, so on to full text
+        row["decision"] = b_by_id[row["record_id"]]["decision"] = "maybe"
+    write_rows(ta / "reviewer-a.csv", a)
+    write_rows(ta / "reviewer-b.csv", b)
+    ft = review / "screening" / "full-text"
+    first = read_rows(ft / "reviewer-a.csv")
+    reason = re.search(r"- code: (\S+)", (review / "protocol.md").read_text()).group(1)
+    second = []
+    for n, row in enumerate(first[:7]):
+        decision = ["include", "include", "exclude", "exclude", "maybe", "maybe", "maybe"][n]
+        if n in (4, 5):
+            row["decision"] = "maybe"  # both maybe: a maybe at full text; n == 6 is a conflict
+        second.append({"record_id": row["record_id"], "decision": decision,
+                       "reason": reason if decision == "exclude" else "", "note": ""})
+    write_rows(ft / "reviewer-a.csv", first)
+    write_rows(ft / "reviewer-b.csv", second)  # the other 31 await reviewer-b: pending
+    return review
+
+
+def tallies(html: str) -> list[dict[str, dict]]:
+    """Per batch row of the screening page: per stage, the records it counts and each outcome's figure."""
+    table = html[html.index('<table class="batches'):]
+    table = table[:table.index("</table>")]
+    rows = []
+    for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)[1:]:
+        cells = {}
+        for stage, records, body in re.findall(r'data-stage="([^"]+)" data-records="(\d+)">(.*?)</td>', row, re.S):
+            figures = dict(re.findall(r'data-outcome="([^"]+)">(\d+)\b', body))
+            cells[stage] = {"records": int(records), **{k: int(v) for k, v in figures.items()}}
+        size = int(re.search(r'data-label="Records"><a [^>]*>(\d+)</a>', row).group(1))
+        rows.append({"size": size, **cells})
+    return rows
+
+
+def test_batch_table_accounts_for_every_record(example_copy, tmp_path):
+    review = with_every_outcome(example_copy)
+    out = tmp_path / "site"
+    build(review, out, environ={})
+    rows = tallies((out / "screening.html").read_text())
+    assert rows
+    seen = Counter()
+    for row in rows:
+        ta, ft = row["title-abstract"], row["full-text"]
+        assert ta["records"] == row["size"]
+        if ft["records"]:
+            assert set(OUTCOMES) <= set(ta) and set(OUTCOMES) <= set(ft)
+        assert sum(ta[k] for k in OUTCOMES) == row["size"]  # every record of the batch, once
+        # the records that reach full text are those included or marked maybe at title and abstract
+        assert ft["records"] == ta["include"] + ta["maybe"]
+        assert sum(ft.get(k, 0) for k in OUTCOMES) == ft["records"]
+        for stage in ("title-abstract", "full-text"):
+            seen.update({(stage, k) for k in ("maybe", "conflicts", "pending") if row[stage].get(k)})
+    # the review exercises what the table used to leave out
+    assert {("title-abstract", "maybe"), ("title-abstract", "conflicts"), ("full-text", "maybe"),
+            ("full-text", "conflicts"), ("full-text", "pending")} <= set(seen)
+
+
+def headline(html: str) -> dict[str, int]:
+    dl = html[html.index('<dl class="headline">'):]
+    dl = dl[:dl.index("</dl>")]
+    return {dt: int(re.sub(r"<[^>]+>", "", dd)) for dt, dd in re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", dl)}
+
+
+def filter_count(site: Path, label: str) -> int:
+    """The count the records list shows next to a filter of that name."""
+    html = (site / "records.html").read_text()
+    nav = html[html.index('aria-label="Filter records"'):]
+    found = re.search(r">" + re.escape(label) + r'</(?:a|span)> <span class="count">\((\d+)\)</span>', nav)
+    assert found, label
+    return int(found.group(1))
+
+
+@pytest.mark.parametrize("variant", ["example", "every-outcome"])
+def test_home_headline_matches_the_records_filters(example_copy, tmp_path, variant):
+    review = example_copy if variant == "example" else with_every_outcome(example_copy)
+    out = tmp_path / "site"
+    build(review, out, environ={})
+    figures = headline((out / "index.html").read_text())
+    for kind in ("awaiting", "conflict"):
+        label = STANDING_LABELS[kind]
+        assert figures[label] == filter_count(out, label)
+    assert figures[STANDING_LABELS["conflict"]] >= 1  # conflicts are counted apart, never as awaiting
+
+
+@pytest.mark.parametrize(("title_abstract", "full_text"), [(1, 1), (2, 1), (1, 2), (2, 2)])
+def test_screening_text_follows_the_reviewer_settings(example_copy, tmp_path, title_abstract, full_text):
+    set_reviewers(example_copy, title_abstract, full_text)
+    out = tmp_path / "site"
+    build(example_copy, out, environ={})
+    html = (out / "screening.html").read_text()
+    text = " ".join(re.sub(r"<[^>]+>", "", html[html.index('<p class="screening-settings">'):]).split("</p>")[0].split())
+    words = {1: "one reviewer", 2: "two reviewers"}
+    assert f"At title and abstract, {words[title_abstract]} screen" in text
+    assert f"at full text, {words[full_text]} assess" in text
+    assert ("independently" in text.split(";")[0]) == (title_abstract > 1)
+    assert ("independently" in text.split(";")[1]) == (full_text > 1)
+    assert ("adjudicator" in text) == (max(title_abstract, full_text) > 1)
+    assert "Two reviewers screen every record" not in html

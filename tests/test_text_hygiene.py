@@ -1,0 +1,90 @@
+"""Text a reader sees: every record and review-file field refuses what XML and HTML cannot hold, a title
+must have visible text, and the site's address must be a clean http(s) URL. Each is reported by `check`
+with its file and line, exits non-zero, and writes nothing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from test_check import check_reports, replace_line
+
+# Code points XML 1.0 or HTML cannot hold: noncharacters at the end of the BMP and of the last plane, one of
+# the U+FDD0 block, a C0 control, DEL and a C1 control (which a terminal would obey).
+UNFIT = ["\ufffe", "\uffff", "\ufdd0", "\U0010ffff", "\U0001fffe", "\x01", "\x7f", "\x9b"]
+
+
+def set_first_record(review, **fields) -> None:
+    path = review / "records.jsonl"
+    record = json.loads(path.read_text().splitlines()[0])
+    record.update(fields)
+    replace_line(path, 1, json.dumps(record))
+
+
+@pytest.mark.parametrize("char", UNFIT, ids=lambda char: f"U+{ord(char):04X}")
+@pytest.mark.parametrize("field", ["title", "abstract"])
+def test_a_record_refuses_what_xml_and_html_cannot_hold(sitegen, example_copy, field, char):
+    set_first_record(example_copy, **{field: f"Object {char} recognition"})
+    check_reports(sitegen, example_copy, "records.jsonl", 1, f"U+{ord(char):04X}")
+
+
+def test_a_record_refuses_a_lone_surrogate(sitegen, example_copy):
+    path = example_copy / "records.jsonl"
+    record = json.loads(path.read_text().splitlines()[0])
+    record["title"] = "Object SURROGATE recognition"
+    replace_line(path, 1, json.dumps(record).replace("SURROGATE", "\\udfff"))
+    check_reports(sitegen, example_copy, "records.jsonl", 1, "surrogate")
+
+
+@pytest.mark.parametrize("char", ["\ufffe", "\uffff", "\ufdd0", "\x85"], ids=lambda char: f"U+{ord(char):04X}")
+def test_review_file_text_refuses_what_xml_and_html_cannot_hold(sitegen, example_copy, char):
+    path = example_copy / "review.yaml"
+    lines = path.read_text().splitlines()
+    line = next(n for n, text in enumerate(lines, start=1) if text.startswith("title:"))
+    replace_line(path, line, f'title: "A living review \\u{ord(char):04X} of objects"')
+    check_reports(sitegen, example_copy, "review.yaml", line, f"U+{ord(char):04X}")
+
+
+@pytest.mark.parametrize("char", ["\ufffe", "\uffff", "\ufdd0"], ids=lambda char: f"U+{ord(char):04X}")
+def test_a_decision_note_refuses_what_xml_and_html_cannot_hold(sitegen, example_copy, char):
+    path = example_copy / "screening" / "title-abstract" / "reviewer-a.csv"
+    lines = path.read_text().splitlines()
+    replace_line(path, 2, lines[1].rsplit(",", 1)[0] + f",note {char} here")
+    check_reports(sitegen, example_copy, "screening/title-abstract/reviewer-a.csv", 2, f"U+{ord(char):04X}")
+
+
+@pytest.mark.parametrize("title", [" ", "   \t  ", "\u3000", "\u200b\u200b", "\ufeff "])
+def test_a_record_title_needs_visible_text(sitegen, example_copy, title):
+    set_first_record(example_copy, title=title)
+    check_reports(sitegen, example_copy, "records.jsonl", 1, "no visible text")
+
+
+def test_an_author_name_needs_visible_text(sitegen, example_copy):
+    path = example_copy / "records.jsonl"
+    record = json.loads(path.read_text().splitlines()[0])
+    record["author"] = [{"family": "  ", "given": "Ada"}]
+    replace_line(path, 1, json.dumps(record))
+    check_reports(sitegen, example_copy, "records.jsonl", 1, "visible text")
+
+
+@pytest.mark.parametrize("url", [
+    '"https://example.org/\\x01review/"', '"https://example.org/re\\u0085view/"', '"https://example.org/a\\"b/"',
+    "'https://example.org/<script>/'", '"https://example.org/a>b/"', '"https://example.org/a\\\\b/"',
+    '"https://example.org/a b/"', '"https://example.org/a\\tb/"', "'https://example.org/it''s/'",
+    '"https://exa mple.org/"', '"https://example.org/revi\\u00e9w/"', '"https://example.org/a`b/"',
+    '"javascript://example.org/"', '"https://example.org/?q=1"', '"https://user@example.org/"',
+])
+def test_base_url_must_be_a_clean_http_address(sitegen, example_copy, url):
+    path = example_copy / "review.yaml"
+    lines = path.read_text().splitlines()
+    line = next(n for n, text in enumerate(lines, start=1) if text.strip().startswith("base_url:"))
+    replace_line(path, line, f"  base_url: {url}")
+    check_reports(sitegen, example_copy, "review.yaml", line, "base_url must be a clean absolute http(s) address")
+
+
+@pytest.mark.parametrize("url", ["https://user.github.io/repo/", "http://localhost:8000", "https://example.org/a%20b/",
+                                 "https://example.org/~me/review-1.2/"])
+def test_clean_base_urls_are_accepted(url):
+    from sitegen.review.models import SiteSettings
+
+    assert SiteSettings(base_url=url).base_url.startswith(url)
