@@ -337,6 +337,26 @@ def probable_duplicates(directory: Path, threshold: float, as_json: bool) -> Non
     click.echo(f"{len(pairs)} probable duplicate pair(s) at a title similarity of {threshold:g} or more")
 
 
+@cli.command("dedupe")
+@click.argument("source", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True,
+              help="CSV to write: one predicted duplicate set per row, column merged_ids (IDs joined by ';').")
+@click.option("--probable", "probable_out", type=click.Path(path_type=Path, dir_okay=False),
+              help="CSV of probable pairs (not merged) [default: OUT with '-probable' added to its name].")
+def dedupe(source: Path, out: Path, probable_out: Path | None) -> None:
+    """Find duplicates in SOURCE, a records CSV (columns ID, ENTRYTYPE, author, title, year, journal,
+    volume, number, pages, doi, abstract; all but ID optional).
+
+    Records sharing a DOI are merged by the identity graph, others only when their metadata agree
+    closely; near misses are listed as probable pairs for a reviewer and never merged.
+    """
+    probable_out = probable_out or out.with_name(f"{out.stem}-probable{out.suffix or '.csv'}")
+    count, matches = commands.dedupe(source, out, probable_out)
+    merged = sum(len(ids) - 1 for ids in matches.sets)
+    click.echo(f"{count} records: {len(matches.sets)} duplicate set(s), {merged} duplicate(s) merged, "
+               f"{len(matches.probable)} probable pair(s) listed in {probable_out}")
+
+
 @cli.group()
 def screen() -> None:
     """Screening: status per batch, conflicts to adjudicate, agreement between reviewers."""

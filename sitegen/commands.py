@@ -9,6 +9,8 @@ provider, so reading, checking and building a review never loads it.
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -21,12 +23,15 @@ from sitegen.living import protocol, state, versions
 from sitegen.living.checks import UNANCHORED, ledger_problems
 from sitegen.living.ledger import anchor_tail
 from sitegen.living.prisma import PrismaCounts
+from sitegen.records.dedupe import CsvProblem, dedupe_rows, read_rows
+from sitegen.records.matching import Matches
 from sitegen.records.model import Record
 from sitegen.records.probable import ProbablePair, candidate, probable_duplicates
 from sitegen.review.folder import load_ledger
 from sitegen.review.models import LedgerEvent, ReviewState, SavedSearch, Strategy, VersionRecord
 from sitegen.review.problems import Problem
 from sitegen.review.transaction import recover, review_lock
+from sitegen.review.write import atomic_write
 from sitegen.screening.digest import digest_markdown, numbered_batch, rank_batch, weekly
 from sitegen.screening.relevance import Ranking
 from sitegen.screening.status import BatchStatus, Conflict, StageStatus
@@ -73,6 +78,32 @@ def probable_pairs(root: Path, threshold: float) -> tuple[list[ProbablePair], di
     """Candidate duplicate pairs among the review's records, for a reviewer to look at."""
     records = open_review(root).review.records
     return probable_duplicates([candidate(record) for record in records.values()], threshold), records
+
+
+def dedupe(source: Path, out: Path, probable_out: Path) -> tuple[int, Matches]:
+    """Duplicate sets of a records CSV (benchmark columns) written to `out` (column merged_ids, IDs
+    joined by ";") and probable pairs, not merged, to `probable_out`; returns the record count and the result."""
+    try:
+        text = source.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise SitegenError(f"{source}: not UTF-8 text (byte {error.start})") from None
+    except OSError as error:
+        raise SitegenError(f"{source}: cannot be read ({error.strerror or error})") from None
+    try:
+        rows = read_rows(text)
+    except CsvProblem as problem:
+        raise SitegenError(f"{source}, {problem}") from None
+    matches = dedupe_rows(rows)
+    atomic_write(out, "merged_ids\r\n" + "".join(_csv_line([";".join(ids)]) for ids in matches.sets))
+    atomic_write(probable_out, _csv_line(["first", "second", "score"]) + "".join(
+        _csv_line([first, second, f"{score:.1f}"]) for first, second, score in matches.probable))
+    return len(rows), matches
+
+
+def _csv_line(values: list[str]) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer).writerow(values)
+    return buffer.getvalue()
 
 
 def screening_status(root: Path) -> tuple[list[BatchStatus], list[StageStatus]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from conftest import FIXTURES
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -168,3 +169,134 @@ def test_records_that_cannot_be_told_apart_are_merged_with_a_note():
     [merged] = deduplicate([a, b]).records
     assert merged.id == "10.2337/db14-833"
     assert any("cannot keep them apart" in note for note in merged.custom.conflicts)
+
+
+ORIGINAL = "Effect of exercise on depressive symptoms in older adults: a randomised trial"
+NOTICE_TITLES = [f"Erratum: {ORIGINAL}", f"Erratum to: {ORIGINAL}", f"ERRATUM: {ORIGINAL}", f"Errata: {ORIGINAL}",
+                 f"Correction to: {ORIGINAL}", f"Correction: {ORIGINAL}", f"Corrigendum to \"{ORIGINAL}\"",
+                 f"Corrigendum: {ORIGINAL}", f"Retraction: {ORIGINAL}", f"Retraction note to: {ORIGINAL}",
+                 f"Notice of retraction: {ORIGINAL}", f"Expression of concern: {ORIGINAL}",
+                 f"Reply to: {ORIGINAL}", f"Reply to comment on {ORIGINAL}", f"In reply: {ORIGINAL}",
+                 f"Authors' reply: {ORIGINAL}", f"Comment on: {ORIGINAL}", f"Comment on \"{ORIGINAL}\"",
+                 f"Response to the letter on {ORIGINAL}", f"[Erratum: {ORIGINAL}]", f"{ORIGINAL} [Erratum]",
+                 f"{ORIGINAL} (Correction)"]
+# Studies whose titles begin with the same words as a notice; they are works, not notices.
+WORK_TITLES = ["Correction of adolescent idiopathic scoliosis with pedicle screws",
+               "Correction for attenuation in meta-analysis of reliability coefficients",
+               "Response to treatment with lithium in bipolar disorder", "Retraction of the gingiva before impression",
+               f"RETRACTED: {ORIGINAL}", "Commentary writing in nursing education", "Replying to patients online"]
+
+
+@pytest.mark.parametrize("title", NOTICE_TITLES)
+def test_an_erratum_or_reply_with_the_originals_doi_stays_apart(title):
+    from sitegen.records.identity import is_notice
+    original = rec("pubmed", title=ORIGINAL, doi="10.1000/trial", pmid="111")
+    notice = rec("crossref", title=title, doi="10.1000/trial", openalex="W9")
+    assert is_notice(notice) and not is_notice(original)
+    result = deduplicate([original, notice])
+    assert sorted(r.id for r in result.records) == ["openalex:W9", "pmid:111"]
+    assert all("notice about another work" in " ".join(r.custom.conflicts) for r in result.records)
+    # The same notice from two sources (sharing its own identifiers) is still one record.
+    again = rec("openalex", title=title.upper(), doi="10.1000/trial", openalex="W9")
+    assert len(deduplicate([original, notice, again]).records) == 2
+
+
+@pytest.mark.parametrize("kind", ["Published Erratum", "erratum", "Retraction of Publication", "retraction-notice"])
+def test_a_notice_by_publication_type_stays_apart(kind):
+    original = rec("pubmed", title=ORIGINAL, doi="10.1000/trial", pmid="111")
+    notice = rec("openalex", title=ORIGINAL, doi="10.1000/trial", openalex="W9")
+    notice = notice.model_copy(update={"custom": notice.custom.model_copy(update={"publication_types": [kind]})})
+    assert len(deduplicate([original, notice]).records) == 2
+
+
+@pytest.mark.parametrize("title", WORK_TITLES)
+def test_titles_that_only_look_like_notices_are_works(title):
+    from sitegen.records.identity import is_notice
+    assert not is_notice(rec(title=title, pmid="7"))
+    a = rec("pubmed", title=title, doi="10.1000/w", pmid="5")
+    b = rec("openalex", title=title, doi="10.1000/w", openalex="W5")
+    assert len(deduplicate([a, b]).records) == 1
+    retracted = rec("pubmed", title=title, pmid="6")
+    retracted = retracted.model_copy(update={"custom": retracted.custom.model_copy(
+        update={"publication_types": ["Retracted Publication"]})})
+    assert not is_notice(retracted)
+
+
+SUPPLEMENT_TITLES = ["Linagliptin improves the prognosis of ischemic cardiomyopathy",
+                     "Comparison of liraglutide and exenatide on body weight",
+                     "Insulin pump therapy in adolescents: a registry study",
+                     "Sodium-glucose cotransporter 2 inhibitors and ketoacidosis"]
+
+
+def test_a_supplement_doi_on_many_abstracts_merges_none_of_them():
+    records = [rec("pubmed", title=title, doi="10.2337/db14-suppl", pmid=str(100 + n))
+               for n, title in enumerate(SUPPLEMENT_TITLES)]
+    records += [rec("openalex", title=title.upper() + ".", doi="10.2337/db14-suppl", openalex=f"W{n + 1}")
+                for n, title in enumerate(SUPPLEMENT_TITLES[:2])]
+    result = deduplicate(records)
+    # Each abstract is one record; the same abstract from two sources (same title) is merged.
+    assert len(result.records) == len(SUPPLEMENT_TITLES)
+    assert sorted(len(members) for members in result.members.values()) == [1, 1, 2, 2]
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("Efficacy of batroxobin for vascular cognitive impairment", "[Efficacy of batroxobin for vascular cognitive "
+                                                                 "impairment]."),
+    ("Efficacy of batroxobin for vascular cognitive impairment", "Efficacy of batroxobin for vascular cognitive "
+                                                                 "impairment [Article in Chinese]"),
+    ("Efficacy of batroxobin for vascular cognitive impairment", "Efficacy of batroxobin for vascular cognitive "
+                                                                 "impairment (author's transl)"),
+    ("Bone &amp; joint outcomes after <i>hip</i> fracture", "Bone & joint outcomes after hip fracture"),
+    ("TREATMENT OF HYPERTENSION IN THE ELDERLY.", "Treatment of hypertension in the elderly"),
+])
+def test_same_doi_with_marked_or_encoded_titles_merges(first, second):
+    a = rec("pubmed", title=first, doi="10.1000/x", pmid="5")
+    b = rec("crossref", title=second, doi="10.1000/x")
+    [merged] = deduplicate([a, b]).records
+    assert not merged.custom.conflicts
+
+
+def test_same_doi_and_pmid_with_a_translated_title_merges():
+    a = rec("pubmed", title="Efficacy of batroxobin for vascular cognitive impairment", doi="10.1000/x", pmid="5")
+    b = rec("openalex", title="巴曲酶治疗血管性认知障碍的疗效", doi="10.1000/x", pmid="5", openalex="W5")
+    result = deduplicate([a, b])
+    [merged] = result.records
+    assert merged.identifiers() == {"doi": "10.1000/x", "pmid": "5", "openalex": "W5"}
+    # A DOI alone with an unrelated (translated) title is not enough: kept apart when it can be.
+    c = rec("crossref", title="巴曲酶治疗血管性认知障碍的疗效", doi="10.1000/x", openalex="W6")
+    assert len(deduplicate([a, c]).records) == 2
+
+
+@pytest.mark.parametrize("arxiv", ["2312.07559", "hep-th/9901001"])
+def test_an_arxiv_record_and_its_arxiv_doi_record_are_one_work(arxiv):
+    preprint = rec("arxiv", title="Attention is all you need", arxiv=arxiv)
+    datacite = rec("openalex", title="Attention Is All You Need", doi=f"10.48550/arxiv.{arxiv}", openalex="W7")
+    for order in ([preprint, datacite], [datacite, preprint]):
+        [merged] = deduplicate(order).records
+        assert merged.identifiers() == {"doi": f"10.48550/arxiv.{arxiv}", "arxiv": arxiv, "openalex": "W7"}
+    # The journal version (its own DOI) stays a separate record.
+    journal = rec("crossref", title="Attention is all you need", doi="10.5555/3295222.3295349", arxiv=arxiv)
+    assert len(deduplicate([datacite, journal]).records) == 2
+
+
+def test_the_example_reviews_records_are_unchanged():
+    from sitegen.records.model import Record as Model
+    path = FIXTURES.parent.parent / "reviews" / "object-in-context" / "records.jsonl"
+    records = [Model.model_validate_json(line) for line in path.read_text().splitlines() if line.strip()]
+    result = deduplicate(records)
+    assert [r.id for r in result.records] == sorted(r.id for r in records)
+    assert result.records == sorted(records, key=lambda r: r.id)
+
+
+def test_update_keeps_an_erratum_and_a_supplement_abstract_apart_from_existing_records():
+    from sitegen.living.merge import integrate
+    original = rec("pubmed", title=ORIGINAL, doi="10.1000/trial", pmid="111")
+    abstract = rec("pubmed", title=SUPPLEMENT_TITLES[0], doi="10.2337/db14-suppl", pmid="201")
+    existing = {original.id: original, abstract.id: abstract}
+    retrieved = [rec("crossref", title=f"Erratum: {ORIGINAL}", doi="10.1000/trial", openalex="W9"),
+                 rec("openalex", title=SUPPLEMENT_TITLES[1], doi="10.2337/db14-suppl", openalex="W8"),
+                 rec("openalex", title=ORIGINAL.upper(), doi="10.1000/trial", pmid="111", openalex="W7")]
+    result = integrate(existing, retrieved)
+    assert result.ids == ["openalex:W9", "openalex:W8", "10.1000/trial"]
+    assert result.records["10.1000/trial"].custom.openalex == "W7"
+    assert set(result.records) == {"10.1000/trial", "10.2337/db14-suppl", "openalex:W8", "openalex:W9"}

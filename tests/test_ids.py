@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -73,3 +74,87 @@ def test_normalisers_never_crash_and_are_idempotent(text):
 def test_a_valid_record_id_always_parses(text):
     if record_id_problem(text) is None:
         assert parse_record_id(text) is not None
+
+
+# DOIs of different shapes: plain, with parentheses, a SICI DOI ending in its check character '#',
+# one with '/' in the suffix, an upper-case one.
+DOIS = ["10.1037/0097-7403.9.3.248", "10.1016/S0166-4328(98)00079-5",
+        "10.1002/(SICI)1098-2345(1997)43:2<111::AID-AJP2>3.0.CO;2-#", "10.1044/1092-4388(2007/046)",
+        "10.1002/HIPO.22095", "10.48550/arXiv.2312.07559"]
+PREFIXES = ["", "doi:", "DOI:", "doi: ", "DOI ", "info:doi/", "urn:doi:", "https://doi.org/", "http://doi.org/",
+            "https://dx.doi.org/", "http://dx.doi.org/", "https://www.doi.org/", "doi.org/", "dx.doi.org/",
+            "https://doi.org/doi:"]
+URL_PREFIXES = ["https://doi.org/", "https://www.doi.org/", "https://onlinelibrary.wiley.com/doi/",
+                "https://onlinelibrary.wiley.com/doi/abs/", "https://onlinelibrary.wiley.com/doi/full/",
+                "https://onlinelibrary.wiley.com/doi/pdf/", "https://onlinelibrary.wiley.com/doi/epdf/",
+                "https://journals.sagepub.com/doi/pdf/", "http://www.tandfonline.com/doi/full/",
+                "https://pubs.acs.org/doi/", "https://www.science.org/doi/epdf/"]
+URL_SUFFIXES = ["", "?utm_source=x&utm_medium=email", "#sec-2", "?download=true#page=3"]
+WRAPPERS = [("", ""), (" ", " "), ("\u200b", "\u200b"), ("\ufeff", ""), ('"', '"'), ("'", "'"), ("“", "”"),
+            ("<", ">"), ("[", "]"), ("(", ")"), ("\t", "\n")]
+TRAILERS = ["", ".", ";", ",", ":", "#", ").", ".;", "\u200b", "\u200d.", " .", "?utm_source=twitter",
+            "?utm_source=a&utm_campaign=b"]
+
+
+def _percent_encoded(doi: str) -> str:
+    from urllib.parse import quote
+    return quote(doi, safe="")
+
+
+@pytest.mark.parametrize("doi", DOIS)
+def test_every_written_form_of_a_doi_normalises_to_it(doi):
+    expected = doi.lower()
+    for prefix in PREFIXES:
+        for before, after in WRAPPERS:
+            for trailer in TRAILERS:
+                written = f"{before}{prefix}{doi}{trailer}{after}"
+                assert normalise_doi(written) == expected, written
+    for prefix in URL_PREFIXES:
+        for suffix in URL_SUFFIXES:
+            # In an address the DOI's own '#', '?' and '<>' are percent-encoded; '/' may or may not be.
+            for body in (doi.replace("#", "%23").replace("<", "%3C").replace(">", "%3E"), _percent_encoded(doi)):
+                written = f"{prefix}{body}{suffix}"
+                assert normalise_doi(written) == expected, written
+
+
+@pytest.mark.parametrize("doi", DOIS)
+def test_invisible_characters_inside_a_doi_are_removed(doi):
+    for char in ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"):
+        for position in (3, len(doi) // 2, len(doi) - 1):
+            assert normalise_doi(doi[:position] + char + doi[position:]) == doi.lower()
+
+
+def test_what_can_end_a_doi_is_kept():
+    # Balanced brackets, a SICI check character, and ';' '(' ')' '#' inside the DOI stay.
+    assert normalise_doi("10.1016/S0166-4328(98)00079-5).") == "10.1016/s0166-4328(98)00079-5"
+    assert normalise_doi("(10.1016/S0166-4328(98)00079-5)") == "10.1016/s0166-4328(98)00079-5"
+    assert normalise_doi("10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-#") == \
+        "10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-#"
+    assert normalise_doi("10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O;") == \
+        "10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o"
+    assert normalise_doi("10.1000/a;b#c(d)") == "10.1000/a;b#c(d)"
+    assert normalise_doi("10.1000/abc-") == "10.1000/abc-"
+
+
+def test_not_dois_stay_rejected():
+    for text in ("", "doi:", "https://doi.org/", "https://example.org/doi/", "https://example.org/doi/abs/11.1/x",
+                 "10.12/too-short", "10.1234/../../etc/passwd", "10.1234/a b", "doi: not a doi", "10.1234/",
+                 "https://example.org/10.1234/x", "\u200b", "[]", "10.1234/x\\y"):
+        assert normalise_doi(text) is None, text
+
+
+ARXIV_IDS = [("2312.07559", "2312.07559"), ("1605.08386v2", "1605.08386"), ("0704.0001", "0704.0001"),
+             ("hep-th/9901001", "hep-th/9901001"), ("math.GT/0309136v1", "math.gt/0309136")]
+
+
+@pytest.mark.parametrize(("written", "expected"), ARXIV_IDS)
+def test_an_arxiv_id_and_its_datacite_doi_are_one_identifier(written, expected):
+    from sitegen.records.ids import arxiv_of_doi
+    forms = [written, f"arXiv:{written}", f"arxiv: {written}", f"https://arxiv.org/abs/{written}",
+             f"http://export.arxiv.org/abs/{written}", f"arxiv.org/pdf/{written}", f"10.48550/arXiv.{written}",
+             f"https://doi.org/10.48550/arXiv.{written}", f"doi:10.48550/ARXIV.{written}"]
+    for form in forms:
+        assert normalise_arxiv(form) == expected, form
+    for form in forms[6:]:
+        assert arxiv_of_doi(form) == expected, form
+    assert arxiv_of_doi("10.1103/PhysRevD.1.1") is None and arxiv_of_doi(None) is None

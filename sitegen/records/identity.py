@@ -5,13 +5,19 @@
    PubMed record and an OpenAlex record meet through a shared PMID even when one
    of them lacks the DOI. Titles, authors and years never join anything, so a
    preprint and its journal version stay apart unless an identifier links them.
-2. A group in which one namespace holds two different values is a conflict (two
+   An arXiv DOI (10.48550/arXiv.<id>) is also a key for its arXiv id.
+2. A DOI can be shared by different works, so a link made by a shared DOI alone
+   holds only when the titles agree (similarity at or above TITLE_FLOOR after
+   translation markers, HTML and case are removed) and neither or both records are
+   notices about another work (erratum, correction, retraction notice, reply,
+   comment): a conference supplement gives its DOI to every abstract in it, and an
+   erratum is often exported with the DOI of the article it corrects. A shared
+   PMID, PMCID, OpenAlex or arXiv id always holds, so the same DOI and PMID with a
+   translated title is one work. Titles never join records, they only cut DOI links.
+   Records kept apart this way are flagged.
+   Then a group in which one namespace holds two different values is a conflict (two
    DOIs for "one" paper): it is split by the first such namespace, recursively,
-   and every resulting record carries a conflict note for a human. Titles never
-   join records, but they can keep them apart: records sharing an identifier
-   whose titles are unrelated (a title similarity below TITLE_FLOOR) are not the
-   same work; a conference supplement, for one, gives its DOI to every abstract
-   in it. They are split the same way and flagged.
+   and every resulting record carries a conflict note for a human.
 3. Each group becomes one record. Its members are put in a canonical order
    (source priority, then completeness, then content) that does not depend on
    the order records arrived in, and fields are merged from that order.
@@ -22,12 +28,14 @@ same result.
 
 from __future__ import annotations
 
+import html
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from sitegen.records.ids import NAMESPACE_LABELS, NAMESPACES, parse_record_id, record_id
+from sitegen.records.ids import NAMESPACE_LABELS, NAMESPACES, arxiv_of_doi, parse_record_id, record_id
 from sitegen.records.model import Record, RecordMeta, model_data
 from sitegen.records.probable import normalise_title
 from sitegen.records.providers import MERGE_PRIORITY, SOURCES
@@ -36,6 +44,40 @@ from sitegen.records.providers import MERGE_PRIORITY, SOURCES
 # are not taken for one work. On real review searches (bib-dedupe's benchmark data) true duplicate
 # pairs score 69 or more and records sharing a supplement's DOI 58 or less.
 TITLE_FLOOR = 60
+# Identifiers that name one work only. A DOI can be shared by different works (a conference supplement
+# gives one DOI to every abstract; an erratum or a reply is often exported with the DOI of the article it
+# corrects), so a shared DOI needs the titles to agree; a shared PMID, PMCID, OpenAlex or arXiv id does not,
+# which keeps a translated title with the same DOI and PMID one work.
+_ONE_WORK = ("pmid", "pmcid", "openalex", "arxiv")
+# Notices about another work (erratum, correction, retraction notice, expression of concern, reply,
+# comment), by title or publication type. "Retracted: <title>" and "Retracted Publication" are the
+# retracted work itself, not a notice, and "Correction of …" or "Response to treatment …" are studies.
+_NOTICE_TITLE = re.compile(
+    r"^(?:errat(?:um|a)|corrigend(?:um|a)|addendum|published erratum"
+    r"|corrections?\s*(?::|to\b|notice\b|$)"
+    r"|(?:notice\s+of\s+|note\s+of\s+)?retraction\s*(?::|$|note\b|notice\b|statement\b|to\b|of\s*:)"
+    r"|notice\s+of\s+retraction\b|(?:editorial\s+)?expression\s+of\s+concern\b"
+    r"|(?:in\s+)?reply\b|(?:the\s+)?authors?['’]?\s+(?:reply|response)\b"
+    r"|response\s*(?::|to\s+(?:the\s+)?(?:letter|comment|commentary|correspondence|editorial|critique|reply)\b)"
+    r"|comments?\s*(?::|on\b)|commentary\s*(?::|on\b))"
+    r"|[\[(](?:errat(?:um|a)|corrigendum|correction|retraction(?:\s+notice)?|reply|comment)[\])]\W*$",
+    re.IGNORECASE,
+)
+_NOTICE_TYPES = {"erratum", "published erratum", "corrigendum", "correction", "retraction", "retraction notice",
+                 "retraction-notice", "retraction of publication", "expression of concern", "comment"}
+# Markers that a title was translated or comes with a language note: "[Chinese]", "[Article in German]",
+# "(author's transl)". They are dropped before titles are compared, as are HTML entities and tags.
+_LANGUAGES = ("chinese|japanese|korean|german|french|spanish|portuguese|italian|russian|polish|dutch|czech|"
+              "slovak|hungarian|turkish|swedish|danish|norwegian|finnish|greek|hebrew|persian|arabic|croatian|"
+              "serbian|slovenian|romanian|bulgarian|ukrainian|lithuanian|latvian|estonian|english|"
+              "afrikaans|catalan|icelandic|indonesian|malay|thai|vietnamese")
+_TRANSLATION_MARKER = re.compile(
+    r"[\[(]\s*(?:(?:article|text|abstract|published|original)\s+)?(?:in\s+)?(?:" + _LANGUAGES + r")"
+    r"(?:\s*(?:,|and|with)\s*(?:(?:an?\s+)?(?:english\s+)?(?:abstract|summary)|" + _LANGUAGES + r"))*\s*[\])]"
+    r"|[\[(]\s*(?:author'?s\s+)?transl(?:\.|ation|ated)?\s*(?:by\s+author)?\s*[\])]",
+    re.IGNORECASE,
+)
+_TAG = re.compile(r"</?[A-Za-z][^<>]{0,200}>")
 # Ends the note on a record filed under other than its preferred identifier; a caller that keeps the
 # record's earlier id (ids never change once given) drops the note with this.
 FILED_ELSEWHERE = "; this record is filed under its "
@@ -102,13 +144,47 @@ def listed(values: list[str], most: int = 5) -> str:
     return shown + (f" and {len(values) - most} more" if len(values) > most else "")
 
 
-def _title_clusters(group: list[int], titles: list[str]) -> list[list[int]]:
-    """Single-linkage clusters of the group's records by title similarity at or above TITLE_FLOOR."""
+def comparable_title(title: str | None) -> str:
+    """A title as identity compares it: HTML entities decoded, tags and translation markers removed,
+    PubMed's [brackets] around a translated title dropped, then normalise_title."""
+    text = _TAG.sub(" ", html.unescape(html.unescape(title or "")))
+    text = _TRANSLATION_MARKER.sub(" ", text).strip()
+    bracketed = re.fullmatch(r"\[(.*)\][.\s]*", text, re.DOTALL)
+    if bracketed and "[" not in bracketed.group(1) and "]" not in bracketed.group(1):
+        text = bracketed.group(1)
+    return normalise_title(text)
+
+
+def is_notice(record: Record) -> bool:
+    """True when the record is a notice about another work (erratum, correction, retraction notice,
+    expression of concern, reply or comment), by its title or publication type."""
+    if any(t.strip().lower() in _NOTICE_TYPES for t in record.custom.publication_types):
+        return True
+    title = html.unescape(record.title or "").strip().lstrip("[(\"'“‘ ").strip()
+    return bool(title and _NOTICE_TITLE.search(title))
+
+
+def _title_clusters(group: list[int], titles: list[str], ids: list[Identifiers],
+                    notices: list[bool]) -> list[list[int]]:
+    """Single-linkage clusters of the group's records along the identifiers they share: two records
+    sharing an identifier of one work (_ONE_WORK) are joined; two sharing only a DOI are joined when
+    both are notices or both are not and their titles agree (similarity at or above TITLE_FLOOR, or a
+    title is missing). Titles never join records that share no identifier."""
     forest = _UnionFind(len(group))
     for a in range(len(group)):
         for b in range(a + 1, len(group)):
-            first, second = titles[group[a]], titles[group[b]]
-            if not first or not second or fuzz.ratio(first, second, score_cutoff=TITLE_FLOOR):
+            first, second = group[a], group[b]
+            shared = {ns for ns, value in ids[first].items() if ids[second].get(ns) == value}
+            if not shared:
+                continue
+            if shared & set(_ONE_WORK):
+                forest.union(a, b)
+                continue
+            if notices[first] != notices[second]:
+                continue
+            first_title, second_title = titles[first], titles[second]
+            if not first_title or not second_title or fuzz.ratio(first_title, second_title,
+                                                                  score_cutoff=TITLE_FLOOR):
                 forest.union(a, b)
     clusters: dict[int, list[int]] = defaultdict(list)
     for position, index in enumerate(group):
@@ -116,15 +192,20 @@ def _title_clusters(group: list[int], titles: list[str]) -> list[list[int]]:
     return list(clusters.values())
 
 
-def _split_titles(group: list[int], ids: list[Identifiers], titles: list[str],
+def _split_titles(group: list[int], ids: list[Identifiers], titles: list[str], notices: list[bool],
                   notes: dict[int, list[str]]) -> list[list[int]]:
-    clusters = _title_clusters(group, titles) if len(group) > 1 else [group]
+    clusters = _title_clusters(group, titles, ids, notices) if len(group) > 1 else [group]
     if len(clusters) == 1:
         return [group]
     shared = sorted({f"{NAMESPACE_LABELS[ns]} {v}" for cluster in clusters for i in cluster for ns, v in ids[i].items()
                      if any((ns, v) in ids[j].items() for other in clusters if other is not cluster for j in other)})
-    note = (f"Records sharing {listed(shared)} have unrelated titles, so they are not taken for one work (a "
-            "conference supplement, for one, gives its DOI to every abstract); kept apart for a reviewer.")
+    if len({notices[i] for i in group}) > 1:
+        note = (f"Records sharing {listed(shared)} include a notice about another work (an erratum, correction, "
+                "retraction notice, reply or comment) and the work itself, so they are not taken for one work; "
+                "kept apart for a reviewer.")
+    else:
+        note = (f"Records sharing {listed(shared)} have unrelated titles, so they are not taken for one work (a "
+                "conference supplement, for one, gives its DOI to every abstract); kept apart for a reviewer.")
     for index in group:
         notes[index].append(note)
     return clusters
@@ -237,14 +318,25 @@ def _merge_back(merged: list[tuple[Record, list[int]]], unmatched: list[int],
     return [pair for n, pair in enumerate(result) if n not in absorbed]
 
 
+def _keys(record: Record) -> Identifiers:
+    """The record's identifiers as graph keys: an arXiv DOI (10.48550/arXiv.<id>) also names its arXiv id."""
+    keys = record.identifiers()
+    if "arxiv" not in keys and (arxiv := arxiv_of_doi(keys.get("doi"))):
+        keys["arxiv"] = arxiv
+    return keys
+
+
 def deduplicate(records: list[Record]) -> Deduplicated:
     notes: dict[int, list[str]] = defaultdict(list)
-    ids = [record.identifiers() for record in records]
-    titles = [normalise_title(record.title) for record in records]
+    ids = [_keys(record) for record in records]
+    titles = [comparable_title(record.title) for record in records]
+    notices = [is_notice(record) for record in records]
     groups = []
     for component in _components(list(range(len(records))), ids):
-        for group in _split(component, ids, notes):
-            groups += _split_titles(group, ids, titles, notes)
+        # A DOI shared by different works is no link: those links are cut first, then what the
+        # remaining links join is checked for contradictory identifiers.
+        for cluster in _split_titles(component, ids, titles, notices, notes):
+            groups += _split(cluster, ids, notes)
     merged = [(merge([records[i] for i in group], [n for i in group for n in notes[i]]), sorted(group))
               for group in groups]
     merged = _distinct_ids(merged)

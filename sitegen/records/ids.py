@@ -16,7 +16,25 @@ NAMESPACES = ("doi", "openalex", "arxiv", "pmid", "pmcid")  # record-id priority
 NAMESPACE_LABELS = {"doi": "DOI", "openalex": "OpenAlex", "arxiv": "arXiv", "pmid": "PMID", "pmcid": "PMCID"}
 
 _DOI = re.compile(r"^10\.\d{4,9}/\S+$")
-_DOI_PREFIXES = re.compile(r"^(?:doi:\s*|https?://(?:dx\.)?doi\.org/|(?:dx\.)?doi\.org/)", re.IGNORECASE)
+# The written forms of a DOI: doi:/DOI / info:doi/ / urn:doi: labels, resolver addresses with or without
+# scheme and www./dx., and publisher pages whose path holds /doi/(abs|full|pdf|epdf|…)/10.… .
+_DOI_PREFIXES = re.compile(
+    r"^(?:(?:info:doi/|urn:doi:|doi\s*:\s*|doi\s+)"
+    r"|(?:(?:https?:)?//)?(?:(?:www\.|dx\.)?doi\.org|hdl\.handle\.net)/(?:doi:\s*)?"
+    r"|https?://[^/?#\s]+(?:/[^?#\s]*?)?/doi/(?:(?:abs|full|pdf|epdf|pdfdirect|pdfplus|fulltext|reader|book)/)?"
+    r"(?=10\.))",
+    re.IGNORECASE,
+)
+_URL_FORM = re.compile(r"^(?:https?:)?//", re.IGNORECASE)
+# Characters that never show in a written DOI but ride along from copied text: zero-width space,
+# non-joiner and joiner, word joiner, byte-order mark and soft hyphen.
+_INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
+_WRAPPERS = "\"'\u201c\u201d\u2018\u2019\u00ab\u00bb`"
+_CLOSERS = {")": "(", "]": "[", ">": "<", "}": "{"}
+# A query string pasted after a bare DOI (?utm_source=…&…): key=value pairs only.
+_QUERY = re.compile(r"\?[A-Za-z][\w.-]*=[^\s/]*$")
+# A SICI DOI's check character can be '#' (…;2-#), so a final '#' is kept there and only there.
+_SICI_CHECK = re.compile(r";\d+-#$")
 _PMID_PREFIXES = re.compile(
     r"^(?:pmid:\s*|med-|https?://(?:www\.)?(?:pubmed\.ncbi\.nlm\.nih\.gov|ncbi\.nlm\.nih\.gov/pubmed)/)", re.IGNORECASE
 )
@@ -26,7 +44,8 @@ _PMCID_PREFIXES = re.compile(
     re.IGNORECASE,
 )
 _OPENALEX_PREFIXES = re.compile(r"^(?:openalex:|oax-|https?://(?:api\.)?openalex\.org/(?:works/)?)", re.IGNORECASE)
-_ARXIV_PREFIXES = re.compile(r"^(?:arxiv:\s*|https?://(?:export\.)?arxiv\.org/(?:abs|pdf)/)", re.IGNORECASE)
+_ARXIV_PREFIXES = re.compile(r"^(?:arxiv:\s*|(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/)",
+                             re.IGNORECASE)
 _ARXIV_NEW = re.compile(r"^(\d{4}\.\d{4,5})(?:v\d+)?$")
 _ARXIV_OLD = re.compile(r"^([a-z-]+(?:\.[a-z]{2})?/\d{7})(?:v\d+)?$", re.IGNORECASE)
 _ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$")
@@ -38,11 +57,52 @@ def _clean(value: object) -> str:
 
 
 def normalise_doi(value: object) -> str | None:
-    text = _DOI_PREFIXES.sub("", _clean(value))
-    text = unquote(text).strip().lower()
+    """The lower-case DOI in any common written form, or None.
+
+    Removes labels and resolver or publisher address parts, invisible characters, surrounding quotes
+    and brackets, a URL's query and fragment, and trailing sentence punctuation; keeps what can end a
+    DOI (a balanced ')' as in 10.1016/s0166-4328(98)00079-5, a SICI check character '#').
+    """
+    text = _INVISIBLE.sub("", _clean(value)).strip()
+    text = _unwrap(text)
+    if len(text) > 2048:
+        return None
+    if _URL_FORM.match(text):
+        # In an address, '?' and '#' start the query and fragment (a DOI's own are percent-encoded, though
+        # a SICI DOI's final '#' is often left bare, so a '#' starts one only before a letter or digit).
+        text = re.split(r"\?(?=\S*[A-Za-z0-9])|#(?=[A-Za-z0-9])", text, maxsplit=1)[0]
+    text = _DOI_PREFIXES.sub("", text)
+    text = _trim_end(unquote(text).strip()).lower()
     if len(text) > 512 or not _DOI.match(text) or _has_unsafe_path(text):
         return None
     return text
+
+
+def _unwrap(text: str) -> str:
+    """Without quotes and brackets around the whole value ("…", <…>, […], (…))."""
+    pairs = {"<": ">", "[": "]", "(": ")", "{": "}"}
+    while len(text) >= 2:
+        first, last = text[0], text[-1]
+        if (first in _WRAPPERS and last in _WRAPPERS) or pairs.get(first) == last:
+            text = text[1:-1].strip()
+        else:
+            return text
+    return text
+
+
+def _trim_end(text: str) -> str:
+    """Without what cannot end this DOI: sentence punctuation, a pasted query, a stray '#',
+    a closing quote or a closing bracket that has no opening one in the DOI."""
+    while True:
+        before = text
+        text = _QUERY.sub("", text).rstrip()
+        if text.endswith("#") and not _SICI_CHECK.search(text):
+            text = text[:-1]
+        text = text.rstrip(".,;:!?" + _WRAPPERS).rstrip()
+        if text and text[-1] in _CLOSERS and text.count(text[-1]) > text.count(_CLOSERS[text[-1]]):
+            text = text[:-1]
+        if text == before:
+            return text
 
 
 def normalise_pmid(value: object) -> str | None:
@@ -62,10 +122,17 @@ def normalise_openalex(value: object) -> str | None:
     return text if re.fullmatch(r"W\d{1,12}", text) else None
 
 
+def arxiv_of_doi(doi: str | None) -> str | None:
+    """The arXiv id a DOI names (10.48550/arXiv.<id>, DataCite's DOI for every arXiv paper), else None."""
+    doi = normalise_doi(doi)
+    match = _ARXIV_DOI.match(doi) if doi else None
+    return normalise_arxiv(match.group(1)) if match else None
+
+
 def normalise_arxiv(value: object) -> str | None:
-    """The version-less arXiv id: 2101.00001 or hep-th/9901001."""
-    text = _ARXIV_PREFIXES.sub("", _clean(value)).rstrip("/")
-    doi = _ARXIV_DOI.match(text.lower())
+    """The version-less arXiv id: 2101.00001 or hep-th/9901001, also from its 10.48550/arXiv. DOI."""
+    text = _ARXIV_PREFIXES.sub("", _INVISIBLE.sub("", _clean(value))).rstrip("/")
+    doi = _ARXIV_DOI.match(normalise_doi(text) or "")
     if doi:
         text = doi.group(1)
     for pattern in (_ARXIV_NEW, _ARXIV_OLD):

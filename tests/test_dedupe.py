@@ -1,0 +1,188 @@
+"""`sitegen dedupe`: reading records CSVs, the metadata matcher's hard cases, determinism, real data."""
+
+from __future__ import annotations
+
+import csv
+import random
+
+import pytest
+from conftest import FIXTURES
+
+from sitegen.records.dedupe import CsvProblem, dedupe_rows, read_rows
+from sitegen.records.matching import Work, classify, find_duplicates, kind, normalise_title, pages, work
+
+HEADER = "ID,ENTRYTYPE,author,title,year,journal,volume,number,pages,doi,abstract\n"
+TITLE = "Thrombolysis with alteplase three to four and a half hours after acute ischemic stroke"
+
+
+def article(key: str, **changes) -> Work:
+    fields = {"title": TITLE, "authors": ["Hacke, Werner", "Kaste, Markku", "Bluhmki, Erich"], "year": 2008,
+              "journal": "New England Journal of Medicine", "volume": "359", "issue": "13", "page": "1317-1329"}
+    return work(key, **{**fields, **changes})
+
+
+# --------------------------------------------------------------------------- reading the CSV
+
+
+@pytest.mark.parametrize(("text", "line", "message"), [
+    ("", 1, "empty"),
+    ("title,year\nA,2001\n", 1, "no ID column"),
+    ("ID,title,title\na,b,c\n", 1, "appears twice"),
+    (HEADER + "a,article,X,T,2001,J,1,2,3-4,,\nb,article,X,T\n", 3, "4 fields where the header has 11"),
+    ("ID,title\n,A title\n", 2, "the ID is empty"),
+    ("ID,title\na,One\n\nb,Two\na,Three\n", 5, "already used on line 2"),
+    ("ID,title,year\na,T,20x1\n", 2, "not a four-digit year"),
+    ('ID,title\na,"unclosed\n', 2, "not valid CSV"),
+])
+def test_malformed_csv_names_the_line(text, line, message):
+    with pytest.raises(CsvProblem, match=message) as error:
+        read_rows(text)
+    assert error.value.line == line
+
+
+def test_missing_columns_and_na_values_are_empty():
+    rows = read_rows("ID,title,year,pages,issue,booktitle\na,T,NA,No Pagination Specified,3,Proc X\n")
+    assert rows[0].get("year") == rows[0].get("pages") == ""
+    assert rows[0].get("number") == "3" and rows[0].get("journal") == "Proc X"  # aliases
+    assert rows[0].get("doi") == ""
+
+
+def test_command_reports_file_and_line(tmp_path, sitegen):
+    source = tmp_path / "records.csv"
+    source.write_text(HEADER + "a,article,X,T,2001,J,1,2,3-4\n", encoding="utf-8")
+    code, _, err = sitegen("dedupe", source, "--out", tmp_path / "out.csv")
+    assert code == 1 and f"{source}, line 2: 9 fields where the header has 11" in err
+    source.write_bytes(b"ID,title\na,\xff\n")
+    code, _, err = sitegen("dedupe", source, "--out", tmp_path / "out.csv")
+    assert code == 1 and "not UTF-8" in err
+
+
+def test_command_writes_sets_and_probable_pairs(tmp_path, sitegen):
+    out = tmp_path / "predicted.csv"
+    code, stdout, _ = sitegen("dedupe", FIXTURES / "dedupe" / "special_cases" / "records_pre_merged.csv",
+                              "--out", out)
+    assert code == 0 and "12 records: 3 duplicate set(s)" in stdout
+    with open(out, newline="", encoding="utf-8") as handle:
+        found = [row["merged_ids"] for row in csv.DictReader(handle)]
+    with open(FIXTURES / "dedupe" / "special_cases" / "merged_record_ids.csv", newline="", encoding="utf-8") as f:
+        truth = [row["merged_ids"] for row in csv.DictReader(f)]
+    assert sorted(found) == sorted(truth)  # the special cases exactly right
+    with open(tmp_path / "predicted-probable.csv", newline="", encoding="utf-8") as handle:
+        assert next(csv.reader(handle)) == ["first", "second", "score"]
+
+
+# --------------------------------------------------------------------------- normalisation
+
+
+def test_titles_lose_markup_entities_and_translation_notes():
+    assert normalise_title("Stroke &amp; <i>tPA</i>: a trial [Chinese]") == normalise_title("Stroke & tPA - A Trial")
+    assert normalise_title("Care of stroke. [Review] [33 refs]") == normalise_title("Care of stroke")
+    assert normalise_title("[Care of stroke after tPA]") == normalise_title("Care of stroke after tPA")
+    assert normalise_title("Gait in healthy people.[Erratum appears in Exp Brain Res 2010;203(1):245]") == (
+        normalise_title("Gait in healthy people"))
+    assert normalise_title("[Chinese]") == "chinese"  # a title that is only a note keeps it
+    assert normalise_title("Outcomes (part 2)") != normalise_title("Outcomes")  # digits are kept
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("73-6", ("73", "76")), ("73-76", ("73", "76")), ("1317-29", ("1317", "1329")), ("e123", ("e123", "")),
+    ("S417-S429", ("s417", "s429")), ("Suppl-29", ("", "")), ("", ("", "")), ("073–076", ("73", "76")),
+])
+def test_page_ranges(text, expected):
+    assert pages(text) == expected
+
+
+@pytest.mark.parametrize(("title", "expected"), [
+    ("Erratum to: Thrombolysis after stroke", "erratum"), ("Correction: stroke units", "erratum"),
+    ("Reply to Smith et al.", "reply"), ("Authors' reply", "reply"), ("Comment on: stroke units", "comment"),
+    ("Retraction notice: stroke units", "retraction"), ("Re: stroke units", "comment"),
+    ("Stroke units", ""), ("Correction of hypokalaemia", ""), ("Re-evaluation of stroke", ""),
+    ("Recurrent stroke", ""), ("Responsiveness of scales", ""), ("Response to alteplase", "reply"),
+    ("Response of blood pressure", ""), ("[Erratum: stroke]", "erratum"),
+])
+def test_kinds(title, expected):
+    assert kind(title) == expected
+
+
+# --------------------------------------------------------------------------- the hard pairs
+
+
+def test_the_same_article_is_same():
+    assert classify(article("a"), article("b", page="1317-29", journal="N Engl J Med"))[0] == "same"
+
+
+def test_abbreviated_page_range_is_the_same_page():
+    assert classify(article("a", page="73-6"), article("b", page="73-76"))[0] == "same"
+
+
+def test_translated_title_matches_its_original_record():
+    assert classify(article("a", title=f"[{TITLE}]"), article("b", title=f"{TITLE} [Chinese]"))[0] == "same"
+
+
+@pytest.mark.parametrize("changes", [
+    {"title": f"Erratum: {TITLE}"}, {"title": f"Reply to: {TITLE}"}, {"title": f"Comment on {TITLE}"},
+    {"title": f"Retraction: {TITLE}"}, {"year": 2011}, {"volume": "360"}, {"page": "1330-1340"},
+    {"doi": "10.1056/other"},
+])
+def test_never_the_same(changes):
+    assert classify(article("a", doi="10.1056/nejmoa0804656"), article("b", **changes))[0] == "different"
+
+
+def test_a_lost_subtitle_needs_journal_volume_and_page():
+    short = TITLE.rsplit(" ", 6)[0]
+    assert classify(article("a"), article("b", title=short))[0] == "same"
+    one = {"authors": ["Hacke, Werner"]}
+    assert classify(article("a", **one), article("b", title=short, journal="Stroke", **one))[0] == "probable"
+    alone = {"authors": ["Hacke, Werner"], "page": ""}  # journal and volume alone are not enough
+    assert classify(article("a", **alone), article("b", title=short, **alone))[0] == "probable"
+
+
+def test_next_year_or_another_first_author_is_only_probable():
+    assert classify(article("a"), article("b", year=2009))[0] == "probable"
+    assert classify(article("a"), article("b", authors=["Smith, J"]))[0] == "probable"
+
+
+def test_a_short_generic_title_needs_more_than_one_corroborating_field():
+    a = work("a", "Editorial", ["Smith, J"], 2010, "Stroke")
+    b = work("b", "Editorial", ["Smith, J"], 2010, "Stroke")
+    assert classify(a, b)[0] == "probable"
+
+
+def test_shared_doi_with_unrelated_titles_or_an_erratum_is_not_merged():
+    works = [article("a", doi="10.1/x"), article("b", title="Another abstract entirely on diet", doi="10.1/x"),
+             article("c", title=f"Erratum: {TITLE}", doi="10.1/x"), article("d", doi="10.1/x", page="1317-29")]
+    assert find_duplicates(works, [["a", "b", "c", "d"]]).sets == [["a", "d"]]
+
+
+def test_merging_never_chains_across_a_conflict():
+    # b matches a and c, but a and c have different volumes: b joins one of them, never both.
+    works = [article("a", volume="359"), article("b", volume=""), article("c", volume="360")]
+    sets = find_duplicates(works).sets
+    assert len(sets) == 1 and len(sets[0]) == 2 and sets[0][0] == "a"
+
+
+# --------------------------------------------------------------------------- real data
+
+
+def load_real(name: str):
+    folder = FIXTURES / "dedupe" / name
+    rows = read_rows((folder / "records_pre_merged.csv").read_text(encoding="utf-8"))
+    with open(folder / "merged_record_ids.csv", newline="", encoding="utf-8") as handle:
+        truth = [row["merged_ids"].split(";") for row in csv.DictReader(handle)]
+    return rows, truth
+
+
+def test_same_sets_in_any_input_order():
+    rows, _ = load_real("stroke")
+    expected = dedupe_rows(rows)
+    shuffled = list(rows)
+    random.Random(7).shuffle(shuffled)
+    again = dedupe_rows(shuffled)
+    assert again.sets == expected.sets and again.probable == expected.probable
+
+
+def test_no_false_merge_on_stroke():
+    rows, truth = load_real("stroke")
+    true_set = {key: n for n, members in enumerate(truth) for key in members}
+    for members in dedupe_rows(rows).sets:
+        assert len({true_set.get(key, key) for key in members}) == 1, members
