@@ -144,11 +144,15 @@ def listed(values: list[str], most: int = 5) -> str:
     return shown + (f" and {len(values) - most} more" if len(values) > most else "")
 
 
+def unmarked(title: str) -> str:
+    """A title with HTML entities decoded (twice: indexes escape escaped text) and tags replaced by spaces."""
+    return _TAG.sub(" ", html.unescape(html.unescape(title)))
+
+
 def comparable_title(title: str | None) -> str:
     """A title as identity compares it: HTML entities decoded, tags and translation markers removed,
     PubMed's [brackets] around a translated title dropped, then normalise_title."""
-    text = _TAG.sub(" ", html.unescape(html.unescape(title or "")))
-    text = _TRANSLATION_MARKER.sub(" ", text).strip()
+    text = _TRANSLATION_MARKER.sub(" ", unmarked(title or "")).strip()
     bracketed = re.fullmatch(r"\[(.*)\][.\s]*", text, re.DOTALL)
     if bracketed and "[" not in bracketed.group(1) and "]" not in bracketed.group(1):
         text = bracketed.group(1)

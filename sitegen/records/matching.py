@@ -28,7 +28,7 @@ from typing import Literal
 
 from rapidfuzz import fuzz
 
-from sitegen.records.identity import TITLE_FLOOR
+from sitegen.records.identity import TITLE_FLOOR, unmarked
 from sitegen.records.probable import normalise_title as plain_title
 from sitegen.records.probable import surname
 
@@ -40,7 +40,6 @@ PROBABLE_TITLE = 85.0  # and a PROBABLE pair
 SAME_ABSTRACT = 90.0
 BLOCK_WORDS = 4
 
-_TAG = re.compile(r"<[^>]{0,40}>")
 # Trailing notes an index adds to a title: a few words without digits in brackets ("[Chinese]",
 # "[Article in German]", "(author's transl)", "[Review]"), reference counts ("[33 refs]") and notes of
 # linked records ("[Erratum appears in Exp Brain Res 2010;203:245]", "[Comment on ...]").
@@ -60,7 +59,7 @@ _JOURNAL_STOP = {"of", "the", "and", "for", "in", "on", "de", "la", "und", "der"
 def normalise_title(title: str) -> str:
     """For matching: HTML entities and tags, a translation note ("[Chinese]") and enclosing brackets
     removed, then lower case without accents or punctuation."""
-    text = _TAG.sub(" ", html.unescape(html.unescape(title))).strip()
+    text = unmarked(title).strip()
     if (whole := re.fullmatch(r"\[([^\[\]]+)\]\.?", text)) is not None:  # MEDLINE's "[translated title]"
         text = whole.group(1)
     return plain_title(_TRAILING_NOTE.sub("", text)) or plain_title(text)

@@ -443,6 +443,18 @@ def _field_problem(rel: str, parsed: parsing.Parsed, field: str, code: str, mess
     return Problem(rel, line, column, code, message)
 
 
+def _json_models(root: Path, folder: str, name: re.Pattern[str], explanation: str, model: type[M],
+                 supported: int | str, what: str, problems: list[Problem],
+                 schema_problems: list[Problem]) -> Iterator[tuple[Path, str, M, parsing.Parsed]]:
+    """Each well-named JSON file of `folder` that holds a valid `model`, with its parsed positions;
+    every problem met on the way goes to `problems` (a schema_version problem to `schema_problems`)."""
+    for path, rel in _named_files(root, folder, name, explanation, problems):
+        value, parsed, file_problems = _read_json_model(root, rel, folder, model, supported, what, schema_problems)
+        problems += file_problems
+        if value is not None and parsed is not None:
+            yield path, rel, value, parsed
+
+
 VERSION_NAME = re.compile(r"[1-9][0-9]{0,8}\.json")
 SLUG_NAMES = "files here are named {} (lower-case letters, digits and '-')"
 
@@ -450,14 +462,9 @@ SLUG_NAMES = "files here are named {} (lower-case letters, digits and '-')"
 def _load_versions(root: Path, review: Review, schema_problems: list[Problem]) -> list[Problem]:
     found = []
     problems: list[Problem] = []
-    for path, rel in _named_files(root, "versions", VERSION_NAME,
-                                  "files here are named versions/<number>.json (1.json, 2.json, …), one per "
-                                  "published version", problems):
-        record, parsed, file_problems = _read_json_model(root, rel, "versions", VersionRecord, VERSION_SCHEMA_VERSION,
-                                                         "versions", schema_problems)
-        problems += file_problems
-        if record is None or parsed is None:
-            continue
+    for path, rel, record, parsed in _json_models(
+            root, "versions", VERSION_NAME, "files here are named versions/<number>.json (1.json, 2.json, …), one per "
+            "published version", VersionRecord, VERSION_SCHEMA_VERSION, "versions", problems, schema_problems):
         if record.number != int(path.stem):
             problems.append(_field_problem(rel, parsed, "number", "version-number",
                                     f"number {record.number} does not match the file name {path.name!r}: a "
@@ -482,13 +489,11 @@ MANIFEST_NAME = re.compile(r"\d{8}T\d{6}(?:\.\d{1,6})?Z-[a-z0-9][a-z0-9-]{0,79}\
 def _load_manifests(root: Path, review: Review, schema_problems: list[Problem]) -> list[Problem]:
     """Each file of runs/ as a manifest; `living.manifests` checks them against the ledger."""
     problems: list[Problem] = []
-    for _path, rel in _named_files(root, "runs", MANIFEST_NAME,
-                                   "files here are run manifests named runs/<UTC time>-<monitor_id>.json "
-                                   "(e.g. 20260601T060000Z-my-search.json), written by `sitegen update`", problems):
-        manifest, parsed, file_problems = _read_json_model(root, rel, "runs", RunManifest, RUN_MANIFEST_SCHEMA_VERSION,
-                                                           "run manifests", schema_problems)
-        problems += file_problems
-        if manifest is None or parsed is None or parsed.source is None:
+    for _path, rel, manifest, parsed in _json_models(
+            root, "runs", MANIFEST_NAME, "files here are run manifests named runs/<UTC time>-<monitor_id>.json "
+            "(e.g. 20260601T060000Z-my-search.json), written by `sitegen update`", RunManifest,
+            RUN_MANIFEST_SCHEMA_VERSION, "run manifests", problems, schema_problems):
+        if parsed.source is None:
             continue
         if manifest.origin != "run":
             problems.append(_field_problem(rel, parsed, "origin", "manifest-origin",
