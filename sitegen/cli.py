@@ -7,6 +7,7 @@ import json
 import math
 import os
 from pathlib import Path
+from typing import get_args
 
 import click
 from pydantic import ValidationError
@@ -14,6 +15,7 @@ from pydantic import ValidationError
 from sitegen import __version__, commands
 from sitegen.errors import EXIT_INCOMPLETE, EXIT_INVALID, ReviewInvalid, SchemaVersionError, SitegenError
 from sitegen.records.providers import label as provider_label
+from sitegen.references import Format
 from sitegen.review.models import Strategy
 from sitegen.review.problems import FORMATTERS, format_human
 from sitegen.review.scaffold import init_review
@@ -343,15 +345,19 @@ def probable_duplicates(directory: Path, threshold: float, as_json: bool) -> Non
               help="CSV to write: one predicted duplicate set per row, column merged_ids (IDs joined by ';').")
 @click.option("--probable", "probable_out", type=click.Path(path_type=Path, dir_okay=False),
               help="CSV of probable pairs (not merged) [default: OUT with '-probable' added to its name].")
-def dedupe(source: Path, out: Path, probable_out: Path | None) -> None:
-    """Find duplicates in SOURCE, a records CSV (columns ID, ENTRYTYPE, author, title, year, journal,
-    volume, number, pages, doi, abstract; all but ID optional).
+@click.option("--format", "format", type=click.Choice(get_args(Format)),
+              help="Format of SOURCE [default: by its suffix (.csv, .ris, .bib), else by its content].")
+def dedupe(source: Path, out: Path, probable_out: Path | None, format: Format | None) -> None:
+    """Find duplicates in SOURCE, a reference file: a records CSV (columns ID, ENTRYTYPE, author,
+    title, year, journal, volume, number, pages, doi, abstract; all but ID optional), a RIS file
+    (IDs from its ID tags, else ris-1, ris-2, ... by position) or a BibTeX file (IDs are the keys).
 
     Records sharing a DOI are merged by the identity graph, others only when their metadata agree
-    closely; near misses are listed as probable pairs for a reviewer and never merged.
+    closely; near misses are listed as probable pairs for a reviewer and never merged. A malformed
+    file is reported as FILE:LINE: message and nothing is written.
     """
     probable_out = probable_out or out.with_name(f"{out.stem}-probable{out.suffix or '.csv'}")
-    count, matches = commands.dedupe(source, out, probable_out)
+    count, matches = commands.dedupe(source, out, probable_out, format)
     merged = sum(len(ids) - 1 for ids in matches.sets)
     click.echo(f"{count} records: {len(matches.sets)} duplicate set(s), {merged} duplicate(s) merged, "
                f"{len(matches.probable)} probable pair(s) listed in {probable_out}")

@@ -23,10 +23,11 @@ from sitegen.living import protocol, state, versions
 from sitegen.living.checks import UNANCHORED, ledger_problems
 from sitegen.living.ledger import anchor_tail
 from sitegen.living.prisma import PrismaCounts
-from sitegen.records.dedupe import CsvProblem, dedupe_rows, read_rows
+from sitegen.records.dedupe import dedupe_rows
 from sitegen.records.matching import Matches
 from sitegen.records.model import Record
 from sitegen.records.probable import ProbablePair, candidate, probable_duplicates
+from sitegen.references import Format, ReferenceProblem, read_references
 from sitegen.review.folder import load_ledger
 from sitegen.review.models import LedgerEvent, ReviewState, SavedSearch, Strategy, VersionRecord
 from sitegen.review.problems import Problem
@@ -80,19 +81,17 @@ def probable_pairs(root: Path, threshold: float) -> tuple[list[ProbablePair], di
     return probable_duplicates([candidate(record) for record in records.values()], threshold), records
 
 
-def dedupe(source: Path, out: Path, probable_out: Path) -> tuple[int, Matches]:
-    """Duplicate sets of a records CSV (benchmark columns) written to `out` (column merged_ids, IDs
-    joined by ";") and probable pairs, not merged, to `probable_out`; returns the record count and the result."""
+def dedupe(source: Path, out: Path, probable_out: Path, format: Format | None = None) -> tuple[int, Matches]:
+    """Duplicate sets of a reference file (records CSV in the benchmark's columns, RIS or BibTeX; `format`
+    or else its suffix or content) written to `out` (column merged_ids, IDs joined by ";") and probable
+    pairs, not merged, to `probable_out`; returns the record count and the result. Nothing is written
+    when the file has a problem."""
     try:
-        text = source.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise SitegenError(f"{source}: not UTF-8 text (byte {error.start})") from None
+        rows = read_references(source, format)
+    except ReferenceProblem as problem:
+        raise SitegenError(f"{source}:{problem.line}: {problem.message}") from None
     except OSError as error:
         raise SitegenError(f"{source}: cannot be read ({error.strerror or error})") from None
-    try:
-        rows = read_rows(text)
-    except CsvProblem as problem:
-        raise SitegenError(f"{source}, {problem}") from None
     matches = dedupe_rows(rows)
     atomic_write(out, "merged_ids\r\n" + "".join(_csv_line([";".join(ids)]) for ids in matches.sets))
     atomic_write(probable_out, _csv_line(["first", "second", "score"]) + "".join(

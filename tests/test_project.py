@@ -126,10 +126,11 @@ def _sitegen_imports(package: str) -> dict[str, set[str]]:
     return found
 
 
-# What each layer may import: records/ is the ground floor, review/ the files above it; every domain
-# and the site build on them, and the site never reaches a provider.
+# What each layer may import: records/ is the ground floor, references/ (reference files) and review/
+# (the review's files) above it; every domain and the site build on them, and the site never reaches a provider.
 LAYERS = {
     "records": lambda name: name.startswith("sitegen.records"),
+    "references": lambda name: name.startswith(("sitegen.references", "sitegen.records")),
     "review": lambda name: name.startswith(("sitegen.review", "sitegen.records")) or name in ("sitegen.errors",),
     "site": lambda name: not name.startswith("sitegen.sources"),
 }

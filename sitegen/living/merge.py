@@ -1,26 +1,38 @@
-"""Fold newly retrieved records into the review's records, by identity, keeping ids stable.
+"""Fold newly retrieved records into the review's records, by identity then by metadata, keeping ids stable.
 
 Decisions and evidence refer to record ids, so an id never changes once it is
 in records.jsonl: a new result that is the same work as an existing record
-(by any shared identifier) enriches that record and is reported under its id.
-Two existing records that a new result links are possibly duplicates of each
-other; merging them is a reviewer's decision, so they are left apart with a
-note, and the new result is counted under the first of them.
+enriches that record and is reported under its id. It is the same work when it
+shares an identifier (the identity graph), or, sharing none, when the metadata
+matcher (`sitegen.records.matching`) calls the pair *same*; the record then
+gains the result's identifiers, so later runs find it by identity, and a note
+says why it was merged. Pairs the matcher calls *probable* are only listed, for
+a reviewer to decide in duplicates.csv. Two existing records that a new result
+links are possibly duplicates of each other; merging them is a reviewer's
+decision, so they are left apart with a note, and the new result is counted
+under the first of them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from sitegen.records.identity import FILED_ELSEWHERE, deduplicate
+from sitegen.records.identity import FILED_ELSEWHERE, deduplicate, merge
 from sitegen.records.ids import NAMESPACE_LABELS, NAMESPACES, record_id
+from sitegen.records.matching import find_duplicates, record_work
 from sitegen.records.model import Record, model_data
+
+# The note on a record that a result without a shared identifier was merged into.
+MATCHED_NOTE = ("A search result ({sources}) with no identifier in common, \"{title}\", was taken for this record "
+                "because its title, authors, year and publication details agree; its identifiers are now this "
+                "record's. If it is another work, record that in duplicates.csv.")
 
 
 @dataclass
 class Integration:
     records: dict[str, Record]  # every record of the review after the merge, by id
     ids: list[str]  # for each retrieved record, in order, the id it is known by
+    probable: list[tuple[str, str, float]] = field(default_factory=list)  # pairs with a new record, for a reviewer
 
 
 def integrate(existing: dict[str, Record], retrieved: list[Record]) -> Integration:
@@ -44,6 +56,8 @@ def integrate(existing: dict[str, Record], retrieved: list[Record]) -> Integrati
             continue
         for index in news:
             ids[index] = target
+    first_index = {f"new:{n}": news[0] for n, (_, news) in enumerate(new_groups)}
+    new_groups, probable = _match_by_metadata(new_groups, records, ids)
     for merged, news in new_groups:
         record = _with_free_id(merged, taken)
         if record is None:
@@ -54,7 +68,44 @@ def integrate(existing: dict[str, Record], retrieved: list[Record]) -> Integrati
             target = record.id
         for index in news:
             ids[index] = target
-    return Integration(dict(sorted(records.items())), ids)
+    filed = [(ids[first_index[a]] if a in first_index else a, ids[first_index[b]] if b in first_index else b, score)
+             for a, b, score in probable]
+    return Integration(dict(sorted(records.items())), ids, [pair for pair in filed if pair[0] != pair[1]])
+
+
+def _match_by_metadata(new_groups: list[tuple[Record, list[int]]], records: dict[str, Record],
+                       ids: list[str | None]) -> tuple[list[tuple[Record, list[int]]], list[tuple[str, str, float]]]:
+    """New results that share no identifier with any record, matched by metadata: one the matcher
+    calls the same as an existing record is folded into it (`ids` say so); new results the same as
+    each other become one. Returns the new results still to file, and the probable pairs, a new result
+    named "new:<n>" by its place in `new_groups`."""
+    if not new_groups:
+        return new_groups, []
+    keys = [f"new:{n}" for n in range(len(new_groups))]
+    works = [record_work(record) for record in records.values()]
+    works += [record_work(merged.model_copy(update={"id": key})) for key, (merged, _) in zip(keys, new_groups,
+                                                                                            strict=True)]
+    matches = find_duplicates(works, focus=set(keys))
+    group_of = {key: n for n, key in enumerate(keys)}
+    remaining = dict(enumerate(new_groups))
+    for members in matches.sets:
+        olds = [key for key in members if key not in group_of]
+        news = [group_of[key] for key in members if key in group_of]
+        combined = merge([new_groups[n][0] for n in news], [])
+        indexes = sorted(index for n in news for index in new_groups[n][1])
+        for n in news:
+            del remaining[n]
+        if not olds:
+            remaining[news[0]] = (combined, indexes)
+            continue
+        target = olds[0] if len(olds) == 1 else _link_existing([records[key] for key in olds], records)
+        holder = records[target]
+        note = MATCHED_NOTE.format(sources=", ".join(combined.custom.sources), title=_short(combined.title))
+        folded = merge([holder, combined], [*holder.custom.conflicts, note])
+        records[target] = _enriched(holder, folded)
+        for index in indexes:
+            ids[index] = target
+    return [remaining[n] for n in sorted(remaining)], matches.probable
 
 
 def _enriched(existing: Record, merged: Record) -> Record:
@@ -93,12 +144,15 @@ def _note_on_holder(result: Record, records: dict[str, Record]) -> str:
     conflict notes say so, so a reviewer sees it; its metadata is not mixed into that record."""
     holder = next(rid for ns, value in result.identifiers().items()
                   if (rid := record_id({ns: value})) in records)
-    title = result.title if len(result.title) <= 150 else result.title[:147] + "..."
     note = (f"A search result ({', '.join(result.custom.sources)}) shares every identifier with this record but "
-            f"has an unrelated title, \"{title}\"; sitegen cannot file it as a record of its own and counts it "
-            "here: check whether it is a different work.")
+            f"has an unrelated title, \"{_short(result.title)}\"; sitegen cannot file it as a record of its own and "
+            "counts it here: check whether it is a different work.")
     _add_note(records, holder, note)
     return holder
+
+
+def _short(title: str) -> str:
+    return title if len(title) <= 150 else title[:147] + "..."
 
 
 def _link_existing(olds: list[Record], records: dict[str, Record]) -> str:

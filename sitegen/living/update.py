@@ -82,6 +82,7 @@ class UpdateResult:
     at: str
     searches: list[SearchRun]
     records: dict[str, Record] = field(default_factory=dict)
+    probable: list[tuple[str, str, float]] = field(default_factory=list)  # possible duplicates, for a reviewer
 
     @property
     def complete(self) -> bool:
@@ -103,6 +104,8 @@ class UpdateResult:
                     "warnings": run.outcome.warnings, "snapshot_hashes": run.outcome.snapshot_hashes,
                 } for run in search.strategies],
             } for search in self.searches],
+            "probable_duplicates": [{"first": first, "second": second, "score": round(score, 1)}
+                                    for first, second, score in self.probable],
         }
 
 
@@ -178,7 +181,7 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
         recorded = fetcher.snapshots.staged_files() if fetcher.snapshots is not None else {}
     retrieved = [record for _, _, outcome in executed for record in outcome.records]
     merged = integrate(review.records, retrieved)
-    result = UpdateResult(at, [], merged.records)
+    result = UpdateResult(at, [], merged.records, merged.probable)
     payloads: list[Payload] = []
     manifests: dict[str, bytes] = {}  # path -> the run's manifest
     last_payload: dict[str, int] = {}  # monitor id -> index of the last payload its run appends
@@ -323,4 +326,11 @@ def markdown_report(result: UpdateResult) -> str:
             lines.append("No new records from the sources that answered in full; the others are unknown this run, "
                          "not empty.")
         lines += ["", f"Run manifest: {markdown_code(search.manifest)}"]
+    if result.probable:
+        lines += ["", "### Possible duplicates", "",
+                  "New records that look like the same work as another record but share no identifier. Nothing "
+                  "was merged: record each decision in `duplicates.csv`.", ""]
+        for first, second, score in result.probable:
+            lines.append(f"- {markdown_code(first)} and {markdown_code(second)} (titles {score:.0f}% alike): "
+                         f"{markdown_safe(result.records[first].title)}")
     return "\n".join(lines) + "\n"

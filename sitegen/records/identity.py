@@ -37,6 +37,7 @@ from rapidfuzz import fuzz
 
 from sitegen.records.ids import NAMESPACE_LABELS, NAMESPACES, arxiv_of_doi, parse_record_id, record_id
 from sitegen.records.model import Record, RecordMeta, model_data
+from sitegen.records.notices import notice_kind
 from sitegen.records.probable import normalise_title
 from sitegen.records.providers import MERGE_PRIORITY, SOURCES
 
@@ -49,22 +50,6 @@ TITLE_FLOOR = 60
 # corrects), so a shared DOI needs the titles to agree; a shared PMID, PMCID, OpenAlex or arXiv id does not,
 # which keeps a translated title with the same DOI and PMID one work.
 _ONE_WORK = ("pmid", "pmcid", "openalex", "arxiv")
-# Notices about another work (erratum, correction, retraction notice, expression of concern, reply,
-# comment), by title or publication type. "Retracted: <title>" and "Retracted Publication" are the
-# retracted work itself, not a notice, and "Correction of …" or "Response to treatment …" are studies.
-_NOTICE_TITLE = re.compile(
-    r"^(?:errat(?:um|a)|corrigend(?:um|a)|addendum|published erratum"
-    r"|corrections?\s*(?::|to\b|notice\b|$)"
-    r"|(?:notice\s+of\s+|note\s+of\s+)?retraction\s*(?::|$|note\b|notice\b|statement\b|to\b|of\s*:)"
-    r"|notice\s+of\s+retraction\b|(?:editorial\s+)?expression\s+of\s+concern\b"
-    r"|(?:in\s+)?reply\b|(?:the\s+)?authors?['’]?\s+(?:reply|response)\b"
-    r"|response\s*(?::|to\s+(?:the\s+)?(?:letter|comment|commentary|correspondence|editorial|critique|reply)\b)"
-    r"|comments?\s*(?::|on\b)|commentary\s*(?::|on\b))"
-    r"|[\[(](?:errat(?:um|a)|corrigendum|correction|retraction(?:\s+notice)?|reply|comment)[\])]\W*$",
-    re.IGNORECASE,
-)
-_NOTICE_TYPES = {"erratum", "published erratum", "corrigendum", "correction", "retraction", "retraction notice",
-                 "retraction-notice", "retraction of publication", "expression of concern", "comment"}
 # Markers that a title was translated or comes with a language note: "[Chinese]", "[Article in German]",
 # "(author's transl)". They are dropped before titles are compared, as are HTML entities and tags.
 _LANGUAGES = ("chinese|japanese|korean|german|french|spanish|portuguese|italian|russian|polish|dutch|czech|"
@@ -162,10 +147,7 @@ def comparable_title(title: str | None) -> str:
 def is_notice(record: Record) -> bool:
     """True when the record is a notice about another work (erratum, correction, retraction notice,
     expression of concern, reply or comment), by its title or publication type."""
-    if any(t.strip().lower() in _NOTICE_TYPES for t in record.custom.publication_types):
-        return True
-    title = html.unescape(record.title or "").strip().lstrip("[(\"'“‘ ").strip()
-    return bool(title and _NOTICE_TITLE.search(title))
+    return bool(notice_kind(record.title, record.custom.publication_types))
 
 
 def _title_clusters(group: list[int], titles: list[str], ids: list[Identifiers],

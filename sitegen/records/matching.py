@@ -6,16 +6,27 @@ Two layers find duplicates among a search's records:
    identifier are one work, and contradictory identifiers are never merged;
 2. this matcher, for records no identifier links. Records are compared only within
    blocks (normalised title opening and ending, first-author surname with year), never
-   all pairs. A pair is *different* when anything hard disagrees: two DOIs, years more
-   than one apart, volumes or first pages, or one is an erratum, reply, comment
-   or retraction and the other not. It is *same* only when the normalised titles are
-   nearly equal, the first authors and years agree, and enough other fields (journal,
-   volume, first page, author list, abstract) corroborate it. Everything else close is
-   *probable*: listed for a reviewer, never merged.
+   all pairs.
+
+A pair is *different* when its titles are not close, or when something rules it out:
+two different identifiers of one kind (two DOIs, two PMIDs), years more than one apart,
+or one is a notice (erratum, reply, comment, retraction) and the other not. Other
+disagreements (volumes, first pages, years one apart) are *discrepancies*: real
+exports are full of them (a supplement number written into the volume, an abstract
+number for a page) but two different papers show them too, so a pair with one is at
+most probable, unless the rest of its locator settles it.
+
+A pair is *same* when the normalised titles are nearly equal and either
+- journal, volume and first page all agree and the titles are equal (the position of an
+  article in a journal names it, whoever the export lists as authors), or
+- the first authors and years agree and enough other fields (journal, volume, first
+  page, author list, abstract) corroborate it.
+Everything else close is *probable*: listed for a reviewer, never merged.
 
 Merging is conservative: a false merge silently drops a study, so clusters are joined
-best pair first and never when any two of their records are *different*. `find_duplicates`
-is pure and deterministic: the same works in any order give the same sets.
+best pair first and never when two of their records disagree and are not themselves
+the same. `find_duplicates` is pure and deterministic: the same works in any order give
+the same sets.
 """
 
 from __future__ import annotations
@@ -27,14 +38,19 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from rapidfuzz import fuzz
+from rapidfuzz.distance import Levenshtein
 
 from sitegen.records.identity import TITLE_FLOOR, unmarked
+from sitegen.records.model import Record
+from sitegen.records.names import split_name
+from sitegen.records.notices import notice_kind
 from sitegen.records.probable import normalise_title as plain_title
-from sitegen.records.probable import surname
 
 Verdict = Literal["same", "probable", "different"]
+Agreement = Literal["equal", "differ", "unknown"]
 
-SAME_TITLE = 95.0  # normalised-title ratio (0-100) a SAME pair needs
+EQUAL_TITLE = 98.0  # normalised-title ratio (0-100) of titles taken for equal
+SAME_TITLE = 95.0  # a SAME pair needs this
 NEAR_TITLE = 90.0  # or this with three corroborating fields
 PROBABLE_TITLE = 85.0  # and a PROBABLE pair
 SAME_ABSTRACT = 90.0
@@ -46,14 +62,11 @@ BLOCK_WORDS = 4
 _TRAILING_NOTE = re.compile(r"(?:\s*\.?\s*(?:[\[(][A-Za-z' ,]{2,40}[\])]|\[\d+ refs?\]"
                             r"|\[(?:erratum|comment|corrected|retraction|update)[^\[\]]{0,200}\])\s*\.?)+\s*$",
                             re.IGNORECASE)
-_KIND = re.compile(
-    r"^\W*(?P<kind>errat\w*|corrigend\w*|correction(?=\s*(?::|to\b|notice|$))|retract\w*|withdraw\w*"
-    r"|expression of concern|(?:authors?'?s?\s+)?reply|response to|in (?:reply|response)|comment\w*|re(?=\s*:)"
-    r"|letter)\b", re.IGNORECASE)
-_KIND_CLASS = {"errat": "erratum", "corrig": "erratum", "correc": "erratum", "retra": "retraction",
-               "withd": "retraction", "expre": "retraction", "reply": "reply", "respo": "reply", "in re": "reply",
-               "autho": "reply", "comme": "comment", "re": "comment", "lette": "comment"}
 _JOURNAL_STOP = {"of", "the", "and", "for", "in", "on", "de", "la", "und", "der"}
+_MEETING_WORDS = {"conference", "congress", "meeting", "symposium", "abstracts"}
+# Embase and some other exports glue authors together: "Akita K.Isoda K.Isobe S." A full stop followed at
+# once by a capital and a lower-case letter starts the next name.
+_GLUED_NAMES = re.compile(r"(?<=\.)(?=[A-Z][a-z])")
 
 
 def normalise_title(title: str) -> str:
@@ -63,18 +76,6 @@ def normalise_title(title: str) -> str:
     if (whole := re.fullmatch(r"\[([^\[\]]+)\]\.?", text)) is not None:  # MEDLINE's "[translated title]"
         text = whole.group(1)
     return plain_title(_TRAILING_NOTE.sub("", text)) or plain_title(text)
-
-
-def kind(title: str) -> str:
-    """"erratum", "retraction", "reply" or "comment" when the title says the record is one, else ""."""
-    found = _KIND.match(html.unescape(title).lstrip("[ "))
-    if not found:
-        return ""
-    word = found.group("kind").lower()
-    for prefix, name in _KIND_CLASS.items():
-        if word.startswith(prefix) and (prefix != "re" or word == "re"):
-            return name
-    return "reply" if "reply" in word or "response" in word else "comment"
 
 
 def pages(text: str) -> tuple[str, str]:
@@ -91,6 +92,12 @@ def pages(text: str) -> tuple[str, str]:
     return first.lstrip("0") or first, last.lstrip("0") or last
 
 
+def _page_parts(page: str) -> tuple[str, str]:
+    """A page's letter prefix and number: "e0137960" -> ("e", "137960"), "A175.E1638" -> ("a", "175")."""
+    found = re.match(r"\s*(?:pp?\.?\s*)?([a-z]*)0*(\d+)", page)
+    return (found.group(1), found.group(2)) if found else ("", "")
+
+
 def volume_number(text: str) -> str:
     """The leading number of a volume ("12 Suppl 1" -> "12"), or "" when there is none or the field
     is garbled (an unbalanced parenthesis: exports cut "58 (Suppl 1)" to "1)")."""
@@ -100,19 +107,79 @@ def volume_number(text: str) -> str:
     return found.group(1)
 
 
+def supplement_numbers(issue: str) -> frozenset[str]:
+    """The numbers of an issue field that names a supplement ("1 SUPPL. 1" -> {"1"}), else none."""
+    if not re.search(r"supp", issue, re.IGNORECASE):
+        return frozenset()
+    return frozenset(number.lstrip("0") or "0" for number in re.findall(r"\d+", issue))
+
+
 def journal_key(name: str) -> tuple[str, ...]:
-    return tuple(word for word in plain_title(html.unescape(name)).split() if word not in _JOURNAL_STOP)
+    """A journal's name as words to compare, without what exports add to it: a subtitle after ":" or
+    "=", a note in brackets ("[Electronic Resource]", "(Clinical research ed.)"), the meeting an
+    abstract supplement is from ("Heart. Conference: British Atherosclerosis Society")."""
+    text = re.split(r"\s*(?::|\s=\s|\[|\()", html.unescape(name), maxsplit=1)[0] or name
+    words = [word for word in plain_title(re.sub(r"['’]", "", text)).split() if word not in _JOURNAL_STOP]
+    cut = next((n for n, word in enumerate(words) if n and word in _MEETING_WORDS), len(words))
+    return tuple(words[:cut])
 
 
-def journals_match(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    """Same journal, abbreviations tolerated: "J Clin Oncol" matches "Journal of Clinical Oncology"."""
+def journal_keys(name: str) -> tuple[tuple[str, ...], ...]:
+    """The journal's key, and the key of a name given in brackets after it: MEDLINE writes a translated
+    title so ("Xianggang yi xue za zhi [Hong Kong medical journal]")."""
+    bracketed = re.search(r"\[([^\[\]]+)\]", name)
+    keys = (journal_key(name), journal_key(bracketed.group(1)) if bracketed else ())
+    return tuple(dict.fromkeys(key for key in keys if key))
+
+
+def journals_match(a: tuple[tuple[str, ...], ...], b: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether two records' journal_keys name one journal."""
+    return any(names_match(x, y) for x in a for y in b)
+
+
+def names_match(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Same journal, abbreviations tolerated ("J Clin Oncol" matches "Journal of Clinical Oncology"), and
+    a name of three words or more matches the same name with more after it (a translated title)."""
     if not a or not b:
         return False
-    if a == b:
-        return True
-    if len(a) != len(b):
+    short, long = sorted((a, b), key=len)
+    if len(short) != len(long) and (len(short) < 3 or short != long[:len(short)]):
         return False
-    return all(x.startswith(y) or y.startswith(x) for x, y in zip(a, b, strict=True))
+    return all(x.startswith(y) or y.startswith(x) for x, y in zip(short, long, strict=False))
+
+
+@dataclass(frozen=True)
+class Person:
+    family: str  # normalised: lower case, no accents or punctuation
+    given: str
+
+
+def person(name: str) -> Person:
+    """An author as the matcher compares them, from any written form ("Bouton, Mark E.", "Bouton ME")."""
+    split = split_name(name)
+    return Person(plain_title(split.family or split.literal or name), plain_title(split.given or ""))
+
+
+def author_names(authors: list[str]) -> list[str]:
+    """Authors as separate names, also where an export glued them together ("Akita K.Isoda K.")."""
+    return [part for author in authors for part in _GLUED_NAMES.split(author) if part.strip()]
+
+
+def same_person(a: Person, b: Person) -> bool:
+    """Whether two author entries can be one person as exports write names: the same family name; a family
+    name taken for a given name and back ("Wu, Ching-yi" and "Ching-yi, Wu", "Tong, H" and "Hua, T"); one
+    part of a compound family name ("Fernandes Brenna" and "Brenna"); or one typing slip in a longer name."""
+    if not a.family or not b.family:
+        return False
+    if a.family == b.family:
+        return True
+    if a.given and b.given and (a.family == b.given and b.family == a.given or (
+            len(a.given) == len(b.given) == 1 and a.family[0] == b.given and b.family[0] == a.given)):
+        return True
+    words_a, words_b = set(a.family.split()), set(b.family.split())
+    if words_a < words_b or words_b < words_a:
+        return min(len(a.family), len(b.family)) >= 4
+    return min(len(a.family), len(b.family)) >= 5 and Levenshtein.distance(a.family, b.family, score_cutoff=1) <= 1
 
 
 @dataclass(frozen=True)
@@ -121,45 +188,104 @@ class Work:
 
     key: str
     title: str
-    kind: str
-    authors: tuple[str, ...]
+    kind: str  # notice_kind: "" for a work, else "erratum", "retraction", "reply" or "comment"
+    authors: tuple[Person, ...]
     year: int | None
-    journal: tuple[str, ...]
+    journal: tuple[tuple[str, ...], ...]  # journal_keys
     volume: str
-    issue: str  # kept, not compared: exports write supplements and issues in too many ways
+    supplements: frozenset[str]  # the numbers of a supplement the issue field names
     first_page: str
     last_page: str
-    doi: str | None
+    identifiers: tuple[tuple[str, str], ...]  # (namespace, normalised value): doi, pmid, pmcid, ...
     abstract: str
     blocks: tuple[str, ...] = field(default=(), compare=False)
 
 
 def work(key: str, title: str, authors: list[str], year: int | None = None, journal: str = "", volume: str = "",
-         issue: str = "", page: str = "", doi: str | None = None, abstract: str = "") -> Work:
+         issue: str = "", page: str = "", doi: str | None = None, abstract: str = "",
+         identifiers: dict[str, str] | None = None, publication_types: tuple[str, ...] = ()) -> Work:
     normal = normalise_title(title)
-    names = tuple(name for name in (surname(author) for author in authors) if name)
+    people = tuple(found for found in (person(name) for name in author_names(authors)) if found.family)
     first, last = pages(page)
     words = normal.split()
     blocks = {f"t:{' '.join(words[:BLOCK_WORDS])}", f"e:{' '.join(words[-BLOCK_WORDS:])}"} if words else set()
-    if names and year is not None:
-        blocks.add(f"a:{names[0]}:{year}")
-    return Work(key, normal, kind(title), names, year, journal_key(journal), volume_number(volume),
-                volume_number(issue), first, last, doi, plain_title(abstract)[:2000], tuple(sorted(blocks)))
+    if people and year is not None:
+        blocks.add(f"a:{people[0].family}:{year}")
+    known = dict(identifiers or {})
+    if doi:
+        known["doi"] = doi
+    return Work(key, normal, notice_kind(title, publication_types), people, year, journal_keys(journal),
+                volume_number(volume), supplement_numbers(issue), first, last, tuple(sorted(known.items())),
+                plain_title(abstract)[:2000], tuple(sorted(blocks)))
+
+
+def record_work(record: Record) -> Work:
+    """The matcher's view of a review's record, keyed by its id."""
+    authors = [f"{name.family}, {name.given or ''}" if name.family else name.display() for name in record.author]
+    return work(record.id, record.title, authors, record.year, record.container_title or "", record.volume or "",
+                record.issue or "", record.page or "", None, record.abstract or "", record.identifiers(),
+                tuple(record.custom.publication_types))
 
 
 def conflict(a: Work, b: Work) -> str | None:
     """Why two records cannot be one work, or None."""
-    if a.doi and b.doi and a.doi != b.doi:
-        return "different DOIs"
+    theirs = dict(b.identifiers)
+    for namespace, value in a.identifiers:
+        if theirs.get(namespace, value) != value:
+            return f"different {namespace.upper() if len(namespace) <= 5 else namespace} identifiers"
     if a.kind != b.kind:
         return "an erratum, reply, comment or retraction and another record"
     if a.year is not None and b.year is not None and abs(a.year - b.year) > 1:
         return "years more than one apart"
-    if a.volume and b.volume and a.volume != b.volume:
-        return "different volumes"
-    if a.first_page and b.first_page and a.first_page != b.first_page:
-        return "different first pages"
     return None
+
+
+def volumes(a: Work, b: Work) -> Agreement:
+    if not a.volume or not b.volume:
+        return "unknown"
+    if a.volume == b.volume:
+        return "equal"
+    if a.volume in b.supplements or b.volume in a.supplements:
+        return "unknown"  # an export put the supplement's number in the volume field
+    return "differ"
+
+
+def first_pages(a: Work, b: Work) -> Agreement:
+    """Whether the records start on one page. Different ways of writing a page are not a disagreement:
+    an article number beside print pages ("e12724" and "1-6"), a single page that is the other's last
+    ("488" and "487-488", exports of abstracts)."""
+    if not a.first_page or not b.first_page:
+        return "unknown"
+    (prefix_a, number_a), (prefix_b, number_b) = _page_parts(a.first_page), _page_parts(b.first_page)
+    if not number_a or not number_b:
+        return "unknown"
+    if number_a == number_b and (prefix_a == prefix_b or not prefix_a or not prefix_b):
+        return "equal"  # also "e0137960" and "137960"
+    if bool(prefix_a) != bool(prefix_b):
+        return "unknown"  # an article number or a scanning slip ("i428" and "1428") beside print pages
+    single_a, single_b = not a.last_page, not b.last_page
+    if (single_a and a.first_page == b.last_page) or (single_b and b.first_page == a.last_page):
+        return "unknown"
+    return "differ"
+
+
+def authors_agree(a: Work, b: Work) -> Literal["all", "first", "none", "unknown"]:
+    """"all" when the author lists are one (position by position, as far as the shorter goes, two
+    authors or more), "first" when the first authors are one person (or they are written too differently
+    but most later authors agree), "none" when neither, "unknown" when a record lists none."""
+    if not a.authors or not b.authors:
+        return "unknown"
+    shorter = min(len(a.authors), len(b.authors))
+    matched = sum(same_person(x, y) for x, y in zip(a.authors, b.authors, strict=False))
+    first = same_person(a.authors[0], b.authors[0])
+    if shorter >= 2 and matched >= 0.8 * shorter and (first or matched >= 3):
+        return "all"
+    if first:
+        return "first"
+    if shorter >= 4 and len({p.family for p in a.authors[1:]} & {p.family for p in b.authors[1:]}) >= 0.6 * (
+            shorter - 1):
+        return "first"
+    return "none"
 
 
 def _subtitle_only(a: str, b: str) -> bool:
@@ -168,45 +294,55 @@ def _subtitle_only(a: str, b: str) -> bool:
     return len(short.split()) >= 4 and long.startswith(short + " ")
 
 
-def _coauthors_agree(a: Work, b: Work) -> bool:
-    """The first authors are written differently ("van der Graaf" and "Van Graaf", a family name taken
-    for a given name) but three or more authors each and most of the later ones are the same."""
-    if len(a.authors) < 3 or len(b.authors) < 3:
-        return False
-    if set(a.authors[0].split()) & set(b.authors[0].split()):
-        return True
-    shorter = min(len(a.authors), len(b.authors)) - 1
-    return shorter >= 3 and len(set(a.authors[1:]) & set(b.authors[1:])) >= 0.6 * shorter
+def title_score(a: Work, b: Work) -> float:
+    score = fuzz.ratio(a.title, b.title)
+    if score < NEAR_TITLE and _subtitle_only(a.title, b.title):
+        score = NEAR_TITLE  # one record lost its subtitle: allowed only with three corroborating fields
+    return score
 
 
 def classify(a: Work, b: Work) -> tuple[Verdict, float]:
     """The verdict on a pair and its normalised-title similarity."""
     if not a.title or not b.title or conflict(a, b):
         return "different", 0.0
-    score = fuzz.ratio(a.title, b.title)
-    if score < NEAR_TITLE and _subtitle_only(a.title, b.title):
-        score = NEAR_TITLE  # one record lost its subtitle: allowed only with three corroborating fields
+    score = title_score(a, b)
     if score < PROBABLE_TITLE:
         return "different", score
-    first_same = bool(a.authors and b.authors and (a.authors[0] == b.authors[0] or _coauthors_agree(a, b)))
-    if (a.authors and b.authors and not first_same) or (
-            a.year is not None and b.year is not None and a.year != b.year):
+    volume, page, people = volumes(a, b), first_pages(a, b), authors_agree(a, b)
+    journal = journals_match(a.journal, b.journal)
+    year_apart = a.year is not None and b.year is not None and a.year != b.year
+    if score >= EQUAL_TITLE and journal and volume == page == "equal":
+        return "same", score  # one position in one journal: the group author and a named one alike
+    if volume == "differ" or page == "differ" or year_apart:
+        if (year_apart and volume == "equal" and page != "differ" and score >= SAME_TITLE and journal
+                and people in ("all", "first") and (page == "equal" or people == "all")):
+            return "same", score  # published online one year, in print the next
+        elsewhere = a.journal and b.journal and not journal
+        if score < SAME_TITLE or people not in ("all", "first") or (elsewhere and year_apart):
+            return "different", score  # the next year in another journal: the work presented again
         return "probable", score
-    if score < NEAR_TITLE or not first_same or a.year is None or b.year is None:
+    if people in ("none", "unknown") or a.year is None or b.year is None or score < NEAR_TITLE:
         return "probable", score
-    support = 0
-    support += journals_match(a.journal, b.journal)
-    support += bool(a.volume and a.volume == b.volume)
-    support += bool(a.first_page and a.first_page == b.first_page)
-    support += bool(len(a.authors) > 1 and a.authors == b.authors)
-    support += bool(a.abstract and b.abstract and fuzz.ratio(a.abstract, b.abstract) >= SAME_ABSTRACT)
-    support += bool(a.doi and a.doi == b.doi)
-    long_title = len(a.title.split()) >= 6
+    if a.journal and b.journal and not journal and people != "all":
+        return "probable", score  # one abstract presented at two meetings, a namesake paper elsewhere
+    support = sum((journal, volume == "equal", page == "equal", people == "all",
+                   bool(a.abstract and b.abstract and fuzz.ratio(a.abstract, b.abstract) >= SAME_ABSTRACT),
+                   bool(a.identifiers and set(a.identifiers) & set(b.identifiers))))
     if score < SAME_TITLE:  # a nearly equal title needs more corroboration
         return ("same" if support >= 3 else "probable"), score
-    if support >= 2 or (support == 1 and long_title):
+    if support >= 2 or (support == 1 and len(a.title.split()) >= 6):
         return "same", score
     return "probable", score
+
+
+def disagree(a: Work, b: Work) -> bool:
+    """Whether two records may not end up in one set: something rules them out, or they disagree on
+    volume, first page or year and are not the same for all that."""
+    if conflict(a, b):
+        return True
+    discrepant = volumes(a, b) == "differ" or first_pages(a, b) == "differ" or (
+        a.year is not None and b.year is not None and a.year != b.year)
+    return discrepant and classify(a, b)[0] != "same"
 
 
 @dataclass
@@ -215,8 +351,9 @@ class Matches:
     probable: list[tuple[str, str, float]]  # pairs for a reviewer, not merged: (first key, second key, score)
 
 
-def candidate_pairs(works: list[Work]) -> list[tuple[int, int]]:
-    """Index pairs sharing a block, each once, in a deterministic order."""
+def candidate_pairs(works: list[Work], focus: set[int] | None = None) -> list[tuple[int, int]]:
+    """Index pairs sharing a block, each once, in a deterministic order; with `focus`, only pairs with
+    one of those indexes."""
     blocks: dict[str, list[int]] = defaultdict(list)
     for index, item in enumerate(works):
         for block in item.blocks:
@@ -225,15 +362,17 @@ def candidate_pairs(works: list[Work]) -> list[tuple[int, int]]:
     for members in blocks.values():
         for n, a in enumerate(members):
             for b in members[n + 1:]:
-                pairs.add((min(a, b), max(a, b)))
+                if focus is None or a in focus or b in focus:
+                    pairs.add((min(a, b), max(a, b)))
     return sorted(pairs)
 
 
-def find_duplicates(works: list[Work], linked: list[list[str]] = ()) -> Matches:
+def find_duplicates(works: list[Work], linked: list[list[str]] = (), focus: set[str] | None = None) -> Matches:
     """Duplicate sets among `works`. `linked` are sets of keys the identity graph joined (a shared
     identifier); within them a pair is merged when its titles are related (identity.TITLE_FLOOR) and
-    nothing conflicts, since a conference supplement's DOI, or an erratum carrying the article's, is
-    shared by different works."""
+    the records do not disagree, since a conference supplement's DOI, or an erratum carrying the
+    article's, is shared by different works. With `focus` (keys), only pairs with one of those records
+    are looked at: the new results of a run against a review's records."""
     works = sorted(works, key=lambda item: item.key)
     position = {item.key: n for n, item in enumerate(works)}
     if len(position) != len(works):
@@ -243,11 +382,11 @@ def find_duplicates(works: list[Work], linked: list[list[str]] = ()) -> Matches:
         indexes = sorted(position[key] for key in members)
         for n, a in enumerate(indexes):
             for b in indexes[n + 1:]:
-                if not conflict(works[a], works[b]) and (
+                if not disagree(works[a], works[b]) and (
                         not works[a].title or not works[b].title
                         or fuzz.ratio(works[a].title, works[b].title) >= TITLE_FLOOR):
                     verdicts.append((0, -100.0, works[a].key, works[b].key, a, b))
-    for a, b in candidate_pairs(works):
+    for a, b in candidate_pairs(works, None if focus is None else {position[key] for key in focus}):
         verdict, score = classify(works[a], works[b])
         if verdict != "different":
             verdicts.append((1 if verdict == "same" else 2, -score, works[a].key, works[b].key, a, b))
@@ -259,7 +398,7 @@ def find_duplicates(works: list[Work], linked: list[list[str]] = ()) -> Matches:
         ca, cb = owner[a], owner[b]
         if ca == cb:
             continue
-        if rank < 2 and not any(conflict(works[x], works[y]) for x in cluster[ca] for y in cluster[cb]):
+        if rank < 2 and not any(disagree(works[x], works[y]) for x in cluster[ca] for y in cluster[cb]):
             keep, gone = min(ca, cb), max(ca, cb)
             for index in cluster[gone]:
                 owner[index] = keep

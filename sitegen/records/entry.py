@@ -1,0 +1,30 @@
+"""One reference as a reference file gives it (records CSV, RIS, BibTeX), in the benchmark's fields.
+
+The fields are the bib-dedupe benchmark's columns: ID, ENTRYTYPE, author, title, year, journal,
+volume, number, pages, doi, abstract. Authors are BibTeX-style: "Family, Given and Family2, Given2".
+The readers live in `sitegen.references`; deduplication (`sitegen.records.dedupe`) takes entries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Values exports write for "nothing here" (Crossref's "forthcoming" and "in press" for a year not
+# yet known among them); read as empty.
+MISSING = {"", "na", "n/a", "nd", "n.d.", "no pagination specified", "forthcoming", "in press"}
+
+# Other names exports give benchmark fields; read as those when the file has no field of that name.
+ALIASES = {"issue": "number", "booktitle": "journal"}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A reference: its ID (unique in its file), its fields by benchmark name, the line it starts on."""
+
+    id: str
+    fields: dict[str, str]
+    line: int
+
+    def get(self, name: str) -> str:
+        value = self.fields.get(name, "").strip()
+        return "" if value.lower() in MISSING else value

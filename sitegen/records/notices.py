@@ -1,0 +1,48 @@
+"""Notices about another work: errata, corrections, retraction notices, expressions of concern, replies
+and comments. One rule, used by the identity graph (a notice exported with the DOI of the article it
+corrects is not that article) and by the metadata matcher (a notice and its article are never the same).
+
+A notice is told by its publication type or by how its title begins ("Erratum to: …", "Authors' reply",
+"Comment on …", "Re: …") or ends ("… [Erratum]"). Titles that only begin with such a word are studies:
+"Correction of adolescent scoliosis", "Response to treatment with lithium", "RETRACTED: <title>" (the
+retracted work itself, not its notice).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable
+
+_OPENING = re.compile(
+    r"^(?:(?P<erratum>errat(?:um|a)|corrigend(?:um|a)|addendum|published erratum"
+    r"|corrections?\s*(?::|to\b|notice\b|$))"
+    r"|(?P<retraction>(?:notice\s+of\s+|note\s+of\s+)?retraction\s*(?::|$|note\b|notice\b|statement\b|to\b|of\s*:)"
+    r"|notice\s+of\s+retraction\b|withdrawal\s*(?::|notice\b|of\s*:)"
+    r"|(?:editorial\s+)?expression\s+of\s+concern\b)"
+    r"|(?P<reply>(?:in\s+)?reply\b|(?:the\s+)?authors?['’]?\s+(?:reply|response)\b"
+    r"|response\s*(?::|to\s+(?:the\s+)?(?:letter|comment|commentary|correspondence|editorial|critique|reply)\b))"
+    r"|(?P<comment>comments?\s*(?::|on\b)|commentary\s*(?::|on\b)|re\s*:))",
+    re.IGNORECASE,
+)
+_CLOSING = re.compile(r"[\[(](?P<word>errat(?:um|a)|corrigendum|correction|retraction(?:\s+notice)?|reply|comment)"
+                      r"[\])]\W*$", re.IGNORECASE)
+_BY_WORD = {"errat": "erratum", "corri": "erratum", "corre": "erratum", "retra": "retraction", "reply": "reply",
+            "comme": "comment"}
+_TYPES = {"erratum": "erratum", "published erratum": "erratum", "corrigendum": "erratum", "correction": "erratum",
+          "retraction": "retraction", "retraction notice": "retraction", "retraction-notice": "retraction",
+          "retraction of publication": "retraction", "expression of concern": "retraction", "comment": "comment"}
+
+
+def notice_kind(title: str | None, publication_types: Iterable[str] = ()) -> str:
+    """"erratum", "retraction" (also withdrawals and expressions of concern), "reply" or "comment" when the
+    record is a notice about another work, else ""."""
+    for publication_type in publication_types:
+        if found := _TYPES.get(publication_type.strip().lower()):
+            return found
+    text = html.unescape(title or "").strip().lstrip("[(\"'“‘ ").strip()
+    if opening := _OPENING.match(text):
+        return next(name for name, value in opening.groupdict().items() if value)
+    if closing := _CLOSING.search(text):
+        return _BY_WORD[closing.group("word")[:5].lower()]
+    return ""
