@@ -3,26 +3,45 @@ function, prints the result and exits; all the work happens in the library."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
-import math
 import os
+import re
+import sys
 from pathlib import Path
 from typing import get_args
 
 import click
 from pydantic import ValidationError
 
-from sitegen import __version__, commands
+from sitegen import __version__
 from sitegen.errors import EXIT_INCOMPLETE, EXIT_INVALID, ReviewInvalid, SchemaVersionError, SitegenError
 from sitegen.records.providers import label as provider_label
 from sitegen.references import Format
-from sitegen.review.models import Strategy
+from sitegen.review.models import SLUG, Strategy
 from sitegen.review.problems import FORMATTERS, format_human
 from sitegen.review.scaffold import init_review
 from sitegen.review.schemas import json_schemas, write_schemas
 from sitegen.review.write import atomic_write
 
 REVIEW_DIR = click.Path(path_type=Path, file_okay=False)
+
+
+def _lazily(name: str):
+    """A module loaded when first used (importlib's LazyLoader recipe). `commands` pulls in the whole
+    library, the site builder included; loading it only when a command runs keeps `--help` and quick
+    commands such as `dedupe` quick to start."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.find_spec(name)
+    spec.loader = importlib.util.LazyLoader(spec.loader)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+commands = _lazily("sitegen.commands")
 
 
 class SitegenGroup(click.Group):
@@ -66,9 +85,13 @@ def cli() -> None:
     """
 
 
-def _finite(value: float, param: click.Parameter) -> float:
-    if not math.isfinite(value):  # click's FloatRange lets NaN through every comparison
-        raise click.BadParameter(f"{value} is not a number", param=param)
+REVIEWER_PLACEHOLDER = "<reviewer>"  # not a valid name: a suggested line pasted unedited fails `check`
+
+
+def _reviewer_name(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    if value != REVIEWER_PLACEHOLDER and not re.fullmatch(SLUG, value):
+        raise click.BadParameter(f"{value!r} is not a reviewer name as duplicates.csv writes one "
+                                 "(lower-case letters, digits and '-')", param=param)
     return value
 
 
@@ -318,25 +341,29 @@ def prisma(directory: Path, as_json: bool) -> None:
 
 @cli.command("probable-duplicates")
 @click.argument("directory", type=REVIEW_DIR)
-@click.option("--threshold", type=click.FloatRange(50, 100), default=90.0, show_default=True,
-              callback=lambda ctx, param, value: _finite(value, param),
-              help="Minimum title similarity (0-100) of the normalised titles.")
+@click.option("--reviewer", default=REVIEWER_PLACEHOLDER, callback=_reviewer_name, help="Your name as in duplicates.csv (lower-case letters, "
+              "digits, '-'), written into each suggested line [default: a placeholder to replace].")
 @click.option("--json", "as_json", is_flag=True, help="Print the pairs as JSON.")
-def probable_duplicates(directory: Path, threshold: float, as_json: bool) -> None:
-    """List records of DIRECTORY that look like the same work but share no identifier.
+def probable_duplicates(directory: Path, reviewer: str, as_json: bool) -> None:
+    """List pairs of records of DIRECTORY that may be one work and await a reviewer's decision.
 
-    Nothing is merged: a reviewer decides. Pairs have nearly equal normalised
-    titles, the same first-author surname and years at most one apart.
+    The metadata matcher's probable pairs, and any pair it calls the same that
+    identity did not merge, most similar first, leaving out pairs duplicates.csv
+    already decides. Nothing is merged: each pair comes with a line to paste into
+    duplicates.csv to confirm it (or write `different` in it to keep both).
     """
     _remember(directory)
-    pairs, records = commands.probable_pairs(directory, threshold)
+    pairs, records = commands.probable_pairs(directory)
     if as_json:
-        click.echo(json.dumps([{"first": p.first, "second": p.second, "score": p.score} for p in pairs], indent=2))
+        click.echo(json.dumps([{"record_id": p.record_id, "duplicate_of": p.duplicate_of, "verdict": p.verdict,
+                                "score": p.score, "record_title": records[p.record_id].title,
+                                "duplicate_of_title": records[p.duplicate_of].title, "row": p.row(reviewer)}
+                               for p in pairs], indent=2))
         return
     for pair in pairs:
-        click.echo(f"{pair.score:5.1f}  {pair.first}  {pair.second}\n       {records[pair.first].title}\n"
-                   f"       {records[pair.second].title}")
-    click.echo(f"{len(pairs)} probable duplicate pair(s) at a title similarity of {threshold:g} or more")
+        click.echo(f"{pair.score:5.1f} {pair.verdict:8}  {pair.record_id}: {records[pair.record_id].title}\n"
+                   f"{'':16}{pair.duplicate_of}: {records[pair.duplicate_of].title}\n{'':16}{pair.row(reviewer)}")
+    click.echo(f"{len(pairs)} pair(s) await a decision in duplicates.csv")
 
 
 @cli.command("dedupe")
@@ -345,9 +372,13 @@ def probable_duplicates(directory: Path, threshold: float, as_json: bool) -> Non
               help="CSV to write: one predicted duplicate set per row, column merged_ids (IDs joined by ';').")
 @click.option("--probable", "probable_out", type=click.Path(path_type=Path, dir_okay=False),
               help="CSV of probable pairs (not merged) [default: OUT with '-probable' added to its name].")
+@click.option("--versions", "versions_out", type=click.Path(path_type=Path, dir_okay=False),
+              help="CSV of preprints and their journal versions (linked, not merged) "
+                   "[default: OUT with '-versions' added to its name].")
 @click.option("--format", "format", type=click.Choice(get_args(Format)),
               help="Format of SOURCE [default: by its suffix (.csv, .ris, .bib), else by its content].")
-def dedupe(source: Path, out: Path, probable_out: Path | None, format: Format | None) -> None:
+def dedupe(source: Path, out: Path, probable_out: Path | None, versions_out: Path | None,
+           format: Format | None) -> None:
     """Find duplicates in SOURCE, a reference file: a records CSV (columns ID, ENTRYTYPE, author,
     title, year, journal, volume, number, pages, doi, abstract; all but ID optional), a RIS file
     (IDs from its ID tags, else ris-1, ris-2, ... by position) or a BibTeX file (IDs are the keys).
@@ -357,10 +388,12 @@ def dedupe(source: Path, out: Path, probable_out: Path | None, format: Format | 
     file is reported as FILE:LINE: message and nothing is written.
     """
     probable_out = probable_out or out.with_name(f"{out.stem}-probable{out.suffix or '.csv'}")
-    count, matches = commands.dedupe(source, out, probable_out, format)
+    versions_out = versions_out or out.with_name(f"{out.stem}-versions{out.suffix or '.csv'}")
+    count, matches = commands.dedupe(source, out, probable_out, versions_out, format)
     merged = sum(len(ids) - 1 for ids in matches.sets)
     click.echo(f"{count} records: {len(matches.sets)} duplicate set(s), {merged} duplicate(s) merged, "
-               f"{len(matches.probable)} probable pair(s) listed in {probable_out}")
+               f"{len(matches.probable)} probable pair(s) listed in {probable_out}, "
+               f"{len(matches.versions)} preprint-journal version pair(s) in {versions_out}")
 
 
 @cli.group()

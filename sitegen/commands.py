@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Any
 from sitegen.errors import SitegenError
 from sitegen.living import protocol, state, versions
 from sitegen.living.checks import UNANCHORED, ledger_problems
+from sitegen.living.duplicates import Suggestion, suggestions
 from sitegen.living.ledger import anchor_tail
 from sitegen.living.prisma import PrismaCounts
 from sitegen.records.dedupe import dedupe_rows
 from sitegen.records.matching import Matches
 from sitegen.records.model import Record
-from sitegen.records.probable import ProbablePair, candidate, probable_duplicates
 from sitegen.references import Format, ReferenceProblem, read_references
 from sitegen.review.folder import load_ledger
 from sitegen.review.models import LedgerEvent, ReviewState, SavedSearch, Strategy, VersionRecord
@@ -75,17 +75,19 @@ def saved_searches(root: Path, monitor_id: str | None = None) -> list[SavedSearc
     return [searches[monitor_id]]
 
 
-def probable_pairs(root: Path, threshold: float) -> tuple[list[ProbablePair], dict[str, Record]]:
-    """Candidate duplicate pairs among the review's records, for a reviewer to look at."""
-    records = open_review(root).review.records
-    return probable_duplicates([candidate(record) for record in records.values()], threshold), records
+def probable_pairs(root: Path) -> tuple[list[Suggestion], dict[str, Record]]:
+    """The matcher's pairs among the review's records that no row of duplicates.csv decides yet, for a
+    reviewer, and the records."""
+    review = open_review(root).review
+    return suggestions(review), review.records
 
 
-def dedupe(source: Path, out: Path, probable_out: Path, format: Format | None = None) -> tuple[int, Matches]:
+def dedupe(source: Path, out: Path, probable_out: Path, versions_out: Path,
+           format: Format | None = None) -> tuple[int, Matches]:
     """Duplicate sets of a reference file (records CSV in the benchmark's columns, RIS or BibTeX; `format`
-    or else its suffix or content) written to `out` (column merged_ids, IDs joined by ";") and probable
-    pairs, not merged, to `probable_out`; returns the record count and the result. Nothing is written
-    when the file has a problem."""
+    or else its suffix or content) written to `out` (column merged_ids, IDs joined by ";"), probable
+    pairs, not merged, to `probable_out` and preprints with their journal versions to `versions_out`;
+    returns the record count and the result. Nothing is written when the file has a problem."""
     try:
         rows = read_references(source, format)
     except ReferenceProblem as problem:
@@ -96,6 +98,8 @@ def dedupe(source: Path, out: Path, probable_out: Path, format: Format | None = 
     atomic_write(out, "merged_ids\r\n" + "".join(_csv_line([";".join(ids)]) for ids in matches.sets))
     atomic_write(probable_out, _csv_line(["first", "second", "score"]) + "".join(
         _csv_line([first, second, f"{score:.1f}"]) for first, second, score in matches.probable))
+    atomic_write(versions_out, _csv_line(["preprint", "published", "score"]) + "".join(
+        _csv_line([preprint, published, f"{score:.1f}"]) for preprint, published, score in matches.versions))
     return len(rows), matches
 
 

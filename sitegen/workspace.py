@@ -17,6 +17,7 @@ from pathlib import Path
 
 from sitegen.errors import ReviewInvalid, SitegenError
 from sitegen.living.checks import living_problems
+from sitegen.living.duplicates import duplicate_problems
 from sitegen.living.facts import ReviewFacts
 from sitegen.review.folder import Review, load_review
 from sitegen.review.problems import Problem
@@ -43,8 +44,8 @@ def inspect(root: Path) -> tuple[Workspace | None, list[Problem]]:
     if review is None:
         return None, problems
     facts = ReviewFacts(review)
-    problems += (screening_problems(review, facts.outcomes) + living_problems(review)
-                 + evidence_problems(review, facts.outcomes))
+    problems += (screening_problems(review, facts.outcomes, facts.duplicates) + living_problems(review)
+                 + duplicate_problems(review) + evidence_problems(review, facts.outcomes))
     return Workspace(review, facts), sorted(set(problems), key=_order)
 
 

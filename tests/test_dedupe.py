@@ -9,8 +9,9 @@ import pytest
 from conftest import FIXTURES
 
 from sitegen.records.dedupe import dedupe_rows
-from sitegen.records.matching import Work, classify, find_duplicates, normalise_title, pages, work
+from sitegen.records.matching import Work, classify, find_duplicates, pages, work
 from sitegen.records.notices import notice_kind
+from sitegen.records.titles import comparable_title as normalise_title
 from sitegen.references import ReferenceProblem
 from sitegen.references.table import read_csv
 
@@ -72,6 +73,9 @@ def test_command_writes_sets_and_probable_pairs(tmp_path, sitegen):
     assert sorted(found) == sorted(truth)  # the special cases exactly right
     with open(tmp_path / "predicted-probable.csv", newline="", encoding="utf-8") as handle:
         assert next(csv.reader(handle)) == ["first", "second", "score"]
+    with open(tmp_path / "predicted-versions.csv", newline="", encoding="utf-8") as handle:
+        assert list(csv.reader(handle)) == [["preprint", "published", "score"]]
+    assert "0 preprint-journal version pair(s)" in stdout
 
 
 # --------------------------------------------------------------------------- normalisation

@@ -355,11 +355,11 @@ def test_json_positions_are_where_yaml_puts_them(value, indent):
 
 @pytest.mark.parametrize("args, message", [
     (["digest", "{review}", "--week", "0001-W01"], "is before 1900"),
-    (["probable-duplicates", "{review}", "--threshold", "nan"], "nan is not a number"),
+    (["probable-duplicates", "{review}", "--reviewer", "Ann Smith"], "is not a reviewer name"),
     (["state", "set", "{review}", "max_kept", "\u0663"], "max_kept"),
     (["monitor", "add", "{review}", "--id", "x", "--strategy", "openalex", "search=a&api_key=b",
       "--at", "2026-01-01T00:00:00Z"], "OpenAlex cannot run this strategy"),
-], ids=["week-too-early", "threshold-nan", "arabic-indic-digit", "strategy-that-cannot-run"])
+], ids=["week-too-early", "reviewer-not-a-name", "arabic-indic-digit", "strategy-that-cannot-run"])
 def test_odd_command_line_values_are_refused_cleanly(sitegen, example_copy, args, message):
     before = tree_bytes(example_copy)
     code, _, err = sitegen(*[a.replace("{review}", str(example_copy)) for a in args])

@@ -179,3 +179,57 @@ def test_pooled_figures_on_the_real_datasets_do_not_fall():
             pooled["FN confirmed"] += len({parent[key] for key in members}) - 1
     assert pooled["TP"] / (pooled["TP"] + pooled["FN"]) >= 0.9935
     assert pooled["FN confirmed"] == 0
+
+
+# --------------------------------------------------------------------------- preprints and journal versions
+
+
+def test_a_preprint_and_its_journal_version_are_linked_never_merged():
+    preprint = abstract("pre", journal="medRxiv", volume="", page="", year=2020, doi="10.1101/2020.05.01.123456")
+    published = abstract("pub", year=2021, doi="10.1136/bmj.n123")
+    no_doi = abstract("pub2", year=2021)
+    matches = find_duplicates([preprint, published, no_doi])
+    assert matches.sets == [["pub", "pub2"]]  # the journal version's two records are one
+    assert [(a, b) for a, b, _ in matches.versions] == [("pre", "pub"), ("pre", "pub2")]
+    assert classify(preprint, no_doi)[0] == "different"  # no DOI to tell them apart: the server does
+
+
+@pytest.mark.parametrize("changes", [
+    {"year": 2019},  # a journal version before the preprint
+    {"year": 2025},  # more than three years later
+    {"title": "Erratum: " + TITLE},
+    {"authors": ["Smith, A", "Jones, B"]},
+])
+def test_not_versions(changes):
+    preprint = abstract("pre", journal="bioRxiv", year=2020, doi="10.1101/2020.05.01.123456")
+    assert find_duplicates([preprint, abstract("pub", **{"year": 2021, **changes})]).versions == []
+
+
+# --------------------------------------------------------------------------- the hard cases
+
+
+def test_a_conference_paper_and_the_journal_article_after_it_are_not_merged():
+    # Same title and first author, the paper at a meeting one year, the article in a journal the next.
+    conference = work("conf", "Cultural universality versus particularity in CMC", ["Stahl, Bernd-Carsten"], 2003,
+                      "Americas Conference on Information Systems")
+    article = work("art", "Cultural Universality Versus Particularity in CMC",
+                   ["Stahl, Bernd Carsten", "Elbeltagi, Ibrahim"], 2004,
+                   "Journal of Global Information Technology Management", "7", "4", "47--65")
+    assert classify(conference, article)[0] != "same"
+    assert find_duplicates([conference, article]).sets == []
+
+
+def test_a_record_without_a_title_is_merged_only_through_an_identifier():
+    untitled = abstract("untitled", title="", doi="10.1136/bmj.a1754")
+    titled = abstract("titled", doi="10.1136/bmj.a1754")
+    assert classify(untitled, abstract("other"))[0] == "different"
+    assert find_duplicates([untitled, abstract("other")]).sets == []
+    assert find_duplicates([untitled, titled], [["titled", "untitled"]]).sets == [["titled", "untitled"]]
+
+
+def test_entities_markup_and_case_do_not_matter():
+    marked = abstract("marked", title="LONG TERM PREDICTIVE VALUES OF CYTOLOGY &amp; <i>human papillomavirus</i> "
+                                     "testing in cervical cancer screening")
+    plain = abstract("plain", title="Long term predictive values of cytology & human papillomavirus testing in "
+                                    "cervical cancer screening")
+    assert classify(marked, plain)[0] == "same"

@@ -15,6 +15,7 @@ from conftest import ROOT
 
 from sitegen.records.model import Record, RecordMeta
 from sitegen.review.models import (
+    DuplicateDecision,
     Evidence,
     Finding,
     Passage,
@@ -39,7 +40,7 @@ README = (ROOT / "README.md").read_text()
 
 @pytest.mark.parametrize("model", [ReviewConfig, ProtocolMeta, RelevanceTerms, SavedSearch, Strategy, Record, RecordMeta,
                                    Evidence, Finding, Passage, SnapshotEntry, ReviewState, VersionRecord,
-                                   PublishedOutcome, RunManifest, RunSource, RunCounts])
+                                   PublishedOutcome, RunManifest, RunSource, RunCounts, DuplicateDecision])
 def test_every_field_is_documented(model):
     for name, field in model.model_fields.items():
         shown = field.alias or name

@@ -78,6 +78,7 @@ def expected_filters(example) -> dict[str, set[str]]:
         "excluded-title-abstract": {i for i, o in title_abstract.items() if o.decision == "exclude"},
         "excluded-full-text": {i for i, o in full_text.items() if o.decision == "exclude"},
         "conflict": {i for stage in outcomes.values() for i, o in stage.items() if o.decision == "conflict"},
+        "duplicate": set(example.facts.duplicates),  # confirmed in duplicates.csv: none in the example
     }
     wanted["awaiting"] = set(example.review.records) - set().union(*wanted.values())
     return wanted

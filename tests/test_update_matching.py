@@ -52,3 +52,19 @@ def test_a_result_with_a_contradictory_identifier_is_never_matched():
     existing = record("pubmed", pmid="25892679")
     result = integrate({existing.id: existing}, [record("europepmc", pmid="99999999")])
     assert set(result.records) == {"pmid:25892679", "pmid:99999999"} and result.probable == []
+
+
+def test_a_journal_version_is_linked_to_its_preprint_and_the_link_stays():
+    preprint = Record.model_validate({**record("europepmc", doi="10.1101/2014.06.01.123456").model_dump(
+        by_alias=True, exclude_none=True), "issued": {"date-parts": [[2014]]}, "container-title": "bioRxiv",
+        "volume": None, "page": None})
+    published = record("crossref", doi="10.1016/s0140-6736(15)60690-0", openalex="W5")
+    result = integrate({preprint.id: preprint}, [published])
+    assert set(result.records) == {preprint.id, published.id} and result.versions == [(preprint.id, published.id)]
+    assert result.records[preprint.id].custom.other_versions == [published.id]
+    assert result.records[published.id].custom.other_versions == [preprint.id]
+    report = markdown_report(UpdateResult("2026-01-01T00:00:00Z", [], result.records, [], result.versions))
+    assert f"`{preprint.id}` is a preprint of `{published.id}`" in report
+    # A later run that returns the journal version again (by identity) keeps the link.
+    again = integrate(result.records, [record("pubmed", doi="10.1016/s0140-6736(15)60690-0", pmid="25892679")])
+    assert again.records[published.id].custom.other_versions == [preprint.id] and again.versions == []

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from itertools import groupby
 
+from sitegen.living.duplicates import Duplicate, confirmed_duplicates
 from sitegen.living.prisma import PrismaCounts, derive
 from sitegen.living.sightings import Sighting, sightings
 from sitegen.records.model import model_data
@@ -65,8 +66,13 @@ class ReviewFacts:
         self.review = review
 
     @cached_property
+    def duplicates(self) -> dict[str, Duplicate]:
+        """Record id -> the record a reviewer confirmed it duplicates (duplicates.csv)."""
+        return confirmed_duplicates(self.review)
+
+    @cached_property
     def screening(self) -> ScreeningFacts:
-        return screening_facts(self.review)
+        return screening_facts(self.review, frozenset(self.duplicates))
 
     @property
     def outcomes(self) -> dict[str, dict[str, Outcome]]:
@@ -76,7 +82,7 @@ class ReviewFacts:
     @cached_property
     def standings(self) -> dict[str, Standing]:
         """Record id -> where it stands in screening (included, excluded at a stage, conflict, awaiting)."""
-        return standings(list(self.review.records), self.screening.outcomes)
+        return standings(list(self.review.records), self.screening.outcomes, self.duplicates)
 
     @cached_property
     def histories(self) -> dict[str, list[StageHistory]]:
@@ -90,7 +96,7 @@ class ReviewFacts:
 
     @cached_property
     def prisma(self) -> PrismaCounts:
-        return derive(self.review, self.screening.outcomes, self.previously_included)
+        return derive(self.review, self.screening.outcomes, self.previously_included, self.duplicates)
 
     @cached_property
     def unpublished(self) -> bool:

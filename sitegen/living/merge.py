@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from sitegen.records.identity import FILED_ELSEWHERE, deduplicate, merge
 from sitegen.records.ids import NAMESPACE_LABELS, NAMESPACES, record_id
-from sitegen.records.matching import find_duplicates, record_work
+from sitegen.records.matching import Matches, find_duplicates, record_work
 from sitegen.records.model import Record, model_data
 
 # The note on a record that a result without a shared identifier was merged into.
@@ -33,6 +33,7 @@ class Integration:
     records: dict[str, Record]  # every record of the review after the merge, by id
     ids: list[str]  # for each retrieved record, in order, the id it is known by
     probable: list[tuple[str, str, float]] = field(default_factory=list)  # pairs with a new record, for a reviewer
+    versions: list[tuple[str, str]] = field(default_factory=list)  # (preprint id, journal version id) newly linked
 
 
 def integrate(existing: dict[str, Record], retrieved: list[Record]) -> Integration:
@@ -57,7 +58,7 @@ def integrate(existing: dict[str, Record], retrieved: list[Record]) -> Integrati
         for index in news:
             ids[index] = target
     first_index = {f"new:{n}": news[0] for n, (_, news) in enumerate(new_groups)}
-    new_groups, probable = _match_by_metadata(new_groups, records, ids)
+    new_groups, matches = _match_by_metadata(new_groups, records, ids)
     for merged, news in new_groups:
         record = _with_free_id(merged, taken)
         if record is None:
@@ -68,19 +69,25 @@ def integrate(existing: dict[str, Record], retrieved: list[Record]) -> Integrati
             target = record.id
         for index in news:
             ids[index] = target
-    filed = [(ids[first_index[a]] if a in first_index else a, ids[first_index[b]] if b in first_index else b, score)
-             for a, b, score in probable]
-    return Integration(dict(sorted(records.items())), ids, [pair for pair in filed if pair[0] != pair[1]])
+    def filed(key: str) -> str:
+        return ids[first_index[key]] if key in first_index else key
+
+    probable = [(filed(a), filed(b), score) for a, b, score in matches.probable if filed(a) != filed(b)]
+    versions = sorted({(filed(a), filed(b)) for a, b, _ in matches.versions if filed(a) != filed(b)})
+    for preprint, published in versions:
+        _link_versions(records, preprint, published)
+        _link_versions(records, published, preprint)
+    return Integration(dict(sorted(records.items())), ids, probable, versions)
 
 
 def _match_by_metadata(new_groups: list[tuple[Record, list[int]]], records: dict[str, Record],
-                       ids: list[str | None]) -> tuple[list[tuple[Record, list[int]]], list[tuple[str, str, float]]]:
+                       ids: list[str | None]) -> tuple[list[tuple[Record, list[int]]], Matches]:
     """New results that share no identifier with any record, matched by metadata: one the matcher
     calls the same as an existing record is folded into it (`ids` say so); new results the same as
-    each other become one. Returns the new results still to file, and the probable pairs, a new result
-    named "new:<n>" by its place in `new_groups`."""
+    each other become one. Returns the new results still to file, and the matches (probable pairs and
+    versions), a new result named "new:<n>" by its place in `new_groups`."""
     if not new_groups:
-        return new_groups, []
+        return new_groups, Matches([], [])
     keys = [f"new:{n}" for n in range(len(new_groups))]
     works = [record_work(record) for record in records.values()]
     works += [record_work(merged.model_copy(update={"id": key})) for key, (merged, _) in zip(keys, new_groups,
@@ -105,7 +112,13 @@ def _match_by_metadata(new_groups: list[tuple[Record, list[int]]], records: dict
         records[target] = _enriched(holder, folded)
         for index in indexes:
             ids[index] = target
-    return [remaining[n] for n in sorted(remaining)], matches.probable
+    return [remaining[n] for n in sorted(remaining)], matches
+
+
+def _link_versions(records: dict[str, Record], holder: str, other: str) -> None:
+    record = records[holder]
+    linked = sorted({*record.custom.other_versions, other})
+    records[holder] = record.model_copy(update={"custom": record.custom.model_copy(update={"other_versions": linked})})
 
 
 def _enriched(existing: Record, merged: Record) -> Record:

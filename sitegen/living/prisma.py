@@ -5,7 +5,10 @@ the records a source returned. Runs are the events sharing one timestamp. A
 record is *first identified* in the earliest run that names it, and counts as
 identified by every source that returned it in that run; counting it more than
 once there is what "duplicate records removed" undoes. Later runs that return it
-again do not count it again (the run's `returned_by_source` shows them).
+again do not count it again (the run's `returned_by_source` shows them). A record
+a reviewer confirmed to duplicate another (duplicates.csv) is identified in its
+own first run like any other, and removed there as a duplicate: it counts among
+"duplicate records removed", not among the records screened.
 
 Records arrive by one of two routes, as the PRISMA 2020 templates draw them:
 databases and registers (saved-search runs, and imports with method
@@ -65,7 +68,8 @@ class Flow(Strict):
     identified_other_methods: int = Field(description="records identified by other methods, summed over sources")
     identified_other_by_source: dict[str, int] = Field(
         description="sources used by other methods -> records each identified")
-    duplicates_removed: int = Field(description="identifications beyond the first of the same record in its run")
+    duplicates_removed: int = Field(description="identifications beyond the first of the same record in its run, "
+                                                "and records a reviewer confirmed to duplicate another")
     excluded_automation: int = Field(
         description="records marked ineligible by automation tools: always 0, because a relevance score only "
                     "orders a batch and reviewers decide every record")
@@ -172,18 +176,20 @@ def _stage_flow(ids: list[str], outcomes: dict[str, dict[str, Outcome]], prefix:
 
 
 def _flow(ids: Iterable[str], found: dict[str, set[tuple[Route, str]]], searched: set[tuple[Route, str]],
-          outcomes: dict[str, dict[str, Outcome]]) -> tuple[dict, list[str]]:
+          outcomes: dict[str, dict[str, Outcome]], duplicates: Collection[str]) -> tuple[dict, list[str]]:
     """The flow fields of a set of records, and which of them are included studies.
 
     `found` maps each record to the (route, source) pairs that returned it in its first run;
-    `searched` lists every (route, source) used, so a source that found nothing new still shows, as 0.
+    `searched` lists every (route, source) used, so a source that found nothing new still shows, as 0;
+    `duplicates` are identified but removed before screening.
     """
     by_source = Counter({source: 0 for route, source in searched if route != OTHER})
     other_by_source = Counter({source: 0 for route, source in searched if route == OTHER})
     routed: dict[str, list[str]] = {"dbr": [], OTHER: []}
     for rid in ids:
         databases = {source for route, source in found[rid] if route != OTHER}
-        routed["dbr" if databases else OTHER].append(rid)
+        if rid not in duplicates:
+            routed["dbr" if databases else OTHER].append(rid)
         if databases:
             by_source.update(databases)
         else:
@@ -206,8 +212,9 @@ def _flow(ids: Iterable[str], found: dict[str, set[tuple[Route, str]]], searched
 
 
 def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
-           previous_included: Collection[str] | None = None) -> PrismaCounts:
-    """The counts, from the ledger's events and `outcomes` (per stage, per record).
+           previous_included: Collection[str] | None = None, duplicates: Collection[str] = ()) -> PrismaCounts:
+    """The counts, from the ledger's events, `outcomes` (per stage, per record) and the records confirmed
+    to duplicate others (`duplicates`).
 
     Previous studies are, by default, the included studies first identified before the latest run that
     identified new records (none when that is the first run: a new review). Given `previous_included`
@@ -229,12 +236,12 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
         first_run.update(dict.fromkeys(new, index))
         found.update(new)
         searched = {(_route(payload), payload.source) for payload in run.events}
-        fields, _ = _flow(new, found, searched, outcomes)
+        fields, _ = _flow(new, found, searched, outcomes, duplicates)
         incomplete = sorted({p.source for p in run.events if isinstance(p, RetrievalPayload) and not p.complete})
         columns.append(RunFlow(run=index + 1, at=run.at, returned_by_source=dict(sorted(
             (source, len(ids)) for source, ids in returned.items())), incomplete=incomplete, **fields))
     searched = {(_route(payload), payload.source) for run in runs for payload in run.events}
-    fields, included = _flow(first_run, found, searched, outcomes)
+    fields, included = _flow(first_run, found, searched, outcomes, duplicates)
     if previous_included is not None:
         kept = set(previous_included)
         previous = [rid for rid in included if rid in kept]

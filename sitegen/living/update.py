@@ -83,6 +83,7 @@ class UpdateResult:
     searches: list[SearchRun]
     records: dict[str, Record] = field(default_factory=dict)
     probable: list[tuple[str, str, float]] = field(default_factory=list)  # possible duplicates, for a reviewer
+    versions: list[tuple[str, str]] = field(default_factory=list)  # (preprint id, journal version id) linked
 
     @property
     def complete(self) -> bool:
@@ -106,6 +107,7 @@ class UpdateResult:
             } for search in self.searches],
             "probable_duplicates": [{"first": first, "second": second, "score": round(score, 1)}
                                     for first, second, score in self.probable],
+            "versions": [{"preprint": preprint, "published": published} for preprint, published in self.versions],
         }
 
 
@@ -181,7 +183,7 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
         recorded = fetcher.snapshots.staged_files() if fetcher.snapshots is not None else {}
     retrieved = [record for _, _, outcome in executed for record in outcome.records]
     merged = integrate(review.records, retrieved)
-    result = UpdateResult(at, [], merged.records, merged.probable)
+    result = UpdateResult(at, [], merged.records, merged.probable, merged.versions)
     payloads: list[Payload] = []
     manifests: dict[str, bytes] = {}  # path -> the run's manifest
     last_payload: dict[str, int] = {}  # monitor id -> index of the last payload its run appends
@@ -326,6 +328,11 @@ def markdown_report(result: UpdateResult) -> str:
             lines.append("No new records from the sources that answered in full; the others are unknown this run, "
                          "not empty.")
         lines += ["", f"Run manifest: {markdown_code(search.manifest)}"]
+    if result.versions:
+        lines += ["", "### Preprints and their journal versions", "",
+                  "Linked as two versions of one study, not merged:", ""]
+        lines += [f"- {markdown_code(preprint)} is a preprint of {markdown_code(published)}"
+                  for preprint, published in result.versions]
     if result.probable:
         lines += ["", "### Possible duplicates", "",
                   "New records that look like the same work as another record but share no identifier. Nothing "

@@ -28,8 +28,6 @@ same result.
 
 from __future__ import annotations
 
-import html
-import re
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -38,8 +36,8 @@ from rapidfuzz import fuzz
 from sitegen.records.ids import NAMESPACE_LABELS, NAMESPACES, arxiv_of_doi, parse_record_id, record_id
 from sitegen.records.model import Record, RecordMeta, model_data
 from sitegen.records.notices import notice_kind
-from sitegen.records.probable import normalise_title
 from sitegen.records.providers import MERGE_PRIORITY, SOURCES
+from sitegen.records.titles import comparable_title
 
 # Normalised-title similarity (rapidfuzz ratio, 0-100) below which records sharing an identifier
 # are not taken for one work. On real review searches (bib-dedupe's benchmark data) true duplicate
@@ -50,19 +48,6 @@ TITLE_FLOOR = 60
 # corrects), so a shared DOI needs the titles to agree; a shared PMID, PMCID, OpenAlex or arXiv id does not,
 # which keeps a translated title with the same DOI and PMID one work.
 _ONE_WORK = ("pmid", "pmcid", "openalex", "arxiv")
-# Markers that a title was translated or comes with a language note: "[Chinese]", "[Article in German]",
-# "(author's transl)". They are dropped before titles are compared, as are HTML entities and tags.
-_LANGUAGES = ("chinese|japanese|korean|german|french|spanish|portuguese|italian|russian|polish|dutch|czech|"
-              "slovak|hungarian|turkish|swedish|danish|norwegian|finnish|greek|hebrew|persian|arabic|croatian|"
-              "serbian|slovenian|romanian|bulgarian|ukrainian|lithuanian|latvian|estonian|english|"
-              "afrikaans|catalan|icelandic|indonesian|malay|thai|vietnamese")
-_TRANSLATION_MARKER = re.compile(
-    r"[\[(]\s*(?:(?:article|text|abstract|published|original)\s+)?(?:in\s+)?(?:" + _LANGUAGES + r")"
-    r"(?:\s*(?:,|and|with)\s*(?:(?:an?\s+)?(?:english\s+)?(?:abstract|summary)|" + _LANGUAGES + r"))*\s*[\])]"
-    r"|[\[(]\s*(?:author'?s\s+)?transl(?:\.|ation|ated)?\s*(?:by\s+author)?\s*[\])]",
-    re.IGNORECASE,
-)
-_TAG = re.compile(r"</?[A-Za-z][^<>]{0,200}>")
 # Ends the note on a record filed under other than its preferred identifier; a caller that keeps the
 # record's earlier id (ids never change once given) drops the note with this.
 FILED_ELSEWHERE = "; this record is filed under its "
@@ -127,21 +112,6 @@ def listed(values: list[str], most: int = 5) -> str:
     """The first `most` values, comma-separated, and how many more there are."""
     shown = ", ".join(values[:most])
     return shown + (f" and {len(values) - most} more" if len(values) > most else "")
-
-
-def unmarked(title: str) -> str:
-    """A title with HTML entities decoded (twice: indexes escape escaped text) and tags replaced by spaces."""
-    return _TAG.sub(" ", html.unescape(html.unescape(title)))
-
-
-def comparable_title(title: str | None) -> str:
-    """A title as identity compares it: HTML entities decoded, tags and translation markers removed,
-    PubMed's [brackets] around a translated title dropped, then normalise_title."""
-    text = _TRANSLATION_MARKER.sub(" ", unmarked(title or "")).strip()
-    bracketed = re.fullmatch(r"\[(.*)\][.\s]*", text, re.DOTALL)
-    if bracketed and "[" not in bracketed.group(1) and "]" not in bracketed.group(1):
-        text = bracketed.group(1)
-    return normalise_title(text)
 
 
 def is_notice(record: Record) -> bool:
@@ -281,7 +251,7 @@ def merge(group: list[Record], notes: list[str]) -> Record:
             openalex=identifiers["openalex"], arxiv=identifiers["arxiv"], sources=sources, publication_types=types,
             open_access=access.custom.open_access, license=access.custom.license,
             fulltext_url=access.custom.fulltext_url, retracted=any(r.custom.retracted for r in ordered),
-            conflicts=conflicts,
+            conflicts=conflicts, other_versions=sorted({i for r in ordered for i in r.custom.other_versions}),
         ),
     )
 

@@ -23,6 +23,10 @@ A pair is *same* when the normalised titles are nearly equal and either
   page, author list, abstract) corroborate it.
 Everything else close is *probable*: listed for a reviewer, never merged.
 
+A preprint and its journal version (nearly equal titles and authors, the journal version
+up to three years later) are two records of one study: never merged, they are listed as
+*versions* (seed 002's journal-version rule).
+
 Merging is conservative: a false merge silently drops a study, so clusters are joined
 best pair first and never when two of their records disagree and are not themselves
 the same. `find_duplicates` is pure and deterministic: the same works in any order give
@@ -31,6 +35,7 @@ the same sets.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from collections import defaultdict
@@ -40,11 +45,12 @@ from typing import Literal
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
-from sitegen.records.identity import TITLE_FLOOR, unmarked
+from sitegen.records.identity import TITLE_FLOOR
 from sitegen.records.model import Record
 from sitegen.records.names import split_name
 from sitegen.records.notices import notice_kind
-from sitegen.records.probable import normalise_title as plain_title
+from sitegen.records.preprints import is_preprint
+from sitegen.records.titles import comparable_title, folded
 
 Verdict = Literal["same", "probable", "different"]
 Agreement = Literal["equal", "differ", "unknown"]
@@ -56,26 +62,11 @@ PROBABLE_TITLE = 85.0  # and a PROBABLE pair
 SAME_ABSTRACT = 90.0
 BLOCK_WORDS = 4
 
-# Trailing notes an index adds to a title: a few words without digits in brackets ("[Chinese]",
-# "[Article in German]", "(author's transl)", "[Review]"), reference counts ("[33 refs]") and notes of
-# linked records ("[Erratum appears in Exp Brain Res 2010;203:245]", "[Comment on ...]").
-_TRAILING_NOTE = re.compile(r"(?:\s*\.?\s*(?:[\[(][A-Za-z' ,]{2,40}[\])]|\[\d+ refs?\]"
-                            r"|\[(?:erratum|comment|corrected|retraction|update)[^\[\]]{0,200}\])\s*\.?)+\s*$",
-                            re.IGNORECASE)
 _JOURNAL_STOP = {"of", "the", "and", "for", "in", "on", "de", "la", "und", "der"}
 _MEETING_WORDS = {"conference", "congress", "meeting", "symposium", "abstracts"}
 # Embase and some other exports glue authors together: "Akita K.Isoda K.Isobe S." A full stop followed at
 # once by a capital and a lower-case letter starts the next name.
 _GLUED_NAMES = re.compile(r"(?<=\.)(?=[A-Z][a-z])")
-
-
-def normalise_title(title: str) -> str:
-    """For matching: HTML entities and tags, a translation note ("[Chinese]") and enclosing brackets
-    removed, then lower case without accents or punctuation."""
-    text = unmarked(title).strip()
-    if (whole := re.fullmatch(r"\[([^\[\]]+)\]\.?", text)) is not None:  # MEDLINE's "[translated title]"
-        text = whole.group(1)
-    return plain_title(_TRAILING_NOTE.sub("", text)) or plain_title(text)
 
 
 def pages(text: str) -> tuple[str, str]:
@@ -119,11 +110,12 @@ def journal_key(name: str) -> tuple[str, ...]:
     "=", a note in brackets ("[Electronic Resource]", "(Clinical research ed.)"), the meeting an
     abstract supplement is from ("Heart. Conference: British Atherosclerosis Society")."""
     text = re.split(r"\s*(?::|\s=\s|\[|\()", html.unescape(name), maxsplit=1)[0] or name
-    words = [word for word in plain_title(re.sub(r"['’]", "", text)).split() if word not in _JOURNAL_STOP]
+    words = [word for word in folded(re.sub(r"['’]", "", text)).split() if word not in _JOURNAL_STOP]
     cut = next((n for n, word in enumerate(words) if n and word in _MEETING_WORDS), len(words))
     return tuple(words[:cut])
 
 
+@functools.lru_cache(maxsize=16384)  # a search's records come from a few thousand journals at most
 def journal_keys(name: str) -> tuple[tuple[str, ...], ...]:
     """The journal's key, and the key of a name given in brackets after it: MEDLINE writes a translated
     title so ("Xianggang yi xue za zhi [Hong Kong medical journal]")."""
@@ -154,10 +146,11 @@ class Person:
     given: str
 
 
+@functools.lru_cache(maxsize=65536)  # exports repeat the same authors on many records
 def person(name: str) -> Person:
     """An author as the matcher compares them, from any written form ("Bouton, Mark E.", "Bouton ME")."""
     split = split_name(name)
-    return Person(plain_title(split.family or split.literal or name), plain_title(split.given or ""))
+    return Person(folded(split.family or split.literal or name), folded(split.given or ""))
 
 
 def author_names(authors: list[str]) -> list[str]:
@@ -189,6 +182,7 @@ class Work:
     key: str
     title: str
     kind: str  # notice_kind: "" for a work, else "erratum", "retraction", "reply" or "comment"
+    preprint: bool
     authors: tuple[Person, ...]
     year: int | None
     journal: tuple[tuple[str, ...], ...]  # journal_keys
@@ -204,7 +198,7 @@ class Work:
 def work(key: str, title: str, authors: list[str], year: int | None = None, journal: str = "", volume: str = "",
          issue: str = "", page: str = "", doi: str | None = None, abstract: str = "",
          identifiers: dict[str, str] | None = None, publication_types: tuple[str, ...] = ()) -> Work:
-    normal = normalise_title(title)
+    normal = comparable_title(title)
     people = tuple(found for found in (person(name) for name in author_names(authors)) if found.family)
     first, last = pages(page)
     words = normal.split()
@@ -214,9 +208,10 @@ def work(key: str, title: str, authors: list[str], year: int | None = None, jour
     known = dict(identifiers or {})
     if doi:
         known["doi"] = doi
-    return Work(key, normal, notice_kind(title, publication_types), people, year, journal_keys(journal),
+    preprint = is_preprint(known.get("doi"), publication_types, journal, known.get("arxiv"))
+    return Work(key, normal, notice_kind(title, publication_types), preprint, people, year, journal_keys(journal),
                 volume_number(volume), supplement_numbers(issue), first, last, tuple(sorted(known.items())),
-                plain_title(abstract)[:2000], tuple(sorted(blocks)))
+                folded(abstract)[:2000], tuple(sorted(blocks)))
 
 
 def record_work(record: Record) -> Work:
@@ -229,6 +224,8 @@ def record_work(record: Record) -> Work:
 
 def conflict(a: Work, b: Work) -> str | None:
     """Why two records cannot be one work, or None."""
+    if a.preprint != b.preprint:
+        return "a preprint and a journal version: two versions, linked, never merged"
     theirs = dict(b.identifiers)
     for namespace, value in a.identifiers:
         if theirs.get(namespace, value) != value:
@@ -335,6 +332,19 @@ def classify(a: Work, b: Work) -> tuple[Verdict, float]:
     return "probable", score
 
 
+def versions_of_one_work(a: Work, b: Work) -> bool:
+    """Whether one record is a preprint and the other its journal version: nearly equal titles, the same
+    first author (or most co-authors), neither a notice, and the journal version not before the preprint
+    nor more than three years after it."""
+    if a.preprint == b.preprint or a.kind or b.kind or not a.title or not b.title:
+        return False
+    preprint, published = (a, b) if a.preprint else (b, a)
+    if preprint.year is not None and published.year is not None and not (
+            0 <= published.year - preprint.year <= 3):
+        return False
+    return title_score(a, b) >= SAME_TITLE and authors_agree(a, b) in ("all", "first")
+
+
 def disagree(a: Work, b: Work) -> bool:
     """Whether two records may not end up in one set: something rules them out, or they disagree on
     volume, first page or year and are not the same for all that."""
@@ -349,6 +359,7 @@ def disagree(a: Work, b: Work) -> bool:
 class Matches:
     sets: list[list[str]]  # merged duplicate sets (two or more keys each), sorted
     probable: list[tuple[str, str, float]]  # pairs for a reviewer, not merged: (first key, second key, score)
+    versions: list[tuple[str, str, float]] = field(default_factory=list)  # (preprint key, journal version key, score)
 
 
 def candidate_pairs(works: list[Work], focus: set[int] | None = None) -> list[tuple[int, int]]:
@@ -386,10 +397,14 @@ def find_duplicates(works: list[Work], linked: list[list[str]] = (), focus: set[
                         not works[a].title or not works[b].title
                         or fuzz.ratio(works[a].title, works[b].title) >= TITLE_FLOOR):
                     verdicts.append((0, -100.0, works[a].key, works[b].key, a, b))
+    versions = []
     for a, b in candidate_pairs(works, None if focus is None else {position[key] for key in focus}):
         verdict, score = classify(works[a], works[b])
         if verdict != "different":
             verdicts.append((1 if verdict == "same" else 2, -score, works[a].key, works[b].key, a, b))
+        elif versions_of_one_work(works[a], works[b]):
+            preprint, published = (works[a], works[b]) if works[a].preprint else (works[b], works[a])
+            versions.append((preprint.key, published.key, title_score(works[a], works[b])))
     verdicts.sort()
     cluster: dict[int, list[int]] = {n: [n] for n in range(len(works))}
     owner = list(range(len(works)))
@@ -408,4 +423,4 @@ def find_duplicates(works: list[Work], linked: list[list[str]] = (), focus: set[
     sets = sorted(sorted(works[n].key for n in members) for members in cluster.values() if len(members) > 1)
     probable = sorted({pair for pair in probable if owner[position[pair[0]]] != owner[position[pair[1]]]},
                       key=lambda pair: (-pair[2], pair[0], pair[1]))
-    return Matches(sets, probable)
+    return Matches(sets, probable, sorted(versions))

@@ -114,6 +114,9 @@ class RecordMeta(Strict):
     retracted: bool = False
     # Notes left by deduplication when sources disagree about identifiers; omitted when there are none.
     conflicts: list[Text] = Field(default_factory=list, exclude_if=lambda notes: not notes)
+    # Ids of the other records of the same study in another version: a preprint's journal version, or
+    # the preprint of a journal article (seed 002). Linked, never merged; omitted when there are none.
+    other_versions: list[Text] = Field(default_factory=list, exclude_if=lambda ids: not ids)
 
 
 class Record(Strict):
@@ -133,7 +136,7 @@ class Record(Strict):
     PMCID: str | None = None
     URL: Text | None = None
     abstract: Annotated[str, StringConstraints(max_length=200_000), Printable] | None = None
-    custom: RecordMeta = RecordMeta()
+    custom: RecordMeta = Field(default_factory=RecordMeta)  # a factory: a default instance is deep-copied
 
     def identifiers(self) -> dict[str, str]:
         values = {"doi": self.DOI, "pmid": self.PMID, "pmcid": self.PMCID,

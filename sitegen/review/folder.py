@@ -26,6 +26,7 @@ from sitegen.records.model import Record, model_data
 from sitegen.review import parsing
 from sitegen.review.models import (
     DECISION_COLUMNS,
+    DUPLICATE_COLUMNS,
     PAYLOAD_MODELS,
     REVIEW_SCHEMA_VERSION,
     RUN_MANIFEST_SCHEMA_VERSION,
@@ -35,6 +36,7 @@ from sitegen.review.models import (
     STATE_SCHEMA_VERSION,
     VERSION_SCHEMA_VERSION,
     Decision,
+    DuplicateDecision,
     Evidence,
     LedgerEvent,
     Payload,
@@ -58,6 +60,7 @@ SIZE_LIMITS = {
     "protocol.md": 2 * MB,
     "evidence": 2 * MB,
     "screening": 16 * MB,
+    "duplicates.csv": 16 * MB,
     "searches": 128 * MB,
     "records.jsonl": 1024 * MB,
     "ledger.jsonl": 1024 * MB,
@@ -88,6 +91,16 @@ class DecisionRow:
     line: int
     columns: dict[str, int]
     decision: Decision
+
+
+@dataclass
+class DuplicateRow:
+    """A row of duplicates.csv with its position."""
+
+    path: str
+    line: int
+    columns: dict[str, int]
+    decision: DuplicateDecision
 
 
 @dataclass
@@ -150,6 +163,7 @@ class Review:
     state: ReviewState = field(default_factory=lambda: ReviewState(schema_version=STATE_SCHEMA_VERSION))
     state_read: bool = True  # False when state.json exists but could not be read: `state` then holds defaults
     decisions: list[DecisionRow] = field(default_factory=list)
+    duplicates: list[DuplicateRow] = field(default_factory=list)  # duplicates.csv's rows, in file order
     evidence: list[EvidenceFile] = field(default_factory=list)
     versions: list[VersionFile] = field(default_factory=list)  # published versions, by number
     manifests: dict[str, ManifestFile] = field(default_factory=dict)  # search-run manifests, by path
@@ -185,6 +199,7 @@ def load_review(root: Path) -> tuple[Review | None, list[Problem]]:
     problems += _load_snapshot_index(root, review)
     problems += _load_state(root, review, schema_problems)
     problems += _load_screening(root, review)
+    problems += _load_duplicates(root, review)
     problems += _load_evidence(root, review)
     problems += _load_versions(root, review, schema_problems)
     problems += _load_manifests(root, review, schema_problems)
@@ -330,6 +345,14 @@ def _load_records(root: Path, review: Review) -> list[Problem]:
         previous = record.id
         review.records[record.id] = record
         review.record_lines[record.id] = lineno
+    for record in review.records.values():  # version links name records of this file, both ways
+        for other in record.custom.other_versions:
+            linked = review.records.get(other)
+            if linked is None or record.id not in linked.custom.other_versions:
+                problems.append(Problem(rel, review.record_lines[record.id], None, "version-link",
+                                        f"record {record.id!r} names {other!r} as another version of it, but "
+                                        + ("no record has that id" if linked is None else "that record does not "
+                                           "name it back")))
     return problems
 
 
@@ -416,6 +439,28 @@ def _load_screening(root: Path, review: Review) -> list[Problem]:
                 problems += row_problems
                 if decision is not None:
                     review.decisions.append(DecisionRow(stage_dir.name, path.stem, rel, row.line, row.columns, decision))
+    return problems
+
+
+def _load_duplicates(root: Path, review: Review) -> list[Problem]:
+    """duplicates.csv, the reviewers' decisions on probable duplicates: optional (absent, none decided)."""
+    rel = "duplicates.csv"
+    if not (root / rel).exists() and not (root / rel).is_symlink():
+        return []
+    text, problems = _read(root, rel, rel)
+    if text is None:
+        return problems
+    rows, csv_problems = parsing.parse_csv(text, rel, DUPLICATE_COLUMNS,
+                                           {"record_id", "duplicate_of", "decision", "reviewer"})
+    problems += csv_problems
+    for row in rows:
+        values = {key: value.strip() for key, value in row.values.items()}
+        decision, row_problems = parsing.validate(
+            DuplicateDecision, parsing.Parsed(values, {(name,): (row.line, col) for name, col in row.columns.items()}),
+            rel, line=row.line)
+        problems += row_problems
+        if decision is not None:
+            review.duplicates.append(DuplicateRow(rel, row.line, row.columns, decision))
     return problems
 
 

@@ -627,6 +627,36 @@ class Decision(Strict):
         return check_record_id(value)
 
 
+# --------------------------------------------------------------------------- duplicates.csv
+
+DUPLICATE_COLUMNS = ["record_id", "duplicate_of", "decision", "reviewer", "note"]
+
+
+class DuplicateDecision(Strict):
+    """One row of duplicates.csv: a reviewer's decision on a pair of records that may be one work.
+
+    `same` makes `record_id` a duplicate of `duplicate_of` (the canonical record, which keeps its
+    screening); `different` keeps both, and stops `sitegen probable-duplicates` listing the pair.
+    """
+
+    record_id: str
+    duplicate_of: str
+    decision: Literal["same", "different"]
+    reviewer: Annotated[str, StringConstraints(pattern=SLUG)]
+    note: Annotated[str, StringConstraints(max_length=2000), Printable] = ""
+
+    @field_validator("record_id", "duplicate_of")
+    @classmethod
+    def _valid_id(cls, value: str) -> str:
+        return check_record_id(value)
+
+    @model_validator(mode="after")
+    def _two_records(self) -> DuplicateDecision:
+        if self.record_id == self.duplicate_of:
+            raise ValueError(f"record {self.record_id!r} is paired with itself")
+        return self
+
+
 # --------------------------------------------------------------------------- evidence/<study>.yaml
 
 

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from sitegen.records.model import Record
 from sitegen.review.models import (
     Decision,
+    DuplicateDecision,
     Evidence,
     LedgerEvent,
     ProtocolMeta,
@@ -29,6 +30,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "record.schema.json": Record,
     "ledger-event.schema.json": LedgerEvent,
     "decision-row.schema.json": Decision,
+    "duplicate-decision-row.schema.json": DuplicateDecision,
     "evidence.schema.json": Evidence,
     "snapshot-entry.schema.json": SnapshotEntry,
     "state.schema.json": ReviewState,

@@ -9,16 +9,20 @@ its title/abstract conflicts are unsettled.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from sitegen.review.folder import ADJUDICATION, Review
 from sitegen.review.models import STAGES, BatchPayload, ProtocolLockPayload
 from sitegen.review.problems import Problem
 from sitegen.screening.outcomes import Outcome, review_outcomes
 
 
-def screening_problems(review: Review, outcomes: dict[str, dict[str, Outcome]]) -> list[Problem]:
-    """Every screening problem; `outcomes` are the review's outcomes per stage (computed once by the caller)."""
+def screening_problems(review: Review, outcomes: dict[str, dict[str, Outcome]],
+                       duplicates: Collection[str] = ()) -> list[Problem]:
+    """Every screening problem; `outcomes` are the review's outcomes per stage (computed once by the caller),
+    which confirmed `duplicates` have none of: their decisions were made, and stay, but count no more."""
     title_abstract = outcomes["title-abstract"]
-    return (_decision_problems(review) + _stage_problems(review, title_abstract)
+    return (_decision_problems(review) + _stage_problems(review, title_abstract, duplicates)
             + _protocol_unlocked(review) + _unsettled_batches(review, title_abstract) + _needless_adjudications(review))
 
 
@@ -76,11 +80,11 @@ def _decision_problems(review: Review) -> list[Problem]:
     return problems
 
 
-def _stage_problems(review: Review, title_abstract: dict[str, Outcome]) -> list[Problem]:
+def _stage_problems(review: Review, title_abstract: dict[str, Outcome], duplicates: Collection[str]) -> list[Problem]:
     """A record reaches full text only when title/abstract screening included it."""
     problems = []
     for row in review.decisions:
-        if row.stage != "full-text":
+        if row.stage != "full-text" or row.decision.record_id in duplicates:
             continue
         outcome = title_abstract.get(row.decision.record_id)
         decision = outcome.decision if outcome else None

@@ -76,7 +76,7 @@ def protocol_meta(review: Review, version: int | None) -> ProtocolMeta:
 def rank_batch(review: Review, screening: ScreeningFacts, batch: Batch) -> Ranking:
     """A batch ranked under the protocol version it is screened under."""
     prior = _prior(review, screening, week_start(iso_week(batch.created))) if batch.created else []
-    return score_batch([review.records[i] for i in batch.record_ids], protocol_meta(review, batch.protocol_version),
+    return score_batch([review.records[i] for i in screening.to_screen(batch.record_ids)], protocol_meta(review, batch.protocol_version),
                        prior, review.state.max_kept)
 
 
@@ -86,7 +86,7 @@ def weekly(review: Review, screening: ScreeningFacts, week: str) -> Digest:
     year, number, _ = start.isocalendar()
     week = f"{year}-W{number:02d}"
     chosen = [b for b in screening.batches if b.created and iso_week(b.created) == week]
-    records = [review.records[i] for i in dict.fromkeys(i for batch in chosen for i in batch.record_ids)]
+    records = [review.records[i] for i in dict.fromkeys(i for batch in chosen for i in screening.to_screen(batch.record_ids))]
     version = max((b.protocol_version or 0 for b in chosen), default=None)
     ranking = score_batch(records, protocol_meta(review, version), _prior(review, screening, start),
                           review.state.max_kept)

@@ -33,8 +33,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 from rapidfuzz import fuzz
 
+from sitegen.records import preprints
 from sitegen.records.model import Record
-from sitegen.records.probable import normalise_title
+from sitegen.records.titles import folded
 from sitegen.review.models import ProtocolMeta, RelevanceTerms, WatchTerm
 
 Decision = Literal["KEEP", "REVIEW", "DROP"]
@@ -48,12 +49,6 @@ CRITERIA_WEIGHT = Decimal("0.45")
 NOVELTY_WEIGHT = Decimal("0.10")
 # The seed's "Levenshtein ratio > 0.9" on normalised titles, as a rapidfuzz ratio (0-100).
 TITLE_MATCH_ABOVE = 90.0
-# DOI prefixes of preprint servers: bioRxiv and medRxiv, arXiv, Research Square, SSRN, Preprints.org.
-PREPRINT_DOI_PREFIXES = ("10.48550/", "10.21203/", "10.2139/", "10.20944/")
-# bioRxiv and medRxiv share 10.1101 with Cold Spring Harbor's journals (10.1101/lm.…, 10.1101/gr.…):
-# only their dated (2019.12.11.123456) or plain six-digit suffixes are preprints.
-BIORXIV_DOI = re.compile(r"^10\.1101/(?:\d{4}\.\d{2}\.\d{2}\.)?\d{6,}(?:v\d+)?$")
-PREPRINT_TYPES = frozenset({"preprint", "posted-content"})
 
 FitKind = Literal["fit", "borderline", "partial", "silent", "out"]
 # Criteria value of each kind of fit: (usual pass, stricter pass). The stricter pass, the first
@@ -270,14 +265,12 @@ class Novelty:
 
 
 def is_preprint(record: Record) -> bool:
-    doi = record.DOI or ""
-    return doi.startswith(PREPRINT_DOI_PREFIXES) or BIORXIV_DOI.match(doi) is not None or any(_term_key(t) in PREPRINT_TYPES
-                                                       for t in record.custom.publication_types)
+    return preprints.is_preprint(record.DOI, record.custom.publication_types)
 
 
 def prior_index(prior: list[Record]) -> list[Prior]:
     """The prior records to compare against, sorted by id so the first match found never depends on input order."""
-    return sorted(Prior(record.id, normalise_title(record.title), is_preprint(record)) for record in prior)
+    return sorted(Prior(record.id, folded(record.title), is_preprint(record)) for record in prior)
 
 
 def _similar(title: str, prior: list[Prior]) -> list[Prior]:
@@ -292,7 +285,7 @@ def novelty_axis(record: Record, prior: list[Prior]) -> Novelty:
     if any(entry.id == record.id for entry in prior):
         return Novelty(Decimal("0.0"), "already covered: kept in a prior digest (novelty 0)", ("already-covered",),
                        True)
-    similar = _similar(normalise_title(record.title), prior)
+    similar = _similar(folded(record.title), prior)
     preprints = [entry for entry in similar if entry.preprint]
     if preprints and not is_preprint(record):
         source = preprints[0].id

@@ -1,8 +1,8 @@
 """Where each record stands in screening, and how it got there, derived from the decision files.
 
 A record's standing is its one place in the flow: included, excluded at title and
-abstract, excluded at full text (with the reason), in conflict, or awaiting a
-decision. It follows the rules the PRISMA counts follow: "maybe" at title and
+abstract, excluded at full text (with the reason), in conflict, awaiting a
+decision, or a confirmed duplicate of another record (which is not screened). It follows the rules the PRISMA counts follow: "maybe" at title and
 abstract sends a record on to full text, and a full-text "maybe" is not yet an
 assessment, so it still awaits one.
 
@@ -17,6 +17,7 @@ keeps them.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Literal
 
@@ -24,15 +25,16 @@ from sitegen.review.folder import ADJUDICATION, Review
 from sitegen.review.models import STAGES
 from sitegen.screening.outcomes import Outcome
 
-StandingKind = Literal["included", "excluded-title-abstract", "excluded-full-text", "conflict", "awaiting"]
+StandingKind = Literal["included", "excluded-title-abstract", "excluded-full-text", "conflict", "awaiting",
+                       "duplicate"]
 STANDINGS: tuple[StandingKind, ...] = ("included", "excluded-title-abstract", "excluded-full-text", "conflict",
-                                       "awaiting")
+                                       "awaiting", "duplicate")
 
 
 @dataclass(frozen=True)
 class Standing:
     kind: StandingKind
-    stage: str  # the stage it stands at: where it was included or excluded, is in conflict, or awaits
+    stage: str  # the stage it stands at: where it was included or excluded, is in conflict, or awaits ("" for a duplicate)
     reason: str = ""  # the exclusion reason code at full text
 
 
@@ -54,10 +56,13 @@ def standing(title_abstract: Outcome | None, full_text: Outcome | None) -> Stand
     return Standing("included", "full-text")
 
 
-def standings(records: list[str], outcomes: dict[str, dict[str, Outcome]]) -> dict[str, Standing]:
-    """Each record's standing, from the outcomes per stage (as `ReviewFacts.outcomes` holds them)."""
+def standings(records: list[str], outcomes: dict[str, dict[str, Outcome]],
+              duplicates: Collection[str] = ()) -> dict[str, Standing]:
+    """Each record's standing, from the outcomes per stage (as `ReviewFacts.outcomes` holds them) and
+    the confirmed duplicates."""
     title_abstract, full_text = outcomes["title-abstract"], outcomes["full-text"]
-    return {record_id: standing(title_abstract.get(record_id), full_text.get(record_id)) for record_id in records}
+    return {record_id: Standing("duplicate", "") if record_id in duplicates
+            else standing(title_abstract.get(record_id), full_text.get(record_id)) for record_id in records}
 
 
 @dataclass(frozen=True)
@@ -79,10 +84,13 @@ class StageHistory:
 
 
 def screening_histories(review: Review, outcomes: dict[str, dict[str, Outcome]]) -> dict[str, list[StageHistory]]:
-    """Record id -> its history at each stage someone decided it at, in stage order."""
+    """Record id -> its history at each stage someone decided it at, in stage order. A confirmed duplicate
+    has no outcome (`outcomes` leaves it out), and no history: its decisions stay in their files but count
+    no more."""
     rows = defaultdict(list)  # (record id, stage) -> decision rows, indexed once for every record
     for row in review.decisions:
-        rows[row.decision.record_id, row.stage].append(row)
+        if row.decision.record_id in outcomes[row.stage]:
+            rows[row.decision.record_id, row.stage].append(row)
     histories: dict[str, list[StageHistory]] = defaultdict(list)
     for record_id, stage in sorted(rows, key=lambda key: (key[0], STAGES.index(key[1]))):
         outcome = outcomes[stage][record_id]

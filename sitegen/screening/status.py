@@ -48,14 +48,24 @@ class Conflict(BaseModel):
 
 @dataclass(frozen=True)
 class ScreeningFacts:
-    """What every screening view reads, derived once: each stage's outcomes and the batches."""
+    """What every screening view reads, derived once: each stage's outcomes and the batches.
+
+    A confirmed duplicate (duplicates.csv) is screened no more: its decisions stay in their files but
+    give it no outcome, and it leaves every queue, though its batch still lists it as it arrived."""
 
     outcomes: dict[str, dict[str, Outcome]]  # stage -> record id -> outcome
     batches: list[Batch]
+    duplicates: frozenset[str] = frozenset()
+
+    def to_screen(self, record_ids: list[str]) -> list[str]:
+        """The records of `record_ids` that are screened: all but the confirmed duplicates."""
+        return [record_id for record_id in record_ids if record_id not in self.duplicates]
 
 
-def screening_facts(review: Review) -> ScreeningFacts:
-    return ScreeningFacts({stage: review_outcomes(review, stage) for stage in STAGES}, batches(review))
+def screening_facts(review: Review, duplicates: frozenset[str] = frozenset()) -> ScreeningFacts:
+    outcomes = {stage: {record_id: outcome for record_id, outcome in review_outcomes(review, stage).items()
+                        if record_id not in duplicates} for stage in STAGES}
+    return ScreeningFacts(outcomes, batches(review), duplicates)
 
 
 def batches(review: Review) -> list[Batch]:
@@ -79,12 +89,13 @@ class _Stage:
     eligible: set[str] | None  # at full text: the records included (or maybe) at title/abstract
 
 
-def _stages(review: Review, outcomes: dict[str, dict[str, Outcome]]) -> list[_Stage]:
+def _stages(review: Review, screening: ScreeningFacts) -> list[_Stage]:
     stages = []
+    outcomes = screening.outcomes
     for name in STAGES:
         by_reviewer: dict[str, dict[str, str]] = {}
         for row in review.decisions:
-            if row.stage == name and row.reviewer != ADJUDICATION:
+            if row.stage == name and row.reviewer != ADJUDICATION and row.decision.record_id not in screening.duplicates:
                 by_reviewer.setdefault(row.reviewer, {})[row.decision.record_id] = row.decision.decision
         eligible = None
         if name == "full-text":  # only records included (or maybe) at title/abstract reach full text
@@ -111,10 +122,11 @@ def _stage_status(stage: _Stage, record_ids: list[str]) -> StageStatus:
 
 def status(review: Review, screening: ScreeningFacts) -> tuple[list[BatchStatus], list[StageStatus]]:
     """Per batch, and overall, for each stage."""
-    stages = _stages(review, screening.outcomes)
-    per_batch = [BatchStatus(batch=batch, stages=[_stage_status(stage, batch.record_ids) for stage in stages])
+    stages = _stages(review, screening)
+    per_batch = [BatchStatus(batch=batch, stages=[_stage_status(stage, screening.to_screen(batch.record_ids))
+                                                  for stage in stages])
                  for batch in screening.batches]
-    overall = [_stage_status(stage, list(review.records)) for stage in stages]
+    overall = [_stage_status(stage, screening.to_screen(list(review.records))) for stage in stages]
     return per_batch, overall
 
 

@@ -16,7 +16,8 @@ then by title, then by id, so the order never depends on the order of the files.
 A record's own page tells its whole story: identifiers, every source and run
 that returned it (from the ledger), its batch and relevance score, each
 reviewer's decision at each stage and the outcome, and its study page once it
-is included.
+is included; or, for a confirmed duplicate, the record it duplicates, which
+lists its duplicates in turn.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from sitegen.living.duplicates import duplicates_of
 from sitegen.living.sightings import Sighting
 from sitegen.records.ids import NAMESPACE_LABELS
 from sitegen.screening.relevance import Scored
@@ -48,6 +50,7 @@ STANDING_LABELS: dict[StandingKind, str] = {
     "excluded-full-text": "Excluded at full text",
     "conflict": "Reviewers disagree, awaiting adjudication",
     "awaiting": "Awaiting a decision",
+    "duplicate": "Duplicates of other records, not screened",
 }
 
 
@@ -184,7 +187,15 @@ def record_pages(site: Site) -> Files:
                                   shown_batches=shown_batches, window=page_window(number, listing.pages),
                                   rows=listing.page_entries(number), rows_per_page=PAGE_SIZE,
                                   identifier_labels=NAMESPACE_LABELS)
+    confirmed = site.facts.duplicates
+    canonical_of = duplicates_of(confirmed)
     for entry in listed:
         path = f"records/{entry.view.slug}.html"
+        record_id = entry.view.record.id
+        duplicate = confirmed.get(record_id)
         yield path, site.page(path, "record.html", entry=entry, view=entry.view, links=study_links(entry.view.record),
-                              stage_histories=site.facts.histories.get(entry.view.record.id, []))
+                              stage_histories=site.facts.histories.get(record_id, []), duplicate=duplicate,
+                              canonical=site.views_by_id[duplicate.canonical] if duplicate else None,
+                              duplicates=[site.views_by_id[other] for other in canonical_of.get(record_id, [])],
+                              other_versions=[site.views_by_id[other] for other in entry.view.record.custom.other_versions
+                                              if other in site.views_by_id])

@@ -1,0 +1,187 @@
+"""Reviewers' decisions on probable duplicates (duplicates.csv): what they confirm, and what check refuses.
+
+The matcher (`sitegen.records.matching`) merges only the pairs it is sure of; a *probable* pair goes to a
+reviewer, who writes one row in duplicates.csv: `same` makes `record_id` a duplicate of `duplicate_of`
+(the canonical record), `different` keeps both and stops `sitegen probable-duplicates` listing the pair.
+
+Nothing is rewritten: a confirmed duplicate keeps its id, its record, its ledger entries and its
+decision files. What follows from the decision is derived on every command: PRISMA counts the duplicate
+among the duplicate records removed, not among the records screened; it leaves the screening queues;
+its decisions no longer count; the site links it to its canonical record.
+
+Every `same` row names the canonical record itself. A duplicate of a duplicate is refused, naming the
+record to point at, rather than resolved through the chain: each line of the file then says which
+record stands for the group, and re-pointing one row never silently moves the records behind it.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from typing import Literal
+
+from sitegen.records.matching import conflict, find_duplicates, record_work, title_score
+from sitegen.review.folder import DuplicateRow, Review
+from sitegen.review.problems import Problem
+
+
+@dataclass(frozen=True)
+class Duplicate:
+    """A record a reviewer confirmed to be another record (its canonical one)."""
+
+    canonical: str
+    reviewer: str
+    note: str
+
+
+def confirmed_duplicates(review: Review) -> dict[str, Duplicate]:
+    """Duplicate record id -> its canonical record, from the `same` rows `check` accepts."""
+    return {row.decision.record_id: Duplicate(row.decision.duplicate_of, row.decision.reviewer, row.decision.note)
+            for row in _accepted(review)[0]}
+
+
+def duplicates_of(duplicates: dict[str, Duplicate]) -> dict[str, list[str]]:
+    """Canonical record id -> its confirmed duplicates, sorted."""
+    found: dict[str, list[str]] = {}
+    for duplicate, about in sorted(duplicates.items()):
+        found.setdefault(about.canonical, []).append(duplicate)
+    return found
+
+
+def _accepted(review: Review) -> tuple[list[DuplicateRow], list[Problem]]:
+    """The `same` rows that take effect, and the problems of every row. A row with a problem never takes
+    effect, so a broken file can still be inspected without counting a wrong merge."""
+    problems: list[Problem] = []
+    decided: dict[frozenset[str], int] = {}  # the pair -> the line that decided it
+    same: list[DuplicateRow] = []
+    different: list[DuplicateRow] = []
+    for row in review.duplicates:
+        pair = row.decision.record_id, row.decision.duplicate_of
+        unknown = [(name, rid) for name, rid in zip(("record_id", "duplicate_of"), pair, strict=True)
+                   if rid not in review.records]
+        if unknown and review.records_loaded:
+            problems += [_problem(row, name, "unknown-record", f"record {rid!r} is not in records.jsonl")
+                         for name, rid in unknown]
+            continue
+        if frozenset(pair) in decided:
+            problems.append(_problem(row, "record_id", "duplicate-pair",
+                                     f"the pair {pair[0]!r} and {pair[1]!r} is already decided on line "
+                                     f"{decided[frozenset(pair)]}; decide a pair once"))
+            continue
+        decided[frozenset(pair)] = row.line
+        (same if row.decision.decision == "same" else different).append(row)
+    first: dict[str, DuplicateRow] = {}
+    for row in same:
+        earlier = first.setdefault(row.decision.record_id, row)
+        if earlier is not row:
+            problems.append(_problem(row, "record_id", "two-canonicals",
+                                     f"record {row.decision.record_id!r} is already a duplicate of "
+                                     f"{earlier.decision.duplicate_of!r} (line {earlier.line}); a duplicate "
+                                     "has one canonical record"))
+    kept = [row for row in same if first[row.decision.record_id] is row]
+    accepted = []
+    for row in kept:
+        target = first.get(row.decision.duplicate_of)
+        if target is not None:
+            problems.append(_problem(row, "duplicate_of", "duplicate-of-duplicate",
+                                     f"record {row.decision.duplicate_of!r} is itself a duplicate of "
+                                     f"{target.decision.duplicate_of!r} (line {target.line}); point at "
+                                     f"{target.decision.duplicate_of!r}"))
+        else:
+            accepted.append(row)
+    accepted, conflicts = _without_conflicts(review, accepted)
+    problems += conflicts
+    group = {row.decision.record_id: row.decision.duplicate_of for row in accepted}
+    for row in different:
+        a, b = row.decision.record_id, row.decision.duplicate_of
+        if group.get(a, a) == group.get(b, b):
+            problems.append(_problem(row, "decision", "different-but-joined",
+                                     f"records {a!r} and {b!r} are decided different here, but `same` rows "
+                                     f"make both duplicates of {group.get(a, a)!r}"))
+    return accepted, problems
+
+
+def _without_conflicts(review: Review, rows: list[DuplicateRow]) -> tuple[list[DuplicateRow], list[Problem]]:
+    """The rows that join no two records the matcher rules out (different DOIs or PMIDs, an erratum and
+    its article, years far apart), and a problem for each that would: its own pair, or the group it
+    joins (every duplicate of one canonical record is one work with every other)."""
+    if not review.records_loaded:
+        return rows, []
+    works = {}
+    members: dict[str, list[DuplicateRow]] = {}
+    problems, kept = [], []
+    for row in rows:
+        canonical = row.decision.duplicate_of
+        group = [canonical] + [other.decision.record_id for other in members.get(canonical, [])]
+        for rid in (row.decision.record_id, *group):
+            if rid not in works:
+                works[rid] = record_work(review.records[rid])
+        reason = next(((other, why) for other in group
+                       if (why := conflict(works[row.decision.record_id], works[other]))), None)
+        if reason is None:
+            members.setdefault(canonical, []).append(row)
+            kept.append(row)
+            continue
+        other, why = reason
+        joined = "" if other == canonical else f" through {canonical!r}"
+        problems.append(_problem(row, "decision", "conflicting-same",
+                                 f"records {row.decision.record_id!r} and {other!r} cannot be one work "
+                                 f"({why}), but this row would join them{joined}"))
+    return kept, problems
+
+
+def duplicate_problems(review: Review) -> list[Problem]:
+    """Every problem of duplicates.csv: unknown records, a pair decided twice (either way round), a
+    record with two canonical records or pointing at a duplicate, a `same` that joins records that cannot
+    be one work, a `different` that `same` rows contradict. (A record paired with itself and an unknown
+    decision are the file's own problems, found when it is loaded.)"""
+    return _accepted(review)[1]
+
+
+def _problem(row: DuplicateRow, column: str, code: str, message: str) -> Problem:
+    return Problem(row.path, row.line, row.columns.get(column), code, message)
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """A pair the matcher finds, that no row of duplicates.csv decides yet: a line for a reviewer to add."""
+
+    record_id: str  # the suggested duplicate
+    duplicate_of: str  # the suggested canonical record
+    verdict: Literal["same", "probable"]
+    score: float  # normalised-title similarity, 0-100
+
+    def row(self, reviewer: str) -> str:
+        """The line of duplicates.csv that confirms the pair (a reviewer who finds two works writes
+        `different` instead)."""
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="").writerow([self.record_id, self.duplicate_of, "same", reviewer, ""])
+        return buffer.getvalue()
+
+
+def suggestions(review: Review) -> list[Suggestion]:
+    """The matcher's pairs among the review's records that await a reviewer, most similar first: its
+    probable pairs, and the pairs of any set it calls the same (identity did not merge them when they
+    arrived, so a reviewer confirms these too). A pair already decided, or joined by confirmed duplicates,
+    is left out. Each is put as a row would be: a confirmed duplicate's canonical record stands for it,
+    and a record that is already canonical stays so."""
+    duplicates = confirmed_duplicates(review)
+    canonicals = set(duplicates_of(duplicates))
+    decided = {frozenset((row.decision.record_id, row.decision.duplicate_of)) for row in review.duplicates}
+    works = {record_id: record_work(record) for record_id, record in review.records.items()}
+    matches = find_duplicates(list(works.values()))
+    pairs: list[tuple[str, str, Literal["same", "probable"], float]] = [
+        (a, b, "probable", score) for a, b, score in matches.probable]
+    pairs += [(members[0], other, "same", title_score(works[members[0]], works[other]))
+              for members in matches.sets for other in members[1:]]
+    found: dict[frozenset[str], Suggestion] = {}
+    for a, b, verdict, score in pairs:
+        if frozenset((a, b)) in decided:
+            continue
+        a, b = (duplicates[a].canonical if a in duplicates else a), (duplicates[b].canonical if b in duplicates else b)
+        if a == b or frozenset((a, b)) in decided:
+            continue
+        keep, duplicate = (b, a) if b in canonicals and a not in canonicals else (a, b)
+        found.setdefault(frozenset((a, b)), Suggestion(duplicate, keep, verdict, score))
+    return sorted(found.values(), key=lambda s: (-s.score, s.verdict != "same", s.record_id, s.duplicate_of))

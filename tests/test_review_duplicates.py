@@ -1,0 +1,281 @@
+"""duplicates.csv: reviewers' decisions on probable duplicates, checked, and taking effect by derivation only."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import tree_bytes
+from test_check import check_reports
+from test_prisma import FLOW_FIELDS, SYNERGY, doi, two_run_review  # noqa: F401  (a fixture this module's tests use)
+
+from sitegen.living.duplicates import confirmed_duplicates, duplicate_problems, suggestions
+from sitegen.living.ledger import append
+from sitegen.living.merge import integrate
+from sitegen.records.model import Record, model_data
+from sitegen.review.folder import DuplicateRow, Review, load_review
+from sitegen.review.models import DuplicateDecision, ImportPayload
+from sitegen.review.transaction import Transaction
+from sitegen.review.write import jsonl
+from sitegen.site.pages import page_slug
+from sitegen.sources.openalex import work_to_record
+from sitegen.workspace import open_review
+
+HEADER = "record_id,duplicate_of,decision,reviewer,note\n"
+TWIN = "pmcid:PMC9999999"
+ORIGINAL = doi(SYNERGY[1])  # a real OpenAlex work the two-run review found in its first run
+
+
+def twin_of(record: Record, pmcid: str) -> Record:
+    """The record as a second database exports it: under only a PMCID, which shares no identifier with the
+    original, and without its authors and pages, so the matcher calls the pair probable, not the same."""
+    data = model_data(record)
+    for key in ("author", "page"):
+        data.pop(key, None)
+    for key in ("DOI", "PMID", "PMCID", "URL"):
+        data.pop(key, None)
+    data["custom"].pop("openalex", None)
+    data["custom"]["sources"] = ["europepmc"]
+    return Record.model_validate({**data, "id": f"pmcid:{pmcid}", "PMCID": pmcid})
+
+
+def import_twin(review_dir: Path, at: str, pmcid: str) -> str:
+    """A database import, at `at`, of a twin of ORIGINAL (a third run)."""
+    review, problems = load_review(review_dir)
+    assert review is not None, problems
+    merged = integrate(review.records, [twin_of(review.records[ORIGINAL], pmcid)])
+    transaction = Transaction(review_dir)
+    append(transaction, review, at, [ImportPayload(source="europepmc", method="database", record_ids=merged.ids,
+                                                   description="an export of the same search from Europe PMC")])
+    transaction.write("records.jsonl", jsonl(model_data(record) for record in merged.records.values()))
+    transaction.commit()
+    return merged.ids[0]
+
+
+@pytest.fixture
+def twin_review(two_run_review, sitegen):  # noqa: F811
+    """The two-run review and a third run: a database export brought in ORIGINAL's twin, which a reviewer
+    screened (included at title and abstract, excluded at full text) before anyone saw it was a twin."""
+    twin = import_twin(two_run_review, "2026-03-01T00:00:00Z", TWIN[len("pmcid:"):])
+    assert twin == TWIN
+    with (two_run_review / "screening" / "title-abstract" / "ann.csv").open("a") as rows:
+        rows.write(f"{TWIN},include,,\n")
+    with (two_run_review / "screening" / "full-text" / "ann.csv").open("a") as rows:
+        rows.write(f"{TWIN},exclude,wrong-population,\n")
+    code, out, err = sitegen("check", two_run_review)
+    assert code == 0, out + err
+    return two_run_review
+
+
+def write_decisions(review: Path, *rows: str) -> None:
+    (review / "duplicates.csv").write_text(HEADER + "".join(f"{row}\n" for row in rows))
+
+
+def counts_of(sitegen, review: Path) -> dict:
+    code, out, err = sitegen("prisma", review, "--json")
+    assert code == 0, out + err
+    return json.loads(out)
+
+
+# --------------------------------------------------------------------------- taking effect
+
+
+def test_a_confirmed_duplicate_is_removed_not_screened(sitegen, twin_review):
+    before = counts_of(sitegen, twin_review)
+    write_decisions(twin_review, f"{TWIN},{ORIGINAL},same,ann,one paper exported by two databases")
+    code, out, err = sitegen("check", twin_review)
+    assert code == 0, out + err
+    after = counts_of(sitegen, twin_review)
+    # Identified as before; removed as a duplicate instead of counted as a record screened and excluded.
+    assert after["identified_databases"] == before["identified_databases"]
+    assert after["duplicates_removed"] == before["duplicates_removed"] + 1
+    assert (after["records"], after["screened"]) == (before["records"] - 1, before["screened"] - 1)
+    assert after["reports_assessed"] == before["reports_assessed"] - 1
+    assert after["excluded_by_reason"]["wrong-population"] == before["excluded_by_reason"]["wrong-population"] - 1
+    third = after["runs"][2]  # the run that brought the twin: it identified one record, a duplicate
+    assert (third["identified_by_source"], third["duplicates_removed"], third["records"]) == ({"europepmc": 1}, 1, 0)
+    for name in FLOW_FIELDS:  # the runs still add up to the whole review, and each flow in itself
+        if not isinstance(after[name], dict):
+            assert sum(run[name] for run in after["runs"]) == after[name], name
+    for flow in [after, *after["runs"]]:
+        identified = flow["identified_databases"] + flow["identified_registers"] + flow["identified_other_methods"]
+        assert identified - flow["duplicates_removed"] == flow["records"]
+        assert flow["records"] == sum(flow[f"{p}{name}"] for p in ("", "other_")
+                                      for name in ("screened", "awaiting_screening"))
+
+
+def test_a_duplicate_leaves_screening_and_keeps_its_files(sitegen, twin_review):
+    write_decisions(twin_review, f"{TWIN},{ORIGINAL},same,ann,")
+    decisions = tree_bytes(twin_review / "screening")
+    workspace = open_review(twin_review)
+    facts = workspace.facts
+    assert facts.standings[TWIN].kind == "duplicate" and facts.duplicates[TWIN].canonical == ORIGINAL
+    assert all(TWIN not in outcomes for outcomes in facts.outcomes.values())
+    _, overall = facts.screening_status
+    assert overall[0].records == len(workspace.review.records) - 1
+    assert tree_bytes(twin_review / "screening") == decisions  # nothing deleted or rewritten
+
+
+def test_a_pair_decided_different_stays_two_records(sitegen, twin_review):
+    before = counts_of(sitegen, twin_review)
+    write_decisions(twin_review, f"{TWIN},{ORIGINAL},different,ann,the PMCID is another paper")
+    assert counts_of(sitegen, twin_review) == before
+
+
+# --------------------------------------------------------------------------- bad inputs: file, line, exit 1
+
+
+@pytest.mark.parametrize(("rows", "line", "fragment"), [
+    ([f"pmid:1,{ORIGINAL},same,ann,"], 2, "'pmid:1' is not in records.jsonl"),
+    ([f"{ORIGINAL},{ORIGINAL},same,ann,"], 2, "is paired with itself"),
+    ([f"{TWIN},{ORIGINAL},maybe,ann,"], 2, "decision"),
+    ([f"{TWIN},{ORIGINAL},same,Ann Smith,"], 2, "reviewer"),
+    ([f"{TWIN},{ORIGINAL},same,ann,", f"{ORIGINAL},{TWIN},different,bob,"], 3, "already decided on line 2"),
+    ([f"{TWIN},{ORIGINAL},same,ann,", f"{TWIN},{ORIGINAL},same,bob,"], 3, "already decided on line 2"),
+])
+def test_a_bad_row_is_named_by_line(sitegen, twin_review, rows, line, fragment):
+    write_decisions(twin_review, *rows)
+    check_reports(sitegen, twin_review, "duplicates.csv", line, fragment)
+
+
+def test_a_bad_header_is_named(sitegen, twin_review):
+    (twin_review / "duplicates.csv").write_text(f"record_id,decision\n{TWIN},same\n")
+    check_reports(sitegen, twin_review, "duplicates.csv", 1, "missing column(s) duplicate_of, reviewer")
+
+
+def test_same_is_refused_for_records_that_cannot_be_one_work(sitegen, twin_review):
+    other = doi(SYNERGY[0])  # its own DOI and PMID: ORIGINAL's are different
+    write_decisions(twin_review, f"{other},{ORIGINAL},same,ann,")
+    check_reports(sitegen, twin_review, "duplicates.csv", 2, "different DOI identifiers")
+
+
+def test_same_is_refused_when_the_group_would_join_two_works(sitegen, twin_review):
+    """The twin alone is ORIGINAL's duplicate, and another record alone could be the twin's; pointing both
+    at ORIGINAL would make one work of two records with different PMCIDs."""
+    import_twin(twin_review, "2026-04-01T00:00:00Z", "PMC8888888")
+    write_decisions(twin_review, f"{TWIN},{ORIGINAL},same,ann,", f"pmcid:PMC8888888,{ORIGINAL},same,ann,")
+    check_reports(sitegen, twin_review, "duplicates.csv", 3, f"through '{ORIGINAL}'")
+
+
+def test_a_duplicate_of_a_duplicate_names_the_record_to_point_at(sitegen, twin_review):
+    third = doi(SYNERGY[0])
+    write_decisions(twin_review, f"{third},{TWIN},same,ann,", f"{TWIN},{ORIGINAL},same,ann,")
+    out = check_reports(sitegen, twin_review, "duplicates.csv", 2, f"point at '{ORIGINAL}'")
+    assert "(line 3)" in out
+
+
+def test_a_duplicate_has_one_canonical_record(sitegen, twin_review):
+    write_decisions(twin_review, f"{TWIN},{ORIGINAL},same,ann,", f"{TWIN},{doi(SYNERGY[0])},same,ann,")
+    check_reports(sitegen, twin_review, "duplicates.csv", 3, "is already a duplicate of")
+
+
+def only(record: Record, namespace: str, value: str) -> Record:
+    """The record under one identifier, as reference-manager exports often give it."""
+    data = model_data(record)
+    for key in ("DOI", "PMID", "PMCID", "URL"):
+        data.pop(key, None)
+    data["custom"].pop("openalex", None)
+    field = {"doi": "DOI", "pmid": "PMID", "pmcid": "PMCID"}[namespace]
+    return Record.model_validate({**data, "id": value if namespace == "doi" else f"{namespace}:{value}",
+                                  field: value})
+
+
+def test_different_is_refused_between_records_same_rows_join(tmp_path):
+    """Three exports of one real paper, each under another identifier: two `same` rows make the second and
+    third duplicates of the first, so a row calling those two different contradicts the file."""
+    paper = twin_of(Record.model_validate(model_data(work_to_record(SYNERGY[1]))), "PMC9999999")
+    records = [only(paper, "doi", ORIGINAL), only(paper, "pmid", "10512585"), only(paper, "pmcid", "PMC9999999")]
+    first, second, third = (record.id for record in records)
+    review = Review(tmp_path, None, records={record.id: record for record in records})
+    for line, (a, b, decision) in enumerate([(second, first, "same"), (third, first, "same"),
+                                             (second, third, "different")], start=2):
+        review.duplicates.append(DuplicateRow("duplicates.csv", line, {"decision": 3}, DuplicateDecision(
+            record_id=a, duplicate_of=b, decision=decision, reviewer="ann")))
+    assert [(p.path, p.line, p.column, p.code) for p in duplicate_problems(review)] == [
+        ("duplicates.csv", 4, 3, "different-but-joined")]
+    assert set(confirmed_duplicates(review)) == {second, third}
+
+
+# --------------------------------------------------------------------------- sitegen probable-duplicates
+
+
+def test_pairs_awaiting_a_decision_come_with_a_line_to_paste(sitegen, twin_review):
+    code, out, err = sitegen("probable-duplicates", twin_review, "--reviewer", "ann", "--json")
+    assert code == 0, err
+    [pair] = json.loads(out)
+    assert (pair["record_id"], pair["duplicate_of"], pair["verdict"]) == (TWIN, ORIGINAL, "probable")
+    assert pair["record_title"] == pair["duplicate_of_title"]
+    (twin_review / "duplicates.csv").write_text(HEADER + pair["row"] + "\n")
+    code, out, err = sitegen("check", twin_review)
+    assert code == 0, out + err
+    assert open_review(twin_review).facts.duplicates[TWIN].reviewer == "ann"
+    code, out, _ = sitegen("probable-duplicates", twin_review)
+    assert code == 0 and out.strip() == "0 pair(s) await a decision in duplicates.csv"
+
+
+def test_a_pair_decided_different_is_not_listed_again(sitegen, twin_review):
+    code, out, _ = sitegen("probable-duplicates", twin_review)
+    assert code == 0 and f"{TWIN},{ORIGINAL},same,<reviewer>," in out and "1 pair(s)" in out
+    write_decisions(twin_review, f"{ORIGINAL},{TWIN},different,ann,")
+    code, out, _ = sitegen("probable-duplicates", twin_review, "--json")
+    assert code == 0 and json.loads(out) == []
+
+
+# --------------------------------------------------------------------------- the site
+
+
+def test_record_pages_link_a_duplicate_and_its_canonical_record(sitegen, twin_review, tmp_path):
+    write_decisions(twin_review, f"{TWIN},{ORIGINAL},same,ann,")
+    out = tmp_path / "site"
+    code, _, err = sitegen("build", twin_review, "--out", out, "--now", "2026-05-01T00:00:00Z")
+    assert code == 0, err
+    twin_page = (out / "records" / f"{page_slug(TWIN)}.html").read_text()
+    assert f'Duplicate of <a href="../records/{page_slug(ORIGINAL)}.html">' in twin_page
+    assert "(confirmed by ann)" in twin_page
+    original_page = (out / "records" / f"{page_slug(ORIGINAL)}.html").read_text()
+    assert f'<a href="../records/{page_slug(TWIN)}.html"><code>{TWIN}</code></a>' in original_page
+    assert f"{page_slug(TWIN)}.html" in (out / "records" / "list" / "duplicate" / "1.html").read_text()
+
+
+def test_records_the_matcher_calls_the_same_are_suggested_too(tmp_path):
+    """Records that arrived before metadata matching merged anything stay apart until a reviewer confirms."""
+    paper = Record.model_validate(model_data(work_to_record(SYNERGY[1])))
+    first, second = only(paper, "doi", ORIGINAL), only(paper, "pmid", "10512585")
+    review = Review(tmp_path, None, records={first.id: first, second.id: second})
+    [suggestion] = suggestions(review)
+    assert (suggestion.record_id, suggestion.duplicate_of, suggestion.verdict) == (second.id, first.id, "same")
+    review.duplicates.append(DuplicateRow("duplicates.csv", 2, {}, DuplicateDecision(
+        record_id=second.id, duplicate_of=first.id, decision="different", reviewer="ann")))
+    assert suggestions(review) == []
+
+
+# --------------------------------------------------------------------------- preprint and journal versions
+
+
+def link_versions(review: Path, first: str, second: str, both: bool = True) -> None:
+    path = review / "records.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    for row in rows:
+        if row["id"] == first or (both and row["id"] == second):
+            row.setdefault("custom", {})["other_versions"] = [second if row["id"] == first else first]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+
+
+def test_record_pages_link_the_other_version_of_a_study(sitegen, twin_review, tmp_path):
+    link_versions(twin_review, ORIGINAL, TWIN)
+    code, out, err = sitegen("check", twin_review)
+    assert code == 0, out + err
+    site = tmp_path / "site"
+    code, _, err = sitegen("build", twin_review, "--out", site, "--now", "2026-05-01T00:00:00Z")
+    assert code == 0, err
+    page = (site / "records" / f"{page_slug(ORIGINAL)}.html").read_text()
+    assert "The same study in another version" in page and f'href="../records/{page_slug(TWIN)}.html"' in page
+
+
+@pytest.mark.parametrize("both", [True, False])
+def test_a_version_link_must_name_a_record_that_names_it_back(sitegen, twin_review, both):
+    link_versions(twin_review, ORIGINAL, "pmid:999999" if both else TWIN, both=both)
+    code, out, err = sitegen("check", twin_review)
+    assert code != 0 and "records.jsonl:" in out + err
+    assert ("no record has that id" if both else "does not name it back") in out + err
