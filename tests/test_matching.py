@@ -233,3 +233,13 @@ def test_entities_markup_and_case_do_not_matter():
     plain = abstract("plain", title="Long term predictive values of cytology & human papillomavirus testing in "
                                     "cervical cancer screening")
     assert classify(marked, plain)[0] == "same"
+
+
+def test_a_crowded_block_pairs_only_records_with_the_same_title():
+    # 600 titles that open alike (more than MAX_BLOCK): not 180,000 pairs, only the two identical titles.
+    from sitegen.records.matching import MAX_BLOCK, candidate_pairs
+    works = [work(f"w{n}", f"A randomized controlled trial of treatment number {n} in stroke", [f"Author{n}, A"],
+                  2000 + n % 20) for n in range(600)] + [
+        work("copy", "A randomized controlled trial of treatment number 7 in stroke", ["Other, B"], 1990)]
+    assert len(works) > MAX_BLOCK
+    assert [(works[a].key, works[b].key) for a, b in candidate_pairs(works)] == [("w7", "copy")]

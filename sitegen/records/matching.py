@@ -61,6 +61,7 @@ NEAR_TITLE = 90.0  # or this with three corroborating fields
 PROBABLE_TITLE = 85.0  # and a PROBABLE pair
 SAME_ABSTRACT = 90.0
 BLOCK_WORDS = 4
+MAX_BLOCK = 256  # records in one block, beyond which it is split by whole title
 
 _JOURNAL_STOP = {"of", "the", "and", "for", "in", "on", "de", "la", "und", "der"}
 _MEETING_WORDS = {"conference", "congress", "meeting", "symposium", "abstracts"}
@@ -364,11 +365,16 @@ class Matches:
 
 def candidate_pairs(works: list[Work], focus: set[int] | None = None) -> list[tuple[int, int]]:
     """Index pairs sharing a block, each once, in a deterministic order; with `focus`, only pairs with
-    one of those indexes."""
+    one of those indexes. A block of more than MAX_BLOCK records (a common ending such as "a randomized
+    controlled trial" across a large search) would make the pairs quadratic: within it only records with
+    the same whole title are paired; the others still meet in their other blocks."""
     blocks: dict[str, list[int]] = defaultdict(list)
     for index, item in enumerate(works):
         for block in item.blocks:
             blocks[block].append(index)
+    for block in [block for block, members in blocks.items() if len(members) > MAX_BLOCK]:
+        for index in blocks.pop(block):
+            blocks[f"{block}|{works[index].title}"].append(index)
     pairs = set()
     for members in blocks.values():
         for n, a in enumerate(members):
