@@ -389,7 +389,9 @@ def dedupe(source: Path, out: Path, probable_out: Path | None, versions_out: Pat
     """
     probable_out = probable_out or out.with_name(f"{out.stem}-probable{out.suffix or '.csv'}")
     versions_out = versions_out or out.with_name(f"{out.stem}-versions{out.suffix or '.csv'}")
-    count, matches = commands.dedupe(source, out, probable_out, versions_out, format)
+    count, matches, warnings = commands.dedupe(source, out, probable_out, versions_out, format)
+    for warning in warnings:
+        click.echo(f"warning: {source}: {warning}", err=True)
     merged = sum(len(ids) - 1 for ids in matches.sets)
     click.echo(f"{count} records: {len(matches.sets)} duplicate set(s), {merged} duplicate(s) merged, "
                f"{len(matches.probable)} probable pair(s) listed in {probable_out}, "

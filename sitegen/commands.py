@@ -83,13 +83,16 @@ def probable_pairs(root: Path) -> tuple[list[Suggestion], dict[str, Record]]:
 
 
 def dedupe(source: Path, out: Path, probable_out: Path, versions_out: Path,
-           format: Format | None = None) -> tuple[int, Matches]:
+           format: Format | None = None) -> tuple[int, Matches, list[str]]:
     """Duplicate sets of a reference file (records CSV in the benchmark's columns, RIS or BibTeX; `format`
     or else its suffix or content) written to `out` (column merged_ids, IDs joined by ";"), probable
     pairs, not merged, to `probable_out` and preprints with their journal versions to `versions_out`;
-    returns the record count and the result. Nothing is written when the file has a problem."""
+    returns the record count, the result and the reader's warnings. Nothing is written when the file
+    has a problem or the outputs are unusable (see `_check_outputs`)."""
+    _check_outputs(source, {"--out": out, "--probable": probable_out, "--versions": versions_out})
+    warnings: list[str] = []
     try:
-        rows = read_references(source, format)
+        rows = read_references(source, format, warnings)
     except ReferenceProblem as problem:
         raise SitegenError(f"{source}:{problem.line}: {problem.message}") from None
     except OSError as error:
@@ -100,7 +103,23 @@ def dedupe(source: Path, out: Path, probable_out: Path, versions_out: Path,
         _csv_line([first, second, f"{score:.1f}"]) for first, second, score in matches.probable))
     atomic_write(versions_out, _csv_line(["preprint", "published", "score"]) + "".join(
         _csv_line([preprint, published, f"{score:.1f}"]) for preprint, published, score in matches.versions))
-    return len(rows), matches
+    return len(rows), matches, warnings
+
+
+def _check_outputs(source: Path, outputs: dict[str, Path]) -> None:
+    """Refuse, before anything is written, outputs that would overwrite the source or each other
+    (compared as resolved paths, so through symbolic links, '..' and './'), that are folders, or whose
+    folder does not exist (a mistyped path should not create folders)."""
+    seen = {source.resolve(): "SOURCE"}
+    for option, path in outputs.items():
+        target = path.resolve()
+        if target in seen:
+            raise SitegenError(f"{option} {path}: is the same file as {seen[target]}; give each output its own file")
+        if target.is_dir():
+            raise SitegenError(f"{option} {path}: is a folder; give a file name")
+        if not target.parent.is_dir():
+            raise SitegenError(f"{option} {path}: its folder {path.parent} does not exist")
+        seen[target] = f"{option} {path}"
 
 
 def _csv_line(values: list[str]) -> str:

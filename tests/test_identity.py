@@ -300,3 +300,12 @@ def test_update_keeps_an_erratum_and_a_supplement_abstract_apart_from_existing_r
     assert result.ids == ["openalex:W9", "openalex:W8", "10.1000/trial"]
     assert result.records["10.1000/trial"].custom.openalex == "W7"
     assert set(result.records) == {"10.1000/trial", "10.2337/db14-suppl", "openalex:W8", "openalex:W9"}
+
+
+def test_a_record_without_a_title_never_joins_two_works_through_a_shared_doi():
+    from sitegen.records.identity import _title_clusters
+    titles = [SUPPLEMENT_TITLES[0].lower(), SUPPLEMENT_TITLES[1].lower(), ""]  # two abstracts, one record untitled
+    ids, notices = [{"doi": "10.2337/db14-suppl"}] * 3, [False] * 3
+    assert sorted(sorted(c) for c in _title_clusters([0, 1, 2], titles, ids, notices)) == [[0], [1], [2]]
+    # Under a DOI with one titled record, the untitled record is that work.
+    assert sorted(sorted(c) for c in _title_clusters([0, 2], titles, ids, notices)) == [[0, 2]]

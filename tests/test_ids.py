@@ -93,7 +93,8 @@ URL_SUFFIXES = ["", "?utm_source=x&utm_medium=email", "#sec-2", "?download=true#
 WRAPPERS = [("", ""), (" ", " "), ("\u200b", "\u200b"), ("\ufeff", ""), ('"', '"'), ("'", "'"), ("“", "”"),
             ("<", ">"), ("[", "]"), ("(", ")"), ("\t", "\n")]
 TRAILERS = ["", ".", ";", ",", ":", "#", ").", ".;", "\u200b", "\u200d.", " .", "?utm_source=twitter",
-            "?utm_source=a&utm_campaign=b"]
+            "?utm_source=a&utm_campaign=b", "/", "/.", "\u2013", "\u2014", " \u2013", "\u200e", "\u200f",
+            " [doi]", "[doi]", " [DOI]"]
 
 
 def _percent_encoded(doi: str) -> str:
@@ -119,7 +120,9 @@ def test_every_written_form_of_a_doi_normalises_to_it(doi):
 
 @pytest.mark.parametrize("doi", DOIS)
 def test_invisible_characters_inside_a_doi_are_removed(doi):
-    for char in ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"):
+    # every format character (Unicode category Cf): zero-width ones, direction marks and embeddings
+    for char in ("\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u200e", "\u200f", "\u202a",
+                 "\u202c", "\u2066", "\u2069"):
         for position in (3, len(doi) // 2, len(doi) - 1):
             assert normalise_doi(doi[:position] + char + doi[position:]) == doi.lower()
 
@@ -134,6 +137,26 @@ def test_what_can_end_a_doi_is_kept():
         "10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o"
     assert normalise_doi("10.1000/a;b#c(d)") == "10.1000/a;b#c(d)"
     assert normalise_doi("10.1000/abc-") == "10.1000/abc-"
+
+
+def test_a_field_with_several_dois_gives_one_only_when_they_agree():
+    # Which of two different DOIs is the work's own cannot be told (the other is often a supplement's,
+    # an erratum's or a cited work's): None, so the work is matched by its metadata, never by a guess.
+    for separator in (",", ", ", ";", "; ", " ", "\n", " ; "):
+        assert normalise_doi(f"10.1000/abc{separator}10.1000/def") is None
+        assert normalise_doi(f"10.1000/ABC{separator}https://doi.org/10.1000/abc.") == "10.1000/abc"
+    assert normalise_doi("doi: 10.1000/abc") == "10.1000/abc"  # a label is no second DOI
+    assert normalise_doi("10.1000/abc [doi] 10.1000/def [doi]") is None
+    # a ';' or ',' inside a DOI stays (SICI DOIs have ';'): only one followed by another DOI separates
+    assert normalise_doi("10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-#") == \
+        "10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-#"
+    assert normalise_doi("10.1000/a,b") == "10.1000/a,b"
+
+
+def test_an_arxiv_id_in_a_doi_field_is_no_doi_but_is_an_arxiv_id():
+    for written in ("arXiv:2101.00001", "2101.00001v2", "arXiv:hep-th/9901001v1", "https://arxiv.org/abs/2101.00001"):
+        assert normalise_doi(written) is None
+        assert normalise_arxiv(written) in ("2101.00001", "hep-th/9901001")
 
 
 def test_not_dois_stay_rejected():

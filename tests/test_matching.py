@@ -16,6 +16,7 @@ from sitegen.records.matching import (
     classify,
     find_duplicates,
     journal_keys,
+    journals_differ,
     journals_match,
     person,
     record_work,
@@ -89,6 +90,24 @@ def test_author_lists_agree_position_by_position_or_by_most_co_authors():
 ])
 def test_journal_names_as_exports_write_them(a, b, same):
     assert journals_match(journal_keys(a), journal_keys(b)) is same
+
+
+@pytest.mark.parametrize(("a", "b", "plainly_two"), [
+    ("Stroke; a journal of cerebral circulation", "Stroke (00392499)", False),
+    ("CMAJ", "Canadian Medical Association Journal", False),  # an acronym
+    ("BMJ", "British Medical Journal", False),
+    ("Neuro Endocrinol Lett", "Neuroendocrinology Letters", False),  # abbreviated words
+    ("Nihon Rinsho", "Nippon rinsho", False),  # spelt another way
+    ("Tumor Biology", "Tumour Biology", False),
+    ("Cancer", "Cancer Cytopathology", False),  # a section of a journal
+    ("Revista Panamericana de Salud Publica/Pan American Journal of Public Health",
+     "Pan American Journal of Public Health", False),
+    ("American Journal of Clinical Pathology", "CA: A Cancer Journal for Clinicians", True),
+    ("Free Radical Biology and Medicine", "Journal of Vascular Research", True),
+    ("Diabetologia", "Diabetes", True),
+])
+def test_journals_plainly_different(a, b, plainly_two):
+    assert journals_differ(journal_keys(a), journal_keys(b)) is plainly_two
 
 
 def test_a_supplement_number_written_as_the_volume_is_no_disagreement():
@@ -177,7 +196,7 @@ def test_pooled_figures_on_the_real_datasets_do_not_fall():
             pooled["FN"] += len({owner.get(key, key) for key in members}) - 1
             pooled["TP confirmed"] += len(members) - len({parent[key] for key in members})
             pooled["FN confirmed"] += len({parent[key] for key in members}) - 1
-    assert pooled["TP"] / (pooled["TP"] + pooled["FN"]) >= 0.9935
+    assert pooled["TP"] / (pooled["TP"] + pooled["FN"]) >= 0.9917
     assert pooled["FN confirmed"] == 0
 
 
@@ -243,3 +262,102 @@ def test_a_crowded_block_pairs_only_records_with_the_same_title():
         work("copy", "A randomized controlled trial of treatment number 7 in stroke", ["Other, B"], 1990)]
     assert len(works) > MAX_BLOCK
     assert [(works[a].key, works[b].key) for a, b in candidate_pairs(works)] == [("w7", "copy")]
+
+
+# --------------------------------------------------------------------------- what an adversarial review found
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("Glycaemic control in type 2 diabetes", "Glycaemic control in type 1 diabetes"),
+    ("Cognitive outcomes after stroke: Part I", "Cognitive outcomes after stroke: Part II"),
+    ("Interleukin-6 and outcome after ischaemic stroke", "Interleukin-8 and outcome after ischaemic stroke"),
+    ("Outcomes of 1000 consecutive cases of thrombolysis", "Outcomes of 2000 consecutive cases of thrombolysis"),
+    ("Increased risk of stroke after influenza in older adults", "Decreased risk of stroke after influenza in older adults"),
+    ("Association of sleep with stroke in older adults", "No association of sleep with stroke in older adults"),
+    ("Statin treatment after stroke in children and adolescents", "Statin treatment after stroke in adults and adolescents"),
+])
+def test_titles_differing_in_a_number_or_a_word_are_never_merged(first, second):
+    a, b = abstract("a", title=first, page="", volume=""), abstract("b", title=second, page="", volume="")
+    assert classify(a, b)[0] != "same"
+    assert find_duplicates([a, b]).sets == []
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("Interferon γ (IFN-γ): a possible prognostic marker for clearance of high-risk human papillomavirus",
+     "Interferon (IFN): a possible prognostic marker for clearance of high-risk human papillomavirus"),
+    ("The effects of incretin on artery lesions in mice", "Effects of incretin on artery lesions in mice"),
+    ("Tumour growth after randomised treatment of cervical lesions",
+     "Tumor growth after randomized treatment of cervical lesions"),
+    ("Ca<sup>2+</sup> handling in coronary smooth muscle cells", "Ca2+ handling in coronary smooth muscle cells"),
+    ("A study of 10,000 women screened for cervical cancer", "A study of 10000 women screened for cervical cancer"),
+])
+def test_titles_written_another_way_are_still_one(first, second):
+    assert classify(abstract("a", title=first), abstract("b", title=second))[0] == "same"
+
+
+def test_a_supplement_doi_never_joins_different_abstracts():
+    # Five abstracts share one DOI: different first authors, one without a title.
+    titles = {"a": ("Thrombolysis outcomes in elderly patients", "Smith, A"),
+              "b": ("Depressive symptoms among family caregivers", "Jones, B"),
+              "c": ("Prevalence of atrial fibrillation in patients with cryptogenic stroke", "Brown, C"),
+              "d": ("Prevalence of depression in caregivers of patients with stroke", "White, D"),
+              "x": ("", "Green, E")}
+    works = [work(key, title, [author], 2010, "Stroke", "41", doi="10.1161/str.41.suppl_1")
+             for key, (title, author) in titles.items()]
+    assert find_duplicates(works, [sorted(titles)]).sets == []
+    # The same abstract twice under the DOI, and a copy without its title: one work.
+    twins = [work("t1", titles["c"][0], ["Brown, C"], 2010, "Stroke", "41", doi="10.1161/str.41.suppl_1"),
+             work("t2", titles["c"][0].upper(), ["Brown, C"], 2010, "Stroke", "41", doi="10.1161/str.41.suppl_1"),
+             work("t3", "", ["Brown, C"], 2010, "Stroke", "41", doi="10.1161/str.41.suppl_1")]
+    assert find_duplicates(twins, [["t1", "t2", "t3"]]).sets == [["t1", "t2", "t3"]]
+
+
+def test_issues_placeholders_short_titles_and_boilerplate():
+    special = "Introduction to the special issue on stroke rehabilitation"
+    assert classify(abstract("a", title=special, issue="1", page=""),
+                    abstract("b", title=special, issue="3", page=""))[0] != "same"
+    # An article number an export put in the issue field is no other issue.
+    assert classify(abstract("a", volume="11", issue="791", page=""),
+                    abstract("b", volume="11", issue="3", page="791"))[0] == "same"
+    # Embase: "11 (3) (no pagination)" with the article number in the issue field.
+    assert classify(abstract("a", volume="11 (3) (no pagination)", issue="791", page=""),
+                    abstract("b", volume="11", issue="3", page="791"))[0] == "same"
+    placeholder = [abstract(key, title="[Not Available].", page="", volume="") for key in "ab"]
+    assert placeholder[0].title == "" and find_duplicates(placeholder).sets == []
+    short = [abstract(key, title="Editorial", page="", volume="") for key in "ab"]
+    assert classify(*short)[0] == "probable"
+    boiler = [abstract(key, title=TITLE[:60], authors=["Dillner, J"], page="", volume="", journal="",
+                       abstract="No abstract available") for key in "ab"]
+    assert classify(*boiler)[0] == "probable"
+
+
+@pytest.mark.parametrize("name", ["\u200b", "\u00ad", "\u200e", "\u2060", "\ufeff"])
+def test_an_invisible_author_name_is_no_name(name):
+    assert work("a", TITLE, ["Smith, J", name], 2010).authors == (Person("smith", "j"),)
+
+
+def test_identical_generic_titles_by_the_thousand_stay_linear():
+    from sitegen.records.matching import candidate_pairs
+    works = [work(f"e{n}", "Abstracts of the annual meeting", [f"Author{n}, A"], 2010, "Stroke") for n in range(1200)]
+    assert candidate_pairs(works) == []  # one title on 1,200 records: 720,000 pairs otherwise
+
+
+@pytest.mark.parametrize("notice", [
+    "Author Correction: {t}", "Publisher Correction: {t}", "Publisher's Note: {t}", "Response to: {t}",
+    "Response to “{t}”", "In response: {t}", "Correspondence: {t}", "Regarding \"{t}\"", "Clarification: {t}",
+    "Editorial comment: {t}", "Re. {t}", "{t} - Erratum", "{t}. Erratum", "{t}: erratum", "{t} (vol 337, pg 969, 2008)",
+])
+def test_notice_forms_of_real_providers_are_never_their_article(notice):
+    from sitegen.records.notices import notice_kind
+    title = notice.format(t=TITLE)
+    assert notice_kind(title)
+    assert classify(abstract("article"), abstract("notice", title=title, page="", volume=""))[0] == "different"
+    shared = [abstract("article", doi="10.1136/bmj.a1754"), abstract("notice", title=title, doi="10.1136/bmj.a1754")]
+    assert find_duplicates(shared, [["article", "notice"]]).sets == []
+
+
+@pytest.mark.parametrize("title", ["Author correction rates in journals", "Regarding the use of aspirin after stroke",
+                                   "Outcomes after stroke - a reply to critics", "A study of stroke (vol 2)"])
+def test_titles_that_only_resemble_notices(title):
+    from sitegen.records.notices import notice_kind
+    assert notice_kind(title) == ""

@@ -88,10 +88,12 @@ def test_real_export_details():
     assert [entry.line for entry in read_references(FIXTURES / "bibtex" / "scopus_bib.bib")][:3] == [2, 14, 29]
 
 
-def test_a_real_ris_file_with_a_repeated_id_is_refused():
-    with pytest.raises(ReferenceProblem, match="ID '12345' was already used on line 2") as error:
-        read_references(FIXTURES / "ris" / "example_full.ris")
-    assert error.value.line == 27
+def test_a_real_ris_file_with_a_repeated_id_names_every_record_by_position():
+    warnings: list[str] = []
+    entries = read_references(FIXTURES / "ris" / "example_full.ris", warnings=warnings)
+    assert [entry.id for entry in entries] == [f"ris-{n}" for n in range(1, len(entries) + 1)]
+    assert warnings == [f"ID '12345' on line 28 was already used on line 3; every record is named by its "
+                        f"position instead (ris-1 to ris-{len(entries)})"]
 
 
 # --------------------------------------------------------------------------- malformed input, with its line
@@ -108,7 +110,6 @@ RECORD = "TY  - JOUR\nTI  - A title\nAU  - Smith, Jo\nPY  - 2001\nER  - \n"
     (RECORD + "Smith J (2001) A title\n", 6, "text outside a record"),
     (RECORD + "TY  - \nTI  - x\nER  - \n", 6, "no reference type"),
     ("TY  - JOUR\nTI  - A title\nPY  - in the spring\nER  - \n", 3, "PY 'in the spring' holds no four-digit year"),
-    ("TY  - JOUR\nID  - 7\nER  - \nTY  - JOUR\nID  - 7\nER  - \n", 4, "ID '7' was already used on line 1"),
     # an entry without an ID tag is "ris-N" by position: a tag spelling out that name collides with it
     ("TY  - JOUR\nID  - ris-2\nER  - \nTY  - JOUR\nER  - \n", 4, "ID 'ris-2' was already used on line 1"),
     ("Provider: nobody\n\n", 1, "no RIS record"),
@@ -238,6 +239,6 @@ def test_command_format_option_overrides_the_suffix(tmp_path, sitegen):
 def test_command_reports_file_and_line_and_writes_nothing(tmp_path, sitegen, name, text, where):
     source = tmp_path / name
     source.write_text(text, encoding="utf-8")
-    code, _, err = sitegen("dedupe", source, "--out", tmp_path / "out" / "predicted.csv")
+    code, _, err = sitegen("dedupe", source, "--out", tmp_path / "predicted.csv")
     assert code == 1 and f"{source}{where}" in err
-    assert not (tmp_path / "out").exists()
+    assert sorted(path.name for path in tmp_path.iterdir()) == [name]

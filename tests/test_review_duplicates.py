@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 from conftest import tree_bytes
+from lxml import etree
 from test_check import check_reports
-from test_prisma import FLOW_FIELDS, SYNERGY, doi, two_run_review  # noqa: F401  (a fixture this module's tests use)
+from test_prisma import FLOW_FIELDS, SYNERGY, doi, flatten, two_run_review  # noqa: F401  (a fixture this module's tests use)
+from test_screening_page import filter_count, headline
 
 from sitegen.living.duplicates import confirmed_duplicates, duplicate_problems, suggestions
 from sitegen.living.ledger import append
@@ -19,6 +21,7 @@ from sitegen.review.models import DuplicateDecision, ImportPayload
 from sitegen.review.transaction import Transaction
 from sitegen.review.write import jsonl
 from sitegen.site.pages import page_slug
+from sitegen.site.records import STANDING_LABELS
 from sitegen.sources.openalex import work_to_record
 from sitegen.workspace import open_review
 
@@ -279,3 +282,96 @@ def test_a_version_link_must_name_a_record_that_names_it_back(sitegen, twin_revi
     code, out, err = sitegen("check", twin_review)
     assert code != 0 and "records.jsonl:" in out + err
     assert ("no record has that id" if both else "does not name it back") in out + err
+
+
+# --------------------------------------------------------------------------- a `same` that would drop a study
+
+
+def decide_full_text(review: Path, record_id: str, decision: str) -> None:
+    """Replace the reviewer's full-text decision on `record_id`."""
+    path = review / "screening" / "full-text" / "ann.csv"
+    rows = [row for row in path.read_text().splitlines() if not row.startswith(f"{record_id},")]
+    path.write_text("\n".join([*rows, f"{record_id},{decision},{'wrong-population' if decision == 'exclude' else ''},"])
+                    + "\n")
+
+
+def write_evidence(review: Path, record_id: str) -> None:
+    (review / "evidence" / "twin.yaml").write_text(
+        f"record_id: {record_id}\nfindings:\n  - finding: A finding.\n    passage:\n      text: A passage.\n"
+        "      source: external\n      location: page 2\n")
+
+
+@pytest.mark.parametrize(("original_full_text", "lost"), [
+    ("exclude", "has an include decision at full-text and its evidence (evidence/twin.yaml)"),
+    ("include", "has its evidence (evidence/twin.yaml)"),
+])
+def test_same_is_refused_when_it_would_drop_an_included_study(sitegen, twin_review, original_full_text, lost):
+    """The twin, not ORIGINAL, is the study a reviewer included and extracted: confirming it as ORIGINAL's
+    duplicate would make its decisions and evidence stop counting, so check refuses and says what to do."""
+    decide_full_text(twin_review, TWIN, "include")
+    decide_full_text(twin_review, ORIGINAL, original_full_text)
+    write_evidence(twin_review, TWIN)
+    included = counts_of(sitegen, twin_review)["studies_included"]
+    write_decisions(twin_review, f"{TWIN},{ORIGINAL},same,ann,")
+    out = check_reports(sitegen, twin_review, "duplicates.csv", 2, lost)
+    assert f"Point the row the other way ({ORIGINAL},{TWIN})" in out
+    # Pointed the other way, nothing is lost: the included twin stands for both.
+    write_decisions(twin_review, f"{ORIGINAL},{TWIN},same,ann,")
+    code, out, err = sitegen("check", twin_review)
+    assert code == 0, out + err
+    assert counts_of(sitegen, twin_review)["studies_included"] == included - (original_full_text == "include")
+
+
+def test_same_for_a_record_nobody_screened_is_accepted(tmp_path):
+    """What `update` writes for a new record that metadata shows to be an included study's duplicate:
+    a record without decisions loses nothing, whichever record is canonical."""
+    paper = Record.model_validate(model_data(work_to_record(SYNERGY[1])))
+    first, second = only(paper, "doi", ORIGINAL), only(paper, "pmid", "10512585")
+    review = Review(tmp_path, None, records={first.id: first, second.id: second})
+    review.duplicates.append(DuplicateRow("duplicates.csv", 2, {}, DuplicateDecision(
+        record_id=second.id, duplicate_of=first.id, decision="same", reviewer="sitegen")))
+    assert duplicate_problems(review) == [] and set(confirmed_duplicates(review)) == {second.id}
+
+
+def test_a_record_cannot_be_another_version_of_itself(sitegen, twin_review):
+    link_versions(twin_review, ORIGINAL, ORIGINAL, both=False)
+    ids = [json.loads(line)["id"] for line in (twin_review / "records.jsonl").read_text().splitlines()]
+    check_reports(sitegen, twin_review, "records.jsonl", ids.index(ORIGINAL) + 1, "names itself")
+
+
+def test_versions_of_one_study_are_never_decided_the_same(sitegen, twin_review):
+    link_versions(twin_review, ORIGINAL, TWIN)
+    write_decisions(twin_review, f"{TWIN},{ORIGINAL},same,ann,")
+    check_reports(sitegen, twin_review, "duplicates.csv", 2, "are never merged")
+    write_decisions(twin_review, f"{TWIN},{ORIGINAL},different,ann,a preprint and its journal version")
+    code, out, err = sitegen("check", twin_review)
+    assert code == 0, out + err
+
+
+def test_the_site_counts_a_run_whose_only_record_is_a_duplicate(sitegen, twin_review, tmp_path):
+    """The third run identified one record, which a reviewer confirmed to be a duplicate: it still has its
+    column (identified 1, removed 1), so every row of the runs adds up to All, and All is `prisma --json`;
+    the home page's headline says it counts records without their duplicates, which the list shows apart."""
+    write_decisions(twin_review, f"{TWIN},{ORIGINAL},same,ann,")
+    counts = flatten(counts_of(sitegen, twin_review))
+    site = tmp_path / "site"
+    code, _, err = sitegen("build", twin_review, "--out", site, "--now", "2026-05-01T00:00:00Z")
+    assert code == 0, err
+    home = (site / "index.html").read_text()
+    page = etree.fromstring(home, etree.HTMLParser())
+    heads = page.xpath("//table[contains(@class, 'prisma-counts')]/thead//th/text()")
+    assert heads == ["Box", "Run 1", "Run 2", "Run 3", "All"]
+    for tr in page.xpath("//table[contains(@class, 'prisma-counts')]/tbody/tr"):
+        label, *cells = tr.xpath("th/text()") + [td.text or "" for td in tr.xpath("td")]
+        keys = [td.get("data-count") for td in tr.xpath("td")]
+        if keys[-1] is None:  # a number of the runs alone (what a source returned): nothing to add up to
+            continue
+        assert counts[keys[-1]] == int(cells[-1]), label
+        if all(keys[:-1]):  # a number of the whole review only (previous studies) has no run cells
+            assert sum(int(cell) for cell in cells[:-1]) == int(cells[-1]), label
+    assert "identified no new record" not in home and "Run 3: 2026-03-01T00:00:00Z" in home
+    figures = headline(home)
+    duplicates = STANDING_LABELS["duplicate"]
+    assert figures["Distinct records identified, duplicates removed"] == counts["records"]
+    assert figures[duplicates] == filter_count(site, duplicates) == 1
+    assert counts["records"] + figures[duplicates] == filter_count(site, "All records")

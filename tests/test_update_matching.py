@@ -1,9 +1,14 @@
-"""`sitegen update` folds results that share no identifier with a record into it when the metadata
-matcher calls them the same work, and lists probable pairs for a reviewer without merging them."""
+"""`sitegen update` matches results that share no identifier with a record by metadata: a match becomes a
+`same` row of duplicates.csv by reviewer "sitegen" (undone by changing it to `different`), nothing is merged;
+probable pairs are listed for a reviewer; preprints are linked to their journal versions."""
 
 from __future__ import annotations
 
-from sitegen.living.merge import integrate
+import json
+
+from test_update import CORE, FIRST, SECOND, SYNERGY, THIRD, Providers, new_review, no_waiting, run  # noqa: F401 (a fixture)
+
+from sitegen.living.merge import Decided, integrate
 from sitegen.living.update import UpdateResult, markdown_report
 from sitegen.records.ids import record_id
 from sitegen.records.model import CslName, Record, RecordMeta
@@ -20,22 +25,35 @@ def record(source: str, title: str = TITLE, volume: str = "386", page: str = "46
                   custom=RecordMeta(openalex=identifiers["openalex"], sources=[source]))
 
 
-def test_a_result_with_no_shared_identifier_joins_the_record_it_matches():
+def test_a_result_with_no_shared_identifier_is_matched_not_merged():
     existing = record("pubmed", pmid="25892679")
     result = integrate({existing.id: existing}, [record("openalex", title=TITLE.upper() + ".", openalex="W1")])
-    assert result.ids == ["pmid:25892679"] and list(result.records) == ["pmid:25892679"]
-    merged = result.records["pmid:25892679"]
-    assert merged.custom.openalex == "W1" and merged.title == TITLE  # the reviewers' title stays
-    assert any("no identifier in common" in note for note in merged.custom.conflicts)
+    assert result.ids == ["openalex:W1"] and set(result.records) == {"pmid:25892679", "openalex:W1"}
+    assert result.records["pmid:25892679"] == existing  # nothing of the result is mixed into the record
+    assert [(a, b) for a, b, _ in result.matched] == [("openalex:W1", "pmid:25892679")]
     assert result.probable == []
-    # The next run finds it by identity.
-    again = integrate(result.records, [record("openalex", openalex="W1")])
-    assert again.ids == ["pmid:25892679"]
 
 
-def test_new_results_that_match_each_other_become_one_record():
-    result = integrate({}, [record("pubmed", pmid="1"), record("openalex", openalex="W1")])
-    assert len(result.records) == 1 and result.ids[0] == result.ids[1]
+def test_new_results_that_match_each_other_point_at_the_first():
+    result = integrate({}, [record("pubmed", pmid="1"), record("openalex", openalex="W1"),
+                            record("crossref", doi="10.1016/s0140-6736(15)60690-0")])
+    assert len(result.records) == 3
+    assert sorted((a, b) for a, b, _ in result.matched) == [("openalex:W1", "10.1016/s0140-6736(15)60690-0"),
+                                                            ("pmid:1", "10.1016/s0140-6736(15)60690-0")]
+
+
+def test_pairs_decided_in_duplicates_csv_are_left_as_decided():
+    first, second = record("pubmed", pmid="1"), record("europepmc", pmid="2", volume="385")
+    existing = {first.id: first, second.id: second}
+    new = record("openalex", openalex="W1")
+    assert [b for _, b, _ in integrate(existing, [new]).matched] == ["pmid:1"]
+    # pmid:1 is a confirmed duplicate of pmid:9: a match points at pmid:9, never at a duplicate.
+    decided = Decided(canonical={"pmid:1": "pmid:9"})
+    assert [b for _, b, _ in integrate(existing, [new], decided).matched] == ["pmid:9"]
+    # A pair decided different is not proposed again, as a match or as a probable pair.
+    decided = Decided(pairs={frozenset(("openalex:W1", "pmid:1")), frozenset(("openalex:W1", "pmid:2"))})
+    again = integrate(existing, [new], decided)
+    assert again.matched == [] and again.probable == []
 
 
 def test_a_probable_pair_is_listed_and_nothing_is_merged():
@@ -68,3 +86,40 @@ def test_a_journal_version_is_linked_to_its_preprint_and_the_link_stays():
     # A later run that returns the journal version again (by identity) keeps the link.
     again = integrate(result.records, [record("pubmed", doi="10.1016/s0140-6736(15)60690-0", pmid="25892679")])
     assert again.records[published.id].custom.other_versions == [preprint.id] and again.versions == []
+
+
+# --------------------------------------------------------------------------- a whole update
+
+
+def under_pmcid_only(result: dict, pmcid: str) -> dict:
+    """A Europe PMC result as Europe PMC also files it: under a PMCID, without the PMID and DOI."""
+    twin = {key: value for key, value in result.items() if key not in ("pmid", "doi")}
+    return {**twin, "id": pmcid, "source": "PMC", "pmcid": pmcid}
+
+
+def test_update_records_a_metadata_match_in_duplicates_csv(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    providers = Providers(SYNERGY[:3], CORE[:1])
+    run(review, FIRST, providers, add=True)
+    before = json.loads(sitegen("prisma", review, "--json")[1])
+    original = CORE[0]["doi"].lower()
+    providers.results = [CORE[0], under_pmcid_only(CORE[0], "PMC9999999")]
+    result = run(review, SECOND, providers)
+    assert [(a, b) for a, b, _ in result.matched] == [("pmcid:PMC9999999", original)]
+    rows = (review / "duplicates.csv").read_text().splitlines()
+    assert rows[0] == "record_id,duplicate_of,decision,reviewer,note"
+    assert rows[1].startswith(f'pmcid:PMC9999999,{original},same,sitegen,"matched by metadata in the run of')
+    assert "Matched by metadata" in markdown_report(result) and "`pmcid:PMC9999999`" in markdown_report(result)
+    code, out, err = sitegen("check", review)
+    assert code == 0, out + err
+    after = json.loads(sitegen("prisma", review, "--json")[1])
+    assert after["duplicates_removed"] == before["duplicates_removed"] + 1 and after["records"] == before["records"]
+    # A reviewer who finds two works changes the row: the record is then one to screen like any other.
+    (review / "duplicates.csv").write_text("\n".join([rows[0], rows[1].replace(",same,sitegen,", ",different,ann,")])
+                                           + "\n")
+    assert sitegen("check", review)[0] == 0
+    undone = json.loads(sitegen("prisma", review, "--json")[1])
+    assert undone["records"] == before["records"] + 1
+    # The next run returns the record again: it is known (by identity), and its pair is not proposed again.
+    third = run(review, THIRD, providers)
+    assert third.matched == [] and third.searches[0].new == []

@@ -23,7 +23,9 @@ from typing import Literal
 
 from sitegen.records.matching import conflict, find_duplicates, record_work, title_score
 from sitegen.review.folder import DuplicateRow, Review
+from sitegen.review.models import STAGES
 from sitegen.review.problems import Problem
+from sitegen.screening.outcomes import review_outcomes
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,13 @@ def _accepted(review: Review) -> tuple[list[DuplicateRow], list[Problem]]:
                                      f"{decided[frozenset(pair)]}; decide a pair once"))
             continue
         decided[frozenset(pair)] = row.line
+        if row.decision.decision == "same" and _versions_of(review, *pair):
+            problems.append(_problem(row, "decision", "same-but-versions",
+                                     f"records {pair[0]!r} and {pair[1]!r} are linked as versions of one study "
+                                     "(custom.other_versions in records.jsonl): a preprint and its journal "
+                                     "version are two reports and are never merged; decide the pair `different`, "
+                                     "or remove the version link if they are one report"))
+            continue
         (same if row.decision.decision == "same" else different).append(row)
     first: dict[str, DuplicateRow] = {}
     for row in same:
@@ -92,6 +101,8 @@ def _accepted(review: Review) -> tuple[list[DuplicateRow], list[Problem]]:
             accepted.append(row)
     accepted, conflicts = _without_conflicts(review, accepted)
     problems += conflicts
+    accepted, losses = _without_losses(review, accepted)
+    problems += losses
     group = {row.decision.record_id: row.decision.duplicate_of for row in accepted}
     for row in different:
         a, b = row.decision.record_id, row.decision.duplicate_of
@@ -131,10 +142,46 @@ def _without_conflicts(review: Review, rows: list[DuplicateRow]) -> tuple[list[D
     return kept, problems
 
 
+def _versions_of(review: Review, a: str, b: str) -> bool:
+    record = review.records.get(a)
+    return record is not None and b in record.custom.other_versions
+
+
+def _without_losses(review: Review, rows: list[DuplicateRow]) -> tuple[list[DuplicateRow], list[Problem]]:
+    """The rows that drop nothing reviewers found: a confirmed duplicate's decisions stop counting and its
+    evidence is no longer its study's, so where any reviewer included the duplicate at a stage its
+    canonical record must be included there too, and a duplicate with an evidence file needs a canonical
+    record with one. A record nobody has screened yet (as `update` finds them) loses nothing."""
+    if not rows:
+        return rows, []
+    included = {stage: {rid for rid, outcome in review_outcomes(review, stage).items() if outcome.decision == "include"}
+                for stage in STAGES}
+    included_by_anyone = {(row.decision.record_id, row.stage) for row in review.decisions
+                          if row.decision.decision == "include"}
+    evidence = {item.evidence.record_id: item.path for item in review.evidence}
+    kept, problems = [], []
+    for row in rows:
+        duplicate, canonical = row.decision.record_id, row.decision.duplicate_of
+        lost = [f"an include decision at {stage}" for stage in STAGES
+                if (duplicate, stage) in included_by_anyone and canonical not in included[stage]]
+        if duplicate in evidence and canonical not in evidence:
+            lost.append(f"its evidence ({evidence[duplicate]})")
+        if not lost:
+            kept.append(row)
+            continue
+        problems.append(_problem(row, "duplicate_of", "same-drops-study",
+                                 f"record {duplicate!r} has {' and '.join(lost)}, which its canonical record "
+                                 f"{canonical!r} lacks: confirming this row would silently drop them. Point "
+                                 f"the row the other way ({canonical},{duplicate}), or move the decisions and "
+                                 f"evidence to {canonical!r} first"))
+    return kept, problems
+
+
 def duplicate_problems(review: Review) -> list[Problem]:
     """Every problem of duplicates.csv: unknown records, a pair decided twice (either way round), a
     record with two canonical records or pointing at a duplicate, a `same` that joins records that cannot
-    be one work, a `different` that `same` rows contradict. (A record paired with itself and an unknown
+    be one work or two versions of one study, or that would drop an included study or its evidence, a
+    `different` that `same` rows contradict. (A record paired with itself and an unknown
     decision are the file's own problems, found when it is loaded.)"""
     return _accepted(review)[1]
 

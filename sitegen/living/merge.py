@@ -1,42 +1,52 @@
-"""Fold newly retrieved records into the review's records, by identity then by metadata, keeping ids stable.
+"""Fold newly retrieved records into the review's records by identity, keeping ids stable; match the rest
+by metadata without merging anything.
 
 Decisions and evidence refer to record ids, so an id never changes once it is
-in records.jsonl: a new result that is the same work as an existing record
-enriches that record and is reported under its id. It is the same work when it
-shares an identifier (the identity graph), or, sharing none, when the metadata
-matcher (`sitegen.records.matching`) calls the pair *same*; the record then
-gains the result's identifiers, so later runs find it by identity, and a note
-says why it was merged. Pairs the matcher calls *probable* are only listed, for
-a reviewer to decide in duplicates.csv. Two existing records that a new result
-links are possibly duplicates of each other; merging them is a reviewer's
-decision, so they are left apart with a note, and the new result is counted
-under the first of them.
+in records.jsonl: a new result that shares an identifier with an existing record
+(the identity graph) enriches that record and is reported under its id. Two
+existing records that a new result links are possibly duplicates of each other;
+merging them is a reviewer's decision, so they are left apart with a note, and
+the new result is counted under the first of them.
+
+A new result sharing no identifier is filed as a record of its own, then the
+metadata matcher (`sitegen.records.matching`) compares it with the review's
+records: a pair it calls *same* is returned as a match, which `update` records
+as a `same` row of duplicates.csv by reviewer "sitegen" (so PRISMA counts it as
+a duplicate removed and it is not screened, and a reviewer who finds two works
+changes the row to `different`: nothing is lost either way); a *probable* pair
+is only listed; a preprint and its journal version are linked as versions.
+Pairs a reviewer already decided in duplicates.csv are left as decided.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sitegen.records.identity import FILED_ELSEWHERE, deduplicate, merge
+from sitegen.records.identity import FILED_ELSEWHERE, deduplicate
 from sitegen.records.ids import NAMESPACE_LABELS, NAMESPACES, record_id
-from sitegen.records.matching import Matches, find_duplicates, record_work
+from sitegen.records.matching import find_duplicates, record_work, title_score
 from sitegen.records.model import Record, model_data
-
-# The note on a record that a result without a shared identifier was merged into.
-MATCHED_NOTE = ("A search result ({sources}) with no identifier in common, \"{title}\", was taken for this record "
-                "because its title, authors, year and publication details agree; its identifiers are now this "
-                "record's. If it is another work, record that in duplicates.csv.")
 
 
 @dataclass
 class Integration:
     records: dict[str, Record]  # every record of the review after the merge, by id
     ids: list[str]  # for each retrieved record, in order, the id it is known by
+    matched: list[tuple[str, str, float]] = field(default_factory=list)  # (new record, its canonical record, score)
     probable: list[tuple[str, str, float]] = field(default_factory=list)  # pairs with a new record, for a reviewer
     versions: list[tuple[str, str]] = field(default_factory=list)  # (preprint id, journal version id) newly linked
 
 
-def integrate(existing: dict[str, Record], retrieved: list[Record]) -> Integration:
+@dataclass
+class Decided:
+    """What duplicates.csv already says: confirmed duplicates (duplicate -> canonical) and the pairs decided."""
+
+    canonical: dict[str, str] = field(default_factory=dict)
+    pairs: set[frozenset[str]] = field(default_factory=set)
+
+
+def integrate(existing: dict[str, Record], retrieved: list[Record], decided: Decided | None = None) -> Integration:
+    decided = decided or Decided()
     old = list(existing.values())
     result = deduplicate(old + retrieved)
     records = dict(existing)
@@ -57,8 +67,7 @@ def integrate(existing: dict[str, Record], retrieved: list[Record]) -> Integrati
             continue
         for index in news:
             ids[index] = target
-    first_index = {f"new:{n}": news[0] for n, (_, news) in enumerate(new_groups)}
-    new_groups, matches = _match_by_metadata(new_groups, records, ids)
+    new_ids = set()
     for merged, news in new_groups:
         record = _with_free_id(merged, taken)
         if record is None:
@@ -66,53 +75,45 @@ def integrate(existing: dict[str, Record], retrieved: list[Record]) -> Integrati
         else:
             taken.add(record.id)
             records[record.id] = record
-            target = record.id
+            new_ids.add(target := record.id)
         for index in news:
             ids[index] = target
-    def filed(key: str) -> str:
-        return ids[first_index[key]] if key in first_index else key
+    integration = Integration(records, ids)
+    if new_ids:
+        _match_by_metadata(integration, new_ids, decided)
+    integration.records = dict(sorted(records.items()))
+    return integration
 
-    probable = [(filed(a), filed(b), score) for a, b, score in matches.probable if filed(a) != filed(b)]
-    versions = sorted({(filed(a), filed(b)) for a, b, _ in matches.versions if filed(a) != filed(b)})
-    for preprint, published in versions:
+
+def _match_by_metadata(integration: Integration, new_ids: set[str], decided: Decided) -> None:
+    """The matcher's verdicts on pairs with a new record: each new record the same as another becomes a
+    match to its canonical record (the most similar existing one, or the first new one of its set, and
+    through a confirmed duplicate its canonical record); probable pairs and version links as found. Pairs
+    decided in duplicates.csv are not proposed again."""
+    records = integration.records
+    works = {record_id: record_work(record) for record_id, record in records.items()}
+    matches = find_duplicates(list(works.values()), focus=new_ids)
+
+    def canonical(record_id: str) -> str:
+        return decided.canonical.get(record_id, record_id)
+
+    def undecided(a: str, b: str) -> bool:
+        return canonical(a) != canonical(b) and frozenset((canonical(a), canonical(b))) not in decided.pairs
+
+    for members in matches.sets:
+        olds = [key for key in members if key not in new_ids]
+        news = [key for key in members if key in new_ids]
+        for new in news:
+            if not olds and new == news[0]:
+                continue  # a set of new records only: the first stands for it, the others point at it
+            best = max(olds, key=lambda key: (title_score(works[new], works[key]), key)) if olds else news[0]
+            if undecided(new, best):
+                integration.matched.append((new, canonical(best), title_score(works[new], works[best])))
+    integration.probable = [(a, b, score) for a, b, score in matches.probable if undecided(a, b)]
+    integration.versions = sorted((a, b) for a, b, _ in matches.versions)
+    for preprint, published in integration.versions:
         _link_versions(records, preprint, published)
         _link_versions(records, published, preprint)
-    return Integration(dict(sorted(records.items())), ids, probable, versions)
-
-
-def _match_by_metadata(new_groups: list[tuple[Record, list[int]]], records: dict[str, Record],
-                       ids: list[str | None]) -> tuple[list[tuple[Record, list[int]]], Matches]:
-    """New results that share no identifier with any record, matched by metadata: one the matcher
-    calls the same as an existing record is folded into it (`ids` say so); new results the same as
-    each other become one. Returns the new results still to file, and the matches (probable pairs and
-    versions), a new result named "new:<n>" by its place in `new_groups`."""
-    if not new_groups:
-        return new_groups, Matches([], [])
-    keys = [f"new:{n}" for n in range(len(new_groups))]
-    works = [record_work(record) for record in records.values()]
-    works += [record_work(merged.model_copy(update={"id": key})) for key, (merged, _) in zip(keys, new_groups,
-                                                                                            strict=True)]
-    matches = find_duplicates(works, focus=set(keys))
-    group_of = {key: n for n, key in enumerate(keys)}
-    remaining = dict(enumerate(new_groups))
-    for members in matches.sets:
-        olds = [key for key in members if key not in group_of]
-        news = [group_of[key] for key in members if key in group_of]
-        combined = merge([new_groups[n][0] for n in news], [])
-        indexes = sorted(index for n in news for index in new_groups[n][1])
-        for n in news:
-            del remaining[n]
-        if not olds:
-            remaining[news[0]] = (combined, indexes)
-            continue
-        target = olds[0] if len(olds) == 1 else _link_existing([records[key] for key in olds], records)
-        holder = records[target]
-        note = MATCHED_NOTE.format(sources=", ".join(combined.custom.sources), title=_short(combined.title))
-        folded = merge([holder, combined], [*holder.custom.conflicts, note])
-        records[target] = _enriched(holder, folded)
-        for index in indexes:
-            ids[index] = target
-    return [remaining[n] for n in sorted(remaining)], matches
 
 
 def _link_versions(records: dict[str, Record], holder: str, other: str) -> None:

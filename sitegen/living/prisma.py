@@ -98,6 +98,12 @@ class Flow(Strict):
     studies_included: int = Field(description="studies included in the review, both routes")
     reports_included: int = Field(description="reports of the included studies")
 
+    @property
+    def identified(self) -> int:
+        """Records identified by every route, before duplicates were removed: what a run found, even when
+        every record it found turned out to duplicate one the review had."""
+        return self.identified_databases + self.identified_registers + self.identified_other_methods
+
 
 class RunFlow(Flow):
     """One run's column of the living diagram: the records it identified first, and what each source returned."""

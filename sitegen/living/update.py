@@ -13,6 +13,8 @@ written (runs/, named by its retrieval events), and the saved search advances
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,13 +23,15 @@ import httpx
 from pydantic import ValidationError
 
 from sitegen.errors import SitegenError
+from sitegen.living.duplicates import confirmed_duplicates
 from sitegen.living.ledger import anchor, append, check_event_time
 from sitegen.living.manifests import Execution, compiled_query, manifest_bytes, run_manifest
-from sitegen.living.merge import integrate
+from sitegen.living.merge import Decided, integrate
 from sitegen.records.model import Record, model_data
 from sitegen.records.providers import label
 from sitegen.review.folder import Review, manifest_hash, manifest_path
 from sitegen.review.models import (
+    DUPLICATE_COLUMNS,
     SEARCH_SCHEMA_VERSION,
     BatchPayload,
     ImportPayload,
@@ -84,6 +88,7 @@ class UpdateResult:
     records: dict[str, Record] = field(default_factory=dict)
     probable: list[tuple[str, str, float]] = field(default_factory=list)  # possible duplicates, for a reviewer
     versions: list[tuple[str, str]] = field(default_factory=list)  # (preprint id, journal version id) linked
+    matched: list[tuple[str, str, float]] = field(default_factory=list)  # (new record, canonical record, score)
 
     @property
     def complete(self) -> bool:
@@ -108,6 +113,8 @@ class UpdateResult:
             "probable_duplicates": [{"first": first, "second": second, "score": round(score, 1)}
                                     for first, second, score in self.probable],
             "versions": [{"preprint": preprint, "published": published} for preprint, published in self.versions],
+            "matched": [{"record_id": new, "duplicate_of": canonical, "score": round(score, 1)}
+                        for new, canonical, score in self.matched],
         }
 
 
@@ -182,8 +189,10 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
         # Recorded responses go into the run's transaction below: a run that fails records nothing.
         recorded = fetcher.snapshots.staged_files() if fetcher.snapshots is not None else {}
     retrieved = [record for _, _, outcome in executed for record in outcome.records]
-    merged = integrate(review.records, retrieved)
-    result = UpdateResult(at, [], merged.records, merged.probable, merged.versions)
+    decided = Decided({duplicate: about.canonical for duplicate, about in confirmed_duplicates(review).items()},
+                      {frozenset((row.decision.record_id, row.decision.duplicate_of)) for row in review.duplicates})
+    merged = integrate(review.records, retrieved, decided)
+    result = UpdateResult(at, [], merged.records, merged.probable, merged.versions, merged.matched)
     payloads: list[Payload] = []
     manifests: dict[str, bytes] = {}  # path -> the run's manifest
     last_payload: dict[str, int] = {}  # monitor id -> index of the last payload its run appends
@@ -235,6 +244,8 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
             "last_event": anchor(events[last_payload[search.monitor_id]])})
         transaction.write(f"searches/{search.monitor_id}.json", pretty_json(model_data(advanced)))
     transaction.write("records.jsonl", jsonl(model_data(record) for record in merged.records.values()))
+    if merged.matched:
+        transaction.write("duplicates.csv", matched_rows(review, at, merged.matched))
     for rel, data in recorded.items():
         transaction.write(f"snapshots/{rel}", data)
     for rel, data in manifests.items():
@@ -297,6 +308,29 @@ def _status_cell(outcome: SourceOutcome) -> str:
     return "incomplete" if outcome.status == "ok" else outcome.status.replace("_", " ")
 
 
+MATCHED_REVIEWER = "sitegen"  # the reviewer of a duplicates.csv row that update wrote for a metadata match
+
+
+def matched_rows(review: Review, at: str, matched: list[tuple[str, str, float]]) -> str:
+    """duplicates.csv with a `same` row by reviewer "sitegen" added for each metadata match of a run; the
+    file's existing text is kept as it is."""
+    path = review.root / "duplicates.csv"
+    text = path.read_text(encoding="utf-8-sig") if path.exists() else ""
+    newline = "\r\n" if "\r\n" in text else "\n"
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator=newline)
+    if not text.strip():
+        text = ""
+        writer.writerow(DUPLICATE_COLUMNS)
+    elif not text.endswith(("\n", "\r")):
+        text += newline
+    for new, canonical, score in matched:
+        writer.writerow([new, canonical, "same", MATCHED_REVIEWER,
+                         f"matched by metadata in the run of {at}: titles {score:.0f}% alike, authors, year and "
+                         "publication details agree"])
+    return text + buffer.getvalue()
+
+
 def markdown_report(result: UpdateResult) -> str:
     """The run report for a pull-request body and $GITHUB_STEP_SUMMARY."""
     lines = [f"## sitegen update at {result.at}", ""]
@@ -328,6 +362,15 @@ def markdown_report(result: UpdateResult) -> str:
             lines.append("No new records from the sources that answered in full; the others are unknown this run, "
                          "not empty.")
         lines += ["", f"Run manifest: {markdown_code(search.manifest)}"]
+    if result.matched:
+        lines += ["", "### Matched by metadata", "",
+                  "New records that share no identifier with a record of the review but agree with it in title, "
+                  "authors, year and publication details. Each is recorded in `duplicates.csv` as a duplicate "
+                  "(reviewer `sitegen`), so it is counted as a duplicate removed and not screened; to keep "
+                  "both, change that row's decision to `different`.", ""]
+        for new, canonical, score in result.matched:
+            lines.append(f"- {markdown_code(new)} is {markdown_code(canonical)} (titles {score:.0f}% alike): "
+                         f"{markdown_safe(result.records[canonical].title)}")
     if result.versions:
         lines += ["", "### Preprints and their journal versions", "",
                   "Linked as two versions of one study, not merged:", ""]

@@ -12,24 +12,36 @@ import re
 
 from sitegen.records.entry import Entry
 from sitegen.records.identity import deduplicate
-from sitegen.records.ids import normalise_doi
+from sitegen.records.ids import normalise_arxiv, normalise_doi, record_id
 from sitegen.records.matching import Matches, Work, find_duplicates, work
-from sitegen.records.model import Record
+from sitegen.records.model import Record, RecordMeta
+
+
+def identifiers(row: Entry) -> dict[str, str]:
+    """The entry's identifier: its DOI, or the arXiv id an export wrote in the DOI field
+    ("arXiv:2101.00001", "2101.00001v2"), which names the same work as its 10.48550/arXiv. DOI."""
+    if doi := normalise_doi(row.get("doi")):
+        return {"doi": doi}
+    if arxiv := normalise_arxiv(row.get("doi")):
+        return {"arxiv": arxiv}
+    return {}
 
 
 def to_work(row: Entry) -> Work:
     authors = [name for name in re.split(r"\s+and\s+", row.get("author")) if name.strip()]
     year = row.get("year")
     return work(row.id, row.get("title"), authors, int(year) if year else None, row.get("journal"),
-                row.get("volume"), row.get("number"), row.get("pages"), normalise_doi(row.get("doi")) or None,
-                row.get("abstract"))
+                row.get("volume"), row.get("number"), row.get("pages"), None, row.get("abstract"),
+                identifiers(row), entry_type=row.get("ENTRYTYPE"))
 
 
 def identity_sets(rows: list[Entry]) -> list[list[str]]:
-    """Sets of entry IDs the identity graph joins (rows sharing a DOI, unless their titles are unrelated)."""
-    with_doi = [(row.id, doi, row.get("title")) for row in rows if (doi := normalise_doi(row.get("doi")))]
-    records = [Record(id=doi, DOI=doi, title=title or "untitled") for _, doi, title in with_doi]
-    return [sorted(with_doi[i][0] for i in members) for members in deduplicate(records).members.values()
+    """Sets of entry IDs the identity graph joins (rows sharing a DOI or arXiv id, unless their titles
+    are unrelated)."""
+    known = [(row.id, found, row.get("title")) for row in rows if (found := identifiers(row))]
+    records = [Record(id=record_id(ids), DOI=ids.get("doi"), custom=RecordMeta(arxiv=ids.get("arxiv")),
+                      title=title or "untitled") for _, ids, title in known]
+    return [sorted(known[i][0] for i in members) for members in deduplicate(records).members.values()
             if len(members) > 1]
 
 

@@ -43,6 +43,7 @@ from sitegen.records.titles import comparable_title
 # are not taken for one work. On real review searches (bib-dedupe's benchmark data) true duplicate
 # pairs score 69 or more and records sharing a supplement's DOI 58 or less.
 TITLE_FLOOR = 60
+LARGE_GROUP = 256  # records sharing one DOI beyond which only equal titles are joined through it
 # Identifiers that name one work only. A DOI can be shared by different works (a conference supplement
 # gives one DOI to every abstract; an erratum or a reply is often exported with the DOI of the article it
 # corrects), so a shared DOI needs the titles to agree; a shared PMID, PMCID, OpenAlex or arXiv id does not,
@@ -123,25 +124,42 @@ def is_notice(record: Record) -> bool:
 def _title_clusters(group: list[int], titles: list[str], ids: list[Identifiers],
                     notices: list[bool]) -> list[list[int]]:
     """Single-linkage clusters of the group's records along the identifiers they share: two records
-    sharing an identifier of one work (_ONE_WORK) are joined; two sharing only a DOI are joined when
-    both are notices or both are not and their titles agree (similarity at or above TITLE_FLOOR, or a
-    title is missing). Titles never join records that share no identifier."""
+    sharing an identifier of one work (_ONE_WORK) are joined; two titled records sharing only a DOI are
+    joined when both are notices or both are not and their titles agree (similarity at or above
+    TITLE_FLOOR; among more than LARGE_GROUP records, equal titles). A record without a title joins
+    through its DOI only when the titled records holding that DOI are one cluster (or there are none):
+    a DOI on several works (a supplement's) tells nothing of which one it is. Titles never join records
+    that share no identifier."""
     forest = _UnionFind(len(group))
-    for a in range(len(group)):
-        for b in range(a + 1, len(group)):
-            first, second = group[a], group[b]
-            shared = {ns for ns, value in ids[first].items() if ids[second].get(ns) == value}
-            if not shared:
-                continue
-            if shared & set(_ONE_WORK):
-                forest.union(a, b)
-                continue
-            if notices[first] != notices[second]:
-                continue
-            first_title, second_title = titles[first], titles[second]
-            if not first_title or not second_title or fuzz.ratio(first_title, second_title,
-                                                                  score_cutoff=TITLE_FLOOR):
-                forest.union(a, b)
+    holders: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for position, index in enumerate(group):
+        for namespace, value in ids[index].items():
+            holders[namespace, value].append(position)
+    for (namespace, _), positions in holders.items():
+        if namespace in _ONE_WORK:
+            for position in positions[1:]:
+                forest.union(positions[0], position)
+    dois = [positions for (namespace, _), positions in holders.items() if namespace == "doi"]
+    for positions in dois:
+        titled = [p for p in positions if titles[group[p]]]
+        if len(titled) > LARGE_GROUP:  # a DOI on hundreds of records names a collection: equal titles only
+            same: dict[tuple[str, bool], int] = {}
+            for p in titled:
+                forest.union(same.setdefault((titles[group[p]], notices[group[p]]), p), p)
+            continue
+        for n, a in enumerate(titled):
+            for b in titled[n + 1:]:
+                first, second = group[a], group[b]
+                if notices[first] == notices[second] and fuzz.ratio(titles[first], titles[second],
+                                                                    score_cutoff=TITLE_FLOOR):
+                    forest.union(a, b)
+    for positions in dois:
+        titled = [p for p in positions if titles[group[p]]]
+        untitled = [p for p in positions if not titles[group[p]]]
+        roots = {forest.find(p) for p in titled}
+        if len(roots) <= 1:
+            for p in untitled:
+                forest.union(titled[0] if titled else untitled[0], p)
     clusters: dict[int, list[int]] = defaultdict(list)
     for position, index in enumerate(group):
         clusters[forest.find(position)].append(index)

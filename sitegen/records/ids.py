@@ -10,6 +10,7 @@ value never becomes a graph key or a record id.
 from __future__ import annotations
 
 import re
+import unicodedata
 from urllib.parse import unquote
 
 NAMESPACES = ("doi", "openalex", "arxiv", "pmid", "pmcid")  # record-id priority order
@@ -26,9 +27,11 @@ _DOI_PREFIXES = re.compile(
     re.IGNORECASE,
 )
 _URL_FORM = re.compile(r"^(?:https?:)?//", re.IGNORECASE)
-# Characters that never show in a written DOI but ride along from copied text: zero-width space,
-# non-joiner and joiner, word joiner, byte-order mark and soft hyphen.
-_INVISIBLE = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
+# PubMed's AID field tags a DOI " [doi]" (and its other article ids " [pii]", which are no DOI).
+_PUBMED_TAG = re.compile(r"\s*\[doi\]$", re.IGNORECASE)
+# Where a field holding several DOIs ("10.1/a, 10.1/b", "10.1/a;10.1/b", "10.1/a 10.1/b") separates
+# them: a separator whose next word holds a DOI's start. A SICI DOI's own ';' (…CO;2-#) is no separator.
+_BETWEEN_DOIS = re.compile(r"[\s,;]+(?=\S*?10\.\d{4,9}/)")
 _WRAPPERS = "\"'\u201c\u201d\u2018\u2019\u00ab\u00bb`"
 _CLOSERS = {")": "(", "]": "[", ">": "<", "}": "{"}
 # A query string pasted after a bare DOI (?utm_source=…&…): key=value pairs only.
@@ -59,14 +62,32 @@ def _clean(value: object) -> str:
 def normalise_doi(value: object) -> str | None:
     """The lower-case DOI in any common written form, or None.
 
-    Removes labels and resolver or publisher address parts, invisible characters, surrounding quotes
-    and brackets, a URL's query and fragment, and trailing sentence punctuation; keeps what can end a
-    DOI (a balanced ')' as in 10.1016/s0166-4328(98)00079-5, a SICI check character '#').
+    Removes labels and resolver or publisher address parts, invisible (format) characters, PubMed's
+    " [doi]" tag, surrounding quotes and brackets, a URL's query and fragment, and trailing sentence
+    punctuation, '/' and dashes; keeps what can end a DOI (a balanced ')' as in
+    10.1016/s0166-4328(98)00079-5, a SICI check character '#').
+
+    A field naming several different DOIs ("10.1/a, 10.1/b") is ambiguous and gives None: which one
+    is the work's own cannot be told (the others are often its supplement, erratum or a cited work),
+    and a wrong DOI would join unrelated works, while None leaves the work to its metadata. The same
+    DOI written twice is that DOI. An arXiv id is no DOI (see `normalise_arxiv`).
     """
-    text = _INVISIBLE.sub("", _clean(value)).strip()
-    text = _unwrap(text)
+    text = _unwrap(_visible(_clean(value)).strip())
     if len(text) > 2048:
         return None
+    found = {doi for piece in _BETWEEN_DOIS.split(text) if (doi := _one_doi(piece))}
+    return found.pop() if len(found) == 1 else None
+
+
+def _visible(text: str) -> str:
+    """Without format characters (category Cf): zero-width spaces and joiners, direction marks and
+    embeddings, the byte-order mark, soft hyphens. They never show in a written identifier but ride
+    along from copied text."""
+    return "".join(char for char in text if unicodedata.category(char) != "Cf")
+
+
+def _one_doi(text: str) -> str | None:
+    text = _PUBMED_TAG.sub("", _unwrap(text.strip()))
     if _URL_FORM.match(text):
         # In an address, '?' and '#' start the query and fragment (a DOI's own are percent-encoded, though
         # a SICI DOI's final '#' is often left bare, so a '#' starts one only before a letter or digit).
@@ -98,7 +119,8 @@ def _trim_end(text: str) -> str:
         text = _QUERY.sub("", text).rstrip()
         if text.endswith("#") and not _SICI_CHECK.search(text):
             text = text[:-1]
-        text = text.rstrip(".,;:!?" + _WRAPPERS).rstrip()
+        # A DOI never ends in '/', nor in an en or em dash (they follow it in running text).
+        text = text.rstrip(".,;:!?/\u2013\u2014" + _WRAPPERS).rstrip()
         if text and text[-1] in _CLOSERS and text.count(text[-1]) > text.count(_CLOSERS[text[-1]]):
             text = text[:-1]
         if text == before:
@@ -131,7 +153,7 @@ def arxiv_of_doi(doi: str | None) -> str | None:
 
 def normalise_arxiv(value: object) -> str | None:
     """The version-less arXiv id: 2101.00001 or hep-th/9901001, also from its 10.48550/arXiv. DOI."""
-    text = _ARXIV_PREFIXES.sub("", _INVISIBLE.sub("", _clean(value))).rstrip("/")
+    text = _ARXIV_PREFIXES.sub("", _visible(_clean(value))).rstrip("/")
     doi = _ARXIV_DOI.match(normalise_doi(text) or "")
     if doi:
         text = doi.group(1)

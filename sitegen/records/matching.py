@@ -46,11 +46,11 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
 from sitegen.records.identity import TITLE_FLOOR
-from sitegen.records.model import Record
+from sitegen.records.model import Record, visible_text
 from sitegen.records.names import split_name
 from sitegen.records.notices import notice_kind
 from sitegen.records.preprints import is_preprint
-from sitegen.records.titles import comparable_title, folded
+from sitegen.records.titles import GREEK_LETTERS, comparable_title, folded
 
 Verdict = Literal["same", "probable", "different"]
 Agreement = Literal["equal", "differ", "unknown"]
@@ -62,12 +62,27 @@ PROBABLE_TITLE = 85.0  # and a PROBABLE pair
 SAME_ABSTRACT = 90.0
 BLOCK_WORDS = 4
 MAX_BLOCK = 256  # records in one block, beyond which it is split by whole title
+MIN_TITLE_WORDS = 3  # a shorter title is never enough for "same" by metadata
+MIN_ABSTRACT = 200  # characters of a folded abstract that can corroborate ("No abstract available" cannot)
 
-_JOURNAL_STOP = {"of", "the", "and", "for", "in", "on", "de", "la", "und", "der"}
-_MEETING_WORDS = {"conference", "congress", "meeting", "symposium", "abstracts"}
+_JOURNAL_STOP = {"a", "of", "the", "and", "for", "in", "on", "de", "la", "und", "der"}
+_ARTICLES = {"a", "an", "the"}  # "The effects of ..." and "Effects of ..." are one title
+_MEETING_WORDS = {"conference", "congress", "meeting", "symposium", "abstracts", "proceedings", "workshop"}
+MEETING_TYPES = {"inproceedings", "conference", "proceedings", "paper-conference", "cpaper", "conf"}
+# Roman numerals as titles number parts, phases and types ("Part II", "type II"); "i", "v" and "x" are
+# left out, being words or symbols as often.
+_ROMAN = {"ii": "2", "iii": "3", "iv": "4", "vi": "6", "vii": "7", "viii": "8", "ix": "9", "xi": "11", "xii": "12"}
 # Embase and some other exports glue authors together: "Akita K.Isoda K.Isobe S." A full stop followed at
 # once by a capital and a lower-case letter starts the next name.
 _GLUED_NAMES = re.compile(r"(?<=\.)(?=[A-Z][a-z])")
+
+
+def title_numbers(title: str) -> tuple[str, ...]:
+    """The numbers a folded title holds, in order, roman numerals as digits: two titles that differ in one
+    ("part 1" and "part 2", "type 1" and "type II diabetes", "1000 cases" and "2000 cases") are two works."""
+    title = re.sub(r"(?<=\d) (?=\d{3}\b)", "", title)  # "10,000" folds to "10 000": one number
+    digits = [run.lstrip("0") or "0" for run in re.findall(r"\d+", title)]  # "ca2" and "ca 2" alike
+    return tuple(digits + [_ROMAN[word] for word in title.split() if word in _ROMAN])
 
 
 def pages(text: str) -> tuple[str, str]:
@@ -107,10 +122,14 @@ def supplement_numbers(issue: str) -> frozenset[str]:
 
 
 def journal_key(name: str) -> tuple[str, ...]:
-    """A journal's name as words to compare, without what exports add to it: a subtitle after ":" or
-    "=", a note in brackets ("[Electronic Resource]", "(Clinical research ed.)"), the meeting an
-    abstract supplement is from ("Heart. Conference: British Atherosclerosis Society")."""
-    text = re.split(r"\s*(?::|\s=\s|\[|\()", html.unescape(name), maxsplit=1)[0] or name
+    """A journal's name as words to compare, without what exports add to it: a subtitle after ":", ";",
+    " - " or "=", a note in brackets ("[Electronic Resource]", "(Clinical research ed.)", "(00392499)"),
+    the meeting an abstract supplement is from ("Heart. Conference: British Atherosclerosis Society")."""
+    text = re.split(r"\s*(?::|;|\s[-=]\s|\[|\()", html.unescape(name), maxsplit=1)[0] or name
+    return _words(text)
+
+
+def _words(text: str) -> tuple[str, ...]:
     words = [word for word in folded(re.sub(r"['’]", "", text)).split() if word not in _JOURNAL_STOP]
     cut = next((n for n, word in enumerate(words) if n and word in _MEETING_WORDS), len(words))
     return tuple(words[:cut])
@@ -118,16 +137,47 @@ def journal_key(name: str) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=16384)  # a search's records come from a few thousand journals at most
 def journal_keys(name: str) -> tuple[tuple[str, ...], ...]:
-    """The journal's key, and the key of a name given in brackets after it: MEDLINE writes a translated
-    title so ("Xianggang yi xue za zhi [Hong Kong medical journal]")."""
+    """The journal's keys: its name as journal_key reads it, the whole name, and a name given in brackets
+    after it (MEDLINE writes a translated title so: "Xianggang yi xue za zhi [Hong Kong medical journal]")."""
     bracketed = re.search(r"\[([^\[\]]+)\]", name)
-    keys = (journal_key(name), journal_key(bracketed.group(1)) if bracketed else ())
+    keys = (journal_key(name), _words(re.sub(r"\[[^\[\]]*\]|\([^()]*\)", " ", html.unescape(name))),
+            journal_key(bracketed.group(1)) if bracketed else (),
+            *(journal_key(part) for part in name.split("/")[1:]))  # "Revista Panamericana.../Pan American Journal..."
     return tuple(dict.fromkeys(key for key in keys if key))
 
 
 def journals_match(a: tuple[tuple[str, ...], ...], b: tuple[tuple[str, ...], ...]) -> bool:
     """Whether two records' journal_keys name one journal."""
     return any(names_match(x, y) for x in a for y in b)
+
+
+def journals_differ(a: tuple[tuple[str, ...], ...], b: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether two records' journals are plainly two journals: both known, no name of one matching a name
+    of the other, and neither a shorter form of the other ("Cancer" and "Cancer Cytopathology", "CMAJ" and
+    "Canadian Medical Association Journal", "Zhongguo Zhenjiu" and "Zhongguo zhen jiu" are not plainly
+    two). Exports write journal names in too many ways for a mere mismatch to tell papers apart."""
+    if not a or not b or journals_match(a, b):
+        return False
+    return not any(_related(x, y) or _related(y, x) for x in a for y in b)
+
+
+def _related(short: tuple[str, ...], long: tuple[str, ...]) -> bool:
+    """One name is the other shortened (its first words, its initials, its words abbreviated: "Neuro
+    Endocrinol Lett" and "Neuroendocrinology Letters") or spelt a little differently ("Tumor Biology" and
+    "Tumour Biology", "Nihon Rinsho" and "Nippon Rinsho")."""
+    joined_short, joined_long = "".join(short), "".join(long)
+    if long[:len(short)] == short or joined_short == "".join(word[0] for word in long):
+        return True
+    if min(len(joined_short), len(joined_long)) >= 8 and Levenshtein.distance(
+            joined_short, joined_long, score_cutoff=2) <= 2:
+        return True
+    position = 0
+    for n, word in enumerate(short):  # each word of the short name in order in the long one, the first at its start
+        found = joined_long.find(word, position)
+        if found < 0 or (n == 0 and found != 0):
+            return False
+        position = found + len(word)
+    return True
 
 
 def names_match(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
@@ -155,8 +205,9 @@ def person(name: str) -> Person:
 
 
 def author_names(authors: list[str]) -> list[str]:
-    """Authors as separate names, also where an export glued them together ("Akita K.Isoda K.")."""
-    return [part for author in authors for part in _GLUED_NAMES.split(author) if part.strip()]
+    """Authors as separate names, also where an export glued them together ("Akita K.Isoda K."); an entry
+    with nothing visible in it (a zero-width space, a soft hyphen) is no name."""
+    return [part for author in authors for part in _GLUED_NAMES.split(author) if visible_text(part)]
 
 
 def same_person(a: Person, b: Person) -> bool:
@@ -182,13 +233,16 @@ class Work:
 
     key: str
     title: str
+    numbers: tuple[str, ...]  # title_numbers: "part 1" and "part 2", "type 1" and "type 2" are two works
     kind: str  # notice_kind: "" for a work, else "erratum", "retraction", "reply" or "comment"
     preprint: bool
+    meeting: bool  # a conference paper or abstract: its venue names a meeting, or the entry type says so
     authors: tuple[Person, ...]
     year: int | None
     journal: tuple[tuple[str, ...], ...]  # journal_keys
     volume: str
     supplements: frozenset[str]  # the numbers of a supplement the issue field names
+    issue: str  # the issue's number, "" for a supplement or when unknown
     first_page: str
     last_page: str
     identifiers: tuple[tuple[str, str], ...]  # (namespace, normalised value): doi, pmid, pmcid, ...
@@ -198,21 +252,41 @@ class Work:
 
 def work(key: str, title: str, authors: list[str], year: int | None = None, journal: str = "", volume: str = "",
          issue: str = "", page: str = "", doi: str | None = None, abstract: str = "",
-         identifiers: dict[str, str] | None = None, publication_types: tuple[str, ...] = ()) -> Work:
+         identifiers: dict[str, str] | None = None, publication_types: tuple[str, ...] = (),
+         entry_type: str = "") -> Work:
+    volume, issue, page = _embase_locator(volume, issue, page)
     normal = comparable_title(title)
     people = tuple(found for found in (person(name) for name in author_names(authors)) if found.family)
     first, last = pages(page)
     words = normal.split()
-    blocks = {f"t:{' '.join(words[:BLOCK_WORDS])}", f"e:{' '.join(words[-BLOCK_WORDS:])}"} if words else set()
+    # A title of one or two words ("Editorial", "Letter") says too little to find a duplicate by: such
+    # records meet only by first author and year.
+    blocks = {f"t:{' '.join(words[:BLOCK_WORDS])}", f"e:{' '.join(words[-BLOCK_WORDS:])}"} if len(
+        words) >= MIN_TITLE_WORDS else set()
     if people and year is not None:
         blocks.add(f"a:{people[0].family}:{year}")
     known = dict(identifiers or {})
     if doi:
         known["doi"] = doi
     preprint = is_preprint(known.get("doi"), publication_types, journal, known.get("arxiv"))
-    return Work(key, normal, notice_kind(title, publication_types), preprint, people, year, journal_keys(journal),
-                volume_number(volume), supplement_numbers(issue), first, last, tuple(sorted(known.items())),
+    meeting = entry_type.lower() in MEETING_TYPES or bool(_MEETING_WORDS & set(folded(journal).split()))
+    return Work(key, normal, title_numbers(normal), notice_kind(title, publication_types), preprint, meeting, people,
+                year, journal_keys(journal),
+                volume_number(volume), supplement_numbers(issue),
+                "" if supplement_numbers(issue) or re.search(r"supp", issue, re.IGNORECASE) else volume_number(issue),
+                first, last, tuple(sorted(known.items())),
                 folded(abstract)[:2000], tuple(sorted(blocks)))
+
+
+def _embase_locator(volume: str, issue: str, page: str) -> tuple[str, str, str]:
+    """Embase writes an article without pages as volume "14 (1) (no pagination)" with the article number in
+    the issue field: read back as volume 14, issue 1, page 18. Elsewhere "14 (1)" is volume and issue."""
+    found = re.fullmatch(r"\s*(\d+)\s*\(([^()]+)\)\s*(\(no pagination\))?\s*", volume, re.IGNORECASE)
+    if not found:
+        return volume, issue, page
+    if found.group(3) and not page.strip():
+        return found.group(1), found.group(2), issue
+    return found.group(1), issue or found.group(2), page
 
 
 def record_work(record: Record) -> Work:
@@ -267,6 +341,14 @@ def first_pages(a: Work, b: Work) -> Agreement:
     return "differ"
 
 
+def issues_differ(a: Work, b: Work) -> bool:
+    """Two issue numbers that differ, unless one is the other's article number (exports without pages put
+    it in the issue field: issue "791" beside issue "3", page "791")."""
+    if not a.issue or not b.issue or a.issue == b.issue:
+        return False
+    return _page_parts(a.first_page)[1] != b.issue and _page_parts(b.first_page)[1] != a.issue
+
+
 def authors_agree(a: Work, b: Work) -> Literal["all", "first", "none", "unknown"]:
     """"all" when the author lists are one (position by position, as far as the shorter goes, two
     authors or more), "first" when the first authors are one person (or they are written too differently
@@ -299,6 +381,33 @@ def title_score(a: Work, b: Work) -> float:
     return score
 
 
+def other_words(a: str, b: str) -> bool:
+    """Whether two nearly equal titles differ in a word, not only in how words are spelt or joined: a word of
+    one with no counterpart in the other ("increased" and "decreased", "no association" and "association"),
+    where spelling variants (one letter: "tumour" and "tumor", "randomised" and "randomized") and words
+    written apart or together ("follow up" and "followup") are counterparts."""
+    if a == b or a.replace(" ", "") == b.replace(" ", ""):
+        return False
+    left, right = [w for w in a.split() if w not in _ARTICLES], [w for w in b.split() if w not in _ARTICLES]
+    for word in list(left):
+        if word in right:
+            left.remove(word)
+            right.remove(word)
+    if "".join(sorted(left)) == "".join(sorted(right)):
+        return False
+    only_left, only_right = _unpaired(left, right), _unpaired(right, left)
+    if not (set(only_left) & set(GREEK_LETTERS) and set(only_right) & set(GREEK_LETTERS)):
+        # a Greek letter one export dropped ("IFN-γ" written "IFN") is no other word; another letter is
+        only_left = [word for word in only_left if word not in GREEK_LETTERS]
+        only_right = [word for word in only_right if word not in GREEK_LETTERS]
+    return bool(only_left or only_right)
+
+
+def _unpaired(words: list[str], others: list[str]) -> list[str]:
+    return [word for word in words if not any(len(word) >= 4 and len(other) >= 4 and Levenshtein.distance(
+        word, other, score_cutoff=1) <= 1 for other in others)]
+
+
 def classify(a: Work, b: Work) -> tuple[Verdict, float]:
     """The verdict on a pair and its normalised-title similarity."""
     if not a.title or not b.title or conflict(a, b):
@@ -309,9 +418,15 @@ def classify(a: Work, b: Work) -> tuple[Verdict, float]:
     volume, page, people = volumes(a, b), first_pages(a, b), authors_agree(a, b)
     journal = journals_match(a.journal, b.journal)
     year_apart = a.year is not None and b.year is not None and a.year != b.year
-    if score >= EQUAL_TITLE and journal and volume == page == "equal":
-        return "same", score  # one position in one journal: the group author and a named one alike
-    if volume == "differ" or page == "differ" or year_apart:
+    if a.numbers != b.numbers:  # another part, type, phase or count: a reviewer looks
+        return ("probable" if score >= SAME_TITLE and people in ("all", "first") else "different"), score
+    if score >= EQUAL_TITLE and volume == page == "equal" and (journal or people == "all"):
+        # One position in one journal: the group author and a named one alike; or one title by the same
+        # authors at one volume and page under two names of a journal ("Cytometry" and "Communications
+        # in Clinical Cytometry", a renamed journal or a section).
+        return "same", score
+    issue_differs = issues_differ(a, b)
+    if volume == "differ" or page == "differ" or year_apart or issue_differs:
         if (year_apart and volume == "equal" and page != "differ" and score >= SAME_TITLE and journal
                 and people in ("all", "first") and (page == "equal" or people == "all")):
             return "same", score  # published online one year, in print the next
@@ -319,15 +434,21 @@ def classify(a: Work, b: Work) -> tuple[Verdict, float]:
         if score < SAME_TITLE or people not in ("all", "first") or (elsewhere and year_apart):
             return "different", score  # the next year in another journal: the work presented again
         return "probable", score
-    if people in ("none", "unknown") or a.year is None or b.year is None or score < NEAR_TITLE:
+    if (people in ("none", "unknown") or a.year is None or b.year is None or score < NEAR_TITLE
+            or len(a.title.split()) < MIN_TITLE_WORDS):
         return "probable", score
-    if a.journal and b.journal and not journal and people != "all":
-        return "probable", score  # one abstract presented at two meetings, a namesake paper elsewhere
+    if other_words(a.title, b.title) and not _subtitle_only(a.title, b.title):
+        return "probable", score  # "increased" or "decreased", "children" or "adults": a reviewer looks
+    if journals_differ(a.journal, b.journal) and not (a.meeting and b.meeting):
+        # A conference abstract and the journal article, one abstract at two meetings, a namesake paper
+        # elsewhere. Two names of one meeting ("AMCIS 2017 Proceedings") are told by their authors below.
+        return "probable", score
     support = sum((journal, volume == "equal", page == "equal", people == "all",
-                   bool(a.abstract and b.abstract and fuzz.ratio(a.abstract, b.abstract) >= SAME_ABSTRACT),
+                   bool(min(len(a.abstract), len(b.abstract)) >= MIN_ABSTRACT
+                        and fuzz.ratio(a.abstract, b.abstract) >= SAME_ABSTRACT),
                    bool(a.identifiers and set(a.identifiers) & set(b.identifiers))))
-    if score < SAME_TITLE:  # a nearly equal title needs more corroboration
-        return ("same" if support >= 3 else "probable"), score
+    if score < SAME_TITLE:  # a nearly equal title needs more corroboration, its first page among it
+        return ("same" if support >= 3 and page == "equal" else "probable"), score
     if support >= 2 or (support == 1 and len(a.title.split()) >= 6):
         return "same", score
     return "probable", score
@@ -347,13 +468,25 @@ def versions_of_one_work(a: Work, b: Work) -> bool:
 
 
 def disagree(a: Work, b: Work) -> bool:
-    """Whether two records may not end up in one set: something rules them out, or they disagree on
-    volume, first page or year and are not the same for all that."""
+    """Whether two records may not end up in one set: something rules them out; they disagree on
+    volume, first page, year or the numbers in their titles and are not the same for all that; or their
+    titles are unrelated (below identity.TITLE_FLOOR), so that no chain through records that lack a
+    field (a record without a title, a volume or pages) joins two works."""
     if conflict(a, b):
         return True
-    discrepant = volumes(a, b) == "differ" or first_pages(a, b) == "differ" or (
+    if a.title and b.title and fuzz.ratio(a.title, b.title) < TITLE_FLOOR:
+        return True
+    discrepant = volumes(a, b) == "differ" or first_pages(a, b) == "differ" or a.numbers != b.numbers or (
+        issues_differ(a, b)) or (
         a.year is not None and b.year is not None and a.year != b.year)
     return discrepant and classify(a, b)[0] != "same"
+
+
+def _linked_pair(a: Work, b: Work) -> bool:
+    """Whether two titled records the identity graph joined (a shared DOI) are one work: related titles
+    with the same numbers, first authors not plainly different, and nothing else in the way. A DOI is
+    shared by every abstract of a conference supplement and by an erratum exported with its article's."""
+    return (a.numbers == b.numbers and authors_agree(a, b) != "none" and not disagree(a, b))
 
 
 @dataclass
@@ -375,6 +508,8 @@ def candidate_pairs(works: list[Work], focus: set[int] | None = None) -> list[tu
     for block in [block for block, members in blocks.items() if len(members) > MAX_BLOCK]:
         for index in blocks.pop(block):
             blocks[f"{block}|{works[index].title}"].append(index)
+    for block in [block for block, members in blocks.items() if len(members) > MAX_BLOCK]:
+        del blocks[block]  # hundreds of records with one title ("Abstracts"): only their other blocks pair them
     pairs = set()
     for members in blocks.values():
         for n, a in enumerate(members):
@@ -395,13 +530,16 @@ def find_duplicates(works: list[Work], linked: list[list[str]] = (), focus: set[
     if len(position) != len(works):
         raise ValueError("two records have the same key")
     verdicts = []
+    untitled: list[tuple[int, list[int]]] = []  # a record without a title, and the titled records linked to it
     for members in linked:
         indexes = sorted(position[key] for key in members)
-        for n, a in enumerate(indexes):
-            for b in indexes[n + 1:]:
-                if not disagree(works[a], works[b]) and (
-                        not works[a].title or not works[b].title
-                        or fuzz.ratio(works[a].title, works[b].title) >= TITLE_FLOOR):
+        titled = [n for n in indexes if works[n].title]
+        untitled += [(n, titled) for n in indexes if not works[n].title]
+        if len(titled) > MAX_BLOCK:  # a DOI on hundreds of records names a collection, not a work
+            continue
+        for n, a in enumerate(titled):
+            for b in titled[n + 1:]:
+                if _linked_pair(works[a], works[b]):
                     verdicts.append((0, -100.0, works[a].key, works[b].key, a, b))
     versions = []
     for a, b in candidate_pairs(works, None if focus is None else {position[key] for key in focus}):
@@ -426,6 +564,14 @@ def find_duplicates(works: list[Work], linked: list[list[str]] = (), focus: set[
             cluster[keep] += cluster.pop(gone)
         elif rank:
             probable.append((first, second, -negative))
+    for n, titled in untitled:  # it joins its linked records only when they are one set: else it is unknown
+        owners = {owner[index] for index in titled}
+        if len(owners) == 1 and not any(disagree(works[n], works[index]) for index in cluster[next(iter(owners))]):
+            keep = next(iter(owners))
+            if owner[n] != keep and len(cluster[owner[n]]) == 1:
+                cluster.pop(owner[n])
+                owner[n] = keep
+                cluster[keep].append(n)
     sets = sorted(sorted(works[n].key for n in members) for members in cluster.values() if len(members) > 1)
     probable = sorted({pair for pair in probable if owner[position[pair[0]]] != owner[position[pair[1]]]},
                       key=lambda pair: (-pair[2], pair[0], pair[1]))

@@ -3,7 +3,8 @@ and comments. One rule, used by the identity graph (a notice exported with the D
 corrects is not that article) and by the metadata matcher (a notice and its article are never the same).
 
 A notice is told by its publication type or by how its title begins ("Erratum to: …", "Authors' reply",
-"Comment on …", "Re: …") or ends ("… [Erratum]"). Titles that only begin with such a word are studies:
+"Comment on …", "Author Correction: …", "Response to: …", "Re: …") or ends ("… [Erratum]", "… - Erratum",
+"… (vol 42, pg 100, 2019)", Web of Science's correction). Titles that only begin with such a word are studies:
 "Correction of adolescent scoliosis", "Response to treatment with lithium", "RETRACTED: <title>" (the
 retracted work itself, not its notice).
 """
@@ -16,17 +17,21 @@ from collections.abc import Iterable
 
 _OPENING = re.compile(
     r"^(?:(?P<erratum>errat(?:um|a)|corrigend(?:um|a)|addendum|published erratum"
+    r"|(?:author|publisher)(?:['’]?s)?\s+(?:correction|note)\s*:|clarification\s*:"
     r"|corrections?\s*(?::|to\b|notice\b|$))"
     r"|(?P<retraction>(?:notice\s+of\s+|note\s+of\s+)?retraction\s*(?::|$|note\b|notice\b|statement\b|to\b|of\s*:)"
     r"|notice\s+of\s+retraction\b|withdrawal\s*(?::|notice\b|of\s*:)"
     r"|(?:editorial\s+)?expression\s+of\s+concern\b)"
     r"|(?P<reply>(?:in\s+)?reply\b|(?:the\s+)?authors?['’]?\s+(?:reply|response)\b"
-    r"|response\s*(?::|to\s+(?:the\s+)?(?:letter|comment|commentary|correspondence|editorial|critique|reply)\b))"
-    r"|(?P<comment>comments?\s*(?::|on\b)|commentary\s*(?::|on\b)|re\s*:))",
+    r"|response\s*(?::|to\s*:|to\s*[\"“‘']|to\s+(?:the\s+)?(?:letter|comment|commentary|correspondence|editorial"
+    r"|critique|reply)\b)|in\s+response\s*:|correspondence\s*:|regarding\s*[\"“‘'])"
+    r"|(?P<comment>comments?\s*(?::|on\b)|commentary\s*(?::|on\b)|editorial\s+comment\s*:|re\s*[:.]\s))",
     re.IGNORECASE,
 )
-_CLOSING = re.compile(r"[\[(](?P<word>errat(?:um|a)|corrigendum|correction|retraction(?:\s+notice)?|reply|comment)"
-                      r"[\])]\W*$", re.IGNORECASE)
+_CLOSING = re.compile(r"(?:[\[(]|\s*[:.]\s*|\s[-–—]\s*)(?P<word>errat(?:um|a)|corrigendum|correction|retraction(?:\s+notice)?"
+                      r"|reply|comment)[\])]?\W*$", re.IGNORECASE)
+# Web of Science titles a correction with the corrected article's place: "<title> (vol 42, pg 100, 2019)".
+_CORRECTED_PLACE = re.compile(r"\(\s*vol\.?\s*\d+[^()]*\bpg\.?\s*[a-z]?\d+[^()]*\)\W*$", re.IGNORECASE)
 _BY_WORD = {"errat": "erratum", "corri": "erratum", "corre": "erratum", "retra": "retraction", "reply": "reply",
             "comme": "comment"}
 _TYPES = {"erratum": "erratum", "published erratum": "erratum", "corrigendum": "erratum", "correction": "erratum",
@@ -45,4 +50,6 @@ def notice_kind(title: str | None, publication_types: Iterable[str] = ()) -> str
         return next(name for name, value in opening.groupdict().items() if value)
     if closing := _CLOSING.search(text):
         return _BY_WORD[closing.group("word")[:5].lower()]
+    if _CORRECTED_PLACE.search(text):
+        return "erratum"
     return ""

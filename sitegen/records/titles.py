@@ -10,7 +10,17 @@ import re
 import unicodedata
 
 _NOT_WORD = re.compile(r"[^\w\s]|_")
+# What indexes write where a title is missing (MEDLINE's "[Not Available]." for an untranslated one).
+PLACEHOLDERS = {"not available", "title not available", "no title", "no title available", "untitled",
+                "in process citation", "na", "n a", "none"}
+GREEK_LETTERS = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu",
+                 "nu", "xi", "omicron", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi", "omega")
+_GREEK = str.maketrans({**{chr(0x3B1 + n): f" {name} " for n, name in enumerate(GREEK_LETTERS[:17])},
+                        "ς": " sigma ", **{chr(0x3C3 + n): f" {name} " for n, name in enumerate(GREEK_LETTERS[17:])},
+                        "µ": " mu "})
 _TAG = re.compile(r"</?[A-Za-z][^<>]{0,200}>")
+# Tags inside a word ("Ca<sup>2+</sup>", "H<sub>2</sub>O", "<i>in vivo</i>") join what they mark up.
+_INLINE_TAG = re.compile(r"</?(?:sup|sub|i|b|em|strong|u|span|sc|scp|mml:[a-z]+)(?:\s[^<>]{0,200})?>", re.IGNORECASE)
 # Markers that a title was translated or comes with a language note: "[Chinese]", "[Article in German]",
 # "(author's transl)". They are dropped before titles are compared, wherever they are.
 _LANGUAGES = ("chinese|japanese|korean|german|french|spanish|portuguese|italian|russian|polish|dutch|czech|"
@@ -25,29 +35,36 @@ _TRANSLATION_MARKER = re.compile(
 )
 # Trailing notes an index adds to a title: a few words without digits in brackets ("[Chinese]",
 # "[Article in German]", "(author's transl)", "[Review]"), reference counts ("[33 refs]") and notes of
-# linked records ("[Erratum appears in Exp Brain Res 2010;203:245]", "[Comment on ...]").
+# linked records ("[Erratum appears in Exp Brain Res 2010;203:245]", "[Comment on ...]", also cut short by an
+# export's field limit: "[Erratum appears in Lancet Oncol. 201").
 _TRAILING_NOTE = re.compile(r"(?:\s*\.?\s*(?:[\[(][A-Za-z' ,]{2,40}[\])]|\[\d+ refs?\]"
-                            r"|\[(?:erratum|comment|corrected|retraction|update)[^\[\]]{0,200}\])\s*\.?)+\s*$",
+                            r"|\[(?:published\s+)?(?:erratum|comment|corrected|retraction|update)"
+                            r"(?:[^\[\]]|\[[^\[\]]*\]){0,300}(?:\]|$))\s*\.*)+\s*$",
                             re.IGNORECASE)
 
 
 def folded(text: str) -> str:
-    """Lower case, accents and punctuation removed, whitespace collapsed."""
+    """Lower case, accents and punctuation removed, Greek letters spelt out ("IFN-γ" and "IFN-gamma" alike),
+    whitespace collapsed."""
     if not text.isascii():  # most titles are: they skip the decomposition
         text = "".join(char for char in unicodedata.normalize("NFKD", text) if not unicodedata.combining(char))
+        text = text.lower().translate(_GREEK)
     return " ".join(_NOT_WORD.sub(" ", text.lower()).split())
 
 
 def unmarked(title: str) -> str:
     """A title with HTML entities decoded (twice: indexes escape escaped text) and tags replaced by spaces."""
-    return _TAG.sub(" ", html.unescape(html.unescape(title)))
+    text = html.unescape(html.unescape(title))
+    return _TAG.sub(" ", _INLINE_TAG.sub("", text))
 
 
 def comparable_title(title: str | None) -> str:
     """A title as sitegen compares it: HTML entities decoded, tags and translation markers removed, PubMed's
     [brackets] around a translated title dropped, index notes at its end removed ("[Review] [33 refs]"),
-    then folded. A title that is nothing but a note keeps it."""
+    then folded. A title that is nothing but a note keeps it; a placeholder ("[Not Available].") is no title."""
     whole = unmarked(title or "")
+    if folded(whole) in PLACEHOLDERS:
+        return ""
     text = _TRANSLATION_MARKER.sub(" ", whole).strip()
     bracketed = re.fullmatch(r"\[(.*)\][.\s]*", text, re.DOTALL)
     if bracketed and "[" not in bracketed.group(1) and "]" not in bracketed.group(1):

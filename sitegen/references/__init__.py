@@ -12,33 +12,41 @@ wrong letters into titles and authors without a word.
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 from typing import Literal
 
 from sitegen.records.entry import Entry
 from sitegen.references.bibtex import read_bibtex
-from sitegen.references.problems import ReferenceProblem
+from sitegen.references.problems import UNRECOGNISED, ReferenceProblem
 from sitegen.references.ris import BETWEEN_RECORDS, read_ris
 from sitegen.references.table import read_csv
 
 Format = Literal["csv", "ris", "bibtex"]
-READERS = {"csv": read_csv, "ris": read_ris, "bibtex": read_bibtex}
 SUFFIXES: dict[str, Format] = {".csv": "csv", ".ris": "ris", ".bib": "bibtex", ".bibtex": "bibtex"}
 
-__all__ = ["READERS", "Entry", "Format", "ReferenceProblem", "decode", "read_references", "sniff"]
+__all__ = ["Entry", "Format", "ReferenceProblem", "decode", "read_references", "sniff"]
 
 
-def read_references(source: Path | str, format: Format | None = None) -> list[Entry]:
+def read_references(source: Path | str, format: Format | None = None,
+                    warnings: list[str] | None = None) -> list[Entry]:
     """The entries of a reference file (a Path) or of its text (a str), in `format` or else the one
     its suffix names (.csv, .ris, .bib) or else the one its content shows (see `sniff`).
 
-    ReferenceProblem names the line of the first problem; OSError if the file cannot be read."""
+    ReferenceProblem names the line of the first problem; OSError if the file cannot be read. What
+    the reader changed and the user should know (RIS IDs replaced by positions) is appended to
+    `warnings`, for the caller to show."""
     if isinstance(source, Path):
         text = decode(source.read_bytes())
         format = format or SUFFIXES.get(source.suffix.lower())
     else:
         text = source.removeprefix("\ufeff")
-    return READERS[format or sniff(text)](text)
+    format = format or sniff(text)
+    if format is None:
+        raise ReferenceProblem(1, UNRECOGNISED if text.strip() else "the file is empty")
+    if format == "ris":
+        return read_ris(text, warnings)
+    return read_bibtex(text) if format == "bibtex" else read_csv(text)
 
 
 def decode(data: bytes) -> str:
@@ -51,9 +59,11 @@ def decode(data: bytes) -> str:
                                      "file as UTF-8 (for example iconv -f latin1 -t utf-8)") from None
 
 
-def sniff(text: str) -> Format:
+def sniff(text: str) -> Format | None:
     """RIS when a line starts a RIS record ("TY  - ") before any line that is neither blank nor an
-    export header; BibTeX when the first such line starts with "@" or a "%" comment; CSV otherwise."""
+    export header; BibTeX when the first such line starts with "@" or a "%" comment; CSV when it is
+    a header row with an ID column; None (not a format sitegen reads: MEDLINE, JSON, a list of
+    citations) otherwise."""
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped or BETWEEN_RECORDS.fullmatch(stripped):
@@ -62,5 +72,5 @@ def sniff(text: str) -> Format:
             return "ris"
         if stripped.startswith(("@", "%")):
             return "bibtex"
-        return "csv"
-    return "csv"
+        return "csv" if "ID" in (name.strip() for name in next(csv.reader([line]))) else None
+    return None

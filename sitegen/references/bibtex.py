@@ -8,12 +8,15 @@ way the file has them ("von" parts stay with the family name). Field names are r
 
 from __future__ import annotations
 
+import logging
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import bibtexparser
 from bibtexparser.library import Library
 from bibtexparser.middlewares.names import InvalidNameError, parse_single_name_into_parts, split_multiple_persons_names
-from bibtexparser.model import DuplicateBlockKeyBlock
+from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock
 from bibtexparser.model import Entry as BibEntry
 from pylatexenc.latex2text import LatexNodes2Text
 
@@ -31,12 +34,26 @@ LATEX_MARKUP = re.compile(r"[\\$~]|--|``|''")
 
 def read_bibtex(text: str) -> list[Entry]:
     """The entries of a BibTeX file; ReferenceProblem names the line of the first block that does not parse."""
-    library = bibtexparser.parse_string(text)
+    with _quiet_parser():
+        library = bibtexparser.parse_string(text)
     if library.failed_blocks:
         raise _problem(library)
     if not library.entries:
         raise ReferenceProblem(1, "no BibTeX entry (an entry starts with '@', as in '@article{key,')")
     return list(checked(_entry(entry) for entry in library.entries))
+
+
+@contextmanager
+def _quiet_parser() -> Iterator[None]:
+    """bibtexparser logs each block it gives up on to stderr; the reader reports the first itself, with
+    its line, so the library's own log would only repeat it in other words."""
+    logger = logging.getLogger("bibtexparser")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def _problem(library: Library) -> ReferenceProblem:
@@ -45,8 +62,14 @@ def _problem(library: Library) -> ReferenceProblem:
     if isinstance(block, DuplicateBlockKeyBlock):
         first = library.entries_dict[block.key].start_line + 1
         return ReferenceProblem(line, f"ID {block.key!r} was already used on line {first}")
-    reason = " ".join(str(block.error).split()) if block.error else "it does not parse"
-    return ReferenceProblem(line, f"not valid BibTeX: {reason}")
+    if isinstance(block, DuplicateFieldKeyBlock):
+        key = min(block.duplicate_keys)
+        first, again = [field.start_line + 1 for field in block.ignore_error_block.fields if field.key == key][:2]
+        return ReferenceProblem(again, f"field {key!r} is given twice in entry "
+                                       f"{block.ignore_error_block.key!r} (first on line {first})")
+    # A block the splitter gave up on says why in abort_reason; its str() is empty.
+    reason = " ".join(str(getattr(block.error, "abort_reason", "") or block.error or "").split())
+    return ReferenceProblem(line, f"not valid BibTeX: {reason or 'it does not parse'}")
 
 
 def _entry(entry: BibEntry) -> Entry:

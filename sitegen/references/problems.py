@@ -7,6 +7,8 @@ from collections.abc import Iterable, Iterator
 
 from sitegen.records.entry import MISSING, Entry
 
+UNRECOGNISED = "unrecognised format (expected a records CSV with an ID column, RIS or BibTeX)"
+
 
 class ReferenceProblem(ValueError):
     """Malformed input, with the line it is on (1 is the first line of the file)."""

@@ -7,7 +7,9 @@ lines, export headers ("Provider: JSTOR") and record numbers ("1.") may stand. T
 than two letters (PsycINFO's "PMID  - ") are not RIS and are left out with their continuations.
 
 An entry's ID is its ID tag or, without one, "ris-N" for the N-th record of the file (so it is
-the same on every read of the same file); IDs must be unique in the file.
+the same on every read of the same file). When ID tags repeat, as in RIS exports joined one after
+another (each numbers its records from 1), every record is named by its position instead, and a
+warning says so: IDs must be unique in the file, and mixing tags with positions could collide.
 """
 
 from __future__ import annotations
@@ -51,15 +53,31 @@ class _Record:
     tag_lines: dict[str, int] = field(default_factory=dict)
 
 
-def read_ris(text: str) -> list[Entry]:
-    """The records of a RIS file; ReferenceProblem names the line of the first malformed one."""
+def read_ris(text: str, warnings: list[str] | None = None) -> list[Entry]:
+    """The records of a RIS file; ReferenceProblem names the line of the first malformed one. When ID
+    tags repeat, a warning naming the first repeat is appended to `warnings`."""
     records = list(_records(text.replace("\r\n", "\n").replace("\r", "\n").split("\n")))
     if not records:
         raise ReferenceProblem(1, "no RIS record (a record starts with a 'TY  - ' line)")
     parsed = rispy.loads("\n".join(line for record in records for line in record.lines),
                          mapping=MAPPING, list_tags=LIST_TYPE_TAGS, skip_unknown_tags=True)
-    return list(checked(_entry(n, record, tags) for n, (record, tags) in
+    repeat = _repeated_id(records, parsed)
+    if repeat and warnings is not None:
+        warnings.append(f"{repeat}; every record is named by its position instead (ris-1 to ris-{len(records)})")
+    return list(checked(_entry(n, record, tags, by_position=bool(repeat)) for n, (record, tags) in
                         enumerate(zip(records, parsed, strict=True), start=1)))
+
+
+def _repeated_id(records: list[_Record], parsed: list[dict]) -> str | None:
+    """What the first repeated ID tag is and where, or None when the ID tags are unique."""
+    seen: dict[str, int] = {}
+    for record, tags in zip(records, parsed, strict=True):
+        if value := _text(tags.get("ID")):
+            line = record.tag_lines["ID"]
+            if value in seen:
+                return f"ID {value!r} on line {line} was already used on line {seen[value]}"
+            seen[value] = line
+    return None
 
 
 def _records(lines: list[str]) -> Iterator[_Record]:
@@ -97,7 +115,7 @@ def _records(lines: list[str]) -> Iterator[_Record]:
         raise ReferenceProblem(record.start, "the record starting here has no ER line before the end of the file")
 
 
-def _entry(position: int, record: _Record, tags: dict) -> Entry:
+def _entry(position: int, record: _Record, tags: dict, by_position: bool) -> Entry:
     def first(*names: str) -> str:
         return next((value for name in names if (value := _text(tags.get(name)))), "")
 
@@ -115,7 +133,7 @@ def _entry(position: int, record: _Record, tags: dict) -> Entry:
     start, end = first("SP"), first("EP")
     authors = [name.strip() for name in [*tags.get("AU", []), *tags.get("A1", [])] if name.strip()]
     fields = {
-        "ID": first("ID") or f"ris-{position}",
+        "ID": ("" if by_position else first("ID")) or f"ris-{position}",
         "ENTRYTYPE": ENTRY_TYPES.get(kind.upper(), "misc"),
         "author": " and ".join(dict.fromkeys(authors)),
         # a short title (ST) is better than none for matching: some exports hold only that

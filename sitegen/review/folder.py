@@ -347,6 +347,11 @@ def _load_records(root: Path, review: Review) -> list[Problem]:
         review.record_lines[record.id] = lineno
     for record in review.records.values():  # version links name records of this file, both ways
         for other in record.custom.other_versions:
+            if other == record.id:
+                problems.append(Problem(rel, review.record_lines[record.id], None, "version-link",
+                                        f"record {record.id!r} names itself as another version of it; "
+                                        "other_versions names the other records of the same study"))
+                continue
             linked = review.records.get(other)
             if linked is None or record.id not in linked.custom.other_versions:
                 problems.append(Problem(rel, review.record_lines[record.id], None, "version-link",

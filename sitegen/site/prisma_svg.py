@@ -4,7 +4,7 @@ Layout is computed here (boxes, lines, arrows, phase bars); `templates/prisma.sv
 only draws it. The diagram follows the PRISMA 2020 templates: the new-review
 template, or the updated-review one (previous studies + new = total) when there
 are earlier studies; databases and registers beside other methods when any
-record came by other methods. When more than one run identified new records,
+record came by other methods. When more than one run identified records,
 each flow box gets one column per run and a column for the whole review (the
 living variant, as livingPRISMAflow draws it). Every number carries `data-count`
 naming the counts field it shows (`runs.1.screened` for a run's column, `runs.0-3.screened` for
@@ -126,9 +126,12 @@ def _value(flow: Flow, path: str) -> int:
 
 
 def columns(counts: PrismaCounts) -> list[Column]:
-    """The number columns: one per run that identified new records (earliest ones merged past
-    MAX_COLUMNS), then the whole review; none when a single run identified every record."""
-    found = [(index, run) for index, run in enumerate(counts.runs) if run.records]
+    """The number columns: one per run that identified records (earliest ones merged past MAX_COLUMNS),
+    then the whole review; none when a single run identified every record. A run is chosen by what it
+    identified, not by what was left after duplicates were removed: a run whose records all duplicate
+    earlier ones still has numbers (identified, removed), and without its column the runs would not add
+    up to All."""
+    found = [(index, run) for index, run in enumerate(counts.runs) if run.identified]
     if len(found) < 2:
         return []
     keep = MAX_COLUMNS - 2  # single-run columns beside the merged one and the whole review
@@ -137,7 +140,7 @@ def columns(counts: PrismaCounts) -> list[Column]:
     result = []
     if merged:
         (first, run_a), (last, run_b) = merged[0], merged[-1]
-        # Runs without new records between them add nothing, so summing the merged span's runs is exact.
+        # Runs that identified nothing between them add nothing, so summing the merged span's runs is exact.
         result.append(Column(f"Runs {run_a.run}\u2013{run_b.run}", first, last, tuple(counts.runs[first:last + 1])))
     result += [Column(f"Run {run.run}", index, index, (run,)) for index, run in shown]
     return [*result, Column("All")]
@@ -388,8 +391,8 @@ def _notes(counts: PrismaCounts, cols: list[Column], width: int) -> list[str]:
     if not cols:
         return []
     chars = max(40, math.floor((width - 2 * MARGIN) / NOTE_CHAR))
-    runs = "; ".join(f"Run {run.run}: {run.at}" for run in counts.runs if run.records)
-    quiet = [str(run.run) for run in counts.runs if not run.records]
+    runs = "; ".join(f"Run {run.run}: {run.at}" for run in counts.runs if run.identified)
+    quiet = [str(run.run) for run in counts.runs if not run.identified]
     text = (f"Each box counts the records first identified in each run ({runs}), and All counts the whole "
             f"review.")
     if quiet:
@@ -479,10 +482,11 @@ def summary(counts: PrismaCounts, labels: dict[str, str]) -> str:
                  f"{counts.studies_included} studies included in total.")
     else:
         text += f" {counts.studies_included} studies included."
-    shown = [run for run in counts.runs if run.records]
+    shown = [run for run in counts.runs if run.identified]
     if len(shown) > 1:
-        text += " By run: " + "; ".join(f"run {run.run} ({run.at}) identified {run.records} new records, "
-                                        f"{run.studies_included} now included" for run in shown) + "."
+        text += " By run: " + "; ".join(f"run {run.run} ({run.at}) identified {run.identified} new records, "
+                                        f"{run.records} after duplicates were removed, {run.studies_included} "
+                                        "now included" for run in shown) + "."
     return _NOT_XML.sub(" ", text)
 
 
