@@ -436,15 +436,21 @@ def _load_screening(root: Path, review: Review) -> list[Problem]:
                 continue
             rows, csv_problems = parsing.parse_csv(text, rel, DECISION_COLUMNS, {"record_id", "decision"})
             problems += csv_problems
-            for row in rows:
-                values = {key: value.strip() for key, value in row.values.items()}
-                decision, row_problems = parsing.validate(
-                    Decision, parsing.Parsed(values, {(name,): (row.line, col) for name, col in row.columns.items()}),
-                    rel, line=row.line)
-                problems += row_problems
-                if decision is not None:
-                    review.decisions.append(DecisionRow(stage_dir.name, path.stem, rel, row.line, row.columns, decision))
+            for row, decision in _validated_rows(rows, Decision, rel, problems):
+                review.decisions.append(DecisionRow(stage_dir.name, path.stem, rel, row.line, row.columns, decision))
     return problems
+
+
+def _validated_rows(rows: list, model: type[BaseModel], rel: str, problems: list[Problem]):
+    """Each CSV row with its value as `model` (cells stripped), problems added with their line and column."""
+    for row in rows:
+        values = {key: value.strip() for key, value in row.values.items()}
+        item, row_problems = parsing.validate(
+            model, parsing.Parsed(values, {(name,): (row.line, col) for name, col in row.columns.items()}),
+            rel, line=row.line)
+        problems += row_problems
+        if item is not None:
+            yield row, item
 
 
 def _load_duplicates(root: Path, review: Review) -> list[Problem]:
@@ -458,14 +464,8 @@ def _load_duplicates(root: Path, review: Review) -> list[Problem]:
     rows, csv_problems = parsing.parse_csv(text, rel, DUPLICATE_COLUMNS,
                                            {"record_id", "duplicate_of", "decision", "reviewer"})
     problems += csv_problems
-    for row in rows:
-        values = {key: value.strip() for key, value in row.values.items()}
-        decision, row_problems = parsing.validate(
-            DuplicateDecision, parsing.Parsed(values, {(name,): (row.line, col) for name, col in row.columns.items()}),
-            rel, line=row.line)
-        problems += row_problems
-        if decision is not None:
-            review.duplicates.append(DuplicateRow(rel, row.line, row.columns, decision))
+    for row, decision in _validated_rows(rows, DuplicateDecision, rel, problems):
+        review.duplicates.append(DuplicateRow(rel, row.line, row.columns, decision))
     return problems
 
 
