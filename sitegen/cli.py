@@ -313,6 +313,43 @@ def update(directory: Path, at: str, mode: str, as_json: bool, report: Path | No
     _print_update(commands.update(directory, at, mode, progress=_progress), as_json, report)
 
 
+@cli.command("import")
+@click.argument("directory", type=REVIEW_DIR)
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@AT
+@click.option("--format", "format", type=click.Choice(get_args(Format)),
+              help="Format of every FILE [default: by its suffix, else by its content].")
+@click.option("--source", metavar="NAME", help="Where the records come from: a provider sitegen knows (pubmed, "
+              "openalex, ...) or a database or route by name (Embase, Citation searching) [default: the database "
+              "the export names, else the file's name].")
+@click.option("--method", type=click.Choice(["database", "other"]), help="PRISMA route: identification from "
+              "databases, or other methods [default: database when the source is a provider sitegen knows or the "
+              "database the export names; other methods otherwise].")
+@click.option("--description", metavar="TEXT", help="What the file is, for the ledger [default: its name].")
+@click.option("--seen", metavar="MONITOR_ID", help="Add the imported ids to this saved search's seen ids, so its "
+              "next run reports only what arrived since.")
+@click.option("--skip-bad", is_flag=True, help="Skip malformed records, entries that cannot be records and files "
+              "that cannot be read, listing each with its line, and import the rest.")
+@click.option("--encoding", metavar="NAME", help="Text encoding of every FILE (latin-1, cp1252) [default: UTF-8, "
+              "or UTF-16 by its byte-order mark].")
+@click.option("--json", "as_json", is_flag=True, help="Print the import as JSON.")
+def import_command(directory: Path, files: tuple[Path, ...], at: str, format: Format | None, source: str | None,
+                   method: str | None, description: str | None, seen: str | None, skip_bad: bool,
+                   encoding: str | None, as_json: bool) -> None:
+    """Import reference files (RIS, BibTeX, records CSV, ...) into DIRECTORY's records.
+
+    Records are folded in by identity as `update` folds in a search's results; one `import` event per file
+    records its name, hash and counts. A file or entry that cannot be read stops the import with FILE:LINE
+    and nothing is written, unless --skip-bad.
+    """
+    from sitegen.living.imports import report
+
+    _remember(directory)
+    result = commands.import_files(directory, list(files), at, format, source, method, description, seen,
+                                   skip_bad, encoding)
+    click.echo(json.dumps(result.summary(), indent=2, ensure_ascii=False) if as_json else report(result), nl=False)
+
+
 @cli.command()
 @click.argument("directory", type=REVIEW_DIR)
 @click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
@@ -366,6 +403,63 @@ def probable_duplicates(directory: Path, reviewer: str, as_json: bool) -> None:
     click.echo(f"{len(pairs)} pair(s) await a decision in duplicates.csv")
 
 
+@cli.command("export")
+@click.argument("directory", type=REVIEW_DIR)
+@click.option("--format", "format", type=click.Choice(["ris", "bibtex", "csl-json", "csv", "prisma2020-csv"]),
+              required=True, help="ris, bibtex, csl-json or csv: records as the site's downloads write them; "
+                                  "prisma2020-csv: the PRISMA 2020 counts as the PRISMA2020 R package reads them.")
+@click.option("--records", "selection", type=click.Choice(["included", "all", "screened-in"]),
+              help="Which records: the included studies [default], all records, or those sent on to full text "
+                   "(included or maybe at title and abstract).")
+@click.option("--out", type=click.Path(path_type=Path, dir_okay=False),
+              help="File to write (outside the review folder) [default: standard output].")
+@click.option("--force", is_flag=True, help="Replace --out when it exists.")
+def export(directory: Path, format: str, selection: str | None, out: Path | None, force: bool) -> None:
+    """Export DIRECTORY's records (or its PRISMA counts) as a reference file, the same file the site
+    offers for download: authors split, every identifier in the field the format's readers take it
+    from, one citation key per record. Read back by `sitegen import`."""
+    _remember(directory)
+    text, count = commands.export(directory, format, selection, out, force)
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        click.echo(f"wrote {out}" + (f" ({count} records)" if count is not None else ""), err=True)
+
+
+@cli.command("import-decisions")
+@click.argument("directory", type=REVIEW_DIR)
+@click.argument("source", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option("--tool", type=click.Choice(["rayyan", "covidence", "asreview"]), required=True,
+              help="The tool that wrote SOURCE: Rayyan's CSV export (decisions in its notes column), a Covidence "
+                   "CSV export of included or excluded studies, or ASReview LAB's CSV export (labels 1/0).")
+@click.option("--reviewer", required=True, help="Whose decision file to extend: screening/<stage>/<reviewer>.csv.")
+@click.option("--stage", type=click.Choice(["title-abstract", "full-text"]), default="title-abstract",
+              show_default=True)
+@click.option("--decision", type=click.Choice(["include", "exclude"]),
+              help="What a Covidence export holds, when it has no exclusion reason column to say so.")
+@click.option("--rayyan-reviewer", help="The reviewer's name in Rayyan's RAYYAN-INCLUSION [default: --reviewer].")
+def import_decisions(directory: Path, source: Path, tool: str, reviewer: str, stage: str, decision: str | None,
+                     rayyan_reviewer: str | None) -> None:
+    """Append the screening decisions of SOURCE, a screening tool's export, to a reviewer's decision file
+    in DIRECTORY. Each exported reference is matched to a record by DOI, then PMID, then by metadata
+    when exactly one record is the same work; a decision already in the file is never changed. Every
+    row not written is listed with its line and why. Exclusion reasons become the protocol's codes
+    when they name one."""
+    _remember(directory)
+    if not re.fullmatch(SLUG, reviewer):
+        raise click.BadParameter("a reviewer name is lower-case letters, digits and hyphens", param_hint="--reviewer")
+    report = commands.import_decisions(directory, source, tool, reviewer, stage, decision, rayyan_reviewer)
+    for kind, items in (("undecided", report.undecided), ("unmatched", report.unmatched),
+                        ("ambiguous", report.ambiguous), ("conflict", report.conflicts),
+                        ("refused", report.refused), ("reason not mapped", report.unmapped_reasons)):
+        for item in items:
+            click.echo(f"{source}:{item.line}: {kind}: {item.why}" + (f" ({item.title[:80]})" if item.title else ""))
+    click.echo(f"{report.rows} row(s): {report.matched} matched, {len(report.written)} written to {report.path}, "
+               f"{report.already} already there, {len(report.unmatched)} unmatched, {len(report.ambiguous)} "
+               f"ambiguous, {len(report.conflicts)} conflicting, {len(report.refused)} refused by the screening "
+               f"rules, {len(report.undecided)} without a decision")
+
+
 @cli.command("dedupe")
 @click.argument("source", type=click.Path(path_type=Path, dir_okay=False, exists=True))
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True,
@@ -376,12 +470,16 @@ def probable_duplicates(directory: Path, reviewer: str, as_json: bool) -> None:
               help="CSV of preprints and their journal versions (linked, not merged) "
                    "[default: OUT with '-versions' added to its name].")
 @click.option("--format", "format", type=click.Choice(get_args(Format)),
-              help="Format of SOURCE [default: by its suffix (.csv, .ris, .bib), else by its content].")
+              help="Format of SOURCE [default: by its suffix (.csv, .ris, .bib, .nbib, .ciw, .json), else by "
+                   "its content].")
+@click.option("--encoding", help="Encoding of SOURCE when it is not UTF-8 or UTF-16, e.g. latin-1 or cp1252.")
 def dedupe(source: Path, out: Path, probable_out: Path | None, versions_out: Path | None,
-           format: Format | None) -> None:
+           format: Format | None, encoding: str | None) -> None:
     """Find duplicates in SOURCE, a reference file: a records CSV (columns ID, ENTRYTYPE, author,
     title, year, journal, volume, number, pages, doi, abstract; all but ID optional), a RIS file
-    (IDs from its ID tags, else ris-1, ris-2, ... by position) or a BibTeX file (IDs are the keys).
+    (IDs from its ID tags, else ris-1, ris-2, ... by position), a BibTeX file (IDs are the keys),
+    PubMed MEDLINE (.nbib; IDs are PMIDs), Web of Science plain text (IDs are UT accession numbers)
+    or CSL-JSON (IDs are the items' ids).
 
     Records sharing a DOI are merged by the identity graph, others only when their metadata agree
     closely; near misses are listed as probable pairs for a reviewer and never merged. A malformed
@@ -389,7 +487,7 @@ def dedupe(source: Path, out: Path, probable_out: Path | None, versions_out: Pat
     """
     probable_out = probable_out or out.with_name(f"{out.stem}-probable{out.suffix or '.csv'}")
     versions_out = versions_out or out.with_name(f"{out.stem}-versions{out.suffix or '.csv'}")
-    count, matches, warnings = commands.dedupe(source, out, probable_out, versions_out, format)
+    count, matches, warnings = commands.dedupe(source, out, probable_out, versions_out, format, encoding)
     for warning in warnings:
         click.echo(f"warning: {source}: {warning}", err=True)
     merged = sum(len(ids) - 1 for ids in matches.sets)

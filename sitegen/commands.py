@@ -27,17 +27,21 @@ from sitegen.living.prisma import PrismaCounts
 from sitegen.records.dedupe import dedupe_rows
 from sitegen.records.matching import Matches
 from sitegen.records.model import Record
-from sitegen.references import Format, ReferenceProblem, read_references
+from sitegen.references import Format, ReferenceProblem, decode, read_references
 from sitegen.review.folder import load_ledger
 from sitegen.review.models import LedgerEvent, ReviewState, SavedSearch, Strategy, VersionRecord
 from sitegen.review.problems import Problem
-from sitegen.review.transaction import recover, review_lock
+from sitegen.review.transaction import Transaction, recover, review_lock
 from sitegen.review.write import atomic_write
+from sitegen.screening import imports
 from sitegen.screening.digest import digest_markdown, numbered_batch, rank_batch, weekly
+from sitegen.screening.imports import DecisionImport
 from sitegen.screening.relevance import Ranking
 from sitegen.screening.status import BatchStatus, Conflict, StageStatus
 from sitegen.site.build import BuildResult, build_site, build_time
+from sitegen.site.downloads import FORMATS, Selection, record_writers, selected
 from sitegen.site.output import refuse_unsafe_output
+from sitegen.site.prisma_csv import prisma2020_csv
 from sitegen.workspace import inspect, open_review, writable
 
 if TYPE_CHECKING:
@@ -83,18 +87,20 @@ def probable_pairs(root: Path) -> tuple[list[Suggestion], dict[str, Record]]:
 
 
 def dedupe(source: Path, out: Path, probable_out: Path, versions_out: Path,
-           format: Format | None = None) -> tuple[int, Matches, list[str]]:
-    """Duplicate sets of a reference file (records CSV in the benchmark's columns, RIS or BibTeX; `format`
-    or else its suffix or content) written to `out` (column merged_ids, IDs joined by ";"), probable
-    pairs, not merged, to `probable_out` and preprints with their journal versions to `versions_out`;
-    returns the record count, the result and the reader's warnings. Nothing is written when the file
+           format: Format | None = None, encoding: str | None = None) -> tuple[int, Matches, list[str]]:
+    """Duplicate sets of a reference file (any format `read_references` reads; `format` or else its
+    suffix or content; `encoding` when it is not UTF-8 or UTF-16) written to `out` (column
+    merged_ids, IDs joined by ";"), probable pairs, not merged, to `probable_out` and preprints with
+    their journal versions to `versions_out`; returns the record count, the result and the reader's warnings. Nothing is written when the file
     has a problem or the outputs are unusable (see `_check_outputs`)."""
     _check_outputs(source, {"--out": out, "--probable": probable_out, "--versions": versions_out})
     warnings: list[str] = []
     try:
-        rows = read_references(source, format, warnings)
+        rows = read_references(source, format, warnings, encoding=encoding)
     except ReferenceProblem as problem:
         raise SitegenError(f"{source}:{problem.line}: {problem.message}") from None
+    except LookupError:
+        raise SitegenError(f"--encoding {encoding}: not an encoding Python knows (latin-1, cp1252, ...)") from None
     except OSError as error:
         raise SitegenError(f"{source}: cannot be read ({error.strerror or error})") from None
     matches = dedupe_rows(rows)
@@ -126,6 +132,50 @@ def _csv_line(values: list[str]) -> str:
     buffer = io.StringIO()
     csv.writer(buffer).writerow(values)
     return buffer.getvalue()
+
+
+PRISMA_CSV = "prisma2020-csv"
+EXPORT_FORMATS = (*(form.option for form in FORMATS), PRISMA_CSV)
+
+
+def export(root: Path, format: str, selection: Selection | None = None, out: Path | None = None,
+           force: bool = False) -> tuple[str, int | None]:
+    """The review's records of `selection` (by default the included studies) in `format`, exactly as the
+    site's download of that set writes them, and how many; or, as `prisma2020-csv`, its PRISMA 2020
+    counts as the site's prisma2020.csv (no record count: the counts cover the whole review). Written
+    to `out` in one step when given; nothing is written when the options, the output or the review
+    have a problem (see `_check_export_output`)."""
+    if format not in EXPORT_FORMATS:
+        raise SitegenError(f"unknown export format {format!r} (formats: {', '.join(EXPORT_FORMATS)})")
+    if format == PRISMA_CSV and selection is not None:
+        raise SitegenError(f"--records does not apply to {PRISMA_CSV}: its counts cover the whole review")
+    if out is not None:
+        _check_export_output(root, out, force)
+    workspace = open_review(root)
+    review, facts = workspace.review, workspace.facts
+    if format == PRISMA_CSV:
+        text, count = prisma2020_csv(facts.prisma, facts.reason_labels), None
+    else:
+        extension = next(form.extension for form in FORMATS if form.option == format)
+        records = selected(review, facts, selection or "included")
+        text, count = record_writers(review, facts)[extension](records), len(records)
+    if out is not None:
+        atomic_write(out, text)
+    return text, count
+
+
+def _check_export_output(root: Path, out: Path, force: bool) -> None:
+    """Refuse a folder, a missing folder (a mistyped path should not create folders), an existing file
+    without `force`, and any file inside the review folder: an export never replaces a file of the review."""
+    target = out.resolve()
+    if root.resolve() in target.parents:
+        raise SitegenError(f"--out {out}: is inside the review folder {root}; write exports outside it")
+    if target.is_dir():
+        raise SitegenError(f"--out {out}: is a folder; give a file name")
+    if not target.parent.is_dir():
+        raise SitegenError(f"--out {out}: its folder {out.parent} does not exist")
+    if target.exists() and not force:
+        raise SitegenError(f"--out {out}: already exists; give --force to replace it")
 
 
 def screening_status(root: Path) -> tuple[list[BatchStatus], list[StageStatus]]:
@@ -219,6 +269,16 @@ def update(root: Path, at: str, mode: str = "live", settings: SourceSettings | N
         return living_update.update(workspace.review, at, mode, settings, progress, transport)
 
 
+def import_files(root: Path, paths: list[Path], at: str, format: Format | None = None, source: str | None = None,
+                 method: str | None = None, description: str | None = None, seen: str | None = None,
+                 skip_bad: bool = False, encoding: str | None = None):
+    from sitegen.living.imports import import_files as living_import
+
+    with writable(root) as workspace:
+        return living_import(workspace.review, paths, at, format, source, method, description, seen, skip_bad,
+                             encoding)
+
+
 def add_monitor(root: Path, monitor_id: str, strategies: list[Strategy], at: str, mode: str = "live",
                 seed_from_review: bool = False, settings: SourceSettings | None = None,
                 progress: Progress = _quiet, transport: httpx.BaseTransport | None = None) -> UpdateResult:
@@ -238,6 +298,26 @@ def protocol_amend(root: Path, at: str, reason: str) -> LedgerEvent:
     # The edit being amended is exactly what check reports as "protocol-locked"; anything else must be fixed first.
     with writable(root, tolerate=frozenset({protocol.EDITED_AFTER_LOCK})) as workspace:
         return protocol.amend_protocol(workspace.review, workspace.facts, at, reason)
+
+
+def import_decisions(root: Path, source: Path, tool: str, reviewer: str, stage: str = "title-abstract",
+                     decision: str | None = None, tool_reviewer: str | None = None) -> DecisionImport:
+    """A screening tool's exported decisions appended to `reviewer`'s decision file at `stage` (see
+    `sitegen.screening.imports`); nothing is written when the export cannot be read."""
+    try:
+        exported = imports.read_export(decode(source.read_bytes()), tool, tool_reviewer or reviewer, decision)
+    except (ReferenceProblem, imports.ExportProblem) as problem:
+        raise SitegenError(f"{source}:{problem.line}: {problem.message}; nothing was written") from None
+    except OSError as error:
+        raise SitegenError(f"{source}: cannot be read ({error.strerror or error})") from None
+    with writable(root) as workspace:
+        canonical = {record_id: found.canonical for record_id, found in workspace.facts.duplicates.items()}
+        report, text = imports.import_decisions(workspace.review, canonical, exported, stage, reviewer)
+        if text is not None:
+            transaction = Transaction(root)
+            transaction.write(report.path, text)
+            transaction.commit()
+        return report
 
 
 def state_advance(root: Path, at: str) -> tuple[str, str]:

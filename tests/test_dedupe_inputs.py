@@ -17,7 +17,8 @@ from sitegen.references.table import read_csv
 HEADER = "ID,ENTRYTYPE,author,title,year,journal,volume,number,pages,doi,abstract\n"
 SOURCE = HEADER + "a,article,\"Smith, J\",Aspirin after stroke,2010,Stroke,41,,1-5,,\n"
 RIS = "TY  - JOUR\nID  - {id}\nTI  - {title}\nAU  - Smith, Jo\nPY  - 2001\nER  - \n"
-UNRECOGNISED = "unrecognised format (expected a records CSV with an ID column, RIS or BibTeX)"
+UNRECOGNISED = ("unrecognised format (expected a records CSV with an ID column, RIS, BibTeX, MEDLINE, Web of "
+                "Science plain text or CSL-JSON)")
 
 # --------------------------------------------------------------------------- outputs
 
@@ -117,9 +118,6 @@ def test_csv_entries_are_on_the_first_line_of_their_row():
 
 
 @pytest.mark.parametrize(("name", "text"), [
-    ("pubmed.nbib", "PMID- 12345678\nOWN - NLM\nTI  - Aspirin after stroke.\n"),
-    ("pubmed.txt", "\nPMID- 12345678\nTI  - Aspirin after stroke, a trial.\n"),
-    ("records.json", '[{"id": "a", "title": "Aspirin"}]\n'),
     ("records.tsv", "ID\ttitle\tyear\na\tx\t2010\n"),
     ("records.csv", "PMID- 12345678\nTI  - Aspirin after stroke.\n"),  # by its suffix a CSV, but one column
 ])

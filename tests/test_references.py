@@ -111,7 +111,8 @@ RECORD = "TY  - JOUR\nTI  - A title\nAU  - Smith, Jo\nPY  - 2001\nER  - \n"
     (RECORD + "TY  - \nTI  - x\nER  - \n", 6, "no reference type"),
     ("TY  - JOUR\nTI  - A title\nPY  - in the spring\nER  - \n", 3, "PY 'in the spring' holds no four-digit year"),
     # an entry without an ID tag is "ris-N" by position: a tag spelling out that name collides with it
-    ("TY  - JOUR\nID  - ris-2\nER  - \nTY  - JOUR\nER  - \n", 4, "ID 'ris-2' was already used on line 1"),
+    ("TY  - JOUR\nID  - ris-2\nTI  - One\nER  - \nTY  - JOUR\nTI  - Two\nER  - \n", 5,
+     "ID 'ris-2' was already used on line 1"),
     ("Provider: nobody\n\n", 1, "no RIS record"),
 ])
 def test_malformed_ris_names_the_line(text, line, message):

@@ -144,6 +144,12 @@ class ReviewFacts:
         return conflicts(self.review, self.screening)
 
     @cached_property
+    def reason_labels(self) -> dict[str, str]:
+        """Exclusion reason code -> its label, as the protocol names them."""
+        protocol = self.review.protocol
+        return {reason.code: reason.label for reason in protocol.meta.exclusion_reasons} if protocol else {}
+
+    @cached_property
     def included(self) -> list[str]:
         """Ids of the included studies (included at full text)."""
         return [record_id for record_id, outcome in self.screening.outcomes["full-text"].items()

@@ -143,7 +143,7 @@ def _with_free_id(record: Record, taken: set[str]) -> Record | None:
     if record.id not in taken:
         return record
     for namespace in NAMESPACES:
-        value = record.identifiers().get(namespace)
+        value = record.identity_keys().get(namespace)
         if value and record_id({namespace: value}) not in taken:
             note = (f"Filed under its {NAMESPACE_LABELS[namespace]} because {record.id}, its preferred id, is "
                     "another record's.")
@@ -156,7 +156,7 @@ def _note_on_holder(result: Record, records: dict[str, Record]) -> str:
     already a record's id cannot stand as a record of its own, since a record is filed under one of its
     own identifiers and ids never change. It is counted under the record holding its identifier, whose
     conflict notes say so, so a reviewer sees it; its metadata is not mixed into that record."""
-    holder = next(rid for ns, value in result.identifiers().items()
+    holder = next(rid for ns, value in result.identity_keys().items()
                   if (rid := record_id({ns: value})) in records)
     note = (f"A search result ({', '.join(result.custom.sources)}) shares every identifier with this record but "
             f"has an unrelated title, \"{_short(result.title)}\"; sitegen cannot file it as a record of its own and "

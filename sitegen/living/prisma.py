@@ -47,7 +47,7 @@ from sitegen.records.model import Strict
 from sitegen.records.providers import kind
 from sitegen.review.folder import Review
 from sitegen.review.models import ImportPayload, RetrievalPayload
-from sitegen.screening.outcomes import DECIDED, Outcome
+from sitegen.screening.outcomes import DECIDED, TO_FULL_TEXT, Outcome
 
 NOT_RETRIEVED = "not-retrieved"
 OTHER = "other"  # the route of records found by other methods than searching a database or register
@@ -165,7 +165,7 @@ def _stage_flow(ids: list[str], outcomes: dict[str, dict[str, Outcome]], prefix:
     """Screening and eligibility of one route's records: the fields (named with `prefix`), and the included ids."""
     screening, eligibility = outcomes["title-abstract"], outcomes["full-text"]
     decided = {rid: screening[rid].decision for rid in ids if rid in screening and screening[rid].decision in DECIDED}
-    sought = [rid for rid, decision in decided.items() if decision in ("include", "maybe")]
+    sought = [rid for rid, decision in decided.items() if decision in TO_FULL_TEXT]
     final = {rid: eligibility[rid] for rid in sought if rid in eligibility}
     not_retrieved = {rid for rid, o in final.items() if o.decision == "exclude" and o.reason == NOT_RETRIEVED}
     assessed = [rid for rid, o in final.items() if o.decision in ("include", "exclude") and rid not in not_retrieved]

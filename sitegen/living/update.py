@@ -124,7 +124,7 @@ def update(review: Review, at: str, mode: str = "live", settings: SourceSettings
     """Rerun every saved search of the review at the caller-supplied time `at`."""
     if not review.searches:
         raise SitegenError(f"{review.root} has no saved searches; add one with `sitegen monitor add`")
-    _require_lock(review)
+    require_lock(review)
     return _run(review, list(review.searches.values()), at, mode, settings, progress, transport)
 
 
@@ -134,7 +134,7 @@ def add_monitor(review: Review, monitor_id: str, strategies: list[Strategy], at:
                 transport: httpx.BaseTransport | None = None) -> UpdateResult:
     """Set up a saved search and run its baseline: the first result set is the opening batch,
     or, with `seed_from_review`, the review's already screened records count as seen."""
-    _require_lock(review)
+    require_lock(review)
     if monitor_id in review.searches:
         raise SitegenError(f"a saved search {monitor_id!r} already exists in {review.root}/searches/")
     for strategy in strategies:
@@ -152,11 +152,17 @@ def add_monitor(review: Review, monitor_id: str, strategies: list[Strategy], at:
     return _run(review, [search], at, mode, settings, progress, transport)
 
 
-def _require_lock(review: Review) -> None:
+def require_lock(review: Review) -> None:
     # A batch is screened under a locked protocol version; without a lock there is none.
     if not any(isinstance(payload, ProtocolLockPayload) for payload in review.payloads):
         raise SitegenError("the protocol is not locked: lock it (`sitegen protocol lock`) before searching, so every "
                            "batch is screened under a fixed protocol version")
+
+
+def decided(review: Review) -> Decided:
+    """What duplicates.csv decides, as `integrate` takes it."""
+    return Decided({duplicate: about.canonical for duplicate, about in confirmed_duplicates(review).items()},
+                   {frozenset((row.decision.record_id, row.decision.duplicate_of)) for row in review.duplicates})
 
 
 def in_review(review: Review) -> list[str]:
@@ -189,9 +195,7 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
         # Recorded responses go into the run's transaction below: a run that fails records nothing.
         recorded = fetcher.snapshots.staged_files() if fetcher.snapshots is not None else {}
     retrieved = [record for _, _, outcome in executed for record in outcome.records]
-    decided = Decided({duplicate: about.canonical for duplicate, about in confirmed_duplicates(review).items()},
-                      {frozenset((row.decision.record_id, row.decision.duplicate_of)) for row in review.duplicates})
-    merged = integrate(review.records, retrieved, decided)
+    merged = integrate(review.records, retrieved, decided(review))
     result = UpdateResult(at, [], merged.records, merged.probable, merged.versions, merged.matched)
     payloads: list[Payload] = []
     manifests: dict[str, bytes] = {}  # path -> the run's manifest

@@ -1,7 +1,9 @@
-"""One reference as a reference file gives it (records CSV, RIS, BibTeX), in the benchmark's fields.
+"""One reference as a reference file gives it (records CSV, RIS, BibTeX, MEDLINE, ...), in the benchmark's fields.
 
 The fields are the bib-dedupe benchmark's columns: ID, ENTRYTYPE, author, title, year, journal,
-volume, number, pages, doi, abstract. Authors are BibTeX-style: "Family, Given and Family2, Given2".
+volume, number, pages, doi, abstract; readers of other formats add the ones an import needs (pmid,
+pmcid, arxiv, openalex, url, issn, keywords, language, publisher, note, month, label, database).
+Authors are BibTeX-style: "Family, Given and Family2, Given2".
 The readers live in `sitegen.references`; deduplication (`sitegen.records.dedupe`) takes entries.
 """
 

@@ -1,7 +1,7 @@
 """Identity-graph deduplication: records are the same work only when identifiers say so.
 
 1. Every record is a node; its normalised identifiers (doi, openalex, arxiv, pmid,
-   pmcid) are its keys. Records sharing any key are joined (union-find), so a
+   pmcid) and an imported reference's content key (ref) are its keys. Records sharing any key are joined (union-find), so a
    PubMed record and an OpenAlex record meet through a shared PMID even when one
    of them lacks the DOI. Titles, authors and years never join anything, so a
    preprint and its journal version stay apart unless an identifier links them.
@@ -35,6 +35,7 @@ from rapidfuzz import fuzz
 
 from sitegen.records.ids import NAMESPACE_LABELS, NAMESPACES, arxiv_of_doi, parse_record_id, record_id
 from sitegen.records.model import Record, RecordMeta, model_data
+from sitegen.records.names import Person, person, same_person
 from sitegen.records.notices import notice_kind
 from sitegen.records.providers import MERGE_PRIORITY, SOURCES
 from sitegen.records.titles import comparable_title
@@ -43,12 +44,15 @@ from sitegen.records.titles import comparable_title
 # are not taken for one work. On real review searches (bib-dedupe's benchmark data) true duplicate
 # pairs score 69 or more and records sharing a supplement's DOI 58 or less.
 TITLE_FLOOR = 60
+SAME_TITLES = 95  # titles this alike under one DOI are one work, however differently its authors are written
 LARGE_GROUP = 256  # records sharing one DOI beyond which only equal titles are joined through it
 # Identifiers that name one work only. A DOI can be shared by different works (a conference supplement
 # gives one DOI to every abstract; an erratum or a reply is often exported with the DOI of the article it
 # corrects), so a shared DOI needs the titles to agree; a shared PMID, PMCID, OpenAlex or arXiv id does not,
 # which keeps a translated title with the same DOI and PMID one work.
-_ONE_WORK = ("pmid", "pmcid", "openalex", "arxiv")
+# A ref (a content key) is derived from the title, year, first author, container and first page, so records
+# sharing one agree on all of them: one work.
+_ONE_WORK = ("pmid", "pmcid", "openalex", "arxiv", "ref")
 # Ends the note on a record filed under other than its preferred identifier; a caller that keeps the
 # record's earlier id (ids never change once given) drops the note with this.
 FILED_ELSEWHERE = "; this record is filed under its "
@@ -122,11 +126,12 @@ def is_notice(record: Record) -> bool:
 
 
 def _title_clusters(group: list[int], titles: list[str], ids: list[Identifiers],
-                    notices: list[bool]) -> list[list[int]]:
+                    notices: list[bool], firsts: list[Person | None] | None = None) -> list[list[int]]:
     """Single-linkage clusters of the group's records along the identifiers they share: two records
     sharing an identifier of one work (_ONE_WORK) are joined; two titled records sharing only a DOI are
-    joined when both are notices or both are not and their titles agree (similarity at or above
-    TITLE_FLOOR; among more than LARGE_GROUP records, equal titles). A record without a title joins
+    joined when both are notices or both are not and their titles agree (similarity at or above TITLE_FLOOR,
+    and SAME_TITLES when their first authors are plainly two people; among more than LARGE_GROUP records,
+    equal titles). A record without a title joins
     through its DOI only when the titled records holding that DOI are one cluster (or there are none):
     a DOI on several works (a supplement's) tells nothing of which one it is. Titles never join records
     that share no identifier."""
@@ -150,8 +155,10 @@ def _title_clusters(group: list[int], titles: list[str], ids: list[Identifiers],
         for n, a in enumerate(titled):
             for b in titled[n + 1:]:
                 first, second = group[a], group[b]
-                if notices[first] == notices[second] and fuzz.ratio(titles[first], titles[second],
-                                                                    score_cutoff=TITLE_FLOOR):
+                if notices[first] != notices[second]:
+                    continue
+                score = fuzz.ratio(titles[first], titles[second], score_cutoff=TITLE_FLOOR)
+                if score and (score >= SAME_TITLES or not _other_author(firsts, first, second)):
                     forest.union(a, b)
     for positions in dois:
         titled = [p for p in positions if titles[group[p]]]
@@ -166,9 +173,23 @@ def _title_clusters(group: list[int], titles: list[str], ids: list[Identifiers],
     return list(clusters.values())
 
 
+def _other_author(firsts: list[Person | None] | None, a: int, b: int) -> bool:
+    """Whether two records' first authors are plainly two people (two abstracts of one supplement)."""
+    if not firsts or firsts[a] is None or firsts[b] is None:
+        return False
+    return not same_person(firsts[a], firsts[b]) and not (firsts[a].organisation or firsts[b].organisation)
+
+
+def _first_author(record: Record) -> Person | None:
+    if not record.author:
+        return None
+    name = record.author[0]
+    return person(f"{name.family}, {name.given or ''}" if name.family else name.display())
+
+
 def _split_titles(group: list[int], ids: list[Identifiers], titles: list[str], notices: list[bool],
-                  notes: dict[int, list[str]]) -> list[list[int]]:
-    clusters = _title_clusters(group, titles, ids, notices) if len(group) > 1 else [group]
+                  notes: dict[int, list[str]], firsts: list[Person | None]) -> list[list[int]]:
+    clusters = _title_clusters(group, titles, ids, notices, firsts) if len(group) > 1 else [group]
     if len(clusters) == 1:
         return [group]
     shared = sorted({f"{NAMESPACE_LABELS[ns]} {v}" for cluster in clusters for i in cluster for ns, v in ids[i].items()
@@ -178,8 +199,9 @@ def _split_titles(group: list[int], ids: list[Identifiers], titles: list[str], n
                 "retraction notice, reply or comment) and the work itself, so they are not taken for one work; "
                 "kept apart for a reviewer.")
     else:
-        note = (f"Records sharing {listed(shared)} have unrelated titles, so they are not taken for one work (a "
-                "conference supplement, for one, gives its DOI to every abstract); kept apart for a reviewer.")
+        note = (f"Records sharing {listed(shared)} have unrelated titles or other first authors, so they are not "
+                "taken for one work (a conference supplement, for one, gives its DOI to every abstract); kept apart "
+                "for a reviewer.")
     for index in group:
         notes[index].append(note)
     return clusters
@@ -242,8 +264,8 @@ def merge(group: list[Record], notes: list[str]) -> Record:
     primary = ordered[0]
     identifiers = {}
     for namespace in NAMESPACES:
-        identifiers[namespace] = next((r.identifiers()[namespace] for r in ordered if namespace in r.identifiers()),
-                                      None)
+        identifiers[namespace] = next((r.identity_keys()[namespace] for r in ordered
+                                       if namespace in r.identity_keys()), None)
     # The longest abstract, whole, from one record; never stitched from several.
     abstract = max((r.abstract for r in ordered if r.abstract), key=len, default=None)
     # Licence, full-text address and open-access flag always travel together from one record.
@@ -266,7 +288,8 @@ def merge(group: list[Record], notes: list[str]) -> Record:
         URL=next((r.URL for r in ordered if r.URL), None),
         abstract=abstract,
         custom=RecordMeta.model_construct(
-            openalex=identifiers["openalex"], arxiv=identifiers["arxiv"], sources=sources, publication_types=types,
+            openalex=identifiers["openalex"], arxiv=identifiers["arxiv"], ref=identifiers["ref"], sources=sources,
+            publication_types=types,
             open_access=access.custom.open_access, license=access.custom.license,
             fulltext_url=access.custom.fulltext_url, retracted=any(r.custom.retracted for r in ordered),
             conflicts=conflicts, other_versions=sorted({i for r in ordered for i in r.custom.other_versions}),
@@ -294,7 +317,7 @@ def _merge_back(merged: list[tuple[Record, list[int]]], unmatched: list[int],
 
 def _keys(record: Record) -> Identifiers:
     """The record's identifiers as graph keys: an arXiv DOI (10.48550/arXiv.<id>) also names its arXiv id."""
-    keys = record.identifiers()
+    keys = record.identity_keys()
     if "arxiv" not in keys and (arxiv := arxiv_of_doi(keys.get("doi"))):
         keys["arxiv"] = arxiv
     return keys
@@ -305,11 +328,12 @@ def deduplicate(records: list[Record]) -> Deduplicated:
     ids = [_keys(record) for record in records]
     titles = [comparable_title(record.title) for record in records]
     notices = [is_notice(record) for record in records]
+    firsts = [_first_author(record) for record in records]
     groups = []
     for component in _components(list(range(len(records))), ids):
         # A DOI shared by different works is no link: those links are cut first, then what the
         # remaining links join is checked for contradictory identifiers.
-        for cluster in _split_titles(component, ids, titles, notices, notes):
+        for cluster in _split_titles(component, ids, titles, notices, notes, firsts):
             groups += _split(cluster, ids, notes)
     merged = [(merge([records[i] for i in group], [n for i in group for n in notes[i]]), sorted(group))
               for group in groups]
@@ -329,7 +353,7 @@ def _distinct_ids(merged: list[tuple[Record, list[int]]]) -> list[tuple[Record, 
     """
     owners: dict[tuple[str, str], list[int]] = defaultdict(list)
     for n, (record, _) in enumerate(merged):
-        for key in record.identifiers().items():
+        for key in record.identity_keys().items():
             owners[key].append(n)
     shared = {n for holders in owners.values() if len(holders) > 1 for n in holders}
     if not shared:
@@ -340,7 +364,7 @@ def _distinct_ids(merged: list[tuple[Record, list[int]]]) -> list[tuple[Record, 
     # while it has one of its own; within each kind, the usual priority order.
     candidates = {}
     for n in order:
-        keys = [(ns, merged[n][0].identifiers()[ns]) for ns in NAMESPACES if ns in merged[n][0].identifiers()]
+        keys = [(ns, merged[n][0].identity_keys()[ns]) for ns in NAMESPACES if ns in merged[n][0].identity_keys()]
         candidates[n] = sorted(keys, key=lambda key: len(owners[key]) > 1)
     taken: dict[tuple[str, str], int] = {}
 

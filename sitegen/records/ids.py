@@ -1,7 +1,10 @@
 """Identifier normalisation and the stable record id.
 
 A record's id is its lower-cased DOI when it has one, otherwise a source-prefixed
-native id, in the priority order doi > openalex > arxiv > pmid > pmcid. The
+native id, in the priority order doi > openalex > arxiv > pmid > pmcid > ref. A `ref`
+is no published identifier: it is derived from an imported reference's content (see
+`content_ref`) for a reference that has none, so the same reference imported again is
+the same record by identity. The
 normalisers accept the forms providers actually send (URLs, prefixes, odd case)
 and return None for anything that is not a well-formed identifier, so a bad
 value never becomes a graph key or a record id.
@@ -9,12 +12,16 @@ value never becomes a graph key or a record id.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from urllib.parse import unquote
 
-NAMESPACES = ("doi", "openalex", "arxiv", "pmid", "pmcid")  # record-id priority order
-NAMESPACE_LABELS = {"doi": "DOI", "openalex": "OpenAlex", "arxiv": "arXiv", "pmid": "PMID", "pmcid": "PMCID"}
+from sitegen.records.titles import comparable_title, folded
+
+NAMESPACES = ("doi", "openalex", "arxiv", "pmid", "pmcid", "ref")  # record-id priority order
+NAMESPACE_LABELS = {"doi": "DOI", "openalex": "OpenAlex", "arxiv": "arXiv", "pmid": "PMID", "pmcid": "PMCID",
+                    "ref": "content key"}
 
 _DOI = re.compile(r"^10\.\d{4,9}/\S+$")
 # The written forms of a DOI: doi:/DOI / info:doi/ / urn:doi: labels, resolver addresses with or without
@@ -164,12 +171,28 @@ def normalise_arxiv(value: object) -> str | None:
     return None
 
 
+def normalise_ref(value: object) -> str | None:
+    text = _clean(value).lower().removeprefix("ref:")
+    return text if re.fullmatch(r"[0-9a-f]{16}", text) else None
+
+
+def content_ref(title: str, year: int | str | None, first_family: str, container: str, first_page: str) -> str:
+    """The `ref` of a reference without a published identifier: the first 16 hex digits of the SHA-256 of its
+    compared title (`comparable_title`), year, first author's family name, container and first page (these
+    folded). Case, accents, punctuation and markup do not change it, so the same reference read from another
+    export of the same file, or from the same file again, gets the same ref; any other difference gives
+    another record, which the metadata matcher then compares."""
+    parts = (comparable_title(title), str(year or ""), folded(first_family), folded(container), folded(first_page))
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
+
+
 NORMALISERS = {
     "doi": normalise_doi,
     "openalex": normalise_openalex,
     "arxiv": normalise_arxiv,
     "pmid": normalise_pmid,
     "pmcid": normalise_pmcid,
+    "ref": normalise_ref,
 }
 
 
@@ -211,5 +234,5 @@ def record_id_problem(value: str) -> str | None:
         return f"record id {value!r} contains path or control characters ('..', '\\', whitespace)"
     if parse_record_id(value) is None:
         return (f"record id {value!r} is not a lower-case DOI (10.xxxx/...) or a prefixed id "
-                "(openalex:W…, arxiv:…, pmid:…, pmcid:PMC…)")
+                "(openalex:W…, arxiv:…, pmid:…, pmcid:PMC…, ref:<16 hex digits>)")
     return None

@@ -46,8 +46,8 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
 from sitegen.records.identity import TITLE_FLOOR
-from sitegen.records.model import Record, visible_text
-from sitegen.records.names import split_name
+from sitegen.records.model import Record
+from sitegen.records.names import Person, author_names, person, same_person
 from sitegen.records.notices import notice_kind
 from sitegen.records.preprints import is_preprint
 from sitegen.records.titles import GREEK_LETTERS, comparable_title, folded
@@ -72,9 +72,6 @@ MEETING_TYPES = {"inproceedings", "conference", "proceedings", "paper-conference
 # Roman numerals as titles number parts, phases and types ("Part II", "type II"); "i", "v" and "x" are
 # left out, being words or symbols as often.
 _ROMAN = {"ii": "2", "iii": "3", "iv": "4", "vi": "6", "vii": "7", "viii": "8", "ix": "9", "xi": "11", "xii": "12"}
-# Embase and some other exports glue authors together: "Akita K.Isoda K.Isobe S." A full stop followed at
-# once by a capital and a lower-case letter starts the next name.
-_GLUED_NAMES = re.compile(r"(?<=\.)(?=[A-Z][a-z])")
 
 
 def title_numbers(title: str) -> tuple[str, ...]:
@@ -189,42 +186,6 @@ def names_match(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     if len(short) != len(long) and (len(short) < 3 or short != long[:len(short)]):
         return False
     return all(x.startswith(y) or y.startswith(x) for x, y in zip(short, long, strict=False))
-
-
-@dataclass(frozen=True)
-class Person:
-    family: str  # normalised: lower case, no accents or punctuation
-    given: str
-
-
-@functools.lru_cache(maxsize=65536)  # exports repeat the same authors on many records
-def person(name: str) -> Person:
-    """An author as the matcher compares them, from any written form ("Bouton, Mark E.", "Bouton ME")."""
-    split = split_name(name)
-    return Person(folded(split.family or split.literal or name), folded(split.given or ""))
-
-
-def author_names(authors: list[str]) -> list[str]:
-    """Authors as separate names, also where an export glued them together ("Akita K.Isoda K."); an entry
-    with nothing visible in it (a zero-width space, a soft hyphen) is no name."""
-    return [part for author in authors for part in _GLUED_NAMES.split(author) if visible_text(part)]
-
-
-def same_person(a: Person, b: Person) -> bool:
-    """Whether two author entries can be one person as exports write names: the same family name; a family
-    name taken for a given name and back ("Wu, Ching-yi" and "Ching-yi, Wu", "Tong, H" and "Hua, T"); one
-    part of a compound family name ("Fernandes Brenna" and "Brenna"); or one typing slip in a longer name."""
-    if not a.family or not b.family:
-        return False
-    if a.family == b.family:
-        return True
-    if a.given and b.given and (a.family == b.given and b.family == a.given or (
-            len(a.given) == len(b.given) == 1 and a.family[0] == b.given and b.family[0] == a.given)):
-        return True
-    words_a, words_b = set(a.family.split()), set(b.family.split())
-    if words_a < words_b or words_b < words_a:
-        return min(len(a.family), len(b.family)) >= 4
-    return min(len(a.family), len(b.family)) >= 5 and Levenshtein.distance(a.family, b.family, score_cutoff=1) <= 1
 
 
 @dataclass(frozen=True)
@@ -404,8 +365,24 @@ def other_words(a: str, b: str) -> bool:
 
 
 def _unpaired(words: list[str], others: list[str]) -> list[str]:
-    return [word for word in words if not any(len(word) >= 4 and len(other) >= 4 and Levenshtein.distance(
-        word, other, score_cutoff=1) <= 1 for other in others)]
+    spellings = {_spelling(other) for other in others}
+    return [word for word in words if _spelling(word) not in spellings]
+
+
+# British and American spellings of one word ("tumour" and "tumor", "randomised" and "randomized",
+# "haemorrhage" and "hemorrhage", "modelling" and "modeling", "centre" and "center", "sulphate" and
+# "sulfate"). Only these count as one word written two ways: "methanol" and "ethanol", "dysphagia" and
+# "dysphasia" are one letter apart and two things.
+_SPELLINGS = ((re.compile(r"our\b|our(?=s\b|ed\b|ing\b|al\b)"), "or"), (re.compile(r"is(?=e\b|es\b|ed\b|ing\b|ation)"), "iz"),
+              (re.compile(r"(?<=\w)ae|^ae"), "e"), (re.compile(r"(?<=\w)oe|^oe"), "e"), (re.compile(r"ll(?=ing\b|ed\b|er\b)"), "l"),
+              (re.compile(r"tre\b|tres\b"), "ter"), (re.compile(r"ph(?=at|ur|on)"), "f"), (re.compile(r"yse\b|ysed\b"), "yze"))
+
+
+@functools.lru_cache(maxsize=65536)
+def _spelling(word: str) -> str:
+    for pattern, replacement in _SPELLINGS:
+        word = pattern.sub(replacement, word)
+    return word
 
 
 def classify(a: Work, b: Work) -> tuple[Verdict, float]:
@@ -420,9 +397,12 @@ def classify(a: Work, b: Work) -> tuple[Verdict, float]:
     year_apart = a.year is not None and b.year is not None and a.year != b.year
     if a.numbers != b.numbers:  # another part, type, phase or count: a reviewer looks
         return ("probable" if score >= SAME_TITLE and people in ("all", "first") else "different"), score
-    if score >= EQUAL_TITLE and volume == page == "equal" and (journal or people == "all"):
-        # One position in one journal: the group author and a named one alike; or one title by the same
-        # authors at one volume and page under two names of a journal ("Cytometry" and "Communications
+    organisation = any(author.organisation for author in (*a.authors[:1], *b.authors[:1]))
+    if score >= EQUAL_TITLE and volume == page == "equal" and (journal or people == "all") and (
+            people != "none" or organisation):
+        # One position in one journal, whoever an export lists first (a group author or a named one, but
+        # not two named people: letters answering an article share its title and page); or one title by the
+        # same authors at one volume and page under two names of a journal ("Cytometry" and "Communications
         # in Clinical Cytometry", a renamed journal or a section).
         return "same", score
     issue_differs = issues_differ(a, b)
@@ -469,7 +449,7 @@ def versions_of_one_work(a: Work, b: Work) -> bool:
 
 def disagree(a: Work, b: Work) -> bool:
     """Whether two records may not end up in one set: something rules them out; they disagree on
-    volume, first page, year or the numbers in their titles and are not the same for all that; or their
+    volume, first page, year, first author or the numbers in their titles and are not the same for all that; or their
     titles are unrelated (below identity.TITLE_FLOOR), so that no chain through records that lack a
     field (a record without a title, a volume or pages) joins two works."""
     if conflict(a, b):
@@ -477,16 +457,18 @@ def disagree(a: Work, b: Work) -> bool:
     if a.title and b.title and fuzz.ratio(a.title, b.title) < TITLE_FLOOR:
         return True
     discrepant = volumes(a, b) == "differ" or first_pages(a, b) == "differ" or a.numbers != b.numbers or (
-        issues_differ(a, b)) or (
+        issues_differ(a, b)) or (authors_agree(a, b) == "none" and fuzz.ratio(a.title, b.title) < EQUAL_TITLE) or (
         a.year is not None and b.year is not None and a.year != b.year)
     return discrepant and classify(a, b)[0] != "same"
 
 
 def _linked_pair(a: Work, b: Work) -> bool:
     """Whether two titled records the identity graph joined (a shared DOI) are one work: related titles
-    with the same numbers, first authors not plainly different, and nothing else in the way. A DOI is
+    with the same numbers, first authors not plainly different (unless the titles are equal: one work with
+    its authors transliterated two ways), and nothing else in the way. A DOI is
     shared by every abstract of a conference supplement and by an erratum exported with its article's."""
-    return (a.numbers == b.numbers and authors_agree(a, b) != "none" and not disagree(a, b))
+    return (a.numbers == b.numbers and not disagree(a, b)
+            and (authors_agree(a, b) != "none" or fuzz.ratio(a.title, b.title) >= EQUAL_TITLE))
 
 
 @dataclass
@@ -525,7 +507,11 @@ def find_duplicates(works: list[Work], linked: list[list[str]] = (), focus: set[
     the records do not disagree, since a conference supplement's DOI, or an erratum carrying the
     article's, is shared by different works. With `focus` (keys), only pairs with one of those records
     are looked at: the new results of a run against a review's records."""
-    works = sorted(works, key=lambda item: item.key)
+    # Ordered by content, the key last: which of two equal candidates a record joins never depends on keys
+    # (positional ids of a RIS file, for one, change with the order of its records).
+    works = sorted(works, key=lambda item: (item.title, item.year or 0, item.journal, item.volume, item.issue,
+                                            item.first_page, item.last_page, item.authors, item.identifiers,
+                                            item.abstract, item.key))
     position = {item.key: n for n, item in enumerate(works)}
     if len(position) != len(works):
         raise ValueError("two records have the same key")
@@ -540,12 +526,12 @@ def find_duplicates(works: list[Work], linked: list[list[str]] = (), focus: set[
         for n, a in enumerate(titled):
             for b in titled[n + 1:]:
                 if _linked_pair(works[a], works[b]):
-                    verdicts.append((0, -100.0, works[a].key, works[b].key, a, b))
+                    verdicts.append((0, -fuzz.ratio(works[a].title, works[b].title), a, b))  # most alike first
     versions = []
     for a, b in candidate_pairs(works, None if focus is None else {position[key] for key in focus}):
         verdict, score = classify(works[a], works[b])
         if verdict != "different":
-            verdicts.append((1 if verdict == "same" else 2, -score, works[a].key, works[b].key, a, b))
+            verdicts.append((1 if verdict == "same" else 2, -score, a, b))
         elif versions_of_one_work(works[a], works[b]):
             preprint, published = (works[a], works[b]) if works[a].preprint else (works[b], works[a])
             versions.append((preprint.key, published.key, title_score(works[a], works[b])))
@@ -553,7 +539,8 @@ def find_duplicates(works: list[Work], linked: list[list[str]] = (), focus: set[
     cluster: dict[int, list[int]] = {n: [n] for n in range(len(works))}
     owner = list(range(len(works)))
     probable = []
-    for rank, negative, first, second, a, b in verdicts:
+    for rank, negative, a, b in verdicts:
+        first, second = sorted((works[a].key, works[b].key))
         ca, cb = owner[a], owner[b]
         if ca == cb:
             continue

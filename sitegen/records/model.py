@@ -106,6 +106,8 @@ class RecordMeta(Strict):
 
     openalex: str | None = None
     arxiv: str | None = None
+    # A content key (sitegen.records.ids.content_ref) for an imported reference with no published identifier.
+    ref: str | None = None
     sources: list[Source] = Field(default_factory=list)
     publication_types: list[Text] = Field(default_factory=list)
     open_access: bool | None = None
@@ -139,9 +141,19 @@ class Record(Strict):
     custom: RecordMeta = Field(default_factory=RecordMeta)  # a factory: a default instance is deep-copied
 
     def identifiers(self) -> dict[str, str]:
+        """The identifiers the work is published under (what is exported and what the matcher compares)."""
         values = {"doi": self.DOI, "pmid": self.PMID, "pmcid": self.PMCID,
                   "openalex": self.custom.openalex, "arxiv": self.custom.arxiv}
         return {namespace: value for namespace, value in values.items() if value}
+
+    def identity_keys(self) -> dict[str, str]:
+        """Its identifiers and its content key: what the identity graph joins records by and what its id is
+        chosen from. A ref is kept out of `identifiers`: two refs differ whenever a page or a year does,
+        which says nothing against two references being one work."""
+        keys = self.identifiers()
+        if self.custom.ref:
+            keys["ref"] = self.custom.ref
+        return keys
 
     @property
     def year(self) -> int | None:
@@ -150,14 +162,14 @@ class Record(Strict):
     @model_validator(mode="after")
     def _identifiers_normalised_and_id_derived(self) -> Record:
         check_record_id(self.id)
-        for namespace, value in self.identifiers().items():
+        for namespace, value in self.identity_keys().items():
             if NORMALISERS[namespace](value) != value:
                 raise ValueError(f"{namespace} {value!r} is not in normalised form "
                                  f"({NORMALISERS[namespace](value) or 'not a valid identifier'})")
         # The id is chosen once, when the record is first seen (the highest-priority identifier
         # then known), and never changes: decisions and evidence refer to it. A record that
         # later gains a DOI keeps its id; it must only ever be one of the record's own identifiers.
-        own = {record_id({namespace: value}) for namespace, value in self.identifiers().items()}
+        own = {record_id({namespace: value}) for namespace, value in self.identity_keys().items()}
         if self.id not in own:
             raise ValueError(f"id {self.id!r} is not one of the record's own identifiers "
                              f"({', '.join(sorted(own)) or 'it has none'})")

@@ -24,9 +24,14 @@ widened for what bibliographic sources really write:
 
 from __future__ import annotations
 
+import functools
 import re
+from dataclasses import dataclass
 
-from sitegen.records.model import CslName
+from rapidfuzz.distance import Levenshtein
+
+from sitegen.records.model import CslName, visible_text
+from sitegen.records.titles import folded
 
 SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv", "2nd", "3rd"})
 # Capitalised, these are family-name particles only right before the last word: "Di Marzo",
@@ -126,3 +131,67 @@ def split_name(display: str) -> CslName:
 def split(name: CslName) -> CslName:
     """`name` with a literal person's name split; a name already split, or an organisation, as it is."""
     return split_name(name.literal) if name.literal else name
+
+
+# Embase and some other exports glue authors together: "Akita K.Isoda K.Isobe S." A full stop followed at
+# once by a capital and a lower-case letter starts the next name.
+_GLUED_NAMES = re.compile(r"(?<=\.)(?=[A-Z][a-z])")
+
+
+@dataclass(frozen=True, order=True)
+class Person:
+    """An author as deduplication compares them."""
+
+    family: str  # folded: lower case, no accents or punctuation; an organisation's whole name
+    given: str
+    organisation: bool = False  # a group or body ("ASCUS-LSIL Triage Study Group"), not a person
+
+
+@functools.lru_cache(maxsize=65536)  # exports repeat the same authors on many records
+def person(name: str) -> Person:
+    """An author as the matcher compares them, from any written form ("Bouton, Mark E.", "Bouton ME")."""
+    split = split_name(name)
+    return Person(folded(split.family or split.literal or name), folded(split.given or ""),
+                  bool(split.literal) and _organisation(split.literal.replace(",", " ").split()))
+
+
+def author_names(authors: list[str]) -> list[str]:
+    """Authors as separate names, also where an export glued them together ("Akita K.Isoda K."); an entry
+    with nothing visible in it (a zero-width space, a soft hyphen) is no name."""
+    return [part for author in authors for part in _GLUED_NAMES.split(author) if visible_text(part)]
+
+
+def same_person(a: Person, b: Person) -> bool:
+    """Whether two author entries can be one person as exports write names: the same family name; family and
+    given names swapped ("Wu, C. Y." and "Ching-yi, Wu", "Kang, S. H." and "Si Hyun, Kang", "Tong, H" and
+    "Hua, T"); a family name put among the given names ("Santos, A L" and "Luis Ferreira, Santos A"); one part
+    of a compound family name ("Fernandes Brenna" and "Brenna"); or one typing slip ("Sefcikova" and
+    "Sefcikov"; in a short name only with the same initials: "Chen, L" and "Che, L")."""
+    if not a.family or not b.family:
+        return False
+    if a.family == b.family:
+        return True
+    if a.given and b.given and (_names_one(a.family, b.given) and _names_one(b.family, a.given)
+                                or _misplaced(a, b) or _misplaced(b, a)):
+        return True
+    words_a, words_b = set(a.family.split()), set(b.family.split())
+    if words_a < words_b or words_b < words_a:
+        return min(len(a.family), len(b.family)) >= 4
+    if Levenshtein.distance(a.family, b.family, score_cutoff=1) > 1:
+        return False
+    return min(len(a.family), len(b.family)) >= 5 or (
+        min(len(a.family), len(b.family)) >= 3 and bool(a.given) and _initials(a.given) == _initials(b.given))
+
+
+def _initials(names: str) -> str:
+    return "".join(word[0] for word in names.split())
+
+
+def _names_one(family: str, given: str) -> bool:
+    """A family name written where the given names go, in full or as initials."""
+    return family == given or _initials(family) == given.replace(" ", "")
+
+
+def _misplaced(a: Person, b: Person) -> bool:
+    """`a`'s family name among `b`'s given names, and `b`'s family name starting with one of `a`'s initials."""
+    return a.family in b.given.split() and b.family[0] in _initials(a.given)

@@ -41,10 +41,11 @@ MERGE_PRIORITY = ("pubmed", "europepmc", "crossref", "openalex", "arxiv")
 
 
 def label(source: str) -> str:
-    """The display name of a provider."""
-    return PROVIDERS[source].label
+    """The display name of a provider; any other source (one an imported file names) by its own name."""
+    return PROVIDERS[source].label if source in PROVIDERS else source
 
 
 def kind(source: str) -> Kind:
-    """Whether a provider is a bibliographic database or a study register."""
-    return PROVIDERS[source].kind
+    """Whether a provider is a bibliographic database or a study register; a source outside the registry (one an
+    imported export names) is taken for a database, the route PRISMA counts an import by when it is told so."""
+    return PROVIDERS[source].kind if source in PROVIDERS else "database"

@@ -1,76 +1,114 @@
-"""Reference files read as entries: records CSV (the benchmark's columns), RIS and BibTeX.
+"""Reference files read as entries: records CSV (the benchmark's columns, or any CSV with a column
+mapping), RIS, BibTeX, PubMed MEDLINE, Web of Science plain text and CSL-JSON.
 
 Above `sitegen.records` (entries are `sitegen.records.entry.Entry`) and below everything that
-reads a user's reference files (`sitegen dedupe`, and `sitegen import` to come). Every reader
-raises the one `ReferenceProblem`, with the line, and IDs are unique within a file.
+reads a user's reference files (`sitegen dedupe`, `sitegen import`). Every reader raises the one
+`ReferenceProblem`, with the line, or, given a `skipped` list, lists each bad record there and
+returns the others; IDs are unique within a file.
 
-Text is read as UTF-8 (a byte-order mark is skipped; CRLF and CR line ends are read as LF). A
-file in another encoding is reported, with the line of the first byte that is not UTF-8, rather
-than guessed at: Latin-1 and Windows-1252 decode any bytes at all, so a wrong guess would put
-wrong letters into titles and authors without a word.
+Text is read as UTF-8, or UTF-16 when the file starts with its byte-order mark (EndNote on
+Windows writes it); a UTF-8 byte-order mark is skipped, and CRLF and CR line ends are read as LF.
+A file in another encoding is reported, with the line of the first byte that is not UTF-8, unless
+the caller names the encoding: Latin-1 and Windows-1252 decode any bytes at all, so a guess would
+put wrong letters into titles and authors without a word.
 """
 
 from __future__ import annotations
 
+import codecs
 import csv
+import functools
+import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
 from sitegen.records.entry import Entry
 from sitegen.references.bibtex import read_bibtex
-from sitegen.references.problems import UNRECOGNISED, ReferenceProblem
+from sitegen.references.csl import read_csl_json
+from sitegen.references.medline import read_medline
+from sitegen.references.problems import UNRECOGNISED, ReferenceProblem, Skipped
 from sitegen.references.ris import BETWEEN_RECORDS, read_ris
 from sitegen.references.table import read_csv
+from sitegen.references.wos import read_wos
 
-Format = Literal["csv", "ris", "bibtex"]
-SUFFIXES: dict[str, Format] = {".csv": "csv", ".ris": "ris", ".bib": "bibtex", ".bibtex": "bibtex"}
+Format = Literal["csv", "ris", "bibtex", "medline", "wos", "csl-json"]
+Reader = Callable[[str, list[str] | None, Skipped | None], list[Entry]]
+READERS: dict[Format, Reader] = {"csv": read_csv, "ris": read_ris, "bibtex": read_bibtex, "medline": read_medline,
+                                 "wos": read_wos, "csl-json": read_csl_json}
+SUFFIXES: dict[str, Format] = {".csv": "csv", ".ris": "ris", ".bib": "bibtex", ".bibtex": "bibtex",
+                               ".nbib": "medline", ".medline": "medline", ".ciw": "wos", ".json": "csl-json"}
+MEDLINE_START = re.compile(r"(?:PMID|OWN )- ")
+WOS_START = re.compile(r"(?:FN|PT) ")
 
-__all__ = ["Entry", "Format", "ReferenceProblem", "decode", "read_references", "sniff"]
+__all__ = ["Entry", "Format", "ReferenceProblem", "Skipped", "decode", "read_references", "sniff"]
 
 
-def read_references(source: Path | str, format: Format | None = None,
-                    warnings: list[str] | None = None) -> list[Entry]:
-    """The entries of a reference file (a Path) or of its text (a str), in `format` or else the one
-    its suffix names (.csv, .ris, .bib) or else the one its content shows (see `sniff`).
+def read_references(source: Path | str, format: Format | None = None, warnings: list[str] | None = None, *,
+                    encoding: str | None = None, columns: dict[str, str] | None = None,
+                    skipped: Skipped | None = None) -> list[Entry]:
+    """The entries of a reference file (a Path, decoded with `decode`) or of its text (a str), in
+    `format` or else the one its suffix names (see SUFFIXES) or else the one its content shows (see
+    `sniff`). `columns` maps entry fields to the columns of a CSV (see `table.py`).
 
-    ReferenceProblem names the line of the first problem; OSError if the file cannot be read. What
-    the reader changed and the user should know (RIS IDs replaced by positions) is appended to
-    `warnings`, for the caller to show."""
+    ReferenceProblem names the line of the first problem or, given `skipped`, each bad record is
+    appended there as (line, why) and the others are returned; OSError if the file cannot be read,
+    LookupError for an unknown `encoding`. What the reader changed and the user should know (IDs
+    replaced by positions, entries without a title) is appended to `warnings`, for the caller to show."""
     if isinstance(source, Path):
-        text = decode(source.read_bytes())
-        format = format or SUFFIXES.get(source.suffix.lower())
+        text = decode(source.read_bytes(), encoding)
+        format = format or ("csv" if columns else SUFFIXES.get(source.suffix.lower()))
     else:
         text = source.removeprefix("\ufeff")
-    format = format or sniff(text)
+    format = format or ("csv" if columns else sniff(text))
     if format is None:
         raise ReferenceProblem(1, UNRECOGNISED if text.strip() else "the file is empty")
-    if format == "ris":
-        return read_ris(text, warnings)
-    return read_bibtex(text) if format == "bibtex" else read_csv(text)
+    reader = functools.partial(read_csv, columns=columns) if format == "csv" else READERS[format]
+    entries = reader(text, warnings, skipped)
+    untitled = [entry.line for entry in entries if not entry.get("title")]
+    if untitled and warnings is not None:
+        more = f" and {len(untitled) - 5} more" if len(untitled) > 5 else ""
+        warnings.append(f"{len(untitled)} of {len(entries)} entries have no title (line "
+                        f"{', '.join(map(str, untitled[:5]))}{more})")
+    return entries
 
 
-def decode(data: bytes) -> str:
-    """UTF-8 text without its byte-order mark; ReferenceProblem on the line of the first other byte."""
+def decode(data: bytes, encoding: str | None = None) -> str:
+    """The text of a file without its byte-order mark: UTF-16 when it starts with that mark, else
+    `encoding` (LookupError if Python does not know it) or UTF-8. ReferenceProblem names the line of
+    the first byte that does not decode."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        encoding = "utf-16"
+    codec = codecs.lookup(encoding or "utf-8")
     try:
-        return data.decode("utf-8-sig")
+        return data.decode(codec.name).removeprefix("\ufeff")
     except UnicodeDecodeError as error:
-        line = data[:error.start].count(b"\n") + 1
-        raise ReferenceProblem(line, f"not UTF-8 text (byte 0x{data[error.start]:02X}); save or convert the "
-                                     "file as UTF-8 (for example iconv -f latin1 -t utf-8)") from None
+        line = data[:error.start].decode(codec.name, errors="replace").count("\n") + 1
+        convert = ("save or convert the file as UTF-8 (for example iconv -f latin1 -t utf-8), or name "
+                   "its encoding (--encoding latin-1)")
+        name = codec.name.upper() if codec.name.startswith("utf") else encoding
+        raise ReferenceProblem(line, f"not {name} text (byte 0x{data[error.start]:02X}); "
+                                     f"{convert if codec.name == 'utf-8' else 'is the encoding right?'}") from None
 
 
 def sniff(text: str) -> Format | None:
-    """RIS when a line starts a RIS record ("TY  - ") before any line that is neither blank nor an
-    export header; BibTeX when the first such line starts with "@" or a "%" comment; CSV when it is
-    a header row with an ID column; None (not a format sitegen reads: MEDLINE, JSON, a list of
-    citations) otherwise."""
+    """The format the first line that is neither blank nor an export header shows: RIS when it
+    starts a RIS record ("TY  - "), MEDLINE for "PMID- " or "OWN - ", Web of Science for "FN " or
+    "PT ", BibTeX for "@" or a "%" comment, CSL-JSON for "[" or "{", CSV for a header row with an
+    ID column; None (not a format sitegen reads) otherwise."""
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped or BETWEEN_RECORDS.fullmatch(stripped):
             continue
         if line.startswith("TY  -"):
             return "ris"
+        if MEDLINE_START.match(line):
+            return "medline"
+        if WOS_START.match(line):
+            return "wos"
         if stripped.startswith(("@", "%")):
             return "bibtex"
+        if stripped.startswith(("[", "{")):
+            return "csl-json"
         return "csv" if "ID" in (name.strip() for name in next(csv.reader([line]))) else None
     return None

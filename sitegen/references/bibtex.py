@@ -3,7 +3,9 @@
 An entry's ID is its key. LaTeX is decoded ("Caf{\\'e}" reads "Café") unless a value holds a
 bare % or & (see BARE_SPECIAL). Authors are written "Family, Given and Family2, Given2" whichever
 way the file has them ("von" parts stay with the family name). Field names are read case-insensitively; "issue" and "booktitle" are read as
-"number" and "journal" when those are missing.
+"number" and "journal" when those are missing. Besides the benchmark's fields an entry has pmid,
+pmcid, arXiv id ("eprint" of an arXiv entry, or "arxivid"), url, issn, keywords, language,
+publisher, note, month and database (Scopus's "source").
 """
 
 from __future__ import annotations
@@ -16,14 +18,14 @@ from contextlib import contextmanager
 import bibtexparser
 from bibtexparser.library import Library
 from bibtexparser.middlewares.names import InvalidNameError, parse_single_name_into_parts, split_multiple_persons_names
-from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock
+from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock, ParsingFailedBlock
 from bibtexparser.model import Entry as BibEntry
 from pylatexenc.latex2text import LatexNodes2Text
 
 from sitegen.records.entry import ALIASES, Entry
-from sitegen.references.problems import ReferenceProblem, checked, four_digit_year
+from sitegen.references.fields import fields, issns, keywords
+from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, four_digit_year
 
-FIELDS = ("author", "title", "year", "journal", "volume", "number", "pages", "doi", "abstract")
 LATEX = LatexNodes2Text(math_mode="verbatim")
 # A LaTeX writer escapes % and & (\% and \&); a value with them bare was written as plain text by
 # its exporter (Crossref abstracts with "4.6%", Web of Science titles with "&apos;"), and reading
@@ -32,15 +34,17 @@ BARE_SPECIAL = re.compile(r"(?<!\\)[%&]")
 LATEX_MARKUP = re.compile(r"[\\$~]|--|``|''")
 
 
-def read_bibtex(text: str) -> list[Entry]:
-    """The entries of a BibTeX file; ReferenceProblem names the line of the first block that does not parse."""
+def read_bibtex(text: str, warnings: list[str] | None = None, skipped: Skipped | None = None) -> list[Entry]:
+    """The entries of a BibTeX file; ReferenceProblem names the line of the first block that does not
+    parse (with `skipped`, each such block is listed there instead). `warnings` is unused: BibTeX
+    keys are the IDs, and a repeated key is a problem, not a renaming."""
     with _quiet_parser():
         library = bibtexparser.parse_string(text)
-    if library.failed_blocks:
-        raise _problem(library)
-    if not library.entries:
+    if not library.entries and not library.failed_blocks:
         raise ReferenceProblem(1, "no BibTeX entry (an entry starts with '@', as in '@article{key,')")
-    return list(checked(_entry(entry) for entry in library.entries))
+    blocks = sorted([*library.entries, *library.failed_blocks], key=lambda block: block.start_line)
+    return checked(each(_entry, (block if isinstance(block, BibEntry) else _problem(library, block)
+                                 for block in blocks)), skipped)
 
 
 @contextmanager
@@ -56,8 +60,7 @@ def _quiet_parser() -> Iterator[None]:
         logger.setLevel(level)
 
 
-def _problem(library: Library) -> ReferenceProblem:
-    block = min(library.failed_blocks, key=lambda failed: failed.start_line)
+def _problem(library: Library, block: ParsingFailedBlock) -> ReferenceProblem:
     line = block.start_line + 1  # bibtexparser counts lines from 0
     if isinstance(block, DuplicateBlockKeyBlock):
         first = library.entries_dict[block.key].start_line + 1
@@ -84,9 +87,16 @@ def _entry(entry: BibEntry) -> Entry:
     for alias, name in ALIASES.items():
         if alias in values:
             values.setdefault(name, values[alias])
-    fields = {"ID": entry.key.strip(), "ENTRYTYPE": entry.entry_type.lower(),
-              **{name: values.get(name, "") for name in FIELDS}}
-    return Entry(fields["ID"], fields, entry.start_line + 1)
+    arxiv = values.get("eprint", "") if values.get("archiveprefix", "").lower() == "arxiv" else ""
+    key = entry.key.strip()
+    pmid_key = re.fullmatch(r"PMID:(\d+)", key)  # Europe PMC's keys
+    return Entry(key, fields({
+        **values, "ID": key, "ENTRYTYPE": entry.entry_type.lower(),
+        "pmid": values.get("pmid") or (pmid_key.group(1) if pmid_key else ""),
+        "arxiv": values.get("arxivid") or arxiv, "keywords": keywords(values.get("keywords", "")),
+        "issn": issns([values.get("issn", "")]),
+        # a BibTeX "label" field is a citation label, not a screening decision
+        "database": values.get("source", ""), "label": ""}), entry.start_line + 1)
 
 
 def _decoded(value: str) -> str:

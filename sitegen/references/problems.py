@@ -1,13 +1,29 @@
-"""The one error every reference reader raises, and the checks all formats share."""
+"""The one error every reference reader raises, and the checks all formats share.
+
+A reader turns each record of its file into an `Entry` or, when that record is malformed, a
+`ReferenceProblem`, and hands them to `checked`: it raises the first problem or, when the caller
+passed a `skipped` list (`sitegen import --skip-bad`), lists every bad record there with its line
+and returns the good ones. A file whose structure is broken beyond one record (a BibTeX block that
+does not parse is one record; a CSV quote that never closes is not) raises in either mode.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
 
 from sitegen.records.entry import MISSING, Entry
 
-UNRECOGNISED = "unrecognised format (expected a records CSV with an ID column, RIS or BibTeX)"
+UNRECOGNISED = ("unrecognised format (expected a records CSV with an ID column, RIS, BibTeX, MEDLINE, "
+                "Web of Science plain text or CSL-JSON)")
+
+Skipped = list[tuple[int, str]]  # (line, why) of each record left out
+Record = TypeVar("Record")
+# Fields that say which work an entry is; an entry with none of them (only a type, a language or a
+# database name) cannot be matched, kept or shown.
+CONTENT = ("title", "author", "abstract", "journal", "doi", "pmid", "pmcid", "arxiv", "openalex", "url")
 
 
 class ReferenceProblem(ValueError):
@@ -27,15 +43,75 @@ def four_digit_year(value: str, line: int) -> str:
     return value
 
 
-def checked(entries: Iterable[Entry]) -> Iterator[Entry]:
-    """The entries, in order; the first with an empty or already used ID, or a year that is not four
-    digits, raises ReferenceProblem on its line."""
+def each(build: Callable[[Record], Entry], records: Iterable[Record | ReferenceProblem]) -> Iterator[Entry | ReferenceProblem]:
+    """`build` of each record, or the problem it raised (a problem among the records passes through)."""
+    for record in records:
+        if isinstance(record, ReferenceProblem):
+            yield record
+            continue
+        try:
+            yield build(record)
+        except ReferenceProblem as problem:
+            yield problem
+
+
+def named(items: list[Entry | ReferenceProblem], given: list[tuple[str, int]], prefix: str,
+          warnings: list[str] | None) -> list[Entry | ReferenceProblem]:
+    """The entries with the IDs their file gives (`given`: the ID and its line, per item, "" for
+    none), an entry without one named "{prefix}-N" by its position N in the file. When given IDs
+    repeat, as in exports joined one after another (each numbering its records from 1), every entry
+    is named by position instead, and a warning naming the first repeat says so: mixing given IDs
+    with positions could collide."""
     seen: dict[str, int] = {}
-    for entry in entries:
-        if not entry.id:
-            raise ReferenceProblem(entry.line, "the ID is empty")
-        if entry.id in seen:
-            raise ReferenceProblem(entry.line, f"ID {entry.id!r} was already used on line {seen[entry.id]}")
-        seen[entry.id] = entry.line
+    repeat = None
+    for item, (value, line) in zip(items, given, strict=True):
+        if isinstance(item, Entry) and value:
+            if value in seen:
+                repeat = f"ID {value!r} on line {line} was already used on line {seen[value]}"
+                break
+            seen[value] = line
+    if repeat and warnings is not None:
+        warnings.append(f"{repeat}; every record is named by its position instead ({prefix}-1 to "
+                        f"{prefix}-{len(items)})")
+    return [_renamed(item, "" if repeat else value, f"{prefix}-{position}")
+            for position, (item, (value, _)) in enumerate(zip(items, given, strict=True), start=1)]
+
+
+def _renamed(item: Entry | ReferenceProblem, value: str, by_position: str) -> Entry | ReferenceProblem:
+    if isinstance(item, ReferenceProblem):
+        return item
+    name = value or by_position
+    return dataclasses.replace(item, id=name, fields={**item.fields, "ID": name})
+
+
+def checked(items: Iterable[Entry | ReferenceProblem], skipped: Skipped | None = None) -> list[Entry]:
+    """The entries, in order. The first problem (one among the items, or an entry with an empty or
+    already used ID, a year that is not four digits or no field at all) raises ReferenceProblem on
+    its line; with `skipped`, each is appended there as (line, why) and its entry left out."""
+    seen: dict[str, int] = {}
+    entries = []
+    for item in items:
+        problem = item if isinstance(item, ReferenceProblem) else _problem(item, seen)
+        if problem is None:
+            seen[item.id] = item.line
+            entries.append(item)
+        elif skipped is None:
+            raise problem
+        else:
+            skipped.append((problem.line, problem.message))
+    return entries
+
+
+def _problem(entry: Entry, seen: dict[str, int]) -> ReferenceProblem | None:
+    if not entry.id:
+        return ReferenceProblem(entry.line, "the ID is empty")
+    if entry.id in seen:
+        return ReferenceProblem(entry.line, f"ID {entry.id!r} was already used on line {seen[entry.id]}")
+    if not any(entry.get(name) for name in CONTENT):
+        return ReferenceProblem(entry.line, f"entry {entry.id!r} has no field: no title, author, abstract, journal, "
+                                            f"identifier or URL")
+    try:
         four_digit_year(entry.get("year"), entry.line)
-        yield entry
+    except ReferenceProblem as problem:
+        return problem
+    return None

@@ -4,12 +4,17 @@ rispy reads the tags; this module first walks the lines itself, because rispy ke
 numbers and passes over broken structure silently. A record runs from its TY line to its ER
 line; a line inside it that is no tag continues the field above it. Between records only blank
 lines, export headers ("Provider: JSTOR") and record numbers ("1.") may stand. Tags of more
-than two letters (PsycINFO's "PMID  - ") are not RIS and are left out with their continuations.
+than two letters are not RIS and are left out with their continuations, but for PsycINFO's
+"PMID  - ", read as the PMID.
 
 An entry's ID is its ID tag or, without one, "ris-N" for the N-th record of the file (so it is
 the same on every read of the same file). When ID tags repeat, as in RIS exports joined one after
 another (each numbers its records from 1), every record is named by its position instead, and a
 warning says so: IDs must be unique in the file, and mixing tags with positions could collide.
+
+Besides the benchmark's fields, an entry has the PMID (see `_entry`), PMCID (any identifier tag
+holding "PMC…"), URL (UR, L2), ISSN (SN), keywords (KW), language (LA), publisher (PB), notes
+(N1, where Rayyan writes its inclusion decisions: see `fields.fields`) and database (DB, DP).
 """
 
 from __future__ import annotations
@@ -22,7 +27,8 @@ import rispy
 from rispy.config import LIST_TYPE_TAGS, TAG_KEY_MAPPING
 
 from sitegen.records.entry import Entry
-from sitegen.references.problems import ReferenceProblem, checked
+from sitegen.references.fields import PMCID, fields, issns, joined
+from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named
 
 TAG = re.compile(r"([A-Z][A-Z0-9])  -(?: |$)")
 LONG_TAG = re.compile(r"[A-Z][A-Z0-9]{2,3}  -(?: |$)")
@@ -30,6 +36,12 @@ LONG_TAG = re.compile(r"[A-Z][A-Z0-9]{2,3}  -(?: |$)")
 # ("CA-125 levels" on a line of its own is text: no space by the hyphen).
 BROKEN_TAG = re.compile(rf"(?:{'|'.join(sorted(set(TAG_KEY_MAPPING) - {'UK'}))})(?: +-| *- )")
 BETWEEN_RECORDS = re.compile(r"[A-Za-z][\w .-]*:\s.*|\d+\.?")
+
+# Tags where exports write a PMID or PMCID (EndNote's accession number and custom fields, Zotero's
+# notes); see `_entry` for which values count.
+IDENTIFIER_TAGS = ("AN", "C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "M1", "N1")
+LABELLED_PMID = re.compile(r"\bPMID:?\s*(\d+)\b", re.IGNORECASE)
+PUBMED_DATABASE = re.compile(r"pubmed|medline|\bNLM\b", re.IGNORECASE)
 
 # Read each tag under its own name ("VO" is a volume tag some exports write instead of VL).
 MAPPING = {tag: tag for tag in [*TAG_KEY_MAPPING, "VO"]}
@@ -51,89 +63,95 @@ class _Record:
     start: int
     lines: list[str] = field(default_factory=list)
     tag_lines: dict[str, int] = field(default_factory=dict)
+    pmid: str = ""  # from PsycINFO's four-letter PMID tag, which rispy is not given
 
 
-def read_ris(text: str, warnings: list[str] | None = None) -> list[Entry]:
-    """The records of a RIS file; ReferenceProblem names the line of the first malformed one. When ID
-    tags repeat, a warning naming the first repeat is appended to `warnings`."""
-    records = list(_records(text.replace("\r\n", "\n").replace("\r", "\n").split("\n")))
-    if not records:
+def read_ris(text: str, warnings: list[str] | None = None, skipped: Skipped | None = None) -> list[Entry]:
+    """The records of a RIS file; ReferenceProblem names the line of the first malformed one (with
+    `skipped`, every malformed record is listed there instead: see `problems.checked`). When ID tags
+    repeat, a warning naming the first repeat is appended to `warnings`."""
+    items = list(_records(text.replace("\r\n", "\n").replace("\r", "\n").split("\n")))
+    if not items:
         raise ReferenceProblem(1, "no RIS record (a record starts with a 'TY  - ' line)")
-    parsed = rispy.loads("\n".join(line for record in records for line in record.lines),
-                         mapping=MAPPING, list_tags=LIST_TYPE_TAGS, skip_unknown_tags=True)
-    repeat = _repeated_id(records, parsed)
-    if repeat and warnings is not None:
-        warnings.append(f"{repeat}; every record is named by its position instead (ris-1 to ris-{len(records)})")
-    return list(checked(_entry(n, record, tags, by_position=bool(repeat)) for n, (record, tags) in
-                        enumerate(zip(records, parsed, strict=True), start=1)))
+    records = [item for item in items if isinstance(item, _Record)]
+    parsed = iter(rispy.loads("\n".join(line for record in records for line in record.lines),
+                              mapping=MAPPING, list_tags=LIST_TYPE_TAGS, skip_unknown_tags=True))
+    pairs = [(item, next(parsed)) if isinstance(item, _Record) else item for item in items]
+    given = [("", 0) if isinstance(pair, ReferenceProblem) else (_text(pair[1].get("ID")), pair[0].tag_lines.get("ID", 0))
+             for pair in pairs]
+    return checked(named(list(each(_entry, pairs)), given, "ris", warnings), skipped)
 
 
-def _repeated_id(records: list[_Record], parsed: list[dict]) -> str | None:
-    """What the first repeated ID tag is and where, or None when the ID tags are unique."""
-    seen: dict[str, int] = {}
-    for record, tags in zip(records, parsed, strict=True):
-        if value := _text(tags.get("ID")):
-            line = record.tag_lines["ID"]
-            if value in seen:
-                return f"ID {value!r} on line {line} was already used on line {seen[value]}"
-            seen[value] = line
-    return None
-
-
-def _records(lines: list[str]) -> Iterator[_Record]:
+def _records(lines: list[str]) -> Iterator[_Record | ReferenceProblem]:
+    """Each record of the file or, for a malformed one, its first problem, in order."""
     record: _Record | None = None
+    problem: ReferenceProblem | None = None  # of the record being read
     skipping = False  # inside a tag that is not RIS, whose continuation lines go with it
     for number, line in enumerate(lines, start=1):
         tag = match.group(1) if (match := TAG.match(line)) else None
         if record is None:
             if tag == "TY":
-                record, skipping = _Record(number, [line], {"TY": number}), False
+                record, problem, skipping = _Record(number, [line], {"TY": number}), None, False
             elif tag or LONG_TAG.match(line) or BROKEN_TAG.match(line):
-                raise ReferenceProblem(number, f"{line.split('-')[0].strip()} outside a record: a record starts "
+                yield ReferenceProblem(number, f"{line.split('-')[0].strip()} outside a record: a record starts "
                                                "with a 'TY  - ' line")
             elif line.strip() and not BETWEEN_RECORDS.fullmatch(line.strip()):
-                raise ReferenceProblem(number, "text outside a record: neither a RIS tag line nor an export header")
+                yield ReferenceProblem(number, "text outside a record: neither a RIS tag line nor an export header")
             continue
         if tag == "TY":
-            raise ReferenceProblem(record.start, f"the record starting here has no ER line before the next TY "
+            yield ReferenceProblem(record.start, f"the record starting here has no ER line before the next TY "
                                                  f"(line {number})")
-        if tag:
+            record, problem, skipping = _Record(number, [line], {"TY": number}), None, False
+        elif tag:
             skipping = False
             record.lines.append(line)
             record.tag_lines.setdefault(tag, number)
             if tag == "ER":
-                yield record
+                yield problem or record
                 record = None
         elif LONG_TAG.match(line):
             skipping = True
+            if line.startswith("PMID "):
+                record.pmid = line.partition("-")[2].strip()
         elif BROKEN_TAG.match(line):
-            raise ReferenceProblem(number, f"not a RIS tag line: a tag is two capitals, two spaces, '-' and a "
-                                           f"space ({line[:12]!r})")
+            problem = problem or ReferenceProblem(number, f"not a RIS tag line: a tag is two capitals, two "
+                                                          f"spaces, '-' and a space ({line[:12]!r})")
         elif not skipping:
             record.lines.append(line)
     if record is not None:
-        raise ReferenceProblem(record.start, "the record starting here has no ER line before the end of the file")
+        yield ReferenceProblem(record.start, "the record starting here has no ER line before the end of the file")
 
 
-def _entry(position: int, record: _Record, tags: dict, by_position: bool) -> Entry:
+def _entry(pair: tuple[_Record, dict]) -> Entry:
+    record, tags = pair
+
     def first(*names: str) -> str:
         return next((value for name in names if (value := _text(tags.get(name)))), "")
+
+    def values(*names: str) -> list[str]:
+        return [text for name in names for value in _listed(tags.get(name)) if (text := value.strip())]
 
     kind = first("TY")
     if not kind:
         raise ReferenceProblem(record.start, "the record has no reference type after TY")
     date_tag = next((name for name in ("PY", "Y1", "DA") if _text(tags.get(name))), None)
-    year = ""
+    year = month = ""
     if date_tag:
-        found = re.search(r"(?<!\d)\d{4}(?!\d)", _text(tags[date_tag]))
+        date = _text(tags[date_tag])
+        found = re.search(r"(?<!\d)\d{4}(?!\d)", date)
         if not found:
-            raise ReferenceProblem(record.tag_lines[date_tag],
-                                   f"{date_tag} {_text(tags[date_tag])!r} holds no four-digit year")
+            raise ReferenceProblem(record.tag_lines[date_tag], f"{date_tag} {date!r} holds no four-digit year")
         year = found.group()
+        month = month_found.group(1) if (month_found := re.match(r"\d{4}/(\d\d)/", date)) else ""
     start, end = first("SP"), first("EP")
     authors = [name.strip() for name in [*tags.get("AU", []), *tags.get("A1", [])] if name.strip()]
-    fields = {
-        "ID": ("" if by_position else first("ID")) or f"ris-{position}",
+    database = first("DB", "DP")
+    # A PMID written as such ("PMID: 123") in any identifier tag; a bare number only as the accession
+    # number of a record its export says came from PubMed or MEDLINE (Embase and CINAHL accession
+    # numbers are numbers too).
+    labelled = [found.group(1) for value in values(*IDENTIFIER_TAGS) if (found := LABELLED_PMID.search(value))]
+    accession = first("AN") if PUBMED_DATABASE.search(database) and first("AN").isdigit() else ""
+    return Entry("", fields({
         "ENTRYTYPE": ENTRY_TYPES.get(kind.upper(), "misc"),
         "author": " and ".join(dict.fromkeys(authors)),
         # a short title (ST) is better than none for matching: some exports hold only that
@@ -145,12 +163,23 @@ def _entry(position: int, record: _Record, tags: dict, by_position: bool) -> Ent
         "pages": f"{start}-{end}" if start and end and end != start and "-" not in start else start or end,
         "doi": first("DO"),
         "abstract": first("AB", "N2"),
-    }
-    return Entry(fields["ID"], fields, record.start)
+        "pmid": record.pmid or next(iter(labelled), accession),
+        "pmcid": next((found.group() for value in values(*IDENTIFIER_TAGS) if (found := PMCID.search(value))), ""),
+        "url": next(iter(values("UR", "L2")), ""),
+        "issn": issns(values("SN")),
+        "keywords": joined(values("KW")),
+        "language": first("LA"),
+        "publisher": first("PB"),
+        "note": " ".join(values("N1")),
+        "month": month,
+        "database": database,
+    }), record.start)
+
+
+def _listed(value: str | list[str] | None) -> list[str]:
+    return value if isinstance(value, list) else [value] if value else []
 
 
 def _text(value: str | list[str] | None) -> str:
     """A tag's value as one string (list tags joined); rispy gives a list for repeated list tags."""
-    if isinstance(value, list):
-        return " ".join(part.strip() for part in value if part.strip())
-    return (value or "").strip()
+    return " ".join(part.strip() for part in _listed(value) if part.strip())

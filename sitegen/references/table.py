@@ -1,6 +1,9 @@
 """Records CSV in the benchmark's columns (ID, ENTRYTYPE, author, title, year, journal, volume,
 number, pages, doi, abstract; any but ID may be missing; "issue" and "booktitle" are read as
-"number" and "journal")."""
+"number" and "journal"), or any CSV with a column mapping: `columns` names, for an entry field, the
+column it is read from ({"title": "Article Title", "ID": "key"}); other columns are read under their
+own names. With a mapping and no ID column, rows are named "csv-N" by their position N.
+"""
 
 from __future__ import annotations
 
@@ -10,17 +13,21 @@ import sys
 from collections.abc import Iterator
 
 from sitegen.records.entry import ALIASES, Entry
-from sitegen.references.problems import UNRECOGNISED, ReferenceProblem, checked
+from sitegen.references.fields import RAYYAN_INCLUSION
+from sitegen.references.problems import UNRECOGNISED, ReferenceProblem, Skipped, checked
 
 csv.field_size_limit(sys.maxsize)
 
 
-def read_csv(text: str) -> list[Entry]:
-    """The rows of a records CSV; ReferenceProblem names the line of the first malformed one (1 is the header)."""
-    return list(checked(_rows(text)))
+def read_csv(text: str, warnings: list[str] | None = None, skipped: Skipped | None = None,
+             columns: dict[str, str] | None = None) -> list[Entry]:
+    """The rows of a records CSV; ReferenceProblem names the line of the first malformed one (1 is the
+    header; with `skipped`, each malformed row is listed there instead). `warnings` is unused: IDs
+    are the ID column's, and a repeated one is a problem."""
+    return checked(_rows(text, columns or {}), skipped)
 
 
-def _rows(text: str) -> Iterator[Entry]:
+def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProblem]:
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
         header = next(reader)
@@ -28,13 +35,18 @@ def _rows(text: str) -> Iterator[Entry]:
         raise ReferenceProblem(1, "the file is empty; it needs a header row with an ID column") from None
     except csv.Error as error:
         raise _syntax_problem(text, 1, reader.line_num, error) from None
-    names = [name.strip().lstrip("\ufeff") for name in header]
-    if "ID" not in names:
+    written = [name.strip().lstrip("\ufeff") for name in header]
+    if missing := [column for column in columns.values() if column not in written]:
+        raise ReferenceProblem(1, f"no column {missing[0]!r} (columns: {', '.join(written)})")
+    field_of = {column: name for name, column in columns.items()}
+    names = [field_of.get(name) or (f"column {name}" if name in columns else name) for name in written]
+    if "ID" not in names and not columns:
         if len(names) < 2:  # one column and no ID: a MEDLINE (.nbib) or other text file, not a table
             raise ReferenceProblem(1, UNRECOGNISED)
         raise ReferenceProblem(1, f"no ID column (columns: {', '.join(names)})")
-    if len(set(names)) != len(names):
-        raise ReferenceProblem(1, f"column {next(n for n in names if names.count(n) > 1)!r} appears twice")
+    if len(set(written)) != len(written):
+        raise ReferenceProblem(1, f"column {next(n for n in written if written.count(n) > 1)!r} appears twice")
+    position = 0
     while True:
         # A quoted field can hold line breaks: a row's problems are reported on its first line.
         line = reader.line_num + 1
@@ -46,12 +58,17 @@ def _rows(text: str) -> Iterator[Entry]:
             raise _syntax_problem(text, line, reader.line_num, error) from None
         if not any(value.strip() for value in values):
             continue
+        position += 1
         if len(values) != len(names):
-            raise ReferenceProblem(line, f"{len(values)} fields where the header has {len(names)}")
+            yield ReferenceProblem(line, f"{len(values)} fields where the header has {len(names)}")
+            continue
         fields: dict[str, str] = {}
         for name, value in zip(names, values, strict=True):
             fields[ALIASES.get(name, name)] = fields.get(ALIASES.get(name, name)) or value
-        yield Entry(fields["ID"].strip(), fields, line)
+        fields["ID"] = fields["ID"].strip() if "ID" in fields else f"csv-{position}"
+        if not fields.get("label") and (found := RAYYAN_INCLUSION.search(fields.get("note", ""))):
+            fields["label"] = found.group(1)
+        yield Entry(fields["ID"], fields, line)
 
 
 def _syntax_problem(text: str, start: int, at: int, error: csv.Error) -> ReferenceProblem:

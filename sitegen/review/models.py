@@ -284,15 +284,30 @@ class RetrievalPayload(Strict):
         return [check_record_id(value) for value in ids]
 
 
+class ImportedFile(Strict):
+    """The reference file an import read (`sitegen import`): which file, exactly, and what became of its entries."""
+
+    name: Annotated[str, StringConstraints(min_length=1, max_length=500), Printable]  # the file's name, no folder
+    sha256: Sha256  # of the file's bytes as read
+    format: Annotated[str, StringConstraints(pattern=r"^[a-z0-9-]{1,40}$")]  # the reader used: ris, bibtex, csv, ...
+    entries: int = Field(ge=0)  # entries in the file, read or skipped
+    skipped: int = Field(ge=0)  # entries malformed or unable to be records, skipped (--skip-bad) and reported
+    new: int = Field(ge=0)  # distinct records new to the review
+    already: int = Field(ge=0)  # distinct records the review already held
+
+
 class ImportPayload(Strict):
     """Records taken from an existing collection (a dataset, an export) rather than a saved search."""
 
-    source: Source
+    # A provider of the registry, or the name of the database or other source an export came from
+    # ("Embase", "Citation searching"), as PRISMA's identification boxes show it.
+    source: Annotated[str, StringConstraints(min_length=1, max_length=200), Printable]
     # PRISMA 2020 counts records from databases apart from those found by other methods
     # (citation searching, websites, experts).
     method: Literal["database", "other"] = "database"
     description: Annotated[str, StringConstraints(min_length=1, max_length=2000), Printable]
     record_ids: list[str]
+    file: ImportedFile | None = None  # absent from imports recorded before `sitegen import` existed
 
     @field_validator("record_ids")
     @classmethod

@@ -23,6 +23,8 @@ class Outcome:
 
 
 DECIDED = ("include", "exclude", "maybe")
+# Title-and-abstract decisions that send a record on to full-text screening.
+TO_FULL_TEXT = ("include", "maybe")
 
 
 def stage_outcomes(decisions: list[DecisionRow], stage: str, required: int = 1,

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from sitegen.review.folder import ADJUDICATION, Review
 from sitegen.review.models import STAGES, BatchPayload
 from sitegen.screening.agreement import Agreement, agreement
-from sitegen.screening.outcomes import Outcome, review_outcomes
+from sitegen.screening.outcomes import TO_FULL_TEXT, Outcome, review_outcomes
 
 
 class Batch(BaseModel):
@@ -99,7 +99,7 @@ def _stages(review: Review, screening: ScreeningFacts) -> list[_Stage]:
                 by_reviewer.setdefault(row.reviewer, {})[row.decision.record_id] = row.decision.decision
         eligible = None
         if name == "full-text":  # only records included (or maybe) at title/abstract reach full text
-            eligible = {i for i, o in stages[0].outcomes.items() if o.decision in ("include", "maybe")}
+            eligible = {i for i, o in stages[0].outcomes.items() if o.decision in TO_FULL_TEXT}
         stages.append(_Stage(name, outcomes[name], by_reviewer, eligible))
     return stages
 

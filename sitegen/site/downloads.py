@@ -1,19 +1,23 @@
 """The site's record downloads: every record and the included studies alone, in each format, and the ledger.
 
-The files are listed once, in `FORMATS`, for the page group that writes them and
-for the home page that links them. One citation key per record is shared by all
-formats and by both sets, so a study keeps its key in `included.bib` and in
-`records.bib`, and from one version of the review to the next.
+The files are listed once, in `FORMATS`, for the page group that writes them, for
+the home page that links them and for `sitegen export`, which writes the same
+files on their own. One citation key per record is shared by all formats and by
+every set, so a study keeps its key in `included.bib` and in `records.bib`, and
+from one version of the review to the next.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
+from sitegen.living.facts import ReviewFacts
 from sitegen.records.model import Record
 from sitegen.review.folder import Review
 from sitegen.review.models import ImportPayload, RetrievalPayload
+from sitegen.screening.outcomes import TO_FULL_TEXT
 from sitegen.site import exports
 
 if TYPE_CHECKING:  # pages.py lists this module's page group, so it cannot be imported from here at run time
@@ -27,15 +31,19 @@ class Format:
     extension: str
     name: str
     use: str
+    option: str  # its name in `sitegen export --format`
 
 
 FORMATS = (
-    Format("ris", "RIS", "for EndNote, Zotero, Mendeley and other reference managers"),
-    Format("bib", "BibTeX", "for LaTeX, JabRef and Zotero"),
-    Format("json", "CSL-JSON", "for citation processors (Pandoc, Zotero) and programs"),
-    Format("csv", "CSV", "for spreadsheets, with each record's screening outcomes"),
+    Format("ris", "RIS", "for EndNote, Zotero, Mendeley and other reference managers", "ris"),
+    Format("bib", "BibTeX", "for LaTeX, JabRef and Zotero", "bibtex"),
+    Format("json", "CSL-JSON", "for citation processors (Pandoc, Zotero) and programs", "csl-json"),
+    Format("csv", "CSV", "for spreadsheets, with each record's screening outcomes", "csv"),
 )
 SETS = {"records": "All records", "included": "Included studies"}
+# The sets `sitegen export --records` offers: the site's two and the records sent on to full text.
+Selection = Literal["all", "screened-in", "included"]
+SELECTIONS: dict[str, Selection] = {"records": "all", "included": "included"}
 
 
 @dataclass(frozen=True)
@@ -54,11 +62,34 @@ def first_seen(review: Review) -> list[Record]:
         [record for record_id, record in sorted(review.records.items()) if record_id not in order]
 
 
+def selected(review: Review, facts: ReviewFacts, selection: Selection) -> list[Record]:
+    """The records of a set in the order of records.jsonl (by id): all of them, those included or maybe at
+    title and abstract (sent on to full text), or the included studies (included at full text)."""
+    if selection == "all":
+        return list(review.records.values())
+    if selection == "included":
+        chosen = set(facts.included)
+    else:
+        chosen = {rid for rid, outcome in facts.outcomes["title-abstract"].items() if outcome.decision in TO_FULL_TEXT}
+    return [record for record in review.records.values() if record.id in chosen]
+
+
+def record_writers(review: Review, facts: ReviewFacts) -> dict[str, Callable[[list[Record]], str]]:
+    """Format extension -> the writer of a set of the review's records, with the review's citation keys and,
+    in CSV, each record's screening outcomes."""
+    keys = exports.citation_keys(first_seen(review))
+    title_abstract, full_text = facts.outcomes["title-abstract"], facts.outcomes["full-text"]
+    outcomes = {rid: (title_abstract[rid].decision if rid in title_abstract else "",
+                      full_text[rid].decision if rid in full_text else "") for rid in review.records}
+    return {"ris": lambda records: exports.records_ris(records, keys),
+            "bib": lambda records: exports.records_bibtex(records, keys),
+            "json": lambda records: exports.records_csl_json(records, keys),
+            "csv": lambda records: exports.records_csv(records, outcomes, keys)}
+
+
 def record_sets(site: Site) -> dict[str, list[Record]]:
-    """Each set of records offered for download, in the order of records.jsonl (by id)."""
-    included = set(site.facts.included)
-    records = list(site.review.records.values())
-    return {"records": records, "included": [record for record in records if record.id in included]}
+    """Each set of records offered for download."""
+    return {name: selected(site.review, site.facts, selection) for name, selection in SELECTIONS.items()}
 
 
 def download_path(set_name: str, form: Format) -> str:
@@ -73,13 +104,7 @@ def listing(site: Site) -> list[tuple[Format, list[Download]]]:
 
 
 def record_downloads(site: Site) -> Files:
-    keys = exports.citation_keys(first_seen(site.review))
-    outcomes = {v.record.id: (v.title_abstract.decision if v.title_abstract else "",
-                              v.full_text.decision if v.full_text else "") for v in site.views}
-    writers = {"ris": lambda records: exports.records_ris(records, keys),
-               "bib": lambda records: exports.records_bibtex(records, keys),
-               "json": lambda records: exports.records_csl_json(records, keys),
-               "csv": lambda records: exports.records_csv(records, outcomes, keys)}
+    writers = record_writers(site.review, site.facts)
     for name, records in record_sets(site).items():
         for form in FORMATS:
             yield download_path(name, form), writers[form.extension](records)

@@ -63,6 +63,16 @@ def one_line(value: str) -> str:
     return re.sub(r"\s+", " ", _LINE_BREAKS.sub(" ", value)).strip()
 
 
+# Between the first and last page of a range: a hyphen, an en dash (Crossref writes some), BibTeX's "--".
+_PAGE_RANGE = re.compile(r"\s*[-\u2010-\u2015]+\s*")
+
+
+def page_range(record: Record) -> tuple[str, str]:
+    """The record's first and last page ("" when not given), however the range is written."""
+    first, _, last = _PAGE_RANGE.sub("-", record.page or "").partition("-")
+    return first, last
+
+
 def authors(record: Record) -> list[CslName]:
     """The record's authors as a reference manager needs them: display names split into family and given."""
     return [split(name) for name in record.author]
@@ -136,6 +146,8 @@ def records_csv(records: list[Record], status: dict[str, tuple[str, str]], keys:
 
 # --------------------------------------------------------------------------- RIS
 
+ARXIV_ADDRESS = "https://arxiv.org/abs/"
+OPENALEX_ADDRESS = "https://openalex.org/"
 RIS_TYPES = {"article-journal": "JOUR", "chapter": "CHAP", "book": "BOOK", "thesis": "THES",
              "paper-conference": "CPAPER", "report": "RPRT", "dataset": "DATA", "article": "GEN"}
 
@@ -158,12 +170,14 @@ def records_ris(records: list[Record], keys: dict[str, str] | None = None) -> st
     The journal goes in T2 (Zotero's and EndNote's journal for JOUR) and JF (the RIS
     specification's full journal name). RIS has no tag of its own for PubMed ids: the PMID goes
     in AN, the accession number, where EndNote's PubMed import puts it, and the PMCID in C2,
-    EndNote's PMCID field for journal articles.
+    EndNote's PMCID field for journal articles. Nor has it one for arXiv or OpenAlex ids: they go
+    as their resolver addresses in further UR lines, after the record's own URL (Zotero keeps the
+    first UR as the URL and the others as notes; EndNote keeps them all).
     """
     keys = keys if keys is not None else citation_keys(records)
     entries = []
     for record in records:
-        first_page, _, last_page = (record.page or "").partition("-")
+        first_page, last_page = page_range(record)
         ris_type = RIS_TYPES.get(record.type, "GEN")
         date = record.issued.date_parts[0] if record.issued else []
         entry: dict[str, object] = {"type_of_reference": ris_type, "id": keys[record.id], "title": record.title}
@@ -177,8 +191,10 @@ def records_ris(records: list[Record], keys: dict[str, str] | None = None) -> st
                     "doi": record.DOI, "accession_number": record.PMID, "custom2": record.PMCID,
                     "abstract": record.abstract}
         entry.update({key: value for key, value in optional.items() if value})
-        if record.URL:
-            entry["urls"] = [record.URL]
+        urls = [record.URL, record.custom.arxiv and f"{ARXIV_ADDRESS}{record.custom.arxiv}",
+                record.custom.openalex and f"{OPENALEX_ADDRESS}{record.custom.openalex}"]
+        if any(urls):
+            entry["urls"] = [url for url in urls if url]
         if record.custom.retracted:
             entry["notes"] = ["RETRACTED"]
         entries.append(_ris_safe(entry))
@@ -251,12 +267,14 @@ def _bibtex_entry(record: Record, key: str) -> str:
         ("year", str(record.year) if record.year else None),
         ("volume", latex_text(record.volume) if record.volume else None),
         ("number", latex_text(record.issue) if record.issue else None),
-        ("pages", latex_text(record.page).replace("-", "--") if record.page else None),
+        ("pages", "--".join(latex_text(page) for page in page_range(record) if page) or None),
         ("doi", _verbatim(record.DOI) if record.DOI else None),
         ("pmid", latex_text(record.PMID) if record.PMID else None),
         ("pmcid", latex_text(record.PMCID) if record.PMCID else None),
         ("eprint", latex_text(record.custom.arxiv) if record.custom.arxiv else None),
         ("archiveprefix", "arXiv" if record.custom.arxiv else None),
+        # No BibTeX style knows an OpenAlex id; a field a style does not know is passed over, and read back.
+        ("openalex", latex_text(record.custom.openalex) if record.custom.openalex else None),
         ("url", _verbatim(record.URL) if record.URL else None),
         ("abstract", latex_text(record.abstract) if record.abstract else None),
         ("note", "Retracted" if record.custom.retracted else None),

@@ -75,10 +75,9 @@ class Site:
         self.review = review
         self.facts = facts
         self.env = environment()
-        reasons = {r.code: r.label for r in review.protocol.meta.exclusion_reasons} if review.protocol else {}
-        self.reasons = reasons
+        self.reasons = facts.reason_labels
         self.history = version_history(review, facts)  # every page says which version it shows
-        self.common = {"review": review.config, "built_at": built_at, "reasons": reasons,
+        self.common = {"review": review.config, "built_at": built_at, "reasons": self.reasons,
                        "accent": review.config.site.theme.accent_color, "history": self.history}
 
     def page(self, path: str, template: str, **context: object) -> str:

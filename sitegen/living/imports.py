@@ -1,0 +1,240 @@
+"""Import reference files (RIS, BibTeX, records CSV, ...) into a review: `sitegen import`.
+
+Each file's entries become records (`sitegen.references.records.entry_record`) and are folded into
+the review's records exactly as a saved-search run's results are (`sitegen.living.merge.integrate`):
+by identity, keeping ids stable; a metadata match becomes a `same` row of duplicates.csv by reviewer
+"sitegen", probable pairs are listed, a preprint and its journal version are linked. Then, in one
+transaction: one `import` event per file (its name, hash, format and counts), records.jsonl,
+duplicates.csv and, when asked, a saved search's `seen_ids` (only grows, in file order).
+
+The files of one command share its time, so PRISMA takes them for one run: a record two files hold
+is identified by both and counted once. An imported record is handed to reviewers by its import
+event (`in_review`); it forms no screening batch. PRISMA counts it under "identification from
+databases" when the import's method is "database", under "other methods" otherwise.
+
+A malformed record, an entry that cannot be a record (it has no title) or a file the reader cannot
+read at all stops the import with FILE:LINE and nothing is written; with `skip_bad` each is skipped
+and listed instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from sitegen.errors import SitegenError
+from sitegen.living.ledger import append, check_event_time
+from sitegen.living.merge import integrate
+from sitegen.living.update import decided, matched_rows, require_lock
+from sitegen.records.model import Record, model_data
+from sitegen.records.providers import PROVIDERS, Source
+from sitegen.references import SUFFIXES, Format, ReferenceProblem, decode, read_references, sniff
+from sitegen.references.records import entry_record
+from sitegen.review.folder import Review
+from sitegen.review.models import ImportedFile, ImportPayload, RetrievalPayload, parse_timestamp
+from sitegen.review.transaction import Transaction
+from sitegen.review.write import jsonl, pretty_json
+
+Method = Literal["database", "other"]
+
+
+@dataclass(frozen=True)
+class Skipped:
+    file: str
+    line: int
+    entry_id: str  # "" when a whole file was skipped
+    reason: str
+
+
+@dataclass
+class FileImport:
+    path: Path
+    payload: ImportPayload
+    ids: list[str]  # the record ids the file's entries are known by, each once, in file order
+    new: list[str]  # of them, those new to the review
+    skipped: list[Skipped]
+    warnings: list[str]
+
+
+@dataclass
+class ImportResult:
+    at: str
+    files: list[FileImport]
+    skipped_files: list[Skipped]  # files the reader could not read (with skip_bad)
+    records: dict[str, Record] = field(default_factory=dict)
+    matched: list[tuple[str, str, float]] = field(default_factory=list)  # (new record, canonical record, score)
+    probable: list[tuple[str, str, float]] = field(default_factory=list)
+    versions: list[tuple[str, str]] = field(default_factory=list)  # (preprint id, journal version id)
+    seen: tuple[str, int] | None = None  # (saved search, ids added to its seen_ids)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "at": self.at,
+            "files": [{
+                "file": str(item.path), **model_data(item.payload.file),
+                "source": item.payload.source, "method": item.payload.method, "new_ids": item.new,
+                "skipped_entries": [{"line": s.line, "id": s.entry_id, "reason": s.reason} for s in item.skipped],
+                "warnings": item.warnings,
+            } for item in self.files],
+            "skipped_files": [{"file": s.file, "line": s.line, "reason": s.reason} for s in self.skipped_files],
+            "matched": [{"record_id": new, "duplicate_of": canonical, "score": round(score, 1)}
+                        for new, canonical, score in self.matched],
+            "probable_duplicates": [{"first": first, "second": second, "score": round(score, 1)}
+                                    for first, second, score in self.probable],
+            "versions": [{"preprint": preprint, "published": published} for preprint, published in self.versions],
+            "seen": {"monitor_id": self.seen[0], "added": self.seen[1]} if self.seen else None,
+        }
+
+
+@dataclass
+class _Read:
+    path: Path
+    name: str
+    sha256: str
+    format: str
+    entries: int
+    records: list[Record]
+    skipped: list[Skipped]
+    warnings: list[str]
+    database: str  # the one database the export's entries name, else ""
+
+
+def import_files(review: Review, paths: list[Path], at: str, format: Format | None = None,
+                 source: str | None = None, method: Method | None = None, description: str | None = None,
+                 seen: str | None = None, skip_bad: bool = False, encoding: str | None = None) -> ImportResult:
+    """Import reference files into the review at the caller-supplied time `at` (see the module docstring).
+
+    `source` names where the records come from (a registry provider, or a database such as "Embase"; by default
+    the database the export's entries name, else the file's name); `method` is "database" by default when the
+    source is a registry provider or the database the export names, "other" otherwise."""
+    require_lock(review)
+    check_event_time(review.ledger, at)
+    source = _provider(source) or source
+    sourced = [event.ts for event, payload in zip(review.ledger, review.payloads, strict=True)
+               if isinstance(payload, RetrievalPayload | ImportPayload)]
+    if sourced and parse_timestamp(at) <= max(parse_timestamp(ts) for ts in sourced):
+        raise SitegenError(f"--at {at} is not after the latest search run or import ({max(sourced)}); give this "
+                           "import its own, later time (events at one time are one run in PRISMA)")
+    if seen is not None and seen not in review.searches:
+        raise SitegenError(f"--seen {seen!r}: {review.root} has no saved search of that id "
+                           f"({', '.join(sorted(review.searches)) or 'it has none'})")
+    read: list[_Read] = []
+    skipped_files: list[Skipped] = []
+    for path in paths:
+        try:
+            read.append(_read(path, format, encoding, source, skip_bad))
+        except ReferenceProblem as problem:
+            if not skip_bad:
+                raise SitegenError(f"{path}:{problem.line}: {problem.message}; nothing was imported") from None
+            skipped_files.append(Skipped(str(path), problem.line, "", problem.message))
+        except OSError as error:
+            raise SitegenError(f"{path}: cannot be read ({error.strerror or error}); nothing was imported") from None
+        except LookupError:
+            raise SitegenError(f"--encoding {encoding!r} is no encoding Python knows; nothing was imported") from None
+    retrieved = [record for item in read for record in item.records]
+    merged = integrate(review.records, retrieved, decided(review))
+    result = ImportResult(at, [], skipped_files, merged.records, merged.matched, merged.probable, merged.versions)
+    known = set(review.records)
+    position = 0
+    for item in read:
+        ids = list(dict.fromkeys(merged.ids[position:position + len(item.records)]))
+        position += len(item.records)
+        new = [record_id for record_id in ids if record_id not in known]
+        known.update(ids)
+        name = source or item.database or item.name
+        chosen = method or ("database" if source in PROVIDERS or (not source and item.database) else "other")
+        try:
+            payload = ImportPayload(
+                source=name, method=chosen, record_ids=ids,
+                description=description or f"Imported from the file {item.name}",
+                file=ImportedFile(name=item.name, sha256=item.sha256, format=item.format, entries=item.entries,
+                                  skipped=len(item.skipped), new=len(new), already=len(ids) - len(new)))
+        except ValidationError as exc:
+            error = exc.errors(include_url=False)[0]
+            raise SitegenError(f"{item.path}: the import cannot be recorded ({'.'.join(map(str, error['loc']))}: "
+                               f"{error['msg']}); nothing was imported") from None
+        result.files.append(FileImport(item.path, payload, ids, new, item.skipped, item.warnings))
+    transaction = Transaction(review.root)
+    append(transaction, review, at, [item.payload for item in result.files])
+    if seen is not None:
+        search = review.searches[seen]
+        before = set(search.seen_ids)
+        added = [i for i in dict.fromkeys(i for item in result.files for i in item.ids) if i not in before]
+        advanced = search.model_copy(update={"seen_ids": search.seen_ids + added})
+        transaction.write(f"searches/{seen}.json", pretty_json(model_data(advanced)))
+        result.seen = (seen, len(added))
+    transaction.write("records.jsonl", jsonl(model_data(record) for record in merged.records.values()))
+    if merged.matched:
+        transaction.write("duplicates.csv", matched_rows(review, at, merged.matched))
+    transaction.commit()
+    return result
+
+
+def _read(path: Path, format: Format | None, encoding: str | None, source: str | None, skip_bad: bool) -> _Read:
+    """A file's entries as records. ReferenceProblem when the reader cannot read it, or, without `skip_bad`,
+    when a record in it is malformed or an entry cannot be a record; with `skip_bad` those are skipped."""
+    data = path.read_bytes()
+    text = decode(data, encoding)
+    chosen = format or SUFFIXES.get(path.suffix.lower()) or sniff(text)
+    warnings: list[str] = []
+    unread: list[tuple[int, str]] = []  # (line, why) of each record the reader skipped
+    entries = read_references(text, chosen, warnings, skipped=unread if skip_bad else None)
+    provider = _provider(source)
+    records = []
+    skipped = [Skipped(str(path), line, "", why) for line, why in unread]
+    for entry in entries:
+        notes: list[str] = []
+        try:
+            records.append(entry_record(entry, provider, notes))
+        except ValueError as error:
+            reason = _reason(error)
+            if not skip_bad:
+                raise ReferenceProblem(entry.line, f"entry {entry.id!r}: {reason}") from None
+            skipped.append(Skipped(str(path), entry.line, entry.id, reason))
+        warnings += [f"line {entry.line}: entry {entry.id!r}: {note}" for note in notes]
+    databases = {entry.get("database") for entry in entries}
+    return _Read(path, path.name, hashlib.sha256(data).hexdigest(), chosen or "unknown", len(entries) + len(unread),
+                 records, skipped, warnings, databases.pop() if len(databases) == 1 else "")
+
+
+def _provider(name: str | None) -> Source | None:
+    """The registry provider a source names, by its name or its label in any case ("PubMed", "pubmed")."""
+    wanted = (name or "").strip().casefold()
+    return next((info.name for info in PROVIDERS.values() if wanted in (info.name, info.label.casefold())), None)
+
+
+def _reason(error: ValueError) -> str:
+    if isinstance(error, ValidationError):
+        first = error.errors(include_url=False)[0]
+        return f"{'.'.join(map(str, first['loc'])) or 'record'}: {first['msg']}"
+    return str(error)
+
+
+def report(result: ImportResult) -> str:
+    """What the import did, for people: per file its counts, every skipped entry, then matches and pairs."""
+    lines = [f"sitegen import at {result.at}"]
+    for item in result.files:
+        counts = item.payload.file
+        lines.append(f"- {item.path}: {counts.entries} entries read ({counts.format}), {counts.skipped} skipped, "
+                     f"{counts.new} records new to the review, {counts.already} already in it; counted as "
+                     f"{'a database' if item.payload.method == 'database' else 'other methods'} "
+                     f"({item.payload.source})")
+        lines += [f"  - skipped line {s.line} (entry {s.entry_id}): {s.reason}" for s in item.skipped]
+        lines += [f"  - note: {warning}" for warning in item.warnings]
+    lines += [f"- {s.file}:{s.line}: skipped, not read: {s.reason}" for s in result.skipped_files]
+    if result.seen:
+        lines.append(f"- saved search {result.seen[0]}: {result.seen[1]} ids added to its seen ids")
+    if result.matched:
+        lines += ["", "Matched by metadata (recorded in duplicates.csv as `same`, reviewer `sitegen`):"]
+        lines += [f"- {new} is {canonical} (titles {score:.0f}% alike)" for new, canonical, score in result.matched]
+    if result.versions:
+        lines += ["", "Preprints linked to their journal versions:"]
+        lines += [f"- {preprint} is a preprint of {published}" for preprint, published in result.versions]
+    if result.probable:
+        lines += ["", "Possible duplicates (nothing merged; decide them in duplicates.csv):"]
+        lines += [f"- {first} and {second} (titles {score:.0f}% alike)" for first, second, score in result.probable]
+    return "\n".join(lines) + "\n"

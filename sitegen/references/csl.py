@@ -1,0 +1,139 @@
+"""CSL-JSON (Zotero's, Pandoc's and citeproc's input: a JSON array of items) as entries.
+
+An entry's ID is the item's "id", or "csl-N" for the N-th item without one; repeated ids name
+every item by position instead, with a warning, as in RIS. Each item is decoded on its own, so a
+problem is reported on the line its item starts on. Authors are "family, given" or, for a literal
+name ({"literal": "World Health Organization"}), the name in braces.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from sitegen.records.entry import Entry
+from sitegen.references.fields import fields, issns, joined, keywords
+from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named
+
+DECODER = json.JSONDecoder()
+SPACE = re.compile(r"\s*")
+ENTRY_TYPES = {"article-journal": "article", "article": "article", "article-magazine": "article",
+               "article-newspaper": "article", "review": "article", "paper-conference": "inproceedings",
+               "book": "book", "chapter": "incollection", "thesis": "phdthesis", "report": "techreport"}
+
+
+def read_csl_json(text: str, warnings: list[str] | None = None, skipped: Skipped | None = None) -> list[Entry]:
+    """The items of a CSL-JSON file (an array of items, or one item); ReferenceProblem names the line
+    of the first malformed one (with `skipped`, each is listed there instead)."""
+    items = list(_items(text))
+    if not items:
+        raise ReferenceProblem(1, "no CSL-JSON item (the file is an empty array)")
+    given = [(_text(item[1].get("id")), item[0]) if isinstance(item, tuple) else ("", 0) for item in items]
+    return checked(named(list(each(_entry, items)), given, "csl", warnings), skipped)
+
+
+def _line(text: str, position: int) -> int:
+    return text.count("\n", 0, position) + 1
+
+
+def _items(text: str) -> list[tuple[int, dict] | ReferenceProblem]:
+    """Each item with its line, or the problem of one that is not an object; ReferenceProblem when
+    the file is not JSON (nothing after a syntax error can be read)."""
+    start = SPACE.match(text).end()
+    try:
+        if text.startswith("{", start):
+            value, _ = DECODER.raw_decode(text, start)
+            return [(_line(text, start), value)]
+        if not text.startswith("[", start):
+            raise ReferenceProblem(_line(text, start), "not CSL-JSON: expected an array of items ('[') or one item")
+        items: list[tuple[int, dict] | ReferenceProblem] = []
+        position = SPACE.match(text, start + 1).end()
+        while not text.startswith("]", position):
+            value, end = DECODER.raw_decode(text, position)
+            line = _line(text, position)
+            items.append((line, value) if isinstance(value, dict) else
+                         ReferenceProblem(line, f"not a CSL-JSON item: a {type(value).__name__}, not an object"))
+            position = SPACE.match(text, end).end()
+            if text.startswith(",", position):
+                position = SPACE.match(text, position + 1).end()
+            elif not text.startswith("]", position):
+                raise ReferenceProblem(_line(text, position), "not valid JSON: expected ',' or ']' after an item")
+    except json.JSONDecodeError as error:
+        raise ReferenceProblem(error.lineno, f"not valid JSON: {error.msg}") from None
+    if text[position + 1:].strip():
+        raise ReferenceProblem(_line(text, position + 1), "not valid JSON: text after the closing ']'")
+    return items
+
+
+def _entry(item: tuple[int, dict]) -> Entry:
+    line, values = item
+
+    def text(name: str) -> str:
+        value = values.get(name)
+        if isinstance(value, list):  # container-title and ISSN are lists in some exports
+            value = value[0] if value else ""
+        if isinstance(value, dict | list):
+            raise ReferenceProblem(line, f"item {values.get('id', '')!r}: {name} is not text")
+        return _text(value)
+
+    parts = _date_parts(values.get("issued"), line)
+    issn = values.get("ISSN")
+    keyword = values.get("keyword")
+    return Entry("", fields({
+        "ENTRYTYPE": ENTRY_TYPES.get(text("type"), "misc"),
+        "author": " and ".join(_name(name, line) for name in _list(values.get("author"), "author", line)),
+        "title": text("title"),
+        "year": parts[0] if parts else "",
+        "month": parts[1] if len(parts) > 1 else "",
+        "journal": text("container-title"),
+        "volume": text("volume"),
+        "number": text("issue"),
+        "pages": text("page"),
+        "doi": text("DOI"),
+        "abstract": text("abstract"),
+        "pmid": text("PMID"),
+        "pmcid": text("PMCID"),
+        "url": text("URL"),
+        "issn": issns(issn if isinstance(issn, list) else [_text(issn)]),
+        "keywords": joined(keyword) if isinstance(keyword, list) else keywords(_text(keyword)),
+        "language": text("language"),
+        "publisher": text("publisher"),
+        "note": text("note"),
+    }), line)
+
+
+def _text(value: Any) -> str:
+    return "" if value is None or isinstance(value, bool) else str(value).strip()
+
+
+def _list(value: Any, name: str, line: int) -> list:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ReferenceProblem(line, f"{name} is not a list of names")
+    return value
+
+
+def _name(name: Any, line: int) -> str:
+    if not isinstance(name, dict):
+        raise ReferenceProblem(line, f"an author is not a name object: {name!r}")
+    if literal := _text(name.get("literal")):
+        return f"{{{literal}}}"
+    family = " ".join(part for part in (_text(name.get("non-dropping-particle")), _text(name.get("family"))) if part)
+    given = _text(name.get("given"))
+    return ", ".join(part for part in (family, given) if part) if family else f"{{{given}}}"
+
+
+def _date_parts(issued: Any, line: int) -> list[str]:
+    """Year, month and day of a CSL date as written ({"date-parts": [[2020, 5]]}, or "raw"/"literal")."""
+    if issued is None:
+        return []
+    if not isinstance(issued, dict):
+        raise ReferenceProblem(line, f"issued is not a CSL date: {issued!r}")
+    parts = issued.get("date-parts")
+    if isinstance(parts, list) and parts and isinstance(parts[0], list):
+        return [_text(part) for part in parts[0]]
+    written = _text(issued.get("raw") or issued.get("literal"))
+    year = re.search(r"(?<!\d)\d{4}(?!\d)", written)
+    return [year.group()] if year else []

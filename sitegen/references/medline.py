@@ -1,0 +1,74 @@
+"""PubMed's MEDLINE format (.nbib, .medline, "PubMed" format .txt; ERIC writes it too) as entries.
+
+A tag is up to four capitals, padded with spaces, then "- " ("PMID- ", "TI  - ", ERIC's "ISSN - "); lines
+starting with spaces continue the field above; a blank line ends a record. An entry's ID is its
+PMID, or "medline-N" for the N-th record of a file without them (ERIC's); PMIDs that repeat (the
+same article exported twice) name every record by position instead, with a warning, as in RIS.
+
+Authors are the full names (FAU, "Mangalam, Harry") where the record has them, else the short
+ones (AU, "Mangalam H" read "Mangalam, H"); a group author (CN) is kept whole, in braces.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sitegen.records.entry import Entry
+from sitegen.references.fields import PMCID, fields, issns, joined
+from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named
+from sitegen.references.tagged import Layout, TaggedRecord, tagged_records
+
+LAYOUT = Layout("MEDLINE", re.compile(r"(?P<tag>[A-Z][A-Z0-9]{1,3}) *-(?: (?P<value>.*))?$"), " ")
+DOI = re.compile(r"10\.\d{4,9}/\S+")
+SHORT_NAME = re.compile(r"(.+) ([A-Z]{1,4})")  # "Mangalam H", "van der Berg JA"
+ENTRY_TYPES = {"journal article": "article", "journal articles": "article", "book": "book",
+               "books": "book", "book chapter": "incollection", "preprint": "misc"}
+
+
+def read_medline(text: str, warnings: list[str] | None = None, skipped: Skipped | None = None) -> list[Entry]:
+    """The records of a MEDLINE file; ReferenceProblem names the line of the first malformed one (with
+    `skipped`, each is listed there instead)."""
+    items = list(tagged_records(text, LAYOUT))
+    if not items:
+        raise ReferenceProblem(1, "no MEDLINE record (a record is lines like 'PMID- 12345678' and 'TI  - A title')")
+    given = [("", 0) if isinstance(item, ReferenceProblem) else (item.first("PMID"), item.line("PMID"))
+             for item in items]
+    return checked(named(list(each(_entry, items)), given, "medline", warnings), skipped)
+
+
+def _entry(record: TaggedRecord) -> Entry:
+    date = record.first("DP", "DEP")
+    year = re.search(r"(?<!\d)\d{4}(?!\d)", date)
+    if date and not year:
+        raise ReferenceProblem(record.line("DP"), f"DP {date!r} holds no four-digit year")
+    links = [*record.values("LID"), *record.values("AID")]
+    kinds = [ENTRY_TYPES[kind.lower()] for kind in record.values("PT") if kind.lower() in ENTRY_TYPES]
+    return Entry("", fields({
+        "ENTRYTYPE": kinds[0] if kinds else "article" if record.first("JT", "TA") else "misc",
+        "author": " and ".join([*(record.values("FAU") or map(_short_name, record.values("AU"))),
+                                *(f"{{{name}}}" for name in record.values("CN"))]),
+        "title": record.first("TI", "BTI"),
+        "year": year.group() if year else "",
+        "month": date[year.end():].split()[0] if year and date[year.end():].split() else "",
+        "journal": record.first("JT", "TA"),
+        "volume": record.first("VI"),
+        "number": record.first("IP"),
+        "pages": record.first("PG"),
+        "doi": next((found.group().removesuffix(".") for link in links if (found := DOI.search(link))), ""),
+        "abstract": record.first("AB"),
+        "pmid": record.first("PMID"),
+        "pmcid": record.first("PMC") or next((found.group() for link in links if (found := PMCID.search(link))), ""),
+        "url": next((link for link in links if link.startswith("http") and not DOI.search(link)), ""),
+        "issn": issns([*record.values("IS"), *record.values("ISSN")]),
+        "keywords": joined([*record.values("MH"), *record.values("OT")]),
+        "language": record.first("LA"),
+        "publisher": record.first("PB"),
+        "note": joined(record.values("GN"), " "),
+        "database": record.first("OWN"),
+    }), record.start)
+
+
+def _short_name(name: str) -> str:
+    """MEDLINE's short form, "Family Initials", as "Family, Initials"."""
+    found = SHORT_NAME.fullmatch(name.strip())
+    return f"{found.group(1)}, {found.group(2)}" if found else name

@@ -1,0 +1,144 @@
+"""Records from reference-file entries: what `sitegen import` files in a review's records.
+
+An entry (`sitegen.records.entry.Entry`, in the benchmark's field names) becomes a CSL-JSON
+`Record`: identifiers normalised (`sitegen.records.ids`), authors split into family and given
+names (`sitegen.records.names`), the BibTeX entry type read as a CSL type, the year as `issued`.
+A reference with no published identifier (DOI, PMID, PMCID, OpenAlex or arXiv id) gets a content
+key (`ref`, see `sitegen.records.ids.content_ref`), so the same reference imported again is the
+same record by identity.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sitegen.records.entry import Entry
+from sitegen.records.ids import (
+    NAMESPACE_LABELS,
+    arxiv_of_doi,
+    content_ref,
+    normalise_arxiv,
+    normalise_doi,
+    normalise_openalex,
+    normalise_pmcid,
+    normalise_pmid,
+    record_id,
+)
+from sitegen.records.model import CONTROL_CHARACTER, CslName, Record, RecordMeta, visible_text
+from sitegen.records.names import split_name
+from sitegen.records.providers import Source
+
+# BibTeX entry types (the readers give RIS's TY as these too) as CSL types; any other is "article".
+CSL_TYPES = {
+    "article": "article-journal", "inproceedings": "paper-conference", "conference": "paper-conference",
+    "proceedings": "book", "book": "book", "inbook": "chapter", "incollection": "chapter",
+    "phdthesis": "thesis", "mastersthesis": "thesis", "thesis": "thesis", "techreport": "report",
+    "report": "report", "unpublished": "manuscript", "online": "webpage", "misc": "article",
+}
+_YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
+_BRACE_OR_AND = re.compile(r"[{}]|\s+and\s+")
+_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+                "october", "november", "december")
+_FIRST_PAGE = re.compile(r"^\s*([^-\u2010-\u2015\s]+)")
+
+
+def entry_record(entry: Entry, source: Source | None = None, warnings: list[str] | None = None) -> Record:
+    """The record an entry describes, with `source` (a registry provider, when the file is its export) among
+    its sources. ValueError, saying why, when the entry cannot be a record (it has no title). What was left
+    out (an identifier that is not one, characters no text may hold) is appended to `warnings`."""
+    notes = warnings if warnings is not None else []
+    title = _text(entry.get("title"), "title", notes)
+    if not visible_text(title):
+        raise ValueError("the entry has no title")
+    if len(title) > 5000:
+        raise ValueError(f"the title is {len(title)} characters long, more than a title can be (5000)")
+    identifiers = _identifiers(entry, notes)
+    authors = [_author(name) for name in _authors(_text(entry.get("author"), "author", notes))
+               if name.strip() and name.strip().lower() != "others"]
+    year = _year(entry.get("year"))
+    month = _month(entry.get("month")) if year else None
+    container = _text(entry.get("journal"), "journal", notes)
+    page = _text(entry.get("pages"), "pages", notes)
+    if not identifiers:
+        first_author = next((name.family or name.literal or "" for name in authors), "")
+        first_page = found.group(1) if (found := _FIRST_PAGE.match(page)) else ""
+        identifiers["ref"] = content_ref(title, year, first_author, container, first_page)
+    return Record.model_validate({
+        "id": record_id(identifiers),
+        "type": CSL_TYPES.get(entry.get("ENTRYTYPE").lower(), "article"),
+        "title": title,
+        "author": [name.model_dump(exclude_none=True) for name in authors],
+        "container-title": container or None,
+        "issued": {"date-parts": [[year, month] if month else [year]]} if year else None,
+        "volume": _text(entry.get("volume"), "volume", notes) or None,
+        "issue": _text(entry.get("number"), "number", notes) or None,
+        "page": page or None,
+        "DOI": identifiers.get("doi"), "PMID": identifiers.get("pmid"), "PMCID": identifiers.get("pmcid"),
+        "URL": _text(entry.get("url"), "url", notes) or None,
+        "abstract": _text(entry.get("abstract"), "abstract", notes)[:200_000] or None,
+        "custom": RecordMeta(openalex=identifiers.get("openalex"), arxiv=identifiers.get("arxiv"),
+                             ref=identifiers.get("ref"), sources=[source] if source else []).model_dump(),
+    })
+
+
+def _identifiers(entry: Entry, notes: list[str]) -> dict[str, str]:
+    """The entry's published identifiers, normalised; a value that is none is left out with a note. A DOI
+    written only as the entry's address (doi.org or a publisher's /doi/ page) counts as its DOI, and an arXiv
+    id written in the DOI field ("arXiv:2101.00001") as its arXiv id."""
+    found: dict[str, str] = {}
+    for namespace, normalise in (("doi", normalise_doi), ("pmid", normalise_pmid), ("pmcid", normalise_pmcid),
+                                 ("openalex", normalise_openalex), ("arxiv", normalise_arxiv)):
+        written = entry.get(namespace)
+        if written and (value := normalise(written)):
+            found[namespace] = value
+        elif namespace == "doi" and (arxiv := normalise_arxiv(written)):
+            found["arxiv"] = arxiv
+        elif written:
+            notes.append(f"{namespace} {written!r} is not a valid {NAMESPACE_LABELS[namespace]}; left out")
+    if "doi" not in found and (doi := normalise_doi(entry.get("url"))):
+        found["doi"] = doi
+    if "arxiv" not in found and (arxiv := arxiv_of_doi(found.get("doi"))):
+        found["arxiv"] = arxiv
+    return found
+
+
+def _text(value: str, field: str, notes: list[str]) -> str:
+    """A field's text with the characters no record text may hold (control characters) replaced by spaces."""
+    cleaned, count = CONTROL_CHARACTER.subn(" ", value)
+    if count:
+        notes.append(f"{field}: {count} control character(s) replaced by spaces")
+    return cleaned.strip()
+
+
+def _authors(text: str) -> list[str]:
+    """BibTeX's author list split at " and " outside braces: "{Bill and Melinda Gates Foundation}" is one name."""
+    names, depth, start = [], 0, 0
+    for found in _BRACE_OR_AND.finditer(text):
+        token = found.group()
+        if token in "{}":
+            depth = max(0, depth + (1 if token == "{" else -1))
+        elif depth == 0:
+            names.append(text[start:found.start()])
+            start = found.end()
+    return [*names, text[start:]]
+
+
+def _month(value: str) -> int | None:
+    """A month written as a number (1-12) or an English name or abbreviation ("Jul", "july"), else None."""
+    text = value.strip().lower().rstrip(".")
+    if text.isdigit():
+        return int(text) if 1 <= int(text) <= 12 else None
+    return next((number for number, name in enumerate(_MONTH_NAMES, start=1) if name.startswith(text)), None) \
+        if len(text) >= 3 else None
+
+
+def _author(name: str) -> CslName:
+    name = name.strip()
+    if name.startswith("{") and name.endswith("}"):  # BibTeX's literal: an organisation, never split
+        return CslName(literal=name[1:-1].strip() or name)
+    return split_name(name)
+
+
+def _year(value: str) -> int | None:
+    found = _YEAR.search(value)
+    return int(found.group()) if found else None

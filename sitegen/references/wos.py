@@ -1,0 +1,65 @@
+"""Web of Science plain-text exports (savedrecs.txt, .ciw) as entries.
+
+A file starts with "FN" and "VR" header lines and ends with "EF"; a record runs from its "PT" line
+to its "ER" line; a tag is two characters and a space ("TI Gel electrophoresis"), and lines
+starting with three spaces continue the field above (for authors, each such line is one author).
+An entry's ID is its accession number (UT, "WOS:000311971500044") or "wos-N" by position; repeated
+accession numbers name every record by position, with a warning, as in RIS.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sitegen.records.entry import Entry
+from sitegen.references.fields import fields, issns, joined, keywords
+from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named
+from sitegen.references.tagged import Layout, TaggedRecord, tagged_records
+
+LAYOUT = Layout("Web of Science", re.compile(r"(?P<tag>[A-Z][A-Z0-9])(?: (?P<value>.*))?$"), "   ",
+                start="PT", end="ER", outside=frozenset({"FN", "VR", "EF"}))
+# PT, the publication type: Journal, Book, book in a Series, Conference, Patent
+ENTRY_TYPES = {"J": "article", "B": "book", "S": "incollection", "C": "inproceedings", "P": "misc"}
+
+
+def read_wos(text: str, warnings: list[str] | None = None, skipped: Skipped | None = None) -> list[Entry]:
+    """The records of a Web of Science plain-text export; ReferenceProblem names the line of the first
+    malformed one (with `skipped`, each is listed there instead)."""
+    headers: dict[str, str] = {}
+    items = list(tagged_records(text, LAYOUT, headers))
+    if not items:
+        raise ReferenceProblem(1, "no Web of Science record (a record runs from a 'PT J' line to an 'ER' line)")
+    given = [("", 0) if isinstance(item, ReferenceProblem) else (item.first("UT"), item.line("UT")) for item in items]
+    database = headers.get("FN", "")
+    return checked(named(list(each(lambda record: _entry(record, database), items)), given, "wos", warnings),
+                   skipped)
+
+
+def _entry(record: TaggedRecord, database: str) -> Entry:
+    year = record.first("PY")
+    if year and not re.fullmatch(r"\d{4}", year):
+        raise ReferenceProblem(record.line("PY"), f"PY {year!r} is not a four-digit year")
+    start, end = record.first("BP"), record.first("EP")
+    kind = ENTRY_TYPES.get(record.first("PT").upper(), "misc")
+    if kind == "article" and "proceedings paper" in record.first("DT").lower():
+        kind = "inproceedings"
+    return Entry("", fields({
+        "ENTRYTYPE": kind,
+        "author": " and ".join(record.items("AF") or record.items("AU")),
+        "title": record.first("TI"),
+        "year": year,
+        "month": record.first("PD").split()[0] if record.first("PD") else "",
+        "journal": record.first("SO", "SE"),
+        "volume": record.first("VL"),
+        "number": record.first("IS"),
+        "pages": f"{start}-{end}" if start and end and start != end else start or end or record.first("AR"),
+        "doi": record.first("DI"),
+        "abstract": record.first("AB"),
+        "pmid": record.first("PM"),
+        "issn": issns([*record.values("SN"), *record.values("EI")]),
+        "keywords": joined(keyword for tag in ("DE", "ID") for value in record.values(tag)
+                           for keyword in keywords(value).split("; ")),
+        "language": record.first("LA"),
+        "publisher": record.first("PU"),
+        "database": database,
+    }), record.start)

@@ -1,0 +1,372 @@
+"""Screening decisions made in another tool (Rayyan, Covidence, ASReview LAB) as a reviewer's decision file.
+
+Each tool's CSV export is read as one `Exported` decision per row, with the row's reference as an
+`Entry`. Each is matched to a record of the review by DOI, then PMID, then by the metadata matcher's
+`same` verdict when exactly one record qualifies (never by anything looser: a wrong match puts a
+decision on another paper). The decisions are appended to `screening/<stage>/<reviewer>.csv`; a row
+already there is never changed (a different decision is reported as a conflict), and a row the review's
+screening rules would refuse (a full-text exclusion without a reason code, a record not screened in at
+title/abstract) is left out and reported, so `sitegen check` passes afterwards.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+from sitegen.errors import SitegenError
+from sitegen.records.entry import Entry
+from sitegen.records.ids import normalise_doi, normalise_pmid
+from sitegen.records.matching import Work, classify, record_work, work
+from sitegen.records.model import Record
+from sitegen.records.titles import folded
+from sitegen.review.folder import DecisionRow, Review
+from sitegen.review.models import DECISION_COLUMNS, Decision
+from sitegen.review.problems import Problem
+from sitegen.screening.checks import screening_problems
+from sitegen.screening.status import screening_facts
+
+Tool = Literal["rayyan", "covidence", "asreview"]
+
+# Each export's column (lower-cased) for each entry field, in order of preference.
+COLUMNS: dict[str, tuple[str, ...]] = {
+    "title": ("title",),
+    "author": ("authors", "author"),
+    "year": ("year", "published year", "publication_year"),
+    "journal": ("journal", "journal_name", "secondary_title"),
+    "volume": ("volume",),
+    "number": ("issue", "number"),
+    "pages": ("pages",),
+    "doi": ("doi",),
+    "pmid": ("pubmed_id", "pmid", "pubmed id"),
+    "abstract": ("abstract",),
+    "url": ("url",),
+}
+ASREVIEW_LABELS = ("asreview_label", "included", "label_included")
+RAYYAN_DECISIONS = {"included": "include", "excluded": "exclude"}
+# Problems that are no one row's: importing is refused whole rather than row by row.
+WHOLE_REVIEW = {"protocol-unlocked"}
+
+
+class ExportProblem(Exception):
+    """A file that is not the tool's export, or a row that cannot be read, at a line of the file."""
+
+    def __init__(self, line: int, message: str):
+        super().__init__(f"{line}: {message}")
+        self.line, self.message = line, message
+
+
+@dataclass(frozen=True)
+class Exported:
+    """One row of a tool's export: its reference, and the reviewer's decision (None: none made)."""
+
+    entry: Entry
+    decision: str | None
+    reasons: tuple[str, ...] = ()  # the tool's exclusion reasons, as written there
+    note: str = ""
+    why_undecided: str = ""
+
+
+@dataclass(frozen=True)
+class Skipped:
+    line: int  # of the export
+    title: str
+    why: str
+
+
+@dataclass
+class DecisionImport:
+    """What an import did: `written` rows appended to `path`, and every row it did not write, with why."""
+
+    path: str
+    rows: int = 0
+    matched: int = 0
+    written: list[Decision] = field(default_factory=list)
+    already: int = 0  # rows the decision file already held, with the same decision
+    undecided: list[Skipped] = field(default_factory=list)
+    unmatched: list[Skipped] = field(default_factory=list)
+    ambiguous: list[Skipped] = field(default_factory=list)
+    conflicts: list[Skipped] = field(default_factory=list)
+    refused: list[Skipped] = field(default_factory=list)  # rows the review's screening rules refuse
+    unmapped_reasons: list[Skipped] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- reading the exports
+
+
+def read_export(text: str, tool: Tool, reviewer: str, decision: str | None = None) -> list[Exported]:
+    """The rows of `tool`'s CSV export. `reviewer` is the name Rayyan records decisions under;
+    `decision` says what a Covidence export holds when the file does not say. ExportProblem names the
+    line of a file that is not the tool's export or cannot be read."""
+    rows = list(_table(text))
+    header = rows[0][1] if rows else {}
+    if tool == "rayyan":
+        _require(header, ("notes",), "Rayyan's CSV export (its notes column holds RAYYAN-INCLUSION)")
+        return [_rayyan(line, row, reviewer) for line, row in rows]
+    if tool == "asreview":
+        label = next((name for name in ASREVIEW_LABELS if name in header), None)
+        if label is None:
+            raise ExportProblem(1, f"no label column ({' or '.join(ASREVIEW_LABELS)}): not an ASReview LAB export")
+        return [_asreview(line, row, label) for line, row in rows]
+    reason = next((name for name in header if "reason" in name), None)
+    if decision is None and reason is None:
+        raise ExportProblem(1, "a Covidence export of included or excluded studies does not say which; "
+                         "give --decision include or --decision exclude")
+    return [Exported(_entry(line, row), decision or "exclude",
+                     tuple(_split_reasons(row.get(reason, ""))) if reason else (), row.get("notes", ""))
+            for line, row in rows]
+
+
+def _table(text: str) -> Iterator[tuple[int, dict[str, str]]]:
+    """(line, row by lower-cased column name) for each non-blank row; ExportProblem names the line."""
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        header = [name.strip().lower() for name in next(reader, [])]
+        while True:
+            line = reader.line_num + 1
+            values = next(reader, None)
+            if values is None:
+                return
+            if not any(value.strip() for value in values):
+                continue
+            if len(values) != len(header):
+                raise ExportProblem(line, f"{len(values)} fields where the header has {len(header)}")
+            yield line, dict(zip(header, values, strict=True))
+    except csv.Error as error:
+        raise ExportProblem(reader.line_num, str(error)) from None
+
+
+def _require(header: dict[str, str], names: tuple[str, ...], what: str) -> None:
+    missing = [name for name in names if name not in header]
+    if missing:
+        raise ExportProblem(1, f"no {', '.join(missing)} column: not {what}")
+
+
+def _entry(line: int, row: dict[str, str]) -> Entry:
+    fields = {name: next((row[column] for column in columns if row.get(column, "").strip()), "")
+              for name, columns in COLUMNS.items()}
+    fields["author"] = " and ".join(_authors(fields["author"]))
+    return Entry(str(line), fields, line)
+
+
+def _authors(text: str) -> list[str]:
+    """Authors as the exports write them: "A and B" (Rayyan), "A; B" (ASReview), or Covidence's
+    "Family AB, Family2 C", told from one "Family, Given" by every comma-part holding a space."""
+    for separator in (r"\s+and\s+", r"\s*;\s*"):
+        if re.search(separator, text):
+            return [name for name in re.split(separator, text) if name.strip()]
+    parts = [part.strip() for part in text.split(",") if part.strip()]
+    return parts if len(parts) > 1 and all(" " in part for part in parts) else [text] if text.strip() else []
+
+
+def _rayyan(line: int, row: dict[str, str], reviewer: str) -> Exported:
+    notes = row.get("notes", "")
+    found = re.search(r"RAYYAN-INCLUSION:\s*\{(.*?)\}", notes)
+    votes = {name.strip().casefold(): vote for name, vote in re.findall(r'"([^"]*)"\s*=>\s*"([^"]*)"',
+                                                                        found.group(1) if found else "")}
+    vote = votes.get(reviewer.casefold())
+    reasons = re.search(r"RAYYAN-EXCLUSION-REASONS:\s*(.*?)\s*(?:\|\s*[A-Z][A-Z-]+:|$)", notes)
+    decision = RAYYAN_DECISIONS.get((vote or "").casefold())
+    why = "" if decision else (f"{reviewer!r} has no decision in it" + (
+        f" (decisions by: {', '.join(sorted(votes))})" if votes else " (no RAYYAN-INCLUSION in its notes)")
+        if vote is None else "Maybe in Rayyan: no decision yet" if vote.casefold() == "maybe"
+        else f"decision {vote!r} is not Included, Excluded or Maybe")
+    return Exported(_entry(line, row), decision, tuple(_split_reasons(reasons.group(1))) if reasons else (),
+                    why_undecided=why)
+
+
+def _asreview(line: int, row: dict[str, str], label: str) -> Exported:
+    value = row.get(label, "").strip()
+    decision = {"1": "include", "1.0": "include", "0": "exclude", "0.0": "exclude"}.get(value)
+    return Exported(_entry(line, row), decision, note=row.get("asreview_note", "").strip(),
+                    why_undecided="" if decision else "not labelled" if value in ("", "-1", "nan")
+                    else f"label {value!r} is not 1 or 0")
+
+
+def _split_reasons(text: str) -> list[str]:
+    return [reason.strip() for reason in re.split(r"[,;]", text) if reason.strip()]
+
+
+def reason_code(reason: str, reasons: dict[str, str]) -> str | None:
+    """The protocol's code for a tool's exclusion reason: one whose code or label it is, letter case,
+    spacing and punctuation aside (`reasons` maps code to label)."""
+    wanted = _plain(reason)
+    return next((code for code, label in sorted(reasons.items()) if wanted in (_plain(code), _plain(label))), None)
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.sub(r"[^0-9a-z]+", " ", folded(text)).split())
+
+
+# --------------------------------------------------------------------------- matching
+
+
+class RecordIndex:
+    """The review's records by DOI and PMID, and their matcher views by block."""
+
+    def __init__(self, records: dict[str, Record]):
+        self.by_identifier: dict[tuple[str, str], set[str]] = {}
+        self.blocks: dict[str, list[Work]] = {}
+        for record in records.values():
+            for namespace in ("doi", "pmid"):
+                if value := record.identifiers().get(namespace):
+                    self.by_identifier.setdefault((namespace, value), set()).add(record.id)
+            view = record_work(record)
+            for block in view.blocks:
+                self.blocks.setdefault(block, []).append(view)
+
+    def match(self, entry: Entry) -> tuple[list[str], str]:
+        """The ids of the records `entry` is (one: a match; more: ambiguous) and how they were found."""
+        doi, pmid = normalise_doi(entry.get("doi") or entry.get("url")), normalise_pmid(entry.get("pmid"))
+        for namespace, value in (("doi", doi), ("pmid", pmid)):
+            if value and (found := self.by_identifier.get((namespace, value))):
+                return sorted(found), namespace
+        year = entry.get("year")[:4]
+        view = work(entry.id, entry.get("title"), [n for n in entry.get("author").split(" and ") if n],
+                    int(year) if year.isdigit() else None, entry.get("journal"), entry.get("volume"),
+                    entry.get("number"), entry.get("pages"), doi, entry.get("abstract"),
+                    {"pmid": pmid} if pmid else None)
+        candidates = {other.key: other for block in view.blocks for other in self.blocks.get(block, ())}
+        return sorted(key for key, other in candidates.items() if classify(view, other)[0] == "same"), "metadata"
+
+
+# --------------------------------------------------------------------------- the decision file
+
+
+def import_decisions(review: Review, duplicates: dict[str, str], exported: list[Exported], stage: str,
+                     reviewer: str) -> tuple[DecisionImport, str | None]:
+    """What importing `exported` does to `reviewer`'s decision file at `stage`: the report, and the
+    file's new text (None when nothing is to be written). `duplicates` maps each record a reviewer
+    confirmed a duplicate to its canonical record, which takes the decision (a duplicate's counts no more)."""
+    rel = f"screening/{stage}/{reviewer}.csv"
+    report = DecisionImport(rel, rows=len(exported))
+    reasons = {r.code: r.label for r in review.protocol.meta.exclusion_reasons} if review.protocol else {}
+    existing = {row.decision.record_id: row.decision for row in review.decisions
+                if row.stage == stage and row.reviewer == reviewer}
+    index = RecordIndex(review.records)
+    new: dict[str, tuple[Decision, Skipped]] = {}
+    for item in exported:
+        skipped = Skipped(item.entry.line, item.entry.get("title"), "")
+        if item.decision is None:
+            report.undecided.append(dataclasses.replace(skipped, why=item.why_undecided))
+            continue
+        if not (item.entry.get("title") or item.entry.get("doi") or item.entry.get("pmid")):
+            report.unmatched.append(dataclasses.replace(skipped, why="no DOI, PMID or title to match by"))
+            continue
+        ids, how = index.match(item.entry)
+        if len(ids) > 1:
+            report.ambiguous.append(dataclasses.replace(skipped, why=f"by {how} it could be any of {', '.join(ids)}"))
+            continue
+        if not ids:
+            report.unmatched.append(dataclasses.replace(skipped, why=(
+                "no record of the review has its DOI or PMID, and the matcher finds no record that is the same work")))
+            continue
+        report.matched += 1
+        record_id = duplicates.get(ids[0], ids[0])
+        decision = _decision(record_id, item, reasons, skipped, report)
+        earlier = existing.get(record_id) or (new[record_id][0] if record_id in new else None)
+        if earlier is None:
+            new[record_id] = (decision, skipped)
+        elif earlier.decision == decision.decision:
+            report.already += 1
+        else:
+            where = "the decision file" if record_id in existing else "an earlier row of the export"
+            report.conflicts.append(dataclasses.replace(skipped, why=(
+                f"{record_id}: {where} says {earlier.decision!r}, the export {decision.decision!r}; left as it was")))
+    accepted = _acceptable(review, frozenset(duplicates), rel, stage, reviewer, list(new.values()), report)
+    report.written = [decision for decision, _ in accepted]
+    report.refused.sort(key=lambda skipped: skipped.line)
+    if not accepted:
+        return report, None
+    path = review.root / rel
+    text = path.read_text(encoding="utf-8") if path.exists() else _csv_rows([DECISION_COLUMNS])
+    if text and not text.endswith("\n"):
+        text += "\n"
+    return report, text + _csv_rows([[d.record_id, d.decision, d.reason, d.note] for d, _ in accepted])
+
+
+def _decision(record_id: str, item: Exported, reasons: dict[str, str], skipped: Skipped,
+              report: DecisionImport) -> Decision:
+    code = ""
+    if item.decision == "exclude":
+        codes = [reason_code(reason, reasons) for reason in item.reasons]
+        code = next((found for found in codes if found), "")
+        unmapped = [reason for reason, found in zip(item.reasons, codes, strict=True) if not found]
+        if unmapped:
+            report.unmapped_reasons.append(dataclasses.replace(skipped, why=(
+                f"{record_id}: {', '.join(repr(r) for r in unmapped)} is no exclusion reason of the protocol "
+                f"(codes: {', '.join(sorted(reasons)) or 'none defined'})")))
+    note = " ".join(item.note.split())[:2000]  # one line: a tool's note may hold line breaks and tabs
+    return Decision(record_id=record_id, decision=item.decision, reason=code, note=note)
+
+
+def _acceptable(review: Review, duplicates: frozenset[str], rel: str, stage: str, reviewer: str,
+                new: list[tuple[Decision, Skipped]], report: DecisionImport) -> list[tuple[Decision, Skipped]]:
+    """The new rows the review's screening rules accept; each refused one is reported with the rule's
+    message. First the rows a rule refuses on their own line (a full-text exclusion without a reason);
+    then, by halving, the rows that break others (a title/abstract decision that puts a record already
+    assessed in full text in conflict). A protocol never locked refuses the whole import."""
+    rows = _RowsCheck(review, duplicates, rel, stage, reviewer)
+    while True:
+        added = rows.added(new)
+        if whole := [p for p in added if p.code in WHOLE_REVIEW]:
+            raise SitegenError(f"{whole[0].path}:{whole[0].line}: {whole[0].message}; nothing was written")
+        own = {p.line - rows.first_line: p.message for p in added
+               if p.path == rel and 0 <= p.line - rows.first_line < len(new)}
+        if not own:
+            break
+        for n, message in sorted(own.items()):
+            report.refused.append(dataclasses.replace(new[n][1], why=f"{new[n][0].record_id}: {message}"))
+        new = [item for n, item in enumerate(new) if n not in own]
+    return _without_breaking(rows, [], new, report)
+
+
+def _without_breaking(rows: _RowsCheck, accepted: list[tuple[Decision, Skipped]],
+                      candidates: list[tuple[Decision, Skipped]],
+                      report: DecisionImport) -> list[tuple[Decision, Skipped]]:
+    """The `candidates` that, added after `accepted`, break no rule: all of them when together they
+    break none, else those of each half (a handful of checks per refused row)."""
+    if not candidates:
+        return []
+    added = rows.added(accepted + candidates)
+    if not added:
+        return candidates
+    if len(candidates) == 1:
+        decision, skipped = candidates[0]
+        report.refused.append(dataclasses.replace(skipped, why=(
+            f"{decision.record_id}: it would break the review's screening rules ({added[0].path}:{added[0].line}: "
+            f"{added[0].message})")))
+        return []
+    half = len(candidates) // 2
+    first = _without_breaking(rows, accepted, candidates[:half], report)
+    return first + _without_breaking(rows, accepted + first, candidates[half:], report)
+
+
+class _RowsCheck:
+    """The screening problems that new rows of one decision file would add to the review."""
+
+    def __init__(self, review: Review, duplicates: frozenset[str], rel: str, stage: str, reviewer: str):
+        self.review, self.duplicates, self.rel, self.stage, self.reviewer = review, duplicates, rel, stage, reviewer
+        self.before = set(_problems(review, duplicates))
+        self.first_line = 1 + max((row.line for row in review.decisions if row.path == rel), default=1)
+
+    def added(self, new: list[tuple[Decision, Skipped]]) -> list[Problem]:
+        rows = [DecisionRow(self.stage, self.reviewer, self.rel, self.first_line + n, {"record_id": 1, "reason": 3},
+                            decision) for n, (decision, _) in enumerate(new)]
+        after = _problems(dataclasses.replace(self.review, decisions=self.review.decisions + rows), self.duplicates)
+        return [problem for problem in after if problem not in self.before]
+
+
+def _problems(review: Review, duplicates: frozenset[str]) -> list[Problem]:
+    return screening_problems(review, screening_facts(review, duplicates).outcomes, duplicates)
+
+
+def _csv_rows(rows: list[list[str]]) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    return buffer.getvalue()

@@ -1,0 +1,316 @@
+"""`sitegen import`: reference files into a review's records, by identity as `update` folds a run in; one
+ledger event per file; nothing written on a bad file; and the `ref` content key the ground floor gives a
+reference without identifiers."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLE, FIXTURES, tree_bytes
+
+from sitegen.living.merge import integrate
+from sitegen.records.entry import Entry
+from sitegen.records.identity import deduplicate
+from sitegen.records.ids import NAMESPACES, content_ref, parse_record_id, record_id, record_id_problem
+from sitegen.records.model import CslName, Record
+from sitegen.records.providers import kind, label
+from sitegen.references import read_references
+from sitegen.references.records import entry_record
+from sitegen.review.folder import Review, load_review
+
+LOCKED, FIRST, SECOND = "2023-01-01T00:00:00Z", "2023-02-01T00:00:00Z", "2023-03-01T00:00:00Z"
+SPECIAL = FIXTURES / "dedupe" / "special_cases" / "records_pre_merged.csv"
+SCOPUS = FIXTURES / "bibtex" / "scopus_bib.bib"
+PSYCINFO = FIXTURES / "ris" / "psycinfo_ris.ris"
+CITATION = FIXTURES / "prisma" / "citation.ris"  # a real RIS export, not anonymised
+COLUMNS = ["ID", "ENTRYTYPE", "author", "title", "year", "journal", "volume", "number", "pages", "doi", "abstract"]
+
+
+def entry(line: int = 1, **fields: str) -> Entry:
+    return Entry(fields.get("ID", "e1"), fields, line)
+
+
+def held(root: Path) -> Review:
+    review, problems = load_review(root)
+    assert review is not None and not problems
+    return review
+
+
+def new_review(sitegen, tmp_path: Path) -> Path:
+    review = tmp_path / "review"
+    sitegen("init", review)
+    sitegen("protocol", "lock", review, "--at", LOCKED)
+    return review
+
+
+def import_json(sitegen, review: Path, *args) -> dict:
+    code, out, err = sitegen("import", review, *args, "--json")
+    assert code == 0, err
+    assert sitegen("check", review)[0] == 0
+    return json.loads(out)
+
+
+def prisma(sitegen, review: Path) -> dict:
+    return json.loads(sitegen("prisma", review, "--json")[1])
+
+
+def imports(review: Path) -> list[dict]:
+    return [event["payload"] for line in (review / "ledger.jsonl").read_text().splitlines()
+            if (event := json.loads(line))["type"] == "import"]
+
+
+def export(records: list[Record], with_identifiers: bool, database: str | None = None) -> str:
+    """One database's export of these (real) records as a records CSV, with or without their DOIs, naming the
+    database in a column when given."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(COLUMNS + ["database"] * bool(database))
+    for n, record in enumerate(records, start=1):
+        writer.writerow([f"r{n}", "article", " and ".join(name.display() for name in record.author), record.title,
+                         record.year or "", record.container_title or "", record.volume or "", record.issue or "",
+                         record.page or "", record.DOI if with_identifiers else "", record.abstract or ""]
+                        + [database] * bool(database))
+    return out.getvalue()
+
+
+# --------------------------------------------------------------------------- the ground floor
+
+
+def test_ref_is_a_namespace_of_last_priority_and_a_valid_record_id():
+    assert NAMESPACES[-1] == "ref"
+    assert record_id({"ref": "0123456789abcdef", "pmid": "12"}) == "pmid:12"
+    assert record_id({"ref": "0123456789abcdef"}) == "ref:0123456789abcdef"
+    assert parse_record_id("ref:0123456789abcdef") == ("ref", "0123456789abcdef")
+    assert record_id_problem("ref:0123456789abcdef") is None
+    assert "ref:<16 hex digits>" in record_id_problem("ref:xyz")
+    assert record_id_problem("ref:0123456789ABCDEF") is not None  # not in normalised form
+
+
+def test_content_ref_ignores_case_accents_punctuation_and_markup_but_not_content():
+    ref = content_ref("Object-in-context <i>memory</i>.", 2020, "Müller", "J. Neurosci.", "12")
+    assert ref == content_ref("OBJECT IN CONTEXT MEMORY", "2020", "muller", "j neurosci", "12")
+    assert ref != content_ref("Object-in-context memory", 2021, "Müller", "J. Neurosci.", "12")
+    assert ref != content_ref("Object-in-context memory", 2020, "Müller", "J. Neurosci.", "13")
+
+
+def test_entry_record_normalises_identifiers_and_splits_authors():
+    record = entry_record(entry(ENTRYTYPE="inproceedings", title="A title", year="2019", doi="https://doi.org/10.1234/ABC",
+                                pmid="PMID: 123", author="van der Berg, Anna and {World Health Organization} and Li Wei",
+                                journal="Proc", pages="73-6"), "pubmed")
+    assert (record.id, record.DOI, record.PMID, record.type, record.year) == (
+        "10.1234/abc", "10.1234/abc", "123", "paper-conference", 2019)
+    assert [name.model_dump(exclude_none=True) for name in record.author] == [
+        {"family": "van der Berg", "given": "Anna"}, {"literal": "World Health Organization"},
+        {"family": "Wei", "given": "Li"}]
+    assert record.custom.sources == ["pubmed"] and record.custom.ref is None
+
+
+def test_an_organisation_in_braces_stays_one_author_and_a_month_is_kept():
+    record = entry_record(entry(title="T", year="2008", month="Jul.",
+                                author="{Bill and Melinda Gates Foundation} and Gates, Melinda"))
+    assert record.author == [CslName(literal="Bill and Melinda Gates Foundation"),
+                             CslName(family="Gates", given="Melinda")]
+    assert record.issued.date_parts == [[2008, 7]]
+    assert [entry_record(entry(title="T", year="2008", month=month)).issued.date_parts for month in ("12", "13", "x")] \
+        == [[[2008, 12]], [[2008]], [[2008]]]
+
+
+def test_entry_record_without_identifiers_gets_a_stable_ref_and_reports_what_it_left_out():
+    warnings: list[str] = []
+    first = entry_record(entry(title="Memory for objects", year="2001", author="Smith, J.", doi="not a doi",
+                               journal="Brain", pages="5-9"), warnings=warnings)
+    again = entry_record(entry(title="MEMORY FOR OBJECTS.", year="2001", author="Smith, John", journal="brain",
+                               pages="5-19"))
+    assert first.id.startswith("ref:") and first.id == again.id == f"ref:{first.custom.ref}"
+    assert warnings == ["doi 'not a doi' is not a valid DOI; left out"]
+    assert entry_record(entry(title="T", doi="arXiv:2101.00001v2")).id == "arxiv:2101.00001"
+    # a DOI written only as the address is the DOI, and an arXiv DOI names its arXiv id
+    arxiv = entry_record(entry(title="T", url="https://doi.org/10.48550/arXiv.2101.00001"))
+    assert (arxiv.id, arxiv.custom.arxiv) == ("10.48550/arxiv.2101.00001", "2101.00001")
+    with pytest.raises(ValueError, match="no title"):
+        entry_record(entry(title="  ", doi="10.1234/x"))
+
+
+def test_records_sharing_a_ref_are_one_work_and_the_matcher_never_sees_a_ref():
+    one = entry_record(entry(title="Memory for objects", year="2001", author="Smith, J."))
+    merged = deduplicate([one, one.model_copy(update={"abstract": "Longer."})])
+    assert [record.id for record in merged.records] == [one.id] and merged.records[0].abstract == "Longer."
+    assert one.identifiers() == {} and one.identity_keys() == {"ref": one.custom.ref}
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def test_real_files_import_into_a_fresh_review_and_again_add_nothing(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    result = import_json(sitegen, review, SCOPUS, PSYCINFO, SPECIAL, CITATION, "--at", FIRST)
+    counts = [(f["name"], f["format"], f["entries"], f["skipped"], f["new"], f["already"]) for f in result["files"]]
+    assert counts == [("scopus_bib.bib", "bibtex", 11, 0, 11, 0), ("psycinfo_ris.ris", "ris", 1, 0, 1, 0),
+                      ("records_pre_merged.csv", "csv", 12, 0, 12, 0), ("citation.ris", "ris", 1, 0, 1, 0)]
+    events = imports(review)
+    assert [event["file"]["name"] for event in events] == ["scopus_bib.bib", "psycinfo_ris.ris",
+                                                            "records_pre_merged.csv", "citation.ris"]
+    assert (events[0]["source"], events[0]["method"]) == ("Scopus", "database")  # the export names it
+    assert (events[2]["source"], events[2]["method"]) == ("records_pre_merged.csv", "other")  # no database named
+    assert events[2]["file"]["sha256"] == hashlib.sha256(SPECIAL.read_bytes()).hexdigest()
+    records = held(review).records
+    assert len(records) == 25 and all(event["record_ids"] for event in events)
+    paper = records["10.1002/cl2.1230"]
+    assert (paper.author[0].family, paper.author[0].given, paper.container_title, paper.year, paper.page) == (
+        "Haddaway", "Neal R.", "Campbell Systematic Reviews", 2022, "e1230")
+    assert any(record_id.startswith("ref:") for record_id in records)
+    before = tree_bytes(review)
+    again = import_json(sitegen, review, SPECIAL, "--at", SECOND)
+    assert (again["files"][0]["new"], again["files"][0]["already"], again["matched"]) == (0, 12, [])
+    after = tree_bytes(review)
+    assert after["records.jsonl"] == before["records.jsonl"] and after.get("duplicates.csv") == before.get(
+        "duplicates.csv")
+    assert imports(review)[-1]["record_ids"] == events[2]["record_ids"]  # the same ids: identity, not luck
+
+
+def test_medline_exports_import_under_their_pmids(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    result = import_json(sitegen, review, FIXTURES / "medline" / "pubmed_result1.txt", "--at", FIRST)
+    assert result["files"][0]["format"] == "medline" and result["files"][0]["new_ids"] == ["pmid:12230038"]
+    assert held(review).records["pmid:12230038"].PMID == "12230038"
+
+
+def test_a_search_exported_by_two_databases_merges_and_matches_as_update_would(sitegen, tmp_path):
+    records = list(held(EXAMPLE).records.values())[:40]
+    with_dois, without = tmp_path / "embase.csv", tmp_path / "scopus.csv"
+    with_dois.write_text(export(records, True), encoding="utf-8")
+    without.write_text(export(records, False), encoding="utf-8")
+    review = new_review(sitegen, tmp_path)
+    first = import_json(sitegen, review, with_dois, "--at", FIRST, "--source", "Embase", "--method", "database")
+    assert first["files"][0]["new"] == 40 and set(first["files"][0]["new_ids"]) == {r.id for r in records if r.DOI}
+    second = import_json(sitegen, review, without, "--at", SECOND, "--source", "Scopus", "--method", "database")
+    # what `update` would do with the same records: the same integration, the same verdicts
+    after = held(review)
+    expected = integrate({i: r for i, r in after.records.items() if not i.startswith("ref:")},
+                         [entry_record(e) for e in read_references(without)])
+    assert [(m["record_id"], m["duplicate_of"]) for m in second["matched"]] == [(a, b) for a, b, _ in expected.matched]
+    assert len(second["matched"]) >= 30  # most of the works are recognised without their DOIs
+    assert sorted(after.records) == sorted(expected.records)
+    rows = list(csv.DictReader((review / "duplicates.csv").open(encoding="utf-8")))
+    assert {(row["record_id"], row["duplicate_of"], row["decision"], row["reviewer"]) for row in rows} == {
+        (new, canonical, "same", "sitegen") for new, canonical, _ in expected.matched}
+    counts = prisma(sitegen, review)
+    assert counts["identified_by_source"] == {"Embase": 40, "Scopus": 40}
+    assert counts["identified_other_methods"] == 0
+    assert counts["duplicates_removed"] == len(second["matched"])
+
+
+def test_a_source_outside_the_registry_is_shown_by_its_name_and_counted_as_a_database():
+    assert (label("Embase"), kind("Embase")) == ("Embase", "database")
+    assert (label("pubmed"), kind("pubmed")) == ("PubMed", "database")
+
+
+def test_an_import_counts_as_other_methods_unless_a_database(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    import_json(sitegen, review, PSYCINFO, "--at", FIRST, "--source", "Citation searching")
+    import_json(sitegen, review, SCOPUS, "--at", SECOND, "--source", "PubMed")
+    named = tmp_path / "named.csv"
+    named.write_text(export(list(held(EXAMPLE).records.values())[:3], True, "Embase"), encoding="utf-8")
+    import_json(sitegen, review, named, "--at", "2023-04-01T00:00:00Z")
+    counts = prisma(sitegen, review)
+    assert counts["identified_other_by_source"] == {"Citation searching": 1}
+    assert counts["identified_by_source"] == {"Embase": 3, "pubmed": 11} and counts["identified_databases"] == 14
+    assert [(event["source"], event["method"]) for event in imports(review)] == [
+        ("Citation searching", "other"), ("pubmed", "database"), ("Embase", "database")]
+    assert all(record.custom.sources == ["pubmed"] for record in held(review).records.values()
+               if record.id in imports(review)[1]["record_ids"])
+
+
+def test_into_the_example_review_marking_its_saved_search_seen(sitegen, example_copy, tmp_path):
+    records = list(held(EXAMPLE).records.values())[:25]
+    export_file = tmp_path / "export.csv"
+    export_file.write_text(export(records, False), encoding="utf-8")
+    search = example_copy / "searches" / "object-in-context.json"
+    seen_before = json.loads(search.read_text())["seen_ids"]
+    result = import_json(sitegen, example_copy, export_file, "--at", "2024-01-01T00:00:00Z",
+                         "--seen", "object-in-context")
+    ids = imports(example_copy)[-1]["record_ids"]
+    seen = json.loads(search.read_text())["seen_ids"]
+    assert seen[:len(seen_before)] == seen_before and seen[len(seen_before):] == [i for i in ids if i not in seen_before]
+    assert result["seen"] == {"monitor_id": "object-in-context", "added": len(seen) - len(seen_before)}
+    assert len(result["matched"]) >= 20
+
+
+def test_a_malformed_file_names_its_line_and_writes_nothing(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    broken = tmp_path / "broken.ris"  # a real record without its ER line, then another real record
+    broken.write_text(PSYCINFO.read_text(encoding="utf-8").replace("ER  -", "N1  - no end") + "\n"
+                      + CITATION.read_text(encoding="utf-8"), encoding="utf-8")
+    empty = tmp_path / "empty.ris"
+    empty.write_text("", encoding="utf-8")
+    before = tree_bytes(review)
+    code, _, err = sitegen("import", review, SCOPUS, broken, "--at", FIRST)
+    assert code == 1 and re.search(rf"{re.escape(str(broken))}:\d+: .*ER.*; nothing was imported", err)
+    assert tree_bytes(review) == before
+    code, _, err = sitegen("import", review, empty, "--at", FIRST)
+    assert code == 1 and f"{empty}:1: no RIS record" in err and tree_bytes(review) == before
+    result = import_json(sitegen, review, SCOPUS, broken, empty, "--at", FIRST, "--skip-bad")
+    assert [(f["name"], f["entries"], f["skipped"], f["new"]) for f in result["files"]] == [
+        ("scopus_bib.bib", 11, 0, 11), ("broken.ris", 2, 1, 1)]
+    (skipped,) = result["files"][1]["skipped_entries"]
+    assert skipped["line"] >= 1 and "ER" in skipped["reason"]
+    assert result["files"][1]["new_ids"] == ["10.1002/cl2.1230"]
+    assert [(f["file"], f["line"]) for f in result["skipped_files"]] == [(str(empty), 1)]
+
+
+def test_an_entry_without_a_title_stops_the_import_or_is_skipped_and_listed(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    lines = SPECIAL.read_text(encoding="utf-8").splitlines(keepends=True)
+    rows = list(csv.DictReader(io.StringIO("".join(lines))))
+    rows[2]["title"] = ""
+    bad = tmp_path / "bad.csv"
+    with bad.open("w", encoding="utf-8", newline="") as out:
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    before = tree_bytes(review)
+    code, _, err = sitegen("import", review, bad, "--at", FIRST)
+    assert code == 1 and f"{bad}:4: entry '{rows[2]['ID']}': the entry has no title" in err
+    assert tree_bytes(review) == before
+    code, out, _ = sitegen("import", review, bad, "--at", FIRST, "--skip-bad")
+    assert code == 0 and f"skipped line 4 (entry {rows[2]['ID']}): the entry has no title" in out
+    assert f"{bad}: 12 entries read (csv), 1 skipped, 11 records new to the review" in out
+    review = new_review(sitegen, tmp_path / "again")
+    result = import_json(sitegen, review, bad, "--at", FIRST, "--skip-bad")
+    assert result["files"][0]["skipped_entries"] == [{"line": 4, "id": rows[2]["ID"], "reason": "the entry has no title"}]
+    assert (result["files"][0]["entries"], result["files"][0]["skipped"]) == (12, 1)
+    assert imports(review)[0]["file"]["skipped"] == 1
+
+
+def test_refused_before_anything_is_read(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    import_json(sitegen, review, PSYCINFO, "--at", SECOND)
+    before = tree_bytes(review)
+    code, _, err = sitegen("import", review, SCOPUS, "--at", SECOND)
+    assert code == 1 and "not after the latest search run or import" in err
+    code, _, err = sitegen("import", review, SCOPUS, "--at", "2023-04-01T00:00:00Z", "--seen", "nope")
+    assert code == 1 and "no saved search" in err
+    unlocked = tmp_path / "unlocked"
+    sitegen("init", unlocked)
+    code, _, err = sitegen("import", unlocked, SCOPUS, "--at", FIRST)
+    assert code == 1 and "not locked" in err
+    assert tree_bytes(review) == before
+
+
+def test_a_file_in_another_encoding_is_named_or_reported(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    latin = tmp_path / "latin.ris"  # the real export, saved by a tool that writes Latin-1
+    latin.write_bytes(CITATION.read_text(encoding="utf-8").replace("Haddaway", "Hädda").encode("latin-1"))
+    before = tree_bytes(review)
+    code, _, err = sitegen("import", review, latin, "--at", FIRST)
+    assert code == 1 and f"{latin}:" in err and "UTF-8" in err and tree_bytes(review) == before
+    code, _, err = sitegen("import", review, latin, "--at", FIRST, "--encoding", "no-such-encoding")
+    assert code == 1 and "--encoding 'no-such-encoding'" in err and tree_bytes(review) == before
+    import_json(sitegen, review, latin, "--at", FIRST, "--encoding", "latin-1")
+    assert held(review).records["10.1002/cl2.1230"].author[0].family == "Hädda"

@@ -1,0 +1,201 @@
+"""`sitegen import-decisions`: screening decisions exported from Rayyan, Covidence and ASReview LAB.
+
+The ASReview file is real (SYNERGY's Sep_2021 labels, the source of the example review). No real
+Rayyan or Covidence export with a licence to copy was found, so those are built here, in each tool's
+CSV layout, from the example review's real records (works from OpenAlex and Europe PMC).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from conftest import FIXTURES, tree_bytes
+
+from sitegen.records.entry import Entry
+from sitegen.screening.imports import RecordIndex, import_decisions, read_export, reason_code
+from sitegen.workspace import open_review
+
+SYNERGY = FIXTURES / "asreview" / "Sep_2021_ids.csv"
+TA = "screening/title-abstract"
+FT = "screening/full-text"
+
+
+def _records(review) -> dict[str, dict]:
+    return {r["id"]: r for r in map(json.loads, (review / "records.jsonl").read_text().splitlines())}
+
+
+def _decisions(review, rel) -> dict[str, tuple[str, str]]:
+    path = review / rel
+    if not path.exists():
+        return {}
+    return {row["record_id"]: (row["decision"], row["reason"]) for row in csv.DictReader(io.StringIO(path.read_text()))}
+
+
+def _csv(header: list[str], rows: list[list[str]]) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\r\n").writerows([header, *rows])
+    return buffer.getvalue()
+
+
+def _authors(record, separator) -> str:
+    return separator.join(f"{a['family']}, {a.get('given', '')}" for a in record.get("author", []) if "family" in a)
+
+
+def _year(record) -> str:
+    return str(record["issued"]["date-parts"][0][0])
+
+
+def test_asreview_labels_of_a_real_review_become_a_reviewers_file(example_copy, sitegen):
+    code, out, _ = sitegen("import-decisions", example_copy, SYNERGY, "--tool", "asreview", "--reviewer", "reviewer-c")
+    assert code == 0
+    written = _decisions(example_copy, f"{TA}/reviewer-c.csv")
+    labels = {row["doi"].removeprefix("https://doi.org/").lower(): row["label_included"]
+              for row in csv.DictReader(SYNERGY.open())}
+    assert len(written) == 271
+    assert all(labels[record_id] == {"include": "1", "exclude": "0"}[decision]
+               for record_id, (decision, _) in written.items())
+    # The two rows with neither DOI nor a PMID of the review are reported with their lines, not guessed at.
+    assert f"{SYNERGY}:143: unmatched" in out and f"{SYNERGY}:266: unmatched" in out
+    assert "271 matched, 271 written" in out
+    assert sitegen("check", example_copy)[0] == 0
+    # Importing again changes nothing: every decision is already there.
+    before = tree_bytes(example_copy)
+    code, out, _ = sitegen("import-decisions", example_copy, SYNERGY, "--tool", "asreview", "--reviewer", "reviewer-c")
+    assert code == 0 and "0 written" in out and "271 already there" in out
+    assert tree_bytes(example_copy) == before
+
+
+def test_a_decision_already_made_is_never_overwritten(example_copy, sitegen, tmp_path):
+    rows = list(csv.DictReader(SYNERGY.open()))
+    flipped = tmp_path / "flipped.csv"
+    flipped.write_text(_csv(["doi", "asreview_label"], [[r["doi"], "0" if r["label_included"] == "1" else "1"]
+                                                          for r in rows[:3]]))
+    before = tree_bytes(example_copy)
+    code, out, _ = sitegen("import-decisions", example_copy, flipped, "--tool", "asreview", "--reviewer", "reviewer-a")
+    assert code == 0
+    assert out.count("conflict:") == 3 and "3 conflicting" in out and "0 written" in out
+    assert tree_bytes(example_copy) == before
+
+
+def test_entries_without_identifiers_match_only_the_one_record_that_is_the_same_work(example_copy, sitegen, tmp_path):
+    records = list(_records(example_copy).values())[:6]
+    labels = {i: "1" if d == "include" else "0" for i, (d, _) in _decisions(example_copy, f"{TA}/reviewer-a.csv").items()}
+    rows = [["", r["title"], _authors(r, "; "), _year(r), r.get("container-title", ""), labels[r["id"]]]
+            for r in records]
+    rows.append(["", "Object-in-context memory in a species no record mentions", "Nobody, A", "2020", "", "0"])
+    rows.append(["", "", "", "", "", "1"])  # nothing to match by
+    export = tmp_path / "asreview.csv"
+    export.write_text(_csv(["doi", "title", "authors", "year", "journal", "included"], rows))
+    code, out, _ = sitegen("import-decisions", example_copy, export, "--tool", "asreview", "--reviewer", "reviewer-c")
+    assert code == 0
+    assert set(_decisions(example_copy, f"{TA}/reviewer-c.csv")) == {r["id"] for r in records}
+    assert f"{export}:8: unmatched" in out and f"{export}:9: unmatched: no DOI, PMID or title" in out
+
+
+def test_a_decision_that_would_break_later_screening_is_refused(example_copy, sitegen, tmp_path):
+    # Excluding at title/abstract a record already assessed in full text puts it in conflict there.
+    assessed = next(iter(_decisions(example_copy, f"{FT}/reviewer-a.csv")))
+    export = tmp_path / "asreview.csv"
+    export.write_text(_csv(["doi", "included"], [[assessed, "0"], ["10.1001/jama.300.3.287", "0"]]))
+    code, out, _ = sitegen("import-decisions", example_copy, export, "--tool", "asreview", "--reviewer", "reviewer-c")
+    assert code == 0
+    assert f"{export}:2: refused: {assessed}: it would break the review's screening rules" in out
+    assert _decisions(example_copy, f"{TA}/reviewer-c.csv") == {"10.1001/jama.300.3.287": ("exclude", "")}
+    assert sitegen("check", example_copy)[0] == 0
+
+
+def test_a_confirmed_duplicates_decision_goes_to_its_canonical_record(example_copy):
+    review = open_review(example_copy).review
+    exported = read_export("doi,included\r\n10.1002/cpns.87,0\r\n", "asreview", "reviewer-c")
+    report, text = import_decisions(review, {"10.1002/cpns.87": "10.1001/jama.300.3.287"}, exported,
+                                    "title-abstract", "reviewer-c")
+    assert [d.record_id for d in report.written] == ["10.1001/jama.300.3.287"]
+    assert text == "record_id,decision,reason,note\n10.1001/jama.300.3.287,exclude,,\n"
+
+
+def test_the_matcher_never_guesses_from_a_title_alone():
+    index = RecordIndex({})
+    assert index.match(Entry("1", {"title": "Object recognition memory in rats"}, 2)) == ([], "metadata")
+
+
+def test_rayyan_notes_give_the_named_reviewers_decision_and_the_protocols_reason(example_copy, sitegen, tmp_path):
+    records = list(_records(example_copy).values())
+    notes = [
+        'RAYYAN-INCLUSION: {"Alice"=>"Excluded", "Bob"=>"Included"} | RAYYAN-EXCLUSION-REASONS: Non-rodent species,'
+        'wrong population',
+        'RAYYAN-INCLUSION: {"Alice"=>"Included", "Bob"=>"Excluded"} | RAYYAN-LABELS: rats',
+        'RAYYAN-INCLUSION: {"Alice"=>"Maybe"}',
+        'RAYYAN-INCLUSION: {"Bob"=>"Included"}',
+    ]
+    header = ["key", "title", "authors", "journal", "year", "pubmed_id", "url", "abstract", "notes", "doi"]
+    rows = [[str(n), r["title"], _authors(r, " and "), r.get("container-title", ""), _year(r), r["PMID"], "", "",
+             note, ""] for n, (r, note) in enumerate(zip(records, notes, strict=False))]
+    export = tmp_path / "articles.csv"
+    export.write_text(_csv(header, rows))
+    code, out, _ = sitegen("import-decisions", example_copy, export, "--tool", "rayyan", "--reviewer", "reviewer-c",
+                           "--rayyan-reviewer", "alice")
+    assert code == 0
+    assert _decisions(example_copy, f"{TA}/reviewer-c.csv") == {records[0]["id"]: ("exclude", "non-rodent"),
+                                                                  records[1]["id"]: ("include", "")}
+    assert f"{export}:4: undecided: Maybe in Rayyan" in out
+    assert f"{export}:5: undecided: 'alice' has no decision in it (decisions by: bob)" in out
+    assert f"{export}:2: reason not mapped: {records[0]['id']}: 'wrong population'" in out
+    assert sitegen("check", example_copy)[0] == 0
+
+
+def test_covidence_full_text_exclusions_keep_to_the_screening_rules(example_copy, sitegen, tmp_path):
+    records = _records(example_copy)
+    screened_in = [i for i, (decision, _) in _decisions(example_copy, f"{FT}/reviewer-a.csv").items()]
+    excluded_at_ta = next(i for i, (d, _) in _decisions(example_copy, f"{TA}/reviewer-a.csv").items()
+                          if d == "exclude" and _decisions(example_copy, f"{TA}/reviewer-b.csv")[i][0] == "exclude")
+    chosen = [(screened_in[0], "No control group tested"), (screened_in[1], "no-control-group"),
+              (screened_in[2], "Wrong outcome"), (excluded_at_ta, "Non-rodent species")]
+    header = ["Title", "Authors", "Published Year", "Journal", "DOI", "Covidence #", "Study", "Notes", "Tags",
+              "Exclusion reason"]
+    rows = [[records[i]["title"], "", _year(records[i]), "", records[i]["DOI"].upper(), f"#{n}", "", "", "", reason]
+            for n, (i, reason) in enumerate(chosen)]
+    export = tmp_path / "covidence-excluded.csv"
+    export.write_text(_csv(header, rows))
+    code, out, _ = sitegen("import-decisions", example_copy, export, "--tool", "covidence", "--reviewer",
+                           "reviewer-c", "--stage", "full-text")
+    assert code == 0
+    assert _decisions(example_copy, f"{FT}/reviewer-c.csv") == {screened_in[0]: ("exclude", "no-control-group"),
+                                                               screened_in[1]: ("exclude", "no-control-group")}
+    assert f"{export}:4: refused: {screened_in[2]}: an exclusion at full text needs a reason code" in out
+    assert f"{export}:5: refused: {excluded_at_ta}: record '{excluded_at_ta}' was excluded at title/abstract" in out
+    assert sitegen("check", example_copy)[0] == 0
+
+
+@pytest.mark.parametrize(("tool", "text", "message"), [
+    ("covidence", "Title,DOI\r\nA title,10.1002/dev.21432\r\n", ":1: a Covidence export of included or excluded"),
+    ("rayyan", "key,title\r\n1,A title\r\n", ":1: no notes column: not Rayyan's CSV export"),
+    ("asreview", "title,doi\r\nA title,10.1002/dev.21432\r\n", ":1: no label column"),
+    ("asreview", 'title,included\r\nA title,1\r\n"unclosed,1\r\n', ":3: "),
+    ("asreview", "title,included\r\nA title,1,2\r\n", ":2: 3 fields where the header has 2"),
+])
+def test_an_export_that_cannot_be_read_is_reported_and_nothing_written(example_copy, sitegen, tmp_path, tool,
+                                                                        text, message):
+    export = tmp_path / "export.csv"
+    export.write_text(text)
+    before = tree_bytes(example_copy)
+    code, _, err = sitegen("import-decisions", example_copy, export, "--tool", tool, "--reviewer", "reviewer-c")
+    assert code != 0
+    assert f"{export}{message}" in err and "nothing was written" in err
+    assert tree_bytes(example_copy) == before
+
+
+def test_an_export_not_in_utf8_names_its_line(example_copy, sitegen, tmp_path):
+    export = tmp_path / "export.csv"
+    export.write_bytes(b"title,included\r\nA title,1\r\nCaf\xe9,0\r\n")
+    code, _, err = sitegen("import-decisions", example_copy, export, "--tool", "asreview", "--reviewer", "reviewer-c")
+    assert code != 0 and f"{export}:3: not UTF-8 text" in err
+
+
+def test_a_tools_reason_maps_to_the_code_whose_code_or_label_it_names():
+    reasons = {"non-rodent": "Non-rodent species", "no-control-group": "No control group tested"}
+    assert reason_code("NON-RODENT SPECIES", reasons) == "non-rodent"
+    assert reason_code("no control", reasons) is None
+    assert reason_code("No-control-group", reasons) == "no-control-group"

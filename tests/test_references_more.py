@@ -1,0 +1,342 @@
+"""The readers `sitegen import` builds on: MEDLINE, Web of Science, CSL-JSON and CSV with a column
+mapping beside RIS and BibTeX; the fields beyond the benchmark's (PMID, PMCID, URL, ISSN, keywords,
+Rayyan labels, database); encodings; and skipping bad records instead of stopping at the first."""
+
+from __future__ import annotations
+
+import codecs
+
+import pytest
+from conftest import FIXTURES
+
+from sitegen.references import ReferenceProblem, read_references, sniff
+
+# --------------------------------------------------------------------------- real files
+
+
+@pytest.mark.parametrize(("name", "count", "index", "expected"), [
+    ("medline/pubmed_result1.txt", 1, 0, {
+        "ID": "12230038", "pmid": "12230038", "author": "Mangalam, Harry", "journal": "Briefings in bioinformatics",
+        "title": "The Bio* toolkits--a brief overview.", "year": "2002", "month": "Sep", "volume": "3", "number": "3",
+        "pages": "296-302", "issn": "1467-5463", "language": "eng", "database": "NLM", "ENTRYTYPE": "article"}),
+    ("medline/pubmed_result3.txt", 1, 0, {
+        "ID": "23039619", "doi": "10.1118/1.4748329", "pages": "5795-813", "issn": "0094-2405",
+        "author": "Qiao, Shan and Shen, Guofeng and Bai, Jingfeng and Chen, Yazhu", "journal": "Medical physics"}),
+    ("medline/eric_nbib.nbib", 1, 0, {
+        "ID": "medline-1", "pmid": "", "author": "Smith, Tom and Hunter, Shawn", "title": "Paper title", "year": "2000",
+        "doi": "10.1000/123456789", "url": "http://eric.ed.gov/?id=EJ1131633", "issn": "1234-4567",
+        "keywords": "Keyword 1; Keyword 2", "database": "ERIC", "journal": "Journal Name", "pages": "1-9"}),
+    ("medline/nbib_data.nbib", 1, 0, {"keywords": "Keyword 1; Keyword 2; Keyword 3", "volume": "10", "number": "1"}),
+    ("csl/manubot_bibliography.json", 3, 0, {
+        "ID": "s33GCagP", "ENTRYTYPE": "techreport", "year": "2018", "month": "6", "doi": "10.1088/1402-4896/ab0811",
+        "author": "{Trang T. Le} and {Zach Osman} and {D. K. Watson} and {Martin Dunn} and {B. A. McKinney}",
+        "url": "https://arxiv.org/abs/1806.05726v1", "journal": "arXiv"}),
+    ("csl/manubot_bibliography.json", 3, 1, {
+        "ID": "5thZNGfr", "ENTRYTYPE": "article", "author": "Smith, Michael L.", "pmid": "24765572",
+        "pmcid": "PMC3994616", "journal": "PeerJ", "pages": "e338", "volume": "2", "year": "2014"}),
+    ("csl/manubot_bibliography.json", 3, 2, {"pmid": "29618526", "number": "141", "issn": "1742-5662",
+                                             "journal": "Journal of the Royal Society, Interface"}),
+    ("ris/psycinfo_ris.ris", 1, 0, {
+        "pmid": "33355555", "issn": "1999-7777; 0222-6666", "publisher": "Publisher",
+        "keywords": "*Keyword one; *Keyword two; *Keyword three; *Keyword four; *Keyword five; Keyword six without "
+                    "asterisk; Keyword seven without asterisk; Keyword eight without asterisk"}),
+    ("ris/jstor_ris.ris", 4, 1, {"url": "http://www.jstor.org/stable/10.1111/something.2014.3.4.56",
+                                 "issn": "21111112; 2777777X", "database": "JSTOR", "pmid": ""}),
+    ("ris/jstor_ris.ris", 4, 2, {"issn": ""}),  # SN holds a 13-digit ISBN there
+    ("ris/example_utf_chars.ris", 1, 0, {"note": "Ä,Ö,Ü,ä,ö,ü,ß", "label": ""}),
+    ("bibtex/scopus_bib.bib", 11, 0, {"database": "Scopus", "note": "cited By 0",
+                                      "url": "https://www.scopus.com/inward/record.uri?eid=11111111111111111111"}),
+    ("bibtex/europe_pmc_bib.bib", 2, 0, {"pmid": "18888888", "issn": "1111-2222", "month": "February"}),
+])
+def test_real_files_read_with_the_import_fields(name, count, index, expected):
+    entries = read_references(FIXTURES / name)
+    assert len(entries) == count
+    assert {key: entries[index].get(key) for key in expected} == expected
+
+
+def test_medline_abstracts_and_mesh_terms_are_whole_across_continuation_lines():
+    entry = read_references(FIXTURES / "medline" / "pubmed_result3.txt")[0]
+    assert entry.get("abstract").startswith("PURPOSE: High-intensity focused ultrasound is a promising method for the "
+                                            "noninvasive treatment")
+    assert entry.get("abstract").endswith("to ensure the success and safety of ablation treatment.")
+    assert "High-Intensity Focused Ultrasound Ablation/adverse effects/instrumentation/*methods" in entry.get("keywords")
+    assert entry.line == 2  # the file starts with a blank line
+
+
+# Web of Science: no real plain-text export under a licence that allows copying was found, so this
+# follows the layout of one (header, one author a line, continued title, ER/EF) without its text.
+WOS = """FN Clarivate Analytics Web of Science
+VR 1.0
+PT J
+AU Chung, CYS
+   Yam, VWW
+AF Chung, Clive Yik-Sham
+   Yam, Vivian Wing-Wah
+TI Selective label-free detection of G-quadruplex structure of human
+   telomere
+SO CHEMICAL SCIENCE
+LA English
+DT Article
+DE Concentration-dependent permittivity; Double-layer polarization;
+   Electrophoresis
+SN 2041-6520
+PD DEC 24
+PY 2013
+VL 4
+IS 1
+BP 377
+EP 387
+DI 10.1039/c2sc20897k
+PM 23039619
+UT WOS:000311971500044
+ER
+
+PT S
+AU Hsu, JP
+TI A book chapter in a series
+SO LECTURE NOTES
+PY 2012
+AR 574
+UT WOS:000310782600054
+ER
+
+EF
+"""
+
+
+def test_web_of_science_plain_text(tmp_path):
+    source = tmp_path / "savedrecs.txt"
+    source.write_text(WOS, encoding="utf-8-sig")  # Web of Science writes a byte-order mark
+    first, second = read_references(source)
+    assert (first.id, first.line, second.id) == ("WOS:000311971500044", 3, "WOS:000310782600054")
+    assert {key: first.get(key) for key in ("author", "title", "journal", "year", "month", "pages", "doi", "pmid",
+                                            "issn", "keywords", "database", "ENTRYTYPE")} == {
+        "author": "Chung, Clive Yik-Sham and Yam, Vivian Wing-Wah", "ENTRYTYPE": "article",
+        "title": "Selective label-free detection of G-quadruplex structure of human telomere",
+        "journal": "CHEMICAL SCIENCE", "year": "2013", "month": "DEC", "pages": "377-387", "doi": "10.1039/c2sc20897k",
+        "pmid": "23039619", "issn": "2041-6520", "database": "Clarivate Analytics Web of Science",
+        "keywords": "Concentration-dependent permittivity; Double-layer polarization; Electrophoresis"}
+    assert (second.get("ENTRYTYPE"), second.get("pages"), second.get("author")) == ("incollection", "574", "Hsu, JP")
+
+
+# --------------------------------------------------------------------------- RIS: identifiers and labels
+
+RIS = "TY  - JOUR\nTI  - A trial\n{tags}ER  - \n"
+
+
+@pytest.mark.parametrize(("tags", "pmid", "pmcid"), [
+    ("AN  - 31234567\nDB  - Ovid MEDLINE(R)\n", "31234567", ""),
+    ("AN  - 31234567\nDP  - NLM\nC2  - PMC6543210\n", "31234567", "PMC6543210"),  # EndNote from PubMed
+    ("AN  - 612345678\nDB  - Embase\n", "", ""),  # an Embase accession number is no PMID
+    ("AN  - 107840001\n", "", ""),  # nor is a number from an export that does not say PubMed
+    ("N1  - PMID: 29618526\n", "29618526", ""),  # Zotero writes its Extra field as a note
+    ("M1  - PMID:29618526 PMCID: PMC5938574\n", "29618526", "PMC5938574"),
+])
+def test_ris_pmids_only_where_the_export_says_so(tags, pmid, pmcid):
+    entry = read_references(RIS.format(tags=tags))[0]
+    assert (entry.get("pmid"), entry.get("pmcid")) == (pmid, pmcid)
+
+
+def test_rayyan_inclusion_decisions_in_notes_are_the_label():
+    note = 'RAYYAN-INCLUSION: {"Kofi"=>"Included", "Ama"=>"Maybe"} | RAYYAN-LABELS: ML,Hospital'
+    entry = read_references(RIS.format(tags=f"N1  - {note}\nUR  - https://a.org/1\nL2  - https://b.org/2\n"))[0]
+    assert entry.get("label") == '{"Kofi"=>"Included", "Ama"=>"Maybe"}'
+    assert entry.get("note") == note and entry.get("url") == "https://a.org/1"
+    second_note = read_references(RIS.format(tags='N1  - RAYYAN-INCLUSION: {"Kofi"=>"Excluded"}\nN1  - call back\n'))[0]
+    assert second_note.get("label") == '{"Kofi"=>"Excluded"}'
+    csv_entry = read_references(f'ID,title,note\nr1,A trial,"{note.replace(chr(34), chr(34) * 2)}"\n', "csv")[0]
+    assert csv_entry.get("label") == entry.get("label")
+
+
+def test_a_csl_literal_name_is_one_author_in_braces():
+    csl = read_references('[{"id": "a", "title": "T", "author": [{"literal": "World Health Organization"}]}]')[0]
+    assert csl.get("author") == "{World Health Organization}"
+
+
+# --------------------------------------------------------------------------- CSV with a column mapping
+
+SCOPUS_LIKE = ('Authors,Title,Year,Source title,DOI,PubMed ID,EID\n'
+               '"Phillips J.C., Braun R.",Scalable molecular dynamics with NAMD,2005,Journal of Computational '
+               'Chemistry,10.1002/jcc.20289,16222654,2-s2.0-27344436659\n')
+COLUMNS = {"ID": "EID", "author": "Authors", "title": "Title", "year": "Year", "journal": "Source title",
+           "doi": "DOI", "pmid": "PubMed ID"}
+
+
+def test_csv_with_a_column_mapping():
+    entry = read_references(SCOPUS_LIKE, columns=COLUMNS)[0]
+    assert (entry.id, entry.get("title"), entry.get("pmid"), entry.get("journal")) == (
+        "2-s2.0-27344436659", "Scalable molecular dynamics with NAMD", "16222654", "Journal of Computational Chemistry")
+    without_id = read_references(SCOPUS_LIKE, columns={key: value for key, value in COLUMNS.items() if key != "ID"})
+    assert [entry.id for entry in without_id] == ["csv-1"]  # by position
+    with pytest.raises(ReferenceProblem, match="no column 'Article Title'") as error:
+        read_references(SCOPUS_LIKE, columns={"title": "Article Title"})
+    assert error.value.line == 1
+
+
+def test_a_mapped_column_wins_over_a_column_of_the_fields_name():
+    entry = read_references("key,title,Article Title\na,Short,The full title\n",
+                            columns={"ID": "key", "title": "Article Title"})[0]
+    assert entry.get("title") == "The full title"
+
+
+# --------------------------------------------------------------------------- malformed input, with its line
+
+
+@pytest.mark.parametrize(("format", "text", "line", "message"), [
+    ("medline", "PMID- 1\nTI  - One\n\nPMID- 2\nTI  - Two\nthis line has no tag\n", 6, "not a MEDLINE tag line"),
+    ("medline", "PMID- 1\nTI  - One\nDP  - spring\n", 3, "DP 'spring' holds no four-digit year"),
+    ("medline", "PMID- 1\nTI  - One\n\nPMID- 2\nTI  - Two\n\nOWN - NLM\nLA  - eng\n", 7,
+     "entry 'medline-3' has no field"),
+    ("medline", "\n\n", 1, "no MEDLINE record"),
+    ("wos", "FN x\nVR 1.0\nPT J\nTI One\nPT J\nTI Two\nER\nEF\n", 3, r"no ER line before the next PT \(line 5\)"),
+    ("wos", "FN x\nPT J\nTI One\n", 2, "no ER line before the end of the file"),
+    ("wos", "FN x\nTI One\nPT J\nTI Two\nER\n", 2, "TI outside a record"),
+    ("wos", "PT J\nTI One\nPY 20x1\nER\n", 3, "PY '20x1' is not a four-digit year"),
+    ("csl-json", '[\n  {"id": "a", "title": "One"},\n  {"id": "b", "title": "Two",}\n]\n', 3, "not valid JSON"),
+    ("csl-json", '[\n  {"id": "a", "title": "One"},\n  "b"\n]\n', 3, "not a CSL-JSON item: a str"),
+    ("csl-json", '[{"id": "a", "title": "One"}] x', 1, "text after the closing ']'"),
+    ("csl-json", '[\n{"id": "a",\n "title": "One", "author": "Smith"}]', 2, "author is not a list of names"),
+    ("csl-json", '[{"id": "a", "title": {"x": 1}}]', 1, "title is not text"),
+    ("csl-json", '[{"id": "a", "title": "One", "issued": {"date-parts": [["20x1"]]}}]', 1, "year '20x1'"),
+    ("csl-json", '"a"', 1, "expected an array of items"),
+    ("csl-json", "[]", 1, "no CSL-JSON item"),
+    ("ris", "TY  - JOUR\nER  - \n", 1, "entry 'ris-1' has no field"),
+    ("csv", "ID,title\na,One\nb,\n", 3, "entry 'b' has no field"),
+])
+def test_malformed_entries_name_their_line(format, text, line, message):
+    with pytest.raises(ReferenceProblem, match=message) as error:
+        read_references(text, format)
+    assert error.value.line == line
+
+
+def test_repeated_pmids_and_csl_ids_name_every_record_by_position():
+    warnings: list[str] = []
+    entries = read_references("PMID- 7\nTI  - One\n\nPMID- 8\nTI  - Two\n\nPMID- 7\nTI  - One again\n",
+                              warnings=warnings)
+    assert [entry.id for entry in entries] == ["medline-1", "medline-2", "medline-3"]
+    assert warnings == ["ID '7' on line 7 was already used on line 1; every record is named by its position instead "
+                        "(medline-1 to medline-3)"]
+    entries = read_references('[{"id": 1, "title": "One"}, {"id": 1, "title": "Two"}, {"title": "Three"}]')
+    assert [entry.id for entry in entries] == ["csl-1", "csl-2", "csl-3"]
+
+
+def test_entries_without_a_title_are_reported_as_a_warning():
+    warnings: list[str] = []
+    entries = read_references('[{"id": "a", "DOI": "10.1000/1"}, {"id": "b", "title": "Two"}]', warnings=warnings)
+    assert len(entries) == 2 and warnings == ["1 of 2 entries have no title (line 1)"]
+
+
+def test_format_by_content_and_suffix(tmp_path):
+    assert sniff("\nPMID- 12345678\nOWN - NLM\n") == "medline"
+    assert sniff("OWN - ERIC\nTI  - Paper title\n") == "medline"
+    assert sniff("FN Clarivate Analytics Web of Science\nVR 1.0\n") == "wos"
+    assert sniff('  [\n  {"id": "a"}]') == "csl-json" and sniff('{"id": "a"}') == "csl-json"
+    for suffix in (".nbib", ".medline"):
+        (tmp_path / f"a{suffix}").write_text("PMID- 1\nTI  - One\n", encoding="utf-8")
+        assert read_references(tmp_path / f"a{suffix}")[0].id == "1"
+    (tmp_path / "a.ciw").write_text("PT J\nTI One\nER\n", encoding="utf-8")
+    (tmp_path / "a.json").write_text('{"id": "x", "title": "One"}', encoding="utf-8")
+    assert [read_references(tmp_path / name)[0].id for name in ("a.ciw", "a.json")] == ["wos-1", "x"]
+
+
+# --------------------------------------------------------------------------- encodings
+
+MEDLINE = "PMID- 1\nTI  - Caf\u00e9 au lait\nAU  - M\u00fcller H\n\nPMID- 2\nTI  - \u2018Quoted\u2019 title\n"
+
+
+@pytest.mark.parametrize("encoded", [
+    codecs.BOM_UTF16_LE + MEDLINE.replace("\n", "\r\n").encode("utf-16-le"),  # EndNote on Windows
+    codecs.BOM_UTF16_BE + MEDLINE.encode("utf-16-be"),
+    codecs.BOM_UTF8 + MEDLINE.replace("\n", "\r").encode("utf-8"),  # old Mac line ends
+])
+def test_utf16_with_its_mark_and_any_line_ends_are_read(tmp_path, encoded):
+    source = tmp_path / "pubmed.nbib"
+    source.write_bytes(encoded)
+    entries = read_references(source)
+    assert [entry.get("title") for entry in entries] == ["Café au lait", "\u2018Quoted\u2019 title"]
+    assert entries[0].get("author") == "Müller, H" and [entry.line for entry in entries] == [1, 5]
+
+
+def test_latin1_and_cp1252_only_when_named(tmp_path):
+    source = tmp_path / "latin.ris"
+    source.write_bytes("TY  - JOUR\nTI  - Caf\u00e9 \u2013 au lait\nER  - \n".encode("cp1252"))
+    with pytest.raises(ReferenceProblem, match="not UTF-8 text.*--encoding latin-1") as error:
+        read_references(source)
+    assert error.value.line == 2
+    assert read_references(source, encoding="cp1252")[0].get("title") == "Café \u2013 au lait"
+    assert read_references(source, encoding="latin-1")[0].get("title") == "Café \x96 au lait"  # as the user asked
+    source.write_bytes(b"TY  - JOUR\nTI  - A\nER  - \nTY  - JOUR\nTI  - \x81\nER  - \n")
+    with pytest.raises(ReferenceProblem, match="not cp1252 text") as error:
+        read_references(source, encoding="cp1252")  # 0x81 is no cp1252 letter
+    assert error.value.line == 5
+    with pytest.raises(LookupError):
+        read_references(source, encoding="klingon")
+
+
+# --------------------------------------------------------------------------- skipping bad records
+
+SKIPPING = [
+    ("ris", "TY  - JOUR\nTI  - One\nER  - \nTY  - JOUR\nTI  - Two\nAU - Smith\nER  - \nTY  - JOUR\nTI  - Three\n"
+            "TY  - JOUR\nTI  - Four\nPY  - 2001\nER  - \nstray text\nTY  - JOUR\nTI  - Five\nPY  - soon\nER  - \n",
+     ["One", "Four"], [(6, "not a RIS tag line"), (8, "no ER line before the next TY (line 10)"),
+                       (14, "text outside a record"), (17, "PY 'soon' holds no four-digit year")]),
+    ("bibtex", "@article{a, title={One}}\n@article{b, title={Two\n\n@article{c, title={Three}}\n"
+               "@article{a, title={Four}}\n@article{d, title={Five}, year={20x1}}\n",
+     ["One", "Three"], [(2, "not valid BibTeX"), (5, "ID 'a' was already used on line 1"), (6, "year '20x1'")]),
+    ("csv", "ID,title,year\na,One,2001\nb,Two\nc,Three,2003\nc,Four,2004\n",
+     ["One", "Three"], [(3, "2 fields where the header has 3"), (5, "ID 'c' was already used on line 4")]),
+    ("medline", "PMID- 1\nTI  - One\n\nPMID- 2\nTI  - Two\nno tag\n\nPMID- 3\nTI  - Three\nDP  - 2003 Jan\n",
+     ["One", "Three"], [(6, "not a MEDLINE tag line")]),
+    ("wos", "FN x\nPT J\nTI One\nER\nPT J\nTI Two\nPT J\nTI Three\nER\nEF\n",
+     ["One", "Three"], [(5, "no ER line before the next PT (line 7)")]),
+    ("csl-json", '[{"id": "a", "title": "One"},\n 7,\n {"id": "c", "title": "Three"},\n {"id": "d", "author": 1}]',
+     ["One", "Three"], [(2, "not a CSL-JSON item: a int"), (4, "author is not a list of names")]),
+]
+
+
+@pytest.mark.parametrize(("format", "text", "titles", "problems"), SKIPPING)
+def test_skipped_lists_every_bad_record_and_the_rest_are_read(format, text, titles, problems):
+    skipped: list[tuple[int, str]] = []
+    entries = read_references(text, format, skipped=skipped)
+    assert [entry.get("title") for entry in entries] == titles
+    assert [line for line, _ in skipped] == [line for line, _ in problems]
+    for (_, why), (_, expected) in zip(skipped, problems, strict=True):
+        assert expected in why
+    with pytest.raises(ReferenceProblem) as error:  # without a list: the first problem
+        read_references(text, format)
+    assert error.value.line == problems[0][0]
+
+
+def test_a_file_broken_beyond_one_record_raises_even_when_skipping():
+    with pytest.raises(ReferenceProblem, match="is never closed") as error:
+        read_references('ID,title\na,"unclosed\nb,Two\n', "csv", skipped=[])
+    assert error.value.line == 2
+    with pytest.raises(ReferenceProblem, match="not valid JSON"):
+        read_references('[{"id": "a", "title": "One"}, {"id": ]', "csl-json", skipped=[])
+
+
+def test_positions_stay_the_ids_of_good_records_when_others_are_skipped():
+    text = "TY  - JOUR\nTI  - One\nER  - \nTY  - JOUR\nAU - Bad\nER  - \nTY  - JOUR\nTI  - Three\nER  - \n"
+    assert [entry.id for entry in read_references(text, skipped=[])] == ["ris-1", "ris-3"]
+
+
+# --------------------------------------------------------------------------- `sitegen dedupe`
+
+
+@pytest.mark.parametrize("name", ["medline/pubmed_result3.txt", "medline/eric_nbib.nbib",
+                                  "csl/manubot_bibliography.json"])
+def test_dedupe_reads_the_new_formats(tmp_path, sitegen, name):
+    code, stdout, err = sitegen("dedupe", FIXTURES / name, "--out", tmp_path / "predicted.csv")
+    assert code == 0, err
+    assert stdout.startswith(f"{len(read_references(FIXTURES / name))} records:")
+
+
+def test_dedupe_encoding_option(tmp_path, sitegen):
+    source = tmp_path / "savedrecs.ciw"
+    source.write_bytes(WOS.replace("Hsu, JP", "H\u00f8st, JP").encode("latin-1"))
+    code, _, err = sitegen("dedupe", source, "--out", tmp_path / "p.csv")
+    assert code == 1 and f"{source}:28: not UTF-8 text" in err and not (tmp_path / "p.csv").exists()
+    code, stdout, err = sitegen("dedupe", source, "--encoding", "latin-1", "--out", tmp_path / "p.csv")
+    assert code == 0 and stdout.startswith("2 records:"), err
+    code, _, err = sitegen("dedupe", source, "--encoding", "klingon", "--out", tmp_path / "q.csv")
+    assert code == 1 and "--encoding klingon: not an encoding" in err and not (tmp_path / "q.csv").exists()
