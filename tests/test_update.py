@@ -599,9 +599,10 @@ def test_a_lone_surrogate_from_a_provider_does_not_block_the_run(sitegen, tmp_pa
     assert sitegen("check", review)[0] == 0
 
 
-def test_a_result_sharing_only_an_existing_records_identifier_is_noted_not_a_crash(sitegen, tmp_path):
-    """A supplement-style DOI on an unrelated work: deduplication keeps the two apart, but the new one
-    has no identifier of its own left; it is counted under the record holding it, with a note."""
+def test_a_result_sharing_only_an_existing_records_identifier_is_filed_under_its_content(sitegen, tmp_path):
+    """A supplement-style DOI on an unrelated work: deduplication keeps the two apart, and the new one, with
+    no identifier of its own left, is filed under a key of its own content (a ref): screened like any other
+    record, never hidden inside the record holding the DOI."""
     review = new_review(sitegen, tmp_path)
     doi = "10.1234/abc"
     work = dict(SYNERGY[0], doi=f"https://doi.org/{doi}",
@@ -621,10 +622,12 @@ def test_a_result_sharing_only_an_existing_records_identifier_is_noted_not_a_cra
                 transport=httpx.MockTransport(providers))
     state["crossref"] = [crossref_item]
     result = update(review, SECOND, "live", settings=SETTINGS, transport=httpx.MockTransport(providers))
-    assert result.complete and result.searches[0].new == []
-    [record] = [json.loads(line) for line in (review / "records.jsonl").read_text().splitlines()]
-    assert record["title"] == work["title"]  # the existing record's metadata is not mixed with the other work's
-    assert any("Quantum chromodynamics" in note for note in record["custom"]["conflicts"])
+    [new] = result.searches[0].new
+    assert result.complete and new.startswith("ref:")
+    records = {row["id"]: row for row in map(json.loads, (review / "records.jsonl").read_text().splitlines())}
+    assert records[doi]["title"] == work["title"]  # the existing record's metadata is not mixed with the other's
+    assert records[new]["title"].startswith("Quantum chromodynamics") and records[new]["DOI"] == doi
+    assert any("a key of its own content" in note for note in records[new]["custom"]["conflicts"])
     assert sitegen("check", review)[0] == 0
 
 

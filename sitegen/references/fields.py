@@ -3,7 +3,9 @@
 Entries carry the bib-dedupe benchmark's fields (ID, ENTRYTYPE, author, title, year, journal,
 volume, number, pages, doi, abstract) and the ones an import needs besides (identifiers, links,
 screening labels). Values stay as the file wrote them, trimmed: identifiers are normalised by
-whoever turns entries into records, so a reader never guesses.
+whoever turns entries into records, so a reader never guesses. `date` is the one exception: each
+format writes a full date its own way ("2008/07/16/", [[2008, 7, 16]]), so readers give it in ISO
+form ("2008", "2008-07", "2008-07-16"), and `year` holds its year too.
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ from collections.abc import Iterable
 
 FIELDS = ("author", "title", "year", "journal", "volume", "number", "pages", "doi", "abstract",
           "pmid", "pmcid", "arxiv", "openalex", "url", "issn", "keywords", "language", "publisher", "note",
-          "month", "label", "database")
+          "month", "date", "label", "database")
 
 ISSN = re.compile(r"(?<![\dA-Za-z])\d{4}-?\d{3}[\dXx](?![\dA-Za-z-])")
 PMCID = re.compile(r"\bPMC\d+\b")
+AND = re.compile(r"\sand\s", re.IGNORECASE)
 # Rayyan writes a record's screening state into its notes, as
 # 'RAYYAN-INCLUSION: {"Kofi"=>"Included", "Ama"=>"Maybe"} | RAYYAN-LABELS: ML | USER-NOTES: {...}'.
 RAYYAN_INCLUSION = re.compile(r"RAYYAN-INCLUSION:\s*(\{[^{}]*\})")
@@ -29,6 +32,26 @@ def fields(values: dict[str, str]) -> dict[str, str]:
     if not filled["label"] and (found := RAYYAN_INCLUSION.search(filled["note"])):
         filled["label"] = found.group(1)
     return filled
+
+
+def iso_date(parts: Iterable[object]) -> str:
+    """Year, month and day (as many as given, numbers or digit strings) as an ISO date; "" unless they are one
+    ("2008", "2008-07", "2008-07-16"): a month or day out of range ends the date there."""
+    written: list[int] = []
+    for limit, part in zip((9999, 12, 31), parts, strict=False):
+        text = str(part).strip()
+        if not text.isdigit() or not (written or len(text) == 4) or not 1 <= int(text) <= limit:
+            break
+        written.append(int(text))
+    return "-".join(f"{part:0{4 if index == 0 else 2}d}" for index, part in enumerate(written))
+
+
+def author_list(names: Iterable[str]) -> str:
+    """Names given one by one (RIS's AU lines, a CSV cell's "; "-separated names) as BibTeX's author list,
+    "Family, Given and Family2, Given2": a name with no comma that holds "and" ("Bill and Melinda Gates
+    Foundation") is an organisation, braced so that the list is not split inside it."""
+    return " and ".join(f"{{{name}}}" if "," not in name and AND.search(name) and not name.startswith("{") else name
+                        for name in dict.fromkeys(name.strip() for name in names) if name)
 
 
 def joined(values: Iterable[str], separator: str = "; ") -> str:
