@@ -18,7 +18,7 @@ from sitegen.references import ReferenceProblem, read_references, sniff
     ("medline/pubmed_result1.txt", 1, 0, {
         "ID": "12230038", "pmid": "12230038", "author": "Mangalam, Harry", "journal": "Briefings in bioinformatics",
         "title": "The Bio* toolkits--a brief overview.", "year": "2002", "month": "Sep", "volume": "3", "number": "3",
-        "pages": "296-302", "issn": "1467-5463", "language": "eng", "database": "NLM", "ENTRYTYPE": "article"}),
+        "pages": "296-302", "issn": "1467-5463", "language": "eng", "database": "PubMed", "ENTRYTYPE": "article"}),
     ("medline/pubmed_result3.txt", 1, 0, {
         "ID": "23039619", "doi": "10.1118/1.4748329", "pages": "5795-813", "issn": "0094-2405",
         "author": "Qiao, Shan and Shen, Guofeng and Bai, Jingfeng and Chen, Yazhu", "journal": "Medical physics"}),

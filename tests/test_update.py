@@ -121,7 +121,7 @@ def test_a_second_run_at_the_time_of_the_last_is_refused(sitegen, tmp_path):
     prisma = sitegen("prisma", review, "--json")[1]
     for at in ("2023-04-17T00:00:00Z", "2023-04-17T00:00:00+00:00"):
         code, _, err = sitegen("update", review, "--at", at, "--snapshots", "replay")
-        assert code == 1 and "is not after the last run of a saved search" in err
+        assert code == 1 and "is not after the latest search run or import" in err
     assert tree_bytes(review) == before and sitegen("prisma", review, "--json")[1] == prisma
 
 
@@ -660,7 +660,7 @@ def test_a_second_saved_search_at_the_time_of_another_run_is_refused(sitegen, tm
     add_monitor(review, "first", [STRATEGIES[0]], FIRST, "record", settings=SETTINGS,
                 transport=httpx.MockTransport(Providers(SYNERGY[:3], CORE[:2])))
     before = tree_bytes(review)
-    with pytest.raises(SitegenError, match="is not after the last run of a saved search"):
+    with pytest.raises(SitegenError, match="is not after the latest search run or import"):
         add_monitor(review, "second", [STRATEGIES[0]], FIRST, "record", settings=SETTINGS,
                     transport=httpx.MockTransport(Providers(SYNERGY[3:6], CORE[:2])))
     assert tree_bytes(review) == before

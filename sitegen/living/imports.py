@@ -27,15 +27,15 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from sitegen.errors import SitegenError
-from sitegen.living.ledger import append, check_event_time
+from sitegen.living.ledger import append
 from sitegen.living.merge import integrate
-from sitegen.living.update import decided, matched_rows, require_lock
+from sitegen.living.update import check_run_time, decided, matched_rows, require_lock
 from sitegen.records.model import Record, model_data
 from sitegen.records.providers import PROVIDERS, Source
 from sitegen.references import SUFFIXES, Format, ReferenceProblem, decode, read_references, sniff
 from sitegen.references.records import entry_record
 from sitegen.review.folder import Review
-from sitegen.review.models import ImportedFile, ImportPayload, RetrievalPayload, parse_timestamp
+from sitegen.review.models import ImportedFile, ImportPayload
 from sitegen.review.transaction import Transaction
 from sitegen.review.write import jsonl, pretty_json
 
@@ -112,13 +112,8 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
     the database the export's entries name, else the file's name); `method` is "database" by default when the
     source is a registry provider or the database the export names, "other" otherwise."""
     require_lock(review)
-    check_event_time(review.ledger, at)
+    check_run_time(review, at)
     source = _provider(source) or source
-    sourced = [event.ts for event, payload in zip(review.ledger, review.payloads, strict=True)
-               if isinstance(payload, RetrievalPayload | ImportPayload)]
-    if sourced and parse_timestamp(at) <= max(parse_timestamp(ts) for ts in sourced):
-        raise SitegenError(f"--at {at} is not after the latest search run or import ({max(sourced)}); give this "
-                           "import its own, later time (events at one time are one run in PRISMA)")
     if seen is not None and seen not in review.searches:
         raise SitegenError(f"--seen {seen!r}: {review.root} has no saved search of that id "
                            f"({', '.join(sorted(review.searches)) or 'it has none'})")

@@ -170,15 +170,25 @@ def in_review(review: Review) -> list[str]:
     return [i for p in review.payloads if isinstance(p, BatchPayload | ImportPayload) for i in p.record_ids]
 
 
+def check_run_time(review: Review, at: str) -> None:
+    """SitegenError unless `at` is a valid event time after every search run and import of the review.
+
+    One run per time: runs are the ledger's events sharing a time (a second run or import then would merge
+    with the first in PRISMA and count its records twice), and recorded responses are filed by the run's time.
+    """
+    check_event_time(review.ledger, at)
+    sourced = [event.ts for event, payload in zip(review.ledger, review.payloads, strict=True)
+               if isinstance(payload, RetrievalPayload | ImportPayload)]
+    sourced += [search.last_run for search in review.searches.values() if search.last_run]
+    if sourced and parse_timestamp(at) <= max(parse_timestamp(ts) for ts in sourced):
+        latest = max(sourced, key=parse_timestamp)
+        raise SitegenError(f"--at {at} is not after the latest search run or import ({latest}); give this run "
+                           "its own, later time (events at one time are one run in PRISMA)")
+
+
 def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settings: SourceSettings | None,
          progress: Callable[[str], None], transport: httpx.BaseTransport | None) -> UpdateResult:
-    check_event_time(review.ledger, at)  # before any request: a bad --at wastes no provider's allowance
-    # One run per time: runs are the ledger's events sharing a time (a second run then would merge with
-    # the first and count its records twice), and recorded responses are filed by the run's time.
-    earlier = [search.last_run for search in review.searches.values() if search.last_run]
-    if any(parse_timestamp(at) <= parse_timestamp(last_run) for last_run in earlier):
-        raise SitegenError(f"--at {at} is not after the last run of a saved search ({max(earlier)}); "
-                           "give this run its own, later time")
+    check_run_time(review, at)  # before any request: a bad --at wastes no provider's allowance
     settings = settings or SourceSettings.from_environment()
     fetcher = open_fetcher(mode, review.root / "snapshots", session=at, transport=transport)
     executed: list[tuple[SavedSearch, Strategy, SourceOutcome]] = []

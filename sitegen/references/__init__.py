@@ -29,7 +29,7 @@ from sitegen.references.csl import read_csl_json
 from sitegen.references.medline import read_medline
 from sitegen.references.problems import UNRECOGNISED, ReferenceProblem, Skipped
 from sitegen.references.ris import BETWEEN_RECORDS, read_ris
-from sitegen.references.table import read_csv
+from sitegen.references.table import SITEGEN_COLUMNS, read_csv
 from sitegen.references.wos import read_wos
 
 Format = Literal["csv", "ris", "bibtex", "medline", "wos", "csl-json"]
@@ -95,7 +95,7 @@ def sniff(text: str) -> Format | None:
     """The format the first line that is neither blank nor an export header shows: RIS when it
     starts a RIS record ("TY  - "), MEDLINE for "PMID- " or "OWN - ", Web of Science for "FN " or
     "PT ", BibTeX for "@" or a "%" comment, CSL-JSON for "[" or "{", CSV for a header row with an
-    ID column; None (not a format sitegen reads) otherwise."""
+    ID column or sitegen's records CSV header; None (not a format sitegen reads) otherwise."""
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped or BETWEEN_RECORDS.fullmatch(stripped):
@@ -110,5 +110,6 @@ def sniff(text: str) -> Format | None:
             return "bibtex"
         if stripped.startswith(("[", "{")):
             return "csl-json"
-        return "csv" if "ID" in (name.strip() for name in next(csv.reader([line]))) else None
+        header = [name.strip() for name in next(csv.reader([line]))]
+        return "csv" if "ID" in header or header == SITEGEN_COLUMNS else None
     return None

@@ -2,7 +2,8 @@
 
 An entry's ID is its key. LaTeX is decoded ("Caf{\\'e}" reads "Café") unless a value holds a
 bare % or & (see BARE_SPECIAL). Authors are written "Family, Given and Family2, Given2" whichever
-way the file has them ("von" parts stay with the family name). Field names are read case-insensitively; "issue" and "booktitle" are read as
+way the file has them ("von" parts stay with the family name; a name braced whole, an organisation,
+stays braced). Field names are read case-insensitively; "issue" and "booktitle" are read as
 "number" and "journal" when those are missing. Besides the benchmark's fields an entry has pmid,
 pmcid, arXiv id ("eprint" of an arXiv entry, or "arxivid"), url, issn, keywords, language,
 publisher, note, month and database (Scopus's "source").
@@ -20,13 +21,21 @@ from bibtexparser.library import Library
 from bibtexparser.middlewares.names import InvalidNameError, parse_single_name_into_parts, split_multiple_persons_names
 from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock, ParsingFailedBlock
 from bibtexparser.model import Entry as BibEntry
-from pylatexenc.latex2text import LatexNodes2Text
+from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
 from sitegen.records.entry import ALIASES, Entry
 from sitegen.references.fields import fields, issns, keywords
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, four_digit_year
 
-LATEX = LatexNodes2Text(math_mode="verbatim")
+# The text-mode commands writers (sitegen's exports among them) use for characters that would otherwise
+# unbalance braces or act as commands, read back as those characters (pylatexenc's defaults drop the braces
+# and read \textasciicircum as a modifier letter).
+_CONTEXT = get_default_latex_context_db()
+_CONTEXT.add_context_category("text-mode-specials", prepend=True, macros=[
+    MacroTextSpec(name, char) for name, char in (("textbraceleft", "{"), ("textbraceright", "}"),
+                                                 ("textbackslash", "\\"), ("textasciicircum", "^"),
+                                                 ("textasciitilde", "~"))])
+LATEX = LatexNodes2Text(latex_context=_CONTEXT, math_mode="verbatim")
 # A LaTeX writer escapes % and & (\% and \&); a value with them bare was written as plain text by
 # its exporter (Crossref abstracts with "4.6%", Web of Science titles with "&apos;"), and reading
 # it as LaTeX would drop everything after the % as a comment.
@@ -112,6 +121,9 @@ def _authors(value: str) -> str:
     """BibTeX's "von Last, Jr, First" for each name, joined by "and"; a name BibTeX cannot split as written."""
     written = []
     for person in split_multiple_persons_names(value):
+        if _braced_whole(person):  # an organisation ("{Bill and Melinda Gates Foundation}"): kept one name
+            written.append("{" + " ".join(_decoded(person[1:-1]).split()) + "}")
+            continue
         try:
             name = parse_single_name_into_parts(person)
         except InvalidNameError:  # "Smith, Maria," (real exports have them): kept as written
@@ -120,3 +132,13 @@ def _authors(value: str) -> str:
         parts = (" ".join([*name.von, *name.last]), " ".join(name.jr), " ".join(name.first))
         written.append(", ".join(" ".join(_decoded(part).split()) for part in parts if part))
     return " and ".join(written)
+
+
+def _braced_whole(text: str) -> bool:
+    """Whether the text is one brace group, "{...}", as BibTeX writes a name never to be split."""
+    depth = 0
+    for position, char in enumerate(text):
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth == 0:
+            return position == len(text) - 1 and position > 0
+    return False

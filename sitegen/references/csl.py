@@ -3,7 +3,9 @@
 An entry's ID is the item's "id", or "csl-N" for the N-th item without one; repeated ids name
 every item by position instead, with a warning, as in RIS. Each item is decoded on its own, so a
 problem is reported on the line its item starts on. Authors are "family, given" or, for a literal
-name ({"literal": "World Health Organization"}), the name in braces.
+name ({"literal": "World Health Organization"}), the name in braces. OpenAlex and arXiv ids are read
+from `custom` (where sitegen's exports keep them: CSL has no variables for them), the full date from
+`issued`.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import re
 from typing import Any
 
 from sitegen.records.entry import Entry
-from sitegen.references.fields import fields, issns, joined, keywords
+from sitegen.references.fields import fields, iso_date, issns, joined, keywords
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named
 
 DECODER = json.JSONDecoder()
@@ -78,6 +80,7 @@ def _entry(item: tuple[int, dict]) -> Entry:
         return _text(value)
 
     parts = _date_parts(values.get("issued"), line)
+    custom = values.get("custom") if isinstance(values.get("custom"), dict) else {}
     issn = values.get("ISSN")
     keyword = values.get("keyword")
     return Entry("", fields({
@@ -86,6 +89,7 @@ def _entry(item: tuple[int, dict]) -> Entry:
         "title": text("title"),
         "year": parts[0] if parts else "",
         "month": parts[1] if len(parts) > 1 else "",
+        "date": iso_date(parts),
         "journal": text("container-title"),
         "volume": text("volume"),
         "number": text("issue"),
@@ -94,6 +98,8 @@ def _entry(item: tuple[int, dict]) -> Entry:
         "abstract": text("abstract"),
         "pmid": text("PMID"),
         "pmcid": text("PMCID"),
+        "openalex": _text(custom.get("openalex")),
+        "arxiv": _text(custom.get("arxiv")),
         "url": text("URL"),
         "issn": issns(issn if isinstance(issn, list) else [_text(issn)]),
         "keywords": joined(keyword) if isinstance(keyword, list) else keywords(_text(keyword)),

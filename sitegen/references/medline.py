@@ -64,7 +64,9 @@ def _entry(record: TaggedRecord) -> Entry:
         "language": record.first("LA"),
         "publisher": record.first("PB"),
         "note": joined(record.values("GN"), " "),
-        "database": record.first("OWN"),
+        # In a PubMed record OWN names the record's owner ("NLM", "PIP"), not the database: a record with a
+        # PMID is PubMed's. Other exporters of the format (ERIC) name themselves there.
+        "database": "PubMed" if record.first("PMID") else record.first("OWN"),
     }), record.start)
 
 

@@ -2,7 +2,8 @@
 
 An entry (`sitegen.records.entry.Entry`, in the benchmark's field names) becomes a CSL-JSON
 `Record`: identifiers normalised (`sitegen.records.ids`), authors split into family and given
-names (`sitegen.records.names`), the BibTeX entry type read as a CSL type, the year as `issued`.
+names (`sitegen.records.names`), the BibTeX entry type read as a CSL type, the date as `issued` (the
+full date the reader gives, else the year and month).
 A reference with no published identifier (DOI, PMID, PMCID, OpenAlex or arXiv id) gets a content
 key (`ref`, see `sitegen.records.ids.content_ref`), so the same reference imported again is the
 same record by identity.
@@ -39,6 +40,7 @@ _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
 _BRACE_OR_AND = re.compile(r"[{}]|\s+and\s+")
 _MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
                 "october", "november", "december")
+_ISO_DATE = re.compile(r"(\d{4})(?:-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?)?(?!\d)")
 _FIRST_PAGE = re.compile(r"^\s*([^-\u2010-\u2015\s]+)")
 
 
@@ -56,7 +58,7 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
     authors = [_author(name) for name in _authors(_text(entry.get("author"), "author", notes))
                if name.strip() and name.strip().lower() != "others"]
     year = _year(entry.get("year"))
-    month = _month(entry.get("month")) if year else None
+    date = _date(entry.get("date"), year) or [part for part in (year, year and _month(entry.get("month"))) if part]
     container = _text(entry.get("journal"), "journal", notes)
     page = _text(entry.get("pages"), "pages", notes)
     if not identifiers:
@@ -69,7 +71,7 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
         "title": title,
         "author": [name.model_dump(exclude_none=True) for name in authors],
         "container-title": container or None,
-        "issued": {"date-parts": [[year, month] if month else [year]]} if year else None,
+        "issued": {"date-parts": [date]} if date else None,
         "volume": _text(entry.get("volume"), "volume", notes) or None,
         "issue": _text(entry.get("number"), "number", notes) or None,
         "page": page or None,
@@ -121,6 +123,13 @@ def _authors(text: str) -> list[str]:
             names.append(text[start:found.start()])
             start = found.end()
     return [*names, text[start:]]
+
+
+def _date(value: str, year: int | None) -> list[int]:
+    """An ISO date's parts ("2008-07-16" as [2008, 7, 16]) when its year is the entry's, else []."""
+    found = _ISO_DATE.match(value)
+    parts = [int(part) for part in found.groups() if part] if found else []
+    return parts if parts and parts[0] == year else []
 
 
 def _month(value: str) -> int | None:

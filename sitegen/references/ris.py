@@ -13,8 +13,11 @@ another (each numbers its records from 1), every record is named by its position
 warning says so: IDs must be unique in the file, and mixing tags with positions could collide.
 
 Besides the benchmark's fields, an entry has the PMID (see `_entry`), PMCID (any identifier tag
-holding "PMC…"), URL (UR, L2), ISSN (SN), keywords (KW), language (LA), publisher (PB), notes
-(N1, where Rayyan writes its inclusion decisions: see `fields.fields`) and database (DB, DP).
+holding "PMC…"), arXiv and OpenAlex ids (their addresses in UR, where RIS exports put ids RIS has no
+tag for), URL (the first other UR or L2), full date (DA, "2008/07/16/", when its year is the
+record's), ISSN (SN), keywords (KW), language (LA), publisher (PB), notes (N1, where Rayyan writes
+its inclusion decisions: see `fields.fields`) and database (DB, DP). An author (AU, A1) with no
+comma whose name holds "and" is an organisation, and is braced (see `fields.author_list`).
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ import rispy
 from rispy.config import LIST_TYPE_TAGS, TAG_KEY_MAPPING
 
 from sitegen.records.entry import Entry
-from sitegen.references.fields import PMCID, fields, issns, joined
+from sitegen.records.ids import normalise_arxiv, normalise_openalex
+from sitegen.references.fields import PMCID, author_list, fields, iso_date, issns, joined
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named
 
 TAG = re.compile(r"([A-Z][A-Z0-9])  -(?: |$)")
@@ -135,16 +139,22 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
     if not kind:
         raise ReferenceProblem(record.start, "the record has no reference type after TY")
     date_tag = next((name for name in ("PY", "Y1", "DA") if _text(tags.get(name))), None)
-    year = month = ""
+    year = month = date = ""
     if date_tag:
-        date = _text(tags[date_tag])
-        found = re.search(r"(?<!\d)\d{4}(?!\d)", date)
+        written = _text(tags[date_tag])
+        found = re.search(r"(?<!\d)\d{4}(?!\d)", written)
         if not found:
-            raise ReferenceProblem(record.tag_lines[date_tag], f"{date_tag} {date!r} holds no four-digit year")
+            raise ReferenceProblem(record.tag_lines[date_tag], f"{date_tag} {written!r} holds no four-digit year")
         year = found.group()
-        month = month_found.group(1) if (month_found := re.match(r"\d{4}/(\d\d)/", date)) else ""
+        # RIS dates are "YYYY/MM/DD/other" with any part left empty; DA is the full date, PY often the year alone.
+        date = next((full for name in ("DA", "PY", "Y1")
+                     if (full := iso_date(_text(tags.get(name)).split("/")[:3])).startswith(year)), year)
+        month = date[5:7]
     start, end = first("SP"), first("EP")
-    authors = [name.strip() for name in [*tags.get("AU", []), *tags.get("A1", [])] if name.strip()]
+    authors = [*tags.get("AU", []), *tags.get("A1", [])]
+    addresses = values("UR", "L2")
+    arxiv = next((address for address in addresses if normalise_arxiv(address)), "")
+    openalex = next((address for address in addresses if normalise_openalex(address)), "")
     database = first("DB", "DP")
     # A PMID written as such ("PMID: 123") in any identifier tag; a bare number only as the accession
     # number of a record its export says came from PubMed or MEDLINE (Embase and CINAHL accession
@@ -153,7 +163,7 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
     accession = first("AN") if PUBMED_DATABASE.search(database) and first("AN").isdigit() else ""
     return Entry("", fields({
         "ENTRYTYPE": ENTRY_TYPES.get(kind.upper(), "misc"),
-        "author": " and ".join(dict.fromkeys(authors)),
+        "author": author_list(authors),
         # a short title (ST) is better than none for matching: some exports hold only that
         "title": first("TI", "T1", "ST"),
         "year": year,
@@ -165,13 +175,16 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
         "abstract": first("AB", "N2"),
         "pmid": record.pmid or next(iter(labelled), accession),
         "pmcid": next((found.group() for value in values(*IDENTIFIER_TAGS) if (found := PMCID.search(value))), ""),
-        "url": next(iter(values("UR", "L2")), ""),
+        "arxiv": arxiv,
+        "openalex": openalex,
+        "url": next((address for address in addresses if address not in (arxiv, openalex)), ""),
         "issn": issns(values("SN")),
         "keywords": joined(values("KW")),
         "language": first("LA"),
         "publisher": first("PB"),
         "note": " ".join(values("N1")),
         "month": month,
+        "date": date,
         "database": database,
     }), record.start)
 

@@ -3,20 +3,34 @@ number, pages, doi, abstract; any but ID may be missing; "issue" and "booktitle"
 "number" and "journal"), or any CSV with a column mapping: `columns` names, for an entry field, the
 column it is read from ({"title": "Article Title", "ID": "key"}); other columns are read under their
 own names. With a mapping and no ID column, rows are named "csv-N" by their position N.
+
+sitegen's own records CSV (the site's download and `sitegen export --format csv`) is known by its
+header and read without a mapping: its "id" is the ID, its "authors" ("Family, Given; Family2,
+Given2") the author list, and a cell's leading "'" that keeps a spreadsheet from reading a formula
+is dropped again.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 import sys
 from collections.abc import Iterator
 
 from sitegen.records.entry import ALIASES, Entry
-from sitegen.references.fields import RAYYAN_INCLUSION
+from sitegen.references.fields import RAYYAN_INCLUSION, author_list
 from sitegen.references.problems import UNRECOGNISED, ReferenceProblem, Skipped, checked
 
 csv.field_size_limit(sys.maxsize)
+
+SITEGEN_COLUMNS = ["id", "title", "authors", "year", "journal", "volume", "issue", "pages", "doi", "pmid", "pmcid",
+                   "openalex", "arxiv", "url", "retracted", "title_abstract", "full_text", "abstract", "citation_key"]
+SITEGEN_MAPPING = {"ID": "id", "author": "authors"}
+# What sitegen's CSV writer puts before a line of a cell that a spreadsheet would run as a formula.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "|", "%")
+LINE_BREAK = "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # every character str.splitlines breaks on
+_FORMULA_GUARD = re.compile(f"(?:^|(?<=[{LINE_BREAK}]))'(?=[{re.escape(''.join(FORMULA_STARTS))}])")
 
 
 def read_csv(text: str, warnings: list[str] | None = None, skipped: Skipped | None = None,
@@ -36,6 +50,8 @@ def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProbl
     except csv.Error as error:
         raise _syntax_problem(text, 1, reader.line_num, error) from None
     written = [name.strip().lstrip("\ufeff") for name in header]
+    sitegens = not columns and written == SITEGEN_COLUMNS
+    columns = SITEGEN_MAPPING if sitegens else columns
     if missing := [column for column in columns.values() if column not in written]:
         raise ReferenceProblem(1, f"no column {missing[0]!r} (columns: {', '.join(written)})")
     field_of = {column: name for name, column in columns.items()}
@@ -63,6 +79,9 @@ def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProbl
             yield ReferenceProblem(line, f"{len(values)} fields where the header has {len(names)}")
             continue
         fields: dict[str, str] = {}
+        if sitegens:
+            values = [_FORMULA_GUARD.sub("", value) for value in values]
+            values[written.index("authors")] = author_list(values[written.index("authors")].split(";"))
         for name, value in zip(names, values, strict=True):
             fields[ALIASES.get(name, name)] = fields.get(ALIASES.get(name, name)) or value
         fields["ID"] = fields["ID"].strip() if "ID" in fields else f"csv-{position}"

@@ -26,16 +26,16 @@ import rispy
 
 from sitegen.records.model import CslName, Record, model_data
 from sitegen.records.names import split
+
+# The records CSV's columns and formula guard are the CSV reader's too, which reads the download back.
+from sitegen.references.table import FORMULA_STARTS, LINE_BREAK
+from sitegen.references.table import SITEGEN_COLUMNS as CSV_COLUMNS
 from sitegen.review.write import pretty_json
 
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "|", "%")
-CSV_COLUMNS = ["id", "title", "authors", "year", "journal", "volume", "issue", "pages", "doi", "pmid", "pmcid",
-               "openalex", "arxiv", "url", "retracted", "title_abstract", "full_text", "abstract", "citation_key"]
-# Every character str.splitlines breaks on: some spreadsheet or other honours each of them.
-_LINE_BREAK = "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029"
-_LINE_BREAKS = re.compile(f"[{_LINE_BREAK}]+")
+# Every character LINE_BREAK holds (those str.splitlines breaks on): some spreadsheet or other honours each.
+_LINE_BREAKS = re.compile(f"[{LINE_BREAK}]+")
 # The start of the cell and of every line inside it, where that line starts a formula.
-_FORMULA_LINE_START = re.compile(f"(?:^|(?<=[{_LINE_BREAK}]))(?=[{re.escape(''.join(FORMULA_STARTS))}])")
+_FORMULA_LINE_START = re.compile(f"(?:^|(?<=[{LINE_BREAK}]))(?=[{re.escape(''.join(FORMULA_STARTS))}])")
 
 
 def safe_cell(value: str) -> str:
@@ -170,7 +170,9 @@ def records_ris(records: list[Record], keys: dict[str, str] | None = None) -> st
     The journal goes in T2 (Zotero's and EndNote's journal for JOUR) and JF (the RIS
     specification's full journal name). RIS has no tag of its own for PubMed ids: the PMID goes
     in AN, the accession number, where EndNote's PubMed import puts it, and the PMCID in C2,
-    EndNote's PMCID field for journal articles. Nor has it one for arXiv or OpenAlex ids: they go
+    EndNote's PMCID field for journal articles; the PMID goes in a note too, as "PMID: n", as Zotero
+    writes it, because an accession number alone is no PMID to a reader that does not know where the
+    record came from (Embase's and CINAHL's are numbers too). Nor has RIS a tag for arXiv or OpenAlex ids: they go
     as their resolver addresses in further UR lines, after the record's own URL (Zotero keeps the
     first UR as the URL and the others as notes; EndNote keeps them all).
     """
@@ -195,8 +197,9 @@ def records_ris(records: list[Record], keys: dict[str, str] | None = None) -> st
                 record.custom.openalex and f"{OPENALEX_ADDRESS}{record.custom.openalex}"]
         if any(urls):
             entry["urls"] = [url for url in urls if url]
-        if record.custom.retracted:
-            entry["notes"] = ["RETRACTED"]
+        notes = [record.PMID and f"PMID: {record.PMID}", record.custom.retracted and "RETRACTED"]
+        if any(notes):
+            entry["notes"] = [note for note in notes if note]
         entries.append(_ris_safe(entry))
     return rispy.dumps(entries, implementation=_PlainRisWriter) if entries else ""
 

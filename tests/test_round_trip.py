@@ -1,0 +1,168 @@
+"""`sitegen export` -> `sitegen import` into a fresh review -> `sitegen export`: the same file, but for what the
+format or an import cannot carry (listed in each test); and the reader rules that make it so, which hold
+for reference managers' files too."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLE, tree_bytes
+
+from sitegen.records.entry import Entry
+from sitegen.records.model import CslName, Record
+from sitegen.references import read_references
+from sitegen.references.fields import iso_date
+from sitegen.references.records import entry_record
+from sitegen.site.exports import records_csv, records_ris
+
+LOCKED, IMPORTED = "2023-01-01T00:00:00Z", "2023-02-01T00:00:00Z"
+# Screening outcomes are the review's decisions, not the records': a fresh review has made none.
+CSV_DECISIONS = ("title_abstract", "full_text")
+# Where sitegen found a record and what the registries said of it are the review's provenance, which only
+# CSL-JSON writes (under `custom`); an import names its own source instead.
+PROVENANCE = ("sources", "publication_types", "open_access", "license", "fulltext_url")
+
+
+def exported(sitegen, review: Path, format: str, out: Path) -> Path:
+    code, _, err = sitegen("export", review, "--format", format, "--records", "all", "--out", out)
+    assert code == 0, err
+    return out
+
+
+def without(text: str, format: str) -> object:
+    """The export without what its round trip cannot carry (see CSV_DECISIONS, PROVENANCE)."""
+    if format == "csv":
+        return [{column: cell for column, cell in row.items() if column not in CSV_DECISIONS}
+                for row in csv.DictReader(io.StringIO(text))]
+    if format == "csl-json":
+        items = json.loads(text)
+        for item in items:
+            item["custom"] = {key: value for key, value in item["custom"].items() if key not in PROVENANCE}
+        return items
+    return text
+
+
+@pytest.mark.parametrize("format", ["ris", "bibtex", "csl-json", "csv"])
+def test_an_export_imported_into_a_fresh_review_exports_the_same(sitegen, tmp_path, format):
+    """RIS and BibTeX come back byte for byte; CSL-JSON but for the review's provenance, CSV but for its
+    screening decisions. (prisma2020-csv is a flow diagram's counts, not references: nothing to import.)"""
+    first = exported(sitegen, EXAMPLE, format, tmp_path / f"first.{format}")
+    review = tmp_path / "fresh"
+    sitegen("init", review)
+    sitegen("protocol", "lock", review, "--at", LOCKED)
+    code, _, err = sitegen("import", review, first, "--format", format, "--at", IMPORTED)
+    assert code == 0, err
+    second = exported(sitegen, review, format, tmp_path / f"second.{format}").read_text(encoding="utf-8")
+    if format in ("ris", "bibtex"):
+        assert second == first.read_text(encoding="utf-8")
+    assert without(second, format) == without(first.read_text(encoding="utf-8"), format)
+
+
+def test_update_refuses_a_time_not_after_the_latest_import(sitegen, example_copy, tmp_path):
+    """An update at the time of an import (or before it) would be one run with it in PRISMA."""
+    export = exported(sitegen, EXAMPLE, "ris", tmp_path / "included.ris")
+    code, _, err = sitegen("import", example_copy, export, "--at", "2023-05-01T00:00:00Z")
+    assert code == 0, err
+    before = tree_bytes(example_copy)
+    code, _, err = sitegen("update", example_copy, "--at", "2023-05-01T00:00:00Z", "--snapshots", "replay")
+    assert code == 1 and "is not after the latest search run or import (2023-05-01T00:00:00Z)" in err
+    # before it (and after the example's last run, 2023-04-17): the ledger keeps time order
+    code, _, err = sitegen("update", example_copy, "--at", "2023-04-20T00:00:00Z", "--snapshots", "replay")
+    assert code == 1 and "earlier than the latest ledger event (2023-05-01T00:00:00Z)" in err
+    assert tree_bytes(example_copy) == before
+
+
+# --------------------------------------------------------------------------- RIS
+
+RIS = "TY  - JOUR\nTI  - A title\nAU  - Smith, Jo\n{tags}ER  - \n"
+
+
+@pytest.mark.parametrize(("tags", "date", "url", "arxiv", "openalex"), [
+    ("PY  - 2008\nDA  - 2008/07/16/\n", "2008-07-16", "", "", ""),
+    ("PY  - 2008///\n", "2008", "", "", ""),
+    ("PY  - 2008/07//\n", "2008-07", "", "", ""),
+    ("PY  - 2008\nDA  - 2010/07/16/\n", "2008", "", "", ""),  # a DA of another year is no date of the record
+    ("PY  - 2008\nDA  - 2008/13/40/\n", "2008", "", "", ""),  # nor a month past December
+    ("PY  - 2008\nUR  - https://arxiv.org/abs/2101.00001\nUR  - https://openalex.org/W123\nUR  - https://a.org/1\n",
+     "2008", "https://a.org/1", "https://arxiv.org/abs/2101.00001", "https://openalex.org/W123"),
+    ("PY  - 2008\nUR  - https://a.org/1\nL2  - https://b.org/2\n", "2008", "https://a.org/1", "", ""),
+])
+def test_ris_dates_and_addresses(tags, date, url, arxiv, openalex):
+    (entry,) = read_references(RIS.format(tags=tags), "ris")
+    assert (entry.get("date"), entry.get("url"), entry.get("arxiv"), entry.get("openalex")) == \
+        (date, url, arxiv, openalex)
+
+
+def test_a_ris_export_of_sitegens_names_the_pmid_as_zotero_does_and_a_bare_accession_number_is_no_pmid():
+    record = Record(id="pmid:18632543", PMID="18632543", title="A title", issued={"date-parts": [[2008, 7, 16]]})
+    text = records_ris([record])
+    assert "AN  - 18632543\n" in text and "N1  - PMID: 18632543\n" in text  # EndNote's place, and Zotero's
+    assert entry_record(read_references(text, "ris")[0]) == record
+    # the accession number alone, from an export that names no database, may be Embase's or CINAHL's
+    (entry,) = read_references(text.replace("N1  - PMID: 18632543\n", ""), "ris")
+    assert entry.get("pmid") == ""
+
+
+@pytest.mark.parametrize(("author", "names"), [
+    ("Bill and Melinda Gates Foundation", [CslName(literal="Bill and Melinda Gates Foundation")]),
+    ("Anderson, Sandra", [CslName(family="Anderson", given="Sandra")]),  # "and" inside a word splits nothing
+])
+def test_a_ris_organisation_named_with_and_stays_one_author(author, names):
+    (entry,) = read_references(RIS.format(tags="").replace("Smith, Jo", author), "ris")
+    assert entry_record(entry).author == names
+
+
+# --------------------------------------------------------------------------- dates and CSL-JSON
+
+
+@pytest.mark.parametrize(("parts", "date"), [
+    (["2008", "07", "16"], "2008-07-16"), ([2008, 7], "2008-07"), (["2008", "", "16"], "2008"),
+    (["08", "07"], ""), (["2008", "00"], "2008"), (["2008", "2", "30x"], "2008-02"), ([], ""),
+])
+def test_iso_date(parts, date):
+    assert iso_date(parts) == date
+
+
+@pytest.mark.parametrize(("fields", "issued"), [
+    ({"year": "2008", "date": "2008-07-16", "month": "jul"}, [2008, 7, 16]),
+    ({"year": "2008", "date": "2009-07-16"}, [2008]),  # a date of another year than the entry's is not taken
+    ({"year": "2008", "month": "Jul"}, [2008, 7]),
+    ({"date": "2008-07-16"}, None),  # nor one without a year to agree with
+])
+def test_entry_record_takes_the_full_date(fields, issued):
+    record = entry_record(Entry("x", {"ENTRYTYPE": "article", "title": "A title", **fields}, 1))
+    assert (record.issued.date_parts[0] if record.issued else None) == issued
+
+
+def test_csl_json_reads_sitegens_custom_ids_and_the_full_date():
+    text = json.dumps([{"id": "a", "type": "article-journal", "title": "A title", "issued": {"date-parts": [[2021, 3, 9]]},
+                        "custom": {"openalex": "W1234567890", "arxiv": "2101.00001", "sources": ["openalex"]}}])
+    (entry,) = read_references(text, "csl-json")
+    assert (entry.get("openalex"), entry.get("arxiv"), entry.get("date")) == ("W1234567890", "2101.00001", "2021-03-09")
+    record = entry_record(entry)
+    assert record.identifiers() == {"openalex": "W1234567890", "arxiv": "2101.00001"}
+    assert record.custom.sources == []  # where the file's writer found it is not the import's provenance
+
+
+# --------------------------------------------------------------------------- sitegen's CSV
+
+
+def test_sitegens_records_csv_is_read_by_its_header():
+    record = Record(id="10.1234/a", DOI="10.1234/a", title="=SUM(A1) is no formula",
+                    author=[CslName(literal="Bill and Melinda Gates Foundation"), CslName(family="Smith", given="Jo")],
+                    issued={"date-parts": [[2021]]}, issue="3", abstract="-1 line\n+2 lines")
+    text = records_csv([record], {})
+    assert "\"'=SUM(A1)" in text  # guarded for spreadsheets
+    (entry,) = read_references(text)
+    assert (entry.id, entry.get("number"), entry.get("title")) == ("10.1234/a", "3", record.title)
+    again = entry_record(entry)
+    assert (again.author, again.abstract, again.id) == (record.author, record.abstract, record.id)
+
+
+def test_another_csv_with_an_id_column_is_read_as_written():
+    (entry,) = read_references("ID,title,authors\n1,'=x,A and B\n")
+    assert (entry.get("title"), entry.get("authors")) == ("'=x", "A and B")
