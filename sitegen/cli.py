@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from sitegen import __version__
 from sitegen.errors import EXIT_INCOMPLETE, EXIT_INVALID, ReviewInvalid, SchemaVersionError, SitegenError
 from sitegen.records.providers import label as provider_label
-from sitegen.references import Format
+from sitegen.references import Format, column_mapping
 from sitegen.review.models import SLUG, Strategy
 from sitegen.review.problems import FORMATTERS, format_human
 from sitegen.review.scaffold import init_review
@@ -93,6 +93,20 @@ def _reviewer_name(ctx: click.Context, param: click.Parameter, value: str) -> st
         raise click.BadParameter(f"{value!r} is not a reviewer name as duplicates.csv writes one "
                                  "(lower-case letters, digits and '-')", param=param)
     return value
+
+
+def _column_mapping(ctx: click.Context, param: click.Parameter, value: str | None) -> dict[str, str] | None:
+    if value is None:
+        return None
+    try:
+        return column_mapping(value)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param=param) from None
+
+
+COLUMNS_HELP = ("Read a CSV whose columns are not sitegen's: FIELD=COLUMN,... (title=Article Title,ID=key); "
+                "Scopus, PubMed, Web of Science (tab-delimited), Covidence and Rayyan exports are known by "
+                "their header.")
 
 
 def _remember(review_dir: Path) -> Path:
@@ -332,10 +346,11 @@ def update(directory: Path, at: str, mode: str, as_json: bool, report: Path | No
               "that cannot be read, listing each with its line, and import the rest.")
 @click.option("--encoding", metavar="NAME", help="Text encoding of every FILE (latin-1, cp1252) [default: UTF-8, "
               "or UTF-16 by its byte-order mark].")
+@click.option("--columns", metavar="FIELD=COLUMN,...", callback=_column_mapping, help=COLUMNS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the import as JSON.")
 def import_command(directory: Path, files: tuple[Path, ...], at: str, format: Format | None, source: str | None,
                    method: str | None, description: str | None, seen: str | None, skip_bad: bool,
-                   encoding: str | None, as_json: bool) -> None:
+                   encoding: str | None, columns: dict[str, str] | None, as_json: bool) -> None:
     """Import reference files (RIS, BibTeX, records CSV, ...) into DIRECTORY's records.
 
     Records are folded in by identity as `update` folds in a search's results; one `import` event per file
@@ -346,7 +361,7 @@ def import_command(directory: Path, files: tuple[Path, ...], at: str, format: Fo
 
     _remember(directory)
     result = commands.import_files(directory, list(files), at, format, source, method, description, seen,
-                                   skip_bad, encoding)
+                                   skip_bad, encoding, columns)
     click.echo(json.dumps(result.summary(), indent=2, ensure_ascii=False) if as_json else report(result), nl=False)
 
 
@@ -409,8 +424,8 @@ def probable_duplicates(directory: Path, reviewer: str, as_json: bool) -> None:
               required=True, help="ris, bibtex, csl-json or csv: records as the site's downloads write them; "
                                   "prisma2020-csv: the PRISMA 2020 counts as the PRISMA2020 R package reads them.")
 @click.option("--records", "selection", type=click.Choice(["included", "all", "screened-in"]),
-              help="Which records: the included studies [default], all records, or those sent on to full text "
-                   "(included or maybe at title and abstract).")
+              help="Which records: the included studies [default], all records but confirmed duplicates (the "
+                   "records PRISMA counts), or those sent on to full text (included or maybe at title and abstract).")
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False),
               help="File to write (outside the review folder) [default: standard output].")
 @click.option("--force", is_flag=True, help="Replace --out when it exists.")
@@ -473,8 +488,9 @@ def import_decisions(directory: Path, source: Path, tool: str, reviewer: str, st
               help="Format of SOURCE [default: by its suffix (.csv, .ris, .bib, .nbib, .ciw, .json), else by "
                    "its content].")
 @click.option("--encoding", help="Encoding of SOURCE when it is not UTF-8 or UTF-16, e.g. latin-1 or cp1252.")
+@click.option("--columns", metavar="FIELD=COLUMN,...", callback=_column_mapping, help=COLUMNS_HELP)
 def dedupe(source: Path, out: Path, probable_out: Path | None, versions_out: Path | None,
-           format: Format | None, encoding: str | None) -> None:
+           format: Format | None, encoding: str | None, columns: dict[str, str] | None) -> None:
     """Find duplicates in SOURCE, a reference file: a records CSV (columns ID, ENTRYTYPE, author,
     title, year, journal, volume, number, pages, doi, abstract; all but ID optional), a RIS file
     (IDs from its ID tags, else ris-1, ris-2, ... by position), a BibTeX file (IDs are the keys),
@@ -487,7 +503,7 @@ def dedupe(source: Path, out: Path, probable_out: Path | None, versions_out: Pat
     """
     probable_out = probable_out or out.with_name(f"{out.stem}-probable{out.suffix or '.csv'}")
     versions_out = versions_out or out.with_name(f"{out.stem}-versions{out.suffix or '.csv'}")
-    count, matches, warnings = commands.dedupe(source, out, probable_out, versions_out, format, encoding)
+    count, matches, warnings = commands.dedupe(source, out, probable_out, versions_out, format, encoding, columns)
     for warning in warnings:
         click.echo(f"warning: {source}: {warning}", err=True)
     merged = sum(len(ids) - 1 for ids in matches.sets)

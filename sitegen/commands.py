@@ -86,8 +86,8 @@ def probable_pairs(root: Path) -> tuple[list[Suggestion], dict[str, Record]]:
     return suggestions(review), review.records
 
 
-def dedupe(source: Path, out: Path, probable_out: Path, versions_out: Path,
-           format: Format | None = None, encoding: str | None = None) -> tuple[int, Matches, list[str]]:
+def dedupe(source: Path, out: Path, probable_out: Path, versions_out: Path, format: Format | None = None,
+           encoding: str | None = None, columns: dict[str, str] | None = None) -> tuple[int, Matches, list[str]]:
     """Duplicate sets of a reference file (any format `read_references` reads; `format` or else its
     suffix or content; `encoding` when it is not UTF-8 or UTF-16) written to `out` (column
     merged_ids, IDs joined by ";"), probable pairs, not merged, to `probable_out` and preprints with
@@ -96,7 +96,7 @@ def dedupe(source: Path, out: Path, probable_out: Path, versions_out: Path,
     _check_outputs(source, {"--out": out, "--probable": probable_out, "--versions": versions_out})
     warnings: list[str] = []
     try:
-        rows = read_references(source, format, warnings, encoding=encoding)
+        rows = read_references(source, format, warnings, encoding=encoding, columns=columns)
     except ReferenceProblem as problem:
         raise SitegenError(f"{source}:{problem.line}: {problem.message}") from None
     except LookupError:
@@ -271,12 +271,12 @@ def update(root: Path, at: str, mode: str = "live", settings: SourceSettings | N
 
 def import_files(root: Path, paths: list[Path], at: str, format: Format | None = None, source: str | None = None,
                  method: str | None = None, description: str | None = None, seen: str | None = None,
-                 skip_bad: bool = False, encoding: str | None = None):
+                 skip_bad: bool = False, encoding: str | None = None, columns: dict[str, str] | None = None):
     from sitegen.living.imports import import_files as living_import
 
     with writable(root) as workspace:
         return living_import(workspace.review, paths, at, format, source, method, description, seen, skip_bad,
-                             encoding)
+                             encoding, columns)
 
 
 def add_monitor(root: Path, monitor_id: str, strategies: list[Strategy], at: str, mode: str = "live",

@@ -118,7 +118,7 @@ def test_a_confirmed_duplicates_decision_goes_to_its_canonical_record(example_co
 
 def test_the_matcher_never_guesses_from_a_title_alone():
     index = RecordIndex({})
-    assert index.match(Entry("1", {"title": "Object recognition memory in rats"}, 2)) == ([], "metadata")
+    assert index.match(Entry("1", {"title": "Object recognition memory in rats"}, 2)) == ([], "metadata", "")
 
 
 def test_rayyan_notes_give_the_named_reviewers_decision_and_the_protocols_reason(example_copy, sitegen, tmp_path):

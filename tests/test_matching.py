@@ -427,3 +427,11 @@ def test_which_record_joins_a_set_does_not_depend_on_ids():
         row_of = {name: n for n, name in enumerate(names)}
         found.add(tuple(tuple(sorted(row_of[key] for key in members)) for members in find_duplicates(works).sets))
     assert len(found) == 1  # the same rows together, whatever their ids
+
+
+def test_a_series_of_titles_alike_but_for_a_number_asks_few_questions():
+    from sitegen.records.matching import MAX_PROBABLE
+    series = [work(f"w{n}", f"Annual report of the stroke registry number {n}", ["Smith, J"], 2010, "Stroke")
+              for n in range(40)]
+    pairs = find_duplicates(series).probable
+    assert pairs and all(sum(key in pair[:2] for pair in pairs) <= MAX_PROBABLE for key in (w.key for w in series))

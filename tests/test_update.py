@@ -627,7 +627,8 @@ def test_a_result_sharing_only_an_existing_records_identifier_is_filed_under_its
     records = {row["id"]: row for row in map(json.loads, (review / "records.jsonl").read_text().splitlines())}
     assert records[doi]["title"] == work["title"]  # the existing record's metadata is not mixed with the other's
     assert records[new]["title"].startswith("Quantum chromodynamics") and records[new]["DOI"] == doi
-    assert any("a key of its own content" in note for note in records[new]["custom"]["conflicts"])
+    assert any("content key (ref)" in note for note in records[new]["custom"]["conflicts"])
+    assert not any("content key" in note for note in records[doi]["custom"]["conflicts"])  # it keeps its DOI
     assert sitegen("check", review)[0] == 0
 
 

@@ -8,7 +8,9 @@ transaction: one `import` event per file (its name, hash, format and counts), re
 duplicates.csv and, when asked, a saved search's `seen_ids` (only grows, in file order).
 
 The files of one command share its time, so PRISMA takes them for one run: a record two files hold
-is identified by both and counted once. An imported record is handed to reviewers by its import
+is identified by both and counted once. Each entry is an identification (the event keeps each entry's
+record id under the database the entry names), so a record a file holds twice is a duplicate removed; a file
+given twice (or two copies of one) is imported once, with a warning. An imported record is handed to reviewers by its import
 event (`in_review`); it forms no screening batch. PRISMA counts it under "identification from
 databases" when the import's method is "database", under "other methods" otherwise.
 
@@ -65,6 +67,7 @@ class ImportResult:
     at: str
     files: list[FileImport]
     skipped_files: list[Skipped]  # files the reader could not read (with skip_bad)
+    repeated: list[str] = field(default_factory=list)  # files given twice, each imported once
     records: dict[str, Record] = field(default_factory=dict)
     matched: list[tuple[str, str, float]] = field(default_factory=list)  # (new record, canonical record, score)
     probable: list[tuple[str, str, float]] = field(default_factory=list)
@@ -81,6 +84,7 @@ class ImportResult:
                 "warnings": item.warnings,
             } for item in self.files],
             "skipped_files": [{"file": s.file, "line": s.line, "reason": s.reason} for s in self.skipped_files],
+            "repeated_files": self.repeated,
             "matched": [{"record_id": new, "duplicate_of": canonical, "score": round(score, 1)}
                         for new, canonical, score in self.matched],
             "probable_duplicates": [{"first": first, "second": second, "score": round(score, 1)}
@@ -98,6 +102,7 @@ class _Read:
     format: str
     entries: int
     records: list[Record]
+    databases: list[str]  # the database each record's entry names ("" when none), parallel to `records`
     skipped: list[Skipped]
     warnings: list[str]
     database: str  # the one database the export's entries name, else ""
@@ -105,7 +110,8 @@ class _Read:
 
 def import_files(review: Review, paths: list[Path], at: str, format: Format | None = None,
                  source: str | None = None, method: Method | None = None, description: str | None = None,
-                 seen: str | None = None, skip_bad: bool = False, encoding: str | None = None) -> ImportResult:
+                 seen: str | None = None, skip_bad: bool = False, encoding: str | None = None,
+                 columns: dict[str, str] | None = None) -> ImportResult:
     """Import reference files into the review at the caller-supplied time `at` (see the module docstring).
 
     `source` names where the records come from (a registry provider, or a database such as "Embase"; by default
@@ -119,9 +125,19 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
                            f"({', '.join(sorted(review.searches)) or 'it has none'})")
     read: list[_Read] = []
     skipped_files: list[Skipped] = []
+    repeated: list[str] = []
     for path in paths:
+        # One file given twice (by two spellings of its path, or two copies of one export) is imported once:
+        # twice would count its entries twice in PRISMA.
+        if any(path.resolve() == item.path.resolve() for item in read):
+            repeated.append(f"{path}: given more than once; imported once")
+            continue
         try:
-            read.append(_read(path, format, encoding, source, skip_bad))
+            item = _read(path, format, encoding, source, skip_bad, columns)
+            if first := next((earlier for earlier in read if earlier.sha256 == item.sha256), None):
+                repeated.append(f"{path}: the same content as {first.path}; imported once")
+                continue
+            read.append(item)
         except ReferenceProblem as problem:
             if not skip_bad:
                 raise SitegenError(f"{path}:{problem.line}: {problem.message}; nothing was imported") from None
@@ -132,22 +148,29 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
             raise SitegenError(f"--encoding {encoding!r} is no encoding Python knows; nothing was imported") from None
     retrieved = [record for item in read for record in item.records]
     merged = integrate(review.records, retrieved, decided(review))
-    result = ImportResult(at, [], skipped_files, merged.records, merged.matched, merged.probable, merged.versions)
+    result = ImportResult(at, [], skipped_files, repeated, merged.records, merged.matched, merged.probable,
+                          merged.versions)
     known = set(review.records)
     position = 0
     for item in read:
-        ids = list(dict.fromkeys(merged.ids[position:position + len(item.records)]))
+        entry_ids = merged.ids[position:position + len(item.records)]
         position += len(item.records)
+        ids = list(dict.fromkeys(entry_ids))
         new = [record_id for record_id in ids if record_id not in known]
         known.update(ids)
         name = source or item.database or item.name
-        chosen = method or ("database" if source in PROVIDERS or (not source and item.database) else "other")
+        named = not source and any(item.databases)  # the export names the database of its entries
+        chosen = method or ("database" if source in PROVIDERS or named else "other")
+        by_database: dict[str, list[str]] = {}
+        for record_id, database in zip(entry_ids, item.databases, strict=True):
+            by_database.setdefault(source or database or name, []).append(record_id)
         try:
             payload = ImportPayload(
                 source=name, method=chosen, record_ids=ids,
                 description=description or f"Imported from the file {item.name}",
                 file=ImportedFile(name=item.name, sha256=item.sha256, format=item.format, entries=item.entries,
-                                  skipped=len(item.skipped), new=len(new), already=len(ids) - len(new)))
+                                  skipped=len(item.skipped), new=len(new), already=len(ids) - len(new),
+                                  entry_ids=by_database))
         except ValidationError as exc:
             error = exc.errors(include_url=False)[0]
             raise SitegenError(f"{item.path}: the import cannot be recorded ({'.'.join(map(str, error['loc']))}: "
@@ -169,31 +192,33 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
     return result
 
 
-def _read(path: Path, format: Format | None, encoding: str | None, source: str | None, skip_bad: bool) -> _Read:
+def _read(path: Path, format: Format | None, encoding: str | None, source: str | None, skip_bad: bool,
+          columns: dict[str, str] | None = None) -> _Read:
     """A file's entries as records. ReferenceProblem when the reader cannot read it, or, without `skip_bad`,
     when a record in it is malformed or an entry cannot be a record; with `skip_bad` those are skipped."""
     data = path.read_bytes()
     text = decode(data, encoding)
-    chosen = format or SUFFIXES.get(path.suffix.lower()) or sniff(text)
+    chosen = format or ("csv" if columns else SUFFIXES.get(path.suffix.lower()) or sniff(text))
     warnings: list[str] = []
     unread: list[tuple[int, str]] = []  # (line, why) of each record the reader skipped
-    entries = read_references(text, chosen, warnings, skipped=unread if skip_bad else None)
+    entries = read_references(text, chosen, warnings, skipped=unread if skip_bad else None, columns=columns)
     provider = _provider(source)
-    records = []
+    records, databases = [], []
     skipped = [Skipped(str(path), line, "", why) for line, why in unread]
     for entry in entries:
         notes: list[str] = []
         try:
             records.append(entry_record(entry, provider, notes))
+            databases.append(entry.get("database").strip())
         except ValueError as error:
             reason = _reason(error)
             if not skip_bad:
                 raise ReferenceProblem(entry.line, f"entry {entry.id!r}: {reason}") from None
             skipped.append(Skipped(str(path), entry.line, entry.id, reason))
         warnings += [f"line {entry.line}: entry {entry.id!r}: {note}" for note in notes]
-    databases = {entry.get("database") for entry in entries}
+    named = set(databases)
     return _Read(path, path.name, hashlib.sha256(data).hexdigest(), chosen or "unknown", len(entries) + len(unread),
-                 records, skipped, warnings, databases.pop() if len(databases) == 1 else "")
+                 records, databases, skipped, warnings, named.pop() if len(named) == 1 else "")
 
 
 def _provider(name: str | None) -> Source | None:
@@ -217,10 +242,11 @@ def report(result: ImportResult) -> str:
         lines.append(f"- {item.path}: {counts.entries} entries read ({counts.format}), {counts.skipped} skipped, "
                      f"{counts.new} records new to the review, {counts.already} already in it; counted as "
                      f"{'a database' if item.payload.method == 'database' else 'other methods'} "
-                     f"({item.payload.source})")
+                     f"({', '.join(counts.entry_ids or [item.payload.source])})")
         lines += [f"  - skipped line {s.line} (entry {s.entry_id}): {s.reason}" for s in item.skipped]
         lines += [f"  - note: {warning}" for warning in item.warnings]
     lines += [f"- {s.file}:{s.line}: skipped, not read: {s.reason}" for s in result.skipped_files]
+    lines += [f"- warning: {repeated}" for repeated in result.repeated]
     if result.seen:
         lines.append(f"- saved search {result.seen[0]}: {result.seen[1]} ids added to its seen ids")
     if result.matched:

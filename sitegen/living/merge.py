@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sitegen.records.identity import FILED_ELSEWHERE, deduplicate
-from sitegen.records.ids import NAMESPACE_LABELS, NAMESPACES, content_ref, record_id
+from sitegen.records.identity import FILED_ELSEWHERE, deduplicate, filed_by_content
+from sitegen.records.ids import NAMESPACE_LABELS, NAMESPACES, record_id
 from sitegen.records.matching import find_duplicates, record_work, title_score
 from sitegen.records.model import Record, model_data
 
@@ -150,15 +150,8 @@ def _with_free_id(record: Record, taken: set[str]) -> Record | None:
             return _noted(record, note, id=record_id({namespace: value}))
     # Every identifier it has is another record's (a supplement's DOI it shares with another abstract): it is
     # filed under a key of its own content, so it is screened like any other record, never hidden in another.
-    first = record.author[0] if record.author else None
-    ref = content_ref(record.title, record.year, (first.family or first.literal or "") if first else "",
-                      record.container_title or "", record.page or "")
-    if record_id({"ref": ref}) in taken:
-        return None
-    note = (f"Filed under a key of its own content because every identifier it has ({record.id}) is another "
-            "record's: a DOI a conference supplement or a collection gives to several works.")
-    custom = record.custom.model_copy(update={"ref": ref})
-    return _noted(record.model_copy(update={"custom": custom}), note, id=record_id({"ref": ref}))
+    filed = filed_by_content(record)
+    return None if filed.id in taken else filed
 
 
 def _note_on_holder(result: Record, records: dict[str, Record]) -> str:

@@ -149,10 +149,20 @@ class _Run:
     events: list[RetrievalPayload | ImportPayload]
 
 
-def _route(payload: RetrievalPayload | ImportPayload) -> Route:
+def _route(payload: RetrievalPayload | ImportPayload, source: str) -> Route:
     if isinstance(payload, ImportPayload) and payload.method == "other":
         return OTHER
-    return kind(payload.source)
+    return kind(source)
+
+
+def _identifications(payload: RetrievalPayload | ImportPayload) -> dict[str, list[str]]:
+    """Source -> the record id of each identification the event made, repeats kept: an imported file's
+    entries under the database each names (two entries of one record are two identifications, one of them a
+    duplicate removed); a saved search's records, and an import recorded before entries were kept, once each
+    under the event's source."""
+    if isinstance(payload, ImportPayload) and payload.file and payload.file.entry_ids is not None:
+        return payload.file.entry_ids
+    return {payload.source: list(dict.fromkeys(payload.record_ids))}
 
 
 def _runs(review: Review) -> list[_Run]:
@@ -181,11 +191,12 @@ def _stage_flow(ids: list[str], outcomes: dict[str, dict[str, Outcome]], prefix:
     return {f"{prefix}{name}": value for name, value in fields.items()}, included
 
 
-def _flow(ids: Iterable[str], found: dict[str, set[tuple[Route, str]]], searched: set[tuple[Route, str]],
+def _flow(ids: Iterable[str], found: dict[str, Counter[tuple[Route, str]]], searched: set[tuple[Route, str]],
           outcomes: dict[str, dict[str, Outcome]], duplicates: Collection[str]) -> tuple[dict, list[str]]:
     """The flow fields of a set of records, and which of them are included studies.
 
-    `found` maps each record to the (route, source) pairs that returned it in its first run;
+    `found` maps each record to the (route, source) pairs that identified it in its first run, with how many
+    times each did;
     `searched` lists every (route, source) used, so a source that found nothing new still shows, as 0;
     `duplicates` are identified but removed before screening.
     """
@@ -193,13 +204,13 @@ def _flow(ids: Iterable[str], found: dict[str, set[tuple[Route, str]]], searched
     other_by_source = Counter({source: 0 for route, source in searched if route == OTHER})
     routed: dict[str, list[str]] = {"dbr": [], OTHER: []}
     for rid in ids:
-        databases = {source for route, source in found[rid] if route != OTHER}
+        databases = Counter({source: n for (route, source), n in found[rid].items() if route != OTHER})
         if rid not in duplicates:
             routed["dbr" if databases else OTHER].append(rid)
         if databases:
             by_source.update(databases)
         else:
-            other_by_source.update(source for _, source in found[rid])
+            other_by_source.update({source: n for (_, source), n in found[rid].items()})
     dbr, dbr_included = _stage_flow(routed["dbr"], outcomes, "")
     other, other_included = _stage_flow(routed[OTHER], outcomes, "other_")
     records = len(routed["dbr"]) + len(routed[OTHER])
@@ -228,25 +239,28 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
     """
     runs = _runs(review)
     first_run: dict[str, int] = {}  # record id -> index of the run that first identified it
-    found: dict[str, set[tuple[Route, str]]] = {}
+    found: dict[str, Counter[tuple[Route, str]]] = {}
     columns = []
+    searched: set[tuple[Route, str]] = set()
     for index, run in enumerate(runs):
-        new: dict[str, set[tuple[Route, str]]] = {}
+        new: dict[str, Counter[tuple[Route, str]]] = {}
         returned: dict[str, set[str]] = {}
+        run_searched: set[tuple[Route, str]] = set()
         for payload in run.events:
-            ids = dict.fromkeys(payload.record_ids)
-            returned.setdefault(payload.source, set()).update(ids)
-            for rid in ids:
-                if rid not in first_run:
-                    new.setdefault(rid, set()).add((_route(payload), payload.source))
+            for source, ids in _identifications(payload).items():
+                route = _route(payload, source)
+                run_searched.add((route, source))
+                returned.setdefault(source, set()).update(ids)
+                for rid in ids:
+                    if rid not in first_run:
+                        new.setdefault(rid, Counter())[route, source] += 1
         first_run.update(dict.fromkeys(new, index))
         found.update(new)
-        searched = {(_route(payload), payload.source) for payload in run.events}
-        fields, _ = _flow(new, found, searched, outcomes, duplicates)
+        searched |= run_searched
+        fields, _ = _flow(new, found, run_searched, outcomes, duplicates)
         incomplete = sorted({p.source for p in run.events if isinstance(p, RetrievalPayload) and not p.complete})
         columns.append(RunFlow(run=index + 1, at=run.at, returned_by_source=dict(sorted(
             (source, len(ids)) for source, ids in returned.items())), incomplete=incomplete, **fields))
-    searched = {(_route(payload), payload.source) for run in runs for payload in run.events}
     fields, included = _flow(first_run, found, searched, outcomes, duplicates)
     if previous_included is not None:
         kept = set(previous_included)

@@ -72,9 +72,13 @@ class StrategyRun:
 class SearchRun:
     monitor_id: str
     strategies: list[StrategyRun]
-    new: list[str]  # the new screening batch: never seen by this search, and not yet in the review
+    new: list[str]  # the new works: never seen by this search, not yet in the review, no duplicate of a record
     batch: int | None  # the screening batch the new records form, if any
     manifest: str  # the run's manifest, runs/<time>-<monitor_id>.json
+    # Records of the batch sitegen matched by metadata to another record (a `same` row of duplicates.csv): not
+    # new works, so not reported as new, but in the batch so that they are screened if a reviewer says
+    # `different` (screening passes over a confirmed duplicate).
+    duplicates: list[str] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -103,6 +107,7 @@ class UpdateResult:
                 "complete": search.complete,
                 "batch": search.batch,
                 "new_ids": search.new,
+                "duplicate_ids": search.duplicates,
                 "manifest": search.manifest,
                 "strategies": [{
                     "source": run.strategy.source, "label": run.strategy.label, "query": run.strategy.query,
@@ -213,6 +218,7 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
     fresh_ids: dict[str, list[str]] = {}  # monitor id -> ids it had never seen
     batch = sum(1 for payload in review.payloads if isinstance(payload, BatchPayload))
     already = set(in_review(review))  # never put a record in a second batch
+    matched = {duplicate for duplicate, _, _ in merged.matched}
     position = 0
     for search in searches:
         runs = []
@@ -247,8 +253,9 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
         payloads += [retrieval.model_copy(update={"manifest": digest}) for retrieval in retrievals]
         payloads += [new_batch] if new_batch else []
         last_payload[search.monitor_id] = len(payloads) - 1
-        result.searches.append(SearchRun(search.monitor_id, runs, to_screen, new_batch.batch if new_batch else None,
-                                         path))
+        result.searches.append(SearchRun(search.monitor_id, runs, [i for i in to_screen if i not in matched],
+                                         new_batch.batch if new_batch else None, path,
+                                         [i for i in to_screen if i in matched]))
     transaction = Transaction(review.root)
     events = append(transaction, review, at, payloads)
     for search in searches:
@@ -375,6 +382,9 @@ def markdown_report(result: UpdateResult) -> str:
         else:
             lines.append("No new records from the sources that answered in full; the others are unknown this run, "
                          "not empty.")
+        if search.duplicates:
+            lines.append(f"{len(search.duplicates)} more matched records already found (see Matched by metadata): in "
+                         f"screening batch {search.batch}, screened only if a reviewer changes its row to `different`.")
         lines += ["", f"Run manifest: {markdown_code(search.manifest)}"]
     if result.matched:
         lines += ["", "### Matched by metadata", "",

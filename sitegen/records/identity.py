@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from sitegen.records.ids import NAMESPACE_LABELS, NAMESPACES, arxiv_of_doi, parse_record_id, record_id
+from sitegen.records.ids import NAMESPACE_LABELS, NAMESPACES, arxiv_of_doi, content_ref, parse_record_id, record_id
 from sitegen.records.model import Record, RecordMeta, model_data
 from sitegen.records.names import Person, person, same_person
 from sitegen.records.notices import notice_kind
@@ -297,22 +297,32 @@ def merge(group: list[Record], notes: list[str]) -> Record:
     )
 
 
-def _merge_back(merged: list[tuple[Record, list[int]]], unmatched: list[int],
-                candidates: dict[int, list[tuple[str, str]]],
-                taken: dict[tuple[str, str], int]) -> list[tuple[Record, list[int]]]:
-    """A record kept apart but left with no identifier of its own cannot stand as a record:
-    it rejoins the record holding its identifier, and the merged record says so."""
+def record_ref(record: Record) -> str:
+    """The content key (`ref`) of a record: what ids.content_ref makes of all it says of itself."""
+    return content_ref(record.title, record.year, [name.display() for name in record.author],
+                       record.container_title or "", record.volume or "", record.issue or "", record.page or "",
+                       record.abstract or "")
+
+
+def _filed_apart(merged: list[tuple[Record, list[int]]], unmatched: list[int]) -> list[tuple[Record, list[int]]]:
+    """A record kept apart (a notice, an unrelated title, another first author) but left with no identifier
+    of its own, every one being another record's (a supplement's DOI), is filed under a key of its own
+    content (`ref`): it stays a record, screened like any other, and says why."""
     result = list(merged)
-    absorbed = set()
     for n in unmatched:
-        host = taken[candidates[n][0]]  # a matched record, so never one absorbed here
-        record, group = result[host]
-        note = (f"Records {record.id} and {result[n][0].id} share every identifier they have but look like "
-                "different works; sitegen cannot keep them apart and merged them: check this record.")
-        combined = merge([record, result[n][0]], [*record.custom.conflicts, *result[n][0].custom.conflicts, note])
-        result[host] = (combined, sorted(group + result[n][1]))
-        absorbed.add(n)
-    return [pair for n, pair in enumerate(result) if n not in absorbed]
+        record, group = result[n]
+        result[n] = (filed_by_content(record), group)
+    return result
+
+
+def filed_by_content(record: Record) -> Record:
+    """`record` under its content key, with a note saying why (dropped again if it keeps another id)."""
+    note = (f"Every identifier it has ({record.id}) is another record's: a DOI a conference supplement or a "
+            f"collection gives to several works{FILED_ELSEWHERE}content key (ref) instead.")
+    custom = record.custom.model_copy(update={"ref": record_ref(record),
+                                              "conflicts": sorted({*record.custom.conflicts, note})})
+    return Record.model_validate({**model_data(record), "id": record_id({"ref": custom.ref}),
+                                  "custom": model_data(custom)})
 
 
 def _keys(record: Record) -> Identifiers:
@@ -380,7 +390,7 @@ def _distinct_ids(merged: list[tuple[Record, list[int]]]) -> list[tuple[Record, 
 
     unmatched = [n for n in order if not assign(n, set())]
     if unmatched:
-        return _distinct_ids(_merge_back(merged, unmatched, candidates, taken))
+        return _distinct_ids(_filed_apart(merged, unmatched))
     result = list(merged)
     for (namespace, value), n in taken.items():
         record, group = merged[n]

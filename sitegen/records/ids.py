@@ -176,13 +176,16 @@ def normalise_ref(value: object) -> str | None:
     return text if re.fullmatch(r"[0-9a-f]{16}", text) else None
 
 
-def content_ref(title: str, year: int | str | None, first_family: str, container: str, first_page: str) -> str:
-    """The `ref` of a reference without a published identifier: the first 16 hex digits of the SHA-256 of its
-    compared title (`comparable_title`), year, first author's family name, container and first page (these
-    folded). Case, accents, punctuation and markup do not change it, so the same reference read from another
-    export of the same file, or from the same file again, gets the same ref; any other difference gives
-    another record, which the metadata matcher then compares."""
-    parts = (comparable_title(title), str(year or ""), folded(first_family), folded(container), folded(first_page))
+def content_ref(title: str, year: int | str | None, authors: list[str], container: str, volume: str = "",
+                issue: str = "", pages: str = "", abstract: str = "") -> str:
+    """The `ref` of a reference without a published identifier: the first 16 hex digits of the SHA-256 of all
+    it says of itself: its compared title (`comparable_title`), year, every author, container, volume, issue,
+    pages and abstract (these folded). Case, accents, punctuation and markup do not change it, so the same
+    reference read again, from the same file or another export of it, gets the same ref; any other difference
+    (another issue, another author, another abstract) gives another record, which the metadata matcher then
+    compares, so two works with one short title ("Editorial", "Reply") are never one record by their ref."""
+    parts = (comparable_title(title), str(year or ""), "\x1e".join(folded(name) for name in authors),
+             folded(container), folded(volume), folded(issue), folded(pages), folded(abstract))
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
 
 

@@ -62,6 +62,7 @@ PROBABLE_TITLE = 85.0  # and a PROBABLE pair
 SAME_ABSTRACT = 90.0
 BLOCK_WORDS = 4
 MAX_BLOCK = 256  # records in one block, beyond which it is split by whole title
+MAX_PROBABLE = 5  # probable pairs listed for one record
 MIN_TITLE_WORDS = 3  # a shorter title is never enough for "same" by metadata
 MIN_ABSTRACT = 200  # characters of a folded abstract that can corroborate ("No abstract available" cannot)
 
@@ -561,5 +562,18 @@ def find_duplicates(works: list[Work], linked: list[list[str]] = (), focus: set[
                 cluster[keep].append(n)
     sets = sorted(sorted(works[n].key for n in members) for members in cluster.values() if len(members) > 1)
     probable = sorted({pair for pair in probable if owner[position[pair[0]]] != owner[position[pair[1]]]},
-                      key=lambda pair: (-pair[2], pair[0], pair[1]))
-    return Matches(sets, probable, sorted(versions))
+                      key=lambda pair: (-pair[2], position[pair[0]], position[pair[1]]))
+    return Matches(sets, _most_alike(probable), sorted(versions))
+
+
+def _most_alike(pairs: list[tuple[str, str, float]]) -> list[tuple[str, str, float]]:
+    """At most MAX_PROBABLE pairs for each record, the most alike: a record with more is one of a series
+    (titles alike but for a number), and a reviewer asked about every pair of a series learns nothing."""
+    count: dict[str, int] = defaultdict(int)
+    kept = []
+    for first, second, score in pairs:
+        if count[first] < MAX_PROBABLE and count[second] < MAX_PROBABLE:
+            count[first] += 1
+            count[second] += 1
+            kept.append((first, second, score))
+    return kept

@@ -29,7 +29,7 @@ from sitegen.references.csl import read_csl_json
 from sitegen.references.medline import read_medline
 from sitegen.references.problems import UNRECOGNISED, ReferenceProblem, Skipped
 from sitegen.references.ris import BETWEEN_RECORDS, read_ris
-from sitegen.references.table import SITEGEN_COLUMNS, read_csv
+from sitegen.references.table import SITEGEN_COLUMNS, column_mapping, preset, read_csv
 from sitegen.references.wos import read_wos
 
 Format = Literal["csv", "ris", "bibtex", "medline", "wos", "csl-json"]
@@ -41,7 +41,7 @@ SUFFIXES: dict[str, Format] = {".csv": "csv", ".ris": "ris", ".bib": "bibtex", "
 MEDLINE_START = re.compile(r"(?:PMID|OWN )- ")
 WOS_START = re.compile(r"(?:FN|PT) ")
 
-__all__ = ["Entry", "Format", "ReferenceProblem", "Skipped", "decode", "read_references", "sniff"]
+__all__ = ["Entry", "Format", "ReferenceProblem", "Skipped", "column_mapping", "decode", "read_references", "sniff"]
 
 
 def read_references(source: Path | str, format: Format | None = None, warnings: list[str] | None = None, *,
@@ -79,6 +79,9 @@ def decode(data: bytes, encoding: str | None = None) -> str:
     the first byte that does not decode."""
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         encoding = "utf-16"
+    elif encoding is None and (order := _utf16_order(data)):
+        raise ReferenceProblem(1, f"UTF-16 text without a byte-order mark (every other byte is 0); name its "
+                                  f"encoding: --encoding utf-16-{order}")
     codec = codecs.lookup(encoding or "utf-8")
     try:
         return data.decode(codec.name).removeprefix("\ufeff")
@@ -91,11 +94,23 @@ def decode(data: bytes, encoding: str | None = None) -> str:
                                      f"{convert if codec.name == 'utf-8' else 'is the encoding right?'}") from None
 
 
+def _utf16_order(data: bytes) -> str | None:
+    """"le" or "be" when `data` looks like UTF-16 without its byte-order mark: text of the Latin
+    alphabet in UTF-16 has a 0 in every other byte, which UTF-8 text never has (NUL is no character a
+    reference file writes)."""
+    sample = data[:4096]
+    if len(sample) < 4 or sample.count(0) < len(sample) // 4:
+        return None
+    odd, even = sample[1::2].count(0), sample[0::2].count(0)
+    return "le" if odd > 2 * even else "be" if even > 2 * odd else None
+
+
 def sniff(text: str) -> Format | None:
     """The format the first line that is neither blank nor an export header shows: RIS when it
     starts a RIS record ("TY  - "), MEDLINE for "PMID- " or "OWN - ", Web of Science for "FN " or
     "PT ", BibTeX for "@" or a "%" comment, CSL-JSON for "[" or "{", CSV for a header row with an
-    ID column or sitegen's records CSV header; None (not a format sitegen reads) otherwise."""
+    ID column, sitegen's records CSV header or a known export's (`table.PRESETS`: Web of Science's is
+    tab-delimited); None (not a format sitegen reads) otherwise."""
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped or BETWEEN_RECORDS.fullmatch(stripped):
@@ -111,5 +126,5 @@ def sniff(text: str) -> Format | None:
         if stripped.startswith(("[", "{")):
             return "csl-json"
         header = [name.strip() for name in next(csv.reader([line]))]
-        return "csv" if "ID" in header or header == SITEGEN_COLUMNS else None
+        return "csv" if "ID" in header or header == SITEGEN_COLUMNS or preset(line) else None
     return None

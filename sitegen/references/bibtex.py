@@ -19,7 +19,7 @@ from contextlib import contextmanager
 import bibtexparser
 from bibtexparser.library import Library
 from bibtexparser.middlewares.names import InvalidNameError, parse_single_name_into_parts, split_multiple_persons_names
-from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock, ParsingFailedBlock
+from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock, ImplicitComment, ParsingFailedBlock
 from bibtexparser.model import Entry as BibEntry
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
@@ -41,6 +41,10 @@ LATEX = LatexNodes2Text(latex_context=_CONTEXT, math_mode="verbatim")
 # it as LaTeX would drop everything after the % as a comment.
 BARE_SPECIAL = re.compile(r"(?<!\\)[%&]")
 LATEX_MARKUP = re.compile(r"[\\$~]|--|``|''")
+HYPHEN_STAND_IN = "\ue000"  # a private-use character: no file writes it, and LaTeX makes no ligature of it
+# Text between entries is a comment to BibTeX, but a line that opens an entry ("article{two,") or sets a
+# field ("title = {...}") there is an entry that lost its "@", and would be dropped without a word.
+ENTRY_WITHOUT_AT = re.compile(r"\s*(?:[A-Za-z]+\s*[{(]\s*[^\s,{}()=]*\s*,|[A-Za-z][\w-]*\s*=\s*[{\"]).*")
 
 
 def read_bibtex(text: str, warnings: list[str] | None = None, skipped: Skipped | None = None) -> list[Entry]:
@@ -49,11 +53,25 @@ def read_bibtex(text: str, warnings: list[str] | None = None, skipped: Skipped |
     keys are the IDs, and a repeated key is a problem, not a renaming."""
     with _quiet_parser():
         library = bibtexparser.parse_string(text)
-    if not library.entries and not library.failed_blocks:
+    lost = [problem for block in library.blocks if isinstance(block, ImplicitComment)
+            and (problem := _without_at(block)) is not None]
+    if not library.entries and not library.failed_blocks and not lost:
         raise ReferenceProblem(1, "no BibTeX entry (an entry starts with '@', as in '@article{key,')")
     blocks = sorted([*library.entries, *library.failed_blocks], key=lambda block: block.start_line)
-    return checked(each(_entry, (block if isinstance(block, BibEntry) else _problem(library, block)
-                                 for block in blocks)), skipped)
+    items = [block if isinstance(block, BibEntry) else _problem(library, block) for block in blocks]
+    items = sorted([*items, *lost], key=lambda item: item.line if isinstance(item, ReferenceProblem) else
+                   item.start_line + 1)
+    return checked(each(_entry, items), skipped)
+
+
+def _without_at(block: ImplicitComment) -> ReferenceProblem | None:
+    """The problem of text between entries that holds an entry without its "@", on its first such line."""
+    for offset, line in enumerate(block.comment.splitlines()):
+        if ENTRY_WITHOUT_AT.fullmatch(line):
+            return ReferenceProblem(block.start_line + 1 + offset,
+                                    f"text outside an entry that looks like one ({line.strip()[:30]!r}): an "
+                                    "entry starts with '@', as in '@article{key,'")
+    return None
 
 
 @contextmanager
@@ -89,7 +107,7 @@ def _entry(entry: BibEntry) -> Entry:
     for field in entry.fields:
         name = field.key.lower()
         raw = str(field.value)
-        value = _authors(raw) if name == "author" else " ".join(_decoded(raw).split())
+        value = _authors(raw) if name == "author" else " ".join(_decoded(raw, dashes=name == "pages").split())
         if name == "year":
             four_digit_year(value, field.start_line + 1)
         values.setdefault(name, value)
@@ -108,13 +126,17 @@ def _entry(entry: BibEntry) -> Entry:
         "database": values.get("source", ""), "label": ""}), entry.start_line + 1)
 
 
-def _decoded(value: str) -> str:
+def _decoded(value: str, dashes: bool = False) -> str:
+    """A value's text. LaTeX's "--" and "---" ligatures become dashes only where `dashes` (a page range):
+    elsewhere the hyphens are as written ("HbA1c--a marker" is a title, not typesetting to undo)."""
     if BARE_SPECIAL.search(value):
         return value
     # Decoding takes milliseconds a value; without macros, math or ligatures it would only drop braces.
     if not LATEX_MARKUP.search(value):
         return value.replace("{", "").replace("}", "")
-    return LATEX.latex_to_text(value)
+    if dashes:
+        return LATEX.latex_to_text(value)
+    return LATEX.latex_to_text(value.replace("-", HYPHEN_STAND_IN)).replace(HYPHEN_STAND_IN, "-")
 
 
 def _authors(value: str) -> str:

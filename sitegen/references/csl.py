@@ -2,10 +2,10 @@
 
 An entry's ID is the item's "id", or "csl-N" for the N-th item without one; repeated ids name
 every item by position instead, with a warning, as in RIS. Each item is decoded on its own, so a
-problem is reported on the line its item starts on. Authors are "family, given" or, for a literal
-name ({"literal": "World Health Organization"}), the name in braces. OpenAlex and arXiv ids are read
-from `custom` (where sitegen's exports keep them: CSL has no variables for them), the full date from
-`issued`.
+problem is reported on the line its item starts on. Authors are "family, given" ("family, suffix,
+given" with a suffix, "Jr.") or, for a literal name ({"literal": "World Health Organization"}), the
+name in braces. OpenAlex and arXiv ids are read from `custom` (where sitegen's exports keep them:
+CSL has no variables for them), the full date from `issued`.
 """
 
 from __future__ import annotations
@@ -128,7 +128,8 @@ def _name(name: Any, line: int) -> str:
         return f"{{{literal}}}"
     family = " ".join(part for part in (_text(name.get("non-dropping-particle")), _text(name.get("family"))) if part)
     given = _text(name.get("given"))
-    return ", ".join(part for part in (family, given) if part) if family else f"{{{given}}}"
+    # BibTeX's "Family, Jr., Given" keeps the suffix a part of its own
+    return ", ".join(part for part in (family, _text(name.get("suffix")), given) if part) if family else f"{{{given}}}"
 
 
 def _date_parts(issued: Any, line: int) -> list[str]:

@@ -49,9 +49,10 @@ def iso_date(parts: Iterable[object]) -> str:
 def author_list(names: Iterable[str]) -> str:
     """Names given one by one (RIS's AU lines, a CSV cell's "; "-separated names) as BibTeX's author list,
     "Family, Given and Family2, Given2": a name with no comma that holds "and" ("Bill and Melinda Gates
-    Foundation") is an organisation, braced so that the list is not split inside it."""
+    Foundation") is an organisation, braced so that the list is not split inside it. A name given twice
+    stays twice: two co-authors can be written alike."""
     return " and ".join(f"{{{name}}}" if "," not in name and AND.search(name) and not name.startswith("{") else name
-                        for name in dict.fromkeys(name.strip() for name in names) if name)
+                        for name in (name.strip() for name in names) if name)
 
 
 def joined(values: Iterable[str], separator: str = "; ") -> str:

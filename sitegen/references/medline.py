@@ -1,7 +1,8 @@
 """PubMed's MEDLINE format (.nbib, .medline, "PubMed" format .txt; ERIC writes it too) as entries.
 
 A tag is up to four capitals, padded with spaces, then "- " ("PMID- ", "TI  - ", ERIC's "ISSN - "); lines
-starting with spaces continue the field above; a blank line ends a record. An entry's ID is its
+starting with spaces continue the field above; a blank line ends a record, and so does a second PMID
+(files joined without the blank line between them). An entry's ID is its
 PMID, or "medline-N" for the N-th record of a file without them (ERIC's); PMIDs that repeat (the
 same article exported twice) name every record by position instead, with a warning, as in RIS.
 
@@ -18,7 +19,7 @@ from sitegen.references.fields import PMCID, fields, issns, joined
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named
 from sitegen.references.tagged import Layout, TaggedRecord, tagged_records
 
-LAYOUT = Layout("MEDLINE", re.compile(r"(?P<tag>[A-Z][A-Z0-9]{1,3}) *-(?: (?P<value>.*))?$"), " ")
+LAYOUT = Layout("MEDLINE", re.compile(r"(?P<tag>[A-Z][A-Z0-9]{1,3}) *-(?: (?P<value>.*))?$"), " ", once="PMID")
 DOI = re.compile(r"10\.\d{4,9}/\S+")
 SHORT_NAME = re.compile(r"(.+) ([A-Z]{1,4})")  # "Mangalam H", "van der Berg JA"
 ENTRY_TYPES = {"journal article": "article", "journal articles": "article", "book": "book",

@@ -42,6 +42,7 @@ _MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", 
                 "october", "november", "december")
 _ISO_DATE = re.compile(r"(\d{4})(?:-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?)?(?!\d)")
 _FIRST_PAGE = re.compile(r"^\s*([^-\u2010-\u2015\s]+)")
+ABSTRACT_LIMIT = 200_000  # the longest abstract a Record holds (records/model.py)
 
 
 def entry_record(entry: Entry, source: Source | None = None, warnings: list[str] | None = None) -> Record:
@@ -62,9 +63,8 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
     container = _text(entry.get("journal"), "journal", notes)
     page = _text(entry.get("pages"), "pages", notes)
     if not identifiers:
-        first_author = next((name.family or name.literal or "" for name in authors), "")
-        first_page = found.group(1) if (found := _FIRST_PAGE.match(page)) else ""
-        identifiers["ref"] = content_ref(title, year, first_author, container, first_page)
+        identifiers["ref"] = content_ref(title, year, [name.display() for name in authors], container,
+                                         entry.get("volume"), entry.get("number"), page, entry.get("abstract"))
     return Record.model_validate({
         "id": record_id(identifiers),
         "type": CSL_TYPES.get(entry.get("ENTRYTYPE").lower(), "article"),
@@ -77,10 +77,19 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
         "page": page or None,
         "DOI": identifiers.get("doi"), "PMID": identifiers.get("pmid"), "PMCID": identifiers.get("pmcid"),
         "URL": _text(entry.get("url"), "url", notes) or None,
-        "abstract": _text(entry.get("abstract"), "abstract", notes)[:200_000] or None,
+        "abstract": _abstract(entry, notes),
         "custom": RecordMeta(openalex=identifiers.get("openalex"), arxiv=identifiers.get("arxiv"),
                              ref=identifiers.get("ref"), sources=[source] if source else []).model_dump(),
     })
+
+
+def _abstract(entry: Entry, notes: list[str]) -> str | None:
+    """The abstract, cut to what a record holds, with a note when it was cut (a whole file pasted into
+    one field is a mistake the user should see)."""
+    abstract = _text(entry.get("abstract"), "abstract", notes)
+    if len(abstract) > ABSTRACT_LIMIT:
+        notes.append(f"the abstract is {len(abstract):,} characters long; cut to the first {ABSTRACT_LIMIT:,}")
+    return abstract[:ABSTRACT_LIMIT] or None
 
 
 def _identifiers(entry: Entry, notes: list[str]) -> dict[str, str]:

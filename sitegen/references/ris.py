@@ -44,7 +44,11 @@ BETWEEN_RECORDS = re.compile(r"[A-Za-z][\w .-]*:\s.*|\d+\.?")
 # Tags where exports write a PMID or PMCID (EndNote's accession number and custom fields, Zotero's
 # notes); see `_entry` for which values count.
 IDENTIFIER_TAGS = ("AN", "C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "M1", "N1")
+FIELD_TAGS = IDENTIFIER_TAGS[:-1]  # fields that hold identifiers only: a labelled PMID anywhere in them counts
 LABELLED_PMID = re.compile(r"\bPMID:?\s*(\d+)\b", re.IGNORECASE)
+# A note is free text ("Comment in: Lancet. 2020;395:e5. PMID: 32222222" names another article): only a
+# note line that is the label and the number alone, as Zotero and sitegen write it, is the record's PMID.
+NOTE_PMID = re.compile(r"PMID:?\s*(\d+)", re.IGNORECASE)
 PUBMED_DATABASE = re.compile(r"pubmed|medline|\bNLM\b", re.IGNORECASE)
 
 # Read each tag under its own name ("VO" is a volume tag some exports write instead of VL).
@@ -151,16 +155,20 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
                      if (full := iso_date(_text(tags.get(name)).split("/")[:3])).startswith(year)), year)
         month = date[5:7]
     start, end = first("SP"), first("EP")
-    authors = [*tags.get("AU", []), *tags.get("A1", [])]
+    # AU and A1 are RIS's newer and older author tags: one list written under both is one list.
+    listed, primary = tags.get("AU", []), tags.get("A1", [])
+    authors = listed if primary == listed else [*listed, *primary]
     addresses = values("UR", "L2")
     arxiv = next((address for address in addresses if normalise_arxiv(address)), "")
     openalex = next((address for address in addresses if normalise_openalex(address)), "")
     database = first("DB", "DP")
-    # A PMID written as such ("PMID: 123") in any identifier tag; a bare number only as the accession
-    # number of a record its export says came from PubMed or MEDLINE (Embase and CINAHL accession
-    # numbers are numbers too).
-    labelled = [found.group(1) for value in values(*IDENTIFIER_TAGS) if (found := LABELLED_PMID.search(value))]
+    # The PMID, most certain first: PsycINFO's PMID tag; the accession number of a record its export
+    # says came from PubMed or MEDLINE (a bare number: Embase and CINAHL accession numbers are numbers
+    # too); a PMID written as such ("PMID: 123") in an identifier field, or as a whole note line.
     accession = first("AN") if PUBMED_DATABASE.search(database) and first("AN").isdigit() else ""
+    labelled = [*(found.group(1) for value in values(*FIELD_TAGS) if (found := LABELLED_PMID.search(value))),
+                *(found.group(1) for value in values("N1") for line in value.splitlines()
+                  if (found := NOTE_PMID.fullmatch(line.strip())))]
     return Entry("", fields({
         "ENTRYTYPE": ENTRY_TYPES.get(kind.upper(), "misc"),
         "author": author_list(authors),
@@ -173,7 +181,7 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
         "pages": f"{start}-{end}" if start and end and end != start and "-" not in start else start or end,
         "doi": first("DO"),
         "abstract": first("AB", "N2"),
-        "pmid": record.pmid or next(iter(labelled), accession),
+        "pmid": record.pmid or accession or next(iter(labelled), ""),
         "pmcid": next((found.group() for value in values(*IDENTIFIER_TAGS) if (found := PMCID.search(value))), ""),
         "arxiv": arxiv,
         "openalex": openalex,

@@ -8,6 +8,11 @@ sitegen's own records CSV (the site's download and `sitegen export --format csv`
 header and read without a mapping: its "id" is the ID, its "authors" ("Family, Given; Family2,
 Given2") the author list, and a cell's leading "'" that keeps a spreadsheet from reading a formula
 is dropped again.
+
+Other databases' and tools' CSV exports (Scopus, PubMed, Web of Science's tab-delimited file,
+Covidence, Rayyan) are known by their header too (see PRESETS) and read with their mapping: their
+page start and end columns joined as a range, their author lists ("Smolen J.; Landewé R.B.M.",
+PubMed's "Lira R, Cruz A.") as BibTeX's.
 """
 
 from __future__ import annotations
@@ -17,9 +22,10 @@ import io
 import re
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 from sitegen.records.entry import ALIASES, Entry
-from sitegen.references.fields import RAYYAN_INCLUSION, author_list
+from sitegen.references.fields import FIELDS, RAYYAN_INCLUSION, author_list
 from sitegen.references.problems import UNRECOGNISED, ReferenceProblem, Skipped, checked
 
 csv.field_size_limit(sys.maxsize)
@@ -33,6 +39,47 @@ LINE_BREAK = "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # every character str.split
 _FORMULA_GUARD = re.compile(f"(?:^|(?<=[{LINE_BREAK}]))'(?=[{re.escape(''.join(FORMULA_STARTS))}])")
 
 
+@dataclass(frozen=True)
+class Preset:
+    """A known CSV export: the columns that tell it apart (`signature`, all present), the column of each
+    entry field (those missing from a file are left empty), and the columns of a page range's two ends."""
+
+    name: str
+    signature: tuple[str, ...]
+    columns: dict[str, str]
+    page_range: tuple[str, str] | None = None
+    delimiter: str = ","
+    fields: dict[str, str] = field(default_factory=dict)
+
+
+# Headers as the vendors write them (Scopus's "CSV export", PubMed's "Save: CSV", Web of Science's
+# "Tab delimited file", Covidence's and Rayyan's reference CSV), most specific first.
+PRESETS = (
+    Preset("Scopus", ("Authors", "Title", "Source title", "EID"), {
+        "ID": "EID", "author": "Authors", "title": "Title", "year": "Year", "journal": "Source title",
+        "volume": "Volume", "number": "Issue", "doi": "DOI", "pmid": "PubMed ID", "abstract": "Abstract",
+        "issn": "ISSN", "language": "Language of Original Document", "keywords": "Author Keywords",
+        "publisher": "Publisher", "url": "Link"}, ("Page start", "Page end"), fields={"database": "Scopus"}),
+    Preset("PubMed", ("PMID", "Title", "Authors", "Citation", "Journal/Book"), {
+        "ID": "PMID", "pmid": "PMID", "title": "Title", "author": "Authors", "journal": "Journal/Book",
+        "year": "Publication Year", "pmcid": "PMCID", "doi": "DOI"}, fields={"database": "PubMed"}),
+    Preset("Web of Science", ("PT", "AU", "TI", "SO", "UT"), {
+        "ID": "UT", "author": "AU", "title": "TI", "journal": "SO", "year": "PY", "volume": "VL", "number": "IS",
+        "doi": "DI", "pmid": "PM", "abstract": "AB", "issn": "SN", "language": "LA", "keywords": "DE",
+        "publisher": "PU"}, ("BP", "EP"), "\t"),
+    Preset("Covidence", ("Title", "Authors", "Covidence #"), {
+        "ID": "Covidence #", "title": "Title", "author": "Authors", "abstract": "Abstract", "year": "Published Year",
+        "journal": "Journal", "volume": "Volume", "number": "Issue", "pages": "Pages", "doi": "DOI",
+        "note": "Notes"}),
+    Preset("Rayyan", ("key", "title", "authors", "notes"), {
+        "ID": "key", "title": "title", "author": "authors", "journal": "journal", "issn": "issn", "volume": "volume",
+        "number": "issue", "pages": "pages", "year": "year", "publisher": "publisher", "url": "url",
+        "abstract": "abstract", "note": "notes", "doi": "doi", "keywords": "keywords", "pmid": "pubmed_id"}),
+)
+# A name written "Family Initials" ("Smolen J.", "Landewé R.B.M.", "de Oliveira Filho ASB").
+FAMILY_INITIALS = re.compile(r"(.+?)\s+((?:[A-Z]\.?-?)+)")
+
+
 def read_csv(text: str, warnings: list[str] | None = None, skipped: Skipped | None = None,
              columns: dict[str, str] | None = None) -> list[Entry]:
     """The rows of a records CSV; ReferenceProblem names the line of the first malformed one (1 is the
@@ -41,8 +88,44 @@ def read_csv(text: str, warnings: list[str] | None = None, skipped: Skipped | No
     return checked(_rows(text, columns or {}), skipped)
 
 
+def column_mapping(text: str) -> dict[str, str]:
+    """"FIELD=COLUMN,..." (a command line's --columns) as a mapping for `read_csv`; ValueError saying
+    what is wrong with it."""
+    mapping: dict[str, str] = {}
+    for pair in text.split(","):
+        name, equals, column = (part.strip() for part in pair.partition("="))
+        if not equals or not name or not column:
+            raise ValueError(f"{pair.strip()!r} is not FIELD=COLUMN")
+        if name not in ("ID", "ENTRYTYPE", *FIELDS):
+            raise ValueError(f"{name!r} is not an entry field (fields: ID, ENTRYTYPE, {', '.join(FIELDS)})")
+        if name in mapping:
+            raise ValueError(f"{name!r} is given twice")
+        mapping[name] = column
+    return mapping
+
+
+def preset(header_line: str) -> Preset | None:
+    """The known export whose header `header_line` is, if any."""
+    for known in PRESETS:
+        written = [name.strip().lstrip("\ufeff") for name in _header(header_line, known.delimiter)]
+        if set(known.signature) <= set(written):
+            return known
+    return None
+
+
+def _header(line: str, delimiter: str) -> list[str]:
+    try:
+        return next(csv.reader([line], delimiter=delimiter), [])
+    except csv.Error:
+        return []
+
+
 def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProblem]:
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    known = None if columns else preset(text.partition("\n")[0])
+    tabbed = known is not None and known.delimiter == "\t"
+    # Tab-delimited exports quote nothing: a '"' in a title is a character, not a quote.
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True, delimiter="\t" if tabbed else ",",
+                        quoting=csv.QUOTE_NONE if tabbed else csv.QUOTE_MINIMAL)
     try:
         header = next(reader)
     except StopIteration:
@@ -51,6 +134,8 @@ def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProbl
         raise _syntax_problem(text, 1, reader.line_num, error) from None
     written = [name.strip().lstrip("\ufeff") for name in header]
     sitegens = not columns and written == SITEGEN_COLUMNS
+    if known is not None:
+        columns = {name: column for name, column in known.columns.items() if column in written}
     columns = SITEGEN_MAPPING if sitegens else columns
     if missing := [column for column in columns.values() if column not in written]:
         raise ReferenceProblem(1, f"no column {missing[0]!r} (columns: {', '.join(written)})")
@@ -75,6 +160,8 @@ def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProbl
         if not any(value.strip() for value in values):
             continue
         position += 1
+        if tabbed and len(values) == len(names) + 1 and not values[-1]:
+            values = values[:-1]  # Web of Science ends each row with a tab
         if len(values) != len(names):
             yield ReferenceProblem(line, f"{len(values)} fields where the header has {len(names)}")
             continue
@@ -84,10 +171,34 @@ def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProbl
             values[written.index("authors")] = author_list(values[written.index("authors")].split(";"))
         for name, value in zip(names, values, strict=True):
             fields[ALIASES.get(name, name)] = fields.get(ALIASES.get(name, name)) or value
+        for name, column in columns.items():  # a column read as two fields (PubMed's PMID is its ID too)
+            fields.setdefault(name, values[written.index(column)])
         fields["ID"] = fields["ID"].strip() if "ID" in fields else f"csv-{position}"
+        if known is not None:
+            fields.update(known.fields)
+            fields["author"] = _exported_authors(fields.get("author", ""))
+            if known.page_range and not fields.get("pages"):
+                start, end = (fields.get(f"column {column}", fields.get(column, "")).strip()
+                              for column in known.page_range)
+                fields["pages"] = f"{start}-{end}" if start and end and start != end else start or end
         if not fields.get("label") and (found := RAYYAN_INCLUSION.search(fields.get("note", ""))):
             fields["label"] = found.group(1)
         yield Entry(fields["ID"], fields, line)
+
+
+def _exported_authors(text: str) -> str:
+    """An export's author list as BibTeX's: names split at " and " (Rayyan), ";" (Scopus, Web of Science) or,
+    when every part is "Family Initials", at commas (PubMed, Covidence); each "Family Initials" read
+    "Family, Initials"."""
+    if re.search(r"\s+and\s+", text):
+        names = re.split(r"\s+and\s+", text)
+    elif ";" in text:
+        names = text.split(";")
+    else:
+        parts = [part.strip() for part in text.split(",")]
+        names = parts if len(parts) > 1 and all(FAMILY_INITIALS.fullmatch(part) for part in parts) else [text]
+    return author_list(f"{found.group(1)}, {found.group(2)}" if "," not in name and
+                       (found := FAMILY_INITIALS.fullmatch(name.strip())) else name for name in names)
 
 
 def _syntax_problem(text: str, start: int, at: int, error: csv.Error) -> ReferenceProblem:

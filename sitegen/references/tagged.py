@@ -49,7 +49,8 @@ class Layout:
     """How a format writes its lines: `tag` matches a tag line (groups "tag" and "value"), a line
     starting with `continuation` continues the field above; a record starts with `start` (any tag
     when None) and ends with `end` (a blank line when None); tags in `outside` stand between records
-    (file headers)."""
+    (file headers). `once` is a tag a record holds once at most (MEDLINE's PMID): met again inside a
+    record, it starts the next one (records joined without the blank line between them)."""
 
     name: str
     tag: re.Pattern[str]
@@ -57,6 +58,7 @@ class Layout:
     start: str | None = None
     end: str | None = None
     outside: frozenset[str] = frozenset()
+    once: str | None = None
 
 
 def tagged_records(text: str, layout: Layout, headers: dict[str, str] | None = None
@@ -88,6 +90,9 @@ def tagged_records(text: str, layout: Layout, headers: dict[str, str] | None = N
         if tag is not None and tag == layout.start and layout.end is not None:
             yield ReferenceProblem(record.start, f"the record starting here has no {layout.end} line before "
                                                  f"the next {layout.start} (line {number})")
+            record, problem = TaggedRecord(number, [(tag, number, [match.group("value") or ""])]), None
+        elif tag is not None and tag == layout.once and any(name == tag for name, _, _ in record.fields):
+            yield problem or record
             record, problem = TaggedRecord(number, [(tag, number, [match.group("value") or ""])]), None
         elif tag is not None:
             if tag == layout.end:

@@ -294,6 +294,17 @@ class ImportedFile(Strict):
     skipped: int = Field(ge=0)  # entries malformed or unable to be records, skipped (--skip-bad) and reported
     new: int = Field(ge=0)  # distinct records new to the review
     already: int = Field(ge=0)  # distinct records the review already held
+    # Database (as the export names it per entry, else the import's source) -> the record id of each entry read
+    # from it, in file order, repeats kept: PRISMA counts an identification per entry, so a record a file holds
+    # twice is a duplicate removed, and a file exported from several databases counts under each. Absent from
+    # imports recorded before sitegen kept it (each record then counts once, under the import's source).
+    entry_ids: dict[Annotated[str, StringConstraints(min_length=1, max_length=200), Printable], list[str]] | None = None
+
+    @field_validator("entry_ids")
+    @classmethod
+    def _valid_ids(cls, found: dict[str, list[str]] | None) -> dict[str, list[str]] | None:
+        return None if found is None else {source: [check_record_id(value) for value in ids]
+                                           for source, ids in found.items()}
 
 
 class ImportPayload(Strict):

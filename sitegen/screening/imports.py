@@ -1,9 +1,11 @@
 """Screening decisions made in another tool (Rayyan, Covidence, ASReview LAB) as a reviewer's decision file.
 
 Each tool's CSV export is read as one `Exported` decision per row, with the row's reference as an
-`Entry`. Each is matched to a record of the review by DOI, then PMID, then by the metadata matcher's
-`same` verdict when exactly one record qualifies (never by anything looser: a wrong match puts a
-decision on another paper). The decisions are appended to `screening/<stage>/<reviewer>.csv`; a row
+`Entry`. Each is matched to a record of the review by DOI, then PMID (each only when the row and the
+record are one work as the identity graph requires: titles alike, both notices or neither), then by the
+content key `sitegen import` gives a reference without identifiers, then by the metadata matcher's `same`
+verdict, always as the canonical record of a confirmed duplicate, when exactly one canonical record
+qualifies (never by anything looser: a wrong match puts a decision on another paper). The decisions are appended to `screening/<stage>/<reviewer>.csv`; a row
 already there is never changed (a different decision is reported as a conflict), and a row the review's
 screening rules would refuse (a full-text exclusion without a reason code, a record not screened in at
 title/abstract) is left out and reported, so `sitegen check` passes afterwards.
@@ -19,12 +21,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from rapidfuzz import fuzz
+
 from sitegen.errors import SitegenError
 from sitegen.records.entry import Entry
-from sitegen.records.ids import normalise_doi, normalise_pmid
+from sitegen.records.identity import TITLE_FLOOR
+from sitegen.records.ids import NAMESPACE_LABELS, normalise_doi, normalise_pmid
 from sitegen.records.matching import Work, classify, record_work, work
 from sitegen.records.model import Record
-from sitegen.records.titles import folded
+from sitegen.records.notices import notice_kind
+from sitegen.records.titles import comparable_title, folded
+from sitegen.references.records import entry_record
 from sitegen.review.folder import DecisionRow, Review
 from sitegen.review.models import DECISION_COLUMNS, Decision
 from sitegen.review.problems import Problem
@@ -207,32 +214,68 @@ def _plain(text: str) -> str:
 
 
 class RecordIndex:
-    """The review's records by DOI and PMID, and their matcher views by block."""
+    """The review's records by DOI, PMID and content key, and their matcher views by block. A record a
+    reviewer confirmed a duplicate (`canonical` maps it to its canonical record) is found as its canonical."""
 
-    def __init__(self, records: dict[str, Record]):
+    def __init__(self, records: dict[str, Record], canonical: dict[str, str] | None = None):
+        self.records = records
+        self.canonical = canonical or {}
         self.by_identifier: dict[tuple[str, str], set[str]] = {}
         self.blocks: dict[str, list[Work]] = {}
         for record in records.values():
-            for namespace in ("doi", "pmid"):
-                if value := record.identifiers().get(namespace):
+            for namespace, value in record.identity_keys().items():
+                if namespace in ("doi", "pmid", "ref"):
                     self.by_identifier.setdefault((namespace, value), set()).add(record.id)
             view = record_work(record)
             for block in view.blocks:
                 self.blocks.setdefault(block, []).append(view)
 
-    def match(self, entry: Entry) -> tuple[list[str], str]:
-        """The ids of the records `entry` is (one: a match; more: ambiguous) and how they were found."""
+    def match(self, entry: Entry) -> tuple[list[str], str, str]:
+        """The ids of the canonical records `entry` is (one: a match; more: ambiguous), how they were found,
+        and, when none is found, why the records holding its DOI or PMID are not it."""
         doi, pmid = normalise_doi(entry.get("doi") or entry.get("url")), normalise_pmid(entry.get("pmid"))
-        for namespace, value in (("doi", doi), ("pmid", pmid)):
-            if value and (found := self.by_identifier.get((namespace, value))):
-                return sorted(found), namespace
+        disagreeing: list[str] = []
+        for namespace, value in (("doi", doi), ("pmid", pmid), ("ref", imported_ref(entry))):
+            holders = sorted(self.by_identifier.get((namespace, value), ())) if value else []
+            agreeing = [record_id for record_id in holders if not _why_other(entry, self.records[record_id])]
+            if agreeing:
+                return self._canonical(agreeing), namespace, ""
+            disagreeing += [f"{record_id} has its {NAMESPACE_LABELS[namespace]} but is another work "
+                            f"({_why_other(entry, self.records[record_id])})" for record_id in holders]
         year = entry.get("year")[:4]
         view = work(entry.id, entry.get("title"), [n for n in entry.get("author").split(" and ") if n],
                     int(year) if year.isdigit() else None, entry.get("journal"), entry.get("volume"),
                     entry.get("number"), entry.get("pages"), doi, entry.get("abstract"),
                     {"pmid": pmid} if pmid else None)
         candidates = {other.key: other for block in view.blocks for other in self.blocks.get(block, ())}
-        return sorted(key for key, other in candidates.items() if classify(view, other)[0] == "same"), "metadata"
+        same = [key for key, other in candidates.items() if classify(view, other)[0] == "same"]
+        return self._canonical(same), "metadata", "; ".join(disagreeing)
+
+    def _canonical(self, ids: list[str]) -> list[str]:
+        return sorted({self.canonical.get(record_id, record_id) for record_id in ids})
+
+
+def imported_ref(entry: Entry) -> str | None:
+    """The content key `sitegen import` gives the record of `entry` (None when the entry has a published
+    identifier or cannot be a record): taken from `entry_record` itself, so the two never disagree."""
+    try:
+        return entry_record(entry).custom.ref
+    except ValueError:
+        return None
+
+
+def _why_other(entry: Entry, record: Record) -> str:
+    """Why a row and a record sharing an identifier are not one work as the identity graph requires ("" when
+    they are): one is a notice about another work (erratum, retraction, reply, comment) and the other not, or
+    the row's title and the record's, compared, are less than TITLE_FLOOR alike."""
+    row_notice = notice_kind(entry.get("title"))
+    record_notice = notice_kind(record.title, record.custom.publication_types)
+    if bool(row_notice) != bool(record_notice):
+        return f"{'the row' if row_notice else 'the record'} is a notice about another work (an {row_notice or record_notice})"
+    title = comparable_title(entry.get("title"))
+    if title and fuzz.ratio(title, comparable_title(record.title)) < TITLE_FLOOR:
+        return "its title is another"
+    return ""
 
 
 # --------------------------------------------------------------------------- the decision file
@@ -248,7 +291,7 @@ def import_decisions(review: Review, duplicates: dict[str, str], exported: list[
     reasons = {r.code: r.label for r in review.protocol.meta.exclusion_reasons} if review.protocol else {}
     existing = {row.decision.record_id: row.decision for row in review.decisions
                 if row.stage == stage and row.reviewer == reviewer}
-    index = RecordIndex(review.records)
+    index = RecordIndex(review.records, duplicates)
     new: dict[str, tuple[Decision, Skipped]] = {}
     for item in exported:
         skipped = Skipped(item.entry.line, item.entry.get("title"), "")
@@ -258,16 +301,17 @@ def import_decisions(review: Review, duplicates: dict[str, str], exported: list[
         if not (item.entry.get("title") or item.entry.get("doi") or item.entry.get("pmid")):
             report.unmatched.append(dataclasses.replace(skipped, why="no DOI, PMID or title to match by"))
             continue
-        ids, how = index.match(item.entry)
+        ids, how, disagreeing = index.match(item.entry)
         if len(ids) > 1:
             report.ambiguous.append(dataclasses.replace(skipped, why=f"by {how} it could be any of {', '.join(ids)}"))
             continue
         if not ids:
-            report.unmatched.append(dataclasses.replace(skipped, why=(
-                "no record of the review has its DOI or PMID, and the matcher finds no record that is the same work")))
+            report.unmatched.append(dataclasses.replace(skipped, why=disagreeing or (
+                "no record of the review has its DOI, PMID or content, and the matcher finds no record that is the "
+                "same work")))
             continue
         report.matched += 1
-        record_id = duplicates.get(ids[0], ids[0])
+        record_id = ids[0]
         decision = _decision(record_id, item, reasons, skipped, report)
         earlier = existing.get(record_id) or (new[record_id][0] if record_id in new else None)
         if earlier is None:

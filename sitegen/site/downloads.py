@@ -54,19 +54,22 @@ class Download:
 
 
 def first_seen(review: Review) -> list[Record]:
-    """The review's records in the order its ledger first names them; any it does not name last, by id."""
+    """The review's records in the order its ledger first names them; any it does not name last, by id.
+    Records one event names are in id order, not the order of its file: the same file in another order
+    (an export imported again) gives the same citation keys."""
     order = dict.fromkeys(record_id for payload in review.payloads
                           if isinstance(payload, RetrievalPayload | ImportPayload)
-                          for record_id in payload.record_ids if record_id in review.records)
+                          for record_id in sorted(payload.record_ids) if record_id in review.records)
     return [review.records[record_id] for record_id in order] + \
         [record for record_id, record in sorted(review.records.items()) if record_id not in order]
 
 
 def selected(review: Review, facts: ReviewFacts, selection: Selection) -> list[Record]:
-    """The records of a set in the order of records.jsonl (by id): all of them, those included or maybe at
-    title and abstract (sent on to full text), or the included studies (included at full text)."""
+    """The records of a set in the order of records.jsonl (by id): all of them but the confirmed duplicates
+    (the records PRISMA counts; a duplicate's work is its canonical record), those included or maybe at title
+    and abstract (sent on to full text), or the included studies (included at full text)."""
     if selection == "all":
-        return list(review.records.values())
+        return [record for record in review.records.values() if record.id not in facts.duplicates]
     if selection == "included":
         chosen = set(facts.included)
     else:

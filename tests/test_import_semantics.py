@@ -1,0 +1,124 @@
+"""What an import means for PRISMA, for the next update, and for exports.
+
+- PRISMA identifies an imported file's entries, not its distinct records: a record a file holds twice is a
+  duplicate removed, and a file whose entries name their databases counts under each of them.
+- After `import --seen`, an update result sitegen matches by metadata to a record already found is no new work:
+  it is in the run's batch (screened if a reviewer says `different`) but not reported as new.
+- The same file given twice to one import is imported once; `export --records all` leaves out confirmed
+  duplicates, as PRISMA does.
+Real data: the stroke search export (bib-dedupe, tests/fixtures/dedupe/stroke) and the example review.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from conftest import FIXTURES
+from test_import import held, import_json, imports, new_review, prisma
+
+import sitegen.living.update as living_update
+from sitegen.commands import update
+from sitegen.records.entry import Entry
+from sitegen.references.records import entry_record
+from sitegen.sources.outcome import SourceOutcome
+from sitegen.workspace import open_review
+
+STROKE = FIXTURES / "dedupe" / "stroke" / "records_pre_merged.csv"
+FIRST, SECOND = "2024-01-01T00:00:00Z", "2024-02-01T00:00:00Z"
+
+
+def _stroke(count: int) -> list[dict[str, str]]:
+    return list(csv.DictReader(STROKE.open(encoding="utf-8")))[:count]
+
+
+def _csv(rows: list[dict[str, str]], databases: list[str] | None = None) -> str:
+    out = io.StringIO()
+    columns = ["ID", "ENTRYTYPE", "author", "title", "year", "journal", "volume", "number", "pages"]
+    writer = csv.writer(out)
+    writer.writerow(columns + ["database"] * bool(databases))
+    for n, row in enumerate(rows):
+        writer.writerow([f"e{n}", *(row.get(name, "") for name in columns[1:])] + ([databases[n]] if databases else []))
+    return out.getvalue()
+
+
+def test_prisma_identifies_every_entry_and_a_repeat_is_a_duplicate_removed(sitegen, tmp_path):
+    rows = _stroke(40)
+    review = new_review(sitegen, tmp_path)
+    path = tmp_path / "export.csv"
+    path.write_text(_csv(rows + rows[:5]))  # five entries twice, as an export holding them twice
+    result = import_json(sitegen, review, path, "--at", FIRST)
+    counts = prisma(sitegen, review)
+    records = len(held(review).records) - len(list(csv.DictReader((review / "duplicates.csv").open())))
+    assert result["files"][0]["entries"] == 45
+    assert counts["identified_other_methods"] == 45 and counts["records"] == records
+    assert counts["duplicates_removed"] == 45 - records >= 5
+    assert sum(run["identified_other_methods"] for run in counts["runs"]) == 45
+    assert sum(run["duplicates_removed"] for run in counts["runs"]) == counts["duplicates_removed"]
+
+
+def test_a_file_from_several_databases_counts_under_each(sitegen, tmp_path):
+    rows = _stroke(3)
+    review = new_review(sitegen, tmp_path)
+    path = tmp_path / "ebsco.csv"
+    path.write_text(_csv([rows[0], rows[0], rows[2]], ["PubMed", "Embase", "Embase"]))
+    result = import_json(sitegen, review, path, "--at", FIRST)
+    assert result["files"][0]["method"] == "database"
+    assert imports(review)[0]["file"]["entry_ids"].keys() == {"PubMed", "Embase"}
+    counts = prisma(sitegen, review)
+    assert counts["identified_by_source"] == {"Embase": 2, "PubMed": 1}
+    assert (counts["identified_databases"], counts["duplicates_removed"], counts["records"]) == (3, 1, 2)
+
+
+def test_the_same_file_twice_is_imported_once(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    path = tmp_path / "export.csv"
+    path.write_text(_csv(_stroke(6)))
+    copy = tmp_path / "copy.csv"
+    copy.write_bytes(path.read_bytes())
+    result = import_json(sitegen, review, path, tmp_path / "." / "export.csv", copy, "--at", FIRST)
+    assert [item["name"] for item in result["files"]] == ["export.csv"]
+    assert result["repeated_files"] == [f"{tmp_path / '.' / 'export.csv'}: given more than once; imported once",
+                                        f"{copy}: the same content as {path}; imported once"]
+    assert prisma(sitegen, review)["identified_other_methods"] == 6
+
+
+def test_export_all_leaves_out_confirmed_duplicates(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    path = tmp_path / "export.csv"
+    path.write_text(_csv(_stroke(40)))
+    import_json(sitegen, review, path, "--at", FIRST)
+    duplicates = {row["record_id"] for row in csv.DictReader((review / "duplicates.csv").open())}
+    code, out, err = sitegen("export", review, "--format", "csl-json", "--records", "all")
+    assert code == 0, err
+    exported = {item["id"] for item in json.loads(out)}
+    assert duplicates and not exported & duplicates
+    assert len(exported) == prisma(sitegen, review)["records"] == len(held(review).records) - len(duplicates)
+
+
+def test_an_update_result_matching_an_imported_record_is_no_new_work(sitegen, example_copy, tmp_path, monkeypatch):
+    row = _stroke(3)[2]  # a real reference, imported without a DOI and marked seen by the saved search
+    path = tmp_path / "export.csv"
+    path.write_text(_csv([row]))
+    import_json(sitegen, example_copy, path, "--seen", "object-in-context", "--at", FIRST)
+    # The search now returns that work under a DOI (Crossref's test prefix: the work is real, the DOI is not).
+    found = entry_record(Entry("r", {**row, "doi": "10.5555/stroke.3"}, 1), "openalex")
+    monkeypatch.setattr(living_update, "run_strategy", lambda fetcher, settings, source, query, native=True:
+                        SourceOutcome(source=source, status="ok", records=[found], total=1))
+    monkeypatch.setattr(living_update, "collapse_doubted", lambda outcome, previous: outcome)
+    result = update(example_copy, SECOND)
+    assert [(new, canonical) for new, canonical, _ in result.matched][0][0] == found.id
+    search = result.searches[0]
+    assert search.new == [] and search.duplicates == [found.id]
+    assert result.summary()["searches"][0]["new_ids"] == []
+    assert "No new records since the last run" in living_update.markdown_report(result)
+    facts = open_review(example_copy).facts
+    batch = next(b for b in facts.screening.batches if b.number == search.batch)
+    assert found.id in batch.record_ids and facts.screening.to_screen(batch.record_ids) == []
+    # A reviewer who says the two are different works gets it to screen.
+    lines = [line.replace(",same,", ",different,", 1) if line.startswith(f"{found.id},") else line
+             for line in (example_copy / "duplicates.csv").read_text().splitlines()]
+    (example_copy / "duplicates.csv").write_text("\n".join(lines) + "\n")
+    facts = open_review(example_copy).facts
+    assert facts.screening.to_screen(batch.record_ids) == [found.id]

@@ -1,0 +1,248 @@
+"""Reader fixes from reviewer C's attack on issue 11: a PMID only from the record's own fields, MEDLINE
+records joined without a blank line, a BibTeX entry that lost its "@", repeated author names, titles
+kept as written, CSL name suffixes, citation keys that do not depend on a file's order, UTF-16 without
+a byte-order mark, overlong abstracts, and CSV exports of other tools (by header, or --columns)."""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+import pytest
+from conftest import tree_bytes
+
+from sitegen.references import ReferenceProblem, decode, read_references, sniff
+from sitegen.references.records import ABSTRACT_LIMIT, entry_record
+
+LOCKED, FIRST = "2023-01-01T00:00:00Z", "2023-02-01T00:00:00Z"
+
+
+def ris(*records: str) -> str:
+    return "".join(f"TY  - JOUR\n{body}ER  - \n\n" for body in records)
+
+
+# --------------------------------------------------------------------------- RIS: PMID from notes
+
+
+def test_a_pmid_named_inside_a_note_is_another_articles_not_the_records():
+    # A PubMed export's comment note names the commented-on article's PMID; the record's own is its AN.
+    text = ris("TI  - Statins for stroke: a trial\nAN  - 31111111\nDB  - PubMed\n"
+               "N1  - Comment in: Lancet. 2020;395(10220):e5. PMID: 32222222\n",
+               "TI  - Statins: caution needed\nAN  - 32222222\nDB  - PubMed\n")
+    assert [entry.get("pmid") for entry in read_references(text, "ris")] == ["31111111", "32222222"]
+    (alone,) = read_references(ris("TI  - A trial\nN1  - Comment in: Lancet. 2020. PMID: 32222222\n"), "ris")
+    assert alone.get("pmid") == ""
+
+
+@pytest.mark.parametrize(("tags", "pmid"), [
+    ("N1  - PMID: 29618526\n", "29618526"),  # Zotero's Extra field, and sitegen's own writer
+    ("N1  - Some remark\nN1  - PMID: 29618526\n", "29618526"),  # one note line of several
+    ("AN  - 31111111\nDB  - PubMed\nN1  - PMID: 29618526\n", "31111111"),  # the accession number comes first
+    ("C2  - PMID: 29618526 PMCID: PMC5938574\n", "29618526"),  # an identifier field holds identifiers only
+])
+def test_a_note_gives_a_pmid_only_as_a_whole_line_and_never_over_the_accession_number(tags, pmid):
+    assert read_references(ris(f"TI  - A trial\n{tags}"), "ris")[0].get("pmid") == pmid
+
+
+# --------------------------------------------------------------------------- MEDLINE joined without blank lines
+
+
+def test_medline_records_joined_without_a_blank_line_are_separate_records():
+    text = ("PMID- 111\nTI  - First title\nFAU - Smith, John\nDP  - 2020\n   \n"
+            "PMID- 222\nTI  - Second title\nFAU - Jones, Ann\nDP  - 2021\n"
+            "PMID- 333\nTI  - Third title\nFAU - Brown, Bob\nDP  - 2022\n")
+    entries = read_references(text, "medline")
+    assert [(entry.id, entry.line, entry.get("title"), entry.get("year")) for entry in entries] == [
+        ("111", 1, "First title", "2020"), ("222", 6, "Second title", "2021"), ("333", 10, "Third title", "2022")]
+
+
+# --------------------------------------------------------------------------- BibTeX without "@"
+
+BIBTEX_WITHOUT_AT = ("@article{one,\n  title = {First study},\n  year = {2020}\n}\n\n"
+                     "article{two,\n  title = {Second study},\n  year = {2020}\n}\n\n"
+                     "@article{three,\n  title = {Third study},\n  year = {2021}\n}\n")
+
+
+def test_a_bibtex_entry_without_its_at_sign_is_a_problem_on_its_line():
+    with pytest.raises(ReferenceProblem, match=r"entry that looks like one \('article\{two,'\): an entry starts "
+                                               r"with '@'") as caught:
+        read_references(BIBTEX_WITHOUT_AT, "bibtex")
+    assert caught.value.line == 6
+    skipped: list[tuple[int, str]] = []
+    assert [entry.id for entry in read_references(BIBTEX_WITHOUT_AT, "bibtex", skipped=skipped)] == ["one", "three"]
+    assert [line for line, _ in skipped] == [6]
+
+
+def test_prose_between_bibtex_entries_stays_a_comment():
+    text = "This file was exported on Monday (by hand).\n\n@article{one, title = {A}}\nEnd of file, thanks.\n"
+    assert [entry.id for entry in read_references(text, "bibtex")] == ["one"]
+
+
+def test_a_field_line_outside_any_entry_is_a_problem_too():
+    with pytest.raises(ReferenceProblem, match="looks like one") as caught:
+        read_references("@article{one, title = {A}}\n  title = {Lost},\n", "bibtex")
+    assert caught.value.line == 2
+
+
+# --------------------------------------------------------------------------- authors, titles, suffixes
+
+
+def test_two_coauthors_written_alike_are_two_authors():
+    (entry,) = read_references(ris("TI  - T\nAU  - Wang, Y.\nAU  - Wang, Y.\nAU  - Li, X.\n"), "ris")
+    assert entry.get("author") == "Wang, Y. and Wang, Y. and Li, X."
+    assert len(entry_record(entry).author) == 3
+
+
+def test_one_author_list_written_under_both_au_and_a1_is_one_list():
+    (entry,) = read_references(ris("TI  - T\nAU  - Wang, Y.\nAU  - Li, X.\nA1  - Wang, Y.\nA1  - Li, X.\n"), "ris")
+    assert entry.get("author") == "Wang, Y. and Li, X."
+
+
+def test_bibtex_dashes_in_a_title_stay_as_written_and_page_ranges_normalise():
+    text = '@article{a, title = {HbA1c--a marker of \\"{u}ber---risk}, pages = {10--12}}'
+    (entry,) = read_references(text, "bibtex")
+    assert entry.get("title") == "HbA1c--a marker of über---risk"
+    assert entry.get("pages") == "10\u201312"
+
+
+def test_a_csl_name_suffix_is_kept():
+    text = '[{"id": "a", "title": "T", "author": [{"family": "King", "given": "Martin", "suffix": "Jr."}]}]'
+    (entry,) = read_references(text, "csl-json")
+    assert entry.get("author") == "King, Jr., Martin"
+    assert entry_record(entry).author[0].suffix == "Jr."
+
+
+def test_citation_keys_do_not_depend_on_the_order_of_an_imported_file(sitegen, tmp_path):
+    # Two records whose keys share a base ("smith2020statins"): which gets "-2" must not follow file order.
+    records = ["TI  - Statins in the old\nAU  - Smith, John\nPY  - 2020\nDO  - 10.1000/a\n",
+               "TI  - Statins in the young\nAU  - Smith, Jane\nPY  - 2020\nDO  - 10.1000/b\n"]
+    keys = []
+    for name, order in (("forward", records), ("backward", records[::-1])):
+        review = tmp_path / name
+        sitegen("init", review)
+        sitegen("protocol", "lock", review, "--at", LOCKED)
+        (tmp_path / f"{name}.ris").write_text(ris(*order), encoding="utf-8")
+        assert sitegen("import", review, tmp_path / f"{name}.ris", "--at", FIRST)[0] == 0
+        code, out, err = sitegen("export", review, "--format", "bibtex", "--records", "all")
+        assert code == 0, err
+        keys.append(sorted(re.findall(r"@\w+\{([^,]+),\n(?:.*\n)*?  doi = \{([^}]+)\}", out)))
+    assert keys[0] == keys[1]
+    assert {key for key, _ in keys[0]} == {"smith2020statins", "smith2020statins-2"}
+
+
+# --------------------------------------------------------------------------- encodings, limits
+
+
+@pytest.mark.parametrize("order", ["le", "be"])
+def test_utf16_without_a_byte_order_mark_names_the_encoding_to_give(order):
+    data = ris("TI  - Caf\u00e9 study\n").encode(f"utf-16-{order}")
+    with pytest.raises(ReferenceProblem, match=f"UTF-16 text without a byte-order mark .*--encoding utf-16-{order}"):
+        decode(data)
+    assert decode(data, f"utf-16-{order}").startswith("TY  - JOUR\nTI  - Caf\u00e9 study")
+    assert decode(codecs.BOM_UTF16_LE + ris("TI  - A\n").encode("utf-16-le")).startswith("TY  - JOUR")
+
+
+def test_an_abstract_longer_than_a_record_holds_is_cut_with_a_warning(sitegen, tmp_path):
+    (entry,) = read_references(ris(f"TI  - Long\nAB  - {'word ' * (ABSTRACT_LIMIT // 4)}\n"), "ris")
+    notes: list[str] = []
+    assert len(entry_record(entry, None, notes).abstract) == ABSTRACT_LIMIT
+    assert notes == [f"the abstract is {len(entry.get('abstract')):,} characters long; cut to the first 200,000"]
+    review = tmp_path / "review"
+    sitegen("init", review)
+    sitegen("protocol", "lock", review, "--at", LOCKED)
+    (tmp_path / "long.ris").write_text(ris(f"TI  - Long\nAB  - {'word ' * (ABSTRACT_LIMIT // 4)}\n"),
+                                       encoding="utf-8")
+    code, out, err = sitegen("import", review, tmp_path / "long.ris", "--at", FIRST)
+    assert code == 0, err
+    assert "line 1: entry 'ris-1': the abstract is" in out + err
+
+
+# --------------------------------------------------------------------------- CSV exports of other tools
+
+# Headers as the vendors document them and public importers of their files write them (CoLRev's PubMed
+# heuristic, Scopus parsers): no real export with a licence to copy was found, so the rows are written
+# for the test, the headers are the vendors'.
+PUBMED_CSV = ("PMID,Title,Authors,Citation,First Author,Journal/Book,Publication Year,Create Date,PMCID,NIHMS ID,DOI\n"
+              '30000011,"Seed oil of chayote cultivars","Lira R, de Oliveira Filho ASB, Cruz A.",'
+              '"Econ Bot. 2021 Mar;75(2):101-110.","Lira R","Econ Bot","2021","2021/01/04","PMC123","","10.1000/eb.21"\n')
+SCOPUS_CSV = ('\ufeff"Authors","Author full names","Author(s) ID","Title","Year","Source title","Volume","Issue",'
+              '"Art. No.","Page start","Page end","Page count","Cited by","DOI","Link","Abstract","PubMed ID","ISSN",'
+              '"Language of Original Document","Document Type","EID"\n'
+              '"Smolen J.; Landew\u00e9 R.B.M.","Smolen, Josef (1); Landew\u00e9, Robert (2)","1;2","EULAR recs",'
+              '"2020","Ann Rheum Dis","79","6","","685","699","15","3","10.1136/x","https://www.scopus.com/x",'
+              '"An abstract","32000001","00034967","English","Article","2-s2.0-85000000001"\n')
+WOS_TAB = ("PT\tAU\tAF\tTI\tSO\tLA\tDT\tDE\tAB\tSN\tPY\tVL\tIS\tBP\tEP\tDI\tPM\tUT\t\n"
+           'J\tSmith, J; Jones, A\tSmith, John; Jones, Ann\tA "quoted" title\tJ TEST\tEnglish\tArticle\ta; b\t'
+           "Abstract\t1234-5678\t2020\t3\t2\t10\t19\t10.1/x\t123\tWOS:000000000000001\t\n")
+COVIDENCE_CSV = ("Title,Authors,Abstract,Published Year,Published Month,Journal,Volume,Issue,Pages,Accession Number,"
+                 "DOI,Ref,Covidence #,Study,Notes,Tags\n"
+                 '"A trial","Smith AB, Jones C","Abs",2019,,"J Med",4,1,1-9,,10.1/cov,,#12,"Smith 2019",,\n')
+RAYYAN_CSV = ("key,title,authors,journal,issn,volume,issue,pages,year,publisher,url,abstract,notes,doi,keywords\n"
+              'rayyan-1,"A trial","Smith, J and Jones, A","J Med",,4,1,1-9,2019,,,"Abs",'
+              '"RAYYAN-INCLUSION: {""Kofi""=>""Included""}",10.1/ray,\n')
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    (PUBMED_CSV, {"ID": "30000011", "pmid": "30000011", "pmcid": "PMC123", "doi": "10.1000/eb.21", "year": "2021",
+                  "author": "Lira, R and de Oliveira Filho, ASB and Cruz, A.", "journal": "Econ Bot",
+                  "database": "PubMed"}),
+    (SCOPUS_CSV, {"ID": "2-s2.0-85000000001", "author": "Smolen, J. and Landew\u00e9, R.B.M.", "pages": "685-699",
+                  "journal": "Ann Rheum Dis", "number": "6", "pmid": "32000001", "language": "English",
+                  "database": "Scopus", "url": "https://www.scopus.com/x"}),
+    (WOS_TAB, {"ID": "WOS:000000000000001", "title": 'A "quoted" title', "author": "Smith, J and Jones, A",
+               "pages": "10-19", "doi": "10.1/x", "pmid": "123", "journal": "J TEST"}),
+    (COVIDENCE_CSV, {"ID": "#12", "author": "Smith, AB and Jones, C", "year": "2019", "doi": "10.1/cov"}),
+    (RAYYAN_CSV, {"ID": "rayyan-1", "author": "Smith, J and Jones, A", "label": '{"Kofi"=>"Included"}',
+                  "number": "1"}),
+])
+def test_known_csv_exports_are_read_by_their_header(text, expected, tmp_path):
+    assert sniff(text.removeprefix("\ufeff")) == "csv"
+    path = tmp_path / "export.txt"  # by content, not suffix: Web of Science names its file savedrecs.txt
+    path.write_text(text, encoding="utf-8")
+    (entry,) = read_references(path)
+    assert {name: entry.get(name) for name in expected} == expected
+
+
+MAPPED = "key,Article Title,Year,Writers\nk1,Statins in the old,2020,\"Smith, John\"\nk2,Statins in the young,2021,\n"
+
+
+def test_columns_maps_a_csv_for_dedupe_and_import(sitegen, tmp_path):
+    source = tmp_path / "mapped.csv"
+    source.write_text(MAPPED, encoding="utf-8")
+    code, _, err = sitegen("dedupe", source, "--out", tmp_path / "out.csv", "--columns",
+                           "ID=key, title=Article Title, author=Writers")
+    assert code == 0, err
+    review = tmp_path / "review"
+    sitegen("init", review)
+    sitegen("protocol", "lock", review, "--at", LOCKED)
+    code, out, err = sitegen("import", review, source, "--at", FIRST, "--columns", "title=Article Title,ID=key")
+    assert code == 0, err
+    assert "2" in out
+
+
+@pytest.mark.parametrize(("columns", "message"), [
+    ("titel=Article Title", "'titel' is not an entry field"),
+    ("title", "'title' is not FIELD=COLUMN"),
+    ("title=A,title=B", "'title' is given twice"),
+])
+def test_a_bad_column_mapping_is_refused_and_nothing_is_written(sitegen, tmp_path, columns, message):
+    source = tmp_path / "mapped.csv"
+    source.write_text(MAPPED, encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    code, _, err = sitegen("dedupe", source, "--out", out / "o.csv", "--columns", columns)
+    assert code == 2 and message in err
+    assert tree_bytes(out) == {}
+
+
+def test_a_mapped_column_the_file_lacks_is_named_with_the_files_columns(sitegen, tmp_path):
+    source = tmp_path / "mapped.csv"
+    source.write_text(MAPPED, encoding="utf-8")
+    code, _, err = sitegen("dedupe", source, "--out", tmp_path / "o.csv", "--columns", "title=Name")
+    assert code != 0 and f"{source}:1: no column 'Name' (columns: key, Article Title, Year, Writers)" in err
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_a_header_with_only_some_of_a_known_exports_columns_is_not_taken_for_it():
+    assert sniff("Title,Authors\nA,B\n") is None
+    assert sniff("PMID,Title\n1,A\n") is None
