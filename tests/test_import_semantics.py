@@ -65,9 +65,9 @@ def test_a_file_from_several_databases_counts_under_each(sitegen, tmp_path):
     path.write_text(_csv([rows[0], rows[0], rows[2]], ["PubMed", "Embase", "Embase"]))
     result = import_json(sitegen, review, path, "--at", FIRST)
     assert result["files"][0]["method"] == "database"
-    assert imports(review)[0]["file"]["entry_ids"].keys() == {"PubMed", "Embase"}
+    assert imports(review)[0]["file"]["entry_ids"].keys() == {"pubmed", "Embase"}
     counts = prisma(sitegen, review)
-    assert counts["identified_by_source"] == {"Embase": 2, "PubMed": 1}
+    assert counts["identified_by_source"] == {"Embase": 2, "pubmed": 1}
     assert (counts["identified_databases"], counts["duplicates_removed"], counts["records"]) == (3, 1, 2)
 
 
@@ -122,3 +122,16 @@ def test_an_update_result_matching_an_imported_record_is_no_new_work(sitegen, ex
     (example_copy / "duplicates.csv").write_text("\n".join(lines) + "\n")
     facts = open_review(example_copy).facts
     assert facts.screening.to_screen(batch.record_ids) == [found.id]
+
+
+def test_a_database_an_export_names_by_a_providers_label_is_that_provider(sitegen, tmp_path):
+    review = tmp_path / "review"
+    sitegen("init", review)
+    sitegen("protocol", "lock", review, "--at", "2026-01-01T00:00:00Z")
+    source = tmp_path / "export.ris"
+    source.write_text("TY  - JOUR\nTI  - A study of memory in rats\nAU  - Smith, J\nPY  - 2020\nDB  - PubMed\n"
+                      "ER  - \n", encoding="utf-8")
+    code, out, err = sitegen("import", review, source, "--at", "2026-02-01T00:00:00Z")
+    assert code == 0, out + err
+    counts = json.loads(sitegen("prisma", review, "--json")[1])
+    assert counts["identified_by_source"] == {"pubmed": 1}

@@ -209,7 +209,8 @@ def _read(path: Path, format: Format | None, encoding: str | None, source: str |
         notes: list[str] = []
         try:
             records.append(entry_record(entry, provider, notes))
-            databases.append(entry.get("database").strip())
+            database = entry.get("database").strip()
+            databases.append(_provider(database) or database)  # "PubMed" in an export is the provider pubmed
         except ValueError as error:
             reason = _reason(error)
             if not skip_bad:
