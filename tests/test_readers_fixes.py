@@ -246,3 +246,9 @@ def test_a_mapped_column_the_file_lacks_is_named_with_the_files_columns(sitegen,
 def test_a_header_with_only_some_of_a_known_exports_columns_is_not_taken_for_it():
     assert sniff("Title,Authors\nA,B\n") is None
     assert sniff("PMID,Title\n1,A\n") is None
+
+
+def test_a_column_mapping_with_another_format_is_refused():
+    from sitegen.references import ReferenceProblem, read_references
+    with pytest.raises(ReferenceProblem, match="a column mapping is for CSV files, and this one is read as ris"):
+        read_references("TY  - JOUR\nTI  - One\nER  - \n", "ris", columns={"title": "Title"})

@@ -63,6 +63,8 @@ def read_references(source: Path | str, format: Format | None = None, warnings: 
     format = format or ("csv" if columns else sniff(text))
     if format is None:
         raise ReferenceProblem(1, UNRECOGNISED if text.strip() else "the file is empty")
+    if columns and format != "csv":
+        raise ReferenceProblem(1, f"a column mapping is for CSV files, and this one is read as {format}")
     reader = functools.partial(read_csv, columns=columns) if format == "csv" else READERS[format]
     entries = reader(text, warnings, skipped)
     untitled = [entry.line for entry in entries if not entry.get("title")]
