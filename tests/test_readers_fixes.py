@@ -252,3 +252,16 @@ def test_a_column_mapping_with_another_format_is_refused():
     from sitegen.references import ReferenceProblem, read_references
     with pytest.raises(ReferenceProblem, match="a column mapping is for CSV files, and this one is read as ris"):
         read_references("TY  - JOUR\nTI  - One\nER  - \n", "ris", columns={"title": "Title"})
+
+
+def test_scopus_document_types_become_types_a_notice_is_told_by():
+    from sitegen.records.dedupe import to_work
+    from sitegen.references import read_references
+    from sitegen.references.records import entry_record
+    header = '"Authors","Title","Year","Source title","Volume","Issue","Page start","Page end","DOI","Document Type","EID"\n'
+    text = header + ('"Smith J.","Stroke units in rural hospitals",2020,"Stroke",51,2,10,15,,"Conference Paper","2-s2.0-1"\n'
+                     '"Smith J.","Stroke units in rural hospitals",2020,"Stroke",51,2,10,15,,"Erratum","2-s2.0-2"\n')
+    paper, erratum = read_references(text, "csv")
+    assert entry_record(paper).type == "paper-conference"
+    assert entry_record(erratum).custom.publication_types == ["erratum"]
+    assert to_work(erratum).kind == "erratum" and to_work(paper).meeting

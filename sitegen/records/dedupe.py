@@ -32,7 +32,8 @@ def to_work(row: Entry) -> Work:
     year = row.get("year")
     return work(row.id, row.get("title"), authors, int(year) if year else None, row.get("journal"),
                 row.get("volume"), row.get("number"), row.get("pages"), None, row.get("abstract"),
-                identifiers(row), entry_type=row.get("ENTRYTYPE"))
+                identifiers(row), (row.get("ENTRYTYPE"),),  # an "Erratum" document type (Scopus) is a notice
+                entry_type=row.get("ENTRYTYPE"))
 
 
 def identity_sets(rows: list[Entry]) -> list[list[str]]:

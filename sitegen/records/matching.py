@@ -69,7 +69,8 @@ MIN_ABSTRACT = 200  # characters of a folded abstract that can corroborate ("No 
 _JOURNAL_STOP = {"a", "of", "the", "and", "for", "in", "on", "de", "la", "und", "der"}
 _ARTICLES = {"a", "an", "the"}  # "The effects of ..." and "Effects of ..." are one title
 _MEETING_WORDS = {"conference", "congress", "meeting", "symposium", "abstracts", "proceedings", "workshop"}
-MEETING_TYPES = {"inproceedings", "conference", "proceedings", "paper-conference", "cpaper", "conf"}
+MEETING_TYPES = {"inproceedings", "conference", "proceedings", "paper-conference", "cpaper", "conf",
+                 "conference paper", "conference review"}
 # Roman numerals as titles number parts, phases and types ("Part II", "type II"); "i", "v" and "x" are
 # left out, being words or symbols as often.
 _ROMAN = {"ii": "2", "iii": "3", "iv": "4", "vi": "6", "vii": "7", "viii": "8", "ix": "9", "xi": "11", "xii": "12"}

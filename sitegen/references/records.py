@@ -35,7 +35,14 @@ CSL_TYPES = {
     "proceedings": "book", "book": "book", "inbook": "chapter", "incollection": "chapter",
     "phdthesis": "thesis", "mastersthesis": "thesis", "thesis": "thesis", "techreport": "report",
     "report": "report", "unpublished": "manuscript", "online": "webpage", "misc": "article",
+    # Scopus's "Document Type" and Web of Science's document types, as exports write them
+    "conference paper": "paper-conference", "conference review": "paper-conference", "book chapter": "chapter",
+    "review": "article-journal", "letter": "article-journal", "editorial": "article-journal",
+    "note": "article-journal", "erratum": "article-journal", "short survey": "article-journal",
 }
+# Entry types that say what the record is, kept as its publication type (a notice is told by it).
+PUBLICATION_TYPES = {"review", "letter", "editorial", "erratum", "note", "retracted", "conference paper",
+                     "conference review", "short survey"}
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
 _BRACE_OR_AND = re.compile(r"[{}]|\s+and\s+")
 _MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
@@ -79,7 +86,9 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
         "URL": _text(entry.get("url"), "url", notes) or None,
         "abstract": _abstract(entry, notes),
         "custom": RecordMeta(openalex=identifiers.get("openalex"), arxiv=identifiers.get("arxiv"),
-                             ref=identifiers.get("ref"), sources=[source] if source else []).model_dump(),
+                             ref=identifiers.get("ref"), sources=[source] if source else [],
+                             publication_types=[kind] if (kind := entry.get("ENTRYTYPE").strip().lower())
+                             in PUBLICATION_TYPES else []).model_dump(),
     })
 
 

@@ -56,7 +56,8 @@ class Preset:
 # "Tab delimited file", Covidence's and Rayyan's reference CSV), most specific first.
 PRESETS = (
     Preset("Scopus", ("Authors", "Title", "Source title", "EID"), {
-        "ID": "EID", "author": "Authors", "title": "Title", "year": "Year", "journal": "Source title",
+        "ID": "EID", "ENTRYTYPE": "Document Type", "author": "Authors", "title": "Title", "year": "Year",
+        "journal": "Source title",
         "volume": "Volume", "number": "Issue", "doi": "DOI", "pmid": "PubMed ID", "abstract": "Abstract",
         "issn": "ISSN", "language": "Language of Original Document", "keywords": "Author Keywords",
         "publisher": "Publisher", "url": "Link"}, ("Page start", "Page end"), fields={"database": "Scopus"}),
