@@ -90,6 +90,8 @@ def _visible(text: str) -> str:
     """Without format characters (category Cf): zero-width spaces and joiners, direction marks and
     embeddings, the byte-order mark, soft hyphens. They never show in a written identifier but ride
     along from copied text."""
+    if text.isascii():  # no format character is ASCII: most identifiers skip the scan
+        return text
     return "".join(char for char in text if unicodedata.category(char) != "Cf")
 
 
