@@ -135,3 +135,15 @@ def test_a_database_an_export_names_by_a_providers_label_is_that_provider(sitege
     assert code == 0, out + err
     counts = json.loads(sitegen("prisma", review, "--json")[1])
     assert counts["identified_by_source"] == {"pubmed": 1}
+
+
+def test_entries_of_one_file_that_are_one_record_and_entries_naming_no_database_are_said(sitegen, tmp_path):
+    review = tmp_path / "review"
+    sitegen("init", review)
+    sitegen("protocol", "lock", review, "--at", "2026-01-01T00:00:00Z")
+    source = tmp_path / "mixed.ris"
+    entry = "TY  - JOUR\nTI  - A study of memory in rats\nAU  - Smith, J\nPY  - 2020\n{db}ER  - \n"
+    source.write_text(entry.format(db="DB  - Embase\n") + entry.format(db="") + entry.format(db=""), encoding="utf-8")
+    code, out, err = sitegen("import", review, source, "--at", "2026-02-01T00:00:00Z")
+    assert code == 0, out + err
+    assert "are one record" in out and "entries name no database while others do" in out

@@ -265,3 +265,24 @@ def test_scopus_document_types_become_types_a_notice_is_told_by():
     assert entry_record(paper).type == "paper-conference"
     assert entry_record(erratum).custom.publication_types == ["erratum"]
     assert to_work(erratum).kind == "erratum" and to_work(paper).meeting
+
+
+def test_content_keys_tell_apart_what_differs_only_in_its_address_and_agree_across_markup():
+    from sitegen.references import read_references
+    from sitegen.references.records import entry_record
+    one = "TY  - JOUR\nTI  - Correction\nJO  - Stroke\nPY  - 2021\nUR  - https://example.org/{n}\nER  - \n"
+    first, second = (entry_record(entry) for entry in read_references(one.format(n=1) + one.format(n=2), "ris"))
+    assert first.id != second.id  # two notices alike but for their address: two records
+    tex = read_references("@article{a, title = {Effects of CO$_2$ on $\\beta$-amyloid}, year = {2020},"
+                          " journal = {Brain {\\&} Research}}", "bibtex")[0]
+    ris = read_references("TY  - JOUR\nTI  - Effects of CO2 on β-amyloid\nPY  - 2020\nJO  - Brain &amp; Research\n"
+                          "ER  - \n", "ris")[0]
+    assert entry_record(tex).id == entry_record(ris).id
+
+
+def test_a_known_export_missing_a_usual_column_is_said():
+    from sitegen.references import read_references
+    warnings: list[str] = []
+    header = "Authors,Title,Publication Year,Source title,Digital Object Identifier,EID\n"
+    read_references(header + '"Smith J.",A trial,2020,Lancet,10.1/x,2-s2.0-1\n', "csv", warnings)
+    assert any("'Year'" in warning and "'DOI'" in warning and "--columns" in warning for warning in warnings)

@@ -114,7 +114,7 @@ def test_web_of_science_plain_text(tmp_path):
         "author": "Chung, Clive Yik-Sham and Yam, Vivian Wing-Wah", "ENTRYTYPE": "article",
         "title": "Selective label-free detection of G-quadruplex structure of human telomere",
         "journal": "CHEMICAL SCIENCE", "year": "2013", "month": "DEC", "pages": "377-387", "doi": "10.1039/c2sc20897k",
-        "pmid": "23039619", "issn": "2041-6520", "database": "Clarivate Analytics Web of Science",
+        "pmid": "23039619", "issn": "2041-6520", "database": "Web of Science",
         "keywords": "Concentration-dependent permittivity; Double-layer polarization; Electrophoresis"}
     assert (second.get("ENTRYTYPE"), second.get("pages"), second.get("author")) == ("incollection", "574", "Hsu, JP")
 

@@ -103,6 +103,7 @@ class _Read:
     entries: int
     records: list[Record]
     databases: list[str]  # the database each record's entry names ("" when none), parallel to `records`
+    lines: list[int]  # the line each record's entry starts on, parallel to `records`
     skipped: list[Skipped]
     warnings: list[str]
     database: str  # the one database the export's entries name, else ""
@@ -151,13 +152,19 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
     result = ImportResult(at, [], skipped_files, repeated, merged.records, merged.matched, merged.probable,
                           merged.versions)
     known = set(review.records)
+    matched = {record_id for record_id, _, _ in merged.matched}  # recorded as duplicates: not new to the review
     position = 0
     for item in read:
         entry_ids = merged.ids[position:position + len(item.records)]
         position += len(item.records)
         ids = list(dict.fromkeys(entry_ids))
-        new = [record_id for record_id in ids if record_id not in known]
+        new = [record_id for record_id in ids if record_id not in known and record_id not in matched]
         known.update(ids)
+        item.warnings.extend(_one_record(entry_ids, item.lines))
+        if any(item.databases) and not all(item.databases):
+            item.warnings.append(f"{sum(not name for name in item.databases)} entries name no database while "
+                                 "others do; they are counted under " + repr(source or item.database or item.name)
+                                 + " (give --source to name it)")
         name = source or item.database or item.name
         named = not source and any(item.databases)  # the export names the database of its entries
         chosen = method or ("database" if source in PROVIDERS or named else "other")
@@ -192,6 +199,16 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
     return result
 
 
+def _one_record(entry_ids: list[str], lines: list[int]) -> list[str]:
+    """Warnings naming the entries of one file that are one record (by a shared identifier or content key)."""
+    at: dict[str, list[int]] = {}
+    for record_id, line in zip(entry_ids, lines, strict=True):
+        at.setdefault(record_id, []).append(line)
+    return [f"the entries on lines {', '.join(map(str, found))} are one record, {record_id} (a shared identifier "
+            "or the same content): counted once, the others as duplicates removed"
+            for record_id, found in at.items() if len(found) > 1]
+
+
 def _read(path: Path, format: Format | None, encoding: str | None, source: str | None, skip_bad: bool,
           columns: dict[str, str] | None = None) -> _Read:
     """A file's entries as records. ReferenceProblem when the reader cannot read it, or, without `skip_bad`,
@@ -203,7 +220,7 @@ def _read(path: Path, format: Format | None, encoding: str | None, source: str |
     unread: list[tuple[int, str]] = []  # (line, why) of each record the reader skipped
     entries = read_references(text, chosen, warnings, skipped=unread if skip_bad else None, columns=columns)
     provider = _provider(source)
-    records, databases = [], []
+    records, databases, lines = [], [], []
     skipped = [Skipped(str(path), line, "", why) for line, why in unread]
     for entry in entries:
         notes: list[str] = []
@@ -211,6 +228,7 @@ def _read(path: Path, format: Format | None, encoding: str | None, source: str |
             records.append(entry_record(entry, provider, notes))
             database = entry.get("database").strip()
             databases.append(_provider(database) or database)  # "PubMed" in an export is the provider pubmed
+            lines.append(entry.line)
         except ValueError as error:
             reason = _reason(error)
             if not skip_bad:
@@ -219,7 +237,7 @@ def _read(path: Path, format: Format | None, encoding: str | None, source: str |
         warnings += [f"line {entry.line}: entry {entry.id!r}: {note}" for note in notes]
     named = set(databases)
     return _Read(path, path.name, hashlib.sha256(data).hexdigest(), chosen or "unknown", len(entries) + len(unread),
-                 records, databases, skipped, warnings, named.pop() if len(named) == 1 else "")
+                 records, databases, lines, skipped, warnings, named.pop() if len(named) == 1 else "")
 
 
 def _provider(name: str | None) -> Source | None:

@@ -301,7 +301,7 @@ def record_ref(record: Record) -> str:
     """The content key (`ref`) of a record: what ids.content_ref makes of all it says of itself."""
     return content_ref(record.title, record.year, [name.display() for name in record.author],
                        record.container_title or "", record.volume or "", record.issue or "", record.page or "",
-                       record.abstract or "")
+                       record.abstract or "", record.type, record.URL or "")
 
 
 def _filed_apart(merged: list[tuple[Record, list[int]]], unmatched: list[int]) -> list[tuple[Record, list[int]]]:

@@ -17,7 +17,7 @@ import re
 import unicodedata
 from urllib.parse import unquote
 
-from sitegen.records.titles import comparable_title, folded
+from sitegen.records.titles import comparable_title, folded, unmarked
 
 NAMESPACES = ("doi", "openalex", "arxiv", "pmid", "pmcid", "ref")  # record-id priority order
 NAMESPACE_LABELS = {"doi": "DOI", "openalex": "OpenAlex", "arxiv": "arXiv", "pmid": "PMID", "pmcid": "PMCID",
@@ -179,15 +179,17 @@ def normalise_ref(value: object) -> str | None:
 
 
 def content_ref(title: str, year: int | str | None, authors: list[str], container: str, volume: str = "",
-                issue: str = "", pages: str = "", abstract: str = "") -> str:
+                issue: str = "", pages: str = "", abstract: str = "", kind: str = "", url: str = "",
+                issn: str = "") -> str:
     """The `ref` of a reference without a published identifier: the first 16 hex digits of the SHA-256 of all
     it says of itself: its compared title (`comparable_title`), year, every author, container, volume, issue,
-    pages and abstract (these folded). Case, accents, punctuation and markup do not change it, so the same
+    pages, abstract, type, ISSN (these folded, markup and entities decoded) and URL. Case, accents, punctuation and markup do not change it, so the same
     reference read again, from the same file or another export of it, gets the same ref; any other difference
     (another issue, another author, another abstract) gives another record, which the metadata matcher then
     compares, so two works with one short title ("Editorial", "Reply") are never one record by their ref."""
-    parts = (comparable_title(title), str(year or ""), "\x1e".join(folded(name) for name in authors),
-             folded(container), folded(volume), folded(issue), folded(pages), folded(abstract))
+    parts = (comparable_title(title), str(year or ""), "\x1e".join(folded(unmarked(name)) for name in authors),
+             *(folded(unmarked(value)) for value in (container, volume, issue, pages, abstract, kind, issn)),
+             url.strip())
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
 
 

@@ -19,6 +19,9 @@ _GREEK = str.maketrans({**{chr(0x3B1 + n): f" {name} " for n, name in enumerate(
                         "ς": " sigma ", **{chr(0x3C3 + n): f" {name} " for n, name in enumerate(GREEK_LETTERS[17:])},
                         "µ": " mu "})
 _TAG = re.compile(r"</?[A-Za-z][^<>]{0,200}>")
+# TeX mathematics in BibTeX titles: "CO$_2$" is CO2 and "$\\beta$-amyloid" beta-amyloid.
+_TEX_MATH = re.compile(r"\$([^$]{1,60})\$")
+_TEX_MARKS = re.compile(r"[_^{}\\]")
 # Tags inside a word ("Ca<sup>2+</sup>", "H<sub>2</sub>O", "<i>in vivo</i>") join what they mark up.
 _INLINE_TAG = re.compile(r"</?(?:sup|sub|i|b|em|strong|u|span|sc|scp|mml:[a-z]+)(?:\s[^<>]{0,200})?>", re.IGNORECASE)
 # Markers that a title was translated or comes with a language note: "[Chinese]", "[Article in German]",
@@ -55,6 +58,7 @@ def folded(text: str) -> str:
 def unmarked(title: str) -> str:
     """A title with HTML entities decoded (twice: indexes escape escaped text) and tags replaced by spaces."""
     text = html.unescape(html.unescape(title))
+    text = _TEX_MATH.sub(lambda found: _TEX_MARKS.sub("", found.group(1)), text)  # "CO$_2$", "$\\beta$"
     return _TAG.sub(" ", _INLINE_TAG.sub("", text))
 
 

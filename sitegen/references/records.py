@@ -71,7 +71,9 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
     page = _text(entry.get("pages"), "pages", notes)
     if not identifiers:
         identifiers["ref"] = content_ref(title, year, [name.display() for name in authors], container,
-                                         entry.get("volume"), entry.get("number"), page, entry.get("abstract"))
+                                         entry.get("volume"), entry.get("number"), page, entry.get("abstract"),
+                                         CSL_TYPES.get(entry.get("ENTRYTYPE").lower(), "article"), entry.get("url"),
+                                         entry.get("issn"))
     return Record.model_validate({
         "id": record_id(identifiers),
         "type": CSL_TYPES.get(entry.get("ENTRYTYPE").lower(), "article"),

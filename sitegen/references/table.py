@@ -67,7 +67,7 @@ PRESETS = (
     Preset("Web of Science", ("PT", "AU", "TI", "SO", "UT"), {
         "ID": "UT", "author": "AU", "title": "TI", "journal": "SO", "year": "PY", "volume": "VL", "number": "IS",
         "doi": "DI", "pmid": "PM", "abstract": "AB", "issn": "SN", "language": "LA", "keywords": "DE",
-        "publisher": "PU"}, ("BP", "EP"), "\t"),
+        "publisher": "PU"}, ("BP", "EP"), "\t", fields={"database": "Web of Science"}),
     Preset("Covidence", ("Title", "Authors", "Covidence #"), {
         "ID": "Covidence #", "title": "Title", "author": "Authors", "abstract": "Abstract", "year": "Published Year",
         "journal": "Journal", "volume": "Volume", "number": "Issue", "pages": "Pages", "doi": "DOI",
@@ -84,8 +84,17 @@ FAMILY_INITIALS = re.compile(r"(.+?)\s+((?:[A-Z]\.?-?)+)")
 def read_csv(text: str, warnings: list[str] | None = None, skipped: Skipped | None = None,
              columns: dict[str, str] | None = None) -> list[Entry]:
     """The rows of a records CSV; ReferenceProblem names the line of the first malformed one (1 is the
-    header; with `skipped`, each malformed row is listed there instead). `warnings` is unused: IDs
-    are the ID column's, and a repeated one is a problem."""
+    header; with `skipped`, each malformed row is listed there instead). IDs are the ID column's, and a
+    repeated one is a problem. A known export (a preset) missing some of its usual columns is read, and
+    `warnings` names the columns, whose fields stay empty (a renamed "DOI" would lose every DOI)."""
+    header = text.partition("\n")[0]
+    known = None if columns else preset(header)
+    if known is not None and warnings is not None:
+        written = {name.strip().lstrip("\ufeff") for name in _header(header, known.delimiter)}
+        if missing := [column for column in known.columns.values() if column not in written]:
+            warnings.append(f"a {known.name} export without the column(s) {', '.join(repr(c) for c in missing)}: "
+                            "those fields are left empty; if they are there under other names, map them with "
+                            "--columns FIELD=COLUMN")
     return checked(_rows(text, columns or {}), skipped)
 
 

@@ -30,7 +30,9 @@ def read_wos(text: str, warnings: list[str] | None = None, skipped: Skipped | No
     if not items:
         raise ReferenceProblem(1, "no Web of Science record (a record runs from a 'PT J' line to an 'ER' line)")
     given = [("", 0) if isinstance(item, ReferenceProblem) else (item.first("UT"), item.line("UT")) for item in items]
-    database = headers.get("FN", "")
+    # "FN Clarivate Analytics Web of Science", "FN Thomson Reuters Web of Knowledge": one database, by its name
+    database = "Web of Science" if re.search(r"web of (?:science|knowledge)", headers.get("FN", ""), re.I) else (
+        headers.get("FN", ""))
     return checked(named(list(each(lambda record: _entry(record, database), items)), given, "wos", warnings),
                    skipped)
 
