@@ -35,7 +35,7 @@ from rapidfuzz import fuzz
 
 from sitegen.records.ids import NAMESPACE_LABELS, NAMESPACES, arxiv_of_doi, content_ref, parse_record_id, record_id
 from sitegen.records.model import Record, RecordMeta, model_data
-from sitegen.records.names import Person, person, same_person
+from sitegen.records.names import Person, person, same_person, written
 from sitegen.records.notices import notice_kind
 from sitegen.records.providers import MERGE_PRIORITY, SOURCES
 from sitegen.records.titles import comparable_title
@@ -183,8 +183,7 @@ def _other_author(firsts: list[Person | None] | None, a: int, b: int) -> bool:
 def _first_author(record: Record) -> Person | None:
     if not record.author:
         return None
-    name = record.author[0]
-    return person(f"{name.family}, {name.given or ''}" if name.family else name.display())
+    return person(written(record.author[0]))
 
 
 def _split_titles(group: list[int], ids: list[Identifiers], titles: list[str], notices: list[bool],

@@ -47,7 +47,7 @@ from rapidfuzz.distance import Levenshtein
 
 from sitegen.records.identity import TITLE_FLOOR
 from sitegen.records.model import Record
-from sitegen.records.names import Person, author_names, person, same_person
+from sitegen.records.names import Person, author_names, person, same_person, written
 from sitegen.records.notices import notice_kind
 from sitegen.records.preprints import is_preprint
 from sitegen.records.titles import GREEK_LETTERS, comparable_title, folded
@@ -254,7 +254,7 @@ def _embase_locator(volume: str, issue: str, page: str) -> tuple[str, str, str]:
 
 def record_work(record: Record) -> Work:
     """The matcher's view of a review's record, keyed by its id."""
-    authors = [f"{name.family}, {name.given or ''}" if name.family else name.display() for name in record.author]
+    authors = [written(name) for name in record.author]
     return work(record.id, record.title, authors, record.year, record.container_title or "", record.volume or "",
                 record.issue or "", record.page or "", None, record.abstract or "", record.identifiers(),
                 tuple(record.custom.publication_types))

@@ -128,6 +128,11 @@ def split_name(display: str) -> CslName:
     return literal
 
 
+def written(name: CslName) -> str:
+    """A split name as "Family, Given" (a literal as it is), the form `person` reads back."""
+    return f"{name.family}, {name.given or ''}" if name.family else name.display()
+
+
 def split(name: CslName) -> CslName:
     """`name` with a literal person's name split; a name already split, or an organisation, as it is."""
     return split_name(name.literal) if name.literal else name

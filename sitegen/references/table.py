@@ -186,7 +186,7 @@ def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProbl
         fields["ID"] = fields["ID"].strip() if "ID" in fields else f"csv-{position}"
         if known is not None:
             fields.update(known.fields)
-            fields["author"] = _exported_authors(fields.get("author", ""))
+            fields["author"] = exported_authors(fields.get("author", ""))
             if known.page_range and not fields.get("pages"):
                 start, end = (fields.get(f"column {column}", fields.get(column, "")).strip()
                               for column in known.page_range)
@@ -196,7 +196,7 @@ def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProbl
         yield Entry(fields["ID"], fields, line)
 
 
-def _exported_authors(text: str) -> str:
+def exported_authors(text: str) -> str:
     """An export's author list as BibTeX's: names split at " and " (Rayyan), ";" (Scopus, Web of Science) or,
     when every part is "Family Initials", at commas (PubMed, Covidence); each "Family Initials" read
     "Family, Initials"."""

@@ -32,6 +32,7 @@ from sitegen.records.model import Record
 from sitegen.records.notices import notice_kind
 from sitegen.records.titles import comparable_title, folded
 from sitegen.references.records import entry_record
+from sitegen.references.table import exported_authors
 from sitegen.review.folder import DecisionRow, Review
 from sitegen.review.models import DECISION_COLUMNS, Decision
 from sitegen.review.problems import Problem
@@ -157,18 +158,8 @@ def _require(header: dict[str, str], names: tuple[str, ...], what: str) -> None:
 def _entry(line: int, row: dict[str, str]) -> Entry:
     fields = {name: next((row[column] for column in columns if row.get(column, "").strip()), "")
               for name, columns in COLUMNS.items()}
-    fields["author"] = " and ".join(_authors(fields["author"]))
+    fields["author"] = exported_authors(fields["author"])
     return Entry(str(line), fields, line)
-
-
-def _authors(text: str) -> list[str]:
-    """Authors as the exports write them: "A and B" (Rayyan), "A; B" (ASReview), or Covidence's
-    "Family AB, Family2 C", told from one "Family, Given" by every comma-part holding a space."""
-    for separator in (r"\s+and\s+", r"\s*;\s*"):
-        if re.search(separator, text):
-            return [name for name in re.split(separator, text) if name.strip()]
-    parts = [part.strip() for part in text.split(",") if part.strip()]
-    return parts if len(parts) > 1 and all(" " in part for part in parts) else [text] if text.strip() else []
 
 
 def _rayyan(line: int, row: dict[str, str], reviewer: str) -> Exported:
