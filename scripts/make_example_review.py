@@ -7,9 +7,9 @@ published review's inclusion labels) and rebuilds reviews/object-in-context/
 the way a review team would, through sitegen itself: it locks the protocol,
 sets up the saved search (`monitor add`, the baseline run), writes the decisions
 for its records and publishes version 1 (`publish`), then reruns the search
-(`update`) and publishes version 2 with the decisions on the new records. Both
-runs are recorded against a simulated OpenAlex server that serves the real
-works. review.yaml, protocol.md, evidence/ and README.md are written by hand and
+(`update`), verifies the included studies (`verify`) and publishes version 2
+with the decisions on the new records. The runs and the verification
+are recorded against a simulated OpenAlex server that serves the real works. review.yaml, protocol.md, evidence/ and README.md are written by hand and
 kept.
 
 What is real and what is simulated is stated in the example's README.md.
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import httpx
 
-from sitegen.commands import add_monitor, protocol_amend, protocol_lock, publish, state_advance, update
+from sitegen.commands import add_monitor, protocol_amend, protocol_lock, publish, state_advance, update, verify
 from sitegen.review.models import DECISION_COLUMNS, Strategy
 from sitegen.review.write import atomic_write
 from sitegen.sources.openalex import work_to_record
@@ -44,6 +44,10 @@ FIRST_RUN = "2023-04-10T00:00:00Z"
 FIRST_RUN_CUTOFF_YEAR = 2019
 SECOND_RUN = "2023-04-17T00:00:00Z"
 AMENDED_AT = "2023-04-12T00:00:00Z"
+# The included studies are verified on the day of the second run, before version 2 is published, so the
+# version shows them verified. Only OpenAlex is asked: no recording of Crossref or PubMed answering for
+# these works exists offline, and sitegen will not invent one.
+VERIFIED_AT = SECOND_RUN
 AMENDED_FROM = "    - Includes control animals (no treatment, saline injection, or sham operation)\n"
 AMENDED_TO = AMENDED_FROM + "    - Genetically modified rodents (genetic modification is not an exclusion criterion)\n"
 
@@ -59,7 +63,12 @@ def simulated_openalex(works: list[dict], query: str) -> httpx.MockTransport:
     The works are real OpenAlex Work objects; the paging around them (meta, cursors) is simulated,
     because the published review's records were not found by this query.
     """
+    by_id = {work["id"].rsplit("/", 1)[1]: work for work in works}
+
     def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path.startswith("/works/W"):  # one work by its OpenAlex id, as `sitegen verify` asks
+            work = by_id.get(request.url.path.rsplit("/", 1)[1])
+            return httpx.Response(200, json=work) if work else httpx.Response(404)
         if request.url.path != "/works" or request.url.params.get("search") != query:
             return httpx.Response(404)
         per_page = int(request.url.params["per_page"])
@@ -132,13 +141,16 @@ def main() -> None:
     # assessed in full text, and one of its records awaits adjudication.
     latest_batch = set(second.searches[0].new)
     conflicts, adjudicated = write_decisions(included, set(included), unassessed=latest_batch)
+    verified = verify(EXAMPLE, VERIFIED_AT, "record", sources=("openalex",), settings=SourceSettings(),
+                      transport=simulated_openalex(works, QUERY))
     with tempfile.TemporaryDirectory() as site:
         second_version = publish(EXAMPLE, Path(site) / "site", now=SECOND_RUN, environ={}).version
     assert first_version and second_version
     print(f"{len(records)} records ({len(first.searches[0].new)} in the first run, {len(latest_batch)} new "
           f"in the second), {sum(included.values())} included by the published review, {len(conflicts)} simulated "
           f"conflicts ({len(adjudicated)} adjudicated); published versions {first_version.number} and "
-          f"{second_version.number}")
+          f"{second_version.number}; {len(verified.studies)} included studies verified against OpenAlex "
+          f"({len(verified.open_items)} open items, {len(verified.refusals)} refusal grade)")
 
 
 def write_decisions(included: dict[str, bool], screened: set[str], unassessed: set[str]) -> tuple[list[str], list]:

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from sitegen import __version__
 from sitegen.errors import EXIT_INCOMPLETE, EXIT_INVALID, ReviewInvalid, SchemaVersionError, SitegenError
+from sitegen.records.citations import SOURCE as CITATION_SOURCE
 from sitegen.records.providers import label as provider_label
 from sitegen.references import Format, column_mapping
 from sitegen.review.models import SLUG, Strategy
@@ -260,8 +261,13 @@ def monitor() -> None:
 @monitor.command("add")
 @click.argument("directory", type=REVIEW_DIR)
 @click.option("--id", "monitor_id", required=True, help="Name of the saved search (lower-case letters, digits, -).")
-@click.option("--strategy", "strategies", nargs=2, multiple=True, required=True, metavar="SOURCE[:LABEL] QUERY",
+@click.option("--strategy", "strategies", nargs=2, multiple=True, metavar="SOURCE[:LABEL] QUERY",
               help="One per database, recorded verbatim, e.g. --strategy pubmed '(CRISPR[Title])'. Repeatable.")
+@click.option("--citations", "citation_searches", multiple=True, metavar="'MODE: SEED, ...'",
+              help="A citation search in OpenAlex's citation graph, recorded verbatim and counted in PRISMA under "
+                   "other methods: MODE is references (works the seeds cite), citing (works citing them), related, "
+                   "or shared (works cited by at least two of 2-5 seeds); seeds are OpenAlex ids (W…) or DOIs, "
+                   "e.g. --citations 'citing: W2741809807'. Repeatable; give --strategy, --citations or both.")
 @click.option("--syntax", type=click.Choice(["native", "sitegen"]), default="native", show_default=True,
               help="native: each query is the provider's own syntax; sitegen: the Boolean grammar, compiled.")
 @click.option("--seed-from-review", is_flag=True,
@@ -270,8 +276,9 @@ def monitor() -> None:
 @SNAPSHOT_MODE
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON.")
 @REPORT
-def monitor_add(directory: Path, monitor_id: str, strategies: tuple[tuple[str, str], ...], syntax: str,
-                seed_from_review: bool, at: str, mode: str, as_json: bool, report: Path | None) -> None:
+def monitor_add(directory: Path, monitor_id: str, strategies: tuple[tuple[str, str], ...],
+                citation_searches: tuple[str, ...], syntax: str, seed_from_review: bool, at: str, mode: str,
+                as_json: bool, report: Path | None) -> None:
     """Save a search in DIRECTORY and run its baseline.
 
     The first result set becomes the opening screening batch and its ids the
@@ -286,6 +293,14 @@ def monitor_add(directory: Path, monitor_id: str, strategies: tuple[tuple[str, s
             parsed.append(Strategy(source=source, query=text, label=label or None, syntax=syntax))
         except ValidationError as exc:
             raise click.BadParameter(exc.errors(include_url=False)[0]["msg"], param_hint="--strategy") from None
+    for text in citation_searches:
+        try:
+            parsed.append(Strategy(source=CITATION_SOURCE, method="citations", query=text))
+        except ValidationError as exc:
+            raise click.BadParameter(exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, "),
+                                     param_hint="--citations") from None
+    if not parsed:
+        raise click.UsageError("give at least one --strategy or --citations")
     result = commands.add_monitor(directory, monitor_id, parsed, at, mode, seed_from_review, progress=_progress)
     _print_update(result, as_json, report)
 
@@ -325,6 +340,75 @@ def update(directory: Path, at: str, mode: str, as_json: bool, report: Path | No
     _remember(directory)
     _file_outside_review(report, directory, "--report")
     _print_update(commands.update(directory, at, mode, progress=_progress), as_json, report)
+
+
+@cli.command()
+@click.argument("directory", type=REVIEW_DIR)
+@click.option("--at", default=None, metavar="RFC3339",
+              help="The run's time, e.g. 2026-06-01T00:00:00Z, supplied by the caller (required unless replaying; "
+              "a replay defaults to the latest recorded verification run).")
+@SNAPSHOT_MODE
+@click.option("--bib", type=click.Path(path_type=Path, dir_okay=False, exists=True), default=None,
+              help="Also verify every entry of this BibTeX file (reported, not recorded: they are not records "
+              "of the review).")
+@click.option("--source", "sources", multiple=True, type=click.Choice(["crossref", "openalex", "pubmed"]),
+              help="Ask only these indexes (repeatable; default all three). With one, no identity can be "
+              "verified: only one index would hold the paper.")
+@click.option("--json", "as_json", is_flag=True, help="Print every verdict as JSON.")
+def verify(directory: Path, at: str | None, mode: str, bib: Path | None, sources: tuple[str, ...],
+           as_json: bool) -> None:
+    """Verify every included study of DIRECTORY: identity (the work exists as cited), status (retracted,
+    corrected) and faithfulness (each evidence passage occurs in the abstract or the licensed full text).
+
+    Live and record runs append the verdicts to the ledger at --at. A replay (--snapshots replay) reads
+    only the responses a recorded run saved, recomputes its verdicts and compares them with the ledger's;
+    it writes nothing. Exit status 0 when nothing is refusal grade (open items such as "inconclusive" are
+    listed, never refused), 6 when a citation is unresolvable, a mismatch, retracted or contradicted,
+    1 when a replay does not reproduce the recorded verdicts.
+    """
+    from sitegen.errors import EXIT_REFUSED
+
+    _remember(directory)
+    result = commands.verify(directory, at, mode, bib, sources or None, progress=_progress)
+    if as_json:
+        click.echo(json.dumps({
+            "at": result.at, "mode": mode, "recorded": result.recorded, "differences": result.differences,
+            "studies": {record_id: [p.model_dump(mode="json", exclude_defaults=True) for p in payloads]
+                        for record_id, payloads in result.studies.items()},
+            "references": [{"line": item.entry.line, "key": item.entry.key, "id": item.entry.record.id,
+                            "rate_limited": item.verdicts.rate_limited,
+                            "identity": item.verdicts.identity.model_dump(mode="json", exclude_defaults=True),
+                            "status": item.verdicts.status.model_dump(mode="json", exclude_defaults=True)}
+                           for item in result.references]}, indent=2, ensure_ascii=False))
+    else:
+        from sitegen.verify.report import OPEN_ITEMS
+        from sitegen.verify.run import grouped_open_items
+
+        studies = result.payloads()  # the .bib entries are printed one by one below
+        for payload in (p for p in studies if p.refusal_grade):
+            click.echo(f"REFUSAL: {payload.record_id} {payload.axis}: {payload.verdict}: "
+                       f"{'; '.join(payload.reasons)[:500]}")
+        for item in result.references:  # each entry with its file line and key, as a writer looks it up
+            identity, status = item.verdicts.identity, item.verdicts.status
+            grade = "REFUSAL" if item.verdicts.refusal_grade else "open item" if (
+                {identity.verdict, status.verdict} & OPEN_ITEMS) else "ok"
+            later = " (rate limited: check again later)" if item.verdicts.rate_limited else ""
+            click.echo(f"{bib}:{item.entry.line}: {item.entry.key}: {grade}: identity {identity.verdict}, "
+                       f"status {status.verdict}{later}: {'; '.join(identity.reasons + status.reasons)[:500]}")
+        for axis, verdict, reason, ids in grouped_open_items([p for p in studies if p.verdict in OPEN_ITEMS]):
+            shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+            click.echo(f"open item: {axis} {verdict} ({len(ids)}): {reason[:300]}: {shown}")
+        verdicts = result.all_verdicts()
+        click.echo(f"{len(result.studies)} included studies and {len(result.references)} .bib entries checked: "
+                   f"{len(verdicts) - len(result.refusals) - len(result.open_items)} verdicts pass, "
+                   f"{len(result.open_items)} open items, {len(result.refusals)} refusal grade"
+                   + ("; recorded on the ledger" if result.recorded else ""))
+        for difference in result.differences:
+            click.echo(f"replay differs: {difference}", err=True)
+    if result.differences:
+        raise click.exceptions.Exit(EXIT_INVALID)
+    if result.refusals:
+        raise click.exceptions.Exit(EXIT_REFUSED)
 
 
 @cli.command("import")
@@ -783,6 +867,56 @@ def search(query: str, sources: str, native: bool, since: int | None, mode: str,
         click.echo(f"{result.retrieved} retrieved, {len(result.records)} after removing duplicates")
     if not result.complete:
         raise click.exceptions.Exit(EXIT_INCOMPLETE)
+
+
+@cli.command("loop")
+@click.argument("directory", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.option("--topic", required=True, help="The manuscript's topic; its folder under output/evidence-loop/ "
+              "is named by a hash of it.")
+@click.option("--draft", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="The Markdown draft (default: the only .md file in DIRECTORY).")
+@click.option("--bib", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="The BibTeX file (default: the only .bib file in DIRECTORY).")
+@click.option("--sources", default="openalex", show_default=True,
+              help="Comma-separated providers the targeted searches use.")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Folder for the loop's rounds instead of DIRECTORY/output/evidence-loop.")
+@click.option("--apply", is_flag=True, help="Apply the last round's confirm.yaml to the draft and .bib, and stop.")
+@click.option("--snapshots", "mode", type=click.Choice(["live", "record", "replay"]),
+              envvar="SITEGEN_SNAPSHOT_MODE", default="live", show_default=True,
+              help="live: network only; record: save every response under the loop's snapshots/; replay: saved "
+              "responses only, never the network.")
+def loop_command(directory: Path, topic: str, draft: Path | None, bib: Path | None, sources: str, out: Path | None,
+                 apply: bool, mode: str) -> None:
+    """Run the evidence loop on a draft manuscript (Markdown + .bib) in DIRECTORY.
+
+    Each run does one step: round 1 (verify every .bib entry, check the draft's claims, search for each
+    problem, suggest revisions), then, once the round's confirm.yaml lists what you accept, round 2 on the
+    revised draft. At most 2 rounds. Nothing in the draft or .bib changes unless confirm.yaml accepts it.
+    Exit status 0 when the loop has converged, 1 when problems are left.
+    """
+    names = [name.strip() for name in sources.split(",") if name.strip()]
+    result = commands.loop(directory, topic, sources=names, mode=mode, draft=draft, bib=bib, out=out, apply=apply)
+    base = result.manuscript.base
+    if result.applied is not None:
+        changed = [name for name, flag in (("the draft", result.applied.draft_changed),
+                                           ("the .bib", result.applied.bib_changed)) if flag]
+        click.echo(f"applied {', '.join(result.applied.accepted) or 'no suggestion'}; changed "
+                   f"{' and '.join(changed) or 'nothing'}")
+    elif result.round is not None:
+        click.echo(f"round {result.round}: {result.left} problem(s); see {base / str(result.round)}/problems.md")
+    click.echo(f"summary: {base / 'final-summary.md'}")
+    if result.recheck:
+        click.echo(f"re-check later (rate-limited, not searched): {', '.join(result.recheck)}")
+    if not result.left:
+        click.echo(f"converged in round {result.rounds}: no problem left")
+        return
+    if result.rounds >= 2:
+        click.echo(f"the loop stops after 2 rounds: {result.left} problem(s) left to check by hand")
+    else:
+        click.echo(f"{result.left} problem(s) left: accept suggestions in {base / str(result.rounds)}/confirm.yaml "
+                   "(see revision-suggestions.md), then run again")
+    raise click.exceptions.Exit(EXIT_INVALID)
 
 
 @cli.command()

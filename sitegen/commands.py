@@ -289,6 +289,18 @@ def add_monitor(root: Path, monitor_id: str, strategies: list[Strategy], at: str
                                          settings, progress, transport)
 
 
+def verify(root: Path, at: str | None, mode: str = "live", bib: Path | None = None,
+           sources: tuple[str, ...] | None = None, settings: SourceSettings | None = None,
+           progress: Progress = _quiet, transport: httpx.BaseTransport | None = None):
+    """Verify the included studies (and a .bib): a replay reads and compares, other runs record verdicts."""
+    from sitegen.verify.run import verify_review
+
+    opened = open_review(root) if mode == "replay" else None
+    with (nullcontext(opened) if opened else writable(root)) as workspace:
+        return verify_review(workspace.review, workspace.facts, at, mode, settings, bib, sources, progress,
+                             transport)
+
+
 def protocol_lock(root: Path, at: str, reason: str | None = None) -> LedgerEvent:
     with writable(root) as workspace:
         return protocol.lock_protocol(workspace.review, workspace.facts, at, reason)
@@ -346,3 +358,46 @@ def search(query: str, sources: list[str], *, native: bool, since: int | None, m
     with review_lock(review_dir) if mode == "record" and review_dir else nullcontext():
         with open_fetcher(mode, review_dir / "snapshots" if review_dir else None) as fetcher:
             return search_sources(fetcher, query, sources, native=native, since=since, progress=progress)
+
+
+@dataclass
+class LoopResult:
+    manuscript: Any  # sitegen.manuscript.loop.Manuscript
+    round: int | None  # the round run, None when only a confirmation was applied
+    applied: Any  # sitegen.manuscript.loop.Applied, when a confirmation was applied
+    left: int  # problems the last round left
+    rounds: int  # rounds run so far
+    recheck: list[str]  # entries kept apart as rate-limited in the last round: re-check later
+
+
+def loop(directory: Path, topic: str, *, sources: list[str], mode: str, draft: Path | None = None,
+         bib: Path | None = None, out: Path | None = None, apply: bool = False, verify: Any = None,
+         transport: Any = None) -> LoopResult:
+    """One step of a manuscript's evidence loop: apply the last round's confirmation (--apply), or run
+    the next round (snapshots under the loop's own folder, so a loop replays offline)."""
+    from sitegen.manuscript import loop as evidence
+    from sitegen.sources.search import check_sources, open_fetcher
+    from sitegen.sources.search import search as search_sources
+    from sitegen.sources.settings import SourceSettings
+
+    manuscript = evidence.find_manuscript(directory, topic, draft, bib, out)
+
+    def result(number: int | None, applied: Any = None) -> LoopResult:
+        rounds = manuscript.rounds()
+        recheck = evidence.rate_limited_keys(manuscript.round_dir(rounds[-1])) if rounds else []
+        return LoopResult(manuscript, number, applied, evidence.problems_left(manuscript), len(rounds), recheck)
+
+    if apply:
+        rounds = manuscript.rounds()
+        if not rounds:
+            raise SitegenError(f"no round has been run for this topic in {manuscript.base}; nothing to apply")
+        return result(None, evidence.apply_confirmation(manuscript, rounds[-1]))
+    if evidence.converged_round(manuscript) is not None:
+        return result(None)
+    check_sources(sources)
+    if verify is None:
+        from sitegen.verify.identity import verify_citation as verify
+    settings = SourceSettings.from_environment()
+    with open_fetcher(mode, manuscript.base / "snapshots", transport=transport) as fetcher:
+        number = evidence.run_round(manuscript, fetcher, settings, sources, verify, search_sources)
+    return result(number)

@@ -18,6 +18,7 @@ EXIT_USAGE = 2  # click's own status for a bad command line
 EXIT_INCOMPLETE = 3  # a source could not be reached: results may be missing
 EXIT_SCHEMA = 4  # a file's schema_version is not one this sitegen supports
 EXIT_BUSY = 5  # another sitegen process holds the review's lock
+EXIT_REFUSED = 6  # a citation has a refusal-grade verdict: unresolvable, mismatch, retracted or contradicted
 
 
 class SitegenError(Exception):

@@ -1,8 +1,9 @@
-"""Text made safe for the places sitegen writes it outside HTML templates."""
+"""Text made safe for the places sitegen writes it outside HTML templates, and text as compared."""
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from sitegen.records.model import CONTROL_CHARACTER
 
@@ -31,3 +32,10 @@ def xml_safe(text: str) -> str:
     """`text` with every character XML 1.0 or HTML cannot hold (the record format's one rule, which also
     refuses terminal controls) replaced by a space (escaping is the writer's)."""
     return CONTROL_CHARACTER.sub(" ", text)
+
+
+def normalise_whitespace(text: str) -> str:
+    """`text` in NFC with every run of whitespace one space and its ends trimmed: how a quoted passage and
+    the text it quotes are compared (line wrapping in YAML or XML, and composed or decomposed accents,
+    do not matter)."""
+    return re.sub(r"\s+", " ", unicodedata.normalize("NFC", text)).strip()

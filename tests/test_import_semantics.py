@@ -104,7 +104,7 @@ def test_an_update_result_matching_an_imported_record_is_no_new_work(sitegen, ex
     import_json(sitegen, example_copy, path, "--seen", "object-in-context", "--at", FIRST)
     # The search now returns that work under a DOI (Crossref's test prefix: the work is real, the DOI is not).
     found = entry_record(Entry("r", {**row, "doi": "10.5555/stroke.3"}, 1), "openalex")
-    monkeypatch.setattr(living_update, "run_strategy", lambda fetcher, settings, source, query, native=True:
+    monkeypatch.setattr(living_update, "run_strategy", lambda fetcher, settings, source, query, native=True, method="database":
                         SourceOutcome(source=source, status="ok", records=[found], total=1))
     monkeypatch.setattr(living_update, "collapse_doubted", lambda outcome, previous: outcome)
     result = update(example_copy, SECOND)

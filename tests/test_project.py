@@ -134,6 +134,10 @@ LAYERS = {
     "references": lambda name: name.startswith(("sitegen.references", "sitegen.records")),
     "review": lambda name: name.startswith(("sitegen.review", "sitegen.records")) or name in ("sitegen.errors",),
     "site": lambda name: not name.startswith("sitegen.sources"),
+    # the evidence loop for a manuscript: beside verify/, and borrowing only the site's BibTeX writer
+    "manuscript": lambda name: not name.startswith(("sitegen.site", "sitegen.living", "sitegen.screening",
+                                                    "sitegen.workspace", "sitegen.commands", "sitegen.cli"))
+                               or name == "sitegen.site.exports",
 }
 
 

@@ -13,6 +13,7 @@ import yaml
 from conftest import EXAMPLE
 from lxml import html as lxml_html
 from test_build import XSS, hostile_review
+from test_verification_pages import ONE_INDEX, axis_sections, without_verification
 
 from sitegen.living.ledger import append
 from sitegen.records.model import CslName, Record
@@ -103,12 +104,36 @@ def test_study_page_shows_the_study(example, built):
         assert f'href="../records/{page_slug(record_id)}.html"' in page
 
 
-def test_the_example_is_not_yet_verified_and_says_so(example, built):
-    assert not any(isinstance(p, VerificationPayload) for p in example.review.payloads)
+def test_the_example_shows_its_verification_run_on_every_study_page(example, built):
+    """Verified against OpenAlex alone: identity is an open item (one index), status current, and faithfulness
+    verified where evidence was extracted, with nothing to check elsewhere."""
+    with_evidence = {item.evidence.record_id for item in example.review.evidence}
     for record_id in example.facts.included:
         page = built[study_page(record_id)]
+        axes = axis_sections(page)
+        assert axes["axis-identity"].startswith(f"Identity: the work exists as cited Open item: needs a human. "
+                                                f"{ONE_INDEX}")
+        assert axes["axis-status"].startswith(
+            "Status: retracted, corrected or not current: no source lists a retraction, correction or expression of "
+            "concern. Recorded 2023-04-17")
+        assert axes["axis-faithfulness"].startswith(
+            "Faithfulness: the passages occur in its text " + ("verified: " if record_id in with_evidence
+                                                               else "nothing to check: no evidence extracted"))
+        assert "Recorded 2023-04-17" in axes["axis-identity"]
+        assert "not yet verified" not in page_text(page).lower()
+        assert 'class="refusal"' not in page and 'class="retracted-notice"' not in page
+
+
+def test_a_study_never_verified_says_so(example):
+    """Before any verification run (the example with its verification events left out in memory)."""
+    files = dict(study_pages(Site(without_verification(example.review), example.facts, None)))
+    for record_id in example.facts.included:
+        page = files[study_page(record_id)]
         assert "Not yet verified." in page_text(page)
-        assert page_text(page).count("not yet verified") == len(VERIFICATION_AXES)
+        with_evidence = any(item.evidence.record_id == record_id for item in example.review.evidence)
+        # faithfulness has nothing to check until evidence is extracted, and says so
+        assert page_text(page).count("not yet verified") == len(VERIFICATION_AXES) - (not with_evidence)
+        assert ("nothing to check: no evidence extracted" in page_text(page)) is not with_evidence
         assert 'class="verdict ' not in page  # no verdict shown that the ledger does not hold
 
 
@@ -176,13 +201,14 @@ def test_study_pages_link_within_the_site(example_site, built):
 
 def test_recorded_verdicts_appear_on_the_study_page(example_copy):
     with writable(example_copy) as workspace:
-        record_id = workspace.facts.included[0]
+        with_evidence = {item.evidence.record_id for item in workspace.review.evidence}
+        record_id = next(i for i in workspace.facts.included if i in with_evidence)
         hashes = sorted(workspace.review.snapshot_bodies)[:2]
         transaction = Transaction(example_copy)
         append(transaction, workspace.review, "2023-05-01T00:00:00Z", [
             VerificationPayload(record_id=record_id, axis="identity", verdict="inconclusive", refusal_grade=False,
                                 reasons=["only one index holds the paper"], snapshot_hashes=hashes),
-            VerificationPayload(record_id=record_id, axis="status", verdict="mismatch", refusal_grade=True,
+            VerificationPayload(record_id=record_id, axis="status", verdict="retracted", refusal_grade=True,
                                 reasons=["a retraction notice names this DOI"]),
         ])
         transaction.commit()
@@ -193,16 +219,20 @@ def test_recorded_verdicts_appear_on_the_study_page(example_copy):
         transaction.commit()
     files = study_files(example_copy)  # the review with these events is valid: it opens without a problem
     tree = lxml_html.fromstring(files[study_page(record_id)])
-    rows = {one_spaced(row.find("th").text_content()).split(":")[0]: [one_spaced(c.text_content())
-                                                                       for c in row.findall("td")]
-            for row in tree.findall(".//table[@class='verification stack-on-phone']/tbody/tr")}
-    assert rows["Identity"] == ["verified", "2023-05-02", ""]
-    assert rows["Status"] == ["mismatch refusal grade", "2023-05-01", "a retraction notice names this DOI"]
-    assert rows["Faithfulness"] == ["not yet verified"]
+    axes = {one_spaced(section.find("h3").text_content()).split(":")[0]: one_spaced(section.text_content())
+            for section in tree.findall(".//section[@class='axis']")}
+    assert axes["Identity"].endswith("verified: the work exists as cited. Recorded 2023-05-02, from 0 recorded responses.")
+    assert axes["Status"].endswith("Refusal grade: refuse or fix before publishing. retracted: this work was retracted. "
+                                   "Recorded 2023-05-01, from 0 recorded responses. a retraction notice names this DOI")
+    # the axis no later verdict touched keeps the example run's verdict
+    assert axes["Faithfulness"].startswith("Faithfulness: the passages occur in its text verified: ")
+    assert "Recorded 2023-04-17" in axes["Faithfulness"]
     text = page_text(files[study_page(record_id)])
     assert "Not yet verified." not in text and "only one index holds the paper" not in text
+    assert ONE_INDEX not in text  # the run's open identity verdict is replaced
     other = next(i for i in open_review(example_copy).facts.included if i != record_id)
-    assert "Not yet verified." in page_text(files[study_page(other)])
+    assert axis_sections(files[study_page(other)])["axis-identity"].startswith(
+        f"Identity: the work exists as cited Open item: needs a human. {ONE_INDEX}")  # other studies keep theirs
 
 
 def test_verification_needs_an_axis():

@@ -121,9 +121,11 @@ def _search_problems(review: Review) -> list[Problem]:
         rel = f"searches/{monitor_id}.json"
         first: dict[tuple[str, str], int] = {}
         for index, strategy in enumerate(search.strategies):
-            # A strategy that can never be sent would leave every later run incomplete.
+            # A strategy that can never be sent would leave every later run incomplete. (A citation search's
+            # grammar is checked as the file is read: see Strategy.)
             try:
-                provider_query(strategy.source, strategy.query, native=strategy.syntax == "native")
+                if strategy.method == "database":
+                    provider_query(strategy.source, strategy.query, native=strategy.syntax == "native")
             except QuerySyntaxError as exc:
                 problems.append(Problem(rel, None, None, "query-syntax", f"strategies[{index}].query: {exc}"))
             except UnsupportedQuery as exc:
@@ -217,12 +219,12 @@ def _protocol_problems(review: Review) -> list[Problem]:
     problems = []
     lock: tuple[LedgerEvent, ProtocolLockPayload] | None = None
     for event, line, payload in zip(review.ledger, review.ledger_lines, review.payloads, strict=True):
-        if isinstance(payload, RetrievalPayload):
+        if isinstance(payload, RetrievalPayload | VerificationPayload):
             unrecorded = [h for h in payload.snapshot_hashes if h not in review.snapshot_bodies]
             if unrecorded:
                 problems.append(Problem(LEDGER, line, None, "missing-snapshot",
-                                        f"retrieval event {event.seq} cites snapshot(s) not in snapshots/index.jsonl: "
-                                        f"{', '.join(unrecorded[:3])}"))
+                                        f"{event.type} event {event.seq} cites snapshot(s) not in "
+                                        f"snapshots/index.jsonl: {', '.join(unrecorded[:3])}"))
         if isinstance(payload, ProtocolLockPayload):
             if isinstance(payload, AmendmentPayload) and lock is not None and payload.version <= lock[1].version:
                 problems.append(Problem(LEDGER, line, None, "amendment-version",

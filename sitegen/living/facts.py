@@ -21,6 +21,7 @@ from sitegen.records.model import model_data
 from sitegen.review.folder import Review
 from sitegen.review.models import (
     BatchPayload,
+    Evidence,
     LedgerEvent,
     PhasePayload,
     ProtocolLockPayload,
@@ -39,6 +40,12 @@ from sitegen.screening.status import (
     screening_facts,
     status,
 )
+
+
+def evidence_sha256(evidence: Evidence) -> str:
+    """The SHA-256 of the canonical JSON of a study's evidence (the `Evidence` model, so re-formatting the
+    YAML changes nothing and changing a finding does): what a version and a faithfulness verdict record."""
+    return hashlib.sha256(canonical_json(model_data(evidence)).encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -116,12 +123,10 @@ class ReviewFacts:
 
     @cached_property
     def evidence_hashes(self) -> dict[str, str]:
-        """Included study id -> SHA-256 of the canonical JSON of its evidence (the `Evidence` model, so
-        re-formatting the YAML changes nothing and changing a finding does), for each with an evidence
-        file: what a version records, so that changed evidence is a new version."""
+        """Included study id -> `evidence_sha256` of its evidence, for each with an evidence file: what a
+        version records, so that changed evidence is a new version."""
         included = set(self.included)
-        return dict(sorted((item.evidence.record_id,
-                            hashlib.sha256(canonical_json(model_data(item.evidence)).encode("utf-8")).hexdigest())
+        return dict(sorted((item.evidence.record_id, evidence_sha256(item.evidence))
                            for item in self.review.evidence if item.evidence.record_id in included))
 
     @cached_property

@@ -22,6 +22,7 @@ from typing import Any
 
 from sitegen import __version__
 from sitegen.living.facts import ReviewFacts, Run
+from sitegen.records.citations import parse_citation_query
 from sitegen.records.model import model_data
 from sitegen.review.folder import ManifestFile, Review, manifest_path
 from sitegen.review.models import (
@@ -45,7 +46,10 @@ RUN_ONLY_PER_SOURCE = frozenset({"syntax", "provider_query", "requests", "status
 
 def compiled_query(strategy: Strategy) -> str | dict[str, str] | None:
     """The query the strategy's provider receives (sitegen's grammar compiled, a native one as saved): its
-    text, or its query parameters by name; None when the provider cannot express it."""
+    text, or its query parameters by name; None when the provider cannot express it. A citation search's is
+    its mode and its seeds as OpenAlex is asked for them."""
+    if strategy.method == "citations":
+        return parse_citation_query(strategy.query).sent
     try:
         return provider_query(strategy.source, strategy.query, native=strategy.syntax == "native")
     except (QuerySyntaxError, UnsupportedQuery):
@@ -75,7 +79,8 @@ def run_manifest(monitor_id: str, at: str, retrievals: Sequence[RetrievalPayload
     for index, retrieval in enumerate(retrievals):
         execution = asdict(executions[index]) if executions is not None else {}
         sources.append(RunSource(
-            source=retrieval.source, label=retrieval.label, strategy=retrieval.query, complete=retrieval.complete,
+            source=retrieval.source, label=retrieval.label, method=retrieval.method, strategy=retrieval.query,
+            complete=retrieval.complete,
             total=retrieval.total, retrieved=len(retrieval.record_ids),
             new=sum(1 for record_id in retrieval.record_ids if record_id in in_batch),
             note=retrieval.note, snapshot_hashes=retrieval.snapshot_hashes, **execution))

@@ -13,8 +13,9 @@ own first run like any other, and removed there as a duplicate: it counts among
 Records arrive by one of two routes, as the PRISMA 2020 templates draw them:
 databases and registers (saved-search runs, and imports with method
 "database"; a provider's `kind` in the registry says which of the two), or other
-methods (imports with method "other": records taken from a bibliographic source
-by following citations or another route than searching it). A record any
+methods (saved citation searches, counted under "Citation searching", and imports
+with method "other": records taken from a bibliographic source by following
+citations or another route than searching it). A record any
 database or register returned in its first run belongs to the databases and
 registers route; other methods count only the records they alone found.
 
@@ -43,6 +44,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from sitegen.records.citations import LABEL as CITATION_SEARCHING
 from sitegen.records.model import Strict
 from sitegen.records.providers import kind
 from sitegen.review.folder import Review
@@ -150,19 +152,26 @@ class _Run:
 
 
 def _route(payload: RetrievalPayload | ImportPayload, source: str) -> Route:
-    if isinstance(payload, ImportPayload) and payload.method == "other":
+    if payload.method == "other":
         return OTHER
     return kind(source)
+
+
+def _source(payload: RetrievalPayload | ImportPayload) -> str:
+    """The source an event's records count under: a citation search's under "Citation searching", as PRISMA 2020
+    names that method, whichever index's citation graph it followed."""
+    return CITATION_SEARCHING if isinstance(payload, RetrievalPayload) and payload.method == "other" \
+        else payload.source
 
 
 def _identifications(payload: RetrievalPayload | ImportPayload) -> dict[str, list[str]]:
     """Source -> the record id of each identification the event made, repeats kept: an imported file's
     entries under the database each names (two entries of one record are two identifications, one of them a
     duplicate removed); a saved search's records, and an import recorded before entries were kept, once each
-    under the event's source."""
+    under the event's source (a citation search's under "Citation searching")."""
     if isinstance(payload, ImportPayload) and payload.file and payload.file.entry_ids is not None:
         return payload.file.entry_ids
-    return {payload.source: list(dict.fromkeys(payload.record_ids))}
+    return {_source(payload): list(dict.fromkeys(payload.record_ids))}
 
 
 def _runs(review: Review) -> list[_Run]:
@@ -258,7 +267,7 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
         found.update(new)
         searched |= run_searched
         fields, _ = _flow(new, found, run_searched, outcomes, duplicates)
-        incomplete = sorted({p.source for p in run.events if isinstance(p, RetrievalPayload) and not p.complete})
+        incomplete = sorted({_source(p) for p in run.events if isinstance(p, RetrievalPayload) and not p.complete})
         columns.append(RunFlow(run=index + 1, at=run.at, returned_by_source=dict(sorted(
             (source, len(ids)) for source, ids in returned.items())), incomplete=incomplete, **fields))
     fields, included = _flow(first_run, found, searched, outcomes, duplicates)

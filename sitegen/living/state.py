@@ -83,13 +83,20 @@ def _entry_gates(review: Review, facts: ReviewFacts, target: str) -> list[Gate]:
         return [Gate("every included study has extracted evidence", not missing,
                      f"no evidence file for {_listed(missing)}")]
     if target == "published":
-        verified = {p.record_id for p in payloads if isinstance(p, VerificationPayload)}
-        if not verified:
-            return [Gate("included studies have verification verdicts (once verification is in use)", True,
-                         "no verification has been run on this review")]
-        missing = [i for i in facts.included if i not in verified]
-        return [Gate("every included study has a verification verdict", not missing,
-                     f"no verdict for {_listed(missing)}")]
+        # The latest verdict on each axis stands; an earlier refusal fixed since (a corrected DOI, a
+        # replaced passage) no longer holds the review back.
+        latest = {(p.record_id, p.axis): p for p in payloads if isinstance(p, VerificationPayload)}
+        evidence = facts.evidence_hashes
+        missing = [i for i in facts.included if (i, "identity") not in latest or (i, "status") not in latest
+                   or (i in evidence and getattr(latest.get((i, "faithfulness")), "evidence_sha256", None)
+                       != evidence[i])]
+        included = set(facts.included)
+        refused = sorted({rid for (rid, _), p in latest.items() if rid in included and p.refusal_grade})
+        return [Gate("every included study is verified for identity and status, and its evidence as it stands "
+                     "(`sitegen verify`)", not missing,
+                     f"no verdict for {_listed(missing)}" if missing else ""),
+                Gate("no included study has a refusal-grade verdict (unresolvable, mismatch, retracted, "
+                     "contradicted)", not refused, f"refusal grade: {_listed(refused)}" if refused else "")]
     raise AssertionError(f"no gates for {target!r}")
 
 

@@ -27,6 +27,7 @@ from sitegen.living.duplicates import confirmed_duplicates
 from sitegen.living.ledger import anchor, append, check_event_time
 from sitegen.living.manifests import Execution, compiled_query, manifest_bytes, run_manifest
 from sitegen.living.merge import Decided, integrate
+from sitegen.records.citations import LABEL as CITATION_SEARCHING
 from sitegen.records.model import Record, model_data
 from sitegen.records.providers import label
 from sitegen.review.folder import Review, manifest_hash, manifest_path
@@ -110,7 +111,8 @@ class UpdateResult:
                 "duplicate_ids": search.duplicates,
                 "manifest": search.manifest,
                 "strategies": [{
-                    "source": run.strategy.source, "label": run.strategy.label, "query": run.strategy.query,
+                    "source": run.strategy.source, "method": run.strategy.method, "label": run.strategy.label,
+                    "query": run.strategy.query,
                     "status": run.outcome.status, "returned": len(run.ids), "total": run.outcome.total,
                     "warnings": run.outcome.warnings, "snapshot_hashes": run.outcome.snapshot_hashes,
                 } for run in search.strategies],
@@ -143,7 +145,7 @@ def add_monitor(review: Review, monitor_id: str, strategies: list[Strategy], at:
     if monitor_id in review.searches:
         raise SitegenError(f"a saved search {monitor_id!r} already exists in {review.root}/searches/")
     for strategy in strategies:
-        check_strategy(strategy.source, strategy.query, native=strategy.syntax == "native")
+        check_strategy(strategy.source, strategy.query, native=strategy.syntax == "native", method=strategy.method)
     if len({(s.source, s.query) for s in strategies}) != len(strategies):
         raise SitegenError("the same strategy is given twice")
     # Seeded with the records the review already holds: screened, batched or imported.
@@ -203,7 +205,7 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
                 progress(f"{search.monitor_id}: searching {label(strategy.source)}"
                          f"{f' ({strategy.label})' if strategy.label else ''}...")
                 outcome = run_strategy(fetcher, settings, strategy.source, strategy.query,
-                                       native=strategy.syntax == "native")
+                                       native=strategy.syntax == "native", method=strategy.method)
                 outcome = collapse_doubted(outcome, last_complete_run(review, search.monitor_id, strategy))
                 progress(f"{search.monitor_id}: {label(strategy.source)}: {describe(outcome)}")
                 executed.append((search, strategy, outcome))
@@ -305,12 +307,15 @@ def _retrieval(search: SavedSearch, run: StrategyRun) -> RetrievalPayload:
     return RetrievalPayload(monitor_id=search.monitor_id, source=run.strategy.source, query=run.strategy.query,
                             label=run.strategy.label, record_ids=run.ids, total=run.outcome.total,
                             snapshot_hashes=run.outcome.snapshot_hashes, complete=run.outcome.complete,
-                            note="; ".join(filter(None, [*run.outcome.warnings, run.outcome.doubt])) or None)
+                            note="; ".join(filter(None, [*run.outcome.warnings, run.outcome.doubt])) or None,
+                            method="other" if run.strategy.method == "citations" else "database")
 
 
 def _execution(run: StrategyRun) -> Execution:
-    return Execution(syntax=run.strategy.syntax, provider_query=compiled_query(run.strategy),
-                     requests=run.outcome.executed_query, status=run.outcome.status)
+    # A citation search is in neither a provider's syntax nor sitegen's grammar, but its own.
+    return Execution(syntax="citations" if run.strategy.method == "citations" else run.strategy.syntax,
+                     provider_query=compiled_query(run.strategy), requests=run.outcome.executed_query,
+                     status=run.outcome.status)
 
 
 def unreached(result: UpdateResult) -> list[str]:
@@ -365,7 +370,9 @@ def markdown_report(result: UpdateResult) -> str:
         lines += ["", f"### Saved search {markdown_code(search.monitor_id)}", "",
                   "| Source | Query | Status | Returned |", "| --- | --- | --- | --- |"]
         for run in search.strategies:
-            lines.append(f"| {label(run.strategy.source)} | {markdown_safe(run.strategy.query)} | "
+            searched = f"{CITATION_SEARCHING} ({label(run.strategy.source)})" if run.strategy.method == "citations" \
+                else label(run.strategy.source)
+            lines.append(f"| {searched} | {markdown_safe(run.strategy.query)} | "
                          f"{_status_cell(run.outcome)} | {len(run.ids)} |")
         notes = [warning for run in search.strategies if run.outcome.complete for warning in run.outcome.warnings]
         if notes:  # what a complete answer still left out (items without an identifier or a title), by name

@@ -291,6 +291,7 @@ def merge(group: list[Record], notes: list[str]) -> Record:
             publication_types=types,
             open_access=access.custom.open_access, license=access.custom.license,
             fulltext_url=access.custom.fulltext_url, retracted=any(r.custom.retracted for r in ordered),
+            updates=list({(u.kind, u.doi, u.pmid): u for r in ordered for u in r.custom.updates}.values()),
             conflicts=conflicts, other_versions=sorted({i for r in ordered for i in r.custom.other_versions}),
         ),
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
@@ -101,6 +101,15 @@ class CslDate(Strict):
         return self.date_parts[0][0] if self.date_parts and self.date_parts[0] else None
 
 
+class Update(Strict):
+    """A notice a source lists against the work: a retraction, a correction or an expression of concern,
+    and the notice's own identifier where the source gives one."""
+
+    kind: Literal["retraction", "correction", "expression-of-concern"]
+    doi: str | None = None
+    pmid: str | None = None
+
+
 class RecordMeta(Strict):
     """sitegen's own metadata about a record, kept under CSL-JSON's `custom`."""
 
@@ -114,6 +123,9 @@ class RecordMeta(Strict):
     license: Text | None = None
     fulltext_url: Text | None = None
     retracted: bool = False
+    # Retractions, corrections and expressions of concern the source lists for this work (Crossref's
+    # `updated-by`, PubMed's comments and corrections); omitted when there are none.
+    updates: list[Update] = Field(default_factory=list, exclude_if=lambda updates: not updates)
     # Notes left by deduplication when sources disagree about identifiers; omitted when there are none.
     conflicts: list[Text] = Field(default_factory=list, exclude_if=lambda notes: not notes)
     # Ids of the other records of the same study in another version: a preprint's journal version, or

@@ -12,9 +12,11 @@ import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints, field_validator, model_validator
+from pydantic import Field, StringConstraints, ValidationInfo, field_validator, model_validator
 from pydantic import Strict as StrictMode
 
+from sitegen.records.citations import SOURCE as CITATION_SOURCE
+from sitegen.records.citations import parse_citation_query
 from sitegen.records.model import Printable, Strict, check_record_id
 from sitegen.records.providers import PROVIDERS, Source
 
@@ -192,6 +194,9 @@ REQUEST_MAX_LENGTH = 12 * QUERY_MAX_LENGTH + 200 * 120 + 4000
 
 class Strategy(Strict):
     source: Source
+    # "database": `query` searches the source; "citations": it follows the citation graph from seed works
+    # (PRISMA 2020's citation searching, an "other method"), written `MODE: SEED, ...` (sitegen.records.citations).
+    method: Literal["database", "citations"] = Field(default="database", exclude_if=lambda value: value == "database")
     query: Annotated[str, StringConstraints(min_length=1, max_length=QUERY_MAX_LENGTH), Printable]
     endpoint: str | None = None
     label: Annotated[str, StringConstraints(pattern=SLUG)] | None = None
@@ -207,6 +212,24 @@ class Strategy(Strict):
         if self.endpoint is not None and self.endpoint != endpoint:
             raise ValueError(f"endpoint {self.endpoint!r} is not {self.source}'s search address "
                              f"({endpoint}); sitegen calls no other")
+        return self
+
+    @field_validator("query")
+    @classmethod
+    def _citation_query(cls, query: str, info: ValidationInfo) -> str:
+        # Checked on the field (method and source come before it), so `check` points at the query's line.
+        if info.data.get("method") == "citations":
+            if info.data.get("source") != CITATION_SOURCE:
+                raise ValueError(f"a citation search follows OpenAlex's citation graph: its source must be "
+                                 f"{CITATION_SOURCE!r}")
+            parse_citation_query(query)  # CitationQueryError is a ValueError: reported with the file and line
+        return query
+
+    @model_validator(mode="after")
+    def _citation_grammar_only(self) -> Strategy:
+        if self.method == "citations" and self.syntax != "native":
+            raise ValueError("a citation search is written in its own grammar ('MODE: SEED, ...'), not sitegen's "
+                             "query grammar: leave out syntax")
         return self
 
 
@@ -273,6 +296,9 @@ class RetrievalPayload(Strict):
     snapshot_hashes: list[Sha256] = Field(default_factory=list)
     complete: bool = True
     note: str | None = None
+    # PRISMA 2020's route: "other" for a citation search (counted under "Citation searching", identification via
+    # other methods). Left out of the event when "database", so events written before it existed hash the same.
+    method: Literal["database", "other"] = Field(default="database", exclude_if=lambda value: value == "database")
     # The SHA-256 of the run's manifest (runs/<time>-<monitor_id>.json), named by every retrieval event of
     # the run: the chained ledger then vouches for the file, so an edit shows. Absent for runs recorded
     # before sitegen wrote manifests.
@@ -366,29 +392,82 @@ class PhasePayload(Strict):
     checks: list[str]
 
 
-Verdict = Literal["verified", "mismatch", "unresolvable", "inconclusive"]
 VERIFICATION_AXES = ("identity", "status", "faithfulness")
 VerificationAxis = Literal["identity", "status", "faithfulness"]
+# The verdicts each axis can reach. Never a boolean: "inconclusive" and "insufficient-passage" are open
+# items for a human (a source errored, only one index holds the paper, no open full text), not refusals.
+AXIS_VERDICTS: dict[str, tuple[str, ...]] = {
+    # (a) the work exists as cited: its identifiers resolve, in the indexes consulted, to this work
+    "identity": ("verified", "mismatch", "unresolvable", "inconclusive"),
+    # (b) its standing: a retraction, a correction or an expression of concern, or none found by any source
+    "status": ("current", "corrected", "expression-of-concern", "retracted", "inconclusive"),
+    # (c) each evidence passage occurs in the text it says it comes from
+    "faithfulness": ("verified", "not-found", "contradicted", "insufficient-passage"),
+}
+# Refusal grade (withhold, or flag as fabricated or wrong) is exactly these four; every other verdict is
+# either a pass or an open item.
+REFUSAL_GRADE = frozenset({"unresolvable", "mismatch", "retracted", "contradicted"})
+Verdict = Literal["verified", "mismatch", "unresolvable", "inconclusive", "current", "corrected",
+                  "expression-of-concern", "retracted", "not-found", "contradicted", "insufficient-passage"]
+Reason = Annotated[str, StringConstraints(min_length=1, max_length=2000), Printable]
+
+
+class SourceAnswer(Strict):
+    """What one index said when asked for the record: the work found (and whether it is the work cited),
+    nothing found, or no answer (a rate limit, an error, a timeout: never a negative)."""
+
+    source: Source
+    # "rate-limited" and "no-answer" (an error, a timeout, an outage) are kept apart: a rate-limited source is
+    # asked again later, and neither is ever read as "not found".
+    answer: Literal["found", "different-work", "not-found", "rate-limited", "no-answer"]
+    asked: Annotated[str, StringConstraints(min_length=1, max_length=500), Printable]  # the identifier or title asked
+    detail: Reason | None = None  # what matched or differed, or why there was no answer
+
+
+class PassageCheck(Strict):
+    """Where one finding's passage was looked for (faithfulness), and the text it was checked against."""
+
+    finding: int = Field(ge=0)  # index into the evidence file's findings
+    source: Literal["abstract", "fulltext", "external"]  # where the passage says it comes from
+    result: Literal["found", "not-found", "unchecked"]
+    found_in: Literal["abstract", "fulltext"] | None = None
+    section: Reason | None = None  # the full text's section path, e.g. "Methods › Cell culture"
+    licence: Reason | None = None  # of the full text the passage was found in (or checked against)
+    url: Annotated[str, StringConstraints(pattern=r"^https://")] | None = None  # that full text's address
 
 
 class VerificationPayload(Strict):
     """A record's citation was verified on one axis (identity: the work exists as cited; status:
-    retracted, corrected or not; faithfulness: the evidence passages occur in its text): one of four
-    verdicts, never a boolean (inconclusive is an open item for a human, not a refusal), with the
-    snapshots the verdict rests on."""
+    retracted, corrected or not; faithfulness: the evidence passages occur in its text): one verdict of
+    that axis, never a boolean, with the snapshots the verdict rests on and what each source answered."""
 
     record_id: str
     axis: VerificationAxis
     verdict: Verdict
     refusal_grade: bool
-    reasons: list[Annotated[str, StringConstraints(min_length=1, max_length=2000), Printable]] = Field(
-        default_factory=list)
+    reasons: list[Reason] = Field(default_factory=list)
     snapshot_hashes: list[Sha256] = Field(default_factory=list)
+    answers: list[SourceAnswer] = Field(default_factory=list)  # identity and status: each source consulted
+    notice: Annotated[str, StringConstraints(min_length=1, max_length=300), Printable] | None = None  # its DOI
+    passages: list[PassageCheck] = Field(default_factory=list)  # faithfulness: one per finding
+    # Faithfulness: the SHA-256 of the evidence checked (canonical JSON of the Evidence model). Evidence
+    # edited since then is not verified: the verdict stands for the findings as they were.
+    evidence_sha256: Sha256 | None = None
 
     @field_validator("record_id")
     @classmethod
     def _valid_id(cls, value: str) -> str:
         return check_record_id(value)
+
+    @model_validator(mode="after")
+    def _verdict_of_its_axis(self) -> VerificationPayload:
+        if self.verdict not in AXIS_VERDICTS[self.axis]:
+            raise ValueError(f"{self.verdict!r} is not a verdict on the {self.axis} axis "
+                             f"(one of {', '.join(AXIS_VERDICTS[self.axis])})")
+        if self.refusal_grade != (self.verdict in REFUSAL_GRADE):
+            raise ValueError(f"refusal_grade must be {str(self.verdict in REFUSAL_GRADE).lower()} for "
+                             f"{self.verdict!r}: only {', '.join(sorted(REFUSAL_GRADE))} are refusal grade")
+        return self
 
 
 class VersionPayload(Strict):
@@ -542,8 +621,12 @@ class RunSource(Strict):
     # source, label, strategy, total, note and snapshot_hashes as on the run's retrieval event
     source: Source
     label: str | None = None
-    syntax: Literal["native", "sitegen"] | None = Field(
-        default=None, description="how `strategy` is read: the provider's own syntax, or sitegen's grammar")
+    method: Literal["database", "other"] = Field(
+        default="database", exclude_if=lambda value: value == "database",
+        description="PRISMA 2020's route, as on the retrieval event: 'other' for a citation search")
+    syntax: Literal["native", "sitegen", "citations"] | None = Field(
+        default=None, description="how `strategy` is read: the provider's own syntax, sitegen's grammar, or a "
+                                  "citation search's ('MODE: SEED, ...')")
     strategy: str = Field(description="the saved strategy, verbatim")
     provider_query: str | dict[str, str] | None = Field(
         default=None, description="the query as the provider received it (compiled for `syntax: sitegen`): its text, "

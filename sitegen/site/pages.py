@@ -27,7 +27,7 @@ from sitegen.review.write import pretty_json
 from sitegen.screening.digest import digest_markdown, rank_batch, weekly, weeks
 from sitegen.screening.outcomes import Outcome
 from sitegen.screening.relevance import Ranking
-from sitegen.site import charts, prisma_csv, prisma_svg, records, searches, studies, versions
+from sitegen.site import charts, prisma_csv, prisma_svg, records, searches, studies, verification, versions
 from sitegen.site.downloads import listing as downloads_listing
 from sitegen.site.downloads import record_downloads
 from sitegen.site.templates import environment, templates_dir
@@ -169,7 +169,8 @@ def assets(site: Site) -> Files:
             yield f"assets/{asset.relative_to(folder).as_posix()}", asset.read_bytes()
 
 
-PAGE_GROUPS: tuple[Callable[[Site], Files], ...] = (home, protocol, records.record_pages, studies.study_pages, screening, digests,
+PAGE_GROUPS: tuple[Callable[[Site], Files], ...] = (home, protocol, records.record_pages, studies.study_pages,
+                                                     verification.verification_pages, screening, digests,
                                                      searches.searches_pages, versions.version_pages, downloads, record_downloads,
                                                      search, assets)
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
 from sitegen.living.manifests import RunRecord, compiled_query, run_records
+from sitegen.records.citations import MODES, Seed, parse_citation_query
 from sitegen.review.models import SavedSearch, Strategy
 
 if TYPE_CHECKING:
@@ -19,10 +21,29 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class SeedView:
+    """One seed of a citation search: as written, and where to read about it (its record page when the review
+    holds the work, else OpenAlex or the DOI resolver)."""
+
+    seed: Seed
+    page: str | None  # the record's page, from the site's root, when the review holds the work
+    title: str | None  # that record's title
+    url: str  # the work at OpenAlex (or its DOI)
+
+
+@dataclass(frozen=True)
+class CitationView:
+    mode: str
+    meaning: str  # what the mode finds
+    seeds: list[SeedView]
+
+
+@dataclass(frozen=True)
 class StrategyView:
     strategy: Strategy
     # What the provider receives, for a strategy in sitegen's grammar (a native one is sent as saved).
     compiled: str | dict[str, str] | None
+    citation: CitationView | None = None  # for a citation search
 
 
 @dataclass(frozen=True)
@@ -41,10 +62,29 @@ def download_path(record: RunRecord) -> str:
     return f"downloads/{record.path}"
 
 
+def citation_view(site: Site, strategy: Strategy) -> CitationView:
+    """A citation search's mode and seeds, each seed linked to its record's page when the review holds the work."""
+    query = parse_citation_query(strategy.query)
+    held = {key: view for view in site.views for key in (view.record.custom.openalex, view.record.DOI) if key}
+    seeds = []
+    for seed in query.seeds:
+        view = held.get(seed.openalex or seed.doi or "")
+        url = f"https://openalex.org/{seed.openalex}" if seed.openalex \
+            else f"https://doi.org/{quote(seed.doi or '', safe='/')}"
+        seeds.append(SeedView(seed, f"records/{view.slug}.html" if view else None,
+                              view.record.title if view else None, url))
+    return CitationView(query.mode, MODES[query.mode], seeds)
+
+
+def strategy_view(site: Site, strategy: Strategy) -> StrategyView:
+    if strategy.method == "citations":
+        return StrategyView(strategy, None, citation_view(site, strategy))
+    return StrategyView(strategy, compiled_query(strategy) if strategy.syntax == "sitegen" else None)
+
+
 def search_views(site: Site) -> list[SearchView]:
     records = run_records(site.review, site.facts.runs)
-    return [SearchView(search,
-                       [StrategyView(s, compiled_query(s) if s.syntax == "sitegen" else None) for s in search.strategies],
+    return [SearchView(search, [strategy_view(site, s) for s in search.strategies],
                        [record for record in reversed(records) if record.run.monitor_id == monitor_id])
             for monitor_id, search in site.review.searches.items()]
 

@@ -11,18 +11,19 @@ is complete without JavaScript; `assets/table-tools.js` adds sorting and filteri
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from sitegen.living.facts import ReviewFacts
+from sitegen.records.ids import normalise_doi
 from sitegen.records.model import CslName, Record
 from sitegen.review.folder import Review
 from sitegen.review.models import VERIFICATION_AXES, Evidence, Finding, VerificationPayload
 from sitegen.screening.standing import StageHistory
 from sitegen.screening.status import Batch
 from sitegen.site import exports
+from sitegen.verify.report import AXIS_LABELS, OPEN_ITEMS, latest_verdicts, verdict_sentence
 
 if TYPE_CHECKING:  # pages.py lists this module's page group, so it cannot be imported from here at run time
     from sitegen.site.pages import Files, RecordView, Site
@@ -55,6 +56,26 @@ class AxisVerdict:
     at: str | None
     payload: VerificationPayload | None
 
+    @property
+    def label(self) -> str:
+        return AXIS_LABELS[self.axis]
+
+    @property
+    def sentence(self) -> str | None:
+        return verdict_sentence(self.payload) if self.payload else None
+
+    @property
+    def open_item(self) -> bool:
+        return bool(self.payload and self.payload.verdict in OPEN_ITEMS)
+
+    @property
+    def notice(self) -> Link | None:
+        """The notice (retraction, correction, concern) the verdict names, linked when it is a DOI."""
+        if not (self.payload and self.payload.notice):
+            return None
+        doi = normalise_doi(self.payload.notice)
+        return Link("Notice", f"doi:{doi}", doi_url(doi)) if doi else Link("Notice", self.payload.notice, "")
+
 
 @dataclass(frozen=True)
 class Study:
@@ -78,6 +99,10 @@ class Study:
     @property
     def verified_on_any_axis(self) -> bool:
         return any(verdict.payload for verdict in self.verdicts)
+
+    @property
+    def refusals(self) -> list[AxisVerdict]:
+        return [verdict for verdict in self.verdicts if verdict.payload and verdict.payload.refusal_grade]
 
 
 # --------------------------------------------------------------------------- pure formatting
@@ -135,11 +160,15 @@ def reference(record: Record) -> str:
     return " ".join(parts)
 
 
+def doi_url(doi: str) -> str:
+    return f"https://doi.org/{quote(doi, safe='/')}"
+
+
 def study_links(record: Record) -> list[Link]:
     """Where a reader finds the paper, one link per identifier the record has."""
     links = []
     if record.DOI:
-        links.append(Link("DOI", record.DOI, f"https://doi.org/{quote(record.DOI, safe='/')}"))
+        links.append(Link("DOI", record.DOI, doi_url(record.DOI)))
     if record.PMID:
         links.append(Link("PubMed", record.PMID, f"https://pubmed.ncbi.nlm.nih.gov/{record.PMID}/"))
     if record.PMCID:
@@ -173,15 +202,6 @@ def web_address(value: str | None) -> str | None:
 # --------------------------------------------------------------------------- derived from the review
 
 
-def latest_verdicts(review: Review) -> dict[str, dict[str, tuple[str, VerificationPayload]]]:
-    """Record id -> axis -> (when, payload) of the latest verification event on that axis."""
-    latest: dict[str, dict[str, tuple[str, VerificationPayload]]] = defaultdict(dict)
-    for event, payload in zip(review.ledger, review.payloads, strict=True):
-        if isinstance(payload, VerificationPayload):
-            latest[payload.record_id][payload.axis] = (event.ts, payload)  # ledger order is time order
-    return latest
-
-
 def included_studies(review: Review, facts: ReviewFacts, views: list[RecordView]) -> list[Study]:
     """Every study included at full text, newest publication first (then by title)."""
     verdicts = latest_verdicts(review)
@@ -191,7 +211,7 @@ def included_studies(review: Review, facts: ReviewFacts, views: list[RecordView]
         if not (view.full_text and view.full_text.decision == "include"):
             continue
         record = view.record
-        axes = verdicts.get(record.id, {})
+        axes = {axis: (latest.at, latest.payload) for axis, latest in verdicts.get(record.id, {}).items()}
         studies.append(Study(
             record, view.slug, study_label(record), reference(record), study_links(record), notices(record),
             view.evidence, record.custom.license, web_address(record.custom.fulltext_url),

@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from sitegen.records.ids import normalise_doi
 from sitegen.records.markup import plain_text
-from sitegen.records.model import CslDate, CslName, Record, RecordMeta
+from sitegen.records.model import CslDate, CslName, Record, RecordMeta, Update
 from sitegen.records.providers import label
 from sitegen.sources.base import (
     Items,
@@ -106,6 +106,29 @@ def retraction_status(item: dict[str, Any]) -> tuple[bool, bool]:
     return retracted, is_notice
 
 
+# Crossref update types (https://www.crossref.org/documentation/crossmark/) as the notices sitegen reports;
+# others (new_version, addendum, ...) say nothing of a work's standing.
+UPDATE_KINDS = {
+    "retraction": "retraction", "partial_retraction": "retraction", "withdrawal": "retraction",
+    "removal": "retraction", "correction": "correction", "erratum": "correction", "corrigendum": "correction",
+    "expression_of_concern": "expression-of-concern",
+}
+
+
+def updates(item: dict[str, Any]) -> list[Update]:
+    """The notices listed against a work: `updated-by` entries, and an `update-to` naming the work itself
+    (a publisher marking the work in place)."""
+    doi = normalise_doi(item.get("DOI"))
+    found = {}
+    for key in ("updated-by", "update-to"):
+        for update in map(as_dict, as_list(item.get(key))):
+            kind = UPDATE_KINDS.get(str(update.get("type")).lower())
+            notice = normalise_doi(update.get("DOI"))
+            if kind and (key == "updated-by" or notice == doi):
+                found[(kind, notice)] = Update(kind=kind, doi=notice if notice != doi else None)
+    return list(found.values())
+
+
 def work_to_record(item: dict[str, Any]) -> Record | None:
     """A Record for one Crossref work item, None when it has no DOI; Unreadable without a title."""
     doi = normalise_doi(item.get("DOI"))
@@ -139,6 +162,7 @@ def work_to_record(item: dict[str, Any]) -> Record | None:
             license=_first_url(item.get("license")),
             fulltext_url=_first_url(item.get("link")),
             retracted=retracted,
+            updates=[] if is_notice else updates(item),
         ),
     )
 

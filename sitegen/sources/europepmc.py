@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lxml import etree
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from sitegen.records.ids import normalise_arxiv, normalise_doi, normalise_pmcid, normalise_pmid, record_id
 from sitegen.records.markup import plain_text
@@ -28,12 +27,12 @@ from sitegen.sources.base import (
     element_text,
     parse_date,
     parse_json,
-    parse_xml,
     require_title,
     run_call,
     text_value,
 )
 from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError
+from sitegen.sources.jats import QUOTABLE_NAMES, Paragraph, find_passage, licence, paragraphs, quotable, read_article
 from sitegen.sources.outcome import SourceOutcome, Status
 from sitegen.sources.settings import SourceSettings
 
@@ -50,7 +49,6 @@ RESULTS = Items("result(s)", "no DOI, PMID or PMCID",
 OPEN_AVAILABILITY = ("OA", "F")  # open access first, then free to read; "S" needs a subscription
 FULLTEXT_STYLES = ("html", "pdf")  # "doi" entries are landing pages, not the text
 
-XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
 PMC_ID_TYPES = ("pmc", "pmcid")  # older NLM files say "pmc", Europe PMC's own JATS "pmcid"
 
 def _one_or_more(value: Any) -> list[Any]:
@@ -224,26 +222,63 @@ def _paged(trace: Trace, query: str, limit: int, page_size: int) -> Pager:
 # --------------------------------------------------------------------------- full text
 
 
+class Quote(BaseModel):
+    """A passage found in a licensed full text, with what must travel with it wherever it is shown."""
+
+    paragraph: Paragraph
+    licence: str | None
+    licence_url: str
+    source_url: str
+
+
 class FullText(BaseModel):
-    """One article's JATS full text from Europe PMC, with the same status and provenance as a search."""
+    """One article's JATS full text from Europe PMC, with the same status and provenance as a search.
+
+    Paragraphs are present only when `readable`: the article's machine-readable licence is one sitegen
+    may quote (jats.QUOTABLE_NAMES). Otherwise `refusal` says why and where to read it instead.
+    """
 
     status: Status
     pmcid: str
     title: str | None = None
-    licence: str | None = None
-    paragraphs: list[tuple[str | None, str]] = Field(default_factory=list)  # (section title, text), in order
+    licence: str | None = None  # the licence's wording, else its URL
+    licence_url: str | None = None  # the Creative Commons URL the licence gate read
+    readable: bool = False
+    refusal: str | None = None
+    paragraphs: list[Paragraph] = Field(default_factory=list)  # abstract(s) first, then the body
+    truncated: bool = False  # more paragraphs than jats.MAX_PARAGRAPHS or jats.MAX_CHARACTERS allow
     warnings: list[str] = Field(default_factory=list)
     executed_query: list[str] = Field(default_factory=list)
     snapshot_hashes: list[str] = Field(default_factory=list)
     retry_after: float | None = None
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def source_url(self) -> str:
+        return article_url(self.pmcid)
+
     @property
     def complete(self) -> bool:
-        return self.status == "ok"
+        """Whether a passage missing from `paragraphs` is missing from the article's text as read."""
+        return self.status == "ok" and not self.truncated
+
+    def quote(self, text: str) -> Quote | None:
+        """The paragraph holding `text`, with the licence and source URL that go with it; None when absent."""
+        paragraph = find_passage(text, self.paragraphs)
+        if paragraph is None or self.licence_url is None:
+            return None
+        return Quote(paragraph=paragraph, licence=self.licence, licence_url=self.licence_url,
+                     source_url=self.source_url)
+
+
+def article_url(pmcid: str) -> str:
+    return f"https://europepmc.org/articles/{pmcid}"
 
 
 def fulltext(fetcher: Fetcher, settings: SourceSettings, pmcid: str) -> FullText:
-    """The full text of one PMC article. No full text (404) is an `ok` with no paragraphs.
+    """The full text of one PMC article. No full text (404) is an `ok` with no paragraphs; a body that is
+    too large, too deep, or declares entities is refused (`unavailable`, never expanded); a licence sitegen
+    may not quote is an `ok` that is not `readable`.
 
     `settings` is unused (Europe PMC takes no key or contact); it keeps every provider call the same shape.
     """
@@ -259,6 +294,11 @@ def fulltext(fetcher: Fetcher, settings: SourceSettings, pmcid: str) -> FullText
         if response.status == 404:
             return trace.outcome("ok", warning=f"Europe PMC has no full text for {asked}")
         parsed.update(parse_article(response.body, asked))
+        if parsed["truncated"]:
+            trace.warnings.append(f"the full text of {asked} is longer than sitegen reads: only its first "
+                                  f"{len(parsed['paragraphs'])} paragraphs were kept")
+        elif parsed["readable"] and not parsed["paragraphs"]:
+            trace.warnings.append(f"the full text of {asked} has no paragraphs")
         return trace.outcome("ok")
     outcome = run_call(Trace("europepmc", fetcher, PROVIDER, Secrets()), call)
     return FullText(pmcid=asked, **parsed, **outcome.model_dump(
@@ -266,8 +306,9 @@ def fulltext(fetcher: Fetcher, settings: SourceSettings, pmcid: str) -> FullText
 
 
 def parse_article(data: bytes, pmcid: str) -> dict[str, Any]:
-    """Title, licence and body paragraphs of a JATS article, which must be the article `pmcid` names."""
-    article = parse_xml(data)
+    """Title, licence and (when the licence lets sitegen quote it) paragraphs of a JATS article, which must
+    be the article `pmcid` names; Malformed when the body is refused (jats.read_article) or is not it."""
+    article = read_article(data)
     if article.tag != "article":
         raise Malformed(f"expected a JATS <article>, got <{article.tag}>")
     meta = article.find("front/article-meta")
@@ -279,43 +320,22 @@ def parse_article(data: bytes, pmcid: str) -> dict[str, Any]:
         raise Malformed(f"the article names no PMCID, so it cannot be shown to be {pmcid}")
     if pmcid not in found:
         raise Malformed(f"asked for {pmcid} but received {', '.join(sorted(found))}: a response for a different record")
-    return {"title": element_text(meta.find("title-group/article-title")),
-            "licence": licence(meta), "paragraphs": paragraphs(article)}
+    wording, url = licence(meta)
+    readable = quotable(url)
+    found_paragraphs, truncated = paragraphs(article) if readable else ([], False)
+    refusal = None if readable else (
+        f"the reuse licence of {pmcid} ({url or 'no machine-readable Creative Commons URL'}) is not one sitegen "
+        f"may quote ({QUOTABLE_NAMES}); read it at {article_url(pmcid)}")
+    return {"title": element_text(meta.find("title-group/article-title")), "licence": wording, "licence_url": url,
+            "readable": readable, "refusal": refusal, "paragraphs": found_paragraphs, "truncated": truncated}
 
 
-def licence(meta: etree._Element) -> str | None:
-    """The licence of a JATS article: its URL where stated, else its type, else its wording."""
-    element = meta.find(".//license")
-    if element is None:
-        return None
-    refs = [element_text(child) for child in element if isinstance(child.tag, str)
-            and etree.QName(child).localname == "license_ref"]  # ali:license_ref, whatever the prefix
-    wording = [element_text(p) or "" for p in element if p.tag in ("license-p", "p")]
-    for candidate in (element.get(XLINK_HREF), *refs, element.get("license-type"), " ".join(wording)):
-        if text := text_value(candidate):
-            return text
-    return None
-
-
-def paragraphs(article: etree._Element) -> list[tuple[str | None, str]]:
-    """(nearest section title, text) for every paragraph of the body, outermost paragraphs only
-    (a paragraph inside a list inside a paragraph is already part of its text)."""
-    body = article.find("body")
-    if body is None:
-        return []
-    found: list[tuple[str | None, str]] = []
-    for p in body.iter("p"):
-        if next(p.iterancestors("p"), None) is not None:
-            continue
-        if text := element_text(p):
-            found.append((_section_title(p), text))
-    return found
-
-
-def _section_title(element: etree._Element) -> str | None:
-    for section in element.iterancestors("sec"):
-        title = section.find("title")
-        if text := element_text(title):
-            return text
-    return None
-
+def pmcid_for(fetcher: Fetcher, settings: SourceSettings, pmid: str) -> tuple[str | None, SourceOutcome]:
+    """The PMCID of the article with this PMID, as Europe PMC knows it (how a PubMed or OpenAlex record
+    reaches full text), with the lookup's outcome. None with an `ok` outcome: the article has no PMCID;
+    None with any other status: nobody knows (an outage is never "no PMCID")."""
+    value = normalise_pmid(pmid)
+    if value is None:
+        raise ValueError(f"{pmid!r} is not a PMID")
+    outcome = lookup(fetcher, settings, value)
+    return next((record.PMCID for record in outcome.records if record.PMCID), None), outcome

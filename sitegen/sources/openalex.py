@@ -7,8 +7,10 @@ key (`api_key`); list and search calls are metered, singleton lookups are free.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
+from sitegen.records.citations import CitationQuery
 from sitegen.records.ids import (
     normalise_arxiv,
     normalise_doi,
@@ -43,6 +45,7 @@ from sitegen.sources.settings import SourceSettings
 BASE = "https://api.openalex.org"
 PROVIDER = Provider(label("openalex"), frozenset({"api.openalex.org"}), min_interval=0.1)
 IDS_PER_REQUEST = 50  # OpenAlex accepts up to 50 values in one OR filter
+MAX_IDS_PER_SEED = 2000  # of one seed's referenced or related works, as many as a run follows
 WORKS = Items("work(s)", "no identifier",
               lambda work: normalise_openalex(work.get("id")) if isinstance(work, dict) else None)
 
@@ -178,48 +181,148 @@ def search(fetcher: Fetcher, settings: SourceSettings, query: dict[str, str], si
 
 def works_by_ids(fetcher: Fetcher, settings: SourceSettings, openalex_ids: list[str]) -> SourceOutcome:
     """The works with these OpenAlex ids (e.g. a work's references or related works)."""
-    def call(trace: Trace) -> SourceOutcome:
-        records, total, truncated = [], 0, False
-        for start in range(0, len(openalex_ids), IDS_PER_REQUEST):
-            batch = openalex_ids[start:start + IDS_PER_REQUEST]
-            outcome = _paged(trace, {"filter": "openalex:" + "|".join(batch)}, settings)
-            records += outcome.records
-            total += outcome.total or 0
-            truncated = truncated or outcome.truncated
-        missing = sorted(set(openalex_ids) - {r.custom.openalex for r in records})
-        if missing:
-            trace.warnings.append(f"OpenAlex has no record for {len(missing)} requested id(s): {', '.join(missing[:5])}")
-        return trace.outcome("ok", records, total, truncated=truncated)
-    return run_call(Trace("openalex", fetcher, PROVIDER, secrets(settings)), call)
+    return run_call(Trace("openalex", fetcher, PROVIDER, secrets(settings)),
+                    lambda trace: _by_ids(trace, openalex_ids, settings))
 
 
 def citing(fetcher: Fetcher, settings: SourceSettings, openalex_id: str) -> SourceOutcome:
-    """Works that cite the given work (the `cites:` filter)."""
-    return search(fetcher, settings, {"filter": f"cites:{openalex_id}"})
+    """Works that cite the given work (the `cites:` filter), newest first."""
+    return run_call(Trace("openalex", fetcher, PROVIDER, secrets(settings)),
+                    lambda trace: _citing(trace, openalex_id, settings))
 
 
 def lookup(fetcher: Fetcher, settings: SourceSettings, identifier: str) -> SourceOutcome:
     """One work by OpenAlex id, DOI or PMID. Not found is an empty `ok`, not an outage."""
-    path = _lookup_path(identifier)
-
     def call(trace: Trace) -> SourceOutcome:
-        response = trace.get(f"{BASE}/works/{path}", [])
-        check_status(response, PROVIDER.name)
-        if response.status == 404:
-            return trace.outcome("ok", [], 0)
-        work = parse_json(response)
-        record = to_record(work, work_to_record, "the work") if isinstance(work, dict) else None
-        if record is None:
-            raise Malformed("the work has no identifier or title")
-        if not _is_the_work(record, identifier):
-            raise Malformed(f"asked for {identifier} but received {record.id}: a response for a different record")
-        return trace.outcome("ok", [record], 1)
+        found = _work(trace, identifier)
+        return trace.outcome("ok", [found[1]], 1) if found else trace.outcome("ok", [], 0)
+    return run_call(Trace("openalex", fetcher, PROVIDER, secrets(settings)), call)
+
+
+def citation_search(fetcher: Fetcher, settings: SourceSettings, query: CitationQuery) -> SourceOutcome:
+    """The works a citation search finds from its seeds (see sitegen.records.citations), in an order that does not
+    depend on how the seeds were listed: for references, related and shared works, most seeds first, then by id;
+    for citing works, those citing most seeds first, then newest first (as OpenAlex sorts them), then by id.
+
+    Every seed must resolve: one OpenAlex does not know (or an id it answers with another work) leaves the
+    search's slice unknown, so the outcome is not complete; an error anywhere is the outcome's status.
+    """
+    def call(trace: Trace) -> SourceOutcome:
+        works: dict[str, dict[str, Any]] = {}  # OpenAlex id -> the seed's work: a DOI and an id of one work count once
+        unknown = []
+        for seed in query.seeds:
+            found = _work(trace, seed.openalex or seed.doi or "")
+            if found is None:
+                unknown.append(seed.written)
+            elif (openalex_id := _openalex_id(found[0])) in works:
+                trace.warnings.append(f"the seed {seed.written} is {openalex_id}, given already: it counts once")
+            else:
+                works[openalex_id] = found[0]
+        if query.mode == "citing":
+            outcome = _citing_all(trace, list(works), settings)
+        else:
+            outcome = _listed(trace, list(works.values()),
+                              "related_works" if query.mode == "related" else "referenced_works",
+                              2 if query.mode == "shared" else 1, settings)
+        if unknown:
+            many = len(unknown) > 1
+            outcome = outcome.model_copy(update={"doubt": (
+                f"OpenAlex has no work for the seed{'s' if many else ''} {', '.join(unknown)}, so nothing was "
+                f"followed from {'them' if many else 'it'}; correct the seed or save the search anew")})
+        return outcome
     return run_call(Trace("openalex", fetcher, PROVIDER, secrets(settings)), call)
 
 
 def related_ids(work: dict[str, Any], key: str) -> list[str]:
     """OpenAlex ids listed under `referenced_works` or `related_works` of a Work object."""
     return [i for i in (normalise_openalex(value) for value in as_list(work.get(key))) if i]
+
+
+def _work(trace: Trace, identifier: str) -> tuple[dict[str, Any], Record] | None:
+    """One work by OpenAlex id, DOI or PMID: as OpenAlex sent it and as a record; None when OpenAlex has none."""
+    response = trace.get(f"{BASE}/works/{_lookup_path(identifier)}", [])
+    check_status(response, PROVIDER.name)
+    if response.status == 404:
+        return None
+    work = parse_json(response)
+    record = to_record(work, work_to_record, "the work") if isinstance(work, dict) else None
+    if not isinstance(work, dict) or record is None:
+        raise Malformed("the work has no identifier or title")
+    if not _is_the_work(record, identifier):
+        raise Malformed(f"asked for {identifier} but received {record.id}: a response for a different record")
+    return work, record
+
+
+def _by_ids(trace: Trace, openalex_ids: list[str], settings: SourceSettings) -> SourceOutcome:
+    batches = [openalex_ids[start:start + IDS_PER_REQUEST] for start in range(0, len(openalex_ids), IDS_PER_REQUEST)]
+    outcome = _combined(trace, [_paged(trace, {"filter": "openalex:" + "|".join(batch)}, settings)
+                                for batch in batches])
+    missing = sorted(set(openalex_ids) - {r.custom.openalex for r in outcome.records})
+    if missing:
+        outcome.warnings.append(f"OpenAlex has no record for {len(missing)} requested id(s): {', '.join(missing[:5])}")
+    return outcome
+
+
+def _citing(trace: Trace, openalex_id: str, settings: SourceSettings) -> SourceOutcome:
+    return _paged(trace, {"filter": f"cites:{openalex_id}", "sort": "publication_date:desc"}, settings)
+
+
+def _combined(trace: Trace, reads: list[SourceOutcome]) -> SourceOutcome:
+    """Several reads of one call as one outcome: their records in order, totals summed, any truncation kept."""
+    return trace.outcome("ok", [record for read in reads for record in read.records],
+                         sum(read.total or 0 for read in reads), truncated=any(read.truncated for read in reads),
+                         dropped=sum(read.dropped for read in reads))
+
+
+def _listed(trace: Trace, works: list[dict[str, Any]], key: str, at_least: int,
+            settings: SourceSettings) -> SourceOutcome:
+    """The works the seeds list under `key`, named by at least `at_least` seeds, most seeds first, then by id."""
+    counts: Counter[str] = Counter()
+    truncated = False
+    for work in works:
+        listed = list(dict.fromkeys(related_ids(work, key)))
+        if len(listed) > MAX_IDS_PER_SEED:
+            truncated = True
+            trace.warnings.append(f"{_openalex_id(work)} lists {len(listed)} {key.replace('_', ' ')}; "
+                                  f"only the first {MAX_IDS_PER_SEED} were followed")
+        counts.update(listed[:MAX_IDS_PER_SEED])
+    ranked = [work_id for work_id, count in sorted(counts.items(), key=lambda item: (-item[1], _id_order(item[0])))
+              if count >= at_least]
+    if len(ranked) > settings.max_records:
+        truncated = True
+        trace.warnings.append(f"the seeds lead to {len(ranked)} works; only the first {settings.max_records} were "
+                              "read (raise SITEGEN_MAX_RECORDS)")
+    outcome = _by_ids(trace, ranked[:settings.max_records], settings)
+    place = {work_id: index for index, work_id in enumerate(ranked)}
+    records = sorted(outcome.records, key=lambda record: place.get(record.custom.openalex or "", len(place)))
+    return outcome.model_copy(update={"records": records, "total": len(ranked),
+                                      "truncated": truncated or outcome.truncated})
+
+
+def _citing_all(trace: Trace, openalex_ids: list[str], settings: SourceSettings) -> SourceOutcome:
+    """The works citing any of these works, once each: those citing most of them first, then newest first, then by id."""
+    outcome = _combined(trace, [_citing(trace, openalex_id, settings) for openalex_id in openalex_ids])
+    counts = Counter(record.id for record in outcome.records)
+    distinct = list({record.id: record for record in outcome.records}.values())
+    distinct.sort(key=lambda record: (-counts[record.id], _newest_first(record), _id_order(record.custom.openalex)))
+    return outcome.model_copy(update={"records": distinct})
+
+
+def _openalex_id(work: dict[str, Any]) -> str:
+    if openalex_id := normalise_openalex(work.get("id")):
+        return openalex_id
+    raise Malformed("a seed work came without its OpenAlex id")
+
+
+def _newest_first(record: Record) -> tuple[int, ...]:
+    parts = record.issued.date_parts[0] if record.issued and record.issued.date_parts else []
+    return (0, *(-part for part in parts), *[0] * (3 - len(parts))) if parts else (1,)
+
+
+def _id_order(openalex_id: str | None) -> tuple[int, str]:
+    """OpenAlex ids in numeric order (W99 before W100); anything else after them."""
+    digits = (openalex_id or "")[1:]
+    return (int(digits), "") if digits.isdigit() else (1 << 62, openalex_id or "")
 
 
 def _lookup_path(identifier: str) -> str:

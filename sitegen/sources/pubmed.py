@@ -15,7 +15,7 @@ from lxml import etree
 
 from sitegen.records.ids import normalise_doi, normalise_pmcid, normalise_pmid, record_id
 from sitegen.records.markup import plain_text
-from sitegen.records.model import CslDate, CslName, Record, RecordMeta
+from sitegen.records.model import CslDate, CslName, Record, RecordMeta, Update
 from sitegen.records.providers import label
 from sitegen.sources.base import (
     Items,
@@ -49,6 +49,9 @@ RETRIEVAL_LIMIT = 10_000  # PubMed serves only the first 10,000 records of a sea
 NOT_FOUND = {"PhraseNotFound": "phrase", "FieldNotFound": "field"}
 ARTICLES = Items("article(s)", "no PMID", lambda entry: normalise_pmid(element_text(
     entry.find("MedlineCitation/PMID" if entry.tag == "PubmedArticle" else "BookDocument/PMID"))))
+# CommentsCorrections types naming a notice against this article (the notice's PMID is in the element).
+UPDATE_REF_TYPES = {"RetractionIn": "retraction", "ErratumIn": "correction",
+                    "CorrectedandRepublishedIn": "correction", "ExpressionOfConcernIn": "expression-of-concern"}
 RETRACTED_TYPE = "Retracted Publication"  # the retracted article; "Retraction of Publication" is the notice itself
 MONTHS = {name: number for number, name in
           enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
@@ -114,6 +117,17 @@ def _doi(article: etree._Element, ids: dict[str, str]) -> str | None:
     return normalise_doi(ids.get("doi")) or next(filter(None, map(normalise_doi, located)), None)
 
 
+def updates(citation: etree._Element) -> list[Update]:
+    """Retractions, errata and expressions of concern PubMed lists against the article, with their PMIDs."""
+    found = {}
+    for node in citation.iterfind("CommentsCorrectionsList/CommentsCorrections"):
+        kind = UPDATE_REF_TYPES.get(node.get("RefType") or "")
+        if kind:
+            pmid = normalise_pmid(element_text(node.find("PMID")))
+            found[(kind, pmid)] = Update(kind=kind, pmid=pmid)
+    return list(found.values())
+
+
 def article_to_record(article: etree._Element) -> Record | None:
     """A Record for one PubmedArticle element, None when it has no PMID; Unreadable when it has one
     but no article details or title."""
@@ -153,6 +167,7 @@ def article_to_record(article: etree._Element) -> Record | None:
             sources=["pubmed"],
             publication_types=types,
             retracted=RETRACTED_TYPE in types or retraction_notice is not None,
+            updates=updates(citation),
         ),
     )
 

@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 
 from sitegen.errors import SitegenError
+from sitegen.records.citations import CitationQueryError, parse_citation_query
 from sitegen.records.identity import deduplicate
 from sitegen.records.model import Record
 from sitegen.records.providers import Source, label
@@ -54,8 +55,14 @@ def check_grammar(text: str) -> None:
                            f"{'^' * max(1, exc.end - exc.position)}") from None
 
 
-def check_strategy(source: Source, text: str, *, native: bool) -> None:
+def check_strategy(source: Source, text: str, *, native: bool, method: str = "database") -> None:
     """Raise a SitegenError when a strategy could never be sent to its provider, before it is saved."""
+    if method == "citations":
+        try:
+            parse_citation_query(text)
+        except CitationQueryError as exc:
+            raise SitegenError(f"citation search {text!r}: {exc}; nothing was saved") from None
+        return
     if not native:
         check_grammar(text)
     try:
@@ -65,7 +72,11 @@ def check_strategy(source: Source, text: str, *, native: bool) -> None:
 
 
 def run_strategy(fetcher: Fetcher, settings: SourceSettings, source: Source, text: str, *, native: bool,
-                 since: int | None = None) -> SourceOutcome:
+                 since: int | None = None, method: str = "database") -> SourceOutcome:
+    """One saved strategy's outcome: a database searched with its query, or (method "citations") the citation
+    graph followed from seed works, which only OpenAlex's graph serves and which no date limit narrows."""
+    if method == "citations":
+        return openalex.citation_search(fetcher, settings, parse_citation_query(text))
     try:
         sent = query.provider_query(source, text, native=native)
     except query.UnsupportedQuery as exc:
@@ -96,13 +107,18 @@ class SearchResult:
         }
 
 
-def search(fetcher: Fetcher, text: str, sources: list[str], *, native: bool = False, since: int | None = None,
-           settings: SourceSettings | None = None,
-           progress: Callable[[str], None] = lambda message: None) -> SearchResult:
+def check_sources(sources: list[str]) -> None:
+    """SitegenError, before any request, unless every source is a provider sitegen searches."""
     unknown = [name for name in sources if name not in PROVIDERS]
     if unknown or not sources:
         raise SitegenError(f"unknown source(s) {', '.join(unknown) or '(none given)'}; choose from "
                            f"{', '.join(PROVIDERS)}")
+
+
+def search(fetcher: Fetcher, text: str, sources: list[str], *, native: bool = False, since: int | None = None,
+           settings: SourceSettings | None = None,
+           progress: Callable[[str], None] = lambda message: None) -> SearchResult:
+    check_sources(sources)
     if settings is None:
         settings = SourceSettings.from_environment()
     if not native:

@@ -7,16 +7,10 @@ every passage that says it comes from the abstract must occur in it verbatim
 
 from __future__ import annotations
 
-import re
-import unicodedata
-
 from sitegen.review.folder import Review
 from sitegen.review.problems import Problem
 from sitegen.screening.outcomes import Outcome
-
-
-def normalise_whitespace(text: str) -> str:
-    return re.sub(r"\s+", " ", unicodedata.normalize("NFC", text)).strip()
+from sitegen.text import normalise_whitespace
 
 
 def evidence_problems(review: Review, outcomes: dict[str, dict[str, Outcome]]) -> list[Problem]:

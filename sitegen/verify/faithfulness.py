@@ -1,0 +1,122 @@
+"""Axis (c), faithfulness: does every evidence passage occur in the text it says it comes from?
+
+A passage is looked for in the record's abstract and, when that is not where it is, in the article's
+licensed full text (Europe PMC JATS, read only under CC BY, CC BY-SA, CC0 or the Public Domain Mark). The
+verdict, never a boolean:
+
+- `verified`: every passage was found; each found in the full text carries its section, licence and URL.
+- `contradicted` (refusal grade): a passage is absent from the very text it names, and sitegen holds that
+  text whole (the abstract; a full text read to its end).
+- `not-found`: a passage is absent from the text sitegen could read, but that is not all of its source
+  (an external passage quoted from a page of the PDF, a full text longer than sitegen reads): a human looks.
+- `insufficient-passage`: a passage could not be checked, for want of an open full text (none, a licence
+  sitegen may not quote, a source that did not answer): an open item, never a refusal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sitegen.living.facts import evidence_sha256
+from sitegen.records.model import Record
+from sitegen.review.models import REFUSAL_GRADE, Evidence, PassageCheck, VerificationPayload
+from sitegen.sources import europepmc
+from sitegen.sources.europepmc import FullText
+from sitegen.sources.http import Fetcher
+from sitegen.sources.settings import SourceSettings
+from sitegen.text import normalise_whitespace
+
+
+@dataclass(frozen=True)
+class OpenText:
+    """The licensed full text of a record, or why there is none; and the responses that say so."""
+
+    fulltext: FullText | None
+    why_none: str | None
+    snapshot_hashes: list[str]
+
+
+def needs_fulltext(record: Record, evidence: Evidence) -> bool:
+    """Whether some passage can only be checked against the full text (it is not in the abstract)."""
+    abstract = normalise_whitespace(record.abstract or "")
+    return any(finding.passage.source != "abstract" and normalise_whitespace(finding.passage.text) not in abstract
+               for finding in evidence.findings)
+
+
+def open_text(fetcher: Fetcher, settings: SourceSettings, record: Record) -> OpenText:
+    """The record's Europe PMC full text, through its PMCID or the PMCID its PMID has."""
+    hashes: list[str] = []
+    pmcid = record.PMCID
+    if pmcid is None and record.PMID:
+        pmcid, outcome = europepmc.pmcid_for(fetcher, settings, record.PMID)
+        hashes += outcome.snapshot_hashes
+        if outcome.status != "ok":
+            return OpenText(None, f"Europe PMC did not answer for PMID {record.PMID} ({outcome.status}): whether "
+                                  "an open full text exists is unknown", hashes)
+    if pmcid is None:
+        return OpenText(None, "the record has no PMCID, and no PMID through which Europe PMC names one: "
+                              "no open full text to check against", hashes)
+    fulltext = europepmc.fulltext(fetcher, settings, pmcid)
+    hashes += fulltext.snapshot_hashes
+    if fulltext.status != "ok":
+        return OpenText(None, f"Europe PMC did not answer for the full text of {pmcid} ({fulltext.status}); "
+                              f"{'; '.join(fulltext.warnings)}".rstrip("; "), hashes)
+    if not fulltext.readable:
+        return OpenText(None, fulltext.refusal or f"Europe PMC has no full text for {pmcid}", hashes)
+    if not fulltext.paragraphs:  # nothing read is not the whole text: no passage can be contradicted by it
+        return OpenText(None, f"the full text of {pmcid} has no paragraph sitegen could read", hashes)
+    return OpenText(fulltext, None, hashes)
+
+
+def faithfulness_verdict(record: Record, evidence: Evidence, text: OpenText | None) -> VerificationPayload:
+    """The verdict on every passage of `evidence`; `text` is the open full text when it was looked for."""
+    abstract = normalise_whitespace(record.abstract or "")
+    fulltext = text.fulltext if text else None
+    checks: list[PassageCheck] = []
+    reasons: list[str] = []
+    contradicted = False
+    for index, finding in enumerate(evidence.findings):
+        passage = finding.passage
+        wanted = normalise_whitespace(passage.text)
+        number = f"finding {index + 1}"
+        if abstract and wanted in abstract:
+            checks.append(PassageCheck(finding=index, source=passage.source, result="found", found_in="abstract"))
+            continue
+        if passage.source == "abstract":
+            if abstract:
+                contradicted = True
+                reasons.append(f"{number}: the passage does not occur in the abstract it names")
+                checks.append(PassageCheck(finding=index, source="abstract", result="not-found"))
+            else:
+                reasons.append(f"{number}: the record has no abstract to check the passage against")
+                checks.append(PassageCheck(finding=index, source="abstract", result="unchecked"))
+            continue
+        if fulltext is None:
+            why = text.why_none if text and text.why_none else "no open full text was read"
+            reasons.append(f"{number}: not in the abstract; {why}")
+            checks.append(PassageCheck(finding=index, source=passage.source, result="unchecked"))
+            continue
+        quote = fulltext.quote(passage.text)
+        if quote is not None:
+            checks.append(PassageCheck(finding=index, source=passage.source, result="found", found_in="fulltext",
+                                       section=quote.paragraph.section, licence=(quote.licence or quote.licence_url)[:2000],
+                                       url=quote.source_url))
+            continue
+        whole = fulltext.complete and passage.source == "fulltext"
+        contradicted = contradicted or whole
+        reasons.append(f"{number}: the passage does not occur in the licensed full text "
+                       f"({fulltext.source_url})" + ("" if whole else (
+                           ", which sitegen did not read to its end" if not fulltext.complete
+                           else f"; it is quoted from {passage.location or 'elsewhere'}, which a human checks")))
+        checks.append(PassageCheck(finding=index, source=passage.source, result="not-found",
+                                   licence=(fulltext.licence or fulltext.licence_url or "")[:2000] or None,
+                                   url=fulltext.source_url))
+    results = {check.result for check in checks}
+    verdict = ("contradicted" if contradicted else "not-found" if "not-found" in results
+               else "insufficient-passage" if "unchecked" in results else "verified")
+    if verdict == "verified":
+        reasons = [f"all {len(checks)} passage(s) occur verbatim in the text they name"]
+    return VerificationPayload(record_id=record.id, axis="faithfulness", verdict=verdict,
+                               refusal_grade=verdict in REFUSAL_GRADE, reasons=[r[:2000] for r in reasons],
+                               snapshot_hashes=sorted(set(text.snapshot_hashes)) if text else [], passages=checks,
+                               evidence_sha256=evidence_sha256(evidence))

@@ -1,0 +1,286 @@
+"""Does the cited work exist as cited, and what is its standing? Axes (a) identity and (b) status.
+
+Each index is asked for the record by the identifier it holds works under (Crossref by DOI; OpenAlex by
+its id, a DOI or a PMID; PubMed by PMID); a reference with no identifier the index knows is looked up by
+its title instead. What comes back is compared with what is cited (title, first author, year, journal),
+and the answers make the verdicts, never a boolean:
+
+- identity: `mismatch` when an identifier resolves to another work; `verified` when two indexes or more
+  hold the work as cited and every index asked answered; `unresolvable` when every index asked answered
+  and none holds it; otherwise `inconclusive` (a source errored or was rate limited, only one index holds
+  the paper, or the work found agrees only in part), an open item for a human, never a refusal.
+- status: `retracted`, `expression-of-concern` or `corrected` when any index holding the work says so
+  (with the notice's identifier); `current` when every index asked answered and those holding the work list
+  nothing; otherwise `inconclusive`. A failed or rate-limited lookup is never read as "not retracted".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from sitegen.records.matching import (
+    SAME_TITLE,
+    Work,
+    authors_agree,
+    journals_match,
+    record_work,
+    title_score,
+)
+from sitegen.records.model import Record
+from sitegen.records.notices import notice_kind
+from sitegen.records.providers import label
+from sitegen.review.models import REFUSAL_GRADE, SourceAnswer, VerificationPayload
+from sitegen.sources import crossref, openalex, pubmed
+from sitegen.sources.http import Fetcher
+from sitegen.sources.outcome import SourceOutcome
+from sitegen.sources.settings import SourceSettings
+
+SOURCES = ("crossref", "openalex", "pubmed")
+TITLE_SEARCH_RESULTS = 5  # works read from a title search: the cited work, if indexed, is among the first
+UNRELATED_TITLE = 60.0  # below this normalised-title similarity two titles name two works
+UPDATE_ORDER = ("retraction", "expression-of-concern", "correction")  # the gravest notice decides the status
+STATUS_OF_UPDATE = {"retraction": "retracted", "expression-of-concern": "expression-of-concern",
+                    "correction": "corrected"}
+
+Agreement = Literal["same", "different", "unclear"]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One index's answer about one cited record: the work it holds under the identifier (or the closest
+    by title), how that work agrees with the citation, and the outcome the answer rests on."""
+
+    source: str
+    asked: str  # "DOI 10.1/x", "PMID 123", "title …"
+    by_title: bool
+    outcome: SourceOutcome
+    found: Record | None = None
+    agreement: Agreement | None = None
+    details: list[str] = field(default_factory=list)
+
+    @property
+    def answered(self) -> bool:
+        return self.outcome.status == "ok"
+
+    def as_payload(self) -> SourceAnswer:
+        if self.outcome.status == "rate_limited":
+            answer = "rate-limited"
+        elif not self.answered:
+            answer = "no-answer"
+        elif self.found is None:
+            answer = "not-found"
+        else:
+            answer = "different-work" if self.agreement == "different" else "found"
+        warning = "; ".join(self.outcome.warnings)[:2000] or None
+        detail = "; ".join(self.details)[:2000] or (warning if not self.answered else None)
+        return SourceAnswer(source=self.source, answer=answer, asked=self.asked[:500], detail=detail)
+
+
+@dataclass(frozen=True)
+class CitationVerdicts:
+    """The identity and status verdicts on one cited record, and each index's answer."""
+
+    record: Record
+    identity: VerificationPayload
+    status: VerificationPayload
+    answers: list[Answer]
+
+    @property
+    def rate_limited(self) -> bool:
+        """Some index was rate limited: ask again later rather than act on an open verdict."""
+        return any(answer.outcome.status == "rate_limited" for answer in self.answers)
+
+    @property
+    def refusal_grade(self) -> bool:
+        return self.identity.refusal_grade or self.status.refusal_grade
+
+    @property
+    def resolved(self) -> Record | None:
+        """For a mismatch, the work the cited identifier resolves to (what the citation should say)."""
+        return next((a.found for a in self.answers if a.agreement == "different" and not a.by_title), None)
+
+
+# --------------------------------------------------------------------------- comparing a citation with a work
+
+
+def _describe(record: Record) -> str:
+    author = record.author[0].family or record.author[0].literal if record.author else None
+    parts = [f"“{record.title[:200]}”", author, str(record.year) if record.year else None, record.container_title]
+    return ", ".join(part for part in parts if part)
+
+
+def agreement(cited: Record, found: Record) -> tuple[Agreement, list[str]]:
+    """Whether the work an index holds is the work cited: `same` (title, year and first author agree),
+    `different` (unrelated titles, or a notice where a work is cited), or `unclear` (they agree only in
+    part: a human looks). The journal is reported, never decisive: journals go by many names."""
+    a, b = record_work(cited), record_work(found)
+    if not a.title or not b.title:
+        return "unclear", ["a title is missing, so the works cannot be compared"]
+    score = title_score(a, b)
+    details = [f"title similarity {score:.0f}/100"]
+    if a.kind != b.kind:
+        return "different", [f"it is {'a ' + b.kind + ' notice' if b.kind else 'a work, not a notice'}: "
+                             f"{_describe(found)}"]
+    if score < UNRELATED_TITLE:
+        return "different", [f"it is {_describe(found)} (title similarity {score:.0f}/100)"]
+    problems = _discrepancies(a, b)
+    if a.journal and b.journal and not journals_match(a.journal, b.journal):
+        details.append(f"journal cited as {cited.container_title!r}, indexed as {found.container_title!r}")
+    if score >= SAME_TITLE and not problems:
+        return "same", details
+    if score < SAME_TITLE:
+        problems.insert(0, f"the titles differ: indexed as {_describe(found)}")
+    return "unclear", details + problems
+
+
+def _discrepancies(a: Work, b: Work) -> list[str]:
+    found = []
+    if a.numbers != b.numbers:
+        found.append("the titles name different numbers (a part, a phase, a type)")
+    if a.year is not None and b.year is not None and abs(a.year - b.year) > 1:
+        found.append(f"year cited as {a.year}, indexed as {b.year}")
+    if authors_agree(a, b) == "none" and not any(p.organisation for p in (*a.authors[:1], *b.authors[:1])):
+        found.append(f"first author cited as {a.authors[0].family}, indexed as {b.authors[0].family}")
+    return found
+
+
+# --------------------------------------------------------------------------- asking the indexes
+
+
+def _from_lookup(source: str, asked: str, cited: Record, outcome: SourceOutcome) -> Answer:
+    if outcome.status != "ok" or not outcome.records:
+        return Answer(source, asked, False, outcome)
+    found = outcome.records[0]
+    verdict, details = agreement(cited, found)
+    return Answer(source, asked, False, outcome, found, verdict, details)
+
+
+def _from_title_search(source: str, cited: Record, outcome: SourceOutcome) -> Answer:
+    """The closest work a title search found; a title search that finds only other works found nothing."""
+    asked = f"title {cited.title[:200]!r}"
+    if outcome.status != "ok":
+        return Answer(source, asked, True, outcome)
+    rated = [(found, *agreement(cited, found)) for found in outcome.records[:TITLE_SEARCH_RESULTS]]
+    rank = {"same": 0, "unclear": 1}
+    candidates = sorted((item for item in rated if item[1] in rank),
+                        key=lambda item: (rank[item[1]], -title_score(record_work(cited), record_work(item[0]))))
+    if not candidates:
+        closest = [f"closest: {_describe(found)}" for found, _, _ in rated[:1]]
+        return Answer(source, asked, True, outcome, details=closest)
+    found, verdict, details = candidates[0]
+    return Answer(source, asked, True, outcome, found, verdict, details)
+
+
+def _title_query(record: Record) -> str:
+    author = record.author[0].family or "" if record.author else ""
+    return " ".join(part for part in (record.title, author, str(record.year or "")) if part)
+
+
+def ask(fetcher: Fetcher, settings: SourceSettings, record: Record, source: str) -> Answer | None:
+    """One index's answer about `record`, or None when the index is not asked (PubMed without a PMID:
+    it holds biomedical literature only, so its silence on another work says nothing)."""
+    searching = settings.model_copy(update={"max_records": TITLE_SEARCH_RESULTS})
+    if source == "crossref":
+        if record.DOI:
+            return _from_lookup(source, f"DOI {record.DOI}", record, crossref.lookup(fetcher, settings, record.DOI))
+        outcome = crossref.search(fetcher, searching, {"query.bibliographic": _title_query(record)},
+                                  rows=TITLE_SEARCH_RESULTS)
+        return _from_title_search(source, record, outcome)
+    if source == "openalex":
+        for namespace, value in (("OpenAlex id", record.custom.openalex), ("DOI", record.DOI),
+                                 ("PMID", record.PMID)):
+            if value:
+                return _from_lookup(source, f"{namespace} {value}", record, openalex.lookup(fetcher, settings, value))
+        return _from_title_search(source, record, openalex.search(fetcher, searching, {"search": record.title}))
+    if source == "pubmed":
+        if record.PMID:
+            return _from_lookup(source, f"PMID {record.PMID}", record, pubmed.lookup(fetcher, settings, record.PMID))
+        return None
+    raise ValueError(f"sitegen does not verify citations against {source!r}")
+
+
+def verify_citation(fetcher: Fetcher, settings: SourceSettings, record: Record, sources: tuple[str, ...] = SOURCES,
+                    progress: Callable[[str], None] = lambda message: None) -> CitationVerdicts:
+    """The identity and status verdicts on `record`, from the answers of `sources`."""
+    answers = []
+    for source in sources:
+        progress(f"{record.id}: asking {label(source)}...")
+        if (answer := ask(fetcher, settings, record, source)) is not None:
+            answers.append(answer)
+    return CitationVerdicts(record, identity_verdict(record, answers), status_verdict(record, answers), answers)
+
+
+# --------------------------------------------------------------------------- the verdicts
+
+
+def _payload(record: Record, axis: str, verdict: str, reasons: list[str], answers: list[Answer],
+             notice: str | None = None) -> VerificationPayload:
+    hashes = sorted({digest for answer in answers for digest in answer.outcome.snapshot_hashes})
+    return VerificationPayload(record_id=record.id, axis=axis, verdict=verdict, refusal_grade=verdict in REFUSAL_GRADE,
+                               reasons=[reason[:2000] for reason in reasons], snapshot_hashes=hashes,
+                               answers=[answer.as_payload() for answer in answers], notice=notice)
+
+
+def _unanswered(answers: list[Answer]) -> list[str]:
+    return [f"{label(a.source)} did not answer ({a.outcome.status.replace('_', ' ')}): a failed lookup is "
+            "never a negative" for a in answers if not a.answered]
+
+
+def identity_verdict(record: Record, answers: list[Answer]) -> VerificationPayload:
+    holding = [a for a in answers if a.agreement == "same"]
+    different = [a for a in answers if a.agreement == "different" and not a.by_title]
+    unclear = [a for a in answers if a.agreement == "unclear"]
+    unanswered = _unanswered(answers)
+    if different:
+        return _payload(record, "identity", "mismatch", [
+            f"{a.asked} resolves in {label(a.source)} to another work: {'; '.join(a.details)}" for a in different],
+            answers)
+    if not answers:
+        return _payload(record, "identity", "inconclusive", ["no index could be asked for this record"], answers)
+    if len(holding) >= 2 and not unclear and not unanswered:
+        names = " and ".join(label(a.source) for a in holding)
+        return _payload(record, "identity", "verified", [
+            f"{names} hold the work as cited (title, first author and year agree)"], answers)
+    if not holding and not unclear and not unanswered:
+        return _payload(record, "identity", "unresolvable", [
+            f"no index knows it: {', '.join(f'{label(a.source)} ({a.asked})' for a in answers)} found nothing"],
+            answers)
+    reasons = unanswered + [f"{label(a.source)} holds a work that agrees only in part: {'; '.join(a.details)}"
+                            for a in unclear]
+    if len(holding) == 1 and not unclear:
+        reasons.append(f"only one index holds the paper ({label(holding[0].source)})" if len(answers) > 1 else
+                       f"only one index was asked ({label(holding[0].source)}): a second must hold the work as "
+                       "cited before its identity is verified")
+    if not holding and not unclear and not reasons:
+        reasons.append("no index holds the paper")
+    return _payload(record, "identity", "inconclusive", reasons, answers)
+
+
+def status_verdict(record: Record, answers: list[Answer]) -> VerificationPayload:
+    holding = [a for a in answers if a.agreement in ("same", "unclear") and a.found is not None]
+    notices: dict[str, list[tuple[str, str | None]]] = {kind: [] for kind in UPDATE_ORDER}
+    for answer in holding:
+        found = answer.found
+        if notice_kind(found.title, tuple(found.custom.publication_types)) == "retraction":
+            notices["retraction"].append((f"{label(answer.source)}: the record cited is itself a retraction "
+                                          "notice", None))
+        for update in found.custom.updates:
+            notice = update.doi or (f"PMID {update.pmid}" if update.pmid else None)
+            notices[update.kind].append((f"{label(answer.source)} lists a {update.kind.replace('-', ' ')}"
+                                         f"{f' ({notice})' if notice else ''}", update.doi))
+        if found.custom.retracted and not any(u.kind == "retraction" for u in found.custom.updates):
+            notices["retraction"].append((f"{label(answer.source)} marks the work retracted", None))
+    for kind in UPDATE_ORDER:
+        if notices[kind]:
+            notice = next((doi for _, doi in notices[kind] if doi), None)
+            return _payload(record, "status", STATUS_OF_UPDATE[kind], [reason for reason, _ in notices[kind]],
+                            answers, notice)
+    unanswered = _unanswered(answers)
+    if holding and not unanswered:
+        names = ", ".join(label(a.source) for a in holding)
+        return _payload(record, "status", "current", [f"no retraction, correction or expression of concern "
+                                                      f"listed by {names}"], answers)
+    reasons = unanswered or ["no index holds the work, so its standing cannot be checked"]
+    return _payload(record, "status", "inconclusive", reasons, answers)

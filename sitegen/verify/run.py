@@ -1,0 +1,189 @@
+"""`sitegen verify`: every included study checked on three axes, the verdicts kept on the ledger.
+
+Each included study is checked for identity and status (`identity.py`) and, when it has an evidence
+file, for faithfulness (`faithfulness.py`). With `bib`, the entries of a BibTeX file are checked for
+identity and status too; they are not records of the review, so their verdicts are reported, not
+recorded. Live and record runs append one `verification` event per study and axis at the caller's time,
+in one transaction with the responses recorded (record mode); a failed run records nothing. A replay run
+reads only the responses a recorded run saved (its session is the run's time), recomputes the verdicts and
+compares them with those the ledger holds for that run; it writes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from sitegen.errors import SitegenError
+from sitegen.living.facts import ReviewFacts
+from sitegen.living.ledger import append, check_event_time
+from sitegen.records.model import Record
+from sitegen.references import ReferenceProblem, read_references
+from sitegen.references.records import entry_record
+from sitegen.review.folder import Review
+from sitegen.review.models import VERIFICATION_AXES, VerificationPayload
+from sitegen.review.transaction import Transaction
+from sitegen.sources.search import open_fetcher
+from sitegen.sources.settings import SourceSettings
+from sitegen.verify.faithfulness import faithfulness_verdict, needs_fulltext, open_text
+from sitegen.verify.identity import SOURCES, CitationVerdicts, verify_citation
+from sitegen.verify.report import OPEN_ITEMS
+
+
+@dataclass(frozen=True)
+class BibEntry:
+    line: int
+    key: str  # the entry's citation key
+    record: Record
+
+
+@dataclass(frozen=True)
+class BibVerdicts:
+    entry: BibEntry
+    verdicts: CitationVerdicts
+
+
+@dataclass
+class VerifyResult:
+    at: str
+    mode: str
+    studies: dict[str, list[VerificationPayload]]  # record id -> its verdicts, in axis order
+    references: list[BibVerdicts] = field(default_factory=list)
+    recorded: bool = False  # the verdicts were appended to the ledger
+    differences: list[str] = field(default_factory=list)  # replay: where the recomputed verdicts differ
+
+    def payloads(self) -> list[VerificationPayload]:
+        return [payload for verdicts in self.studies.values() for payload in verdicts]
+
+    def all_verdicts(self) -> list[VerificationPayload]:
+        return self.payloads() + [p for entry in self.references for p in (entry.verdicts.identity,
+                                                                           entry.verdicts.status)]
+
+    @property
+    def refusals(self) -> list[VerificationPayload]:
+        return [payload for payload in self.all_verdicts() if payload.refusal_grade]
+
+    @property
+    def open_items(self) -> list[VerificationPayload]:
+        return [payload for payload in self.all_verdicts() if payload.verdict in OPEN_ITEMS]
+
+
+def bib_records(path: Path) -> list[BibEntry]:
+    """The entries of a BibTeX file as records, with their lines and keys; SitegenError naming file and line."""
+    warnings: list[str] = []
+    try:
+        entries = read_references(path, "bibtex", warnings)
+    except ReferenceProblem as exc:
+        raise SitegenError(f"{path}:{exc.line}: {exc.message}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SitegenError(f"{path}: cannot be read ({exc})") from None
+    records = []
+    for entry in entries:
+        try:
+            records.append(BibEntry(entry.line, entry.id, entry_record(entry)))
+        except ValueError as exc:
+            raise SitegenError(f"{path}:{entry.line}: {exc}") from None
+    return records
+
+
+def latest_verification_time(review: Review) -> str | None:
+    times = [event.ts for event, payload in zip(review.ledger, review.payloads, strict=True)
+             if isinstance(payload, VerificationPayload)]
+    return times[-1] if times else None
+
+
+def verify_review(review: Review, facts: ReviewFacts, at: str | None, mode: str = "live",
+                  settings: SourceSettings | None = None, bib: Path | None = None,
+                  sources: tuple[str, ...] | None = None, progress: Callable[[str], None] = lambda message: None,
+                  transport: httpx.BaseTransport | None = None) -> VerifyResult:
+    """Verify the review's included studies (and the entries of `bib`) at the caller's time `at`, asking
+    `sources` (by default every index; a replay asks those the recorded run asked)."""
+    if mode == "replay":
+        at = at or latest_verification_time(review)
+        if at is None:
+            raise SitegenError("replay: the ledger holds no verification run to replay; give --at with the time "
+                               "of a recorded run, or run `sitegen verify --snapshots record --at TIME` first")
+        sources = sources or recorded_sources(review, at)
+    elif at is None:
+        raise SitegenError("--at is required: the run's time, supplied by the caller")
+    else:
+        check_event_time(review.ledger, at)
+    sources = sources or SOURCES
+    references = bib_records(bib) if bib else []
+    if not facts.included and not references:
+        raise SitegenError(f"{review.root} has no included studies to verify (and no --bib file was given)")
+    settings = settings or SourceSettings.from_environment()
+    evidence = {item.evidence.record_id: item.evidence for item in review.evidence}
+    result = VerifyResult(at, mode, {})
+    with open_fetcher(mode, review.root / "snapshots", session=at, transport=transport) as fetcher:
+        for number, record_id in enumerate(facts.included, start=1):
+            record = review.records[record_id]
+            progress(f"[{number}/{len(facts.included)}] {record_id}")
+            verdicts = verify_citation(fetcher, settings, record, sources)
+            payloads = [verdicts.identity, verdicts.status]
+            if record_id in evidence:
+                found = evidence[record_id]
+                text = open_text(fetcher, settings, record) if needs_fulltext(record, found) else None
+                payloads.append(faithfulness_verdict(record, found, text))
+            result.studies[record_id] = payloads
+        for entry in references:
+            progress(f"{bib}:{entry.line}: {entry.key}")
+            result.references.append(BibVerdicts(entry, verify_citation(fetcher, settings, entry.record, sources)))
+        recorded = fetcher.snapshots.staged_files() if fetcher.snapshots is not None and mode == "record" else {}
+    if mode == "replay":
+        result.differences = replay_differences(review, at, result.payloads())
+        return result
+    if result.studies:
+        transaction = Transaction(review.root)
+        append(transaction, review, at, result.payloads())
+        for rel, data in recorded.items():
+            transaction.write(f"snapshots/{rel}", data)
+        transaction.commit()
+        result.recorded = True
+    return result
+
+
+def recorded_sources(review: Review, at: str) -> tuple[str, ...] | None:
+    """The indexes the verification run at `at` asked, in the usual order; None when it asked none."""
+    asked = {answer.source for event, payload in zip(review.ledger, review.payloads, strict=True)
+             if isinstance(payload, VerificationPayload) and event.ts == at for answer in payload.answers}
+    return tuple(source for source in SOURCES if source in asked) or None
+
+
+def replay_differences(review: Review, at: str, payloads: list[VerificationPayload]) -> list[str]:
+    """Where verdicts recomputed from a run's recorded responses differ from those the ledger holds for it."""
+    held = {(p.record_id, p.axis): p for event, p in zip(review.ledger, review.payloads, strict=True)
+            if isinstance(p, VerificationPayload) and event.ts == at}
+    if not held:
+        return [f"the ledger holds no verification run at {at}: nothing to compare the replay with"]
+    found = {(p.record_id, p.axis): p for p in payloads}
+    differences = []
+    for key in sorted(set(held) | set(found), key=lambda k: (k[0], VERIFICATION_AXES.index(k[1]))):
+        before, now = held.get(key), found.get(key)
+        if before is None or now is None:
+            differences.append(f"{key[0]} ({key[1]}): {'recorded' if before else 'not recorded'} at {at}, "
+                               f"{'recomputed' if now else 'not recomputed'} now")
+        elif essence(before) != essence(now):
+            differences.append(f"{key[0]} ({key[1]}): recorded {before.verdict}, recomputed {now.verdict}"
+                               + ("" if before.verdict != now.verdict else " (on other answers or responses)"))
+    return differences
+
+
+def essence(payload: VerificationPayload) -> tuple:
+    """What a verdict rests on, without its wording (which a later sitegen may put better): the verdict,
+    the notice, the responses, each source's answer and each passage's result."""
+    return (payload.verdict, payload.refusal_grade, payload.notice, tuple(payload.snapshot_hashes),
+            tuple((a.source, a.answer, a.asked) for a in payload.answers),
+            tuple((c.finding, c.result, c.found_in, c.url) for c in payload.passages))
+
+
+def grouped_open_items(items: list[VerificationPayload]) -> list[tuple[str, str, str, list[str]]]:
+    """Open items grouped by axis, verdict and first reason: (axis, verdict, reason, record ids)."""
+    groups: dict[tuple[str, str, str], list[str]] = {}
+    for payload in items:
+        groups.setdefault((payload.axis, payload.verdict, payload.reasons[0] if payload.reasons else ""),
+                          []).append(payload.record_id)
+    return [(axis, verdict, reason, ids) for (axis, verdict, reason), ids in groups.items()]

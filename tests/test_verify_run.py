@@ -1,0 +1,329 @@
+"""`sitegen verify` on a copy of the example review: verdicts recorded on the ledger with their responses, a
+replay that reproduces them and writes nothing, exit status 6 for a refusal-grade verdict, failures that are
+never negatives, a .bib checked beside the review, and faithfulness against licensed full text."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import httpx
+import pytest
+from click.testing import CliRunner
+
+import sitegen.verify.run as run_module
+from sitegen.cli import cli
+from sitegen.errors import SitegenError
+from sitegen.records.model import Record
+from sitegen.review.models import Evidence, VerificationPayload
+from sitegen.sources.settings import SourceSettings
+from sitegen.verify.faithfulness import faithfulness_verdict, open_text
+from sitegen.workspace import open_review
+from tests.conftest import run_cli
+from tests.http_mocks import fetcher
+
+FIXTURES = Path(__file__).parent / "fixtures"
+AT = "2023-05-01T00:00:00Z"
+
+
+@pytest.fixture(autouse=True)
+def no_pauses(monkeypatch):
+    """The fetcher's pauses between requests and before retries, skipped: the indexes here are mocks."""
+    monkeypatch.setattr("sitegen.sources.http.pause", lambda seconds: None)
+
+
+def recorded_works(review: Path) -> dict[str, dict]:
+    """The real OpenAlex Work objects the example's recorded search pages hold, by OpenAlex id."""
+    works = {}
+    for line in (review / "snapshots" / "index.jsonl").read_text().splitlines():
+        entry = json.loads(line)
+        if entry["url"] == "https://api.openalex.org/works" and entry.get("sha256"):
+            page = json.loads((review / "snapshots" / entry["sha256"][:2] / entry["sha256"]).read_bytes())
+            for work in page["results"]:
+                works[work["id"].rsplit("/", 1)[1]] = work
+                if work.get("doi"):
+                    works["doi:" + work["doi"].removeprefix("https://doi.org/").lower()] = work
+    return works
+
+
+def indexes(review: Path, retracted: str | None = None, openalex_down: bool = False):
+    """OpenAlex answers with the real works; Crossref knows none of them (404); PubMed returns no article."""
+    works = recorded_works(review)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "api.openalex.org":
+            if openalex_down:
+                return httpx.Response(503)
+            work = dict(works.get(request.url.path.removeprefix("/works/")) or {})
+            if not work:
+                return httpx.Response(404, json={"error": "not found"})
+            work["is_retracted"] = work["id"].endswith(f"/{retracted}")
+            return httpx.Response(200, json=work)
+        if request.url.host == "api.crossref.org":
+            return httpx.Response(404, text="Resource not found.")
+        if request.url.host == "eutils.ncbi.nlm.nih.gov":
+            return httpx.Response(200, text="<PubmedArticleSet></PubmedArticleSet>",
+                                  headers={"content-type": "text/xml"})
+        raise AssertionError(f"unexpected request {request.url}")
+    return httpx.MockTransport(handler)
+
+
+def verify(review: Path, *args: str, transport: httpx.BaseTransport | None = None):
+    from sitegen import commands
+
+    mode = args[args.index("--snapshots") + 1] if "--snapshots" in args else "live"
+    at = args[args.index("--at") + 1] if "--at" in args else None
+    return commands.verify(review, at, mode, settings=SourceSettings(), transport=transport)
+
+
+def tree_digest(root: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and ".lock" not in path.name:
+            digest.update(str(path.relative_to(root)).encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def test_a_recorded_run_puts_three_axes_on_the_ledger_and_replays(example_copy):
+    result = verify(example_copy, "--at", AT, "--snapshots", "record", transport=indexes(example_copy))
+    review = open_review(example_copy)
+    included = review.facts.included
+    assert result.recorded and set(result.studies) == set(included)
+    events = [p for e, p in zip(review.review.ledger, review.review.payloads, strict=True)
+              if isinstance(p, VerificationPayload) and e.ts == AT]
+    with_evidence = {item.evidence.record_id for item in review.review.evidence}
+    assert len(events) == 2 * len(included) + len(with_evidence)
+    by_axis = {(p.record_id, p.axis): p for p in events}
+    first = included[0]
+    # Crossref does not know the DOI and PubMed holds no article: only OpenAlex holds the paper
+    assert by_axis[(first, "identity")].verdict == "inconclusive"
+    assert {a.source: a.answer for a in by_axis[(first, "identity")].answers} == {
+        "crossref": "not-found", "openalex": "found", **({"pubmed": "not-found"}
+                                                         if review.review.records[first].PMID else {})}
+    assert by_axis[(first, "status")].verdict == "current"
+    assert all(by_axis[(rid, "faithfulness")].verdict == "verified" for rid in with_evidence)
+    # every verdict names recorded responses, and the review is valid with them
+    assert all(p.snapshot_hashes for p in events if p.axis != "faithfulness")
+    code, out, err = run_cli("check", example_copy)
+    assert code == 0, err
+    before = tree_digest(example_copy)
+    code, out, err = run_cli("verify", example_copy, "--snapshots", "replay")
+    assert code == 0, err
+    assert "open item: identity inconclusive" in out and "0 refusal grade" in out
+    assert tree_digest(example_copy) == before  # a replay writes nothing
+
+
+def test_a_retracted_included_study_fails_with_exit_6(example_copy, monkeypatch):
+    included = open_review(example_copy).facts.included
+    record = open_review(example_copy).review.records[included[0]]
+    result = verify(example_copy, "--at", AT, transport=indexes(example_copy, retracted=record.custom.openalex))
+    assert [p.record_id for p in result.refusals] == [record.id]
+    assert result.refusals[0].verdict == "retracted"
+    # the same through the command line: exit status 6, the refusal named
+    copy_two = example_copy.parent / "again"
+    shutil.copytree(example_copy, copy_two)
+    original = run_module.open_fetcher
+    monkeypatch.setattr(run_module, "open_fetcher", lambda mode, snapshots, session="", transport=None: original(
+        mode, snapshots, session, indexes(copy_two, retracted=record.custom.openalex)))
+    outcome = CliRunner().invoke(cli, ["verify", str(copy_two), "--at", "2023-05-02T00:00:00Z"])
+    assert outcome.exit_code == 6, outcome.output
+    assert f"REFUSAL: {record.id} status: retracted" in outcome.output
+
+
+def test_an_outage_is_an_open_item_never_a_refusal(example_copy):
+    result = verify(example_copy, "--at", AT, transport=indexes(example_copy, openalex_down=True))
+    assert not result.refusals
+    identity = [p for p in result.payloads() if p.axis == "identity"]
+    assert {p.verdict for p in identity} == {"inconclusive"}
+    assert all("never a negative" in " ".join(p.reasons) for p in identity)
+
+
+def test_a_time_before_the_latest_event_writes_nothing(example_copy):
+    before = tree_digest(example_copy)
+    code, out, err = run_cli("verify", example_copy, "--at", "2020-01-01T00:00:00Z")
+    assert code == 1 and "earlier than the latest ledger event" in err
+    assert tree_digest(example_copy) == before
+
+
+def test_replay_without_a_recorded_run_says_how(example_copy):
+    import dataclasses
+
+    workspace = open_review(example_copy)
+    kept = [(e, p) for e, p in zip(workspace.review.ledger, workspace.review.payloads, strict=True)
+            if not isinstance(p, VerificationPayload)]
+    never = dataclasses.replace(workspace.review, ledger=[e for e, _ in kept], payloads=[p for _, p in kept])
+    with pytest.raises(SitegenError, match="holds no verification run to replay"):
+        run_module.verify_review(never, workspace.facts, None, "replay")
+    # a time at which no verification was recorded: the replay names the response it lacks, writes nothing
+    before = tree_digest(example_copy)
+    code, out, err = run_cli("verify", example_copy, "--snapshots", "replay", "--at", "2023-04-10T00:00:00Z")
+    assert code == 1 and "no recorded response" in err
+    assert tree_digest(example_copy) == before
+
+
+def test_a_replay_compares_what_verdicts_rest_on_not_their_wording(example_copy):
+    result = verify(example_copy, "--at", AT, "--snapshots", "record", transport=indexes(example_copy))
+    review = open_review(example_copy).review
+    payloads = result.payloads()
+    assert run_module.replay_differences(review, AT, payloads) == []
+    reworded = [p.model_copy(update={"reasons": ["put another way"]}) for p in payloads]
+    assert run_module.replay_differences(review, AT, reworded) == []
+    changed = [payloads[0].model_copy(update={"verdict": "unresolvable", "refusal_grade": True})] + payloads[1:]
+    [difference] = run_module.replay_differences(review, AT, changed)
+    assert f"{payloads[0].record_id} (identity): recorded inconclusive, recomputed unresolvable" == difference
+    assert run_module.replay_differences(review, "2023-06-01T00:00:00Z", payloads) == [
+        "the ledger holds no verification run at 2023-06-01T00:00:00Z: nothing to compare the replay with"]
+
+
+def test_bib_entries_are_verified_and_a_bad_bib_names_its_line(example_copy, tmp_path):
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{good,\n  title = {Effect of Simvastatin on Cognitive Functioning in Children With "
+                   "Neurofibromatosis Type 1},\n  author = {Krab, Lianne C.},\n  year = {2008},\n"
+                   "  doi = {10.1001/jama.300.3.287}\n}\n")
+    result = verify_with_bib(example_copy, bib)
+    [item] = result.references
+    assert (item.entry.line, item.entry.key) == (1, "good")
+    assert item.verdicts.identity.verdict == "inconclusive"  # OpenAlex alone holds it here
+    code, out, err = run_cli("verify", example_copy, "--snapshots", "replay", "--bib", bib)
+    assert code == 1 and "no recorded response" in err  # the .bib entry was never recorded: nothing invented
+    bad = tmp_path / "bad.bib"
+    bad.write_text("@article{a,\n  title = {One},\n}\n@article{b,\n  author = {Nobody}\n}\n")
+    before = tree_digest(example_copy)
+    code, out, err = run_cli("verify", example_copy, "--at", AT, "--bib", bad)
+    assert code == 1 and f"{bad}:4" in err
+    assert tree_digest(example_copy) == before
+
+
+def verify_with_bib(review: Path, bib: Path):
+    from sitegen import commands
+
+    return commands.verify(review, AT, "live", bib, settings=SourceSettings(), transport=indexes(review))
+
+
+# --------------------------------------------------------------------------- faithfulness against full text
+
+
+def fulltext_fetcher(name: str, pmcid: str):
+    def handler(request: httpx.Request) -> httpx.Response:
+        assert request.url.path.endswith(f"/{pmcid}/fullTextXML"), request.url
+        return httpx.Response(200, content=(FIXTURES / "europepmc" / name).read_bytes(),
+                              headers={"content-type": "application/xml"})
+    return fetcher(handler)[0]
+
+
+def study(pmcid: str, passages: list[tuple[str, str]]) -> tuple[Record, Evidence]:
+    record = Record(id="10.1186/1472-6831-8-11", DOI="10.1186/1472-6831-8-11",
+                    PMCID=pmcid, title="A study", abstract="An abstract that quotes nothing.")
+    evidence = Evidence.model_validate({"record_id": record.id, "findings": [
+        {"finding": "A finding.", "passage": {"text": text, "source": source,
+                                              **({"location": "page 3"} if source == "external" else {})}}
+        for source, text in passages]})
+    return record, evidence
+
+
+def bmc_paragraph() -> str:
+    from sitegen.sources.europepmc import parse_article
+
+    article = parse_article((FIXTURES / "europepmc" / "1472-6831-8-11.nxml").read_bytes(), "PMC2329613")
+    return next(p.text for p in article["paragraphs"] if len(p.text) > 200 and p.section
+                and not p.section.startswith("Abstract"))
+
+
+def test_a_passage_in_a_cc_by_full_text_is_verified_with_its_section_licence_and_link():
+    paragraph = bmc_paragraph()
+    record, evidence = study("PMC2329613", [("fulltext", paragraph[20:180])])
+    text = open_text(fulltext_fetcher("1472-6831-8-11.nxml", "PMC2329613"), SourceSettings(), record)
+    verdict = faithfulness_verdict(record, evidence, text)
+    assert verdict.verdict == "verified" and not verdict.refusal_grade
+    [check] = verdict.passages
+    assert check.found_in == "fulltext" and check.section and check.url == "https://europepmc.org/articles/PMC2329613"
+    assert "creativecommons.org/licenses/by/2.0" in (check.licence or "") or "Creative Commons" in (check.licence or "")
+
+
+def test_a_passage_absent_from_the_whole_full_text_it_names_is_contradicted():
+    record, evidence = study("PMC2329613", [("fulltext", "Rats remembered every object in every context.")])
+    text = open_text(fulltext_fetcher("1472-6831-8-11.nxml", "PMC2329613"), SourceSettings(), record)
+    verdict = faithfulness_verdict(record, evidence, text)
+    assert verdict.verdict == "contradicted" and verdict.refusal_grade
+
+
+def test_an_external_passage_not_in_the_full_text_is_an_open_item():
+    record, evidence = study("PMC2329613", [("external", "A sentence from page 3 of the PDF.")])
+    text = open_text(fulltext_fetcher("1472-6831-8-11.nxml", "PMC2329613"), SourceSettings(), record)
+    verdict = faithfulness_verdict(record, evidence, text)
+    assert verdict.verdict == "not-found" and not verdict.refusal_grade
+
+
+def test_a_non_cc_full_text_is_refused_by_the_gate_and_the_passage_is_insufficient():
+    record, evidence = study("PMC12458764", [("fulltext", "Any sentence at all.")])
+    text = open_text(fulltext_fetcher("10_1136_jitc-2024-010530.xml", "PMC12458764"), SourceSettings(), record)
+    assert text.fulltext is None and "licence" in (text.why_none or "")
+    verdict = faithfulness_verdict(record, evidence, text)
+    assert verdict.verdict == "insufficient-passage" and not verdict.refusal_grade
+    assert verdict.passages[0].result == "unchecked"
+
+
+def test_an_abstract_passage_missing_from_the_abstract_is_contradicted():
+    record, evidence = study("PMC2329613", [("abstract", "Words the abstract never says.")])
+    verdict = faithfulness_verdict(record, evidence, None)
+    assert verdict.verdict == "contradicted"
+
+
+VERIFIED_GATE = "every included study is verified for identity and status, and its evidence as it stands"
+
+
+def test_publishing_asks_for_verdicts_and_no_refusal(example_copy):
+    from sitegen.living.state import gates
+
+    def published_gates() -> dict[str, bool]:
+        workspace = open_review(example_copy)
+        return {gate.check.split(" (")[0]: gate.ok for gate in gates(workspace.review, workspace.facts, "published")}
+    if not any(isinstance(p, VerificationPayload) for p in open_review(example_copy).review.payloads):
+        assert published_gates()[VERIFIED_GATE] is False
+    verify(example_copy, "--at", AT, transport=indexes(example_copy))
+    assert published_gates()[VERIFIED_GATE] is True
+    assert published_gates()["no included study has a refusal-grade verdict"] is True
+    first = open_review(example_copy).facts.included[0]
+    openalex = open_review(example_copy).review.records[first].custom.openalex
+    verify(example_copy, "--at", "2023-05-02T00:00:00Z", transport=indexes(example_copy, retracted=openalex))
+    assert published_gates()["no included study has a refusal-grade verdict"] is False
+
+
+def test_a_faithfulness_verdict_on_evidence_edited_since_no_longer_stands(example_copy):
+    from sitegen.living.state import gates
+    from sitegen.verify.report import latest_verdicts
+
+    verify(example_copy, "--at", AT, transport=indexes(example_copy))
+    evidence = next((example_copy / "evidence").glob("*.yaml"))
+    record_id = open_review(example_copy).review.evidence[0].evidence.record_id
+    assert "faithfulness" in latest_verdicts(open_review(example_copy).review)[record_id]
+    text = evidence.read_text()
+    evidence.write_text(text.replace("findings:\n", "findings:\n", 1) + "\n")  # re-formatting changes nothing
+    assert "faithfulness" in latest_verdicts(open_review(example_copy).review)[
+        open_review(example_copy).review.evidence[0].evidence.record_id]
+    changed = text.replace("finding: >-\n", "finding: >-\n      Edited after verification.\n", 1)
+    assert changed != text
+    evidence.write_text(changed)
+    workspace = open_review(example_copy)
+    edited = next(i.evidence.record_id for i in workspace.review.evidence if i.path.endswith(evidence.name))
+    assert "faithfulness" not in latest_verdicts(workspace.review)[edited]
+    published = {gate.check: gate for gate in gates(workspace.review, workspace.facts, "published")}
+    gate = next(g for check, g in published.items() if check.startswith(VERIFIED_GATE))
+    assert not gate.ok and edited in gate.detail
+
+
+def test_bib_entries_are_printed_with_their_line_and_key(example_copy, tmp_path, monkeypatch):
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{krab2008,\n  title = {Effect of Simvastatin on Cognitive Functioning in Children "
+                   "With Neurofibromatosis Type 1},\n  author = {Krab, Lianne C.},\n  year = {2008},\n"
+                   "  doi = {10.1001/jama.300.3.287}\n}\n\n@article{made-up,\n  title = {A study nobody wrote},\n"
+                   "  author = {Nobody, N.},\n  year = {2020},\n  doi = {10.9999/made-up}\n}\n")
+    original = run_module.open_fetcher
+    monkeypatch.setattr(run_module, "open_fetcher", lambda mode, snapshots, session="", transport=None: original(
+        mode, snapshots, session, indexes(example_copy)))
+    code, out, err = run_cli("verify", example_copy, "--at", AT, "--bib", bib)
+    assert code == 6  # the made-up entry is unresolvable: no index knows its DOI
+    assert f"{bib}:1: krab2008: open item: identity inconclusive, status current" in out
+    assert f"{bib}:8: made-up: REFUSAL: identity unresolvable" in out
