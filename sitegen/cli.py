@@ -869,10 +869,16 @@ def search(query: str, sources: str, native: bool, since: int | None, mode: str,
         raise click.exceptions.Exit(EXIT_INCOMPLETE)
 
 
+def _not_blank(value: str, option: str) -> str:
+    if not value.strip():
+        raise click.BadParameter("is empty (or only spaces)", param_hint=option)
+    return value
+
+
 @cli.command("loop")
 @click.argument("directory", type=click.Path(path_type=Path, file_okay=False, exists=True))
-@click.option("--topic", required=True, help="The manuscript's topic; its folder under output/evidence-loop/ "
-              "is named by a hash of it.")
+@click.option("--topic", required=True, callback=lambda _ctx, _param, value: _not_blank(value, "--topic"),
+              help="The manuscript's topic; its folder under output/evidence-loop/ is named by a hash of it.")
 @click.option("--draft", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="The Markdown draft (default: the only .md file in DIRECTORY).")
 @click.option("--bib", type=click.Path(path_type=Path, dir_okay=False), default=None,
@@ -880,7 +886,8 @@ def search(query: str, sources: str, native: bool, since: int | None, mode: str,
 @click.option("--sources", default="openalex", show_default=True,
               help="Comma-separated providers the targeted searches use.")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="Folder for the loop's rounds instead of DIRECTORY/output/evidence-loop.")
+              help="Folder for the loop's rounds instead of DIRECTORY/output/evidence-loop (a relative path is "
+              "in DIRECTORY, like --draft and --bib).")
 @click.option("--apply", is_flag=True, help="Apply the last round's confirm.yaml to the draft and .bib, and stop.")
 @click.option("--snapshots", "mode", type=click.Choice(["live", "record", "replay"]),
               envvar="SITEGEN_SNAPSHOT_MODE", default="live", show_default=True,
@@ -893,7 +900,8 @@ def loop_command(directory: Path, topic: str, draft: Path | None, bib: Path | No
     Each run does one step: round 1 (verify every .bib entry, check the draft's claims, search for each
     problem, suggest revisions), then, once the round's confirm.yaml lists what you accept, round 2 on the
     revised draft. At most 2 rounds. Nothing in the draft or .bib changes unless confirm.yaml accepts it.
-    Exit status 0 when the loop has converged, 1 when problems are left.
+    Exit status 0 when the loop has converged, 1 when problems are left, 3 when it is paused: an index
+    was rate limited, so some entries could not be checked; run again later to re-verify them.
     """
     names = [name.strip() for name in sources.split(",") if name.strip()]
     result = commands.loop(directory, topic, sources=names, mode=mode, draft=draft, bib=bib, out=out, apply=apply)
@@ -908,6 +916,10 @@ def loop_command(directory: Path, topic: str, draft: Path | None, bib: Path | No
     click.echo(f"summary: {base / 'final-summary.md'}")
     if result.recheck:
         click.echo(f"re-check later (rate-limited, not searched): {', '.join(result.recheck)}")
+    if not result.left and result.recheck:
+        click.echo(f"paused after round {result.rounds}: {len(result.recheck)} entr(y/ies) could not be checked (an "
+                   "index was rate limited); run the loop again later to re-verify them")
+        raise click.exceptions.Exit(EXIT_INCOMPLETE)
     if not result.left:
         click.echo(f"converged in round {result.rounds}: no problem left")
         return

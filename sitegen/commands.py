@@ -360,44 +360,11 @@ def search(query: str, sources: list[str], *, native: bool, since: int | None, m
             return search_sources(fetcher, query, sources, native=native, since=since, progress=progress)
 
 
-@dataclass
-class LoopResult:
-    manuscript: Any  # sitegen.manuscript.loop.Manuscript
-    round: int | None  # the round run, None when only a confirmation was applied
-    applied: Any  # sitegen.manuscript.loop.Applied, when a confirmation was applied
-    left: int  # problems the last round left
-    rounds: int  # rounds run so far
-    recheck: list[str]  # entries kept apart as rate-limited in the last round: re-check later
-
-
 def loop(directory: Path, topic: str, *, sources: list[str], mode: str, draft: Path | None = None,
          bib: Path | None = None, out: Path | None = None, apply: bool = False, verify: Any = None,
-         transport: Any = None) -> LoopResult:
-    """One step of a manuscript's evidence loop: apply the last round's confirmation (--apply), or run
-    the next round (snapshots under the loop's own folder, so a loop replays offline)."""
-    from sitegen.manuscript import loop as evidence
-    from sitegen.sources.search import check_sources, open_fetcher
-    from sitegen.sources.search import search as search_sources
-    from sitegen.sources.settings import SourceSettings
+         transport: Any = None):
+    """One step of a manuscript's evidence loop: apply the last round's confirmation, or run the next round."""
+    from sitegen.manuscript.loop import step
 
-    manuscript = evidence.find_manuscript(directory, topic, draft, bib, out)
-
-    def result(number: int | None, applied: Any = None) -> LoopResult:
-        rounds = manuscript.rounds()
-        recheck = evidence.rate_limited_keys(manuscript.round_dir(rounds[-1])) if rounds else []
-        return LoopResult(manuscript, number, applied, evidence.problems_left(manuscript), len(rounds), recheck)
-
-    if apply:
-        rounds = manuscript.rounds()
-        if not rounds:
-            raise SitegenError(f"no round has been run for this topic in {manuscript.base}; nothing to apply")
-        return result(None, evidence.apply_confirmation(manuscript, rounds[-1]))
-    if evidence.converged_round(manuscript) is not None:
-        return result(None)
-    check_sources(sources)
-    if verify is None:
-        from sitegen.verify.identity import verify_citation as verify
-    settings = SourceSettings.from_environment()
-    with open_fetcher(mode, manuscript.base / "snapshots", transport=transport) as fetcher:
-        number = evidence.run_round(manuscript, fetcher, settings, sources, verify, search_sources)
-    return result(number)
+    return step(directory, topic, sources=sources, mode=mode, draft=draft, bib=bib, out=out, apply=apply,
+                verify=verify, transport=transport)

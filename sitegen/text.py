@@ -39,3 +39,19 @@ def normalise_whitespace(text: str) -> str:
     the text it quotes are compared (line wrapping in YAML or XML, and composed or decomposed accents,
     do not matter)."""
     return re.sub(r"\s+", " ", unicodedata.normalize("NFC", text)).strip()
+
+
+# Characters that change nothing a reader sees (soft hyphens, zero-width spaces and joiners, the byte-order
+# mark) and typographic variants of quotes and dashes: a passage typed or copied by a person and the text it
+# quotes differ in these without differing in a word.
+_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
+_TYPOGRAPHY = str.maketrans({**dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'"),
+                             **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033", '"'),
+                             **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-")})
+
+
+def comparable_passage(text: str) -> str:
+    """`text` as a quoted passage is compared with its source: NFKC (ligatures such as "ﬁ" read as "fi",
+    full-width forms as plain ones), invisible characters dropped, curly quotes and dashes as plain ones,
+    whitespace collapsed. Letters, words and their order still have to match exactly."""
+    return normalise_whitespace(unicodedata.normalize("NFKC", text).translate(_INVISIBLE).translate(_TYPOGRAPHY))

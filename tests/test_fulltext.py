@@ -259,3 +259,11 @@ def test_no_pmcid_is_not_an_error_and_an_outage_is_not_no_pmcid():
     assert pmcid is None and outcome.status == "unavailable" and not outcome.complete
     with pytest.raises(ValueError):
         europepmc.pmcid_for(fetch, SETTINGS, "PMC12120539")
+
+
+def test_a_named_entity_under_a_public_doctype_reads_as_its_character_not_as_nothing():
+    # A DOCTYPE naming only an external DTD is allowed (never loaded); its named entities are then left
+    # unexpanded by the parser. The text keeps the character each names instead of silently losing it.
+    public = '<!DOCTYPE article PUBLIC "-//NLM//DTD JATS (Z39.96) Journal Archiving DTD v1.2//EN" "JATS.dtd">\n'
+    parsed = europepmc.parse_article(article("<p>caf&eacute; &amp; th&eacute; at 37&deg;C</p>", public), "PMC1")
+    assert [p.text for p in parsed["paragraphs"]] == ["café & thé at 37°C"]

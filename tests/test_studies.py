@@ -221,9 +221,9 @@ def test_recorded_verdicts_appear_on_the_study_page(example_copy):
     tree = lxml_html.fromstring(files[study_page(record_id)])
     axes = {one_spaced(section.find("h3").text_content()).split(":")[0]: one_spaced(section.text_content())
             for section in tree.findall(".//section[@class='axis']")}
-    assert axes["Identity"].endswith("verified: the work exists as cited. Recorded 2023-05-02, from 0 recorded responses.")
+    assert axes["Identity"].endswith("verified: the work exists as cited. Recorded 2023-05-02.")
     assert axes["Status"].endswith("Refusal grade: refuse or fix before publishing. retracted: this work was retracted. "
-                                   "Recorded 2023-05-01, from 0 recorded responses. a retraction notice names this DOI")
+                                   "Recorded 2023-05-01. a retraction notice names this DOI")
     # the axis no later verdict touched keeps the example run's verdict
     assert axes["Faithfulness"].startswith("Faithfulness: the passages occur in its text verified: ")
     assert "Recorded 2023-04-17" in axes["Faithfulness"]

@@ -159,14 +159,16 @@ def test_a_reference_without_identifiers_is_found_by_title():
     assert all(a.asked.startswith("title") for a in verdicts.identity.answers)
 
 
-def test_a_title_search_finding_only_other_works_is_not_a_mismatch():
+def test_a_title_search_finding_only_other_works_is_neither_a_mismatch_nor_unresolvable():
     listing = {"status": "ok", "message-type": "work-list", "message": {
         "total-results": 1, "items": [json.loads(body("crossref/crossref_work_10.1023_a_1007154515475.json"))["message"]],
         "items-per-page": 5, "query": {"start-index": 0, "search-terms": None}}}
     empty = {"meta": {"count": 0, "next_cursor": None}, "results": []}
     verdicts = verify_citation(serve(json_response(json.dumps(listing)), json_response(json.dumps(empty))),
                                SETTINGS, cited(title="A made-up study of rodent memory", doi=None, family="Nobody"))
-    assert verdicts.identity.verdict == "unresolvable"
+    # a report, a book or a thesis may be in none of these indexes: a title search that finds nothing is
+    # an open item, never a refusal
+    assert verdicts.identity.verdict == "inconclusive"
     assert "closest" in (verdicts.identity.answers[0].detail or "")
 
 
@@ -174,12 +176,37 @@ def test_a_title_search_finding_only_other_works_is_not_a_mismatch():
     ({"title": ADAK_TITLE.upper() + "."}, "same"),  # case and punctuation are not a difference
     ({"year": 2009}, "unclear"),  # the year is wrong: a human looks
     ({"family": "Banerjee"}, "unclear"),  # the first author is not the one indexed
-    ({"title": "An essential role of active site arginine residue in iodide binding"}, "unclear"),
+    # the title cut after its first words (a subtitle dropped), by the same first author in the same year
+    ({"title": "An essential role of active site arginine residue in iodide binding"}, "same"),
+    # another title and another year under the same DOI: the identifier names another work
+    ({"title": "Arginine residues in iodide binding", "year": 2009}, "different"),
+    ({"title": "Le rôle essentiel de l'arginine du site actif"}, "unclear"),  # another language, same authors
+    ({"title": "Deep learning for protein folding", "family": "Smith", "year": 2019}, "different"),
     ({"title": "Retraction: " + ADAK_TITLE}, "different"),  # a notice is not the work
 ])
 def test_agreement_of_a_citation_with_the_indexed_work(change, expected):
     indexed = cited()
     assert agreement(cited(**change), indexed)[0] == expected
+
+
+def test_the_right_title_in_the_wrong_journal_is_a_mis_description_a_human_looks_at():
+    indexed = cited(container_title="Molecular and Cellular Biochemistry", volume="218", page="1-11")
+    verdict, details = agreement(cited(container_title="Nature", volume="512", page="1-9"), indexed)
+    assert verdict == "unclear"
+    assert "the journal cited is not the journal indexed" in details and "volume cited as 512, indexed as 218" in details
+    assert agreement(cited(container_title="Mol Cell Biochem", volume="218", page="1-11"), indexed)[0] == "same"
+
+
+def test_an_organisation_as_first_author_is_still_compared():
+    indexed = cited()
+    group = Record(id=ADAK_DOI, title=ADAK_TITLE, DOI=ADAK_DOI, author=[CslName(literal="Peroxidase Study Group")],
+                   issued=CslDate(**{"date-parts": [[2001]]}))
+    assert agreement(group, indexed)[0] == "unclear"
+
+
+def test_a_comment_type_in_one_index_is_not_a_notice():
+    commented = cited(custom=RecordMeta(publication_types=["Comment", "Journal Article"]))
+    assert agreement(commented, cited())[0] == "same"
 
 
 def test_verdicts_are_payloads_of_their_axis():
@@ -199,3 +226,35 @@ def test_pubmed_is_asked_only_by_pmid():
     assert [a.source for a in verdicts.identity.answers] == ["crossref", "openalex", "pubmed"]
     assert verdicts.identity.verdict == "inconclusive"  # two agree, but one index did not answer
     assert RecordMeta().updates == []
+
+
+def test_a_retraction_of_a_work_found_only_in_part_says_nothing_of_the_work_cited():
+    # A reference without identifiers; the title search finds a similar paper by other authors that is retracted.
+    work = json.loads(body("crossref/crossref_work_10.1023_a_1007154515475.json"))["message"]
+    work["updated-by"] = [{"DOI": "10.1023/a:9999999999999", "type": "retraction", "label": "Retraction"}]
+    listing = {"status": "ok", "message-type": "work-list", "message": {
+        "total-results": 1, "items": [work], "items-per-page": 5, "query": {"start-index": 0, "search-terms": None}}}
+    empty = {"meta": {"count": 0, "next_cursor": None}, "results": []}
+    near = cited(title=ADAK_TITLE.replace("horseradish", "soybean"), doi=None, family="Banerjee")
+    verdicts = verify_citation(serve(json_response(json.dumps(listing)), json_response(json.dumps(empty))),
+                               SETTINGS, near)
+    assert verdicts.identity.verdict == "inconclusive"
+    assert verdicts.status.verdict == "inconclusive" and not verdicts.status.refusal_grade
+
+
+def test_citing_a_notice_is_an_open_item_not_a_retraction():
+    notice = cited(title="Expression of concern: " + ADAK_TITLE)
+    work = json.loads(body("crossref/crossref_work_10.1023_a_1007154515475.json"))
+    work["message"]["title"] = ["Expression of concern: " + ADAK_TITLE]
+    openalex = json.loads(body("openalex/openalex_work_doi_10.1023_a_1007154515475.json"))
+    openalex["title"] = openalex["display_name"] = "Expression of concern: " + ADAK_TITLE
+    verdicts = verify_citation(serve(json_response(json.dumps(work)), json_response(json.dumps(openalex))),
+                               SETTINGS, notice)
+    assert verdicts.identity.verdict == "verified"
+    assert verdicts.status.verdict == "inconclusive" and "itself a notice" in verdicts.status.reasons[0]
+
+
+def test_one_index_not_knowing_an_identifier_is_not_enough_to_call_it_unresolvable():
+    verdicts = verify_citation(serve(not_found()), SETTINGS, cited(doi="10.5281/zenodo.1234567"), ("crossref",))
+    assert verdicts.identity.verdict == "inconclusive"
+    assert "a second must agree" in verdicts.identity.reasons[0]

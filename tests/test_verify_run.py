@@ -242,11 +242,33 @@ def test_a_passage_in_a_cc_by_full_text_is_verified_with_its_section_licence_and
     assert "creativecommons.org/licenses/by/2.0" in (check.licence or "") or "Creative Commons" in (check.licence or "")
 
 
-def test_a_passage_absent_from_the_whole_full_text_it_names_is_contradicted():
+def test_a_passage_absent_from_the_full_text_is_an_open_item_never_a_refusal():
+    # sitegen does not read tables, figures, footnotes or back matter: absent from what it reads is not absent
     record, evidence = study("PMC2329613", [("fulltext", "Rats remembered every object in every context.")])
     text = open_text(fulltext_fetcher("1472-6831-8-11.nxml", "PMC2329613"), SourceSettings(), record)
     verdict = faithfulness_verdict(record, evidence, text)
-    assert verdict.verdict == "contradicted" and verdict.refusal_grade
+    assert verdict.verdict == "not-found" and not verdict.refusal_grade
+    assert "tables, figures, footnotes and back matter are not read" in verdict.reasons[0]
+
+
+def test_a_passage_copied_with_ligatures_soft_hyphens_and_curly_quotes_is_found():
+    paragraph = bmc_paragraph()
+    words = paragraph[20:180]
+    typed = words.replace("fi", "\ufb01").replace("-", "\u2013").replace("'", "\u2019")
+    typed = typed.replace("tion", "ti\u00adon", 1)
+    record, evidence = study("PMC2329613", [("fulltext", typed)])
+    text = open_text(fulltext_fetcher("1472-6831-8-11.nxml", "PMC2329613"), SourceSettings(), record)
+    assert faithfulness_verdict(record, evidence, text).verdict == "verified"
+
+
+def test_a_passage_running_on_into_the_next_paragraph_is_found():
+    from sitegen.sources.jats import Paragraph, find_passage
+
+    paragraphs = [Paragraph(id="p1", section="Methods", text="Rats were housed in pairs."),
+                  Paragraph(id="p2", section="Methods", text="Testing began at dawn.")]
+    assert find_passage("in pairs. Testing began", paragraphs).id == "p1"
+    assert find_passage("Testing began at dawn", paragraphs).id == "p2"
+    assert find_passage("in pairs. Testing ended", paragraphs) is None
 
 
 def test_an_external_passage_not_in_the_full_text_is_an_open_item():
@@ -271,7 +293,7 @@ def test_an_abstract_passage_missing_from_the_abstract_is_contradicted():
     assert verdict.verdict == "contradicted"
 
 
-VERIFIED_GATE = "every included study is verified for identity and status, and its evidence as it stands"
+VERIFIED_GATE = "every included study has been checked for identity and status, and its evidence as it stands"
 
 
 def test_publishing_asks_for_verdicts_and_no_refusal(example_copy):
@@ -284,6 +306,9 @@ def test_publishing_asks_for_verdicts_and_no_refusal(example_copy):
         assert published_gates()[VERIFIED_GATE] is False
     verify(example_copy, "--at", AT, transport=indexes(example_copy))
     assert published_gates()[VERIFIED_GATE] is True
+    workspace = open_review(example_copy)
+    [checked] = [g for g in gates(workspace.review, workspace.facts, "published") if g.check.startswith(VERIFIED_GATE)]
+    assert "38 studies with open items for a human" in checked.detail  # passing, but never silently
     assert published_gates()["no included study has a refusal-grade verdict"] is True
     first = open_review(example_copy).facts.included[0]
     openalex = open_review(example_copy).review.records[first].custom.openalex

@@ -14,6 +14,7 @@ from __future__ import annotations
 from sitegen.living.ledger import holds, verify_chain
 from sitegen.living.manifests import manifest_problems
 from sitegen.living.versions import version_problems
+from sitegen.records.citations import strategy_key
 from sitegen.records.identity import listed
 from sitegen.records.providers import label
 from sitegen.review.folder import Review
@@ -31,6 +32,7 @@ from sitegen.review.models import (
     VerificationPayload,
     parse_timestamp,
 )
+from sitegen.review.parsing import json_position
 from sitegen.review.problems import Problem
 from sitegen.review.transaction import JOURNAL
 from sitegen.sources.query import QuerySyntaxError, UnsupportedQuery, provider_query
@@ -119,7 +121,7 @@ def _search_problems(review: Review) -> list[Problem]:
     problems = []
     for monitor_id, search in review.searches.items():
         rel = f"searches/{monitor_id}.json"
-        first: dict[tuple[str, str], int] = {}
+        first: dict[tuple[str, ...], int] = {}
         for index, strategy in enumerate(search.strategies):
             # A strategy that can never be sent would leave every later run incomplete. (A citation search's
             # grammar is checked as the file is read: see Strategy.)
@@ -132,11 +134,14 @@ def _search_problems(review: Review) -> list[Problem]:
                 problems.append(Problem(rel, None, None, "query-unsupported",
                                         f"strategies[{index}]: {label(strategy.source)} cannot run this query: {exc}"))
             # The same strategy twice would run twice at one time: its records counted twice, for good.
-            key = (strategy.source, strategy.query)
+            key = strategy_key(strategy.source, strategy.method, strategy.query)
             if key in first:
-                problems.append(Problem(rel, None, None, "strategy-repeated",
+                line, column = json_position((review.root / rel).read_text(encoding="utf-8"),
+                                             ("strategies", index, "query"))
+                problems.append(Problem(rel, line, column, "strategy-repeated",
                                         f"strategies[{index}] repeats strategies[{first[key]}] (the same source "
-                                        "and query)"))
+                                        "and query, or citation search with the same mode and seeds, however "
+                                        "written)"))
             first.setdefault(key, index)
         missing = [i for i in search.seen_ids if i not in review.records] if review.records_loaded else []
         if missing:

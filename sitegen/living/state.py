@@ -20,6 +20,7 @@ from sitegen.living.ledger import append
 from sitegen.records.model import model_data
 from sitegen.review.folder import Review
 from sitegen.review.models import (
+    OPEN_ITEMS,
     PHASES,
     SETTABLE_FIELDS,
     BatchPayload,
@@ -92,9 +93,12 @@ def _entry_gates(review: Review, facts: ReviewFacts, target: str) -> list[Gate]:
                        != evidence[i])]
         included = set(facts.included)
         refused = sorted({rid for (rid, _), p in latest.items() if rid in included and p.refusal_grade})
-        return [Gate("every included study is verified for identity and status, and its evidence as it stands "
-                     "(`sitegen verify`)", not missing,
-                     f"no verdict for {_listed(missing)}" if missing else ""),
+        open_items = sorted({rid for (rid, _), p in latest.items() if rid in included and p.verdict in OPEN_ITEMS})
+        return [Gate("every included study has been checked for identity and status, and its evidence as it "
+                     "stands (`sitegen verify`)", not missing,
+                     f"no verdict for {_listed(missing)}" if missing else
+                     f"{len(open_items)} studies with open items for a human (verification.html)" if open_items
+                     else ""),
                 Gate("no included study has a refusal-grade verdict (unresolvable, mismatch, retracted, "
                      "contradicted)", not refused, f"refusal grade: {_listed(refused)}" if refused else "")]
     raise AssertionError(f"no gates for {target!r}")

@@ -3,6 +3,8 @@ its braces, replaced or removed; a new entry appended. Pure: text in, text out."
 
 from __future__ import annotations
 
+import re
+
 from sitegen.errors import SitegenError
 from sitegen.records.model import Record
 from sitegen.site.exports import citation_keys, records_bibtex
@@ -23,14 +25,13 @@ def new_key(record: Record, taken: set[str]) -> str:
     return key
 
 
-def block_span(text: str, line: int, key: str) -> tuple[int, int]:
-    """Where the entry starting on `line` (1-based) begins and ends in `text`: from its '@' to its closing
-    brace or parenthesis, braces inside values counted."""
-    offset = sum(len(part) for part in text.splitlines(keepends=True)[:line - 1])
-    start = text.find("@", offset)
-    opening = min((i for i in (text.find("{", start), text.find("(", start)) if i >= 0), default=-1)
-    if start < 0 or opening < 0:
-        raise SitegenError(f"the entry {key!r} is no longer on line {line} of the .bib file")
+def block_span(text: str, key: str) -> tuple[int, int]:
+    """Where the entry `key` begins and ends in `text`: from its '@' to its closing brace or parenthesis,
+    braces inside values counted. Found by its key, so earlier edits of the text cannot misplace it."""
+    heads = list(re.finditer(r"@\s*[A-Za-z]+\s*([{(])\s*" + re.escape(key) + r"\s*,", text))
+    if len(heads) != 1:
+        raise SitegenError(f"the .bib file holds {len(heads)} entries with the key {key!r}, not one")
+    start, opening = heads[0].start(), heads[0].start(1)
     closing = {"{": "}", "(": ")"}[text[opening]]
     braces, index = 0, opening + 1
     while index < len(text):
@@ -42,23 +43,38 @@ def block_span(text: str, line: int, key: str) -> tuple[int, int]:
             return start, index + 1
         braces += (char == "{") - (char == "}")
         index += 1
-    raise SitegenError(f"the entry {key!r} on line {line} of the .bib file is not closed")
+    raise SitegenError(f"the entry {key!r} of the .bib file is not closed")
 
 
-def replace_entry(text: str, line: int, key: str, record: Record) -> str:
-    start, end = block_span(text, line, key)
-    return text[:start] + entry_text(record, key).rstrip("\n") + text[end:]
+def replace_entry(text: str, key: str, record: Record) -> str:
+    start, end = block_span(text, key)
+    return text[:start] + _newlines(entry_text(record, key).rstrip("\n"), text) + text[end:]
 
 
-def remove_entry(text: str, line: int, key: str) -> str:
-    start, end = block_span(text, line, key)
+def remove_entry(text: str, key: str) -> str:
+    start, end = block_span(text, key)
     while end < len(text) and text[end] in " \t":
         end += 1
-    if text[end:end + 1] == "\n":
+    if text[end:end + 2] == "\r\n":
+        end += 2
+    elif text[end:end + 1] == "\n":
         end += 1
     return text[:start] + text[end:]
 
 
 def append_entry(text: str, record: Record, key: str) -> str:
-    separator = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
-    return text + separator + entry_text(record, key)
+    newline = _newline(text)
+    if not text or text.endswith(newline * 2):
+        separator = ""
+    else:
+        separator = newline if text.endswith(newline) else newline * 2
+    return text + separator + _newlines(entry_text(record, key), text)
+
+
+def _newline(text: str) -> str:
+    """The file's line ending (CRLF when it has any), which new text takes so the file keeps one style."""
+    return "\r\n" if "\r\n" in text else "\n"
+
+
+def _newlines(entry: str, text: str) -> str:
+    return entry.replace("\n", _newline(text))

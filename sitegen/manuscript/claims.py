@@ -2,34 +2,44 @@
 
 Pure: text in, findings out. The rules (docs/manuscript-loop.md lists them for users):
 
-- Prose only. Front matter, fenced and indented code, block quotes, tables, HTML blocks and headings
-  are not read; neither is the reference list (a section headed References, Bibliography, Works cited
-  or Literature cited, up to the next heading of the same or a higher level).
+- Prose only. Front matter, fenced and indented code, block quotes, tables, HTML blocks and comments,
+  and headings (ATX and setext) are not read; neither is the reference list (a section headed
+  References, Bibliography, 参考文献, Literaturverzeichnis, … in several languages, or a bold line
+  naming it, up to the next heading of the same or a higher level). Each list item is a paragraph.
 - A citation is pandoc's `[@key]`, `[see @a, p. 3; @b]`, `[-@key]` or in-text `@key` (an `@` after a
   letter or digit is an e-mail address, not a citation), or LaTeX's `\\cite{a,b}` family (`\\citep`,
-  `\\textcite`, `\\parencite`, …).
+  `\\textcite`, `\\parencite`, …). `remove_key` and `rename_key` edit citations by the same grammar.
 - Sentences end at `.`, `!` or `?` followed by a space and a capital letter, a digit, a quote, `[` or
-  `@`, except after common abbreviations (e.g., i.e., et al., Fig., vs., …) and single initials, and
-  never inside brackets.
+  `@`, except after common abbreviations (e.g., i.e., et al., Fig., vs., …) and single initials, or at
+  the full-width `。！？`; never inside a matched bracket pair (one never closed is ignored).
 - A sentence is claim-like when it states a finding: a percentage, a decimal figure, a p-value, a
   confidence interval, an n-fold change; a comparison ("higher than", "outperforms"); a report of
   research ("studies show", "has been shown", "evidence suggests", "the literature"); or an effect or
-  association ("is associated with", "increases", "reduces", "leads to", "predicts", "risk of").
-  Questions and sentences about the authors' own work ("we", "our", "this study") are not claims
-  that need a citation.
+  association ("is associated with", "increases", "reduces", "leads to", "predicts", "risk of"); the
+  same kinds in Chinese. Questions and sentences about the authors' own work ("we", "our", "this
+  study", 我们, 本研究) are not claims that need a citation.
+- An entry is uncited when the draft cites it nowhere (tables, quotes and footnotes included).
 """
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
-REFERENCE_HEADINGS = re.compile(r"(references?|bibliography|works cited|literature cited|reference list)\s*:?",
-                                re.IGNORECASE)
+# Reference-list headings in the languages drafts are written in (English, Chinese, Japanese, Korean, German,
+# French, Spanish, Portuguese, Italian, Dutch, Russian), optionally bold or numbered.
+REFERENCE_HEADINGS = re.compile(
+    r"(?:\d+(?:\.\d+)*\.?\s+)?(references?|bibliography|works cited|literature cited|reference list|sources|"
+    r"参考文献|参考资料|引用文献|文献|참고\s?문헌|literatur(?:verzeichnis)?|quellen(?:verzeichnis)?|références|"
+    r"bibliographie|referencias|bibliografía|referências|bibliografia|riferimenti bibliografici|literatuur|"
+    r"referenties|литература|список литературы|источники)\s*[:：]?", re.IGNORECASE)
 HEADING = re.compile(r"(#{1,6})\s+(.*?)\s*#*\s*$")
+BOLD_HEADING = re.compile(r"\s{0,3}(?:\*\*|__)(.+?)(?:\*\*|__)\s*[:：]?\s*$")  # a line that is only bold text
+SETEXT_UNDERLINE = re.compile(r"\s{0,3}(=+|-+)\s*$")
 FENCE = re.compile(r"\s{0,3}(`{3,}|~{3,})")
 LIST_MARKER = re.compile(r"\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+")
 INLINE_CODE = re.compile(r"(`+)(.+?)\1")
@@ -39,7 +49,10 @@ AT_KEY = re.compile(r"(?<![\w@])-?@" + KEY)
 LATEX_CITE = re.compile(r"\\[A-Za-z]*cite[A-Za-z]*\*?(?:\[[^\]]*\]){0,2}\{([^}]*)\}")
 ABBREVIATIONS = {"e.g", "i.e", "al", "fig", "figs", "vs", "cf", "etc", "approx", "eq", "no", "ref", "refs", "dr",
                  "prof", "st", "resp", "ca", "vol", "pp", "p", "ed", "eds", "viz", "mr", "ms", "mrs", "jr", "sr"}
-SENTENCE_END = re.compile(r"[.!?][\"'”’)]*\s+(?=[A-Z0-9\"'“‘\[@(\\])")
+# A sentence ends at . ! ? before a space and what starts a sentence, or at the full-width 。！？ (and a
+# closing quote or bracket) whatever follows: Chinese and Japanese put no space between sentences.
+SENTENCE_END = re.compile(r"[.!?][\"'”’)]*\s+(?=[A-Z0-9\"'“‘\[@(\\])|[。！？][”’」』）)]*\s*")
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 # Claim rules: (name shown in the evidence, pattern). General statements of findings, never words of one text.
 CLAIM_RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern in (
@@ -63,8 +76,20 @@ CLAIM_RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(p
                                  r"\b(?:increase|reduce|decrease|improve|impair|predict|prevent|cause|enhance|"
                                  r"lower|raise)(?:s|d|ed)?\b|\bcontributes? to\b|\brisk of\b"),
 ))
-OWN_WORK = re.compile(r"\b(?:we|our|us)\b|\bthis (?:study|paper|review|article|manuscript|chapter|work)\b",
-                      re.IGNORECASE)
+OWN_WORK = re.compile(r"\b(?:we|our|us)\b|\bthis (?:study|paper|review|article|manuscript|chapter|work)\b|"
+                      r"我们|本研究|本文|本综述", re.IGNORECASE)
+# The same kinds of statement in Chinese (no word boundaries there): reports of research, effects, associations.
+CJK_CLAIM_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("a report of research", re.compile(r"(?:研究|文献|试验|调查|证据|报告)(?:表明|显示|发现|证实|提示|指出)|已有研究|有证据")),
+    ("an effect or association", re.compile(r"与.{1,30}?(?:相关|有关|关联)|导致|提高|降低|增加|减少|改善|预测|风险")),
+    ("a comparison", re.compile(r"(?:高于|低于|优于|劣于|多于|少于|快于|慢于)")),
+)
+BRACKET_CITATION = re.compile(r"(\s*)\[([^\[\]]*)\]")
+SPACED_AT_KEY = re.compile(r"\s*" + AT_KEY.pattern)
+SPACED_LATEX_CITE = re.compile(r"(\s*)" + LATEX_CITE.pattern)
+EMPTY_PARENTHESES = re.compile(r"\s*[(（]\s*[,;，；]?\s*[)）]")
+BRACKETS = {")": "(", "]": "[", "）": "（"}
+TABLE_DELIMITER = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$")
 
 
 class Strict(BaseModel):
@@ -132,12 +157,61 @@ def cited_keys(sentence: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(key for key in keys if key))
 
 
+def remove_key(text: str, key: str) -> str:
+    """`text` without its citations of `key`, in every form `cited_keys` reads: an item of a bracketed
+    citation (the bracket goes when nothing is left in it), an in-text `@key`, a key of a `\\cite{…}`
+    (the command goes when it cites nothing else), and parentheses left empty."""
+
+    def bracket(match: re.Match[str]) -> str:
+        items = match.group(2).split(";")
+        kept = [item for item in items if not any(_is(at, key) for at in AT_KEY.finditer(item))]
+        if len(kept) == len(items):
+            return match.group(0)
+        if not any(AT_KEY.search(item) for item in kept):
+            return ""
+        return f"{match.group(1)}[{';'.join(kept).strip()}]"
+
+    def latex(match: re.Match[str]) -> str:
+        keys = [part for part in match.group(2).split(",") if part.strip() != key]
+        if not any(part.strip() for part in keys):
+            return ""
+        return _with_keys(match, 2, ",".join(keys))
+
+    edited = BRACKET_CITATION.sub(bracket, text)
+    edited = SPACED_LATEX_CITE.sub(latex, edited)
+    edited = SPACED_AT_KEY.sub(lambda m: "" if _is(m, key) else m.group(0), edited)
+    if edited != text and len(EMPTY_PARENTHESES.findall(edited)) > len(EMPTY_PARENTHESES.findall(text)):
+        edited = EMPTY_PARENTHESES.sub("", edited)
+    return edited
+
+
+def rename_key(text: str, key: str, new_key: str) -> str:
+    """`text` citing `new_key` wherever it cited `key`, in every form `cited_keys` reads."""
+    text = AT_KEY.sub(lambda m: _with_keys(m, 1, new_key) if _is(m, key) else m.group(0), text)
+    return LATEX_CITE.sub(lambda m: _with_keys(m, 1, ",".join(
+        part.replace(key, new_key) if part.strip() == key else part for part in m.group(1).split(","))), text)
+
+
+def _is(match: re.Match[str], key: str) -> bool:
+    return match.group(1).strip("{}") == key
+
+
+def _with_keys(match: re.Match[str], group: int, keys: str) -> str:
+    """The citation `match` with its group of keys replaced by `keys`."""
+    whole, begin = match.group(0), match.start(0)
+    return whole[:match.start(group) - begin] + keys + whole[match.end(group) - begin:]
+
+
 def claim_rules(sentence: Sentence) -> tuple[str, ...]:
     """The claim rules a sentence matches (none for questions and the authors' own statements)."""
     text = INLINE_CODE.sub(" ", sentence.text)
-    if text.rstrip().endswith("?") or OWN_WORK.search(text) or len(text.split()) < 4:
+    words = len(text.split()) + len(CJK.findall(text)) // 2  # a Chinese word is about two characters
+    if text.rstrip().endswith(("?", "？")) or OWN_WORK.search(text) or words < 4:
         return ()
-    return tuple(name for name, pattern in CLAIM_RULES if pattern.search(text))
+    rules = [name for name, pattern in CLAIM_RULES if pattern.search(text)]
+    if CJK.search(text):
+        rules += [name for name, pattern in CJK_CLAIM_RULES if pattern.search(text) and name not in rules]
+    return tuple(rules)
 
 
 def check(text: str, bib_keys: list[str]) -> ClaimReview:
@@ -151,7 +225,9 @@ def check(text: str, bib_keys: list[str]) -> ClaimReview:
         if not sentence.keys and (rules := claim_rules(sentence)):
             findings.append(ClaimFinding(kind="unsupported claim", sentence=sentence, rules=rules))
     cited = tuple(dict.fromkeys(key for sentence in read for key in sentence.keys))
-    findings += [ClaimFinding(kind="uncited entry", key=key) for key in bib_keys if key not in cited]
+    # An entry cited anywhere (a table, a block quote, a footnote the prose rules skip) is in use.
+    anywhere = set(cited) | set(cited_keys(text))
+    findings += [ClaimFinding(kind="uncited entry", key=key) for key in bib_keys if key not in anywhere]
     return ClaimReview(sentences=len(read), cited_keys=cited, citing=tuple(s for s in read if s.keys),
                        findings=tuple(findings))
 
@@ -161,6 +237,7 @@ def _paragraphs(text: str) -> list[_Block]:
     section, skipping_level = "(untitled)", 0
     current: list[tuple[int, int, str]] = []
     fence: str | None = None
+    in_comment = in_table = False
     lines = text.splitlines(keepends=True)
     offsets = [0]
     for line in lines:
@@ -173,24 +250,52 @@ def _paragraphs(text: str) -> list[_Block]:
             blocks.append(_Block(section, list(current)))
         current.clear()
 
+    def heading(level: int, title: str) -> None:
+        nonlocal section, skipping_level
+        flush()
+        if skipping_level and level > skipping_level:
+            return  # a subsection of the reference list
+        skipping_level = level if REFERENCE_HEADINGS.fullmatch(title) else 0
+        section = title
+
     previous_blank = True
     for number, line in enumerate(lines[start:], start=start + 1):
         if fence is not None:
             if line.strip().startswith(fence):
                 fence = None
             continue
+        if in_comment:
+            in_comment = "-->" not in line
+            continue
+        if in_table:
+            in_table = bool(line.strip())
+            previous_blank = not in_table
+            continue
         if opening := FENCE.match(line):
             flush()
             fence = opening.group(1)[0] * 3
             continue
-        if heading := HEADING.match(line):
+        if line.lstrip().startswith("<!--") and "-->" not in line:
             flush()
-            level, title = len(heading.group(1)), heading.group(2)
-            if skipping_level and level > skipping_level:
-                continue  # a subsection of the reference list
-            skipping_level = level if REFERENCE_HEADINGS.fullmatch(title) else 0
-            section = title
+            in_comment = True
+            continue
+        if atx := HEADING.match(line):
+            heading(len(atx.group(1)), atx.group(2))
             previous_blank = True
+            continue
+        if current and TABLE_DELIMITER.match(line):
+            current.pop()  # the table's header row, read as prose until its delimiter row came
+            flush()
+            in_table = True
+            continue
+        if current and not previous_blank and SETEXT_UNDERLINE.match(line):
+            title = " ".join(part for _, _, part in current)
+            current.clear()
+            heading(1 if "=" in line else 2, title)
+            previous_blank = True
+            continue
+        if previous_blank and (bold := BOLD_HEADING.match(line)) and REFERENCE_HEADINGS.fullmatch(bold.group(1)):
+            heading(7, bold.group(1))  # a bold line naming the reference list: below every real heading
             continue
         blank = not line.strip()
         not_prose = line.lstrip().startswith((">", "|", "<")) or (previous_blank and line.startswith(("    ", "\t")))
@@ -200,6 +305,8 @@ def _paragraphs(text: str) -> list[_Block]:
             continue
         previous_blank = False
         marker = LIST_MARKER.match(line)
+        if marker:
+            flush()  # each list item is its own paragraph, whether or not it ends with a full stop
         rest = line[marker.end() if marker else 0:]
         column = len(line) - len(rest) + len(rest) - len(rest.lstrip())
         current.append((number, offsets[number - 1] + column, rest.strip()))
@@ -208,8 +315,9 @@ def _paragraphs(text: str) -> list[_Block]:
 
 
 def _after_front_matter(lines: list[str]) -> int:
-    """The index of the first line after YAML front matter (0 when there is none)."""
-    if lines and lines[0].strip() == "---":
+    """The index of the first line after YAML front matter (0 when there is none; a byte-order mark first
+    is no text)."""
+    if lines and lines[0].lstrip("\ufeff").strip() == "---":
         for index, line in enumerate(lines[1:], start=1):
             if line.strip() in ("---", "..."):
                 return index + 1
@@ -217,18 +325,30 @@ def _after_front_matter(lines: list[str]) -> int:
 
 
 def _split(lines: list[tuple[int, int, str]]) -> list[tuple[int, tuple[int, int], str]]:
-    """A paragraph's sentences, each with the line it starts on and its span in the draft."""
-    text, starts = "", []
+    """A paragraph's sentences, each with the line it starts on and its span in the draft. Linear in the
+    paragraph's length."""
+    parts, starts = [], []
+    length = 0
     for number, offset, line in lines:
-        starts.append((len(text), number, offset))
-        text += line + " "
+        starts.append((length, number, offset))
+        parts.append(line + " ")
+        length += len(line) + 1
+    text = "".join(parts)
+    joined = [start[0] for start in starts]
 
     def segment(position: int) -> tuple[int, int, int]:
-        return max(start for start in starts if start[0] <= position)
+        return starts[bisect.bisect_right(joined, position) - 1]
+
+    inside = _bracketed(text)
+    opens = [begin for begin, _ in inside]
+
+    def bracketed(position: int) -> bool:
+        index = bisect.bisect_right(opens, position) - 1
+        return index >= 0 and position < inside[index][1]
 
     cuts = [0]
     for match in SENTENCE_END.finditer(text):
-        if _depth(text[cuts[-1]:match.start()]) == 0 and not _abbreviation(text, match.start()):
+        if not bracketed(match.start()) and not _abbreviation(text, match.start()):
             cuts.append(match.end())
     cuts.append(len(text))
     result = []
@@ -237,21 +357,36 @@ def _split(lines: list[tuple[int, int, str]]) -> list[tuple[int, tuple[int, int]
         if sentence:
             first = begin + len(text[begin:end]) - len(text[begin:end].lstrip())
             last = first + len(sentence) - 1
-            (joined, line, offset), (last_joined, _, last_offset) = segment(first), segment(last)
-            span = (offset + first - joined, last_offset + last - last_joined + 1)
+            (joined_at, line, offset), (last_joined, _, last_offset) = segment(first), segment(last)
+            span = (offset + first - joined_at, last_offset + last - last_joined + 1)
             result.append((line, span, sentence))
     return result
 
 
-def _depth(text: str) -> int:
-    return text.count("[") - text.count("]") + text.count("(") - text.count(")")
+def _bracketed(text: str) -> list[tuple[int, int]]:
+    """The outermost matched bracket pairs of a paragraph, [open, close) in order. A bracket never
+    closed matches nothing, so it cannot keep the rest of the paragraph from splitting into sentences."""
+    stack: list[tuple[str, int]] = []
+    pairs: list[tuple[int, int]] = []
+    for index, char in enumerate(text):
+        if char in "([（":
+            stack.append((char, index))
+        elif char in BRACKETS:
+            while stack and stack[-1][0] != BRACKETS[char]:
+                stack.pop()  # an opener never closed inside this pair
+            if stack:
+                opened = stack.pop()[1]
+                while pairs and pairs[-1][0] > opened:
+                    pairs.pop()  # nested in this pair
+                pairs.append((opened, index + 1))
+    return pairs
 
 
 def _abbreviation(text: str, end: int) -> bool:
     """Whether the full stop at `end` closes an abbreviation or an initial, not a sentence."""
     if text[end] != ".":
         return False
-    word = re.search(r"([\w.]+)$", text[:end])
+    word = re.search(r"([\w.]+)$", text[max(0, end - 24):end])  # abbreviations are short: stay linear
     if word is None:
         return False
     token = word.group(1)

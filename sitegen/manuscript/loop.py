@@ -13,9 +13,11 @@ import json
 import re
 import unicodedata
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+import httpx
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -28,10 +30,14 @@ from sitegen.references.records import entry_record
 from sitegen.review.models import VerificationPayload
 from sitegen.review.write import atomic_write, pretty_json
 from sitegen.sources.http import Fetcher
+from sitegen.sources.search import check_sources, open_fetcher
+from sitegen.sources.search import search as search_sources
 from sitegen.sources.settings import SourceSettings
+from sitegen.verify.identity import verify_citation
 
 MAX_ROUNDS = 2
 HITS_PER_QUERY = 5  # candidates kept per query, in the source's relevance order
+CJK_TERM = 6  # characters of a Chinese or Japanese run used as one search term
 CANDIDATES_PER_PROBLEM = 2  # new evidence suggested per problem (seed 001: "1-2 篇最相关文献")
 STOPWORDS = frozenset("""a about above after again against all also although among an and any are as at be because been
 before being between both but by can could did do does doing during each either et al few for from further had has
@@ -124,7 +130,39 @@ class Applied(Strict):
     bib_changed: bool
 
 
+class StagedFile(Strict):
+    path: Path  # absolute, so a run from another working folder finishes the same file
+    before: str  # sha256 of the file's bytes before the apply
+    after: str  # sha256 of `text` encoded as UTF-8
+    text: str
+
+
+class ApplyJournal(Strict):
+    """applying.json: an apply in progress, written before the draft or .bib is touched. A later run finishes
+    it (each file still as it was before gets its new text; one already new is left) or refuses when a file
+    is neither, so an interrupted apply never leaves the draft and .bib disagreeing or adds an entry twice."""
+
+    applied: Applied
+    files: list[StagedFile]
+
+
 # --------------------------------------------------------------------------- slug and manuscript
+
+
+def read_source(path: Path) -> str:
+    """A draft, .bib or confirm.yaml as text: UTF-8 (a byte-order mark allowed), line endings kept as they
+    are; SitegenError naming the file, line and byte of anything else and of a NUL byte."""
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise SitegenError(f"{path}:{line}: byte {exc.start} (0x{data[exc.start]:02x}) is not UTF-8; save the file "
+                           "as UTF-8 and run again") from None
+    if "\x00" in text:
+        raise SitegenError(f"{path}:{text.count(chr(10), 0, text.index(chr(0))) + 1}: the file holds a NUL byte "
+                           "(binary, or UTF-16); save it as UTF-8 text")
+    return text
 
 
 def topic_slug(topic: str) -> str:
@@ -144,8 +182,20 @@ class Manuscript(BaseModel):
         return self.base / str(number)
 
     def rounds(self) -> list[int]:
-        return sorted(number for number in range(1, MAX_ROUNDS + 1) if self.round_dir(number).is_dir()
-                      and (self.round_dir(number) / "problems.md").is_file())
+        """The rounds run, counted by the round folders present; a last folder without problems.md is a
+        round that was interrupted (it runs again). SitegenError for a gap, a folder of a round the loop
+        never runs, or an earlier round without its problems.md."""
+        present = sorted(int(p.name) for p in self.base.iterdir() if p.is_dir() and p.name.isdigit()) \
+            if self.base.is_dir() else []
+        if present != list(range(1, len(present) + 1)) or len(present) > MAX_ROUNDS:
+            raise SitegenError(f"{self.base} holds the round folders {', '.join(map(str, present))}; the loop runs "
+                               f"rounds 1 to {MAX_ROUNDS} in order, so one was removed or added by hand: restore it")
+        done = [number for number in present if (self.round_dir(number) / "problems.md").is_file()]
+        if done != present[:len(done)] or len(present) - len(done) > 1:
+            missing = next(number for number in present if number not in done)
+            raise SitegenError(f"{self.round_dir(missing) / 'problems.md'} is missing but a later round exists; "
+                               "restore it (the loop never runs a round twice)")
+        return done
 
 
 def find_manuscript(directory: Path, topic: str, draft: Path | None = None, bib_file: Path | None = None,
@@ -156,7 +206,7 @@ def find_manuscript(directory: Path, topic: str, draft: Path | None = None, bib_
     chosen = []
     for given, suffix, option in ((draft, ".md", "--draft"), (bib_file, ".bib", "--bib")):
         if given is not None:
-            path = given if given.is_absolute() else directory / given
+            path = directory / given  # a relative path is in MANUSCRIPT_DIR (an absolute one stays as it is)
             if not path.is_file():
                 raise SitegenError(f"{option} {path} is not a file")
         else:
@@ -168,7 +218,7 @@ def find_manuscript(directory: Path, topic: str, draft: Path | None = None, bib_
             path = found[0]
         chosen.append(path)
     return Manuscript(draft=chosen[0], bib=chosen[1],
-                      base=(out or directory / "output" / "evidence-loop") / topic_slug(topic))
+                      base=(directory / out if out else directory / "output" / "evidence-loop") / topic_slug(topic))
 
 
 # --------------------------------------------------------------------------- a round
@@ -177,7 +227,7 @@ def find_manuscript(directory: Path, topic: str, draft: Path | None = None, bib_
 def verify_entries(fetcher: Fetcher, settings: SourceSettings, bib_path: Path, verify: Verifier) -> list[CitationCheck]:
     """Every .bib entry through the citation verifier; a conflict also gets the work its DOI resolves to."""
     try:
-        entries = read_references(bib_path, "bibtex", [])
+        entries = read_references(read_source(bib_path), "bibtex", [])
     except ReferenceProblem as exc:
         raise SitegenError(f"{bib_path}:{exc.line}: {exc.message}") from None
     checks = []
@@ -197,21 +247,32 @@ def verify_entries(fetcher: Fetcher, settings: SourceSettings, bib_path: Path, v
 
 
 def problems_of(checks: list[CitationCheck], review: claims.ClaimReview) -> tuple[list[ProblemRow], list[CitationCheck]]:
-    """The round's problems, merged by location and entry, and the rate-limited entries kept apart."""
-    rows: dict[tuple[str, str], ProblemRow] = {}
+    """The round's problems, one per entry and one per location (a second problem of the same entry or
+    sentence is added to the first one's evidence, so their suggestions can never edit one target twice),
+    and the entries kept apart to re-check later.
+
+    A refusal-grade verdict (a mismatch, no record anywhere, a retraction) is a problem whatever another
+    index answered; an entry whose verdict stays open because an index was rate limited is kept apart
+    (seed 001: rate_limited → pause, re-verify later), never read as checked."""
+    rows: dict[str, ProblemRow] = {}
     citing = _citing_sentences(review)
     apart = []
 
     def add(type_: Problem, where: str, evidence: str, action: str, key: str | None = None,
             sentence: claims.Sentence | None = None) -> None:
-        if (type_, where) not in rows:
-            rows[(type_, where)] = ProblemRow(id="", type=type_, location=where, evidence=evidence, action=action,
-                                              key=key, sentence=sentence)
+        slot = f"entry {key}" if key is not None and sentence is None else where
+        if slot in rows:
+            first = rows[slot]
+            if type_ != first.type or evidence != first.evidence:
+                rows[slot] = first.model_copy(update={"evidence": f"{first.evidence}; also {type_}: {evidence}"})
+            return
+        rows[slot] = ProblemRow(id="", type=type_, location=where, evidence=evidence, action=action, key=key,
+                                sentence=sentence)
 
     for check in checks:
-        if check.rate_limited:
+        if check.record is not None and check.rate_limited and "inconclusive" in (
+                check.identity.verdict, check.status.verdict if check.status else "inconclusive"):
             apart.append(check)
-            continue
         if check.record is None:
             add("to check by hand", check.key, check.note or "", "check the entry by hand", check.key)
             continue
@@ -222,7 +283,7 @@ def problems_of(checks: list[CitationCheck], review: claims.ClaimReview) -> tupl
             add("conflicting citation", check.key, reasons + cited, "replace with the correct entry", check.key)
         elif check.identity.verdict == "unresolvable":
             add("no match", check.key, reasons + cited, "find the real work or remove the citation", check.key)
-        elif check.identity.verdict == "inconclusive":
+        elif check.identity.verdict == "inconclusive" and not check.rate_limited:
             add("to check by hand", check.key, reasons + cited, "check the entry by hand", check.key)
         if check.status is not None and check.status.verdict == "retracted":
             notice = f" (notice {check.status.notice})" if check.status.notice else ""
@@ -262,12 +323,19 @@ def query_for(row: ProblemRow, checks: dict[str, CitationCheck]) -> str | None:
 
 
 def keywords(text: str, count: int) -> list[str]:
-    """`count` content words of a text, longest first chosen, kept in the text's order."""
+    """`count` content words of a text, longest first chosen, kept in the text's order. Chinese and Japanese
+    are not split into words: a run of their characters between punctuation counts as one, cut to
+    CJK_TERM characters (an approximate term the providers' full-text search still matches)."""
     plain = claims.AT_KEY.sub(" ", claims.LATEX_CITE.sub(" ", text))
-    words = list(dict.fromkeys(word.lower() for word in re.findall(r"[A-Za-z][A-Za-z-]{2,}", plain)
+    found = re.findall(r"[A-Za-z][A-Za-z-]{2,}|" + claims.CJK.pattern + "{2,}", plain)
+    words = list(dict.fromkeys(word.lower() if word.isascii() else word[:CJK_TERM] for word in found
                                if word.lower() not in STOPWORDS))
     chosen = set(sorted(words, key=len, reverse=True)[:count])
     return [word for word in words if word in chosen]
+
+
+def _retracted(check: CitationCheck) -> bool:
+    return check.status is not None and check.status.verdict == "retracted"
 
 
 def same_title(hit: Record, cited: Record) -> bool:
@@ -297,8 +365,10 @@ def suggestions_for(rows: list[ProblemRow], checks: dict[str, CitationCheck], fo
         elif row.type == "citation with no entry":
             offer(row, "remove-citation", key=row.key, sentence=row.sentence)
             cite(row, row.sentence, row.key)
-        elif row.type == "conflicting citation" and check and check.resolved:
+        elif row.type == "conflicting citation" and check and check.resolved and not _retracted(check):
             offer(row, "replace-entry", key=row.key, record=check.resolved)
+        elif row.type == "conflicting citation" and check and check.resolved:
+            offer(row, "remove-entry", key=row.key)  # the work its DOI resolves to is retracted: never cite it
         elif row.type in ("no match", "retracted citation", "uncited entry"):
             offer(row, "remove-entry", key=row.key)
             if row.type == "no match" and check and check.record:
@@ -316,10 +386,12 @@ def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings
     done = manuscript.rounds()
     if converged_round(manuscript) is not None:
         raise SitegenError(f"the loop converged in round {done[-1]}; see {manuscript.base / 'final-summary.md'}")
-    if len(done) >= MAX_ROUNDS:
+    if done and paused_round(manuscript) == done[-1]:
+        done = done[:-1]  # the round found nothing but could not check everything: it runs again
+    elif len(done) >= MAX_ROUNDS:
         raise SitegenError(f"{MAX_ROUNDS} rounds have been run, the most the evidence loop runs; what is left is "
                            f"listed in {manuscript.base / 'final-summary.md'} for checking by hand")
-    if done:
+    elif done:
         previous = manuscript.round_dir(done[-1])
         if not (previous / "confirm.yaml").is_file():
             raise SitegenError(f"round {done[-1]} is waiting for your decisions: list the suggestions you accept in "
@@ -328,9 +400,11 @@ def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings
             apply_confirmation(manuscript, done[-1])
     number = (done[-1] + 1) if done else 1
     folder = manuscript.round_dir(number)
+    for stale in ("problems.md", "confirm.yaml", "applied.json"):  # of the paused run being repeated
+        (folder / stale).unlink(missing_ok=True)
 
     checks = verify_entries(fetcher, settings, manuscript.bib, verify)
-    review = claims.check(manuscript.draft.read_text(encoding="utf-8"), [check.key for check in checks])
+    review = claims.check(read_source(manuscript.draft), [check.key for check in checks])
     rows, apart = problems_of(checks, review)
     by_key = {check.key: check for check in checks}
     rows = [row.model_copy(update={"query": query_for(row, by_key)}) for row in rows]
@@ -376,9 +450,18 @@ def _search(search: Callable, fetcher: Fetcher, settings: SourceSettings, source
 
 
 def converged_round(manuscript: Manuscript) -> int | None:
-    """The round that found no problem (rate-limited entries apart), if the loop has converged."""
+    """The round that found no problem and checked every entry, if the loop has converged."""
     done = manuscript.rounds()
-    return done[-1] if done and not read_problems(manuscript.round_dir(done[-1])) else None
+    last = manuscript.round_dir(done[-1]) if done else None
+    return done[-1] if last and not read_problems(last) and not rate_limited_keys(last) else None
+
+
+def paused_round(manuscript: Manuscript) -> int | None:
+    """The last round, when it found no problem but kept entries apart as rate-limited: the loop is paused
+    until a later run re-verifies them (nothing to confirm, so that run repeats the round)."""
+    done = manuscript.rounds()
+    last = manuscript.round_dir(done[-1]) if done else None
+    return done[-1] if last and not read_problems(last) and rate_limited_keys(last) else None
 
 
 def rate_limited_keys(folder: Path) -> list[str]:
@@ -418,11 +501,26 @@ def _mark_carried(rows: list[ProblemRow], previous: Path) -> list[ProblemRow]:
 # --------------------------------------------------------------------------- confirmation
 
 
-def read_confirmation(path: Path, offered: list[Suggestion]) -> list[Accepted]:
-    """The accepted suggestions of confirm.yaml; SitegenError naming the file and line of a mistake."""
-    text = path.read_text(encoding="utf-8")
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """Safe YAML that refuses a key given twice in one mapping (PyYAML would keep the last one silently)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen: set[str] = set()
+        for key_node, _ in node.value:
+            if isinstance(key_node, yaml.ScalarNode):
+                if key_node.value in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"the key {key_node.value!r} is given twice (write it once)", key_node.start_mark)
+                seen.add(key_node.value)
+        return super().construct_mapping(node, deep)
+
+
+def read_confirmation(path: Path, offered: list[Suggestion]) -> list[tuple[Accepted, int]]:
+    """The accepted suggestions of confirm.yaml, each with its line; SitegenError naming the file and line
+    of a mistake."""
+    text = read_source(path)
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # safe: a SafeLoader subclass
     except yaml.YAMLError as exc:
         line = exc.problem_mark.line + 1 if getattr(exc, "problem_mark", None) else 1
         raise SitegenError(f"{path}:{line}: YAML syntax error: {getattr(exc, 'problem', exc)}") from None
@@ -442,14 +540,31 @@ def read_confirmation(path: Path, offered: list[Suggestion]) -> list[Accepted]:
             raise SitegenError(f"{path}:{line}: {item.id!r} is not a suggestion of this round "
                                f"(they are {', '.join(known) or 'none'})")
         suggestion = known[item.id]
+        if any(earlier.id == item.id for earlier, _ in accepted):
+            raise SitegenError(f"{path}:{line}: {item.id} is accepted twice; list it once")
         if suggestion.problem in problems_seen:
             raise SitegenError(f"{path}:{line}: {item.id} and {problems_seen[suggestion.problem]} are two answers to "
                                f"problem {suggestion.problem}; accept one")
-        if item.sentence is not None and suggestion.sentence is None:
-            raise SitegenError(f"{path}:{line}: {item.id} changes the .bib, not a sentence; it takes no `sentence:`")
+        if item.sentence is not None:
+            _check_wording(item, suggestion, f"{path}:{line}")
         problems_seen[suggestion.problem] = item.id
-        accepted.append(item)
+        accepted.append((item, line))
     return accepted
+
+
+def _check_wording(item: Accepted, suggestion: Suggestion, where: str) -> None:
+    """A sentence the user words must still do what the suggestion does: cite the new work, drop the key."""
+    if suggestion.sentence is None:
+        raise SitegenError(f"{where}: {item.id} changes the .bib, not a sentence; it takes no `sentence:`")
+    if "\n" in item.sentence or "\r" in item.sentence:
+        raise SitegenError(f"{where}: {item.id}'s `sentence:` spans several lines; write the one sentence on one line")
+    keys = claims.cited_keys(item.sentence)
+    if suggestion.action == "cite-candidate" and suggestion.new_key not in keys:
+        raise SitegenError(f"{where}: {item.id}'s `sentence:` does not cite @{suggestion.new_key}, the work the "
+                           "suggestion adds; cite it in the sentence, or accept the suggestion without `sentence:`")
+    if suggestion.key is not None and suggestion.key in keys:
+        raise SitegenError(f"{where}: {item.id}'s `sentence:` still cites @{suggestion.key}, which the suggestion "
+                           "takes out; drop it from the sentence")
 
 
 def _line_of(text: str, location: tuple) -> int:
@@ -470,9 +585,15 @@ def _line_of(text: str, location: tuple) -> int:
     return node.start_mark.line + 1 if node is not None else 1
 
 
+APPLY_JOURNAL = "applying.json"
+
+
 def apply_confirmation(manuscript: Manuscript, number: int) -> Applied:
-    """Apply round `number`'s confirm.yaml to the draft and .bib: exactly the accepted suggestions."""
+    """Apply round `number`'s confirm.yaml to the draft and .bib: exactly the accepted suggestions, both
+    files as one unit (an interrupted apply is finished by the next run; see `ApplyJournal`)."""
     folder = manuscript.round_dir(number)
+    if (folder / APPLY_JOURNAL).is_file():
+        return _finish_apply(manuscript, folder)
     path = folder / "confirm.yaml"
     if not path.is_file():
         raise SitegenError(f"there is no {path}: list the suggestions you accept there (`accept: [S1, S3]`)")
@@ -480,96 +601,187 @@ def apply_confirmation(manuscript: Manuscript, number: int) -> Applied:
         raise SitegenError(f"round {number}'s confirmation was applied already ({folder / 'applied.json'})")
     offered = _read_suggestions(folder)
     accepted = read_confirmation(path, offered)
+    for target in (manuscript.draft, manuscript.bib):
+        if target.is_symlink():
+            raise SitegenError(f"{target} is a symbolic link; the loop does not write through links (an edit would "
+                               "replace the link with a file): name the file it points to with --draft or --bib; "
+                               "nothing was changed")
     known = {s.id: s for s in offered}
-    draft = manuscript.draft.read_text(encoding="utf-8")
-    bib_text = manuscript.bib.read_text(encoding="utf-8")
-    new_draft, new_bib = revise(draft, bib_text, [(known[a.id], a.sentence) for a in accepted], manuscript, path)
-    if new_bib != bib_text:
-        atomic_write(manuscript.bib, new_bib)
-    if new_draft != draft:
-        atomic_write(manuscript.draft, new_draft)
-    applied = Applied(accepted=[a.id for a in accepted], draft_changed=new_draft != draft,
+    draft, bib_text = read_source(manuscript.draft), read_source(manuscript.bib)
+    new_draft, new_bib = revise(draft, bib_text, [(known[a.id], a.sentence, line) for a, line in accepted],
+                                manuscript, path)
+    applied = Applied(accepted=[a.id for a, _ in accepted], draft_changed=new_draft != draft,
                       bib_changed=new_bib != bib_text)
-    atomic_write(folder / "applied.json", pretty_json(applied.model_dump(mode="json")))
+    staged = [StagedFile(path=target.resolve(), before=_sha256(old.encode("utf-8")), after=_sha256(new.encode("utf-8")), text=new)
+              for target, old, new in ((manuscript.bib, bib_text, new_bib), (manuscript.draft, draft, new_draft))
+              if new != old]
+    atomic_write(folder / APPLY_JOURNAL, pretty_json(ApplyJournal(applied=applied, files=staged).model_dump(mode="json")))
+    return _finish_apply(manuscript, folder)
+
+
+def _finish_apply(manuscript: Manuscript, folder: Path) -> Applied:
+    """Give every file of the apply journal its new text, record applied.json, drop the journal. Safe to run
+    again after any interruption: a file already new is left, one still as before is written."""
+    journal_path = folder / APPLY_JOURNAL
+    try:
+        journal = ApplyJournal.model_validate_json(read_source(journal_path))
+    except ValidationError as exc:
+        raise SitegenError(f"{journal_path} is not an apply journal sitegen wrote ({exc.error_count()} problem(s)); "
+                           "check the draft and .bib by hand, then remove it") from None
+    ours = {manuscript.draft.resolve(), manuscript.bib.resolve()}
+    pending = []
+    for staged in journal.files:
+        if staged.path.resolve() not in ours:
+            raise SitegenError(f"{journal_path} names {staged.path}, which is not this loop's draft or .bib; "
+                               "nothing was changed")
+        now = _sha256(staged.path.read_bytes())
+        if now == staged.after:
+            continue
+        if now != staged.before:
+            raise SitegenError(f"{staged.path} changed while round {folder.name}'s confirmation was being applied "
+                               f"(the interrupted apply is recorded in {journal_path}); restore the file, or remove "
+                               "the journal and apply again; nothing was changed")
+        pending.append(staged)
+    for staged in pending:
+        atomic_write(staged.path, staged.text)
+    atomic_write(folder / "applied.json", pretty_json(journal.applied.model_dump(mode="json")))
+    journal_path.unlink()
     write_summary(manuscript)
-    return applied
+    return journal.applied
 
 
-def revise(draft: str, bib_text: str, accepted: list[tuple[Suggestion, str | None]], manuscript: Manuscript,
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class _Edit:
+    """One accepted suggestion's change of one sentence, and what the sentence must cite after it."""
+
+    suggestion: Suggestion
+    line: int  # of the suggestion in confirm.yaml
+    change: Callable[[str], str] | str  # a function of the sentence's text, or the user's wording
+    cites: str | None = None  # a key the sentence must cite after the change
+    drops: str | None = None  # a key it must no longer cite
+
+
+def revise(draft: str, bib_text: str, accepted: list[tuple[Suggestion, str | None, int]], manuscript: Manuscript,
            confirmation: Path) -> tuple[str, str]:
-    """The draft and .bib with the accepted suggestions made. Pure; SitegenError if the draft moved on."""
+    """The draft and .bib with the accepted suggestions made (the user's wording where given, each with
+    its line in `confirmation`). Entries are found by key, sentences by their line and text; every edit
+    is checked after it is made. Pure; SitegenError, and nothing changed, if the files moved on or an edit
+    would not do what it says."""
     current = {(s.line, s.text): s for s in claims.sentences(draft)}
-    entries = {entry.id: entry for entry in read_references(bib_text, "bibtex", [])}
-    edits: dict[tuple[int, int], str] = {}  # span in the draft -> its new text
+    keys_before = _bib_keys(bib_text, manuscript.bib)
+    keys = set(keys_before)
+    edits: dict[tuple[int, int], list[_Edit]] = {}  # span of a sentence in the draft -> its changes
+    removed: dict[str, tuple[Suggestion, int]] = {}
+    added: set[str] = set()
+    cited_as: dict[str, str] = {}  # a candidate's DOI (or id) -> the key this apply cites it by
 
-    def sentence_now(suggestion: Suggestion) -> claims.Sentence:
+    def refuse(suggestion: Suggestion, line: int, why: str) -> SitegenError:
+        return SitegenError(f"{confirmation}:{line}: {suggestion.id}: {why}; nothing was changed")
+
+    def sentence_now(suggestion: Suggestion, line: int) -> claims.Sentence:
         found = current.get((suggestion.sentence.line, suggestion.sentence.text))
         if found is None:
-            raise SitegenError(f"{confirmation}: {suggestion.id}: the sentence on line {suggestion.sentence.line} of "
-                               f"{manuscript.draft.name} changed since the round was run; nothing was changed")
+            raise refuse(suggestion, line, f"the sentence on line {suggestion.sentence.line} of {manuscript.draft.name} "
+                                           "changed since the round was run")
         return found
 
-    def edit(sentence: claims.Sentence, text: str, suggestion: Suggestion) -> None:
-        if sentence.span in edits:
-            raise SitegenError(f"{confirmation}: {suggestion.id} changes a sentence another accepted suggestion "
-                               "changes; accept one and edit its sentence")
-        edits[sentence.span] = text
+    def edit_bib(suggestion: Suggestion, line: int, change: Callable[[str], str]) -> str:
+        if suggestion.key not in keys:
+            raise refuse(suggestion, line, f"the entry {suggestion.key!r} is no longer in {manuscript.bib.name}")
+        try:
+            return change(bib_text)
+        except SitegenError as exc:
+            raise refuse(suggestion, line, str(exc)) from None
 
-    def entry(key: str, suggestion: Suggestion):
-        if key not in entries:
-            raise SitegenError(f"{confirmation}: {suggestion.id}: the entry {key!r} is no longer in "
-                               f"{manuscript.bib.name}; nothing was changed")
-        return entries[key]
-
-    # Entries are edited from the end of the file back, so the lines of those before stay right.
-    bib_edits: list[tuple[int, Callable[[str], str]]] = []
-    for suggestion, replacement in accepted:
-        raw = None
-        if suggestion.sentence is not None:
-            sentence = sentence_now(suggestion)
-            raw = draft[sentence.span[0]:sentence.span[1]]
+    for suggestion, wording, line in accepted:
         if suggestion.action == "remove-citation":
-            edit(sentence, replacement or without_citation(raw, suggestion.key), suggestion)
+            sentence = sentence_now(suggestion, line)
+            edits.setdefault(sentence.span, []).append(_Edit(
+                suggestion, line, wording or (lambda text, key=suggestion.key: claims.remove_key(text, key)),
+                drops=suggestion.key))
         elif suggestion.action == "cite-candidate":
-            text = replacement or (replace_citation(raw, suggestion.key, suggestion.new_key) if suggestion.key
-                                   else add_citation(raw, suggestion.new_key))
-            edit(sentence, text, suggestion)
-            bib_text = bib.append_entry(bib_text, suggestion.record, suggestion.new_key)
+            sentence = sentence_now(suggestion, line)
+            work = (suggestion.record.DOI or suggestion.record.id).lower()
+            key = cited_as.get(work)
+            if key is None:  # the first accepted suggestion citing this work adds its entry; others cite it
+                if suggestion.new_key in keys:
+                    raise refuse(suggestion, line, f"the key {suggestion.new_key!r} is in {manuscript.bib.name} "
+                                                   "already (it changed since the round was run); run the round again")
+                bib_text = bib.append_entry(bib_text, suggestion.record, suggestion.new_key)
+                key = cited_as[work] = suggestion.new_key
+                keys.add(key)
+                added.add(key)
+            if wording is not None:
+                change = claims.rename_key(wording, suggestion.new_key, key)
+            else:
+                def change(text: str, old: str | None = suggestion.key, new: str = key) -> str:
+                    return claims.rename_key(text, old, new) if old else add_citation(text, new)
+            edits.setdefault(sentence.span, []).append(_Edit(suggestion, line, change, cites=key,
+                                                             drops=suggestion.key))
         elif suggestion.action == "replace-entry":
-            found = entry(suggestion.key, suggestion)
-            bib_edits.append((found.line, lambda text, f=found, s=suggestion: bib.replace_entry(text, f.line, s.key,
-                                                                                                  s.record)))
+            bib_text = edit_bib(suggestion, line, lambda text, s=suggestion: bib.replace_entry(text, s.key, s.record))
         elif suggestion.action == "remove-entry":
-            found = entry(suggestion.key, suggestion)
-            bib_edits.append((found.line, lambda text, f=found: bib.remove_entry(text, f.line, f.id)))
+            bib_text = edit_bib(suggestion, line, lambda text, s=suggestion: bib.remove_entry(text, s.key))
+            keys.discard(suggestion.key)
+            removed[suggestion.key] = (suggestion, line)
             for sentence in current.values():
                 if suggestion.key in sentence.keys:
-                    edit(sentence, without_citation(draft[sentence.span[0]:sentence.span[1]], suggestion.key),
-                         suggestion)
-    for _, change in sorted(bib_edits, key=lambda item: item[0], reverse=True):
-        bib_text = change(bib_text)
-    for (start, end), text in sorted(edits.items(), reverse=True):
+                    edits.setdefault(sentence.span, []).append(_Edit(
+                        suggestion, line, lambda text, key=suggestion.key: claims.remove_key(text, key),
+                        drops=suggestion.key))
+
+    for (start, end), changes in sorted(edits.items(), reverse=True):
+        text = _edited(draft[start:end], changes, draft.count("\n", 0, start) + 1, manuscript, confirmation)
         draft = draft[:start] + text + draft[end:]
+    for key, (suggestion, line) in removed.items():
+        if key in claims.cited_keys(draft):
+            where = next(number for number, text in enumerate(draft.splitlines(), start=1)
+                         if key in claims.cited_keys(text))
+            raise refuse(suggestion, line, f"{manuscript.draft.name} still cites @{key} on line {where}, outside the "
+                                           "sentences the loop edits (a table, quote, footnote or heading): take "
+                                           "that citation out by hand, then apply again")
+    expected = sorted((set(keys_before) - set(removed)) | added)
+    if sorted(_bib_keys(bib_text, manuscript.bib)) != expected:
+        raise SitegenError(f"{confirmation}: the edited {manuscript.bib.name} would not hold exactly the entries it "
+                           "should (a bug, or an entry sitegen cannot find by its key); nothing was changed")
     return draft, bib_text
 
 
-def without_citation(text: str, key: str) -> str:
-    """The sentence without its citations of `key` (a bracket left empty goes too)."""
-    escaped = re.escape(key)
-    text = re.sub(rf"\s*;\s*-?@{{?{escaped}}}?(?![\w:.#$%&\-+?<>~/])[^;\]]*(?=[;\]])", "", text)
-    text = re.sub(rf"(\[)\s*[^\[\];@]*-?@{{?{escaped}}}?(?![\w:.#$%&\-+?<>~/])[^;\]]*;\s*", r"\1", text)
-    text = re.sub(rf"\s*\[[^\[\];@]*-?@{{?{escaped}}}?(?![\w:.#$%&\-+?<>~/])[^;\]]*\]", "", text)
-    text = re.sub(rf"(?<![\w@])-?@{{?{escaped}}}?(?![\w:.#$%&\-+?<>~/])", "", text)
-    return re.sub(r" {2,}", " ", text)
+def _edited(text: str, changes: list[_Edit], line: int, manuscript: Manuscript, confirmation: Path) -> str:
+    """A sentence with its changes made in turn, each checked: a worded sentence cannot share its sentence."""
+    worded = [change for change in changes if isinstance(change.change, str)]
+    if worded and len(changes) > 1:
+        other = next(change for change in changes if change is not worded[0])
+        raise SitegenError(f"{confirmation}:{worded[0].line}: {worded[0].suggestion.id} words the sentence on line "
+                           f"{line} of {manuscript.draft.name}, which {other.suggestion.id} (line {other.line}) "
+                           "changes too; accept one of them; nothing was changed")
+    for change in changes:
+        text = change.change if isinstance(change.change, str) else change.change(text)
+    keys = claims.cited_keys(text)
+    for change in changes:
+        wrong = (f"still cites @{change.drops}" if change.drops and change.drops in keys else
+                 f"does not cite @{change.cites}" if change.cites and change.cites not in keys else None)
+        if wrong:
+            raise SitegenError(f"{confirmation}:{change.line}: {change.suggestion.id}: after the edit the sentence on "
+                               f"line {line} of {manuscript.draft.name} {wrong}; edit it by hand (or word it "
+                               "with `sentence:`); nothing was changed")
+    return text
 
 
-def replace_citation(text: str, key: str, new_key: str) -> str:
-    return re.sub(rf"(?<![\w@])(-?)@{{?{re.escape(key)}}}?(?![\w:.#$%&\-+?<>~/])", rf"\1@{new_key}", text)
+def _bib_keys(text: str, path: Path) -> list[str]:
+    try:
+        return [entry.id for entry in read_references(text, "bibtex", [])]
+    except ReferenceProblem as exc:
+        raise SitegenError(f"{path}:{exc.line}: {exc.message}") from None
 
 
 def add_citation(text: str, key: str) -> str:
     """The sentence with `[@key]` before its closing punctuation."""
-    match = re.search(r"[.!?][\"'”’)]*\s*$", text)
+    match = re.search(r"[.!?。！？][\"'”’)」』）]*\s*$", text)
     end = match.start() if match else len(text.rstrip())
     return f"{text[:end]} [@{key}]{text[end:]}"
 
@@ -581,9 +793,25 @@ def _quote(text: str, limit: int = 160) -> str:
     return '"' + (text if len(text) <= limit else text[:limit - 1] + "…") + '"'
 
 
-def _cell(text: str) -> str:
-    """Text from a draft or a provider made safe in Markdown: on one line, no table breaks, no HTML."""
-    return " ".join(text.split()).replace("\\", "\\\\").replace("|", "\\|").replace("&", "&amp;").replace("<", "&lt;")
+# What Markdown reads as syntax inside a line: code spans, emphasis, links and images, table cells, strikethrough
+# (values never start a line, so list and heading markers there need no escape).
+MARKDOWN_SYNTAX = re.compile(r"([\\`*_\[\]|~])")
+
+
+def _md(text: object) -> str:
+    """Any value from a draft, a .bib or a provider made plain text in Markdown: on one line, every
+    character Markdown reads as syntax backslash-escaped (no table breaks, links, code spans or emphasis)
+    and no HTML. Every value the round's .md files show goes through here."""
+    plain = " ".join(str(text).split()).replace("&", "&amp;").replace("<", "&lt;")
+    return MARKDOWN_SYNTAX.sub(r"\\\1", plain)
+
+
+def _code(text: str) -> str:
+    """A value shown as a code span (read literally, HTML too), fenced by more backticks than it holds."""
+    plain = " ".join(text.split())
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", plain)), default=0) + 1)
+    pad = " " if plain.startswith("`") or plain.endswith("`") else ""
+    return f"{fence}{pad}{plain}{pad}{fence}"
 
 
 def _answers(payload: VerificationPayload) -> str:
@@ -606,23 +834,28 @@ def render_problems(number: int, rows: list[ProblemRow], apart: list[CitationChe
     lines += ["| # | type | location | evidence | action |", "| --- | --- | --- | --- | --- |"]
     for row in rows:
         left = " (left from the last round)" if row.carried else ""
-        lines.append(f"| {row.id} | {row.type}{left} | {_cell(row.location)} | {_cell(row.evidence)} | "
-                     f"{_cell(row.action)} |")
+        lines.append(f"| {row.id} | {row.type}{left} | {_md(row.location)} | {_md(row.evidence)} | "
+                     f"{_md(row.action)} |")
     if not rows:
         lines.append("| – | none | | | |")
     if apart:
         lines += ["", "## Re-check later (rate-limited, not searched)", ""]
-        lines += [f"- {check.key} (line {check.line}): {_cell(_answers(check.identity))}" for check in apart]
+        lines += [f"- {_md(check.key)} (line {check.line}): {_md(_answers(check.identity))}" for check in apart]
     return "\n".join(lines) + "\n"
 
 
 def render_queries(rows: list[ProblemRow], apart: list[CitationCheck]) -> str:
     lines = ["# Targeted searches", ""]
     for row in rows:
-        lines.append(f"- {row.id} ({row.type}): `{row.query}`" if row.query
-                     else f"- {row.id} ({row.type}): no search (nothing to find for it)")
+        if row.query:
+            lines.append(f"- {row.id} ({row.type}): {_code(row.query)}")
+        elif row.type in ("unsupported claim", "citation with no entry"):
+            lines.append(f"- {row.id} ({row.type}): no search: the text holds no words to search with; "
+                         "search by hand")
+        else:
+            lines.append(f"- {row.id} ({row.type}): no search (nothing to find for it)")
     if apart:
-        lines += ["", "Rate-limited entries are not searched: " + ", ".join(c.key for c in apart)]
+        lines += ["", "Rate-limited entries are not searched: " + ", ".join(_md(c.key) for c in apart)]
     return "\n".join(lines) + "\n"
 
 
@@ -635,17 +868,17 @@ def render_suggestions(rows: list[ProblemRow], made: list[Suggestion], searches:
              "the work really supports the sentence before you accept it.", ""]
     failed = {s.problem: s for s in searches if s.status != "ok"}
     for row in rows:
-        lines += [f"## {row.id}: {row.type}: {_cell(row.location)}", "", f"Evidence: {_cell(row.evidence)}", ""]
+        lines += [f"## {row.id}: {row.type}: {_md(row.location)}", "", f"Evidence: {_md(row.evidence)}", ""]
         offered = [s for s in made if s.problem == row.id]
         for suggestion in offered:
             lines.append(f"- **{suggestion.id}** {_describe(suggestion, checks)}")
         if row.id in failed:
-            lines.append(f"- the search `{row.query}` failed ({failed[row.id].status}): this says nothing about "
+            lines.append(f"- the search {_code(row.query)} failed ({_md(failed[row.id].status)}): this says nothing about "
                          "whether literature exists; run the round again later")
         elif row.query and not any(s.record for s in offered) and row.type != "conflicting citation":
             hits = [record for search in searches if search.problem == row.id for record in search.records]
-            seen = _cell("; ".join(f"{_first_author(r)} ({r.year or 'n.d.'}) {r.title}" for r in hits))
-            lines.append(f"- the search `{row.query}` found nothing to suggest" +
+            seen = _md("; ".join(f"{_first_author(r)} ({r.year or 'n.d.'}) {r.title}" for r in hits))
+            lines.append(f"- the search {_code(row.query)} found nothing to suggest" +
                          (f" (its hits are other works: {seen})" if seen else "") +
                          "; search by hand (no hit is not proof that no literature exists)")
         if not offered:
@@ -656,20 +889,20 @@ def render_suggestions(rows: list[ProblemRow], made: list[Suggestion], searches:
 
 def _describe(suggestion: Suggestion, checks: dict[str, CitationCheck]) -> str:
     record = suggestion.record
-    work = _cell(f"{_first_author(record)} ({record.year or 'n.d.'}) {record.title}" +
+    work = _md(f"{_first_author(record)} ({record.year or 'n.d.'}) {record.title}" +
                  (f", doi:{record.DOI}" if record.DOI else "")) if record else ""
     if suggestion.action == "remove-citation":
-        return f"remove the citation @{suggestion.key} from the sentence"
+        return f"remove the citation @{_md(suggestion.key)} from the sentence"
     if suggestion.action == "cite-candidate":
-        instead = f"instead of @{suggestion.key}" if suggestion.key else "in the sentence"
-        return f"cite {work} as @{suggestion.new_key} {instead} **[to confirm]**"
+        instead = f"instead of @{_md(suggestion.key)}" if suggestion.key else "in the sentence"
+        return f"cite {work} as @{_md(suggestion.new_key)} {instead} **[to confirm]**"
     if suggestion.action == "remove-entry":
-        return f"remove the entry {suggestion.key} from the .bib and its citations from the draft"
+        return f"remove the entry {_md(suggestion.key)} from the .bib and its citations from the draft"
     check = checks.get(suggestion.key)
     diff = field_diff(check.record, record) if check and check.record else []
-    changes = _cell("; ".join(f"{name}: {old!r} → {new!r}" for name, old, new in diff) or "no field differs")
+    changes = _md("; ".join(f"{name}: {old!r} → {new!r}" for name, old, new in diff) or "no field differs")
     mark = " **[to confirm]**" if suggestion.to_confirm else ""
-    return f"replace the entry {suggestion.key} with {work} ({changes}){mark}"
+    return f"replace the entry {_md(suggestion.key)} with {work} ({changes}){mark}"
 
 
 def _first_author(record: Record | None) -> str:
@@ -691,33 +924,78 @@ def field_diff(cited: Record, correct: Record) -> list[tuple[str, str, str]]:
 def write_summary(manuscript: Manuscript) -> None:
     """final-summary.md: rounds run, problems per round, what was revised, what is left."""
     rounds = manuscript.rounds()
-    lines = ["# Evidence loop: summary", "", f"Draft: {manuscript.draft.name}; bibliography: {manuscript.bib.name}.",
+    lines = ["# Evidence loop: summary", "",
+             f"Draft: {_md(manuscript.draft.name)}; bibliography: {_md(manuscript.bib.name)}.",
              f"Rounds run: {len(rounds)} of at most {MAX_ROUNDS}.", "", "| round | problems | rate-limited | revised |",
              "| --- | --- | --- | --- |"]
-    last_rows, last_apart = [], ""
+    last_rows, last_apart, failed = [], "", []
     for number in rounds:
         folder = manuscript.round_dir(number)
         last_rows = read_problems(folder)
         apart = rate_limited_keys(folder)
-        last_apart = ", ".join(apart)
+        last_apart = ", ".join(_md(key) for key in apart)
+        failed = [search for search in _read_candidates(folder) if search.round == number and search.status != "ok"]
         revised = "waiting for confirm.yaml"
         if (folder / "applied.json").is_file():
             applied = Applied.model_validate_json((folder / "applied.json").read_text(encoding="utf-8"))
             revised = ", ".join(applied.accepted) or "none accepted"
         lines.append(f"| {number} | {len(last_rows)} | {len(apart)} | {revised} |")
     lines.append("")
-    if rounds and not last_rows:
+    if rounds and not last_rows and last_apart:
+        lines.append("Paused: the last round found no problem, but could not check every entry (an index was "
+                     "rate limited). Nothing unchecked counts as verified: run the loop again later to re-verify.")
+    elif rounds and not last_rows:
         lines.append("Converged: the last round found no problem.")
     elif rounds:
         final = len(rounds) >= MAX_ROUNDS
         lines += ["Left after the last round" + (" [to check by hand]:" if final else ":"), ""]
-        lines += [f"- {row.id} {row.type}: {_cell(row.location)}" + (" [to check by hand]" if final else "")
+        lines += [f"- {row.id} {row.type}: {_md(row.location)}" + (" [to check by hand]" if final else "")
                   for row in last_rows]
     if last_apart:
         lines += ["", f"Re-check later (rate-limited, never searched): {last_apart}."]
+    if failed:  # seed 001: say so when the last round only checked and could not search
+        lines += ["", "Only checked, not searched: the targeted searches for "
+                  + ", ".join(f"{search.problem} ({_md(search.status)})" for search in failed)
+                  + " failed, which says nothing about whether literature exists; run the round again later."]
     atomic_write(manuscript.base / "final-summary.md", "\n".join(lines) + "\n")
 
 
 def problems_left(manuscript: Manuscript) -> int:
     rounds = manuscript.rounds()
     return len(read_problems(manuscript.round_dir(rounds[-1]))) if rounds else 0
+
+
+@dataclass
+class LoopResult:
+    manuscript: Manuscript
+    round: int | None  # the round run, None when only a confirmation was applied
+    applied: Applied | None  # when a confirmation was applied
+    left: int  # problems the last round left
+    rounds: int  # rounds run so far
+    recheck: list[str]  # entries kept apart as rate-limited in the last round: re-check later
+
+
+def step(directory: Path, topic: str, *, sources: list[str], mode: str, draft: Path | None = None,
+         bib: Path | None = None, out: Path | None = None, apply: bool = False, verify: Verifier | None = None,
+         transport: httpx.BaseTransport | None = None) -> LoopResult:
+    """One step of a manuscript's evidence loop: apply the last round's confirmation (`apply`), or run
+    the next round (snapshots under the loop's own folder, so a loop replays offline)."""
+    manuscript = find_manuscript(directory, topic, draft, bib, out)
+
+    def result(number: int | None, applied: Applied | None = None) -> LoopResult:
+        rounds = manuscript.rounds()
+        recheck = rate_limited_keys(manuscript.round_dir(rounds[-1])) if rounds else []
+        return LoopResult(manuscript, number, applied, problems_left(manuscript), len(rounds), recheck)
+
+    if apply:
+        rounds = manuscript.rounds()
+        if not rounds:
+            raise SitegenError(f"no round has been run for this topic in {manuscript.base}; nothing to apply")
+        return result(None, apply_confirmation(manuscript, rounds[-1]))
+    if converged_round(manuscript) is not None:
+        return result(None)
+    check_sources(sources)
+    settings = SourceSettings.from_environment()
+    with open_fetcher(mode, manuscript.base / "snapshots", transport=transport) as fetcher:
+        number = run_round(manuscript, fetcher, settings, sources, verify or verify_citation, search_sources)
+    return result(number)

@@ -60,6 +60,12 @@ class CitationQuery:
     seeds: tuple[Seed, ...]
 
     @property
+    def key(self) -> tuple[str, tuple[str, ...]]:
+        """What the search asks, however it is written: its mode and its seeds' keys, sorted. Two queries with one
+        key find the same works (a DOI and the id of one work can be told one seed only by asking OpenAlex)."""
+        return self.mode, tuple(sorted(seed.key for seed in self.seeds))
+
+    @property
     def sent(self) -> str:
         """The query as run: its mode, and each seed as OpenAlex is asked for it."""
         return f"{self.mode}: {', '.join(seed.key for seed in self.seeds)}"
@@ -79,7 +85,7 @@ def parse_citation_query(text: str) -> CitationQuery:
         raise CitationQueryError(f"{mode}: names no seed work; give OpenAlex ids (W…) or DOIs after the colon")
     if "" in written:
         raise CitationQueryError(f"{mode}: has an empty seed (two commas in a row, or one at an end)")
-    seeds = tuple(_seed(part) for part in written)
+    seeds = tuple(_seed(part, several=len(written) > 1) for part in written)
     keys = [seed.key for seed in seeds]
     if twice := next((key for index, key in enumerate(keys) if key in keys[:index]), None):
         raise CitationQueryError(f"seed {twice} is given twice")
@@ -90,9 +96,29 @@ def parse_citation_query(text: str) -> CitationQuery:
     return CitationQuery(mode, seeds)
 
 
-def _seed(written: str) -> Seed:
+def strategy_key(source: str, method: str, query: str) -> tuple[str, ...]:
+    """What a saved strategy asks, equal for two strategies that ask the same however written: a citation search by its mode and sorted seeds (`CitationQuery.key`), a database query by its text
+    less whitespace at its ends (inside, spacing can matter to a provider's syntax)."""
+    if method == "citations":
+        try:
+            mode, seeds = parse_citation_query(query).key
+            return source, method, mode, *seeds
+        except CitationQueryError:
+            pass  # a broken query is reported as such; as a key, its text is all there is
+    return source, method, query.strip()
+
+
+def _seed(written: str, several: bool) -> Seed:
     if openalex := normalise_openalex(written):
+        if openalex.startswith("W0"):
+            # Whether OpenAlex reads W0123 as W123 is not documented: a seed names its work one way only.
+            raise CitationQueryError(f"seed {written[:80]!r}: an OpenAlex work id has no leading zeros; write it as "
+                                     "OpenAlex gives it (W followed by digits, the first not 0)")
         return Seed(written, openalex=openalex)
     if doi := normalise_doi(written):
         return Seed(written, doi=doi)
-    raise CitationQueryError(f"seed {written[:80]!r} is neither an OpenAlex work id (W followed by digits) nor a DOI")
+    # A DOI holding a comma ("10.1000/a,b") reaches here as two seeds, its second half no identifier.
+    hint = ("; commas separate seeds, so a DOI holding a comma cannot be one: give the work's OpenAlex id (W…) "
+            "instead") if several else ""
+    raise CitationQueryError(f"seed {written[:80]!r} is neither an OpenAlex work id (W followed by digits) nor a "
+                             f"DOI{hint}")

@@ -23,7 +23,9 @@ NAMESPACES = ("doi", "openalex", "arxiv", "pmid", "pmcid", "ref")  # record-id p
 NAMESPACE_LABELS = {"doi": "DOI", "openalex": "OpenAlex", "arxiv": "arXiv", "pmid": "PMID", "pmcid": "PMCID",
                     "ref": "content key"}
 
-_DOI = re.compile(r"^10\.\d{4,9}/\S+$")
+# Digits are written [0-9], never \d, which also takes other scripts' digits ("W" and Arabic-Indic digits):
+# no provider writes an identifier so, and it would be a second spelling of one id.
+_DOI = re.compile(r"^10\.[0-9]{4,9}/\S+$")
 # The written forms of a DOI: doi:/DOI / info:doi/ / urn:doi: labels, resolver addresses with or without
 # scheme and www./dx., and publisher pages whose path holds /doi/(abs|full|pdf|epdf|…)/10.… .
 _DOI_PREFIXES = re.compile(
@@ -38,13 +40,13 @@ _URL_FORM = re.compile(r"^(?:https?:)?//", re.IGNORECASE)
 _PUBMED_TAG = re.compile(r"\s*\[doi\]$", re.IGNORECASE)
 # Where a field holding several DOIs ("10.1/a, 10.1/b", "10.1/a;10.1/b", "10.1/a 10.1/b") separates
 # them: a separator whose next word holds a DOI's start. A SICI DOI's own ';' (…CO;2-#) is no separator.
-_BETWEEN_DOIS = re.compile(r"[\s,;]+(?=\S*?10\.\d{4,9}/)")
+_BETWEEN_DOIS = re.compile(r"[\s,;]+(?=\S*?10\.[0-9]{4,9}/)")
 _WRAPPERS = "\"'\u201c\u201d\u2018\u2019\u00ab\u00bb`"
 _CLOSERS = {")": "(", "]": "[", ">": "<", "}": "{"}
 # A query string pasted after a bare DOI (?utm_source=…&…): key=value pairs only.
 _QUERY = re.compile(r"\?[A-Za-z][\w.-]*=[^\s/]*$")
 # A SICI DOI's check character can be '#' (…;2-#), so a final '#' is kept there and only there.
-_SICI_CHECK = re.compile(r";\d+-#$")
+_SICI_CHECK = re.compile(r";[0-9]+-#$")
 _PMID_PREFIXES = re.compile(
     r"^(?:pmid:\s*|med-|https?://(?:www\.)?(?:pubmed\.ncbi\.nlm\.nih\.gov|ncbi\.nlm\.nih\.gov/pubmed)/)", re.IGNORECASE
 )
@@ -56,8 +58,8 @@ _PMCID_PREFIXES = re.compile(
 _OPENALEX_PREFIXES = re.compile(r"^(?:openalex:|oax-|https?://(?:api\.)?openalex\.org/(?:works/)?)", re.IGNORECASE)
 _ARXIV_PREFIXES = re.compile(r"^(?:arxiv:\s*|(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/)",
                              re.IGNORECASE)
-_ARXIV_NEW = re.compile(r"^(\d{4}\.\d{4,5})(?:v\d+)?$")
-_ARXIV_OLD = re.compile(r"^([a-z-]+(?:\.[a-z]{2})?/\d{7})(?:v\d+)?$", re.IGNORECASE)
+_ARXIV_NEW = re.compile(r"^([0-9]{4}\.[0-9]{4,5})(?:v[0-9]+)?$")
+_ARXIV_OLD = re.compile(r"^([a-z-]+(?:\.[a-z]{2})?/[0-9]{7})(?:v[0-9]+)?$", re.IGNORECASE)
 _ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$")
 _UNSAFE = re.compile(r"[\x00-\x20\x7f\\]")
 
@@ -138,19 +140,19 @@ def _trim_end(text: str) -> str:
 
 def normalise_pmid(value: object) -> str | None:
     text = _PMID_PREFIXES.sub("", _clean(value)).rstrip("/")
-    return text if re.fullmatch(r"[1-9]\d{0,11}", text) else None
+    return text if re.fullmatch(r"[1-9][0-9]{0,11}", text) else None
 
 
 def normalise_pmcid(value: object) -> str | None:
     text = _PMCID_PREFIXES.sub("", _clean(value)).rstrip("/").upper()
-    if re.fullmatch(r"\d{1,10}", text):  # OpenAlex gives bare digits in its PMC URL
+    if re.fullmatch(r"[0-9]{1,10}", text):  # OpenAlex gives bare digits in its PMC URL
         text = "PMC" + text
-    return text if re.fullmatch(r"PMC\d{1,10}", text) else None
+    return text if re.fullmatch(r"PMC[0-9]{1,10}", text) else None
 
 
 def normalise_openalex(value: object) -> str | None:
     text = _OPENALEX_PREFIXES.sub("", _clean(value)).rstrip("/").upper()
-    return text if re.fullmatch(r"W\d{1,12}", text) else None
+    return text if re.fullmatch(r"W[0-9]{1,12}", text) else None
 
 
 def arxiv_of_doi(doi: str | None) -> str | None:

@@ -331,7 +331,7 @@ def authors_agree(a: Work, b: Work) -> Literal["all", "first", "none", "unknown"
     return "none"
 
 
-def _subtitle_only(a: str, b: str) -> bool:
+def subtitle_only(a: str, b: str) -> bool:
     """One title is the other with words added at the end (a subtitle), and the shorter has four words or more."""
     short, long = sorted((a, b), key=len)
     return len(short.split()) >= 4 and long.startswith(short + " ")
@@ -339,7 +339,7 @@ def _subtitle_only(a: str, b: str) -> bool:
 
 def title_score(a: Work, b: Work) -> float:
     score = fuzz.ratio(a.title, b.title)
-    if score < NEAR_TITLE and _subtitle_only(a.title, b.title):
+    if score < NEAR_TITLE and subtitle_only(a.title, b.title):
         score = NEAR_TITLE  # one record lost its subtitle: allowed only with three corroborating fields
     return score
 
@@ -419,7 +419,7 @@ def classify(a: Work, b: Work) -> tuple[Verdict, float]:
     if (people in ("none", "unknown") or a.year is None or b.year is None or score < NEAR_TITLE
             or len(a.title.split()) < MIN_TITLE_WORDS):
         return "probable", score
-    if other_words(a.title, b.title) and not _subtitle_only(a.title, b.title):
+    if other_words(a.title, b.title) and not subtitle_only(a.title, b.title):
         return "probable", score  # "increased" or "decreased", "children" or "adults": a reviewer looks
     if journals_differ(a.journal, b.journal) and not (a.meeting and b.meeting):
         # A conference abstract and the journal article, one abstract at two meetings, a namesake paper

@@ -292,7 +292,7 @@ class RetrievalPayload(Strict):
     query: str
     label: str | None = None
     record_ids: list[str]
-    total: int | None = None  # the provider's own count of matches
+    total: int | None = None  # the provider's own count of matches; a citation search's: its distinct works
     snapshot_hashes: list[Sha256] = Field(default_factory=list)
     complete: bool = True
     note: str | None = None
@@ -407,6 +407,9 @@ AXIS_VERDICTS: dict[str, tuple[str, ...]] = {
 # Refusal grade (withhold, or flag as fabricated or wrong) is exactly these four; every other verdict is
 # either a pass or an open item.
 REFUSAL_GRADE = frozenset({"unresolvable", "mismatch", "retracted", "contradicted"})
+# Open items: neither a pass nor a refusal (a source did not answer, only one index holds the paper, no
+# open full text to check a passage against, a passage not found where sitegen reads). A human decides.
+OPEN_ITEMS = frozenset({"inconclusive", "insufficient-passage", "not-found"})
 Verdict = Literal["verified", "mismatch", "unresolvable", "inconclusive", "current", "corrected",
                   "expression-of-concern", "retracted", "not-found", "contradicted", "insufficient-passage"]
 Reason = Annotated[str, StringConstraints(min_length=1, max_length=2000), Printable]
@@ -636,7 +639,8 @@ class RunSource(Strict):
         "a request retried after a failure (HTTP 429 or 5xx, a timeout) is listed once, with the answer it finally got")
     status: SourceStatus | None = None
     complete: bool
-    total: int | None = Field(default=None, description="the provider's own count of matches")
+    total: int | None = Field(default=None, description="the provider's own count of matches; for a citation search, the distinct works its "
+                                "seeds lead to (absent when not known)")
     retrieved: int = Field(ge=0, description="distinct records this strategy returned")
     new: int = Field(ge=0, description="of those, records in the run's new screening batch")
     note: str | None = Field(default=None, description="why the source is incomplete, and what a complete answer "

@@ -194,7 +194,7 @@ class Fetcher:
                                  timeout=httpx.Timeout(provider.read_timeout, connect=provider.connect_timeout)) as response:
             if response.is_redirect:
                 target = response.headers.get("location", "elsewhere")
-                raise _Refused(f"{provider.name} redirected to {_without_query(target)}; redirects are refused")
+                raise _Refused(_REDIRECT.format(name=provider.name, target=_without_query(target)))
             declared = response.headers.get("content-length")
             if declared and declared.isdecimal() and int(declared) > provider.max_bytes:
                 raise _Refused(f"{provider.name} response of {int(declared):,} bytes is over the "
@@ -214,6 +214,16 @@ class Fetcher:
 def pause(seconds: float) -> None:
     """Wait between requests (rate limits, backoff); tests replace it to run without waiting."""
     time.sleep(seconds)
+
+
+_REDIRECT = "{name} redirected to {target}; redirects are refused"
+
+
+def redirect_target(exc: SourceError) -> str | None:
+    """The address a refused redirect pointed to (without its query), when `exc` is one; it is read back from the
+    message because a replayed run has only the message its recording stored."""
+    match = re.fullmatch(r".+? redirected to (\S+); redirects are refused", str(exc))
+    return match.group(1) if match else None
 
 
 class _Refused(Exception):

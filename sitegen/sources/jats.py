@@ -9,6 +9,8 @@ quoted; anything else (NC, ND, a licence stated only in prose) is refused by the
 
 from __future__ import annotations
 
+import bisect
+import html
 import re
 from collections.abc import Iterator
 
@@ -17,7 +19,7 @@ from pydantic import BaseModel
 
 from sitegen.records.model import CONTROL_CHARACTER
 from sitegen.sources.base import Malformed, element_text, parse_xml
-from sitegen.text import normalise_whitespace
+from sitegen.text import comparable_passage, normalise_whitespace
 
 MAX_BYTES = 4_000_000
 MAX_DEPTH = 80  # the root element is depth 1
@@ -161,7 +163,9 @@ def paragraph_text(element: etree._Element) -> str:
     def visit(node: etree._Element) -> None:
         parts.append(node.text or "")
         for child in node:
-            if isinstance(child.tag, str) and child.tag not in LEFT_OUT:
+            if isinstance(child, etree._Entity):  # a named entity left unexpanded: the character it names
+                parts.append(html.unescape(child.text or ""))
+            elif isinstance(child.tag, str) and child.tag not in LEFT_OUT:
                 visit(child)
                 if child.tag in LINKS and not len(child) and not (child.text or "").strip():
                     parts.append(child.get(XLINK_HREF) or "")  # an empty link reads as its address
@@ -172,9 +176,18 @@ def paragraph_text(element: etree._Element) -> str:
 
 
 def find_passage(text: str, found: list[Paragraph]) -> Paragraph | None:
-    """The first paragraph holding `text` verbatim, compared after NFC and whitespace collapsing (as passages
-    are checked against abstracts), or None. A passage running across two paragraphs is not found."""
-    needle = normalise_whitespace(text)
+    """The paragraph holding `text` verbatim (compared as `comparable_passage` has it, as passages are
+    checked against abstracts), or, for a passage running on from one paragraph into the next, the paragraph
+    it starts in; None when it is in none."""
+    needle = comparable_passage(text)
     if not needle:
         return None
-    return next((paragraph for paragraph in found if needle in normalise_whitespace(paragraph.text)), None)
+    texts = [comparable_passage(paragraph.text) for paragraph in found]
+    if (within := next((p for p, t in zip(found, texts, strict=True) if needle in t), None)) is not None:
+        return within
+    joined, starts = "", []
+    for paragraph_text_ in texts:
+        starts.append(len(joined))
+        joined += paragraph_text_ + " "
+    at = joined.find(needle)
+    return found[bisect.bisect_right(starts, at) - 1] if at >= 0 else None

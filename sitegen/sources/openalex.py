@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from typing import Any
+from urllib.parse import quote
 
 from sitegen.records.citations import CitationQuery
 from sitegen.records.ids import (
@@ -28,6 +29,7 @@ from sitegen.sources.base import (
     Malformed,
     Pager,
     Trace,
+    Unsupported,
     as_dict,
     as_list,
     check_status,
@@ -38,7 +40,7 @@ from sitegen.sources.base import (
     text_value,
     to_record,
 )
-from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError
+from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError, redirect_target
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import SourceSettings
 
@@ -46,6 +48,9 @@ BASE = "https://api.openalex.org"
 PROVIDER = Provider(label("openalex"), frozenset({"api.openalex.org"}), min_interval=0.1)
 IDS_PER_REQUEST = 50  # OpenAlex accepts up to 50 values in one OR filter
 MAX_IDS_PER_SEED = 2000  # of one seed's referenced or related works, as many as a run follows
+# What a URL path holds as it is (RFC 3986's pchar less the unreserved characters quote() keeps anyway): anything
+# else in a DOI ('?', '#', '%', a space, non-ASCII letters) is percent-encoded, so the DOI stays in the path.
+PATH_SAFE = "/:@!$&'()*+,;="
 WORKS = Items("work(s)", "no identifier",
               lambda work: normalise_openalex(work.get("id")) if isinstance(work, dict) else None)
 
@@ -204,33 +209,82 @@ def citation_search(fetcher: Fetcher, settings: SourceSettings, query: CitationQ
     depend on how the seeds were listed: for references, related and shared works, most seeds first, then by id;
     for citing works, those citing most seeds first, then newest first (as OpenAlex sorts them), then by id.
 
-    Every seed must resolve: one OpenAlex does not know (or an id it answers with another work) leaves the
-    search's slice unknown, so the outcome is not complete; an error anywhere is the outcome's status.
+    Every seed must resolve to itself and bring its lists: a seed OpenAlex does not know, answers with another
+    work (merged or redirected), or lists nothing usable for leaves the search's slice unknown, so the outcome is
+    not complete (`doubt` names the seed) while the other seeds are still followed; an error anywhere is the
+    outcome's status. `total` is the number of distinct works found, None when it is not known.
     """
     def call(trace: Trace) -> SourceOutcome:
-        works: dict[str, dict[str, Any]] = {}  # OpenAlex id -> the seed's work: a DOI and an id of one work count once
-        unknown = []
-        for seed in query.seeds:
-            found = _work(trace, seed.openalex or seed.doi or "")
-            if found is None:
-                unknown.append(seed.written)
-            elif (openalex_id := _openalex_id(found[0])) in works:
-                trace.warnings.append(f"the seed {seed.written} is {openalex_id}, given already: it counts once")
-            else:
-                works[openalex_id] = found[0]
+        works, doubts = _seed_works(trace, query)
         if query.mode == "citing":
             outcome = _citing_all(trace, list(works), settings)
         else:
             outcome = _listed(trace, list(works.values()),
                               "related_works" if query.mode == "related" else "referenced_works",
-                              2 if query.mode == "shared" else 1, settings)
-        if unknown:
-            many = len(unknown) > 1
-            outcome = outcome.model_copy(update={"doubt": (
-                f"OpenAlex has no work for the seed{'s' if many else ''} {', '.join(unknown)}, so nothing was "
-                f"followed from {'them' if many else 'it'}; correct the seed or save the search anew")})
-        return outcome
+                              2 if query.mode == "shared" else 1, settings, doubts)
+        return outcome.model_copy(update={"doubt": "; ".join(doubts) or None})
     return run_call(Trace("openalex", fetcher, PROVIDER, secrets(settings)), call)
+
+
+def _seed_works(trace: Trace, query: CitationQuery) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """Each distinct seed's work by its OpenAlex id (a DOI and the id of one work count once), and why any seed
+    could not be followed."""
+    works: dict[str, dict[str, Any]] = {}
+    written: dict[str, str] = {}  # OpenAlex id -> the seed as first written
+    unknown, doubts, repeated = [], [], []
+    for seed in query.seeds:
+        try:
+            found = _work(trace, seed.openalex or seed.doi or "")
+        except _OtherWork as exc:
+            doubts.append(f"OpenAlex answers the seed {seed.written} with another work, {exc.received} (the two were "
+                          "merged, or the id was reassigned), so nothing was followed from it; check which work is "
+                          "meant and save the search anew")
+            continue
+        except SourceError as exc:
+            if (target := redirect_target(exc)) is None:
+                raise
+            moved = normalise_openalex(target.rstrip("/").rsplit("/", 1)[-1])
+            doubts.append(f"OpenAlex redirects the seed {seed.written}{f' to {moved}' if moved else ''} (merged into "
+                          "another work), so nothing was followed from it; check which work is meant and save the "
+                          "search anew")
+            continue
+        if found is None:
+            unknown.append(seed.written)
+        elif (openalex_id := _openalex_id(found[0])) in works:
+            repeated.append(f"{written[openalex_id]} and {seed.written} are one work, {openalex_id}")
+            trace.warnings.append(f"the seed {seed.written} is {openalex_id}, given already as "
+                                  f"{written[openalex_id]}: it counts once")
+        else:
+            works[openalex_id], written[openalex_id] = found[0], seed.written
+    if unknown:
+        many = len(unknown) > 1
+        doubts.insert(0, f"OpenAlex has no work for the seed{'s' if many else ''} {', '.join(unknown)}, so nothing "
+                         f"was followed from {'them' if many else 'it'}; correct the seed or save the search anew")
+    if query.mode == "shared" and len(works) < 2 and repeated:
+        doubts.append(f"the seeds {'; '.join(repeated)}: 'shared' needs at least two different works, so none can "
+                      "be shared; save the search with another seed")
+    return works, doubts
+
+
+def _seed_list(work: dict[str, Any], key: str, doubts: list[str]) -> list[str]:
+    """The OpenAlex ids a seed lists under `referenced_works` or `related_works`, once each. A list that is missing,
+    not a list, or (for references) empty or shorter than OpenAlex's own count is reference data OpenAlex lacks,
+    never "cites nothing": `doubts` says so, naming the seed."""
+    seed, value, what = _openalex_id(work), work.get(key), key.replace("_", " ")
+    if not isinstance(value, list):
+        doubts.append(f"OpenAlex sent {'no' if value is None else 'unreadable'} {what} for {seed}, so nothing was "
+                      "followed from it")
+        return []
+    listed = related_ids(work, key)
+    if len(listed) < len(value):
+        doubts.append(f"{len(value) - len(listed)} of the {what} OpenAlex lists for {seed} are no OpenAlex work id")
+    ids = list(dict.fromkeys(listed))
+    count = work.get(f"{key}_count")
+    if key == "referenced_works" and not ids:
+        doubts.append(f"OpenAlex lists no references for {seed}: its reference data may be missing")
+    elif isinstance(count, int) and not isinstance(count, bool) and count > len(value):
+        doubts.append(f"OpenAlex counts {count} {what} for {seed} but lists {len(value)}: its data may be incomplete")
+    return ids
 
 
 def related_ids(work: dict[str, Any], key: str) -> list[str]:
@@ -249,8 +303,16 @@ def _work(trace: Trace, identifier: str) -> tuple[dict[str, Any], Record] | None
     if not isinstance(work, dict) or record is None:
         raise Malformed("the work has no identifier or title")
     if not _is_the_work(record, identifier):
-        raise Malformed(f"asked for {identifier} but received {record.id}: a response for a different record")
+        raise _OtherWork(identifier, record.custom.openalex or record.id)
     return work, record
+
+
+class _OtherWork(Malformed):
+    """OpenAlex answered a lookup with another work than the one asked for (merged, or an id reassigned)."""
+
+    def __init__(self, asked: str, received: str):
+        super().__init__(f"asked for {asked} but received {received}: a response for a different record")
+        self.received = received
 
 
 def _by_ids(trace: Trace, openalex_ids: list[str], settings: SourceSettings) -> SourceOutcome:
@@ -274,13 +336,14 @@ def _combined(trace: Trace, reads: list[SourceOutcome]) -> SourceOutcome:
                          dropped=sum(read.dropped for read in reads))
 
 
-def _listed(trace: Trace, works: list[dict[str, Any]], key: str, at_least: int,
-            settings: SourceSettings) -> SourceOutcome:
-    """The works the seeds list under `key`, named by at least `at_least` seeds, most seeds first, then by id."""
+def _listed(trace: Trace, works: list[dict[str, Any]], key: str, at_least: int, settings: SourceSettings,
+            doubts: list[str]) -> SourceOutcome:
+    """The works the seeds list under `key`, named by at least `at_least` seeds, most seeds first, then by id;
+    its total is how many distinct works they are, None when a seed lists more than a run follows."""
     counts: Counter[str] = Counter()
     truncated = False
     for work in works:
-        listed = list(dict.fromkeys(related_ids(work, key)))
+        listed = _seed_list(work, key, doubts)
         if len(listed) > MAX_IDS_PER_SEED:
             truncated = True
             trace.warnings.append(f"{_openalex_id(work)} lists {len(listed)} {key.replace('_', ' ')}; "
@@ -295,17 +358,35 @@ def _listed(trace: Trace, works: list[dict[str, Any]], key: str, at_least: int,
     outcome = _by_ids(trace, ranked[:settings.max_records], settings)
     place = {work_id: index for index, work_id in enumerate(ranked)}
     records = sorted(outcome.records, key=lambda record: place.get(record.custom.openalex or "", len(place)))
-    return outcome.model_copy(update={"records": records, "total": len(ranked),
+    return outcome.model_copy(update={"records": records, "total": None if truncated else len(ranked),
                                       "truncated": truncated or outcome.truncated})
 
 
 def _citing_all(trace: Trace, openalex_ids: list[str], settings: SourceSettings) -> SourceOutcome:
-    """The works citing any of these works, once each: those citing most of them first, then newest first, then by id."""
-    outcome = _combined(trace, [_citing(trace, openalex_id, settings) for openalex_id in openalex_ids])
+    """The works citing any of these works, once each: those citing most of them first, then newest first, then by id.
+
+    The seeds share one run's `max_records` (as the works the other modes read do): each seed is read with what
+    is left of it, and seeds past it are not read (the outcome is then truncated). Its total is how many distinct
+    works cite the seeds when every seed's citing works were read whole, else None."""
+    reads, found, left = [], set(), []
+    for openalex_id in openalex_ids:
+        budget = settings.max_records - len(found)
+        if budget <= 0:
+            left.append(openalex_id)
+            continue
+        reads.append(_citing(trace, openalex_id, settings.model_copy(update={"max_records": budget})))
+        found.update(record.id for record in reads[-1].records)
+    if left:
+        trace.warnings.append(f"the works citing {', '.join(left)} were not read: the seeds before them led to "
+                              f"{settings.max_records} works, as many as a run reads (raise SITEGEN_MAX_RECORDS)")
+    outcome = _combined(trace, reads)
     counts = Counter(record.id for record in outcome.records)
     distinct = list({record.id: record for record in outcome.records}.values())
     distinct.sort(key=lambda record: (-counts[record.id], _newest_first(record), _id_order(record.custom.openalex)))
-    return outcome.model_copy(update={"records": distinct})
+    whole = not left and all(read.total == len(read.records) and not read.truncated and not read.dropped
+                             for read in reads)
+    return outcome.model_copy(update={"records": distinct, "total": len(distinct) if whole else None,
+                                      "truncated": outcome.truncated or bool(left)})
 
 
 def _openalex_id(work: dict[str, Any]) -> str:
@@ -329,10 +410,10 @@ def _lookup_path(identifier: str) -> str:
     if openalex := normalise_openalex(identifier):
         return openalex
     if doi := normalise_doi(identifier):
-        return f"doi:{doi}"
+        return f"doi:{quote(doi, safe=PATH_SAFE)}"
     if pmid := normalise_pmid(identifier):
         return f"pmid:{pmid}"
-    raise ValueError(f"{identifier!r} is not an OpenAlex id, DOI or PMID")
+    raise Unsupported(f"{identifier[:80]!r} is not an OpenAlex id, DOI or PMID")
 
 
 def _is_the_work(record: Record, identifier: str) -> bool:

@@ -19,7 +19,9 @@ class SourceOutcome(BaseModel):
     source: Source
     status: Status
     records: list[Record] = Field(default_factory=list)
-    total: int | None = None  # the provider's own count of matches
+    # The provider's own count of matches; a citation search's is the distinct works its seeds lead to, None
+    # when unknown (see sitegen.sources.openalex.citation_search).
+    total: int | None = None
     warnings: list[str] = Field(default_factory=list)
     executed_query: list[str] = Field(default_factory=list)  # every request, without credentials
     snapshot_hashes: list[str] = Field(default_factory=list)

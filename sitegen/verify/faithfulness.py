@@ -5,10 +5,11 @@ licensed full text (Europe PMC JATS, read only under CC BY, CC BY-SA, CC0 or the
 verdict, never a boolean:
 
 - `verified`: every passage was found; each found in the full text carries its section, licence and URL.
-- `contradicted` (refusal grade): a passage is absent from the very text it names, and sitegen holds that
-  text whole (the abstract; a full text read to its end).
-- `not-found`: a passage is absent from the text sitegen could read, but that is not all of its source
-  (an external passage quoted from a page of the PDF, a full text longer than sitegen reads): a human looks.
+- `contradicted` (refusal grade): a passage that names the abstract is absent from it. The abstract is the
+  record's own, held whole, so the record says something its source does not.
+- `not-found`: a passage is absent from the full text as sitegen reads it. That is never all of the article
+  (tables, figures, footnotes and back matter are not read; a PDF's page is not the JATS text), so a human
+  looks: an open item, not a refusal.
 - `insufficient-passage`: a passage could not be checked, for want of an open full text (none, a licence
   sitegen may not quote, a source that did not answer): an open item, never a refusal.
 """
@@ -24,7 +25,7 @@ from sitegen.sources import europepmc
 from sitegen.sources.europepmc import FullText
 from sitegen.sources.http import Fetcher
 from sitegen.sources.settings import SourceSettings
-from sitegen.text import normalise_whitespace
+from sitegen.text import comparable_passage
 
 
 @dataclass(frozen=True)
@@ -38,8 +39,8 @@ class OpenText:
 
 def needs_fulltext(record: Record, evidence: Evidence) -> bool:
     """Whether some passage can only be checked against the full text (it is not in the abstract)."""
-    abstract = normalise_whitespace(record.abstract or "")
-    return any(finding.passage.source != "abstract" and normalise_whitespace(finding.passage.text) not in abstract
+    abstract = comparable_passage(record.abstract or "")
+    return any(finding.passage.source != "abstract" and comparable_passage(finding.passage.text) not in abstract
                for finding in evidence.findings)
 
 
@@ -70,14 +71,14 @@ def open_text(fetcher: Fetcher, settings: SourceSettings, record: Record) -> Ope
 
 def faithfulness_verdict(record: Record, evidence: Evidence, text: OpenText | None) -> VerificationPayload:
     """The verdict on every passage of `evidence`; `text` is the open full text when it was looked for."""
-    abstract = normalise_whitespace(record.abstract or "")
+    abstract = comparable_passage(record.abstract or "")
     fulltext = text.fulltext if text else None
     checks: list[PassageCheck] = []
     reasons: list[str] = []
     contradicted = False
     for index, finding in enumerate(evidence.findings):
         passage = finding.passage
-        wanted = normalise_whitespace(passage.text)
+        wanted = comparable_passage(passage.text)
         number = f"finding {index + 1}"
         if abstract and wanted in abstract:
             checks.append(PassageCheck(finding=index, source=passage.source, result="found", found_in="abstract"))
@@ -102,12 +103,12 @@ def faithfulness_verdict(record: Record, evidence: Evidence, text: OpenText | No
                                        section=quote.paragraph.section, licence=(quote.licence or quote.licence_url)[:2000],
                                        url=quote.source_url))
             continue
-        whole = fulltext.complete and passage.source == "fulltext"
-        contradicted = contradicted or whole
-        reasons.append(f"{number}: the passage does not occur in the licensed full text "
-                       f"({fulltext.source_url})" + ("" if whole else (
-                           ", which sitegen did not read to its end" if not fulltext.complete
-                           else f"; it is quoted from {passage.location or 'elsewhere'}, which a human checks")))
+        reasons.append(f"{number}: the passage does not occur in the paragraphs sitegen reads of the licensed "
+                       f"full text ({fulltext.source_url}"
+                       + (", which is longer than sitegen reads" if not fulltext.complete else "")
+                       + "; tables, figures, footnotes and back matter are not read)"
+                       + (f"; it is quoted from {passage.location}" if passage.location else "")
+                       + ": a human checks it")
         checks.append(PassageCheck(finding=index, source=passage.source, result="not-found",
                                    licence=(fulltext.licence or fulltext.licence_url or "")[:2000] or None,
                                    url=fulltext.source_url))
@@ -115,7 +116,8 @@ def faithfulness_verdict(record: Record, evidence: Evidence, text: OpenText | No
     verdict = ("contradicted" if contradicted else "not-found" if "not-found" in results
                else "insufficient-passage" if "unchecked" in results else "verified")
     if verdict == "verified":
-        reasons = [f"all {len(checks)} passage(s) occur verbatim in the text they name"]
+        reasons = ["the passage occurs verbatim in the text it names" if len(checks) == 1 else
+                   f"all {len(checks)} passages occur verbatim in the text they name"]
     return VerificationPayload(record_id=record.id, axis="faithfulness", verdict=verdict,
                                refusal_grade=verdict in REFUSAL_GRADE, reasons=[r[:2000] for r in reasons],
                                snapshot_hashes=sorted(set(text.snapshot_hashes)) if text else [], passages=checks,

@@ -24,9 +24,12 @@ from sitegen.records.matching import (
     SAME_TITLE,
     Work,
     authors_agree,
-    journals_match,
+    first_pages,
+    journals_differ,
     record_work,
+    subtitle_only,
     title_score,
+    volumes,
 )
 from sitegen.records.model import Record
 from sitegen.records.notices import notice_kind
@@ -111,38 +114,57 @@ def _describe(record: Record) -> str:
     return ", ".join(part for part in parts if part)
 
 
+# Publication types that make a record a notice whatever its title says. Others ("Comment", "Letter",
+# "Editorial") differ between indexes for one work, so they never decide.
+NOTICE_TYPES = ("retraction-notice", "retraction of publication", "published erratum")
+
+
+def notice(record: Record) -> str:
+    """The kind of notice a record is ("retraction", "erratum", ...), told by its title or an unambiguous
+    publication type; "" for a work."""
+    return notice_kind(record.title, [t for t in record.custom.publication_types if t.lower() in NOTICE_TYPES])
+
+
 def agreement(cited: Record, found: Record) -> tuple[Agreement, list[str]]:
-    """Whether the work an index holds is the work cited: `same` (title, year and first author agree),
-    `different` (unrelated titles, or a notice where a work is cited), or `unclear` (they agree only in
-    part: a human looks). The journal is reported, never decisive: journals go by many names."""
+    """Whether the work an index holds is the work cited: `same` (title, year, first author, and where both
+    give them journal, volume and first page agree), `different` (unrelated titles by other authors or from
+    another year, or a notice where a work is cited), or `unclear` (they agree only in part, or the title is
+    written another way by the same authors in the same year: a translation, a subtitle): a human looks."""
     a, b = record_work(cited), record_work(found)
     if not a.title or not b.title:
         return "unclear", ["a title is missing, so the works cannot be compared"]
     score = title_score(a, b)
     details = [f"title similarity {score:.0f}/100"]
-    if a.kind != b.kind:
-        return "different", [f"it is {'a ' + b.kind + ' notice' if b.kind else 'a work, not a notice'}: "
+    if notice(cited) != notice(found):
+        kind = notice(found)
+        return "different", [f"it is {'a ' + kind + ' notice' if kind else 'a work, not a notice'}: "
                              f"{_describe(found)}"]
-    if score < UNRELATED_TITLE:
-        return "different", [f"it is {_describe(found)} (title similarity {score:.0f}/100)"]
     problems = _discrepancies(a, b)
-    if a.journal and b.journal and not journals_match(a.journal, b.journal):
-        details.append(f"journal cited as {cited.container_title!r}, indexed as {found.container_title!r}")
-    if score >= SAME_TITLE and not problems:
-        return "same", details
-    if score < SAME_TITLE:
-        problems.insert(0, f"the titles differ: indexed as {_describe(found)}")
-    return "unclear", details + problems
+    author_and_year = not problems and a.authors and b.authors and a.year is not None and b.year is not None
+    if score < UNRELATED_TITLE and not author_and_year:
+        return "different", [f"it is {_describe(found)} (title similarity {score:.0f}/100)"]
+    if score >= SAME_TITLE or (subtitle_only(a.title, b.title) and author_and_year):
+        return ("same", details) if not problems else ("unclear", details + problems)
+    return "unclear", details + [f"the titles differ: indexed as {_describe(found)}"] + problems
 
 
 def _discrepancies(a: Work, b: Work) -> list[str]:
+    """Where a citation and the work found disagree, beyond the title: each makes the citation a
+    mis-description a human looks at."""
     found = []
     if a.numbers != b.numbers:
         found.append("the titles name different numbers (a part, a phase, a type)")
     if a.year is not None and b.year is not None and abs(a.year - b.year) > 1:
         found.append(f"year cited as {a.year}, indexed as {b.year}")
-    if authors_agree(a, b) == "none" and not any(p.organisation for p in (*a.authors[:1], *b.authors[:1])):
+    both_organisations = a.authors and b.authors and a.authors[0].organisation and b.authors[0].organisation
+    if authors_agree(a, b) == "none" and not both_organisations:
         found.append(f"first author cited as {a.authors[0].family}, indexed as {b.authors[0].family}")
+    if journals_differ(a.journal, b.journal):
+        found.append("the journal cited is not the journal indexed")
+    if volumes(a, b) == "differ":
+        found.append(f"volume cited as {a.volume}, indexed as {b.volume}")
+    if first_pages(a, b) == "differ":
+        found.append(f"first page cited as {a.first_page}, indexed as {b.first_page}")
     return found
 
 
@@ -243,7 +265,10 @@ def identity_verdict(record: Record, answers: list[Answer]) -> VerificationPaylo
         names = " and ".join(label(a.source) for a in holding)
         return _payload(record, "identity", "verified", [
             f"{names} hold the work as cited (title, first author and year agree)"], answers)
-    if not holding and not unclear and not unanswered:
+    if not holding and not unclear and not unanswered and sum(not a.by_title for a in answers) >= 2:
+        # Only identifiers that two indexes or more do not know make a work unresolvable, as two must agree
+        # to verify it: a title search that finds nothing says little (a report, a book, a thesis may be in
+        # none of these indexes), and one index may not hold what another registered.
         return _payload(record, "identity", "unresolvable", [
             f"no index knows it: {', '.join(f'{label(a.source)} ({a.asked})' for a in answers)} found nothing"],
             answers)
@@ -254,33 +279,40 @@ def identity_verdict(record: Record, answers: list[Answer]) -> VerificationPaylo
                        f"only one index was asked ({label(holding[0].source)}): a second must hold the work as "
                        "cited before its identity is verified")
     if not holding and not unclear and not reasons:
-        reasons.append("no index holds the paper")
+        reasons.append("no index found it by its title: a work outside these indexes (a report, a book, a thesis) "
+                       "may still exist, so a human checks it" if all(a.by_title for a in answers) else
+                       "the one index asked by its identifier does not know it: a second must agree before it "
+                       "is called unresolvable")
     return _payload(record, "identity", "inconclusive", reasons, answers)
 
 
 def status_verdict(record: Record, answers: list[Answer]) -> VerificationPayload:
-    holding = [a for a in answers if a.agreement in ("same", "unclear") and a.found is not None]
+    """The standing of the work, from the indexes that hold it as cited (`same`): a work found only in part
+    may be another paper, whose retraction says nothing of this one."""
+    holding = [a for a in answers if a.agreement == "same" and a.found is not None]
     notices: dict[str, list[tuple[str, str | None]]] = {kind: [] for kind in UPDATE_ORDER}
     for answer in holding:
         found = answer.found
-        if notice_kind(found.title, tuple(found.custom.publication_types)) == "retraction":
-            notices["retraction"].append((f"{label(answer.source)}: the record cited is itself a retraction "
-                                          "notice", None))
         for update in found.custom.updates:
-            notice = update.doi or (f"PMID {update.pmid}" if update.pmid else None)
+            where = update.doi or (f"PMID {update.pmid}" if update.pmid else None)
             notices[update.kind].append((f"{label(answer.source)} lists a {update.kind.replace('-', ' ')}"
-                                         f"{f' ({notice})' if notice else ''}", update.doi))
+                                         f"{f' ({where})' if where else ''}", update.doi))
         if found.custom.retracted and not any(u.kind == "retraction" for u in found.custom.updates):
             notices["retraction"].append((f"{label(answer.source)} marks the work retracted", None))
     for kind in UPDATE_ORDER:
         if notices[kind]:
-            notice = next((doi for _, doi in notices[kind] if doi), None)
+            doi = next((doi for _, doi in notices[kind] if doi), None)
             return _payload(record, "status", STATUS_OF_UPDATE[kind], [reason for reason, _ in notices[kind]],
-                            answers, notice)
+                            answers, doi)
+    if kind := notice(record):
+        named = {"retraction": "retraction, withdrawal or expression of concern", "erratum": "correction"}
+        return _payload(record, "status", "inconclusive", [
+            f"the record cited is itself a notice ({named.get(kind, kind)}): a human decides whether the notice "
+            "or the work it is about is meant"], answers)
     unanswered = _unanswered(answers)
     if holding and not unanswered:
         names = ", ".join(label(a.source) for a in holding)
         return _payload(record, "status", "current", [f"no retraction, correction or expression of concern "
                                                       f"listed by {names}"], answers)
-    reasons = unanswered or ["no index holds the work, so its standing cannot be checked"]
+    reasons = unanswered or ["no index holds the work as cited, so its standing cannot be checked"]
     return _payload(record, "status", "inconclusive", reasons, answers)

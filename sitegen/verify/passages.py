@@ -10,7 +10,7 @@ from __future__ import annotations
 from sitegen.review.folder import Review
 from sitegen.review.problems import Problem
 from sitegen.screening.outcomes import Outcome
-from sitegen.text import normalise_whitespace
+from sitegen.text import comparable_passage
 
 
 def evidence_problems(review: Review, outcomes: dict[str, dict[str, Outcome]]) -> list[Problem]:
@@ -38,7 +38,7 @@ def evidence_problems(review: Review, outcomes: dict[str, dict[str, Outcome]]) -
                                     f"record {record_id!r} was excluded at {excluded[0]} screening: evidence is "
                                     "extracted from studies that stay in the review (remove the file, or revisit "
                                     "the decision)"))
-        abstract = normalise_whitespace(record.abstract or "")
+        abstract = comparable_passage(record.abstract or "")
         for index, finding in enumerate(item.evidence.findings):
             passage = finding.passage
             if passage.source != "abstract":
@@ -47,8 +47,8 @@ def evidence_problems(review: Review, outcomes: dict[str, dict[str, Outcome]]) -
             if not abstract:
                 problems.append(Problem(item.path, line, column, "passage-not-found",
                                         f"passage source is 'abstract' but record {record_id!r} has no abstract"))
-            elif normalise_whitespace(passage.text) not in abstract:
+            elif comparable_passage(passage.text) not in abstract:
                 problems.append(Problem(item.path, line, column, "passage-not-found",
                                         "passage does not occur verbatim in the record's abstract "
-                                        "(compared after collapsing whitespace)"))
+                                        "(compared after collapsing whitespace, ligatures, curly quotes and dashes)"))
     return problems

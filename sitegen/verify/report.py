@@ -17,11 +17,8 @@ from dataclasses import dataclass
 from sitegen.living.facts import evidence_sha256
 from sitegen.records.providers import label
 from sitegen.review.folder import Review
-from sitegen.review.models import AXIS_VERDICTS, VERIFICATION_AXES, VerificationPayload
+from sitegen.review.models import AXIS_VERDICTS, OPEN_ITEMS, VERIFICATION_AXES, VerificationPayload
 
-# Neither a pass nor a refusal: a source did not answer, only one index holds the paper, no open full
-# text to check a passage against, or a passage was not found. A human decides.
-OPEN_ITEMS = frozenset({"inconclusive", "insufficient-passage", "not-found"})
 AXIS_LABELS = {
     "identity": "Identity: the work exists as cited",
     "status": "Status: retracted, corrected or not",
@@ -155,6 +152,6 @@ def verdict_sentence(payload: VerificationPayload) -> str:
             "not-found": (f"{missing} of {checked} passages found in neither the abstract nor a licensed full text"
                           if checked else "a passage found in neither the abstract nor a licensed full text"),
             "contradicted": "a passage does not occur in the text it names, which sitegen holds whole",
-            "insufficient-passage": "no open full text under an allowed licence to check a passage against",
+            "insufficient-passage": "a passage could not be checked: there was no text to check it against",
         }[verdict]
     return f"{verdict.replace('-', ' ')}: {sentence}"

@@ -1,0 +1,479 @@
+"""`sitegen loop` against the defects an adversarial review found, one test per class: rate limits that
+hid verdicts, edits of one entry twice, the citation grammar of edits, the apply as one unit, escaping,
+bad encodings, symlinks and line endings, the claim check's languages and structures, speed, rounds
+counted by folders, confirm.yaml's duplicates, and what the summary says about failed searches.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+import test_loop
+from click.testing import CliRunner
+from test_loop import FIXTURES, TOPIC, Providers, Verdicts, crossref_verifier, problems, round_dir, run
+
+from sitegen import commands
+from sitegen.cli import cli
+from sitegen.errors import SitegenError
+from sitegen.manuscript import claims
+from sitegen.manuscript import loop as loop_module
+from sitegen.manuscript.loop import topic_slug
+
+# test_loop's fixtures: its recorded providers, its manuscript copy, its command line with the mocks.
+no_waiting, manuscript, cli_with_mocks = test_loop.no_waiting, test_loop.manuscript, test_loop.cli_with_mocks
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    return {name: (folder / name).read_bytes() for name in ("draft.md", "references.bib")}
+
+
+def suggestions(folder: Path, number: int = 1) -> list[dict]:
+    return json.loads((round_dir(folder, number) / "suggestions.json").read_text())
+
+
+def accept(folder: Path, ids: list[str], number: int = 1) -> None:
+    (round_dir(folder, number) / "confirm.yaml").write_text(f"accept: [{', '.join(ids)}]\n")
+
+
+class Answering(Providers):
+    """The recorded providers, with Crossref answering for the rate-limited DOI once `answering` is set."""
+
+    answering = False
+
+    def __call__(self, request):
+        if self.answering and request.url.host == "api.crossref.org" and request.url.path.endswith("22081"):
+            self.requests.append(request)
+            return httpx.Response(200, content=(FIXTURES / "crossref" / "10.2196_22081.json").read_bytes(),
+                                  headers={"content-type": "application/json"})
+        return super().__call__(request)
+
+
+# --------------------------------------------------------------------------- 1. rate limits never hide a verdict
+
+
+def test_a_refusal_grade_verdict_is_a_problem_even_when_another_index_was_rate_limited(manuscript):
+    def retracted_but_limited(fetcher, settings, record):
+        verdicts = crossref_verifier(fetcher, settings, record)
+        if record.DOI == "10.1177/02683962211048201":
+            status = verdicts.status.model_copy(update={"verdict": "retracted", "refusal_grade": True,
+                                                        "reasons": ["a retraction notice"]})
+            identity = verdicts.identity.model_copy(update={"verdict": "inconclusive", "refusal_grade": False})
+            return Verdicts(identity, status, True)
+        return verdicts
+
+    loop_module_result = commands.loop(manuscript, TOPIC, sources=["openalex"], mode="live",
+                                       verify=retracted_but_limited, transport=httpx.MockTransport(Providers()))
+    found = {(p["type"], p.get("key")) for p in problems(manuscript, 1)}
+    assert ("retracted citation", "wagner2021ai") in found
+    assert "wagner2021ai" in loop_module_result.recheck  # its identity is still open: re-check later too
+
+
+def test_a_round_that_could_not_check_everything_pauses_and_the_next_run_re_verifies(tmp_path, monkeypatch):
+    entry = (FIXTURES / "manuscript" / "references.bib").read_text().split("\n\n")[2]
+    folder = tmp_path / "short"
+    folder.mkdir()
+    (folder / "refs.bib").write_text(entry.replace("Patients'", "Patients’") + "\n")  # as Crossref spells it
+    (folder / "draft.md").write_text("# Reviews\n\nPatients were asked about teleconsultation "
+                                     "[@grenier2020teleconsultation].\n")
+    providers = Answering()
+    monkeypatch.setattr(commands, "loop", lambda *a, **k: loop_module.step(
+        *a, **k, verify=crossref_verifier, transport=httpx.MockTransport(providers)))
+    first = CliRunner().invoke(cli, ["loop", str(folder), "--topic", "reviews"])
+    assert first.exit_code == 3, first.output
+    assert "paused after round 1" in first.output and "converged" not in first.output
+    summary = folder / "output" / "evidence-loop" / topic_slug("reviews") / "final-summary.md"
+    assert "Paused" in summary.read_text() and "Converged" not in summary.read_text()
+    still_limited = CliRunner().invoke(cli, ["loop", str(folder), "--topic", "reviews"])
+    assert still_limited.exit_code == 3 and "round 1:" in still_limited.output  # round 1 again, not round 2
+    providers.answering = True
+    asked = len(providers.requests)
+    done = CliRunner().invoke(cli, ["loop", str(folder), "--topic", "reviews"])
+    assert done.exit_code == 0 and "converged in round 1" in done.output
+    assert len(providers.requests) > asked  # verified again, not taken from the paused round
+    assert not (summary.parent / "2").exists()
+
+
+# --------------------------------------------------------------------------- 2. one entry, one problem, edits by key
+
+
+def test_an_entry_whose_doi_resolves_to_a_retracted_work_is_never_replaced_by_that_work(manuscript):
+    from sitegen.records.model import Record
+
+    other = Record.model_validate({"id": "10.1234/other", "DOI": "10.1234/other", "title": "Another work",
+                                   "type": "article-journal", "author": [{"family": "Roe", "given": "R"}]})
+
+    def mismatch_and_retracted(fetcher, settings, record):
+        verdicts = crossref_verifier(fetcher, settings, record)
+        if record.DOI != "10.17705/1cais.04607":
+            return verdicts
+        return Verdicts(verdicts.identity.model_copy(update={"verdict": "mismatch", "refusal_grade": True}),
+                        verdicts.status.model_copy(update={"verdict": "retracted", "refusal_grade": True}),
+                        False, other)
+
+    commands.loop(manuscript, TOPIC, sources=["openalex"], mode="live", verify=mismatch_and_retracted,
+                  transport=httpx.MockTransport(Providers()))
+    rows = [p for p in problems(manuscript, 1) if p.get("key") == "schryen2021knowledge"]
+    assert [row["type"] for row in rows] == ["conflicting citation"] and "also retracted" in rows[0]["evidence"]
+    assert [s["action"] for s in suggestions(manuscript) if s.get("key") == "schryen2021knowledge"] == \
+        ["remove-entry"]
+
+
+
+def test_two_problems_of_one_entry_are_one_row_and_removing_it_leaves_every_other_entry(manuscript):
+    bib = (manuscript / "references.bib").read_text()
+    fabricated = bib[bib.index("@article{smith2022"):]
+    (manuscript / "references.bib").write_text(fabricated + "\n" + bib[:bib.index("@article{smith2022")])
+    (manuscript / "draft.md").write_text((manuscript / "draft.md").read_text().replace(" [@smith2022fabricated]", ""))
+    run(manuscript)
+    rows = [p for p in problems(manuscript, 1) if p.get("key") == "smith2022fabricated"]
+    assert len(rows) == 1 and "also uncited entry" in rows[0]["evidence"]
+    removals = [s["id"] for s in suggestions(manuscript) if s["action"] == "remove-entry"]
+    assert len(removals) == 1
+    accept(manuscript, removals)
+    run(manuscript, apply=True)
+    assert re.findall(r"@article\{([^,]+)", (manuscript / "references.bib").read_text()) == [
+        "wagner2021ai", "schryen2021knowledge", "grenier2020teleconsultation"]
+
+
+def test_a_worded_sentence_another_suggestion_also_changes_is_refused_with_its_line(manuscript):
+    text = (manuscript / "draft.md").read_text()
+    (manuscript / "draft.md").write_text(text.replace("[@smith2022fabricated]", "[@smith2022fabricated; @ghost2020]"))
+    run(manuscript)
+    offered = suggestions(manuscript)
+    ghost = next(s for s in offered if s["action"] == "remove-citation" and s["key"] == "ghost2020")
+    remove = next(s for s in offered if s["action"] == "remove-entry" and s["key"] == "smith2022fabricated")
+    (round_dir(manuscript, 1) / "confirm.yaml").write_text(
+        f"accept:\n  - {remove['id']}\n  - id: {ghost['id']}\n    sentence: Language models draft summaries.\n")
+    before = files(manuscript)
+    with pytest.raises(SitegenError, match=rf"confirm.yaml:3: {ghost['id']} words the sentence on line \d+"):
+        run(manuscript, apply=True)
+    assert files(manuscript) == before
+    # without wording, both edits of the one sentence are made in turn
+    accept(manuscript, [remove["id"], ghost["id"]])
+    run(manuscript, apply=True)
+    assert "included studies." in (manuscript / "draft.md").read_text()
+    assert not {"smith2022fabricated", "ghost2020"} & set(claims.cited_keys((manuscript / "draft.md").read_text()))
+
+
+# --------------------------------------------------------------------------- 3. one citation grammar for editing
+
+
+@pytest.mark.parametrize(("sentence", "left"), [
+    ("As described by @smith.", "As described by."),
+    ("Models draft it \\cite{smith}.", "Models draft it."),
+    ("Models draft it \\citep[p. 2]{wagner, smith}.", "Models draft it \\citep[p. 2]{wagner}."),
+    ("Models draft it (@smith).", "Models draft it."),
+    ("Models draft it ([@smith]).", "Models draft it."),
+    ("Models draft it [see @wagner, p. 3; @smith, p. 4].", "Models draft it [see @wagner, p. 3]."),
+    ("Models draft it [@smith; -@wagner].", "Models draft it [-@wagner]."),
+    ("Models draft it [@{smith}].", "Models draft it."),
+    ("Write to jane@smith.org, not @smith2.", "Write to jane@smith.org, not @smith2."),
+])
+def test_removing_a_key_takes_out_every_form_of_its_citation(sentence, left):
+    assert claims.remove_key(sentence, "smith") == left
+    assert "smith" not in claims.cited_keys(claims.remove_key(sentence, "smith"))
+
+
+def test_renaming_a_key_keeps_each_citation_form():
+    assert claims.rename_key("A [-@smith, p. 2] and @smith and \\citet{a, smith}.", "smith", "lala2023") == \
+        "A [-@lala2023, p. 2] and @lala2023 and \\citet{a, lala2023}."
+
+
+@pytest.mark.parametrize("variant", ["as described by @smith2022fabricated.", "\\cite{smith2022fabricated}."])
+def test_removing_an_entry_cited_in_text_or_by_latex_takes_the_citation_out(manuscript, variant):
+    text = (manuscript / "draft.md").read_text()
+    (manuscript / "draft.md").write_text(text.replace("[@smith2022fabricated].", variant))
+    run(manuscript)
+    [remove] = [s["id"] for s in suggestions(manuscript) if s["action"] == "remove-entry"]
+    accept(manuscript, [remove])
+    run(manuscript, apply=True)
+    assert "smith2022fabricated" not in (manuscript / "draft.md").read_text()
+
+
+def test_an_entry_still_cited_outside_the_prose_is_not_removed(manuscript):
+    text = (manuscript / "draft.md").read_text()
+    (manuscript / "draft.md").write_text(text.replace("```text", "| tool | source |\n| --- | --- |\n"
+                                                      "| LLM | [@smith2022fabricated] |\n\n```text"))
+    run(manuscript)
+    [remove] = [s["id"] for s in suggestions(manuscript) if s["action"] == "remove-entry"]
+    accept(manuscript, [remove])
+    before = files(manuscript)
+    with pytest.raises(SitegenError, match=r"still cites @smith2022fabricated on line 24, outside.*nothing was changed"):
+        run(manuscript, apply=True)
+    assert files(manuscript) == before
+
+
+# --------------------------------------------------------------------------- 4. the apply is one unit
+
+
+def test_an_apply_interrupted_between_the_bib_and_the_draft_is_finished_by_the_next_run(manuscript, monkeypatch):
+    run(manuscript)
+    [cite] = [s for s in suggestions(manuscript) if s["action"] == "cite-candidate"]
+    accept(manuscript, [cite["id"]])
+    real_write = loop_module.atomic_write
+
+    def full_disk(path, data, **options):
+        if path == manuscript / "draft.md":
+            raise OSError(28, "No space left on device", str(path))
+        return real_write(path, data, **options)
+
+    monkeypatch.setattr(loop_module, "atomic_write", full_disk)
+    with pytest.raises(OSError):
+        run(manuscript, apply=True)
+    assert cite["new_key"] in (manuscript / "references.bib").read_text()
+    assert (round_dir(manuscript, 1) / "applying.json").is_file()
+    assert not (round_dir(manuscript, 1) / "applied.json").exists()
+    monkeypatch.setattr(loop_module, "atomic_write", real_write)
+    result = run(manuscript, apply=True)
+    assert result.applied.accepted == [cite["id"]]
+    assert (manuscript / "references.bib").read_text().count("{" + cite["new_key"] + ",") == 1
+    assert f"[@{cite['new_key']}]" in (manuscript / "draft.md").read_text()
+    assert not (round_dir(manuscript, 1) / "applying.json").exists()
+
+
+def test_an_interrupted_apply_is_not_finished_over_a_file_changed_since(manuscript, monkeypatch):
+    run(manuscript)
+    [cite] = [s for s in suggestions(manuscript) if s["action"] == "cite-candidate"]
+    accept(manuscript, [cite["id"]])
+    real_write = loop_module.atomic_write
+    monkeypatch.setattr(loop_module, "atomic_write", lambda path, data, **o: (_ for _ in ()).throw(OSError("crash"))
+                        if path == manuscript / "draft.md" else real_write(path, data, **o))
+    with pytest.raises(OSError):
+        run(manuscript, apply=True)
+    monkeypatch.setattr(loop_module, "atomic_write", real_write)
+    (manuscript / "draft.md").write_text("# Rewritten by hand\n")
+    with pytest.raises(SitegenError, match="draft.md changed while round 1's confirmation was being applied"):
+        run(manuscript, apply=True)
+    assert (manuscript / "draft.md").read_text() == "# Rewritten by hand\n"
+
+
+def test_a_new_key_taken_since_the_round_is_refused_at_apply(manuscript):
+    run(manuscript)
+    [cite] = [s for s in suggestions(manuscript) if s["action"] == "cite-candidate"]
+    accept(manuscript, [cite["id"]])
+    (manuscript / "references.bib").write_text((manuscript / "references.bib").read_text() +
+                                              f"\n@misc{{{cite['new_key']},\n  title = {{Added by hand}},\n}}\n")
+    before = files(manuscript)
+    with pytest.raises(SitegenError, match=rf"confirm.yaml:1: {cite['id']}: the key '{cite['new_key']}' is in "
+                                           "references.bib already"):
+        run(manuscript, apply=True)
+    assert files(manuscript) == before
+
+
+# --------------------------------------------------------------------------- 9. escaping
+
+
+def test_hostile_keys_and_titles_are_escaped_in_every_markdown_file(manuscript):
+    text = (manuscript / "draft.md").read_text().replace(
+        "Language models can also", "Models cite [@{<img src=x onerror=alert(1)>}] too. Language models can also")
+    (manuscript / "draft.md").write_text(text)
+    bib = (manuscript / "references.bib").read_text()
+    bib = bib.replace("grenier2020teleconsultation", "gren<script>alert(1)</script>")
+    bib = bib.replace("smith2022fabricated,", "smith`|<i>x</i>,").replace("Smith, Jane", "Smi`th|<b>, Jane")
+    bib = bib.replace("{Large language models write systematic review summaries}",
+                      "{Large `models` | <script>x</script> [click](javascript:alert(1)) summaries}")
+    (manuscript / "references.bib").write_text(bib)
+    run(manuscript)
+    folder = round_dir(manuscript, 1)
+    for name in ("problems.md", "queries.md", "revision-suggestions.md", "../final-summary.md"):
+        rendered = re.sub(r"(`+).*?\1", "", (folder / name).read_text())  # a code span shows HTML as text
+        assert not re.search(r"<(script|img|i|b)\b", rendered), name
+        assert "](javascript" not in rendered, name
+        for line in rendered.splitlines():  # no cell of a table row broken by a pipe from the data
+            if line.startswith("| P"):
+                assert len(re.findall(r"(?<!\\)\|", line)) == 6, line
+    queries = (folder / "queries.md").read_text()
+    assert re.search(r"``[^`]*Smi`th[^`]*``", queries)  # a backtick in a code span needs a longer fence
+
+
+# --------------------------------------------------------------------------- 10. encodings
+
+
+@pytest.mark.parametrize(("name", "data", "message"), [
+    ("draft.md", "Caf\xe9 rose by 40% in 2020.\n".encode("latin-1"), r"draft.md:1: byte 3 \(0xe9\) is not UTF-8"),
+    ("draft.md", b"Text increased by 40%\x00 here.\n", r"draft.md:1: the file holds a NUL byte"),
+    ("references.bib", "@misc{a,\n  title = {Par\xe9},\n}\n".encode("latin-1"), r"references.bib:2: byte 23"),
+])
+def test_a_file_that_is_not_utf8_text_is_refused_naming_it(manuscript, cli_with_mocks, name, data, message):
+    (manuscript / name).write_bytes(data)
+    result = cli_with_mocks.invoke(cli, ["loop", str(manuscript), "--topic", TOPIC])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert re.search(message, result.output), result.output
+    assert not (manuscript / "output").exists()
+
+
+def test_a_confirmation_that_is_not_utf8_is_refused_naming_its_line(manuscript):
+    run(manuscript)
+    (round_dir(manuscript, 1) / "confirm.yaml").write_bytes("accept: [S1]\n# caf\xe9\n".encode("latin-1"))
+    with pytest.raises(SitegenError, match=r"confirm.yaml:2: byte 18"):
+        run(manuscript, apply=True)
+
+
+# --------------------------------------------------------------------------- 11. symlinks and line endings
+
+
+def test_a_symlinked_draft_is_refused_at_apply_and_left_a_link(manuscript, tmp_path):
+    real = tmp_path / "real-draft.md"
+    real.write_bytes((manuscript / "draft.md").read_bytes())
+    (manuscript / "draft.md").unlink()
+    (manuscript / "draft.md").symlink_to(real)
+    run(manuscript)
+    [cite] = [s["id"] for s in suggestions(manuscript) if s["action"] == "cite-candidate"]
+    accept(manuscript, [cite])
+    with pytest.raises(SitegenError, match="draft.md is a symbolic link"):
+        run(manuscript, apply=True)
+    assert (manuscript / "draft.md").is_symlink()
+
+
+def test_crlf_files_keep_their_line_endings_byte_for_byte(manuscript):
+    for name in ("draft.md", "references.bib"):
+        (manuscript / name).write_bytes((manuscript / name).read_bytes().replace(b"\n", b"\r\n"))
+    before = (manuscript / "draft.md").read_bytes()
+    run(manuscript)
+    [cite] = [s for s in suggestions(manuscript) if s["action"] == "cite-candidate"]
+    accept(manuscript, [cite["id"]])
+    run(manuscript, apply=True)
+    draft, bib = (manuscript / "draft.md").read_bytes(), (manuscript / "references.bib").read_bytes()
+    assert draft == before.replace(b"than half.", f"than half [@{cite['new_key']}].".encode())
+    assert bib.count(b"\n") == bib.count(b"\r\n")
+
+
+# --------------------------------------------------------------------------- 5-8. the claim check
+
+
+def test_chinese_sentences_split_at_full_width_stops_and_claims_are_found():
+    text = ("# 引言\n\n人工智能工具已用于文献综述[@wagner2021ai]。自动筛选工具将标题和摘要筛选的工作量降低了一半以上。"
+            "我们的研究使用了这些工具！\n\n# 参考文献\n\n1. 王明。研究表明筛选工作量降低了50%。\n")
+    read = claims.sentences(text)
+    assert [s.text for s in read] == ["人工智能工具已用于文献综述[@wagner2021ai]。",
+                                      "自动筛选工具将标题和摘要筛选的工作量降低了一半以上。", "我们的研究使用了这些工具！"]
+    review = claims.check(text, ["wagner2021ai"])
+    assert [(f.kind, f.sentence.number) for f in review.findings] == [("unsupported claim", 2)]
+    assert loop_module.keywords(read[1].text, 4)  # a Chinese claim still gets a query
+
+
+@pytest.mark.parametrize("heading", ["# Literaturverzeichnis", "## Références", "# 参考文献", "**References**",
+                                     "References\n==========", "## 3. Bibliography"])
+def test_reference_lists_in_several_languages_and_forms_are_not_read(heading):
+    text = f"# Intro\n\nTools help here [@a].\n\n{heading}\n\nSmith (2020). Studies have shown 50% more.\n"
+    assert [s.text for s in claims.sentences(text)] == ["Tools help here [@a]."]
+
+
+def test_an_unclosed_bracket_does_not_swallow_the_rest_of_the_paragraph():
+    text = "Intro (an unclosed aside. Screening time fell by 40% in trials. Tools are used (often) now.\n"
+    assert [s.text for s in claims.sentences(text)] == [
+        "Intro (an unclosed aside.", "Screening time fell by 40% in trials.", "Tools are used (often) now."]
+
+
+def test_structures_that_are_not_prose_and_list_items_without_a_stop():
+    text = ("\ufeff---\ntitle: Screening time fell by 40% with tools\n---\n\n"
+            "- Screening time fell by 40% with tools\n- Extraction is supported too [@a].\n\n"
+            "<!-- a comment\nStudies have shown 50% more.\n-->\n\n"
+            "tool | share\n--- | ---\nLLM | 50% more than before\n\n"
+            "~~~\nx = 90% faster than before\n~~~\n")
+    assert [s.text for s in claims.sentences(text)] == ["Screening time fell by 40% with tools",
+                                                        "Extraction is supported too [@a]."]
+
+
+def test_an_entry_cited_only_in_a_table_or_quote_is_not_uncited():
+    text = "# Intro\n\nProse here [@a].\n\n| x | [@b] |\n| - | - |\n\n> As @c wrote.\n"
+    assert [(f.kind, f.key) for f in claims.check(text, ["a", "b", "c", "d"]).findings] == [("uncited entry", "d")]
+
+
+# --------------------------------------------------------------------------- 12. linear claim check
+
+
+def test_a_600_kb_paragraph_is_checked_in_well_under_a_second():
+    text = "Intro (unclosed bracket here.\n" + "".join(
+        f"Screening time fell by {i}% in trial number {i} of this kind [@a{i}].\n" for i in range(9000))
+    assert len(text) > 600_000
+    started = time.perf_counter()
+    review = claims.check(text, [])
+    assert time.perf_counter() - started < 1.0
+    assert review.sentences == 9001
+
+
+# --------------------------------------------------------------------------- 13. rounds counted by folders
+
+
+def test_a_deleted_problems_file_cannot_force_a_third_round(manuscript):
+    run(manuscript)
+    accept(manuscript, [])
+    run(manuscript)
+    accept(manuscript, [], number=2)
+    (round_dir(manuscript, 1) / "problems.md").unlink()
+    with pytest.raises(SitegenError, match="1/problems.md is missing but a later round exists"):
+        run(manuscript)
+    assert not round_dir(manuscript, 3).exists()
+
+
+def test_a_gap_in_the_round_folders_is_refused(manuscript):
+    run(manuscript)
+    round_dir(manuscript, 1).rename(round_dir(manuscript, 2))
+    with pytest.raises(SitegenError, match="holds the round folders 2"):
+        run(manuscript)
+
+
+# --------------------------------------------------------------------------- 14. confirm.yaml and duplicates
+
+
+def test_a_key_given_twice_in_the_confirmation_is_refused_with_its_line(manuscript):
+    run(manuscript)
+    (round_dir(manuscript, 1) / "confirm.yaml").write_text("accept: [S1]\naccept: [S2]\n")
+    with pytest.raises(SitegenError, match=r"confirm.yaml:2: .*'accept' is given twice"):
+        run(manuscript, apply=True)
+
+
+def test_a_worded_sentence_must_cite_the_new_work(manuscript):
+    run(manuscript)
+    [cite] = [s["id"] for s in suggestions(manuscript) if s["action"] == "cite-candidate"]
+    (round_dir(manuscript, 1) / "confirm.yaml").write_text(
+        f"accept:\n  - id: {cite}\n    sentence: Automated screening halves the workload.\n")
+    with pytest.raises(SitegenError, match=rf"confirm.yaml:2: {cite}'s `sentence:` does not cite"):
+        run(manuscript, apply=True)
+
+
+def test_one_work_suggested_for_two_sentences_is_added_once(manuscript):
+    text = (manuscript / "draft.md").read_text()
+    (manuscript / "draft.md").write_text(text.replace(
+        "more\nthan half.", "more\nthan half.\n\nAutomated screening reduces abstract screening workload in trials."))
+    run(manuscript)
+    cites = [s for s in suggestions(manuscript) if s["action"] == "cite-candidate"]
+    assert len(cites) == 2 and cites[0]["record"]["DOI"] == cites[1]["record"]["DOI"]
+    accept(manuscript, [s["id"] for s in cites])
+    run(manuscript, apply=True)
+    bib = (manuscript / "references.bib").read_text()
+    assert bib.lower().count("doi = {" + cites[0]["record"]["DOI"].lower()) == 1
+    assert (manuscript / "draft.md").read_text().count(f"[@{cites[0]['new_key']}]") == 2
+
+
+# --------------------------------------------------------------------------- 15. summary, --topic, --out
+
+
+def test_the_summary_says_when_searches_failed(manuscript):
+    class Down(Providers):
+        def __call__(self, request):
+            if request.url.host == "api.openalex.org":
+                return httpx.Response(503, text="down")
+            return super().__call__(request)
+    run(manuscript, Down())
+    summary = (round_dir(manuscript, 1).parent / "final-summary.md").read_text()
+    assert "Only checked, not searched" in summary and "P1" in summary
+
+
+def test_a_blank_topic_is_a_usage_error(manuscript):
+    result = CliRunner().invoke(cli, ["loop", str(manuscript), "--topic", "   "])
+    assert result.exit_code == 2 and "--topic" in result.output
+    assert not (manuscript / "output").exists()
+
+
+def test_a_relative_out_is_in_the_manuscript_folder(manuscript, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    run(manuscript, out=Path("rounds"))
+    assert (manuscript / "rounds" / topic_slug(TOPIC) / "1" / "problems.md").is_file()
+    assert not (tmp_path / "rounds").exists()
