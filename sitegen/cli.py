@@ -324,6 +324,40 @@ def monitor_status(directory: Path, monitor_id: str | None, as_json: bool) -> No
             click.echo(f"  {strategy.source}{f' ({strategy.label})' if strategy.label else ''}: {strategy.query}")
 
 
+@monitor.command("validate")
+@click.argument("directory", type=REVIEW_DIR)
+@click.option("--id", "monitor_id", default=None, help="Only this saved search.")
+@click.option("--at", default=None, metavar="RFC3339",
+              help="Record the check on the ledger at this time (e.g. 2026-06-01T00:00:00Z); without it, "
+                   "only print it.")
+@click.option("--json", "as_json", is_flag=True, help="Print the validations as JSON.")
+def monitor_validate(directory: Path, monitor_id: str | None, at: str | None, as_json: bool) -> None:
+    """Validate the saved searches of DIRECTORY: relative recall of the studies known to be relevant
+    (the included studies and validation.csv's), per strategy and over all strategies and runs, with
+    the missed studies and why where that can be told.
+
+    Exit status 7 when a search's recall is below the protocol's validation_recall.
+    """
+    from sitegen.errors import EXIT_LOW_RECALL
+    from sitegen.living.validation import summary_lines
+
+    _remember(directory)
+    payloads = commands.validate_searches(directory, at, monitor_id)
+    if as_json:
+        click.echo(json.dumps([{**p.model_dump(mode="json", exclude_none=True), "recall": p.recall}
+                               for p in payloads], indent=2, ensure_ascii=False))
+    else:
+        for payload in payloads:
+            click.echo("\n".join(summary_lines(payload)))
+        click.echo(f"recorded on the ledger at {at}" if at else "not recorded (give --at to record the check)")
+    low = [p for p in payloads if p.below_threshold]
+    for payload in low:
+        click.echo(f"warning: {payload.monitor_id} retrieves {payload.found} of {len(payload.known)} known-relevant "
+                   f"studies, below the protocol's validation_recall of {payload.threshold:.0%}", err=True)
+    if low:
+        raise click.exceptions.Exit(EXIT_LOW_RECALL)
+
+
 @cli.command()
 @click.argument("directory", type=REVIEW_DIR)
 @AT
@@ -675,20 +709,22 @@ def screen_kappa(directory: Path, as_json: bool) -> None:
 @screen.command("rank")
 @click.argument("directory", type=REVIEW_DIR)
 @click.option("--batch", "number", type=int, required=True, help="The screening batch to rank.")
-@click.option("--json", "as_json", is_flag=True, help="Print decisions and calibration as JSON.")
+@click.option("--json", "as_json", is_flag=True, help="Print the order, its method and rows as JSON.")
 def screen_rank(directory: Path, number: int, as_json: bool) -> None:
-    """Rank a screening batch of DIRECTORY by relevance (KEEP / REVIEW / DROP suggestions).
+    """Order the records of a screening batch of DIRECTORY still to screen at title/abstract.
 
-    Scores order the batch so reviewers see the likeliest includes first; they
-    never write a decision.
+    A model trained on the review's own title/abstract decisions so far (TF-IDF and a linear SVM)
+    puts the likeliest includes first; before there is an include and an exclude, the seed-002
+    relevance score orders them. It never writes a decision.
     """
     _remember(directory)
-    ranking = commands.ranked_batch(directory, number)
+    order = commands.ranked_batch(directory, number)
     if as_json:
-        click.echo(json.dumps(ranking.model_dump(), indent=2, ensure_ascii=False))
+        click.echo(json.dumps(order.model_dump(), indent=2, ensure_ascii=False))
         return
-    for rank, scored in enumerate(ranking.decisions, start=1):
-        click.echo(f"{rank:4}  {scored.score:3}  {scored.decision:6}  {scored.id}\n      {scored.rationale}")
+    click.echo(f"batch {number}: {len(order.rows)} record(s) still to screen, ordered by {order.method}")
+    for row in order.rows:
+        click.echo(f"{row.rank:4}  {row.score:8.3f}  {row.id}\n      {row.rationale}")
 
 
 @cli.command()
@@ -843,30 +879,63 @@ def recover(directory: Path) -> None:
 @SNAPSHOT_MODE
 @click.option("--review", "review_dir", type=REVIEW_DIR, default=None,
               help="Review folder whose snapshots/ record and replay use.")
+@click.option("--semantic", is_flag=True,
+              help="Add OpenAlex's semantic shortlist (at most 50 works nearest in meaning to QUERY) as one more "
+                   "lane: candidates to look at, not a database search, never counted in PRISMA.")
 @click.option("--json", "as_json", is_flag=True, help="Print records, warnings, sources and counts as JSON.")
 def search(query: str, sources: str, native: bool, since: int | None, mode: str, review_dir: Path | None,
-           as_json: bool) -> None:
-    """Search several providers at once and merge the results by identity.
+           semantic: bool, as_json: bool) -> None:
+    """Search several providers at once, merge the results by identity and order them by
+    reciprocal rank fusion of the providers' orders, each with the sources and ranks that found it.
 
     QUERY uses sitegen's grammar: "quoted phrases", AND / OR / NOT (upper case),
     parentheses, and title: abstract: author: prefixes. Exit status 3 when a
     source could not be reached (its results are unknown, not empty).
     """
+    from sitegen.records.fusion import RANKING_VERSION
     from sitegen.sources.search import describe
 
     names = [name.strip() for name in sources.split(",") if name.strip()]
     result = commands.search(query, names, native=native, since=since, mode=mode, review_dir=review_dir,
-                             progress=_progress)
+                             semantic=semantic, progress=_progress)
     if as_json:
         click.echo(json.dumps(result.report(), indent=2, ensure_ascii=False))
     else:
         for outcome in result.outcomes:
             click.echo(f"{outcome.source}: {describe(outcome)}")
-        for record in result.records:
-            click.echo(f"  {record.id}  {record.year or '----'}  {record.title}")
-        click.echo(f"{result.retrieved} retrieved, {len(result.records)} after removing duplicates")
+        if result.shortlist is not None:
+            click.echo(f"openalex-semantic: {describe(result.shortlist)} (a shortlist, not a database search)")
+        for hit in result.hits:
+            click.echo(f"  {hit.record.id}  {hit.record.year or '----'}  {hit.record.title}\n      why: {hit.why()}")
+        click.echo(f"{result.retrieved} retrieved, {len(result.hits)} after removing duplicates, in fused order "
+                   f"({RANKING_VERSION}: the sum of 1/(60 + rank) over the sources that found each)")
     if not result.complete:
         raise click.exceptions.Exit(EXIT_INCOMPLETE)
+
+
+@cli.command()
+@click.option("--runs", type=click.Path(path_type=Path, dir_okay=False), required=True,
+              help="JSON: query id -> the record ids a system returned, best first.")
+@click.option("--judgments", type=click.Path(path_type=Path, dir_okay=False), required=True,
+              help="JSON: query id -> record id -> grade 0 (not relevant) to 3.")
+@click.option("--known", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="JSON: query id -> ids of records known to be relevant, for known-item recall.")
+@click.option("--k", "ks", type=click.IntRange(1, 10_000), multiple=True, default=(10,), show_default=True,
+              help="Cut-off; repeat for several (--k 10 --k 25).")
+@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True,
+              help="Report to write (JSON); an existing file is never replaced.")
+def evaluate(runs: Path, judgments: Path, known: Path | None, ks: tuple[int, ...], out: Path) -> None:
+    """Score frozen search runs offline: precision@k, nDCG@k against the whole judged pool and
+    known-item recall@k, per query and as means with coverage counts. A top k holding a record
+    nobody judged is reported as "unjudged", never as zero. Inputs are at most 5 MB each."""
+    report = commands.evaluate(runs, judgments, known, list(ks), out)
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    for name, mean in (("precision", report.precision), ("nDCG", report.ndcg), ("recall", report.recall)):
+        click.echo(f"{name}: " + ", ".join(
+            f"@{k} {'-' if value is None else f'{value:.3f}'} ({mean.coverage[k]} of {report.queries_run} queries)"
+            for k, value in mean.value.items()))
+    click.echo(f"wrote {out}")
 
 
 def _not_blank(value: str, option: str) -> str:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sitegen.errors import SitegenError
+from sitegen.errors import ReviewInvalid, SitegenError
 from sitegen.living import protocol, state, versions
 from sitegen.living.checks import UNANCHORED, ledger_problems
 from sitegen.living.duplicates import Suggestion, suggestions
@@ -29,14 +29,13 @@ from sitegen.records.matching import Matches
 from sitegen.records.model import Record
 from sitegen.references import Format, ReferenceProblem, decode, read_references
 from sitegen.review.folder import load_ledger
-from sitegen.review.models import LedgerEvent, ReviewState, SavedSearch, Strategy, VersionRecord
+from sitegen.review.models import LedgerEvent, ReviewState, SavedSearch, Strategy, ValidationPayload, VersionRecord
 from sitegen.review.problems import Problem
 from sitegen.review.transaction import Transaction, recover, review_lock
 from sitegen.review.write import atomic_write
 from sitegen.screening import imports
-from sitegen.screening.digest import digest_markdown, numbered_batch, rank_batch, weekly
+from sitegen.screening.digest import digest_markdown, numbered_batch, order_batch, weekly
 from sitegen.screening.imports import DecisionImport
-from sitegen.screening.relevance import Ranking
 from sitegen.screening.status import BatchStatus, Conflict, StageStatus
 from sitegen.site.build import BuildResult, build_site, build_time
 from sitegen.site.downloads import FORMATS, Selection, record_writers, selected
@@ -48,6 +47,7 @@ if TYPE_CHECKING:
     import httpx
 
     from sitegen.living.update import UpdateResult
+    from sitegen.screening.ranking import ScreeningOrder
     from sitegen.sources.search import SearchResult
     from sitegen.sources.settings import SourceSettings
 
@@ -72,11 +72,26 @@ def prisma(root: Path) -> PrismaCounts:
 
 def saved_searches(root: Path, monitor_id: str | None = None) -> list[SavedSearch]:
     searches = open_review(root).review.searches
-    if monitor_id is None:
-        return list(searches.values())
-    if monitor_id not in searches:
+    _refuse_unknown_search(root, searches, monitor_id)
+    return list(searches.values()) if monitor_id is None else [searches[monitor_id]]
+
+
+def _refuse_unknown_search(root: Path, searches: dict[str, SavedSearch], monitor_id: str | None) -> None:
+    if monitor_id is not None and monitor_id not in searches:
         raise SitegenError(f"no saved search {monitor_id!r} in {root} (saved searches: {', '.join(searches) or 'none'})")
-    return [searches[monitor_id]]
+
+
+def validate_searches(root: Path, at: str | None = None, monitor_id: str | None = None) -> list[ValidationPayload]:
+    """Each saved search's relative recall against the known-relevant studies (`living.validation`); recorded
+    on the ledger as `validation` events dated `at` when given, else only derived."""
+    from sitegen.living.validation import record_validation, validate
+
+    with writable(root) if at is not None else nullcontext(open_review(root)) as workspace:
+        _refuse_unknown_search(root, workspace.review.searches, monitor_id)
+        payloads = validate(workspace.review, workspace.facts, monitor_id)
+        if at is not None:
+            record_validation(workspace.review, payloads, at)
+        return payloads
 
 
 def probable_pairs(root: Path) -> tuple[list[Suggestion], dict[str, Record]]:
@@ -186,10 +201,10 @@ def screening_conflicts(root: Path) -> list[Conflict]:
     return open_review(root).facts.conflicts
 
 
-def ranked_batch(root: Path, number: int) -> Ranking:
+def ranked_batch(root: Path, number: int) -> ScreeningOrder:
     workspace = open_review(root)
     screening = workspace.facts.screening
-    return rank_batch(workspace.review, screening, numbered_batch(screening, number))
+    return order_batch(workspace.review, screening, numbered_batch(screening, number))
 
 
 def digest(root: Path, week: str) -> str:
@@ -349,7 +364,7 @@ def finish_interrupted(root: Path) -> list[str]:
 
 
 def search(query: str, sources: list[str], *, native: bool, since: int | None, mode: str,
-           review_dir: Path | None, progress: Progress = _quiet) -> SearchResult:
+           review_dir: Path | None, semantic: bool = False, progress: Progress = _quiet) -> SearchResult:
     """A one-shot search of several providers, merged by identity (the review only lends its snapshots)."""
     from sitegen.sources.search import open_fetcher
     from sitegen.sources.search import search as search_sources
@@ -357,7 +372,8 @@ def search(query: str, sources: list[str], *, native: bool, since: int | None, m
     # Recording writes the review's snapshots: no other sitegen process may write them meanwhile.
     with review_lock(review_dir) if mode == "record" and review_dir else nullcontext():
         with open_fetcher(mode, review_dir / "snapshots" if review_dir else None) as fetcher:
-            return search_sources(fetcher, query, sources, native=native, since=since, progress=progress)
+            return search_sources(fetcher, query, sources, native=native, since=since, semantic=semantic,
+                                  progress=progress)
 
 
 def loop(directory: Path, topic: str, *, sources: list[str], mode: str, draft: Path | None = None,
@@ -368,3 +384,43 @@ def loop(directory: Path, topic: str, *, sources: list[str], mode: str, draft: P
 
     return step(directory, topic, sources=sources, mode=mode, draft=draft, bib=bib, out=out, apply=apply,
                 verify=verify, transport=transport)
+
+
+EVALUATE_INPUT_BYTES = 5_000_000  # runs, judgments and known items are ids and grades: 5 MB is a large benchmark
+
+
+def _benchmark_file(path: Path, model: type, problems: list[Problem]) -> Any:
+    """`path` read as `model` (see sitegen.records.metrics), or None with its problems (file, line, column)."""
+    from sitegen.review.parsing import parse_json, read_text, validate
+
+    text, found = read_text(path, str(path), EVALUATE_INPUT_BYTES)
+    parsed = None
+    if text is not None:
+        parsed, found = parse_json(text, str(path))
+    value = None
+    if parsed is not None:
+        value, found = validate(model, parsed, str(path))
+    problems.extend(found)
+    return value
+
+
+def evaluate(runs: Path, judgments: Path, known: Path | None, ks: list[int], out: Path):
+    """Frozen runs scored against judgments (and known items) at each k, written to `out` as JSON. Offline;
+    an existing `out` is never replaced and nothing is written when an input has a problem."""
+    from sitegen.records.metrics import Judgments, KnownItems, Runs
+    from sitegen.records.metrics import evaluate as score
+
+    if out.exists() or out.is_symlink():
+        raise SitegenError(f"--out {out}: already exists; sitegen evaluate never replaces a report (give a new name)")
+    _check_outputs(runs, {"--out": out})
+    problems: list[Problem] = []
+    inputs = (_benchmark_file(runs, Runs, problems), _benchmark_file(judgments, Judgments, problems),
+              _benchmark_file(known, KnownItems, problems) if known is not None else None)
+    if problems:
+        raise ReviewInvalid(problems)
+    try:
+        report = score(*inputs, ks)
+    except ValueError as error:
+        raise SitegenError(f"--k: {error}") from None
+    atomic_write(out, report.model_dump_json(indent=2) + "\n")
+    return report

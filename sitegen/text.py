@@ -50,8 +50,31 @@ _TYPOGRAPHY = str.maketrans({**dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "
                              **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-")})
 
 
+# Superscript and subscript characters keep a mark, so NFKC cannot make "10⁵" read as "105" or "m²" as "m2".
+_SCRIPTS = str.maketrans({**{c: "^" + d for c, d in zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱ", "0123456789+-=()ni", strict=True)},
+                          **{c: "_" + d for c, d in zip("₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎", "0123456789+-=()", strict=True)}})
+
+
 def comparable_passage(text: str) -> str:
     """`text` as a quoted passage is compared with its source: NFKC (ligatures such as "ﬁ" read as "fi",
-    full-width forms as plain ones), invisible characters dropped, curly quotes and dashes as plain ones,
-    whitespace collapsed. Letters, words and their order still have to match exactly."""
-    return normalise_whitespace(unicodedata.normalize("NFKC", text).translate(_INVISIBLE).translate(_TYPOGRAPHY))
+    full-width forms as plain ones; superscripts and subscripts keep a mark, "10⁵" is "10^5"), invisible
+    characters dropped, curly quotes and dashes as plain ones, whitespace collapsed. Letters, digits, words
+    and their order still have to match exactly."""
+    marked = text.translate(_SCRIPTS)
+    return normalise_whitespace(unicodedata.normalize("NFKC", marked).translate(_INVISIBLE).translate(_TYPOGRAPHY))
+
+
+def holds_passage(text: str, passage: str) -> bool:
+    """Whether `passage` occurs in `text` (both already `comparable_passage`) as whole words: "by 2" is not
+    in "by 25%". An empty passage occurs nowhere."""
+    if not passage:
+        return False
+    start = text.find(passage)
+    while start >= 0:
+        end = start + len(passage)
+        before = text[start - 1] if start else " "
+        after = text[end] if end < len(text) else " "
+        if not (passage[0].isalnum() and before.isalnum()) and not (passage[-1].isalnum() and after.isalnum()):
+            return True
+        start = text.find(passage, start + 1)
+    return False

@@ -9,17 +9,13 @@ from conftest import EXAMPLE
 from sitegen.commands import build
 
 
-def test_rank_prints_the_seed_002_shape(sitegen):
+def test_rank_prints_the_screening_order(sitegen):
+    # `screen rank` is the screening order now (tests/test_ranking.py); the seed-002 shape is the digest's.
     code, out, _ = sitegen("screen", "rank", EXAMPLE, "--batch", "2", "--json")
     assert code == 0
-    ranking = json.loads(out)
-    assert set(ranking) == {"decisions", "calibration"}
-    assert set(ranking["decisions"][0]) == {"id", "decision", "score", "axes", "rationale", "tags"}
-    assert set(ranking["calibration"]) == {"kept", "review", "dropped", "force_dropped_already_covered",
-                                           "demoted_for_cap", "stricter_pass_applied"}
-    scores = [d["score"] for d in ranking["decisions"]]
-    assert scores == sorted(scores, reverse=True) and len(scores) == 11
-    assert all(d["rationale"] for d in ranking["decisions"])
+    order = json.loads(out)
+    assert set(order) == {"method", "learned", "includes", "excludes", "rows"}
+    assert order["rows"] == [] and order["learned"]  # every record of the example has its decision
 
 
 def test_ranking_never_writes_a_decision(sitegen, tmp_path):

@@ -200,7 +200,8 @@ def test_titles_that_normalise_to_nothing_never_match():
 
 
 @pytest.mark.parametrize(("weight", "similar_prior", "score", "decision"), [
-    (0.18, True, 49, "DROP"),  # 45 + 45 x 0.5 x 0.18 = 49.05
+    # 45 + 45 x 0.5 x 0.18 = 49.05: below 50, but nothing excludes it, so REVIEW (tests/test_ranking.py: DROP)
+    (0.18, True, 49, "REVIEW"),
     (0.2, True, 50, "REVIEW"),  # exactly 49.5, rounded half up
     (0.6, False, 69, "REVIEW"),  # 55 + 13.5 = 68.5, rounded half up
     (0.65, False, 70, "KEEP"),  # 69.625

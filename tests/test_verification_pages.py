@@ -1,8 +1,8 @@
 """Verification on the site: each study page's three axes in words, and the verification report page.
 
 The example review was verified once (`sitegen verify --source openalex`, 2023-04-17): every identity
-verdict is inconclusive (one index asked), every status current, faithfulness verified for the studies with
-evidence. Further verdicts are ledger events appended to a copy of it after that run, as a later
+verdict is inconclusive (one index asked), every status inconclusive (only one index holds the work, so its
+silence could miss a notice another lists), faithfulness verified for the studies with evidence. Further verdicts are ledger events appended to a copy of it after that run, as a later
 `sitegen verify` run appends them; a review never verified is the example with its verification events
 left out in memory (the ledger is hash-chained: lines are never deleted).
 """
@@ -46,6 +46,7 @@ def study_page(record_id: str) -> str:
 
 EXAMPLE_VERIFIED_AT = "2023-04-17T00:00:00Z"  # the example's verification run
 ONE_INDEX = "inconclusive: only one index was asked (OpenAlex)"  # why each of its identity verdicts is open
+ONE_INDEX_STATUS = "inconclusive: only OpenAlex holds the work and lists no notice"  # why each status verdict is open
 
 
 def without_verification(review: Review, left_out=lambda payload: True) -> Review:
@@ -106,6 +107,7 @@ def test_report_counts_the_latest_verdict_of_included_studies_only(example_copy,
                                      verdict(plain, "status", "retracted", notice="10.1000/retraction.1"),
                                      verdict(excluded, "identity", "mismatch")]),
            ("2023-05-02T00:00:00Z", [verdict(studied, "identity", "verified"),  # replaces the inconclusive one
+                                     verdict(studied, "status", "current"),  # replaces the example run's
                                      verdict(studied, "faithfulness", "insufficient-passage")]))
     workspace = open_review(example_copy)
     included = workspace.facts.included
@@ -115,16 +117,19 @@ def test_report_counts_the_latest_verdict_of_included_studies_only(example_copy,
     # studied's 05-02 verdict replaces both its 05-01 one and the example run's; every other study keeps the run's
     assert identity == {"verified": 1, "mismatch": 0, "unresolvable": 0, "inconclusive": len(included) - 1,
                         NOT_VERIFIED: 0}  # the excluded record's mismatch is not counted
-    assert status == {"current": len(included) - 1, "corrected": 0, "expression-of-concern": 0, "retracted": 1,
-                      "inconclusive": 0, NOT_VERIFIED: 0}
+    assert status == {"current": 1, "corrected": 0, "expression-of-concern": 0, "retracted": 1,
+                      "inconclusive": len(included) - 2, NOT_VERIFIED: 0}
     with_evidence = len({item.evidence.record_id for item in workspace.review.evidence} & set(included))
     assert faithfulness == {"verified": with_evidence - 1, "not-found": 0, "contradicted": 0,
                             "insufficient-passage": 1, NOT_VERIFIED: 0, NOTHING_TO_CHECK: len(included) - with_evidence}
     assert all(sum(counts.values()) == len(included) for counts in report.counts.values())
     assert [(item.record_id, item.axis) for item in report.refusals] == [(plain, "status")]
+    # the example run's identity and status verdicts stay open where no later verdict replaced them; a current
+    # status (studied) and a refusal (plain's retraction) are not open items
     assert [(item.record_id, item.axis) for item in report.open_items] == [
         (record_id, axis) for record_id in included for axis in VERIFICATION_AXES
-        if (axis, record_id == studied) in (("identity", False), ("faithfulness", True))]  # in the order given
+        if (axis, record_id == studied) in (("identity", False), ("faithfulness", True))
+        or (axis == "status" and record_id not in (studied, plain))]  # in the order given
     assert report.unverified == []  # every included study was verified on every axis it can be checked on
 
 
@@ -133,12 +138,14 @@ def test_report_of_the_example_counts_its_verification_run(example):
     with_evidence = [i for i in included if i in {item.evidence.record_id for item in example.review.evidence}]
     report = verification_report(example.review, included)
     assert report.ever_verified and not report.refusals and not report.unverified and not report.not_included
-    assert report.counts["identity"]["inconclusive"] == report.counts["status"]["current"] == len(included)
+    assert report.counts["identity"]["inconclusive"] == report.counts["status"]["inconclusive"] == len(included)
     assert report.counts["faithfulness"]["verified"] == len(with_evidence) == 4
     assert report.counts["faithfulness"][NOTHING_TO_CHECK] == len(included) - len(with_evidence)
-    assert [(item.record_id, item.axis) for item in report.open_items] == [(i, "identity") for i in included]
+    assert [(item.record_id, item.axis) for item in report.open_items] == [
+        (i, axis) for i in included for axis in ("identity", "status")]
     assert {item.latest.at for item in report.open_items} == {EXAMPLE_VERIFIED_AT}
-    assert all(verdict_sentence(item.latest.payload).startswith(ONE_INDEX) for item in report.open_items)
+    why = {"identity": ONE_INDEX, "status": ONE_INDEX_STATUS}
+    assert all(verdict_sentence(item.latest.payload).startswith(why[item.axis]) for item in report.open_items)
 
 
 def test_report_of_a_review_never_verified(example):
@@ -177,6 +184,13 @@ def test_report_of_a_review_never_verified(example):
      "inconclusive: OpenAlex did not answer (a rate limit, an error or a timeout: never read as a negative)"),
     (dict(axis="status", verdict="current"),
      "current: no source lists a retraction, correction or expression of concern"),
+    # the sentence is the verdict's own reason, which names exactly the indexes that held the work (OpenAlex's
+    # partial answer by title is not among them)
+    (dict(axis="status", verdict="current", reasons=["no retraction, correction or expression of concern listed by "
+                                                     "Crossref"], answers=[
+        SourceAnswer(source="crossref", answer="found", asked="10.1/x"),
+        SourceAnswer(source="openalex", answer="partial", asked="title 'x'")]),
+     "current: no retraction, correction or expression of concern listed by Crossref"),
     (dict(axis="faithfulness", verdict="not-found", passages=[
         PassageCheck(finding=0, source="abstract", result="found", found_in="abstract"),
         PassageCheck(finding=1, source="abstract", result="not-found")]),
@@ -198,6 +212,7 @@ def axis_sections(page: str) -> dict[str, str]:
 
 def test_study_page_shows_each_axis_in_words(example_copy, example, ids):
     studied, plain, _ = ids
+    third = next(i for i in example.facts.included if i not in (studied, plain))
     hashes = sorted(example.review.snapshot_bodies)[:2]
     findings = next(item.evidence for item in example.review.evidence if item.evidence.record_id == studied).findings
     record(example_copy, ("2023-05-01T00:00:00Z", [
@@ -213,6 +228,9 @@ def test_study_page_shows_each_axis_in_words(example_copy, example, ids):
             PassageCheck(finding=len(findings), source="abstract", result="not-found")]),
         verdict(plain, "identity", "inconclusive",
                 answers=[SourceAnswer(source="openalex", answer="no-answer", asked=plain, detail="timed out")]),
+        verdict(third, "status", "current", answers=[SourceAnswer(source="crossref", answer="found", asked=third),
+                                                     SourceAnswer(source="openalex", answer="found", asked=third)],
+                reasons=["no retraction, correction or expression of concern listed by Crossref and OpenAlex"]),
     ]))
     files = pages(example_copy)
     page = files[study_page(studied)]
@@ -243,9 +261,13 @@ def test_study_page_shows_each_axis_in_words(example_copy, example, ids):
     other = axis_sections(files[study_page(plain)])
     assert "Open item: needs a human. inconclusive: OpenAlex did not answer" in other["axis-identity"]
     assert other["axis-status"].startswith(  # the example run's verdict stands where no later one replaces it
-        "Status: retracted, corrected or not current: no source lists a retraction, correction or expression of "
-        "concern. Recorded 2023-04-17")
+        f"Status: retracted, corrected or not Open item: needs a human. {ONE_INDEX_STATUS}")
+    assert "Recorded 2023-04-17" in other["axis-status"]
     assert other["axis-faithfulness"].endswith("nothing to check: no evidence extracted")
+    # a current status names the indexes whose silence it rests on, and is neither an open item nor a refusal
+    assert axis_sections(files[study_page(third)])["axis-status"].startswith(
+        "Status: retracted, corrected or not current: no retraction, correction or expression of concern listed by "
+        "Crossref and OpenAlex. Recorded 2023-05-01")
 
 
 def test_hostile_verdict_text_is_escaped_and_a_notice_that_is_no_doi_is_not_linked(example_copy, ids):
@@ -295,7 +317,11 @@ def test_verification_page_lists_refusals_then_open_items_with_links(example_cop
     assert [link for link, _, _ in identity] == sorted(f"{study_page(i)}#axis-identity" for i in included
                                                        if i not in (studied, plain))
     assert all(sentence.startswith(ONE_INDEX) for _, _, sentence in identity)
-    assert len(open_items) == len(identity) + 1
+    # and so do its status verdicts, except the one this run replaced with a retraction (a refusal)
+    status = sorted(item for item in open_items if item[1] == "status")
+    assert [link for link, _, _ in status] == sorted(f"{study_page(i)}#axis-status" for i in included if i != plain)
+    assert all(sentence.startswith(ONE_INDEX_STATUS) for _, _, sentence in status)
+    assert len(open_items) == len(identity) + len(status) + 1
     for link, _, _ in refusals + open_items:
         assert link.split("#")[0] in files  # every item links to a study page that is built
     text = main_text(page)
@@ -349,8 +375,10 @@ def test_the_example_verification_page_lists_its_open_items(example):
     assert not items(page, "refusals") and unverified_rows(page) == {}
     assert identity_counts(page)["inconclusive"] == len(included)
     open_items = items(page, "open")
-    assert sorted(link for link, _, _ in open_items) == sorted(f"{study_page(i)}#axis-identity" for i in included)
-    assert all(axis == "identity" and sentence.startswith(ONE_INDEX) for _, axis, sentence in open_items)
+    assert sorted(link for link, _, _ in open_items) == sorted(f"{study_page(i)}#axis-{axis}" for i in included
+                                                               for axis in ("identity", "status"))
+    why = {"identity": ONE_INDEX, "status": ONE_INDEX_STATUS}
+    assert all(sentence.startswith(why[axis]) for _, axis, sentence in open_items)
 
 
 def test_every_page_links_the_report(example_site):

@@ -180,7 +180,9 @@ def test_a_title_search_finding_only_other_works_is_neither_a_mismatch_nor_unres
     ({"title": "An essential role of active site arginine residue in iodide binding"}, "same"),
     # another title and another year under the same DOI: the identifier names another work
     ({"title": "Arginine residues in iodide binding", "year": 2009}, "different"),
-    ({"title": "Le rôle essentiel de l'arginine du site actif"}, "unclear"),  # another language, same authors
+    # another language by the same first author in the same year, but nothing more to corroborate it: a DOI
+    # under a made-up title must stay a mismatch
+    ({"title": "Le rôle essentiel de l'arginine du site actif"}, "different"),
     ({"title": "Deep learning for protein folding", "family": "Smith", "year": 2019}, "different"),
     ({"title": "Retraction: " + ADAK_TITLE}, "different"),  # a notice is not the work
 ])
@@ -195,6 +197,58 @@ def test_the_right_title_in_the_wrong_journal_is_a_mis_description_a_human_looks
     assert verdict == "unclear"
     assert "the journal cited is not the journal indexed" in details and "volume cited as 512, indexed as 218" in details
     assert agreement(cited(container_title="Mol Cell Biochem", volume="218", page="1-11"), indexed)[0] == "same"
+
+
+def test_a_translated_title_with_the_same_author_year_volume_and_page_is_for_a_human():
+    indexed = cited(volume="218", page="1-11")
+    french = cited(title="Le rôle essentiel de l'arginine du site actif", volume="218", page="1-11")
+    assert agreement(french, indexed)[0] == "unclear"
+
+
+def test_a_publisher_retraction_mark_in_the_title_is_the_work_retracted():
+    work = json.loads(body("crossref/crossref_work_10.1023_a_1007154515475.json"))
+    work["message"]["title"] = ["RETRACTED ARTICLE: " + work["message"]["title"][0]]
+    verdicts = verify_citation(serve(json_response(json.dumps(work)), openalex_adak()), SETTINGS, cited())
+    assert verdicts.identity.verdict == "verified"
+    assert verdicts.status.verdict == "retracted" and "Crossref titles the work as retracted" in verdicts.status.reasons
+
+
+def test_a_retraction_counts_even_when_the_citation_gets_the_pages_wrong():
+    # found by the cited DOI: the DOI names the work, whatever the citation says of its pages
+    work = json.loads(body("crossref/crossref_work_10.1023_a_1007154515475.json"))
+    work["message"]["updated-by"] = [{"DOI": "10.1023/a:9999999999999", "type": "retraction"}]
+    wrong_pages = cited(page="500-515", volume="999")
+    verdicts = verify_citation(serve(json_response(json.dumps(work)), openalex_adak()), SETTINGS, wrong_pages)
+    assert verdicts.identity.verdict == "inconclusive"
+    assert verdicts.status.verdict == "retracted"
+
+
+def test_a_datacite_doi_unknown_to_crossref_is_not_a_negative():
+    # Crossref's agency lookup, in the shape its API documents (no recording of it exists offline)
+    agency = {"status": "ok", "message-type": "work-agency", "message-version": "1.0.0",
+              "message": {"DOI": "10.5281/zenodo.1234567", "agency": {"id": "datacite", "label": "DataCite"}}}
+    responses = iter([not_found(), json_response(json.dumps(agency))])
+    openalex_404 = json_response(body("openalex/openalex_work_404.json"), status=404)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return next(responses) if request.url.host == "api.crossref.org" else openalex_404
+    verdicts = verify_citation(fetcher(handler)[0], SETTINGS, cited(doi="10.5281/zenodo.1234567"))
+    assert verdicts.identity.verdict == "inconclusive" and not verdicts.identity.refusal_grade
+    assert [a.answer for a in verdicts.identity.answers] == ["elsewhere", "not-found"]
+    assert "registered with datacite" in " ".join(verdicts.identity.reasons)
+
+
+def test_a_fabricated_doi_no_agency_knows_is_unresolvable():
+    openalex_404 = json_response(body("openalex/openalex_work_404.json"), status=404)
+    verdicts = verify_citation(serve(not_found(), openalex_404), SETTINGS, cited(doi="10.1371/notarealdoi"))
+    assert verdicts.identity.verdict == "unresolvable"
+    assert verdicts.identity.answers[0].detail == "no registration agency knows this DOI"
+
+
+def test_one_index_alone_does_not_make_a_work_current():
+    verdicts = verify_citation(serve(not_found(), openalex_adak()), SETTINGS, cited())
+    assert verdicts.status.verdict == "inconclusive"
+    assert "a retraction another index lists could be missed" in verdicts.status.reasons[0]
 
 
 def test_an_organisation_as_first_author_is_still_compared():

@@ -92,13 +92,18 @@ def _entry_gates(review: Review, facts: ReviewFacts, target: str) -> list[Gate]:
                    or (i in evidence and getattr(latest.get((i, "faithfulness")), "evidence_sha256", None)
                        != evidence[i])]
         included = set(facts.included)
-        refused = sorted({rid for (rid, _), p in latest.items() if rid in included and p.refusal_grade})
-        open_items = sorted({rid for (rid, _), p in latest.items() if rid in included and p.verdict in OPEN_ITEMS})
+        # The verdicts that stand, as the verification page shows them: identity and status, and faithfulness
+        # of the evidence as it is now (a verdict on evidence since edited or removed no longer counts).
+        standing = [(rid, axis, p) for (rid, axis), p in latest.items() if rid in included and (
+            axis != "faithfulness" or p.evidence_sha256 == evidence.get(rid))]
+        refused = sorted({rid for rid, _, p in standing if p.refusal_grade})
+        open_items = [(rid, p) for rid, _, p in standing if p.verdict in OPEN_ITEMS]
+        studies = len({rid for rid, _ in open_items})
+        open_note = (f"{len(open_items)} open item{'s' if len(open_items) != 1 else ''} on {studies} "
+                     f"stud{'ies' if studies != 1 else 'y'}, for a human (verification.html)")
         return [Gate("every included study has been checked for identity and status, and its evidence as it "
                      "stands (`sitegen verify`)", not missing,
-                     f"no verdict for {_listed(missing)}" if missing else
-                     f"{len(open_items)} studies with open items for a human (verification.html)" if open_items
-                     else ""),
+                     f"no verdict for {_listed(missing)}" if missing else open_note if open_items else ""),
                 Gate("no included study has a refusal-grade verdict (unresolvable, mismatch, retracted, "
                      "contradicted)", not refused, f"refusal grade: {_listed(refused)}" if refused else "")]
     raise AssertionError(f"no gates for {target!r}")

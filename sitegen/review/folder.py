@@ -34,6 +34,7 @@ from sitegen.review.models import (
     SLUG,
     STAGES,
     STATE_SCHEMA_VERSION,
+    VALIDATION_COLUMNS,
     VERSION_SCHEMA_VERSION,
     Decision,
     DuplicateDecision,
@@ -46,6 +47,7 @@ from sitegen.review.models import (
     RunManifest,
     SavedSearch,
     SnapshotEntry,
+    ValidationStudy,
     VersionRecord,
     parse_timestamp,
 )
@@ -61,6 +63,7 @@ SIZE_LIMITS = {
     "evidence": 2 * MB,
     "screening": 16 * MB,
     "duplicates.csv": 16 * MB,
+    "validation.csv": 16 * MB,
     "searches": 128 * MB,
     "records.jsonl": 1024 * MB,
     "ledger.jsonl": 1024 * MB,
@@ -101,6 +104,15 @@ class DuplicateRow:
     line: int
     columns: dict[str, int]
     decision: DuplicateDecision
+
+
+@dataclass
+class ValidationRow:
+    """A row of validation.csv with its position."""
+
+    path: str
+    line: int
+    study: ValidationStudy
 
 
 @dataclass
@@ -164,6 +176,7 @@ class Review:
     state_read: bool = True  # False when state.json exists but could not be read: `state` then holds defaults
     decisions: list[DecisionRow] = field(default_factory=list)
     duplicates: list[DuplicateRow] = field(default_factory=list)  # duplicates.csv's rows, in file order
+    validation: list[ValidationRow] = field(default_factory=list)  # validation.csv's studies, in file order
     evidence: list[EvidenceFile] = field(default_factory=list)
     versions: list[VersionFile] = field(default_factory=list)  # published versions, by number
     manifests: dict[str, ManifestFile] = field(default_factory=dict)  # search-run manifests, by path
@@ -200,6 +213,7 @@ def load_review(root: Path) -> tuple[Review | None, list[Problem]]:
     problems += _load_state(root, review, schema_problems)
     problems += _load_screening(root, review)
     problems += _load_duplicates(root, review)
+    problems += _load_validation(root, review)
     problems += _load_evidence(root, review)
     problems += _load_versions(root, review, schema_problems)
     problems += _load_manifests(root, review, schema_problems)
@@ -453,19 +467,39 @@ def _validated_rows(rows: list, model: type[BaseModel], rel: str, problems: list
             yield row, item
 
 
+def _optional_csv(root: Path, rel: str, columns: list[str], required: set[str]) -> tuple[list, list[Problem]]:
+    """The rows of an optional CSV file of the review (none when it is absent), and its problems."""
+    if not (root / rel).exists() and not (root / rel).is_symlink():
+        return [], []
+    text, problems = _read(root, rel, rel)
+    if text is None:
+        return [], problems
+    rows, csv_problems = parsing.parse_csv(text, rel, columns, required)
+    return rows, problems + csv_problems
+
+
 def _load_duplicates(root: Path, review: Review) -> list[Problem]:
     """duplicates.csv, the reviewers' decisions on probable duplicates: optional (absent, none decided)."""
     rel = "duplicates.csv"
-    if not (root / rel).exists() and not (root / rel).is_symlink():
-        return []
-    text, problems = _read(root, rel, rel)
-    if text is None:
-        return problems
-    rows, csv_problems = parsing.parse_csv(text, rel, DUPLICATE_COLUMNS,
-                                           {"record_id", "duplicate_of", "decision", "reviewer"})
-    problems += csv_problems
+    rows, problems = _optional_csv(root, rel, DUPLICATE_COLUMNS, {"record_id", "duplicate_of", "decision", "reviewer"})
     for row, decision in _validated_rows(rows, DuplicateDecision, rel, problems):
         review.duplicates.append(DuplicateRow(rel, row.line, row.columns, decision))
+    return problems
+
+
+def _load_validation(root: Path, review: Review) -> list[Problem]:
+    """validation.csv, the studies the protocol names as known to be relevant: optional (absent, the included
+    studies alone are the known-relevant set)."""
+    rel = "validation.csv"
+    rows, problems = _optional_csv(root, rel, VALIDATION_COLUMNS, {"record_id"})
+    lines: dict[str, int] = {}
+    for row, study in _validated_rows(rows, ValidationStudy, rel, problems):
+        if study.record_id in lines:
+            problems.append(Problem(rel, row.line, row.columns.get("record_id"), "duplicate-study",
+                                    f"study {study.record_id!r} is already listed on line {lines[study.record_id]}"))
+            continue
+        lines[study.record_id] = row.line
+        review.validation.append(ValidationRow(rel, row.line, study))
     return problems
 
 

@@ -17,6 +17,8 @@ from pydantic import Strict as StrictMode
 
 from sitegen.records.citations import SOURCE as CITATION_SOURCE
 from sitegen.records.citations import parse_citation_query
+from sitegen.records.ids import NORMALISERS, record_id_problem
+from sitegen.records.ids import record_id as id_from_identifiers
 from sitegen.records.model import Printable, Strict, check_record_id
 from sitegen.records.providers import PROVIDERS, Source
 
@@ -162,6 +164,9 @@ class ProtocolMeta(Strict):
     exclusion_reasons: list[ExclusionReason] = Field(default_factory=list)
     watchlist: list[WatchTerm] = Field(default_factory=list)
     relevance: RelevanceTerms = RelevanceTerms()
+    # The relative recall a saved search must reach against the known-relevant studies (`sitegen monitor
+    # validate`): below it the check warns and exits 7. 0.9 by default, a common bar for a search strategy.
+    validation_recall: float = Field(default=0.9, ge=0, le=1)
 
     @field_validator("exclusion_reasons")
     @classmethod
@@ -265,7 +270,7 @@ class SavedSearch(Strict):
 # --------------------------------------------------------------------------- ledger.jsonl
 
 EventType = Literal["retrieval", "import", "protocol_lock", "amendment", "screening", "verification", "phase",
-                    "version"]
+                    "version", "validation"]
 
 
 class LedgerEvent(Strict):
@@ -422,7 +427,10 @@ class SourceAnswer(Strict):
     source: Source
     # "rate-limited" and "no-answer" (an error, a timeout, an outage) are kept apart: a rate-limited source is
     # asked again later, and neither is ever read as "not found".
-    answer: Literal["found", "different-work", "not-found", "rate-limited", "no-answer"]
+    # "partial": the work found agrees with the citation only in part (a human looks). "elsewhere": the
+    # identifier is registered with another agency (a DataCite DOI asked of Crossref), so the index cannot
+    # hold it: neither found nor a negative.
+    answer: Literal["found", "partial", "different-work", "not-found", "elsewhere", "rate-limited", "no-answer"]
     asked: Annotated[str, StringConstraints(min_length=1, max_length=500), Printable]  # the identifier or title asked
     detail: Reason | None = None  # what matched or differed, or why there was no answer
 
@@ -481,8 +489,70 @@ class VersionPayload(Strict):
     sha256: Sha256
 
 
+MissCode = Literal["outside-dates", "no-term", "never-returned", "incomplete-runs", "not-in-records", "unknown"]
+
+
+class MissReason(Strict):
+    """Why a strategy may have missed a known-relevant study, where it can be told from the review's files."""
+
+    code: MissCode
+    detail: Reason  # the reason in words, as the site and the command line show it
+
+
+class MissedStudy(Strict):
+    study: str  # its record id; for a study no record holds, the record id its listed identifier gives
+    reasons: list[MissReason] = Field(min_length=1)
+
+    @field_validator("study")
+    @classmethod
+    def _valid_id(cls, value: str) -> str:
+        return check_record_id(value)
+
+
+class StrategyRecall(Strict):
+    """One strategy of a saved search (as its runs recorded it) against the known-relevant studies."""
+
+    source: Source
+    label: str | None = None
+    query: str
+    method: Literal["database", "other"] = Field(default="database", exclude_if=lambda value: value == "database")
+    current: bool  # still one of the saved search's strategies (false: an earlier wording that ran)
+    runs: int = Field(ge=0)  # recorded runs of it
+    incomplete_runs: int = Field(ge=0)
+    found: int = Field(ge=0)  # known-relevant studies it retrieved in any run
+    missed: list[MissedStudy] = Field(default_factory=list)
+
+
+class ValidationPayload(Strict):
+    """A saved search was validated (`sitegen monitor validate`): the known-relevant studies (the included
+    studies and validation.csv's) against what its strategies retrieved in every recorded run. Relative
+    recall is `found / len(known)` overall (union over strategies and runs) and per strategy."""
+
+    monitor_id: Slug
+    threshold: float = Field(ge=0, le=1)  # the protocol's validation_recall then
+    known: list[str]  # the known-relevant studies, by record id
+    listed: list[str] = Field(default_factory=list)  # of those, named by validation.csv
+    found: int = Field(ge=0)
+    strategies: list[StrategyRecall]
+    missed: list[str] = Field(default_factory=list)  # the known studies no strategy retrieved
+
+    @field_validator("known", "listed", "missed")
+    @classmethod
+    def _valid_ids(cls, ids: list[str]) -> list[str]:
+        return [check_record_id(value) for value in ids]
+
+    @property
+    def recall(self) -> float | None:
+        """Relative recall over every strategy and run; None when no study is known to be relevant yet."""
+        return self.found / len(self.known) if self.known else None
+
+    @property
+    def below_threshold(self) -> bool:
+        return self.recall is not None and self.recall < self.threshold
+
+
 Payload = (RetrievalPayload | ImportPayload | ProtocolLockPayload | AmendmentPayload | BatchPayload
-           | VerificationPayload | PhasePayload | VersionPayload)
+           | VerificationPayload | PhasePayload | VersionPayload | ValidationPayload)
 # Every event type and the one model of its payload; the ledger holds no untyped event.
 PAYLOAD_MODELS: dict[str, type[Payload]] = {
     "retrieval": RetrievalPayload,
@@ -493,6 +563,7 @@ PAYLOAD_MODELS: dict[str, type[Payload]] = {
     "verification": VerificationPayload,
     "phase": PhasePayload,
     "version": VersionPayload,
+    "validation": ValidationPayload,
 }
 EVENT_TYPES: dict[type[Payload], str] = {model: event_type for event_type, model in PAYLOAD_MODELS.items()}
 
@@ -768,6 +839,38 @@ class DuplicateDecision(Strict):
         if self.record_id == self.duplicate_of:
             raise ValueError(f"record {self.record_id!r} is paired with itself")
         return self
+
+
+# --------------------------------------------------------------------------- validation.csv
+
+VALIDATION_COLUMNS = ["record_id", "note"]
+# What a validation.csv row may name a study by, besides a record id, in the order tried: a bare number is a PMID.
+KNOWN_STUDY_NAMESPACES = ("doi", "pmid", "pmcid", "openalex", "arxiv")
+
+
+def known_study_id(value: str) -> str:
+    """A study named as a record id, or by a DOI, PMID, PMCID, OpenAlex or arXiv id in any written form
+    (https://doi.org/10.…, PMID: 123), as the record id that identifier gives (10.…, pmid:123)."""
+    if record_id_problem(value) is None:
+        return value
+    for namespace in KNOWN_STUDY_NAMESPACES:
+        normalised = NORMALISERS[namespace](value)
+        if normalised:
+            return id_from_identifiers({namespace: normalised}) or value
+    raise ValueError(f"{value!r} is neither a record id nor a DOI, PMID, PMCID, OpenAlex or arXiv id")
+
+
+class ValidationStudy(Strict):
+    """One row of validation.csv: a study the protocol names as known to be relevant, which the saved
+    searches should retrieve (`sitegen monitor validate`), beside the review's included studies."""
+
+    record_id: str
+    note: Annotated[str, StringConstraints(max_length=2000), Printable] = ""
+
+    @field_validator("record_id")
+    @classmethod
+    def _known_study(cls, value: str) -> str:
+        return known_study_id(value)
 
 
 # --------------------------------------------------------------------------- evidence/<study>.yaml

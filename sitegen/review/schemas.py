@@ -19,6 +19,7 @@ from sitegen.review.models import (
     RunManifest,
     SavedSearch,
     SnapshotEntry,
+    ValidationStudy,
     VersionRecord,
 )
 from sitegen.review.write import atomic_write
@@ -31,6 +32,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "ledger-event.schema.json": LedgerEvent,
     "decision-row.schema.json": Decision,
     "duplicate-decision-row.schema.json": DuplicateDecision,
+    "validation-row.schema.json": ValidationStudy,
     "evidence.schema.json": Evidence,
     "snapshot-entry.schema.json": SnapshotEntry,
     "state.schema.json": ReviewState,

@@ -1,7 +1,9 @@
 """Ranked screening batches and the weekly digest.
 
-Each batch is ranked by relevance (`sitegen.screening.relevance`) so reviewers
-see the likeliest includes first; the ranking never writes a decision. The
+Each batch is ranked by relevance (`sitegen.screening.relevance`) for the digest
+and the site; its screening order (`sitegen screen rank`) comes from a model
+trained on the review's own title/abstract decisions (`sitegen.screening.ranking`).
+Neither ever writes a decision. The
 digest for an ISO week gathers the batches that arrived that week: the KEEP
 list with rationales, the REVIEW cases, what was dropped and why, what was
 already covered, and the calibration summary.
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, timedelta
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
@@ -24,6 +27,9 @@ from sitegen.review.models import ProtocolLockPayload, ProtocolMeta, parse_times
 from sitegen.screening.relevance import Ranking, score_batch
 from sitegen.screening.status import Batch, ScreeningFacts
 from sitegen.text import markdown_code, markdown_safe
+
+if TYPE_CHECKING:
+    from sitegen.screening.ranking import ScreeningOrder
 
 PRIOR_WEEKS = 4
 EARLIEST_YEAR = 1900
@@ -78,6 +84,24 @@ def rank_batch(review: Review, screening: ScreeningFacts, batch: Batch) -> Ranki
     prior = _prior(review, screening, week_start(iso_week(batch.created))) if batch.created else []
     return score_batch([review.records[i] for i in screening.to_screen(batch.record_ids)], protocol_meta(review, batch.protocol_version),
                        prior, review.state.max_kept)
+
+
+def order_batch(review: Review, screening: ScreeningFacts, batch: Batch) -> ScreeningOrder:
+    """The records of a batch still to screen at title/abstract (no decision yet, or awaiting another
+    reviewer), ordered by a model trained on every title/abstract include and exclude of the review;
+    by their seed-002 ranking until there are both. A 'maybe' or a conflict is neither a label nor
+    still to screen."""
+    # scikit-learn takes seconds to import: only the command that ranks loads it, not every command or the build.
+    from sitegen.screening.ranking import Labelled, screening_order
+
+    outcomes = screening.outcomes["title-abstract"]
+    labelled = [Labelled(review.records[i], outcome.decision == "include") for i, outcome in outcomes.items()
+                if outcome.decision in ("include", "exclude") and i in review.records]
+    candidates = [review.records[i] for i in screening.to_screen(batch.record_ids)
+                  if i not in outcomes or outcomes[i].decision == "awaiting"]
+    prior = _prior(review, screening, week_start(iso_week(batch.created))) if batch.created else []
+    fallback = score_batch(candidates, protocol_meta(review, batch.protocol_version), prior, review.state.max_kept)
+    return screening_order(candidates, labelled, fallback)
 
 
 def weekly(review: Review, screening: ScreeningFacts, week: str) -> Digest:

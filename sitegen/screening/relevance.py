@@ -14,8 +14,12 @@ audit each decision from its rationale.
    scores 0.5; a near-identical title 0.0; anything else 1.0.
 
 score = 100 * (0.45 * match + 0.45 * criteria + 0.10 * novelty), KEEP from 70,
-REVIEW from 50, DROP below. A missing abstract or criteria that say nothing
-about a paper mean REVIEW whatever the score. When more papers are kept than
+REVIEW from 50, DROP below, but only for a paper an exclusion fired on (a
+look-alike trap or an excluded publication type): a paper scoring low for want
+of mentions (a term once in the abstract, an out-of-scope term in passing, a
+title like a prior one) is REVIEW, so the digest never buries a paper naming the
+task. A missing abstract or criteria that say nothing about a paper mean REVIEW
+whatever the score. When more papers are kept than
 `max_kept`, they are re-scored with the stricter criteria pass, then the
 lowest KEEPs are demoted to REVIEW, never DROP. The watchlist is only read.
 Scores only order the batch: reviewers decide.
@@ -47,16 +51,21 @@ REVIEW_FROM = 50
 MATCH_WEIGHT = Decimal("0.45")
 CRITERIA_WEIGHT = Decimal("0.45")
 NOVELTY_WEIGHT = Decimal("0.10")
+# An out-of-scope subject found only in the abstract makes a look-alike when it is named at least this
+# often: a subject named once in passing ("unlike fear conditioning, ...") is not what a paper is about.
+TRAP_MENTIONS = 2
 # The seed's "Levenshtein ratio > 0.9" on normalised titles, as a rapidfuzz ratio (0-100).
 TITLE_MATCH_ABOVE = 90.0
 
-FitKind = Literal["fit", "borderline", "partial", "silent", "out"]
+FitKind = Literal["fit", "borderline", "partial", "aside", "silent", "out"]
 # Criteria value of each kind of fit: (usual pass, stricter pass). The stricter pass, the first
 # tie-breaker, lowers review-type papers and partial fits only.
 CRITERIA_VALUES: dict[FitKind, tuple[Decimal, Decimal]] = {
     "fit": (Decimal("1.0"), Decimal("1.0")),
     "borderline": (Decimal("0.7"), Decimal("0.4")),
     "partial": (Decimal("0.4"), Decimal("0.2")),
+    # No in-scope term; an out-of-scope one named in passing (too little to call a look-alike).
+    "aside": (Decimal("0.4"), Decimal("0.4")),
     "silent": (Decimal("0.7"), Decimal("0.7")),
     "out": (Decimal("0.0"), Decimal("0.0")),
 }
@@ -216,9 +225,10 @@ def criteria_fit(relevance: RelevanceTerms, title: str, abstract: str, types: li
     most_in_scope = max((hit.abstract for hit in in_scope), default=0)
     in_scope_title = any(hit.title for hit in in_scope)
     # A look-alike: the keywords let it through, but the paper is about an out-of-scope subject: an
-    # out-of-scope term leads the title (with no in-scope term there) or outnumbers them in the abstract.
-    traps = [hit for hit in out_of_scope
-             if (hit.title and not in_scope_title) or (not hit.title and hit.abstract > most_in_scope)]
+    # out-of-scope term leads the title, or, with no in-scope term in the title, recurs in the abstract
+    # more often than any in-scope term.
+    traps = [hit for hit in out_of_scope if not in_scope_title and (
+        hit.title or (hit.abstract >= TRAP_MENTIONS and hit.abstract > most_in_scope))]
     excluded = _types_in(types, relevance.excluded_publication_types)
     if traps or excluded:
         fired = []
@@ -231,6 +241,9 @@ def criteria_fit(relevance: RelevanceTerms, title: str, abstract: str, types: li
     if not in_scope and not out_of_scope:
         return Fit("silent", "criteria silent: no in-scope or out-of-scope term in title or abstract",
                    ("criteria-silent",))
+    if not in_scope:
+        return Fit("aside", "no in-scope term; out-of-scope " + ", ".join(_places(hit) for hit in out_of_scope)
+                   + f", named fewer than {TRAP_MENTIONS} times: in passing, not a look-alike", ())
     # Without a trap, an out-of-scope term found means an in-scope term was found too (in the
     # title beside it, or at least as often in the abstract).
     found = ", ".join(_places(hit) for hit in in_scope)
@@ -336,7 +349,12 @@ def decide(score: int, assessment: Assessment) -> tuple[Decision, str]:
         return "KEEP", f"KEEP: score {score} ≥ {KEEP_FROM}"
     if score >= REVIEW_FROM:
         return "REVIEW", f"REVIEW: score {score} in {REVIEW_FROM}-{KEEP_FROM - 1}"
-    return "DROP", f"DROP: score {score} < {REVIEW_FROM}"
+    if assessment.fit.kind != "out":
+        # Below the threshold for want of mentions, not because anything excludes it: a paper naming
+        # the task once is still a paper on the task. A term count cannot bury it; a reviewer decides.
+        return "REVIEW", (f"REVIEW: score {score} < {REVIEW_FROM}, but no exclusion fired (no look-alike trap, "
+                          "no excluded publication type): only an exclusion drops a paper")
+    return "DROP", f"DROP: score {score} < {REVIEW_FROM}, and an exclusion fired"
 
 
 def score_one(assessment: Assessment, stricter: bool) -> Scored:

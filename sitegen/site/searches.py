@@ -1,5 +1,6 @@
-"""The searches page: each saved search with its strategies verbatim, its run history, and every
-run's manifest as a download.
+"""The searches page: each saved search with its strategies verbatim, its run history, every
+run's manifest as a download, and its latest validation (relative recall against the studies
+known to be relevant, `sitegen monitor validate`), missed studies linked to their pages.
 
 A run's manifest is served byte for byte as its run wrote it (runs/ in the review).
 A run recorded before sitegen wrote manifests gets one derived from the ledger,
@@ -13,8 +14,9 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from sitegen.living.manifests import RunRecord, compiled_query, run_records
+from sitegen.living.validation import latest_validations
 from sitegen.records.citations import MODES, Seed, parse_citation_query
-from sitegen.review.models import SavedSearch, Strategy
+from sitegen.review.models import SavedSearch, Strategy, ValidationPayload
 
 if TYPE_CHECKING:
     from sitegen.site.pages import Files, Site
@@ -47,10 +49,21 @@ class StrategyView:
 
 
 @dataclass(frozen=True)
+class ValidationView:
+    """A saved search's latest validation as the ledger recorded it, with the pages of the studies it names."""
+
+    at: str
+    payload: ValidationPayload
+    pages: dict[str, str]  # study id -> its record's page from the site's root, for the studies the review holds
+    titles: dict[str, str]  # study id -> its record's title
+
+
+@dataclass(frozen=True)
 class SearchView:
     search: SavedSearch
     strategies: list[StrategyView]
     runs: list[RunRecord]  # newest first
+    validation: ValidationView | None = None
 
     @property
     def latest(self) -> RunRecord | None:
@@ -82,10 +95,21 @@ def strategy_view(site: Site, strategy: Strategy) -> StrategyView:
     return StrategyView(strategy, compiled_query(strategy) if strategy.syntax == "sitegen" else None)
 
 
+def validation_view(site: Site, monitor_id: str) -> ValidationView | None:
+    latest = latest_validations(site.review).get(monitor_id)
+    if latest is None:
+        return None
+    event, payload = latest
+    held = [site.views_by_id[study] for study in payload.known if study in site.views_by_id]
+    return ValidationView(event.ts, payload, {view.record.id: f"records/{view.slug}.html" for view in held},
+                          {view.record.id: view.record.title for view in held})
+
+
 def search_views(site: Site) -> list[SearchView]:
     records = run_records(site.review, site.facts.runs)
     return [SearchView(search, [strategy_view(site, s) for s in search.strategies],
-                       [record for record in reversed(records) if record.run.monitor_id == monitor_id])
+                       [record for record in reversed(records) if record.run.monitor_id == monitor_id],
+                       validation_view(site, monitor_id))
             for monitor_id, search in site.review.searches.items()]
 
 

@@ -214,6 +214,31 @@ def lookup(fetcher: Fetcher, settings: SourceSettings, doi: str) -> SourceOutcom
     return run_call(Trace("crossref", fetcher, PROVIDER, secrets(settings)), call)
 
 
+def agency(fetcher: Fetcher, settings: SourceSettings, doi: str) -> tuple[str | None, SourceOutcome]:
+    """The registration agency of a DOI (`crossref`, `datacite`, `medra`, ...) as Crossref's agency lookup
+    names it, with the lookup's outcome. A DOI another agency registered is one Crossref cannot know, so its
+    "not found" there says nothing; no agency at all (404) says no agency knows the DOI. An outage is never
+    either."""
+    asked = normalise_doi(doi)
+    if asked is None:
+        raise ValueError(f"{doi!r} is not a DOI")
+    found: list[str] = []
+
+    def call(trace: Trace) -> SourceOutcome:
+        response = trace.get(f"{BASE}/works/{quote(asked, safe='/')}/agency", [])
+        check_status(response, PROVIDER.name)
+        if response.status == 404:
+            return trace.outcome("ok", [], 0)
+        message = _envelope_message(response, "work-agency")
+        name = text_value(as_dict(message.get("agency")).get("id"))
+        if not name:
+            raise Malformed("the agency message names no agency")
+        found.append(name.lower())
+        return trace.outcome("ok")
+    outcome = run_call(Trace("crossref", fetcher, PROVIDER, secrets(settings)), call)
+    return (found[0] if found else None), outcome
+
+
 def _envelope_message(response: Response, kind: str) -> dict[str, Any]:
     """The `message` of a Crossref envelope, which must say status "ok" and carry a `kind` message."""
     envelope = parse_json(response)

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from sitegen.records.model import CONTROL_CHARACTER
 from sitegen.sources.base import Malformed, element_text, parse_xml
-from sitegen.text import comparable_passage, normalise_whitespace
+from sitegen.text import comparable_passage, holds_passage, normalise_whitespace
 
 MAX_BYTES = 4_000_000
 MAX_DEPTH = 80  # the root element is depth 1
@@ -183,11 +183,12 @@ def find_passage(text: str, found: list[Paragraph]) -> Paragraph | None:
     if not needle:
         return None
     texts = [comparable_passage(paragraph.text) for paragraph in found]
-    if (within := next((p for p, t in zip(found, texts, strict=True) if needle in t), None)) is not None:
+    if (within := next((p for p, t in zip(found, texts, strict=True) if holds_passage(t, needle)), None)) is not None:
         return within
     joined, starts = "", []
     for paragraph_text_ in texts:
         starts.append(len(joined))
         joined += paragraph_text_ + " "
-    at = joined.find(needle)
-    return found[bisect.bisect_right(starts, at) - 1] if at >= 0 else None
+    if not holds_passage(joined, needle):
+        return None
+    return found[bisect.bisect_right(starts, joined.find(needle)) - 1]

@@ -39,6 +39,7 @@ from sitegen.sources.base import (
     run_call,
     text_value,
     to_record,
+    to_records,
 )
 from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError, redirect_target
 from sitegen.sources.outcome import SourceOutcome
@@ -182,6 +183,40 @@ def search(fetcher: Fetcher, settings: SourceSettings, query: dict[str, str], si
         params["filter"] = ",".join(p for p in (params.get("filter"), f"from_publication_date:{since}-01-01") if p)
     return run_call(Trace("openalex", fetcher, PROVIDER, secrets(settings)),
                     lambda trace: _paged(trace, params, settings))
+
+
+# OpenAlex's semantic search (`search.semantic` on /works, developers.openalex.org/guides/semantic-search) ranks
+# works by embedding similarity: a bounded candidate list, with no total and no complete set to page through.
+SEMANTIC_CANDIDATES = 50
+SEMANTIC_QUERY_CHARS = 2000  # OpenAlex matches on the first 2,000 characters and drops the rest
+SHORTLIST_NOTE = (f"OpenAlex semantic shortlist: the {SEMANTIC_CANDIDATES} works at most whose meaning is closest to "
+                  "the query, ranked by similarity; not a database search, so it is never counted in PRISMA "
+                  "and never saved as a strategy")
+
+
+def semantic_shortlist(fetcher: Fetcher, settings: SourceSettings, text: str) -> SourceOutcome:
+    """At most SEMANTIC_CANDIDATES works nearest in meaning to `text`, in OpenAlex's order (one request)."""
+    if len(text) > SEMANTIC_QUERY_CHARS:
+        return SourceOutcome(source="openalex", status="unsupported", warnings=[
+            f"OpenAlex matches a semantic query on its first {SEMANTIC_QUERY_CHARS} characters only; this one has "
+            f"{len(text)}, so it was not sent"])
+
+    def call(trace: Trace) -> SourceOutcome:
+        response = trace.get(f"{BASE}/works", [("search.semantic", text), ("per_page", str(SEMANTIC_CANDIDATES))])
+        check_status(response, PROVIDER.name)
+        page = parse_json(response)
+        results = page.get("results") if isinstance(page, dict) else None
+        if not isinstance(results, list):
+            raise Malformed(f"expected a list of works, got {str(page)[:200]!r}")
+        # a work listed twice is one candidate, at its first place
+        firsts: dict[object, Any] = {}
+        for place, work in enumerate(results):
+            firsts.setdefault(WORKS.native_id(work) or place, work)
+        converted = to_records(list(firsts.values())[:SEMANTIC_CANDIDATES], work_to_record, dict)
+        return trace.outcome("ok", converted.records, warning=SHORTLIST_NOTE,
+                             dropped=len(converted.unreadable) + len(converted.untitled))
+
+    return run_call(Trace("openalex", fetcher, PROVIDER, secrets(settings)), call)
 
 
 def works_by_ids(fetcher: Fetcher, settings: SourceSettings, openalex_ids: list[str]) -> SourceOutcome:

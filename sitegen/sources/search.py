@@ -2,9 +2,11 @@
 
 `run_strategy` runs one query against one provider and always returns an
 outcome (a query a provider cannot express is an `unsupported` outcome, not an
-error). `search` does that for several providers and merges what came back by
-identity. A query that breaks the grammar is the caller's mistake and raises
-`QuerySyntaxError` before anything is sent.
+error). `search` does that for several providers, merges what came back by
+identity and orders it by reciprocal rank fusion of the providers' own orders
+(`sitegen.records.fusion`, rrf-60-v1), each hit keeping the lanes and ranks
+that found it. A query that breaks the grammar is the caller's mistake and
+raises `QuerySyntaxError` before anything is sent.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import httpx
 
 from sitegen.errors import SitegenError
 from sitegen.records.citations import CitationQueryError, parse_citation_query
-from sitegen.records.identity import deduplicate
+from sitegen.records.fusion import RANKING_VERSION, Hit, Lane, fuse
 from sitegen.records.model import Record
 from sitegen.records.providers import Source, label
 from sitegen.sources import arxiv, crossref, europepmc, openalex, pubmed, query
@@ -85,26 +87,50 @@ def run_strategy(fetcher: Fetcher, settings: SourceSettings, source: Source, tex
     return PROVIDERS[source](fetcher, settings, sent, since=since)
 
 
+SEMANTIC_LANE = "openalex-semantic"
+
+
 @dataclass
 class SearchResult:
-    records: list[Record]
-    outcomes: list[SourceOutcome]
-    retrieved: int
+    hits: list[Hit]  # fused order, best first
+    outcomes: list[SourceOutcome]  # the database searches, one per provider
+    retrieved: int  # records the database searches returned
+    shortlist: SourceOutcome | None = None  # the opt-in OpenAlex semantic lane: candidates, not a database search
+
+    @property
+    def records(self) -> list[Record]:
+        return [hit.record for hit in self.hits]
 
     @property
     def complete(self) -> bool:
-        return all(outcome.complete for outcome in self.outcomes)
+        return all(outcome.complete for outcome in self.lanes)
+
+    @property
+    def lanes(self) -> list[SourceOutcome]:
+        return self.outcomes + ([self.shortlist] if self.shortlist is not None else [])
 
     def report(self) -> dict[str, Any]:
-        """The shape `sitegen search --json` prints."""
+        """The shape `sitegen search --json` prints. The providers' totals are in `outcomes`, one per
+        provider: they count different things and are never added up."""
         return {
-            "records": [record.model_dump(mode="json", by_alias=True, exclude_none=True) for record in self.records],
-            "warnings": [warning for outcome in self.outcomes for warning in outcome.warnings],
+            "ranking_version": RANKING_VERSION,
+            "records": [{**hit.record.model_dump(mode="json", by_alias=True, exclude_none=True),
+                         "score": hit.score, "reasons": [reason.report() for reason in hit.reasons]}
+                        for hit in self.hits],
+            "warnings": [warning for outcome in self.lanes for warning in outcome.warnings],
             "sources": [outcome.source for outcome in self.outcomes if outcome.complete],
-            "counts": {"retrieved": self.retrieved, "deduplicated": len(self.records),
-                       "duplicates_removed": self.retrieved - len(self.records)},
+            "counts": {"retrieved": self.retrieved, "deduplicated": len(self.hits),
+                       "duplicates_removed": self.retrieved + self.shortlisted - len(self.hits),
+                       **({"shortlisted": self.shortlisted} if self.shortlist is not None else {})},
             "outcomes": [outcome.model_dump(mode="json", exclude={"records"}) for outcome in self.outcomes],
+            **({"shortlist": {"lane": SEMANTIC_LANE, "candidate_limit": openalex.SEMANTIC_CANDIDATES,
+                              **self.shortlist.model_dump(mode="json", exclude={"records"})}}
+               if self.shortlist is not None else {}),
         }
+
+    @property
+    def shortlisted(self) -> int:
+        return len(self.shortlist.records) if self.shortlist is not None else 0
 
 
 def check_sources(sources: list[str]) -> None:
@@ -116,9 +142,12 @@ def check_sources(sources: list[str]) -> None:
 
 
 def search(fetcher: Fetcher, text: str, sources: list[str], *, native: bool = False, since: int | None = None,
-           settings: SourceSettings | None = None,
+           settings: SourceSettings | None = None, semantic: bool = False,
            progress: Callable[[str], None] = lambda message: None) -> SearchResult:
+    """`text` run on every source, fused (rrf-60-v1); with `semantic`, OpenAlex's semantic shortlist (at
+    most 50 works, sent the query text as written) is one more lane, labelled as a shortlist throughout."""
     check_sources(sources)
+    sources = list(dict.fromkeys(sources))  # a source named twice is searched once: it is one lane
     if settings is None:
         settings = SourceSettings.from_environment()
     if not native:
@@ -129,8 +158,14 @@ def search(fetcher: Fetcher, text: str, sources: list[str], *, native: bool = Fa
         outcome = run_strategy(fetcher, settings, source, text, native=native, since=since)
         progress(f"{label(source)}: {describe(outcome)}")
         outcomes.append(outcome)
-    retrieved = [record for outcome in outcomes for record in outcome.records]
-    return SearchResult(deduplicate(retrieved).records, outcomes, len(retrieved))
+    lanes = [Lane(outcome.source, outcome.records) for outcome in outcomes]
+    shortlist = None
+    if semantic:
+        progress("asking OpenAlex for a semantic shortlist...")
+        shortlist = openalex.semantic_shortlist(fetcher, settings, text)
+        progress(f"{SEMANTIC_LANE}: {describe(shortlist)} (a shortlist, not a database search)")
+        lanes.append(Lane(SEMANTIC_LANE, shortlist.records, shortlist=True))
+    return SearchResult(fuse(lanes), outcomes, sum(len(outcome.records) for outcome in outcomes), shortlist)
 
 
 def describe(outcome: SourceOutcome) -> str:

@@ -25,7 +25,7 @@ from sitegen.sources import europepmc
 from sitegen.sources.europepmc import FullText
 from sitegen.sources.http import Fetcher
 from sitegen.sources.settings import SourceSettings
-from sitegen.text import comparable_passage
+from sitegen.text import comparable_passage, holds_passage
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ class OpenText:
 def needs_fulltext(record: Record, evidence: Evidence) -> bool:
     """Whether some passage can only be checked against the full text (it is not in the abstract)."""
     abstract = comparable_passage(record.abstract or "")
-    return any(finding.passage.source != "abstract" and comparable_passage(finding.passage.text) not in abstract
+    return any(finding.passage.source != "abstract" and not holds_passage(abstract, comparable_passage(finding.passage.text))
                for finding in evidence.findings)
 
 
@@ -80,7 +80,7 @@ def faithfulness_verdict(record: Record, evidence: Evidence, text: OpenText | No
         passage = finding.passage
         wanted = comparable_passage(passage.text)
         number = f"finding {index + 1}"
-        if abstract and wanted in abstract:
+        if holds_passage(abstract, wanted):
             checks.append(PassageCheck(finding=index, source=passage.source, result="found", found_in="abstract"))
             continue
         if passage.source == "abstract":

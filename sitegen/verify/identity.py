@@ -16,11 +16,13 @@ and the answers make the verdicts, never a boolean:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
 from sitegen.records.matching import (
+    PROBABLE_TITLE,
     SAME_TITLE,
     Work,
     authors_agree,
@@ -62,20 +64,35 @@ class Answer:
     found: Record | None = None
     agreement: Agreement | None = None
     details: list[str] = field(default_factory=list)
+    elsewhere: str | None = None  # the agency that registered the DOI, when it is not this index's
 
     @property
     def answered(self) -> bool:
         return self.outcome.status == "ok"
+
+    @property
+    def negative(self) -> bool:
+        """The index answered that it does not know the identifier it was asked for, and could have known it."""
+        return self.answered and self.found is None and not self.by_title and self.elsewhere is None
+
+    @property
+    def holds_the_work(self) -> bool:
+        """The index holds the work cited: found as cited, or found by the cited identifier agreeing in part
+        (an identifier names one work, whatever a citation says of its pages or journal)."""
+        return self.found is not None and (self.agreement == "same" or (
+            self.agreement == "unclear" and not self.by_title))
 
     def as_payload(self) -> SourceAnswer:
         if self.outcome.status == "rate_limited":
             answer = "rate-limited"
         elif not self.answered:
             answer = "no-answer"
+        elif self.elsewhere:
+            answer = "elsewhere"
         elif self.found is None:
             answer = "not-found"
         else:
-            answer = "different-work" if self.agreement == "different" else "found"
+            answer = {"same": "found", "unclear": "partial", "different": "different-work"}[self.agreement]
         warning = "; ".join(self.outcome.warnings)[:2000] or None
         detail = "; ".join(self.details)[:2000] or (warning if not self.answered else None)
         return SourceAnswer(source=self.source, answer=answer, asked=self.asked[:500], detail=detail)
@@ -114,6 +131,22 @@ def _describe(record: Record) -> str:
     return ", ".join(part for part in parts if part)
 
 
+# How publishers mark a retracted work in its own title ("RETRACTED ARTICLE: …", "Retracted: …", "WITHDRAWN: …"):
+# the work itself, retracted, not a notice about it.
+RETRACTED_TITLE = re.compile(r"^\s*[\[(]?\s*(?:retracted(?:\s+article)?|withdrawn)\s*[\])]?\s*[:.\-–—]\s*",
+                             re.IGNORECASE)
+
+
+def marked_retracted(record: Record) -> bool:
+    return bool(RETRACTED_TITLE.match(record.title))
+
+
+def _unmarked(record: Record) -> Record:
+    """The record with a retraction mark taken off its title, so that the title compares as the work's."""
+    title = RETRACTED_TITLE.sub("", record.title, count=1)
+    return record.model_copy(update={"title": title}) if title != record.title and title.strip() else record
+
+
 # Publication types that make a record a notice whatever its title says. Others ("Comment", "Letter",
 # "Editorial") differ between indexes for one work, so they never decide.
 NOTICE_TYPES = ("retraction-notice", "retraction of publication", "published erratum")
@@ -127,9 +160,11 @@ def notice(record: Record) -> str:
 
 def agreement(cited: Record, found: Record) -> tuple[Agreement, list[str]]:
     """Whether the work an index holds is the work cited: `same` (title, year, first author, and where both
-    give them journal, volume and first page agree), `different` (unrelated titles by other authors or from
-    another year, or a notice where a work is cited), or `unclear` (they agree only in part, or the title is
-    written another way by the same authors in the same year: a translation, a subtitle): a human looks."""
+    give them journal, volume and first page agree), `different` (an unrelated title, or a notice where a work
+    is cited), or `unclear` (they agree only in part: a human looks). An unrelated title stays `unclear`, not
+    `different`, only when everything else corroborates one work: first author, year, volume and first page
+    (a title translated, or cited in another language)."""
+    cited, found = _unmarked(cited), _unmarked(found)
     a, b = record_work(cited), record_work(found)
     if not a.title or not b.title:
         return "unclear", ["a title is missing, so the works cannot be compared"]
@@ -140,10 +175,11 @@ def agreement(cited: Record, found: Record) -> tuple[Agreement, list[str]]:
         return "different", [f"it is {'a ' + kind + ' notice' if kind else 'a work, not a notice'}: "
                              f"{_describe(found)}"]
     problems = _discrepancies(a, b)
-    author_and_year = not problems and a.authors and b.authors and a.year is not None and b.year is not None
-    if score < UNRELATED_TITLE and not author_and_year:
+    if score < UNRELATED_TITLE and not (not problems and a.authors and b.authors and a.year is not None
+                                        and b.year is not None and volumes(a, b) == first_pages(a, b) == "equal"):
         return "different", [f"it is {_describe(found)} (title similarity {score:.0f}/100)"]
-    if score >= SAME_TITLE or (subtitle_only(a.title, b.title) and author_and_year):
+    subtitle = subtitle_only(a.title, b.title) and a.authors and b.authors and a.year is not None
+    if score >= SAME_TITLE or (subtitle and not problems):
         return ("same", details) if not problems else ("unclear", details + problems)
     return "unclear", details + [f"the titles differ: indexed as {_describe(found)}"] + problems
 
@@ -159,7 +195,8 @@ def _discrepancies(a: Work, b: Work) -> list[str]:
     both_organisations = a.authors and b.authors and a.authors[0].organisation and b.authors[0].organisation
     if authors_agree(a, b) == "none" and not both_organisations:
         found.append(f"first author cited as {a.authors[0].family}, indexed as {b.authors[0].family}")
-    if journals_differ(a.journal, b.journal):
+    if journals_differ(a.journal, b.journal) and not volumes(a, b) == first_pages(a, b) == "equal":
+        # a journal goes by many names ("PNAS", a translated name): one volume and page settle it
         found.append("the journal cited is not the journal indexed")
     if volumes(a, b) == "differ":
         found.append(f"volume cited as {a.volume}, indexed as {b.volume}")
@@ -186,7 +223,9 @@ def _from_title_search(source: str, cited: Record, outcome: SourceOutcome) -> An
         return Answer(source, asked, True, outcome)
     rated = [(found, *agreement(cited, found)) for found in outcome.records[:TITLE_SEARCH_RESULTS]]
     rank = {"same": 0, "unclear": 1}
-    candidates = sorted((item for item in rated if item[1] in rank),
+    # A namesake found by author and year under another title is not the work: a title search finds by title.
+    candidates = sorted((item for item in rated if item[1] in rank
+                         and title_score(record_work(cited), record_work(item[0])) >= PROBABLE_TITLE),
                         key=lambda item: (rank[item[1]], -title_score(record_work(cited), record_work(item[0]))))
     if not candidates:
         closest = [f"closest: {_describe(found)}" for found, _, _ in rated[:1]]
@@ -206,7 +245,20 @@ def ask(fetcher: Fetcher, settings: SourceSettings, record: Record, source: str)
     searching = settings.model_copy(update={"max_records": TITLE_SEARCH_RESULTS})
     if source == "crossref":
         if record.DOI:
-            return _from_lookup(source, f"DOI {record.DOI}", record, crossref.lookup(fetcher, settings, record.DOI))
+            answer = _from_lookup(source, f"DOI {record.DOI}", record, crossref.lookup(fetcher, settings, record.DOI))
+            if answer.negative:  # Crossref cannot know a DOI another agency registered: ask which one did
+                registered, outcome = crossref.agency(fetcher, settings, record.DOI)
+                hashes = answer.outcome.snapshot_hashes + outcome.snapshot_hashes
+                both = answer.outcome.model_copy(update={"snapshot_hashes": hashes})
+                if outcome.status != "ok":
+                    return Answer(source, answer.asked, False, both, details=[
+                        "not in Crossref, and its agency lookup did not answer: the DOI may be another agency's"])
+                if registered and registered != "crossref":
+                    return Answer(source, answer.asked, False, both, elsewhere=registered,
+                                  details=[f"registered with {registered}, not Crossref"])
+                detail = "no registration agency knows this DOI" if registered is None else "not in Crossref"
+                return Answer(source, answer.asked, False, both, details=[detail])
+            return answer
         outcome = crossref.search(fetcher, searching, {"query.bibliographic": _title_query(record)},
                                   rows=TITLE_SEARCH_RESULTS)
         return _from_title_search(source, record, outcome)
@@ -265,12 +317,14 @@ def identity_verdict(record: Record, answers: list[Answer]) -> VerificationPaylo
         names = " and ".join(label(a.source) for a in holding)
         return _payload(record, "identity", "verified", [
             f"{names} hold the work as cited (title, first author and year agree)"], answers)
-    if not holding and not unclear and not unanswered and sum(not a.by_title for a in answers) >= 2:
-        # Only identifiers that two indexes or more do not know make a work unresolvable, as two must agree
-        # to verify it: a title search that finds nothing says little (a report, a book, a thesis may be in
-        # none of these indexes), and one index may not hold what another registered.
+    negatives = [a for a in answers if a.negative]
+    if not holding and not unclear and not unanswered and len(negatives) >= 2:
+        # Only identifiers that two indexes or more, each able to hold them, do not know make a work
+        # unresolvable, as two must agree to verify it: a title search that finds nothing says little (a
+        # report, a book, a thesis may be in none of these indexes), and Crossref cannot know a DOI another
+        # agency registered.
         return _payload(record, "identity", "unresolvable", [
-            f"no index knows it: {', '.join(f'{label(a.source)} ({a.asked})' for a in answers)} found nothing"],
+            f"no index knows it: {', '.join(f'{label(a.source)} ({a.asked})' for a in negatives)} found nothing"],
             answers)
     reasons = unanswered + [f"{label(a.source)} holds a work that agrees only in part: {'; '.join(a.details)}"
                             for a in unclear]
@@ -279,25 +333,32 @@ def identity_verdict(record: Record, answers: list[Answer]) -> VerificationPaylo
                        f"only one index was asked ({label(holding[0].source)}): a second must hold the work as "
                        "cited before its identity is verified")
     if not holding and not unclear and not reasons:
-        reasons.append("no index found it by its title: a work outside these indexes (a report, a book, a thesis) "
-                       "may still exist, so a human checks it" if all(a.by_title for a in answers) else
-                       "the one index asked by its identifier does not know it: a second must agree before it "
-                       "is called unresolvable")
+        reasons.append("the one index able to hold its identifier does not know it: a second must agree before "
+                       "it is called unresolvable" if negatives else
+                       "no index found it by its title: a work outside these indexes (a report, a book, a thesis) "
+                       "may still exist, so a human checks it")
+    reasons += [f"{label(a.source)} cannot hold it: the DOI is registered with {a.elsewhere}" for a in answers
+                if a.elsewhere]
     return _payload(record, "identity", "inconclusive", reasons, answers)
 
 
 def status_verdict(record: Record, answers: list[Answer]) -> VerificationPayload:
-    """The standing of the work, from the indexes that hold it as cited (`same`): a work found only in part
-    may be another paper, whose retraction says nothing of this one."""
-    holding = [a for a in answers if a.agreement == "same" and a.found is not None]
+    """The standing of the work, from the indexes that hold it (`Answer.holds_the_work`): a notice any of them
+    lists decides, whatever else a citation gets wrong. `current` needs the answer of Crossref (which carries
+    Retraction Watch's data) or of two indexes: one index's silence could miss what another lists."""
+    holding = [a for a in answers if a.holds_the_work]
     notices: dict[str, list[tuple[str, str | None]]] = {kind: [] for kind in UPDATE_ORDER}
+    if marked_retracted(record):
+        notices["retraction"].append(("the citation's own title marks the work retracted", None))
     for answer in holding:
         found = answer.found
         for update in found.custom.updates:
             where = update.doi or (f"PMID {update.pmid}" if update.pmid else None)
             notices[update.kind].append((f"{label(answer.source)} lists a {update.kind.replace('-', ' ')}"
                                          f"{f' ({where})' if where else ''}", update.doi))
-        if found.custom.retracted and not any(u.kind == "retraction" for u in found.custom.updates):
+        if marked_retracted(found):
+            notices["retraction"].append((f"{label(answer.source)} titles the work as retracted", None))
+        elif found.custom.retracted and not any(u.kind == "retraction" for u in found.custom.updates):
             notices["retraction"].append((f"{label(answer.source)} marks the work retracted", None))
     for kind in UPDATE_ORDER:
         if notices[kind]:
@@ -310,9 +371,15 @@ def status_verdict(record: Record, answers: list[Answer]) -> VerificationPayload
             f"the record cited is itself a notice ({named.get(kind, kind)}): a human decides whether the notice "
             "or the work it is about is meant"], answers)
     unanswered = _unanswered(answers)
-    if holding and not unanswered:
-        names = ", ".join(label(a.source) for a in holding)
+    if unanswered:
+        return _payload(record, "status", "inconclusive", unanswered, answers)
+    names = " and ".join(label(a.source) for a in holding)
+    if len(holding) >= 2 or any(a.source == "crossref" for a in holding):
         return _payload(record, "status", "current", [f"no retraction, correction or expression of concern "
                                                       f"listed by {names}"], answers)
-    reasons = unanswered or ["no index holds the work as cited, so its standing cannot be checked"]
-    return _payload(record, "status", "inconclusive", reasons, answers)
+    if holding:
+        return _payload(record, "status", "inconclusive", [
+            f"only {names} holds the work and lists no notice: a retraction another index lists could be "
+            "missed"], answers)
+    return _payload(record, "status", "inconclusive", ["no index holds the work, so its standing cannot be checked"],
+                    answers)

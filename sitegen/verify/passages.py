@@ -10,7 +10,7 @@ from __future__ import annotations
 from sitegen.review.folder import Review
 from sitegen.review.problems import Problem
 from sitegen.screening.outcomes import Outcome
-from sitegen.text import comparable_passage
+from sitegen.text import comparable_passage, holds_passage
 
 
 def evidence_problems(review: Review, outcomes: dict[str, dict[str, Outcome]]) -> list[Problem]:
@@ -41,13 +41,18 @@ def evidence_problems(review: Review, outcomes: dict[str, dict[str, Outcome]]) -
         abstract = comparable_passage(record.abstract or "")
         for index, finding in enumerate(item.evidence.findings):
             passage = finding.passage
+            line, column = item.parsed.position(("findings", index, "passage", "text")) or (None, None)
+            if not comparable_passage(passage.text):
+                problems.append(Problem(item.path, line, column, "passage-empty",
+                                        "the passage has no visible text (only invisible characters such as soft "
+                                        "hyphens): quote the words the finding rests on"))
+                continue
             if passage.source != "abstract":
                 continue
-            line, column = item.parsed.position(("findings", index, "passage", "text")) or (None, None)
             if not abstract:
                 problems.append(Problem(item.path, line, column, "passage-not-found",
                                         f"passage source is 'abstract' but record {record_id!r} has no abstract"))
-            elif comparable_passage(passage.text) not in abstract:
+            elif not holds_passage(abstract, comparable_passage(passage.text)):
                 problems.append(Problem(item.path, line, column, "passage-not-found",
                                         "passage does not occur verbatim in the record's abstract "
                                         "(compared after collapsing whitespace, ligatures, curly quotes and dashes)"))

@@ -138,7 +138,10 @@ def verdict_sentence(payload: VerificationPayload) -> str:
         }[verdict]
     elif payload.axis == "status":
         sentence = {
-            "current": "no source lists a retraction, correction or expression of concern",
+            # the verdict's own reason names exactly the indexes that held the work (a work a title search found
+            # only in part is not among them)
+            "current": payload.reasons[0] if payload.reasons else
+            "no source lists a retraction, correction or expression of concern",
             "corrected": "a correction to this work is published",
             "expression-of-concern": "an expression of concern about this work is published",
             "retracted": "this work was retracted",

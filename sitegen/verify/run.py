@@ -174,10 +174,11 @@ def replay_differences(review: Review, at: str, payloads: list[VerificationPaylo
 
 def essence(payload: VerificationPayload) -> tuple:
     """What a verdict rests on, without its wording (which a later sitegen may put better): the verdict,
-    the notice, the responses, each source's answer and each passage's result."""
+    the notice, the responses, each source's answer, each passage's result and the evidence checked (an
+    evidence file edited since the run no longer replays)."""
     return (payload.verdict, payload.refusal_grade, payload.notice, tuple(payload.snapshot_hashes),
             tuple((a.source, a.answer, a.asked) for a in payload.answers),
-            tuple((c.finding, c.result, c.found_in, c.url) for c in payload.passages))
+            tuple((c.finding, c.result, c.found_in, c.url) for c in payload.passages), payload.evidence_sha256)
 
 
 def grouped_open_items(items: list[VerificationPayload]) -> list[tuple[str, str, str, list[str]]]:
