@@ -870,7 +870,27 @@ def recover(directory: Path) -> None:
     click.echo("nothing was interrupted" if not done else f"{directory} is consistent again")
 
 
-@cli.command()
+class QueryOrCommand(click.Group):
+    """`sitegen search QUERY …` searches; `sitegen search validate DIR` is a command of its own. Anything that is
+    not one of the group's commands is the query of the hidden `query` command."""
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        if args and args[0] in self.commands and args[0] != "query":
+            return super().resolve_command(ctx, args)
+        return "query", self.commands["query"], args
+
+
+@cli.group(cls=QueryOrCommand, invoke_without_command=False,
+           context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+def search() -> None:
+    """Search providers at once (`sitegen search QUERY`, see `sitegen search query --help`), or check the
+    review's saved searches against its known-relevant studies (`sitegen search validate DIR`)."""
+
+
+search.add_command(monitor_validate, "validate")  # the issue's name for it; `sitegen monitor validate` too
+
+
+@search.command("query", hidden=True)
 @click.argument("query")
 @click.option("--sources", default="openalex,europepmc,pubmed", show_default=True,
               help="Comma-separated providers: openalex, europepmc, pubmed, crossref, arxiv.")
@@ -883,8 +903,8 @@ def recover(directory: Path) -> None:
               help="Add OpenAlex's semantic shortlist (at most 50 works nearest in meaning to QUERY) as one more "
                    "lane: candidates to look at, not a database search, never counted in PRISMA.")
 @click.option("--json", "as_json", is_flag=True, help="Print records, warnings, sources and counts as JSON.")
-def search(query: str, sources: str, native: bool, since: int | None, mode: str, review_dir: Path | None,
-           semantic: bool, as_json: bool) -> None:
+def search_query(query: str, sources: str, native: bool, since: int | None, mode: str, review_dir: Path | None,
+                 semantic: bool, as_json: bool) -> None:
     """Search several providers at once, merge the results by identity and order them by
     reciprocal rank fusion of the providers' orders, each with the sources and ranks that found it.
 

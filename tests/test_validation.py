@@ -28,7 +28,7 @@ from sitegen.review.models import (
 from sitegen.review.transaction import Transaction
 from sitegen.review.write import pretty_json
 from sitegen.workspace import open_review, writable
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_cli
 
 RUN_AT = "2023-05-01T00:00:00Z"
 MONITOR = "validation-check"
@@ -225,3 +225,21 @@ def test_every_validation_field_is_documented(model):
     docs = (ROOT / "docs" / "review-folder.md").read_text()
     for name in model.model_fields:
         assert re.search(rf"`(?:[\w.]+\.)?{re.escape(name)}`", docs), f"{model.__name__}.{name} is not documented"
+
+
+def test_search_validate_is_the_same_command_and_search_query_still_searches(example_copy, monkeypatch):
+    from sitegen import commands
+    from sitegen.errors import SitegenError
+
+    code, out, err = run_cli("search", "validate", example_copy)
+    assert code == 0 and "relative recall 38/38" in out
+    seen = []
+
+    def searched(query, names, **options):
+        seen.append((query, names))
+        raise SitegenError("stopped here: no provider is called in this test")
+    monkeypatch.setattr(commands, "search", searched)
+    code, out, err = run_cli("search", "--sources", "openalex", "validation of recall")
+    assert code == 1 and seen == [("validation of recall", ["openalex"])]
+    code, out, err = run_cli("search", "memory in rats", "--sources", "pubmed")
+    assert seen[-1] == ("memory in rats", ["pubmed"])
