@@ -74,6 +74,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--labels", type=Path, default=LABELS)
     args = parser.parse_args()
+    if not args.labels.is_file():  # the default is where the shared data sits beside this clone, not everywhere
+        parser.error(f"no labels file at {args.labels}: pass --labels PATH to SYNERGY Sep_2021's labels.csv")
     grades = labels(args.labels)
     order = recorded_order(EXAMPLE)
     included = sorted(record_id for record_id, grade in grades.items() if grade)

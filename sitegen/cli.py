@@ -333,10 +333,11 @@ def monitor_status(directory: Path, monitor_id: str | None, as_json: bool) -> No
 @click.option("--json", "as_json", is_flag=True, help="Print the validations as JSON.")
 def monitor_validate(directory: Path, monitor_id: str | None, at: str | None, as_json: bool) -> None:
     """Validate the saved searches of DIRECTORY: relative recall of the studies known to be relevant
-    (the included studies and validation.csv's), per strategy and over all strategies and runs, with
+    (the included studies and validation.csv's), per strategy and over its current strategies and their runs, with
     the missed studies and why where that can be told.
 
-    Exit status 7 when a search's recall is below the protocol's validation_recall.
+    Exit status 7 when a search's measured recall is below the protocol's validation_recall (never on runs that
+    did not get a source's answer in full, nor on strategies that have not run: those are not measured).
     """
     from sitegen.errors import EXIT_LOW_RECALL
     from sitegen.living.validation import summary_lines
@@ -875,7 +876,7 @@ class QueryOrCommand(click.Group):
     not one of the group's commands is the query of the hidden `query` command."""
 
     def resolve_command(self, ctx: click.Context, args: list[str]):
-        if args and args[0] in self.commands and args[0] != "query":
+        if args and args[0] in self.commands:  # `search query validate` searches for the word "validate"
             return super().resolve_command(ctx, args)
         return "query", self.commands["query"], args
 
@@ -912,7 +913,6 @@ def search_query(query: str, sources: str, native: bool, since: int | None, mode
     parentheses, and title: abstract: author: prefixes. Exit status 3 when a
     source could not be reached (its results are unknown, not empty).
     """
-    from sitegen.records.fusion import RANKING_VERSION
     from sitegen.sources.search import describe
 
     names = [name.strip() for name in sources.split(",") if name.strip()]
@@ -927,8 +927,7 @@ def search_query(query: str, sources: str, native: bool, since: int | None, mode
             click.echo(f"openalex-semantic: {describe(result.shortlist)} (a shortlist, not a database search)")
         for hit in result.hits:
             click.echo(f"  {hit.record.id}  {hit.record.year or '----'}  {hit.record.title}\n      why: {hit.why()}")
-        click.echo(f"{result.retrieved} retrieved, {len(result.hits)} after removing duplicates, in fused order "
-                   f"({RANKING_VERSION}: the sum of 1/(60 + rank) over the sources that found each)")
+        click.echo(result.summary())
     if not result.complete:
         raise click.exceptions.Exit(EXIT_INCOMPLETE)
 
@@ -953,7 +952,7 @@ def evaluate(runs: Path, judgments: Path, known: Path | None, ks: tuple[int, ...
         click.echo(f"warning: {warning}", err=True)
     for name, mean in (("precision", report.precision), ("nDCG", report.ndcg), ("recall", report.recall)):
         click.echo(f"{name}: " + ", ".join(
-            f"@{k} {'-' if value is None else f'{value:.3f}'} ({mean.coverage[k]} of {report.queries_run} queries)"
+            f"@{k} {'-' if value is None else f'{value:.3f}'} ({report.coverage(mean, k)})"
             for k, value in mean.value.items()))
     click.echo(f"wrote {out}")
 

@@ -174,3 +174,107 @@ def test_a_semantic_query_openalex_would_cut_is_not_sent():
     assert result.shortlist is not None and result.shortlist.status == "unsupported"
     assert "first 2000 characters" in result.shortlist.warnings[0]
     assert not result.complete  # what was asked for was not all done: `sitegen search` exits 3
+
+
+# --------------------------------------------------------------------------- lanes not ranked by relevance
+
+
+def test_an_unranked_lane_adds_no_score_and_its_own_finds_come_last_by_id():
+    a, b, c, d = REAL[:4]
+    # pubmed's order (not relevance) puts d and c first; only openalex's ranks count
+    hits = fuse([Lane("openalex", [a, b]), Lane("pubmed", [as_from(d, "pubmed"), as_from(c, "pubmed"),
+                                                           as_from(b, "pubmed")], ranked=False)])
+    assert [hit.record.id for hit in hits] == [a.id, b.id] + sorted([c.id, d.id])
+    assert hits[1].score == pytest.approx(1 / 62)  # openalex #2 only: pubmed's third place adds nothing
+    assert hits[1].why() == "openalex #2, pubmed (not ranked by relevance)"
+    assert [hit.score for hit in hits[2:]] == [0, 0] and not hits[2].ranked
+    assert hits[2].why() == "pubmed (not ranked by relevance)"
+    assert hits[2].reasons[0].report() == {"lane": "pubmed", "ranked": False}
+
+
+def test_unranked_order_is_deterministic_under_any_permutation_of_lanes_and_records():
+    lanes = [Lane("arxiv", REAL[:6], ranked=False), Lane("pubmed", [as_from(r, "pubmed") for r in REAL[4:10]],
+                                                        ranked=False)]
+    expected = [hit.record.id for hit in fuse(lanes)]
+    assert expected == sorted(record.id for record in REAL[:10])
+    for seed in range(10):
+        rng = random.Random(seed)
+        shuffled = [Lane(lane.name, rng.sample(lane.records, len(lane.records)), ranked=False) for lane in lanes]
+        assert [hit.record.id for hit in fuse(shuffled[::-1] if seed % 2 else shuffled)] == expected
+
+
+@pytest.mark.parametrize("source, text, native, ranked", [
+    ("openalex", "memory AND rodents", False, True),
+    ("openalex", "title:memory", False, False),  # a title.search filter: OpenAlex gives no relevance order
+    ("openalex", "filter=title.search:memory", True, False),
+    ("openalex", "search=memory&filter=publication_year:2020", True, True),
+    ("europepmc", "memory", False, True),
+    ("crossref", "memory", False, True),
+    ("pubmed", "memory", False, False),
+    ("arxiv", "memory", False, False),
+])
+def test_which_lanes_rank_by_relevance(source, text, native, ranked):
+    from sitegen.sources.query import provider_query
+    from sitegen.sources.search import relevance_ranked
+
+    assert relevance_ranked(source, provider_query(source, text, native=native)) is ranked
+
+
+def filter_only(request: httpx.Request) -> httpx.Response:
+    return json_response(json.dumps({"meta": {"count": 4, "next_cursor": None}, "results": WORKS[:4]}))
+
+
+def test_search_says_a_lane_is_not_ranked(sitegen, monkeypatch):
+    from sitegen import commands
+
+    def fake(query, names, **options):
+        fetch, _, _ = fetcher(filter_only)
+        return search(fetch, query, names, native=True, settings=SourceSettings())
+
+    monkeypatch.setattr(commands, "search", fake)
+    code, out, err = sitegen("search", "filter=title.search:memory", "--sources", "openalex", "--native")
+    assert code == 0, err
+    assert out.count("why: openalex (not ranked by relevance)") == 4
+    assert "openalex does not rank by relevance" in out
+    code, out, err = sitegen("search", "filter=title.search:memory", "--sources", "openalex", "--native", "--json")
+    report = json.loads(out)
+    assert report["unranked_lanes"] == ["openalex"]
+    assert report["records"][0]["reasons"] == [{"lane": "openalex", "ranked": False}]
+    assert [record["id"] for record in report["records"]] == sorted(record.id for record in REAL[:4])
+
+
+# --------------------------------------------------------------------------- what the semantic shortlist is sent
+
+
+def test_semantic_shortlist_gets_the_words_and_the_date_limit_not_the_grammar():
+    fetch, seen, _ = fetcher(two_sources)
+    result = search(fetch, 'title:"object recognition" AND (rat OR mouse) NOT review', ["openalex"],
+                    settings=SourceSettings(), semantic=True, since=2015)
+    [semantic_request] = [request for request in seen.requests if "search.semantic" in str(request.url)]
+    params = parse_qs(semantic_request.url.query.decode())
+    assert params["search.semantic"] == ["object recognition rat mouse"]
+    assert params["filter"] == ["from_publication_date:2015-01-01"]
+    assert any("cannot exclude NOT terms (review)" in warning for warning in result.shortlist.warnings)
+    summary = result.summary()
+    assert f"{result.retrieved} retrieved by the database searches, {result.shortlisted} shortlisted" in summary
+
+
+# --------------------------------------------------------------------------- native OpenAlex keys given twice
+
+
+def test_a_native_openalex_key_given_twice_is_refused():
+    from sitegen.errors import SitegenError
+    from sitegen.sources.search import check_strategy
+
+    with pytest.raises(SitegenError, match="filter is given twice in the OpenAlex strategy"):
+        check_strategy("openalex", "search=memory&filter=publication_year:2020&filter=type:article", native=True)
+
+
+def test_check_names_a_saved_openalex_strategy_with_a_key_twice(example_copy, sitegen):
+    path = example_copy / "searches" / "object-in-context.json"
+    saved = json.loads(path.read_text())
+    saved["strategies"].append({"source": "openalex", "query": "search=a&search=b"})
+    path.write_text(json.dumps(saved, indent=2) + "\n")
+    code, out, _ = sitegen("check", example_copy)
+    assert code == 1 and "[query-unsupported]" in out and "given twice" in out
+    assert "object-in-context.json: error: strategies[1]: " in out

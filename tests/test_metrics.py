@@ -65,7 +65,12 @@ def test_means_are_over_measured_queries_with_coverage():
     [q2] = [query for query in report.per_query if query.query == "q2"]
     assert q2.precision == {"1": "unjudged", "2": "unjudged"} and q2.recall == {"1": 0.5, "2": 0.5}
     assert report.recall.coverage == {"1": 1, "2": 1}
-    assert report.queries_judged == 2 and report.queries_known == 1
+    # q9 is judged but has no run: it is one of the benchmark's queries, reported as no-run, not dropped
+    assert report.queries == 4 and report.queries_run == 3
+    assert report.queries_judged == 3 and report.queries_known == 1
+    [q9] = [query for query in report.per_query if query.query == "q9"]
+    assert q9.retrieved is None and q9.precision == {"1": "no-run", "2": "no-run"}
+    assert report.coverage(report.precision, "1") == "2 of 4 queries; 1 without a run"
     assert any("'q9'" in warning for warning in report.warnings)
 
 
@@ -112,7 +117,7 @@ def test_cli_refuses_oversized_inputs(tmp_path, inputs):
 
 @pytest.mark.parametrize(("text", "where", "message"), [
     ('{"q1": ["a",\n  "b",\n  ]}', "runs.json:3:3", "JSON syntax error"),
-    ('{"q1": ["a",\n  "b",\n  "a"]}', "runs.json:1:1", "lists a more than once"),
+    ('{"q1": ["a",\n  "b",\n  "a"]}', "runs.json:1:2", "q1: lists a more than once"),
     ('{"q1": ["a"],\n "q2": [7]}', "runs.json:2:9", "q2.0: Input should be a valid string"),
 ])
 def test_cli_bad_runs_name_file_and_line(tmp_path, inputs, text, where, message):
@@ -157,3 +162,85 @@ def test_the_example_search_order_scored_on_its_real_labels(sitegen, tmp_path):
     assert report.precision.value == {"10": pytest.approx(0.4), "100": pytest.approx(0.16), "271": pytest.approx(40 / 271)}
     assert report.recall.value["100"] == pytest.approx(0.4) and report.recall.value["271"] == 1.0
     assert report.ndcg.value["10"] == pytest.approx(0.388, abs=1e-3)
+
+
+# --------------------------------------------------------------------------- ids compared normalised
+
+
+@pytest.mark.parametrize(("written", "normal"), [
+    ("10.1000/ABC", "10.1000/abc"), (" https://doi.org/10.1000/ABC ", "10.1000/abc"), ("doi:10.1000/abc", "10.1000/abc"),
+    ("https://openalex.org/W123", "openalex:W123"), ("W123", "openalex:W123"), ("openalex:w123", "openalex:W123"),
+    ("pmid:31000001", "pmid:31000001"), ("https://pubmed.ncbi.nlm.nih.gov/31000001/", "pmid:31000001"),
+    ("31000001", "31000001"),  # a bare number may be any system's id: kept as written
+    ("PMC123456", "pmcid:PMC123456"), ("pmcid:pmc123456", "pmcid:PMC123456"),
+    ("  my-own-id ", "my-own-id"),
+])
+def test_ids_are_normalised_as_read(written, normal):
+    from sitegen.records.metrics import benchmark_id
+
+    assert benchmark_id(written) == normal
+
+
+def test_spellings_of_one_record_match_across_files():
+    runs = Runs({"q": ["https://openalex.org/W123", "10.1000/ABC", "x"]})
+    judgments = Judgments({"q": {"W123": 2, "https://doi.org/10.1000/abc": 0, " x": 1}})
+    report = evaluate(runs, judgments, KnownItems({"q": ["10.1000/abc", "openalex:W123"]}), [1, 3])
+    [query] = report.per_query
+    assert query.precision == {"1": 1.0, "3": pytest.approx(2 / 3)}  # every window judged
+    assert query.recall == {"1": 0.5, "3": 1.0}
+
+
+def test_two_spellings_of_one_record_in_a_run_are_refused_with_file_and_path(tmp_path, inputs):
+    _, judgments, _ = inputs
+    runs = _write(tmp_path / "runs.json", {"q1": ["a"], "q2": ["10.1000/ABC", "https://doi.org/10.1000/abc"]})
+    code, _, err = run_cli("evaluate", "--runs", runs, "--judgments", judgments, "--out", tmp_path / "r.json")
+    assert code == 1 and f"{runs}:" in err and "q2: lists 10.1000/abc more than once" in err, err
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_two_spellings_of_one_judged_record_are_refused(tmp_path, inputs):
+    runs, _, _ = inputs
+    bad = _write(tmp_path / "j.json", {"q1": {"W5": 1, "https://openalex.org/W5": 0}})
+    code, _, err = run_cli("evaluate", "--runs", runs, "--judgments", bad, "--out", tmp_path / "r.json")
+    assert code == 1 and f"{bad}:" in err and "'W5' and 'https://openalex.org/W5' are the same record" in err, err
+
+
+# --------------------------------------------------------------------------- the query set and its warnings
+
+
+def test_cli_counts_queries_without_a_run_in_coverage(tmp_path, inputs):
+    runs, _, _ = inputs  # runs of q1 and q2
+    judgments = _write(tmp_path / "j.json", {"q1": GRADES, "q3": {"a": 1}})
+    known = _write(tmp_path / "k.json", {"q1": ["a"], "q4": [], "q5": ["b"]})
+    code, out, err = run_cli("evaluate", "--runs", runs, "--judgments", judgments, "--known", known,
+                             "--k", "1", "--out", tmp_path / "r.json")
+    assert code == 0, err
+    assert "precision: @1 1.000 (1 of 5 queries; 3 without a run)" in out
+    assert "known items of query 'q4' are an empty list" in err
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert {query["query"]: query["retrieved"] for query in report["per_query"]} == {
+        "q1": 3, "q2": 1, "q3": None, "q4": None, "q5": None}
+
+
+def test_a_known_item_judged_not_relevant_is_warned_about():
+    report = evaluate(Runs({"q": ["a", "b"]}), Judgments({"q": {"a": 1, "b": 0}}), KnownItems({"q": ["a", "b"]}), [2])
+    assert report.warnings == ["query 'q': b is known relevant but judged grade 0"]
+
+
+@pytest.mark.parametrize("grade", [True, "2", 2.0, -1, 4])
+def test_grades_are_integers_0_to_3_only(grade):
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError):
+        Judgments.model_validate({"q": {"a": grade}})
+
+
+def test_bench_without_labels_says_to_pass_labels(tmp_path):
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    done = subprocess.run([sys.executable, ROOT / "bench" / "search_metrics.py", "--labels", tmp_path / "none.csv"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "pass --labels" in done.stderr and "Traceback" not in done.stderr

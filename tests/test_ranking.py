@@ -220,3 +220,12 @@ def test_a_look_alike_is_dropped_below_the_review_threshold_only(weight, score, 
     record = paper("Fear conditioning and object recognition", "Object recognition was measured after training.")
     scored = one(record, meta)  # match 1.0 x weight, criteria 0 (trap in the title), novelty 1: 45 x weight + 10
     assert (scored.score, scored.decision) == (score, decision)
+
+
+def test_text_without_spaces_between_words_is_read_as_characters():
+    from sitegen.records.model import Record
+    from sitegen.screening.ranking import text_of, vectorizer
+
+    record = Record(id="10.1000/x", DOI="10.1000/x", title="人工智能筛选", abstract="rats 记忆")
+    terms = vectorizer().fit([text_of(record), "other words"]).vocabulary_
+    assert {"人", "人 工", "记 忆", "rats"} <= set(terms)  # characters and their bigrams, as well as words

@@ -106,14 +106,17 @@ def test_a_phrase_matches_across_a_line_break():
 @pytest.mark.parametrize(("title", "abstract", "types", "criteria", "tags"), [
     (IN_TITLE, f"A {PLM} ranked candidates.", (), 1.0, []),
     ("Lipase stability", f"A {PLM} guided protein design; protein design then succeeded.", (), 1.0, []),
-    # An out-of-scope subject leading the title is a look-alike, however in scope the abstract sounds ...
+    # An out-of-scope subject leading the title, with an in-scope abstract, may be a look-alike: borderline,
+    # for a reviewer, never dropped (a term count cannot bury a paper that names its subject in scope) ...
     ("Lipase stability in a clinical trial cohort", f"A {PLM} guided protein design twice: protein design.", (),
-     0.0, ["look-alike-trap"]),
+     0.7, ["borderline"]),
     # ... but a title naming an in-scope subject too is about both, not a look-alike.
     ("Protein design in a clinical trial cohort", f"A {PLM} guided protein design twice: protein design.", (),
      1.0, []),
     ("Lipase stability", f"A {PLM} in a clinical trial; the clinical trial also did protein design.", (),
-     0.0, ["look-alike-trap"]),
+     0.7, ["borderline"]),
+    # with nothing in scope anywhere, an out-of-scope subject leading the title is a look-alike trap
+    ("Lipase stability in a clinical trial cohort", "A clinical trial of statins.", (), 0.0, ["look-alike-trap"]),
     # Out-of-scope in the abstract, but no more often than an in-scope term: not a trap.
     ("Lipase stability", f"Protein design with a {PLM}; protein design, unlike a clinical trial.", (), 1.0, []),
     (IN_TITLE, f"A {PLM} ranked candidates.", ("Review",), 0.7, ["borderline"]),

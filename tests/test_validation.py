@@ -43,25 +43,8 @@ def _title_has_phrase(record) -> bool:
 
 
 def _add_search(root, returned: dict[str, list[str]]) -> None:
-    """Save a search with both strategies and record one run of it, as `sitegen update` would: one retrieval
-    event per strategy and the saved search anchored to the run, in one transaction."""
-    with writable(root) as workspace:
-        review = workspace.review
-        payloads = [RetrievalPayload(monitor_id=MONITOR, source=s.source, label=s.label, query=s.query,
-                                     record_ids=returned[s.source]) for s in (OPENALEX, ARXIV)]
-        # the run's manifest, as `sitegen update` writes one (its requests are a stand-in: nothing was sent)
-        manifest = run_manifest(MONITOR, RUN_AT, payloads, None, [
-            Execution(s.syntax, compiled_query(s) or s.query, [f"GET {s.source} (simulated)"], "ok")
-            for s in (OPENALEX, ARXIV)], snapshots="replay")
-        payloads = [payload.model_copy(update={"manifest": manifest_hash(manifest)}) for payload in payloads]
-        transaction = Transaction(root)
-        transaction.write(manifest_path(RUN_AT, MONITOR), manifest_bytes(manifest).decode("utf-8"))
-        events = append(transaction, review, RUN_AT, payloads)
-        seen = list(dict.fromkeys(rid for ids in returned.values() for rid in ids))
-        search = SavedSearch(schema_version="1.0", monitor_id=MONITOR, strategies=[OPENALEX, ARXIV], seen_ids=seen,
-                             last_run=RUN_AT, run_count=1, last_event=anchor(events[-1]))
-        transaction.write(f"searches/{MONITOR}.json", pretty_json(model_data(search)))
-        transaction.commit()
+    """Save a search with both strategies and record one complete run of it (see `_run`)."""
+    _run(root, RUN_AT, [(s, returned[s.source], True) for s in (OPENALEX, ARXIV)], [OPENALEX, ARXIV])
 
 
 @pytest.fixture
@@ -243,3 +226,160 @@ def test_search_validate_is_the_same_command_and_search_query_still_searches(exa
     assert code == 1 and seen == [("validation of recall", ["openalex"])]
     code, out, err = run_cli("search", "memory in rats", "--sources", "pubmed")
     assert seen[-1] == ("memory in rats", ["pubmed"])
+    code, out, err = run_cli("search", "query", "validate", "--sources", "arxiv")  # the word itself, searched
+    assert seen[-1] == ("validate", ["arxiv"])
+
+
+# --------------------------------------------------------------------------- what recall is judged on
+
+def _run(root, at: str, ran: list[tuple[Strategy, list[str], bool]], saved: list[Strategy]) -> None:
+    """Record one run of the saved search MONITOR, as `sitegen update` would: a retrieval event per strategy
+    that ran (with its returned ids and whether it got the answer in full), the search saved with `saved`."""
+    with writable(root) as workspace:
+        review = workspace.review
+        payloads = [RetrievalPayload(monitor_id=MONITOR, source=s.source, label=s.label, query=s.query,
+                                     record_ids=ids, complete=complete) for s, ids, complete in ran]
+        manifest = run_manifest(MONITOR, at, payloads, None, [
+            Execution(s.syntax, compiled_query(s) or s.query, [f"GET {s.source} (simulated)"], "ok" if complete
+                      else "timeout") for s, _, complete in ran], snapshots="replay")
+        payloads = [payload.model_copy(update={"manifest": manifest_hash(manifest)}) for payload in payloads]
+        transaction = Transaction(root)
+        transaction.write(manifest_path(at, MONITOR), manifest_bytes(manifest).decode("utf-8"))
+        events = append(transaction, review, at, payloads)
+        earlier = review.searches.get(MONITOR)
+        seen = list(dict.fromkeys([*(earlier.seen_ids if earlier else []), *(r for _, ids, _ in ran for r in ids)]))
+        search = SavedSearch(schema_version="1.0", monitor_id=MONITOR, strategies=saved, seen_ids=seen, last_run=at,
+                             run_count=(earlier.run_count if earlier else 0) + 1, last_event=anchor(events[-1]))
+        transaction.write(f"searches/{MONITOR}.json", pretty_json(model_data(search)))
+        transaction.commit()
+
+
+def test_recall_is_judged_on_the_current_strategies_not_on_earlier_wordings(example_copy, sitegen):
+    included = sorted(open_review(example_copy).facts.included)
+    half = included[: len(included) // 2]
+    reworded = OPENALEX.model_copy(update={"query": "search=object recognition&filter=from_publication_date:2015-01-01"})
+    _run(example_copy, RUN_AT, [(OPENALEX, included, True)], [OPENALEX])
+    _run(example_copy, "2023-06-01T00:00:00Z", [(reworded, half, True)], [reworded])
+    workspace = open_review(example_copy)
+    payload = _ours(validate(workspace.review, workspace.facts))
+    earlier, now = sorted(payload.strategies, key=lambda strategy: strategy.current)
+    assert (earlier.current, earlier.found) == (False, len(included))  # shown, for information
+    assert (now.current, now.found) == (True, len(half))
+    assert payload.found == len(half) and payload.missed == included[len(half):] and payload.below_threshold
+    code, out, _ = sitegen("monitor", "validate", example_copy, "--id", MONITOR)
+    assert code == EXIT_LOW_RECALL and f"relative recall {len(half)}/{len(included)}" in out
+    assert "an earlier wording (for information: not judged)" in out
+
+
+def test_runs_that_failed_or_never_happened_are_not_measured_not_missed(example_copy, sitegen, tmp_path):
+    included = sorted(open_review(example_copy).facts.included)
+    _run(example_copy, RUN_AT, [(OPENALEX, included[:3], False)], [OPENALEX, ARXIV])  # arXiv never ran
+    workspace = open_review(example_copy)
+    payload = _ours(validate(workspace.review, workspace.facts))
+    assert payload.found == 3 and not payload.below_threshold
+    openalex, arxiv = payload.strategies
+    assert openalex.not_measured == "none of its 1 run(s) got OpenAlex's answer in full" and openalex.missed == []
+    assert arxiv.not_measured == "it has not run" and (arxiv.runs, arxiv.found, arxiv.missed) == (0, 0, [])
+    assert payload.not_measured == [openalex, arxiv]
+    code, out, err = sitegen("monitor", "validate", example_copy, "--id", MONITOR, "--at", "2023-05-02T00:00:00Z")
+    assert code == 0 and "warning" not in err
+    assert f"relative recall at least 3/{len(included)}" in out and "not measured: arXiv it has not run" in out
+    code, _, err = sitegen("build", example_copy, "--out", tmp_path / "site", "--now", "2023-05-03T00:00:00Z")
+    assert code == 0, err
+    tree = lxml_html.fromstring((tmp_path / "site" / "searches.html").read_text())
+    (section,) = [s for s in tree.findall(".//section") if s.get("aria-labelledby") == f"search-{MONITOR}"]
+    text = " ".join(section.text_content().split())
+    assert "below the protocol's threshold" not in text and "Recall is a lower bound" in text
+    assert "not measured: it has not run" in text and f"at least 3 of {len(included)}" in text
+    # with one complete run the strategy is measured: what it did not retrieve is missed
+    _run(example_copy, "2023-06-01T00:00:00Z", [(OPENALEX, included[:3], True), (ARXIV, [], True)], [OPENALEX, ARXIV])
+    workspace = open_review(example_copy)
+    payload = _ours(validate(workspace.review, workspace.facts))
+    assert payload.not_measured == [] and payload.below_threshold
+    assert len(payload.strategies[0].missed) == len(included) - 3
+
+
+@pytest.mark.parametrize(("source", "query"), [
+    ("openalex", "search=rats&filter=publication_year:2010|2011|2012"),  # an OR of years
+    ("openalex", "search=rats&filter=!publication_year:2010"),  # a NOT
+    ("openalex", "search=publication_year:2010 rats"),  # searched words, not a filter
+    ("europepmc", "rats AND (PUB_YEAR:2012 OR PUB_YEAR:2013)"),
+    ("europepmc", "rats NOT PUB_YEAR:2012"),
+    ("europepmc", "rats -PUB_YEAR:2012"),
+    ("europepmc", "rats OR PUB_YEAR:[2010 TO 2012]"),
+    ("pubmed", "rats AND (2010:2012[dp] OR 2018:2020[dp])"),
+    ("pubmed", "rats NOT 2010:2012[dp]"),
+    ("pubmed", "rats OR mice AND 2010:2012[dp]"),  # PubMed reads left to right: the date is one alternative
+    ("arxiv", "ti:rats ANDNOT submittedDate:[2015 TO 2018]"),
+])
+def test_date_limits_are_claimed_only_when_unambiguous(source, query):
+    assert date_limits(source, query) == (None, None)
+
+
+def test_date_limits_of_anded_top_level_clauses():
+    assert date_limits("openalex", "search=x&filter=publication_year:2010-2014,from_publication_date:2012-01-01") \
+        == (2012, 2014)
+    assert date_limits("openalex", "search=x&filter=publication_year:2010") == (2010, 2010)
+    assert date_limits("pubmed", "(rats OR mice) AND 2010:2012[dp]") == (2010, 2012)
+    assert date_limits("europepmc", "rats NOT mice AND PUB_YEAR:2012") == (2012, 2012)
+    assert date_limits("arxiv", "ti:rats AND submittedDate:[2015 TO 2018]") == (2015, 2018)
+
+
+def test_the_numbers_of_a_validation_event_are_checked(example_copy, sitegen):
+    study = sorted(open_review(example_copy).facts.included)[0]
+    other = "10.9999/not-known"
+    good = {"monitor_id": "object-in-context", "threshold": 0.9, "known": [study], "found": 1, "strategies": []}
+    strategy = {"source": "openalex", "query": "q", "current": True, "runs": 1, "incomplete_runs": 0, "found": 1}
+    reason = [{"code": "unknown", "detail": "not retrieved (reason unknown)"}]
+    for bad, message in [({"found": 7}, "do not add up"), ({"found": 0, "missed": [other]}, "not in known"),
+                         ({"listed": [other]}, "not in known"),
+                         ({"strategies": [{**strategy, "found": 7}]}, "found 7 of 1"),
+                         ({"strategies": [{**strategy, "found": 0}]}, "do not add up"),
+                         ({"strategies": [{**strategy, "found": 0, "missed": [{"study": other, "reasons": reason}]}]},
+                          "not in known"),
+                         ({"strategies": [{**strategy, "incomplete_runs": 2}]}, "more than runs")]:
+        with pytest.raises(ValueError, match=message):
+            ValidationPayload.model_validate({**good, **bad})
+    ValidationPayload.model_validate(good)
+    tampered = ValidationPayload.model_construct(**{**good, "found": 7, "listed": [], "missed": []})
+    with writable(example_copy) as workspace:
+        transaction = Transaction(example_copy)
+        append(transaction, workspace.review, "2023-05-02T00:00:00Z", [tampered])
+        transaction.commit()
+    line = len((example_copy / "ledger.jsonl").read_text().splitlines())
+    code, out, _ = sitegen("check", example_copy)
+    assert code == 1 and f"ledger.jsonl:{line}" in out and "do not add up" in out
+
+
+def test_no_term_is_claimed_only_on_title_or_abstract_words_allowing_for_endings(example_copy):
+    record = next(iter(open_review(example_copy).review.records.values())).model_copy(
+        update={"title": "Memory of rats in a novel arena", "abstract": "Rodents were tested."})
+    assert missing_terms("author:Smith", record) is None  # no title or abstract term: nothing to claim
+    assert missing_terms("rat", record) is None and missing_terms('"novel arenas"', record) is None
+    assert missing_terms("remembering OR tested", record) is None
+    assert missing_terms("title:mice OR author:Smith", record) == ["mice"]
+
+
+def test_the_no_term_reason_names_the_words(two_strategies):
+    root, missed, _ = two_strategies
+    workspace = open_review(root)
+    arxiv = _ours(validate(workspace.review, workspace.facts)).strategies[1]
+    details = [reason.detail for miss in arxiv.missed for reason in miss.reasons if reason.code == "no-term"]
+    assert details and all(detail == "none of the strategy's words (object-in-context) appear in its title as sitegen reads "
+               "them" for detail in details)
+
+
+def test_validation_csv_bare_numbers_are_pmids_and_one_study_is_listed_once(example_copy, sitegen):
+    record = next(r for r in open_review(example_copy).review.records.values() if r.PMID and r.PMCID and r.DOI)
+    (example_copy / "validation.csv").write_text(
+        f"record_id,note\n{record.DOI},\n{record.PMID},\n{record.PMCID},\n0,\n0123,\n")
+    code, out, _ = sitegen("check", example_copy)
+    assert code == 1
+    assert "validation.csv:3" in out and "validation.csv:4" in out and "already listed on line 2" in out
+    assert "validation.csv:5" in out and "validation.csv:6" in out and "a bare number, read as a PMID" in out
+    assert "PMC0" not in out
+
+
+def test_percentages_never_round_up_to_the_threshold():
+    from sitegen.living.validation import percent
+    assert (percent(35, 39), percent(8999, 10000), percent(9, 10), percent(1, 0)) == ("89.7%", "89.9%", "90.0%", "n/a")

@@ -3,8 +3,11 @@
 Reviewers validate a search strategy by relative recall: of a set of studies known to be
 relevant (here the review's included studies, plus any the protocol names in validation.csv),
 the share the strategies retrieved. This module derives it from what the ledger recorded:
-every `retrieval` event of a saved search, per strategy and over all of them and all their
-runs (`validate`, pure), and records the check as a `validation` event (`record_validation`).
+every `retrieval` event of a saved search, per strategy and over the strategies the search holds now
+and their runs (`validate`, pure; earlier wordings are measured for information, never judged), and
+records the check as a `validation` event (`record_validation`). A strategy that has not run, or none
+of whose runs got the source's answer in full, is not measured: its gaps are no misses, and the
+search's recall is then a lower bound that is never judged below the threshold.
 
 A study counts as retrieved when a run returned its record, a record confirmed as its duplicate
 (duplicates.csv), or a record carrying one of its identifiers. For each strategy that missed one,
@@ -15,9 +18,11 @@ it says the source never returned the study in any run, which is what it knows.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from urllib.parse import parse_qsl
 
 from sitegen.living.facts import ReviewFacts, Run
 from sitegen.living.ledger import append
@@ -43,37 +48,91 @@ from sitegen.sources.query import And, Node, Or, Term, parse_query
 SOURCE_IDENTIFIERS = {"openalex": ("openalex",), "pubmed": ("pmid",), "europepmc": ("pmid", "pmcid"),
                       "arxiv": ("arxiv",)}
 
-# Publication-date limits a native strategy can state, per source: (pattern, what its years are).
+# Publication-date limits a native strategy can state, per source: (pattern, what its years are). A limit is
+# claimed only when it binds every record the strategy can return (`date_limits`); a year that is searched for,
+# negated, or one alternative of an OR, limits nothing and is no reason for a miss.
 # "from"/"to" take one year, "range" two, "exact" one for both ends, "after"/"before" exclude the year given.
 _Y = r"([12][0-9]{3})"
 _PUBMED_DATE = r"(?:dp|pdat|date - publication)"
-DATE_LIMITS: dict[str, list[tuple[re.Pattern[str], str]]] = {
-    "openalex": [(re.compile(rf"from_publication_date:{_Y}"), "from"),
-                 (re.compile(rf"to_publication_date:{_Y}"), "to"),
+# OpenAlex and Crossref: one filter of the `filter` parameter (filters are comma-separated and all apply), whole.
+FILTER_LIMITS: dict[str, list[tuple[re.Pattern[str], str]]] = {
+    "openalex": [(re.compile(rf"from_publication_date:{_Y}(?:-[0-9]{{2}}){{0,2}}"), "from"),
+                 (re.compile(rf"to_publication_date:{_Y}(?:-[0-9]{{2}}){{0,2}}"), "to"),
                  (re.compile(rf"publication_year:{_Y}-{_Y}"), "range"),
                  (re.compile(rf"publication_year:>{_Y}"), "after"),
                  (re.compile(rf"publication_year:<{_Y}"), "before"),
-                 (re.compile(rf"publication_year:{_Y}(?![0-9-])"), "exact")],
+                 (re.compile(rf"publication_year:{_Y}"), "exact")],
+    "crossref": [(re.compile(rf"from-pub-date:{_Y}(?:-[0-9]{{2}}){{0,2}}"), "from"),
+                 (re.compile(rf"until-pub-date:{_Y}(?:-[0-9]{{2}}){{0,2}}"), "to")],
+}
+# PubMed, Europe PMC and arXiv: a date clause of a Boolean query.
+BOOLEAN_LIMITS: dict[str, list[tuple[re.Pattern[str], str]]] = {
     "pubmed": [(re.compile(rf'"?{_Y}(?:/[0-9]{{1,2}}){{0,2}}"?\s*(?:\[{_PUBMED_DATE}\])?\s*:\s*"?{_Y}'
                            rf'(?:/[0-9]{{1,2}}){{0,2}}"?\s*\[{_PUBMED_DATE}\]', re.IGNORECASE), "range")],
     "europepmc": [(re.compile(rf"(?:PUB_YEAR|FIRST_PDATE|P_PDATE_D)\s*:\s*\[\s*{_Y}\S*\s+TO\s+{_Y}\S*\s*\]",
                               re.IGNORECASE), "range"),
                   (re.compile(rf"PUB_YEAR\s*:\s*{_Y}(?![0-9])", re.IGNORECASE), "exact")],
-    "crossref": [(re.compile(rf"from-pub-date:{_Y}"), "from"), (re.compile(rf"until-pub-date:{_Y}"), "to")],
     "arxiv": [(re.compile(rf"submittedDate:\[{_Y}[0-9]*\s+TO\s+{_Y}[0-9]*\]"), "range")],
 }
+# What decides whether a date clause binds: quoted text and bracketed field tags skipped whole, then brackets and
+# the Boolean operators (upper case, as PubMed, Europe PMC and arXiv read them).
+_BOOLEAN_TOKEN = re.compile(r'"[^"]*"|\[[^\]]*\]|[()]|\b(?:AND|OR|NOT|ANDNOT)\b')
+_NEGATED = re.compile(r"(?:\bNOT|\bANDNOT|(?<![\w:])-)\s*$")
+
+
+def _top_level_or(text: str) -> tuple[bool, int]:
+    """Whether `text` has an OR outside brackets, and its bracket depth at the end."""
+    depth, has_or = 0, False
+    for token in _BOOLEAN_TOKEN.finditer(text):
+        depth += {"(": 1, ")": -1}.get(token.group(), 0)
+        has_or |= depth == 0 and token.group() == "OR"
+    return has_or, depth
+
+
+def _years(kind: str, years: list[int]) -> tuple[int | None, int | None]:
+    low = {"from": years[0], "range": years[0], "exact": years[0], "after": years[0] + 1}.get(kind)
+    high = {"to": years[0], "range": years[-1], "exact": years[0], "before": years[0] - 1}.get(kind)
+    return low, high
+
+
+def _filter_limits(source: str, query: str) -> list[tuple[int | None, int | None]]:
+    """The limits of the whole filters of an OpenAlex or Crossref query's `filter` parameter (a value with `|`
+    is an OR, one starting `!` a NOT: neither limits)."""
+    filters = [value for key, value in parse_qsl(query.lstrip("?")) if key == "filter"]
+    limits = []
+    for clause in (part.strip() for value in filters for part in value.split(",")):
+        for pattern, kind in FILTER_LIMITS[source]:
+            found = pattern.fullmatch(clause)
+            if found:
+                limits.append(_years(kind, [int(year) for year in found.groups()]))
+                break
+    return limits
+
+
+def _boolean_limits(source: str, query: str) -> list[tuple[int | None, int | None]]:
+    """The limit of a Boolean query's one date clause when it is ANDed at the top level: outside brackets, not
+    negated, and no top-level OR makes it one alternative. More than one date clause: none (ambiguous)."""
+    clauses = [(found, kind) for pattern, kind in BOOLEAN_LIMITS[source] for found in pattern.finditer(query)]
+    if len(clauses) != 1:
+        return []
+    found, kind = clauses[0]
+    before, after = query[:found.start()], query[found.end():]
+    while re.search(r"\(\s*$", before) and re.match(r"\s*\)", after):  # brackets around the clause alone
+        before, after = re.sub(r"\(\s*$", "", before), re.sub(r"^\s*\)", "", after)
+    or_before, depth = _top_level_or(before)
+    or_after, _ = _top_level_or(after)
+    if depth != 0 or or_before or or_after or _NEGATED.search(before):
+        return []
+    return [_years(kind, [int(year) for year in found.groups()])]
 
 
 def date_limits(source: str, query: str) -> tuple[int | None, int | None]:
-    """The first and last publication year a native strategy's own filters allow (None: no limit stated)."""
-    first, last = None, None
-    for pattern, kind in DATE_LIMITS.get(source, []):
-        for found in pattern.finditer(query):
-            years = [int(year) for year in found.groups()]
-            low = {"from": years[0], "range": years[0], "exact": years[0], "after": years[0] + 1}.get(kind)
-            high = {"to": years[0], "range": years[-1], "exact": years[0], "before": years[0] - 1}.get(kind)
-            first = low if first is None or (low is not None and low > first) else first
-            last = high if last is None or (high is not None and high < last) else last
+    """The first and last publication year a native strategy's own filters bind every result to (None: no
+    limit it states unambiguously)."""
+    limits = (_filter_limits(source, query) if source in FILTER_LIMITS
+              else _boolean_limits(source, query) if source in BOOLEAN_LIMITS else [])
+    first = max((low for low, _ in limits if low is not None), default=None)
+    last = min((high for _, high in limits if high is not None), default=None)
     return first, last
 
 
@@ -94,17 +153,32 @@ def _searched_terms(node: Node) -> Iterator[Term]:
     # a Not's terms are what a match must lack
 
 
+# Endings providers' stemming and plural handling ignore ("rat" finds "rats", "infection" "infected"), longest
+# first; a stem keeps at least three letters so that short words are compared whole.
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "es", "ed", "ly", "s", "y", "e")
+
+
+def _stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[:-len(suffix)]
+    return word
+
+
 def _holds(text: str, term: str) -> bool:
-    return bool(term) and f" {term} " in f" {text} "
+    """Whether the folded `text` holds the folded `term`'s words in order, each word compared by its stem."""
+    words, wanted = [_stem(word) for word in text.split()], [_stem(word) for word in term.split()]
+    return bool(wanted) and any(words[at:at + len(wanted)] == wanted for at in range(len(words) - len(wanted) + 1))
 
 
 def missing_terms(query: str, record: Record) -> list[str] | None:
-    """The terms of a strategy in sitegen's grammar when none of them is in the record's title or abstract (as
-    each term's field says: title:, abstract:, or either), compared as folded words; None when one is."""
-    terms = list(dict.fromkeys(_searched_terms(parse_query(query))))
+    """The terms of a strategy in sitegen's grammar when it has title or abstract terms and none of them is in the
+    record's title or abstract (as each term's field says: title:, abstract:, or either), compared as folded
+    words allowing for endings (plurals, -ing, -ed, …); None when one is, or when it has no such term."""
+    terms = [term for term in dict.fromkeys(_searched_terms(parse_query(query))) if folded(term.text)]
     title, abstract = folded(unmarked(record.title)), folded(unmarked(record.abstract or ""))
     where = {"title": (title,), "abstract": (abstract,), None: (title, abstract)}
-    if any(_holds(text, folded(term.text)) for term in terms for text in where[term.field]):
+    if not terms or any(_holds(text, folded(term.text)) for term in terms for text in where.get(term.field, ())):
         return None
     return [term.text for term in terms]
 
@@ -180,8 +254,8 @@ def _reasons(strategy: _Strategy, study: str, review: Review, facts: ReviewFacts
     if strategy.syntax == "sitegen" and strategy.method == "database":
         terms = missing_terms(strategy.query, record)
         if terms is not None:
-            reasons.append(MissReason(code="no-term", detail=f"no strategy term in its {_where(strategy.query)} ("
-                                      + ", ".join(terms) + ")"))
+            reasons.append(MissReason(code="no-term", detail=f"none of the strategy's words ({', '.join(terms)}) "
+                                      f"appear in its {_where(strategy.query)} as sitegen reads them"))
     returned = any(sighting.source == strategy.source for sighting in facts.sightings.get(study, []))
     holds = strategy.source in record.custom.sources or any(
         namespace in record.identifiers() for namespace in SOURCE_IDENTIFIERS.get(strategy.source, ()))
@@ -195,21 +269,35 @@ def _reasons(strategy: _Strategy, study: str, review: Review, facts: ReviewFacts
     return reasons or [MissReason(code="unknown", detail="not retrieved (reason unknown)")]
 
 
+def _not_measured(strategy: _Strategy) -> str | None:
+    """Why a strategy's recall cannot be measured, when it cannot: a run that did not get the source's answer
+    in full (an error, a timeout, a rate limit) says nothing of what the source holds."""
+    if not strategy.runs:
+        return "it has not run"
+    if all(not payload.complete for payload in strategy.runs):
+        return (f"none of its {len(strategy.runs)} run(s) got {provider_label(strategy.source)}'s answer in full")
+    return None
+
+
 def validate_search(review: Review, facts: ReviewFacts, search: SavedSearch, known: Known) -> ValidationPayload:
+    """The saved search's recall is judged on the strategies it holds now; earlier wordings that ran are
+    measured too, for information."""
     runs = [run for run in facts.runs if run.monitor_id == search.monitor_id]
     strategies = []
-    retrieved_by_any: set[str] = set()
+    retrieved_now: set[str] = set()
     for strategy in _strategies(search, runs):
         retrieved = {known.study_of.get(rid, rid) for payload in strategy.runs for rid in payload.record_ids}
-        retrieved_by_any |= retrieved
-        missed = [MissedStudy(study=study, reasons=_reasons(strategy, study, review, facts))
-                  for study in known.studies if study not in retrieved]
+        if strategy.current:
+            retrieved_now |= retrieved
+        not_measured = _not_measured(strategy)
+        missed = [] if not_measured else [MissedStudy(study=study, reasons=_reasons(strategy, study, review, facts))
+                                          for study in known.studies if study not in retrieved]
         strategies.append(StrategyRecall(
             source=strategy.source, label=strategy.label, query=strategy.query, method=strategy.method,
             current=strategy.current, runs=len(strategy.runs),
             incomplete_runs=sum(not payload.complete for payload in strategy.runs),
-            found=len(known.studies) - len(missed), missed=missed))
-    missed = [study for study in known.studies if study not in retrieved_by_any]
+            found=sum(study in retrieved for study in known.studies), not_measured=not_measured, missed=missed))
+    missed = [study for study in known.studies if study not in retrieved_now]
     return ValidationPayload(monitor_id=search.monitor_id, threshold=review.protocol.meta.validation_recall,
                              known=known.studies, listed=known.listed, found=len(known.studies) - len(missed),
                              strategies=strategies, missed=missed)
@@ -237,7 +325,9 @@ def latest_validations(review: Review) -> dict[str, tuple[LedgerEvent, Validatio
 
 
 def percent(found: int, known: int) -> str:
-    return f"{100 * found / known:.0f}%" if known else "n/a"
+    """A share to one decimal, rounded down, so that it never reads as reaching a threshold it falls short of
+    (35 of 39 is "89.7%", not "90%")."""
+    return f"{math.floor(1000 * found / known) / 10:.1f}%" if known else "n/a"
 
 
 def summary_lines(payload: ValidationPayload) -> list[str]:
@@ -246,13 +336,18 @@ def summary_lines(payload: ValidationPayload) -> list[str]:
     if not known:
         return [f"{payload.monitor_id}: no study is known to be relevant yet (no included study, no validation.csv): "
                 "recall cannot be measured"]
-    lines = [f"{payload.monitor_id}: relative recall {payload.found}/{known} ({percent(payload.found, known)}) of "
-             f"the known-relevant studies (the included studies and {len(payload.listed)} listed in "
-             f"validation.csv); threshold {payload.threshold:.0%}"]
+    bound = "at least " if payload.not_measured else ""
+    lines = [f"{payload.monitor_id}: relative recall {bound}{payload.found}/{known} ({bound}"
+             f"{percent(payload.found, known)}) of the known-relevant studies (the included studies and "
+             f"{len(payload.listed)} listed in validation.csv) by its current strategies; threshold "
+             f"{percent(round(1000 * payload.threshold), 1000)}"]
+    lines += [f"  not measured: {provider_label(strategy.source)} {strategy.not_measured}: the recall is a lower "
+              "bound and is not judged against the threshold" for strategy in payload.not_measured]
     for strategy in payload.strategies:
         name = provider_label(strategy.source) + (f" ({strategy.label})" if strategy.label else "")
-        state = "" if strategy.current else ", an earlier wording"
-        lines.append(f"  {name}{state}: {strategy.found}/{known} ({percent(strategy.found, known)}) over "
+        state = "" if strategy.current else ", an earlier wording (for information: not judged)"
+        measured = f"not measured: {strategy.not_measured}; " if strategy.not_measured else ""
+        lines.append(f"  {name}{state}: {measured}{strategy.found}/{known} ({percent(strategy.found, known)}) over "
                      f"{strategy.runs} run(s)")
         for miss in strategy.missed:
             lines.append(f"    missed {miss.study}: {'; '.join(reason.detail for reason in miss.reasons)}")

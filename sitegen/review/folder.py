@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from sitegen.errors import SchemaVersionError
 from sitegen.records.identity import listed
+from sitegen.records.ids import record_id
 from sitegen.records.model import Record, model_data
 from sitegen.review import parsing
 from sitegen.review.models import (
@@ -492,13 +493,18 @@ def _load_validation(root: Path, review: Review) -> list[Problem]:
     studies alone are the known-relevant set)."""
     rel = "validation.csv"
     rows, problems = _optional_csv(root, rel, VALIDATION_COLUMNS, {"record_id"})
+    # A record carrying several identifiers is one study however a row names it (DOI, PMID, PMCID, …).
+    record_of = {record_id({namespace: value}) or record.id: record.id
+                 for record in review.records.values() for namespace, value in record.identity_keys().items()}
     lines: dict[str, int] = {}
     for row, study in _validated_rows(rows, ValidationStudy, rel, problems):
-        if study.record_id in lines:
+        record = record_of.get(study.record_id, study.record_id)
+        if record in lines:
+            also = "" if record == study.record_id else f" (as record {record!r})"
             problems.append(Problem(rel, row.line, row.columns.get("record_id"), "duplicate-study",
-                                    f"study {study.record_id!r} is already listed on line {lines[study.record_id]}"))
+                                    f"study {study.record_id!r}{also} is already listed on line {lines[record]}"))
             continue
-        lines[study.record_id] = row.line
+        lines[record] = row.line
         review.validation.append(ValidationRow(rel, row.line, study))
     return problems
 

@@ -520,13 +520,25 @@ class StrategyRecall(Strict):
     runs: int = Field(ge=0)  # recorded runs of it
     incomplete_runs: int = Field(ge=0)
     found: int = Field(ge=0)  # known-relevant studies it retrieved in any run
+    # Why its recall could not be measured (it never ran, or no run got the source's answer in full): then the
+    # studies it did not retrieve are not misses, `missed` is empty and `found` is a lower bound.
+    not_measured: Reason | None = None
     missed: list[MissedStudy] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> StrategyRecall:
+        if self.incomplete_runs > self.runs:
+            raise ValueError(f"incomplete_runs ({self.incomplete_runs}) is more than runs ({self.runs})")
+        if self.not_measured and self.missed:
+            raise ValueError("a strategy whose recall was not measured lists no missed study")
+        return self
 
 
 class ValidationPayload(Strict):
     """A saved search was validated (`sitegen monitor validate`): the known-relevant studies (the included
-    studies and validation.csv's) against what its strategies retrieved in every recorded run. Relative
-    recall is `found / len(known)` overall (union over strategies and runs) and per strategy."""
+    studies and validation.csv's) against what its strategies retrieved in their recorded runs. Relative
+    recall is `found / len(known)` overall (union over the saved search's current strategies and their runs:
+    earlier wordings are listed for information only) and per strategy."""
 
     monitor_id: Slug
     threshold: float = Field(ge=0, le=1)  # the protocol's validation_recall then
@@ -534,21 +546,50 @@ class ValidationPayload(Strict):
     listed: list[str] = Field(default_factory=list)  # of those, named by validation.csv
     found: int = Field(ge=0)
     strategies: list[StrategyRecall]
-    missed: list[str] = Field(default_factory=list)  # the known studies no strategy retrieved
+    missed: list[str] = Field(default_factory=list)  # the known studies no current strategy retrieved
 
     @field_validator("known", "listed", "missed")
     @classmethod
     def _valid_ids(cls, ids: list[str]) -> list[str]:
         return [check_record_id(value) for value in ids]
 
+    @model_validator(mode="after")
+    def _consistent(self) -> ValidationPayload:
+        """The numbers agree with each other: a tampered or miscomputed event is refused, not published."""
+        known = set(self.known)
+        for name, ids in (("listed", self.listed), ("missed", self.missed)):
+            if not set(ids) <= known:
+                raise ValueError(f"{name} names studies that are not in known: {sorted(set(ids) - known)}")
+        if self.found + len(set(self.missed)) != len(known):
+            raise ValueError(f"found ({self.found}) and missed ({len(set(self.missed))}) do not add up to the "
+                             f"{len(known)} known studies")
+        for strategy in self.strategies:
+            missed = {miss.study for miss in strategy.missed}
+            if not missed <= known:
+                raise ValueError(f"strategy {strategy.query!r} missed studies that are not in known: "
+                                 f"{sorted(missed - known)}")
+            if strategy.found > len(known):
+                raise ValueError(f"strategy {strategy.query!r} found {strategy.found} of {len(known)} known studies")
+            if strategy.not_measured is None and strategy.found + len(missed) != len(known):
+                raise ValueError(f"strategy {strategy.query!r}: found ({strategy.found}) and missed ({len(missed)}) "
+                                 f"do not add up to the {len(known)} known studies")
+        return self
+
     @property
     def recall(self) -> float | None:
-        """Relative recall over every strategy and run; None when no study is known to be relevant yet."""
+        """Relative recall of the current strategies over their runs (a lower bound when `not_measured`); None
+        when no study is known to be relevant yet."""
         return self.found / len(self.known) if self.known else None
 
     @property
+    def not_measured(self) -> list[StrategyRecall]:
+        """The current strategies whose recall could not be measured: the overall recall is then a lower bound."""
+        return [strategy for strategy in self.strategies if strategy.current and strategy.not_measured]
+
+    @property
     def below_threshold(self) -> bool:
-        return self.recall is not None and self.recall < self.threshold
+        """Measured below the protocol's threshold; never claimed on runs that did not get an answer in full."""
+        return self.recall is not None and self.recall < self.threshold and not self.not_measured
 
 
 Payload = (RetrievalPayload | ImportPayload | ProtocolLockPayload | AmendmentPayload | BatchPayload
@@ -853,6 +894,12 @@ def known_study_id(value: str) -> str:
     (https://doi.org/10.…, PMID: 123), as the record id that identifier gives (10.…, pmid:123)."""
     if record_id_problem(value) is None:
         return value
+    if value.strip().isascii() and value.strip().isdigit():  # a bare number is a PMID, never a PMCID
+        pmid = NORMALISERS["pmid"](value)
+        if pmid is None:
+            raise ValueError(f"{value!r} is a bare number, read as a PMID, but no PMID is written so (a PMID has no "
+                             "leading zero and is not 0; write a PMCID as PMC…)")
+        return id_from_identifiers({"pmid": pmid}) or value
     for namespace in KNOWN_STUDY_NAMESPACES:
         normalised = NORMALISERS[namespace](value)
         if normalised:

@@ -18,6 +18,7 @@ ties are broken the same way. Nothing here writes a decision.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Literal
@@ -77,8 +78,13 @@ class ScreeningOrder(BaseModel):
     rows: list[OrderedRow]  # likeliest include first
 
 
+# Scripts written without spaces between words (Chinese, Japanese, Thai, ...): each character is set apart,
+# so the vectorizer's word bigrams become character bigrams there instead of one token per sentence.
+_UNSPACED = re.compile(r"([\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff])")
+
+
 def text_of(record: Record) -> str:
-    return unicodedata.normalize("NFKC", f"{record.title}\n{record.abstract or ''}")
+    return _UNSPACED.sub(r" \1 ", unicodedata.normalize("NFKC", f"{record.title}\n{record.abstract or ''}"))
 
 
 def content_key(record: Record) -> tuple[str, str]:
@@ -88,7 +94,10 @@ def content_key(record: Record) -> tuple[str, str]:
 
 def vectorizer() -> TfidfVectorizer:
     # ASReview's ELAS u4 features; words in over 95% of the records (the, of, and) say nothing.
-    return TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, max_df=0.95, strip_accents="unicode")
+    # Tokens are words of two characters or more, and any single character of a script without spaces.
+    return TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, max_df=0.95, strip_accents="unicode",
+                           token_pattern=r"(?u)\b\w\w+\b|[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
+                                         r"\uac00-\ud7af\uf900-\ufaff]")
 
 
 def sample_weights(labels: np.ndarray, include_weight: float | None) -> np.ndarray | None:

@@ -222,19 +222,17 @@ def criteria_fit(relevance: RelevanceTerms, title: str, abstract: str, types: li
     """How the paper fits the protocol's relevance terms and publication types (kinds in CRITERIA_VALUES)."""
     in_scope = find_terms(distinct_terms(relevance.in_scope_terms), title, abstract)
     out_of_scope = find_terms(distinct_terms(relevance.out_of_scope_terms), title, abstract)
-    most_in_scope = max((hit.abstract for hit in in_scope), default=0)
-    in_scope_title = any(hit.title for hit in in_scope)
-    # A look-alike: the keywords let it through, but the paper is about an out-of-scope subject: an
-    # out-of-scope term leads the title, or, with no in-scope term in the title, recurs in the abstract
-    # more often than any in-scope term.
-    traps = [hit for hit in out_of_scope if not in_scope_title and (
-        hit.title or (hit.abstract >= TRAP_MENTIONS and hit.abstract > most_in_scope))]
+    # A look-alike: the keywords let it through, but the paper is about an out-of-scope subject only: an
+    # out-of-scope term leads the title or recurs in the abstract, and no in-scope term is anywhere. A paper
+    # naming anything in scope, even once and beside a look-alike term ("odour-free boxes" in an object-in-
+    # context study), is never a trap: a term count cannot tell what it is about, a reviewer can.
+    traps = [hit for hit in out_of_scope if not in_scope and (hit.title or hit.abstract >= TRAP_MENTIONS)]
     excluded = _types_in(types, relevance.excluded_publication_types)
     if traps or excluded:
         fired = []
         if traps:
             fired.append("look-alike trap: " + ", ".join(f"out-of-scope {_places(hit)}" + (
-                ", no in-scope term in the title" if hit.title else f", more than any in-scope term (×{most_in_scope})")
+                " in the title" if hit.title else " recurring in the abstract") + ", no in-scope term anywhere"
                 for hit in traps))
         fired += [f"excluded publication type '{name}' fails a required minimum" for name in excluded]
         return Fit("out", "; ".join(fired), ("look-alike-trap",) if traps else ())
@@ -244,11 +242,15 @@ def criteria_fit(relevance: RelevanceTerms, title: str, abstract: str, types: li
     if not in_scope:
         return Fit("aside", "no in-scope term; out-of-scope " + ", ".join(_places(hit) for hit in out_of_scope)
                    + f", named fewer than {TRAP_MENTIONS} times: in passing, not a look-alike", ())
-    # Without a trap, an out-of-scope term found means an in-scope term was found too (in the
-    # title beside it, or at least as often in the abstract).
+    # Without a trap, an out-of-scope term found means an in-scope term was found too.
     found = ", ".join(_places(hit) for hit in in_scope)
     if out_of_scope:
-        found += " (out-of-scope " + ", ".join(_places(hit) for hit in out_of_scope) + ", no more often)"
+        found += " (out-of-scope " + ", ".join(_places(hit) for hit in out_of_scope) + " too)"
+    leading = [hit for hit in out_of_scope if hit.title and not any(h.title for h in in_scope)]
+    if leading or any(hit.abstract >= TRAP_MENTIONS and hit.abstract > max(h.abstract for h in in_scope)
+                      for hit in out_of_scope):
+        # it may be a look-alike, but it names something in scope: borderline, for a reviewer, never dropped
+        return Fit("borderline", f"in scope in part: {found}; an out-of-scope subject leads", ("borderline",))
     if not any(hit.title or hit.abstract > 1 for hit in in_scope):
         return Fit("partial", f"partially in scope: {found}, no in-scope term in the title or twice in the abstract",
                    ())

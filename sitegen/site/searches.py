@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from sitegen.living.manifests import RunRecord, compiled_query, run_records
-from sitegen.living.validation import latest_validations
+from sitegen.living.validation import latest_validations, percent
 from sitegen.records.citations import MODES, Seed, parse_citation_query
 from sitegen.review.models import SavedSearch, Strategy, ValidationPayload
 
@@ -116,7 +116,7 @@ def search_views(site: Site) -> list[SearchView]:
 def searches_pages(site: Site) -> Files:
     views = search_views(site)
     yield "searches.html", site.page("searches.html", "searches.html", searches=views,
-                                     download_path=download_path)
+                                     download_path=download_path, percent=percent)
     for view in views:
         for record in view.runs:
             yield download_path(record), record.data

@@ -194,15 +194,21 @@ SHORTLIST_NOTE = (f"OpenAlex semantic shortlist: the {SEMANTIC_CANDIDATES} works
                   "and never saved as a strategy")
 
 
-def semantic_shortlist(fetcher: Fetcher, settings: SourceSettings, text: str) -> SourceOutcome:
-    """At most SEMANTIC_CANDIDATES works nearest in meaning to `text`, in OpenAlex's order (one request)."""
+def semantic_shortlist(fetcher: Fetcher, settings: SourceSettings, text: str, *, since: int | None = None,
+                       ignored: list[str] | None = None) -> SourceOutcome:
+    """At most SEMANTIC_CANDIDATES works nearest in meaning to `text` (plain words), published from `since` on, in
+    OpenAlex's order (one request). `ignored` are the query's NOT terms, which similarity cannot exclude: the
+    outcome warns that they were not applied."""
     if len(text) > SEMANTIC_QUERY_CHARS:
         return SourceOutcome(source="openalex", status="unsupported", warnings=[
             f"OpenAlex matches a semantic query on its first {SEMANTIC_QUERY_CHARS} characters only; this one has "
             f"{len(text)}, so it was not sent"])
 
     def call(trace: Trace) -> SourceOutcome:
-        response = trace.get(f"{BASE}/works", [("search.semantic", text), ("per_page", str(SEMANTIC_CANDIDATES))])
+        params = [("search.semantic", text), ("per_page", str(SEMANTIC_CANDIDATES))]
+        if since is not None:
+            params.append(("filter", f"from_publication_date:{since}-01-01"))
+        response = trace.get(f"{BASE}/works", params)
         check_status(response, PROVIDER.name)
         page = parse_json(response)
         results = page.get("results") if isinstance(page, dict) else None
@@ -213,8 +219,12 @@ def semantic_shortlist(fetcher: Fetcher, settings: SourceSettings, text: str) ->
         for place, work in enumerate(results):
             firsts.setdefault(WORKS.native_id(work) or place, work)
         converted = to_records(list(firsts.values())[:SEMANTIC_CANDIDATES], work_to_record, dict)
-        return trace.outcome("ok", converted.records, warning=SHORTLIST_NOTE,
-                             dropped=len(converted.unreadable) + len(converted.untitled))
+        outcome = trace.outcome("ok", converted.records, warning=SHORTLIST_NOTE,
+                                dropped=len(converted.unreadable) + len(converted.untitled))
+        if ignored:
+            outcome.warnings.append(f"the semantic shortlist cannot exclude NOT terms ({', '.join(ignored)}): "
+                                    "they were not applied to it")
+        return outcome
 
     return run_call(Trace("openalex", fetcher, PROVIDER, secrets(settings)), call)
 

@@ -360,13 +360,30 @@ def _misplaced_not(node: Node, dialect: _Dialect) -> UnsupportedQuery:
 
 
 def _terms(node: Node) -> Iterator[Term]:
+    return (term for term, _ in _signed_terms(node))
+
+
+def _signed_terms(node: Node, negated: bool = False) -> Iterator[tuple[Term, bool]]:
+    """Each term with whether an odd number of NOTs stands over it."""
     if isinstance(node, Term):
-        yield node
+        yield node, negated
     elif isinstance(node, Not):
-        yield from _terms(node.child)
+        yield from _signed_terms(node.child, not negated)
     else:
         for child in node.children:
-            yield from _terms(child)
+            yield from _signed_terms(child, negated)
+
+
+def positive_words(text: str) -> str:
+    """The words of a query's terms that are not negated, without operators, field prefixes or quotes, each
+    once, in order: what a meaning-based (embedding) search can be sent. QuerySyntaxError as `parse_query`."""
+    terms = [term.text for term, negated in _signed_terms(parse_query(text)) if not negated]
+    return " ".join(dict.fromkeys(terms))
+
+
+def negative_terms(text: str) -> list[str]:
+    """The terms a query negates (NOT ...), which a meaning-based search cannot exclude."""
+    return list(dict.fromkeys(term.text for term, negated in _signed_terms(parse_query(text)) if negated))
 
 
 def _require_sendable(term: Term, provider: str, name: str, forbidden: str, why: str) -> None:
@@ -513,6 +530,10 @@ def native_openalex(text: str) -> dict[str, str]:
         if unknown:
             raise UnsupportedQuery("openalex", f"only {' and '.join(OPENALEX_NATIVE_KEYS)} may be given in an "
                                                f"OpenAlex strategy, not {unknown}")
+        repeated = sorted({key for key, _ in pairs if [name for name, _ in pairs].count(key) > 1})
+        if repeated:  # a dict would keep only the last value, silently dropping part of the strategy
+            raise UnsupportedQuery("openalex", f"{' and '.join(repeated)} is given twice in the OpenAlex strategy; "
+                                               "combine the values into one (filters are separated by commas)")
         return dict(pairs)
     return {"search": text}
 

@@ -12,7 +12,7 @@ raises `QuerySyntaxError` before anything is sent.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,17 @@ PROVIDERS: dict[str, Callable[..., SourceOutcome]] = {
     "openalex": openalex.search, "europepmc": europepmc.search, "pubmed": pubmed.search,
     "crossref": crossref.search, "arxiv": arxiv.search,
 }
+
+
+def relevance_ranked(source: str, sent: Any) -> bool:
+    """Whether `source` orders what it returns for `sent` (the query as it takes it) by relevance, which is what
+    reciprocal rank fusion needs of a lane. The requests are not changed to ask for relevance order, so that
+    recorded snapshots of saved searches keep replaying: arXiv's is sorted by submission date, PubMed's esearch
+    is not asked for relevance order, and OpenAlex orders by relevance only when there is a `search` text
+    (a filter-only query has no relevance score). Europe PMC and Crossref sort text queries by relevance."""
+    if source == "openalex":
+        return "search" in sent
+    return source in ("europepmc", "crossref")
 
 
 def open_fetcher(mode: str, snapshots: Path | None, session: str = "",
@@ -96,6 +107,7 @@ class SearchResult:
     outcomes: list[SourceOutcome]  # the database searches, one per provider
     retrieved: int  # records the database searches returned
     shortlist: SourceOutcome | None = None  # the opt-in OpenAlex semantic lane: candidates, not a database search
+    unranked: list[str] = field(default_factory=list)  # lanes whose order is not by relevance (no RRF score)
 
     @property
     def records(self) -> list[Record]:
@@ -114,6 +126,7 @@ class SearchResult:
         provider: they count different things and are never added up."""
         return {
             "ranking_version": RANKING_VERSION,
+            "unranked_lanes": self.unranked,
             "records": [{**hit.record.model_dump(mode="json", by_alias=True, exclude_none=True),
                          "score": hit.score, "reasons": [reason.report() for reason in hit.reasons]}
                         for hit in self.hits],
@@ -132,6 +145,15 @@ class SearchResult:
     def shortlisted(self) -> int:
         return len(self.shortlist.records) if self.shortlist is not None else 0
 
+    def summary(self) -> str:
+        """The closing line of `sitegen search`: counts, and how the order was made."""
+        shortlisted = f", {self.shortlisted} shortlisted by {SEMANTIC_LANE}" if self.shortlist is not None else ""
+        unranked = (f"; {', '.join(self.unranked)} {'does' if len(self.unranked) == 1 else 'do'} not rank by "
+                    "relevance, so adds no score, and what only they found comes last, by id") if self.unranked else ""
+        return (f"{self.retrieved} retrieved by the database searches{shortlisted}, {len(self.hits)} after removing "
+                f"duplicates, in fused order ({RANKING_VERSION}: the sum of 1/(60 + rank) over the relevance-ranked "
+                f"lanes that found each{unranked})")
+
 
 def check_sources(sources: list[str]) -> None:
     """SitegenError, before any request, unless every source is a provider sitegen searches."""
@@ -145,7 +167,7 @@ def search(fetcher: Fetcher, text: str, sources: list[str], *, native: bool = Fa
            settings: SourceSettings | None = None, semantic: bool = False,
            progress: Callable[[str], None] = lambda message: None) -> SearchResult:
     """`text` run on every source, fused (rrf-60-v1); with `semantic`, OpenAlex's semantic shortlist (at
-    most 50 works, sent the query text as written) is one more lane, labelled as a shortlist throughout."""
+    most 50 works, sent the query's words without its grammar, and `since`) is one more lane, labelled as a shortlist throughout."""
     check_sources(sources)
     sources = list(dict.fromkeys(sources))  # a source named twice is searched once: it is one lane
     if settings is None:
@@ -158,14 +180,24 @@ def search(fetcher: Fetcher, text: str, sources: list[str], *, native: bool = Fa
         outcome = run_strategy(fetcher, settings, source, text, native=native, since=since)
         progress(f"{label(source)}: {describe(outcome)}")
         outcomes.append(outcome)
-    lanes = [Lane(outcome.source, outcome.records) for outcome in outcomes]
+    lanes = [Lane(outcome.source, outcome.records, ranked=_lane_ranked(outcome.source, text, native))
+             for outcome in outcomes]
     shortlist = None
     if semantic:
         progress("asking OpenAlex for a semantic shortlist...")
-        shortlist = openalex.semantic_shortlist(fetcher, settings, text)
+        shortlist = openalex.semantic_shortlist(fetcher, settings, text if native else query.positive_words(text),
+                                                since=since, ignored=[] if native else query.negative_terms(text))
         progress(f"{SEMANTIC_LANE}: {describe(shortlist)} (a shortlist, not a database search)")
         lanes.append(Lane(SEMANTIC_LANE, shortlist.records, shortlist=True))
-    return SearchResult(fuse(lanes), outcomes, sum(len(outcome.records) for outcome in outcomes), shortlist)
+    return SearchResult(fuse(lanes), outcomes, sum(len(outcome.records) for outcome in outcomes), shortlist,
+                        [lane.name for lane in lanes if not lane.ranked and lane.records])
+
+
+def _lane_ranked(source: str, text: str, native: bool) -> bool:
+    try:
+        return relevance_ranked(source, query.provider_query(source, text, native=native))
+    except query.UnsupportedQuery:
+        return False  # nothing was sent, so the lane is empty
 
 
 def describe(outcome: SourceOutcome) -> str:
