@@ -392,3 +392,21 @@ def test_a_replay_after_the_evidence_was_edited_differs(example_copy):
     evidence.write_text(evidence.read_text().replace("finding: >-\n", "finding: >-\n      Edited.\n", 1))
     code, out, err = run_cli("verify", example_copy, "--snapshots", "replay")
     assert code == 1 and "replay differs" in err and "(faithfulness)" in err
+
+
+def test_the_pull_request_check_replays_the_example_verification(tmp_path):
+    """The check workflow's verify step, run as the workflow runs it, on a copy of the repository's reviews."""
+    import os
+    import subprocess
+    import sys
+
+    import yaml
+
+    workflow = yaml.safe_load((Path(__file__).parent.parent / ".github/workflows/check-review.yml").read_text())
+    [step] = [s for s in workflow["jobs"]["check"]["steps"] if s.get("name", "").startswith("sitegen verify")]
+    shutil.copytree(Path(__file__).parent.parent / "reviews", tmp_path / "reviews")
+    environment = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    result = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=tmp_path, env=environment,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 refusal grade" in result.stdout
