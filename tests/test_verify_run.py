@@ -402,7 +402,7 @@ def test_the_pull_request_check_replays_the_example_verification(tmp_path):
 
     import yaml
 
-    workflow = yaml.safe_load((Path(__file__).parent.parent / ".github/workflows/check-review.yml").read_text())
+    workflow = yaml.safe_load((Path(__file__).parent.parent / ".github/workflows/check.yml").read_text())
     [step] = [s for s in workflow["jobs"]["check"]["steps"] if s.get("name", "").startswith("sitegen verify")]
     shutil.copytree(Path(__file__).parent.parent / "reviews", tmp_path / "reviews")
     environment = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
