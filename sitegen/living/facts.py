@@ -10,6 +10,7 @@ computes one twice.
 from __future__ import annotations
 
 import hashlib
+from collections import defaultdict
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import groupby
@@ -26,6 +27,7 @@ from sitegen.review.models import (
     PhasePayload,
     ProtocolLockPayload,
     RetrievalPayload,
+    VerificationPayload,
     VersionPayload,
 )
 from sitegen.review.write import canonical_json
@@ -46,6 +48,28 @@ def evidence_sha256(evidence: Evidence) -> str:
     """The SHA-256 of the canonical JSON of a study's evidence (the `Evidence` model, so re-formatting the
     YAML changes nothing and changing a finding does): what a version and a faithfulness verdict record."""
     return hashlib.sha256(canonical_json(model_data(evidence)).encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class LatestVerdict:
+    at: str  # the event's time
+    payload: VerificationPayload
+
+
+def latest_verdicts(review: Review) -> dict[str, dict[str, LatestVerdict]]:
+    """Record id -> axis -> the latest verification event on that axis. A faithfulness verdict on evidence
+    edited since (its `evidence_sha256` is not the evidence's now) stands for findings that are no longer
+    there, so it is left out: the study is not verified on that axis until it is verified again."""
+    current = {item.evidence.record_id: evidence_sha256(item.evidence) for item in review.evidence}
+    latest: dict[str, dict[str, LatestVerdict]] = defaultdict(dict)
+    for event, payload in zip(review.ledger, review.payloads, strict=True):
+        if isinstance(payload, VerificationPayload):
+            latest[payload.record_id][payload.axis] = LatestVerdict(event.ts, payload)  # ledger order is time order
+    for record_id, axes in latest.items():
+        faithfulness = axes.get("faithfulness")
+        if faithfulness and faithfulness.payload.evidence_sha256 not in (None, current.get(record_id)):
+            del axes["faithfulness"]
+    return latest
 
 
 @dataclass(frozen=True)

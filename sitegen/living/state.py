@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from sitegen.errors import SitegenError
-from sitegen.living.facts import ReviewFacts
+from sitegen.living.facts import ReviewFacts, latest_verdicts
 from sitegen.living.ledger import append
 from sitegen.records.model import model_data
 from sitegen.review.folder import Review
@@ -29,7 +29,6 @@ from sitegen.review.models import (
     ProtocolLockPayload,
     RetrievalPayload,
     ReviewState,
-    VerificationPayload,
 )
 from sitegen.review.transaction import Transaction
 from sitegen.review.write import pretty_json
@@ -84,18 +83,14 @@ def _entry_gates(review: Review, facts: ReviewFacts, target: str) -> list[Gate]:
         return [Gate("every included study has extracted evidence", not missing,
                      f"no evidence file for {_listed(missing)}")]
     if target == "published":
-        # The latest verdict on each axis stands; an earlier refusal fixed since (a corrected DOI, a
-        # replaced passage) no longer holds the review back.
-        latest = {(p.record_id, p.axis): p for p in payloads if isinstance(p, VerificationPayload)}
-        evidence = facts.evidence_hashes
-        missing = [i for i in facts.included if (i, "identity") not in latest or (i, "status") not in latest
-                   or (i in evidence and getattr(latest.get((i, "faithfulness")), "evidence_sha256", None)
-                       != evidence[i])]
-        included = set(facts.included)
-        # The verdicts that stand, as the verification page shows them: identity and status, and faithfulness
-        # of the evidence as it is now (a verdict on evidence since edited or removed no longer counts).
-        standing = [(rid, axis, p) for (rid, axis), p in latest.items() if rid in included and (
-            axis != "faithfulness" or p.evidence_sha256 == evidence.get(rid))]
+        # The verdicts that stand, as the verification page shows them: the latest on each axis (an earlier
+        # refusal fixed since no longer holds the review back), faithfulness only on the evidence as it is now.
+        latest, evidence = latest_verdicts(review), facts.evidence_hashes
+        missing = [i for i in facts.included if not {"identity", "status"} <= latest.get(i, {}).keys()
+                   or (i in evidence and "faithfulness" not in latest.get(i, {}))]
+        standing = [(rid, axis, verdict.payload) for rid in facts.included
+                    for axis, verdict in latest.get(rid, {}).items()
+                    if axis != "faithfulness" or rid in evidence]
         refused = sorted({rid for rid, _, p in standing if p.refusal_grade})
         open_items = [(rid, p) for rid, _, p in standing if p.verdict in OPEN_ITEMS]
         studies = len({rid for rid, _ in open_items})

@@ -225,6 +225,15 @@ def record_id(identifiers: dict[str, str | None]) -> str | None:
     return None
 
 
+def written_record_id(value: str, namespaces: tuple[str, ...]) -> str | None:
+    """The record id an identifier written in any form gives (https://doi.org/10.…, PMID: 123), trying
+    `namespaces` in order; None when none of them reads it."""
+    for namespace in namespaces:
+        if normalised := NORMALISERS[namespace](value):
+            return record_id({namespace: normalised})
+    return None
+
+
 def parse_record_id(value: str) -> tuple[str, str] | None:
     """(namespace, identifier) for a well-formed record id, else None."""
     if ":" in value.split("/", 1)[0]:

@@ -31,7 +31,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, RootModel, StringConstraints
 
-from sitegen.records.ids import normalise_doi, normalise_openalex, normalise_pmcid, normalise_pmid
+from sitegen.records.ids import written_record_id
 
 METRICS_VERSION = "retrieval-metrics-v1"
 MAX_K = 10_000
@@ -44,17 +44,9 @@ def benchmark_id(value: str) -> str:
     (the record-id forms, sitegen.records.ids); anything else as written, without surrounding whitespace. A
     bare number stays a number: it may be a PMID or any system's own id."""
     text = value.strip()
-    if doi := normalise_doi(text):
-        return doi
-    if openalex := normalise_openalex(text):
-        return f"openalex:{openalex}"
     if text.isdigit():
         return text
-    if pmid := normalise_pmid(text):
-        return f"pmid:{pmid}"
-    if pmcid := normalise_pmcid(text):
-        return f"pmcid:{pmcid}"
-    return text
+    return written_record_id(text, ("doi", "openalex", "pmid", "pmcid")) or text
 
 
 def _once_each(ids: list[str]) -> list[str]:

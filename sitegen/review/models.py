@@ -17,7 +17,7 @@ from pydantic import Strict as StrictMode
 
 from sitegen.records.citations import SOURCE as CITATION_SOURCE
 from sitegen.records.citations import parse_citation_query
-from sitegen.records.ids import NORMALISERS, record_id_problem
+from sitegen.records.ids import NORMALISERS, record_id_problem, written_record_id
 from sitegen.records.ids import record_id as id_from_identifiers
 from sitegen.records.model import Printable, Strict, check_record_id
 from sitegen.records.providers import PROVIDERS, Source
@@ -900,10 +900,8 @@ def known_study_id(value: str) -> str:
             raise ValueError(f"{value!r} is a bare number, read as a PMID, but no PMID is written so (a PMID has no "
                              "leading zero and is not 0; write a PMCID as PMC…)")
         return id_from_identifiers({"pmid": pmid}) or value
-    for namespace in KNOWN_STUDY_NAMESPACES:
-        normalised = NORMALISERS[namespace](value)
-        if normalised:
-            return id_from_identifiers({namespace: normalised}) or value
+    if found := written_record_id(value, KNOWN_STUDY_NAMESPACES):
+        return found
     raise ValueError(f"{value!r} is neither a record id nor a DOI, PMID, PMCID, OpenAlex or arXiv id")
 
 

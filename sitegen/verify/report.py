@@ -11,10 +11,9 @@ verified on. The site's verification page and study pages show it; the command l
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 
-from sitegen.living.facts import evidence_sha256
+from sitegen.living.facts import LatestVerdict, latest_verdicts
 from sitegen.records.providers import label
 from sitegen.review.folder import Review
 from sitegen.review.models import AXIS_VERDICTS, OPEN_ITEMS, VERIFICATION_AXES, VerificationPayload
@@ -26,12 +25,6 @@ AXIS_LABELS = {
 }
 NOT_VERIFIED = "not yet verified"
 NOTHING_TO_CHECK = "nothing to check"  # faithfulness of a study with no evidence extracted
-
-
-@dataclass(frozen=True)
-class LatestVerdict:
-    at: str  # the event's time
-    payload: VerificationPayload
 
 
 @dataclass(frozen=True)
@@ -53,22 +46,6 @@ class VerificationReport:
     unverified: list[ReportItem]  # an included study with no verdict on an axis it can be checked on
     not_included: list[str]  # records with verdicts that are not included now: counted nowhere
     ever_verified: bool  # the ledger holds any verification event at all
-
-
-def latest_verdicts(review: Review) -> dict[str, dict[str, LatestVerdict]]:
-    """Record id -> axis -> the latest verification event on that axis. A faithfulness verdict on evidence
-    edited since (its `evidence_sha256` is not the evidence's now) stands for findings that are no longer
-    there, so it is left out: the study is not verified on that axis until it is verified again."""
-    current = {item.evidence.record_id: evidence_sha256(item.evidence) for item in review.evidence}
-    latest: dict[str, dict[str, LatestVerdict]] = defaultdict(dict)
-    for event, payload in zip(review.ledger, review.payloads, strict=True):
-        if isinstance(payload, VerificationPayload):
-            latest[payload.record_id][payload.axis] = LatestVerdict(event.ts, payload)  # ledger order is time order
-    for record_id, axes in latest.items():
-        faithfulness = axes.get("faithfulness")
-        if faithfulness and faithfulness.payload.evidence_sha256 not in (None, current.get(record_id)):
-            del axes["faithfulness"]
-    return latest
 
 
 def verification_report(review: Review, included: list[str]) -> VerificationReport:
