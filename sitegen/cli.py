@@ -66,13 +66,14 @@ class SitegenGroup(click.Group):
             click.echo(f"error: {exc}", err=True)
             ctx.exit(exc.exit_code)
         except OSError as exc:  # a full disk, a path that cannot be created, no permission
+            _done(exc)
             where = f": {exc.filename}" if exc.filename else ""
             click.echo(f"error: {exc.strerror or exc}{where}", err=True)
             ctx.exit(EXIT_INVALID)
 
 
-def _done(exc: SitegenError) -> None:
-    for sentence in exc.done:
+def _done(exc: SitegenError | OSError) -> None:
+    for sentence in getattr(exc, "done", ()):  # an OSError says what was done only when a command told it
         click.echo(f"note: {sentence}", err=True)
 
 
@@ -156,7 +157,10 @@ BUILD_TIME = click.option("--now", metavar="RFC3339", default=None,
 
 
 def _built(result: commands.BuildResult) -> str:
-    return (f"built {result.out} ({result.files} files, {result.records} records, "
+    if not result.changed:
+        return (f"{result.out} is up to date ({result.files} files, {result.records} records, "
+                f"last updated {result.built_at or 'never'})")
+    return (f"built {result.out} ({result.files} files, {result.rendered} rendered, {result.records} records, "
             f"last updated {result.built_at or 'never'})")
 
 

@@ -37,7 +37,7 @@ from sitegen.screening import imports
 from sitegen.screening.digest import digest_markdown, numbered_batch, order_batch, weekly
 from sitegen.screening.imports import DecisionImport
 from sitegen.screening.status import BatchStatus, Conflict, StageStatus
-from sitegen.site.build import BuildResult, build_site, build_time
+from sitegen.site.build import BuildResult, build_site, build_time, current_site
 from sitegen.site.downloads import FORMATS, Selection, record_writers, selected
 from sitegen.site.output import refuse_unsafe_output
 from sitegen.site.prisma_csv import prisma2020_csv
@@ -239,9 +239,19 @@ def ledger_anchor(root: Path) -> LedgerEvent:
 
 
 def build(root: Path, out: Path, now: str | None = None, environ: dict[str, str] | None = None) -> BuildResult:
-    """Render the site; held under the review's lock so no update changes the review mid-build."""
-    with writable(root) as workspace:
-        return build_site(workspace.review, workspace.facts, out, now, dict(os.environ) if environ is None else environ)
+    """Render the site; held under the review's lock so no update changes the review mid-build. A site
+    built from exactly the review's files as they are now is left as it is."""
+    environ = dict(os.environ) if environ is None else environ
+    with review_lock(root):
+        finished = recover(root)
+        if not finished and (current := current_site(root, out, now, environ)) is not None:
+            return current
+    try:
+        with writable(root) as workspace:
+            return build_site(workspace.review, workspace.facts, out, now, environ)
+    except SitegenError as error:
+        error.done = (*finished, *error.done)  # what the recovery above finished is said too
+        raise
 
 
 @dataclass
@@ -268,7 +278,7 @@ def publish(root: Path, out: Path, now: str | None = None, environ: dict[str, st
             changes = versions.version_history(workspace.review, workspace.facts).changelogs[-1].summary()
         try:
             site = build_site(workspace.review, workspace.facts, out, now, environ)
-        except SitegenError as exc:
+        except (SitegenError, OSError) as exc:  # OSError: a full disk, say, while writing the site
             if new is not None:
                 exc.done = (f"version {new.number} was recorded ({versions.version_path(new.number)}); "
                             "`sitegen build` builds its site",)

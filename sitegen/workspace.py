@@ -19,7 +19,7 @@ from sitegen.errors import ReviewInvalid, SitegenError
 from sitegen.living.checks import living_problems
 from sitegen.living.duplicates import duplicate_problems
 from sitegen.living.facts import ReviewFacts
-from sitegen.review.folder import Review, load_review
+from sitegen.review.folder import Review, cycle_collection_paused, load_review
 from sitegen.review.problems import Problem
 from sitegen.review.transaction import recover, review_lock
 from sitegen.screening.checks import screening_problems
@@ -40,13 +40,14 @@ class Workspace:
 
 def inspect(root: Path) -> tuple[Workspace | None, list[Problem]]:
     """The review with every problem found, sorted by file and line. Never writes."""
-    review, problems = load_review(root)
-    if review is None:
-        return None, problems
-    facts = ReviewFacts(review)
-    problems += (screening_problems(review, facts.outcomes, facts.duplicates) + living_problems(review)
-                 + duplicate_problems(review) + evidence_problems(review, facts.outcomes))
-    return Workspace(review, facts), sorted(set(problems), key=_order)
+    with cycle_collection_paused():
+        review, problems = load_review(root)
+        if review is None:
+            return None, problems
+        facts = ReviewFacts(review)
+        problems += (screening_problems(review, facts.outcomes, facts.duplicates) + living_problems(review)
+                     + duplicate_problems(review) + evidence_problems(review, facts.outcomes))
+        return Workspace(review, facts), sorted(set(problems), key=_order)
 
 
 def open_review(root: Path, tolerate: frozenset[str] = frozenset()) -> Workspace:

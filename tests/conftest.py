@@ -90,3 +90,11 @@ def served_example(example_site):
     yield base
     process.terminate()
     process.wait(timeout=5)
+
+
+def rendered(files) -> dict:
+    """A page group's files (sitegen.site.pages.Files) rendered, by path, as the build would write them."""
+    from sitegen.site.output import Page
+
+    pages = [item if isinstance(item, Page) else Page(item[0], lambda content=item[1]: content) for item in files]
+    return {page.path: page.render() for page in pages}

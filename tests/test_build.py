@@ -90,7 +90,7 @@ def test_failed_build_leaves_the_previous_site(tmp_path, monkeypatch):
 
     def failing_write(self, data):
         calls["n"] += 1
-        if calls["n"] == 50:
+        if calls["n"] == 1:  # the new build time changes few pages: the first one written
             raise OSError(28, "No space left on device")
         return real_write(self, data)
 
@@ -109,7 +109,7 @@ def test_failed_swap_puts_the_previous_site_back(tmp_path, monkeypatch):
     real_rename = output.os.rename
 
     def rename(src, dst):
-        if Path(src).name.startswith(".site.building-"):
+        if Path(src).name.startswith(".site.spare-"):
             raise OSError(5, "I/O error")
         return real_rename(src, dst)
 

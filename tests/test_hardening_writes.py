@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import stat
@@ -20,7 +21,7 @@ from conftest import ROOT
 from sitegen.errors import LockHeld, SitegenError
 from sitegen.review.transaction import JOURNAL, STAGED, Transaction, interrupted, recover, review_lock
 from sitegen.review.write import atomic_write
-from sitegen.site.output import write_site
+from sitegen.site.output import MANIFEST, write_site
 from sitegen.site.pages import SITE_MARKER
 
 TEMPORARY = ".sitegen-tmp-0123456789abcdef"  # the form of atomic_write's temporary-file suffix
@@ -379,7 +380,18 @@ def site_folder(path: Path, files: dict[str, bytes], age: int = 0) -> Path:
 
 
 def contents(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    """The site's files; its manifest left out, and its marker as the test folders write it."""
+    files = {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    files.pop(MANIFEST, None)
+    return {rel: b"sitegen" if rel == SITE_MARKER else data for rel, data in files.items()}
+
+
+def but_the_spare(folder: Path) -> list[str]:
+    """The names in `folder` but the one spare a build keeps beside the site (the site before)."""
+    names = sorted(p.name for p in folder.iterdir())
+    spares = [name for name in names if re.fullmatch(r"\.site\.spare-[0-9a-f]{16}", name)]
+    assert len(spares) <= 1
+    return [name for name in names if name not in spares]
 
 
 def failing_write_site(out: Path) -> None:
@@ -411,7 +423,7 @@ def test_a_killed_swap_is_recovered_before_the_next_write(tmp_path, leftovers, e
         assert list(tmp_path.iterdir()) == []
     else:
         assert contents(out) == expected
-        assert [p.name for p in tmp_path.iterdir()] == ["site"]
+        assert but_the_spare(tmp_path) == ["site"]
 
 
 def test_leftovers_beside_an_existing_site_are_removed_and_nothing_else(tmp_path):
@@ -437,7 +449,7 @@ def test_leftovers_beside_an_existing_site_are_removed_and_nothing_else(tmp_path
     before = {name: snapshot(tmp_path / name) if (tmp_path / name).is_dir() else None for name in keep}
     write_site(out, NEWER)
     assert contents(out) == NEWER
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*keep, "site", "elsewhere"])
+    assert but_the_spare(tmp_path) == sorted([*keep, "site", "elsewhere"])
     assert {name: snapshot(tmp_path / name) if (tmp_path / name).is_dir() else None for name in keep} == before
     assert contents(elsewhere) == NEWER
 
@@ -452,7 +464,7 @@ def test_the_marker_is_written_last(tmp_path, monkeypatch):
 
     monkeypatch.setattr(Path, "write_bytes", write_bytes)
     write_site(tmp_path / "site", NEW)
-    assert order == ["index.html", "a.html", SITE_MARKER]
+    assert order == ["index.html", "a.html", MANIFEST, SITE_MARKER]
 
 
 # Replaces the site at argv[1], killing itself once the old site is renamed away and before the new goes in.
@@ -463,7 +475,7 @@ from sitegen.site import output
 from sitegen.site.pages import SITE_MARKER
 real_rename = os.rename
 def rename(src, dst):
-    if Path(src).name.startswith(".site.building-"):
+    if Path(src).name.startswith(".site.spare-"):
         os.kill(os.getpid(), signal.SIGKILL)
     real_rename(src, dst)
 output.os.rename = rename
@@ -486,7 +498,7 @@ def test_where_the_system_can_exchange_folders_a_site_is_always_in_place(tmp_pat
 
     monkeypatch.setattr(output.os, "rename", no_rename)
     write_site(out, NEW)
-    assert contents(out) == NEW and sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+    assert contents(out) == NEW and but_the_spare(tmp_path) == ["site"]
 
 
 def test_a_rebuild_keeps_the_sites_folder_mode(tmp_path):
@@ -518,13 +530,13 @@ def test_a_build_killed_between_its_renames_is_finished_by_the_next(tmp_path):
     assert killed.wait(timeout=30) == -signal.SIGKILL
     names = sorted(p.name for p in tmp_path.iterdir())
     assert "site" not in names  # the state the kill left: no site at all, an old and a new beside it
-    assert [name.split("-")[0] for name in names] == [".site.building", ".site.old"]
+    assert [name.split("-")[0] for name in names] == [".site.old", ".site.spare"]
     failing_write_site(out)  # recovery alone: the new site the kill interrupted goes in
     assert contents(out) == NEW
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+    assert but_the_spare(tmp_path) == ["site"]
     write_site(out, NEWER)
     assert contents(out) == NEWER
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+    assert but_the_spare(tmp_path) == ["site"]
 
 
 def test_init_removes_what_a_killed_init_left_behind(tmp_path, sitegen):

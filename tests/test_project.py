@@ -87,7 +87,7 @@ def test_wheel_contains_the_templates(tmp_path):
     assert result.returncode == 0, result.stderr
     [wheel] = tmp_path.glob("sitegen-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    for template in ("sitegen/templates/base.html", "sitegen/templates/record.html", "sitegen/templates/assets/style.css"):
+    for template in ("sitegen/templates/base.html", "sitegen/templates/frame.html", "sitegen/templates/assets/style.css"):
         assert template in names
 
 

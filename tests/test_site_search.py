@@ -36,11 +36,16 @@ def test_example_site_has_search(example_site):
     assert (example_site / "search.html").is_file()
     assert (example_site / "pagefind" / "pagefind-entry.json").is_file()
     home = (example_site / "index.html").read_text()
-    assert 'role="search"' in home and "data-pagefind-body" in home
-    # old versions and lists stay out of the index; record pages are in it
+    assert 'role="search"' in home
+    assert "data-pagefind-body" in (example_site / "protocol.html").read_text()
+    # old versions, lists and record pages stay out of the index (at review scale no index of every
+    # record stays small), and so do the home and screening pages (counts, which every decision changes);
+    # the included studies' pages are in it
+    assert "data-pagefind-body" not in home and "data-pagefind-body" not in (example_site / "screening.html").read_text()
     assert "data-pagefind-body" not in (example_site / "records.html").read_text()
     record_page = next((example_site / "records").glob("*.html")).read_text()
-    assert "data-pagefind-body" in record_page
+    assert "data-pagefind-body" not in record_page
+    assert "data-pagefind-body" in next((example_site / "studies").glob("*.html")).read_text()
 
 
 def test_search_can_be_turned_off(example_copy, tmp_path):
@@ -62,6 +67,8 @@ def test_a_failing_indexer_stops_the_build_and_keeps_the_old_site(example_copy, 
     failing.write_text("#!/bin/sh\necho 'pagefind exploded' >&2\nexit 3\n")
     failing.chmod(0o755)
     monkeypatch.setattr(site_search.sys, "executable", str(failing))
+    config = example_copy / "review.yaml"  # a new title: every indexed page changes, so the index is built again
+    config.write_text(config.read_text(encoding="utf-8").replace('title: "The rodent', 'title: "A rodent'), encoding="utf-8")
     with pytest.raises(BuildError, match="pagefind exploded.*site.search: false"):
         build(example_copy, out, environ={})
     monkeypatch.setattr(site_search.sys, "executable", sys.executable)

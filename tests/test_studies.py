@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import EXAMPLE
+from conftest import EXAMPLE, rendered
 from lxml import html as lxml_html
 from test_build import XSS, hostile_review
 from test_verification_pages import ONE_INDEX, ONE_INDEX_STATUS, axis_sections, without_verification
@@ -46,7 +46,7 @@ def study_files(root: Path) -> dict[str, str]:
     """The files of the study page group for a review, rendered in memory: the pages under test,
     without the rest of the site or its search index (the example site's tests cover the whole)."""
     workspace = open_review(root)
-    return dict(study_pages(Site(workspace.review, workspace.facts, None)))
+    return rendered(study_pages(Site(workspace.review, workspace.facts, None)))
 
 
 def site_files(site: Path) -> dict[str, str]:
@@ -125,7 +125,7 @@ def test_the_example_shows_its_verification_run_on_every_study_page(example, bui
 
 def test_a_study_never_verified_says_so(example):
     """Before any verification run (the example with its verification events left out in memory)."""
-    files = dict(study_pages(Site(without_verification(example.review), example.facts, None)))
+    files = rendered(study_pages(Site(without_verification(example.review), example.facts, None)))
     for record_id in example.facts.included:
         page = files[study_page(record_id)]
         assert "Not yet verified." in page_text(page)

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLE
+from conftest import EXAMPLE, rendered
 from lxml import html as lxml_html
 from test_build import XSS
 
@@ -72,7 +72,7 @@ def pages(root: Path) -> dict[str, str]:
     """The study pages and the verification page of a review, rendered in memory."""
     workspace = open_review(root)  # the review with the recorded verdicts opens without a problem
     site = Site(workspace.review, workspace.facts, None)
-    return {**dict(study_pages(site)), **dict(verification_pages(site))}
+    return {**rendered(study_pages(site)), **rendered(verification_pages(site))}
 
 
 def verdict(record_id: str, axis: str, value: str, **fields: object) -> VerificationPayload:
@@ -349,7 +349,7 @@ def unverified_rows(page: str) -> dict[str, str]:
 
 
 def test_a_review_never_verified_says_so_and_how(example):
-    files = dict(verification_pages(Site(without_verification(example.review), example.facts, None)))
+    files = rendered(verification_pages(Site(without_verification(example.review), example.facts, None)))
     page = files["verification.html"]
     text = main_text(page)
     assert "No citation has been verified yet. Run sitegen verify DIR" in text
@@ -361,7 +361,7 @@ def test_studies_a_run_did_not_reach_are_listed_as_not_yet_verified(example, ids
     studied, plain, _ = ids
     review = without_verification(example.review, lambda payload: payload.record_id == plain or
                                   (payload.record_id, payload.axis) == (studied, "status"))
-    page = dict(verification_pages(Site(review, example.facts, None)))["verification.html"]
+    page = rendered(verification_pages(Site(review, example.facts, None)))["verification.html"]
     assert unverified_rows(page) == {study_page(plain): "identity, status",  # faithfulness: nothing to check
                                      study_page(studied): "status"}
     assert identity_counts(page)["not yet verified"] == 1
@@ -369,7 +369,7 @@ def test_studies_a_run_did_not_reach_are_listed_as_not_yet_verified(example, ids
 
 
 def test_the_example_verification_page_lists_its_open_items(example):
-    files = dict(verification_pages(Site(example.review, example.facts, None)))
+    files = rendered(verification_pages(Site(example.review, example.facts, None)))
     page = files["verification.html"]
     included = example.facts.included
     assert not items(page, "refusals") and unverified_rows(page) == {}

@@ -15,6 +15,9 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Callable
+from functools import lru_cache, wraps
+from typing import TypeVar
 from urllib.parse import unquote
 
 from sitegen.records.titles import comparable_title, folded, unmarked
@@ -62,6 +65,7 @@ _ARXIV_NEW = re.compile(r"^([0-9]{4}\.[0-9]{4,5})(?:v[0-9]+)?$")
 _ARXIV_OLD = re.compile(r"^([a-z-]+(?:\.[a-z]{2})?/[0-9]{7})(?:v[0-9]+)?$", re.IGNORECASE)
 _ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$")
 _UNSAFE = re.compile(r"[\x00-\x20\x7f\\]")
+T = TypeVar("T")
 
 
 def _clean(value: object) -> str:
@@ -81,7 +85,41 @@ def normalise_doi(value: object) -> str | None:
     and a wrong DOI would join unrelated works, while None leaves the work to its metadata. The same
     DOI written twice is that DOI. An arXiv id is no DOI (see `normalise_arxiv`).
     """
-    text = _unwrap(_visible(_clean(value)).strip())
+    return _normalised_doi(_clean(value))
+
+
+def _memoised(function: Callable[[str], T]) -> Callable[[str], T]:
+    """`function` (pure, of one text) computed once per distinct text of identifier size.
+
+    The same identifiers are read many times over in one command: a record's id and DOI, and every
+    decision and ledger event naming it. At most IDENTIFIER_CACHE texts are kept, and none longer than
+    an identifier can be (a hostile 10 MB cell is computed, never kept).
+    """
+    cached = lru_cache(maxsize=IDENTIFIER_CACHE)(function)
+
+    @wraps(function)
+    def memoised(text: str) -> T:
+        return cached(text) if len(text) <= MEMOISED_LENGTH else function(text)
+
+    return memoised
+
+
+IDENTIFIER_CACHE = 1 << 18
+MEMOISED_LENGTH = 4096
+
+
+# A DOI already in normalised form, in the characters most DOIs use: no label, wrapper, separator, query,
+# percent escape, capital, trailing punctuation or '.'-segment for normalising to remove, so it is its own
+# normalised form (as every record id and DOI in records.jsonl is) and `_normalised_doi` returns it unchanged.
+# At most 505 characters, within the 512 a DOI may have.
+_PLAIN_DOI = re.compile(r"10\.[0-9]{4,9}/[a-z0-9][a-z0-9._/-]{0,490}[a-z0-9]")
+
+
+@_memoised
+def _normalised_doi(text: str) -> str | None:
+    if _PLAIN_DOI.fullmatch(text) and "/." not in text:
+        return text
+    text = _unwrap(_visible(text).strip())
     if len(text) > 2048:
         return None
     found = {doi for piece in _BETWEEN_DOIS.split(text) if (doi := _one_doi(piece))}
@@ -244,6 +282,7 @@ def parse_record_id(value: str) -> tuple[str, str] | None:
     return ("doi", value) if normalise_doi(value) == value else None
 
 
+@_memoised
 def record_id_problem(value: str) -> str | None:
     """Why `value` is not a valid record id, or None when it is."""
     if not value:

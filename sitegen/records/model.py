@@ -41,6 +41,12 @@ CONTROL_CHARACTER = re.compile(f"[{NOT_XML}\x7f-\x9f{NONCHARACTER}]")
 
 
 def printable(value: str) -> str:
+    # Every character CONTROL_CHARACTER names is a control (Cc), a surrogate (Cs) or a noncharacter (Cn,
+    # permanently unassigned), none of which str.isprintable() accepts: text it accepts (most text, and a
+    # scan far quicker than the regex's) holds none. Line breaks and tabs are no "printable" characters
+    # but are allowed: such text is searched.
+    if value.isprintable():
+        return value
     if found := CONTROL_CHARACTER.search(value):
         char = found.group()
         if unicodedata.category(char) == "Cc":
@@ -56,6 +62,8 @@ Text = Annotated[str, Printable]
 
 def visible_text(value: str) -> bool:
     """Whether a reader can see `value`: not only spaces, line breaks or invisible format characters (U+200B)."""
+    if value.isascii():  # no format character is ASCII
+        return not value.isspace() and value != ""
     return any(not char.isspace() and unicodedata.category(char) != "Cf" for char in value)
 
 
@@ -83,7 +91,7 @@ class CslName(Strict):
 
     @model_validator(mode="after")
     def _some_name(self) -> CslName:
-        if not any(name and visible_text(name) for name in (self.family, self.literal)):
+        if not ((self.family and visible_text(self.family)) or (self.literal and visible_text(self.literal))):
             raise ValueError("an author needs 'family' or 'literal' with visible text")
         return self
 
@@ -174,14 +182,15 @@ class Record(Strict):
     @model_validator(mode="after")
     def _identifiers_normalised_and_id_derived(self) -> Record:
         check_record_id(self.id)
-        for namespace, value in self.identity_keys().items():
+        keys = self.identity_keys()
+        for namespace, value in keys.items():
             if NORMALISERS[namespace](value) != value:
                 raise ValueError(f"{namespace} {value!r} is not in normalised form "
                                  f"({NORMALISERS[namespace](value) or 'not a valid identifier'})")
         # The id is chosen once, when the record is first seen (the highest-priority identifier
         # then known), and never changes: decisions and evidence refer to it. A record that
         # later gains a DOI keeps its id; it must only ever be one of the record's own identifiers.
-        own = {record_id({namespace: value}) for namespace, value in self.identity_keys().items()}
+        own = {record_id({namespace: value}) for namespace, value in keys.items()}
         if self.id not in own:
             raise ValueError(f"id {self.id!r} is not one of the record's own identifiers "
                              f"({', '.join(sorted(own)) or 'it has none'})")

@@ -9,16 +9,18 @@ reasons, passages missing from abstracts...) belong to the domains that own them
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC
 from pathlib import Path
 from typing import TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from sitegen.errors import SchemaVersionError
 from sitegen.records.identity import listed
@@ -93,7 +95,7 @@ class DecisionRow:
     reviewer: str
     path: str
     line: int
-    columns: dict[str, int]
+    columns: Mapping[str, int]
     decision: Decision
 
 
@@ -103,7 +105,7 @@ class DuplicateRow:
 
     path: str
     line: int
-    columns: dict[str, int]
+    columns: Mapping[str, int]
     decision: DuplicateDecision
 
 
@@ -165,6 +167,8 @@ class Review:
     searches: dict[str, SavedSearch] = field(default_factory=dict)
     records: dict[str, Record] = field(default_factory=dict)
     record_lines: dict[str, int] = field(default_factory=dict)
+    # Each record's line in records.jsonl as a digest: what the site's page keys count a record as.
+    record_digests: dict[str, bytes] = field(default_factory=dict)
     records_loaded: bool = True  # False when records.jsonl could not be read: unknown-id checks are moot
     ledger: list[LedgerEvent] = field(default_factory=list)
     # Each event's payload as its typed model, or None where it has no model or is invalid.
@@ -200,6 +204,31 @@ def load_review(root: Path) -> tuple[Review | None, list[Problem]]:
     """Parse every file of the folder. Raises SchemaVersionError on an unsupported schema."""
     if refusal := _not_a_review(root):
         return None, refusal
+    with cycle_collection_paused():
+        return _load_all(root)
+
+
+@contextmanager
+def cycle_collection_paused() -> Iterator[None]:
+    """Python's cycle collector paused while a review is read and checked.
+
+    Reading makes millions of objects that live as long as the command (records, their authors,
+    decisions) and hold no reference cycles, so the collector frees nothing then; but each of its
+    passes walks every object made so far, which at 100,000 records took more time than reading them
+    (and, once they are read, than deriving the screening outcomes). Reference counting still frees
+    every temporary object at once. What was made is then frozen (gc.freeze): later passes of the
+    collector leave it alone, and reference counting still frees it when it is no longer used."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.freeze()
+            gc.enable()
+
+
+def _load_all(root: Path) -> tuple[Review, list[Problem]]:
     config, problems = _load_config(root)
     review = Review(root=root, config=config)
     entries = list(parsing.walk(root))  # one walk of the whole review, for links and leftovers both
@@ -333,16 +362,18 @@ def _read_json_model(root: Path, rel: str, kind: str, model: type[M], supported:
     return value, parsed, problems + model_problems
 
 
-def _jsonl_rows(root: Path, rel: str) -> tuple[list[tuple[int, object]] | None, list[Problem]]:
+def _jsonl_rows(root: Path, rel: str, digests: dict[int, bytes] | None = None
+                ) -> tuple[list[tuple[int, object]] | None, list[Problem]]:
     """(line number, value) for each line, read as a stream; None when the file cannot be read to its end."""
     if not (root / rel).exists() and not (root / rel).is_symlink():
         return [], []  # an empty review has no records and no events yet
-    return parsing.read_json_lines(root / rel, rel, SIZE_LIMITS[rel])
+    return parsing.read_json_lines(root / rel, rel, SIZE_LIMITS[rel], digests)
 
 
 def _load_records(root: Path, review: Review) -> list[Problem]:
     rel = "records.jsonl"
-    rows, problems = _jsonl_rows(root, rel)
+    digests: dict[int, bytes] = {}
+    rows, problems = _jsonl_rows(root, rel, digests)
     review.records_loaded = rows is not None
     previous = None
     for lineno, value in rows or []:
@@ -360,6 +391,7 @@ def _load_records(root: Path, review: Review) -> list[Problem]:
         previous = record.id
         review.records[record.id] = record
         review.record_lines[record.id] = lineno
+        review.record_digests[record.id] = digests[lineno]
     for record in review.records.values():  # version links name records of this file, both ways
         for other in record.custom.other_versions:
             if other == record.id:
@@ -460,12 +492,12 @@ def _validated_rows(rows: list, model: type[BaseModel], rel: str, problems: list
     """Each CSV row with its value as `model` (cells stripped), problems added with their line and column."""
     for row in rows:
         values = {key: value.strip() for key, value in row.values.items()}
-        item, row_problems = parsing.validate(
-            model, parsing.Parsed(values, {(name,): (row.line, col) for name, col in row.columns.items()}),
-            rel, line=row.line)
-        problems += row_problems
-        if item is not None:
-            yield row, item
+        try:
+            yield row, model.model_validate(values)
+        except ValidationError:  # validated again where each error is placed: only a bad row pays for it
+            problems += parsing.validate(
+                model, parsing.Parsed(values, {(name,): (row.line, col) for name, col in row.columns.items()}),
+                rel, line=row.line)[1]
 
 
 def _optional_csv(root: Path, rel: str, columns: list[str], required: set[str]) -> tuple[list, list[Problem]]:

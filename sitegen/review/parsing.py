@@ -7,12 +7,13 @@ bad input. Positions are 1-based, as editors and GitHub annotations count them.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import math
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -129,8 +130,10 @@ def read_lines(path: Path, rel: str, limit: int, problems: list[Problem]) -> Ite
             yield lineno, line.removesuffix("\n").removesuffix("\r")
 
 
-def read_json_lines(path: Path, rel: str, limit: int) -> tuple[list[tuple[int, Any]] | None, list[Problem]]:
-    """(line number, value) for each line of a JSON-lines file; None when the file cannot be read to its end."""
+def read_json_lines(path: Path, rel: str, limit: int,
+                    digests: dict[int, bytes] | None = None) -> tuple[list[tuple[int, Any]] | None, list[Problem]]:
+    """(line number, value) for each line of a JSON-lines file; None when the file cannot be read to its end.
+    `digests`, when given, receives each line's digest by line number (what the line says, in 16 bytes)."""
     rows: list[tuple[int, Any]] = []
     problems: list[Problem] = []
     unreadable: list[Problem] = []
@@ -142,6 +145,8 @@ def read_json_lines(path: Path, rel: str, limit: int) -> tuple[list[tuple[int, A
         problems += line_problems
         if not line_problems:
             rows.append((lineno, value))
+            if digests is not None:
+                digests[lineno] = hashlib.blake2b(line.encode("utf-8", "surrogatepass"), digest_size=16).digest()
     return (None if unreadable else rows), problems + unreadable
 
 
@@ -351,8 +356,10 @@ def parse_yaml(text: str, rel: str, line_offset: int = 0) -> tuple[Parsed | None
         return None, [Problem(rel, exc.mark.line + 1 + line_offset, exc.mark.column + 1, exc.code, exc.message)]
     except yaml.YAMLError as exc:
         return None, [Problem(rel, None, None, "yaml-syntax", f"YAML syntax error: {exc}")]
-    except RecursionError:
-        return None, [Problem(rel, None, None, "too-deep", "data is nested too deeply to read")]
+    except RecursionError:  # the reader stopped where the nesting got too deep: name that line
+        mark = loader.get_mark() if loader is not None else None
+        return None, [Problem(rel, mark.line + 1 + line_offset if mark else None, mark.column + 1 if mark else None,
+                              "too-deep", "data is nested too deeply to read")]
     finally:
         if loader is not None:
             loader.dispose()
@@ -378,10 +385,11 @@ class _JsonRefused(ValueError):
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    keys = [key for key, _ in pairs]
-    if len(set(keys)) != len(keys):
+    value = dict(pairs)
+    if len(value) != len(pairs):  # a key given twice: the dict kept one of them
+        keys = [key for key, _ in pairs]
         raise _JsonRefused(f"key {next(k for k in keys if keys.count(k) > 1)!r} appears twice in the same object")
-    return dict(pairs)
+    return value
 
 
 def _no_constant(name: str) -> Any:
@@ -390,8 +398,16 @@ def _no_constant(name: str) -> Any:
 
 def _json_number(literal: str) -> int | float:
     if any(mark in literal for mark in ".eE"):  # how json itself tells a float from an integer
-        return _finite(float(literal), literal)
+        return _json_float(literal)
+    return _json_integer(literal)
+
+
+def _json_integer(literal: str) -> int:
     return _integer(literal, int)
+
+
+def _json_float(literal: str) -> float:
+    return _finite(float(literal), literal)
 
 
 # Tokens enough to find numbers in JSON that parsed up to them: strings are skipped whole.
@@ -418,14 +434,24 @@ def load_json(text: str | bytes, *, provider: bool = False) -> Any:
     bad name must not block a run, it becomes U+FFFD and a control character a space (the record
     format refuses both). ValueError (or RecursionError) says why not."""
     value = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant,
-                       parse_int=_json_number, parse_float=_json_number)
-    suspect = _SUSPECT if isinstance(text, str) else _SUSPECT_BYTES
-    return _clean_strings(value, provider) if suspect.search(text) else value
+                       parse_int=_json_integer, parse_float=_json_float)
+    return _clean_strings(value, provider) if _suspect(text) else value
+
+
+def _suspect(text: str | bytes) -> bool:
+    """Whether _SUSPECT finds anything in `text`, searching no more than it must: its escapes start
+    with a backslash and a 'u', and ASCII text holds no character it names but DEL."""
+    if isinstance(text, bytes):
+        return _SUSPECT_BYTES.search(text) is not None
+    if "\\u" in text:
+        return _SUSPECT.search(text) is not None
+    return "\x7f" in text if text.isascii() else _RAW_SUSPECT.search(text) is not None
 
 
 # What can put a surrogate or a control character into parsed JSON: a \\u escape for one, or a raw DEL
 # or C1 character (json refuses raw C0 ones); a valid surrogate pair becomes one character.
 _SUSPECT = re.compile("\\\\u(?:[dD][89a-fA-F]|00[01]|007[fF]|00[89])|[\x7f-\x9f]")
+_RAW_SUSPECT = re.compile("[\x7f-\x9f]")  # _SUSPECT's characters, for text without a \\u escape
 _SUSPECT_BYTES = re.compile(rb"\\u(?:[dD][89a-fA-F]|00[01]|007[fF]|00[89])|\x7f|\xc2[\x80-\x9f]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -478,6 +504,11 @@ def _json(text: str, rel: str, line_offset: int) -> tuple[Any, list[Problem]]:
 
 def _field_columns(raw: str) -> list[int]:
     """1-based character column where each CSV field of one physical line starts."""
+    if '"' not in raw:  # no quoted field: every comma separates fields
+        columns = [1]
+        for field_text in raw.split(",")[:-1]:
+            columns.append(columns[-1] + len(field_text) + 1)
+        return columns
     columns, quoted = [1], False
     for index, char in enumerate(raw):
         if char == '"':
@@ -491,7 +522,36 @@ def _field_columns(raw: str) -> list[int]:
 class CsvRow:
     line: int
     values: dict[str, str]
-    columns: dict[str, int]
+    columns: Mapping[str, int]
+
+
+class FieldColumns(Mapping[str, int]):
+    """Field name -> the 1-based column where that field of a CSV row starts (1 where the row's line
+    does not say), worked out from the line when first asked: only a problem needs one."""
+
+    __slots__ = ("_names", "_raw", "_columns")
+
+    def __init__(self, names: list[str], raw: str | None):
+        self._names, self._raw = names, raw
+        self._columns: dict[str, int] | None = None
+
+    def _found(self) -> dict[str, int]:
+        if self._columns is None:
+            columns = _field_columns(self._raw) if self._raw is not None else []
+            self._columns = {n: (columns[i] if i < len(columns) else 1) for i, n in enumerate(self._names)}
+        return self._columns
+
+    def __getitem__(self, name: str) -> int:
+        return self._found()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._found())
+
+    def __len__(self) -> int:
+        return len(self._found())
+
+    def __repr__(self) -> str:
+        return repr(self._found())
 
 
 def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tuple[list[CsvRow], list[Problem]]:
@@ -529,14 +589,13 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
             break
         if not values or all(not v.strip() for v in values) and len(values) <= 1:
             continue  # blank line
-        columns = _field_columns(lines[start - 1]) if start - 1 < len(lines) else []
         if len(values) != len(names):
             problems.append(Problem(rel, start, None, "csv-columns",
                                     f"row has {len(values)} field(s) but the header has {len(names)} "
                                     f"({','.join(names)})"))
             continue
         rows.append(CsvRow(start, dict(zip(names, values, strict=True)),
-                           {n: (columns[i] if i < len(columns) else 1) for i, n in enumerate(names)}))
+                           FieldColumns(names, lines[start - 1] if start - 1 < len(lines) else None)))
     return rows, problems
 
 

@@ -57,11 +57,28 @@ class Transaction:
     def commit(self) -> None:
         if not self.files:
             return
-        for rel, data in sorted(self.files.items()):
-            # The staged file is renamed over the target, so it is born with the target's mode.
-            atomic_write(self.root / (rel + STAGED), data, mode_from=self.root / rel)
-        atomic_write(self.root / JOURNAL, json.dumps(sorted(self.files)) + "\n")  # the commit point
-        _finish(self.root, sorted(self.files))
+        rels = sorted(self.files)
+        new_folders = {folder for rel in rels for folder in (self.root / rel).parents
+                       if folder.is_relative_to(self.root) and folder != self.root and not folder.exists()}
+        try:
+            for rel in rels:
+                # The staged file is renamed over the target, so it is born with the target's mode.
+                atomic_write(self.root / (rel + STAGED), self.files[rel], mode_from=self.root / rel)
+            atomic_write(self.root / JOURNAL, json.dumps(rels) + "\n")  # the commit point
+        except BaseException:
+            if not os.path.lexists(self.root / JOURNAL):  # not committed: a failed write (a full disk) changes nothing
+                _discard(self.root, rels, new_folders)
+            raise
+        _finish(self.root, rels)
+
+
+def _discard(root: Path, rels: list[str], new_folders: set[Path]) -> None:
+    """Remove the staged files of an uncommitted transaction, and the folders staging made."""
+    for rel in rels:
+        (root / (rel + STAGED)).unlink(missing_ok=True)
+    for folder in sorted(new_folders, key=lambda folder: len(folder.parts), reverse=True):
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
 
 
 def _finish(root: Path, rels: list[str]) -> None:

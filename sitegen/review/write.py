@@ -57,8 +57,10 @@ def atomic_write(path: Path, data: bytes | str, *, mode_from: Path | None = None
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.filename is None:  # write() and fsync() name no file: say which
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
         raise
     fsync_dir(path.parent)
 

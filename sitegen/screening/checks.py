@@ -31,10 +31,10 @@ def _needless_adjudications(review: Review) -> list[Problem]:
     them, and one on a record they have not all decided would stand in for a required reviewer."""
     problems = []
     for stage in STAGES:
-        reviewed = review_outcomes(review, stage, adjudicated=False)
-        for row in review.decisions:
-            if row.stage != stage or row.reviewer != ADJUDICATION:
-                continue
+        adjudications = [row for row in review.decisions if row.stage == stage and row.reviewer == ADJUDICATION]
+        reviewed = review_outcomes(review, stage, adjudicated=False,
+                                   of={row.decision.record_id for row in adjudications})
+        for row in adjudications:
             before = reviewed.get(row.decision.record_id)
             if before is not None and before.decision == "conflict":
                 continue

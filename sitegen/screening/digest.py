@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, timedelta
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
@@ -24,7 +25,7 @@ from pydantic import BaseModel
 from sitegen.errors import SitegenError
 from sitegen.review.folder import Review, parse_protocol
 from sitegen.review.models import ProtocolLockPayload, ProtocolMeta, parse_timestamp
-from sitegen.screening.relevance import Ranking, score_batch
+from sitegen.screening.relevance import Assessment, PriorIndex, Ranking, Scorer, prior_index, rank
 from sitegen.screening.status import Batch, ScreeningFacts
 from sitegen.text import markdown_code, markdown_safe
 
@@ -60,30 +61,114 @@ def week_start(week: str) -> date:
     return start
 
 
-def _prior(review: Review, screening: ScreeningFacts, start: date) -> list:
-    """Records of the batches in the PRIOR_WEEKS weeks before `start` that reviewers included."""
-    included = {i for i, o in screening.outcomes["title-abstract"].items() if o.decision == "include"}
-    earliest = start - timedelta(weeks=PRIOR_WEEKS)
-    return [review.records[i] for batch in screening.batches if batch.created
-            and earliest <= parse_timestamp(batch.created).date() < start
-            for i in batch.record_ids if i in included]
+class Relevance:
+    """The review's batches and weeks ranked by relevance, each paper assessed once.
+
+    A paper's assessment depends only on the protocol it is scored under and its week's prior (the
+    included records of the PRIOR_WEEKS weeks before), so it is made once for each of those and shared:
+    a batch and the digest of its week reuse it, and a week of one batch is that batch's Ranking. The
+    facts the rankings read (who was included, each week's prior, each locked protocol) are derived once.
+    `ranked` holds batch rankings already made from the same review (`rank_batches`), to be reused.
+    """
+
+    def __init__(self, review: Review, screening: ScreeningFacts, ranked: dict[int, Ranking] | None = None):
+        self.review, self.screening = review, screening
+        self._priors: dict[date | None, PriorIndex] = {}
+        self._scorers: dict[int | None, Scorer] = {}
+        self._assessments: dict[tuple[int | None, date | None, str], Assessment] = {}
+        ranked = ranked or {}
+        self._rankings: dict[tuple[int | None, date | None, tuple[str, ...]], Ranking] = {
+            self._key(screening.to_screen(batch.record_ids), batch.protocol_version, _start(batch)): ranked[batch.number]
+            for batch in screening.batches if batch.number in ranked}
+
+    @cached_property
+    def _locked(self) -> dict[int, ProtocolMeta]:
+        """Each protocol version locked with its text on the ledger, as first locked."""
+        locked: dict[int, ProtocolMeta] = {}
+        for payload in self.review.payloads:
+            if isinstance(payload, ProtocolLockPayload) and payload.text and payload.version not in locked:
+                protocol, _ = parse_protocol(payload.text)
+                if protocol is not None:
+                    locked[payload.version] = protocol.meta
+        return locked
+
+    def protocol(self, version: int | None) -> tuple[int | None, ProtocolMeta]:
+        """The protocol as it was at `version` (its text is kept on the ledger), else the current one (None)."""
+        return (version, self._locked[version]) if version in self._locked else (None, self.review.protocol.meta)
+
+    @cached_property
+    def _included(self) -> list[tuple[date, list[str]]]:
+        """Each dated batch's day and the records of it that reviewers included at title and abstract."""
+        outcomes = self.screening.outcomes["title-abstract"]
+        return [(parse_timestamp(batch.created).date(),
+                 [i for i in batch.record_ids if i in outcomes and outcomes[i].decision == "include"])
+                for batch in self.screening.batches if batch.created]
+
+    def _prior(self, start: date | None) -> PriorIndex:
+        """Records of the batches in the PRIOR_WEEKS weeks before `start` that reviewers included."""
+        if start not in self._priors:
+            earliest = start - timedelta(weeks=PRIOR_WEEKS) if start else None
+            self._priors[start] = prior_index([self.review.records[i] for day, included in self._included
+                                               if start and earliest <= day < start for i in included])
+        return self._priors[start]
+
+    def _key(self, record_ids: list[str], version: int | None, start: date | None) -> tuple:
+        return self.protocol(version)[0], start, tuple(record_ids)
+
+    def rank(self, record_ids: list[str], version: int | None, start: date | None) -> Ranking:
+        """The records ranked under protocol `version`, for novelty against the prior of the week from `start`
+        (none without a week)."""
+        key = self._key(record_ids, version, start)
+        if key not in self._rankings:
+            version, protocol = self.protocol(version)
+            if version not in self._scorers:
+                self._scorers[version] = Scorer(protocol)
+            scorer, prior = self._scorers[version], self._prior(start)
+            assessments = []
+            for record_id in record_ids:
+                assessment = self._assessments.get((version, start, record_id))
+                if assessment is None:
+                    assessment = scorer.assess(self.review.records[record_id], prior)
+                    self._assessments[version, start, record_id] = assessment
+                assessments.append(assessment)
+            self._rankings[key] = rank(assessments, self.review.state.max_kept)
+        return self._rankings[key]
+
+    def batch(self, batch: Batch, record_ids: list[str] | None = None) -> Ranking:
+        """A batch (or `record_ids` of it) ranked under the protocol version it is screened under."""
+        return self.rank(self.screening.to_screen(batch.record_ids) if record_ids is None else record_ids,
+                         batch.protocol_version, _start(batch))
+
+    def week(self, week: str) -> Digest:
+        """The digest of an ISO week (YYYY-Www, or YYYY-WW)."""
+        start = week_start(week)
+        year, number, _ = start.isocalendar()
+        week = f"{year}-W{number:02d}"
+        chosen = [b for b in self.screening.batches if b.created and iso_week(b.created) == week]
+        record_ids = list(dict.fromkeys(i for batch in chosen for i in self.screening.to_screen(batch.record_ids)))
+        version = max((b.protocol_version or 0 for b in chosen), default=None)
+        return Digest(week=week, batches=[b.number for b in chosen if b.number],
+                      ranking=self.rank(record_ids, version, start))
 
 
-def protocol_meta(review: Review, version: int | None) -> ProtocolMeta:
-    """The protocol as it was at `version` (its text is kept on the ledger), else the current one."""
-    for payload in review.payloads:
-        if isinstance(payload, ProtocolLockPayload) and payload.version == version and payload.text:
-            protocol, _ = parse_protocol(payload.text)
-            if protocol is not None:
-                return protocol.meta
-    return review.protocol.meta
+def _start(batch: Batch) -> date | None:
+    """Monday of the week the batch arrived in, whose prior its novelty is judged against."""
+    return week_start(iso_week(batch.created)) if batch.created else None
 
 
 def rank_batch(review: Review, screening: ScreeningFacts, batch: Batch) -> Ranking:
     """A batch ranked under the protocol version it is screened under."""
-    prior = _prior(review, screening, week_start(iso_week(batch.created))) if batch.created else []
-    return score_batch([review.records[i] for i in screening.to_screen(batch.record_ids)], protocol_meta(review, batch.protocol_version),
-                       prior, review.state.max_kept)
+    return Relevance(review, screening).batch(batch)
+
+
+def rank_batches(relevance: Relevance) -> dict[int, Ranking]:
+    """Each numbered batch ranked, as its batch page and its records' pages show it."""
+    return {batch.number: relevance.batch(batch) for batch in relevance.screening.batches if batch.number is not None}
+
+
+def weekly_digests(relevance: Relevance) -> dict[str, Digest]:
+    """The digest of every week in which a batch arrived, oldest first."""
+    return {week: relevance.week(week) for week in weeks(relevance.screening)}
 
 
 def order_batch(review: Review, screening: ScreeningFacts, batch: Batch) -> ScreeningOrder:
@@ -97,24 +182,14 @@ def order_batch(review: Review, screening: ScreeningFacts, batch: Batch) -> Scre
     outcomes = screening.outcomes["title-abstract"]
     labelled = [Labelled(review.records[i], outcome.decision == "include") for i, outcome in outcomes.items()
                 if outcome.decision in ("include", "exclude") and i in review.records]
-    candidates = [review.records[i] for i in screening.to_screen(batch.record_ids)
-                  if i not in outcomes or outcomes[i].decision == "awaiting"]
-    prior = _prior(review, screening, week_start(iso_week(batch.created))) if batch.created else []
-    fallback = score_batch(candidates, protocol_meta(review, batch.protocol_version), prior, review.state.max_kept)
-    return screening_order(candidates, labelled, fallback)
+    candidates = [i for i in screening.to_screen(batch.record_ids) if i not in outcomes or outcomes[i].decision == "awaiting"]
+    fallback = Relevance(review, screening).batch(batch, candidates)
+    return screening_order([review.records[i] for i in candidates], labelled, fallback)
 
 
 def weekly(review: Review, screening: ScreeningFacts, week: str) -> Digest:
     """The digest of an ISO week (YYYY-Www, or YYYY-WW)."""
-    start = week_start(week)
-    year, number, _ = start.isocalendar()
-    week = f"{year}-W{number:02d}"
-    chosen = [b for b in screening.batches if b.created and iso_week(b.created) == week]
-    records = [review.records[i] for i in dict.fromkeys(i for batch in chosen for i in screening.to_screen(batch.record_ids))]
-    version = max((b.protocol_version or 0 for b in chosen), default=None)
-    ranking = score_batch(records, protocol_meta(review, version), _prior(review, screening, start),
-                          review.state.max_kept)
-    return Digest(week=week, batches=[b.number for b in chosen if b.number], ranking=ranking)
+    return Relevance(review, screening).week(week)
 
 
 def weeks(screening: ScreeningFacts) -> list[str]:

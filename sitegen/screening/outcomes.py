@@ -8,6 +8,7 @@ for a human to settle, and a record fewer reviewers have decided is awaiting.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from sitegen.review.folder import ADJUDICATION, DecisionRow, Review
@@ -36,31 +37,40 @@ def stage_outcomes(decisions: list[DecisionRow], stage: str, required: int = 1,
     return {record_id: _combine(rows, required, reasons_must_agree) for record_id, rows in sorted(by_record.items())}
 
 
-def review_outcomes(review: Review, stage: str, *, adjudicated: bool = True) -> dict[str, Outcome]:
+def review_outcomes(review: Review, stage: str, *, adjudicated: bool = True,
+                    of: Collection[str] | None = None) -> dict[str, Outcome]:
     """Outcomes under the review's own rules: its required number of reviewers per stage, and at
     full text, where PRISMA counts exclusions by reason, agreement on the reason too. With
-    `adjudicated` false, what the reviewers' own decisions add up to, before any adjudication."""
+    `adjudicated` false, what the reviewers' own decisions add up to, before any adjudication.
+    With `of`, the outcomes of those records only (a record's outcome depends on its own decisions alone)."""
     settings = review.config.screening if review.config else ScreeningSettings()
     required = settings.title_abstract_reviewers if stage == "title-abstract" else settings.full_text_reviewers
-    decisions = review.decisions if adjudicated else [row for row in review.decisions if row.reviewer != ADJUDICATION]
+    decisions = review.decisions
+    if not adjudicated:
+        decisions = [row for row in decisions if row.reviewer != ADJUDICATION]
+    if of is not None:
+        decisions = [row for row in decisions if row.decision.record_id in of]
     return stage_outcomes(decisions, stage, required, reasons_must_agree=stage == "full-text")
 
 
 def _combine(rows: list[DecisionRow], required: int, reasons_must_agree: bool) -> Outcome:
     reviewers = tuple(sorted(r.reviewer for r in rows if r.reviewer != ADJUDICATION))
-    for row in rows:
-        if row.reviewer == ADJUDICATION:
-            return Outcome(row.decision.decision, row.decision.reason, reviewers, adjudicated=True)
-    verdicts = {row.decision.decision for row in rows}
-    given_reasons = {row.decision.reason for row in rows if row.decision.reason}
+    if len(reviewers) < len(rows):  # an adjudication among them: the first one wins
+        row = next(row for row in rows if row.reviewer == ADJUDICATION)
+        return Outcome(row.decision.decision, row.decision.reason, reviewers, adjudicated=True)
+    decisions = [row.decision for row in rows]
+    verdicts = {decision.decision for decision in decisions}
+    given_reasons = {decision.reason for decision in decisions if decision.reason}
     if len(verdicts) > 1 or (reasons_must_agree and len(given_reasons) > 1):
         return Outcome("conflict", "", reviewers)
     if len(reviewers) < required:
         return Outcome("awaiting", "", reviewers)
     verdict = verdicts.pop()
-    reasons = Counter(row.decision.reason for row in rows if row.decision.reason)
+    if not given_reasons:
+        return Outcome(verdict, "", reviewers)
+    reasons = Counter(decision.reason for decision in decisions if decision.reason)
     # The most given reason; ties go to the alphabetically first code, so the result is stable.
-    reason = min(reasons, key=lambda code: (-reasons[code], code)) if reasons else ""
+    reason = min(reasons, key=lambda code: (-reasons[code], code))
     return Outcome(verdict, reason, reviewers)
 
 

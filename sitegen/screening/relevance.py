@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict
 from rapidfuzz import fuzz
 
@@ -122,7 +123,12 @@ def term_pattern(term: str) -> re.Pattern[str]:
     """A whole word or phrase in any case: "object-in-context" is not found inside "object-in-contexts"
     or "nonobject-in-context". Any run of whitespace stands for a space, as line breaks fall anywhere."""
     body = r"\s+".join(re.escape(word) for word in term.split())
-    return re.compile(rf"(?<!\w){body}(?!\w)", re.IGNORECASE)
+    if not body:  # a term of whitespace alone (protocol terms never are): found wherever no word is
+        return re.compile(r"(?<!\w)(?!\w)")
+    # "No word character before the first one", asserted once the first character is matched: the same
+    # test as a leading (?<!\w), but a pattern led by a literal lets `re` skip to where that character is.
+    first = re.escape(term.split()[0][0])
+    return re.compile(rf"{first}(?<!\w(?s:.)){body[len(first):]}(?!\w)", re.IGNORECASE)
 
 
 def _term_key(term: str) -> str:
@@ -144,28 +150,107 @@ _DASHES = re.compile("[\u2010-\u2015\u2212\ufe63\uff0d]")
 
 def fold(text: str) -> str:
     """Text as the matcher compares it: Unicode-normalised (NFKC), every dash a plain hyphen."""
+    if text.isascii():  # already NFKC, and without a dash to replace
+        return text
     return _DASHES.sub("-", unicodedata.normalize("NFKC", text))
 
 
-def find_terms(terms: list[str], title: str, abstract: str) -> list[TermHits]:
-    """The terms found in the title or abstract, with their counts, in the order given."""
-    hits = []
-    title, abstract = fold(title), fold(abstract)
-    for term in terms:
-        pattern = term_pattern(fold(term))
-        found = TermHits(term, len(pattern.findall(title)), len(pattern.findall(abstract)))
-        if found.title or found.abstract:
-            hits.append(found)
-    return hits
+# Every character that re.IGNORECASE matches to an ASCII character, beside that character's own
+# cases: with these mapped, the lowercased text holds the lowercased term's ASCII runs wherever the
+# term's pattern matches (tests/test_relevance_scale.py checks every code point against `re`).
+ASCII_LOOKALIKES = {"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"}
 
 
-def _outermost(hits: list[TermHits]) -> list[TermHits]:
-    """Hits without those found only inside a longer term's matches: "object-context" inside
-    "object-context recognition" is one keyword found, not two distinct ones."""
-    def inside(short: TermHits, long: TermHits) -> bool:
-        return (short is not long and term_pattern(fold(short.term)).search(fold(long.term)) is not None
-                and short.title <= long.title and short.abstract <= long.abstract)
-    return [hit for hit in hits if not any(inside(hit, other) for other in hits)]
+def prefilter_key(text: str) -> str:
+    """Text as the prefilter searches it: what any case-insensitive match of an ASCII run contains."""
+    if not text.isascii():
+        for lookalike, ascii_letter in ASCII_LOOKALIKES.items():  # str.replace: far quicker than str.translate
+            text = text.replace(lookalike, ascii_letter)
+    return text.lower()
+
+
+@dataclass(frozen=True)
+class Text:
+    """A paper's title and abstract folded once, with the keys the term prefilter searches."""
+
+    title: str
+    abstract: str
+    title_key: str
+    abstract_key: str
+
+    @classmethod
+    def of(cls, title: str, abstract: str) -> Text:
+        title, abstract = fold(title), fold(abstract)
+        return cls(title, abstract, prefilter_key(title), prefilter_key(abstract))
+
+
+@dataclass(frozen=True)
+class _Term:
+    spelt: str  # as the protocol spells it
+    pattern: re.Pattern[str]
+    # The longest run of ASCII characters of the folded term, lowercased: a text whose key lacks it
+    # cannot match the pattern, so the regex runs only on texts holding it ("" where the term has none).
+    needle: str
+    ascii_pattern: re.Pattern[str] | None  # `pattern` for ASCII text lowercased (its key); None for a non-ASCII term
+
+    def count(self, text: str, key: str) -> int:
+        if self.needle not in key:
+            return 0
+        if self.ascii_pattern is not None and text.isascii():
+            return len(self.ascii_pattern.findall(key))
+        return len(self.pattern.findall(text))
+
+
+def _needle(folded_term: str) -> str:
+    runs = re.findall(r"[\x21-\x7e]+", folded_term)  # printable ASCII; whitespace is the pattern's \s+
+    return max(runs, key=len, default="").lower()
+
+
+def _ascii_pattern(folded_term: str) -> re.Pattern[str] | None:
+    """The term's pattern for lowercased ASCII text, where re.IGNORECASE finds exactly what a lowercase
+    pattern does (no ASCII character has a case-insensitive match but its own other case). Led by the whole
+    first word, with "no word character before it" asserted after it, so `re` searches for the word as a
+    literal prefix rather than trying every position."""
+    words = folded_term.lower().split()
+    if not words or not folded_term.isascii():
+        return None
+    first = re.escape(words[0])
+    body = r"\s+".join(re.escape(word) for word in words)
+    return re.compile(rf"{first}(?<!\w(?s:.){{{len(words[0])}}}){body[len(first):]}(?!\w)")
+
+
+class TermMatcher:
+    """A list of terms folded, compiled and deduplicated once, to find them in any number of papers."""
+
+    def __init__(self, terms: list[str]):
+        self.terms = [_Term(term, term_pattern(fold(term)), _needle(fold(term)), _ascii_pattern(fold(term)))
+                      for term in distinct_terms(terms)]
+        # (shorter, longer): the first term is found within the second ("object-context" within
+        # "object-context recognition"), so a hit of both may be one keyword found, not two.
+        self.within = frozenset((short.spelt, long.spelt) for short in self.terms for long in self.terms
+                                if short is not long and short.pattern.search(fold(long.spelt)) is not None)
+
+    def find(self, text: Text) -> list[TermHits]:
+        """The terms found in the title or abstract, with their counts, in the order given."""
+        hits = []
+        title_key, abstract_key = text.title_key, text.abstract_key
+        for term in self.terms:
+            if term.needle not in title_key and term.needle not in abstract_key:
+                continue  # the prefilter alone, inline: most papers name most terms nowhere
+            found = TermHits(term.spelt, term.count(text.title, title_key), term.count(text.abstract, abstract_key))
+            if found.title or found.abstract:
+                hits.append(found)
+        return hits
+
+    def outermost(self, hits: list[TermHits]) -> list[TermHits]:
+        """Hits without those found only inside a longer term's matches: "object-context" inside
+        "object-context recognition" is one keyword found, not two distinct ones."""
+        def inside(short: TermHits, long: TermHits) -> bool:
+            return ((short.term, long.term) in self.within and short.title <= long.title
+                    and short.abstract <= long.abstract)
+        if len(hits) < 2 or not self.within:
+            return hits
+        return [hit for hit in hits if not any(inside(hit, other) for other in hits)]
 
 
 def _places(hit: TermHits) -> str:
@@ -180,13 +265,20 @@ def _number(value: Decimal) -> str:
 # --------------------------------------------------------------------------- axis 1: match
 
 
-def match_axis(watchlist: list[WatchTerm], title: str, abstract: str) -> tuple[Decimal, str]:
+class Watchlist:
+    """The protocol's watchlist, compiled once: its terms and each keyword's largest weight."""
+
+    def __init__(self, watchlist: list[WatchTerm]):
+        self.matcher = TermMatcher([item.term for item in watchlist])
+        self.weights: dict[str, Decimal] = {}
+        for item in watchlist:
+            key = _term_key(item.term)
+            self.weights[key] = max(self.weights.get(key, Decimal(0)), Decimal(str(item.weight)))
+
+
+def match_axis(watchlist: Watchlist, text: Text) -> tuple[Decimal, str]:
     """The seed's match ladder times the largest weight among the terms found, with its rationale."""
-    weights: dict[str, Decimal] = {}
-    for item in watchlist:
-        key = _term_key(item.term)
-        weights[key] = max(weights.get(key, Decimal(0)), Decimal(str(item.weight)))
-    hits = _outermost(find_terms(distinct_terms([item.term for item in watchlist]), title, abstract))
+    hits = watchlist.matcher.outermost(watchlist.matcher.find(text))
     if not hits:
         return Decimal("0.0"), "watchlist: no term in title or abstract (match 0)"
     only = hits[0]
@@ -197,7 +289,7 @@ def match_axis(watchlist: list[WatchTerm], title: str, abstract: str) -> tuple[D
     else:
         ladder = Decimal("0.5")
     # WatchTerm weights are at most 1.0, so the product never exceeds the seed's cap of 1.0.
-    weight = max(weights[_term_key(hit.term)] for hit in hits)
+    weight = max(watchlist.weights[_term_key(hit.term)] for hit in hits)
     value = ladder * weight
     found = ", ".join(_places(hit) for hit in hits)
     return value, f"watchlist: {found} (match {_number(value)}, weight {_number(weight)})"
@@ -213,21 +305,30 @@ class Fit:
     tags: tuple[str, ...]
 
 
-def _types_in(types: list[str], listed: list[str]) -> list[str]:
-    wanted = {_term_key(name) for name in listed}
+class Criteria:
+    """The protocol's relevance terms compiled once, and its publication types as compared."""
+
+    def __init__(self, relevance: RelevanceTerms):
+        self.in_scope = TermMatcher(relevance.in_scope_terms)
+        self.out_of_scope = TermMatcher(relevance.out_of_scope_terms)
+        self.excluded_types = {_term_key(name) for name in relevance.excluded_publication_types}
+        self.borderline_types = {_term_key(name) for name in relevance.borderline_publication_types}
+
+
+def _types_in(types: list[str], wanted: set[str]) -> list[str]:
     return sorted({name for name in types if _term_key(name) in wanted})
 
 
-def criteria_fit(relevance: RelevanceTerms, title: str, abstract: str, types: list[str]) -> Fit:
+def criteria_fit(criteria: Criteria, text: Text, types: list[str]) -> Fit:
     """How the paper fits the protocol's relevance terms and publication types (kinds in CRITERIA_VALUES)."""
-    in_scope = find_terms(distinct_terms(relevance.in_scope_terms), title, abstract)
-    out_of_scope = find_terms(distinct_terms(relevance.out_of_scope_terms), title, abstract)
+    in_scope = criteria.in_scope.find(text)
+    out_of_scope = criteria.out_of_scope.find(text)
     # A look-alike: the keywords let it through, but the paper is about an out-of-scope subject only: an
     # out-of-scope term leads the title or recurs in the abstract, and no in-scope term is anywhere. A paper
     # naming anything in scope, even once and beside a look-alike term ("odour-free boxes" in an object-in-
     # context study), is never a trap: a term count cannot tell what it is about, a reviewer can.
     traps = [hit for hit in out_of_scope if not in_scope and (hit.title or hit.abstract >= TRAP_MENTIONS)]
-    excluded = _types_in(types, relevance.excluded_publication_types)
+    excluded = _types_in(types, criteria.excluded_types)
     if traps or excluded:
         fired = []
         if traps:
@@ -254,7 +355,7 @@ def criteria_fit(relevance: RelevanceTerms, title: str, abstract: str, types: li
     if not any(hit.title or hit.abstract > 1 for hit in in_scope):
         return Fit("partial", f"partially in scope: {found}, no in-scope term in the title or twice in the abstract",
                    ())
-    borderline = _types_in(types, relevance.borderline_publication_types)
+    borderline = _types_in(types, criteria.borderline_types)
     if borderline:
         names = ", ".join(f"'{name}'" for name in borderline)
         return Fit("borderline", f"in scope: {found}, but borderline publication type {names}", ("borderline",))
@@ -283,21 +384,65 @@ def is_preprint(record: Record) -> bool:
     return preprints.is_preprint(record.DOI, record.custom.publication_types)
 
 
-def prior_index(prior: list[Record]) -> list[Prior]:
-    """The prior records to compare against, sorted by id so the first match found never depends on input order."""
-    return sorted(Prior(record.id, folded(record.title), is_preprint(record)) for record in prior)
+@dataclass(frozen=True)
+class PriorIndex:
+    """The prior records to compare against, indexed once for every paper of a batch."""
+
+    ids: frozenset[str]
+    titled: list[Prior]  # those with a normalised title, sorted, so the first match never depends on input order
+    titles: list[str]  # their titles, in the same order
+    by_length: np.ndarray  # their positions, shortest title first
+    lengths: np.ndarray  # their lengths, shortest first
+    counts: np.ndarray  # their character counts (`_char_counts`), shortest first
 
 
-def _similar(title: str, prior: list[Prior]) -> list[Prior]:
+def prior_index(prior: list[Record]) -> PriorIndex:
+    entries = sorted(Prior(record.id, folded(record.title), is_preprint(record)) for record in prior)
+    titled = [entry for entry in entries if entry.title]
+    titles = [entry.title for entry in titled]
+    lengths = np.array([len(title) for title in titles], dtype=np.int64)
+    by_length = np.argsort(lengths, kind="stable")
+    return PriorIndex(frozenset(entry.id for entry in entries), titled, titles, by_length, lengths[by_length],
+                      _char_counts(titles)[by_length])
+
+
+# Normalised titles are mostly letters, digits and spaces: each has its own count, every other character
+# shares one (merging counts only lowers their differences, so the bound below still holds).
+_BUCKET = np.full(128, 36, dtype=np.intp)
+for _bucket, _char in enumerate("abcdefghijklmnopqrstuvwxyz0123456789 "):
+    _BUCKET[ord(_char)] = _bucket
+
+
+def _char_counts(titles: list[str]) -> np.ndarray:
+    """Each title's count of every letter, digit and space, and of all other characters (a row per title),
+    at most 32767: a count capped differs from another no more than before."""
+    counts = np.zeros((len(titles), 38), dtype=np.int16)
+    for row, title in enumerate(titles):
+        codes = np.frombuffer(title.encode("utf-32-le"), dtype=np.uint32)
+        counts[row] = np.minimum(np.bincount(_BUCKET[np.minimum(codes, 127)], minlength=38), 32767)
+    return counts
+
+
+def _similar(title: str, prior: PriorIndex) -> list[Prior]:
     """Prior records whose normalised title is nearly this one, most similar first (ties by id)."""
-    if not title:  # a title of punctuation alone normalises to nothing, and "" would match every other ""
+    if not title or not prior.titles:  # a title of punctuation alone normalises to nothing, and "" would match ""
         return []
-    scored = [(fuzz.ratio(title, entry.title, score_cutoff=TITLE_MATCH_ABOVE), entry) for entry in prior if entry.title]
-    return [entry for ratio, entry in sorted(scored, key=lambda pair: -pair[0]) if ratio > TITLE_MATCH_ABOVE]
+    # An insertion or deletion changes one character's count by one, so the summed count differences (and the
+    # difference of lengths) are at most the InDel distance the ratio is made of: titles they put past the
+    # cutoff cannot be similar, and only the others are compared (the extra 1 leaves room for rounding).
+    slack = 1 - TITLE_MATCH_ABOVE / 100
+    shortest = np.searchsorted(prior.lengths, ((1 - slack) * len(title) - 1) / (1 + slack) - 1, side="left")
+    longest = np.searchsorted(prior.lengths, ((1 + slack) * len(title) + 1) / (1 - slack) + 1, side="right")
+    apart = np.abs(prior.counts[shortest:longest] - _char_counts([title])[0]).sum(axis=1, dtype=np.int64)
+    near = prior.by_length[shortest:longest][apart <= slack * (prior.lengths[shortest:longest] + len(title)) + 1]
+    near = near.tolist()
+    scored = [(fuzz.ratio(title, prior.titles[index], score_cutoff=TITLE_MATCH_ABOVE), index) for index in near]
+    return [prior.titled[index] for ratio, index in sorted(scored, key=lambda pair: (-pair[0], pair[1]))
+            if ratio > TITLE_MATCH_ABOVE]
 
 
-def novelty_axis(record: Record, prior: list[Prior]) -> Novelty:
-    if any(entry.id == record.id for entry in prior):
+def novelty_axis(record: Record, prior: PriorIndex) -> Novelty:
+    if record.id in prior.ids:
         return Novelty(Decimal("0.0"), "already covered: kept in a prior digest (novelty 0)", ("already-covered",),
                        True)
     similar = _similar(folded(record.title), prior)
@@ -327,11 +472,19 @@ class Assessment:
     has_abstract: bool
 
 
-def assess(record: Record, protocol: ProtocolMeta, prior: list[Prior]) -> Assessment:
-    abstract = (record.abstract or "").strip()
-    match, match_note = match_axis(protocol.watchlist, record.title, abstract)
-    fit = criteria_fit(protocol.relevance, record.title, abstract, record.custom.publication_types)
-    return Assessment(record.id, match, match_note, fit, novelty_axis(record, prior), bool(abstract))
+class Scorer:
+    """A protocol's watchlist and criteria compiled once, to assess any number of papers with it."""
+
+    def __init__(self, protocol: ProtocolMeta):
+        self.watchlist = Watchlist(protocol.watchlist)
+        self.criteria = Criteria(protocol.relevance)
+
+    def assess(self, record: Record, prior: PriorIndex) -> Assessment:
+        abstract = (record.abstract or "").strip()
+        text = Text.of(record.title, abstract)
+        match, match_note = match_axis(self.watchlist, text)
+        fit = criteria_fit(self.criteria, text, record.custom.publication_types)
+        return Assessment(record.id, match, match_note, fit, novelty_axis(record, prior), bool(abstract))
 
 
 def combined_score(match: Decimal, criteria: Decimal, novelty: Decimal) -> int:
@@ -373,10 +526,12 @@ def score_one(assessment: Assessment, stricter: bool) -> Scored:
         tags.append("no-abstract")
     # One line whatever the protocol's terms hold: the rationale is read in tables and logs.
     rationale = " ".join("; ".join([*notes, why]).split())
-    return Scored(id=assessment.id, decision=decision, score=score,
-                  axes=Axes(match=float(assessment.match), criteria=float(criteria),
-                            novelty=float(assessment.novelty.value)),
-                  rationale=rationale, tags=tags)
+    # Every value is already of its field's type (tests/test_relevance_scale.py compares with validated
+    # models): validating one model per paper of a 100,000-record review would only copy them.
+    return Scored.model_construct(id=assessment.id, decision=decision, score=score,
+                                  axes=Axes.model_construct(match=float(assessment.match), criteria=float(criteria),
+                                                            novelty=float(assessment.novelty.value)),
+                                  rationale=rationale, tags=tags)
 
 
 def _kept(decisions: list[Scored]) -> list[Scored]:
@@ -395,14 +550,19 @@ def score_batch(records: list[Record], protocol: ProtocolMeta, prior: list[Recor
 
     The same records in any order, with `prior` in any order, give the same Ranking.
     """
+    scorer, index = Scorer(protocol), prior_index(prior)
+    return rank([scorer.assess(record, index) for record in records], max_kept)
+
+
+def rank(assessments: list[Assessment], max_kept: int) -> Ranking:
+    """Decide a batch of deduplicated papers from their assessments (`Scorer.assess`, under one protocol and
+    one prior): a Ranking depends on nothing else, so papers assessed once can be ranked in any grouping."""
     if max_kept < 0:
         raise ValueError(f"max_kept must be 0 or more, not {max_kept}")
-    repeated = sorted(key for key, count in Counter(record.id for record in records).items() if count > 1)
+    repeated = sorted(key for key, count in Counter(assessment.id for assessment in assessments).items() if count > 1)
     if repeated:
         # Deduplication is the caller's (seed guardrail 6); two records under one id could not be ordered.
         raise ValueError(f"records must be deduplicated first; repeated id(s): {', '.join(repeated)}")
-    index = prior_index(prior)
-    assessments = [assess(record, protocol, index) for record in records]
     decisions = [score_one(assessment, stricter=False) for assessment in assessments]
     stricter = len(_kept(decisions)) > max_kept
     if stricter:

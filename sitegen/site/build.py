@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from importlib import metadata
 from pathlib import Path
 
-from sitegen.errors import BuildError, SitegenError
+from sitegen.errors import OutputRefused, SitegenError
 from sitegen.living.facts import ReviewFacts
-from sitegen.review.folder import Review
+from sitegen.review.folder import Review, cycle_collection_paused
 from sitegen.review.models import parse_timestamp
-from sitegen.site.output import refuse_unsafe_output, write_site
-from sitegen.site.pages import output_paths_are_safe, render_site
-from sitegen.site.search import search_index
+from sitegen.site.keys import code_digest
+from sitegen.site.output import Stamp, refuse_unsafe_output, site_manifest, write_site
+from sitegen.site.pages import site_pages
+from sitegen.site.search import index_pages
+from sitegen.site.templates import templates_dir
 
 MAX_EPOCH = 32503680000  # 3000-01-01
+# The libraries whose versions could change a page's bytes.
+RENDERING_LIBRARIES = ("jinja2", "markupsafe", "markdown-it-py", "pagefind", "pydantic")
 
 
 @dataclass
@@ -24,6 +30,8 @@ class BuildResult:
     files: int
     records: int
     built_at: str | None
+    rendered: int  # pages rendered; the others were unchanged since the current site and kept
+    changed: bool  # False: the site was already up to date, and was left as it was
 
 
 def build_time(review: Review, now: str | None, environ: dict[str, str]) -> str | None:
@@ -43,18 +51,49 @@ def build_time(review: Review, now: str | None, environ: dict[str, str]) -> str 
     return max((event.ts for event in review.ledger), key=parse_timestamp, default=None)
 
 
+def inputs_digest(root: Path, now: str | None, environ: dict[str, str]) -> str:
+    """The digest of everything a build reads: every file of the review folder, sitegen's code and
+    templates, the libraries that render, and the build time asked for. Recorded snapshot bodies
+    are named by their own SHA-256, so their names and sizes stand for them."""
+    digest = hashlib.sha256(code_digest(templates_dir()).encode())
+    digest.update(repr([(name, metadata.version(name)) for name in RENDERING_LIBRARIES]).encode())
+    digest.update(repr((now, environ.get("SOURCE_DATE_EPOCH"))).encode())
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        digest.update(f"\0{rel}\0".encode())
+        if path.is_symlink():
+            digest.update(b"link:" + str(path.readlink()).encode())
+        elif path.is_file() and rel.startswith("snapshots/") and rel != "snapshots/index.jsonl":
+            digest.update(str(path.stat().st_size).encode())
+        elif path.is_file():
+            with path.open("rb") as file:
+                digest.update(hashlib.file_digest(file, "sha256").digest())
+    return digest.hexdigest()
+
+
+def current_site(root: Path, out: Path, now: str | None, environ: dict[str, str]) -> BuildResult | None:
+    """The site at `out` when it was built from exactly the review's files as they are now (and by
+    this sitegen, at the same build time), so building again would give the same bytes; else None."""
+    try:
+        refuse_unsafe_output(root, out)
+    except OutputRefused:
+        return None  # the build says why, after the review's own problems
+    manifest = site_manifest(out)
+    stamp = manifest.stamp
+    if stamp is None or stamp.inputs != inputs_digest(root, now, environ):
+        return None
+    return BuildResult(out, len(manifest.files), stamp.records, stamp.built_at, rendered=0, changed=False)
+
+
 def build_site(review: Review, facts: ReviewFacts, out: Path, now: str | None,
                environ: dict[str, str]) -> BuildResult:
-    """Render a valid review into `out`, replacing the previous site only once the new one is whole."""
+    """Render a valid review into `out`, replacing the previous site only once the new one is whole;
+    pages whose key has not changed since the current site are kept, not rendered again."""
     refuse_unsafe_output(review.root, out)
     built_at = build_time(review, now, environ)
-    files = render_site(review, facts, built_at)
-    if review.config.site.search:
-        index = search_index(files)
-        if clash := sorted(index.keys() & files.keys()):
-            raise BuildError(f"the search index would replace the page {clash[0]}")
-        files.update(index)
-    if not output_paths_are_safe(files):
-        raise BuildError("a rendered file would land outside the output folder")
-    write_site(out, files)
-    return BuildResult(out, len(files), len(review.records), built_at)
+    stamp = Stamp(inputs=inputs_digest(review.root, now, environ), records=len(review.records), built_at=built_at)
+    dated = int(parse_timestamp(built_at).timestamp()) * 10**9 if built_at else 0
+    with cycle_collection_paused():  # a build makes views of every record that live as long as it does
+        written = write_site(out, site_pages(review, facts, built_at),
+                             finish=index_pages if review.config.site.search else None, stamp=stamp, dated=dated)
+    return BuildResult(out, written.files, len(review.records), built_at, written.rendered, written.changed)

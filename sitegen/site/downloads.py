@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import chain
 from typing import TYPE_CHECKING, Literal
 
 from sitegen.living.facts import ReviewFacts
@@ -57,11 +58,11 @@ def first_seen(review: Review) -> list[Record]:
     """The review's records in the order its ledger first names them; any it does not name last, by id.
     Records one event names are in id order, not the order of its file: the same file in another order
     (an export imported again) gives the same citation keys."""
-    order = dict.fromkeys(record_id for payload in review.payloads
-                          if isinstance(payload, RetrievalPayload | ImportPayload)
-                          for record_id in sorted(payload.record_ids) if record_id in review.records)
-    return [review.records[record_id] for record_id in order] + \
-        [record for record_id, record in sorted(review.records.items()) if record_id not in order]
+    records = review.records
+    order = dict.fromkeys(chain.from_iterable(sorted(payload.record_ids) for payload in review.payloads
+                                              if isinstance(payload, RetrievalPayload | ImportPayload)))
+    return [records[record_id] for record_id in order if record_id in records] + \
+        [records[record_id] for record_id in sorted(records.keys() - order.keys())]
 
 
 def selected(review: Review, facts: ReviewFacts, selection: Selection) -> list[Record]:

@@ -12,30 +12,30 @@ hardened: no line of a CSV cell can start a formula and no CSV cell can break a
 row; no RIS value can carry a line break that would smuggle in a tag of its own;
 no BibTeX value can close its braces early, open an entry with `@`, or run a
 LaTeX command.
+
+A review's downloads hold every record in every format, so each writer does the
+least work per record it can (issue 14: 100,000 records): text with nothing to
+escape is found by one quick scan and left as it is, and nothing is converted
+twice.
 """
 
 from __future__ import annotations
 
-import csv
-import io
+import json
 import re
 import unicodedata
 from collections.abc import Iterable
 
-import rispy
-
-from sitegen.records.model import CslName, Record, model_data
+from sitegen.records.model import CslName, Record
 from sitegen.records.names import split
 
 # The records CSV's columns and formula guard are the CSV reader's too, which reads the download back.
 from sitegen.references.table import FORMULA_STARTS, LINE_BREAK
 from sitegen.references.table import SITEGEN_COLUMNS as CSV_COLUMNS
-from sitegen.review.write import pretty_json
 
-# Every character LINE_BREAK holds (those str.splitlines breaks on): some spreadsheet or other honours each.
-_LINE_BREAKS = re.compile(f"[{LINE_BREAK}]+")
 # The start of the cell and of every line inside it, where that line starts a formula.
 _FORMULA_LINE_START = re.compile(f"(?:^|(?<=[{LINE_BREAK}]))(?=[{re.escape(''.join(FORMULA_STARTS))}])")
+_FORMULA_STARTS = frozenset(FORMULA_STARTS)
 
 
 def safe_cell(value: str) -> str:
@@ -44,6 +44,9 @@ def safe_cell(value: str) -> str:
     A spreadsheet that splits a cell at a line break reads each line as a cell of its own,
     so the prefix goes before each line that starts a formula, not only the first.
     """
+    # A line break is no printable character, so a printable value is one line: only its start can need the prefix.
+    if value.isprintable() and value[:1] not in _FORMULA_STARTS:
+        return value
     return _FORMULA_LINE_START.sub("'", value)
 
 
@@ -52,15 +55,33 @@ def write_csv(header: list[str], rows: list[list[str]]) -> str:
 
     Quoting every cell keeps each line break inside its cell, whatever the break: the csv
     module quotes only the ones it writes itself, so a lone CR or U+2028 would start a row.
+    Written as the csv module writes with QUOTE_ALL (each cell in quotes, a quote doubled, an
+    empty row an empty line), which goes char by char, five times slower than str.replace.
     """
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_ALL)
-    writer.writerows([safe_cell(cell) for cell in row] for row in [header, *rows])
-    return buffer.getvalue()
+    return "".join('"' + '","'.join(safe_cell(cell).replace('"', '""') for cell in row) + '"\n' if row else "\n"
+                   for row in [header, *rows])
 
 
 def one_line(value: str) -> str:
-    return re.sub(r"\s+", " ", _LINE_BREAKS.sub(" ", value)).strip()
+    """Every run of white space, line breaks included, as one space; none at either end.
+
+    str.split() splits at each character re's \\s matches (str.isspace), every LINE_BREAK among them.
+    """
+    if len(value) > _LONG and not _holds_any(value, _OTHER_SPACES) and "  " not in value \
+            and value[0] != " " and value[-1] != " ":
+        return value
+    return " ".join(value.split())
+
+
+# Text longer than this (an abstract) is looked over for what there is to change before it is changed: a scan
+# for each character, in C, is many times quicker than splitting the text into words or matching a regex.
+_LONG = 200
+# Every white-space character but the space; none lies above U+3000, the ideographic space.
+_OTHER_SPACES = tuple(char for char in map(chr, range(0x3001)) if char.isspace() and char != " ")
+
+
+def _holds_any(text: str, characters: Iterable[str]) -> bool:
+    return any(map(text.__contains__, characters))
 
 
 # Between the first and last page of a range: a hyphen, an en dash (Crossref writes some), BibTeX's "--".
@@ -69,7 +90,9 @@ _PAGE_RANGE = re.compile(r"\s*[-\u2010-\u2015]+\s*")
 
 def page_range(record: Record) -> tuple[str, str]:
     """The record's first and last page ("" when not given), however the range is written."""
-    first, _, last = _PAGE_RANGE.sub("-", record.page or "").partition("-")
+    if not record.page:
+        return "", ""
+    first, _, last = _PAGE_RANGE.sub("-", record.page).partition("-")
     return first, last
 
 
@@ -88,14 +111,25 @@ _KEY_STOPWORDS = frozenset({"a", "an", "the", "of", "on", "in", "and", "for", "t
                             "are", "does", "do", "its", "into"})
 
 
+_NOT_KEY_CHARACTER = re.compile("[^a-z0-9]")
+# A word of a title: what lies between spaces, dashes, slashes and colons.
+_KEY_WORD = re.compile(r"[^\s\-\u2010-\u2015/:]+")
+
+
 def _ascii_word(text: str) -> str:
+    if text.isascii():  # NFKD changes no ASCII character
+        folded = text.lower()
+        return folded if folded.isalnum() else _NOT_KEY_CHARACTER.sub("", folded)
     folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    return re.sub(r"[^a-z0-9]", "", folded.lower())
+    return _NOT_KEY_CHARACTER.sub("", folded.lower())
 
 
 def _first_word(text: str) -> str:
-    words = (_ascii_word(word) for word in re.split(r"[\s\-\u2010-\u2015/:]+", text))
-    return next((word for word in words if word and word not in _KEY_STOPWORDS), "")
+    for match in _KEY_WORD.finditer(text):  # word by word: the first or second mostly does
+        word = _ascii_word(match.group())
+        if word and word not in _KEY_STOPWORDS:
+            return word
+    return ""
 
 
 def _key_base(record: Record) -> str:
@@ -152,13 +186,6 @@ RIS_TYPES = {"article-journal": "JOUR", "chapter": "CHAP", "book": "BOOK", "thes
              "paper-conference": "CPAPER", "report": "RPRT", "dataset": "DATA", "article": "GEN"}
 
 
-class _PlainRisWriter(rispy.RisWriter):
-    """rispy's writer without its "1." line before each record, which some reference managers reject."""
-
-    def set_header(self, count: int) -> str:
-        return ""
-
-
 def _ris_name(name: CslName) -> str:
     """RIS's "Lastname, Firstname, Suffix"; an organisation as one part, which readers keep whole."""
     return name.literal or ", ".join(part for part in (name.family, name.given, name.suffix) if part)
@@ -175,39 +202,48 @@ def records_ris(records: list[Record], keys: dict[str, str] | None = None) -> st
     record came from (Embase's and CINAHL's are numbers too). Nor has RIS a tag for arXiv or OpenAlex ids: they go
     as their resolver addresses in further UR lines, after the record's own URL (Zotero keeps the
     first UR as the URL and the others as notes; EndNote keeps them all).
+
+    Each record is a "TAG  - value" line per value, given values only, then "ER  - " and an empty
+    line; no "1." line before it, which some reference managers reject. RIS is line-based: a line break
+    inside a value would start a new tag (e.g. "ER  -"), so every value is written on one line.
     """
     keys = keys if keys is not None else citation_keys(records)
-    entries = []
+    lines: list[str] = []
+    line = lines.append
     for record in records:
-        first_page, last_page = page_range(record)
         ris_type = RIS_TYPES.get(record.type, "GEN")
-        date = record.issued.date_parts[0] if record.issued else []
-        entry: dict[str, object] = {"type_of_reference": ris_type, "id": keys[record.id], "title": record.title}
-        if record.author:
-            entry["authors"] = [_ris_name(name) for name in authors(record)]
-        optional = {"year": str(record.year) if record.year else None,
-                    "date": "/".join(f"{part:02d}" for part in date) + "/" if len(date) > 1 else None,
-                    "secondary_title": record.container_title,
-                    "alternate_title3": record.container_title if ris_type == "JOUR" else None,
-                    "volume": record.volume, "number": record.issue, "start_page": first_page, "end_page": last_page,
-                    "doi": record.DOI, "accession_number": record.PMID, "custom2": record.PMCID,
-                    "abstract": record.abstract}
-        entry.update({key: value for key, value in optional.items() if value})
-        urls = [record.URL, record.custom.arxiv and f"{ARXIV_ADDRESS}{record.custom.arxiv}",
-                record.custom.openalex and f"{OPENALEX_ADDRESS}{record.custom.openalex}"]
-        if any(urls):
-            entry["urls"] = [url for url in urls if url]
-        notes = [record.PMID and f"PMID: {record.PMID}", record.custom.retracted and "RETRACTED"]
-        if any(notes):
-            entry["notes"] = [note for note in notes if note]
-        entries.append(_ris_safe(entry))
-    return rispy.dumps(entries, implementation=_PlainRisWriter) if entries else ""
-
-
-def _ris_safe(entry: dict[str, object]) -> dict[str, object]:
-    # RIS is line-based: a line break inside a value would start a new tag (e.g. "ER  -").
-    return {key: [one_line(v) for v in value] if isinstance(value, list) else one_line(str(value))
-            for key, value in entry.items()}
+        line(f"TY  - {ris_type}")
+        line(f"ID  - {keys[record.id]}")
+        line(f"TI  - {one_line(record.title)}")
+        for name in authors(record):
+            line(f"AU  - {one_line(_ris_name(name))}")
+        if record.issued:
+            date = record.issued.date_parts[0]
+            if date and date[0]:
+                line(f"PY  - {date[0]}")
+            if len(date) > 1:
+                line(f"DA  - {'/'.join(f'{part:02d}' for part in date)}/")
+        if record.container_title:
+            line(f"T2  - {one_line(record.container_title)}")
+            if ris_type == "JOUR":
+                line(f"JF  - {one_line(record.container_title)}")
+        first_page, last_page = page_range(record)
+        for tag, value in (("VL", record.volume), ("IS", record.issue), ("SP", first_page), ("EP", last_page),
+                           ("DO", record.DOI), ("AN", record.PMID), ("C2", record.PMCID), ("AB", record.abstract)):
+            if value:
+                line(f"{tag}  - {one_line(value)}")
+        custom = record.custom
+        for url in (record.URL, custom.arxiv and f"{ARXIV_ADDRESS}{custom.arxiv}",
+                    custom.openalex and f"{OPENALEX_ADDRESS}{custom.openalex}"):
+            if url:
+                line(f"UR  - {one_line(url)}")
+        if record.PMID:
+            line(f"N1  - {one_line(f'PMID: {record.PMID}')}")
+        if custom.retracted:
+            line("N1  - RETRACTED")
+        line("ER  - ")
+        line("")
+    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- BibTeX
@@ -230,14 +266,36 @@ def latex_text(value: str) -> str:
 
     "@" needs no escape: inside a braced value it starts nothing.
     """
-    return _LATEX_SPECIAL.sub(lambda match: _LATEX_SPECIALS[match.group()], one_line(value))
+    text = one_line(value)
+    if len(text) > _LONG and not _holds_any(text, _LATEX_SPECIALS):
+        return text
+    return _LATEX_SPECIAL.sub(_latex_escape, text)
+
+
+def _latex_escape(match: re.Match[str]) -> str:
+    return _LATEX_SPECIALS[match.group()]
 
 
 def _title(value: str) -> str:
-    """The title with the case of acronyms and gene names ("NF1", "mGluR5") kept from styles that lower-case."""
-    words = one_line(value).split(" ")
-    return " ".join(f"{{{latex_text(word)}}}" if any(char.isupper() for char in word[1:]) else latex_text(word)
-                    for word in words)
+    """The title with the case of acronyms and gene names ("NF1", "mGluR5") kept from styles that lower-case.
+
+    Escaped whole, then split into words: an escape holds no space and no capital letter, so the words are
+    the title's own, and one has a capital after its first character exactly when its escape does.
+    """
+    text = latex_text(value)
+    if text.isascii() and not _ASCII_CAPITAL_INSIDE.search(text):  # most titles: one quick scan tells
+        return text
+    return " ".join(f"{{{word}}}" if _capital_inside(word) else word for word in text.split(" "))
+
+
+# In ASCII text, whose capitals are A-Z: a capital after another character of its word.
+_ASCII_CAPITAL_INSIDE = re.compile("[^ ][A-Z]")
+
+
+def _capital_inside(word: str) -> bool:
+    tail = word[1:]
+    # A tail with a lower-case letter and no capital is the common case; islower() finds it in one scan.
+    return not tail.islower() and any(map(str.isupper, tail))
 
 
 def _verbatim(value: str) -> str:
@@ -246,15 +304,20 @@ def _verbatim(value: str) -> str:
 
 
 def _name_part(value: str) -> str:
-    text = _AND.sub(lambda match: "{" + match.group() + "}", latex_text(value))
+    # latex_text's work without its calls, which cost more than the work on a name: a record has many names.
+    text = _AND.sub(_braced, _LATEX_SPECIAL.sub(_latex_escape, " ".join(value.split())))
     return f"{{{text}}}" if "," in text else text
+
+
+def _braced(match: re.Match[str]) -> str:
+    return "{" + match.group() + "}"
 
 
 def bibtex_name(name: CslName) -> str:
     """BibTeX's "von Last, First" or "von Last, Jr, First"; an organisation braced whole so it is never split."""
     if name.literal:
         return "{" + latex_text(name.literal) + "}"
-    family, given = _name_part(name.family or ""), _name_part(name.given or "")
+    family, given = _name_part(name.family or ""), _name_part(name.given) if name.given else ""
     if name.suffix:
         return f"{family}, {_name_part(name.suffix)}, {given}"
     return f"{family}, {given}" if given else family
@@ -262,27 +325,28 @@ def bibtex_name(name: CslName) -> str:
 
 def _bibtex_entry(record: Record, key: str) -> str:
     entry_type = BIBTEX_TYPES.get(record.type, "misc")
-    fields: list[tuple[str, str | None]] = [
-        ("author", " and ".join(bibtex_name(name) for name in authors(record)) or None),
+    custom = record.custom
+    fields = (
+        ("author", " and ".join([bibtex_name(name) for name in authors(record)])),
         ("title", _title(record.title)),
         (CONTAINER_FIELDS.get(entry_type, "howpublished"),
-         latex_text(record.container_title) if record.container_title else None),
+         record.container_title and latex_text(record.container_title)),
         ("year", str(record.year) if record.year else None),
-        ("volume", latex_text(record.volume) if record.volume else None),
-        ("number", latex_text(record.issue) if record.issue else None),
-        ("pages", "--".join(latex_text(page) for page in page_range(record) if page) or None),
-        ("doi", _verbatim(record.DOI) if record.DOI else None),
-        ("pmid", latex_text(record.PMID) if record.PMID else None),
-        ("pmcid", latex_text(record.PMCID) if record.PMCID else None),
-        ("eprint", latex_text(record.custom.arxiv) if record.custom.arxiv else None),
-        ("archiveprefix", "arXiv" if record.custom.arxiv else None),
+        ("volume", record.volume and latex_text(record.volume)),
+        ("number", record.issue and latex_text(record.issue)),
+        ("pages", "--".join(latex_text(page) for page in page_range(record) if page)),
+        ("doi", record.DOI and _verbatim(record.DOI)),
+        ("pmid", record.PMID and latex_text(record.PMID)),
+        ("pmcid", record.PMCID and latex_text(record.PMCID)),
+        ("eprint", custom.arxiv and latex_text(custom.arxiv)),
+        ("archiveprefix", "arXiv" if custom.arxiv else None),
         # No BibTeX style knows an OpenAlex id; a field a style does not know is passed over, and read back.
-        ("openalex", latex_text(record.custom.openalex) if record.custom.openalex else None),
-        ("url", _verbatim(record.URL) if record.URL else None),
-        ("abstract", latex_text(record.abstract) if record.abstract else None),
-        ("note", "Retracted" if record.custom.retracted else None),
-    ]
-    body = "".join(f"  {name} = {{{value}}},\n" for name, value in fields if value)
+        ("openalex", custom.openalex and latex_text(custom.openalex)),
+        ("url", record.URL and _verbatim(record.URL)),
+        ("abstract", record.abstract and latex_text(record.abstract)),
+        ("note", "Retracted" if custom.retracted else None),
+    )
+    body = "".join([f"  {name} = {{{value}}},\n" for name, value in fields if value])
     return f"@{entry_type}{{{key},\n{body}}}\n"
 
 
@@ -299,12 +363,19 @@ def records_csl_json(records: list[Record], keys: dict[str, str] | None = None) 
     """CSL-JSON as citation processors and Zotero read it: names split, the citation key kept.
 
     sitegen's own metadata stays under CSL's `custom`, which the CSL schema keeps for such data.
+    Written as sitegen.review.write.pretty_json writes the list of records' data (2-space indent,
+    UTF-8 unescaped), each record by pydantic's serialiser, which is about ten times quicker
+    than building its data and encoding that with the json module's indenting encoder.
     """
     keys = keys if keys is not None else citation_keys(records)
+    if not records:
+        return "[]\n"
     items = []
     for record in records:
-        item = model_data(record)
-        if record.author:
-            item["author"] = [model_data(name) for name in authors(record)]
-        items.append({**item, "citation-key": keys[record.id]})
-    return pretty_json(items)
+        if any(name.literal for name in record.author):  # a name stored whole, split as the other formats split it
+            record = record.model_copy(update={"author": authors(record)})
+        # A record's JSON object always has fields, so ends in "\n}"; a line break inside a value is escaped.
+        item = record.model_dump_json(indent=2, by_alias=True, exclude_none=True)
+        key = json.dumps(keys[record.id], ensure_ascii=False)
+        items.append(f'{item[:-2]},\n  "citation-key": {key}\n}}'.replace("\n", "\n  "))
+    return "[\n  " + ",\n  ".join(items) + "\n]\n"

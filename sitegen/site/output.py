@@ -1,15 +1,24 @@
-"""Write a rendered site so that readers only ever see a whole one.
+"""Write a site so that readers only ever see a whole one, rendering only the pages that changed.
 
-Files go into a fresh staging folder next to the target, `.<name>.building-<random>`,
-the marker file last, so a staging folder holding the marker is complete. Then the
-two folders are exchanged in one atomic step (Linux `renameat2`), and the old site,
-now in the staging folder, is removed; the new site keeps the old folder's mode and
-group. Where the system cannot exchange, the old site is renamed aside
-(`.<name>.old-<random>`) and the new one renamed in; a process killed between those
-two renames leaves no site, so every `write_site` first recovers: it moves the
-complete new site in (or else the old one back) and removes every leftover folder.
-A failure at any point leaves the previous site exactly as it was. Only a folder
-sitegen built (it holds the marker file) or an empty one is ever replaced.
+The site is written into a second folder next to the target and the two are exchanged in
+one atomic step (Linux `renameat2`), so a reader sees the old site or the new one, never a
+mix. The folder the exchange retires is kept as `.<name>.spare-<random>`, and the next build
+writes into it again: it brings that folder from the site before last to the new one, so a
+rebuild touches only the files that differ, not every file of a 100,000-record site.
+
+Each built folder holds a manifest (`.sitegen-manifest.json`: what the site was built from, and
+per file its page key, SHA-256, size and modification time: the build time, not the clock's) and,
+written last, the marker file; a folder without the marker
+is never taken for a whole site. A keyed page (see `sitegen.site.keys`) whose key equals the
+one the current site was built with, and whose file there is still the one the manifest
+describes, is not rendered again: its file is linked from the current site. When every file
+equals the current site's, nothing is exchanged and the build says the site was up to date.
+
+Where the system cannot exchange, the old site is renamed aside (`.<name>.old-<random>`) and
+the new one renamed in; a process killed between those two renames leaves no site, so every
+`write_site` first recovers: it moves the newest whole folder in and removes every leftover
+folder but one whole spare. A failure at any point leaves the previous site exactly as it
+was. Only a folder sitegen built (it holds the marker file) or an empty one is ever replaced.
 """
 
 from __future__ import annotations
@@ -17,15 +26,72 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
+import hashlib
 import os
 import re
 import secrets
 import shutil
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
-from sitegen.errors import OutputRefused
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from sitegen.errors import BuildError, OutputRefused
 from sitegen.review.write import keep_folder_identity
-from sitegen.site.pages import SITE_MARKER
+
+SITE_MARKER = ".sitegen-site"  # marks a folder sitegen built, so only such a folder is ever replaced
+MARKER_TEXT = b"This folder was built by sitegen; `sitegen build` replaces it as a whole.\n"
+MANIFEST = ".sitegen-manifest.json"
+INDEXED_MARK = b"data-pagefind-body"  # a page site search indexes says so in its HTML
+
+
+@dataclass(frozen=True)
+class Page:
+    """One file of the site: where it goes, how to render it, and its key (None: always rendered)."""
+
+    path: str
+    render: Callable[[], str | bytes]
+    key: str | None = None
+
+
+class Written(BaseModel):
+    """A file as a built folder's manifest describes it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    key: str | None
+    sha256: str
+    size: int
+    mtime_ns: int
+    indexed: bool  # site search indexes it
+
+
+class Stamp(BaseModel):
+    """What a site was built from: the digest of every input (see `sitegen.site.build.inputs_digest`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    inputs: str
+    records: int
+    built_at: str | None
+
+
+class Manifest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    format: int = 1
+    stamp: Stamp | None = None
+    files: dict[str, Written]
+
+
+@dataclass
+class WriteResult:
+    files: int
+    rendered: int  # pages rendered this time; the others were kept from the previous site
+    changed: bool  # False: the site already was exactly this one, and nothing was exchanged
+
+
+# What runs once every page is written, given the folder being filled and its files so far: more pages
+# (the site search index, which is built from the pages themselves).
+Finish = Callable[[Path, Mapping[str, Written], Mapping[str, Written]], Iterable[Page]]
 
 
 def refuse_unsafe_output(review_dir: Path, out: Path) -> None:
@@ -44,21 +110,157 @@ def refuse_unsafe_output(review_dir: Path, out: Path) -> None:
                             f"(no {SITE_MARKER} file); choose another --out or empty it yourself")
 
 
-def write_site(out: Path, files: dict[str, bytes]) -> None:
+def write_site(out: Path, pages: Iterable[Page] | Mapping[str, bytes], finish: Finish | None = None,
+               stamp: Stamp | None = None, dated: int | None = None) -> WriteResult:
+    """Make `out` the site of `pages` (or of a mapping path -> bytes), atomically, stamped with what it
+    was built from. Files written are `dated` (nanoseconds since 1970; the build time) rather than by
+    the clock, so the same review builds the same manifest, and a file edited since shows by its time."""
+    if isinstance(pages, Mapping):  # the marker is the writer's to write, last
+        pages = [Page(path, lambda content=content: content) for path, content in pages.items() if path != SITE_MARKER]
     out = out.absolute()
     out.parent.mkdir(parents=True, exist_ok=True)
     _recover(out)
-    staging = _leftover_name(out, "building")
-    staging.mkdir()
+    current = _manifest(out).files
+    spare = next(iter(_leftovers(out, "spare")), None)
+    held = _manifest(spare).files if spare is not None else {}
+    if spare is not None and not held:  # its files are not known: start afresh rather than carry any over
+        _discard(spare)
+        spare = None
+    if spare is not None:  # from here on the spare is being changed: never a whole site until its marker is back
+        (spare / SITE_MARKER).unlink()
+    tree = spare or _leftover_name(out, "spare")  # a spare from the start: after the exchange it holds the old site
     try:
-        for rel in sorted(files, key=lambda rel: (rel == SITE_MARKER, rel)):  # the marker last: see _recover
-            target = staging / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(files[rel])
-        _swap_in(staging, out)
+        if spare is None:
+            tree.mkdir()
+        filling = _Filling(tree, held, out, current, dated)
+        for page in pages:
+            filling.add(page)
+        for page in finish(tree, filling.files, current) if finish else ():
+            filling.add(page)
+        filling.remove_the_rest()
+        (tree / MANIFEST).write_bytes(Manifest(stamp=stamp, files=filling.files).model_dump_json().encode())
+        (tree / SITE_MARKER).write_bytes(MARKER_TEXT)  # last: see _recover
+        same = not filling.differs and current.keys() == filling.files.keys()
+        if not (same and os.path.isdir(out) and _manifest(out).stamp == stamp):
+            _swap_in(tree, out)
     except BaseException:
-        _discard(staging)
+        _discard(tree)
         raise
+    return WriteResult(len(filling.files), filling.rendered, changed=not same)
+
+
+class _Filling:
+    """Bring `tree` (holding the files `held` describes) to the new site, page by page, reusing the
+    files of the current site at `out` (described by `current`) for pages whose key has not changed."""
+
+    def __init__(self, tree: Path, held: dict[str, Written], out: Path, current: dict[str, Written],
+                 dated: int | None):
+        self.tree, self.held, self.out, self.current, self.dated = tree, held, out, current, dated
+        self.files: dict[str, Written] = {}
+        self.rendered = 0
+        self.differs = False  # from the current site: a page that is new, changed, or edited there since
+        self.folders: set[Path] = set()
+
+    def add(self, page: Page) -> None:
+        try:
+            self._add(page)
+        except OSError as error:
+            if error.filename is None:  # a full disk says nothing of where: say which page could not be written
+                raise OSError(error.errno, error.strerror, str(self.out / page.path)) from error
+            raise
+
+    def _add(self, page: Page) -> None:
+        path = page.path
+        if not _safe(path):
+            raise BuildError(f"a rendered file would land outside the output folder: {path!r}")
+        if path in self.files:  # two pages claiming one path: one would silently replace the other
+            raise BuildError(f"two pages would both be {path}")
+        target = self.tree / path
+        before = self.current.get(path)
+        if page.key is not None and before is not None and before.key == page.key \
+                and _describes(before, self.out / path):
+            if not self._holds(path, before.sha256, target):
+                self._link(self.out / path, target)
+            self.files[path] = _written(page.key, before.sha256, target, before.indexed)
+            return
+        rendered = page.render()
+        content = rendered.encode("utf-8") if isinstance(rendered, str) else rendered
+        self.rendered += 1
+        sha = hashlib.sha256(content).hexdigest()
+        current_is_same = before is not None and before.sha256 == sha and _describes(before, self.out / path)
+        self.differs |= not current_is_same
+        if not self._holds(path, sha, target):
+            if current_is_same:
+                self._link(self.out / path, target)
+            else:
+                self._folder(target.parent)
+                target.unlink(missing_ok=True)
+                target.write_bytes(content)
+                if self.dated is not None:
+                    os.utime(target, ns=(self.dated, self.dated))
+        self.files[path] = _written(page.key, sha, target, INDEXED_MARK in content)
+
+    def remove_the_rest(self) -> None:
+        """Remove what the tree held that the new site has not, and the folders that leaves empty."""
+        emptied = set()
+        for path in self.held.keys() - self.files.keys():
+            (self.tree / path).unlink(missing_ok=True)
+            emptied.update((self.tree / path).parents)
+        for folder in sorted(emptied, key=lambda folder: len(folder.parts), reverse=True):
+            if self.tree in folder.parents:
+                try:
+                    folder.rmdir()
+                except OSError:  # not empty: it still holds pages of the new site
+                    pass
+
+    def _holds(self, path: str, sha: str, target: Path) -> bool:
+        held = self.held.get(path)
+        return held is not None and held.sha256 == sha and _describes(held, target)
+
+    def _link(self, source: Path, target: Path) -> None:
+        self._folder(target.parent)
+        target.unlink(missing_ok=True)  # never written through: the current site shares the file
+        os.link(source, target)
+
+    def _folder(self, folder: Path) -> None:
+        if folder not in self.folders:
+            folder.mkdir(parents=True, exist_ok=True)
+            self.folders.add(folder)
+
+
+def _safe(path: str) -> bool:
+    parts = Path(path).parts
+    return (bool(parts) and not Path(path).is_absolute() and ".." not in parts
+            and path not in (SITE_MARKER, MANIFEST))
+
+
+def _describes(written: Written, path: Path) -> bool:
+    """Whether the file at `path` is still the one `written` describes (not replaced or edited since)."""
+    try:
+        status = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return False
+    return status.st_size == written.size and status.st_mtime_ns == written.mtime_ns
+
+
+def _written(key: str | None, sha: str, target: Path, indexed: bool) -> Written:
+    status = os.stat(target, follow_symlinks=False)
+    return Written(key=key, sha256=sha, size=status.st_size, mtime_ns=status.st_mtime_ns, indexed=indexed)
+
+
+def _manifest(folder: Path) -> Manifest:
+    """What a whole built folder holds, as its manifest says; nothing for any other folder."""
+    if (folder / SITE_MARKER).is_file():
+        try:
+            return Manifest.model_validate_json((folder / MANIFEST).read_bytes())
+        except (OSError, ValidationError):  # built by an earlier sitegen, or damaged: nothing is reused from it
+            pass
+    return Manifest(files={})
+
+
+def site_manifest(out: Path) -> Manifest:
+    """The manifest of the whole site at `out` (empty when there is none)."""
+    return _manifest(out.absolute())
 
 
 def _swap_in(staging: Path, out: Path) -> None:
@@ -67,8 +269,7 @@ def _swap_in(staging: Path, out: Path) -> None:
         return
     keep_folder_identity(out, staging)
     if _exchange(staging, out):  # one atomic step: readers see the old site or the new, never none
-        _discard(staging)  # now holding the old site
-        return
+        return  # the spare now holds the old site, whole: the next build starts from it
     retired = _leftover_name(out, "old")
     os.rename(out, retired)
     try:
@@ -76,7 +277,7 @@ def _swap_in(staging: Path, out: Path) -> None:
     except BaseException:
         os.rename(retired, out)  # put the previous site back before reporting the failure
         raise
-    _discard(retired)
+    os.rename(retired, _leftover_name(out, "spare"))
 
 
 def _exchange(first: Path, second: Path) -> bool:
@@ -98,21 +299,23 @@ def _libc() -> ctypes.CDLL | None:
 def _recover(out: Path) -> None:
     """Put a site back at `out` if a killed write_site left none, then remove its leftover folders.
 
-    With `out` missing, the kill came between the two renames: the newest staging folder
-    holding the marker is the complete new site and goes in; failing that, the newest
-    retired site holding it goes back. Only folders named as write_site names them are
-    touched. (A second build into the same `out` at this moment would lose its staging
-    folder: builds of one review are serialised by the review lock, and building two
-    reviews into one folder at once is not supported.)
+    With `out` missing, the kill came between the two renames: the newest folder holding the
+    marker (the one finished last: the new site) goes in. Only folders named as write_site names
+    them are touched (`.building-` ones are an earlier sitegen's staging folders); one whole spare
+    is kept for the next build to start from. (A second build into the same `out` at this moment
+    would lose its folder: builds of one review are serialised by the review lock, and building
+    two reviews into one folder at once is not supported.)
     """
-    building, retired = _leftovers(out, "building"), _leftovers(out, "old")
+    building, retired, spares = _leftovers(out, "building"), _leftovers(out, "old"), _leftovers(out, "spare")
+    whole = sorted((folder for folder in building + retired + spares if (folder / SITE_MARKER).is_file()),
+                   key=_age, reverse=True)
     survivor = None
-    if not os.path.lexists(out):
-        survivor = next((folder for folder in building + retired if (folder / SITE_MARKER).is_file()), None)
-        if survivor is not None:
-            os.rename(survivor, out)
-    for folder in building + retired:
-        if folder != survivor:
+    if not os.path.lexists(out) and whole:
+        survivor = whole[0]
+        os.rename(survivor, out)
+    kept = next((folder for folder in spares if folder != survivor and (folder / SITE_MARKER).is_file()), None)
+    for folder in building + retired + spares:
+        if folder not in (survivor, kept):
             _discard(folder)
 
 
@@ -131,4 +334,9 @@ def _leftovers(out: Path, kind: str) -> list[Path]:
     name = re.compile(rf"\.{re.escape(out.name)}\.{kind}-[0-9a-f]{{16}}")
     folders = [path for path in out.parent.iterdir()
                if name.fullmatch(path.name) and path.is_dir() and not path.is_symlink()]
-    return sorted(folders, key=lambda path: (path.stat().st_mtime_ns, path.name), reverse=True)
+    return sorted(folders, key=_age, reverse=True)
+
+
+def _age(folder: Path) -> tuple[int, str]:
+    # A folder's own time changes when its marker is written, last: the newest is the last one finished.
+    return folder.stat().st_mtime_ns, folder.name

@@ -1,21 +1,26 @@
 """Render a loaded review into the site's files, in memory, without writing anything.
 
-`render_site` is pure: the same review and build time give the same bytes.
-The site is a list of page groups (home, protocol, records, screening, ...);
-each renders its own files from one `Site` (the review, its derived facts and
-the template environment), and no two groups may claim one path. Writing the
-result safely is `sitegen.site.output`'s job.
+The site is a list of page groups (home, protocol, records, screening, ...); each
+yields its own files from one `Site` (the review, its derived facts and the
+template environment), and no two groups may claim one path. A group yields a
+file as (path, content), or, where a review has thousands of them (record, list,
+study and batch pages), as a keyed `Page` rendered only when its key differs
+from the current site's (`Site.keyed`, `sitegen.site.keys`). Pages are pure: the
+same review and build time give the same bytes. Writing them safely, and
+rendering only what changed, is `sitegen.site.output`'s job.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
+
+from markupsafe import Markup, escape
 
 from sitegen.errors import BuildError
 from sitegen.living.facts import ReviewFacts
@@ -24,18 +29,29 @@ from sitegen.records.model import Record
 from sitegen.review.folder import Review
 from sitegen.review.models import Evidence
 from sitegen.review.write import pretty_json
-from sitegen.screening.digest import digest_markdown, rank_batch, weekly, weeks
+from sitegen.screening.digest import Relevance, digest_markdown, rank_batches, weekly_digests
 from sitegen.screening.outcomes import Outcome
 from sitegen.screening.relevance import Ranking
 from sitegen.site import charts, prisma_csv, prisma_svg, records, searches, studies, verification, versions
 from sitegen.site.downloads import listing as downloads_listing
 from sitegen.site.downloads import record_downloads
+from sitegen.site.keys import Keys, code_digest
+from sitegen.site.output import SITE_MARKER, Page
+from sitegen.site.record_page import ranked_row
 from sitegen.site.templates import environment, templates_dir
 
 # Old versions would answer searches with outdated numbers; lists and digests repeat what the
 # record and study pages say. Search finds the pages that are the current review's own.
-UNSEARCHED_PREFIXES = ("v/", "records.html", "records/list", "batches/", "digests/", "search.html")
-SITE_MARKER = ".sitegen-site"  # marks a folder sitegen built, so only such a folder is ever replaced
+# Markers Site.framed replaces: text no template, title or path holds.
+FRAME_TITLE, FRAME_PATH, FRAME_CONTENT = "\x00title\x00", "\x00path\x00", "\x00content\x00"
+# A record's own page is not indexed either: at review scale (100,000 records) no search index
+# stays small and quick enough to build; records are found through the records lists, and the
+# included studies, whose pages are indexed, through search. The home and screening pages are
+# counts and links to the pages that say the same in full: left out, a decision does not make the
+# index be built again.
+UNSEARCHED_PREFIXES = ("v/", "records.html", "records/", "batches/", "digests/", "search.html", "index.html",
+                       "screening.html")
+__all__ = ["SITE_MARKER", "Page"]  # written by sitegen.site.output; named here where pages are made
 
 
 def page_slug(record_id: str) -> str:
@@ -68,23 +84,63 @@ def record_views(review: Review, outcomes: dict[str, dict[str, Outcome]]) -> lis
             for record in review.records.values()]
 
 
+@dataclass(frozen=True)
+class Stamp:
+    number: int
+    published_at: str
+
+
+@dataclass(frozen=True)
+class Edition:
+    """What every page's footer says of the review's versions: the latest, and whether it changed since."""
+
+    latest: Stamp | None
+    unpublished: bool
+    versions: bool  # any published
+
+
 class Site:
     """What every page group reads: the review, its facts, and the derived views pages share."""
 
     def __init__(self, review: Review, facts: ReviewFacts, built_at: str | None):
         self.review = review
         self.facts = facts
+        self.built_at = built_at  # the home page and the feed say it; no other page does, so they need not change
         self.env = environment()
         self.reasons = facts.reason_labels
-        self.history = version_history(review, facts)  # every page says which version it shows
-        self.common = {"review": review.config, "built_at": built_at, "reasons": self.reasons,
-                       "accent": review.config.site.theme.accent_color, "history": self.history}
+        self.history = version_history(review, facts)
+        latest = self.history.latest
+        edition = Edition(Stamp(latest.number, latest.published_at) if latest else None, self.history.unpublished,
+                          bool(self.history.versions))  # every page says which version it shows
+        self.common = {"review": review.config, "reasons": self.reasons,
+                       "accent": review.config.site.theme.accent_color, "edition": edition}
+        self.keys = Keys(review.records, review.record_digests,
+                         Keys(review.records, {}, code_digest(templates_dir())).of(self.common))
 
     def page(self, path: str, template: str, **context: object) -> str:
         """A page rendered with links relative to its own folder, so the site works under any address."""
         root = "../" * path.count("/")
         context.setdefault("searchable", self.searchable(path))
         return self.env.get_template(template).render(root=root, path=path, **self.common, **context)
+
+    @functools.cache  # noqa: B019 (a Site lives for one build)
+    def _frame(self, root: str, searchable: bool) -> str:
+        return self.env.get_template("frame.html").render(
+            root=root, path=FRAME_PATH, searchable=searchable, frame_title=FRAME_TITLE,
+            frame_content=Markup(FRAME_CONTENT), **self.common)
+
+    def framed(self, path: str, title: str, content: Callable[..., str], **context: object) -> Page:
+        """A page whose content a Python function writes (`content(**context)`), in the frame every page
+        has; keyed like a template's page."""
+        def render() -> str:
+            frame = self._frame("../" * path.count("/"), self.searchable(path))
+            return (frame.replace(FRAME_TITLE, str(escape(title))).replace(FRAME_PATH, str(escape(path)))
+                    .replace(FRAME_CONTENT, content(**context)))
+        return Page(path, render, self.keys.of(content.__module__, content.__qualname__, path, title, context))
+
+    def keyed(self, path: str, template: str, **context: object) -> Page:
+        """A page rendered only when its key (its template, path and context) differs from the current site's."""
+        return Page(path, lambda: self.page(path, template, **context), self.keys.of(template, path, context))
 
     def searchable(self, path: str) -> bool:
         """Whether site search indexes the page: the current review's pages, not old versions or lists."""
@@ -101,17 +157,16 @@ class Site:
     @cached_property
     def rankings(self) -> dict[int, Ranking]:
         """Each numbered batch ranked by relevance, as its batch page and its records' pages show it."""
-        return {batch.number: rank_batch(self.review, self.facts.screening, batch)
-                for batch in self.facts.screening.batches if batch.number is not None}
+        return rank_batches(Relevance(self.review, self.facts.screening))
 
     @cached_property
     def digests(self) -> dict[str, str]:
-        """Each week's digest as Markdown, oldest week first."""
-        review, screening = self.review, self.facts.screening
-        return {week: digest_markdown(review, weekly(review, screening, week)) for week in weeks(screening)}
+        """Each week's digest as Markdown, oldest week first; a week of one batch reuses that batch's ranking."""
+        relevance = Relevance(self.review, self.facts.screening, ranked=self.rankings)
+        return {week: digest_markdown(self.review, digest) for week, digest in weekly_digests(relevance).items()}
 
 
-Files = Iterator[tuple[str, str | bytes]]  # (path in the site, content)
+Files = Iterator[tuple[str, str | bytes] | Page]  # (path in the site, content), or a page rendered when asked
 
 
 def home(site: Site) -> Files:
@@ -123,6 +178,7 @@ def home(site: Site) -> Files:
         prisma_table=prisma_svg.table(counts, site.reasons),
         searches=list(site.review.searches.values()), runs=site.facts.runs, latest_digest=max(site.digests, default=None),
         state=site.review.state, phase=site.facts.phase[0], whats_new=versions.whats_new(site),
+        history=site.history, built_at=site.built_at,
         charts=charts.home_charts(site), record_downloads=downloads_listing(site))
 
 
@@ -136,17 +192,22 @@ def screening(site: Site) -> Files:
     yield "screening.html", site.page(
         "screening.html", "screening.html", batches=per_batch, overall=overall, conflicts=len(site.facts.conflicts),
         digests=sorted(site.digests, reverse=True))
-    by_id = {v.record.id: v for v in site.views}
     for item in per_batch:
         if item.batch.number is not None:
             path = f"batches/{item.batch.number}.html"
-            yield path, site.page(path, "batch.html", item=item, by_id=by_id, ranking=site.rankings[item.batch.number])
+            ranking = site.rankings[item.batch.number]
+            views = [site.views_by_id[scored.id] for scored in ranking.decisions]
+            yield Page(path, lambda path=path, item=item, ranking=ranking, views=views: site.page(
+                path, "batch.html", item=item, calibration=ranking.calibration, rows_html=Markup("\n".join(
+                    ranked_row(rank, scored, view, site.reasons)
+                    for rank, (scored, view) in enumerate(zip(ranking.decisions, views, strict=True), start=1)))),
+                site.keys.of("batch.html", path, item, ranking, views))
 
 
 def digests(site: Site) -> Files:
     for week, text in site.digests.items():
         yield f"downloads/digest-{week}.md", text
-        yield f"digests/{week}.html", site.page(f"digests/{week}.html", "digest.html", week=week, text=text)
+        yield site.keyed(f"digests/{week}.html", "digest.html", week=week, text=text)
 
 
 def downloads(site: Site) -> Files:
@@ -154,7 +215,6 @@ def downloads(site: Site) -> Files:
     yield "downloads/prisma.svg", str(prisma_svg.render(counts, site.reasons, standalone=True))
     yield "downloads/prisma.json", pretty_json(counts.model_dump())
     yield "downloads/prisma2020.csv", prisma_csv.prisma2020_csv(counts, site.reasons)
-    yield SITE_MARKER, "This folder was built by sitegen; `sitegen build` replaces it as a whole.\n"
 
 
 def search(site: Site) -> Files:
@@ -175,17 +235,20 @@ PAGE_GROUPS: tuple[Callable[[Site], Files], ...] = (home, protocol, records.reco
                                                      search, assets)
 
 
-def render_site(review: Review, facts: ReviewFacts, built_at: str | None) -> dict[str, bytes]:
-    """Every file of the site, keyed by its path relative to the site root."""
+def site_pages(review: Review, facts: ReviewFacts, built_at: str | None) -> Iterator[Page]:
+    """Every file of the site, group by group, each rendered when the writer asks for it."""
     site = Site(review, facts, built_at)
-    files: dict[str, bytes] = {}
     for group in PAGE_GROUPS:
-        for path, content in group(site):
-            if path in files:  # two pages claiming one path: one would silently replace the other
-                raise BuildError(f"two pages would both be {path}")
-            files[path] = content.encode("utf-8") if isinstance(content, str) else content
+        for item in group(site):
+            yield item if isinstance(item, Page) else Page(item[0], lambda content=item[1]: content)
+
+
+def render_site(review: Review, facts: ReviewFacts, built_at: str | None) -> dict[str, bytes]:
+    """Every file of the site rendered, keyed by its path relative to the site root."""
+    files: dict[str, bytes] = {}
+    for page in site_pages(review, facts, built_at):
+        if page.path in files:  # two pages claiming one path: one would silently replace the other
+            raise BuildError(f"two pages would both be {page.path}")
+        content = page.render()
+        files[page.path] = content.encode("utf-8") if isinstance(content, str) else content
     return files
-
-
-def output_paths_are_safe(files: dict[str, bytes]) -> bool:
-    return all(not Path(p).is_absolute() and ".." not in Path(p).parts for p in files)

@@ -27,12 +27,15 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from markupsafe import Markup
+
 from sitegen.living.duplicates import duplicates_of
 from sitegen.living.sightings import Sighting
-from sitegen.records.ids import NAMESPACE_LABELS
 from sitegen.screening.relevance import Scored
 from sitegen.screening.standing import STANDINGS, Standing, StandingKind
 from sitegen.screening.status import Batch
+from sitegen.site.output import Page
+from sitegen.site.record_page import record_content, record_row
 from sitegen.site.studies import study_links
 
 if TYPE_CHECKING:  # pages.py lists this module's page group, so it cannot be imported from here at run time
@@ -70,18 +73,37 @@ class Entry:
         return list(dict.fromkeys(sighting.source for sighting in self.sightings))
 
 
-@dataclass(frozen=True, eq=False)  # compared by identity: two filters may hold the same records
-class Listing:
-    """One filter of the records list, with the records it holds, in list order."""
+def list_path(key: str, number: int) -> str:
+    # The whole list's first page is records.html, the page the site's navigation links.
+    return "records.html" if key == ALL and number == 1 else f"records/list/{key}/{number}.html"
+
+
+@dataclass(frozen=True)
+class Filter:
+    """One list as every list page's filters show it: its name, how many records it holds, its pages."""
 
     key: str  # the folder of its pages: "all", a standing, "reason-<code>", "batch-<n>", "imported"
     label: str  # as the page's heading says it
-    entries: list[Entry]
+    count: int | None  # None in the filters of a list page: a decision changes counts, and should not change every page
+    pages: int
     link_text: str = ""  # as the filter's link says it, where shorter than the label
 
     @property
     def name(self) -> str:
         return self.link_text or self.label
+
+    def path(self, number: int) -> str:
+        return list_path(self.key, number)
+
+
+@dataclass(frozen=True, eq=False)  # compared by identity: two filters may hold the same records
+class Listing:
+    """One filter of the records list, with the records it holds, in list order."""
+
+    key: str
+    label: str
+    entries: list[Entry]
+    link_text: str = ""
 
     @property
     def pages(self) -> int:
@@ -90,11 +112,13 @@ class Listing:
         return max(1, math.ceil(len(self.entries) / PAGE_SIZE)) if self.key == ALL or self.entries else 0
 
     def path(self, number: int) -> str:
-        # The whole list's first page is records.html, the page the site's navigation links.
-        return "records.html" if self.key == ALL and number == 1 else f"records/list/{self.key}/{number}.html"
+        return list_path(self.key, number)
 
     def page_entries(self, number: int) -> list[Entry]:
         return self.entries[(number - 1) * PAGE_SIZE:number * PAGE_SIZE]
+
+    def filter(self, counted: bool = True) -> Filter:
+        return Filter(self.key, self.label, len(self.entries) if counted else None, self.pages, self.link_text)
 
 
 @dataclass(frozen=True)
@@ -111,9 +135,27 @@ class Filters:
         return [self.all, *self.standings, *self.reasons, *self.batches]
 
 
+@dataclass(frozen=True)
+class Navigation:
+    """The filters as a list page shows them (names, counts, links): what its key depends on, not the
+    records of every list."""
+
+    all: Filter
+    standings: list[Filter]
+    reasons: list[Filter]
+    batches: list[Filter]
+
+
 def title_key(title: str) -> str:
     """A title as lists sort it: case and leading quotes or brackets ignored."""
     return re.sub(r"^\W+", "", title).casefold()
+
+
+def _row(rows: dict[tuple[str, str], str], entry: Entry, root: str, reasons: dict[str, str]) -> str:
+    key = (entry.view.record.id, root)
+    if key not in rows:
+        rows[key] = record_row(entry, root, reasons)
+    return rows[key]
 
 
 def list_order(entry: Entry) -> tuple:
@@ -177,25 +219,39 @@ def record_pages(site: Site) -> Files:
     """records.html and the other pages of every list, and a page per record."""
     listed = entries(site)
     lists = filters(site, listed)
+    # Every list's count is on records.html; the other pages name the filters without counts, so that a
+    # decision changes the pages of the lists it moves a record between, not every page of every list.
+    counted, uncounted = (Navigation(lists.all.filter(counted), [item.filter(counted) for item in lists.standings],
+                                     [item.filter(counted) for item in lists.reasons],
+                                     [item.filter(counted) for item in lists.batches]) for counted in (True, False))
+    rows: dict[tuple[str, str], str] = {}  # (record id, root) -> its row, written once for every list holding it
     for listing in lists.listings:
         for number in range(1, listing.pages + 1):
             path = listing.path(number)
-            shown_batches = lists.batches if path == "records.html" else lists.batches[:RECENT_BATCHES]
-            if listing in lists.batches and listing not in shown_batches:  # the current batch is always shown
-                shown_batches = [*shown_batches, listing]
-            yield path, site.page(path, "records.html", listing=listing, number=number, filters=lists,
-                                  shown_batches=shown_batches, window=page_window(number, listing.pages),
-                                  rows=listing.page_entries(number), rows_per_page=PAGE_SIZE,
-                                  identifier_labels=NAMESPACE_LABELS)
+            navigation = counted if path == "records.html" else uncounted
+            shown_list = listing.filter(path == "records.html")
+            shown_batches = navigation.batches if path == "records.html" else navigation.batches[:RECENT_BATCHES]
+            if shown_list in navigation.batches and shown_list not in shown_batches:  # the current batch is always shown
+                shown_batches = [*shown_batches, shown_list]
+            context = {"listing": shown_list, "total": len(listing.entries), "number": number, "filters": navigation,
+                       "shown_batches": shown_batches,
+                       "window": page_window(number, listing.pages), "first_row": (number - 1) * PAGE_SIZE + 1,
+                       "rows_per_page": PAGE_SIZE}
+            page_entries = listing.page_entries(number)
+            yield Page(path, lambda path=path, context=context, page_entries=page_entries: site.page(
+                path, "records.html", rows=len(page_entries), rows_html=Markup("\n".join(
+                    _row(rows, entry, "../" * path.count("/"), site.reasons) for entry in page_entries)), **context),
+                site.keys.of("records.html", path, context, page_entries))
     confirmed = site.facts.duplicates
     canonical_of = duplicates_of(confirmed)
     for entry in listed:
         path = f"records/{entry.view.slug}.html"
         record_id = entry.view.record.id
         duplicate = confirmed.get(record_id)
-        yield path, site.page(path, "record.html", entry=entry, view=entry.view, links=study_links(entry.view.record),
-                              stage_histories=site.facts.histories.get(record_id, []), duplicate=duplicate,
-                              canonical=site.views_by_id[duplicate.canonical] if duplicate else None,
-                              duplicates=[site.views_by_id[other] for other in canonical_of.get(record_id, [])],
-                              other_versions=[site.views_by_id[other] for other in entry.view.record.custom.other_versions
-                                              if other in site.views_by_id])
+        yield site.framed(path, f"{entry.view.record.title} · {site.review.config.title}", record_content,
+                          entry=entry, links=study_links(entry.view.record),
+                          histories=site.facts.histories.get(record_id, []), duplicate=duplicate,
+                          canonical=site.views_by_id[duplicate.canonical] if duplicate else None,
+                          duplicates=[site.views_by_id[other] for other in canonical_of.get(record_id, [])],
+                          other_versions=[site.views_by_id[other] for other in entry.view.record.custom.other_versions
+                                          if other in site.views_by_id], reasons=site.reasons)

@@ -6,27 +6,32 @@ search needs no server-side code and no network beyond the site itself. Only the
 parts of pages marked `data-pagefind-body` are indexed (the current review's
 pages; not old versions, not lists that repeat what record pages say).
 
-The index is built in a private temporary folder from the rendered files and
-returned as more files, so the build stays gather-then-write: the site's output
-folder is still written once, whole, by `sitegen.site.output`.
+The index is built in a private temporary folder from the pages as the build
+wrote them and handed back as more pages, keyed by the pages it indexes: when
+none of those changed, the index is not built again.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from sitegen.errors import BuildError
+from sitegen.site.keys import code_digest
+from sitegen.site.output import INDEXED_MARK, Page, Written
+from sitegen.site.templates import templates_dir
 
 INDEX_FOLDER = "pagefind"
-INDEXED_MARK = b"data-pagefind-body"
 TIMEOUT_SECONDS = 900
 
 
-def search_index(files: dict[str, bytes]) -> dict[str, bytes]:
+def search_index(files: Mapping[str, bytes]) -> dict[str, bytes]:
     """The pagefind index files for `files` (path in the site -> content), under `pagefind/`."""
     with tempfile.TemporaryDirectory(prefix="sitegen-search-") as folder:
         root = Path(folder)
@@ -35,23 +40,52 @@ def search_index(files: dict[str, bytes]) -> dict[str, bytes]:
                 target = root / path
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(content)
-        command = [sys.executable, "-m", "pagefind", "--site", ".", "--output-subdir", INDEX_FOLDER,
-                   "--keep-index-url", "--quiet"]
-        # pagefind also reads a pagefind.yml in its working folder and PAGEFIND_* variables: run it
-        # where there is neither, so the index depends on the pages alone.
-        environ = {name: value for name, value in os.environ.items() if not name.upper().startswith("PAGEFIND")}
-        try:
-            finished = subprocess.run(command, cwd=root, env=environ, capture_output=True, text=True,
-                                      timeout=TIMEOUT_SECONDS, check=False)
-        except subprocess.TimeoutExpired:
-            raise BuildError(f"building the site search index took over {TIMEOUT_SECONDS} s; "
-                             "set `site.search: false` in review.yaml to build without it") from None
-        if finished.returncode != 0:
-            detail = (finished.stderr or finished.stdout).strip().splitlines()[-3:]
-            raise BuildError("could not build the site search index with pagefind ("
-                             + (" / ".join(detail) or f"exit status {finished.returncode}")
-                             + "); install it with `pip install 'pagefind[extended]'`, or set "
-                             "`site.search: false` in review.yaml to build without search")
-        index = root / INDEX_FOLDER
-        return {f"{INDEX_FOLDER}/{path.relative_to(index).as_posix()}": path.read_bytes()
-                for path in sorted(index.rglob("*")) if path.is_file()}
+        return _pagefind(root)
+
+
+def index_pages(tree: Path, files: Mapping[str, Written], current: Mapping[str, Written]) -> Iterator[Page]:
+    """The index of the pages written into `tree` (described by `files`), as pages keyed by what they
+    index; when the current site's index has that key, the writer keeps it and pagefind does not run."""
+    indexed = sorted(path for path, written in files.items() if written.indexed and path.endswith(".html"))
+    digest = hashlib.blake2b(code_digest(templates_dir()).encode(), digest_size=20)
+    for path in indexed:
+        digest.update(f"{path}\0{files[path].sha256}\n".encode())
+    key = digest.hexdigest()
+
+    @functools.cache
+    def built() -> dict[str, bytes]:
+        with tempfile.TemporaryDirectory(prefix="sitegen-search-") as folder:
+            root = Path(folder)
+            for path in indexed:
+                (root / path).parent.mkdir(parents=True, exist_ok=True)
+                os.link(tree / path, root / path)
+            return _pagefind(root)
+
+    previous = sorted(path for path, written in current.items()
+                      if path.startswith(f"{INDEX_FOLDER}/") and written.key == key)
+    for path in previous or sorted(built()):
+        yield Page(path, lambda path=path: built()[path], key)
+
+
+def _pagefind(root: Path) -> dict[str, bytes]:
+    """Run pagefind over the pages in `root`; the files of the index it writes."""
+    command = [sys.executable, "-m", "pagefind", "--site", ".", "--output-subdir", INDEX_FOLDER,
+               "--keep-index-url", "--quiet"]
+    # pagefind also reads a pagefind.yml in its working folder and PAGEFIND_* variables: run it
+    # where there is neither, so the index depends on the pages alone.
+    environ = {name: value for name, value in os.environ.items() if not name.upper().startswith("PAGEFIND")}
+    try:
+        finished = subprocess.run(command, cwd=root, env=environ, capture_output=True, text=True,
+                                  timeout=TIMEOUT_SECONDS, check=False)
+    except subprocess.TimeoutExpired:
+        raise BuildError(f"building the site search index took over {TIMEOUT_SECONDS} s; "
+                         "set `site.search: false` in review.yaml to build without it") from None
+    if finished.returncode != 0:
+        detail = (finished.stderr or finished.stdout).strip().splitlines()[-3:]
+        raise BuildError("could not build the site search index with pagefind ("
+                         + (" / ".join(detail) or f"exit status {finished.returncode}")
+                         + "); install it with `pip install 'pagefind[extended]'`, or set "
+                         "`site.search: false` in review.yaml to build without search")
+    index = root / INDEX_FOLDER
+    return {f"{INDEX_FOLDER}/{path.relative_to(index).as_posix()}": path.read_bytes()
+            for path in sorted(index.rglob("*")) if path.is_file()}

@@ -247,6 +247,6 @@ def study_pages(site: Site) -> Files:
     yield "included.html", site.page("included.html", "included.html", studies=studies, findings=findings)
     for study in studies:
         path = f"studies/{study.slug}.html"
-        yield path, site.page(path, "study.html", study=study)
+        yield site.keyed(path, "study.html", study=study)
     yield "evidence.html", site.page("evidence.html", "evidence.html", studies=studies, findings=findings)
     yield "downloads/evidence.csv", evidence_csv(studies)

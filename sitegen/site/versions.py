@@ -67,12 +67,13 @@ def version_pages(site: Site) -> Files:
     history, views = site.history, site.views_by_id
     entries = [(version, changelog_view(log, version, views))
                for version, log in zip(history.versions, history.changelogs, strict=True)]
-    yield "versions.html", site.page("versions.html", "versions.html", entries=entries[::-1], listed=LISTED)
+    yield "versions.html", site.page("versions.html", "versions.html", entries=entries[::-1], listed=LISTED,
+                                     history=history)
     for version, log in entries:
         folder = f"v/{version.number}"
         studies = _by_title([views[rid] for rid in version.included])
         yield f"{folder}/index.html", site.page(
-            f"{folder}/index.html", "version.html", version=version, changes=log, studies=studies,
+            f"{folder}/index.html", "version.html", version=version, changes=log, studies=studies, history=history,
             prisma=prisma_svg.render(version.counts, site.reasons if version.reasons is None else version.reasons))
         yield f"{folder}/prisma.json", pretty_json(version.counts.model_dump())
     if history.versions:

@@ -1,0 +1,221 @@
+"""A record's own page, its row in the records lists and in its batch's ranking, written in Python rather than a template: a
+review has one page per record (100,000 of them at review scale) and about four rows, and a template
+costs about a millisecond a page where this costs a few hundredths. The page's frame (head, navigation, footer) is still base.html, rendered once
+per build (`Site.frame`); only the part between is written here. Every value is escaped (`_e`).
+
+It tells the record's whole story: identifiers, every source and run that returned it (from the
+ledger), its batch and relevance score, each reviewer's decision at each stage and the outcome,
+its study page once it is included; or, for a confirmed duplicate, the record it duplicates,
+which lists its duplicates in turn.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from markupsafe import escape
+
+from sitegen.living.duplicates import Duplicate
+from sitegen.records.ids import NAMESPACE_LABELS
+from sitegen.records.model import Record
+from sitegen.records.providers import label as provider_label
+from sitegen.screening.outcomes import Outcome
+from sitegen.screening.relevance import Scored
+from sitegen.screening.standing import StageHistory
+from sitegen.site.studies import Link
+
+if TYPE_CHECKING:  # pages.py and records.py import this module
+    from sitegen.site.pages import RecordView
+    from sitegen.site.records import Entry
+
+STAGE_NAMES = {"title-abstract": "title and abstract screening", "full-text": "full-text assessment"}
+
+
+def _e(value: object) -> str:
+    return str(escape(value))
+
+
+def citation(record: Record) -> str:
+    """Journal, year; volume(issue): pages, as far as the record has them."""
+    text = _e(record.container_title or "")
+    if record.year:
+        text += (", " if record.container_title else "") + _e(record.year)
+    if record.volume:
+        text += f"; {_e(record.volume)}" + (f"({_e(record.issue)})" if record.issue else "")
+    if record.page:
+        text += f": {_e(record.page)}"
+    return text
+
+
+def outcome(decided: Outcome | None, reasons: dict[str, str]) -> str:
+    if decided is None:
+        return '<span class="outcome outcome-pending">not screened</span>'
+    reason = f": {_e(reasons.get(decided.reason, decided.reason))}" if decided.reason else ""
+    settled = " (adjudicated)" if decided.adjudicated else ""
+    return f'<span class="outcome outcome-{_e(decided.decision)}">{_e(decided.decision)}{reason}{settled}</span>'
+
+
+def screening_history(history: list[StageHistory], reasons: dict[str, str]) -> str:
+    """Each reviewer's decision at each stage, the adjudication and the outcome (blind while it must be)."""
+    if not history:
+        return '<p class="blank">No reviewer has screened this record yet.</p>'
+    parts = []
+    for stage in history:
+        rows = []
+        for shown in stage.decisions + ([stage.adjudication] if stage.adjudication else []):
+            who = "Adjudication" if shown is stage.adjudication else _e(shown.reviewer)
+            decision = (f'<span class="outcome outcome-{_e(shown.decision)}">{_e(shown.decision)}</span>'
+                        if shown.decision else '<span class="blank">decided, not shown while screening is blind</span>')
+            reason = _e(reasons.get(shown.reason, shown.reason)) if shown.reason else ""
+            rows.append(f'<tr><th scope="row" data-label="Reviewer">{who}</th>\n'
+                        f'<td data-label="Decision">{decision}</td>\n'
+                        f'<td data-label="Reason">{reason}</td>\n'
+                        f'<td data-label="Note">{_e(shown.note)}</td></tr>')
+        after = {"awaiting": ": each decision is shown once every required reviewer has decided.",
+                 "conflict": ": reasons and notes are shown once the adjudicator has settled it."}
+        parts.append(
+            f'<h3>{"Title and abstract" if stage.stage == "title-abstract" else "Full text"}</h3>\n'
+            '<table class="decisions stack-on-phone">\n'
+            '<thead><tr><th scope="col">Reviewer</th><th scope="col">Decision</th><th scope="col">Reason</th>'
+            '<th scope="col">Note</th></tr></thead>\n<tbody>\n' + "\n".join(rows) + "\n</tbody>\n</table>\n"
+            f"<p>Outcome: {outcome(stage.outcome, reasons)}{after.get(stage.outcome.decision, '.')}</p>")
+    return "\n".join(parts)
+
+
+def _record_link(view: RecordView, with_id: bool = False) -> str:
+    title = f"<code>{_e(view.record.id)}</code>" if with_id else _e(view.record.title)
+    return f'<a href="../records/{_e(view.slug)}.html">{title}</a>'
+
+
+def record_content(entry: Entry, links: list[Link], histories: list[StageHistory], duplicate: Duplicate | None,
+                   canonical: RecordView | None, duplicates: list[RecordView], other_versions: list[RecordView],
+                   reasons: dict[str, str]) -> str:
+    """The part of `records/<slug>.html` between the site's header and footer."""
+    record, standing = entry.view.record, entry.standing
+    out = ['<p class="breadcrumb"><a href="../records.html">Records</a></p>', f"<h1>{_e(record.title)}</h1>"]
+    if record.custom.retracted:
+        out.append('<p class="retracted-notice" role="alert"><strong>This record is retracted</strong> '
+                   "according to at least one source.</p>")
+    out.append(f'<p class="citation">{citation(record)}</p>')
+    if record.author:
+        out.append(f'<p class="authors">{"; ".join(_e(name.display()) for name in record.author)}</p>')
+    stage_name = STAGE_NAMES.get(standing.stage, "")
+    said = {
+        "included": "Included after full-text assessment.",
+        "excluded-full-text": f"Excluded at full-text assessment: {_e(reasons.get(standing.reason, standing.reason))}.",
+        "excluded-title-abstract": "Excluded at title and abstract screening.",
+        "conflict": f"Reviewers disagree at {stage_name}; awaiting adjudication.",
+    }.get(standing.kind, f"Awaiting {stage_name}.")
+    if standing.kind == "duplicate" and canonical is not None and duplicate is not None:
+        said = (f"Duplicate of {_record_link(canonical)} (confirmed by {_e(duplicate.reviewer)}); removed before "
+                "screening, so its own screening decisions no longer count.")
+    study = (f' <a href="../studies/{_e(entry.view.slug)}.html">Study page: its evidence, verification and how to '
+             "cite it</a>" if standing.kind == "included" else "")
+    out.append(f'<p class="standing standing-{_e(standing.kind)}"><strong>{said}</strong>{study}</p>')
+    if duplicates:
+        out.append('<p class="duplicates">Confirmed duplicates of this record, removed before screening: '
+                   + ", ".join(_record_link(other, with_id=True) for other in duplicates) + ".</p>")
+    if other_versions:
+        out.append('<p class="versions">The same study in another version (a preprint and its journal version are '
+                   "linked, not merged): " + "; ".join(f"{_record_link(other)} (<code>{_e(other.record.id)}</code>)"
+                                                      for other in other_versions) + ".</p>")
+    out.append(_identifiers(record, links))
+    out.append(_identification(entry))
+    out.append(_batch_and_relevance(entry))
+    out.append("<h2>Screening history</h2>")
+    out.append(screening_history(histories, reasons))
+    out.append("<h2>Abstract</h2>")
+    out.append(f'<p class="abstract">{_e(record.abstract)}</p>' if record.abstract
+               else '<p class="blank">No abstract available.</p>')
+    return "\n".join(out)
+
+
+def _identifiers(record: Record, links: list[Link]) -> str:
+    rows = [f"<dt>Record id</dt><dd><code>{_e(record.id)}</code></dd>"]
+    rows += [f'<dt>{_e(link.label)}</dt><dd><a href="{_e(link.url)}" rel="noopener">{_e(link.value)}</a></dd>'
+             for link in links]
+    if record.custom.open_access is not None:
+        licence = f" ({_e(record.custom.license)})" if record.custom.license else ""
+        rows.append(f"<dt>Open access</dt><dd>{'yes' if record.custom.open_access else 'no'}{licence}</dd>")
+    return '<h2>Identifiers</h2>\n<dl class="identifiers">\n' + "\n".join(rows) + "\n</dl>"
+
+
+def _identification(entry: Entry) -> str:
+    sightings = entry.sightings
+    if not sightings:
+        return '<h2>Identification</h2>\n<p class="blank">The ledger names no run or import that returned this record.</p>'
+    rows = []
+    for sighting in sightings:
+        if sighting.monitor_id:
+            search = f"saved search <code>{_e(sighting.monitor_id)}</code>" + (
+                f" ({_e(sighting.label)})" if sighting.label else "")
+        else:
+            search = f"import: {_e(sighting.imported)}"
+        rows.append(f'<tr><td data-label="Run"><time datetime="{_e(sighting.at)}">{_e(sighting.at[:10])}</time></td>'
+                    f'<td data-label="Search">{search}</td>'
+                    f'<td data-label="Source">{_e(provider_label(sighting.source))}</td>'
+                    f'<td data-label="New?">{"first identified" if sighting.first else "seen before"}</td></tr>')
+    times = "time" if len(sightings) == 1 else "times"
+    return (f"<h2>Identification</h2>\n<p>Returned {len(sightings)} {times}, as the provenance ledger records each "
+            'run.</p>\n<table class="sightings stack-on-phone">\n<thead><tr><th scope="col">Run</th>'
+            '<th scope="col">Search</th><th scope="col">Source</th><th scope="col">New?</th></tr></thead>\n<tbody>\n'
+            + "\n".join(rows) + "\n</tbody>\n</table>")
+
+
+def _batch_and_relevance(entry: Entry) -> str:
+    batch, scored = entry.batch, entry.relevance
+    out = ["<h2>Screening batch and relevance</h2>"]
+    if batch.number:
+        out.append(f'<p>In <a href="../batches/{batch.number}.html">screening batch {batch.number}</a>: reported as new '
+                   f"by the saved search <code>{_e(batch.monitor_id)}</code> on "
+                   f'<time datetime="{_e(batch.created)}">{_e((batch.created or "")[:10])}</time>, screened under '
+                   f"protocol version {_e(batch.protocol_version)}. "
+                   f'<a href="../records/list/batch-{batch.number}/1.html">Every record of this batch</a>.</p>')
+    else:
+        out.append("<p>Imported outside a screening batch.</p>")
+    if scored:
+        axes = scored.axes
+        out.append(f'<dl class="relevance">\n<dt>Relevance score</dt><dd>{scored.score} of 100: '
+                   f'<span class="suggestion suggestion-{_e(scored.decision.lower())}">{_e(scored.decision)}</span> '
+                   f"(match {_e(axes.match)}, criteria fit {_e(axes.criteria)}, novelty {_e(axes.novelty)})</dd>\n"
+                   f'<dt>Rationale</dt><dd class="rationale">{_e(scored.rationale)}</dd>\n</dl>\n'
+                   '<p class="note">The score ranks the batch against the protocol so reviewers see the likeliest '
+                   "includes first; it decides nothing.</p>")
+    else:
+        out.append('<p class="blank">Not scored: relevance ranks screening batches, and this record came in outside '
+                   "one.</p>")
+    return "\n".join(out)
+
+
+def record_row(entry: Entry, root: str, reasons: dict[str, str]) -> str:
+    """The record's row in the records lists (`root`: the way back to the site's root from the list page)."""
+    record, view = entry.view.record, entry.view
+    retracted = ' <strong class="retracted">Retracted</strong>' if record.custom.retracted else ""
+    byline = _e(view.authors_short) + (f" ({_e(record.year)})" if record.year else "") + (
+        f" {_e(record.container_title)}" if record.container_title else "")
+    identifiers = "<br>".join(f"{_e(NAMESPACE_LABELS[namespace])}&nbsp;{_e(value)}"
+                              for namespace, value in record.identifiers().items())
+    batch = (f'<a href="{root}batches/{entry.batch.number}.html">{entry.batch.number}</a>' if entry.batch.number
+             else "imported")
+    full_text = (outcome(view.full_text, reasons) if entry.standing.stage == "full-text"
+                 else '<span class="outcome outcome-pending">not reached</span>')
+    scored = entry.relevance
+    score = (f'{scored.score} <span class="suggestion suggestion-{_e(scored.decision.lower())}">{_e(scored.decision)}'
+             "</span>" if scored else '<span class="blank">not scored</span>')
+    return (f'<tr>\n<td data-label="Record"><a href="{root}records/{_e(view.slug)}.html">{_e(record.title)}</a>'
+            f'{retracted}<br><span class="byline">{byline}</span></td>\n'
+            f'<td data-label="Identifiers">{identifiers}</td>\n'
+            f'<td data-label="Sources">{", ".join(_e(provider_label(source)) for source in entry.sources)}</td>\n'
+            f'<td data-label="Batch">{batch}</td>\n'
+            f'<td data-label="Title and abstract">{outcome(view.title_abstract, reasons)}</td>\n'
+            f'<td data-label="Full text">{full_text}</td>\n<td data-label="Score">{score}</td>\n</tr>')
+
+
+def ranked_row(rank: int, scored: Scored, view: RecordView, reasons: dict[str, str]) -> str:
+    """A record's row in its batch's ranking (batches/<n>.html)."""
+    suggestion = _e(scored.decision)
+    return (f'<tr><td data-label="Rank">{rank}</td><td data-label="Score">{scored.score}</td>'
+            f'<td data-label="Suggestion" class="suggestion suggestion-{_e(scored.decision.lower())}">{suggestion}</td>\n'
+            f'<td data-label="Record"><a href="../records/{_e(view.slug)}.html">{_e(view.record.title)}</a><br>'
+            f'<small class="rationale">{_e(scored.rationale)}</small></td>\n'
+            f'<td data-label="Reviewers\' decision">{outcome(view.title_abstract, reasons)}</td></tr>')

@@ -1,0 +1,194 @@
+"""Incremental builds: a rebuild renders only the pages whose key changed, keeps the swap atomic,
+and always gives byte for byte the site a build from nothing gives."""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sitegen.commands import build
+from sitegen.records.model import Record
+from sitegen.site.keys import Keys
+from sitegen.site.output import MANIFEST, SITE_MARKER, Page, write_site
+from tests.conftest import tree_bytes
+
+NOW = "2023-05-01T00:00:00Z"
+
+
+def never() -> bytes:
+    raise AssertionError("a page whose key did not change was rendered again")
+
+
+def site_bytes(root: Path) -> dict[str, bytes]:
+    """The site as a reader gets it: every file but the manifest (it records file times)."""
+    return {path: content for path, content in tree_bytes(root).items() if path != MANIFEST}
+
+
+def spares(out: Path) -> list[Path]:
+    return [p for p in out.parent.iterdir() if p.name.startswith(f".{out.name}.spare-")]
+
+
+# --------------------------------------------------------------------------- the writer
+
+
+def test_a_page_whose_key_did_not_change_is_not_rendered_again(tmp_path):
+    out = tmp_path / "site"
+    first = write_site(out, [Page("a.html", lambda: b"A", "k1"), Page("b.html", lambda: b"B", "k2")])
+    assert (first.rendered, first.changed) == (2, True)
+    again = write_site(out, [Page("a.html", never, "k1"), Page("b.html", lambda: b"B2", "k3")])
+    assert (again.rendered, again.changed) == (1, True)
+    assert site_bytes(out) == {"a.html": b"A", "b.html": b"B2", SITE_MARKER: (out / SITE_MARKER).read_bytes()}
+    assert len(spares(out)) == 1  # the site before is kept, whole, for the next build to start from
+
+
+def test_an_unchanged_site_is_not_swapped_and_says_so(tmp_path):
+    out = tmp_path / "site"
+    write_site(out, [Page("a.html", lambda: b"A", "k1"), Page("b.html", lambda: b"B")])
+    inode = (out / "a.html").stat().st_ino
+    result = write_site(out, [Page("a.html", never, "k1"), Page("b.html", lambda: b"B")])
+    assert not result.changed and result.rendered == 1  # the unkeyed page is rendered, and found the same
+    assert (out / "a.html").stat().st_ino == inode
+
+
+def test_a_page_edited_in_the_built_site_is_rendered_again_not_reused(tmp_path):
+    out = tmp_path / "site"
+    write_site(out, [Page("a.html", lambda: b"A", "k1")])
+    (out / "a.html").write_bytes(b"tampered")
+    write_site(out, [Page("a.html", lambda: b"A", "k1")])
+    assert (out / "a.html").read_bytes() == b"A"
+
+
+def test_pages_no_longer_built_leave_the_site_and_the_spare(tmp_path):
+    out = tmp_path / "site"
+    write_site(out, {"a.html": b"A", "x/b.html": b"B", "x/y/c.html": b"C"})
+    write_site(out, {"a.html": b"A2"})
+    write_site(out, {"a.html": b"A3"})  # the spare held all three; it must drop b and c
+    assert sorted(site_bytes(out)) == [SITE_MARKER, "a.html"]
+    assert not (out / "x").exists()
+
+
+@pytest.mark.parametrize("damage", ["marker", "manifest"])
+def test_a_spare_that_is_not_whole_is_discarded_not_reused(tmp_path, damage):
+    out = tmp_path / "site"
+    write_site(out, {"a.html": b"A", "b.html": b"B"})
+    write_site(out, {"a.html": b"A2", "b.html": b"B"})
+    [spare] = spares(out)
+    (spare / "a.html").write_bytes(b"left by a killed build")
+    (spare / (SITE_MARKER if damage == "marker" else MANIFEST)).unlink()
+    write_site(out, [Page("a.html", lambda: b"A3", "k"), Page("b.html", lambda: b"B")])
+    assert site_bytes(out)["a.html"] == b"A3"
+    assert all((folder / "a.html").read_bytes() != b"left by a killed build" for folder in spares(out))
+
+
+def test_a_page_may_not_be_the_marker_or_the_manifest_or_leave_the_folder(tmp_path):
+    from sitegen.errors import BuildError
+
+    for path in (SITE_MARKER, MANIFEST, "../x.html", "/etc/x"):
+        with pytest.raises(BuildError):
+            write_site(tmp_path / "site", [Page(path, lambda: b"x")])
+        assert not (tmp_path / "site").exists()
+
+
+def test_keys_refuse_a_value_they_cannot_account_for():
+    keys = Keys({}, {}, "shared")
+    assert keys.of("t", {"a": [1, "b", None]}) == keys.of("t", {"a": [1, "b", None]})
+    assert keys.of("t", {"a": 1}) != keys.of("t", {"a": "1"})
+    with pytest.raises(TypeError):
+        keys.of({"a": object()})
+
+
+def test_a_record_counts_as_its_line_only_when_it_is_the_reviews_own():
+    record = Record(id="10.1000/x", title="A title", DOI="10.1000/x")
+    own = Keys({"10.1000/x": record}, {"10.1000/x": b"digest"}, "s")
+    other = record.model_copy(update={"title": "Another title"})
+    assert own.of(record) != own.of(other)  # a changed copy is walked field by field, not taken for the line
+
+
+# --------------------------------------------------------------------------- the build, end to end
+
+
+def flip_full_text_decision(review: Path) -> None:
+    path = review / "screening" / "full-text" / "reviewer-a.csv"
+    rows = list(csv.reader(path.open(encoding="utf-8", newline="")))
+    row = next(row for row in rows if row[1] == "include")
+    row[1:3] = ["exclude", "non-rodent"]
+    with path.open("w", encoding="utf-8", newline="") as file:
+        csv.writer(file, lineterminator="\n").writerows(rows)
+    for evidence in (review / "evidence").glob("*.yaml"):
+        if f"record_id: {row[0]}\n" in evidence.read_text(encoding="utf-8"):
+            evidence.unlink()
+
+
+def retitle_a_record(review: Path) -> None:
+    path = review / "records.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[5] = re.sub(r'"title":"', '"title":"Revised: ', lines[5], count=1)
+    path.write_text("".join(lines), encoding="utf-8")
+
+
+def relabel_a_reason(review: Path) -> None:
+    path = review / "review.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("title: \"The rodent", "title: \"A rodent"),
+                    encoding="utf-8")
+
+
+def reword_a_finding(review: Path) -> None:
+    path = sorted((review / "evidence").glob("*.yaml"))[0]
+    text = path.read_text(encoding="utf-8")
+    path.write_text(re.sub(r"finding: >-\n(\s+)", r"finding: >-\n\1Reworded: ", text, count=1), encoding="utf-8")
+
+
+CHANGES = [flip_full_text_decision, retitle_a_record, relabel_a_reason, reword_a_finding]
+
+
+def test_every_rebuild_equals_a_build_from_nothing(example_copy, tmp_path):
+    """The property incremental builds rest on: whatever changed, the site kept and re-rendered is
+    byte for byte the site a build from nothing gives."""
+    out = tmp_path / "site"
+    first = build(example_copy, out, NOW, {})
+    assert first.changed and first.rendered == first.files
+    for change in CHANGES:
+        change(example_copy)
+        result = build(example_copy, out, NOW, {})
+        fresh = tmp_path / f"fresh-{change.__name__}"
+        build(example_copy, fresh, NOW, {})
+        assert site_bytes(out) == site_bytes(fresh), change.__name__
+        assert result.changed
+    flip_full_text_decision(example_copy)  # the review already differs from its latest version: few pages change
+    result = build(example_copy, out, NOW, {})
+    assert result.rendered < result.files / 2
+    fresh = tmp_path / "fresh-last"
+    build(example_copy, fresh, NOW, {})
+    assert site_bytes(out) == site_bytes(fresh)
+
+
+def test_a_rebuild_with_nothing_changed_touches_nothing(example_copy, tmp_path, sitegen):
+    out = tmp_path / "site"
+    code, said, _ = sitegen("build", example_copy, "--out", out, "--now", NOW)
+    assert code == 0 and "rendered" in said
+    before = {path: os.stat(out / path).st_mtime_ns for path in site_bytes(out)}
+    code, said, _ = sitegen("build", example_copy, "--out", out, "--now", NOW)
+    assert code == 0 and "is up to date" in said
+    assert before == {path: os.stat(out / path).st_mtime_ns for path in site_bytes(out)}
+    # Another build time, or any byte of any file of the review, is another site.
+    code, said, _ = sitegen("build", example_copy, "--out", out, "--now", "2023-05-02T00:00:00Z")
+    assert "is up to date" not in said
+    (example_copy / "protocol.md").write_text((example_copy / "protocol.md").read_text(encoding="utf-8") + "\n",
+                                             encoding="utf-8")
+    code, said, _ = sitegen("build", example_copy, "--out", out, "--now", "2023-05-02T00:00:00Z")
+    assert "is up to date" not in said
+
+
+def test_a_site_built_by_an_older_sitegen_is_rebuilt_whole(example_copy, tmp_path):
+    out = tmp_path / "site"
+    out.mkdir()
+    (out / SITE_MARKER).write_text("built by sitegen\n")
+    (out / "old-page.html").write_text("from before manifests")
+    result = build(example_copy, out, NOW, {})
+    assert result.rendered == result.files and not (out / "old-page.html").exists()
+    shutil.rmtree(out)
