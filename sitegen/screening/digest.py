@@ -25,7 +25,7 @@ from pydantic import BaseModel
 from sitegen.errors import SitegenError
 from sitegen.review.folder import Review, parse_protocol
 from sitegen.review.models import ProtocolLockPayload, ProtocolMeta, parse_timestamp
-from sitegen.screening.relevance import Assessment, PriorIndex, Ranking, Scorer, prior_index, rank
+from sitegen.screening.relevance import Assessment, PriorIndex, Ranking, Scored, Scorer, prior_index, rank
 from sitegen.screening.status import Batch, ScreeningFacts
 from sitegen.text import markdown_code, markdown_safe
 
@@ -197,29 +197,39 @@ def weeks(screening: ScreeningFacts) -> list[str]:
     return sorted({iso_week(b.created) for b in screening.batches if b.created})
 
 
-def digest_markdown(review: Review, digest: Digest) -> str:
+def digest_sections(digest: Digest) -> list[tuple[str, list[Scored]]]:
+    """The digest's lists, by heading, in the order it shows them."""
     decisions = digest.ranking.decisions
-    title = {i: review.records[i].title for i in (d.id for d in decisions)}
-    sections = [
+    return [
         ("Keep", [d for d in decisions if d.decision == "KEEP"]),
         ("Review", [d for d in decisions if d.decision == "REVIEW"]),
         ("Dropped", [d for d in decisions if d.decision == "DROP" and "already-covered" not in d.tags]),
         ("Already covered", [d for d in decisions if "already-covered" in d.tags]),
     ]
+
+
+def digest_summary(digest: Digest) -> str:
     batch_names = ", ".join(str(n) for n in digest.batches) or "none"
-    lines = [f"# Weekly digest {digest.week}", "",
-             f"{len(decisions)} new records (screening batch {batch_names}), ranked by relevance to the protocol. "
-             "Scores order the batch for reviewers; they decide nothing.", ""]
-    for heading, items in sections:
+    return (f"{len(digest.ranking.decisions)} new records (screening batch {batch_names}), ranked by relevance to "
+            "the protocol. Scores order the batch for reviewers; they decide nothing.")
+
+
+def calibration_summary(digest: Digest) -> str:
+    c = digest.ranking.calibration
+    return (f"Kept {c.kept}, review {c.review}, dropped {c.dropped}; force-dropped as already covered "
+            f"{c.force_dropped_already_covered}; demoted to review for the cap {c.demoted_for_cap}; "
+            f"stricter criteria pass applied: {'yes' if c.stricter_pass_applied else 'no'}.")
+
+
+def digest_markdown(review: Review, digest: Digest) -> str:
+    lines = [f"# Weekly digest {digest.week}", "", digest_summary(digest), ""]
+    for heading, items in digest_sections(digest):
         lines += [f"## {heading} ({len(items)})", ""]
-        lines += [f"- **{d.score}** {markdown_code(d.id)} {markdown_safe(title[d.id])}: {markdown_safe(d.rationale)}" for d in items]
+        lines += [f"- **{d.score}** {markdown_code(d.id)} {markdown_safe(review.records[d.id].title)}: "
+                  f"{markdown_safe(d.rationale)}" for d in items]
         lines += [] if items else ["None."]
         lines.append("")
-    c = digest.ranking.calibration
-    lines += ["## Calibration", "",
-              f"Kept {c.kept}, review {c.review}, dropped {c.dropped}; force-dropped as already covered "
-              f"{c.force_dropped_already_covered}; demoted to review for the cap {c.demoted_for_cap}; "
-              f"stricter criteria pass applied: {'yes' if c.stricter_pass_applied else 'no'}.", ""]
+    lines += ["## Calibration", "", calibration_summary(digest), ""]
     return "\n".join(lines)
 
 

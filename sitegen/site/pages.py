@@ -29,7 +29,7 @@ from sitegen.records.model import Record
 from sitegen.review.folder import Review
 from sitegen.review.models import Evidence
 from sitegen.review.write import pretty_json
-from sitegen.screening.digest import Relevance, digest_markdown, rank_batches, weekly_digests
+from sitegen.screening.digest import Digest, Relevance, digest_markdown, rank_batches, weekly_digests
 from sitegen.screening.outcomes import Outcome
 from sitegen.screening.relevance import Ranking
 from sitegen.site import charts, prisma_csv, prisma_svg, records, searches, studies, verification, versions
@@ -37,7 +37,7 @@ from sitegen.site.downloads import listing as downloads_listing
 from sitegen.site.downloads import record_downloads
 from sitegen.site.keys import Keys, code_digest
 from sitegen.site.output import SITE_MARKER, Page
-from sitegen.site.record_page import ranked_row
+from sitegen.site.record_page import digest_content, ranked_row
 from sitegen.site.templates import environment, templates_dir
 
 # Old versions would answer searches with outdated numbers; lists and digests repeat what the
@@ -160,10 +160,9 @@ class Site:
         return rank_batches(Relevance(self.review, self.facts.screening))
 
     @cached_property
-    def digests(self) -> dict[str, str]:
-        """Each week's digest as Markdown, oldest week first; a week of one batch reuses that batch's ranking."""
-        relevance = Relevance(self.review, self.facts.screening, ranked=self.rankings)
-        return {week: digest_markdown(self.review, digest) for week, digest in weekly_digests(relevance).items()}
+    def digests(self) -> dict[str, Digest]:
+        """Each week's digest, oldest week first; a week of one batch reuses that batch's ranking."""
+        return weekly_digests(Relevance(self.review, self.facts.screening, ranked=self.rankings))
 
 
 Files = Iterator[tuple[str, str | bytes] | Page]  # (path in the site, content), or a page rendered when asked
@@ -205,9 +204,11 @@ def screening(site: Site) -> Files:
 
 
 def digests(site: Site) -> Files:
-    for week, text in site.digests.items():
-        yield f"downloads/digest-{week}.md", text
-        yield site.keyed(f"digests/{week}.html", "digest.html", week=week, text=text)
+    for week, digest in site.digests.items():
+        yield f"downloads/digest-{week}.md", digest_markdown(site.review, digest)
+        titles = {scored.id: site.review.records[scored.id].title for scored in digest.ranking.decisions}
+        yield site.framed(f"digests/{week}.html", f"Digest {week} · {site.review.config.title}", digest_content,
+                          digest=digest, titles=titles)
 
 
 def downloads(site: Site) -> Files:

@@ -1,4 +1,5 @@
-"""A record's own page, its row in the records lists and in its batch's ranking, written in Python rather than a template: a
+"""A record's own page, its row in the records lists and in its batch's ranking, and the weekly
+digest pages (which list every record of a week), written in Python rather than a template: a
 review has one page per record (100,000 of them at review scale) and about four rows, and a template
 costs about a millisecond a page where this costs a few hundredths. The page's frame (head, navigation, footer) is still base.html, rendered once
 per build (`Site.frame`); only the part between is written here. Every value is escaped (`_e`).
@@ -19,6 +20,7 @@ from sitegen.living.duplicates import Duplicate
 from sitegen.records.ids import NAMESPACE_LABELS
 from sitegen.records.model import Record
 from sitegen.records.providers import label as provider_label
+from sitegen.screening.digest import Digest, calibration_summary, digest_sections, digest_summary
 from sitegen.screening.outcomes import Outcome
 from sitegen.screening.relevance import Scored
 from sitegen.screening.standing import StageHistory
@@ -219,3 +221,22 @@ def ranked_row(rank: int, scored: Scored, view: RecordView, reasons: dict[str, s
             f'<td data-label="Record"><a href="../records/{_e(view.slug)}.html">{_e(view.record.title)}</a><br>'
             f'<small class="rationale">{_e(scored.rationale)}</small></td>\n'
             f'<td data-label="Reviewers\' decision">{outcome(view.title_abstract, reasons)}</td></tr>')
+
+
+def digest_content(digest: Digest, titles: dict[str, str]) -> str:
+    """A week's digest as its page shows it: what its Markdown download says, as HTML (a digest of a
+    60,000-record batch is 25 MB of Markdown, too much to render through a Markdown parser)."""
+    out = [f'<p class="breadcrumb"><a href="../screening.html">Screening</a> · '
+           f'<a href="../downloads/digest-{_e(digest.week)}.md" download>Markdown</a></p>',
+           '<article class="digest">', f"<h1>Weekly digest {_e(digest.week)}</h1>", f"<p>{_e(digest_summary(digest))}</p>"]
+    for heading, items in digest_sections(digest):
+        out.append(f"<h2>{heading} ({len(items)})</h2>")
+        if not items:
+            out.append("<p>None.</p>")
+            continue
+        out.append("<ul>")
+        out += [f"<li><strong>{d.score}</strong> <code>{_e(' '.join(d.id.split()))}</code> "
+                f"{_e(' '.join(titles[d.id].split()))}: {_e(' '.join(d.rationale.split()))}</li>" for d in items]
+        out.append("</ul>")
+    out += ["<h2>Calibration</h2>", f"<p>{_e(calibration_summary(digest))}</p>", "</article>"]
+    return "\n".join(out)
