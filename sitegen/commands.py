@@ -173,7 +173,7 @@ def export(root: Path, format: str, selection: Selection | None = None, out: Pat
     else:
         extension = next(form.extension for form in FORMATS if form.option == format)
         records = selected(review, facts, selection or "included")
-        text, count = record_writers(review, facts)[extension](records), len(records)
+        text, count = record_writers(review, facts).write(extension, records), len(records)
     if out is not None:
         atomic_write(out, text)
     return text, count

@@ -184,6 +184,22 @@ def test_a_rebuild_with_nothing_changed_touches_nothing(example_copy, tmp_path, 
     assert "is up to date" not in said
 
 
+@pytest.mark.parametrize("tamper", ["edit", "remove", "add"])
+def test_a_site_changed_by_hand_is_not_up_to_date(example_copy, tmp_path, tamper):
+    out = tmp_path / "site"
+    build(example_copy, out, NOW, {})
+    expected = site_bytes(out)
+    page = out / "protocol.html"
+    if tamper == "edit":
+        page.write_text("edited by hand")
+    elif tamper == "remove":
+        page.unlink()
+    else:
+        (out / "CNAME").write_text("example.org")
+    result = build(example_copy, out, NOW, {})
+    assert result.changed and site_bytes(out) == expected
+
+
 def test_a_site_built_by_an_older_sitegen_is_rebuilt_whole(example_copy, tmp_path):
     out = tmp_path / "site"
     out.mkdir()

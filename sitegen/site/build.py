@@ -14,7 +14,7 @@ from sitegen.living.facts import ReviewFacts
 from sitegen.review.folder import Review, cycle_collection_paused
 from sitegen.review.models import parse_timestamp
 from sitegen.site.keys import code_digest
-from sitegen.site.output import Stamp, refuse_unsafe_output, site_manifest, write_site
+from sitegen.site.output import Stamp, refuse_unsafe_output, site_is_intact, site_manifest, write_site
 from sitegen.site.pages import site_pages
 from sitegen.site.search import index_pages
 from sitegen.site.templates import templates_dir
@@ -80,7 +80,7 @@ def current_site(root: Path, out: Path, now: str | None, environ: dict[str, str]
         return None  # the build says why, after the review's own problems
     manifest = site_manifest(out)
     stamp = manifest.stamp
-    if stamp is None or stamp.inputs != inputs_digest(root, now, environ):
+    if stamp is None or stamp.inputs != inputs_digest(root, now, environ) or not site_is_intact(out, manifest):
         return None
     return BuildResult(out, len(manifest.files), stamp.records, stamp.built_at, rendered=0, changed=False)
 

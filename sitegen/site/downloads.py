@@ -9,7 +9,6 @@ from one version of the review to the next.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import chain
 from typing import TYPE_CHECKING, Literal
@@ -20,6 +19,7 @@ from sitegen.review.folder import Review
 from sitegen.review.models import ImportPayload, RetrievalPayload
 from sitegen.screening.outcomes import TO_FULL_TEXT
 from sitegen.site import exports
+from sitegen.site.output import Page
 
 if TYPE_CHECKING:  # pages.py lists this module's page group, so it cannot be imported from here at run time
     from sitegen.site.pages import Files, Site
@@ -78,17 +78,36 @@ def selected(review: Review, facts: ReviewFacts, selection: Selection) -> list[R
     return [record for record in review.records.values() if record.id in chosen]
 
 
-def record_writers(review: Review, facts: ReviewFacts) -> dict[str, Callable[[list[Record]], str]]:
-    """Format extension -> the writer of a set of the review's records, with the review's citation keys and,
+@dataclass(frozen=True)
+class RecordWriters:
+    """The writers of a set of the review's records in each format, with the review's citation keys and,
     in CSV, each record's screening outcomes."""
-    keys = exports.citation_keys(first_seen(review))
+
+    keys: dict[str, str]  # record id -> citation key
+    outcomes: dict[str, tuple[str, str]]  # record id -> (title/abstract, full-text) decision
+
+    def write(self, extension: str, records: list[Record]) -> str:
+        if extension == "ris":
+            return exports.records_ris(records, self.keys)
+        if extension == "bib":
+            return exports.records_bibtex(records, self.keys)
+        if extension == "json":
+            return exports.records_csl_json(records, self.keys)
+        return exports.records_csv(records, self.outcomes, self.keys)
+
+    def inputs(self, extension: str, records: list[Record]) -> tuple:
+        """What the file of `records` in this format is written from: its page key is a digest of it. Only the
+        CSV shows screening outcomes, so only it changes with a decision."""
+        keys = [self.keys.get(record.id) for record in records]
+        return (extension, records, keys, [self.outcomes.get(record.id) for record in records]
+                if extension == "csv" else None)
+
+
+def record_writers(review: Review, facts: ReviewFacts) -> RecordWriters:
     title_abstract, full_text = facts.outcomes["title-abstract"], facts.outcomes["full-text"]
-    outcomes = {rid: (title_abstract[rid].decision if rid in title_abstract else "",
-                      full_text[rid].decision if rid in full_text else "") for rid in review.records}
-    return {"ris": lambda records: exports.records_ris(records, keys),
-            "bib": lambda records: exports.records_bibtex(records, keys),
-            "json": lambda records: exports.records_csl_json(records, keys),
-            "csv": lambda records: exports.records_csv(records, outcomes, keys)}
+    return RecordWriters(exports.citation_keys(first_seen(review)),
+                         {rid: (title_abstract[rid].decision if rid in title_abstract else "",
+                                full_text[rid].decision if rid in full_text else "") for rid in review.records})
 
 
 def record_sets(site: Site) -> dict[str, list[Record]]:
@@ -111,7 +130,8 @@ def record_downloads(site: Site) -> Files:
     writers = record_writers(site.review, site.facts)
     for name, records in record_sets(site).items():
         for form in FORMATS:
-            yield download_path(name, form), writers[form.extension](records)
+            yield Page(download_path(name, form), lambda form=form, records=records: writers.write(form.extension, records),
+                       site.keys.of("download", writers.inputs(form.extension, records)))
     # The ledger as the review stores it, byte for byte, so a reader can check its hash chain. The build
     # holds the review's lock, so the file is the one the review was loaded from.
     ledger = site.review.root / "ledger.jsonl"

@@ -120,7 +120,8 @@ def write_site(out: Path, pages: Iterable[Page] | Mapping[str, bytes], finish: F
     out = out.absolute()
     out.parent.mkdir(parents=True, exist_ok=True)
     _recover(out)
-    current = _manifest(out).files
+    current_manifest = _manifest(out)
+    current = current_manifest.files
     spare = next(iter(_leftovers(out, "spare")), None)
     held = _manifest(spare).files if spare is not None else {}
     if spare is not None and not held:  # its files are not known: start afresh rather than carry any over
@@ -140,7 +141,8 @@ def write_site(out: Path, pages: Iterable[Page] | Mapping[str, bytes], finish: F
         filling.remove_the_rest()
         (tree / MANIFEST).write_bytes(Manifest(stamp=stamp, files=filling.files).model_dump_json().encode())
         (tree / SITE_MARKER).write_bytes(MARKER_TEXT)  # last: see _recover
-        same = not filling.differs and current.keys() == filling.files.keys()
+        same = (not filling.differs and current.keys() == filling.files.keys()
+                and site_is_intact(out, current_manifest))  # nothing added by hand beside the pages either
         if not (same and os.path.isdir(out) and _manifest(out).stamp == stamp):
             _swap_in(tree, out)
     except BaseException:
@@ -256,6 +258,15 @@ def _manifest(folder: Path) -> Manifest:
         except (OSError, ValidationError):  # built by an earlier sitegen, or damaged: nothing is reused from it
             pass
     return Manifest(files={})
+
+
+def site_is_intact(out: Path, manifest: Manifest) -> bool:
+    """Whether the site at `out` holds exactly the files its manifest describes, none edited, added or
+    removed since it was built."""
+    out = out.absolute()
+    found = sum(len(files) for _, _, files in os.walk(out))
+    return found == len(manifest.files) + 2 and all(  # the manifest and the marker besides
+        _describes(written, out / path) for path, written in manifest.files.items())
 
 
 def site_manifest(out: Path) -> Manifest:
