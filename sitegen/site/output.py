@@ -143,7 +143,7 @@ def write_site(out: Path, pages: Iterable[Page] | Mapping[str, bytes], finish: F
         (tree / SITE_MARKER).write_bytes(MARKER_TEXT)  # last: see _recover
         same = (not filling.differs and current.keys() == filling.files.keys()
                 and site_is_intact(out, current_manifest))  # nothing added by hand beside the pages either
-        if not (same and os.path.isdir(out) and _manifest(out).stamp == stamp):
+        if not (same and os.path.isdir(out) and current_manifest.stamp == stamp):
             _swap_in(tree, out)
     except BaseException:
         _discard(tree)

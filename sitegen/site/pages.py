@@ -40,10 +40,10 @@ from sitegen.site.output import SITE_MARKER, Page
 from sitegen.site.record_page import digest_content, ranked_row
 from sitegen.site.templates import environment, templates_dir
 
+# Markers Site.framed replaces: text no template, title or path holds (review text never holds a NUL).
+FRAME_TITLE, FRAME_PATH, FRAME_CONTENT = "\x00title\x00", "\x00path\x00", "\x00content\x00"
 # Old versions would answer searches with outdated numbers; lists and digests repeat what the
 # record and study pages say. Search finds the pages that are the current review's own.
-# Markers Site.framed replaces: text no template, title or path holds.
-FRAME_TITLE, FRAME_PATH, FRAME_CONTENT = "\x00title\x00", "\x00path\x00", "\x00content\x00"
 # A record's own page is not indexed either: at review scale (100,000 records) no search index
 # stays small and quick enough to build; records are found through the records lists, and the
 # included studies, whose pages are indexed, through search. The home and screening pages are
