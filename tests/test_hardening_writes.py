@@ -21,8 +21,7 @@ from conftest import ROOT
 from sitegen.errors import LockHeld, SitegenError
 from sitegen.review.transaction import JOURNAL, STAGED, Transaction, interrupted, recover, review_lock
 from sitegen.review.write import atomic_write
-from sitegen.site.output import MANIFEST, write_site
-from sitegen.site.pages import SITE_MARKER
+from sitegen.site.output import MANIFEST, SITE_MARKER, write_site
 
 TEMPORARY = ".sitegen-tmp-0123456789abcdef"  # the form of atomic_write's temporary-file suffix
 
@@ -472,7 +471,7 @@ KILLED_SWAP = """
 import os, signal, sys
 from pathlib import Path
 from sitegen.site import output
-from sitegen.site.pages import SITE_MARKER
+from sitegen.site.output import SITE_MARKER
 real_rename = os.rename
 def rename(src, dst):
     if Path(src).name.startswith(".site.spare-"):

@@ -36,7 +36,7 @@ from sitegen.site import charts, prisma_csv, prisma_svg, records, searches, stud
 from sitegen.site.downloads import listing as downloads_listing
 from sitegen.site.downloads import record_downloads
 from sitegen.site.keys import Keys, code_digest
-from sitegen.site.output import SITE_MARKER, Page
+from sitegen.site.output import Page
 from sitegen.site.record_page import digest_content, ranked_row
 from sitegen.site.templates import environment, templates_dir
 
@@ -51,7 +51,6 @@ FRAME_TITLE, FRAME_PATH, FRAME_CONTENT = "\x00title\x00", "\x00path\x00", "\x00c
 # index be built again.
 UNSEARCHED_PREFIXES = ("v/", "records.html", "records/", "batches/", "digests/", "search.html", "index.html",
                        "screening.html")
-__all__ = ["SITE_MARKER", "Page"]  # written by sitegen.site.output; named here where pages are made
 
 
 def page_slug(record_id: str) -> str:
@@ -85,7 +84,7 @@ def record_views(review: Review, outcomes: dict[str, dict[str, Outcome]]) -> lis
 
 
 @dataclass(frozen=True)
-class Stamp:
+class Published:
     number: int
     published_at: str
 
@@ -94,7 +93,7 @@ class Stamp:
 class Edition:
     """What every page's footer says of the review's versions: the latest, and whether it changed since."""
 
-    latest: Stamp | None
+    latest: Published | None
     unpublished: bool
     versions: bool  # any published
 
@@ -110,7 +109,7 @@ class Site:
         self.reasons = facts.reason_labels
         self.history = version_history(review, facts)
         latest = self.history.latest
-        edition = Edition(Stamp(latest.number, latest.published_at) if latest else None, self.history.unpublished,
+        edition = Edition(Published(latest.number, latest.published_at) if latest else None, self.history.unpublished,
                           bool(self.history.versions))  # every page says which version it shows
         self.common = {"review": review.config, "reasons": self.reasons,
                        "accent": review.config.site.theme.accent_color, "edition": edition}

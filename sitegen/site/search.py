@@ -54,12 +54,7 @@ def index_pages(tree: Path, files: Mapping[str, Written], current: Mapping[str, 
 
     @functools.cache
     def built() -> dict[str, bytes]:
-        with tempfile.TemporaryDirectory(prefix="sitegen-search-") as folder:
-            root = Path(folder)
-            for path in indexed:
-                (root / path).parent.mkdir(parents=True, exist_ok=True)
-                os.link(tree / path, root / path)
-            return _pagefind(root)
+        return search_index({path: (tree / path).read_bytes() for path in indexed})
 
     previous = sorted(path for path, written in current.items()
                       if path.startswith(f"{INDEX_FOLDER}/") and written.key == key)
