@@ -97,4 +97,6 @@ def rendered(files) -> dict:
     from sitegen.site.output import Page
 
     pages = [item if isinstance(item, Page) else Page(item[0], lambda content=item[1]: content) for item in files]
-    return {page.path: page.render() for page in pages}
+    rendered_pages = {page.path: page.render() for page in pages}
+    return {path: content if isinstance(content, str | bytes) else "".join(content)  # a file written in parts
+            for path, content in rendered_pages.items()}

@@ -4,9 +4,14 @@ and always gives byte for byte the site a build from nothing gives."""
 from __future__ import annotations
 
 import csv
+import hashlib
+import json
 import os
 import re
 import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -55,6 +60,18 @@ def test_an_unchanged_site_is_not_swapped_and_says_so(tmp_path):
     assert (out / "a.html").stat().st_ino == inode
 
 
+def test_a_file_given_in_parts_is_written_as_they_come_and_known_like_any_other(tmp_path):
+    out = tmp_path / "site"
+    parts = ["<main data-pagefi", "nd-body>", "é" * 5000]  # the search mark split across two parts
+    write_site(out, [Page("big.html", lambda: iter(parts)), Page("small.html", lambda: "<p>x</p>")])
+    assert (out / "big.html").read_text(encoding="utf-8") == "".join(parts)
+    files = json.loads((out / MANIFEST).read_text())["files"]
+    assert files["big.html"]["sha256"] == hashlib.sha256("".join(parts).encode()).hexdigest()
+    assert files["big.html"]["indexed"] and not files["small.html"]["indexed"]
+    again = write_site(out, [Page("big.html", lambda: iter(parts)), Page("small.html", lambda: "<p>x</p>")])
+    assert not again.changed  # the same bytes, in parts or whole, are the same site
+
+
 def test_a_page_edited_in_the_built_site_is_rendered_again_not_reused(tmp_path):
     out = tmp_path / "site"
     write_site(out, [Page("a.html", lambda: b"A", "k1")])
@@ -98,8 +115,38 @@ def test_keys_refuse_a_value_they_cannot_account_for():
     keys = Keys({}, {}, "shared")
     assert keys.of("t", {"a": [1, "b", None]}) == keys.of("t", {"a": [1, "b", None]})
     assert keys.of("t", {"a": 1}) != keys.of("t", {"a": "1"})
-    with pytest.raises(TypeError):
-        keys.of({"a": object()})
+    assert keys.of("t", {"a": 1}) != keys.of("t", {"a": True}) != keys.of("t", {"a": 1.0})
+    for value in (object(), Path("x"), lambda: 1):
+        with pytest.raises(TypeError):
+            keys.of({"a": value})
+
+
+@dataclass(frozen=True)
+class Shown:
+    label: str
+    model: Record | None = None
+
+
+def test_keys_see_every_field_of_dataclasses_and_models_however_deep():
+    keys = Keys({}, {}, "shared")
+    record = Record(id="10.1000/x", title="A title", DOI="10.1000/x")
+    assert keys.of([Shown("a", record)]) == Keys({}, {}, "shared").of([Shown("a", record.model_copy())])
+    assert keys.of([Shown("a", record)]) != keys.of([Shown("b", record)])
+    assert keys.of([Shown("a", record)]) != keys.of([Shown("a", record.model_copy(update={"volume": "2"}))])
+    assert keys.of([Shown("a")]) != Keys({}, {}, "other").of([Shown("a")])  # the shared context is in every key
+
+
+def test_page_keys_are_the_same_in_another_process(example_copy):
+    """A key depends on values alone, not on a process's string hashing or which objects it shares, so a
+    rebuild in a new process (every `sitegen build`) renders only what changed."""
+    script = ("import json, sys; from pathlib import Path; from sitegen.workspace import open_review; "
+              "from sitegen.site.pages import site_pages; ws = open_review(Path(sys.argv[1])); "
+              "print(json.dumps({page.path: page.key for page in site_pages(ws.review, ws.facts, None)}))")
+    keys = [json.loads(subprocess.run([sys.executable, "-c", script, str(example_copy)], capture_output=True, text=True,
+                                      check=True, env={**os.environ, "PYTHONHASHSEED": seed}).stdout)
+            for seed in ("1", "2")]
+    assert keys[0] == keys[1]
+    assert sum(key is not None for key in keys[0].values()) > 200
 
 
 def test_a_record_counts_as_its_line_only_when_it_is_the_reviews_own():

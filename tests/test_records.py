@@ -351,3 +351,13 @@ def test_hostile_text_is_escaped_in_lists_and_record_pages(example_copy, tmp_pat
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in raw
         assert XSS in main_text(page)
     assert f"Mallory {XSS}" in main_text(pages[0])
+
+
+@pytest.mark.parametrize("text", ["plain", "", "<b>&amp;\"it's\"</b>", "ü & ü <", "&#39;", "\t<\n>"])
+def test_record_page_text_is_escaped_exactly_as_markupsafe_escapes_it(text):
+    from markupsafe import Markup, escape
+
+    from sitegen.site.record_page import _e
+
+    assert _e(text) == str(escape(text))
+    assert _e(2024) == "2024" and _e(Markup("<i>x</i>")) == "<i>x</i>"

@@ -9,6 +9,7 @@ from one version of the review to the next.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import chain
 from typing import TYPE_CHECKING, Literal
@@ -87,13 +88,18 @@ class RecordWriters:
     outcomes: dict[str, tuple[str, str]]  # record id -> (title/abstract, full-text) decision
 
     def write(self, extension: str, records: list[Record]) -> str:
+        return "".join(self.parts(extension, records))
+
+    def parts(self, extension: str, records: list[Record]) -> Iterator[str]:
+        """The file a record at a time, as the site writes it (a download of 100,000 records is never
+        held whole)."""
         if extension == "ris":
-            return exports.records_ris(records, self.keys)
+            return exports.records_ris_parts(records, self.keys)
         if extension == "bib":
-            return exports.records_bibtex(records, self.keys)
+            return exports.records_bibtex_parts(records, self.keys)
         if extension == "json":
-            return exports.records_csl_json(records, self.keys)
-        return exports.records_csv(records, self.outcomes, self.keys)
+            return exports.records_csl_json_parts(records, self.keys)
+        return exports.records_csv_parts(records, self.outcomes, self.keys)
 
     def inputs(self, extension: str, records: list[Record]) -> tuple:
         """What the file of `records` in this format is written from: its page key is a digest of it. Only the
@@ -130,7 +136,7 @@ def record_downloads(site: Site) -> Files:
     writers = record_writers(site.review, site.facts)
     for name, records in record_sets(site).items():
         for form in FORMATS:
-            yield Page(download_path(name, form), lambda form=form, records=records: writers.write(form.extension, records),
+            yield Page(download_path(name, form), lambda form=form, records=records: writers.parts(form.extension, records),
                        site.keys.of("download", writers.inputs(form.extension, records)))
     # The ledger as the review stores it, byte for byte, so a reader can check its hash chain. The build
     # holds the review's lock, so the file is the one the review was loaded from.

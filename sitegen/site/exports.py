@@ -24,7 +24,9 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from functools import partial
+from itertools import chain
 
 from sitegen.records.model import CslName, Record
 from sitegen.records.names import split
@@ -50,16 +52,27 @@ def safe_cell(value: str) -> str:
     return _FORMULA_LINE_START.sub("'", value)
 
 
-def write_csv(header: list[str], rows: list[list[str]]) -> str:
-    """CSV for spreadsheets: every cell neutralised and quoted.
+def write_csv(header: list[str], rows: Iterable[list[str]]) -> str:
+    """CSV for spreadsheets: every cell neutralised and quoted (see `csv_lines`)."""
+    return "".join(csv_lines(header, rows))
+
+
+def csv_lines(header: list[str], rows: Iterable[list[str]]) -> Iterator[str]:
+    """The lines of a CSV file for spreadsheets: every cell neutralised and quoted.
 
     Quoting every cell keeps each line break inside its cell, whatever the break: the csv
     module quotes only the ones it writes itself, so a lone CR or U+2028 would start a row.
     Written as the csv module writes with QUOTE_ALL (each cell in quotes, a quote doubled, an
     empty row an empty line), which goes char by char, five times slower than str.replace.
     """
-    return "".join('"' + '","'.join(safe_cell(cell).replace('"', '""') for cell in row) + '"\n' if row else "\n"
-                   for row in [header, *rows])
+    for row in chain([header], rows):
+        yield '"' + '","'.join(safe_cell(cell).replace('"', '""') for cell in row) + '"\n' if row else "\n"
+
+
+def _joined(parts: Iterable[str], separator: str) -> Iterator[str]:
+    """`separator.join(parts)`, a part at a time: a download of 100,000 records is never one string."""
+    for index, part in enumerate(parts):
+        yield part if index == 0 else separator + part
 
 
 def one_line(value: str) -> str:
@@ -165,17 +178,23 @@ def citation_keys(records: Iterable[Record]) -> dict[str, str]:
 
 def records_csv(records: list[Record], status: dict[str, tuple[str, str]], keys: dict[str, str] | None = None) -> str:
     """`status` maps record id to (title/abstract outcome, full-text outcome)."""
+    return "".join(records_csv_parts(records, status, keys))
+
+
+def records_csv_parts(records: list[Record], status: dict[str, tuple[str, str]],
+                      keys: dict[str, str] | None = None) -> Iterator[str]:
     keys = keys if keys is not None else citation_keys(records)
-    rows = []
-    for record in records:
+
+    def row(record: Record) -> list[str]:
         ids = record.identifiers()
         title_abstract, full_text = status.get(record.id, ("", ""))
-        rows.append([record.id, record.title, authors_text(record), str(record.year or ""),
-                     record.container_title or "", record.volume or "", record.issue or "", record.page or "",
-                     ids.get("doi", ""), ids.get("pmid", ""), ids.get("pmcid", ""), ids.get("openalex", ""),
-                     ids.get("arxiv", ""), record.URL or "", "yes" if record.custom.retracted else "no",
-                     title_abstract, full_text, record.abstract or "", keys[record.id]])
-    return write_csv(CSV_COLUMNS, rows)
+        return [record.id, record.title, authors_text(record), str(record.year or ""),
+                record.container_title or "", record.volume or "", record.issue or "", record.page or "",
+                ids.get("doi", ""), ids.get("pmid", ""), ids.get("pmcid", ""), ids.get("openalex", ""),
+                ids.get("arxiv", ""), record.URL or "", "yes" if record.custom.retracted else "no",
+                title_abstract, full_text, record.abstract or "", keys[record.id]]
+
+    return csv_lines(CSV_COLUMNS, map(row, records))
 
 
 # --------------------------------------------------------------------------- RIS
@@ -207,42 +226,49 @@ def records_ris(records: list[Record], keys: dict[str, str] | None = None) -> st
     line; no "1." line before it, which some reference managers reject. RIS is line-based: a line break
     inside a value would start a new tag (e.g. "ER  -"), so every value is written on one line.
     """
+    return "".join(records_ris_parts(records, keys))
+
+
+def records_ris_parts(records: list[Record], keys: dict[str, str] | None = None) -> Iterator[str]:
     keys = keys if keys is not None else citation_keys(records)
+    return _joined(map(partial(_ris_entry, keys=keys), records), "\n")
+
+
+def _ris_entry(record: Record, keys: dict[str, str]) -> str:
     lines: list[str] = []
     line = lines.append
-    for record in records:
-        ris_type = RIS_TYPES.get(record.type, "GEN")
-        line(f"TY  - {ris_type}")
-        line(f"ID  - {keys[record.id]}")
-        line(f"TI  - {one_line(record.title)}")
-        for name in authors(record):
-            line(f"AU  - {one_line(_ris_name(name))}")
-        if record.issued:
-            date = record.issued.date_parts[0]
-            if date and date[0]:
-                line(f"PY  - {date[0]}")
-            if len(date) > 1:
-                line(f"DA  - {'/'.join(f'{part:02d}' for part in date)}/")
-        if record.container_title:
-            line(f"T2  - {one_line(record.container_title)}")
-            if ris_type == "JOUR":
-                line(f"JF  - {one_line(record.container_title)}")
-        first_page, last_page = page_range(record)
-        for tag, value in (("VL", record.volume), ("IS", record.issue), ("SP", first_page), ("EP", last_page),
-                           ("DO", record.DOI), ("AN", record.PMID), ("C2", record.PMCID), ("AB", record.abstract)):
-            if value:
-                line(f"{tag}  - {one_line(value)}")
-        custom = record.custom
-        for url in (record.URL, custom.arxiv and f"{ARXIV_ADDRESS}{custom.arxiv}",
-                    custom.openalex and f"{OPENALEX_ADDRESS}{custom.openalex}"):
-            if url:
-                line(f"UR  - {one_line(url)}")
-        if record.PMID:
-            line(f"N1  - {one_line(f'PMID: {record.PMID}')}")
-        if custom.retracted:
-            line("N1  - RETRACTED")
-        line("ER  - ")
-        line("")
+    ris_type = RIS_TYPES.get(record.type, "GEN")
+    line(f"TY  - {ris_type}")
+    line(f"ID  - {keys[record.id]}")
+    line(f"TI  - {one_line(record.title)}")
+    for name in authors(record):
+        line(f"AU  - {one_line(_ris_name(name))}")
+    if record.issued:
+        date = record.issued.date_parts[0]
+        if date and date[0]:
+            line(f"PY  - {date[0]}")
+        if len(date) > 1:
+            line(f"DA  - {'/'.join(f'{part:02d}' for part in date)}/")
+    if record.container_title:
+        line(f"T2  - {one_line(record.container_title)}")
+        if ris_type == "JOUR":
+            line(f"JF  - {one_line(record.container_title)}")
+    first_page, last_page = page_range(record)
+    for tag, value in (("VL", record.volume), ("IS", record.issue), ("SP", first_page), ("EP", last_page),
+                       ("DO", record.DOI), ("AN", record.PMID), ("C2", record.PMCID), ("AB", record.abstract)):
+        if value:
+            line(f"{tag}  - {one_line(value)}")
+    custom = record.custom
+    for url in (record.URL, custom.arxiv and f"{ARXIV_ADDRESS}{custom.arxiv}",
+                custom.openalex and f"{OPENALEX_ADDRESS}{custom.openalex}"):
+        if url:
+            line(f"UR  - {one_line(url)}")
+    if record.PMID:
+        line(f"N1  - {one_line(f'PMID: {record.PMID}')}")
+    if custom.retracted:
+        line("N1  - RETRACTED")
+    line("ER  - ")
+    line("")
     return "\n".join(lines)
 
 
@@ -352,8 +378,12 @@ def _bibtex_entry(record: Record, key: str) -> str:
 
 def records_bibtex(records: list[Record], keys: dict[str, str] | None = None) -> str:
     """BibTeX (UTF-8, as biber, JabRef, Zotero and modern BibTeX read it), one entry per record."""
+    return "".join(records_bibtex_parts(records, keys))
+
+
+def records_bibtex_parts(records: list[Record], keys: dict[str, str] | None = None) -> Iterator[str]:
     keys = keys if keys is not None else citation_keys(records)
-    return "\n".join(_bibtex_entry(record, keys[record.id]) for record in records)
+    return _joined((_bibtex_entry(record, keys[record.id]) for record in records), "\n")
 
 
 # --------------------------------------------------------------------------- CSL-JSON
@@ -367,15 +397,23 @@ def records_csl_json(records: list[Record], keys: dict[str, str] | None = None) 
     UTF-8 unescaped), each record by pydantic's serialiser, which is about ten times quicker
     than building its data and encoding that with the json module's indenting encoder.
     """
+    return "".join(records_csl_json_parts(records, keys))
+
+
+def records_csl_json_parts(records: list[Record], keys: dict[str, str] | None = None) -> Iterator[str]:
     keys = keys if keys is not None else citation_keys(records)
     if not records:
-        return "[]\n"
-    items = []
-    for record in records:
-        if any(name.literal for name in record.author):  # a name stored whole, split as the other formats split it
-            record = record.model_copy(update={"author": authors(record)})
-        # A record's JSON object always has fields, so ends in "\n}"; a line break inside a value is escaped.
-        item = record.model_dump_json(indent=2, by_alias=True, exclude_none=True)
-        key = json.dumps(keys[record.id], ensure_ascii=False)
-        items.append(f'{item[:-2]},\n  "citation-key": {key}\n}}'.replace("\n", "\n  "))
-    return "[\n  " + ",\n  ".join(items) + "\n]\n"
+        yield "[]\n"
+        return
+    yield "[\n  "
+    yield from _joined((_csl_json_item(record, keys[record.id]) for record in records), ",\n  ")
+    yield "\n]\n"
+
+
+def _csl_json_item(record: Record, key: str) -> str:
+    if any(name.literal for name in record.author):  # a name stored whole, split as the other formats split it
+        record = record.model_copy(update={"author": authors(record)})
+    # A record's JSON object always has fields, so ends in "\n}"; a line break inside a value is escaped.
+    item = record.model_dump_json(indent=2, by_alias=True, exclude_none=True)
+    quoted_key = json.dumps(key, ensure_ascii=False)
+    return f'{item[:-2]},\n  "citation-key": {quoted_key}\n}}'.replace("\n", "\n  ")

@@ -6,27 +6,37 @@ that give a page the same key render the same bytes, so the writer may keep the 
 instead of rendering it again. Nothing is remembered between builds but the keys the previous
 site was built with (in its manifest): a key is always computed from the review as it is now.
 
-The walk knows the values page contexts hold: text, numbers, lists and dicts, dataclasses and
-pydantic models (field by field). A record of the review counts as the bytes of its line in
-records.jsonl (`Review.record_digests`), the cheapest exact account of it; a value of any other
-kind is refused, so a context can never carry something the key does not see.
+A key is a digest of the page's context written out by pickle, which writes text, numbers, lists,
+dicts and dataclasses (field by field) in C: a key costs little more than the bytes it covers.
+Pydantic models are written field by field too. A record of the review counts as the bytes of its
+line in records.jsonl (`Review.record_digests`), the cheapest exact account of it, and a value many
+pages hold (a screening batch, a record's list entry) is digested once and counts as its digest.
+A value of any other kind (an object that is neither, a function made inside another) is refused,
+so a context can never carry something the key does not see. pickle writes a value however the
+process holds it, so the same values give the same key in every process.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Mapping
+import io
+import operator
+import pickle
+from collections.abc import Callable, Mapping
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 import sitegen
 from sitegen.records.model import Record
+from sitegen.screening.status import Batch
 
 SITEGEN_ROOT = Path(sitegen.__file__).resolve().parent
+T = TypeVar("T")
 
 
 @cache
@@ -48,47 +58,99 @@ class Keys:
         self.records = records
         self.record_digests = record_digests
         self.shared = shared
-        # Digests of the objects many pages share (a batch, a record), kept with the object itself so
-        # its id cannot be reused by another object while the build runs.
-        self._memo: dict[int, tuple[object, bytes]] = {}
+        # What each value digested once stands as in keys, kept with the value itself so its id cannot be
+        # reused by another object while the build runs.
+        self._memo: dict[int, tuple[object, tuple]] = {}
+        self._reducers = _Reducers(self)
 
     def of(self, *parts: object) -> str:
         """The key of a page rendered from `parts` (its template, path and context)."""
         digest = hashlib.blake2b(self.shared.encode(), digest_size=20)
-        digest.update("".join(map(self._value, parts)).encode("utf-8", "surrogatepass"))
+        digest.update(self._pickled(parts))
         return digest.hexdigest()
 
-    def _value(self, value: object) -> str:
-        tag = _TAGS.get(type(value))
-        if tag is not None:
-            return f"{tag}{value!r};"
-        if isinstance(value, list | tuple):
-            return "[" + "".join(map(self._value, value)) + "]"
-        if isinstance(value, dict):
-            return "{" + "".join(self._value(key) + self._value(item) for key, item in value.items()) + "}"
+    def _pickled(self, value: object) -> bytes:
+        # `_Reducers` says how the kinds pickle has no C writer for are written. pickle's memo (an object
+        # met again within one value is written as a reference to the first) makes no two values alike.
+        buffer = io.BytesIO()
+        pickler = pickle.Pickler(buffer, protocol=5)
+        pickler.dispatch_table = self._reducers
+        try:
+            pickler.dump(value)
+        except (pickle.PicklingError, AttributeError) as error:  # a function made inside another one, say
+            raise TypeError(f"a page key cannot account for a value: {error}") from None
+        return buffer.getvalue()
+
+    def _digested(self, value: Any) -> tuple:
         remembered = self._memo.get(id(value))
         if remembered is not None:
             return remembered[1]
         if isinstance(value, Record) and self.records.get(value.id) is value and value.id in self.record_digests:
-            encoded = f"record:{self.record_digests[value.id].hex()};"
+            digest = self.record_digests[value.id]
         else:
-            names = _fields(type(value))
-            whole = type(value).__name__ + "(" + "".join(self._value(getattr(value, name)) for name in names) + ")"
-            # A shared object (a batch of 60,000 ids) stands in its pages' keys as a digest of itself.
-            encoded = f"#{hashlib.blake2b(whole.encode('utf-8', 'surrogatepass'), digest_size=16).hexdigest()};"
-        self._memo[id(value)] = (value, encoded)
-        return encoded
+            whole = (type(value).__qualname__, *(getattr(value, name) for name in _fields(type(value))))
+            digest = hashlib.blake2b(self._pickled(whole), digest_size=16).digest()
+        reduced = (_digest_of, (digest,))
+        self._memo[id(value)] = (value, reduced)
+        return reduced
 
 
-_TAGS = {str: "s", int: "i", float: "f", bool: "b", type(None): "n", Decimal: "d"}
+def _digest_of(digest: bytes) -> None:
+    """What a value digested once stands as in a key (never called: keys are digested, not unpickled)."""
+    raise AssertionError(digest)
+
+
+# The kinds of values many pages hold, each digested once and standing as its digest in every key: a
+# record (the digest of its line), a screening batch (60,000 ids, on every record page of the batch),
+# and those `digested_once` names.
+DIGESTED_ONCE: set[type] = {Record, Batch}
+
+
+def digested_once(kind: type[T]) -> type[T]:
+    """Class decorator: values of this dataclass stand in page keys as their digest, made once per build."""
+    DIGESTED_ONCE.add(kind)
+    return kind
+
+
+class _Reducers(dict):
+    """How pickle writes each kind of value it has no C writer for, found on first meeting the kind: a
+    kind digested once as its digest; a pydantic model field by field; a dataclass pickle's own way
+    (field by field, in C); any other kind refused. (Contexts hold lists, never sets: pickle writes a set
+    in the order of its hashes, which differs between processes, so a page holding one would get another
+    key, and be rendered again, in every build.)"""
+
+    def __init__(self, keys: Keys):
+        super().__init__()
+        self.keys = keys
+
+    def __missing__(self, kind: type) -> Callable[[Any], Any]:
+        if kind in DIGESTED_ONCE:
+            reducer: Callable[[Any], Any] = self.keys._digested
+        elif issubclass(kind, BaseModel):
+            reducer = _model_fields
+        elif dataclasses.is_dataclass(kind) or kind is Decimal:
+            reducer = _PICKLE_AS_USUAL
+        else:
+            raise TypeError(f"a page key cannot account for a {kind.__name__}")
+        self[kind] = reducer
+        return reducer
+
+
+def _model_fields(model: BaseModel) -> tuple:
+    return _fields_of, (type(model).__qualname__, *(getattr(model, name) for name in _fields(type(model))))
+
+
+def _fields_of(kind: str, *fields: object) -> None:
+    """What a model is written as in a key: its kind and fields (never called: keys are not unpickled)."""
+    raise AssertionError(kind)
+
+
+_PICKLE_AS_USUAL = operator.methodcaller("__reduce_ex__", 5)
 
 
 @cache
 def _fields(kind: type) -> tuple[str, ...]:
-    """The fields a value of `kind` is made of; a kind that is neither a pydantic model nor a dataclass
-    cannot be accounted for."""
+    """The fields a pydantic model or a dataclass is made of."""
     if issubclass(kind, BaseModel):
         return tuple(kind.model_fields)
-    if dataclasses.is_dataclass(kind):
-        return tuple(field.name for field in dataclasses.fields(kind))
-    raise TypeError(f"a page key cannot account for a {kind.__name__}")
+    return tuple(field.name for field in dataclasses.fields(kind))

@@ -51,7 +51,7 @@ class Page:
     """One file of the site: where it goes, how to render it, and its key (None: always rendered)."""
 
     path: str
-    render: Callable[[], str | bytes]
+    render: Callable[[], str | bytes | Iterable[str]]  # a large file in parts: it is written as they come
     key: str | None = None
 
 
@@ -186,21 +186,42 @@ class _Filling:
             self.files[path] = _written(page.key, before.sha256, target, before.indexed)
             return
         rendered = page.render()
-        content = rendered.encode("utf-8") if isinstance(rendered, str) else rendered
         self.rendered += 1
-        sha = hashlib.sha256(content).hexdigest()
-        current_is_same = before is not None and before.sha256 == sha and _describes(before, self.out / path)
+        if isinstance(rendered, str | bytes):
+            content = rendered.encode("utf-8") if isinstance(rendered, str) else rendered
+            sha, indexed = hashlib.sha256(content).hexdigest(), INDEXED_MARK in content
+            current_is_same = self._current_is(path, sha)
+            if not self._holds(path, sha, target):
+                if current_is_same:
+                    self._link(self.out / path, target)
+                else:
+                    self._write(target, [content])
+        else:  # written as it is rendered, a part at a time: a download of 100,000 records is never held whole
+            sha, indexed = self._write(target, (part.encode("utf-8") for part in rendered))
+            current_is_same = self._current_is(path, sha)
         self.differs |= not current_is_same
-        if not self._holds(path, sha, target):
-            if current_is_same:
-                self._link(self.out / path, target)
-            else:
-                self._folder(target.parent)
-                target.unlink(missing_ok=True)
-                target.write_bytes(content)
-                if self.dated is not None:
-                    os.utime(target, ns=(self.dated, self.dated))
-        self.files[path] = _written(page.key, sha, target, INDEXED_MARK in content)
+        self.files[path] = _written(page.key, sha, target, indexed)
+
+    def _current_is(self, path: str, sha: str) -> bool:
+        """Whether the current site's file at `path` holds these bytes (and is still the one it built)."""
+        before = self.current.get(path)
+        return before is not None and before.sha256 == sha and _describes(before, self.out / path)
+
+    def _write(self, target: Path, parts: Iterable[bytes]) -> tuple[str, bool]:
+        """Write the file from its parts; its SHA-256, and whether site search indexes it."""
+        self._folder(target.parent)
+        self._unshare(target)
+        digest, indexed, tail = hashlib.sha256(), False, b""
+        with open(target, "wb") as file:
+            for part in parts:
+                digest.update(part)
+                file.write(part)
+                # The mark may span two parts: it is looked for across each boundary too.
+                indexed = indexed or INDEXED_MARK in part or INDEXED_MARK in tail + part[:len(INDEXED_MARK)]
+                tail = (tail + part)[-len(INDEXED_MARK):] if len(part) < len(INDEXED_MARK) else part[-len(INDEXED_MARK):]
+        if self.dated is not None:
+            os.utime(target, ns=(self.dated, self.dated))
+        return digest.hexdigest(), indexed
 
     def remove_the_rest(self) -> None:
         """Remove what the tree held that the new site has not, and the folders that leaves empty."""
@@ -221,8 +242,14 @@ class _Filling:
 
     def _link(self, source: Path, target: Path) -> None:
         self._folder(target.parent)
-        target.unlink(missing_ok=True)  # never written through: the current site shares the file
+        self._unshare(target)
         os.link(source, target)
+
+    def _unshare(self, target: Path) -> None:
+        # A spare's file may be a link to the current site's: it is removed, never written through. A tree
+        # made this build holds nothing yet (a cold build writes 100,000 files: no call is spared).
+        if self.held:
+            target.unlink(missing_ok=True)
 
     def _folder(self, folder: Path) -> None:
         if folder not in self.folders:

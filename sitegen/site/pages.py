@@ -22,7 +22,6 @@ from functools import cached_property
 
 from markupsafe import Markup, escape
 
-from sitegen.errors import BuildError
 from sitegen.living.facts import ReviewFacts
 from sitegen.living.versions import version_history
 from sitegen.records.model import Record
@@ -241,14 +240,3 @@ def site_pages(review: Review, facts: ReviewFacts, built_at: str | None) -> Iter
     for group in PAGE_GROUPS:
         for item in group(site):
             yield item if isinstance(item, Page) else Page(item[0], lambda content=item[1]: content)
-
-
-def render_site(review: Review, facts: ReviewFacts, built_at: str | None) -> dict[str, bytes]:
-    """Every file of the site rendered, keyed by its path relative to the site root."""
-    files: dict[str, bytes] = {}
-    for page in site_pages(review, facts, built_at):
-        if page.path in files:  # two pages claiming one path: one would silently replace the other
-            raise BuildError(f"two pages would both be {page.path}")
-        content = page.render()
-        files[page.path] = content.encode("utf-8") if isinstance(content, str) else content
-    return files

@@ -24,7 +24,7 @@ from sitegen.screening.digest import Digest, calibration_summary, digest_section
 from sitegen.screening.outcomes import Outcome
 from sitegen.screening.relevance import Scored
 from sitegen.screening.standing import StageHistory
-from sitegen.site.studies import Link
+from sitegen.site.studies import Link, study_links
 
 if TYPE_CHECKING:  # pages.py and records.py import this module
     from sitegen.site.pages import RecordView
@@ -34,7 +34,12 @@ STAGE_NAMES = {"title-abstract": "title and abstract screening", "full-text": "f
 
 
 def _e(value: object) -> str:
-    return str(escape(value))
+    """`value` escaped for HTML, as markupsafe's escape does it (the same bytes); plain text, most of what
+    a page holds, by str.replace, which costs less than making a Markup of every value."""
+    if type(value) is not str:
+        return str(escape(value))
+    return (value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&#34;")
+            .replace("'", "&#39;"))
 
 
 def citation(record: Record) -> str:
@@ -89,7 +94,7 @@ def _record_link(view: RecordView, with_id: bool = False) -> str:
     return f'<a href="../records/{_e(view.slug)}.html">{title}</a>'
 
 
-def record_content(entry: Entry, links: list[Link], histories: list[StageHistory], duplicate: Duplicate | None,
+def record_content(entry: Entry, histories: list[StageHistory], duplicate: Duplicate | None,
                    canonical: RecordView | None, duplicates: list[RecordView], other_versions: list[RecordView],
                    reasons: dict[str, str]) -> str:
     """The part of `records/<slug>.html` between the site's header and footer."""
@@ -121,7 +126,7 @@ def record_content(entry: Entry, links: list[Link], histories: list[StageHistory
         out.append('<p class="versions">The same study in another version (a preprint and its journal version are '
                    "linked, not merged): " + "; ".join(f"{_record_link(other)} (<code>{_e(other.record.id)}</code>)"
                                                       for other in other_versions) + ".</p>")
-    out.append(_identifiers(record, links))
+    out.append(_identifiers(record, study_links(record)))  # from the record alone: not in the page's key
     out.append(_identification(entry))
     out.append(_batch_and_relevance(entry))
     out.append("<h2>Screening history</h2>")

@@ -34,9 +34,9 @@ from sitegen.living.sightings import Sighting
 from sitegen.screening.relevance import Scored
 from sitegen.screening.standing import STANDINGS, Standing, StandingKind
 from sitegen.screening.status import Batch
+from sitegen.site.keys import digested_once
 from sitegen.site.output import Page
 from sitegen.site.record_page import record_content, record_row
-from sitegen.site.studies import study_links
 
 if TYPE_CHECKING:  # pages.py lists this module's page group, so it cannot be imported from here at run time
     from sitegen.site.pages import Files, RecordView, Site
@@ -57,6 +57,7 @@ STANDING_LABELS: dict[StandingKind, str] = {
 }
 
 
+@digested_once  # on the record's page and on every list page holding it
 @dataclass(frozen=True)
 class Entry:
     """One record as the lists and its page show it."""
@@ -249,7 +250,7 @@ def record_pages(site: Site) -> Files:
         record_id = entry.view.record.id
         duplicate = confirmed.get(record_id)
         yield site.framed(path, f"{entry.view.record.title} · {site.review.config.title}", record_content,
-                          entry=entry, links=study_links(entry.view.record),
+                          entry=entry,
                           histories=site.facts.histories.get(record_id, []), duplicate=duplicate,
                           canonical=site.views_by_id[duplicate.canonical] if duplicate else None,
                           duplicates=[site.views_by_id[other] for other in canonical_of.get(record_id, [])],
