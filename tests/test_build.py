@@ -94,9 +94,18 @@ def test_failed_build_leaves_the_previous_site(tmp_path, monkeypatch):
             raise OSError(28, "No space left on device")
         return real_write(self, data)
 
+    def failing_open(path, mode="r", *args, **kwargs):  # pages are written through open()
+        if "w" in mode:
+            calls["n"] += 1
+            if calls["n"] == 1:
+                raise OSError(28, "No space left on device")
+        return open(path, mode, *args, **kwargs)
+
     monkeypatch.setattr(Path, "write_bytes", failing_write)
-    with pytest.raises(OSError):
+    monkeypatch.setattr("sitegen.site.output.open", failing_open, raising=False)
+    with pytest.raises(OSError, match="No space left") as failure:
         build(EXAMPLE, out, now="2030-01-01T00:00:00Z", environ={})
+    assert failure.value.filename.startswith(f"{out}/")  # the page that could not be written
     monkeypatch.undo()
     assert tree_bytes(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]  # no staging folder left behind

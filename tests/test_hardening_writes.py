@@ -461,7 +461,13 @@ def test_the_marker_is_written_last(tmp_path, monkeypatch):
         order.append(self.name)
         return real_write(self, data)
 
+    def page_open(path, mode="r", *args, **kwargs):  # pages are written through open(), a part at a time
+        if "w" in mode:
+            order.append(os.path.basename(path))
+        return open(path, mode, *args, **kwargs)
+
     monkeypatch.setattr(Path, "write_bytes", write_bytes)
+    monkeypatch.setattr("sitegen.site.output.open", page_open, raising=False)
     write_site(tmp_path / "site", NEW)
     assert order == ["index.html", "a.html", MANIFEST, SITE_MARKER]
 

@@ -105,7 +105,7 @@ def test_a_spare_that_is_not_whole_is_discarded_not_reused(tmp_path, damage):
 def test_a_page_may_not_be_the_marker_or_the_manifest_or_leave_the_folder(tmp_path):
     from sitegen.errors import BuildError
 
-    for path in (SITE_MARKER, MANIFEST, "../x.html", "/etc/x"):
+    for path in (SITE_MARKER, MANIFEST, f"./{MANIFEST}", f"x/../{SITE_MARKER}", "../x.html", "/etc/x", ".", ""):
         with pytest.raises(BuildError):
             write_site(tmp_path / "site", [Page(path, lambda: b"x")])
         assert not (tmp_path / "site").exists()

@@ -168,12 +168,18 @@ class FullDisk:
                 self.spend()
             return real_fsync(fd)
 
-        def write_bytes(path, data):  # every site page
+        def write_bytes(path, data):  # the site's manifest and marker, the search index's pages
             self.spend()
             return real_write_bytes(path, data)
 
+        def site_open(path, mode="r", *args, **kwargs):  # every site page
+            if "w" in mode:
+                self.spend()
+            return open(path, mode, *args, **kwargs)
+
         monkeypatch.setattr(os, "fsync", fsync)
         monkeypatch.setattr(pathlib.Path, "write_bytes", write_bytes)
+        monkeypatch.setattr("sitegen.site.output.open", site_open, raising=False)
 
     def spend(self) -> None:
         self.writes += 1
@@ -235,7 +241,13 @@ def test_a_full_disk_after_publish_recorded_its_version_says_so(sitegen, example
     def full(path, data):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
+    def full_open(path, mode="r", *args, **kwargs):
+        if "w" in mode:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return open(path, mode, *args, **kwargs)
+
     monkeypatch.setattr(pathlib.Path, "write_bytes", full)  # only the site's pages meet the full disk
+    monkeypatch.setattr("sitegen.site.output.open", full_open, raising=False)
     code, _, err = sitegen("publish", example_copy, "--out", site, "--now", "2026-02-01T00:00:00Z")
     monkeypatch.undo()
     assert code == 1 and "Traceback" not in err

@@ -23,15 +23,17 @@ was. Only a folder sitegen built (it holds the marker file) or an empty one is e
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import functools
 import hashlib
 import os
+import posixpath
 import re
 import secrets
 import shutil
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -139,8 +141,10 @@ def write_site(out: Path, pages: Iterable[Page] | Mapping[str, bytes], finish: F
         for page in finish(tree, filling.files, current) if finish else ():
             filling.add(page)
         filling.remove_the_rest()
-        (tree / MANIFEST).write_bytes(Manifest(stamp=stamp, files=filling.files).model_dump_json().encode())
-        (tree / SITE_MARKER).write_bytes(MARKER_TEXT)  # last: see _recover
+        with naming_errors(f"{out}/{MANIFEST}"):
+            (tree / MANIFEST).write_bytes(Manifest(stamp=stamp, files=filling.files).model_dump_json().encode())
+        with naming_errors(f"{out}/{SITE_MARKER}"):
+            (tree / SITE_MARKER).write_bytes(MARKER_TEXT)  # last: see _recover
         same = (not filling.differs and current.keys() == filling.files.keys()
                 and site_is_intact(out, current_manifest))  # nothing added by hand beside the pages either
         if not (same and os.path.isdir(out) and current_manifest.stamp == stamp):
@@ -151,6 +155,17 @@ def write_site(out: Path, pages: Iterable[Page] | Mapping[str, bytes], finish: F
     return WriteResult(len(filling.files), filling.rendered, changed=not same)
 
 
+@contextlib.contextmanager
+def naming_errors(path: str) -> Iterator[None]:
+    """A full disk says nothing of where: the error names the file that could not be written."""
+    try:
+        yield
+    except OSError as error:
+        if error.filename is None:
+            raise OSError(error.errno, error.strerror, path) from error
+        raise
+
+
 class _Filling:
     """Bring `tree` (holding the files `held` describes) to the new site, page by page, reusing the
     files of the current site at `out` (described by `current`) for pages whose key has not changed."""
@@ -158,18 +173,16 @@ class _Filling:
     def __init__(self, tree: Path, held: dict[str, Written], out: Path, current: dict[str, Written],
                  dated: int | None):
         self.tree, self.held, self.out, self.current, self.dated = tree, held, out, current, dated
+        # Paths as text, not pathlib: a build of 100,000 files joins and parses each several times.
+        self.tree_text, self.out_text = os.fspath(tree), os.fspath(out)
         self.files: dict[str, Written] = {}
         self.rendered = 0
         self.differs = False  # from the current site: a page that is new, changed, or edited there since
-        self.folders: set[Path] = set()
+        self.folders: set[str] = set()
 
     def add(self, page: Page) -> None:
-        try:
+        with naming_errors(f"{self.out_text}/{page.path}"):
             self._add(page)
-        except OSError as error:
-            if error.filename is None:  # a full disk says nothing of where: say which page could not be written
-                raise OSError(error.errno, error.strerror, str(self.out / page.path)) from error
-            raise
 
     def _add(self, page: Page) -> None:
         path = page.path
@@ -177,13 +190,16 @@ class _Filling:
             raise BuildError(f"a rendered file would land outside the output folder: {path!r}")
         if path in self.files:  # two pages claiming one path: one would silently replace the other
             raise BuildError(f"two pages would both be {path}")
-        target = self.tree / path
+        target, current = f"{self.tree_text}/{path}", f"{self.out_text}/{path}"
         before = self.current.get(path)
-        if page.key is not None and before is not None and before.key == page.key \
-                and _describes(before, self.out / path):
-            if not self._holds(path, before.sha256, target):
-                self._link(self.out / path, target)
-            self.files[path] = _written(page.key, before.sha256, target, before.indexed)
+        if page.key is not None and before is not None and before.key == page.key and _describes(before, current):
+            held = self._held(path, before.sha256, target)
+            if held is None:
+                self._link(current, target)
+                self.files[path] = _written(page.key, before.sha256, target, before.indexed)
+            else:  # the tree holds the file already, as its manifest describes it
+                self.files[path] = Written(key=page.key, sha256=held.sha256, size=held.size,
+                                           mtime_ns=held.mtime_ns, indexed=held.indexed)
             return
         rendered = page.render()
         self.rendered += 1
@@ -191,9 +207,9 @@ class _Filling:
             content = rendered.encode("utf-8") if isinstance(rendered, str) else rendered
             sha, indexed = hashlib.sha256(content).hexdigest(), INDEXED_MARK in content
             current_is_same = self._current_is(path, sha)
-            if not self._holds(path, sha, target):
+            if self._held(path, sha, target) is None:
                 if current_is_same:
-                    self._link(self.out / path, target)
+                    self._link(current, target)
                 else:
                     self._write(target, [content])
         else:  # written as it is rendered, a part at a time: a download of 100,000 records is never held whole
@@ -205,11 +221,11 @@ class _Filling:
     def _current_is(self, path: str, sha: str) -> bool:
         """Whether the current site's file at `path` holds these bytes (and is still the one it built)."""
         before = self.current.get(path)
-        return before is not None and before.sha256 == sha and _describes(before, self.out / path)
+        return before is not None and before.sha256 == sha and _describes(before, f"{self.out_text}/{path}")
 
-    def _write(self, target: Path, parts: Iterable[bytes]) -> tuple[str, bool]:
+    def _write(self, target: str, parts: Iterable[bytes]) -> tuple[str, bool]:
         """Write the file from its parts; its SHA-256, and whether site search indexes it."""
-        self._folder(target.parent)
+        self._folder(os.path.dirname(target))
         self._unshare(target)
         digest, indexed, tail = hashlib.sha256(), False, b""
         with open(target, "wb") as file:
@@ -236,34 +252,36 @@ class _Filling:
                 except OSError:  # not empty: it still holds pages of the new site
                     pass
 
-    def _holds(self, path: str, sha: str, target: Path) -> bool:
+    def _held(self, path: str, sha: str, target: str) -> Written | None:
+        """What the tree holds at `path` when it holds these bytes, as its manifest describes them."""
         held = self.held.get(path)
-        return held is not None and held.sha256 == sha and _describes(held, target)
+        return held if held is not None and held.sha256 == sha and _describes(held, target) else None
 
-    def _link(self, source: Path, target: Path) -> None:
-        self._folder(target.parent)
+    def _link(self, source: str, target: str) -> None:
+        self._folder(os.path.dirname(target))
         self._unshare(target)
         os.link(source, target)
 
-    def _unshare(self, target: Path) -> None:
+    def _unshare(self, target: str) -> None:
         # A spare's file may be a link to the current site's: it is removed, never written through. A tree
         # made this build holds nothing yet (a cold build writes 100,000 files: no call is spared).
         if self.held:
-            target.unlink(missing_ok=True)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(target)
 
-    def _folder(self, folder: Path) -> None:
+    def _folder(self, folder: str) -> None:
         if folder not in self.folders:
-            folder.mkdir(parents=True, exist_ok=True)
+            os.makedirs(folder, exist_ok=True)
             self.folders.add(folder)
 
 
 def _safe(path: str) -> bool:
-    parts = Path(path).parts
-    return (bool(parts) and not Path(path).is_absolute() and ".." not in parts
-            and path not in (SITE_MARKER, MANIFEST))
+    """Whether a page's path stays inside the site and is not one of the writer's own files."""
+    return (path != "" and not path.startswith("/") and ".." not in path.split("/")
+            and posixpath.normpath(path) not in (".", SITE_MARKER, MANIFEST))
 
 
-def _describes(written: Written, path: Path) -> bool:
+def _describes(written: Written, path: str | Path) -> bool:
     """Whether the file at `path` is still the one `written` describes (not replaced or edited since)."""
     try:
         status = os.stat(path, follow_symlinks=False)
@@ -272,7 +290,7 @@ def _describes(written: Written, path: Path) -> bool:
     return status.st_size == written.size and status.st_mtime_ns == written.mtime_ns
 
 
-def _written(key: str | None, sha: str, target: Path, indexed: bool) -> Written:
+def _written(key: str | None, sha: str, target: str, indexed: bool) -> Written:
     status = os.stat(target, follow_symlinks=False)
     return Written(key=key, sha256=sha, size=status.st_size, mtime_ns=status.st_mtime_ns, indexed=indexed)
 
