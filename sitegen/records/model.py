@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
-from sitegen.records.ids import NORMALISERS, record_id, record_id_problem
+from sitegen.records.ids import NORMALISERS, parse_record_id, record_id, record_id_problem
 from sitegen.records.providers import Source
 
 
@@ -190,8 +190,11 @@ class Record(Strict):
         # The id is chosen once, when the record is first seen (the highest-priority identifier
         # then known), and never changes: decisions and evidence refer to it. A record that
         # later gains a DOI keeps its id; it must only ever be one of the record's own identifiers.
-        own = {record_id({namespace: value}) for namespace, value in keys.items()}
-        if self.id not in own:
+        # It is record_id({namespace: value}) of one of them exactly when it names that value in its
+        # namespace: a prefixed id has its ':' before any '/', a DOI none there.
+        id_namespace, id_native = parse_record_id(self.id)  # well-formed, as checked first
+        if keys.get(id_namespace) != id_native:
+            own = {record_id({namespace: value}) for namespace, value in keys.items()}
             raise ValueError(f"id {self.id!r} is not one of the record's own identifiers "
                              f"({', '.join(sorted(own)) or 'it has none'})")
         return self

@@ -17,10 +17,11 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC
+from functools import cache
 from pathlib import Path
 from typing import TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from sitegen.errors import SchemaVersionError
 from sitegen.records.identity import listed
@@ -362,36 +363,45 @@ def _read_json_model(root: Path, rel: str, kind: str, model: type[M], supported:
     return value, parsed, problems + model_problems
 
 
-def _jsonl_rows(root: Path, rel: str, digests: dict[int, bytes] | None = None
-                ) -> tuple[list[tuple[int, object]] | None, list[Problem]]:
+def _jsonl_rows(root: Path, rel: str) -> tuple[list[tuple[int, object]] | None, list[Problem]]:
     """(line number, value) for each line, read as a stream; None when the file cannot be read to its end."""
     if not (root / rel).exists() and not (root / rel).is_symlink():
         return [], []  # an empty review has no records and no events yet
-    return parsing.read_json_lines(root / rel, rel, SIZE_LIMITS[rel], digests)
+    return parsing.read_json_lines(root / rel, rel, SIZE_LIMITS[rel])
 
 
 def _load_records(root: Path, review: Review) -> list[Problem]:
     rel = "records.jsonl"
-    digests: dict[int, bytes] = {}
-    rows, problems = _jsonl_rows(root, rel, digests)
-    review.records_loaded = rows is not None
+    if not (root / rel).exists() and not (root / rel).is_symlink():
+        return []  # an empty review has no records yet
+    problems: list[Problem] = []  # of lines that hold no JSON value, reported first
+    unreadable: list[Problem] = []
+    record_problems: list[Problem] = []
     previous = None
-    for lineno, value in rows or []:
+    # Each line is validated as it is read: the parsed lines of 100,000 records are never all held at once.
+    for lineno, value, line in parsing.json_lines(root / rel, rel, SIZE_LIMITS[rel], problems, unreadable):
         record, row_problems = parsing.validate(Record, parsing.Parsed(value), rel, line=lineno)
-        problems += row_problems
+        record_problems += row_problems
         if record is None:
             continue
         if record.id in review.records:
-            problems.append(Problem(rel, lineno, None, "duplicate-record",
-                                    f"record {record.id!r} already appears on line {review.record_lines[record.id]}"))
+            record_problems.append(Problem(rel, lineno, None, "duplicate-record", f"record {record.id!r} already "
+                                           f"appears on line {review.record_lines[record.id]}"))
             continue
         if previous is not None and record.id < previous:
-            problems.append(Problem(rel, lineno, None, "order",
-                                    f"record {record.id!r} is out of order: records.jsonl is sorted by id"))
+            record_problems.append(Problem(rel, lineno, None, "order",
+                                           f"record {record.id!r} is out of order: records.jsonl is sorted by id"))
         previous = record.id
         review.records[record.id] = record
         review.record_lines[record.id] = lineno
-        review.record_digests[record.id] = digests[lineno]
+        review.record_digests[record.id] = parsing.line_digest(line)
+    if unreadable:  # nothing is taken from a file that cannot be read to its end
+        review.records_loaded = False
+        review.records.clear()
+        review.record_lines.clear()
+        review.record_digests.clear()
+        return problems + unreadable
+    problems += record_problems
     for record in review.records.values():  # version links name records of this file, both ways
         for other in record.custom.other_versions:
             if other == record.id:
@@ -483,21 +493,35 @@ def _load_screening(root: Path, review: Review) -> list[Problem]:
                 continue
             rows, csv_problems = parsing.parse_csv(text, rel, DECISION_COLUMNS, {"record_id", "decision"})
             problems += csv_problems
-            for row, decision in _validated_rows(rows, Decision, rel, problems):
-                review.decisions.append(DecisionRow(stage_dir.name, path.stem, rel, row.line, row.columns, decision))
+            stage, reviewer = stage_dir.name, path.stem
+            review.decisions += (DecisionRow(stage, reviewer, rel, row.line, row.columns, decision)
+                                 for row, decision in _validated_rows(rows, Decision, rel, problems))
     return problems
 
 
-def _validated_rows(rows: list, model: type[BaseModel], rel: str, problems: list[Problem]):
-    """Each CSV row with its value as `model` (cells stripped), problems added with their line and column."""
-    for row in rows:
-        values = {key: value.strip() for key, value in row.values.items()}
+def _validated_rows(rows: list[parsing.CsvRow], model: type[M], rel: str,
+                    problems: list[Problem]) -> Iterator[tuple[parsing.CsvRow, M]]:
+    """Each CSV row with its value as `model`, problems added with their line and column."""
+    cells = [row.values for row in rows]
+    try:  # all rows in one call: a call per row cost twice as much
+        valid = _rows_of(model).validate_python(cells)
+    except ValidationError:  # each row validated again, where each error is placed: only a bad file pays for it
+        valid = None
+    if valid is not None:
+        yield from zip(rows, valid, strict=True)
+        return
+    for row, values in zip(rows, cells, strict=True):
         try:
             yield row, model.model_validate(values)
-        except ValidationError:  # validated again where each error is placed: only a bad row pays for it
+        except ValidationError:
             problems += parsing.validate(
                 model, parsing.Parsed(values, {(name,): (row.line, col) for name, col in row.columns.items()}),
                 rel, line=row.line)[1]
+
+
+@cache
+def _rows_of(model: type[M]) -> TypeAdapter[list[M]]:
+    return TypeAdapter(list[model])
 
 
 def _optional_csv(root: Path, rel: str, columns: list[str], required: set[str]) -> tuple[list, list[Problem]]:
@@ -525,6 +549,8 @@ def _load_validation(root: Path, review: Review) -> list[Problem]:
     studies alone are the known-relevant set)."""
     rel = "validation.csv"
     rows, problems = _optional_csv(root, rel, VALIDATION_COLUMNS, {"record_id"})
+    if not rows:
+        return problems  # (the table below costs a pass over every record)
     # A record carrying several identifiers is one study however a row names it (DOI, PMID, PMCID, …).
     record_of = {record_id({namespace: value}) or record.id: record.id
                  for record in review.records.values() for namespace, value in record.identity_keys().items()}
