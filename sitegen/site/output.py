@@ -14,6 +14,10 @@ one the current site was built with, and whose file there is still the one the m
 describes, is not rendered again: its file is linked from the current site. When every file
 equals the current site's, nothing is exchanged and the build says the site was up to date.
 
+Pages to render wait in batches; each batch is shared out among as many processes as there are
+processors (forked, so they hold the build's data; each writes its own pages' files and sends back
+what it wrote). A page's bytes do not depend on the process that renders it.
+
 Where the system cannot exchange, the old site is renamed aside (`.<name>.old-<random>`) and
 the new one renamed in; a process killed between those two renames leaves no site, so every
 `write_site` first recovers: it moves the newest whole folder in and removes every leftover
@@ -29,13 +33,17 @@ import ctypes.util
 import functools
 import hashlib
 import os
+import pickle
 import posixpath
 import re
 import secrets
 import shutil
+import signal
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -46,6 +54,7 @@ SITE_MARKER = ".sitegen-site"  # marks a folder sitegen built, so only such a fo
 MARKER_TEXT = b"This folder was built by sitegen; `sitegen build` replaces it as a whole.\n"
 MANIFEST = ".sitegen-manifest.json"
 INDEXED_MARK = b"data-pagefind-body"  # a page site search indexes says so in its HTML
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -138,8 +147,10 @@ def write_site(out: Path, pages: Iterable[Page] | Mapping[str, bytes], finish: F
         filling = _Filling(tree, held, out, current, dated)
         for page in pages:
             filling.add(page)
+        filling.render_waiting()
         for page in finish(tree, filling.files, current) if finish else ():
             filling.add(page)
+        filling.render_waiting()
         filling.remove_the_rest()
         with naming_errors(f"{out}/{MANIFEST}"):
             (tree / MANIFEST).write_bytes(Manifest(stamp=stamp, files=filling.files).model_dump_json().encode())
@@ -175,48 +186,70 @@ class _Filling:
         self.tree, self.held, self.out, self.current, self.dated = tree, held, out, current, dated
         # Paths as text, not pathlib: a build of 100,000 files joins and parses each several times.
         self.tree_text, self.out_text = os.fspath(tree), os.fspath(out)
-        self.files: dict[str, Written] = {}
+        self.files: dict[str, Written | None] = {}  # None: waiting to be rendered
+        self.waiting: list[Page] = []
         self.rendered = 0
         self.differs = False  # from the current site: a page that is new, changed, or edited there since
         self.folders: set[str] = set()
 
     def add(self, page: Page) -> None:
-        with naming_errors(f"{self.out_text}/{page.path}"):
-            self._add(page)
-
-    def _add(self, page: Page) -> None:
+        """Keep the page's file from the current site when its key says it has not changed; else render it,
+        with the other pages waiting (a batch at a time, in as many processes as there are processors)."""
         path = page.path
         if not _safe(path):
             raise BuildError(f"a rendered file would land outside the output folder: {path!r}")
         if path in self.files:  # two pages claiming one path: one would silently replace the other
             raise BuildError(f"two pages would both be {path}")
+        with naming_errors(f"{self.out_text}/{path}"):
+            kept = self._kept(page)
+        if kept is not None:
+            self.files[path] = kept
+            return
+        self.files[path] = None  # its place in the manifest, filled once it is rendered
+        self.waiting.append(page)
+        if len(self.waiting) >= RENDER_BATCH:
+            self.render_waiting()
+
+    def render_waiting(self) -> None:
+        pages, self.waiting = self.waiting, []
+        for page, (written, differs) in zip(pages, _in_processes(self._render, pages), strict=True):
+            self.files[page.path] = written
+            self.differs |= differs
+            self.rendered += 1
+
+    def _kept(self, page: Page) -> Written | None:
+        """The page's file as the new site keeps it from the current one, when its key has not changed."""
+        path = page.path
         target, current = f"{self.tree_text}/{path}", f"{self.out_text}/{path}"
         before = self.current.get(path)
-        if page.key is not None and before is not None and before.key == page.key and _describes(before, current):
-            held = self._held(path, before.sha256, target)
-            if held is None:
-                self._link(current, target)
-                self.files[path] = _written(page.key, before.sha256, target, before.indexed)
-            else:  # the tree holds the file already, as its manifest describes it
-                self.files[path] = Written(key=page.key, sha256=held.sha256, size=held.size,
-                                           mtime_ns=held.mtime_ns, indexed=held.indexed)
-            return
-        rendered = page.render()
-        self.rendered += 1
-        if isinstance(rendered, str | bytes):
-            content = rendered.encode("utf-8") if isinstance(rendered, str) else rendered
-            sha, indexed = hashlib.sha256(content).hexdigest(), INDEXED_MARK in content
-            current_is_same = self._current_is(path, sha)
-            if self._held(path, sha, target) is None:
-                if current_is_same:
-                    self._link(current, target)
-                else:
-                    self._write(target, [content])
-        else:  # written as it is rendered, a part at a time: a download of 100,000 records is never held whole
-            sha, indexed = self._write(target, (part.encode("utf-8") for part in rendered))
-            current_is_same = self._current_is(path, sha)
-        self.differs |= not current_is_same
-        self.files[path] = _written(page.key, sha, target, indexed)
+        if page.key is None or before is None or before.key != page.key or not _describes(before, current):
+            return None
+        held = self._held(path, before.sha256, target)
+        if held is None:
+            self._link(current, target)
+            return _written(page.key, before.sha256, target, before.indexed)
+        # The tree holds the file already, as its manifest describes it.
+        return Written(key=page.key, sha256=held.sha256, size=held.size, mtime_ns=held.mtime_ns, indexed=held.indexed)
+
+    def _render(self, page: Page) -> tuple[Written, bool]:
+        """Render and write the page; its file, and whether it differs from the current site's."""
+        path = page.path
+        target, current = f"{self.tree_text}/{path}", f"{self.out_text}/{path}"
+        with naming_errors(current):
+            rendered = page.render()
+            if isinstance(rendered, str | bytes):
+                content = rendered.encode("utf-8") if isinstance(rendered, str) else rendered
+                sha, indexed = hashlib.sha256(content).hexdigest(), INDEXED_MARK in content
+                current_is_same = self._current_is(path, sha)
+                if self._held(path, sha, target) is None:
+                    if current_is_same:
+                        self._link(current, target)
+                    else:
+                        self._write(target, [content])
+            else:  # written as it is rendered, a part at a time: a download of 100,000 records is never held whole
+                sha, indexed = self._write(target, (part.encode("utf-8") for part in rendered))
+                current_is_same = self._current_is(path, sha)
+            return _written(page.key, sha, target, indexed), not current_is_same
 
     def _current_is(self, path: str, sha: str) -> bool:
         """Whether the current site's file at `path` holds these bytes (and is still the one it built)."""
@@ -273,6 +306,97 @@ class _Filling:
         if folder not in self.folders:
             os.makedirs(folder, exist_ok=True)
             self.folders.add(folder)
+
+
+# Pages are rendered a batch at a time, the batch shared out among the processors (see _in_processes).
+RENDER_BATCH = 5000
+SHARED_FROM = 32  # fewer pages than this are rendered where they are: a process costs more than they do
+PR_SET_PDEATHSIG = 1  # Linux prctl(2): the signal a process gets when its parent dies
+
+
+def render_processes() -> int:
+    """How many processes render pages: one per processor this process may use (forked on Linux only)."""
+    return len(os.sched_getaffinity(0)) if sys.platform == "linux" else 1
+
+
+def _in_processes(render: Callable[[Page], T], pages: list[Page]) -> list[T]:
+    """`render(page)` for each page, in order, the pages shared out among `render_processes()` processes.
+
+    The other processes are forked, so they hold the build's data as it is, and write their pages'
+    files themselves; each sends back what `render` returned, pickled, through a pipe. A page's bytes
+    do not depend on the process that renders it. An error in any process is raised here (the others
+    are stopped); a process that dies sends nothing, which is an error too; and a process whose parent
+    dies (kill -9) is killed with it, so nothing writes into the folder once its build is gone."""
+    processes = min(render_processes(), len(pages) // SHARED_FROM) or 1
+    children: list[tuple[int, int]] = []
+    try:
+        for share in range(1, processes):
+            children.append(_forked(render, pages[share::processes]))
+        results: list[list[T]] = [[render(page) for page in pages[0::processes]]]
+        results += [_received(child) for child in children]
+    finally:
+        for pid, pipe in children:
+            _stopped(pid, pipe)
+    ordered: list[T] = [None] * len(pages)  # type: ignore[list-item]
+    for share, rendered in enumerate(results):
+        ordered[share::processes] = rendered
+    return ordered
+
+
+def _forked(render: Callable[[Page], T], pages: list[Page]) -> tuple[int, int]:
+    """A process rendering `pages`; its pid and the pipe its results come through."""
+    libc = _libc()  # found before the fork: finding it may run a program
+    reading, writing = os.pipe()
+    parent = os.getpid()
+    pid = os.fork()
+    if pid:
+        os.close(writing)
+        return pid, reading
+    try:  # the child: render, send, and leave without running anything of the parent's (no atexit, no finally)
+        os.close(reading)
+        if libc is not None:
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:  # the parent died before the line above
+            os._exit(1)
+        try:
+            payload = pickle.dumps(("done", [render(page) for page in pages]))
+        except BaseException as error:  # sent to the parent, which raises it
+            payload = _pickled_error(error)
+        with os.fdopen(writing, "wb") as pipe:
+            pipe.write(payload)
+    finally:
+        os._exit(0)
+
+
+def _pickled_error(error: BaseException) -> bytes:
+    try:
+        return pickle.dumps(("failed", error))
+    except Exception:  # an error that cannot be pickled is sent as what it says
+        return pickle.dumps(("failed", BuildError(f"rendering failed: {error!r}")))
+
+
+def _received(child: tuple[int, int]) -> list:
+    pid, pipe = child
+    with os.fdopen(os.dup(pipe), "rb") as stream:
+        payload = stream.read()
+    try:
+        outcome, value = pickle.loads(payload)
+    except Exception:
+        raise BuildError(f"a process rendering pages (pid {pid}) ended without sending its pages "
+                         "(killed, or out of memory?)") from None
+    if outcome == "failed":
+        raise value
+    return value
+
+
+def _stopped(pid: int, pipe: int) -> None:
+    """The child gone (killed if it is still rendering: the build failed elsewhere) and its pipe closed."""
+    os.close(pipe)
+    with contextlib.suppress(ChildProcessError):
+        if os.waitpid(pid, os.WNOHANG) == (0, 0):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
 
 
 def _safe(path: str) -> bool:

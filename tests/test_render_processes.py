@@ -1,0 +1,129 @@
+"""Pages rendered in several processes: the same site as one process builds, errors raised where the
+build can report them, and no process left writing once its build is gone."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from sitegen.errors import BuildError
+from sitegen.site import output
+from sitegen.site.output import MANIFEST, Page, write_site
+from tests.conftest import tree_bytes
+
+
+def pages(count: int) -> list[Page]:
+    return [Page(f"p/{number}.html", lambda number=number: f"<p>{number}</p>", f"k{number}") for number in range(count)]
+
+
+def test_several_processes_write_the_site_one_process_writes(tmp_path, monkeypatch):
+    built = {}
+    for processes in (1, 2, 3):
+        monkeypatch.setattr(output, "render_processes", lambda processes=processes: processes)
+        out = tmp_path / f"site-{processes}"
+        result = write_site(out, pages(500), dated=10**18)
+        assert (result.files, result.rendered) == (500, 500)
+        built[processes] = tree_bytes(out)
+    assert built[1] == built[2] == built[3]  # the manifest too: same files, same order, same times
+
+
+def test_an_error_in_another_process_is_raised_and_the_site_left_as_it_was(tmp_path, monkeypatch):
+    monkeypatch.setattr(output, "render_processes", lambda: 2)
+    out = tmp_path / "site"
+    write_site(out, pages(100))
+    before = tree_bytes(out)
+    parent = os.getpid()
+
+    def failing(number: int) -> str:
+        if os.getpid() != parent and number == 51:  # rendered by the other process (odd pages are its share)
+            raise BuildError("page 51 could not be rendered")
+        return f"<p>{number} again</p>"
+
+    with pytest.raises(BuildError, match="page 51 could not be rendered"):
+        write_site(out, [Page(f"p/{n}.html", lambda n=n: failing(n)) for n in range(100)])
+    assert tree_bytes(out) == before
+    assert [path.name for path in tmp_path.iterdir() if ".site.spare-" not in path.name] == ["site"]
+
+
+def test_a_process_that_dies_is_an_error_not_a_missing_page(tmp_path, monkeypatch):
+    monkeypatch.setattr(output, "render_processes", lambda: 2)
+    parent = os.getpid()
+
+    def killed(number: int) -> str:
+        if os.getpid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return "<p>x</p>"
+
+    with pytest.raises(BuildError, match="ended without sending its pages"):
+        write_site(tmp_path / "site", [Page(f"p/{n}.html", lambda n=n: killed(n)) for n in range(100)])
+    assert not (tmp_path / "site").exists()
+
+
+# Builds a site whose pages take a while in the other process, and kills itself (kill -9) once that
+# process has started: argv[1] is the site, argv[2] a folder where the other process notes its pid
+# and each page it finishes.
+KILLED_PARENT = """
+import os, signal, sys, time
+from pathlib import Path
+from sitegen.site import output
+from sitegen.site.output import Page, write_site
+notes = Path(sys.argv[2])
+parent = os.getpid()
+output.render_processes = lambda: 2
+def render(number):
+    if os.getpid() != parent:
+        (notes / "pid").write_text(str(os.getpid()))
+        time.sleep(0.05)
+        (notes / f"page-{number}").write_text("done")
+    return "<p>x</p>"
+def received(child):
+    while not (notes / "pid").exists():
+        time.sleep(0.01)
+    os.kill(os.getpid(), signal.SIGKILL)
+output._received = received
+write_site(Path(sys.argv[1]), [Page(f"p/{n}.html", lambda n=n: render(n)) for n in range(200)])
+"""
+
+
+def test_the_other_processes_die_with_a_build_killed_with_minus_9(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    finished = subprocess.run([sys.executable, "-c", KILLED_PARENT, str(tmp_path / "site"), str(notes)],
+                              capture_output=True, text=True, timeout=60)
+    assert finished.returncode == -signal.SIGKILL, finished.stderr
+    pid = int((notes / "pid").read_text())
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)
+    written = len(list(notes.glob("page-*")))
+    time.sleep(0.3)
+    assert len(list(notes.glob("page-*"))) == written < 100  # it stopped, long before its share was done
+
+
+def _alive(pid: int) -> bool:
+    status = Path(f"/proc/{pid}/status")
+    try:
+        return "State:\tZ" not in status.read_text()
+    except OSError:
+        return False
+
+
+def test_a_small_batch_is_rendered_in_this_process(tmp_path, monkeypatch):
+    monkeypatch.setattr(output, "render_processes", lambda: 4)
+    parent = os.getpid()
+    renderers = set()
+
+    def noted(number: int) -> str:
+        renderers.add(os.getpid())
+        return f"<p>{number}</p>"
+
+    write_site(tmp_path / "site", [Page(f"p/{n}.html", lambda n=n: noted(n)) for n in range(output.SHARED_FROM - 1)])
+    assert renderers == {parent}
+    assert (tmp_path / "site" / MANIFEST).is_file()
