@@ -11,8 +11,10 @@ import re
 import shutil
 import subprocess
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -116,9 +118,16 @@ def test_keys_refuse_a_value_they_cannot_account_for():
     assert keys.of("t", {"a": [1, "b", None]}) == keys.of("t", {"a": [1, "b", None]})
     assert keys.of("t", {"a": 1}) != keys.of("t", {"a": "1"})
     assert keys.of("t", {"a": 1}) != keys.of("t", {"a": True}) != keys.of("t", {"a": 1.0})
+    assert keys.of(Counter(a=1)) == keys.of(Counter(a=1)) != keys.of({"a": 1})  # a dict of another kind
+    assert keys.of(Pair(1, 2)) != keys.of((1, 2)) and keys.of(Pair(1, 2)) != keys.of(Pair(1, 3))
     for value in (object(), Path("x"), lambda: 1):
         with pytest.raises(TypeError):
             keys.of({"a": value})
+
+
+class Pair(NamedTuple):
+    first: int
+    second: int
 
 
 @dataclass(frozen=True)

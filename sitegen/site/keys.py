@@ -25,6 +25,7 @@ import operator
 import pickle
 from collections.abc import Callable, Mapping
 from decimal import Decimal
+from enum import Enum
 from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
@@ -114,8 +115,9 @@ def digested_once(kind: type[T]) -> type[T]:
 
 class _Reducers(dict):
     """How pickle writes each kind of value it has no C writer for, found on first meeting the kind: a
-    kind digested once as its digest; a pydantic model field by field; a dataclass pickle's own way
-    (field by field, in C); any other kind refused. (Contexts hold lists, never sets: pickle writes a set
+    kind digested once as its digest; a pydantic model field by field; a dict, list or tuple of another
+    kind (a Counter, a named tuple) as its kind's name and contents; a dataclass pickle's own way (field
+    by field, in C); any other kind refused. (Contexts hold lists, never sets: pickle writes a set
     in the order of its hashes, which differs between processes, so a page holding one would get another
     key, and be rendered again, in every build.)"""
 
@@ -128,6 +130,8 @@ class _Reducers(dict):
             reducer: Callable[[Any], Any] = self.keys._digested
         elif issubclass(kind, BaseModel):
             reducer = _model_fields
+        elif issubclass(kind, dict | list | tuple) and not issubclass(kind, Enum):  # a Counter, a named tuple
+            reducer = _contents
         elif dataclasses.is_dataclass(kind) or kind is Decimal:
             reducer = _PICKLE_AS_USUAL
         else:
@@ -138,6 +142,10 @@ class _Reducers(dict):
 
 def _model_fields(model: BaseModel) -> tuple:
     return _fields_of, (type(model).__qualname__, *(getattr(model, name) for name in _fields(type(model))))
+
+
+def _contents(value: dict | list | tuple) -> tuple:
+    return _fields_of, (type(value).__qualname__, dict(value) if isinstance(value, dict) else list(value))
 
 
 def _fields_of(kind: str, *fields: object) -> None:
