@@ -11,6 +11,7 @@ the original). Printed, each as wall-clock seconds and peak memory of one `siteg
 - a rebuild after one full-text decision changed (a study excluded), and after a second one
   (the first change also makes the review differ from its latest version, which every page says);
 - `sitegen check`.
+Memory is the peak of the summed PSS of the command's processes (it forks one renderer per processor).
 Also the files of the site and how many pages each build rendered.
 """
 
@@ -29,19 +30,50 @@ import time
 from pathlib import Path
 
 SITEGEN = [sys.executable, "-m", "sitegen"]
-# Runs one command and reports its peak memory on its last line of standard error.
-PEAK = ("import resource, subprocess, sys; code = subprocess.run(sys.argv[1:]).returncode; "
-        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(code)")
+SAMPLE_SECONDS = 0.2
 
 
 def timed(command: list[str]) -> tuple[float, float, str]:
-    """Seconds, peak RSS (MB) and output of one command."""
-    started = time.perf_counter()
-    finished = subprocess.run([sys.executable, "-c", PEAK, *command], capture_output=True, text=True, check=False)
-    seconds = time.perf_counter() - started
-    if finished.returncode != 0:
-        sys.exit(f"{' '.join(command)} failed ({finished.returncode}):\n{finished.stdout[-2000:]}{finished.stderr[-2000:]}")
-    return seconds, int(finished.stderr.strip().splitlines()[-1]) / 1024, finished.stdout.strip()
+    """Seconds, peak memory (MB) and output of one command. The memory is the largest sum, over the
+    command's process and the processes it forks to render pages, of each one's proportional set size
+    (PSS: its own pages, and its share of the pages it shares), sampled every SAMPLE_SECONDS."""
+    with tempfile.TemporaryFile("w+") as out:
+        started = time.perf_counter()
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, text=True)
+        peak = 0
+        while process.poll() is None:
+            peak = max(peak, _tree_pss(process.pid))
+            time.sleep(SAMPLE_SECONDS)
+        seconds = time.perf_counter() - started
+        out.seek(0)
+        said = out.read()
+    if process.returncode != 0:
+        sys.exit(f"{' '.join(command)} failed ({process.returncode}):\n{said[-4000:]}")
+    return seconds, peak / 1024, said.strip()
+
+
+def _tree_pss(root: int) -> int:
+    """The PSS (kB) of process `root` and of every process under it."""
+    parents = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(stat.parent.name)] = int(fields[1])
+    tree, grew = {root}, True
+    while grew:
+        below = {pid for pid, parent in parents.items() if parent in tree} - tree
+        tree |= below
+        grew = bool(below)
+    total = 0
+    for pid in tree:
+        try:
+            rollup = Path(f"/proc/{pid}/smaps_rollup").read_text()
+        except OSError:
+            continue
+        total += next((int(line.split()[1]) for line in rollup.splitlines() if line.startswith("Pss:")), 0)
+    return total
 
 
 def floor(review: Path, site: Path, scratch: Path) -> float:
