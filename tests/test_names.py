@@ -201,3 +201,15 @@ def test_openalex_records_carry_split_names():
     record = work_to_record(work)
     assert record.author == [CslName(family="van der Berg", given="Jan"), CslName(literal="ENIGMA Consortium")]
     assert not re.search(r"literal", json.dumps(record.author[0].model_dump(exclude_none=True)))
+
+
+@pytest.mark.parametrize("written", ["Ann \u200b", "\u200b Ann", "Smith \u00ad John", "Smith, \u200b", "\u2060 Smith J"])
+def test_a_word_with_nothing_visible_is_no_part_of_a_name(written):
+    """A record may hold such a name whole (it has visible text); splitting it for an export must not make a
+    family name no one can see, which no record may hold."""
+    from sitegen.records.model import CslName
+    from sitegen.records.names import split
+
+    name = split(CslName(literal=written))
+    assert "\u200b" not in name.display() and "\u00ad" not in name.display() and "\u2060" not in name.display()
+    assert name.display().replace(",", "").split()

@@ -105,7 +105,9 @@ def _person(words: list[str], suffix: str | None) -> CslName | None:
 
 def split_name(display: str) -> CslName:
     """A CSL name for one author as a source writes it; a literal when it is no splittable person's name."""
-    text = " ".join(display.split())
+    # A word with nothing visible in it (a zero-width space, a soft hyphen) is no part of a name: kept, it
+    # could become a family name no one can see, which no record may hold.
+    text = " ".join(word for word in display.split() if visible_text(word))
     if not text:
         raise ValueError("an author's name is blank")
     literal = CslName(literal=text)
