@@ -45,9 +45,19 @@ def inspect(root: Path) -> tuple[Workspace | None, list[Problem]]:
         if review is None:
             return None, problems
         facts = ReviewFacts(review)
-        problems += (screening_problems(review, facts.outcomes, facts.duplicates) + living_problems(review)
-                     + duplicate_problems(review) + evidence_problems(review, facts.outcomes))
+        unread = sorted({problem.path for problem in problems if problem.code in UNREAD})
+        if unread:  # checked against files read as empty, the other rules would only report what is missing
+            problems.append(Problem(".", None, None, "not-checked",
+                                    f"the files were not checked against each other, as {', '.join(unread)} "
+                                    "could not be read: fix that, then check again"))
+        else:
+            problems += (screening_problems(review, facts.outcomes, facts.duplicates) + living_problems(review)
+                         + duplicate_problems(review) + evidence_problems(review, facts.outcomes))
         return Workspace(review, facts), sorted(set(problems), key=_order)
+
+
+# Problems that mean a file could not be read (to its end): its content is not known, not empty.
+UNREAD = frozenset({"encoding", "too-large", "symlink"})
 
 
 def open_review(root: Path, tolerate: frozenset[str] = frozenset()) -> Workspace:

@@ -475,3 +475,16 @@ def test_a_saved_strategy_that_would_break_every_run_is_named(example_copy, site
     path.write_text(json.dumps(search, indent=2) + "\n")
     result, out, _ = sitegen("check", example_copy)
     assert result == 1 and f"[{code}]" in out and "strategies[1]" in out
+
+
+def test_a_file_that_cannot_be_read_is_not_taken_for_an_empty_one(example_copy, sitegen):
+    """Bad bytes in the ledger: its problem is reported, not a cascade of records with 'no provenance' and
+    searches whose events the ledger 'no longer has' (it was never read)."""
+    with (example_copy / "ledger.jsonl").open("ab") as ledger:
+        ledger.write(b"\xff\xfe not UTF-8\n")
+    code, out, _ = sitegen("check", example_copy)
+    assert code == 1
+    lines = [line for line in out.splitlines() if ": error: " in line]
+    assert len(lines) == 2, out
+    assert any(line.startswith(f"{example_copy}/ledger.jsonl:") and "[encoding]" in line for line in lines)
+    assert any("not checked against each other, as ledger.jsonl could not be read" in line for line in lines)
