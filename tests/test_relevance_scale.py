@@ -165,9 +165,9 @@ def test_the_grown_review_reaches_every_novelty_case_and_the_cap():
 def test_each_paper_is_assessed_once_for_the_batches_and_digests_of_the_example(monkeypatch):
     review, _ = load_review(EXAMPLE)
     assessed = []
-    assess = relevance.Scorer.assess
-    monkeypatch.setattr(relevance.Scorer, "assess", lambda self, record, prior: assessed.append(record.id) or
-                        assess(self, record, prior))
+    assess_all = relevance.Scorer.assess_all
+    monkeypatch.setattr(relevance.Scorer, "assess_all", lambda self, records, prior: assessed.extend(
+        record.id for record in records) or assess_all(self, records, prior))
     site = Site(review, ReviewFacts(review), None)
     site.rankings, site.digests  # noqa: B018 - computing them is the test
     batched = [i for batch in site.facts.screening.batches if batch.number for i in batch.record_ids]

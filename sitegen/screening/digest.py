@@ -25,7 +25,17 @@ from pydantic import BaseModel
 from sitegen.errors import SitegenError
 from sitegen.review.folder import Review, parse_protocol
 from sitegen.review.models import ProtocolLockPayload, ProtocolMeta, parse_timestamp
-from sitegen.screening.relevance import Assessment, PriorIndex, Ranking, Scored, Scorer, prior_index, rank
+from sitegen.screening.relevance import (
+    Assessment,
+    Prior,
+    PriorIndex,
+    Ranking,
+    Scored,
+    Scorer,
+    index_priors,
+    prior_entry,
+    rank,
+)
 from sitegen.screening.status import Batch, ScreeningFacts
 from sitegen.text import markdown_code, markdown_safe
 
@@ -74,6 +84,7 @@ class Relevance:
     def __init__(self, review: Review, screening: ScreeningFacts, ranked: dict[int, Ranking] | None = None):
         self.review, self.screening = review, screening
         self._priors: dict[date | None, PriorIndex] = {}
+        self._prior_entries: dict[str, Prior] = {}
         self._scorers: dict[int | None, Scorer] = {}
         self._assessments: dict[tuple[int | None, date | None, str], Assessment] = {}
         ranked = ranked or {}
@@ -108,8 +119,11 @@ class Relevance:
         """Records of the batches in the PRIOR_WEEKS weeks before `start` that reviewers included."""
         if start not in self._priors:
             earliest = start - timedelta(weeks=PRIOR_WEEKS) if start else None
-            self._priors[start] = prior_index([self.review.records[i] for day, included in self._included
-                                               if start and earliest <= day < start for i in included])
+            included = [i for day, ids in self._included if start and earliest <= day < start for i in ids]
+            for record_id in included:
+                if record_id not in self._prior_entries:
+                    self._prior_entries[record_id] = prior_entry(self.review.records[record_id])
+            self._priors[start] = index_priors([self._prior_entries[i] for i in included])
         return self._priors[start]
 
     def _key(self, record_ids: list[str], version: int | None, start: date | None) -> tuple:
@@ -123,15 +137,12 @@ class Relevance:
             version, protocol = self.protocol(version)
             if version not in self._scorers:
                 self._scorers[version] = Scorer(protocol)
-            scorer, prior = self._scorers[version], self._prior(start)
-            assessments = []
-            for record_id in record_ids:
-                assessment = self._assessments.get((version, start, record_id))
-                if assessment is None:
-                    assessment = scorer.assess(self.review.records[record_id], prior)
-                    self._assessments[version, start, record_id] = assessment
-                assessments.append(assessment)
-            self._rankings[key] = rank(assessments, self.review.state.max_kept)
+            new = [i for i in dict.fromkeys(record_ids) if (version, start, i) not in self._assessments]
+            assessed = self._scorers[version].assess_all([self.review.records[i] for i in new], self._prior(start))
+            for record_id, assessment in zip(new, assessed, strict=True):
+                self._assessments[version, start, record_id] = assessment
+            self._rankings[key] = rank([self._assessments[version, start, i] for i in record_ids],
+                                       self.review.state.max_kept)
         return self._rankings[key]
 
     def batch(self, batch: Batch, record_ids: list[str] | None = None) -> Ranking:

@@ -29,9 +29,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
+from itertools import accumulate
 from typing import Literal
 
 import numpy as np
@@ -41,6 +43,7 @@ from rapidfuzz import fuzz
 from sitegen.records import preprints
 from sitegen.records.model import Record
 from sitegen.records.titles import folded
+from sitegen.review.folder import cycle_collection_paused
 from sitegen.review.models import ProtocolMeta, RelevanceTerms, WatchTerm
 
 Decision = Literal["KEEP", "REVIEW", "DROP"]
@@ -184,6 +187,52 @@ class Text:
         return cls(title, abstract, prefilter_key(title), prefilter_key(abstract))
 
 
+class Texts:
+    """A batch's titles and abstracts (`Text`), their prefilter keys joined once: a term's ASCII run is
+    looked for in one string, not in every paper's, and the papers holding it are found by offset."""
+
+    def __init__(self, texts: list[Text]):
+        self.texts = texts
+        keys = [key for text in texts for key in (text.title_key, text.abstract_key)]  # paper i's at 2i and 2i + 1
+        # Joined by a character no needle holds (needles are printable ASCII): no needle is found across two keys.
+        self.corpus = "\x00".join(keys)
+        self.starts = list(accumulate((len(key) + 1 for key in keys[:-1]), initial=0)) if keys else []
+        self._holding: dict[str, list[int]] = {}
+        self._counts: dict[str, dict[int, list[int]]] = {}
+
+    def counts(self, term: _Term) -> dict[int, list[int]]:
+        """The papers naming `term`, each with its [title, abstract] counts, in order. A term in both the
+        watchlist and the relevance terms is counted once: terms alike in pattern are found alike."""
+        if term.pattern.pattern not in self._counts:
+            counts: dict[int, list[int]] = {}
+            for key in self.holding(term.needle):
+                paper, in_abstract = divmod(key, 2)
+                text = self.texts[paper]
+                count = (term.count(text.abstract, text.abstract_key) if in_abstract
+                         else term.count(text.title, text.title_key))
+                if count:
+                    counts.setdefault(paper, [0, 0])[in_abstract] = count
+            self._counts[term.pattern.pattern] = counts
+        return self._counts[term.pattern.pattern]
+
+    def holding(self, needle: str) -> list[int]:
+        """The keys holding `needle` (paper i's title key is 2i, its abstract key 2i + 1), in order; every key
+        holds "". Shared by every matcher of the batch: watchlist and relevance terms share needles."""
+        if needle not in self._holding:
+            if not needle:
+                self._holding[needle] = list(range(len(self.starts)))
+                return self._holding[needle]
+            found: list[int] = []
+            corpus, starts, last = self.corpus, self.starts, len(self.starts) - 1
+            at = corpus.find(needle)
+            while at >= 0:
+                key = bisect_right(starts, at) - 1
+                found.append(key)
+                at = corpus.find(needle, starts[key + 1]) if key < last else -1  # on from the next key
+            self._holding[needle] = found
+        return self._holding[needle]
+
+
 @dataclass(frozen=True)
 class _Term:
     spelt: str  # as the protocol spells it
@@ -232,14 +281,15 @@ class TermMatcher:
 
     def find(self, text: Text) -> list[TermHits]:
         """The terms found in the title or abstract, with their counts, in the order given."""
-        hits = []
-        title_key, abstract_key = text.title_key, text.abstract_key
+        return self.find_all(Texts([text]))[0]
+
+    def find_all(self, texts: Texts) -> list[list[TermHits]]:
+        """`find` for every paper of a batch: each term's pattern runs only on the titles and abstracts whose
+        key holds its needle (most papers name most terms nowhere), found in one search of the batch."""
+        hits: list[list[TermHits]] = [[] for _ in texts.texts]
         for term in self.terms:
-            if term.needle not in title_key and term.needle not in abstract_key:
-                continue  # the prefilter alone, inline: most papers name most terms nowhere
-            found = TermHits(term.spelt, term.count(text.title, title_key), term.count(text.abstract, abstract_key))
-            if found.title or found.abstract:
-                hits.append(found)
+            for paper, (title, abstract) in texts.counts(term).items():
+                hits[paper].append(TermHits(term.spelt, title, abstract))
         return hits
 
     def outermost(self, hits: list[TermHits]) -> list[TermHits]:
@@ -276,9 +326,10 @@ class Watchlist:
             self.weights[key] = max(self.weights.get(key, Decimal(0)), Decimal(str(item.weight)))
 
 
-def match_axis(watchlist: Watchlist, text: Text) -> tuple[Decimal, str]:
-    """The seed's match ladder times the largest weight among the terms found, with its rationale."""
-    hits = watchlist.matcher.outermost(watchlist.matcher.find(text))
+def match_axis(watchlist: Watchlist, found: list[TermHits]) -> tuple[Decimal, str]:
+    """The seed's match ladder times the largest weight among the terms found (`watchlist.matcher.find`), with
+    its rationale."""
+    hits = watchlist.matcher.outermost(found)
     if not hits:
         return Decimal("0.0"), "watchlist: no term in title or abstract (match 0)"
     only = hits[0]
@@ -319,10 +370,9 @@ def _types_in(types: list[str], wanted: set[str]) -> list[str]:
     return sorted({name for name in types if _term_key(name) in wanted})
 
 
-def criteria_fit(criteria: Criteria, text: Text, types: list[str]) -> Fit:
-    """How the paper fits the protocol's relevance terms and publication types (kinds in CRITERIA_VALUES)."""
-    in_scope = criteria.in_scope.find(text)
-    out_of_scope = criteria.out_of_scope.find(text)
+def criteria_fit(criteria: Criteria, in_scope: list[TermHits], out_of_scope: list[TermHits], types: list[str]) -> Fit:
+    """How the paper fits the protocol's relevance terms and publication types (kinds in CRITERIA_VALUES), from
+    the terms `criteria.in_scope` and `criteria.out_of_scope` find in it."""
     # A look-alike: the keywords let it through, but the paper is about an out-of-scope subject only: an
     # out-of-scope term leads the title or recurs in the abstract, and no in-scope term is anywhere. A paper
     # naming anything in scope, even once and beside a look-alike term ("odour-free boxes" in an object-in-
@@ -393,17 +443,27 @@ class PriorIndex:
     titles: list[str]  # their titles, in the same order
     by_length: np.ndarray  # their positions, shortest title first
     lengths: np.ndarray  # their lengths, shortest first
-    counts: np.ndarray  # their character counts (`_char_counts`), shortest first
+    columns: np.ndarray  # their character counts (`_char_counts`), shortest first: a row per character
+
+
+def prior_entry(record: Record) -> Prior:
+    return Prior(record.id, folded(record.title), is_preprint(record))
 
 
 def prior_index(prior: list[Record]) -> PriorIndex:
-    entries = sorted(Prior(record.id, folded(record.title), is_preprint(record)) for record in prior)
+    return index_priors([prior_entry(record) for record in prior])
+
+
+def index_priors(entries: list[Prior]) -> PriorIndex:
+    """The prior (`prior_entry` of each record) indexed; a record in the prior of several weeks is made an
+    entry once."""
+    entries = sorted(entries)
     titled = [entry for entry in entries if entry.title]
     titles = [entry.title for entry in titled]
     lengths = np.array([len(title) for title in titles], dtype=np.int64)
     by_length = np.argsort(lengths, kind="stable")
     return PriorIndex(frozenset(entry.id for entry in entries), titled, titles, by_length, lengths[by_length],
-                      _char_counts(titles)[by_length])
+                      np.ascontiguousarray(_char_counts(titles)[by_length].T))
 
 
 # Normalised titles are mostly letters, digits and spaces: each has its own count, every other character
@@ -415,37 +475,97 @@ for _bucket, _char in enumerate("abcdefghijklmnopqrstuvwxyz0123456789 "):
 
 def _char_counts(titles: list[str]) -> np.ndarray:
     """Each title's count of every letter, digit and space, and of all other characters (a row per title),
-    at most 32767: a count capped differs from another no more than before."""
-    counts = np.zeros((len(titles), 38), dtype=np.int16)
-    for row, title in enumerate(titles):
-        codes = np.frombuffer(title.encode("utf-32-le"), dtype=np.uint32)
-        counts[row] = np.minimum(np.bincount(_BUCKET[np.minimum(codes, 127)], minlength=38), 32767)
-    return counts
+    at most 32767: a count capped differs from another no more than before. All titles in one pass."""
+    lengths = np.array([len(title) for title in titles], dtype=np.int64)
+    codes = np.frombuffer("".join(titles).encode("utf-32-le"), dtype=np.uint32)
+    rows = np.repeat(np.arange(len(titles), dtype=np.int64), lengths)
+    counts = np.bincount(rows * 38 + _BUCKET[np.minimum(codes, 127)], minlength=len(titles) * 38)
+    return np.minimum(counts, 32767).astype(np.int16).reshape(len(titles), 38)
 
 
 def _similar(title: str, prior: PriorIndex) -> list[Prior]:
     """Prior records whose normalised title is nearly this one, most similar first (ties by id)."""
-    if not title or not prior.titles:  # a title of punctuation alone normalises to nothing, and "" would match ""
-        return []
+    return _similar_all([title], prior)[0]
+
+
+def _similar_all(titles: list[str], prior: PriorIndex) -> list[list[Prior]]:
+    """`_similar` for each title of a batch. Titles of one length share their window of prior titles, so
+    each window is compared with all of its titles at once."""
+    similar: list[list[Prior]] = [[] for _ in titles]
+    if not prior.titles or not titles:
+        return similar
+    lengths = np.array([len(title) for title in titles], dtype=np.int64)
+    counts = _char_counts(titles)
+    by_length = np.argsort(lengths, kind="stable")
+    # A title of punctuation alone normalises to nothing, and "" would match "".
+    by_length = by_length[lengths[by_length] > 0]
+    groups = np.flatnonzero(np.diff(lengths[by_length], prepend=-1, append=-1))
+    for first, stop in zip(groups[:-1].tolist(), groups[1:].tolist(), strict=True):
+        for rows, pairs in _near_pairs(by_length[first:stop], int(lengths[by_length[first]]), counts, prior):
+            for row, near in zip(rows, pairs, strict=True):
+                title = titles[row]
+                scored = [(fuzz.ratio(title, prior.titles[index], score_cutoff=TITLE_MATCH_ABOVE), index)
+                          for index in near]
+                similar[row] = [prior.titled[index] for ratio, index in sorted(scored, key=lambda pair: (-pair[0],
+                                                                                                          pair[1]))
+                                if ratio > TITLE_MATCH_ABOVE]
+    return similar
+
+
+# Titles of one length compared with their window at once, this many at a time (a row of sums each).
+_BLOCK = 256
+
+
+def _near_pairs(rows: np.ndarray, length: int, counts: np.ndarray, prior: PriorIndex):
+    """For titles (`rows` of `counts`) all `length` long: the prior titles (positions in `prior.titles`) whose
+    length and character counts leave them possibly similar, as `_similar`'s bound defines it, for each title
+    with any; yielded as (rows, positions) a block at a time."""
     # An insertion or deletion changes one character's count by one, so the summed count differences (and the
     # difference of lengths) are at most the InDel distance the ratio is made of: titles they put past the
     # cutoff cannot be similar, and only the others are compared (the extra 1 leaves room for rounding).
     slack = 1 - TITLE_MATCH_ABOVE / 100
-    shortest = np.searchsorted(prior.lengths, ((1 - slack) * len(title) - 1) / (1 + slack) - 1, side="left")
-    longest = np.searchsorted(prior.lengths, ((1 + slack) * len(title) + 1) / (1 - slack) + 1, side="right")
-    apart = np.abs(prior.counts[shortest:longest] - _char_counts([title])[0]).sum(axis=1, dtype=np.int64)
-    near = prior.by_length[shortest:longest][apart <= slack * (prior.lengths[shortest:longest] + len(title)) + 1]
-    near = near.tolist()
-    scored = [(fuzz.ratio(title, prior.titles[index], score_cutoff=TITLE_MATCH_ABOVE), index) for index in near]
-    return [prior.titled[index] for ratio, index in sorted(scored, key=lambda pair: (-pair[0], pair[1]))
-            if ratio > TITLE_MATCH_ABOVE]
+    first = int(np.searchsorted(prior.lengths, ((1 - slack) * length - 1) / (1 + slack) - 1, side="left"))
+    last = int(np.searchsorted(prior.lengths, ((1 + slack) * length + 1) / (1 - slack) + 1, side="right"))
+    if last <= first:
+        return
+    bound = slack * (prior.lengths[first:last] + length) + 1  # the summed count differences allowed
+    # Summed a character at a time over a block of titles and the whole window: a few whole-array operations
+    # per character rather than one pass per title. A sum is at most the two lengths (counts are capped below
+    # them), so 16 bits hold it but for titles of thousands of characters.
+    summed_type = np.int16 if length + int(prior.lengths[last - 1]) <= np.iinfo(np.int16).max else np.int64
+    window = prior.columns[:, first:last].astype(summed_type)
+    for start in range(0, len(rows), _BLOCK):
+        block = rows[start:start + _BLOCK]
+        queries = counts[block].astype(summed_type)
+        summed = np.zeros((len(block), last - first), dtype=summed_type)
+        for column, values in enumerate(window):
+            difference = values[None, :] - queries[:, column][:, None]
+            summed += np.abs(difference, out=difference)
+        row_at, column_at = np.nonzero(summed <= bound)
+        if not len(row_at):
+            continue
+        positions = prior.by_length[first + column_at]
+        splits = np.flatnonzero(np.diff(row_at)) + 1
+        yield block[row_at[np.r_[0, splits]]].tolist(), [part.tolist() for part in np.split(positions, splits)]
 
 
-def novelty_axis(record: Record, prior: PriorIndex) -> Novelty:
-    if record.id in prior.ids:
-        return Novelty(Decimal("0.0"), "already covered: kept in a prior digest (novelty 0)", ("already-covered",),
-                       True)
-    similar = _similar(folded(record.title), prior)
+COVERED = Novelty(Decimal("0.0"), "already covered: kept in a prior digest (novelty 0)", ("already-covered",), True)
+NOVEL = Novelty(Decimal("1.0"), "novel: id and title not in prior digests (novelty 1)", (), False)
+
+
+def novelty_axes(records: list[Record], prior: PriorIndex) -> list[Novelty]:
+    """The novelty of each paper of a batch against the prior; the titles of those not already covered are
+    compared at once."""
+    uncovered = [n for n, record in enumerate(records) if record.id not in prior.ids]
+    novelties = [COVERED] * len(records)
+    # Without a prior title nothing can be similar: the batch's titles are not even normalised.
+    titles = [folded(records[n].title) for n in uncovered] if prior.titles else [""] * len(uncovered)
+    for n, similar in zip(uncovered, _similar_all(titles, prior), strict=True):
+        novelties[n] = _novelty(records[n], similar)
+    return novelties
+
+
+def _novelty(record: Record, similar: list[Prior]) -> Novelty:
     preprints = [entry for entry in similar if entry.preprint]
     if preprints and not is_preprint(record):
         source = preprints[0].id
@@ -454,7 +574,7 @@ def novelty_axis(record: Record, prior: PriorIndex) -> Novelty:
     if similar:
         return Novelty(Decimal("0.0"), f"title nearly identical to prior {similar[0].id} (novelty 0)",
                        (f"similar-to:{similar[0].id}",), False)
-    return Novelty(Decimal("1.0"), "novel: id and title not in prior digests (novelty 1)", (), False)
+    return NOVEL
 
 
 # --------------------------------------------------------------------------- combining
@@ -479,12 +599,31 @@ class Scorer:
         self.watchlist = Watchlist(protocol.watchlist)
         self.criteria = Criteria(protocol.relevance)
 
-    def assess(self, record: Record, prior: PriorIndex) -> Assessment:
-        abstract = (record.abstract or "").strip()
-        text = Text.of(record.title, abstract)
-        match, match_note = match_axis(self.watchlist, text)
-        fit = criteria_fit(self.criteria, text, record.custom.publication_types)
-        return Assessment(record.id, match, match_note, fit, novelty_axis(record, prior), bool(abstract))
+    def assess_all(self, records: list[Record], prior: PriorIndex) -> list[Assessment]:
+        """Each paper of a batch assessed: the terms of every paper found at once (`Texts`), and each axis
+        worked out once for the papers sharing what it depends on (the same terms found, the same types)."""
+        with cycle_collection_paused():  # what a batch's ranking makes holds no reference cycle
+            return self._assess_all(records, prior)
+
+    def _assess_all(self, records: list[Record], prior: PriorIndex) -> list[Assessment]:
+        abstracts = [(record.abstract or "").strip() for record in records]
+        texts = Texts([Text.of(record.title, abstract) for record, abstract in zip(records, abstracts, strict=True)])
+        watched = self.watchlist.matcher.find_all(texts)
+        in_scope, out_of_scope = self.criteria.in_scope.find_all(texts), self.criteria.out_of_scope.find_all(texts)
+        matches: dict[tuple[TermHits, ...], tuple[Decimal, str]] = {}
+        fits: dict[tuple[tuple[TermHits, ...], tuple[TermHits, ...], tuple[str, ...]], Fit] = {}
+        assessments = []
+        for record, abstract, found, inside, outside, novelty in zip(
+                records, abstracts, watched, in_scope, out_of_scope, novelty_axes(records, prior), strict=True):
+            found_key = tuple(found)
+            if found_key not in matches:
+                matches[found_key] = match_axis(self.watchlist, found)
+            fit_key = (tuple(inside), tuple(outside), tuple(record.custom.publication_types))
+            if fit_key not in fits:
+                fits[fit_key] = criteria_fit(self.criteria, inside, outside, record.custom.publication_types)
+            match, match_note = matches[found_key]
+            assessments.append(Assessment(record.id, match, match_note, fits[fit_key], novelty, bool(abstract)))
+        return assessments
 
 
 def combined_score(match: Decimal, criteria: Decimal, novelty: Decimal) -> int:
@@ -512,7 +651,23 @@ def decide(score: int, assessment: Assessment) -> tuple[Decision, str]:
     return "DROP", f"DROP: score {score} < {REVIEW_FROM}, and an exclusion fired"
 
 
-def score_one(assessment: Assessment, stricter: bool) -> Scored:
+def score_one(assessment: Assessment, stricter: bool,
+              alike: dict[tuple, tuple[Decision, int, Axes, str, tuple[str, ...]]]) -> Scored:
+    """The paper scored and decided. `alike` holds what papers assessed alike (in all but their id) scored
+    in this ranking: many papers name the same terms, so their scores and rationales are worked out once."""
+    key = (assessment.match, assessment.match_note, assessment.fit, assessment.novelty, assessment.has_abstract,
+           stricter)
+    if key not in alike:
+        alike[key] = _scoring(assessment, stricter)
+    decision, score, axes, rationale, tags = alike[key]
+    # Every value is already of its field's type (tests/test_relevance_scale.py compares with validated
+    # models): validating one model per paper of a 100,000-record review would only copy them. Papers scored
+    # alike share their Axes, as a model_copy would; each has its own list of tags.
+    return Scored.model_construct(id=assessment.id, decision=decision, score=score, axes=axes, rationale=rationale,
+                                  tags=list(tags))
+
+
+def _scoring(assessment: Assessment, stricter: bool) -> tuple[Decision, int, Axes, str, tuple[str, ...]]:
     usual, strict = CRITERIA_VALUES[assessment.fit.kind]
     criteria = strict if stricter else usual
     score = combined_score(assessment.match, criteria, assessment.novelty.value)
@@ -526,12 +681,9 @@ def score_one(assessment: Assessment, stricter: bool) -> Scored:
         tags.append("no-abstract")
     # One line whatever the protocol's terms hold: the rationale is read in tables and logs.
     rationale = " ".join("; ".join([*notes, why]).split())
-    # Every value is already of its field's type (tests/test_relevance_scale.py compares with validated
-    # models): validating one model per paper of a 100,000-record review would only copy them.
-    return Scored.model_construct(id=assessment.id, decision=decision, score=score,
-                                  axes=Axes.model_construct(match=float(assessment.match), criteria=float(criteria),
-                                                            novelty=float(assessment.novelty.value)),
-                                  rationale=rationale, tags=tags)
+    axes = Axes.model_construct(match=float(assessment.match), criteria=float(criteria),
+                                novelty=float(assessment.novelty.value))
+    return decision, score, axes, rationale, tuple(tags)
 
 
 def _kept(decisions: list[Scored]) -> list[Scored]:
@@ -550,25 +702,30 @@ def score_batch(records: list[Record], protocol: ProtocolMeta, prior: list[Recor
 
     The same records in any order, with `prior` in any order, give the same Ranking.
     """
-    scorer, index = Scorer(protocol), prior_index(prior)
-    return rank([scorer.assess(record, index) for record in records], max_kept)
+    return rank(Scorer(protocol).assess_all(records, prior_index(prior)), max_kept)
 
 
 def rank(assessments: list[Assessment], max_kept: int) -> Ranking:
-    """Decide a batch of deduplicated papers from their assessments (`Scorer.assess`, under one protocol and
+    """Decide a batch of deduplicated papers from their assessments (`Scorer.assess_all`, under one protocol and
     one prior): a Ranking depends on nothing else, so papers assessed once can be ranked in any grouping."""
     if max_kept < 0:
         raise ValueError(f"max_kept must be 0 or more, not {max_kept}")
+    with cycle_collection_paused():  # what a batch's ranking makes holds no reference cycle
+        return _rank(assessments, max_kept)
+
+
+def _rank(assessments: list[Assessment], max_kept: int) -> Ranking:
     repeated = sorted(key for key, count in Counter(assessment.id for assessment in assessments).items() if count > 1)
     if repeated:
         # Deduplication is the caller's (seed guardrail 6); two records under one id could not be ordered.
         raise ValueError(f"records must be deduplicated first; repeated id(s): {', '.join(repeated)}")
-    decisions = [score_one(assessment, stricter=False) for assessment in assessments]
+    alike: dict[tuple, tuple[Decision, int, Axes, str, tuple[str, ...]]] = {}
+    decisions = [score_one(assessment, False, alike) for assessment in assessments]
     stricter = len(_kept(decisions)) > max_kept
     if stricter:
         # Only the KEEPs are re-scored: the cap tightens the digest, and must not turn another
         # paper's REVIEW into a DROP because others filled it. Their rationale names the pass.
-        decisions = [score_one(assessment, stricter=True) if scored.decision == "KEEP" else scored
+        decisions = [score_one(assessment, True, alike) if scored.decision == "KEEP" else scored
                      for assessment, scored in zip(assessments, decisions, strict=True)]
     decisions.sort(key=lambda scored: (-scored.score, scored.id))
     kept = _kept(decisions)
