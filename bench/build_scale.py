@@ -11,7 +11,8 @@ the original). Printed, each as wall-clock seconds and peak memory of one `siteg
 - a rebuild after one full-text decision changed (a study excluded), and after a second one
   (the first change also makes the review differ from its latest version, which every page says);
 - `sitegen check`.
-Memory is the peak of the summed PSS of the command's processes (it forks one renderer per processor).
+Memory: the largest process's peak RSS, and the peak summed PSS of all the command's processes (a
+build forks one renderer per processor), sampled every few seconds.
 Also the files of the site and how many pages each build rendered.
 """
 
@@ -30,26 +31,34 @@ import time
 from pathlib import Path
 
 SITEGEN = [sys.executable, "-m", "sitegen"]
-SAMPLE_SECONDS = 0.2
+# Reading a process's PSS walks its page tables (about 80 ms for a 2 GB process, slowing it meanwhile):
+# it is sampled seldom, so as to change the times it is measured with as little as possible.
+SAMPLE_SECONDS = 3.0
 
 
-def timed(command: list[str]) -> tuple[float, float, str]:
-    """Seconds, peak memory (MB) and output of one command. The memory is the largest sum, over the
-    command's process and the processes it forks to render pages, of each one's proportional set size
-    (PSS: its own pages, and its share of the pages it shares), sampled every SAMPLE_SECONDS."""
+def timed(command: list[str]) -> tuple[float, float, float, str]:
+    """Seconds, peak memory and output of one command. Memory twice, in MB: the peak resident size of its
+    largest process, and the largest sum, over the command's process and the processes it forks to
+    render pages, of each one's proportional set size (PSS: its own pages and its share of the pages it
+    shares), sampled every SAMPLE_SECONDS."""
     with tempfile.TemporaryFile("w+") as out:
         started = time.perf_counter()
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, text=True)
-        peak = 0
-        while process.poll() is None:
-            peak = max(peak, _tree_pss(process.pid))
-            time.sleep(SAMPLE_SECONDS)
+        pss, sampled = 0, started
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() - sampled >= SAMPLE_SECONDS:
+                pss, sampled = max(pss, _tree_pss(process.pid)), time.perf_counter()
+            time.sleep(0.05)
         seconds = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         said = out.read()
     if process.returncode != 0:
         sys.exit(f"{' '.join(command)} failed ({process.returncode}):\n{said[-4000:]}")
-    return seconds, peak / 1024, said.strip()
+    return seconds, usage.ru_maxrss / 1024, pss / 1024, said.strip()
 
 
 def _tree_pss(root: int) -> int:
@@ -121,19 +130,18 @@ def main() -> None:
                                ("rebuild, another decision changed", change_one_decision)):
             if prepare:
                 prepare(review)
-            seconds, peak, said = timed([*SITEGEN, "build", str(review), "--out", str(site)])
-            figures.append((label, seconds, peak, said))
-        seconds, peak, said = timed([*SITEGEN, "check", str(review)])
-        figures.append(("check", seconds, peak, said))
+            figures.append((label, *timed([*SITEGEN, "build", str(review), "--out", str(site)])))
+        figures.append(("check", *timed([*SITEGEN, "check", str(review)])))
         files = sum(1 for path in site.rglob("*") if path.is_file())
         size = sum(path.stat().st_size for path in site.rglob("*") if path.is_file()) / 1e6
         base = floor(review, site, work / "floor")
         print(f"site: {files} files, {size:.0f} MB; floor (read the review, write the site's bytes): {base:.1f} s")
-        print("| step | seconds | peak MB | sitegen said |")
-        print("|---|---|---|---|")
-        for label, seconds, peak, said in figures:
+        print("| step | seconds | peak RSS MB, largest process | peak PSS MB, all its processes | sitegen said |")
+        print("|---|---|---|---|---|")
+        for label, seconds, rss, pss, said in figures:
             ratio = f" ({seconds / base:.1f}x floor)" if label == "cold build" else ""
-            print(f"| {label} | {seconds:.1f}{ratio} | {peak:.0f} | {said.splitlines()[-1][:90]} |")
+            sampled = f"{pss:.0f}" if pss else "(ended before a sample)"
+            print(f"| {label} | {seconds:.1f}{ratio} | {rss:.0f} | {sampled} | {said.splitlines()[-1][:90]} |")
 
 
 if __name__ == "__main__":

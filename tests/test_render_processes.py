@@ -127,3 +127,14 @@ def test_a_small_batch_is_rendered_in_this_process(tmp_path, monkeypatch):
     write_site(tmp_path / "site", [Page(f"p/{n}.html", lambda n=n: noted(n)) for n in range(output.SHARED_FROM - 1)])
     assert renderers == {parent}
     assert (tmp_path / "site" / MANIFEST).is_file()
+
+
+def test_a_build_that_cannot_start_another_process_renders_every_page_itself(tmp_path, monkeypatch):
+    monkeypatch.setattr(output, "render_processes", lambda: 3)
+
+    def no_fork():
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(output.os, "fork", no_fork)
+    result = write_site(tmp_path / "site", pages(200))
+    assert result.rendered == 200 and (tmp_path / "site" / "p" / "199.html").read_text() == "<p>199</p>"

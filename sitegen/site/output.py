@@ -328,17 +328,21 @@ def _in_processes(render: Callable[[Page], T], pages: list[Page]) -> list[T]:
     are stopped); a process that dies sends nothing, which is an error too; and a process whose parent
     dies (kill -9) is killed with it, so nothing writes into the folder once its build is gone."""
     processes = min(render_processes(), len(pages) // SHARED_FROM) or 1
-    children: list[tuple[int, int]] = []
+    children: dict[int, tuple[int, int]] = {}  # share -> its process and pipe
     try:
         for share in range(1, processes):
-            children.append(_forked(render, pages[share::processes]))
-        results: list[list[T]] = [[render(page) for page in pages[0::processes]]]
-        results += [_received(child) for child in children]
+            try:
+                children[share] = _forked(render, pages[share::processes])
+            except OSError:  # no process to be had (memory, a limit on processes): this one renders the rest
+                break
+        results = {share: [render(page) for page in pages[share::processes]]
+                   for share in range(processes) if share not in children}
+        results.update({share: _received(child) for share, child in children.items()})
     finally:
-        for pid, pipe in children:
+        for pid, pipe in children.values():
             _stopped(pid, pipe)
     ordered: list[T] = [None] * len(pages)  # type: ignore[list-item]
-    for share, rendered in enumerate(results):
+    for share, rendered in results.items():
         ordered[share::processes] = rendered
     return ordered
 
@@ -348,7 +352,12 @@ def _forked(render: Callable[[Page], T], pages: list[Page]) -> tuple[int, int]:
     libc = _libc()  # found before the fork: finding it may run a program
     reading, writing = os.pipe()
     parent = os.getpid()
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(reading)
+        os.close(writing)
+        raise
     if pid:
         os.close(writing)
         return pid, reading
