@@ -12,8 +12,8 @@ Pydantic models are written field by field too. A record of the review counts as
 line in records.jsonl (`Review.record_digests`), the cheapest exact account of it, and a value many
 pages hold (a screening batch, a record's list entry) is digested once and counts as its digest.
 A value of any other kind (an object that is neither, a function made inside another) is refused,
-so a context can never carry something the key does not see. pickle writes a value however the
-process holds it, so the same values give the same key in every process.
+so a context can never carry something the key does not see. The same review gives every page the
+same key in every process (tested under two string-hash seeds), so a rebuild renders only what changed.
 """
 
 from __future__ import annotations
@@ -71,8 +71,8 @@ class Keys:
         return digest.hexdigest()
 
     def _pickled(self, value: object) -> bytes:
-        # `_Reducers` says how the kinds pickle has no C writer for are written. pickle's memo (an object
-        # met again within one value is written as a reference to the first) makes no two values alike.
+        # `_Reducers` says how the kinds pickle has no C writer for are written. pickle's memo writes an
+        # object met again within one value as a reference to the first: it never makes two values alike.
         buffer = io.BytesIO()
         pickler = pickle.Pickler(buffer, protocol=5)
         pickler.dispatch_table = self._reducers
