@@ -37,7 +37,7 @@ from sitegen.screening import imports
 from sitegen.screening.digest import digest_markdown, numbered_batch, order_batch, weekly
 from sitegen.screening.imports import DecisionImport
 from sitegen.screening.status import BatchStatus, Conflict, StageStatus
-from sitegen.site.build import BuildResult, build_site, build_time, current_site
+from sitegen.site.build import BuildResult, build_site, build_time, current_site, inputs_digest
 from sitegen.site.downloads import FORMATS, Selection, record_writers, selected
 from sitegen.site.output import refuse_unsafe_output
 from sitegen.site.prisma_csv import prisma2020_csv
@@ -242,16 +242,17 @@ def build(root: Path, out: Path, now: str | None = None, environ: dict[str, str]
     """Render the site; held under the review's lock so no update changes the review mid-build. A site
     built from exactly the review's files as they are now is left as it is."""
     environ = dict(os.environ) if environ is None else environ
-    with review_lock(root):
+    with review_lock(root):  # one lock: the files hashed are the files the site is built from
         finished = recover(root)
-        if not finished and (current := current_site(root, out, now, environ)) is not None:
-            return current
-    try:
-        with writable(root) as workspace:
-            return build_site(workspace.review, workspace.facts, out, now, environ)
-    except SitegenError as error:
-        error.done = (*finished, *error.done)  # what the recovery above finished is said too
-        raise
+        try:
+            inputs = inputs_digest(root, now, environ)
+            if not finished and (current := current_site(root, out, inputs)) is not None:
+                return current
+            workspace = open_review(root)
+            return build_site(workspace.review, workspace.facts, out, now, environ, inputs)
+        except SitegenError as error:
+            error.done = (*finished, *error.done)  # what the recovery above finished is said too
+            raise
 
 
 @dataclass

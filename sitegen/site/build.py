@@ -71,27 +71,30 @@ def inputs_digest(root: Path, now: str | None, environ: dict[str, str]) -> str:
     return digest.hexdigest()
 
 
-def current_site(root: Path, out: Path, now: str | None, environ: dict[str, str]) -> BuildResult | None:
-    """The site at `out` when it was built from exactly the review's files as they are now (and by
-    this sitegen, at the same build time), so building again would give the same bytes; else None."""
+def current_site(root: Path, out: Path, inputs: str) -> BuildResult | None:
+    """The site at `out` when it was built from exactly the review's files as they are now (`inputs`,
+    their `inputs_digest`: by this sitegen, at the same build time), so building again would give the
+    same bytes; else None."""
     try:
         refuse_unsafe_output(root, out)
     except OutputRefused:
         return None  # the build says why, after the review's own problems
     manifest = site_manifest(out)
     stamp = manifest.stamp
-    if stamp is None or stamp.inputs != inputs_digest(root, now, environ) or not site_is_intact(out, manifest):
+    if stamp is None or stamp.inputs != inputs or not site_is_intact(out, manifest):
         return None
     return BuildResult(out, len(manifest.files), stamp.records, stamp.built_at, rendered=0, changed=False)
 
 
 def build_site(review: Review, facts: ReviewFacts, out: Path, now: str | None,
-               environ: dict[str, str]) -> BuildResult:
+               environ: dict[str, str], inputs: str | None = None) -> BuildResult:
     """Render a valid review into `out`, replacing the previous site only once the new one is whole;
-    pages whose key has not changed since the current site are kept, not rendered again."""
+    pages whose key has not changed since the current site are kept, not rendered again. `inputs` is
+    the review's `inputs_digest` when the caller has it (hashed under the same lock)."""
     refuse_unsafe_output(review.root, out)
     built_at = build_time(review, now, environ)
-    stamp = Stamp(inputs=inputs_digest(review.root, now, environ), records=len(review.records), built_at=built_at)
+    inputs = inputs if inputs is not None else inputs_digest(review.root, now, environ)
+    stamp = Stamp(inputs=inputs, records=len(review.records), built_at=built_at)
     dated = int(parse_timestamp(built_at).timestamp()) * 10**9 if built_at else 0
     with cycle_collection_paused():  # a build makes views of every record that live as long as it does
         written = write_site(out, site_pages(review, facts, built_at),
