@@ -212,14 +212,16 @@ def _flow(ids: Iterable[str], found: dict[str, Counter[tuple[Route, str]]], sear
     by_source = Counter({source: 0 for route, source in searched if route != OTHER})
     other_by_source = Counter({source: 0 for route, source in searched if route == OTHER})
     routed: dict[str, list[str]] = {"dbr": [], OTHER: []}
-    for rid in ids:
-        databases = Counter({source: n for (route, source), n in found[rid].items() if route != OTHER})
+    for rid in ids:  # plain dicts and additions: Counter's constructor and update cost 1 s at 100,000 records
+        databases = {source: n for (route, source), n in found[rid].items() if route != OTHER}
         if rid not in duplicates:
             routed["dbr" if databases else OTHER].append(rid)
         if databases:
-            by_source.update(databases)
+            for source, n in databases.items():
+                by_source[source] += n
         else:
-            other_by_source.update({source: n for (_, source), n in found[rid].items()})
+            for (_, source), n in found[rid].items():
+                other_by_source[source] += n
     dbr, dbr_included = _stage_flow(routed["dbr"], outcomes, "")
     other, other_included = _stage_flow(routed[OTHER], outcomes, "other_")
     records = len(routed["dbr"]) + len(routed[OTHER])

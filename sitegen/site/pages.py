@@ -70,8 +70,7 @@ class RecordView:
 
 
 def _authors_short(record: Record) -> str:
-    names = [name.display() for name in record.author]
-    return "; ".join(names[:3]) + (" et al." if len(names) > 3 else "")
+    return "; ".join(name.display() for name in record.author[:3]) + (" et al." if len(record.author) > 3 else "")
 
 
 def record_views(review: Review, outcomes: dict[str, dict[str, Outcome]]) -> list[RecordView]:
