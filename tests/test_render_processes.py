@@ -138,3 +138,32 @@ def test_a_build_that_cannot_start_another_process_renders_every_page_itself(tmp
     monkeypatch.setattr(output.os, "fork", no_fork)
     result = write_site(tmp_path / "site", pages(200))
     assert result.rendered == 200 and (tmp_path / "site" / "p" / "199.html").read_text() == "<p>199</p>"
+
+
+class _Cycle:
+    """What rendering a Jinja template leaves behind: objects that refer to each other, holding text."""
+
+    def __init__(self) -> None:
+        self.itself = self
+        self.text = "x" * 10_000
+
+
+def test_the_reference_cycles_rendering_leaves_are_freed_while_a_build_renders(tmp_path, monkeypatch):
+    import gc
+    import weakref
+
+    monkeypatch.setattr(output, "render_processes", lambda: 1)
+    alive: weakref.WeakSet[_Cycle] = weakref.WeakSet()
+
+    def render(number: int) -> str:
+        alive.add(_Cycle())  # garbage once the page is rendered; only the cycle collector can free it
+        return f"<p>{number}</p>"
+
+    enabled = gc.isenabled()
+    gc.disable()  # as a build runs (sitegen.review.folder.cycle_collection_paused)
+    try:
+        write_site(tmp_path / "site", [Page(f"p/{n}.html", lambda n=n: render(n)) for n in range(1000)])
+        assert len(alive) < output.COLLECT_EVERY  # at most those since the last collection, not all 1,000
+    finally:
+        if enabled:
+            gc.enable()
