@@ -18,7 +18,7 @@ import pytest
 from conftest import FIXTURES
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from sitegen.records.model import CONTROL_CHARACTER, CslName, Record, RecordMeta, model_data
 from sitegen.site import exports
@@ -97,7 +97,7 @@ def earlier_csl_json(records: list[Record], keys: dict[str, str]) -> str:
     for record in records:
         item = model_data(record)
         if record.author:
-            item["author"] = [model_data(name) for name in authors(record)]
+            item["author"] = [TypeAdapter(CslName).dump_python(name, exclude_none=True) for name in authors(record)]
         items.append({**item, "citation-key": keys[record.id]})
     return json.dumps(items, indent=2, ensure_ascii=False) + "\n"
 

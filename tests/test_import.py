@@ -106,7 +106,7 @@ def test_entry_record_normalises_identifiers_and_splits_authors():
                                 journal="Proc", pages="73-6"), "pubmed")
     assert (record.id, record.DOI, record.PMID, record.type, record.year) == (
         "10.1234/abc", "10.1234/abc", "123", "paper-conference", 2019)
-    assert [name.model_dump(exclude_none=True) for name in record.author] == [
+    assert record.model_dump(exclude_none=True)["author"] == [
         {"family": "van der Berg", "given": "Anna"}, {"literal": "World Health Organization"},
         {"family": "Wei", "given": "Li"}]
     assert record.custom.sources == ["pubmed"] and record.custom.ref is None

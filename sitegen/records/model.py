@@ -13,6 +13,8 @@ import unicodedata
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import Strict as StrictValue
+from pydantic.dataclasses import dataclass
 
 from sitegen.records.ids import NORMALISERS, parse_record_id, record_id, record_id_problem
 from sitegen.records.providers import Source
@@ -83,11 +85,20 @@ def check_record_id(value: str) -> str:
     return value
 
 
-class CslName(Strict):
-    family: Text | None = None  # with its particles, as sources write it: "van der Berg"
-    given: Text | None = None
-    suffix: Text | None = None  # "Jr.", "III"
-    literal: Text | None = None  # an organisation, or a name no one could split
+# The small values a record holds many of (its authors, its date) are pydantic dataclasses with slots:
+# a sixth of a model's memory each, having no dictionary and no set of the fields given per value (the
+# 100,000 records of a large review hold 800,000 names). Unknown keys are refused as by every model;
+# each field is strict in itself, as a strict dataclass would refuse the dicts JSON gives.
+SMALL_VALUE = ConfigDict(extra="forbid", populate_by_name=True)
+StrictText = Annotated[str, StrictValue(), Printable]
+
+
+@dataclass(slots=True, config=SMALL_VALUE)
+class CslName:
+    family: StrictText | None = None  # with its particles, as sources write it: "van der Berg"
+    given: StrictText | None = None
+    suffix: StrictText | None = None  # "Jr.", "III"
+    literal: StrictText | None = None  # an organisation, or a name no one could split
 
     @model_validator(mode="after")
     def _some_name(self) -> CslName:
@@ -101,8 +112,9 @@ class CslName(Strict):
         return ", ".join(part for part in (self.family, self.given, self.suffix) if part)
 
 
-class CslDate(Strict):
-    date_parts: list[list[int]] = Field(alias="date-parts", min_length=1)
+@dataclass(slots=True, config=SMALL_VALUE)
+class CslDate:
+    date_parts: list[list[Annotated[int, StrictValue()]]] = Field(alias="date-parts", min_length=1)
 
     @property
     def year(self) -> int | None:

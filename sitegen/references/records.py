@@ -78,7 +78,7 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
         "id": record_id(identifiers),
         "type": CSL_TYPES.get(entry.get("ENTRYTYPE").lower(), "article"),
         "title": title,
-        "author": [name.model_dump(exclude_none=True) for name in authors],
+        "author": authors,
         "container-title": container or None,
         "issued": {"date-parts": [date]} if date else None,
         "volume": _text(entry.get("volume"), "volume", notes) or None,

@@ -795,9 +795,9 @@ class _Lines:
 def _describe(error: dict[str, Any]) -> str:
     loc = ".".join(str(part) for part in error["loc"])
     message = error["msg"].removeprefix("Value error, ")
-    if error["type"] == "extra_forbidden":
+    if error["type"] in ("extra_forbidden", "unexpected_keyword_argument"):  # a model's, a dataclass's
         message = "unknown field (check its spelling)"
-    elif error["type"] == "missing":
+    elif error["type"] in ("missing", "missing_argument"):
         message = "required field is missing"
     return f"{loc}: {message}" if loc else message
 
