@@ -488,3 +488,20 @@ def test_a_file_that_cannot_be_read_is_not_taken_for_an_empty_one(example_copy, 
     assert len(lines) == 2, out
     assert any(line.startswith(f"{example_copy}/ledger.jsonl:") and "[encoding]" in line for line in lines)
     assert any("not checked against each other, as ledger.jsonl could not be read" in line for line in lines)
+
+
+@pytest.mark.parametrize(("change", "fragment"), [
+    (lambda record: record["author"][0].update(affiliation="Oslo"), "author.0.affiliation: unknown field"),
+    (lambda record: record["author"].append({"given": "Anna"}), "an author needs 'family' or 'literal'"),
+    (lambda record: record["author"][0].update(family=7), "author.0.family: Input should be a valid string"),
+    (lambda record: record.update(issued={"date-parts": [["2020"]]}), "issued.date-parts.0.0: Input should be a valid integer"),
+    (lambda record: record.update(issued={"date-parts": [[2020]], "season": 1}), "issued.season: unknown field"),
+])
+def test_a_bad_author_or_date_of_a_record_is_reported_at_its_line(sitegen, example_copy, change, fragment):
+    path = example_copy / "records.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    record = json.loads(lines[4])
+    change(record)
+    lines[4] = json.dumps(record, ensure_ascii=False)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    check_reports(sitegen, example_copy, "records.jsonl", 5, fragment)
