@@ -11,11 +11,12 @@ import json
 import random
 import re
 import unicodedata
+from pathlib import Path
 
 import pytest
 
 from sitegen.records import ids
-from sitegen.records.model import CONTROL_CHARACTER, printable, visible_text
+from sitegen.records.model import CONTROL_CHARACTER, Record, model_data, printable, visible_text
 from sitegen.review import parsing
 from sitegen.review.folder import cycle_collection_paused
 
@@ -132,3 +133,90 @@ def test_cycle_collection_comes_back_as_it_was(enabled):
         assert gc.isenabled() is enabled
     finally:
         (gc.enable if was else gc.disable)()
+
+
+EXAMPLE_RECORDS = Path(__file__).parents[1] / "reviews" / "object-in-context" / "records.jsonl"
+
+
+def read_records(tmp_path, lines):
+    """What `model_lines` reads of records.jsonl holding `lines`: (line, record or None, problems) each."""
+    path = tmp_path / "records.jsonl"
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    problems: list = []
+    found = [(lineno, record, row_problems) for lineno, record, _, row_problems
+             in parsing.model_lines(Record, path, "records.jsonl", 10**9, problems, problems)]
+    return found, problems
+
+
+def thoroughly(line: str) -> Record:
+    record, problems = parsing.validate(Record, parsing.Parsed(parsing.load_json(line)), "records.jsonl", line=1)
+    assert problems == []
+    return record
+
+
+def test_records_read_in_one_pass_are_the_records_read_thoroughly(tmp_path):
+    lines = EXAMPLE_RECORDS.read_text(encoding="utf-8").splitlines()
+    found, problems = read_records(tmp_path, lines)
+    assert problems == [] and len(found) == len(lines) == 271
+    for line, (_, record, row_problems) in zip(lines, found, strict=True):
+        expected = thoroughly(line)
+        assert row_problems == []
+        assert model_data(record) == model_data(expected)
+        assert record.model_fields_set == expected.model_fields_set
+        assert record.custom.model_fields_set == expected.custom.model_fields_set
+        # ...and in one pass: the keys the line names are the keys the record counts
+        assert len(parsing._KEY_END.findall(line)) == record.keys_given()
+
+
+def with_a_key_twice(line: str, where: tuple) -> str:
+    """`line` with the first key of the object at `where` (a path of keys and indexes) given twice."""
+    record = json.loads(line)
+    holder, last = record, where[-1] if where else None
+    for step in where[:-1]:
+        holder = holder[step]
+    target = holder[last] if where else record
+    first_key = next(iter(target))
+    repeated = "{" + json.dumps(first_key) + ":" + json.dumps(target[first_key]) + "," + json.dumps(target)[1:]
+    if not where:
+        return repeated
+    holder[last] = "@@here@@"
+    return json.dumps(record).replace('"@@here@@"', repeated)
+
+
+@pytest.mark.parametrize("where", [(), ("custom",), ("author", 0), ("author", 2), ("issued",),
+                                   ("custom", "updates", 0)])
+def test_a_key_given_twice_in_any_object_of_a_record_is_refused(tmp_path, where):
+    line = next(line for line in EXAMPLE_RECORDS.read_text(encoding="utf-8").splitlines()
+                if line.count('"family"') >= 3 and '"issued"' in line)
+    record = json.loads(line)
+    record["custom"]["updates"] = [{"kind": "correction", "doi": "10.1234/correction"}]
+    line = json.dumps(record)
+    assert read_records(tmp_path, [line])[1] == []
+    found, problems = read_records(tmp_path, [line, with_a_key_twice(line, where)])
+    assert [lineno for lineno, _, _ in found] == [1]
+    assert [(problem.line, problem.code) for problem in problems] == [(2, "json-syntax")]
+    assert "appears twice in the same object" in problems[0].message
+
+
+@pytest.mark.parametrize("separators", [(",", ":"), (", ", " : "), (",\t", "\t:\t"), (",", "\r:")])
+def test_records_read_alike_however_their_keys_are_spaced(tmp_path, separators):
+    line = EXAMPLE_RECORDS.read_text(encoding="utf-8").splitlines()[5]
+    record = json.loads(line)
+    record["title"] = 'A title that quotes "keys": and \\": itself'  # a key's end inside a string
+    spaced = json.dumps(record, separators=separators)
+    found, problems = read_records(tmp_path, [spaced, with_a_key_twice(spaced, ("author", 0))])
+    assert [model_data(record) for _, record, _ in found] == [model_data(thoroughly(spaced))]
+    assert [(problem.line, problem.code) for problem in problems] == [(2, "json-syntax")]
+
+
+@pytest.mark.parametrize("number, message", [("1e999", "not a finite number: 1e999"),
+                                              ("NaN", "NaN is not a JSON number"),
+                                              ("-Infinity", "-Infinity is not a JSON number"),
+                                              ("1" * 4301, "number too large")])
+def test_numbers_json_refuses_are_refused_in_records(tmp_path, number, message):
+    line = EXAMPLE_RECORDS.read_text(encoding="utf-8").splitlines()[0]
+    bad = re.sub(r'"date-parts":\[\[\d+', '"date-parts":[[' + number, line)
+    assert bad != line
+    found, problems = read_records(tmp_path, [bad])
+    assert found == []
+    assert [problem.line for problem in problems] == [1] and message in problems[0].message

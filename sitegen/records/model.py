@@ -191,6 +191,20 @@ class Record(Strict):
     def year(self) -> int | None:
         return self.issued.year if self.issued else None
 
+    def keys_given(self) -> int:
+        """How many keys the JSON this record was read from gave, at least: the fields given to it and
+        to its metadata and notices, its date's one, each name part of its authors that is not null.
+        (`sitegen.review.parsing.model_lines` compares it with the keys the line names.) A field the
+        record gains must be counted here only when a reader cannot have made it up."""
+        custom = self.custom
+        count = len(self.model_fields_set) + len(custom.model_fields_set) + (self.issued is not None)
+        for update in custom.updates:
+            count += len(update.model_fields_set)
+        for name in self.author:
+            count += ((name.family is not None) + (name.given is not None) + (name.suffix is not None)
+                      + (name.literal is not None))
+        return count
+
     @model_validator(mode="after")
     def _identifiers_normalised_and_id_derived(self) -> Record:
         check_record_id(self.id)

@@ -379,8 +379,8 @@ def _load_records(root: Path, review: Review) -> list[Problem]:
     record_problems: list[Problem] = []
     previous = None
     # Each line is validated as it is read: the parsed lines of 100,000 records are never all held at once.
-    for lineno, value, line in parsing.json_lines(root / rel, rel, SIZE_LIMITS[rel], problems, unreadable):
-        record, row_problems = parsing.validate(Record, parsing.Parsed(value), rel, line=lineno)
+    for lineno, record, line, row_problems in parsing.model_lines(Record, root / rel, rel, SIZE_LIMITS[rel],
+                                                                  problems, unreadable):
         record_problems += row_problems
         if record is None:
             continue
