@@ -63,7 +63,7 @@ def grow(review, records: int, batches: int, rng: random.Random) -> None:
 def _screen(review, record_id: str, rng: random.Random, reasons: list[str]) -> None:
     def decide(stage: str, reviewer: str, decision: str, reason: str = "") -> None:
         review.decisions.append(DecisionRow(stage, reviewer, f"screening/{stage}/{reviewer}.csv", 0, {},
-                                            Decision.model_construct(record_id=record_id, decision=decision,
+                                            Decision(record_id=record_id, decision=decision,
                                                                      reason=reason, note="")))
     roll = rng.random()
     if roll < 0.02:

@@ -128,7 +128,7 @@ def grown_example(max_kept: int):
                 verdict = "include" if serial % 3 == 0 else "exclude"
                 included += [record_id] if verdict == "include" else []
                 for reviewer in ("reviewer-a", "reviewer-b"):
-                    review.decisions.append(DecisionRow("title-abstract", reviewer, "", 0, {}, Decision.model_construct(
+                    review.decisions.append(DecisionRow("title-abstract", reviewer, "", 0, {}, Decision(
                         record_id=record_id, decision=verdict, reason="", note="")))
             seq += 1
             at = (start + timedelta(weeks=week + 1, days=len(ids) % 3)).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -78,6 +78,7 @@ SIZE_LIMITS = {
 }
 
 M = TypeVar("M", bound=BaseModel)
+Row = TypeVar("Row")  # a model, or a dataclass of pydantic's, that a CSV row is read as
 ADJUDICATION = "adjudication"  # screening/<stage>/adjudication.csv holds decisions that settle conflicts
 
 
@@ -499,8 +500,8 @@ def _load_screening(root: Path, review: Review) -> list[Problem]:
     return problems
 
 
-def _validated_rows(rows: list[parsing.CsvRow], model: type[M], rel: str,
-                    problems: list[Problem]) -> Iterator[tuple[parsing.CsvRow, M]]:
+def _validated_rows(rows: list[parsing.CsvRow], model: type[Row], rel: str,
+                    problems: list[Problem]) -> Iterator[tuple[parsing.CsvRow, Row]]:
     """Each CSV row with its value as `model`, problems added with their line and column."""
     cells = [row.values for row in rows]
     try:  # all rows in one call: a call per row cost twice as much
@@ -511,16 +512,16 @@ def _validated_rows(rows: list[parsing.CsvRow], model: type[M], rel: str,
         yield from zip(rows, valid, strict=True)
         return
     for row, values in zip(rows, cells, strict=True):
-        try:
-            yield row, model.model_validate(values)
-        except ValidationError:
-            problems += parsing.validate(
-                model, parsing.Parsed(values, {(name,): (row.line, col) for name, col in row.columns.items()}),
-                rel, line=row.line)[1]
+        value, row_problems = parsing.validate(
+            model, parsing.Parsed(values, {(name,): (row.line, col) for name, col in row.columns.items()}),
+            rel, line=row.line)
+        problems += row_problems
+        if value is not None:
+            yield row, value
 
 
 @cache
-def _rows_of(model: type[M]) -> TypeAdapter[list[M]]:
+def _rows_of(model: type[Row]) -> TypeAdapter[list[Row]]:
     return TypeAdapter(list[model])
 
 

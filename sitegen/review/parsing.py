@@ -15,11 +15,12 @@ import os
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol, TypeVar
 
 import yaml
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from sitegen.records.model import CONTROL_CHARACTER
 from sitegen.review.problems import Problem
@@ -851,12 +852,12 @@ def _describe(error: dict[str, Any]) -> str:
     return f"{loc}: {message}" if loc else message
 
 
-def validate(model: type[BaseModel], parsed: Parsed, rel: str, *, base_loc: Loc = (),
+def validate(model: type, parsed: Parsed, rel: str, *, base_loc: Loc = (),
              line: int | None = None) -> tuple[Any, list[Problem]]:
-    """Validate parsed data against a pydantic model; each error gets its own position."""
+    """Validate parsed data against a pydantic model (or dataclass); each error gets its own position."""
     data = parsed.data
     try:
-        return model.model_validate(data), []
+        return _validator(model)(data), []
     except ValidationError as exc:
         problems = []
         for error in exc.errors(include_url=False):
@@ -866,3 +867,9 @@ def validate(model: type[BaseModel], parsed: Parsed, rel: str, *, base_loc: Loc 
             problems.append(Problem(rel, position[0] if position else None, position[1] if position else None,
                                     "schema", _describe(error)))
         return None, problems
+
+
+@cache
+def _validator(model: type) -> Callable[[Any], Any]:
+    """What validates data as `model`: a model's own method, or an adapter for a dataclass of pydantic's."""
+    return model.model_validate if issubclass(model, BaseModel) else TypeAdapter(model).validate_python

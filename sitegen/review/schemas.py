@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import TypeAdapter
 
 from sitegen.records.model import Record
 from sitegen.review.models import (
@@ -24,7 +24,7 @@ from sitegen.review.models import (
 )
 from sitegen.review.write import atomic_write
 
-SCHEMAS: dict[str, type[BaseModel]] = {
+SCHEMAS: dict[str, type] = {  # models, and dataclasses of pydantic's
     "review.schema.json": ReviewConfig,
     "protocol-front-matter.schema.json": ProtocolMeta,
     "saved-search.schema.json": SavedSearch,
@@ -42,7 +42,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
 
 
 def json_schemas() -> dict[str, str]:
-    return {name: json.dumps(model.model_json_schema(by_alias=True), indent=2, ensure_ascii=False) + "\n"
+    return {name: json.dumps(TypeAdapter(model).json_schema(by_alias=True), indent=2, ensure_ascii=False) + "\n"
             for name, model in SCHEMAS.items()}
 
 

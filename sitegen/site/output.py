@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from sitegen.errors import BuildError, OutputRefused
 from sitegen.review.write import keep_folder_identity
@@ -67,10 +68,12 @@ class Page:
     key: str | None = None
 
 
-class Written(BaseModel):
+# A slotted pydantic dataclass, not a model: no dictionary and no set of the fields given per file, of which
+# a build holds one for each of 100,000 files and more (a third of the memory each).
+@pydantic_dataclass(frozen=True, slots=True, config=ConfigDict(extra="forbid"))
+class Written:
     """A file as a built folder's manifest describes it."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
     key: str | None
     sha256: str
     size: int
