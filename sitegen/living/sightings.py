@@ -16,7 +16,7 @@ from sitegen.review.folder import Review
 from sitegen.review.models import ImportPayload, RetrievalPayload
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Sighting:
     at: str  # the run's time
     source: str

@@ -15,7 +15,7 @@ from sitegen.review.folder import ADJUDICATION, DecisionRow, Review
 from sitegen.review.models import STAGES, PublishedOutcome, ScreeningSettings
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Outcome:
     decision: str  # include | exclude | maybe | conflict | awaiting (fewer reviewers than required)
     reason: str  # the exclusion reason code, when there is one

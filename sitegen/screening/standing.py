@@ -31,7 +31,7 @@ STANDINGS: tuple[StandingKind, ...] = ("included", "excluded-title-abstract", "e
                                        "awaiting", "duplicate")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Standing:
     kind: StandingKind
     stage: str  # the stage it stands at: where it was included or excluded, is in conflict, or awaits ("" for a duplicate)
@@ -65,7 +65,7 @@ def standings(records: list[str], outcomes: dict[str, dict[str, Outcome]],
             else standing(title_abstract.get(record_id), full_text.get(record_id)) for record_id in records}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ShownDecision:
     """One decision as the site may show it: `decision` is None while screening must stay blind."""
 
@@ -75,7 +75,7 @@ class ShownDecision:
     note: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StageHistory:
     stage: str
     decisions: list[ShownDecision]  # the reviewers' own, by reviewer

@@ -12,7 +12,9 @@ Pydantic models are written field by field too. A record of the review counts as
 line in records.jsonl (`Review.record_digests`), the cheapest exact account of it, and a value many
 pages hold (a screening batch, a record's list entry) is digested once and counts as its digest.
 A value of any other kind (an object that is neither, a function made inside another) is refused,
-so a context can never carry something the key does not see. The same review gives every page the
+so a context can never carry something the key does not see. (The values pages hold by the hundred
+thousand are dataclasses with slots: pickle asks an object without them for its dictionary, which Python
+then makes and keeps.) The same review gives every page the
 same key in every process (tested under two string-hash seeds), so a rebuild renders only what changed.
 """
 

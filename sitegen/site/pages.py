@@ -59,7 +59,7 @@ def page_slug(record_id: str) -> str:
     return f"{readable}-{digest}"
 
 
-@dataclass
+@dataclass(slots=True)
 class RecordView:
     record: Record
     slug: str

@@ -58,7 +58,7 @@ STANDING_LABELS: dict[StandingKind, str] = {
 
 
 @digested_once  # on the record's page and on every list page holding it
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Entry:
     """One record as the lists and its page show it."""
 
