@@ -153,6 +153,20 @@ def test_the_site_ranks_and_digests_as_scoring_each_on_its_own_does(review):
     assert {week: digest_markdown(review, digest) for week, digest in site.digests.items()} == digests
 
 
+def test_papers_scored_share_one_set_of_fields_given_that_nothing_changes():
+    review = load_review(EXAMPLE)[0]
+    decisions = [scored for ranking in Site(review, ReviewFacts(review), None).rankings.values()
+                 for scored in ranking.decisions]
+    every = set(relevance.Scored.model_fields)
+    assert len(decisions) > 100 and all(scored.model_fields_set == every for scored in decisions)
+    first, second = decisions[0], decisions[1]
+    assert first.model_fields_set is second.model_fields_set  # shared...
+    first.score = 1  # ...and a field set names what the set holds already
+    copied = second.model_copy(update={"score": 2})
+    assert copied.model_fields_set is not second.model_fields_set
+    assert relevance.EVERY_SCORED_FIELD == every == second.model_fields_set
+
+
 def test_the_grown_review_reaches_every_novelty_case_and_the_cap():
     review = grown_example(max_kept=2)
     digests = Site(review, ReviewFacts(review), None).digests
