@@ -136,9 +136,29 @@ class Shown:
     model: Record | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Slotted:
+    label: str
+    value: object = None
+
+
+@dataclass(frozen=True, slots=True)
+class One:
+    value: object
+
+
+@dataclass(frozen=True)
+class Empty:
+    pass
+
+
 def test_keys_see_every_field_of_dataclasses_and_models_however_deep():
     keys = Keys({}, {}, "shared")
     record = Record(id="10.1000/x", title="A title", DOI="10.1000/x")
+    assert keys.of(Slotted("a", [1])) == keys.of(Slotted("a", [1])) != keys.of(Slotted("a", [2]))
+    assert keys.of(Slotted("a", Slotted("b"))) != keys.of(Slotted("a", Slotted("c")))  # however deep
+    assert keys.of(One((1, 2))) != keys.of(Slotted(1, 2)) and keys.of(One((1, 2))) != keys.of(One((1, 3)))
+    assert keys.of(Empty()) == keys.of(Empty()) != keys.of(One(()))
     assert keys.of([Shown("a", record)]) == Keys({}, {}, "shared").of([Shown("a", record.model_copy())])
     assert keys.of([Shown("a", record)]) != keys.of([Shown("b", record)])
     assert keys.of([Shown("a", record)]) != keys.of([Shown("a", record.model_copy(update={"volume": "2"}))])

@@ -6,9 +6,9 @@ that give a page the same key render the same bytes, so the writer may keep the 
 instead of rendering it again. Nothing is remembered between builds but the keys the previous
 site was built with (in its manifest): a key is always computed from the review as it is now.
 
-A key is a digest of the page's context written out by pickle, which writes text, numbers, lists,
-dicts and dataclasses (field by field) in C: a key costs little more than the bytes it covers.
-Pydantic models are written field by field too. A record of the review counts as the bytes of its
+A key is a digest of the page's context written out by pickle, which writes text, numbers, lists
+and dicts in C: a key costs little more than the bytes it covers. Dataclasses and pydantic models are
+written as their kind's name and their fields' values. A record of the review counts as the bytes of its
 line in records.jsonl (`Review.record_digests`), the cheapest exact account of it, and a value many
 pages hold (a screening batch, a record's list entry) is digested once and counts as its digest.
 A value of any other kind (an object that is neither, a function made inside another) is refused,
@@ -117,9 +117,9 @@ def digested_once(kind: type[T]) -> type[T]:
 
 class _Reducers(dict):
     """How pickle writes each kind of value it has no C writer for, found on first meeting the kind: a
-    kind digested once as its digest; a pydantic model field by field; a dict, list or tuple of another
-    kind (a Counter, a named tuple) as its kind's name and contents; a dataclass pickle's own way (field
-    by field, in C); any other kind refused. (Contexts hold lists, never sets: pickle writes a set
+    kind digested once as its digest; a pydantic model or a dataclass as its kind's name and its fields'
+    values; a dict, list or tuple of another kind (a Counter, a named tuple) as its kind's name and
+    contents; a Decimal pickle's own way; any other kind refused. (Contexts hold lists, never sets: pickle writes a set
     in the order of its hashes, which differs between processes, so a page holding one would get another
     key, and be rendered again, in every build.)"""
 
@@ -131,10 +131,12 @@ class _Reducers(dict):
         if kind in DIGESTED_ONCE:
             reducer: Callable[[Any], Any] = self.keys._digested
         elif issubclass(kind, BaseModel):
-            reducer = _model_fields
+            reducer = _by_fields(kind)
         elif issubclass(kind, dict | list | tuple) and not issubclass(kind, Enum):  # a Counter, a named tuple
             reducer = _contents
-        elif dataclasses.is_dataclass(kind) or kind is Decimal:
+        elif dataclasses.is_dataclass(kind):
+            reducer = _by_fields(kind)
+        elif kind is Decimal:
             reducer = _PICKLE_AS_USUAL
         else:
             raise TypeError(f"a page key cannot account for a {kind.__name__}")
@@ -142,8 +144,12 @@ class _Reducers(dict):
         return reducer
 
 
-def _model_fields(model: BaseModel) -> tuple:
-    return _fields_of, (type(model).__qualname__, *(getattr(model, name) for name in _fields(type(model))))
+def _by_fields(kind: type) -> Callable[[Any], tuple]:
+    """How a model or dataclass of `kind` is written: its kind's name and its fields' values, read in C (a
+    slotted frozen dataclass's own way to pickle is a Python function, at twice the cost)."""
+    name, fields = kind.__qualname__, _fields(kind)
+    values = operator.attrgetter(*fields) if fields else (lambda value: ())
+    return lambda value: (_fields_of, (name, values(value)))
 
 
 def _contents(value: dict | list | tuple) -> tuple:
