@@ -41,11 +41,12 @@ def test_an_error_in_another_process_is_raised_and_the_site_left_as_it_was(tmp_p
     parent = os.getpid()
 
     def failing(number: int) -> str:
-        if os.getpid() != parent and number == 51:  # rendered by the other process (odd pages are its share)
-            raise BuildError("page 51 could not be rendered")
+        if os.getpid() != parent:  # whichever page the other process takes first
+            raise BuildError(f"page {number} could not be rendered")
+        time.sleep(0.01)  # slower here, so the other process surely takes some pages
         return f"<p>{number} again</p>"
 
-    with pytest.raises(BuildError, match="page 51 could not be rendered"):
+    with pytest.raises(BuildError, match=r"page \d+ could not be rendered"):
         write_site(out, [Page(f"p/{n}.html", lambda n=n: failing(n)) for n in range(100)])
     assert tree_bytes(out) == before
     assert [path.name for path in tmp_path.iterdir() if ".site.spare-" not in path.name] == ["site"]
@@ -58,6 +59,7 @@ def test_a_process_that_dies_is_an_error_not_a_missing_page(tmp_path, monkeypatc
     def killed(number: int) -> str:
         if os.getpid() != parent:
             os.kill(os.getpid(), signal.SIGKILL)
+        time.sleep(0.01)  # slower here, so the other process surely takes some pages
         return "<p>x</p>"
 
     with pytest.raises(BuildError, match="ended without sending its pages"):
@@ -81,6 +83,8 @@ def render(number):
         (notes / "pid").write_text(str(os.getpid()))
         time.sleep(0.05)
         (notes / f"page-{number}").write_text("done")
+    else:
+        time.sleep(0.01)  # so the other process surely takes some pages
     return "<p>x</p>"
 def received(child):
     while not (notes / "pid").exists():
@@ -113,6 +117,24 @@ def _alive(pid: int) -> bool:
         return "State:\tZ" not in status.read_text()
     except OSError:
         return False
+
+
+def test_each_process_takes_pages_as_it_is_free_so_a_slow_one_takes_fewer(tmp_path, monkeypatch):
+    monkeypatch.setattr(output, "render_processes", lambda: 2)
+    parent = os.getpid()
+    pids = tmp_path / "pids"
+    pids.mkdir()
+
+    def noted(number: int) -> str:
+        (pids / str(number)).write_text(str(os.getpid()))
+        time.sleep(0.002 if os.getpid() == parent else 0.02)  # the other process ten times slower
+        return f"<p>{number}</p>"
+
+    write_site(tmp_path / "site", [Page(f"p/{n}.html", lambda n=n: noted(n)) for n in range(400)])
+    by = [int((pids / str(number)).read_text()) for number in range(400)]
+    assert sorted(number for number in range(400) if by[number] == parent) != list(range(0, 400, 2))
+    assert 0 < sum(pid != parent for pid in by) < 100  # not the half a fixed share would have given it
+    assert all((tmp_path / "site" / "p" / f"{number}.html").read_text() == f"<p>{number}</p>" for number in range(400))
 
 
 def test_a_small_batch_is_rendered_in_this_process(tmp_path, monkeypatch):
