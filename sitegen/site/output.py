@@ -15,8 +15,8 @@ describes, is not rendered again: its file is linked from the current site. When
 equals the current site's, nothing is exchanged and the build says the site was up to date.
 
 Pages to render wait in batches; each batch is shared out among as many processes as there are
-processors (forked, so they hold the build's data; each writes its own pages' files and sends back
-what it wrote). A page's bytes do not depend on the process that renders it.
+processors (forked, so they hold the build's data; each takes the next few pages as it is free, writes
+their files and sends back what it wrote). A page's bytes do not depend on the process that renders it.
 
 Where the system cannot exchange, the old site is renamed aside (`.<name>.old-<random>`) and
 the new one renamed in; a process killed between those two renames leaves no site, so every
