@@ -91,7 +91,7 @@ class Keys:
         if isinstance(value, Record) and self.records.get(value.id) is value and value.id in self.record_digests:
             digest = self.record_digests[value.id]
         else:
-            whole = (type(value).__qualname__, *(getattr(value, name) for name in _fields(type(value))))
+            whole = _by_fields(type(value))(value)[1]  # written as any value of its kind is, then digested
             digest = hashlib.blake2b(self._pickled(whole), digest_size=16).digest()
         reduced = (_digest_of, (digest,))
         self._memo[id(value)] = (value, reduced)
@@ -144,6 +144,7 @@ class _Reducers(dict):
         return reducer
 
 
+@cache
 def _by_fields(kind: type) -> Callable[[Any], tuple]:
     """How a model or dataclass of `kind` is written: its kind's name and its fields' values, read in C (a
     slotted frozen dataclass's own way to pickle is a Python function, at twice the cost)."""

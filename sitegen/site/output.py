@@ -542,7 +542,6 @@ def _exchange(first: Path, second: Path) -> bool:
 
 
 @functools.cache
-@functools.cache
 def _libc() -> ctypes.CDLL | None:
     name = ctypes.util.find_library("c")
     return ctypes.CDLL(name, use_errno=True) if name else None
