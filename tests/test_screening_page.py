@@ -12,9 +12,15 @@ from pathlib import Path
 
 import pytest
 import yaml
+from markupsafe import Markup
 
 from sitegen.commands import build
+from sitegen.site import pages
+from sitegen.site.output import Page
+from sitegen.site.record_page import ranked_row
 from sitegen.site.records import STANDING_LABELS
+from sitegen.workspace import open_review
+from tests.conftest import EXAMPLE
 
 OUTCOMES = ("include", "exclude", "maybe", "conflicts", "pending")
 
@@ -151,3 +157,28 @@ def test_screening_text_follows_the_reviewer_settings(example_copy, tmp_path, ti
     assert ("independently" in text.split(";")[1]) == (full_text > 1)
     assert ("adjudicator" in text) == (max(title_abstract, full_text) > 1)
     assert "Two reviewers screen every record" not in html
+
+
+def test_a_batch_page_is_written_in_parts_with_the_bytes_it_has_whole(monkeypatch):
+    """A batch's table (20,000 rows at review scale) is written a few rows at a time, never held whole:
+    the parts join to the page rendered whole, each row once, in rank order."""
+    monkeypatch.setattr(pages, "ROWS_PER_PART", 3)
+    workspace = open_review(EXAMPLE)
+    site = pages.Site(workspace.review, workspace.facts, None)
+    batch_pages = [page for page in pages.screening(site) if isinstance(page, Page) and page.path.startswith("batches/")]
+    assert batch_pages
+    for page in batch_pages:
+        number = int(page.path.removeprefix("batches/").removesuffix(".html"))
+        ranking = site.rankings[number]
+        rows = [ranked_row(rank, scored, site.views_by_id[scored.id], site.reasons)
+                for rank, scored in enumerate(ranking.decisions, start=1)]
+        assert len(rows) > 2 * 3  # the example's batches each make several parts
+        item = next(item for item in site.facts.screening_status[0] if item.batch.number == number)
+        whole = site.page(page.path, "batch.html", item=item, calibration=ranking.calibration,
+                          rows_html=Markup("\n".join(rows)))
+        parts = page.render()
+        assert not isinstance(parts, str | bytes)
+        parts = list(parts)
+        assert len(parts) == 2 + -(-len(rows) // 3)  # the page around the table, and the rows 3 at a time
+        assert "".join(parts) == whole
+        assert all(whole.count(row) == 1 for row in rows)

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -41,6 +42,8 @@ from sitegen.site.templates import environment, templates_dir
 
 # Markers Site.framed replaces: text no template, title or path holds (review text never holds a NUL).
 FRAME_TITLE, FRAME_PATH, FRAME_CONTENT = "\x00title\x00", "\x00path\x00", "\x00content\x00"
+ROWS = "\x00rows\x00"  # where `Site.page_in_parts` writes a long table's rows
+ROWS_PER_PART = 500
 # Old versions would answer searches with outdated numbers; lists and digests repeat what the
 # record and study pages say. Search finds the pages that are the current review's own.
 # A record's own page is not indexed either: at review scale (100,000 records) no search index
@@ -120,6 +123,19 @@ class Site:
         context.setdefault("searchable", self.searchable(path))
         return self.env.get_template(template).render(root=root, path=path, **self.common, **context)
 
+    def page_in_parts(self, path: str, template: str, rows: Iterable[str], **context: object) -> Iterator[str]:
+        """A page of a table with rows by the ten thousand (a screening batch's): the template rendered
+        around a marker, then written in parts, its rows a few hundred at a time, so that no process
+        holds the whole page (44 MB for a batch of 20,000 records, and four times that while joined)."""
+        head, tail = self.page(path, template, rows_html=Markup(ROWS), **context).split(ROWS)
+        yield head
+        rows = iter(rows)
+        separator = ""  # the rows are one per line, as "\n".join would write them
+        while part := list(itertools.islice(rows, ROWS_PER_PART)):
+            yield separator + "\n".join(part)
+            separator = "\n"
+        yield tail
+
     @functools.cache  # noqa: B019 (a Site lives for one build)
     def _frame(self, root: str, searchable: bool) -> str:
         return self.env.get_template("frame.html").render(
@@ -193,16 +209,17 @@ def screening(site: Site) -> Files:
             path = f"batches/{item.batch.number}.html"
             ranking = site.rankings[item.batch.number]
             views = [site.views_by_id[scored.id] for scored in ranking.decisions]
-            yield Page(path, lambda path=path, item=item, ranking=ranking, views=views: site.page(
-                path, "batch.html", item=item, calibration=ranking.calibration, rows_html=Markup("\n".join(
-                    ranked_row(rank, scored, view, site.reasons)
-                    for rank, (scored, view) in enumerate(zip(ranking.decisions, views, strict=True), start=1)))),
+            yield Page(path, lambda path=path, item=item, ranking=ranking, views=views: site.page_in_parts(
+                path, "batch.html", (ranked_row(rank, scored, view, site.reasons) for rank, (scored, view)
+                                     in enumerate(zip(ranking.decisions, views, strict=True), start=1)),
+                item=item, calibration=ranking.calibration),
                 site.keys.of("batch.html", path, item, ranking, views))
 
 
 def digests(site: Site) -> Files:
     for week, digest in site.digests.items():
-        yield f"downloads/digest-{week}.md", digest_markdown(site.review, digest)
+        # Written when the writer asks, maybe by another process: a week's digest of a large batch is megabytes.
+        yield Page(f"downloads/digest-{week}.md", lambda digest=digest: digest_markdown(site.review, digest))
         titles = {scored.id: site.review.records[scored.id].title for scored in digest.ranking.decisions}
         yield site.framed(f"digests/{week}.html", f"Digest {week} · {site.review.config.title}", digest_content,
                           digest=digest, titles=titles)
