@@ -74,7 +74,9 @@ def test_bad_source_date_epoch_is_refused(example_copy, tmp_path, epoch):
 
 
 def test_bad_now_is_refused(sitegen, tmp_path):
-    for bad in ("yesterday", "2099-02-31T25:61:61+99:99"):
+    # Out of the range a site's files can be dated in, as SOURCE_DATE_EPOCH: before 1970, or the year 3000 on.
+    for bad in ("yesterday", "2099-02-31T25:61:61+99:99", "0001-01-01T00:00:00+01:00", "1969-12-31T23:59:59Z",
+                "9999-12-31T23:59:59-01:00", "3000-01-01T00:00:00Z"):
         code, _, err = sitegen("build", EXAMPLE, "--out", tmp_path / "site", "--now", bad)
         assert code == 1
         assert f"--now {bad!r} is not" in err

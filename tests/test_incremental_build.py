@@ -104,6 +104,38 @@ def test_a_spare_that_is_not_whole_is_discarded_not_reused(tmp_path, damage):
     assert all((folder / "a.html").read_bytes() != b"left by a killed build" for folder in spares(out))
 
 
+def test_a_folder_of_the_site_replaced_by_a_link_is_never_written_through(tmp_path):
+    """A link put in the site in place of one of its folders goes, with the old site, into the spare the
+    next build fills: that spare is discarded, and nothing the link points to is unlinked or written."""
+    out, mine = tmp_path / "site", tmp_path / "mine"
+    mine.mkdir()
+    (mine / "style.css").write_bytes(b"my own")
+    pages = {"a.html": b"A", "assets/style.css": b"theirs", "assets/x.js": b"X"}
+    write_site(out, pages)
+    shutil.rmtree(out / "assets")
+    (out / "assets").symlink_to(mine, target_is_directory=True)
+    write_site(out, {**pages, "a.html": b"A2"})  # the site with the link becomes the spare
+    write_site(out, [Page("a.html", lambda: b"A3"), Page("assets/style.css", lambda: b"theirs", "k"),
+                     Page("assets/x.js", lambda: b"X")])
+    assert sorted(path.name for path in mine.iterdir()) == ["style.css"]
+    assert (mine / "style.css").read_bytes() == b"my own"
+    assert not (out / "assets").is_symlink() and site_bytes(out)["assets/style.css"] == b"theirs"
+
+
+def test_a_file_added_to_the_site_by_hand_does_not_come_back_with_the_spare(tmp_path):
+    """Every build gives the site a build from nothing gives: a file the manifest does not list, moved into
+    the spare with the old site, is not carried into a later site."""
+    out = tmp_path / "site"
+    write_site(out, {"a.html": b"A"})
+    (out / "NOTES.txt").write_bytes(b"notes")
+    (out / "sub").mkdir()
+    (out / "sub" / "b.html").write_bytes(b"mine")
+    write_site(out, {"a.html": b"A2"})
+    write_site(out, {"a.html": b"A3"})  # starts from the spare, which holds the two files
+    assert sorted(site_bytes(out)) == [SITE_MARKER, "a.html"]
+    assert site_bytes(out)["a.html"] == b"A3"
+
+
 def test_a_page_may_not_be_the_marker_or_the_manifest_or_leave_the_folder(tmp_path):
     from sitegen.errors import BuildError
 

@@ -58,6 +58,36 @@ def test_no_snapshot_holds_a_credential(tmp_path):
     assert b"REDACTED" in b"".join(p.read_bytes() for p in files)
 
 
+@pytest.mark.parametrize("provider", ["openalex", "crossref"])
+def test_a_credential_sent_in_a_header_is_kept_out_of_snapshots_however_it_is_echoed(tmp_path, provider):
+    """A key sent as "Authorization: Bearer KEY" (OpenAlex, when asked) or Crossref's Plus token: a provider
+    may echo the header whole, or the bare key, and neither may reach a recorded body."""
+    from sitegen.sources import crossref
+
+    settings = SourceSettings(openalex_api_key="oa-header-key-123", openalex_key_in="header",
+                              crossref_plus_token="plus-token-456")
+    module, query = (openalex, {"search": "x"}) if provider == "openalex" else (crossref, {"query": "x"})
+    secret = "oa-header-key-123" if provider == "openalex" else "plus-token-456"
+
+    def echoing(request: httpx.Request) -> httpx.Response:
+        header = request.headers.get("authorization") or request.headers.get("crossref-plus-api-token")
+        assert header is not None and header.endswith(secret)
+        echo = {"header": header, "key": header.split()[-1], "quoted": header.split()[-1].replace("-", "%2D")}
+        if provider == "openalex":
+            return json_response(json.dumps({"meta": {"count": 0, "next_cursor": None, "echo": echo}, "results": []}))
+        return json_response(json.dumps({"status": "ok", "message": {"total-results": 0, "items": [],
+                                                                      "next-cursor": None, "echo": echo}}))
+
+    store = SnapshotStore(tmp_path / "snapshots")
+    fetch, seen, _ = fetcher(echoing, mode="record", store=store)
+    with fetch:
+        module.search(fetch, settings, query)
+    assert seen.requests
+    bodies = b"".join(path.read_bytes() for path in (tmp_path / "snapshots").rglob("*") if path.is_file())
+    assert secret.encode() not in bodies and b"%2D" not in bodies.replace(b"REDACTED", b"")
+    assert b"REDACTED" in bodies
+
+
 def test_replay_never_opens_a_connection(tmp_path, monkeypatch):
     record_then_replay(tmp_path)
 

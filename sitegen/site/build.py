@@ -38,9 +38,11 @@ def build_time(review: Review, now: str | None, environ: dict[str, str]) -> str 
     """When the site says it was last updated: --now, SOURCE_DATE_EPOCH, or the ledger. Never the clock."""
     if now is not None:
         try:
-            parse_timestamp(now)
+            moment = parse_timestamp(now)
         except ValueError as exc:
             raise SitegenError(f"--now {exc}") from None
+        if not 0 <= moment.timestamp() < MAX_EPOCH:  # as SOURCE_DATE_EPOCH: the site's files are dated by it
+            raise SitegenError(f"--now {now!r} is not a time from 1970 to the year 3000 (UTC)")
         return now
     epoch = environ.get("SOURCE_DATE_EPOCH")
     if epoch is not None:

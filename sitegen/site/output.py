@@ -138,10 +138,15 @@ def write_site(out: Path, pages: Iterable[Page] | Mapping[str, bytes], finish: F
     current_manifest = _manifest(out)
     current = current_manifest.files
     spare = next(iter(_leftovers(out, "spare")), None)
-    held = _manifest(spare).files if spare is not None else {}
-    if spare is not None and not held:  # its files are not known: start afresh rather than carry any over
+    held_manifest = _manifest(spare) if spare is not None else Manifest(files={})
+    held = held_manifest.files
+    # A spare is filled by unlinking and writing its files: it is reused only when it holds exactly what its
+    # manifest says, as a build left it. One whose files are not known, that holds a file put there by hand
+    # (it would pass into the site), or a link to a folder elsewhere (it would be written through) is
+    # discarded, and the build starts afresh.
+    if spare is not None and not (held and site_is_intact(spare, held_manifest)):
         _discard(spare)
-        spare = None
+        spare, held = None, {}
     if spare is not None:  # from here on the spare is being changed: never a whole site until its marker is back
         (spare / SITE_MARKER).unlink()
     tree = spare or _leftover_name(out, "spare")  # a spare from the start: after the exchange it holds the old site
@@ -502,11 +507,20 @@ def _manifest(folder: Path) -> Manifest:
 
 def site_is_intact(out: Path, manifest: Manifest) -> bool:
     """Whether the site at `out` holds exactly the files its manifest describes, none edited, added or
-    removed since it was built."""
-    out = out.absolute()
-    found = sum(len(files) for _, _, files in os.walk(out))
-    return found == len(manifest.files) + 2 and all(  # the manifest and the marker besides
-        _describes(written, out / path) for path, written in manifest.files.items())
+    removed since it was built, and no link to a folder elsewhere in place of one of its own."""
+    out_text = os.fspath(out.absolute())
+    expected = manifest.files.keys() | {MANIFEST, SITE_MARKER}
+    found = 0
+    for folder, folders, files in os.walk(out_text):  # links to folders are listed as folders, not followed
+        if any(os.path.islink(os.path.join(folder, name)) for name in folders):
+            return False
+        within = os.path.relpath(folder, out_text)
+        prefix = "" if within == "." else within.replace(os.sep, "/") + "/"
+        if any(prefix + name not in expected for name in files):
+            return False
+        found += len(files)
+    return found == len(expected) and all(
+        _describes(written, f"{out_text}/{path}") for path, written in manifest.files.items())
 
 
 def site_manifest(out: Path) -> Manifest:

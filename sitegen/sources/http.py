@@ -69,7 +69,12 @@ class Secrets:
     headers: dict[str, str] = field(default_factory=dict)
 
     def values(self) -> list[str]:
-        return [v for v in (*self.params.values(), *self.headers.values()) if v]
+        """Every text to keep out of what is written, longest first: each parameter and header value, and
+        the credential alone of a header written "<scheme> <credential>" ("Bearer KEY"), which a provider
+        may echo without its scheme."""
+        credentials = [value.split()[-1] for value in self.headers.values() if len(value.split()) > 1]
+        given = {value for value in (*self.params.values(), *self.headers.values(), *credentials) if value}
+        return sorted(given, key=lambda value: (-len(value), value))
 
 
 @dataclass
