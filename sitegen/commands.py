@@ -27,7 +27,7 @@ from sitegen.living.prisma import PrismaCounts
 from sitegen.records.dedupe import dedupe_rows
 from sitegen.records.matching import Matches
 from sitegen.records.model import Record
-from sitegen.references import Format, ReferenceProblem, decode, read_references
+from sitegen.references import Format, ReferenceProblem, decode, read_file, read_references
 from sitegen.review.folder import load_ledger
 from sitegen.review.models import LedgerEvent, ReviewState, SavedSearch, Strategy, ValidationPayload, VersionRecord
 from sitegen.review.problems import Problem
@@ -343,7 +343,7 @@ def import_decisions(root: Path, source: Path, tool: str, reviewer: str, stage: 
     """A screening tool's exported decisions appended to `reviewer`'s decision file at `stage` (see
     `sitegen.screening.imports`); nothing is written when the export cannot be read."""
     try:
-        exported = imports.read_export(decode(source.read_bytes()), tool, tool_reviewer or reviewer, decision)
+        exported = imports.read_export(decode(read_file(source)), tool, tool_reviewer or reviewer, decision)
     except (ReferenceProblem, imports.ExportProblem) as problem:
         raise SitegenError(f"{source}:{problem.line}: {problem.message}; nothing was written") from None
     except OSError as error:

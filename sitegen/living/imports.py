@@ -34,7 +34,7 @@ from sitegen.living.merge import integrate
 from sitegen.living.update import check_run_time, decided, matched_rows, require_lock
 from sitegen.records.model import Record, model_data
 from sitegen.records.providers import PROVIDERS, Source
-from sitegen.references import SUFFIXES, Format, ReferenceProblem, decode, read_references, sniff
+from sitegen.references import SUFFIXES, Format, ReferenceProblem, decode, read_file, read_references, sniff
 from sitegen.references.records import entry_record
 from sitegen.review.folder import Review
 from sitegen.review.models import ImportedFile, ImportPayload
@@ -213,7 +213,7 @@ def _read(path: Path, format: Format | None, encoding: str | None, source: str |
           columns: dict[str, str] | None = None) -> _Read:
     """A file's entries as records. ReferenceProblem when the reader cannot read it, or, without `skip_bad`,
     when a record in it is malformed or an entry cannot be a record; with `skip_bad` those are skipped."""
-    data = path.read_bytes()
+    data = read_file(path)
     text = decode(data, encoding)
     chosen = format or ("csv" if columns else SUFFIXES.get(path.suffix.lower()) or sniff(text))
     warnings: list[str] = []

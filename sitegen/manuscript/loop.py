@@ -25,7 +25,7 @@ from sitegen.errors import SitegenError
 from sitegen.manuscript import bib, claims
 from sitegen.records.matching import SAME_TITLE, record_work, title_score
 from sitegen.records.model import Record
-from sitegen.references import ReferenceProblem, read_references
+from sitegen.references import ReferenceProblem, read_file, read_references
 from sitegen.references.records import entry_record
 from sitegen.review.models import VerificationPayload
 from sitegen.review.write import atomic_write, pretty_json
@@ -152,7 +152,10 @@ class ApplyJournal(Strict):
 def read_source(path: Path) -> str:
     """A draft, .bib or confirm.yaml as text: UTF-8 (a byte-order mark allowed), line endings kept as they
     are; SitegenError naming the file, line and byte of anything else and of a NUL byte."""
-    data = path.read_bytes()
+    try:
+        data = read_file(path)
+    except OSError as error:
+        raise SitegenError(f"{path}: cannot be read ({error.strerror or error})") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import codecs
 import csv
+import errno
 import functools
+import os
 import re
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
@@ -41,7 +44,8 @@ SUFFIXES: dict[str, Format] = {".csv": "csv", ".ris": "ris", ".bib": "bibtex", "
 MEDLINE_START = re.compile(r"(?:PMID|OWN )- ")
 WOS_START = re.compile(r"(?:FN|PT) ")
 
-__all__ = ["Entry", "Format", "ReferenceProblem", "Skipped", "column_mapping", "decode", "read_references", "sniff"]
+__all__ = ["Entry", "Format", "ReferenceProblem", "Skipped", "column_mapping", "decode", "read_file", "read_references",
+           "sniff"]
 
 
 def read_references(source: Path | str, format: Format | None = None, warnings: list[str] | None = None, *,
@@ -56,7 +60,7 @@ def read_references(source: Path | str, format: Format | None = None, warnings: 
     LookupError for an unknown `encoding`. What the reader changed and the user should know (IDs
     replaced by positions, entries without a title) is appended to `warnings`, for the caller to show."""
     if isinstance(source, Path):
-        text = decode(source.read_bytes(), encoding)
+        text = decode(read_file(source), encoding)
         format = format or ("csv" if columns else SUFFIXES.get(source.suffix.lower()))
     else:
         text = source.removeprefix("\ufeff")
@@ -66,13 +70,38 @@ def read_references(source: Path | str, format: Format | None = None, warnings: 
     if columns and format != "csv":
         raise ReferenceProblem(1, f"a column mapping is for CSV files, and this one is read as {format}")
     reader = functools.partial(read_csv, columns=columns) if format == "csv" else READERS[format]
-    entries = reader(text, warnings, skipped)
+    try:
+        entries = reader(text, warnings, skipped)
+    except RecursionError:  # a reader's or a library's own stack; the readers name the line where they can
+        raise ReferenceProblem(1, "the file nests its data too deeply to read") from None
     untitled = [entry.line for entry in entries if not entry.get("title")]
     if untitled and warnings is not None:
         more = f" and {len(untitled) - 5} more" if len(untitled) > 5 else ""
         warnings.append(f"{len(untitled)} of {len(entries)} entries have no title (line "
                         f"{', '.join(map(str, untitled[:5]))}{more})")
     return entries
+
+
+# The largest file sitegen reads from outside a review (a reference export, a screening tool's decisions, a
+# draft): exports of a database search run to tens of MB; reading one takes several times its size in memory.
+INPUT_LIMIT = 512 * 1_000_000
+
+
+def read_file(path: Path, limit: int = INPUT_LIMIT) -> bytes:
+    """The bytes of a file given on the command line. OSError (its strerror says why) for a device, pipe
+    or folder, which would never end (/dev/zero) or wait for a writer forever (a named pipe), and for a
+    file larger than `limit`."""
+    with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NONBLOCK)) as file:
+        status = os.fstat(file.fileno())  # of what was opened: nothing can be put in its place since
+        if not stat.S_ISREG(status.st_mode):
+            raise OSError(errno.EINVAL, "it is a device, pipe or folder, not a regular file", str(path))
+        if status.st_size > limit:
+            raise OSError(errno.EFBIG, f"it is {status.st_size / 1e6:,.0f} MB, larger than the {limit / 1e6:,.0f} MB "
+                                       "a file given to sitegen may be; split it", str(path))
+        data = file.read(limit + 1)
+    if len(data) > limit:  # it grew while being read
+        raise OSError(errno.EFBIG, f"larger than the {limit / 1e6:,.0f} MB a file given to sitegen may be", str(path))
+    return data
 
 
 def decode(data: bytes, encoding: str | None = None) -> str:

@@ -41,6 +41,10 @@ LATEX = LatexNodes2Text(latex_context=_CONTEXT, math_mode="verbatim")
 # it as LaTeX would drop everything after the % as a comment.
 BARE_SPECIAL = re.compile(r"(?<!\\)[%&]")
 LATEX_MARKUP = re.compile(r"[\\$~]|--|``|''")
+# Braces nested deeper than this in a value that holds LaTeX are refused: no reference needs them, and each
+# accent nested in another doubles the text the decoder makes (25 deep: 16 million characters from one "o").
+MAX_LATEX_NESTING = 8
+INNERMOST_GROUP = re.compile(r"\{[^{}]*\}")
 HYPHEN_STAND_IN = "\ue000"  # a private-use character: no file writes it, and LaTeX makes no ligature of it
 # Text between entries is a comment to BibTeX, but a line that opens an entry ("article{two,") or sets a
 # field ("title = {...}") there is an entry that lost its "@", and would be dropped without a word.
@@ -107,6 +111,9 @@ def _entry(entry: BibEntry) -> Entry:
     for field in entry.fields:
         name = field.key.lower()
         raw = str(field.value)
+        if LATEX_MARKUP.search(raw) and _nesting(raw) > MAX_LATEX_NESTING:
+            raise ReferenceProblem(field.start_line + 1, f"field {name!r} nests its braces more than "
+                                                         f"{MAX_LATEX_NESTING} deep, which no reference needs")
         value = _authors(raw) if name == "author" else " ".join(_decoded(raw, dashes=name == "pages").split())
         if name == "year":
             four_digit_year(value, field.start_line + 1)
@@ -137,6 +144,18 @@ def _decoded(value: str, dashes: bool = False) -> str:
     if dashes:
         return LATEX.latex_to_text(value)
     return LATEX.latex_to_text(value.replace("-", HYPHEN_STAND_IN)).replace(HYPHEN_STAND_IN, "-")
+
+
+def _nesting(value: str) -> int:
+    """How deep `value`'s braces nest, counted up to one past MAX_LATEX_NESTING (innermost groups removed
+    a round at a time)."""
+    depth = 0
+    while depth <= MAX_LATEX_NESTING:
+        value, removed = INNERMOST_GROUP.subn("", value)
+        if not removed:
+            break
+        depth += 1
+    return depth
 
 
 def _authors(value: str) -> str:

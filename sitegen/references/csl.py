@@ -42,7 +42,7 @@ def _line(text: str, position: int) -> int:
 def _items(text: str) -> list[tuple[int, dict] | ReferenceProblem]:
     """Each item with its line, or the problem of one that is not an object; ReferenceProblem when
     the file is not JSON (nothing after a syntax error can be read)."""
-    start = SPACE.match(text).end()
+    start = position = SPACE.match(text).end()
     try:
         if text.startswith("{", start):
             value, _ = DECODER.raw_decode(text, start)
@@ -63,6 +63,8 @@ def _items(text: str) -> list[tuple[int, dict] | ReferenceProblem]:
                 raise ReferenceProblem(_line(text, position), "not valid JSON: expected ',' or ']' after an item")
     except json.JSONDecodeError as error:
         raise ReferenceProblem(error.lineno, f"not valid JSON: {error.msg}") from None
+    except RecursionError:  # the reader's own stack: no item of a reference nests that deep
+        raise ReferenceProblem(_line(text, position), "an item nested too deeply to read") from None
     if text[position + 1:].strip():
         raise ReferenceProblem(_line(text, position + 1), "not valid JSON: text after the closing ']'")
     return items

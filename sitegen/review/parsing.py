@@ -69,8 +69,10 @@ def _unreadable(path: Path, rel: str, limit: int) -> Problem | None:
     """Why `path` is not a regular file of at most `limit` bytes, or None when it is one."""
     if path.is_symlink():
         return symlink_problem(rel)
-    if not path.is_file():
+    if not path.exists():
         return Problem(rel, None, None, "missing", "file is missing")
+    if not path.is_file():
+        return Problem(rel, None, None, "not-a-file", "not a regular file (a folder, device or pipe)")
     size = path.stat().st_size
     if size > limit:
         return Problem(rel, None, None, "too-large",
