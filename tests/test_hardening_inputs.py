@@ -453,3 +453,21 @@ def test_csl_json_nested_too_deeply_is_a_problem_at_its_line_not_a_traceback(tex
     with pytest.raises(ReferenceProblem, match="nested too deeply to read") as caught:
         read_references(text, "csl-json")
     assert caught.value.line == line
+
+
+def test_bibtex_values_joined_by_hash_and_string_macros_are_read_as_bibtex_reads_them():
+    """`"Part one" # " and two"` and `j # " Supplement"` were kept as written, quotes and macro names in the
+    title; a macro the file does not define (an abbreviation file it was written with) is kept, and said."""
+    from sitegen.references import read_references
+
+    text = ('@string{j = "Journal of Memory"}\n@STRING{jj = {The } # J}\n'
+            '@article{k1,\n  title = "Part one" # { and {P}art two},\n  journal = jj # " Supplement",\n'
+            '  month = jan, year = 2020,\n  publisher = IEEE_PRESS,\n  note = {A # B "quoted"}\n}\n')
+    warnings: list[str] = []
+    [entry] = read_references(text, "bibtex", warnings)
+    assert entry.get("title") == "Part one and Part two"
+    assert entry.get("journal") == "The Journal of Memory Supplement"
+    assert (entry.get("month"), entry.get("year"), entry.get("publisher")) == ("jan", "2020", "IEEE_PRESS")
+    assert entry.get("note") == 'A # B "quoted"'  # inside braces, '#' and quotes are text
+    assert warnings == ["1 value(s) name a macro no @string of the file defines, kept as written "
+                        "(line 7: IEEE_PRESS)"]

@@ -53,10 +53,14 @@ ENTRY_WITHOUT_AT = re.compile(r"\s*(?:[A-Za-z]+\s*[{(]\s*[^\s,{}()=]*\s*,|[A-Za-
 
 def read_bibtex(text: str, warnings: list[str] | None = None, skipped: Skipped | None = None) -> list[Entry]:
     """The entries of a BibTeX file; ReferenceProblem names the line of the first block that does not
-    parse (with `skipped`, each such block is listed there instead). `warnings` is unused: BibTeX
-    keys are the IDs, and a repeated key is a problem, not a renaming."""
+    parse (with `skipped`, each such block is listed there instead). A value naming a macro no @string of
+    the file defines is kept as written, and said in `warnings` (BibTeX keys are the IDs, and a repeated
+    key is a problem, not a renaming)."""
     with _quiet_parser():
-        library = bibtexparser.parse_string(text)
+        library = bibtexparser.parse_string(text, parse_stack=[])  # values as written: `_value` reads them
+    macros: dict[str, str] = {}
+    for string in library.strings:  # in the file's order: a @string may use those before it
+        macros[string.key.lower()] = _value(str(string.value), macros, [])
     lost = [problem for block in library.blocks if isinstance(block, ImplicitComment)
             and (problem := _without_at(block)) is not None]
     if not library.entries and not library.failed_blocks and not lost:
@@ -65,7 +69,12 @@ def read_bibtex(text: str, warnings: list[str] | None = None, skipped: Skipped |
     items = [block if isinstance(block, BibEntry) else _problem(library, block) for block in blocks]
     items = sorted([*items, *lost], key=lambda item: item.line if isinstance(item, ReferenceProblem) else
                    item.start_line + 1)
-    return checked(each(_entry, items), skipped)
+    undefined: list[str] = []
+    entries = checked(each(lambda entry: _entry(entry, macros, undefined), items), skipped)
+    if undefined and warnings is not None:
+        warnings.append(f"{len(undefined)} value(s) name a macro no @string of the file defines, kept as written "
+                        f"({', '.join(undefined[:5])}{' ...' if len(undefined) > 5 else ''})")
+    return entries
 
 
 def _without_at(block: ImplicitComment) -> ReferenceProblem | None:
@@ -106,11 +115,13 @@ def _problem(library: Library, block: ParsingFailedBlock) -> ReferenceProblem:
     return ReferenceProblem(line, f"not valid BibTeX: {reason or 'it does not parse'}")
 
 
-def _entry(entry: BibEntry) -> Entry:
+def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str]) -> Entry:
     values: dict[str, str] = {}
     for field in entry.fields:
         name = field.key.lower()
-        raw = str(field.value)
+        unknown: list[str] = []
+        raw = _value(str(field.value), macros, unknown)
+        undefined += [f"line {field.start_line + 1}: {word}" for word in unknown]
         if LATEX_MARKUP.search(raw) and _nesting(raw) > MAX_LATEX_NESTING:
             raise ReferenceProblem(field.start_line + 1, f"field {name!r} nests its braces more than "
                                                          f"{MAX_LATEX_NESTING} deep, which no reference needs")
@@ -144,6 +155,75 @@ def _decoded(value: str, dashes: bool = False) -> str:
     if dashes:
         return LATEX.latex_to_text(value)
     return LATEX.latex_to_text(value.replace("-", HYPHEN_STAND_IN)).replace(HYPHEN_STAND_IN, "-")
+
+
+# The macros BibTeX itself defines: a month is kept as written ("jan"), as a file without them writes it.
+MONTH_MACROS = frozenset(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))
+BARE_WORD = re.compile(r"[^\s#{}\"]+")
+
+
+def _value(written: str, macros: dict[str, str], unknown: list[str]) -> str:
+    """A field's value as BibTeX reads it: braced or quoted text, a number, or a @string macro, or several
+    joined by '#' ("Part one" # " and two", journal # " Supplement"). A word naming no macro is kept as
+    written and added to `unknown`; a value that is none of these is kept as written."""
+    pieces = _pieces(written)
+    if pieces is None:
+        return written
+    text = []
+    for braced, piece in pieces:
+        if braced or piece.isdigit() or piece.lower() in MONTH_MACROS:
+            text.append(piece)
+        elif piece.lower() in macros:
+            text.append(macros[piece.lower()])
+        else:
+            unknown.append(piece)
+            text.append(piece)
+    return "".join(text)
+
+
+def _pieces(written: str) -> list[tuple[bool, str]] | None:
+    """The parts of a value joined by '#', each (True, its text) when braced or quoted, (False, the word)
+    when a number or macro; None when the value is not made so."""
+    pieces, position, end = [], 0, len(written)
+    while True:
+        while position < end and written[position].isspace():
+            position += 1
+        if position == end:
+            return None  # nothing where a part belongs
+        if written[position] in '{"':
+            closing = _closing(written, position)
+            if closing is None:
+                return None
+            pieces.append((True, written[position + 1:closing]))
+            position = closing + 1
+        elif word := BARE_WORD.match(written, position):
+            pieces.append((False, word.group()))
+            position = word.end()
+        else:
+            return None
+        while position < end and written[position].isspace():
+            position += 1
+        if position == end:
+            return pieces
+        if written[position] != "#":
+            return None
+        position += 1
+
+
+def _closing(written: str, start: int) -> int | None:
+    """Where the brace or quote opening at `start` closes: braces nest, and a quote closes only outside them."""
+    depth = 0
+    for position in range(start + 1, len(written)):
+        char = written[position]
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            if depth == 0:
+                return position if written[start] == "{" else None
+            depth -= 1
+        elif char == '"' and written[start] == '"' and depth == 0:
+            return position
+    return None
 
 
 def _nesting(value: str) -> int:
