@@ -471,3 +471,33 @@ def test_bibtex_values_joined_by_hash_and_string_macros_are_read_as_bibtex_reads
     assert entry.get("note") == 'A # B "quoted"'  # inside braces, '#' and quotes are text
     assert warnings == ["1 value(s) name a macro no @string of the file defines, kept as written "
                         "(line 7: IEEE_PRESS)"]
+
+
+def test_et_al_and_names_without_a_letter_are_no_authors():
+    from sitegen.references import read_references
+    from sitegen.references.records import entry_record
+
+    ris = ("TY  - JOUR\nTI  - A title\nAU  - Smith, Jane\nAU  - et al.\nAU  - ,\nAU  - Et Al\nAU  - 3M Company\n"
+           "AU  - 王, 小明\nPY  - 2020\nER  - \n")
+    [entry] = read_references(ris, "ris")
+    record = entry_record(entry)
+    assert [name.display() for name in record.author] == ["Smith, Jane", "3M Company", "王, 小明"]
+
+
+def test_a_record_exported_as_a_bibtex_misc_keeps_its_journal_when_read_back():
+    """A record whose type has no BibTeX one is written @misc, its journal as howpublished: read back, the
+    journal is the record's container again; a web address in howpublished is none."""
+    from sitegen.records.model import Record
+    from sitegen.references import read_references
+    from sitegen.references.records import entry_record
+    from sitegen.site.exports import records_bibtex
+
+    record = Record.model_validate({"id": "10.1000/rt.1", "type": "article", "title": "Object memory in rats",
+                                    "container-title": "Journal of Rodents", "DOI": "10.1000/rt.1",
+                                    "issued": {"date-parts": [[2020]]}})
+    written = records_bibtex([record])
+    assert "@misc" in written and "howpublished = {Journal of Rodents}" in written
+    [entry] = read_references(written, "bibtex")
+    assert entry_record(entry).container_title == "Journal of Rodents"
+    [online] = read_references("@misc{k, title = {T}, howpublished = {\\url{https://example.org/x}}}\n", "bibtex")
+    assert entry_record(online).container_title is None

@@ -132,6 +132,11 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str]) -> Ent
     for alias, name in ALIASES.items():
         if alias in values:
             values.setdefault(name, values[alias])
+    # A @misc names where it appeared in "howpublished" (sitegen's own export writes a record's journal
+    # there when its type has no BibTeX one); a web address there is no container.
+    published = values.get("howpublished", "")
+    if published and not values.get("journal") and not re.search(r"://|^www\.", published):
+        values["journal"] = published
     arxiv = values.get("eprint", "") if values.get("archiveprefix", "").lower() == "arxiv" else ""
     key = entry.key.strip()
     pmid_key = re.fullmatch(r"PMID:(\d+)", key)  # Europe PMC's keys

@@ -63,8 +63,7 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
     if len(title) > 5000:
         raise ValueError(f"the title is {len(title)} characters long, more than a title can be (5000)")
     identifiers = _identifiers(entry, notes)
-    authors = [_author(name) for name in _authors(_text(entry.get("author"), "author", notes))
-               if name.strip() and name.strip().lower() != "others"]
+    authors = [_author(name) for name in _authors(_text(entry.get("author"), "author", notes)) if _a_name(name)]
     year = _year(entry.get("year"))
     date = _date(entry.get("date"), year) or [part for part in (year, year and _month(entry.get("month"))) if part]
     container = _text(entry.get("journal"), "journal", notes)
@@ -130,6 +129,16 @@ def _text(value: str, field: str, notes: list[str]) -> str:
     if count:
         notes.append(f"{field}: {count} control character(s) replaced by spaces")
     return cleaned.strip()
+
+
+# What lists stand in for the authors they leave out (BibTeX's "and others", RIS's "AU  - et al."): no author.
+NAMES_LEFT_OUT = re.compile(r"others|et\.? ?al\.?", re.IGNORECASE)
+
+
+def _a_name(written: str) -> bool:
+    """Whether an author list's item names someone: not empty, not "et al.", and holding a letter (not ",")."""
+    name = written.strip()
+    return bool(name) and not NAMES_LEFT_OUT.fullmatch(name) and any(char.isalpha() for char in name)
 
 
 def _authors(text: str) -> list[str]:
