@@ -576,8 +576,9 @@ def export(directory: Path, format: str, selection: str | None, out: Path | None
 @click.option("--decision", type=click.Choice(["include", "exclude"]),
               help="What a Covidence export holds, when it has no exclusion reason column to say so.")
 @click.option("--rayyan-reviewer", help="The reviewer's name in Rayyan's RAYYAN-INCLUSION [default: --reviewer].")
+@click.option("--encoding", help="Encoding of SOURCE when it is not UTF-8 or UTF-16, e.g. latin-1 or cp1252.")
 def import_decisions(directory: Path, source: Path, tool: str, reviewer: str, stage: str, decision: str | None,
-                     rayyan_reviewer: str | None) -> None:
+                     rayyan_reviewer: str | None, encoding: str | None) -> None:
     """Append the screening decisions of SOURCE, a screening tool's export, to a reviewer's decision file
     in DIRECTORY. Each exported reference is matched to a record by DOI, then PMID, then by metadata
     when exactly one record is the same work; a decision already in the file is never changed. Every
@@ -586,7 +587,7 @@ def import_decisions(directory: Path, source: Path, tool: str, reviewer: str, st
     _remember(directory)
     if not re.fullmatch(SLUG, reviewer):
         raise click.BadParameter("a reviewer name is lower-case letters, digits and hyphens", param_hint="--reviewer")
-    report = commands.import_decisions(directory, source, tool, reviewer, stage, decision, rayyan_reviewer)
+    report = commands.import_decisions(directory, source, tool, reviewer, stage, decision, rayyan_reviewer, encoding)
     for kind, items in (("undecided", report.undecided), ("unmatched", report.unmatched),
                         ("ambiguous", report.ambiguous), ("conflict", report.conflicts),
                         ("refused", report.refused), ("reason not mapped", report.unmapped_reasons)):

@@ -339,13 +339,17 @@ def protocol_amend(root: Path, at: str, reason: str) -> LedgerEvent:
 
 
 def import_decisions(root: Path, source: Path, tool: str, reviewer: str, stage: str = "title-abstract",
-                     decision: str | None = None, tool_reviewer: str | None = None) -> DecisionImport:
+                     decision: str | None = None, tool_reviewer: str | None = None,
+                     encoding: str | None = None) -> DecisionImport:
     """A screening tool's exported decisions appended to `reviewer`'s decision file at `stage` (see
-    `sitegen.screening.imports`); nothing is written when the export cannot be read."""
+    `sitegen.screening.imports`); `encoding` when the export is not UTF-8 or UTF-16. Nothing is written
+    when the export cannot be read."""
     try:
-        exported = imports.read_export(decode(read_file(source)), tool, tool_reviewer or reviewer, decision)
+        exported = imports.read_export(decode(read_file(source), encoding), tool, tool_reviewer or reviewer, decision)
     except (ReferenceProblem, imports.ExportProblem) as problem:
         raise SitegenError(f"{source}:{problem.line}: {problem.message}; nothing was written") from None
+    except LookupError:
+        raise SitegenError(f"--encoding {encoding}: not an encoding Python knows (latin-1, cp1252, ...)") from None
     except OSError as error:
         raise SitegenError(f"{source}: cannot be read ({error.strerror or error})") from None
     with writable(root) as workspace:

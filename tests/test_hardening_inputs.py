@@ -501,3 +501,19 @@ def test_a_record_exported_as_a_bibtex_misc_keeps_its_journal_when_read_back():
     assert entry_record(entry).container_title == "Journal of Rodents"
     [online] = read_references("@misc{k, title = {T}, howpublished = {\\url{https://example.org/x}}}\n", "bibtex")
     assert entry_record(online).container_title is None
+
+
+def test_csl_json_authors_with_no_name_are_none_and_parts_that_are_not_text_are_refused():
+    from sitegen.references import ReferenceProblem, read_references
+    from sitegen.references.records import entry_record
+
+    def item(*authors: str) -> str:
+        return '[{"id": "a", "title": "T",\n "author": [' + ", ".join(authors) + "]}]"
+
+    [entry] = read_references(item('{"literal": ""}', '{"family": "Doe", "given": "Jane"}', "{}",
+                                    '{"given": " "}'), "csl-json")
+    assert [name.display() for name in entry_record(entry).author] == ["Doe, Jane"]
+    for bad in ('{"family": {"x": 1}}', '{"given": ["A"]}', '{"literal": true}'):
+        with pytest.raises(ReferenceProblem, match="an author's (family|given|literal) is not text") as caught:
+            read_references(item(bad), "csl-json")
+        assert caught.value.line == 1

@@ -192,6 +192,19 @@ def test_an_export_not_in_utf8_names_its_line(example_copy, sitegen, tmp_path):
     export.write_bytes(b"title,included\r\nA title,1\r\nCaf\xe9,0\r\n")
     code, _, err = sitegen("import-decisions", example_copy, export, "--tool", "asreview", "--reviewer", "reviewer-c")
     assert code != 0 and f"{export}:3: not UTF-8 text" in err
+    # The way out it names is an option this command has: a Latin-1 export is read with it.
+    assert "--encoding latin-1" in err
+    records = [record for record in _records(example_copy).values() if record.get("DOI")
+               and record["title"].isascii()][:2]
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes(_csv(["title", "doi", "asreview_label", "note"],
+                           [[record["title"], record["DOI"], "1", "caf\u00e9"] for record in records]).encode("latin-1"))
+    code, out, err = sitegen("import-decisions", example_copy, latin, "--tool", "asreview", "--reviewer", "reviewer-c",
+                             "--encoding", "latin-1")
+    assert code == 0 and "2 row(s): 2 matched" in out, err
+    code, _, err = sitegen("import-decisions", example_copy, latin, "--tool", "asreview", "--reviewer", "reviewer-c",
+                           "--encoding", "klingon")
+    assert code == 1 and "--encoding klingon: not an encoding Python knows" in err
 
 
 def test_a_tools_reason_maps_to_the_code_whose_code_or_label_it_names():

@@ -87,7 +87,7 @@ def _entry(item: tuple[int, dict]) -> Entry:
     keyword = values.get("keyword")
     return Entry("", fields({
         "ENTRYTYPE": ENTRY_TYPES.get(text("type"), "misc"),
-        "author": " and ".join(_name(name, line) for name in _list(values.get("author"), "author", line)),
+        "author": " and ".join(filter(None, (_name(name, line) for name in _list(values.get("author"), "author", line)))),
         "title": text("title"),
         "year": parts[0] if parts else "",
         "month": parts[1] if len(parts) > 1 else "",
@@ -123,15 +123,24 @@ def _list(value: Any, name: str, line: int) -> list:
     return value
 
 
+NAME_PARTS = ("literal", "family", "given", "suffix", "non-dropping-particle", "dropping-particle")
+
+
 def _name(name: Any, line: int) -> str:
+    """An author as BibTeX writes one; "" for a name object with no name in it."""
     if not isinstance(name, dict):
         raise ReferenceProblem(line, f"an author is not a name object: {name!r}")
+    for part in NAME_PARTS:
+        if isinstance(name.get(part), bool | dict | list):
+            raise ReferenceProblem(line, f"an author's {part} is not text: {name[part]!r}")
     if literal := _text(name.get("literal")):
         return f"{{{literal}}}"
     family = " ".join(part for part in (_text(name.get("non-dropping-particle")), _text(name.get("family"))) if part)
     given = _text(name.get("given"))
     # BibTeX's "Family, Jr., Given" keeps the suffix a part of its own
-    return ", ".join(part for part in (family, _text(name.get("suffix")), given) if part) if family else f"{{{given}}}"
+    if not family:
+        return f"{{{given}}}" if given else ""
+    return ", ".join(part for part in (family, _text(name.get("suffix")), given) if part)
 
 
 def _date_parts(issued: Any, line: int) -> list[str]:
