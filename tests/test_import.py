@@ -322,3 +322,13 @@ def test_a_file_in_another_encoding_is_named_or_reported(sitegen, tmp_path):
     assert code == 1 and "--encoding 'no-such-encoding'" in err and tree_bytes(review) == before
     import_json(sitegen, review, latin, "--at", FIRST, "--encoding", "latin-1")
     assert held(review).records["10.1002/cl2.1230"].author[0].family == "Hädda"
+
+
+def test_a_year_sitegen_cannot_take_is_left_out_and_said():
+    for written in ("1066", "3000", "9999", "0000", "MMXX"):
+        warnings: list[str] = []
+        record = entry_record(entry(title="T", year=written), warnings=warnings)
+        assert record.issued is None
+        assert warnings == [f"year {written!r} is not a year from 1500 to 2099; left out"]
+    warnings = []
+    assert entry_record(entry(title="T", year="2020a"), warnings=warnings).year == 2020 and warnings == []

@@ -65,6 +65,8 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
     identifiers = _identifiers(entry, notes)
     authors = [_author(name) for name in _authors(_text(entry.get("author"), "author", notes)) if _a_name(name)]
     year = _year(entry.get("year"))
+    if year is None and entry.get("year").strip():
+        notes.append(f"year {entry.get('year').strip()!r} is not a year from 1500 to 2099; left out")
     date = _date(entry.get("date"), year) or [part for part in (year, year and _month(entry.get("month"))) if part]
     container = _text(entry.get("journal"), "journal", notes)
     page = _text(entry.get("pages"), "pages", notes)
