@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sitegen.errors import ReviewInvalid, SitegenError
+from sitegen.files import read_file
 from sitegen.living import protocol, state, versions
 from sitegen.living.checks import UNANCHORED, ledger_problems
 from sitegen.living.duplicates import Suggestion, suggestions
@@ -27,7 +28,7 @@ from sitegen.living.prisma import PrismaCounts
 from sitegen.records.dedupe import dedupe_rows
 from sitegen.records.matching import Matches
 from sitegen.records.model import Record
-from sitegen.references import Format, ReferenceProblem, decode, read_file, read_references
+from sitegen.references import Format, ReferenceProblem, decode, read_references
 from sitegen.review.folder import load_ledger
 from sitegen.review.models import LedgerEvent, ReviewState, SavedSearch, Strategy, ValidationPayload, VersionRecord
 from sitegen.review.problems import Problem

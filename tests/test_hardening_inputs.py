@@ -413,8 +413,8 @@ def test_a_device_or_a_named_pipe_given_as_a_file_is_refused_at_once(sitegen, ex
 
 
 def test_a_file_given_to_sitegen_is_read_up_to_its_limit(tmp_path):
+    from sitegen.files import read_file
     from sitegen.manuscript.loop import read_source
-    from sitegen.references import read_file
 
     path = tmp_path / "big.ris"
     path.write_bytes(b"x" * 101)
@@ -517,3 +517,18 @@ def test_csl_json_authors_with_no_name_are_none_and_parts_that_are_not_text_are_
         with pytest.raises(ReferenceProblem, match="an author's (family|given|literal) is not text") as caught:
             read_references(item(bad), "csl-json")
         assert caught.value.line == 1
+
+
+@pytest.mark.parametrize("at", ["9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00+23:59"])
+def test_a_time_its_offset_moves_out_of_the_calendar_is_a_problem_at_its_place(sitegen, example_copy, at):
+    """Times are compared in UTC: one that UTC puts past the year 9999 or before the year 1 raised
+    OverflowError from every command that read it."""
+    run = example_copy / "runs" / "20230417T000000Z-object-in-context.json"
+    run.write_text(run.read_text().replace('"at": "2023-04-17T00:00:00Z"', f'"at": "{at}"'))
+    before = tree_bytes(example_copy)
+    for command in (["check"], ["prisma"]):
+        code, _, err = sitegen(*command, example_copy)
+        assert code == 1 and "Traceback" not in err
+    code, out, err = sitegen("check", example_copy)
+    assert f"{run}:5:3: error: at: '{at}' is outside the years 1 to 9999 in UTC" in out + err
+    assert tree_bytes(example_copy) == before

@@ -279,7 +279,7 @@ def test_a_crafted_journal_entry_is_refused_and_nothing_changes(sitegen, review,
 
 
 @pytest.mark.parametrize("text", ['"records.jsonl"', '{"records.jsonl": 1}', "[]", "null", "[", "\udcff",
-                                  '["records.jsonl"' + ", " * 600_000 + "]"])
+                                  '["records.jsonl"' + ", " * 600_000 + "]", "[" * 400_000 + "]" * 400_000])
 def test_a_journal_that_is_not_a_list_of_names_is_refused(review, text):
     (review / f"records.jsonl{STAGED}").write_text("staged\n")
     (review / JOURNAL).write_bytes(text.encode("utf-8", "surrogateescape"))

@@ -329,3 +329,21 @@ def test_a_build_hashes_the_reviews_files_once_under_one_lock(example_copy, tmp_
     build(example_copy, tmp_path / "site", NOW, {})
     assert len(calls) == 1
     assert not build(example_copy, tmp_path / "site", NOW, {}).changed and len(calls) == 2
+
+
+@pytest.mark.parametrize("kind", ["pipe", "device", "folder"])
+def test_a_manifest_that_is_no_file_is_no_manifest_read_at_once(tmp_path, kind):
+    """The site folder is anyone's to change: a named pipe in the manifest's place was waited on for ever, a
+    link to /dev/zero read until memory ran out. Either is a site sitegen knows nothing of, built afresh."""
+    out = tmp_path / "site"
+    write_site(out, {"a.html": b"A"})
+    (out / MANIFEST).unlink()
+    if kind == "pipe":
+        os.mkfifo(out / MANIFEST)
+    elif kind == "device":
+        (out / MANIFEST).symlink_to("/dev/zero")
+    else:
+        (out / MANIFEST).mkdir()
+    result = write_site(out, [Page("a.html", lambda: b"A2", "k")])
+    assert result.rendered == 1 and site_bytes(out)["a.html"] == b"A2"
+    assert json.loads((out / MANIFEST).read_text())["files"]["a.html"]["key"] == "k"

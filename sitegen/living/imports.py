@@ -29,12 +29,13 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from sitegen.errors import SitegenError
+from sitegen.files import read_file
 from sitegen.living.ledger import append
 from sitegen.living.merge import integrate
 from sitegen.living.update import check_run_time, decided, matched_rows, require_lock
 from sitegen.records.model import Record, model_data
 from sitegen.records.providers import PROVIDERS, Source
-from sitegen.references import SUFFIXES, Format, ReferenceProblem, decode, read_file, read_references, sniff
+from sitegen.references import SUFFIXES, Format, ReferenceProblem, decode, read_references, sniff
 from sitegen.references.records import entry_record
 from sitegen.review.folder import Review
 from sitegen.review.models import ImportedFile, ImportPayload

@@ -22,10 +22,11 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sitegen.errors import SitegenError
+from sitegen.files import read_file
 from sitegen.manuscript import bib, claims
 from sitegen.records.matching import SAME_TITLE, record_work, title_score
 from sitegen.records.model import Record
-from sitegen.references import ReferenceProblem, read_file, read_references
+from sitegen.references import ReferenceProblem, read_references
 from sitegen.references.records import entry_record
 from sitegen.review.models import VerificationPayload
 from sitegen.review.write import atomic_write, pretty_json

@@ -17,15 +17,13 @@ from __future__ import annotations
 
 import codecs
 import csv
-import errno
 import functools
-import os
 import re
-import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
+from sitegen.files import read_file
 from sitegen.records.entry import Entry
 from sitegen.references.bibtex import read_bibtex
 from sitegen.references.csl import read_csl_json
@@ -44,8 +42,7 @@ SUFFIXES: dict[str, Format] = {".csv": "csv", ".ris": "ris", ".bib": "bibtex", "
 MEDLINE_START = re.compile(r"(?:PMID|OWN )- ")
 WOS_START = re.compile(r"(?:FN|PT) ")
 
-__all__ = ["Entry", "Format", "ReferenceProblem", "Skipped", "column_mapping", "decode", "read_file", "read_references",
-           "sniff"]
+__all__ = ["Entry", "Format", "ReferenceProblem", "Skipped", "column_mapping", "decode", "read_references", "sniff"]
 
 
 def read_references(source: Path | str, format: Format | None = None, warnings: list[str] | None = None, *,
@@ -80,28 +77,6 @@ def read_references(source: Path | str, format: Format | None = None, warnings: 
         warnings.append(f"{len(untitled)} of {len(entries)} entries have no title (line "
                         f"{', '.join(map(str, untitled[:5]))}{more})")
     return entries
-
-
-# The largest file sitegen reads from outside a review (a reference export, a screening tool's decisions, a
-# draft): exports of a database search run to tens of MB; reading one takes several times its size in memory.
-INPUT_LIMIT = 512 * 1_000_000
-
-
-def read_file(path: Path, limit: int = INPUT_LIMIT) -> bytes:
-    """The bytes of a file given on the command line. OSError (its strerror says why) for a device, pipe
-    or folder, which would never end (/dev/zero) or wait for a writer forever (a named pipe), and for a
-    file larger than `limit`."""
-    with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NONBLOCK)) as file:
-        status = os.fstat(file.fileno())  # of what was opened: nothing can be put in its place since
-        if not stat.S_ISREG(status.st_mode):
-            raise OSError(errno.EINVAL, "it is a device, pipe or folder, not a regular file", str(path))
-        if status.st_size > limit:
-            raise OSError(errno.EFBIG, f"it is {status.st_size / 1e6:,.0f} MB, larger than the {limit / 1e6:,.0f} MB "
-                                       "a file given to sitegen may be; split it", str(path))
-        data = file.read(limit + 1)
-    if len(data) > limit:  # it grew while being read
-        raise OSError(errno.EFBIG, f"larger than the {limit / 1e6:,.0f} MB a file given to sitegen may be", str(path))
-    return data
 
 
 def decode(data: bytes, encoding: str | None = None) -> str:

@@ -9,7 +9,7 @@ a misspelt field is reported instead of silently ignored.
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, ValidationInfo, field_validator, model_validator
@@ -46,9 +46,13 @@ def parse_timestamp(value: str) -> datetime:
     if not RFC3339.match(value):
         raise ValueError(f"{value!r} is not an RFC 3339 timestamp such as 2026-06-01T00:00:00Z")
     try:
-        return datetime.fromisoformat(value)
+        moment = datetime.fromisoformat(value)
+        moment.astimezone(UTC)  # every time is compared in UTC: one its offset moves past year 1 or 9999 cannot be
     except ValueError:
         raise ValueError(f"{value!r} is not a real date and time") from None
+    except OverflowError:
+        raise ValueError(f"{value!r} is outside the years 1 to 9999 in UTC") from None
+    return moment
 
 
 def _check_timestamp(value: str) -> str:

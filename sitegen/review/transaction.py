@@ -138,7 +138,7 @@ def _journal_entries(root: Path) -> list[str]:
         raise SitegenError(f"{journal} is damaged (far too large for a list of file names); {refusal}")
     try:
         rels = json.loads(journal.read_text(encoding="utf-8"))
-    except ValueError:
+    except (ValueError, RecursionError):  # not UTF-8 or not JSON, or nested past what the reader can follow
         rels = None
     if not isinstance(rels, list) or not rels:
         raise SitegenError(f"{journal} is damaged (it is not a list of file names); {refusal}")

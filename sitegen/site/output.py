@@ -50,6 +50,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from sitegen.errors import BuildError, OutputRefused
+from sitegen.files import read_file
 from sitegen.review.write import keep_folder_identity
 
 SITE_MARKER = ".sitegen-site"  # marks a folder sitegen built, so only such a folder is ever replaced
@@ -498,8 +499,8 @@ def _written(key: str | None, sha: str, target: str, indexed: bool) -> Written:
 def _manifest(folder: Path) -> Manifest:
     """What a whole built folder holds, as its manifest says; nothing for any other folder."""
     if (folder / SITE_MARKER).is_file():
-        try:
-            return Manifest.model_validate_json((folder / MANIFEST).read_bytes())
+        try:  # read only when a regular file: the site folder is anyone's to put a pipe or a device in
+            return Manifest.model_validate_json(read_file(folder / MANIFEST))
         except (OSError, ValidationError):  # built by an earlier sitegen, or damaged: nothing is reused from it
             pass
     return Manifest(files={})

@@ -1,0 +1,33 @@
+"""Reading a file sitegen is given: a regular file, of a bounded size, never a device or a pipe.
+
+A path on the command line, or a file in a folder sitegen built, can be anything: /dev/zero would be read
+until memory ran out, and a named pipe would wait for a writer for ever (with the review locked).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+# The largest file sitegen reads from outside a review (a reference export, a screening tool's decisions, a
+# draft): exports of a database search run to tens of MB; reading one takes several times its size in memory.
+INPUT_LIMIT = 512 * 1_000_000
+
+
+def read_file(path: Path, limit: int = INPUT_LIMIT) -> bytes:
+    """The bytes of a file given on the command line. OSError (its strerror says why) for a device, pipe
+    or folder, which would never end (/dev/zero) or wait for a writer forever (a named pipe), and for a
+    file larger than `limit`."""
+    with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NONBLOCK)) as file:
+        status = os.fstat(file.fileno())  # of what was opened: nothing can be put in its place since
+        if not stat.S_ISREG(status.st_mode):
+            raise OSError(errno.EINVAL, "it is a device, pipe or folder, not a regular file", str(path))
+        if status.st_size > limit:
+            raise OSError(errno.EFBIG, f"it is {status.st_size / 1e6:,.0f} MB, larger than the {limit / 1e6:,.0f} MB "
+                                       "a file given to sitegen may be; split it", str(path))
+        data = file.read(limit + 1)
+    if len(data) > limit:  # it grew while being read
+        raise OSError(errno.EFBIG, f"larger than the {limit / 1e6:,.0f} MB a file given to sitegen may be", str(path))
+    return data
