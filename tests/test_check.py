@@ -505,3 +505,18 @@ def test_a_bad_author_or_date_of_a_record_is_reported_at_its_line(sitegen, examp
     lines[4] = json.dumps(record, ensure_ascii=False)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     check_reports(sitegen, example_copy, "records.jsonl", 5, fragment)
+
+
+@pytest.mark.parametrize("parts", [[[2020, 13, 1]], [[2020, 1, 40]], [[-500]], [[0, 1, 1]], [[99999999999]],
+                                   [[2020, 1, 1, 1]], [[]], [[2020], [2021, 0]]])
+def test_a_date_no_calendar_has_is_refused_at_its_record(example_copy, parts):
+    """Dates are written into exports and pages as they are: "DA  - 2020/13/40/" was published."""
+    path = example_copy / "records.jsonl"
+    lines = path.read_text().splitlines()
+    record = json.loads(lines[4])
+    record["issued"] = {"date-parts": parts}
+    lines[4] = json.dumps(record)
+    path.write_text("\n".join(lines) + "\n")
+    _, problems = inspect(example_copy)
+    [problem] = [problem for problem in problems if problem.path == "records.jsonl"]
+    assert problem.line == 5 and problem.message.startswith("issued") and problem.code == "schema"

@@ -112,9 +112,23 @@ class CslName:
         return ", ".join(part for part in (self.family, self.given, self.suffix) if part)
 
 
+DATE_PARTS = (("year", 1, 9999), ("month", 1, 12), ("day", 1, 31))  # as providers' dates are read (sources.base)
+
+
 @dataclass(slots=True, config=SMALL_VALUE)
 class CslDate:
     date_parts: list[list[Annotated[int, StrictValue()]]] = Field(alias="date-parts", min_length=1)
+
+    @model_validator(mode="after")
+    def _in_the_calendar(self) -> CslDate:
+        # A date is written into exports and pages as it is ("DA  - 2020/13/40/"): only one a calendar has.
+        for parts in self.date_parts:
+            if not 1 <= len(parts) <= 3:
+                raise ValueError("a date is [year], [year, month] or [year, month, day]")
+            for value, (part, low, high) in zip(parts, DATE_PARTS, strict=False):
+                if not low <= value <= high:
+                    raise ValueError(f"{part} {value} is not from {low} to {high}")
+        return self
 
     @property
     def year(self) -> int | None:
