@@ -365,7 +365,9 @@ def test_duplicate_json_keys_and_nan_are_refused(sitegen, example_copy):
     check_reports(sitegen, example_copy, "records.jsonl", 1, "appears twice")
     search = example_copy / "searches" / "object-in-context.json"
     search.write_text(re.sub(r'"run_count": \d+', '"run_count": NaN', search.read_text()))
-    check_reports(sitegen, example_copy, "searches/object-in-context.json", 1, "NaN is not a JSON number")
+    line = next(n for n, text in enumerate(search.read_text().splitlines(), start=1) if '"run_count": NaN' in text)
+    assert line > 1  # named on its own line of the file, not on its first
+    check_reports(sitegen, example_copy, "searches/object-in-context.json", line, "NaN is not a JSON number")
 
 
 def test_values_are_not_coerced(sitegen, example_copy):
@@ -520,3 +522,17 @@ def test_a_date_no_calendar_has_is_refused_at_its_record(example_copy, parts):
     _, problems = inspect(example_copy)
     [problem] = [problem for problem in problems if problem.path == "records.jsonl"]
     assert problem.line == 5 and problem.message.startswith("issued") and problem.code == "schema"
+
+
+def test_a_quote_never_closed_in_a_decision_file_is_named_on_the_row_it_opens():
+    """csv says only "unexpected end of data", at the file's last line: the reviewer is sent to the row
+    whose quote opened, however far the file goes on."""
+    from sitegen.review.parsing import parse_csv
+
+    text = "record_id,decision,reason,note\r\n10.1/a,include,,\r\n10.1/b,exclude,,\"never closed\r\n" + \
+        "".join(f"10.1/{n},include,,\r\n" for n in range(50))
+    rows, problems = parse_csv(text, "screening/title-abstract/a.csv", ["record_id", "decision", "reason", "note"],
+                               {"record_id", "decision"})
+    assert [row.line for row in rows] == [2]
+    assert [(problem.line, problem.code) for problem in problems] == [(3, "csv-syntax")]
+    assert "never closed" in problems[0].message

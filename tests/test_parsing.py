@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -52,3 +53,24 @@ def test_yaml_reader_never_raises(text):
 @given(st.text(max_size=300))
 def test_csv_reader_never_raises(text):
     parse_csv(text, "x.csv", ["record_id", "decision", "reason", "note"], {"record_id", "decision"})
+
+
+@pytest.mark.parametrize("text, position, code", [
+    ('{\n  "a": 1,\n  "max_kept": NaN\n}', (3, 15), "json-syntax"),
+    ('{\n "x": {"k": 1,\n   "k": 2}, "k": 3\n}', (3, 4), "json-syntax"),  # the second k of the inner object
+    ('{"x": {"k": 1}, "k": 2,\n "y": [{"k": 1}, {"k": 1}]}', None, None),  # one key in several objects is fine
+    ('[1,\n 2, -Infinity]', (2, 5), "json-syntax"),
+    ('{"s": "ok \\ud83d\\ude00 \\"NaN\\"",\n "t": "bad \\ud800"}', (2, 7), "json-syntax"),
+    ('{"a":\n' + "[" * 5000 + "]" * 5000 + "}", (2, 900), "too-deep"),
+])
+def test_json_a_review_file_cannot_hold_is_named_at_its_line_and_column(text, position, code):
+    """json.loads says only what it refused (NaN, a key twice, a lone surrogate, nesting too deep), not
+    where: a state.json, version or saved search of many lines was reported at line 1."""
+    from sitegen.review.parsing import _json
+
+    value, problems = _json(text, "state.json", 0)
+    if position is None:
+        assert problems == [] and value["y"] == [{"k": 1}, {"k": 1}]
+        return
+    [problem] = problems
+    assert (problem.line, problem.column, problem.code) == (*position, code)

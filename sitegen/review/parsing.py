@@ -710,9 +710,46 @@ def _json(text: str, rel: str, line_offset: int) -> tuple[Any, list[Problem]]:
         line, column = _refused_number_position(text) or (1, None)
         return None, [Problem(rel, line + line_offset, column, exc.code, str(exc))]
     except _JsonRefused as exc:
-        return None, [Problem(rel, line_offset + 1, None, "json-syntax", f"JSON error: {exc}")]
+        line, column = _refused_position(text) or (1, None)
+        return None, [Problem(rel, line + line_offset, column, "json-syntax", f"JSON error: {exc}")]
     except RecursionError:
-        return None, [Problem(rel, line_offset + 1, None, "too-deep", "data is nested too deeply to read")]
+        line, column = _refused_position(text) or (1, None)
+        return None, [Problem(rel, line + line_offset, column, "too-deep", "data is nested too deeply to read")]
+
+
+# What `_refused_position` walks JSON that parsed up to a refusal by: strings whole, brackets, colons, words.
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:]|[^\s{}\[\]:,"]+')
+# How deep `_refused_position` takes data to be too deep: json's reader stops near Python's recursion limit.
+_TOO_DEEP = 900
+
+
+def _refused_position(text: str) -> Position | None:
+    """Where the first thing `load_json` refuses other than a number is (json.loads says only what was
+    wrong): NaN or Infinity, a key given twice in one object, a lone surrogate escape, or nesting past
+    _TOO_DEEP. None when none is found."""
+    keys: list[set[str] | None] = []  # for each open bracket: its object's keys so far, None for a list
+    previous = None
+    for token in _JSON_TOKEN.finditer(text):
+        value = token.group()
+        refused = None
+        if value in ("{", "["):
+            keys.append(set() if value == "{" else None)
+            refused = token if len(keys) > _TOO_DEEP else None
+        elif value in ("}", "]"):
+            if keys:
+                keys.pop()
+        elif value == ":" and previous is not None and previous.group().startswith('"') and keys and keys[-1] is not None:
+            key = json.loads(previous.group(), strict=False)
+            refused = previous if key in keys[-1] else None
+            keys[-1].add(key)
+        elif value in ("NaN", "Infinity", "-Infinity") or (value.startswith('"') and _SURROGATE.search(
+                json.loads(value, strict=False))):
+            refused = token
+        if refused is not None:
+            start = refused.start()
+            return text.count("\n", 0, start) + 1, start - text.rfind("\n", 0, start)
+        previous = token
+    return None
 
 
 # --------------------------------------------------------------------------- CSV
@@ -822,7 +859,11 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
                 rows.append(CsvRow(start, cells, FieldColumns(names, lines, start)))
             start = reader.line_num + 1
     except csv.Error as exc:
-        problems.append(Problem(rel, reader.line_num, None, "csv-syntax", f"CSV syntax error: {exc}"))
+        if reader.line_num > start and "unexpected end of data" in str(exc):  # a quote never closed: where it opened
+            problems.append(Problem(rel, start, None, "csv-syntax", "CSV syntax error: a quoted field of this row is "
+                                    "never closed (a '\"' missing), so the rest of the file was read into it"))
+        else:
+            problems.append(Problem(rel, reader.line_num, None, "csv-syntax", f"CSV syntax error: {exc}"))
     return rows, problems
 
 
