@@ -27,7 +27,13 @@ def read_file(path: Path, limit: int = INPUT_LIMIT) -> bytes:
         if status.st_size > limit:
             raise OSError(errno.EFBIG, f"it is {status.st_size / 1e6:,.0f} MB, larger than the {limit / 1e6:,.0f} MB "
                                        "a file given to sitegen may be; split it", str(path))
-        data = file.read(limit + 1)
-    if len(data) > limit:  # it grew while being read
+        # read(n) sets n bytes aside at once: as many as the file holds, then a megabyte at a time should it
+        # have grown since (or be one the system sizes as 0, as /proc's are).
+        parts = [file.read(status.st_size + 1)]
+        size = len(parts[0])
+        while size <= limit and (part := file.read(min(1 << 20, limit + 1 - size))):
+            parts.append(part)
+            size += len(part)
+    if size > limit:
         raise OSError(errno.EFBIG, f"larger than the {limit / 1e6:,.0f} MB a file given to sitegen may be", str(path))
-    return data
+    return parts[0] if len(parts) == 1 else b"".join(parts)

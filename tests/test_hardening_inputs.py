@@ -532,3 +532,44 @@ def test_a_time_its_offset_moves_out_of_the_calendar_is_a_problem_at_its_place(s
     code, out, err = sitegen("check", example_copy)
     assert f"{run}:5:3: error: at: '{at}' is outside the years 1 to 9999 in UTC" in out + err
     assert tree_bytes(example_copy) == before
+
+
+def test_bibtex_values_as_bibtexparser_splits_them_escapes_month_macros_and_limits():
+    from sitegen.references import ReferenceProblem, read_references
+
+    def read(text: str) -> tuple[list, list[str]]:
+        warnings: list[str] = []
+        return read_references(text, "bibtex", warnings), warnings
+
+    [godel], _ = read('@article{a, author = "G\\"odel, Kurt", title = "{\\"O}sterreich \\"uber alles"}')
+    assert (godel.get("author"), godel.get("title")) == ("Gödel, Kurt", "Österreich über alles")
+    [month], warnings = read('@string{jan = "January"}\n@article{a, title = {T}, month = jan, pages = 12--15}')
+    assert month.get("month") == "January" and warnings == []  # the file's own macro; a page range is no macro
+    [named], warnings = read('@string{j = undefinedx # " B"}\n@article{k, title = {T}, journal = j}')
+    assert named.get("journal") == "undefinedx B" and "line 1: undefinedx" in warnings[0]
+    # Each @string may double the one before: 40 of them would make a 2 TB value of a 1 kB file.
+    chain = '@string{a0 = "xx"}\n' + "".join(f"@string{{a{n} = a{n - 1} # a{n - 1}}}\n" for n in range(1, 41))
+    with pytest.raises(ReferenceProblem, match="over 1,000,000 characters") as caught:
+        read(chain + "@article{k, title = {T}, journal = a40}\n")
+    assert caught.value.line == 20
+    with pytest.raises(ReferenceProblem, match="@string 'j' was already defined on line 1") as caught:
+        read('@string{j = "A"}\n@string{j = "B"}\n@article{k, title = {T}, journal = j}')
+    assert caught.value.line == 2
+    # howpublished is a journal only for a @misc, and never a web address.
+    for text in ("@misc{k, title = {T}, howpublished = {Available at www.who.int}}",
+                 "@book{k, title = {T}, howpublished = {Self-published}}"):
+        [entry], _ = read(text)
+        assert entry.get("journal") == ""
+
+
+def test_a_small_file_is_read_without_setting_aside_the_limit(tmp_path):
+    """read(n) sets n bytes aside at once: reading a 6-byte file must not ask for 512 MB."""
+    from sitegen.files import read_file
+
+    small = tmp_path / "small.txt"
+    small.write_bytes(b"hello\n")
+    code = ("import resource, sys; from pathlib import Path; from sitegen.files import read_file; "
+            "resource.setrlimit(resource.RLIMIT_AS, (400 * 2**20, 400 * 2**20)); "
+            f"sys.exit(0 if read_file(Path({str(small)!r})) == b'hello\\n' else 1)")
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+    assert read_file(Path("/proc/self/status")).startswith(b"Name:")  # sized 0 by the system, read whole

@@ -74,3 +74,15 @@ def test_json_a_review_file_cannot_hold_is_named_at_its_line_and_column(text, po
         return
     [problem] = problems
     assert (problem.line, problem.column, problem.code) == (*position, code)
+
+
+def test_the_walk_for_a_refusal_past_where_json_stopped_never_fails_itself():
+    """After json's reader gave up (nested too deep), text it never read may hold a string that is not
+    valid JSON: finding the place must not raise in turn."""
+    from sitegen.review.parsing import _json
+
+    def deep(frames: int):
+        return deep(frames - 1) if frames else _json("[" * 850 + "]" * 850 + '\n{"a": "\\x"}', "state.json", 0)
+
+    [problem] = deep(250)[1]
+    assert problem.code == "too-deep" and problem.line == 1

@@ -59,8 +59,9 @@ def read_bibtex(text: str, warnings: list[str] | None = None, skipped: Skipped |
     with _quiet_parser():
         library = bibtexparser.parse_string(text, parse_stack=[])  # values as written: `_value` reads them
     macros: dict[str, str] = {}
+    undefined: list[str] = []
     for string in library.strings:  # in the file's order: a @string may use those before it
-        macros[string.key.lower()] = _value(str(string.value), macros, [])
+        macros[string.key.lower()] = _value(str(string.value), macros, undefined, string.start_line + 1)
     lost = [problem for block in library.blocks if isinstance(block, ImplicitComment)
             and (problem := _without_at(block)) is not None]
     if not library.entries and not library.failed_blocks and not lost:
@@ -69,7 +70,6 @@ def read_bibtex(text: str, warnings: list[str] | None = None, skipped: Skipped |
     items = [block if isinstance(block, BibEntry) else _problem(library, block) for block in blocks]
     items = sorted([*items, *lost], key=lambda item: item.line if isinstance(item, ReferenceProblem) else
                    item.start_line + 1)
-    undefined: list[str] = []
     entries = checked(each(lambda entry: _entry(entry, macros, undefined), items), skipped)
     if undefined and warnings is not None:
         warnings.append(f"{len(undefined)} value(s) name a macro no @string of the file defines, kept as written "
@@ -103,8 +103,12 @@ def _quiet_parser() -> Iterator[None]:
 def _problem(library: Library, block: ParsingFailedBlock) -> ReferenceProblem:
     line = block.start_line + 1  # bibtexparser counts lines from 0
     if isinstance(block, DuplicateBlockKeyBlock):
-        first = library.entries_dict[block.key].start_line + 1
-        return ReferenceProblem(line, f"ID {block.key!r} was already used on line {first}")
+        if block.key in library.entries_dict:
+            first = library.entries_dict[block.key].start_line + 1
+            return ReferenceProblem(line, f"ID {block.key!r} was already used on line {first}")
+        first = library.strings_dict[block.key].start_line + 1 if block.key in library.strings_dict else None
+        return ReferenceProblem(line, f"@string {block.key!r} was already defined"
+                                      + (f" on line {first}" if first else ""))
     if isinstance(block, DuplicateFieldKeyBlock):
         key = min(block.duplicate_keys)
         first, again = [field.start_line + 1 for field in block.ignore_error_block.fields if field.key == key][:2]
@@ -119,9 +123,7 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str]) -> Ent
     values: dict[str, str] = {}
     for field in entry.fields:
         name = field.key.lower()
-        unknown: list[str] = []
-        raw = _value(str(field.value), macros, unknown)
-        undefined += [f"line {field.start_line + 1}: {word}" for word in unknown]
+        raw = _value(str(field.value), macros, undefined, field.start_line + 1)
         if LATEX_MARKUP.search(raw) and _nesting(raw) > MAX_LATEX_NESTING:
             raise ReferenceProblem(field.start_line + 1, f"field {name!r} nests its braces more than "
                                                          f"{MAX_LATEX_NESTING} deep, which no reference needs")
@@ -135,7 +137,8 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str]) -> Ent
     # A @misc names where it appeared in "howpublished" (sitegen's own export writes a record's journal
     # there when its type has no BibTeX one); a web address there is no container.
     published = values.get("howpublished", "")
-    if published and not values.get("journal") and not re.search(r"://|^www\.", published):
+    if entry.entry_type.lower() == "misc" and published and not values.get("journal") \
+            and not re.search(r"://|\bwww\.", published):
         values["journal"] = published
     arxiv = values.get("eprint", "") if values.get("archiveprefix", "").lower() == "arxiv" else ""
     key = entry.key.strip()
@@ -164,25 +167,28 @@ def _decoded(value: str, dashes: bool = False) -> str:
 
 # The macros BibTeX itself defines: a month is kept as written ("jan"), as a file without them writes it.
 MONTH_MACROS = frozenset(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))
+MAX_EXPANDED = 1_000_000  # characters a value may reach through macros: five times the longest abstract
 BARE_WORD = re.compile(r"[^\s#{}\"]+")
 
 
-def _value(written: str, macros: dict[str, str], unknown: list[str]) -> str:
-    """A field's value as BibTeX reads it: braced or quoted text, a number, or a @string macro, or several
-    joined by '#' ("Part one" # " and two", journal # " Supplement"). A word naming no macro is kept as
-    written and added to `unknown`; a value that is none of these is kept as written."""
+def _value(written: str, macros: dict[str, str], undefined: list[str], line: int) -> str:
+    """A value as BibTeX reads it: braced or quoted text, a number, or a @string macro, or several joined by
+    '#' ("Part one" # " and two", journal # " Supplement"). A word naming no macro is kept as written and
+    named in `undefined` with its `line`; a value that is none of these is kept as written. ReferenceProblem
+    when macros would make it longer than MAX_EXPANDED (each @string may double the one before)."""
     pieces = _pieces(written)
     if pieces is None:
         return written
-    text = []
+    text, length = [], 0
     for braced, piece in pieces:
-        if braced or piece.isdigit() or piece.lower() in MONTH_MACROS:
-            text.append(piece)
-        elif piece.lower() in macros:
-            text.append(macros[piece.lower()])
-        else:
-            unknown.append(piece)
-            text.append(piece)
+        if not braced and piece.lower() in macros:
+            piece = macros[piece.lower()]
+        elif not braced and not piece[0].isdigit() and piece.lower() not in MONTH_MACROS:
+            undefined.append(f"line {line}: {piece}")
+        length += len(piece)
+        if length > MAX_EXPANDED:
+            raise ReferenceProblem(line, f"the value's @string macros make it over {MAX_EXPANDED:,} characters long")
+        text.append(piece)
     return "".join(text)
 
 
@@ -215,19 +221,25 @@ def _pieces(written: str) -> list[tuple[bool, str]] | None:
         position += 1
 
 
+# What can close a braced or quoted part: a brace, a quote, or a backslash escaping the character after it
+# (as bibtexparser's splitter reads `"G\"odel"`, which found where the value ends).
+_DELIMITER = re.compile(r'[{}"]|\\.', re.DOTALL)
+
+
 def _closing(written: str, start: int) -> int | None:
-    """Where the brace or quote opening at `start` closes: braces nest, and a quote closes only outside them."""
-    depth = 0
-    for position in range(start + 1, len(written)):
-        char = written[position]
+    """Where the brace or quote opening at `start` closes: braces nest, a quote closes only outside them,
+    and an escaped character closes nothing."""
+    quoted, depth = written[start] == '"', 0
+    for found in _DELIMITER.finditer(written, start + 1):
+        char = found.group()
         if char == "{":
             depth += 1
         elif char == "}":
             if depth == 0:
-                return position if written[start] == "{" else None
+                return None if quoted else found.start()
             depth -= 1
-        elif char == '"' and written[start] == '"' and depth == 0:
-            return position
+        elif char == '"' and quoted and depth == 0:
+            return found.start()
     return None
 
 

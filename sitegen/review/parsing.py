@@ -723,6 +723,14 @@ _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:]|[^\s{}\[\]:,"]+')
 _TOO_DEEP = 900
 
 
+def _string_token(token: str) -> str | None:
+    """A JSON string's text; None for one that is not valid (the walk may go past where json stopped)."""
+    try:
+        return json.loads(token, strict=False)
+    except ValueError:
+        return None
+
+
 def _refused_position(text: str) -> Position | None:
     """Where the first thing `load_json` refuses other than a number is (json.loads says only what was
     wrong): NaN or Infinity, a key given twice in one object, a lone surrogate escape, or nesting past
@@ -739,11 +747,11 @@ def _refused_position(text: str) -> Position | None:
             if keys:
                 keys.pop()
         elif value == ":" and previous is not None and previous.group().startswith('"') and keys and keys[-1] is not None:
-            key = json.loads(previous.group(), strict=False)
+            key = _string_token(previous.group())
             refused = previous if key in keys[-1] else None
             keys[-1].add(key)
         elif value in ("NaN", "Infinity", "-Infinity") or (value.startswith('"') and _SURROGATE.search(
-                json.loads(value, strict=False))):
+                _string_token(value) or "")):
             refused = token
         if refused is not None:
             start = refused.start()
