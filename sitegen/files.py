@@ -17,9 +17,9 @@ INPUT_LIMIT = 512 * 1_000_000
 
 
 def read_file(path: Path, limit: int = INPUT_LIMIT) -> bytes:
-    """The bytes of a file given on the command line. OSError (its strerror says why) for a device, pipe
-    or folder, which would never end (/dev/zero) or wait for a writer forever (a named pipe), and for a
-    file larger than `limit`."""
+    """The bytes of a file sitegen is given (on the command line, or in a folder it built). OSError (its
+    strerror says why) for a device, pipe or folder, which would never end (/dev/zero) or wait for a writer
+    for ever (a named pipe), and for a file larger than `limit`."""
     with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NONBLOCK)) as file:
         status = os.fstat(file.fileno())  # of what was opened: nothing can be put in its place since
         if not stat.S_ISREG(status.st_mode):
