@@ -129,10 +129,12 @@ def _sitegen_imports(package: str) -> dict[str, set[str]]:
 
 # What each layer may import: records/ is the ground floor, references/ (reference files) and review/
 # (the review's files) above it; every domain and the site build on them, and the site never reaches a provider.
+# sitegen.files (reading a file sitegen is given) imports nothing of sitegen: any layer may read with it.
 LAYERS = {
     "records": lambda name: name.startswith("sitegen.records"),
-    "references": lambda name: name.startswith(("sitegen.references", "sitegen.records")),
-    "review": lambda name: name.startswith(("sitegen.review", "sitegen.records")) or name in ("sitegen.errors",),
+    "references": lambda name: name.startswith(("sitegen.references", "sitegen.records")) or name == "sitegen.files",
+    "review": lambda name: name.startswith(("sitegen.review", "sitegen.records"))
+                           or name in ("sitegen.errors", "sitegen.files"),
     "site": lambda name: not name.startswith("sitegen.sources"),
     # the evidence loop for a manuscript: beside verify/, and borrowing only the site's BibTeX writer
     "manuscript": lambda name: not name.startswith(("sitegen.site", "sitegen.living", "sitegen.screening",
@@ -169,3 +171,12 @@ def test_the_provider_registry_is_the_one_list():
     assert get_args(Source) == SOURCES
     assert sorted(MERGE_PRIORITY) == sorted(SOURCES)
     assert tuple(PROVIDER_CODE) == SOURCES
+
+
+def test_reading_a_given_file_imports_nothing_of_sitegen():
+    import ast
+
+    tree = ast.parse((ROOT / "sitegen" / "files.py").read_text())
+    modules = [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
+    modules += [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
+    assert "os" in modules and not [module for module in modules if module and module.startswith("sitegen")]

@@ -375,7 +375,8 @@ def test_deeply_nested_json_in_a_records_line_is_refused_at_its_line(sitegen, ex
         handle.write("[" * 100_000 + "]" * 100_000 + "\n")
     code, _, err = sitegen("build", example_copy, "--out", tmp_path / "site")
     assert code == 1 and "Traceback" not in err
-    assert f"{example_copy}/records.jsonl:{line}: error: data is nested too deeply to read" in err
+    # at its line, and at the bracket where it grew too deep to read (900 deep)
+    assert f"{example_copy}/records.jsonl:{line}:901: error: data is nested too deeply to read" in err
 
 
 @pytest.mark.parametrize("rel", ["review.yaml", EVIDENCE, "protocol.md", "records.jsonl", "ledger.jsonl",
