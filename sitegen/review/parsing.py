@@ -617,23 +617,6 @@ def _json_float(literal: str) -> float:
     return _finite(float(literal), literal)
 
 
-# Tokens enough to find numbers in JSON that parsed up to them: strings are skipped whole.
-_JSON_STRING_OR_NUMBER = re.compile(r'"(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*')
-
-
-def _refused_number_position(text: str) -> Position | None:
-    """Where the first number `_json_number` refuses is: json.loads says only what was wrong."""
-    for token in _JSON_STRING_OR_NUMBER.finditer(text):
-        if token.group().startswith('"'):
-            continue
-        try:
-            _json_number(token.group())
-        except _NumberRefused:
-            start = token.start()
-            return text.count("\n", 0, start) + 1, start - text.rfind("\n", 0, start)
-    return None
-
-
 def load_json(text: str | bytes, *, provider: bool = False) -> Any:
     """JSON as sitegen reads it from any file or provider: no key twice in an object, no NaN or
     Infinity, and no number beyond the limits above. A lone UTF-16 surrogate (an escape such as
@@ -707,7 +690,7 @@ def _json(text: str, rel: str, line_offset: int) -> tuple[Any, list[Problem]]:
     except json.JSONDecodeError as exc:
         return None, [Problem(rel, exc.lineno + line_offset, exc.colno, "json-syntax", f"JSON syntax error: {exc.msg}")]
     except _NumberRefused as exc:
-        line, column = _refused_number_position(text) or (1, None)
+        line, column = _refused_position(text, numbers=True) or (1, None)
         return None, [Problem(rel, line + line_offset, column, exc.code, str(exc))]
     except _JsonRefused as exc:
         line, column = _refused_position(text) or (1, None)
@@ -719,8 +702,17 @@ def _json(text: str, rel: str, line_offset: int) -> tuple[Any, list[Problem]]:
 
 # What `_refused_position` walks JSON that parsed up to a refusal by: strings whole, brackets, colons, words.
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:]|[^\s{}\[\]:,"]+')
+_JSON_NUMBER = re.compile(r"-?[0-9][0-9.eE+-]*")
 # How deep `_refused_position` takes data to be too deep: json's reader stops near Python's recursion limit.
 _TOO_DEEP = 900
+
+
+def _refused_number(literal: str) -> bool:
+    try:
+        _json_number(literal)
+    except _NumberRefused:
+        return True
+    return False
 
 
 def _string_token(token: str) -> str | None:
@@ -731,16 +723,18 @@ def _string_token(token: str) -> str | None:
         return None
 
 
-def _refused_position(text: str) -> Position | None:
-    """Where the first thing `load_json` refuses other than a number is (json.loads says only what was
-    wrong): NaN or Infinity, a key given twice in one object, a lone surrogate escape, or nesting past
-    _TOO_DEEP. None when none is found."""
+def _refused_position(text: str, numbers: bool = False) -> Position | None:
+    """Where the first thing `load_json` refuses is (json.loads says only what was wrong): with `numbers`,
+    a number beyond its limits; else NaN or Infinity, a key given twice in one object, a lone surrogate
+    escape, or nesting past _TOO_DEEP. None when none is found."""
     keys: list[set[str] | None] = []  # for each open bracket: its object's keys so far, None for a list
     previous = None
     for token in _JSON_TOKEN.finditer(text):
         value = token.group()
         refused = None
-        if value in ("{", "["):
+        if numbers:
+            refused = token if _JSON_NUMBER.fullmatch(value) and _refused_number(value) else None
+        elif value in ("{", "["):
             keys.append(set() if value == "{" else None)
             refused = token if len(keys) > _TOO_DEEP else None
         elif value in ("}", "]"):

@@ -141,11 +141,11 @@ def write_site(out: Path, pages: Iterable[Page] | Mapping[str, bytes], finish: F
     spare = next(iter(_leftovers(out, "spare")), None)
     held_manifest = _manifest(spare) if spare is not None else Manifest(files={})
     held = held_manifest.files
-    # A spare is filled by unlinking and writing its files: it is reused only when it holds exactly what its
-    # manifest says, as a build left it. One whose files are not known, that holds a file put there by hand
-    # (it would pass into the site), or a link to a folder elsewhere (it would be written through) is
-    # discarded, and the build starts afresh.
-    if spare is not None and not (held and site_is_intact(spare, held_manifest)):
+    # A spare is filled by unlinking and writing its files: it is reused only when it holds no file but those
+    # its manifest lists (each is checked as it is reused, `_held`). One whose files are not known, that holds
+    # a file put there by hand (it would pass into the site), or a link to a folder elsewhere (it would be
+    # written through) is discarded, and the build starts afresh.
+    if spare is not None and not (held and _files_within(spare, held_manifest) is not None):
         _discard(spare)
         spare, held = None, {}
     if spare is not None:  # from here on the spare is being changed: never a whole site until its marker is back
@@ -510,18 +510,25 @@ def site_is_intact(out: Path, manifest: Manifest) -> bool:
     """Whether the site at `out` holds exactly the files its manifest describes, none edited, added or
     removed since it was built, and no link to a folder elsewhere in place of one of its own."""
     out_text = os.fspath(out.absolute())
+    return _files_within(out, manifest) == len(manifest.files) + 2 and all(  # the manifest and the marker besides
+        _describes(written, f"{out_text}/{path}") for path, written in manifest.files.items())
+
+
+def _files_within(folder: Path, manifest: Manifest) -> int | None:
+    """How many files a built folder holds; None when one is a file its manifest does not list (but the
+    manifest and the marker), or when a link to a folder stands in place of one of its own."""
+    folder_text = os.fspath(folder.absolute())
     expected = manifest.files.keys() | {MANIFEST, SITE_MARKER}
     found = 0
-    for folder, folders, files in os.walk(out_text):  # links to folders are listed as folders, not followed
-        if any(os.path.islink(os.path.join(folder, name)) for name in folders):
-            return False
-        within = os.path.relpath(folder, out_text)
-        prefix = "" if within == "." else within.replace(os.sep, "/") + "/"
+    for within, folders, files in os.walk(folder_text):  # links to folders are listed as folders, not followed
+        if any(os.path.islink(os.path.join(within, name)) for name in folders):
+            return None
+        relative = os.path.relpath(within, folder_text)
+        prefix = "" if relative == "." else relative.replace(os.sep, "/") + "/"
         if any(prefix + name not in expected for name in files):
-            return False
+            return None
         found += len(files)
-    return found == len(expected) and all(
-        _describes(written, f"{out_text}/{path}") for path, written in manifest.files.items())
+    return found
 
 
 def site_manifest(out: Path) -> Manifest:
