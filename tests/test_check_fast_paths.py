@@ -220,3 +220,45 @@ def test_numbers_json_refuses_are_refused_in_records(tmp_path, number, message):
     found, problems = read_records(tmp_path, [bad])
     assert found == []
     assert [problem.line for problem in problems] == [1] and message in problems[0].message
+
+
+def test_a_line_vouched_printable_holds_only_text_printable_accepts():
+    # `model_lines` skips `printable` for a line `_proves_printable` vouches for: that must never be a line
+    # holding text printable refuses, however JSON writes it (raw, escaped, after an escaped backslash).
+    pool = ["a", "Z", " ", "é", "β", "\u200b", "\x85", "\x7f", "\x9f", "\ufdd0", "\U0010fffe", "\x07", "\b", "\f",
+            "\n", "\t", "\r", "\\", '"', "u", "b", "f", "\ud800"]
+    chooser = random.Random(14)
+    vouched = 0
+    for _ in range(20_000):
+        text = "".join(chooser.choices(pool, k=chooser.randint(0, 6)))
+        for ensure_ascii in (True, False):
+            try:
+                line = json.dumps({"title": text}, ensure_ascii=ensure_ascii)
+            except UnicodeEncodeError:
+                continue
+            if parsing._proves_printable(line):
+                vouched += 1
+                assert printable(text) == text
+    assert vouched > 1000  # the quick way is taken where it can be
+
+
+@pytest.mark.parametrize("written, message", [
+    ("\x85", "holds the control character U+0085"),
+    ("\x7f", "holds the control character U+007F"),
+    ("\ufdd0", "holds U+FDD0"),
+    ("\\u0007", "holds the control character U+0007"),
+    ("\\b", "holds the control character U+0008"),
+    ("\\\\\\f", "holds the control character U+000C"),  # an escaped backslash, then a form feed
+    ("\\u009F", "holds the control character U+009F"),
+    ("\\ufffe", "holds U+FFFE"),
+    ("\\udbff\\udfff", "holds U+10FFFF"),
+])
+@pytest.mark.parametrize("field", ['"title":"', '"family":"', '"abstract":"', '"container-title":"'])
+def test_unprintable_text_is_refused_however_a_line_writes_it(tmp_path, written, message, field):
+    line = next(line for line in EXAMPLE_RECORDS.read_text(encoding="utf-8").splitlines()
+                if all(name in line for name in ('"family":"', '"abstract":"', '"container-title":"')))
+    bad = line.replace(field, field + "x" + written, 1)
+    found, problems = read_records(tmp_path, [line, bad])
+    assert problems == [] and [(lineno, record is None) for lineno, record, _ in found] == [(1, False), (2, True)]
+    refusals = found[1][2]
+    assert [problem.line for problem in refusals] == [2] and message in refusals[0].message
