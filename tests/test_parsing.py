@@ -86,3 +86,16 @@ def test_the_walk_for_a_refusal_past_where_json_stopped_never_fails_itself():
 
     [problem] = deep(250)[1]
     assert problem.code == "too-deep" and problem.line == 1
+
+
+@pytest.mark.parametrize("line_end", ["\u2028", "\u2029", "\r", "\x85"])
+@pytest.mark.parametrize("offset", [0, 1])
+def test_yaml_lines_are_counted_as_editors_count_them(line_end, offset):
+    # YAML ends a line at these too; a file's lines end only at "\n", and problems name the file's lines.
+    first = f'a: "x{line_end}y"\n'
+    parsed, problems = parse_yaml(first + "b: 1\n", "f.yaml", line_offset=offset)  # read by libyaml
+    assert problems == [] and parsed.position(("b",)) == (2 + offset, 1)
+    _, problems = parse_yaml(first + "b: 1\nb: 2\n", "f.yaml", line_offset=offset)  # by PyYAML's own loader
+    assert [(p.line, p.column, p.code) for p in problems] == [(3 + offset, 1, "duplicate-key")]
+    _, problems = parse_yaml(first + "b: [1, {c: 2]\n", "f.yaml", line_offset=offset)
+    assert [(p.line, p.code) for p in problems] == [(2 + offset, "yaml-syntax")]

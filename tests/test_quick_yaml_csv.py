@@ -56,7 +56,7 @@ def test_libyaml_reads_every_file_of_the_example_as_the_python_loader_does():
     texts = example_yaml()
     assert len(texts) > 3
     for text in texts:
-        assert parsing._fast_parse(text, 0) is not None  # the quick way took it
+        assert parsing._fast_parse(text, parsing._Placer(0)) is not None  # the quick way took it
         assert outcome(quick(text, line_offset=1)) == outcome(thorough(text, line_offset=1))
 
 
@@ -92,19 +92,19 @@ def test_each_kind_of_file_gives_what_the_python_loader_gives(text):
 
 def test_an_alias_is_found_without_expanding_it_and_named_where_it_is():
     text = DEEP.replace("end: 1", "end: &e [a, b]\n" + "  " * 60 + "again: *e")
-    assert parsing._fast_parse(text, 0) is None  # the composer gave the anchored node twice
+    assert parsing._fast_parse(text, parsing._Placer(0)) is None  # the composer gave the anchored node twice
     parsed, [problem] = parsing.parse_yaml(text, "x.yaml")
     assert parsed is None
     assert (problem.line, problem.column, problem.message) == (62, 128, "YAML syntax error: aliases (*name) are "
                                                                         "not allowed")
     many = "a: &a [x]\n" + "".join(f"l{n}: &l{n} [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n" for n in range(40))
-    assert parsing._fast_parse(many, 0) is None  # returns at once: nothing is expanded
+    assert parsing._fast_parse(many, parsing._Placer(0)) is None  # returns at once: nothing is expanded
 
 
 def test_keys_given_twice_are_each_placed_in_the_order_of_the_file():
     text = "a:\n  x: 1\n  x: 2\nb: [{y: 1, y: 2}]\nb: 3\nc:\n  - z: 1\n    z: 2\n"
     parsed, problems = parsing.parse_yaml(text, "x.yaml")
-    assert parsing._fast_parse(text, 0) is None
+    assert parsing._fast_parse(text, parsing._Placer(0)) is None
     assert [(p.line, p.column, p.code) for p in problems] == [(3, 3, "duplicate-key"), (4, 12, "duplicate-key"),
                                                               (5, 1, "duplicate-key"), (8, 5, "duplicate-key")]
     assert outcome((parsed, problems)) == outcome(thorough(text))
@@ -113,7 +113,7 @@ def test_keys_given_twice_are_each_placed_in_the_order_of_the_file():
 def test_a_document_with_more_collection_marks_than_libyaml_can_afford_goes_to_the_python_loader():
     # libyaml's memory grows with the square of the nesting before it refuses it: it never sees such a text.
     text = "a:\n" + "- [1]\n" * (parsing._LIBYAML_MARKS // 2)
-    assert parsing._fast_parse(text, 0) is None
+    assert parsing._fast_parse(text, parsing._Placer(0)) is None
     parsed, problems = parsing.parse_yaml(text, "x.yaml")
     assert problems == [] and parsed.data["a"] == [[1]] * (parsing._LIBYAML_MARKS // 2)
 

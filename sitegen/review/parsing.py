@@ -6,6 +6,7 @@ bad input. Positions are 1-based, as editors and GitHub annotations count them.
 
 from __future__ import annotations
 
+import bisect
 import csv
 import hashlib
 import io
@@ -429,7 +430,33 @@ _LIBYAML_MARKS = 5000
 _UNLIKE = re.compile("[\t!\ufeff]|[|>][-+0-9]*#")
 
 
-def _fast_parse(text: str, line_offset: int) -> Parsed | None:
+# YAML ends a line at a lone carriage return and at U+0085, U+2028 and U+2029 too (a passage pasted from a PDF
+# may hold one); editors and Git end lines only at "\n". A YAML mark's line is then not the file's.
+_OTHER_LINE_ENDS = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
+
+
+@dataclass(frozen=True)
+class _Placer:
+    """(line, column) of a YAML mark in the file, as editors count them, for text starting `line_offset`
+    lines into the file."""
+
+    line_offset: int
+    line_starts: list[int] | None = None  # where each line starts, for a text YAML counts lines of otherwise
+
+    @classmethod
+    def of(cls, text: str, line_offset: int) -> _Placer:
+        if not _OTHER_LINE_ENDS.search(text):
+            return cls(line_offset)
+        return cls(line_offset, [0, *(found.end() for found in re.finditer("\n", text))])
+
+    def __call__(self, mark: yaml.Mark) -> Position:
+        if self.line_starts is None:
+            return mark.line + 1 + self.line_offset, mark.column + 1
+        line = bisect.bisect_right(self.line_starts, mark.index) - 1  # mark.index counts characters
+        return line + 1 + self.line_offset, mark.index - self.line_starts[line] + 1
+
+
+def _fast_parse(text: str, place: _Placer) -> Parsed | None:
     """`text` read by libyaml when it is one valid document with no alias, no duplicate key and text for keys;
     otherwise None: the Python loader then reads it as sitegen always has, and places whatever is wrong. So
     libyaml's parser, whose messages and positions differ from PyYAML's, never words a problem."""
@@ -441,7 +468,7 @@ def _fast_parse(text: str, line_offset: int) -> Parsed | None:
         node = loader.get_single_node()
         if node is None:
             return Parsed(None)
-        walked = _walk(node, "", line_offset, libyaml=True)
+        walked = _walk(node, "", place, libyaml=True)
         if walked is None or walked[1]:
             return None
         return Parsed(loader.construct_document(node), walked[0])
@@ -514,7 +541,7 @@ def json_position(text: str, loc: Loc) -> Position:
     return text.count("\n", 0, found) + 1, found - text.rfind("\n", 0, found)
 
 
-def _walk(root: yaml.Node, rel: str, line_offset: int,
+def _walk(root: yaml.Node, rel: str, place: _Placer,
           libyaml: bool = False) -> tuple[dict[Loc, Position], list[Problem]] | None:
     """The position of every key and value under `root`, and a problem for each key given twice in a mapping;
     None for a tree no review file can be: a node met twice (libyaml's composer gives an alias the anchored
@@ -532,7 +559,7 @@ def _walk(root: yaml.Node, rel: str, line_offset: int,
         if id(node) in seen or libyaml and loc not in positions and _empty(node):
             return None
         seen.add(id(node))
-        positions.setdefault(loc, (node.start_mark.line + 1 + line_offset, node.start_mark.column + 1))
+        positions.setdefault(loc, place(node.start_mark))
         if libyaml and getattr(node, "flow_style", False) and _question_in_plain_text(node):
             return None
         if isinstance(node, yaml.MappingNode):
@@ -543,10 +570,10 @@ def _walk(root: yaml.Node, rel: str, line_offset: int,
                 seen.add(id(key_node))
                 key, mark = key_node.value, key_node.start_mark
                 if key in keys:
-                    problems.append(Problem(rel, mark.line + 1 + line_offset, mark.column + 1, "duplicate-key",
+                    problems.append(Problem(rel, *place(mark), "duplicate-key",
                                             f"key '{key}' appears twice in the same mapping"))
                 keys.add(key)
-                positions[(*loc, key)] = (mark.line + 1 + line_offset, mark.column + 1)
+                positions[(*loc, key)] = place(mark)
                 pending.append(((*loc, key), value_node))
         elif isinstance(node, yaml.SequenceNode):
             pending += (((*loc, index), item) for index, item in enumerate(node.value))
@@ -569,7 +596,8 @@ def _code_point(character: str | int) -> int:
 
 
 def parse_yaml(text: str, rel: str, line_offset: int = 0) -> tuple[Parsed | None, list[Problem]]:
-    if (fast := _fast_parse(text, line_offset)) is not None:
+    place = _Placer.of(text, line_offset)
+    if (fast := _fast_parse(text, place)) is not None:
         return fast, []
     loader = None
     try:
@@ -578,7 +606,7 @@ def parse_yaml(text: str, rel: str, line_offset: int = 0) -> tuple[Parsed | None
         if node is None:
             return Parsed(None), []
         # None only for a key that is not text, which construct_document refuses with its position.
-        positions, problems = _walk(node, rel, line_offset) or ({}, [])
+        positions, problems = _walk(node, rel, place) or ({}, [])
         data = loader.construct_document(node)
     except yaml.reader.ReaderError as exc:  # a control character; PyYAML reports it without a mark
         line = text[: exc.position].count("\n") + 1 + line_offset
@@ -586,18 +614,16 @@ def parse_yaml(text: str, rel: str, line_offset: int = 0) -> tuple[Parsed | None
                               f"YAML syntax error: character U+{_code_point(exc.character):04X} is not allowed in YAML")]
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 + line_offset if mark else None
-        column = mark.column + 1 if mark else None
+        line, column = place(mark) if mark else (None, None)
         what = " ".join(part for part in (exc.context, exc.problem) if part)
         return None, [Problem(rel, line, column, "yaml-syntax", f"YAML syntax error: {what}")]
     except _ValueRefused as exc:
-        return None, [Problem(rel, exc.mark.line + 1 + line_offset, exc.mark.column + 1, exc.code, exc.message)]
+        return None, [Problem(rel, *place(exc.mark), exc.code, exc.message)]
     except yaml.YAMLError as exc:
         return None, [Problem(rel, None, None, "yaml-syntax", f"YAML syntax error: {exc}")]
     except RecursionError:  # the reader stopped where the nesting got too deep: name that line
-        mark = loader.get_mark() if loader is not None else None
-        return None, [Problem(rel, mark.line + 1 + line_offset if mark else None, mark.column + 1 if mark else None,
-                              "too-deep", "data is nested too deeply to read")]
+        line, column = place(loader.get_mark()) if loader is not None else (None, None)
+        return None, [Problem(rel, line, column, "too-deep", "data is nested too deeply to read")]
     finally:
         if loader is not None:
             loader.dispose()
