@@ -466,7 +466,7 @@ def verify(directory: Path, at: str | None, mode: str, bib: Path | None, sources
 @click.option("--seen", metavar="MONITOR_ID", help="Add the imported ids to this saved search's seen ids, so its "
               "next run reports only what arrived since.")
 @click.option("--skip-bad", is_flag=True, help="Skip malformed records, entries that cannot be records and files "
-              "that cannot be read, listing each with its line, and import the rest.")
+              "that cannot be read, listing each with its line, and import the rest (an error when nothing is left).")
 @click.option("--encoding", metavar="NAME", help="Text encoding of every FILE (latin-1, cp1252) [default: UTF-8, "
               "or UTF-16 by its byte-order mark].")
 @click.option("--columns", metavar="FIELD=COLUMN,...", callback=_column_mapping, help=COLUMNS_HELP)

@@ -332,3 +332,19 @@ def test_a_year_sitegen_cannot_take_is_left_out_and_said():
         assert warnings == [f"year {written!r} is not a year from 1500 to 2099; left out"]
     warnings = []
     assert entry_record(entry(title="T", year="2020a"), warnings=warnings).year == 2020 and warnings == []
+
+
+def test_skip_bad_with_nothing_left_to_import_fails_and_writes_nothing(sitegen, tmp_path):
+    # --skip-bad imports the rest: when every file and entry was skipped there is no rest, and a scheduled
+    # job must not read "nothing was wrong" in a zero exit.
+    review = new_review(sitegen, tmp_path)
+    empty = tmp_path / "empty.ris"
+    empty.write_text("", encoding="utf-8")
+    untitled = tmp_path / "untitled.ris"
+    untitled.write_text("TY  - JOUR\nAU  - Smith, J.\nPY  - 2020\nER  - \n", encoding="utf-8")
+    before = tree_bytes(review)
+    for files in ([empty], [untitled], [empty, untitled]):
+        code, out, err = sitegen("import", review, *files, "--at", FIRST, "--skip-bad")
+        assert code == 1 and "nothing was imported: every file and entry given was skipped" in err, out + err
+        assert f"{files[0]}:1: " in err and "Traceback" not in err
+        assert tree_bytes(review) == before

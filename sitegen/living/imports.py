@@ -149,6 +149,11 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
         except LookupError:
             raise SitegenError(f"--encoding {encoding!r} is no encoding Python knows; nothing was imported") from None
     retrieved = [record for item in read for record in item.records]
+    skipped = [*skipped_files, *(entry for item in read for entry in item.skipped)]
+    if skipped and not retrieved:  # --skip-bad asked to import the rest: there is none, which is no success
+        first = skipped[0]
+        raise SitegenError(f"nothing was imported: every file and entry given was skipped ({len(skipped)} in all; "
+                           f"the first, {first.file}:{first.line}: {first.reason})")
     merged = integrate(review.records, retrieved, decided(review))
     result = ImportResult(at, [], skipped_files, repeated, merged.records, merged.matched, merged.probable,
                           merged.versions)
