@@ -32,13 +32,18 @@ def test_doi_forms_providers_send():
 def test_other_identifiers():
     assert normalise_pmid("https://pubmed.ncbi.nlm.nih.gov/24847228") == "24847228"
     assert normalise_pmid("PMID: 123") == "123"
-    assert normalise_pmid("0123") is None
+    assert normalise_pmid("0123") == normalise_pmid("PMID: 0000123") == "123"  # zero-padded, as some exports write it
+    assert normalise_pmid("23389958.0") == "23389958"  # a spreadsheet's number
+    assert [normalise_pmid(text) for text in ("0", "000", "12.5", "1e7", "123 456")] == [None] * 5
     assert normalise_pmcid("https://www.ncbi.nlm.nih.gov/pmc/articles/8284613") == "PMC8284613"
     assert normalise_pmcid("pmc12345") == "PMC12345"
     assert normalise_openalex("https://openalex.org/W2741809807") == "W2741809807"
     assert normalise_arxiv("https://arxiv.org/abs/1605.08386v2") == "1605.08386"
     assert normalise_arxiv("arXiv:hep-th/9901001") == "hep-th/9901001"
     assert normalise_arxiv("10.48550/arXiv.2312.07559") == "2312.07559"
+    assert normalise_arxiv("http://arxiv.org/pdf/2101.00001v3.pdf") == "2101.00001"  # the address of its PDF
+    assert normalise_arxiv("https://export.arxiv.org/pdf/hep-th/9901001v1.PDF") == "hep-th/9901001"
+    assert normalise_arxiv("2101.00001.pdf") is None  # no address: not read as one
 
 
 def test_record_id_priority_doi_openalex_arxiv_pmid():

@@ -348,3 +348,20 @@ def test_skip_bad_with_nothing_left_to_import_fails_and_writes_nothing(sitegen, 
         assert code == 1 and "nothing was imported: every file and entry given was skipped" in err, out + err
         assert f"{files[0]}:1: " in err and "Traceback" not in err
         assert tree_bytes(review) == before
+
+
+def test_one_work_written_with_its_identifiers_in_other_forms_is_one_record(sitegen, tmp_path):
+    # An arXiv paper by the address of its PDF and of its abstract page; a PMID zero-padded and as a
+    # spreadsheet's number: each pair is one work, never a work and its "other version".
+    review = new_review(sitegen, tmp_path)
+    ris = "TY  - JOUR\nTI  - Deep context models\nAU  - Doe, Jane\nPY  - 2021\nUR  - {}\nER  - \n"
+    pdf, abstract = tmp_path / "pdf.ris", tmp_path / "abs.ris"
+    pdf.write_text(ris.format("http://arxiv.org/pdf/2101.00001v3.pdf"), encoding="utf-8")
+    abstract.write_text(ris.format("https://arxiv.org/abs/2101.00001v1"), encoding="utf-8")
+    table = tmp_path / "pmids.csv"
+    table.write_text("ID,title,author,year,pmid\na,A study of rats,\"Roe, Ann\",2019,0018632543\n"
+                     "b,A study of rats,\"Roe, Ann\",2019,18632543.0\n", encoding="utf-8")
+    for day, path in enumerate((pdf, abstract, table), start=1):
+        import_json(sitegen, review, path, "--at", f"2023-03-0{day}T00:00:00Z")
+    ids = [json.loads(line)["id"] for line in (review / "records.jsonl").read_text().splitlines()]
+    assert ids == ["arxiv:2101.00001", "pmid:18632543"]

@@ -61,6 +61,7 @@ _PMCID_PREFIXES = re.compile(
 _OPENALEX_PREFIXES = re.compile(r"^(?:openalex:|oax-|https?://(?:api\.)?openalex\.org/(?:works/)?)", re.IGNORECASE)
 _ARXIV_PREFIXES = re.compile(r"^(?:arxiv:\s*|(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/)",
                              re.IGNORECASE)
+_ARXIV_PDF = re.compile(r"^(?:https?://)?(?:www\.|export\.)?arxiv\.org/pdf/", re.IGNORECASE)
 _ARXIV_NEW = re.compile(r"^([0-9]{4}\.[0-9]{4,5})(?:v[0-9]+)?$")
 _ARXIV_OLD = re.compile(r"^([a-z-]+(?:\.[a-z]{2})?/[0-9]{7})(?:v[0-9]+)?$", re.IGNORECASE)
 _ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$")
@@ -176,9 +177,14 @@ def _trim_end(text: str) -> str:
             return text
 
 
+# A PMID as databases and spreadsheets also write it: zero-padded (an RIS AN of 0018632543) or as a
+# spreadsheet's number (23389958.0).
+_PMID = re.compile(r"0*([1-9][0-9]{0,11})(?:\.0+)?")
+
+
 def normalise_pmid(value: object) -> str | None:
-    text = _PMID_PREFIXES.sub("", _clean(value)).rstrip("/")
-    return text if re.fullmatch(r"[1-9][0-9]{0,11}", text) else None
+    match = _PMID.fullmatch(_PMID_PREFIXES.sub("", _clean(value)).rstrip("/"))
+    return match.group(1) if match else None
 
 
 def normalise_pmcid(value: object) -> str | None:
@@ -203,6 +209,8 @@ def arxiv_of_doi(doi: str | None) -> str | None:
 def normalise_arxiv(value: object) -> str | None:
     """The version-less arXiv id: 2101.00001 or hep-th/9901001, also from its 10.48550/arXiv. DOI."""
     text = _ARXIV_PREFIXES.sub("", _visible(_clean(value))).rstrip("/")
+    if _ARXIV_PDF.match(_clean(value)) and text.lower().endswith(".pdf"):  # its PDF: arxiv.org/pdf/2101.00001v3.pdf
+        text = text[:-4]
     doi = _ARXIV_DOI.match(normalise_doi(text) or "")
     if doi:
         text = doi.group(1)
