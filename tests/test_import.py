@@ -365,3 +365,15 @@ def test_one_work_written_with_its_identifiers_in_other_forms_is_one_record(site
         import_json(sitegen, review, path, "--at", f"2023-03-0{day}T00:00:00Z")
     ids = [json.loads(line)["id"] for line in (review / "records.jsonl").read_text().splitlines()]
     assert ids == ["arxiv:2101.00001", "pmid:18632543"]
+
+
+@pytest.mark.parametrize("address", ["javascript:alert(54)", "www.sciencedirect.com/science/article/pii/X"])
+def test_an_address_that_is_no_web_address_is_left_out_with_a_note(sitegen, tmp_path, address):
+    review = new_review(sitegen, tmp_path)
+    ris = tmp_path / "one.ris"
+    ris.write_text(f"TY  - JOUR\nTI  - A study of rats\nAU  - Doe, Jane\nPY  - 2021\nDO  - 10.1234/rats\n"
+                   f"UR  - {address}\nER  - \n", encoding="utf-8")
+    result = import_json(sitegen, review, ris, "--at", FIRST)
+    assert any("is not a web address" in warning for warning in result["files"][0]["warnings"])
+    (record,) = [json.loads(line) for line in (review / "records.jsonl").read_text().splitlines()]
+    assert "URL" not in record and address not in (review / "records.jsonl").read_text()

@@ -265,7 +265,7 @@ def test_evidence_csv_is_neutralised_and_links_stay_web_addresses(example_copy):
     finding["finding"] = '=HYPERLINK("https://attacker.example","click")'
     finding["passage"] = {"text": "@SUM(1+1)*cmd|' /C calc'!A0", "source": "fulltext", "location": "Results"}
     evidence_path.write_text(yaml.safe_dump(evidence, allow_unicode=True))
-    rewrite_record(example_copy, record_id, fulltext_url="javascript:alert(1)", license="cc-by")
+    rewrite_record(example_copy, record_id, fulltext_url=None, license="cc-by")  # (only web addresses: below)
     files = study_files(example_copy)
     row = next(row for row in csv_rows(files) if row["study_id"] == record_id)
     assert row["finding"].startswith("'=HYPERLINK") and row["passage"].startswith("'@SUM")
@@ -274,6 +274,21 @@ def test_evidence_csv_is_neutralised_and_links_stay_web_addresses(example_copy):
     for path in ("evidence.html", study_page(record_id)):
         assert "javascript:" not in files[path]
         assert "From the full text, Results, licence cc-by; not checked automatically." in page_text(files[path])
+
+
+@pytest.mark.parametrize("field", ["URL", "fulltext_url"])
+@pytest.mark.parametrize("address", ["javascript:alert(1)", "data:text/html,x", "www.example.org/paper", "https://"])
+def test_a_record_holds_only_web_addresses(sitegen, example_copy, field, address):
+    # A record's addresses are linked from its pages and written into every download: a record holding
+    # any other is refused at its line, before a page or a download could carry it.
+    path = example_copy / "records.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    record = json.loads(lines[7])
+    (record["custom"] if field == "fulltext_url" else record)[field] = address
+    lines[7] = json.dumps(record)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out, _ = sitegen("check", example_copy)
+    assert code == 1 and "records.jsonl:8:" in out and "is not a web address" in out
 
 
 def test_full_text_passages_name_their_licence_and_source_and_retractions_show(example_copy):

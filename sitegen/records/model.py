@@ -78,6 +78,25 @@ def visible(value: str) -> str:
 Visible = AfterValidator(visible)
 
 
+_WEB_ADDRESS = re.compile(r"https?://\S", re.IGNORECASE)
+
+
+def web_address(value: str | None) -> str | None:
+    """`value` if it is an http(s) address, else None: text from a provider or a file could say javascript:."""
+    return value if value and _WEB_ADDRESS.match(value) else None
+
+
+def _a_web_address(value: str) -> str:
+    if web_address(value) is None:
+        raise ValueError("is not a web address (one starting http:// or https://)")
+    return value
+
+
+# The addresses a record holds are linked from its pages and written into every download (RIS UR, BibTeX
+# url, CSV): only web addresses, so no download or page can carry a javascript: or data: link.
+WebAddress = Annotated[str, Printable, AfterValidator(_a_web_address)]
+
+
 def check_record_id(value: str) -> str:
     problem = record_id_problem(value)
     if problem:
@@ -155,7 +174,7 @@ class RecordMeta(Strict):
     publication_types: list[Text] = Field(default_factory=list)
     open_access: bool | None = None
     license: Text | None = None
-    fulltext_url: Text | None = None
+    fulltext_url: WebAddress | None = None
     retracted: bool = False
     # Retractions, corrections and expressions of concern the source lists for this work (Crossref's
     # `updated-by`, PubMed's comments and corrections); omitted when there are none.
@@ -182,7 +201,7 @@ class Record(Strict):
     DOI: str | None = None
     PMID: str | None = None
     PMCID: str | None = None
-    URL: Text | None = None
+    URL: WebAddress | None = None
     abstract: Annotated[str, StringConstraints(max_length=200_000), Printable] | None = None
     custom: RecordMeta = Field(default_factory=RecordMeta)  # a factory: a default instance is deep-copied
 

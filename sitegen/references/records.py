@@ -25,7 +25,7 @@ from sitegen.records.ids import (
     normalise_pmid,
     record_id,
 )
-from sitegen.records.model import CONTROL_CHARACTER, CslName, Record, RecordMeta, visible_text
+from sitegen.records.model import CONTROL_CHARACTER, CslName, Record, RecordMeta, visible_text, web_address
 from sitegen.records.names import split_name
 from sitegen.records.providers import Source
 
@@ -86,13 +86,23 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
         "issue": _text(entry.get("number"), "number", notes) or None,
         "page": page or None,
         "DOI": identifiers.get("doi"), "PMID": identifiers.get("pmid"), "PMCID": identifiers.get("pmcid"),
-        "URL": _text(entry.get("url"), "url", notes) or None,
+        "URL": _url(entry, notes),
         "abstract": _abstract(entry, notes),
         "custom": RecordMeta(openalex=identifiers.get("openalex"), arxiv=identifiers.get("arxiv"),
                              ref=identifiers.get("ref"), sources=[source] if source else [],
                              publication_types=[kind] if (kind := entry.get("ENTRYTYPE").strip().lower())
                              in PUBLICATION_TYPES else []).model_dump(),
     })
+
+
+def _url(entry: Entry, notes: list[str]) -> str | None:
+    """The entry's web address; any other text in its url field (javascript:, a bare www. name) is left
+    out with a note: a record links only to web addresses."""
+    url = _text(entry.get("url"), "url", notes)
+    if url and web_address(url) is None:
+        notes.append(f"url {url[:80]!r} is not a web address (http:// or https://); left out")
+        return None
+    return url or None
 
 
 def _abstract(entry: Entry, notes: list[str]) -> str | None:

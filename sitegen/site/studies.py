@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 from sitegen.living.facts import ReviewFacts
 from sitegen.records.ids import normalise_doi
-from sitegen.records.model import CslName, Record
+from sitegen.records.model import CslName, Record, web_address
 from sitegen.review.folder import Review
 from sitegen.review.models import VERIFICATION_AXES, Evidence, Finding, VerificationPayload
 from sitegen.screening.standing import StageHistory
@@ -192,11 +192,6 @@ def notices(record: Record) -> list[str]:
         if notice and notice not in found:
             found.append(notice)
     return found
-
-
-def web_address(value: str | None) -> str | None:
-    """`value` if it is an http(s) address a page may link to; provider text could say javascript:."""
-    return value if value and re.match(r"https?://", value, flags=re.IGNORECASE) else None
 
 
 # --------------------------------------------------------------------------- derived from the review

@@ -12,7 +12,7 @@ from lxml import etree
 
 from sitegen.records.ids import normalise_arxiv, normalise_doi, record_id
 from sitegen.records.markup import plain_text
-from sitegen.records.model import Record, RecordMeta
+from sitegen.records.model import Record, RecordMeta, web_address
 from sitegen.records.names import split_name
 from sitegen.records.providers import label
 from sitegen.sources.base import (
@@ -88,7 +88,7 @@ def entry_to_record(entry: etree._Element) -> Record | None:
             sources=["arxiv"],
             publication_types=["preprint"],
             open_access=True,
-            fulltext_url=pdf.get("href") if pdf is not None and pdf.get("href") else None,
+            fulltext_url=web_address(pdf.get("href")) if pdf is not None else None,
         ),
     )
 

@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from sitegen.records.ids import normalise_doi
 from sitegen.records.markup import plain_text
-from sitegen.records.model import CslDate, CslName, Record, RecordMeta, Update
+from sitegen.records.model import CslDate, CslName, Record, RecordMeta, Update, web_address
 from sitegen.records.providers import label
 from sitegen.sources.base import (
     Items,
@@ -80,7 +80,7 @@ def _names(item: dict[str, Any]) -> list[CslName]:
 
 
 def _first_url(entries: Any) -> str | None:
-    return _first([url for entry in as_list(entries) if (url := text_value(as_dict(entry).get("URL")))])
+    return _first([url for entry in as_list(entries) if (url := web_address(text_value(as_dict(entry).get("URL"))))])
 
 
 def _retractions(item: dict[str, Any], key: str) -> list[dict[str, Any]]:

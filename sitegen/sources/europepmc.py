@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field, computed_field
 
 from sitegen.records.ids import normalise_arxiv, normalise_doi, normalise_pmcid, normalise_pmid, record_id
 from sitegen.records.markup import plain_text
-from sitegen.records.model import CslName, Record, RecordMeta
+from sitegen.records.model import CslName, Record, RecordMeta, web_address
 from sitegen.records.names import split_name
 from sitegen.records.providers import label
 from sitegen.sources.base import (
@@ -72,7 +72,7 @@ def _fulltext_url(result: dict[str, Any]) -> str | None:
     describes) before others, HTML before PDF."""
     candidates = [u for u in _one_or_more(as_dict(result.get("fullTextUrlList")).get("fullTextUrl"))
                   if isinstance(u, dict) and u.get("availabilityCode") in OPEN_AVAILABILITY
-                  and u.get("documentStyle") in FULLTEXT_STYLES and text_value(u.get("url"))]
+                  and u.get("documentStyle") in FULLTEXT_STYLES and web_address(text_value(u.get("url")))]
     candidates.sort(key=lambda u: (OPEN_AVAILABILITY.index(u["availabilityCode"]), u.get("site") != "Europe_PMC",
                                    FULLTEXT_STYLES.index(u["documentStyle"])))
     return text_value(candidates[0]["url"]) if candidates else None

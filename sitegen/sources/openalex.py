@@ -21,7 +21,7 @@ from sitegen.records.ids import (
     record_id,
 )
 from sitegen.records.markup import plain_text
-from sitegen.records.model import Record, RecordMeta
+from sitegen.records.model import Record, RecordMeta, web_address
 from sitegen.records.names import split_name
 from sitegen.records.providers import label
 from sitegen.sources.base import (
@@ -104,7 +104,7 @@ def _open_access_location(work: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _fulltext_url(location: dict[str, Any]) -> str | None:
-    return text_value(location.get("pdf_url")) or text_value(location.get("landing_page_url"))
+    return web_address(text_value(location.get("pdf_url"))) or web_address(text_value(location.get("landing_page_url")))
 
 
 def work_to_record(work: dict[str, Any]) -> Record | None:
