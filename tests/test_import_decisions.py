@@ -74,9 +74,21 @@ def test_a_decision_already_made_is_never_overwritten(example_copy, sitegen, tmp
     flipped.write_text(_csv(["doi", "asreview_label"], [[r["doi"], "0" if r["label_included"] == "1" else "1"]
                                                           for r in rows[:3]]))
     before = tree_bytes(example_copy)
-    code, out, _ = sitegen("import-decisions", example_copy, flipped, "--tool", "asreview", "--reviewer", "reviewer-a")
-    assert code == 0
+    code, out, err = sitegen("import-decisions", example_copy, flipped, "--tool", "asreview", "--reviewer", "reviewer-a")
+    assert code == 1 and f"nothing was written: no row of {flipped} could be imported" in err  # none: no success
     assert out.count("conflict:") == 3 and "3 conflicting" in out and "0 written" in out
+    assert tree_bytes(example_copy) == before
+
+
+@pytest.mark.parametrize("rows", [[["10.9999/no-such-record", "1"]], [["10.1002/hipo.20567", "yes"]]])
+def test_an_export_of_which_no_row_can_be_imported_fails(example_copy, sitegen, tmp_path, rows):
+    # Unmatched or without a decision: every row is listed with its line, nothing is written, and the exit
+    # status says so (a script must not read success from an import of nothing).
+    export = tmp_path / "asreview.csv"
+    export.write_text(_csv(["doi", "asreview_label"], rows))
+    before = tree_bytes(example_copy)
+    code, out, err = sitegen("import-decisions", example_copy, export, "--tool", "asreview", "--reviewer", "reviewer-c")
+    assert code == 1 and f"{export}:2: " in out and "nothing was written" in err
     assert tree_bytes(example_copy) == before
 
 
