@@ -47,10 +47,16 @@ def without(text: str, format: str) -> object:
 
 
 @pytest.mark.parametrize("format", ["ris", "bibtex", "csl-json", "csv"])
-def test_an_export_imported_into_a_fresh_review_exports_the_same(sitegen, tmp_path, format):
+def test_an_export_imported_into_a_fresh_review_exports_the_same(sitegen, example_copy, tmp_path, format):
     """RIS and BibTeX come back byte for byte; CSL-JSON but for the review's provenance, CSV but for its
-    screening decisions. (prisma2020-csv is a flow diagram's counts, not references: nothing to import.)"""
-    first = exported(sitegen, EXAMPLE, format, tmp_path / f"first.{format}")
+    screening decisions. (prisma2020-csv is a flow diagram's counts, not references: nothing to import.)
+    A retracted record is among them: each format says so, and the import reads it back."""
+    records = (example_copy / "records.jsonl").read_text(encoding="utf-8").splitlines()
+    retracted = json.loads(records[3])
+    retracted["custom"]["retracted"] = True
+    records[3] = json.dumps(retracted, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    (example_copy / "records.jsonl").write_text("\n".join(records) + "\n", encoding="utf-8")
+    first = exported(sitegen, example_copy, format, tmp_path / f"first.{format}")
     review = tmp_path / "fresh"
     sitegen("init", review)
     sitegen("protocol", "lock", review, "--at", LOCKED)
@@ -166,3 +172,17 @@ def test_sitegens_records_csv_is_read_by_its_header():
 def test_another_csv_with_an_id_column_is_read_as_written():
     (entry,) = read_references("ID,title,authors\n1,'=x,A and B\n")
     assert (entry.get("title"), entry.get("authors")) == ("'=x", "A and B")
+
+
+def test_a_retraction_said_by_medline_or_scopus_is_read():
+    # PubMed types a retracted article "Retracted Publication" (a retraction notice is "Retraction of
+    # Publication": no retracted work); Scopus gives it the document type "Retracted".
+    medline = ("PMID- 123456\nTI  - A retracted study of rats.\nFAU - Doe, Jane\nDP  - 2019\nJT  - Hippocampus\n"
+               "PT  - Journal Article\nPT  - {}\n")
+    retracted = entry_record(read_references(medline.format("Retracted Publication"), "medline")[0])
+    notice = entry_record(read_references(medline.format("Retraction of Publication"), "medline")[0])
+    assert (retracted.custom.retracted, notice.custom.retracted) == (True, False)
+    scopus = ('Authors,Title,Year,Source title,DOI,Document Type,EID\n"Doe J.",A study,2019,Hippocampus,'
+              '10.1234/x,{},2-s2.0-1\n')
+    assert [entry_record(read_references(scopus.format(kind), "csv")[0]).custom.retracted
+            for kind in ("Retracted", "Article")] == [True, False]

@@ -149,7 +149,9 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str]) -> Ent
         "arxiv": values.get("arxivid") or arxiv, "keywords": keywords(values.get("keywords", "")),
         "issn": issns([values.get("issn", "")]),
         # a BibTeX "label" field is a citation label, not a screening decision
-        "database": values.get("source", ""), "label": ""}), entry.start_line + 1)
+        "database": values.get("source", ""), "label": "",
+        "retracted": "yes" if values.get("note", "").strip().lower() == "retracted" else values.get("retracted", "")}),
+        entry.start_line + 1)
 
 
 def _decoded(value: str, dashes: bool = False) -> str:

@@ -108,6 +108,7 @@ def _entry(item: tuple[int, dict]) -> Entry:
         "language": text("language"),
         "publisher": text("publisher"),
         "note": text("note"),
+        "retracted": "yes" if custom.get("retracted") is True else "",
     }), line)
 
 

@@ -5,7 +5,9 @@ volume, number, pages, doi, abstract) and the ones an import needs besides (iden
 screening labels). Values stay as the file wrote them, trimmed: identifiers are normalised by
 whoever turns entries into records, so a reader never guesses. `date` is the one exception: each
 format writes a full date its own way ("2008/07/16/", [[2008, 7, 16]]), so readers give it in ISO
-form ("2008", "2008-07", "2008-07-16"), and `year` holds its year too.
+form ("2008", "2008-07", "2008-07-16"), and `year` holds its year too. `retracted` is "yes" when the
+entry says the work is retracted, as each format says it: sitegen's exports (CSV's column, CSL-JSON's
+custom.retracted, RIS's "N1  - RETRACTED", BibTeX's note "Retracted") and MEDLINE's publication type.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Iterable
 
 FIELDS = ("author", "title", "year", "journal", "volume", "number", "pages", "doi", "abstract",
           "pmid", "pmcid", "arxiv", "openalex", "url", "issn", "keywords", "language", "publisher", "note",
-          "month", "date", "label", "database")
+          "month", "date", "label", "database", "retracted")
 
 ISSN = re.compile(r"(?<![\dA-Za-z])\d{4}-?\d{3}[\dXx](?![\dA-Za-z-])")
 PMCID = re.compile(r"\bPMC\d+\b")

@@ -65,6 +65,7 @@ def _entry(record: TaggedRecord) -> Entry:
         "language": record.first("LA"),
         "publisher": record.first("PB"),
         "note": joined(record.values("GN"), " "),
+        "retracted": "yes" if any(kind.lower() == "retracted publication" for kind in record.values("PT")) else "",
         # In a PubMed record OWN names the record's owner ("NLM", "PIP"), not the database: a record with a
         # PMID is PubMed's. Other exporters of the format (ERIC) name themselves there.
         "database": "PubMed" if record.first("PMID") else record.first("OWN"),

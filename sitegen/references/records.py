@@ -91,7 +91,10 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
         "custom": RecordMeta(openalex=identifiers.get("openalex"), arxiv=identifiers.get("arxiv"),
                              ref=identifiers.get("ref"), sources=[source] if source else [],
                              publication_types=[kind] if (kind := entry.get("ENTRYTYPE").strip().lower())
-                             in PUBLICATION_TYPES else []).model_dump(),
+                             in PUBLICATION_TYPES else [],
+                             # Scopus's document type "Retracted" says it too
+                             retracted=entry.get("retracted").strip().lower() in ("yes", "true") or kind == "retracted",
+                             ).model_dump(),
     })
 
 

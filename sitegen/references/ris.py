@@ -191,6 +191,7 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
         "language": first("LA"),
         "publisher": first("PB"),
         "note": " ".join(values("N1")),
+        "retracted": "yes" if any(note.strip() == "RETRACTED" for note in values("N1")) else "",
         "month": month,
         "date": date,
         "database": database,
