@@ -72,6 +72,16 @@ def test_a_result_with_a_contradictory_identifier_is_never_matched():
     assert set(result.records) == {"pmid:25892679", "pmid:99999999"} and result.probable == []
 
 
+def test_a_work_openalex_lists_under_a_new_id_is_matched_as_the_same_work():
+    # OpenAlex renumbers the works it merges and lists some twice: a result with the record's DOI and PMID
+    # under another OpenAlex id is the same work, matched (a `same` row), never a new record to screen.
+    doi, pmid = "10.1016/s0140-6736(15)60690-0", "25892679"
+    existing = record("openalex", doi=doi, pmid=pmid, openalex="W2")
+    result = integrate({existing.id: existing}, [record("openalex", doi=doi, pmid=pmid, openalex="W9")])
+    [(new, canonical, _)] = result.matched
+    assert canonical == existing.id and new != existing.id and result.probable == []
+
+
 def test_a_journal_version_is_linked_to_its_preprint_and_the_link_stays():
     preprint = Record.model_validate({**record("europepmc", doi="10.1101/2014.06.01.123456").model_dump(
         by_alias=True, exclude_none=True), "issued": {"date-parts": [[2014]]}, "container-title": "bioRxiv",

@@ -266,7 +266,8 @@ def conflict(a: Work, b: Work) -> str | None:
         return "a preprint and a journal version: two versions, linked, never merged"
     theirs = dict(b.identifiers)
     for namespace, value in a.identifiers:
-        if theirs.get(namespace, value) != value:
+        # OpenAlex lists some works twice and renumbers the works it merges: two of its ids rule nothing out.
+        if namespace != "openalex" and theirs.get(namespace, value) != value:
             return f"different {namespace.upper() if len(namespace) <= 5 else namespace} identifiers"
     if a.kind != b.kind:
         return "an erratum, reply, comment or retraction and another record"
