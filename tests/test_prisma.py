@@ -148,7 +148,7 @@ def test_counts_match_a_hand_computed_example(sitegen, two_run_review):
         "other_excluded_full_text": 0, "other_excluded_by_reason": {}, "other_awaiting_full_text": 0,
         "studies_included": 2, "reports_included": 2,
         # the latest run with new records is run 2: the study found in run 1 is a previous one
-        "template": "updated", "previous_from": "runs", "previous_studies": 1, "previous_reports": 1,
+        "template": "updated", "previous_from": "runs", "previous_studies": 1, "previous_reports": 1, "previous_removed": 0,
         "new_studies": 1, "new_reports": 1,
     }
     first, second = counts["runs"]
@@ -189,6 +189,14 @@ def test_previous_studies_can_be_those_of_a_published_version(other_methods_revi
     counts = derive(workspace.review, workspace.facts.outcomes, previous_included={included[0], "doi:10.1/gone"})
     assert (counts.template, counts.previous_studies, counts.new_studies, counts.studies_included) == \
         ("updated", 1, 2, 3)
+    # ...and the box does not pass for all the version included: it says "still included", and how many left
+    assert counts.previous_removed == 1
+    labels: dict[str, str] = {}
+    for text in (str(prisma_svg.render(counts, labels, standalone=True)), prisma2020_csv(counts, labels),
+                 prisma_svg.summary(counts, labels)):
+        assert "previous version of review and still included" in text or "(of the 2 it included, 1 no longer is)" in text
+    whole = derive(workspace.review, workspace.facts.outcomes, previous_included={included[0]})
+    assert whole.previous_removed == 0 and "still included" not in prisma_svg.summary(whole, labels)
     assert derive(workspace.review, workspace.facts.outcomes, previous_included=set()).template == "updated"
 
 

@@ -129,6 +129,8 @@ class PrismaCounts(Flow):
     previous_studies: int = Field(description="studies included in the previous version (or found by earlier "
                                               "runs) and still included")
     previous_reports: int
+    previous_removed: int = Field(default=0, description="studies the previous version included that no "
+                                                         "longer are (not counted in previous_studies)")
     new_studies: int = Field(description="included studies that are not previous studies")
     new_reports: int
     runs: list[RunFlow] = Field(description="one flow per run, oldest first; they add up to the whole review's")
@@ -141,6 +143,11 @@ def previous_labels(counts: PrismaCounts) -> tuple[str, str, str]:
     if counts.previous_from == "runs":
         return ("Studies included from earlier searches", "Reports of studies included from earlier searches",
                 "studies from earlier searches")
+    if counts.previous_removed:  # the box counts those still included: it must not pass for all the version had
+        return ("Studies included in previous version of review and still included",
+                "Reports of studies included in previous version of review and still included",
+                f"studies from the previous version still included (of the {counts.previous_studies + counts.previous_removed} "
+                f"it included, {counts.previous_removed} no longer {'is' if counts.previous_removed == 1 else 'are'})")
     return ("Studies included in previous version of review",
             "Reports of studies included in previous version of review", "studies from the previous version")
 
@@ -273,9 +280,11 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
         columns.append(RunFlow(run=index + 1, at=run.at, returned_by_source=dict(sorted(
             (source, len(ids)) for source, ids in returned.items())), incomplete=incomplete, **fields))
     fields, included = _flow(first_run, found, searched, outcomes, duplicates)
+    removed = 0
     if previous_included is not None:
         kept = set(previous_included)
         previous = [rid for rid in included if rid in kept]
+        removed = len(kept) - len(previous)
         updated = True
     else:
         latest_with_new = max((column.run for column in columns if column.records), default=1)
@@ -284,6 +293,6 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
     return PrismaCounts(
         template="updated" if updated else "new",
         previous_from=("version" if previous_included is not None else "runs") if updated else None,
-        previous_studies=len(previous), previous_reports=len(previous),
+        previous_studies=len(previous), previous_reports=len(previous), previous_removed=removed,
         new_studies=len(included) - len(previous), new_reports=len(included) - len(previous),
         runs=columns, **fields)
