@@ -377,3 +377,19 @@ def test_an_address_that_is_no_web_address_is_left_out_with_a_note(sitegen, tmp_
     assert any("is not a web address" in warning for warning in result["files"][0]["warnings"])
     (record,) = [json.loads(line) for line in (review / "records.jsonl").read_text().splitlines()]
     assert "URL" not in record and address not in (review / "records.jsonl").read_text()
+
+
+def test_a_run_never_shows_more_new_records_than_its_source_returned(sitegen, tmp_path):
+    # A file holding one entry twice: both are identifications (one a duplicate removed), and the run's
+    # line counts what the source returned in the same unit, so "returned" is never below "new".
+    review = new_review(sitegen, tmp_path)
+    entry = "TY  - JOUR\nTI  - A study of rats number {0}\nAU  - Doe, Jane\nPY  - 2021\nDO  - 10.1234/rats.{0}\nER  - \n"
+    ris = tmp_path / "twice.ris"
+    ris.write_text(entry.format(1) + entry.format(1) + entry.format(2), encoding="utf-8")
+    import_json(sitegen, review, ris, "--at", FIRST, "--source", "Embase")
+    code, out, _ = sitegen("prisma", review, "--json")
+    (run,) = json.loads(out)["runs"]
+    assert run["returned_by_source"] == {"Embase": 3}
+    assert run["identified_other_by_source"] == {"Embase": 3} and run["records"] == 2
+    code, out, _ = sitegen("prisma", review)
+    assert "Embase returned 3, 3 new" in out

@@ -113,7 +113,8 @@ class RunFlow(Flow):
     run: int = Field(ge=1, description="the run's place among every run of the review, from 1")
     at: str = Field(description="the run's time, as the ledger recorded it")
     returned_by_source: dict[str, int] = Field(
-        description="source -> distinct records it returned in this run, new or already known")
+        description="source -> records it returned in this run, new or already known, counted as they are "
+                    "identified (an entry a file holds twice is returned twice, one of them a duplicate removed)")
     incomplete: list[str] = Field(description="sources this run did not reach or did not read in full")
 
 
@@ -262,13 +263,13 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
     searched: set[tuple[Route, str]] = set()
     for index, run in enumerate(runs):
         new: dict[str, Counter[tuple[Route, str]]] = {}
-        returned: dict[str, set[str]] = {}
+        returned: Counter[str] = Counter()
         run_searched: set[tuple[Route, str]] = set()
         for payload in run.events:
             for source, ids in _identifications(payload).items():
                 route = _route(payload, source)
                 run_searched.add((route, source))
-                returned.setdefault(source, set()).update(ids)
+                returned[source] += len(ids)
                 for rid in ids:
                     if rid not in first_run:
                         new.setdefault(rid, Counter())[route, source] += 1
@@ -277,8 +278,8 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
         searched |= run_searched
         fields, _ = _flow(new, found, run_searched, outcomes, duplicates)
         incomplete = sorted({_source(p) for p in run.events if isinstance(p, RetrievalPayload) and not p.complete})
-        columns.append(RunFlow(run=index + 1, at=run.at, returned_by_source=dict(sorted(
-            (source, len(ids)) for source, ids in returned.items())), incomplete=incomplete, **fields))
+        columns.append(RunFlow(run=index + 1, at=run.at, returned_by_source=dict(sorted(returned.items())),
+                               incomplete=incomplete, **fields))
     fields, included = _flow(first_run, found, searched, outcomes, duplicates)
     removed = 0
     if previous_included is not None:
