@@ -247,6 +247,13 @@ def test_into_the_example_review_marking_its_saved_search_seen(sitegen, example_
     assert seen[:len(seen_before)] == seen_before and seen[len(seen_before):] == [i for i in ids if i not in seen_before]
     assert result["seen"] == {"monitor_id": "object-in-context", "added": len(seen) - len(seen_before)}
     assert len(result["matched"]) >= 20
+    # The import event names the search it marked, so taking those ids out of seen_ids again is found
+    assert imports(example_copy)[-1]["seen"] == "object-in-context"
+    added = [i for i in ids if i not in seen_before]
+    assert added
+    search.write_text(json.dumps({**json.loads(search.read_text()), "seen_ids": seen_before}, indent=2))
+    code, out, _ = sitegen("check", example_copy)
+    assert code == 1 and "seen_ids lacks record(s) the import at ledger line" in out and added[0] in out
 
 
 def test_a_malformed_file_names_its_line_and_writes_nothing(sitegen, tmp_path):

@@ -170,6 +170,12 @@ def _batch_problems(review: Review) -> list[Problem]:
                                         f"(ledger line {executed[key]}): two runs at one time would be counted as "
                                         "one and their records twice"))
             executed.setdefault(key, line)
+        if isinstance(payload, ImportPayload) and payload.seen in seen:
+            unseen = [i for i in payload.record_ids if i not in seen[payload.seen]]
+            if unseen:
+                problems.append(Problem(f"searches/{payload.seen}.json", None, None, "seen-ids",
+                                        f"seen_ids lacks record(s) the import at ledger line {line} added to it: "
+                                        f"{', '.join(unseen[:3])}; seen_ids only grows"))
         if not isinstance(payload, BatchPayload):
             continue
         twice = [i for i in payload.record_ids if i in batched]

@@ -180,7 +180,7 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
         try:
             payload = ImportPayload(
                 source=name, method=chosen, record_ids=ids,
-                description=description or f"Imported from the file {item.name}",
+                description=description or f"Imported from the file {item.name}", seen=seen,
                 file=ImportedFile(name=item.name, sha256=item.sha256, format=item.format, entries=item.entries,
                                   skipped=len(item.skipped), new=len(new), already=len(ids) - len(new),
                                   entry_ids=by_database))

@@ -355,6 +355,9 @@ class ImportPayload(Strict):
     description: Annotated[str, StringConstraints(min_length=1, max_length=2000), Printable]
     record_ids: list[str]
     file: ImportedFile | None = None  # absent from imports recorded before `sitegen import` existed
+    # The saved search whose seen_ids the import extended with these records (`sitegen import --seen`),
+    # so that `check` finds them there later (absent from imports recorded before it was kept).
+    seen: Slug | None = None
 
     @field_validator("record_ids")
     @classmethod
