@@ -124,3 +124,24 @@ def test_a_source_that_refused_the_strategy_is_named_not_searched(tmp_path):
     assert "Europe PMC: not searched (the source cannot run this strategy); 0 retrieved, 0 new. Why: Europe PMC " \
            "cannot run this query: Europe PMC rejected the query (HTTP 400)" in latest["Sources"]
     assert latest["Status"].startswith("Incomplete")
+
+
+def test_a_strategy_saved_since_the_latest_run_is_never_shown_as_what_the_runs_sent(example_copy, tmp_path):
+    # The page lists the runs beside the saved strategies: an edited query shows the one its runs sent,
+    # and a strategy added since is said not to have run.
+    path = example_copy / "searches" / "object-in-context.json"
+    search = json.loads(path.read_text(encoding="utf-8"))
+    sent = search["strategies"][0]["query"]
+    search["strategies"][0]["query"] = "context AND memory"
+    search["strategies"].append({"source": "europepmc", "query": "object AND context", "label": "second"})
+    path.write_text(json.dumps(search, indent=2), encoding="utf-8")
+    page = html.fromstring((built(unindexed(example_copy), tmp_path / "site") / "searches.html").read_bytes())
+    edited, added = [" ".join(item.text_content().split()) for item in page.xpath("//ul[@class='strategies']/li")]
+    assert "context AND memory" in edited and "Changed since it last ran (2023-04-17T00:00:00Z)" in edited
+    assert edited.endswith(sent)
+    assert "Not run yet" in added
+
+
+def test_a_strategy_as_it_ran_has_no_notice(missed):
+    page = html.fromstring((missed[1] / "searches.html").read_bytes())
+    assert not page.xpath("//*[contains(@class, 'strategy-changed')]")

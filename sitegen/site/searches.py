@@ -16,9 +16,10 @@ from urllib.parse import quote
 from sitegen.living.manifests import RunRecord, compiled_query, run_records
 from sitegen.living.validation import latest_validations, percent
 from sitegen.records.citations import MODES, Seed, parse_citation_query
-from sitegen.review.models import SavedSearch, Strategy, ValidationPayload
+from sitegen.review.models import RetrievalPayload, SavedSearch, Strategy, ValidationPayload
 
 if TYPE_CHECKING:
+    from sitegen.review.folder import Review
     from sitegen.site.pages import Files, Site
 
 
@@ -41,11 +42,22 @@ class CitationView:
 
 
 @dataclass(frozen=True)
+class LastRun:
+    """When a strategy last ran, and its query as that run sent it (the ledger's record of it)."""
+
+    at: str
+    query: str
+
+
+@dataclass(frozen=True)
 class StrategyView:
     strategy: Strategy
     # What the provider receives, for a strategy in sitegen's grammar (a native one is sent as saved).
     compiled: str | dict[str, str] | None
     citation: CitationView | None = None  # for a citation search
+    # Its latest run, None when it never ran: a strategy saved or edited since is shown as such, never as
+    # what the runs beside it sent.
+    last_run: LastRun | None = None
 
 
 @dataclass(frozen=True)
@@ -89,10 +101,17 @@ def citation_view(site: Site, strategy: Strategy) -> CitationView:
     return CitationView(query.mode, MODES[query.mode], seeds)
 
 
-def strategy_view(site: Site, strategy: Strategy) -> StrategyView:
+def strategy_view(site: Site, strategy: Strategy, last_run: LastRun | None) -> StrategyView:
     if strategy.method == "citations":
-        return StrategyView(strategy, None, citation_view(site, strategy))
-    return StrategyView(strategy, compiled_query(strategy) if strategy.syntax == "sitegen" else None)
+        return StrategyView(strategy, None, citation_view(site, strategy), last_run)
+    return StrategyView(strategy, compiled_query(strategy) if strategy.syntax == "sitegen" else None, None, last_run)
+
+
+def last_runs(review: Review, monitor_id: str) -> dict[tuple[str, str | None], LastRun]:
+    """(source, label) -> the latest run of each strategy of the saved search, as the ledger recorded it."""
+    return {(payload.source, payload.label): LastRun(event.ts, payload.query)
+            for event, payload in zip(review.ledger, review.payloads, strict=True)
+            if isinstance(payload, RetrievalPayload) and payload.monitor_id == monitor_id}
 
 
 def validation_view(site: Site, monitor_id: str) -> ValidationView | None:
@@ -107,7 +126,9 @@ def validation_view(site: Site, monitor_id: str) -> ValidationView | None:
 
 def search_views(site: Site) -> list[SearchView]:
     records = run_records(site.review, site.facts.runs)
-    return [SearchView(search, [strategy_view(site, s) for s in search.strategies],
+    ran = {monitor_id: last_runs(site.review, monitor_id) for monitor_id in site.review.searches}
+    return [SearchView(search, [strategy_view(site, s, ran[monitor_id].get((s.source, s.label)))
+                                for s in search.strategies],
                        [record for record in reversed(records) if record.run.monitor_id == monitor_id],
                        validation_view(site, monitor_id))
             for monitor_id, search in site.review.searches.items()]
