@@ -605,3 +605,26 @@ def test_version_pages_keep_the_reason_labels_of_their_own_protocol(first_run, t
     shown = page(site / "v" / "1" / "index.html").text_content()
     assert "Relabelled" not in shown and all(label in shown for label in published)
     assert "Relabelled" in page(site / "index.html").text_content()  # the review as it stands: the new labels
+
+
+def test_an_edited_record_is_a_new_version_and_the_version_before_says_its_records_changed(
+        two_versions, tmp_path, sitegen):
+    # A version records its records' digest: a title edited since is an unpublished change, and the
+    # earlier version's page, which shows records as the review holds them now, says they were edited.
+    site = tmp_path / "site"
+    assert len(json.loads(version_file(two_versions, 2).read_text())["records"]) == 64
+    path = two_versions / "records.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    record = json.loads(lines[0])
+    record["title"] += " (corrected)"
+    lines[0] = json.dumps(record, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert sitegen("check", two_versions)[0] == 0
+    code, _, err = sitegen("build", two_versions, "--out", site)
+    assert code == 0, err
+    assert "Unpublished changes since version 2" in page(site / "index.html").text_content()
+    notice = "//p[contains(@class, 'records-changed')]"
+    assert page(site / "v" / "2" / "index.html").xpath(notice)
+    code, _, err = sitegen("publish", two_versions, "--out", site, "--now", "2023-05-01T00:00:00Z")
+    assert code == 0, err
+    assert page(site / "v" / "2" / "index.html").xpath(notice) and not page(site / "v" / "3" / "index.html").xpath(notice)

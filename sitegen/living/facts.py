@@ -133,7 +133,7 @@ class ReviewFacts:
     def unpublished(self) -> bool:
         """Whether the review as it stands is not its latest published version (or none was published):
         the ledger went on past that version's own event, or an outcome, the title, the question or the
-        protocol version, or the evidence of an included study changed since."""
+        protocol version, the evidence of an included study or any record's metadata changed since."""
         review = self.review
         if not review.versions:
             return True
@@ -143,7 +143,17 @@ class ReviewFacts:
         return (not (isinstance(last, VersionPayload) and last.number == latest.number)
                 or now != (latest.title, latest.question, latest.protocol_version)
                 or published_outcomes(self.outcomes) != latest.outcomes
-                or (latest.evidence is not None and self.evidence_hashes != latest.evidence))
+                or (latest.evidence is not None and self.evidence_hashes != latest.evidence)
+                or (latest.records is not None and self.records_digest != latest.records))
+
+    @cached_property
+    def records_digest(self) -> str:
+        """The records as records.jsonl holds them, in one SHA-256 (each record's id and its line's digest, in
+        order): what a version records, so that an edited record is a new version."""
+        digest = hashlib.sha256()
+        for record_id, line_digest in self.review.record_digests.items():
+            digest.update(f"{record_id}\n".encode("utf-8", "surrogatepass") + line_digest)
+        return digest.hexdigest()
 
     @cached_property
     def evidence_hashes(self) -> dict[str, str]:

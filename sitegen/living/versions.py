@@ -87,6 +87,7 @@ class Snapshot:
     outcomes: dict[str, dict[str, Outcome]]
     counts: PrismaCounts
     evidence: dict[str, str] | None  # included study id -> hash of its evidence; None: not recorded (older versions)
+    records_digest: str | None  # of the records as they were (ReviewFacts.records_digest); None: not recorded
 
     @cached_property
     def facts(self) -> ReviewFacts:
@@ -141,14 +142,15 @@ def published_snapshot(review: Review, record: VersionRecord, previous: Snapshot
     cut = _cut(review, record.ledger_head.seq)
     outcomes = _outcomes(record)
     return Snapshot(record.number, record.published_at, record.title, record.question, record.protocol_version, cut,
-                    outcomes, derive(cut, outcomes, previous.included if previous else None), record.evidence)
+                    outcomes, derive(cut, outcomes, previous.included if previous else None), record.evidence,
+                    record.records)
 
 
 def current_snapshot(review: Review, facts: ReviewFacts) -> Snapshot:
     """The review as it stands, in the same terms as a version."""
     return Snapshot(UNPUBLISHED, None, review.config.title, review.config.question, review.protocol.meta.version,
                     _cut(review, len(review.ledger)), facts.outcomes, facts.prisma,
-                    facts.evidence_hashes)
+                    facts.evidence_hashes, facts.records_digest)
 
 
 # --------------------------------------------------------------------------- what changed
@@ -304,7 +306,7 @@ def publish(review: Review, facts: ReviewFacts, at: str | None) -> tuple[Version
                            published_at=at, ledger_head=anchor(review.ledger[-1]),
                            protocol_version=review.protocol.meta.version, title=review.config.title,
                            question=review.config.question, outcomes=published_outcomes(facts.outcomes),
-                           evidence=facts.evidence_hashes)
+                           evidence=facts.evidence_hashes, records=facts.records_digest)
     transaction = Transaction(review.root)
     transaction.write(version_path(record.number), version_text(record))
     append(transaction, review, at, [VersionPayload(number=record.number, sha256=version_hash(record))])

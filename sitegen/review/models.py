@@ -649,6 +649,11 @@ class VersionRecord(Strict):
     evidence: dict[str, Sha256] | None = Field(
         default=None, description="included study id -> SHA-256 of the canonical JSON of its evidence file's "
                                   "content, so that a change of evidence is a new version")
+    # Absent from versions published before sitegen recorded it.
+    records: Sha256 | None = Field(
+        default=None, description="SHA-256 of records.jsonl's records as they were (each record's id and the "
+                                  "digest of its line), so that a change to any record's metadata is a new "
+                                  "version and this version's pages can say the records changed since")
 
     @field_validator("published_at")
     @classmethod
