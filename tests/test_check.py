@@ -12,6 +12,7 @@ from conftest import EXAMPLE, tree_bytes
 from sitegen.workspace import inspect
 
 TA = "screening/title-abstract"
+FT = "screening/full-text"
 A_RECORD = "10.1002/hipo.22095"  # any record of the example review
 
 
@@ -536,3 +537,28 @@ def test_a_quote_never_closed_in_a_decision_file_is_named_on_the_row_it_opens():
     assert [row.line for row in rows] == [2]
     assert [(problem.line, problem.code) for problem in problems] == [(3, "csv-syntax")]
     assert "never closed" in problems[0].message
+
+
+@pytest.mark.parametrize("hide", ["file", "folder", "stage"])
+def test_review_files_hidden_by_a_leading_dot_are_named_not_silently_dropped(sitegen, example_copy, hide):
+    # A hidden file is never read: a decision file renamed .reviewer-a.csv, or evidence moved into a hidden
+    # folder, would otherwise count for nothing and check would pass.
+    if hide == "file":
+        (example_copy / FT / "reviewer-a.csv").rename(example_copy / FT / ".reviewer-a.csv")
+        where = f"{FT}/.reviewer-a.csv"
+    elif hide == "folder":
+        (example_copy / "evidence" / ".old").mkdir()
+        (example_copy / "evidence" / "wilson-2013-lec.yaml").rename(example_copy / "evidence" / ".old" / "wilson-2013-lec.yaml")
+        where = "evidence/.old"
+    else:
+        (example_copy / "screening" / "full-text").rename(example_copy / "screening" / ".full-text")
+        where = "screening/.full-text"
+    check_reports(sitegen, example_copy, where, None, "hidden")
+
+
+def test_hidden_files_of_tools_and_editors_are_left_alone(sitegen, example_copy):
+    for name in (f"{TA}/.~lock.reviewer-a.csv#", f"{TA}/.reviewer-a.csv.swp", "evidence/.gitkeep", "screening/.DS_Store"):
+        (example_copy / name).write_text("")
+    (example_copy / "evidence" / ".ipynb_checkpoints").mkdir()
+    code, out, _ = sitegen("check", example_copy)
+    assert code == 0, out

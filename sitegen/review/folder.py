@@ -13,7 +13,7 @@ import gc
 import hashlib
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC
@@ -480,7 +480,8 @@ def _load_snapshot_index(root: Path, review: Review) -> list[Problem]:
 
 
 def _load_screening(root: Path, review: Review) -> list[Problem]:
-    problems: list[Problem] = []
+    problems = _hidden_problems(root, "screening", lambda name: name in STAGES or name.endswith(".csv"),
+                                f"folders here are named screening/<stage> ({' or '.join(STAGES)})")
     for stage_dir in _files(root / "screening", directories=True):
         rel_dir = f"screening/{stage_dir.name}"
         if stage_dir.name not in STAGES or not stage_dir.is_dir():
@@ -680,6 +681,7 @@ def _named_files(root: Path, folder: str, name: re.Pattern[str] | str, explanati
     """The files of `folder` whose name matches `name` (a regex, or a suffix after a slug);
     any other file or folder is reported as a problem, with `explanation` saying how files are named."""
     pattern = re.compile(f"(?:{SLUG.strip('^$')}){re.escape(name)}") if isinstance(name, str) else name
+    problems += _hidden_problems(root, folder, lambda found: bool(pattern.fullmatch(found)), explanation)
     for path in _files(root / folder, directories=True):
         rel = f"{folder}/{path.name}"
         if path.name.endswith(STAGED):
@@ -691,6 +693,32 @@ def _named_files(root: Path, folder: str, name: re.Pattern[str] | str, explanati
             yield path, rel
         else:
             problems.append(Problem(rel, None, None, "unexpected-file", explanation))
+
+
+def _hidden_problems(root: Path, folder: str, named: Callable[[str], bool], explanation: str) -> list[Problem]:
+    """A problem for each hidden entry of `folder` that looks meant to count: a file that, but for its leading
+    dot, is named as the folder's files are (`named`: a decision file renamed .reviewer-a.csv), or a hidden
+    folder holding such files (evidence moved into .old/). Nothing hidden is read, so it would count for
+    nothing without a word; an editor's lock or swap file (.~lock.a.csv#, .a.csv.swp) is named otherwise."""
+    directory = root / folder
+    if not directory.is_dir() or directory.is_symlink():
+        return []
+    problems = []
+    for path in sorted(directory.iterdir()):
+        if not path.name.startswith(".") or path.is_symlink():
+            continue
+        if path.is_dir():
+            try:
+                meant = any(named(inner.name) for inner in path.iterdir())
+            except OSError:
+                meant = False
+        else:
+            meant = named(path.name.lstrip("."))
+        if meant:
+            problems.append(Problem(f"{folder}/{path.name}", None, None, "hidden-file",
+                                    f"a hidden {'folder' if path.is_dir() else 'file'} is not read, so what it "
+                                    f"holds does not count; rename it or remove it ({explanation})"))
+    return problems
 
 
 def _files(directory: Path, *, directories: bool = False) -> list[Path]:
