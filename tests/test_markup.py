@@ -11,6 +11,8 @@ from lxml import etree
 
 from sitegen.records.markup import plain_text
 from sitegen.records.model import CONTROL_CHARACTER
+from sitegen.references import read_references
+from sitegen.references.records import entry_record
 from sitegen.sources import arxiv, crossref, europepmc, openalex, pubmed
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -37,6 +39,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
     ("first line<br/>second", "first line second"),
     # text that only looks like markup is left alone
     ("p < 0.05 when x<y and y>z", "p < 0.05 when x<y and y>z"),
+    ("Atmospheric CO<inf>2</inf> and Zn<sup>2+</sup>", "Atmospheric CO2 and Zn2+"),  # Scopus's subscript tag
     ("AT&amp;T and R&D", "AT&T and R&D"),
     ("Rats &lt; mice", "Rats < mice"),
     ("a <script>alert(1)</script>b", "a b"),
@@ -107,3 +110,17 @@ def test_fixture_records_hold_no_markup():
     for result in json.loads((FIXTURES / "europepmc" / "search_cancer_core.json").read_text())["resultList"]["result"]:
         if record := europepmc.result_to_record(result):
             _no_markup(record)
+
+
+def test_imported_references_hold_no_markup_as_providers_records_hold_none():
+    # Exports carry databases' markup (RIS from a database, Scopus's CO<inf>2</inf>): an import makes text
+    # of it as providers' records are made, and an abstract without markup keeps its line breaks.
+    ris = ("TY  - JOUR\nTI  - The <i>rat</i> and CO<inf>2</inf>\nT2  - J &amp; Neuro\nAU  - Doe, Jane\nPY  - 2021\n"
+           "AB  - {}\nDO  - 10.1234/markup\nER  - \n")
+    (entry,) = read_references(ris.format("<p>&lt;b&gt;Background&lt;/b&gt; rats</p>"), "ris")
+    record = entry_record(entry)
+    _no_markup(record)
+    assert (record.title, record.container_title, record.abstract) == ("The rat and CO2", "J & Neuro",
+                                                                       "Background rats")
+    (entry,) = read_references(ris.format("p < 0.05 in rats"), "ris")
+    assert entry_record(entry).abstract == "p < 0.05 in rats"

@@ -22,7 +22,8 @@ from sitegen.records.model import CONTROL_CHARACTER
 # Inline markup of HTML, JATS and MathML: dropped without a trace, its text kept.
 INLINE = frozenset({
     "a", "abbr", "b", "big", "bold", "cite", "code", "del", "dfn", "em", "email", "ext-link", "font", "i", "ins",
-    "inline-formula", "inline-graphic", "italic", "kbd", "mark", "monospace", "named-content", "nobr", "overline",
+    "inf", "inline-formula", "inline-graphic", "italic", "kbd", "mark", "monospace", "named-content", "nobr",
+    "overline",
     "q", "roman", "s", "samp", "sans-serif", "sc", "small", "small-caps", "span", "strike", "strong",
     "styled-content", "sub", "sup", "tt", "u", "underline", "uri", "var", "wbr", "xref",
     "math", "mi", "mn", "mo", "ms", "mtext", "mrow", "msub", "msup", "msubsup", "mfrac", "msqrt", "mroot",
@@ -103,6 +104,8 @@ def plain_text(markup: Any) -> str | None:
     what the first unescaped."""
     if not isinstance(markup, str):
         return None
+    if "<" not in markup and "&" not in markup:  # no tag and no entity: what the parser would give, at once
+        return " ".join(CONTROL_CHARACTER.sub(" ", markup).split()) or None
     text = _once(markup)
     if text != " ".join(markup.split()):
         text = _once(text)

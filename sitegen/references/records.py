@@ -25,6 +25,7 @@ from sitegen.records.ids import (
     normalise_pmid,
     record_id,
 )
+from sitegen.records.markup import plain_text
 from sitegen.records.model import CONTROL_CHARACTER, CslName, Record, RecordMeta, visible_text, web_address
 from sitegen.records.names import split_name
 from sitegen.records.providers import Source
@@ -48,6 +49,7 @@ _BRACE_OR_AND = re.compile(r"[{}]|\s+and\s+")
 _MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
                 "october", "november", "december")
 _ISO_DATE = re.compile(r"(\d{4})(?:-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?)?(?!\d)")
+_MARKUP = re.compile(r"<[A-Za-z/!?]|&(?:#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);")  # a tag or an entity
 _FIRST_PAGE = re.compile(r"^\s*([^-\u2010-\u2015\s]+)")
 ABSTRACT_LIMIT = 200_000  # the longest abstract a Record holds (records/model.py)
 
@@ -57,7 +59,10 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
     its sources. ValueError, saying why, when the entry cannot be a record (it has no title). What was left
     out (an identifier that is not one, characters no text may hold) is appended to `warnings`."""
     notes = warnings if warnings is not None else []
-    title = _text(entry.get("title"), "title", notes)
+    written_title = _text(entry.get("title"), "title", notes)
+    # Markup is turned into text as providers' is (Scopus writes CO<inf>2</inf>, databases <i>…</i>): a record
+    # holds none. Content keys are made from the text as written, so they stay what they were.
+    title = plain_text(written_title) or ""
     if not visible_text(title):
         raise ValueError("the entry has no title")
     if len(title) > 5000:
@@ -68,10 +73,11 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
     if year is None and entry.get("year").strip():
         notes.append(f"year {entry.get('year').strip()!r} is not a year from 1500 to 2099; left out")
     date = _date(entry.get("date"), year) or [part for part in (year, year and _month(entry.get("month"))) if part]
-    container = _text(entry.get("journal"), "journal", notes)
+    written_container = _text(entry.get("journal"), "journal", notes)
+    container = plain_text(written_container) or ""
     page = _text(entry.get("pages"), "pages", notes)
     if not identifiers:
-        identifiers["ref"] = content_ref(title, year, [name.display() for name in authors], container,
+        identifiers["ref"] = content_ref(written_title, year, [name.display() for name in authors], written_container,
                                          entry.get("volume"), entry.get("number"), page, entry.get("abstract"),
                                          CSL_TYPES.get(entry.get("ENTRYTYPE").lower(), "article"), entry.get("url"),
                                          entry.get("issn"))
@@ -112,6 +118,8 @@ def _abstract(entry: Entry, notes: list[str]) -> str | None:
     """The abstract, cut to what a record holds, with a note when it was cut (a whole file pasted into
     one field is a mistake the user should see)."""
     abstract = _text(entry.get("abstract"), "abstract", notes)
+    if _MARKUP.search(abstract):  # as a title's; an abstract without markup keeps its line breaks
+        abstract = plain_text(abstract) or ""
     if len(abstract) > ABSTRACT_LIMIT:
         notes.append(f"the abstract is {len(abstract):,} characters long; cut to the first {ABSTRACT_LIMIT:,}")
     return abstract[:ABSTRACT_LIMIT] or None
