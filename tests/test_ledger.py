@@ -201,3 +201,23 @@ def test_an_unreadable_anchor_file_is_named_not_taken_for_a_missing_anchor(ancho
     code, out, _ = sitegen("ledger", "verify", anchored)
     assert code == 1 and "state.json:1" in out and "ledger_head" in out
     assert "ledger-unanchored" not in out and "anchor-removed" not in out
+
+
+@pytest.mark.parametrize("damage", ["a key twice", "not json", "no event"])
+def test_a_line_that_holds_no_event_is_named_once_not_as_every_later_event_moved(anchored, sitegen, damage):
+    # Every event after a line that cannot be read would seem moved, and every anchor lost: the line is
+    # named, with the one problem that the chain past it is not checked, and nothing else.
+    rows = (anchored / "ledger.jsonl").read_text().splitlines()
+    if damage == "a key twice":
+        rows[4] = rows[4][:-1] + ',"type":"x"}'
+    elif damage == "not json":
+        rows[4] = rows[4][:40]
+    else:
+        rows[4] = json.dumps({"seq": 5})
+    (anchored / "ledger.jsonl").write_text("\n".join(rows) + "\n")
+    for command in ("check", "ledger"):
+        code, out, _ = sitegen(command, *(["verify"] if command == "ledger" else []), anchored)
+        problems = [row for row in out.splitlines() if ": error: " in row]
+        assert code == 1 and len(problems) >= 2, out
+        assert all(row.startswith(f"{anchored}/ledger.jsonl:5") for row in problems), out
+        assert any("the chain is checked only up to line 5" in row for row in problems)

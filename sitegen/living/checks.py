@@ -51,6 +51,14 @@ def living_problems(review: Review) -> list[Problem]:
 def ledger_problems(review: Review) -> list[Problem]:
     """What `sitegen ledger verify` checks too: the chain, time order and the tail anchors."""
     lines = review.ledger_lines
+    unread = review.ledger_unread
+    if unread is not None:  # every event after a line that holds none would seem moved: checked up to it
+        readable = [event for event, line in zip(review.ledger, lines, strict=True) if line < unread]
+        return [Problem(LEDGER, lines[index], None, "ledger-chain", message)
+                for index, message in verify_chain(readable)] + [
+            Problem(LEDGER, unread, None, "not-checked", f"the chain is checked only up to line {unread}, which holds "
+                    "no event that can be read (above): mend that line (or restore ledger.jsonl from Git), then "
+                    "check again")]
     problems = [Problem(LEDGER, lines[index], None, "ledger-chain", message)
                 for index, message in verify_chain(review.ledger)]
     previous_time = None

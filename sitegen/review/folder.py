@@ -176,6 +176,9 @@ class Review:
     # Each event's payload as its typed model, or None where it has no model or is invalid.
     payloads: list[Payload | None] = field(default_factory=list)
     ledger_lines: list[int] = field(default_factory=list)  # line of each event in ledger.jsonl
+    # The first line of ledger.jsonl that holds no event (not JSON, or no valid event): the chain past it
+    # cannot be checked, as every later event would seem moved. None when every line was read.
+    ledger_unread: int | None = None
     snapshot_bodies: set[str] = field(default_factory=set)  # sha256 of every body the snapshot index names
     # What a killed write left (journal, staged and temporary files): until `recover`, files may disagree.
     interrupted: list[str] = field(default_factory=list)
@@ -422,10 +425,12 @@ def _load_records(root: Path, review: Review) -> list[Problem]:
 def _load_ledger(root: Path, review: Review) -> list[Problem]:
     rel = "ledger.jsonl"
     rows, problems = _jsonl_rows(root, rel)
+    unread = [problem.line or 1 for problem in problems if problem.code != "blank-line"]
     for lineno, value in rows or []:
         event, row_problems = parsing.validate(LedgerEvent, parsing.Parsed(value), rel, line=lineno)
         problems += row_problems
         if event is None:
+            unread.append(lineno)
             continue
         payload_model = PAYLOAD_MODELS.get(event.type)
         payload = None
@@ -436,6 +441,7 @@ def _load_ledger(root: Path, review: Review) -> list[Problem]:
         review.ledger.append(event)
         review.payloads.append(payload)
         review.ledger_lines.append(lineno)
+    review.ledger_unread = min(unread, default=None)
     return problems
 
 
