@@ -224,3 +224,20 @@ def test_a_tools_reason_maps_to_the_code_whose_code_or_label_it_names():
     assert reason_code("NON-RODENT SPECIES", reasons) == "non-rodent"
     assert reason_code("no control", reasons) is None
     assert reason_code("No-control-group", reasons) == "no-control-group"
+
+
+def test_appending_to_a_reviewers_file_keeps_its_bytes_and_its_line_breaks(example_copy, sitegen, tmp_path):
+    # A reviewer's file written on Windows (CRLF), with a note of two lines: its bytes stay, and the rows
+    # added end as its lines do, so Git shows only the rows added.
+    rows = list(csv.DictReader(SYNERGY.open()))
+    path = example_copy / TA / "reviewer-c.csv"
+    first = rows[0]["doi"].removeprefix("https://doi.org/").lower()
+    written = f'record_id,decision,reason,note\r\n{first},include,,"two\r\nlines"\r\n'.encode()
+    path.write_bytes(written)
+    export = tmp_path / "asreview.csv"
+    export.write_text(_csv(["doi", "asreview_label"], [[r["doi"], r["label_included"]] for r in rows[1:4]]))
+    code, out, err = sitegen("import-decisions", example_copy, export, "--tool", "asreview", "--reviewer", "reviewer-c")
+    assert code == 0, out + err
+    after = path.read_bytes()
+    assert after.startswith(written) and after.count(b"\r\n") == after.count(b"\n") == 6
+    assert sitegen("check", example_copy)[0] == 0

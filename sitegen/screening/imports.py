@@ -319,10 +319,13 @@ def import_decisions(review: Review, duplicates: dict[str, str], exported: list[
     if not accepted:
         return report, None
     path = review.root / rel
-    text = path.read_text(encoding="utf-8") if path.exists() else _csv_rows([DECISION_COLUMNS])
+    # The file's bytes are kept as they are (its line breaks and the notes' own), and the rows added end
+    # their lines as its first line does: a reviewer's file written on Windows stays CRLF in Git's eyes.
+    text = path.read_bytes().decode("utf-8") if path.exists() else _csv_rows([DECISION_COLUMNS])
+    line_end = "\r\n" if text.partition("\n")[0].endswith("\r") else "\n"
     if text and not text.endswith("\n"):
-        text += "\n"
-    return report, text + _csv_rows([[d.record_id, d.decision, d.reason, d.note] for d, _ in accepted])
+        text += line_end
+    return report, text + _csv_rows([[d.record_id, d.decision, d.reason, d.note] for d, _ in accepted], line_end)
 
 
 def _decision(record_id: str, item: Exported, reasons: dict[str, str], skipped: Skipped,
@@ -401,7 +404,7 @@ def _problems(review: Review, duplicates: frozenset[str]) -> list[Problem]:
     return screening_problems(review, screening_facts(review, duplicates).outcomes, duplicates)
 
 
-def _csv_rows(rows: list[list[str]]) -> str:
+def _csv_rows(rows: list[list[str]], line_end: str = "\n") -> str:
     buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    csv.writer(buffer, lineterminator=line_end).writerows(rows)
     return buffer.getvalue()
