@@ -122,6 +122,8 @@ def test_only_whitelisted_fields_can_be_set(sitegen, example):
     assert code == 1 and "cannot be set directly" in err
     code, _, err = sitegen("state", "set", example, "max_kept", "0")
     assert code == 1 and "max_kept" in err
+    code, _, err = sitegen("state", "set", example, "max_kept", "9" * 23)  # a whole number, only too large
+    assert code == 1 and "less than or equal to 10000" in err
     assert sitegen("check", example)[0] == 0
 
 
