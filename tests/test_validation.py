@@ -372,11 +372,12 @@ def test_the_no_term_reason_names_the_words(two_strategies):
 def test_validation_csv_bare_numbers_are_pmids_and_one_study_is_listed_once(example_copy, sitegen):
     record = next(r for r in open_review(example_copy).review.records.values() if r.PMID and r.PMCID and r.DOI)
     (example_copy / "validation.csv").write_text(
-        f"record_id,note\n{record.DOI},\n{record.PMID},\n{record.PMCID},\n0,\n0123,\n")
+        f"record_id,note\n{record.DOI},\n{record.PMID},\n{record.PMCID},\n0,\n0{record.PMID},\n")
     code, out, _ = sitegen("check", example_copy)
     assert code == 1
     assert "validation.csv:3" in out and "validation.csv:4" in out and "already listed on line 2" in out
-    assert "validation.csv:5" in out and "validation.csv:6" in out and "a bare number, read as a PMID" in out
+    assert "validation.csv:5" in out and "a bare number, read as a PMID" in out
+    assert "validation.csv:6" in out and "already listed on line 2" in out  # zero-padded, the same PMID
     assert "PMC0" not in out
 
 

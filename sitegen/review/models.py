@@ -915,8 +915,8 @@ def known_study_id(value: str) -> str:
     if value.strip().isascii() and value.strip().isdigit():  # a bare number is a PMID, never a PMCID
         pmid = NORMALISERS["pmid"](value)
         if pmid is None:
-            raise ValueError(f"{value!r} is a bare number, read as a PMID, but no PMID is written so (a PMID has no "
-                             "leading zero and is not 0; write a PMCID as PMC…)")
+            raise ValueError(f"{value!r} is a bare number, read as a PMID, but no PMID is written so (a PMID is a "
+                             "whole number from 1; write a PMCID as PMC…)")
         return id_from_identifiers({"pmid": pmid}) or value
     if found := written_record_id(value, KNOWN_STUDY_NAMESPACES):
         return found
