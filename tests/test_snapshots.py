@@ -165,3 +165,23 @@ def test_an_ad_hoc_recording_replays_itself_not_a_dated_run(tmp_path):
             openalex.search(fetch, SETTINGS, {"search": "x"})
     replayed = openalex.search(Fetcher("replay", SnapshotStore(tmp_path / "snapshots")), SETTINGS, {"search": "x"})
     assert len(replayed.records) == 1
+
+
+@pytest.mark.parametrize("location", [
+    "https://api.openalex.org/works;api_key=oa-secret-key-123;mailto=secret.person@example.org",
+    "https://secret.person%40example.org:oa-secret-key-123@api.openalex.org/works",
+    "https://api.openalex.org/works#oa-secret-key-123",
+    "https://api.openalex.org/w/oa-secret-key-123/SECRET.PERSON@EXAMPLE.ORG",  # the address in another case
+])
+def test_a_redirect_never_carries_a_credential_into_what_is_written(tmp_path, location):
+    # A refused redirect's target is kept in the outcome's warning, the snapshot index and (through them) the
+    # ledger and the run's manifest: only its address, and nothing of the request's key or contact address.
+    store = SnapshotStore(tmp_path / "snapshots")
+    fetch, _, _ = fetcher(lambda request: httpx.Response(301, headers={"location": location}), mode="record",
+                          store=store)
+    with fetch:
+        outcome = openalex.search(fetch, SETTINGS, {"search": "object in context"})
+    assert outcome.status == "unavailable" and "redirects are refused" in outcome.warnings[0]
+    written = b"".join(p.read_bytes() for p in (tmp_path / "snapshots").rglob("*") if p.is_file())
+    for text in (written, " ".join(outcome.warnings).encode()):
+        assert b"oa-secret-key-123" not in text and b"secret.person" not in text.lower(), text

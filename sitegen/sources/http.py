@@ -20,7 +20,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 import httpx
 
@@ -175,8 +175,8 @@ class Fetcher:
                 outcome = SnapshotEntry(**base, error="unavailable",
                                         message=f"{provider.name} could not be reached ({type(exc).__name__})")
                 body = None
-            except _Refused as exc:
-                return SnapshotEntry(**base, error="unavailable", message=str(exc)), None
+            except _Refused as exc:  # its text may quote the provider (a redirect's target): redacted as a body is
+                return SnapshotEntry(**base, error="unavailable", message=_redact_text(str(exc), secrets)), None
             else:
                 message = None if status < 400 else f"{provider.name} answered HTTP {status}"
                 outcome = SnapshotEntry(**base, status=status, content_type=content_type, retry_after=retry_after,
@@ -199,7 +199,7 @@ class Fetcher:
                                  timeout=httpx.Timeout(provider.read_timeout, connect=provider.connect_timeout)) as response:
             if response.is_redirect:
                 target = response.headers.get("location", "elsewhere")
-                raise _Refused(_REDIRECT.format(name=provider.name, target=_without_query(target)))
+                raise _Refused(_REDIRECT.format(name=provider.name, target=_address_only(target)))
             declared = response.headers.get("content-length")
             if declared and declared.isdecimal() and int(declared) > provider.max_bytes:
                 raise _Refused(f"{provider.name} response of {int(declared):,} bytes is over the "
@@ -274,8 +274,22 @@ def _capped_body(response: httpx.Response, provider: Provider, elapsed: Callable
     return b"".join(chunks)
 
 
-def _without_query(url: str) -> str:
-    return url.split("?", 1)[0]
+def _address_only(url: str) -> str:
+    """A redirect's target as scheme, host and path only: its user information, ;parameters, query and
+    fragment can carry the request's key or contact address back, and none of them says where it points."""
+    parts = urlsplit(url.strip())
+    host = parts.hostname or ""
+    port = f":{parts.port}" if _has_port(parts) else ""
+    path = re.sub(r";[^/]*", "", parts.path)
+    shown = f"{parts.scheme}://{host}{port}{path}" if parts.scheme and host else path
+    return "".join(shown.split()) or "elsewhere"
+
+
+def _has_port(parts: SplitResult) -> bool:
+    try:
+        return parts.port is not None
+    except ValueError:  # a port that is no number
+        return False
 
 
 def _retry_after(headers: httpx.Headers) -> float | None:
@@ -297,6 +311,10 @@ def _retry_after(headers: httpx.Headers) -> float | None:
         return None
 
 
+def _redact_text(text: str, secrets: Secrets) -> str:
+    return _redact(text.encode("utf-8", "surrogatepass"), secrets).decode("utf-8", "replace")
+
+
 def _redact(body: bytes, secrets: Secrets) -> bytes:
     # Some providers echo the request, URL-encoded or JSON-escaped; a key or contact
     # address must never reach a snapshot, a warning or the ledger in any form.
@@ -316,4 +334,5 @@ def _secret_pattern(value: str) -> re.Pattern[bytes]:
         if char == " ":
             forms.add(b"+")
         parts.append(b"(?:" + b"|".join(re.escape(form) for form in sorted(forms)) + b")")
-    return re.compile(b"".join(parts))
+    # Letters in any case: a contact address is the same address however a provider echoes it.
+    return re.compile(b"".join(parts), re.IGNORECASE)
