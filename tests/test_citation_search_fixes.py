@@ -250,3 +250,17 @@ def test_monitor_add_with_such_a_doi_runs_from_the_command_line(sitegen, tmp_pat
     code, out, err = sitegen("monitor", "add", review, "--id", "odd", "--citations", "citing: 10.1000/a?b",
                              "--at", FIRST)
     assert code == 0 and "Traceback" not in err and "7 new records" in out
+
+
+def test_listed_works_of_which_openalex_sends_none_are_doubt_not_nothing():
+    # The seed lists its references, but the batch lookup of them answers with none: no answer, never "no
+    # new records" (a listed work OpenAlex merged away may be missing; every one is a fault).
+    world = OpenAlex(SYNERGY)
+
+    def served(request: httpx.Request) -> httpx.Response:
+        if "openalex:" in request.url.params.get("filter", ""):
+            return json_response(json.dumps({"meta": {"count": 0, "next_cursor": None}, "results": []}))
+        return world(request)
+    fetch, _, _ = fetcher(served)
+    outcome = openalex.citation_search(fetch, SETTINGS, parse_citation_query(f"references: {CITES_TWO}"))
+    assert not outcome.complete and "OpenAlex sent none of the" in outcome.doubt

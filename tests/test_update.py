@@ -18,9 +18,11 @@ from hypothesis import strategies as st
 
 from sitegen.commands import add_monitor, update
 from sitegen.errors import LockHeld, SitegenError
-from sitegen.living.update import markdown_report, new_ids
-from sitegen.review.models import Strategy
+from sitegen.living.update import collapse_doubted, markdown_report, new_ids
+from sitegen.records.model import Record
+from sitegen.review.models import RetrievalPayload, Strategy
 from sitegen.review.transaction import review_lock
+from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import SourceSettings
 from sitegen.workspace import inspect
 
@@ -485,11 +487,19 @@ def _one_record_malformed(results: list[dict]) -> dict:
             "resultList": {"result": [dict(results[0], title={"oops": 1}), *results[1:]]}}
 
 
+def _no_item_usable(results: list[dict]) -> dict:
+    """What a renamed field looks like: the count holds, and no item has a title."""
+    return {"hitCount": len(results), "nextCursorMark": "end",
+            "resultList": {"result": [{key: value for key, value in result.items() if key != "title"}
+                                      for result in results]}}
+
+
 @pytest.mark.parametrize("fault, named", [
     (_hitcount_below_results, "reported 1 matches but sent 4 different items"),
     (_valid_looking_zero, "reported 0 matches where this strategy's last complete run had 2"),
     (_one_record_malformed, "could not be read"),
-], ids=["count-below-results", "zero-after-records", "malformed-record"])
+    (_no_item_usable, "none of the 4 Europe PMC"),
+], ids=["count-below-results", "zero-after-records", "malformed-record", "no-item-usable"])
 def test_a_valid_looking_short_answer_is_incomplete_never_no_new_records(sitegen, tmp_path, monkeypatch, fault, named):
     """Faults that once exited 0 with fewer records: each is an incomplete run (exit 3), named in the report."""
     review = new_review(sitegen, tmp_path)
@@ -709,3 +719,14 @@ def test_an_existing_records_title_and_abstract_stay_as_reviewers_saw_them(siteg
     after = {r["id"]: r for r in map(json.loads, (review / "records.jsonl").read_text().splitlines())}
     for record_id, record in before.items():
         assert after[record_id]["title"] == record["title"] and after[record_id].get("abstract") == record.get("abstract")
+
+
+def test_usable_records_that_collapse_while_the_count_holds_are_doubted():
+    # The provider's count is as before, but it sends records sitegen can use for a tenth of them at most.
+    before = RetrievalPayload(monitor_id="m", source="europepmc", query="q", record_ids=[f"pmid:{n}" for n in range(1, 41)],
+                              total=40)
+    records = [Record(id=f"pmid:{n}", title="A study", PMID=str(n)) for n in range(1, 4)]
+    doubted = collapse_doubted(SourceOutcome(source="europepmc", status="ok", records=records, total=40), before)
+    assert not doubted.complete and "sent 3 usable records where this strategy's last complete run had 40" in doubted.doubt
+    fewer_before = before.model_copy(update={"record_ids": before.record_ids[:6]})
+    assert collapse_doubted(SourceOutcome(source="europepmc", status="ok", records=records, total=40), fewer_before).complete

@@ -301,10 +301,16 @@ def collapse_doubted(outcome: SourceOutcome, previous: RetrievalPayload | None) 
         return outcome
     before = previous.total if previous.total is not None else len(previous.record_ids)
     now = outcome.total if outcome.total is not None else len(outcome.records)
-    if before == 0 or now * 10 >= before:
-        return outcome
-    return outcome.model_copy(update={"doubt": f"{label(outcome.source)} reported {now} matches where this strategy's "
-                                               f"last complete run had {before}: taken for a fault, not an answer"})
+    if before and now * 10 < before:
+        return outcome.model_copy(update={"doubt": f"{label(outcome.source)} reported {now} matches where this "
+                                                   f"strategy's last complete run had {before}: taken for a fault, "
+                                                   "not an answer"})
+    # The count may hold while the records do not (items it can no longer read, under a changed format).
+    if len(outcome.records) * 10 < len(previous.record_ids):
+        return outcome.model_copy(update={"doubt": f"{label(outcome.source)} sent {len(outcome.records)} usable records "
+                                                   f"where this strategy's last complete run had "
+                                                   f"{len(previous.record_ids)}: taken for a fault, not an answer"})
+    return outcome
 
 
 def _retrieval(search: SavedSearch, run: StrategyRun) -> RetrievalPayload:

@@ -402,6 +402,9 @@ class Pager:
         reasons = "; ".join(self._reasons[:3])
         if self._unreadable and not self.records:
             raise Malformed(f"{len(self._unreadable)} of {self.read} {name} {noun} could not be read ({reasons})")
+        if self.read and not self.records:  # what a renamed id or title field looks like: no answer, not "none new"
+            raise Malformed(f"none of the {self.read} {name} {noun} could be used ({len(self._skipped)} had "
+                            f"{self.items.missing}, {len(self._untitled)} no title)")
         if self._skipped:
             shown = f": {listed(list(self._skipped_names))}" if self._skipped_names else ""
             trace.warnings.append(f"{len(self._skipped)} {name} {noun} had {self.items.missing} and were skipped{shown}")

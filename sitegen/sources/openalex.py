@@ -401,6 +401,9 @@ def _listed(trace: Trace, works: list[dict[str, Any]], key: str, at_least: int, 
         trace.warnings.append(f"the seeds lead to {len(ranked)} works; only the first {settings.max_records} were "
                               "read (raise SITEGEN_MAX_RECORDS)")
     outcome = _by_ids(trace, ranked[:settings.max_records], settings)
+    if ranked and not outcome.records:  # a work OpenAlex merged away may be missing; every one is no answer
+        doubts.append(f"OpenAlex sent none of the {len(ranked[:settings.max_records])} works the seeds list under "
+                      f"{key.replace('_', ' ')}: taken for a fault, not an answer")
     place = {work_id: index for index, work_id in enumerate(ranked)}
     records = sorted(outcome.records, key=lambda record: place.get(record.custom.openalex or "", len(place)))
     return outcome.model_copy(update={"records": records, "total": None if truncated else len(ranked),
