@@ -220,3 +220,20 @@ def test_a_converter_that_fails_on_every_item_is_an_outage_not_a_traceback(call,
                                                        headers={"content-type": call.content_type}))
     assert outcome.status == "unavailable" and outcome.records == [] and not outcome.complete
     assert f"could not be read ({error.__name__})" in outcome.warnings[0]
+
+
+NGINX_404 = b"<html><head><title>404 Not Found</title></head><body><center><h1>404 Not Found</h1></center><hr><center>nginx</center></body></html>"
+
+
+@pytest.mark.parametrize("lookup", [
+    lambda f: openalex.lookup(f, SETTINGS, "10.1023/a:1007154515475"),
+    lambda f: test_crossref.crossref.lookup(f, SETTINGS, "10.1371/journal.pone.0033693"),
+    lambda f: test_crossref.crossref.agency(f, SETTINGS, "10.1371/journal.pone.0033693")[1],
+], ids=["openalex", "crossref", "crossref-agency"])
+def test_a_404_page_that_is_not_the_providers_own_is_an_outage_not_not_found(lookup):
+    # A proxy's or a moved address's 404 says nothing of the record: verification would take "not found"
+    # for a citation that does not resolve (refusal grade), so it is an outage (inconclusive).
+    fetch, _, _ = fetcher(lambda request: httpx.Response(404, content=NGINX_404, headers={"content-type": "text/html"}))
+    with fetch:
+        outcome = lookup(fetch)
+    assert outcome.status == "unavailable" and "not its own 'not found'" in outcome.warnings[-1]

@@ -481,6 +481,19 @@ def check_status(response: Response, provider: str) -> None:
         raise SourceError("unavailable", f"{provider} answered HTTP {response.status}")
 
 
+def not_found(response: Response, provider: str, *own: bytes) -> bool:
+    """Whether the response is the provider's own "no such record": a 404 whose body holds one of `own`, the
+    words it answers so with (as recorded). A 404 page of anything else (a proxy, a CDN, an address the
+    provider moved) says nothing of the record: an outage, never "not found", which verification would
+    take for a citation that does not resolve."""
+    if response.status != 404:
+        return False
+    if any(words in response.body for words in own):
+        return True
+    raise SourceError("unavailable", f"{provider} answered 404 with a page that is not its own 'not found' (a moved "
+                                     "address or a proxy's page): taken for an outage")
+
+
 def _error_detail(response: Response) -> str:
     """The provider's own explanation of a refusal (a JSON `message` or `error`, else the body's start)."""
     text = response.body[:300].decode("utf-8", "replace")

@@ -24,6 +24,7 @@ from sitegen.sources.base import (
     as_list,
     check_status,
     date_from_parts,
+    not_found,
     parse_json,
     require_title,
     run_call,
@@ -36,6 +37,7 @@ from sitegen.sources.settings import SourceSettings
 
 BASE = "https://api.crossref.org"
 PROVIDER = Provider(label("crossref"), frozenset({"api.crossref.org"}), min_interval=0.1)
+NOT_FOUND = b"Resource not found"  # how Crossref answers a DOI it does not know: a 404 in plain text
 MAX_ROWS = 1000  # Crossref's documented maximum for `rows`
 WORKS = Items("work(s)", "no DOI",
               lambda item: normalise_doi(item.get("DOI")) if isinstance(item, dict) else None)
@@ -202,7 +204,7 @@ def lookup(fetcher: Fetcher, settings: SourceSettings, doi: str) -> SourceOutcom
     def call(trace: Trace) -> SourceOutcome:
         response = trace.get(url, [])
         check_status(response, PROVIDER.name)
-        if response.status == 404:  # Crossref answers "Resource not found." in plain text
+        if not_found(response, PROVIDER.name, NOT_FOUND):
             return trace.outcome("ok", [], 0)
         message = _envelope_message(response, "work")
         record = to_record(message, work_to_record, "the work")
@@ -227,7 +229,7 @@ def agency(fetcher: Fetcher, settings: SourceSettings, doi: str) -> tuple[str | 
     def call(trace: Trace) -> SourceOutcome:
         response = trace.get(f"{BASE}/works/{quote(asked, safe='/')}/agency", [])
         check_status(response, PROVIDER.name)
-        if response.status == 404:
+        if not_found(response, PROVIDER.name, NOT_FOUND):
             return trace.outcome("ok", [], 0)
         message = _envelope_message(response, "work-agency")
         name = text_value(as_dict(message.get("agency")).get("id"))

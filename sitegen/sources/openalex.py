@@ -33,6 +33,7 @@ from sitegen.sources.base import (
     as_dict,
     as_list,
     check_status,
+    not_found,
     parse_date,
     parse_json,
     require_title,
@@ -47,6 +48,9 @@ from sitegen.sources.settings import SourceSettings
 
 BASE = "https://api.openalex.org"
 PROVIDER = Provider(label("openalex"), frozenset({"api.openalex.org"}), min_interval=0.1)
+# How OpenAlex answers a work it does not have: a 404 page of its web framework (as recorded), or JSON naming
+# the error.
+NOT_FOUND = (b"The requested URL was not found on the server", b'"error"')
 IDS_PER_REQUEST = 50  # OpenAlex accepts up to 50 values in one OR filter
 MAX_IDS_PER_SEED = 2000  # of one seed's referenced or related works, as many as a run follows
 # What a URL path holds as it is (RFC 3986's pchar less the unreserved characters quote() keeps anyway): anything
@@ -341,7 +345,7 @@ def _work(trace: Trace, identifier: str) -> tuple[dict[str, Any], Record] | None
     """One work by OpenAlex id, DOI or PMID: as OpenAlex sent it and as a record; None when OpenAlex has none."""
     response = trace.get(f"{BASE}/works/{_lookup_path(identifier)}", [])
     check_status(response, PROVIDER.name)
-    if response.status == 404:
+    if not_found(response, PROVIDER.name, *NOT_FOUND):
         return None
     work = parse_json(response)
     record = to_record(work, work_to_record, "the work") if isinstance(work, dict) else None
