@@ -237,3 +237,22 @@ def test_a_404_page_that_is_not_the_providers_own_is_an_outage_not_not_found(loo
     with fetch:
         outcome = lookup(fetch)
     assert outcome.status == "unavailable" and "not its own 'not found'" in outcome.warnings[-1]
+
+
+def test_a_provider_that_keeps_refusing_is_asked_no_more_in_the_run():
+    # Verification looks up each included study: a provider refusing every request after every retry is
+    # given up after a few, so hundreds of studies do not each wait out the same refusal (hours).
+    fetch, recorder, time = fetcher(lambda request: httpx.Response(429, headers={"retry-after": "30"}))
+    with fetch:
+        outcomes = [openalex.lookup(fetch, SETTINGS, f"10.1234/study.{n}") for n in range(40)]
+    assert all(outcome.status in ("rate_limited", "unavailable") for outcome in outcomes)
+    assert "was not asked" in outcomes[-1].warnings[-1]
+    asked = len(recorder.requests)
+    assert asked == 3 * 4  # three lookups, each with its three retries; then none
+    assert sum(time.sleeps) < 3 * 3 * 31
+    # A provider that answers again is asked again: only refusals in a row count.
+    answers = iter([httpx.Response(503)] * 8 + [httpx.Response(404, content=b"Resource not found.")] * 10)
+    fetch, recorder, _ = fetcher(lambda request: next(answers))
+    with fetch:
+        statuses = [test_crossref.crossref.lookup(fetch, SETTINGS, f"10.1234/study.{n}").status for n in range(4)]
+    assert statuses == ["unavailable", "unavailable", "ok", "ok"]

@@ -29,6 +29,7 @@ from sitegen.sources.outcome import Status
 from sitegen.sources.snapshots import SnapshotMissing, SnapshotStore, describe, fingerprint
 
 RETRYABLE = {429, 500, 502, 503, 504}
+GIVE_UP_AFTER = 3  # requests to one provider refused in a row, after every retry, before it is asked no more
 
 
 class SourceError(Exception):
@@ -102,6 +103,10 @@ class Fetcher:
         self._max_wait = max_wait
         self._next_request: dict[str, float] = {}
         self._seen: dict[str, int] = {}  # how often each request was made in this run
+        # Per provider, how many requests in a row ended still refused (429, 5xx) after every retry: at
+        # GIVE_UP_AFTER it is asked nothing more in this run, so a verification of hundreds of studies
+        # does not wait out the same refusal for each one (hours), nor keep asking one that asked to wait.
+        self._refused_in_a_row: dict[str, int] = {}
         self._client = None if mode == "replay" else httpx.Client(transport=transport, follow_redirects=False)
 
     def close(self, save: bool = True) -> None:
@@ -163,6 +168,17 @@ class Fetcher:
                headers: dict[str, str]) -> tuple[SnapshotEntry, bytes | None]:
         """Send with retries; the final outcome as a snapshot entry (not yet stored) and body."""
         base = {"fingerprint": "0" * 64, "url": url, "params": params}
+        if self._refused_in_a_row.get(provider.name, 0) >= GIVE_UP_AFTER:
+            return SnapshotEntry(**base, error="unavailable", message=f"{provider.name} was not asked: it refused "
+                                 f"{GIVE_UP_AFTER} requests in a row earlier in this run, after every retry"), None
+        entry, body, gave_up = self._fetch_with_retries(provider, url, params, secrets, headers, base)
+        self._refused_in_a_row[provider.name] = self._refused_in_a_row.get(provider.name, 0) + 1 if gave_up else 0
+        return entry, body
+
+    def _fetch_with_retries(self, provider: Provider, url: str, params: list[tuple[str, str]], secrets: Secrets,
+                            headers: dict[str, str], base: dict) -> tuple[SnapshotEntry, bytes | None, bool]:
+        """The final outcome and body, and whether it is a refusal that outlasted every retry (429, 5xx, no
+        answer); a response sitegen refuses itself (a redirect, too large) is none: retrying would not help."""
         attempt = 0
         while True:
             self._wait_turn(provider)
@@ -176,17 +192,17 @@ class Fetcher:
                                         message=f"{provider.name} could not be reached ({type(exc).__name__})")
                 body = None
             except _Refused as exc:  # its text may quote the provider (a redirect's target): redacted as a body is
-                return SnapshotEntry(**base, error="unavailable", message=_redact_text(str(exc), secrets)), None
+                return SnapshotEntry(**base, error="unavailable", message=_redact_text(str(exc), secrets)), None, False
             else:
                 message = None if status < 400 else f"{provider.name} answered HTTP {status}"
                 outcome = SnapshotEntry(**base, status=status, content_type=content_type, retry_after=retry_after,
                                         message=message)
                 if status not in RETRYABLE:
-                    return outcome, body
+                    return outcome, body, False
             attempt += 1
             delay = max(outcome.retry_after or 0.0, 2.0 ** (attempt - 1))
             if attempt > provider.max_retries or delay > self._max_wait:
-                return outcome, body
+                return outcome, body, True
             self._sleep(delay)
 
     def _send(self, provider: Provider, url: str, params: list[tuple[str, str]], secrets: Secrets,
