@@ -179,3 +179,18 @@ def test_an_arxiv_id_is_no_doi_and_joins_nothing_else():
     written = _entry("b", title="Graph neural networks", year="2021", doi="2101.00001")
     assert dict(to_work(written).identifiers) == {"arxiv": "2101.00001"}
     assert identity_sets([other, written]) == []
+
+
+def test_abstracts_numbered_within_one_supplement_article_are_two_works(sitegen, tmp_path):
+    # Oxford numbers a supplement's abstracts ehz745.0123, ehz745.0124, ...: the number after the dot tells
+    # them apart (a spreadsheet's 123.0 is page 123).
+    source = tmp_path / "supplement.csv"
+    row = ('{key},article,"Ahmed, K and Olsen, P",Sleep duration and atrial fibrillation in the UK Biobank,2019,'
+           "European Heart Journal,40,Supplement_1,{pages},,\n")
+    header = "ID,ENTRYTYPE,author,title,year,journal,volume,number,pages,doi,abstract\n"
+    for pages, merged in ((("ehz745.0123", "ehz745.0999"), []), (("123.0", "123"), ["s1;s2"])):
+        source.write_text(header + row.format(key="s1", pages=pages[0]) + row.format(key="s2", pages=pages[1]),
+                          encoding="utf-8")
+        code, _, err = sitegen("dedupe", source, "--out", tmp_path / "sets.csv")
+        assert code == 0, err
+        assert (tmp_path / "sets.csv").read_text().splitlines() == ["merged_ids", *merged]

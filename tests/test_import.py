@@ -400,3 +400,23 @@ def test_a_run_never_shows_more_new_records_than_its_source_returned(sitegen, tm
     assert run["identified_other_by_source"] == {"Embase": 3} and run["records"] == 2
     code, out, _ = sitegen("prisma", review)
     assert "Embase returned 3, 3 new" in out
+
+
+@pytest.mark.parametrize("second_title, second_page", [
+    ("Sleep duration and atrial fibrillation in women in the UK Biobank", "124"),  # a supplement's next abstract
+    ("Sleep duration and atrial fibrillation in the UK Biobank: part 2", "123"),  # the next part of a series
+])
+def test_works_that_share_a_doi_are_kept_apart_by_import_as_by_dedupe(sitegen, tmp_path, second_title, second_page):
+    # Every abstract of a conference supplement carries its DOI: an import must not fold two of them into one
+    # record (a study lost from screening) where `sitegen dedupe` keeps them apart.
+    entry = ("TY  - JOUR\nTI  - {}\nAU  - Ahmed, K\nAU  - Olsen, P\nPY  - 2019\nT2  - European Heart Journal\n"
+             "VL  - 40\nIS  - Supplement_1\nSP  - {}\nDO  - 10.1093/eurheartj/ehz745\nER  - \n")
+    first_title = "Sleep duration and atrial fibrillation in the UK Biobank" + (": part 1" if "part" in second_title else "")
+    ris = tmp_path / "supplement.ris"
+    ris.write_text(entry.format(first_title, "123") + entry.format(second_title, second_page), encoding="utf-8")
+    review = new_review(sitegen, tmp_path)
+    import_json(sitegen, review, ris, "--at", FIRST)
+    titles = sorted(json.loads(line)["title"] for line in (review / "records.jsonl").read_text().splitlines())
+    assert titles == sorted([first_title, second_title])
+    code, _, _ = sitegen("dedupe", ris, "--out", tmp_path / "sets.csv")
+    assert code == 0 and (tmp_path / "sets.csv").read_text().splitlines() == ["merged_ids"]

@@ -28,23 +28,20 @@ same result.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
 from sitegen.records.ids import NAMESPACE_LABELS, NAMESPACES, arxiv_of_doi, content_ref, parse_record_id, record_id
+from sitegen.records.matching import TITLE_FLOOR, Work, linked_pair, record_work
 from sitegen.records.model import Record, RecordMeta, model_data
-from sitegen.records.names import Person, person, same_person, written
 from sitegen.records.notices import notice_kind
 from sitegen.records.providers import MERGE_PRIORITY, SOURCES
 from sitegen.records.titles import comparable_title
 
-# Normalised-title similarity (rapidfuzz ratio, 0-100) below which records sharing an identifier
-# are not taken for one work. On real review searches (bib-dedupe's benchmark data) true duplicate
-# pairs score 69 or more and records sharing a supplement's DOI 58 or less.
-TITLE_FLOOR = 60
-SAME_TITLES = 95  # titles this alike under one DOI are one work, however differently its authors are written
 LARGE_GROUP = 256  # records sharing one DOI beyond which only equal titles are joined through it
 # Identifiers that name one work only. A DOI can be shared by different works (a conference supplement
 # gives one DOI to every abstract; an erratum or a reply is often exported with the DOI of the article it
@@ -126,12 +123,12 @@ def is_notice(record: Record) -> bool:
 
 
 def _title_clusters(group: list[int], titles: list[str], ids: list[Identifiers],
-                    notices: list[bool], firsts: list[Person | None] | None = None) -> list[list[int]]:
+                    notices: list[bool], work: Callable[[int], Work]) -> list[list[int]]:
     """Single-linkage clusters of the group's records along the identifiers they share: two records
     sharing an identifier of one work (_ONE_WORK) are joined; two titled records sharing only a DOI are
-    joined when both are notices or both are not and their titles agree (similarity at or above TITLE_FLOOR,
-    and SAME_TITLES when their first authors are plainly two people; among more than LARGE_GROUP records,
-    equal titles). A record without a title joins
+    joined when the matcher takes them for one work as `sitegen dedupe` does (`matching.linked_pair`:
+    related titles with the same numbers, and no disagreement of pages, volume, year or first author;
+    among more than LARGE_GROUP records, equal titles). A record without a title joins
     through its DOI only when the titled records holding that DOI are one cluster (or there are none):
     a DOI on several works (a supplement's) tells nothing of which one it is. Titles never join records
     that share no identifier."""
@@ -155,10 +152,10 @@ def _title_clusters(group: list[int], titles: list[str], ids: list[Identifiers],
         for n, a in enumerate(titled):
             for b in titled[n + 1:]:
                 first, second = group[a], group[b]
-                if notices[first] != notices[second]:
-                    continue
-                score = fuzz.ratio(titles[first], titles[second], score_cutoff=TITLE_FLOOR)
-                if score and (score >= SAME_TITLES or not _other_author(firsts, first, second)):
+                if notices[first] != notices[second] or not fuzz.ratio(titles[first], titles[second],
+                                                                       score_cutoff=TITLE_FLOOR):
+                    continue  # told apart at once, as most records of a supplement's DOI are
+                if linked_pair(work(first), work(second)):
                     forest.union(a, b)
     for positions in dois:
         titled = [p for p in positions if titles[group[p]]]
@@ -173,22 +170,9 @@ def _title_clusters(group: list[int], titles: list[str], ids: list[Identifiers],
     return list(clusters.values())
 
 
-def _other_author(firsts: list[Person | None] | None, a: int, b: int) -> bool:
-    """Whether two records' first authors are plainly two people (two abstracts of one supplement)."""
-    if not firsts or firsts[a] is None or firsts[b] is None:
-        return False
-    return not same_person(firsts[a], firsts[b]) and not (firsts[a].organisation or firsts[b].organisation)
-
-
-def _first_author(record: Record) -> Person | None:
-    if not record.author:
-        return None
-    return person(written(record.author[0]))
-
-
 def _split_titles(group: list[int], ids: list[Identifiers], titles: list[str], notices: list[bool],
-                  notes: dict[int, list[str]], firsts: list[Person | None]) -> list[list[int]]:
-    clusters = _title_clusters(group, titles, ids, notices, firsts) if len(group) > 1 else [group]
+                  notes: dict[int, list[str]], work: Callable[[int], Work]) -> list[list[int]]:
+    clusters = _title_clusters(group, titles, ids, notices, work) if len(group) > 1 else [group]
     if len(clusters) == 1:
         return [group]
     shared = sorted({f"{NAMESPACE_LABELS[ns]} {v}" for cluster in clusters for i in cluster for ns, v in ids[i].items()
@@ -338,12 +322,12 @@ def deduplicate(records: list[Record]) -> Deduplicated:
     ids = [_keys(record) for record in records]
     titles = [comparable_title(record.title) for record in records]
     notices = [is_notice(record) for record in records]
-    firsts = [_first_author(record) for record in records]
+    work = functools.cache(lambda index: record_work(records[index]))  # only records sharing a DOI need one
     groups = []
     for component in _components(list(range(len(records))), ids):
         # A DOI shared by different works is no link: those links are cut first, then what the
         # remaining links join is checked for contradictory identifiers.
-        for cluster in _split_titles(component, ids, titles, notices, notes, firsts):
+        for cluster in _split_titles(component, ids, titles, notices, notes, work):
             groups += _split(cluster, ids, notes)
     merged = [(merge([records[i] for i in group], [n for i in group for n in notes[i]]), sorted(group))
               for group in groups]

@@ -45,7 +45,6 @@ from typing import Literal
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
-from sitegen.records.identity import TITLE_FLOOR
 from sitegen.records.model import Record
 from sitegen.records.names import Person, author_names, person, same_person, written
 from sitegen.records.notices import notice_kind
@@ -55,6 +54,10 @@ from sitegen.records.titles import GREEK_LETTERS, comparable_title, folded
 Verdict = Literal["same", "probable", "different"]
 Agreement = Literal["equal", "differ", "unknown"]
 
+# Normalised-title similarity (rapidfuzz ratio, 0-100) below which records sharing an identifier
+# are not taken for one work. On real review searches (bib-dedupe's benchmark data) true duplicate
+# pairs score 69 or more and records sharing a supplement's DOI 58 or less.
+TITLE_FLOOR = 60
 EQUAL_TITLE = 98.0  # normalised-title ratio (0-100) of titles taken for equal
 SAME_TITLE = 95.0  # a SAME pair needs this
 NEAR_TITLE = 90.0  # or this with three corroborating fields
@@ -99,9 +102,14 @@ def pages(text: str) -> tuple[str, str]:
 
 
 def _page_parts(page: str) -> tuple[str, str]:
-    """A page's letter prefix and number: "e0137960" -> ("e", "137960"), "A175.E1638" -> ("a", "175")."""
-    found = re.match(r"\s*(?:pp?\.?\s*)?([a-z]*)0*(\d+)", page)
-    return (found.group(1), found.group(2)) if found else ("", "")
+    """A page's letter prefix and number: "e0137960" -> ("e", "137960"), "A175.E1638" -> ("a", "175"). A number
+    after a dot is part of it ("ehz745.0123" -> ("ehz", "745.0123"): Oxford numbers a supplement's abstracts
+    so, every one of them "ehz745"), but for zeros alone ("123.0", a spreadsheet's number)."""
+    found = re.match(r"\s*(?:pp?\.?\s*)?([a-z]*)0*(\d+)(?:\.(\d+))?", page)
+    if not found:
+        return "", ""
+    number, after_dot = found.group(2), found.group(3)
+    return found.group(1), number + (f".{after_dot}" if after_dot and after_dot.strip("0") else "")
 
 
 def volume_number(text: str) -> str:
@@ -453,7 +461,7 @@ def versions_of_one_work(a: Work, b: Work) -> bool:
 def disagree(a: Work, b: Work) -> bool:
     """Whether two records may not end up in one set: something rules them out; they disagree on
     volume, first page, year, first author or the numbers in their titles and are not the same for all that; or their
-    titles are unrelated (below identity.TITLE_FLOOR), so that no chain through records that lack a
+    titles are unrelated (below TITLE_FLOOR), so that no chain through records that lack a
     field (a record without a title, a volume or pages) joins two works."""
     if conflict(a, b):
         return True
@@ -465,7 +473,7 @@ def disagree(a: Work, b: Work) -> bool:
     return discrepant and classify(a, b)[0] != "same"
 
 
-def _linked_pair(a: Work, b: Work) -> bool:
+def linked_pair(a: Work, b: Work) -> bool:
     """Whether two titled records the identity graph joined (a shared DOI) are one work: related titles
     with the same numbers, first authors not plainly different (unless the titles are equal: one work with
     its authors transliterated two ways), and nothing else in the way. A DOI is
@@ -506,7 +514,7 @@ def candidate_pairs(works: list[Work], focus: set[int] | None = None) -> list[tu
 
 def find_duplicates(works: list[Work], linked: list[list[str]] = (), focus: set[str] | None = None) -> Matches:
     """Duplicate sets among `works`. `linked` are sets of keys the identity graph joined (a shared
-    identifier); within them a pair is merged when its titles are related (identity.TITLE_FLOOR) and
+    identifier); within them a pair is merged when its titles are related (TITLE_FLOOR) and
     the records do not disagree, since a conference supplement's DOI, or an erratum carrying the
     article's, is shared by different works. With `focus` (keys), only pairs with one of those records
     are looked at: the new results of a run against a review's records."""
@@ -528,7 +536,7 @@ def find_duplicates(works: list[Work], linked: list[list[str]] = (), focus: set[
             continue
         for n, a in enumerate(titled):
             for b in titled[n + 1:]:
-                if _linked_pair(works[a], works[b]):
+                if linked_pair(works[a], works[b]):
                     verdicts.append((0, -fuzz.ratio(works[a].title, works[b].title), a, b))  # most alike first
     versions = []
     for a, b in candidate_pairs(works, None if focus is None else {position[key] for key in focus}):

@@ -25,9 +25,8 @@ from rapidfuzz import fuzz
 
 from sitegen.errors import SitegenError
 from sitegen.records.entry import Entry
-from sitegen.records.identity import TITLE_FLOOR
 from sitegen.records.ids import NAMESPACE_LABELS, normalise_doi, normalise_pmid
-from sitegen.records.matching import Work, classify, record_work, work
+from sitegen.records.matching import TITLE_FLOOR, Work, classify, record_work, work
 from sitegen.records.model import Record
 from sitegen.records.notices import notice_kind
 from sitegen.records.titles import comparable_title, folded

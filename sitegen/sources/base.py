@@ -402,7 +402,9 @@ class Pager:
         reasons = "; ".join(self._reasons[:3])
         if self._unreadable and not self.records:
             raise Malformed(f"{len(self._unreadable)} of {self.read} {name} {noun} could not be read ({reasons})")
-        if self.read and not self.records:  # what a renamed id or title field looks like: no answer, not "none new"
+        # Items none of which can be used, and none a record of the provider's own that sitegen cannot track (a
+        # Europe PMC AGRICOLA record): what a renamed id or title field looks like, no answer and not "none new".
+        if self.read and not self.records and not self._skipped_names:
             raise Malformed(f"none of the {self.read} {name} {noun} could be used ({len(self._skipped)} had "
                             f"{self.items.missing}, {len(self._untitled)} no title)")
         if self._skipped:
