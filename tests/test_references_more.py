@@ -340,3 +340,28 @@ def test_dedupe_encoding_option(tmp_path, sitegen):
     assert code == 0 and stdout.startswith("2 records:"), err
     code, _, err = sitegen("dedupe", source, "--encoding", "klingon", "--out", tmp_path / "q.csv")
     assert code == 1 and "--encoding klingon: not an encoding" in err and not (tmp_path / "q.csv").exists()
+
+
+def test_biblatex_and_reference_managers_bibtex_is_read_as_they_mean_it():
+    # Zotero writes a title's Greek letters and sub- and superscripts as inline math; biblatex (Better BibLaTeX,
+    # JabRef) names the journal `journaltitle` and dates with `date`; Web of Science writes months "MAR 1".
+    from sitegen.references.records import entry_record
+
+    text = r"""@article{zotero,
+  title = {{$\beta$}-Amyloid and {CO$_2$}: a {$^{13}$C} study of \$5 kits},
+  journaltitle = {Lancet Diabetes \& Endocrinology},
+  date = {2019-07-04},
+  author = {Smith, Jo}
+}
+@article{wos,
+  title = {A second study},
+  journal = {Brain},
+  year = {2018},
+  month = {MAR 1},
+  author = {Doe, Ann}
+}
+"""
+    zotero, wos = (entry_record(entry) for entry in read_references(text, "bibtex"))
+    assert zotero.title == "β-Amyloid and CO2: a 13C study of $5 kits"
+    assert (zotero.container_title, zotero.issued.date_parts) == ("Lancet Diabetes & Endocrinology", [[2019, 7, 4]])
+    assert wos.issued.date_parts == [[2018, 3]]

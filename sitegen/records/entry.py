@@ -16,7 +16,7 @@ from dataclasses import dataclass
 MISSING = {"", "na", "n/a", "nd", "n.d.", "no pagination specified", "forthcoming", "in press"}
 
 # Other names exports give benchmark fields; read as those when the file has no field of that name.
-ALIASES = {"issue": "number", "booktitle": "journal"}
+ALIASES = {"issue": "number", "booktitle": "journal", "journaltitle": "journal"}  # the last: biblatex's
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,12 @@ _CONTEXT.add_context_category("text-mode-specials", prepend=True, macros=[
                                                  ("textbackslash", "\\"), ("textasciicircum", "^"),
                                                  ("textasciitilde", "~"))])
 LATEX = LatexNodes2Text(latex_context=_CONTEXT, math_mode="verbatim")
+# Inline math, as reference managers write what a title's characters are (Zotero writes β as {$\beta$}),
+# is read as the text it shows: $\beta$ -> β, CO$_2$ -> CO2, $^{13}$C -> 13C (sub- and superscripts lose
+# their marks, as <sub> and <sup> do in markup). An escaped \$ is a dollar sign, no math.
+MATH = LatexNodes2Text(latex_context=_CONTEXT, math_mode="text")
+INLINE_MATH = re.compile(r"(?<!\\)\$(?:[^$\\]|\\.)+\$")
+MATH_STAND_IN = re.compile("\ue001([0-9]+)\ue002")  # private-use characters, as HYPHEN_STAND_IN
 # A LaTeX writer escapes % and & (\% and \&); a value with them bare was written as plain text by
 # its exporter (Crossref abstracts with "4.6%", Web of Science titles with "&apos;"), and reading
 # it as LaTeX would drop everything after the % as a comment.
@@ -134,6 +140,11 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str]) -> Ent
     for alias, name in ALIASES.items():
         if alias in values:
             values.setdefault(name, values[alias])
+    # biblatex (Zotero's Better BibLaTeX, JabRef) dates an entry with an ISO `date` ("2019-07-04", a range
+    # "2019-07-04/2019-07-06") and no `year`: its year is the date's.
+    if not values.get("year") and (dated := re.match(r"\s*(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?", values.get("date", ""))):
+        values["year"] = dated.group(1)
+        values["date"] = "-".join(part for part in dated.groups() if part)
     # A @misc names where it appeared in "howpublished" (sitegen's own export writes a record's journal
     # there when its type has no BibTeX one); a web address there is no container.
     published = values.get("howpublished", "")
@@ -162,9 +173,17 @@ def _decoded(value: str, dashes: bool = False) -> str:
     # Decoding takes milliseconds a value; without macros, math or ligatures it would only drop braces.
     if not LATEX_MARKUP.search(value):
         return value.replace("{", "").replace("}", "")
+    maths: list[str] = []
+
+    def stand_in(found: re.Match[str]) -> str:  # decoded apart, so that what it shows is never read as LaTeX
+        maths.append(MATH.latex_to_text(found.group()).replace("_", "").replace("^", ""))
+        return f"\ue001{len(maths) - 1}\ue002"
+    value = INLINE_MATH.sub(stand_in, value)
     if dashes:
-        return LATEX.latex_to_text(value)
-    return LATEX.latex_to_text(value.replace("-", HYPHEN_STAND_IN)).replace(HYPHEN_STAND_IN, "-")
+        text = LATEX.latex_to_text(value)
+    else:
+        text = LATEX.latex_to_text(value.replace("-", HYPHEN_STAND_IN)).replace(HYPHEN_STAND_IN, "-")
+    return MATH_STAND_IN.sub(lambda found: maths[int(found.group(1))], text)
 
 
 # The macros BibTeX itself defines: a month is kept as written ("jan"), as a file without them writes it.

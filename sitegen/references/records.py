@@ -185,8 +185,9 @@ def _date(value: str, year: int | None) -> list[int]:
 
 
 def _month(value: str) -> int | None:
-    """A month written as a number (1-12) or an English name or abbreviation ("Jul", "july"), else None."""
-    text = value.strip().lower().rstrip(".")
+    """A month written as a number (1-12) or an English name or abbreviation ("Jul", "july"), else None; a day
+    or a second month after it is left (Web of Science writes "MAR 1" and "MAR-APR")."""
+    text = re.split(r"[\s/-]", value.strip().lower().rstrip("."), maxsplit=1)[0].rstrip(".")
     if text.isdigit():
         return int(text) if 1 <= int(text) <= 12 else None
     return next((number for number, name in enumerate(_MONTH_NAMES, start=1) if name.startswith(text)), None) \
