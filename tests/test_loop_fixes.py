@@ -477,3 +477,23 @@ def test_a_relative_out_is_in_the_manuscript_folder(manuscript, monkeypatch, tmp
     run(manuscript, out=Path("rounds"))
     assert (manuscript / "rounds" / topic_slug(TOPIC) / "1" / "problems.md").is_file()
     assert not (tmp_path / "rounds").exists()
+
+
+@pytest.mark.parametrize("sentence, keys", [
+    ("See the summary at <https://medium.com/@drsmith/post> and [@doe2020].", ("doe2020",)),
+    ("A post [blog](https://medium.com/@jones/post) says so, as ?user=@x does not.", ()),
+    (r"Contact me\@example.org for data, as @smith2019 shows.", ("smith2019",)),
+    (r"As \cites[p. 3]{multi1}[p. 5]{multi2} and \autocites{brown_2016}{doe:2017a} show.",
+     ("multi1", "brown_2016", "multi2", "doe:2017a")),
+])
+def test_only_citations_are_read_as_citations(sentence, keys):
+    # An @ in a web address or escaped (\@, a literal @ to pandoc) cites nothing, so the loop never suggests
+    # removing it (which cut the address); every key group of a biblatex multicite is read.
+    from sitegen.manuscript.claims import cited_keys
+    assert cited_keys(sentence) == keys
+
+
+def test_nocite_star_puts_every_entry_in_use():
+    from sitegen.manuscript.claims import check
+    review = check(r"Rats remember objects in context \cite{a}. \nocite{*}", ["a", "b", "c"])
+    assert [(finding.kind, finding.key) for finding in review.findings] == []

@@ -45,8 +45,14 @@ LIST_MARKER = re.compile(r"\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+")
 INLINE_CODE = re.compile(r"(`+)(.+?)\1")
 # pandoc's citation key: starts with a letter, digit or _, and may hold :.#$%&-+?<>~/ between them.
 KEY = r"([A-Za-z0-9_](?:\w|[:.#$%&\-+?<>~/](?=\w))*|\{[^{}]+\})"
-AT_KEY = re.compile(r"(?<![\w@])-?@" + KEY)
+# Not an @ in a web address (medium.com/@name, ?user=@name) or escaped (\@, a literal @ to pandoc).
+AT_KEY = re.compile(r"(?<![\w@/\\=])-?@" + KEY)
 LATEX_CITE = re.compile(r"\\[A-Za-z]*cite[A-Za-z]*\*?(?:\[[^\]]*\]){0,2}\{([^}]*)\}")
+# biblatex's multicite commands (\cites, \autocites, \parencites...) cite a group of keys after each note:
+# LATEX_CITE reads the first group, this the others.
+LATEX_MORE_CITES = re.compile(r"\\[A-Za-z]*cites\*?(?:\([^)]*\)){0,2}(?:\[[^\]]*\]){0,2}\{[^}]*\}"
+                              r"((?:\s*(?:\[[^\]]*\]){0,2}\{[^}]*\})+)")
+EVERY_ENTRY = "*"  # \nocite{*}: every entry of the .bib is in the bibliography
 ABBREVIATIONS = {"e.g", "i.e", "al", "fig", "figs", "vs", "cf", "etc", "approx", "eq", "no", "ref", "refs", "dr",
                  "prof", "st", "resp", "ca", "vol", "pp", "p", "ed", "eds", "viz", "mr", "ms", "mrs", "jr", "sr"}
 # A sentence ends at . ! ? before a space and what starts a sentence, or at the full-width 。！？ (and a
@@ -154,6 +160,8 @@ def cited_keys(sentence: str) -> tuple[str, ...]:
     text = INLINE_CODE.sub(" ", sentence)
     keys = [match.group(1).strip("{}") for match in AT_KEY.finditer(text)]
     keys += [key.strip() for match in LATEX_CITE.finditer(text) for key in match.group(1).split(",")]
+    keys += [key.strip() for match in LATEX_MORE_CITES.finditer(text)
+             for group in re.findall(r"\{([^}]*)\}", match.group(1)) for key in group.split(",")]
     return tuple(dict.fromkeys(key for key in keys if key))
 
 
@@ -217,7 +225,7 @@ def claim_rules(sentence: Sentence) -> tuple[str, ...]:
 def check(text: str, bib_keys: list[str]) -> ClaimReview:
     """The claim check of a draft against the keys of its BibTeX file."""
     read = sentences(text)
-    known = set(bib_keys)
+    known = {*bib_keys, EVERY_ENTRY}
     findings: list[ClaimFinding] = []
     for sentence in read:
         findings += [ClaimFinding(kind="citation with no entry", key=key, sentence=sentence)
@@ -227,7 +235,8 @@ def check(text: str, bib_keys: list[str]) -> ClaimReview:
     cited = tuple(dict.fromkeys(key for sentence in read for key in sentence.keys))
     # An entry cited anywhere (a table, a block quote, a footnote the prose rules skip) is in use.
     anywhere = set(cited) | set(cited_keys(text))
-    findings += [ClaimFinding(kind="uncited entry", key=key) for key in bib_keys if key not in anywhere]
+    if EVERY_ENTRY not in anywhere:
+        findings += [ClaimFinding(kind="uncited entry", key=key) for key in bib_keys if key not in anywhere]
     return ClaimReview(sentences=len(read), cited_keys=cited, citing=tuple(s for s in read if s.keys),
                        findings=tuple(findings))
 
