@@ -260,9 +260,12 @@ def test_utf16_with_its_mark_and_any_line_ends_are_read(tmp_path, encoded):
 def test_latin1_and_cp1252_only_when_named(tmp_path):
     source = tmp_path / "latin.ris"
     source.write_bytes("TY  - JOUR\nTI  - Caf\u00e9 \u2013 au lait\nER  - \n".encode("cp1252"))
-    with pytest.raises(ReferenceProblem, match="not UTF-8 text.*--encoding latin-1") as error:
-        read_references(source)
+    with pytest.raises(ReferenceProblem, match="not UTF-8 text.*--encoding cp1252") as error:
+        read_references(source)  # 0x96 is Windows-1252's en dash (a control character as Latin-1): cp1252 named
     assert error.value.line == 2
+    (source.parent / "plain.ris").write_bytes("TY  - JOUR\nTI  - Caf\u00e9\nER  - \n".encode("latin-1"))
+    with pytest.raises(ReferenceProblem, match="not UTF-8 text.*--encoding latin-1"):
+        read_references(source.parent / "plain.ris")
     assert read_references(source, encoding="cp1252")[0].get("title") == "Café \u2013 au lait"
     assert read_references(source, encoding="latin-1")[0].get("title") == "Café \x96 au lait"  # as the user asked
     source.write_bytes(b"TY  - JOUR\nTI  - A\nER  - \nTY  - JOUR\nTI  - \x81\nER  - \n")

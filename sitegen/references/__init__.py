@@ -93,8 +93,11 @@ def decode(data: bytes, encoding: str | None = None) -> str:
         return data.decode(codec.name).removeprefix("\ufeff")
     except UnicodeDecodeError as error:
         line = data[:error.start].decode(codec.name, errors="replace").count("\n") + 1
-        convert = ("save or convert the file as UTF-8 (for example iconv -f latin1 -t utf-8), or name "
-                   "its encoding (--encoding latin-1)")
+        # Bytes 0x80-0x9F are Windows-1252's typographic characters (dashes, quotes, the euro): as Latin-1
+        # they are control characters. A Windows export holding one is cp1252; another is likely Latin-1.
+        guess = "cp1252" if re.search(rb"[\x80-\x9f]", data) else "latin-1"
+        convert = (f"save or convert the file as UTF-8 (for example iconv -f {guess} -t utf-8), or name "
+                   f"its encoding (--encoding {guess})")
         name = codec.name.upper() if codec.name.startswith("utf") else encoding
         raise ReferenceProblem(line, f"not {name} text (byte 0x{data[error.start]:02X}); "
                                      f"{convert if codec.name == 'utf-8' else 'is the encoding right?'}") from None
