@@ -368,3 +368,12 @@ def test_biblatex_and_reference_managers_bibtex_is_read_as_they_mean_it():
     assert zotero.title == "β-Amyloid and CO2: a 13C study of $5 kits"
     assert (zotero.container_title, zotero.issued.date_parts) == ("Lancet Diabetes & Endocrinology", [[2019, 7, 4]])
     assert wos.issued.date_parts == [[2018, 3]]
+
+
+def test_endnote_xml_is_named_with_the_way_out(tmp_path):
+    source = tmp_path / "library.xml"
+    source.write_text('<?xml version="1.0" encoding="UTF-8"?><xml><records><record><titles><title>A study'
+                      "</title></titles></record></records></xml>", encoding="utf-8")
+    with pytest.raises(ReferenceProblem, match="EndNote XML is not read: export the references as RIS") as error:
+        read_references(source)
+    assert error.value.line == 1

@@ -63,7 +63,7 @@ def read_references(source: Path | str, format: Format | None = None, warnings: 
         text = source.removeprefix("\ufeff")
     format = format or ("csv" if columns else sniff(text))
     if format is None:
-        raise ReferenceProblem(1, UNRECOGNISED if text.strip() else "the file is empty")
+        raise ReferenceProblem(1, _unrecognised(text))
     if columns and format != "csv":
         raise ReferenceProblem(1, f"a column mapping is for CSV files, and this one is read as {format}")
     reader = functools.partial(read_csv, columns=columns) if format == "csv" else READERS[format]
@@ -112,6 +112,17 @@ def _utf16_order(data: bytes) -> str | None:
         return None
     odd, even = sample[1::2].count(0), sample[0::2].count(0)
     return "le" if odd > 2 * even else "be" if even > 2 * odd else None
+
+
+def _unrecognised(text: str) -> str:
+    """Why a file is read as no format: empty, a format sitegen knows of but does not read, or none."""
+    if not text.strip():
+        return "the file is empty"
+    start = text.lstrip()[:2000].lower()
+    if start.startswith("<?xml") or start.startswith("<xml"):
+        named = "EndNote XML" if "<records>" in start and "<record>" in start else "XML"
+        return f"{named} is not read: export the references as RIS (or BibTeX) and import that"
+    return UNRECOGNISED
 
 
 def sniff(text: str) -> Format | None:
