@@ -142,6 +142,10 @@ def test_what_can_end_a_doi_is_kept():
         "10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o"
     assert normalise_doi("10.1000/a;b#c(d)") == "10.1000/a;b#c(d)"
     assert normalise_doi("10.1000/abc-") == "10.1000/abc-"
+    # ...and a SICI DOI an export HTML-escaped is that DOI ("&" with no entity is part of a DOI)
+    assert normalise_doi("10.1002/(SICI)1097-4571(199806)49:8&lt;693::AID-ASI4&gt;3.0.CO;2-#") == \
+        "10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-#"
+    assert normalise_doi("10.1000/a&b") == "10.1000/a&b"
 
 
 def test_a_field_with_several_dois_gives_one_only_when_they_agree():

@@ -13,6 +13,7 @@ value never becomes a graph key or a record id.
 from __future__ import annotations
 
 import hashlib
+import html
 import re
 import unicodedata
 from collections.abc import Callable
@@ -123,6 +124,8 @@ def _normalised_doi(text: str) -> str | None:
     text = _unwrap(_visible(text).strip())
     if len(text) > 2048:
         return None
+    if "&" in text and ";" in text:  # an HTML-escaped SICI DOI (…43:4&lt;407::AID-JBM7&gt;3.0.CO;2-R) is that DOI
+        text = html.unescape(text)
     found = {doi for piece in _BETWEEN_DOIS.split(text) if (doi := _one_doi(piece))}
     return found.pop() if len(found) == 1 else None
 
