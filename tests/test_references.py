@@ -53,7 +53,8 @@ from sitegen.references.ris import read_ris
                                       "doi": "10.1111/88888888.2022.7777777"}),
     ("bibtex/traps.bib", 1, 0, {"title": "An amazing title"}),
     ("bibtex/web_of_science_bib.bib", 2, 0, {"ID": "WOS:000223334444221", "ENTRYTYPE": "inproceedings",
-                                             "journal": "A BOOKTITLE", "doi": "10.1007/999-9-999-99999-9_3"}),
+                                             "journal": "A BOOKTITLE", "doi": "10.1007/999-9-999-99999-9_3",
+                                             "database": "Web of Science"}),
 ])
 def test_real_exports_read(name, count, index, expected):
     entries = read_references(FIXTURES / name)

@@ -160,7 +160,10 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str]) -> Ent
         "arxiv": values.get("arxivid") or arxiv, "keywords": keywords(values.get("keywords", "")),
         "issn": issns([values.get("issn", "")]),
         # a BibTeX "label" field is a citation label, not a screening decision
-        "database": values.get("source", ""), "label": "",
+        # Scopus names itself in `source`; Web of Science gives each record its accession number "WOS:…"
+        "database": values.get("source") or ("Web of Science" if values.get("unique-id", "").upper().startswith("WOS:")
+                                             else ""),
+        "label": "",
         "retracted": "yes" if values.get("note", "").strip().lower() == "retracted" else values.get("retracted", "")}),
         entry.start_line + 1)
 
