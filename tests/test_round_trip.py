@@ -186,3 +186,27 @@ def test_a_retraction_said_by_medline_or_scopus_is_read():
               '10.1234/x,{},2-s2.0-1\n')
     assert [entry_record(read_references(scopus.format(kind), "csv")[0]).custom.retracted
             for kind in ("Retracted", "Article")] == [True, False]
+
+
+@pytest.mark.parametrize("format", ["csv", "csl-json"])
+def test_a_record_of_any_type_comes_back_as_that_type(format, tmp_path):
+    # sitegen's records CSV writes each record's CSL type: a book, a web page or a dataset without any
+    # identifier comes back as itself, with the same content key (its id), not as an article with another.
+    from sitegen.site.exports import records_csl_json
+
+    records = [Record(id=f"ref:000000000000000{n}", type=kind, title=f"A {kind} about rats",
+                      issued={"date-parts": [[2020]]}, author=[CslName(family="Doe", given="Jane")],
+                      custom={"ref": f"000000000000000{n}"}) for n, kind in enumerate(("book", "webpage", "dataset"))]
+    records = [entry_record(entry) for entry in read_references(
+        records_csv(records, {}) if format == "csv" else records_csl_json(records), format)]
+    again = [entry_record(entry) for entry in read_references(
+        records_csv(records, {}) if format == "csv" else records_csl_json(records), format)]
+    assert [record.type for record in again] == ["book", "webpage", "dataset"]
+    assert [record.id for record in again] == [record.id for record in records]
+
+
+def test_a_records_csv_written_before_the_type_column_or_with_a_column_added_is_still_sitegens():
+    from sitegen.references.table import SITEGEN_COLUMNS, is_sitegens_header
+    assert is_sitegens_header(SITEGEN_COLUMNS) and is_sitegens_header(SITEGEN_COLUMNS[:-1])
+    assert is_sitegens_header([*SITEGEN_COLUMNS, "my notes"]) and is_sitegens_header([*SITEGEN_COLUMNS[:-1], "notes"])
+    assert not is_sitegens_header(SITEGEN_COLUMNS[1:])

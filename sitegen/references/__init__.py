@@ -30,7 +30,7 @@ from sitegen.references.csl import read_csl_json
 from sitegen.references.medline import read_medline
 from sitegen.references.problems import UNRECOGNISED, ReferenceProblem, Skipped
 from sitegen.references.ris import BETWEEN_RECORDS, read_ris
-from sitegen.references.table import SITEGEN_COLUMNS, column_mapping, preset, read_csv
+from sitegen.references.table import column_mapping, is_sitegens_header, preset, read_csv
 from sitegen.references.wos import read_wos
 
 Format = Literal["csv", "ris", "bibtex", "medline", "wos", "csl-json"]
@@ -146,5 +146,5 @@ def sniff(text: str) -> Format | None:
         if stripped.startswith(("[", "{")):
             return "csl-json"
         header = [name.strip() for name in next(csv.reader([line]))]
-        return "csv" if "ID" in header or header == SITEGEN_COLUMNS or preset(line) else None
+        return "csv" if "ID" in header or is_sitegens_header(header) or preset(line) else None
     return None

@@ -164,6 +164,7 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str]) -> Ent
         "database": values.get("source") or ("Web of Science" if values.get("unique-id", "").upper().startswith("WOS:")
                                              else ""),
         "label": "",
+        "type": "",  # BibTeX's own `type` field is free text ("Research Article"), no CSL type
         "retracted": "yes" if values.get("note", "").strip().lower() == "retracted" else values.get("retracted", "")}),
         entry.start_line + 1)
 

@@ -109,6 +109,7 @@ def _entry(item: tuple[int, dict]) -> Entry:
         "publisher": text("publisher"),
         "note": text("note"),
         "retracted": "yes" if custom.get("retracted") is True else "",
+        "type": text("type"),
     }), line)
 
 

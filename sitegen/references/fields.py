@@ -8,6 +8,7 @@ format writes a full date its own way ("2008/07/16/", [[2008, 7, 16]]), so reade
 form ("2008", "2008-07", "2008-07-16"), and `year` holds its year too. `retracted` is "yes" when the
 entry says the work is retracted, as each format says it: sitegen's exports (CSV's column, CSL-JSON's
 custom.retracted, RIS's "N1  - RETRACTED", BibTeX's note "Retracted") and MEDLINE's publication type.
+`type` is a CSL type where the file names one (sitegen's records CSV, CSL-JSON); ENTRYTYPE is BibTeX's.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Iterable
 
 FIELDS = ("author", "title", "year", "journal", "volume", "number", "pages", "doi", "abstract",
           "pmid", "pmcid", "arxiv", "openalex", "url", "issn", "keywords", "language", "publisher", "note",
-          "month", "date", "label", "database", "retracted")
+          "month", "date", "label", "database", "retracted", "type")
 
 ISSN = re.compile(r"(?<![\dA-Za-z])\d{4}-?\d{3}[\dXx](?![\dA-Za-z-])")
 PMCID = re.compile(r"\bPMC\d+\b")

@@ -41,6 +41,9 @@ CSL_TYPES = {
     "review": "article-journal", "letter": "article-journal", "editorial": "article-journal",
     "note": "article-journal", "erratum": "article-journal", "short survey": "article-journal",
 }
+# A CSL type is kept as it is (sitegen's records CSV writes the record's own in its `type` column).
+CSL_TYPE_NAMES = frozenset({*CSL_TYPES.values(), "dataset", "preprint", "entry", "entry-encyclopedia", "patent",
+                            "post", "post-weblog", "software", "standard"})
 # Entry types that say what the record is, kept as its publication type (a notice is told by it).
 PUBLICATION_TYPES = {"review", "letter", "editorial", "erratum", "note", "retracted", "conference paper",
                      "conference review", "short survey"}
@@ -76,14 +79,16 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
     written_container = _text(entry.get("journal"), "journal", notes)
     container = plain_text(written_container) or ""
     page = _text(entry.get("pages"), "pages", notes)
+    written_type = entry.get("type").lower()
+    csl_type = written_type if written_type in CSL_TYPE_NAMES else CSL_TYPES.get(entry.get("ENTRYTYPE").lower(), "article")
     if not identifiers:
         identifiers["ref"] = content_ref(written_title, year, [name.display() for name in authors], written_container,
                                          entry.get("volume"), entry.get("number"), page, entry.get("abstract"),
-                                         CSL_TYPES.get(entry.get("ENTRYTYPE").lower(), "article"), entry.get("url"),
+                                         csl_type, entry.get("url"),
                                          entry.get("issn"))
     return Record.model_validate({
         "id": record_id(identifiers),
-        "type": CSL_TYPES.get(entry.get("ENTRYTYPE").lower(), "article"),
+        "type": csl_type,
         "title": title,
         "author": authors,
         "container-title": container or None,

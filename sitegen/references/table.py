@@ -31,8 +31,17 @@ from sitegen.references.problems import UNRECOGNISED, ReferenceProblem, Skipped,
 csv.field_size_limit(sys.maxsize)
 
 SITEGEN_COLUMNS = ["id", "title", "authors", "year", "journal", "volume", "issue", "pages", "doi", "pmid", "pmcid",
-                   "openalex", "arxiv", "url", "retracted", "title_abstract", "full_text", "abstract", "citation_key"]
+                   "openalex", "arxiv", "url", "retracted", "title_abstract", "full_text", "abstract", "citation_key",
+                   "type"]
 SITEGEN_MAPPING = {"ID": "id", "author": "authors"}
+
+
+def is_sitegens_header(written: list[str]) -> bool:
+    """Whether a CSV header is sitegen's records CSV: its columns, those of an export written before the
+    `type` column was, or either with columns a person added after them."""
+    before_type = SITEGEN_COLUMNS[:-1]
+    return written[:len(SITEGEN_COLUMNS)] == SITEGEN_COLUMNS or (
+        written[:len(before_type)] == before_type and "type" not in written)
 # What sitegen's CSV writer puts before a line of a cell that a spreadsheet would run as a formula.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "|", "%")
 LINE_BREAK = "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # every character str.splitlines breaks on
@@ -143,10 +152,10 @@ def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProbl
     except csv.Error as error:
         raise _syntax_problem(text, 1, reader.line_num, error) from None
     written = [name.strip().lstrip("\ufeff") for name in header]
-    sitegens = not columns and written == SITEGEN_COLUMNS
+    sitegens = not columns and is_sitegens_header(written)
     if known is not None:
         columns = {name: column for name, column in known.columns.items() if column in written}
-    columns = SITEGEN_MAPPING if sitegens else columns
+    columns = {name: column for name, column in SITEGEN_MAPPING.items() if column in written} if sitegens else columns
     if missing := [column for column in columns.values() if column not in written]:
         raise ReferenceProblem(1, f"no column {missing[0]!r} (columns: {', '.join(written)})")
     field_of = {column: name for name, column in columns.items()}

@@ -192,7 +192,7 @@ def records_csv_parts(records: list[Record], status: dict[str, tuple[str, str]],
                 record.container_title or "", record.volume or "", record.issue or "", record.page or "",
                 ids.get("doi", ""), ids.get("pmid", ""), ids.get("pmcid", ""), ids.get("openalex", ""),
                 ids.get("arxiv", ""), record.URL or "", "yes" if record.custom.retracted else "no",
-                title_abstract, full_text, record.abstract or "", keys[record.id]]
+                title_abstract, full_text, record.abstract or "", keys[record.id], record.type]
 
     return csv_lines(CSV_COLUMNS, map(row, records))
 
