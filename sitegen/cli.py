@@ -202,10 +202,11 @@ def publish(directory: Path, out: Path, now: str | None) -> None:
     click.echo(_built(result.site))
 
 
+SNAPSHOT_MODES = ("live: network only; record: network, saving every response under the review's snapshots/; "
+                  "replay: saved responses only, never the network. Also SITEGEN_SNAPSHOT_MODE.")
 SNAPSHOT_MODE = click.option(
     "--snapshots", "mode", type=click.Choice(["live", "record", "replay"]), envvar="SITEGEN_SNAPSHOT_MODE",
-    default="live", show_default=True, help="live: network only; record: network, saving every response under "
-    "the review's snapshots/; replay: saved responses only, never the network. Also SITEGEN_SNAPSHOT_MODE.")
+    default="live", show_default=True, help=SNAPSHOT_MODES)
 AT = click.option("--at", required=True, metavar="RFC3339",
                   help="The run's time, e.g. 2026-06-01T00:00:00Z. Supplied by the caller, never read from the clock.")
 
@@ -386,7 +387,11 @@ def update(directory: Path, at: str, mode: str, as_json: bool, report: Path | No
 @click.option("--at", default=None, metavar="RFC3339",
               help="The run's time, e.g. 2026-06-01T00:00:00Z, supplied by the caller (required unless replaying; "
               "a replay defaults to the latest recorded verification run).")
-@SNAPSHOT_MODE
+# Verdicts go on the ledger, and a pull request's check replays the latest run: its responses are kept by
+# default, as a run without them cannot be replayed.
+@click.option("--snapshots", "mode", type=click.Choice(["live", "record", "replay"]), envvar="SITEGEN_SNAPSHOT_MODE",
+              default="record", show_default=True,
+              help=SNAPSHOT_MODES + " A live run's verdicts cannot be replayed (check.yml replays the latest).")
 @click.option("--bib", type=click.Path(path_type=Path, dir_okay=False, exists=True), default=None,
               help="Also verify every entry of this BibTeX file (reported, not recorded: they are not records "
               "of the review).")

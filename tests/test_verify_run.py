@@ -131,6 +131,10 @@ def test_a_retracted_included_study_fails_with_exit_6(example_copy, monkeypatch)
     outcome = CliRunner().invoke(cli, ["verify", str(copy_two), "--at", "2023-05-02T00:00:00Z"])
     assert outcome.exit_code == 6, outcome.output
     assert f"REFUSAL: {record.id} status: retracted" in outcome.output
+    # ...and its responses were kept without being asked (the default mode records): a pull request's check
+    # replays the run offline and gets the same verdicts
+    replayed = CliRunner().invoke(cli, ["verify", str(copy_two), "--snapshots", "replay"])
+    assert replayed.exit_code == 6 and "replay differs" not in replayed.output, replayed.output
 
 
 def test_an_outage_is_an_open_item_never_a_refusal(example_copy):
