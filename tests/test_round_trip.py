@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLE, tree_bytes
+from conftest import EXAMPLE, FIXTURES, tree_bytes
 
 from sitegen.records.entry import Entry
 from sitegen.records.model import CslName, Record
@@ -210,3 +210,28 @@ def test_a_records_csv_written_before_the_type_column_or_with_a_column_added_is_
     assert is_sitegens_header(SITEGEN_COLUMNS) and is_sitegens_header(SITEGEN_COLUMNS[:-1])
     assert is_sitegens_header([*SITEGEN_COLUMNS, "my notes"]) and is_sitegens_header([*SITEGEN_COLUMNS[:-1], "notes"])
     assert not is_sitegens_header(SITEGEN_COLUMNS[1:])
+
+
+@pytest.mark.parametrize("format", ["ris", "bibtex", "csl-json", "csv"])
+def test_imported_references_without_identifiers_keep_their_ids_through_an_export(sitegen, tmp_path, format):
+    # Real exports, some of their references with no identifier (a content key id) and an ISSN a record does
+    # not hold: exported and imported into a fresh review, each record keeps its id, so the export is the same.
+    first_review = tmp_path / "first"
+    sitegen("init", first_review)
+    sitegen("protocol", "lock", first_review, "--at", LOCKED)
+    sources = sorted((FIXTURES / "ris").glob("*.ris"))
+    for day, source in enumerate(sources, start=1):
+        code, _, err = sitegen("import", first_review, source, "--at", f"2023-02-{day:02d}T00:00:00Z")
+        assert code == 0, err
+    refs = [line for line in (first_review / "records.jsonl").read_text().splitlines() if '"id":"ref:' in line]
+    assert refs, "the fixtures hold references without identifiers"
+    first = exported(sitegen, first_review, format, tmp_path / f"first.{format}")
+    second_review = tmp_path / "second"
+    sitegen("init", second_review)
+    sitegen("protocol", "lock", second_review, "--at", LOCKED)
+    code, _, err = sitegen("import", second_review, first, "--format", format, "--at", IMPORTED)
+    assert code == 0, err
+    ids = [json.loads(line)["id"] for line in (first_review / "records.jsonl").read_text().splitlines()]
+    assert [json.loads(line)["id"] for line in (second_review / "records.jsonl").read_text().splitlines()] == ids
+    second = exported(sitegen, second_review, format, tmp_path / f"second.{format}").read_text(encoding="utf-8")
+    assert without(second, format) == without(first.read_text(encoding="utf-8"), format)

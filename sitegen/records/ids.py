@@ -230,16 +230,16 @@ def normalise_ref(value: object) -> str | None:
 
 
 def content_ref(title: str, year: int | str | None, authors: list[str], container: str, volume: str = "",
-                issue: str = "", pages: str = "", abstract: str = "", kind: str = "", url: str = "",
-                issn: str = "") -> str:
+                issue: str = "", pages: str = "", abstract: str = "", kind: str = "", url: str = "") -> str:
     """The `ref` of a reference without a published identifier: the first 16 hex digits of the SHA-256 of all
-    it says of itself: its compared title (`comparable_title`), year, every author, container, volume, issue,
-    pages, abstract, type, ISSN (these folded, markup and entities decoded) and URL. Case, accents, punctuation and markup do not change it, so the same
+    a record says of itself: its compared title (`comparable_title`), year, every author, container, volume,
+    issue, pages, abstract, type (these folded, markup and entities decoded) and URL; nothing a record does not
+    hold (an ISSN), so a record exported and read again has its ref. Case, accents, punctuation and markup do not change it, so the same
     reference read again, from the same file or another export of it, gets the same ref; any other difference
     (another issue, another author, another abstract) gives another record, which the metadata matcher then
     compares, so two works with one short title ("Editorial", "Reply") are never one record by their ref."""
     parts = (comparable_title(title), str(year or ""), "\x1e".join(folded(unmarked(name)) for name in authors),
-             *(folded(unmarked(value)) for value in (container, volume, issue, pages, abstract, kind, issn)),
+             *(folded(unmarked(value)) for value in (container, volume, issue, pages, abstract, kind)),
              url.strip())
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
 

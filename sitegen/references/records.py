@@ -62,10 +62,9 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
     its sources. ValueError, saying why, when the entry cannot be a record (it has no title). What was left
     out (an identifier that is not one, characters no text may hold) is appended to `warnings`."""
     notes = warnings if warnings is not None else []
-    written_title = _text(entry.get("title"), "title", notes)
     # Markup is turned into text as providers' is (Scopus writes CO<inf>2</inf>, databases <i>…</i>): a record
-    # holds none. Content keys are made from the text as written, so they stay what they were.
-    title = plain_text(written_title) or ""
+    # holds none.
+    title = plain_text(_text(entry.get("title"), "title", notes)) or ""
     if not visible_text(title):
         raise ValueError("the entry has no title")
     if len(title) > 5000:
@@ -76,16 +75,17 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
     if year is None and entry.get("year").strip():
         notes.append(f"year {entry.get('year').strip()!r} is not a year from 1500 to 2099; left out")
     date = _date(entry.get("date"), year) or [part for part in (year, year and _month(entry.get("month"))) if part]
-    written_container = _text(entry.get("journal"), "journal", notes)
-    container = plain_text(written_container) or ""
+    container = plain_text(_text(entry.get("journal"), "journal", notes)) or ""
+    volume, issue = _text(entry.get("volume"), "volume", notes), _text(entry.get("number"), "number", notes)
     page = _text(entry.get("pages"), "pages", notes)
     written_type = entry.get("type").lower()
     csl_type = written_type if written_type in CSL_TYPE_NAMES else CSL_TYPES.get(entry.get("ENTRYTYPE").lower(), "article")
+    url, abstract = _url(entry, notes), _abstract(entry, notes)
     if not identifiers:
-        identifiers["ref"] = content_ref(written_title, year, [name.display() for name in authors], written_container,
-                                         entry.get("volume"), entry.get("number"), page, entry.get("abstract"),
-                                         csl_type, entry.get("url"),
-                                         entry.get("issn"))
+        # Made of what the record holds (as `identity.record_ref` makes it of a record), so that the record
+        # exported and imported again has the same content key, and so the same id.
+        identifiers["ref"] = content_ref(title, year, [name.display() for name in authors], container, volume, issue,
+                                         page, abstract or "", csl_type, url or "")
     return Record.model_validate({
         "id": record_id(identifiers),
         "type": csl_type,
@@ -93,12 +93,12 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
         "author": authors,
         "container-title": container or None,
         "issued": {"date-parts": [date]} if date else None,
-        "volume": _text(entry.get("volume"), "volume", notes) or None,
-        "issue": _text(entry.get("number"), "number", notes) or None,
+        "volume": volume or None,
+        "issue": issue or None,
         "page": page or None,
         "DOI": identifiers.get("doi"), "PMID": identifiers.get("pmid"), "PMCID": identifiers.get("pmcid"),
-        "URL": _url(entry, notes),
-        "abstract": _abstract(entry, notes),
+        "URL": url,
+        "abstract": abstract,
         "custom": RecordMeta(openalex=identifiers.get("openalex"), arxiv=identifiers.get("arxiv"),
                              ref=identifiers.get("ref"), sources=[source] if source else [],
                              publication_types=[kind] if (kind := entry.get("ENTRYTYPE").strip().lower())
