@@ -377,3 +377,12 @@ def test_endnote_xml_is_named_with_the_way_out(tmp_path):
     with pytest.raises(ReferenceProblem, match="EndNote XML is not read: export the references as RIS") as error:
         read_references(source)
     assert error.value.line == 1
+
+
+def test_a_ris_export_header_naming_its_database_names_the_database_of_its_records():
+    # APA's and EBSCO's RIS exports open with "Database: PsycINFO": their records name none themselves, and
+    # an import would count them under other methods.
+    entries = read_references(FIXTURES / "ris" / "psycinfo_ris.ris")
+    assert {entry.get("database") for entry in entries} == {"PsycINFO"}
+    named = "Database: PsycINFO\n\nTY  - JOUR\nTI  - A study\nDB  - MEDLINE\nER  - \n"
+    assert read_references(named, "ris")[0].get("database") == "MEDLINE"  # a record's own DB wins

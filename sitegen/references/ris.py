@@ -39,6 +39,7 @@ LONG_TAG = re.compile(r"[A-Z][A-Z0-9]{2,3}  -(?: |$)")
 # A known tag with the wrong spacing ("AU - Smith", "AU  -Smith"): a broken tag line, not text
 # ("CA-125 levels" on a line of its own is text: no space by the hyphen).
 BROKEN_TAG = re.compile(rf"(?:{'|'.join(sorted(set(TAG_KEY_MAPPING) - {'UK'}))})(?: +-| *- )")
+HEADER_DATABASE = re.compile(r"Database:\s*(\S.*)", re.IGNORECASE)
 BETWEEN_RECORDS = re.compile(r"[A-Za-z][\w .-]*:\s.*|\d+\.?")
 
 # Tags where exports write a PMID or PMCID (EndNote's accession number and custom fields, Zotero's
@@ -72,6 +73,7 @@ class _Record:
     lines: list[str] = field(default_factory=list)
     tag_lines: dict[str, int] = field(default_factory=dict)
     pmid: str = ""  # from PsycINFO's four-letter PMID tag, which rispy is not given
+    database: str = ""  # what the export's header names ("Database: PsycINFO"), for records naming none
 
 
 def read_ris(text: str, warnings: list[str] | None = None, skipped: Skipped | None = None) -> list[Entry]:
@@ -95,11 +97,14 @@ def _records(lines: list[str]) -> Iterator[_Record | ReferenceProblem]:
     record: _Record | None = None
     problem: ReferenceProblem | None = None  # of the record being read
     skipping = False  # inside a tag that is not RIS, whose continuation lines go with it
+    database = ""  # the database an export header names (APA, EBSCO: "Database: PsycINFO")
     for number, line in enumerate(lines, start=1):
         tag = match.group(1) if (match := TAG.match(line)) else None
         if record is None:
             if tag == "TY":
-                record, problem, skipping = _Record(number, [line], {"TY": number}), None, False
+                record, problem, skipping = _Record(number, [line], {"TY": number}, database=database), None, False
+            elif named := HEADER_DATABASE.fullmatch(line.strip()):
+                database = named.group(1).strip()
             elif tag or LONG_TAG.match(line) or BROKEN_TAG.match(line):
                 yield ReferenceProblem(number, f"{line.split('-')[0].strip()} outside a record: a record starts "
                                                "with a 'TY  - ' line")
@@ -109,7 +114,7 @@ def _records(lines: list[str]) -> Iterator[_Record | ReferenceProblem]:
         if tag == "TY":
             yield ReferenceProblem(record.start, f"the record starting here has no ER line before the next TY "
                                                  f"(line {number})")
-            record, problem, skipping = _Record(number, [line], {"TY": number}), None, False
+            record, problem, skipping = _Record(number, [line], {"TY": number}, database=database), None, False
         elif tag:
             skipping = False
             record.lines.append(line)
@@ -161,7 +166,7 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
     addresses = values("UR", "L2")
     arxiv = next((address for address in addresses if normalise_arxiv(address)), "")
     openalex = next((address for address in addresses if normalise_openalex(address)), "")
-    database = first("DB", "DP")
+    database = first("DB", "DP") or record.database
     # The PMID, most certain first: PsycINFO's PMID tag; the accession number of a record its export
     # says came from PubMed or MEDLINE (a bare number: Embase and CINAHL accession numbers are numbers
     # too); a PMID written as such ("PMID: 123") in an identifier field, or as a whole note line.
