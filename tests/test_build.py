@@ -233,3 +233,21 @@ def relock(review: Path) -> None:
         data = json.loads(path.read_text())
         data[key]["hash"] = hashes[data[key]["seq"]]
         path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def test_another_version_of_a_rendering_library_renders_every_page_again(tmp_path, monkeypatch):
+    # Pages reused from the current site were rendered by the libraries installed then: after an upgrade
+    # (markupsafe escaping ' otherwise, say) every page is rendered again, as a build from nothing would.
+    from sitegen.site import keys
+
+    out = tmp_path / "site"
+    first = build(EXAMPLE, out)
+    assert first.rendered == first.files
+    real = keys.metadata.version
+    monkeypatch.setattr(keys.metadata, "version", lambda name: "99.0" if name == "markupsafe" else real(name))
+    keys.code_digest.cache_clear()
+    try:
+        again = build(EXAMPLE, out)
+    finally:
+        keys.code_digest.cache_clear()
+    assert again.rendered == again.files == first.files

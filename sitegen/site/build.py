@@ -6,7 +6,6 @@ import hashlib
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from importlib import metadata
 from pathlib import Path
 
 from sitegen.errors import OutputRefused, SitegenError
@@ -21,7 +20,6 @@ from sitegen.site.templates import templates_dir
 
 MAX_EPOCH = 32503680000  # 3000-01-01
 # The libraries whose versions could change a page's bytes.
-RENDERING_LIBRARIES = ("jinja2", "markupsafe", "markdown-it-py", "pagefind", "pydantic")
 
 
 @dataclass
@@ -55,10 +53,9 @@ def build_time(review: Review, now: str | None, environ: dict[str, str]) -> str 
 
 def inputs_digest(root: Path, now: str | None, environ: dict[str, str]) -> str:
     """The digest of everything a build reads: every file of the review folder, sitegen's code and
-    templates, the libraries that render, and the build time asked for. Recorded snapshot bodies
+    templates, the libraries that render (`code_digest`), and the build time asked for. Recorded snapshot bodies
     are named by their own SHA-256, so their names and sizes stand for them."""
-    digest = hashlib.sha256(code_digest(templates_dir()).encode())
-    digest.update(repr([(name, metadata.version(name)) for name in RENDERING_LIBRARIES]).encode())
+    digest = hashlib.sha256(code_digest(templates_dir()).encode())  # the libraries that render included
     digest.update(repr((now, environ.get("SOURCE_DATE_EPOCH"))).encode())
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()

@@ -25,10 +25,12 @@ import hashlib
 import io
 import operator
 import pickle
+import platform
 from collections.abc import Callable, Mapping
 from decimal import Decimal
 from enum import Enum
 from functools import cache
+from importlib import metadata
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -42,10 +44,18 @@ SITEGEN_ROOT = Path(sitegen.__file__).resolve().parent
 T = TypeVar("T")
 
 
+# Libraries whose output is on the pages (escaping, Markdown, the search index, JSON): another version of any
+# of them, or of Python, may render another page from the same context.
+RENDERING_LIBRARIES = ("jinja2", "markupsafe", "markdown-it-py", "pagefind", "pydantic")
+
+
 @cache
 def code_digest(templates: Path) -> str:
-    """The digest of sitegen's code and the templates: a page rendered by other code is another page."""
+    """The digest of sitegen's code, the templates, Python's version and the rendering libraries' (each page
+    key and the up-to-date check count it): a page rendered by other code is another page."""
     digest = hashlib.blake2b(sitegen.__version__.encode(), digest_size=20)
+    digest.update(repr([platform.python_version(), *((name, metadata.version(name)) for name in RENDERING_LIBRARIES)])
+                  .encode())
     for root in (SITEGEN_ROOT, templates):
         for path in sorted(root.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts:
