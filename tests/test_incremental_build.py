@@ -347,3 +347,25 @@ def test_a_manifest_that_is_no_file_is_no_manifest_read_at_once(tmp_path, kind):
     result = write_site(out, [Page("a.html", lambda: b"A2", "k")])
     assert result.rendered == 1 and site_bytes(out)["a.html"] == b"A2"
     assert json.loads((out / MANIFEST).read_text())["files"]["a.html"]["key"] == "k"
+
+
+def test_a_rebuild_at_a_later_time_and_another_umask_is_the_site_a_build_from_nothing_makes(tmp_path):
+    # Pages kept from the current site get this build's time and the mode a file written now gets: the
+    # manifest (which records each file's time) and the files' modes are then a cold build's, byte for byte.
+    from tests.conftest import EXAMPLE
+
+    review = tmp_path / "review"
+    shutil.copytree(EXAMPLE, review)
+    old = os.umask(0o077)
+    try:
+        build(review, tmp_path / "kept", now="2024-01-01T00:00:00Z")
+    finally:
+        os.umask(old)
+    build(review, tmp_path / "kept", now="2025-01-01T00:00:00Z")
+    build(review, tmp_path / "cold", now="2025-01-01T00:00:00Z")
+
+    def described(root: Path) -> dict[str, tuple[bytes, int, int]]:  # sitegen's own two files: dated when written
+        return {str(path.relative_to(root)): (path.read_bytes(), path.stat().st_mode,
+                                              0 if path.name in (SITE_MARKER, MANIFEST) else path.stat().st_mtime_ns)
+                for path in sorted(root.rglob("*")) if path.is_file()}
+    assert described(tmp_path / "kept") == described(tmp_path / "cold")
