@@ -730,3 +730,18 @@ def test_usable_records_that_collapse_while_the_count_holds_are_doubted():
     assert not doubted.complete and "sent 3 usable records where this strategy's last complete run had 40" in doubted.doubt
     fewer_before = before.model_copy(update={"record_ids": before.record_ids[:6]})
     assert collapse_doubted(SourceOutcome(source="europepmc", status="ok", records=records, total=40), fewer_before).complete
+
+
+def test_screening_does_not_start_on_a_search_no_source_answered(sitegen, tmp_path):
+    # A first run that reached no source found nothing for certain: the gate to screening waits for a run
+    # some source answered in full (or for imported records), and says why.
+    review = new_review(sitegen, tmp_path)
+    result = add_monitor(review, "watch", STRATEGIES, FIRST, "live", settings=SETTINGS,
+                         transport=httpx.MockTransport(lambda request: httpx.Response(503)))
+    assert not result.complete
+    assert sitegen("state", "advance", review, "--at", "2026-01-06T00:00:00Z")[0] == 0  # to searching
+    code, _, err = sitegen("state", "advance", review, "--at", SECOND)  # to screening: refused
+    assert code == 1 and "every run so far was incomplete" in err
+    run(review, THIRD, Providers(SYNERGY[:3], CORE[:2]))
+    code, _, err = sitegen("state", "advance", review, "--at", "2026-04-01T00:00:00Z")
+    assert code == 0, err

@@ -64,9 +64,15 @@ def _entry_gates(review: Review, facts: ReviewFacts, target: str) -> list[Gate]:
     if target == "searching":
         return [lock_gate]
     if target == "screening":
-        searched = any(isinstance(p, RetrievalPayload | ImportPayload) for p in payloads)
-        return [lock_gate, Gate("a search has run", searched,
-                                "" if searched else "run `sitegen monitor add` to set up and run a saved search")]
+        # A search that no source answered in full found nothing for certain: screening would start on a
+        # search that may have missed what it was run for.
+        searched = any(isinstance(p, ImportPayload) or (isinstance(p, RetrievalPayload) and p.complete)
+                       for p in payloads)
+        ran = any(isinstance(p, RetrievalPayload) for p in payloads)
+        return [lock_gate, Gate("a search has run in full (or records were imported)", searched,
+                                "" if searched else "every run so far was incomplete: run `sitegen update` again once "
+                                "its sources answer" if ran else "run `sitegen monitor add` to set up and run a saved "
+                                "search")]
     if target == "extraction":
         counts = facts.prisma
         conflicts = facts.conflicts
