@@ -56,3 +56,20 @@ def test_the_readme_adoption_steps_name_the_workflows_and_what_update_reads():
     read = set(re.findall(r"\$\{\{\s*(?:secrets|vars)\.(\w+)", (WORKFLOWS / "update.yml").read_text()))
     assert read == {"OPENALEX_API_KEY", "NCBI_API_KEY", "CROSSREF_PLUS_TOKEN", "SITEGEN_CONTACT_EMAIL"}
     assert [name for name in sorted(read) if f"`{name}`" not in section] == []
+
+
+def test_the_published_site_has_a_page_at_its_root_that_leads_to_each_review(tmp_path, monkeypatch):
+    # publish.yml builds each review under its folder's name; its root page leads there (at once when there is
+    # one review), names escaped, so the site's own address is no 404.
+    steps = yaml.safe_load((WORKFLOWS / "publish.yml").read_text())["jobs"]["build"]["steps"]
+    script = next(step["run"] for step in steps if step.get("name", "").startswith("A page at the site's root"))
+    program = script.split("<<'PY'\n", 1)[1].rsplit("PY", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "public" / "object-in-context").mkdir(parents=True)
+    exec(compile(program, "publish.yml", "exec"), {})
+    page = (tmp_path / "public" / "index.html").read_text()
+    assert 'http-equiv="refresh" content="0; url=object-in-context/index.html"' in page
+    (tmp_path / "public" / "a <b>&c").mkdir()
+    exec(compile(program, "publish.yml", "exec"), {})
+    page = (tmp_path / "public" / "index.html").read_text()
+    assert "refresh" not in page and '<a href="a%20%3Cb%3E%26c/index.html">a &lt;b&gt;&amp;c</a>' in page
