@@ -317,16 +317,22 @@ def monitor_add(directory: Path, monitor_id: str, strategies: tuple[tuple[str, s
 def monitor_status(directory: Path, monitor_id: str | None, as_json: bool) -> None:
     """Show the saved searches of DIRECTORY: strategies, seen ids, last run."""
     _remember(directory)
-    searches = commands.saved_searches(directory, monitor_id)
+    searches = commands.search_status(directory, monitor_id)
     if as_json:
-        click.echo(json.dumps([s.model_dump(mode="json", exclude_none=True) for s in searches], indent=2,
+        click.echo(json.dumps([search.model_dump(mode="json", exclude_none=True) for search, _ in searches], indent=2,
                               ensure_ascii=False))
         return
-    for search in searches:
+    if not searches:
+        click.echo(f"{directory} has no saved search yet (`sitegen monitor add` sets one up)")
+    for search, ran in searches:
         click.echo(f"{search.monitor_id}: run {search.run_count} time(s), last {search.last_run or 'never'}, "
                    f"{len(search.seen_ids)} ids seen")
         for strategy in search.strategies:
-            click.echo(f"  {strategy.source}{f' ({strategy.label})' if strategy.label else ''}: {strategy.query}")
+            last = ran.get((strategy.source, strategy.label))
+            said = ("not run yet" if last is None else f"incomplete at its last run ({last.at}): its source did not "
+                    "answer in full, so records may be missing" if not last.complete else "")
+            click.echo(f"  {strategy.source}{f' ({strategy.label})' if strategy.label else ''}: {strategy.query}"
+                       + (f"  [{said}]" if said else ""))
 
 
 @monitor.command("validate")

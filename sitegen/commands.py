@@ -71,10 +71,14 @@ def prisma(root: Path) -> PrismaCounts:
     return open_review(root).facts.prisma
 
 
-def saved_searches(root: Path, monitor_id: str | None = None) -> list[SavedSearch]:
-    searches = open_review(root).review.searches
-    _refuse_unknown_search(root, searches, monitor_id)
-    return list(searches.values()) if monitor_id is None else [searches[monitor_id]]
+def search_status(root: Path, monitor_id: str | None = None) -> list[tuple[SavedSearch, dict]]:
+    """Each saved search (or the one named) with the latest run of each of its strategies, by (source, label)."""
+    from sitegen.living.manifests import last_runs
+
+    review = open_review(root).review
+    _refuse_unknown_search(root, review.searches, monitor_id)
+    chosen = list(review.searches.values()) if monitor_id is None else [review.searches[monitor_id]]
+    return [(search, last_runs(review, search.monitor_id)) for search in chosen]
 
 
 def _refuse_unknown_search(root: Path, searches: dict[str, SavedSearch], monitor_id: str | None) -> None:

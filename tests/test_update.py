@@ -745,3 +745,16 @@ def test_screening_does_not_start_on_a_search_no_source_answered(sitegen, tmp_pa
     run(review, THIRD, Providers(SYNERGY[:3], CORE[:2]))
     code, _, err = sitegen("state", "advance", review, "--at", "2026-04-01T00:00:00Z")
     assert code == 0, err
+
+
+def test_monitor_status_says_which_strategies_last_ran_incomplete(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    code, out, _ = sitegen("monitor", "status", review)
+    assert code == 0 and "has no saved search yet" in out
+    add_monitor(review, "watch", STRATEGIES, FIRST, "live", settings=SETTINGS,
+                transport=httpx.MockTransport(lambda request: httpx.Response(503)))
+    code, out, _ = sitegen("monitor", "status", review)
+    assert code == 0 and out.count(f"incomplete at its last run ({FIRST})") == len(STRATEGIES), out
+    run(review, SECOND, Providers(SYNERGY[:3], CORE[:2]))
+    code, out, _ = sitegen("monitor", "status", review)
+    assert code == 0 and "incomplete" not in out, out

@@ -56,6 +56,23 @@ def compiled_query(strategy: Strategy) -> str | dict[str, str] | None:
         return None
 
 
+
+@dataclass(frozen=True)
+class LastRun:
+    """When a strategy last ran, its query as that run sent it and whether its source answered in full (the
+    ledger's record of it)."""
+
+    at: str
+    query: str
+    complete: bool
+
+
+def last_runs(review: Review, monitor_id: str) -> dict[tuple[str, str | None], LastRun]:
+    """(source, label) -> the latest run of each strategy of the saved search, as the ledger recorded it."""
+    return {(payload.source, payload.label): LastRun(event.ts, payload.query, payload.complete)
+            for event, payload in zip(review.ledger, review.payloads, strict=True)
+            if isinstance(payload, RetrievalPayload) and payload.monitor_id == monitor_id}
+
 @dataclass(frozen=True)
 class Execution:
     """What only the run knows about one strategy: how it was read, what was sent, what came back."""

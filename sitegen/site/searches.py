@@ -13,13 +13,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from sitegen.living.manifests import RunRecord, compiled_query, run_records
+from sitegen.living.manifests import LastRun, RunRecord, compiled_query, last_runs, run_records
 from sitegen.living.validation import latest_validations, percent
 from sitegen.records.citations import MODES, Seed, parse_citation_query
-from sitegen.review.models import RetrievalPayload, SavedSearch, Strategy, ValidationPayload
+from sitegen.review.models import SavedSearch, Strategy, ValidationPayload
 
 if TYPE_CHECKING:
-    from sitegen.review.folder import Review
     from sitegen.site.pages import Files, Site
 
 
@@ -39,14 +38,6 @@ class CitationView:
     mode: str
     meaning: str  # what the mode finds
     seeds: list[SeedView]
-
-
-@dataclass(frozen=True)
-class LastRun:
-    """When a strategy last ran, and its query as that run sent it (the ledger's record of it)."""
-
-    at: str
-    query: str
 
 
 @dataclass(frozen=True)
@@ -105,13 +96,6 @@ def strategy_view(site: Site, strategy: Strategy, last_run: LastRun | None) -> S
     if strategy.method == "citations":
         return StrategyView(strategy, None, citation_view(site, strategy), last_run)
     return StrategyView(strategy, compiled_query(strategy) if strategy.syntax == "sitegen" else None, None, last_run)
-
-
-def last_runs(review: Review, monitor_id: str) -> dict[tuple[str, str | None], LastRun]:
-    """(source, label) -> the latest run of each strategy of the saved search, as the ledger recorded it."""
-    return {(payload.source, payload.label): LastRun(event.ts, payload.query)
-            for event, payload in zip(review.ledger, review.payloads, strict=True)
-            if isinstance(payload, RetrievalPayload) and payload.monitor_id == monitor_id}
 
 
 def validation_view(site: Site, monitor_id: str) -> ValidationView | None:
