@@ -786,7 +786,7 @@ def state_show(directory: Path, as_json: bool) -> None:
             click.echo(f"  [{'x' if gate['ok'] else ' '}] {gate['check']}" + (f": {gate['detail']}" if gate["detail"]
                                                                              and not gate["ok"] else ""))
     for name, value in shown["settable"].items():
-        click.echo(f"{name}: {value}")
+        click.echo(f"{name}: {'(none)' if value is None else value}")
 
 
 @state.command("advance")

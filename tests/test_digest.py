@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from conftest import EXAMPLE
 
 from sitegen.commands import build
@@ -58,3 +59,13 @@ def test_the_site_shows_screening_batches_and_digests(tmp_path):
     assert (site / "digests" / "2023-W16.html").is_file() and (site / "downloads" / "digest-2023-W16.md").is_file()
     protocol = (site / "protocol.html").read_text()
     assert "Lock and amendments" in protocol and "Genetically modified rodents" in protocol
+
+
+@pytest.mark.parametrize("week", ["2026-02", "2026-13-1", "26-W02", "2026-W54"])
+def test_a_week_that_is_no_iso_week_is_refused(week):
+    # "2026-02" reads as February as much as week 2: only YYYY-Www (or ISO's basic YYYYWww) is a week.
+    from sitegen.errors import SitegenError
+    from sitegen.screening.digest import week_start
+    with pytest.raises(SitegenError, match="is not an ISO week such as 2026-W23"):
+        week_start(week)
+    assert week_start("2026W02") == week_start("2026-W02")

@@ -341,7 +341,7 @@ def summary_lines(payload: ValidationPayload) -> list[str]:
              f"{percent(payload.found, known)}) of the known-relevant studies (the included studies and "
              f"{len(payload.listed)} listed in validation.csv) by its current strategies; threshold "
              f"{percent(round(1000 * payload.threshold), 1000)}"]
-    lines += [f"  not measured: {provider_label(strategy.source)} {strategy.not_measured}: the recall is a lower "
+    lines += [f"  not measured: {provider_label(strategy.source)}: {strategy.not_measured}; the recall is a lower "
               "bound and is not judged against the threshold" for strategy in payload.not_measured]
     for strategy in payload.strategies:
         name = provider_label(strategy.source) + (f" ({strategy.label})" if strategy.label else "")

@@ -58,8 +58,9 @@ def iso_week(timestamp: str) -> str:
 
 
 def week_start(week: str) -> date:
-    """Monday of an ISO week given as YYYY-Www (or YYYY-WW)."""
-    match = re.fullmatch(r"([0-9]{4})-W?([0-9]{2})", week)
+    """Monday of an ISO week given as YYYY-Www (or ISO's basic YYYYWww). "2026-02" is refused: it reads as
+    February as well as week 2."""
+    match = re.fullmatch(r"([0-9]{4})-?W([0-9]{2})", week)
     try:
         if not match:
             raise ValueError
@@ -151,7 +152,7 @@ class Relevance:
                          batch.protocol_version, _start(batch))
 
     def week(self, week: str) -> Digest:
-        """The digest of an ISO week (YYYY-Www, or YYYY-WW)."""
+        """The digest of an ISO week (YYYY-Www)."""
         start = week_start(week)
         year, number, _ = start.isocalendar()
         week = f"{year}-W{number:02d}"
@@ -199,7 +200,7 @@ def order_batch(review: Review, screening: ScreeningFacts, batch: Batch) -> Scre
 
 
 def weekly(review: Review, screening: ScreeningFacts, week: str) -> Digest:
-    """The digest of an ISO week (YYYY-Www, or YYYY-WW)."""
+    """The digest of an ISO week (YYYY-Www)."""
     return Relevance(review, screening).week(week)
 
 
