@@ -471,7 +471,7 @@ def test_deleting_the_last_run_from_the_ledger_is_caught(sitegen, tmp_path):
 def test_monitor_add_refuses_a_bad_id_without_a_traceback(sitegen, tmp_path):
     review = new_review(sitegen, tmp_path)
     code, _, err = sitegen("monitor", "add", review, "--id", "W_1", "--strategy", "openalex", "x", "--at", FIRST)
-    assert code == 1 and "--id 'W_1'" in err and "Traceback" not in err
+    assert code == 1 and "--id 'W_1': a saved search's id is 1 to 80 lower-case letters" in err and "Traceback" not in err
 
 
 def _hitcount_below_results(results: list[dict]) -> dict:

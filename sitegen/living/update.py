@@ -159,7 +159,10 @@ def add_monitor(review: Review, monitor_id: str, strategies: list[Strategy], at:
         search = SavedSearch(schema_version=SEARCH_SCHEMA_VERSION, monitor_id=monitor_id, strategies=strategies,
                              seen_ids=seen, last_run="", run_count=0)
     except ValidationError as exc:
-        raise SitegenError(f"--id {monitor_id!r}: {exc.errors(include_url=False)[0]['msg']}") from None
+        error = exc.errors(include_url=False)[0]
+        said = ("a saved search's id is 1 to 80 lower-case letters, digits and '-', starting with a letter or digit "
+                "(it names the file searches/<id>.json)" if error["loc"] == ("monitor_id",) else error["msg"])
+        raise SitegenError(f"--id {monitor_id!r}: {said}") from None
     return _run(review, [search], at, mode, settings, progress, transport)
 
 
