@@ -419,6 +419,8 @@ def verify(directory: Path, at: str | None, mode: str, bib: Path | None, sources
     from sitegen.errors import EXIT_REFUSED
 
     _remember(directory)
+    if at is None and mode != "replay":
+        raise click.UsageError("--at is required (the run's time, e.g. 2026-06-01T00:00:00Z), but for a replay")
     result = commands.verify(directory, at, mode, bib, sources or None, progress=_progress)
     if as_json:
         click.echo(json.dumps({

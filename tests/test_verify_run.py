@@ -414,3 +414,9 @@ def test_the_pull_request_check_replays_the_example_verification(tmp_path):
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "0 refusal grade" in result.stdout
+
+
+def test_verify_without_its_time_is_a_usage_error(example_copy):
+    # A missing argument is exit 2, as for any command; nothing is asked of any index.
+    outcome = CliRunner().invoke(cli, ["verify", str(example_copy)])
+    assert outcome.exit_code == 2 and "--at is required" in outcome.output
