@@ -349,23 +349,26 @@ def test_a_manifest_that_is_no_file_is_no_manifest_read_at_once(tmp_path, kind):
     assert json.loads((out / MANIFEST).read_text())["files"]["a.html"]["key"] == "k"
 
 
-def test_a_rebuild_at_a_later_time_and_another_umask_is_the_site_a_build_from_nothing_makes(tmp_path):
-    # Pages kept from the current site get this build's time and the mode a file written now gets: the
-    # manifest (which records each file's time) and the files' modes are then a cold build's, byte for byte.
-    from tests.conftest import EXAMPLE
+def test_a_failed_rebuild_at_another_time_and_umask_leaves_the_served_site_as_it_was(tmp_path):
+    # A kept page is a link to the served site's file: nothing of that file (bytes, time, mode) may change
+    # before the swap, or a failed build would leave the served site other than it was.
+    from sitegen.site.output import _manifest, site_is_intact
 
-    review = tmp_path / "review"
-    shutil.copytree(EXAMPLE, review)
+    site = tmp_path / "site"
+    first, later = 1_700_000_000 * 10**9, 1_700_086_400 * 10**9
+    pages = [Page(f"p{n}.html", lambda n=n: f"<p>{n}</p>", key=f"k{n}") for n in range(5)]
+    write_site(site, pages, dated=first)
+    before = {path: (path.read_bytes(), path.stat().st_mode, path.stat().st_mtime_ns) for path in site.rglob("*")
+              if path.is_file()}
+
+    def broken() -> str:
+        raise RuntimeError("render failed")
     old = os.umask(0o077)
     try:
-        build(review, tmp_path / "kept", now="2024-01-01T00:00:00Z")
+        with pytest.raises(Exception, match="render failed"):
+            write_site(site, [*pages, Page("bad.html", broken)], dated=later)
     finally:
         os.umask(old)
-    build(review, tmp_path / "kept", now="2025-01-01T00:00:00Z")
-    build(review, tmp_path / "cold", now="2025-01-01T00:00:00Z")
-
-    def described(root: Path) -> dict[str, tuple[bytes, int, int]]:  # sitegen's own two files: dated when written
-        return {str(path.relative_to(root)): (path.read_bytes(), path.stat().st_mode,
-                                              0 if path.name in (SITE_MARKER, MANIFEST) else path.stat().st_mtime_ns)
-                for path in sorted(root.rglob("*")) if path.is_file()}
-    assert described(tmp_path / "kept") == described(tmp_path / "cold")
+    after = {path: (path.read_bytes(), path.stat().st_mode, path.stat().st_mtime_ns) for path in site.rglob("*")
+             if path.is_file()}
+    assert after == before and site_is_intact(site, _manifest(site))

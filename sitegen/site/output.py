@@ -194,11 +194,6 @@ class _Filling:
     def __init__(self, tree: Path, held: dict[str, Written], out: Path, current: dict[str, Written],
                  dated: int | None):
         self.tree, self.held, self.out, self.current, self.dated = tree, held, out, current, dated
-        # A file kept from an earlier site is given what a file written now gets (this build's time, the mode
-        # the umask now leaves), so that the new site is the one a build from nothing would make.
-        umask = os.umask(0)
-        os.umask(umask)
-        self.mode = 0o666 & ~umask
         # Paths as text, not pathlib: a build of 100,000 files joins and parses each several times.
         self.tree_text, self.out_text = os.fspath(tree), os.fspath(out)
         self.files: dict[str, Written | None] = {}  # None: waiting to be rendered
@@ -239,9 +234,12 @@ class _Filling:
         before = self.current.get(path)
         if page.key is None or before is None or before.key != page.key or not _describes(before, current):
             return None
-        if self._held(path, before.sha256, target) is None:  # else the tree holds the file already
+        held = self._held(path, before.sha256, target)
+        if held is None:
             self._link(current, target)
-        return self._as_written_now(page.key, before.sha256, target, before.indexed)
+            return _written(page.key, before.sha256, target, before.indexed)
+        # The tree holds the file already, as its manifest describes it.
+        return Written(key=page.key, sha256=held.sha256, size=held.size, mtime_ns=held.mtime_ns, indexed=held.indexed)
 
     def _render(self, page: Page) -> tuple[Written, bool]:
         """Render and write the page; its file, and whether it differs from the current site's."""
@@ -252,23 +250,16 @@ class _Filling:
             if isinstance(rendered, str | bytes):
                 content = rendered.encode("utf-8") if isinstance(rendered, str) else rendered
                 sha, indexed = hashlib.sha256(content).hexdigest(), INDEXED_MARK in content
-                held, current_is_same = self._held(path, sha, target) is not None, self._current_is(path, sha)
-                if held or current_is_same:  # the bytes are there already: kept, not written again
-                    if not held:
+                current_is_same = self._current_is(path, sha)
+                if self._held(path, sha, target) is None:
+                    if current_is_same:
                         self._link(current, target)
-                    return self._as_written_now(page.key, sha, target, indexed), not current_is_same
-                self._write(target, [content])
+                    else:
+                        self._write(target, [content])
             else:  # written as it is rendered, a part at a time: a download of 100,000 records is never held whole
                 sha, indexed = self._write(target, (part.encode("utf-8") for part in rendered))
                 current_is_same = self._current_is(path, sha)
             return _written(page.key, sha, target, indexed), not current_is_same
-
-    def _as_written_now(self, key: str | None, sha: str, target: str, indexed: bool) -> Written:
-        """A file kept from an earlier site (linked, or held by the tree) dated and moded as one written now."""
-        if self.dated is not None:
-            os.utime(target, ns=(self.dated, self.dated))
-        os.chmod(target, self.mode)
-        return _written(key, sha, target, indexed)
 
     def _current_is(self, path: str, sha: str) -> bool:
         """Whether the current site's file at `path` holds these bytes (and is still the one it built)."""
