@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from sitegen.records.identity import deduplicate
 from sitegen.records.ids import record_id
-from sitegen.records.model import CslName, Record, RecordMeta, model_data
+from sitegen.records.model import CslDate, CslName, Record, RecordMeta, model_data
 from sitegen.sources.openalex import work_to_record
 
 REAL = [work_to_record(w) for w in json.loads((FIXTURES / "openalex" / "synergy_sep2021_works_0_25.json").read_text())]
@@ -315,3 +315,17 @@ def test_a_record_without_a_title_never_joins_two_works_through_a_shared_doi():
     assert sorted(sorted(c) for c in _title_clusters([0, 1, 2], titles, ids, notices, unasked)) == [[0], [1], [2]]
     # Under a DOI with one titled record, the untitled record is that work.
     assert sorted(sorted(c) for c in _title_clusters([0, 2], titles, ids, notices, unasked)) == [[0, 2]]
+
+
+def test_one_work_two_sources_date_and_number_apart_is_one_record():
+    # Crossref dates a work by its print issue, OpenAlex by its first appearance online; one gives a volume the
+    # other does not agree with: still one work by its DOI (only its title's numbers, its first page and its
+    # first author tell a DOI's several works apart).
+    title = "Lateral entorhinal cortex is critical for novel object-context recognition"
+    online = rec("openalex", title=title, doi="10.1002/hipo.22095", openalex="W1").model_copy(
+        update={"issued": CslDate(date_parts=[[2017]]), "volume": "23", "page": "352-366"})
+    printed = rec("crossref", title=title.upper(), doi="10.1002/hipo.22095").model_copy(
+        update={"issued": CslDate(date_parts=[[2020]]), "volume": "5", "page": "352"})
+    assert len(deduplicate([online, printed]).records) == 1
+    other_page = printed.model_copy(update={"page": "400-410"})
+    assert len(deduplicate([online, other_page]).records) == 2  # another abstract of one supplement

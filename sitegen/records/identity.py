@@ -8,10 +8,12 @@
    An arXiv DOI (10.48550/arXiv.<id>) is also a key for its arXiv id.
 2. A DOI can be shared by different works, so a link made by a shared DOI alone
    holds only when the titles agree (similarity at or above TITLE_FLOOR after
-   translation markers, HTML and case are removed) and neither or both records are
+   translation markers, HTML and case are removed), neither or both records are
    notices about another work (erratum, correction, retraction notice, reply,
-   comment): a conference supplement gives its DOI to every abstract in it, and an
-   erratum is often exported with the DOI of the article it corrects. A shared
+   comment), and the numbers in their titles, their first pages and their first
+   authors do not tell them apart: a conference supplement gives its DOI to every
+   abstract in it, a series to its parts, and an erratum is often exported with the
+   DOI of the article it corrects. A shared
    PMID, PMCID, OpenAlex or arXiv id always holds, so the same DOI and PMID with a
    translated title is one work. Titles never join records, they only cut DOI links.
    Records kept apart this way are flagged.
@@ -36,7 +38,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from sitegen.records.ids import NAMESPACE_LABELS, NAMESPACES, arxiv_of_doi, content_ref, parse_record_id, record_id
-from sitegen.records.matching import TITLE_FLOOR, Work, linked_pair, record_work
+from sitegen.records.matching import TITLE_FLOOR, Work, one_doi_one_work, record_work
 from sitegen.records.model import Record, RecordMeta, model_data
 from sitegen.records.notices import notice_kind
 from sitegen.records.providers import MERGE_PRIORITY, SOURCES
@@ -126,9 +128,9 @@ def _title_clusters(group: list[int], titles: list[str], ids: list[Identifiers],
                     notices: list[bool], work: Callable[[int], Work]) -> list[list[int]]:
     """Single-linkage clusters of the group's records along the identifiers they share: two records
     sharing an identifier of one work (_ONE_WORK) are joined; two titled records sharing only a DOI are
-    joined when the matcher takes them for one work as `sitegen dedupe` does (`matching.linked_pair`:
-    related titles with the same numbers, and no disagreement of pages, volume, year or first author;
-    among more than LARGE_GROUP records, equal titles). A record without a title joins
+    joined when both are notices or both are not, their titles agree (at or above TITLE_FLOOR) and nothing
+    tells a DOI's several works apart (`matching.one_doi_one_work`: the numbers in their titles, their first
+    pages, their first authors; among more than LARGE_GROUP records, equal titles). A record without a title joins
     through its DOI only when the titled records holding that DOI are one cluster (or there are none):
     a DOI on several works (a supplement's) tells nothing of which one it is. Titles never join records
     that share no identifier."""
@@ -155,7 +157,7 @@ def _title_clusters(group: list[int], titles: list[str], ids: list[Identifiers],
                 if notices[first] != notices[second] or not fuzz.ratio(titles[first], titles[second],
                                                                        score_cutoff=TITLE_FLOOR):
                     continue  # told apart at once, as most records of a supplement's DOI are
-                if linked_pair(work(first), work(second)):
+                if one_doi_one_work(work(first), work(second)):
                     forest.union(a, b)
     for positions in dois:
         titled = [p for p in positions if titles[group[p]]]
@@ -182,7 +184,8 @@ def _split_titles(group: list[int], ids: list[Identifiers], titles: list[str], n
                 "retraction notice, reply or comment) and the work itself, so they are not taken for one work; "
                 "kept apart for a reviewer.")
     else:
-        note = (f"Records sharing {listed(shared)} have unrelated titles or other first authors, so they are not "
+        note = (f"Records sharing {listed(shared)} have unrelated titles, other numbers in their titles, other "
+                "first pages or other first authors, so they are not "
                 "taken for one work (a conference supplement, for one, gives its DOI to every abstract); kept apart "
                 "for a reviewer.")
     for index in group:

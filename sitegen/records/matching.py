@@ -473,13 +473,23 @@ def disagree(a: Work, b: Work) -> bool:
     return discrepant and classify(a, b)[0] != "same"
 
 
-def linked_pair(a: Work, b: Work) -> bool:
+def _linked_pair(a: Work, b: Work) -> bool:
     """Whether two titled records the identity graph joined (a shared DOI) are one work: related titles
     with the same numbers, first authors not plainly different (unless the titles are equal: one work with
     its authors transliterated two ways), and nothing else in the way. A DOI is
     shared by every abstract of a conference supplement and by an erratum exported with its article's."""
     return (a.numbers == b.numbers and not disagree(a, b)
             and (authors_agree(a, b) != "none" or fuzz.ratio(a.title, b.title) >= EQUAL_TITLE))
+
+
+def one_doi_one_work(a: Work, b: Work) -> bool:
+    """Whether two titled records sharing a DOI, whose titles agree (identity.TITLE_FLOOR), are one work by
+    what tells a DOI's several works apart: the numbers in their titles (a series' parts), their first pages
+    (a supplement's abstracts) and their first authors (unless the titles are as good as equal). Not their
+    years, volumes or other identifiers: sources date and number one work differently (online first, print
+    later), and conflicting identifiers are the identity graph's to split and name."""
+    return (a.numbers == b.numbers and first_pages(a, b) != "differ"
+            and (authors_agree(a, b) != "none" or fuzz.ratio(a.title, b.title) >= SAME_TITLE))
 
 
 @dataclass
@@ -536,7 +546,7 @@ def find_duplicates(works: list[Work], linked: list[list[str]] = (), focus: set[
             continue
         for n, a in enumerate(titled):
             for b in titled[n + 1:]:
-                if linked_pair(works[a], works[b]):
+                if _linked_pair(works[a], works[b]):
                     verdicts.append((0, -fuzz.ratio(works[a].title, works[b].title), a, b))  # most alike first
     versions = []
     for a, b in candidate_pairs(works, None if focus is None else {position[key] for key in focus}):
