@@ -560,5 +560,6 @@ def test_hidden_files_of_tools_and_editors_are_left_alone(sitegen, example_copy)
     for name in (f"{TA}/.~lock.reviewer-a.csv#", f"{TA}/.reviewer-a.csv.swp", "evidence/.gitkeep", "screening/.DS_Store"):
         (example_copy / name).write_text("")
     (example_copy / "evidence" / ".ipynb_checkpoints").mkdir()
+    (example_copy / "evidence" / ".ipynb_checkpoints" / "wilson-2013-lec-checkpoint.yaml").write_text("x: 1\n")
     code, out, _ = sitegen("check", example_copy)
     assert code == 0, out

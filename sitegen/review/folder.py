@@ -701,6 +701,10 @@ def _named_files(root: Path, folder: str, name: re.Pattern[str] | str, explanati
             problems.append(Problem(rel, None, None, "unexpected-file", explanation))
 
 
+# Hidden folders tools keep beside the files they edit (JupyterLab's checkpoints hold copies named as the files).
+TOOLS_FOLDERS = frozenset({".ipynb_checkpoints", ".git", ".idea", ".vscode", ".Trash", ".Trashes"})
+
+
 def _hidden_problems(root: Path, folder: str, named: Callable[[str], bool], explanation: str) -> list[Problem]:
     """A problem for each hidden entry of `folder` that looks meant to count: a file that, but for its leading
     dot, is named as the folder's files are (`named`: a decision file renamed .reviewer-a.csv), or a hidden
@@ -711,7 +715,7 @@ def _hidden_problems(root: Path, folder: str, named: Callable[[str], bool], expl
         return []
     problems = []
     for path in sorted(directory.iterdir()):
-        if not path.name.startswith(".") or path.is_symlink():
+        if not path.name.startswith(".") or path.is_symlink() or path.name in TOOLS_FOLDERS:
             continue
         if path.is_dir():
             try:
