@@ -33,6 +33,15 @@ def exported(sitegen, review: Path, format: str, out: Path) -> Path:
     return out
 
 
+def review_of(sitegen, review: Path, export: Path, format: str) -> Path:
+    """A new review, its protocol locked, that imported `export`."""
+    sitegen("init", review)
+    sitegen("protocol", "lock", review, "--at", LOCKED)
+    code, _, err = sitegen("import", review, export, "--format", format, "--at", IMPORTED)
+    assert code == 0, err
+    return review
+
+
 def without(text: str, format: str) -> object:
     """The export without what its round trip cannot carry (see CSV_DECISIONS, PROVENANCE)."""
     if format == "csv":
@@ -57,11 +66,7 @@ def test_an_export_imported_into_a_fresh_review_exports_the_same(sitegen, exampl
     records[3] = json.dumps(retracted, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
     (example_copy / "records.jsonl").write_text("\n".join(records) + "\n", encoding="utf-8")
     first = exported(sitegen, example_copy, format, tmp_path / f"first.{format}")
-    review = tmp_path / "fresh"
-    sitegen("init", review)
-    sitegen("protocol", "lock", review, "--at", LOCKED)
-    code, _, err = sitegen("import", review, first, "--format", format, "--at", IMPORTED)
-    assert code == 0, err
+    review = review_of(sitegen, tmp_path / "fresh", first, format)
     second = exported(sitegen, review, format, tmp_path / f"second.{format}").read_text(encoding="utf-8")
     if format in ("ris", "bibtex"):
         assert second == first.read_text(encoding="utf-8")
@@ -226,11 +231,7 @@ def test_imported_references_without_identifiers_keep_their_ids_through_an_expor
     refs = [line for line in (first_review / "records.jsonl").read_text().splitlines() if '"id":"ref:' in line]
     assert refs, "the fixtures hold references without identifiers"
     first = exported(sitegen, first_review, format, tmp_path / f"first.{format}")
-    second_review = tmp_path / "second"
-    sitegen("init", second_review)
-    sitegen("protocol", "lock", second_review, "--at", LOCKED)
-    code, _, err = sitegen("import", second_review, first, "--format", format, "--at", IMPORTED)
-    assert code == 0, err
+    second_review = review_of(sitegen, tmp_path / "second", first, format)
     ids = [json.loads(line)["id"] for line in (first_review / "records.jsonl").read_text().splitlines()]
     assert [json.loads(line)["id"] for line in (second_review / "records.jsonl").read_text().splitlines()] == ids
     second = exported(sitegen, second_review, format, tmp_path / f"second.{format}").read_text(encoding="utf-8")
