@@ -52,15 +52,14 @@ def ledger_problems(review: Review) -> list[Problem]:
     """What `sitegen ledger verify` checks too: the chain, time order and the tail anchors."""
     lines = review.ledger_lines
     unread = review.ledger_unread
-    if unread is not None:  # every event after a line that holds none would seem moved: checked up to it
-        readable = [event for event, line in zip(review.ledger, lines, strict=True) if line < unread]
-        return [Problem(LEDGER, lines[index], None, "ledger-chain", message)
-                for index, message in verify_chain(readable)] + [
-            Problem(LEDGER, unread, None, "not-checked", f"the chain is checked only up to line {unread}, which holds "
-                    "no event that can be read (above): mend that line (or restore ledger.jsonl from Git), then "
-                    "check again")]
-    problems = [Problem(LEDGER, lines[index], None, "ledger-chain", message)
-                for index, message in verify_chain(review.ledger)]
+    # Every event after a line that holds none would seem moved: the chain is checked up to that line.
+    events = review.ledger if unread is None else [event for event, line in zip(review.ledger, lines, strict=True)
+                                                   if line < unread]
+    problems = [Problem(LEDGER, lines[index], None, "ledger-chain", message) for index, message in verify_chain(events)]
+    if unread is not None:
+        return problems + [Problem(LEDGER, unread, None, "not-checked", f"the chain is checked only up to line {unread}, "
+                                   "which holds no event that can be read (above): mend that line (or restore "
+                                   "ledger.jsonl from Git), then check again")]
     previous_time = None
     for index, event in enumerate(review.ledger):
         when = parse_timestamp(event.ts)

@@ -144,10 +144,10 @@ def set_field(review: Review, name: str, value: str) -> ReviewState:
     if name not in SETTABLE_FIELDS:
         raise SitegenError(f"{name!r} cannot be set directly; settable fields: {', '.join(SETTABLE_FIELDS)}")
     data = model_data(review.state)
-    if name == "max_kept" and re.fullmatch(r"[0-9]+", value) and len(value) > 9:  # a whole number, too large
-        data[name] = 10**9  # the model's own limit then says how large it may be
-    else:  # ASCII digits only: str.isdecimal would also take Arabic-Indic or full-width digits.
-        data[name] = int(value) if name == "max_kept" and re.fullmatch(r"[0-9]{1,9}", value) else (value or None)
+    if name == "max_kept" and re.fullmatch(r"[0-9]+", value):  # ASCII digits: isdecimal takes Arabic-Indic too
+        data[name] = int(value) if len(value) <= 9 else 10**9  # too large: the model's limit says how large
+    else:
+        data[name] = value or None
     try:
         state = ReviewState.model_validate(data)
     except ValidationError as exc:
