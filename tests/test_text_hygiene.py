@@ -7,7 +7,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from test_check import check_reports, replace_line
+
+from sitegen.records.model import printable
 
 # Code points XML 1.0 or HTML cannot hold: noncharacters at the end of the BMP and of the last plane, one of
 # the U+FDD0 block, a C0 control, DEL and a C1 control (which a terminal would obey).
@@ -88,3 +92,53 @@ def test_clean_base_urls_are_accepted(url):
     from sitegen.review.models import SiteSettings
 
     assert SiteSettings(base_url=url).base_url.startswith(url)
+
+
+# Direction controls: a text may use them, but never leave one open for what a page shows after it.
+OPENERS, CLOSERS = "\u202a\u202b\u202d\u202e\u2066\u2067\u2068", "\u202c\u2069"
+
+
+def open_after(text: str) -> list[str]:
+    """The direction controls `text` leaves open, as Unicode's bidirectional algorithm pairs them."""
+    stack: list[str] = []
+    for char in text:
+        if char in OPENERS:
+            stack.append("i" if char in "\u2066\u2067\u2068" else "e")
+        elif char == "\u202c" and stack and stack[-1] == "e":
+            stack.pop()
+        elif char == "\u2069" and "i" in stack:
+            while stack.pop() != "i":
+                pass
+    return stack
+
+
+@given(st.text(alphabet=st.sampled_from([*OPENERS, *CLOSERS, "a", "\u05d0", " "]), max_size=30))
+def test_a_text_closes_every_direction_control_it_opens(text):
+    contained = printable(text)
+    assert open_after(contained) == []
+    assert printable(contained) == contained  # read again, unchanged
+    # Only closes are added or dropped: what the text says, and the controls it opens, stay.
+    assert [c for c in contained if c not in CLOSERS] == [c for c in text if c not in CLOSERS]
+    # A close it had for an open control stays; a close it adds is one the text needed.
+    if open_after(text) == [] and all(c not in CLOSERS for c in text):
+        assert contained == text
+
+
+def test_text_without_direction_controls_is_left_as_it_is():
+    for text in ["Object recognition", "\u05e2\u05d1\u05e8\u05d9\u05ea and English", "\u200fmark\u200e"]:
+        assert printable(text) == text
+
+
+def test_a_title_that_opens_an_override_cannot_turn_the_page_after_it(sitegen, example_copy, tmp_path):
+    # "RLO" would show every later word of the record's line on the records page reversed.
+    set_first_record(example_copy, title="Object recognition \u202eRLO left open")
+    code, out, err = sitegen("build", example_copy, "--out", tmp_path / "site")
+    assert code == 0, err
+    pages = [path.read_text(encoding="utf-8") for path in (tmp_path / "site").rglob("*.html")]
+    shown = [page for page in pages if "\u202eRLO left open" in page]
+    assert shown, "the title is on the site"
+    for page in shown:
+        assert "\u202eRLO left open" in page and "\u202eRLO left open\u202c" in page.replace("&#8236;", "\u202c")
+        assert "\u202eRLO left open<" not in page
+    csv_download = (tmp_path / "site" / "downloads" / "records.csv").read_text(encoding="utf-8")
+    assert "\u202eRLO left open\u202c" in csv_download

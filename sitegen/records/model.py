@@ -43,10 +43,12 @@ CONTROL_CHARACTER = re.compile(f"[{NOT_XML}\x7f-\x9f{NONCHARACTER}]")
 
 
 def printable(value: str) -> str:
+    """`value`, refused when it holds a character no text a person reads may hold, with its direction
+    controls closed within it (`contained_direction`)."""
     # Every character CONTROL_CHARACTER names is a control (Cc), a surrogate (Cs) or a noncharacter (Cn,
     # permanently unassigned), none of which str.isprintable() accepts: text it accepts (most text, and a
-    # scan far quicker than the regex's) holds none. Line breaks and tabs are no "printable" characters
-    # but are allowed: such text is searched.
+    # scan far quicker than the regex's) holds none, nor any direction control (a format character, Cf).
+    # Line breaks and tabs are no "printable" characters but are allowed: such text is searched.
     if value.isprintable():
         return value
     if found := CONTROL_CHARACTER.search(value):
@@ -55,7 +57,39 @@ def printable(value: str) -> str:
             raise ValueError(f"holds the control character U+{ord(char):04X}, which no text needs")
         raise ValueError(f"holds U+{ord(char):04X}, a code point that XML and HTML cannot hold (a noncharacter "
                          "or a lone surrogate)")
-    return value
+    return contained_direction(value)
+
+
+# Unicode's explicit direction controls: embeddings and overrides (LRE, RLE, LRO, RLO) end at PDF; isolates
+# (LRI, RLI, FSI) at PDI.
+EMBEDDINGS, POP_EMBEDDING = "\u202a\u202b\u202d\u202e", "\u202c"
+ISOLATES, POP_ISOLATE = "\u2066\u2067\u2068", "\u2069"
+DIRECTION_CONTROL = re.compile(f"[{EMBEDDINGS}{POP_EMBEDDING}{ISOLATES}{POP_ISOLATE}]")
+
+
+def contained_direction(text: str) -> str:
+    """`text` with every direction control it opens closed at its end, and every close it has no open for
+    dropped. A text left open (a title ending in U+202E, RIGHT-TO-LEFT OVERRIDE) would reverse what a page or
+    a download shows after it, up to the end of the paragraph: another study's title, a decision, a count.
+    Closed, a text can change only how itself reads."""
+    if not DIRECTION_CONTROL.search(text):
+        return text
+    kept, open_controls = [], []  # open_controls: "e" for an embedding or override, "i" for an isolate
+    for char in text:
+        if char in EMBEDDINGS or char in ISOLATES:
+            open_controls.append("e" if char in EMBEDDINGS else "i")
+        elif char == POP_EMBEDDING:
+            if not open_controls or open_controls[-1] != "e":
+                continue  # closes nothing of this text (Unicode: within an isolate it closes nothing)
+            open_controls.pop()
+        elif char == POP_ISOLATE:
+            if "i" not in open_controls:
+                continue
+            while open_controls.pop() != "i":  # a PDI closes the embeddings opened inside its isolate too
+                pass
+        kept.append(char)
+    closes = {"e": POP_EMBEDDING, "i": POP_ISOLATE}
+    return "".join(kept) + "".join(closes[control] for control in reversed(open_controls))
 
 
 Printable = AfterValidator(printable)
