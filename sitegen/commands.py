@@ -113,7 +113,8 @@ def dedupe(source: Path, out: Path, probable_out: Path, versions_out: Path, form
     merged_ids, IDs joined by ";"), probable pairs, not merged, to `probable_out` and preprints with
     their journal versions to `versions_out`; returns the record count, the result and the reader's warnings. Nothing is written when the file
     has a problem or the outputs are unusable (see `_check_outputs`)."""
-    _check_outputs(source, {"--out": out, "--probable": probable_out, "--versions": versions_out})
+    _check_outputs(source, {"--out": (out, SETS_HEADER), "--probable": (probable_out, PROBABLE_HEADER),
+                            "--versions": (versions_out, VERSIONS_HEADER)})
     warnings: list[str] = []
     try:
         rows = read_references(source, format, warnings, encoding=encoding, columns=columns)
@@ -124,20 +125,28 @@ def dedupe(source: Path, out: Path, probable_out: Path, versions_out: Path, form
     except OSError as error:
         raise SitegenError(f"{source}: cannot be read ({error.strerror or error})") from None
     matches = dedupe_rows(rows)
-    atomic_write(out, "merged_ids\r\n" + "".join(_csv_line([";".join(ids)]) for ids in matches.sets))
-    atomic_write(probable_out, _csv_line(["first", "second", "score"]) + "".join(
+    atomic_write(out, SETS_HEADER + "".join(_csv_line([";".join(ids)]) for ids in matches.sets))
+    atomic_write(probable_out, PROBABLE_HEADER + "".join(
         _csv_line([first, second, f"{score:.1f}"]) for first, second, score in matches.probable))
-    atomic_write(versions_out, _csv_line(["preprint", "published", "score"]) + "".join(
+    atomic_write(versions_out, VERSIONS_HEADER + "".join(
         _csv_line([preprint, published, f"{score:.1f}"]) for preprint, published, score in matches.versions))
     return len(rows), matches, warnings
 
 
-def _check_outputs(source: Path, outputs: dict[str, Path]) -> None:
+# The first line of each file dedupe writes: an existing file is replaced only when it starts so.
+SETS_HEADER = "merged_ids\r\n"
+PROBABLE_HEADER = "first,second,score\r\n"
+VERSIONS_HEADER = "preprint,published,score\r\n"
+
+
+def _check_outputs(source: Path, outputs: dict[str, tuple[Path, str]]) -> None:
     """Refuse, before anything is written, outputs that would overwrite the source or each other
-    (compared as resolved paths, so through symbolic links, '..' and './'), that are folders, or whose
-    folder does not exist (a mistyped path should not create folders)."""
+    (compared as resolved paths, so through symbolic links, '..' and './'), that are folders, whose
+    folder does not exist (a mistyped path should not create folders), or that are files dedupe did not
+    write (their first line is not the `header` it writes): the names of the probable pairs' and versions'
+    files are made from --out's, so a reviewer's own file of that name would be lost without a word."""
     seen = {source.resolve(): "SOURCE"}
-    for option, path in outputs.items():
+    for option, (path, header) in outputs.items():
         target = path.resolve()
         if target in seen:
             raise SitegenError(f"{option} {path}: is the same file as {seen[target]}; give each output its own file")
@@ -145,7 +154,18 @@ def _check_outputs(source: Path, outputs: dict[str, Path]) -> None:
             raise SitegenError(f"{option} {path}: is a folder; give a file name")
         if not target.parent.is_dir():
             raise SitegenError(f"{option} {path}: its folder {path.parent} does not exist")
+        if target.exists() and not _starts_with(target, header.encode()):
+            raise SitegenError(f"{option} {path}: exists and is not a file sitegen dedupe wrote (its first line is "
+                               f"not {header.strip()!r}); give another name, or remove it yourself")
         seen[target] = f"{option} {path}"
+
+
+def _starts_with(path: Path, start: bytes) -> bool:
+    try:
+        with path.open("rb") as file:
+            return file.read(len(start)) == start
+    except OSError:
+        return False  # unreadable: not known to be dedupe's, so never replaced
 
 
 def _csv_line(values: list[str]) -> str:

@@ -74,6 +74,26 @@ def test_default_output_names_next_to_a_distinct_out_are_accepted(tmp_path, site
         "records.csv", "sets-probable.csv", "sets-versions.csv", "sets.csv"]
 
 
+@pytest.mark.parametrize("taken", ["sets.csv", "sets-probable.csv", "sets-versions.csv"])
+def test_a_file_dedupe_did_not_write_is_never_replaced(tmp_path, sitegen, taken):
+    # The probable pairs' and versions' names are made from --out's: a reviewer's own file of that name
+    # would have been overwritten without a word.
+    source = tmp_path / "records.csv"
+    source.write_text(SOURCE, encoding="utf-8")
+    (tmp_path / taken).write_text("first,second,decision\nW1,W2,same\n", encoding="utf-8")
+    err = _refused(tmp_path, sitegen, source, "--out", tmp_path / "sets.csv")
+    assert f"{tmp_path / taken}: exists and is not a file sitegen dedupe wrote" in err
+
+
+def test_dedupe_run_again_replaces_its_own_outputs(tmp_path, sitegen):
+    source = tmp_path / "records.csv"
+    source.write_text(SOURCE, encoding="utf-8")
+    for _ in range(2):
+        code, _, err = sitegen("dedupe", source, "--out", tmp_path / "sets.csv")
+        assert code == 0, err
+    assert (tmp_path / "sets-probable.csv").read_text().splitlines() == ["first,second,score"]
+
+
 # --------------------------------------------------------------------------- reader messages
 
 
