@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 from pathlib import Path
@@ -563,3 +564,26 @@ def test_hidden_files_of_tools_and_editors_are_left_alone(sitegen, example_copy)
     (example_copy / "evidence" / ".ipynb_checkpoints" / "wilson-2013-lec-checkpoint.yaml").write_text("x: 1\n")
     code, out, _ = sitegen("check", example_copy)
     assert code == 0, out
+
+
+@pytest.mark.parametrize("separator", [";", "\t"])
+def test_a_decision_file_saved_with_another_separator_is_one_problem_that_says_so(sitegen, example_copy, separator):
+    # A spreadsheet set to German or French saves "CSV" with semicolons. Its decisions cannot be read, and
+    # comparing reviewers without them made every record it decides a problem of its own (44 in all).
+    path = example_copy / "screening" / "title-abstract" / "reviewer-a.csv"
+    rows = list(csv.reader(path.open(encoding="utf-8", newline="")))
+    with path.open("w", encoding="utf-8", newline="") as file:
+        csv.writer(file, delimiter=separator, lineterminator="\r\n").writerows(rows)
+    out = check_reports(sitegen, example_copy, "screening/title-abstract/reviewer-a.csv", 1, "separated by")
+    assert [line.rsplit("[", 1)[-1] for line in out.splitlines()[:-1]] == ["not-checked]", "csv-header]"]
+    assert "2 problems found" in out
+
+
+def test_a_decision_file_cut_short_by_a_syntax_error_stops_the_comparison_of_reviewers(sitegen, example_copy):
+    path = example_copy / "screening" / "title-abstract" / "reviewer-b.csv"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[2] = lines[2].rstrip("\r\n") + '"never closed\n'
+    path.write_text("".join(lines), encoding="utf-8")
+    out = check_reports(sitegen, example_copy, "screening/title-abstract/reviewer-b.csv", 3, "never closed")
+    assert "reviewers' decisions were not compared" in out
+    assert "awaits" not in out and "needless-adjudication" not in out

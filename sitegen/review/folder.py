@@ -185,6 +185,9 @@ class Review:
     state: ReviewState = field(default_factory=lambda: ReviewState(schema_version=STATE_SCHEMA_VERSION))
     state_read: bool = True  # False when state.json exists but could not be read: `state` then holds defaults
     decisions: list[DecisionRow] = field(default_factory=list)
+    # Screening files that could not be read whole (not text, a bad header, a syntax error that stopped the
+    # reading): the decisions they hold are unknown, so reviewers' decisions are not compared.
+    decisions_unread: list[str] = field(default_factory=list)
     duplicates: list[DuplicateRow] = field(default_factory=list)  # duplicates.csv's rows, in file order
     validation: list[ValidationRow] = field(default_factory=list)  # validation.csv's studies, in file order
     evidence: list[EvidenceFile] = field(default_factory=list)
@@ -498,9 +501,12 @@ def _load_screening(root: Path, review: Review) -> list[Problem]:
             text, read_problems = _read(root, rel, "screening")
             problems += read_problems
             if text is None:
+                review.decisions_unread.append(rel)
                 continue
             rows, csv_problems = parsing.parse_csv(text, rel, DECISION_COLUMNS, {"record_id", "decision"})
             problems += csv_problems
+            if any(problem.code in ("csv-header", "csv-syntax") for problem in csv_problems):
+                review.decisions_unread.append(rel)
             stage, reviewer = stage_dir.name, path.stem
             review.decisions += (DecisionRow(stage, reviewer, rel, row.line, row.columns, decision)
                                  for row, decision in _validated_rows(rows, Decision, rel, problems))

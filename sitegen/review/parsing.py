@@ -901,7 +901,8 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
             parts.append("unknown column(s) " + ", ".join(unknown))
         if len(set(names)) != len(names):
             parts.append("a column is named twice")
-        return [], [Problem(rel, 1, 1, "csv-header", f"bad header ({'; '.join(parts)}); expected: {','.join(header)}")]
+        return [], [Problem(rel, 1, 1, "csv-header", f"bad header ({'; '.join(parts)}); expected: {','.join(header)}"
+                                                    + _separated_otherwise(first, header))]
     width = len(names)
     padded = _padded(text)  # else stripping cells would change none: most files skip it
     start = reader.line_num + 1  # the line the next row starts on
@@ -924,6 +925,17 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
         else:
             problems.append(Problem(rel, reader.line_num, None, "csv-syntax", f"CSV syntax error: {exc}"))
     return rows, problems
+
+
+def _separated_otherwise(first: list[str], header: list[str]) -> str:
+    """What to say of a header that is the expected one with another separator (a spreadsheet saves its "CSV"
+    with ';' where the decimal mark is a comma, as in German or French settings)."""
+    for separator, name in ((";", "semicolons"), ("\t", "tabs"), ("|", "'|'")):
+        names = [name.strip() for name in separator.join(first).split(separator)]
+        if len(names) > 1 and set(names) <= set(header):
+            return (f"; its columns are separated by {name}, not commas: save it as \"CSV UTF-8 (comma "
+                    "delimited)\", or replace the separators")
+    return ""
 
 
 class _Lines:

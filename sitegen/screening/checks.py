@@ -22,8 +22,17 @@ def screening_problems(review: Review, outcomes: dict[str, dict[str, Outcome]],
     """Every screening problem; `outcomes` are the review's outcomes per stage (computed once by the caller),
     which confirmed `duplicates` have none of: their decisions were made, and stay, but count no more."""
     title_abstract = outcomes["title-abstract"]
-    return (_decision_problems(review) + _stage_problems(review, title_abstract, duplicates)
-            + _protocol_unlocked(review) + _unsettled_batches(review, title_abstract) + _needless_adjudications(review))
+    each_file = _decision_problems(review) + _protocol_unlocked(review)
+    if review.decisions_unread:
+        # Compared without the decisions of a file that could not be read, every record it decides would
+        # seem undecided: one problem says so, not one per record.
+        unread = ", ".join(review.decisions_unread)
+        return each_file + [Problem(review.decisions_unread[0], None, None, "not-checked",
+                                    f"reviewers' decisions were not compared with each other: {unread} could not be "
+                                    "read, and the records it decides would all seem undecided; mend it, then "
+                                    "check again")]
+    return (each_file + _stage_problems(review, title_abstract, duplicates)
+            + _unsettled_batches(review, title_abstract) + _needless_adjudications(review))
 
 
 def _needless_adjudications(review: Review) -> list[Problem]:
