@@ -425,6 +425,7 @@ def verify(directory: Path, at: str | None, mode: str, bib: Path | None, sources
     if as_json:
         click.echo(json.dumps({
             "at": result.at, "mode": mode, "recorded": result.recorded, "differences": result.differences,
+            "not_in_run": result.not_in_run,
             "studies": {record_id: [p.model_dump(mode="json", exclude_defaults=True) for p in payloads]
                         for record_id, payloads in result.studies.items()},
             "references": [{"line": item.entry.line, "key": item.entry.key, "id": item.entry.record.id,
@@ -457,6 +458,13 @@ def verify(directory: Path, at: str | None, mode: str, bib: Path | None, sources
                    + ("; recorded on the ledger" if result.recorded else ""))
         for difference in result.differences:
             click.echo(f"replay differs: {difference}", err=True)
+        if result.not_in_run:
+            shown = ", ".join(result.not_in_run[:5]) + (f" and {len(result.not_in_run) - 5} more"
+                                                      if len(result.not_in_run) > 5 else "")
+            click.echo(f"warning: {len(result.not_in_run)} included stud{'y was' if len(result.not_in_run) == 1 else 'ies were'} "
+                       f"not verified by the run replayed ({result.at}), so nothing is known of them yet: {shown}; "
+                       "verify them with `sitegen verify DIRECTORY --at TIME` where the indexes can be reached",
+                       err=True)
     if result.differences:
         raise click.exceptions.Exit(EXIT_INVALID)
     if result.refusals:

@@ -161,10 +161,10 @@ def test_replay_without_a_recorded_run_says_how(example_copy):
     never = dataclasses.replace(workspace.review, ledger=[e for e, _ in kept], payloads=[p for _, p in kept])
     with pytest.raises(SitegenError, match="holds no verification run to replay"):
         run_module.verify_review(never, workspace.facts, None, "replay")
-    # a time at which no verification was recorded: the replay names the response it lacks, writes nothing
+    # a time at which no verification was recorded: the replay says so, writes nothing
     before = tree_digest(example_copy)
     code, out, err = run_cli("verify", example_copy, "--snapshots", "replay", "--at", "2023-04-10T00:00:00Z")
-    assert code == 1 and "no recorded response" in err
+    assert code == 1 and "holds no verification run at 2023-04-10T00:00:00Z" in err
     assert tree_digest(example_copy) == before
 
 
@@ -420,3 +420,31 @@ def test_verify_without_its_time_is_a_usage_error(example_copy):
     # A missing argument is exit 2, as for any command; nothing is asked of any index.
     outcome = CliRunner().invoke(cli, ["verify", str(example_copy)])
     assert outcome.exit_code == 2 and "--at is required" in outcome.output
+
+
+def test_a_replay_recomputes_the_run_it_replays_not_the_studies_included_now(example_copy):
+    # A pull request that excludes a verified study (or includes a new one) is a normal screening change: the
+    # recorded run is replayed as it was, and a study it never verified is named, never "replay differs".
+    full_text = example_copy / "screening" / "full-text" / "reviewer-a.csv"
+    lines = full_text.read_text().splitlines(keepends=True)
+    excluded = lines[1].split(",")[0]
+    lines[1] = f"{excluded},exclude,non-rodent,\n"
+    full_text.write_text("".join(lines))
+    (example_copy / "evidence" / f"{excluded.replace('/', '-').replace('.', '-')}.yaml").unlink(missing_ok=True)
+    assert run_cli("check", example_copy)[0] == 0
+    before = tree_digest(example_copy)
+    code, out, err = run_cli("verify", example_copy, "--snapshots", "replay")
+    assert code == 0 and "replay differs" not in err, out + err
+    assert "warning" not in err
+    assert tree_digest(example_copy) == before
+
+    import dataclasses
+
+    workspace = open_review(example_copy)
+    at = run_module.latest_verification_time(workspace.review)
+    later = run_module.recorded_studies(workspace.review, at)[-1]  # as if included after the run
+    kept = [(e, p) for e, p in zip(workspace.review.ledger, workspace.review.payloads, strict=True)
+            if not (isinstance(p, VerificationPayload) and p.record_id == later)]
+    review = dataclasses.replace(workspace.review, ledger=[e for e, _ in kept], payloads=[p for _, p in kept])
+    result = run_module.verify_review(review, workspace.facts, None, "replay")
+    assert result.differences == [] and result.not_in_run == [later] and later not in result.studies

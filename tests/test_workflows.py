@@ -29,8 +29,16 @@ def test_update_runs_on_a_schedule_and_on_demand_one_run_at_a_time():
     assert workflow["concurrency"]["cancel-in-progress"] is False
 
 
-def test_check_runs_on_pull_requests_touching_reviews():
-    assert _workflow("check.yml")["on"]["pull_request"]["paths"] == ["reviews/**"]
+def test_check_runs_on_every_pull_request_so_it_can_be_required():
+    # A path filter leaves a required check pending for ever on a pull request it skips.
+    assert _workflow("check.yml")["on"]["pull_request"] is None
+
+
+def test_only_the_deploy_job_may_write_pages():
+    workflow = _workflow("publish.yml")
+    assert workflow["permissions"] == {"contents": "read"}
+    assert workflow["jobs"]["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
+    assert "permissions" not in workflow["jobs"]["build"]
 
 
 def test_publish_deploys_pushes_to_main_with_the_official_pages_actions():
@@ -73,3 +81,215 @@ def test_the_published_site_has_a_page_at_its_root_that_leads_to_each_review(tmp
     exec(compile(program, "publish.yml", "exec"), {})
     page = (tmp_path / "public" / "index.html").read_text()
     assert "refresh" not in page and '<a href="a%20%3Cb%3E%26c/index.html">a &lt;b&gt;&amp;c</a>' in page
+
+
+# --------------------------------------------------------------------------- update.yml's pull-request step, run
+
+
+FAKE_GH = r'''#!/usr/bin/env python3
+"""gh as the pull-request step uses it, over a JSON file of open pull requests; --jq filters run by jq."""
+import json, os, subprocess, sys
+args = sys.argv[1:]
+state = json.load(open(os.environ["FAKE_GH_STATE"]))
+with open(os.environ["FAKE_GH_LOG"], "a") as log:
+    log.write(json.dumps(args) + "\n")
+def option(name):
+    return args[args.index(name) + 1] if name in args else None
+def answer(data):
+    filter = option("--jq")
+    text = json.dumps(data)
+    if filter:
+        text = subprocess.run(["jq", "-r", filter], input=text, capture_output=True, text=True, check=True).stdout
+    sys.stdout.write(text)
+body = option("--body-file")
+if body and len(open(body, encoding="utf-8").read()) > 65536:
+    sys.exit("GraphQL: Body is too long (maximum is 65536 characters)")
+if args[:2] == ["pr", "list"]:
+    answer([{field: pr[field] for field in option("--json").split(",")} for pr in state["prs"]])
+elif args[:2] == ["pr", "view"]:
+    if state.get("view_fails"):
+        sys.exit("HTTP 502: Bad Gateway")
+    pr = next(pr for pr in state["prs"] if str(pr["number"]) == args[2])
+    data = {"headRefOid": pr["head"], "labels": [{"name": name} for name in pr.get("labels", [])],
+            "commits": [{"authors": [{"email": email}]} for email in pr["emails"]]}
+    answer({field: data[field] for field in option("--json").split(",")})
+elif args[:2] == ["pr", "create"]:
+    print("https://github.com/owner/review/pull/9")
+'''
+BOT = "41898282+github-actions[bot]@users.noreply.github.com"
+
+
+@pytest.fixture
+def pull_request_step(tmp_path):
+    """Run update.yml's pull-request step in a clone of a review repository whose `origin` is a local bare
+    one, after a run that changed the review, with gh faked over `prs` (the open pull requests)."""
+    import json
+    import os
+    import shutil
+    import subprocess
+
+    if shutil.which("jq") is None:
+        pytest.skip("jq is not installed (.ci/run installs it with apt-get): gh's --jq filters need it")
+    steps = _workflow("update.yml")["jobs"]["update"]["steps"]
+    script = next(step["run"] for step in steps if step.get("name", "").startswith("Open or update the pull request"))
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    origin, work, bin_dir = tmp_path / "origin.git", tmp_path / "work", tmp_path / "bin"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", origin], check=True)
+    subprocess.run(["git", "clone", "-q", origin, work], check=True, capture_output=True)
+    (work / "reviews" / "r").mkdir(parents=True)
+    (work / "reviews" / "r" / "ledger.jsonl").write_text("{}\n")
+    subprocess.run([*git, "-C", work, "add", "."], check=True)
+    subprocess.run([*git, "-C", work, "commit", "-qm", "review"], check=True)
+    subprocess.run([*git, "-C", work, "push", "-q", "origin", "HEAD:main"], check=True)
+    bin_dir.mkdir()
+    (bin_dir / "gh").write_text(FAKE_GH)
+    (bin_dir / "gh").chmod(0o755)
+
+    def branch_head() -> str | None:
+        found = subprocess.run(["git", "-C", origin, "rev-parse", "--verify", "-q", "refs/heads/sitegen-update/main"],
+                               capture_output=True, text=True)
+        return found.stdout.strip() or None
+
+    def open_pull_request(emails: list[str]) -> str:
+        """An earlier run's branch on origin (one commit by `emails[0]`); its head."""
+        subprocess.run(["git", "-C", work, "switch", "-qc", "earlier"], check=True)
+        (work / "reviews" / "r" / "earlier.txt").write_text("earlier batch\n")
+        subprocess.run([*git, "-c", f"user.email={emails[0]}", "-C", work, "add", "."], check=True)
+        subprocess.run([*git, "-c", f"user.email={emails[0]}", "-C", work, "commit", "-qm", "earlier"], check=True)
+        subprocess.run(["git", "-C", work, "push", "-q", "origin", "HEAD:refs/heads/sitegen-update/main"], check=True)
+        subprocess.run(["git", "-C", work, "switch", "-q", "main"], check=True)
+        return branch_head()
+
+    def run(prs: list[dict], *, new: int = 3, incomplete: bool = False, report: str = "## sitegen update\n",
+            view_fails: bool = False) -> tuple[int, str, list[list[str]]]:
+        (work / "reviews" / "r" / "ledger.jsonl").write_text("{}\n{}\n")  # what the run wrote
+        (work / "update-report.md").write_text(report)
+        (tmp_path / "state.json").write_text(json.dumps({"prs": prs, "view_fails": view_fails}))
+        environment = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "GH_TOKEN": "t0ken",
+                       "AT": "2026-06-01T06:17:00Z", "INCOMPLETE": "1" if incomplete else "0", "NEW": str(new),
+                       "BASE": "main", "GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": "owner/review",
+                       "GITHUB_RUN_ID": "42", "FAKE_GH_STATE": str(tmp_path / "state.json"),
+                       "FAKE_GH_LOG": str(tmp_path / "gh.log")}
+        (tmp_path / "gh.log").write_text("")
+        done = subprocess.run(["bash", "-e", "-c", script], cwd=work, env=environment, capture_output=True, text=True,
+                              timeout=60)
+        calls = [json.loads(line) for line in (tmp_path / "gh.log").read_text().splitlines()]
+        return done.returncode, done.stdout + done.stderr, calls
+
+    run.branch_head, run.open_pull_request, run.work = branch_head, open_pull_request, work
+    return run
+
+
+def test_the_update_opens_a_pull_request_with_a_body_github_takes(pull_request_step):
+    code, out, calls = pull_request_step([], report="- a new record, at length\n" * 4000)  # 104,000 characters
+    assert code == 0, out
+    [create] = [call for call in calls if call[:2] == ["pr", "create"]]
+    assert create[create.index("--title") + 1] == "Living update at 2026-06-01T06:17:00Z"
+    assert pull_request_step.branch_head() is not None
+    body = (pull_request_step.work / "pull-request-body.md").read_text()
+    assert 60000 - 30 < len(body) < 65536 and "update-report` artifact" in body and "actions/runs/42" in body
+
+
+def test_a_run_with_no_new_record_says_so_in_the_title(pull_request_step):
+    code, out, calls = pull_request_step([], new=0)
+    assert code == 0, out
+    [create] = [call for call in calls if call[:2] == ["pr", "create"]]
+    assert create[create.index("--title") + 1].endswith(": no new records")
+
+
+def test_a_forks_pull_request_from_a_branch_of_the_same_name_is_never_taken_for_the_update(pull_request_step):
+    code, out, calls = pull_request_step([{"number": 5, "isCrossRepository": True, "head": "f" * 40,
+                                           "emails": [BOT]}])
+    assert code == 0, out
+    assert ["pr", "create"] == [call[:2] for call in calls if call[:2] in (["pr", "create"], ["pr", "edit"])][0]
+    assert not [call for call in calls if "5" in call]
+
+
+def test_a_branch_a_reviewer_pushed_to_is_never_replaced(pull_request_step):
+    head = pull_request_step.open_pull_request(["reviewer@example.org"])
+    code, out, _ = pull_request_step([{"number": 7, "isCrossRepository": False, "head": head,
+                                       "emails": ["reviewer@example.org"]}])
+    assert code == 1 and "carries reviewers' commits" in out
+    assert pull_request_step.branch_head() == head
+
+
+def test_when_github_cannot_say_who_pushed_nothing_is_pushed(pull_request_step):
+    head = pull_request_step.open_pull_request([BOT])
+    code, out, _ = pull_request_step([{"number": 7, "isCrossRepository": False, "head": head, "emails": [BOT]}],
+                                     view_fails=True)
+    assert code != 0 and pull_request_step.branch_head() == head
+
+
+def test_a_push_after_the_check_is_not_overwritten(pull_request_step):
+    head = pull_request_step.open_pull_request([BOT])
+    # GitHub saw an older head than origin now has: a reviewer pushed in between.
+    code, out, _ = pull_request_step([{"number": 7, "isCrossRepository": False, "head": "0" * 40, "emails": [BOT]}])
+    assert code != 0 and pull_request_step.branch_head() == head
+
+
+def test_the_bots_own_pull_request_is_updated(pull_request_step):
+    head = pull_request_step.open_pull_request([BOT])
+    code, out, calls = pull_request_step([{"number": 7, "isCrossRepository": False, "head": head, "emails": [BOT]}])
+    assert code == 0, out
+    assert pull_request_step.branch_head() != head
+    assert any(call[:3] == ["pr", "edit", "7"] and "--body-file" in call for call in calls)
+
+
+def test_an_incomplete_run_keeps_the_open_pull_requests_batch(pull_request_step):
+    head = pull_request_step.open_pull_request([BOT])
+    code, out, calls = pull_request_step([{"number": 7, "isCrossRepository": False, "head": head, "emails": [BOT]}],
+                                         incomplete=True, new=0)
+    assert code == 0, out
+    assert pull_request_step.branch_head() == head  # last week's batch stays for its reviewers
+    assert [call[:3] for call in calls if call[:2] in (["pr", "comment"], ["pr", "edit"])] == [["pr", "comment", "7"]]
+    assert "keeps its batch" in out
+
+
+FAKE_SITEGEN = r'''#!/usr/bin/env python3
+"""`sitegen update` as the update step calls it: the review's name says how its run ends."""
+import json, sys
+args = sys.argv[1:]
+review = args[1].rstrip("/").rsplit("/", 1)[-1]
+status = {"down": 3, "broken": 4}.get(review, 0)
+if status == 4:
+    print("error: schema mismatch", file=sys.stderr)
+    sys.exit(4)
+open(args[args.index("--report") + 1], "w").write(f"## sitegen update of {review}\n")
+print(json.dumps({"complete": status == 0, "searches": [{"new_ids": ["a", "b"] if review == "two" else []}]}))
+sys.exit(status)
+'''
+
+
+@pytest.mark.parametrize(("reviews", "code", "outputs"), [
+    (["two", "down"], 0, {"incomplete": "1", "new": "2"}),
+    (["two", "none"], 0, {"incomplete": "0", "new": "2"}),
+    (["broken", "two"], 4, {}),
+])
+def test_the_update_step_reports_each_review_and_adds_up_its_new_records(tmp_path, reviews, code, outputs):
+    import os
+    import subprocess
+
+    steps = _workflow("update.yml")["jobs"]["update"]["steps"]
+    script = next(step["run"] for step in steps if step.get("id") == "update")
+    for name in reviews:
+        (tmp_path / "reviews" / name / "searches").mkdir(parents=True)
+        (tmp_path / "reviews" / name / "searches" / "s.json").write_text("{}")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "sitegen").write_text(FAKE_SITEGEN)
+    (tmp_path / "bin" / "sitegen").chmod(0o755)
+    output = tmp_path / "github-output"
+    output.write_text("")
+    environment = {**os.environ, "PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}",
+                   "GITHUB_OUTPUT": str(output)}
+    done = subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, env=environment, capture_output=True, text=True)
+    assert done.returncode == code, done.stdout + done.stderr
+    if code:
+        assert "schema mismatch" in done.stderr and "No such file" not in done.stderr  # sitegen's own word, alone
+        return
+    said = dict(line.split("=", 1) for line in output.read_text().splitlines())
+    assert {key: said[key] for key in outputs} == outputs
+    report = (tmp_path / "update-report.md").read_text()
+    assert [line for line in report.splitlines() if line.startswith("#")] == [
+        line for name in sorted(reviews) for line in (f"# Review `{name}`", f"## sitegen update of {name}")]
+    if said["incomplete"] == "1":
+        assert "::warning::Review down: a source was not reached" in done.stdout

@@ -54,6 +54,9 @@ class VerifyResult:
     references: list[BibVerdicts] = field(default_factory=list)
     recorded: bool = False  # the verdicts were appended to the ledger
     differences: list[str] = field(default_factory=list)  # replay: where the recomputed verdicts differ
+    # replay: studies included now that the replayed run did not verify (included since): it cannot say
+    # anything of them, as no response of theirs was recorded
+    not_in_run: list[str] = field(default_factory=list)
 
     def payloads(self) -> list[VerificationPayload]:
         return [payload for verdicts in self.studies.values() for payload in verdicts]
@@ -107,21 +110,30 @@ def verify_review(review: Review, facts: ReviewFacts, at: str | None, mode: str 
             raise SitegenError("replay: the ledger holds no verification run to replay; give --at with the time "
                                "of a recorded run, or run `sitegen verify --snapshots record --at TIME` first")
         sources = sources or recorded_sources(review, at)
+        # A replay recomputes the run it replays: the studies that run verified (a study excluded since is
+        # still one whose recorded verdicts must be reproduced), not those included now.
+        verified = recorded_studies(review, at)
+        if not verified:
+            raise SitegenError(f"replay: the ledger holds no verification run at {at}; give the time of a recorded "
+                               "run (`sitegen verify DIRECTORY --snapshots replay` alone replays the latest)")
+        studies = [record_id for record_id in verified if record_id in review.records]
+        not_in_run = [record_id for record_id in facts.included if record_id not in verified]
     elif at is None:
         raise SitegenError("--at is required: the run's time, supplied by the caller")
     else:
         check_event_time(review.ledger, at)
+        studies, not_in_run = facts.included, []
     sources = sources or SOURCES
     references = bib_records(bib) if bib else []
-    if not facts.included and not references:
+    if not studies and not references:
         raise SitegenError(f"{review.root} has no included studies to verify (and no --bib file was given)")
     settings = settings or SourceSettings.from_environment()
     evidence = {item.evidence.record_id: item.evidence for item in review.evidence}
-    result = VerifyResult(at, mode, {})
+    result = VerifyResult(at, mode, {}, not_in_run=not_in_run)
     with open_fetcher(mode, review.root / "snapshots", session=at, transport=transport) as fetcher:
-        for number, record_id in enumerate(facts.included, start=1):
+        for number, record_id in enumerate(studies, start=1):
             record = review.records[record_id]
-            progress(f"[{number}/{len(facts.included)}] {record_id}")
+            progress(f"[{number}/{len(studies)}] {record_id}")
             verdicts = verify_citation(fetcher, settings, record, sources)
             payloads = [verdicts.identity, verdicts.status]
             if record_id in evidence:
@@ -144,6 +156,12 @@ def verify_review(review: Review, facts: ReviewFacts, at: str | None, mode: str 
         transaction.commit()
         result.recorded = True
     return result
+
+
+def recorded_studies(review: Review, at: str) -> list[str]:
+    """The studies the verification run at `at` verified, in the order it verified them."""
+    return list(dict.fromkeys(payload.record_id for event, payload in zip(review.ledger, review.payloads, strict=True)
+                              if isinstance(payload, VerificationPayload) and event.ts == at))
 
 
 def recorded_sources(review: Review, at: str) -> tuple[str, ...] | None:
