@@ -44,6 +44,23 @@ FIXTURES = Path(__file__).parent / "fixtures"
     ("Rats &lt; mice", "Rats < mice"),
     ("a <script>alert(1)</script>b", "a b"),
     ("control &#1; char &#xFFFE; here\x0b\x85", "control char here"),
+    # comparisons before a letter are no tags: the record would say the opposite of the paper
+    ("Outcomes of ASA class <I and >III patients", "Outcomes of ASA class <I and >III patients"),
+    ("Child-Pugh &lt;B or &gt;C cirrhosis", "Child-Pugh <B or >C cirrhosis"),
+    ("<i>In vivo</i> grades <B or >A", "In vivo grades <B or >A"),  # read twice, still a comparison
+    ("embeddings for $1<p \\le n$ and $p>n$", "embeddings for $1<p \\le n$ and $p>n$"),  # arXiv's TeX
+    ('<a href="https://example.org">link</a> text', "link text"),
+    # small caps and overlines (Crossref, OpenAlex: "<scp>COVID</scp>-19"), MathML without a prefix
+    ("(<scp>OSA</scp>) and <scp>COVID</scp>\u201019", "(OSA) and COVID\u201019"),
+    ("Search for <ovl>B</ovl> decays", "Search for B decays"),
+    ("<mml:math><mfenced><mi>x</mi></mfenced><mtable><mtr><mtd>1</mtd></mtr></mtable></mml:math> norms", "x1 norms"),
+    # a formula given twice is read once: MathML's TeX annotation, JATS alternatives (the first notation)
+    ('<mml:math><mml:semantics><mml:msup><mml:mi>B</mml:mi><mml:mo>+</mml:mo></mml:msup>'
+     '<mml:annotation encoding="application/x-tex">B^+</mml:annotation></mml:semantics></mml:math> decays',
+     "B+ decays"),
+    ("<inline-formula><alternatives><tex-math>$B^+$</tex-math><mml:math><mml:msup><mml:mi>B</mml:mi>"
+     "<mml:mo>+</mml:mo></mml:msup></mml:math></alternatives></inline-formula> decays", "$B^+$ decays"),
+    ("<alternatives><mml:math><mi>a</mi></mml:math><tex-math>a</tex-math></alternatives> then <i>b</i>", "a then b"),
 ])
 def test_markup_becomes_plain_text(markup, text):
     assert plain_text(markup) == text

@@ -8,7 +8,10 @@ goes without a trace ("GABAA receptor"), a block (paragraph, section title,
 line break) ends with a space, and whitespace is collapsed.
 
 Only markup is removed: a tag sitegen does not know as markup ("x<y and y>z",
-"p < 0.05") stays as written. Control characters and code points no record may hold become spaces.
+"p < 0.05") stays as written, and so does a known one written as no markup is: with a
+word that is no attribute ("ASA class <I and >III", "$1<p \\le n$ ... $p>n$" are comparisons,
+not an italic and a paragraph). A formula given twice (MathML's TeX annotation, JATS
+alternatives) is read once. Control characters and code points no record may hold become spaces.
 Pure: a string in, a string out.
 """
 
@@ -27,7 +30,9 @@ INLINE = frozenset({
     "q", "roman", "s", "samp", "sans-serif", "sc", "small", "small-caps", "span", "strike", "strong",
     "styled-content", "sub", "sup", "tt", "u", "underline", "uri", "var", "wbr", "xref",
     "math", "mi", "mn", "mo", "ms", "mtext", "mrow", "msub", "msup", "msubsup", "mfrac", "msqrt", "mroot",
-    "mover", "munder", "munderover", "mstyle", "mspace", "semantics", "annotation", "tex-math",
+    "mover", "munder", "munderover", "mstyle", "mspace", "semantics", "tex-math", "mfenced", "mtable", "mtr",
+    "mtd", "mlabeledtr", "mpadded", "menclose", "mphantom", "mglyph", "mmultiscripts", "mprescripts", "merror",
+    "maction", "scp", "ovl", "alternatives",
 })
 # Blocks: each ends a run of text, so "Background</title><p>Rats" reads "Background Rats".
 BLOCKS = frozenset({
@@ -35,7 +40,9 @@ BLOCKS = frozenset({
     "h2", "h3", "h4", "h5", "h6", "hr", "label", "li", "list", "list-item", "ol", "p", "sec", "table", "td",
     "th", "title", "tr", "ul",
 })
-HIDDEN = frozenset({"script", "style"})  # their content is no text
+# Their content is no text, or text said once already: MathML's annotations of a formula (its TeX).
+HIDDEN = frozenset({"script", "style", "annotation", "annotation-xml"})
+ALTERNATIVES = "alternatives"  # JATS: one formula in several notations, of which the first is read
 NAMESPACES = frozenset({"jats", "mml", "m", "xhtml", "html"})  # a prefixed tag of these is markup whatever its name
 
 
@@ -44,6 +51,35 @@ class _Text(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self.hidden = 0
+        # Within <alternatives>: how deep the reading is below it, and whether its first notation was read.
+        self.alternatives: list[list[int | bool]] = []
+
+    def _markup(self, tag: str, attrs: list) -> str | None:
+        """The kind of a tag as markup; None when it is none, or is written as no markup is: an attribute
+        without a value is a word ("<I and >III"), and in a title or an abstract no element needs one."""
+        kind = self._kind(tag)
+        return None if kind is None or any(value is None for _, value in attrs) else kind
+
+    def _enter(self, tag: str) -> None:
+        if self.alternatives:
+            depth = self.alternatives[-1]
+            if depth[0] == 0 and depth[1]:  # a further notation of a formula read already
+                self.hidden += 1
+            depth[0] += 1
+        if tag.rpartition(":")[2] == ALTERNATIVES:
+            self.alternatives.append([0, False])
+
+    def _leave(self, tag: str) -> None:
+        if tag.rpartition(":")[2] == ALTERNATIVES and self.alternatives:
+            self.alternatives.pop()
+            return
+        if self.alternatives and self.alternatives[-1][0] > 0:
+            depth = self.alternatives[-1]
+            depth[0] -= 1
+            if depth[0] == 0:
+                if depth[1]:
+                    self.hidden = max(0, self.hidden - 1)
+                depth[1] = True
 
     @staticmethod
     def _kind(tag: str) -> str | None:
@@ -57,29 +93,33 @@ class _Text(HTMLParser):
         return None
 
     def handle_starttag(self, tag: str, attrs: list) -> None:
-        kind = self._kind(tag)
+        kind = self._markup(tag, attrs)
         if kind is None:
-            self.parts.append(self.get_starttag_text() or "")
-        elif kind == "hidden":
+            self.handle_data(self.get_starttag_text() or "")
+            return
+        self._enter(tag)
+        if kind == "hidden":
             self.hidden += 1
         elif kind == "block":
             self.parts.append(" ")
 
     def handle_startendtag(self, tag: str, attrs: list) -> None:
-        kind = self._kind(tag)
+        kind = self._markup(tag, attrs)
         if kind is None:
-            self.parts.append(self.get_starttag_text() or "")
+            self.handle_data(self.get_starttag_text() or "")
         elif kind == "block":
             self.parts.append(" ")
 
     def handle_endtag(self, tag: str) -> None:
         kind = self._kind(tag)
         if kind is None:
-            self.parts.append(f"</{tag}>")
-        elif kind == "hidden":
+            self.handle_data(f"</{tag}>")
+            return
+        if kind == "hidden":
             self.hidden = max(0, self.hidden - 1)
         elif kind == "block":
             self.parts.append(" ")
+        self._leave(tag)
 
     def handle_data(self, data: str) -> None:
         if not self.hidden:
