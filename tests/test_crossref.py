@@ -265,6 +265,32 @@ def test_retracted_work_and_retraction_notice():
     assert crossref.retraction_status(mirrored) == (True, False)
 
 
+@pytest.mark.parametrize("kind", ["withdrawal", "removal", "partial_retraction", "Retraction"])
+def test_every_kind_of_retraction_marks_the_work_retracted(kind):
+    # The notices list them as retractions: the record's flag (on its page and in every export) must agree.
+    work = plos("10.1371/journal.pone.0147433")
+    work["updated-by"] = [{"DOI": "10.1371/journal.pone.0999999", "type": kind, "label": kind,
+                           "updated": {"date-parts": [[2020, 1, 1]]}}]
+    record = crossref.work_to_record(work)
+    assert record.custom.retracted is True
+    assert [update.kind for update in record.custom.updates] == ["retraction"]
+
+
+@pytest.mark.parametrize(("title", "subtitle", "whole"), [
+    ("Methylphenidate for adults with ADHD", "a systematic review", "Methylphenidate for adults with ADHD: a systematic review"),
+    ("Why rats remember?", "Context and objects", "Why rats remember? Context and objects"),
+    ("Objects in context: a review", "a review", "Objects in context: a review"),  # given twice: once
+])
+def test_a_subtitle_is_part_of_the_title(title, subtitle, whole):
+    # Crossref keeps a subtitle apart; PubMed and the work itself give it in the title, and without it the
+    # two indexes' records of one DOI seemed two works.
+    work = plos("10.1371/journal.pone.0147433")
+    work["title"], work["subtitle"] = [title], [subtitle]
+    assert crossref.work_to_record(work).title == whole
+    work["subtitle"] = []
+    assert crossref.work_to_record(work).title == title
+
+
 def test_work_without_doi_or_title_is_left_out():
     item = plos("10.1371/journal.pone.0147433")
     with pytest.raises(Untitled):

@@ -86,7 +86,9 @@ def _first_url(entries: Any) -> str | None:
 
 
 def _retractions(item: dict[str, Any], key: str) -> list[dict[str, Any]]:
-    return [update for update in map(as_dict, as_list(item.get(key))) if update.get("type") == RETRACTION]
+    """The updates under `key` that retract (`UPDATE_KINDS`: a withdrawal, a removal, a partial retraction too)."""
+    return [update for update in map(as_dict, as_list(item.get(key)))
+            if UPDATE_KINDS.get(str(update.get("type")).lower()) == RETRACTION]
 
 
 def retraction_status(item: dict[str, Any]) -> tuple[bool, bool]:
@@ -131,6 +133,14 @@ def updates(item: dict[str, Any]) -> list[Update]:
     return list(found.values())
 
 
+def with_subtitle(title: str, subtitle: str | None) -> str:
+    """A title with the subtitle Crossref keeps apart ("X" and "a systematic review"), as other indexes
+    and the work itself give it: "X: a systematic review"."""
+    if not subtitle or subtitle.casefold() in title.casefold():
+        return title
+    return f"{title} {subtitle}" if title[-1] in ":;.?!-\u2013\u2014" else f"{title}: {subtitle}"
+
+
 def work_to_record(item: dict[str, Any]) -> Record | None:
     """A Record for one Crossref work item, None when it has no DOI; Unreadable without a title."""
     doi = normalise_doi(item.get("DOI"))
@@ -139,6 +149,7 @@ def work_to_record(item: dict[str, Any]) -> Record | None:
     raw_title = item.get("title")  # a list of strings, usually of one
     title = require_title(plain_text(_first(raw_title)), doi, malformed=raw_title is not None and not (
         isinstance(raw_title, list) and all(isinstance(value, str) for value in raw_title)))
+    title = with_subtitle(title, plain_text(_first(item.get("subtitle"))))
     work_type = text_value(item.get("type"))
     retracted, is_notice = retraction_status(item)
     publication_types = [work_type] if work_type else []
