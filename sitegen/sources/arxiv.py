@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from sitegen.records.ids import normalise_arxiv, normalise_doi, record_id
+from sitegen.records.ids import normalise_arxiv, record_id
 from sitegen.records.markup import plain_text
 from sitegen.records.model import Record, RecordMeta, web_address
 from sitegen.records.names import split_name
@@ -64,23 +64,23 @@ def error_message(entry: etree._Element) -> str | None:
 def entry_to_record(entry: etree._Element) -> Record | None:
     """A Record for one Atom entry, None when it has no arXiv id; Unreadable without a title."""
     arxiv = normalise_arxiv(_text(entry, "atom:id"))  # the abs URL with its version, e.g. …/abs/1605.08386v1
-    doi = normalise_doi(_text(entry, "arxiv:doi"))  # of the published version, when the authors gave one
     title = plain_text(_text(entry, "atom:title"))
     if arxiv is None:
         return None
     title = require_title(title, f"arxiv:{arxiv}")
     pdf = entry.find("atom:link[@title='pdf']", NS)
     return Record(
-        id=record_id({"doi": doi, "arxiv": arxiv}),
-        # Always "article" (CSL's type for a preprint), even when a DOI or journal
-        # reference names a published version: this record describes the arXiv copy.
+        # The arXiv copy, by its arXiv id alone: `arxiv:doi` is the DOI of the published version the authors
+        # name, another record of the same study. Taken for this one's, it merged the journal article into the
+        # preprint (never reported as new), where a preprint and its journal version are linked as versions.
+        id=record_id({"arxiv": arxiv}),
+        # Always "article" (CSL's type for a preprint), even when a journal reference names a published version.
         type="article",
         title=title,
         author=[split_name(name) for author in entry.findall("atom:author", NS)  # display names only
                 if (name := _text(author, "atom:name"))],
         container_title=plain_text(_text(entry, "arxiv:journal_ref")),
         issued=parse_date(_text(entry, "atom:published")),  # e.g. 2016-05-26T17:59:46Z
-        DOI=doi,
         URL=f"https://arxiv.org/abs/{arxiv}",
         abstract=plain_text(_text(entry, "atom:summary")),
         custom=RecordMeta(
