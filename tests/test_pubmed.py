@@ -319,6 +319,33 @@ def test_a_book_chapter_is_a_record():
     assert record.abstract == "SUMMARY: A summary of the chapter." and record.custom.publication_types == ["Review"]
 
 
+def test_a_books_editors_are_not_its_chapters_authors():
+    # GeneReviews lists its editors under Book; a chapter without authors of its own was credited to them.
+    book = BOOK.replace(b'<AuthorList Type="authors"><Author ValidYN="Y"><LastName>Doe</LastName><ForeName>Jane'
+                        b'</ForeName></Author></AuthorList>\n', b"").replace(
+        b"</PubDate></Book>", b'</PubDate><AuthorList Type="editors"><Author><LastName>Adam</LastName>'
+                              b"<ForeName>Margaret P</ForeName></Author></AuthorList></Book>")
+    assert b"Doe" not in book and b"editors" in book
+    assert pubmed.book_to_record(etree.fromstring(book)).author == []
+    authored = book.replace(b"</PubDate><AuthorList", b'</PubDate><AuthorList Type="authors"><Author><LastName>Roe'
+                                                      b"</LastName></Author></AuthorList><AuthorList")
+    assert [name.family for name in pubmed.book_to_record(etree.fromstring(authored)).author] == ["Roe"]
+
+
+@pytest.mark.parametrize("placeholder", ["[Not Available].", "[not available]"])
+def test_pubmeds_no_title_placeholder_gives_way_to_the_vernacular_title(placeholder):
+    article = edited(PUBMED1)
+    title = article.find(".//ArticleTitle")
+    title.text = placeholder
+    vernacular = etree.Element("VernacularTitle")
+    vernacular.text = "Le traitement du SIDA en prison."
+    title.addnext(vernacular)
+    assert pubmed.article_to_record(article).title == "Le traitement du SIDA en prison."
+    vernacular.getparent().remove(vernacular)
+    with pytest.raises(Untitled):  # a placeholder is no title: the work is left out by name, as any untitled one
+        pubmed.article_to_record(article)
+
+
 def test_book_records_in_a_search_are_read_not_dropped():
     body = article_set(*articles(PUBMED1), etree.fromstring(BOOK))
     fetch, _, _ = fetcher(eutils(with_count(ESEARCH2, 3), {"0": body}))

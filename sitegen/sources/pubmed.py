@@ -141,9 +141,7 @@ def article_to_record(article: etree._Element) -> Record | None:
     ids = _article_ids(article)
     identifiers = {"doi": _doi(article, ids), "pmid": pmid, "pmcid": normalise_pmcid(ids.get("pmc"))}
     rid = record_id(identifiers)
-    title = require_title(plain_text(element_text(details.find("ArticleTitle")))
-                          or plain_text(element_text(details.find("VernacularTitle"))),
-                          rid)
+    title = require_title(_title(details.find("ArticleTitle")) or _title(details.find("VernacularTitle")), rid)
     types = [t for node in details.iterfind("PublicationTypeList/PublicationType") if (t := element_text(node))]
     retraction_notice = citation.find("CommentsCorrectionsList/CommentsCorrections[@RefType='RetractionIn']")
     issue = details.find("Journal/JournalIssue")
@@ -172,6 +170,21 @@ def article_to_record(article: etree._Element) -> Record | None:
     )
 
 
+# What PubMed writes where an article has no English title (its own title is then the VernacularTitle).
+NO_TITLE = re.compile(r"\[\s*not available\s*\]\.?", re.IGNORECASE)
+
+
+def _title(node: etree._Element | None) -> str | None:
+    title = plain_text(element_text(node))
+    return None if title is None or NO_TITLE.fullmatch(title) else title
+
+
+def _authors_of(node: etree._Element) -> list[etree._Element]:
+    """The authors an element lists: its AuthorLists but those of editors (Type="editors")."""
+    return [author for listed in node.iterfind("AuthorList") if listed.get("Type", "authors") != "editors"
+            for author in listed.iterfind("Author")]
+
+
 def book_to_record(book: etree._Element) -> Record | None:
     """A Record for one PubmedBookArticle (a book, or a chapter of one such as a GeneReviews entry),
     None when it has no PMID; Unreadable when it has one but no title."""
@@ -181,16 +194,15 @@ def book_to_record(book: etree._Element) -> Record | None:
         return None
     whole = document.find("Book")
     book_title = plain_text(element_text(whole.find("BookTitle"))) if whole is not None else None
-    chapter = (plain_text(element_text(document.find("ArticleTitle")))
-               or plain_text(element_text(document.find("VernacularTitle"))))
+    chapter = _title(document.find("ArticleTitle")) or _title(document.find("VernacularTitle"))
     dois = [element_text(node) for path in ("BookDocument/ArticleIdList", "PubmedBookData/ArticleIdList")
             for node in book.iterfind(f"{path}/ArticleId[@IdType='doi']")]
     identifiers = {"doi": next(filter(None, map(normalise_doi, dois)), None), "pmid": pmid}
     rid = record_id(identifiers)
     title = require_title(chapter or book_title, rid)
-    # The chapter's own authors; a whole book lists its authors (or editors) under Book.
-    authors = document.findall("AuthorList/Author") or (whole.findall("AuthorList/Author") if whole is not None
-                                                         else [])
+    # The chapter's own authors, else the book's: never its editors (GeneReviews lists its editors under Book,
+    # who wrote none of its chapters).
+    authors = _authors_of(document) or (_authors_of(whole) if whole is not None else [])
     return Record(
         id=rid,
         type="chapter" if chapter and book_title else "book",
