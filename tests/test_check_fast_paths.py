@@ -105,6 +105,20 @@ def test_json_values_unchanged():
     assert parsing.load_json(text) == json.loads(text)
 
 
+@pytest.mark.parametrize("written", [
+    "Smith\uffff", "Smith\\uffff", "Smith\ufdd0", "Smith\\uFDEF", "Smith\U0001fffe", "Smith\\ud83f\\udffe",
+    "Smith\x85", "Smith\\u0085", "Smith\\udfff",
+])
+@pytest.mark.parametrize("as_bytes", [False, True])
+def test_provider_json_cleans_every_character_no_record_may_hold(written, as_bytes):
+    # One bad name in a provider's answer must not drop the work (and leave the run incomplete on every run):
+    # whatever JSON writes it as, raw or escaped, it becomes a space (a lone surrogate U+FFFD).
+    text = '{"family": "' + written + '"}'
+    value = parsing.load_json(text.encode("utf-8", "surrogatepass") if as_bytes else text, provider=True)
+    assert value["family"].rstrip() in ("Smith", "Smith\ufffd")
+    assert printable(value["family"]) == value["family"]
+
+
 @pytest.mark.parametrize("header, line", [
     ("a,b,c", "1,22,333"),
     ("a,b,c", ",,"),

@@ -24,7 +24,7 @@ import yaml
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import SchemaValidator
 
-from sitegen.records.model import CONTROL_CHARACTER, printable
+from sitegen.records.model import CONTROL_CHARACTER, NONCHARACTER, printable
 from sitegen.review.problems import Problem
 
 Loc = tuple[str | int, ...]
@@ -704,11 +704,13 @@ def _suspect(text: str | bytes) -> bool:
     return "\x7f" in text if text.isascii() else _RAW_SUSPECT.search(text) is not None
 
 
-# What can put a surrogate or a control character into parsed JSON: a \\u escape for one, or a raw DEL
-# or C1 character (json refuses raw C0 ones); a valid surrogate pair becomes one character.
-_SUSPECT = re.compile("\\\\u(?:[dD][89a-fA-F]|00[01]|007[fF]|00[89])|[\x7f-\x9f]")
-_RAW_SUSPECT = re.compile("[\x7f-\x9f]")  # _SUSPECT's characters, for text without a \\u escape
-_SUSPECT_BYTES = re.compile(rb"\\u(?:[dD][89a-fA-F]|00[01]|007[fF]|00[89])|\x7f|\xc2[\x80-\x9f]")
+# What can put a surrogate, a control character or a noncharacter into parsed JSON: a \\u escape for one
+# (a supplementary plane's noncharacter is escaped as a surrogate pair), or a raw DEL, C1 character or
+# noncharacter (json refuses raw C0 ones); a valid surrogate pair becomes one character.
+_SUSPECT = re.compile(f"\\\\u(?:[dD][89a-fA-F]|00[01]|007[fF]|00[89]|[fF][dD][dDeE]|[fF]{{3}}[eEfF])|[\x7f-\x9f\ufffe\uffff{NONCHARACTER}]")
+_RAW_SUSPECT = re.compile(f"[\x7f-\x9f\ufffe\uffff{NONCHARACTER}]")  # _SUSPECT's characters, for text without a \\u escape
+_SUSPECT_BYTES = re.compile(rb"\\u(?:[dD][89a-fA-F]|00[01]|007[fF]|00[89]|[fF][dD][dDeE]|[fF]{3}[eEfF])|\x7f"
+                            rb"|\xc2[\x80-\x9f]|\xef\xb7[\x90-\xaf]|\xef\xbf[\xbe\xbf]|[\xf0-\xf4][\x8f\x9f\xaf\xbf]\xbf[\xbe\xbf]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
