@@ -106,6 +106,16 @@ def test_real_cursor_page_and_type_mapping():
     assert elsevier.fulltext_url.startswith("https://api.elsevier.com/content/article/PII:B9781558607002500148")
 
 
+def test_a_page_of_real_works_with_their_references_stays_well_under_the_response_cap():
+    # Real PLOS items (with reference lists) at the largest real size: a page of Crossref's maximum of 1,000
+    # would be refused (over 25 MB) and the search incomplete on every run.
+    largest = max(len(json.dumps(item).encode()) for item in PLOS)
+    fetch, seen, _ = fetcher(lambda request: httpx.Response(200, content=widget_complete()))
+    crossref.search(fetch, SourceSettings(max_records=100_000), {"query.bibliographic": "widget"})
+    rows = int(seen.requests[0].url.params["rows"])
+    assert rows * largest < crossref.PROVIDER.max_bytes / 2 and rows >= 100
+
+
 def test_deep_paging_follows_a_cursor_that_does_not_change():
     """Four real pages of /members/98/works: Crossref sent the same next-cursor after every page."""
     pages = cassette_bodies("test_workscontainer_with_cursor.yaml")

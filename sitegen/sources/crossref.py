@@ -39,6 +39,10 @@ BASE = "https://api.crossref.org"
 PROVIDER = Provider(label("crossref"), frozenset({"api.crossref.org"}), min_interval=0.1)
 NOT_FOUND = b"Resource not found"  # how Crossref answers a DOI it does not know: a 404 in plain text
 MAX_ROWS = 1000  # Crossref's documented maximum for `rows`
+# What a list asks for per page: a work with its reference list is 20-60 kB (real PLOS items average 24 kB),
+# so a page of Crossref's maximum comes near the 25 MB a response may hold (`Provider.max_bytes`), and a
+# page over it is refused: the search would be incomplete on every run. 200 works stay near 5-12 MB.
+PAGE_ROWS = 200
 WORKS = Items("work(s)", "no DOI",
               lambda item: normalise_doi(item.get("DOI")) if isinstance(item, dict) else None)
 
@@ -193,7 +197,7 @@ def secrets(settings: SourceSettings) -> Secrets:
 
 
 def search(fetcher: Fetcher, settings: SourceSettings, query: dict[str, str], since: int | None = None,
-           rows: int = MAX_ROWS) -> SourceOutcome:
+           rows: int = PAGE_ROWS) -> SourceOutcome:
     """All works matching `query` (e.g. query.bibliographic, filter), read with deep-paging cursors."""
     params = dict(query)
     if since is not None:
