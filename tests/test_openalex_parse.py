@@ -46,3 +46,16 @@ def test_work_without_identifier_or_title_is_skipped():
     assert work_to_record({"title": "No ids"}) is None
     with pytest.raises(Untitled):
         work_to_record({"id": "https://openalex.org/W1", "title": None})
+
+
+def test_an_author_openalex_could_not_resolve_keeps_the_name_the_work_printed():
+    import copy
+
+    work = copy.deepcopy(next(work for work in WORKS if len(work["authorships"]) >= 2))
+    names = [a["author"]["display_name"] for a in work["authorships"]]
+    work["authorships"][0]["author"]["display_name"] = None
+    work["authorships"][0]["raw_author_name"] = "J. Q. Printed"
+    authors = work_to_record(work).author
+    assert len(authors) == len(names) and authors[0].display() == "Printed, J. Q."
+    del work["authorships"][0]["raw_author_name"]
+    assert len(work_to_record(work).author) == len(names) - 1  # no name at all: nothing to show

@@ -140,8 +140,10 @@ def work_to_record(work: dict[str, Any]) -> Record | None:
         type=CSL_TYPES.get(work_type, "article"),
         title=title,
         # OpenAlex gives each author only as a display name: split it as a reference manager needs.
-        author=[split_name(name) for a in as_list(work.get("authorships"))
-                if (name := text_value(as_dict(as_dict(a).get("author")).get("display_name")))],
+        # The author as OpenAlex resolved them, else as the work printed the name (an author OpenAlex could not
+        # resolve has no display name, but is an author all the same).
+        author=[split_name(name) for a in map(as_dict, as_list(work.get("authorships")))
+                if (name := text_value(as_dict(a.get("author")).get("display_name")) or text_value(a.get("raw_author_name")))],
         container_title=plain_text(source.get("display_name")),
         issued=parse_date(work.get("publication_date"), work.get("publication_year")),
         volume=text_value(biblio.get("volume")),
