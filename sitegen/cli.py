@@ -886,15 +886,20 @@ def ledger_verify(directory: Path) -> None:
 
 @cli.command()
 @click.argument("directory", type=REVIEW_DIR)
-def recover(directory: Path) -> None:
+@click.option("--discard", is_flag=True,
+              help="Drop a committed write none of whose files was replaced yet, instead of finishing it (when "
+                   "its files changed since, as after a git pull); then run the interrupted command again.")
+def recover(directory: Path, discard: bool) -> None:
     """Finish a write to DIRECTORY that an earlier sitegen process was interrupted in.
 
     A write that reached its commit point is completed; one that did not is
-    discarded, leaving the files as they were before it. Leftover temporary
-    files are removed. Writing commands do this by themselves before they start.
+    discarded, leaving the files as they were before it. A committed write whose
+    files changed since (a git pull after the process was killed) is not finished:
+    `--discard` drops it. Leftover temporary files are removed. Writing commands
+    do this by themselves before they start.
     """
     _remember(directory)
-    done = commands.finish_interrupted(directory)
+    done = commands.finish_interrupted(directory, discard)
     for line in done:
         click.echo(line)
     click.echo("nothing was interrupted" if not done else f"{directory} is consistent again")

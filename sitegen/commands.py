@@ -397,10 +397,11 @@ def state_set(root: Path, name: str, value: str) -> ReviewState:
         return state.set_field(workspace.review, name, value)
 
 
-def finish_interrupted(root: Path) -> list[str]:
-    """Finish (or discard, before its commit point) a write an earlier process was interrupted in."""
+def finish_interrupted(root: Path, discard: bool = False) -> list[str]:
+    """Finish (or discard, before its commit point or when `discard`) a write an earlier process was
+    interrupted in."""
     with review_lock(root):
-        return recover(root)
+        return recover(root, discard)
 
 
 def search(query: str, sources: list[str], *, native: bool, since: int | None, mode: str,

@@ -594,3 +594,72 @@ def test_a_command_that_stops_says_what_it_finished_first(example_copy, sitegen,
     assert code == 1
     assert f"note: removed what an interrupted write left behind: records.jsonl{STAGED}" in err
     assert "nothing else was written" in err and "nothing was written" not in err
+
+
+# --------------------------------------------------------------------------- a committed write and files changed since
+
+
+def committed_not_finished(review: Path, monkeypatch) -> None:
+    """A write of the ledger and state.json killed right after its commit point: staged files and journal."""
+    import sitegen.review.transaction as transaction
+
+    with monkeypatch.context() as patch:
+        patch.setattr(transaction, "_finish", lambda root, rels: None)
+        staged = Transaction(review)
+        staged.write("ledger.jsonl", (review / "ledger.jsonl").read_text() + "{}\n")
+        staged.write("state.json", "{}\n")
+        staged.commit()
+    assert (review / JOURNAL).exists() and (review / f"ledger.jsonl{STAGED}").exists()
+
+
+def test_a_committed_write_is_not_finished_over_a_file_pulled_since(sitegen, review, tmp_path, monkeypatch):
+    committed_not_finished(review, monkeypatch)
+    atomic_write(review / "ledger.jsonl", "a teammate's ledger, pulled\n")  # git writes a new file
+    before = snapshot(tmp_path)
+    code, out, err = sitegen("recover", review)
+    assert code == 1 and "ledger.jsonl changed after an interrupted write was committed" in err
+    assert "--discard" in err and snapshot(tmp_path) == before
+    code, out, err = sitegen("build", review, "--out", tmp_path / "site")  # every command recovers first: refused too
+    assert code != 0 and snapshot(tmp_path) == before
+    code, out, err = sitegen("recover", review, "--discard")
+    assert code == 0, err
+    assert (review / "ledger.jsonl").read_text() == "a teammate's ledger, pulled\n"
+    assert interrupted(review) == []
+
+
+def test_a_committed_write_of_unchanged_files_is_finished(sitegen, review, monkeypatch):
+    committed_not_finished(review, monkeypatch)
+    staged = (review / f"state.json{STAGED}").read_text()
+    assert recover(review) and (review / "state.json").read_text() == staged and interrupted(review) == []
+
+
+def test_a_write_partly_finished_cannot_be_dropped(sitegen, review, tmp_path, monkeypatch):
+    committed_not_finished(review, monkeypatch)
+    os.replace(review / f"ledger.jsonl{STAGED}", review / "ledger.jsonl")  # killed after its first rename
+    before = snapshot(tmp_path)
+    code, _, err = sitegen("recover", review, "--discard")
+    assert code == 1 and "had replaced ledger.jsonl already" in err and snapshot(tmp_path) == before
+    assert sitegen("recover", review)[0] == 0 and interrupted(review) == []
+
+
+def test_a_rename_refused_after_the_commit_point_says_the_write_is_half_done(sitegen, review, monkeypatch):
+    # An immutable or append-only attribute, or another user's file in a sticky folder: the rename fails
+    # after some files were replaced already.
+    real = os.replace
+
+    def refuse_state(source, target, *args, **kwargs):
+        if str(target).endswith("state.json"):
+            raise PermissionError(1, "Operation not permitted", str(source))
+        return real(source, target, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", refuse_state)
+    staged = Transaction(review)
+    staged.write("ledger.jsonl", (review / "ledger.jsonl").read_text() + "{}\n")
+    staged.write("state.json", "{}\n")
+    with pytest.raises(SitegenError) as refused:
+        staged.commit()
+    message = str(refused.value)
+    assert message.startswith(f"{review / 'state.json'} could not be replaced (Operation not permitted)")
+    assert "ledger.jsonl already replaced" in message and "`sitegen recover`" in message
+    monkeypatch.setattr(os, "replace", real)
+    assert recover(review) and interrupted(review) == []

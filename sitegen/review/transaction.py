@@ -14,6 +14,11 @@ ends up all-old or all-new, never a mix. `recover` also removes what a killed
 process left: the staged files of an uncommitted transaction and the
 temporary files of `atomic_write`.
 
+The journal also says what each target was when the write was committed (its inode, size and
+modification time). A target that has changed since (a `git pull` after the process was killed
+brought a teammate's ledger) is not replaced by the staged file, which was made from the older
+one: `recover` refuses, and `recover --discard` drops the interrupted write instead.
+
 The journal sits in a Git-tracked folder, so it is untrusted input: it may only
 name files inside the review, reached through real folders, with regular staged
 files beside them. Anything else is refused before a single file is renamed.
@@ -64,12 +69,23 @@ class Transaction:
             for rel in rels:
                 # The staged file is renamed over the target, so it is born with the target's mode.
                 atomic_write(self.root / (rel + STAGED), self.files[rel], mode_from=self.root / rel)
-            atomic_write(self.root / JOURNAL, json.dumps(rels) + "\n")  # the commit point
+            journal = [{"path": rel, "before": _fingerprint(self.root / rel)} for rel in rels]
+            atomic_write(self.root / JOURNAL, json.dumps(journal) + "\n")  # the commit point
         except BaseException:
             if not os.path.lexists(self.root / JOURNAL):  # not committed: a failed write (a full disk) changes nothing
                 _discard(self.root, rels, new_folders)
             raise
         _finish(self.root, rels)
+
+
+def _fingerprint(path: Path) -> list[int] | None:
+    """What a target is, as cheaply as a change shows (git and editors write a new file, or a new time):
+    its inode, size and modification time; None when there is none."""
+    try:
+        status = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    return [status.st_ino, status.st_size, status.st_mtime_ns]
 
 
 def _discard(root: Path, rels: list[str], new_folders: set[Path]) -> None:
@@ -85,23 +101,53 @@ def _finish(root: Path, rels: list[str]) -> None:
     for rel in rels:
         staged = root / (rel + STAGED)
         if os.path.lexists(staged):
-            os.replace(staged, root / rel)
+            try:
+                os.replace(staged, root / rel)
+            except OSError as error:
+                done = [other for other in rels if other != rel and not os.path.lexists(root / (other + STAGED))]
+                raise SitegenError(
+                    f"{root / rel} could not be replaced ({error.strerror}): the write was committed, and "
+                    f"{', '.join(done) if done else 'none of its files'} already replaced, so the review's files "
+                    f"disagree until it is finished. Make {rel} writable (its permissions, an immutable or "
+                    "append-only attribute, a read-only mount), then run `sitegen recover`, which finishes it"
+                ) from None
     for folder in sorted({(root / rel).parent for rel in rels}):
         fsync_dir(folder)  # the renames are durable before the journal goes
     (root / JOURNAL).unlink(missing_ok=True)
 
 
-def recover(root: Path) -> list[str]:
-    """Finish a committed transaction or discard an uncommitted one, and remove the temporary
-    files of interrupted writes. Says what it did, one sentence per step (empty: nothing to do).
-    Only a review folder is touched: the names it looks for must not sweep any other folder."""
+def recover(root: Path, discard: bool = False) -> list[str]:
+    """Finish a committed transaction (or, `discard`, drop one none of whose files was replaced yet) or
+    discard an uncommitted one, and remove the temporary files of interrupted writes. Says what it did,
+    one sentence per step (empty: nothing to do). Only a review folder is touched: the names it looks for
+    must not sweep any other folder."""
     if not os.path.isfile(root / "review.yaml") or os.path.islink(root / "review.yaml"):
         raise SitegenError(f"{root} is not a review folder (it has no review.yaml); nothing was changed")
     done = []
     if os.path.lexists(root / JOURNAL):
-        rels = _journal_entries(root)
-        _finish(root, rels)
-        done.append(f"finished an interrupted write of {', '.join(rels)}")
+        entries = _journal_entries(root)
+        rels = [rel for rel, _ in entries]
+        pending = [rel for rel in rels if os.path.lexists(root / (rel + STAGED))]
+        if discard:
+            if pending != rels:
+                raise SitegenError(f"the interrupted write of {', '.join(rels)} had replaced "
+                                   f"{', '.join(rel for rel in rels if rel not in pending)} already: dropping it "
+                                   "would leave the files disagreeing; run `sitegen recover` without --discard")
+            _discard(root, rels, set())
+            (root / JOURNAL).unlink()
+            done.append(f"dropped an interrupted write of {', '.join(rels)}: run the command that was "
+                        "interrupted again")
+        else:
+            changed = [rel for rel, before in entries if rel in pending and before is not _UNKNOWN
+                       and _fingerprint(root / rel) != before]
+            if changed:
+                raise SitegenError(
+                    f"{', '.join(changed)} changed after an interrupted write was committed (a `git pull` or an edit "
+                    f"since?): finishing it would replace {'them' if len(changed) > 1 else 'it'} with files made "
+                    f"from the earlier version. Nothing was changed. Run `sitegen recover --discard {root}` to drop "
+                    "the interrupted write, then run the command that was interrupted again")
+            _finish(root, rels)
+            done.append(f"finished an interrupted write of {', '.join(rels)}")
     leftovers = [rel for rel in interrupted(root) if rel != JOURNAL]
     for rel in leftovers:  # written before a crash, and not part of any committed transaction
         (root / rel).unlink()
@@ -127,8 +173,12 @@ def _remove_emptied_folders(root: Path, folder: Path) -> None:
         folder = folder.parent
 
 
-def _journal_entries(root: Path) -> list[str]:
-    """The files the journal names, every one checked; SitegenError (nothing changed) otherwise."""
+_UNKNOWN = object()  # a target's state when committed, in a journal of an earlier sitegen (a list of names)
+
+
+def _journal_entries(root: Path) -> list[tuple[str, object]]:
+    """The files the journal names, every one checked, each with what it was when the write was committed
+    (`_fingerprint`; `_UNKNOWN` in an earlier sitegen's journal); SitegenError (nothing changed) otherwise."""
     journal = root / JOURNAL
     refusal = "nothing was changed; restore the folder from Git"
     status = os.lstat(journal)
@@ -137,16 +187,30 @@ def _journal_entries(root: Path) -> list[str]:
     if status.st_size > MAX_JOURNAL_BYTES:
         raise SitegenError(f"{journal} is damaged (far too large for a list of file names); {refusal}")
     try:
-        rels = json.loads(journal.read_text(encoding="utf-8"))
+        listed = json.loads(journal.read_text(encoding="utf-8"))
     except (ValueError, RecursionError):  # not UTF-8 or not JSON, or nested past what the reader can follow
-        rels = None
-    if not isinstance(rels, list) or not rels:
+        listed = None
+    # A name alone (an earlier sitegen's journal; anything but a name is refused below as "not text").
+    entries = [_entry(item) if isinstance(item, dict) else (item, _UNKNOWN) for item in listed] \
+        if isinstance(listed, list) else []
+    if not entries or None in entries:
         raise SitegenError(f"{journal} is damaged (it is not a list of file names); {refusal}")
-    for rel in rels:
+    for rel, _ in entries:
         reason = _unsafe(root, rel)
         if reason:
             raise SitegenError(f"{journal} names {rel!r}: the path {reason}; {refusal}")
-    return rels
+    return entries
+
+
+def _entry(item: object) -> tuple[str, object] | None:
+    """A journal entry {"path": ..., "before": [inode, size, time] or null}, None when it is not one."""
+    if not isinstance(item, dict) or set(item) != {"path", "before"}:
+        return None
+    before = item["before"]
+    if before is not None and not (isinstance(before, list) and len(before) == 3
+                                   and all(type(value) is int for value in before)):
+        return None
+    return item["path"], before
 
 
 def _unsafe(root: Path, rel: object) -> str | None:
