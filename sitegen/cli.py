@@ -237,11 +237,6 @@ def _print_update(result, as_json: bool, report: Path | None) -> None:
     from sitegen.living.update import markdown_report, unreached
 
     markdown = markdown_report(result)
-    if report is not None:
-        atomic_write(report, markdown)
-    if os.environ.get("GITHUB_STEP_SUMMARY"):
-        with open(os.environ["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as summary:
-            summary.write(markdown)
     if as_json:
         click.echo(json.dumps(result.summary(), indent=2, ensure_ascii=False))
     else:
@@ -254,6 +249,22 @@ def _print_update(result, as_json: bool, report: Path | None) -> None:
                 click.echo(f"{search.monitor_id}: no new records from the sources that answered")
         for sentence in unreached(result):
             click.echo(f"warning: {sentence}", err=True)
+    # The run is recorded already (printed above): a report that cannot be written must not hide it.
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        try:
+            with open(summary, "a", encoding="utf-8") as file:
+                file.write(markdown)
+        except OSError as error:
+            click.echo(f"warning: the run report could not be added to the job summary {summary} "
+                       f"({error.strerror or error})", err=True)
+    if report is not None:
+        try:
+            atomic_write(report, markdown)
+        except OSError as error:
+            raise SitegenError(f"the run at {result.at} was recorded in the review (above), but its report could not "
+                               f"be written to {report} ({error.strerror or error}); `sitegen monitor status` "
+                               "shows the run") from None
     if not result.complete:
         raise click.exceptions.Exit(EXIT_INCOMPLETE)
 

@@ -33,7 +33,7 @@ from sitegen.review.folder import load_ledger
 from sitegen.review.models import LedgerEvent, ReviewState, SavedSearch, Strategy, ValidationPayload, VersionRecord
 from sitegen.review.problems import Problem
 from sitegen.review.transaction import Transaction, recover, review_lock
-from sitegen.review.write import atomic_write
+from sitegen.review.write import atomic_write, atomic_write_all
 from sitegen.screening import imports
 from sitegen.screening.digest import digest_markdown, numbered_batch, order_batch, weekly
 from sitegen.screening.imports import DecisionImport
@@ -125,11 +125,14 @@ def dedupe(source: Path, out: Path, probable_out: Path, versions_out: Path, form
     except OSError as error:
         raise SitegenError(f"{source}: cannot be read ({error.strerror or error})") from None
     matches = dedupe_rows(rows)
-    atomic_write(out, SETS_HEADER + "".join(_csv_line([";".join(ids)]) for ids in matches.sets))
-    atomic_write(probable_out, PROBABLE_HEADER + "".join(
-        _csv_line([first, second, f"{score:.1f}"]) for first, second, score in matches.probable))
-    atomic_write(versions_out, VERSIONS_HEADER + "".join(
-        _csv_line([preprint, published, f"{score:.1f}"]) for preprint, published, score in matches.versions))
+    # The three files or none: a full disk must not leave one new beside two from an earlier run.
+    atomic_write_all({
+        out: SETS_HEADER + "".join(_csv_line([";".join(ids)]) for ids in matches.sets),
+        probable_out: PROBABLE_HEADER + "".join(
+            _csv_line([first, second, f"{score:.1f}"]) for first, second, score in matches.probable),
+        versions_out: VERSIONS_HEADER + "".join(
+            _csv_line([preprint, published, f"{score:.1f}"]) for preprint, published, score in matches.versions),
+    })
     return len(rows), matches, warnings
 
 
@@ -139,11 +142,12 @@ PROBABLE_HEADER = "first,second,score\r\n"
 VERSIONS_HEADER = "preprint,published,score\r\n"
 
 
-def _check_outputs(source: Path, outputs: dict[str, tuple[Path, str]]) -> None:
+def _check_outputs(source: Path, outputs: dict[str, tuple[Path, str | None]]) -> None:
     """Refuse, before anything is written, outputs that would overwrite the source or each other
     (compared as resolved paths, so through symbolic links, '..' and './'), that are folders, whose
     folder does not exist (a mistyped path should not create folders), or that are files dedupe did not
-    write (their first line is not the `header` it writes): the names of the probable pairs' and versions'
+    write (their first line is not the `header` it writes; None: the caller refuses any file there itself):
+    the names of the probable pairs' and versions'
     files are made from --out's, so a reviewer's own file of that name would be lost without a word."""
     seen = {source.resolve(): "SOURCE"}
     for option, (path, header) in outputs.items():
@@ -154,7 +158,7 @@ def _check_outputs(source: Path, outputs: dict[str, tuple[Path, str]]) -> None:
             raise SitegenError(f"{option} {path}: is a folder; give a file name")
         if not target.parent.is_dir():
             raise SitegenError(f"{option} {path}: its folder {path.parent} does not exist")
-        if target.exists() and not _starts_with(target, header.encode()):
+        if target.exists() and header is not None and not _starts_with(target, header.encode()):
             raise SitegenError(f"{option} {path}: exists and is not a file sitegen dedupe wrote (its first line is "
                                f"not {header.strip()!r}); give another name, or remove it yourself")
         seen[target] = f"{option} {path}"
@@ -453,7 +457,7 @@ def evaluate(runs: Path, judgments: Path, known: Path | None, ks: list[int], out
 
     if out.exists() or out.is_symlink():
         raise SitegenError(f"--out {out}: already exists; sitegen evaluate never replaces a report (give a new name)")
-    _check_outputs(runs, {"--out": out})
+    _check_outputs(runs, {"--out": (out, None)})
     problems: list[Problem] = []
     inputs = (_benchmark_file(runs, Runs, problems), _benchmark_file(judgments, Judgments, problems),
               _benchmark_file(known, KnownItems, problems) if known is not None else None)

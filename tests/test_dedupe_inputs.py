@@ -214,3 +214,26 @@ def test_abstracts_numbered_within_one_supplement_article_are_two_works(sitegen,
         code, _, err = sitegen("dedupe", source, "--out", tmp_path / "sets.csv")
         assert code == 0, err
         assert (tmp_path / "sets.csv").read_text().splitlines() == ["merged_ids", *merged]
+
+
+def test_a_full_disk_leaves_every_output_of_the_earlier_run(tmp_path, sitegen, monkeypatch):
+    # The three files are written together: a failure on the second left the first new beside two old ones.
+    import errno
+
+    import sitegen.review.write as write
+
+    source = tmp_path / "records.csv"
+    source.write_text(SOURCE, encoding="utf-8")
+    assert sitegen("dedupe", source, "--out", tmp_path / "sets.csv")[0] == 0
+    source.write_text(SOURCE + "b,article,\"Smith, J\",Aspirin after stroke,2010,Stroke,41,,1-5,,\n", encoding="utf-8")
+    real, calls = write._staged, []
+
+    def fills_up(path, data, mode_from):
+        calls.append(path)
+        if len(calls) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        return real(path, data, mode_from)
+
+    monkeypatch.setattr(write, "_staged", fills_up)
+    err = _refused(tmp_path, sitegen, source, "--out", tmp_path / "sets.csv")
+    assert "No space left on device" in err and "sets-probable.csv" in err

@@ -237,6 +237,40 @@ def test_cli_exit_status_json_and_reports(sitegen, tmp_path, monkeypatch):
     assert "searching Europe PMC" in err
 
 
+def test_a_report_that_cannot_be_written_does_not_hide_the_recorded_run(sitegen, tmp_path, monkeypatch):
+    # A full disk (or an unwritable folder) for --report and the job summary, after the run was recorded.
+    review = new_review(sitegen, tmp_path)
+    providers = Providers(SYNERGY[:3], CORE[:2])
+    run(review, FIRST, providers, add=True)
+    providers.works, providers.results = SYNERGY[:5], CORE[:3]
+    import errno
+
+    import sitegen.living.update as update_module
+    from sitegen import cli as cli_module
+
+    def full_disk(path, data, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(cli_module, "atomic_write", full_disk)
+
+    real_open = update_module.open_fetcher
+    monkeypatch.setattr(update_module, "open_fetcher",
+                        lambda mode, snapshots, session="", transport=None:
+                        real_open("live", None, transport=httpx.MockTransport(providers)))
+    unwritable = tmp_path / "unwritable"
+    unwritable.mkdir()
+    (unwritable / "summary.md").mkdir()  # appending to a folder fails, as a full disk would
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(unwritable / "summary.md"))
+    events = len(ledger(review))
+    code, out, err = sitegen("update", review, "--at", SECOND, "--report", tmp_path / "report.md")
+    assert code == 1 and "Traceback" not in err
+    assert "new records (screening batch" in out  # what the run found, printed before the report failed
+    assert f"warning: the run report could not be added to the job summary {unwritable / 'summary.md'}" in err
+    assert f"the run at {SECOND} was recorded in the review (above), but its report could not be written" in err
+    assert f"{tmp_path / 'report.md'} (No space left on device)" in err
+    assert len(ledger(review)) > events
+
+
 def test_update_needs_a_valid_review_and_a_sane_time(sitegen, tmp_path):
     review = new_review(sitegen, tmp_path)
     providers = Providers(SYNERGY[:3], CORE[:2])

@@ -44,6 +44,35 @@ def atomic_write(path: Path, data: bytes | str, *, mode_from: Path | None = None
     exists, so an update never changes a file's mode; otherwise those a plain open() gives
     (0o666 less the umask).
     """
+    tmp = _staged(path, data, mode_from or path)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    fsync_dir(path.parent)
+
+
+def atomic_write_all(files: dict[Path, bytes | str]) -> None:
+    """Replace each file with its data, all of them or none when a write fails (a full disk): every file
+    is written whole beside its target before any is renamed over it. Outside a review, where no journal
+    is kept; a rename failing part way (rare: it writes no data) can still leave some replaced."""
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for path, data in files.items():
+            staged.append((_staged(path, data, path), path))
+        for tmp, path in staged:
+            os.replace(tmp, path)
+    except BaseException:
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)
+        raise
+    for folder in {path.parent for path in files}:
+        fsync_dir(folder)
+
+
+def _staged(path: Path, data: bytes | str, mode_from: Path) -> Path:
+    """`data` written in full and fsynced to a new temporary file beside `path`, with `mode_from`'s mode."""
     if isinstance(data, str):
         data = data.encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -52,17 +81,16 @@ def atomic_write(path: Path, data: bytes | str, *, mode_from: Path | None = None
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "wb") as handle:
-            _copy_mode(mode_from or path, handle.fileno())
+            _copy_mode(mode_from, handle.fileno())
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, path)
     except BaseException as exc:
         tmp.unlink(missing_ok=True)
         if isinstance(exc, OSError) and exc.filename is None:  # write() and fsync() name no file: say which
             raise OSError(exc.errno, exc.strerror, str(path)) from exc
         raise
-    fsync_dir(path.parent)
+    return tmp
 
 
 def is_temporary(name: str) -> bool:
