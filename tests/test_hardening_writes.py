@@ -660,6 +660,6 @@ def test_a_rename_refused_after_the_commit_point_says_the_write_is_half_done(sit
         staged.commit()
     message = str(refused.value)
     assert message.startswith(f"{review / 'state.json'} could not be replaced (Operation not permitted)")
-    assert "ledger.jsonl already replaced" in message and "`sitegen recover`" in message
+    assert "(ledger.jsonl already replaced)" in message and "`sitegen recover`" in message
     monkeypatch.setattr(os, "replace", real)
     assert recover(review) and interrupted(review) == []

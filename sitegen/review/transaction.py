@@ -106,9 +106,9 @@ def _finish(root: Path, rels: list[str]) -> None:
             except OSError as error:
                 done = [other for other in rels if other != rel and not os.path.lexists(root / (other + STAGED))]
                 raise SitegenError(
-                    f"{root / rel} could not be replaced ({error.strerror}): the write was committed, and "
-                    f"{', '.join(done) if done else 'none of its files'} already replaced, so the review's files "
-                    f"disagree until it is finished. Make {rel} writable (its permissions, an immutable or "
+                    f"{root / rel} could not be replaced ({error.strerror}): the write was committed ("
+                    f"{', '.join(done) + ' already replaced' if done else 'none of its files replaced yet'}), so the "
+                    f"review's files disagree until it is finished. Make {rel} writable (its permissions, an immutable or "
                     "append-only attribute, a read-only mount), then run `sitegen recover`, which finishes it"
                 ) from None
     for folder in sorted({(root / rel).parent for rel in rels}):
