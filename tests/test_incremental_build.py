@@ -104,6 +104,33 @@ def test_a_spare_that_is_not_whole_is_discarded_not_reused(tmp_path, damage):
     assert all((folder / "a.html").read_bytes() != b"left by a killed build" for folder in spares(out))
 
 
+def test_a_spare_with_a_folder_where_a_page_was_is_discarded_not_reused(tmp_path):
+    # Writing the page into the spare met the folder ("Is a directory") and the build failed.
+    out = tmp_path / "site"
+    write_site(out, {"a.html": b"A", "b.html": b"B"})
+    write_site(out, {"a.html": b"A2", "b.html": b"B"})
+    [spare] = spares(out)
+    (spare / "a.html").unlink()
+    (spare / "a.html").mkdir()
+    write_site(out, [Page("a.html", lambda: b"A3", "k"), Page("b.html", lambda: b"B")])
+    assert site_bytes(out)["a.html"] == b"A3"
+
+
+def test_a_mount_point_is_refused_before_anything_is_rendered(tmp_path, monkeypatch):
+    # It cannot be renamed: every build into it rendered everything, then failed with "Device or resource busy".
+    import os
+
+    from sitegen.errors import OutputRefused
+    from sitegen.site.output import refuse_unsafe_output
+
+    out = tmp_path / "volume"
+    out.mkdir()
+    real = os.path.ismount
+    monkeypatch.setattr(os.path, "ismount", lambda path: os.fspath(path) == os.fspath(out) or real(path))
+    with pytest.raises(OutputRefused, match=r"it is a mount point .* build into a folder inside it \(--out .*/site\)"):
+        refuse_unsafe_output(tmp_path / "review", out)
+
+
 def test_a_folder_of_the_site_replaced_by_a_link_is_never_written_through(tmp_path):
     """A link put in the site in place of one of its folders goes, with the old site, into the spare the
     next build fills: that spare is discarded, and nothing the link points to is unlinked or written."""

@@ -121,6 +121,10 @@ def refuse_unsafe_output(review_dir: Path, out: Path) -> None:
                             "the site is derived and belongs outside it (the default is ./site)")
     if target.exists() and not target.is_dir():
         raise OutputRefused(f"refusing to build into {out}: it is a file, not a folder")
+    if target.is_dir() and os.path.ismount(target):
+        raise OutputRefused(f"refusing to build into {out}: it is a mount point (a container's volume, say), which "
+                            "cannot be replaced as a whole as a new site is swapped in; build into a folder inside it "
+                            f"(--out {out / 'site'})")
     if target.is_dir() and any(target.iterdir()) and not (target / SITE_MARKER).is_file():
         raise OutputRefused(f"refusing to replace {out}: it is not empty and was not built by sitegen "
                             f"(no {SITE_MARKER} file); choose another --out or empty it yourself")
@@ -525,7 +529,8 @@ def _files_within(folder: Path, manifest: Manifest) -> int | None:
             return None
         relative = os.path.relpath(within, folder_text)
         prefix = "" if relative == "." else relative.replace(os.sep, "/") + "/"
-        if any(prefix + name not in expected for name in files):
+        # A file it does not list, or a folder where it lists a file (which writing the file would then meet).
+        if any(prefix + name not in expected for name in files) or any(prefix + name in expected for name in folders):
             return None
         found += len(files)
     return found
