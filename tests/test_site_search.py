@@ -112,3 +112,22 @@ def test_search_page_opened_from_disk_explains_itself(example_site, page):
     page.goto((example_site / "search.html").as_uri() + "?q=memory")
     assert "opened straight from disk" in page.locator("#search").inner_text()
     assert errors == []
+
+
+def test_a_folder_left_by_a_build_killed_while_pagefind_ran_is_removed_later(tmp_path, monkeypatch):
+    # Each holds a copy of every indexed page; nothing else would ever remove it.
+    import os
+    import time
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(site_search.tempfile, "tempdir", None)  # read TMPDIR again
+    stale, running = tmp_path / "sitegen-search-killed", tmp_path / "sitegen-search-running"
+    for folder in (stale, running):
+        (folder / "studies").mkdir(parents=True)
+        (folder / "studies" / "a.html").write_text("<p data-pagefind-body>a</p>")
+    old = time.time() - site_search.STALE_SECONDS - 60
+    os.utime(stale, (old, old))
+    page = b'<!doctype html><html lang="en"><head><title>t</title></head><body><main data-pagefind-body>Rats</main></body></html>'
+    site_search.search_index({"index.html": page})
+    assert not stale.exists() and running.exists()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["sitegen-search-running"]

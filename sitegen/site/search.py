@@ -16,9 +16,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import shutil
+import stat
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -31,9 +34,15 @@ INDEX_FOLDER = "pagefind"
 TIMEOUT_SECONDS = 900
 
 
+TEMPORARY_PREFIX = "sitegen-search-"
+# A build's own folder is never older than this: pagefind is stopped after TIMEOUT_SECONDS.
+STALE_SECONDS = 2 * TIMEOUT_SECONDS
+
+
 def search_index(files: Mapping[str, bytes]) -> dict[str, bytes]:
     """The pagefind index files for `files` (path in the site -> content), under `pagefind/`."""
-    with tempfile.TemporaryDirectory(prefix="sitegen-search-") as folder:
+    _remove_stale_folders()
+    with tempfile.TemporaryDirectory(prefix=TEMPORARY_PREFIX) as folder:
         root = Path(folder)
         for path, content in files.items():
             if path.endswith(".html") and INDEXED_MARK in content:
@@ -42,6 +51,19 @@ def search_index(files: Mapping[str, bytes]) -> dict[str, bytes]:
                     target.parent.mkdir(parents=True, exist_ok=True)
                     target.write_bytes(content)
         return _pagefind(root)
+
+
+def _remove_stale_folders() -> None:
+    """Remove the folders of this user's builds killed while pagefind ran (a copy of every indexed page,
+    which nothing else would ever remove); a folder a build is using now is younger than STALE_SECONDS."""
+    cutoff = time.time() - STALE_SECONDS
+    for folder in Path(tempfile.gettempdir()).glob(f"{TEMPORARY_PREFIX}*"):
+        try:
+            status = folder.lstat()
+        except OSError:
+            continue
+        if stat.S_ISDIR(status.st_mode) and status.st_uid == os.getuid() and status.st_mtime < cutoff:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def index_pages(tree: Path, files: Mapping[str, Written], current: Mapping[str, Written]) -> Iterator[Page]:
