@@ -63,8 +63,12 @@ def _quiet(message: str) -> None:
 
 
 def check(root: Path) -> list[Problem]:
-    """Every problem of the review folder (SchemaVersionError on an unsupported schema_version)."""
-    return inspect(root)[1]
+    """Every problem of the review folder (SchemaVersionError on an unsupported schema_version), read while
+    no sitegen process writes it: mid-write, its files would seem interrupted (LockHeld says so instead)."""
+    if not root.is_dir():
+        return inspect(root)[1]  # says what is wrong with it
+    with review_lock(root, shared=True):
+        return inspect(root)[1]
 
 
 def prisma(root: Path) -> PrismaCounts:

@@ -87,11 +87,11 @@ def test_a_lock_held_by_another_process_refuses_whatever_its_tmpdir(sitegen, rev
     try:
         assert holder.stdout.readline() == "held\n"
         for path in (review, link):  # however the folder is named
-            with pytest.raises(LockHeld, match=f"another sitegen process is updating or building {path}; try again"):
+            with pytest.raises(LockHeld, match=f"another sitegen process is updating, building or checking {path}; try again"):
                 with review_lock(path):
                     pass
         code, _, err = sitegen("build", review, "--out", tmp_path / "site")
-        assert code == 5 and "another sitegen process is updating or building" in err
+        assert code == 5 and "another sitegen process is updating, building or checking" in err
         assert snapshot(tmp_path) == before  # no site, and nothing written into the review to hold the lock
     finally:
         holder.stdin.close()
@@ -107,7 +107,7 @@ def test_a_lock_held_here_refuses_another_process_whatever_its_tmpdir(review, tm
                       tmpdir=tmp_path / "tmp-child", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         _, err = build.communicate(timeout=60)
     assert build.returncode == 5
-    assert f"another sitegen process is updating or building {review}" in err
+    assert f"another sitegen process is updating, building or checking {review}" in err
     assert "Traceback" not in err
     assert not (tmp_path / "site").exists()
 
@@ -663,3 +663,20 @@ def test_a_rename_refused_after_the_commit_point_says_the_write_is_half_done(sit
     assert "(ledger.jsonl already replaced)" in message and "`sitegen recover`" in message
     monkeypatch.setattr(os, "replace", real)
     assert recover(review) and interrupted(review) == []
+
+
+def test_check_waits_for_no_writer_and_checks_share_the_lock(sitegen, review, tmp_path):
+    # Mid-write, a review's files would seem interrupted: check says another process is writing instead.
+    held = child(HOLD_LOCK, review, tmpdir=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert held.stdout.readline() == "held\n"
+        code, out, err = sitegen("check", review)
+        assert code == 5 and f"another sitegen process is writing {review}" in err and "interrupted" not in out
+    finally:
+        held.stdin.close()
+        assert held.wait(timeout=30) == 0
+    with review_lock(review, shared=True):  # a check running: another check proceeds, a writer is refused
+        assert sitegen("check", review)[0] == 0
+        with pytest.raises(LockHeld, match="updating, building or checking"):
+            with review_lock(review):
+                pass

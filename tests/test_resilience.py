@@ -106,7 +106,7 @@ def test_two_updates_at_once_one_proceeds_and_the_other_is_refused(tmp_path):
         held = tree_bytes(review)
         _, err = (second := served_update(review, UPDATE, wait=False)).communicate(timeout=60)
         assert second.returncode == EXIT_BUSY == 5
-        assert err == (f"error: another sitegen process is updating or building {review}; "
+        assert err == (f"error: another sitegen process is updating, building or checking {review}; "
                        "try again when it has finished\n")
         assert tree_bytes(review) == held  # the refused run wrote nothing
         _, err = first.communicate("\n" * 10, timeout=60)

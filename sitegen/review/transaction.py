@@ -248,8 +248,9 @@ def _file_type(path: Path) -> int | None:
 
 
 @contextmanager
-def review_lock(root: Path) -> Iterator[None]:
-    """Refuse a second sitegen process writing or building the same review folder.
+def review_lock(root: Path, shared: bool = False) -> Iterator[None]:
+    """Refuse a second sitegen process writing or building the same review folder (or, `shared`, a process
+    that only reads it, such as `check`, while one writes it: readers share the lock with each other).
 
     The lock is an advisory `flock` (POSIX) on the review directory itself, so it belongs to
     the folder's inode: every process asking for it meets the same lock whatever its
@@ -264,9 +265,11 @@ def review_lock(root: Path) -> Iterator[None]:
         raise SitegenError(f"{root} is not a folder sitegen can open ({exc.strerror})") from None
     try:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise LockHeld(f"another sitegen process is updating or building {root}; "
+            raise LockHeld(f"another sitegen process is writing {root} (an update, an import or a build): check "
+                           "it again when that has finished" if shared else
+                           f"another sitegen process is updating, building or checking {root}; "
                            "try again when it has finished") from None
         yield
     finally:
