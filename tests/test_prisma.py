@@ -143,6 +143,7 @@ def test_counts_match_a_hand_computed_example(sitegen, two_run_review):
         "screened": 6, "excluded_screening": 2, "awaiting_screening": 1,
         "reports_sought": 4, "reports_not_retrieved": 1, "reports_assessed": 3,
         "excluded_full_text": 1, "excluded_by_reason": {"wrong-population": 1}, "awaiting_full_text": 0,
+        "other_duplicates_removed": 0,
         "other_screened": 0, "other_excluded_screening": 0, "other_awaiting_screening": 0,
         "other_reports_sought": 0, "other_reports_not_retrieved": 0, "other_reports_assessed": 0,
         "other_excluded_full_text": 0, "other_excluded_by_reason": {}, "other_awaiting_full_text": 0,
@@ -171,7 +172,7 @@ def test_other_methods_have_their_own_route(sitegen, other_methods_review):
         (2, {"openalex": 2}, 2)
     assert third["identified_by_source"] == {} and third["identified_databases"] == 0
     assert {key: counts[key] for key in counts if key.startswith("other_")} == {
-        "other_screened": 2, "other_excluded_screening": 0, "other_awaiting_screening": 0,
+        "other_duplicates_removed": 0, "other_screened": 2, "other_excluded_screening": 0, "other_awaiting_screening": 0,
         "other_reports_sought": 2, "other_reports_not_retrieved": 0, "other_reports_assessed": 2,
         "other_excluded_full_text": 1, "other_excluded_by_reason": {"wrong-population": 1},
         "other_awaiting_full_text": 0}
@@ -252,8 +253,11 @@ def test_runs_add_up_to_the_whole_review(sitegen, request, which):
             assert sum(run[name] for run in counts["runs"]) == counts[name], name
     # and each flow adds up in itself: every record is screened or awaiting, every report sought accounted for
     for flow in [counts, *counts["runs"]]:
-        identified = flow["identified_databases"] + flow["identified_registers"] + flow["identified_other_methods"]
-        assert identified - flow["duplicates_removed"] == flow["records"]
+        # each route removes its own duplicates: identified = duplicates removed + screened + awaiting, per route
+        assert flow["identified_databases"] + flow["identified_registers"] - flow["duplicates_removed"] == \
+            flow["screened"] + flow["awaiting_screening"]
+        assert flow["identified_other_methods"] - flow["other_duplicates_removed"] == \
+            flow["other_screened"] + flow["other_awaiting_screening"]
         for p in ("", "other_"):
             assert flow[f"{p}reports_sought"] == (flow[f"{p}reports_not_retrieved"] + flow[f"{p}reports_assessed"]
                                                   + flow[f"{p}awaiting_full_text"])

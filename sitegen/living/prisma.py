@@ -70,8 +70,9 @@ class Flow(Strict):
     identified_other_methods: int = Field(description="records identified by other methods, summed over sources")
     identified_other_by_source: dict[str, int] = Field(
         description="sources used by other methods -> records each identified")
-    duplicates_removed: int = Field(description="identifications beyond the first of the same record in its run, "
-                                                "and records a reviewer confirmed to duplicate another")
+    duplicates_removed: int = Field(description="databases and registers: identifications beyond the first of the "
+                                                "same record in its run, and records a reviewer confirmed to "
+                                                "duplicate another")
     excluded_automation: int = Field(
         description="records marked ineligible by automation tools: always 0, because a relevance score only "
                     "orders a batch and reviewers decide every record")
@@ -88,6 +89,8 @@ class Flow(Strict):
     excluded_full_text: int
     excluded_by_reason: dict[str, int] = Field(description="exclusion reason code -> reports excluded")
     awaiting_full_text: int = Field(description="reports sought, neither assessed nor known to be unobtainable")
+    other_duplicates_removed: int = Field(default=0, description="other methods: as duplicates_removed, of the "
+                                                                 "records only other methods identified")
     other_screened: int
     other_excluded_screening: int
     other_awaiting_screening: int
@@ -240,7 +243,9 @@ def _flow(ids: Iterable[str], found: dict[str, Counter[tuple[Route, str]]], sear
         "identified_by_source": dict(sorted(by_source.items())),
         "identified_other_methods": sum(other_by_source.values()),
         "identified_other_by_source": dict(sorted(other_by_source.items())),
-        "duplicates_removed": sum(by_source.values()) + sum(other_by_source.values()) - records,
+        # Each route removes its own duplicates: a record a database found is screened on that route.
+        "duplicates_removed": sum(by_source.values()) - len(routed["dbr"]),
+        "other_duplicates_removed": sum(other_by_source.values()) - len(routed[OTHER]),
         "excluded_automation": 0, "removed_other_reasons": 0, "records": records, **dbr, **other,
         "studies_included": len(included), "reports_included": len(included),  # one report per study today
     }

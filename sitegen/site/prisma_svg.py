@@ -262,6 +262,7 @@ def layout(counts: PrismaCounts, labels: dict[str, str]) -> Diagram:
         found += w.counted("Citation searching and other methods", "identified_other_methods")
         for source in counts.identified_other_by_source:
             found += w.counted(_label(source), f"identified_other_by_source.{source}", indent=1)
+        found += w.counted("Duplicate records removed", "other_duplicates_removed")
         row1["other"] = (found, "grey")
     rows.append(row1)
 
@@ -445,6 +446,7 @@ def table(counts: PrismaCounts, labels: dict[str, str]) -> tuple[list[str], list
         rows.append(row("Records identified by citation searching and other methods", "identified_other_methods"))
         rows += [row(_label(source), f"identified_other_by_source.{source}", 1)
                  for source in counts.identified_other_by_source]
+        rows.append(row("Duplicate records removed (other methods)", "other_duplicates_removed"))
     rows += [row("Duplicate records removed", "duplicates_removed"),
              row("Records marked as ineligible by automation tools", "excluded_automation"),
              row("Records removed for other reasons", "removed_other_reasons"),
@@ -473,7 +475,8 @@ def summary(counts: PrismaCounts, labels: dict[str, str]) -> str:
             f"{counts.excluded_full_text} excluded ({reasons}).")
     if counts.identified_other_by_source:
         other_reasons = "; ".join(f"{labels.get(c, c)}: {n}" for c, n in counts.other_excluded_by_reason.items())
-        text += (f" Other methods: {counts.identified_other_methods} records identified, {counts.other_screened} "
+        text += (f" Other methods: {counts.identified_other_methods} records identified, "
+                 f"{counts.other_duplicates_removed} duplicates removed, {counts.other_screened} "
                  f"screened, {counts.other_excluded_screening} excluded; {counts.other_reports_sought} reports "
                  f"sought, {counts.other_reports_not_retrieved} not retrieved, {counts.other_reports_assessed} "
                  f"assessed, {counts.other_excluded_full_text} excluded ({other_reasons or 'none'}).")
