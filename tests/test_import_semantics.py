@@ -150,3 +150,35 @@ def test_entries_of_one_file_that_are_one_record_and_entries_naming_no_database_
     code, out, err = sitegen("import", review, source, "--at", "2026-02-01T00:00:00Z")
     assert code == 0, out + err
     assert "are one record" in out and "entries name no database while others do" in out
+
+
+def test_a_version_counts_the_duplicates_confirmed_when_it_was_published(sitegen, tmp_path):
+    # A version's counts are derived again at every build: without the duplicates confirmed then, one the review
+    # removed came back as a record awaiting screening on the version's page, against the home page's.
+    review = new_review(sitegen, tmp_path)
+    path = tmp_path / "export.csv"
+    path.write_text(_csv(_stroke(8)))
+    import_json(sitegen, review, path, "--at", FIRST, "--method", "database", "--source", "Embase")
+    duplicate, kept, *others = held(review).records
+    (review / "duplicates.csv").write_text(f"record_id,duplicate_of,decision,reviewer,note\n"
+                                           f"{duplicate},{kept},same,ann,\n")
+    folder = review / "screening" / "title-abstract"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "ann.csv").write_text("record_id,decision,reason,note\n"
+                                    + "".join(f"{rid},exclude,,\n" for rid in [kept, *others]))
+    code, out, err = sitegen("check", review)
+    assert code == 0, out + err
+    site = tmp_path / "site"
+    code, _, err = sitegen("publish", review, "--out", site, "--now", SECOND)
+    assert code == 0, err
+    assert json.loads((review / "versions" / "1.json").read_text())["duplicates"] == [duplicate]
+    now = json.loads((site / "downloads" / "prisma.json").read_text())
+    version = json.loads((site / "v" / "1" / "prisma.json").read_text())
+    assert now["duplicates_removed"] >= 1 and now["records"] == len(others) + 1
+    assert {key: version[key] for key in now if key != "runs"} == {key: now[key] for key in now if key != "runs"}
+    # a duplicate confirmed or withdrawn since is a change to publish
+    (review / "duplicates.csv").write_text("record_id,duplicate_of,decision,reviewer,note\n")
+    (folder / "ann.csv").write_text("record_id,decision,reason,note\n"
+                                    + "".join(f"{rid},exclude,,\n" for rid in [duplicate, kept, *others]))
+    code, out, _ = sitegen("publish", review, "--out", site, "--now", "2024-03-01T00:00:00Z")
+    assert code == 0 and out.startswith("published version 2"), out

@@ -628,3 +628,4 @@ def test_an_edited_record_is_a_new_version_and_the_version_before_says_its_recor
     code, _, err = sitegen("publish", two_versions, "--out", site, "--now", "2023-05-01T00:00:00Z")
     assert code == 0, err
     assert page(site / "v" / "2" / "index.html").xpath(notice) and not page(site / "v" / "3" / "index.html").xpath(notice)
+

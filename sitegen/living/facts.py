@@ -133,7 +133,8 @@ class ReviewFacts:
     def unpublished(self) -> bool:
         """Whether the review as it stands is not its latest published version (or none was published):
         the ledger went on past that version's own event, or an outcome, the title, the question or the
-        protocol version, the evidence of an included study or any record's metadata changed since."""
+        protocol version, the evidence of an included study, any record's metadata or the confirmed
+        duplicates changed since."""
         review = self.review
         if not review.versions:
             return True
@@ -144,7 +145,8 @@ class ReviewFacts:
                 or now != (latest.title, latest.question, latest.protocol_version)
                 or published_outcomes(self.outcomes) != latest.outcomes
                 or (latest.evidence is not None and self.evidence_hashes != latest.evidence)
-                or (latest.records is not None and self.records_digest != latest.records))
+                or (latest.records is not None and self.records_digest != latest.records)
+                or (latest.duplicates is not None and sorted(self.duplicates) != latest.duplicates))
 
     @cached_property
     def records_digest(self) -> str:

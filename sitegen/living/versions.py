@@ -142,8 +142,8 @@ def published_snapshot(review: Review, record: VersionRecord, previous: Snapshot
     cut = _cut(review, record.ledger_head.seq)
     outcomes = _outcomes(record)
     return Snapshot(record.number, record.published_at, record.title, record.question, record.protocol_version, cut,
-                    outcomes, derive(cut, outcomes, previous.included if previous else None), record.evidence,
-                    record.records)
+                    outcomes, derive(cut, outcomes, previous.included if previous else None, record.duplicates or ()),
+                    record.evidence, record.records)
 
 
 def current_snapshot(review: Review, facts: ReviewFacts) -> Snapshot:
@@ -306,7 +306,8 @@ def publish(review: Review, facts: ReviewFacts, at: str | None) -> tuple[Version
                            published_at=at, ledger_head=anchor(review.ledger[-1]),
                            protocol_version=review.protocol.meta.version, title=review.config.title,
                            question=review.config.question, outcomes=published_outcomes(facts.outcomes),
-                           evidence=facts.evidence_hashes, records=facts.records_digest)
+                           evidence=facts.evidence_hashes, records=facts.records_digest,
+                           duplicates=sorted(facts.duplicates))
     transaction = Transaction(review.root)
     transaction.write(version_path(record.number), version_text(record))
     append(transaction, review, at, [VersionPayload(number=record.number, sha256=version_hash(record))])
