@@ -461,3 +461,23 @@ def test_csv_cells_cannot_start_a_formula(two_run_review):
     rows = read_csv(prisma2020_csv(workspace.facts.prisma, {"wrong-population": "=HYPERLINK(\"x\")"}))
     excluded = next(row[-1] for row in rows if row[0] == "dbr_excluded")
     assert excluded == "'=HYPERLINK(\"x\"), 1"
+
+
+def test_a_preprint_and_its_journal_version_are_two_reports_of_one_study(sitegen, two_run_review):
+    # Linked as versions (custom.other_versions) and both included: PRISMA counts studies and reports apart.
+    path = two_run_review / "records.jsonl"
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    full_text = (two_run_review / "screening" / "full-text" / "ann.csv").read_text().splitlines()
+    earlier, later = [row.split(",")[0] for row in full_text[1:3]]  # both included: found in runs 1 and 2
+    for record in lines:
+        if record["id"] in (earlier, later):
+            record["custom"]["other_versions"] = [later if record["id"] == earlier else earlier]
+    path.write_text("".join(json.dumps(record, ensure_ascii=False) + "\n" for record in lines))
+    code, out, err = sitegen("check", two_run_review)
+    assert code == 0, out + err
+    counts = counts_of(sitegen, two_run_review)
+    assert (counts["studies_included"], counts["reports_included"]) == (1, 2)
+    # the study counts in the run that found its first report; the later report is a new report of it
+    assert [run["studies_included"] for run in counts["runs"]] == [1, 0]
+    assert (counts["previous_studies"], counts["previous_reports"]) == (1, 1)
+    assert (counts["new_studies"], counts["new_reports"]) == (0, 1)

@@ -25,9 +25,9 @@ abstract, whatever its route, so the other-methods route has its own screened
 and excluded counts (the template has no such box there; sitegen's diagram
 adds it so that no record goes unaccounted for). A full-text exclusion with the
 reason code `not-retrieved` counts as a report not retrieved, not as an
-exclusion. Today every study has one report, so studies and reports count the
-same; they are separate fields so that a study with several reports can count
-them apart.
+exclusion. A study is its included reports: a preprint and its journal version,
+linked as versions of one study (`custom.other_versions`) and both included, are
+two reports of one study; any other included record is a study of its own.
 
 The living variant partitions the records by the run that first identified
 them and derives the same boxes for each partition (`runs`): the partitions'
@@ -247,9 +247,32 @@ def _flow(ids: Iterable[str], found: dict[str, Counter[tuple[Route, str]]], sear
         "duplicates_removed": sum(by_source.values()) - len(routed["dbr"]),
         "other_duplicates_removed": sum(other_by_source.values()) - len(routed[OTHER]),
         "excluded_automation": 0, "removed_other_reasons": 0, "records": records, **dbr, **other,
-        "studies_included": len(included), "reports_included": len(included),  # one report per study today
+        "studies_included": len(included), "reports_included": len(included),  # studies: see `_by_study`
     }
     return fields, included
+
+
+def _study_of(review: Review) -> dict[str, str]:
+    """Record id -> the study it reports, named by the least id of its versions (records linked by
+    `other_versions`, however far), for every record linked to another."""
+    study: dict[str, str] = {}
+
+    def root(rid: str) -> str:
+        while study.get(rid, rid) != rid:
+            rid = study[rid]
+        return rid
+
+    for rid, record in review.records.items():
+        for other in record.custom.other_versions:
+            first, second = sorted((root(rid), root(other)))
+            if first != second:
+                study[second] = first
+            study.setdefault(first, first)
+    return {rid: root(rid) for rid in study}
+
+
+def _studies(included: Iterable[str], study_of: dict[str, str]) -> set[str]:
+    return {study_of.get(rid, rid) for rid in included}
 
 
 def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
@@ -262,6 +285,8 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
     (the studies a previous published version included), they are those of them still included.
     """
     runs = _runs(review)
+    study_of = _study_of(review)
+    run_included: list[list[str]] = []
     first_run: dict[str, int] = {}  # record id -> index of the run that first identified it
     found: dict[str, Counter[tuple[Route, str]]] = {}
     columns = []
@@ -281,24 +306,34 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
         first_run.update(dict.fromkeys(new, index))
         found.update(new)
         searched |= run_searched
-        fields, _ = _flow(new, found, run_searched, outcomes, duplicates)
+        fields, included = _flow(new, found, run_searched, outcomes, duplicates)
+        run_included.append(included)
         incomplete = sorted({_source(p) for p in run.events if isinstance(p, RetrievalPayload) and not p.complete})
         columns.append(RunFlow(run=index + 1, at=run.at, returned_by_source=dict(sorted(returned.items())),
                                incomplete=incomplete, **fields))
     fields, included = _flow(first_run, found, searched, outcomes, duplicates)
+    # A study counts once, in the run that identified the first of its included reports, so that the runs'
+    # studies still add up to the review's.
+    counted: set[str] = set()
+    for index, column in enumerate(columns):
+        studies = _studies(run_included[index], study_of) - counted
+        counted |= studies
+        columns[index] = column.model_copy(update={"studies_included": len(studies)})
+    fields["studies_included"] = len(_studies(included, study_of))
     removed = 0
     if previous_included is not None:
         kept = set(previous_included)
         previous = [rid for rid in included if rid in kept]
-        removed = len(kept) - len(previous)
+        removed = len(_studies(kept, study_of) - _studies(previous, study_of))
         updated = True
     else:
         latest_with_new = max((column.run for column in columns if column.records), default=1)
         previous = [rid for rid in included if first_run[rid] + 1 < latest_with_new]
         updated = latest_with_new > 1
+    previous_studies = len(_studies(previous, study_of))
     return PrismaCounts(
         template="updated" if updated else "new",
         previous_from=("version" if previous_included is not None else "runs") if updated else None,
-        previous_studies=len(previous), previous_reports=len(previous), previous_removed=removed,
-        new_studies=len(included) - len(previous), new_reports=len(included) - len(previous),
+        previous_studies=previous_studies, previous_reports=len(previous), previous_removed=removed,
+        new_studies=fields["studies_included"] - previous_studies, new_reports=len(included) - len(previous),
         runs=columns, **fields)
