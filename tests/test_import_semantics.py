@@ -182,3 +182,40 @@ def test_a_version_counts_the_duplicates_confirmed_when_it_was_published(sitegen
                                     + "".join(f"{rid},exclude,,\n" for rid in [duplicate, kept, *others]))
     code, out, _ = sitegen("publish", review, "--out", site, "--now", "2024-03-01T00:00:00Z")
     assert code == 0 and out.startswith("published version 2"), out
+
+
+def test_a_study_kept_under_the_record_it_was_confirmed_to_duplicate_is_still_a_previous_study(sitegen, tmp_path):
+    # Version 1 includes a record; a later import brings a better record of the same work, which is included,
+    # and the first is confirmed its duplicate. The study is still included: not "removed" plus "new".
+    review = new_review(sitegen, tmp_path)
+    config = review / "review.yaml"  # one reviewer per stage, so one file of decisions settles each
+    config.write_text(config.read_text().replace("site:", "screening:\n  title_abstract_reviewers: 1\n"
+                                                          "  full_text_reviewers: 1\nsite:", 1))
+    rows = _stroke(20)
+    path = tmp_path / "first.csv"
+    path.write_text(_csv(rows[:1]))
+    import_json(sitegen, review, path, "--at", FIRST, "--method", "database", "--source", "Embase")
+    [first] = held(review).records
+
+    def include(*ids: str) -> None:
+        for stage in ("title-abstract", "full-text"):
+            folder = review / "screening" / stage
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / "ann.csv").write_text("record_id,decision,reason,note\n" + "".join(f"{i},include,,\n" for i in ids))
+
+    include(first)
+    site = tmp_path / "site"
+    assert sitegen("publish", review, "--out", site, "--now", SECOND)[0] == 0
+    path = tmp_path / "second.csv"
+    # another work stands for the better record (a reviewer confirms them one, below)
+    path.write_text(_csv([next(row for row in rows if row["title"][:30] != rows[0]["title"][:30]
+                               and row["year"] == rows[0]["year"])]))
+    import_json(sitegen, review, path, "--at", "2024-03-01T00:00:00Z", "--method", "database", "--source", "Embase")
+    [later] = [rid for rid in held(review).records if rid != first]
+    include(first, later)
+    (review / "duplicates.csv").write_text(f"record_id,duplicate_of,decision,reviewer,note\n{first},{later},same,ann,\n")
+    code, out, err = sitegen("check", review)
+    assert code == 0, out + err
+    counts = prisma(sitegen, review)
+    assert (counts["previous_studies"], counts["previous_removed"], counts["new_studies"]) == (1, 0, 0)
+    assert counts["studies_included"] == 1

@@ -127,7 +127,8 @@ class ReviewFacts:
 
     @cached_property
     def prisma(self) -> PrismaCounts:
-        return derive(self.review, self.screening.outcomes, self.previously_included, self.duplicates)
+        return derive(self.review, self.screening.outcomes, self.previously_included, self.duplicates,
+                      {rid: duplicate.canonical for rid, duplicate in self.duplicates.items()})
 
     @cached_property
     def unpublished(self) -> bool:

@@ -37,7 +37,7 @@ counts add up to the whole review's.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import groupby
 from typing import Literal
@@ -276,9 +276,10 @@ def _studies(included: Iterable[str], study_of: dict[str, str]) -> set[str]:
 
 
 def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
-           previous_included: Collection[str] | None = None, duplicates: Collection[str] = ()) -> PrismaCounts:
+           previous_included: Collection[str] | None = None, duplicates: Collection[str] = (),
+           canonical_of: Mapping[str, str] | None = None) -> PrismaCounts:
     """The counts, from the ledger's events, `outcomes` (per stage, per record) and the records confirmed
-    to duplicate others (`duplicates`).
+    to duplicate others (`duplicates`; `canonical_of` names the record each duplicates, when known).
 
     Previous studies are, by default, the included studies first identified before the latest run that
     identified new records (none when that is the first run: a new review). Given `previous_included`
@@ -322,7 +323,9 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
     fields["studies_included"] = len(_studies(included, study_of))
     removed = 0
     if previous_included is not None:
-        kept = set(previous_included)
+        # A study the version included under a record since confirmed to duplicate another is still included
+        # under that one: neither removed nor new.
+        kept = {(canonical_of or {}).get(rid, rid) for rid in previous_included}
         previous = [rid for rid in included if rid in kept]
         removed = len(_studies(kept, study_of) - _studies(previous, study_of))
         updated = True
