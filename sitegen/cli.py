@@ -538,10 +538,11 @@ def prisma(directory: Path, as_json: bool) -> None:
         click.echo(f"{name.replace('_', ' ')}: {value}")
     for run in counts.runs:
         sources = "; ".join(
-            f"{provider_label(source)} returned {returned}, "
-            f"{run.identified_by_source.get(source, 0) + run.identified_other_by_source.get(source, 0)} new"
+            f"{provider_label(source)}{' (other methods)' if other else ''} returned {returned}, "
+            f"{(run.identified_other_by_source if other else run.identified_by_source).get(source, 0)} new"
             f"{' (incomplete)' if source in run.incomplete else ''}"
-            for source, returned in run.returned_by_source.items())
+            for other, by_source in ((False, run.returned_by_source), (True, run.other_returned_by_source))
+            for source, returned in by_source.items())
         click.echo(f"run {run.run} ({run.at}): {run.records} new records, {run.studies_included} now included "
                    f"studies; {sources}")
 

@@ -116,8 +116,11 @@ class RunFlow(Flow):
     run: int = Field(ge=1, description="the run's place among every run of the review, from 1")
     at: str = Field(description="the run's time, as the ledger recorded it")
     returned_by_source: dict[str, int] = Field(
-        description="source -> records it returned in this run, new or already known, counted as they are "
-                    "identified (an entry a file holds twice is returned twice, one of them a duplicate removed)")
+        description="database or register -> records its search returned in this run, new or already known, "
+                    "counted as they are identified (an entry a file holds twice is returned twice, one of them "
+                    "a duplicate removed)")
+    other_returned_by_source: dict[str, int] = Field(
+        default_factory=dict, description="as returned_by_source, for the sources used by other methods")
     incomplete: list[str] = Field(description="sources this run did not reach or did not read in full")
 
 
@@ -294,13 +297,13 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
     searched: set[tuple[Route, str]] = set()
     for index, run in enumerate(runs):
         new: dict[str, Counter[tuple[Route, str]]] = {}
-        returned: Counter[str] = Counter()
+        returned: dict[bool, Counter[str]] = {True: Counter(), False: Counter()}  # by other methods or not
         run_searched: set[tuple[Route, str]] = set()
         for payload in run.events:
             for source, ids in _identifications(payload).items():
                 route = _route(payload, source)
                 run_searched.add((route, source))
-                returned[source] += len(ids)
+                returned[route == OTHER][source] += len(ids)
                 for rid in ids:
                     if rid not in first_run:
                         new.setdefault(rid, Counter())[route, source] += 1
@@ -310,7 +313,8 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
         fields, included = _flow(new, found, run_searched, outcomes, duplicates)
         run_included.append(included)
         incomplete = sorted({_source(p) for p in run.events if isinstance(p, RetrievalPayload) and not p.complete})
-        columns.append(RunFlow(run=index + 1, at=run.at, returned_by_source=dict(sorted(returned.items())),
+        columns.append(RunFlow(run=index + 1, at=run.at, returned_by_source=dict(sorted(returned[False].items())),
+                               other_returned_by_source=dict(sorted(returned[True].items())),
                                incomplete=incomplete, **fields))
     fields, included = _flow(first_run, found, searched, outcomes, duplicates)
     # A study counts once, in the run that identified the first of its included reports, so that the runs'
