@@ -150,6 +150,7 @@ def test_counts_match_a_hand_computed_example(sitegen, two_run_review):
         "studies_included": 2, "reports_included": 2,
         # the latest run with new records is run 2: the study found in run 1 is a previous one
         "template": "updated", "previous_from": "runs", "previous_studies": 1, "previous_reports": 1, "previous_removed": 0,
+        "new_runs_from": 2,
         "new_studies": 1, "new_reports": 1,
     }
     first, second = counts["runs"]
@@ -423,14 +424,16 @@ def test_csv_has_the_template_structure_with_only_n_filled(example_site):
     for ours, theirs in zip(output[1:], template[1:], strict=True):
         assert ours[:n] + ours[n + 1:] == theirs[:n] + theirs[n + 1:]  # every column but n as the template has it
     filled = {row[0]: row[n] for row in output[1:] if row[0] != "NA"}
+    # An updated review: the new studies' arm is the update's search (run 2: 11 new records, one awaiting
+    # screening and two awaiting full text), not the whole review, whose included studies are the previous 38.
     assert filled == {
-        "previous_studies": "38", "previous_reports": "38", "database_results": "271",
-        "database_specific_results": "OpenAlex, 271", "register_results": "0", "register_specific_results": "0",
+        "previous_studies": "38", "previous_reports": "38", "database_results": "11",
+        "database_specific_results": "OpenAlex, 11", "register_results": "0", "register_specific_results": "0",
         "website_results": "NA", "organisation_results": "NA", "citations_results": "NA",
         "duplicates": "0", "excluded_automatic": "0", "excluded_other": "0",
-        "records_screened": "270", "records_excluded": "230", "dbr_sought_reports": "40",
+        "records_screened": "10", "records_excluded": "8", "dbr_sought_reports": "2",
         "dbr_notretrieved_reports": "0", "other_sought_reports": "NA", "other_notretrieved_reports": "NA",
-        "dbr_assessed": "38", "dbr_excluded": "0", "other_assessed": "NA", "other_excluded": "NA",
+        "dbr_assessed": "0", "dbr_excluded": "0", "other_assessed": "NA", "other_excluded": "NA",
         "new_studies": "0", "new_reports": "0", "total_studies": "38", "total_reports": "38",
         "total_studies_ma": "NA", "total_reports_ma": "NA",
         "identification": "0", "screening": "0", "included": "0"}  # the phase bars keep the template's n
@@ -441,7 +444,8 @@ def test_csv_has_the_template_structure_with_only_n_filled(example_site):
 def test_csv_of_a_review_with_other_methods(sitegen, other_methods_review):
     workspace = open_review(other_methods_review)
     labels = {"wrong-population": "Population, setting; or age", "not-retrieved": "Report not retrieved"}
-    rows = read_csv(prisma2020_csv(workspace.facts.prisma, labels))
+    as_new = workspace.facts.prisma.model_copy(update={"template": "new"})  # the whole review in the one arm
+    rows = read_csv(prisma2020_csv(as_new, labels))
     filled = {row[0]: row[-1] for row in rows[1:] if row[0] != "NA"}
     assert {key: filled[key] for key in ("database_specific_results", "citations_results", "other_sought_reports",
                                          "other_assessed", "dbr_excluded", "other_excluded", "previous_studies",
@@ -450,15 +454,30 @@ def test_csv_of_a_review_with_other_methods(sitegen, other_methods_review):
         "other_sought_reports": "2", "other_assessed": "2",
         # a label's own commas and semicolons would split the package's "Name, n; Name, n" list
         "dbr_excluded": "Population / setting / or age, 1", "other_excluded": "Population / setting / or age, 1",
-        "previous_studies": "2", "new_studies": "1", "total_studies": "3"}
+        "previous_studies": "NA", "new_studies": "1", "total_studies": "3"}
     # the package's own parsing: split at ";", the name up to the first ",", the number after it
     parsed = [(item.split(",")[0], int(item.split(",", 1)[1])) for item in filled["dbr_excluded"].split(";")]
     assert parsed == [("Population / setting / or age", 1)]
 
 
+def test_the_csv_of_an_updated_review_counts_the_new_searches_in_the_new_studies_arm(other_methods_review):
+    # PRISMA's updated-review template: previous studies + new studies = total, and the arm above the new
+    # studies is the new searches'; the whole review's flow there counted the previous studies' records again.
+    counts = open_review(other_methods_review).facts.prisma
+    assert counts.template == "updated" and counts.new_runs_from == 3
+    filled = {row[0]: row[-1] for row in read_csv(prisma2020_csv(counts, {}))[1:] if row[0] != "NA"}
+    third = counts.runs[2]
+    assert filled["citations_results"] == str(third.identified_other_methods)
+    assert filled["database_results"] == "0" and filled["records_screened"] == "0"
+    assert (filled["other_assessed"], filled["other_excluded"]) == (str(third.other_reports_assessed), "wrong-population, 1")
+    assert int(filled["previous_studies"]) + int(filled["new_studies"]) == int(filled["total_studies"])
+    assert int(filled["new_studies"]) == third.studies_included
+
+
 def test_csv_cells_cannot_start_a_formula(two_run_review):
     workspace = open_review(two_run_review)
-    rows = read_csv(prisma2020_csv(workspace.facts.prisma, {"wrong-population": "=HYPERLINK(\"x\")"}))
+    as_new = workspace.facts.prisma.model_copy(update={"template": "new"})  # the exclusion is in the first run
+    rows = read_csv(prisma2020_csv(as_new, {"wrong-population": "=HYPERLINK(\"x\")"}))
     excluded = next(row[-1] for row in rows if row[0] == "dbr_excluded")
     assert excluded == "'=HYPERLINK(\"x\"), 1"
 

@@ -127,8 +127,10 @@ class ReviewFacts:
 
     @cached_property
     def prisma(self) -> PrismaCounts:
+        versions = self.review.versions[:len(self.review.versions) - (not self.unpublished)]
         return derive(self.review, self.screening.outcomes, self.previously_included, self.duplicates,
-                      {rid: duplicate.canonical for rid, duplicate in self.duplicates.items()})
+                      {rid: duplicate.canonical for rid, duplicate in self.duplicates.items()},
+                      versions[-1].version.ledger_head.seq if versions else None)
 
     @cached_property
     def unpublished(self) -> bool:
@@ -171,7 +173,7 @@ class ReviewFacts:
         """The studies included in the version before the review as it stands (its latest version when
         it changed since, else the one before that), which PRISMA's updated-review template shows as
         previous studies; None when there is no such version."""
-        versions = self.review.versions[:len(self.review.versions) - (not self.unpublished)]
+        versions = self.review.versions[:len(self.review.versions) - (not self.unpublished)]  # as `prisma` takes them
         if not versions:
             return None
         outcomes = versions[-1].version.outcomes.get("full-text", {})

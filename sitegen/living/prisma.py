@@ -138,6 +138,10 @@ class PrismaCounts(Flow):
     previous_reports: int
     previous_removed: int = Field(default=0, description="studies the previous version included that no "
                                                          "longer are (not counted in previous_studies)")
+    new_runs_from: int | None = Field(
+        default=None, description="'updated': the first run of the new searches, whose columns add up to the "
+                                  "template's identification of new studies (the earlier runs found the previous "
+                                  "studies); None for 'new'")
     new_studies: int = Field(description="included studies that are not previous studies")
     new_reports: int
     runs: list[RunFlow] = Field(description="one flow per run, oldest first; they add up to the whole review's")
@@ -163,6 +167,7 @@ def previous_labels(counts: PrismaCounts) -> tuple[str, str, str]:
 class _Run:
     at: str
     events: list[RetrievalPayload | ImportPayload]
+    last_seq: int  # of its last event on the ledger
 
 
 def _route(payload: RetrievalPayload | ImportPayload, source: str) -> Route:
@@ -189,9 +194,10 @@ def _identifications(payload: RetrievalPayload | ImportPayload) -> dict[str, lis
 
 
 def _runs(review: Review) -> list[_Run]:
-    sourced = [(event.ts, payload) for event, payload in zip(review.ledger, review.payloads, strict=True)
+    sourced = [(event.ts, event.seq, payload) for event, payload in zip(review.ledger, review.payloads, strict=True)
                if isinstance(payload, RetrievalPayload | ImportPayload)]
-    return [_Run(at, [payload for _, payload in events]) for at, events in groupby(sourced, key=lambda pair: pair[0])]
+    return [_Run(at, [payload for _, _, payload in events], events[-1][1])
+            for at, grouped in groupby(sourced, key=lambda item: item[0]) if (events := list(grouped))]
 
 
 def _stage_flow(ids: list[str], outcomes: dict[str, dict[str, Outcome]], prefix: str) -> tuple[dict, list[str]]:
@@ -280,13 +286,14 @@ def _studies(included: Iterable[str], study_of: dict[str, str]) -> set[str]:
 
 def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
            previous_included: Collection[str] | None = None, duplicates: Collection[str] = (),
-           canonical_of: Mapping[str, str] | None = None) -> PrismaCounts:
+           canonical_of: Mapping[str, str] | None = None, previous_head: int | None = None) -> PrismaCounts:
     """The counts, from the ledger's events, `outcomes` (per stage, per record) and the records confirmed
     to duplicate others (`duplicates`; `canonical_of` names the record each duplicates, when known).
 
     Previous studies are, by default, the included studies first identified before the latest run that
     identified new records (none when that is the first run: a new review). Given `previous_included`
-    (the studies a previous published version included), they are those of them still included.
+    (the studies a previous published version included), they are those of them still included, and the
+    new searches are the runs after that version's last ledger event (`previous_head`).
     """
     runs = _runs(review)
     study_of = _study_of(review)
@@ -333,14 +340,18 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
         previous = [rid for rid in included if rid in kept]
         removed = len(_studies(kept, study_of) - _studies(previous, study_of))
         updated = True
+        new_runs_from = next((index + 1 for index, run in enumerate(runs) if run.last_seq > (previous_head or 0)),
+                             len(runs) + 1)
     else:
         latest_with_new = max((column.run for column in columns if column.records), default=1)
         previous = [rid for rid in included if first_run[rid] + 1 < latest_with_new]
         updated = latest_with_new > 1
+        new_runs_from = latest_with_new
     previous_studies = len(_studies(previous, study_of))
     return PrismaCounts(
         template="updated" if updated else "new",
         previous_from=("version" if previous_included is not None else "runs") if updated else None,
         previous_studies=previous_studies, previous_reports=len(previous), previous_removed=removed,
+        new_runs_from=new_runs_from if updated else None,
         new_studies=fields["studies_included"] - previous_studies, new_reports=len(included) - len(previous),
         runs=columns, **fields)

@@ -19,7 +19,7 @@ import csv
 import io
 import re
 
-from sitegen.living.prisma import PrismaCounts, previous_labels
+from sitegen.living.prisma import Flow, PrismaCounts, previous_labels
 from sitegen.records.providers import kind, label
 from sitegen.site.exports import one_line, write_csv
 from sitegen.site.templates import templates_dir
@@ -44,10 +44,31 @@ def listed(items: dict[str, int]) -> str:
                      for name, n in items.items())
 
 
+def new_searches(counts: PrismaCounts) -> Flow:
+    """The identification of new studies: for a new review, the whole review's flow; for an updated one, the
+    sum of the columns of the runs of the new searches (the template's previous studies came from the earlier
+    ones, so the whole review's flow would count them twice)."""
+    if counts.template != "updated" or counts.new_runs_from is None:
+        return counts
+    added: dict[str, object] = {}
+    for run in counts.runs[counts.new_runs_from - 1:]:
+        for name in Flow.model_fields:
+            value = getattr(run, name)
+            if isinstance(value, dict):
+                summed = added.setdefault(name, {})
+                for key, n in value.items():
+                    summed[key] = summed.get(key, 0) + n
+            else:
+                added[name] = added.get(name, 0) + value
+    empty = {name: {} if isinstance(getattr(counts, name), dict) else 0 for name in Flow.model_fields}
+    return Flow(**{**empty, **added})
+
+
 def values(counts: PrismaCounts, labels: dict[str, str]) -> dict[str, str]:
     """The `n` of each data row of the template."""
-    other = bool(counts.identified_other_by_source)
     updated = counts.template == "updated"
+    whole, counts = counts, new_searches(counts)
+    other = bool(counts.identified_other_by_source)
 
     def by_kind(wanted: str) -> dict[str, int]:
         return {label(source): n for source, n in counts.identified_by_source.items() if kind(source) == wanted}
@@ -59,8 +80,8 @@ def values(counts: PrismaCounts, labels: dict[str, str]) -> dict[str, str]:
         return str(value) if condition else NA
 
     return {
-        "previous_studies": when(updated, counts.previous_studies),
-        "previous_reports": when(updated, counts.previous_reports),
+        "previous_studies": when(updated, whole.previous_studies),
+        "previous_reports": when(updated, whole.previous_reports),
         "database_results": str(counts.identified_databases),
         "database_specific_results": listed(by_kind("database")),
         "register_results": str(counts.identified_registers),
@@ -81,10 +102,10 @@ def values(counts: PrismaCounts, labels: dict[str, str]) -> dict[str, str]:
         "dbr_excluded": listed(reasons(counts.excluded_by_reason)),
         "other_assessed": when(other, counts.other_reports_assessed),
         "other_excluded": listed(reasons(counts.other_excluded_by_reason)) if other else NA,
-        "new_studies": str(counts.new_studies),
-        "new_reports": str(counts.new_reports),
-        "total_studies": str(counts.studies_included),
-        "total_reports": str(counts.reports_included),
+        "new_studies": str(whole.new_studies),
+        "new_reports": str(whole.new_reports),
+        "total_studies": str(whole.studies_included),
+        "total_reports": str(whole.reports_included),
         "total_studies_ma": NA,
         "total_reports_ma": NA,
     }
