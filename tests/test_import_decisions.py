@@ -209,7 +209,7 @@ def test_an_export_not_in_utf8_names_its_line(example_copy, sitegen, tmp_path):
     records = [record for record in _records(example_copy).values() if record.get("DOI")
                and record["title"].isascii()][:2]
     latin = tmp_path / "latin.csv"
-    latin.write_bytes(_csv(["title", "doi", "asreview_label", "note"],
+    latin.write_bytes(_csv(["title", "doi", "asreview_label", "asreview_note"],
                            [[record["title"], record["DOI"], "1", "caf\u00e9"] for record in records]).encode("latin-1"))
     code, out, err = sitegen("import-decisions", example_copy, latin, "--tool", "asreview", "--reviewer", "reviewer-c",
                              "--encoding", "latin-1")
@@ -241,3 +241,112 @@ def test_appending_to_a_reviewers_file_keeps_its_bytes_and_its_line_breaks(examp
     after = path.read_bytes()
     assert after.startswith(written) and after.count(b"\r\n") == after.count(b"\n") == 6
     assert sitegen("check", example_copy)[0] == 0
+
+
+def _screened_in(review) -> list[str]:
+    return list(_decisions(review, f"{FT}/reviewer-a.csv"))
+
+
+def _import(sitegen, review, tmp_path, header, rows, *options, name="export.csv", delimiter=","):
+    export = tmp_path / name
+    buffer = io.StringIO()
+    csv.writer(buffer, delimiter=delimiter, lineterminator="\r\n").writerows([header, *rows])
+    export.write_text(buffer.getvalue())
+    return export, *sitegen("import-decisions", review, export, "--reviewer", "reviewer-c", *options)
+
+
+COVIDENCE = ["Title", "DOI", "Exclusion reason"]
+
+
+@pytest.mark.parametrize(("written", "code"), [
+    # the protocol's own label holds commas: it is one reason, not three unknown ones
+    ("Other measure of context-dependent memory (modified OIC task, odour, fear or operant conditioning)",
+     "other-context-measure"),
+    ("Non-rodent species, No control group tested", "non-rodent"),  # two reasons, as tools list them
+    ("Non-rodent species; Other measure of context-dependent memory (modified OIC task, odour, fear or operant "
+     "conditioning)", "non-rodent"),
+])
+def test_a_reason_label_holding_commas_is_one_reason(example_copy, sitegen, tmp_path, written, code):
+    records = _records(example_copy)
+    chosen = _screened_in(example_copy)[0]
+    export, status, out, err = _import(sitegen, example_copy, tmp_path, COVIDENCE,
+                                       [[records[chosen]["title"], records[chosen]["DOI"], written]],
+                                       "--tool", "covidence", "--stage", "full-text")
+    assert status == 0 and "reason not mapped" not in out, out + err
+    assert _decisions(example_copy, f"{FT}/reviewer-c.csv") == {chosen: ("exclude", code)}
+
+
+def test_rows_of_one_export_that_disagree_write_neither(example_copy, sitegen, tmp_path):
+    # A duplicate the tool kept, included in one row and excluded in the other: the file's order must not decide.
+    records = _records(example_copy)
+    chosen, other = _screened_in(example_copy)[:2]
+    row = [records[chosen]["title"], records[chosen]["DOI"]]
+    export, status, out, err = _import(sitegen, example_copy, tmp_path, ["title", "doi", "asreview_label"],
+                                       [[*row, "1"], [*row, "0"], [*row, "1"],
+                                        [records[other]["title"], records[other]["DOI"], "1"]],
+                                       "--tool", "asreview")
+    assert status == 0, err
+    assert _decisions(example_copy, f"{TA}/reviewer-c.csv") == {other: ("include", "")}
+    assert f"{export}:2: conflict: {chosen}: line 3 of the export says 'exclude', this row 'include'; neither was " \
+           "written" in out
+    assert f"{export}:4: conflict: {chosen}: rows of the export disagree on it" in out
+
+
+def test_a_changed_full_text_reason_is_a_conflict_not_a_decision_already_there(example_copy, sitegen, tmp_path):
+    records = _records(example_copy)
+    chosen = _screened_in(example_copy)[0]
+    row = [records[chosen]["title"], records[chosen]["DOI"]]
+    _import(sitegen, example_copy, tmp_path, COVIDENCE, [[*row, "Non-rodent species"]], "--tool", "covidence",
+            "--stage", "full-text")
+    before = tree_bytes(example_copy)
+    export, status, out, _ = _import(sitegen, example_copy, tmp_path, COVIDENCE, [[*row, "No control group tested"]],
+                                     "--tool", "covidence", "--stage", "full-text", name="again.csv")
+    assert status == 1 and tree_bytes(example_copy) == before
+    assert (f"conflict: {chosen}: the decision file says 'exclude' (non-rodent), the export 'exclude' "
+            "(no-control-group)") in out
+    # the same decision without a reason (ASReview gives none) is no disagreement
+    export, status, out, _ = _import(sitegen, example_copy, tmp_path, ["title", "doi", "asreview_label"],
+                                     [[*row, "0"]], "--tool", "asreview", "--stage", "full-text", name="plain.csv")
+    assert "1 already there" in out
+
+
+@pytest.mark.parametrize("delimiter", [";", "\t"])
+def test_an_export_separated_by_semicolons_or_tabs_is_read(example_copy, sitegen, tmp_path, delimiter):
+    # Excel in German or French settings writes ';', ASReview's TSV export tabs.
+    records = _records(example_copy)
+    chosen = _screened_in(example_copy)[:2]
+    export, status, out, err = _import(sitegen, example_copy, tmp_path, ["title", "doi", "asreview_label"],
+                                       [[records[i]["title"], records[i]["DOI"], "1"] for i in chosen],
+                                       "--tool", "asreview", delimiter=delimiter)
+    assert status == 0 and "2 row(s): 2 matched" in out, out + err
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("", "no title, DOI or PMID column: not a covidence export of references (it is empty)"),
+    ("hello\r\n", "no title, DOI or PMID column: not a covidence export of references (its first line: hello)"),
+])
+def test_a_file_that_is_no_export_is_refused(example_copy, sitegen, tmp_path, text, message):
+    export = tmp_path / "export.csv"
+    export.write_text(text)
+    before = tree_bytes(example_copy)
+    code, _, err = sitegen("import-decisions", example_copy, export, "--tool", "covidence", "--reviewer",
+                           "reviewer-c", "--decision", "include")
+    assert code == 1 and f"{export}:1: {message}" in err and tree_bytes(example_copy) == before
+
+
+def test_an_export_with_only_its_header_is_read_as_one_without_rows(example_copy, sitegen, tmp_path):
+    export = tmp_path / "export.csv"
+    export.write_text("title,doi,asreview_label\r\n")
+    code, out, err = sitegen("import-decisions", example_copy, export, "--tool", "asreview", "--reviewer", "reviewer-c")
+    assert "no label column" not in err and "0 row(s)" in out
+
+
+def test_a_character_no_text_may_hold_is_a_space_not_a_traceback(example_copy, sitegen, tmp_path):
+    # cp1252's right quote read as Latin-1 is the C1 control U+0092; a NUL as Excel can leave.
+    records = _records(example_copy)
+    chosen = _screened_in(example_copy)[0]
+    export, status, out, err = _import(sitegen, example_copy, tmp_path, ["title", "doi", "asreview_label", "asreview_note"],
+                                       [[records[chosen]["title"], records[chosen]["DOI"], "1",
+                                         "reviewer\x92s note:\x00 rodents?"]], "--tool", "asreview")
+    assert status == 0 and "Traceback" not in err, err
+    assert "reviewer s note: rodents?" in (example_copy / f"{TA}/reviewer-c.csv").read_text()

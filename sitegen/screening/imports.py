@@ -17,7 +17,6 @@ import csv
 import dataclasses
 import io
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -27,7 +26,7 @@ from sitegen.errors import SitegenError
 from sitegen.records.entry import Entry
 from sitegen.records.ids import NAMESPACE_LABELS, normalise_doi, normalise_pmid
 from sitegen.records.matching import TITLE_FLOOR, Work, classify, record_work, work
-from sitegen.records.model import Record
+from sitegen.records.model import CONTROL_CHARACTER, Record
 from sitegen.records.notices import notice_kind
 from sitegen.records.titles import comparable_title, folded
 from sitegen.references.records import entry_record
@@ -110,8 +109,10 @@ def read_export(text: str, tool: Tool, reviewer: str, decision: str | None = Non
     """The rows of `tool`'s CSV export. `reviewer` is the name Rayyan records decisions under;
     `decision` says what a Covidence export holds when the file does not say. ExportProblem names the
     line of a file that is not the tool's export or cannot be read."""
-    rows = list(_table(text))
-    header = rows[0][1] if rows else {}
+    header, rows = _table(text)
+    if not any(name in header for columns in (COLUMNS["title"], COLUMNS["doi"], ("pmid",)) for name in columns):
+        raise ExportProblem(1, f"no title, DOI or PMID column: not a {tool} export of references"
+                               + (f" (its first line: {', '.join(list(header)[:6])})" if header else " (it is empty)"))
     if tool == "rayyan":
         _require(header, ("notes",), "Rayyan's CSV export (its notes column holds RAYYAN-INCLUSION)")
         return [_rayyan(line, row, reviewer) for line, row in rows]
@@ -129,26 +130,39 @@ def read_export(text: str, tool: Tool, reviewer: str, decision: str | None = Non
             for line, row in rows]
 
 
-def _table(text: str) -> Iterator[tuple[int, dict[str, str]]]:
-    """(line, row by lower-cased column name) for each non-blank row; ExportProblem names the line."""
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+def _table(text: str) -> tuple[dict[str, int], list[tuple[int, dict[str, str]]]]:
+    """The header (lower-cased column name -> place), and (line, row by column name) for each non-blank row;
+    ExportProblem names the line. Columns are separated by commas, or by what the header is separated by
+    where it holds none (a spreadsheet in German or French settings writes ';', ASReview's TSV a tab)."""
+    first = text.partition("\n")[0]
+    delimiter = "," if "," in first else max(";\t", key=first.count) if (";" in first or "\t" in first) else ","
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    rows = []
+    line = 1
     try:
         header = [name.strip().lower() for name in next(reader, [])]
         while True:
             line = reader.line_num + 1
             values = next(reader, None)
             if values is None:
-                return
+                break
             if not any(value.strip() for value in values):
                 continue
             if len(values) != len(header):
                 raise ExportProblem(line, f"{len(values)} fields where the header has {len(header)}")
-            yield line, dict(zip(header, values, strict=True))
+            # A character no text may hold (a NUL, a C1 control where cp1252 was read as Latin-1) is a space, as
+            # in a provider's answer: a title or a note holding one is still the reviewer's row.
+            rows.append((line, {name: CONTROL_CHARACTER.sub(" ", value) if not value.isprintable() else value
+                                for name, value in zip(header, values, strict=True)}))
     except csv.Error as error:
+        if reader.line_num > line and "unexpected end of data" in str(error):  # where the quote opened
+            raise ExportProblem(line, "a quoted field of this row is never closed (a '\"' missing), so the rest "
+                                      "of the file was read into it") from None
         raise ExportProblem(reader.line_num, str(error)) from None
+    return {name: place for place, name in enumerate(header)}, rows
 
 
-def _require(header: dict[str, str], names: tuple[str, ...], what: str) -> None:
+def _require(header: dict[str, int], names: tuple[str, ...], what: str) -> None:
     missing = [name for name in names if name not in header]
     if missing:
         raise ExportProblem(1, f"no {', '.join(missing)} column: not {what}")
@@ -186,7 +200,26 @@ def _asreview(line: int, row: dict[str, str], label: str) -> Exported:
 
 
 def _split_reasons(text: str) -> list[str]:
-    return [reason.strip() for reason in re.split(r"[,;]", text) if reason.strip()]
+    """A tool's reasons, as it wrote them: a list cut at ';' (the parts mapped later, `mapped_reasons`)."""
+    return [reason.strip() for reason in text.split(";") if reason.strip()]
+
+
+def mapped_reasons(written: tuple[str, ...], reasons: dict[str, str]) -> list[tuple[str, str | None]]:
+    """Each reason a tool wrote with the protocol's code for it (None: none). Tools separate reasons with
+    commas too, and a label may hold commas of its own ("modified OIC task, odour, fear"): the longest run
+    of comma-separated parts that is a reason is one reason."""
+    found: list[tuple[str, str | None]] = []
+    for text in written:
+        parts = [part.strip() for part in text.split(",")]
+        start = 0
+        while start < len(parts):
+            end = next((end for end in range(len(parts), start, -1)
+                        if reason_code(", ".join(parts[start:end]), reasons)), start + 1)
+            reason = ", ".join(parts[start:end])
+            if reason:
+                found.append((reason, reason_code(reason, reasons)))
+            start = end
+    return found
 
 
 def reason_code(reason: str, reasons: dict[str, str]) -> str | None:
@@ -283,6 +316,7 @@ def import_decisions(review: Review, duplicates: dict[str, str], exported: list[
                 if row.stage == stage and row.reviewer == reviewer}
     index = RecordIndex(review.records, duplicates)
     new: dict[str, tuple[Decision, Skipped]] = {}
+    contradicted: set[str] = set()  # records two rows of the export decide otherwise: none of their rows is written
     for item in exported:
         skipped = Skipped(item.entry.line, item.entry.get("title"), "")
         if item.decision is None:
@@ -303,15 +337,28 @@ def import_decisions(review: Review, duplicates: dict[str, str], exported: list[
         report.matched += 1
         record_id = ids[0]
         decision = _decision(record_id, item, reasons, skipped, report)
+        if record_id in contradicted:
+            report.conflicts.append(dataclasses.replace(skipped, why=(
+                f"{record_id}: rows of the export disagree on it; none was written")))
+            continue
         earlier = existing.get(record_id) or (new[record_id][0] if record_id in new else None)
         if earlier is None:
             new[record_id] = (decision, skipped)
-        elif earlier.decision == decision.decision:
-            report.already += 1
+        elif earlier.decision == decision.decision and (earlier.reason == decision.reason
+                                                         or not (earlier.reason and decision.reason)):
+            report.already += 1  # the same decision (a reason one of them does not give is no disagreement)
         else:
-            where = "the decision file" if record_id in existing else "an earlier row of the export"
-            report.conflicts.append(dataclasses.replace(skipped, why=(
-                f"{record_id}: {where} says {earlier.decision!r}, the export {decision.decision!r}; left as it was")))
+            said = f"{earlier.decision!r}" + (f" ({earlier.reason})" if earlier.reason else "")
+            says = f"{decision.decision!r}" + (f" ({decision.reason})" if decision.reason else "")
+            if record_id in existing:
+                report.conflicts.append(dataclasses.replace(skipped, why=(
+                    f"{record_id}: the decision file says {said}, the export {says}; left as it was")))
+            else:  # two rows of the export disagree (a duplicate the tool kept): neither is the reviewer's word
+                first = new.pop(record_id)[1]
+                contradicted.add(record_id)
+                report.conflicts.append(dataclasses.replace(first, why=(
+                    f"{record_id}: line {skipped.line} of the export says {says}, this row {said}; neither "
+                    "was written")))
     accepted = _acceptable(review, frozenset(duplicates), rel, stage, reviewer, list(new.values()), report)
     report.written = [decision for decision, _ in accepted]
     report.refused.sort(key=lambda skipped: skipped.line)
@@ -331,9 +378,9 @@ def _decision(record_id: str, item: Exported, reasons: dict[str, str], skipped: 
               report: DecisionImport) -> Decision:
     code = ""
     if item.decision == "exclude":
-        codes = [reason_code(reason, reasons) for reason in item.reasons]
-        code = next((found for found in codes if found), "")
-        unmapped = [reason for reason, found in zip(item.reasons, codes, strict=True) if not found]
+        mapped = mapped_reasons(item.reasons, reasons)
+        code = next((found for _, found in mapped if found), "")
+        unmapped = [reason for reason, found in mapped if not found]
         if unmapped:
             report.unmapped_reasons.append(dataclasses.replace(skipped, why=(
                 f"{record_id}: {', '.join(repr(r) for r in unmapped)} is no exclusion reason of the protocol "
