@@ -685,7 +685,7 @@ def _agreement_line(item) -> str:
     pabak = f", PABAK {item.pabak:.2f}" if item.pabak is not None else ""
     kind = "Cohen's" if item.kappa_method == "cohen" else "Fleiss'"
     return (f"{names}: {kind} kappa {item.kappa:.2f}{interval}, agreement {item.percent_agreement:.1%}{pabak}, "
-            f"n = {item.records}")
+            f"n = {item.records}" + (f" ({item.note})" if item.note else ""))
 
 
 @screen.command("status")

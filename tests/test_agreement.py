@@ -29,8 +29,11 @@ def test_cohen_hand_computed():
 
 
 def test_perfect_agreement_with_two_categories():
-    result = cohen(pairs({("include", "include"): 3, ("exclude", "exclude"): 7}), ["a", "b"])
-    assert result.kappa == 1.0 and result.ci_low == result.ci_high == 1.0 and result.pabak == 1.0
+    # The large-sample error is 0 when the reviewers agree on every record: an interval "1.00 to 1.00" from two
+    # records would claim a certainty they cannot give, so none is given, and the note says why.
+    result = cohen(pairs({("include", "include"): 1, ("exclude", "exclude"): 1}), ["a", "b"])
+    assert result.kappa == 1.0 and result.ci_low is None and result.ci_high is None and result.pabak == 1.0
+    assert "no confidence interval: the reviewers agreed on every record" in result.note
 
 
 def test_all_one_category_leaves_kappa_undefined():
@@ -44,8 +47,11 @@ def test_no_shared_records():
 
 
 def test_worse_than_chance_is_negative():
-    result = cohen(pairs({("include", "exclude"): 5, ("exclude", "include"): 5}), ["a", "b"])
-    assert result.kappa == pytest.approx(-1.0) and result.ci_low == -1.0
+    result = cohen(pairs({("include", "exclude"): 5, ("exclude", "include"): 4, ("include", "include"): 1}),
+                   ["a", "b"])
+    assert result.kappa < 0 and -1.0 <= result.ci_low < result.kappa < result.ci_high
+    never = cohen(pairs({("include", "exclude"): 5, ("exclude", "include"): 5}), ["a", "b"])
+    assert never.kappa == pytest.approx(-1.0) and never.ci_low is None and "on no record" in never.note
 
 
 def test_fleiss_matches_the_textbook_example():

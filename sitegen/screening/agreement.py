@@ -46,6 +46,12 @@ def cohen(pairs: list[tuple[str, str]], reviewers: list[str]) -> Agreement:
                          kappa_method="cohen", pabak=pabak,
                          note=f"kappa is undefined: both reviewers decided every record '{categories[0]}'")
     kappa = (observed - expected) / (1 - expected)
+    if observed in (0.0, 1.0):
+        # The large-sample error is 0 there, so its interval would claim a certainty two records cannot give.
+        return Agreement(reviewers=reviewers, records=n, percent_agreement=observed, kappa=kappa,
+                         kappa_method="cohen", pabak=pabak,
+                         note=f"no confidence interval: the reviewers agreed on {'every' if observed else 'no'} record, "
+                              "where the large-sample interval has no width")
     # Cohen (1960): SE = sqrt(p_o (1 - p_o) / (n (1 - p_e)^2)).
     error = math.sqrt(observed * (1 - observed) / (n * (1 - expected) ** 2))
     return Agreement(reviewers=reviewers, records=n, percent_agreement=observed, kappa=kappa, kappa_method="cohen",
