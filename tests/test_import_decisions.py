@@ -350,3 +350,22 @@ def test_a_character_no_text_may_hold_is_a_space_not_a_traceback(example_copy, s
                                          "reviewer\x92s note:\x00 rodents?"]], "--tool", "asreview")
     assert status == 0 and "Traceback" not in err, err
     assert "reviewer s note: rodents?" in (example_copy / f"{TA}/reviewer-c.csv").read_text()
+
+
+def test_covidences_own_export_of_excluded_studies_gives_the_reason_in_its_notes(example_copy, sitegen, tmp_path):
+    # Covidence's export has no reason column: its Notes say "Exclusion reason: …; " (and a reviewer's note after).
+    header = ["Title", "Authors", "Abstract", "Published Year", "Published Month", "Journal", "Volume", "Issue",
+              "Pages", "Accession Number", "DOI", "Ref", "Covidence #", "Study", "Notes", "Tags"]
+    records = _records(example_copy)
+    chosen = _screened_in(example_copy)[:2]
+    rows = [[records[i]["title"], "", "", _year(records[i]), "", "", "", "", "", "", records[i]["DOI"], "",
+             f"#{n}", "", note, ""]
+            for n, (i, note) in enumerate(zip(chosen, ["Exclusion reason: Non-rodent species; ",
+                                                      "Exclusion reason: No control group tested; mice only"], strict=True))]
+    export, status, out, err = _import(sitegen, example_copy, tmp_path, header, rows, "--tool", "covidence",
+                                       "--stage", "full-text")
+    assert status == 0 and "reason not mapped" not in out, out + err
+    assert _decisions(example_copy, f"{FT}/reviewer-c.csv") == {chosen[0]: ("exclude", "non-rodent"),
+                                                               chosen[1]: ("exclude", "no-control-group")}
+    assert "mice only" in (example_copy / f"{FT}/reviewer-c.csv").read_text()
+    assert "Exclusion reason" not in (example_copy / f"{FT}/reviewer-c.csv").read_text()

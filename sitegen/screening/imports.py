@@ -122,12 +122,23 @@ def read_export(text: str, tool: Tool, reviewer: str, decision: str | None = Non
             raise ExportProblem(1, f"no label column ({' or '.join(ASREVIEW_LABELS)}): not an ASReview LAB export")
         return [_asreview(line, row, label) for line, row in rows]
     reason = next((name for name in header if "reason" in name), None)
-    if decision is None and reason is None:
+    # Covidence's own export of excluded studies has no reason column: each row's Notes say "Exclusion reason: …;".
+    in_notes = reason is None and any(COVIDENCE_REASON.search(row.get("notes", "")) for _, row in rows)
+    if decision is None and reason is None and not in_notes:
         raise ExportProblem(1, "a Covidence export of included or excluded studies does not say which; "
                          "give --decision include or --decision exclude")
-    return [Exported(_entry(line, row), decision or "exclude",
-                     tuple(_split_reasons(row.get(reason, ""))) if reason else (), row.get("notes", ""))
-            for line, row in rows]
+    return [_covidence(line, row, decision or "exclude", reason) for line, row in rows]
+
+
+COVIDENCE_REASON = re.compile(r"Exclusion reason:\s*([^;\n]*);?\s*", re.IGNORECASE)
+
+
+def _covidence(line: int, row: dict[str, str], decision: str, reason: str | None) -> Exported:
+    notes = row.get("notes", "")
+    if reason:
+        return Exported(_entry(line, row), decision, tuple(_split_reasons(row.get(reason, ""))), notes)
+    written = tuple(found.strip() for found in COVIDENCE_REASON.findall(notes) if found.strip())
+    return Exported(_entry(line, row), decision, written, COVIDENCE_REASON.sub("", notes).strip())
 
 
 def _table(text: str) -> tuple[dict[str, int], list[tuple[int, dict[str, str]]]]:
