@@ -369,3 +369,18 @@ def test_covidences_own_export_of_excluded_studies_gives_the_reason_in_its_notes
                                                                chosen[1]: ("exclude", "no-control-group")}
     assert "mice only" in (example_copy / f"{FT}/reviewer-c.csv").read_text()
     assert "Exclusion reason" not in (example_copy / f"{FT}/reviewer-c.csv").read_text()
+
+
+@pytest.mark.parametrize("start", [b"PK\x03\x04\x14\x00\x06\x00", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\x00"])
+@pytest.mark.parametrize("command", ["import-decisions", "import", "dedupe"])
+def test_a_spreadsheet_workbook_is_named_as_one(example_copy, sitegen, tmp_path, start, command):
+    # An .xlsx saved where a CSV was asked for: it was "not UTF-8 text, convert from cp1252".
+    workbook = tmp_path / "export.xlsx"
+    workbook.write_bytes(start + bytes(range(256)) * 4)
+    before = tree_bytes(example_copy)
+    arguments = {"import-decisions": [example_copy, workbook, "--tool", "asreview", "--reviewer", "reviewer-c"],
+                 "import": [example_copy, workbook, "--at", "2026-01-01T00:00:00Z", "--format", "csv"],
+                 "dedupe": [workbook, "--out", tmp_path / "sets.csv", "--format", "csv"]}[command]
+    code, _, err = sitegen(command, *arguments)
+    assert code != 0 and f"{workbook}:1: a spreadsheet workbook (.xlsx or .xls), not text" in err, err
+    assert tree_bytes(example_copy) == before and not (tmp_path / "sets.csv").exists()

@@ -79,10 +79,17 @@ def read_references(source: Path | str, format: Format | None = None, warnings: 
     return entries
 
 
+# How an .xlsx workbook (a zip archive) and an .xls one (an OLE2 compound file) begin.
+SPREADSHEETS = (b"PK\x03\x04", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")
+
+
 def decode(data: bytes, encoding: str | None = None) -> str:
     """The text of a file without its byte-order mark: UTF-16 when it starts with that mark, else
     `encoding` (LookupError if Python does not know it) or UTF-8. ReferenceProblem names the line of
     the first byte that does not decode."""
+    if data.startswith(SPREADSHEETS):
+        raise ReferenceProblem(1, "a spreadsheet workbook (.xlsx or .xls), not text: save it from the spreadsheet "
+                                  "as \"CSV UTF-8 (comma delimited)\" and give that file")
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         encoding = "utf-16"
     elif encoding is None and (order := _utf16_order(data)):
