@@ -70,6 +70,11 @@ class SitegenGroup(click.Group):
             where = f": {exc.filename}" if exc.filename else ""
             click.echo(f"error: {exc.strerror or exc}{where}", err=True)
             ctx.exit(EXIT_INVALID)
+        except MemoryError:  # a limit on the process's memory (a container's, `ulimit -v`): every write is atomic
+            click.echo("error: out of memory (a review of 100,000 records needs about 1.5 GB): raise the limit, then "
+                       "run the command again; a write it was making is finished or undone by the next command",
+                       err=True)
+            ctx.exit(EXIT_INVALID)
 
 
 def _done(exc: SitegenError | OSError) -> None:

@@ -180,3 +180,19 @@ def test_reading_a_given_file_imports_nothing_of_sitegen():
     modules = [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
     modules += [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
     assert "os" in modules and not [module for module in modules if module and module.startswith("sitegen")]
+
+
+def test_running_out_of_memory_is_a_message_not_a_traceback(example_copy, monkeypatch):
+    # Under a container's memory limit (or `ulimit -v`) a build raised MemoryError with a traceback.
+    from click.testing import CliRunner
+
+    from sitegen import commands
+    from sitegen.cli import cli
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(commands, "check", exhausted)
+    result = CliRunner().invoke(cli, ["check", str(example_copy)])
+    assert result.exit_code == 1 and "error: out of memory" in result.stderr
+    assert result.exception is None or isinstance(result.exception, SystemExit)
