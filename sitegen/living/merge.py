@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from sitegen.records.identity import FILED_ELSEWHERE, deduplicate, filed_by_content
 from sitegen.records.ids import NAMESPACE_LABELS, NAMESPACES, record_id
-from sitegen.records.matching import find_duplicates, record_work, title_score
+from sitegen.records.matching import Work, conflict, find_duplicates, record_work, title_score
 from sitegen.records.model import Record, model_data
 
 
@@ -78,11 +78,50 @@ def integrate(existing: dict[str, Record], retrieved: list[Record], decided: Dec
             new_ids.add(target := record.id)
         for index in news:
             ids[index] = target
+    _keep_confirmed_groups(records, existing, decided)
     integration = Integration(records, ids)
     if new_ids:
         _match_by_metadata(integration, new_ids, decided)
     integration.records = dict(sorted(records.items()))
     return integration
+
+
+def _groups(decided: Decided) -> dict[str, list[str]]:
+    """Canonical record -> it and the records duplicates.csv confirms to be it (one work)."""
+    groups: dict[str, list[str]] = {}
+    for duplicate, canonical in sorted(decided.canonical.items()):
+        groups.setdefault(canonical, [canonical]).append(duplicate)
+    return groups
+
+
+def _contradicting(members: list[str], works: dict[str, Work]) -> tuple[str, str, str] | None:
+    """Two records of a group the matcher rules out as one work (different DOIs or PMIDs...), and why; as
+    `check` finds them (each against the canonical and those before it)."""
+    for later, member in enumerate(members):
+        for other in members[:later]:
+            if member in works and other in works and (why := conflict(works[member], works[other])):
+                return member, other, why
+    return None
+
+
+def _keep_confirmed_groups(records: dict[str, Record], existing: dict[str, Record], decided: Decided) -> None:
+    """An enrichment that would make records confirmed to be one work (duplicates.csv) contradict each other
+    (a source now gives one of them another PMID) is not made: `check` would refuse the folder, and every
+    command with it. The record keeps what it had, with a note for a reviewer."""
+    for members in _groups(decided).values():
+        changed = [rid for rid in members if rid in existing and records.get(rid) is not existing[rid]]
+        if not changed:
+            continue
+        now = _contradicting(members, {rid: record_work(records[rid]) for rid in members if rid in records})
+        if now is None or _contradicting(members, {rid: record_work(existing[rid]) for rid in members
+                                                   if rid in existing}):
+            continue  # no contradiction, or one that was there before this run (check reports it already)
+        record_id, other, why = now
+        for rid in changed:
+            records[rid] = _noted(existing[rid], (
+                f"A source now describes this record otherwise ({why} from {other if rid == record_id else record_id}, "
+                "which duplicates.csv says is the same work); it was kept as it was. If they are different works, "
+                "change their row to `different`."))
 
 
 def _match_by_metadata(integration: Integration, new_ids: set[str], decided: Decided) -> None:
@@ -100,6 +139,8 @@ def _match_by_metadata(integration: Integration, new_ids: set[str], decided: Dec
     def undecided(a: str, b: str) -> bool:
         return canonical(a) != canonical(b) and frozenset((canonical(a), canonical(b))) not in decided.pairs
 
+    group = {key: list(members) for key, members in _groups(decided).items()}
+    unsure: list[tuple[str, str, float]] = []
     for members in matches.sets:
         olds = [key for key in members if key not in new_ids]
         news = [key for key in members if key in new_ids]
@@ -107,9 +148,18 @@ def _match_by_metadata(integration: Integration, new_ids: set[str], decided: Dec
             if not olds and new == news[0]:
                 continue  # a set of new records only: the first stands for it, the others point at it
             best = max(olds, key=lambda key: (title_score(works[new], works[key]), key)) if olds else news[0]
-            if undecided(new, best):
-                integration.matched.append((new, canonical(best), title_score(works[new], works[best])))
-    integration.probable = [(a, b, score) for a, b, score in matches.probable if undecided(a, b)]
+            if not undecided(new, best):
+                continue
+            score = title_score(works[new], works[best])
+            joined = group.setdefault(canonical(best), [canonical(best)])
+            # Matched, it would be one work with every record confirmed to be its canonical one: when one of
+            # them rules it out (another PMID), the row would make the folder invalid; a reviewer decides.
+            if any(conflict(works[new], works[other]) for other in joined if other in works):
+                unsure.append((new, best, score))
+                continue
+            joined.append(new)
+            integration.matched.append((new, canonical(best), score))
+    integration.probable = [(a, b, score) for a, b, score in matches.probable if undecided(a, b)] + unsure
     integration.versions = sorted((a, b) for a, b, _ in matches.versions)
     for preprint, published in integration.versions:
         _link_versions(records, preprint, published)

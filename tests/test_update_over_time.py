@@ -1,0 +1,71 @@
+"""Updates over many weeks, as providers' data drifts: whatever a source now says of a record, an update never
+leaves the review in a state `check` refuses (and so every later command with it). Real OpenAlex works
+(tests/fixtures/openalex) with their ids changed between runs as OpenAlex renumbers and corrects them."""
+
+from __future__ import annotations
+
+import copy
+import csv
+
+from test_update import FIRST, SECOND, SYNERGY, THIRD, Providers, new_review, no_waiting, run  # noqa: F401 (a fixture)
+
+FOURTH = "2026-01-26T06:00:00Z"
+
+
+def work(index: int, *, openalex: str | None = None, pmid: str | None = "", doi: str | None = "") -> dict:
+    """A real OpenAlex work with its OpenAlex id, PMID or DOI replaced ("" keeps it, None removes it)."""
+    found = copy.deepcopy(SYNERGY[index])
+    if openalex:
+        found["id"] = found["ids"]["openalex"] = f"https://openalex.org/{openalex}"
+    if pmid != "":
+        found["ids"].pop("pmid", None)
+        if pmid:
+            found["ids"]["pmid"] = f"https://pubmed.ncbi.nlm.nih.gov/{pmid}"
+    if doi != "":
+        found["doi"] = f"https://doi.org/{doi}" if doi else None
+        found["ids"].pop("doi", None)
+        if doi:
+            found["ids"]["doi"] = found["doi"]
+    return found
+
+
+def same_rows(review) -> list[tuple[str, str]]:
+    path = review / "duplicates.csv"
+    rows = csv.DictReader(path.open(encoding="utf-8")) if path.exists() else []
+    return [(row["record_id"], row["duplicate_of"]) for row in rows if row["decision"] == "same"]
+
+
+def test_a_match_that_would_join_two_pmids_through_a_confirmed_group_is_only_probable(sitegen, tmp_path):
+    # Week 1 matches W901 (PMID 111) to a record; week 2 finds W902 (PMID 222), the same by its metadata. A `same`
+    # row for it would make 111 and 222 one work through that record: check refused the folder, and every
+    # command after it.
+    review = new_review(sitegen, tmp_path)
+    providers = Providers([work(3, pmid=None), work(4)], [])
+    run(review, FIRST, providers, add=True)
+    providers.works = [work(3, pmid=None), work(4), work(3, doi=None, openalex="W901", pmid="111")]
+    assert run(review, SECOND, providers).matched
+    providers.works = [work(3, pmid=None), work(4), work(3, doi=None, openalex="W902", pmid="222")]
+    result = run(review, THIRD, providers)
+    assert result.matched == [] and any("openalex:W902" in (a, b) for a, b, _ in result.probable)
+    code, out, err = sitegen("check", review)
+    assert code == 0, out + err
+    run(review, FOURTH, providers)  # and the next update runs
+    assert sitegen("check", review)[0] == 0
+
+
+def test_an_enrichment_that_contradicts_a_confirmed_duplicate_is_not_made(sitegen, tmp_path):
+    # sitegen matched W901 (PMID 111) to W900; OpenAlex later gives W900 the PMID 222. Stored, it made the two
+    # records of one `same` row contradict each other, and check refused the folder.
+    review = new_review(sitegen, tmp_path)
+    providers = Providers([work(0), work(3, doi=None, pmid=None, openalex="W900")], [])
+    run(review, FIRST, providers, add=True)
+    providers.works = [work(0), work(3, doi=None, pmid=None, openalex="W900"),
+                       work(3, doi=None, openalex="W901", pmid="111")]
+    run(review, SECOND, providers)
+    assert same_rows(review) == [("openalex:W901", "openalex:W900")]
+    providers.works[1] = work(3, doi=None, pmid="222", openalex="W900")
+    run(review, THIRD, providers)
+    code, out, err = sitegen("check", review)
+    assert code == 0, out + err
+    records = {line.split('"id":"')[1].split('"')[0]: line for line in (review / "records.jsonl").read_text().splitlines()}
+    assert "222" not in records["openalex:W900"] and "kept as it was" in records["openalex:W900"]
