@@ -53,7 +53,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
     # small caps and overlines (Crossref, OpenAlex: "<scp>COVID</scp>-19"), MathML without a prefix
     ("(<scp>OSA</scp>) and <scp>COVID</scp>\u201019", "(OSA) and COVID\u201019"),
     ("Search for <ovl>B</ovl> decays", "Search for B decays"),
-    ("<mml:math><mfenced><mi>x</mi></mfenced><mtable><mtr><mtd>1</mtd></mtr></mtable></mml:math> norms", "x1 norms"),
+    ("<mml:math><mfenced><mi>x</mi></mfenced><mtable><mtr><mtd>1</mtd></mtr></mtable></mml:math> norms", "x 1 norms"),
     # a formula given twice is read once: MathML's TeX annotation, JATS alternatives (the first notation)
     ('<mml:math><mml:semantics><mml:msup><mml:mi>B</mml:mi><mml:mo>+</mml:mo></mml:msup>'
      '<mml:annotation encoding="application/x-tex">B^+</mml:annotation></mml:semantics></mml:math> decays',
@@ -61,6 +61,16 @@ FIXTURES = Path(__file__).parent / "fixtures"
     ("<inline-formula><alternatives><tex-math>$B^+$</tex-math><mml:math><mml:msup><mml:mi>B</mml:mi>"
      "<mml:mo>+</mml:mo></mml:msup></mml:math></alternatives></inline-formula> decays", "$B^+$ decays"),
     ("<alternatives><mml:math><mi>a</mi></mml:math><tex-math>a</tex-math></alternatives> then <i>b</i>", "a then b"),
+    # nested alternatives, and tags without an end (a void <br>, an open <mspace>), never hide what follows
+    ("a <alternatives><tex-math>T</tex-math><alternatives><tex-math>U</tex-math><tex-math>V</tex-math></alternatives>"
+     "</alternatives> after", "a T after"),
+    ("a <alternatives><alternatives><tex-math>U</tex-math><tex-math>V</tex-math></alternatives><tex-math>W</tex-math>"
+     "</alternatives> b", "a U b"),
+    ("x <alternatives><tex-math>T</tex-math><br><mml:math>M</mml:math></alternatives> after", "x T after"),
+    ("a <alternatives><tex-math>T</tex-math><mml:math><mml:mi>M</mml:mi><mml:mspace width='1em'><mml:mi>N</mml:mi>"
+     "</mml:math></alternatives> after", "a T after"),
+    ("x <alternatives><tex-math>T<br>T2</tex-math><mml:math>M</mml:math></alternatives> y", "x T T2 y"),
+    ("<mtable><mtr><mtd>1</mtd><mtd>2</mtd></mtr><mtr><mtd>3</mtd><mtd>4</mtd></mtr></mtable>", "1 2 3 4"),
 ])
 def test_markup_becomes_plain_text(markup, text):
     assert plain_text(markup) == text

@@ -30,19 +30,19 @@ INLINE = frozenset({
     "q", "roman", "s", "samp", "sans-serif", "sc", "small", "small-caps", "span", "strike", "strong",
     "styled-content", "sub", "sup", "tt", "u", "underline", "uri", "var", "wbr", "xref",
     "math", "mi", "mn", "mo", "ms", "mtext", "mrow", "msub", "msup", "msubsup", "mfrac", "msqrt", "mroot",
-    "mover", "munder", "munderover", "mstyle", "mspace", "semantics", "tex-math", "mfenced", "mtable", "mtr",
-    "mtd", "mlabeledtr", "mpadded", "menclose", "mphantom", "mglyph", "mmultiscripts", "mprescripts", "merror",
+    "mover", "munder", "munderover", "mstyle", "mspace", "semantics", "tex-math", "mfenced", "mtable", "mpadded", "menclose", "mphantom", "mglyph", "mmultiscripts", "mprescripts", "merror",
     "maction", "scp", "ovl", "alternatives",
 })
 # Blocks: each ends a run of text, so "Background</title><p>Rats" reads "Background Rats".
 BLOCKS = frozenset({
     "abstract", "blockquote", "body", "br", "break", "caption", "dd", "disp-formula", "div", "dl", "dt", "h1",
     "h2", "h3", "h4", "h5", "h6", "hr", "label", "li", "list", "list-item", "ol", "p", "sec", "table", "td",
-    "th", "title", "tr", "ul",
+    "th", "title", "tr", "ul", "mtr", "mtd", "mlabeledtr",  # MathML's table rows and cells too
 })
 # Their content is no text, or text said once already: MathML's annotations of a formula (its TeX).
 HIDDEN = frozenset({"script", "style", "annotation", "annotation-xml"})
 ALTERNATIVES = "alternatives"  # JATS: one formula in several notations, of which the first is read
+VOID = frozenset({"br", "hr", "wbr", "break", "mspace", "mglyph", "inline-graphic", "graphic", "img"})  # no end tag
 NAMESPACES = frozenset({"jats", "mml", "m", "xhtml", "html"})  # a prefixed tag of these is markup whatever its name
 
 
@@ -51,7 +51,8 @@ class _Text(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self.hidden = 0
-        # Within <alternatives>: how deep the reading is below it, and whether its first notation was read.
+        # Each <alternatives> open around the reading: how deep below it, and whether its first notation was read
+        # (whatever follows in it is then another notation of the same formula, not read).
         self.alternatives: list[list[int | bool]] = []
 
     def _markup(self, tag: str, attrs: list) -> str | None:
@@ -61,25 +62,20 @@ class _Text(HTMLParser):
         return None if kind is None or any(value is None for _, value in attrs) else kind
 
     def _enter(self, tag: str) -> None:
-        if self.alternatives:
-            depth = self.alternatives[-1]
-            if depth[0] == 0 and depth[1]:  # a further notation of a formula read already
-                self.hidden += 1
-            depth[0] += 1
-        if tag.rpartition(":")[2] == ALTERNATIVES:
+        local = tag.rpartition(":")[2]
+        if self.alternatives and local not in VOID:
+            self.alternatives[-1][0] += 1
+        if local == ALTERNATIVES:
             self.alternatives.append([0, False])
 
     def _leave(self, tag: str) -> None:
-        if tag.rpartition(":")[2] == ALTERNATIVES and self.alternatives:
+        local = tag.rpartition(":")[2]
+        if local == ALTERNATIVES and self.alternatives:
             self.alternatives.pop()
-            return
-        if self.alternatives and self.alternatives[-1][0] > 0:
-            depth = self.alternatives[-1]
-            depth[0] -= 1
-            if depth[0] == 0:
-                if depth[1]:
-                    self.hidden = max(0, self.hidden - 1)
-                depth[1] = True
+        if self.alternatives and local not in VOID and self.alternatives[-1][0] > 0:
+            frame = self.alternatives[-1]
+            frame[0] -= 1
+            frame[1] = frame[1] or frame[0] == 0  # its first notation is read
 
     @staticmethod
     def _kind(tag: str) -> str | None:
@@ -122,7 +118,8 @@ class _Text(HTMLParser):
         self._leave(tag)
 
     def handle_data(self, data: str) -> None:
-        if not self.hidden:
+        # A tag left open (a void <br>, a truncated abstract) can only leave a formula's notations all read.
+        if not self.hidden and not any(read for _, read in self.alternatives):
             self.parts.append(data)
 
     def unknown_decl(self, data: str) -> None:  # <![CDATA[…]]>: its text
