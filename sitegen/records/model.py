@@ -43,8 +43,8 @@ CONTROL_CHARACTER = re.compile(f"[{NOT_XML}\x7f-\x9f{NONCHARACTER}]")
 
 
 def printable(value: str) -> str:
-    """`value`, refused when it holds a character no text a person reads may hold, with its direction
-    controls closed within it (`contained_direction`)."""
+    """`value`, refused when it holds a character no text a person reads may hold, without direction
+    controls it leaves open (`contained_direction`)."""
     # Every character CONTROL_CHARACTER names is a control (Cc), a surrogate (Cs) or a noncharacter (Cn,
     # permanently unassigned), none of which str.isprintable() accepts: text it accepts (most text, and a
     # scan far quicker than the regex's) holds none, nor any direction control (a format character, Cf).
@@ -65,31 +65,38 @@ def printable(value: str) -> str:
 EMBEDDINGS, POP_EMBEDDING = "\u202a\u202b\u202d\u202e", "\u202c"
 ISOLATES, POP_ISOLATE = "\u2066\u2067\u2068", "\u2069"
 DIRECTION_CONTROL = re.compile(f"[{EMBEDDINGS}{POP_EMBEDDING}{ISOLATES}{POP_ISOLATE}]")
+PARAGRAPH_ENDS = "\n\r\x1c\x1d\x1e\x85\u2029"
 
 
 def contained_direction(text: str) -> str:
-    """`text` with every direction control it opens closed at its end, and every close it has no open for
-    dropped. A text left open (a title ending in U+202E, RIGHT-TO-LEFT OVERRIDE) would reverse what a page or
-    a download shows after it, up to the end of the paragraph: another study's title, a decision, a count.
-    Closed, a text can change only how itself reads."""
+    """`text` without the direction controls it leaves open (an opening with no close before the end of its
+    paragraph) or closes without an opening. A text left open (a title ending in U+202E, RIGHT-TO-LEFT
+    OVERRIDE) would reverse what a page or a download shows after it, up to the end of the paragraph: another
+    study's title, a decision, a count. Balanced, a text can change only how itself reads; and dropping, never
+    adding, keeps it within the length its field allows."""
     if not DIRECTION_CONTROL.search(text):
         return text
-    kept, open_controls = [], []  # open_controls: "e" for an embedding or override, "i" for an isolate
-    for char in text:
+    dropped: set[int] = set()
+    open_controls: list[tuple[str, int]] = []  # ("e" embedding or override, or "i" isolate; its place)
+    for place, char in enumerate(text):
         if char in EMBEDDINGS or char in ISOLATES:
-            open_controls.append("e" if char in EMBEDDINGS else "i")
+            open_controls.append(("e" if char in EMBEDDINGS else "i", place))
         elif char == POP_EMBEDDING:
-            if not open_controls or open_controls[-1] != "e":
-                continue  # closes nothing of this text (Unicode: within an isolate it closes nothing)
-            open_controls.pop()
+            if open_controls and open_controls[-1][0] == "e":
+                open_controls.pop()
+            else:
+                dropped.add(place)  # closes nothing of this text (Unicode: within an isolate it closes nothing)
         elif char == POP_ISOLATE:
-            if "i" not in open_controls:
-                continue
-            while open_controls.pop() != "i":  # a PDI closes the embeddings opened inside its isolate too
-                pass
-        kept.append(char)
-    closes = {"e": POP_EMBEDDING, "i": POP_ISOLATE}
-    return "".join(kept) + "".join(closes[control] for control in reversed(open_controls))
+            if any(kind == "i" for kind, _ in open_controls):
+                while open_controls.pop()[0] != "i":  # a PDI closes the embeddings opened inside its isolate
+                    pass
+            else:
+                dropped.add(place)
+        elif char in PARAGRAPH_ENDS:  # Unicode ends every embedding at a paragraph's end: those open there go
+            dropped.update(place for _, place in open_controls)
+            open_controls.clear()
+    dropped.update(place for _, place in open_controls)
+    return "".join(char for place, char in enumerate(text) if place not in dropped)
 
 
 Printable = AfterValidator(printable)
