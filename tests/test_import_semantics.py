@@ -171,7 +171,7 @@ def test_a_version_counts_the_duplicates_confirmed_when_it_was_published(sitegen
     site = tmp_path / "site"
     code, _, err = sitegen("publish", review, "--out", site, "--now", SECOND)
     assert code == 0, err
-    assert json.loads((review / "versions" / "1.json").read_text())["duplicates"] == [duplicate]
+    assert json.loads((review / "versions" / "1.json").read_text())["duplicates"] == {duplicate: kept}
     now = json.loads((site / "downloads" / "prisma.json").read_text())
     version = json.loads((site / "v" / "1" / "prisma.json").read_text())
     assert now["duplicates_removed"] >= 1 and now["records"] == len(others) + 1
@@ -219,3 +219,7 @@ def test_a_study_kept_under_the_record_it_was_confirmed_to_duplicate_is_still_a_
     counts = prisma(sitegen, review)
     assert (counts["previous_studies"], counts["previous_removed"], counts["new_studies"]) == (1, 0, 0)
     assert counts["studies_included"] == 1
+    # and so says the version that publishes it, page and all
+    assert sitegen("publish", review, "--out", site, "--now", "2024-04-01T00:00:00Z")[0] == 0
+    version = json.loads((site / "v" / "2" / "prisma.json").read_text())
+    assert (version["previous_studies"], version["previous_removed"], version["new_studies"]) == (1, 0, 0)

@@ -149,7 +149,8 @@ class ReviewFacts:
                 or published_outcomes(self.outcomes) != latest.outcomes
                 or (latest.evidence is not None and self.evidence_hashes != latest.evidence)
                 or (latest.records is not None and self.records_digest != latest.records)
-                or (latest.duplicates is not None and sorted(self.duplicates) != latest.duplicates))
+                or (latest.duplicates is not None and latest.duplicates != {
+                    rid: found.canonical for rid, found in self.duplicates.items()}))
 
     @cached_property
     def records_digest(self) -> str:

@@ -142,9 +142,9 @@ def published_snapshot(review: Review, record: VersionRecord, previous: Snapshot
     cut = _cut(review, record.ledger_head.seq)
     outcomes = _outcomes(record)
     return Snapshot(record.number, record.published_at, record.title, record.question, record.protocol_version, cut,
-                    outcomes, derive(cut, outcomes, previous.included if previous else None, record.duplicates or (),
-                                     previous_head=previous.review.ledger[-1].seq if previous and previous.review.ledger
-                                     else None),
+                    outcomes, derive(cut, outcomes, previous.included if previous else None, record.duplicates or {},
+                                     record.duplicates,
+                                     previous.review.ledger[-1].seq if previous and previous.review.ledger else None),
                     record.evidence, record.records)
 
 
@@ -309,7 +309,7 @@ def publish(review: Review, facts: ReviewFacts, at: str | None) -> tuple[Version
                            protocol_version=review.protocol.meta.version, title=review.config.title,
                            question=review.config.question, outcomes=published_outcomes(facts.outcomes),
                            evidence=facts.evidence_hashes, records=facts.records_digest,
-                           duplicates=sorted(facts.duplicates))
+                           duplicates={rid: found.canonical for rid, found in sorted(facts.duplicates.items())})
     transaction = Transaction(review.root)
     transaction.write(version_path(record.number), version_text(record))
     append(transaction, review, at, [VersionPayload(number=record.number, sha256=version_hash(record))])

@@ -650,9 +650,11 @@ class VersionRecord(Strict):
         default=None, description="included study id -> SHA-256 of the canonical JSON of its evidence file's "
                                   "content, so that a change of evidence is a new version")
     # Absent from versions published before sitegen recorded them (their counts then remove none).
-    duplicates: list[Annotated[str, StringConstraints(min_length=1, max_length=200)]] | None = Field(
-        default=None, description="the records a reviewer had confirmed to duplicate another (duplicates.csv), "
-                                  "sorted: removed before screening in the version's counts, as they were then")
+    duplicates: dict[Annotated[str, StringConstraints(min_length=1, max_length=200)],
+                     Annotated[str, StringConstraints(min_length=1, max_length=200)]] | None = Field(
+        default=None, description="each record a reviewer had confirmed to duplicate another (duplicates.csv) -> "
+                                  "the record it duplicates: removed before screening in the version's counts, "
+                                  "and a study it was included as is that record's, as they were then")
     # Absent from versions published before sitegen recorded it.
     records: Sha256 | None = Field(
         default=None, description="SHA-256 of records.jsonl's records as they were (each record's id and the "
