@@ -441,7 +441,7 @@ def verify(directory: Path, at: str | None, mode: str, bib: Path | None, sources
     if as_json:
         click.echo(json.dumps({
             "at": result.at, "mode": mode, "recorded": result.recorded, "differences": result.differences,
-            "not_in_run": result.not_in_run,
+            "not_in_run": result.not_in_run, "excluded_since": sorted(result.excluded_since),
             "studies": {record_id: [p.model_dump(mode="json", exclude_defaults=True) for p in payloads]
                         for record_id, payloads in result.studies.items()},
             "references": [{"line": item.entry.line, "key": item.entry.key, "id": item.entry.record.id,
@@ -474,6 +474,10 @@ def verify(directory: Path, at: str | None, mode: str, bib: Path | None, sources
                    + ("; recorded on the ledger" if result.recorded else ""))
         for difference in result.differences:
             click.echo(f"replay differs: {difference}", err=True)
+        if result.excluded_since:
+            click.echo(f"note: {len(result.excluded_since)} stud{'y' if len(result.excluded_since) == 1 else 'ies'} the "
+                       "run verified no longer included: their verdicts were compared with the ledger's, not counted",
+                       err=True)
         if result.not_in_run:
             shown = ", ".join(result.not_in_run[:5]) + (f" and {len(result.not_in_run) - 5} more"
                                                       if len(result.not_in_run) > 5 else "")

@@ -135,6 +135,17 @@ def test_a_retracted_included_study_fails_with_exit_6(example_copy, monkeypatch)
     # replays the run offline and gets the same verdicts
     replayed = CliRunner().invoke(cli, ["verify", str(copy_two), "--snapshots", "replay"])
     assert replayed.exit_code == 6 and "replay differs" not in replayed.output, replayed.output
+    # A pull request that excludes the retracted study passes: the replay still reproduces its verdicts (a
+    # forged one would differ), but a study no longer included is no refusal of the review.
+    full_text = copy_two / "screening" / "full-text" / "reviewer-a.csv"
+    full_text.write_text(full_text.read_text().replace(f"{record.id},include,,", f"{record.id},exclude,non-rodent,"))
+    for evidence in (copy_two / "evidence").glob("*.yaml"):
+        if f"record_id: {record.id}" in evidence.read_text():
+            evidence.unlink()
+    assert run_cli("check", copy_two)[0] == 0
+    replayed = CliRunner().invoke(cli, ["verify", str(copy_two), "--snapshots", "replay"])
+    assert replayed.exit_code == 0 and "REFUSAL" not in replayed.output, replayed.output
+    assert "1 study the run verified no longer included" in replayed.output
 
 
 def test_an_outage_is_an_open_item_never_a_refusal(example_copy):

@@ -57,6 +57,9 @@ class VerifyResult:
     # replay: studies included now that the replayed run did not verify (included since): it cannot say
     # anything of them, as no response of theirs was recorded
     not_in_run: list[str] = field(default_factory=list)
+    # replay: the verdicts of studies the run verified that are no longer included: compared with the ledger's,
+    # but none is a refusal or an open item of the review now
+    excluded_since: dict[str, list[VerificationPayload]] = field(default_factory=dict)
 
     def payloads(self) -> list[VerificationPayload]:
         return [payload for verdicts in self.studies.values() for payload in verdicts]
@@ -130,6 +133,7 @@ def verify_review(review: Review, facts: ReviewFacts, at: str | None, mode: str 
     settings = settings or SourceSettings.from_environment()
     evidence = {item.evidence.record_id: item.evidence for item in review.evidence}
     result = VerifyResult(at, mode, {}, not_in_run=not_in_run)
+    included = set(facts.included)
     with open_fetcher(mode, review.root / "snapshots", session=at, transport=transport) as fetcher:
         for number, record_id in enumerate(studies, start=1):
             record = review.records[record_id]
@@ -140,13 +144,17 @@ def verify_review(review: Review, facts: ReviewFacts, at: str | None, mode: str 
                 found = evidence[record_id]
                 text = open_text(fetcher, settings, record) if needs_fulltext(record, found) else None
                 payloads.append(faithfulness_verdict(record, found, text))
-            result.studies[record_id] = payloads
+            if mode == "replay" and record_id not in included:
+                result.excluded_since[record_id] = payloads
+            else:
+                result.studies[record_id] = payloads
         for entry in references:
             progress(f"{bib}:{entry.line}: {entry.key}")
             result.references.append(BibVerdicts(entry, verify_citation(fetcher, settings, entry.record, sources)))
         recorded = fetcher.snapshots.staged_files() if fetcher.snapshots is not None and mode == "record" else {}
     if mode == "replay":
-        result.differences = replay_differences(review, at, result.payloads())
+        result.differences = replay_differences(review, at, result.payloads() + [
+            payload for verdicts in result.excluded_since.values() for payload in verdicts])
         return result
     if result.studies:
         transaction = Transaction(review.root)
