@@ -908,8 +908,8 @@ def ledger_verify(directory: Path) -> None:
 @cli.command()
 @click.argument("directory", type=REVIEW_DIR)
 @click.option("--discard", is_flag=True,
-              help="Drop a committed write none of whose files was replaced yet, instead of finishing it (when "
-                   "its files changed since, as after a git pull); then run the interrupted command again.")
+              help="Drop what an interrupted committed write has not done yet, instead of finishing it (when its "
+                   "files changed since, as after a git pull); then run the interrupted command again.")
 def recover(directory: Path, discard: bool) -> None:
     """Finish a write to DIRECTORY that an earlier sitegen process was interrupted in.
 

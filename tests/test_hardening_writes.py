@@ -633,13 +633,17 @@ def test_a_committed_write_of_unchanged_files_is_finished(sitegen, review, monke
     assert recover(review) and (review / "state.json").read_text() == staged and interrupted(review) == []
 
 
-def test_a_write_partly_finished_cannot_be_dropped(sitegen, review, tmp_path, monkeypatch):
+def test_a_write_partly_finished_and_changed_since_can_be_dropped_and_says_what_it_had_done(sitegen, review,
+                                                                                          monkeypatch):
     committed_not_finished(review, monkeypatch)
     os.replace(review / f"ledger.jsonl{STAGED}", review / "ledger.jsonl")  # killed after its first rename
-    before = snapshot(tmp_path)
-    code, _, err = sitegen("recover", review, "--discard")
-    assert code == 1 and "had replaced ledger.jsonl already" in err and snapshot(tmp_path) == before
-    assert sitegen("recover", review)[0] == 0 and interrupted(review) == []
+    atomic_write(review / "state.json", '{"pulled": true}\n')  # then a pull changed a file still pending
+    code, _, err = sitegen("recover", review)
+    assert code == 1 and "state.json changed after an interrupted write" in err
+    code, out, _ = sitegen("recover", review, "--discard")  # the way out it names works
+    assert code == 0 and "dropped an interrupted write of state.json" in out
+    assert "it had replaced ledger.jsonl already" in out and "restore them from Git" in out
+    assert interrupted(review) == [] and (review / "state.json").read_text() == '{"pulled": true}\n'
 
 
 def test_a_rename_refused_after_the_commit_point_says_the_write_is_half_done(sitegen, review, monkeypatch):

@@ -117,7 +117,7 @@ def _finish(root: Path, rels: list[str]) -> None:
 
 
 def recover(root: Path, discard: bool = False) -> list[str]:
-    """Finish a committed transaction (or, `discard`, drop one none of whose files was replaced yet) or
+    """Finish a committed transaction (or, `discard`, drop what of it is not done: its files not replaced yet) or
     discard an uncommitted one, and remove the temporary files of interrupted writes. Says what it did,
     one sentence per step (empty: nothing to do). Only a review folder is touched: the names it looks for
     must not sweep any other folder."""
@@ -129,14 +129,12 @@ def recover(root: Path, discard: bool = False) -> list[str]:
         rels = [rel for rel, _ in entries]
         pending = [rel for rel in rels if os.path.lexists(root / (rel + STAGED))]
         if discard:
-            if pending != rels:
-                raise SitegenError(f"the interrupted write of {', '.join(rels)} had replaced "
-                                   f"{', '.join(rel for rel in rels if rel not in pending)} already: dropping it "
-                                   "would leave the files disagreeing; run `sitegen recover` without --discard")
             _discard(root, rels, set())
             (root / JOURNAL).unlink()
-            done.append(f"dropped an interrupted write of {', '.join(rels)}: run the command that was "
-                        "interrupted again")
+            replaced = [rel for rel in rels if rel not in pending]
+            done.append(f"dropped an interrupted write of {', '.join(pending)}: run the command that was interrupted "
+                        "again" + (f"; it had replaced {', '.join(replaced)} already, so if `sitegen check` finds the "
+                                   "files disagreeing, restore them from Git as they were before it" if replaced else ""))
         else:
             changed = [rel for rel, before in entries if rel in pending and before is not _UNKNOWN
                        and _fingerprint(root / rel) != before]
