@@ -141,7 +141,7 @@ def check(directory: Path, output_format: str) -> None:
     """Validate review folder DIRECTORY without writing anything.
 
     Exit status 0 when clean, 1 when problems were found, 4 when a file has an
-    unsupported schema_version.
+    unsupported schema_version, 5 when another sitegen process is writing the review.
     """
     _remember(directory)
     try:

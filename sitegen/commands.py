@@ -162,18 +162,21 @@ def _check_outputs(source: Path, outputs: dict[str, tuple[Path, str | None]]) ->
             raise SitegenError(f"{option} {path}: is a folder; give a file name")
         if not target.parent.is_dir():
             raise SitegenError(f"{option} {path}: its folder {path.parent} does not exist")
-        if target.exists() and header is not None and not _starts_with(target, header.encode()):
+        if target.exists() and header is not None and not _written_by_dedupe(target, header):
             raise SitegenError(f"{option} {path}: exists and is not a file sitegen dedupe wrote (its first line is "
                                f"not {header.strip()!r}); give another name, or remove it yourself")
         seen[target] = f"{option} {path}"
 
 
-def _starts_with(path: Path, start: bytes) -> bool:
+def _written_by_dedupe(path: Path, header: str) -> bool:
+    """Whether `path` is empty (made ready for it) or starts with the `header` dedupe writes, whatever its
+    line ending (an editor may have saved it again)."""
     try:
         with path.open("rb") as file:
-            return file.read(len(start)) == start
+            first = file.readline(len(header) + 2)
     except OSError:
         return False  # unreadable: not known to be dedupe's, so never replaced
+    return first == b"" or first.rstrip(b"\r\n") == header.strip().encode()
 
 
 def _csv_line(values: list[str]) -> str:

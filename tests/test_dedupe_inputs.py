@@ -88,10 +88,13 @@ def test_a_file_dedupe_did_not_write_is_never_replaced(tmp_path, sitegen, taken)
 def test_dedupe_run_again_replaces_its_own_outputs(tmp_path, sitegen):
     source = tmp_path / "records.csv"
     source.write_text(SOURCE, encoding="utf-8")
+    (tmp_path / "sets-versions.csv").write_text("")  # made ready for it (mktemp)
     for _ in range(2):
         code, _, err = sitegen("dedupe", source, "--out", tmp_path / "sets.csv")
         assert code == 0, err
     assert (tmp_path / "sets-probable.csv").read_text().splitlines() == ["first,second,score"]
+    (tmp_path / "sets.csv").write_text("merged_ids\n")  # saved again by an editor, with LF
+    assert sitegen("dedupe", source, "--out", tmp_path / "sets.csv")[0] == 0
 
 
 # --------------------------------------------------------------------------- reader messages

@@ -38,7 +38,7 @@ def test_only_the_deploy_job_may_write_pages():
     workflow = _workflow("publish.yml")
     assert workflow["permissions"] == {"contents": "read"}
     assert workflow["jobs"]["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
-    assert "permissions" not in workflow["jobs"]["build"]
+    assert workflow["jobs"]["build"]["permissions"] == {"contents": "read", "pages": "read"}
 
 
 def test_publish_deploys_pushes_to_main_with_the_official_pages_actions():

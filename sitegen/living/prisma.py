@@ -256,7 +256,7 @@ def _flow(ids: Iterable[str], found: dict[str, Counter[tuple[Route, str]]], sear
         "duplicates_removed": sum(by_source.values()) - len(routed["dbr"]),
         "other_duplicates_removed": sum(other_by_source.values()) - len(routed[OTHER]),
         "excluded_automation": 0, "removed_other_reasons": 0, "records": records, **dbr, **other,
-        "studies_included": len(included), "reports_included": len(included),  # studies: see `_by_study`
+        "studies_included": len(included), "reports_included": len(included),  # studies: see `derive`
     }
     return fields, included
 

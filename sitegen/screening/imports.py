@@ -123,7 +123,7 @@ def read_export(text: str, tool: Tool, reviewer: str, decision: str | None = Non
         return [_asreview(line, row, label) for line, row in rows]
     reason = next((name for name in header if "reason" in name), None)
     # Covidence's own export of excluded studies has no reason column: each row's Notes say "Exclusion reason: …;".
-    in_notes = reason is None and any(COVIDENCE_REASON.search(row.get("notes", "")) for _, row in rows)
+    in_notes = reason is None and bool(rows) and all(COVIDENCE_REASON.search(row.get("notes", "")) for _, row in rows)
     if decision is None and reason is None and not in_notes:
         raise ExportProblem(1, "a Covidence export of included or excluded studies does not say which; "
                          "give --decision include or --decision exclude")
