@@ -69,3 +69,27 @@ def test_an_enrichment_that_contradicts_a_confirmed_duplicate_is_not_made(sitege
     assert code == 0, out + err
     records = {line.split('"id":"')[1].split('"')[0]: line for line in (review / "records.jsonl").read_text().splitlines()}
     assert "222" not in records["openalex:W900"] and "kept as it was" in records["openalex:W900"]
+
+
+def test_a_run_whose_only_unseen_record_is_a_matched_duplicate_reports_no_new_record_anywhere(sitegen, tmp_path):
+    # OpenAlex lists a work again under a second id; the matcher finds it the same as the record the review has.
+    # The command said 0 new; the run's manifest, the searches page and the home page said "1 new".
+    import json
+    import re
+
+    review = new_review(sitegen, tmp_path)
+    providers = Providers([work(0), work(3, openalex="W900")], [])
+    run(review, FIRST, providers, add=True)
+    providers.works = [work(0), work(3, openalex="W901", doi=None)]
+    result = run(review, SECOND, providers)
+    assert result.searches[0].new == [] and result.searches[0].duplicates == ["openalex:W901"]
+    [manifest] = [json.loads(path.read_text()) for path in (review / "runs").glob("20260112*.json")]
+    assert manifest["counts"]["new"] == 0 and all(source["new"] == 0 for source in manifest["sources"])
+    ledger = [json.loads(line) for line in (review / "ledger.jsonl").read_text().splitlines()]
+    batch = next(event["payload"] for event in reversed(ledger) if event["type"] == "screening")
+    assert batch["record_ids"] == batch["matched"] == ["openalex:W901"]
+    assert sitegen("check", review)[0] == 0
+    site = tmp_path / "site"
+    assert sitegen("build", review, "--out", site)[0] == 0
+    home = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (site / "index.html").read_text()))
+    assert "0 new to the search (screening batch 2, with 1 matched to records found before)" in home

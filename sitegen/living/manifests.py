@@ -90,7 +90,7 @@ def run_manifest(monitor_id: str, at: str, retrievals: Sequence[RetrievalPayload
     With `executions` (one per strategy) it is the run's own manifest; without, the one the ledger
     alone supports, for runs recorded before manifests existed and for checking a recorded one.
     """
-    in_batch = set(batch.record_ids) if batch else set()
+    in_batch = set(batch.new_ids) if batch else set()  # the new works: not those matched to a record
     distinct = {record_id for retrieval in retrievals for record_id in retrieval.record_ids}
     sources = []
     for index, retrieval in enumerate(retrievals):

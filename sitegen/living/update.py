@@ -245,7 +245,8 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
         if to_screen:
             batch += 1
             new_batch = BatchPayload(batch=batch, monitor_id=search.monitor_id,
-                                     protocol_version=review.protocol.meta.version, record_ids=to_screen)
+                                     protocol_version=review.protocol.meta.version, record_ids=to_screen,
+                                     matched=[i for i in to_screen if i in matched])
         try:
             retrievals = [_retrieval(search, run) for run in runs]
             manifest = run_manifest(search.monitor_id, at, retrievals, new_batch, [_execution(run) for run in runs],

@@ -386,11 +386,21 @@ class BatchPayload(Strict):
     monitor_id: Slug
     protocol_version: int = Field(ge=1)
     record_ids: list[str]
+    # Absent from batches recorded before sitegen kept it: every record of theirs counts as new.
+    matched: list[str] = Field(default_factory=list, exclude_if=lambda ids: not ids, description=(
+        "records of the batch sitegen matched by metadata to a record the review had (a `same` row of "
+        "duplicates.csv): in the batch, so that they are screened if a reviewer says `different`, but no new work"))
 
-    @field_validator("record_ids")
+    @field_validator("record_ids", "matched")
     @classmethod
     def _valid_ids(cls, ids: list[str]) -> list[str]:
         return [check_record_id(value) for value in ids]
+
+    @property
+    def new_ids(self) -> list[str]:
+        """The records of the batch that are new works."""
+        matched = set(self.matched)
+        return [record_id for record_id in self.record_ids if record_id not in matched]
 
 
 PHASES = ("protocol", "searching", "screening", "extraction", "synthesis", "published")
