@@ -684,3 +684,13 @@ def test_check_waits_for_no_writer_and_checks_share_the_lock(sitegen, review, tm
         with pytest.raises(LockHeld, match="updating, building or checking"):
             with review_lock(review):
                 pass
+
+
+def test_dropping_a_write_that_had_finished_drops_nothing(sitegen, review, monkeypatch):
+    # Killed after its last rename, before the journal went: nothing is pending, and the write was whole.
+    committed_not_finished(review, monkeypatch)
+    for staged in list(review.glob(f"*{STAGED}")):
+        os.replace(staged, review / staged.name.removesuffix(STAGED))
+    code, out, _ = sitegen("recover", review, "--discard")
+    assert code == 0 and "had been finished: nothing to drop" in out and "restore" not in out
+    assert interrupted(review) == []

@@ -322,8 +322,8 @@ def test_an_export_separated_by_semicolons_or_tabs_is_read(example_copy, sitegen
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("", "no title, DOI or PMID column: not a covidence export of references (it is empty)"),
-    ("hello\r\n", "no title, DOI or PMID column: not a covidence export of references (its first line: hello)"),
+    ("", "no title, DOI or PMID column: not an export of references by covidence (it is empty)"),
+    ("hello\r\n", "no title, DOI or PMID column: not an export of references by covidence (its first line: hello)"),
 ])
 def test_a_file_that_is_no_export_is_refused(example_copy, sitegen, tmp_path, text, message):
     export = tmp_path / "export.csv"
@@ -384,3 +384,20 @@ def test_a_spreadsheet_workbook_is_named_as_one(example_copy, sitegen, tmp_path,
     code, _, err = sitegen(command, *arguments)
     assert code != 0 and f"{workbook}:1: a spreadsheet workbook (.xlsx or .xls), not text" in err, err
     assert tree_bytes(example_copy) == before and not (tmp_path / "sets.csv").exists()
+
+
+def test_of_two_rows_for_one_record_the_one_giving_the_reason_is_written(example_copy, sitegen, tmp_path):
+    records = _records(example_copy)
+    chosen = _screened_in(example_copy)[0]
+    row = [records[chosen]["title"], records[chosen]["DOI"]]
+    export, status, out, err = _import(sitegen, example_copy, tmp_path, COVIDENCE,
+                                       [[*row, ""], [*row, "Non-rodent species"]], "--tool", "covidence",
+                                       "--stage", "full-text", "--decision", "exclude")
+    assert status == 0, out + err
+    assert _decisions(example_copy, f"{FT}/reviewer-c.csv") == {chosen: ("exclude", "non-rodent")}
+
+
+def test_an_export_whose_only_identifier_column_is_pubmed_id_is_an_export(example_copy, sitegen, tmp_path):
+    export, status, out, err = _import(sitegen, example_copy, tmp_path, ["pubmed_id", "asreview_label"],
+                                       [["12345", "1"]], "--tool", "asreview")
+    assert "no title, DOI or PMID column" not in err and "1 row(s)" in out

@@ -71,6 +71,11 @@ FIXTURES = Path(__file__).parent / "fixtures"
      "</mml:math></alternatives> after", "a T after"),
     ("x <alternatives><tex-math>T<br>T2</tex-math><mml:math>M</mml:math></alternatives> y", "x T T2 y"),
     ("<mtable><mtr><mtd>1</mtd><mtd>2</mtd></mtr><mtr><mtd>3</mtd><mtd>4</mtd></mtr></mtable>", "1 2 3 4"),
+    # an <alternatives> left open closes with its enclosing element, or leaves the text after it read
+    ("<inline-formula><alternatives><tex-math>T</tex-math></inline-formula> Results: rats improved",
+     "T Results: rats improved"),
+    ("a <alternatives><tex-math>T</tex-math><mml:math>M</mml:math> truncated. Results", "a T truncated. Results"),
+    ("<alternatives><tex-math>T</i>X</tex-math><mml:math>M</mml:math></alternatives> y", "TX y"),  # a stray end tag
 ])
 def test_markup_becomes_plain_text(markup, text):
     assert plain_text(markup) == text

@@ -93,3 +93,4 @@ def test_a_run_whose_only_unseen_record_is_a_matched_duplicate_reports_no_new_re
     assert sitegen("build", review, "--out", site)[0] == 0
     home = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (site / "index.html").read_text()))
     assert "0 new to the search (screening batch 2, with 1 matched to records found before)" in home
+    assert "retrieved 2 records, 0 of them new" in home

@@ -459,3 +459,19 @@ def test_a_replay_recomputes_the_run_it_replays_not_the_studies_included_now(exa
     review = dataclasses.replace(workspace.review, ledger=[e for e, _ in kept], payloads=[p for _, p in kept])
     result = run_module.verify_review(review, workspace.facts, None, "replay")
     assert result.differences == [] and result.not_in_run == [later] and later not in result.studies
+
+
+def test_a_replay_after_a_study_with_evidence_was_excluded_passes(example_copy):
+    # check asks that an excluded study's evidence file go with it; the replay cannot check its passages again,
+    # and that is no difference from the recorded run.
+    evidence = next(path for path in sorted((example_copy / "evidence").glob("*.yaml")))
+    study = next(line.split(":", 1)[1].strip() for line in evidence.read_text().splitlines()
+                 if line.startswith("record_id:"))
+    full_text = example_copy / "screening" / "full-text" / "reviewer-a.csv"
+    assert f"{study},include,," in full_text.read_text()
+    full_text.write_text(full_text.read_text().replace(f"{study},include,,", f"{study},exclude,non-rodent,"))
+    evidence.unlink()
+    assert run_cli("check", example_copy)[0] == 0
+    code, out, err = run_cli("verify", example_copy, "--snapshots", "replay")
+    assert code == 0 and "replay differs" not in err, out + err
+    assert "no longer included" in err

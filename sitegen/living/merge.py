@@ -107,21 +107,25 @@ def _contradicting(members: list[str], works: dict[str, Work]) -> tuple[str, str
 def _keep_confirmed_groups(records: dict[str, Record], existing: dict[str, Record], decided: Decided) -> None:
     """An enrichment that would make records confirmed to be one work (duplicates.csv) contradict each other
     (a source now gives one of them another PMID) is not made: `check` would refuse the folder, and every
-    command with it. The record keeps what it had, with a note for a reviewer."""
+    command with it. Of each pair that would contradict, the record a source changed keeps what it had (and the
+    notes this run added), with a note for a reviewer; the group's other records keep what they were given."""
     for members in _groups(decided).values():
-        changed = [rid for rid in members if rid in existing and records.get(rid) is not existing[rid]]
-        if not changed:
-            continue
-        now = _contradicting(members, {rid: record_work(records[rid]) for rid in members if rid in records})
-        if now is None or _contradicting(members, {rid: record_work(existing[rid]) for rid in members
-                                                   if rid in existing}):
-            continue  # no contradiction, or one that was there before this run (check reports it already)
-        record_id, other, why = now
-        for rid in changed:
-            records[rid] = _noted(existing[rid], (
-                f"A source now describes this record otherwise ({why} from {other if rid == record_id else record_id}, "
-                "which duplicates.csv says is the same work); it was kept as it was. If they are different works, "
-                "change their row to `different`."))
+        if _contradicting(members, {rid: record_work(existing[rid]) for rid in members if rid in existing}):
+            continue  # there before this run: check reports it already
+        while found := _contradicting(members, {rid: record_work(records[rid]) for rid in members if rid in records}):
+            record_id, other, why = found
+            changed = [rid for rid in (record_id, other)
+                       if rid in existing and record_work(records[rid]) != record_work(existing[rid])]
+            if not changed:
+                break  # not of this run's making (cannot be, as the group agreed before it)
+            for rid in changed:
+                notes = sorted({*existing[rid].custom.conflicts, *records[rid].custom.conflicts})
+                kept = existing[rid].model_copy(update={"custom": existing[rid].custom.model_copy(
+                    update={"conflicts": notes})})
+                records[rid] = _noted(kept, (
+                    f"A source now describes this record otherwise ({why} from "
+                    f"{other if rid == record_id else record_id}, which duplicates.csv says is the same work); it "
+                    "was kept as it was. If they are different works, change their row to `different`."))
 
 
 def _match_by_metadata(integration: Integration, new_ids: set[str], decided: Decided) -> None:

@@ -51,8 +51,10 @@ class _Text(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self.hidden = 0
-        # Each <alternatives> open around the reading: how deep below it, and whether its first notation was read
-        # (whatever follows in it is then another notation of the same formula, not read).
+        # The markup elements open around the reading (but void ones), and for each <alternatives> among them its
+        # place there and whether its first notation was read (whatever follows in it is another notation of the
+        # same formula, not read).
+        self.open: list[str] = []
         self.alternatives: list[list[int | bool]] = []
 
     def _markup(self, tag: str, attrs: list) -> str | None:
@@ -63,19 +65,23 @@ class _Text(HTMLParser):
 
     def _enter(self, tag: str) -> None:
         local = tag.rpartition(":")[2]
-        if self.alternatives and local not in VOID:
-            self.alternatives[-1][0] += 1
+        if local in VOID:
+            return
+        self.open.append(local)
         if local == ALTERNATIVES:
-            self.alternatives.append([0, False])
+            self.alternatives.append([len(self.open), False])
 
     def _leave(self, tag: str) -> None:
+        """An end tag closes the element it names and every one opened inside it (an end tag that names no open
+        element is ignored): an <alternatives> left open closes with its enclosing element."""
         local = tag.rpartition(":")[2]
-        if local == ALTERNATIVES and self.alternatives:
+        if local in VOID or local not in self.open:
+            return
+        del self.open[len(self.open) - 1 - self.open[::-1].index(local):]
+        while self.alternatives and self.alternatives[-1][0] > len(self.open):
             self.alternatives.pop()
-        if self.alternatives and local not in VOID and self.alternatives[-1][0] > 0:
-            frame = self.alternatives[-1]
-            frame[0] -= 1
-            frame[1] = frame[1] or frame[0] == 0  # its first notation is read
+        if self.alternatives and self.alternatives[-1][0] == len(self.open):
+            self.alternatives[-1][1] = True  # a notation of the innermost one closed: its first is read
 
     @staticmethod
     def _kind(tag: str) -> str | None:
@@ -118,8 +124,9 @@ class _Text(HTMLParser):
         self._leave(tag)
 
     def handle_data(self, data: str) -> None:
-        # A tag left open (a void <br>, a truncated abstract) can only leave a formula's notations all read.
-        if not self.hidden and not any(read for _, read in self.alternatives):
+        # Text inside a further notation of a formula is not read; text directly in the <alternatives> is no
+        # notation (a truncated one's rest), so it is.
+        if not self.hidden and not any(read and len(self.open) > place for place, read in self.alternatives):
             self.parts.append(data)
 
     def unknown_decl(self, data: str) -> None:  # <![CDATA[…]]>: its text

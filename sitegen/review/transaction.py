@@ -128,7 +128,10 @@ def recover(root: Path, discard: bool = False) -> list[str]:
         entries = _journal_entries(root)
         rels = [rel for rel, _ in entries]
         pending = [rel for rel in rels if os.path.lexists(root / (rel + STAGED))]
-        if discard:
+        if discard and not pending:  # killed after its last rename: the write was whole
+            (root / JOURNAL).unlink()
+            done.append(f"the interrupted write of {', '.join(rels)} had been finished: nothing to drop")
+        elif discard:
             _discard(root, rels, set())
             (root / JOURNAL).unlink()
             replaced = [rel for rel in rels if rel not in pending]

@@ -110,8 +110,8 @@ def read_export(text: str, tool: Tool, reviewer: str, decision: str | None = Non
     `decision` says what a Covidence export holds when the file does not say. ExportProblem names the
     line of a file that is not the tool's export or cannot be read."""
     header, rows = _table(text)
-    if not any(name in header for columns in (COLUMNS["title"], COLUMNS["doi"], ("pmid",)) for name in columns):
-        raise ExportProblem(1, f"no title, DOI or PMID column: not a {tool} export of references"
+    if not any(name in header for columns in (COLUMNS["title"], COLUMNS["doi"], COLUMNS["pmid"]) for name in columns):
+        raise ExportProblem(1, f"no title, DOI or PMID column: not an export of references by {tool}"
                                + (f" (its first line: {', '.join(list(header)[:6])})" if header else " (it is empty)"))
     if tool == "rayyan":
         _require(header, ("notes",), "Rayyan's CSV export (its notes column holds RAYYAN-INCLUSION)")
@@ -358,6 +358,8 @@ def import_decisions(review: Review, duplicates: dict[str, str], exported: list[
         elif earlier.decision == decision.decision and (earlier.reason == decision.reason
                                                          or not (earlier.reason and decision.reason)):
             report.already += 1  # the same decision (a reason one of them does not give is no disagreement)
+            if record_id in new and decision.reason and not earlier.reason:
+                new[record_id] = (decision, skipped)  # the row that gives the reason is the one written
         else:
             said = f"{earlier.decision!r}" + (f" ({earlier.reason})" if earlier.reason else "")
             says = f"{decision.decision!r}" + (f" ({decision.reason})" if decision.reason else "")

@@ -11,7 +11,7 @@ compares them with those the ledger holds for that run; it writes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -153,8 +153,10 @@ def verify_review(review: Review, facts: ReviewFacts, at: str | None, mode: str 
             result.references.append(BibVerdicts(entry, verify_citation(fetcher, settings, entry.record, sources)))
         recorded = fetcher.snapshots.staged_files() if fetcher.snapshots is not None and mode == "record" else {}
     if mode == "replay":
+        # An excluded study's evidence file goes with it (check asks so): its passages cannot be checked again.
+        unevidenced = {(record_id, "faithfulness") for record_id in result.excluded_since if record_id not in evidence}
         result.differences = replay_differences(review, at, result.payloads() + [
-            payload for verdicts in result.excluded_since.values() for payload in verdicts])
+            payload for verdicts in result.excluded_since.values() for payload in verdicts], unevidenced)
         return result
     if result.studies:
         transaction = Transaction(review.root)
@@ -179,10 +181,12 @@ def recorded_sources(review: Review, at: str) -> tuple[str, ...] | None:
     return tuple(source for source in SOURCES if source in asked) or None
 
 
-def replay_differences(review: Review, at: str, payloads: list[VerificationPayload]) -> list[str]:
-    """Where verdicts recomputed from a run's recorded responses differ from those the ledger holds for it."""
+def replay_differences(review: Review, at: str, payloads: list[VerificationPayload],
+                       unrecomputable: Collection[tuple[str, str]] = ()) -> list[str]:
+    """Where verdicts recomputed from a run's recorded responses differ from those the ledger holds for it
+    (but for the `unrecomputable` ones: (study, axis) whose inputs are gone, as an excluded study's evidence)."""
     held = {(p.record_id, p.axis): p for event, p in zip(review.ledger, review.payloads, strict=True)
-            if isinstance(p, VerificationPayload) and event.ts == at}
+            if isinstance(p, VerificationPayload) and event.ts == at and (p.record_id, p.axis) not in unrecomputable}
     if not held:
         return [f"the ledger holds no verification run at {at}: nothing to compare the replay with"]
     found = {(p.record_id, p.axis): p for p in payloads}
