@@ -252,8 +252,8 @@ def _print_update(result, as_json: bool, report: Path | None) -> None:
                 click.echo(f"{search.monitor_id}: no new records (every source answered)")
             else:
                 click.echo(f"{search.monitor_id}: no new records from the sources that answered")
-        for sentence in unreached(result):
-            click.echo(f"warning: {sentence}", err=True)
+    for sentence in unreached(result):  # on stderr with --json too: a log read by a person says it
+        click.echo(f"warning: {sentence}", err=True)
     # The run is recorded already (printed above): a report that cannot be written must not hide it.
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:

@@ -235,6 +235,7 @@ def test_cli_exit_status_json_and_reports(sitegen, tmp_path, monkeypatch):
     assert [s["status"] for s in report["searches"][0]["strategies"]] == ["ok", "unavailable"]
     assert (tmp_path / "report.md").read_text() == summary.read_text()
     assert "searching Europe PMC" in err
+    assert "warning: " in err and "Europe PMC" in err.split("warning: ", 1)[1]  # said with --json too, on stderr
 
 
 def test_a_report_that_cannot_be_written_does_not_hide_the_recorded_run(sitegen, tmp_path, monkeypatch):
