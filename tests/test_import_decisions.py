@@ -401,3 +401,17 @@ def test_an_export_whose_only_identifier_column_is_pubmed_id_is_an_export(exampl
     export, status, out, err = _import(sitegen, example_copy, tmp_path, ["pubmed_id", "asreview_label"],
                                        [["12345", "1"]], "--tool", "asreview")
     assert "no title, DOI or PMID column" not in err and "1 row(s)" in out
+
+
+def test_excels_separator_line_before_the_header_is_read(example_copy, sitegen, tmp_path):
+    # Excel writes "sep=;" as a first line where the separator is not the locale's.
+    records = _records(example_copy)
+    chosen = _screened_in(example_copy)[:2]
+    export = tmp_path / "export.csv"
+    export.write_text("sep=;\r\ntitle;doi;asreview_label\r\n" + "".join(
+        f"{records[i]['title'].replace(';', ',')};{records[i]['DOI']};1\r\n" for i in chosen) + "only;two\r\n")
+    code, out, err = sitegen("import-decisions", example_copy, export, "--tool", "asreview", "--reviewer", "reviewer-c")
+    assert code != 0 and f"{export}:5: 2 fields where the header has 3" in err  # lines as the file numbers them
+    export.write_bytes(export.read_bytes().replace(b"only;two\r\n", b""))
+    code, out, err = sitegen("import-decisions", example_copy, export, "--tool", "asreview", "--reviewer", "reviewer-c")
+    assert code == 0 and "2 row(s): 2 matched" in out, out + err

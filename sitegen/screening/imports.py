@@ -145,8 +145,13 @@ def _table(text: str) -> tuple[dict[str, int], list[tuple[int, dict[str, str]]]]
     """The header (lower-cased column name -> place), and (line, row by column name) for each non-blank row;
     ExportProblem names the line. Columns are separated by commas, or by what the header is separated by
     where it holds none (a spreadsheet in German or French settings writes ';', ASReview's TSV a tab)."""
-    first = text.partition("\n")[0]
-    delimiter = "," if "," in first else max(";\t", key=first.count) if (";" in first or "\t" in first) else ","
+    first, _, rest = text.partition("\n")
+    skipped = 0
+    if re.fullmatch(r"sep=(.)\r?", first):  # Excel's line naming the separator, before the header
+        delimiter, text, skipped = first[4], rest, 1
+        first = text.partition("\n")[0]
+    else:
+        delimiter = "," if "," in first else max(";\t", key=first.count) if (";" in first or "\t" in first) else ","
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     rows = []
     line = 1
@@ -160,16 +165,16 @@ def _table(text: str) -> tuple[dict[str, int], list[tuple[int, dict[str, str]]]]
             if not any(value.strip() for value in values):
                 continue
             if len(values) != len(header):
-                raise ExportProblem(line, f"{len(values)} fields where the header has {len(header)}")
+                raise ExportProblem(line + skipped, f"{len(values)} fields where the header has {len(header)}")
             # A character no text may hold (a NUL, a C1 control where cp1252 was read as Latin-1) is a space, as
             # in a provider's answer: a title or a note holding one is still the reviewer's row.
-            rows.append((line, {name: CONTROL_CHARACTER.sub(" ", value) if not value.isprintable() else value
-                                for name, value in zip(header, values, strict=True)}))
+            rows.append((line + skipped, {name: CONTROL_CHARACTER.sub(" ", value) if not value.isprintable() else value
+                                          for name, value in zip(header, values, strict=True)}))
     except csv.Error as error:
         if reader.line_num > line and "unexpected end of data" in str(error):  # where the quote opened
-            raise ExportProblem(line, "a quoted field of this row is never closed (a '\"' missing), so the rest "
-                                      "of the file was read into it") from None
-        raise ExportProblem(reader.line_num, str(error)) from None
+            raise ExportProblem(line + skipped, "a quoted field of this row is never closed (a '\"' missing), so "
+                                                "the rest of the file was read into it") from None
+        raise ExportProblem(reader.line_num + skipped, str(error)) from None
     return {name: place for place, name in enumerate(header)}, rows
 
 
