@@ -94,3 +94,19 @@ def test_a_run_whose_only_unseen_record_is_a_matched_duplicate_reports_no_new_re
     home = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (site / "index.html").read_text()))
     assert "0 new to the search (screening batch 2, with 1 matched to records found before)" in home
     assert "retrieved 2 records, 0 of them new" in home
+
+
+def test_a_work_openalex_renumbered_and_retitled_is_matched_not_new(sitegen, tmp_path):
+    # OpenAlex renumbers a work (W900 -> W902) as its title is revised; DOI and PMID stay. The OpenAlex ids keep
+    # the two records apart, and the revised title kept the matcher from calling them the same: it was new.
+    review = new_review(sitegen, tmp_path)
+    providers = Providers([work(0), work(3, openalex="W900")], [])
+    run(review, FIRST, providers, add=True)
+    revised = work(3, openalex="W902")
+    revised["title"] = revised["display_name"] = ("Lateral entorhinal cortex lesions impair novel object-context "
+                                                  "recognition in rats: a c-fos study")
+    providers.works = [work(0), revised]
+    result = run(review, SECOND, providers)
+    assert result.searches[0].new == [] and [canonical for _, canonical, _ in result.matched] == [
+        "10.1002/hipo.22095"]
+    assert sitegen("check", review)[0] == 0

@@ -163,7 +163,30 @@ def _match_by_metadata(integration: Integration, new_ids: set[str], decided: Dec
                 continue
             joined.append(new)
             integration.matched.append((new, canonical(best), score))
-    integration.probable = [(a, b, score) for a, b, score in matches.probable if undecided(a, b)] + unsure
+    # A new record filed apart only because OpenAlex gave it another id (it renumbers the works it merges) shares
+    # a PMID or PMCID, which name one work, with a record the review has: the same work, whatever its title now
+    # says (a revised one). The matcher rules nothing out by OpenAlex ids, so it is matched when nothing else
+    # tells the two apart.
+    held: dict[tuple[str, str], str] = {}
+    for key, record in records.items():
+        if key not in new_ids:
+            for namespace in ("pmid", "pmcid"):
+                if value := record.identifiers().get(namespace):
+                    held.setdefault((namespace, value), key)
+    matched = {new for new, _, _ in integration.matched} | {new for members in matches.sets for new in members[1:]}
+    by_identifier: set[frozenset[str]] = set()
+    for new in sorted(new_ids - matched):
+        found = next((held[key] for key in sorted(records[new].identifiers().items()) if key in held), None)
+        if found is None or not undecided(new, found) or conflict(works[new], works[found]):
+            continue
+        joined = group.setdefault(canonical(found), [canonical(found)])
+        if any(conflict(works[new], works[other]) for other in joined if other in works):
+            continue
+        joined.append(new)
+        integration.matched.append((new, canonical(found), title_score(works[new], works[found])))
+        by_identifier.add(frozenset((new, found)))
+    integration.probable = [(a, b, score) for a, b, score in matches.probable
+                            if undecided(a, b) and frozenset((a, b)) not in by_identifier] + unsure
     integration.versions = sorted((a, b) for a, b, _ in matches.versions)
     for preprint, published in integration.versions:
         _link_versions(records, preprint, published)
