@@ -415,3 +415,28 @@ def test_excels_separator_line_before_the_header_is_read(example_copy, sitegen, 
     export.write_bytes(export.read_bytes().replace(b"only;two\r\n", b""))
     code, out, err = sitegen("import-decisions", example_copy, export, "--tool", "asreview", "--reviewer", "reviewer-c")
     assert code == 0 and "2 row(s): 2 matched" in out, out + err
+
+
+def test_rayyans_reasons_of_several_excluding_reviewers_are_nobodys(example_copy, sitegen, tmp_path):
+    # Rayyan lists every excluding reviewer's reasons together: given to each, one reviewer's reason became
+    # the other's, and a disagreement at full text was hidden.
+    records = list(_records(example_copy).values())
+    notes = ['RAYYAN-INCLUSION: {"Alice"=>"Excluded", "Bob"=>"Excluded"} | RAYYAN-EXCLUSION-REASONS: '
+             'Non-rodent species,No control group tested',
+             'RAYYAN-INCLUSION: {"Alice"=>"Excluded", "Bob"=>"Excluded"} | RAYYAN-EXCLUSION-REASONS: Non-rodent species',
+             'RAYYAN-INCLUSION: {"Alice"=>"Excluded", "Bob"=>"Excluded"} | RAYYAN-EXCLUSION-REASONS: Other measure of '
+             'context-dependent memory (modified OIC task, odour, fear or operant conditioning)']
+    header = ["key", "title", "authors", "journal", "year", "pubmed_id", "url", "abstract", "notes", "doi"]
+    rows = [[str(n), r["title"], _authors(r, " and "), r.get("container-title", ""), _year(r), r["PMID"], "", "",
+             note, ""] for n, (r, note) in enumerate(zip(records, notes, strict=False))]
+    export = tmp_path / "articles.csv"
+    export.write_text(_csv(header, rows))
+    code, out, _ = sitegen("import-decisions", example_copy, export, "--tool", "rayyan", "--reviewer", "reviewer-c",
+                           "--rayyan-reviewer", "alice")
+    assert code == 0, out
+    # one reason for all of them is theirs (a label's own commas make no second one): kept; two: nobody's
+    assert _decisions(example_copy, f"{TA}/reviewer-c.csv") == {records[0]["id"]: ("exclude", ""),
+                                                                  records[1]["id"]: ("exclude", "non-rodent"),
+                                                                  records[2]["id"]: ("exclude", "other-context-measure")}
+    assert f"{export}:2: reason not mapped: {records[0]['id']}: the tool lists the reasons 'Non-rodent species', " \
+           "'No control group tested' of 2 reviewers who excluded it without saying whose: none was taken" in out

@@ -76,6 +76,7 @@ class Exported:
     reasons: tuple[str, ...] = ()  # the tool's exclusion reasons, as written there
     note: str = ""
     why_undecided: str = ""
+    reasons_of: int = 1  # how many reviewers' reasons `reasons` lists (Rayyan's are all its excluders')
 
 
 @dataclass(frozen=True)
@@ -203,8 +204,10 @@ def _rayyan(line: int, row: dict[str, str], reviewer: str) -> Exported:
         f" (decisions by: {', '.join(sorted(votes))})" if votes else " (no RAYYAN-INCLUSION in its notes)")
         if vote is None else "Maybe in Rayyan: no decision yet" if vote.casefold() == "maybe"
         else f"decision {vote!r} is not Included, Excluded or Maybe")
+    # Rayyan lists every excluding reviewer's reasons together, without saying whose.
+    excluding = sum(1 for cast in votes.values() if cast.casefold() == "excluded")
     return Exported(_entry(line, row), decision, tuple(_split_reasons(reasons.group(1))) if reasons else (),
-                    why_undecided=why)
+                    why_undecided=why, reasons_of=max(1, excluding))
 
 
 def _asreview(line: int, row: dict[str, str], label: str) -> Exported:
@@ -397,6 +400,13 @@ def _decision(record_id: str, item: Exported, reasons: dict[str, str], skipped: 
     code = ""
     if item.decision == "exclude":
         mapped = mapped_reasons(item.reasons, reasons)
+        if item.reasons_of > 1 and len({found or reason for reason, found in mapped}) > 1:
+            # Several reviewers' reasons, several of them: which is this reviewer's is a guess (one reviewer's
+            # given to another would hide a disagreement at full text), so none is taken.
+            report.unmapped_reasons.append(dataclasses.replace(skipped, why=(
+                f"{record_id}: the tool lists the reasons {', '.join(repr(r) for r, _ in mapped)} of "
+                f"{item.reasons_of} reviewers who excluded it without saying whose: none was taken")))
+            mapped = []
         code = next((found for _, found in mapped if found), "")
         unmapped = [reason for reason, found in mapped if not found]
         if unmapped:
