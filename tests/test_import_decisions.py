@@ -133,6 +133,18 @@ def test_the_matcher_never_guesses_from_a_title_alone():
     assert index.match(Entry("1", {"title": "Object recognition memory in rats"}, 2)) == ([], "metadata", "")
 
 
+def _rayyan(sitegen, review, tmp_path, records, notes):
+    """Rayyan's CSV export of `records` with their `notes`, imported as Alice's decisions."""
+    header = ["key", "title", "authors", "journal", "year", "pubmed_id", "url", "abstract", "notes", "doi"]
+    rows = [[str(n), r["title"], _authors(r, " and "), r.get("container-title", ""), _year(r), r["PMID"], "", "",
+             note, ""] for n, (r, note) in enumerate(zip(records, notes, strict=False))]
+    export = tmp_path / "articles.csv"
+    export.write_text(_csv(header, rows))
+    code, out, _ = sitegen("import-decisions", review, export, "--tool", "rayyan", "--reviewer", "reviewer-c",
+                           "--rayyan-reviewer", "alice")
+    return export, code, out
+
+
 def test_rayyan_notes_give_the_named_reviewers_decision_and_the_protocols_reason(example_copy, sitegen, tmp_path):
     records = list(_records(example_copy).values())
     notes = [
@@ -142,13 +154,7 @@ def test_rayyan_notes_give_the_named_reviewers_decision_and_the_protocols_reason
         'RAYYAN-INCLUSION: {"Alice"=>"Maybe"}',
         'RAYYAN-INCLUSION: {"Bob"=>"Included"}',
     ]
-    header = ["key", "title", "authors", "journal", "year", "pubmed_id", "url", "abstract", "notes", "doi"]
-    rows = [[str(n), r["title"], _authors(r, " and "), r.get("container-title", ""), _year(r), r["PMID"], "", "",
-             note, ""] for n, (r, note) in enumerate(zip(records, notes, strict=False))]
-    export = tmp_path / "articles.csv"
-    export.write_text(_csv(header, rows))
-    code, out, _ = sitegen("import-decisions", example_copy, export, "--tool", "rayyan", "--reviewer", "reviewer-c",
-                           "--rayyan-reviewer", "alice")
+    export, code, out = _rayyan(sitegen, example_copy, tmp_path, records, notes)
     assert code == 0
     assert _decisions(example_copy, f"{TA}/reviewer-c.csv") == {records[0]["id"]: ("exclude", "non-rodent"),
                                                                   records[1]["id"]: ("include", "")}
@@ -426,13 +432,7 @@ def test_rayyans_reasons_of_several_excluding_reviewers_are_nobodys(example_copy
              'RAYYAN-INCLUSION: {"Alice"=>"Excluded", "Bob"=>"Excluded"} | RAYYAN-EXCLUSION-REASONS: Non-rodent species',
              'RAYYAN-INCLUSION: {"Alice"=>"Excluded", "Bob"=>"Excluded"} | RAYYAN-EXCLUSION-REASONS: Other measure of '
              'context-dependent memory (modified OIC task, odour, fear or operant conditioning)']
-    header = ["key", "title", "authors", "journal", "year", "pubmed_id", "url", "abstract", "notes", "doi"]
-    rows = [[str(n), r["title"], _authors(r, " and "), r.get("container-title", ""), _year(r), r["PMID"], "", "",
-             note, ""] for n, (r, note) in enumerate(zip(records, notes, strict=False))]
-    export = tmp_path / "articles.csv"
-    export.write_text(_csv(header, rows))
-    code, out, _ = sitegen("import-decisions", example_copy, export, "--tool", "rayyan", "--reviewer", "reviewer-c",
-                           "--rayyan-reviewer", "alice")
+    export, code, out = _rayyan(sitegen, example_copy, tmp_path, records, notes)
     assert code == 0, out
     # one reason for all of them is theirs (a label's own commas make no second one): kept; two: nobody's
     assert _decisions(example_copy, f"{TA}/reviewer-c.csv") == {records[0]["id"]: ("exclude", ""),
