@@ -294,3 +294,19 @@ def test_the_update_step_reports_each_review_and_adds_up_its_new_records(tmp_pat
         line for name in sorted(reviews) for line in (f"# Review `{name}`", f"## sitegen update of {name}")]
     if said["incomplete"] == "1":
         assert "::warning::Review down: a source was not reached" in done.stdout
+
+
+@pytest.mark.parametrize(("size", "warned"), [(8_000_000, False), (1_100_000_000, True)])
+def test_publish_warns_of_a_site_larger_than_github_pages_takes(tmp_path, size, warned):
+    # GitHub Pages supports sites up to 1 GB; a review of 100,000 records builds 1.8 GB. (A sparse file: its
+    # size costs no disk.)
+    import subprocess
+
+    steps = _workflow("publish.yml")["jobs"]["build"]["steps"]
+    script = next(step["run"] for step in steps if step.get("name", "").startswith("The site's size"))
+    (tmp_path / "public" / "review").mkdir(parents=True)
+    with (tmp_path / "public" / "review" / "records.csv").open("wb") as file:
+        file.truncate(size)
+    done = subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert ("::warning::The site is 1100 MB: GitHub Pages supports sites up to 1 GB" in done.stdout) == warned
