@@ -29,6 +29,7 @@ from sitegen.review.models import (
     RetrievalPayload,
     VerificationPayload,
     VersionPayload,
+    VersionRecord,
 )
 from sitegen.review.write import canonical_json
 from sitegen.screening.outcomes import Outcome, published_outcomes
@@ -127,10 +128,10 @@ class ReviewFacts:
 
     @cached_property
     def prisma(self) -> PrismaCounts:
-        versions = self.review.versions[:len(self.review.versions) - (not self.unpublished)]
-        return derive(self.review, self.screening.outcomes, self.previously_included, self.duplicates,
+        previous = self.previous_version
+        return derive(self.review, self.screening.outcomes, self.previously_included,
                       {rid: duplicate.canonical for rid, duplicate in self.duplicates.items()},
-                      versions[-1].version.ledger_head.seq if versions else None)
+                      previous.ledger_head.seq if previous else None)
 
     @cached_property
     def unpublished(self) -> bool:
@@ -170,14 +171,18 @@ class ReviewFacts:
                            for item in self.review.evidence if item.evidence.record_id in included))
 
     @cached_property
+    def previous_version(self) -> VersionRecord | None:
+        """The version before the review as it stands (its latest version when it changed since, else the one
+        before that), whose studies PRISMA's updated-review template shows as previous; None when there is none."""
+        versions = self.review.versions[:len(self.review.versions) - (not self.unpublished)]
+        return versions[-1].version if versions else None
+
+    @cached_property
     def previously_included(self) -> list[str] | None:
-        """The studies included in the version before the review as it stands (its latest version when
-        it changed since, else the one before that), which PRISMA's updated-review template shows as
-        previous studies; None when there is no such version."""
-        versions = self.review.versions[:len(self.review.versions) - (not self.unpublished)]  # as `prisma` takes them
-        if not versions:
+        """The studies the previous version included; None when there is no such version."""
+        if self.previous_version is None:
             return None
-        outcomes = versions[-1].version.outcomes.get("full-text", {})
+        outcomes = self.previous_version.outcomes.get("full-text", {})
         return sorted(rid for rid, outcome in outcomes.items() if outcome.decision == "include")
 
     @cached_property

@@ -78,10 +78,11 @@ def integrate(existing: dict[str, Record], retrieved: list[Record], decided: Dec
             new_ids.add(target := record.id)
         for index in news:
             ids[index] = target
-    _keep_confirmed_groups(records, existing, decided)
+    groups = _groups(decided)
+    _keep_confirmed_groups(records, existing, groups)
     integration = Integration(records, ids)
     if new_ids:
-        _match_by_metadata(integration, new_ids, decided)
+        _match_by_metadata(integration, new_ids, decided, groups)
     integration.records = dict(sorted(records.items()))
     return integration
 
@@ -104,18 +105,20 @@ def _contradicting(members: list[str], works: dict[str, Work]) -> tuple[str, str
     return None
 
 
-def _keep_confirmed_groups(records: dict[str, Record], existing: dict[str, Record], decided: Decided) -> None:
-    """An enrichment that would make records confirmed to be one work (duplicates.csv) contradict each other
-    (a source now gives one of them another PMID) is not made: `check` would refuse the folder, and every
+def _keep_confirmed_groups(records: dict[str, Record], existing: dict[str, Record],
+                           groups: dict[str, list[str]]) -> None:
+    """An enrichment that would make records confirmed to be one work (duplicates.csv, `groups`) contradict each
+    other (a source now gives one of them another PMID) is not made: `check` would refuse the folder, and every
     command with it. Of each pair that would contradict, the record a source changed keeps what it had (and the
     notes this run added), with a note for a reviewer; the group's other records keep what they were given."""
-    for members in _groups(decided).values():
-        if _contradicting(members, {rid: record_work(existing[rid]) for rid in members if rid in existing}):
-            continue  # there before this run: check reports it already
-        while found := _contradicting(members, {rid: record_work(records[rid]) for rid in members if rid in records}):
+    for members in groups.values():
+        before = {rid: record_work(existing[rid]) for rid in members if rid in existing}
+        now = {rid: record_work(records[rid]) for rid in members if rid in records}
+        if now == before or _contradicting(members, before):
+            continue  # nothing a source changed, or a contradiction there before this run (check reports it)
+        while found := _contradicting(members, now):
             record_id, other, why = found
-            changed = [rid for rid in (record_id, other)
-                       if rid in existing and record_work(records[rid]) != record_work(existing[rid])]
+            changed = [rid for rid in (record_id, other) if rid in before and now[rid] != before[rid]]
             if not changed:
                 break  # not of this run's making (cannot be, as the group agreed before it)
             for rid in changed:
@@ -126,9 +129,11 @@ def _keep_confirmed_groups(records: dict[str, Record], existing: dict[str, Recor
                     f"A source now describes this record otherwise ({why} from "
                     f"{other if rid == record_id else record_id}, which duplicates.csv says is the same work); it "
                     "was kept as it was. If they are different works, change their row to `different`."))
+                now[rid] = before[rid]
 
 
-def _match_by_metadata(integration: Integration, new_ids: set[str], decided: Decided) -> None:
+def _match_by_metadata(integration: Integration, new_ids: set[str], decided: Decided,
+                       groups: dict[str, list[str]]) -> None:
     """The matcher's verdicts on pairs with a new record: each new record the same as another becomes a
     match to its canonical record (the most similar existing one, or the first new one of its set, and
     through a confirmed duplicate its canonical record); probable pairs and version links as found. Pairs
@@ -143,7 +148,18 @@ def _match_by_metadata(integration: Integration, new_ids: set[str], decided: Dec
     def undecided(a: str, b: str) -> bool:
         return canonical(a) != canonical(b) and frozenset((canonical(a), canonical(b))) not in decided.pairs
 
-    group = {key: list(members) for key, members in _groups(decided).items()}
+    joined = {key: list(members) for key, members in groups.items()}  # and the records matched to them now
+
+    def matched_to(new: str, target: str) -> bool:
+        """Match `new` to `target`'s canonical record, unless a record confirmed to be that one rules it out
+        (another PMID): the row would then make the folder invalid, and a reviewer decides."""
+        group = joined.setdefault(canonical(target), [canonical(target)])
+        if any(conflict(works[new], works[other]) for other in group if other in works):
+            return False
+        group.append(new)
+        integration.matched.append((new, canonical(target), title_score(works[new], works[target])))
+        return True
+
     unsure: list[tuple[str, str, float]] = []
     for members in matches.sets:
         olds = [key for key in members if key not in new_ids]
@@ -152,39 +168,24 @@ def _match_by_metadata(integration: Integration, new_ids: set[str], decided: Dec
             if not olds and new == news[0]:
                 continue  # a set of new records only: the first stands for it, the others point at it
             best = max(olds, key=lambda key: (title_score(works[new], works[key]), key)) if olds else news[0]
-            if not undecided(new, best):
-                continue
-            score = title_score(works[new], works[best])
-            joined = group.setdefault(canonical(best), [canonical(best)])
-            # Matched, it would be one work with every record confirmed to be its canonical one: when one of
-            # them rules it out (another PMID), the row would make the folder invalid; a reviewer decides.
-            if any(conflict(works[new], works[other]) for other in joined if other in works):
-                unsure.append((new, best, score))
-                continue
-            joined.append(new)
-            integration.matched.append((new, canonical(best), score))
+            if undecided(new, best) and not matched_to(new, best):
+                unsure.append((new, best, title_score(works[new], works[best])))
     # A new record filed apart only because OpenAlex gave it another id (it renumbers the works it merges) shares
     # a PMID or PMCID, which name one work, with a record the review has: the same work, whatever its title now
     # says (a revised one). The matcher rules nothing out by OpenAlex ids, so it is matched when nothing else
     # tells the two apart.
-    held: dict[tuple[str, str], str] = {}
-    for key, record in records.items():
-        if key not in new_ids:
-            for namespace in ("pmid", "pmcid"):
-                if value := record.identifiers().get(namespace):
-                    held.setdefault((namespace, value), key)
-    matched = {new for new, _, _ in integration.matched} | {new for members in matches.sets for new in members[1:]}
+    held: dict[tuple[str, str], str] = {}  # (pmid or pmcid, its value) -> the first record holding it
+    for holder, found in works.items():
+        for key in found.identifiers if holder not in new_ids else ():
+            if key[0] in ("pmid", "pmcid"):
+                held.setdefault(key, holder)
+    done = {new for new, _, _ in integration.matched} | {new for members in matches.sets for new in members[1:]}
     by_identifier: set[frozenset[str]] = set()
-    for new in sorted(new_ids - matched):
-        found = next((held[key] for key in sorted(records[new].identifiers().items()) if key in held), None)
-        if found is None or not undecided(new, found) or conflict(works[new], works[found]):
-            continue
-        joined = group.setdefault(canonical(found), [canonical(found)])
-        if any(conflict(works[new], works[other]) for other in joined if other in works):
-            continue
-        joined.append(new)
-        integration.matched.append((new, canonical(found), title_score(works[new], works[found])))
-        by_identifier.add(frozenset((new, found)))
+    for new in sorted(new_ids - done):
+        found = next((held[key] for key in sorted(works[new].identifiers) if key in held), None)
+        if found is not None and undecided(new, found) and not conflict(works[new], works[found]) \
+                and matched_to(new, found):
+            by_identifier.add(frozenset((new, found)))
     integration.probable = [(a, b, score) for a, b, score in matches.probable
                             if undecided(a, b) and frozenset((a, b)) not in by_identifier] + unsure
     integration.versions = sorted((a, b) for a, b, _ in matches.versions)

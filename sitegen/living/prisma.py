@@ -45,6 +45,7 @@ from typing import Literal
 from pydantic import Field
 
 from sitegen.records.citations import LABEL as CITATION_SEARCHING
+from sitegen.records.identity import UnionFind
 from sitegen.records.model import Strict
 from sitegen.records.providers import kind
 from sitegen.review.folder import Review
@@ -264,20 +265,13 @@ def _flow(ids: Iterable[str], found: dict[str, Counter[tuple[Route, str]]], sear
 def _study_of(review: Review) -> dict[str, str]:
     """Record id -> the study it reports, named by the least id of its versions (records linked by
     `other_versions`, however far), for every record linked to another."""
-    study: dict[str, str] = {}
-
-    def root(rid: str) -> str:
-        while study.get(rid, rid) != rid:
-            rid = study[rid]
-        return rid
-
-    for rid, record in review.records.items():
-        for other in record.custom.other_versions:
-            first, second = sorted((root(rid), root(other)))
-            if first != second:
-                study[second] = first
-            study.setdefault(first, first)
-    return {rid: root(rid) for rid in study}
+    links = [(rid, other) for rid, record in review.records.items() for other in record.custom.other_versions]
+    linked = sorted({rid for link in links for rid in link})
+    place = {rid: n for n, rid in enumerate(linked)}
+    versions = UnionFind(len(linked))  # a set's root is its least member: the least id, as `linked` is sorted
+    for rid, other in links:
+        versions.union(place[rid], place[other])
+    return {rid: linked[versions.find(place[rid])] for rid in linked}
 
 
 def _studies(included: Iterable[str], study_of: dict[str, str]) -> set[str]:
@@ -285,16 +279,17 @@ def _studies(included: Iterable[str], study_of: dict[str, str]) -> set[str]:
 
 
 def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
-           previous_included: Collection[str] | None = None, duplicates: Collection[str] = (),
-           canonical_of: Mapping[str, str] | None = None, previous_head: int | None = None) -> PrismaCounts:
+           previous_included: Collection[str] | None = None, duplicates: Mapping[str, str] | None = None,
+           previous_head: int | None = None) -> PrismaCounts:
     """The counts, from the ledger's events, `outcomes` (per stage, per record) and the records confirmed
-    to duplicate others (`duplicates`; `canonical_of` names the record each duplicates, when known).
+    to duplicate others (`duplicates`: each with the record it duplicates).
 
     Previous studies are, by default, the included studies first identified before the latest run that
     identified new records (none when that is the first run: a new review). Given `previous_included`
     (the studies a previous published version included), they are those of them still included, and the
     new searches are the runs after that version's last ledger event (`previous_head`).
     """
+    duplicates = duplicates or {}
     runs = _runs(review)
     study_of = _study_of(review)
     run_included: list[list[str]] = []
@@ -336,7 +331,7 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
     if previous_included is not None:
         # A study the version included under a record since confirmed to duplicate another is still included
         # under that one: neither removed nor new.
-        kept = {(canonical_of or {}).get(rid, rid) for rid in previous_included}
+        kept = {duplicates.get(rid, rid) for rid in previous_included}
         previous = [rid for rid in included if rid in kept]
         removed = len(_studies(kept, study_of) - _studies(previous, study_of))
         updated = True

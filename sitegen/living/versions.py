@@ -142,8 +142,7 @@ def published_snapshot(review: Review, record: VersionRecord, previous: Snapshot
     cut = _cut(review, record.ledger_head.seq)
     outcomes = _outcomes(record)
     return Snapshot(record.number, record.published_at, record.title, record.question, record.protocol_version, cut,
-                    outcomes, derive(cut, outcomes, previous.included if previous else None, record.duplicates or {},
-                                     record.duplicates,
+                    outcomes, derive(cut, outcomes, previous.included if previous else None, record.duplicates,
                                      previous.review.ledger[-1].seq if previous and previous.review.ledger else None),
                     record.evidence, record.records)
 

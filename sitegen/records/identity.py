@@ -67,7 +67,9 @@ class Deduplicated:
         return sum(len(indexes) for indexes in self.members.values()) - len(self.records)
 
 
-class _UnionFind:
+class UnionFind:
+    """Disjoint sets of 0..size-1; each set's root is its least member."""
+
     def __init__(self, size: int):
         self.parent = list(range(size))
 
@@ -89,7 +91,7 @@ Identifiers = dict[str, str]
 def _components(indexes: list[int], ids: list[Identifiers]) -> list[list[int]]:
     """Connected groups among `indexes`: records sharing any identifier."""
     position = {index: n for n, index in enumerate(indexes)}
-    forest = _UnionFind(len(indexes))
+    forest = UnionFind(len(indexes))
     first_holder: dict[tuple[str, str], int] = {}
     for index in indexes:
         for key in ids[index].items():
@@ -134,7 +136,7 @@ def _title_clusters(group: list[int], titles: list[str], ids: list[Identifiers],
     through its DOI only when the titled records holding that DOI are one cluster (or there are none):
     a DOI on several works (a supplement's) tells nothing of which one it is. Titles never join records
     that share no identifier."""
-    forest = _UnionFind(len(group))
+    forest = UnionFind(len(group))
     holders: dict[tuple[str, str], list[int]] = defaultdict(list)
     for position, index in enumerate(group):
         for namespace, value in ids[index].items():

@@ -150,7 +150,6 @@ def _table(text: str) -> tuple[dict[str, int], list[tuple[int, dict[str, str]]]]
     skipped = 0
     if re.fullmatch(r"sep=(.)\r?", first):  # Excel's line naming the separator, before the header
         delimiter, text, skipped = first[4], rest, 1
-        first = text.partition("\n")[0]
     else:
         delimiter = "," if "," in first else max(";\t", key=first.count) if (";" in first or "\t" in first) else ","
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)

@@ -168,16 +168,20 @@ def verify_review(review: Review, facts: ReviewFacts, at: str | None, mode: str 
     return result
 
 
+def recorded_run(review: Review, at: str) -> list[VerificationPayload]:
+    """The verdicts the ledger holds of the verification run at `at`, in the order they were recorded."""
+    return [payload for event, payload in zip(review.ledger, review.payloads, strict=True)
+            if isinstance(payload, VerificationPayload) and event.ts == at]
+
+
 def recorded_studies(review: Review, at: str) -> list[str]:
     """The studies the verification run at `at` verified, in the order it verified them."""
-    return list(dict.fromkeys(payload.record_id for event, payload in zip(review.ledger, review.payloads, strict=True)
-                              if isinstance(payload, VerificationPayload) and event.ts == at))
+    return list(dict.fromkeys(payload.record_id for payload in recorded_run(review, at)))
 
 
 def recorded_sources(review: Review, at: str) -> tuple[str, ...] | None:
     """The indexes the verification run at `at` asked, in the usual order; None when it asked none."""
-    asked = {answer.source for event, payload in zip(review.ledger, review.payloads, strict=True)
-             if isinstance(payload, VerificationPayload) and event.ts == at for answer in payload.answers}
+    asked = {answer.source for payload in recorded_run(review, at) for answer in payload.answers}
     return tuple(source for source in SOURCES if source in asked) or None
 
 
@@ -185,8 +189,7 @@ def replay_differences(review: Review, at: str, payloads: list[VerificationPaylo
                        unrecomputable: Collection[tuple[str, str]] = ()) -> list[str]:
     """Where verdicts recomputed from a run's recorded responses differ from those the ledger holds for it
     (but for the `unrecomputable` ones: (study, axis) whose inputs are gone, as an excluded study's evidence)."""
-    held = {(p.record_id, p.axis): p for event, p in zip(review.ledger, review.payloads, strict=True)
-            if isinstance(p, VerificationPayload) and event.ts == at and (p.record_id, p.axis) not in unrecomputable}
+    held = {(p.record_id, p.axis): p for p in recorded_run(review, at) if (p.record_id, p.axis) not in unrecomputable}
     if not held:
         return [f"the ledger holds no verification run at {at}: nothing to compare the replay with"]
     found = {(p.record_id, p.axis): p for p in payloads}
