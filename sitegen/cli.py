@@ -15,7 +15,14 @@ import click
 from pydantic import ValidationError
 
 from sitegen import __version__
-from sitegen.errors import EXIT_INCOMPLETE, EXIT_INVALID, ReviewInvalid, SchemaVersionError, SitegenError
+from sitegen.errors import (
+    EXIT_INCOMPLETE,
+    EXIT_INTERRUPTED,
+    EXIT_INVALID,
+    ReviewInvalid,
+    SchemaVersionError,
+    SitegenError,
+)
 from sitegen.records.citations import SOURCE as CITATION_SOURCE
 from sitegen.records.providers import label as provider_label
 from sitegen.references import Format, column_mapping
@@ -75,9 +82,13 @@ class SitegenGroup(click.Group):
                        "run the command again; a write it was making is finished or undone by the next command",
                        err=True)
             ctx.exit(EXIT_INVALID)
+        except KeyboardInterrupt as exc:  # Ctrl-C: what was done before it is said (a version recorded, say)
+            _done(exc)
+            click.echo("error: interrupted; a write it was making is finished or undone by the next command", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
 
 
-def _done(exc: SitegenError | OSError) -> None:
+def _done(exc: BaseException) -> None:
     for sentence in getattr(exc, "done", ()):  # an OSError says what was done only when a command told it
         click.echo(f"note: {sentence}", err=True)
 

@@ -286,8 +286,8 @@ def build(root: Path, out: Path, now: str | None = None, environ: dict[str, str]
                 return current
             workspace = open_review(root)
             return build_site(workspace.review, workspace.facts, out, now, environ, inputs)
-        except SitegenError as error:
-            error.done = (*finished, *error.done)  # what the recovery above finished is said too
+        except (SitegenError, KeyboardInterrupt) as error:
+            error.done = (*finished, *getattr(error, "done", ()))  # what the recovery above finished is said too
             raise
 
 
@@ -315,7 +315,7 @@ def publish(root: Path, out: Path, now: str | None = None, environ: dict[str, st
             changes = versions.version_history(workspace.review, workspace.facts).changelogs[-1].summary()
         try:
             site = build_site(workspace.review, workspace.facts, out, now, environ)
-        except (SitegenError, OSError) as exc:  # OSError: a full disk, say, while writing the site
+        except (SitegenError, OSError, KeyboardInterrupt) as exc:  # OSError: a full disk while writing the site
             if new is not None:
                 exc.done = (f"version {new.number} was recorded ({versions.version_path(new.number)}); "
                             "`sitegen build` builds its site",)

@@ -81,7 +81,7 @@ def writable(root: Path, tolerate: frozenset[str] = frozenset()) -> Iterator[Wor
         finished = recover(root)
         try:
             workspace = open_review(root, tolerate)
-        except SitegenError as exc:
+        except (SitegenError, KeyboardInterrupt) as exc:
             exc.done = tuple(finished)
             raise
         yield workspace

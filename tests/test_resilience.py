@@ -5,6 +5,7 @@ docs/review-folder.md, "What sitegen guarantees when things go wrong"."""
 from __future__ import annotations
 
 import errno
+import importlib
 import json
 import os
 import pathlib
@@ -414,3 +415,23 @@ def test_a_megabyte_title_is_refused_and_a_long_hostile_one_is_built_escaped(sit
     pages = "".join(p.read_text() for p in (tmp_path / "site").rglob("*.html"))
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;/title&gt;" + "x" * 100 in pages
     assert "<script>alert(1)" not in pages
+
+
+def test_ctrl_c_after_publish_recorded_its_version_says_so(sitegen, example_copy, tmp_path, monkeypatch):
+    """Ctrl-C while publish builds: the version stays recorded and the message says so, exit status 130."""
+    site = tmp_path / "site"
+    with (example_copy / "protocol.md").open("a") as handle:
+        handle.write("\nOne more sentence.\n")
+    assert sitegen("protocol", "amend", example_copy, "--at", "2026-01-20T00:00:00Z", "--reason", "clarified")[0] == 0
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(importlib.import_module("sitegen.commands"), "build_site", interrupted)
+    code, _, err = sitegen("publish", example_copy, "--out", site, "--now", "2026-02-01T00:00:00Z")
+    monkeypatch.undo()
+    assert code == 130 and "Traceback" not in err and "Aborted" not in err
+    note, error = err.splitlines()
+    assert note == "note: version 3 was recorded (versions/3.json); `sitegen build` builds its site"
+    assert error.startswith("error: interrupted")
+    assert (example_copy / "versions" / "3.json").exists() and not site.exists()
