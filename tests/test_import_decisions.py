@@ -15,6 +15,7 @@ import pytest
 from conftest import FIXTURES, tree_bytes
 
 from sitegen.records.entry import Entry
+from sitegen.screening import imports as imports_module
 from sitegen.screening.imports import RecordIndex, import_decisions, read_export, reason_code
 from sitegen.workspace import open_review
 
@@ -116,6 +117,29 @@ def test_a_decision_that_would_break_later_screening_is_refused(example_copy, si
     assert code == 0
     assert f"{export}:2: refused: {assessed}: it would break the review's screening rules" in out
     assert _decisions(example_copy, f"{TA}/reviewer-c.csv") == {"10.1001/jama.300.3.287": ("exclude", "")}
+    assert sitegen("check", example_copy)[0] == 0
+
+
+def test_many_refused_decisions_are_found_in_a_few_checks_of_the_review(example_copy, sitegen, tmp_path,
+                                                                          monkeypatch):
+    # Each refused row used to cost a dozen checks of the whole review (halving): hours for a large review.
+    assessed = list(_decisions(example_copy, f"{FT}/reviewer-a.csv"))
+    assert len(assessed) >= 10
+    export = tmp_path / "asreview.csv"
+    export.write_text(_csv(["doi", "included"], [[record_id, "0"] for record_id in assessed]
+                           + [["10.1001/jama.300.3.287", "0"]]))
+    checks = []
+    problems = imports_module._problems
+    monkeypatch.setattr(imports_module, "_problems", lambda *args: checks.append(1) or problems(*args))
+    code, out, _ = sitegen("import-decisions", example_copy, export, "--tool", "asreview", "--reviewer", "reviewer-c")
+    assert code == 0
+    refused = {record_id for line, record_id in enumerate(assessed, start=2)
+               if f"{export}:{line}: refused: {record_id}: it would break the review's screening rules" in out}
+    assert len(refused) >= len(assessed) - 2  # a record excluded by both reviewers at full text stays excludable
+    written = _decisions(example_copy, f"{TA}/reviewer-c.csv")
+    assert written == {record_id: ("exclude", "") for record_id in [*assessed, "10.1001/jama.300.3.287"]
+                       if record_id not in refused}
+    assert len(checks) <= 4
     assert sitegen("check", example_copy)[0] == 0
 
 

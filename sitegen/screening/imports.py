@@ -430,6 +430,8 @@ def _acceptable(review: Review, duplicates: frozenset[str], rel: str, stage: str
         own = {p.line - rows.first_line: p.message for p in added
                if p.path == rel and 0 <= p.line - rows.first_line < len(new)}
         if not own:
+            own = rows.of_records(added, new)
+        if not own:
             break
         for n, message in sorted(own.items()):
             report.refused.append(dataclasses.replace(new[n][1], why=f"{new[n][0].record_id}: {message}"))
@@ -458,6 +460,10 @@ def _without_breaking(rows: _RowsCheck, accepted: list[tuple[Decision, Skipped]]
     return first + _without_breaking(rows, accepted + first, candidates[half:], report)
 
 
+# Problems on a decision row that only the decisions of the same record can cause.
+OF_THE_RECORDS_OWN_ROWS = frozenset({"not-screened-in", "needless-adjudication"})
+
+
 class _RowsCheck:
     """The screening problems that new rows of one decision file would add to the review."""
 
@@ -465,6 +471,26 @@ class _RowsCheck:
         self.review, self.duplicates, self.rel, self.stage, self.reviewer = review, duplicates, rel, stage, reviewer
         self.before = set(_problems(review, duplicates))
         self.first_line = 1 + max((row.line for row in review.decisions if row.path == rel), default=1)
+
+    def of_records(self, added: list[Problem], new: list[tuple[Decision, Skipped]]) -> dict[int, str]:
+        """The new rows to refuse for problems that rows of the same record cause on another row (a record's
+        full-text row that a new title/abstract decision leaves not screened in): the new rows of the record
+        each such problem's row decides, with the problem. One check for any number of refused rows, where
+        halving re-checks the whole review a dozen times for each (hours for a large review's import). A rule
+        across records (a batch left with conflicts) names no culprit: halving finds those rows."""
+        record_at = {(row.path, row.line): row.decision.record_id for row in self.review.decisions}
+        rows_of: dict[str, list[int]] = {}
+        for n, (decision, _) in enumerate(new):
+            rows_of.setdefault(decision.record_id, []).append(n)
+        refused: dict[int, str] = {}
+        for problem in added:
+            record_id = record_at.get((problem.path, problem.line))
+            if problem.code not in OF_THE_RECORDS_OWN_ROWS or record_id not in rows_of:
+                continue
+            for n in rows_of[record_id]:
+                refused.setdefault(n, f"it would break the review's screening rules ({problem.path}:{problem.line}: "
+                                      f"{problem.message})")
+        return refused
 
     def added(self, new: list[tuple[Decision, Skipped]]) -> list[Problem]:
         rows = [DecisionRow(self.stage, self.reviewer, self.rel, self.first_line + n, {"record_id": 1, "reason": 3},
