@@ -558,11 +558,15 @@ def prisma(directory: Path, as_json: bool) -> None:
         click.echo(f"{name.replace('_', ' ')}: {value}")
     for run in counts.runs:
         sources = "; ".join(
-            f"{provider_label(source)}{' (other methods)' if other else ''} returned {returned}, "
+            f"{provider_label(source)}{' (other methods)' if other else ''}"
+            f"{' was not reached in full (records may be missing):' if source in run.incomplete else ''} "
+            f"returned {returned}, "
             f"{(run.identified_other_by_source if other else run.identified_by_source).get(source, 0)} new"
-            f"{' (incomplete)' if source in run.incomplete else ''}"
             for other, by_source in ((False, run.returned_by_source), (True, run.other_returned_by_source))
             for source, returned in by_source.items())
+        unreached = [provider_label(source) for source in run.incomplete
+                     if source not in run.returned_by_source and source not in run.other_returned_by_source]
+        sources += "".join(f"; {name} was not reached" for name in unreached)
         click.echo(f"run {run.run} ({run.at}): {run.records} new records, {run.studies_included} now included "
                    f"studies; {sources}")
 

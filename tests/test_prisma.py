@@ -17,13 +17,13 @@ from lxml import etree
 from sitegen.commands import add_monitor, build, update
 from sitegen.living.ledger import append
 from sitegen.living.merge import integrate
-from sitegen.living.prisma import Flow, derive
+from sitegen.living.prisma import Flow, PrismaCounts, derive
 from sitegen.records.model import model_data
 from sitegen.review.folder import load_review
 from sitegen.review.models import ImportPayload, Strategy
 from sitegen.review.transaction import Transaction
 from sitegen.review.write import jsonl
-from sitegen.site import prisma_svg
+from sitegen.site import prisma_csv, prisma_svg
 from sitegen.site.prisma_csv import prisma2020_csv
 from sitegen.sources.openalex import work_to_record
 from sitegen.sources.settings import SourceSettings
@@ -500,3 +500,53 @@ def test_a_preprint_and_its_journal_version_are_two_reports_of_one_study(sitegen
     assert [run["studies_included"] for run in counts["runs"]] == [1, 0]
     assert (counts["previous_studies"], counts["previous_reports"]) == (1, 1)
     assert (counts["new_studies"], counts["new_reports"]) == (0, 1)
+
+
+def test_a_source_not_searched_or_not_reached_in_a_run_is_never_drawn_as_a_0(sitegen, two_run_review, tmp_path):
+    """A downed source is never a negative: its numbers in a run that did not reach it are marked, and a
+    run that did not search a source has no number for it (both were drawn "0")."""
+    review = two_run_review
+
+    def europepmc_down(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "api.openalex.org":
+            return json_response(json.dumps({"meta": {"count": 5, "next_cursor": None}, "results": SYNERGY[:5]}))
+        return httpx.Response(503)
+
+    result = update(review, "2026-03-01T00:00:00Z", "live", settings=SourceSettings(),
+                    transport=httpx.MockTransport(europepmc_down))
+    assert not result.complete
+    jstor = FIXTURES / "ris" / "jstor_ris.ris"
+    assert sitegen("import", review, jstor, "--at", "2026-03-08T00:00:00Z")[0] == 0
+    site = tmp_path / "site"
+    build(review, site, environ={})
+    counts = json.loads((site / "downloads" / "prisma.json").read_text())
+    assert counts["runs"][2]["incomplete"] == ["europepmc"]
+    jstor_source = next(s for s in counts["identified_by_source"] if s not in ("openalex", "europepmc"))
+    page = (site / "index.html").read_bytes()
+    for svg in ((site / "downloads" / "prisma.svg").read_bytes(), _inline_svg(page)):
+        cells = [(e.get("data-count"), "".join(e.itertext())) for e in etree.fromstring(svg).iter("{*}text")
+                 if e.get("class") == "number"]
+        # run 3 identified nothing (it has no column of its own): the whole review's Europe PMC number is marked
+        europepmc = counts["identified_by_source"]["europepmc"]
+        assert ("identified_by_source.europepmc", f"{europepmc}*") in cells
+        # JSTOR was not searched in runs 1-2, nor OpenAlex and Europe PMC in the import's run (two rows each:
+        # identified and returned): a dash, and no number claimed
+        assert [key for key, text in cells if text == "\u2013"] == [None] * 8
+        assert not any(key and key.startswith("runs.3.") and "openalex" in key for key, _ in cells)
+        assert f"runs.3.identified_by_source.{jstor_source}" in {key for key, _ in cells}
+        notes = b" ".join(svg.split(b'class="note"')[1:])
+        assert b"not searched in that run" in notes and b"Europe PMC was not reached in full in run 3" in notes
+    table = etree.fromstring(page, etree.HTMLParser())
+    cells = table.xpath("//table[contains(@class, 'prisma-counts')]//td")
+    assert all(cell.get("data-count") is None for cell in cells if cell.text == "\u2013")
+    assert f"{counts['identified_by_source']['europepmc']}*" in [cell.text for cell in cells]
+    assert "Europe PMC was not reached in full in run 3" in " ".join(table.xpath("//p[@class='note']/text()"))
+    # The CSV's new-studies arm holds the import's run alone (run 3 identified nothing): were Europe PMC not
+    # reached in it, the arm would list it, marked, though it identified nothing
+    derived = PrismaCounts.model_validate(counts)
+    assert prisma_csv.values(derived, {})["database_specific_results"] == "JSTOR, 4"
+    derived.runs[3].incomplete.append("europepmc")
+    assert prisma_csv.values(derived, {})["database_specific_results"] == \
+        "Europe PMC (not reached in full), 0; JSTOR, 4"
+    code, out, _ = sitegen("prisma", review)
+    assert code == 0 and "Europe PMC was not reached in full (records may be missing): returned 0, 0 new" in out

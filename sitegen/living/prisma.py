@@ -164,6 +164,15 @@ def previous_labels(counts: PrismaCounts) -> tuple[str, str, str]:
             "Reports of studies included in previous version of review", "studies from the previous version")
 
 
+def not_in_full(counts: PrismaCounts) -> dict[str, list[int]]:
+    """Source -> the runs that did not receive all its records (it was not reached, or not in full)."""
+    runs: dict[str, list[int]] = {}
+    for run in counts.runs:
+        for source in run.incomplete:
+            runs.setdefault(source, []).append(run.run)
+    return runs
+
+
 @dataclass(frozen=True)
 class _Run:
     at: str

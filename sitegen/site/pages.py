@@ -188,6 +188,7 @@ def home(site: Site) -> Files:
         "index.html", "index.html", counts=counts, standing_counts=standing_counts,
         standing_labels=records.STANDING_LABELS, prisma=prisma_svg.render(counts, site.reasons),
         prisma_table=prisma_svg.table(counts, site.reasons),
+        prisma_notes=prisma_svg.availability_notes(counts, prisma_svg.columns(counts)),
         searches=list(site.review.searches.values()), runs=site.facts.runs, latest_digest=max(site.digests, default=None),
         state=site.review.state, phase=site.facts.phase[0], whats_new=versions.whats_new(site),
         history=site.history, built_at=site.built_at,

@@ -19,7 +19,7 @@ import csv
 import io
 import re
 
-from sitegen.living.prisma import Flow, PrismaCounts, previous_labels
+from sitegen.living.prisma import Flow, PrismaCounts, not_in_full, previous_labels
 from sitegen.records.providers import kind, label
 from sitegen.site.exports import one_line, write_csv
 from sitegen.site.templates import templates_dir
@@ -70,8 +70,14 @@ def values(counts: PrismaCounts, labels: dict[str, str]) -> dict[str, str]:
     whole, counts = counts, new_searches(counts)
     other = bool(counts.identified_other_by_source)
 
+    first_new = whole.new_runs_from or 1 if updated else 1
+    unreached = {source for source, runs in not_in_full(whole).items() if max(runs) >= first_new}
+
     def by_kind(wanted: str) -> dict[str, int]:
-        return {label(source): n for source, n in counts.identified_by_source.items() if kind(source) == wanted}
+        """A source not reached in full in these runs is listed, and says so, whatever it identified."""
+        found = {**dict.fromkeys(sorted(unreached), 0), **counts.identified_by_source}
+        return {label(source) + (" (not reached in full)" if source in unreached else ""): n
+                for source, n in found.items() if kind(source) == wanted}
 
     def reasons(by_reason: dict[str, int]) -> dict[str, int]:
         return {labels.get(code, code): n for code, n in by_reason.items()}

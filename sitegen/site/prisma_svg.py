@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
-from sitegen.living.prisma import Flow, PrismaCounts, RunFlow, previous_labels
+from sitegen.living.prisma import Flow, PrismaCounts, RunFlow, not_in_full, previous_labels
 from sitegen.records.model import CONTROL_CHARACTER
 from sitegen.records.providers import kind, label
 from sitegen.site.templates import environment
@@ -46,10 +46,21 @@ LABEL_MIN = 196  # the label part of a box with number columns
 MAX_COLUMNS = 6  # number columns per box, the whole review's included: earlier runs merge beyond it
 
 
+NOT_SEARCHED = "\u2013"  # a source's number in a run that did not search it: no number, never a 0
+NOT_IN_FULL = "*"  # after a source's number when a run did not receive all its records (it was not reached)
+PER_SOURCE = frozenset({"identified_by_source", "returned_by_source", "identified_other_by_source",
+                        "other_returned_by_source"})
+
+
 @dataclass(frozen=True)
 class Cell:
-    value: int
+    value: int | None  # None: the column's runs did not search the source this number is of
     key: str  # the counts field this number comes from
+    mark: str = ""  # NOT_IN_FULL: the number may be too low
+
+    @property
+    def text(self) -> str:
+        return NOT_SEARCHED if self.value is None else f"{self.value}{self.mark}"
 
 
 @dataclass
@@ -87,10 +98,35 @@ class Column:
     runs: tuple[RunFlow, ...] | None = None
 
     def cell(self, counts: PrismaCounts, path: str) -> Cell:
+        name, _, source = path.partition(".")
+        source = source if name in PER_SOURCE else ""
+        runs = counts.runs if self.runs is None else self.runs
+        mark = NOT_IN_FULL if source and any(source in run.incomplete for run in runs) else ""
         if self.runs is None:
-            return Cell(_value(counts, path), path)
+            return Cell(_value(counts, path), path, mark)
         span = f"{self.first}" if self.first == self.last else f"{self.first}-{self.last}"
-        return Cell(sum(_value(run, path) for run in self.runs), f"runs.{span}.{path}")
+        if source and not any(_searched(run, source) for run in self.runs):
+            return Cell(None, f"runs.{span}.{path}")
+        return Cell(sum(_value(run, path) for run in self.runs), f"runs.{span}.{path}", mark)
+
+
+def _searched(run: RunFlow, source: str) -> bool:
+    """Whether the run asked the source (or imported its file), whatever it got."""
+    return (source in run.returned_by_source or source in run.other_returned_by_source
+            or source in run.incomplete)
+
+
+def availability_notes(counts: PrismaCounts, cols: list[Column]) -> list[str]:
+    """What the marks beside the numbers mean, for the diagram and the table: a source not reached is
+    never shown as a source that had nothing."""
+    notes = []
+    if any(col.runs is not None and not any(_searched(run, source) for run in col.runs)
+           for col in cols for source in (*counts.identified_by_source, *counts.identified_other_by_source)):
+        notes.append(f"{NOT_SEARCHED} the source was not searched in that run.")
+    for source, runs in not_in_full(counts).items():
+        notes.append(f"{NOT_IN_FULL} {label(source)} was not reached in full in run {', '.join(map(str, runs))}: "
+                     "records it holds may be missing, and its numbers are no sign that it has no more.")
+    return notes
 
 
 @dataclass
@@ -169,8 +205,9 @@ class _Writer:
         """A label with its count: one number per column, or "(n = …)" after it."""
         width = width or self.box_width
         if not self.cols:
+            whole = Column("All").cell(self.counts, path)
             return self.single(text, _value(self.counts, path), path, bold=bold, muted=muted, indent=indent,
-                               width=width)
+                               width=width, mark=whole.mark)
         lines = self._wrapped(text, width, bold=bold, muted=muted, indent=indent)
         lines[-1].cells = [col.cell(self.counts, path) for col in self.cols]
         return lines
@@ -187,18 +224,18 @@ class _Writer:
         return [Line(part, bold=bold, muted=muted, indent=indent) for part in wrapped]
 
     def single(self, text: str, value: int, key: str, *, bold: bool = False, muted: bool = False,
-               indent: int = 0, width: int | None = None) -> list[Line]:
+               indent: int = 0, width: int | None = None, mark: str = "") -> list[Line]:
         """A label with one number, "(n = …)", whatever the columns."""
         width = width or self.box_width
         chars = max(12, math.floor((width - 2 * PAD - indent * INDENT) / CHAR))
         wrapped = textwrap.wrap(_NOT_XML.sub(" ", text), chars) or [""]
-        count = f"(n = {value})"  # never split: it goes on the label's last line, or on one of its own
+        count = f"(n = {value}{mark})"  # never split: it goes on the label's last line, or on one of its own
         if len(wrapped[-1]) + 1 + len(count) <= chars:
             wrapped[-1] += f" {count}"
         else:
             wrapped.append(count)
         lines = [Line(part, bold=bold, muted=muted, indent=indent) for part in wrapped]
-        lines[-1].inline = Cell(value, key)
+        lines[-1].inline = Cell(value, key, mark)
         return lines
 
     def title(self, text: str, width: int) -> list[Line]:
@@ -388,17 +425,18 @@ def _arrows(placed: list[dict[str, Box]], updated: bool, other: bool) -> list[li
 
 
 def _notes(counts: PrismaCounts, cols: list[Column], width: int) -> list[str]:
-    """The legend under the diagram: what each number column covers."""
-    if not cols:
-        return []
+    """The legend under the diagram: what each number column covers, and what the marks beside numbers mean."""
     chars = max(40, math.floor((width - 2 * MARGIN) / NOTE_CHAR))
+    marks = [line for note in availability_notes(counts, cols) for line in textwrap.wrap(note, chars)]
+    if not cols:
+        return marks
     runs = "; ".join(f"Run {run.run}: {run.at}" for run in counts.runs if run.identified)
     quiet = [str(run.run) for run in counts.runs if not run.identified]
     text = (f"Each box counts the records first identified in each run ({runs}), and All counts the whole "
             f"review.")
     if quiet:
         text += f" Run(s) {', '.join(quiet)} identified no new record and add nothing."
-    return textwrap.wrap(text, chars)
+    return textwrap.wrap(text, chars) + marks
 
 
 @dataclass(frozen=True)
@@ -466,7 +504,10 @@ def table(counts: PrismaCounts, labels: dict[str, str]) -> tuple[list[str], list
 
 def summary(counts: PrismaCounts, labels: dict[str, str]) -> str:
     """The diagram in one paragraph: its accessible description."""
-    per_source = ", ".join(f"{label(s)} {n}" for s, n in counts.identified_by_source.items())
+    unreached = not_in_full(counts)
+    per_source = ", ".join(f"{label(s)} {n}" + (f" (not reached in full in run {', '.join(map(str, unreached[s]))})"
+                                                if s in unreached else "")
+                           for s, n in counts.identified_by_source.items())
     reasons = "; ".join(f"{labels.get(c, c)}: {n}" for c, n in counts.excluded_by_reason.items()) or "none"
     text = (f"{counts.identified_databases} records identified from databases ({per_source or 'none searched'}) and "
             f"{counts.identified_registers} from registers; {counts.duplicates_removed} duplicates removed; "
