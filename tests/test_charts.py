@@ -3,6 +3,7 @@ whatever the number of runs or years."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from types import SimpleNamespace
@@ -62,6 +63,17 @@ def test_each_run_splits_into_new_and_already_seen_records(example):
         assert item.new == len(item.run.batch.record_ids)  # one saved search: its new records are its batch
         first_seen |= returned
     assert sum(item.new for item in identified) == len(review.records) == facts.prisma.records
+
+
+def test_a_record_its_batch_matched_to_a_held_record_is_not_new_in_the_chart(example):
+    # The run report, the batch page and the home page say such a run found no new record: so does the chart.
+    review, facts = example
+    last = facts.runs[-1]
+    matched = last.batch.record_ids[:3]
+    runs = [*facts.runs[:-1], dataclasses.replace(last, batch=last.batch.model_copy(update={"matched": matched}))]
+    before, after = identified_per_run(review, facts.runs)[-1], identified_per_run(review, runs)[-1]
+    assert (after.new, after.seen) == (before.new - 3, before.seen + 3)
+    assert runs_chart(review, runs).summary.endswith(f"{after.new + after.seen}, {after.new} of them new.")
 
 
 def test_included_studies_per_year_are_the_included_records(example):

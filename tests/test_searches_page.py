@@ -86,7 +86,8 @@ def test_home_sums_up_the_searches_and_links_to_them(missed):
     section = home.xpath("//section[@aria-labelledby='searches-heading']")[0]
     summary = " ".join(section.xpath("string(p[1])").split())
     assert summary == (f"1 saved search, run 2 times in all; the latest run, of watch on {SECOND}, retrieved 7 "
-                       "records, 2 of them new. Strategies, run history and run manifests.")
+                       "records, 2 of them new, though not every source answered in full (see below). Strategies, "
+                       "run history and run manifests.")
     assert section.xpath("p[1]/a/@href") == ["searches.html"]
     assert not home.xpath("//table[contains(@class, 'runs')]")  # the history lives on the searches page
     assert "Europe PMC did not answer in full" in section.xpath("string(p[@class='notice run-incomplete'])")

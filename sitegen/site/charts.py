@@ -76,14 +76,16 @@ class Chart:
 @dataclass(frozen=True)
 class RunIdentification:
     run: Run
-    new: int  # records no earlier run or import had identified
-    seen: int  # records returned again
+    new: int  # records no earlier run or import had identified, less those matched to a record the review held
+    seen: int  # records returned again, or matched by metadata to a record the review held (not new to screen)
 
 
 def identified_per_run(review: Review, runs: list[Run]) -> list[RunIdentification]:
     """For each run, the distinct records it returned, split into new to the review and already seen.
 
-    A record counts as seen once any earlier run or import named it, whichever saved search ran.
+    A record counts as seen once any earlier run or import named it, whichever saved search ran; one the
+    run's batch matched to a record the review held is no new record either (the run report, the batch
+    and its manifest say so too).
     """
     imports = [(line, payload.record_ids) for line, payload in zip(review.ledger_lines, review.payloads, strict=True)
                if isinstance(payload, ImportPayload)]
@@ -93,7 +95,8 @@ def identified_per_run(review: Review, runs: list[Run]) -> list[RunIdentificatio
     for _, event in events:
         if isinstance(event, Run):
             returned = {record_id for strategy in event.strategies for record_id in strategy.record_ids}
-            result.append(RunIdentification(event, len(returned - seen), len(returned & seen)))
+            held = seen | set(event.batch.matched if event.batch else ())
+            result.append(RunIdentification(event, len(returned - held), len(returned & held)))
             seen |= returned
         else:
             seen.update(event)
