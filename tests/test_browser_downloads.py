@@ -35,7 +35,7 @@ def test_every_download_link_returns_its_file(served_example, page):
     # Each link's text says how many records the file holds, and the file holds them.
     for name in ("records", "included"):
         label = section.locator(f"a[href='downloads/{name}.ris']").inner_text()
-        count = int(re.search(r"\((\d+)\)", label).group(1))
+        count = int(re.search(r"\((\d+) records\)", label).group(1))
         assert count == (271 if name == "records" else 38)
         assert len(rispy.loads(bodies[f"downloads/{name}.ris"].decode())) == count
         assert len(bibtexparser.parse_string(bodies[f"downloads/{name}.bib"].decode()).entries) == count

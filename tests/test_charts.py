@@ -91,10 +91,10 @@ def test_the_numbers_drawn_are_the_derived_facts(example):
     assert drawn(render(runs)) == {"2023-04-10": {"Already seen": 0, "New to the review": 260},
                                    "2023-04-17": {"Already seen": 260, "New to the review": 11}}
     included = [review.records[rid] for rid in facts.included]
-    years = years_chart(included)
+    years = years_chart(included, len(included))
     counts, _ = included_per_year(included)
     assert drawn(render(years)) == {str(year): {"Included studies": n} for year, n in counts.items()}
-    assert "38 included studies, published from" in years.summary
+    assert "38 studies included, published from" in years.summary
 
 
 def test_the_home_page_shows_the_charts_and_their_tables(example_site, example):
@@ -108,7 +108,7 @@ def test_the_home_page_shows_the_charts_and_their_tables(example_site, example):
         assert "viewbox" not in svg.attrib  # drawn at the page's own text size
     for table in section.findall(".//table"):
         chart = {"runs": runs_chart(review, facts.runs),
-                 "years": years_chart([review.records[r] for r in facts.included])}[table.get("data-chart")]
+                 "years": years_chart([review.records[r] for r in facts.included], len(facts.included))}[table.get("data-chart")]
         rows = [[cell.text_content().strip() for cell in row] for row in table.findall("./tbody/tr")]
         several = len(chart.series) > 1
         assert rows == [[bar.label + (f" ({bar.note})" if bar.note else ""), *map(str, bar.parts),
@@ -171,7 +171,7 @@ def test_gridlines_cover_the_tallest_bar(top):
 
 def test_a_review_without_runs_or_included_studies_has_no_charts(example):
     review, _ = example
-    assert runs_chart(review, []) is None and years_chart([]) is None
+    assert runs_chart(review, []) is None and years_chart([], 0) is None
 
 
 def test_a_record_seen_by_an_import_is_not_new_to_a_later_run(example):

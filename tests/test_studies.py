@@ -385,3 +385,34 @@ def test_notices_come_from_what_the_record_says():
                                                 ("data:text/html,x", False), (None, False)])
 def test_only_web_addresses_become_links(value, linked):
     assert web_address(value) == (value if linked else None)
+
+
+def test_two_reports_of_one_study_are_counted_as_one_study_on_every_page(example_copy, tmp_path):
+    """PRISMA counts studies; the pages that list a row per included report said as many studies as rows."""
+    from sitegen.commands import build
+    from sitegen.workspace import open_review
+
+    workspace = open_review(example_copy)
+    first, second = workspace.facts.included[:2]
+    lines = (example_copy / "records.jsonl").read_text(encoding="utf-8").splitlines()
+    for n, line in enumerate(lines):
+        record = json.loads(line)
+        if record["id"] in (first, second):
+            record.setdefault("custom", {})["other_versions"] = [second if record["id"] == first else first]
+            lines[n] = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    (example_copy / "records.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    reports = len(workspace.facts.included)
+    phrase = f"{reports} reports of {reports - 1} studies"
+    site = tmp_path / "site"
+    build(example_copy, site, environ={})
+
+    def text(page: str) -> str:
+        return " ".join(lxml_html.fromstring((site / page).read_bytes()).text_content().split())
+
+    assert f"{phrase} included after full-text assessment" in text("included.html")
+    assert f"of the {phrase} included" in text("evidence.html")
+    assert f"Only the {phrase} included now" in text("verification.html")
+    home = text("index.html")
+    assert f"{phrase} included, " in home and f"{reports} studies" not in home
+    assert f"included studies ({reports} records)" in home
+    assert json.loads((site / "downloads" / "prisma.json").read_text())["studies_included"] == reports - 1

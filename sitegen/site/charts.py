@@ -24,7 +24,7 @@ from sitegen.living.facts import Run
 from sitegen.records.model import Record
 from sitegen.review.folder import Review
 from sitegen.review.models import ImportPayload
-from sitegen.site.templates import environment
+from sitegen.site.templates import environment, studies_phrase
 
 if TYPE_CHECKING:  # pages.py shows these charts on the home page, so it cannot be imported from here at run time
     from sitegen.site.pages import Site
@@ -132,14 +132,17 @@ def runs_chart(review: Review, runs: list[Run]) -> Chart | None:
                  (Series("Already seen", "chart-seen"), Series("New to the review", "chart-new")), bars)
 
 
-def years_chart(included: list[Record]) -> Chart | None:
+def years_chart(included: list[Record], studies: int) -> Chart | None:
+    """Included reports per publication year (a study's preprint and journal article are drawn in their years),
+    `studies` of them."""
     counts, undated = included_per_year(included)
     if not counts:
         return None
     bars = tuple(Bar(str(year), (n,)) for year, n in counts.items())
     first, last = min(counts), max(counts)
     peak = max(counts.values())
-    summary = (f"{len(included)} included studies, published from {first} to {last}; at most {peak} in one year "
+    summary = (f"{studies_phrase(len(included), studies)} included, published from {first} to {last}; at most {peak} "
+               "in one year "
                f"({', '.join(str(year) for year, n in counts.items() if n == peak)})."
                + (f" {undated} have no publication year and are not drawn." if undated else ""))
     return Chart("years", "Included studies per publication year", summary, "Year",
@@ -149,7 +152,8 @@ def years_chart(included: list[Record]) -> Chart | None:
 def home_charts(site: Site) -> list[Chart]:
     included = set(site.facts.included)
     charts = [runs_chart(site.review, site.facts.runs),
-              years_chart([record for record in site.review.records.values() if record.id in included])]
+              years_chart([record for record in site.review.records.values() if record.id in included],
+                          site.facts.prisma.studies_included)]
     return [chart for chart in charts if chart]
 
 

@@ -189,6 +189,7 @@ def home(site: Site) -> Files:
         standing_labels=records.STANDING_LABELS, prisma=prisma_svg.render(counts, site.reasons),
         prisma_table=prisma_svg.table(counts, site.reasons),
         prisma_notes=prisma_svg.availability_notes(counts, prisma_svg.columns(counts)),
+        with_evidence=len({item.evidence.record_id for item in site.review.evidence} & set(site.facts.included)),
         searches=list(site.review.searches.values()), runs=site.facts.runs, latest_digest=max(site.digests, default=None),
         state=site.review.state, phase=site.facts.phase[0], whats_new=versions.whats_new(site),
         history=site.history, built_at=site.built_at,

@@ -239,9 +239,12 @@ def study_pages(site: Site) -> Files:
     """included.html, a page per included study, the evidence table and its CSV."""
     studies = included_studies(site.review, site.facts, site.views)
     findings = sum(len(study.findings) for study in studies)
-    yield "included.html", site.page("included.html", "included.html", studies=studies, findings=findings)
+    study_count = site.facts.prisma.studies_included  # fewer than the rows when a study has several reports
+    yield "included.html", site.page("included.html", "included.html", studies=studies, findings=findings,
+                                     study_count=study_count)
     for study in studies:
         path = f"studies/{study.slug}.html"
         yield site.keyed(path, "study.html", study=study)
-    yield "evidence.html", site.page("evidence.html", "evidence.html", studies=studies, findings=findings)
+    yield "evidence.html", site.page("evidence.html", "evidence.html", studies=studies, findings=findings,
+                                     study_count=study_count)
     yield "downloads/evidence.csv", evidence_csv(studies)

@@ -29,6 +29,13 @@ def render_markdown(text: str) -> Markup:
     return Markup(_markdown.render(text))
 
 
+def studies_phrase(reports: int, studies: int) -> str:
+    """How many studies are included, and in how many reports when a study has several (a preprint and its
+    journal article): the list pages show a row per report, PRISMA counts studies."""
+    named = f"{studies} stud{'y' if studies == 1 else 'ies'}"
+    return named if reports == studies else f"{reports} reports of {named}"
+
+
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(templates_dir()),
@@ -41,4 +48,5 @@ def environment() -> jinja2.Environment:
     env.filters["markdown"] = render_markdown
     env.globals["sitegen_version"] = sitegen.__version__
     env.globals["provider_label"] = label
+    env.globals["studies_phrase"] = studies_phrase
     return env

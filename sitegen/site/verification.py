@@ -45,5 +45,6 @@ def verification_pages(site: Site) -> Files:
     report = verification_report(site.review, list(studies))
     yield "verification.html", site.page(
         "verification.html", "verification.html", report=report, axis_labels=AXIS_LABELS, studies=len(studies),
+        study_count=site.facts.prisma.studies_included,
         refusals=report_rows(studies, report.refusals), open_items=report_rows(studies, report.open_items),
         unverified=unverified_axes(studies, report.unverified))
