@@ -179,12 +179,15 @@ class Changelog:
     title_changed: bool
     question_changed: bool
     evidence_changed: list[str]  # studies whose evidence was added, changed or removed, sorted
+    # Records' metadata edited, as far as can be told: a version records its records in one digest, so with new
+    # records identified too an edit of earlier ones cannot be told apart from them.
+    records_edited: bool = False
 
     @property
     def empty(self) -> bool:
         return not (self.new_records or self.decisions or self.studies_added or self.studies_removed
                     or self.amendments or self.runs or self.phases or self.title_changed or self.question_changed
-                    or self.evidence_changed)
+                    or self.evidence_changed or self.records_edited)
 
     def summary(self) -> str:
         """One sentence a feed reader or a list of versions can show."""
@@ -195,7 +198,7 @@ class Changelog:
                  _count(len(self.runs), "search run"),
                  _count(len(self.evidence_changed), "study with changed evidence", "studies with changed evidence"),
                  _count(len(self.phases), "phase change")]
-        shown = [part for part in parts if part]
+        shown = [part for part in parts if part] + (["records' details edited"] if self.records_edited else [])
         shown += ["the title changed"] if self.title_changed else []
         shown += ["the review question changed"] if self.question_changed else []
         sentence = ", ".join(shown) if shown else "no change to records, decisions or studies"
@@ -231,7 +234,9 @@ def changelog(before: Snapshot | None, after: Snapshot) -> Changelog:
         phases=[(event, payload) for event, payload in events if isinstance(payload, PhasePayload)],
         title_changed=before is not None and before.title != after.title,
         question_changed=before is not None and before.question != after.question,
-        evidence_changed=_evidence_changed(before, after))
+        evidence_changed=_evidence_changed(before, after),
+        records_edited=(not new and before is not None and None not in (before.records_digest, after.records_digest)
+                        and before.records_digest != after.records_digest))
 
 
 def _evidence_changed(before: Snapshot | None, after: Snapshot) -> list[str]:
