@@ -4,7 +4,9 @@ never negatives, a .bib checked beside the review, and faithfulness against lice
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import json
 import shutil
 from pathlib import Path
@@ -475,3 +477,33 @@ def test_a_replay_after_a_study_with_evidence_was_excluded_passes(example_copy):
     code, out, err = run_cli("verify", example_copy, "--snapshots", "replay")
     assert code == 0 and "replay differs" not in err, out + err
     assert "no longer included" in err
+
+
+def test_a_study_verification_found_retracted_is_retracted_in_every_download_and_page(example_copy, tmp_path):
+    # The provider's metadata said not retracted when the record was read; the verification found it retracted:
+    # the study page flagged it, but the downloads said retracted=no and the record page said nothing.
+    from lxml import html as lxml_html
+
+    from sitegen.commands import build
+    from sitegen.site.pages import page_slug
+
+    workspace = open_review(example_copy)
+    record = workspace.review.records[workspace.facts.included[0]]
+    assert not record.custom.retracted
+    verify(example_copy, "--at", AT, transport=indexes(example_copy, retracted=record.custom.openalex))
+    lines_before = (example_copy / "records.jsonl").read_bytes()
+    site = tmp_path / "site"
+    build(example_copy, site, environ={})
+    assert (example_copy / "records.jsonl").read_bytes() == lines_before  # what the sources gave is kept
+    downloads = site / "downloads"
+    for name in ("included", "records"):
+        rows = {row["id"]: row for row in csv.DictReader(io.StringIO((downloads / f"{name}.csv").read_text()))}
+        assert rows[record.id]["retracted"] == "yes"
+        assert sum(row["retracted"] == "yes" for row in rows.values()) == 1
+        items = {item["id"]: item for item in json.loads((downloads / f"{name}.json").read_text())}
+        assert items[record.id]["custom"]["retracted"] is True
+        ris = (downloads / f"{name}.ris").read_text()
+        entry = ris[ris.index(f"DO  - {record.DOI}"):]
+        assert "N1  - RETRACTED" in entry[:entry.index("ER  - ")]
+    page = lxml_html.fromstring((site / "records" / f"{page_slug(record.id)}.html").read_bytes())
+    assert page.xpath("//p[@class='retracted-notice']")

@@ -12,6 +12,7 @@ rendering only what changed, is `sitegen.site.output`'s job.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import itertools
@@ -23,7 +24,7 @@ from functools import cached_property
 
 from markupsafe import Markup, escape
 
-from sitegen.living.facts import ReviewFacts
+from sitegen.living.facts import ReviewFacts, latest_verdicts
 from sitegen.living.versions import version_history
 from sitegen.records.model import Record
 from sitegen.review.folder import Review
@@ -252,9 +253,25 @@ PAGE_GROUPS: tuple[Callable[[Site], Files], ...] = (home, protocol, records.reco
                                                      search, assets)
 
 
+def shown_as_verified(review: Review) -> Review:
+    """The review as the site shows it: a record whose latest verification found it retracted is marked
+    retracted everywhere (its pages, the lists, the evidence table, every download), whatever the provider's
+    metadata said when the record was read. records.jsonl is left as the sources gave it."""
+    retracted = [record_id for record_id, axes in latest_verdicts(review).items()
+                 if (status := axes.get("status")) is not None and status.payload.verdict == "retracted"
+                 and record_id in review.records and not review.records[record_id].custom.retracted]
+    if not retracted:
+        return review
+    records = dict(review.records)
+    for record_id in retracted:
+        record = records[record_id]
+        records[record_id] = record.model_copy(update={"custom": record.custom.model_copy(update={"retracted": True})})
+    return dataclasses.replace(review, records=records)
+
+
 def site_pages(review: Review, facts: ReviewFacts, built_at: str | None) -> Iterator[Page]:
     """Every file of the site, group by group, each rendered when the writer asks for it."""
-    site = Site(review, facts, built_at)
+    site = Site(shown_as_verified(review), facts, built_at)
     for group in PAGE_GROUPS:
         for item in group(site):
             yield item if isinstance(item, Page) else Page(item[0], lambda content=item[1]: content)
