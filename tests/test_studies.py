@@ -316,6 +316,43 @@ def test_full_text_passages_name_their_licence_and_source_and_retractions_show(e
         ("fulltext", "cc-by", "https://europepmc.org/articles/PMC1"), ("external", "", "")]
 
 
+def test_what_verification_found_of_each_passage_is_shown_with_the_passage(example_copy):
+    # The study page's verification section said two passages were found in a CC BY full text and one was not;
+    # the evidence block, the evidence table and its CSV said "not checked automatically" with the record's licence.
+    from test_verification_pages import record as record_verdicts
+    from test_verification_pages import verdict
+
+    from sitegen.review.models import PassageCheck
+
+    evidence_path = next((example_copy / "evidence").glob("*.yaml"))
+    evidence = yaml.safe_load(evidence_path.read_text())
+    record_id = evidence["record_id"]
+    evidence["findings"][0]["passage"].update(source="fulltext", location="Discussion")
+    evidence["findings"].append({"finding": "A second finding.", "passage": {"text": "Not in the paper at all.",
+                                                                             "source": "fulltext"}})
+    evidence_path.write_text(yaml.safe_dump(evidence, allow_unicode=True))
+    rewrite_record(example_copy, record_id, fulltext_url="https://doi.org/10.1/publisher", license="implied-oa")
+    found = len(evidence["findings"]) - 2
+    checks = [PassageCheck(finding=n, source=item["passage"]["source"], result="found", found_in="abstract")
+              for n, item in enumerate(evidence["findings"][:-1])]
+    checks[0] = PassageCheck(finding=0, source="fulltext", result="found", found_in="fulltext",
+                             section="Abstract › Conclusion", licence="CC BY", url="https://europepmc.org/article/PMC9")
+    checks.append(PassageCheck(finding=found + 1, source="fulltext", result="not-found"))
+    record_verdicts(example_copy, ("2023-05-01T00:00:00Z", [verdict(record_id, "faithfulness", "not-found",
+                                                                    passages=checks)]))
+    files = study_files(example_copy)
+    for text in (page_text(files[study_page(record_id)]), page_text(files["evidence.html"])):
+        assert ("From the full text, Abstract › Conclusion, licence CC BY, https://europepmc.org/article/PMC9; "
+                "found verbatim in the full text by verification.") in text
+        assert ("From the full text, licence implied-oa, https://doi.org/10.1/publisher; not found in the text "
+                "verification read") in text
+        assert "not checked automatically" not in text
+    rows = [row for row in csv_rows(files) if row["study_id"] == record_id]
+    assert [(r["licence"], r["source_url"], r["passage_checked"]) for r in (rows[0], rows[-1])] == [
+        ("CC BY", "https://europepmc.org/article/PMC9", "found in the full text"),
+        ("implied-oa", "https://doi.org/10.1/publisher", "not found")]
+
+
 def test_a_review_with_no_inclusions_says_so(tmp_path, sitegen):
     review = tmp_path / "review"
     sitegen("init", review)

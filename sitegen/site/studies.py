@@ -19,7 +19,7 @@ from sitegen.living.facts import ReviewFacts
 from sitegen.records.ids import normalise_doi
 from sitegen.records.model import CslName, Record, web_address
 from sitegen.review.folder import Review
-from sitegen.review.models import VERIFICATION_AXES, Evidence, Finding, VerificationPayload
+from sitegen.review.models import VERIFICATION_AXES, Evidence, Finding, PassageCheck, VerificationPayload
 from sitegen.screening.standing import StageHistory
 from sitegen.screening.status import Batch
 from sitegen.site import exports
@@ -38,7 +38,8 @@ NOTICE_TYPES = {
 }
 EVIDENCE_CSV_COLUMNS = ["study_id", "study", "title", "year", "journal", "research_question", "population", "method",
                         "intervention", "finding", "limitations", "passage", "passage_source", "passage_location",
-                        "licence", "source_url", "study_page"]
+                        "licence", "source_url", "study_page", "passage_checked"]
+
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,22 @@ class Study:
     @property
     def refusals(self) -> list[AxisVerdict]:
         return [verdict for verdict in self.verdicts if verdict.payload and verdict.payload.refusal_grade]
+
+    def passage_check(self, finding: int) -> PassageCheck | None:
+        """What the latest verification of the evidence as it stands found of one finding's passage (None:
+        not verified, or verified before the evidence was edited)."""
+        faithfulness = next((verdict.payload for verdict in self.verdicts
+                             if verdict.axis == "faithfulness" and verdict.payload is not None), None)
+        checks = faithfulness.passages if faithfulness is not None else []
+        return next((check for check in checks if check.finding == finding), None)
+
+    def passage_source(self, finding: int) -> tuple[str, str]:
+        """The licence and address of the full text a finding's passage comes under: the one verification
+        found it in, else the record's open full text."""
+        check = self.passage_check(finding)
+        if check is not None and check.found_in == "fulltext":
+            return check.licence or "", check.url or ""
+        return self.licence or "", self.fulltext_url or ""
 
 
 # --------------------------------------------------------------------------- pure formatting
@@ -215,20 +232,30 @@ def included_studies(review: Review, facts: ReviewFacts, views: list[RecordView]
     return sorted(studies, key=lambda study: (-(study.record.year or 0), study.record.title.casefold(), study.record.id))
 
 
+def _checked(check: PassageCheck | None) -> str:
+    """What the latest verification found of a passage, in evidence.csv's words; blank: not checked."""
+    if check is None or check.result == "unchecked":
+        return ""
+    if check.result == "not-found":
+        return "not found"
+    return f"found in the {'full text' if check.found_in == 'fulltext' else 'abstract'}"
+
+
 def evidence_csv(studies: list[Study]) -> str:
     """Every finding of every study, one row each, with its passage and where the passage comes from."""
     rows = []
     for study in studies:
         record = study.record
-        for finding in study.findings:
+        for index, finding in enumerate(study.findings):
             passage = finding.passage
             full_text = passage.source == "fulltext"
+            licence, address = study.passage_source(index) if full_text else ("", "")
+            check = study.passage_check(index)
             rows.append([record.id, study.label, record.title, str(record.year or ""), record.container_title or "",
                          finding.research_question or "", finding.population or "", finding.method or "",
                          finding.intervention or "", finding.finding, finding.limitations or "", passage.text,
-                         passage.source, passage.location or "",
-                         (study.licence or "") if full_text else "", (study.fulltext_url or "") if full_text else "",
-                         f"studies/{study.slug}.html"])
+                         passage.source, passage.location or "", licence, address,
+                         f"studies/{study.slug}.html", _checked(check)])
     return exports.write_csv(EVIDENCE_CSV_COLUMNS, rows)
 
 
