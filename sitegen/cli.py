@@ -729,8 +729,10 @@ def screen_status(directory: Path, as_json: bool) -> None:
             if batch.number else "records outside any batch"
         click.echo(f"{name}: {len(batch.record_ids)} records")
         for stage in item.stages:
+            not_retrieved = f", {stage.not_retrieved} not retrieved" if stage.not_retrieved else ""
             click.echo(f"  {stage.stage}: {stage.records} to screen, {stage.include} included, {stage.exclude} "
-                       f"excluded, {stage.maybe} maybe, {stage.conflicts} conflicts, {stage.pending} pending")
+                       f"excluded{not_retrieved}, {stage.maybe} maybe, {stage.conflicts} conflicts, "
+                       f"{stage.pending} pending")
 
 
 @screen.command("conflicts")

@@ -550,3 +550,29 @@ def test_a_source_not_searched_or_not_reached_in_a_run_is_never_drawn_as_a_0(sit
         "Europe PMC (not reached in full), 0; JSTOR, 4"
     code, out, _ = sitegen("prisma", review)
     assert code == 0 and "Europe PMC was not reached in full (records may be missing): returned 0, 0 new" in out
+
+
+def test_a_report_not_retrieved_is_nowhere_counted_as_excluded(sitegen, two_run_review, tmp_path):
+    """PRISMA counts a full-text exclusion with the reason not-retrieved as a report not retrieved; the records
+    list and the screening page counted it among the exclusions at full text."""
+    from sitegen.site.pages import page_slug
+
+    counts = counts_of(sitegen, two_run_review)
+    assert (counts["reports_not_retrieved"], counts["excluded_full_text"]) == (1, 1)
+    site = tmp_path / "site"
+    build(two_run_review, site, environ={})
+    records = etree.fromstring((site / "records.html").read_bytes(), etree.HTMLParser())
+    filters = [" ".join("".join(item.itertext()).split()) for item in records.xpath("//nav[@class='record-filters']//li")]
+    assert "Full text not retrieved, not assessed (1)" in filters
+    excluded = next(text for text in filters if text.startswith("Excluded at full text ("))
+    assert excluded.startswith("Excluded at full text (1)") and "retrieved" not in excluded, excluded
+    screening = etree.fromstring((site / "screening.html").read_bytes(), etree.HTMLParser())
+    tallies = [" ".join("".join(cell.itertext()).split()) for cell in screening.xpath("//td[@data-label='Full text']")]
+    assert any("1 excluded · 1 not retrieved" in tally for tally in tallies), tallies
+    not_retrieved = next(line.split(",")[0] for line in
+                         (two_run_review / "screening" / "full-text" / "ann.csv").read_text().splitlines()
+                         if ",not-retrieved," in line)
+    page = (site / "records" / f"{page_slug(not_retrieved)}.html").read_text()
+    assert "Its full text could not be retrieved, so it was not assessed for eligibility." in page
+    code, out, _ = sitegen("screen", "status", two_run_review)
+    assert code == 0 and "1 excluded, 1 not retrieved" in out

@@ -77,7 +77,8 @@ def expected_filters(example) -> dict[str, set[str]]:
     wanted = {
         "included": {i for i, o in full_text.items() if o.decision == "include"},
         "excluded-title-abstract": {i for i, o in title_abstract.items() if o.decision == "exclude"},
-        "excluded-full-text": {i for i, o in full_text.items() if o.decision == "exclude"},
+        "excluded-full-text": {i for i, o in full_text.items() if o.decision == "exclude" and o.reason != "not-retrieved"},
+        "not-retrieved": {i for i, o in full_text.items() if o.decision == "exclude" and o.reason == "not-retrieved"},
         "conflict": {i for stage in outcomes.values() for i, o in stage.items() if o.decision == "conflict"},
         "duplicate": set(example.facts.duplicates),  # confirmed in duplicates.csv: none in the example
     }
@@ -123,6 +124,8 @@ def test_decision_filters_hold_the_derived_outcomes(example, example_site):
     assert len(wanted["included"]) == len(example.facts.included)
     counts = example.facts.prisma
     assert len(wanted["excluded-title-abstract"]) == counts.excluded_screening
+    assert len(wanted["excluded-full-text"]) == counts.excluded_full_text
+    assert len(wanted["not-retrieved"]) == counts.reports_not_retrieved
     assert len(wanted["conflict"] | wanted["awaiting"]) == counts.awaiting_screening + counts.awaiting_full_text
 
 

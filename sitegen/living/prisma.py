@@ -51,8 +51,8 @@ from sitegen.records.providers import kind
 from sitegen.review.folder import Review
 from sitegen.review.models import ImportPayload, RetrievalPayload
 from sitegen.screening.outcomes import DECIDED, TO_FULL_TEXT, Outcome
+from sitegen.screening.standing import NOT_RETRIEVED
 
-NOT_RETRIEVED = "not-retrieved"
 OTHER = "other"  # the route of records found by other methods than searching a database or register
 Route = Literal["database", "register", "other"]
 

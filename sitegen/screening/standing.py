@@ -25,10 +25,13 @@ from sitegen.review.folder import ADJUDICATION, Review
 from sitegen.review.models import STAGES
 from sitegen.screening.outcomes import Outcome
 
-StandingKind = Literal["included", "excluded-title-abstract", "excluded-full-text", "conflict", "awaiting",
-                       "duplicate"]
-STANDINGS: tuple[StandingKind, ...] = ("included", "excluded-title-abstract", "excluded-full-text", "conflict",
-                                       "awaiting", "duplicate")
+StandingKind = Literal["included", "excluded-title-abstract", "excluded-full-text", "not-retrieved", "conflict",
+                       "awaiting", "duplicate"]
+STANDINGS: tuple[StandingKind, ...] = ("included", "excluded-title-abstract", "excluded-full-text", "not-retrieved",
+                                       "conflict", "awaiting", "duplicate")
+# The exclusion reason code of a report whose full text could not be retrieved: PRISMA 2020 counts it as a
+# report not retrieved, never as a report assessed and excluded.
+NOT_RETRIEVED = "not-retrieved"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +54,8 @@ def standing(title_abstract: Outcome | None, full_text: Outcome | None) -> Stand
         return Standing("awaiting", "full-text")
     if full_text.decision == "conflict":
         return Standing("conflict", "full-text")
+    if full_text.decision == "exclude" and full_text.reason == NOT_RETRIEVED:
+        return Standing("not-retrieved", "full-text", full_text.reason)
     if full_text.decision == "exclude":
         return Standing("excluded-full-text", "full-text", full_text.reason)
     return Standing("included", "full-text")

@@ -11,6 +11,7 @@ from sitegen.review.folder import ADJUDICATION, Review
 from sitegen.review.models import STAGES, BatchPayload
 from sitegen.screening.agreement import Agreement, agreement
 from sitegen.screening.outcomes import TO_FULL_TEXT, Outcome, review_outcomes
+from sitegen.screening.standing import NOT_RETRIEVED
 
 
 class Batch(BaseModel):
@@ -26,7 +27,8 @@ class StageStatus(BaseModel):
     records: int  # to be screened at this stage
     decided_by: dict[str, int]  # reviewer -> records they decided
     include: int
-    exclude: int
+    exclude: int  # at full text, the reports not retrieved left out
+    not_retrieved: int = 0  # at full text: excluded with the reason `not-retrieved`
     maybe: int
     conflicts: int
     adjudicated: int
@@ -113,9 +115,13 @@ def _stage_status(stage: _Stage, record_ids: list[str]) -> StageStatus:
     mine = [outcomes[i] for i in ids if i in outcomes and outcomes[i].decision != "awaiting"]
     count = {decision: sum(1 for o in mine if o.decision == decision)
              for decision in ("include", "exclude", "maybe", "conflict")}
+    # A report whose full text was not retrieved was not assessed: PRISMA does not count it as excluded.
+    not_retrieved = sum(1 for o in mine if o.decision == "exclude" and o.reason == NOT_RETRIEVED) \
+        if stage.name == "full-text" else 0
     return StageStatus(stage=stage.name, records=len(ids),
                        decided_by={reviewer: len(d) for reviewer, d in by_reviewer.items()},
-                       include=count["include"], exclude=count["exclude"], maybe=count["maybe"],
+                       include=count["include"], exclude=count["exclude"] - not_retrieved,
+                       not_retrieved=not_retrieved, maybe=count["maybe"],
                        conflicts=count["conflict"], adjudicated=sum(1 for o in mine if o.adjudicated),
                        pending=len(ids) - len(mine), agreement=agreement(by_reviewer))
 

@@ -111,6 +111,7 @@ def record_content(entry: Entry, histories: list[StageHistory], duplicate: Dupli
         "included": "Included after full-text assessment.",
         "excluded-full-text": f"Excluded at full-text assessment: {_e(reasons.get(standing.reason, standing.reason))}.",
         "excluded-title-abstract": "Excluded at title and abstract screening.",
+        "not-retrieved": "Its full text could not be retrieved, so it was not assessed for eligibility.",
         "conflict": f"Reviewers disagree at {stage_name}; awaiting adjudication.",
     }.get(standing.kind, f"Awaiting {stage_name}.")
     if standing.kind == "duplicate" and canonical is not None and duplicate is not None:

@@ -32,7 +32,7 @@ from markupsafe import Markup
 from sitegen.living.duplicates import duplicates_of
 from sitegen.living.sightings import Sighting
 from sitegen.screening.relevance import Scored
-from sitegen.screening.standing import STANDINGS, Standing, StandingKind
+from sitegen.screening.standing import NOT_RETRIEVED, STANDINGS, Standing, StandingKind
 from sitegen.screening.status import Batch
 from sitegen.site.keys import digested_once
 from sitegen.site.output import Page
@@ -51,6 +51,7 @@ STANDING_LABELS: dict[StandingKind, str] = {
     "included": "Included",
     "excluded-title-abstract": "Excluded at title and abstract",
     "excluded-full-text": "Excluded at full text",
+    "not-retrieved": "Full text not retrieved, not assessed",
     "conflict": "Reviewers disagree, awaiting adjudication",
     "awaiting": "Awaiting a decision",
     "duplicate": "Duplicates of other records, not screened",
@@ -201,8 +202,9 @@ def filters(site: Site, listed: list[Entry]) -> Filters:
     by_standing = {kind: [e for e in listed if e.standing.kind == kind] for kind in STANDINGS}
     excluded = by_standing["excluded-full-text"]
     # Every reason the protocol defines is a filter (an empty one shows its 0); a code the protocol no
-    # longer defines still lists the records excluded with it.
-    codes = list(dict.fromkeys([*site.reasons, *sorted(e.standing.reason for e in excluded)]))
+    # longer defines still lists the records excluded with it. Reports not retrieved have their own filter.
+    codes = list(dict.fromkeys([*(code for code in site.reasons if code != NOT_RETRIEVED),
+                                *sorted(e.standing.reason for e in excluded)]))
     reasons = [Listing(f"reason-{code}", f"Excluded at full text: {site.reasons.get(code, code)}",
                        [e for e in excluded if e.standing.reason == code], site.reasons.get(code, code))
                for code in codes]
