@@ -108,7 +108,7 @@ def test_batch_table_accounts_for_every_record(example_copy, tmp_path):
         assert sum(ta[k] for k in OUTCOMES) == row["size"]  # every record of the batch, once
         # the records that reach full text are those included or marked maybe at title and abstract
         assert ft["records"] == ta["include"] + ta["maybe"]
-        assert sum(ft.get(k, 0) for k in OUTCOMES) == ft["records"]
+        assert sum(ft.get(k, 0) for k in (*OUTCOMES, "not_retrieved")) == ft["records"]
         for stage in ("title-abstract", "full-text"):
             seen.update({(stage, k) for k in ("maybe", "conflicts", "pending") if row[stage].get(k)})
     # the review exercises what the table used to leave out
@@ -182,3 +182,11 @@ def test_a_batch_page_is_written_in_parts_with_the_bytes_it_has_whole(monkeypatc
         assert len(parts) == 2 + -(-len(rows) // 3)  # the page around the table, and the rows 3 at a time
         assert "".join(parts) == whole
         assert all(whole.count(row) == 1 for row in rows)
+
+
+def test_full_text_agreement_says_what_it_measures(example_site):
+    # Two exclusions for different reasons are a conflict at full text but agree on the decision kappa measures.
+    html = (example_site / "screening.html").read_text()
+    full_text = html[html.index("<h3>Full text</h3>"):html.index("<h2>Batches</h2>")]
+    assert "Agreement here is on the decision (include, exclude or maybe)" in full_text
+    assert "Two exclusions for different reasons agree on it, yet are a conflict for the adjudicator" in full_text
