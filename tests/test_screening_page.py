@@ -184,9 +184,10 @@ def test_a_batch_page_is_written_in_parts_with_the_bytes_it_has_whole(monkeypatc
         assert all(whole.count(row) == 1 for row in rows)
 
 
-def test_full_text_agreement_says_what_it_measures(example_site):
+def test_full_text_agreement_says_what_it_measures(example_copy, tmp_path):
     # Two exclusions for different reasons are a conflict at full text but agree on the decision kappa measures.
-    html = (example_site / "screening.html").read_text()
+    build(with_every_outcome(example_copy), tmp_path / "site", environ={})
+    html = (tmp_path / "site" / "screening.html").read_text()
     full_text = html[html.index("<h3>Full text</h3>"):html.index("<h2>Batches</h2>")]
     assert "Agreement here is on the decision (include, exclude or maybe)" in full_text
     assert "Two exclusions for different reasons agree on it, yet are a conflict for the adjudicator" in full_text
