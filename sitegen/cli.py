@@ -567,8 +567,9 @@ def prisma(directory: Path, as_json: bool) -> None:
         unreached = [provider_label(source) for source in run.incomplete
                      if source not in run.returned_by_source and source not in run.other_returned_by_source]
         sources += "".join(f"; {name} was not reached" for name in unreached)
-        click.echo(f"run {run.run} ({run.at}): {run.records} new records, {run.studies_included} now included "
-                   f"studies; {sources}")
+        # As the diagram counts: identified for the first time, then what is left once duplicates are removed.
+        click.echo(f"run {run.run} ({run.at}): {run.identified} records identified, {run.records} after duplicates "
+                   f"were removed, {run.studies_included} now included studies; {sources}")
 
 
 @cli.command("probable-duplicates")

@@ -283,8 +283,8 @@ def test_text_output_says_what_each_run_returned(sitegen):
     code, out, _ = sitegen("prisma", EXAMPLE)
     assert code == 0
     assert "studies included: 38" in out
-    assert "run 2 (2023-04-17T00:00:00Z): 11 new records, 0 now included studies; OpenAlex returned 271, 11 new" \
-        in out
+    assert ("run 2 (2023-04-17T00:00:00Z): 11 records identified, 11 after duplicates were removed, 0 now included "
+            "studies; OpenAlex returned 271, 11 new") in out
 
 
 # --------------------------------------------------------------------------- the diagram
