@@ -94,6 +94,8 @@ def test_a_run_whose_only_unseen_record_is_a_matched_duplicate_reports_no_new_re
     home = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (site / "index.html").read_text()))
     assert "0 new to the search (screening batch 2, with 1 matched to records found before)" in home
     assert "retrieved 2 records, 0 of them new" in home
+    batch_page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", (site / "batches" / "2.html").read_text()))
+    assert "1 of them sitegen matched to a record the review already held" in batch_page
 
 
 def test_a_work_openalex_renumbered_and_retitled_is_matched_not_new(sitegen, tmp_path):

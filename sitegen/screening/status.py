@@ -20,6 +20,7 @@ class Batch(BaseModel):
     protocol_version: int | None
     created: str | None
     record_ids: list[str]
+    matched: list[str] = []  # of record_ids, those the run matched to a record the review held: no new work
 
 
 class StageStatus(BaseModel):
@@ -72,7 +73,7 @@ def screening_facts(review: Review, duplicates: frozenset[str] = frozenset()) ->
 
 def batches(review: Review) -> list[Batch]:
     found = [Batch(number=p.batch, monitor_id=p.monitor_id, protocol_version=p.protocol_version, created=e.ts,
-                   record_ids=p.record_ids)
+                   record_ids=p.record_ids, matched=p.matched)
              for e, p in zip(review.ledger, review.payloads, strict=True) if isinstance(p, BatchPayload)]
     batched = {record_id for batch in found for record_id in batch.record_ids}
     loose = [record_id for record_id in review.records if record_id not in batched]
