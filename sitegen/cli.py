@@ -477,7 +477,7 @@ def verify(directory: Path, at: str | None, mode: str, bib: Path | None, sources
                        f"status {status.verdict}{later}: {'; '.join(identity.reasons + status.reasons)[:500]}")
         for axis, verdict, reason, ids in grouped_open_items([p for p in studies if p.verdict in OPEN_ITEMS]):
             shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
-            click.echo(f"open item: {axis} {verdict} ({len(ids)}): {reason[:300]}: {shown}")
+            click.echo(f"open item: {axis} {verdict} ({len(ids)}): {reason[:500]}: {shown}")
         verdicts = result.all_verdicts()
         click.echo(f"{len(result.studies)} included studies and {len(result.references)} .bib entries checked: "
                    f"{len(verdicts) - len(result.refusals) - len(result.open_items)} verdicts pass, "

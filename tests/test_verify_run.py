@@ -507,3 +507,16 @@ def test_a_study_verification_found_retracted_is_retracted_in_every_download_and
         assert "N1  - RETRACTED" in entry[:entry.index("ER  - ")]
     page = lxml_html.fromstring((site / "records" / f"{page_slug(record.id)}.html").read_bytes())
     assert page.xpath("//p[@class='retracted-notice']")
+
+
+def test_an_open_item_with_several_reasons_is_listed_with_all_of_them():
+    # Two passages of one study not found: the command printed "finding 3" and never "finding 4".
+    from sitegen.verify.run import grouped_open_items
+
+    reasons = ["finding 3: the passage does not occur", "finding 4: the passage does not occur"]
+    items = [VerificationPayload(record_id=f"10.1000/{n}", axis="faithfulness", verdict="not-found",
+                                 refusal_grade=False, reasons=reasons) for n in (1, 2)]
+    items.append(VerificationPayload(record_id="10.1000/3", axis="faithfulness", verdict="not-found",
+                                     refusal_grade=False, reasons=reasons[:1]))
+    assert grouped_open_items(items) == [("faithfulness", "not-found", "; ".join(reasons), ["10.1000/1", "10.1000/2"]),
+                                         ("faithfulness", "not-found", reasons[0], ["10.1000/3"])]

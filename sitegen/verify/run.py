@@ -215,9 +215,9 @@ def essence(payload: VerificationPayload) -> tuple:
 
 
 def grouped_open_items(items: list[VerificationPayload]) -> list[tuple[str, str, str, list[str]]]:
-    """Open items grouped by axis, verdict and first reason: (axis, verdict, reason, record ids)."""
+    """Open items grouped by axis, verdict and reasons, every reason given (one per passage not found, say):
+    (axis, verdict, reasons, record ids)."""
     groups: dict[tuple[str, str, str], list[str]] = {}
     for payload in items:
-        groups.setdefault((payload.axis, payload.verdict, payload.reasons[0] if payload.reasons else ""),
-                          []).append(payload.record_id)
+        groups.setdefault((payload.axis, payload.verdict, "; ".join(payload.reasons)), []).append(payload.record_id)
     return [(axis, verdict, reason, ids) for (axis, verdict, reason), ids in groups.items()]
