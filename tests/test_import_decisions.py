@@ -143,6 +143,31 @@ def test_many_refused_decisions_are_found_in_a_few_checks_of_the_review(example_
     assert sitegen("check", example_copy)[0] == 0
 
 
+def test_decisions_leaving_a_batch_in_full_text_with_conflicts_are_found_in_a_few_checks(example_copy, sitegen,
+                                                                                         tmp_path, monkeypatch):
+    # A third reviewer disagreeing with two who agree puts the record in conflict; in a batch already at full
+    # text that breaks a rule on other rows (every full-text row of the batch), which halving found one by one.
+    a, b = _decisions(example_copy, f"{TA}/reviewer-a.csv"), _decisions(example_copy, f"{TA}/reviewer-b.csv")
+    assessed = set(_decisions(example_copy, f"{FT}/reviewer-a.csv"))
+    agreed_out = [i for i, (decision, _) in a.items() if decision == "exclude" and b.get(i, ("",))[0] == "exclude"
+                  and i not in assessed]
+    disagreeing, agreeing = agreed_out[:12], agreed_out[12:24]
+    assert len(agreeing) == 12
+    export = tmp_path / "asreview.csv"
+    export.write_text(_csv(["doi", "included"], [[i, "1"] for i in disagreeing] + [[i, "0"] for i in agreeing]))
+    checks = []
+    problems = imports_module._problems
+    monkeypatch.setattr(imports_module, "_problems", lambda *args: checks.append(1) or problems(*args))
+    code, out, _ = sitegen("import-decisions", example_copy, export, "--tool", "asreview", "--reviewer", "reviewer-c")
+    assert code == 0
+    for line, record_id in enumerate(disagreeing, start=2):
+        assert f"{export}:{line}: refused: {record_id}: it would break the review's screening rules" in out
+    assert out.count("conflicts are not adjudicated yet") == len(disagreeing)
+    assert _decisions(example_copy, f"{TA}/reviewer-c.csv") == {i: ("exclude", "") for i in agreeing}
+    assert len(checks) <= 4
+    assert sitegen("check", example_copy)[0] == 0
+
+
 def test_a_confirmed_duplicates_decision_goes_to_its_canonical_record(example_copy):
     review = open_review(example_copy).review
     exported = read_export("doi,included\r\n10.1002/cpns.87,0\r\n", "asreview", "reviewer-c")

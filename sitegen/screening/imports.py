@@ -35,7 +35,7 @@ from sitegen.review.folder import DecisionRow, Review
 from sitegen.review.models import DECISION_COLUMNS, Decision
 from sitegen.review.problems import Problem
 from sitegen.screening.checks import screening_problems
-from sitegen.screening.status import screening_facts
+from sitegen.screening.status import ScreeningFacts, screening_facts
 
 Tool = Literal["rayyan", "covidence", "asreview"]
 
@@ -469,25 +469,34 @@ class _RowsCheck:
 
     def __init__(self, review: Review, duplicates: frozenset[str], rel: str, stage: str, reviewer: str):
         self.review, self.duplicates, self.rel, self.stage, self.reviewer = review, duplicates, rel, stage, reviewer
-        self.before = set(_problems(review, duplicates))
+        before, self.facts = _problems(review, duplicates)  # facts: of the review with the last rows checked
+        self.before = set(before)
         self.first_line = 1 + max((row.line for row in review.decisions if row.path == rel), default=1)
 
     def of_records(self, added: list[Problem], new: list[tuple[Decision, Skipped]]) -> dict[int, str]:
-        """The new rows to refuse for problems that rows of the same record cause on another row (a record's
-        full-text row that a new title/abstract decision leaves not screened in): the new rows of the record
-        each such problem's row decides, with the problem. One check for any number of refused rows, where
-        halving re-checks the whole review a dozen times for each (hours for a large review's import). A rule
-        across records (a batch left with conflicts) names no culprit: halving finds those rows."""
+        """The new rows to refuse for problems they cause on other rows, with the problem: a record's full-text
+        row that its new title/abstract decision leaves not screened in (the record's new rows), and a batch's
+        full-text rows that new title/abstract decisions leave with unsettled conflicts (the new rows of the
+        batch's records now in conflict). One check for any number of refused rows, where halving re-checks
+        the whole review a dozen times for each (hours for a large review's import); halving finds the rows
+        breaking any other rule. `added` must have checked `new` last (its outcomes are used)."""
         record_at = {(row.path, row.line): row.decision.record_id for row in self.review.decisions}
         rows_of: dict[str, list[int]] = {}
         for n, (decision, _) in enumerate(new):
             rows_of.setdefault(decision.record_id, []).append(n)
+        batch_of = {record_id: batch for batch in self.facts.batches for record_id in batch.record_ids}
+        in_conflict = self.facts.outcomes["title-abstract"]
         refused: dict[int, str] = {}
         for problem in added:
             record_id = record_at.get((problem.path, problem.line))
-            if problem.code not in OF_THE_RECORDS_OWN_ROWS or record_id not in rows_of:
+            if problem.code in OF_THE_RECORDS_OWN_ROWS:
+                culprits = [record_id]
+            elif problem.code == "batch-unsettled" and record_id in batch_of:
+                culprits = [other for other in batch_of[record_id].record_ids if other in rows_of
+                            and (outcome := in_conflict.get(other)) is not None and outcome.decision == "conflict"]
+            else:
                 continue
-            for n in rows_of[record_id]:
+            for n in (n for culprit in culprits for n in rows_of.get(culprit, [])):
                 refused.setdefault(n, f"it would break the review's screening rules ({problem.path}:{problem.line}: "
                                       f"{problem.message})")
         return refused
@@ -495,12 +504,14 @@ class _RowsCheck:
     def added(self, new: list[tuple[Decision, Skipped]]) -> list[Problem]:
         rows = [DecisionRow(self.stage, self.reviewer, self.rel, self.first_line + n, {"record_id": 1, "reason": 3},
                             decision) for n, (decision, _) in enumerate(new)]
-        after = _problems(dataclasses.replace(self.review, decisions=self.review.decisions + rows), self.duplicates)
+        after, self.facts = _problems(dataclasses.replace(self.review, decisions=self.review.decisions + rows),
+                                      self.duplicates)
         return [problem for problem in after if problem not in self.before]
 
 
-def _problems(review: Review, duplicates: frozenset[str]) -> list[Problem]:
-    return screening_problems(review, screening_facts(review, duplicates).outcomes, duplicates)
+def _problems(review: Review, duplicates: frozenset[str]) -> tuple[list[Problem], ScreeningFacts]:
+    facts = screening_facts(review, duplicates)
+    return screening_problems(review, facts.outcomes, duplicates), facts
 
 
 def _csv_rows(rows: list[list[str]], line_end: str = "\n") -> str:
