@@ -694,3 +694,23 @@ def test_dropping_a_write_that_had_finished_drops_nothing(sitegen, review, monke
     code, out, _ = sitegen("recover", review, "--discard")
     assert code == 0 and "had been finished: nothing to drop" in out and "restore" not in out
     assert interrupted(review) == []
+
+
+def test_two_builds_into_one_folder_from_two_reviews_are_one_at_a_time(review, tmp_path, sitegen):
+    # Each build held its own review's lock, so two of them filled and swapped the same output's folders at once.
+    import fcntl
+
+    other = tmp_path / "other-review"
+    shutil.copytree(review, other)
+    site = tmp_path / "out" / "site"
+    assert sitegen("build", review, "--out", site)[0] == 0
+    before = snapshot(site.parent)
+    holder = os.open(site.parent, os.O_RDONLY | os.O_DIRECTORY)  # as a build writing into site.parent holds it
+    try:
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        code, _, err = sitegen("build", other, "--out", site, "--now", "2026-01-01T00:00:00Z")
+    finally:
+        os.close(holder)
+    assert code == 5 and f"another sitegen process is writing a site in {site.parent}" in err
+    assert snapshot(site.parent) == before
+    assert sitegen("build", other, "--out", site, "--now", "2026-01-01T00:00:00Z")[0] == 0  # released: it builds

@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import fcntl
 import functools
 import gc
 import hashlib
@@ -49,7 +50,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
-from sitegen.errors import BuildError, OutputRefused
+from sitegen.errors import BuildError, LockHeld, OutputRefused
 from sitegen.files import read_file
 from sitegen.review.write import keep_folder_identity
 
@@ -139,45 +140,64 @@ def write_site(out: Path, pages: Iterable[Page] | Mapping[str, bytes], finish: F
         pages = [Page(path, lambda content=content: content) for path, content in pages.items() if path != SITE_MARKER]
     out = out.absolute()
     out.parent.mkdir(parents=True, exist_ok=True)
-    _recover(out)
-    current_manifest = _manifest(out)
-    current = current_manifest.files
-    spare = next(iter(_leftovers(out, "spare")), None)
-    held_manifest = _manifest(spare) if spare is not None else Manifest(files={})
-    held = held_manifest.files
-    # A spare is filled by unlinking and writing its files: it is reused only when it holds no file but those
-    # its manifest lists (each is checked as it is reused, `_held`). One whose files are not known, that holds
-    # a file put there by hand (it would pass into the site), or a link to a folder elsewhere (it would be
-    # written through) is discarded, and the build starts afresh.
-    if spare is not None and not (held and _files_within(spare, held_manifest) is not None):
-        _discard(spare)
-        spare, held = None, {}
-    if spare is not None:  # from here on the spare is being changed: never a whole site until its marker is back
-        (spare / SITE_MARKER).unlink()
-    tree = spare or _leftover_name(out, "spare")  # a spare from the start: after the exchange it holds the old site
+    with _writing_beside(out):  # one writer at a time: two would fill and swap the same folders
+        _recover(out)
+        current_manifest = _manifest(out)
+        current = current_manifest.files
+        spare = next(iter(_leftovers(out, "spare")), None)
+        held_manifest = _manifest(spare) if spare is not None else Manifest(files={})
+        held = held_manifest.files
+        # A spare is filled by unlinking and writing its files: it is reused only when it holds no file but those
+        # its manifest lists (each is checked as it is reused, `_held`). One whose files are not known, that holds
+        # a file put there by hand (it would pass into the site), or a link to a folder elsewhere (it would be
+        # written through) is discarded, and the build starts afresh.
+        if spare is not None and not (held and _files_within(spare, held_manifest) is not None):
+            _discard(spare)
+            spare, held = None, {}
+        if spare is not None:  # from here on the spare is being changed: never a whole site until its marker is back
+            (spare / SITE_MARKER).unlink()
+        tree = spare or _leftover_name(out, "spare")  # a spare from the start: after the exchange it holds the old site
+        try:
+            if spare is None:
+                tree.mkdir()
+            filling = _Filling(tree, held, out, current, dated)
+            for page in pages:
+                filling.add(page)
+            filling.render_waiting()
+            for page in finish(tree, filling.files, current) if finish else ():
+                filling.add(page)
+            filling.render_waiting()
+            filling.remove_the_rest()
+            with naming_errors(f"{out}/{MANIFEST}"):
+                (tree / MANIFEST).write_bytes(Manifest(stamp=stamp, files=filling.files).model_dump_json().encode())
+            with naming_errors(f"{out}/{SITE_MARKER}"):
+                (tree / SITE_MARKER).write_bytes(MARKER_TEXT)  # last: see _recover
+            same = (not filling.differs and current.keys() == filling.files.keys()
+                    and site_is_intact(out, current_manifest))  # nothing added by hand beside the pages either
+            if not (same and os.path.isdir(out) and current_manifest.stamp == stamp):
+                _swap_in(tree, out)
+        except BaseException:
+            _discard(tree)
+            raise
+        return WriteResult(len(filling.files), filling.rendered, changed=not same)
+
+
+@contextlib.contextmanager
+def _writing_beside(out: Path) -> Iterator[None]:
+    """Hold the folder `out` is in, so that no other sitegen process writes a site there meanwhile (two builds
+    into one --out, from two review folders, would each recover, fill and discard the folders of the other).
+    An advisory `flock` on that folder, as the review's lock is on the review's: nothing is written for it,
+    and the kernel drops it when the process ends, however it ends."""
+    fd = os.open(out.parent, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        if spare is None:
-            tree.mkdir()
-        filling = _Filling(tree, held, out, current, dated)
-        for page in pages:
-            filling.add(page)
-        filling.render_waiting()
-        for page in finish(tree, filling.files, current) if finish else ():
-            filling.add(page)
-        filling.render_waiting()
-        filling.remove_the_rest()
-        with naming_errors(f"{out}/{MANIFEST}"):
-            (tree / MANIFEST).write_bytes(Manifest(stamp=stamp, files=filling.files).model_dump_json().encode())
-        with naming_errors(f"{out}/{SITE_MARKER}"):
-            (tree / SITE_MARKER).write_bytes(MARKER_TEXT)  # last: see _recover
-        same = (not filling.differs and current.keys() == filling.files.keys()
-                and site_is_intact(out, current_manifest))  # nothing added by hand beside the pages either
-        if not (same and os.path.isdir(out) and current_manifest.stamp == stamp):
-            _swap_in(tree, out)
-    except BaseException:
-        _discard(tree)
-        raise
-    return WriteResult(len(filling.files), filling.rendered, changed=not same)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise LockHeld(f"another sitegen process is writing a site in {out.parent} (into {out} or a folder "
+                           "beside it); try again when it has finished") from None
+        yield
+    finally:
+        os.close(fd)
 
 
 @contextlib.contextmanager
