@@ -26,7 +26,7 @@ from sitegen.errors import (
 from sitegen.records.citations import SOURCE as CITATION_SOURCE
 from sitegen.records.providers import label as provider_label
 from sitegen.references import Format, column_mapping
-from sitegen.review.models import SLUG, Strategy
+from sitegen.review.models import SLUG, Strategy, parse_timestamp, utc_day, utc_text
 from sitegen.review.problems import FORMATTERS, format_human
 from sitegen.review.scaffold import init_review
 from sitegen.review.schemas import json_schemas, write_schemas
@@ -168,7 +168,19 @@ def check(directory: Path, output_format: str) -> None:
 
 SITE_OUT = click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("site"),
                         show_default=True, help="Output folder; replaced as a whole only when the new site is complete.")
-BUILD_TIME = click.option("--now", metavar="RFC3339", default=None,
+def _in_utc(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """--at and --now as the review's files hold times: in UTC. The same instant written with an offset
+    (2024-12-30T03:00:00+05:30) has another date in its text, so it fell in another day and ISO week on the site
+    than runs beside it. A value that is no time is left for the command to refuse with its own message."""
+    if value is None:
+        return None
+    try:
+        return utc_text(parse_timestamp(value))
+    except ValueError:
+        return value
+
+
+BUILD_TIME = click.option("--now", metavar="RFC3339", default=None, callback=_in_utc,
                           help="Build time shown on the site. Default: SOURCE_DATE_EPOCH, else the latest ledger event.")
 
 
@@ -213,7 +225,7 @@ def publish(directory: Path, out: Path, now: str | None) -> None:
     if result.version is not None:
         click.echo(f"published version {result.version.number} ({result.version.published_at}): {result.changes}")
     elif result.latest is not None:
-        click.echo(f"nothing changed since version {result.latest.number} of {result.latest.published_at[:10]}; "
+        click.echo(f"nothing changed since version {result.latest.number} of {utc_day(result.latest.published_at)}; "
                    "no new version")
     click.echo(_built(result.site))
 
@@ -223,7 +235,7 @@ SNAPSHOT_MODES = ("live: network only; record: network, saving every response un
 SNAPSHOT_MODE = click.option(
     "--snapshots", "mode", type=click.Choice(["live", "record", "replay"]), envvar="SITEGEN_SNAPSHOT_MODE",
     default="live", show_default=True, help=SNAPSHOT_MODES)
-AT = click.option("--at", required=True, metavar="RFC3339",
+AT = click.option("--at", required=True, metavar="RFC3339", callback=_in_utc,
                   help="The run's time, e.g. 2026-06-01T00:00:00Z. Supplied by the caller, never read from the clock.")
 
 
@@ -365,7 +377,7 @@ def monitor_status(directory: Path, monitor_id: str | None, as_json: bool) -> No
 @monitor.command("validate")
 @click.argument("directory", type=REVIEW_DIR)
 @click.option("--id", "monitor_id", default=None, help="Only this saved search.")
-@click.option("--at", default=None, metavar="RFC3339",
+@click.option("--at", default=None, metavar="RFC3339", callback=_in_utc,
               help="Record the check on the ledger at this time (e.g. 2026-06-01T00:00:00Z); without it, "
                    "only print it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the validations as JSON.")

@@ -34,6 +34,7 @@ from sitegen.review.write import canonical_json, pretty_json
 
 GENESIS = "0" * 64
 FUTURE_SLACK = timedelta(days=2)
+EARLIEST_EVENT = datetime(1970, 1, 1, tzinfo=UTC)  # the dates sitegen writes files with start there (SOURCE_DATE_EPOCH)
 
 
 def event_hash(seq: int, type_: str, ts: str, payload: dict[str, Any], prev: str) -> str:
@@ -89,6 +90,10 @@ def check_event_time(events: list[LedgerEvent], at: str, option: str = "--at") -
     # since the ledger is append-only and kept in time order. It never supplies the time.
     if when > datetime.now(UTC) + FUTURE_SLACK:
         raise SitegenError(f"{option} {at} is in the future; give the time of the run (UTC)")
+    # Nor can a review's event be older than the searches it could make: 1024 for 2024 would be recorded for good.
+    if when < EARLIEST_EVENT:
+        raise SitegenError(f"{option} {at} is before {EARLIEST_EVENT.year}; give the time of the run (a typo in "
+                           "the year?)")
     latest = max((event.ts for event in events), key=parse_timestamp, default=None)
     if latest and when < parse_timestamp(latest):
         raise SitegenError(f"{option} {at} is earlier than the latest ledger event ({latest}); "

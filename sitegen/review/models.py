@@ -55,6 +55,22 @@ def parse_timestamp(value: str) -> datetime:
     return moment
 
 
+def utc_text(moment: datetime) -> str:
+    """A moment as the review's files write it: RFC 3339 in UTC (Z), fractions of a second kept."""
+    moment = moment.astimezone(UTC)
+    fraction = f".{moment.microsecond:06d}".rstrip("0") if moment.microsecond else ""
+    return f"{moment.date().isoformat()}T{moment:%H:%M:%S}{fraction}Z"  # isoformat: year 224 is "0224"
+
+
+def utc_day(timestamp: str) -> str:
+    """The UTC day of a timestamp (YYYY-MM-DD), as pages show when something happened: its text's first ten
+    characters are another day for a time written with an offset (2024-12-30T03:00:00+05:30 is the 29th)."""
+    try:
+        return parse_timestamp(timestamp).astimezone(UTC).date().isoformat()
+    except ValueError:
+        return timestamp[:10]
+
+
 def _check_timestamp(value: str) -> str:
     parse_timestamp(value)
     return value

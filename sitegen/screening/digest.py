@@ -16,7 +16,7 @@ decisions, not earlier scores, say what a digest already covered.
 from __future__ import annotations
 
 import re
-from datetime import date, timedelta
+from datetime import UTC, date, timedelta
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -53,7 +53,7 @@ class Digest(BaseModel):
 
 
 def iso_week(timestamp: str) -> str:
-    year, week, _ = parse_timestamp(timestamp).isocalendar()
+    year, week, _ = parse_timestamp(timestamp).astimezone(UTC).isocalendar()  # one instant, one week
     return f"{year}-W{week:02d}"
 
 

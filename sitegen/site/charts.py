@@ -23,7 +23,7 @@ from markupsafe import Markup
 from sitegen.living.facts import Run
 from sitegen.records.model import Record
 from sitegen.review.folder import Review
-from sitegen.review.models import ImportPayload
+from sitegen.review.models import ImportPayload, utc_day
 from sitegen.site.templates import environment, studies_phrase
 
 if TYPE_CHECKING:  # pages.py shows these charts on the home page, so it cannot be imported from here at run time
@@ -118,7 +118,7 @@ def runs_chart(review: Review, runs: list[Run]) -> Chart | None:
     if not identified:
         return None
     several = len({item.run.monitor_id for item in identified}) > 1
-    bars = tuple(Bar(item.run.at[:10] + (f" {item.run.monitor_id}" if several else ""), (item.seen, item.new),
+    bars = tuple(Bar(utc_day(item.run.at) + (f" {item.run.monitor_id}" if several else ""), (item.seen, item.new),
                      "" if item.run.complete else "incomplete: some records may be missing")
                  for item in identified)
     new = sum(item.new for item in identified)

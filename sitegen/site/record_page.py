@@ -20,6 +20,7 @@ from sitegen.living.duplicates import Duplicate
 from sitegen.records.ids import NAMESPACE_LABELS
 from sitegen.records.model import Record
 from sitegen.records.providers import label as provider_label
+from sitegen.review.models import utc_day
 from sitegen.screening.digest import Digest, calibration_summary, digest_sections, digest_summary
 from sitegen.screening.outcomes import Outcome
 from sitegen.screening.relevance import Scored
@@ -159,7 +160,7 @@ def _identification(entry: Entry) -> str:
                 f" ({_e(sighting.label)})" if sighting.label else "")
         else:
             search = f"import: {_e(sighting.imported)}"
-        rows.append(f'<tr><td data-label="Run"><time datetime="{_e(sighting.at)}">{_e(sighting.at[:10])}</time></td>'
+        rows.append(f'<tr><td data-label="Run"><time datetime="{_e(sighting.at)}">{_e(utc_day(sighting.at))}</time></td>'
                     f'<td data-label="Search">{search}</td>'
                     f'<td data-label="Source">{_e(provider_label(sighting.source))}</td>'
                     f'<td data-label="New?">{"first identified" if sighting.first else "seen before"}</td></tr>')
@@ -176,7 +177,7 @@ def _batch_and_relevance(entry: Entry) -> str:
     if batch.number:
         out.append(f'<p>In <a href="../batches/{batch.number}.html">screening batch {batch.number}</a>: reported as new '
                    f"by the saved search <code>{_e(batch.monitor_id)}</code> on "
-                   f'<time datetime="{_e(batch.created)}">{_e((batch.created or "")[:10])}</time>, screened under '
+                   f'<time datetime="{_e(batch.created)}">{_e(utc_day(batch.created) if batch.created else "")}</time>, screened under '
                    f"protocol version {_e(batch.protocol_version)}. "
                    f'<a href="../records/list/batch-{batch.number}/1.html">Every record of this batch</a>.</p>')
     else:

@@ -31,6 +31,7 @@ from markupsafe import Markup
 
 from sitegen.living.duplicates import duplicates_of
 from sitegen.living.sightings import Sighting
+from sitegen.review.models import utc_day
 from sitegen.screening.relevance import Scored
 from sitegen.screening.standing import NOT_RETRIEVED, STANDINGS, Standing, StandingKind
 from sitegen.screening.status import Batch
@@ -182,7 +183,7 @@ def page_window(current: int, total: int) -> list[int | None]:
 def batch_label(batch: Batch) -> str:
     if batch.number is None:
         return "Imported outside a batch"
-    return f"Batch {batch.number}" + (f" ({batch.created[:10]})" if batch.created else "")
+    return f"Batch {batch.number}" + (f" ({utc_day(batch.created)})" if batch.created else "")
 
 
 def entries(site: Site) -> list[Entry]:

@@ -10,6 +10,7 @@ from markupsafe import Markup
 
 import sitegen
 from sitegen.records.providers import label
+from sitegen.review.models import utc_day
 
 
 def templates_dir() -> Path:
@@ -49,4 +50,5 @@ def environment() -> jinja2.Environment:
     env.globals["sitegen_version"] = sitegen.__version__
     env.globals["provider_label"] = label
     env.globals["studies_phrase"] = studies_phrase
+    env.filters["day"] = utc_day
     return env

@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 from sitegen.errors import SitegenError
 from sitegen.records.model import model_data
 from sitegen.review.folder import SIZE_LIMITS
-from sitegen.review.models import SnapshotEntry
+from sitegen.review.models import SnapshotEntry, parse_timestamp
 from sitegen.review.parsing import Parsed, read_json_lines, validate
 from sitegen.review.write import atomic_write, canonical_json, jsonl
 
@@ -75,7 +75,7 @@ class SnapshotStore:
             sessions = [s for (k, s, n) in self._entries if k == key and n == occurrence]
             if not sessions:
                 return None
-            session = max(sessions)
+            session = max(sessions, key=_instant)
         return self._entries.get((key, session, occurrence))
 
     def body(self, entry: SnapshotEntry) -> bytes:
@@ -145,3 +145,11 @@ class SnapshotStore:
 
 def _key(entry: SnapshotEntry) -> tuple[str, str, int]:
     return entry.fingerprint, entry.session, entry.occurrence
+
+
+def _instant(session: str) -> tuple[float, str]:
+    """A session (a run's time) in time order: as text, 09:00:00+09:00 came after 06:00:00Z, and 00Z after 00.5Z."""
+    try:
+        return parse_timestamp(session).timestamp(), session
+    except ValueError:
+        return float("-inf"), session

@@ -1,0 +1,52 @@
+"""Times as the review's files hold them: one instant is one day and one ISO week wherever it is shown,
+whatever offset it was written with; a time before any review could exist is refused."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sitegen.review.models import SnapshotEntry, parse_timestamp, utc_day, utc_text
+from sitegen.screening.digest import iso_week
+from sitegen.sources.snapshots import SnapshotStore
+
+
+@pytest.mark.parametrize(("written", "day", "week", "utc"), [
+    ("2024-12-30T03:00:00+05:30", "2024-12-29", "2024-W52", "2024-12-29T21:30:00Z"),
+    ("2024-12-29T21:30:00Z", "2024-12-29", "2024-W52", "2024-12-29T21:30:00Z"),
+    ("2021-01-03T23:30:00-01:00", "2021-01-04", "2021-W01", "2021-01-04T00:30:00Z"),
+    ("2024-06-01T06:00:00.500+00:00", "2024-06-01", "2024-W22", "2024-06-01T06:00:00.5Z"),
+])
+def test_one_instant_is_one_day_and_one_week_whatever_its_offset(written, day, week, utc):
+    assert (utc_day(written), iso_week(written), utc_text(parse_timestamp(written))) == (day, week, utc)
+
+
+def test_at_and_now_are_recorded_in_utc(sitegen, tmp_path):
+    review = tmp_path / "review"
+    assert sitegen("init", review)[0] == 0
+    code, _, err = sitegen("protocol", "lock", review, "--at", "2024-12-30T03:00:00+05:30")
+    assert code == 0, err
+    events = [json.loads(line) for line in (review / "ledger.jsonl").read_text().splitlines()]
+    assert events[-1]["ts"] == "2024-12-29T21:30:00Z"
+
+
+@pytest.mark.parametrize("at", ["1024-01-02T00:00:00Z", "0224-01-02T00:00:00Z", "1969-12-31T23:59:59Z"])
+def test_a_time_before_1970_is_refused_before_anything_is_recorded(sitegen, tmp_path, at):
+    # A typo in the year was recorded for good (the ledger is append-only), and build then failed on it.
+    review = tmp_path / "review"
+    assert sitegen("init", review)[0] == 0
+    before = (review / "ledger.jsonl").read_bytes() if (review / "ledger.jsonl").exists() else None
+    code, _, err = sitegen("protocol", "lock", review, "--at", at)
+    assert code == 1 and "is before 1970" in err and "Traceback" not in err
+    after = (review / "ledger.jsonl").read_bytes() if (review / "ledger.jsonl").exists() else None
+    assert after == before
+
+
+def test_the_latest_recorded_run_is_the_latest_instant_not_the_latest_text(tmp_path):
+    store = SnapshotStore(tmp_path / "snapshots")
+    sessions = ["2024-06-01T06:00:00Z", "2024-06-01T09:00:00+09:00", "2024-06-01T05:00:00.5Z"]  # 06:00, 00:00, 05:00
+    for session in sessions:
+        store.add(SnapshotEntry(fingerprint="a" * 64, session=session, url="https://api.openalex.org/works",
+                                status=200), None)
+    assert store.lookup("a" * 64, None).session == "2024-06-01T06:00:00Z"
