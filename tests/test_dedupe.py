@@ -35,7 +35,7 @@ def article(key: str, **changes) -> Work:
     (HEADER + "a,article,X,T,2001,J,1,2,3-4,,\nb,article,X,T\n", 3, "4 fields where the header has 11"),
     ("ID,title\n,A title\n", 2, "the ID is empty"),
     ("ID,title\na,One\n\nb,Two\na,Three\n", 5, "already used on line 2"),
-    ("ID,title,year\na,T,20x1\n", 2, "not a four-digit year"),
+    ("ID,title,year\na,T,20x1\n", 2, "holds no four-digit year"),
     ('ID,title\na,"unclosed\n', 2, "not valid CSV"),
 ])
 def test_malformed_csv_names_the_line(text, line, message):

@@ -120,7 +120,7 @@ def test_bibtex_field_given_twice_names_the_second(tmp_path, sitegen):
 
 @pytest.mark.parametrize(("text", "line", "message"), [
     # a row whose quoted title spans lines 2-4: its problems are on line 2
-    ('ID,title,year\na,"multi\nline\ntitle",2010x\nb,ok,2011\n', 2, "year '2010x' is not a four-digit year"),
+    ('ID,title,year\na,"multi\nline\ntitle",20x0\nb,ok,2011\n', 2, "year '20x0' holds no four-digit year"),
     ('ID,title,year\na,"multi\nline",2010,extra\n', 2, "4 fields where the header has 3"),
     ('ID,title,year\na,"multi\nline",2010\nb,ok,20x1\n', 4, "year '20x1'"),
     ('ID,title,year\na,"multi\nline",2010\na,"x\ny",2011\n', 4, "ID 'a' was already used on line 2"),

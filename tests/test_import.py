@@ -336,7 +336,7 @@ def test_a_year_sitegen_cannot_take_is_left_out_and_said():
         warnings: list[str] = []
         record = entry_record(entry(title="T", year=written), warnings=warnings)
         assert record.issued is None
-        assert warnings == [f"year {written!r} is not a year from 1500 to 2099; left out"]
+        assert warnings == [f"year {written!r} is not a year from 1450 to 2100; left out"]
     warnings = []
     assert entry_record(entry(title="T", year="2020a"), warnings=warnings).year == 2020 and warnings == []
 
@@ -421,3 +421,34 @@ def test_works_that_share_a_doi_are_kept_apart_by_import_as_by_dedupe(sitegen, t
     assert titles == sorted([first_title, second_title])
     code, _, _ = sitegen("dedupe", ris, "--out", tmp_path / "sets.csv")
     assert code == 0 and (tmp_path / "sets.csv").read_text().splitlines() == ["merged_ids"]
+
+
+@pytest.mark.parametrize(("fmt", "text"), [
+    ("ris", "TY  - JOUR\nTI  - {title}\nPY  - {year}\nER  - \n"),
+    ("bibtex", "@article{{a,\n  title={{{title}}},\n  year={{{year}}}\n}}\n"),
+    ("csv", "ID,title,year\na,{title},{year}\n"),
+    ("medline", "PMID- 1\nTI  - {title}\nDP  - {year}\n"),
+])
+@pytest.mark.parametrize(("written", "year"), [("In press", None), ("in press.", None), ("Forthcoming", None),
+                                               ("n.d.", None), ("Spring 2020", 2020), ("2019-2020", 2019),
+                                               ("2019--2020", 2019), ("2020a", 2020)])
+def test_every_format_reads_a_year_by_one_rule(fmt, text, written, year):
+    # RIS refused a whole file for "In press", CSV for "Spring 2020", BibTeX for "2019--2020".
+    from sitegen.references import read_references
+
+    [entry] = read_references(text.format(title="A study of sleep", year=written), fmt)
+    assert entry_record(entry).year == year
+
+
+@pytest.mark.parametrize(("parts", "kept"), [([2023, 2, 30], [2023, 2]), ([2021, 4, 31], [2021, 4]),
+                                             ([2024, 2, 29], [2024, 2, 29]), ([1, 1, 1], None), ([9999, 12, 31], None)])
+def test_a_date_no_calendar_has_keeps_what_is_real(parts, kept):
+    # 30 February was stored and exported ("DA  - 2023/02/30/"); a provider's year 1 exported as "PY  - 1"
+    # could not be imported again.
+    from sitegen.references.fields import iso_date
+    from sitegen.sources.base import date_from_parts
+
+    date = date_from_parts(parts)
+    assert (date.date_parts[0] if date else None) == kept
+    assert iso_date([str(part) for part in parts]) == ("-".join(f"{p:0{4 if i == 0 else 2}d}" for i, p in
+                                                             enumerate(kept)) if kept else "")

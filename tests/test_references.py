@@ -126,7 +126,7 @@ def test_malformed_ris_names_the_line(text, line, message):
     ("@article{a, title={One}}\n\n@article{b, title={unclosed\n\n@book{c, title={ok}}\n", 3, "not valid BibTeX"),
     ("@article{a, title={One}}\n@article{b, title={Two}}\n@article{a, title={Three}}\n", 3,
      "ID 'a' was already used on line 1"),
-    ("@article{a,\n  title={One},\n  year={20x1}\n}\n", 3, "year '20x1' is not a four-digit year"),
+    ("@article{a,\n  title={One},\n  year={20x1}\n}\n", 3, "year '20x1' holds no four-digit year"),
     ("% nothing but a comment\n", 1, "no BibTeX entry"),
 ])
 def test_malformed_bibtex_names_the_line(text, line, message):

@@ -191,7 +191,7 @@ def test_a_mapped_column_wins_over_a_column_of_the_fields_name():
     ("wos", "FN x\nVR 1.0\nPT J\nTI One\nPT J\nTI Two\nER\nEF\n", 3, r"no ER line before the next PT \(line 5\)"),
     ("wos", "FN x\nPT J\nTI One\n", 2, "no ER line before the end of the file"),
     ("wos", "FN x\nTI One\nPT J\nTI Two\nER\n", 2, "TI outside a record"),
-    ("wos", "PT J\nTI One\nPY 20x1\nER\n", 3, "PY '20x1' is not a four-digit year"),
+    ("wos", "PT J\nTI One\nPY 20x1\nER\n", 3, "PY '20x1' holds no four-digit year"),
     ("csl-json", '[\n  {"id": "a", "title": "One"},\n  {"id": "b", "title": "Two",}\n]\n', 3, "not valid JSON"),
     ("csl-json", '[\n  {"id": "a", "title": "One"},\n  "b"\n]\n', 3, "not a CSL-JSON item: a str"),
     ("csl-json", '[{"id": "a", "title": "One"}] x', 1, "text after the closing ']'"),

@@ -8,8 +8,10 @@ and the provider registry, so any layer can use it.
 
 from __future__ import annotations
 
+import calendar
 import re
 import unicodedata
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
@@ -172,7 +174,25 @@ class CslName:
         return ", ".join(part for part in (self.family, self.given, self.suffix) if part)
 
 
-DATE_PARTS = (("year", 1, 9999), ("month", 1, 12), ("day", 1, 31))  # as providers' dates are read (sources.base)
+DATE_PARTS = (("year", 1, 9999), ("month", 1, 12), ("day", 1, 31))  # what a record may hold (records.jsonl)
+# The years a publication can have when a source or a file gives one: the printing press to a few years ahead.
+# A provider's year 1 or 9999 is its error, and an export of it could not be imported again.
+PUBLICATION_YEARS = range(1450, 2101)
+
+
+def calendar_date(parts: Sequence[object]) -> list[int]:
+    """[year, month, day] as far as they are a real date in PUBLICATION_YEARS: a month out of range or a day the
+    month has not (30 February) ends the date there; [] without a publication year. The one rule every reader
+    (providers, reference files) builds a record's date with."""
+    usable: list[int] = []
+    for index, part in enumerate(parts[:3]):
+        if not isinstance(part, int) or isinstance(part, bool):
+            break
+        last = (PUBLICATION_YEARS[-1], 12, index == 2 and calendar.monthrange(usable[0], usable[1])[1])[index]
+        if not (PUBLICATION_YEARS[0] if index == 0 else 1) <= part <= last:
+            break
+        usable.append(part)
+    return usable
 
 
 @dataclass(slots=True, config=SMALL_VALUE)

@@ -25,7 +25,7 @@ from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_la
 
 from sitegen.records.entry import ALIASES, Entry
 from sitegen.references.fields import fields, issns, keywords
-from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, four_digit_year
+from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, written_year
 
 # The text-mode commands writers (sitegen's exports among them) use for characters that would otherwise
 # unbalance braces or act as commands, read back as those characters (pylatexenc's defaults drop the braces
@@ -135,7 +135,7 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str]) -> Ent
                                                          f"{MAX_LATEX_NESTING} deep, which no reference needs")
         value = _authors(raw) if name == "author" else " ".join(_decoded(raw, dashes=name == "pages").split())
         if name == "year":
-            four_digit_year(value, field.start_line + 1)
+            written_year(value, field.start_line + 1)
         values.setdefault(name, value)
     for alias, name in ALIASES.items():
         if alias in values:

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from sitegen.records.model import calendar_date
+
 FIELDS = ("author", "title", "year", "journal", "volume", "number", "pages", "doi", "abstract",
           "pmid", "pmcid", "arxiv", "openalex", "url", "issn", "keywords", "language", "publisher", "note",
           "month", "date", "label", "database", "retracted", "type")
@@ -40,12 +42,13 @@ def fields(values: dict[str, str]) -> dict[str, str]:
 def iso_date(parts: Iterable[object]) -> str:
     """Year, month and day (as many as given, numbers or digit strings) as an ISO date; "" unless they are one
     ("2008", "2008-07", "2008-07-16"): a month or day out of range ends the date there."""
-    written: list[int] = []
-    for limit, part in zip((9999, 12, 31), parts, strict=False):
+    numbers: list[object] = []
+    for part in parts:
         text = str(part).strip()
-        if not text.isdigit() or not (written or len(text) == 4) or not 1 <= int(text) <= limit:
+        if not (text.isascii() and text.isdigit()) or not (numbers or len(text) == 4):
             break
-        written.append(int(text))
+        numbers.append(int(text))
+    written = calendar_date(numbers)  # a day the month has not (30 February) ends the date, as a provider's does
     return "-".join(f"{part:0{4 if index == 0 else 2}d}" for index, part in enumerate(written))
 
 

@@ -16,7 +16,7 @@ import re
 
 from sitegen.records.entry import Entry
 from sitegen.references.fields import PMCID, fields, issns, joined
-from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named
+from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named, written_year
 from sitegen.references.tagged import Layout, TaggedRecord, tagged_records
 
 LAYOUT = Layout("MEDLINE", re.compile(r"(?P<tag>[A-Z][A-Z0-9]{1,3}) *-(?: (?P<value>.*))?$"), " ", once="PMID")
@@ -39,9 +39,8 @@ def read_medline(text: str, warnings: list[str] | None = None, skipped: Skipped 
 
 def _entry(record: TaggedRecord) -> Entry:
     date = record.first("DP", "DEP")
-    year = re.search(r"(?<!\d)\d{4}(?!\d)", date)
-    if date and not year:
-        raise ReferenceProblem(record.line("DP"), f"DP {date!r} holds no four-digit year")
+    year = written_year(date, record.line("DP"), "DP")
+    after = date[date.index(year) + len(year):].split() if year else []  # "2013 May 1": the month
     links = [*record.values("LID"), *record.values("AID")]
     kinds = [ENTRY_TYPES[kind.lower()] for kind in record.values("PT") if kind.lower() in ENTRY_TYPES]
     return Entry("", fields({
@@ -49,8 +48,8 @@ def _entry(record: TaggedRecord) -> Entry:
         "author": " and ".join([*(record.values("FAU") or map(_short_name, record.values("AU"))),
                                 *(f"{{{name}}}" for name in record.values("CN"))]),
         "title": record.first("TI", "BTI"),
-        "year": year.group() if year else "",
-        "month": date[year.end():].split()[0] if year and date[year.end():].split() else "",
+        "year": year,
+        "month": after[0] if after else "",
         "journal": record.first("JT", "TA"),
         "volume": record.first("VI"),
         "number": record.first("IP"),

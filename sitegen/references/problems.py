@@ -35,12 +35,22 @@ class ReferenceProblem(ValueError):
         super().__init__(f"line {line}: {message}")
 
 
-def four_digit_year(value: str, line: int) -> str:
-    """`value` if it is a four-digit year (or empty, or a word for "no year"); ReferenceProblem on `line` otherwise."""
-    value = "" if value.strip().lower() in MISSING else value.strip()
-    if value and not re.fullmatch(r"\d{4}", value):
-        raise ReferenceProblem(line, f"year {value!r} is not a four-digit year")
-    return value
+# A year as reference files write one: four digits standing apart, a letter telling one author's works of a year
+# apart may follow ("2020a"); "Spring 2020", "2019-2020", "2020/03/01" and "MAR 2020" hold one, "20x1" does not.
+_WRITTEN_YEAR = re.compile(r"(?<![^\W_])(\d{4})[a-z]?(?![^\W_])")
+
+
+def written_year(value: str, line: int, field: str = "year") -> str:
+    """The year a date field holds, by one rule for every format: its first four-digit year, or "" when the
+    field is empty or a word for "not yet" ("in press", "forthcoming", "n.d.": common in real exports, and no
+    reason to refuse a file); ReferenceProblem on `line` otherwise."""
+    text = value.strip()
+    if text.lower() in MISSING or text.lower().rstrip(".") in MISSING:
+        return ""
+    found = _WRITTEN_YEAR.search(text)
+    if found is None:
+        raise ReferenceProblem(line, f"{field} {text!r} holds no four-digit year")
+    return found.group(1)
 
 
 def each(build: Callable[[Record], Entry], records: Iterable[Record | ReferenceProblem]) -> Iterator[Entry | ReferenceProblem]:
@@ -111,7 +121,7 @@ def _problem(entry: Entry, seen: dict[str, int]) -> ReferenceProblem | None:
         return ReferenceProblem(entry.line, f"entry {entry.id!r} has no field: no title, author, abstract, journal, "
                                             f"identifier or URL")
     try:
-        four_digit_year(entry.get("year"), entry.line)
+        written_year(entry.get("year"), entry.line)
     except ReferenceProblem as problem:
         return problem
     return None

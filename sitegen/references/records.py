@@ -26,7 +26,16 @@ from sitegen.records.ids import (
     record_id,
 )
 from sitegen.records.markup import plain_text
-from sitegen.records.model import CONTROL_CHARACTER, CslName, Record, RecordMeta, visible_text, web_address
+from sitegen.records.model import (
+    CONTROL_CHARACTER,
+    PUBLICATION_YEARS,
+    CslName,
+    Record,
+    RecordMeta,
+    calendar_date,
+    visible_text,
+    web_address,
+)
 from sitegen.records.names import split_name
 from sitegen.records.providers import Source
 
@@ -47,7 +56,7 @@ CSL_TYPE_NAMES = frozenset({*CSL_TYPES.values(), "dataset", "preprint", "entry",
 # Entry types that say what the record is, kept as its publication type (a notice is told by it).
 PUBLICATION_TYPES = {"review", "letter", "editorial", "erratum", "note", "retracted", "conference paper",
                      "conference review", "short survey"}
-_YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
+_YEAR = re.compile(r"(?<!\d)\d{4}(?!\d)")
 _BRACE_OR_AND = re.compile(r"[{}]|\s+and\s+")
 _MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
                 "october", "november", "december")
@@ -73,7 +82,8 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
     authors = [_author(name) for name in _authors(_text(entry.get("author"), "author", notes)) if _a_name(name)]
     year = _year(entry.get("year"))
     if year is None and entry.get("year").strip():
-        notes.append(f"year {entry.get('year').strip()!r} is not a year from 1500 to 2099; left out")
+        notes.append(f"year {entry.get('year').strip()!r} is not a year from {PUBLICATION_YEARS[0]} to "
+                     f"{PUBLICATION_YEARS[-1]}; left out")
     date = _date(entry.get("date"), year) or [part for part in (year, year and _month(entry.get("month"))) if part]
     container = plain_text(_text(entry.get("journal"), "journal", notes)) or ""
     volume, issue = _text(entry.get("volume"), "volume", notes), _text(entry.get("number"), "number", notes)
@@ -185,7 +195,7 @@ def _authors(text: str) -> list[str]:
 def _date(value: str, year: int | None) -> list[int]:
     """An ISO date's parts ("2008-07-16" as [2008, 7, 16]) when its year is the entry's, else []."""
     found = _ISO_DATE.match(value)
-    parts = [int(part) for part in found.groups() if part] if found else []
+    parts = calendar_date([int(part) for part in found.groups() if part]) if found else []
     return parts if parts and parts[0] == year else []
 
 
@@ -208,4 +218,4 @@ def _author(name: str) -> CslName:
 
 def _year(value: str) -> int | None:
     found = _YEAR.search(value)
-    return int(found.group()) if found else None
+    return int(found.group()) if found and int(found.group()) in PUBLICATION_YEARS else None

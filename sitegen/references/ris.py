@@ -32,7 +32,7 @@ from rispy.config import LIST_TYPE_TAGS, TAG_KEY_MAPPING
 from sitegen.records.entry import Entry
 from sitegen.records.ids import normalise_arxiv, normalise_openalex
 from sitegen.references.fields import PMCID, author_list, fields, iso_date, issns, joined
-from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named
+from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named, written_year
 
 TAG = re.compile(r"([A-Z][A-Z0-9])  -(?: |$)")
 LONG_TAG = re.compile(r"[A-Z][A-Z0-9]{2,3}  -(?: |$)")
@@ -150,11 +150,8 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
     date_tag = next((name for name in ("PY", "Y1", "DA") if _text(tags.get(name))), None)
     year = month = date = ""
     if date_tag:
-        written = _text(tags[date_tag])
-        found = re.search(r"(?<!\d)\d{4}(?!\d)", written)
-        if not found:
-            raise ReferenceProblem(record.tag_lines[date_tag], f"{date_tag} {written!r} holds no four-digit year")
-        year = found.group()
+        year = written_year(_text(tags[date_tag]), record.tag_lines[date_tag], date_tag)
+    if year:
         # RIS dates are "YYYY/MM/DD/other" with any part left empty; DA is the full date, PY often the year alone.
         date = next((full for name in ("DA", "PY", "Y1")
                      if (full := iso_date(_text(tags.get(name)).split("/")[:3])).startswith(year)), year)

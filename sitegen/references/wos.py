@@ -13,7 +13,7 @@ import re
 
 from sitegen.records.entry import Entry
 from sitegen.references.fields import fields, issns, joined, keywords
-from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named
+from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named, written_year
 from sitegen.references.tagged import Layout, TaggedRecord, tagged_records
 
 LAYOUT = Layout("Web of Science", re.compile(r"(?P<tag>[A-Z][A-Z0-9])(?: (?P<value>.*))?$"), "   ",
@@ -38,9 +38,7 @@ def read_wos(text: str, warnings: list[str] | None = None, skipped: Skipped | No
 
 
 def _entry(record: TaggedRecord, database: str) -> Entry:
-    year = record.first("PY")
-    if year and not re.fullmatch(r"\d{4}", year):
-        raise ReferenceProblem(record.line("PY"), f"PY {year!r} is not a four-digit year")
+    year = written_year(record.first("PY"), record.line("PY"), "PY")
     start, end = record.first("BP"), record.first("EP")
     kind = ENTRY_TYPES.get(record.first("PT").upper(), "misc")
     if kind == "article" and "proceedings paper" in record.first("DT").lower():

@@ -21,7 +21,7 @@ from lxml import etree
 from pydantic import ValidationError
 
 from sitegen.records.identity import listed
-from sitegen.records.model import CONTROL_CHARACTER, DATE_PARTS, CslDate, Record
+from sitegen.records.model import CONTROL_CHARACTER, CslDate, Record, calendar_date
 from sitegen.records.providers import Source
 from sitegen.review.parsing import load_json
 from sitegen.sources.http import Fetcher, Provider, Response, Secrets, SourceError
@@ -153,12 +153,8 @@ _DATE = re.compile(r"\s*([0-9]{1,4})(?![0-9])(?:-([0-9]{1,2})(?![0-9])(?:-([0-9]
 
 
 def date_from_parts(parts: Sequence[Any]) -> CslDate | None:
-    """[year, month, day] as a CslDate, as far as they are whole numbers in range; None without a year."""
-    usable: list[int] = []
-    for part, (_, low, high) in zip(parts, DATE_PARTS, strict=False):
-        if not isinstance(part, int) or isinstance(part, bool) or not low <= part <= high:
-            break
-        usable.append(part)
+    """[year, month, day] as a CslDate, as far as they are a real date (`calendar_date`); None without a year."""
+    usable = calendar_date(parts)
     return CslDate(date_parts=[usable]) if usable else None
 
 
