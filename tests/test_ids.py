@@ -190,3 +190,27 @@ def test_an_arxiv_id_and_its_datacite_doi_are_one_identifier(written, expected):
     for form in forms[6:]:
         assert arxiv_of_doi(form) == expected, form
     assert arxiv_of_doi("10.1103/PhysRevD.1.1") is None and arxiv_of_doi(None) is None
+
+
+@pytest.mark.parametrize(("written", "doi"), [
+    ("10.1016/j.bbr.2020\u201001\u2010001", "10.1016/j.bbr.2020-01-001"),  # Unicode hyphens, as word processors write
+    ("10.1016/j.bbr.2020\u201101\u2011001", "10.1016/j.bbr.2020-01-001"),  # non-breaking hyphens
+    ("10.1016/j.bbr.2020\u201301\u2013001", "10.1016/j.bbr.2020-01-001"),  # en dashes between digits
+    ("10.1000/abc\u2014", "10.1000/abc"),  # an em dash after it is running text's
+    ("\uff11\uff10.\uff11\uff10\uff10\uff10/ABC", "10.1000/abc"),  # full-width
+    ("10.1000/abc\u3002", "10.1000/abc"),  # an ideographic full stop ends the sentence
+])
+def test_a_doi_written_with_unicode_stand_ins_is_the_ascii_doi(written, doi):
+    # Two copies of one work, one with U+2010 hyphens in its DOI, became two records the matcher even ruled
+    # different (their DOIs differ).
+    assert normalise_doi(written) == doi
+
+
+@pytest.mark.parametrize(("written", "pmid"), [("12345678\u200b", "12345678"), ("12345678.", "12345678"),
+                                               ("\uff11\uff12\uff13\uff14", "1234"), ("PMID: 123.", "123"),
+                                               ("23389958.0", "23389958")])
+def test_a_pmid_is_cleaned_as_a_doi_is(written, pmid):
+    # A PMID with an invisible character or a full stop after it was left out, so the record could not match
+    # the same work from PubMed.
+    assert normalise_pmid(written) == pmid
+    assert normalise_pmcid(f"PMC{pmid}\u200b.") == f"PMC{pmid}"

@@ -132,11 +132,20 @@ def _normalised_doi(text: str) -> str | None:
 
 def _visible(text: str) -> str:
     """Without format characters (category Cf): zero-width spaces and joiners, direction marks and
-    embeddings, the byte-order mark, soft hyphens. They never show in a written identifier but ride
-    along from copied text."""
-    if text.isascii():  # no format character is ASCII: most identifiers skip the scan
+    embeddings, the byte-order mark, soft hyphens; and in ASCII the characters that stand for ASCII ones in
+    copied text: Unicode hyphens and minus signs (word processors write them into DOIs: 10.1016/j.bbr.2020‐01‐001
+    is 10.1016/j.bbr.2020-01-001), an en dash between two letters or digits, full-width forms (１２３４) and the
+    ideographic full stop. They never show as other characters in a written identifier."""
+    if text.isascii():  # no such character is ASCII: most identifiers skip the scan
         return text
-    return "".join(char for char in text if unicodedata.category(char) != "Cf")
+    text = "".join(char for char in text if unicodedata.category(char) != "Cf").translate(_ASCII_FORMS)
+    return _EN_DASH_INSIDE.sub("-", text)
+
+
+# Hyphens and minus signs (never a dash of running text, which may follow an identifier), full-width ASCII.
+_ASCII_FORMS = {**dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2212\ufe63\uff0d"), "-"), ord("\u3002"): ".",
+                **{code: chr(code - 0xFEE0) for code in range(0xFF01, 0xFF5F) if code != 0xFF0D}}
+_EN_DASH_INSIDE = re.compile(r"(?<=[^\W_])\u2013(?=[^\W_])")
 
 
 def _one_doi(text: str) -> str | None:
@@ -186,12 +195,15 @@ _PMID = re.compile(r"0*([1-9][0-9]{0,11})(?:\.0+)?")
 
 
 def normalise_pmid(value: object) -> str | None:
-    match = _PMID.fullmatch(_PMID_PREFIXES.sub("", _clean(value)).rstrip("/"))
+    # Cleaned as a DOI is (invisible characters, full-width digits, a sentence's full stop after it): a PMID
+    # left out here cannot match the same work from PubMed.
+    text = _PMID_PREFIXES.sub("", _visible(_clean(value)).strip()).rstrip("/")
+    match = _PMID.fullmatch(text) or _PMID.fullmatch(text.rstrip(".,;:"))
     return match.group(1) if match else None
 
 
 def normalise_pmcid(value: object) -> str | None:
-    text = _PMCID_PREFIXES.sub("", _clean(value)).rstrip("/").upper()
+    text = _PMCID_PREFIXES.sub("", _visible(_clean(value)).strip()).rstrip("/").rstrip(".,;:").upper()
     if re.fullmatch(r"[0-9]{1,10}", text):  # OpenAlex gives bare digits in its PMC URL
         text = "PMC" + text
     return text if re.fullmatch(r"PMC[0-9]{1,10}", text) else None
