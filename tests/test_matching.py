@@ -4,6 +4,7 @@ and the pooled figures on the real benchmark datasets kept in tests/fixtures/ded
 from __future__ import annotations
 
 import csv
+import json
 
 import pytest
 from conftest import FIXTURES
@@ -435,3 +436,26 @@ def test_a_series_of_titles_alike_but_for_a_number_asks_few_questions():
               for n in range(40)]
     pairs = find_duplicates(series).probable
     assert pairs and all(sum(key in pair[:2] for pair in pairs) <= MAX_PROBABLE for key in (w.key for w in series))
+
+
+def test_marks_of_thai_and_indic_scripts_are_part_of_the_word():
+    # Folding dropped every combining mark, as it drops Latin accents: Thai ใช้ ("use") and ใช่ ("yes") were one
+    # word, and two works with those titles one record; Hindi vowel signs became spaces.
+    from sitegen.records.titles import folded
+
+    assert folded("การ ใช้ ยา") != folded("การ ใช่ ยา")
+    assert folded("मधुमेह रोगियों में नींद") == "मधुमेह रोगियों में नींद"
+    assert folded("Café, ÉTÉ — IFN-γ; Ёлка") == "cafe ete ifn gamma елка"  # Latin, Greek, Cyrillic accents still go
+
+
+def test_two_thai_titles_differing_by_a_tone_mark_are_two_records(sitegen, tmp_path):
+    review = tmp_path / "review"
+    sitegen("init", review)
+    sitegen("protocol", "lock", review, "--at", "2026-01-01T00:00:00Z")
+    ris = tmp_path / "thai.ris"
+    ris.write_text("".join(f"TY  - JOUR\nTI  - การศึกษา {word} ยา ในผู้ป่วย\nAU  - Somchai, P\nPY  - 2020\n"
+                           f"JO  - Thai Journal\nER  - \n" for word in ("ใช้", "ใช่")), encoding="utf-8")
+    code, out, err = sitegen("import", review, ris, "--at", "2026-01-02T00:00:00Z")
+    assert code == 0, err
+    titles = {json.loads(line)["title"] for line in (review / "records.jsonl").read_text().splitlines()}
+    assert titles == {"การศึกษา ใช้ ยา ในผู้ป่วย", "การศึกษา ใช่ ยา ในผู้ป่วย"}

@@ -48,11 +48,29 @@ _TRAILING_NOTE = re.compile(r"(?:\s*\.?\s*(?:[\[(][A-Za-z' ,]{2,40}[\])]|\[\d+ r
 
 def folded(text: str) -> str:
     """Lower case, accents and punctuation removed, Greek letters spelt out ("IFN-γ" and "IFN-gamma" alike),
-    whitespace collapsed."""
-    if not text.isascii():  # most titles are: they skip the decomposition
-        text = "".join(char for char in unicodedata.normalize("NFKD", text) if not unicodedata.combining(char))
-        text = text.lower().translate(_GREEK)
-    return " ".join(_NOT_WORD.sub(" ", text.lower()).split())
+    whitespace collapsed. Only the accents of Latin, Greek and Cyrillic letters go: in Thai, Devanagari and other
+    scripts a mark is part of the word (ใช้ "use" and ใช่ "yes" differ by one), so it is kept as a letter is."""
+    if text.isascii():  # most titles are: they skip the decomposition
+        return " ".join(_NOT_WORD.sub(" ", text.lower()).split())
+    kept, accented = [], True  # a mark with no letter before it is dropped too
+    for char in unicodedata.normalize("NFKD", text):
+        if unicodedata.category(char).startswith("M"):
+            if not accented:
+                kept.append(char)
+            elif not unicodedata.combining(char):  # an enclosing or spacing mark: punctuation to these scripts
+                kept.append(" ")
+            continue
+        accented = not char.isalnum() or _takes_accents(char)  # a stray mark after a space or punctuation goes
+        kept.append(char)
+    text = "".join(kept).lower().translate(_GREEK)
+    return " ".join("".join(char if char.isalnum() or char.isspace() or unicodedata.category(char).startswith("M")
+                            else " " for char in text).split())
+
+
+def _takes_accents(char: str) -> bool:
+    """A letter whose marks are accents to fold away: Latin, Greek, Cyrillic (and their extended blocks)."""
+    code = ord(char)
+    return code < 0x0530 or 0x1D00 <= code < 0x2000 or 0x2C60 <= code < 0x2C80 or 0xA640 <= code < 0xA800
 
 
 def unmarked(title: str) -> str:
