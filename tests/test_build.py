@@ -251,3 +251,9 @@ def test_another_version_of_a_rendering_library_renders_every_page_again(tmp_pat
     finally:
         keys.code_digest.cache_clear()
     assert again.rendered == again.files == first.files
+
+
+def test_now_earlier_than_the_ledger_is_refused(example_copy, tmp_path, sitegen):
+    # The site said "Last updated 1970-01-01" above runs of 2023.
+    code, _, err = sitegen("build", example_copy, "--out", tmp_path / "site", "--now", "1970-01-01T00:00:00Z")
+    assert code == 1 and "is earlier than the latest ledger event" in err and not (tmp_path / "site").exists()

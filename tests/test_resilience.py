@@ -210,7 +210,7 @@ def test_a_full_disk_leaves_everything_as_it_was(sitegen, tmp_path, monkeypatch,
     review = make_baseline(tmp_path) if command == "update" else shutil.copytree(EXAMPLE, tmp_path / "review")
     site = tmp_path / "public" / "site"
     site.parent.mkdir()
-    assert sitegen("build", review, "--out", site, "--now", "2025-12-01T00:00:00Z")[0] == 0
+    assert sitegen("build", review, "--out", site, "--now", "2026-01-06T00:00:00Z")[0] == 0
     if command == "build":  # a new title: every page changes, so the build writes more than `room` files
         config = review / "review.yaml"
         config.write_text(config.read_text(encoding="utf-8").replace('title: "The rodent', 'title: "A rodent'),

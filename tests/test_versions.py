@@ -635,3 +635,18 @@ def test_an_edited_record_is_a_new_version_and_the_version_before_says_its_recor
     changelog = page(site / "v" / "3" / "index.html").xpath("string(//p[@class='changelog-summary'])")
     assert changelog == "Records' details edited."
     assert "were edited" in page(site / "versions.html").text_content()
+
+
+def test_a_version_is_never_dated_as_the_one_before(two_versions, tmp_path, sitegen):
+    # --now (or SOURCE_DATE_EPOCH) equal to the latest version's time recorded a second version of that time.
+    latest = json.loads(version_file(two_versions, 2).read_text())["published_at"]
+    path = two_versions / "records.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    record = json.loads(lines[0])
+    record["title"] += " (corrected)"
+    lines[0] = json.dumps(record, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    before = sorted(path.name for path in (two_versions / "versions").iterdir())
+    code, _, err = sitegen("publish", two_versions, "--out", tmp_path / "site", "--now", latest)
+    assert code == 1 and f"is not later than version 2's ({latest})" in err
+    assert sorted(path.name for path in (two_versions / "versions").iterdir()) == before

@@ -308,6 +308,10 @@ def publish(review: Review, facts: ReviewFacts, at: str | None) -> tuple[Version
     if not facts.unpublished:
         return None, latest
     check_event_time(review.ledger, at, "the publication time")
+    if latest is not None and parse_timestamp(at) <= parse_timestamp(latest.published_at):
+        # Two versions of one date could not be told apart by a reader, and their order would be the file names'.
+        raise SitegenError(f"the publication time {at} is not later than version {latest.number}'s "
+                           f"({latest.published_at}): a new version needs a time of its own")
     record = VersionRecord(schema_version=VERSION_SCHEMA_VERSION, number=latest.number + 1 if latest else 1,
                            published_at=at, ledger_head=anchor(review.ledger[-1]),
                            protocol_version=review.protocol.meta.version, title=review.config.title,

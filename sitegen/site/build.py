@@ -41,6 +41,10 @@ def build_time(review: Review, now: str | None, environ: dict[str, str]) -> str 
             raise SitegenError(f"--now {exc}") from None
         if not 0 <= moment.timestamp() < MAX_EPOCH:  # as SOURCE_DATE_EPOCH: the site's files are dated by it
             raise SitegenError(f"--now {now!r} is not a time from 1970 to the year 3000 (UTC)")
+        latest = max((event.ts for event in review.ledger), key=parse_timestamp, default=None)
+        if latest is not None and moment < parse_timestamp(latest):  # "last updated" before what it shows
+            raise SitegenError(f"--now {now} is earlier than the latest ledger event ({latest}): the site would say "
+                               "it was last updated before it")
         return now
     epoch = environ.get("SOURCE_DATE_EPOCH")
     if epoch is not None:
