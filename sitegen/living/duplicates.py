@@ -207,6 +207,17 @@ class Suggestion:
         return buffer.getvalue()
 
 
+def _sharing_an_identifier(review: Review) -> list[tuple[str, str]]:
+    """Pairs of records that share a published identifier yet are two records: identity kept them apart (a
+    conference supplement gives its DOI to every abstract, a translated title reads as another work) and said
+    so in a note "kept apart for a reviewer": this is where a reviewer is asked."""
+    holders: dict[tuple[str, str], list[str]] = {}
+    for record_id, record in review.records.items():
+        for key in record.identifiers().items():
+            holders.setdefault(key, []).append(record_id)
+    return sorted({(ids[0], other) for ids in holders.values() if len(ids) > 1 for other in ids[1:]})
+
+
 def suggestions(review: Review) -> list[Suggestion]:
     """The matcher's pairs among the review's records that await a reviewer, most similar first: its
     probable pairs, and the pairs of any set it calls the same (identity did not merge them when they
@@ -222,6 +233,7 @@ def suggestions(review: Review) -> list[Suggestion]:
         (a, b, "probable", score) for a, b, score in matches.probable]
     pairs += [(members[0], other, "same", title_score(works[members[0]], works[other]))
               for members in matches.sets for other in members[1:]]
+    pairs += [(a, b, "probable", title_score(works[a], works[b])) for a, b in _sharing_an_identifier(review)]
     found: dict[frozenset[str], Suggestion] = {}
     for a, b, verdict, score in pairs:
         if frozenset((a, b)) in decided:
