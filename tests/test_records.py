@@ -364,3 +364,12 @@ def test_record_page_text_is_escaped_exactly_as_markupsafe_escapes_it(text):
 
     assert _e(text) == str(escape(text))
     assert _e(2024) == "2024" and _e(Markup("<i>x</i>")) == "<i>x</i>"
+
+
+def test_titles_sort_by_their_letters_whatever_their_accents_encoding():
+    # An NFC "Émotion" sorted after "Zebrafish" (by code point) while an NFD one sorted among the E's.
+    from sitegen.site.records import title_key
+
+    titles = ["Zebrafish sleep", "\u00c9motion in rats", "E\u0301motion in mice", "Echo", "\u201cQuoted\u201d title"]
+    assert sorted(titles, key=title_key) == ["Echo", "E\u0301motion in mice", "\u00c9motion in rats",
+                                             "\u201cQuoted\u201d title", "Zebrafish sleep"]

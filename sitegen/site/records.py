@@ -31,6 +31,7 @@ from markupsafe import Markup
 
 from sitegen.living.duplicates import duplicates_of
 from sitegen.living.sightings import Sighting
+from sitegen.records.titles import folded
 from sitegen.review.models import utc_day
 from sitegen.screening.relevance import Scored
 from sitegen.screening.standing import NOT_RETRIEVED, STANDINGS, Standing, StandingKind
@@ -149,9 +150,11 @@ class Navigation:
     batches: list[Filter]
 
 
-def title_key(title: str) -> str:
-    """A title as lists sort it: case and leading quotes or brackets ignored."""
-    return re.sub(r"^\W+", "", title).casefold()
+def title_key(title: str) -> tuple[str, str]:
+    """A title as lists sort it: case, accents and leading quotes or brackets ignored ("Émotion" among the E's,
+    however its accent is encoded); the title itself breaks ties."""
+    text = re.sub(r"^\W+", "", title)
+    return folded(text), text.casefold()
 
 
 def _row(rows: dict[tuple[str, str], str], entry: Entry, root: str, reasons: dict[str, str]) -> str:
