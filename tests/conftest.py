@@ -28,6 +28,15 @@ def example_copy(tmp_path: Path) -> Path:
     return target
 
 
+def review_of_ris(folder: Path, ris: str) -> tuple[Path, tuple[int, str, str]]:
+    """A new review (its protocol locked) into which the RIS text `ris` was imported, and the import's result."""
+    review = folder / "review"
+    run_cli("init", review)
+    run_cli("protocol", "lock", review, "--at", "2026-01-01T00:00:00Z")
+    (folder / "references.ris").write_text(ris, encoding="utf-8")
+    return review, run_cli("import", review, folder / "references.ris", "--at", "2026-01-02T00:00:00Z")
+
+
 def run_cli(*args: str) -> tuple[int, str, str]:
     result = CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
     return result.exit_code, result.stdout, result.stderr

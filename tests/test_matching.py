@@ -7,7 +7,7 @@ import csv
 import json
 
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, review_of_ris
 
 from sitegen.records.dedupe import dedupe_rows
 from sitegen.records.matching import (
@@ -448,14 +448,10 @@ def test_marks_of_thai_and_indic_scripts_are_part_of_the_word():
     assert folded("Café, ÉTÉ — IFN-γ; Ёлка") == "cafe ete ifn gamma елка"  # Latin, Greek, Cyrillic accents still go
 
 
-def test_two_thai_titles_differing_by_a_tone_mark_are_two_records(sitegen, tmp_path):
-    review = tmp_path / "review"
-    sitegen("init", review)
-    sitegen("protocol", "lock", review, "--at", "2026-01-01T00:00:00Z")
-    ris = tmp_path / "thai.ris"
-    ris.write_text("".join(f"TY  - JOUR\nTI  - การศึกษา {word} ยา ในผู้ป่วย\nAU  - Somchai, P\nPY  - 2020\n"
-                           f"JO  - Thai Journal\nER  - \n" for word in ("ใช้", "ใช่")), encoding="utf-8")
-    code, out, err = sitegen("import", review, ris, "--at", "2026-01-02T00:00:00Z")
+def test_two_thai_titles_differing_by_a_tone_mark_are_two_records(tmp_path):
+    review, (code, _, err) = review_of_ris(tmp_path, "".join(
+        f"TY  - JOUR\nTI  - การศึกษา {word} ยา ในผู้ป่วย\nAU  - Somchai, P\nPY  - 2020\nJO  - Thai Journal\nER  - \n"
+        for word in ("ใช้", "ใช่")))
     assert code == 0, err
     titles = {json.loads(line)["title"] for line in (review / "records.jsonl").read_text().splitlines()}
     assert titles == {"การศึกษา ใช้ ยา ในผู้ป่วย", "การศึกษา ใช่ ยา ในผู้ป่วย"}

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import tree_bytes
+from conftest import review_of_ris, tree_bytes
 from lxml import etree
 from test_check import check_reports
 from test_prisma import FLOW_FIELDS, SYNERGY, doi, flatten, two_run_review  # noqa: F401  (a fixture this module's tests use)
@@ -380,14 +380,11 @@ def test_the_site_counts_a_run_whose_only_record_is_a_duplicate(sitegen, twin_re
 def test_records_identity_kept_apart_though_they_share_a_doi_are_put_to_a_reviewer(sitegen, tmp_path):
     # Two rows with one DOI, volume and pages, one titled in English, the other in the original Chinese, became
     # two records, each noted "kept apart for a reviewer"; no list put the pair to a reviewer.
-    review = tmp_path / "review"
-    sitegen("init", review)
-    sitegen("protocol", "lock", review, "--at", "2026-01-01T00:00:00Z")
-    ris = tmp_path / "translated.ris"
-    ris.write_text("".join(f"TY  - JOUR\nTI  - {title}\nAU  - Wang, Li\nPY  - 2019\nJO  - Chinese Journal of "
-                           f"Sleep\nVL  - 35\nSP  - 100\nEP  - 105\nDO  - 10.1234/cjs.2019.035\nER  - \n"
-                           for title in ("Sleep quality in older adults", "老年人睡眠质量研究")), encoding="utf-8")
-    assert sitegen("import", review, ris, "--at", "2026-01-02T00:00:00Z")[0] == 0
+    review, (code, _, _) = review_of_ris(tmp_path, "".join(
+        f"TY  - JOUR\nTI  - {title}\nAU  - Wang, Li\nPY  - 2019\nJO  - Chinese Journal of Sleep\nVL  - 35\n"
+        f"SP  - 100\nEP  - 105\nDO  - 10.1234/cjs.2019.035\nER  - \n"
+        for title in ("Sleep quality in older adults", "老年人睡眠质量研究")))
+    assert code == 0
     records = [json.loads(line) for line in (review / "records.jsonl").read_text().splitlines()]
     assert len(records) == 2  # identity keeps them apart (titles of two works)
     code, out, err = sitegen("probable-duplicates", review, "--json")

@@ -607,18 +607,23 @@ def test_version_pages_keep_the_reason_labels_of_their_own_protocol(first_run, t
     assert "Relabelled" in page(site / "index.html").text_content()  # the review as it stands: the new labels
 
 
+def correct_the_first_title(review: Path) -> None:
+    """Edit the first record's title, as a reviewer correcting a provider's typo would."""
+    path = review / "records.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    record = json.loads(lines[0])
+    record["title"] += " (corrected)"
+    lines[0] = json.dumps(record, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 def test_an_edited_record_is_a_new_version_and_the_version_before_says_its_records_changed(
         two_versions, tmp_path, sitegen):
     # A version records its records' digest: a title edited since is an unpublished change, and the
     # earlier version's page, which shows records as the review holds them now, says they were edited.
     site = tmp_path / "site"
     assert len(json.loads(version_file(two_versions, 2).read_text())["records"]) == 64
-    path = two_versions / "records.jsonl"
-    lines = path.read_text(encoding="utf-8").splitlines()
-    record = json.loads(lines[0])
-    record["title"] += " (corrected)"
-    lines[0] = json.dumps(record, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    correct_the_first_title(two_versions)
     assert sitegen("check", two_versions)[0] == 0
     code, _, err = sitegen("build", two_versions, "--out", site)
     assert code == 0, err
@@ -640,12 +645,7 @@ def test_an_edited_record_is_a_new_version_and_the_version_before_says_its_recor
 def test_a_version_is_never_dated_as_the_one_before(two_versions, tmp_path, sitegen):
     # --now (or SOURCE_DATE_EPOCH) equal to the latest version's time recorded a second version of that time.
     latest = json.loads(version_file(two_versions, 2).read_text())["published_at"]
-    path = two_versions / "records.jsonl"
-    lines = path.read_text(encoding="utf-8").splitlines()
-    record = json.loads(lines[0])
-    record["title"] += " (corrected)"
-    lines[0] = json.dumps(record, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    correct_the_first_title(two_versions)
     before = sorted(path.name for path in (two_versions / "versions").iterdir())
     code, _, err = sitegen("publish", two_versions, "--out", tmp_path / "site", "--now", latest)
     assert code == 1 and f"is not later than version 2's ({latest})" in err
