@@ -576,3 +576,15 @@ def test_a_report_not_retrieved_is_nowhere_counted_as_excluded(sitegen, two_run_
     assert "Its full text could not be retrieved, so it was not assessed for eligibility." in page
     code, out, _ = sitegen("screen", "status", two_run_review)
     assert code == 0 and "1 excluded, 1 not retrieved" in out
+
+
+def test_a_label_in_chinese_wraps_to_the_width_it_is_drawn_at():
+    # Labels wrapped by character count: a CJK character is drawn about twice as wide, so a reason label in
+    # Chinese ran into the number columns.
+    import unicodedata
+
+    chars = 40
+    lines = prisma_svg._wrap("因为研究对象不是啮齿类动物而被排除的报告" * 3, chars)
+    assert len(lines) > 1
+    assert all(sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line) <= chars for line in lines)
+    assert prisma_svg._wrap("Population not in scope", chars) == ["Population not in scope"]

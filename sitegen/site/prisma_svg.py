@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import textwrap
+import unicodedata
 from dataclasses import dataclass, field
 
 from markupsafe import Markup
@@ -220,7 +221,7 @@ class _Writer:
 
     def _wrapped(self, text: str, width: int, *, bold: bool = False, muted: bool = False,
                  indent: int = 0) -> list[Line]:
-        wrapped = textwrap.wrap(_NOT_XML.sub(" ", text), self._chars(width, indent)) or [""]
+        wrapped = _wrap(text, self._chars(width, indent)) or [""]
         return [Line(part, bold=bold, muted=muted, indent=indent) for part in wrapped]
 
     def single(self, text: str, value: int, key: str, *, bold: bool = False, muted: bool = False,
@@ -228,7 +229,7 @@ class _Writer:
         """A label with one number, "(n = …)", whatever the columns."""
         width = width or self.box_width
         chars = max(12, math.floor((width - 2 * PAD - indent * INDENT) / CHAR))
-        wrapped = textwrap.wrap(_NOT_XML.sub(" ", text), chars) or [""]
+        wrapped = _wrap(text, chars) or [""]
         count = f"(n = {value}{mark})"  # never split: it goes on the label's last line, or on one of its own
         if len(wrapped[-1]) + 1 + len(count) <= chars:
             wrapped[-1] += f" {count}"
@@ -240,7 +241,16 @@ class _Writer:
 
     def title(self, text: str, width: int) -> list[Line]:
         chars = max(12, math.floor((width - 2 * PAD) / BOLD_CHAR))
-        return [Line(part, bold=True) for part in textwrap.wrap(text, chars)]
+        return [Line(part, bold=True) for part in _wrap(text, chars)]
+
+
+def _wrap(text: str, chars: int) -> list[str]:
+    """`text` in lines of at most `chars` narrow characters' width: a Chinese, Japanese or Korean character (or a
+    full-width form) is drawn about twice as wide, so a label written in one has fewer per line (a reason label
+    in Chinese ran into the number columns)."""
+    text = _NOT_XML.sub(" ", text)
+    wide = 0 if text.isascii() else sum(1 for char in text if unicodedata.east_asian_width(char) in "WF")
+    return textwrap.wrap(text, max(6, chars * len(text) // (len(text) + wide)) if wide else chars)
 
 
 def _label(source: str) -> str:
