@@ -7,7 +7,7 @@ from __future__ import annotations
 import codecs
 
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, ROOT
 
 from sitegen.references import ReferenceProblem, read_references, sniff
 
@@ -386,3 +386,16 @@ def test_a_ris_export_header_naming_its_database_names_the_database_of_its_recor
     assert {entry.get("database") for entry in entries} == {"PsycINFO"}
     named = "Database: PsycINFO\n\nTY  - JOUR\nTI  - A study\nDB  - MEDLINE\nER  - \n"
     assert read_references(named, "ris")[0].get("database") == "MEDLINE"  # a record's own DB wins
+
+
+def test_csl_json_items_one_after_another_are_each_read():
+    # A file of items one per line (records.jsonl's form) was read as its first item alone, the rest dropped
+    # without a word; text after an item, and a key given twice, were taken silently.
+    from sitegen.references.csl import read_csl_json
+
+    lines = (ROOT / "reviews" / "object-in-context" / "records.jsonl").read_text(encoding="utf-8").splitlines()[:5]
+    assert len(read_csl_json("\n".join(lines) + "\n")) == 5
+    with pytest.raises(ReferenceProblem, match="line 2: not CSL-JSON: text after an item"):
+        read_csl_json(lines[0] + "\nnot an item\n")
+    with pytest.raises(ReferenceProblem, match="the key 'title' is given twice"):
+        read_csl_json('{"id": "a", "title": "One", "title": "Two"}')

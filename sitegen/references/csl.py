@@ -18,7 +18,17 @@ from sitegen.records.entry import Entry
 from sitegen.references.fields import fields, iso_date, issns, joined, keywords
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named
 
-DECODER = json.JSONDecoder()
+
+def _object(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object whose keys are all different: one giving a field twice says two things of one item."""
+    found = dict(pairs)
+    if len(found) < len(pairs):
+        twice = next(key for n, (key, _) in enumerate(pairs) if key in dict(pairs[:n]))
+        raise ValueError(f"the key {twice!r} is given twice in one object")
+    return found
+
+
+DECODER = json.JSONDecoder(object_pairs_hook=_object)
 SPACE = re.compile(r"\s*")
 ENTRY_TYPES = {"article-journal": "article", "article": "article", "article-magazine": "article",
                "article-newspaper": "article", "review": "article", "paper-conference": "inproceedings",
@@ -26,8 +36,9 @@ ENTRY_TYPES = {"article-journal": "article", "article": "article", "article-maga
 
 
 def read_csl_json(text: str, warnings: list[str] | None = None, skipped: Skipped | None = None) -> list[Entry]:
-    """The items of a CSL-JSON file (an array of items, or one item); ReferenceProblem names the line
-    of the first malformed one (with `skipped`, each is listed there instead)."""
+    """The items of a CSL-JSON file (an array of items, or items one after another: one, or one per line as
+    records.jsonl holds them); ReferenceProblem names the line of the first malformed one (with `skipped`, each
+    is listed there instead)."""
     items = list(_items(text))
     if not items:
         raise ReferenceProblem(1, "no CSL-JSON item (the file is an empty array)")
@@ -44,9 +55,16 @@ def _items(text: str) -> list[tuple[int, dict] | ReferenceProblem]:
     the file is not JSON (nothing after a syntax error can be read)."""
     start = position = SPACE.match(text).end()
     try:
-        if text.startswith("{", start):
-            value, _ = DECODER.raw_decode(text, start)
-            return [(_line(text, start), value)]
+        if text.startswith("{", start):  # items one after another, each read (only the first was, silently)
+            found: list[tuple[int, dict] | ReferenceProblem] = []
+            while position < len(text):
+                if not text.startswith("{", position):
+                    raise ReferenceProblem(_line(text, position), "not CSL-JSON: text after an item where another "
+                                                                  "item ('{') or the end of the file should be")
+                value, end = DECODER.raw_decode(text, position)
+                found.append((_line(text, position), value))
+                position = SPACE.match(text, end).end()
+            return found
         if not text.startswith("[", start):
             raise ReferenceProblem(_line(text, start), "not CSL-JSON: expected an array of items ('[') or one item")
         items: list[tuple[int, dict] | ReferenceProblem] = []
@@ -63,6 +81,10 @@ def _items(text: str) -> list[tuple[int, dict] | ReferenceProblem]:
                 raise ReferenceProblem(_line(text, position), "not valid JSON: expected ',' or ']' after an item")
     except json.JSONDecodeError as error:
         raise ReferenceProblem(error.lineno, f"not valid JSON: {error.msg}") from None
+    except ReferenceProblem:
+        raise
+    except ValueError as error:  # a key given twice (`_object`)
+        raise ReferenceProblem(_line(text, position), f"not valid CSL-JSON: {error}") from None
     except RecursionError:  # the reader's own stack: no item of a reference nests that deep
         raise ReferenceProblem(_line(text, position), "an item nested too deeply to read") from None
     if text[position + 1:].strip():
