@@ -254,6 +254,9 @@ def _file_outside_review(path: Path | None, review_dir: Path, option: str) -> No
     if review_dir.resolve() in (path.resolve(), *path.resolve().parents):
         raise click.BadParameter(f"{path} is inside the review folder {review_dir}; write it elsewhere",
                                  param_hint=option)
+    if path.exists() and not path.is_file():
+        raise click.BadParameter(f"{path} is not a file (a folder, a device or a pipe); give a file name",
+                                 param_hint=option)
 
 
 def _progress(message: str) -> None:
@@ -814,10 +817,13 @@ def screen_rank(directory: Path, number: int, as_json: bool) -> None:
 @click.option("--week", required=True, metavar="YYYY-Www", help="ISO week, e.g. 2026-W23.")
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Write the Markdown here (outside the review folder) instead of printing it.")
-def digest(directory: Path, week: str, out: Path | None) -> None:
+@click.option("--force", is_flag=True, help="Replace --out when it exists.")
+def digest(directory: Path, week: str, out: Path | None, force: bool) -> None:
     """The weekly digest of DIRECTORY: new records of that week ranked, with rationales and calibration."""
     _remember(directory)
     _file_outside_review(out, directory, "--out")
+    if out is not None and out.exists() and not force:  # as export: a file of the user's is never replaced unasked
+        raise click.BadParameter(f"{out} already exists; give --force to replace it", param_hint="--out")
     text = commands.digest(directory, week)
     if out is None:
         click.echo(text, nl=False)

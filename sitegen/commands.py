@@ -223,6 +223,8 @@ def _check_export_output(root: Path, out: Path, force: bool) -> None:
         raise SitegenError(f"--out {out}: is inside the review folder {root}; write exports outside it")
     if target.is_dir():
         raise SitegenError(f"--out {out}: is a folder; give a file name")
+    if target.exists() and not target.is_file():  # --force never replaces a device (/dev/full) or a pipe
+        raise SitegenError(f"--out {out}: is not a file (a device, a pipe or a socket); give a file name")
     if not target.parent.is_dir():
         raise SitegenError(f"--out {out}: its folder {out.parent} does not exist")
     if target.exists() and not force:

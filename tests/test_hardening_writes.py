@@ -714,3 +714,25 @@ def test_two_builds_into_one_folder_from_two_reviews_are_one_at_a_time(review, t
     assert code == 5 and f"another sitegen process is writing a site in {site.parent}" in err
     assert snapshot(site.parent) == before
     assert sitegen("build", other, "--out", site, "--now", "2026-01-01T00:00:00Z")[0] == 0  # released: it builds
+
+
+def test_no_output_replaces_a_device_or_a_pipe(sitegen, tmp_path):
+    # `export --out /dev/full --force` (as root) replaced the device with a file; digest replaced a file unasked.
+    review = tmp_path / "review"
+    shutil.copytree(ROOT / "reviews" / "object-in-context", review)
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    for args in (["export", review, "--format", "ris", "--out", pipe, "--force"],
+                 ["digest", review, "--week", "2023-W15", "--out", pipe]):
+        code, _, err = sitegen(*args)
+        assert code in (1, 2) and "not a file" in err and "Traceback" not in err, err
+        assert stat.S_ISFIFO(os.lstat(pipe).st_mode)
+    with pytest.raises(OSError, match="not a file"):
+        atomic_write(pipe, "text")
+    assert stat.S_ISFIFO(os.lstat(pipe).st_mode)
+    notes = tmp_path / "notes.md"
+    notes.write_text("my notes\n")
+    code, _, err = sitegen("digest", review, "--week", "2023-W15", "--out", notes)
+    assert code == 2 and "already exists; give --force" in err and notes.read_text() == "my notes\n"
+    assert sitegen("digest", review, "--week", "2023-W15", "--out", notes, "--force")[0] == 0
+    assert notes.read_text() != "my notes\n"

@@ -10,6 +10,7 @@ behind is recognisably sitegen's and `recover` can remove it.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -72,7 +73,16 @@ def atomic_write_all(files: dict[Path, bytes | str]) -> None:
 
 
 def _staged(path: Path, data: bytes | str, mode_from: Path) -> Path:
-    """`data` written in full and fsynced to a new temporary file beside `path`, with `mode_from`'s mode."""
+    """`data` written in full and fsynced to a new temporary file beside `path`, with `mode_from`'s mode.
+    Only a file is ever replaced: renamed over a device (/dev/full, as root), a pipe or a socket, the new file
+    would take its place."""
+    try:
+        kind = os.lstat(path).st_mode
+    except FileNotFoundError:
+        kind = None
+    if kind is not None and not (stat.S_ISREG(kind) or stat.S_ISLNK(kind)):
+        raise OSError(errno.EINVAL, "not a file (a folder, a device, a pipe or a socket), which sitegen never "
+                                    "replaces; give a file name", str(path))
     if isinstance(data, str):
         data = data.encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
