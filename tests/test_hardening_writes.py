@@ -633,6 +633,19 @@ def test_a_committed_write_of_unchanged_files_is_finished(sitegen, review, monke
     assert recover(review) and (review / "state.json").read_text() == staged and interrupted(review) == []
 
 
+def test_a_committed_write_is_finished_in_a_copy_of_the_folder(sitegen, review, tmp_path, monkeypatch):
+    # A copy (cp -a, rsync, a backup restored) gives every file another inode: the unchanged targets were taken
+    # for changed ones, and the only way out offered dropped a write half done.
+    committed_not_finished(review, monkeypatch)
+    staged = (review / f"state.json{STAGED}").read_text()
+    copy = tmp_path / "copy"
+    subprocess.run(["cp", "-a", str(review), str(copy)], check=True)
+    assert os.stat(copy / "ledger.jsonl").st_ino != os.stat(review / "ledger.jsonl").st_ino
+    code, _, err = sitegen("recover", copy)
+    assert code == 0, err
+    assert (copy / "state.json").read_text() == staged and interrupted(copy) == []
+
+
 def test_a_write_partly_finished_and_changed_since_can_be_dropped_and_says_what_it_had_done(sitegen, review,
                                                                                           monkeypatch):
     committed_not_finished(review, monkeypatch)

@@ -15,7 +15,8 @@ process left: the staged files of an uncommitted transaction and the
 temporary files of `atomic_write`.
 
 The journal also says what each target was when the write was committed (its inode, size and
-modification time). A target that has changed since (a `git pull` after the process was killed
+modification time; the size and time are compared, as a copy of the folder (`cp -a`, a backup restored)
+gives every file another inode). A target that has changed since (a `git pull` after the process was killed
 brought a teammate's ledger) is not replaced by the staged file, which was made from the older
 one: `recover` refuses, and `recover --discard` drops the interrupted write instead.
 
@@ -88,6 +89,11 @@ def _fingerprint(path: Path) -> list[int] | None:
     return [status.st_ino, status.st_size, status.st_mtime_ns]
 
 
+def _unchanged(now: list[int] | None, before: object) -> bool:
+    """Whether a target is as the journal found it: absent both times, or of the same size and time (not inode)."""
+    return now == before if now is None or before is None else now[1:] == list(before)[1:]
+
+
 def _discard(root: Path, rels: list[str], new_folders: set[Path]) -> None:
     """Remove the staged files of an uncommitted transaction, and the folders staging made."""
     for rel in rels:
@@ -140,7 +146,7 @@ def recover(root: Path, discard: bool = False) -> list[str]:
                                    "files disagreeing, restore them from Git as they were before it" if replaced else ""))
         else:
             changed = [rel for rel, before in entries if rel in pending and before is not _UNKNOWN
-                       and _fingerprint(root / rel) != before]
+                       and not _unchanged(_fingerprint(root / rel), before)]
             if changed:
                 raise SitegenError(
                     f"{', '.join(changed)} changed after an interrupted write was committed (a `git pull` or an edit "
