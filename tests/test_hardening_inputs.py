@@ -573,3 +573,40 @@ def test_a_small_file_is_read_without_setting_aside_the_limit(tmp_path):
             f"sys.exit(0 if read_file(Path({str(small)!r})) == b'hello\\n' else 1)")
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
     assert read_file(Path("/proc/self/status")).startswith(b"Name:")  # sized 0 by the system, read whole
+
+
+@pytest.mark.parametrize(("rel", "bad"), [
+    ("snapshots/index.jsonl", "\n"),  # blank lines
+    ("records.jsonl", "1\n"),  # lines that are no record
+    ("screening/title-abstract/reviewer-a.csv", "x\n"),  # rows of one field
+    ("screening/title-abstract/reviewer-a.csv", "10.1002/hipo.22095,perhaps,,\n"),  # rows of no decision
+])
+def test_a_file_of_many_bad_lines_is_reported_by_its_first_problems(example_copy, sitegen, rel, bad):
+    # Each bad line was a problem kept and printed: 4 MB of blank lines took 2.3 GB and printed 4,000,000 lines.
+    from sitegen.review.parsing import MAX_PROBLEMS_PER_FILE
+
+    with (example_copy / rel).open("a", encoding="utf-8") as handle:
+        handle.write(bad * 50_000)
+    code, out, err = sitegen("check", example_copy)
+    assert code == 1 and "Traceback" not in err
+    of_file = [line for line in out.splitlines() if line.startswith(f"{example_copy / rel}:")]
+    assert MAX_PROBLEMS_PER_FILE <= len(of_file) <= MAX_PROBLEMS_PER_FILE + 2
+    assert "the rest of the file was not read" in of_file[-1]
+
+
+def test_evidence_with_more_findings_than_a_study_has_is_refused_at_once(example_copy, sitegen):
+    evidence = next((example_copy / "evidence").glob("*.yaml"))
+    text = evidence.read_text(encoding="utf-8")
+    evidence.write_text(text.split("findings:")[0] + "findings: [" + ", ".join(["a"] * 100_000) + "]\n",
+                        encoding="utf-8")
+    code, out, _ = sitegen("check", example_copy)
+    assert code == 1
+    assert len([line for line in out.splitlines() if line.startswith(str(evidence))]) == 1
+    assert "at most 1000 items" in out
+
+
+def test_a_reference_cell_larger_than_any_field_is_refused_as_it_is_read(tmp_path):
+    from sitegen.references import ReferenceProblem, read_references
+
+    with pytest.raises(ReferenceProblem, match="field larger than field limit"):
+        read_references("ID,title,year\na," + "x" * 17_000_000 + ",2020\n", "csv")

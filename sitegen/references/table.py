@@ -20,7 +20,6 @@ from __future__ import annotations
 import csv
 import io
 import re
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -28,7 +27,9 @@ from sitegen.records.entry import ALIASES, Entry
 from sitegen.references.fields import FIELDS, RAYYAN_INCLUSION, author_list
 from sitegen.references.problems import UNRECOGNISED, ReferenceProblem, Skipped, checked
 
-csv.field_size_limit(sys.maxsize)
+# A cell larger than any reference's field (an abstract holds at most 200,000 characters) is refused as it is read:
+# a 500 MB title cell took 6 GB of memory before the title's own limit could refuse it.
+csv.field_size_limit(16 * 1_000_000)
 
 SITEGEN_COLUMNS = ["id", "title", "authors", "year", "journal", "volume", "issue", "pages", "doi", "pmid", "pmcid",
                    "openalex", "arxiv", "url", "retracted", "title_abstract", "full_text", "abstract", "citation_key",

@@ -74,7 +74,7 @@ SIZE_LIMITS = {
     "snapshots/index.jsonl": 1024 * MB,
     "state.json": 1 * MB,
     "runs": 16 * MB,  # a manifest lists a run's requests, not its records
-    "versions": 256 * MB,  # each holds every record's outcomes when it was published
+    "versions": 64 * MB,  # each holds every record's outcomes when it was published (100,000 records: ~16 MB)
 }
 
 M = TypeVar("M", bound=BaseModel)
@@ -407,7 +407,7 @@ def _load_records(root: Path, review: Review) -> list[Problem]:
         review.records.clear()
         review.record_lines.clear()
         review.record_digests.clear()
-        return problems + unreadable
+        return problems + record_problems + unreadable
     problems += record_problems
     for record in review.records.values():  # version links name records of this file, both ways
         for other in record.custom.other_versions:
@@ -515,22 +515,34 @@ def _load_screening(root: Path, review: Review) -> list[Problem]:
 
 def _validated_rows(rows: list[parsing.CsvRow], model: type[Row], rel: str,
                     problems: list[Problem]) -> Iterator[tuple[parsing.CsvRow, Row]]:
-    """Each CSV row with its value as `model`, problems added with their line and column."""
-    cells = [row.values for row in rows]
-    try:  # all rows in one call: a call per row cost twice as much
-        valid = _rows_of(model).validate_python(cells)
-    except ValidationError:  # each row validated again, where each error is placed: only a bad file pays for it
-        valid = None
-    if valid is not None:
-        yield from zip(rows, valid, strict=True)
-        return
-    for row, values in zip(rows, cells, strict=True):
-        value, row_problems = parsing.validate(
-            model, parsing.Parsed(values, {(name,): (row.line, col) for name, col in row.columns.items()}),
-            rel, line=row.line)
-        problems += row_problems
-        if value is not None:
-            yield row, value
+    """Each CSV row with its value as `model`, problems added with their line and column (at most
+    MAX_PROBLEMS_PER_FILE of them: then the rest of the file is not read)."""
+    found = 0
+    for start in range(0, len(rows), ROWS_AT_ONCE):
+        part = rows[start:start + ROWS_AT_ONCE]
+        cells = [row.values for row in part]
+        try:  # many rows in one call: a call per row cost twice as much
+            valid = _rows_of(model).validate_python(cells)
+        except ValidationError:  # each row validated again, where each error is placed: only a bad file pays for it
+            valid = None
+        if valid is not None:
+            yield from zip(part, valid, strict=True)
+            continue
+        for row, values in zip(part, cells, strict=True):
+            if found >= parsing.MAX_PROBLEMS_PER_FILE:
+                problems.append(parsing.stopped(rel, row.line))
+                return
+            value, row_problems = parsing.validate(
+                model, parsing.Parsed(values, {(name,): (row.line, col) for name, col in row.columns.items()}),
+                rel, line=row.line)
+            problems += row_problems
+            found += len(row_problems)
+            if value is not None:
+                yield row, value
+
+
+# Rows validated in one call: a file of a million bad rows must not have a million errors made at once.
+ROWS_AT_ONCE = 10_000
 
 
 @cache

@@ -999,7 +999,7 @@ class Evidence(Strict):
     """evidence/<study>.yaml: extracted findings for one study, each with a verbatim passage."""
 
     record_id: str
-    findings: list[Finding] = Field(min_length=1)
+    findings: list[Finding] = Field(min_length=1, max_length=1000)  # more is no study's: refused before each is read
 
     @field_validator("record_id")
     @classmethod

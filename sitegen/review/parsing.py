@@ -109,6 +109,16 @@ def read_text(path: Path, rel: str, limit: int) -> tuple[str | None, list[Proble
 # retrieval events listing every record id a run found: a million ids take about 30 MB. 64 MB leaves room for
 # that while bounding what one line of a bad file (say, 900 MB without a line break) can make sitegen hold.
 MAX_LINE_BYTES = 64 * 1_000_000
+# Problems reported of one file before reading it stops: a few megabytes of bad lines (4,000,000 blank ones)
+# made millions of problems, gigabytes of memory and as many lines of output, where the first ones say it all.
+MAX_PROBLEMS_PER_FILE = 200
+
+
+def stopped(rel: str, line: int | None) -> Problem:
+    """The problem that ends the reading of a file with MAX_PROBLEMS_PER_FILE problems found before `line`."""
+    return Problem(rel, line, None, "too-many-problems",
+                   f"{MAX_PROBLEMS_PER_FILE} problems found before this line: the rest of the file was not read "
+                   "(fix these, then check again)")
 
 
 def read_lines(path: Path, rel: str, limit: int, problems: list[Problem]) -> Iterator[tuple[int, str]]:
@@ -206,6 +216,9 @@ def _filled_lines(path: Path, rel: str, limit: int, problems: list[Problem],
     """(line number, line) for each line of a JSON-lines file that is not blank, a problem added for each
     blank one; the problem that stops reading (the file cannot be read to its end) goes to `unreadable`."""
     for lineno, line in read_lines(path, rel, limit, unreadable):
+        if len(problems) >= MAX_PROBLEMS_PER_FILE:
+            unreadable.append(stopped(rel, lineno))
+            return
         if line.strip():
             yield lineno, line
         else:
@@ -280,7 +293,11 @@ def model_lines(model: type[K], path: Path, rel: str, limit: int, problems: list
     """(line number, value as `model` or None, line, the value's problems) for each line of a JSON-lines
     file that holds a JSON value, read as a stream; other problems are added as `json_lines` adds them."""
     proven = _printable_proven(model)
+    found = 0  # problems of values, which the caller keeps
     for lineno, line in _filled_lines(path, rel, limit, problems, unreadable):
+        if len(problems) + found >= MAX_PROBLEMS_PER_FILE:
+            unreadable.append(stopped(rel, lineno))
+            return
         try:
             value = (proven.validate_json(line) if _proves_printable(line) else model.model_validate_json(line))
         except ValidationError:
@@ -293,6 +310,7 @@ def model_lines(model: type[K], path: Path, rel: str, limit: int, problems: list
             problems += line_problems
         else:
             value, value_problems = validate(model, Parsed(data), rel, line=lineno)
+            found += len(value_problems)
             yield lineno, value, line, value_problems
 
 
@@ -910,6 +928,9 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
     start = reader.line_num + 1  # the line the next row starts on
     try:
         for values in reader:
+            if len(problems) >= MAX_PROBLEMS_PER_FILE:
+                problems.append(stopped(rel, start))
+                break
             if len(values) <= 1 and not (values and values[0].strip()):
                 pass  # blank line
             elif len(values) != width:
