@@ -587,3 +587,13 @@ def test_a_decision_file_cut_short_by_a_syntax_error_stops_the_comparison_of_rev
     out = check_reports(sitegen, example_copy, "screening/title-abstract/reviewer-b.csv", 3, "never closed")
     assert "reviewers' decisions were not compared" in out
     assert "awaits" not in out and "needless-adjudication" not in out
+
+
+def test_a_state_without_schema_version_is_a_missing_field_not_an_unsupported_version(example_copy, sitegen):
+    # It said "schema_version None is not supported" with exit status 4, where every other file says a field
+    # is missing (exit 1).
+    state = json.loads((example_copy / "state.json").read_text())
+    del state["schema_version"]
+    (example_copy / "state.json").write_text(json.dumps(state))
+    code, out, _ = sitegen("check", example_copy)
+    assert code == 1 and "schema_version: required field is missing" in out and "not supported" not in out

@@ -459,7 +459,9 @@ def _load_state(root: Path, review: Review, schema_problems: list[Problem]) -> l
     if parsed is None:
         return problems
     version = parsed.data.get("schema_version") if isinstance(parsed.data, dict) else None
-    if isinstance(parsed.data, dict) and (type(version) is not int or version != STATE_SCHEMA_VERSION):
+    # A missing schema_version is a missing field (the model says so, exit 1), as in every other file.
+    if isinstance(parsed.data, dict) and "schema_version" in parsed.data \
+            and (type(version) is not int or version != STATE_SCHEMA_VERSION):
         line, column = parsed.position(("schema_version",)) or (None, None)
         schema_problems.append(Problem(rel, line, column, "schema-version",
                                        f"schema_version {version!r} is not supported: this sitegen reads "
