@@ -670,7 +670,10 @@ def import_decisions(directory: Path, source: Path, tool: str, reviewer: str, st
                f"{report.already} already there, {len(report.unmatched)} unmatched, {len(report.ambiguous)} "
                f"ambiguous, {len(report.conflicts)} conflicting, {len(report.refused)} refused by the screening "
                f"rules, {len(report.undecided)} without a decision")
-    if report.rows and not report.written and not report.already:  # no row of the export is in the file: no success
+    if not report.rows:  # an export of a header alone (a tool's empty export, a wrong file): nothing to import
+        click.echo(f"error: nothing was written: {source} holds no row of decisions", err=True)
+        raise click.exceptions.Exit(EXIT_INVALID)
+    if not report.written and not report.already:  # no row of the export is in the file: no success
         click.echo(f"error: nothing was written: no row of {source} could be imported (each is listed above)", err=True)
         raise click.exceptions.Exit(EXIT_INVALID)
 

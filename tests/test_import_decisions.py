@@ -489,3 +489,11 @@ def test_rayyans_reasons_of_several_excluding_reviewers_are_nobodys(example_copy
                                                                   records[2]["id"]: ("exclude", "other-context-measure")}
     assert f"{export}:2: reason not mapped: {records[0]['id']}: the tool lists the reasons 'Non-rodent species', " \
            "'No control group tested' of 2 reviewers who excluded it without saying whose: none was taken" in out
+
+
+def test_an_export_of_a_header_alone_fails(example_copy, sitegen, tmp_path):
+    export = tmp_path / "asreview.csv"
+    export.write_text("doi,asreview_label\n")
+    before = tree_bytes(example_copy)
+    code, _, err = sitegen("import-decisions", example_copy, export, "--tool", "asreview", "--reviewer", "reviewer-c")
+    assert code == 1 and "holds no row of decisions" in err and tree_bytes(example_copy) == before
