@@ -99,3 +99,12 @@ def test_yaml_lines_are_counted_as_editors_count_them(line_end, offset):
     assert [(p.line, p.column, p.code) for p in problems] == [(3 + offset, 1, "duplicate-key")]
     _, problems = parse_yaml(first + "b: [1, {c: 2]\n", "f.yaml", line_offset=offset)
     assert [(p.line, p.code) for p in problems] == [(2 + offset, "yaml-syntax")]
+
+
+def test_a_yaml_merge_key_is_refused_with_its_place():
+    # `<<: {...}` gave a mapping's keys unseen: a way round the rule that no key is given twice.
+    from sitegen.review.parsing import parse_yaml
+
+    _, problems = parse_yaml("record_id: a\n<<: {record_id: b}\n", "evidence/x.yaml")
+    assert [(p.line, p.column, p.code) for p in problems] == [(2, 1, "merge-key")]
+    assert parse_yaml('note: "<<"\n"<<": text\n', "evidence/x.yaml")[1] == []  # a quoted "<<" is text

@@ -400,6 +400,7 @@ _StrictConstructor.add_constructor("tag:yaml.org,2002:int", _construct_integer)
 _StrictConstructor.add_constructor("tag:yaml.org,2002:float", _construct_float)
 
 _BOOL = "tag:yaml.org,2002:bool"
+_MERGE = "tag:yaml.org,2002:merge"
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 
 
@@ -587,7 +588,10 @@ def _walk(root: yaml.Node, rel: str, place: _Placer,
                     return None
                 seen.add(id(key_node))
                 key, mark = key_node.value, key_node.start_mark
-                if key in keys:
+                if key_node.tag == _MERGE:  # `<<: {...}` gives a mapping's keys unseen, past the rule above
+                    problems.append(Problem(rel, *place(mark), "merge-key", "the merge key '<<' is not allowed: "
+                                            "write each key out"))
+                elif key in keys:
                     problems.append(Problem(rel, *place(mark), "duplicate-key",
                                             f"key '{key}' appears twice in the same mapping"))
                 keys.add(key)
