@@ -271,7 +271,9 @@ def test_a_crafted_journal_entry_is_refused_and_nothing_changes(sitegen, review,
         recover(review)
     message = str(refused.value)
     assert message.startswith(f"{review / JOURNAL} names {bad!r}: the path ")
-    assert message.endswith("; nothing was changed; restore the folder from Git")
+    assert message.endswith(f"; nothing was changed; delete {JOURNAL} (a killed write's note, no file of the review), "
+                            "then see with `git status` and `sitegen check` whether the review's files need "
+                            "restoring from Git")
     code, _, err = sitegen("recover", review)
     assert code == 1 and f"names {bad!r}: the path" in err and "Traceback" not in err
     assert snapshot(tmp_path) == before

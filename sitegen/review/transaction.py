@@ -187,7 +187,9 @@ def _journal_entries(root: Path) -> list[tuple[str, object]]:
     """The files the journal names, every one checked, each with what it was when the write was committed
     (`_fingerprint`; `_UNKNOWN` in an earlier sitegen's journal); SitegenError (nothing changed) otherwise."""
     journal = root / JOURNAL
-    refusal = "nothing was changed; restore the folder from Git"
+    # A journal is never one of the files a review commits: restoring from Git cannot mend it, deleting it does.
+    refusal = (f"nothing was changed; delete {JOURNAL} (a killed write's note, no file of the review), then see "
+               "with `git status` and `sitegen check` whether the review's files need restoring from Git")
     status = os.lstat(journal)
     if not stat.S_ISREG(status.st_mode):
         raise SitegenError(f"{journal} is not a regular file; {refusal}")
