@@ -214,3 +214,14 @@ def test_a_pmid_is_cleaned_as_a_doi_is(written, pmid):
     # the same work from PubMed.
     assert normalise_pmid(written) == pmid
     assert normalise_pmcid(f"PMC{pmid}\u200b.") == f"PMC{pmid}"
+
+
+def test_a_doi_kept_with_unicode_hyphens_by_an_earlier_sitegen_stays_a_valid_record_id():
+    # Its record id is on the append-only ledger: reading stand-ins as ASCII must not make the review invalid.
+    from sitegen.records.model import Record
+
+    kept = "10.1016/j.bbr.2020\u201001\u2010001"
+    assert record_id_problem(kept) is None and parse_record_id(kept) == ("doi", kept)
+    assert Record.model_validate({"id": kept, "DOI": kept, "title": "T"}).id == kept
+    assert normalise_doi(kept) == "10.1016/j.bbr.2020-01-001"  # what is read now is the ASCII DOI
+    assert record_id_problem("10.1016/J.BBR.2020-01-001") is not None  # other unnormalised forms stay refused

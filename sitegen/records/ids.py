@@ -117,11 +117,10 @@ MEMOISED_LENGTH = 4096
 _PLAIN_DOI = re.compile(r"10\.[0-9]{4,9}/[a-z0-9][a-z0-9._/-]{0,490}[a-z0-9]")
 
 
-@_memoised
-def _normalised_doi(text: str) -> str | None:
+def _doi_in(text: str, stand_ins: bool = True) -> str | None:
     if _PLAIN_DOI.fullmatch(text) and "/." not in text:
         return text
-    text = _unwrap(_visible(text).strip())
+    text = _unwrap((_visible(text) if stand_ins else _without_format(text)).strip())
     if len(text) > 2048:
         return None
     if "&" in text and ";" in text:  # an HTML-escaped SICI DOI (…43:4&lt;407::AID-JBM7&gt;3.0.CO;2-R) is that DOI
@@ -130,16 +129,32 @@ def _normalised_doi(text: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
-def _visible(text: str) -> str:
-    """Without format characters (category Cf): zero-width spaces and joiners, direction marks and
-    embeddings, the byte-order mark, soft hyphens; and in ASCII the characters that stand for ASCII ones in
-    copied text: Unicode hyphens and minus signs (word processors write them into DOIs: 10.1016/j.bbr.2020‐01‐001
-    is 10.1016/j.bbr.2020-01-001), an en dash between two letters or digits, full-width forms (１２３４) and the
-    ideographic full stop. They never show as other characters in a written identifier."""
-    if text.isascii():  # no such character is ASCII: most identifiers skip the scan
+_normalised_doi = _memoised(_doi_in)
+_doi_as_kept_before = _memoised(lambda text: _doi_in(text, stand_ins=False))
+
+
+def is_normal_doi(value: str) -> bool:
+    """Whether `value` is a DOI in the form records hold: its own normalised form, or (kept by a sitegen before
+    stand-ins were read as ASCII) that form but for its Unicode hyphens and full-width forms: a review written
+    then stays valid, its record ids being on an append-only ledger."""
+    return normalise_doi(value) == value or (not value.isascii() and _doi_as_kept_before(value) == value)
+
+
+def _without_format(text: str) -> str:
+    """Without format characters (category Cf): zero-width spaces and joiners, direction marks and embeddings,
+    the byte-order mark, soft hyphens. They never show in a written identifier but ride along from copied text."""
+    if text.isascii():  # no format character is ASCII: most identifiers skip the scan
         return text
-    text = "".join(char for char in text if unicodedata.category(char) != "Cf").translate(_ASCII_FORMS)
-    return _EN_DASH_INSIDE.sub("-", text)
+    return "".join(char for char in text if unicodedata.category(char) != "Cf")
+
+
+def _visible(text: str) -> str:
+    """`_without_format`, and in ASCII the characters that stand for ASCII ones in copied text: Unicode hyphens
+    and minus signs (word processors write them into DOIs: 10.1016/j.bbr.2020‐01‐001 is 10.1016/j.bbr.2020-01-001),
+    an en dash between two letters or digits, full-width forms (１２３４) and the ideographic full stop."""
+    if text.isascii():
+        return text
+    return _EN_DASH_INSIDE.sub("-", _without_format(text).translate(_ASCII_FORMS))
 
 
 # Hyphens and minus signs (never a dash of running text, which may follow an identifier), full-width ASCII.
@@ -302,7 +317,7 @@ def parse_record_id(value: str) -> tuple[str, str] | None:
         if namespace in NORMALISERS and namespace != "doi" and NORMALISERS[namespace](native) == native:
             return namespace, native
         return None
-    return ("doi", value) if normalise_doi(value) == value else None
+    return ("doi", value) if is_normal_doi(value) else None
 
 
 @_memoised

@@ -18,7 +18,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 from pydantic import Strict as StrictValue
 from pydantic.dataclasses import dataclass
 
-from sitegen.records.ids import NORMALISERS, parse_record_id, record_id, record_id_problem
+from sitegen.records.ids import NORMALISERS, is_normal_doi, parse_record_id, record_id, record_id_problem
 from sitegen.records.providers import Source
 
 
@@ -304,7 +304,7 @@ class Record(Strict):
         check_record_id(self.id)
         keys = self.identity_keys()
         for namespace, value in keys.items():
-            if NORMALISERS[namespace](value) != value:
+            if NORMALISERS[namespace](value) != value and not (namespace == "doi" and is_normal_doi(value)):
                 raise ValueError(f"{namespace} {value!r} is not in normalised form "
                                  f"({NORMALISERS[namespace](value) or 'not a valid identifier'})")
         # The id is chosen once, when the record is first seen (the highest-priority identifier
