@@ -23,7 +23,7 @@ from sitegen.review.models import Evidence, VerificationPayload
 from sitegen.sources.settings import SourceSettings
 from sitegen.verify.faithfulness import faithfulness_verdict, open_text
 from sitegen.workspace import open_review
-from tests.conftest import run_cli
+from tests.conftest import run_cli, tree_bytes
 from tests.http_mocks import fetcher
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -490,10 +490,16 @@ def test_a_study_verification_found_retracted_is_retracted_in_every_download_and
     workspace = open_review(example_copy)
     record = workspace.review.records[workspace.facts.included[0]]
     assert not record.custom.retracted
-    verify(example_copy, "--at", AT, transport=indexes(example_copy, retracted=record.custom.openalex))
-    lines_before = (example_copy / "records.jsonl").read_bytes()
     site = tmp_path / "site"
-    build(example_copy, site, environ={})
+    verify(example_copy, "--at", AT, transport=indexes(example_copy))  # nothing retracted yet
+    build(example_copy, site, environ={}, now="2023-06-01T00:00:00Z")  # a site built before: rebuilt in place
+    verify(example_copy, "--at", "2023-05-02T00:00:00Z", transport=indexes(example_copy,
+                                                                          retracted=record.custom.openalex))
+    lines_before = (example_copy / "records.jsonl").read_bytes()
+    build(example_copy, site, environ={}, now="2023-06-01T00:00:00Z")
+    fresh = tmp_path / "fresh"
+    build(example_copy, fresh, environ={}, now="2023-06-01T00:00:00Z")
+    assert tree_bytes(site) == tree_bytes(fresh)  # the rebuild kept no page of the record as it was
     assert (example_copy / "records.jsonl").read_bytes() == lines_before  # what the sources gave is kept
     downloads = site / "downloads"
     for name in ("included", "records"):

@@ -262,11 +262,15 @@ def shown_as_verified(review: Review) -> Review:
                  and record_id in review.records and not review.records[record_id].custom.retracted]
     if not retracted:
         return review
-    records = dict(review.records)
+    records, digests = dict(review.records), dict(review.record_digests)
     for record_id in retracted:
         record = records[record_id]
         records[record_id] = record.model_copy(update={"custom": record.custom.model_copy(update={"retracted": True})})
-    return dataclasses.replace(review, records=records)
+        # Page keys count a record by its line's digest: the record shown is no longer the line, so neither is
+        # its digest (a rebuild kept every page of the record as it was before the retraction).
+        digests[record_id] = hashlib.blake2b(digests.get(record_id, b"") + b"\0retracted by verification",
+                                             digest_size=16).digest()
+    return dataclasses.replace(review, records=records, record_digests=digests)
 
 
 def site_pages(review: Review, facts: ReviewFacts, built_at: str | None) -> Iterator[Page]:
