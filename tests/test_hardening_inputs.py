@@ -610,3 +610,14 @@ def test_a_reference_cell_larger_than_any_field_is_refused_as_it_is_read(tmp_pat
 
     with pytest.raises(ReferenceProblem, match="field larger than field limit"):
         read_references("ID,title,year\na," + "x" * 17_000_000 + ",2020\n", "csv")
+
+
+def test_a_decision_file_read_in_part_makes_no_problem_elsewhere(example_copy, sitegen):
+    # Reading stopped after 200 problems, and the checks across files then ran on the rows read: 43 false
+    # problems (records "not screened in", adjudications "needless").
+    path = example_copy / "screening" / "title-abstract" / "reviewer-a.csv"
+    header, *rows = path.read_text().splitlines(keepends=True)
+    path.write_text(header + "".join(f"10.9999/bad{n},maybee,,\n" for n in range(205)) + "".join(rows))
+    code, out, _ = sitegen("check", example_copy)
+    codes = re.findall(r"\[([a-z-]+)\]$", out, re.M)
+    assert code == 1 and set(codes) <= {"schema", "too-many-problems", "not-checked"}, set(codes)

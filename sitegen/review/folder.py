@@ -512,6 +512,9 @@ def _load_screening(root: Path, review: Review) -> list[Problem]:
             stage, reviewer = stage_dir.name, path.stem
             review.decisions += (DecisionRow(stage, reviewer, rel, row.line, row.columns, decision)
                                  for row, decision in _validated_rows(rows, Decision, rel, problems))
+            if any(problem.code == "too-many-problems" and problem.path == rel for problem in problems) \
+                    and rel not in review.decisions_unread:  # read in part: the checks across files would be false
+                review.decisions_unread.append(rel)
     return problems
 
 
