@@ -13,6 +13,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -711,7 +712,7 @@ def test_dropping_a_write_that_had_finished_drops_nothing(sitegen, review, monke
     assert interrupted(review) == []
 
 
-def test_two_builds_into_one_folder_from_two_reviews_are_one_at_a_time(review, tmp_path, sitegen):
+def test_two_builds_into_one_folder_from_two_reviews_are_one_at_a_time(review, tmp_path, sitegen, monkeypatch):
     # Each build held its own review's lock, so two of them filled and swapped the same output's folders at once.
     import fcntl
 
@@ -720,14 +721,21 @@ def test_two_builds_into_one_folder_from_two_reviews_are_one_at_a_time(review, t
     site = tmp_path / "out" / "site"
     assert sitegen("build", review, "--out", site)[0] == 0
     before = snapshot(site.parent)
+    monkeypatch.setattr("sitegen.site.output.WAIT_FOR_BESIDE", 0.5)
     holder = os.open(site.parent, os.O_RDONLY | os.O_DIRECTORY)  # as a build writing into site.parent holds it
     try:
         fcntl.flock(holder, fcntl.LOCK_EX)
         code, _, err = sitegen("build", other, "--out", site, "--now", "2026-01-01T00:00:00Z")
     finally:
         os.close(holder)
-    assert code == 5 and f"another sitegen process is writing a site in {site.parent}" in err
+    assert code == 5 and f"another sitegen process has been writing a site in {site.parent}" in err
     assert snapshot(site.parent) == before
+    # A build beside another waits its turn: sites side by side (public/a, public/b) are built in parallel jobs
+    monkeypatch.setattr("sitegen.site.output.WAIT_FOR_BESIDE", 60.0)
+    holder = os.open(site.parent, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    threading.Timer(1.0, os.close, (holder,)).start()  # the other build finishes a second later
+    assert sitegen("build", other, "--out", site.parent / "beside", "--now", "2026-01-01T00:00:00Z")[0] == 0
     assert sitegen("build", other, "--out", site, "--now", "2026-01-01T00:00:00Z")[0] == 0  # released: it builds
 
 

@@ -42,6 +42,7 @@ import secrets
 import shutil
 import signal
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -187,17 +188,28 @@ def _writing_beside(out: Path) -> Iterator[None]:
     """Hold the folder `out` is in, so that no other sitegen process writes a site there meanwhile (two builds
     into one --out, from two review folders, would each recover, fill and discard the folders of the other).
     An advisory `flock` on that folder, as the review's lock is on the review's: nothing is written for it,
-    and the kernel drops it when the process ends, however it ends."""
+    and the kernel drops it when the process ends, however it ends. Sites built side by side (public/a and
+    public/b in parallel) take turns: a build waits up to WAIT_FOR_BESIDE seconds for the other to finish."""
     fd = os.open(out.parent, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise LockHeld(f"another sitegen process is writing a site in {out.parent} (into {out} or a folder "
-                           "beside it); try again when it has finished") from None
+        waited = 0.0
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if waited >= WAIT_FOR_BESIDE:
+                    raise LockHeld(f"another sitegen process has been writing a site in {out.parent} (into {out} "
+                                   f"or a folder beside it) for over {WAIT_FOR_BESIDE:.0f} s; try again when it "
+                                   "has finished") from None
+                time.sleep(0.25)
+                waited += 0.25
         yield
     finally:
         os.close(fd)
+
+
+WAIT_FOR_BESIDE = 30 * 60.0  # a build of 100,000 records takes a minute or two; one hung for longer is refused
 
 
 @contextlib.contextmanager
@@ -611,9 +623,8 @@ def _recover(out: Path) -> None:
     With `out` missing, the kill came between the two renames: the newest folder holding the
     marker (the one finished last: the new site) goes in. Only folders named as write_site names
     them are touched (`.building-` ones are an earlier sitegen's staging folders); one whole spare
-    is kept for the next build to start from. (A second build into the same `out` at this moment
-    would lose its folder: builds of one review are serialised by the review lock, and building
-    two reviews into one folder at once is not supported.)
+    is kept for the next build to start from. Called under `_writing_beside`, so no other build into
+    the same folder is filling a folder this could take for a leftover.
     """
     building, retired, spares = _leftovers(out, "building"), _leftovers(out, "old"), _leftovers(out, "spare")
     whole = sorted((folder for folder in building + retired + spares if (folder / SITE_MARKER).is_file()),
