@@ -431,7 +431,8 @@ def test_works_that_share_a_doi_are_kept_apart_by_import_as_by_dedupe(sitegen, t
 ])
 @pytest.mark.parametrize(("written", "year"), [("In press", None), ("in press.", None), ("Forthcoming", None),
                                                ("n.d.", None), ("Spring 2020", 2020), ("2019-2020", 2019),
-                                               ("2019--2020", 2019), ("2020a", 2020)])
+                                               ("2019--2020", 2019), ("2020a", 2020), ("c2019", 2019),
+                                               ("2019May", 2019), ("n.d", None), ("s.d.", None)])
 def test_every_format_reads_a_year_by_one_rule(fmt, text, written, year):
     # RIS refused a whole file for "In press", CSV for "Spring 2020", BibTeX for "2019--2020".
     from sitegen.references import read_references

@@ -35,9 +35,11 @@ class ReferenceProblem(ValueError):
         super().__init__(f"line {line}: {message}")
 
 
-# A year as reference files write one: four digits standing apart, a letter telling one author's works of a year
-# apart may follow ("2020a"); "Spring 2020", "2019-2020", "2020/03/01" and "MAR 2020" hold one, "20x1" does not.
-_WRITTEN_YEAR = re.compile(r"(?<![^\W_])(\d{4})[a-z]?(?![^\W_])")
+# A year as reference files write one: four digits not part of a longer number ("Spring 2020", "2019-2020",
+# "2020/03/01", "c2019", "2020a", "2019May" hold one; "20x1" does not), as RIS and MEDLINE always read it.
+_WRITTEN_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
+# Words for "no year yet" beyond those every field knows (records.entry.MISSING): Latin "sine dato" and variants.
+_NO_YEAR = {"n.d", "s.d.", "s.d", "in-press", "inpress", "not yet published", "accepted", "submitted"}
 
 
 def written_year(value: str, line: int, field: str = "year") -> str:
@@ -45,7 +47,7 @@ def written_year(value: str, line: int, field: str = "year") -> str:
     field is empty or a word for "not yet" ("in press", "forthcoming", "n.d.": common in real exports, and no
     reason to refuse a file); ReferenceProblem on `line` otherwise."""
     text = value.strip()
-    if text.lower() in MISSING or text.lower().rstrip(".") in MISSING:
+    if {text.lower(), text.lower().rstrip(".")} & (MISSING | _NO_YEAR):
         return ""
     found = _WRITTEN_YEAR.search(text)
     if found is None:
