@@ -48,10 +48,14 @@ _TRAILING_NOTE = re.compile(r"(?:\s*\.?\s*(?:[\[(][A-Za-z' ,]{2,40}[\])]|\[\d+ r
 
 def folded(text: str) -> str:
     """Lower case, accents and punctuation removed, Greek letters spelt out ("IFN-γ" and "IFN-gamma" alike),
-    whitespace collapsed. Only the accents of Latin, Greek and Cyrillic letters go: in Thai, Devanagari and other
-    scripts a mark is part of the word (ใช้ "use" and ใช่ "yes" differ by one), so it is kept as a letter is."""
+    whitespace collapsed. In the scripts of South and Southeast Asia (Devanagari, Thai, ...) a mark is a vowel or
+    a tone, part of the word (ใช้ "use" and ใช่ "yes" differ by one): there it is kept as a letter is. Every other
+    text folds as it always has, so the content keys made of folded texts (`ids.content_ref`) stay as they were."""
     if text.isascii():  # most titles are: they skip the decomposition
         return " ".join(_NOT_WORD.sub(" ", text.lower()).split())
+    if not _MARKS_ARE_LETTERS.search(text):
+        text = "".join(char for char in unicodedata.normalize("NFKD", text) if not unicodedata.combining(char))
+        return " ".join(_NOT_WORD.sub(" ", text.lower().translate(_GREEK)).split())
     kept, accented = [], True  # a mark with no letter before it is dropped too
     for char in unicodedata.normalize("NFKD", text):
         if unicodedata.category(char).startswith("M"):
@@ -67,10 +71,15 @@ def folded(text: str) -> str:
                             else " " for char in text).split())
 
 
+# Scripts whose marks are vowels and tones: Devanagari to Sinhala, Thai, Lao, Tibetan, Myanmar, Khmer, Balinese to
+# Sundanese, and their extensions.
+_MARKS_ARE_LETTERS = re.compile("[\u0900-\u0DFF\u0E00-\u0FFF\u1000-\u109F\u1780-\u17FF\u1B00-\u1BBF"
+                                "\uA8E0-\uA8FF\uA9E0-\uA9FF\uAA60-\uAA7F]")
+
+
 def _takes_accents(char: str) -> bool:
-    """A letter whose marks are accents to fold away: Latin, Greek, Cyrillic (and their extended blocks)."""
-    code = ord(char)
-    return code < 0x0530 or 0x1D00 <= code < 0x2000 or 0x2C60 <= code < 0x2C80 or 0xA640 <= code < 0xA800
+    """A letter whose marks are accents to fold away: any but one of the scripts `_MARKS_ARE_LETTERS` names."""
+    return not _MARKS_ARE_LETTERS.match(char)
 
 
 def unmarked(title: str) -> str:
