@@ -432,6 +432,7 @@ def update(directory: Path, at: str, mode: str, as_json: bool, report: Path | No
 
 @cli.command()
 @click.argument("directory", type=REVIEW_DIR)
+# Not converted to UTC (`_in_utc`): a replay names a recorded run by the time its events carry, as written.
 @click.option("--at", default=None, metavar="RFC3339",
               help="The run's time, e.g. 2026-06-01T00:00:00Z, supplied by the caller (required unless replaying; "
               "a replay defaults to the latest recorded verification run).")
@@ -492,7 +493,7 @@ def verify(directory: Path, at: str | None, mode: str, bib: Path | None, sources
                        f"status {status.verdict}{later}: {'; '.join(identity.reasons + status.reasons)[:500]}")
         for axis, verdict, reason, ids in grouped_open_items([p for p in studies if p.verdict in OPEN_ITEMS]):
             shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
-            click.echo(f"open item: {axis} {verdict} ({len(ids)}): {reason[:500]}: {shown}")
+            click.echo(f"open item: {axis} {verdict} ({len(ids)}): {reason[:4000]}: {shown}")
         verdicts = result.all_verdicts()
         click.echo(f"{len(result.studies)} included studies and {len(result.references)} .bib entries checked: "
                    f"{len(verdicts) - len(result.refusals) - len(result.open_items)} verdicts pass, "

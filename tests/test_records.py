@@ -368,7 +368,7 @@ def test_record_page_text_is_escaped_exactly_as_markupsafe_escapes_it(text):
 
 def test_titles_sort_by_their_letters_whatever_their_accents_encoding():
     # An NFC "Émotion" sorted after "Zebrafish" (by code point) while an NFD one sorted among the E's.
-    from sitegen.site.records import title_key
+    from sitegen.records.titles import title_key
 
     titles = ["Zebrafish sleep", "\u00c9motion in rats", "E\u0301motion in mice", "Echo", "\u201cQuoted\u201d title"]
     assert sorted(titles, key=title_key) == ["Echo", "E\u0301motion in mice", "\u00c9motion in rats",

@@ -50,3 +50,13 @@ def test_the_latest_recorded_run_is_the_latest_instant_not_the_latest_text(tmp_p
         store.add(SnapshotEntry(fingerprint="a" * 64, session=session, url="https://api.openalex.org/works",
                                 status=200), None)
     assert store.lookup("a" * 64, None).session == "2024-06-01T06:00:00Z"
+
+
+def test_a_run_recorded_with_an_offset_replays_at_the_same_instant_in_utc(tmp_path):
+    # --at is now converted to UTC before it names the session, so a run an earlier sitegen recorded as
+    # 09:00:00+02:00 must be found as 07:00:00Z.
+    store = SnapshotStore(tmp_path / "snapshots")
+    store.add(SnapshotEntry(fingerprint="b" * 64, session="2024-06-01T09:00:00+02:00",
+                            url="https://api.openalex.org/works", status=200), None)
+    assert store.lookup("b" * 64, "2024-06-01T07:00:00Z").session == "2024-06-01T09:00:00+02:00"
+    assert store.lookup("b" * 64, "2024-06-01T08:00:00Z") is None

@@ -636,10 +636,10 @@ def test_an_edited_record_is_a_new_version_and_the_version_before_says_its_recor
 
     # The version an edit alone made says what changed (it said "No change to records, decisions or studies").
     code, out, _ = sitegen("publish", two_versions, "--out", site, "--now", "2023-05-02T00:00:00Z")
-    assert code == 0 and "records' details edited" not in out  # nothing changed since version 3: no version
+    assert code == 0 and "records' details changed" not in out  # nothing changed since version 3: no version
     changelog = page(site / "v" / "3" / "index.html").xpath("string(//p[@class='changelog-summary'])")
-    assert changelog == "Records' details edited."
-    assert "were edited" in page(site / "versions.html").text_content()
+    assert changelog == "Records' details changed."
+    assert "edited, or completed by a search run" in page(site / "versions.html").text_content()
 
 
 def test_a_version_is_never_dated_as_the_one_before(two_versions, tmp_path, sitegen):

@@ -198,7 +198,7 @@ class Changelog:
                  _count(len(self.runs), "search run"),
                  _count(len(self.evidence_changed), "study with changed evidence", "studies with changed evidence"),
                  _count(len(self.phases), "phase change")]
-        shown = [part for part in parts if part] + (["records' details edited"] if self.records_edited else [])
+        shown = [part for part in parts if part] + (["records' details changed"] if self.records_edited else [])
         shown += ["the title changed"] if self.title_changed else []
         shown += ["the review question changed"] if self.question_changed else []
         sentence = ", ".join(shown) if shown else "no change to records, decisions or studies"

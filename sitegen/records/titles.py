@@ -101,3 +101,10 @@ def comparable_title(title: str | None) -> str:
     if bracketed and "[" not in bracketed.group(1) and "]" not in bracketed.group(1):
         text = bracketed.group(1)
     return folded(_TRAILING_NOTE.sub("", text)) or folded(text) or folded(whole)
+
+
+def title_key(title: str) -> tuple[str, str]:
+    """A title as lists sort it: case, accents and leading quotes or brackets ignored ("Émotion" among the E's,
+    however its accent is encoded); the title itself breaks ties."""
+    text = re.sub(r"^\W+", "", title)
+    return folded(text), text.casefold()

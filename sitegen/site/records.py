@@ -23,7 +23,6 @@ lists its duplicates in turn.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -31,7 +30,7 @@ from markupsafe import Markup
 
 from sitegen.living.duplicates import duplicates_of
 from sitegen.living.sightings import Sighting
-from sitegen.records.titles import folded
+from sitegen.records.titles import title_key
 from sitegen.review.models import utc_day
 from sitegen.screening.relevance import Scored
 from sitegen.screening.standing import NOT_RETRIEVED, STANDINGS, Standing, StandingKind
@@ -148,13 +147,6 @@ class Navigation:
     standings: list[Filter]
     reasons: list[Filter]
     batches: list[Filter]
-
-
-def title_key(title: str) -> tuple[str, str]:
-    """A title as lists sort it: case, accents and leading quotes or brackets ignored ("Émotion" among the E's,
-    however its accent is encoded); the title itself breaks ties."""
-    text = re.sub(r"^\W+", "", title)
-    return folded(text), text.casefold()
 
 
 def _row(rows: dict[tuple[str, str], str], entry: Entry, root: str, reasons: dict[str, str]) -> str:

@@ -18,6 +18,7 @@ from urllib.parse import quote
 from sitegen.living.facts import ReviewFacts
 from sitegen.records.ids import normalise_doi
 from sitegen.records.model import CslName, Record, web_address
+from sitegen.records.titles import title_key
 from sitegen.review.folder import Review
 from sitegen.review.models import VERIFICATION_AXES, Evidence, Finding, PassageCheck, VerificationPayload
 from sitegen.screening.standing import StageHistory
@@ -229,7 +230,7 @@ def included_studies(review: Review, facts: ReviewFacts, views: list[RecordView]
             view.evidence, record.custom.license, web_address(record.custom.fulltext_url),
             [AxisVerdict(axis, *axes.get(axis, (None, None))) for axis in VERIFICATION_AXES],
             batch_of.get(record.id), facts.histories[record.id]))
-    return sorted(studies, key=lambda study: (-(study.record.year or 0), study.record.title.casefold(), study.record.id))
+    return sorted(studies, key=lambda study: (-(study.record.year or 0), title_key(study.record.title), study.record.id))
 
 
 def _checked(check: PassageCheck | None) -> str:

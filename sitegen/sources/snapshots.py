@@ -76,7 +76,12 @@ class SnapshotStore:
             if not sessions:
                 return None
             session = max(sessions, key=_instant)
-        return self._entries.get((key, session, occurrence))
+        found = self._entries.get((key, session, occurrence))
+        if found is None and session:  # recorded by an earlier sitegen with the time as given (+02:00, .000Z)
+            instant = _instant(session)[0]
+            found = next((entry for (k, s, n), entry in self._entries.items()
+                          if k == key and n == occurrence and s and _instant(s)[0] == instant), None)
+        return found
 
     def body(self, entry: SnapshotEntry) -> bytes:
         if entry.sha256 is None:
