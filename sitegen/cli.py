@@ -244,9 +244,10 @@ REPORT = click.option(
     help="Also write the Markdown run report (for a pull-request body) to this file, outside the review folder.")
 
 
-def _file_outside_review(path: Path | None, review_dir: Path, option: str) -> None:
+def _file_outside_review(path: Path | None, review_dir: Path, option: str, force: bool | None = None) -> None:
     """A file a command writes beside its work must be in an existing folder, and never inside the
-    review, whose files only sitegen's own writes may change. Checked before the command does anything."""
+    review, whose files only sitegen's own writes may change; given `force` (the command has --force), an
+    existing file is replaced only with it. Checked before the command does anything."""
     if path is None:
         return
     if not path.parent.is_dir():
@@ -257,6 +258,8 @@ def _file_outside_review(path: Path | None, review_dir: Path, option: str) -> No
     if path.exists() and not path.is_file():
         raise click.BadParameter(f"{path} is not a file (a folder, a device or a pipe); give a file name",
                                  param_hint=option)
+    if force is False and path.exists():  # as export: a file of the user's is never replaced unasked
+        raise click.BadParameter(f"{path} already exists; give --force to replace it", param_hint=option)
 
 
 def _progress(message: str) -> None:
@@ -825,9 +828,7 @@ def screen_rank(directory: Path, number: int, as_json: bool) -> None:
 def digest(directory: Path, week: str, out: Path | None, force: bool) -> None:
     """The weekly digest of DIRECTORY: new records of that week ranked, with rationales and calibration."""
     _remember(directory)
-    _file_outside_review(out, directory, "--out")
-    if out is not None and out.exists() and not force:  # as export: a file of the user's is never replaced unasked
-        raise click.BadParameter(f"{out} already exists; give --force to replace it", param_hint="--out")
+    _file_outside_review(out, directory, "--out", force)
     text = commands.digest(directory, week)
     if out is None:
         click.echo(text, nl=False)

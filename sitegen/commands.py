@@ -391,7 +391,7 @@ def import_decisions(root: Path, source: Path, tool: str, reviewer: str, stage: 
     except OSError as error:
         raise SitegenError(f"{source}: cannot be read ({error.strerror or error})") from None
     with writable(root) as workspace:
-        canonical = {record_id: found.canonical for record_id, found in workspace.facts.duplicates.items()}
+        canonical = workspace.facts.canonicals
         report, text = imports.import_decisions(workspace.review, canonical, exported, stage, reviewer)
         if text is not None:
             transaction = Transaction(root)

@@ -103,6 +103,17 @@ class ReviewFacts:
         return confirmed_duplicates(self.review)
 
     @cached_property
+    def canonicals(self) -> dict[str, str]:
+        """Record id -> the record a reviewer confirmed it duplicates, in id order (as a version records them)."""
+        return {rid: found.canonical for rid, found in sorted(self.duplicates.items())}
+
+    @cached_property
+    def verdicts(self) -> dict[str, dict[str, LatestVerdict]]:
+        """Record id -> axis -> its latest verification verdict (`latest_verdicts`): read from the ledger once,
+        for every page and check that shows one."""
+        return latest_verdicts(self.review)
+
+    @cached_property
     def screening(self) -> ScreeningFacts:
         return screening_facts(self.review, frozenset(self.duplicates))
 
@@ -130,7 +141,7 @@ class ReviewFacts:
     def prisma(self) -> PrismaCounts:
         previous = self.previous_version
         return derive(self.review, self.screening.outcomes, self.previously_included,
-                      {rid: duplicate.canonical for rid, duplicate in self.duplicates.items()},
+                      self.canonicals,
                       previous.ledger_head.seq if previous else None)
 
     @cached_property
@@ -150,8 +161,7 @@ class ReviewFacts:
                 or published_outcomes(self.outcomes) != latest.outcomes
                 or (latest.evidence is not None and self.evidence_hashes != latest.evidence)
                 or (latest.records is not None and self.records_digest != latest.records)
-                or (latest.duplicates is not None and latest.duplicates != {
-                    rid: found.canonical for rid, found in self.duplicates.items()}))
+                or (latest.duplicates is not None and latest.duplicates != self.canonicals))
 
     @cached_property
     def records_digest(self) -> str:

@@ -183,8 +183,7 @@ def _match_by_metadata(integration: Integration, new_ids: set[str], decided: Dec
     by_identifier: set[frozenset[str]] = set()
     for new in sorted(new_ids - done):
         found = next((held[key] for key in sorted(works[new].identifiers) if key in held), None)
-        if found is not None and undecided(new, found) and not conflict(works[new], works[found]) \
-                and matched_to(new, found):
+        if found is not None and undecided(new, found) and matched_to(new, found):  # matched_to rules out conflicts
             by_identifier.add(frozenset((new, found)))
     integration.probable = [(a, b, score) for a, b, score in matches.probable
                             if undecided(a, b) and frozenset((a, b)) not in by_identifier] + unsure

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from sitegen.errors import SitegenError
-from sitegen.living.facts import ReviewFacts, latest_verdicts
+from sitegen.living.facts import ReviewFacts
 from sitegen.living.ledger import append
 from sitegen.records.model import model_data
 from sitegen.review.folder import Review
@@ -91,7 +91,7 @@ def _entry_gates(review: Review, facts: ReviewFacts, target: str) -> list[Gate]:
     if target == "published":
         # The verdicts that stand, as the verification page shows them: the latest on each axis (an earlier
         # refusal fixed since no longer holds the review back), faithfulness only on the evidence as it is now.
-        latest, evidence = latest_verdicts(review), facts.evidence_hashes
+        latest, evidence = facts.verdicts, facts.evidence_hashes
         missing = [i for i in facts.included if not {"identity", "status"} <= latest.get(i, {}).keys()
                    or (i in evidence and "faithfulness" not in latest.get(i, {}))]
         standing = [(rid, axis, verdict.payload) for rid in facts.included

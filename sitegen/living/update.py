@@ -240,13 +240,14 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
         # New to this search but already handed to reviewers (another search found it first):
         # seen from now on, but not screened twice.
         to_screen = [i for i in fresh if i not in already]
+        to_screen_matched = [i for i in to_screen if i in matched]
         already.update(to_screen)
         new_batch = None
         if to_screen:
             batch += 1
             new_batch = BatchPayload(batch=batch, monitor_id=search.monitor_id,
                                      protocol_version=review.protocol.meta.version, record_ids=to_screen,
-                                     matched=[i for i in to_screen if i in matched])
+                                     matched=to_screen_matched)
         try:
             retrievals = [_retrieval(search, run) for run in runs]
             manifest = run_manifest(search.monitor_id, at, retrievals, new_batch, [_execution(run) for run in runs],
@@ -263,9 +264,8 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
         payloads += [retrieval.model_copy(update={"manifest": digest}) for retrieval in retrievals]
         payloads += [new_batch] if new_batch else []
         last_payload[search.monitor_id] = len(payloads) - 1
-        result.searches.append(SearchRun(search.monitor_id, runs, [i for i in to_screen if i not in matched],
-                                         new_batch.batch if new_batch else None, path,
-                                         [i for i in to_screen if i in matched]))
+        result.searches.append(SearchRun(search.monitor_id, runs, new_batch.new_ids if new_batch else [],
+                                         new_batch.batch if new_batch else None, path, to_screen_matched))
     transaction = Transaction(review.root)
     events = append(transaction, review, at, payloads)
     for search in searches:

@@ -317,7 +317,7 @@ def publish(review: Review, facts: ReviewFacts, at: str | None) -> tuple[Version
                            protocol_version=review.protocol.meta.version, title=review.config.title,
                            question=review.config.question, outcomes=published_outcomes(facts.outcomes),
                            evidence=facts.evidence_hashes, records=facts.records_digest,
-                           duplicates={rid: found.canonical for rid, found in sorted(facts.duplicates.items())})
+                           duplicates=facts.canonicals)
     transaction = Transaction(review.root)
     transaction.write(version_path(record.number), version_text(record))
     append(transaction, review, at, [VersionPayload(number=record.number, sha256=version_hash(record))])

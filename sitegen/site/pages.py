@@ -24,7 +24,7 @@ from functools import cached_property
 
 from markupsafe import Markup, escape
 
-from sitegen.living.facts import ReviewFacts, latest_verdicts
+from sitegen.living.facts import LatestVerdict, ReviewFacts
 from sitegen.living.versions import version_history
 from sitegen.records.model import Record
 from sitegen.review.folder import Review
@@ -165,6 +165,11 @@ class Site:
         return record_views(self.review, self.facts.outcomes)
 
     @cached_property
+    def studies(self) -> list[studies.Study]:
+        """The included studies, as their pages, the evidence table and the verification page show them."""
+        return studies.included_studies(self.review, self.facts, self.views)
+
+    @cached_property
     def views_by_id(self) -> dict[str, RecordView]:
         return {view.record.id: view for view in self.views}
 
@@ -253,11 +258,11 @@ PAGE_GROUPS: tuple[Callable[[Site], Files], ...] = (home, protocol, records.reco
                                                      search, assets)
 
 
-def shown_as_verified(review: Review) -> Review:
+def shown_as_verified(review: Review, verdicts: dict[str, dict[str, LatestVerdict]]) -> Review:
     """The review as the site shows it: a record whose latest verification found it retracted is marked
     retracted everywhere (its pages, the lists, the evidence table, every download), whatever the provider's
     metadata said when the record was read. records.jsonl is left as the sources gave it."""
-    retracted = [record_id for record_id, axes in latest_verdicts(review).items()
+    retracted = [record_id for record_id, axes in verdicts.items()
                  if (status := axes.get("status")) is not None and status.payload.verdict == "retracted"
                  and record_id in review.records and not review.records[record_id].custom.retracted]
     if not retracted:
@@ -275,7 +280,7 @@ def shown_as_verified(review: Review) -> Review:
 
 def site_pages(review: Review, facts: ReviewFacts, built_at: str | None) -> Iterator[Page]:
     """Every file of the site, group by group, each rendered when the writer asks for it."""
-    site = Site(shown_as_verified(review), facts, built_at)
+    site = Site(shown_as_verified(review, facts.verdicts), facts, built_at)
     for group in PAGE_GROUPS:
         for item in group(site):
             yield item if isinstance(item, Page) else Page(item[0], lambda content=item[1]: content)

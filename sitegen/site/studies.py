@@ -265,7 +265,7 @@ def evidence_csv(studies: list[Study]) -> str:
 
 def study_pages(site: Site) -> Files:
     """included.html, a page per included study, the evidence table and its CSV."""
-    studies = included_studies(site.review, site.facts, site.views)
+    studies = site.studies
     findings = sum(len(study.findings) for study in studies)
     study_count = site.facts.prisma.studies_included  # fewer than the rows when a study has several reports
     yield "included.html", site.page("included.html", "included.html", studies=studies, findings=findings,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sitegen.site.studies import AxisVerdict, Study, included_studies
+from sitegen.site.studies import AxisVerdict, Study
 from sitegen.verify.report import AXIS_LABELS, ReportItem, verification_report
 
 if TYPE_CHECKING:  # pages.py lists this module's page group, so it cannot be imported from here at run time
@@ -41,7 +41,7 @@ def unverified_axes(studies: dict[str, Study], items: list[ReportItem]) -> list[
 
 def verification_pages(site: Site) -> Files:
     """verification.html: the counts per axis and verdict, refusals, open items, studies never verified."""
-    studies = {study.record.id: study for study in included_studies(site.review, site.facts, site.views)}
+    studies = {study.record.id: study for study in site.studies}
     report = verification_report(site.review, list(studies))
     yield "verification.html", site.page(
         "verification.html", "verification.html", report=report, axis_labels=AXIS_LABELS, studies=len(studies),
