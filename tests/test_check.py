@@ -390,6 +390,28 @@ def test_a_deleted_saved_search_is_named(example_copy, sitegen):
     assert code == 1 and "[search-missing]" in out and "searches/object-in-context.json is missing" in out
 
 
+def test_an_invalid_file_is_reported_once_not_as_missing_from_every_file_that_names_it(example_copy, sitegen):
+    # One misspelt field in a record (which decisions, ledger events, evidence and versions name), in a saved
+    # search (which the ledger's runs name), in a version (which the ledger and the next version name) and in
+    # a run manifest (which the run's events name): each file's own problem, and none is said to be missing.
+    path = example_copy / "records.jsonl"
+    record_id = first_record_id(example_copy)
+    replace_line(path, 1, path.read_text().splitlines()[0].replace('"title":', '"titel":', 1))
+    misspelt = {"searches/object-in-context.json": '"label"', "versions/1.json": '"ledger_head"',
+                sorted(p.relative_to(example_copy).as_posix() for p in (example_copy / "runs").iterdir())[0]: '"at"'}
+    for rel, key in misspelt.items():
+        text = (example_copy / rel).read_text()
+        (example_copy / rel).write_text(text.replace(key, key[:-1] + 'x"', 1))
+    code, out, _ = sitegen("check", example_copy)
+    assert code == 1
+    assert "records.jsonl:1: error: titel: unknown field" in out
+    for rel, key in misspelt.items():
+        assert f"{rel}:" in out and f"{key.strip(chr(34))}x: unknown field" in out
+    assert "[unknown-record]" not in out and "-missing]" not in out and out.count(record_id) == 0
+    assert {line.split(" error: ")[0].split(":")[0].removeprefix(f"{example_copy}/") for line in out.splitlines()
+            if " error: " in line} == {"records.jsonl", *misspelt}
+
+
 def test_a_batch_naming_an_unknown_record_is_named_not_a_crash_later(example_copy, sitegen, tmp_path):
     from sitegen.living.ledger import event_line, next_event
     from sitegen.review.models import LedgerEvent

@@ -150,7 +150,7 @@ def _search_problems(review: Review) -> list[Problem]:
                                         "and query, or citation search with the same mode and seeds, however "
                                         "written)"))
             first.setdefault(key, index)
-        missing = [i for i in search.seen_ids if i not in review.records] if review.records_loaded else []
+        missing = [i for i in search.seen_ids if review.lacks_record(i)]
         if missing:
             problems.append(Problem(f"searches/{monitor_id}.json", None, None, "unknown-record",
                                     f"seen_ids name record(s) not in records.jsonl: {listed(missing, 3)}"))
@@ -224,10 +224,10 @@ def _batch_problems(review: Review) -> list[Problem]:
     ran = {p.monitor_id: line for line, p in zip(review.ledger_lines, review.payloads, strict=True)
            if isinstance(p, RetrievalPayload | BatchPayload)}
     for monitor_id, line in ran.items():
-        if monitor_id not in review.searches:
+        if monitor_id not in review.searches and f"searches/{monitor_id}.json" not in review.invalid_files:
             problems.append(Problem(LEDGER, line, None, "search-missing",
                                     f"the ledger records runs of saved search {monitor_id!r}, but "
-                                    f"searches/{monitor_id}.json is missing or unreadable: restore it from Git "
+                                    f"searches/{monitor_id}.json is missing: restore it from Git "
                                     "(its seen_ids are what keeps old records out of new batches)"))
     return problems
 
@@ -303,7 +303,7 @@ def _provenance_problems(review: Review) -> list[Problem]:
     if review.records_loaded:
         for event, line, payload in zip(review.ledger, review.ledger_lines, review.payloads, strict=True):
             if payload is not None:
-                missing = [i for i in _record_ids(payload) if i not in review.records]
+                missing = [i for i in _record_ids(payload) if review.lacks_record(i)]
                 if missing:
                     problems.append(Problem(LEDGER, line, None, "unknown-record",
                                             f"{event.type} event names record(s) not in records.jsonl: "

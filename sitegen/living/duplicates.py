@@ -60,11 +60,11 @@ def _accepted(review: Review) -> tuple[list[DuplicateRow], list[Problem]]:
     different: list[DuplicateRow] = []
     for row in review.duplicates:
         pair = row.decision.record_id, row.decision.duplicate_of
-        unknown = [(name, rid) for name, rid in zip(("record_id", "duplicate_of"), pair, strict=True)
-                   if rid not in review.records]
-        if unknown and review.records_loaded:
-            problems += [_problem(row, name, "unknown-record", f"record {rid!r} is not in records.jsonl")
-                         for name, rid in unknown]
+        absent = [(name, rid) for name, rid in zip(("record_id", "duplicate_of"), pair, strict=True)
+                  if rid not in review.records]
+        problems += [_problem(row, name, "unknown-record", f"record {rid!r} is not in records.jsonl")
+                     for name, rid in absent if review.lacks_record(rid)]
+        if absent and review.records_loaded:  # a row naming an invalid record waits for it to be mended
             continue
         if frozenset(pair) in decided:
             problems.append(_problem(row, "record_id", "duplicate-pair",

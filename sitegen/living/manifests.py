@@ -176,6 +176,8 @@ def manifest_problems(review: Review) -> list[Problem]:
             problems.append(Problem(LEDGER, run.line, None, "manifest-anchor",
                                     f"the retrieval events of {what} name different manifests; each names the "
                                     "run's one manifest"))
+        if file is None and path in review.invalid_files:
+            continue  # its own problems say what is wrong with it
         if file is None:
             problems.append(Problem(LEDGER, run.line, None, "manifest-missing",
                                     f"{path}, the manifest of {what}, is missing (the run's events name it: "

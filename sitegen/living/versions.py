@@ -364,10 +364,10 @@ def version_problems(review: Review) -> list[Problem]:
         problems += _file_problems(review, item, previous, recorded.get(item.version.number))
         previous = item
     for number, (event, line) in sorted(recorded.items()):
-        if number not in files:
+        if number not in files and version_path(number) not in review.invalid_files:
             problems.append(Problem(LEDGER, line, None, "version-missing",
                                     f"event {event.seq} records version {number}, but {version_path(number)} is "
-                                    "missing or unreadable: restore it from Git"))
+                                    "missing: restore it from Git"))
     return problems
 
 
@@ -379,11 +379,13 @@ def _file_problems(review: Review, item: VersionFile, previous: VersionFile | No
         return (item.parsed.position(loc) or (None, None))[0]
 
     problems = []
-    expected = previous.version.number + 1 if previous else 1
-    if record.number != expected:
+    # The numbers before this one that no file has (a file there but invalid is reported as it is).
+    missing = [number for number in range(previous.version.number + 1 if previous else 1, record.number)
+               if version_path(number) not in review.invalid_files]
+    if missing:
         problems.append(Problem(rel, at("number"), None, "version-gap",
-                                f"version {expected} is missing: versions are numbered 1, 2, 3… without gaps "
-                                f"({version_path(expected)} was deleted, or this file was renumbered)"))
+                                f"version {missing[0]} is missing: versions are numbered 1, 2, 3… without gaps "
+                                f"({version_path(missing[0])} was deleted, or this file was renumbered)"))
     head = record.ledger_head
     if review.ledger_unread is not None:
         pass  # events past a line that holds none are not where they seem: `ledger_problems` names that line
@@ -431,7 +433,7 @@ def _unknown_records(review: Review, item: VersionFile) -> list[Problem]:
     problems = []
     for stage, by_record in item.version.outcomes.items():
         unknown = [rid for rid in by_record if rid not in identified
-                   or (review.records_loaded and rid not in review.records)]
+                   or review.lacks_record(rid)]
         if unknown:
             line = (item.parsed.position(("outcomes", stage, unknown[0])) or (None, None))[0]
             problems.append(Problem(item.path, line, None, "unknown-record",

@@ -172,6 +172,9 @@ class Review:
     # Each record's line in records.jsonl as a digest: what the site's page keys count a record as.
     record_digests: dict[str, bytes] = field(default_factory=dict)
     records_loaded: bool = True  # False when records.jsonl could not be read: unknown-id checks are moot
+    # The ids of records.jsonl's lines that name a record yet are invalid: that line's own problem says what
+    # is wrong, so no other file is told the record is not there.
+    invalid_record_ids: set[str] = field(default_factory=set)
     ledger: list[LedgerEvent] = field(default_factory=list)
     # Each event's payload as its typed model, or None where it has no model or is invalid.
     payloads: list[Payload | None] = field(default_factory=list)
@@ -193,6 +196,14 @@ class Review:
     evidence: list[EvidenceFile] = field(default_factory=list)
     versions: list[VersionFile] = field(default_factory=list)  # published versions, by number
     manifests: dict[str, ManifestFile] = field(default_factory=dict)  # search-run manifests, by path
+    # Saved searches, evidence, versions and manifests whose file is there but could not be used (unreadable,
+    # invalid, misnamed): that file's own problem says why, so the checks across files do not call it missing.
+    invalid_files: set[str] = field(default_factory=set)
+
+    def lacks_record(self, record_id: str) -> bool:
+        """Whether records.jsonl is known to hold no record `record_id`: not when the file could not be read,
+        nor when the record's line is there but invalid (its own problem is reported on that line)."""
+        return self.records_loaded and record_id not in self.records and record_id not in self.invalid_record_ids
 
 
 def protocol_hash(text: str) -> str:
@@ -340,11 +351,13 @@ def _load_searches(root: Path, review: Review, schema_problems: list[Problem]) -
                                                          "saved searches", schema_problems)
         problems += file_problems
         if search is None or parsed is None:
+            review.invalid_files.add(rel)
             continue
         if search.monitor_id != path.stem:
             line, column = parsed.position(("monitor_id",)) or (None, None)
             problems.append(Problem(rel, line, column, "monitor-id",
                                     f"monitor_id {search.monitor_id!r} does not match the file name {path.stem!r}"))
+            review.invalid_files.add(rel)
         review.searches[search.monitor_id] = search
     return problems
 
@@ -390,6 +403,7 @@ def _load_records(root: Path, review: Review) -> list[Problem]:
                                                                   problems, unreadable):
         record_problems += row_problems
         if record is None:
+            review.invalid_record_ids.update(_named_id(line, rel, lineno))
             continue
         if record.id in review.records:
             record_problems.append(Problem(rel, lineno, None, "duplicate-record", f"record {record.id!r} already "
@@ -423,6 +437,13 @@ def _load_records(root: Path, review: Review) -> list[Problem]:
                                         + ("no record has that id" if linked is None else "that record does not "
                                            "name it back")))
     return problems
+
+
+def _named_id(line: str, rel: str, lineno: int) -> list[str]:
+    """The id an invalid records.jsonl line gives, if it holds an object with a text id."""
+    data, problems = parsing.parse_json_line(line, rel, lineno)
+    record_id = data.get("id") if not problems and isinstance(data, dict) else None
+    return [record_id] if isinstance(record_id, str) else []
 
 
 def _load_ledger(root: Path, review: Review) -> list[Problem]:
@@ -603,15 +624,14 @@ def _load_evidence(root: Path, review: Review) -> list[Problem]:
     for path, rel in _named_files(root, "evidence", ".yaml", SLUG_NAMES.format("evidence/<study>.yaml"), problems):
         text, read_problems = _read(root, rel, "evidence")
         problems += read_problems
-        if text is None:
-            continue
-        parsed, parse_problems = parsing.parse_yaml(text, rel)
+        parsed, parse_problems = parsing.parse_yaml(text, rel) if text is not None else (None, [])
         problems += parse_problems
-        if parsed is None or parse_problems:
-            continue
-        evidence, model_problems = parsing.validate(Evidence, parsed, rel)
+        evidence, model_problems = (parsing.validate(Evidence, parsed, rel) if parsed is not None and not parse_problems
+                                    else (None, []))
         problems += model_problems
-        if evidence is not None:
+        if evidence is None or parsed is None:
+            review.invalid_files.add(rel)
+        else:
             review.evidence.append(EvidenceFile(path.stem, rel, evidence, parsed))
     return problems
 
@@ -623,15 +643,18 @@ def _field_problem(rel: str, parsed: parsing.Parsed, field: str, code: str, mess
 
 
 def _json_models(root: Path, folder: str, name: re.Pattern[str], explanation: str, model: type[M],
-                 supported: int | str, what: str, problems: list[Problem],
-                 schema_problems: list[Problem]) -> Iterator[tuple[Path, str, M, parsing.Parsed]]:
+                 supported: int | str, what: str, problems: list[Problem], schema_problems: list[Problem],
+                 invalid_files: set[str]) -> Iterator[tuple[Path, str, M, parsing.Parsed]]:
     """Each well-named JSON file of `folder` that holds a valid `model`, with its parsed positions;
-    every problem met on the way goes to `problems` (a schema_version problem to `schema_problems`)."""
+    every problem met on the way goes to `problems` (a schema_version problem to `schema_problems`), the
+    name of each file that holds none to `invalid_files`."""
     for path, rel in _named_files(root, folder, name, explanation, problems):
         value, parsed, file_problems = _read_json_model(root, rel, folder, model, supported, what, schema_problems)
         problems += file_problems
         if value is not None and parsed is not None:
             yield path, rel, value, parsed
+        else:
+            invalid_files.add(rel)
 
 
 VERSION_NAME = re.compile(r"[1-9][0-9]{0,8}\.json")
@@ -643,11 +666,13 @@ def _load_versions(root: Path, review: Review, schema_problems: list[Problem]) -
     problems: list[Problem] = []
     for path, rel, record, parsed in _json_models(
             root, "versions", VERSION_NAME, "files here are named versions/<number>.json (1.json, 2.json, …), one per "
-            "published version", VersionRecord, VERSION_SCHEMA_VERSION, "versions", problems, schema_problems):
+            "published version", VersionRecord, VERSION_SCHEMA_VERSION, "versions", problems, schema_problems,
+            review.invalid_files):
         if record.number != int(path.stem):
             problems.append(_field_problem(rel, parsed, "number", "version-number",
                                     f"number {record.number} does not match the file name {path.name!r}: a "
                                     "version's file is versions/<its number>.json"))
+            review.invalid_files.add(rel)
             continue
         found.append(VersionFile(rel, record, parsed))
     review.versions = sorted(found, key=lambda item: item.version.number)
@@ -671,19 +696,21 @@ def _load_manifests(root: Path, review: Review, schema_problems: list[Problem]) 
     for _path, rel, manifest, parsed in _json_models(
             root, "runs", MANIFEST_NAME, "files here are run manifests named runs/<UTC time>-<monitor_id>.json "
             "(e.g. 20260601T060000Z-my-search.json), written by `sitegen update`", RunManifest,
-            RUN_MANIFEST_SCHEMA_VERSION, "run manifests", problems, schema_problems):
+            RUN_MANIFEST_SCHEMA_VERSION, "run manifests", problems, schema_problems, review.invalid_files):
         if parsed.source is None:
             continue
         if manifest.origin != "run":
             problems.append(_field_problem(rel, parsed, "origin", "manifest-origin",
                                     "runs/ holds only manifests written by their runs (origin: run); one derived "
                                     "from the ledger belongs on the site, not in the review"))
+            review.invalid_files.add(rel)
             continue
         if manifest_path(manifest.at, manifest.monitor_id) != rel:
             line, column = parsed.position(("at",)) or (None, None)
             problems.append(Problem(rel, line, column, "manifest-name",
                                     f"the manifest of saved search {manifest.monitor_id!r} at {manifest.at} is named "
                                     f"{manifest_path(manifest.at, manifest.monitor_id)}, not {rel}"))
+            review.invalid_files.add(rel)
             continue
         review.manifests[rel] = ManifestFile(rel, manifest, parsed, parsed.source.encode("utf-8"))
     return problems

@@ -63,7 +63,7 @@ def _decision_problems(review: Review) -> list[Problem]:
     for row in review.decisions:
         decision = row.decision
         column = row.columns.get
-        if decision.record_id not in review.records and review.records_loaded:
+        if review.lacks_record(decision.record_id):
             problems.append(Problem(row.path, row.line, column("record_id"), "unknown-record",
                                     f"record {decision.record_id!r} is not in records.jsonl"))
         key = (row.stage, row.reviewer, decision.record_id)

@@ -22,7 +22,7 @@ def evidence_problems(review: Review, outcomes: dict[str, dict[str, Outcome]]) -
         line, column = item.parsed.position(("record_id",)) or (None, None)
         record = review.records.get(record_id)
         if record is None:
-            if review.records_loaded:
+            if review.lacks_record(record_id):
                 problems.append(Problem(item.path, line, column, "unknown-record",
                                         f"record {record_id!r} is not in records.jsonl"))
             continue
