@@ -242,6 +242,10 @@ def test_covidence_full_text_exclusions_keep_to_the_screening_rules(example_copy
     ("asreview", "title,doi\r\nA title,10.1002/dev.21432\r\n", ":1: no label column"),
     ("asreview", 'title,included\r\nA title,1\r\n"unclosed,1\r\n', ":3: "),
     ("asreview", "title,included\r\nA title,1,2\r\n", ":2: 3 fields where the header has 2"),
+    # A column read twice (names in any case): which of its values is the row's is not known.
+    ("asreview", "doi,title,DOI,included\r\n10.1002/dev.21432,A title,10.1002/hipo.20567,1\r\n",
+     ":1: column 'doi' appears twice"),
+    ("covidence", "sep=;\r\nTitle;Notes;notes\r\nA title;a;b\r\n", ":2: column 'notes' appears twice"),
 ])
 def test_an_export_that_cannot_be_read_is_reported_and_nothing_written(example_copy, sitegen, tmp_path, tool,
                                                                         text, message):

@@ -55,6 +55,8 @@ COLUMNS: dict[str, tuple[str, ...]] = {
 }
 ASREVIEW_LABELS = ("asreview_label", "included", "label_included")
 RAYYAN_DECISIONS = {"included": "include", "excluded": "exclude"}
+READ_COLUMNS = frozenset({*(name for names in COLUMNS.values() for name in names), *ASREVIEW_LABELS, "notes",
+                          "asreview_note"})  # and any column with "reason" in its name
 # Problems that are no one row's: importing is refused whole rather than row by row.
 WHOLE_REVIEW = {"protocol-unlocked"}
 
@@ -157,6 +159,11 @@ def _table(text: str) -> tuple[dict[str, int], list[tuple[int, dict[str, str]]]]
     line = 1
     try:
         header = [name.strip().lower() for name in next(reader, [])]
+        read = [name for name in header if name in READ_COLUMNS or "reason" in name]
+        twice = next((name for name in read if read.count(name) > 1), None)
+        if twice is not None:
+            raise ExportProblem(1 + skipped, f"column {twice!r} appears twice in the header (names are read "
+                                             "without regard to case): which of them a row's value is in is not known")
         while True:
             line = reader.line_num + 1
             values = next(reader, None)
