@@ -746,6 +746,8 @@ def screen_status(directory: Path, as_json: bool) -> None:
         click.echo(json.dumps({"batches": [b.model_dump() for b in per_batch],
                                "overall": [s.model_dump() for s in overall]}, indent=2))
         return
+    if not per_batch:
+        click.echo("nothing to screen yet: no search has run and no records were imported")
     for item in per_batch:
         batch = item.batch
         name = f"batch {batch.number} ({batch.monitor_id}, {batch.created}, protocol v{batch.protocol_version})" \
@@ -792,10 +794,11 @@ def screen_kappa(directory: Path, as_json: bool) -> None:
             "batches": [{"batch": b.batch.number, **{s.stage: [a.model_dump() for a in s.agreement]
                                                       for s in b.stages}} for b in per_batch]}, indent=2))
         return
-    for label, stages in [("overall", overall)] + [(f"batch {b.batch.number or '-'}", b.stages) for b in per_batch]:
-        for stage in stages:
-            for item in stage.agreement:
-                click.echo(f"{label}, {stage.stage}: {_agreement_line(item)}")
+    lines = [f"{label}, {stage.stage}: {_agreement_line(item)}"
+             for label, stages in [("overall", overall)] + [(f"batch {b.batch.number or '-'}", b.stages)
+                                                            for b in per_batch]
+             for stage in stages for item in stage.agreement]
+    click.echo("\n".join(lines) or "no agreement to measure yet: no two reviewers have decided the same records")
 
 
 @screen.command("rank")

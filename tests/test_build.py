@@ -169,6 +169,10 @@ def test_init_then_build_on_an_empty_folder(sitegen, tmp_path):
     code, out, _ = sitegen("build", review, "--out", tmp_path / "site")
     assert code == 0, out
     assert "Fresh review" in (tmp_path / "site" / "index.html").read_text()
+    code, out, _ = sitegen("screen", "status", review)  # says there is nothing, rather than print nothing
+    assert code == 0 and out.strip() == "nothing to screen yet: no search has run and no records were imported"
+    code, out, _ = sitegen("screen", "kappa", review)
+    assert code == 0 and out.strip() == "no agreement to measure yet: no two reviewers have decided the same records"
 
 
 def test_init_refuses_a_folder_with_content(sitegen, tmp_path):
