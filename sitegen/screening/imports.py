@@ -18,6 +18,7 @@ import dataclasses
 import io
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Literal
 
 from rapidfuzz import fuzz
@@ -232,17 +233,20 @@ def _split_reasons(text: str) -> list[str]:
 def mapped_reasons(written: tuple[str, ...], reasons: dict[str, str]) -> list[tuple[str, str | None]]:
     """Each reason a tool wrote with the protocol's code for it (None: none). Tools separate reasons with
     commas too, and a label may hold commas of its own ("modified OIC task, odour, fear"): the longest run
-    of comma-separated parts that is a reason is one reason."""
+    of comma-separated parts that is a reason is one reason. A run is at most twice as long as the longest
+    code or label (a tool may double a comma), so a cell of many commas is read in one pass, not cubed."""
+    codes = _reason_codes(tuple(sorted(reasons.items())))
+    longest = 2 * max((len(name.split(",")) for item in reasons.items() for name in item), default=1)
     found: list[tuple[str, str | None]] = []
     for text in written:
         parts = [part.strip() for part in text.split(",")]
         start = 0
         while start < len(parts):
-            end = next((end for end in range(len(parts), start, -1)
-                        if reason_code(", ".join(parts[start:end]), reasons)), start + 1)
+            end = next((end for end in range(min(len(parts), start + longest), start, -1)
+                        if _plain(", ".join(parts[start:end])) in codes), start + 1)
             reason = ", ".join(parts[start:end])
             if reason:
-                found.append((reason, reason_code(reason, reasons)))
+                found.append((reason, codes.get(_plain(reason))))
             start = end
     return found
 
@@ -250,8 +254,17 @@ def mapped_reasons(written: tuple[str, ...], reasons: dict[str, str]) -> list[tu
 def reason_code(reason: str, reasons: dict[str, str]) -> str | None:
     """The protocol's code for a tool's exclusion reason: one whose code or label it is, letter case,
     spacing and punctuation aside (`reasons` maps code to label)."""
-    wanted = _plain(reason)
-    return next((code for code, label in sorted(reasons.items()) if wanted in (_plain(code), _plain(label))), None)
+    return _reason_codes(tuple(sorted(reasons.items()))).get(_plain(reason))
+
+
+@lru_cache(maxsize=8)
+def _reason_codes(reasons: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    """Each code and label in its plain form -> the code (the first code, in order, that has it)."""
+    codes: dict[str, str] = {}
+    for code, label in reasons:
+        codes.setdefault(_plain(code), code)
+        codes.setdefault(_plain(label), code)
+    return codes
 
 
 def _plain(text: str) -> str:
