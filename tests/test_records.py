@@ -373,3 +373,33 @@ def test_titles_sort_by_their_letters_whatever_their_accents_encoding():
     titles = ["Zebrafish sleep", "\u00c9motion in rats", "E\u0301motion in mice", "Echo", "\u201cQuoted\u201d title"]
     assert sorted(titles, key=title_key) == ["Echo", "E\u0301motion in mice", "\u00c9motion in rats",
                                              "\u201cQuoted\u201d title", "Zebrafish sleep"]
+
+
+def test_two_ids_whose_short_page_names_are_one_each_get_a_page_of_their_own(sitegen, tmp_path):
+    # DOIs alike for the 60 characters a page name shows, whose 32-bit digests agree (found here in a fraction
+    # of a second, as anyone registering DOIs could): each record keeps its own page, and the others keep theirs.
+    import hashlib
+    import itertools
+
+    first_of: dict[str, str] = {}
+    for number in itertools.count():
+        doi = f"10.1234/{'a' * 60}-{number:x}"
+        short = page_slug(doi)
+        if short in first_of:
+            pair = first_of[short], doi
+            break
+        first_of[short] = doi
+    review = tmp_path / "review"
+    assert sitegen("init", review)[0] == 0
+    assert sitegen("protocol", "lock", review, "--at", "2026-01-01T00:00:00Z")[0] == 0
+    ris = tmp_path / "pair.ris"
+    ris.write_text("".join(f"TY  - JOUR\nTI  - Work number {n}\nPY  - 2020\nDO  - {doi}\nER  - \n"
+                           for n, doi in enumerate([*pair, "10.1234/another"])))
+    assert sitegen("import", review, ris, "--at", "2026-01-02T00:00:00Z")[0] == 0
+    code, out, err = sitegen("build", review, "--out", tmp_path / "site")
+    assert code == 0, out + err
+    for number, doi in enumerate(pair):
+        page = tmp_path / "site" / "records" / f"{page_slug(doi, whole=True)}.html"
+        assert page_slug(doi, whole=True).endswith(hashlib.sha256(doi.encode()).hexdigest())
+        assert f"Work number {number}" in main_text(page) and not (tmp_path / "site" / "records" / f"{short}.html").exists()
+    assert (tmp_path / "site" / "records" / f"{page_slug('10.1234/another')}.html").exists()

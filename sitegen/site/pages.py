@@ -56,11 +56,21 @@ UNSEARCHED_PREFIXES = ("v/", "records.html", "records/", "batches/", "digests/",
                        "screening.html")
 
 
-def page_slug(record_id: str) -> str:
-    """A file name for a record's page: readable, safe on every file system, unique."""
+def page_slug(record_id: str, whole: bool = False) -> str:
+    """A file name for a record's page, readable and safe on every file system: the id's first 60 letters,
+    digits and dots, and 8 hex digits of its SHA-1 (its whole SHA-256 when `whole`)."""
     readable = re.sub(r"[^a-z0-9.]+", "-", record_id.lower()).strip("-.")[:60]
-    digest = hashlib.sha1(record_id.encode("utf-8")).hexdigest()[:8]
-    return f"{readable}-{digest}"
+    data = record_id.encode("utf-8")
+    return f"{readable}-{hashlib.sha256(data).hexdigest() if whole else hashlib.sha1(data).hexdigest()[:8]}"
+
+
+def page_slugs(record_ids: Iterable[str]) -> dict[str, str]:
+    """Each record's page name, unique. The short name (32 bits of digest) stays wherever no other record of
+    the review has it, so addresses stay as published; ids sharing one (two DOIs alike for 60 characters can
+    be made to in a second) each get a whole SHA-256 instead: neither page takes the other's address."""
+    short = {record_id: page_slug(record_id) for record_id in record_ids}
+    taken = Counter(short.values())
+    return {record_id: slug if taken[slug] == 1 else page_slug(record_id, whole=True) for record_id, slug in short.items()}
 
 
 @dataclass(slots=True)
@@ -80,7 +90,8 @@ def _authors_short(record: Record) -> str:
 def record_views(review: Review, outcomes: dict[str, dict[str, Outcome]]) -> list[RecordView]:
     title_abstract, full_text = outcomes["title-abstract"], outcomes["full-text"]
     evidence = {item.evidence.record_id: item for item in review.evidence}
-    return [RecordView(record, page_slug(record.id), _authors_short(record), title_abstract.get(record.id),
+    slugs = page_slugs(review.records)
+    return [RecordView(record, slugs[record.id], _authors_short(record), title_abstract.get(record.id),
                        full_text.get(record.id), evidence[record.id].evidence if record.id in evidence else None)
             for record in review.records.values()]
 
