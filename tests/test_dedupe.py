@@ -78,6 +78,19 @@ def test_command_writes_sets_and_probable_pairs(tmp_path, sitegen):
     assert "0 preprint-journal version pair(s)" in stdout
 
 
+def test_years_written_as_dates_are_read_as_import_reads_them(tmp_path, sitegen):
+    # A date, a year with a letter or a range in the year column: its year, as `import` reads the same file
+    # (dedupe stopped with a traceback on int('2019-05-01')).
+    source = tmp_path / "records.csv"
+    row = "article,Smith J,Hippocampal replay during rest in rats,{},J Neurosci,12,3,100-110,,"
+    source.write_text(HEADER + "".join(f"{name},{row.format(year)}\n" for name, year in
+                                       [("a", "2019-05-01"), ("b", "2019a"), ("c", "2015/2016")]), encoding="utf-8")
+    code, stdout, err = sitegen("dedupe", source, "--out", tmp_path / "out.csv")
+    assert code == 0, err
+    with open(tmp_path / "out.csv", newline="", encoding="utf-8") as handle:
+        assert [row["merged_ids"] for row in csv.DictReader(handle)] == ["a;b"]  # 2015 is another year
+
+
 # --------------------------------------------------------------------------- normalisation
 
 

@@ -14,7 +14,7 @@ from sitegen.records.entry import Entry
 from sitegen.records.identity import deduplicate
 from sitegen.records.ids import normalise_arxiv, normalise_doi, record_id
 from sitegen.records.matching import Matches, Work, find_duplicates, work
-from sitegen.records.model import Record, RecordMeta
+from sitegen.records.model import Record, RecordMeta, publication_year
 
 
 def identifiers(row: Entry) -> dict[str, str]:
@@ -29,8 +29,7 @@ def identifiers(row: Entry) -> dict[str, str]:
 
 def to_work(row: Entry) -> Work:
     authors = [name for name in re.split(r"\s+and\s+", row.get("author")) if name.strip()]
-    year = row.get("year")
-    return work(row.id, row.get("title"), authors, int(year) if year else None, row.get("journal"),
+    return work(row.id, row.get("title"), authors, publication_year(row.get("year")), row.get("journal"),
                 row.get("volume"), row.get("number"), row.get("pages"), None, row.get("abstract"),
                 identifiers(row), (row.get("ENTRYTYPE"),),  # an "Erratum" document type (Scopus) is a notice
                 entry_type=row.get("ENTRYTYPE"))

@@ -33,6 +33,7 @@ from sitegen.records.model import (
     Record,
     RecordMeta,
     calendar_date,
+    publication_year,
     visible_text,
     web_address,
 )
@@ -56,7 +57,6 @@ CSL_TYPE_NAMES = frozenset({*CSL_TYPES.values(), "dataset", "preprint", "entry",
 # Entry types that say what the record is, kept as its publication type (a notice is told by it).
 PUBLICATION_TYPES = {"review", "letter", "editorial", "erratum", "note", "retracted", "conference paper",
                      "conference review", "short survey"}
-_YEAR = re.compile(r"(?<!\d)\d{4}(?!\d)")
 _BRACE_OR_AND = re.compile(r"[{}]|\s+and\s+")
 _MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
                 "october", "november", "december")
@@ -80,7 +80,7 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
         raise ValueError(f"the title is {len(title)} characters long, more than a title can be (5000)")
     identifiers = _identifiers(entry, notes)
     authors = [_author(name) for name in _authors(_text(entry.get("author"), "author", notes)) if _a_name(name)]
-    year = _year(entry.get("year"))
+    year = publication_year(entry.get("year"))
     if year is None and entry.get("year").strip():
         notes.append(f"year {entry.get('year').strip()!r} is not a year from {PUBLICATION_YEARS[0]} to "
                      f"{PUBLICATION_YEARS[-1]}; left out")
@@ -214,8 +214,3 @@ def _author(name: str) -> CslName:
     if name.startswith("{") and name.endswith("}"):  # BibTeX's literal: an organisation, never split
         return CslName(literal=name[1:-1].strip() or name)
     return split_name(name)
-
-
-def _year(value: str) -> int | None:
-    found = _YEAR.search(value)
-    return int(found.group()) if found and int(found.group()) in PUBLICATION_YEARS else None
