@@ -128,6 +128,14 @@ def test_malformed_ris_names_the_line(text, line, message):
      "ID 'a' was already used on line 1"),
     ("@article{a,\n  title={One},\n  year={20x1}\n}\n", 3, "year '20x1' holds no four-digit year"),
     ("% nothing but a comment\n", 1, "no BibTeX entry"),
+    # A comma missing between two fields: the next field would be read into this one (a journal "Lancet doi =
+    # 10.1000/xyz" and no DOI, an author "year = 2020, A, B"), whatever the value's form.
+    ("@article{a,\n  title = {One},\n  journal = {Lancet}\n  doi = {10.1000/xyz},\n  year = {2020}\n}\n", 3,
+     "followed by 'doi = {10.1000/xyz}', which is not part of it: a comma is missing"),
+    ("@article{a,\n  title = {One},\n  author = \"Smith, A and Jones, B\"\n  year = 2020\n}\n", 3,
+     "followed by 'year = 2020'"),
+    ("@article{a,\n  title = {One},\n  year = 2019\n  volume = {3}\n}\n", 3, "followed by 'volume = \\{3}'"),
+    ("@article{a,\n  title = {One},\n  journal = jn # { Supplement} { 2}\n}\n", 3, "followed by '{ 2}'"),
 ])
 def test_malformed_bibtex_names_the_line(text, line, message):
     with pytest.raises(ReferenceProblem, match=message) as error:

@@ -200,8 +200,9 @@ def _value(written: str, macros: dict[str, str], undefined: list[str], line: int
     """A value as BibTeX reads it: braced or quoted text, a number, or a @string macro, or several joined by
     '#' ("Part one" # " and two", journal # " Supplement"). A word naming no macro is kept as written and
     named in `undefined` with its `line`; a value that is none of these is kept as written. ReferenceProblem
-    when macros would make it longer than MAX_EXPANDED (each @string may double the one before)."""
-    pieces = _pieces(written)
+    when macros would make it longer than MAX_EXPANDED (each @string may double the one before), or when text
+    follows a whole value without a '#' (the next field's, a comma missing: it would be read into this one)."""
+    pieces = _pieces(written, line)
     if pieces is None:
         return written
     text, length = [], 0
@@ -217,9 +218,10 @@ def _value(written: str, macros: dict[str, str], undefined: list[str], line: int
     return "".join(text)
 
 
-def _pieces(written: str) -> list[tuple[bool, str]] | None:
+def _pieces(written: str, line: int) -> list[tuple[bool, str]] | None:
     """The parts of a value joined by '#', each (True, its text) when braced or quoted, (False, the word)
-    when a number or macro; None when the value is not made so."""
+    when a number or macro; None when the value is not made so; ReferenceProblem on `line` when text follows
+    a part without a '#' between them."""
     pieces, position, end = [], 0, len(written)
     while True:
         while position < end and written[position].isspace():
@@ -242,7 +244,9 @@ def _pieces(written: str) -> list[tuple[bool, str]] | None:
         if position == end:
             return pieces
         if written[position] != "#":
-            return None
+            after = " ".join(written[position:].split())
+            raise ReferenceProblem(line, f"the value is followed by {after[:60]!r}, which is not part of it: "
+                                         "a comma is missing after the value (before the next field)")
         position += 1
 
 
