@@ -213,6 +213,24 @@ def test_a_search_exported_by_two_databases_merges_and_matches_as_update_would(s
     assert counts["duplicates_removed"] == len(second["matched"])
 
 
+def test_files_imported_together_count_new_records_as_if_imported_one_after_another(sitegen, tmp_path):
+    # One work in two files (one with DOIs, one without): new in the file given first, already in the other,
+    # in either order, as two imports would count them (a file without DOIs given first had 0 new of 40 in an
+    # empty review, as its records were made the duplicates of the other's).
+    records = list(held(EXAMPLE).records.values())[:40]
+    with_dois, without = tmp_path / "embase.csv", tmp_path / "scopus.csv"
+    with_dois.write_text(export(records, True), encoding="utf-8")
+    without.write_text(export(records, False), encoding="utf-8")
+    for order in ([with_dois, without], [without, with_dois]):
+        folder = tmp_path / order[0].stem
+        folder.mkdir()
+        apart = new_review(sitegen, folder / "apart")
+        each = [import_json(sitegen, apart, path, "--at", at)["files"][0] for path, at in zip(order, (FIRST, SECOND), strict=True)]
+        together = import_json(sitegen, new_review(sitegen, folder / "together"), *order, "--at", FIRST)["files"]
+        assert [(f["new"], f["already"]) for f in together] == [(f["new"], f["already"]) for f in each]
+        assert together[0]["new"] == len({r.id for r in records}) and together[1]["new"] < 10
+
+
 def test_a_source_outside_the_registry_is_shown_by_its_name_and_counted_as_a_database():
     assert (label("Embase"), kind("Embase")) == ("Embase", "database")
     assert (label("pubmed"), kind("pubmed")) == ("PubMed", "database")

@@ -157,15 +157,22 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
     merged = integrate(review.records, retrieved, decided(review))
     result = ImportResult(at, [], skipped_files, repeated, merged.records, merged.matched, merged.probable,
                           merged.versions)
+    # A file's record is new to the review when neither it nor the record it was matched to as a duplicate was
+    # held before: by the review, or by a file given before it in this command (in the order given, as if
+    # imported one after another). One work is new once, whichever file holds it under whichever id.
+    canonical = {record_id: kept for record_id, kept, _ in merged.matched}
     known = set(review.records)
-    matched = {record_id for record_id, _, _ in merged.matched}  # recorded as duplicates: not new to the review
     position = 0
     for item in read:
         entry_ids = merged.ids[position:position + len(item.records)]
         position += len(item.records)
         ids = list(dict.fromkeys(entry_ids))
-        new = [record_id for record_id in ids if record_id not in known and record_id not in matched]
-        known.update(ids)
+        new = []
+        for record_id in ids:
+            work = canonical.get(record_id, record_id)
+            if record_id not in known and work not in known:
+                new.append(record_id)
+            known.update((record_id, work))
         item.warnings.extend(_one_record(entry_ids, item.lines))
         if any(item.databases) and not all(item.databases):
             item.warnings.append(f"{sum(not name for name in item.databases)} entries name no database while "
