@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLE, tree_bytes
+from lxml import html as lxml_html
 
 from sitegen.commands import build
 from sitegen.errors import OutputRefused, SitegenError
@@ -261,3 +262,20 @@ def test_now_earlier_than_the_ledger_is_refused(example_copy, tmp_path, sitegen)
     # The site said "Last updated 1970-01-01" above runs of 2023.
     code, _, err = sitegen("build", example_copy, "--out", tmp_path / "site", "--now", "1970-01-01T00:00:00Z")
     assert code == 1 and "is earlier than the latest ledger event" in err and not (tmp_path / "site").exists()
+
+
+@pytest.mark.parametrize(("written", "href"), [
+    ("[site page](included.html#top)", "included.html#top"), ("[anchor](#reasons)", "#reasons"),
+    ("[web](https://example.org/a?b=1)", "https://example.org/a?b=1"), ("[mail](mailto:team@example.org)",
+                                                                      "mailto:team@example.org"),
+    ("[relative](//evil.example/x)", None), ("<ms-officecmd:{}>", None), ("[s](search-ms:query=x)", None),
+    ("[root](/etc/passwd)", None), ("[up](../../etc/passwd)", None), ("[up](%2e%2e/x)", None),
+    ("[back](<..\\x>)", None), ("[ftp](ftp://evil/)", None), ("[blob](blob:https://x/1)", None),
+    ("[tel](tel:1)", None), ("[js](JavaScript:alert(1))", None), ("[three](https:///evil.example)", None),
+])
+def test_the_protocols_markdown_links_only_web_mail_and_the_sites_own_pages(written, href):
+    from sitegen.site.templates import render_markdown
+
+    shown = lxml_html.fragment_fromstring(str(render_markdown(written)), create_parent="div")
+    assert shown.xpath("//a/@href") == ([href] if href else [])
+    assert href or written.strip("<>") in shown.text_content()  # a link refused is shown as the text written

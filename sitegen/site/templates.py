@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from urllib.parse import unquote
 
 import jinja2
 from markdown_it import MarkdownIt
@@ -24,6 +26,22 @@ def templates_dir() -> Path:
 # Images are off too: a remote image would load a third party's file (a tracking pixel) in every
 # reader's browser, and the site must work without a network.
 _markdown = MarkdownIt("commonmark", {"html": False}).enable("table").disable("image")
+_WEB_OR_MAIL = re.compile(r"(?:https?://[^/\\]|mailto:)", re.IGNORECASE)
+_SCHEME = re.compile(r"[a-z][a-z0-9+.-]*:", re.IGNORECASE)
+
+
+def _site_link(url: str) -> bool:
+    """Whether the protocol's Markdown may link `url` (normalised, as markdown-it gives it): a web or mail
+    address, or a page of the site by a relative path that stays inside it. No other scheme (search-ms:,
+    ms-officecmd:, ftp:, blob:, tel:), no protocol-relative //host, no path from the host's root (a site is
+    often served under a folder) or climbing out with '..'. A link refused is shown as the text written."""
+    if _WEB_OR_MAIL.match(url):
+        return True
+    path = unquote(url).split("#", 1)[0].split("?", 1)[0].replace("\\", "/")
+    return not _SCHEME.match(url) and not path.startswith("/") and ".." not in path.split("/")
+
+
+_markdown.validateLink = _site_link
 
 
 def render_markdown(text: str) -> Markup:
