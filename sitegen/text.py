@@ -10,10 +10,12 @@ from sitegen.records.model import CONTROL_CHARACTER
 
 def markdown_safe(text: str) -> str:
     """One line of Markdown that shows `text` literally: no markup, links, tables or HTML."""
-    # "@" as an entity too, so a record title cannot mention (notify) people in a pull request.
-    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("@", "&#64;")
+    escaped = text
     for char in "\\`*_{}[]()#+-.!|~":
         escaped = escaped.replace(char, "\\" + char)
+    # Entities after the backslashes (whose '#' would be shown): "@" as one too, so a record title cannot
+    # mention (notify) people in a pull request.
+    escaped = escaped.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("@", "&#64;")
     return " ".join(escaped.split())
 
 
