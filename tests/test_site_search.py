@@ -23,7 +23,8 @@ def included_title_and_word() -> tuple[str, str]:
 
 
 def test_index_covers_only_marked_pages():
-    page = b'<!doctype html><html lang="en"><head><title>t</title></head><body><main data-pagefind-body>%s</main></body></html>'
+    page = (b'<!doctype html><html lang="en"><head><title>t</title></head><body><main id="main" data-pagefind-body>%s'
+            b'</main></body></html>')
     files = {"a.html": page % b"alpha", "b.html": page.replace(b" data-pagefind-body", b"") % b"beta",
              "c.html": page % b"gamma"}
     index = site_search.search_index(files)
@@ -46,6 +47,23 @@ def test_example_site_has_search(example_site):
     record_page = next((example_site / "records").glob("*.html")).read_text()
     assert "data-pagefind-body" not in record_page
     assert "data-pagefind-body" in next((example_site / "studies").glob("*.html")).read_text()
+
+
+def test_a_text_naming_the_mark_does_not_put_its_page_in_the_index(example_copy, tmp_path):
+    # A title holding "data-pagefind-body" (shown escaped) marked every record and list page as indexed: copied
+    # to the indexer on every build, and any edit of a record ran it again.
+    import json
+
+    def indexed(site):
+        return sorted(path for path, kept in json.loads((site / ".sitegen-manifest.json").read_text())["files"].items()
+                      if kept.get("indexed"))
+
+    build(example_copy, tmp_path / "plain", environ={})
+    records = example_copy / "records.jsonl"
+    records.write_text(records.read_text().replace('"title":"', '"title":"data-pagefind-body <main data-pagefind-body> '))
+    build(example_copy, tmp_path / "marked", environ={})
+    assert indexed(tmp_path / "marked") == indexed(tmp_path / "plain")
+    assert not any(path.startswith("records/") for path in indexed(tmp_path / "plain"))
 
 
 def test_search_can_be_turned_off(example_copy, tmp_path):
@@ -79,7 +97,7 @@ def test_a_pagefind_config_in_the_working_folder_is_ignored(tmp_path, monkeypatc
     (tmp_path / "pagefind.yml").write_text("output_subdir: elsewhere\nexclude_selectors: ['main']\n")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PAGEFIND_OUTPUT_SUBDIR", "elsewhere")
-    page = b'<!doctype html><html lang="en"><head><title>t</title></head><body><main data-pagefind-body>alpha</main></body></html>'
+    page = b'<!doctype html><html lang="en"><head><title>t</title></head><body><main id="main" data-pagefind-body>alpha</main></body></html>'
     index = site_search.search_index({"a.html": page})
     assert b'"page_count":1' in index["pagefind/pagefind-entry.json"]
 
@@ -127,7 +145,7 @@ def test_a_folder_left_by_a_build_killed_while_pagefind_ran_is_removed_later(tmp
         (folder / "studies" / "a.html").write_text("<p data-pagefind-body>a</p>")
     old = time.time() - site_search.STALE_SECONDS - 60
     os.utime(stale, (old, old))
-    page = b'<!doctype html><html lang="en"><head><title>t</title></head><body><main data-pagefind-body>Rats</main></body></html>'
+    page = b'<!doctype html><html lang="en"><head><title>t</title></head><body><main id="main" data-pagefind-body>Rats</main></body></html>'
     site_search.search_index({"index.html": page})
     assert not stale.exists() and running.exists()
     assert sorted(path.name for path in tmp_path.iterdir()) == ["sitegen-search-running"]

@@ -58,7 +58,9 @@ from sitegen.review.write import keep_folder_identity
 SITE_MARKER = ".sitegen-site"  # marks a folder sitegen built, so only such a folder is ever replaced
 MARKER_TEXT = b"This folder was built by sitegen; `sitegen build` replaces it as a whole.\n"
 MANIFEST = ".sitegen-manifest.json"
-INDEXED_MARK = b"data-pagefind-body"  # a page site search indexes says so in its HTML
+# A page site search indexes says so in its HTML (templates/base.html): the whole tag, as a review's text on a
+# page (escaped) can hold the attribute's name but never a '<'.
+INDEXED_MARK = b'<main id="main" data-pagefind-body>'
 T = TypeVar("T")
 
 
