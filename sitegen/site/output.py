@@ -138,7 +138,8 @@ def write_site(out: Path, pages: Iterable[Page] | Mapping[str, bytes], finish: F
                stamp: Stamp | None = None, dated: int | None = None) -> WriteResult:
     """Make `out` the site of `pages` (or of a mapping path -> bytes), atomically, stamped with what it
     was built from. Files written are `dated` (nanoseconds since 1970; the build time) rather than by
-    the clock, so the same review builds the same manifest, and a file edited since shows by its time."""
+    the clock, so the same review built afresh gives the same manifest, and a file edited since shows by its
+    time. A file kept from the site before keeps its time: it has not changed since (as Last-Modified says)."""
     if isinstance(pages, Mapping):  # the marker is the writer's to write, last
         pages = [Page(path, lambda content=content: content) for path, content in pages.items() if path != SITE_MARKER]
     out = out.absolute()
