@@ -358,6 +358,9 @@ def _bibtex_entry(record: Record, key: str) -> str:
         (CONTAINER_FIELDS.get(entry_type, "howpublished"),
          record.container_title and latex_text(record.container_title)),
         ("year", str(record.year) if record.year else None),
+        # The month for BibTeX styles, and the whole date as biblatex writes one (sitegen reads it back).
+        ("month", str(parts[1]) if len(parts := _date_parts(record)) > 1 else None),
+        ("date", "-".join(f"{part:02d}" for part in parts) if len(parts) > 1 else None),
         ("volume", record.volume and latex_text(record.volume)),
         ("number", record.issue and latex_text(record.issue)),
         ("pages", "--".join(latex_text(page) for page in page_range(record) if page)),
@@ -374,6 +377,10 @@ def _bibtex_entry(record: Record, key: str) -> str:
     )
     body = "".join([f"  {name} = {{{value}}},\n" for name, value in fields if value])
     return f"@{entry_type}{{{key},\n{body}}}\n"
+
+
+def _date_parts(record: Record) -> list[int]:
+    return list(record.issued.date_parts[0]) if record.issued and record.issued.date_parts else []
 
 
 def records_bibtex(records: list[Record], keys: dict[str, str] | None = None) -> str:
