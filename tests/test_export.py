@@ -17,7 +17,7 @@ from sitegen.records.model import CslName, Record, RecordMeta
 from sitegen.records.names import split
 from sitegen.references import read_references
 from sitegen.references.records import entry_record
-from sitegen.site.exports import one_line, records_bibtex, records_csl_json, records_csv, records_ris
+from sitegen.site.exports import one_line, page_range, records_bibtex, records_csl_json, records_csv, records_ris
 
 EXAMPLE_RECORDS = [Record.model_validate_json(line) for line in (EXAMPLE / "records.jsonl").read_text().splitlines()]
 WRITERS = {"ris": records_ris, "bibtex": records_bibtex, "csl-json": records_csl_json}
@@ -137,6 +137,21 @@ def test_bibtex_writes_a_page_range_the_same_whatever_its_dash():
     hyphen = Record(**{**UNUSUAL.model_dump(by_alias=True), "page": "e0123-e0130"})
     assert "pages = {e0123--e0130}" in records_bibtex([UNUSUAL])
     assert records_bibtex([UNUSUAL]) == records_bibtex([hyphen])
+
+
+@pytest.mark.parametrize(("page", "first", "last"), [
+    ("123-130", "123", "130"), ("123\u201330", "123", "30"), ("S12 - S15", "S12", "S15"), ("iv-xii", "iv", "xii"),
+    ("237--49", "237", "49"), ("e0123456", "e0123456", ""), ("12-", "12", ""),
+    # An article number with a dash in it is one page, not a range (RIS wrote SP ENEURO.0284, EP 16.2016).
+    ("ENEURO.0284-16.2016", "ENEURO.0284-16.2016", ""), ("1234-1238.e5", "1234-1238.e5", ""),
+])
+def test_a_page_range_is_split_and_an_article_number_kept_whole(page, first, last):
+    record = Record(**{**UNUSUAL.model_dump(by_alias=True), "page": page})
+    (entry,) = rispy.loads(records_ris([record]))
+    assert (entry.get("start_page"), entry.get("end_page", "")) == (first, last)
+    for format in sorted(WRITERS):  # and every format reads it back as one page or the same range
+        (again,) = read_references(WRITERS[format]([record]), format)
+        assert page_range(entry_record(again)) == (first, last), format
 
 
 @pytest.mark.parametrize("format", sorted(WRITERS))

@@ -101,12 +101,22 @@ def _holds_any(text: str, characters: Iterable[str]) -> bool:
 _PAGE_RANGE = re.compile(r"\s*[-\u2010-\u2015]+\s*")
 
 
+# A page as ranges write one: digits with at most a letter or a few before and one after (S12, e123, R45a), or
+# a Roman numeral. An article number ("ENEURO.0284-16.2016", "1234-1238.e5") is no such page: a dash in it
+# is no range.
+_PAGE = re.compile(r"[A-Za-z]{0,3}[0-9]+[A-Za-z]?|[ivxlcdmIVXLCDM]+")
+
+
 def page_range(record: Record) -> tuple[str, str]:
-    """The record's first and last page ("" when not given), however the range is written."""
+    """The record's first and last page ("" when not given), however the range is written; a page that is
+    not a range (an article number with a dash in it) is the first page, whole."""
     if not record.page:
         return "", ""
-    first, _, last = _PAGE_RANGE.sub("-", record.page).partition("-")
-    return first, last
+    written = record.page.strip()
+    parts = [part for part in _PAGE_RANGE.split(written) if part]
+    if len(parts) == 2 and all(_PAGE.fullmatch(part) for part in parts):
+        return parts[0], parts[1]
+    return (parts[0] if len(parts) == 1 else written), ""
 
 
 def authors(record: Record) -> list[CslName]:
