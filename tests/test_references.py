@@ -97,6 +97,21 @@ def test_a_real_ris_file_with_a_repeated_id_names_every_record_by_position():
                         f"position instead (ris-1 to ris-{len(entries)})"]
 
 
+def test_an_abstract_in_paragraphs_is_read_whole_and_a_second_value_left_out_is_said():
+    # AB lines one after another are paragraphs of one abstract (the second was dropped); a second DO or VL
+    # with another value is one RIS cannot hold: the first is read and the reader is told, with the line.
+    text = ("TY  - JOUR\nTI  - A title\nTI  - A title\nAB  - Paragraph one.\nAB  - Paragraph two.\n"
+            "DO  - 10.1000/a\nDO  - 10.1000/b\nVL  - 3\nVL  - 4\nKW  - one\nKW  - two\nPY  - 2020\nER  - \n")
+    warnings: list[str] = []
+    (entry,) = read_ris(text, warnings)
+    assert entry.get("abstract") == "Paragraph one. Paragraph two."
+    assert (entry.get("doi"), entry.get("volume"), entry.get("title")) == ("10.1000/a", "3", "A title")
+    assert warnings == ["line 7: a second DO ('10.1000/b') was left out: the record's first DO ('10.1000/a') is "
+                        "read, as RIS gives a record one",
+                        "line 9: a second VL ('4') was left out: the record's first VL ('3') is read, as RIS gives "
+                        "a record one"]
+
+
 # --------------------------------------------------------------------------- malformed input, with its line
 
 RECORD = "TY  - JOUR\nTI  - A title\nAU  - Smith, Jo\nPY  - 2001\nER  - \n"

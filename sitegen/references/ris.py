@@ -74,6 +74,15 @@ class _Record:
     tag_lines: dict[str, int] = field(default_factory=dict)
     pmid: str = ""  # from PsycINFO's four-letter PMID tag, which rispy is not given
     database: str = ""  # what the export's header names ("Database: PsycINFO"), for records naming none
+    # A tag that holds one value, given again with another (line, tag, value): the first is read, the
+    # reader is told of the rest.
+    left_out: list[tuple[int, str, str]] = field(default_factory=list)
+    firsts: dict[str, str] = field(default_factory=dict)  # the first value of each tag, as written
+
+
+# Tags read as a list (authors, keywords, addresses, notes) and the abstract, whose paragraphs some
+# exports write as AB lines one after another: every value of these is read.
+EVERY_VALUE_TAGS = [*LIST_TYPE_TAGS, "AB", "N2"]
 
 
 def read_ris(text: str, warnings: list[str] | None = None, skipped: Skipped | None = None) -> list[Entry]:
@@ -85,7 +94,11 @@ def read_ris(text: str, warnings: list[str] | None = None, skipped: Skipped | No
         raise ReferenceProblem(1, "no RIS record (a record starts with a 'TY  - ' line)")
     records = [item for item in items if isinstance(item, _Record)]
     parsed = iter(rispy.loads("\n".join(line for record in records for line in record.lines),
-                              mapping=MAPPING, list_tags=LIST_TYPE_TAGS, skip_unknown_tags=True))
+                              mapping=MAPPING, list_tags=EVERY_VALUE_TAGS, skip_unknown_tags=True))
+    if warnings is not None:
+        warnings.extend(f"line {line}: a second {tag} ({value[:60]!r}) was left out: the record's first {tag} "
+                        f"({record.firsts[tag][:60]!r}) is read, as RIS gives a record one"
+                        for record in records for line, tag, value in record.left_out)
     pairs = [(item, next(parsed)) if isinstance(item, _Record) else item for item in items]
     given = [("", 0) if isinstance(pair, ReferenceProblem) else (_text(pair[1].get("ID")), pair[0].tag_lines.get("ID", 0))
              for pair in pairs]
@@ -119,6 +132,10 @@ def _records(lines: list[str]) -> Iterator[_Record | ReferenceProblem]:
             skipping = False
             record.lines.append(line)
             record.tag_lines.setdefault(tag, number)
+            value = " ".join(line[6:].split())
+            if tag not in EVERY_VALUE_TAGS and tag in record.firsts and value != record.firsts[tag]:
+                record.left_out.append((number, tag, value))
+            record.firsts.setdefault(tag, value)
             if tag == "ER":
                 yield problem or record
                 record = None
