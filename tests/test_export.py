@@ -281,3 +281,12 @@ def test_a_record_without_identifiers_keeps_its_id_through_bibtex_whatever_its_t
     assert record.id.startswith("ref:") and record.container_title == "Series on Memory"
     (again,) = read_references(records_bibtex([record]), "bibtex")
     assert (entry_record(again).id, entry_record(again).container_title) == (record.id, "Series on Memory")
+
+
+def test_a_notice_exported_as_csl_json_and_imported_again_is_still_a_notice():
+    # An erratum's publication type keeps it from being merged with its article: CSL-JSON read it back as []
+    # (sitegen keeps it in `custom`, which the reader passed over). RIS and BibTeX have no field for it.
+    erratum = Record(**{**UNUSUAL.model_dump(by_alias=True), "title": "Erratum to: Sleep and memory in rats",
+                        "custom": {**UNUSUAL.custom.model_dump(), "publication_types": ["erratum"]}})
+    (entry,) = read_references(WRITERS["csl-json"]([erratum]), "csl-json")
+    assert entry_record(entry).custom.publication_types == ["erratum"]
