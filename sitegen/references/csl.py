@@ -165,7 +165,8 @@ def _name(name: Any, line: int) -> str:
     if literal := _text(name.get("literal")):
         return f"{{{literal}}}"
     family = " ".join(part for part in (_text(name.get("non-dropping-particle")), _text(name.get("family"))) if part)
-    given = _text(name.get("given"))
+    # A dropping particle goes with the given name ("Beethoven, Ludwig van"), as CSL sorts and shows it.
+    given = " ".join(part for part in (_text(name.get("given")), _text(name.get("dropping-particle"))) if part)
     # BibTeX's "Family, Jr., Given" keeps the suffix a part of its own
     if not family:
         return f"{{{given}}}" if given else ""

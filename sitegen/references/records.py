@@ -161,12 +161,18 @@ def _identifiers(entry: Entry, notes: list[str]) -> dict[str, str]:
     return found
 
 
+# What exports write where they have no value: Scopus's "[No abstract available]", "[No author name available]"
+# and "[No title available]" hold no abstract, author or title.
+_NOTHING_WRITTEN = re.compile(r"\[\s*no\b[^\]]*\bavailable\s*\]", re.IGNORECASE)
+
+
 def _text(value: str, field: str, notes: list[str]) -> str:
-    """A field's text with the characters no record text may hold (control characters) replaced by spaces."""
+    """A field's text with the characters no record text may hold (control characters) replaced by spaces;
+    "" for an export's placeholder for no value."""
     cleaned, count = CONTROL_CHARACTER.subn(" ", value)
     if count:
         notes.append(f"{field}: {count} control character(s) replaced by spaces")
-    return cleaned.strip()
+    return "" if _NOTHING_WRITTEN.fullmatch(cleaned.strip()) else cleaned.strip()
 
 
 # What lists stand in for the authors they leave out (BibTeX's "and others", RIS's "AU  - et al."): no author.
@@ -176,7 +182,8 @@ NAMES_LEFT_OUT = re.compile(r"others|et\.? ?al\.?", re.IGNORECASE)
 def _a_name(written: str) -> bool:
     """Whether an author list's item names someone: not empty, not "et al.", and holding a letter (not ",")."""
     name = written.strip()
-    return bool(name) and not NAMES_LEFT_OUT.fullmatch(name) and any(char.isalpha() for char in name)
+    return bool(name) and not (NAMES_LEFT_OUT.fullmatch(name) or _NOTHING_WRITTEN.fullmatch(name)) \
+        and any(char.isalpha() for char in name)
 
 
 def _authors(text: str) -> list[str]:
