@@ -319,6 +319,12 @@ def test_an_entry_without_a_title_stops_the_import_or_is_skipped_and_listed(site
     assert result["files"][0]["skipped_entries"] == [{"line": 4, "id": rows[2]["ID"], "reason": "the entry has no title"}]
     assert (result["files"][0]["entries"], result["files"][0]["skipped"]) == (12, 1)
     assert imports(review)[0]["file"]["skipped"] == 1
+    # An entry that could not be read has no id to name: the line alone is given ("(entry )" was shown).
+    broken = tmp_path / "broken.bib"
+    broken.write_text("@article{a, title={One}, year={2020}}\n@article{b, title={Two}, year={2020}\n"
+                      "@article{c, title={Three}, year={2021}}\n")
+    code, out, _ = sitegen("import", new_review(sitegen, tmp_path / "third"), broken, "--at", FIRST, "--skip-bad")
+    assert code == 0 and "  - skipped line 2: not valid BibTeX" in out and "(entry )" not in out
 
 
 def test_refused_before_anything_is_read(sitegen, tmp_path):

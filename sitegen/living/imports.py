@@ -275,7 +275,8 @@ def report(result: ImportResult) -> str:
                      f"{counts.new} records new to the review, {counts.already} already in it; counted as "
                      f"{'a database' if item.payload.method == 'database' else 'other methods'} "
                      f"({', '.join(counts.entry_ids or [item.payload.source])})")
-        lines += [f"  - skipped line {s.line} (entry {s.entry_id}): {s.reason}" for s in item.skipped]
+        lines += [f"  - skipped line {s.line}{f' (entry {s.entry_id})' if s.entry_id else ''}: {s.reason}"
+                  for s in item.skipped]
         lines += [f"  - note: {warning}" for warning in item.warnings]
     lines += [f"- {s.file}:{s.line}: skipped, not read: {s.reason}" for s in result.skipped_files]
     lines += [f"- warning: {repeated}" for repeated in result.repeated]
