@@ -140,15 +140,22 @@ def test_csv_entries_are_on_the_first_line_of_their_row():
     assert [(row.id, row.line) for row in rows] == [("a", 2), ("b", 5)]
 
 
-@pytest.mark.parametrize(("name", "text"), [
-    ("records.tsv", "ID\ttitle\tyear\na\tx\t2010\n"),
-    ("records.csv", "PMID- 12345678\nTI  - Aspirin after stroke.\n"),  # by its suffix a CSV, but one column
+SEPARATED = "a records CSV separated by {}, not commas: save it as CSV with commas (UTF-8), then import it"
+
+
+@pytest.mark.parametrize(("name", "text", "message"), [
+    ("records.txt", "title\tyear\nx\t2010\n", UNRECOGNISED),
+    ("records.csv", "PMID- 12345678\nTI  - Aspirin after stroke.\n", UNRECOGNISED),  # a CSV by its suffix only
+    # A records CSV a spreadsheet saved with another separator is named as such (it was "unrecognised").
+    ("records.tsv", "ID\ttitle\tyear\na\tx\t2010\n", SEPARATED.format("tabs")),
+    ("records.csv", "ID;title;year\na;x;2010\n",
+     SEPARATED.format("';' (as spreadsheets in German or French settings save)")),
 ])
-def test_an_unrecognised_file_says_so_on_line_1(tmp_path, sitegen, name, text):
+def test_an_unrecognised_file_says_so_on_line_1(tmp_path, sitegen, name, text, message):
     source = tmp_path / name
     source.write_text(text, encoding="utf-8")
     err = _refused(tmp_path, sitegen, source, "--out", tmp_path / "out.csv")
-    assert err == f"error: {source}:1: {UNRECOGNISED}\n"
+    assert err == f"error: {source}:1: {message}\n"
 
 
 def test_a_csv_named_as_such_without_an_id_column_lists_its_columns():

@@ -28,9 +28,9 @@ from sitegen.records.entry import Entry
 from sitegen.references.bibtex import read_bibtex
 from sitegen.references.csl import read_csl_json
 from sitegen.references.medline import read_medline
-from sitegen.references.problems import UNRECOGNISED, ReferenceProblem, Skipped
+from sitegen.references.problems import ReferenceProblem, Skipped
 from sitegen.references.ris import BETWEEN_RECORDS, read_ris
-from sitegen.references.table import column_mapping, is_sitegens_header, preset, read_csv
+from sitegen.references.table import column_mapping, is_sitegens_header, not_a_records_csv, preset, read_csv
 from sitegen.references.wos import read_wos
 
 Format = Literal["csv", "ris", "bibtex", "medline", "wos", "csl-json"]
@@ -129,7 +129,7 @@ def _unrecognised(text: str) -> str:
     if start.startswith("<?xml") or start.startswith("<xml"):
         named = "EndNote XML" if "<records>" in start and "<record>" in start else "XML"
         return f"{named} is not read: export the references as RIS (or BibTeX) and import that"
-    return UNRECOGNISED
+    return not_a_records_csv(next((line for line in text.splitlines() if line.strip()), ""))
 
 
 def sniff(text: str) -> Format | None:

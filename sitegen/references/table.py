@@ -91,6 +91,18 @@ PRESETS = (
 FAMILY_INITIALS = re.compile(r"(.+?)\s+((?:[A-Z]\.?-?)+)")
 
 
+def not_a_records_csv(header: str) -> str:
+    """Why a file whose first line is `header` is read as no format: a records CSV separated by ';' or tabs
+    (as spreadsheets in German or French settings save one) is named as such."""
+    separator = next((mark for mark in ";\t" if mark in header), None) if "," not in header else None
+    names = [name.strip().lstrip("\ufeff") for name in next(csv.reader([header], delimiter=separator))] \
+        if separator else []
+    if "ID" in names or is_sitegens_header(names):
+        written = "';' (as spreadsheets in German or French settings save)" if separator == ";" else "tabs"
+        return f"a records CSV separated by {written}, not commas: save it as CSV with commas (UTF-8), then import it"
+    return UNRECOGNISED
+
+
 def read_csv(text: str, warnings: list[str] | None = None, skipped: Skipped | None = None,
              columns: dict[str, str] | None = None) -> list[Entry]:
     """The rows of a records CSV; ReferenceProblem names the line of the first malformed one (1 is the
@@ -163,7 +175,7 @@ def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProbl
     names = [field_of.get(name) or (f"column {name}" if name in columns else name) for name in written]
     if "ID" not in names and not columns:
         if len(names) < 2:  # one column and no ID: a MEDLINE (.nbib) or other text file, not a table
-            raise ReferenceProblem(1, UNRECOGNISED)
+            raise ReferenceProblem(1, not_a_records_csv(text.partition("\n")[0]))
         raise ReferenceProblem(1, f"no ID column (columns: {', '.join(names)})")
     if len(set(written)) != len(written):
         raise ReferenceProblem(1, f"column {next(n for n in written if written.count(n) > 1)!r} appears twice")
