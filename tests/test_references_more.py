@@ -399,3 +399,8 @@ def test_csl_json_items_one_after_another_are_each_read():
         read_csl_json(lines[0] + "\nnot an item\n")
     with pytest.raises(ReferenceProblem, match="the key 'title' is given twice"):
         read_csl_json('{"id": "a", "title": "One", "title": "Two"}')
+    # A service's answer wrapping the items ({"items": [...]}) is named as such (it was "entry 'csl-1' has no
+    # field"); an item holding lists of objects (its authors) is an item.
+    with pytest.raises(ReferenceProblem, match="line 1: an object holding a list of items under 'items'"):
+        read_csl_json('{"items": [{"id": "a", "type": "book", "title": "T"}]}')
+    assert len(read_csl_json('{"id": "a", "title": "T", "author": [{"family": "Doe"}]}')) == 1

@@ -47,6 +47,18 @@ def read_csl_json(text: str, warnings: list[str] | None = None, skipped: Skipped
     return checked(named(list(each(_entry, items)), given, "csl", warnings), skipped)
 
 
+# What a CSL item holds (any of these): an object with none of them and a list of objects is a wrapper.
+ITEM_KEYS = frozenset({"id", "type", "title", "author", "editor", "issued", "DOI", "URL", "container-title"})
+
+
+def _wrapped_list(value: dict) -> str | None:
+    """The key of the list of objects `value` holds when it is no item but wraps a list of them."""
+    if value.keys() & ITEM_KEYS:
+        return None
+    return next((key for key, held in value.items()
+                 if isinstance(held, list) and held and all(isinstance(item, dict) for item in held)), None)
+
+
 def _line(text: str, position: int) -> int:
     return text.count("\n", 0, position) + 1
 
@@ -64,6 +76,9 @@ def _items(text: str) -> list[tuple[int, dict] | ReferenceProblem]:
                                                                   "item ('{') or the end of the file should be")
                 value, end = DECODER.raw_decode(text, position)
                 found.append((_line(text, position), value))
+                if wrapped := _wrapped_list(value):  # {"items": [...]}, as some services answer
+                    raise ReferenceProblem(_line(text, position), f"an object holding a list of items under "
+                                           f"{wrapped!r}, not a CSL-JSON item: give the list itself ([...])")
                 position = SPACE.match(text, end).end()
             return found
         if not text.startswith("[", start):
