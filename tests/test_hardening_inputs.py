@@ -555,7 +555,7 @@ def test_bibtex_values_as_bibtexparser_splits_them_escapes_month_macros_and_limi
     with pytest.raises(ReferenceProblem, match="@string 'j' was already defined on line 1") as caught:
         read('@string{j = "A"}\n@string{j = "B"}\n@article{k, title = {T}, journal = j}')
     assert caught.value.line == 2
-    # howpublished is a journal only for a @misc, and never a web address.
+    # howpublished is a journal only for a @misc, a thesis or a report, and never a web address.
     for text in ("@misc{k, title = {T}, howpublished = {Available at www.who.int}}",
                  "@book{k, title = {T}, howpublished = {Self-published}}"):
         [entry], _ = read(text)

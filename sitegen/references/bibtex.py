@@ -146,11 +146,11 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str]) -> Ent
     if not values.get("year") and (dated := re.match(r"\s*(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?", values.get("date", ""))):
         values["year"] = dated.group(1)
         values["date"] = "-".join(part for part in dated.groups() if part)
-    # An entry of a type without a journal or book title field (@misc, @book, @phdthesis, @techreport) names
-    # where it appeared in "howpublished", as sitegen's own export writes a record's container there; a web
-    # address there is no container.
+    # A @misc, thesis or report names where it appeared in "howpublished", as sitegen's own export writes a
+    # record's container there (a @book's says how it was published: "Self-published"); a web address there is
+    # no container.
     published = values.get("howpublished", "")
-    if entry.entry_type.lower() not in ("article", "incollection", "inproceedings", "inbook") and published \
+    if entry.entry_type.lower() in ("misc", "phdthesis", "mastersthesis", "techreport") and published \
             and not values.get("journal") and not re.search(r"://|\bwww\.", published):
         values["journal"] = published
     arxiv = values.get("eprint", "") if values.get("archiveprefix", "").lower() == "arxiv" else ""
