@@ -133,3 +133,27 @@ def test_update_records_a_metadata_match_in_duplicates_csv(sitegen, tmp_path):
     # The next run returns the record again: it is known (by identity), and its pair is not proposed again.
     third = run(review, THIRD, providers)
     assert third.matched == [] and third.searches[0].new == []
+
+
+def test_records_a_result_linked_stay_flagged_for_a_reviewer_whatever_later_runs_return():
+    # A result that links two records by an identifier neither holds (OpenAlex gives its work the DOI another
+    # record has) leaves a note on both, lists the pair for a reviewer (the run's probable pairs and
+    # `probable-duplicates`), and the flag stays: a later run in which the source is down, or that returns the
+    # work without the DOI, dropped the notes, and nothing else said the two may be one work.
+    from pathlib import Path
+
+    from sitegen.living.duplicates import suggestions
+    from sitegen.review.folder import Review
+
+    without_doi = record("openalex", openalex="W1")
+    other = record("crossref", doi="10.1234/x").model_copy(update={"author": [CslName(family="Zzyzx")]})
+    linked = integrate({r.id: r for r in (without_doi, other)}, [record("openalex", openalex="W1", doi="10.1234/x")])
+    pair = sorted((without_doi.id, other.id))
+    assert [(a, b) for a, b, _ in linked.probable] == [tuple(pair)]
+    notes = {rid: linked.records[rid].custom.conflicts for rid in pair}
+    assert all(len(found) == 1 and "may be duplicates" in found[0] for found in notes.values())
+    for later in ([], [record("openalex", openalex="W1")], [record("crossref", doi="10.1234/x")]):
+        again = integrate(linked.records, later)
+        assert {rid: again.records[rid].custom.conflicts for rid in pair} == notes, later
+    review = Review(Path("."), None, records=again.records)
+    assert [sorted((s.record_id, s.duplicate_of)) for s in suggestions(review)] == [pair]

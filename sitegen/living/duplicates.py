@@ -21,6 +21,7 @@ import io
 from dataclasses import dataclass
 from typing import Literal
 
+from sitegen.living.merge import linked_records
 from sitegen.records.matching import conflict, find_duplicates, record_work, title_score
 from sitegen.review.folder import DuplicateRow, Review
 from sitegen.review.models import STAGES
@@ -210,12 +211,16 @@ class Suggestion:
 def _sharing_an_identifier(review: Review) -> list[tuple[str, str]]:
     """Pairs of records that share a published identifier yet are two records: identity kept them apart (a
     conference supplement gives its DOI to every abstract, a translated title reads as another work) and said
-    so in a note "kept apart for a reviewer": this is where a reviewer is asked."""
+    so in a note "kept apart for a reviewer", or a search result linked them by one neither holds (a note says
+    so): this is where a reviewer is asked."""
     holders: dict[tuple[str, str], list[str]] = {}
+    linked: list[list[str]] = []  # records a search result linked by an identifier neither of them holds
     for record_id, record in review.records.items():
         for key in record.identifiers().items():
             holders.setdefault(key, []).append(record_id)
-    return sorted({(ids[0], other) for ids in holders.values() if len(ids) > 1 for other in ids[1:]})
+        linked += linked_records(record)
+    groups = [*holders.values(), *([rid for rid in ids if rid in review.records] for ids in linked)]
+    return sorted({(ids[0], other) for ids in groups if len(ids) > 1 for other in ids[1:]})
 
 
 def suggestions(review: Review) -> list[Suggestion]:

@@ -20,6 +20,7 @@ Pairs a reviewer already decided in duplicates.csv are left as decided.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from sitegen.records.identity import FILED_ELSEWHERE, deduplicate, filed_by_content
@@ -53,6 +54,7 @@ def integrate(existing: dict[str, Record], retrieved: list[Record], decided: Dec
     ids: list[str | None] = [None] * len(retrieved)
     taken = set(existing)
     new_groups = []
+    linked: list[list[str]] = []  # existing records a new result links: a reviewer is asked (Integration.probable)
     for merged in result.records:
         members = result.members[merged.id]
         olds = [old[i] for i in members if i < len(old)]
@@ -62,6 +64,7 @@ def integrate(existing: dict[str, Record], retrieved: list[Record], decided: Dec
             target = olds[0].id
         elif olds:
             target = _link_existing(olds, records)
+            linked.append(sorted(record.id for record in olds))
         else:
             new_groups.append((merged, news))
             continue
@@ -81,6 +84,8 @@ def integrate(existing: dict[str, Record], retrieved: list[Record], decided: Dec
     groups = _groups(decided)
     _keep_confirmed_groups(records, existing, groups)
     integration = Integration(records, ids)
+    integration.probable += [(ids[0], other, title_score(record_work(records[ids[0]]), record_work(records[other])))
+                             for ids in linked for other in ids[1:] if frozenset((ids[0], other)) not in decided.pairs]
     if new_ids:
         _match_by_metadata(integration, new_ids, decided, groups)
     integration.records = dict(sorted(records.items()))
@@ -185,8 +190,8 @@ def _match_by_metadata(integration: Integration, new_ids: set[str], decided: Dec
         found = next((held[key] for key in sorted(works[new].identifiers) if key in held), None)
         if found is not None and undecided(new, found) and matched_to(new, found):  # matched_to rules out conflicts
             by_identifier.add(frozenset((new, found)))
-    integration.probable = [(a, b, score) for a, b, score in matches.probable
-                            if undecided(a, b) and frozenset((a, b)) not in by_identifier] + unsure
+    integration.probable += [(a, b, score) for a, b, score in matches.probable
+                             if undecided(a, b) and frozenset((a, b)) not in by_identifier] + unsure
     integration.versions = sorted((a, b) for a, b, _ in matches.versions)
     for preprint, published in integration.versions:
         _link_versions(records, preprint, published)
@@ -202,9 +207,26 @@ def _link_versions(records: dict[str, Record], holder: str, other: str) -> None:
 def _enriched(existing: Record, merged: Record) -> Record:
     """An existing record, enriched by what a source newly says of it, keeping its id and the text
     reviewers decided on: its title, and its abstract, which evidence passages quote (a longer one
-    from another source never replaces it underneath them; it only fills a missing one)."""
-    kept = merged.model_copy(update={"title": existing.title, "abstract": existing.abstract or merged.abstract})
+    from another source never replaces it underneath them; it only fills a missing one), and the notes
+    an earlier run left for a reviewer (`RUN_NOTES`)."""
+    carried = [note for note in existing.custom.conflicts if note.startswith(RUN_NOTES)]
+    custom = merged.custom.model_copy(update={"conflicts": sorted({*merged.custom.conflicts, *carried})})
+    kept = merged.model_copy(update={"title": existing.title, "abstract": existing.abstract or merged.abstract,
+                                     "custom": custom})
     return _keep_id(kept, existing.id)
+
+
+# The notes a run leaves for a reviewer here say what that run's results showed, which the records do not hold
+# (the identifier that linked two records is on neither of them): they stay at later runs, whatever those
+# return (a source down dropped them). Identity's own notes are derived from the records at every run.
+LINKED = "A new search result links records "
+RUN_NOTES = (LINKED, "A search result (", "A source now describes this record otherwise")
+_LINKED_IDS = re.compile(re.escape(LINKED) + r"(.+?) by their identifiers")
+
+
+def linked_records(record: Record) -> list[list[str]]:
+    """The records each note on `record` says a search result linked to it (they may be one work)."""
+    return [found.group(1).split(", ") for note in record.custom.conflicts if (found := _LINKED_IDS.match(note))]
 
 
 def _keep_id(merged: Record, stable_id: str) -> Record:
@@ -251,7 +273,7 @@ def _short(title: str) -> str:
 
 def _link_existing(olds: list[Record], records: dict[str, Record]) -> str:
     ids = sorted(record.id for record in olds)
-    note = (f"A new search result links records {', '.join(ids)} by their identifiers: they may be duplicates "
+    note = (f"{LINKED}{', '.join(ids)} by their identifiers: they may be duplicates "
             "of each other. They are kept apart until a reviewer decides.")
     for record in olds:
         _add_note(records, record.id, note)
