@@ -153,6 +153,26 @@ def test_a_count_that_shrinks_between_pages_is_an_outage():
     assert len(seen.requests) == 2
 
 
+def test_a_later_page_refused_is_an_outage_not_a_query_the_source_cannot_run():
+    # An expired cursor answers 400 on page 2 of a query page 1 answered: the source was not read in full (it
+    # said "not searched: the query cannot be expressed for this source", sending the user to their strategy).
+    from sitegen.sources.search import describe
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.params["cursor"] == "*":
+            return page(SYNERGY[:10], 25, "10")
+        return httpx.Response(400, json={"error": "Invalid cursor", "message": "cursor expired"})
+    fetch, _, _ = fetcher(handler)
+    outcome = openalex.search(fetch, SETTINGS, {"search": "x"})
+    assert outcome.status == "unavailable" and outcome.records == []
+    assert "refused a later request of a search it had answered" in outcome.warnings[0]
+    assert "cursor expired" in describe(outcome) and "cannot be expressed" not in describe(outcome)
+    # Refused at once, the query is one the source cannot run, and the line says the source's reason.
+    fetch, _, _ = fetcher(lambda request: httpx.Response(400, json={"message": "unknown field 'foo'"}))
+    outcome = openalex.search(fetch, SETTINGS, {"search": "x"})
+    assert outcome.status == "unsupported" and "unknown field 'foo'" in describe(outcome)
+
+
 def test_alternating_cursors_end_paging_without_duplicates():
     # built: "*" -> a -> b -> a -> b ... each page the same as two pages before, with a large count
     pages = {"*": (SYNERGY[:10], "a"), "a": (SYNERGY[10:20], "b"), "b": (SYNERGY[:10], "a")}

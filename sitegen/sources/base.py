@@ -107,6 +107,10 @@ def run_call(trace: Trace, call: Callable[[Trace], SourceOutcome]) -> SourceOutc
         return trace.outcome("unavailable", warning=f"{label} returned an unusable record: "
                                                     f"{exc.error_count()} field(s) invalid")
     except Unsupported as exc:
+        if len(trace.executed) > 1:  # it answered a request of this call before: a later page refused (an expired
+            # cursor) is an outage in the middle of the reading, not a query the source cannot run
+            return trace.outcome("unavailable", warning=f"{label} unavailable: it refused a later request of a "
+                                                        f"search it had answered ({exc})")
         return trace.outcome("unsupported", warning=f"{label} cannot run this query: {exc}")
 
 

@@ -216,7 +216,8 @@ def describe(outcome: SourceOutcome) -> str:
                     "be read, so this slice is incomplete: " + "; ".join(outcome.warnings))
         return f"{len(outcome.records)} records{total}"
     if outcome.status == "unsupported":
-        return "not searched: the query cannot be expressed for this source"
+        why = f" ({outcome.warnings[-1]})" if outcome.warnings else ""
+        return f"not searched: the query cannot be expressed for this source{why}"
     why = f": {outcome.warnings[-1]}" if outcome.warnings else ""
     return (f"{name} was not reached this run ({outcome.status.replace('_', ' ')}); "
             f"new {name} records may be missing{why}")
