@@ -230,10 +230,12 @@ NGINX_404 = b"<html><head><title>404 Not Found</title></head><body><center><h1>4
     lambda f: test_crossref.crossref.lookup(f, SETTINGS, "10.1371/journal.pone.0033693"),
     lambda f: test_crossref.crossref.agency(f, SETTINGS, "10.1371/journal.pone.0033693")[1],
 ], ids=["openalex", "crossref", "crossref-agency"])
-def test_a_404_page_that_is_not_the_providers_own_is_an_outage_not_not_found(lookup):
+@pytest.mark.parametrize("page", [NGINX_404, b'{"error":"Not Found"}'], ids=["nginx", "gateway-json"])
+def test_a_404_page_that_is_not_the_providers_own_is_an_outage_not_not_found(lookup, page):
     # A proxy's or a moved address's 404 says nothing of the record: verification would take "not found"
-    # for a citation that does not resolve (refusal grade), so it is an outage (inconclusive).
-    fetch, _, _ = fetcher(lambda request: httpx.Response(404, content=NGINX_404, headers={"content-type": "text/html"}))
+    # for a citation that does not resolve (refusal grade), so it is an outage (inconclusive). (Any JSON
+    # naming an "error" was OpenAlex's own "not found".)
+    fetch, _, _ = fetcher(lambda request: httpx.Response(404, content=page, headers={"content-type": "text/html"}))
     with fetch:
         outcome = lookup(fetch)
     assert outcome.status == "unavailable" and "not its own 'not found'" in outcome.warnings[-1]

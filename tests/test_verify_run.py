@@ -59,8 +59,9 @@ def indexes(review: Path, retracted: str | None = None, openalex_down: bool = Fa
             if openalex_down:
                 return httpx.Response(503)
             work = dict(works.get(request.url.path.removeprefix("/works/")) or {})
-            if not work:
-                return httpx.Response(404, json={"error": "not found"})
+            if not work:  # OpenAlex's own answer for a work it does not have, as recorded
+                return httpx.Response(404, content=(FIXTURES / "openalex" / "openalex_work_404.json").read_bytes(),
+                                      headers={"content-type": "text/html; charset=utf-8"})
             work["is_retracted"] = work["id"].endswith(f"/{retracted}")
             return httpx.Response(200, json=work)
         if request.url.host == "api.crossref.org":

@@ -48,9 +48,9 @@ from sitegen.sources.settings import SourceSettings
 
 BASE = "https://api.openalex.org"
 PROVIDER = Provider(label("openalex"), frozenset({"api.openalex.org"}), min_interval=0.1)
-# How OpenAlex answers a work it does not have: a 404 page of its web framework (as recorded), or JSON naming
-# the error.
-NOT_FOUND = (b"The requested URL was not found on the server", b'"error"')
+# How OpenAlex answers a work it does not have: a 404 page of its web framework (as recorded). Any other 404
+# (a proxy's or gateway's JSON {"error": "Not Found"} among them) says nothing of the work: an outage.
+NOT_FOUND = (b"The requested URL was not found on the server",)
 IDS_PER_REQUEST = 50  # OpenAlex accepts up to 50 values in one OR filter
 MAX_IDS_PER_SEED = 2000  # of one seed's referenced or related works, as many as a run follows
 # What a URL path holds as it is (RFC 3986's pchar less the unreserved characters quote() keeps anyway): anything
