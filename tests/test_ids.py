@@ -43,6 +43,7 @@ def test_other_identifiers():
     assert normalise_arxiv("10.48550/arXiv.2312.07559") == "2312.07559"
     assert normalise_arxiv("http://arxiv.org/pdf/2101.00001v3.pdf") == "2101.00001"  # the address of its PDF
     assert normalise_arxiv("https://export.arxiv.org/pdf/hep-th/9901001v1.PDF") == "hep-th/9901001"
+    assert normalise_arxiv("2101.00001V2") == "2101.00001" and normalise_arxiv("hep-th/9901001V1") == "hep-th/9901001"
     assert normalise_arxiv("2101.00001.pdf") is None  # no address: not read as one
 
 

@@ -124,6 +124,17 @@ def test_a_real_crossref_correction_makes_the_status_corrected():
     assert verdicts.status.notice == item["updated-by"][0]["DOI"].lower()
 
 
+def test_an_expression_of_concern_is_named_in_words():
+    # The real Adak response with an `updated-by` expression of concern, in the shape of the real correction entries.
+    work = json.loads(body("crossref/crossref_work_10.1023_a_1007154515475.json"))
+    work["message"]["updated-by"] = [{"DOI": "10.1023/a:9999999999999", "type": "expression_of_concern",
+                                      "label": "Expression of concern", "source": "publisher",
+                                      "updated": {"date-parts": [[2024, 1, 5]]}}]
+    verdicts = verify_citation(serve(json_response(json.dumps(work)), openalex_adak()), SETTINGS, cited())
+    assert verdicts.status.verdict == "expression-of-concern" and not verdicts.status.refusal_grade
+    assert verdicts.status.reasons == ["Crossref lists an expression of concern (10.1023/a:9999999999999)"]
+
+
 def test_a_retraction_listed_by_crossref_is_refusal_grade():
     # No real recording of a retracted work exists offline (../shared/realdata/MANIFEST.md): this is the real
     # Adak response with an `updated-by` retraction entry in the shape of the real correction entries.

@@ -63,7 +63,7 @@ _OPENALEX_PREFIXES = re.compile(r"^(?:openalex:|oax-|https?://(?:api\.)?openalex
 _ARXIV_PREFIXES = re.compile(r"^(?:arxiv:\s*|(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/)",
                              re.IGNORECASE)
 _ARXIV_PDF = re.compile(r"^(?:https?://)?(?:www\.|export\.)?arxiv\.org/pdf/", re.IGNORECASE)
-_ARXIV_NEW = re.compile(r"^([0-9]{4}\.[0-9]{4,5})(?:v[0-9]+)?$")
+_ARXIV_NEW = re.compile(r"^([0-9]{4}\.[0-9]{4,5})(?:v[0-9]+)?$", re.IGNORECASE)  # "v2" or "V2"
 _ARXIV_OLD = re.compile(r"^([a-z-]+(?:\.[a-z]{2})?/[0-9]{7})(?:v[0-9]+)?$", re.IGNORECASE)
 _ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$")
 _UNSAFE = re.compile(r"[\x00-\x20\x7f\\]")

@@ -354,7 +354,8 @@ def status_verdict(record: Record, answers: list[Answer]) -> VerificationPayload
         found = answer.found
         for update in found.custom.updates:
             where = update.doi or (f"PMID {update.pmid}" if update.pmid else None)
-            notices[update.kind].append((f"{label(answer.source)} lists a {update.kind.replace('-', ' ')}"
+            kind = update.kind.replace("-", " ")
+            notices[update.kind].append((f"{label(answer.source)} lists {'an' if kind[0] in 'aeiou' else 'a'} {kind}"
                                          f"{f' ({where})' if where else ''}", update.doi))
         if marked_retracted(found):
             notices["retraction"].append((f"{label(answer.source)} titles the work as retracted", None))
