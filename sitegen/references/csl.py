@@ -151,6 +151,10 @@ def _entry(item: tuple[int, dict]) -> Entry:
         "publisher": text("publisher"),
         "note": text("note"),
         "retracted": "yes" if custom.get("retracted") is True else "",
+        # where sitegen's own export keeps what a source said of the work's access
+        "open_access": {True: "yes", False: "no"}.get(custom.get("open_access"), ""),
+        "license": _text(custom.get("license")) if isinstance(custom.get("license"), str) else "",
+        "fulltext_url": _text(custom.get("fulltext_url")) if isinstance(custom.get("fulltext_url"), str) else "",
         "type": text("type"),
     }), line)
 

@@ -115,6 +115,10 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
                              in PUBLICATION_TYPES else [],
                              # Scopus's document type "Retracted" says it too
                              retracted=entry.get("retracted").strip().lower() in ("yes", "true") or kind == "retracted",
+                             open_access={"yes": True, "true": True, "no": False, "false": False}.get(
+                                 entry.get("open_access").strip().lower()),
+                             license=_text(entry.get("license"), "license", notes) or None,
+                             fulltext_url=_address(entry, "fulltext_url", notes),
                              ).model_dump(),
     })
 
@@ -122,9 +126,13 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
 def _url(entry: Entry, notes: list[str]) -> str | None:
     """The entry's web address; any other text in its url field (javascript:, a bare www. name) is left
     out with a note: a record links only to web addresses."""
-    url = _text(entry.get("url"), "url", notes)
+    return _address(entry, "url", notes)
+
+
+def _address(entry: Entry, field: str, notes: list[str]) -> str | None:
+    url = _text(entry.get(field), field, notes)
     if url and web_address(url) is None:
-        notes.append(f"url {url[:80]!r} is not a web address (http:// or https://); left out")
+        notes.append(f"{field} {url[:80]!r} is not a web address (http:// or https://); left out")
         return None
     return url or None
 
