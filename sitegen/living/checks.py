@@ -150,7 +150,7 @@ def _search_problems(review: Review) -> list[Problem]:
                                         "and query, or citation search with the same mode and seeds, however "
                                         "written)"))
             first.setdefault(key, index)
-        missing = [i for i in search.seen_ids if review.lacks_record(i)]
+        missing = review.lacking(search.seen_ids)
         if missing:
             problems.append(Problem(f"searches/{monitor_id}.json", None, None, "unknown-record",
                                     f"seen_ids name record(s) not in records.jsonl: {listed(missing, 3)}"))
@@ -303,7 +303,7 @@ def _provenance_problems(review: Review) -> list[Problem]:
     if review.records_loaded:
         for event, line, payload in zip(review.ledger, review.ledger_lines, review.payloads, strict=True):
             if payload is not None:
-                missing = [i for i in _record_ids(payload) if review.lacks_record(i)]
+                missing = review.lacking(_record_ids(payload))
                 if missing:
                     problems.append(Problem(LEDGER, line, None, "unknown-record",
                                             f"{event.type} event names record(s) not in records.jsonl: "

@@ -432,8 +432,8 @@ def _unknown_records(review: Review, item: VersionFile) -> list[Problem]:
     identified = _identified(review, min(item.version.ledger_head.seq, len(review.ledger)))
     problems = []
     for stage, by_record in item.version.outcomes.items():
-        unknown = [rid for rid in by_record if rid not in identified
-                   or review.lacks_record(rid)]
+        lacking = set(review.lacking(by_record))
+        unknown = [rid for rid in by_record if rid not in identified or rid in lacking]
         if unknown:
             line = (item.parsed.position(("outcomes", stage, unknown[0])) or (None, None))[0]
             problems.append(Problem(item.path, line, None, "unknown-record",

@@ -13,7 +13,7 @@ import gc
 import hashlib
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC
@@ -204,6 +204,13 @@ class Review:
         """Whether records.jsonl is known to hold no record `record_id`: not when the file could not be read,
         nor when the record's line is there but invalid (its own problem is reported on that line)."""
         return self.records_loaded and record_id not in self.records and record_id not in self.invalid_record_ids
+
+    def lacking(self, record_ids: Iterable[str]) -> list[str]:
+        """Those of `record_ids` records.jsonl is known to hold no record of (`lacks_record`), in order."""
+        if not self.records_loaded:
+            return []
+        records, invalid = self.records, self.invalid_record_ids
+        return [record_id for record_id in record_ids if record_id not in records and record_id not in invalid]
 
 
 def protocol_hash(text: str) -> str:
