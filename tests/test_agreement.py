@@ -129,3 +129,23 @@ def test_exclusion_reasons_that_differ_at_full_text_are_a_conflict():
             for reviewer, reason in (("a", "non-rodent"), ("b", "no-control-group"))]
     assert stage_outcomes(rows, "full-text", 2, reasons_must_agree=True)["10.1000/x"].decision == "conflict"
     assert stage_outcomes(rows, "full-text", 2)["10.1000/x"].decision == "exclude"  # without the rule
+
+
+def test_with_three_required_reviewers_two_who_disagree_still_await_the_third(example_copy, sitegen):
+    # Blind screening: a disagreement shown before the third required reviewer decided told them what the others
+    # did (the record page and `screen conflicts` named each decision), and an adjudication then stood in for them.
+    from sitegen.review.folder import DecisionRow
+    from sitegen.review.models import Decision
+    from sitegen.screening.outcomes import stage_outcomes
+
+    def rows(*decided):
+        return [DecisionRow("title-abstract", reviewer, f"{reviewer}.csv", 2, {},
+                            Decision(record_id="10.1000/x", decision=decision)) for reviewer, decision in decided]
+    assert stage_outcomes(rows(("a", "exclude"), ("b", "include")), "title-abstract", 3)["10.1000/x"].decision \
+        == "awaiting"
+    assert stage_outcomes(rows(("a", "exclude"), ("b", "include"), ("c", "include")), "title-abstract",
+                          3)["10.1000/x"].decision == "conflict"
+    config = example_copy / "review.yaml"
+    config.write_text(config.read_text().replace("title_abstract_reviewers: 2", "title_abstract_reviewers: 3"))
+    code, out, _ = sitegen("check", example_copy)  # the example's adjudications would stand in for a third reviewer
+    assert code == 1 and "it still awaits a required reviewer" in out and "[needless-adjudication]" in out

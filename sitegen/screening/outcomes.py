@@ -58,13 +58,15 @@ def _combine(rows: list[DecisionRow], required: int, reasons_must_agree: bool) -
     if len(reviewers) < len(rows):  # an adjudication among them: the first one wins
         row = next(row for row in rows if row.reviewer == ADJUDICATION)
         return Outcome(row.decision.decision, row.decision.reason, reviewers, adjudicated=True)
+    # Until every required reviewer has decided, a record awaits, whatever the others decided: a disagreement
+    # shown earlier would tell the reviewer still to decide what the others did (blind screening).
+    if len(reviewers) < required:
+        return Outcome("awaiting", "", reviewers)
     decisions = [row.decision for row in rows]
     verdicts = {decision.decision for decision in decisions}
     given_reasons = {decision.reason for decision in decisions if decision.reason}
     if len(verdicts) > 1 or (reasons_must_agree and len(given_reasons) > 1):
         return Outcome("conflict", "", reviewers)
-    if len(reviewers) < required:
-        return Outcome("awaiting", "", reviewers)
     verdict = verdicts.pop()
     if not given_reasons:
         return Outcome(verdict, "", reviewers)
