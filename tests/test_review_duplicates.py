@@ -301,14 +301,17 @@ def write_evidence(review: Path, record_id: str) -> None:
         "      source: external\n      location: page 2\n")
 
 
-@pytest.mark.parametrize(("original_full_text", "lost"), [
-    ("exclude", "has an include decision at full-text and its evidence (evidence/twin.yaml)"),
-    ("include", "has its evidence (evidence/twin.yaml)"),
+@pytest.mark.parametrize(("twin_full_text", "original_full_text", "lost"), [
+    ("include", "exclude", "has an include decision at full-text and its evidence (evidence/twin.yaml)"),
+    ("include", "include", "has its evidence (evidence/twin.yaml)"),
+    # A maybe sends a record on as an include does: confirming the row dropped it without a word.
+    ("maybe", "exclude", "has a maybe decision at full-text and its evidence (evidence/twin.yaml)"),
 ])
-def test_same_is_refused_when_it_would_drop_an_included_study(sitegen, twin_review, original_full_text, lost):
+def test_same_is_refused_when_it_would_drop_an_included_study(sitegen, twin_review, twin_full_text,
+                                                              original_full_text, lost):
     """The twin, not ORIGINAL, is the study a reviewer included and extracted: confirming it as ORIGINAL's
     duplicate would make its decisions and evidence stop counting, so check refuses and says what to do."""
-    decide_full_text(twin_review, TWIN, "include")
+    decide_full_text(twin_review, TWIN, twin_full_text)
     decide_full_text(twin_review, ORIGINAL, original_full_text)
     write_evidence(twin_review, TWIN)
     included = counts_of(sitegen, twin_review)["studies_included"]

@@ -150,21 +150,25 @@ def _versions_of(review: Review, a: str, b: str) -> bool:
 
 def _without_losses(review: Review, rows: list[DuplicateRow]) -> tuple[list[DuplicateRow], list[Problem]]:
     """The rows that drop nothing reviewers found: a confirmed duplicate's decisions stop counting and its
-    evidence is no longer its study's, so where any reviewer included the duplicate at a stage its
-    canonical record must be included there too, and a duplicate with an evidence file needs a canonical
+    evidence is no longer its study's, so where any reviewer included the duplicate at a stage (or said maybe)
+    its canonical record must be included there too (or a maybe), and a duplicate with an evidence file needs a canonical
     record with one. A record nobody has screened yet (as `update` finds them) loses nothing."""
     if not rows:
         return rows, []
-    included = {stage: {rid for rid, outcome in review_outcomes(review, stage).items() if outcome.decision == "include"}
-                for stage in STAGES}
-    included_by_anyone = {(row.decision.record_id, row.stage) for row in review.decisions
-                          if row.decision.decision == "include"}
+    # A maybe sends a record on as an include does (title/abstract to full text), so it is kept alike.
+    onward = ("include", "maybe")
+    sent_on = {stage: {rid for rid, outcome in review_outcomes(review, stage).items() if outcome.decision in onward}
+               for stage in STAGES}
+    sent_on_by_anyone: dict[tuple[str, str], str] = {}
+    for decided in review.decisions:
+        if decided.decision.decision in onward:
+            sent_on_by_anyone.setdefault((decided.decision.record_id, decided.stage), decided.decision.decision)
     evidence = {item.evidence.record_id: item.path for item in review.evidence}
     kept, problems = [], []
     for row in rows:
         duplicate, canonical = row.decision.record_id, row.decision.duplicate_of
-        lost = [f"an include decision at {stage}" for stage in STAGES
-                if (duplicate, stage) in included_by_anyone and canonical not in included[stage]]
+        lost = [f"{'an include' if decided == 'include' else 'a maybe'} decision at {stage}" for stage in STAGES
+                if (decided := sent_on_by_anyone.get((duplicate, stage))) and canonical not in sent_on[stage]]
         if duplicate in evidence and canonical not in evidence:
             lost.append(f"its evidence ({evidence[duplicate]})")
         if not lost:
