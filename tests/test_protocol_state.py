@@ -59,6 +59,20 @@ def test_amend_refuses_nothing_changed_and_no_reason(sitegen, example):
     assert code == 1 and "needs a reason" in err
 
 
+@pytest.mark.parametrize(("reason", "message"), [
+    ("bad\x01reason", "--reason holds the control character U+0001"), ("x" * 2001, "in 1 to 2,000 characters"),
+])
+def test_a_reason_no_reader_can_see_is_refused_before_it_is_recorded_for_good(sitegen, example, reason, message):
+    # A reason is kept on the append-only ledger and shown on the site: it was recorded as given (a raw control
+    # character went into protocol.html and the search index), which check then passed.
+    protocol = example / "protocol.md"
+    protocol.write_text(protocol.read_text().replace("Rodents (rats or mice)", "Rodents (rats, mice or hamsters)"))
+    before = tree_bytes(example)
+    code, _, err = sitegen("protocol", "amend", example, "--at", "2023-05-01T00:00:00Z", "--reason", reason)
+    assert code == 1 and message in err and "nothing was written" in err
+    assert tree_bytes(example) == before
+
+
 def test_lock_twice_is_refused(sitegen, example):
     code, _, err = sitegen("protocol", "lock", example, "--at", "2023-05-01T00:00:00Z")
     assert code == 1 and "already locked" in err

@@ -14,6 +14,7 @@ import re
 from sitegen.errors import SitegenError
 from sitegen.living.facts import ReviewFacts
 from sitegen.living.ledger import append
+from sitegen.records.model import printable
 from sitegen.review.folder import Review, parse_protocol, protocol_hash
 from sitegen.review.models import AmendmentPayload, LedgerEvent, ProtocolLockPayload
 from sitegen.review.transaction import Transaction
@@ -28,7 +29,7 @@ def lock_protocol(review: Review, facts: ReviewFacts, at: str, reason: str | Non
     if facts.protocol_trail:
         raise SitegenError("the protocol is already locked; change it with `sitegen protocol amend`")
     payload = ProtocolLockPayload(version=review.protocol.meta.version, sha256=review.protocol.sha256,
-                                  reason=reason, text=review.protocol.text)
+                                  reason=_checked_reason(reason), text=review.protocol.text)
     return _record(review, at, payload, {})
 
 
@@ -55,7 +56,7 @@ def amend_protocol(review: Review, facts: ReviewFacts, at: str, reason: str) -> 
     diff = "".join(difflib.unified_diff(
         (previous.text or "").splitlines(keepends=True), text.splitlines(keepends=True),
         f"protocol.md (version {previous.version})", f"protocol.md (version {version})"))
-    payload = AmendmentPayload(version=version, sha256=protocol_hash(text), reason=reason.strip(), text=text,
+    payload = AmendmentPayload(version=version, sha256=protocol_hash(text), reason=_checked_reason(reason), text=text,
                                diff=diff)
     return _record(review, at, payload, {"protocol.md": text})
 
@@ -63,6 +64,24 @@ def amend_protocol(review: Review, facts: ReviewFacts, at: str, reason: str) -> 
 def _front_matter_version(text: str) -> int | None:
     protocol, _ = parse_protocol(text)
     return protocol.meta.version if protocol else None
+
+
+MAX_REASON = 2000  # characters: as ProtocolLockPayload.reason holds
+
+
+def _checked_reason(reason: str | None) -> str | None:
+    """--reason as the ledger keeps it (for good, and on the site), or SitegenError saying what is wrong."""
+    if reason is None:
+        return None
+    text = reason.strip()
+    try:
+        printable(text)
+    except ValueError as error:
+        raise SitegenError(f"--reason {error}; nothing was written") from None
+    if not text or len(text) > MAX_REASON:
+        raise SitegenError(f"--reason must say why in 1 to {MAX_REASON:,} characters (it has {len(text):,}); "
+                           "nothing was written")
+    return text
 
 
 def _record(review: Review, at: str, payload: ProtocolLockPayload, files: dict[str, str]) -> LedgerEvent:
