@@ -41,18 +41,24 @@ def build_time(review: Review, now: str | None, environ: dict[str, str]) -> str 
             raise SitegenError(f"--now {exc}") from None
         if not 0 <= moment.timestamp() < MAX_EPOCH:  # as SOURCE_DATE_EPOCH: the site's files are dated by it
             raise SitegenError(f"--now {now!r} is not a time from 1970 to the year 3000 (UTC)")
-        latest = max((event.ts for event in review.ledger), key=parse_timestamp, default=None)
-        if latest is not None and moment < parse_timestamp(latest):  # "last updated" before what it shows
-            raise SitegenError(f"--now {now} is earlier than the latest ledger event ({latest}): the site would say "
-                               "it was last updated before it")
-        return now
+        return _not_before_the_ledger(review, now, f"--now {now}")
     epoch = environ.get("SOURCE_DATE_EPOCH")
     if epoch is not None:
         if not re.fullmatch(r"[0-9]{1,11}", epoch) or int(epoch) >= MAX_EPOCH:
             raise SitegenError(f"SOURCE_DATE_EPOCH={epoch!r} is not a whole number of seconds since 1970 "
                                "(before the year 3000)")
-        return datetime.fromtimestamp(int(epoch), tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        moment = datetime.fromtimestamp(int(epoch), tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return _not_before_the_ledger(review, moment, f"SOURCE_DATE_EPOCH={epoch} ({moment})")
     return max((event.ts for event in review.ledger), key=parse_timestamp, default=None)
+
+
+def _not_before_the_ledger(review: Review, moment: str, given: str) -> str:
+    """`moment`, unless it is earlier than the latest ledger event: "last updated" before what the site shows."""
+    latest = max((event.ts for event in review.ledger), key=parse_timestamp, default=None)
+    if latest is not None and parse_timestamp(moment) < parse_timestamp(latest):
+        raise SitegenError(f"{given} is earlier than the latest ledger event ({latest}): the site would say it was "
+                           "last updated before it")
+    return moment
 
 
 def inputs_digest(root: Path, now: str | None, environ: dict[str, str]) -> str:
