@@ -372,8 +372,7 @@ def monitor_status(directory: Path, monitor_id: str | None, as_json: bool) -> No
     for search, ran in searches:
         click.echo(f"{search.monitor_id}: run {search.run_count} time(s), last {search.last_run or 'never'}, "
                    f"{len(search.seen_ids)} ids seen")
-        for strategy in search.strategies:
-            last = ran.get((strategy.source, strategy.label))
+        for strategy, last in zip(search.strategies, ran, strict=True):
             said = ("not run yet" if last is None else f"incomplete at its last run ({last.at}): its source did not "
                     "answer in full, so records may be missing" if not last.complete else "")
             click.echo(f"  {strategy.source}{f' ({strategy.label})' if strategy.label else ''}: {strategy.query}"

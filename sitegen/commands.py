@@ -47,6 +47,7 @@ from sitegen.workspace import inspect, open_review, writable
 if TYPE_CHECKING:
     import httpx
 
+    from sitegen.living.manifests import LastRun
     from sitegen.living.update import UpdateResult
     from sitegen.screening.ranking import ScreeningOrder
     from sitegen.sources.search import SearchResult
@@ -75,14 +76,19 @@ def prisma(root: Path) -> PrismaCounts:
     return open_review(root).facts.prisma
 
 
-def search_status(root: Path, monitor_id: str | None = None) -> list[tuple[SavedSearch, dict]]:
-    """Each saved search (or the one named) with the latest run of each of its strategies, by (source, label)."""
-    from sitegen.living.manifests import last_runs
+def search_status(root: Path, monitor_id: str | None = None) -> list[tuple[SavedSearch, list[LastRun | None]]]:
+    """Each saved search (or the one named) with the latest run of each of its strategies, in order (None: not
+    run yet)."""
+    from sitegen.living.manifests import last_runs, run_key
 
     review = open_review(root).review
     _refuse_unknown_search(root, review.searches, monitor_id)
     chosen = list(review.searches.values()) if monitor_id is None else [review.searches[monitor_id]]
-    return [(search, last_runs(review, search.monitor_id)) for search in chosen]
+    found = []
+    for search in chosen:
+        ran = last_runs(review, search.monitor_id)
+        found.append((search, [ran.get(run_key(s.source, s.label, s.query)) for s in search.strategies]))
+    return found
 
 
 def _refuse_unknown_search(root: Path, searches: dict[str, SavedSearch], monitor_id: str | None) -> None:

@@ -782,6 +782,35 @@ def test_screening_does_not_start_on_a_search_no_source_answered(sitegen, tmp_pa
     assert code == 0, err
 
 
+def test_two_strategies_of_one_source_without_labels_each_show_their_own_last_run(sitegen, tmp_path):
+    # Runs were known by (source, label): of two OpenAlex strategies with no label, the one whose source failed
+    # showed the other's complete run (a downed source looking complete), or both showed the failure.
+    review = new_review(sitegen, tmp_path)
+    strategies = [Strategy(source="openalex", query="object context"), Strategy(source="openalex", query="recognition")]
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if "recognition" in str(request.url):
+            return httpx.Response(503)
+        return httpx.Response(200, json={"meta": {"count": 0, "next_cursor": None}, "results": []})
+    add_monitor(review, "watch", strategies, FIRST, "live", settings=SETTINGS, transport=httpx.MockTransport(answer))
+    code, out, _ = sitegen("monitor", "status", review)
+    lines = {line.split(": ", 1)[1].split("  [")[0]: line for line in out.splitlines() if line.startswith("  openalex")}
+    assert "incomplete" in lines["recognition"] and "incomplete" not in lines["object context"], out
+    # Two strategies of one source under one label cannot be told apart: refused before anything is saved,
+    # and named by check in a saved search edited so.
+    labelled = [s.model_copy(update={"label": "main"}) for s in strategies]
+    with pytest.raises(SitegenError, match="two openalex strategies have the label 'main'"):
+        add_monitor(review, "other", labelled, SECOND, "live", settings=SETTINGS,
+                    transport=httpx.MockTransport(answer))
+    saved = review / "searches" / "watch.json"
+    data = json.loads(saved.read_text())
+    for strategy in data["strategies"]:
+        strategy["label"] = "main"
+    saved.write_text(json.dumps(data, indent=2))
+    code, out, _ = sitegen("check", review)
+    assert code == 1 and "[label-repeated]" in out and "strategies[1] has the label 'main' of strategies[0]" in out
+
+
 def test_monitor_status_says_which_strategies_last_ran_incomplete(sitegen, tmp_path):
     review = new_review(sitegen, tmp_path)
     code, out, _ = sitegen("monitor", "status", review)

@@ -150,6 +150,16 @@ def _search_problems(review: Review) -> list[Problem]:
                                         "and query, or citation search with the same mode and seeds, however "
                                         "written)"))
             first.setdefault(key, index)
+            # A label names one strategy of its source: runs are known by it (`manifests.run_key`), so two
+            # strategies under one label would show each other's last run.
+            named = ("label", strategy.source, strategy.label)
+            if strategy.label and named in first:
+                line, column = json_position((review.root / rel).read_text(encoding="utf-8"),
+                                             ("strategies", index, "label"))
+                problems.append(Problem(rel, line, column, "label-repeated",
+                                        f"strategies[{index}] has the label {strategy.label!r} of strategies"
+                                        f"[{first[named]}] of the same source: give each its own"))
+            first.setdefault(named, index)
         missing = review.lacking(search.seen_ids)
         if missing:
             problems.append(Problem(f"searches/{monitor_id}.json", None, None, "unknown-record",

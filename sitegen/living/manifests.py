@@ -67,9 +67,18 @@ class LastRun:
     complete: bool
 
 
-def last_runs(review: Review, monitor_id: str) -> dict[tuple[str, str | None], LastRun]:
-    """(source, label) -> the latest run of each strategy of the saved search, as the ledger recorded it."""
-    return {(payload.source, payload.label): LastRun(event.ts, payload.query, payload.complete)
+RunKey = tuple[str, str | None, str | None]
+
+
+def run_key(source: str, label: str | None, query: str) -> RunKey:
+    """How one strategy's runs are known from run to run: by its source and label (its query may have been edited
+    since, which the site says), or without a label by its query (two strategies of one source may have none)."""
+    return source, label, None if label else query
+
+
+def last_runs(review: Review, monitor_id: str) -> dict[RunKey, LastRun]:
+    """`run_key` -> the latest run of each strategy of the saved search, as the ledger recorded it."""
+    return {run_key(payload.source, payload.label, payload.query): LastRun(event.ts, payload.query, payload.complete)
             for event, payload in zip(review.ledger, review.payloads, strict=True)
             if isinstance(payload, RetrievalPayload) and payload.monitor_id == monitor_id}
 

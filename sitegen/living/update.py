@@ -152,6 +152,10 @@ def add_monitor(review: Review, monitor_id: str, strategies: list[Strategy], at:
         # Run side by side, two strategies asking the same would count every record they find twice in PRISMA.
         raise SitegenError(f"the strategy {twice!r} asks what an earlier one asks (the same source and query, or "
                            "citation search with the same mode and seeds, however written); nothing was saved")
+    labels = [(s.source, s.label) for s in strategies if s.label]
+    if named := next((label for index, label in enumerate(labels) if label in labels[:index]), None):
+        raise SitegenError(f"two {named[0]} strategies have the label {named[1]!r}: a label names one strategy of "
+                           "its source (its runs are known by it); nothing was saved")
     # Seeded with the records the review already holds: screened, batched or imported.
     seen = sorted(set(in_review(review)) | {row.decision.record_id for row in review.decisions}) \
         if seed_from_review else []
