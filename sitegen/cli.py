@@ -434,8 +434,8 @@ def update(directory: Path, at: str, mode: str, as_json: bool, report: Path | No
 
 @cli.command()
 @click.argument("directory", type=REVIEW_DIR)
-# Not converted to UTC (`_in_utc`): a replay names a recorded run by the time its events carry, as written.
-@click.option("--at", default=None, metavar="RFC3339",
+# In UTC as every command records times; a replay finds its recorded run by instant, however that was written.
+@click.option("--at", default=None, metavar="RFC3339", callback=_in_utc,
               help="The run's time, e.g. 2026-06-01T00:00:00Z, supplied by the caller (required unless replaying; "
               "a replay defaults to the latest recorded verification run).")
 # Verdicts go on the ledger, and a pull request's check replays the latest run: its responses are kept by

@@ -436,6 +436,24 @@ def test_verify_without_its_time_is_a_usage_error(example_copy):
     assert outcome.exit_code == 2 and "--at is required" in outcome.output
 
 
+def test_verify_records_its_time_in_utc_and_a_replay_finds_a_run_by_its_instant(example_copy, monkeypatch):
+    # --at was kept as written ("05:30:00+05:30") where every other command records UTC, and a replay named
+    # the run's instant in another form did not find it; a replay's --at that is no time was a traceback.
+    original = run_module.open_fetcher
+    monkeypatch.setattr(run_module, "open_fetcher", lambda mode, snapshots, session="", transport=None: original(
+        mode, snapshots, session, indexes(example_copy)))
+    code, _, err = run_cli("verify", example_copy, "--at", "2026-01-01T05:30:00+05:30", "--snapshots", "record")
+    assert code in (0, 6), err
+    times = {json.loads(line)["ts"] for line in (example_copy / "ledger.jsonl").read_text().splitlines()
+             if json.loads(line)["type"] == "verification"}
+    assert "2026-01-01T00:00:00Z" in times and not any("+05:30" in time for time in times)
+    monkeypatch.setattr(run_module, "open_fetcher", original)
+    code, out, err = run_cli("verify", example_copy, "--snapshots", "replay", "--at", "2026-01-01T05:30:00+05:30")
+    assert code in (0, 6) and "no verification run" not in err, out + err
+    code, _, err = run_cli("verify", example_copy, "--snapshots", "replay", "--at", "yesterday")
+    assert code == 1 and "--at 'yesterday' is not an RFC 3339 timestamp" in err
+
+
 def test_a_replay_recomputes_the_run_it_replays_not_the_studies_included_now(example_copy):
     # A pull request that excludes a verified study (or includes a new one) is a normal screening change: the
     # recorded run is replayed as it was, and a study it never verified is named, never "replay differs".

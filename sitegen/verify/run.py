@@ -24,7 +24,7 @@ from sitegen.records.model import Record
 from sitegen.references import ReferenceProblem, read_references
 from sitegen.references.records import entry_record
 from sitegen.review.folder import Review
-from sitegen.review.models import VERIFICATION_AXES, VerificationPayload
+from sitegen.review.models import VERIFICATION_AXES, VerificationPayload, parse_timestamp
 from sitegen.review.transaction import Transaction
 from sitegen.sources.search import open_fetcher
 from sitegen.sources.settings import SourceSettings
@@ -112,6 +112,10 @@ def verify_review(review: Review, facts: ReviewFacts, at: str | None, mode: str 
         if at is None:
             raise SitegenError("replay: the ledger holds no verification run to replay; give --at with the time "
                                "of a recorded run, or run `sitegen verify --snapshots record --at TIME` first")
+        try:
+            parse_timestamp(at)
+        except ValueError as error:
+            raise SitegenError(f"--at {error}") from None
         sources = sources or recorded_sources(review, at)
         # A replay recomputes the run it replays: the studies that run verified (a study excluded since is
         # still one whose recorded verdicts must be reproduced), not those included now.
@@ -169,9 +173,11 @@ def verify_review(review: Review, facts: ReviewFacts, at: str | None, mode: str 
 
 
 def recorded_run(review: Review, at: str) -> list[VerificationPayload]:
-    """The verdicts the ledger holds of the verification run at `at`, in the order they were recorded."""
+    """The verdicts the ledger holds of the verification run at the instant `at` (an earlier sitegen recorded
+    the time as given, with its offset), in the order they were recorded."""
+    instant = parse_timestamp(at)
     return [payload for event, payload in zip(review.ledger, review.payloads, strict=True)
-            if isinstance(payload, VerificationPayload) and event.ts == at]
+            if isinstance(payload, VerificationPayload) and parse_timestamp(event.ts) == instant]
 
 
 def recorded_studies(review: Review, at: str) -> list[str]:
