@@ -119,6 +119,7 @@ def test_cli_refuses_oversized_inputs(tmp_path, inputs):
     ('{"q1": ["a",\n  "b",\n  ]}', "runs.json:3:3", "JSON syntax error"),
     ('{"q1": ["a",\n  "b",\n  "a"]}', "runs.json:1:2", "q1: lists a more than once"),
     ('{"q1": ["a"],\n "q2": [7]}', "runs.json:2:9", "q2.0: Input should be a valid string"),
+    ('{"q1": ["a",\n  "  "]}', "runs.json:2:3", "q1.1: is blank"),  # it was read as the id ""
 ])
 def test_cli_bad_runs_name_file_and_line(tmp_path, inputs, text, where, message):
     _, judgments, _ = inputs

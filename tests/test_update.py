@@ -507,6 +507,10 @@ def test_monitor_add_refuses_a_bad_id_without_a_traceback(sitegen, tmp_path):
     review = new_review(sitegen, tmp_path)
     code, _, err = sitegen("monitor", "add", review, "--id", "W_1", "--strategy", "openalex", "x", "--at", FIRST)
     assert code == 1 and "--id 'W_1': a saved search's id is 1 to 80 lower-case letters" in err and "Traceback" not in err
+    # A query of spaces alone was saved and sent ("search=+++"); "" was refused.
+    before = tree_bytes(review)
+    code, _, err = sitegen("monitor", "add", review, "--id", "w", "--strategy", "openalex", "   ", "--at", FIRST)
+    assert code == 2 and "holds no visible text" in err and tree_bytes(review) == before
 
 
 def _hitcount_below_results(results: list[dict]) -> dict:

@@ -44,6 +44,8 @@ def benchmark_id(value: str) -> str:
     (the record-id forms, sitegen.records.ids); anything else as written, without surrounding whitespace. A
     bare number stays a number: it may be a PMID or any system's own id."""
     text = value.strip()
+    if not text:
+        raise ValueError("is blank: a record id has at least one character besides spaces")
     if text.isdigit():
         return text
     return written_record_id(text, ("doi", "openalex", "pmid", "pmcid")) or text

@@ -20,7 +20,7 @@ from sitegen.records.citations import SOURCE as CITATION_SOURCE
 from sitegen.records.citations import parse_citation_query
 from sitegen.records.ids import NORMALISERS, record_id_problem, written_record_id
 from sitegen.records.ids import record_id as id_from_identifiers
-from sitegen.records.model import SMALL_VALUE, Printable, Strict, StrictText, check_record_id
+from sitegen.records.model import SMALL_VALUE, Printable, Strict, StrictText, Visible, check_record_id
 from sitegen.records.providers import PROVIDERS, Source
 
 REVIEW_SCHEMA_VERSION = 1  # review.yaml
@@ -223,7 +223,7 @@ class Strategy(Strict):
     # "database": `query` searches the source; "citations": it follows the citation graph from seed works
     # (PRISMA 2020's citation searching, an "other method"), written `MODE: SEED, ...` (sitegen.records.citations).
     method: Literal["database", "citations"] = Field(default="database", exclude_if=lambda value: value == "database")
-    query: Annotated[str, StringConstraints(min_length=1, max_length=QUERY_MAX_LENGTH), Printable]
+    query: Annotated[str, StringConstraints(min_length=1, max_length=QUERY_MAX_LENGTH), Printable, Visible]
     endpoint: str | None = None
     label: Annotated[str, StringConstraints(pattern=SLUG)] | None = None
     # "native": the query is the provider's own syntax, sent verbatim (the default, as in the
