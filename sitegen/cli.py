@@ -446,12 +446,13 @@ def update(directory: Path, at: str, mode: str, as_json: bool, report: Path | No
 @click.option("--bib", type=click.Path(path_type=Path, dir_okay=False, exists=True), default=None,
               help="Also verify every entry of this BibTeX file (reported, not recorded: they are not records "
               "of the review).")
+@click.option("--encoding", help="Encoding of the --bib file when it is not UTF-8 or UTF-16, e.g. latin-1 or cp1252.")
 @click.option("--source", "sources", multiple=True, type=click.Choice(["crossref", "openalex", "pubmed"]),
               help="Ask only these indexes (repeatable; default all three). With one, no identity can be "
               "verified: only one index would hold the paper.")
 @click.option("--json", "as_json", is_flag=True, help="Print every verdict as JSON.")
-def verify(directory: Path, at: str | None, mode: str, bib: Path | None, sources: tuple[str, ...],
-           as_json: bool) -> None:
+def verify(directory: Path, at: str | None, mode: str, bib: Path | None, encoding: str | None,
+           sources: tuple[str, ...], as_json: bool) -> None:
     """Verify every included study of DIRECTORY: identity (the work exists as cited), status (retracted,
     corrected) and faithfulness (each evidence passage occurs in the abstract or the licensed full text).
 
@@ -466,7 +467,7 @@ def verify(directory: Path, at: str | None, mode: str, bib: Path | None, sources
     _remember(directory)
     if at is None and mode != "replay":
         raise click.UsageError("--at is required (the run's time, e.g. 2026-06-01T00:00:00Z), but for a replay")
-    result = commands.verify(directory, at, mode, bib, sources or None, progress=_progress)
+    result = commands.verify(directory, at, mode, bib, sources or None, progress=_progress, bib_encoding=encoding)
     if as_json:
         click.echo(json.dumps({
             "at": result.at, "mode": mode, "recorded": result.recorded, "differences": result.differences,

@@ -364,14 +364,14 @@ def add_monitor(root: Path, monitor_id: str, strategies: list[Strategy], at: str
 
 def verify(root: Path, at: str | None, mode: str = "live", bib: Path | None = None,
            sources: tuple[str, ...] | None = None, settings: SourceSettings | None = None,
-           progress: Progress = _quiet, transport: httpx.BaseTransport | None = None):
+           progress: Progress = _quiet, transport: httpx.BaseTransport | None = None, bib_encoding: str | None = None):
     """Verify the included studies (and a .bib): a replay reads and compares, other runs record verdicts."""
     from sitegen.verify.run import verify_review
 
     opened = open_review(root) if mode == "replay" else None
     with (nullcontext(opened) if opened else writable(root)) as workspace:
-        return verify_review(workspace.review, workspace.facts, at, mode, settings, bib, sources, progress,
-                             transport)
+        return verify_review(workspace.review, workspace.facts, at, mode, settings, bib, bib_encoding, sources,
+                             progress, transport)
 
 
 def protocol_lock(root: Path, at: str, reason: str | None = None) -> LedgerEvent:

@@ -454,6 +454,18 @@ def test_verify_records_its_time_in_utc_and_a_replay_finds_a_run_by_its_instant(
     assert code == 1 and "--at 'yesterday' is not an RFC 3339 timestamp" in err
 
 
+def test_a_bib_file_in_another_encoding_is_read_with_the_option_its_message_names(example_copy, tmp_path):
+    # The message named --encoding, an option verify did not have.
+    bib = tmp_path / "latin.bib"
+    bib.write_bytes("@article{cafe,\n  title = {Caf\u00e9 society and memory},\n  year = {2020}\n}\n".encode("latin-1"))
+    code, _, err = run_cli("verify", example_copy, "--snapshots", "replay", "--bib", bib)
+    assert code == 1 and f"{bib}:2: not UTF-8 text" in err and "--encoding latin-1" in err
+    [entry] = run_module.bib_records(bib, "latin-1")
+    assert entry.record.title == "Caf\u00e9 society and memory"
+    code, _, err = run_cli("verify", example_copy, "--snapshots", "replay", "--bib", bib, "--encoding", "klingon")
+    assert code == 1 and "--encoding klingon: not an encoding Python knows" in err
+
+
 def test_a_replay_recomputes_the_run_it_replays_not_the_studies_included_now(example_copy):
     # A pull request that excludes a verified study (or includes a new one) is a normal screening change: the
     # recorded run is replayed as it was, and a study it never verified is named, never "replay differs".

@@ -77,13 +77,16 @@ class VerifyResult:
         return [payload for payload in self.all_verdicts() if payload.verdict in OPEN_ITEMS]
 
 
-def bib_records(path: Path) -> list[BibEntry]:
-    """The entries of a BibTeX file as records, with their lines and keys; SitegenError naming file and line."""
+def bib_records(path: Path, encoding: str | None = None) -> list[BibEntry]:
+    """The entries of a BibTeX file (in `encoding` when it is not UTF-8) as records, with their lines and keys;
+    SitegenError naming file and line."""
     warnings: list[str] = []
     try:
-        entries = read_references(path, "bibtex", warnings)
+        entries = read_references(path, "bibtex", warnings, encoding=encoding)
     except ReferenceProblem as exc:
         raise SitegenError(f"{path}:{exc.line}: {exc.message}") from None
+    except LookupError:
+        raise SitegenError(f"--encoding {encoding}: not an encoding Python knows (latin-1, cp1252, ...)") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise SitegenError(f"{path}: cannot be read ({exc})") from None
     records = []
@@ -102,7 +105,7 @@ def latest_verification_time(review: Review) -> str | None:
 
 
 def verify_review(review: Review, facts: ReviewFacts, at: str | None, mode: str = "live",
-                  settings: SourceSettings | None = None, bib: Path | None = None,
+                  settings: SourceSettings | None = None, bib: Path | None = None, bib_encoding: str | None = None,
                   sources: tuple[str, ...] | None = None, progress: Callable[[str], None] = lambda message: None,
                   transport: httpx.BaseTransport | None = None) -> VerifyResult:
     """Verify the review's included studies (and the entries of `bib`) at the caller's time `at`, asking
@@ -131,7 +134,7 @@ def verify_review(review: Review, facts: ReviewFacts, at: str | None, mode: str 
         check_event_time(review.ledger, at)
         studies, not_in_run = facts.included, []
     sources = sources or SOURCES
-    references = bib_records(bib) if bib else []
+    references = bib_records(bib, bib_encoding) if bib else []
     if not studies and not references:
         raise SitegenError(f"{review.root} has no included studies to verify (and no --bib file was given)")
     settings = settings or SourceSettings.from_environment()
