@@ -11,7 +11,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, tree_bytes
 
 from sitegen.records.model import Record, RecordMeta
 from sitegen.review.models import (
@@ -54,6 +54,20 @@ def test_committed_schemas_are_current():
         committed = ROOT / "docs" / "schemas" / name
         assert committed.is_file() and committed.read_text() == text, \
             f"docs/schemas/{name} is stale: run `sitegen schema --out docs/schemas`"
+
+
+def test_schemas_are_written_all_or_none_and_never_into_a_review(sitegen, tmp_path, example_copy):
+    # A file that could not be written (a folder in its place) left the schemas before it written, unsaid; a
+    # folder inside a review took 13 files that check does not know.
+    out = tmp_path / "schemas"
+    (out / "record.schema.json").mkdir(parents=True)
+    code, _, err = sitegen("schema", "--out", out)
+    assert code == 1 and "record.schema.json" in err and sorted(p.name for p in out.iterdir()) == ["record.schema.json"]
+    before = tree_bytes(example_copy)
+    code, _, err = sitegen("schema", "--out", example_copy / "schemas")
+    assert code == 1 and "is inside the review folder" in err and tree_bytes(example_copy) == before
+    code, out_text, _ = sitegen("schema", "--out", tmp_path / "fresh")
+    assert code == 0 and out_text.count("wrote ") == len(json_schemas())
 
 
 def test_ci_runs_the_readme_test_command():

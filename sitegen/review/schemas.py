@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pydantic import TypeAdapter
 
+from sitegen.errors import SitegenError
 from sitegen.records.model import Record
 from sitegen.review.models import (
     Decision,
@@ -22,7 +23,7 @@ from sitegen.review.models import (
     ValidationStudy,
     VersionRecord,
 )
-from sitegen.review.write import atomic_write
+from sitegen.review.write import atomic_write_all
 
 SCHEMAS: dict[str, type] = {  # models, and dataclasses of pydantic's
     "review.schema.json": ReviewConfig,
@@ -47,8 +48,14 @@ def json_schemas() -> dict[str, str]:
 
 
 def write_schemas(directory: Path) -> list[Path]:
-    written = []
-    for name, text in json_schemas().items():
-        atomic_write(directory / name, text)
-        written.append(directory / name)
-    return written
+    """Every schema written into `directory` (made when its folder exists), all of them or none; SitegenError
+    for a folder inside a review (whose files only sitegen's own writes may change) or a missing parent."""
+    if not directory.absolute().parent.is_dir():
+        raise SitegenError(f"--out {directory}: its folder {directory.absolute().parent} does not exist")
+    if review := next((folder for folder in (directory.absolute(), *directory.absolute().parents)
+                       if (folder / "review.yaml").is_file()), None):
+        raise SitegenError(f"--out {directory} is inside the review folder {review}; write the schemas elsewhere")
+    directory.mkdir(exist_ok=True)
+    files = {directory / name: text for name, text in json_schemas().items()}
+    atomic_write_all(files)  # a file that cannot be written leaves none written
+    return list(files)
