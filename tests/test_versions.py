@@ -651,3 +651,37 @@ def test_a_version_is_never_dated_as_the_one_before(two_versions, tmp_path, site
     code, _, err = sitegen("publish", two_versions, "--out", tmp_path / "site", "--now", latest)
     assert code == 1 and f"is not later than version 2's ({latest})" in err
     assert sorted(path.name for path in (two_versions / "versions").iterdir()) == before
+
+
+def test_a_versions_count_of_studies_stays_as_published_when_records_are_linked_later(example_copy, tmp_path):
+    # Studies were grouped by the records' links as records.jsonl holds them now: linking a preprint to its journal
+    # article after a version was published (as update does when it finds one) changed that version's counts.
+    from sitegen.workspace import open_review
+
+    included = sorted(open_review(example_copy).facts.included)[:2]
+    path = example_copy / "records.jsonl"
+
+    def link(linked: bool) -> None:
+        lines = []
+        for line in path.read_text().splitlines():
+            record = json.loads(line)
+            if record["id"] in included:
+                other = [rid for rid in included if rid != record["id"]]
+                record.setdefault("custom", {})["other_versions"] = other if linked else []
+                if not linked:
+                    del record["custom"]["other_versions"]
+            lines.append(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+        path.write_text("\n".join(lines) + "\n")
+
+    site = tmp_path / "site"
+    link(True)
+    config = example_copy / "review.yaml"  # the example's versions predate record digests: a change they hold
+    config.write_text(config.read_text().replace("a living review (sitegen example)", "a living review"))
+    version = publish(example_copy, site, now="2023-06-01T00:00:00Z", environ={}).version
+    linked_counts = json.loads((site / "v" / str(version.number) / "prisma.json").read_text())
+    assert version.studies == {included[1]: included[0], included[0]: included[0]}
+    link(False)  # the links removed since: now two studies, but not in the version published as one
+    build(example_copy, site, environ={})
+    assert json.loads((site / "v" / str(version.number) / "prisma.json").read_text()) == linked_counts
+    assert json.loads((site / "downloads" / "prisma.json").read_text())["studies_included"] == \
+        linked_counts["studies_included"] + 1

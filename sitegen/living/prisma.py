@@ -271,7 +271,7 @@ def _flow(ids: Iterable[str], found: dict[str, Counter[tuple[Route, str]]], sear
     return fields, included
 
 
-def _study_of(review: Review) -> dict[str, str]:
+def study_of(review: Review) -> dict[str, str]:
     """Record id -> the study it reports, named by the least id of its versions (records linked by
     `other_versions`, however far), for every record linked to another."""
     links = [(rid, other) for rid, record in review.records.items() for other in record.custom.other_versions]
@@ -289,18 +289,19 @@ def _studies(included: Iterable[str], study_of: dict[str, str]) -> set[str]:
 
 def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
            previous_included: Collection[str] | None = None, duplicates: Mapping[str, str] | None = None,
-           previous_head: int | None = None) -> PrismaCounts:
+           previous_head: int | None = None, study_groups: Mapping[str, str] | None = None) -> PrismaCounts:
     """The counts, from the ledger's events, `outcomes` (per stage, per record) and the records confirmed
     to duplicate others (`duplicates`: each with the record it duplicates).
 
     Previous studies are, by default, the included studies first identified before the latest run that
     identified new records (none when that is the first run: a new review). Given `previous_included`
     (the studies a previous published version included), they are those of them still included, and the
-    new searches are the runs after that version's last ledger event (`previous_head`).
+    new searches are the runs after that version's last ledger event (`previous_head`). Records are grouped into
+    studies by their links (`study_of`), or as `study_groups` says (a published version's, as they were then).
     """
     duplicates = duplicates or {}
     runs = _runs(review)
-    study_of = _study_of(review)
+    grouping = dict(study_groups) if study_groups is not None else study_of(review)
     run_included: list[list[str]] = []
     first_run: dict[str, int] = {}  # record id -> index of the run that first identified it
     found: dict[str, Counter[tuple[Route, str]]] = {}
@@ -332,17 +333,17 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
     # studies still add up to the review's.
     counted: set[str] = set()
     for index, column in enumerate(columns):
-        studies = _studies(run_included[index], study_of) - counted
+        studies = _studies(run_included[index], grouping) - counted
         counted |= studies
         columns[index] = column.model_copy(update={"studies_included": len(studies)})
-    fields["studies_included"] = len(_studies(included, study_of))
+    fields["studies_included"] = len(_studies(included, grouping))
     removed = 0
     if previous_included is not None:
         # A study the version included under a record since confirmed to duplicate another is still included
         # under that one: neither removed nor new.
         kept = {duplicates.get(rid, rid) for rid in previous_included}
         previous = [rid for rid in included if rid in kept]
-        removed = len(_studies(kept, study_of) - _studies(previous, study_of))
+        removed = len(_studies(kept, grouping) - _studies(previous, grouping))
         updated = True
         new_runs_from = next((index + 1 for index, run in enumerate(runs) if run.last_seq > (previous_head or 0)),
                              len(runs) + 1)
@@ -351,7 +352,7 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
         previous = [rid for rid in included if first_run[rid] + 1 < latest_with_new]
         updated = latest_with_new > 1
         new_runs_from = latest_with_new
-    previous_studies = len(_studies(previous, study_of))
+    previous_studies = len(_studies(previous, grouping))
     return PrismaCounts(
         template="updated" if updated else "new",
         previous_from=("version" if previous_included is not None else "runs") if updated else None,

@@ -20,7 +20,7 @@ from functools import cached_property
 from sitegen.errors import SitegenError
 from sitegen.living.facts import ReviewFacts, Run
 from sitegen.living.ledger import anchor, append, check_event_time, holds
-from sitegen.living.prisma import PrismaCounts, derive
+from sitegen.living.prisma import PrismaCounts, derive, study_of
 from sitegen.records.identity import listed
 from sitegen.records.model import model_data
 from sitegen.review.folder import Review, VersionFile, parse_protocol
@@ -143,7 +143,8 @@ def published_snapshot(review: Review, record: VersionRecord, previous: Snapshot
     outcomes = _outcomes(record)
     return Snapshot(record.number, record.published_at, record.title, record.question, record.protocol_version, cut,
                     outcomes, derive(cut, outcomes, previous.included if previous else None, record.duplicates,
-                                     previous.review.ledger[-1].seq if previous and previous.review.ledger else None),
+                                     previous.review.ledger[-1].seq if previous and previous.review.ledger else None,
+                                     record.studies),
                     record.evidence, record.records)
 
 
@@ -317,7 +318,7 @@ def publish(review: Review, facts: ReviewFacts, at: str | None) -> tuple[Version
                            protocol_version=review.protocol.meta.version, title=review.config.title,
                            question=review.config.question, outcomes=published_outcomes(facts.outcomes),
                            evidence=facts.evidence_hashes, records=facts.records_digest,
-                           duplicates=facts.canonicals)
+                           duplicates=facts.canonicals, studies=study_of(review))
     transaction = Transaction(review.root)
     transaction.write(version_path(record.number), version_text(record))
     append(transaction, review, at, [VersionPayload(number=record.number, sha256=version_hash(record))])

@@ -682,6 +682,13 @@ class VersionRecord(Strict):
         default=None, description="each record a reviewer had confirmed to duplicate another (duplicates.csv) -> "
                                   "the record it duplicates: removed before screening in the version's counts, "
                                   "and a study it was included as is that record's, as they were then")
+    # Absent from versions published before sitegen recorded it (their studies are then counted by the records'
+    # links as records.jsonl holds them now).
+    studies: dict[Annotated[str, StringConstraints(min_length=1, max_length=200)],
+                  Annotated[str, StringConstraints(min_length=1, max_length=200)]] | None = Field(
+        default=None, description="each record linked to another as a version of one study (a preprint and its "
+                                  "journal article) -> the study it reports, named by the least id of its "
+                                  "versions, as they were then: the version's counts of studies stay as published")
     # Absent from versions published before sitegen recorded it.
     records: Sha256 | None = Field(
         default=None, description="SHA-256 of records.jsonl's records as they were (each record's id and the "
