@@ -775,7 +775,8 @@ def screen_conflicts(directory: Path, as_json: bool) -> None:
         return
     for conflict in found:
         who = ", ".join(f"{reviewer}: {decision}" for reviewer, decision in conflict.decisions.items())
-        click.echo(f"{conflict.stage}  {conflict.record_id}  ({who})\n    {conflict.title}")
+        why = ", for different reasons (not shown while screening is blind)" if conflict.reasons_differ else ""
+        click.echo(f"{conflict.stage}  {conflict.record_id}  ({who}{why})\n    {conflict.title}")
     click.echo(f"{len(found)} conflict(s) awaiting adjudication")
 
 

@@ -149,3 +149,24 @@ def test_with_three_required_reviewers_two_who_disagree_still_await_the_third(ex
     config.write_text(config.read_text().replace("title_abstract_reviewers: 2", "title_abstract_reviewers: 3"))
     code, out, _ = sitegen("check", example_copy)  # the example's adjudications would stand in for a third reviewer
     assert code == 1 and "it still awaits a required reviewer" in out and "[needless-adjudication]" in out
+
+
+def test_a_conflict_on_the_reason_alone_says_so_and_keeps_the_reasons_hidden(example_copy, sitegen, tmp_path):
+    # Two exclusions for different reasons were shown as "(reviewer-a: exclude, reviewer-b: exclude)": the
+    # adjudicator could not tell why it was a conflict at all.
+    folder = example_copy / "screening" / "full-text"
+    rows = (folder / "reviewer-a.csv").read_text().splitlines()
+    record_id = rows[1].split(",")[0]
+    (folder / "reviewer-a.csv").write_text("\n".join([rows[0], f"{record_id},exclude,non-rodent,", *rows[2:]]) + "\n")
+    (folder / "reviewer-b.csv").write_text(f"{rows[0]}\n{record_id},exclude,no-control-group,SECRET\n")
+    code, out, err = sitegen("screen", "conflicts", example_copy)
+    assert code == 0, err
+    assert f"full-text  {record_id}  (reviewer-a: exclude, reviewer-b: exclude, for different reasons" in out
+    assert "non-rodent" not in out and "no-control-group" not in out
+    code, _, err = sitegen("build", example_copy, "--out", tmp_path / "site")
+    assert code == 0, err
+    from sitegen.site.pages import page_slug
+
+    text = (tmp_path / "site" / "records" / f"{page_slug(record_id)}.html").read_text()
+    assert "the reviewers excluded it for different reasons" in text and "SECRET" not in text
+    assert "Non-rodent" not in text.split("Screening history")[1]

@@ -47,6 +47,7 @@ class Conflict(BaseModel):
     title: str
     stage: str
     decisions: dict[str, str]  # reviewer -> decision; their reasons and notes stay hidden until adjudicated
+    reasons_differ: bool = False  # the decisions are one (an exclusion), the reasons for it are not
 
 
 @dataclass(frozen=True)
@@ -149,5 +150,6 @@ def conflicts(review: Review, screening: ScreeningFacts) -> list[Conflict]:
                 continue
             decisions = by_record.get((stage, record_id), {})
             found.append(Conflict(record_id=record_id, title=review.records[record_id].title, stage=stage,
-                                  decisions=dict(sorted(decisions.items()))))
+                                  decisions=dict(sorted(decisions.items())),
+                                  reasons_differ=len(set(decisions.values())) == 1))
     return found
