@@ -601,6 +601,15 @@ def test_a_decision_file_saved_with_another_separator_is_one_problem_that_says_s
     assert "2 problems found" in out
 
 
+def test_a_header_naming_a_column_twice_is_not_said_to_be_separated_otherwise(sitegen, example_copy):
+    # Its columns are separated by commas: the message said "separated by semicolons, not commas".
+    path = example_copy / "screening" / "title-abstract" / "reviewer-a.csv"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join(["record_id,decision,decision,note", *lines[1:]]) + "\n", encoding="utf-8")
+    out = check_reports(sitegen, example_copy, "screening/title-abstract/reviewer-a.csv", 1, "a column is named twice")
+    assert "separated by" not in out
+
+
 def test_a_decision_file_cut_short_by_a_syntax_error_stops_the_comparison_of_reviewers(sitegen, example_copy):
     path = example_copy / "screening" / "title-abstract" / "reviewer-b.csv"
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)

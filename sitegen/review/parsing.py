@@ -957,8 +957,10 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
 def _separated_otherwise(first: list[str], header: list[str]) -> str:
     """What to say of a header that is the expected one with another separator (a spreadsheet saves its "CSV"
     with ';' where the decimal mark is a comma, as in German or French settings)."""
+    if len(first) != 1:  # read with commas, the line held several columns: commas do separate them
+        return ""
     for separator, name in ((";", "semicolons"), ("\t", "tabs"), ("|", "'|'")):
-        names = [name.strip() for name in separator.join(first).split(separator)]
+        names = [name.strip() for name in first[0].split(separator)]
         if len(names) > 1 and set(names) <= set(header):
             return (f"; its columns are separated by {name}, not commas: save it as \"CSV UTF-8 (comma "
                     "delimited)\", or replace the separators")
