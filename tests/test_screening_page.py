@@ -191,3 +191,14 @@ def test_full_text_agreement_says_what_it_measures(example_copy, tmp_path):
     full_text = html[html.index("<h3>Full text</h3>"):html.index("<h2>Batches</h2>")]
     assert "Agreement here is on the decision (include, exclude or maybe)" in full_text
     assert "Two exclusions for different reasons agree on it, yet are a conflict for the adjudicator" in full_text
+
+
+def test_agreement_at_a_stage_no_reviewer_has_screened_says_so(example_copy, tmp_path):
+    # It said "Only one reviewer has screened at this stage so far" when none had.
+    set_reviewers(example_copy, 2, 2)
+    for path in (example_copy / "screening" / "full-text").glob("*.csv"):
+        path.unlink()
+    build(example_copy, tmp_path / "site", environ={})
+    html = (tmp_path / "site" / "screening.html").read_text()
+    full_text = html[html.index("<h3>Full text</h3>"):html.index("<h2>Batches</h2>")]
+    assert "No reviewer has screened at this stage yet." in full_text and "Only one reviewer" not in full_text
