@@ -250,6 +250,10 @@ def test_an_import_counts_as_other_methods_unless_a_database(sitegen, tmp_path):
         ("Citation searching", "other"), ("pubmed", "database"), ("Embase", "database")]
     assert all(record.custom.sources == ["pubmed"] for record in held(review).records.values()
                if record.id in imports(review)[1]["record_ids"])
+    # A bibliographic database given by name is one (`--source Embase` counted under other methods).
+    again = new_review(sitegen, tmp_path / "again")
+    import_json(sitegen, again, SCOPUS, "--at", FIRST, "--source", "embase")
+    assert [(event["source"], event["method"]) for event in imports(again)] == [("embase", "database")]
 
 
 def test_into_the_example_review_marking_its_saved_search_seen(sitegen, example_copy, tmp_path):

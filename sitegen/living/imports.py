@@ -45,6 +45,13 @@ from sitegen.review.write import jsonl, pretty_json
 Method = Literal["database", "other"]
 
 
+
+# Bibliographic databases by the names reviews give them (`--source Embase`): an import from one is identified
+# from databases in PRISMA unless --method says otherwise (any other name is an other method by default).
+DATABASES = frozenset({"embase", "scopus", "web of science", "web of science core collection", "medline", "pubmed",
+                       "cinahl", "psycinfo", "apa psycinfo", "cochrane library", "cochrane central", "central",
+                       "eric", "lilacs", "global health", "biosis previews", "africa-wide information"})
+
 @dataclass(frozen=True)
 class Skipped:
     file: str
@@ -180,7 +187,8 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
                                  + " (give --source to name it)")
         name = source or item.database or item.name
         named = not source and any(item.databases)  # the export names the database of its entries
-        chosen = method or ("database" if source in PROVIDERS or named else "other")
+        chosen = method or ("database" if source in PROVIDERS or named or (source or "").casefold() in DATABASES
+                            else "other")
         by_database: dict[str, list[str]] = {}
         for record_id, database in zip(entry_ids, item.databases, strict=True):
             by_database.setdefault(source or database or name, []).append(record_id)
