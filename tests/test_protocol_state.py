@@ -73,6 +73,37 @@ def test_a_reason_no_reader_can_see_is_refused_before_it_is_recorded_for_good(si
     assert tree_bytes(example) == before
 
 
+def test_an_amendment_may_retire_a_reason_earlier_decisions_gave(sitegen, example):
+    # Removing a reason code from the protocol was refused for good ("unknown-reason" on each decision that gave
+    # it before): the decisions stay valid, and the site names the retired reason by its label.
+    path = example / "screening" / "title-abstract" / "reviewer-a.csv"
+    lines = path.read_text().splitlines()
+    record_id = lines[1].split(",")[0]
+    decided = [f"{record_id},exclude,non-rodent," if line.startswith(f"{record_id},") else line for line in lines]
+    path.write_text("\n".join(decided) + "\n")
+    other = example / "screening" / "title-abstract" / "reviewer-b.csv"
+    other.write_text("\n".join(f"{record_id},exclude,non-rodent," if line.startswith(f"{record_id},") else line
+                               for line in other.read_text().splitlines()) + "\n")
+    adjudication = example / "screening" / "title-abstract" / "adjudication.csv"
+    adjudication.write_text("\n".join(line for line in adjudication.read_text().splitlines()
+                                      if not line.startswith(f"{record_id},")) + "\n")
+    protocol = example / "protocol.md"
+    text = protocol.read_text()
+    protocol.write_text(text.replace("  - code: non-rodent\n    label: Non-rodent species\n", ""))
+    assert "code: non-rodent" not in protocol.read_text()
+    code, out, err = sitegen("protocol", "amend", example, "--at", "2023-05-01T00:00:00Z", "--reason", "Retired")
+    assert code == 0, out + err
+    code, out, _ = sitegen("check", example)
+    assert code == 0, out
+    from sitegen.workspace import open_review
+
+    assert open_review(example).facts.reason_labels["non-rodent"] == "Non-rodent species"
+    new = example / "screening" / "title-abstract" / "reviewer-c.csv"  # a code never defined is still refused
+    new.write_text(f"record_id,decision,reason,note\n{record_id},exclude,no-such-reason,\n")
+    code, out, _ = sitegen("check", example)
+    assert code == 1 and "exclusion reason 'no-such-reason' is not defined" in out
+
+
 def test_lock_twice_is_refused(sitegen, example):
     code, _, err = sitegen("protocol", "lock", example, "--at", "2023-05-01T00:00:00Z")
     assert code == 1 and "already locked" in err

@@ -19,7 +19,7 @@ from sitegen.living.duplicates import Duplicate, confirmed_duplicates
 from sitegen.living.prisma import PrismaCounts, derive
 from sitegen.living.sightings import Sighting, sightings
 from sitegen.records.model import model_data
-from sitegen.review.folder import Review
+from sitegen.review.folder import Review, exclusion_reasons
 from sitegen.review.models import (
     BatchPayload,
     Evidence,
@@ -205,9 +205,9 @@ class ReviewFacts:
 
     @cached_property
     def reason_labels(self) -> dict[str, str]:
-        """Exclusion reason code -> its label, as the protocol names them."""
-        protocol = self.review.protocol
-        return {reason.code: reason.label for reason in protocol.meta.exclusion_reasons} if protocol else {}
+        """Exclusion reason code -> its label, as the protocol names them (and earlier versions named those an
+        amendment retired, which earlier decisions still give)."""
+        return exclusion_reasons(self.review)
 
     @cached_property
     def included(self) -> list[str]:

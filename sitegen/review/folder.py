@@ -45,6 +45,7 @@ from sitegen.review.models import (
     Evidence,
     LedgerEvent,
     Payload,
+    ProtocolLockPayload,
     ProtocolMeta,
     ReviewConfig,
     ReviewState,
@@ -327,6 +328,21 @@ def _load_protocol(root: Path, review: Review) -> list[Problem]:
     protocol, problems = parse_protocol(text)
     review.protocol = protocol
     return problems
+
+
+def exclusion_reasons(review: Review) -> dict[str, str]:
+    """Every exclusion reason code -> its label, of protocol.md and of every protocol version locked before it (as
+    the ledger keeps their texts): an amendment may retire a reason that decisions made earlier still give, and
+    those stay valid and named. The current protocol's labels come first."""
+    labels: dict[str, str] = {}
+    if review.protocol is not None:
+        labels.update((reason.code, reason.label) for reason in review.protocol.meta.exclusion_reasons)
+    for payload in reversed(review.payloads):
+        if isinstance(payload, ProtocolLockPayload) and payload.text:
+            locked, _ = parse_protocol(payload.text)
+            for reason in locked.meta.exclusion_reasons if locked else ():
+                labels.setdefault(reason.code, reason.label)
+    return labels
 
 
 def parse_protocol(text: str, rel: str = "protocol.md") -> tuple[Protocol | None, list[Problem]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from sitegen.review.folder import ADJUDICATION, Review
+from sitegen.review.folder import ADJUDICATION, Review, exclusion_reasons
 from sitegen.review.models import STAGES, BatchPayload, ProtocolLockPayload
 from sitegen.review.problems import Problem
 from sitegen.screening.outcomes import Outcome, review_outcomes
@@ -58,7 +58,7 @@ def _needless_adjudications(review: Review) -> list[Problem]:
 
 def _decision_problems(review: Review) -> list[Problem]:
     problems = []
-    reasons = {r.code for r in review.protocol.meta.exclusion_reasons} if review.protocol else set()
+    reasons = set(exclusion_reasons(review))  # those of earlier protocol versions too: an amendment may retire one
     first_seen: dict[tuple[str, str, str], int] = {}
     for row in review.decisions:
         decision = row.decision
