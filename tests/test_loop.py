@@ -431,6 +431,19 @@ def test_bad_input_stops_before_anything_is_written(manuscript, cli_with_mocks, 
     assert not (manuscript / "output").exists()
 
 
+def test_a_draft_that_cannot_be_read_stops_the_round_before_any_entry_is_verified(manuscript, cli_with_mocks,
+                                                                                monkeypatch):
+    # Its encoding was found after every .bib entry had been looked up (minutes of requests online).
+    import sitegen.manuscript.loop as loop_module
+
+    monkeypatch.setattr(loop_module, "verify_entries", lambda *args: pytest.fail("an entry was verified"))
+    draft = manuscript / "draft.md"
+    draft.write_bytes(draft.read_bytes().replace(b"than half", b"than h\xe9lf", 1))
+    result = cli_with_mocks.invoke(cli, ["loop", str(manuscript), "--topic", TOPIC, "--sources", "openalex"])
+    assert result.exit_code == 1 and "draft.md:" in result.output and "not UTF-8" in result.output, result.output
+    assert not (manuscript / "output").exists()
+
+
 def test_text_from_the_draft_is_escaped_in_the_round_files(manuscript):
     draft = manuscript / "draft.md"
     draft.write_text(draft.read_text().replace("by more\nthan half.", "by more\nthan half <img src=x onerror=alert(1)> | x."))

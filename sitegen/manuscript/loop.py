@@ -407,8 +407,9 @@ def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings
     for stale in ("problems.md", "confirm.yaml", "applied.json"):  # of the paused run being repeated
         (folder / stale).unlink(missing_ok=True)
 
+    draft = read_source(manuscript.draft)  # read first: a draft that cannot be read stops the round before any request
     checks = verify_entries(fetcher, settings, manuscript.bib, verify)
-    review = claims.check(read_source(manuscript.draft), [check.key for check in checks])
+    review = claims.check(draft, [check.key for check in checks])
     rows, apart = problems_of(checks, review)
     by_key = {check.key: check for check in checks}
     rows = [row.model_copy(update={"query": query_for(row, by_key)}) for row in rows]
