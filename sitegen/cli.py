@@ -19,6 +19,7 @@ from sitegen.errors import (
     EXIT_INCOMPLETE,
     EXIT_INTERRUPTED,
     EXIT_INVALID,
+    EXIT_SCHEMA,
     ReviewInvalid,
     SchemaVersionError,
     SitegenError,
@@ -948,7 +949,9 @@ def ledger_verify(directory: Path) -> None:
     count, problems = commands.ledger_verify(directory)
     if problems:
         click.echo(format_human(problems, str(directory)))
-        raise click.exceptions.Exit(EXIT_INVALID)
+        # As every command: a schema_version this sitegen does not read is exit 4 (the other problems listed too).
+        unsupported = any(problem.code == "schema-version" for problem in problems)
+        raise click.exceptions.Exit(EXIT_SCHEMA if unsupported else EXIT_INVALID)
     click.echo(f"ledger intact: {count} events, each chained to the one before")
 
 

@@ -255,6 +255,9 @@ def test_unsupported_schema_version_exits_4(sitegen, example_copy, file, line, r
     assert f"{example_copy}/{file}:{line}" in out
     assert "is not supported" in out
     assert tree_bytes(example_copy) == before
+    if file.startswith("searches/"):  # ledger verify reads the saved searches too: exit 4, as the README says (1)
+        code, out, _ = sitegen("ledger", "verify", example_copy)
+        assert code == 4 and f"{example_copy}/{file}:{line}" in out
 
 
 def test_schema_version_is_never_coerced(sitegen, example_copy):
