@@ -246,21 +246,13 @@ REPORT = click.option(
 
 
 def _file_outside_review(path: Path | None, review_dir: Path, option: str, force: bool | None = None) -> None:
-    """A file a command writes beside its work must be in an existing folder, and never inside the
-    review, whose files only sitegen's own writes may change; given `force` (the command has --force), an
-    existing file is replaced only with it. Checked before the command does anything."""
-    if path is None:
-        return
-    if not path.parent.is_dir():
-        raise click.BadParameter(f"{path.parent} is not an existing folder", param_hint=option)
-    if review_dir.resolve() in (path.resolve(), *path.resolve().parents):
-        raise click.BadParameter(f"{path} is inside the review folder {review_dir}; write it elsewhere",
-                                 param_hint=option)
-    if path.exists() and not path.is_file():
-        raise click.BadParameter(f"{path} is not a file (a folder, a device or a pipe); give a file name",
-                                 param_hint=option)
-    if force is False and path.exists():  # as export: a file of the user's is never replaced unasked
-        raise click.BadParameter(f"{path} already exists; give --force to replace it", param_hint=option)
+    """A file a command writes beside its work, checked before the command does anything
+    (`commands.check_output_file`): a wrong option, so a usage error (exit 2) as click's own."""
+    if path is not None:
+        try:
+            commands.check_output_file(review_dir, path, option, force)
+        except SitegenError as error:
+            raise click.UsageError(str(error)) from None
 
 
 def _progress(message: str) -> None:
@@ -636,6 +628,7 @@ def export(directory: Path, format: str, selection: str | None, out: Path | None
     offers for download: authors split, every identifier in the field the format's readers take it
     from, one citation key per record. Read back by `sitegen import`."""
     _remember(directory)
+    _file_outside_review(out, directory, "--out", force)
     text, count = commands.export(directory, format, selection, out, force)
     if out is None:
         click.echo(text, nl=False)

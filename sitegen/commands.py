@@ -204,13 +204,13 @@ def export(root: Path, format: str, selection: Selection | None = None, out: Pat
     site's download of that set writes them, and how many; or, as `prisma2020-csv`, its PRISMA 2020
     counts as the site's prisma2020.csv (no record count: the counts cover the whole review). Written
     to `out` in one step when given; nothing is written when the options, the output or the review
-    have a problem (see `_check_export_output`)."""
+    have a problem (see `check_output_file`)."""
     if format not in EXPORT_FORMATS:
         raise SitegenError(f"unknown export format {format!r} (formats: {', '.join(EXPORT_FORMATS)})")
     if format == PRISMA_CSV and selection is not None:
         raise SitegenError(f"--records does not apply to {PRISMA_CSV}: its counts cover the whole review")
     if out is not None:
-        _check_export_output(root, out, force)
+        check_output_file(root, out, "--out", force)
     workspace = open_review(root)
     review, facts = workspace.review, workspace.facts
     if format == PRISMA_CSV:
@@ -224,20 +224,24 @@ def export(root: Path, format: str, selection: Selection | None = None, out: Pat
     return text, count
 
 
-def _check_export_output(root: Path, out: Path, force: bool) -> None:
-    """Refuse a folder, a missing folder (a mistyped path should not create folders), an existing file
-    without `force`, and any file inside the review folder: an export never replaces a file of the review."""
+def check_output_file(root: Path, out: Path, option: str, force: bool | None = None) -> None:
+    """Refuse, before a command does anything, a file it would write beside its work (an export, a digest, a
+    report) that is inside the review folder (whose files only sitegen's own writes change), a folder, a device,
+    a pipe or a socket, or in a folder that does not exist (a mistyped path should not create folders); given
+    `force` (the command has --force), anything already there, a link too, is replaced only with it."""
     target = out.resolve()
-    if root.resolve() in target.parents:
-        raise SitegenError(f"--out {out}: is inside the review folder {root}; write exports outside it")
+    if root.resolve() in (target, *target.parents):
+        raise SitegenError(f"{option} {out}: is inside the review folder {root}; write it elsewhere")
     if target.is_dir():
-        raise SitegenError(f"--out {out}: is a folder; give a file name")
+        raise SitegenError(f"{option} {out}: is a folder; give a file name")
     if target.exists() and not target.is_file():  # --force never replaces a device (/dev/full) or a pipe
-        raise SitegenError(f"--out {out}: is not a file (a device, a pipe or a socket); give a file name")
-    if not target.parent.is_dir():
-        raise SitegenError(f"--out {out}: its folder {out.parent} does not exist")
-    if target.exists() and not force:
-        raise SitegenError(f"--out {out}: already exists; give --force to replace it")
+        raise SitegenError(f"{option} {out}: is not a file (a device, a pipe or a socket); give a file name")
+    present = out.exists() or out.is_symlink()  # a link to nothing is there too
+    if not present and not out.absolute().parent.is_dir():
+        raise SitegenError(f"{option} {out}: its folder {out.absolute().parent} does not exist")
+    if present and force is False:
+        raise SitegenError(f"{option} {out}: already exists{' (a link)' if out.is_symlink() else ''}; give --force "
+                           "to replace it")
 
 
 def screening_status(root: Path) -> tuple[list[BatchStatus], list[StageStatus]]:

@@ -759,3 +759,10 @@ def test_no_output_replaces_a_device_or_a_pipe(sitegen, tmp_path):
     assert code == 2 and "already exists; give --force" in err and notes.read_text() == "my notes\n"
     assert sitegen("digest", review, "--week", "2023-W15", "--out", notes, "--force")[0] == 0
     assert notes.read_text() != "my notes\n"
+    # A link to nothing is there too: digest replaced it unasked, export said its folder did not exist.
+    link = tmp_path / "link.ris"
+    link.symlink_to(tmp_path / "nowhere" / "x.ris")
+    for args in (["digest", review, "--week", "2023-W15", "--out", link],
+                 ["export", review, "--format", "ris", "--out", link]):
+        code, _, err = sitegen(*args)
+        assert code == 2 and "already exists (a link); give --force" in err and link.is_symlink(), err
