@@ -996,7 +996,7 @@ search.add_command(monitor_validate, "validate")  # the issue's name for it; `si
 @click.option("--native", is_flag=True, help="Send QUERY to every source verbatim instead of compiling the grammar.")
 @click.option("--since", type=click.IntRange(1800, 2999), default=None, help="Only works published from this year.")
 @SNAPSHOT_MODE
-@click.option("--review", "review_dir", type=REVIEW_DIR, default=None,
+@click.option("--review", "review_dir", type=click.Path(path_type=Path, file_okay=False, exists=True), default=None,
               help="Review folder whose snapshots/ record and replay use.")
 @click.option("--semantic", is_flag=True,
               help="Add OpenAlex's semantic shortlist (at most 50 works nearest in meaning to QUERY) as one more "

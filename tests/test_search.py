@@ -114,3 +114,9 @@ def test_snapshot_mode_from_the_environment(sitegen, monkeypatch):
     monkeypatch.setenv("SITEGEN_SNAPSHOT_MODE", "replay")
     code, _, err = sitegen("search", "x", "--sources", "openalex")
     assert code == 1 and "needs a review folder" in err
+
+
+def test_a_review_folder_that_is_not_there_is_named(sitegen, tmp_path):
+    # A replay from a folder that does not exist said "no recorded response for GET ...", as if one were missing.
+    code, _, err = sitegen("search", "x", "--snapshots", "replay", "--review", tmp_path / "missing")
+    assert code == 2 and "does not exist" in err and "no recorded response" not in err
