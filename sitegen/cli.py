@@ -391,14 +391,16 @@ def monitor_validate(directory: Path, monitor_id: str | None, at: str | None, as
     from sitegen.living.validation import summary_lines
 
     _remember(directory)
-    payloads = commands.validate_searches(directory, at, monitor_id)
+    payloads, recorded = commands.validate_searches(directory, at, monitor_id)
     if as_json:
         click.echo(json.dumps([{**p.model_dump(mode="json", exclude_none=True), "recall": p.recall}
                                for p in payloads], indent=2, ensure_ascii=False))
     else:
         for payload in payloads:
             click.echo("\n".join(summary_lines(payload)))
-        click.echo(f"recorded on the ledger at {at}" if at else "not recorded (give --at to record the check)")
+        click.echo("not recorded (give --at to record the check)" if not at else f"recorded on the ledger at {at}"
+                   if recorded == len(payloads) else f"recorded on the ledger at {at}: {recorded} new; the rest are "
+                   "already there at that time, the same")
     low = [p for p in payloads if p.below_threshold]
     for payload in low:
         click.echo(f"warning: {payload.monitor_id} retrieves {payload.found} of {len(payload.known)} known-relevant "

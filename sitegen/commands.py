@@ -96,17 +96,17 @@ def _refuse_unknown_search(root: Path, searches: dict[str, SavedSearch], monitor
         raise SitegenError(f"no saved search {monitor_id!r} in {root} (saved searches: {', '.join(searches) or 'none'})")
 
 
-def validate_searches(root: Path, at: str | None = None, monitor_id: str | None = None) -> list[ValidationPayload]:
-    """Each saved search's relative recall against the known-relevant studies (`living.validation`); recorded
-    on the ledger as `validation` events dated `at` when given, else only derived."""
+def validate_searches(root: Path, at: str | None = None,
+                      monitor_id: str | None = None) -> tuple[list[ValidationPayload], int]:
+    """Each saved search's relative recall against the known-relevant studies (`living.validation`), and how many
+    were recorded on the ledger as `validation` events dated `at` when given (none already held there)."""
     from sitegen.living.validation import record_validation, validate
 
     with writable(root) if at is not None else nullcontext(open_review(root)) as workspace:
         _refuse_unknown_search(root, workspace.review.searches, monitor_id)
         payloads = validate(workspace.review, workspace.facts, monitor_id)
-        if at is not None:
-            record_validation(workspace.review, payloads, at)
-        return payloads
+        recorded = record_validation(workspace.review, payloads, at) if at is not None else []
+        return payloads, len(recorded)
 
 
 def probable_pairs(root: Path) -> tuple[list[Suggestion], dict[str, Record]]:

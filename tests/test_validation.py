@@ -7,6 +7,7 @@ import json
 import re
 
 import pytest
+from conftest import tree_bytes
 from lxml import html as lxml_html
 
 from sitegen.errors import EXIT_LOW_RECALL
@@ -178,6 +179,10 @@ def test_recorded_validation_is_on_the_ledger_and_the_searches_page(two_strategi
     recorded = [event for event in events if event["type"] == "validation"]
     assert [event["payload"]["monitor_id"] for event in recorded] == ["object-in-context", MONITOR]
     assert recorded[1]["payload"]["missed"] == [missed] and recorded[1]["ts"] == "2023-05-02T00:00:00Z"
+    # Run again at the same time, the same validations are not recorded twice.
+    before = tree_bytes(root)
+    code, out, _ = sitegen("monitor", "validate", root, "--at", "2023-05-02T00:00:00Z")
+    assert code == 0 and "0 new; the rest are already there at that time, the same" in out and tree_bytes(root) == before
     code, _, err = sitegen("check", root)
     assert code == 0, err
     code, _, err = sitegen("build", root, "--out", tmp_path / "site", "--now", "2023-05-03T00:00:00Z")

@@ -39,6 +39,7 @@ from sitegen.review.models import (
     SavedSearch,
     StrategyRecall,
     ValidationPayload,
+    parse_timestamp,
 )
 from sitegen.review.transaction import Transaction
 from sitegen.sources.query import And, Node, Or, Term, parse_query
@@ -311,9 +312,16 @@ def validate(review: Review, facts: ReviewFacts, monitor_id: str | None = None) 
 
 
 def record_validation(review: Review, payloads: list[ValidationPayload], at: str) -> list[LedgerEvent]:
-    """Append one `validation` event per saved search, dated `at`, in one transaction."""
+    """Append one `validation` event per saved search, dated `at`, in one transaction; a validation the ledger
+    already holds at that instant (the command run again) is not recorded twice."""
+    latest = latest_validations(review)
+    instant = parse_timestamp(at)
+    new = [payload for payload in payloads if not (
+        (held := latest.get(payload.monitor_id)) and parse_timestamp(held[0].ts) == instant and held[1] == payload)]
+    if not new:
+        return []
     transaction = Transaction(review.root)
-    events = append(transaction, review, at, payloads)
+    events = append(transaction, review, at, new)
     transaction.commit()
     return events
 
