@@ -502,3 +502,34 @@ def test_what_exports_write_for_no_value_is_no_value_and_their_kinds_and_particl
     csl = json.dumps([{"id": "x", "type": "book", "title": "Letters", "author": [
         {"given": "Ludwig", "dropping-particle": "van", "family": "Beethoven"}]}])
     assert entry_record(read_references(csl, "csl-json")[0]).author == [CslName(family="Beethoven", given="Ludwig van")]
+
+
+@pytest.mark.parametrize("edit", ["drop-one-record-id", "count-off-by-one"])
+def test_an_import_event_whose_counts_and_ids_disagree_is_named(sitegen, tmp_path, edit):
+    # PRISMA counts identifications from file.entry_ids, screening takes record_ids: an event (edited and chained
+    # again) naming a record only one of them names passed check, counted and never screened, or the reverse.
+    from sitegen.living.ledger import event_line, next_event
+    from sitegen.review.models import LedgerEvent
+
+    review = new_review(sitegen, tmp_path)
+    ris = tmp_path / "two.ris"
+    ris.write_text("".join(f"TY  - JOUR\nTI  - A study of rats number {n}\nPY  - 2021\nDO  - 10.1234/rats.{n}\nER  - \n"
+                           for n in (1, 2)), encoding="utf-8")
+    import_json(sitegen, review, ris, "--at", FIRST)
+    ledger = review / "ledger.jsonl"
+    lines = ledger.read_text().splitlines()
+    before, last = LedgerEvent.model_validate_json(lines[-2]), json.loads(lines[-1])
+    payload = last["payload"]
+    if edit == "drop-one-record-id":
+        payload["record_ids"] = payload["record_ids"][:1]
+        payload["file"]["new"] -= 1
+    else:
+        payload["file"]["already"] += 1
+    lines[-1] = event_line(next_event(before, last["type"], last["ts"], payload))
+    ledger.write_text("\n".join(lines) + "\n")
+    state = review / "state.json"  # the tail anchor names the last event's hash: re-anchored as the edit would be
+    state.write_text(re.sub(r'"hash": "[0-9a-f]{64}"', f'"hash": "{json.loads(lines[-1])["hash"]}"',
+                            state.read_text(), count=1))
+    code, out, _ = sitegen("check", review)
+    assert code == 1 and f"ledger.jsonl:{len(lines)}" in out
+    assert ("name different records" if edit == "drop-one-record-id" else "do not add up") in out, out

@@ -380,6 +380,21 @@ class ImportPayload(Strict):
     def _valid_ids(cls, ids: list[str]) -> list[str]:
         return [check_record_id(value) for value in ids]
 
+    @model_validator(mode="after")
+    def _counts_agree(self) -> ImportPayload:
+        # PRISMA counts an import's identifications from `file.entry_ids` and screening takes `record_ids`: one
+        # naming a record the other does not would leave it counted and never screened, or the reverse.
+        if len(set(self.record_ids)) != len(self.record_ids):
+            raise ValueError("record_ids names a record twice")
+        if self.file is not None:
+            if self.file.new + self.file.already != len(self.record_ids):
+                raise ValueError(f"file.new ({self.file.new}) and file.already ({self.file.already}) do not add up to "
+                                 f"the {len(self.record_ids)} record_ids")
+            if self.file.entry_ids is not None and \
+                    {i for ids in self.file.entry_ids.values() for i in ids} != set(self.record_ids):
+                raise ValueError("file.entry_ids and record_ids name different records")
+        return self
+
 
 class ProtocolLockPayload(Strict):
     """The protocol was locked: its version, its hash, and the text itself for the trail."""
