@@ -218,6 +218,23 @@ def test_a_failed_search_is_recorded_as_failed_never_as_no_literature(manuscript
                                                               "revision-suggestions.md").read_text()
 
 
+def test_a_round_no_index_answered_is_not_counted_and_says_to_run_again(manuscript):
+    # Offline, a round's every lookup and search failed, yet it was counted as one of the two rounds, with
+    # advice ("run the round again later") the loop then refused (it waited for a confirmation); exit 1, not 3.
+    from sitegen.errors import EXIT_INCOMPLETE, SitegenError
+
+    class Down(Providers):
+        def __call__(self, request):
+            self.requests.append(request)
+            return httpx.Response(503, text="down")
+    with pytest.raises(SitegenError, match="no index answered this round") as refused:
+        run(manuscript, Down())
+    assert refused.value.exit_code == EXIT_INCOMPLETE
+    assert not round_dir(manuscript, 1).joinpath("problems.md").exists()
+    run(manuscript)  # online again: this is round 1
+    assert (round_dir(manuscript, 1) / "problems.md").is_file()
+
+
 # --------------------------------------------------------------------------- confirmation and rounds
 
 

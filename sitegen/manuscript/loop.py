@@ -21,7 +21,7 @@ import httpx
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from sitegen.errors import SitegenError
+from sitegen.errors import EXIT_INCOMPLETE, SitegenError
 from sitegen.files import read_file
 from sitegen.manuscript import bib, claims
 from sitegen.records.matching import SAME_TITLE, record_work, title_score
@@ -421,6 +421,10 @@ def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings
     for result in searches:  # a hit the .bib already holds is no new evidence
         found.setdefault(result.problem, []).extend(record for record in result.records
                                                     if not (record.DOI and record.DOI in cited_dois))
+    if rows and _nothing_reached(checks, searches):  # without problems, a rate-limited round pauses (`paused_round`)
+        raise SourcesUnreached("no index answered this round (every entry's lookup and every search failed: "
+                               "offline?), so it was not counted as one of the loop's rounds and none of its "
+                               "files were written; run it again when the indexes can be reached")
     made = suggestions_for(rows, by_key, found, set(by_key))
     earlier = _read_candidates(manuscript.round_dir(done[-1])) if done else []
 
@@ -439,6 +443,24 @@ def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings
     atomic_write(folder / "problems.md", render_problems(number, rows, apart, before))  # last: marks the round done
     write_summary(manuscript)
     return number
+
+
+class SourcesUnreached(SitegenError):
+    """A round in which no index answered: an outage, not a round (exit status 3, as any source not reached)."""
+
+    exit_code = EXIT_INCOMPLETE
+
+
+UNANSWERED = frozenset({"no-answer", "rate-limited"})
+
+
+def _nothing_reached(checks: list[CitationCheck], searches: list[CandidateSearch]) -> bool:
+    """Whether the round asked some index and none answered: every lookup of a .bib entry and every search."""
+    lookups = [check.identity for check in checks if check.identity is not None]
+    asked = bool(searches) or any(identity.answers for identity in lookups)
+    answered = any(search.status == "ok" for search in searches) or any(
+        answer.answer not in UNANSWERED for identity in lookups for answer in identity.answers)
+    return asked and not answered
 
 
 def _search(search: Callable, fetcher: Fetcher, settings: SourceSettings, sources: list[str], number: int,
