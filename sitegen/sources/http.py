@@ -169,8 +169,9 @@ class Fetcher:
         """Send with retries; the final outcome as a snapshot entry (not yet stored) and body."""
         base = {"fingerprint": "0" * 64, "url": url, "params": params}
         if self._refused_in_a_row.get(provider.name, 0) >= GIVE_UP_AFTER:
-            return SnapshotEntry(**base, error="unavailable", message=f"{provider.name} was not asked: it refused "
-                                 f"{GIVE_UP_AFTER} requests in a row earlier in this run, after every retry"), None
+            return SnapshotEntry(**base, error="unavailable", message=f"{provider.name} was not asked: it refused or "
+                                 f"did not answer {GIVE_UP_AFTER} requests in a row earlier in this run, after every "
+                                 "retry"), None
         entry, body, gave_up = self._fetch_with_retries(provider, url, params, secrets, headers, base)
         self._refused_in_a_row[provider.name] = self._refused_in_a_row.get(provider.name, 0) + 1 if gave_up else 0
         return entry, body
