@@ -1113,6 +1113,9 @@ def loop_command(directory: Path, topic: str, draft: Path | None, bib: Path | No
         return
     if result.rounds >= 2:
         click.echo(f"the loop stops after 2 rounds: {result.left} problem(s) left to check by hand")
+    elif result.applied is not None:  # round 1's confirmation is applied: the next run is round 2
+        click.echo(f"{result.left} problem(s) of round {result.rounds} before these changes: run the loop again for "
+                   f"round {result.rounds + 1} on the revised draft")
     else:
         click.echo(f"{result.left} problem(s) left: accept suggestions in {base / str(result.rounds)}/confirm.yaml "
                    "(see revision-suggestions.md), then run again")

@@ -292,6 +292,15 @@ def test_removing_a_fabricated_entry_takes_its_citations_out_of_the_draft(manusc
     assert (manuscript / "references.bib").read_text().count("@article") == 3
 
 
+def test_after_applying_a_confirmation_the_next_step_is_the_next_round(manuscript):
+    # It said "accept suggestions in .../1/confirm.yaml, then run again": that confirmation had just been applied.
+    run(manuscript)
+    (round_dir(manuscript, 1) / "confirm.yaml").write_text("accept: []\n")
+    result = CliRunner().invoke(cli, ["loop", str(manuscript), "--topic", TOPIC, "--apply"])
+    assert "applied no suggestion" in result.output and "run the loop again for round 2" in result.output
+    assert "accept suggestions in" not in result.output
+
+
 @pytest.mark.parametrize(("confirm", "message"), [
     ("accept:\n  - S1\n  - S99\n", r"confirm.yaml:3: 'S99' is not a suggestion of this round"),
     ("accept: [S1\n", r"confirm.yaml:2: YAML syntax error"),
