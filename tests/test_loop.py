@@ -221,7 +221,7 @@ def test_a_failed_search_is_recorded_as_failed_never_as_no_literature(manuscript
 def test_a_round_no_index_answered_is_not_counted_and_says_to_run_again(manuscript):
     # Offline, a round's every lookup and search failed, yet it was counted as one of the two rounds, with
     # advice ("run the round again later") the loop then refused (it waited for a confirmation); exit 1, not 3.
-    from sitegen.errors import EXIT_INCOMPLETE, SitegenError
+    from sitegen.errors import EXIT_INCOMPLETE
 
     class Down(Providers):
         def __call__(self, request):
@@ -290,6 +290,24 @@ def test_removing_a_fabricated_entry_takes_its_citations_out_of_the_draft(manusc
     assert "smith2022fabricated" not in (manuscript / "references.bib").read_text()
     assert "draft summaries of\nincluded studies." in (manuscript / "draft.md").read_text()
     assert (manuscript / "references.bib").read_text().count("@article") == 3
+
+
+def test_a_worded_sentence_that_still_cites_a_removed_entry_is_named_as_such(manuscript):
+    # The refusal said the draft cited the removed entry "on line 13, outside the sentences the loop edits" while
+    # line 13 was the very sentence confirm.yaml worded.
+    run(manuscript)
+    folder = round_dir(manuscript, 1)
+    suggestions = json.loads((folder / "suggestions.json").read_text())
+    [remove] = [s for s in suggestions if s["action"] == "remove-entry"]
+    [cite] = [s for s in suggestions if s["action"] == "cite-candidate"]
+    (folder / "confirm.yaml").write_text(
+        f"accept:\n  - {remove['id']}\n  - id: {cite['id']}\n    sentence: \"Tools help [@{cite['new_key']}; "
+        f"@{remove['key']}].\"\n")
+    draft = (manuscript / "draft.md").read_bytes()
+    with pytest.raises(SitegenError, match=rf"the sentence {cite['id']} gives \(line 3\) still cites "
+                                           rf"@{remove['key']}, whose entry this removes"):
+        run(manuscript, apply=True)
+    assert (manuscript / "draft.md").read_bytes() == draft
 
 
 def test_after_applying_a_confirmation_the_next_step_is_the_next_round(manuscript):

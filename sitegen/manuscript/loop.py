@@ -766,6 +766,11 @@ def revise(draft: str, bib_text: str, accepted: list[tuple[Suggestion, str | Non
         draft = draft[:start] + text + draft[end:]
     for key, (suggestion, line) in removed.items():
         if key in claims.cited_keys(draft):
+            worded = next((change for changes in edits.values() for change in changes
+                           if isinstance(change.change, str) and key in claims.cited_keys(change.change)), None)
+            if worded is not None:  # the sentence confirm.yaml gives still cites the entry removed
+                raise refuse(suggestion, line, f"the sentence {worded.suggestion.id} gives (line {worded.line}) still "
+                                               f"cites @{key}, whose entry this removes: take it out of that sentence")
             where = next(number for number, text in enumerate(draft.splitlines(), start=1)
                          if key in claims.cited_keys(text))
             raise refuse(suggestion, line, f"{manuscript.draft.name} still cites @{key} on line {where}, outside the "
