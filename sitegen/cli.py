@@ -287,7 +287,7 @@ def _print_update(result, as_json: bool, report: Path | None) -> None:
                        f"({error.strerror or error})", err=True)
     if report is not None:
         try:
-            atomic_write(report, markdown)
+            atomic_write(report, markdown, sweep=True)
         except OSError as error:
             raise SitegenError(f"the run at {result.at} was recorded in the review (above), but its report could not "
                                f"be written to {report} ({error.strerror or error}); `sitegen monitor status` "
@@ -834,7 +834,7 @@ def digest(directory: Path, week: str, out: Path | None, force: bool) -> None:
     if out is None:
         click.echo(text, nl=False)
     else:
-        atomic_write(out, text)
+        atomic_write(out, text, sweep=True)
         click.echo(f"wrote {out}")
 
 

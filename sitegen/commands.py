@@ -220,7 +220,7 @@ def export(root: Path, format: str, selection: Selection | None = None, out: Pat
         records = selected(review, facts, selection or "included")
         text, count = record_writers(review, facts).write(extension, records), len(records)
     if out is not None:
-        atomic_write(out, text)
+        atomic_write(out, text, sweep=True)
     return text, count
 
 
@@ -489,5 +489,5 @@ def evaluate(runs: Path, judgments: Path, known: Path | None, ks: list[int], out
         report = score(*inputs, ks)
     except ValueError as error:
         raise SitegenError(f"--k: {error}") from None
-    atomic_write(out, report.model_dump_json(indent=2) + "\n")
+    atomic_write(out, report.model_dump_json(indent=2) + "\n", sweep=True)
     return report

@@ -11,11 +11,13 @@ behind is recognisably sitegen's and `recover` can remove it.
 from __future__ import annotations
 
 import errno
+import fcntl
 import json
 import os
 import re
 import secrets
 import stat
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -38,13 +40,16 @@ def jsonl(rows: Iterable[Any]) -> str:
     return "".join(canonical_json(row) + "\n" for row in rows)
 
 
-def atomic_write(path: Path, data: bytes | str, *, mode_from: Path | None = None) -> None:
+def atomic_write(path: Path, data: bytes | str, *, mode_from: Path | None = None, sweep: bool = False) -> None:
     """Replace `path` with `data` in one step.
 
     The file gets the permission bits of `mode_from` (by default `path` itself) when that
     exists, so an update never changes a file's mode; otherwise those a plain open() gives
-    (0o666 less the umask).
+    (0o666 less the umask). With `sweep` (a file a user named, outside any review: no `recover` looks
+    there), what a killed write of the same file left beside it is removed first (`remove_abandoned`).
     """
+    if sweep:
+        remove_abandoned(path)
     tmp = _staged(path, data, mode_from or path)
     try:
         os.replace(tmp, path)
@@ -57,7 +62,10 @@ def atomic_write(path: Path, data: bytes | str, *, mode_from: Path | None = None
 def atomic_write_all(files: dict[Path, bytes | str]) -> None:
     """Replace each file with its data, all of them or none when a write fails (a full disk): every file
     is written whole beside its target before any is renamed over it. Outside a review, where no journal
-    is kept; a rename failing part way (rare: it writes no data) can still leave some replaced."""
+    is kept (what a killed write of these files left beside them is removed first); a rename failing part
+    way (rare: it writes no data) can still leave some replaced."""
+    for path in files:
+        remove_abandoned(path)
     staged: list[tuple[Path, Path]] = []
     try:
         for path, data in files.items():
@@ -89,6 +97,7 @@ def _staged(path: Path, data: bytes | str, mode_from: Path) -> Path:
     tmp = path.parent / f".{path.name}{_TEMPORARY_MARK}{secrets.token_hex(8)}"
     # O_EXCL never writes through something already there; 0o666 lets the kernel apply the umask.
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # while it is written: `remove_abandoned` leaves a file in use alone
     try:
         with os.fdopen(fd, "wb") as handle:
             _copy_mode(mode_from, handle.fileno())
@@ -101,6 +110,32 @@ def _staged(path: Path, data: bytes | str, mode_from: Path) -> Path:
             raise OSError(exc.errno, exc.strerror, str(path)) from exc
         raise
     return tmp
+
+
+ABANDONED_AFTER = 60  # seconds since a temporary file was last written: no write in progress pauses that long
+
+
+def remove_abandoned(path: Path) -> None:
+    """Remove the temporary files a killed write of `path` left beside it: sitegen's (named for `path`), not
+    locked by a write in progress, and not written to for ABANDONED_AFTER seconds."""
+    try:
+        entries = [entry for entry in os.scandir(path.parent) if entry.name.startswith(f".{path.name}{_TEMPORARY_MARK}")
+                   and is_temporary(entry.name)]
+    except OSError:
+        return  # no folder (yet): nothing was left there
+    for entry in entries:
+        try:
+            fd = os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if time.time() - os.fstat(fd).st_mtime > ABANDONED_AFTER:
+                os.unlink(entry.path)
+        except OSError:
+            pass  # in use by a write in progress, or already gone
+        finally:
+            os.close(fd)
 
 
 def is_temporary(name: str) -> bool:
