@@ -165,12 +165,24 @@ def test_a_later_page_refused_is_an_outage_not_a_query_the_source_cannot_run():
     fetch, _, _ = fetcher(handler)
     outcome = openalex.search(fetch, SETTINGS, {"search": "x"})
     assert outcome.status == "unavailable" and outcome.records == []
-    assert "refused a later request of a search it had answered" in outcome.warnings[0]
+    assert "refused a later page of an answer it had begun" in outcome.warnings[0]
     assert "cursor expired" in describe(outcome) and "cannot be expressed" not in describe(outcome)
     # Refused at once, the query is one the source cannot run, and the line says the source's reason.
     fetch, _, _ = fetcher(lambda request: httpx.Response(400, json={"message": "unknown field 'foo'"}))
     outcome = openalex.search(fetch, SETTINGS, {"search": "x"})
     assert outcome.status == "unsupported" and "unknown field 'foo'" in describe(outcome)
+
+
+def test_only_a_later_page_of_one_answer_is_an_outage_when_refused():
+    # A citation search's next seed is another request, not a later page: refused, that seed's query is one the
+    # source cannot run, whichever seed came first (counting requests called it an outage after the first).
+    from sitegen.sources.base import _a_later_page
+
+    works = "GET https://api.openalex.org/works"
+    assert _a_later_page([f"{works}?search=x&per_page=100&cursor=%2A", f"{works}?search=x&per_page=100&cursor=c2"])
+    assert not _a_later_page([f"{works}/W1", f"{works}/W2"])
+    assert not _a_later_page([f"{works}?filter=cites%3AW1&cursor=%2A", f"{works}?filter=cites%3AW2&cursor=%2A"])
+    assert not _a_later_page([f"{works}?search=x&cursor=%2A"])
 
 
 def test_alternating_cursors_end_paging_without_duplicates():

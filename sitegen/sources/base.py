@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import parse_qsl
 
 from lxml import etree
 from pydantic import ValidationError
@@ -107,11 +108,29 @@ def run_call(trace: Trace, call: Callable[[Trace], SourceOutcome]) -> SourceOutc
         return trace.outcome("unavailable", warning=f"{label} returned an unusable record: "
                                                     f"{exc.error_count()} field(s) invalid")
     except Unsupported as exc:
-        if len(trace.executed) > 1:  # it answered a request of this call before: a later page refused (an expired
-            # cursor) is an outage in the middle of the reading, not a query the source cannot run
-            return trace.outcome("unavailable", warning=f"{label} unavailable: it refused a later request of a "
-                                                        f"search it had answered ({exc})")
+        if _a_later_page(trace.executed):  # a later page refused (an expired cursor) of an answer begun: an outage
+            # in the middle of the reading, not a query the source cannot run
+            return trace.outcome("unavailable", warning=f"{label} unavailable: it refused a later page of an answer "
+                                                        f"it had begun ({exc})")
         return trace.outcome("unsupported", warning=f"{label} cannot run this query: {exc}")
+
+
+# Query parameters that say which page of one answer a request asks for (OpenAlex's and Crossref's cursor, Europe
+# PMC's cursorMark, arXiv's start, E-utilities' retstart).
+PAGE_PARAMETERS = frozenset({"cursor", "cursorMark", "offset", "start", "retstart", "page"})
+
+
+def _a_later_page(executed: list[str]) -> bool:
+    """Whether the last request asked for a later page of the answer the request before it began: the same
+    address and parameters but those choosing the page (a citation search's next seed is another request)."""
+    if len(executed) < 2:
+        return False
+
+    def asked(request: str) -> tuple[str, list[tuple[str, str]]]:
+        address, _, query = request.partition("?")
+        return address, sorted((key, value) for key, value in parse_qsl(query, keep_blank_values=True)
+                               if key not in PAGE_PARAMETERS)
+    return asked(executed[-1]) == asked(executed[-2])
 
 
 # --------------------------------------------------------------------------- untrusted values
