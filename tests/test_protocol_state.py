@@ -73,6 +73,16 @@ def test_a_reason_no_reader_can_see_is_refused_before_it_is_recorded_for_good(si
     assert tree_bytes(example) == before
 
 
+def test_a_reason_an_earlier_sitegen_recorded_unchecked_stays_readable():
+    # The ledger can never be rewritten: an empty or unprintable reason an earlier sitegen recorded must not make
+    # every later command refuse the review (the check is on what is given now: see the test above).
+    from sitegen.review.models import AmendmentPayload, ProtocolLockPayload
+
+    for reason in ("", "bad\x01reason", "x" * 3000):
+        assert ProtocolLockPayload(version=1, sha256="0" * 64, reason=reason).reason == reason
+        assert AmendmentPayload(version=2, sha256="0" * 64, reason=reason).reason == reason
+
+
 def test_an_amendment_may_retire_a_reason_earlier_decisions_gave(sitegen, example):
     # Removing a reason code from the protocol was refused for good ("unknown-reason" on each decision that gave
     # it before): the decisions stay valid, and the site names the retired reason by its label.

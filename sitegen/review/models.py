@@ -401,8 +401,9 @@ class ProtocolLockPayload(Strict):
 
     version: int = Field(ge=1)
     sha256: Sha256
-    # Why (the command's --reason), shown on the site: text a reader can see, as every other free text is.
-    reason: Annotated[str, StringConstraints(min_length=1, max_length=2000), Printable] | None = None
+    # Why (the command's --reason, checked as it is given: `living.protocol`), shown on the site. Read as written:
+    # an earlier sitegen recorded any text, on a ledger that can never be rewritten.
+    reason: str | None = None
     text: str | None = None  # protocol.md as locked, so later amendments can show what changed
     diff: str | None = None  # for an amendment: unified diff from the previous version
 

@@ -13,6 +13,7 @@ from markupsafe import Markup
 import sitegen
 from sitegen.records.providers import label
 from sitegen.review.models import utc_day
+from sitegen.text import xml_safe
 
 
 def templates_dir() -> Path:
@@ -69,4 +70,5 @@ def environment() -> jinja2.Environment:
     env.globals["provider_label"] = label
     env.globals["studies_phrase"] = studies_phrase
     env.filters["day"] = utc_day
+    env.filters["xml_safe"] = xml_safe  # text an earlier sitegen kept unchecked (a ledger's amendment reasons)
     return env
