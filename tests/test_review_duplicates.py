@@ -304,8 +304,8 @@ def write_evidence(review: Path, record_id: str) -> None:
 @pytest.mark.parametrize(("twin_full_text", "original_full_text", "lost"), [
     ("include", "exclude", "has an include decision at full-text and its evidence (evidence/twin.yaml)"),
     ("include", "include", "has its evidence (evidence/twin.yaml)"),
-    # A maybe sends a record on as an include does: confirming the row dropped it without a word.
-    ("maybe", "exclude", "has a maybe decision at full-text and its evidence (evidence/twin.yaml)"),
+    # At full text only an include makes a study: a canonical record there only a maybe would drop the included one.
+    ("include", "maybe", "has an include decision at full-text and its evidence (evidence/twin.yaml)"),
 ])
 def test_same_is_refused_when_it_would_drop_an_included_study(sitegen, twin_review, twin_full_text,
                                                               original_full_text, lost):
@@ -394,3 +394,22 @@ def test_records_identity_kept_apart_though_they_share_a_doi_are_put_to_a_review
     assert code == 0, err
     [pair] = json.loads(out)
     assert {pair["record_id"], pair["duplicate_of"]} == {record["id"] for record in records}
+
+
+def test_same_is_refused_when_it_would_drop_a_record_sent_on_as_maybe(sitegen, tmp_path):
+    # Both reviewers said maybe at title and abstract (on to full text): confirming it as the duplicate of a
+    # record they excluded dropped it without a word, where an include was refused.
+    review = tmp_path / "review"
+    assert sitegen("init", review)[0] == 0 and sitegen("protocol", "lock", review, "--at", "2026-01-01T00:00:00Z")[0] == 0
+    ris = tmp_path / "two.ris"
+    ris.write_text("".join(f"TY  - JOUR\nTI  - {title}\nAU  - Doe, Jane\nPY  - 2020\nER  - \n"
+                           for title in ("Sleep and memory in rats", "Exercise and anxiety in mice")))
+    assert sitegen("import", review, ris, "--at", "2026-01-02T00:00:00Z")[0] == 0
+    maybe, excluded = [json.loads(line)["id"] for line in (review / "records.jsonl").read_text().splitlines()]
+    for reviewer in ("ann", "bob"):
+        (review / "screening" / "title-abstract" / f"{reviewer}.csv").write_text(
+            f"record_id,decision,reason,note\n{maybe},maybe,,\n{excluded},exclude,,\n")
+    assert sitegen("check", review)[0] == 0
+    write_decisions(review, f"{maybe},{excluded},same,ann,")
+    out = check_reports(sitegen, review, "duplicates.csv", 2, "has a maybe decision at title-abstract")
+    assert f"Point the row the other way ({excluded},{maybe})" in out

@@ -155,13 +155,14 @@ def _without_losses(review: Review, rows: list[DuplicateRow]) -> tuple[list[Dupl
     record with one. A record nobody has screened yet (as `update` finds them) loses nothing."""
     if not rows:
         return rows, []
-    # A maybe sends a record on as an include does (title/abstract to full text), so it is kept alike.
-    onward = ("include", "maybe")
-    sent_on = {stage: {rid for rid, outcome in review_outcomes(review, stage).items() if outcome.decision in onward}
-               for stage in STAGES}
+    # At title/abstract a maybe sends a record on to full text as an include does, so it is kept alike; at full text
+    # only an include makes a study (a canonical record that is only a maybe there would drop the included one).
+    onward = {"title-abstract": ("include", "maybe"), "full-text": ("include",)}
+    sent_on = {stage: {rid for rid, outcome in review_outcomes(review, stage).items()
+                       if outcome.decision in onward[stage]} for stage in STAGES}
     sent_on_by_anyone: dict[tuple[str, str], str] = {}
     for decided in review.decisions:
-        if decided.decision.decision in onward:
+        if decided.decision.decision in onward[decided.stage]:
             sent_on_by_anyone.setdefault((decided.decision.record_id, decided.stage), decided.decision.decision)
     evidence = {item.evidence.record_id: item.path for item in review.evidence}
     kept, problems = [], []
