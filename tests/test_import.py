@@ -485,8 +485,9 @@ def test_a_date_no_calendar_has_keeps_what_is_real(parts, kept):
 
 def test_what_exports_write_for_no_value_is_no_value_and_their_kinds_and_particles_are_kept(tmp_path):
     # Scopus writes "[No abstract available]" and "[No author name available]" where it has none (they were
-    # kept as an abstract and an author), and says what a record is in BibTeX's document_type (an erratum was
-    # not told from its article); CSL's dropping particle ("Ludwig van Beethoven") was dropped.
+    # kept as an abstract and an author; "[No title available]" stays a title, which a record needs), and says
+    # what a record is in BibTeX's document_type (an erratum was not told from its article); CSL's dropping
+    # particle ("Ludwig van Beethoven") was dropped.
     scopus = tmp_path / "scopus.csv"
     scopus.write_text("Authors,Title,Year,Source title,Abstract,Document Type,EID\n"
                       "[No author name available],A trial,2020,Lancet,[No abstract available],Article,2-s2.0-1\n"
@@ -494,8 +495,7 @@ def test_what_exports_write_for_no_value_is_no_value_and_their_kinds_and_particl
     first, untitled = read_references(scopus)
     record = entry_record(first)
     assert (record.author, record.abstract, record.title) == ([], None, "A trial")
-    with pytest.raises(ValueError, match="the entry has no title"):
-        entry_record(untitled)
+    assert entry_record(untitled).title == "[No title available]"  # a record needs a title: these words say why
     bibtex = ("@article{a, title={Erratum: A trial}, author={Doe, Jane}, year={2020}, document_type={Erratum}}\n"
               "@article{b, title={A trial}, author={Doe, Jane}, year={2020}, document_type={Article}}\n")
     assert [entry_record(e).custom.publication_types for e in read_references(bibtex, "bibtex")] == [["erratum"], []]

@@ -141,6 +141,8 @@ def _abstract(entry: Entry, notes: list[str]) -> str | None:
     """The abstract, cut to what a record holds, with a note when it was cut (a whole file pasted into
     one field is a mistake the user should see)."""
     abstract = _text(entry.get("abstract"), "abstract", notes)
+    if _NOTHING_WRITTEN.fullmatch(abstract):
+        abstract = ""
     if _MARKUP.search(abstract):  # as a title's; an abstract without markup keeps its line breaks
         abstract = plain_text(abstract) or ""
     if len(abstract) > ABSTRACT_LIMIT:
@@ -169,18 +171,18 @@ def _identifiers(entry: Entry, notes: list[str]) -> dict[str, str]:
     return found
 
 
-# What exports write where they have no value: Scopus's "[No abstract available]", "[No author name available]"
-# and "[No title available]" hold no abstract, author or title.
+# What exports write where they have no value: Scopus's "[No abstract available]" and "[No author name available]"
+# hold no abstract or author. ("[No title available]" stays a record's title: a record needs one, and the words
+# say what its source holds.)
 _NOTHING_WRITTEN = re.compile(r"\[\s*no\b[^\]]*\bavailable\s*\]", re.IGNORECASE)
 
 
 def _text(value: str, field: str, notes: list[str]) -> str:
-    """A field's text with the characters no record text may hold (control characters) replaced by spaces;
-    "" for an export's placeholder for no value."""
+    """A field's text with the characters no record text may hold (control characters) replaced by spaces."""
     cleaned, count = CONTROL_CHARACTER.subn(" ", value)
     if count:
         notes.append(f"{field}: {count} control character(s) replaced by spaces")
-    return "" if _NOTHING_WRITTEN.fullmatch(cleaned.strip()) else cleaned.strip()
+    return cleaned.strip()
 
 
 # What lists stand in for the authors they leave out (BibTeX's "and others", RIS's "AU  - et al."): no author.
