@@ -79,16 +79,12 @@ def prisma(root: Path) -> PrismaCounts:
 def search_status(root: Path, monitor_id: str | None = None) -> list[tuple[SavedSearch, list[LastRun | None]]]:
     """Each saved search (or the one named) with the latest run of each of its strategies, in order (None: not
     run yet)."""
-    from sitegen.living.manifests import last_runs, run_key
+    from sitegen.living.manifests import strategy_runs
 
     review = open_review(root).review
     _refuse_unknown_search(root, review.searches, monitor_id)
     chosen = list(review.searches.values()) if monitor_id is None else [review.searches[monitor_id]]
-    found = []
-    for search in chosen:
-        ran = last_runs(review, search.monitor_id)
-        found.append((search, [ran.get(run_key(s.source, s.label, s.query)) for s in search.strategies]))
-    return found
+    return [(search, strategy_runs(review, search)) for search in chosen]
 
 
 def _refuse_unknown_search(root: Path, searches: dict[str, SavedSearch], monitor_id: str | None) -> None:

@@ -815,6 +815,24 @@ def test_two_strategies_of_one_source_without_labels_each_show_their_own_last_ru
     assert code == 1 and "[label-repeated]" in out and "strategies[1] has the label 'main' of strategies[0]" in out
 
 
+def test_the_one_unlabelled_strategy_of_a_source_edited_since_it_ran_is_known_by_its_run(sitegen, tmp_path):
+    # Known by query, an edited unlabelled strategy read as never run ("not run yet"), and the site could not say
+    # it changed since its last run; the one unlabelled strategy of its source is known by its source.
+    from sitegen.living.manifests import strategy_runs
+    from sitegen.review.folder import load_review
+
+    review = new_review(sitegen, tmp_path)
+    add_monitor(review, "watch", [Strategy(source="openalex", query="object context")], FIRST, "live",
+                settings=SETTINGS, transport=httpx.MockTransport(lambda request: httpx.Response(503)))
+    saved = review / "searches" / "watch.json"
+    saved.write_text(saved.read_text().replace('"object context"', '"object AND context"'))
+    loaded, _ = load_review(review)
+    [last] = strategy_runs(loaded, loaded.searches["watch"])
+    assert last is not None and last.query == "object context" and not last.complete
+    code, out, _ = sitegen("monitor", "status", review)
+    assert f"incomplete at its last run ({FIRST})" in out
+
+
 def test_monitor_status_says_which_strategies_last_ran_incomplete(sitegen, tmp_path):
     review = new_review(sitegen, tmp_path)
     code, out, _ = sitegen("monitor", "status", review)

@@ -32,6 +32,7 @@ from sitegen.review.models import (
     RunCounts,
     RunManifest,
     RunSource,
+    SavedSearch,
     Strategy,
 )
 from sitegen.review.problems import Problem
@@ -74,6 +75,21 @@ def run_key(source: str, label: str | None, query: str) -> RunKey:
     """How one strategy's runs are known from run to run: by its source and label (its query may have been edited
     since, which the site says), or without a label by its query (two strategies of one source may have none)."""
     return source, label, None if label else query
+
+
+def strategy_runs(review: Review, search: SavedSearch) -> list[LastRun | None]:
+    """The latest run of each strategy of `search`, in order (None: not run yet). An unlabelled strategy whose query
+    was edited since is known by its source when it is that source's one unlabelled strategy and run."""
+    ran = last_runs(review, search.monitor_id)
+    found = []
+    for strategy in search.strategies:
+        last = ran.get(run_key(strategy.source, strategy.label, strategy.query))
+        if last is None and not strategy.label:
+            runs = [key for key in ran if key[0] == strategy.source and key[1] is None]
+            alone = sum(1 for other in search.strategies if other.source == strategy.source and not other.label) == 1
+            last = ran[runs[0]] if alone and len(runs) == 1 else None
+        found.append(last)
+    return found
 
 
 def last_runs(review: Review, monitor_id: str) -> dict[RunKey, LastRun]:

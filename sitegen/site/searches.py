@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from sitegen.living.manifests import LastRun, RunRecord, compiled_query, last_runs, run_key, run_records
+from sitegen.living.manifests import LastRun, RunRecord, compiled_query, run_records, strategy_runs
 from sitegen.living.validation import latest_validations, percent
 from sitegen.records.citations import MODES, Seed, parse_citation_query
 from sitegen.review.models import SavedSearch, Strategy, ValidationPayload
@@ -110,9 +110,8 @@ def validation_view(site: Site, monitor_id: str) -> ValidationView | None:
 
 def search_views(site: Site) -> list[SearchView]:
     records = run_records(site.review, site.facts.runs)
-    ran = {monitor_id: last_runs(site.review, monitor_id) for monitor_id in site.review.searches}
-    return [SearchView(search, [strategy_view(site, s, ran[monitor_id].get(run_key(s.source, s.label, s.query)))
-                                for s in search.strategies],
+    return [SearchView(search, [strategy_view(site, strategy, last) for strategy, last in
+                                zip(search.strategies, strategy_runs(site.review, search), strict=True)],
                        [record for record in reversed(records) if record.run.monitor_id == monitor_id],
                        validation_view(site, monitor_id))
             for monitor_id, search in site.review.searches.items()]
