@@ -290,6 +290,12 @@ def test_a_notice_exported_as_csl_json_and_imported_again_is_still_a_notice():
                         "custom": {**UNUSUAL.custom.model_dump(), "publication_types": ["erratum"]}})
     (entry,) = read_references(WRITERS["csl-json"]([erratum]), "csl-json")
     assert entry_record(entry).custom.publication_types == ["erratum"]
+    # Every type as the sources gave it: PubMed's "Retraction of Publication" beside "Review" was lost.
+    for types in (["Review", "Retraction of Publication"], ["retraction-notice"], ["preprint"], []):
+        record = Record(**{**erratum.model_dump(by_alias=True), "custom": {**erratum.custom.model_dump(),
+                                                                           "publication_types": types}})
+        (entry,) = read_references(WRITERS["csl-json"]([record]), "csl-json")
+        assert entry_record(entry).custom.publication_types == types
 
 
 def test_what_sources_said_of_access_survives_csl_json_and_only_as_a_web_address():
@@ -297,8 +303,9 @@ def test_what_sources_said_of_access_survives_csl_json_and_only_as_a_web_address
     # an export lost them for every record), the address only when it is a web address.
     again = [entry_record(entry) for entry in read_references(records_csl_json(EXAMPLE_RECORDS), "csl-json")]
     for record, back in zip(EXAMPLE_RECORDS, again, strict=True):
-        assert (back.custom.open_access, back.custom.license, back.custom.fulltext_url) == (
-            record.custom.open_access, record.custom.license, record.custom.fulltext_url), record.id
+        assert (back.custom.open_access, back.custom.license, back.custom.fulltext_url,
+                back.custom.publication_types) == (record.custom.open_access, record.custom.license,
+                                                   record.custom.fulltext_url, record.custom.publication_types), record.id
     assert any(record.custom.fulltext_url for record in again) and any(record.custom.license for record in again)
     hostile = json.dumps([{"id": "a", "title": "T", "custom": {"fulltext_url": "javascript:alert(1)",
                                                                "license": "cc-by", "open_access": True}}])

@@ -17,7 +17,6 @@ from typing import Any
 from sitegen.records.entry import Entry
 from sitegen.references.fields import fields, iso_date, issns, joined, keywords
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named
-from sitegen.references.records import PUBLICATION_TYPES
 
 
 def _object(pairs: list[tuple[str, object]]) -> dict:
@@ -121,14 +120,16 @@ def _entry(item: tuple[int, dict]) -> Entry:
 
     parts = _date_parts(values.get("issued"), line)
     custom = values.get("custom") if isinstance(values.get("custom"), dict) else {}
-    # sitegen's own export keeps a record's publication types (an erratum, a retraction notice) in custom:
-    # read back as the entry's kind, as a Scopus document type is, so a notice stays one.
+    # sitegen's own export keeps a record's publication types (an erratum, a retraction notice) in custom: read back
+    # as they were, so a notice stays one.
     written = custom.get("publication_types")
-    kinds = [kind.strip().lower() for kind in (written if isinstance(written, list) else []) if isinstance(kind, str)]
+    kinds = [kind.strip() for kind in (written if isinstance(written, list) else [])
+             if isinstance(kind, str) and kind.strip() and ";" not in kind]
     issn = values.get("ISSN")
     keyword = values.get("keyword")
     return Entry("", fields({
-        "ENTRYTYPE": next((kind for kind in kinds if kind in PUBLICATION_TYPES), ENTRY_TYPES.get(text("type"), "misc")),
+        "ENTRYTYPE": ENTRY_TYPES.get(text("type"), "misc"),
+        "publication_types": "; ".join(kinds),
         "author": " and ".join(filter(None, (_name(name, line) for name in _list(values.get("author"), "author", line)))),
         "title": text("title"),
         "year": parts[0] if parts else "",

@@ -20,7 +20,8 @@ from sitegen.records.model import calendar_date
 
 FIELDS = ("author", "title", "year", "journal", "volume", "number", "pages", "doi", "abstract",
           "pmid", "pmcid", "arxiv", "openalex", "url", "issn", "keywords", "language", "publisher", "note",
-          "month", "date", "label", "database", "retracted", "type", "open_access", "license", "fulltext_url")
+          "month", "date", "label", "database", "retracted", "type", "open_access", "license", "fulltext_url",
+          "publication_types")
 
 ISSN = re.compile(r"(?<![\dA-Za-z])\d{4}-?\d{3}[\dXx](?![\dA-Za-z-])")
 PMCID = re.compile(r"\bPMC\d+\b")

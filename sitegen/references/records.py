@@ -96,6 +96,7 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
         # exported and imported again has the same content key, and so the same id.
         identifiers["ref"] = content_ref(title, year, [name.display() for name in authors], container, volume, issue,
                                          page, abstract or "", csl_type, url or "")
+    kind = entry.get("ENTRYTYPE").strip().lower()
     return Record.model_validate({
         "id": record_id(identifiers),
         "type": csl_type,
@@ -111,8 +112,9 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
         "abstract": abstract,
         "custom": RecordMeta(openalex=identifiers.get("openalex"), arxiv=identifiers.get("arxiv"),
                              ref=identifiers.get("ref"), sources=[source] if source else [],
-                             publication_types=[kind] if (kind := entry.get("ENTRYTYPE").strip().lower())
-                             in PUBLICATION_TYPES else [],
+                             # as a file lists them ("; "), else the entry's kind when it says what a record is
+                             publication_types=[listed for listed in entry.get("publication_types").split("; ")
+                                                if listed] or ([kind] if kind in PUBLICATION_TYPES else []),
                              # Scopus's document type "Retracted" says it too
                              retracted=entry.get("retracted").strip().lower() in ("yes", "true") or kind == "retracted",
                              open_access={"yes": True, "true": True, "no": False, "false": False}.get(
