@@ -157,3 +157,8 @@ def test_records_a_result_linked_stay_flagged_for_a_reviewer_whatever_later_runs
         assert {rid: again.records[rid].custom.conflicts for rid in pair} == notes, later
     review = Review(Path("."), None, records=again.records)
     assert [sorted((s.record_id, s.duplicate_of)) for s in suggestions(review)] == [pair]
+    # Once duplicates.csv decides the pair, a later run that returns the records drops the note.
+    decided = Decided(pairs={frozenset(pair)})
+    settled = integrate(again.records, [record("openalex", openalex="W1"), record("crossref", doi="10.1234/x")],
+                        decided)
+    assert all(not settled.records[rid].custom.conflicts for rid in pair) and settled.probable == []

@@ -20,6 +20,7 @@ Pairs a reviewer already decided in duplicates.csv are left as decided.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -34,7 +35,8 @@ class Integration:
     records: dict[str, Record]  # every record of the review after the merge, by id
     ids: list[str]  # for each retrieved record, in order, the id it is known by
     matched: list[tuple[str, str, float]] = field(default_factory=list)  # (new record, its canonical record, score)
-    probable: list[tuple[str, str, float]] = field(default_factory=list)  # pairs with a new record, for a reviewer
+    # Pairs for a reviewer: a new record like another, or two records a new result linked (`_link_existing`).
+    probable: list[tuple[str, str, float]] = field(default_factory=list)
     versions: list[tuple[str, str]] = field(default_factory=list)  # (preprint id, journal version id) newly linked
 
 
@@ -60,7 +62,7 @@ def integrate(existing: dict[str, Record], retrieved: list[Record], decided: Dec
         olds = [old[i] for i in members if i < len(old)]
         news = [i - len(old) for i in members if i >= len(old)]
         if len(olds) == 1:
-            records[olds[0].id] = _enriched(olds[0], merged)
+            records[olds[0].id] = _enriched(olds[0], merged, decided)
             target = olds[0].id
         elif olds:
             target = _link_existing(olds, records)
@@ -85,7 +87,7 @@ def integrate(existing: dict[str, Record], retrieved: list[Record], decided: Dec
     _keep_confirmed_groups(records, existing, groups)
     integration = Integration(records, ids)
     integration.probable += [(ids[0], other, title_score(record_work(records[ids[0]]), record_work(records[other])))
-                             for ids in linked for other in ids[1:] if frozenset((ids[0], other)) not in decided.pairs]
+                             for ids in linked for other in ids[1:] if not _decided(decided, ids[0], other)]
     if new_ids:
         _match_by_metadata(integration, new_ids, decided, groups)
     integration.records = dict(sorted(records.items()))
@@ -204,12 +206,19 @@ def _link_versions(records: dict[str, Record], holder: str, other: str) -> None:
     records[holder] = record.model_copy(update={"custom": record.custom.model_copy(update={"other_versions": linked})})
 
 
-def _enriched(existing: Record, merged: Record) -> Record:
+def _decided(decided: Decided, a: str, b: str) -> bool:
+    """Whether duplicates.csv decides the pair, or makes both one work."""
+    return frozenset((a, b)) in decided.pairs or decided.canonical.get(a, a) == decided.canonical.get(b, b)
+
+
+def _enriched(existing: Record, merged: Record, decided: Decided) -> Record:
     """An existing record, enriched by what a source newly says of it, keeping its id and the text
     reviewers decided on: its title, and its abstract, which evidence passages quote (a longer one
     from another source never replaces it underneath them; it only fills a missing one), and the notes
-    an earlier run left for a reviewer (`RUN_NOTES`)."""
-    carried = [note for note in existing.custom.conflicts if note.startswith(RUN_NOTES)]
+    an earlier run left for a reviewer (`RUN_NOTES`) but a link duplicates.csv has decided since."""
+    carried = [note for note in existing.custom.conflicts if note.startswith(RUN_NOTES) and not (
+        (linked := _LINKED_IDS.match(note)) and all(_decided(decided, a, b) for a, b in
+                                                     itertools.combinations(linked.group(1).split(", "), 2)))]
     custom = merged.custom.model_copy(update={"conflicts": sorted({*merged.custom.conflicts, *carried})})
     kept = merged.model_copy(update={"title": existing.title, "abstract": existing.abstract or merged.abstract,
                                      "custom": custom})

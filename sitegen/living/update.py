@@ -427,7 +427,8 @@ def markdown_report(result: UpdateResult) -> str:
                   for preprint, published in result.versions]
     if result.probable:
         lines += ["", "### Possible duplicates", "",
-                  "New records that look like the same work as another record but share no identifier. Nothing "
+                  "Records that may be one work: new records that look like another record but share no "
+                  "identifier with it, and records a new result linked by an identifier neither holds. Nothing "
                   "was merged: record each decision in `duplicates.csv`.", ""]
         for first, second, score in result.probable:
             lines.append(f"- {markdown_code(first)} and {markdown_code(second)} (titles {score:.0f}% alike): "
