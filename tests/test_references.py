@@ -97,6 +97,14 @@ def test_a_real_ris_file_with_a_repeated_id_names_every_record_by_position():
                         f"position instead (ris-1 to ris-{len(entries)})"]
 
 
+def issns_and_links_read_whole() -> tuple[str, list[str]]:
+    """A record with print and online ISSNs and two links (as Zotero writes attachments): each read, none said."""
+    warnings: list[str] = []
+    (entry,) = read_ris("TY  - JOUR\nTI  - T\nSN  - 1234-5678\nSN  - 8765-4321\nL2  - https://a.org/x\n"
+                        "L2  - https://b.org/y\nPY  - 2020\nER  - \n", warnings)
+    return entry.get("issn"), warnings
+
+
 def test_an_abstract_in_paragraphs_is_read_whole_and_a_second_value_left_out_is_said():
     # AB lines one after another are paragraphs of one abstract (the second was dropped); a second DO or VL
     # with another value is one RIS cannot hold: the first is read and the reader is told, with the line.
@@ -106,6 +114,7 @@ def test_an_abstract_in_paragraphs_is_read_whole_and_a_second_value_left_out_is_
     (entry,) = read_ris(text, warnings)
     assert entry.get("abstract") == "Paragraph one. Paragraph two."
     assert (entry.get("doi"), entry.get("volume"), entry.get("title")) == ("10.1000/a", "3", "A title")
+    assert issns_and_links_read_whole() == ("1234-5678; 8765-4321", [])
     assert warnings == ["line 7: a second DO ('10.1000/b') was left out: the record's first DO ('10.1000/a') is "
                         "read, as RIS gives a record one",
                         "line 9: a second VL ('4') was left out: the record's first VL ('3') is read, as RIS gives "

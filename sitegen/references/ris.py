@@ -80,9 +80,9 @@ class _Record:
     firsts: dict[str, str] = field(default_factory=dict)  # the first value of each tag, as written
 
 
-# Tags read as a list (authors, keywords, addresses, notes) and the abstract, whose paragraphs some
-# exports write as AB lines one after another: every value of these is read.
-EVERY_VALUE_TAGS = [*LIST_TYPE_TAGS, "AB", "N2"]
+# Tags read as a list (authors, keywords, addresses, notes, ISSNs print and online, file links) and the abstract,
+# whose paragraphs some exports write as AB lines one after another: every value of these is read.
+EVERY_VALUE_TAGS = [*LIST_TYPE_TAGS, "AB", "N2", "SN", "L1", "L2", "L4"]
 
 
 def read_ris(text: str, warnings: list[str] | None = None, skipped: Skipped | None = None) -> list[Entry]:
@@ -132,10 +132,11 @@ def _records(lines: list[str]) -> Iterator[_Record | ReferenceProblem]:
             skipping = False
             record.lines.append(line)
             record.tag_lines.setdefault(tag, number)
-            value = " ".join(line[6:].split())
-            if tag not in EVERY_VALUE_TAGS and tag in record.firsts and value != record.firsts[tag]:
-                record.left_out.append((number, tag, value))
-            record.firsts.setdefault(tag, value)
+            if tag not in EVERY_VALUE_TAGS:  # a tag that holds one value: a second, other one is said
+                value = " ".join(line[6:].split())
+                if tag in record.firsts and value != record.firsts[tag]:
+                    record.left_out.append((number, tag, value))
+                record.firsts.setdefault(tag, value)
             if tag == "ER":
                 yield problem or record
                 record = None
