@@ -198,6 +198,8 @@ def _decoded(value: str, dashes: bool = False) -> str:
 MONTH_MACROS = frozenset(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))
 MAX_EXPANDED = 1_000_000  # characters a value may reach through macros: five times the longest abstract
 BARE_WORD = re.compile(r"[^\s#{}\"]+")
+NEXT_FIELD = re.compile(r"[A-Za-z][\w:.+-]*\s*=")  # "doi = {...}": a field's name and its '='
+
 
 
 def _value(written: str, macros: dict[str, str], undefined: list[str], line: int) -> str:
@@ -249,8 +251,10 @@ def _pieces(written: str, line: int) -> list[tuple[bool, str]] | None:
             return pieces
         if written[position] != "#":
             after = " ".join(written[position:].split())
-            raise ReferenceProblem(line, f"the value is followed by {after[:60]!r}, which is not part of it: "
-                                         "a comma is missing after the value (before the next field)")
+            if NEXT_FIELD.match(after):  # the next field, read into this one: a comma is missing between them
+                raise ReferenceProblem(line, f"the value is followed by {after[:60]!r}, which is not part of it: "
+                                             "a comma is missing after the value (before the next field)")
+            return None  # some other form, kept as written (pages = 1 - 10)
         position += 1
 
 
