@@ -685,3 +685,14 @@ def test_a_versions_count_of_studies_stays_as_published_when_records_are_linked_
     assert json.loads((site / "v" / str(version.number) / "prisma.json").read_text()) == linked_counts
     assert json.loads((site / "downloads" / "prisma.json").read_text())["studies_included"] == \
         linked_counts["studies_included"] + 1
+
+
+def test_a_version_holds_record_ids_as_long_as_records_have_them():
+    # Keys of `duplicates` and `studies` were limited to 200 characters: a review holding a DOI of 300 could not
+    # publish (a ValidationError).
+    from sitegen.review.models import VersionRecord
+
+    long_id = "10.1234/" + "a" * 500
+    data = json.loads((EXAMPLE / "versions" / "1.json").read_text())
+    record = VersionRecord.model_validate({**data, "duplicates": {long_id: "10.1234/b"}, "studies": {long_id: long_id}})
+    assert record.studies == {long_id: long_id}

@@ -673,6 +673,10 @@ class PublishedOutcome(Strict):
     reason: ReasonCode | None = None
 
 
+# A record id as a version names it: as long as any record id may be (a DOI of 500 characters and more).
+VersionRecordId = Annotated[str, StringConstraints(min_length=1, max_length=2100)]
+
+
 class VersionRecord(Strict):
     """versions/<number>.json: what a published version of the review was, so that every version can
     be rebuilt from the folder. Its counts are not stored: they are derived again from the ledger up
@@ -693,15 +697,13 @@ class VersionRecord(Strict):
         default=None, description="included study id -> SHA-256 of the canonical JSON of its evidence file's "
                                   "content, so that a change of evidence is a new version")
     # Absent from versions published before sitegen recorded them (their counts then remove none).
-    duplicates: dict[Annotated[str, StringConstraints(min_length=1, max_length=200)],
-                     Annotated[str, StringConstraints(min_length=1, max_length=200)]] | None = Field(
+    duplicates: dict[VersionRecordId, VersionRecordId] | None = Field(
         default=None, description="each record a reviewer had confirmed to duplicate another (duplicates.csv) -> "
                                   "the record it duplicates: removed before screening in the version's counts, "
                                   "and a study it was included as is that record's, as they were then")
     # Absent from versions published before sitegen recorded it (their studies are then counted by the records'
     # links as records.jsonl holds them now).
-    studies: dict[Annotated[str, StringConstraints(min_length=1, max_length=200)],
-                  Annotated[str, StringConstraints(min_length=1, max_length=200)]] | None = Field(
+    studies: dict[VersionRecordId, VersionRecordId] | None = Field(
         default=None, description="each record linked to another as a version of one study (a preprint and its "
                                   "journal article) -> the study it reports, named by the least id of its "
                                   "versions, as they were then: the version's counts of studies stay as published")
