@@ -253,7 +253,9 @@ def test_an_import_counts_as_other_methods_unless_a_database(sitegen, tmp_path):
     # A bibliographic database given by name is one (`--source Embase` counted under other methods).
     again = new_review(sitegen, tmp_path / "again")
     import_json(sitegen, again, SCOPUS, "--at", FIRST, "--source", "embase")
-    assert [(event["source"], event["method"]) for event in imports(again)] == [("embase", "database")]
+    import_json(sitegen, again, PSYCINFO, "--at", SECOND, "--source", "Ovid MEDLINE(R) ALL")
+    assert [(event["source"], event["method"]) for event in imports(again)] == [("embase", "database"),
+                                                                                ("Ovid MEDLINE(R) ALL", "database")]
 
 
 def test_into_the_example_review_marking_its_saved_search_seen(sitegen, example_copy, tmp_path):

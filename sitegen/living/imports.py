@@ -22,6 +22,7 @@ and listed instead.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -46,11 +47,11 @@ Method = Literal["database", "other"]
 
 
 
-# Bibliographic databases by the names reviews give them (`--source Embase`): an import from one is identified
-# from databases in PRISMA unless --method says otherwise (any other name is an other method by default).
-DATABASES = frozenset({"embase", "scopus", "web of science", "web of science core collection", "medline", "pubmed",
-                       "cinahl", "psycinfo", "apa psycinfo", "cochrane library", "cochrane central", "central",
-                       "eric", "lilacs", "global health", "biosis previews", "africa-wide information"})
+# Bibliographic databases by the names reviews give them, in any of their platforms' spellings (`--source Embase`,
+# "Embase (Ovid)", "Ovid MEDLINE", "CINAHL Complete", "Cochrane Central Register of Controlled Trials"): an import
+# from one is identified from databases in PRISMA unless --method says otherwise (any other name is an other method).
+DATABASE_NAMES = re.compile(r"\b(?:embase|scopus|web of science|medline|pubmed|cinahl|psycinfo|cochrane|eric|lilacs|"
+                            r"global health|biosis|africa-wide)\b", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class Skipped:
@@ -187,7 +188,7 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
                                  + " (give --source to name it)")
         name = source or item.database or item.name
         named = not source and any(item.databases)  # the export names the database of its entries
-        chosen = method or ("database" if source in PROVIDERS or named or (source or "").casefold() in DATABASES
+        chosen = method or ("database" if source in PROVIDERS or named or DATABASE_NAMES.search(source or "")
                             else "other")
         by_database: dict[str, list[str]] = {}
         for record_id, database in zip(entry_ids, item.databases, strict=True):
