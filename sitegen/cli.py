@@ -462,6 +462,8 @@ def verify(directory: Path, at: str | None, mode: str, bib: Path | None, encodin
     _remember(directory)
     if at is None and mode != "replay":
         raise click.UsageError("--at is required (the run's time, e.g. 2026-06-01T00:00:00Z), but for a replay")
+    if encoding is not None and bib is None:
+        raise click.UsageError("--encoding names the encoding of the --bib file: give --bib too")
     result = commands.verify(directory, at, mode, bib, sources or None, progress=_progress, bib_encoding=encoding)
     if as_json:
         click.echo(json.dumps({

@@ -464,6 +464,8 @@ def test_a_bib_file_in_another_encoding_is_read_with_the_option_its_message_name
     assert entry.record.title == "Caf\u00e9 society and memory"
     code, _, err = run_cli("verify", example_copy, "--snapshots", "replay", "--bib", bib, "--encoding", "klingon")
     assert code == 1 and "--encoding klingon: not an encoding Python knows" in err
+    code, _, err = run_cli("verify", example_copy, "--snapshots", "replay", "--encoding", "latin-1")
+    assert code == 2 and "give --bib too" in err  # an option that would do nothing is not taken silently
 
 
 def test_a_replay_recomputes_the_run_it_replays_not_the_studies_included_now(example_copy):
