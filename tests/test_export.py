@@ -271,12 +271,13 @@ def test_a_record_without_identifiers_reads_back_as_itself(format):
     assert entry_record(entry).id == record.id
 
 
-@pytest.mark.parametrize("kind", ["phdthesis", "techreport", "misc"])
+@pytest.mark.parametrize("kind", ["phdthesis", "techreport", "misc", "book"])
 def test_a_record_without_identifiers_keeps_its_id_through_bibtex_whatever_its_type(kind):
-    # The export writes the container of a thesis or report in `howpublished`: read back for them too (only
-    # @misc's was), so the record's content id is the same and a re-import adds nothing.
+    # The export writes the container of a thesis or report in `howpublished`, a book's in `series`: read back
+    # for them too (only @misc's was), so the record's content id is the same and a re-import adds nothing.
+    field = "series" if kind == "book" else "howpublished"
     written = f"@{kind}{{k,\n  title = {{Sleep and memory in rats}},\n  author = {{Smith, Jane}},\n" \
-              "  howpublished = {Series on Memory},\n  year = {2019}\n}\n"
+              f"  {field} = {{Series on Memory}},\n  year = {{2019}}\n}}\n"
     record = entry_record(read_references(written, "bibtex")[0])
     assert record.id.startswith("ref:") and record.container_title == "Series on Memory"
     (again,) = read_references(records_bibtex([record]), "bibtex")

@@ -153,6 +153,8 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str]) -> Ent
     if entry.entry_type.lower() in ("misc", "phdthesis", "mastersthesis", "techreport") and published \
             and not values.get("journal") and not re.search(r"://|\bwww\.", published):
         values["journal"] = published
+    if entry.entry_type.lower() == "book" and values.get("series") and not values.get("journal"):
+        values["journal"] = values["series"]  # the series a book appeared in, as sitegen's export writes it
     arxiv = values.get("eprint", "") if values.get("archiveprefix", "").lower() == "arxiv" else ""
     document_type = " ".join(values.get("document_type", "").lower().split())
     key = entry.key.strip()

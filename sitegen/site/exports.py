@@ -286,7 +286,9 @@ def _ris_entry(record: Record, keys: dict[str, str]) -> str:
 
 BIBTEX_TYPES = {"article-journal": "article", "chapter": "incollection", "book": "book", "thesis": "phdthesis",
                 "paper-conference": "inproceedings", "report": "techreport", "dataset": "misc", "article": "misc"}
-CONTAINER_FIELDS = {"article": "journal", "incollection": "booktitle", "inproceedings": "booktitle"}
+# Where each entry type names what a record appeared in: a book in its series; a type with no such field (a thesis,
+# a report, a @misc) in howpublished. sitegen's BibTeX reader reads each back.
+CONTAINER_FIELDS = {"article": "journal", "incollection": "booktitle", "inproceedings": "booktitle", "book": "series"}
 # Every character LaTeX or BibTeX treats specially, written so that braces stay balanced:
 # BibTeX counts a brace even after a backslash, so "\{" would end a field early.
 _LATEX_SPECIALS = {"\\": r"\textbackslash{}", "{": r"\textbraceleft{}", "}": r"\textbraceright{}",
