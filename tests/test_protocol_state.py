@@ -112,6 +112,15 @@ def test_an_amendment_may_retire_a_reason_earlier_decisions_gave(sitegen, exampl
     new.write_text(f"record_id,decision,reason,note\n{record_id},exclude,no-such-reason,\n")
     code, out, _ = sitegen("check", example)
     assert code == 1 and "exclusion reason 'no-such-reason' is not defined" in out
+    # A record that arrived after the amendment cannot be excluded for the reason it retired.
+    ris = example.parent / "later.ris"
+    ris.write_text("TY  - JOUR\nTI  - A later study of hamsters\nPY  - 2023\nDO  - 10.1234/later\nER  - \n")
+    new.unlink()
+    code, out, err = sitegen("import", example, ris, "--at", "2023-05-02T00:00:00Z")
+    assert code == 0, out + err
+    new.write_text("record_id,decision,reason,note\n10.1234/later,exclude,non-rodent,\n")
+    code, out, _ = sitegen("check", example)
+    assert code == 1 and "exclusion reason 'non-rodent' is not defined" in out
 
 
 def test_lock_twice_is_refused(sitegen, example):

@@ -333,16 +333,24 @@ def _load_protocol(root: Path, review: Review) -> list[Problem]:
 def exclusion_reasons(review: Review) -> dict[str, str]:
     """Every exclusion reason code -> its label, of protocol.md and of every protocol version locked before it (as
     the ledger keeps their texts): an amendment may retire a reason that decisions made earlier still give, and
-    those stay valid and named. The current protocol's labels come first."""
+    those stay named. The current protocol's labels come first."""
     labels: dict[str, str] = {}
     if review.protocol is not None:
         labels.update((reason.code, reason.label) for reason in review.protocol.meta.exclusion_reasons)
-    for payload in reversed(review.payloads):
+    for reasons in reversed(locked_reasons(review).values()):
+        for code, label in reasons.items():
+            labels.setdefault(code, label)
+    return labels
+
+
+def locked_reasons(review: Review) -> dict[int, dict[str, str]]:
+    """Each locked protocol version -> its exclusion reasons (code -> label), from its text on the ledger."""
+    found: dict[int, dict[str, str]] = {}
+    for payload in review.payloads:
         if isinstance(payload, ProtocolLockPayload) and payload.text:
             locked, _ = parse_protocol(payload.text)
-            for reason in locked.meta.exclusion_reasons if locked else ():
-                labels.setdefault(reason.code, reason.label)
-    return labels
+            found[payload.version] = {r.code: r.label for r in locked.meta.exclusion_reasons} if locked else {}
+    return found
 
 
 def parse_protocol(text: str, rel: str = "protocol.md") -> tuple[Protocol | None, list[Problem]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from sitegen.review.folder import ADJUDICATION, Review, exclusion_reasons
+from sitegen.review.folder import ADJUDICATION, Review, locked_reasons
 from sitegen.review.models import STAGES, BatchPayload, ProtocolLockPayload
 from sitegen.review.problems import Problem
 from sitegen.screening.outcomes import Outcome, review_outcomes
@@ -58,7 +58,12 @@ def _needless_adjudications(review: Review) -> list[Problem]:
 
 def _decision_problems(review: Review) -> list[Problem]:
     problems = []
-    reasons = set(exclusion_reasons(review))  # those of earlier protocol versions too: an amendment may retire one
+    # The protocol's reasons, and those of the version each record's batch was screened under (an amendment may
+    # retire a reason that batch's decisions gave; a record of a later batch cannot give it).
+    reasons = {r.code for r in review.protocol.meta.exclusion_reasons} if review.protocol else set()
+    by_version = locked_reasons(review)
+    screened_under = {record_id: payload.protocol_version for payload in review.payloads
+                      if isinstance(payload, BatchPayload) for record_id in payload.record_ids}
     first_seen: dict[tuple[str, str, str], int] = {}
     for row in review.decisions:
         decision = row.decision
@@ -78,7 +83,8 @@ def _decision_problems(review: Review) -> list[Problem]:
             problems.append(Problem(row.path, row.line, column("reason"), "reason-not-exclusion",
                                     f"a reason code goes with 'exclude' only, not {decision.decision!r} "
                                     "(use the note column for remarks)"))
-        elif decision.reason and decision.reason not in reasons:
+        elif decision.reason and decision.reason not in reasons and decision.reason not in by_version.get(
+                screened_under.get(decision.record_id, 0), ()):
             known = ", ".join(sorted(reasons)) or "none defined"
             problems.append(Problem(row.path, row.line, column("reason"), "unknown-reason",
                                     f"exclusion reason {decision.reason!r} is not defined in protocol.md "
