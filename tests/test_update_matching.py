@@ -162,3 +162,6 @@ def test_records_a_result_linked_stay_flagged_for_a_reviewer_whatever_later_runs
     settled = integrate(again.records, [record("openalex", openalex="W1"), record("crossref", doi="10.1234/x")],
                         decided)
     assert all(not settled.records[rid].custom.conflicts for rid in pair) and settled.probable == []
+    # The linking result itself returned again (as a saved search returns it every run): no note either.
+    relinked = integrate(linked.records, [record("openalex", openalex="W1", doi="10.1234/x")], decided)
+    assert all(not relinked.records[rid].custom.conflicts for rid in pair) and relinked.probable == []

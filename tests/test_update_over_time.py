@@ -69,6 +69,12 @@ def test_an_enrichment_that_contradicts_a_confirmed_duplicate_is_not_made(sitege
     assert code == 0, out + err
     records = {line.split('"id":"')[1].split('"')[0]: line for line in (review / "records.jsonl").read_text().splitlines()}
     assert "222" not in records["openalex:W900"] and "kept as it was" in records["openalex:W900"]
+    # The reviewer finds two works: the next run gives W900 its PMID, and the note saying the row holds is gone.
+    duplicates = review / "duplicates.csv"
+    duplicates.write_text(duplicates.read_text().replace(",same,", ",different,"))
+    run(review, "2026-02-01T00:00:00Z", providers)
+    records = {line.split('"id":"')[1].split('"')[0]: line for line in (review / "records.jsonl").read_text().splitlines()}
+    assert "222" in records["openalex:W900"] and "kept as it was" not in records["openalex:W900"]
 
 
 def test_a_run_whose_only_unseen_record_is_a_matched_duplicate_reports_no_new_record_anywhere(sitegen, tmp_path):

@@ -65,7 +65,7 @@ def integrate(existing: dict[str, Record], retrieved: list[Record], decided: Dec
             records[olds[0].id] = _enriched(olds[0], merged, decided)
             target = olds[0].id
         elif olds:
-            target = _link_existing(olds, records)
+            target = _link_existing(olds, records, decided)
             linked.append(sorted(record.id for record in olds))
         else:
             new_groups.append((merged, news))
@@ -229,7 +229,7 @@ def _enriched(existing: Record, merged: Record, decided: Decided) -> Record:
 # (the identifier that linked two records is on neither of them): they stay at later runs, whatever those
 # return (a source down dropped them). Identity's own notes are derived from the records at every run.
 LINKED = "A new search result links records "
-RUN_NOTES = (LINKED, "A search result (", "A source now describes this record otherwise")
+RUN_NOTES = (LINKED, "A search result (")  # `_keep_confirmed_groups` says its note again while it holds
 _LINKED_IDS = re.compile(re.escape(LINKED) + r"(.+?) by their identifiers")
 
 
@@ -280,12 +280,19 @@ def _short(title: str) -> str:
     return title if len(title) <= 150 else title[:147] + "..."
 
 
-def _link_existing(olds: list[Record], records: dict[str, Record]) -> str:
+def _link_existing(olds: list[Record], records: dict[str, Record], decided: Decided) -> str:
+    """The records a new result links, noted for a reviewer unless duplicates.csv decided them (the note then goes)."""
     ids = sorted(record.id for record in olds)
     note = (f"{LINKED}{', '.join(ids)} by their identifiers: they may be duplicates "
             "of each other. They are kept apart until a reviewer decides.")
+    settled = all(_decided(decided, a, b) for a, b in itertools.combinations(ids, 2))
     for record in olds:
-        _add_note(records, record.id, note)
+        if settled:
+            custom = records[record.id].custom
+            records[record.id] = records[record.id].model_copy(update={"custom": custom.model_copy(
+                update={"conflicts": [kept for kept in custom.conflicts if kept != note]})})
+        else:
+            _add_note(records, record.id, note)
     return ids[0]
 
 
