@@ -535,3 +535,8 @@ def test_an_import_event_whose_counts_and_ids_disagree_is_named(sitegen, tmp_pat
     code, out, _ = sitegen("check", review)
     assert code == 1 and f"ledger.jsonl:{len(lines)}" in out
     assert ("name different records" if edit == "drop-one-record-id" else "do not add up") in out, out
+    # An import event written before `sitegen import` existed (no file) is read as it is, repeats and all.
+    from sitegen.review.models import ImportPayload
+
+    legacy = ImportPayload.model_validate({"source": "openalex", "description": "x", "record_ids": ["10.1234/a"] * 2})
+    assert legacy.record_ids == ["10.1234/a", "10.1234/a"]
