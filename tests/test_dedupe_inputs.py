@@ -150,6 +150,8 @@ SEPARATED = "a records CSV separated by {}, not commas: save it as CSV with comm
     ("records.tsv", "ID\ttitle\tyear\na\tx\t2010\n", SEPARATED.format("tabs")),
     ("records.csv", "ID;title;year\na;x;2010\n",
      SEPARATED.format("';' (as spreadsheets in German or French settings save)")),
+    ("records.csv", "ID;title;year\ra;x;2010\r",  # saved as "CSV (Macintosh)": lines end in a lone \r
+     SEPARATED.format("';' (as spreadsheets in German or French settings save)")),
 ])
 def test_an_unrecognised_file_says_so_on_line_1(tmp_path, sitegen, name, text, message):
     source = tmp_path / name

@@ -256,6 +256,14 @@ def test_an_import_counts_as_other_methods_unless_a_database(sitegen, tmp_path):
     import_json(sitegen, again, PSYCINFO, "--at", SECOND, "--source", "Ovid MEDLINE(R) ALL")
     assert [(event["source"], event["method"]) for event in imports(again)] == [("embase", "database"),
                                                                                 ("Ovid MEDLINE(R) ALL", "database")]
+    from sitegen.living.imports import DATABASE_NAMES, OTHER_ROUTES
+
+    def a_database(name: str) -> bool:
+        return bool(DATABASE_NAMES.search(name)) and not OTHER_ROUTES.search(name)
+    assert all(map(a_database, ["Embase (Ovid)", "CINAHL Complete", "CENTRAL", "The Cochrane Library"]))
+    # A route by other methods naming the database it went through stays one (the ledger keeps it for good).
+    assert not any(map(a_database, ["Citation searching (Scopus)", "Forward citation search in Web of Science",
+                                    "Reference lists of Cochrane reviews", "Hand searching"]))
 
 
 def test_into_the_example_review_marking_its_saved_search_seen(sitegen, example_copy, tmp_path):

@@ -183,6 +183,8 @@ def test_only_a_later_page_of_one_answer_is_an_outage_when_refused():
     assert not _a_later_page([f"{works}/W1", f"{works}/W2"])
     assert not _a_later_page([f"{works}?filter=cites%3AW1&cursor=%2A", f"{works}?filter=cites%3AW2&cursor=%2A"])
     assert not _a_later_page([f"{works}?search=x&cursor=%2A"])
+    arxiv = "GET http://export.arxiv.org/api/query?search_query=all%3Ax"  # a last page asks for fewer
+    assert _a_later_page([f"{arxiv}&start=0&max_results=100", f"{arxiv}&start=100&max_results=37"])
 
 
 def test_alternating_cursors_end_paging_without_duplicates():

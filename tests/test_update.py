@@ -831,6 +831,12 @@ def test_the_one_unlabelled_strategy_of_a_source_edited_since_it_ran_is_known_by
     assert last is not None and last.query == "object context" and not last.complete
     code, out, _ = sitegen("monitor", "status", review)
     assert f"incomplete at its last run ({FIRST})" in out
+    # Run under its new query, then edited again: its latest run (there are two under its source now).
+    update(review, SECOND, "live", settings=SETTINGS, transport=httpx.MockTransport(lambda request: httpx.Response(503)))
+    saved.write_text(saved.read_text().replace('"object AND context"', '"object OR context"'))
+    loaded, _ = load_review(review)
+    [last] = strategy_runs(loaded, loaded.searches["watch"])
+    assert last is not None and last.query == "object AND context" and last.at == SECOND
 
 
 def test_monitor_status_says_which_strategies_last_ran_incomplete(sitegen, tmp_path):

@@ -50,9 +50,12 @@ Method = Literal["database", "other"]
 # Bibliographic databases by the names reviews give them, in any of their platforms' spellings (`--source Embase`,
 # "Embase (Ovid)", "Ovid MEDLINE", "CINAHL Complete", "Cochrane Central Register of Controlled Trials"): an import
 # from one is identified from databases in PRISMA unless --method says otherwise (any other name is an other method).
-DATABASE_NAMES = re.compile(r"\b(?:embase|scopus|web of science|medline|pubmed|cinahl|psycinfo|cochrane|eric|lilacs|"
-                            r"global health|biosis|africa-wide)\b", re.IGNORECASE)
-
+DATABASE_NAMES = re.compile(r"\b(?:embase|scopus|web of science|medline|pubmed|cinahl|psycinfo|cochrane|central|eric|"
+                            r"lilacs|global health|biosis|africa-wide)\b", re.IGNORECASE)
+# A route by other methods that names the database it went through ("Citation searching (Scopus)", "Reference lists
+# of Cochrane reviews"): other methods, as PRISMA counts them.
+OTHER_ROUTES = re.compile(r"\b(?:citation|citing|cited|reference lists?|references|hand[- ]?search\w*|websites?|"
+                          r"experts?|snowball\w*|grey|gray|personal)\b", re.IGNORECASE)
 @dataclass(frozen=True)
 class Skipped:
     file: str
@@ -188,8 +191,8 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
                                  + " (give --source to name it)")
         name = source or item.database or item.name
         named = not source and any(item.databases)  # the export names the database of its entries
-        chosen = method or ("database" if source in PROVIDERS or named or DATABASE_NAMES.search(source or "")
-                            else "other")
+        chosen = method or ("database" if source in PROVIDERS or named or (
+            DATABASE_NAMES.search(source or "") and not OTHER_ROUTES.search(source or "")) else "other")
         by_database: dict[str, list[str]] = {}
         for record_id, database in zip(entry_ids, item.databases, strict=True):
             by_database.setdefault(source or database or name, []).append(record_id)

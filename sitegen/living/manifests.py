@@ -34,6 +34,7 @@ from sitegen.review.models import (
     RunSource,
     SavedSearch,
     Strategy,
+    parse_timestamp,
 )
 from sitegen.review.problems import Problem
 from sitegen.review.write import pretty_json
@@ -79,15 +80,15 @@ def run_key(source: str, label: str | None, query: str) -> RunKey:
 
 def strategy_runs(review: Review, search: SavedSearch) -> list[LastRun | None]:
     """The latest run of each strategy of `search`, in order (None: not run yet). An unlabelled strategy whose query
-    was edited since is known by its source when it is that source's one unlabelled strategy and run."""
+    was edited since is known by its source when it is that source's one unlabelled strategy: its latest run."""
     ran = last_runs(review, search.monitor_id)
     found = []
     for strategy in search.strategies:
         last = ran.get(run_key(strategy.source, strategy.label, strategy.query))
-        if last is None and not strategy.label:
-            runs = [key for key in ran if key[0] == strategy.source and key[1] is None]
-            alone = sum(1 for other in search.strategies if other.source == strategy.source and not other.label) == 1
-            last = ran[runs[0]] if alone and len(runs) == 1 else None
+        alone = sum(1 for other in search.strategies if other.source == strategy.source and not other.label) == 1
+        if last is None and not strategy.label and alone:  # edited since: its source's latest unlabelled run
+            runs = [ran[key] for key in ran if key[0] == strategy.source and key[1] is None]
+            last = max(runs, key=lambda run: parse_timestamp(run.at), default=None)
         found.append(last)
     return found
 

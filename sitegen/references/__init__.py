@@ -129,7 +129,7 @@ def _unrecognised(text: str) -> str:
     if start.startswith("<?xml") or start.startswith("<xml"):
         named = "EndNote XML" if "<records>" in start and "<record>" in start else "XML"
         return f"{named} is not read: export the references as RIS (or BibTeX) and import that"
-    return not_a_records_csv(text.lstrip().partition("\n")[0])
+    return not_a_records_csv(text)
 
 
 def sniff(text: str) -> Format | None:

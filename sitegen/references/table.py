@@ -91,9 +91,11 @@ PRESETS = (
 FAMILY_INITIALS = re.compile(r"(.+?)\s+((?:[A-Z]\.?-?)+)")
 
 
-def not_a_records_csv(header: str) -> str:
-    """Why a file whose first line is `header` is read as no format: a records CSV separated by ';' or tabs
-    (as spreadsheets in German or French settings save one) is named as such."""
+def not_a_records_csv(text: str) -> str:
+    """Why a file (`text`) is read as no format: a records CSV separated by ';' or tabs (as spreadsheets in
+    German or French settings save one) is named as such."""
+    first = re.match(r"\s*([^\r\n]*)", text[:65536])  # any line ending, old Macs' lone \r too; a prefix: no copy
+    header = first.group(1) if first else ""
     separator = next((mark for mark in ";\t" if mark in header), None) if "," not in header else None
     names = [name.strip().lstrip("\ufeff") for name in next(csv.reader([header], delimiter=separator))] \
         if separator else []
@@ -175,7 +177,7 @@ def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProbl
     names = [field_of.get(name) or (f"column {name}" if name in columns else name) for name in written]
     if "ID" not in names and not columns:
         if len(names) < 2:  # one column and no ID: a MEDLINE (.nbib) or other text file, not a table
-            raise ReferenceProblem(1, not_a_records_csv(text.partition("\n")[0]))
+            raise ReferenceProblem(1, not_a_records_csv(text))
         raise ReferenceProblem(1, f"no ID column (columns: {', '.join(names)})")
     if len(set(written)) != len(written):
         raise ReferenceProblem(1, f"column {next(n for n in written if written.count(n) > 1)!r} appears twice")

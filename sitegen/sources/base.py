@@ -115,9 +115,10 @@ def run_call(trace: Trace, call: Callable[[Trace], SourceOutcome]) -> SourceOutc
         return trace.outcome("unsupported", warning=f"{label} cannot run this query: {exc}")
 
 
-# Query parameters that say which page of one answer a request asks for (OpenAlex's and Crossref's cursor, Europe
-# PMC's cursorMark, arXiv's start, E-utilities' retstart).
-PAGE_PARAMETERS = frozenset({"cursor", "cursorMark", "offset", "start", "retstart", "page"})
+# Query parameters that say which page of one answer a request asks for, and how long it is (a last page asks for
+# fewer): OpenAlex's and Crossref's cursor, Europe PMC's cursorMark, arXiv's start, E-utilities' retstart.
+PAGE_PARAMETERS = frozenset({"cursor", "cursorMark", "offset", "start", "retstart", "page",
+                             "per_page", "pageSize", "rows", "max_results", "retmax"})
 
 
 def _a_later_page(executed: list[str]) -> bool:
