@@ -215,8 +215,7 @@ def test_publication_time_is_never_the_clock(first_run, tmp_path, sitegen):
     assert json.loads((first_run / "versions" / "1.json").read_text())["published_at"] == "2023-05-01T12:00:00Z"
     (first_run / "screening" / "full-text" / "reviewer-a.csv").write_text("record_id,decision,reason,note\n")
     before = tree_bytes(first_run)
-    with pytest.raises(SitegenError, match=r"SOURCE_DATE_EPOCH=1681948800 \(2023-04-20T00:00:00Z\) is earlier than "
-                                           "the latest ledger event"):
+    with pytest.raises(SitegenError, match="is not later than version 1's"):  # dated by the ledger's latest event
         publish(first_run, tmp_path / "site", environ={"SOURCE_DATE_EPOCH": "1681948800"})
     assert tree_bytes(first_run) == before
     published = publish(first_run, tmp_path / "site", environ={"SOURCE_DATE_EPOCH": "1685000000"}).version

@@ -48,17 +48,18 @@ def build_time(review: Review, now: str | None, environ: dict[str, str]) -> str 
             raise SitegenError(f"SOURCE_DATE_EPOCH={epoch!r} is not a whole number of seconds since 1970 "
                                "(before the year 3000)")
         moment = datetime.fromtimestamp(int(epoch), tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        return _not_before_the_ledger(review, moment, f"SOURCE_DATE_EPOCH={epoch} ({moment})",
-                                      " (unset it, or give --now with the site's time)")
+        # Set for a whole environment (Nix sets 1980), it may be earlier than what the site shows: the latest
+        # ledger event is the time then (reproducible builds clamp times so), never "updated" before it.
+        return max((moment, *(event.ts for event in review.ledger)), key=parse_timestamp)
     return max((event.ts for event in review.ledger), key=parse_timestamp, default=None)
 
 
-def _not_before_the_ledger(review: Review, moment: str, given: str, way_out: str = "") -> str:
+def _not_before_the_ledger(review: Review, moment: str, given: str) -> str:
     """`moment`, unless it is earlier than the latest ledger event: "last updated" before what the site shows."""
     latest = max((event.ts for event in review.ledger), key=parse_timestamp, default=None)
     if latest is not None and parse_timestamp(moment) < parse_timestamp(latest):
         raise SitegenError(f"{given} is earlier than the latest ledger event ({latest}): the site would say it was "
-                           f"last updated before it{way_out}")
+                           "last updated before it")
     return moment
 
 
