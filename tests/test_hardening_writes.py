@@ -780,6 +780,8 @@ def test_an_export_removes_what_a_killed_export_of_the_same_file_left_beside_it(
                                         for n, name in enumerate(["out.ris", "out.ris", "out.ris", "other.ris"])]
     for path in (abandoned, recent, in_use, other):
         path.write_text("half an export")
+    pipe = tmp_path / f".out.ris.sitegen-tmp-{9:016x}"
+    os.mkfifo(pipe)  # named as sitegen's, no file of sitegen's: never opened (opening it waited for ever)
     hour_ago = os.stat(recent).st_mtime - 3600
     for path in (abandoned, in_use, other):
         os.utime(path, (hour_ago, hour_ago))
@@ -791,3 +793,4 @@ def test_an_export_removes_what_a_killed_export_of_the_same_file_left_beside_it(
         os.close(held)
     assert code == 0, err
     assert not abandoned.exists() and recent.exists() and in_use.exists() and other.exists() and out.is_file()
+    assert stat.S_ISFIFO(os.lstat(pipe).st_mode)

@@ -10,6 +10,7 @@ behind is recognisably sitegen's and `recover` can remove it.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import json
@@ -97,8 +98,9 @@ def _staged(path: Path, data: bytes | str, mode_from: Path) -> Path:
     tmp = path.parent / f".{path.name}{_TEMPORARY_MARK}{secrets.token_hex(8)}"
     # O_EXCL never writes through something already there; 0o666 lets the kernel apply the umask.
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    fcntl.flock(fd, fcntl.LOCK_EX)  # while it is written: `remove_abandoned` leaves a file in use alone
     try:
+        with contextlib.suppress(OSError):  # some network file systems lock nothing: the file's age is then the guard
+            fcntl.flock(fd, fcntl.LOCK_EX)  # while it is written: `remove_abandoned` leaves a file in use alone
         with os.fdopen(fd, "wb") as handle:
             _copy_mode(mode_from, handle.fileno())
             handle.write(data)
@@ -120,12 +122,12 @@ def remove_abandoned(path: Path) -> None:
     locked by a write in progress, and not written to for ABANDONED_AFTER seconds."""
     try:
         entries = [entry for entry in os.scandir(path.parent) if entry.name.startswith(f".{path.name}{_TEMPORARY_MARK}")
-                   and is_temporary(entry.name)]
+                   and is_temporary(entry.name) and entry.is_file(follow_symlinks=False)]
     except OSError:
         return  # no folder (yet): nothing was left there
     for entry in entries:
-        try:
-            fd = os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW)
+        try:  # never waits: a pipe named so is no file of sitegen's, and opening one would block
+            fd = os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
             continue
         try:
