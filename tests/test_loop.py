@@ -235,6 +235,17 @@ def test_a_round_no_index_answered_is_not_counted_and_says_to_run_again(manuscri
     assert (round_dir(manuscript, 1) / "problems.md").is_file()
 
 
+def test_a_round_one_of_whose_sources_answered_is_a_round():
+    # A search is "ok" only when every source answered: with one of two down, the round reached an index.
+    from sitegen.manuscript.loop import CandidateSearch, _nothing_reached
+
+    def searched(status: str) -> CandidateSearch:
+        return CandidateSearch(round=1, problem="P1", query="q", source="openalex,crossref", status=status)
+    assert not _nothing_reached([], [searched("failed: crossref unavailable")])
+    assert _nothing_reached([], [searched("failed: openalex unavailable, crossref timeout")])
+    assert not _nothing_reached([], [])  # nothing asked: nothing to say
+
+
 # --------------------------------------------------------------------------- confirmation and rounds
 
 

@@ -404,9 +404,6 @@ def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings
             apply_confirmation(manuscript, done[-1])
     number = (done[-1] + 1) if done else 1
     folder = manuscript.round_dir(number)
-    for stale in ("problems.md", "confirm.yaml", "applied.json"):  # of the paused run being repeated
-        (folder / stale).unlink(missing_ok=True)
-
     draft = read_source(manuscript.draft)  # read first: a draft that cannot be read stops the round before any request
     checks = verify_entries(fetcher, settings, manuscript.bib, verify)
     review = claims.check(draft, [check.key for check in checks])
@@ -427,6 +424,8 @@ def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings
                                "files were written; run it again when the indexes can be reached")
     made = suggestions_for(rows, by_key, found, set(by_key))
     earlier = _read_candidates(manuscript.round_dir(done[-1])) if done else []
+    for stale in ("problems.md", "confirm.yaml", "applied.json"):  # of the paused run being repeated
+        (folder / stale).unlink(missing_ok=True)
 
     atomic_write(folder / "citation-review.json", pretty_json([c.model_dump(mode="json", by_alias=True,
                                                                              exclude_none=True) for c in checks]))
@@ -458,9 +457,15 @@ def _nothing_reached(checks: list[CitationCheck], searches: list[CandidateSearch
     """Whether the round asked some index and none answered: every lookup of a .bib entry and every search."""
     lookups = [check.identity for check in checks if check.identity is not None]
     asked = bool(searches) or any(identity.answers for identity in lookups)
-    answered = any(search.status == "ok" for search in searches) or any(
+    answered = any(_some_source_answered(search) for search in searches) or any(
         answer.answer not in UNANSWERED for identity in lookups for answer in identity.answers)
     return asked and not answered
+
+
+def _some_source_answered(search: CandidateSearch) -> bool:
+    """Whether a source of the search answered: its status names fewer failed sources than it asked."""
+    failed = search.status.removeprefix("failed: ").split(", ") if search.status != "ok" else []
+    return len(failed) < len(search.source.split(","))
 
 
 def _search(search: Callable, fetcher: Fetcher, settings: SourceSettings, sources: list[str], number: int,
