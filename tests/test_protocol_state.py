@@ -60,7 +60,8 @@ def test_amend_refuses_nothing_changed_and_no_reason(sitegen, example):
 
 
 @pytest.mark.parametrize(("reason", "message"), [
-    ("bad\x01reason", "--reason holds the control character U+0001"), ("x" * 2001, "in 1 to 2,000 characters"),
+    ("bad\x01reason", "--reason holds the control character U+0001"), ("x" * 2001, "in visible text of 1 to 2,000"),
+    ("\u200b", "in visible text of 1 to 2,000"),  # nothing a reader can see
 ])
 def test_a_reason_no_reader_can_see_is_refused_before_it_is_recorded_for_good(sitegen, example, reason, message):
     # A reason is kept on the append-only ledger and shown on the site: it was recorded as given (a raw control

@@ -161,9 +161,10 @@ def _without_losses(review: Review, rows: list[DuplicateRow]) -> tuple[list[Dupl
     sent_on = {stage: {rid for rid, outcome in review_outcomes(review, stage).items()
                        if outcome.decision in onward[stage]} for stage in STAGES}
     sent_on_by_anyone: dict[tuple[str, str], str] = {}
-    for decided in review.decisions:
+    for decided in review.decisions:  # an include said by anyone is named before a maybe
         if decided.decision.decision in onward[decided.stage]:
-            sent_on_by_anyone.setdefault((decided.decision.record_id, decided.stage), decided.decision.decision)
+            key = (decided.decision.record_id, decided.stage)
+            sent_on_by_anyone[key] = min(decided.decision.decision, sent_on_by_anyone.get(key, "maybe"))
     evidence = {item.evidence.record_id: item.path for item in review.evidence}
     kept, problems = [], []
     for row in rows:

@@ -14,7 +14,7 @@ import re
 from sitegen.errors import SitegenError
 from sitegen.living.facts import ReviewFacts
 from sitegen.living.ledger import append
-from sitegen.records.model import printable
+from sitegen.records.model import printable, visible_text
 from sitegen.review.folder import Review, parse_protocol, protocol_hash
 from sitegen.review.models import AmendmentPayload, LedgerEvent, ProtocolLockPayload
 from sitegen.review.transaction import Transaction
@@ -66,7 +66,7 @@ def _front_matter_version(text: str) -> int | None:
     return protocol.meta.version if protocol else None
 
 
-MAX_REASON = 2000  # characters: as ProtocolLockPayload.reason holds
+MAX_REASON = 2000  # characters: as much as any free text a review's files hold (a question, a description)
 
 
 def _checked_reason(reason: str | None) -> str | None:
@@ -78,9 +78,9 @@ def _checked_reason(reason: str | None) -> str | None:
         printable(text)
     except ValueError as error:
         raise SitegenError(f"--reason {error}; nothing was written") from None
-    if not text or len(text) > MAX_REASON:
-        raise SitegenError(f"--reason must say why in 1 to {MAX_REASON:,} characters (it has {len(text):,}); "
-                           "nothing was written")
+    if not visible_text(text) or len(text) > MAX_REASON:
+        raise SitegenError(f"--reason must say why in visible text of 1 to {MAX_REASON:,} characters (it has "
+                           f"{len(text):,}); nothing was written")
     return text
 
 
