@@ -552,6 +552,10 @@ def test_bibtex_values_as_bibtexparser_splits_them_escapes_month_macros_and_limi
     with pytest.raises(ReferenceProblem, match="over 1,000,000 characters") as caught:
         read(chain + "@article{k, title = {T}, journal = a40}\n")
     assert caught.value.line == 20
+    # With --skip-bad a bad @string is skipped as a bad entry is (it stopped the import all the same).
+    skipped: list[tuple[int, str]] = []
+    [entry] = read_references(chain + "@article{k, title = {T}, journal = a40}\n", "bibtex", [], skipped=skipped)
+    assert skipped[0][0] == 20 and "over 1,000,000 characters" in skipped[0][1] and len(entry.get("journal")) < 1000
     with pytest.raises(ReferenceProblem, match="@string 'j' was already defined on line 1") as caught:
         read('@string{j = "A"}\n@string{j = "B"}\n@article{k, title = {T}, journal = j}')
     assert caught.value.line == 2

@@ -68,7 +68,12 @@ def read_bibtex(text: str, warnings: list[str] | None = None, skipped: Skipped |
     macros: dict[str, str] = {}
     undefined: list[str] = []
     for string in library.strings:  # in the file's order: a @string may use those before it
-        macros[string.key.lower()] = _value(str(string.value), macros, undefined, string.start_line + 1)
+        try:
+            macros[string.key.lower()] = _value(str(string.value), macros, undefined, string.start_line + 1)
+        except ReferenceProblem as problem:
+            if skipped is None:
+                raise
+            skipped.append((problem.line, problem.message))  # skipped as a bad entry is: its macro stays undefined
     lost = [problem for block in library.blocks if isinstance(block, ImplicitComment)
             and (problem := _without_at(block)) is not None]
     if not library.entries and not library.failed_blocks and not lost:
