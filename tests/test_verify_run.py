@@ -450,6 +450,11 @@ def test_verify_records_its_time_in_utc_and_a_replay_finds_a_run_by_its_instant(
     monkeypatch.setattr(run_module, "open_fetcher", original)
     code, out, err = run_cli("verify", example_copy, "--snapshots", "replay", "--at", "2026-01-01T05:30:00+05:30")
     assert code in (0, 6) and "no verification run" not in err, out + err
+    # Recorded again at that instant (a retry after a kill): refused, nothing written (it appended every verdict twice).
+    ledger = (example_copy / "ledger.jsonl").read_bytes()
+    code, _, err = run_cli("verify", example_copy, "--at", "2026-01-01T00:00:00Z", "--snapshots", "record")
+    assert code == 1 and "already holds a verification run at 2026-01-01T00:00:00Z" in err
+    assert (example_copy / "ledger.jsonl").read_bytes() == ledger
     code, _, err = run_cli("verify", example_copy, "--snapshots", "replay", "--at", "yesterday")
     assert code == 1 and "--at 'yesterday' is not an RFC 3339 timestamp" in err
 

@@ -134,7 +134,10 @@ def verify_review(review: Review, facts: ReviewFacts, at: str | None, mode: str 
         check_event_time(review.ledger, at)
         studies, not_in_run = facts.included, []
     sources = sources or SOURCES
-    references = bib_records(bib, bib_encoding) if bib else []
+    references = bib_records(bib, bib_encoding) if bib else []  # a .bib that cannot be read is said first
+    if mode != "replay" and recorded_run(review, at):  # a retry after a kill would record every verdict twice
+        raise SitegenError(f"the ledger already holds a verification run at {at}: replay it with "
+                           f"`--snapshots replay --at {at}`, or give this run a later --at")
     if not studies and not references:
         raise SitegenError(f"{review.root} has no included studies to verify (and no --bib file was given)")
     settings = settings or SourceSettings.from_environment()
