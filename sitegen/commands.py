@@ -42,7 +42,7 @@ from sitegen.site.build import BuildResult, build_site, build_time, current_site
 from sitegen.site.downloads import FORMATS, Selection, record_writers, selected
 from sitegen.site.output import refuse_unsafe_output
 from sitegen.site.prisma_csv import prisma2020_csv
-from sitegen.workspace import inspect, open_review, writable
+from sitegen.workspace import inspect, open_review, read_review, writable
 
 if TYPE_CHECKING:
     import httpx
@@ -73,7 +73,7 @@ def check(root: Path) -> list[Problem]:
 
 
 def prisma(root: Path) -> PrismaCounts:
-    return open_review(root).facts.prisma
+    return read_review(root).facts.prisma
 
 
 def search_status(root: Path, monitor_id: str | None = None) -> list[tuple[SavedSearch, list[LastRun | None]]]:
@@ -81,7 +81,7 @@ def search_status(root: Path, monitor_id: str | None = None) -> list[tuple[Saved
     run yet)."""
     from sitegen.living.manifests import strategy_runs
 
-    review = open_review(root).review
+    review = read_review(root).review
     _refuse_unknown_search(root, review.searches, monitor_id)
     chosen = list(review.searches.values()) if monitor_id is None else [review.searches[monitor_id]]
     return [(search, strategy_runs(review, search)) for search in chosen]
@@ -98,7 +98,7 @@ def validate_searches(root: Path, at: str | None = None,
     were recorded on the ledger as `validation` events dated `at` when given (none already held there)."""
     from sitegen.living.validation import record_validation, validate
 
-    with writable(root) if at is not None else nullcontext(open_review(root)) as workspace:
+    with writable(root) if at is not None else nullcontext(read_review(root)) as workspace:
         _refuse_unknown_search(root, workspace.review.searches, monitor_id)
         payloads = validate(workspace.review, workspace.facts, monitor_id)
         recorded = record_validation(workspace.review, payloads, at) if at is not None else []
@@ -108,7 +108,7 @@ def validate_searches(root: Path, at: str | None = None,
 def probable_pairs(root: Path) -> tuple[list[Suggestion], dict[str, Record]]:
     """The matcher's pairs among the review's records that no row of duplicates.csv decides yet, for a
     reviewer, and the records."""
-    review = open_review(root).review
+    review = read_review(root).review
     return suggestions(review), review.records
 
 
@@ -207,7 +207,7 @@ def export(root: Path, format: str, selection: Selection | None = None, out: Pat
         raise SitegenError(f"--records does not apply to {PRISMA_CSV}: its counts cover the whole review")
     if out is not None:
         check_output_file(root, out, "--out", force)
-    workspace = open_review(root)
+    workspace = read_review(root)
     review, facts = workspace.review, workspace.facts
     if format == PRISMA_CSV:
         text, count = prisma2020_csv(facts.prisma, facts.reason_labels), None
@@ -241,26 +241,26 @@ def check_output_file(root: Path, out: Path, option: str, force: bool | None = N
 
 
 def screening_status(root: Path) -> tuple[list[BatchStatus], list[StageStatus]]:
-    return open_review(root).facts.screening_status
+    return read_review(root).facts.screening_status
 
 
 def screening_conflicts(root: Path) -> list[Conflict]:
-    return open_review(root).facts.conflicts
+    return read_review(root).facts.conflicts
 
 
 def ranked_batch(root: Path, number: int) -> ScreeningOrder:
-    workspace = open_review(root)
+    workspace = read_review(root)
     screening = workspace.facts.screening
     return order_batch(workspace.review, screening, numbered_batch(screening, number))
 
 
 def digest(root: Path, week: str) -> str:
-    workspace = open_review(root)
+    workspace = read_review(root)
     return digest_markdown(workspace.review, weekly(workspace.review, workspace.facts.screening, week))
 
 
 def state_show(root: Path) -> dict[str, Any]:
-    workspace = open_review(root)
+    workspace = read_review(root)
     return state.show(workspace.review, workspace.facts)
 
 
@@ -368,7 +368,7 @@ def verify(root: Path, at: str | None, mode: str = "live", bib: Path | None = No
     """Verify the included studies (and a .bib): a replay reads and compares, other runs record verdicts."""
     from sitegen.verify.run import verify_review
 
-    opened = open_review(root) if mode == "replay" else None
+    opened = read_review(root) if mode == "replay" else None
     with (nullcontext(opened) if opened else writable(root)) as workspace:
         return verify_review(workspace.review, workspace.facts, at, mode, settings, bib, bib_encoding, sources,
                              progress, transport)

@@ -73,6 +73,14 @@ def open_review(root: Path, tolerate: frozenset[str] = frozenset()) -> Workspace
     return workspace
 
 
+def read_review(root: Path) -> Workspace:
+    """The valid review for a command that only reads it, read under the review's shared lock (as `check` reads
+    it): a writer in the middle of its write is refused with exit 5, not read half-written (its staged files
+    were reported as an interrupted write, with advice to recover)."""
+    with review_lock(root, shared=True):
+        return open_review(root)
+
+
 @contextmanager
 def writable(root: Path, tolerate: frozenset[str] = frozenset()) -> Iterator[Workspace]:
     """The valid review for a command that writes it, held under the review's lock, with any

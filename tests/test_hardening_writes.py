@@ -93,6 +93,12 @@ def test_a_lock_held_by_another_process_refuses_whatever_its_tmpdir(sitegen, rev
                     pass
         code, _, err = sitegen("build", review, "--out", tmp_path / "site")
         assert code == 5 and "another sitegen process is updating, building or checking" in err
+        # Commands that only read wait their turn too: export and digest read a write half done ("an interrupted
+        # write was found ... run sitegen recover").
+        for args in (["export", review, "--format", "ris", "--out", tmp_path / "x.ris"], ["prisma", review],
+                     ["digest", review, "--week", "2023-W15", "--out", tmp_path / "d.md"]):
+            code, _, err = sitegen(*args)
+            assert code == 5 and "another sitegen process is writing" in err, args
         assert snapshot(tmp_path) == before  # no site, and nothing written into the review to hold the lock
     finally:
         holder.stdin.close()

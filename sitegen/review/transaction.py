@@ -276,8 +276,8 @@ def review_lock(root: Path, shared: bool = False) -> Iterator[None]:
         try:
             fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise LockHeld(f"another sitegen process is writing {root} (an update, an import or a build): check "
-                           "it again when that has finished" if shared else
+            raise LockHeld(f"another sitegen process is writing {root} (an update, an import or a build): run "
+                           "this again when that has finished" if shared else
                            f"another sitegen process is updating, building or checking {root}; "
                            "try again when it has finished") from None
         yield
