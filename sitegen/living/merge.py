@@ -211,15 +211,20 @@ def _decided(decided: Decided, a: str, b: str) -> bool:
     return frozenset((a, b)) in decided.pairs or decided.canonical.get(a, a) == decided.canonical.get(b, b)
 
 
+def _all_decided(decided: Decided, ids: list[str]) -> bool:
+    """Whether duplicates.csv decides every pair of these records (those a search result linked)."""
+    return all(_decided(decided, a, b) for a, b in itertools.combinations(ids, 2))
+
+
 def _enriched(existing: Record, merged: Record, decided: Decided) -> Record:
     """An existing record, enriched by what a source newly says of it, keeping its id and the text
     reviewers decided on: its title, and its abstract, which evidence passages quote (a longer one
     from another source never replaces it underneath them; it only fills a missing one), and the notes
     an earlier run left for a reviewer (`RUN_NOTES`) but a link duplicates.csv has decided since."""
     carried = [note for note in existing.custom.conflicts if note.startswith(RUN_NOTES) and not (
-        (linked := _LINKED_IDS.match(note)) and all(_decided(decided, a, b) for a, b in
-                                                     itertools.combinations(linked.group(1).split(", "), 2)))]
-    custom = merged.custom.model_copy(update={"conflicts": sorted({*merged.custom.conflicts, *carried})})
+        (linked := _LINKED_IDS.match(note)) and _all_decided(decided, linked.group(1).split(", ")))]
+    custom = merged.custom.model_copy(update={"conflicts": sorted({*merged.custom.conflicts, *carried})}) \
+        if carried else merged.custom  # most records found again have no note to carry
     kept = merged.model_copy(update={"title": existing.title, "abstract": existing.abstract or merged.abstract,
                                      "custom": custom})
     return _keep_id(kept, existing.id)
@@ -285,19 +290,20 @@ def _link_existing(olds: list[Record], records: dict[str, Record], decided: Deci
     ids = sorted(record.id for record in olds)
     note = (f"{LINKED}{', '.join(ids)} by their identifiers: they may be duplicates "
             "of each other. They are kept apart until a reviewer decides.")
-    settled = all(_decided(decided, a, b) for a, b in itertools.combinations(ids, 2))
+    settled = _all_decided(decided, ids)
     for record in olds:
-        if settled:
-            custom = records[record.id].custom
-            records[record.id] = records[record.id].model_copy(update={"custom": custom.model_copy(
-                update={"conflicts": [kept for kept in custom.conflicts if kept != note]})})
-        else:
-            _add_note(records, record.id, note)
+        (_remove_note if settled else _add_note)(records, record.id, note)
     return ids[0]
 
 
 def _add_note(records: dict[str, Record], holder_id: str, note: str) -> None:
     records[holder_id] = _noted(records[holder_id], note)
+
+
+def _remove_note(records: dict[str, Record], holder_id: str, note: str) -> None:
+    custom = records[holder_id].custom
+    records[holder_id] = records[holder_id].model_copy(update={"custom": custom.model_copy(
+        update={"conflicts": [kept for kept in custom.conflicts if kept != note]})})
 
 
 def _noted(record: Record, note: str, **changes: str) -> Record:

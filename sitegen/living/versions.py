@@ -23,7 +23,7 @@ from sitegen.living.ledger import anchor, append, check_event_time, holds
 from sitegen.living.prisma import PrismaCounts, derive, study_of
 from sitegen.records.identity import listed
 from sitegen.records.model import model_data
-from sitegen.review.folder import Review, VersionFile, parse_protocol
+from sitegen.review.folder import Review, VersionFile, locked_reasons
 from sitegen.review.models import (
     STAGES,
     VERSION_SCHEMA_VERSION,
@@ -101,11 +101,7 @@ class Snapshot:
         review as it stands (its protocol.md says) or when the ledger holds no text of that version."""
         if self.number is UNPUBLISHED:
             return None
-        for payload in reversed(self.review.payloads):
-            if isinstance(payload, ProtocolLockPayload) and payload.version == self.protocol_version and payload.text:
-                protocol, _ = parse_protocol(payload.text)
-                return {r.code: r.label for r in protocol.meta.exclusion_reasons} if protocol else None
-        return None
+        return locked_reasons(self.review).get(self.protocol_version)
 
     @cached_property
     def included(self) -> list[str]:

@@ -178,13 +178,15 @@ DATE_PARTS = (("year", 1, 9999), ("month", 1, 12), ("day", 1, 31))  # what a rec
 # The years a publication can have when a source or a file gives one: the printing press to a few years ahead.
 # A provider's year 1 or 9999 is its error, and an export of it could not be imported again.
 PUBLICATION_YEARS = range(1450, 2101)
-_FOUR_DIGITS = re.compile(r"(?<!\d)\d{4}(?!\d)")
+# A year as every reader finds one: four digits not part of a longer number (`publication_year`,
+# `references.problems.written_year`).
+FOUR_DIGITS = re.compile(r"(?<!\d)\d{4}(?!\d)")
 
 
 def publication_year(written: str) -> int | None:
     """The year a file's year field gives: its first four digits not part of a longer number ("2019-05-01",
     "c2019", "2019/2020"), when that is in PUBLICATION_YEARS. How import and dedupe read every file's years."""
-    found = _FOUR_DIGITS.search(written)
+    found = FOUR_DIGITS.search(written)
     return int(found.group()) if found and int(found.group()) in PUBLICATION_YEARS else None
 
 

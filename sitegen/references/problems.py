@@ -10,11 +10,11 @@ does not parse is one record; a CSV quote that never closes is not) raises in ei
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
 from sitegen.records.entry import MISSING, Entry
+from sitegen.records.model import FOUR_DIGITS
 
 UNRECOGNISED = ("unrecognised format (expected a records CSV with an ID column, RIS, BibTeX, MEDLINE, "
                 "Web of Science plain text or CSL-JSON)")
@@ -35,9 +35,8 @@ class ReferenceProblem(ValueError):
         super().__init__(f"line {line}: {message}")
 
 
-# A year as reference files write one: four digits not part of a longer number ("Spring 2020", "2019-2020",
+# A year as reference files write one is FOUR_DIGITS, not part of a longer number ("Spring 2020", "2019-2020",
 # "2020/03/01", "c2019", "2020a", "2019May" hold one; "20x1" does not), as RIS and MEDLINE always read it.
-_WRITTEN_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
 # Words for "no year yet" beyond those every field knows (records.entry.MISSING): Latin "sine dato" and variants.
 _NO_YEAR = {"n.d", "s.d.", "s.d", "in-press", "inpress", "not yet published", "accepted", "submitted"}
 
@@ -49,10 +48,10 @@ def written_year(value: str, line: int, field: str = "year") -> str:
     text = value.strip()
     if {text.lower(), text.lower().rstrip(".")} & (MISSING | _NO_YEAR):
         return ""
-    found = _WRITTEN_YEAR.search(text)
+    found = FOUR_DIGITS.search(text)
     if found is None:
         raise ReferenceProblem(line, f"{field} {text!r} holds no four-digit year")
-    return found.group(1)
+    return found.group()
 
 
 def each(build: Callable[[Record], Entry], records: Iterable[Record | ReferenceProblem]) -> Iterator[Entry | ReferenceProblem]:

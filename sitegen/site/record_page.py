@@ -79,10 +79,8 @@ def screening_history(history: list[StageHistory], reasons: dict[str, str]) -> s
                         f'<td data-label="Decision">{decision}</td>\n'
                         f'<td data-label="Reason">{reason}</td>\n'
                         f'<td data-label="Note">{_e(shown.note)}</td></tr>')
-        # Reviewers who all excluded a record disagree on why (full text): said, the reasons still hidden.
-        alike = stage.outcome.decision == "conflict" and len({shown.decision for shown in stage.decisions}) == 1
         after = {"awaiting": ": each decision is shown once every required reviewer has decided.",
-                 "conflict": ("; the reviewers excluded it for different reasons" if alike else "")
+                 "conflict": ("; the reviewers excluded it for different reasons" if stage.reasons_differ else "")
                  + ": reasons and notes are shown once the adjudicator has settled it."}
         parts.append(
             f'<h3>{"Title and abstract" if stage.stage == "title-abstract" else "Full text"}</h3>\n'
