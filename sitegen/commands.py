@@ -35,13 +35,10 @@ from sitegen.review.problems import Problem
 from sitegen.review.transaction import Transaction, recover, review_lock
 from sitegen.review.write import atomic_write, atomic_write_all
 from sitegen.screening import imports
-from sitegen.screening.digest import digest_markdown, numbered_batch, order_batch, weekly
 from sitegen.screening.imports import DecisionImport
 from sitegen.screening.status import BatchStatus, Conflict, StageStatus
-from sitegen.site.build import BuildResult, build_site, build_time, current_site, inputs_digest
 from sitegen.site.downloads import FORMATS, Selection, record_writers, selected
 from sitegen.site.output import refuse_unsafe_output
-from sitegen.site.prisma_csv import prisma2020_csv
 from sitegen.workspace import inspect, open_review, read_review, writable
 
 if TYPE_CHECKING:
@@ -50,6 +47,7 @@ if TYPE_CHECKING:
     from sitegen.living.manifests import LastRun
     from sitegen.living.update import UpdateResult
     from sitegen.screening.ranking import ScreeningOrder
+    from sitegen.site.build import BuildResult
     from sitegen.sources.search import SearchResult
     from sitegen.sources.settings import SourceSettings
 
@@ -210,6 +208,8 @@ def export(root: Path, format: str, selection: Selection | None = None, out: Pat
     workspace = read_review(root)
     review, facts = workspace.review, workspace.facts
     if format == PRISMA_CSV:
+        from sitegen.site.prisma_csv import prisma2020_csv  # with the site's templates, which only it needs here
+
         text, count = prisma2020_csv(facts.prisma, facts.reason_labels), None
     else:
         extension = next(form.extension for form in FORMATS if form.option == format)
@@ -249,12 +249,16 @@ def screening_conflicts(root: Path) -> list[Conflict]:
 
 
 def ranked_batch(root: Path, number: int) -> ScreeningOrder:
+    from sitegen.screening.digest import numbered_batch, order_batch
+
     workspace = read_review(root)
     screening = workspace.facts.screening
     return order_batch(workspace.review, screening, numbered_batch(screening, number))
 
 
 def digest(root: Path, week: str) -> str:
+    from sitegen.screening.digest import digest_markdown, weekly
+
     workspace = read_review(root)
     return digest_markdown(workspace.review, weekly(workspace.review, workspace.facts.screening, week))
 
@@ -287,7 +291,10 @@ def ledger_anchor(root: Path) -> LedgerEvent:
 
 def build(root: Path, out: Path, now: str | None = None, environ: dict[str, str] | None = None) -> BuildResult:
     """Render the site; held under the review's lock so no update changes the review mid-build. A site
-    built from exactly the review's files as they are now is left as it is."""
+    built from exactly the review's files as they are now is left as it is. (The site builder is imported by
+    the commands that build: the others, `check` first, start without it.)"""
+    from sitegen.site.build import build_site, current_site, inputs_digest
+
     environ = dict(os.environ) if environ is None else environ
     with review_lock(root):  # one lock: the files hashed are the files the site is built from
         finished = recover(root)
@@ -313,6 +320,8 @@ class PublishResult:
 def publish(root: Path, out: Path, now: str | None = None, environ: dict[str, str] | None = None) -> PublishResult:
     """Record the next version when the review changed since its latest (dated as `build` dates the
     site: --now, SOURCE_DATE_EPOCH or the latest ledger event), then build the site from it."""
+    from sitegen.site.build import build_site, build_time
+
     environ = dict(os.environ) if environ is None else environ
     with writable(root) as workspace:
         refuse_unsafe_output(root, out)  # before anything is recorded: a version should get its site

@@ -20,6 +20,13 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 CHROMIUM = Path("/usr/bin/chromium")
 
 
+@pytest.fixture(autouse=True)
+def no_kept_parses(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests keep no parses between commands (`sitegen.review.kept`, tested in test_kept.py), in the user's
+    cache folder least of all: each reads its files afresh, in this process and in the ones it starts."""
+    monkeypatch.setenv("SITEGEN_CACHE_DIR", "")
+
+
 @pytest.fixture
 def example_copy(tmp_path: Path) -> Path:
     """A private copy of the example review that a test may break."""

@@ -427,7 +427,7 @@ def test_ctrl_c_after_publish_recorded_its_version_says_so(sitegen, example_copy
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(importlib.import_module("sitegen.commands"), "build_site", interrupted)
+    monkeypatch.setattr(importlib.import_module("sitegen.site.build"), "build_site", interrupted)
     code, _, err = sitegen("publish", example_copy, "--out", site, "--now", "2026-02-01T00:00:00Z")
     monkeypatch.undo()
     assert code == 130 and "Traceback" not in err and "Aborted" not in err

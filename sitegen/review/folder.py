@@ -27,7 +27,7 @@ from sitegen.errors import SchemaVersionError
 from sitegen.records.identity import listed
 from sitegen.records.ids import record_id
 from sitegen.records.model import Record, model_data
-from sitegen.review import parsing
+from sitegen.review import kept, parsing
 from sitegen.review.models import (
     DECISION_COLUMNS,
     DUPLICATE_COLUMNS,
@@ -421,49 +421,78 @@ def _jsonl_rows(root: Path, rel: str) -> tuple[list[tuple[int, object]] | None, 
     return parsing.read_json_lines(root / rel, rel, SIZE_LIMITS[rel])
 
 
+@dataclass
+class RecordsRead:
+    """What reading records.jsonl gives: its valid records (each with its line and the line's digest), the
+    ids of its invalid lines that name one, and its problems. It depends on the file's bytes alone, so it is
+    kept between commands (`kept.kept_parse`)."""
+
+    records: dict[str, Record] = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict)
+    digests: dict[str, bytes] = field(default_factory=dict)
+    invalid_ids: set[str] = field(default_factory=set)
+    loaded: bool = True  # False: the file could not be read to its end, and nothing is taken from it
+    problems: list[Problem] = field(default_factory=list)
+
+
 def _load_records(root: Path, review: Review) -> list[Problem]:
     rel = "records.jsonl"
     if not (root / rel).exists() and not (root / rel).is_symlink():
         return []  # an empty review has no records yet
+    read = kept.kept_parse("records", root / rel, kept.cache_folder(os.environ, root), lambda: read_records(root),
+                           RecordsRead)
+    review.records.update(read.records)
+    review.record_lines.update(read.lines)
+    review.record_digests.update(read.digests)
+    review.invalid_record_ids.update(read.invalid_ids)
+    review.records_loaded = read.loaded
+    return list(read.problems)
+
+
+def read_records(root: Path) -> RecordsRead:
+    """Read and validate records.jsonl, line by line (its parsed lines are never all held at once)."""
+    rel = "records.jsonl"
+    read = RecordsRead()
     problems: list[Problem] = []  # of lines that hold no JSON value, reported first
     unreadable: list[Problem] = []
     record_problems: list[Problem] = []
     previous = None
-    # Each line is validated as it is read: the parsed lines of 100,000 records are never all held at once.
     for lineno, record, line, row_problems in parsing.model_lines(Record, root / rel, rel, SIZE_LIMITS[rel],
                                                                   problems, unreadable):
         record_problems += row_problems
         if record is None:
-            review.invalid_record_ids.update(_named_id(line, rel, lineno))
+            read.invalid_ids.update(_named_id(line, rel, lineno))
             continue
-        if record.id in review.records:
+        if record.id in read.records:
             record_problems.append(Problem(rel, lineno, None, "duplicate-record", f"record {record.id!r} already "
-                                           f"appears on line {review.record_lines[record.id]}"))
+                                           f"appears on line {read.lines[record.id]}"))
             continue
         if previous is not None and record.id < previous:
             record_problems.append(Problem(rel, lineno, None, "order",
                                            f"record {record.id!r} is out of order: records.jsonl is sorted by id"))
         previous = record.id
-        review.records[record.id] = record
-        review.record_lines[record.id] = lineno
-        review.record_digests[record.id] = parsing.line_digest(line)
+        read.records[record.id] = record
+        read.lines[record.id] = lineno
+        read.digests[record.id] = parsing.line_digest(line)
     if unreadable:  # nothing is taken from a file that cannot be read to its end
-        review.records_loaded = False
-        review.records.clear()
-        review.record_lines.clear()
-        review.record_digests.clear()
-        return problems + record_problems + unreadable
-    problems += record_problems
-    for record in review.records.values():  # version links name records of this file, both ways
+        return RecordsRead(invalid_ids=read.invalid_ids, loaded=False, problems=problems + record_problems + unreadable)
+    read.problems = problems + record_problems + _version_link_problems(rel, read)
+    return read
+
+
+def _version_link_problems(rel: str, read: RecordsRead) -> list[Problem]:
+    """Version links name records of this file, both ways."""
+    problems = []
+    for record in read.records.values():
         for other in record.custom.other_versions:
             if other == record.id:
-                problems.append(Problem(rel, review.record_lines[record.id], None, "version-link",
+                problems.append(Problem(rel, read.lines[record.id], None, "version-link",
                                         f"record {record.id!r} names itself as another version of it; "
                                         "other_versions names the other records of the same study"))
                 continue
-            linked = review.records.get(other)
+            linked = read.records.get(other)
             if linked is None or record.id not in linked.custom.other_versions:
-                problems.append(Problem(rel, review.record_lines[record.id], None, "version-link",
+                problems.append(Problem(rel, read.lines[record.id], None, "version-link",
                                         f"record {record.id!r} names {other!r} as another version of it, but "
                                         + ("no record has that id" if linked is None else "that record does not "
                                            "name it back")))

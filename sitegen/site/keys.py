@@ -25,7 +25,6 @@ import hashlib
 import io
 import operator
 import pickle
-import platform
 from collections.abc import Callable, Mapping
 from decimal import Decimal
 from enum import Enum
@@ -36,11 +35,10 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-import sitegen
 from sitegen.records.model import Record
+from sitegen.review import kept
 from sitegen.screening.status import Batch
 
-SITEGEN_ROOT = Path(sitegen.__file__).resolve().parent
 T = TypeVar("T")
 
 
@@ -53,14 +51,9 @@ RENDERING_LIBRARIES = ("jinja2", "markupsafe", "markdown-it-py", "pagefind", "py
 def code_digest(templates: Path) -> str:
     """The digest of sitegen's code, the templates, Python's version and the rendering libraries' (each page
     key and the up-to-date check count it): a page rendered by other code is another page."""
-    digest = hashlib.blake2b(sitegen.__version__.encode(), digest_size=20)
-    digest.update(repr([platform.python_version(), *((name, metadata.version(name)) for name in RENDERING_LIBRARIES)])
-                  .encode())
-    for root in (SITEGEN_ROOT, templates):
-        for path in sorted(root.rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts:
-                digest.update(f"\0{path.relative_to(root).as_posix()}\0".encode())
-                digest.update(path.read_bytes())
+    digest = hashlib.blake2b(kept.code_digest().encode(), digest_size=20)  # sitegen's code, Python's version
+    digest.update(repr([(name, metadata.version(name)) for name in RENDERING_LIBRARIES]).encode())
+    kept.folder_digest(digest, templates)
     return digest.hexdigest()
 
 

@@ -1,0 +1,210 @@
+"""Parses kept between commands, named by what they were made from: a file's bytes and the code that read it.
+
+Reading records.jsonl is most of what `sitegen check` does at review scale (100,000 records: about four
+seconds of validation, two thirds of the command). What reading it gives (the records, their lines and
+digests, the file's problems) depends on the file's bytes and on sitegen's code, and on nothing else. So it
+is kept, pickled, in the user's cache folder, under the SHA-256 of both; the next command that reads the
+same bytes with the same code unpickles it (about a third of the time) instead of validating every line.
+
+A kept parse is never stale: other bytes, or another sitegen, Python or pydantic, are another name. It is
+only ever a copy of what reading would give, so anything wrong with one (unreadable, truncated by a kill,
+another user's, of another kind) is passed over and the file is read. Nothing is written into a review:
+the cache folder is `SITEGEN_CACHE_DIR` (empty: keep nothing), else `$XDG_CACHE_HOME/sitegen`, else
+`~/.cache/sitegen`, and never a folder inside the review read. The pickle is written by a forked process
+while the command goes on (pickling 100,000 records takes about three seconds), and the command waits for
+it before it exits (`wait_for_writers`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import hashlib
+import os
+import pickle
+import platform
+import stat
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+from typing import TypeVar
+
+SITEGEN_ROOT = Path(__file__).resolve().parent.parent  # the package, its version (__init__.py) included
+T = TypeVar("T")
+KEPT_PER_KIND = 3  # a few reviews (or branches of one) read in turn each keep theirs
+ABANDONED_SECONDS = 600  # a temporary file this old is a killed writer's, never a live one's
+# Libraries whose code makes the parsed values (the models and their validation).
+PARSING_LIBRARIES = ("pydantic", "pydantic-core")
+
+
+@cache
+def code_digest() -> str:
+    """The digest of sitegen's code, Python's version and the parsing libraries' versions: what read a file."""
+    digest = hashlib.blake2b(digest_size=20)
+    digest.update(repr([platform.python_version(), *((name, metadata.version(name)) for name in PARSING_LIBRARIES)])
+                  .encode())
+    folder_digest(digest, SITEGEN_ROOT)
+    return digest.hexdigest()
+
+
+def folder_digest(digest: hashlib._Hash, root: Path) -> None:
+    """Add every file under `root` (its path and bytes, compiled caches aside) to `digest`."""
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(f"\0{path.relative_to(root).as_posix()}\0".encode())
+            digest.update(path.read_bytes())
+
+
+def cache_folder(environ: Mapping[str, str], review_root: Path) -> Path | None:
+    """Where parses are kept, or None when nothing is to be kept (SITEGEN_CACHE_DIR set empty, or a folder
+    inside the review: a command that reads a review writes nothing into it)."""
+    given = environ.get("SITEGEN_CACHE_DIR")
+    if given is not None:
+        folder = Path(given) if given.strip() else None
+    elif environ.get("XDG_CACHE_HOME", "").strip():
+        folder = Path(environ["XDG_CACHE_HOME"]) / "sitegen"
+    else:
+        folder = Path.home() / ".cache" / "sitegen"
+    if folder is None:
+        return None
+    folder = folder.absolute()
+    if folder.resolve().is_relative_to(review_root.resolve()):
+        return None
+    return folder
+
+
+def kept_parse(kind: str, path: Path, folder: Path | None, read: Callable[[], T], of_type: type) -> T:
+    """`read()` (which reads `path`), or the value it gave last time for the same bytes and code, kept in
+    `folder`. A value read afresh is kept (when the file did not change while it was read)."""
+    if folder is None or not _regular(path):
+        return read()
+    before = _file_digest(path)
+    if before is None:
+        return read()
+    name = folder / f"{kind}-{hashlib.sha256(f'{code_digest()}{kind}{before}'.encode()).hexdigest()[:40]}.pickle"
+    value = _unpickled(name, of_type)
+    if value is not None:
+        return value
+    value = read()
+    if _file_digest(path) == before:  # the value is that of the bytes named
+        _keep(folder, kind, name, value)
+    return value
+
+
+def _regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _file_digest(path: Path) -> str | None:
+    try:
+        with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NOFOLLOW | os.O_NONBLOCK)) as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                return None
+            return hashlib.file_digest(file, "sha256").hexdigest()
+    except OSError:
+        return None
+
+
+def _ours(status: os.stat_result) -> bool:
+    """Made by this user and writable by no other: what is unpickled must be no one else's to change."""
+    return status.st_uid == os.geteuid() and not status.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def _unpickled(name: Path, of_type: type) -> object | None:
+    try:
+        with open(name, "rb", opener=lambda path, flags: os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK)) as file:
+            status = os.fstat(file.fileno())
+            if not (stat.S_ISREG(status.st_mode) and _ours(status) and _ours(os.stat(name.parent))):
+                return None
+            value = pickle.load(file)
+        os.utime(name)  # used: the last to be pruned
+    except Exception:  # noqa: BLE001 (a kept parse is a copy: whatever is wrong with it, the file is read)
+        return None
+    return value if type(value) is of_type else None
+
+
+def _keep(folder: Path, kind: str, name: Path, value: object) -> None:
+    """Write `value` to `name` in a forked process (waited for when this one exits), or here where there is
+    no fork. Whatever fails is let be: nothing but the time of a later command depends on it."""
+    if not hasattr(os, "fork"):
+        _write(folder, kind, name, value)
+        return
+    try:
+        pid = os.fork()
+    except OSError:
+        return
+    if pid == 0:  # the writer: holds none of the command's files (a review's lock), says nothing, runs no exit code
+        status = 1
+        try:
+            os.closerange(3, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 65536)
+            _write(folder, kind, name, value)
+            status = 0
+        finally:
+            os._exit(status)
+    _writers.append(pid)
+
+
+# What the command line's process (`cli.main`, which sets it) holds to its end, and ends without freeing: freeing
+# a review's objects one by one (a million at 100,000 records) took a third of a second at the end of every command.
+held: list[object] | None = None
+
+
+def hold_to_exit(value: object | None) -> None:
+    """Hold `value` (the review read last, none: hold nothing) to the end of the command line's process."""
+    if held is not None:
+        held[:] = [] if value is None else [value]
+
+
+_writers: list[int] = []  # the processes writing kept parses, waited for before this one exits
+
+
+@atexit.register
+def wait_for_writers() -> None:
+    """Wait until every kept parse this process began to write is written (or its writer failed)."""
+    while _writers:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(_writers.pop(), 0)
+
+
+def _write(folder: Path, kind: str, name: Path, value: object) -> None:
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not _ours(os.stat(folder)):
+            return
+        descriptor, temporary = tempfile.mkstemp(prefix=f".{name.name}.", suffix=".tmp", dir=folder)
+        try:
+            with os.fdopen(descriptor, "wb") as file:
+                pickle.dump(value, file, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(temporary, name)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+        _prune(folder, kind)
+    except OSError:
+        return
+
+
+def _prune(folder: Path, kind: str) -> None:
+    """Keep the KEPT_PER_KIND parses of `kind` used last, and remove what killed writers left."""
+    now = time.time()
+    for leftover in folder.glob(f".{kind}-*.tmp"):
+        with contextlib.suppress(OSError):
+            if now - leftover.stat().st_mtime > ABANDONED_SECONDS:
+                leftover.unlink()
+    kept = sorted(folder.glob(f"{kind}-*.pickle"), key=_used, reverse=True)
+    for old in kept[KEPT_PER_KIND:]:
+        with contextlib.suppress(OSError):
+            old.unlink()
+
+
+def _used(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0

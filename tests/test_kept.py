@@ -1,0 +1,181 @@
+"""Parses kept between commands (`sitegen.review.kept`): the same bytes read by the same code give what reading
+them gives, whatever is wrong with what was kept, and nothing is ever written into a review."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from sitegen.review import folder, kept
+from sitegen.review.folder import load_review
+from tests.conftest import ROOT, run_cli, tree_bytes
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Parses kept in a folder of the test's own (the suite keeps none otherwise)."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("SITEGEN_CACHE_DIR", str(folder))
+    yield folder
+    kept.wait_for_writers()
+
+
+def _read(review: Path) -> tuple:
+    loaded, problems = load_review(review)
+    kept.wait_for_writers()
+    assert loaded is not None
+    return (loaded.records, loaded.record_lines, loaded.record_digests, loaded.invalid_record_ids,
+            loaded.records_loaded, [problem for problem in problems if problem.path == "records.jsonl"])
+
+
+def _not_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused(root: Path) -> None:
+        raise AssertionError("records.jsonl was read again")
+    monkeypatch.setattr(folder, "read_records", refused)
+
+
+def _pickles(cache: Path) -> list[Path]:
+    return sorted(cache.glob("records-*.pickle"))
+
+
+def test_the_same_records_read_again_are_the_kept_parse(example_copy: Path, cache: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    first = _read(example_copy)
+    assert len(_pickles(cache)) == 1 and len(first[0]) == 271
+    _not_read_again(monkeypatch)
+    assert _read(example_copy) == first
+
+
+def _broken_records(review: Path) -> None:
+    """records.jsonl with a problem of each kind reading it finds: a misspelt field, a record twice, one out of
+    order, a version link not named back."""
+    path = review / "records.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    misspelt = json.loads(lines[3])
+    misspelt["titel"] = misspelt.pop("title", "x")
+    linked = json.loads(lines[5])
+    linked["custom"]["other_versions"] = [json.loads(lines[6])["id"]]
+    lines[3], lines[5] = json.dumps(misspelt), json.dumps(linked)
+    lines[7], lines[8] = lines[8], lines[7]
+    lines.insert(10, lines[9])
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_a_records_file_with_problems_is_reported_the_same_from_its_kept_parse(
+        example_copy: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _broken_records(example_copy)
+    first = run_cli("check", example_copy)
+    kept.wait_for_writers()
+    assert first[0] == 1
+    for code in ("duplicate-record", "order", "version-link", "unknown field"):
+        assert code in first[1] + first[2]
+    monkeypatch.setenv("SITEGEN_CACHE_DIR", "")
+    assert run_cli("check", example_copy) == first  # as read afresh
+    monkeypatch.setenv("SITEGEN_CACHE_DIR", str(cache))
+    _not_read_again(monkeypatch)
+    assert run_cli("check", example_copy) == first
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "another kind", "empty"])
+def test_a_damaged_kept_parse_is_passed_over_and_written_again(example_copy: Path, cache: Path, damage: str) -> None:
+    first = _read(example_copy)
+    [name] = _pickles(cache)
+    whole = name.read_bytes()
+    name.write_bytes({"truncated": whole[:len(whole) // 2], "garbage": b"\x80\x05not a pickle",
+                      "another kind": pickle.dumps({"records": {}}), "empty": b""}[damage])
+    assert _read(example_copy) == first
+    assert name.read_bytes() == whole  # read afresh, kept again whole
+
+
+def test_a_kept_parse_others_may_change_is_not_read(example_copy: Path, cache: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    first = _read(example_copy)
+    [name] = _pickles(cache)
+    name.chmod(0o664)  # writable by the group: anyone in it could have put anything there to be unpickled
+    calls = []
+    monkeypatch.setattr(folder, "read_records", lambda root, read=folder.read_records: calls.append(root) or read(root))
+    assert _read(example_copy) == first
+    assert calls == [example_copy]
+
+
+def test_other_bytes_or_other_code_are_another_parse(example_copy: Path, cache: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    first = _read(example_copy)
+    path = example_copy / "records.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    record = json.loads(lines[0])
+    record["title"] = "A title changed by hand"
+    path.write_text("\n".join([json.dumps(record), *lines[1:]]) + "\n", encoding="utf-8")
+    changed = _read(example_copy)
+    assert changed[0][record["id"]].title == "A title changed by hand" != first[0][record["id"]].title
+    assert len(_pickles(cache)) == 2
+    monkeypatch.setattr(kept, "code_digest", lambda: "another sitegen")
+    calls = []
+    monkeypatch.setattr(folder, "read_records", lambda root, read=folder.read_records: calls.append(root) or read(root))
+    assert _read(example_copy) == changed and calls == [example_copy]
+
+
+def test_nothing_is_kept_inside_the_review_or_when_switched_off(example_copy: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    before = tree_bytes(example_copy)
+    for setting in (str(example_copy / "cache"), str(example_copy), "", "  "):
+        monkeypatch.setenv("SITEGEN_CACHE_DIR", setting)
+        assert run_cli("check", example_copy)[0] == 0
+        kept.wait_for_writers()
+        assert tree_bytes(example_copy) == before
+    assert kept.cache_folder({"SITEGEN_CACHE_DIR": ""}, example_copy) is None
+    assert kept.cache_folder({"XDG_CACHE_HOME": str(tmp_path)}, example_copy) == tmp_path / "sitegen"
+    assert kept.cache_folder({}, example_copy) == Path.home() / ".cache" / "sitegen"
+
+
+def test_a_cache_folder_that_cannot_be_written_changes_nothing(example_copy: Path, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("SITEGEN_CACHE_DIR", str(blocked / "cache"))
+    assert run_cli("check", example_copy) == (0, "no problems found\n", "")
+    kept.wait_for_writers()
+    assert blocked.read_text() == "not a folder"
+
+
+def test_only_the_parses_used_last_are_kept_and_killed_writes_are_swept(example_copy: Path, cache: Path) -> None:
+    path = example_copy / "records.jsonl"
+    first, *rest = path.read_text(encoding="utf-8").splitlines()
+    cache.mkdir(mode=0o700)
+    abandoned, young = cache / ".records-x.pickle.abandoned.tmp", cache / ".records-y.pickle.young.tmp"
+    for leftover in (abandoned, young):
+        leftover.write_bytes(b"half")
+    old = time.time() - kept.ABANDONED_SECONDS - 60
+    os.utime(abandoned, (old, old))
+    for number in range(kept.KEPT_PER_KIND + 2):
+        record = json.loads(first)
+        record["title"] = f"{number} {record['title']}"
+        path.write_text("\n".join([json.dumps(record), *rest]) + "\n", encoding="utf-8")
+        assert _read(example_copy)[0][record["id"]].title == record["title"]
+    assert len(_pickles(cache)) == kept.KEPT_PER_KIND
+    assert not abandoned.exists() and young.exists()
+
+
+def test_the_program_waits_for_its_kept_parse_and_exits_with_the_commands_status(example_copy: Path,
+                                                                                   tmp_path: Path) -> None:
+    """`python -m sitegen` ends its process at once (cli.main): its output is whole, its status the command's, and
+    the parse it kept is written whole before it exits."""
+    environment = {**os.environ, "SITEGEN_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, "-m", "sitegen", "check", str(example_copy)], cwd=ROOT, env=environment,
+                          capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "no problems found\n", "")
+    [name] = (tmp_path / "cache").glob("records-*.pickle")
+    assert not list((tmp_path / "cache").glob(".*.tmp"))
+    assert len(pickle.loads(name.read_bytes()).records) == 271
+    _broken_records(example_copy)
+    again = subprocess.run([sys.executable, "-m", "sitegen", "check", str(example_copy)], cwd=ROOT, env=environment,
+                           capture_output=True, text=True, timeout=120)
+    assert again.returncode == 1 and again.stdout.count("records.jsonl:") >= 4
+    assert again.stdout + again.stderr == "".join(run_cli("check", example_copy)[1:])
