@@ -3,6 +3,7 @@ function, prints the result and exits; all the work happens in the library."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -1149,12 +1150,14 @@ def main() -> None:
     except SystemExit as exit_:
         status = exit_.code
     if status is not None and not isinstance(status, int):
-        print(status, file=sys.stderr)
+        click.echo(status, err=True)
         status = 1
+    for stream in (sys.stdout, sys.stderr):  # None when the program was started with it closed
+        # A closed pipe (`sitegen ... | head`): what was not read is not wanted.
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            stream.flush()
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except OSError:  # a closed pipe (`sitegen ... | head`): what was not read is not wanted
-        pass
-    kept.wait_for_writers()
+        kept.wait_for_writers()
+    except KeyboardInterrupt:  # Ctrl-C after the command's output: the parse is not kept
+        status = 130
     os._exit(status or 0)

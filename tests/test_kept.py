@@ -149,7 +149,8 @@ def test_only_the_parses_used_last_are_kept_and_killed_writes_are_swept(example_
     path = example_copy / "records.jsonl"
     first, *rest = path.read_text(encoding="utf-8").splitlines()
     cache.mkdir(mode=0o700)
-    abandoned, young = cache / ".records-x.pickle.abandoned.tmp", cache / ".records-y.pickle.young.tmp"
+    # as mkstemp names a writer's temporary file
+    abandoned, young = cache / f".records-{'a' * 40}.pickle.k3j_x9.tmp", cache / f".records-{'b' * 40}.pickle.z0q2.tmp"
     for leftover in (abandoned, young):
         leftover.write_bytes(b"half")
     old = time.time() - kept.ABANDONED_SECONDS - 60
@@ -179,3 +180,84 @@ def test_the_program_waits_for_its_kept_parse_and_exits_with_the_commands_status
                            capture_output=True, text=True, timeout=120)
     assert again.returncode == 1 and again.stdout.count("records.jsonl:") >= 4
     assert again.stdout + again.stderr == "".join(run_cli("check", example_copy)[1:])
+
+
+@pytest.mark.parametrize("closed", [">&-", "2>&-"])
+def test_the_program_started_with_its_output_closed_exits_with_the_commands_status(example_copy: Path,
+                                                                                    closed: str) -> None:
+    """Started by a service manager with stdout or stderr closed, Python has None for it: still the command's status."""
+    program = f"{sys.executable} -m sitegen check {example_copy}"
+    broken = example_copy.parent / "broken"
+    for review, status in ((example_copy, 0), (broken, 1)):
+        if status:
+            import shutil
+            shutil.copytree(example_copy, broken)
+            _broken_records(broken)
+        done = subprocess.run(["bash", "-c", f"{program.replace(str(example_copy), str(review))} {closed}; echo $?"],
+                              cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert done.stdout.splitlines()[-1] == str(status), done.stderr
+        assert "Traceback" not in done.stderr
+
+
+def test_a_records_file_too_large_to_read_is_not_hashed(example_copy: Path, cache: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sparse file of gigabytes is refused by its size at once: hashing it first took a minute per command."""
+    with (example_copy / "records.jsonl").open("r+b") as file:
+        file.truncate(folder.SIZE_LIMITS["records.jsonl"] + 1)
+    monkeypatch.setattr(kept.hashlib, "file_digest", lambda *args: pytest.fail("hashed"))
+    code, out, _ = run_cli("check", example_copy)
+    assert code == 1 and "too-large" in out and not cache.exists()
+
+
+def test_files_of_the_users_own_in_the_cache_folder_are_never_pruned(example_copy: Path, cache: Path) -> None:
+    cache.mkdir(mode=0o700)
+    mine = [cache / "records-2023.pickle", cache / ".records-notes.tmp", cache / "records-x.pickle.bak"]
+    for path in mine:
+        path.write_text("mine")
+        os.utime(path, (0, 0))
+    path = example_copy / "records.jsonl"
+    first, *rest = path.read_text(encoding="utf-8").splitlines()
+    for number in range(kept.KEPT_PER_KIND + 1):
+        record = json.loads(first)
+        record["title"] = f"{number} {record['title']}"
+        path.write_text("\n".join([json.dumps(record), *rest]) + "\n", encoding="utf-8")
+        _read(example_copy)
+    assert all(path.read_text() == "mine" for path in mine)
+    assert len(_pickles(cache)) == kept.KEPT_PER_KIND + 1  # the user's records-2023.pickle and sitegen's three
+
+
+def test_cache_folders_that_would_land_in_the_working_folder_keep_nothing(example_copy: Path, tmp_path: Path) -> None:
+    home = Path.home()
+    assert kept.cache_folder({"SITEGEN_CACHE_DIR": "~/kept"}, example_copy) == home / "kept"
+    assert kept.cache_folder({"SITEGEN_CACHE_DIR": "kept"}, example_copy) is None  # relative: nothing kept
+    assert kept.cache_folder({"XDG_CACHE_HOME": "relative"}, example_copy) == home / ".cache" / "sitegen"
+    assert kept.cache_folder({"XDG_CACHE_HOME": str(tmp_path)}, example_copy) == tmp_path / "sitegen"
+
+
+def test_sitegen_run_from_an_archive_keeps_nothing(example_copy: Path, cache: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Code that is not files (a zip archive) gives no digest of the code: a parse named without it could be
+    another sitegen's."""
+    monkeypatch.setattr(kept, "code_is_files", lambda: False)
+    _read(example_copy)
+    assert not cache.exists()
+
+
+def test_ctrl_c_while_a_parse_is_written_stops_its_writer(monkeypatch: pytest.MonkeyPatch) -> None:
+    import signal
+    import threading
+
+    writer = os.fork()
+    if writer == 0:  # stands for a writer: interrupted, it leaves at once (a real one removes its temporary file)
+        try:
+            time.sleep(60)
+        finally:
+            os._exit(3)
+    monkeypatch.setattr(kept, "_writers", [writer])
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        kept.wait_for_writers()
+    assert time.monotonic() - started < 30 and kept._writers == []
+    with pytest.raises(ChildProcessError):
+        os.waitpid(writer, 0)  # reaped

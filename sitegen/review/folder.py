@@ -440,7 +440,7 @@ def _load_records(root: Path, review: Review) -> list[Problem]:
     if not (root / rel).exists() and not (root / rel).is_symlink():
         return []  # an empty review has no records yet
     read = kept.kept_parse("records", root / rel, kept.cache_folder(os.environ, root), lambda: read_records(root),
-                           RecordsRead)
+                           RecordsRead, SIZE_LIMITS[rel])
     review.records.update(read.records)
     review.record_lines.update(read.lines)
     review.record_digests.update(read.digests)

@@ -23,31 +23,40 @@ import hashlib
 import os
 import pickle
 import platform
+import re
+import signal
 import stat
 import tempfile
 import time
 from collections.abc import Callable, Mapping
 from functools import cache
-from importlib import metadata
 from pathlib import Path
 from typing import TypeVar
+
+import pydantic
+import pydantic_core
 
 SITEGEN_ROOT = Path(__file__).resolve().parent.parent  # the package, its version (__init__.py) included
 T = TypeVar("T")
 KEPT_PER_KIND = 3  # a few reviews (or branches of one) read in turn each keep theirs
 ABANDONED_SECONDS = 600  # a temporary file this old is a killed writer's, never a live one's
-# Libraries whose code makes the parsed values (the models and their validation).
-PARSING_LIBRARIES = ("pydantic", "pydantic-core")
 
 
 @cache
 def code_digest() -> str:
-    """The digest of sitegen's code, Python's version and the parsing libraries' versions: what read a file."""
+    """The digest of sitegen's code, Python's version and the versions of the libraries whose code makes the
+    parsed values (pydantic's models and validation): what read a file."""
     digest = hashlib.blake2b(digest_size=20)
-    digest.update(repr([platform.python_version(), *((name, metadata.version(name)) for name in PARSING_LIBRARIES)])
-                  .encode())
+    digest.update(repr([platform.python_version(), pydantic.VERSION, pydantic_core.__version__]).encode())
     folder_digest(digest, SITEGEN_ROOT)
     return digest.hexdigest()
+
+
+@cache
+def code_is_files() -> bool:
+    """Whether sitegen's code is files `code_digest` reads (not in a zip archive, say): only then is a parse
+    kept, since only then does its name change with the code."""
+    return (SITEGEN_ROOT / "review" / "kept.py").is_file()
 
 
 def folder_digest(digest: hashlib._Hash, root: Path) -> None:
@@ -62,49 +71,44 @@ def cache_folder(environ: Mapping[str, str], review_root: Path) -> Path | None:
     """Where parses are kept, or None when nothing is to be kept (SITEGEN_CACHE_DIR set empty, or a folder
     inside the review: a command that reads a review writes nothing into it)."""
     given = environ.get("SITEGEN_CACHE_DIR")
+    xdg = Path(environ.get("XDG_CACHE_HOME", "").strip()).expanduser()
     if given is not None:
-        folder = Path(given) if given.strip() else None
-    elif environ.get("XDG_CACHE_HOME", "").strip():
-        folder = Path(environ["XDG_CACHE_HOME"]) / "sitegen"
+        folder = Path(given.strip()).expanduser() if given.strip() else None
+    elif xdg.is_absolute():  # a relative one is to be ignored (the XDG base directory specification)
+        folder = xdg / "sitegen"
     else:
         folder = Path.home() / ".cache" / "sitegen"
-    if folder is None:
-        return None
-    folder = folder.absolute()
-    if folder.resolve().is_relative_to(review_root.resolve()):
+    # A relative folder would be one in whatever folder the command is run from (a literal "~", say): none.
+    if folder is None or not folder.is_absolute() or folder.resolve().is_relative_to(review_root.resolve()):
         return None
     return folder
 
 
-def kept_parse(kind: str, path: Path, folder: Path | None, read: Callable[[], T], of_type: type) -> T:
-    """`read()` (which reads `path`), or the value it gave last time for the same bytes and code, kept in
-    `folder`. A value read afresh is kept (when the file did not change while it was read)."""
-    if folder is None or not _regular(path):
+def kept_parse(kind: str, path: Path, folder: Path | None, read: Callable[[], T], of_type: type, limit: int) -> T:
+    """`read()` (which reads `path`, refusing it past `limit` bytes), or the value it gave last time for the
+    same bytes and code, kept in `folder`. A value read afresh is kept (when the file did not change while it
+    was read)."""
+    if folder is None or not code_is_files():
         return read()
-    before = _file_digest(path)
-    if before is None:
+    before = _file_digest(path, limit)
+    if before is None:  # not a regular file, or one `read` refuses by its size alone: it says why, at once
         return read()
     name = folder / f"{kind}-{hashlib.sha256(f'{code_digest()}{kind}{before}'.encode()).hexdigest()[:40]}.pickle"
     value = _unpickled(name, of_type)
     if value is not None:
         return value
     value = read()
-    if _file_digest(path) == before:  # the value is that of the bytes named
+    if _file_digest(path, limit) == before:  # the value is that of the bytes named
         _keep(folder, kind, name, value)
     return value
 
 
-def _regular(path: Path) -> bool:
-    try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
-    except OSError:
-        return False
-
-
-def _file_digest(path: Path) -> str | None:
+def _file_digest(path: Path, limit: int) -> str | None:
+    """The SHA-256 of a regular file of at most `limit` bytes (as large a sparse file may seem), else None."""
     try:
         with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NOFOLLOW | os.O_NONBLOCK)) as file:
-            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            status = os.fstat(file.fileno())
+            if not stat.S_ISREG(status.st_mode) or status.st_size > limit:
                 return None
             return hashlib.file_digest(file, "sha256").hexdigest()
     except OSError:
@@ -166,10 +170,23 @@ _writers: list[int] = []  # the processes writing kept parses, waited for before
 
 @atexit.register
 def wait_for_writers() -> None:
-    """Wait until every kept parse this process began to write is written (or its writer failed)."""
-    while _writers:
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(_writers.pop(), 0)
+    """Wait until every kept parse this process began to write is written (or its writer failed). Interrupted
+    (Ctrl-C), the writers are interrupted too (each removes its temporary file) and waited for, and
+    KeyboardInterrupt is raised again."""
+    try:
+        while _writers:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(_writers[-1], 0)
+            _writers.pop()
+    except KeyboardInterrupt:
+        for pid in _writers:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGINT)
+        for pid in _writers:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+        _writers.clear()
+        raise
 
 
 def _write(folder: Path, kind: str, name: Path, value: object) -> None:
@@ -191,13 +208,17 @@ def _write(folder: Path, kind: str, name: Path, value: object) -> None:
 
 
 def _prune(folder: Path, kind: str) -> None:
-    """Keep the KEPT_PER_KIND parses of `kind` used last, and remove what killed writers left."""
+    """Keep the KEPT_PER_KIND parses of `kind` used last, and remove what killed writers left: only files named
+    as sitegen names them (the folder may be one the user keeps other files in)."""
     now = time.time()
-    for leftover in folder.glob(f".{kind}-*.tmp"):
-        with contextlib.suppress(OSError):
-            if now - leftover.stat().st_mtime > ABANDONED_SECONDS:
-                leftover.unlink()
-    kept = sorted(folder.glob(f"{kind}-*.pickle"), key=_used, reverse=True)
+    ours, leftovers = re.compile(rf"{re.escape(kind)}-[0-9a-f]{{40}}\.pickle"), re.compile(
+        rf"\.{re.escape(kind)}-[0-9a-f]{{40}}\.pickle\.[^/]+\.tmp")
+    for leftover in folder.iterdir():
+        if leftovers.fullmatch(leftover.name):
+            with contextlib.suppress(OSError):
+                if now - leftover.stat().st_mtime > ABANDONED_SECONDS:
+                    leftover.unlink()
+    kept = sorted((path for path in folder.iterdir() if ours.fullmatch(path.name)), key=_used, reverse=True)
     for old in kept[KEPT_PER_KIND:]:
         with contextlib.suppress(OSError):
             old.unlink()
