@@ -16,7 +16,7 @@ import hashlib
 import html
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import wraps
 from typing import TypeVar
 from urllib.parse import unquote
@@ -113,6 +113,7 @@ def _memoised(function: Callable[[str], T]) -> Callable[[str], T]:
             known[text] = value
         return value
 
+    memoised.known = known  # type: ignore[attr-defined]
     return memoised
 
 
@@ -318,6 +319,17 @@ def written_record_id(value: str, namespaces: tuple[str, ...]) -> str | None:
         if normalised := NORMALISERS[namespace](value):
             return record_id({namespace: normalised})
     return None
+
+
+def found_valid(record_ids: Iterable[str]) -> None:
+    """Record ids known to be valid, as the records of a records.jsonl read whole are (their own model checked
+    each, with this code): `record_id_problem` need not work them out again where the review's other files name
+    them (100,000 ids of a saved search's seen_ids, when the records' parse was kept)."""
+    known = record_id_problem.known  # type: ignore[attr-defined]
+    for record_id in record_ids:
+        if len(known) >= IDENTIFIER_CACHE:
+            return
+        known.setdefault(record_id, None)
 
 
 def parse_record_id(value: str) -> tuple[str, str] | None:

@@ -25,7 +25,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from sitegen.errors import SchemaVersionError
 from sitegen.records.identity import listed
-from sitegen.records.ids import record_id
+from sitegen.records.ids import found_valid, record_id
 from sitegen.records.model import Record, model_data
 from sitegen.review import kept, parsing
 from sitegen.review.models import (
@@ -263,8 +263,8 @@ def _load_all(root: Path) -> tuple[Review, list[Problem]]:
     schema_problems: list[Problem] = []
     problems += _symbolic_links(entries)
     problems += _load_protocol(root, review)
+    problems += _load_records(root, review)  # first: every other file names its records (`ids.found_valid`)
     problems += _load_searches(root, review, schema_problems)
-    problems += _load_records(root, review)
     problems += _load_ledger(root, review)
     problems += _load_snapshot_index(root, review)
     problems += _load_state(root, review, schema_problems)
@@ -446,6 +446,7 @@ def _load_records(root: Path, review: Review) -> list[Problem]:
     review.record_digests.update(read.digests)
     review.invalid_record_ids.update(read.invalid_ids)
     review.records_loaded = read.loaded
+    found_valid(read.records)
     return list(read.problems)
 
 
