@@ -261,3 +261,16 @@ def test_ctrl_c_while_a_parse_is_written_stops_its_writer(monkeypatch: pytest.Mo
     assert time.monotonic() - started < 30 and kept._writers == []
     with pytest.raises(ChildProcessError):
         os.waitpid(writer, 0)  # reaped
+
+
+def test_the_program_holds_only_the_review_it_read_last(example_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What `cli.main` ends the process without freeing is the review read last: a command reading its review
+    again (publish, after recording a version) must not hold two in memory. Outside the program, nothing is held."""
+    from sitegen.workspace import inspect
+
+    inspect(example_copy)
+    assert kept.held is None
+    monkeypatch.setattr(kept, "held", [])
+    first, _ = inspect(example_copy)
+    second, _ = inspect(example_copy)
+    assert len(kept.held) == 1 and kept.held[0] is second is not first
