@@ -155,12 +155,12 @@ def test_only_the_parses_used_last_are_kept_and_killed_writes_are_swept(example_
         leftover.write_bytes(b"half")
     old = time.time() - kept.ABANDONED_SECONDS - 60
     os.utime(abandoned, (old, old))
-    for number in range(kept.KEPT_PER_KIND + 2):
+    for number in range(kept.PARSES_KEPT + 2):
         record = json.loads(first)
         record["title"] = f"{number} {record['title']}"
         path.write_text("\n".join([json.dumps(record), *rest]) + "\n", encoding="utf-8")
         assert _read(example_copy)[0][record["id"]].title == record["title"]
-    assert len(_pickles(cache)) == kept.KEPT_PER_KIND
+    assert len(_pickles(cache)) == kept.PARSES_KEPT
     assert not abandoned.exists() and young.exists()
 
 
@@ -217,13 +217,13 @@ def test_files_of_the_users_own_in_the_cache_folder_are_never_pruned(example_cop
         os.utime(path, (0, 0))
     path = example_copy / "records.jsonl"
     first, *rest = path.read_text(encoding="utf-8").splitlines()
-    for number in range(kept.KEPT_PER_KIND + 1):
+    for number in range(kept.PARSES_KEPT + 1):
         record = json.loads(first)
         record["title"] = f"{number} {record['title']}"
         path.write_text("\n".join([json.dumps(record), *rest]) + "\n", encoding="utf-8")
         _read(example_copy)
     assert all(path.read_text() == "mine" for path in mine)
-    assert len(_pickles(cache)) == kept.KEPT_PER_KIND + 1  # the user's records-2023.pickle and sitegen's three
+    assert len(_pickles(cache)) == kept.PARSES_KEPT + 1  # the user's records-2023.pickle and sitegen's three
 
 
 def test_cache_folders_that_would_land_in_the_working_folder_keep_nothing(example_copy: Path, tmp_path: Path) -> None:
@@ -274,3 +274,93 @@ def test_the_program_holds_only_the_review_it_read_last(example_copy: Path, monk
     first, _ = inspect(example_copy)
     second, _ = inspect(example_copy)
     assert len(kept.held) == 1 and kept.held[0] is second is not first
+
+
+# --------------------------------------------------------------------------- rankings kept between builds
+
+
+def _rankings(review_dir: Path) -> dict[str, object]:
+    """Every batch's ranking and every week's digest, as a build makes them."""
+    from sitegen.living.facts import ReviewFacts
+    from sitegen.screening.digest import Relevance, rank_batches, weekly_digests
+
+    review, _ = load_review(review_dir)
+    screening = ReviewFacts(review).screening
+    batches = rank_batches(Relevance(review, screening))
+    weeks = weekly_digests(Relevance(review, screening, ranked=batches))
+    kept.wait_for_writers()
+    return {**{f"batch {n}": r.model_dump() for n, r in batches.items()}, **{w: d.model_dump() for w, d in weeks.items()}}
+
+
+def _csv_rows(path: Path) -> list[list[str]]:
+    import csv
+    return list(csv.reader(path.open(encoding="utf-8", newline="")))
+
+
+def _write_rows(path: Path, rows: list[list[str]]) -> None:
+    import csv
+    with path.open("w", encoding="utf-8", newline="") as file:
+        csv.writer(file, lineterminator="\n").writerows(rows)
+
+
+def _full_text_decision(review: Path) -> None:
+    path = review / "screening" / "full-text" / "reviewer-a.csv"
+    rows = _csv_rows(path)
+    rows[1][1:3] = ["exclude", "another-reason"] if rows[1][1] == "include" else ["include", ""]
+    _write_rows(path, rows)
+
+
+def _title_abstract_include(review: Path) -> None:
+    """A record of the first batch both reviewers excluded now included by both: the prior of later weeks."""
+    files = [review / "screening" / "title-abstract" / f"reviewer-{name}.csv" for name in "ab"]
+    tables = [_csv_rows(path) for path in files]
+    ledger = [json.loads(line) for line in (review / "ledger.jsonl").read_text().splitlines()]
+    first_batch = next(event["payload"]["record_ids"] for event in ledger if event["payload"].get("batch") == 1)
+    excluded = [row[0] for row in tables[0][1:] if row[0] in first_batch and row[1] == "exclude"
+                and any(other[0] == row[0] and other[1] == "exclude" for other in tables[1][1:])]
+    for path, rows in zip(files, tables, strict=True):
+        for row in rows[1:]:
+            if row[0] in excluded[:3]:
+                row[1:3] = ["include", ""]
+        _write_rows(path, rows)
+
+
+def _record_title(review: Path) -> None:
+    path = review / "records.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines):
+        record = json.loads(line)
+        record["title"] = f"Object-in-context memory {record.get('title', '')}"
+        lines[number] = json.dumps(record)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _cap(review: Path) -> None:
+    state = json.loads((review / "state.json").read_text())
+    state["max_kept"] = 1
+    (review / "state.json").write_text(json.dumps(state))
+
+
+@pytest.mark.parametrize("change", [_full_text_decision, _title_abstract_include, _record_title, _cap])
+def test_a_kept_ranking_is_the_ranking_made_afresh(example_copy: Path, cache: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   change) -> None:
+    """Whatever changed, the rankings a build reads (kept or made) are those made afresh: a ranking is named by
+    everything it is made from, so a change to any of it (an earlier week's include, a record's text, the cap)
+    makes it again, and a change to none of it (a full-text decision) reads it as kept."""
+    from sitegen.screening.relevance import Scorer
+
+    before = _rankings(example_copy)
+    names = set(cache.glob("ranking-*.pickle"))
+    assert len(names) >= 2
+    change(example_copy)
+    kept_or_made = _rankings(example_copy)
+    made_again = set(cache.glob("ranking-*.pickle")) - names
+    monkeypatch.setenv("SITEGEN_CACHE_DIR", "")
+    assert kept_or_made == _rankings(example_copy)
+    if change is _full_text_decision:
+        assert kept_or_made == before and not made_again
+        monkeypatch.setenv("SITEGEN_CACHE_DIR", str(cache))
+        monkeypatch.setattr(Scorer, "assess_all", lambda *args: pytest.fail("ranked again"))
+        assert _rankings(example_copy) == before
+    else:  # made again (the first week's includes are the second's prior: its ranking only)
+        assert made_again

@@ -13,6 +13,11 @@ the cache folder is `SITEGEN_CACHE_DIR` (empty: keep nothing), else `$XDG_CACHE_
 `~/.cache/sitegen`, and never a folder inside the review read. The pickle is written by a forked process
 while the command goes on (pickling 100,000 records takes about three seconds), and the command waits for
 it before it exits (`wait_for_writers`).
+
+A value derived from the review is kept the same way (`kept_value`) where its maker can name everything it
+reads by a digest: a screening batch's relevance ranking (`screening.digest.Relevance`), named by the
+protocol's terms, the ranked records' and the prior week's records' lines and the cap, so that a decision
+that changes none of them (a full-text one) does not rank 100,000 records again in the next build.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ import pydantic_core
 
 SITEGEN_ROOT = Path(__file__).resolve().parent.parent  # the package, its version (__init__.py) included
 T = TypeVar("T")
-KEPT_PER_KIND = 3  # a few reviews (or branches of one) read in turn each keep theirs
+PARSES_KEPT = 3  # of each kind of file: a few reviews (or branches of one) read in turn each keep theirs
 ABANDONED_SECONDS = 600  # a temporary file this old is a killed writer's, never a live one's
 
 
@@ -87,20 +92,39 @@ def cache_folder(environ: Mapping[str, str], review_root: Path) -> Path | None:
 def kept_parse(kind: str, path: Path, folder: Path | None, read: Callable[[], T], of_type: type, limit: int) -> T:
     """`read()` (which reads `path`, refusing it past `limit` bytes), or the value it gave last time for the
     same bytes and code, kept in `folder`. A value read afresh is kept (when the file did not change while it
-    was read)."""
+    was read), written by a forked process: a parse is large."""
     if folder is None or not code_is_files():
         return read()
     before = _file_digest(path, limit)
     if before is None:  # not a regular file, or one `read` refuses by its size alone: it says why, at once
         return read()
-    name = folder / f"{kind}-{hashlib.sha256(f'{code_digest()}{kind}{before}'.encode()).hexdigest()[:40]}.pickle"
+    name = _name(folder, kind, before)
     value = _unpickled(name, of_type)
     if value is not None:
         return value
     value = read()
     if _file_digest(path, limit) == before:  # the value is that of the bytes named
-        _keep(folder, kind, name, value)
+        _keep(folder, kind, name, value, PARSES_KEPT, forked=True)
     return value
+
+
+def kept_value(kind: str, inputs: str, folder: Path | None, make: Callable[[], T], of_type: type,
+               kept: int, forked: bool) -> T:
+    """`make()`, or the value it gave last time from the same `inputs` (a digest of everything `make` reads)
+    and code, kept in `folder` (at most `kept` values of `kind`, the last used; written by a forked process
+    when `forked`, for a large value)."""
+    if folder is None or not code_is_files():
+        return make()
+    name = _name(folder, kind, inputs)
+    value = _unpickled(name, of_type)
+    if value is None:
+        value = make()
+        _keep(folder, kind, name, value, kept, forked)
+    return value
+
+
+def _name(folder: Path, kind: str, inputs: str) -> Path:
+    return folder / f"{kind}-{hashlib.sha256(f'{code_digest()}{kind}{inputs}'.encode()).hexdigest()[:40]}.pickle"
 
 
 def _file_digest(path: Path, limit: int) -> str | None:
@@ -133,11 +157,11 @@ def _unpickled(name: Path, of_type: type) -> object | None:
     return value if type(value) is of_type else None
 
 
-def _keep(folder: Path, kind: str, name: Path, value: object) -> None:
-    """Write `value` to `name` in a forked process (waited for when this one exits), or here where there is
-    no fork. Whatever fails is let be: nothing but the time of a later command depends on it."""
-    if not hasattr(os, "fork"):
-        _write(folder, kind, name, value)
+def _keep(folder: Path, kind: str, name: Path, value: object, kept: int, forked: bool) -> None:
+    """Write `value` to `name`, in a forked process when `forked` (waited for when this one exits) and there is
+    a fork. Whatever fails is let be: nothing but the time of a later command depends on it."""
+    if not (forked and hasattr(os, "fork")):
+        _write(folder, kind, name, value, kept)
         return
     try:
         pid = os.fork()
@@ -147,7 +171,7 @@ def _keep(folder: Path, kind: str, name: Path, value: object) -> None:
         status = 1
         try:
             os.closerange(3, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 65536)
-            _write(folder, kind, name, value)
+            _write(folder, kind, name, value, kept)
             status = 0
         finally:
             os._exit(status)
@@ -189,7 +213,7 @@ def wait_for_writers() -> None:
         raise
 
 
-def _write(folder: Path, kind: str, name: Path, value: object) -> None:
+def _write(folder: Path, kind: str, name: Path, value: object, kept: int) -> None:
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not _ours(os.stat(folder)):
@@ -202,13 +226,13 @@ def _write(folder: Path, kind: str, name: Path, value: object) -> None:
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
-        _prune(folder, kind)
+        _prune(folder, kind, kept)
     except OSError:
         return
 
 
-def _prune(folder: Path, kind: str) -> None:
-    """Keep the KEPT_PER_KIND parses of `kind` used last, and remove what killed writers left: only files named
+def _prune(folder: Path, kind: str, kept: int) -> None:
+    """Keep the `kept` values of `kind` used last, and remove what killed writers left: only files named
     as sitegen names them (the folder may be one the user keeps other files in)."""
     now = time.time()
     ours, leftovers = re.compile(rf"{re.escape(kind)}-[0-9a-f]{{40}}\.pickle"), re.compile(
@@ -218,8 +242,8 @@ def _prune(folder: Path, kind: str) -> None:
             with contextlib.suppress(OSError):
                 if now - leftover.stat().st_mtime > ABANDONED_SECONDS:
                     leftover.unlink()
-    kept = sorted((path for path in folder.iterdir() if ours.fullmatch(path.name)), key=_used, reverse=True)
-    for old in kept[KEPT_PER_KIND:]:
+    last_used = sorted((path for path in folder.iterdir() if ours.fullmatch(path.name)), key=_used, reverse=True)
+    for old in last_used[kept:]:
         with contextlib.suppress(OSError):
             old.unlink()
 
