@@ -226,3 +226,15 @@ def test_a_doi_kept_with_unicode_hyphens_by_an_earlier_sitegen_stays_a_valid_rec
     assert Record.model_validate({"id": kept, "DOI": kept, "title": "T"}).id == kept
     assert normalise_doi(kept) == "10.1016/j.bbr.2020-01-001"  # what is read now is the ASCII DOI
     assert record_id_problem("10.1016/J.BBR.2020-01-001") is not None  # other unnormalised forms stay refused
+
+
+def test_a_list_of_record_ids_is_checked_as_each_id_is():
+    from sitegen.records.ids import first_record_id_problem, record_id_problem
+    from sitegen.records.model import check_record_ids
+
+    ids = ["10.1000/xyz", "pmid:123", "openalex:W1"]
+    assert first_record_id_problem(ids) is None and check_record_ids(ids) == ids
+    for bad in ("10.1000/XYZ", "", "../etc", "pmid:12a", "10.1000/a b"):
+        assert first_record_id_problem([*ids, bad, "also bad"]) == record_id_problem(bad) is not None
+        with pytest.raises(ValueError, match="record id"):
+            check_record_ids([*ids, bad])

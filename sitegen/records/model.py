@@ -18,7 +18,14 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 from pydantic import Strict as StrictValue
 from pydantic.dataclasses import dataclass
 
-from sitegen.records.ids import NORMALISERS, is_normal_doi, parse_record_id, record_id, record_id_problem
+from sitegen.records.ids import (
+    NORMALISERS,
+    first_record_id_problem,
+    is_normal_doi,
+    parse_record_id,
+    record_id,
+    record_id_problem,
+)
 from sitegen.records.providers import Source
 
 
@@ -145,6 +152,14 @@ def check_record_id(value: str) -> str:
     if problem:
         raise ValueError(problem)
     return value
+
+
+def check_record_ids(values: list[str]) -> list[str]:
+    """`values`, each checked as `check_record_id` checks one (ValueError for the first that is no record id)."""
+    problem = first_record_id_problem(values)
+    if problem:
+        raise ValueError(problem)
+    return values
 
 
 # The small values a record holds many of (its authors, its date) are pydantic dataclasses with slots:

@@ -20,7 +20,15 @@ from sitegen.records.citations import SOURCE as CITATION_SOURCE
 from sitegen.records.citations import parse_citation_query
 from sitegen.records.ids import NORMALISERS, record_id_problem, written_record_id
 from sitegen.records.ids import record_id as id_from_identifiers
-from sitegen.records.model import SMALL_VALUE, Printable, Strict, StrictText, Visible, check_record_id
+from sitegen.records.model import (
+    SMALL_VALUE,
+    Printable,
+    Strict,
+    StrictText,
+    Visible,
+    check_record_id,
+    check_record_ids,
+)
 from sitegen.records.providers import PROVIDERS, Source
 
 REVIEW_SCHEMA_VERSION = 1  # review.yaml
@@ -274,7 +282,9 @@ class SavedSearch(Strict):
     @field_validator("seen_ids")
     @classmethod
     def _valid_unique_ids(cls, ids: list[str]) -> list[str]:
-        seen: set[str] = set()
+        if len(set(ids)) == len(ids):  # as it should be: each is checked at once
+            return check_record_ids(ids)
+        seen: set[str] = set()  # the first of a bad id and a repeat is said
         for value in ids:
             check_record_id(value)
             if value in seen:
@@ -333,7 +343,7 @@ class RetrievalPayload(Strict):
     @field_validator("record_ids")
     @classmethod
     def _valid_ids(cls, ids: list[str]) -> list[str]:
-        return [check_record_id(value) for value in ids]
+        return check_record_ids(ids)
 
 
 class ImportedFile(Strict):
@@ -355,8 +365,7 @@ class ImportedFile(Strict):
     @field_validator("entry_ids")
     @classmethod
     def _valid_ids(cls, found: dict[str, list[str]] | None) -> dict[str, list[str]] | None:
-        return None if found is None else {source: [check_record_id(value) for value in ids]
-                                           for source, ids in found.items()}
+        return None if found is None else {source: check_record_ids(ids) for source, ids in found.items()}
 
 
 class ImportPayload(Strict):
@@ -378,7 +387,7 @@ class ImportPayload(Strict):
     @field_validator("record_ids")
     @classmethod
     def _valid_ids(cls, ids: list[str]) -> list[str]:
-        return [check_record_id(value) for value in ids]
+        return check_record_ids(ids)
 
     @model_validator(mode="after")
     def _counts_agree(self) -> ImportPayload:
@@ -427,7 +436,7 @@ class BatchPayload(Strict):
     @field_validator("record_ids", "matched")
     @classmethod
     def _valid_ids(cls, ids: list[str]) -> list[str]:
-        return [check_record_id(value) for value in ids]
+        return check_record_ids(ids)
 
     @property
     def new_ids(self) -> list[str]:
@@ -602,7 +611,7 @@ class ValidationPayload(Strict):
     @field_validator("known", "listed", "missed")
     @classmethod
     def _valid_ids(cls, ids: list[str]) -> list[str]:
-        return [check_record_id(value) for value in ids]
+        return check_record_ids(ids)
 
     @model_validator(mode="after")
     def _consistent(self) -> ValidationPayload:
