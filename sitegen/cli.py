@@ -15,7 +15,7 @@ from typing import get_args
 import click
 from pydantic import ValidationError
 
-from sitegen import __version__
+from sitegen import __version__, process
 from sitegen.errors import (
     EXIT_INCOMPLETE,
     EXIT_INTERRUPTED,
@@ -1142,22 +1142,22 @@ def schema(out: Path | None) -> None:
 def main() -> None:
     """The `sitegen` program: the command, then the process ends at once, its output flushed and the
     writing of kept parses waited for (`review.kept`). What the command read is freed with the process, not
-    object by object (a third of a second for a review of 100,000 records, `kept.hold_to_exit`)."""
-    kept.held = []
+    object by object (a third of a second for a review of 100,000 records, `sitegen.process`)."""
+    process.held = []
     try:
         cli(prog_name="sitegen")
         status: object = 0
     except SystemExit as exit_:
         status = exit_.code
-    if status is not None and not isinstance(status, int):
-        click.echo(status, err=True)
-        status = 1
-    for stream in (sys.stdout, sys.stderr):  # None when the program was started with it closed
-        # A closed pipe (`sitegen ... | head`): what was not read is not wanted.
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            stream.flush()
     try:
+        if status is not None and not isinstance(status, int):
+            click.echo(status, err=True)
+            status = 1
+        for stream in (sys.stdout, sys.stderr):  # None when the program was started with it closed
+            # A closed pipe (`sitegen ... | head`): what was not read is not wanted.
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                stream.flush()
         kept.wait_for_writers()
-    except KeyboardInterrupt:  # Ctrl-C after the command's output: the parse is not kept
+    except KeyboardInterrupt:  # Ctrl-C once the command has said what it did: what it kept is not written
         status = 130
-    os._exit(status or 0)
+    os._exit(status if isinstance(status, int) else 0 if status is None else 1)

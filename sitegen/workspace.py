@@ -15,11 +15,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from sitegen import process
 from sitegen.errors import ReviewInvalid, SitegenError
 from sitegen.living.checks import living_problems
 from sitegen.living.duplicates import duplicate_problems
 from sitegen.living.facts import ReviewFacts
-from sitegen.review import kept
 from sitegen.review.folder import Review, cycle_collection_paused, load_review
 from sitegen.review.problems import Problem
 from sitegen.review.transaction import recover, review_lock
@@ -41,7 +41,7 @@ class Workspace:
 
 def inspect(root: Path) -> tuple[Workspace | None, list[Problem]]:
     """The review with every problem found, sorted by file and line. Never writes."""
-    kept.hold_to_exit(None)  # a command reading its review again must not hold two
+    process.hold_to_exit(None)  # a command reading its review again must not hold two
     with cycle_collection_paused():
         review, problems = load_review(root)
         if review is None:
@@ -56,7 +56,7 @@ def inspect(root: Path) -> tuple[Workspace | None, list[Problem]]:
             problems += (screening_problems(review, facts.outcomes, facts.duplicates) + living_problems(review)
                          + duplicate_problems(review) + evidence_problems(review, facts.outcomes))
         workspace = Workspace(review, facts)
-        kept.hold_to_exit(workspace)
+        process.hold_to_exit(workspace)
         return workspace, sorted(set(problems), key=_order)
 
 

@@ -266,14 +266,15 @@ def test_ctrl_c_while_a_parse_is_written_stops_its_writer(monkeypatch: pytest.Mo
 def test_the_program_holds_only_the_review_it_read_last(example_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """What `cli.main` ends the process without freeing is the review read last: a command reading its review
     again (publish, after recording a version) must not hold two in memory. Outside the program, nothing is held."""
+    from sitegen import process
     from sitegen.workspace import inspect
 
     inspect(example_copy)
-    assert kept.held is None
-    monkeypatch.setattr(kept, "held", [])
+    assert process.held is None
+    monkeypatch.setattr(process, "held", [])
     first, _ = inspect(example_copy)
     second, _ = inspect(example_copy)
-    assert len(kept.held) == 1 and kept.held[0] is second is not first
+    assert len(process.held) == 1 and process.held[0] is second is not first
 
 
 # --------------------------------------------------------------------------- rankings kept between builds
@@ -341,7 +342,18 @@ def _cap(review: Path) -> None:
     (review / "state.json").write_text(json.dumps(state))
 
 
-@pytest.mark.parametrize("change", [_full_text_decision, _title_abstract_include, _record_title, _cap])
+def _protocol_terms(review: Path) -> None:
+    """The watchlist of the protocol texts the batches were locked under (kept on the ledger), reweighted."""
+    path = review / "ledger.jsonl"
+    events = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for event in events:
+        if isinstance(event["payload"].get("text"), str):
+            event["payload"]["text"] = event["payload"]["text"].replace("weight: 1.0", "weight: 0.3")
+    path.write_text("".join(json.dumps(event) + "\n" for event in events), encoding="utf-8")
+
+
+@pytest.mark.parametrize("change", [_full_text_decision, _title_abstract_include, _record_title, _cap,
+                                    _protocol_terms])
 def test_a_kept_ranking_is_the_ranking_made_afresh(example_copy: Path, cache: Path, monkeypatch: pytest.MonkeyPatch,
                                                    change) -> None:
     """Whatever changed, the rankings a build reads (kept or made) are those made afresh: a ranking is named by
@@ -364,3 +376,30 @@ def test_a_kept_ranking_is_the_ranking_made_afresh(example_copy: Path, cache: Pa
         assert _rankings(example_copy) == before
     else:  # made again (the first week's includes are the second's prior: its ranking only)
         assert made_again
+
+
+def test_a_ranking_is_named_by_the_versions_of_the_libraries_that_rank(example_copy: Path, cache: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy
+
+    _rankings(example_copy)
+    names = set(cache.glob("ranking-*.pickle"))
+    monkeypatch.setattr(numpy, "__version__", "0.0-another")
+    _rankings(example_copy)
+    assert set(cache.glob("ranking-*.pickle")) - names
+
+
+def test_a_value_that_cannot_be_kept_is_still_the_commands(example_copy: Path, cache: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A value that will not pickle, or a cache folder whose times cannot be set, changes nothing but time."""
+    unpicklable = [lambda: None]
+    assert kept.kept_value("odd", "inputs", cache, lambda: unpicklable, list, libraries=(), kept=1,
+                           forked=False) is unpicklable
+    assert not list(cache.glob("odd-*"))
+    first = _read(example_copy)
+
+    def refused(*args: object) -> None:
+        raise PermissionError("a read-only file system")
+    monkeypatch.setattr(kept.os, "utime", refused)
+    _not_read_again(monkeypatch)
+    assert _read(example_copy) == first

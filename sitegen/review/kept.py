@@ -1,30 +1,31 @@
-"""Parses kept between commands, named by what they were made from: a file's bytes and the code that read it.
+"""Values kept between commands, named by everything they are made from: parses of files, rankings.
 
 Reading records.jsonl is most of what `sitegen check` does at review scale (100,000 records: about four
 seconds of validation, two thirds of the command). What reading it gives (the records, their lines and
 digests, the file's problems) depends on the file's bytes and on sitegen's code, and on nothing else. So it
-is kept, pickled, in the user's cache folder, under the SHA-256 of both; the next command that reads the
-same bytes with the same code unpickles it (about a third of the time) instead of validating every line.
+is kept, pickled, in the user's cache folder, named by the SHA-256 of both (`kept_parse`); the next command
+that reads the same bytes with the same code unpickles it (about a third of the time) instead.
 
-A kept parse is never stale: other bytes, or another sitegen, Python or pydantic, are another name. It is
-only ever a copy of what reading would give, so anything wrong with one (unreadable, truncated by a kill,
-another user's, of another kind) is passed over and the file is read. Nothing is written into a review:
-the cache folder is `SITEGEN_CACHE_DIR` (empty: keep nothing), else `$XDG_CACHE_HOME/sitegen`, else
-`~/.cache/sitegen`, and never a folder inside the review read. The pickle is written by a forked process
-while the command goes on (pickling 100,000 records takes about three seconds), and the command waits for
-it before it exits (`wait_for_writers`).
+A value derived from the review is kept the same way (`kept_value`) where its maker names everything it
+reads by a digest, and the libraries whose code it runs: a screening batch's relevance ranking
+(`screening.digest.Relevance`), named by the protocol's terms, the week, the cap and the lines of the records
+ranked and of the records included in the weeks before, with numpy's and rapidfuzz's versions; a decision
+that changes none of them (a full-text one) then ranks nothing again in the next build.
 
-A value derived from the review is kept the same way (`kept_value`) where its maker can name everything it
-reads by a digest: a screening batch's relevance ranking (`screening.digest.Relevance`), named by the
-protocol's terms, the ranked records' and the prior week's records' lines and the cap, so that a decision
-that changes none of them (a full-text one) does not rank 100,000 records again in the next build.
+A kept value is never stale: other inputs, or another sitegen, Python, pydantic (or named library), are
+another name. It is only ever a copy of what making it would give, so anything wrong with one (unreadable,
+cut short by a kill, another user's, of another kind) is passed over and the value made. Nothing is written
+into a review: the cache folder is `SITEGEN_CACHE_DIR` (empty: keep nothing), else `$XDG_CACHE_HOME/sitegen`,
+else `~/.cache/sitegen`, and never a folder inside the review read. A large value is written by a forked
+process while the command goes on (pickling 100,000 records takes about three seconds), which the command
+waits for before it exits (`wait_for_writers`).
 """
-
 from __future__ import annotations
 
 import atexit
 import contextlib
 import hashlib
+import importlib
 import os
 import pickle
 import platform
@@ -36,7 +37,7 @@ import time
 from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
-from typing import TypeVar
+from typing import BinaryIO, TypeVar
 
 import pydantic
 import pydantic_core
@@ -89,33 +90,31 @@ def cache_folder(environ: Mapping[str, str], review_root: Path) -> Path | None:
     return folder
 
 
-def kept_parse(kind: str, path: Path, folder: Path | None, read: Callable[[], T], of_type: type, limit: int) -> T:
+def kept_parse(kind: str, path: Path, folder: Path | None, read: Callable[[], T], of_type: type[T], limit: int) -> T:
     """`read()` (which reads `path`, refusing it past `limit` bytes), or the value it gave last time for the
     same bytes and code, kept in `folder`. A value read afresh is kept (when the file did not change while it
     was read), written by a forked process: a parse is large."""
-    if folder is None or not code_is_files():
+    before = _file_digest(path, limit) if folder is not None and code_is_files() else None
+    if folder is None or before is None:  # nothing kept; or not a regular file, or one `read` refuses by its size
         return read()
-    before = _file_digest(path, limit)
-    if before is None:  # not a regular file, or one `read` refuses by its size alone: it says why, at once
-        return read()
-    name = _name(folder, kind, before)
+    name = _name(folder, kind, before, ())
     value = _unpickled(name, of_type)
-    if value is not None:
-        return value
-    value = read()
-    if _file_digest(path, limit) == before:  # the value is that of the bytes named
-        _keep(folder, kind, name, value, PARSES_KEPT, forked=True)
+    if value is None:
+        value = read()
+        if _file_digest(path, limit) == before:  # the value is that of the bytes named
+            _keep(folder, kind, name, value, PARSES_KEPT, forked=True)
     return value
 
 
-def kept_value(kind: str, inputs: str, folder: Path | None, make: Callable[[], T], of_type: type,
-               kept: int, forked: bool) -> T:
-    """`make()`, or the value it gave last time from the same `inputs` (a digest of everything `make` reads)
-    and code, kept in `folder` (at most `kept` values of `kind`, the last used; written by a forked process
-    when `forked`, for a large value)."""
+def kept_value(kind: str, inputs: str, folder: Path | None, make: Callable[[], T], of_type: type[T], *,
+               libraries: tuple[str, ...], kept: int, forked: bool) -> T:
+    """`make()`, or the value it gave last time from the same `inputs` (a digest of everything `make` reads),
+    the same code and the same versions of `libraries` (modules whose code `make` runs, beside pydantic's),
+    kept in `folder`: at most `kept` values of `kind`, the last used, each written by a forked process when
+    `forked` (a large value)."""
     if folder is None or not code_is_files():
         return make()
-    name = _name(folder, kind, inputs)
+    name = _name(folder, kind, inputs, libraries)
     value = _unpickled(name, of_type)
     if value is None:
         value = make()
@@ -123,14 +122,21 @@ def kept_value(kind: str, inputs: str, folder: Path | None, make: Callable[[], T
     return value
 
 
-def _name(folder: Path, kind: str, inputs: str) -> Path:
-    return folder / f"{kind}-{hashlib.sha256(f'{code_digest()}{kind}{inputs}'.encode()).hexdigest()[:40]}.pickle"
+def _name(folder: Path, kind: str, inputs: str, libraries: tuple[str, ...]) -> Path:
+    versions = [importlib.import_module(library).__version__ for library in libraries]
+    named = hashlib.sha256(f"{code_digest()}\0{kind}\0{inputs}\0{versions!r}".encode()).hexdigest()[:40]
+    return folder / f"{kind}-{named}.pickle"
+
+
+def _opened(path: Path) -> BinaryIO:
+    """`path` opened to read, never through a link nor waiting on a pipe (the caller checks it is a file)."""
+    return open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NOFOLLOW | os.O_NONBLOCK))
 
 
 def _file_digest(path: Path, limit: int) -> str | None:
     """The SHA-256 of a regular file of at most `limit` bytes (as large a sparse file may seem), else None."""
     try:
-        with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NOFOLLOW | os.O_NONBLOCK)) as file:
+        with _opened(path) as file:
             status = os.fstat(file.fileno())
             if not stat.S_ISREG(status.st_mode) or status.st_size > limit:
                 return None
@@ -144,16 +150,17 @@ def _ours(status: os.stat_result) -> bool:
     return status.st_uid == os.geteuid() and not status.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 
 
-def _unpickled(name: Path, of_type: type) -> object | None:
+def _unpickled(name: Path, of_type: type[T]) -> T | None:
     try:
-        with open(name, "rb", opener=lambda path, flags: os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK)) as file:
+        with _opened(name) as file:
             status = os.fstat(file.fileno())
             if not (stat.S_ISREG(status.st_mode) and _ours(status) and _ours(os.stat(name.parent))):
                 return None
             value = pickle.load(file)
-        os.utime(name)  # used: the last to be pruned
-    except Exception:  # noqa: BLE001 (a kept parse is a copy: whatever is wrong with it, the file is read)
+    except Exception:  # noqa: BLE001 (a kept value is a copy: whatever is wrong with it, it is made again)
         return None
+    with contextlib.suppress(OSError):  # a read-only folder: still a value to use
+        os.utime(name)  # used: the last to be pruned
     return value if type(value) is of_type else None
 
 
@@ -163,30 +170,25 @@ def _keep(folder: Path, kind: str, name: Path, value: object, kept: int, forked:
     if not (forked and hasattr(os, "fork")):
         _write(folder, kind, name, value, kept)
         return
+    # Ctrl-C held off until both processes know which they are: else the writer could run the command's own
+    # handling of it (its messages, its exit) as if it were the command.
+    interrupts = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         pid = os.fork()
     except OSError:
-        return
+        pid = None
     if pid == 0:  # the writer: holds none of the command's files (a review's lock), says nothing, runs no exit code
         status = 1
         try:
+            signal.pthread_sigmask(signal.SIG_SETMASK, interrupts)
             os.closerange(3, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 65536)
             _write(folder, kind, name, value, kept)
             status = 0
         finally:
             os._exit(status)
-    _writers.append(pid)
-
-
-# What the command line's process (`cli.main`, which sets it) holds to its end, and ends without freeing: freeing
-# a review's objects one by one (a million at 100,000 records) took a third of a second at the end of every command.
-held: list[object] | None = None
-
-
-def hold_to_exit(value: object | None) -> None:
-    """Hold `value` (the review read last, none: hold nothing) to the end of the command line's process."""
-    if held is not None:
-        held[:] = [] if value is None else [value]
+    signal.pthread_sigmask(signal.SIG_SETMASK, interrupts)
+    if pid is not None:
+        _writers.append(pid)
 
 
 _writers: list[int] = []  # the processes writing kept parses, waited for before this one exits
@@ -214,6 +216,8 @@ def wait_for_writers() -> None:
 
 
 def _write(folder: Path, kind: str, name: Path, value: object, kept: int) -> None:
+    """Write `value` whole or not at all; then prune `kind`, once in a process (a build keeps hundreds of
+    rankings). Any failure (a full disk, a value that will not pickle) leaves the command as it would be."""
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not _ours(os.stat(folder)):
@@ -226,9 +230,14 @@ def _write(folder: Path, kind: str, name: Path, value: object, kept: int) -> Non
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
-        _prune(folder, kind, kept)
-    except OSError:
+        if kind not in _pruned:
+            _pruned.add(kind)
+            _prune(folder, kind, kept)
+    except Exception:  # noqa: BLE001 (see above: a kept value is never needed)
         return
+
+
+_pruned: set[str] = set()  # the kinds of values pruned by this process
 
 
 def _prune(folder: Path, kind: str, kept: int) -> None:

@@ -50,6 +50,7 @@ PRIOR_WEEKS = 4
 # Rankings kept between builds (`kept.kept_value`): every batch's and week's of a few reviews read in turn.
 RANKINGS_KEPT = 2000
 FORKED_FROM = 5000  # records ranked: a larger ranking is kept by a forked process, while the build goes on
+RANKING_LIBRARIES = ("numpy", "rapidfuzz")  # whose code ranks (title likeness): another version, another ranking
 EARLIEST_YEAR = 1900
 
 
@@ -150,13 +151,15 @@ class Relevance:
             inputs = self._inputs(record_ids, version, start) if folder is not None else None
             make = functools.partial(self._ranked, record_ids, version, start)
             self._rankings[key] = make() if inputs is None else kept.kept_value(
-                "ranking", inputs, folder, make, Ranking, RANKINGS_KEPT, forked=len(record_ids) > FORKED_FROM)
+                "ranking", inputs, folder, make, Ranking, libraries=RANKING_LIBRARIES, kept=RANKINGS_KEPT,
+                forked=len(record_ids) > FORKED_FROM)
         return self._rankings[key]
 
     def _inputs(self, record_ids: list[str], version: int | None, start: date | None) -> str | None:
         """A digest of everything a ranking is made from: the protocol's terms, the week, the cap, and the
-        records ranked and those of the week's prior, each by its id and line (`Review.record_digests`, which
-        also tells a record the site shows as retracted); None when a record has no line to be known by."""
+        records ranked and those of the week's prior, each by its id and line (`Review.record_digests`; a record
+        the site shows as retracted has another, which only makes its rankings again: none reads retraction);
+        None when a record has no line to be known by."""
         digests = self.review.record_digests
         digest = hashlib.sha256(self.protocol(version)[1].model_dump_json().encode())
         digest.update(repr((start, self.review.state.max_kept)).encode())
