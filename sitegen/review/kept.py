@@ -74,7 +74,7 @@ def folder_digest(digest: hashlib._Hash, root: Path) -> None:
 
 
 def cache_folder(environ: Mapping[str, str], review_root: Path) -> Path | None:
-    """Where parses are kept, or None when nothing is to be kept (SITEGEN_CACHE_DIR set empty, or a folder
+    """Where values are kept, or None when nothing is to be kept (SITEGEN_CACHE_DIR set empty, or a folder
     inside the review: a command that reads a review writes nothing into it)."""
     given = environ.get("SITEGEN_CACHE_DIR")
     xdg = Path(environ.get("XDG_CACHE_HOME", "").strip()).expanduser()
