@@ -29,6 +29,7 @@ from sitegen.records.dedupe import dedupe_rows
 from sitegen.records.matching import Matches
 from sitegen.records.model import Record
 from sitegen.references import Format, ReferenceProblem, decode, read_references
+from sitegen.review import kept
 from sitegen.review.folder import load_ledger
 from sitegen.review.models import LedgerEvent, ReviewState, SavedSearch, Strategy, ValidationPayload, VersionRecord
 from sitegen.review.problems import Problem
@@ -296,7 +297,7 @@ def build(root: Path, out: Path, now: str | None = None, environ: dict[str, str]
     from sitegen.site.build import build_site, current_site, inputs_digest
 
     environ = dict(os.environ) if environ is None else environ
-    with review_lock(root):  # one lock: the files hashed are the files the site is built from
+    with review_lock(root), kept.kept_out_of(out):  # one lock: the files hashed are the files the site is built from
         finished = recover(root)
         try:
             inputs = inputs_digest(root, now, environ)
@@ -323,7 +324,7 @@ def publish(root: Path, out: Path, now: str | None = None, environ: dict[str, st
     from sitegen.site.build import build_site, build_time
 
     environ = dict(os.environ) if environ is None else environ
-    with writable(root) as workspace:
+    with kept.kept_out_of(out), writable(root) as workspace:
         refuse_unsafe_output(root, out)  # before anything is recorded: a version should get its site
         at = build_time(workspace.review, now, environ)
         if now is None and "SOURCE_DATE_EPOCH" not in environ:

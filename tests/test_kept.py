@@ -23,11 +23,14 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Parses kept in a folder of the test's own (the suite keeps none otherwise)."""
     folder = tmp_path / "cache"
     monkeypatch.setenv("SITEGEN_CACHE_DIR", str(folder))
+    monkeypatch.setattr(kept, "_tidied", set())  # as in a process of its own
     yield folder
     kept.wait_for_writers()
 
 
 def _read(review: Path) -> tuple:
+    """What loading the review gives of records.jsonl, as a command of its own would load it."""
+    kept._tidied.clear()
     loaded, problems = load_review(review)
     kept.wait_for_writers()
     assert loaded is not None
@@ -174,7 +177,8 @@ def test_the_program_waits_for_its_kept_parse_and_exits_with_the_commands_status
     assert (done.returncode, done.stdout, done.stderr) == (0, "no problems found\n", "")
     [name] = (tmp_path / "cache").glob("records-*.pickle")
     assert not list((tmp_path / "cache").glob(".*.tmp"))
-    assert len(pickle.loads(name.read_bytes()).records) == 271
+    named, value = pickle.loads(name.read_bytes())
+    assert named == name.name and len(value.records) == 271
     _broken_records(example_copy)
     again = subprocess.run([sys.executable, "-m", "sitegen", "check", str(example_copy)], cwd=ROOT, env=environment,
                            capture_output=True, text=True, timeout=120)
@@ -403,3 +407,75 @@ def test_a_value_that_cannot_be_kept_is_still_the_commands(example_copy: Path, c
     monkeypatch.setattr(kept.os, "utime", refused)
     _not_read_again(monkeypatch)
     assert _read(example_copy) == first
+
+
+def test_no_home_folder_keeps_nothing(example_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No HOME and a user id with no account (a container's `--user 1234`): the check as without a cache."""
+    def homeless() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+    monkeypatch.delenv("SITEGEN_CACHE_DIR")
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setattr(Path, "home", staticmethod(homeless))
+    assert kept.cache_folder(os.environ, example_copy) is None
+    assert run_cli("check", example_copy) == (0, "no problems found\n", "")
+
+
+def test_nothing_is_kept_in_the_folder_a_build_writes(example_copy: Path, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cache folder that is the build's --out: the first build refused the folder its own writer had made."""
+    out = tmp_path / "site"
+    monkeypatch.setenv("SITEGEN_CACHE_DIR", str(out))
+    for _ in range(2):
+        code, said, _ = run_cli("build", example_copy, "--out", out)
+        kept.wait_for_writers()
+        assert code == 0 and ("built" in said or "up to date" in said)
+        assert not list(out.rglob("*.pickle"))
+
+
+def test_another_values_file_under_this_name_is_not_read(example_copy: Path, tmp_path: Path, cache: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kept file copied or renamed to another's name (another review's parse) is passed over."""
+    first = _read(example_copy)
+    [name] = _pickles(cache)
+    other = tmp_path / "other"
+    import shutil
+    shutil.copytree(example_copy, other)
+    _broken_records(other)
+    _read(other)
+    [other_name] = set(_pickles(cache)) - {name}
+    other_name.replace(name)
+    assert _read(example_copy) == first
+
+
+def test_abandoned_temporary_files_are_swept_when_values_are_only_read(example_copy: Path, cache: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    _read(example_copy)
+    abandoned = cache / f".records-{'c' * 40}.pickle.x1y2.tmp"
+    abandoned.write_bytes(b"half")
+    old = time.time() - kept.ABANDONED_SECONDS - 60
+    os.utime(abandoned, (old, old))
+    monkeypatch.setattr(kept, "_tidied", set())  # another process
+    _not_read_again(monkeypatch)
+    _read(example_copy)
+    assert not abandoned.exists()
+
+
+def test_a_writer_forked_as_ctrl_c_comes_is_waited_for(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C raised the moment interrupts are let through again after the fork: the writer is still known, and
+    waited for (it outlived the command, writing)."""
+    import signal
+
+    parent, real = os.getpid(), signal.pthread_sigmask
+
+    def interrupted_after(how: int, mask: object) -> object:
+        previous = real(how, mask)
+        if how == signal.SIG_SETMASK and os.getpid() == parent:
+            raise KeyboardInterrupt
+        return previous
+    monkeypatch.setattr(kept.signal, "pthread_sigmask", interrupted_after)
+    monkeypatch.setattr(kept, "_writers", [])
+    with pytest.raises(KeyboardInterrupt):
+        kept._keep(cache, "odd", cache / f"odd-{'d' * 40}.pickle", ["value"], 1, forked=True)
+    assert len(kept._writers) == 1
+    kept.wait_for_writers()
+    assert kept._writers == []

@@ -34,7 +34,7 @@ import signal
 import stat
 import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
 from typing import BinaryIO, TypeVar
@@ -77,17 +77,39 @@ def cache_folder(environ: Mapping[str, str], review_root: Path) -> Path | None:
     """Where values are kept, or None when nothing is to be kept (SITEGEN_CACHE_DIR set empty, or a folder
     inside the review: a command that reads a review writes nothing into it)."""
     given = environ.get("SITEGEN_CACHE_DIR")
-    xdg = Path(environ.get("XDG_CACHE_HOME", "").strip()).expanduser()
-    if given is not None:
-        folder = Path(given.strip()).expanduser() if given.strip() else None
-    elif xdg.is_absolute():  # a relative one is to be ignored (the XDG base directory specification)
-        folder = xdg / "sitegen"
-    else:
-        folder = Path.home() / ".cache" / "sitegen"
+    try:  # no home folder (no HOME, a user id with no account, as in a container): "~" is no folder
+        xdg = Path(environ.get("XDG_CACHE_HOME", "").strip()).expanduser()
+        if given is not None:
+            folder = Path(given.strip()).expanduser() if given.strip() else None
+        elif xdg.is_absolute():  # a relative one is to be ignored (the XDG base directory specification)
+            folder = xdg / "sitegen"
+        else:
+            folder = Path.home() / ".cache" / "sitegen"
+    except (RuntimeError, KeyError):
+        return None
     # A relative folder would be one in whatever folder the command is run from (a literal "~", say): none.
-    if folder is None or not folder.is_absolute() or folder.resolve().is_relative_to(review_root.resolve()):
+    if folder is None or not folder.is_absolute():
+        return None
+    resolved = folder.resolve()
+    if any(resolved.is_relative_to(written) for written in (review_root.resolve(), *_written)):
         return None
     return folder
+
+
+_written: list[Path] = []  # folders a command is writing beside a review (a build's site): nothing is kept there
+
+
+@contextlib.contextmanager
+def kept_out_of(folder: Path) -> Iterator[None]:
+    """Keep nothing in `folder` while the command writes it: a build's --out, which it replaces whole (kept
+    values written there were swapped away with the old site, and on a first build made it refuse a folder
+    "not built by sitegen")."""
+    resolved = folder.resolve()
+    _written.append(resolved)
+    try:
+        yield
+    finally:
+        _written.remove(resolved)
 
 
 def kept_parse(kind: str, path: Path, folder: Path | None, read: Callable[[], T], of_type: type[T], limit: int) -> T:
@@ -103,6 +125,8 @@ def kept_parse(kind: str, path: Path, folder: Path | None, read: Callable[[], T]
         value = read()
         if _file_digest(path, limit) == before:  # the value is that of the bytes named
             _keep(folder, kind, name, value, PARSES_KEPT, forked=True)
+    else:
+        _tidy(folder, kind, PARSES_KEPT)
     return value
 
 
@@ -119,6 +143,8 @@ def kept_value(kind: str, inputs: str, folder: Path | None, make: Callable[[], T
     if value is None:
         value = make()
         _keep(folder, kind, name, value, kept, forked)
+    else:
+        _tidy(folder, kind, kept)
     return value
 
 
@@ -156,12 +182,14 @@ def _unpickled(name: Path, of_type: type[T]) -> T | None:
             status = os.fstat(file.fileno())
             if not (stat.S_ISREG(status.st_mode) and _ours(status) and _ours(os.stat(name.parent))):
                 return None
-            value = pickle.load(file)
+            named, value = pickle.load(file)
     except Exception:  # noqa: BLE001 (a kept value is a copy: whatever is wrong with it, it is made again)
+        return None
+    if named != name.name or type(value) is not of_type:  # another value's file, renamed or copied here
         return None
     with contextlib.suppress(OSError):  # a read-only folder: still a value to use
         os.utime(name)  # used: the last to be pruned
-    return value if type(value) is of_type else None
+    return value
 
 
 def _keep(folder: Path, kind: str, name: Path, value: object, kept: int, forked: bool) -> None:
@@ -186,9 +214,9 @@ def _keep(folder: Path, kind: str, name: Path, value: object, kept: int, forked:
             status = 0
         finally:
             os._exit(status)
-    signal.pthread_sigmask(signal.SIG_SETMASK, interrupts)
-    if pid is not None:
+    if pid is not None:  # before Ctrl-C may be raised: a writer not waited for would outlive the command
         _writers.append(pid)
+    signal.pthread_sigmask(signal.SIG_SETMASK, interrupts)
 
 
 _writers: list[int] = []  # the processes writing kept parses, waited for before this one exits
@@ -225,19 +253,26 @@ def _write(folder: Path, kind: str, name: Path, value: object, kept: int) -> Non
         descriptor, temporary = tempfile.mkstemp(prefix=f".{name.name}.", suffix=".tmp", dir=folder)
         try:
             with os.fdopen(descriptor, "wb") as file:
-                pickle.dump(value, file, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump((name.name, value), file, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(temporary, name)
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
-        if kind not in _pruned:
-            _pruned.add(kind)
-            _prune(folder, kind, kept)
+        _tidy(folder, kind, kept)
     except Exception:  # noqa: BLE001 (see above: a kept value is never needed)
         return
 
 
-_pruned: set[str] = set()  # the kinds of values pruned by this process
+_tidied: set[str] = set()  # the kinds of values this process has tidied
+
+
+def _tidy(folder: Path, kind: str, kept: int) -> None:
+    """`_prune`, once in a process for each kind (a build keeps hundreds of rankings): after writing a value,
+    or on finding one kept (so that what killed writers left goes even when nothing is written)."""
+    if kind not in _tidied and folder.is_dir():
+        _tidied.add(kind)
+        with contextlib.suppress(OSError):
+            _prune(folder, kind, kept)
 
 
 def _prune(folder: Path, kind: str, kept: int) -> None:
