@@ -3,18 +3,28 @@ them gives, whatever is wrong with what was kept, and nothing is ever written in
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import pickle
+import shutil
+import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
+import numpy
 import pytest
 
+from sitegen import process
+from sitegen.living.facts import ReviewFacts
 from sitegen.review import folder, kept
 from sitegen.review.folder import load_review
+from sitegen.screening.digest import Relevance, rank_batches, weekly_digests
+from sitegen.screening.relevance import Scorer
+from sitegen.workspace import inspect
 from tests.conftest import ROOT, run_cli, tree_bytes
 
 
@@ -194,7 +204,6 @@ def test_the_program_started_with_its_output_closed_exits_with_the_commands_stat
     broken = example_copy.parent / "broken"
     for review, status in ((example_copy, 0), (broken, 1)):
         if status:
-            import shutil
             shutil.copytree(example_copy, broken)
             _broken_records(broken)
         done = subprocess.run(["bash", "-c", f"{program.replace(str(example_copy), str(review))} {closed}; echo $?"],
@@ -248,9 +257,6 @@ def test_sitegen_run_from_an_archive_keeps_nothing(example_copy: Path, cache: Pa
 
 
 def test_ctrl_c_while_a_parse_is_written_stops_its_writer(monkeypatch: pytest.MonkeyPatch) -> None:
-    import signal
-    import threading
-
     writer = os.fork()
     if writer == 0:  # stands for a writer: interrupted, it leaves at once (a real one removes its temporary file)
         try:
@@ -270,9 +276,6 @@ def test_ctrl_c_while_a_parse_is_written_stops_its_writer(monkeypatch: pytest.Mo
 def test_the_program_holds_only_the_review_it_read_last(example_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """What `cli.main` ends the process without freeing is the review read last: a command reading its review
     again (publish, after recording a version) must not hold two in memory. Outside the program, nothing is held."""
-    from sitegen import process
-    from sitegen.workspace import inspect
-
     inspect(example_copy)
     assert process.held is None
     monkeypatch.setattr(process, "held", [])
@@ -286,9 +289,6 @@ def test_the_program_holds_only_the_review_it_read_last(example_copy: Path, monk
 
 def _rankings(review_dir: Path) -> dict[str, object]:
     """Every batch's ranking and every week's digest, as a build makes them."""
-    from sitegen.living.facts import ReviewFacts
-    from sitegen.screening.digest import Relevance, rank_batches, weekly_digests
-
     review, _ = load_review(review_dir)
     screening = ReviewFacts(review).screening
     batches = rank_batches(Relevance(review, screening))
@@ -298,12 +298,10 @@ def _rankings(review_dir: Path) -> dict[str, object]:
 
 
 def _csv_rows(path: Path) -> list[list[str]]:
-    import csv
     return list(csv.reader(path.open(encoding="utf-8", newline="")))
 
 
 def _write_rows(path: Path, rows: list[list[str]]) -> None:
-    import csv
     with path.open("w", encoding="utf-8", newline="") as file:
         csv.writer(file, lineterminator="\n").writerows(rows)
 
@@ -363,8 +361,6 @@ def test_a_kept_ranking_is_the_ranking_made_afresh(example_copy: Path, cache: Pa
     """Whatever changed, the rankings a build reads (kept or made) are those made afresh: a ranking is named by
     everything it is made from, so a change to any of it (an earlier week's include, a record's text, the cap)
     makes it again, and a change to none of it (a full-text decision) reads it as kept."""
-    from sitegen.screening.relevance import Scorer
-
     before = _rankings(example_copy)
     names = set(cache.glob("ranking-*.pickle"))
     assert len(names) >= 2
@@ -384,8 +380,6 @@ def test_a_kept_ranking_is_the_ranking_made_afresh(example_copy: Path, cache: Pa
 
 def test_a_ranking_is_named_by_the_versions_of_the_libraries_that_rank(example_copy: Path, cache: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    import numpy
-
     _rankings(example_copy)
     names = set(cache.glob("ranking-*.pickle"))
     monkeypatch.setattr(numpy, "__version__", "0.0-another")
@@ -438,7 +432,6 @@ def test_another_values_file_under_this_name_is_not_read(example_copy: Path, tmp
     first = _read(example_copy)
     [name] = _pickles(cache)
     other = tmp_path / "other"
-    import shutil
     shutil.copytree(example_copy, other)
     _broken_records(other)
     _read(other)
@@ -463,8 +456,6 @@ def test_abandoned_temporary_files_are_swept_when_values_are_only_read(example_c
 def test_a_writer_forked_as_ctrl_c_comes_is_waited_for(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Ctrl-C raised the moment interrupts are let through again after the fork: the writer is still known, and
     waited for (it outlived the command, writing)."""
-    import signal
-
     parent, real = os.getpid(), signal.pthread_sigmask
 
     def interrupted_after(how: int, mask: object) -> object:
