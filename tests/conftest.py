@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -22,9 +23,11 @@ CHROMIUM = Path("/usr/bin/chromium")
 
 @pytest.fixture(autouse=True)
 def no_kept_parses(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tests keep no parses between commands (`sitegen.review.kept`, tested in test_kept.py), in the user's
-    cache folder least of all: each reads its files afresh, in this process and in the ones it starts."""
-    monkeypatch.setenv("SITEGEN_CACHE_DIR", "")
+    """Tests keep no values between commands (`sitegen.review.kept`, tested in test_kept.py), in the user's
+    cache folder least of all: each reads its files afresh, in this process and in the ones it starts.
+    SITEGEN_TEST_CACHE_DIR names a folder to keep them in instead, shared by every test of the run: the
+    whole suite then runs on values kept by the tests before it."""
+    monkeypatch.setenv("SITEGEN_CACHE_DIR", os.environ.get("SITEGEN_TEST_CACHE_DIR", ""))
 
 
 @pytest.fixture

@@ -177,6 +177,7 @@ def test_the_grown_review_reaches_every_novelty_case_and_the_cap():
 
 
 def test_each_paper_is_assessed_once_for_the_batches_and_digests_of_the_example(monkeypatch):
+    monkeypatch.setenv("SITEGEN_CACHE_DIR", "")  # made here, not read as kept (SITEGEN_TEST_CACHE_DIR)
     review, _ = load_review(EXAMPLE)
     assessed = []
     assess_all = relevance.Scorer.assess_all
