@@ -1141,7 +1141,7 @@ def schema(out: Path | None) -> None:
 
 def main() -> None:
     """The `sitegen` program: the command, then the process ends at once, its output flushed and the
-    writing of kept parses waited for (`review.kept`). What the command read is freed with the process, not
+    writing of kept values waited for (`review.kept`). What the command read is freed with the process, not
     object by object (a third of a second for a review of 100,000 records, `sitegen.process`)."""
     process.held = []
     try:

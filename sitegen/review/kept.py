@@ -219,7 +219,7 @@ def _keep(folder: Path, kind: str, name: Path, value: object, kept: int, forked:
     signal.pthread_sigmask(signal.SIG_SETMASK, interrupts)
 
 
-_writers: list[int] = []  # the processes writing kept parses, waited for before this one exits
+_writers: list[int] = []  # the processes writing kept values, waited for before this one exits
 
 
 @atexit.register
