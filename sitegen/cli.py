@@ -1160,4 +1160,4 @@ def main() -> None:
         kept.wait_for_writers()
     except KeyboardInterrupt:  # Ctrl-C once the command has said what it did: what it kept is not written
         status = 130
-    os._exit(status if isinstance(status, int) else 0 if status is None else 1)
+    os._exit(status or 0)  # an int or None by now

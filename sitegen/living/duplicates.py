@@ -26,7 +26,7 @@ from sitegen.records.matching import conflict, find_duplicates, record_work, tit
 from sitegen.review.folder import DuplicateRow, Review
 from sitegen.review.models import STAGES
 from sitegen.review.problems import Problem
-from sitegen.screening.outcomes import review_outcomes
+from sitegen.screening.outcomes import TO_FULL_TEXT, review_outcomes
 
 
 @dataclass(frozen=True)
@@ -157,7 +157,7 @@ def _without_losses(review: Review, rows: list[DuplicateRow]) -> tuple[list[Dupl
         return rows, []
     # At title/abstract a maybe sends a record on to full text as an include does, so it is kept alike; at full text
     # only an include makes a study (a canonical record that is only a maybe there would drop the included one).
-    onward = {"title-abstract": ("include", "maybe"), "full-text": ("include",)}
+    onward = {"title-abstract": TO_FULL_TEXT, "full-text": ("include",)}
     sent_on = {stage: {rid for rid, outcome in review_outcomes(review, stage).items()
                        if outcome.decision in onward[stage]} for stage in STAGES}
     sent_on_by_anyone: dict[tuple[str, str], str] = {}

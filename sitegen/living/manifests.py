@@ -16,6 +16,7 @@ only what the ledger knows.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -82,11 +83,11 @@ def strategy_runs(review: Review, search: SavedSearch) -> list[LastRun | None]:
     """The latest run of each strategy of `search`, in order (None: not run yet). An unlabelled strategy whose query
     was edited since is known by its source when it is that source's one unlabelled strategy: its latest run."""
     ran = last_runs(review, search.monitor_id)
+    unlabelled = Counter(strategy.source for strategy in search.strategies if not strategy.label)
     found = []
     for strategy in search.strategies:
         last = ran.get(run_key(strategy.source, strategy.label, strategy.query))
-        alone = sum(1 for other in search.strategies if other.source == strategy.source and not other.label) == 1
-        if last is None and not strategy.label and alone:  # edited since: its source's latest unlabelled run
+        if last is None and not strategy.label and unlabelled[strategy.source] == 1:  # edited since: its source's latest unlabelled run
             runs = [ran[key] for key in ran if key[0] == strategy.source and key[1] is None]
             last = max(runs, key=lambda run: parse_timestamp(run.at), default=None)
         found.append(last)

@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from sitegen.records.entry import Entry
+from sitegen.records.model import FOUR_DIGITS
 from sitegen.references.fields import fields, iso_date, issns, joined, keywords
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named
 
@@ -203,5 +204,5 @@ def _date_parts(issued: Any, line: int) -> list[str]:
     if isinstance(parts, list) and parts and isinstance(parts[0], list):
         return [_text(part) for part in parts[0]]
     written = _text(issued.get("raw") or issued.get("literal"))
-    year = re.search(r"(?<!\d)\d{4}(?!\d)", written)
+    year = FOUR_DIGITS.search(written)
     return [year.group()] if year else []

@@ -90,7 +90,7 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
     page = _text(entry.get("pages"), "pages", notes)
     written_type = entry.get("type").lower()
     csl_type = written_type if written_type in CSL_TYPE_NAMES else CSL_TYPES.get(entry.get("ENTRYTYPE").lower(), "article")
-    url, abstract = _url(entry, notes), _abstract(entry, notes)
+    url, abstract = _address(entry, "url", notes), _abstract(entry, notes)
     if not identifiers:
         # Made of what the record holds (as `identity.record_ref` makes it of a record), so that the record
         # exported and imported again has the same content key, and so the same id.
@@ -125,13 +125,9 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
     })
 
 
-def _url(entry: Entry, notes: list[str]) -> str | None:
-    """The entry's web address; any other text in its url field (javascript:, a bare www. name) is left
-    out with a note: a record links only to web addresses."""
-    return _address(entry, "url", notes)
-
-
 def _address(entry: Entry, field: str, notes: list[str]) -> str | None:
+    """A web address the entry gives in `field`; any other text there (javascript:, a bare www. name) is left
+    out with a note: a record links only to web addresses."""
     url = _text(entry.get(field), field, notes)
     if url and web_address(url) is None:
         notes.append(f"{field} {url[:80]!r} is not a web address (http:// or https://); left out")

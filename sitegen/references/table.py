@@ -94,7 +94,7 @@ FAMILY_INITIALS = re.compile(r"(.+?)\s+((?:[A-Z]\.?-?)+)")
 def not_a_records_csv(text: str) -> str:
     """Why a file (`text`) is read as no format: a records CSV separated by ';' or tabs (as spreadsheets in
     German or French settings save one) is named as such."""
-    first = re.match(r"\s*([^\r\n]*)", text[:65536])  # any line ending, old Macs' lone \r too; a prefix: no copy
+    first = re.match(r"\s*([^\r\n]*)", text[:65536])  # any line ending, old Macs' lone \r too; the first 64 KB
     header = first.group(1) if first else ""
     separator = next((mark for mark in ";\t" if mark in header), None) if "," not in header else None
     names = [name.strip().lstrip("\ufeff") for name in next(csv.reader([header], delimiter=separator))] \

@@ -74,8 +74,8 @@ def folder_digest(digest: hashlib._Hash, root: Path) -> None:
 
 
 def cache_folder(environ: Mapping[str, str], review_root: Path) -> Path | None:
-    """Where values are kept, or None when nothing is to be kept (SITEGEN_CACHE_DIR set empty, or a folder
-    inside the review: a command that reads a review writes nothing into it)."""
+    """Where values are kept, or None when nothing is to be kept (SITEGEN_CACHE_DIR set empty, a folder inside
+    the review, which a command that reads it never writes, or code whose digest cannot be made)."""
     given = environ.get("SITEGEN_CACHE_DIR")
     try:  # no home folder (no HOME, a user id with no account, as in a container): "~" is no folder
         xdg = Path(environ.get("XDG_CACHE_HOME", "").strip()).expanduser()
@@ -88,7 +88,7 @@ def cache_folder(environ: Mapping[str, str], review_root: Path) -> Path | None:
     except (RuntimeError, KeyError):
         return None
     # A relative folder would be one in whatever folder the command is run from (a literal "~", say): none.
-    if folder is None or not folder.is_absolute():
+    if folder is None or not folder.is_absolute() or not code_is_files():
         return None
     resolved = folder.resolve()
     if any(resolved.is_relative_to(written) for written in (review_root.resolve(), *_written)):
@@ -116,18 +116,11 @@ def kept_parse(kind: str, path: Path, folder: Path | None, read: Callable[[], T]
     """`read()` (which reads `path`, refusing it past `limit` bytes), or the value it gave last time for the
     same bytes and code, kept in `folder`. A value read afresh is kept (when the file did not change while it
     was read), written by a forked process: a parse is large."""
-    before = _file_digest(path, limit) if folder is not None and code_is_files() else None
+    before = _file_digest(path, limit) if folder is not None else None
     if folder is None or before is None:  # nothing kept; or not a regular file, or one `read` refuses by its size
         return read()
-    name = _name(folder, kind, before, ())
-    value = _unpickled(name, of_type)
-    if value is None:
-        value = read()
-        if _file_digest(path, limit) == before:  # the value is that of the bytes named
-            _keep(folder, kind, name, value, PARSES_KEPT, forked=True)
-    else:
-        _tidy(folder, kind, PARSES_KEPT)
-    return value
+    return _kept_or_made(folder, kind, _name(folder, kind, before, ()), read, of_type, PARSES_KEPT, forked=True,
+                         still_so=lambda: _file_digest(path, limit) == before)  # the value is that of the bytes named
 
 
 def kept_value(kind: str, inputs: str, folder: Path | None, make: Callable[[], T], of_type: type[T], *,
@@ -136,20 +129,26 @@ def kept_value(kind: str, inputs: str, folder: Path | None, make: Callable[[], T
     the same code and the same versions of `libraries` (modules whose code `make` runs, beside pydantic's),
     kept in `folder`: at most `kept` values of `kind`, the last used, each written by a forked process when
     `forked` (a large value)."""
-    if folder is None or not code_is_files():
+    if folder is None:
         return make()
-    name = _name(folder, kind, inputs, libraries)
+    return _kept_or_made(folder, kind, _name(folder, kind, inputs, libraries), make, of_type, kept, forked)
+
+
+def _kept_or_made(folder: Path, kind: str, name: Path, make: Callable[[], T], of_type: type[T], kept: int,
+                  forked: bool, still_so: Callable[[], bool] = lambda: True) -> T:
+    """The value kept as `name`, or `make()`, kept when its inputs are `still_so` once it is made."""
     value = _unpickled(name, of_type)
-    if value is None:
-        value = make()
-        _keep(folder, kind, name, value, kept, forked)
-    else:
+    if value is not None:
         _tidy(folder, kind, kept)
+        return value
+    value = make()
+    if still_so():
+        _keep(folder, kind, name, value, kept, forked)
     return value
 
 
 def _name(folder: Path, kind: str, inputs: str, libraries: tuple[str, ...]) -> Path:
-    versions = [importlib.import_module(library).__version__ for library in libraries]
+    versions = [importlib.import_module(library).__version__ for library in libraries]  # imported: a lookup
     named = hashlib.sha256(f"{code_digest()}\0{kind}\0{inputs}\0{versions!r}".encode()).hexdigest()[:40]
     return folder / f"{kind}-{named}.pickle"
 
@@ -216,6 +215,7 @@ def _keep(folder: Path, kind: str, name: Path, value: object, kept: int, forked:
             os._exit(status)
     if pid is not None:  # before Ctrl-C may be raised: a writer not waited for would outlive the command
         _writers.append(pid)
+        _tidied.add(kind)  # by the writer, after its write: later writers forked from here need not
     signal.pthread_sigmask(signal.SIG_SETMASK, interrupts)
 
 
@@ -224,7 +224,7 @@ _writers: list[int] = []  # the processes writing kept values, waited for before
 
 @atexit.register
 def wait_for_writers() -> None:
-    """Wait until every kept parse this process began to write is written (or its writer failed). Interrupted
+    """Wait until every kept value this process began to write is written (or its writer failed). Interrupted
     (Ctrl-C), the writers are interrupted too (each removes its temporary file) and waited for, and
     KeyboardInterrupt is raised again."""
     try:
@@ -281,12 +281,13 @@ def _prune(folder: Path, kind: str, kept: int) -> None:
     now = time.time()
     ours, leftovers = re.compile(rf"{re.escape(kind)}-[0-9a-f]{{40}}\.pickle"), re.compile(
         rf"\.{re.escape(kind)}-[0-9a-f]{{40}}\.pickle\.[^/]+\.tmp")
-    for leftover in folder.iterdir():
+    listed = list(folder.iterdir())
+    for leftover in listed:
         if leftovers.fullmatch(leftover.name):
             with contextlib.suppress(OSError):
                 if now - leftover.stat().st_mtime > ABANDONED_SECONDS:
                     leftover.unlink()
-    last_used = sorted((path for path in folder.iterdir() if ours.fullmatch(path.name)), key=_used, reverse=True)
+    last_used = sorted((path for path in listed if ours.fullmatch(path.name)), key=_used, reverse=True)
     for old in last_used[kept:]:
         with contextlib.suppress(OSError):
             old.unlink()

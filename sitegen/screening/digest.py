@@ -15,12 +15,12 @@ decisions, not earlier scores, say what a digest already covered.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import re
 from datetime import UTC, date, timedelta
-from functools import cached_property
+from functools import cached_property, partial
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
@@ -147,13 +147,17 @@ class Relevance:
         records took a second, and a decision that changes none of them (at full text) changes no ranking."""
         key = self._key(record_ids, version, start)
         if key not in self._rankings:
-            folder = kept.cache_folder(os.environ, self.review.root)
-            inputs = self._inputs(record_ids, version, start) if folder is not None else None
-            make = functools.partial(self._ranked, record_ids, version, start)
+            inputs = self._inputs(record_ids, version, start) if self._kept_in is not None else None
+            make = partial(self._ranked, record_ids, version, start)
             self._rankings[key] = make() if inputs is None else kept.kept_value(
-                "ranking", inputs, folder, make, Ranking, libraries=RANKING_LIBRARIES, kept=RANKINGS_KEPT,
+                "ranking", inputs, self._kept_in, make, Ranking, libraries=RANKING_LIBRARIES, kept=RANKINGS_KEPT,
                 forked=len(record_ids) > FORKED_FROM)
         return self._rankings[key]
+
+    @cached_property
+    def _kept_in(self) -> Path | None:
+        """Where rankings are kept (`kept.cache_folder`), worked out once for the many a build makes."""
+        return kept.cache_folder(os.environ, self.review.root)
 
     def _inputs(self, record_ids: list[str], version: int | None, start: date | None) -> str | None:
         """A digest of everything a ranking is made from: the protocol's terms, the week, the cap, and the

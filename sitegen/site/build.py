@@ -34,6 +34,7 @@ class BuildResult:
 
 def build_time(review: Review, now: str | None, environ: dict[str, str]) -> str | None:
     """When the site says it was last updated: --now, SOURCE_DATE_EPOCH, or the ledger. Never the clock."""
+    latest = max((event.ts for event in review.ledger), key=parse_timestamp, default=None)
     if now is not None:
         try:
             moment = parse_timestamp(now)
@@ -41,7 +42,10 @@ def build_time(review: Review, now: str | None, environ: dict[str, str]) -> str 
             raise SitegenError(f"--now {exc}") from None
         if not 0 <= moment.timestamp() < MAX_EPOCH:  # as SOURCE_DATE_EPOCH: the site's files are dated by it
             raise SitegenError(f"--now {now!r} is not a time from 1970 to the year 3000 (UTC)")
-        return _not_before_the_ledger(review, now, f"--now {now}")
+        if latest is not None and moment < parse_timestamp(latest):  # "last updated" before what the site shows
+            raise SitegenError(f"--now {now} is earlier than the latest ledger event ({latest}): the site would say "
+                               "it was last updated before it")
+        return now
     epoch = environ.get("SOURCE_DATE_EPOCH")
     if epoch is not None:
         if not re.fullmatch(r"[0-9]{1,11}", epoch) or int(epoch) >= MAX_EPOCH:
@@ -50,17 +54,8 @@ def build_time(review: Review, now: str | None, environ: dict[str, str]) -> str 
         moment = datetime.fromtimestamp(int(epoch), tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         # Set for a whole environment (Nix sets 1980), it may be earlier than what the site shows: the latest
         # ledger event is the time then (reproducible builds clamp times so), never "updated" before it.
-        return max((moment, *(event.ts for event in review.ledger)), key=parse_timestamp)
-    return max((event.ts for event in review.ledger), key=parse_timestamp, default=None)
-
-
-def _not_before_the_ledger(review: Review, moment: str, given: str) -> str:
-    """`moment`, unless it is earlier than the latest ledger event: "last updated" before what the site shows."""
-    latest = max((event.ts for event in review.ledger), key=parse_timestamp, default=None)
-    if latest is not None and parse_timestamp(moment) < parse_timestamp(latest):
-        raise SitegenError(f"{given} is earlier than the latest ledger event ({latest}): the site would say it was "
-                           "last updated before it")
-    return moment
+        return moment if latest is None else max(moment, latest, key=parse_timestamp)
+    return latest
 
 
 def inputs_digest(root: Path, now: str | None, environ: dict[str, str]) -> str:
