@@ -56,6 +56,26 @@ def test_pairs_decided_in_duplicates_csv_are_left_as_decided():
     assert again.matched == [] and again.probable == []
 
 
+def test_a_pair_decided_through_a_confirmed_duplicate_is_not_proposed():
+    # duplicates.csv confirms pmid:1 is pmid:9 (one work). A row deciding a new record `different` from either
+    # decides it for the other: the match is not made through the other one, in whichever form the row names the
+    # pair (it was made when the row named the duplicate, pmid:1, and the match pointed at its canonical, pmid:9).
+    first = record("pubmed", pmid="1")
+    new = record("openalex", openalex="W1")
+    for row in (("openalex:W1", "pmid:1"), ("openalex:W1", "pmid:9")):
+        decided = Decided(canonical={"pmid:1": "pmid:9"}, pairs={frozenset(row)})
+        result = integrate({first.id: first}, [new], decided)
+        assert result.matched == [] and result.probable == [], row
+    # Two existing records a new result links, one decided `different` from the other's canonical record: not
+    # proposed to a reviewer again.
+    without_doi = record("openalex", openalex="W2")
+    other = record("crossref", doi="10.1234/x").model_copy(update={"author": [CslName(family="Zzyzx")]})
+    decided = Decided(canonical={other.id: "pmid:9"}, pairs={frozenset((without_doi.id, "pmid:9"))})
+    linked = integrate({r.id: r for r in (without_doi, other)}, [record("openalex", openalex="W2", doi="10.1234/x")],
+                       decided)
+    assert linked.probable == []
+
+
 def test_a_probable_pair_is_listed_and_nothing_is_merged():
     existing = record("pubmed", pmid="25892679")
     other_volume = record("openalex", volume="385", openalex="W2")  # another volume: a reviewer decides

@@ -153,7 +153,7 @@ def _match_by_metadata(integration: Integration, new_ids: set[str], decided: Dec
         return decided.canonical.get(record_id, record_id)
 
     def undecided(a: str, b: str) -> bool:
-        return canonical(a) != canonical(b) and frozenset((canonical(a), canonical(b))) not in decided.pairs
+        return not _decided(decided, a, b)
 
     joined = {key: list(members) for key, members in groups.items()}  # and the records matched to them now
 
@@ -207,8 +207,10 @@ def _link_versions(records: dict[str, Record], holder: str, other: str) -> None:
 
 
 def _decided(decided: Decided, a: str, b: str) -> bool:
-    """Whether duplicates.csv decides the pair, or makes both one work."""
-    return frozenset((a, b)) in decided.pairs or decided.canonical.get(a, a) == decided.canonical.get(b, b)
+    """Whether duplicates.csv decides the pair: a row of its own, both one work, or a row on the works they are
+    confirmed to be (a record `different` from another is different from that one's confirmed duplicates)."""
+    first, second = decided.canonical.get(a, a), decided.canonical.get(b, b)
+    return first == second or frozenset((a, b)) in decided.pairs or frozenset((first, second)) in decided.pairs
 
 
 def _all_decided(decided: Decided, ids: list[str]) -> bool:
