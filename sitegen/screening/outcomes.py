@@ -21,6 +21,7 @@ class Outcome:
     reason: str  # the exclusion reason code, when there is one
     reviewers: tuple[str, ...]
     adjudicated: bool = False
+    reasons_differ: bool = False  # a conflict though every reviewer decided alike: excluded for different reasons
 
 
 DECIDED = ("include", "exclude", "maybe")
@@ -65,8 +66,10 @@ def _combine(rows: list[DecisionRow], required: int, reasons_must_agree: bool) -
     decisions = [row.decision for row in rows]
     verdicts = {decision.decision for decision in decisions}
     given_reasons = {decision.reason for decision in decisions if decision.reason}
-    if len(verdicts) > 1 or (reasons_must_agree and len(given_reasons) > 1):
+    if len(verdicts) > 1:
         return Outcome("conflict", "", reviewers)
+    if reasons_must_agree and len(given_reasons) > 1:
+        return Outcome("conflict", "", reviewers, reasons_differ=True)
     verdict = verdicts.pop()
     if not given_reasons:
         return Outcome(verdict, "", reviewers)

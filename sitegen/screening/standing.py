@@ -87,11 +87,6 @@ class StageHistory:
     adjudication: ShownDecision | None
     outcome: Outcome
 
-    @property
-    def reasons_differ(self) -> bool:
-        """A conflict though every reviewer decided alike: they excluded it for different reasons (full text)."""
-        return self.outcome.decision == "conflict" and len({shown.decision for shown in self.decisions}) == 1
-
 
 def screening_histories(review: Review, outcomes: dict[str, dict[str, Outcome]]) -> dict[str, list[StageHistory]]:
     """Record id -> its history at each stage someone decided it at, in stage order. A confirmed duplicate

@@ -151,5 +151,5 @@ def conflicts(review: Review, screening: ScreeningFacts) -> list[Conflict]:
             decisions = by_record.get((stage, record_id), {})
             found.append(Conflict(record_id=record_id, title=review.records[record_id].title, stage=stage,
                                   decisions=dict(sorted(decisions.items())),
-                                  reasons_differ=len(set(decisions.values())) == 1))
+                                  reasons_differ=outcome.reasons_differ))
     return found

@@ -80,7 +80,7 @@ def screening_history(history: list[StageHistory], reasons: dict[str, str]) -> s
                         f'<td data-label="Reason">{reason}</td>\n'
                         f'<td data-label="Note">{_e(shown.note)}</td></tr>')
         after = {"awaiting": ": each decision is shown once every required reviewer has decided.",
-                 "conflict": ("; the reviewers excluded it for different reasons" if stage.reasons_differ else "")
+                 "conflict": ("; the reviewers excluded it for different reasons" if stage.outcome.reasons_differ else "")
                  + ": reasons and notes are shown once the adjudicator has settled it."}
         parts.append(
             f'<h3>{"Title and abstract" if stage.stage == "title-abstract" else "Full text"}</h3>\n'
