@@ -237,12 +237,22 @@ def test_a_round_no_index_answered_is_not_counted_and_says_to_run_again(manuscri
 
 def test_a_round_one_of_whose_sources_answered_is_a_round():
     # A search is "ok" only when every source answered: with one of two down, the round reached an index.
-    from sitegen.manuscript.loop import CandidateSearch, _nothing_reached
+    from types import SimpleNamespace
 
-    def searched(status: str) -> CandidateSearch:
-        return CandidateSearch(round=1, problem="P1", query="q", source="openalex,crossref", status=status)
-    assert not _nothing_reached([], [searched("failed: crossref unavailable")])
-    assert _nothing_reached([], [searched("failed: openalex unavailable, crossref timeout")])
+    from sitegen.manuscript.loop import ProblemRow, _nothing_reached, _search
+    from sitegen.sources.settings import SourceSettings
+
+    def searched(*statuses: str) -> tuple:
+        outcomes = [SimpleNamespace(source=source, status=status, warnings=[])
+                    for source, status in zip(("openalex", "crossref"), statuses, strict=False)]
+        row = ProblemRow.model_construct(id="P1", query="q")
+        return _search(lambda *args, **kwargs: SimpleNamespace(outcomes=outcomes, records=[]), None,
+                       SourceSettings(), ["openalex", "crossref"], 1, row)
+
+    one_down = searched("ok", "unavailable")
+    assert one_down[0].status == "failed: crossref unavailable" and one_down[1]
+    assert not _nothing_reached([], [one_down[1]])
+    assert _nothing_reached([], [searched("unavailable", "rate_limited")[1]])
     assert not _nothing_reached([], [])  # nothing asked: nothing to say
 
 

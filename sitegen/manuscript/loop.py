@@ -412,13 +412,14 @@ def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings
     rows = [row.model_copy(update={"query": query_for(row, by_key)}) for row in rows]
     if done:
         rows = _mark_carried(rows, manuscript.round_dir(done[-1]))
-    searches = [_search(search, fetcher, settings, sources, number, row) for row in rows if row.query]
+    searched = [_search(search, fetcher, settings, sources, number, row) for row in rows if row.query]
+    searches = [candidates for candidates, _ in searched]
     cited_dois = {check.record.DOI for check in checks if check.record and check.record.DOI}
     found: dict[str, list[Record]] = {}
     for result in searches:  # a hit the .bib already holds is no new evidence
         found.setdefault(result.problem, []).extend(record for record in result.records
                                                     if not (record.DOI and record.DOI in cited_dois))
-    if rows and _nothing_reached(checks, searches):  # without problems, a rate-limited round pauses (`paused_round`)
+    if rows and _nothing_reached(checks, [answered for _, answered in searched]):  # without problems, a rate-limited round pauses (`paused_round`)
         raise SourcesUnreached("no index answered this round (every entry's lookup and every search failed: "
                                "offline?), so it was not counted as one of the loop's rounds and none of its "
                                "files were written; run it again when the indexes can be reached")
@@ -453,32 +454,29 @@ class SourcesUnreached(SitegenError):
 UNANSWERED = frozenset({"no-answer", "rate-limited"})
 
 
-def _nothing_reached(checks: list[CitationCheck], searches: list[CandidateSearch]) -> bool:
-    """Whether the round asked some index and none answered: every lookup of a .bib entry and every search."""
+def _nothing_reached(checks: list[CitationCheck], searches_answered: list[bool]) -> bool:
+    """Whether the round asked some index and none answered: every lookup of a .bib entry and every search
+    (`searches_answered`: for each search, whether any of its sources answered)."""
     lookups = [check.identity for check in checks if check.identity is not None]
-    asked = bool(searches) or any(identity.answers for identity in lookups)
-    answered = any(_some_source_answered(search) for search in searches) or any(
+    asked = bool(searches_answered) or any(identity.answers for identity in lookups)
+    answered = any(searches_answered) or any(
         answer.answer not in UNANSWERED for identity in lookups for answer in identity.answers)
     return asked and not answered
 
 
-def _some_source_answered(search: CandidateSearch) -> bool:
-    """Whether a source of the search answered: its status names fewer failed sources than it asked."""
-    failed = search.status.removeprefix("failed: ").split(", ") if search.status != "ok" else []
-    return len(failed) < len(search.source.split(","))
-
-
 def _search(search: Callable, fetcher: Fetcher, settings: SourceSettings, sources: list[str], number: int,
-            row: ProblemRow) -> CandidateSearch:
+            row: ProblemRow) -> tuple[CandidateSearch, bool]:
+    """The search for a problem's query, and whether any of its sources answered."""
     narrow = settings.model_copy(update={"max_records": HITS_PER_QUERY,
                                          "openalex_per_page": min(HITS_PER_QUERY, settings.openalex_per_page)})
     result = search(fetcher, row.query, sources, native=True, settings=narrow)
     statuses = sorted({o.status for o in result.outcomes})
-    return CandidateSearch(round=number, problem=row.id, query=row.query, source=",".join(sources),
-                           status="ok" if statuses == ["ok"] else "failed: " + ", ".join(
-                               f"{o.source} {o.status}" for o in result.outcomes if o.status != "ok"),
-                           warnings=[w for o in result.outcomes for w in o.warnings],
-                           records=result.records[:HITS_PER_QUERY])
+    candidates = CandidateSearch(round=number, problem=row.id, query=row.query, source=",".join(sources),
+                                 status="ok" if statuses == ["ok"] else "failed: " + ", ".join(
+                                     f"{o.source} {o.status}" for o in result.outcomes if o.status != "ok"),
+                                 warnings=[w for o in result.outcomes for w in o.warnings],
+                                 records=result.records[:HITS_PER_QUERY])
+    return candidates, any(o.status == "ok" for o in result.outcomes)
 
 
 def converged_round(manuscript: Manuscript) -> int | None:
