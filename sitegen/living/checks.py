@@ -14,7 +14,7 @@ from __future__ import annotations
 from sitegen.living.ledger import holds, verify_chain
 from sitegen.living.manifests import manifest_problems
 from sitegen.living.versions import version_problems
-from sitegen.records.citations import strategy_key
+from sitegen.records.citations import strategy_repeats
 from sitegen.records.identity import listed
 from sitegen.records.providers import label
 from sitegen.review.folder import Review
@@ -128,7 +128,6 @@ def _search_problems(review: Review) -> list[Problem]:
     problems = []
     for monitor_id, search in review.searches.items():
         rel = f"searches/{monitor_id}.json"
-        first: dict[tuple[str, ...], int] = {}
         for index, strategy in enumerate(search.strategies):
             # A strategy that can never be sent would leave every later run incomplete. (A citation search's
             # grammar is checked as the file is read: see Strategy.)
@@ -140,26 +139,14 @@ def _search_problems(review: Review) -> list[Problem]:
             except UnsupportedQuery as exc:
                 problems.append(Problem(rel, None, None, "query-unsupported",
                                         f"strategies[{index}]: {label(strategy.source)} cannot run this query: {exc}"))
-            # The same strategy twice would run twice at one time: its records counted twice, for good.
-            key = strategy_key(strategy.source, strategy.method, strategy.query)
-            if key in first:
-                line, column = json_position((review.root / rel).read_text(encoding="utf-8"),
-                                             ("strategies", index, "query"))
-                problems.append(Problem(rel, line, column, "strategy-repeated",
-                                        f"strategies[{index}] repeats strategies[{first[key]}] (the same source "
-                                        "and query, or citation search with the same mode and seeds, however "
-                                        "written)"))
-            first.setdefault(key, index)
-            # A label names one strategy of its source: runs are known by it (`manifests.run_key`), so two
-            # strategies under one label would show each other's last run.
-            named = ("label", strategy.source, strategy.label)
-            if strategy.label and named in first:
-                line, column = json_position((review.root / rel).read_text(encoding="utf-8"),
-                                             ("strategies", index, "label"))
-                problems.append(Problem(rel, line, column, "label-repeated",
-                                        f"strategies[{index}] has the label {strategy.label!r} of strategies"
-                                        f"[{first[named]}] of the same source: give each its own"))
-            first.setdefault(named, index)
+        for index, earlier, kind in strategy_repeats(search.strategies):
+            field = "query" if kind == "strategy-repeated" else "label"
+            line, column = json_position((review.root / rel).read_text(encoding="utf-8"), ("strategies", index, field))
+            said = (f"repeats strategies[{earlier}] (the same source and query, or citation search with the same mode "
+                    "and seeds, however written)" if kind == "strategy-repeated" else
+                    f"has the label {search.strategies[index].label!r} of strategies[{earlier}] of the same source: "
+                    "give each its own")
+            problems.append(Problem(rel, line, column, kind, f"strategies[{index}] {said}"))
         missing = review.lacking(search.seen_ids)
         if missing:
             problems.append(Problem(f"searches/{monitor_id}.json", None, None, "unknown-record",

@@ -28,7 +28,7 @@ from sitegen.living.ledger import anchor, append, check_event_time
 from sitegen.living.manifests import Execution, compiled_query, manifest_bytes, run_manifest
 from sitegen.living.merge import Decided, integrate
 from sitegen.records.citations import LABEL as CITATION_SEARCHING
-from sitegen.records.citations import strategy_key
+from sitegen.records.citations import strategy_repeats
 from sitegen.records.model import Record, model_data
 from sitegen.records.providers import label
 from sitegen.review.folder import Review, manifest_hash, manifest_path
@@ -147,15 +147,13 @@ def add_monitor(review: Review, monitor_id: str, strategies: list[Strategy], at:
         raise SitegenError(f"a saved search {monitor_id!r} already exists in {review.root}/searches/")
     for strategy in strategies:
         check_strategy(strategy.source, strategy.query, native=strategy.syntax == "native", method=strategy.method)
-    keys = [strategy_key(s.source, s.method, s.query) for s in strategies]
-    if twice := next((s.query for index, s in enumerate(strategies) if keys[index] in keys[:index]), None):
-        # Run side by side, two strategies asking the same would count every record they find twice in PRISMA.
-        raise SitegenError(f"the strategy {twice!r} asks what an earlier one asks (the same source and query, or "
-                           "citation search with the same mode and seeds, however written); nothing was saved")
-    labels = [(s.source, s.label) for s in strategies if s.label]
-    if named := next((label for index, label in enumerate(labels) if label in labels[:index]), None):
-        raise SitegenError(f"two {named[0]} strategies have the label {named[1]!r}: a label names one strategy of "
-                           "its source (its runs are known by it); nothing was saved")
+    for index, _, kind in strategy_repeats(strategies):
+        repeated = strategies[index]
+        raise SitegenError(f"the strategy {repeated.query!r} asks what an earlier one asks (the same source and query, "
+                           "or citation search with the same mode and seeds, however written); nothing was saved"
+                           if kind == "strategy-repeated" else
+                           f"two {repeated.source} strategies have the label {repeated.label!r}: a label names one "
+                           "strategy of its source (its runs are known by it); nothing was saved")
     # Seeded with the records the review already holds: screened, batched or imported.
     seen = sorted(set(in_review(review)) | {row.decision.record_id for row in review.decisions}) \
         if seed_from_review else []

@@ -18,6 +18,7 @@ saved strategy with it, and the site shows one, without loading any provider cod
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from sitegen.records.ids import normalise_doi, normalise_openalex
@@ -106,6 +107,24 @@ def strategy_key(source: str, method: str, query: str) -> tuple[str, ...]:
         except CitationQueryError:
             pass  # a broken query is reported as such; as a key, its text is all there is
     return source, method, query.strip()
+
+
+def strategy_repeats(strategies: Sequence) -> Iterator[tuple[int, int, str]]:
+    """(index, index of the earlier one, kind) for each saved strategy that repeats an earlier one of the same
+    search: "strategy-repeated" when it asks what that one asks (run side by side, the two would count every
+    record they find twice), "label-repeated" when it has the label of one of its source (runs are known by
+    their label, `manifests.run_key`: each would show the other's last run)."""
+    first: dict[tuple[str, ...], int] = {}
+    for index, strategy in enumerate(strategies):
+        key = strategy_key(strategy.source, strategy.method, strategy.query)
+        if key in first:
+            yield index, first[key], "strategy-repeated"
+        first.setdefault(key, index)
+        if strategy.label:
+            named = ("label", strategy.source, strategy.label)
+            if named in first:
+                yield index, first[named], "label-repeated"
+            first.setdefault(named, index)
 
 
 def _seed(written: str, several: bool) -> Seed:
