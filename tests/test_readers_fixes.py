@@ -189,7 +189,7 @@ RAYYAN_CSV = ("key,title,authors,journal,issn,volume,issue,pages,year,publisher,
     (SCOPUS_CSV, {"ID": "2-s2.0-85000000001", "author": "Smolen, J. and Landew\u00e9, R.B.M.", "pages": "685-699",
                   "journal": "Ann Rheum Dis", "number": "6", "pmid": "32000001", "language": "English",
                   "database": "Scopus", "url": "https://www.scopus.com/x"}),
-    (WOS_TAB, {"ID": "WOS:000000000000001", "title": 'A "quoted" title', "author": "Smith, J and Jones, A",
+    (WOS_TAB, {"ID": "WOS:000000000000001", "title": 'A "quoted" title', "author": "Smith, John and Jones, Ann",  # AF, the full names
                "pages": "10-19", "doi": "10.1/x", "pmid": "123", "journal": "J TEST"}),
     (COVIDENCE_CSV, {"ID": "#12", "author": "Smith, AB and Jones, C", "year": "2019", "doi": "10.1/cov"}),
     (RAYYAN_CSV, {"ID": "rayyan-1", "author": "Smith, J and Jones, A", "label": '{"Kofi"=>"Included"}',

@@ -10,7 +10,9 @@ Text is read as UTF-8, or UTF-16 when the file starts with its byte-order mark (
 Windows writes it); a UTF-8 byte-order mark is skipped, and CRLF and CR line ends are read as LF.
 A file in another encoding is reported, with the line of the first byte that is not UTF-8, unless
 the caller names the encoding: Latin-1 and Windows-1252 decode any bytes at all, so a guess would
-put wrong letters into titles and authors without a word.
+put wrong letters into titles and authors without a word. A file named Latin-1 that holds bytes 0x80-0x9F (control
+characters in Latin-1, Windows-1252's quotes and dashes) is read as Windows-1252, as browsers read one.
+A binary file (a PDF or a picture renamed .ris) and EndNote's tagged format are refused by what they are.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ SUFFIXES: dict[str, Format] = {".csv": "csv", ".ris": "ris", ".bib": "bibtex", "
                                ".nbib": "medline", ".medline": "medline", ".ciw": "wos", ".json": "csl-json"}
 MEDLINE_START = re.compile(r"(?:PMID|OWN )- ")
 WOS_START = re.compile(r"(?:FN|PT) ")
+ENDNOTE_TAG = re.compile(r"%[0-9A-Z] ")  # "%0 Journal Article", "%A Smith, John": a BibTeX comment has a space after %
 
 __all__ = ["Entry", "Format", "ReferenceProblem", "Skipped", "column_mapping", "decode", "read_references", "sniff"]
 
@@ -96,10 +99,17 @@ def decode(data: bytes, encoding: str | None = None) -> str:
         raise ReferenceProblem(1, f"UTF-16 text without a byte-order mark (every other byte is 0); name its "
                                   f"encoding: --encoding utf-16-{order}")
     codec = codecs.lookup(encoding or "utf-8")
+    if codec.name == codecs.lookup("latin-1").name and re.search(rb"[\x80-\x9f]", data):
+        # Bytes 0x80-0x9F are control characters in Latin-1, which no text holds: a file said to be Latin-1 that
+        # has them is Windows-1252 (its quotes and dashes), as browsers read every page labelled Latin-1.
+        codec = codecs.lookup("cp1252")
     try:
         return data.decode(codec.name).removeprefix("\ufeff")
     except UnicodeDecodeError as error:
         line = data[:error.start].decode(codec.name, errors="replace").count("\n") + 1
+        if _binary(data):
+            raise ReferenceProblem(1, "a binary file, not text: export the references as RIS, BibTeX, MEDLINE or "
+                                      "CSV and give that file") from None
         # Bytes 0x80-0x9F are Windows-1252's typographic characters (dashes, quotes, the euro): as Latin-1
         # they are control characters. A Windows export holding one is cp1252; another is likely Latin-1.
         guess = "cp1252" if re.search(rb"[\x80-\x9f]", data) else "latin-1"
@@ -108,6 +118,14 @@ def decode(data: bytes, encoding: str | None = None) -> str:
         name = codec.name.upper() if codec.name.startswith("utf") else encoding
         raise ReferenceProblem(line, f"not {name} text (byte 0x{data[error.start]:02X}); "
                                      f"{convert if codec.name == 'utf-8' else 'is the encoding right?'}") from None
+
+
+def _binary(data: bytes) -> bool:
+    """Whether `data` is no text in any encoding: a tenth of its first 4 KB are control characters that no text
+    writes (a picture, a PDF, an archive renamed .ris), where a file in another encoding has only letters."""
+    sample = data[:4096]
+    controls = sum(sample.count(byte) for byte in (*range(0, 9), 11, 12, *range(14, 32), 127))
+    return controls * 10 >= len(sample)
 
 
 def _utf16_order(data: bytes) -> str | None:
@@ -126,6 +144,8 @@ def _unrecognised(text: str) -> str:
     if not text.strip():
         return "the file is empty"
     start = text.lstrip()[:2000].lower()
+    if ENDNOTE_TAG.match(start.upper()):
+        return "EndNote's tagged format (.enw) is not read: export the references as RIS (or BibTeX) and import that"
     if start.startswith("<?xml") or start.startswith("<xml"):
         named = "EndNote XML" if "<records>" in start and "<record>" in start else "XML"
         return f"{named} is not read: export the references as RIS (or BibTeX) and import that"
@@ -148,6 +168,8 @@ def sniff(text: str) -> Format | None:
             return "medline"
         if WOS_START.match(line):
             return "wos"
+        if ENDNOTE_TAG.match(stripped):
+            return None
         if stripped.startswith(("@", "%")):
             return "bibtex"
         if stripped.startswith(("[", "{")):

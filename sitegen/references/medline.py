@@ -7,7 +7,9 @@ PMID, or "medline-N" for the N-th record of a file without them (ERIC's); PMIDs 
 same article exported twice) name every record by position instead, with a warning, as in RIS.
 
 Authors are the full names (FAU, "Mangalam, Harry") where the record has them, else the short
-ones (AU, "Mangalam H" read "Mangalam, H"); a group author (CN) is kept whole, in braces.
+ones (AU, "Mangalam H" read "Mangalam, H"); a group author (CN) is kept whole, in braces, where it
+stands among them. Publication types (PT) are kept: they tell an erratum or a retraction notice from
+a study.
 """
 
 from __future__ import annotations
@@ -45,8 +47,7 @@ def _entry(record: TaggedRecord) -> Entry:
     kinds = [ENTRY_TYPES[kind.lower()] for kind in record.values("PT") if kind.lower() in ENTRY_TYPES]
     return Entry("", fields({
         "ENTRYTYPE": kinds[0] if kinds else "article" if record.first("JT", "TA") else "misc",
-        "author": " and ".join([*(record.values("FAU") or map(_short_name, record.values("AU"))),
-                                *(f"{{{name}}}" for name in record.values("CN"))]),
+        "author": " and ".join(_authors(record)),
         "title": record.first("TI", "BTI"),
         "year": year,
         "month": after[0] if after else "",
@@ -64,11 +65,21 @@ def _entry(record: TaggedRecord) -> Entry:
         "language": record.first("LA"),
         "publisher": record.first("PB"),
         "note": joined(record.values("GN"), " "),
+        # "Journal Article; Published Erratum", "Retraction of Publication": what tells a notice from a study
+        "publication_types": joined(record.values("PT")),
         "retracted": "yes" if any(kind.lower() == "retracted publication" for kind in record.values("PT")) else "",
         # In a PubMed record OWN names the record's owner ("NLM", "PIP"), not the database: a record with a
         # PMID is PubMed's. Other exporters of the format (ERIC) name themselves there.
         "database": "PubMed" if record.first("PMID") else record.first("OWN"),
     }), record.start)
+
+
+def _authors(record: TaggedRecord) -> list[str]:
+    """The authors in the order the record lists them: the full names (FAU) where it has them, else the short
+    ones (AU), and the group authors (CN, braced) where they stand among them."""
+    people = "FAU" if record.values("FAU") else "AU"
+    return [f"{{{name}}}" if tag == "CN" else name if tag == "FAU" else _short_name(name)
+            for tag, name in record.in_order(people, "CN")]
 
 
 def _short_name(name: str) -> str:

@@ -40,7 +40,9 @@ from sitegen.records.model import (
 from sitegen.records.names import split_name
 from sitegen.records.providers import Source
 
-# BibTeX entry types (the readers give RIS's TY as these too) as CSL types; any other is "article".
+# BibTeX entry types (the readers give RIS's TY as these too) as CSL types. An entry of no type or of another
+# (a CSV row, most often) is a journal article when it names a journal, else CSL's "article" (a preprint, a
+# working paper: sitegen's own type for a work not published in a journal).
 CSL_TYPES = {
     "article": "article-journal", "inproceedings": "paper-conference", "conference": "paper-conference",
     "proceedings": "book", "book": "book", "inbook": "chapter", "incollection": "chapter",
@@ -89,7 +91,8 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
     volume, issue = _text(entry.get("volume"), "volume", notes), _text(entry.get("number"), "number", notes)
     page = _text(entry.get("pages"), "pages", notes)
     written_type = entry.get("type").lower()
-    csl_type = written_type if written_type in CSL_TYPE_NAMES else CSL_TYPES.get(entry.get("ENTRYTYPE").lower(), "article")
+    csl_type = written_type if written_type in CSL_TYPE_NAMES else CSL_TYPES.get(entry.get("ENTRYTYPE").lower()) or (
+        "article-journal" if container else "article")
     url, abstract = _address(entry, "url", notes), _abstract(entry, notes)
     if not identifiers:
         # Made of what the record holds (as `identity.record_ref` makes it of a record), so that the record

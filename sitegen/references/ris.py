@@ -51,6 +51,8 @@ LABELLED_PMID = re.compile(r"\bPMID:?\s*(\d+)\b", re.IGNORECASE)
 # note line that is the label and the number alone, as Zotero and sitegen write it, is the record's PMID.
 NOTE_PMID = re.compile(r"PMID:?\s*(\d+)", re.IGNORECASE)
 PUBMED_DATABASE = re.compile(r"pubmed|medline|\bNLM\b", re.IGNORECASE)
+SCOPUS_DATABASE = re.compile(r"\bscopus\b", re.IGNORECASE)
+DOI_LIKE = re.compile(r"10\.\d{4,9}/")
 
 # Read each tag under its own name ("VO" is a volume tag some exports write instead of VL).
 MAPPING = {tag: tag for tag in [*TAG_KEY_MAPPING, "VO"]}
@@ -175,9 +177,13 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
                      if (full := iso_date(_text(tags.get(name)).split("/")[:3])).startswith(year)), year)
         month = date[5:7]
     start, end = first("SP"), first("EP")
-    # AU and A1 are RIS's newer and older author tags: one list written under both is one list.
+    entry_type = ENTRY_TYPES.get(kind.upper(), "misc")
+    if not start and not end and entry_type in ("article", "inproceedings"):
+        start = first("C7")  # the article number (RIS's C7 for journal and conference articles): its pages
+    # AU and A1 are RIS's newer and older author tags: one list written under both is one list; else the
+    # authors are read in the order the lines give them, whichever tag each has.
     listed, primary = tags.get("AU", []), tags.get("A1", [])
-    authors = listed if primary == listed else [*listed, *primary]
+    authors = listed if primary == listed else _in_order(record, {"AU": listed, "A1": primary})
     addresses = values("UR", "L2")
     arxiv = next((address for address in addresses if normalise_arxiv(address)), "")
     openalex = next((address for address in addresses if normalise_openalex(address)), "")
@@ -186,11 +192,16 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
     # says came from PubMed or MEDLINE (a bare number: Embase and CINAHL accession numbers are numbers
     # too); a PMID written as such ("PMID: 123") in an identifier field, or as a whole note line.
     accession = first("AN") if PUBMED_DATABASE.search(database) and first("AN").isdigit() else ""
+    if not accession and SCOPUS_DATABASE.search(database) and first("C2").isdigit():
+        accession = first("C2")  # Scopus writes the PubMed ID there
     labelled = [*(found.group(1) for value in values(*FIELD_TAGS) if (found := LABELLED_PMID.search(value))),
                 *(found.group(1) for value in values("N1") for line in value.splitlines()
                   if (found := NOTE_PMID.fullmatch(line.strip())))]
     return Entry("", fields({
-        "ENTRYTYPE": ENTRY_TYPES.get(kind.upper(), "misc"),
+        "ENTRYTYPE": entry_type,
+        # M3, the type of work ("Article", "Erratum", "Review"), as Scopus and EndNote write it; some exports
+        # put a DOI there
+        "publication_types": "" if DOI_LIKE.search(first("M3")) else first("M3"),
         "author": author_list(authors),
         # a short title (ST) is better than none for matching: some exports hold only that
         "title": first("TI", "T1", "ST"),
@@ -216,6 +227,15 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
         "date": date,
         "database": database,
     }), record.start)
+
+
+def _in_order(record: _Record, read: dict[str, list[str]]) -> list[str]:
+    """The values `read` of the tags it names (list tags, as rispy gives them), in the order of the record's
+    lines: each non-blank line of one of the tags takes the next value of its tag."""
+    order = [line[:2] for line in record.lines if line[:2] in read and TAG.match(line) and line[6:].strip()]
+    values = {tag: iter(listed) for tag, listed in read.items()}
+    in_order = [value for tag in order if (value := next(values[tag], None)) is not None]
+    return in_order + [value for remaining in values.values() for value in remaining]  # none, as rispy reads them
 
 
 def _listed(value: str | list[str] | None) -> list[str]:

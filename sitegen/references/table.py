@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from sitegen.records.entry import ALIASES, Entry
+from sitegen.references import wos
 from sitegen.references.fields import FIELDS, RAYYAN_INCLUSION, author_list
 from sitegen.references.problems import UNRECOGNISED, ReferenceProblem, Skipped, checked
 
@@ -52,7 +53,9 @@ _FORMULA_GUARD = re.compile(f"(?:^|(?<=[{LINE_BREAK}]))'(?=[{re.escape(''.join(F
 @dataclass(frozen=True)
 class Preset:
     """A known CSV export: the columns that tell it apart (`signature`, all present), the column of each
-    entry field (those missing from a file are left empty), and the columns of a page range's two ends."""
+    entry field (those missing from a file are left empty), the columns of a page range's two ends and of an
+    article number (the pages of an article that has none), fields every row has (`fields`), and columns read
+    instead of a field's when the row fills them (`rather`: field -> column)."""
 
     name: str
     signature: tuple[str, ...]
@@ -60,6 +63,9 @@ class Preset:
     page_range: tuple[str, str] | None = None
     delimiter: str = ","
     fields: dict[str, str] = field(default_factory=dict)
+    article_number: str | None = None
+    rather: dict[str, str] = field(default_factory=dict)
+    kinds: tuple[str, str] | None = None  # Web of Science's publication type and document types columns (PT, DT)
 
 
 # Headers as the vendors write them (Scopus's "CSV export", PubMed's "Save: CSV", Web of Science's
@@ -70,14 +76,16 @@ PRESETS = (
         "journal": "Source title",
         "volume": "Volume", "number": "Issue", "doi": "DOI", "pmid": "PubMed ID", "abstract": "Abstract",
         "issn": "ISSN", "language": "Language of Original Document", "keywords": "Author Keywords",
-        "publisher": "Publisher", "url": "Link"}, ("Page start", "Page end"), fields={"database": "Scopus"}),
+        "publisher": "Publisher", "url": "Link"}, ("Page start", "Page end"), fields={"database": "Scopus"},
+        article_number="Art. No."),
     Preset("PubMed", ("PMID", "Title", "Authors", "Citation", "Journal/Book"), {
         "ID": "PMID", "pmid": "PMID", "title": "Title", "author": "Authors", "journal": "Journal/Book",
         "year": "Publication Year", "pmcid": "PMCID", "doi": "DOI"}, fields={"database": "PubMed"}),
     Preset("Web of Science", ("PT", "AU", "TI", "SO", "UT"), {
         "ID": "UT", "author": "AU", "title": "TI", "journal": "SO", "year": "PY", "volume": "VL", "number": "IS",
         "doi": "DI", "pmid": "PM", "abstract": "AB", "issn": "SN", "language": "LA", "keywords": "DE",
-        "publisher": "PU"}, ("BP", "EP"), "\t", fields={"database": "Web of Science"}),
+        "publisher": "PU"}, ("BP", "EP"), "\t", fields={"database": "Web of Science"}, article_number="AR",
+        rather={"author": "AF"}, kinds=("PT", "DT")),  # full names ("Garcia-Lopez, Maria Jose") where AU has initials
     Preset("Covidence", ("Title", "Authors", "Covidence #"), {
         "ID": "Covidence #", "title": "Title", "author": "Authors", "abstract": "Abstract", "year": "Published Year",
         "journal": "Journal", "volume": "Volume", "number": "Issue", "pages": "Pages", "doi": "DOI",
@@ -188,6 +196,8 @@ def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProbl
         try:
             values = next(reader)
         except StopIteration:
+            if not position:  # as every other format's reader says of a file without a record
+                raise ReferenceProblem(2, "no record: the file has a header row and no row under it") from None
             return
         except csv.Error as error:
             raise _syntax_problem(text, line, reader.line_num, error) from None
@@ -209,15 +219,29 @@ def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProbl
             fields.setdefault(name, values[written.index(column)])
         fields["ID"] = fields["ID"].strip() if "ID" in fields else f"csv-{position}"
         if known is not None:
-            fields.update(known.fields)
+            _preset_fields(known, fields)
+        elif columns:  # a mapped export's author list is written as exports write one ("Family, Given; ...")
             fields["author"] = exported_authors(fields.get("author", ""))
-            if known.page_range and not fields.get("pages"):
-                start, end = (fields.get(f"column {column}", fields.get(column, "")).strip()
-                              for column in known.page_range)
-                fields["pages"] = f"{start}-{end}" if start and end and start != end else start or end
         if not fields.get("label") and (found := RAYYAN_INCLUSION.search(fields.get("note", ""))):
             fields["label"] = found.group(1)
         yield Entry(fields["ID"], fields, line)
+
+
+def _preset_fields(known: Preset, fields: dict[str, str]) -> None:
+    """A known export's row (`fields`, by entry field or by column name) read as its vendor writes it."""
+    def cell(column: str) -> str:  # a column read as a field is also kept under its own name
+        return fields.get(f"column {column}", fields.get(column, "")).strip()
+
+    fields.update(known.fields)
+    fields.update({name: written for name, column in known.rather.items() if (written := cell(column))})
+    fields["author"] = exported_authors(fields.get("author", ""))
+    if known.page_range and not fields.get("pages"):
+        start, end = (cell(column) for column in known.page_range)
+        fields["pages"] = f"{start}-{end}" if start and end and start != end else start or end
+    if known.article_number and not fields.get("pages"):
+        fields["pages"] = cell(known.article_number)
+    if known.kinds:
+        fields.update(wos.kind_fields(*map(cell, known.kinds)))
 
 
 def exported_authors(text: str) -> str:

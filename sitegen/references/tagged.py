@@ -33,6 +33,11 @@ class TaggedRecord:
         """Each occurrence of `tag`, its lines joined by a space (read once the record is complete)."""
         return self._joined.get(tag, [])
 
+    def in_order(self, *tags: str) -> list[tuple[str, str]]:
+        """(tag, value) for each occurrence of any of `tags`, in the record's order, its lines joined by a space."""
+        return [(name, text) for name, _, lines in self.fields if name in tags
+                if (text := " ".join(" ".join(lines).split()))]
+
     def items(self, tag: str) -> list[str]:
         """Each line of every occurrence of `tag` (Web of Science writes one author a line)."""
         return [text for name, _, lines in self.fields if name == tag for line in lines if (text := line.strip())]

@@ -37,14 +37,23 @@ def read_wos(text: str, warnings: list[str] | None = None, skipped: Skipped | No
                    skipped)
 
 
+def kind_fields(publication_type: str, document_types: str) -> dict[str, str]:
+    """What a record's publication type PT ("J") and document types DT ("Article; Proceedings Paper",
+    "Correction", "Article; Retracted Publication") say, as the plain-text and the tab-delimited exports
+    write them: its entry type, its publication types (what tells a correction or a retraction notice from
+    a study whose title does not say so) and whether it is retracted (not its notice: DT "Retraction")."""
+    kind = ENTRY_TYPES.get(publication_type.strip().upper(), "misc")
+    listed = [listed.strip().lower() for listed in document_types.split(";")]
+    return {"ENTRYTYPE": "inproceedings" if kind == "article" and "proceedings paper" in listed else kind,
+            "publication_types": joined(document_types.split(";")),
+            "retracted": "yes" if "retracted publication" in listed else ""}
+
+
 def _entry(record: TaggedRecord, database: str) -> Entry:
     year = written_year(record.first("PY"), record.line("PY"), "PY")
     start, end = record.first("BP"), record.first("EP")
-    kind = ENTRY_TYPES.get(record.first("PT").upper(), "misc")
-    if kind == "article" and "proceedings paper" in record.first("DT").lower():
-        kind = "inproceedings"
     return Entry("", fields({
-        "ENTRYTYPE": kind,
+        **kind_fields(record.first("PT"), record.first("DT")),
         "author": " and ".join(record.items("AF") or record.items("AU")),
         "title": record.first("TI"),
         "year": year,
