@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from sitegen.errors import SitegenError
@@ -88,6 +88,8 @@ class Snapshot:
     counts: PrismaCounts
     evidence: dict[str, str] | None  # included study id -> hash of its evidence; None: not recorded (older versions)
     records_digest: str | None  # of the records as they were (ReviewFacts.records_digest); None: not recorded
+    # Each record a reviewer had confirmed to duplicate another -> that record (none recorded by older versions)
+    duplicates: dict[str, str]
 
     @cached_property
     def facts(self) -> ReviewFacts:
@@ -141,14 +143,14 @@ def published_snapshot(review: Review, record: VersionRecord, previous: Snapshot
                     outcomes, derive(cut, outcomes, previous.included if previous else None, record.duplicates,
                                      previous.review.ledger[-1].seq if previous and previous.review.ledger else None,
                                      record.studies),
-                    record.evidence, record.records)
+                    record.evidence, record.records, record.duplicates or {})
 
 
 def current_snapshot(review: Review, facts: ReviewFacts) -> Snapshot:
     """The review as it stands, in the same terms as a version."""
     return Snapshot(UNPUBLISHED, None, review.config.title, review.config.question, review.protocol.meta.version,
                     _cut(review, len(review.ledger)), facts.outcomes, facts.prisma,
-                    facts.evidence_hashes, facts.records_digest)
+                    facts.evidence_hashes, facts.records_digest, facts.canonicals)
 
 
 # --------------------------------------------------------------------------- what changed
@@ -166,7 +168,7 @@ class DecisionChange:
 class Changelog:
     """What changed from one snapshot to the next (from nothing, for the first version)."""
 
-    new_records: list[str]  # identified since, in the order the ledger first named them
+    new_records: list[str]  # identified since, in the order the ledger first named them, less new_duplicates
     decisions: list[DecisionChange]  # changed outcomes of records the earlier snapshot had already
     studies_added: list[str]
     studies_removed: list[str]
@@ -179,16 +181,22 @@ class Changelog:
     # Records' metadata edited, as far as can be told: a version records its records in one digest, so with new
     # records identified too an edit of earlier ones cannot be told apart from them.
     records_edited: bool = False
+    # Identified since, and confirmed to duplicate another record: removed before screening, as PRISMA counts them.
+    new_duplicates: list[str] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
-        return not (self.new_records or self.decisions or self.studies_added or self.studies_removed
+        return not (self.new_records or self.new_duplicates or self.decisions or self.studies_added
+                    or self.studies_removed
                     or self.amendments or self.runs or self.phases or self.title_changed or self.question_changed
                     or self.evidence_changed or self.records_edited)
 
     def summary(self) -> str:
         """One sentence a feed reader or a list of versions can show."""
-        parts = [_count(len(self.new_records), "new record"), _count(len(self.decisions), "changed decision"),
+        parts = [_count(len(self.new_records), "new record"),
+                 _count(len(self.new_duplicates), "new duplicate of a record found before, removed",
+                        "new duplicates of records found before, removed"),
+                 _count(len(self.decisions), "changed decision"),
                  _count(len(self.studies_added), "study added", "studies added"),
                  _count(len(self.studies_removed), "study removed", "studies removed"),
                  _count(sum(1 for event, _ in self.amendments if event.type == "amendment"), "protocol amendment"),
@@ -209,30 +217,36 @@ def _count(n: int, singular: str, plural: str | None = None) -> str:
 def changelog(before: Snapshot | None, after: Snapshot) -> Changelog:
     """What `after` adds to `before` (an earlier snapshot of the same ledger, or None for the first)."""
     known = set(_identified(before.review, len(before.review.ledger))) if before else set()
-    new = [rid for rid in _identified(after.review, len(after.review.ledger)) if rid not in known]
+    identified = [rid for rid in _identified(after.review, len(after.review.ledger)) if rid not in known]
+    # A study included before and now a confirmed duplicate of a record included in its place (a reviewer made the
+    # newer record the one that stands for the work) is the same study: neither removed nor added, and its own
+    # decisions are no longer counted, as for any duplicate.
+    included_before = set(before.included) if before else set()
+    stands_for = {rid: canonical for rid, canonical in after.duplicates.items()
+                  if rid in included_before and canonical in after.included}
     decisions = []
     for stage in STAGES:
         earlier = before.outcomes[stage] if before else {}
         later = after.outcomes[stage]
-        for rid in sorted(known & (earlier.keys() | later.keys())):
+        for rid in sorted(known & (earlier.keys() | later.keys()) - stands_for.keys()):
             old, now = earlier.get(rid), later.get(rid)
             if _shown(old) != _shown(now):
                 decisions.append(DecisionChange(rid, stage, old, now))
-    included_before = set(before.included) if before else set()
     since = len(before.review.ledger) if before else 0
     events = list(zip(after.review.ledger[since:], after.review.payloads[since:], strict=True))
     runs_before = len(before.facts.runs) if before else 0
     return Changelog(
-        new_records=new, decisions=decisions,
-        studies_added=[rid for rid in after.included if rid not in included_before],
-        studies_removed=sorted(included_before - set(after.included)),
+        new_records=[rid for rid in identified if rid not in after.duplicates], decisions=decisions,
+        studies_added=[rid for rid in after.included if rid not in included_before and rid not in stands_for.values()],
+        studies_removed=sorted(included_before - set(after.included) - stands_for.keys()),
         amendments=[(event, payload) for event, payload in events if isinstance(payload, ProtocolLockPayload)],
         runs=after.facts.runs[runs_before:],
         phases=[(event, payload) for event, payload in events if isinstance(payload, PhasePayload)],
         title_changed=before is not None and before.title != after.title,
         question_changed=before is not None and before.question != after.question,
         evidence_changed=_evidence_changed(before, after),
-        records_edited=(not new and before is not None and None not in (before.records_digest, after.records_digest)
+        new_duplicates=[rid for rid in identified if rid in after.duplicates],
+        records_edited=(not identified and before is not None and None not in (before.records_digest, after.records_digest)
                         and before.records_digest != after.records_digest))
 
 

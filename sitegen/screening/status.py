@@ -40,6 +40,7 @@ class StageStatus(BaseModel):
 class BatchStatus(BaseModel):
     batch: Batch
     stages: list[StageStatus]
+    duplicates: int = 0  # of the batch's records, those confirmed to duplicate another: not screened
 
 
 class Conflict(BaseModel):
@@ -131,9 +132,11 @@ def _stage_status(stage: _Stage, record_ids: list[str]) -> StageStatus:
 def status(review: Review, screening: ScreeningFacts) -> tuple[list[BatchStatus], list[StageStatus]]:
     """Per batch, and overall, for each stage."""
     stages = _stages(review, screening)
-    per_batch = [BatchStatus(batch=batch, stages=[_stage_status(stage, screening.to_screen(batch.record_ids))
-                                                  for stage in stages])
-                 for batch in screening.batches]
+    per_batch = []
+    for batch in screening.batches:
+        screened = screening.to_screen(batch.record_ids)
+        per_batch.append(BatchStatus(batch=batch, stages=[_stage_status(stage, screened) for stage in stages],
+                                     duplicates=len(batch.record_ids) - len(screened)))
     overall = [_stage_status(stage, screening.to_screen(list(review.records))) for stage in stages]
     return per_batch, overall
 

@@ -75,31 +75,36 @@ class Chart:
 
 @dataclass(frozen=True)
 class RunIdentification:
-    run: Run
+    at: str
+    run: Run | None  # None: an import of records (`imported` names its source), which PRISMA counts as identified too
     new: int  # records no earlier run or import had identified, less those matched to a record the review held
     seen: int  # records returned again, or matched by metadata to a record the review held (not new to screen)
+    imported: str = ""
 
 
 def identified_per_run(review: Review, runs: list[Run]) -> list[RunIdentification]:
-    """For each run, the distinct records it returned, split into new to the review and already seen.
+    """For each run and each import, in the ledger's order, the distinct records it identified, split into new
+    to the review and already seen.
 
     A record counts as seen once any earlier run or import named it, whichever saved search ran; one the
     run's batch matched to a record the review held is no new record either (the run report, the batch
     and its manifest say so too).
     """
-    imports = [(line, payload.record_ids) for line, payload in zip(review.ledger_lines, review.payloads, strict=True)
+    imports = [(line, event.ts, payload) for line, event, payload
+               in zip(review.ledger_lines, review.ledger, review.payloads, strict=True)
                if isinstance(payload, ImportPayload)]
-    events = sorted([(run.line or 0, run) for run in runs] + imports, key=lambda item: item[0])
+    events = sorted([(run.line or 0, run.at, run) for run in runs] + imports, key=lambda item: item[0])
     seen: set[str] = set()
     result = []
-    for _, event in events:
+    for _, at, event in events:
         if isinstance(event, Run):
             returned = {record_id for strategy in event.strategies for record_id in strategy.record_ids}
             held = seen | set(event.batch.matched if event.batch else ())
-            result.append(RunIdentification(event, len(returned - held), len(returned & held)))
-            seen |= returned
+            result.append(RunIdentification(at, event, len(returned - held), len(returned & held)))
         else:
-            seen.update(event)
+            returned = set(event.record_ids)
+            result.append(RunIdentification(at, None, len(returned - seen), len(returned & seen), event.source))
+        seen |= returned
     return result
 
 
@@ -117,18 +122,21 @@ def runs_chart(review: Review, runs: list[Run]) -> Chart | None:
     identified = identified_per_run(review, runs)
     if not identified:
         return None
-    several = len({item.run.monitor_id for item in identified}) > 1
-    bars = tuple(Bar(utc_day(item.run.at) + (f" {item.run.monitor_id}" if several else ""), (item.seen, item.new),
-                     "" if item.run.complete else "incomplete: some records may be missing")
+    several = len({item.run.monitor_id for item in identified if item.run}) > 1
+    bars = tuple(Bar(utc_day(item.at) + (f" import ({item.imported})" if item.run is None else
+                                         f" {item.run.monitor_id}" if several else ""), (item.seen, item.new),
+                     "" if item.run is None or item.run.complete else "incomplete: some records may be missing")
                  for item in identified)
     new = sum(item.new for item in identified)
-    incomplete = sum(1 for item in identified if not item.run.complete)
-    runs_text = f"{len(bars)} search runs from {bars[0].label} to {bars[-1].label}" if len(bars) > 1 else \
-        f"One search run, on {bars[0].label},"
-    summary = (f"{runs_text} identified {new} records new to the review; the last run returned "
-               f"{bars[-1].total}, {bars[-1].parts[1]} of them new."
+    incomplete = sum(1 for item in identified if item.run and not item.run.complete)
+    what = "search runs and imports" if any(item.run is None for item in identified) else "search runs"
+    runs_text = f"{len(bars)} {what} from {bars[0].label} to {bars[-1].label}" if len(bars) > 1 else \
+        f"One {what[:-1] if identified[0].run else 'import'}, on {bars[0].label},"
+    summary = (f"{runs_text} identified {new} records new to the review; the last "
+               f"{'run' if identified[-1].run else 'import'} identified {bars[-1].total}, {bars[-1].parts[1]} of them new."
                + (f" {incomplete} run{'s were' if incomplete != 1 else ' was'} incomplete." if incomplete else ""))
-    return Chart("runs", "Records identified per search run", summary, "Run",
+    title = "Records identified per search run and import" if what != "search runs" else "Records identified per search run"
+    return Chart("runs", title, summary, "Run" if what == "search runs" else "Run or import",
                  (Series("Already seen", "chart-seen"), Series("New to the review", "chart-new")), bars)
 
 

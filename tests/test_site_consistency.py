@@ -1,0 +1,114 @@
+"""One fact, one number, wherever the site shows it (from an attack that cross-checked every page after a
+reviewer's edits): a confirmed duplicate is counted as PRISMA counts it (identified, then removed before
+screening) on the screening page, a batch's page, the changelog and the home page's chart; and a reviewer
+who makes a newer record the one that stands for an included study has changed no study."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+from lxml import html as lxml_html
+
+from sitegen.living.facts import ReviewFacts
+from sitegen.living.versions import version_history
+from sitegen.review.folder import load_review
+
+IMPORTED_AT = "2023-05-01T00:00:00Z"
+
+
+def ris_copy(record: dict) -> str:
+    """The record as another database exports it: the same work without its DOI (matched by its metadata)."""
+    pages = (record.get("page") or "").replace("–", "-").split("-")
+    lines = ["TY  - JOUR", f"TI  - {record['title']}",
+             *(f"AU  - {name.get('family', name.get('literal'))}, {name.get('given', '')}" for name in record["author"]),
+             f"PY  - {record['issued']['date-parts'][0][0]}", f"JO  - {record['container-title']}",
+             f"VL  - {record.get('volume', '')}", f"SP  - {pages[0]}", f"EP  - {pages[-1]}", "ER  - ", ""]
+    return "\n".join(lines)
+
+
+def a_record(review, standing: str) -> dict:
+    """A record of the example standing so ("included", "excluded-title-abstract") with what the matcher needs to
+    know it again (a journal, volume, pages)."""
+    facts = ReviewFacts(load_review(review)[0])
+    for line in (review / "records.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if facts.standings[record["id"]].kind == standing and record.get("DOI") and record.get("volume") \
+                and record.get("page") and record.get("author") and record.get("container-title"):
+            return record
+    raise AssertionError(f"the example has no {standing} record to copy")
+
+
+def imported_copy(sitegen, review, tmp_path, standing: str) -> tuple[str, str]:
+    """(the copy's id, the id of the record it copies), imported as from Embase and matched by sitegen."""
+    original = a_record(review, standing)
+    ris = tmp_path / "embase.ris"
+    ris.write_text(ris_copy(original), encoding="utf-8")
+    code, out, err = sitegen("import", review, ris, "--at", IMPORTED_AT, "--source", "Embase", "--json")
+    assert code == 0, err
+    matched = json.loads(out)["matched"]
+    assert [row["duplicate_of"] for row in matched] == [original["id"]]
+    return matched[0]["record_id"], original["id"]
+
+
+def tallies(page) -> dict[str, tuple[str, int]]:
+    """Batch label -> (its Records cell, the records its title-and-abstract tally counts)."""
+    rows = {}
+    for row in page.xpath("//table[contains(@class, 'batches')]/tbody/tr"):
+        label = row.xpath("./td[@data-label='Batch']")[0].text_content().strip()
+        records = row.xpath("./td[@data-label='Records']")[0].text_content().strip()
+        rows[label] = (records, int(row.xpath("./td[@data-stage='title-abstract']")[0].get("data-records")))
+    return rows
+
+
+def test_a_confirmed_duplicate_is_counted_as_prisma_counts_it_on_every_page(sitegen, example_copy, tmp_path):
+    copy, original = imported_copy(sitegen, example_copy, tmp_path, "excluded-title-abstract")
+    code, _, err = sitegen("build", example_copy, "--out", tmp_path / "site")
+    assert code == 0, err
+    site = tmp_path / "site"
+    screening = tallies(lxml_html.fromstring((site / "screening.html").read_bytes()))
+    # The import's record is identified, then removed as a duplicate: the row says so beside its count.
+    assert screening["Imported records"] == ("1 (1 confirmed duplicate of other records, not screened)", 0)
+    home = lxml_html.fromstring((site / "index.html").read_bytes())
+    summary = home.xpath("//p[@class='changelog-summary']")[0].text_content()
+    assert "1 new duplicate of a record found before, removed" in summary and "new record," not in summary
+    assert copy not in {a.get("href", "").split("/")[-1].removesuffix(".html")
+                        for a in home.xpath("//dl[@class='changelog']//a")}
+    chart = home.get_element_by_id("chart-runs")
+    assert "search runs and imports" in chart.find("desc").text
+
+    # The other way round: the record of batch 1 is the duplicate, the imported copy stands for the work.
+    (example_copy / "duplicates.csv").write_text(
+        f"record_id,duplicate_of,decision,reviewer,note\n{original},{copy},same,reviewer-a,\n", encoding="utf-8")
+    code, _, err = sitegen("build", example_copy, "--out", tmp_path / "site")
+    assert code == 0, err
+    screening = tallies(lxml_html.fromstring((site / "screening.html").read_bytes()))
+    batch = next(label for label in screening if label.startswith("Batch 1"))
+    records, screened = screening[batch]
+    assert records.startswith(f"{screened + 1} (1 confirmed duplicate")
+    page = (site / "batches" / "1.html").read_text(encoding="utf-8")
+    ranked = lxml_html.fromstring(page).xpath("//table[contains(@class, 'ranked')]/tbody/tr")
+    assert "1 of them is a duplicate of other records confirmed in" in page and f"so {screened} are." in page
+    assert len(ranked) == screened
+
+
+def test_a_newer_record_standing_for_an_included_study_changes_no_study(sitegen, example_copy, tmp_path):
+    copy, original = imported_copy(sitegen, example_copy, tmp_path, "included")
+    (example_copy / "duplicates.csv").write_text(
+        f"record_id,duplicate_of,decision,reviewer,note\n{original},{copy},same,reviewer-a,\n", encoding="utf-8")
+    for stage, reviewers in (("title-abstract", ("reviewer-a", "reviewer-b")), ("full-text", ("reviewer-a",))):
+        for reviewer in reviewers:
+            path = example_copy / "screening" / stage / f"{reviewer}.csv"
+            with path.open("a", encoding="utf-8", newline="") as file:
+                csv.writer(file, lineterminator="\n").writerow([copy, "include", "", ""])
+    code, out, err = sitegen("check", example_copy)
+    assert code == 0, out + err
+    review, problems = load_review(example_copy)
+    assert not problems
+    facts = ReviewFacts(review)
+    history = version_history(review, facts)
+    assert copy in facts.included and original not in facts.included
+    log = history.since_latest
+    assert log.studies_added == [] and log.studies_removed == []
+    assert original not in {change.record_id for change in log.decisions}
+    assert log.new_duplicates == [] and log.new_records == [copy]
