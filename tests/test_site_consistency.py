@@ -112,3 +112,24 @@ def test_a_newer_record_standing_for_an_included_study_changes_no_study(sitegen,
     assert log.studies_added == [] and log.studies_removed == []
     assert original not in {change.record_id for change in log.decisions}
     assert log.new_duplicates == [] and log.new_records == [copy]
+
+
+def test_a_report_not_retrieved_is_not_retrieved_in_the_records_download():
+    # The lists and PRISMA say it was not assessed (not excluded); the CSV download said "exclude".
+    from types import SimpleNamespace
+
+    from conftest import EXAMPLE
+
+    from sitegen.screening.outcomes import Outcome
+    from sitegen.site.downloads import record_writers
+    from sitegen.workspace import open_review
+
+    review = open_review(EXAMPLE).review
+    first, second = list(review.records)[:2]
+    outcomes = {"title-abstract": {first: Outcome("include", "", ("a",)), second: Outcome("include", "", ("a",))},
+                "full-text": {first: Outcome("exclude", "not-retrieved", ("a",)),
+                              second: Outcome("exclude", "other", ("a",))}}
+    writers = record_writers(review, SimpleNamespace(outcomes=outcomes))
+    rows = {row["id"]: row for row in csv.DictReader(writers.write("csv", [review.records[first],
+                                                                           review.records[second]]).splitlines())}
+    assert (rows[first]["full_text"], rows[second]["full_text"]) == ("not-retrieved", "exclude")

@@ -18,7 +18,8 @@ from sitegen.living.facts import ReviewFacts
 from sitegen.records.model import Record
 from sitegen.review.folder import Review
 from sitegen.review.models import ImportPayload, RetrievalPayload
-from sitegen.screening.outcomes import TO_FULL_TEXT
+from sitegen.screening.outcomes import TO_FULL_TEXT, Outcome
+from sitegen.screening.standing import NOT_RETRIEVED
 from sitegen.site import exports
 from sitegen.site.output import Page
 
@@ -110,10 +111,16 @@ class RecordWriters:
 
 
 def record_writers(review: Review, facts: ReviewFacts) -> RecordWriters:
+    """The review's writers. A report whose full text was not retrieved is `not-retrieved` at full text, as the
+    site's lists and PRISMA say: it was not assessed, so not excluded."""
     title_abstract, full_text = facts.outcomes["title-abstract"], facts.outcomes["full-text"]
     return RecordWriters(exports.citation_keys(first_seen(review)),
                          {rid: (title_abstract[rid].decision if rid in title_abstract else "",
-                                full_text[rid].decision if rid in full_text else "") for rid in review.records})
+                                _full_text(full_text[rid]) if rid in full_text else "") for rid in review.records})
+
+
+def _full_text(outcome: Outcome) -> str:
+    return NOT_RETRIEVED if outcome.decision == "exclude" and outcome.reason == NOT_RETRIEVED else outcome.decision
 
 
 def record_sets(site: Site) -> dict[str, list[Record]]:
