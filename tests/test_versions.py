@@ -695,3 +695,19 @@ def test_a_version_holds_record_ids_as_long_as_records_have_them():
     data = json.loads((EXAMPLE / "versions" / "1.json").read_text())
     record = VersionRecord.model_validate({**data, "duplicates": {long_id: "10.1234/b"}, "studies": {long_id: long_id}})
     assert record.studies == {long_id: long_id}
+
+
+def test_the_latest_version_says_so_when_the_review_has_changed_since(two_versions, tmp_path):
+    # It called itself "an earlier version" while no later one was published.
+    from sitegen.workspace import open_review
+
+    changed = open_review(two_versions).facts.included[0]
+    for path in (two_versions / "screening" / "full-text").glob("*.csv"):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        path.write_text("\n".join(line for line in lines if not line.startswith(f"{changed},")) + "\n", encoding="utf-8")
+    site = tmp_path / "site"
+    build(two_versions, site, environ={})
+    latest = " ".join((site / "v" / "2" / "index.html").read_text().split())
+    assert "This is the latest published version, kept as it was published; the review has changed since" in latest
+    assert "This is an earlier version" not in latest
+    assert "This is an earlier version" in (site / "v" / "1" / "index.html").read_text()
