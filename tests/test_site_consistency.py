@@ -76,6 +76,13 @@ def test_a_confirmed_duplicate_is_counted_as_prisma_counts_it_on_every_page(site
                         for a in home.xpath("//dl[@class='changelog']//a")}
     chart = home.get_element_by_id("chart-runs")
     assert "search runs and imports" in chart.find("desc").text
+    assert "the last import identified 1, 0 of them new" in chart.find("desc").text  # matched: not new
+    # The import is listed among what changed, and on the searches page, as PRISMA's diagram draws it.
+    assert "1 import of records" in summary
+    imported = " ".join(home.xpath("//dl[@class='changelog']")[0].text_content().split())
+    assert "Records imported (1)" in imported and "from Embase: 1 record read from embase.ris, 0 new" in imported
+    searches = " ".join(lxml_html.fromstring((site / "searches.html").read_bytes()).text_content().split())
+    assert "Records imported" in searches and "from Embase: 1 record read from embase.ris" in searches
 
     # The other way round: the record of batch 1 is the duplicate, the imported copy stands for the work.
     (example_copy / "duplicates.csv").write_text(

@@ -183,12 +183,13 @@ class Changelog:
     records_edited: bool = False
     # Identified since, and confirmed to duplicate another record: removed before screening, as PRISMA counts them.
     new_duplicates: list[str] = field(default_factory=list)
+    imports: list[tuple[LedgerEvent, ImportPayload]] = field(default_factory=list)  # records imported (not searched)
 
     @property
     def empty(self) -> bool:
         return not (self.new_records or self.new_duplicates or self.decisions or self.studies_added
                     or self.studies_removed
-                    or self.amendments or self.runs or self.phases or self.title_changed or self.question_changed
+                    or self.amendments or self.runs or self.imports or self.phases or self.title_changed or self.question_changed
                     or self.evidence_changed or self.records_edited)
 
     def summary(self) -> str:
@@ -200,7 +201,7 @@ class Changelog:
                  _count(len(self.studies_added), "study added", "studies added"),
                  _count(len(self.studies_removed), "study removed", "studies removed"),
                  _count(sum(1 for event, _ in self.amendments if event.type == "amendment"), "protocol amendment"),
-                 _count(len(self.runs), "search run"),
+                 _count(len(self.runs), "search run"), _count(len(self.imports), "import of records", "imports of records"),
                  _count(len(self.evidence_changed), "study with changed evidence", "studies with changed evidence"),
                  _count(len(self.phases), "phase change")]
         shown = [part for part in parts if part] + (["records' details changed"] if self.records_edited else [])
@@ -242,6 +243,7 @@ def changelog(before: Snapshot | None, after: Snapshot) -> Changelog:
         amendments=[(event, payload) for event, payload in events if isinstance(payload, ProtocolLockPayload)],
         runs=after.facts.runs[runs_before:],
         phases=[(event, payload) for event, payload in events if isinstance(payload, PhasePayload)],
+        imports=[(event, payload) for event, payload in events if isinstance(payload, ImportPayload)],
         title_changed=before is not None and before.title != after.title,
         question_changed=before is not None and before.question != after.question,
         evidence_changed=_evidence_changed(before, after),

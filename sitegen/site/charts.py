@@ -88,7 +88,7 @@ def identified_per_run(review: Review, runs: list[Run]) -> list[RunIdentificatio
 
     A record counts as seen once any earlier run or import named it, whichever saved search ran; one the
     run's batch matched to a record the review held is no new record either (the run report, the batch
-    and its manifest say so too).
+    and its manifest say so too), nor is one an import matched so (its file's counts say so).
     """
     imports = [(line, event.ts, payload) for line, event, payload
                in zip(review.ledger_lines, review.ledger, review.payloads, strict=True)
@@ -101,9 +101,10 @@ def identified_per_run(review: Review, runs: list[Run]) -> list[RunIdentificatio
             returned = {record_id for strategy in event.strategies for record_id in strategy.record_ids}
             held = seen | set(event.batch.matched if event.batch else ())
             result.append(RunIdentification(at, event, len(returned - held), len(returned & held)))
-        else:
+        else:  # as the import counted them, where it did (a record it matched to one held is not new either)
             returned = set(event.record_ids)
-            result.append(RunIdentification(at, None, len(returned - seen), len(returned & seen), event.source))
+            new = event.file.new if event.file else len(returned - seen)
+            result.append(RunIdentification(at, None, new, len(returned) - new, event.source))
         seen |= returned
     return result
 

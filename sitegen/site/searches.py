@@ -16,7 +16,7 @@ from urllib.parse import quote
 from sitegen.living.manifests import LastRun, RunRecord, compiled_query, run_records, strategy_runs
 from sitegen.living.validation import latest_validations, percent
 from sitegen.records.citations import MODES, Seed, parse_citation_query
-from sitegen.review.models import SavedSearch, Strategy, ValidationPayload
+from sitegen.review.models import ImportPayload, SavedSearch, Strategy, ValidationPayload
 
 if TYPE_CHECKING:
     from sitegen.site.pages import Files, Site
@@ -119,7 +119,9 @@ def search_views(site: Site) -> list[SearchView]:
 
 def searches_pages(site: Site) -> Files:
     views = search_views(site)
-    yield "searches.html", site.page("searches.html", "searches.html", searches=views,
+    imports = [(event, payload) for event, payload in zip(site.review.ledger, site.review.payloads, strict=True)
+               if isinstance(payload, ImportPayload)]
+    yield "searches.html", site.page("searches.html", "searches.html", searches=views, imports=imports,
                                      download_path=download_path, percent=percent)
     for view in views:
         for record in view.runs:
