@@ -269,6 +269,45 @@ def test_full_search_reads_every_batch():
     assert time.sleeps == pytest.approx([0.1] * 3)  # 10 requests a second with an API key
 
 
+def test_a_batch_over_the_size_limit_is_read_in_halves(monkeypatch):
+    # Records with long reference lists: 500 of them were 38 MB, over the 25 MB cap, and the search failed on
+    # every run. A batch refused for its size is asked for again, half as many records at a time.
+    limit = max(len(PUBMED1), len(PUBMED2), len(NEJM)) + 1
+    monkeypatch.setattr(pubmed, "PROVIDER", pubmed.PROVIDER.__class__(**{**pubmed.PROVIDER.__dict__, "max_bytes": limit}))
+    bodies = {("0", "2"): PUBMED1, ("2", "2"): PUBMED2, ("4", "1"): NEJM}
+    whole = article_set(*articles(PUBMED1), *articles(PUBMED2), *articles(NEJM))
+    assert len(whole) > limit
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/esearch.fcgi"):
+            return xml_response(with_count(ESEARCH2, 5))
+        asked = (request.url.params["retstart"], request.url.params["retmax"])
+        return xml_response(bodies.get(asked, whole))  # any other batch is the five records: too large
+
+    fetch, seen, _ = fetcher(handler)
+    outcome = pubmed.search(fetch, SETTINGS, "cancer", batch_size=5)
+    assert outcome.status == "ok" and outcome.warnings == []
+    assert [r.PMID for r in outcome.records] == ["12091962", "9997", "11748933", "11700088", "29768149"]
+    assert [(params(r)["retstart"], params(r)["retmax"]) for r in seen.requests[1:]] == [
+        ("0", "5"), ("0", "2"), ("2", "2"), ("4", "1")]
+
+
+def test_a_quoted_phrase_pubmed_searched_as_words_is_another_query():
+    # PubMed searches a quoted phrase it does not know as a phrase by its words, and says so in a warning list
+    # only: the run was reported complete for a query no one wrote.
+    warning = (b"<WarningList><QuotedPhraseNotFound>\"budesonide formoterol sygma3\"</QuotedPhraseNotFound>"
+               b"<OutputMessage>Quoted phrase not found.</OutputMessage></WarningList>")
+    found = with_count(ESEARCH2, 5).replace(b"</eSearchResult>", warning + b"</eSearchResult>")
+    fetch, seen, _ = fetcher(eutils(found, {"0": PUBMED1}))
+    outcome = pubmed.search(fetch, SETTINGS, '"budesonide formoterol sygma3" OR asthma')
+    assert outcome.status == "unsupported" and "quoted phrase" in outcome.warnings[0]
+    assert len(seen.requests) == 1
+    nothing = with_count(ESEARCH8, 0).replace(b"</eSearchResult>", warning + b"</eSearchResult>")
+    fetch, _, _ = fetcher(lambda request: xml_response(nothing))
+    outcome = pubmed.search(fetch, SETTINGS, '"budesonide formoterol sygma3"')
+    assert outcome.status == "ok" and any("quoted phrase" in said for said in outcome.warnings)
+
+
 def test_without_a_key_requests_are_a_third_of_a_second_apart():
     fetch, _, time = fetcher(five_article_search())
     outcome = pubmed.search(fetch, ANONYMOUS, "cancer", batch_size=2)

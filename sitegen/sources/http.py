@@ -248,6 +248,15 @@ def redirect_target(exc: SourceError) -> str | None:
     return match.group(1) if match else None
 
 
+_TOO_LARGE = re.compile(r".+ response(?: of [0-9,]+ bytes)? is over the [0-9,]+-byte limit")
+
+
+def too_large(exc: SourceError) -> bool:
+    """Whether `exc` is a response refused for its size (read back from the message, as a replayed run has only
+    that): a provider that pages by count can be asked for fewer records at a time."""
+    return bool(_TOO_LARGE.fullmatch(str(exc)))
+
+
 class _Refused(Exception):
     """A response sitegen will not accept (redirect, too large); not worth retrying."""
 

@@ -33,7 +33,7 @@ from sitegen.sources.base import (
     to_record,
     whole_number,
 )
-from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError
+from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError, too_large
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import SourceSettings
 
@@ -45,8 +45,10 @@ MAX_BATCH = 10_000  # the largest retmax efetch accepts
 RETRIEVAL_LIMIT = 10_000  # PubMed serves only the first 10,000 records of a search, history server included
 
 # ErrorList entries saying a part of the query matched nothing and was left out; any other entry means the
-# search failed. With no matches that is an answer; with matches PubMed has searched a different query.
-NOT_FOUND = {"PhraseNotFound": "phrase", "FieldNotFound": "field"}
+# search failed. With no matches that is an answer; with matches PubMed has searched a different query. A quoted
+# phrase PubMed does not know as a phrase (WarningList's QuotedPhraseNotFound) is searched as its words: a
+# different query too.
+NOT_FOUND = {"PhraseNotFound": "phrase", "FieldNotFound": "field", "QuotedPhraseNotFound": "quoted phrase"}
 ARTICLES = Items("article(s)", "no PMID", lambda entry: normalise_pmid(element_text(
     entry.find("MedlineCitation/PMID" if entry.tag == "PubmedArticle" else "BookDocument/PMID"))))
 # CommentsCorrections types naming a notice against this article (the notice's PMID is in the element).
@@ -295,6 +297,7 @@ def _history(root: etree._Element, warnings: list[str]) -> tuple[int, str, str]:
         if node.tag not in NOT_FOUND:
             raise Malformed(f"PubMed reported {node.tag}: {element_text(node) or 'no detail'}")
         dropped.append(f"the {NOT_FOUND[node.tag]} {element_text(node)!r}")
+    dropped += [f"the quoted phrase {element_text(node)!r}" for node in root.iterfind("WarningList/QuotedPhraseNotFound")]
     count = whole_number(element_text(root.find("Count")), 12)
     web_env, query_key = element_text(root.find("WebEnv")) or "", element_text(root.find("QueryKey")) or ""
     if count is None:
@@ -321,16 +324,24 @@ def _search(trace: Trace, term: str, settings: SourceSettings, batch_size: int) 
     total, web_env, query_key = _history(found, trace.warnings)
     pager = Pager(PROVIDER.name, ARTICLES, settings.max_records, batch_size, ceiling=RETRIEVAL_LIMIT)
     pager.count(total)
-    for start in range(0, pager.wanted, batch_size):
-        if not pager.proceed(str(start)):
-            break
+    start = 0
+    while start < pager.wanted:
         size = min(batch_size, pager.wanted - start)
-        entries = _entries(_get_xml(trace, "efetch.fcgi", [
-            ("db", "pubmed"), ("query_key", query_key), ("WebEnv", web_env), ("retstart", str(start)),
-            ("retmax", str(size)), ("retmode", "xml")]))
+        if not pager.proceed(f"{start}+{size}"):
+            break
+        try:
+            entries = _entries(_get_xml(trace, "efetch.fcgi", [
+                ("db", "pubmed"), ("query_key", query_key), ("WebEnv", web_env), ("retstart", str(start)),
+                ("retmax", str(size)), ("retmode", "xml")]))
+        except SourceError as exc:
+            if not too_large(exc) or size == 1:
+                raise
+            batch_size = size // 2  # records with long reference lists: a batch over the byte cap is asked in halves
+            continue
         # PubMed has answered 200 with an empty or cut-short set: that is an outage, never fewer matches.
         if len(entries) < size:
             raise Malformed(f"PubMed returned {len(entries)} of the {size} records asked for "
                             f"at position {start} of {total}")
         pager.add(total, entries, pubmed_to_record)
+        start += size
     return pager.outcome(trace)
