@@ -62,7 +62,7 @@ def test_search_parses_a_real_list_response():
     assert outcome.status == "ok" and outcome.total == 586628
     assert [r.id for r in outcome.records] == ["10.1093/obo/9780199830060-0238", "10.1093/obo/9780199830060-0023"]
     chemical = outcome.records[1]
-    assert chemical.type == "article" and chemical.custom.publication_types == ["reference-entry"]
+    assert chemical.type == "entry" and chemical.custom.publication_types == ["reference-entry"]
     assert chemical.container_title == "Ecology" and chemical.issued.date_parts == [[2012, 5, 23]]
     assert chemical.author[0].family == "Kessler" and chemical.author[0].given == "André"
     assert chemical.abstract.startswith("“Ours is a world of sights and sounds.") and "<p>" not in chemical.abstract
@@ -97,7 +97,7 @@ def test_real_cursor_page_and_type_mapping():
     assert by_id["10.32614/cran.package.shinysearchbar"].type == "dataset"
     assert by_id["10.59350/7mtwq-q3661"].type == "article"  # posted-content
     assert by_id["10.1117/1.jei.28.6.063006"].type == "article-journal"
-    assert by_id["10.1007/springerreference_66110"].type == "article"  # reference-entry: no CSL counterpart
+    assert by_id["10.1007/springerreference_66110"].type == "entry"  # reference-entry: CSL's entry, no preprint
     # issued {"date-parts": [[null]]} is no date, not a crash or a year 0
     assert by_id["10.1007/978-1-4302-0197-7_9"].issued is None
     # licence and full-text link from the same record
@@ -211,8 +211,9 @@ def test_lookup_answered_with_another_record_is_refused():
 
 def test_jats_abstract_becomes_plain_text():
     record = crossref.work_to_record(single("10.2196_22081.json"))
-    assert record.abstract.startswith("Background The COVID-19 crisis has drastically changed care delivery")
-    assert "quality. Objective This study" in record.abstract  # section title and paragraph kept apart
+    # Each section's title is its label, as PubMed writes a structured abstract (it ran into the text)
+    assert record.abstract.startswith("Background: The COVID-19 crisis has drastically changed care delivery")
+    assert "quality. Objective: This study" in record.abstract  # section title and paragraph kept apart
     assert "(total effects=0.722; P<.001)" in record.abstract  # &lt; decoded once, as text
     assert "<" not in record.abstract.replace("P<.", "") and "\n" not in record.abstract
     sage = crossref.work_to_record(single("10.1177_02683962211048201.json"))
@@ -383,3 +384,16 @@ def test_a_type_that_is_not_text_is_no_type():
     record = crossref.work_to_record(dict(undated, type=["journal-article"], issued={"date-parts": [[2020, 13, 1]]}))
     assert record.issued.date_parts == [[2020]]  # month 13 is no month
     assert record.type == "article" and record.custom.publication_types == []
+
+
+def test_an_abstract_heading_is_no_part_of_the_abstract_and_suffixes_are_kept():
+    # Springer, Wiley and bioRxiv deposit the abstract under a JATS title "Abstract" (or "ABSTRACT"): it began the text.
+    for heading in ("Abstract", "ABSTRACT"):
+        item = dict(PLOS[0], abstract=f"<jats:title>{heading}</jats:title><jats:p>Oligomers of alpha-synuclein.</jats:p>",
+                    author=[{"given": "John", "family": "Smith", "suffix": "Jr."}])
+        record = crossref.work_to_record(item)
+        assert record.abstract == "Oligomers of alpha-synuclein."
+        assert record.author[0].suffix == "Jr." and record.author[0].display() == "Smith, John, Jr."
+    # A title that is not the leading "Abstract" is the label of its part.
+    item = dict(PLOS[0], abstract="<jats:p>Intro.</jats:p><jats:title>Abstract</jats:title><jats:p>Rest.</jats:p>")
+    assert crossref.work_to_record(item).abstract == "Intro. Abstract: Rest."

@@ -10,6 +10,7 @@ import pytest
 from conftest import FIXTURES
 from http_mocks import Call, fetcher, json_response
 
+from sitegen.records.names import split_name
 from sitegen.sources import europepmc
 from sitegen.sources.jats import read_article
 from sitegen.sources.settings import SourceSettings
@@ -404,7 +405,10 @@ HOSTILE_SHAPES = {"journalInfo": [{"volume": "1"}], "pubTypeList": ["Journal Art
 
 def test_fields_of_the_wrong_type_are_absent_not_a_crash():
     record = europepmc.result_to_record(dict(RESULTS[0], **HOSTILE_SHAPES))
-    assert record.id == FIRST_DOI and record.author == [] and record.container_title is None
+    # an author list of no authors: the author string names them
+    assert record.id == FIRST_DOI and record.author == [split_name(name.strip()) for name in
+                                                        RESULTS[0]["authorString"].removesuffix(".").split(",")]
+    assert record.container_title is None
     assert record.volume is None and record.custom.publication_types == [] and record.custom.fulltext_url is None
     assert record.issued.date_parts == [[2020]] and record.custom.open_access is None and record.page is None
     undated = europepmc.result_to_record(dict(RESULTS[0], firstPublicationDate="²⁰²⁰", pubYear="٢٠٢٠"))
@@ -428,3 +432,9 @@ def test_fulltext_without_a_pmcid_cannot_be_shown_to_be_the_article():
     text = europepmc.fulltext(fetch, SETTINGS, "PMC3258128")
     assert text.status == "unavailable" and text.paragraphs == [] and text.title is None
     assert "names no PMCID" in text.warnings[0]
+
+
+def test_an_author_named_by_initials_keeps_them_as_given_names():
+    result = dict(RESULTS[0], authorList={"author": [{"fullName": "Strekas TC", "lastName": "Strekas",
+                                                       "initials": "TC"}]})
+    assert [(a.family, a.given) for a in europepmc.result_to_record(result).author] == [("Strekas", "TC")]

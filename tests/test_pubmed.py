@@ -546,3 +546,12 @@ def test_dates_in_other_digits_are_no_date():
     pub_date.clear()
     etree.SubElement(pub_date, "MedlineDate").text = "٢٠٢٠ Spring"
     assert pubmed.article_to_record(article).issued is None
+
+
+def test_an_author_suffix_is_kept():
+    article = edited(NEJM)
+    author = article.find(".//AuthorList/Author")
+    suffix = etree.SubElement(author, "Suffix")
+    suffix.text = "Jr"
+    record = pubmed.article_to_record(article)
+    assert record.author[0].suffix == "Jr"

@@ -8,6 +8,7 @@ one, travels in the `Crossref-Plus-API-Token` header.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import quote
 
@@ -52,7 +53,14 @@ CSL_TYPES = {
     "posted-content": "article",
     "proceedings-article": "paper-conference",
     "book-chapter": "chapter",
+    "book-part": "chapter",
+    "book-section": "chapter",
     "book": "book",
+    "monograph": "book",
+    "edited-book": "book",
+    "reference-book": "book",
+    "reference-entry": "entry",
+    "peer-review": "review",
     "dissertation": "thesis",
     "report": "report",
     "dataset": "dataset",
@@ -79,10 +87,26 @@ def _names(item: dict[str, Any]) -> list[CslName]:
     for author in map(as_dict, as_list(item.get("author"))):
         family, given = text_value(author.get("family")), text_value(author.get("given"))
         if family:
-            names.append(CslName(family=family, given=given))
+            names.append(CslName(family=family, given=given, suffix=text_value(author.get("suffix"))))
         elif literal := (text_value(author.get("name")) or given):  # organisations, or a single-name person
             names.append(CslName(literal=literal))
     return names
+
+
+# A JATS section title in an abstract: "Abstract" leading it is no part of the text; any other ("Background") is
+# the label of the part it heads, as PubMed writes structured abstracts ("Background: ...").
+_JATS_TITLE = re.compile(r"<(?:jats:)?title>(.*?)</(?:jats:)?title>", re.IGNORECASE | re.DOTALL)
+_ABSTRACT_HEADING = re.compile(r"\W*abstract\W*", re.IGNORECASE)
+
+
+def _abstract_markup(markup: Any) -> Any:
+    if not isinstance(markup, str) or "title>" not in markup:
+        return markup
+    first = _JATS_TITLE.search(markup)
+    if first and _ABSTRACT_HEADING.fullmatch(plain_text(first.group(1)) or "") and not plain_text(markup[:first.start()]):
+        markup = markup[first.end():]
+    return _JATS_TITLE.sub(lambda title: f" {(plain_text(title.group(1)) or '').rstrip(':.').strip()}: "
+                           if plain_text(title.group(1)) else " ", markup)
 
 
 def _first_url(entries: Any) -> str | None:
@@ -171,7 +195,7 @@ def work_to_record(item: dict[str, Any]) -> Record | None:
         page=text_value(item.get("page")),
         DOI=doi,
         URL=f"https://doi.org/{doi}",
-        abstract=plain_text(item.get("abstract")),
+        abstract=plain_text(_abstract_markup(item.get("abstract"))),
         custom=RecordMeta(
             sources=["crossref"],
             publication_types=publication_types,

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field, computed_field
 
 from sitegen.records.ids import normalise_arxiv, normalise_doi, normalise_pmcid, normalise_pmid, record_id
 from sitegen.records.markup import plain_text
-from sitegen.records.model import CslName, Record, RecordMeta, web_address
+from sitegen.records.model import CslName, Record, RecordMeta, visible_text, web_address
 from sitegen.records.names import split_name
 from sitegen.records.providers import label
 from sitegen.sources.base import (
@@ -60,11 +60,21 @@ def _author(author: Any) -> CslName | None:
     if not isinstance(author, dict):
         return None
     if family := text_value(author.get("lastName")):
-        return CslName(family=family, given=text_value(author.get("firstName")))
+        return CslName(family=family, given=text_value(author.get("firstName")) or text_value(author.get("initials")))
     if full_name := text_value(author.get("fullName")):  # a person named only as "Krab LC"
         return split_name(full_name)
     collective = text_value(author.get("collectiveName"))
     return CslName(literal=collective) if collective else None
+
+
+def _authors(result: dict[str, Any]) -> list[CslName]:
+    """The authors of the author list; without one (the lite result type), of the author string ("Schoenfeld JD,
+    Haas-Kogan DA, O'Neill AF."), each "Family Initials"."""
+    listed = [name for a in _one_or_more(as_dict(result.get("authorList")).get("author")) if (name := _author(a))]
+    if listed or not (written := text_value(result.get("authorString"))):
+        return listed
+    return [split_name(name) for part in written.removesuffix(".").split(",")
+            if visible_text(name := part.strip()) and name.lower() not in ("et al", "et al.")]
 
 
 def _fulltext_url(result: dict[str, Any]) -> str | None:
@@ -110,7 +120,7 @@ def result_to_record(result: dict[str, Any]) -> Record | None:
         id=rid,
         type="article" if preprint else "article-journal",
         title=title,
-        author=[name for a in _one_or_more(as_dict(result.get("authorList")).get("author")) if (name := _author(a))],
+        author=_authors(result),
         container_title=_container(result, preprint),
         issued=parse_date(result.get("firstPublicationDate"), result.get("pubYear")),
         volume=text_value(journal.get("volume")),

@@ -100,7 +100,7 @@ def _author(node: etree._Element) -> CslName | None:
         return CslName(literal=collective)
     family = element_text(node.find("LastName"))
     given = element_text(node.find("ForeName")) or element_text(node.find("Initials"))
-    return CslName(family=family, given=given) if family else None
+    return CslName(family=family, given=given, suffix=element_text(node.find("Suffix"))) if family else None
 
 
 def _article_ids(article: etree._Element) -> dict[str, str]:
