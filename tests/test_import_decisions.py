@@ -516,3 +516,40 @@ def test_an_export_of_a_header_alone_fails(example_copy, sitegen, tmp_path):
     before = tree_bytes(example_copy)
     code, _, err = sitegen("import-decisions", example_copy, export, "--tool", "asreview", "--reviewer", "reviewer-c")
     assert code == 1 and "holds no row of decisions" in err and tree_bytes(example_copy) == before
+
+
+@pytest.mark.parametrize("header", [["record_id", "decision", "note", "reason"], ["decision", "record_id", "reason", "note"]])
+def test_decisions_are_added_under_the_files_own_header_however_its_columns_are_ordered(example_copy, sitegen,
+                                                                                       tmp_path, header):
+    # A reviewer's file whose columns are in another order (check reads them by name): the reason was written
+    # into the note column, or the record id into the decision's.
+    records = _records(example_copy)
+    screened_in = list(_decisions(example_copy, f"{FT}/reviewer-a.csv"))
+    path = example_copy / FT / "reviewer-c.csv"
+    path.write_text(",".join(header) + "\n")
+    rows = [[records[screened_in[0]]["title"], "", _year(records[screened_in[0]]), "", records[screened_in[0]]["DOI"],
+             "#1", "", "", "", "No control group tested"]]
+    export = tmp_path / "covidence-excluded.csv"
+    export.write_text(_csv(["Title", "Authors", "Published Year", "Journal", "DOI", "Covidence #", "Study", "Notes",
+                            "Tags", "Exclusion reason"], rows))
+    code, out, err = sitegen("import-decisions", example_copy, export, "--tool", "covidence", "--reviewer",
+                             "reviewer-c", "--stage", "full-text")
+    assert code == 0, out + err
+    assert path.read_text().splitlines()[0] == ",".join(header)
+    assert _decisions(example_copy, f"{FT}/reviewer-c.csv") == {screened_in[0]: ("exclude", "no-control-group")}
+    assert sitegen("check", example_copy)[0] == 0
+
+
+def test_a_decision_needing_a_column_the_file_lacks_is_refused_and_nothing_written(example_copy, sitegen, tmp_path):
+    records = _records(example_copy)
+    screened_in = list(_decisions(example_copy, f"{FT}/reviewer-a.csv"))
+    path = example_copy / FT / "reviewer-c.csv"
+    path.write_text("record_id,decision\n")  # check accepts it: reason and note are optional columns
+    export = tmp_path / "covidence-excluded.csv"
+    export.write_text(_csv(["Title", "DOI", "Covidence #", "Exclusion reason"],
+                           [[records[screened_in[0]]["title"], records[screened_in[0]]["DOI"], "#1",
+                             "No control group tested"]]))
+    code, out, err = sitegen("import-decisions", example_copy, export, "--tool", "covidence", "--reviewer",
+                             "reviewer-c", "--stage", "full-text")
+    assert code == 1 and f"{FT}/reviewer-c.csv:1: the header has no column 'reason'" in err
+    assert path.read_text() == "record_id,decision\n"

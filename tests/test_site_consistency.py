@@ -140,3 +140,13 @@ def test_a_report_not_retrieved_is_not_retrieved_in_the_records_download():
     rows = {row["id"]: row for row in csv.DictReader(writers.write("csv", [review.records[first],
                                                                            review.records[second]]).splitlines())}
     assert (rows[first]["full_text"], rows[second]["full_text"]) == ("not-retrieved", "exclude")
+
+
+def test_a_match_is_added_under_duplicates_csv_own_header(sitegen, example_copy, tmp_path):
+    # duplicates.csv with its columns in another order (check reads them by name): the pair was written turned
+    # round, the screened record made the duplicate of the new one.
+    (example_copy / "duplicates.csv").write_text("duplicate_of,record_id,decision,reviewer,note\n", encoding="utf-8")
+    copy, original = imported_copy(sitegen, example_copy, tmp_path, "included")
+    rows = list(csv.DictReader((example_copy / "duplicates.csv").open(encoding="utf-8")))
+    assert [(row["record_id"], row["duplicate_of"]) for row in rows] == [(copy, original)]
+    assert sitegen("check", example_copy)[0] == 0

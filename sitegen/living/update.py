@@ -13,8 +13,6 @@ written (runs/, named by its retrieval events), and the saved search advances
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,7 +43,7 @@ from sitegen.review.models import (
     parse_timestamp,
 )
 from sitegen.review.transaction import Transaction
-from sitegen.review.write import jsonl, pretty_json
+from sitegen.review.write import jsonl, pretty_json, with_rows_added
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.search import check_strategy, describe, open_fetcher, run_strategy
 from sitegen.sources.settings import SourceSettings
@@ -358,19 +356,10 @@ def matched_rows(review: Review, at: str, matched: list[tuple[str, str, float]])
     file's existing text is kept as it is."""
     path = review.root / "duplicates.csv"
     text = path.read_text(encoding="utf-8-sig") if path.exists() else ""
-    newline = "\r\n" if "\r\n" in text else "\n"
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator=newline)
-    if not text.strip():
-        text = ""
-        writer.writerow(DUPLICATE_COLUMNS)
-    elif not text.endswith(("\n", "\r")):
-        text += newline
-    for new, canonical, score in matched:
-        writer.writerow([new, canonical, "same", MATCHED_REVIEWER,
-                         f"matched by metadata in the run of {at}: titles {score:.0f}% alike, authors, year and "
-                         "publication details agree"])
-    return text + buffer.getvalue()
+    return with_rows_added(text, DUPLICATE_COLUMNS, [
+        {"record_id": new, "duplicate_of": canonical, "decision": "same", "reviewer": MATCHED_REVIEWER,
+         "note": f"matched by metadata in the run of {at}: titles {score:.0f}% alike, authors, year and publication "
+                 "details agree"} for new, canonical, score in matched], "duplicates.csv")
 
 
 def markdown_report(result: UpdateResult) -> str:

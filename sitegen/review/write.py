@@ -11,8 +11,10 @@ behind is recognisably sitegen's and `recover` can remove it.
 from __future__ import annotations
 
 import contextlib
+import csv
 import errno
 import fcntl
+import io
 import json
 import os
 import re
@@ -22,6 +24,8 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from sitegen.errors import SitegenError
 
 _TEMPORARY_MARK = ".sitegen-tmp-"
 _TEMPORARY = re.compile(rf"\..+{re.escape(_TEMPORARY_MARK)}[0-9a-f]{{16}}", re.DOTALL)
@@ -39,6 +43,30 @@ def pretty_json(value: Any) -> str:
 
 def jsonl(rows: Iterable[Any]) -> str:
     return "".join(canonical_json(row) + "\n" for row in rows)
+
+
+def with_rows_added(text: str, columns: list[str], rows: list[dict[str, str]], rel: str) -> str:
+    """A review's CSV file (`text`, "" when there is none yet: then it starts with `columns` as its header) with
+    `rows` added at its end, each cell under its column as the file's own header names them, in whatever order
+    (a reviewer may reorder them, or leave optional ones out); its lines end as its first does, and its text is
+    otherwise kept as it is. SitegenError, naming the file, when a row has a value for a column the file lacks:
+    written in another's place, a reason became a note, or a pair of records was turned round."""
+    if not text.strip():
+        text, header = "", list(columns)
+        rows = [dict(zip(columns, columns, strict=True)), *rows]
+    else:
+        first = next(csv.reader([text.lstrip("\ufeff").partition("\n")[0].rstrip("\r")]), [])
+        header = [name.strip() for name in first]
+    line_end = "\r\n" if text.partition("\n")[0].endswith("\r") else "\n"
+    if text and not text.endswith("\n"):
+        text += line_end
+    for row in rows:
+        if lacking := [column for column, value in row.items() if value and column not in header]:
+            raise SitegenError(f"{rel}:1: the header has no column {lacking[0]!r}, which the rows to add need; add "
+                               f"it to the header (columns: {','.join(columns)}); nothing was written")
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator=line_end).writerows([row.get(name, "") for name in header] for row in rows)
+    return text + buffer.getvalue()
 
 
 def atomic_write(path: Path, data: bytes | str, *, mode_from: Path | None = None, sweep: bool = False) -> None:

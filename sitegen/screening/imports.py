@@ -35,6 +35,7 @@ from sitegen.references.table import exported_authors
 from sitegen.review.folder import DecisionRow, Review
 from sitegen.review.models import DECISION_COLUMNS, Decision
 from sitegen.review.problems import Problem
+from sitegen.review.write import with_rows_added
 from sitegen.screening.checks import screening_problems
 from sitegen.screening.status import ScreeningFacts, screening_facts
 
@@ -407,11 +408,9 @@ def import_decisions(review: Review, duplicates: dict[str, str], exported: list[
     path = review.root / rel
     # The file's bytes are kept as they are (its line breaks and the notes' own), and the rows added end
     # their lines as its first line does: a reviewer's file written on Windows stays CRLF in Git's eyes.
-    text = path.read_bytes().decode("utf-8") if path.exists() else _csv_rows([DECISION_COLUMNS])
-    line_end = "\r\n" if text.partition("\n")[0].endswith("\r") else "\n"
-    if text and not text.endswith("\n"):
-        text += line_end
-    return report, text + _csv_rows([[d.record_id, d.decision, d.reason, d.note] for d, _ in accepted], line_end)
+    text = path.read_bytes().decode("utf-8") if path.exists() else ""
+    return report, with_rows_added(text, DECISION_COLUMNS, [
+        {"record_id": d.record_id, "decision": d.decision, "reason": d.reason, "note": d.note} for d, _ in accepted], rel)
 
 
 def _decision(record_id: str, item: Exported, reasons: dict[str, str], skipped: Skipped,
@@ -532,9 +531,3 @@ class _RowsCheck:
 def _problems(review: Review, duplicates: frozenset[str]) -> tuple[list[Problem], ScreeningFacts]:
     facts = screening_facts(review, duplicates)
     return screening_problems(review, facts.outcomes, duplicates), facts
-
-
-def _csv_rows(rows: list[list[str]], line_end: str = "\n") -> str:
-    buffer = io.StringIO()
-    csv.writer(buffer, lineterminator=line_end).writerows(rows)
-    return buffer.getvalue()
