@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -631,3 +632,39 @@ def test_a_state_without_schema_version_is_a_missing_field_not_an_unsupported_ve
     (example_copy / "state.json").write_text(json.dumps(state))
     code, out, _ = sitegen("check", example_copy)
     assert code == 1 and "schema_version: required field is missing" in out and "not supported" not in out
+
+
+def _replaced_by_a_file(review, name):
+    shutil.rmtree(review / name)
+    (review / name).write_text("x\n")
+
+
+@pytest.mark.parametrize(("change", "path", "said"), [
+    # A review's folder replaced by a file, or named otherwise than sitegen reads it (a case-insensitive disk, a
+    # plural, .yml): its decisions or evidence counted for nothing, and the site was published without them.
+    (lambda review: _replaced_by_a_file(review, "screening"), "screening", "screening must be a folder"),
+    (lambda review: _replaced_by_a_file(review, "evidence"), "evidence", "evidence must be a folder"),
+    (lambda review: (review / "screening").rename(review / "Screening"), "Screening", "sitegen reads 'screening'"),
+    (lambda review: (review / "evidence").rename(review / "Evidence"), "Evidence", "sitegen reads 'evidence'"),
+    (lambda review: (review / "duplicate.csv").write_text("record_id,duplicate_of,decision,reviewer,note\n"),
+     "duplicate.csv", "sitegen reads 'duplicates.csv'"),
+    (lambda review: (review / "review.yml").write_text("title: x\n"), "review.yml",
+     "sitegen reads 'review.yaml' (beside review.yaml, which is read)"),
+])
+def test_a_review_folder_that_is_not_one_or_misnamed_is_refused(sitegen, example_copy, tmp_path, change, path, said):
+    change(example_copy)
+    check_reports(sitegen, example_copy, path, None, said)
+    code, _, err = sitegen("build", example_copy, "--out", tmp_path / "site")
+    assert code == 1 and said in err and not (tmp_path / "site").exists()
+    (example_copy / "NOTES.md").write_text("a user's own file is left alone\n")
+    assert path in sitegen("check", example_copy)[1] and "NOTES.md" not in sitegen("check", example_copy)[1]
+
+
+def test_a_file_name_that_is_not_utf8_is_no_traceback(sitegen, example_copy, tmp_path):
+    # The build's digest of its inputs encoded each name as UTF-8: a traceback before any check could speak.
+    (example_copy / "notes\udcff.md").write_text("a user's own notes\n")  # the byte 0xFF, as the disk has it
+    code, out, err = sitegen("build", example_copy, "--out", tmp_path / "site")
+    assert code == 0 and "Traceback" not in err, err
+    (example_copy / TA / "\udcff.csv").write_text("record_id,decision,reason,note\n")
+    code, out, err = sitegen("build", example_copy, "--out", tmp_path / "site")
+    assert code == 1 and "Traceback" not in err and "[unexpected-file]" in out + err

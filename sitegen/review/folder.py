@@ -262,6 +262,7 @@ def _load_all(root: Path) -> tuple[Review, list[Problem]]:
     problems += _interrupted_write(root, review, entries)
     schema_problems: list[Problem] = []
     problems += _symbolic_links(entries)
+    problems += _root_problems(root)
     problems += _load_protocol(root, review)
     problems += _load_records(root, review)  # first: every other file names its records (`ids.found_valid`)
     problems += _load_searches(root, review, schema_problems)
@@ -775,6 +776,42 @@ def _load_manifests(root: Path, review: Review, schema_problems: list[Problem]) 
             continue
         review.manifests[rel] = ManifestFile(rel, manifest, parsed, parsed.source.encode("utf-8"))
     return problems
+
+
+# What a review folder holds at its top, as sitegen reads it. Anything else there is the user's own (a README, a
+# LICENSE, the repository's .github when the review is its root) and left alone, but for a near miss of these.
+REVIEW_FOLDERS = ("evidence", "runs", "screening", "searches", "snapshots", "versions")
+REVIEW_FILES = ("duplicates.csv", "ledger.jsonl", "protocol.md", "records.jsonl", "review.yaml", "state.json",
+                "validation.csv")
+
+
+def _root_problems(root: Path) -> list[Problem]:
+    """A folder of the review that is a file, and an entry named almost as one of the review's own (another case,
+    a plural, .yml): sitegen reads neither, so decisions or evidence in them would count for nothing without a
+    word, and a site be published without them."""
+    problems = []
+    with os.scandir(root) as found:
+        entries = sorted((entry.name, entry.is_dir()) for entry in found if not entry.name.startswith(".")
+                         and not entry.is_symlink())  # links: `_symbolic_links`
+    names = {name for name, _ in entries}
+    for name, is_folder in entries:
+        if name in REVIEW_FOLDERS and not is_folder:
+            problems.append(Problem(name, None, None, "not-a-folder",
+                                    f"{name} must be a folder; it is a file, so nothing of the review's {name} is read"))
+        elif name not in REVIEW_FOLDERS + REVIEW_FILES and (meant := _meant(name)):
+            also = f" (beside {meant}, which is read)" if meant in names else ""
+            problems.append(Problem(name, None, None, "misnamed",
+                                    f"{name!r} is not read: sitegen reads {meant!r}{also}; rename it, or move it out "
+                                    "of the review folder if it is not the review's"))
+    return problems
+
+
+def _meant(name: str) -> str | None:
+    """The review's own entry `name` is a near miss of: the same but for case, a plural or .yml for .yaml."""
+    def stem(written: str) -> str:
+        base, _, suffix = written.casefold().partition(".")
+        return base.removesuffix("s") + "." + suffix.replace("yml", "yaml")
+    return next((known for known in REVIEW_FOLDERS + REVIEW_FILES if stem(known) == stem(name)), None)
 
 
 def _symbolic_links(entries: list[tuple[str, os.DirEntry]]) -> list[Problem]:

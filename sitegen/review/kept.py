@@ -69,7 +69,7 @@ def folder_digest(digest: hashlib._Hash, root: Path) -> None:
     """Add every file under `root` (its path and bytes, compiled caches aside) to `digest`."""
     for path in sorted(root.rglob("*")):
         if path.is_file() and "__pycache__" not in path.parts:
-            digest.update(f"\0{path.relative_to(root).as_posix()}\0".encode())
+            digest.update(b"\0" + os.fsencode(path.relative_to(root).as_posix()) + b"\0")  # any name, as its bytes
             digest.update(path.read_bytes())
 
 

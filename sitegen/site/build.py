@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -66,9 +67,9 @@ def inputs_digest(root: Path, now: str | None, environ: dict[str, str]) -> str:
     digest.update(repr((now, environ.get("SOURCE_DATE_EPOCH"))).encode())
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()
-        digest.update(f"\0{rel}\0".encode())
+        digest.update(b"\0" + os.fsencode(rel) + b"\0")  # a name need not be UTF-8: its bytes, as the disk has them
         if path.is_symlink():
-            digest.update(b"link:" + str(path.readlink()).encode())
+            digest.update(b"link:" + os.fsencode(path.readlink()))
         elif path.is_file() and rel.startswith("snapshots/") and rel != "snapshots/index.jsonl":
             digest.update(str(path.stat().st_size).encode())
         elif path.is_file():
