@@ -668,3 +668,22 @@ def test_a_file_name_that_is_not_utf8_is_no_traceback(sitegen, example_copy, tmp
     (example_copy / TA / "\udcff.csv").write_text("record_id,decision,reason,note\n")
     code, out, err = sitegen("build", example_copy, "--out", tmp_path / "site")
     assert code == 1 and "Traceback" not in err and "[unexpected-file]" in out + err
+
+
+@pytest.mark.parametrize("given", [".", "absolute", "dotted"])
+def test_github_annotations_name_files_from_the_repository_root(sitegen, tmp_path, monkeypatch, given):
+    # GitHub places an annotation by its path in the repository: run from the review folder (`check .`), or
+    # given an absolute or unnormalised path, the file was named from there, and no line of the pull request
+    # was annotated.
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    repository = tmp_path / "repo"
+    review = repository / "reviews" / "oic"
+    shutil.copytree(EXAMPLE, review)
+    (repository / ".git").mkdir()
+    append(review / TA / "reviewer-b.csv", "10.9999/nope,include,,\n")
+    monkeypatch.chdir(review if given == "." else tmp_path)
+    folder = {".": ".", "absolute": str(review), "dotted": "repo/reviews/../reviews/oic"}[given]
+    code, out, _ = sitegen("check", folder, "--format", "github")
+    assert code == 1 and out.startswith(f"::error file=reviews/oic/{TA}/reviewer-b.csv,line=")
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(repository / "reviews"))  # the checkout GitHub names comes first
+    assert sitegen("check", folder, "--format", "github")[1].startswith(f"::error file=oic/{TA}/reviewer-b.csv,")

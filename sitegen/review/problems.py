@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import asdict, dataclass
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 
 @dataclass(frozen=True, order=True)
@@ -41,10 +42,32 @@ def _github_escape(text: str, *, prop: bool) -> str:
     return text
 
 
+def repository_path(root: str, rel: str) -> str:
+    """Where a file of the review is in its repository, as GitHub places annotations: relative to the checkout
+    (GITHUB_WORKSPACE, else the folder holding .git above the review), whichever folder sitegen was run from and
+    however the review folder was named (`.`, an absolute path, `reviews/../reviews/x`); else as given."""
+    target = os.path.realpath(os.path.join(root, rel))
+    base = os.environ.get("GITHUB_WORKSPACE") or _checkout(os.path.realpath(root))
+    if base and (target + os.sep).startswith(os.path.realpath(base) + os.sep):
+        return PurePosixPath(Path(os.path.relpath(target, os.path.realpath(base)))).as_posix()
+    return str(PurePosixPath(root) / rel)
+
+
+def _checkout(folder: str) -> str | None:
+    """The nearest folder at or above `folder` holding .git (a folder, or a worktree's file)."""
+    while True:
+        if os.path.exists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
 def format_github(problems: list[Problem], root: str) -> str:
     out = []
     for p in problems:
-        props = [f"file={_github_escape(str(PurePosixPath(root) / p.path), prop=True)}"]
+        props = [f"file={_github_escape(repository_path(root, p.path), prop=True)}"]
         if p.line is not None:
             props.append(f"line={p.line}")
             if p.column is not None:
