@@ -687,3 +687,12 @@ def test_github_annotations_name_files_from_the_repository_root(sitegen, tmp_pat
     assert code == 1 and out.startswith(f"::error file=reviews/oic/{TA}/reviewer-b.csv,line=")
     monkeypatch.setenv("GITHUB_WORKSPACE", str(repository / "reviews"))  # the checkout GitHub names comes first
     assert sitegen("check", folder, "--format", "github")[1].startswith(f"::error file=oic/{TA}/reviewer-b.csv,")
+
+
+def test_a_run_count_the_ledger_does_not_record_is_refused(sitegen, example_copy):
+    # The searches page said "Run 7 times" of a search the ledger ran twice.
+    path = example_copy / "searches" / "object-in-context.json"
+    text = path.read_text()
+    path.write_text(text.replace('"run_count": 2', '"run_count": 7'))
+    line = text[:text.index('"run_count"')].count("\n") + 1
+    check_reports(sitegen, example_copy, "searches/object-in-context.json", line, "run_count is 7 but the ledger records 2")

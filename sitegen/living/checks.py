@@ -195,14 +195,18 @@ def _batch_problems(review: Review) -> list[Problem]:
                                     "seen_ids only grows"))
     for monitor_id, search in review.searches.items():
         rel = f"searches/{monitor_id}.json"
+
+        def at(field: str, rel: str = rel) -> tuple[int | None, int | None]:
+            return json_position((review.root / rel).read_text(encoding="utf-8"), (field,))
         if monitor_id in last_run and search.last_run != last_run[monitor_id]:
-            problems.append(Problem(rel, None, None, "last-run",
+            problems.append(Problem(rel, *at("last_run"), "last-run",
                                     f"last_run is {search.last_run!r} but the ledger's latest run of this search is "
                                     f"{last_run[monitor_id]}: events were deleted, or the file was edited"))
-        if len(runs.get(monitor_id, ())) > search.run_count:
-            problems.append(Problem(rel, None, None, "run-count",
+        if monitor_id in runs and len(runs[monitor_id]) != search.run_count:  # the searches page says how often
+            problems.append(Problem(rel, *at("run_count"), "run-count",
                                     f"run_count is {search.run_count} but the ledger records "
-                                    f"{len(runs[monitor_id])} runs of this search"))
+                                    f"{len(runs[monitor_id])} runs of this search: the file was edited, or events "
+                                    "were deleted"))
         if search.run_count and monitor_id not in last_run:
             problems.append(Problem(rel, None, None, "last-run",
                                     f"the search has run {search.run_count} time(s) but the ledger has no retrieval "
