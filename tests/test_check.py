@@ -696,3 +696,26 @@ def test_a_run_count_the_ledger_does_not_record_is_refused(sitegen, example_copy
     path.write_text(text.replace('"run_count": 2', '"run_count": 7'))
     line = text[:text.index('"run_count"')].count("\n") + 1
     check_reports(sitegen, example_copy, "searches/object-in-context.json", line, "run_count is 7 but the ledger records 2")
+
+
+CONFLICT = "<<<<<<< HEAD\n{ours}\n=======\n{theirs}\n>>>>>>> reviewer-b-branch\n"
+
+
+@pytest.mark.parametrize(("rel", "ours", "theirs"), [
+    ("protocol.md", "ours", "theirs"),  # before a lock, the markers were published as the protocol's text
+    (f"{TA}/reviewer-a.csv", "10.1002/dev.21432,include,,", "10.1002/dev.21432,exclude,,"),
+    ("records.jsonl", "{}", "{}"),
+    ("review.yaml", "licence: CC0-1.0", "licence: CC-BY-4.0"),
+    ("searches/object-in-context.json", "", ""),
+])
+def test_a_merge_conflict_left_in_a_file_is_named_as_one(sitegen, example_copy, rel, ours, theirs):
+    path = example_copy / rel
+    text = path.read_text()
+    if rel.endswith(".json"):  # inside the object, where a pull request's edit would be
+        cut = text.rfind("\n", 0, text.index('"run_count"')) + 1
+        path.write_text(text[:cut] + CONFLICT.format(ours=ours, theirs=theirs) + text[cut:])
+        line = text[:cut].count("\n") + 1
+    else:
+        path.write_text(text + ("" if text.endswith("\n") else "\n") + CONFLICT.format(ours=ours, theirs=theirs))
+        line = text.count("\n") + 1 + (not text.endswith("\n"))
+    check_reports(sitegen, example_copy, rel, line, "a Git merge conflict was left unresolved here")

@@ -97,12 +97,35 @@ def _decode(raw: bytes, rel: str, first_line: int) -> tuple[str | None, Problem 
 
 
 def read_text(path: Path, rel: str, limit: int) -> tuple[str | None, list[Problem]]:
-    """Read a UTF-8 text file no larger than `limit` bytes; refuse links and binary."""
+    """Read a UTF-8 text file no larger than `limit` bytes; refuse links, binary and a merge left unresolved."""
     refusal = _unreadable(path, rel, limit)
     if refusal is not None:
         return None, [refusal]
     text, problem = _decode(path.read_bytes(), rel, 1)
+    if text is not None and problem is None and (problem := merge_conflict(text, rel)):
+        return None, [problem]
     return text, [problem] if problem else []
+
+
+# The lines Git writes around a merge conflict it could not resolve: "<<<<<<< HEAD", then "=======" (which alone
+# could be a Markdown heading's underline), then ">>>>>>> branch".
+_CONFLICT_START = re.compile(r"^<{7}(?: .*)?\r?$", re.MULTILINE)
+_CONFLICT_END = re.compile(r"^>{7}(?: .*)?\r?$", re.MULTILINE)
+
+
+def merge_conflict(text: str, rel: str, first_line: int = 1) -> Problem | None:
+    """The problem of a Git merge conflict left in `text` (starting on `first_line`), at its first marker."""
+    if "<<<<<<<" not in text:  # most files: one scan in C
+        return None
+    start = _CONFLICT_START.search(text)
+    if start is None or not _CONFLICT_END.search(text, start.end()):
+        return None
+    return Problem(rel, first_line + text.count("\n", 0, start.start()), 1, "merge-conflict", CONFLICT_MESSAGE)
+
+
+CONFLICT_MESSAGE = ("a Git merge conflict was left unresolved here (the lines Git writes as '<<<<<<<', '=======' and "
+                    "'>>>>>>>'): keep the lines meant, remove the markers, then check again")
+_CONFLICT_LINE = re.compile(r"(?:<{7}|>{7}|\|{7})(?: .*)?\r?|={7}\r?")
 
 
 # One line of a JSON-lines file holds one record, ledger event or snapshot entry. The longest real ones are
@@ -769,6 +792,9 @@ def _json(text: str, rel: str, line_offset: int) -> tuple[Any, list[Problem]]:
     try:
         return load_json(text), []
     except json.JSONDecodeError as exc:
+        if (conflict := merge_conflict(text, rel, line_offset + 1)) or _CONFLICT_LINE.fullmatch(
+                text.splitlines()[exc.lineno - 1] if text.splitlines() else ""):  # one line of a JSON-lines file
+            return None, [conflict or Problem(rel, exc.lineno + line_offset, 1, "merge-conflict", CONFLICT_MESSAGE)]
         return None, [Problem(rel, exc.lineno + line_offset, exc.colno, "json-syntax", f"JSON syntax error: {exc.msg}")]
     except _NumberRefused as exc:
         line, column = _refused_position(text, numbers=True) or (1, None)
