@@ -272,3 +272,30 @@ def test_a_lookup_answered_with_an_unreadable_work_is_an_outage():
     fetch, _, _ = fetcher(lambda request: json_response(json.dumps(work)))
     outcome = openalex.lookup(fetch, SETTINGS, "10.1023/a:1007154515475")
     assert outcome.status == "unavailable" and "could not be read (invalid title)" in outcome.warnings[0]
+
+
+def test_a_work_whose_authors_a_list_cut_is_read_whole():
+    # OpenAlex lists cut a work's authors at 100 and say so (is_authors_truncated): the rest were lost in silence.
+    listed = json.loads(LIST)
+    work = listed["results"][0]
+    everyone = [{"author": {"display_name": f"Author{n} Person"}} for n in range(150)]
+    whole = dict(work, authorships=everyone, is_authors_truncated=False)
+    cut = dict(work, authorships=everyone[:100], is_authors_truncated=True)
+    body = json.dumps(dict(listed, results=[cut], meta=dict(listed["meta"], count=1, next_cursor=None)))
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/works":
+            return httpx.Response(200, content=body, headers={"content-type": "application/json"})
+        return json_response(json.dumps(whole)) if read_whole else httpx.Response(503, text="down")
+
+    for read_whole in (True, False):
+        fetch, seen, _ = fetcher(answer)
+        with fetch:
+            outcome = openalex.search(fetch, SETTINGS, {"search": "paperqa"})
+        assert outcome.status == "ok"
+        if read_whole:
+            assert len(outcome.records[0].author) == 150 and outcome.warnings == []
+            assert seen.requests[1].url.path == f"/works/{work['id'].rsplit('/', 1)[1]}"
+        else:  # the list's hundred, said so
+            assert len(outcome.records[0].author) == 100
+            assert any("lists only the first 100 authors" in said for said in outcome.warnings)

@@ -492,6 +492,25 @@ def _paged(trace: Trace, query: dict[str, str], settings: SourceSettings) -> Sou
         meta, results = page.get("meta"), page.get("results")
         if not isinstance(meta, dict) or not isinstance(results, list):
             raise Malformed("the response has no meta or no results list")
-        pager.add(meta.get("count"), results, work_to_record, dict)
+        pager.add(meta.get("count"), [_with_every_author(trace, work) for work in results], work_to_record, dict)
         cursor = meta.get("next_cursor")
     return pager.outcome(trace)
+
+
+def _with_every_author(trace: Trace, work: Any) -> Any:
+    """A work of a list as OpenAlex holds it whole: a list cuts a work's authors at 100 (`is_authors_truncated`),
+    and the work read on its own has them all. When it cannot be read, the list's work, with a warning."""
+    if not isinstance(work, dict) or work.get("is_authors_truncated") is not True:
+        return work
+    openalex_id = normalise_openalex(work.get("id"))
+    try:
+        whole = _work(trace, openalex_id) if openalex_id else None
+    except (SourceError, Malformed) as exc:
+        whole, why = None, str(exc)
+    else:
+        why = "it was not found on its own"
+    if whole is None:
+        trace.warnings.append(f"OpenAlex lists only the first {len(as_list(work.get('authorships')))} authors of "
+                              f"{openalex_id or 'a work'}, and the whole list could not be read ({why})")
+        return work
+    return whole[0]
