@@ -244,3 +244,21 @@ def test_a_published_date_in_other_digits_is_no_date():
     assert arxiv.entry_to_record(entry).issued.date_parts == [[2020]]
     entry.find("atom:published", arxiv.NS).text = "²⁰²⁰"
     assert arxiv.entry_to_record(entry).issued is None
+
+
+def test_a_withdrawn_paper_is_marked_retracted_not_read_as_a_study():
+    # arXiv replaces a withdrawn paper's abstract with the notice; it was kept as a study like any other.
+    import copy
+
+    entry = copy.deepcopy(entries(ONE)[0])
+    assert arxiv.entry_to_record(entry).custom.retracted is False
+    entry.find("atom:summary", arxiv.NS).text = "This paper has been withdrawn by the author due to a crucial error."
+    assert arxiv.entry_to_record(entry).custom.retracted is True
+    entry = copy.deepcopy(entries(ONE)[0])
+    comment = entry.find("arxiv:comment", arxiv.NS)
+    if comment is None:
+        comment = etree.SubElement(entry, f"{{{arxiv.NS['arxiv']}}}comment")
+    comment.text = "Withdrawn by arXiv administrators: duplicate submission"
+    assert arxiv.entry_to_record(entry).custom.retracted is True
+    comment.text = "We study withdrawn drugs; 12 pages"  # the word in a comment is no withdrawal
+    assert arxiv.entry_to_record(entry).custom.retracted is False

@@ -8,6 +8,8 @@ for one request every three seconds, serves at most 2,000 results per page and
 
 from __future__ import annotations
 
+import re
+
 from lxml import etree
 
 from sitegen.records.ids import normalise_arxiv, record_id
@@ -89,8 +91,21 @@ def entry_to_record(entry: etree._Element) -> Record | None:
             publication_types=["preprint"],
             open_access=True,
             fulltext_url=web_address(pdf.get("href")) if pdf is not None else None,
+            retracted=_withdrawn(entry),
         ),
     )
+
+
+# How arXiv says a paper was withdrawn (its last version replaces the paper and abstract with a notice): "This paper
+# has been withdrawn by the author(s)", "Withdrawn by arXiv administrators", "withdrawn: duplicate submission".
+_WITHDRAWN = re.compile(r"^\W*(?:(?:this|the)\s+(?:paper|article|manuscript|submission|preprint|work)\s+(?:has\s+been|"
+                        r"is|was)\s+)?withdrawn\b", re.IGNORECASE)
+
+
+def _withdrawn(entry: etree._Element) -> bool:
+    """Whether the entry's comment or abstract says the paper was withdrawn: a retraction, as Crossref says of a
+    withdrawal, so that it is never read as a study."""
+    return any(_WITHDRAWN.search(_text(entry, path) or "") for path in ("arxiv:comment", "atom:summary"))
 
 
 # --------------------------------------------------------------------------- requests
