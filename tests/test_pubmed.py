@@ -555,3 +555,11 @@ def test_an_author_suffix_is_kept():
     suffix.text = "Jr"
     record = pubmed.article_to_record(article)
     assert record.author[0].suffix == "Jr"
+
+
+def test_a_chapter_is_dated_by_its_own_contribution_not_the_books_start():
+    # Every GeneReviews entry was dated 1993, the year the series began.
+    contributed = BOOK.replace(b"</ArticleTitle>", b"</ArticleTitle><ContributionDate><Year>1998</Year><Month>10</Month>"
+                               b"<Day>23</Day></ContributionDate>")
+    assert pubmed.book_to_record(etree.fromstring(contributed)).issued.date_parts == [[1998, 10, 23]]
+    assert pubmed.book_to_record(etree.fromstring(BOOK)).year == 1993  # none of its own: the book's

@@ -211,7 +211,10 @@ def book_to_record(book: etree._Element) -> Record | None:
         title=title,
         author=[name for node in authors if (name := _author(node))],
         container_title=book_title if chapter else None,
-        issued=_ymd(whole.find("PubDate")) if whole is not None else None,
+        # A chapter's own date (GeneReviews' entries are contributed, and revised, over decades) before the book's,
+        # which is when the book or its series began (1993 for every GeneReviews entry).
+        issued=(_ymd(document.find("ContributionDate")) if chapter else None)
+        or (_ymd(whole.find("PubDate")) if whole is not None else None),
         DOI=identifiers["doi"],
         PMID=pmid,
         URL=f"https://doi.org/{identifiers['doi']}" if identifiers["doi"] else f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/",
