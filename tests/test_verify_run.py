@@ -410,6 +410,8 @@ def test_a_replay_after_the_evidence_was_edited_differs(example_copy):
     evidence.write_text(evidence.read_text().replace("finding: >-\n", "finding: >-\n      Edited.\n", 1))
     code, out, err = run_cli("verify", example_copy, "--snapshots", "replay")
     assert code == 1 and "replay differs" in err and "(faithfulness)" in err
+    # It said "recorded verified, recomputed verified (on other answers or responses)": the file and the way on.
+    assert f"its evidence (evidence/{evidence.name}) changed since that run; record a new verification run" in err
 
 
 def test_the_pull_request_check_replays_the_example_verification(tmp_path):

@@ -213,8 +213,17 @@ def replay_differences(review: Review, at: str, payloads: list[VerificationPaylo
                                f"{'recomputed' if now else 'not recomputed'} now")
         elif essence(before) != essence(now):
             differences.append(f"{key[0]} ({key[1]}): recorded {before.verdict}, recomputed {now.verdict}"
-                               + ("" if before.verdict != now.verdict else " (on other answers or responses)"))
+                               + _why_differs(review, before, now))
     return differences
+
+
+def _why_differs(review: Review, before: VerificationPayload, now: VerificationPayload) -> str:
+    """What made a verdict recomputed from the same recorded responses differ from the one recorded."""
+    if before.evidence_sha256 != now.evidence_sha256:
+        files = [item.path for item in review.evidence if item.evidence.record_id == now.record_id]
+        return (f": its evidence ({', '.join(files) or 'its evidence file'}) changed since that run; record a new "
+                "verification run (`sitegen verify --snapshots record`), whose verdict the site will then show")
+    return "" if before.verdict != now.verdict else " (on other answers or responses)"
 
 
 def essence(payload: VerificationPayload) -> tuple:
