@@ -719,3 +719,21 @@ def test_a_merge_conflict_left_in_a_file_is_named_as_one(sitegen, example_copy, 
         path.write_text(text + ("" if text.endswith("\n") else "\n") + CONFLICT.format(ours=ours, theirs=theirs))
         line = text.count("\n") + 1 + (not text.endswith("\n"))
     check_reports(sitegen, example_copy, rel, line, "a Git merge conflict was left unresolved here")
+
+
+@pytest.mark.parametrize("rel", [f"{TA}/adjudication.csv", f"{TA}/reviewer-b.csv"])
+def test_a_decision_row_that_cannot_be_read_is_one_problem_not_a_flood(sitegen, example_copy, rel):
+    # One misspelt decision made the record seem undecided, its batch unsettled, and every full-text decision of
+    # the batch a problem: 38 of them, before the row's own, and false ("still awaits another reviewer").
+    path = example_copy / rel
+    lines = path.read_text().splitlines(keepends=True)
+    # a record sent on to full text, whose decision there depends on this one
+    sent_on = set((example_copy / FT / "reviewer-a.csv").read_text().split())
+    at = next(n for n, line in enumerate(lines[1:], start=1)
+              if ",include," in line and any(other.startswith(line.split(",")[0] + ",") for other in sent_on))
+    lines[at] = lines[at].replace(",exclude,", ",EXCLUDE,").replace(",include,", ",Include,")
+    path.write_text("".join(lines))
+    code, out, _ = sitegen("check", example_copy)
+    problems = [line for line in out.splitlines() if ": error: " in line]
+    assert code == 1 and all(f"{rel}:{at + 1}:" in line for line in problems), out  # the row's problems alone
+    assert any("[schema]" in line for line in problems) and len(problems) <= 2

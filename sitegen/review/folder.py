@@ -192,6 +192,8 @@ class Review:
     # Screening files that could not be read whole (not text, a bad header, a syntax error that stopped the
     # reading): the decisions they hold are unknown, so reviewers' decisions are not compared.
     decisions_unread: list[str] = field(default_factory=list)
+    # Records a decision row could not be read of (its decision misspelt, say): (stage, record id) -> where.
+    decisions_invalid: dict[tuple[str, str], tuple[str, int]] = field(default_factory=dict)
     duplicates: list[DuplicateRow] = field(default_factory=list)  # duplicates.csv's rows, in file order
     validation: list[ValidationRow] = field(default_factory=list)  # validation.csv's studies, in file order
     evidence: list[EvidenceFile] = field(default_factory=list)
@@ -593,8 +595,13 @@ def _load_screening(root: Path, review: Review) -> list[Problem]:
             if any(problem.code in ("csv-header", "csv-syntax") for problem in csv_problems):
                 review.decisions_unread.append(rel)
             stage, reviewer = stage_dir.name, path.stem
+            valid = list(_validated_rows(rows, Decision, rel, problems))
             review.decisions += (DecisionRow(stage, reviewer, rel, row.line, row.columns, decision)
-                                 for row, decision in _validated_rows(rows, Decision, rel, problems))
+                                 for row, decision in valid)
+            if len(valid) < len(rows):
+                read = {id(row) for row, _ in valid}
+                review.decisions_invalid.update({(stage, row.values.get("record_id", "").strip()): (rel, row.line)
+                                                 for row in rows if id(row) not in read})
             if any(problem.code == "too-many-problems" and problem.path == rel for problem in problems) \
                     and rel not in review.decisions_unread:  # read in part: the checks across files would be false
                 review.decisions_unread.append(rel)

@@ -31,8 +31,34 @@ def screening_problems(review: Review, outcomes: dict[str, dict[str, Outcome]],
                                     f"reviewers' decisions were not compared with each other: {unread} could not be "
                                     "read, and the records it decides would all seem undecided; mend it, then "
                                     "check again")]
-    return (each_file + _stage_problems(review, title_abstract, duplicates)
-            + _unsettled_batches(review, title_abstract) + _needless_adjudications(review))
+    across = (_stage_problems(review, title_abstract, duplicates) + _unsettled_batches(review, title_abstract)
+              + _needless_adjudications(review))
+    return each_file + _without_invalid_rows(review, title_abstract, across)
+
+
+def _without_invalid_rows(review: Review, title_abstract: dict[str, Outcome], across: list[Problem]) -> list[Problem]:
+    """The checks across files but on the records a decision row could not be read of (its decision misspelt):
+    without that row, a record seemed undecided, and its batch unsettled, which made a problem of every full-text
+    decision of the batch, the row's own problem last. One note names the records left unchecked."""
+    if not review.decisions_invalid:
+        return across
+    invalid = {record_id for _, record_id in review.decisions_invalid}
+    unsettling = {record_id for record_id, outcome in title_abstract.items()
+                  if outcome.decision == "conflict" and record_id not in invalid}
+    left_out = {row.decision.record_id for row in review.decisions if row.decision.record_id in invalid}
+    for payload in review.payloads:  # a batch unsettled only by those records
+        if isinstance(payload, BatchPayload) and invalid.intersection(payload.record_ids) \
+                and not unsettling.intersection(payload.record_ids):
+            left_out.update(payload.record_ids)
+    skipped = {(row.path, row.line) for row in review.decisions if row.decision.record_id in left_out}
+    kept = [problem for problem in across if (problem.path, problem.line) not in skipped]
+    if len(kept) == len(across):
+        return across
+    (rel, line), shown = next(iter(review.decisions_invalid.values())), sorted(invalid)[:3]
+    return kept + [Problem(rel, line, None, "not-checked",
+                           f"decisions on {', '.join(map(repr, shown))}{' and others' if len(invalid) > 3 else ''} were "
+                           "not compared with other reviewers' and stages' while a row deciding them cannot be read; "
+                           "mend it, then check again")]
 
 
 def _needless_adjudications(review: Review) -> list[Problem]:
