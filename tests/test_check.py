@@ -737,3 +737,9 @@ def test_a_decision_row_that_cannot_be_read_is_one_problem_not_a_flood(sitegen, 
     problems = [line for line in out.splitlines() if ": error: " in line]
     assert code == 1 and all(f"{rel}:{at + 1}:" in line for line in problems), out  # the row's problems alone
     assert any("[schema]" in line for line in problems) and len(problems) <= 2
+
+
+def test_a_stage_folder_replaced_by_a_file_says_so(sitegen, example_copy):
+    shutil.rmtree(example_copy / FT)
+    (example_copy / FT).write_text("x\n")  # it said: unknown screening stage 'full-text' (expected ... full-text)
+    check_reports(sitegen, example_copy, FT, None, f"{FT} must be a folder")

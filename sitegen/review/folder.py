@@ -580,7 +580,11 @@ def _load_screening(root: Path, review: Review) -> list[Problem]:
                                 f"folders here are named screening/<stage> ({' or '.join(STAGES)})")
     for stage_dir in _files(root / "screening", directories=True):
         rel_dir = f"screening/{stage_dir.name}"
-        if stage_dir.name not in STAGES or not stage_dir.is_dir():
+        if stage_dir.name in STAGES and not stage_dir.is_dir():
+            problems.append(Problem(rel_dir, None, None, "not-a-folder", f"{rel_dir} must be a folder of reviewers' "
+                                    "decision files; it is a file, so no decision of the stage is read"))
+            continue
+        if stage_dir.name not in STAGES:
             problems.append(Problem(rel_dir, None, None, "unknown-stage",
                                     f"unknown screening stage {stage_dir.name!r} (expected {' or '.join(STAGES)})"))
             continue
