@@ -743,3 +743,14 @@ def test_a_stage_folder_replaced_by_a_file_says_so(sitegen, example_copy):
     shutil.rmtree(example_copy / FT)
     (example_copy / FT).write_text("x\n")  # it said: unknown screening stage 'full-text' (expected ... full-text)
     check_reports(sitegen, example_copy, FT, None, f"{FT} must be a folder")
+
+
+def test_a_huge_cell_is_not_echoed_whole_and_an_empty_column_name_is_shown(sitegen, example_copy):
+    append(example_copy / TA / "reviewer-b.csv", "10.9999/" + "x" * 1_000_000 + ",include,,\n")
+    for form in ("human", "github"):
+        code, out, _ = sitegen("check", example_copy, "--format", form)
+        assert code == 1 and max(map(len, out.splitlines())) < 5000 and "more characters not shown" in out
+    path = example_copy / TA / "reviewer-a.csv"
+    text = path.read_text()
+    path.write_text(text.replace("record_id,decision,reason,note", "record_id,decision,reason,note,", 1))
+    check_reports(sitegen, example_copy, f"{TA}/reviewer-a.csv", 1, "unknown column(s) '' (an empty name")

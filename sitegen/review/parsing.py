@@ -948,8 +948,9 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
         parts = []
         if missing:
             parts.append("missing column(s) " + ", ".join(sorted(missing)))
-        if unknown:
-            parts.append("unknown column(s) " + ", ".join(unknown))
+        if unknown:  # an empty name (a trailing comma) shown as one
+            parts.append("unknown column(s) " + ", ".join(name or "'' (an empty name: a comma at the end?)"
+                                                          for name in unknown))
         if len(set(names)) != len(names):
             parts.append("a column is named twice")
         return [], [Problem(rel, 1, 1, "csv-header", f"bad header ({'; '.join(parts)}); expected: {','.join(header)}"

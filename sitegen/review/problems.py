@@ -27,8 +27,18 @@ class Problem:
         return shown
 
 
+# A message quotes what a file holds: a 10 MB cell quoted whole made a 10 MB line of output (and annotation).
+MAX_MESSAGE = 2000
+
+
+def _shown(message: str) -> str:
+    if len(message) <= MAX_MESSAGE:
+        return message
+    return f"{message[:MAX_MESSAGE]}… ({len(message) - MAX_MESSAGE:,} more characters not shown)"
+
+
 def format_human(problems: list[Problem], root: str) -> str:
-    lines = [f"{p.where(root)}: error: {p.message} [{p.code}]" for p in problems]
+    lines = [f"{p.where(root)}: error: {_shown(p.message)} [{p.code}]" for p in problems]
     noun = "problem" if len(problems) == 1 else "problems"
     lines.append(f"{len(problems)} {noun} found" if problems else "no problems found")
     return "\n".join(lines)
@@ -73,7 +83,7 @@ def format_github(problems: list[Problem], root: str) -> str:
             if p.column is not None:
                 props.append(f"col={p.column}")
         props.append(f"title={_github_escape('sitegen ' + p.code, prop=True)}")
-        out.append(f"::error {','.join(props)}::{_github_escape(p.message, prop=False)}")
+        out.append(f"::error {','.join(props)}::{_github_escape(_shown(p.message), prop=False)}")
     return "\n".join(out)
 
 
