@@ -137,40 +137,6 @@ def test_each_process_takes_pages_as_it_is_free_so_a_slow_one_takes_fewer(tmp_pa
     assert all((tmp_path / "site" / "p" / f"{number}.html").read_text() == f"<p>{number}</p>" for number in range(400))
 
 
-def test_heavy_pages_are_shared_out_first_each_on_its_own(tmp_path, monkeypatch):
-    # The four downloads of every record sat side by side at the end of a build, in one chunk: one process
-    # rendered them one after another while the others had finished.
-    monkeypatch.setattr(output, "render_processes", lambda: 2)
-    pids = tmp_path / "pids"
-    pids.mkdir()
-
-    def noted(number: int, seconds: float) -> str:
-        (pids / str(number)).write_text(str(os.getpid()))
-        time.sleep(seconds)
-        return f"<p>{number}</p>"
-
-    heavy = range(96, 100)  # last, as a build's downloads come
-    pages = [Page(f"p/{n}.html", lambda n=n: noted(n, 0.3 if n in heavy else 0.001), heavy=n in heavy)
-             for n in range(100)]
-    write_site(tmp_path / "site", pages)
-    assert len({(pids / str(number)).read_text() for number in heavy}) == 2  # shared out, not one process's
-    assert all((tmp_path / "site" / "p" / f"{n}.html").read_text() == f"<p>{n}</p>" for n in range(100))
-
-
-@pytest.mark.parametrize(("pages", "heavy"), [(100, set(range(96, 100))), (100_000, set(range(0, 100_000, 37))),
-                                              (40, set(range(40))), (1, {0}), (5000, set())])
-def test_chunks_cover_every_page_once_heavy_ones_alone_and_first(pages, heavy):
-    chunks = output._Chunks([number in heavy for number in range(pages)])
-    try:
-        taken = list(iter(chunks.take, range(0)))
-    finally:
-        chunks.close()
-    assert len(taken) <= output.MAX_CHUNKS
-    assert sorted(number for chunk in taken for number in chunk) == list(range(pages))
-    alone = [chunk for chunk in taken if len(chunk) == 1 and chunk[0] in heavy]
-    assert len(alone) == min(len(heavy), output.HEAVY_CHUNKS) and taken[:len(alone)] == alone
-
-
 def test_a_small_batch_is_rendered_in_this_process(tmp_path, monkeypatch):
     monkeypatch.setattr(output, "render_processes", lambda: 4)
     parent = os.getpid()

@@ -21,7 +21,7 @@ from sitegen.review.models import ImportPayload, RetrievalPayload
 from sitegen.screening.outcomes import TO_FULL_TEXT, Outcome
 from sitegen.screening.standing import NOT_RETRIEVED
 from sitegen.site import exports
-from sitegen.site.output import HEAVY_ROWS, Page
+from sitegen.site.output import Page
 
 if TYPE_CHECKING:  # pages.py lists this module's page group, so it cannot be imported from here at run time
     from sitegen.site.pages import Files, Site
@@ -144,7 +144,7 @@ def record_downloads(site: Site) -> Files:
     for name, records in record_sets(site).items():
         for form in FORMATS:
             yield Page(download_path(name, form), lambda form=form, records=records: writers.parts(form.extension, records),
-                       site.keys.of("download", writers.inputs(form.extension, records)), heavy=len(records) > HEAVY_ROWS)
+                       site.keys.of("download", writers.inputs(form.extension, records)))
     # The ledger as the review stores it, byte for byte, so a reader can check its hash chain. The build
     # holds the review's lock, so the file is the one the review was loaded from.
     ledger = site.review.root / "ledger.jsonl"

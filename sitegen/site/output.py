@@ -34,7 +34,6 @@ import fcntl
 import functools
 import gc
 import hashlib
-import itertools
 import os
 import pickle
 import posixpath
@@ -72,9 +71,6 @@ class Page:
     path: str
     render: Callable[[], str | bytes | Iterable[str]]  # a large file in parts: it is written as they come
     key: str | None = None
-    # Megabytes to render (a download of every record, a batch's page of 20,000 rows): rendered apart from the
-    # other pages and before them, so that the processors share these out rather than one taking them all.
-    heavy: bool = False
 
 
 # A slotted pydantic dataclass, not a model: no dictionary and no set of the fields given per file, of which
@@ -392,7 +388,7 @@ def _in_processes(render: Callable[[Page], T], pages: list[Page]) -> list[T]:
     gc.collect(0)
     gc.freeze()
     _return_freed_memory()
-    chunks = _Chunks([page.heavy for page in pages])
+    chunks = _Chunks(len(pages))
     children: list[tuple[int, int]] = []  # each other process and its pipe
     try:
         for _ in range(1, processes):
@@ -418,40 +414,25 @@ class _Chunks:
     process takes the next chunk as it finishes one. Pages differ in cost (a batch page of 60,000 rows, a
     record's page) and a forked process pays for copying the memory it touches, so shares fixed in
     advance kept one process waiting for the other (3.1 s in a 100,000-record build; 2.2 s taken so).
-    A heavy page (`Page.heavy`) is a chunk of its own, and those chunks are taken first: the four downloads
-    of 100,000 records, side by side in one chunk at the end of a build, were rendered one after another
-    by one process while the others had finished.
 
     The chunks are numbers in a pipe, written at once and the pipe's writing end closed: a read of a few
     bytes takes one whole, whichever process reads; a process killed while taking one holds up no other;
     and once every chunk is taken, a read finds the end of the pipe at once."""
 
-    def __init__(self, heavy: list[bool]):
-        self.pages = len(heavy)
-        # Each heavy page is a chunk, and may split a run of others in two: past HEAVY_CHUNKS of them, a heavy
-        # page is chunked as any other, so the chunks stay within MAX_CHUNKS.
-        kept = set(itertools.islice((number for number, alone in enumerate(heavy) if alone), HEAVY_CHUNKS))
-        heavy = [number in kept for number in range(self.pages)]
-        size = max(CHUNK, -(-self.pages // (MAX_CHUNKS - 2 * len(kept) - 1)))
-        starts: list[int] = []
-        for number, alone in enumerate(heavy):
-            if not starts or alone or heavy[number - 1] or number - starts[-1] >= size:
-                starts.append(number)
-        self.ends = dict(itertools.pairwise([*starts, self.pages]))
-        first = [start for start in starts if heavy[start]] + [start for start in starts if not heavy[start]]
+    def __init__(self, pages: int):
+        self.pages = pages
+        self.size = max(CHUNK, -(-pages // MAX_CHUNKS))
         self._reading, writing = os.pipe()
         try:  # no more than PIPE_BUF bytes: written whole, without waiting for a reader
-            os.write(writing, b"".join(start.to_bytes(4, "little") for start in first))
+            os.write(writing, b"".join(start.to_bytes(4, "little") for start in range(0, pages, self.size)))
         finally:
             os.close(writing)
 
     def take(self) -> range:
         """The numbers of the pages of the next chunk; none once every chunk is taken."""
         token = os.read(self._reading, 4)
-        if not token:
-            return range(0)
-        start = int.from_bytes(token, "little")
-        return range(start, self.ends[start])
+        start = int.from_bytes(token, "little") if token else self.pages
+        return range(start, min(start + self.size, self.pages))
 
     def close(self) -> None:
         os.close(self._reading)
@@ -459,9 +440,6 @@ class _Chunks:
 
 CHUNK = 16  # pages taken at a time, at least
 MAX_CHUNKS = 1024  # 4 bytes each: within the 4,096 bytes a pipe takes in one write (PIPE_BUF)
-HEAVY_CHUNKS = MAX_CHUNKS // 4
-# A page of more rows than this (records in a download, a batch's or a digest's rows) is a heavy one (`Page.heavy`).
-HEAVY_ROWS = 5000
 
 
 def _each_rendered(render: Callable[[Page], T], pages: list[Page], chunks: _Chunks) -> list[tuple[int, T]]:

@@ -37,7 +37,7 @@ from sitegen.site import charts, prisma_csv, prisma_svg, records, searches, stud
 from sitegen.site.downloads import listing as downloads_listing
 from sitegen.site.downloads import record_downloads
 from sitegen.site.keys import Keys, code_digest
-from sitegen.site.output import HEAVY_ROWS, Page
+from sitegen.site.output import Page
 from sitegen.site.record_page import digest_content, ranked_row
 from sitegen.site.templates import environment, templates_dir
 
@@ -232,14 +232,13 @@ def screening(site: Site) -> Files:
                 path, "batch.html", (ranked_row(rank, scored, view, site.reasons) for rank, (scored, view)
                                      in enumerate(zip(ranking.decisions, views, strict=True), start=1)),
                 item=item, calibration=ranking.calibration),
-                site.keys.of("batch.html", path, item, ranking, views), heavy=len(views) > HEAVY_ROWS)
+                site.keys.of("batch.html", path, item, ranking, views))
 
 
 def digests(site: Site) -> Files:
     for week, digest in site.digests.items():
         # Written when the writer asks, maybe by another process: a week's digest of a large batch is megabytes.
-        yield Page(f"downloads/digest-{week}.md", lambda digest=digest: digest_markdown(site.review, digest),
-                   heavy=len(digest.ranking.decisions) > HEAVY_ROWS)
+        yield Page(f"downloads/digest-{week}.md", lambda digest=digest: digest_markdown(site.review, digest))
         titles = {scored.id: site.review.records[scored.id].title for scored in digest.ranking.decisions}
         yield site.framed(f"digests/{week}.html", f"Digest {week} · {site.review.config.title}", digest_content,
                           digest=digest, titles=titles)
