@@ -125,3 +125,11 @@ def test_files_that_hold_no_reference_are_refused_by_what_they_are(tmp_path, sit
     assert before == {p.relative_to(example_copy): hashlib.sha256(p.read_bytes()).digest()
                       for p in example_copy.rglob("*") if p.is_file()}
 
+
+
+def test_ris_authors_glued_in_one_tag_are_each_an_author(tmp_path):
+    text = ("TY  - JOUR\nAU  - Jones, A.; Brown, B.\nAU  - Department of Neuroscience; University of Nowhere\n"
+            "TI  - Place cells\nER  - \n")
+    (record,) = records(text, "glued.ris", tmp_path)
+    assert [name.display() for name in record.author] == ["Jones, A.", "Brown, B.",
+                                                          "Department of Neuroscience; University of Nowhere"]

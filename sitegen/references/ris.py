@@ -202,7 +202,7 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
         # M3, the type of work ("Article", "Erratum", "Review"), as Scopus and EndNote write it; some exports
         # put a DOI there
         "publication_types": "" if DOI_LIKE.search(first("M3")) else first("M3"),
-        "author": author_list(authors),
+        "author": author_list(name for value in authors for name in _glued(value)),
         # a short title (ST) is better than none for matching: some exports hold only that
         "title": first("TI", "T1", "ST"),
         "year": year,
@@ -227,6 +227,14 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
         "date": date,
         "database": database,
     }), record.start)
+
+
+def _glued(value: str) -> list[str]:
+    """An author value holding several authors, as some exports write them in one AU ("Jones, A.; Brown, B."):
+    each one that is "Family, Given". A value whose parts are not all so (an organisation's "Dept. X; Univ. Y")
+    is one author."""
+    parts = [part.strip() for part in value.split(";")]
+    return parts if len(parts) > 1 and all("," in part for part in parts) else [value]
 
 
 def _in_order(record: _Record, read: dict[str, list[str]]) -> list[str]:
