@@ -262,3 +262,11 @@ def test_a_withdrawn_paper_is_marked_retracted_not_read_as_a_study():
     assert arxiv.entry_to_record(entry).custom.retracted is True
     comment.text = "We study withdrawn drugs; 12 pages"  # the word in a comment is no withdrawal
     assert arxiv.entry_to_record(entry).custom.retracted is False
+
+
+def test_a_withdrawal_written_without_this_paper_is_one():
+    import copy
+
+    entry = copy.deepcopy(entries(ONE)[0])
+    entry.find("atom:summary", arxiv.NS).text = "Paper withdrawn by the author."
+    assert arxiv.entry_to_record(entry).custom.retracted is True

@@ -754,3 +754,30 @@ def test_a_huge_cell_is_not_echoed_whole_and_an_empty_column_name_is_shown(siteg
     text = path.read_text()
     path.write_text(text.replace("record_id,decision,reason,note", "record_id,decision,reason,note,", 1))
     check_reports(sitegen, example_copy, f"{TA}/reviewer-a.csv", 1, "unknown column(s) '' (an empty name")
+
+
+def test_a_repositorys_own_files_at_the_review_root_are_no_near_misses(sitegen, example_copy):
+    # The review folder as its repository's root: a VERSION file or a run script is no versions/ or runs/.
+    (example_copy / "VERSION").write_text("1.0\n")
+    (example_copy / "run").write_text("#!/bin/sh\n")
+    assert sitegen("check", example_copy)[0] == 0
+    (example_copy / "search").mkdir()
+    (example_copy / "search" / "x.json").write_text("{}\n")
+    check_reports(sitegen, example_copy, "search", None, "sitegen reads 'searches'")
+
+
+def test_a_link_is_annotated_where_the_link_is(sitegen, example_copy, tmp_path, monkeypatch):
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(example_copy))
+    outside = tmp_path / "outside.csv"
+    outside.write_text("record_id,decision,reason,note\n")
+    (example_copy / TA / "mallory.csv").symlink_to(outside)
+    code, out, _ = sitegen("check", example_copy, "--format", "github")
+    assert code == 1 and f"file={TA}/mallory.csv," in out
+    code, out, _ = sitegen("check", example_copy, "--format", "json")
+    assert json.loads(out)["problems"]
+
+
+def test_json_output_bounds_each_message(sitegen, example_copy):
+    append(example_copy / TA / "reviewer-b.csv", "10.9999/" + "x" * 1_000_000 + ",include,,\n")
+    code, out, _ = sitegen("check", example_copy, "--format", "json")
+    assert code == 1 and len(out) < 100_000 and "more characters not shown" in out

@@ -397,3 +397,10 @@ def test_an_abstract_heading_is_no_part_of_the_abstract_and_suffixes_are_kept():
     # A title that is not the leading "Abstract" is the label of its part.
     item = dict(PLOS[0], abstract="<jats:p>Intro.</jats:p><jats:title>Abstract</jats:title><jats:p>Rest.</jats:p>")
     assert crossref.work_to_record(item).abstract == "Intro. Abstract: Rest."
+
+
+def test_a_section_title_with_attributes_is_a_label():
+    # Emerald writes <jats:title content-type="abstract-subheading">Purpose</jats:title>
+    item = dict(PLOS[0], abstract='<jats:sec><jats:title content-type="abstract-subheading">Purpose</jats:title>'
+                                  "<jats:p>To study.</jats:p></jats:sec>")
+    assert crossref.work_to_record(item).abstract == "Purpose: To study."

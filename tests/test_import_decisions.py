@@ -553,3 +553,20 @@ def test_a_decision_needing_a_column_the_file_lacks_is_refused_and_nothing_writt
                              "reviewer-c", "--stage", "full-text")
     assert code == 1 and f"{FT}/reviewer-c.csv:1: the header has no column 'reason'" in err
     assert path.read_text() == "record_id,decision\n"
+
+
+def test_decisions_are_added_to_a_file_whose_lines_end_in_cr(example_copy, sitegen, tmp_path):
+    # An old Mac's line ends: check reads the file, and import-decisions was a traceback.
+    records = _records(example_copy)
+    screened_in = list(_decisions(example_copy, f"{FT}/reviewer-a.csv"))
+    path = example_copy / FT / "reviewer-c.csv"
+    path.write_bytes(b"record_id,decision,reason,note\r")
+    export = tmp_path / "covidence-excluded.csv"
+    export.write_text(_csv(["Title", "DOI", "Covidence #", "Exclusion reason"],
+                           [[records[screened_in[0]]["title"], records[screened_in[0]]["DOI"], "#1",
+                             "No control group tested"]]))
+    code, out, err = sitegen("import-decisions", example_copy, export, "--tool", "covidence", "--reviewer",
+                             "reviewer-c", "--stage", "full-text")
+    assert code == 0, out + err
+    assert path.read_bytes() == f"record_id,decision,reason,note\r{screened_in[0]},exclude,no-control-group,\r".encode()
+    assert sitegen("check", example_copy)[0] == 0

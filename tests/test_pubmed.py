@@ -563,3 +563,22 @@ def test_a_chapter_is_dated_by_its_own_contribution_not_the_books_start():
                                b"<Day>23</Day></ContributionDate>")
     assert pubmed.book_to_record(etree.fromstring(contributed)).issued.date_parts == [[1998, 10, 23]]
     assert pubmed.book_to_record(etree.fromstring(BOOK)).year == 1993  # none of its own: the book's
+
+
+def test_halving_again_and_again_reads_every_record(monkeypatch):
+    # The pager's limit on pages was set by the first batch size: after two halvings the read stopped short.
+    singles = [article_set(article) for body in (PUBMED1, PUBMED2, NEJM) for article in articles(body)]
+    limit = max(map(len, singles)) + 1
+    monkeypatch.setattr(pubmed, "PROVIDER", pubmed.PROVIDER.__class__(**{**pubmed.PROVIDER.__dict__, "max_bytes": limit}))
+    whole = article_set(*(article for body in (PUBMED1, PUBMED2, NEJM) for article in articles(body)))
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/esearch.fcgi"):
+            return xml_response(with_count(ESEARCH2, len(singles)))
+        start, size = int(request.url.params["retstart"]), int(request.url.params["retmax"])
+        return xml_response(singles[start] if size == 1 else whole)  # more than one record: too large
+
+    fetch, _, _ = fetcher(handler)
+    outcome = pubmed.search(fetch, SETTINGS, "cancer", batch_size=len(singles))
+    assert outcome.status == "ok", outcome.warnings
+    assert len(outcome.records) == len(singles)

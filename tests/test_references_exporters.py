@@ -133,3 +133,9 @@ def test_ris_authors_glued_in_one_tag_are_each_an_author(tmp_path):
     (record,) = records(text, "glued.ris", tmp_path)
     assert [name.display() for name in record.author] == ["Jones, A.", "Brown, B.",
                                                           "Department of Neuroscience; University of Nowhere"]
+
+
+def test_latin1_bytes_windows_1252_has_no_letter_for_stay_latin1(tmp_path):
+    data = "TY  - JOUR\nTI  - Caf\xe9 \x81 \x96 x\nER  - \n".encode("latin-1")
+    (record,) = records("", "mixed.ris", tmp_path, data=data, encoding="latin-1")
+    assert record.title.startswith("Café") and "\u2013" in record.title  # 0x96 Windows' dash; 0x81 no error

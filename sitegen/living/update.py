@@ -355,11 +355,12 @@ def matched_rows(review: Review, at: str, matched: list[tuple[str, str, float]])
     """duplicates.csv with a `same` row by reviewer "sitegen" added for each metadata match of a run; the
     file's existing text is kept as it is."""
     path = review.root / "duplicates.csv"
-    text = path.read_text(encoding="utf-8-sig") if path.exists() else ""
+    text = path.read_bytes().decode("utf-8") if path.exists() else ""  # its line ends and byte-order mark kept
     return with_rows_added(text, DUPLICATE_COLUMNS, [
         {"record_id": new, "duplicate_of": canonical, "decision": "same", "reviewer": MATCHED_REVIEWER,
          "note": f"matched by metadata in the run of {at}: titles {score:.0f}% alike, authors, year and publication "
-                 "details agree"} for new, canonical, score in matched], "duplicates.csv")
+                 "details agree"} for new, canonical, score in matched], "duplicates.csv",
+        droppable=frozenset({"note"}))  # the note only informs: a file without the column is written without it
 
 
 def markdown_report(result: UpdateResult) -> str:

@@ -224,7 +224,7 @@ def changelog(before: Snapshot | None, after: Snapshot) -> Changelog:
     # decisions are no longer counted, as for any duplicate.
     included_before = set(before.included) if before else set()
     stands_for = {rid: canonical for rid, canonical in after.duplicates.items()
-                  if rid in included_before and canonical in after.included}
+                  if rid in included_before and canonical in after.included and canonical not in included_before}
     decisions = []
     for stage in STAGES:
         earlier = before.outcomes[stage] if before else {}

@@ -101,8 +101,9 @@ def decode(data: bytes, encoding: str | None = None) -> str:
     codec = codecs.lookup(encoding or "utf-8")
     if codec.name == codecs.lookup("latin-1").name and re.search(rb"[\x80-\x9f]", data):
         # Bytes 0x80-0x9F are control characters in Latin-1, which no text holds: a file said to be Latin-1 that
-        # has them is Windows-1252 (its quotes and dashes), as browsers read every page labelled Latin-1.
-        codec = codecs.lookup("cp1252")
+        # has them is Windows-1252 (its quotes and dashes), as browsers read every page labelled Latin-1 (the
+        # five bytes Windows-1252 leaves out stay Latin-1's, as they do there).
+        return data.decode("cp1252", errors="latin1_fallback").removeprefix("\ufeff")
     try:
         return data.decode(codec.name).removeprefix("\ufeff")
     except UnicodeDecodeError as error:
@@ -118,6 +119,14 @@ def decode(data: bytes, encoding: str | None = None) -> str:
         name = codec.name.upper() if codec.name.startswith("utf") else encoding
         raise ReferenceProblem(line, f"not {name} text (byte 0x{data[error.start]:02X}); "
                                      f"{convert if codec.name == 'utf-8' else 'is the encoding right?'}") from None
+
+
+def _latin1_fallback(error: UnicodeError) -> tuple[str, int]:
+    assert isinstance(error, UnicodeDecodeError)
+    return error.object[error.start:error.end].decode("latin-1"), error.end
+
+
+codecs.register_error("latin1_fallback", _latin1_fallback)
 
 
 def _binary(data: bytes) -> bool:

@@ -220,7 +220,7 @@ def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProbl
         fields["ID"] = fields["ID"].strip() if "ID" in fields else f"csv-{position}"
         if known is not None:
             _preset_fields(known, fields)
-        elif columns:  # a mapped export's author list is written as exports write one ("Family, Given; ...")
+        elif columns and not sitegens:  # a mapped export's author list, as exports write one ("Family, Given; ...")
             fields["author"] = exported_authors(fields.get("author", ""))
         if not fields.get("label") and (found := RAYYAN_INCLUSION.search(fields.get("note", ""))):
             fields["label"] = found.group(1)

@@ -809,7 +809,8 @@ def _root_problems(root: Path) -> list[Problem]:
         if name in REVIEW_FOLDERS and not is_folder:
             problems.append(Problem(name, None, None, "not-a-folder",
                                     f"{name} must be a folder; it is a file, so nothing of the review's {name} is read"))
-        elif name not in REVIEW_FOLDERS + REVIEW_FILES and (meant := _meant(name)):
+        elif name not in REVIEW_FOLDERS + REVIEW_FILES and (meant := _meant(name, is_folder)) \
+                and not _is_the_same(root / name, root / meant):  # a disk that ignores case reads Screening so
             also = f" (beside {meant}, which is read)" if meant in names else ""
             problems.append(Problem(name, None, None, "misnamed",
                                     f"{name!r} is not read: sitegen reads {meant!r}{also}; rename it, or move it out "
@@ -817,12 +818,23 @@ def _root_problems(root: Path) -> list[Problem]:
     return problems
 
 
-def _meant(name: str) -> str | None:
-    """The review's own entry `name` is a near miss of: the same but for case, a plural or .yml for .yaml."""
-    def stem(written: str) -> str:
-        base, _, suffix = written.casefold().partition(".")
-        return base.removesuffix("s") + "." + suffix.replace("yml", "yaml")
-    return next((known for known in REVIEW_FOLDERS + REVIEW_FILES if stem(known) == stem(name)), None)
+def _meant(name: str, is_folder: bool) -> str | None:
+    """The review's own entry a folder or file `name` is a near miss of, being of its kind: the same but for case,
+    a plural (search, evidences) or .yml for .yaml. (A repository's own VERSION file or run script, the review
+    its root, is no folder: no near miss of versions/ or runs/.)"""
+    def stems(written: str) -> set[str]:
+        base, dot, suffix = written.casefold().partition(".")
+        ending = dot + suffix.replace("yml", "yaml")
+        return {base + ending, base.removesuffix("s") + ending, base.removesuffix("es") + ending}
+    known = REVIEW_FOLDERS if is_folder else REVIEW_FILES
+    return next((meant for meant in known if stems(meant) & stems(name)), None)
+
+
+def _is_the_same(path: Path, other: Path) -> bool:
+    try:
+        return path.samefile(other)
+    except OSError:
+        return False
 
 
 def _symbolic_links(entries: list[tuple[str, os.DirEntry]]) -> list[Problem]:

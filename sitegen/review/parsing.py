@@ -792,9 +792,8 @@ def _json(text: str, rel: str, line_offset: int) -> tuple[Any, list[Problem]]:
     try:
         return load_json(text), []
     except json.JSONDecodeError as exc:
-        lines = text.split("\n")  # as JSON counts lines
         if (conflict := merge_conflict(text, rel, line_offset + 1)) or _CONFLICT_LINE.fullmatch(
-                lines[exc.lineno - 1] if exc.lineno <= len(lines) else ""):  # one line of a JSON-lines file
+                text.split("\n")[exc.lineno - 1]):  # one line of a JSON-lines file (lines counted as JSON counts them)
             return None, [conflict or Problem(rel, exc.lineno + line_offset, 1, "merge-conflict", CONFLICT_MESSAGE)]
         return None, [Problem(rel, exc.lineno + line_offset, exc.colno, "json-syntax", f"JSON syntax error: {exc.msg}")]
     except _NumberRefused as exc:

@@ -56,7 +56,9 @@ def repository_path(root: str, rel: str) -> str:
     """Where a file of the review is in its repository, as GitHub places annotations: relative to the checkout
     (GITHUB_WORKSPACE, else the folder holding .git above the review), whichever folder sitegen was run from and
     however the review folder was named (`.`, an absolute path, `reviews/../reviews/x`); else as given."""
-    target = os.path.realpath(os.path.join(root, rel))
+    # The folder resolved, not the file: a problem about a symbolic link is about the link, not where it points.
+    folder, name = os.path.split(os.path.join(root, rel))
+    target = os.path.join(os.path.realpath(folder), name)
     base = os.environ.get("GITHUB_WORKSPACE") or _checkout(os.path.realpath(root))
     if base and (target + os.sep).startswith(os.path.realpath(base) + os.sep):
         return PurePosixPath(Path(os.path.relpath(target, os.path.realpath(base)))).as_posix()
@@ -88,7 +90,7 @@ def format_github(problems: list[Problem], root: str) -> str:
 
 
 def format_json(problems: list[Problem], root: str) -> str:
-    items = [{**asdict(p), "path": str(PurePosixPath(root) / p.path)} for p in problems]
+    items = [{**asdict(p), "path": str(PurePosixPath(root) / p.path), "message": _shown(p.message)} for p in problems]
     return json.dumps({"ok": not problems, "problems": items}, indent=2, ensure_ascii=False)
 
 

@@ -45,28 +45,35 @@ def jsonl(rows: Iterable[Any]) -> str:
     return "".join(canonical_json(row) + "\n" for row in rows)
 
 
-def with_rows_added(text: str, columns: list[str], rows: list[dict[str, str]], rel: str) -> str:
+def with_rows_added(text: str, columns: list[str], rows: list[dict[str, str]], rel: str,
+                    droppable: frozenset[str] = frozenset()) -> str:
     """A review's CSV file (`text`, "" when there is none yet: then it starts with `columns` as its header) with
     `rows` added at its end, each cell under its column as the file's own header names them, in whatever order
     (a reviewer may reorder them, or leave optional ones out); its lines end as its first does, and its text is
-    otherwise kept as it is. SitegenError, naming the file, when a row has a value for a column the file lacks:
-    written in another's place, a reason became a note, or a pair of records was turned round."""
+    otherwise kept as it is. SitegenError, naming the file, when a row has a value for a column the file lacks
+    (written in another's place, a reason became a note, or a pair of records was turned round), unless that
+    column is `droppable` (a note sitegen writes for information only)."""
     if not text.strip():
         text, header = "", list(columns)
         rows = [dict(zip(columns, columns, strict=True)), *rows]
     else:
-        first = next(csv.reader([text.lstrip("\ufeff").partition("\n")[0].rstrip("\r")]), [])
-        header = [name.strip() for name in first]
-    line_end = "\r\n" if text.partition("\n")[0].endswith("\r") else "\n"
-    if text and not text.endswith("\n"):
+        first_line = _LINE_BREAK.split(text.lstrip("\ufeff"), maxsplit=1)[0]
+        header = [name.strip() for name in next(csv.reader([first_line]), [])]
+    found = _LINE_BREAK.search(text)
+    line_end = found.group() if found else "\n"  # as the file's first line ends: CRLF, LF, or an old Mac's CR
+    if text and not text.endswith(("\n", "\r")):
         text += line_end
     for row in rows:
-        if lacking := [column for column, value in row.items() if value and column not in header]:
+        if lacking := [column for column, value in row.items()
+                       if value and column not in header and column not in droppable]:
             raise SitegenError(f"{rel}:1: the header has no column {lacking[0]!r}, which the rows to add need; add "
                                f"it to the header (columns: {','.join(columns)}); nothing was written")
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator=line_end).writerows([row.get(name, "") for name in header] for row in rows)
     return text + buffer.getvalue()
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def atomic_write(path: Path, data: bytes | str, *, mode_from: Path | None = None, sweep: bool = False) -> None:

@@ -43,12 +43,11 @@ def _without_invalid_rows(review: Review, title_abstract: dict[str, Outcome], ac
     if not review.decisions_invalid:
         return across
     invalid = {record_id for _, record_id in review.decisions_invalid}
-    unsettling = {record_id for record_id, outcome in title_abstract.items()
-                  if outcome.decision == "conflict" and record_id not in invalid}
+    conflicts = {record_id for record_id, outcome in title_abstract.items() if outcome.decision == "conflict"}
     left_out = {row.decision.record_id for row in review.decisions if row.decision.record_id in invalid}
-    for payload in review.payloads:  # a batch unsettled only by those records
-        if isinstance(payload, BatchPayload) and invalid.intersection(payload.record_ids) \
-                and not unsettling.intersection(payload.record_ids):
+    for payload in review.payloads:  # a batch unsettled by those records alone
+        if isinstance(payload, BatchPayload) and (in_conflict := conflicts.intersection(payload.record_ids)) \
+                and in_conflict <= invalid:
             left_out.update(payload.record_ids)
     skipped = {(row.path, row.line) for row in review.decisions if row.decision.record_id in left_out}
     kept = [problem for problem in across if (problem.path, problem.line) not in skipped]

@@ -98,8 +98,8 @@ def entry_to_record(entry: etree._Element) -> Record | None:
 
 # How arXiv says a paper was withdrawn (its last version replaces the paper and abstract with a notice): "This paper
 # has been withdrawn by the author(s)", "Withdrawn by arXiv administrators", "withdrawn: duplicate submission".
-_WITHDRAWN = re.compile(r"^\W*(?:(?:this|the)\s+(?:paper|article|manuscript|submission|preprint|work)\s+(?:has\s+been|"
-                        r"is|was)\s+)?withdrawn\b", re.IGNORECASE)
+_WITHDRAWN = re.compile(r"^\W*(?:(?:this|the)\s+)?(?:(?:paper|article|manuscript|submission|preprint|work)\s+"
+                        r"(?:(?:has\s+been|is|was)\s+)?)?withdrawn\b", re.IGNORECASE)
 
 
 def _withdrawn(entry: etree._Element) -> bool:

@@ -95,7 +95,7 @@ def _names(item: dict[str, Any]) -> list[CslName]:
 
 # A JATS section title in an abstract: "Abstract" leading it is no part of the text; any other ("Background") is
 # the label of the part it heads, as PubMed writes structured abstracts ("Background: ...").
-_JATS_TITLE = re.compile(r"<(?:jats:)?title>(.*?)</(?:jats:)?title>", re.IGNORECASE | re.DOTALL)
+_JATS_TITLE = re.compile(r"<(?:jats:)?title\b[^>]*>(.*?)</(?:jats:)?title>", re.IGNORECASE | re.DOTALL)
 _ABSTRACT_HEADING = re.compile(r"\W*abstract\W*", re.IGNORECASE)
 
 

@@ -480,6 +480,7 @@ def _is_the_work(record: Record, identifier: str) -> bool:
 def _paged(trace: Trace, query: dict[str, str], settings: SourceSettings) -> SourceOutcome:
     pager = Pager(PROVIDER.name, WORKS, settings.max_records, settings.openalex_per_page)
     cursor: Any = "*"
+    wholes: list[str] = []  # the works read on their own so far
     while pager.proceed(cursor):
         params = sorted(query.items()) + [("per_page", str(settings.openalex_per_page)), ("cursor", cursor)]
         response = trace.get(f"{BASE}/works", params)
@@ -492,18 +493,25 @@ def _paged(trace: Trace, query: dict[str, str], settings: SourceSettings) -> Sou
         meta, results = page.get("meta"), page.get("results")
         if not isinstance(meta, dict) or not isinstance(results, list):
             raise Malformed("the response has no meta or no results list")
-        pager.add(meta.get("count"), [_with_every_author(trace, work) for work in results], work_to_record, dict)
+        pager.add(meta.get("count"), [_with_every_author(trace, work, wholes) for work in results], work_to_record, dict)
         cursor = meta.get("next_cursor")
     return pager.outcome(trace)
 
 
-def _with_every_author(trace: Trace, work: Any) -> Any:
+WHOLE_WORKS = 200  # works read on their own for their whole author list, at most, in one read of a list
+
+
+def _with_every_author(trace: Trace, work: Any, wholes: list[str]) -> Any:
     """A work of a list as OpenAlex holds it whole: a list cuts a work's authors at 100 (`is_authors_truncated`),
-    and the work read on its own has them all. When it cannot be read, the list's work, with a warning."""
+    and the work read on its own has them all (`wholes`: those read so far, up to WHOLE_WORKS). When it cannot
+    be read, the list's work, with a warning."""
     if not isinstance(work, dict) or work.get("is_authors_truncated") is not True:
         return work
     openalex_id = normalise_openalex(work.get("id"))
     try:
+        if len(wholes) >= WHOLE_WORKS:
+            raise Malformed(f"{WHOLE_WORKS} works were read on their own already")
+        wholes.append(openalex_id or "")
         whole = _work(trace, openalex_id) if openalex_id else None
     except (SourceError, Malformed) as exc:
         whole, why = None, str(exc)

@@ -339,7 +339,9 @@ def _search(trace: Trace, term: str, settings: SourceSettings, batch_size: int) 
         except SourceError as exc:
             if not too_large(exc) or size == 1:
                 raise
-            batch_size = size // 2  # records with long reference lists: a batch over the byte cap is asked in halves
+            # Records with long reference lists: a batch over the byte cap is asked for in halves (the pager's
+            # limit on pages follows the size of a page).
+            batch_size = pager.page_size = size // 2
             continue
         # PubMed has answered 200 with an empty or cut-short set: that is an outage, never fewer matches.
         if len(entries) < size:
