@@ -438,3 +438,10 @@ def test_an_author_named_by_initials_keeps_them_as_given_names():
     result = dict(RESULTS[0], authorList={"author": [{"fullName": "Strekas TC", "lastName": "Strekas",
                                                        "initials": "TC"}]})
     assert [(a.family, a.given) for a in europepmc.result_to_record(result).author] == [("Strekas", "TC")]
+
+
+def test_nlms_placeholder_title_is_no_title():
+    from sitegen.sources.base import Untitled
+
+    with pytest.raises(Untitled):
+        europepmc.result_to_record(dict(RESULTS[0], title="[Not Available]."))

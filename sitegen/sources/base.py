@@ -49,11 +49,16 @@ class Untitled(Exception):
         self.record_id = record_id
 
 
+# NLM's placeholder for a title it does not have ("[Not Available]."), which PubMed and the databases that take
+# its records (Europe PMC) send as the title: no title.
+NO_TITLE = re.compile(r"\[\s*not available\s*\]\.?", re.IGNORECASE)
+
+
 def require_title(title: str | None, record_id: str, *, malformed: bool = False) -> str:
-    """The title of an identified work. A title the provider left out makes the work `Untitled` (left
-    out and named); a title field holding something other than text makes the item `Unreadable`, which
-    leaves the source's slice of the run incomplete until a human looks."""
-    if title:
+    """The title of an identified work. A title the provider left out (or NLM's placeholder for one) makes the
+    work `Untitled` (left out and named); a title field holding something other than text makes the item
+    `Unreadable`, which leaves the source's slice of the run incomplete until a human looks."""
+    if title and not NO_TITLE.fullmatch(title):
         return title
     if malformed:
         raise Unreadable(f"{record_id} has a title that is not text")

@@ -18,6 +18,7 @@ from sitegen.records.markup import plain_text
 from sitegen.records.model import CslDate, CslName, Record, RecordMeta, Update
 from sitegen.records.providers import label
 from sitegen.sources.base import (
+    NO_TITLE,
     Items,
     Malformed,
     Pager,
@@ -173,7 +174,6 @@ def article_to_record(article: etree._Element) -> Record | None:
 
 
 # What PubMed writes where an article has no English title (its own title is then the VernacularTitle).
-NO_TITLE = re.compile(r"\[\s*not available\s*\]\.?", re.IGNORECASE)
 
 
 def _title(node: etree._Element | None) -> str | None:
