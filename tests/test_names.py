@@ -130,6 +130,9 @@ def test_openalex_display_and_raw_names_agree():
     ("王 小明", "王", "小明", None),  # written in its own script: family first
     ("Pierre-Luc Saint-Amour", "Saint-Amour", "Pierre-Luc", None),
     ("Odhran O’Donoghue", "O’Donoghue", "Odhran", None),
+    ("John Smith PhD", "Smith", "John", None),  # a degree no one's initials could be is no part of the name
+    ("Jane Doe, MSc", "Doe", "Jane", None),
+    ("Anne Marie Roe DPhil, FRCP", "Roe", "Anne Marie", None),
 ])
 def test_name_shapes(text, family, given, suffix):
     assert split_name(text) == CslName(family=family, given=given, suffix=suffix)

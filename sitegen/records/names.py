@@ -103,6 +103,10 @@ def _person(words: list[str], suffix: str | None) -> CslName | None:
     return CslName(family=family, given=given, suffix=suffix)
 
 
+_DEGREE = re.compile(r",?\s+(?:PhD|Ph\.D\.|MSc|BSc|DPhil|MPhil|PharmD|MBChB|DrPH|ScD|EdD|PsyD|MSN|BSN|FRCP|FRCS|FACS|"
+                     r"FACP)\.?\s*$")
+
+
 def split_name(display: str) -> CslName:
     """A CSL name for one author as a source writes it; a literal when it is no splittable person's name."""
     # A word with nothing visible in it (a zero-width space, a soft hyphen) is no part of a name: kept, it
@@ -110,6 +114,10 @@ def split_name(display: str) -> CslName:
     text = " ".join(word for word in display.split() if visible_text(word))
     if not text:
         raise ValueError("an author's name is blank")
+    # An academic degree after a name ("John Smith PhD", "Jane Doe, MSc") is no part of it: kept, it was read as
+    # the given name or the family name. Only degrees no one's initials could be (written in mixed case).
+    while (degree := _DEGREE.search(text)) and len(text[:degree.start()].split()) >= 2:
+        text = text[:degree.start()]
     literal = CslName(literal=text)
     words = text.replace(",", " , ").split()
     if _NOT_IN_A_NAME.search(text) or _organisation([w for w in words if w != ","]):
