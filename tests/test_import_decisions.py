@@ -540,33 +540,31 @@ def test_decisions_are_added_under_the_files_own_header_however_its_columns_are_
     assert sitegen("check", example_copy)[0] == 0
 
 
-def test_a_decision_needing_a_column_the_file_lacks_is_refused_and_nothing_written(example_copy, sitegen, tmp_path):
-    records = _records(example_copy)
-    screened_in = list(_decisions(example_copy, f"{FT}/reviewer-a.csv"))
-    path = example_copy / FT / "reviewer-c.csv"
-    path.write_text("record_id,decision\n")  # check accepts it: reason and note are optional columns
+def _exclusion_into(sitegen, review, tmp_path, existing: bytes) -> tuple[str, int, str, bytes]:
+    """A full-text exclusion of a record screened in, imported from Covidence into reviewer-c's file as it was
+    (`existing`): the record, the exit status, stderr, and the file's bytes after."""
+    records = _records(review)
+    screened_in = list(_decisions(review, f"{FT}/reviewer-a.csv"))[0]
+    path = review / FT / "reviewer-c.csv"
+    path.write_bytes(existing)
     export = tmp_path / "covidence-excluded.csv"
     export.write_text(_csv(["Title", "DOI", "Covidence #", "Exclusion reason"],
-                           [[records[screened_in[0]]["title"], records[screened_in[0]]["DOI"], "#1",
-                             "No control group tested"]]))
-    code, out, err = sitegen("import-decisions", example_copy, export, "--tool", "covidence", "--reviewer",
-                             "reviewer-c", "--stage", "full-text")
-    assert code == 1 and f"{FT}/reviewer-c.csv:1: the header has no column 'reason'" in err
-    assert path.read_text() == "record_id,decision\n"
+                           [[records[screened_in]["title"], records[screened_in]["DOI"], "#1", "No control group tested"]]))
+    code, out, err = sitegen("import-decisions", review, export, "--tool", "covidence", "--reviewer", "reviewer-c",
+                             "--stage", "full-text")
+    return screened_in, code, out + err, path.read_bytes()
+
+
+def test_a_decision_needing_a_column_the_file_lacks_is_refused_and_nothing_written(example_copy, sitegen, tmp_path):
+    # check accepts the file: reason and note are optional columns
+    _, code, said, after = _exclusion_into(sitegen, example_copy, tmp_path, b"record_id,decision\n")
+    assert code == 1 and f"{FT}/reviewer-c.csv:1: the header has no column 'reason'" in said
+    assert after == b"record_id,decision\n"
 
 
 def test_decisions_are_added_to_a_file_whose_lines_end_in_cr(example_copy, sitegen, tmp_path):
     # An old Mac's line ends: check reads the file, and import-decisions was a traceback.
-    records = _records(example_copy)
-    screened_in = list(_decisions(example_copy, f"{FT}/reviewer-a.csv"))
-    path = example_copy / FT / "reviewer-c.csv"
-    path.write_bytes(b"record_id,decision,reason,note\r")
-    export = tmp_path / "covidence-excluded.csv"
-    export.write_text(_csv(["Title", "DOI", "Covidence #", "Exclusion reason"],
-                           [[records[screened_in[0]]["title"], records[screened_in[0]]["DOI"], "#1",
-                             "No control group tested"]]))
-    code, out, err = sitegen("import-decisions", example_copy, export, "--tool", "covidence", "--reviewer",
-                             "reviewer-c", "--stage", "full-text")
-    assert code == 0, out + err
-    assert path.read_bytes() == f"record_id,decision,reason,note\r{screened_in[0]},exclude,no-control-group,\r".encode()
+    record_id, code, said, after = _exclusion_into(sitegen, example_copy, tmp_path, b"record_id,decision,reason,note\r")
+    assert code == 0, said
+    assert after == f"record_id,decision,reason,note\r{record_id},exclude,no-control-group,\r".encode()
     assert sitegen("check", example_copy)[0] == 0
