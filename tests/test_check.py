@@ -781,3 +781,16 @@ def test_json_output_bounds_each_message(sitegen, example_copy):
     append(example_copy / TA / "reviewer-b.csv", "10.9999/" + "x" * 1_000_000 + ",include,,\n")
     code, out, _ = sitegen("check", example_copy, "--format", "json")
     assert code == 1 and len(out) < 100_000 and "more characters not shown" in out
+
+
+def test_seen_ids_problems_name_their_line(sitegen, example_copy):
+    path = example_copy / "searches" / "object-in-context.json"
+    search = json.loads(path.read_text())
+    dropped = search["seen_ids"].pop(3)  # a record of a batch, no longer seen
+    search["seen_ids"].insert(5, "10.9999/nope")  # a record records.jsonl lacks
+    text = json.dumps(search, indent=2) + "\n"
+    path.write_text(text)
+    nope = text[:text.index('"10.9999/nope"')].count("\n") + 1
+    seen = text[:text.index('"seen_ids"')].count("\n") + 1
+    out = check_reports(sitegen, example_copy, "searches/object-in-context.json", nope, "not in records.jsonl")
+    assert f"searches/object-in-context.json:{seen}:" in out and dropped in out

@@ -149,9 +149,16 @@ def _search_problems(review: Review) -> list[Problem]:
             problems.append(Problem(rel, line, column, kind, f"strategies[{index}] {said}"))
         missing = review.lacking(search.seen_ids)
         if missing:
-            problems.append(Problem(f"searches/{monitor_id}.json", None, None, "unknown-record",
+            problems.append(Problem(rel, *_seen_at(review, monitor_id, missing[0]), "unknown-record",
                                     f"seen_ids name record(s) not in records.jsonl: {listed(missing, 3)}"))
     return problems
+
+
+def _seen_at(review: Review, monitor_id: str, record_id: str | None = None) -> tuple[int | None, int | None]:
+    """Where a saved search's file names `record_id` among its seen_ids (or, without one, its seen_ids)."""
+    search = review.searches[monitor_id]
+    where: tuple = ("seen_ids",) if record_id is None else ("seen_ids", search.seen_ids.index(record_id))
+    return json_position((review.root / f"searches/{monitor_id}.json").read_text(encoding="utf-8"), where)
 
 
 def _batch_problems(review: Review) -> list[Problem]:
@@ -177,7 +184,7 @@ def _batch_problems(review: Review) -> list[Problem]:
         if isinstance(payload, ImportPayload) and payload.seen in seen:
             unseen = [i for i in payload.record_ids if i not in seen[payload.seen]]
             if unseen:
-                problems.append(Problem(f"searches/{payload.seen}.json", None, None, "seen-ids",
+                problems.append(Problem(f"searches/{payload.seen}.json", *_seen_at(review, payload.seen), "seen-ids",
                                         f"seen_ids lacks record(s) the import at ledger line {line} added to it: "
                                         f"{', '.join(unseen[:3])}; seen_ids only grows"))
         if not isinstance(payload, BatchPayload):
@@ -190,7 +197,7 @@ def _batch_problems(review: Review) -> list[Problem]:
         batched.update({i: line for i in payload.record_ids})
         unseen = [i for i in payload.record_ids if payload.monitor_id in seen and i not in seen[payload.monitor_id]]
         if unseen:
-            problems.append(Problem(f"searches/{payload.monitor_id}.json", None, None, "seen-ids",
+            problems.append(Problem(f"searches/{payload.monitor_id}.json", *_seen_at(review, payload.monitor_id), "seen-ids",
                                     f"seen_ids lacks record(s) of batch {payload.batch}: {', '.join(unseen[:3])}; "
                                     "seen_ids only grows"))
     for monitor_id, search in review.searches.items():
@@ -217,7 +224,7 @@ def _batch_problems(review: Review) -> list[Problem]:
     for monitor_id, search in review.searches.items():
         unplaced = [i for i in search.seen_ids if i not in placed]
         if unplaced:
-            problems.append(Problem(f"searches/{monitor_id}.json", None, None, "batch-missing",
+            problems.append(Problem(f"searches/{monitor_id}.json", *_seen_at(review, monitor_id, unplaced[0]), "batch-missing",
                                     f"seen_ids name record(s) that no screening batch or import holds: "
                                     f"{listed(unplaced, 3)}; the batch event that held them was lost from "
                                     "the ledger (restore ledger.jsonl from Git)"))
