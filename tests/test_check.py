@@ -794,3 +794,15 @@ def test_seen_ids_problems_name_their_line(sitegen, example_copy):
     seen = text[:text.index('"seen_ids"')].count("\n") + 1
     out = check_reports(sitegen, example_copy, "searches/object-in-context.json", nope, "not in records.jsonl")
     assert f"searches/object-in-context.json:{seen}:" in out and dropped in out
+
+
+def test_a_saved_search_naming_another_last_event_is_the_files_fault_when_the_ledger_is_whole(sitegen, example_copy):
+    # It was reported at the ledger's last line as "events were deleted from the end: restore ledger.jsonl".
+    path = example_copy / "searches" / "object-in-context.json"
+    search = json.loads(path.read_text())
+    search["last_event"]["seq"] -= 1
+    text = json.dumps(search, indent=2) + "\n"
+    path.write_text(text)
+    line = text[:text.index('"last_event"')].count("\n") + 1
+    out = check_reports(sitegen, example_copy, "searches/object-in-context.json", line, "the file was edited")
+    assert "ledger-truncated" not in out

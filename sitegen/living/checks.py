@@ -104,8 +104,21 @@ def _anchor_problems(review: Review) -> list[Problem]:
     dependants: list[tuple[str, LedgerAnchor]] = []
     if head is not None:
         dependants.append(("state.json (the ledger's last event when sitegen last wrote it)", head))
+    # With the ledger whole up to state.json's head, a saved search naming an event before it that the ledger does
+    # not hold was edited itself: that file is at fault, not the ledger. (One naming an event past the head is
+    # the ledger's: events lost from its end, and state.json restored from an older version with them.)
+    whole = head is not None and holds(review.ledger, head)
     for monitor_id, search in review.searches.items():
-        if search.last_event is not None:
+        if search.last_event is None or holds(review.ledger, search.last_event):
+            continue
+        if whole and head is not None and search.last_event.seq <= head.seq:
+            rel = f"searches/{monitor_id}.json"
+            line, column = json_position((review.root / rel).read_text(encoding="utf-8"), ("last_event",))
+            problems.append(Problem(rel, line, column, "last-event",
+                                    f"last_event names event {search.last_event.seq} ({search.last_event.hash[:12]}…), "
+                                    "which the ledger (whole up to state.json's ledger_head) does not hold so: the "
+                                    "file was edited or restored from an older version; restore it from Git"))
+        else:
             dependants.append((f"searches/{monitor_id}.json (the last event of its run at {search.last_run})",
                                search.last_event))
     ends = f"the ledger ends at event {last.seq}" if last else "the ledger is empty"
