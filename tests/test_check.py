@@ -806,3 +806,14 @@ def test_a_saved_search_naming_another_last_event_is_the_files_fault_when_the_le
     line = text[:text.index('"last_event"')].count("\n") + 1
     out = check_reports(sitegen, example_copy, "searches/object-in-context.json", line, "the file was edited")
     assert "ledger-truncated" not in out
+
+
+def test_a_number_where_text_goes_says_to_quote_it(sitegen, example_copy):
+    path = next((example_copy / "evidence").glob("*.yaml"))
+    lines = path.read_text().splitlines(keepends=True)
+    at = next(n for n, line in enumerate(lines) if line.startswith("  ") and ": " in line and line.strip().split(": ")[0]
+              in ("population", "location", "outcome", "species", "intervention", "comparator"))
+    key = lines[at].split(":")[0]
+    lines[at] = f"{key}: 12:30\n"  # YAML's sexagesimal 750
+    path.write_text("".join(lines))
+    check_reports(sitegen, example_copy, f"evidence/{path.name}", at + 1, "it was read as 750: put the text in quotes")

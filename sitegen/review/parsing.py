@@ -1019,6 +1019,11 @@ def _describe(error: dict[str, Any]) -> str:
         message = "unknown field (check its spelling)"
     elif error["type"] in ("missing", "missing_argument"):
         message = "required field is missing"
+    elif error["type"] == "string_type" and isinstance(error.get("input"), bool | int | float):
+        # YAML reads `location: 12`, `population: 12:30` (750) and `yes` as numbers or booleans: text is quoted.
+        message += f" (it was read as {error['input']!r}: put the text in quotes)"
+    elif error["type"] == "string_too_long":  # pydantic says "items" of a string too
+        message = message.replace(" items", " characters")
     return f"{loc}: {message}" if loc else message
 
 
