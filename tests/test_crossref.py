@@ -404,3 +404,15 @@ def test_a_section_title_with_attributes_is_a_label():
     item = dict(PLOS[0], abstract='<jats:sec><jats:title content-type="abstract-subheading">Purpose</jats:title>'
                                   "<jats:p>To study.</jats:p></jats:sec>")
     assert crossref.work_to_record(item).abstract == "Purpose: To study."
+
+
+def test_a_chapter_in_a_book_series_has_the_book_as_its_container():
+    # A real Springer chapter (skg-if/api-impl-doira, src/test/resources/crossref-book-chapter.json): Crossref lists
+    # the series before the book the chapter is in.
+    chapter = crossref.work_to_record(single("crossref_work_10.1007_978-3-319-66787-4_9.json"))
+    assert chapter.type == "chapter"
+    assert chapter.container_title == "Cryptographic Hardware and Embedded Systems – CHES 2017"
+    # A journal article's first title is its journal, whatever follows it.
+    article = crossref.work_to_record(dict(single("10.2196_22081.json"), **{"container-title": [
+        "Journal of Medical Internet Research", "J Med Internet Res"]}))
+    assert article.container_title == "Journal of Medical Internet Research"

@@ -66,12 +66,24 @@ CSL_TYPES = {
     "dataset": "dataset",
 }
 
+# CSL types whose container is a book (a proceedings volume too). Crossref lists the series such a book belongs to
+# before the book itself (["Lecture Notes in Computer Science", "Cryptographic Hardware and Embedded Systems – CHES
+# 2017"]), so the book, the work's container, is the last title.
+IN_A_BOOK = frozenset({"chapter", "paper-conference"})
+
 DATE_KEYS = ("published-print", "published-online", "issued")  # most to least specific about the version of record
 RETRACTION = "retraction"
 RETRACTION_NOTICE = "retraction-notice"
 
 def _first(values: Any) -> Any:
     return values[0] if isinstance(values, list) and values else None
+
+
+def _container(item: dict[str, Any], csl_type: str) -> str | None:
+    titles = [title for value in as_list(item.get("container-title")) if (title := plain_text(value))]
+    if not titles:
+        return None
+    return titles[-1] if csl_type in IN_A_BOOK else titles[0]
 
 
 def _issued(item: dict[str, Any]) -> CslDate | None:
@@ -183,12 +195,13 @@ def work_to_record(item: dict[str, Any]) -> Record | None:
     publication_types = [work_type] if work_type else []
     if is_notice:
         publication_types.append(RETRACTION_NOTICE)
+    csl_type = CSL_TYPES.get(work_type or "", "article")
     return Record(
         id=doi,
-        type=CSL_TYPES.get(work_type or "", "article"),
+        type=csl_type,
         title=title,
         author=_names(item),
-        container_title=plain_text(_first(item.get("container-title"))),
+        container_title=_container(item, csl_type),
         issued=_issued(item),
         volume=text_value(item.get("volume")),
         issue=text_value(item.get("issue")),
