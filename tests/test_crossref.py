@@ -100,10 +100,10 @@ def test_real_cursor_page_and_type_mapping():
     assert by_id["10.1007/springerreference_66110"].type == "entry"  # reference-entry: CSL's entry, no preprint
     # issued {"date-parts": [[null]]} is no date, not a crash or a year 0
     assert by_id["10.1007/978-1-4302-0197-7_9"].issued is None
-    # licence and full-text link from the same record
+    # Elsevier's only licence is for text mining and its only links are its text-mining API: no licence to read the
+    # work and no full text a reader can open
     elsevier = by_id["10.1016/b978-155860700-2.50014-8"].custom
-    assert elsevier.license == "https://www.elsevier.com/tdm/userlicense/1.0/"
-    assert elsevier.fulltext_url.startswith("https://api.elsevier.com/content/article/PII:B9781558607002500148")
+    assert elsevier.license is None and elsevier.fulltext_url is None
 
 
 def test_a_page_of_real_works_with_their_references_stays_well_under_the_response_cap():
@@ -416,3 +416,17 @@ def test_a_chapter_in_a_book_series_has_the_book_as_its_container():
     article = crossref.work_to_record(dict(single("10.2196_22081.json"), **{"container-title": [
         "Journal of Medical Internet Research", "J Med Internet Res"]}))
     assert article.container_title == "Journal of Medical Internet Research"
+
+
+def test_the_licence_is_the_one_to_read_the_work_and_the_full_text_is_no_text_mining_interface():
+    # Real Wiley items (habanero's workscontainer cassette) list a text-mining licence and Wiley's text-mining API,
+    # which answers only a subscriber's token, before the licence of the version of record and the reader's PDF.
+    items = {item["DOI"]: item for page in cassette_bodies("test_workscontainer_with_cursor.yaml")
+             for item in json.loads(page)["message"]["items"]}
+    wiley = crossref.work_to_record(items["10.1111/jfpp.12874"]).custom
+    assert wiley.license == "http://onlinelibrary.wiley.com/termsAndConditions"
+    assert wiley.fulltext_url == "http://onlinelibrary.wiley.com/wol1/doi/10.1111/jfpp.12874/fullpdf"
+    # A licence of no named version is the licence (Hindawi's CC BY), and a link for similarity checking is the text.
+    hindawi = crossref.work_to_record(items["10.1155/2016/1353212"]).custom
+    assert hindawi.license == "http://creativecommons.org/licenses/by/4.0/"
+    assert hindawi.fulltext_url == "http://downloads.hindawi.com/journals/js/2016/1353212.pdf"

@@ -121,8 +121,28 @@ def _abstract_markup(markup: Any) -> Any:
                            if plain_text(title.group(1)) else " ", markup)
 
 
-def _first_url(entries: Any) -> str | None:
-    return _first([url for entry in as_list(entries) if (url := web_address(text_value(as_dict(entry).get("URL"))))])
+# Crossref licences by the version of the work they govern, most to least telling of who may read it: the version of
+# record, a version the publisher did not name, the accepted manuscript. A "tdm" licence governs only text and data
+# mining (Elsevier and Wiley send theirs for closed articles too): it is no licence to read the work.
+LICENCE_VERSIONS = ("vor", "unspecified", "am")
+# Links for machines: publishers' text-mining interfaces (api.elsevier.com, api.wiley.com) answer only a subscriber's
+# token, so such a link is no full text for a reader.
+TEXT_MINING = "text-mining"
+
+
+def _licence(item: dict[str, Any]) -> str | None:
+    by_version: dict[str, str] = {}
+    for entry in map(as_dict, as_list(item.get("license"))):
+        version = text_value(entry.get("content-version")) or "unspecified"
+        if url := web_address(text_value(entry.get("URL"))):
+            by_version.setdefault(version, url)
+    return next((by_version[version] for version in LICENCE_VERSIONS if version in by_version), None)
+
+
+def _fulltext_url(item: dict[str, Any]) -> str | None:
+    return _first([url for entry in map(as_dict, as_list(item.get("link")))
+                   if entry.get("intended-application") != TEXT_MINING
+                   and (url := web_address(text_value(entry.get("URL"))))])
 
 
 def _retractions(item: dict[str, Any], key: str) -> list[dict[str, Any]]:
@@ -213,8 +233,8 @@ def work_to_record(item: dict[str, Any]) -> Record | None:
             sources=["crossref"],
             publication_types=publication_types,
             # Licence and full-text link both come from this one record, never mixed with another source's.
-            license=_first_url(item.get("license")),
-            fulltext_url=_first_url(item.get("link")),
+            license=_licence(item),
+            fulltext_url=_fulltext_url(item),
             retracted=retracted,
             updates=[] if is_notice else updates(item),
         ),
