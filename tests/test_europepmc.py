@@ -445,3 +445,14 @@ def test_nlms_placeholder_title_is_no_title():
 
     with pytest.raises(Untitled):
         europepmc.result_to_record(dict(RESULTS[0], title="[Not Available]."))
+
+
+def test_a_genereviews_entry_is_a_chapter_of_its_book():
+    # A real core result (zwbao/zebra-mod, tests/fixtures/genereviews/f39_epmc_book_text.json, its first result): an
+    # NCBI Bookshelf entry comes under source MED with the book's details and no journal, as PubMed has it a chapter.
+    result = json.loads((DIR / "search_genereviews_chapter.json").read_bytes())["resultList"]["result"][0]
+    record = europepmc.result_to_record(result)
+    assert (record.type, record.title, record.container_title) == ("chapter", "Dystrophinopathies", "GeneReviews®")
+    assert record.issued.date_parts == [[2026, 9, 10]]  # the entry's own date, not the book's 1993
+    whole_book = dict(result, bookOrReportDetails={"publisher": "University of Washington, Seattle, Seattle (WA)"})
+    assert europepmc.result_to_record(whole_book).type == "book"

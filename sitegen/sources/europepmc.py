@@ -96,6 +96,17 @@ def _container(result: dict[str, Any], preprint: bool) -> str | None:
             or (plain_text(book.get("publisher")) if preprint else None))
 
 
+def _csl_type(result: dict[str, Any], preprint: bool) -> str:
+    """A preprint is CSL's "article"; a result with a book's details and no journal is a book from NCBI Bookshelf,
+    or a chapter of one (a GeneReviews or StatPearls entry, whose book is the comprisingTitle), as PubMed has it."""
+    book = as_dict(result.get("bookOrReportDetails"))
+    if preprint:
+        return "article"
+    if book and not plain_text(as_dict(as_dict(result.get("journalInfo")).get("journal")).get("title")):
+        return "chapter" if plain_text(book.get("comprisingTitle")) else "book"
+    return "article-journal"
+
+
 def result_to_record(result: dict[str, Any]) -> Record | None:
     """A Record for one core-format search result, None when it has no DOI, PMID or PMCID; Unreadable
     without a title."""
@@ -118,7 +129,7 @@ def result_to_record(result: dict[str, Any]) -> Record | None:
     open_access = result.get("isOpenAccess")
     return Record(
         id=rid,
-        type="article" if preprint else "article-journal",
+        type=_csl_type(result, preprint),
         title=title,
         author=_authors(result),
         container_title=_container(result, preprint),
