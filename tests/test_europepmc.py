@@ -89,7 +89,11 @@ def test_search_parses_the_real_core_page():
                                                            ("O'Neill", "Allison F")]
     assert (first.container_title, first.volume, first.issue, first.page) == ("Lancet (London, England)", "404",
                                                                               "10471", "2603-2604")
-    assert first.issued.date_parts == [[2025, 12, 1]] and first.type == "article-journal"
+    # "2025 Dec" in print, which Europe PMC writes 2025-12-01: the day was never given
+    assert first.issued.date_parts == [[2025, 12]] and first.type == "article-journal"
+    # a day an electronic date gives is kept, the 1st too
+    assert records["40464630"].issued.date_parts == [[2025, 8, 22]]
+    assert records["40245290"].issued.date_parts == [[2025, 7, 1]]
     assert first.custom.sources == ["europepmc"] and first.custom.open_access is False
     assert first.custom.fulltext_url is None  # only a subscription link
 

@@ -225,6 +225,15 @@ def test_retracted_publication():
     assert record.custom.retracted is False and "Retraction of Publication" in record.custom.publication_types
 
 
+def test_a_preprint_is_an_article_not_a_journal_article():
+    # NLM's "Preprint" publication type (bioRxiv, medRxiv in PubMed), added to a real article
+    assert pubmed.article_to_record(edited(PUBMED1, 1)).type == "article-journal"
+    preprint = edited(PUBMED1, 1)
+    etree.SubElement(preprint.find(".//PublicationTypeList"), "PublicationType").text = "Preprint"
+    record = pubmed.article_to_record(preprint)
+    assert record.type == "article" and "Preprint" in record.custom.publication_types
+
+
 def test_article_without_title_is_left_out_by_name():
     article = edited(PUBMED1)
     title = article.find(".//ArticleTitle")

@@ -181,6 +181,15 @@ def whole_number(text: Any, digits: int = 12) -> int | None:
 _DATE = re.compile(r"\s*([0-9]{1,4})(?![0-9])(?:-([0-9]{1,2})(?![0-9])(?:-([0-9]{1,2})(?![0-9]))?)?")
 
 
+MONTHS = {name: number for number, name in
+          enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
+
+
+def month_number(value: str | None) -> int | None:
+    """A month as a number: "12", "Dec" or "December"; None for anything else (a season, "Winter")."""
+    return whole_number(value, 2) or MONTHS.get((value or "")[:3].lower())
+
+
 def date_from_parts(parts: Sequence[Any]) -> CslDate | None:
     """[year, month, day] as a CslDate, as far as they are a real date (`calendar_date`); None without a year."""
     usable = calendar_date(parts)

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field, computed_field
 
 from sitegen.records.ids import normalise_arxiv, normalise_doi, normalise_pmcid, normalise_pmid, record_id
 from sitegen.records.markup import plain_text
-from sitegen.records.model import CslName, Record, RecordMeta, visible_text, web_address
+from sitegen.records.model import CslDate, CslName, Record, RecordMeta, visible_text, web_address
 from sitegen.records.names import split_name
 from sitegen.records.providers import label
 from sitegen.sources.base import (
@@ -24,12 +24,15 @@ from sitegen.sources.base import (
     Unsupported,
     as_dict,
     check_status,
+    date_from_parts,
     element_text,
+    month_number,
     parse_date,
     parse_json,
     require_title,
     run_call,
     text_value,
+    whole_number,
 )
 from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError
 from sitegen.sources.jats import QUOTABLE_NAMES, Paragraph, find_passage, licence, paragraphs, quotable, read_article
@@ -107,6 +110,29 @@ def _csl_type(result: dict[str, Any], preprint: bool) -> str:
     return "article-journal"
 
 
+def _issued(result: dict[str, Any], journal: dict[str, Any]) -> CslDate | None:
+    """When the work was first published, as far as Europe PMC knows it. A print date the journal gives only to the
+    month ("2025 Dec") Europe PMC writes as its first day ("2025-12-01"), and a year as its first of January: that
+    day was never given, so the date is kept as far as the journal's own date goes (as PubMed has it)."""
+    first = result.get("firstPublicationDate")
+    issued = parse_date(first, result.get("pubYear"))
+    stated = text_value(journal.get("dateOfPublication"))
+    if (issued is None or not stated or first != journal.get("printPublicationDate")
+            or first == result.get("electronicPublicationDate")):
+        return issued  # an electronic date, or one the journal does not state: a day Europe PMC was given
+    words = stated.split()
+    known = [whole_number(words[0], 4)]
+    if len(words) > 1 and (month := month_number(words[1])):
+        known.append(month)
+        if len(words) > 2 and (day := whole_number(words[2], 2)):
+            known.append(day)
+    parts = issued.date_parts[0]
+    filled = parts[len(known):]
+    if parts[:len(known)] == known and filled and all(part == 1 for part in filled):
+        return date_from_parts(known)
+    return issued
+
+
 def result_to_record(result: dict[str, Any]) -> Record | None:
     """A Record for one core-format search result, None when it has no DOI, PMID or PMCID; Unreadable
     without a title."""
@@ -133,7 +159,7 @@ def result_to_record(result: dict[str, Any]) -> Record | None:
         title=title,
         author=_authors(result),
         container_title=_container(result, preprint),
-        issued=parse_date(result.get("firstPublicationDate"), result.get("pubYear")),
+        issued=_issued(result, journal),
         volume=text_value(journal.get("volume")),
         issue=text_value(journal.get("issue")),
         page=text_value(result.get("pageInfo")),

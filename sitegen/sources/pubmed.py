@@ -28,6 +28,7 @@ from sitegen.sources.base import (
     check_status,
     date_from_parts,
     element_text,
+    month_number,
     parse_xml,
     require_title,
     run_call,
@@ -55,13 +56,8 @@ ARTICLES = Items("article(s)", "no PMID", lambda entry: normalise_pmid(element_t
 # CommentsCorrections types naming a notice against this article (the notice's PMID is in the element).
 UPDATE_REF_TYPES = {"RetractionIn": "retraction", "ErratumIn": "correction",
                     "CorrectedandRepublishedIn": "correction", "ExpressionOfConcernIn": "expression-of-concern"}
+PREPRINT_TYPE = "Preprint"
 RETRACTED_TYPE = "Retracted Publication"  # the retracted article; "Retraction of Publication" is the notice itself
-MONTHS = {name: number for number, name in
-          enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
-
-
-def _month(value: str | None) -> int | None:
-    return whole_number(value, 2) or MONTHS.get((value or "")[:3].lower())
 
 
 def _ymd(node: etree._Element | None) -> CslDate | None:
@@ -69,7 +65,7 @@ def _ymd(node: etree._Element | None) -> CslDate | None:
     if node is None:
         return None
     year, month, day = (element_text(node.find(part)) for part in ("Year", "Month", "Day"))
-    return date_from_parts([whole_number(year, 4), _month(month), whole_number(day, 2)])
+    return date_from_parts([whole_number(year, 4), month_number(month), whole_number(day, 2)])
 
 
 def _issued(article: etree._Element) -> CslDate | None:
@@ -150,7 +146,9 @@ def article_to_record(article: etree._Element) -> Record | None:
     issue = details.find("Journal/JournalIssue")
     return Record(
         id=rid,
-        type="article-journal",
+        # NLM indexes preprints (bioRxiv, medRxiv, Research Square) with the publication type "Preprint": CSL's
+        # "article", as Europe PMC, OpenAlex and arXiv give one.
+        type="article" if PREPRINT_TYPE in types else "article-journal",
         title=title,
         author=[name for node in details.iterfind("AuthorList/Author") if (name := _author(node))],
         container_title=plain_text(element_text(details.find("Journal/Title"))),
