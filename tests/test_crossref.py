@@ -412,6 +412,12 @@ def test_a_chapter_in_a_book_series_has_the_book_as_its_container():
     chapter = crossref.work_to_record(single("crossref_work_10.1007_978-3-319-66787-4_9.json"))
     assert chapter.type == "chapter"
     assert chapter.container_title == "Cryptographic Hardware and Embedded Systems – CHES 2017"
+    # Its print date is a year alone, its online date the same year to the day: the day is kept.
+    assert chapter.issued.date_parts == [[2017, 8, 25]]
+    # An online date of another year says nothing more about the print one.
+    reprinted = crossref.work_to_record(dict(single("crossref_work_10.1007_978-3-319-66787-4_9.json"),
+                                             **{"published-online": {"date-parts": [[2016, 12, 30]]}}))
+    assert reprinted.issued.date_parts == [[2017]]
     # A journal article's first title is its journal, whatever follows it.
     article = crossref.work_to_record(dict(single("10.2196_22081.json"), **{"container-title": [
         "Journal of Medical Internet Research", "J Med Internet Res"]}))

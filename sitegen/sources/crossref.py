@@ -87,11 +87,18 @@ def _container(item: dict[str, Any], csl_type: str) -> str | None:
 
 
 def _issued(item: dict[str, Any]) -> CslDate | None:
-    for key in DATE_KEYS:
-        # Crossref sends [[null]] for an unknown date; only leading whole numbers count.
-        if date := date_from_parts(as_list(_first(as_dict(item.get(key)).get("date-parts")))):
-            return date
-    return None
+    """The date of the version of record, as precisely as Crossref gives it: a print date of a year alone
+    ([[2017]]) is the online date when that is the same date more precisely ([[2017, 8, 25]])."""
+    # Crossref sends [[null]] for an unknown date; only leading whole numbers count.
+    dates = [date.date_parts[0] for key in DATE_KEYS
+             if (date := date_from_parts(as_list(_first(as_dict(item.get(key)).get("date-parts")))))]
+    if not dates:
+        return None
+    chosen = dates[0]
+    for other in dates[1:]:
+        if len(other) > len(chosen) and other[:len(chosen)] == chosen:
+            chosen = other
+    return CslDate(date_parts=[chosen])
 
 
 def _names(item: dict[str, Any]) -> list[CslName]:
