@@ -139,3 +139,19 @@ def test_latin1_bytes_windows_1252_has_no_letter_for_stay_latin1(tmp_path):
     data = "TY  - JOUR\nTI  - Caf\xe9 \x81 \x96 x\nER  - \n".encode("latin-1")
     (record,) = records("", "mixed.ris", tmp_path, data=data, encoding="latin-1")
     assert record.title.startswith("Café") and "\u2013" in record.title  # 0x96 Windows' dash; 0x81 no error
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    # Web of Science's "Tab-delimited (Mac)" export, as litsearchr's inst/extdata/borealis/WoS_*.txt store it
+    ("savedrecs.txt", "\t".join(WOS_COLUMNS) + "\r" + wos_row(
+        PT="J", AU="Roach, MC", AF="Roach, Melissa C.", TI="Effects of pine-oak woodland restoration",
+        SO="FOREST ECOLOGY AND MANAGEMENT", PY="2019", BP="443", EP="459", UT="WOS:000461270600041") + "\r"),
+    # Scopus's CSV saved again by Excel for Mac as "CSV (Macintosh)"
+    ("scopus.csv", "Authors,Title,Year,Source title,Page start,Page end,DOI,EID\r"
+                   '"Roach M.C.",Effects of pine-oak woodland restoration,2019,Forest Ecology and Management,443,459,'
+                   ",2-s2.0-85059000000\r"),
+])
+def test_a_known_export_with_old_mac_line_ends_is_read_by_its_header(tmp_path, name, text):
+    (record,) = records(text, name, tmp_path)
+    assert (record.title, record.page, record.author[0].family) == (
+        "Effects of pine-oak woodland restoration", "443-459", "Roach")

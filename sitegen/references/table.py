@@ -99,11 +99,16 @@ PRESETS = (
 FAMILY_INITIALS = re.compile(r"(.+?)\s+((?:[A-Z]\.?-?)+)")
 
 
+def first_line(text: str) -> str:
+    """The first line of `text`, ended by any line ending: a CSV saved on a Mac (Excel's "CSV (Macintosh)", Web
+    of Science's "Tab-delimited (Mac)") ends its lines with a lone \\r."""
+    return re.split(r"[\r\n]", text, maxsplit=1)[0]
+
+
 def not_a_records_csv(text: str) -> str:
     """Why a file (`text`) is read as no format: a records CSV separated by ';' or tabs (as spreadsheets in
     German or French settings save one) is named as such."""
-    first = re.match(r"\s*([^\r\n]*)", text[:65536])  # any line ending, old Macs' lone \r too; the first 64 KB
-    header = first.group(1) if first else ""
+    header = first_line(text[:65536].lstrip())  # the first 64 KB
     separator = next((mark for mark in ";\t" if mark in header), None) if "," not in header else None
     names = [name.strip().lstrip("\ufeff") for name in next(csv.reader([header], delimiter=separator))] \
         if separator else []
@@ -119,7 +124,7 @@ def read_csv(text: str, warnings: list[str] | None = None, skipped: Skipped | No
     header; with `skipped`, each malformed row is listed there instead). IDs are the ID column's, and a
     repeated one is a problem. A known export (a preset) missing some of its usual columns is read, and
     `warnings` names the columns, whose fields stay empty (a renamed "DOI" would lose every DOI)."""
-    header = text.partition("\n")[0]
+    header = first_line(text)
     known = None if columns else preset(header)
     if known is not None and warnings is not None:
         written = {name.strip().lstrip("\ufeff") for name in _header(header, known.delimiter)}
@@ -163,7 +168,7 @@ def _header(line: str, delimiter: str) -> list[str]:
 
 
 def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProblem]:
-    known = None if columns else preset(text.partition("\n")[0])
+    known = None if columns else preset(first_line(text))
     tabbed = known is not None and known.delimiter == "\t"
     # Tab-delimited exports quote nothing: a '"' in a title is a character, not a quote.
     reader = csv.reader(io.StringIO(text, newline=""), strict=True, delimiter="\t" if tabbed else ",",
