@@ -155,3 +155,21 @@ def test_a_known_export_with_old_mac_line_ends_is_read_by_its_header(tmp_path, n
     (record,) = records(text, name, tmp_path)
     assert (record.title, record.page, record.author[0].family) == (
         "Effects of pine-oak woodland restoration", "443-459", "Roach")
+
+
+def test_web_of_science_page_span_is_read_where_begin_and_end_pages_are_missing(tmp_path):
+    # Web of Science's databases besides the Core Collection (Zoological Record, BIOSIS, MEDLINE) write the
+    # pages whole in PS, as litsearchr's inst/extdata/zoorec.txt and borealis/WoS_*.txt exports have them.
+    plain = ("FN Clarivate Analytics Web of Science\nVR 1.0\nPT J\nAN ZOOR15508049637\nDT Article\n"
+             "TI Predictors of habitat use and nesting success for two sympatric species\n"
+             "   of boreal woodpeckers in an unburned, managed forest landscape.\nAU Craig, Catherine\n"
+             "SO Forest Ecology and Management\nVL 438\nPS 134-141\nPD Apr 15 2019\nPY 2019\n"
+             "UT ZOOREC:ZOOR15508049637\nDA 2020-01-11\nER\n\nEF\n")
+    assert records(plain, "zoorec.txt", tmp_path, format="wos")[0].page == "134-141"
+    columns = ["PT", "UT", "TI", "AU", "SO", "PY", "VL", "IS", "PS", "BP", "EP", "DI"]
+    rows = [["J", "BIOSIS:PREV201800928319", "The persistence of Black-backed Woodpeckers", "Tarbill, Gina L.",
+             "Avian Conservation and Ecology", "2018", "13", "1", "Article No.: 16", "", "", ""],
+            ["J", "MEDLINE:24340177", "Ensemble modeling to predict habitat suitability", "Latif, Quresh S",
+             "Ecology and evolution", "2013", "3", "13", "4348-64", "", "", "10.1002/ece3.790"]]
+    text = "\n".join("\t".join(row) + "\t" for row in [columns, *rows]) + "\n"
+    assert [record.page for record in records(text, "savedrecs.txt", tmp_path)] == ["16", "4348-64"]

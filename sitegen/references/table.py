@@ -64,6 +64,7 @@ class Preset:
     delimiter: str = ","
     fields: dict[str, str] = field(default_factory=dict)
     article_number: str | None = None
+    page_span: str | None = None  # the pages written whole, read when the page range's columns are empty
     rather: dict[str, str] = field(default_factory=dict)
     kinds: tuple[str, str] | None = None  # Web of Science's publication type and document types columns (PT, DT)
 
@@ -84,7 +85,7 @@ PRESETS = (
     Preset("Web of Science", ("PT", "AU", "TI", "SO", "UT"), {
         "ID": "UT", "author": "AU", "title": "TI", "journal": "SO", "year": "PY", "volume": "VL", "number": "IS",
         "doi": "DI", "pmid": "PM", "abstract": "AB", "issn": "SN", "language": "LA", "keywords": "DE",
-        "publisher": "PU"}, ("BP", "EP"), "\t", fields={"database": "Web of Science"}, article_number="AR",
+        "publisher": "PU"}, ("BP", "EP"), "\t", fields={"database": "Web of Science"}, article_number="AR", page_span="PS",
         rather={"author": "AF"}, kinds=("PT", "DT")),  # full names ("Garcia-Lopez, Maria Jose") where AU has initials
     Preset("Covidence", ("Title", "Authors", "Covidence #"), {
         "ID": "Covidence #", "title": "Title", "author": "Authors", "abstract": "Abstract", "year": "Published Year",
@@ -243,6 +244,8 @@ def _preset_fields(known: Preset, fields: dict[str, str]) -> None:
     if known.page_range and not fields.get("pages"):
         start, end = (cell(column) for column in known.page_range)
         fields["pages"] = f"{start}-{end}" if start and end and start != end else start or end
+    if known.page_span and not fields.get("pages"):
+        fields["pages"] = wos.page_span(cell(known.page_span))
     if known.article_number and not fields.get("pages"):
         fields["pages"] = cell(known.article_number)
     if known.kinds:

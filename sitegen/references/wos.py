@@ -18,6 +18,8 @@ from sitegen.references.tagged import Layout, TaggedRecord, tagged_records
 
 LAYOUT = Layout("Web of Science", re.compile(r"(?P<tag>[A-Z][A-Z0-9])(?: (?P<value>.*))?$"), "   ",
                 start="PT", end="ER", outside=frozenset({"FN", "VR", "EF"}))
+# What BIOSIS writes before an article number in its page span ("Article No.: e0191645").
+ARTICLE_NUMBER_LABEL = re.compile(r"^Article No\.?:\s*", re.IGNORECASE)
 # PT, the publication type: Journal, Book, book in a Series, Conference, Patent
 ENTRY_TYPES = {"J": "article", "B": "book", "S": "incollection", "C": "inproceedings", "P": "misc"}
 
@@ -49,6 +51,13 @@ def kind_fields(publication_type: str, document_types: str) -> dict[str, str]:
             "retracted": "yes" if "retracted publication" in listed else ""}
 
 
+def page_span(written: str) -> str:
+    """The pages of PS, the page span the databases other than the Core Collection write instead of BP and EP
+    (BIOSIS "1484-1496", Zoological Record "i-iv, 1-74", MEDLINE "4348-64"), without BIOSIS' label of an
+    article number."""
+    return ARTICLE_NUMBER_LABEL.sub("", written.strip(), count=1)
+
+
 def _entry(record: TaggedRecord, database: str) -> Entry:
     year = written_year(record.first("PY"), record.line("PY"), "PY")
     start, end = record.first("BP"), record.first("EP")
@@ -61,7 +70,8 @@ def _entry(record: TaggedRecord, database: str) -> Entry:
         "journal": record.first("SO", "SE"),
         "volume": record.first("VL"),
         "number": record.first("IS"),
-        "pages": f"{start}-{end}" if start and end and start != end else start or end or record.first("AR"),
+        "pages": f"{start}-{end}" if start and end and start != end else start or end or (
+            page_span(record.first("PS")) or record.first("AR")),
         "doi": record.first("DI"),
         "abstract": record.first("AB"),
         "pmid": record.first("PM"),
