@@ -173,3 +173,17 @@ def test_web_of_science_page_span_is_read_where_begin_and_end_pages_are_missing(
              "Ecology and evolution", "2013", "3", "13", "4348-64", "", "", "10.1002/ece3.790"]]
     text = "\n".join("\t".join(row) + "\t" for row in [columns, *rows]) + "\n"
     assert [record.page for record in records(text, "savedrecs.txt", tmp_path)] == ["16", "4348-64"]
+
+
+def test_an_authors_email_address_after_the_name_is_no_part_of_it(tmp_path):
+    # BIOSIS and Zoological Record (Web of Science) write the corresponding author's address after the name, as
+    # litsearchr's inst/extdata/zoorec.txt and borealis/WoS_biosis.txt exports have them.
+    plain = ("FN Clarivate Analytics Web of Science\nVR 1.0\nPT J\nTI Nest site selection and nest survival\n"
+             "AU Stillman, Andrew N. (andrew.stillman@uconn.edu) \n   Siegel, Rodney B.\nSO Condor\nPY 2019\n"
+             "UT ZOOREC:ZOOR15512090342\nER\n\nEF\n")
+    tabbed = ("PT\tUT\tTI\tAU\tSO\tPY\nJ\tBIOSIS:PREV201800796061\tCross-scale occupancy dynamics\t"
+              "Tingley, Morgan W. (morgan.tingley@uconn.edu) ; Stillman, Andrew N.\tJournal of Animal Ecology\t2018\n")
+    zoorec, = records(plain, "zoorec.txt", tmp_path, format="wos")
+    biosis, = records(tabbed, "savedrecs.txt", tmp_path)
+    assert [(name.family, name.given) for name in [*zoorec.author, *biosis.author]] == [
+        ("Stillman", "Andrew N."), ("Siegel", "Rodney B."), ("Tingley", "Morgan W."), ("Stillman", "Andrew N.")]

@@ -227,8 +227,13 @@ def _month(value: str) -> int | None:
         if len(text) >= 3 else None
 
 
+# An author's e-mail address in brackets after the name, as BIOSIS and Zoological Record write the corresponding
+# author's ("Stillman, Andrew N. (andrew.stillman@uconn.edu)"): no part of the name.
+_EMAIL_AFTER_NAME = re.compile(r"\s*\(\s*[^()\s@]+@[^()\s@]+\s*\)")
+
+
 def _author(name: str) -> CslName:
-    name = name.strip()
+    name = _EMAIL_AFTER_NAME.sub("", name).strip()
     if name.startswith("{") and name.endswith("}"):  # BibTeX's literal: an organisation, never split
         return CslName(literal=name[1:-1].strip() or name)
     return split_name(name)
