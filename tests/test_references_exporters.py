@@ -187,3 +187,18 @@ def test_an_authors_email_address_after_the_name_is_no_part_of_it(tmp_path):
     biosis, = records(tabbed, "savedrecs.txt", tmp_path)
     assert [(name.family, name.given) for name in [*zoorec.author, *biosis.author]] == [
         ("Stillman", "Andrew N."), ("Siegel", "Rodney B."), ("Tingley", "Morgan W."), ("Stillman", "Andrew N.")]
+
+
+def test_a_web_of_science_medline_records_accession_number_is_its_pmid(tmp_path):
+    # Web of Science's MEDLINE database names a record by its PMID ("UT MEDLINE:24340177") and writes no PM, as
+    # litsearchr's inst/extdata/borealis/WoS_medline.txt (tab-delimited) has it.
+    plain = ("FN Clarivate Analytics Web of Science\nVR 1.0\nPT J\nTI Ensemble modeling to predict habitat "
+             "suitability.\nAU Latif, Quresh S\nSO Ecology and evolution\nPY 2013\nUT MEDLINE:24340177\nER\n\nEF\n")
+    tabbed = ("PT\tAN\tTI\tAU\tSO\tPY\tUT\nJ\t25567923\tDo male and female black-backed woodpeckers respond "
+              "differently?\tPierson, Jennifer C\tEvolutionary applications\t2010\tMEDLINE:25567923\n"
+              "J\t\tCross-scale occupancy dynamics\tTingley, Morgan W.\tJournal of Animal Ecology\t2018\t"
+              "BIOSIS:PREV201800796061\n")
+    (plain_record,) = records(plain, "medline.txt", tmp_path, format="wos")
+    medline, biosis = records(tabbed, "savedrecs.txt", tmp_path)
+    assert (plain_record.PMID, medline.PMID, biosis.PMID) == ("24340177", "25567923", None)
+    assert medline.id == "pmid:25567923"

@@ -65,6 +65,7 @@ class Preset:
     fields: dict[str, str] = field(default_factory=dict)
     article_number: str | None = None
     page_span: str | None = None  # the pages written whole, read when the page range's columns are empty
+    medline_ids: bool = False  # Web of Science's IDs (UT) are accession numbers: a MEDLINE one names the PMID
     rather: dict[str, str] = field(default_factory=dict)
     kinds: tuple[str, str] | None = None  # Web of Science's publication type and document types columns (PT, DT)
 
@@ -85,8 +86,8 @@ PRESETS = (
     Preset("Web of Science", ("PT", "AU", "TI", "SO", "UT"), {
         "ID": "UT", "author": "AU", "title": "TI", "journal": "SO", "year": "PY", "volume": "VL", "number": "IS",
         "doi": "DI", "pmid": "PM", "abstract": "AB", "issn": "SN", "language": "LA", "keywords": "DE",
-        "publisher": "PU"}, ("BP", "EP"), "\t", fields={"database": "Web of Science"}, article_number="AR", page_span="PS",
-        rather={"author": "AF"}, kinds=("PT", "DT")),  # full names ("Garcia-Lopez, Maria Jose") where AU has initials
+        "publisher": "PU"}, ("BP", "EP"), "\t", fields={"database": "Web of Science"}, article_number="AR",
+        page_span="PS", medline_ids=True, rather={"author": "AF"}, kinds=("PT", "DT")),  # full names ("Garcia-Lopez, Maria Jose") where AU has initials
     Preset("Covidence", ("Title", "Authors", "Covidence #"), {
         "ID": "Covidence #", "title": "Title", "author": "Authors", "abstract": "Abstract", "year": "Published Year",
         "journal": "Journal", "volume": "Volume", "number": "Issue", "pages": "Pages", "doi": "DOI",
@@ -248,6 +249,8 @@ def _preset_fields(known: Preset, fields: dict[str, str]) -> None:
         fields["pages"] = wos.page_span(cell(known.page_span))
     if known.article_number and not fields.get("pages"):
         fields["pages"] = cell(known.article_number)
+    if known.medline_ids and not fields.get("pmid"):
+        fields["pmid"] = wos.pubmed_id(fields["ID"])
     if known.kinds:
         fields.update(wos.kind_fields(*map(cell, known.kinds)))
 

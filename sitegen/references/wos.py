@@ -20,6 +20,8 @@ LAYOUT = Layout("Web of Science", re.compile(r"(?P<tag>[A-Z][A-Z0-9])(?: (?P<val
                 start="PT", end="ER", outside=frozenset({"FN", "VR", "EF"}))
 # What BIOSIS writes before an article number in its page span ("Article No.: e0191645").
 ARTICLE_NUMBER_LABEL = re.compile(r"^Article No\.?:\s*", re.IGNORECASE)
+# A record of Web of Science's MEDLINE database: its accession number is the PMID.
+MEDLINE_ACCESSION = re.compile(r"MEDLINE:(\d+)", re.IGNORECASE)
 # PT, the publication type: Journal, Book, book in a Series, Conference, Patent
 ENTRY_TYPES = {"J": "article", "B": "book", "S": "incollection", "C": "inproceedings", "P": "misc"}
 
@@ -58,6 +60,13 @@ def page_span(written: str) -> str:
     return ARTICLE_NUMBER_LABEL.sub("", written.strip(), count=1)
 
 
+def pubmed_id(accession: str) -> str:
+    """The PMID an accession number (UT) names: a MEDLINE record's ("MEDLINE:24340177") is its PMID, and no PM
+    field repeats it; "" for the other databases' ("WOS:…", "BIOSIS:…")."""
+    found = MEDLINE_ACCESSION.fullmatch(accession.strip())
+    return found.group(1) if found else ""
+
+
 def _entry(record: TaggedRecord, database: str) -> Entry:
     year = written_year(record.first("PY"), record.line("PY"), "PY")
     start, end = record.first("BP"), record.first("EP")
@@ -74,7 +83,7 @@ def _entry(record: TaggedRecord, database: str) -> Entry:
             page_span(record.first("PS")) or record.first("AR")),
         "doi": record.first("DI"),
         "abstract": record.first("AB"),
-        "pmid": record.first("PM"),
+        "pmid": record.first("PM") or pubmed_id(record.first("UT")),
         "issn": issns([*record.values("SN"), *record.values("EI")]),
         "keywords": joined(keyword for tag in ("DE", "ID") for value in record.values(tag)
                            for keyword in keywords(value).split("; ")),
