@@ -548,3 +548,17 @@ def test_an_import_event_whose_counts_and_ids_disagree_is_named(sitegen, tmp_pat
 
     legacy = ImportPayload.model_validate({"source": "openalex", "description": "x", "record_ids": ["10.1234/a"] * 2})
     assert legacy.record_ids == ["10.1234/a", "10.1234/a"]
+
+
+def test_a_web_of_science_bibtex_export_of_isi_accession_numbers_counts_as_that_database(sitegen, tmp_path):
+    # Web of Science's BibTeX export named its records "ISI:…" before "WOS:…", as litsearchr's
+    # inst/extdata/borealis/final_search/bibs/WoS_corecollection_final_1.bib has them (fields shortened).
+    exported = tmp_path / "savedrecs.bib"
+    exported.write_text("\n@article{ ISI:000458747000001,\nAuthor = {Maphisa, David H. and Altwegg, Res},\n"
+                        "Title = {{Dynamic multi-species occupancy models reveal individualistic habitat\n"
+                        "   preferences in a high-altitude grassland bird community}},\nJournal = {{PEERJ}},\n"
+                        "Year = {{2019}},\nVolume = {{7}},\nDOI = {{10.7717/peerj.6276}},\n"
+                        "Unique-ID = {{ISI:000458747000001}},\n}\n", encoding="utf-8")
+    review = new_review(sitegen, tmp_path)
+    import_json(sitegen, review, exported, "--at", FIRST)
+    assert [(event["source"], event["method"]) for event in imports(review)] == [("Web of Science", "database")]

@@ -171,9 +171,10 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str]) -> Ent
         "arxiv": values.get("arxivid") or arxiv, "keywords": keywords(values.get("keywords", "")),
         "issn": issns([values.get("issn", "")]),
         # a BibTeX "label" field is a citation label, not a screening decision
-        # Scopus names itself in `source`; Web of Science gives each record its accession number "WOS:…"
-        "database": values.get("source") or ("Web of Science" if values.get("unique-id", "").upper().startswith("WOS:")
-                                             else ""),
+        # Scopus names itself in `source`; Web of Science gives each record its accession number, "WOS:…" (before
+        # 2020 or so, "ISI:…")
+        "database": values.get("source") or ("Web of Science" if values.get("unique-id", "").upper().startswith(
+            ("WOS:", "ISI:")) else ""),
         "label": "",
         "type": "",  # BibTeX's own `type` field is free text ("Research Article"), no CSL type
         "retracted": "yes" if values.get("note", "").strip().lower() == "retracted" else values.get("retracted", "")}),
