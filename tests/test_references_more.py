@@ -46,6 +46,7 @@ from sitegen.references import ReferenceProblem, read_references, sniff
     ("ris/example_utf_chars.ris", 1, 0, {"note": "Ä,Ö,Ü,ä,ö,ü,ß", "label": ""}),
     ("bibtex/scopus_bib.bib", 11, 0, {"database": "Scopus", "note": "cited By 0",
                                       "url": "https://www.scopus.com/inward/record.uri?eid=11111111111111111111"}),
+    ("bibtex/scopus_bib.bib", 11, 1, {"pages": "333444"}),  # its art_number, as the CSV export's Art. No. is read
     ("bibtex/europe_pmc_bib.bib", 2, 0, {"pmid": "18888888", "issn": "1111-2222", "month": "February"}),
 ])
 def test_real_files_read_with_the_import_fields(name, count, index, expected):
@@ -406,3 +407,12 @@ def test_csl_json_items_one_after_another_are_each_read():
     with pytest.raises(ReferenceProblem, match="line 1: an object holding a list of items under 'items'"):
         read_csl_json('{"items": [{"id": "a", "type": "book", "title": "T"}]}')
     assert len(read_csl_json('{"id": "a", "title": "T", "author": [{"family": "Doe"}]}')) == 1
+
+
+def test_web_of_science_and_biblatex_article_numbers_are_the_pages_of_an_entry_without_them(tmp_path):
+    # Web of Science's BibTeX export (litsearchr's inst/extdata/borealis/final_search/bibs/WoS_*.bib) and biblatex
+    text = ("@article{ ISI:000458747000001,\nAuthor = {Maphisa, David H.},\nTitle = {{Dynamic occupancy models}},\n"
+            "Journal = {{PEERJ}},\nYear = {{2019}},\nDOI = {{10.7717/peerj.6276}},\nArticle-Number = {{e6276}},\n}\n"
+            "@article{b, author = {Doe, Ann}, title = {Paged}, journaltitle = {PLOS ONE}, date = {2020}, "
+            "eid = {e0230000}, pages = {1-12}}\n")
+    assert [entry.get("pages") for entry in read_references(text, "bibtex")] == ["e6276", "1-12"]

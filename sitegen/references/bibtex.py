@@ -160,6 +160,10 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str]) -> Ent
         values["journal"] = published
     if entry.entry_type.lower() == "book" and values.get("series") and not values.get("journal"):
         values["journal"] = values["series"]  # the series a book appeared in, as sitegen's export writes it
+    # An article numbered rather than paged is cited by its number, as the RIS (C7) and CSV exports of the same
+    # databases give it: Scopus's art_number, Web of Science's Article-Number, biblatex's eid.
+    if not values.get("pages"):
+        values["pages"] = values.get("art_number") or values.get("article-number") or values.get("eid", "")
     arxiv = values.get("eprint", "") if values.get("archiveprefix", "").lower() == "arxiv" else ""
     document_type = " ".join(values.get("document_type", "").lower().split())
     key = entry.key.strip()
