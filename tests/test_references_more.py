@@ -10,6 +10,7 @@ import pytest
 from conftest import FIXTURES, ROOT
 
 from sitegen.references import ReferenceProblem, read_references, sniff
+from sitegen.references.records import entry_record
 
 # --------------------------------------------------------------------------- real files
 
@@ -416,3 +417,9 @@ def test_web_of_science_and_biblatex_article_numbers_are_the_pages_of_an_entry_w
             "@article{b, author = {Doe, Ann}, title = {Paged}, journaltitle = {PLOS ONE}, date = {2020}, "
             "eid = {e0230000}, pages = {1-12}}\n")
     assert [entry.get("pages") for entry in read_references(text, "bibtex")] == ["e6276", "1-12"]
+
+
+def test_a_scopus_book_chapter_exported_as_a_book_is_a_chapter_as_in_the_csv_export():
+    entries = read_references(FIXTURES / "bibtex" / "scopus_bib.bib")
+    (chapter,) = [entry for entry in entries if entry.id == "Bookchapterwriter202150"]  # document_type Book Chapter
+    assert entry_record(chapter).type == "chapter"  # Scopus writes it @book, with the book's title as `journal`

@@ -26,7 +26,7 @@ from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_la
 from sitegen.records.entry import ALIASES, Entry
 from sitegen.references.fields import fields, issns, keywords
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, written_year
-from sitegen.references.records import PUBLICATION_TYPES
+from sitegen.references.records import CSL_TYPES, PUBLICATION_TYPES
 
 # The text-mode commands writers (sitegen's exports among them) use for characters that would otherwise
 # unbalance braces or act as commands, read back as those characters (pylatexenc's defaults drop the braces
@@ -169,8 +169,10 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str]) -> Ent
     key = entry.key.strip()
     pmid_key = re.fullmatch(r"PMID:(\d+)", key)  # Europe PMC's keys
     return Entry(key, fields({
-        # Scopus says what a record is (an erratum, a review) in document_type, as its CSV export does
-        **values, "ID": key, "ENTRYTYPE": document_type if document_type in PUBLICATION_TYPES else entry.entry_type.lower(),
+        # Scopus says what a record is (an erratum, a review, a book chapter it writes as @book) in document_type, as
+        # its CSV export does
+        **values, "ID": key, "ENTRYTYPE": document_type if document_type in PUBLICATION_TYPES or
+        document_type in CSL_TYPES else entry.entry_type.lower(),
         "pmid": values.get("pmid") or (pmid_key.group(1) if pmid_key else ""),
         "arxiv": values.get("arxivid") or arxiv, "keywords": keywords(values.get("keywords", "")),
         "issn": issns([values.get("issn", "")]),
