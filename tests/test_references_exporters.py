@@ -13,7 +13,7 @@ from sitegen.records.notices import notice_kind
 from sitegen.references import ReferenceProblem, read_references
 from sitegen.references.records import entry_record
 
-WOS_COLUMNS = ["PT", "AU", "AF", "TI", "SO", "DT", "PY", "VL", "IS", "BP", "EP", "AR", "DI", "UT"]
+WOS_COLUMNS = ["PT", "AU", "AF", "TI", "SO", "DT", "PD", "PY", "VL", "IS", "BP", "EP", "AR", "DI", "UT"]
 
 
 def records(text: str, name: str, tmp_path, data: bytes | None = None, **options):
@@ -29,9 +29,10 @@ def wos_row(**cells: str) -> str:
 def test_web_of_science_tab_delimited_reads_kinds_full_names_and_article_numbers(tmp_path):
     text = "\n".join(["\t".join(WOS_COLUMNS), wos_row(
         PT="J", AU="Garcia-Lopez, MJ; O'Brien, S", AF="Garcia-Lopez, Maria Jose; O'Brien, Sean",
-        TI="Object recognition in context", SO="JOURNAL OF NEUROSCIENCE", DT="Article", PY="2019", VL="39",
+        TI="Object recognition in context", SO="JOURNAL OF NEUROSCIENCE", DT="Article", PD="SEP 25", PY="2019",
+        VL="39",
         AR="e55555", UT="WOS:000000000000001"), wos_row(
-        PT="J", AU="Smith, J", TI="Place cells revisited", SO="HIPPOCAMPUS", DT="Correction", PY="2020",
+        PT="J", AU="Smith, J", TI="Place cells revisited", SO="HIPPOCAMPUS", DT="Correction", PD="SPR", PY="2020",
         BP="10", EP="12", UT="WOS:000000000000002"), wos_row(
         PT="J", AU="Doe, A", TI="A withdrawn study", SO="NEURON", DT="Article; Retracted Publication", PY="2018",
         UT="WOS:000000000000003"), wos_row(
@@ -42,6 +43,8 @@ def test_web_of_science_tab_delimited_reads_kinds_full_names_and_article_numbers
     assert [(name.family, name.given) for name in article.author] == [("Garcia-Lopez", "Maria Jose"),
                                                                      ("O'Brien", "Sean")]
     assert article.page == "e55555"
+    assert article.issued.date_parts == [[2019, 9]]  # PD, the publication date, as the plain-text export's
+    assert correction.issued.date_parts == [[2020]]  # a season is no month
     assert correction.page == "10-12" and notice_kind(correction.title, correction.custom.publication_types)
     assert retracted.custom.retracted and not notice_kind(retracted.title, retracted.custom.publication_types)
     assert meeting.type == "paper-conference"

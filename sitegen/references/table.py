@@ -86,8 +86,10 @@ PRESETS = (
     Preset("Web of Science", ("PT", "AU", "TI", "SO", "UT"), {
         "ID": "UT", "author": "AU", "title": "TI", "journal": "SO", "year": "PY", "volume": "VL", "number": "IS",
         "doi": "DI", "pmid": "PM", "abstract": "AB", "issn": "SN", "language": "LA", "keywords": "DE",
-        "publisher": "PU"}, ("BP", "EP"), "\t", fields={"database": "Web of Science"}, article_number="AR",
-        page_span="PS", medline_ids=True, rather={"author": "AF"}, kinds=("PT", "DT")),  # full names ("Garcia-Lopez, Maria Jose") where AU has initials
+        "publisher": "PU", "month": "PD"}, ("BP", "EP"), "\t", fields={"database": "Web of Science"},
+        article_number="AR", page_span="PS", medline_ids=True,
+        rather={"author": "AF"},  # full names ("Garcia-Lopez, Maria Jose") where AU has initials
+        kinds=("PT", "DT")),
     Preset("Covidence", ("Title", "Authors", "Covidence #"), {
         "ID": "Covidence #", "title": "Title", "author": "Authors", "abstract": "Abstract", "year": "Published Year",
         "journal": "Journal", "volume": "Volume", "number": "Issue", "pages": "Pages", "doi": "DOI",
