@@ -99,8 +99,9 @@ def test_search_parses_the_real_core_page():
 
     # abstracts arrive as HTML with <h4> headings and a bare "<" in "p < .001"
     abstract = records["40468710"].abstract
-    assert abstract.startswith("Objective This study investigated") and "<" not in abstract.replace("p < .001", "")
-    assert "cancer. Design This was" in abstract
+    # each heading the label of its section, as PubMed and Crossref give a structured abstract
+    assert abstract.startswith("Objective: This study investigated") and "<" not in abstract.replace("p < .001", "")
+    assert "cancer. Design: This was" in abstract
     assert "(n = 10)" in records["40518973"].abstract  # <i>n</i>
     assert "Hydrogen sulfide (H2S)" in records["40511629"].abstract  # H<sub>2</sub>S
     assert "median overall survival of <1 year. Conclusions" in records["40245290"].abstract

@@ -25,6 +25,7 @@ from sitegen.sources.base import (
     as_list,
     check_status,
     date_from_parts,
+    labelled_sections,
     not_found,
     parse_json,
     require_title,
@@ -112,20 +113,8 @@ def _names(item: dict[str, Any]) -> list[CslName]:
     return names
 
 
-# A JATS section title in an abstract: "Abstract" leading it is no part of the text; any other ("Background") is
-# the label of the part it heads, as PubMed writes structured abstracts ("Background: ...").
-_JATS_TITLE = re.compile(r"<(?:jats:)?title\b[^>]*>(.*?)</(?:jats:)?title>", re.IGNORECASE | re.DOTALL)
-_ABSTRACT_HEADING = re.compile(r"\W*abstract\W*", re.IGNORECASE)
-
-
-def _abstract_markup(markup: Any) -> Any:
-    if not isinstance(markup, str) or "title>" not in markup:
-        return markup
-    first = _JATS_TITLE.search(markup)
-    if first and _ABSTRACT_HEADING.fullmatch(plain_text(first.group(1)) or "") and not plain_text(markup[:first.start()]):
-        markup = markup[first.end():]
-    return _JATS_TITLE.sub(lambda title: f" {(plain_text(title.group(1)) or '').rstrip(':.').strip()}: "
-                           if plain_text(title.group(1)) else " ", markup)
+# A JATS section title in an abstract ("<jats:title>Background</jats:title>").
+JATS_TITLE = re.compile(r"<(?:jats:)?title\b[^>]*>(.*?)</(?:jats:)?title>", re.IGNORECASE | re.DOTALL)
 
 
 # Crossref licences by the version of the work they govern, most to least telling of who may read it: the version of
@@ -235,7 +224,7 @@ def work_to_record(item: dict[str, Any]) -> Record | None:
         page=text_value(item.get("page")),
         DOI=doi,
         URL=f"https://doi.org/{doi}",
-        abstract=plain_text(_abstract_markup(item.get("abstract"))),
+        abstract=plain_text(labelled_sections(item.get("abstract"), JATS_TITLE)),
         custom=RecordMeta(
             sources=["crossref"],
             publication_types=publication_types,

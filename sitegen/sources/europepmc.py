@@ -7,6 +7,7 @@ nothing but the public query is ever sent to EBI.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, Field, computed_field
@@ -26,6 +27,7 @@ from sitegen.sources.base import (
     check_status,
     date_from_parts,
     element_text,
+    labelled_sections,
     month_number,
     parse_date,
     parse_json,
@@ -99,6 +101,10 @@ def _container(result: dict[str, Any], preprint: bool) -> str | None:
             or (plain_text(book.get("publisher")) if preprint else None))
 
 
+# A section heading in an abstract as Europe PMC sends it ("<h4>Objective</h4>This study...").
+HTML_HEADING = re.compile(r"<h[1-6]\b[^>]*>(.*?)</h[1-6]\s*>", re.IGNORECASE | re.DOTALL)
+
+
 def _csl_type(result: dict[str, Any], preprint: bool) -> str:
     """A preprint is CSL's "article"; a result with a book's details and no journal is a book from NCBI Bookshelf,
     or a chapter of one (a GeneReviews or StatPearls entry, whose book is the comprisingTitle), as PubMed has it."""
@@ -168,7 +174,7 @@ def result_to_record(result: dict[str, Any]) -> Record | None:
         PMCID=pmcid,
         URL=(f"https://doi.org/{doi}" if doi else f"https://europepmc.org/article/MED/{pmid}" if pmid
              else f"https://europepmc.org/article/PMC/{pmcid}"),
-        abstract=plain_text(result.get("abstractText")),
+        abstract=plain_text(labelled_sections(result.get("abstractText"), HTML_HEADING)),
         custom=RecordMeta(
             arxiv=normalise_arxiv(doi) if doi and doi.startswith("10.48550/") else None,  # arXiv's DOIs name the preprint
             sources=["europepmc"],
