@@ -347,6 +347,15 @@ def test_ledger_events_in_time_order(sitegen, example_copy):
     check_reports(sitegen, example_copy, "ledger.jsonl", line, "before the event above it")
 
 
+def test_an_event_dated_too_late_is_one_time_problem_not_one_per_event_below(sitegen, example_copy):
+    path = example_copy / "ledger.jsonl"
+    events = [json.loads(line) for line in path.read_text().splitlines()]
+    events[9]["ts"] = "2099-01-01T00:00:00Z"
+    path.write_text("".join(json.dumps(event, sort_keys=True, separators=(",", ":")) + "\n" for event in events))
+    out = check_reports(sitegen, example_copy, "ledger.jsonl", 11, "before the event above it (2099-01-01T00:00:00Z)")
+    assert out.count("[ledger-time]") == 1, out
+
+
 def test_impossible_timestamp(sitegen, example_copy):
     line = add_event(example_copy, "import", "2024-02-31T00:00:00Z",
                      {"source": "openalex", "description": "d", "record_ids": []})

@@ -11,6 +11,8 @@ are whole and in order (`living.versions`).
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from sitegen.living.ledger import holds, verify_chain
 from sitegen.living.manifests import manifest_problems
 from sitegen.living.versions import version_problems
@@ -60,14 +62,13 @@ def ledger_problems(review: Review) -> list[Problem]:
         return problems + [Problem(LEDGER, unread, None, "not-checked", f"the chain is checked only up to line {unread}, "
                                    "which holds no event that can be read (above): mend that line (or restore "
                                    "ledger.jsonl from Git), then check again")]
-    previous_time = None
-    for index, event in enumerate(review.ledger):
-        when = parse_timestamp(event.ts)
-        if previous_time is not None and when < previous_time:
+    # Each event is compared with the one directly above it, not with the latest time so far: one event whose
+    # time was moved forward is then one problem (at the event after it), not one at every event below it.
+    for index, (above, event) in enumerate(pairwise(review.ledger), start=1):
+        if parse_timestamp(event.ts) < parse_timestamp(above.ts):
             problems.append(Problem(LEDGER, lines[index], None, "ledger-time",
-                                    f"event {event.seq} is dated {event.ts}, before the event above it: "
-                                    "events are appended in time order"))
-        previous_time = max(when, previous_time or when)
+                                    f"event {event.seq} is dated {event.ts}, before the event above it "
+                                    f"({above.ts}): events are appended in time order"))
     return problems + _anchor_problems(review)
 
 
