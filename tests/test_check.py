@@ -356,6 +356,18 @@ def test_an_event_dated_too_late_is_one_time_problem_not_one_per_event_below(sit
     assert out.count("[ledger-time]") == 1, out
 
 
+def test_an_event_deleted_from_the_middle_of_the_ledger_is_one_problem_at_its_place(sitegen, example_copy):
+    path = example_copy / "ledger.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    deleted = len(lines) // 2
+    del lines[deleted - 1]
+    path.write_text("".join(lines))
+    out = check_reports(sitegen, example_copy, "ledger.jsonl", deleted,
+                        f"event has seq {deleted + 1} but follows event {deleted - 1}")
+    # Not one problem per event below it, nor the anchors' claim that events were lost from the end.
+    assert "1 problem found" in out, out
+
+
 def test_impossible_timestamp(sitegen, example_copy):
     line = add_event(example_copy, "import", "2024-02-31T00:00:00Z",
                      {"source": "openalex", "description": "d", "record_ids": []})

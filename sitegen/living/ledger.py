@@ -106,13 +106,25 @@ def holds(events: list[LedgerEvent], wanted: LedgerAnchor) -> bool:
     return index < len(events) and events[index].seq == wanted.seq and events[index].hash == wanted.hash
 
 
+def first_misplaced(events: list[LedgerEvent]) -> int | None:
+    """The first place (a seq) holding an event numbered otherwise, or None when every event is at its place.
+
+    Anchors name events by place: from this one on, an anchor cannot be judged (the event it names may still
+    be there, a line higher or lower), and the chain's own problem names the line at fault."""
+    return next((index + 1 for index, event in enumerate(events) if event.seq != index + 1), None)
+
+
 def verify_chain(events: list[LedgerEvent]) -> list[tuple[int, str]]:
     """(index, message) for every event that breaks the chain; empty when intact."""
     broken = []
     prev = GENESIS
+    above_seq = 0
     for index, event in enumerate(events):
-        if event.seq != index + 1:
-            broken.append((index, f"event has seq {event.seq} but is event {index + 1}: "
+        # Out of place, an event is reported where the numbering breaks: after one event was deleted, the
+        # events below it follow each other as before, and are not each reported as moved.
+        if event.seq != index + 1 and event.seq != above_seq + 1:
+            where = f"follows event {above_seq}" if index else "is the first event"
+            broken.append((index, f"event has seq {event.seq} but {where}: "
                                   "an event was deleted, inserted or moved"))
         elif event.prev != prev:
             broken.append((index, f"event {event.seq} does not follow the event before it "
@@ -121,6 +133,7 @@ def verify_chain(events: list[LedgerEvent]) -> list[tuple[int, str]]:
         if event.hash != expected:
             broken.append((index, f"event {event.seq} was edited after it was written (its hash does not match)"))
         prev = event.hash
+        above_seq = event.seq
     return broken
 
 
