@@ -232,6 +232,13 @@ def test_unknown_stage_folder(sitegen, example_copy):
     check_reports(sitegen, example_copy, "screening/fulltext", None, "unknown screening stage")
 
 
+def test_a_decision_file_outside_a_stage_folder_says_where_it_goes(sitegen, example_copy):
+    shutil.copy(example_copy / TA / "reviewer-b.csv", example_copy / "screening" / "reviewer-c.csv")
+    out = check_reports(sitegen, example_copy, "screening/reviewer-c.csv", None,
+                        "decisions go in a stage's folder, screening/title-abstract/ or screening/full-text/")
+    assert "unknown screening stage" not in out
+
+
 def test_symlinked_decision_file_is_refused(sitegen, example_copy, tmp_path):
     outside = tmp_path / "outside.csv"
     outside.write_text("record_id,decision,reason,note\n")

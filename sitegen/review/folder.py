@@ -584,6 +584,13 @@ def _load_screening(root: Path, review: Review) -> list[Problem]:
             problems.append(Problem(rel_dir, None, None, "not-a-folder", f"{rel_dir} must be a folder of reviewers' "
                                     "decision files; it is a file, so no decision of the stage is read"))
             continue
+        if stage_dir.name not in STAGES and not stage_dir.is_dir():
+            # Most often a reviewer's decision file put one folder too high: say where it goes, not that it is
+            # a stage nobody knows.
+            problems.append(Problem(rel_dir, None, None, "unknown-stage",
+                                    f"a file here is not read: decisions go in a stage's folder, "
+                                    f"{' or '.join(f'screening/{stage}/' for stage in STAGES)}"))
+            continue
         if stage_dir.name not in STAGES:
             problems.append(Problem(rel_dir, None, None, "unknown-stage",
                                     f"unknown screening stage {stage_dir.name!r} (expected {' or '.join(STAGES)})"))
