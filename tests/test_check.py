@@ -246,6 +246,12 @@ def test_symlinked_decision_file_is_refused(sitegen, example_copy, tmp_path):
     check_reports(sitegen, example_copy, f"{TA}/mallory.csv", None, "symbolic link")
 
 
+def test_a_decision_file_saved_as_utf16_says_so(sitegen, example_copy):
+    path = example_copy / TA / "reviewer-b.csv"
+    path.write_bytes(path.read_text().encode("utf-16"))
+    check_reports(sitegen, example_copy, f"{TA}/reviewer-b.csv", 1, "file is UTF-16 text, not UTF-8: save it as UTF-8")
+
+
 def test_binary_file(sitegen, example_copy):
     (example_copy / TA / "reviewer-b.csv").write_bytes(b"record_id,decision\n\xff\xfe\x00garbage")
     check_reports(sitegen, example_copy, f"{TA}/reviewer-b.csv", 2, "not valid UTF-8")

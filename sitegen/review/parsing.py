@@ -7,6 +7,7 @@ bad input. Positions are 1-based, as editors and GitHub annotations count them.
 from __future__ import annotations
 
 import bisect
+import codecs
 import csv
 import hashlib
 import io
@@ -82,12 +83,29 @@ def _unreadable(path: Path, rel: str, limit: int) -> Problem | None:
     return None
 
 
+def _utf16_text(raw: bytes) -> bool:
+    """Whether `raw` reads as UTF-16 text, by its byte-order mark and a first line in ASCII (as the first line
+    of every file sitegen reads is: a CSV header, a JSON or YAML key), so bytes that merely begin as the
+    mark does are not called UTF-16."""
+    if not raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return False
+    try:
+        first = raw.decode("utf-16").partition("\n")[0].rstrip("\r")
+    except UnicodeDecodeError:
+        return False
+    return first.strip() != "" and first.isascii() and first.isprintable()
+
+
 def _decode(raw: bytes, rel: str, first_line: int) -> tuple[str | None, Problem | None]:
     """`raw` (which starts on line `first_line`) as text, or the problem on the line of its first bad byte."""
     try:
         # On line 1, tolerate the byte-order mark spreadsheets add.
         text = raw.decode("utf-8-sig" if first_line == 1 else "utf-8")
     except UnicodeDecodeError as exc:
+        if first_line == 1 and _utf16_text(raw):
+            # What a spreadsheet's "Unicode text" writes: every character is there, in the wrong encoding.
+            return None, Problem(rel, 1, None, "encoding", "file is UTF-16 text, not UTF-8: save it as UTF-8 "
+                                 '(in a spreadsheet, as "CSV UTF-8")')
         line = first_line + raw.count(b"\n", 0, exc.start)
         return None, Problem(rel, line, None, "encoding", "file is not valid UTF-8 text")
     if "\x00" in text:
