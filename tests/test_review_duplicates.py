@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -378,6 +379,9 @@ def test_the_site_counts_a_run_whose_only_record_is_a_duplicate(sitegen, twin_re
     assert figures["Distinct records identified, duplicates removed"] == counts["records"]
     assert figures[duplicates] == filter_count(site, duplicates) == 1
     assert counts["records"] + figures[duplicates] == filter_count(site, "All records")
+    # The downloads hold the records without their duplicates, and say so: not "All records" with another count.
+    offered = re.search(r'href="downloads/records\.ris" download>([^<(]+) \((\d+) records\)', home)
+    assert offered.group(1) == "Records after duplicates removed" and int(offered.group(2)) == counts["records"]
 
 
 def test_records_identity_kept_apart_though_they_share_a_doi_are_put_to_a_reviewer(sitegen, tmp_path):

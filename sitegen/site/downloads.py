@@ -43,7 +43,7 @@ FORMATS = (
     Format("json", "CSL-JSON", "for citation processors (Pandoc, Zotero) and programs", "csl-json"),
     Format("csv", "CSV", "for spreadsheets, with each record's screening outcomes", "csv"),
 )
-SETS = {"records": "All records", "included": "Included studies"}
+SETS = {"records": "Records after duplicates removed", "included": "Included studies"}  # as PRISMA names them
 # The sets `sitegen export --records` offers: the site's two and the records sent on to full text.
 Selection = Literal["all", "screened-in", "included"]
 SELECTIONS: dict[str, Selection] = {"records": "all", "included": "included"}
