@@ -352,6 +352,13 @@ def test_versions_of_one_study_are_never_decided_the_same(sitegen, twin_review):
     assert code == 0, out + err
 
 
+def test_a_reviewer_named_otherwise_than_a_name_is_told_what_a_name_is(sitegen, twin_review):
+    write_decisions(twin_review, f"{TWIN},{ORIGINAL},same,Zoë Müller,")
+    out = check_reports(sitegen, twin_review, "duplicates.csv", 2, "reviewer: must be a name of lower-case letters, "
+                        "digits and hyphens (reviewer-a), at most 80, not 'Zoë Müller'")
+    assert "should match pattern" not in out  # the regular expression is no message
+
+
 def test_the_site_counts_a_run_whose_only_record_is_a_duplicate(sitegen, twin_review, tmp_path):
     """The third run identified one record, which a reviewer confirmed to be a duplicate: it still has its
     column (identified 1, removed 1), so every row of the runs adds up to All, and All is `prisma --json`;

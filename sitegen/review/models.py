@@ -30,6 +30,7 @@ from sitegen.records.model import (
     check_record_ids,
 )
 from sitegen.records.providers import PROVIDERS, Source
+from sitegen.review.parsing import worded_pattern
 
 REVIEW_SCHEMA_VERSION = 1  # review.yaml
 SEARCH_SCHEMA_VERSION = "1.0"  # searches/<monitor_id>.json, as in the saved-search specification
@@ -44,9 +45,10 @@ SLUG = r"^[a-z0-9][a-z0-9-]{0,79}$"
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=4000), Printable]
 ShortText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300), Printable]
 Question = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000), Printable]
-Slug = Annotated[str, StringConstraints(pattern=SLUG)]
-Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
-ReasonCode = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$")]  # an exclusion reason's code
+Slug = Annotated[str, worded_pattern(SLUG, "a name of lower-case letters, digits and hyphens (reviewer-a), at most 80")]
+Sha256 = Annotated[str, worded_pattern(r"^[0-9a-f]{64}$", "a SHA-256 digest: 64 digits and letters a-f")]
+ReasonCode = Annotated[str, worded_pattern(  # an exclusion reason's code
+    r"^[a-z0-9][a-z0-9-]{0,39}$", "a code of lower-case letters, digits and hyphens (wrong-population), at most 40")]
 
 
 def parse_timestamp(value: str) -> datetime:
@@ -89,12 +91,12 @@ def _check_timestamp(value: str) -> str:
 
 class Author(Strict):
     name: ShortText
-    orcid: Annotated[str, StringConstraints(pattern=r"^\d{4}-\d{4}-\d{4}-\d{3}[\dX]$")] | None = None
+    orcid: Annotated[str, worded_pattern(r"^\d{4}-\d{4}-\d{4}-\d{3}[\dX]$", "an ORCID iD (0000-0002-1825-0097)")] | None = None
     affiliation: ShortText | None = None
 
 
 class Theme(Strict):
-    accent_color: Annotated[str, StringConstraints(pattern=r"^#[0-9a-fA-F]{6}$")] = "#1f5f8b"
+    accent_color: Annotated[str, worded_pattern(r"^#[0-9a-fA-F]{6}$", "a colour written #1f5f8b")] = "#1f5f8b"
 
 
 # An absolute http(s) address of a site: host (and port), then a path of RFC 3986 path characters only.
@@ -143,7 +145,7 @@ class ReviewConfig(Strict):
     title: ShortText
     question: Question
     authors: list[Author] = Field(min_length=1)
-    licence: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9.+-]{1,64}$")] = Field(
+    licence: Annotated[str, worded_pattern(r"^[A-Za-z0-9.+-]{1,64}$", "an SPDX licence id (CC-BY-4.0)")] = Field(
         description="SPDX licence id for the review's content, e.g. CC-BY-4.0"
     )
     sources: list[Source] = Field(default_factory=list)
@@ -351,7 +353,7 @@ class ImportedFile(Strict):
 
     name: Annotated[str, StringConstraints(min_length=1, max_length=500), Printable]  # the file's name, no folder
     sha256: Sha256  # of the file's bytes as read
-    format: Annotated[str, StringConstraints(pattern=r"^[a-z0-9-]{1,40}$")]  # the reader used: ris, bibtex, csv, ...
+    format: Annotated[str, worded_pattern(r"^[a-z0-9-]{1,40}$", "a reader's name (ris, bibtex, csv)")]  # the reader used
     entries: int = Field(ge=0)  # entries in the file, read or skipped
     skipped: int = Field(ge=0)  # entries malformed or unable to be records, skipped (--skip-bad) and reported
     new: int = Field(ge=0)  # distinct records new to the review
@@ -504,7 +506,7 @@ class PassageCheck(Strict):
     found_in: Literal["abstract", "fulltext"] | None = None
     section: Reason | None = None  # the full text's section path, e.g. "Methods › Cell culture"
     licence: Reason | None = None  # of the full text the passage was found in (or checked against)
-    url: Annotated[str, StringConstraints(pattern=r"^https://")] | None = None  # that full text's address
+    url: Annotated[str, worded_pattern(r"^https://", "an address starting https://")] | None = None  # the full text's
 
 
 class VerificationPayload(Strict):

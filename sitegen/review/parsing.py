@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Protocol, TypeVar
 
 import yaml
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, StringConstraints, TypeAdapter, ValidationError
 from pydantic_core import SchemaValidator
 
 from sitegen.records.model import CONTROL_CHARACTER, NONCHARACTER, printable
@@ -1030,6 +1030,16 @@ class _Lines:
 # --------------------------------------------------------------------------- pydantic
 
 
+# What each pattern a field must match asks for, in words: pydantic's message shows the regular expression.
+PATTERN_WORDS: dict[str, str] = {}
+
+
+def worded_pattern(regex: str, words: str) -> StringConstraints:
+    """A constraint that text match `regex`, which a problem names as `words` ("a lower-case name...")."""
+    PATTERN_WORDS[regex] = words
+    return StringConstraints(pattern=regex)
+
+
 def _describe(error: dict[str, Any]) -> str:
     loc = ".".join(str(part) for part in error["loc"])
     message = error["msg"].removeprefix("Value error, ")
@@ -1042,6 +1052,8 @@ def _describe(error: dict[str, Any]) -> str:
         message += f" (it was read as {error['input']!r}: put the text in quotes)"
     elif error["type"] == "string_too_long":  # pydantic says "items" of a string too
         message = message.replace(" items", " characters")
+    elif error["type"] == "string_pattern_mismatch" and (words := PATTERN_WORDS.get(error["ctx"]["pattern"])):
+        message = f"must be {words}, not {error['input']!r}"
     return f"{loc}: {message}" if loc else message
 
 
