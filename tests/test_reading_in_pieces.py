@@ -36,8 +36,8 @@ def test_lines_as_split_lines_splits_them(tmp_path, piece_bytes):
 
 
 @pytest.mark.parametrize("bad, code, message", [
-    (b'{"a": "\xff"}\n', "encoding", "file is not valid UTF-8 text"),
-    (b'{"a": "\xc3"}\n', "encoding", "file is not valid UTF-8 text"),  # a character cut short
+    (b'{"a": "\xff"}\n', "encoding", "file is not valid UTF-8 text: save it as UTF-8"),
+    (b'{"a": "\xc3"}\n', "encoding", "file is not valid UTF-8 text: save it as UTF-8"),  # a character cut short
     (b'{"a": 1}\x00\n', "encoding", "file contains a NUL byte (binary data?)"),
     (b'{"long": "' + b"x" * 120 + b'"}\n', "too-large", "line is longer than the 0.0001 MB limit for one line"),
     (b'{"long": "' + b"x" * 120 + b'\x00"}', "too-large",  # its NUL past what is read of it

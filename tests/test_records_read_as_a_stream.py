@@ -40,5 +40,5 @@ def test_nothing_is_taken_from_a_file_not_readable_to_its_end(tmp_path):
     # every problem of the lines read is said (a file of many bad lines stops at the first 200), nothing is taken
     assert sorted(problems) == [(2, "schema", "title: String should have at least 1 character"),
                                 (3, "json-syntax", "JSON syntax error: Expecting property name enclosed in double quotes"),
-                                (4, "encoding", "file is not valid UTF-8 text")]
+                                (4, "encoding", "file is not valid UTF-8 text: save it as UTF-8")]
     assert (review.records, review.record_lines, review.record_digests, review.records_loaded) == ({}, {}, {}, False)

@@ -391,7 +391,8 @@ def test_bytes_that_are_not_utf8_are_refused_with_file_and_line(sitegen, example
     before = tree_bytes(example_copy)
     code, _, err = sitegen("build", example_copy, "--out", tmp_path / "site")
     assert code == 1 and "Traceback" not in err
-    assert f"{example_copy}/{rel}:3: error: file is not valid UTF-8 text [encoding]" in err
+    advice = 'save it as UTF-8 (in a spreadsheet, as "CSV UTF-8")' if rel.endswith(".csv") else "save it as UTF-8"
+    assert f"{example_copy}/{rel}:3: error: file is not valid UTF-8 text: {advice} [encoding]" in err
     assert err.endswith("error: fix the problems above; nothing was written\n")
     assert tree_bytes(example_copy) == before and not (tmp_path / "site").exists()
 

@@ -96,6 +96,12 @@ def _utf16_text(raw: bytes) -> bool:
     return first.strip() != "" and first.isascii() and first.isprintable()
 
 
+def save_as_utf8(rel: str) -> str:
+    """How to mend a file in another encoding: a CSV is most often a spreadsheet's, whose plain "CSV" is
+    Windows-1252 on Windows and its "Unicode text" UTF-16."""
+    return "save it as UTF-8" + (' (in a spreadsheet, as "CSV UTF-8")' if rel.lower().endswith(".csv") else "")
+
+
 def _decode(raw: bytes, rel: str, first_line: int) -> tuple[str | None, Problem | None]:
     """`raw` (which starts on line `first_line`) as text, or the problem on the line of its first bad byte."""
     try:
@@ -104,10 +110,9 @@ def _decode(raw: bytes, rel: str, first_line: int) -> tuple[str | None, Problem 
     except UnicodeDecodeError as exc:
         if first_line == 1 and _utf16_text(raw):
             # What a spreadsheet's "Unicode text" writes: every character is there, in the wrong encoding.
-            return None, Problem(rel, 1, None, "encoding", "file is UTF-16 text, not UTF-8: save it as UTF-8 "
-                                 '(in a spreadsheet, as "CSV UTF-8")')
+            return None, Problem(rel, 1, None, "encoding", f"file is UTF-16 text, not UTF-8: {save_as_utf8(rel)}")
         line = first_line + raw.count(b"\n", 0, exc.start)
-        return None, Problem(rel, line, None, "encoding", "file is not valid UTF-8 text")
+        return None, Problem(rel, line, None, "encoding", f"file is not valid UTF-8 text: {save_as_utf8(rel)}")
     if "\x00" in text:
         line = first_line + text.count("\n", 0, text.index("\x00"))
         return None, Problem(rel, line, None, "encoding", "file contains a NUL byte (binary data?)")
