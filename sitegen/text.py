@@ -44,12 +44,13 @@ def normalise_whitespace(text: str) -> str:
 
 
 # Characters that change nothing a reader sees (soft hyphens, zero-width spaces and joiners, the byte-order
-# mark) and typographic variants of quotes and dashes: a passage typed or copied by a person and the text it
-# quotes differ in these without differing in a word.
+# mark) and typographic variants of quotes, dashes and the tilde ("∼10 min", as abstracts set "about"): a passage
+# typed or copied by a person and the text it quotes differ in these without differing in a word.
 _INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
 _TYPOGRAPHY = str.maketrans({**dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'"),
                              **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033", '"'),
-                             **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-")})
+                             **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-"),
+                             **dict.fromkeys("\u223c\u301c\u02dc", "~")})
 
 
 # Superscript and subscript characters keep a mark, so NFKC cannot make "10⁵" read as "105" or "m²" as "m2".

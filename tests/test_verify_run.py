@@ -285,6 +285,15 @@ def test_a_passage_copied_with_ligatures_soft_hyphens_and_curly_quotes_is_found(
     assert faithfulness_verdict(record, evidence, text).verdict == "verified"
 
 
+def test_a_tilde_typed_as_the_source_sets_it_or_not_is_the_same_tilde():
+    from sitegen.text import comparable_passage, holds_passage
+
+    # "∼" (the tilde operator) is how publishers set "about" in abstracts; a reviewer types "~"
+    source = comparable_passage("Rats explored for \u223c10 min and mice for \u301c5 min.")
+    assert holds_passage(source, comparable_passage("explored for ~10 min and mice for ~5 min"))
+    assert not holds_passage(source, comparable_passage("explored for -10 min"))
+
+
 def test_a_passage_running_on_into_the_next_paragraph_is_found():
     from sitegen.sources.jats import Paragraph, find_passage
 
