@@ -694,6 +694,20 @@ def test_a_review_folder_that_is_not_one_or_misnamed_is_refused(sitegen, example
     assert path in sitegen("check", example_copy)[1] and "NOTES.md" not in sitegen("check", example_copy)[1]
 
 
+def test_a_readme_in_any_folder_of_the_review_is_left_alone(sitegen, example_copy, tmp_path):
+    # A team explains a folder to the people editing it; nothing in a README is a review file.
+    for folder, name in [("evidence", "README.md"), ("screening", "README.md"), (TA, "readme.txt"),
+                         ("searches", "README"), ("runs", "README.md"), ("versions", "Readme.md")]:
+        (example_copy / folder / name).write_text("How this folder is edited.\n")
+    code, out, err = sitegen("check", example_copy)
+    assert code == 0, out + err
+    code, out, err = sitegen("build", example_copy, "--out", tmp_path / "site")
+    assert code == 0, out + err
+    # Any other file there is still one sitegen does not read, and says so.
+    (example_copy / "evidence" / "NOTES.md").write_text("notes\n")
+    check_reports(sitegen, example_copy, "evidence/NOTES.md", None, "files here are named evidence/<study>.yaml")
+
+
 def test_a_file_name_that_is_not_utf8_is_no_traceback(sitegen, example_copy, tmp_path):
     # The build's digest of its inputs encoded each name as UTF-8: a traceback before any check could speak.
     (example_copy / "notes\udcff.md").write_text("a user's own notes\n")  # the byte 0xFF, as the disk has it

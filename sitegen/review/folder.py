@@ -584,6 +584,8 @@ def _load_screening(root: Path, review: Review) -> list[Problem]:
             problems.append(Problem(rel_dir, None, None, "not-a-folder", f"{rel_dir} must be a folder of reviewers' "
                                     "decision files; it is a file, so no decision of the stage is read"))
             continue
+        if is_readme(stage_dir):
+            continue
         if stage_dir.name not in STAGES and not stage_dir.is_dir():
             # Most often a reviewer's decision file put one folder too high: say where it goes, not that it is
             # a stage nobody knows.
@@ -860,6 +862,14 @@ def _interrupted_write(root: Path, review: Review, entries: list[tuple[str, os.D
                     "(writing commands and `sitegen build` finish it themselves)")]
 
 
+# A note on what a folder holds, for the people editing it (README.md, readme.txt): never read.
+README = re.compile(r"readme(?:\.(?:md|markdown|txt|rst))?", re.IGNORECASE)
+
+
+def is_readme(path: Path) -> bool:
+    return bool(README.fullmatch(path.name)) and path.is_file()
+
+
 def _named_files(root: Path, folder: str, name: re.Pattern[str] | str, explanation: str,
                  problems: list[Problem]) -> Iterator[tuple[Path, str]]:
     """The files of `folder` whose name matches `name` (a regex, or a suffix after a slug);
@@ -870,6 +880,8 @@ def _named_files(root: Path, folder: str, name: re.Pattern[str] | str, explanati
         rel = f"{folder}/{path.name}"
         if path.name.endswith(STAGED):
             continue  # an interrupted write's staged file: `_interrupted_write` reports it
+        if is_readme(path):
+            continue
         if path.is_dir():
             problems.append(Problem(rel, None, None, "unexpected-folder",
                                     f"folders are not read here; {explanation}"))
