@@ -694,6 +694,17 @@ def test_a_review_folder_that_is_not_one_or_misnamed_is_refused(sitegen, example
     assert path in sitegen("check", example_copy)[1] and "NOTES.md" not in sitegen("check", example_copy)[1]
 
 
+def test_a_yaml_file_ending_in_an_empty_document_is_read_and_a_second_document_is_refused(sitegen, example_copy):
+    evidence = next((example_copy / "evidence").glob("*.yaml"))
+    rel = f"evidence/{evidence.name}"
+    text = evidence.read_text()
+    evidence.write_text(text + "---\n")  # an empty last document, as some editors leave one
+    code, out, err = sitegen("check", example_copy)
+    assert code == 0, out + err
+    evidence.write_text(text + "---\nrecord_id: 10.1000/another\n")  # a second document: which one counts?
+    check_reports(sitegen, example_copy, rel, text.count("\n") + 2, "expected a single document in the stream")
+
+
 def test_a_readme_in_any_folder_of_the_review_is_left_alone(sitegen, example_copy, tmp_path):
     # A team explains a folder to the people editing it; nothing in a README is a review file.
     for folder, name in [("evidence", "README.md"), ("screening", "README.md"), (TA, "readme.txt"),

@@ -521,6 +521,20 @@ class _Placer:
         return line + 1 + self.line_offset, mark.index - self.line_starts[line] + 1
 
 
+def _only_document(loader: Any) -> yaml.Node | None:
+    """The one document of a YAML stream (None when it has none). An empty document after it (a last "---"
+    some editors and tools leave) is no second one; a second document with anything in it is refused, as
+    PyYAML refuses it, at its start."""
+    node = loader.get_node() if loader.check_node() else None
+    while loader.check_node():
+        extra = loader.get_node()
+        if not (isinstance(extra, yaml.ScalarNode) and extra.tag == "tag:yaml.org,2002:null" and extra.value == ""):
+            raise yaml.composer.ComposerError("expected a single document in the stream",
+                                              node.start_mark if node is not None else None,
+                                              "but found another document", extra.start_mark)
+    return node
+
+
 def _fast_parse(text: str, place: _Placer) -> Parsed | None:
     """`text` read by libyaml when it is one valid document with no alias, no duplicate key and text for keys;
     otherwise None: the Python loader then reads it as sitegen always has, and places whatever is wrong. So
@@ -530,7 +544,7 @@ def _fast_parse(text: str, place: _Placer) -> Parsed | None:
     loader = None
     try:
         loader = _LibyamlLoader(text)
-        node = loader.get_single_node()
+        node = _only_document(loader)
         if node is None:
             return Parsed(None)
         walked = _walk(node, "", place, libyaml=True)
@@ -670,7 +684,7 @@ def parse_yaml(text: str, rel: str, line_offset: int = 0) -> tuple[Parsed | None
     loader = None
     try:
         loader = _StrictYamlLoader(text)
-        node = loader.get_single_node()
+        node = _only_document(loader)
         if node is None:
             return Parsed(None), []
         # None only for a key that is not text, which construct_document refuses with its position.
