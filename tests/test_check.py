@@ -811,8 +811,20 @@ def test_a_huge_cell_is_not_echoed_whole_and_an_empty_column_name_is_shown(siteg
         assert code == 1 and max(map(len, out.splitlines())) < 5000 and "more characters not shown" in out
     path = example_copy / TA / "reviewer-a.csv"
     text = path.read_text()
-    path.write_text(text.replace("record_id,decision,reason,note", "record_id,decision,reason,note,", 1))
-    check_reports(sitegen, example_copy, f"{TA}/reviewer-a.csv", 1, "unknown column(s) '' (an empty name")
+    path.write_text(text.replace("record_id,decision,reason,note", "record_id,decision,,reason,note", 1))
+    check_reports(sitegen, example_copy, f"{TA}/reviewer-a.csv", 1, "unknown column(s) '' (a column with no name)")
+
+
+def test_columns_with_no_name_a_spreadsheet_pads_rows_with_are_read_as_absent(sitegen, example_copy):
+    path = example_copy / TA / "reviewer-a.csv"
+    lines = path.read_text().splitlines()
+    # A spreadsheet wrote two empty columns after the last one, on every line or only some.
+    path.write_text("\n".join(line + (",," if number % 2 == 0 else "") for number, line in enumerate(lines)) + "\n")
+    code, out, err = sitegen("check", example_copy)
+    assert code == 0, out + err
+    # A value in such a column belongs to no column: said at its line and column.
+    path.write_text("\n".join([lines[0] + ",,", *lines[1:3], lines[3] + ",,stray", *lines[4:]]) + "\n")
+    check_reports(sitegen, example_copy, f"{TA}/reviewer-a.csv", 4, "a value in a column the header does not name")
 
 
 def test_a_repositorys_own_files_at_the_review_root_are_no_near_misses(sitegen, example_copy):

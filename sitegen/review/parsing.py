@@ -977,7 +977,10 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
         return [], [Problem(rel, 1, None, "csv-syntax", f"CSV syntax error: {exc}")]
     if first is None:
         return [], [Problem(rel, 1, 1, "csv-header", f"file is empty; the first line must be the header: {','.join(header)}")]
-    names = [name.strip() for name in first]
+    written = [name.strip() for name in first]
+    # Columns with no name at the end of the header (",,") are a spreadsheet's padding: read as absent, so long
+    # as no row puts a value in them.
+    names = written[:len("\0".join(written).rstrip("\0").split("\0"))] if any(written) else written
     unknown = [n for n in names if n not in header]
     missing = [n for n in required if n not in names]
     if unknown or missing or len(set(names)) != len(names):
@@ -985,7 +988,7 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
         if missing:
             parts.append("missing column(s) " + ", ".join(sorted(missing)))
         if unknown:  # an empty name (a trailing comma) shown as one
-            parts.append("unknown column(s) " + ", ".join(name or "'' (an empty name: a comma at the end?)"
+            parts.append("unknown column(s) " + ", ".join(name or "'' (a column with no name)"
                                                           for name in unknown))
         if len(set(names)) != len(names):
             parts.append("a column is named twice")
@@ -1001,11 +1004,15 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
                 break
             if len(values) <= 1 and not (values and values[0].strip()):
                 pass  # blank line
-            elif len(values) != width:
+            elif not width <= len(values) <= len(written):
                 problems.append(Problem(rel, start, None, "csv-columns",
                                         f"row has {len(values)} field(s) but the header has {width} "
                                         f"({','.join(names)})"))
+            elif any(value.strip() for value in values[width:]):
+                problems.append(Problem(rel, start, width + 1, "csv-columns",
+                                        f"a value in a column the header does not name (after {names[-1]})"))
             else:
+                values = values[:width]
                 cells = dict(zip(names, map(str.strip, values) if padded else values, strict=True))
                 rows.append(CsvRow(start, cells, FieldColumns(names, lines, start)))
             start = reader.line_num + 1
