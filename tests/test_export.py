@@ -178,6 +178,21 @@ def test_an_organisation_named_with_and_stays_one_author(format):
     assert entry_record(entry).author == [gates]
 
 
+def csv_of(records: list[Record]) -> str:
+    return records_csv(records, {})
+
+
+@pytest.mark.parametrize("format", [*sorted(WRITERS), "csv"])
+@pytest.mark.parametrize("name", [CslName(literal="Department of Health and Social Care, UK"),
+                                  CslName(family="Smith and Wesson", given="Jane")])
+def test_a_name_holding_and_and_a_comma_stays_one_author(format, name):
+    # Names are read into one "and"-joined list; only a name with no comma was braced against a split there, so
+    # an organisation with a comma (or a family name with "and" in it) came back as two authors, one made up.
+    writer = {**WRITERS, "csv": csv_of}[format]
+    (entry,) = read_references(writer([Record(**{**UNUSUAL.model_dump(by_alias=True), "author": [name]})]), format)
+    assert [author.display() for author in entry_record(entry).author] == [name.display()]
+
+
 @pytest.mark.parametrize("format", ["ris", "bibtex"])
 def test_unusual_content_reads_back(format):
     """TeX specials, line breaks, quotes, non-ASCII and an organisation author survive a write and a read."""

@@ -24,7 +24,7 @@ from bibtexparser.model import Entry as BibEntry
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
 from sitegen.records.entry import ALIASES, Entry
-from sitegen.references.fields import fields, issns, keywords
+from sitegen.references.fields import AND, fields, issns, keywords
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, written_year
 from sitegen.references.records import CSL_TYPES, PUBLICATION_TYPES
 
@@ -319,7 +319,10 @@ def _authors(value: str) -> str:
             written.append(" ".join(_decoded(person).split()))
             continue
         parts = (" ".join([*name.von, *name.last]), " ".join(name.jr), " ".join(name.first))
-        written.append(", ".join(" ".join(_decoded(part).split()) for part in parts if part))
+        text = ", ".join(" ".join(_decoded(part).split()) for part in parts if part)
+        # An "and" left in a name was braced in the file ("Smith {and} Wesson, J."): decoded, it would split
+        # the list there, so the name is braced whole.
+        written.append(f"{{{text}}}" if AND.search(text) else text)
     return " and ".join(written)
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from sitegen.records.entry import Entry
 from sitegen.records.model import FOUR_DIGITS
-from sitegen.references.fields import fields, iso_date, issns, joined, keywords
+from sitegen.references.fields import author_list, fields, iso_date, issns, joined, keywords
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named
 
 
@@ -131,7 +131,7 @@ def _entry(item: tuple[int, dict]) -> Entry:
     return Entry("", fields({
         "ENTRYTYPE": ENTRY_TYPES.get(text("type"), "misc"),
         "publication_types": "; ".join(kinds),
-        "author": " and ".join(filter(None, (_name(name, line) for name in _list(values.get("author"), "author", line)))),
+        "author": author_list(_name(name, line) for name in _list(values.get("author"), "author", line)),
         "title": text("title"),
         "year": parts[0] if parts else "",
         "month": parts[1] if len(parts) > 1 else "",

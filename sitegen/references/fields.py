@@ -55,11 +55,19 @@ def iso_date(parts: Iterable[object]) -> str:
 
 def author_list(names: Iterable[str]) -> str:
     """Names given one by one (RIS's AU lines, a CSV cell's "; "-separated names) as BibTeX's author list,
-    "Family, Given and Family2, Given2": a name with no comma that holds "and" ("Bill and Melinda Gates
-    Foundation") is an organisation, braced so that the list is not split inside it. A name given twice
-    stays twice: two co-authors can be written alike."""
-    return " and ".join(f"{{{name}}}" if "," not in name and AND.search(name) and not name.startswith("{") else name
-                        for name in (name.strip() for name in names) if name)
+    "Family, Given and Family2, Given2": a name that holds "and" is braced so that the list is not split
+    inside it (see `one_author`). A name given twice stays twice: two co-authors can be written alike."""
+    return " and ".join(one_author(name) for name in (name.strip() for name in names) if name)
+
+
+def one_author(name: str) -> str:
+    """`name` as one item of an author list: braced when it holds "and", which would split it there
+    ("Bill and Melinda Gates Foundation", "Department of Health and Social Care, UK"). A value whose every
+    part between its "and"s is "Family, Given" ("Smith, J and Jones, A", as Rayyan writes a CSV cell) is a
+    list of several authors, and is left to be split."""
+    if name.startswith("{") or not AND.search(name) or all("," in part for part in AND.split(name)):
+        return name
+    return f"{{{name}}}"
 
 
 def joined(values: Iterable[str], separator: str = "; ") -> str:
