@@ -215,6 +215,15 @@ def test_no_brace_at_sign_or_command_breaks_out_of_a_bibtex_field():
     assert entry["url"] == "https://example.org/a%7Bb%7D%5Cc"
 
 
+def test_a_family_name_given_alone_is_all_the_last_name():
+    # Written bare, "Garcia Marquez" was read by BibTeX as given name Garcia, family name Marquez.
+    names = [CslName(family="Garcia Marquez"), CslName(family="Bill and Melinda Gates Foundation"),
+             CslName(family="van der Berg")]
+    [entry] = read_bibtex(records_bibtex([record(title="x", author=names)])).entries
+    assert [(parts.first, latex(" ".join(parts.von + parts.last))) for parts in entry["author"]] == \
+        [([], "Garcia Marquez"), ([], "Bill and Melinda Gates Foundation"), ([], "van der Berg")]
+
+
 def test_bibtex_protects_acronyms_from_lower_casing_styles():
     text = records_bibtex([record(title="Simvastatin and NF1: mGluR5 in McDonald's rats")])
     assert "title = {Simvastatin and {NF1:} {mGluR5} in {McDonald's} rats}" in text

@@ -170,5 +170,6 @@ def test_names_and_csl_json_as_before(record):
         given_name = earlier_name_part(split_name.given or "")
         earlier = ("{" + earlier_latex_text(split_name.literal) + "}" if split_name.literal
                    else f"{family}, {earlier_name_part(split_name.suffix)}, {given_name}" if split_name.suffix
-                   else f"{family}, {given_name}" if given_name else family)
+                   else f"{family}, {given_name}" if given_name
+                   else f"{{{family}}}" if " " in family and not family[:1].islower() else family)
         assert bibtex_name(split_name) == earlier

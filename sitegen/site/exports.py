@@ -358,7 +358,12 @@ def bibtex_name(name: CslName) -> str:
     family, given = _name_part(name.family or ""), _name_part(name.given) if name.given else ""
     if name.suffix:
         return f"{family}, {_name_part(name.suffix)}, {given}"
-    return f"{family}, {given}" if given else family
+    if given:
+        return f"{family}, {given}"
+    # Without a comma BibTeX reads the capitalised words before the last as given names ("Garcia Marquez" as
+    # Marquez, G.): a family name given alone is braced whole, all of it the last name. One starting with a
+    # lower-case particle ("van der Berg") is read as BibTeX's "von Last", the family name it is.
+    return f"{{{family}}}" if " " in family and not family[:1].islower() else family
 
 
 def _bibtex_entry(record: Record, key: str) -> str:
