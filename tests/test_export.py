@@ -209,6 +209,14 @@ def test_unusual_content_reads_back(format):
                                  CslName(family="Ortega y Gasset", given="José")]
 
 
+def test_a_dataset_exported_as_ris_reads_back_as_a_dataset():
+    # The RIS export writes a dataset's type as DATA (as Zotero does), which the reader took for an unknown type.
+    dataset = Record(**{**UNUSUAL.model_dump(by_alias=True), "type": "dataset"})
+    assert "TY  - DATA" in records_ris([dataset])
+    (entry,) = read_references(records_ris([dataset]), "ris")
+    assert entry_record(entry).type == "dataset"
+
+
 def test_csv_keeps_quotes_and_line_breaks_in_their_cells():
     (row,) = csv.DictReader(io.StringIO(records_csv([UNUSUAL], {})))
     assert row["title"] == UNUSUAL.title and row["abstract"] == UNUSUAL.abstract

@@ -47,7 +47,7 @@ CSL_TYPES = {
     "article": "article-journal", "inproceedings": "paper-conference", "conference": "paper-conference",
     "proceedings": "book", "book": "book", "inbook": "chapter", "incollection": "chapter",
     "phdthesis": "thesis", "mastersthesis": "thesis", "thesis": "thesis", "techreport": "report",
-    "report": "report", "unpublished": "manuscript", "online": "webpage", "misc": "article",
+    "report": "report", "unpublished": "manuscript", "online": "webpage", "dataset": "dataset", "misc": "article",
     # Scopus's "Document Type" and Web of Science's document types, as exports write them
     "conference paper": "paper-conference", "conference review": "paper-conference", "book chapter": "chapter",
     "review": "article-journal", "letter": "article-journal", "editorial": "article-journal",

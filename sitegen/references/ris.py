@@ -65,7 +65,7 @@ ENTRY_TYPES = {
     "CONFERENCE PROCEEDINGS": "inproceedings",
     "BOOK": "book", "EBOOK": "book", "EDBOOK": "book", "CHAP": "incollection", "ECHAP": "incollection",
     "BOOK SECTION": "incollection", "THES": "phdthesis", "THESIS": "phdthesis", "RPRT": "techreport",
-    "REPORT": "techreport",
+    "REPORT": "techreport", "DATA": "dataset", "DATASET": "dataset",
 }
 
 
