@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
 from sitegen.records.model import CONTROL_CHARACTER, CslName, Record, RecordMeta, model_data
+from sitegen.references.table import LINE_BREAK
 from sitegen.site import exports
 from sitegen.site.exports import (
     authors,
@@ -66,7 +67,7 @@ def test_one_line_relies_on_split_breaking_where_regex_white_space_does():
 
 # --------------------------------------------------------------------------- the earlier implementations
 
-LINE_BREAKS = re.compile(f"[{exports.LINE_BREAK}]+")
+LINE_BREAKS = re.compile(f"[{LINE_BREAK}]+")
 
 
 def earlier_one_line(value: str) -> str:

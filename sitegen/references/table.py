@@ -44,10 +44,13 @@ def is_sitegens_header(written: list[str]) -> bool:
     before_type = SITEGEN_COLUMNS[:-1]
     return written[:len(SITEGEN_COLUMNS)] == SITEGEN_COLUMNS or (
         written[:len(before_type)] == before_type and "type" not in written)
-# What sitegen's CSV writer puts before a line of a cell that a spreadsheet would run as a formula.
+# What sitegen's CSV writer puts an apostrophe before, at the start of a cell and of each line in it: a
+# character a spreadsheet would start a formula with, or apostrophes before one, so that a cell's own apostrophe
+# ("'-omics' approaches") is not taken for the writer's and dropped on reading.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "|", "%")
 LINE_BREAK = "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # every character str.splitlines breaks on
-_FORMULA_GUARD = re.compile(f"(?:^|(?<=[{LINE_BREAK}]))'(?=[{re.escape(''.join(FORMULA_STARTS))}])")
+GUARDED_LINE_START = f"(?:^|(?<=[{LINE_BREAK}]))(?='*[{re.escape(''.join(FORMULA_STARTS))}])"
+_FORMULA_GUARD = re.compile(f"{GUARDED_LINE_START}'")
 
 
 @dataclass(frozen=True)

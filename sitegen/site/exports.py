@@ -32,12 +32,12 @@ from sitegen.records.model import CslName, Record
 from sitegen.records.names import split
 
 # The records CSV's columns and formula guard are the CSV reader's too, which reads the download back.
-from sitegen.references.table import FORMULA_STARTS, LINE_BREAK
+from sitegen.references.table import FORMULA_STARTS, GUARDED_LINE_START
 from sitegen.references.table import SITEGEN_COLUMNS as CSV_COLUMNS
 
-# The start of the cell and of every line inside it, where that line starts a formula.
-_FORMULA_LINE_START = re.compile(f"(?:^|(?<=[{LINE_BREAK}]))(?=[{re.escape(''.join(FORMULA_STARTS))}])")
-_FORMULA_STARTS = frozenset(FORMULA_STARTS)
+# The start of the cell and of every line inside it, where that line starts a formula (or apostrophes before one).
+_FORMULA_LINE_START = re.compile(GUARDED_LINE_START)
+_GUARDED_STARTS = frozenset((*FORMULA_STARTS, "'"))
 
 
 def safe_cell(value: str) -> str:
@@ -47,7 +47,7 @@ def safe_cell(value: str) -> str:
     so the prefix goes before each line that starts a formula, not only the first.
     """
     # A line break is no printable character, so a printable value is one line: only its start can need the prefix.
-    if value.isprintable() and value[:1] not in _FORMULA_STARTS:
+    if value.isprintable() and value[:1] not in _GUARDED_STARTS:
         return value
     return _FORMULA_LINE_START.sub("'", value)
 
