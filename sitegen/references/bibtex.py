@@ -47,6 +47,7 @@ MATH_STAND_IN = re.compile("\ue001([0-9]+)\ue002")  # private-use characters, as
 # its exporter (Crossref abstracts with "4.6%", Web of Science titles with "&apos;"), and reading
 # it as LaTeX would drop everything after the % as a comment.
 BARE_SPECIAL = re.compile(r"(?<!\\)[%&]")
+RANGE_DASH = re.compile(r"\s*-{2,3}\s*")  # "670--676", "1 -- 10": a page range's dash
 LATEX_MARKUP = re.compile(r"[\\$~]|--|``|''")
 # Braces nested deeper than this in a value that holds LaTeX are refused: no reference needs them, and each
 # accent nested in another doubles the text the decoder makes (25 deep: 16 million characters from one "o").
@@ -139,7 +140,9 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str]) -> Ent
         if LATEX_MARKUP.search(raw) and _nesting(raw) > MAX_LATEX_NESTING:
             raise ReferenceProblem(field.start_line + 1, f"field {name!r} nests its braces more than "
                                                          f"{MAX_LATEX_NESTING} deep, which no reference needs")
-        value = _authors(raw) if name == "author" else " ".join(_decoded(raw, dashes=name == "pages").split())
+        if name == "pages":  # a range's "--" (an en dash when typeset) is the hyphen other sources write
+            raw = RANGE_DASH.sub("-", raw)
+        value = _authors(raw) if name == "author" else " ".join(_decoded(raw).split())
         if name == "year":
             written_year(value, field.start_line + 1)
         values.setdefault(name, value)
@@ -187,9 +190,9 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str]) -> Ent
         entry.start_line + 1)
 
 
-def _decoded(value: str, dashes: bool = False) -> str:
-    """A value's text. LaTeX's "--" and "---" ligatures become dashes only where `dashes` (a page range):
-    elsewhere the hyphens are as written ("HbA1c--a marker" is a title, not typesetting to undo)."""
+def _decoded(value: str) -> str:
+    """A value's text. LaTeX's "--" and "---" ligatures stay as written ("HbA1c--a marker" is a title, not
+    typesetting to undo)."""
     if BARE_SPECIAL.search(value):
         return value
     # Decoding takes milliseconds a value; without macros, math or ligatures it would only drop braces.
@@ -201,10 +204,7 @@ def _decoded(value: str, dashes: bool = False) -> str:
         maths.append(MATH.latex_to_text(found.group()).replace("_", "").replace("^", ""))
         return f"\ue001{len(maths) - 1}\ue002"
     value = INLINE_MATH.sub(stand_in, value)
-    if dashes:
-        text = LATEX.latex_to_text(value)
-    else:
-        text = LATEX.latex_to_text(value.replace("-", HYPHEN_STAND_IN)).replace(HYPHEN_STAND_IN, "-")
+    text = LATEX.latex_to_text(value.replace("-", HYPHEN_STAND_IN)).replace(HYPHEN_STAND_IN, "-")
     return MATH_STAND_IN.sub(lambda found: maths[int(found.group(1))], text)
 
 
