@@ -283,3 +283,12 @@ def test_the_protocols_markdown_links_only_web_mail_and_the_sites_own_pages(writ
     shown = lxml_html.fragment_fromstring(str(render_markdown(written)), create_parent="div")
     assert shown.xpath("//a/@href") == ([href] if href else [])
     assert href or written.strip("<>") in shown.text_content()  # a link refused is shown as the text written
+
+
+def test_the_protocols_markdown_headings_sit_below_the_pages_one_h1():
+    from sitegen.site.templates import render_markdown
+
+    shown = lxml_html.fragment_fromstring(str(render_markdown("# Protocol\n\n## Search\n\n###### Deep")),
+                                          create_parent="div")
+    assert [(h.tag, h.text) for h in shown.iter("h1", "h2", "h3", "h6")] == [
+        ("h2", "Protocol"), ("h3", "Search"), ("h6", "Deep")]

@@ -45,6 +45,17 @@ def _site_link(url: str) -> bool:
 _markdown.validateLink = _site_link
 
 
+def _demote_headings(state) -> None:
+    """The page around the Markdown owns the one <h1> (its title): a protocol opening with '# Protocol'
+    would give the page a second, so each heading is moved one level down (h6 stays h6)."""
+    for token in state.tokens:
+        if token.type in ("heading_open", "heading_close"):
+            token.tag = f"h{min(int(token.tag[1:]) + 1, 6)}"
+
+
+_markdown.core.ruler.push("demote_headings", _demote_headings)
+
+
 def render_markdown(text: str) -> Markup:
     return Markup(_markdown.render(text))
 
