@@ -588,3 +588,15 @@ def test_a_label_in_chinese_wraps_to_the_width_it_is_drawn_at():
     assert len(lines) > 1
     assert all(sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line) <= chars for line in lines)
     assert prisma_svg._wrap("Population not in scope", chars) == ["Population not in scope"]
+
+
+@pytest.mark.parametrize(("quiet", "said"), [(1, "Run 3 identified no new record and adds nothing."),
+                                             (2, "Runs 3, 4 identified no new record and add nothing.")])
+def test_the_legend_names_runs_that_identified_nothing_in_plain_english(two_run_review, quiet, said):
+    counts = open_review(two_run_review).facts.prisma
+    nothing = counts.runs[1].model_copy(update={name: 0 for name in ("identified_databases", "identified_registers",
+                                                                      "identified_other_methods")})
+    runs = [*counts.runs, *(nothing.model_copy(update={"run": 3 + n}) for n in range(quiet))]
+    svg = etree.fromstring(str(prisma_svg.render(counts.model_copy(update={"runs": runs}), {}, standalone=True)).encode())
+    legend = " ".join(svg.xpath("//*[local-name()='text'][@class='note']/text()"))
+    assert said in legend and "(s)" not in legend

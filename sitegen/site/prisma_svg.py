@@ -445,7 +445,8 @@ def _notes(counts: PrismaCounts, cols: list[Column], width: int) -> list[str]:
     text = (f"Each box counts the records first identified in each run ({runs}), and All counts the whole "
             f"review.")
     if quiet:
-        text += f" Run(s) {', '.join(quiet)} identified no new record and add nothing."
+        runs_named = f"Run {quiet[0]}" if len(quiet) == 1 else f"Runs {', '.join(quiet)}"
+        text += f" {runs_named} identified no new record and add{'s' if len(quiet) == 1 else ''} nothing."
     return textwrap.wrap(text, chars) + marks
 
 
