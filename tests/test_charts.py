@@ -187,4 +187,17 @@ def test_a_record_seen_by_an_import_is_not_new_to_a_later_run(example):
     chart = runs_chart(ledger, [second])
     assert chart.title == "Records identified per search run and import"
     assert [bar.label for bar in chart.bars] == [f"{first.at[:10]} import (openalex)", second.at[:10]]
-    assert chart.summary.startswith("2 search runs and imports from") and " identified 271 records new" in chart.summary
+    assert chart.summary.startswith("1 search run and 1 import from") and " identified 271 records new" in chart.summary
+
+
+def test_the_runs_summary_spans_days_and_counts_runs_and_imports_apart(example):
+    """A bar's label names its import ('2023-04-10 import (openalex)'); the summary's span is of days, and a
+    run is not called an import nor an import a run."""
+    review, facts = example
+    first, second = facts.runs
+    earlier = sorted({rid for strategy in first.strategies for rid in strategy.record_ids})
+    imported = ImportPayload(source="openalex", description="a collection", record_ids=earlier)
+    after = SimpleNamespace(ledger_lines=[10**9], payloads=[imported], ledger=[SimpleNamespace(ts="2023-04-20T00:00:00Z")])
+    summary = runs_chart(after, facts.runs).summary
+    assert summary.startswith("2 search runs and 1 import from 2023-04-10 to 2023-04-20 identified ")
+    assert runs_chart(after, []).summary.startswith("One import, on 2023-04-20, identified ")

@@ -75,7 +75,7 @@ def test_a_confirmed_duplicate_is_counted_as_prisma_counts_it_on_every_page(site
     assert copy not in {a.get("href", "").split("/")[-1].removesuffix(".html")
                         for a in home.xpath("//dl[@class='changelog']//a")}
     chart = home.get_element_by_id("chart-runs")
-    assert "search runs and imports" in chart.find("desc").text
+    assert "2 search runs and 1 import from 2023-04-10 to 2023-05-01" in chart.find("desc").text
     assert "the last import identified 1, 0 of them new" in chart.find("desc").text  # matched: not new
     # The import is listed among what changed, and on the searches page, as PRISMA's diagram draws it.
     assert "1 import of records" in summary

@@ -130,14 +130,18 @@ def runs_chart(review: Review, runs: list[Run]) -> Chart | None:
                  for item in identified)
     new = sum(item.new for item in identified)
     incomplete = sum(1 for item in identified if item.run and not item.run.complete)
-    what = "search runs and imports" if any(item.run is None for item in identified) else "search runs"
-    runs_text = f"{len(bars)} {what} from {bars[0].label} to {bars[-1].label}" if len(bars) > 1 else \
-        f"One {what[:-1] if identified[0].run else 'import'}, on {bars[0].label},"
+    # A bar's label may name its import or saved search after the day: the summary's span is of days alone.
+    first, last = utc_day(identified[0].at), utc_day(identified[-1].at)
+    imports = sum(1 for item in identified if item.run is None)
+    searches = len(identified) - imports
+    counted = [f"{n} {noun}{'' if n == 1 else 's'}" for n, noun in ((searches, "search run"), (imports, "import")) if n]
+    runs_text = f"{' and '.join(counted)} from {first} to {last}" if len(bars) > 1 else \
+        f"One {'search run' if identified[0].run else 'import'}, on {first},"
     summary = (f"{runs_text} identified {new} records new to the review; the last "
                f"{'run' if identified[-1].run else 'import'} identified {bars[-1].total}, {bars[-1].parts[1]} of them new."
                + (f" {incomplete} run{'s were' if incomplete != 1 else ' was'} incomplete." if incomplete else ""))
-    title = "Records identified per search run and import" if what != "search runs" else "Records identified per search run"
-    return Chart("runs", title, summary, "Run" if what == "search runs" else "Run or import",
+    title = "Records identified per search run and import" if imports else "Records identified per search run"
+    return Chart("runs", title, summary, "Run or import" if imports else "Run",
                  (Series("Already seen", "chart-seen"), Series("New to the review", "chart-new")), bars)
 
 
