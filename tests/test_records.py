@@ -138,6 +138,8 @@ def test_filter_counts_shown_are_the_rows_listed(example, example_site):
     for page in (example_site / "records.html",):
         counts = filter_counts(page)
         assert counts["All records"] == len(example.review.records)
+        # no duplicate has been confirmed: the summary does not speak of them
+        assert "from its searches and imports, newest batch first" in one_spaced(page.read_text())
         assert counts["Included"] == len(listed(example_site, "included"))
         assert counts["Excluded at title and abstract"] == len(listed(example_site, "excluded-title-abstract"))
         for reason in example.review.protocol.meta.exclusion_reasons:  # every reason is a filter, 0 or not

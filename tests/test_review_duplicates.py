@@ -386,6 +386,8 @@ def test_the_site_counts_a_run_whose_only_record_is_a_duplicate(sitegen, twin_re
     assert figures["Distinct records identified, duplicates removed"] == counts["records"]
     assert figures[duplicates] == filter_count(site, duplicates) == 1
     assert counts["records"] + figures[duplicates] == filter_count(site, "All records")
+    summary = (site / "records.html").read_text()
+    assert "from its searches and imports (1 of them confirmed a duplicate)," in summary
     # The downloads hold the records without their duplicates, and say so: not "All records" with another count.
     offered = re.search(r'href="downloads/records\.ris" download>([^<(]+) \((\d+) records\)', home)
     assert offered.group(1) == "Records after duplicates removed" and int(offered.group(2)) == counts["records"]

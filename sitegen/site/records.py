@@ -223,6 +223,8 @@ def record_pages(site: Site) -> Files:
     counted, uncounted = (Navigation(lists.all.filter(counted), [item.filter(counted) for item in lists.standings],
                                      [item.filter(counted) for item in lists.reasons],
                                      [item.filter(counted) for item in lists.batches]) for counted in (True, False))
+    # The whole list says how many of its records are confirmed duplicates, which PRISMA does not count.
+    duplicates = next(len(item.entries) for item in lists.standings if item.key == "duplicate")
     rows: dict[tuple[str, str], str] = {}  # (record id, root) -> its row, written once for every list holding it
     for listing in lists.listings:
         for number in range(1, listing.pages + 1):
@@ -233,6 +235,7 @@ def record_pages(site: Site) -> Files:
             if shown_list in navigation.batches and shown_list not in shown_batches:  # the current batch is always shown
                 shown_batches = [*shown_batches, shown_list]
             context = {"listing": shown_list, "total": len(listing.entries), "number": number, "filters": navigation,
+                       "duplicates": duplicates if listing is lists.all else 0,
                        "shown_batches": shown_batches,
                        "window": page_window(number, listing.pages), "first_row": (number - 1) * PAGE_SIZE + 1,
                        "rows_per_page": PAGE_SIZE}
