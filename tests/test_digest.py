@@ -53,7 +53,7 @@ def test_the_site_shows_screening_batches_and_digests(tmp_path):
     assert 'href="digests/2023-W16.html"' in home and 'href="screening.html"' in home
     screening = (site / "screening.html").read_text()
     assert "Kappa (95% CI)" in screening and "0.90 (0.83 to 0.97)" in screening
-    assert "1 conflict(s)</strong> await adjudication" in screening
+    assert "1 conflict</strong> awaits adjudication" in screening
     batch = (site / "batches" / "2.html").read_text()
     assert "screened under protocol version 2" in batch and "The ranking decides nothing" in batch
     assert (site / "digests" / "2023-W16.html").is_file() and (site / "downloads" / "digest-2023-W16.md").is_file()
