@@ -600,3 +600,19 @@ def test_the_legend_names_runs_that_identified_nothing_in_plain_english(two_run_
     svg = etree.fromstring(str(prisma_svg.render(counts.model_copy(update={"runs": runs}), {}, standalone=True)).encode())
     legend = " ".join(svg.xpath("//*[local-name()='text'][@class='note']/text()"))
     assert said in legend and "(s)" not in legend
+
+
+def test_the_legend_never_says_a_run_a_source_did_not_answer_identified_no_new_record(two_run_review):
+    """A run whose sources were down found nothing of what they hold: "no new record" would be the silent
+    negative the site must never show (a run that answered in full and found nothing is still said so)."""
+    counts = open_review(two_run_review).facts.prisma
+    nothing = counts.runs[1].model_copy(update={name: 0 for name in ("identified_databases", "identified_registers",
+                                                                      "identified_other_methods")})
+    runs = [*counts.runs, nothing.model_copy(update={"run": 3, "incomplete": ["europepmc", "openalex"]}),
+            nothing.model_copy(update={"run": 4, "incomplete": []})]
+    svg = etree.fromstring(str(prisma_svg.render(counts.model_copy(update={"runs": runs}), {}, standalone=True)).encode())
+    legend = " ".join(" ".join(svg.xpath("//*[local-name()='text'][@class='note']/text()")).split())
+    assert "Run 4 identified no new record and adds nothing." in legend
+    assert "Run 3 identified no new record, but not every source answered it in full: that is no sign there " \
+           "were none." in legend
+    assert "Runs 3, 4" not in legend

@@ -441,13 +441,22 @@ def _notes(counts: PrismaCounts, cols: list[Column], width: int) -> list[str]:
     if not cols:
         return marks
     runs = "; ".join(f"Run {run.run}: {run.at}" for run in counts.runs if run.identified)
-    quiet = [str(run.run) for run in counts.runs if not run.identified]
+    quiet = [run for run in counts.runs if not run.identified]
+    answered = [str(run.run) for run in quiet if not run.incomplete]
+    # A run some source did not answer in full identified nothing of what that source holds: never "no new record".
+    unanswered = [str(run.run) for run in quiet if run.incomplete]
     text = (f"Each box counts the records first identified in each run ({runs}), and All counts the whole "
             f"review.")
-    if quiet:
-        runs_named = f"Run {quiet[0]}" if len(quiet) == 1 else f"Runs {', '.join(quiet)}"
-        text += f" {runs_named} identified no new record and add{'s' if len(quiet) == 1 else ''} nothing."
+    if answered:
+        text += f" {_runs_named(answered)} identified no new record and add{'s' if len(answered) == 1 else ''} nothing."
+    if unanswered:
+        text += (f" {_runs_named(unanswered)} identified no new record, but not every source answered "
+                 f"{'it' if len(unanswered) == 1 else 'them'} in full: that is no sign there were none.")
     return textwrap.wrap(text, chars) + marks
+
+
+def _runs_named(numbers: list[str]) -> str:
+    return f"Run {numbers[0]}" if len(numbers) == 1 else f"Runs {', '.join(numbers)}"
 
 
 @dataclass(frozen=True)
