@@ -125,6 +125,15 @@ def test_an_incomplete_run_says_so(example):
     assert "incomplete" in render(chart)
 
 
+def test_the_summary_never_tells_what_an_incomplete_last_run_found_as_all_there_was(example):
+    review, facts = example
+    run = facts.runs[-1]
+    broken = Run(run.monitor_id, run.at, [run.strategies[0].model_copy(update={"complete": False})], run.batch, run.line)
+    summary = runs_chart(review, [*facts.runs[:-1], broken]).summary
+    assert "of them new, though not every source answered it in full: records may be missing." in summary
+    assert "though not every source" not in runs_chart(review, [broken, *facts.runs[1:]]).summary
+
+
 HOSTILE = "<script>alert(1)</script> & \"quoted\" 'x' ]]>"
 
 

@@ -137,8 +137,13 @@ def runs_chart(review: Review, runs: list[Run]) -> Chart | None:
     counted = [f"{n} {noun}{'' if n == 1 else 's'}" for n, noun in ((searches, "search run"), (imports, "import")) if n]
     runs_text = f"{' and '.join(counted)} from {first} to {last}" if len(bars) > 1 else \
         f"One {'search run' if identified[0].run else 'import'}, on {first},"
+    latest = identified[-1]
+    # What the latest run found is never told as all there was when a source did not answer it in full.
+    unanswered = ", though not every source answered it in full: records may be missing" \
+        if latest.run and not latest.run.complete else ""
     summary = (f"{runs_text} identified {new} records new to the review; the last "
-               f"{'run' if identified[-1].run else 'import'} identified {bars[-1].total}, {bars[-1].parts[1]} of them new."
+               f"{'run' if latest.run else 'import'} identified {bars[-1].total}, {bars[-1].parts[1]} of them new"
+               f"{unanswered}."
                + (f" {incomplete} run{'s were' if incomplete != 1 else ' was'} incomplete." if incomplete else ""))
     title = "Records identified per search run and import" if imports else "Records identified per search run"
     return Chart("runs", title, summary, "Run or import" if imports else "Run",
