@@ -274,8 +274,10 @@ def _print_update(result, as_json: bool, report: Path | None) -> None:
                 click.echo(f"{search.monitor_id}: {len(search.new)} new records (screening batch {search.batch})")
             elif search.complete:
                 click.echo(f"{search.monitor_id}: no new records (every source answered)")
-            else:
+            elif search.answered:
                 click.echo(f"{search.monitor_id}: no new records from the sources that answered")
+            else:
+                click.echo(f"{search.monitor_id}: no source answered in full; new records are unknown this run")
     for sentence in unreached(result):  # on stderr with --json too: a log read by a person says it
         click.echo(f"warning: {sentence}", err=True)
     # The run is recorded already (printed above): a report that cannot be written must not hide it.

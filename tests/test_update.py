@@ -205,6 +205,32 @@ def test_a_downed_source_is_incomplete_not_empty(sitegen, tmp_path, failure):
     assert state(review)["seen_ids"][-2:] == result.searches[0].new
 
 
+def test_a_run_no_source_answered_says_so_and_claims_no_new_records_anywhere(sitegen, tmp_path, monkeypatch):
+    """With every source down there are no "sources that answered": the run says none did (exit 3), and
+    nothing is lost."""
+    review = new_review(sitegen, tmp_path)
+    providers = Providers(SYNERGY[:3], CORE[:2])
+    run(review, FIRST, providers, add=True)
+    seen = state(review)["seen_ids"]
+
+    def every_source_down(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(503)
+
+    import sitegen.living.update as update_module
+
+    real_open = update_module.open_fetcher
+    monkeypatch.setattr(update_module, "open_fetcher", lambda mode, snapshots, session="", transport=None:
+                        real_open("live", None, transport=httpx.MockTransport(every_source_down)))
+    code, out, err = sitegen("update", review, "--at", SECOND, "--report", tmp_path / "report.md")
+    assert code == 3, err
+    assert out == "watch: no source answered in full; new records are unknown this run\n"
+    report = (tmp_path / "report.md").read_text()
+    assert "No source answered in full: new records are unknown this run, not none." in report
+    assert "No new records" not in report
+    assert state(review)["seen_ids"] == seen and state(review)["run_count"] == 2
+    assert sitegen("ledger", "verify", review)[0] == 0
+
+
 def test_zero_new_records_is_said_differently_from_an_outage(sitegen, tmp_path):
     review = new_review(sitegen, tmp_path)
     providers = Providers(SYNERGY[:3], CORE[:2])

@@ -84,6 +84,11 @@ class SearchRun:
     def complete(self) -> bool:
         return all(run.outcome.complete for run in self.strategies)
 
+    @property
+    def answered(self) -> bool:
+        """Whether any source answered in full: without one, "no new records" would be said of nothing."""
+        return any(run.outcome.complete for run in self.strategies)
+
 
 @dataclass
 class UpdateResult:
@@ -392,9 +397,11 @@ def markdown_report(result: UpdateResult) -> str:
                 lines.append(f"- {markdown_code(record_id)} ({record.year or 'n.d.'}) {markdown_safe(record.title)}")
         elif search.complete:
             lines.append("No new records since the last run: every source answered in full and nothing was unseen.")
-        else:
+        elif search.answered:
             lines.append("No new records from the sources that answered in full; the others are unknown this run, "
                          "not empty.")
+        else:
+            lines.append("No source answered in full: new records are unknown this run, not none.")
         if search.duplicates:
             lines.append(f"{len(search.duplicates)} more matched records already found (see Matched by metadata): in "
                          f"screening batch {search.batch}, screened only if a reviewer changes its row to `different`.")
