@@ -198,6 +198,14 @@ def test_a_run_with_no_new_record_says_so_in_the_title(pull_request_step):
     assert create[create.index("--title") + 1].endswith(": no new records")
 
 
+def test_an_incomplete_run_with_nothing_new_is_never_titled_no_new_records(pull_request_step):
+    code, out, calls = pull_request_step([], new=0, incomplete=True)
+    assert code == 0, out
+    [create] = [call for call in calls if call[:2] == ["pr", "create"]]
+    title = create[create.index("--title") + 1]
+    assert title == "Living update at 2026-06-01T06:17:00Z (incomplete: a source was not reached)"
+
+
 def test_a_forks_pull_request_from_a_branch_of_the_same_name_is_never_taken_for_the_update(pull_request_step):
     code, out, calls = pull_request_step([{"number": 5, "isCrossRepository": True, "head": "f" * 40,
                                            "emails": [BOT]}])
