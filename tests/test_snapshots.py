@@ -185,3 +185,22 @@ def test_a_redirect_never_carries_a_credential_into_what_is_written(tmp_path, lo
     written = b"".join(p.read_bytes() for p in (tmp_path / "snapshots").rglob("*") if p.is_file())
     for text in (written, " ".join(outcome.warnings).encode()):
         assert b"oa-secret-key-123" not in text and b"secret.person" not in text.lower(), text
+
+
+@pytest.mark.parametrize("written", ["o&#x27;brien&#64;example.org", "o&apos;brien&#x0040;example.org",
+                                     "O&#39;Brien@Example.org"])
+def test_a_contact_address_an_html_page_echoes_as_character_references_is_kept_out_of_snapshots(tmp_path, written):
+    """An error page (a 200 in HTML) echoes the address with its apostrophe or '@' as a character reference:
+    recorded as it came, the address would be published with the review's snapshots."""
+    settings = SourceSettings(contact_email="o'brien@example.org")
+
+    def error_page(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=f"<html><p>Too many requests from {written}</p></html>".encode(),
+                              headers={"content-type": "text/html"})
+
+    store = SnapshotStore(tmp_path / "snapshots")
+    fetch, _, _ = fetcher(error_page, mode="record", store=store)
+    with fetch:
+        assert openalex.search(fetch, settings, {"search": "x"}).status == "unavailable"
+    bodies = b"".join(path.read_bytes() for path in (tmp_path / "snapshots").rglob("*") if path.is_file())
+    assert b"brien" not in bodies.lower() and b"Too many requests from REDACTED" in bodies

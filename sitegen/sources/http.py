@@ -349,8 +349,14 @@ def _redact(body: bytes, secrets: Secrets) -> bytes:
     return body
 
 
+# The named character references HTML and XML write for the characters they must escape ("o'brien@…" echoed
+# by an HTML error page is "o&#x27;brien@…" or "o&apos;brien@…").
+_NAMED_REFERENCES = {"&": b"&amp;", "<": b"&lt;", ">": b"&gt;", '"': b"&quot;", "'": b"&apos;"}
+
+
 def _secret_pattern(value: str) -> re.Pattern[bytes]:
-    """Matches the secret with any of its characters written plainly, %-encoded or \\u-escaped."""
+    """Matches the secret with any of its characters written plainly, %-encoded, \\u-escaped or as an HTML or XML
+    character reference (&#64;, &#x40;)."""
     parts = []
     for char in value:
         encoded = char.encode("utf-8")
@@ -359,6 +365,9 @@ def _secret_pattern(value: str) -> re.Pattern[bytes]:
                  f"\\u{ord(char):04x}".encode(), f"\\u{ord(char):04X}".encode()}
         if char == " ":
             forms.add(b"+")
-        parts.append(b"(?:" + b"|".join(re.escape(form) for form in sorted(forms)) + b")")
+        if char in _NAMED_REFERENCES:
+            forms.add(_NAMED_REFERENCES[char])
+        references = [f"&#0*{ord(char)};".encode(), f"&#x0*{ord(char):x};".encode()]  # any leading zeros
+        parts.append(b"(?:" + b"|".join([*(re.escape(form) for form in sorted(forms)), *references]) + b")")
     # Letters in any case: a contact address is the same address however a provider echoes it.
     return re.compile(b"".join(parts), re.IGNORECASE)
