@@ -181,6 +181,23 @@ def test_online_one_year_in_print_the_next_is_same_when_volume_and_page_agree():
     assert classify(article("a", page=""), article("b", year=2009, page=""))[0] == "same"  # all authors agree
 
 
+def test_one_doi_settles_the_online_first_year_volume_and_issue():
+    # The online-first record of a DOI is dated a year before print and has no volume or pages yet, or an
+    # export writes another volume or issue: with the title and first author, the DOI says one work.
+    doi = {"doi": "10.1056/nejmoa0804656"}
+    online = article("online", year=2007, volume="", issue="", page="", **doi)
+    for print_version in (article("print", **doi), article("print", volume="360", **doi),
+                          article("print", issue="31", **doi), article("print", journal="N Engl J Med", **doi)):
+        assert classify(online, print_version)[0] == classify(article("a", **doi), print_version)[0] == "same"
+        assert find_duplicates([online, print_version], [["online", "print"]]).sets == [["online", "print"]]
+    # Not when the DOI is all they share: another first page (a supplement's abstracts), first author or word.
+    assert classify(article("a", **doi), article("b", year=2009, page="1330-1340", **doi))[0] == "probable"
+    assert classify(online, article("b", authors=["Smith, J"], **doi))[0] != "same"
+    assert classify(online, article("b", title=TITLE.replace("four", "five"), **doi))[0] != "same"
+    assert classify(online, article("b", doi="10.1056/other"))[0] == "different"
+    assert classify(online, article("b"))[0] == "probable"  # no DOI to vouch: the next year, a reviewer looks
+
+
 @pytest.mark.parametrize(("first", "second"), [("e12724", "1-6"), ("487-488", "488"), ("e0137960", "137960"),
                                                 ("A175.E1638", "A175"), ("a1754", "969-972")])
 def test_pages_written_another_way_do_not_disagree(first, second):

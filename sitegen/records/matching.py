@@ -14,7 +14,8 @@ or one is a notice (erratum, reply, comment, retraction) and the other not. Othe
 disagreements (volumes, first pages, years one apart) are *discrepancies*: real
 exports are full of them (a supplement number written into the volume, an abstract
 number for a page) but two different papers show them too, so a pair with one is at
-most probable, unless the rest of its locator settles it.
+most probable, unless the rest of its locator settles it, or a DOI both records carry does
+(an online-first record is dated a year before print and has no volume yet).
 
 A pair is *same* when the normalised titles are nearly equal and either
 - journal, volume and first page all agree and the titles are equal (the position of an
@@ -421,6 +422,12 @@ def classify(a: Work, b: Work) -> tuple[Verdict, float]:
         if (year_apart and volume == "equal" and page != "differ" and score >= SAME_TITLE and journal
                 and people in ("all", "first") and (page == "equal" or people == "all")):
             return "same", score  # published online one year, in print the next
+        if (page != "differ" and score >= SAME_TITLE and people in ("all", "first") and _shared_doi(a, b)
+                and not journals_differ(a.journal, b.journal) and not _other_title(a.title, b.title)):
+            # One DOI, one title, one first author: the online-first record (dated a year before print, no
+            # volume or pages yet) or a volume or issue an export wrote otherwise. The abstracts a
+            # supplement's DOI is shared by have other titles, first authors or first pages.
+            return "same", score
         elsewhere = a.journal and b.journal and not journal
         if score < SAME_TITLE or people not in ("all", "first") or (elsewhere and year_apart):
             return "different", score  # the next year in another journal: the work presented again
@@ -428,7 +435,7 @@ def classify(a: Work, b: Work) -> tuple[Verdict, float]:
     if (people in ("none", "unknown") or a.year is None or b.year is None or score < NEAR_TITLE
             or len(a.title.split()) < MIN_TITLE_WORDS):
         return "probable", score
-    if other_words(a.title, b.title) and not subtitle_only(a.title, b.title):
+    if _other_title(a.title, b.title):
         return "probable", score  # "increased" or "decreased", "children" or "adults": a reviewer looks
     if journals_differ(a.journal, b.journal) and not (a.meeting and b.meeting):
         # A conference abstract and the journal article, one abstract at two meetings, a namesake paper
@@ -443,6 +450,16 @@ def classify(a: Work, b: Work) -> tuple[Verdict, float]:
     if support >= 2 or (support == 1 and len(a.title.split()) >= 6):
         return "same", score
     return "probable", score
+
+
+def _other_title(a: str, b: str) -> bool:
+    """Nearly equal titles with a word of their own, not a subtitle one record lost."""
+    return other_words(a, b) and not subtitle_only(a, b)
+
+
+def _shared_doi(a: Work, b: Work) -> bool:
+    doi = dict(a.identifiers).get("doi")
+    return doi is not None and doi == dict(b.identifiers).get("doi")
 
 
 def versions_of_one_work(a: Work, b: Work) -> bool:
