@@ -198,6 +198,26 @@ def test_one_doi_settles_the_online_first_year_volume_and_issue():
     assert classify(online, article("b"))[0] == "probable"  # no DOI to vouch: the next year, a reviewer looks
 
 
+def test_a_number_misspelt_in_a_title_is_one_article_at_one_page_range():
+    # One journal, volume and range of print pages are one article, whatever number one export misspelt.
+    p16 = "p16INK4a expression does not predict the outcome of cervical intraepithelial neoplasia grade 2"
+    print_pages = {"title": p16, "page": "1099-1103"}
+    assert classify(article("a", **print_pages), article("b", **{**print_pages, "title": p16.replace("16", "6")}),
+                    )[0] == "same"
+    years = "Stroke outcomes in a national audit of 120 hospitals, 2009-10"
+    assert classify(article("a", title=years), article("b", title=years.replace("-10", "-2010")))[0] == "same"
+    # Not parts, types or counts at other pages, nor where the pages cannot tell works apart: a supplement's
+    # abstracts ("S12"), an article number, a single page, a meeting, no last page, or the next year.
+    misspelt = {**print_pages, "title": p16.replace("16", "6")}
+    for other in ({"page": "1104-1110"}, {"year": 2009}):
+        assert classify(article("a", **print_pages), article("b", **{**misspelt, **other}))[0] == "probable"
+    for changes in ({"page": "S1099-S1103"}, {"page": "e1099"}, {"page": "1099"},
+                    {"journal": "Stroke. Conference: European Stroke Conference"}):
+        fields = {**print_pages, **changes}
+        assert classify(article("a", **fields), article("b", **{**fields, "title": p16.replace("16", "6")}),
+                        )[0] == "probable", changes
+
+
 @pytest.mark.parametrize(("first", "second"), [("e12724", "1-6"), ("487-488", "488"), ("e0137960", "137960"),
                                                 ("A175.E1638", "A175"), ("a1754", "969-972")])
 def test_pages_written_another_way_do_not_disagree(first, second):
