@@ -198,6 +198,19 @@ def test_one_doi_settles_the_online_first_year_volume_and_issue():
     assert classify(online, article("b"))[0] == "probable"  # no DOI to vouch: the next year, a reviewer looks
 
 
+def test_a_supplements_abstract_and_the_article_in_a_regular_issue_are_not_merged():
+    # A meeting's abstract in the journal's supplement and the article in issue 13 of the same volume: one
+    # title, one team, two records to screen.
+    for supplement in ({"issue": "Suppl 1", "page": "AWP123"}, {"issue": "Suppl 2", "page": ""},
+                       {"issue": "SUPPL. 1", "page": "123",
+                        "journal": "New England Journal of Medicine. Conference: European Stroke Conference"}):
+        assert classify(article("a"), article("b", **supplement))[0] == "probable", supplement
+    # The supplement's own numbers are no other issue: "13 Suppl 1" beside issue 13, two exports of one work.
+    assert classify(article("a", issue="13", page="S12-S20"), article("b", issue="13 Suppl 1", page="S12-S20"),
+                    )[0] == "same"
+    assert classify(article("a", issue="", page="S12-S20"), article("b", issue="Suppl 1", page="S12-S20"))[0] == "same"
+
+
 def test_a_number_misspelt_in_a_title_is_one_article_at_one_page_range():
     # One journal, volume and range of print pages are one article, whatever number one export misspelt.
     p16 = "p16INK4a expression does not predict the outcome of cervical intraepithelial neoplasia grade 2"

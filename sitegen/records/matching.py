@@ -316,10 +316,20 @@ def first_pages(a: Work, b: Work) -> Agreement:
 
 def issues_differ(a: Work, b: Work) -> bool:
     """Two issue numbers that differ, unless one is the other's article number (exports without pages put
-    it in the issue field: issue "791" beside issue "3", page "791")."""
+    it in the issue field: issue "791" beside issue "3", page "791"); or a supplement and a numbered issue
+    that is none of the supplement's numbers ("Suppl 1" and "8", not "1 Suppl 1" and "1"): a meeting's
+    abstract in a journal's supplement and the article in a regular issue of the same volume, by one team
+    under one title, are two records a review screens apart."""
+    if _supplement_and_issue(a, b) or _supplement_and_issue(b, a):
+        return True
     if not a.issue or not b.issue or a.issue == b.issue:
         return False
     return _page_parts(a.first_page)[1] != b.issue and _page_parts(b.first_page)[1] != a.issue
+
+
+def _supplement_and_issue(supplement: Work, other: Work) -> bool:
+    return bool(supplement.supplements and other.issue and other.issue not in supplement.supplements
+                and _page_parts(supplement.first_page)[1] != other.issue)
 
 
 def authors_agree(a: Work, b: Work) -> Literal["all", "first", "none", "unknown"]:
