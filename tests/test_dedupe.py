@@ -211,6 +211,11 @@ def test_a_supplements_abstract_and_the_article_in_a_regular_issue_are_not_merge
     assert classify(article("a", issue="", page="S12-S20"), article("b", issue="Suppl 1", page="S12-S20"))[0] == "same"
 
 
+def test_volume_and_issue_written_in_each_others_fields_agree():
+    assert classify(article("a"), article("b", volume="13", issue="359"))[0] == "same"
+    assert classify(article("a"), article("b", volume="13", issue="358"))[0] == "probable"
+
+
 def test_a_number_misspelt_in_a_title_is_one_article_at_one_page_range():
     # One journal, volume and range of print pages are one article, whatever number one export misspelt.
     p16 = "p16INK4a expression does not predict the outcome of cervical intraepithelial neoplasia grade 2"

@@ -288,11 +288,16 @@ def conflict(a: Work, b: Work) -> str | None:
 def volumes(a: Work, b: Work) -> Agreement:
     if not a.volume or not b.volume:
         return "unknown"
-    if a.volume == b.volume:
+    if a.volume == b.volume or _swapped(a, b):
         return "equal"
     if a.volume in b.supplements or b.volume in a.supplements:
         return "unknown"  # an export put the supplement's number in the volume field
     return "differ"
+
+
+def _swapped(a: Work, b: Work) -> bool:
+    """Whether one export wrote the volume in the issue field and the issue in the volume field."""
+    return bool(a.volume and a.issue) and (a.volume, a.issue) == (b.issue, b.volume)
 
 
 def first_pages(a: Work, b: Work) -> Agreement:
@@ -322,7 +327,7 @@ def issues_differ(a: Work, b: Work) -> bool:
     under one title, are two records a review screens apart."""
     if _supplement_and_issue(a, b) or _supplement_and_issue(b, a):
         return True
-    if not a.issue or not b.issue or a.issue == b.issue:
+    if not a.issue or not b.issue or a.issue == b.issue or _swapped(a, b):
         return False
     return _page_parts(a.first_page)[1] != b.issue and _page_parts(b.first_page)[1] != a.issue
 
