@@ -58,13 +58,22 @@ _SCRIPTS = str.maketrans({**{c: "^" + d for c, d in zip("⁰¹²³⁴⁵⁶⁷�
                           **{c: "_" + d for c, d in zip("₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎", "0123456789+-=()", strict=True)}})
 
 
+# A hyphen between two letters, with or without the line break after it: text copied from a typeset page
+# breaks "assessment" as "assess-\nment" and "well-known" as "well-\nknown", and which hyphen was the
+# typesetter's cannot be told from the text, so no hyphen between letters decides whether a passage occurs.
+# Between digits ("10-20") a hyphen is kept: it is a range, never a line break's.
+_HYPHEN_BETWEEN_LETTERS = re.compile(r"(?<=[^\W\d_])- ?(?=[^\W\d_])")
+
+
 def comparable_passage(text: str) -> str:
     """`text` as a quoted passage is compared with its source: NFKC (ligatures such as "ﬁ" read as "fi",
     full-width forms as plain ones; superscripts and subscripts keep a mark, "10⁵" is "10^5"), invisible
-    characters dropped, curly quotes and dashes as plain ones, whitespace collapsed. Letters, digits, words
+    characters dropped, curly quotes and dashes as plain ones, whitespace collapsed, and a hyphen between
+    letters (a line break's or a compound's: "assess- ment", "well-known") dropped. Letters, digits, words
     and their order still have to match exactly."""
     marked = text.translate(_SCRIPTS)
-    return normalise_whitespace(unicodedata.normalize("NFKC", marked).translate(_INVISIBLE).translate(_TYPOGRAPHY))
+    plain = normalise_whitespace(unicodedata.normalize("NFKC", marked).translate(_INVISIBLE).translate(_TYPOGRAPHY))
+    return _HYPHEN_BETWEEN_LETTERS.sub("", plain)
 
 
 def holds_passage(text: str, passage: str) -> bool:

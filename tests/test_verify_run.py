@@ -285,6 +285,22 @@ def test_a_passage_copied_with_ligatures_soft_hyphens_and_curly_quotes_is_found(
     assert faithfulness_verdict(record, evidence, text).verdict == "verified"
 
 
+def test_a_passage_copied_from_a_page_with_words_broken_at_line_ends_is_no_contradiction():
+    # Copied from a typeset page, "assessment" comes as "assess-\nment" (YAML folds the break to a space) and
+    # "well-known" as "well-\nknown": the same words as the abstract, which must not be called contradicted
+    record = Record(id="10.1234/x", DOI="10.1234/x", title="A study",
+                    abstract="Risk-of-bias assessment was done by two well-known reviewers in 10-20 min.")
+    typed = "Risk-of-bias assess-\nment was done by two well-\n   known reviewers in 10-20 min."
+    evidence = Evidence.model_validate({"record_id": record.id, "findings": [
+        {"finding": "A finding.", "passage": {"text": typed, "source": "abstract"}}]})
+    verdict = faithfulness_verdict(record, evidence, None)
+    assert verdict.verdict == "verified" and not verdict.refusal_grade
+    from sitegen.text import comparable_passage, holds_passage
+
+    # a hyphen between digits is a range, not a broken word: "10-20" is not "1020"
+    assert not holds_passage(comparable_passage(record.abstract), comparable_passage("reviewers in 1020 min"))
+
+
 def test_a_tilde_typed_as_the_source_sets_it_or_not_is_the_same_tilde():
     from sitegen.text import comparable_passage, holds_passage
 

@@ -55,5 +55,6 @@ def evidence_problems(review: Review, outcomes: dict[str, dict[str, Outcome]]) -
             elif not holds_passage(abstract, comparable_passage(passage.text)):
                 problems.append(Problem(item.path, line, column, "passage-not-found",
                                         "passage does not occur verbatim in the record's abstract "
-                                        "(compared after collapsing whitespace, ligatures, curly quotes and dashes)"))
+                                        "(compared after collapsing whitespace, ligatures, curly quotes, dashes and "
+                                        "words broken at line ends)"))
     return problems
