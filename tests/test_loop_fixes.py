@@ -497,3 +497,49 @@ def test_nocite_star_puts_every_entry_in_use():
     from sitegen.manuscript.claims import check
     review = check(r"Rats remember objects in context \cite{a}. \nocite{*}", ["a", "b", "c"])
     assert [(finding.kind, finding.key) for finding in review.findings] == []
+
+
+@pytest.mark.parametrize("sentence, mark", [
+    ("Automated screening reduces the workload by 50% [4].", "[4]"),
+    ("Automated screening reduces the workload by 50% [1-3, 7].", "[1-3, 7]"),
+    ("Automated screening reduces the workload by 50% [see 3, p. 4].", "[see 3, p. 4]"),
+    ("Automated screening reduces the workload by 50%.^2,3^", "^2,3^"),
+    ("Automated screening reduces the workload by 50%.¹", "¹"),
+    ("Automated screening reduces the workload by 50%[^note].", "[^note]"),
+    ("Automated screening outperforms manual screening (Smith et al., 2020; Jones 2019a).",
+     "(Smith et al., 2020; Jones 2019a)"),
+    ("Automated screening improves recall (see Smith & Jones, 2020, p. 12).", "(see Smith & Jones, 2020, p. 12)"),
+    ("Smith and Jones (2019a) showed that automated screening improves recall.", "Smith and Jones (2019a)"),
+])
+def test_a_claim_cited_in_a_numbered_author_year_or_footnote_style_is_cited_not_unsupported(sentence, mark):
+    # A draft in Vancouver, APA or a notes style cites every claim: calling them unsupported, and every entry
+    # uncited (then suggesting to remove it), was wrong on each count
+    review = claims.check(f"# Results\n\n{sentence}\n", ["smith2020", "jones2019"])
+    assert not review.findings
+    [read] = review.citing
+    assert read.other_citations == (mark,) and review.other_citations == 1
+
+
+@pytest.mark.parametrize("sentence", [
+    "Screening time increased by 20% in 2019.",
+    "Screening time increased by 20% (in 2019).",
+    "Screening time increased by 20% (March 2020).",
+    "The covered area increases to 5 cm².",
+])
+def test_a_year_or_a_unit_is_no_citation(sentence):
+    review = claims.check(f"# Results\n\n{sentence}\n", [])
+    assert [finding.kind for finding in review.findings] == ["unsupported claim"]
+
+
+def test_a_numbered_citation_after_the_full_stop_ends_the_sentence_it_cites():
+    text = "# Results\n\nPrevious studies have shown a benefit.[2,3] Evidence suggests it improves recall.\n"
+    assert [s.text for s in claims.sentences(text)] == ["Previous studies have shown a benefit.[2,3]",
+                                                        "Evidence suggests it improves recall."]
+
+
+def test_a_numbered_draft_is_not_told_to_remove_its_entries(manuscript):
+    draft = manuscript / "draft.md"
+    draft.write_text(re.sub(r"\s*\[@[^\]]*\]", " [1]", draft.read_text()))
+    run(manuscript)
+    assert "uncited entry" not in {row["type"] for row in problems(manuscript, 1)}
+    assert "sentences cite in a style naming no .bib key" in (round_dir(manuscript, 1) / "problems.md").read_text()

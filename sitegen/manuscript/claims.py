@@ -8,7 +8,8 @@ Pure: text in, findings out. The rules (docs/manuscript-loop.md lists them for u
   naming it, up to the next heading of the same or a higher level). Each list item is a paragraph.
 - A citation is pandoc's `[@key]`, `[see @a, p. 3; @b]`, `[-@key]` or in-text `@key` (an `@` after a
   letter or digit is an e-mail address, not a citation), or LaTeX's `\\cite{a,b}` family (`\\citep`,
-  `\\textcite`, `\\parencite`, …). `remove_key` and `rename_key` edit citations by the same grammar.
+  `\\textcite`, `\\parencite`, …). `remove_key` and `rename_key` edit citations by the same grammar. A numbered,
+  superscript, footnote or author-year citation (`OTHER_CITATION`) names no key: its sentence cites, but no entry.
 - Sentences end at `.`, `!` or `?` followed by a space and a capital letter, a digit, a quote, `[` or
   `@`, except after common abbreviations (e.g., i.e., et al., Fig., vs., …) and single initials, or at
   the full-width `。！？`; never inside a matched bracket pair (one never closed is ignored).
@@ -18,7 +19,8 @@ Pure: text in, findings out. The rules (docs/manuscript-loop.md lists them for u
   association ("is associated with", "increases", "reduces", "leads to", "predicts", "risk of"); the
   same kinds in Chinese. Questions and sentences about the authors' own work ("we", "our", "this
   study", 我们, 本研究) are not claims that need a citation.
-- An entry is uncited when the draft cites it nowhere (tables, quotes and footnotes included).
+- An entry is uncited when the draft cites it nowhere (tables, quotes and footnotes included) and cites nothing
+  in a style naming no key.
 """
 
 from __future__ import annotations
@@ -55,9 +57,30 @@ LATEX_MORE_CITES = re.compile(r"\\[A-Za-z]*cites\*?(?:\([^)]*\)){0,2}(?:\[[^\]]*
 EVERY_ENTRY = "*"  # \nocite{*}: every entry of the .bib is in the bibliography
 ABBREVIATIONS = {"e.g", "i.e", "al", "fig", "figs", "vs", "cf", "etc", "approx", "eq", "no", "ref", "refs", "dr",
                  "prof", "st", "resp", "ca", "vol", "pp", "p", "ed", "eds", "viz", "mr", "ms", "mrs", "jr", "sr"}
+# Citations the loop cannot link to a .bib key: numbered ("[1]", "[1-3, 7]", "[see 3, p. 4]"), superscript numbers ("^2,3^",
+# "<sup>2</sup>", "crisis.¹"), footnote references ("[^1]", where a notes style cites), and author-year ("(Smith et
+# al., 2020; Jones 2019a, p. 12)", "Smith and Jones (2019)"). A sentence holding one cites something, so it is no
+# unsupported claim; and since which entry such a citation names cannot be told, no entry is called uncited.
+_NUMBERS = r"[0-9]{1,4}(?:\s*[-–—,;]\s*[0-9]{1,4})*"
+NUMBERED_CITATION = (r"\[\s*(?:(?:see|cf\.)\s+)?" + _NUMBERS + r"(?:,?\s*pp?\.\s*[0-9]+(?:\s*[-–][0-9]+)?)?\s*\]")
+SUPERSCRIPT_CITATION = (r"\^" + _NUMBERS.replace(r"\s*", "") + r"\^|<sup>\s*" + _NUMBERS + r"\s*</sup>"
+                        r"|(?<=[.,;:!?)\]])[¹²³⁰⁴⁵⁶⁷⁸⁹]+(?:[⁻,–-][¹²³⁰⁴⁵⁶⁷⁸⁹]+)*")
+_NOT_A_NAME = (r"(?!(?:In|On|At|By|Since|From|Until|Before|After|During|Between|Circa|About|Around|Early|Late|Mid"
+               r"|Spring|Summer|Autumn|Fall|Winter|January|February|March|April|May|June|July|August|September"
+               r"|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|The|And|Or|See|Also"
+               r"|Table|Figure|Fig|Version|Wave|Year|Phase|Up|To)\b)")
+_NAME = (r"(?:(?:van|von|de|der|den|da|di|du|le|la)\s+)*" + _NOT_A_NAME + r"[A-ZÀ-ÖØ-Þ][\w'’-]+")
+_AUTHORS = _NAME + r"(?:\s+et\s+al\.?|\s+(?:and|&)\s+" + _NAME + r")?"
+_YEAR = r"(?:1[6-9]|20)[0-9]{2}[a-z]?\b"
+AUTHOR_YEAR_CITATION = (r"\((?=[^()]*?\b" + _AUTHORS + r",?\s+" + _YEAR + r")[^()]*\)"
+                        r"|\b" + _AUTHORS + r"\s+\(" + _YEAR + r"[^()]*\)")
+OTHER_CITATION = re.compile("|".join((NUMBERED_CITATION, SUPERSCRIPT_CITATION, r"\[\^[^\]\s]+\]",
+                                      AUTHOR_YEAR_CITATION)))
 # A sentence ends at . ! ? before a space and what starts a sentence, or at the full-width 。！？ (and a
-# closing quote or bracket) whatever follows: Chinese and Japanese put no space between sentences.
-SENTENCE_END = re.compile(r"[.!?][\"'”’)]*\s+(?=[A-Z0-9\"'“‘\[@(\\])|[。！？][”’」』）)]*\s*")
+# closing quote or bracket) whatever follows: Chinese and Japanese put no space between sentences. A numbered
+# or superscript citation set after the full stop ("shown.[2,3] Later", "shown.^2^ Later") is the sentence's.
+SENTENCE_END = re.compile(r"[.!?][\"'”’)]*(?:" + NUMBERED_CITATION + "|" + SUPERSCRIPT_CITATION + r")?"
+                          r"\s+(?=[A-Z0-9\"'“‘\[@(\\])|[。！？][”’」』）)]*\s*")
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 # Claim rules: (name shown in the evidence, pattern). General statements of findings, never words of one text.
@@ -112,6 +135,8 @@ class Sentence(Strict):
     text: str
     keys: tuple[str, ...]
     span: tuple[int, int]  # where it is in the draft's text: [start, end) character offsets
+    # citations in a style with no key ("[2]", "(Smith et al., 2020)", "[^1]"): it cites, but not an entry by name
+    other_citations: tuple[str, ...] = ()
 
     @property
     def location(self) -> str:
@@ -135,6 +160,8 @@ class ClaimReview(Strict):
     cited_keys: tuple[str, ...]
     citing: tuple[Sentence, ...]  # the sentences that cite something, with the keys each cites
     findings: tuple[ClaimFinding, ...]
+    # sentences citing in a style with no key: while there are any, no entry is called uncited
+    other_citations: int = 0
 
 
 @dataclass
@@ -151,7 +178,8 @@ def sentences(text: str) -> list[Sentence]:
         paragraphs[block.section] = paragraphs.get(block.section, 0) + 1
         for number, (line, span, sentence) in enumerate(_split(block.lines), start=1):
             found.append(Sentence(section=block.section, paragraph=paragraphs[block.section], number=number,
-                                  line=line, text=sentence, keys=cited_keys(sentence), span=span))
+                                  line=line, text=sentence, keys=cited_keys(sentence), span=span,
+                                  other_citations=other_citations(sentence)))
     return found
 
 
@@ -163,6 +191,11 @@ def cited_keys(sentence: str) -> tuple[str, ...]:
     keys += [key.strip() for match in LATEX_MORE_CITES.finditer(text)
              for group in re.findall(r"\{([^}]*)\}", match.group(1)) for key in group.split(",")]
     return tuple(dict.fromkeys(key for key in keys if key))
+
+
+def other_citations(sentence: str) -> tuple[str, ...]:
+    """The citations of a sentence in a style that names no key (`OTHER_CITATION`), in order."""
+    return tuple(match.group(0) for match in OTHER_CITATION.finditer(INLINE_CODE.sub(" ", sentence)))
 
 
 def remove_key(text: str, key: str) -> str:
@@ -230,15 +263,18 @@ def check(text: str, bib_keys: list[str]) -> ClaimReview:
     for sentence in read:
         findings += [ClaimFinding(kind="citation with no entry", key=key, sentence=sentence)
                      for key in sentence.keys if key not in known]
-        if not sentence.keys and (rules := claim_rules(sentence)):
+        if not sentence.keys and not sentence.other_citations and (rules := claim_rules(sentence)):
             findings.append(ClaimFinding(kind="unsupported claim", sentence=sentence, rules=rules))
     cited = tuple(dict.fromkeys(key for sentence in read for key in sentence.keys))
-    # An entry cited anywhere (a table, a block quote, a footnote the prose rules skip) is in use.
+    # An entry cited anywhere (a table, a block quote, a footnote the prose rules skip) is in use; and any
+    # entry may be what a numbered or author-year citation names.
     anywhere = set(cited) | set(cited_keys(text))
-    if EVERY_ENTRY not in anywhere:
+    otherwise = sum(1 for sentence in read if sentence.other_citations)
+    if EVERY_ENTRY not in anywhere and not otherwise:
         findings += [ClaimFinding(kind="uncited entry", key=key) for key in bib_keys if key not in anywhere]
-    return ClaimReview(sentences=len(read), cited_keys=cited, citing=tuple(s for s in read if s.keys),
-                       findings=tuple(findings))
+    return ClaimReview(sentences=len(read), cited_keys=cited,
+                       citing=tuple(s for s in read if s.keys or s.other_citations), findings=tuple(findings),
+                       other_citations=otherwise)
 
 
 def _paragraphs(text: str) -> list[_Block]:

@@ -440,7 +440,8 @@ def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings
     atomic_write(folder / "problems.json", pretty_json([row.model_dump(mode="json", by_alias=True, exclude_none=True)
                                                        for row in rows]))
     before = len(read_problems(manuscript.round_dir(done[-1]))) if done else None
-    atomic_write(folder / "problems.md", render_problems(number, rows, apart, before))  # last: marks the round done
+    atomic_write(folder / "problems.md",  # last: marks the round done
+                 render_problems(number, rows, apart, before, review.other_citations))
     write_summary(manuscript)
     return number
 
@@ -861,8 +862,10 @@ def _citing_sentences(review: claims.ClaimReview) -> dict[str, list[claims.Sente
     return citing
 
 
-def render_problems(number: int, rows: list[ProblemRow], apart: list[CitationCheck], before: int | None) -> str:
-    """problems.md: the seed's table, the trend since the last round (`before` problems), entries kept apart."""
+def render_problems(number: int, rows: list[ProblemRow], apart: list[CitationCheck], before: int | None,
+                    unlinked: int = 0) -> str:
+    """problems.md: the seed's table, the trend since the last round (`before` problems), entries kept apart,
+    and how many sentences cite in a style naming no key (`unlinked`)."""
     lines = [f"# Problems, round {number}", ""]
     if before is not None:
         lines += [f"Round {number - 1}: {before} problem(s); round {number}: {len(rows)}.", ""]
@@ -873,6 +876,11 @@ def render_problems(number: int, rows: list[ProblemRow], apart: list[CitationChe
                      f"{_md(row.action)} |")
     if not rows:
         lines.append("| – | none | | | |")
+    if unlinked:
+        lines += ["", f"{unlinked} sentence{'s' if unlinked > 1 else ''} cite{'' if unlinked > 1 else 's'} in a "
+                  "style naming no .bib key (numbered, author-year or a footnote): such a sentence is taken as "
+                  "cited, and no entry is called uncited, as which entry it names cannot be told. Cite with "
+                  "`[@key]` for the loop to check each citation against its entry."]
     if apart:
         lines += ["", "## Re-check later (rate-limited, not searched)", ""]
         lines += [f"- {_md(check.key)} (line {check.line}): {_md(_answers(check.identity))}" for check in apart]
