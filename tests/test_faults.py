@@ -260,3 +260,23 @@ def test_a_provider_that_keeps_refusing_is_asked_no_more_in_the_run():
     with fetch:
         statuses = [test_crossref.crossref.lookup(fetch, SETTINGS, f"10.1234/study.{n}").status for n in range(4)]
     assert statuses == ["unavailable", "unavailable", "ok", "ok"]
+
+
+@pytest.mark.parametrize("refusal, status", [(429, "rate_limited"), (503, "unavailable")])
+def test_a_provider_given_up_after_rate_limits_is_rate_limited_for_the_requests_it_is_not_asked(refusal, status,
+                                                                                                   tmp_path):
+    # A 429 mid-run: the requests not sent after it are rate limited too (re-check later, the loop pauses),
+    # not an outage; and replaying the run reproduces that
+    from sitegen.sources.snapshots import SnapshotStore
+
+    store = SnapshotStore(tmp_path / "snapshots")
+    fetch, _, _ = fetcher(lambda request: httpx.Response(refusal, headers={"retry-after": "30"}), "record", store,
+                          session="2026-01-01T00:00:00Z")
+    with fetch:
+        outcomes = [openalex.lookup(fetch, SETTINGS, f"10.1234/study.{n}") for n in range(5)]
+    assert [outcome.status for outcome in outcomes] == [status] * 5
+    assert "was not asked" in outcomes[-1].warnings[-1]
+    replay, _, _ = fetcher(lambda request: pytest.fail("replay asked the network"), "replay", store,
+                           session="2026-01-01T00:00:00Z")
+    with replay:
+        assert [openalex.lookup(replay, SETTINGS, f"10.1234/study.{n}").status for n in range(5)] == [status] * 5

@@ -789,7 +789,8 @@ class SnapshotEntry(Strict):
     # JSON has no tuples: a [name, value] pair is read as one (the only lax field).
     params: list[Annotated[tuple[str, str], StrictMode(False)]] = Field(default_factory=list)
     status: int | None = None  # HTTP status, None when no response arrived
-    error: Literal["timeout", "unavailable"] | None = None
+    # no response arrived: timed out, unreachable, or not sent to a provider that rate limited the run
+    error: Literal["timeout", "unavailable", "rate_limited"] | None = None
     message: str | None = None
     content_type: str | None = None
     retry_after: float | None = None

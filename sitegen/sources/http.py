@@ -107,6 +107,9 @@ class Fetcher:
         # GIVE_UP_AFTER it is asked nothing more in this run, so a verification of hundreds of studies
         # does not wait out the same refusal for each one (hours), nor keep asking one that asked to wait.
         self._refused_in_a_row: dict[str, int] = {}
+        # The last of those refusals per provider: a provider given up on after rate limiting is rate limited
+        # still (ask again later), not down, and the requests it is not asked say so.
+        self._last_refusal: dict[str, SnapshotEntry] = {}
         self._client = None if mode == "replay" else httpx.Client(transport=transport, follow_redirects=False)
 
     def close(self, save: bool = True) -> None:
@@ -169,11 +172,18 @@ class Fetcher:
         """Send with retries; the final outcome as a snapshot entry (not yet stored) and body."""
         base = {"fingerprint": "0" * 64, "url": url, "params": params}
         if self._refused_in_a_row.get(provider.name, 0) >= GIVE_UP_AFTER:
+            last = self._last_refusal[provider.name]
+            if last.status == 429:
+                return SnapshotEntry(**base, error="rate_limited", retry_after=last.retry_after,
+                                     message=f"{provider.name} was not asked: it rate limited {GIVE_UP_AFTER} requests "
+                                     "in a row earlier in this run, after every retry"), None
             return SnapshotEntry(**base, error="unavailable", message=f"{provider.name} was not asked: it refused or "
                                  f"did not answer {GIVE_UP_AFTER} requests in a row earlier in this run, after every "
                                  "retry"), None
         entry, body, gave_up = self._fetch_with_retries(provider, url, params, secrets, headers, base)
         self._refused_in_a_row[provider.name] = self._refused_in_a_row.get(provider.name, 0) + 1 if gave_up else 0
+        if gave_up:
+            self._last_refusal[provider.name] = entry
         return entry, body
 
     def _fetch_with_retries(self, provider: Provider, url: str, params: list[tuple[str, str]], secrets: Secrets,
