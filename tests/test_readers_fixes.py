@@ -108,6 +108,20 @@ def test_bibtex_dashes_in_a_title_stay_as_written_and_page_ranges_normalise():
     assert spaced.get("pages") == "e1-e5"
 
 
+@pytest.mark.parametrize("written, doi", [
+    ("doi = {10.1016/j.jclinepi.\n         2020.01.001}", "10.1016/j.jclinepi.2020.01.001"),
+    ("doi = {10.1016/S0895-\n  4356(20)30001-2}", "10.1016/s0895-4356(20)30001-2"),
+    ("url = {https://doi.org/10.1000/\n  xyz123}", "10.1000/xyz123"),
+    ("doi = {10.1000/a\n  10.1000/b}", None),  # two DOIs on two lines: which is the work's cannot be told
+])
+def test_a_bibtex_doi_wrapped_over_two_lines_is_that_doi(written, doi):
+    # BibTeX reads the line break as a space, which no DOI holds: the DOI was left out, so `verify --bib` and
+    # the loop looked the entry up by its title and never by the identifier it cites
+    (entry,) = read_references(f"@article{{a, title = {{T}}, author = {{Smith, J}}, year = {{2020}},\n {written}}}",
+                               "bibtex")
+    assert entry_record(entry).DOI == doi
+
+
 def test_a_csl_name_suffix_is_kept():
     text = '[{"id": "a", "title": "T", "author": [{"family": "King", "given": "Martin", "suffix": "Jr."}]}]'
     (entry,) = read_references(text, "csl-json")

@@ -48,6 +48,10 @@ MATH_STAND_IN = re.compile("\ue001([0-9]+)\ue002")  # private-use characters, as
 # it as LaTeX would drop everything after the % as a comment.
 BARE_SPECIAL = re.compile(r"(?<!\\)[%&]")
 RANGE_DASH = re.compile(r"\s*-{2,3}\s*")  # "670--676", "1 -- 10": a page range's dash
+# Fields holding one identifier or address, in which no white space belongs: a line break in one is the file's
+# wrapping ("10.1016/j.jclinepi.\n  2020.01.001"), which BibTeX reads as a space and would make it no DOI.
+IDENTIFIER_FIELDS = ("doi", "url", "eprint", "pmid", "pmcid")
+DOI_START = re.compile(r"10\.[0-9]{4,9}/")
 LATEX_MARKUP = re.compile(r"[\\$~]|--|``|''")
 # Braces nested deeper than this in a value that holds LaTeX are refused: no reference needs them, and each
 # accent nested in another doubles the text the decoder makes (25 deep: 16 million characters from one "o").
@@ -143,6 +147,9 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str]) -> Ent
         if name == "pages":  # a range's "--" (an en dash when typeset) is the hyphen other sources write
             raw = RANGE_DASH.sub("-", raw)
         value = _authors(raw) if name == "author" else " ".join(_decoded(raw).split())
+        # joined only when it names one work: two DOIs on two lines are two, which no join may make one
+        if name in IDENTIFIER_FIELDS and "\n" in raw.strip() and len(DOI_START.findall(value)) <= 1:
+            value = "".join(value.split())
         if name == "year":
             written_year(value, field.start_line + 1)
         values.setdefault(name, value)
