@@ -459,7 +459,8 @@ def verify(directory: Path, at: str | None, mode: str, bib: Path | None, encodin
     only the responses a recorded run saved, recomputes its verdicts and compares them with the ledger's;
     it writes nothing. Exit status 0 when nothing is refusal grade (open items such as "inconclusive" are
     listed, never refused), 6 when a citation is unresolvable, a mismatch, retracted or contradicted,
-    1 when a replay does not reproduce the recorded verdicts.
+    1 when a replay does not reproduce the recorded verdicts, 3 when an index did not answer (rate limited or
+    unreachable) for some verdict of a live or recorded run: verify again later.
     """
     from sitegen.errors import EXIT_REFUSED
 
@@ -516,10 +517,17 @@ def verify(directory: Path, at: str | None, mode: str, bib: Path | None, encodin
                        f"not verified by the run replayed ({result.at}), so nothing is known of them yet: {shown}; "
                        "verify them with `sitegen verify DIRECTORY --at TIME` where the indexes can be reached",
                        err=True)
+    unanswered = result.unanswered if mode != "replay" else []  # a replay reproduces the recorded run's answers
+    if unanswered:  # on stderr with --json too: a log read by a person says it
+        click.echo(f"warning: {len(unanswered)} verdict{'s rest' if len(unanswered) != 1 else ' rests'} on an index "
+                   "that did not answer (rate limited or unreachable): they are open items, not negatives; verify "
+                   "again later to settle them", err=True)
     if result.differences:
         raise click.exceptions.Exit(EXIT_INVALID)
     if result.refusals:
         raise click.exceptions.Exit(EXIT_REFUSED)
+    if unanswered:
+        raise click.exceptions.Exit(EXIT_INCOMPLETE)
 
 
 @cli.command("import")

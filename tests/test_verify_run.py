@@ -159,6 +159,22 @@ def test_an_outage_is_an_open_item_never_a_refusal(example_copy):
     assert all("never a negative" in " ".join(p.reasons) for p in identity)
 
 
+def test_a_run_an_index_did_not_answer_exits_incomplete(example_copy, monkeypatch):
+    # DESIGN: a downed source is no negative, and the exit status says so (a scheduled job asks again later)
+    from sitegen import commands
+
+    asked = commands.verify
+    monkeypatch.setattr(commands, "verify", lambda *args, **options: asked(
+        *args, **options, transport=indexes(example_copy, openalex_down=True)))
+    code, out, err = run_cli("verify", example_copy, "--at", AT)
+    assert code == 3 and "REFUSAL" not in out, out + err
+    assert "rest on an index that did not answer (rate limited or unreachable)" in err
+    monkeypatch.setattr(commands, "verify", lambda *args, **options: asked(
+        *args, **options, transport=indexes(example_copy)))
+    code, out, err = run_cli("verify", example_copy, "--at", "2023-05-02T00:00:00Z")
+    assert code == 0 and "did not answer" not in err, out + err  # every index answered
+
+
 def test_a_time_before_the_latest_event_writes_nothing(example_copy):
     before = tree_digest(example_copy)
     code, out, err = run_cli("verify", example_copy, "--at", "2020-01-01T00:00:00Z")

@@ -46,6 +46,9 @@ class BibVerdicts:
     verdicts: CitationVerdicts
 
 
+UNANSWERED = ("rate-limited", "no-answer")  # what an index said when it said nothing: never a negative
+
+
 @dataclass
 class VerifyResult:
     at: str
@@ -75,6 +78,13 @@ class VerifyResult:
     @property
     def open_items(self) -> list[VerificationPayload]:
         return [payload for payload in self.all_verdicts() if payload.verdict in OPEN_ITEMS]
+
+    @property
+    def unanswered(self) -> list[VerificationPayload]:
+        """The verdicts an index did not answer for (rate limited, an error, an outage): asked again, it may
+        settle them."""
+        return [payload for payload in self.all_verdicts()
+                if any(answer.answer in UNANSWERED for answer in payload.answers)]
 
 
 def bib_records(path: Path, encoding: str | None = None) -> list[BibEntry]:
