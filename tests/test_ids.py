@@ -193,6 +193,18 @@ def test_an_arxiv_id_and_its_datacite_doi_are_one_identifier(written, expected):
     assert arxiv_of_doi("10.1103/PhysRevD.1.1") is None and arxiv_of_doi(None) is None
 
 
+def test_an_identifier_wrapped_in_a_sentence_and_followed_by_its_punctuation_is_that_identifier():
+    # copied from running text: "see <https://doi.org/10.1000/abc>." or "(arXiv:1501.00001v2),"
+    for before, after in WRAPPERS:
+        if before.strip() and after.strip():
+            for punctuation in ".,;:":
+                assert normalise_doi(f"{before}https://doi.org/10.1016/S0166-4328(98)00079-5{after}{punctuation}") \
+                    == "10.1016/s0166-4328(98)00079-5"
+                for written, expected in ARXIV_IDS:
+                    assert normalise_arxiv(f"{before}arXiv:{written}{after}{punctuation}") == expected
+                    assert normalise_arxiv(f"arXiv:{written}{punctuation}") == expected
+
+
 @pytest.mark.parametrize(("written", "doi"), [
     ("10.1016/j.bbr.2020\u201001\u2010001", "10.1016/j.bbr.2020-01-001"),  # Unicode hyphens, as word processors write
     ("10.1016/j.bbr.2020\u201101\u2011001", "10.1016/j.bbr.2020-01-001"),  # non-breaking hyphens

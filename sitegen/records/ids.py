@@ -45,6 +45,7 @@ _PUBMED_TAG = re.compile(r"\s*\[doi\]$", re.IGNORECASE)
 # Where a field holding several DOIs ("10.1/a, 10.1/b", "10.1/a;10.1/b", "10.1/a 10.1/b") separates
 # them: a separator whose next word holds a DOI's start. A SICI DOI's own ';' (…CO;2-#) is no separator.
 _BETWEEN_DOIS = re.compile(r"[\s,;]+(?=\S*?10\.[0-9]{4,9}/)")
+_SENTENCE_PUNCTUATION = ".,;:"
 _WRAPPERS = "\"'\u201c\u201d\u2018\u2019\u00ab\u00bb`"
 _CLOSERS = {")": "(", "]": "[", ">": "<", "}": "{"}
 # A query string pasted after a bare DOI (?utm_source=…&…): key=value pairs only.
@@ -188,11 +189,14 @@ def _one_doi(text: str) -> str | None:
 
 
 def _unwrap(text: str) -> str:
-    """Without quotes and brackets around the whole value ("…", <…>, […], (…))."""
+    """Without quotes and brackets around the whole value ("…", <…>, […], (…)), and the sentence's punctuation
+    after them ("<https://doi.org/10.1000/abc>.")."""
     pairs = {"<": ">", "[": "]", "(": ")", "{": "}"}
     while len(text) >= 2:
         first, last = text[0], text[-1]
-        if (first in _WRAPPERS and last in _WRAPPERS) or pairs.get(first) == last:
+        if last in _SENTENCE_PUNCTUATION and (first in _WRAPPERS or first in pairs):
+            text = text[:-1].rstrip()
+        elif (first in _WRAPPERS and last in _WRAPPERS) or pairs.get(first) == last:
             text = text[1:-1].strip()
         else:
             return text
@@ -248,8 +252,9 @@ def arxiv_of_doi(doi: str | None) -> str | None:
 
 
 def normalise_arxiv(value: object) -> str | None:
-    """The version-less arXiv id: 2101.00001 or hep-th/9901001, also from its 10.48550/arXiv. DOI."""
-    text = _ARXIV_PREFIXES.sub("", _visible(_clean(value))).rstrip("/")
+    """The version-less arXiv id: 2101.00001 or hep-th/9901001, also from its 10.48550/arXiv. DOI, and as
+    copied from a sentence ("(arXiv:2101.00001).")."""
+    text = _ARXIV_PREFIXES.sub("", _unwrap(_visible(_clean(value)).rstrip(_SENTENCE_PUNCTUATION))).rstrip("/")
     if _ARXIV_PDF.match(_clean(value)) and text.lower().endswith(".pdf"):  # its PDF: arxiv.org/pdf/2101.00001v3.pdf
         text = text[:-4]
     doi = _ARXIV_DOI.match(normalise_doi(text) or "")
