@@ -122,6 +122,20 @@ def test_a_bibtex_doi_wrapped_over_two_lines_is_that_doi(written, doi):
     assert entry_record(entry).DOI == doi
 
 
+def test_a_bibtex_journal_naming_an_arxiv_preprint_gives_its_arxiv_id():
+    # Google Scholar's BibTeX for a preprint, and DBLP's (journal CoRR, volume abs/<id>)
+    text = ("@article{vaswani2017attention, title={Attention is all you need}, author={Vaswani, Ashish}, "
+            "journal={arXiv preprint arXiv:1706.03762}, year={2017}}\n"
+            "@article{DBLP:journals/corr/Vaswani17, title={Attention Is All You Need}, author={Ashish Vaswani}, "
+            "journal={CoRR}, volume={abs/1706.03762v5}, year={2017}}\n"
+            "@article{j, title={Attention in journals}, author={Doe, Jane}, journal={Journal of arXiv Studies}, "
+            "year={2019}}\n")
+    scholar, dblp, journal = (entry_record(entry) for entry in read_references(text, "bibtex"))
+    for preprint in (scholar, dblp):
+        assert (preprint.id, preprint.type, preprint.container_title) == ("arxiv:1706.03762", "article", "arXiv")
+    assert journal.id.startswith("ref:") and journal.type == "article-journal"
+
+
 def test_a_csl_name_suffix_is_kept():
     text = '[{"id": "a", "title": "T", "author": [{"family": "King", "given": "Martin", "suffix": "Jr."}]}]'
     (entry,) = read_references(text, "csl-json")

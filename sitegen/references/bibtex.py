@@ -5,7 +5,7 @@ bare % or & (see BARE_SPECIAL). Authors are written "Family, Given and Family2, 
 way the file has them ("von" parts stay with the family name; a name braced whole, an organisation,
 stays braced). Field names are read case-insensitively; "issue" and "booktitle" are read as
 "number" and "journal" when those are missing. Besides the benchmark's fields an entry has pmid,
-pmcid, arXiv id ("eprint" of an arXiv entry, or "arxivid"), url, issn, keywords, language,
+pmcid, arXiv id ("eprint" of an arXiv entry, "arxivid", or a journal naming one), url, issn, keywords, language,
 publisher, note, month and database (Scopus's "source").
 """
 
@@ -174,7 +174,12 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str]) -> Ent
     # databases give it: Scopus's art_number, Web of Science's Article-Number, biblatex's eid.
     if not values.get("pages"):
         values["pages"] = values.get("art_number") or values.get("article-number") or values.get("eid", "")
-    arxiv = values.get("eprint", "") if values.get("archiveprefix", "").lower() == "arxiv" else ""
+    arxiv = _arxiv_id(values)
+    if arxiv and _journal_arxiv_id(values) == arxiv:  # the "journal" only says where the preprint is
+        values["journal"] = "arXiv"
+        entry_type = "misc"  # a preprint: CSL's "article", as the arXiv source gives one
+    else:
+        entry_type = entry.entry_type.lower()
     document_type = " ".join(values.get("document_type", "").lower().split())
     key = entry.key.strip()
     pmid_key = re.fullmatch(r"PMID:(\d+)", key)  # Europe PMC's keys
@@ -182,7 +187,7 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str]) -> Ent
         # Scopus says what a record is (an erratum, a review, a book chapter it writes as @book) in document_type, as
         # its CSV export does
         **values, "ID": key, "ENTRYTYPE": document_type if document_type in PUBLICATION_TYPES or
-        document_type in CSL_TYPES else entry.entry_type.lower(),
+        document_type in CSL_TYPES else entry_type,
         "pmid": values.get("pmid") or (pmid_key.group(1) if pmid_key else ""),
         "arxiv": values.get("arxivid") or arxiv, "keywords": keywords(values.get("keywords", "")),
         "issn": issns([values.get("issn", "")]),
@@ -195,6 +200,29 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str]) -> Ent
         "type": "",  # BibTeX's own `type` field is free text ("Research Article"), no CSL type
         "retracted": "yes" if values.get("note", "").strip().lower() == "retracted" else values.get("retracted", "")}),
         entry.start_line + 1)
+
+
+# Where BibTeX files other than an arXiv entry's own name the paper's arXiv id: Google Scholar's journal
+# "arXiv preprint arXiv:1706.03762", DBLP's journal "CoRR" with volume "abs/1706.03762".
+ARXIV_JOURNAL = re.compile(r"arxiv(?:\s+preprint)?\s*:?\s*(?:arxiv\s*:\s*)?(\S+)", re.IGNORECASE)
+
+
+def _arxiv_id(values: dict[str, str]) -> str:
+    """The arXiv id an entry names: its eprint when that is an arXiv one (BibTeX's archiveprefix, biblatex's
+    eprinttype), else one its journal and volume give."""
+    if "arxiv" in (values.get("archiveprefix", "").lower(), values.get("eprinttype", "").lower()):
+        return values.get("eprint", "")
+    return _journal_arxiv_id(values)
+
+
+def _journal_arxiv_id(values: dict[str, str]) -> str:
+    journal = values.get("journal", "").strip()
+    if found := ARXIV_JOURNAL.fullmatch(journal):
+        return found.group(1)
+    volume = values.get("volume", "").strip()
+    if journal.lower() == "corr" and volume.lower().startswith("abs/"):
+        return volume[len("abs/"):]
+    return ""
 
 
 def _decoded(value: str) -> str:
