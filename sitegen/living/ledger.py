@@ -79,13 +79,19 @@ def ledger_text(events: list[LedgerEvent]) -> str:
     return "".join(event_line(event) + "\n" for event in events)
 
 
+def given_time(at: str, option: str = "--at") -> datetime:
+    """A time the caller gave as `option`, parsed; one that is not a real RFC 3339 time is the user's error,
+    named by its option (a ValueError would reach the command line as a traceback)."""
+    try:
+        return parse_timestamp(at)
+    except ValueError as exc:
+        raise SitegenError(f"{option} {exc}") from None
+
+
 def check_event_time(events: list[LedgerEvent], at: str, option: str = "--at") -> None:
     """A caller-supplied time for new events (given as `option`): a real RFC 3339 time, not before the
     ledger's latest."""
-    try:
-        when = parse_timestamp(at)
-    except ValueError as exc:
-        raise SitegenError(f"{option} {exc}") from None
+    when = given_time(at, option)
     # The clock only guards against a typo: an event dated far ahead would block every later one,
     # since the ledger is append-only and kept in time order. It never supplies the time.
     if when > datetime.now(UTC) + FUTURE_SLACK:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from urllib.parse import parse_qsl
 
 from sitegen.living.facts import ReviewFacts, Run
-from sitegen.living.ledger import append
+from sitegen.living.ledger import append, given_time
 from sitegen.records.ids import record_id
 from sitegen.records.model import Record
 from sitegen.records.providers import label as provider_label
@@ -315,7 +315,7 @@ def record_validation(review: Review, payloads: list[ValidationPayload], at: str
     """Append one `validation` event per saved search, dated `at`, in one transaction; a validation the ledger
     already holds at that instant (the command run again) is not recorded twice."""
     latest = latest_validations(review)
-    instant = parse_timestamp(at)
+    instant = given_time(at)
     new = [payload for payload in payloads if not (
         (held := latest.get(payload.monitor_id)) and parse_timestamp(held[0].ts) == instant and held[1] == payload)]
     if not new:

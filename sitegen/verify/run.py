@@ -19,7 +19,7 @@ import httpx
 
 from sitegen.errors import SitegenError
 from sitegen.living.facts import ReviewFacts
-from sitegen.living.ledger import append, check_event_time
+from sitegen.living.ledger import append, check_event_time, given_time
 from sitegen.records.model import Record
 from sitegen.references import ReferenceProblem, read_references
 from sitegen.references.records import entry_record
@@ -125,10 +125,7 @@ def verify_review(review: Review, facts: ReviewFacts, at: str | None, mode: str 
         if at is None:
             raise SitegenError("replay: the ledger holds no verification run to replay; give --at with the time "
                                "of a recorded run, or run `sitegen verify --snapshots record --at TIME` first")
-        try:
-            parse_timestamp(at)
-        except ValueError as error:
-            raise SitegenError(f"--at {error}") from None
+        given_time(at)
         sources = sources or recorded_sources(review, at)
         # A replay recomputes the run it replays: the studies that run verified (a study excluded since is
         # still one whose recorded verdicts must be reproduced), not those included now.
