@@ -20,6 +20,7 @@ import pytest
 from conftest import ROOT
 
 from sitegen.errors import LockHeld, SitegenError
+from sitegen.review import scaffold
 from sitegen.review.transaction import JOURNAL, STAGED, Transaction, interrupted, recover, review_lock
 from sitegen.review.write import atomic_write
 from sitegen.site.output import MANIFEST, SITE_MARKER, write_site
@@ -563,6 +564,38 @@ def test_init_removes_what_a_killed_init_left_behind(tmp_path, sitegen):
     assert code == 0, err
     assert not leftover.exists() and keep.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == [".other.init-abc123", "review"]
+
+
+def test_init_fills_the_empty_working_folder_in_place(tmp_path, sitegen, monkeypatch):
+    # `mkdir review && cd review && sitegen init .`: the folder cannot be renamed over (it was "Device or resource
+    # busy: ..init-…"), nor can a mount point; a folder given by its full path was replaced, leaving the shell
+    # in a deleted folder that showed nothing.
+    folder = tmp_path / "review"
+    folder.mkdir()
+    inode = folder.stat().st_ino
+    monkeypatch.chdir(folder)
+    code, out, err = sitegen("init", ".")
+    assert code == 0, err
+    assert "run `sitegen check .`" in out
+    assert folder.stat().st_ino == inode
+    assert sorted(p.name for p in folder.iterdir()) == sorted(scaffold.ENTRIES)
+    assert sitegen("check", ".")[0] == 0
+
+
+def test_init_clears_what_an_init_killed_filling_a_folder_left_and_nothing_else(tmp_path, sitegen):
+    killed = tmp_path / "killed"
+    (killed / ".sitegen-init-abc123" / "searches").mkdir(parents=True)
+    (killed / ".sitegen-init-abc123" / "review.yaml").write_text("half written")
+    (killed / "protocol.md").write_text("moved before the kill")
+    code, _, err = sitegen("init", killed)
+    assert code == 0, err
+    assert sorted(p.name for p in killed.iterdir()) == sorted(scaffold.ENTRIES)
+    theirs = tmp_path / "theirs"
+    (theirs / ".sitegen-init-abc123").mkdir(parents=True)
+    (theirs / "notes.txt").write_text("a user's file")
+    code, _, err = sitegen("init", theirs)
+    assert code == 1 and "exists and is not empty" in err
+    assert (theirs / "notes.txt").read_text() == "a user's file"
 
 
 @pytest.mark.parametrize("committed", [True, False], ids=["after-commit-point", "before-commit-point"])

@@ -64,9 +64,15 @@ def _umask() -> int:
     return mask
 
 
+# The entries `init` writes at the top of the folder; review.yaml is moved into an existing folder last.
+ENTRIES = ("review.yaml", "protocol.md", "records.jsonl", "ledger.jsonl", "searches", "snapshots", "screening",
+           "evidence")
+STAGING = ".sitegen-init-"  # where `init` writes the files it then moves into an existing empty folder
+
+
 def init_review(directory: Path, title: str) -> list[str]:
     """Create the folder's files; refuse to touch a folder that already has content."""
-    if directory.is_symlink() or directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
+    if directory.is_symlink() or directory.exists() and (not directory.is_dir() or _has_content(directory)):
         raise SitegenError(f"refusing to initialise {directory}: it exists and is not empty (nothing was written)")
     text = review_yaml(title)
     try:
@@ -74,6 +80,25 @@ def init_review(directory: Path, title: str) -> list[str]:
     except ValidationError as exc:
         reason = exc.errors(include_url=False)[0]["msg"]
         raise SitegenError(f"--title: {reason} (nothing was written)") from None
+    if directory.is_dir():
+        _fill(directory, text)
+    else:
+        _create(directory, text)
+    return sorted(str(p.relative_to(directory)) for p in directory.rglob("*") if p.is_file())
+
+
+def _write(folder: Path, text: str) -> None:
+    (folder / "review.yaml").write_text(text, encoding="utf-8")
+    (folder / "protocol.md").write_text(PROTOCOL, encoding="utf-8")
+    (folder / "records.jsonl").write_text("", encoding="utf-8")
+    (folder / "ledger.jsonl").write_text("", encoding="utf-8")
+    for name in FOLDERS:
+        (folder / name).mkdir(parents=True)
+        (folder / name / ".gitkeep").write_text("", encoding="utf-8")
+
+
+def _create(directory: Path, text: str) -> None:
+    """A new folder, written beside it and renamed into place whole."""
     directory.parent.mkdir(parents=True, exist_ok=True)
     prefix = f".{directory.name}.init-"
     for leftover in directory.parent.glob(f"{prefix}*"):  # what a killed `init` of this folder left behind
@@ -81,18 +106,59 @@ def init_review(directory: Path, title: str) -> list[str]:
             shutil.rmtree(leftover)
     staging = Path(tempfile.mkdtemp(prefix=prefix, dir=directory.parent))
     try:
-        (staging / "review.yaml").write_text(text, encoding="utf-8")
-        (staging / "protocol.md").write_text(PROTOCOL, encoding="utf-8")
-        (staging / "records.jsonl").write_text("", encoding="utf-8")
-        (staging / "ledger.jsonl").write_text("", encoding="utf-8")
-        for folder in FOLDERS:
-            (staging / folder).mkdir(parents=True)
-            (staging / folder / ".gitkeep").write_text("", encoding="utf-8")
-        # mkdtemp makes a private folder: give it what mkdir would have, or what the empty folder had.
+        _write(staging, text)
+        # mkdtemp makes a private folder: give it what mkdir would have.
         staging.chmod(0o777 & ~_umask())
         keep_folder_identity(directory, staging)
-        os.replace(staging, directory)  # an existing empty folder is replaced in one step
+        os.replace(staging, directory)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return sorted(str(p.relative_to(directory)) for p in directory.rglob("*") if p.is_file())
+
+
+def _fill(directory: Path, text: str) -> None:
+    """An existing empty folder, filled where it is: it cannot be replaced by a rename when it is the working
+    folder (`sitegen init .`), a mount point (a container's volume) or in a folder the user may not write. The
+    files are written in a folder inside it, then moved out, review.yaml last: a folder an `init` was killed
+    in has no review.yaml, and the next `init` clears what it left (`_has_content`)."""
+    _clear_leftover(directory)
+    staging = Path(tempfile.mkdtemp(prefix=STAGING, dir=directory))
+    moved: list[Path] = []
+    try:
+        _write(staging, text)
+        for name in sorted(ENTRIES, key=lambda name: name == "review.yaml"):
+            os.replace(staging / name, directory / name)
+            moved.append(directory / name)
+        staging.rmdir()
+    except BaseException:
+        for path in [*moved, staging]:
+            _remove(path)
+        raise
+
+
+def _leftover(directory: Path) -> list[Path]:
+    """What an `init` killed while filling `directory` left: its staging folder and the entries it had moved out
+    of it (never review.yaml, moved last); empty when the folder holds anything else."""
+    entries = list(directory.iterdir())
+    if not any(entry.name.startswith(STAGING) for entry in entries):
+        return []
+    if all(entry.name.startswith(STAGING) or entry.name in ENTRIES and entry.name != "review.yaml"
+           for entry in entries):
+        return entries
+    return []
+
+
+def _has_content(directory: Path) -> bool:
+    return any(directory.iterdir()) and not _leftover(directory)
+
+
+def _clear_leftover(directory: Path) -> None:
+    for path in _leftover(directory):
+        _remove(path)
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
