@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from sitegen import __version__, process
 from sitegen.errors import (
+    EXIT_BROKEN_PIPE,
     EXIT_INCOMPLETE,
     EXIT_INTERRUPTED,
     EXIT_INVALID,
@@ -75,6 +76,8 @@ class SitegenGroup(click.Group):
             _done(exc)
             click.echo(f"error: {exc}", err=True)
             ctx.exit(exc.exit_code)
+        except BrokenPipeError:  # `sitegen … | head`: the reader has gone, and an error message would go nowhere
+            ctx.exit(EXIT_BROKEN_PIPE)
         except OSError as exc:  # a full disk, a path that cannot be created, no permission
             _done(exc)
             where = f": {exc.filename}" if exc.filename else ""

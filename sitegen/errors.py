@@ -21,6 +21,7 @@ EXIT_BUSY = 5  # another sitegen process holds the review's lock
 EXIT_REFUSED = 6  # a citation has a refusal-grade verdict: unresolvable, mismatch, retracted or contradicted
 EXIT_LOW_RECALL = 7  # a saved search retrieves fewer known-relevant studies than the protocol's validation_recall
 EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as a shell reports it)
+EXIT_BROKEN_PIPE = 141  # the reader of the output went away (`sitegen … | head`): 128 + SIGPIPE, as a shell reports it
 
 
 class SitegenError(Exception):

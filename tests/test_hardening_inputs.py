@@ -625,3 +625,17 @@ def test_a_decision_file_read_in_part_makes_no_problem_elsewhere(example_copy, s
     code, out, _ = sitegen("check", example_copy)
     codes = re.findall(r"\[([a-z-]+)\]$", out, re.M)
     assert code == 1 and set(codes) <= {"schema", "too-many-problems", "not-checked"}, set(codes)
+
+
+def test_output_to_a_reader_that_has_gone_is_no_error_message(example_copy):
+    """`sitegen prisma DIR | head -1`: once `head` has exited, a line written is a BrokenPipeError, which was shown
+    as 'error: Broken pipe' with exit 1. The reader left: nothing to say, and 141 (128 + SIGPIPE) as a shell
+    reports a writer stopped by it. The pipe is closed before the program starts, so every write fails."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        result = subprocess.run([sys.executable, "-m", "sitegen", "prisma", str(example_copy)], stdout=write_end,
+                                stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert (result.returncode, result.stderr) == (141, "")
