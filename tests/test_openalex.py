@@ -299,3 +299,13 @@ def test_a_work_whose_authors_a_list_cut_is_read_whole():
         else:  # the list's hundred, said so
             assert len(outcome.records[0].author) == 100
             assert any("lists only the first 100 authors" in said for said in outcome.warnings)
+
+
+def test_a_refusal_names_the_variable_that_holds_the_key():
+    # OpenAlex requires a key: a refusal said "credentials or allowance", not what to set. Named with a key set or
+    # not: the message is recorded, and a replay runs without keys.
+    for settings in (SETTINGS, SETTINGS.model_copy(update={"openalex_api_key": None})):
+        fetch, _, _ = fetcher(lambda request: json_response('{"error": "API key required"}', status=401))
+        outcome = openalex.search(fetch, settings, {"search": "x"})
+        assert outcome.status == "unavailable"
+        assert "HTTP 401: a missing or wrong key in OPENALEX_API_KEY, or allowance" in " ".join(outcome.warnings)

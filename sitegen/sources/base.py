@@ -526,13 +526,16 @@ def parse_xml(data: bytes) -> etree._Element:
     return root
 
 
-def check_status(response: Response, provider: str) -> None:
-    """Map the statuses every provider shares; 2xx passes, 404 is the caller's to interpret."""
+def check_status(response: Response, provider: str, key_variable: str | None = None) -> None:
+    """Map the statuses every provider shares; 2xx passes, 404 is the caller's to interpret. A refusal names
+    `key_variable`, the environment variable of a key the provider requires, as what to set. It is named whether
+    or not it is set: the message is recorded, and a replay (run without keys) must give the same."""
     if response.status in (400, 422):
         raise Unsupported(f"{provider} rejected the query (HTTP {response.status}): {_error_detail(response)}")
     if response.status in (401, 403):
-        raise SourceError("unavailable", f"{provider} refused the request (HTTP {response.status}: credentials or "
-                                         f"allowance): {_error_detail(response)}")
+        cause = f"a missing or wrong key in {key_variable}, or allowance" if key_variable else "credentials or allowance"
+        raise SourceError("unavailable", f"{provider} refused the request (HTTP {response.status}: {cause}): "
+                                         f"{_error_detail(response)}")
     if response.status >= 400 and response.status != 404:
         raise SourceError("unavailable", f"{provider} answered HTTP {response.status}")
 

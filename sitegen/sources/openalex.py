@@ -44,11 +44,13 @@ from sitegen.sources.base import (
 )
 from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError, redirect_target
 from sitegen.sources.outcome import SourceOutcome
-from sitegen.sources.settings import SourceSettings
+from sitegen.sources.settings import ENVIRONMENT, SourceSettings
 from sitegen.sources.snapshots import SnapshotMissing
 
 BASE = "https://api.openalex.org"
 PROVIDER = Provider(label("openalex"), frozenset({"api.openalex.org"}), min_interval=0.1)
+# OpenAlex has required a key since February 2026: a refusal says which variable holds it.
+KEY_VARIABLE = ENVIRONMENT["openalex_api_key"]
 # How OpenAlex answers a work it does not have: a 404 page of its web framework (as recorded). Any other 404
 # (a proxy's or gateway's JSON {"error": "Not Found"} among them) says nothing of the work: an outage.
 NOT_FOUND = (b"The requested URL was not found on the server",)
@@ -216,7 +218,7 @@ def semantic_shortlist(fetcher: Fetcher, settings: SourceSettings, text: str, *,
         if since is not None:
             params.append(("filter", f"from_publication_date:{since}-01-01"))
         response = trace.get(f"{BASE}/works", params)
-        check_status(response, PROVIDER.name)
+        check_status(response, PROVIDER.name, KEY_VARIABLE)
         page = parse_json(response)
         results = page.get("results") if isinstance(page, dict) else None
         if not isinstance(results, list):
@@ -347,7 +349,7 @@ def related_ids(work: dict[str, Any], key: str) -> list[str]:
 def _work(trace: Trace, identifier: str) -> tuple[dict[str, Any], Record] | None:
     """One work by OpenAlex id, DOI or PMID: as OpenAlex sent it and as a record; None when OpenAlex has none."""
     response = trace.get(f"{BASE}/works/{_lookup_path(identifier)}", [])
-    check_status(response, PROVIDER.name)
+    check_status(response, PROVIDER.name, KEY_VARIABLE)
     if not_found(response, PROVIDER.name, *NOT_FOUND):
         return None
     work = parse_json(response)
@@ -487,7 +489,7 @@ def _paged(trace: Trace, query: dict[str, str], settings: SourceSettings) -> Sou
         response = trace.get(f"{BASE}/works", params)
         if response.status == 404:
             raise SourceError("unavailable", "OpenAlex answered 404 for a list request")
-        check_status(response, PROVIDER.name)
+        check_status(response, PROVIDER.name, KEY_VARIABLE)
         page = parse_json(response)
         if not isinstance(page, dict) or "error" in page:
             raise Malformed(f"expected a list of works, got {str(page)[:200]!r}")
