@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, tree_bytes
 
 from sitegen.errors import LockHeld, SitegenError
 from sitegen.review import scaffold
@@ -833,3 +833,18 @@ def test_an_export_removes_what_a_killed_export_of_the_same_file_left_beside_it(
     assert code == 0, err
     assert not abandoned.exists() and recent.exists() and in_use.exists() and other.exists() and out.is_file()
     assert stat.S_ISFIFO(os.lstat(pipe).st_mode)
+
+
+def test_publish_into_a_folder_it_cannot_write_records_no_version(example_copy, sitegen, tmp_path, monkeypatch):
+    # The version was recorded, then the build failed ("Operation not permitted: …/.site.spare-…"): a version
+    # with no site. (Root writes anywhere, so the folder's permission is what os.access says.)
+    config = example_copy / "review.yaml"
+    config.write_text(re.sub(r"(?m)^title: .*$", "title: A changed title", config.read_text(), count=1))
+    before = tree_bytes(example_copy)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode, **kw: Path(path) != locked and real(path, mode, **kw))
+    code, _, err = sitegen("publish", example_copy, "--out", locked / "site", "--now", "2026-01-01T00:00:00Z")
+    assert code == 1 and f"{locked} cannot be written" in err and "version" not in err
+    assert tree_bytes(example_copy) == before and not any(locked.iterdir())

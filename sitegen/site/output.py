@@ -132,6 +132,12 @@ def refuse_unsafe_output(review_dir: Path, out: Path) -> None:
     if target.is_dir() and any(target.iterdir()) and not (target / SITE_MARKER).is_file():
         raise OutputRefused(f"refusing to replace {out}: it is not empty and was not built by sitegen "
                             f"(no {SITE_MARKER} file); choose another --out or empty it yourself")
+    # The site is built in a folder beside it: a place it cannot be written is refused now, before `publish`
+    # records a version that would then have no site.
+    beside = next(folder for folder in target.parents if folder.exists())
+    if not os.access(beside, os.W_OK | os.X_OK):
+        raise OutputRefused(f"refusing to build into {out}: {beside} cannot be written (no permission, or a "
+                            "read-only file system); choose another --out")
 
 
 def write_site(out: Path, pages: Iterable[Page] | Mapping[str, bytes], finish: Finish | None = None,
