@@ -848,3 +848,15 @@ def test_publish_into_a_folder_it_cannot_write_records_no_version(example_copy, 
     code, _, err = sitegen("publish", example_copy, "--out", locked / "site", "--now", "2026-01-01T00:00:00Z")
     assert code == 1 and f"{locked} cannot be written" in err and "version" not in err
     assert tree_bytes(example_copy) == before and not any(locked.iterdir())
+
+
+def test_a_write_that_fails_names_the_path_asked_for_not_sitegens_staged_one(sitegen, example_copy):
+    # /proc takes no new file or folder, even from root: the error named the hidden file or folder sitegen
+    # stages beside the target (".x.ris.sitegen-tmp-…", ".site.spare-…", ".nope.init-…")
+    for command, target in [(("export", example_copy, "--format", "ris", "--out"), "/proc/sitegen-test.ris"),
+                            (("build", example_copy, "--out"), "/proc/sitegen-test-site"),
+                            (("init",), "/proc/sitegen-test-review")]:
+        code, out, err = sitegen(*command, target)
+        assert code == 1 and "Traceback" not in err, out + err
+        said = err.strip().splitlines()[-1]
+        assert target in said and "/proc/." not in said, said

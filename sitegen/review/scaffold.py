@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from sitegen.errors import SitegenError
 from sitegen.review.models import REVIEW_SCHEMA_VERSION, ReviewConfig
-from sitegen.review.write import keep_folder_identity
+from sitegen.review.write import keep_folder_identity, named_as
 
 PROTOCOL = """\
 ---
@@ -104,7 +104,8 @@ def _create(directory: Path, text: str) -> None:
     for leftover in directory.parent.glob(f"{prefix}*"):  # what a killed `init` of this folder left behind
         if leftover.is_dir() and not leftover.is_symlink():
             shutil.rmtree(leftover)
-    staging = Path(tempfile.mkdtemp(prefix=prefix, dir=directory.parent))
+    with named_as(directory):
+        staging = Path(tempfile.mkdtemp(prefix=prefix, dir=directory.parent))
     try:
         _write(staging, text)
         # mkdtemp makes a private folder: give it what mkdir would have.

@@ -21,7 +21,7 @@ import re
 import secrets
 import stat
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -86,13 +86,27 @@ def atomic_write(path: Path, data: bytes | str, *, mode_from: Path | None = None
     """
     if sweep:
         remove_abandoned(path)
-    tmp = _staged(path, data, mode_from or path)
-    try:
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with named_as(path):
+        tmp = _staged(path, data, mode_from or path)
+        try:
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
     fsync_dir(path.parent)
+
+
+@contextlib.contextmanager
+def named_as(path: Path | str) -> Iterator[None]:
+    """An error writing a file (or folder) sitegen stages beside `path` names `path`, the one asked for: the
+    staged one's hidden name (".x.ris.sitegen-tmp-…") means nothing to the user, nor does an error naming none."""
+    try:
+        yield
+    except OSError as error:
+        staged = error.filename is None or Path(os.fspath(error.filename)).name.startswith(".")
+        if staged and Path(os.fspath(error.filename or path)).parent == Path(path).parent:
+            raise OSError(error.errno, error.strerror, os.fspath(path)) from None
+        raise
 
 
 def atomic_write_all(files: dict[Path, bytes | str]) -> None:
@@ -105,9 +119,11 @@ def atomic_write_all(files: dict[Path, bytes | str]) -> None:
     staged: list[tuple[Path, Path]] = []
     try:
         for path, data in files.items():
-            staged.append((_staged(path, data, path), path))
+            with named_as(path):
+                staged.append((_staged(path, data, path), path))
         for tmp, path in staged:
-            os.replace(tmp, path)
+            with named_as(path):
+                os.replace(tmp, path)
     except BaseException:
         for tmp, _ in staged:
             tmp.unlink(missing_ok=True)

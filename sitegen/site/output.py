@@ -53,7 +53,7 @@ from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from sitegen.errors import BuildError, LockHeld, OutputRefused
 from sitegen.files import read_file
-from sitegen.review.write import keep_folder_identity
+from sitegen.review.write import keep_folder_identity, named_as
 
 SITE_MARKER = ".sitegen-site"  # marks a folder sitegen built, so only such a folder is ever replaced
 MARKER_TEXT = b"This folder was built by sitegen; `sitegen build` replaces it as a whole.\n"
@@ -169,7 +169,8 @@ def write_site(out: Path, pages: Iterable[Page] | Mapping[str, bytes], finish: F
         tree = spare or _leftover_name(out, "spare")  # a spare from the start: after the exchange it holds the old site
         try:
             if spare is None:
-                tree.mkdir()
+                with named_as(out):  # the folder beside it is the writer's own: the error names the site's
+                    tree.mkdir()
             filling = _Filling(tree, held, out, current, dated)
             for page in pages:
                 filling.add(page)
