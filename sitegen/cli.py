@@ -142,7 +142,13 @@ def _remember(review_dir: Path) -> Path:
 @click.argument("directory", type=REVIEW_DIR)
 @click.option("--title", default="My living review", show_default=True, help="Title written to review.yaml.")
 def init(directory: Path, title: str) -> None:
-    """Create a new review folder DIRECTORY that passes `check` and builds."""
+    """Create a new review folder DIRECTORY that passes `check` and builds.
+
+    Example:
+
+    \b
+      sitegen init reviews/my-review --title "Exercise for low back pain: a living review"
+    """
     files = init_review(directory, title)
     click.echo(f"created {directory} with {len(files)} files:")
     for name in files:
@@ -159,6 +165,12 @@ def check(directory: Path, output_format: str) -> None:
 
     Exit status 0 when clean, 1 when problems were found, 4 when a file has an
     unsupported schema_version, 5 when another sitegen process is writing the review.
+
+    Example:
+
+    \b
+      sitegen check reviews/my-review
+      sitegen check reviews/my-review --format github   # in a workflow
     """
     _remember(directory)
     try:
@@ -206,6 +218,11 @@ def build(directory: Path, out: Path, now: str | None) -> None:
     """Render review folder DIRECTORY as a static website (every published version included).
 
     Never writes the review folder: `sitegen publish` records versions.
+
+    Example:
+
+    \b
+      sitegen build reviews/my-review --out site
     """
     _remember(directory)
     click.echo(_built(commands.build(directory, out, now)))
@@ -225,6 +242,11 @@ def publish(directory: Path, out: Path, now: str | None) -> None:
     else SOURCE_DATE_EPOCH, else the latest ledger event; when only files changed, no
     ledger event is newer than the latest version, and --now is required). When nothing
     changed since the latest version, no version is recorded and the site is still built.
+
+    Example:
+
+    \b
+      sitegen publish reviews/my-review --out site --now 2026-06-01T00:00:00Z
     """
     _remember(directory)
     result = commands.publish(directory, out, now)
@@ -428,6 +450,11 @@ def update(directory: Path, at: str, mode: str, as_json: bool, report: Path | No
     Exit status 0 when every source answered, 3 when a source was not reached
     (its new records may be missing: never "no new papers"), 4 on a schema
     mismatch, 5 when another sitegen process holds the review.
+
+    Example:
+
+    \b
+      sitegen update reviews/my-review --at 2026-06-01T00:00:00Z --report run-report.md
     """
     _remember(directory)
     _file_outside_review(report, directory, "--report")
@@ -563,6 +590,11 @@ def import_command(directory: Path, files: tuple[Path, ...], at: str, format: Fo
     Records are folded in by identity as `update` folds in a search's results; one `import` event per file
     records its name, hash and counts. A file or entry that cannot be read stops the import with FILE:LINE
     and nothing is written, unless --skip-bad.
+
+    Example:
+
+    \b
+      sitegen import reviews/my-review embase-export.ris --source Embase --at 2026-06-01T00:00:00Z
     """
     from sitegen.living.imports import report
 
@@ -645,7 +677,13 @@ def probable_duplicates(directory: Path, reviewer: str, as_json: bool) -> None:
 def export(directory: Path, format: str, selection: str | None, out: Path | None, force: bool) -> None:
     """Export DIRECTORY's records (or its PRISMA counts) as a reference file, the same file the site
     offers for download: authors split, every identifier in the field the format's readers take it
-    from, one citation key per record. Read back by `sitegen import`."""
+    from, one citation key per record. Read back by `sitegen import`.
+
+    Example:
+
+    \b
+      sitegen export reviews/my-review --format ris --records all --out all-records.ris
+    """
     _remember(directory)
     _file_outside_review(out, directory, "--out", force)
     text, count = commands.export(directory, format, selection, out, force)

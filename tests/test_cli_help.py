@@ -1,0 +1,55 @@
+"""Every example a command's --help shows is a command line that command accepts: an option renamed or
+removed since would make the example a wrong one, which a new user copies first."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+import click
+import pytest
+
+from sitegen.cli import cli
+
+
+def _commands(group: click.Group, prefix: tuple[str, ...] = ()):
+    for name, command in sorted(group.commands.items()):
+        if isinstance(command, click.Group):
+            yield from _commands(command, (*prefix, name))
+        else:
+            yield (*prefix, name), command
+
+
+def _examples(command: click.Command) -> list[list[str]]:
+    """The command lines of the help's "Example:" block, comments left out."""
+    help_text = command.help or ""
+    if "Example:" not in help_text:
+        return []
+    block = help_text.split("Example:", 1)[1]
+    lines = [line.split("   #")[0].strip() for line in block.splitlines() if line.strip().startswith("sitegen ")]
+    return [shlex.split(line)[1:] for line in lines]
+
+
+EXAMPLES = [(path, example) for path, command in _commands(cli) for example in _examples(command)]
+
+
+def test_the_commands_people_start_with_show_an_example():
+    shown = {path[0] for path, _ in EXAMPLES}
+    assert {"init", "check", "build", "publish", "update", "import", "export"} <= shown
+
+
+@pytest.mark.parametrize(("path", "example"), EXAMPLES, ids=[" ".join(path) for path, _ in EXAMPLES])
+def test_each_example_in_the_help_is_a_command_line_its_command_accepts(path, example, tmp_path, monkeypatch):
+    assert example[:len(path)] == list(path), example
+    command = cli
+    for name in path:
+        command = command.commands[name]
+    # Parsed as the command would parse it, without running it, where the files it names exist (parsing
+    # checks that an input file is there).
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "reviews" / "my-review").mkdir(parents=True)
+    for value in example[len(path):]:
+        if re.fullmatch(r"[\w-]+\.[a-z]{2,4}", value):
+            (tmp_path / value).touch()
+    with click.Context(command) as context:
+        command.parse_args(context, example[len(path):])
