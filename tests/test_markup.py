@@ -114,7 +114,7 @@ def test_every_provider_normalises_title_container_and_abstract():
               "abstractText": "<h4>Background</h4>&lt;i&gt;Rats&lt;/i&gt;"}
     record = europepmc.result_to_record(result)
     assert (record.title, record.container_title, record.abstract) == \
-        ("GABAA receptor", "J & Neuro", "Background Rats")
+        ("GABAA receptor", "J & Neuro", "Background: Rats")  # the heading labels its section
     # PubMed (XML: real tags are elements; escaped ones arrive as text)
     xml = (b"<PubmedArticleSet><PubmedArticle><MedlineCitation><PMID>123</PMID><Article><Journal>"
            b"<Title>J &amp;amp; Neuro</Title></Journal><ArticleTitle>GABA<sub>A</sub> &lt;i&gt;receptor&lt;/i&gt;"
