@@ -876,3 +876,19 @@ def test_monitor_status_says_which_strategies_last_ran_incomplete(sitegen, tmp_p
     run(review, SECOND, Providers(SYNERGY[:3], CORE[:2]))
     code, out, _ = sitegen("monitor", "status", review)
     assert code == 0 and "incomplete" not in out, out
+
+
+def test_a_weeks_digest_says_when_a_source_did_not_answer_a_run_of_that_week(sitegen, tmp_path):
+    """The digest lists the week's new records: with a source down, not all of them, and it says so."""
+    review = new_review(sitegen, tmp_path)
+    providers = Providers(SYNERGY[:3], CORE[:2])
+    run(review, FIRST, providers, add=True)
+    providers.europepmc_status = 503
+    providers.works = [*SYNERGY[:3], SYNERGY[5]]  # OpenAlex answers with one new record: a batch this week
+    result = run(review, SECOND, providers)
+    assert not result.complete and result.searches[0].new
+    code, out, err = sitegen("digest", review, "--week", "2026-W03")
+    assert code == 0, err
+    assert "Not every source answered in full this week (Europe PMC in the run of watch on 2026-01-12)" in out
+    code, out, err = sitegen("digest", review, "--week", "2026-W02")  # the first run's week: all answered
+    assert code == 0 and "Not every source answered" not in out, out + err

@@ -26,9 +26,10 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from sitegen.errors import SitegenError
+from sitegen.records.providers import label as provider_label
 from sitegen.review import kept
 from sitegen.review.folder import Review, parse_protocol
-from sitegen.review.models import ProtocolLockPayload, ProtocolMeta, parse_timestamp
+from sitegen.review.models import ProtocolLockPayload, ProtocolMeta, RetrievalPayload, parse_timestamp, utc_day
 from sitegen.screening.relevance import (
     Assessment,
     Prior,
@@ -58,6 +59,9 @@ class Digest(BaseModel):
     week: str  # ISO week, YYYY-Www
     batches: list[int]
     ranking: Ranking
+    # The week's search runs a source did not answer in full ("PubMed (label) in the run of object-in-context on
+    # 2026-06-01"): its new records may be missing, so the digest is not every new record of the week.
+    unreached: list[str] = []
 
 
 def iso_week(timestamp: str) -> str:
@@ -199,7 +203,15 @@ class Relevance:
         record_ids = list(dict.fromkeys(i for batch in chosen for i in self.screening.to_screen(batch.record_ids)))
         version = max((b.protocol_version or 0 for b in chosen), default=None)
         return Digest(week=week, batches=[b.number for b in chosen if b.number],
-                      ranking=self.rank(record_ids, version, start))
+                      ranking=self.rank(record_ids, version, start), unreached=self._unreached(week))
+
+    def _unreached(self, week: str) -> list[str]:
+        """Each strategy a run of the week did not get answered in full, as the ledger records it."""
+        return list(dict.fromkeys(
+            f"{provider_label(payload.source)}{f' ({payload.label})' if payload.label else ''} in the run of "
+            f"{payload.monitor_id} on {utc_day(event.ts)}"
+            for event, payload in zip(self.review.ledger, self.review.payloads, strict=True)
+            if isinstance(payload, RetrievalPayload) and not payload.complete and iso_week(event.ts) == week))
 
 
 def _start(batch: Batch) -> date | None:
@@ -261,8 +273,10 @@ def digest_sections(digest: Digest) -> list[tuple[str, list[Scored]]]:
 
 def digest_summary(digest: Digest) -> str:
     batch_names = ", ".join(str(n) for n in digest.batches) or "none"
+    unreached = (f" Not every source answered in full this week ({'; '.join(digest.unreached)}): the new records it "
+                 "holds may be missing, so these may not be all of the week's." if digest.unreached else "")
     return (f"{len(digest.ranking.decisions)} new records (screening batch {batch_names}), ranked by relevance to "
-            "the protocol. Scores order the batch for reviewers; they decide nothing.")
+            f"the protocol. Scores order the batch for reviewers; they decide nothing.{unreached}")
 
 
 def calibration_summary(digest: Digest) -> str:
