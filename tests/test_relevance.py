@@ -333,6 +333,19 @@ def test_the_stricter_pass_alone_can_bring_keeps_under_the_cap():
         "stricter_pass_applied": True}
 
 
+def test_the_stricter_pass_never_ranks_a_paper_naming_nothing_in_scope_above_a_partial_fit():
+    # No in-scope term, an out-of-scope one in passing: scored on the seed's partial rung (0.4), KEEP 73 as the
+    # partial fit is. The stricter pass lowers that rung to 0.2 for both; had it spared this one, a cap of 4 would
+    # keep it and demote the paper that names protein design.
+    aside = paper(f"A {PLM} view of viral capsids", f"A {PLM} of capsids; unlike a clinical trial, no patients.",
+                  pmid="39000020")
+    assert (one(aside).axes.criteria, one(aside).score, one(aside).decision) == (0.4, 73, "KEEP")
+    decisions = {s.id: s for s in score_batch([*BATCH, aside], PROTOCOL, PRIOR, max_kept=4).decisions}
+    passing, partial = decisions[aside.id], decisions["pmid:39000013"]
+    assert (passing.axes.criteria, passing.score, passing.decision) == (0.2, 64, "REVIEW")
+    assert (partial.axes.criteria, partial.score, partial.decision) == (0.2, 64, "REVIEW")
+
+
 def test_when_the_stricter_pass_is_not_enough_the_lowest_keeps_are_demoted_to_review():
     ranking = score_batch(BATCH, PROTOCOL, PRIOR, max_kept=1)
     decisions = {scored.id: scored for scored in ranking.decisions}

@@ -63,13 +63,15 @@ TITLE_MATCH_ABOVE = 90.0
 
 FitKind = Literal["fit", "borderline", "partial", "aside", "silent", "out"]
 # Criteria value of each kind of fit: (usual pass, stricter pass). The stricter pass, the first
-# tie-breaker, lowers review-type papers and partial fits only.
+# tie-breaker, lowers review-type papers and partial fits only: the seed's 0.7 and 0.4 rungs.
 CRITERIA_VALUES: dict[FitKind, tuple[Decimal, Decimal]] = {
     "fit": (Decimal("1.0"), Decimal("1.0")),
     "borderline": (Decimal("0.7"), Decimal("0.4")),
     "partial": (Decimal("0.4"), Decimal("0.2")),
-    # No in-scope term; an out-of-scope one named in passing (too little to call a look-alike).
-    "aside": (Decimal("0.4"), Decimal("0.4")),
+    # No in-scope term; an out-of-scope one named in passing (too little to call a look-alike). On the
+    # partial rung, and no better a fit than a partial one: tightened alike, or under the cap it would
+    # outrank (and keep its place over) a paper that does name something in scope.
+    "aside": (Decimal("0.4"), Decimal("0.2")),
     "silent": (Decimal("0.7"), Decimal("0.7")),
     "out": (Decimal("0.0"), Decimal("0.0")),
 }
