@@ -778,10 +778,13 @@ def screen() -> None:
 
 def _agreement_line(item) -> str:
     names = " × ".join(item.reviewers)
-    if item.kappa is None:
-        return f"{names}: kappa not available ({item.note}), n = {item.records}"
-    interval = f" (95% CI {item.ci_low:.2f} to {item.ci_high:.2f})" if item.ci_low is not None else ""
     pabak = f", PABAK {item.pabak:.2f}" if item.pabak is not None else ""
+    if item.kappa is None:
+        # Kappa is undefined when every decision was one category, the prevalence extreme where percent
+        # agreement and PABAK are what remains to report: they are shown whenever there is a record to measure.
+        measured = f", agreement {item.percent_agreement:.1%}{pabak}" if item.percent_agreement is not None else ""
+        return f"{names}: kappa not available ({item.note}){measured}, n = {item.records}"
+    interval = f" (95% CI {item.ci_low:.2f} to {item.ci_high:.2f})" if item.ci_low is not None else ""
     kind = "Cohen's" if item.kappa_method == "cohen" else "Fleiss'"
     return (f"{names}: {kind} kappa {item.kappa:.2f}{interval}, agreement {item.percent_agreement:.1%}{pabak}, "
             f"n = {item.records}" + (f" ({item.note})" if item.note else ""))

@@ -42,6 +42,15 @@ def test_all_one_category_leaves_kappa_undefined():
     assert result.percent_agreement == 1.0 and result.pabak == 1.0
 
 
+def test_the_command_reports_agreement_and_pabak_where_kappa_is_undefined():
+    # Every record excluded by both: the prevalence extreme where kappa says nothing and PABAK is the number to read.
+    from sitegen.cli import _agreement_line
+
+    line = _agreement_line(cohen(pairs({("exclude", "exclude"): 12}), ["a", "b"]))
+    assert line.startswith("a × b: kappa not available (kappa is undefined") and "agreement 100.0%, PABAK 1.00" in line
+    assert _agreement_line(cohen([], ["a", "b"])).endswith("(no record was decided by both reviewers), n = 0")
+
+
 def test_no_shared_records():
     assert cohen([], ["a", "b"]).kappa is None
 
