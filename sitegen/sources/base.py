@@ -532,6 +532,11 @@ def check_status(response: Response, provider: str, key_variable: str | None = N
     or not it is set: the message is recorded, and a replay (run without keys) must give the same."""
     if response.status in (400, 422):
         raise Unsupported(f"{provider} rejected the query (HTTP {response.status}): {_error_detail(response)}")
+    if response.status == 414:
+        # The query is too long for the provider's address limit: it fails the same way on every run, so it is a
+        # query the provider cannot take (sitegen sends searches by GET), never an outage to wait out.
+        raise Unsupported(f"{provider} refused the request as too long (HTTP 414 URI Too Long): shorten the query, "
+                          "or split it into several strategies whose results are combined")
     if response.status in (401, 403):
         cause = f"a missing or wrong key in {key_variable}, or allowance" if key_variable else "credentials or allowance"
         raise SourceError("unavailable", f"{provider} refused the request (HTTP {response.status}: {cause}): "
