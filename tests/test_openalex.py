@@ -6,6 +6,7 @@ import json
 from urllib.parse import parse_qsl
 
 import httpx
+import pytest
 from conftest import FIXTURES
 from http_mocks import fetcher, json_response
 
@@ -131,6 +132,17 @@ def test_native_strategy_is_passed_verbatim():
     assert native_openalex("CRISPR off-target detection") == {"search": "CRISPR off-target detection"}
     assert native_openalex("filter=title.search:crispr,publication_year:2020") == {
         "filter": "title.search:crispr,publication_year:2020"}
+    assert native_openalex("search=C%2B%2B programming") == {"search": "C++ programming"}
+    assert native_openalex("C++ programming") == {"search": "C++ programming"}  # plain search text, as written
+
+
+@pytest.mark.parametrize("text", ["search=C++ programming", "search=heart+failure&filter=publication_year:2020"])
+def test_a_plus_in_a_native_search_and_filter_strategy_is_refused_not_read_as_a_space(text):
+    from sitegen.sources.query import UnsupportedQuery, native_openalex
+
+    # Read as an address's query string, search=C++ was sent as a search for "C" (each '+' a space).
+    with pytest.raises(UnsupportedQuery, match=r"'\+'.*%2B"):
+        native_openalex(text)
 
 
 # --------------------------------------------------------------------------- paging and hostile data

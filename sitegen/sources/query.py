@@ -525,6 +525,10 @@ CROSSREF_FIELDS = re.compile(r"^query(\.[a-z-]+)?=")
 def native_openalex(text: str) -> dict[str, str]:
     """A saved OpenAlex strategy, verbatim: `search=…&filter=…` as written, or else plain search text."""
     if text.startswith(tuple(f"{key}=" for key in OPENALEX_NATIVE_KEYS)):
+        if "+" in text:  # parse_qsl would read it as a space, so search=C++ searched for C
+            raise UnsupportedQuery("openalex", "a '+' in an OpenAlex strategy written as search=…&filter=… is "
+                                               "ambiguous (a space in a copied address, a plus sign in a query): "
+                                               "write a space as a space and a plus sign as %2B")
         pairs = parse_qsl(text, keep_blank_values=True, strict_parsing=False)
         unknown = [key for key, _ in pairs if key not in OPENALEX_NATIVE_KEYS]
         if unknown:
