@@ -112,6 +112,10 @@ def test_colons_that_are_not_field_prefixes():
         ('journal:"Nature"', "field", 1, 9),
         ("title:(a OR b)", "field", 1, 8),
         ("x title: y", "field", 3, 9),
+        ("cancer[tiab]", "field", 7, 13),
+        ('"heart failure"[mh] x', "field", 16, 20),
+        ('"x"[MeSH Terms]', "field", 4, 9),
+        ("a ANDNOT b", "operator", 3, 9),
         ("abc\x07def", "control", 4, 5),
         ("a\x00", "control", 2, 3),
         ("", "empty", 1, 1),
@@ -123,6 +127,18 @@ def test_error_positions(query, code, position, end):
         parse_query(query)
     assert (caught.value.code, caught.value.position, caught.value.end) == (code, position, end)
     assert str(caught.value).startswith(f"position {position}: ")
+
+
+def test_other_providers_syntax_is_an_error_not_text_to_search_for():
+    # Sent as text, cancer[tiab] "heart failure"[mh] searched every provider for the letters of the tags, and
+    # a ANDNOT b for documents holding the word ANDNOT.
+    with pytest.raises(QuerySyntaxError, match=r"\[mh\] looks like a PubMed field tag.*--native"):
+        parse_query('"heart failure"[mh]')
+    with pytest.raises(QuerySyntaxError, match="ANDNOT is arXiv's operator; sitegen's is NOT"):
+        parse_query("a ANDNOT b")
+    # Quoted, or a bracket that is no tag, they are text.
+    assert parse_query('"cancer[tiab]" "ANDNOT"') == And((Term("cancer[tiab]", phrase=True), Term("ANDNOT", phrase=True)))
+    assert parse_query("[18F]FDG") == Term("[18F]FDG")
 
 
 def test_error_messages_say_what_to_do():

@@ -10,7 +10,9 @@ Grammar: terms are runs of non-space characters other than parentheses and
 double quotes; "quoted phrases" allow the escapes \\" and \\\\; `title:`,
 `abstract:` and `author:` (any case) attach to the one term or phrase that
 follows them; AND, OR and NOT (upper case only) bind NOT > AND > OR, two
-operands side by side mean AND, and parentheses group.
+operands side by side mean AND, and parentheses group. Other providers' syntax
+outside quotes (PubMed's [tiab] field tags, arXiv's ANDNOT) is an error, not
+text to search for.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ FIELDS = ("title", "abstract", "author")
 OPERATORS = ("AND", "OR", "NOT")
 _WHITESPACE_CONTROLS = "\t\n\r"  # the control characters a multi-line query may contain
 _FIELD_PREFIX = re.compile(r"([A-Za-z]+):")
+# A PubMed field tag ending a word: cancer[tiab], "heart failure"[mh] (read as the phrase, then [mh]), [MeSH Terms]
+# (read as [MeSH, then Terms]). A tag starts with a letter, so a chemical name such as [18F]FDG stays a term.
+_FIELD_TAG = re.compile(r"\[[A-Za-z][^\[\]]*\]?$")
 
 
 class QuerySyntaxError(ValueError):
@@ -158,6 +163,14 @@ def _read_word(text: str, start: int) -> _Token:
     word = text[start:end]
     if word in OPERATORS:
         return _Token(word, start, end)
+    # Another provider's syntax, sent as text, would search for its letters: say so, as for an unknown field.
+    if word == "ANDNOT":
+        raise _error("operator", "ANDNOT is arXiv's operator; sitegen's is NOT, as in a NOT b (put it in double "
+                     "quotes to search for the word, or write arXiv's own syntax with --native)", start, end)
+    if tag := _FIELD_TAG.search(word):
+        raise _error("field", f"{tag.group(0)} looks like a PubMed field tag, which sitegen's grammar does not read: "
+                     "use title:, abstract: or author:, or write PubMed's own syntax with --native (put the term "
+                     "in double quotes to search for the brackets themselves)", start + tag.start(), end)
     prefix = _FIELD_PREFIX.match(word)
     if prefix is None:  # only letters-then-colon is a field prefix, so a DOI such as 10.1000/x:y stays a term
         return _Token("term", start, end, Term(word, None, False))
