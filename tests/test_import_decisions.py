@@ -568,3 +568,17 @@ def test_decisions_are_added_to_a_file_whose_lines_end_in_cr(example_copy, siteg
     assert code == 0, said
     assert after == f"record_id,decision,reason,note\r{record_id},exclude,no-control-group,\r".encode()
     assert sitegen("check", example_copy)[0] == 0
+
+
+@pytest.mark.parametrize("label", ["label", "final_included", "included_final"])
+def test_asreview_1s_export_keeps_the_columns_of_the_dataset_it_was_given(example_copy, sitegen, tmp_path, label):
+    # ASReview LAB 1 exported labels under the upload's own label column and, for a RIS upload, titles and
+    # authors under rispy's names (primary_title, first_authors): an export it wrote, refused or unmatched.
+    records = _records(example_copy)
+    chosen = _screened_in(example_copy)[:2]
+    export, status, out, err = _import(sitegen, example_copy, tmp_path,
+                                       ["record_id", "primary_title", "first_authors", "year", label],
+                                       [[str(n), records[i]["title"], _authors(records[i], "; "), _year(records[i]),
+                                         "1"] for n, i in enumerate(chosen)], "--tool", "asreview")
+    assert status == 0 and "2 row(s): 2 matched, 2 written" in out, out + err
+    assert _decisions(example_copy, f"{TA}/reviewer-c.csv") == {i: ("include", "") for i in chosen}

@@ -41,10 +41,12 @@ from sitegen.screening.status import ScreeningFacts, screening_facts
 
 Tool = Literal["rayyan", "covidence", "asreview"]
 
-# Each export's column (lower-cased) for each entry field, in order of preference.
+# Each export's column (lower-cased) for each entry field, in order of preference. ASReview LAB exports a
+# dataset under the columns it was uploaded with, which it reads by its own alternatives (a RIS upload's
+# `primary_title` and `first_authors`), so those are read too.
 COLUMNS: dict[str, tuple[str, ...]] = {
-    "title": ("title",),
-    "author": ("authors", "author"),
+    "title": ("title", "primary_title"),
+    "author": ("authors", "author", "first_authors", "author names"),
     "year": ("year", "published year", "publication_year"),
     "journal": ("journal", "journal_name", "secondary_title"),
     "volume": ("volume",),
@@ -52,10 +54,13 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "pages": ("pages",),
     "doi": ("doi",),
     "pmid": ("pubmed_id", "pmid", "pubmed id"),
-    "abstract": ("abstract",),
+    "abstract": ("abstract", "abstract note", "notes_abstract"),
     "url": ("url",),
 }
-ASREVIEW_LABELS = ("asreview_label", "included", "label_included")
+# ASReview LAB 2 writes its labels to `asreview_label`; version 1 wrote them to the dataset's own label column,
+# whichever of ASReview's names for it the upload had (its own order of preference, after `asreview_label`).
+ASREVIEW_LABELS = ("asreview_label", "final_included", "label", "label_included", "included_label", "included_final",
+                   "included", "included_flag", "include")
 RAYYAN_DECISIONS = {"included": "include", "excluded": "exclude"}
 READ_COLUMNS = frozenset({*(name for names in COLUMNS.values() for name in names), *ASREVIEW_LABELS, "notes",
                           "asreview_note"})  # and any column with "reason" in its name
