@@ -582,3 +582,19 @@ def test_asreview_1s_export_keeps_the_columns_of_the_dataset_it_was_given(exampl
                                          "1"] for n, i in enumerate(chosen)], "--tool", "asreview")
     assert status == 0 and "2 row(s): 2 matched, 2 written" in out, out + err
     assert _decisions(example_copy, f"{TA}/reviewer-c.csv") == {i: ("include", "") for i in chosen}
+
+
+def test_asreview_1s_exported_notes_are_the_decisions_note(example_copy, sitegen, tmp_path):
+    # ASReview LAB 1 wrote the reviewer's notes to exported_notes_1, _2, ... (LAB 2 to asreview_note).
+    records = _records(example_copy)
+    chosen = _screened_in(example_copy)[:2]
+    export, status, out, err = _import(sitegen, example_copy, tmp_path,
+                                       ["record_id", "title", "doi", "included", "asreview_ranking",
+                                        "exported_notes_2", "exported_notes_1"],
+                                       [["0", records[chosen[0]]["title"], records[chosen[0]]["DOI"], "1", "1",
+                                         "rats, then mice", "object in context"],
+                                        ["1", records[chosen[1]]["title"], records[chosen[1]]["DOI"], "1", "2", "",
+                                         ""]], "--tool", "asreview")
+    assert status == 0, out + err
+    notes = {row["record_id"]: row["note"] for row in csv.DictReader((example_copy / TA / "reviewer-c.csv").open())}
+    assert notes == {chosen[0]: "object in context rats, then mice", chosen[1]: ""}

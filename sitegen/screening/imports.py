@@ -226,9 +226,18 @@ def _rayyan(line: int, row: dict[str, str], reviewer: str) -> Exported:
 def _asreview(line: int, row: dict[str, str], label: str) -> Exported:
     value = row.get(label, "").strip()
     decision = {"1": "include", "1.0": "include", "0": "exclude", "0.0": "exclude"}.get(value)
-    return Exported(_entry(line, row), decision, note=row.get("asreview_note", "").strip(),
+    # ASReview LAB 2 writes the reviewer's note to asreview_note; version 1 wrote exported_notes_1, _2, ...
+    notes = [row["asreview_note"]] if "asreview_note" in row else [
+        row[name] for name in sorted(row, key=_notes_number) if _notes_number(name)]
+    return Exported(_entry(line, row), decision, note=" ".join(note.strip() for note in notes if note.strip()),
                     why_undecided="" if decision else "not labelled" if value in ("", "-1", "nan")
                     else f"label {value!r} is not 1 or 0")
+
+
+def _notes_number(column: str) -> int:
+    """n for ASReview LAB 1's note column exported_notes_<n>, else 0."""
+    found = re.fullmatch(r"exported_notes_(\d{1,6})", column)
+    return int(found.group(1)) if found else 0
 
 
 def _split_reasons(text: str) -> list[str]:
