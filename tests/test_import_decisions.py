@@ -598,3 +598,15 @@ def test_asreview_1s_exported_notes_are_the_decisions_note(example_copy, sitegen
     assert status == 0, out + err
     notes = {row["record_id"]: row["note"] for row in csv.DictReader((example_copy / TA / "reviewer-c.csv").open())}
     assert notes == {chosen[0]: "object in context rats, then mice", chosen[1]: ""}
+
+
+def test_rayyans_user_notes_of_the_named_reviewer_are_the_decisions_note(example_copy, sitegen, tmp_path):
+    # Rayyan keeps each reviewer's notes in USER-NOTES, as Ruby writes a hash of lists: only Alice's are hers.
+    records = list(_records(example_copy).values())
+    notes = [' RAYYAN-INCLUSION: {"Alice"=>"Excluded", "Bob"=>"Excluded"} | RAYYAN-LABELS: rats | USER-NOTES: '
+             '{"Bob"=>["not Alice\'s"], "Alice"=>["rabbits, \\"not\\" rodents", "see [2]"]}',
+             ' RAYYAN-INCLUSION: {"Alice"=>"Included"} | USER-NOTES: {"Bob"=>["only Bob wrote"]}']
+    export, code, out = _rayyan(sitegen, example_copy, tmp_path, records, notes)
+    assert code == 0, out
+    written = {row["record_id"]: row["note"] for row in csv.DictReader((example_copy / TA / "reviewer-c.csv").open())}
+    assert written == {records[0]["id"]: 'rabbits, "not" rodents see [2]', records[1]["id"]: ""}

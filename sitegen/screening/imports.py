@@ -220,7 +220,29 @@ def _rayyan(line: int, row: dict[str, str], reviewer: str) -> Exported:
     # Rayyan lists every excluding reviewer's reasons together, without saying whose.
     excluding = sum(1 for cast in votes.values() if cast.casefold() == "excluded")
     return Exported(_entry(line, row), decision, tuple(_split_reasons(reasons.group(1))) if reasons else (),
-                    why_undecided=why, reasons_of=max(1, excluding))
+                    note=_rayyan_notes(notes, reviewer), why_undecided=why, reasons_of=max(1, excluding))
+
+
+# One of Ruby's inspected strings, as Rayyan writes them: quotes and backslashes inside are escaped.
+RAYYAN_STRING = re.compile(r'\s*"((?:[^"\\]|\\.)*)"\s*,?')
+
+
+def _rayyan_notes(notes: str, reviewer: str) -> str:
+    """The reviewer's own notes in Rayyan's USER-NOTES: {"Alice"=>["a note", "another"], "Bob"=>[...]}. Each
+    list is read string by string (a regular expression repeating strings and spaces backtracks exponentially
+    on a list never closed)."""
+    found = re.search(r"USER-NOTES:\s*\{(.*)\}", notes, re.DOTALL)
+    body = found.group(1) if found else ""
+    for name in re.finditer(r'"([^"]*)"\s*=>\s*\[', body):
+        if name.group(1).strip().casefold() != reviewer.casefold():
+            continue
+        written, at = [], name.end()
+        while item := RAYYAN_STRING.match(body, at):
+            written.append(re.sub(r"\\(.)", lambda escaped: " " if escaped.group(1) in "nrt" else escaped.group(1),
+                                  item.group(1)).strip())
+            at = item.end()
+        return " ".join(note for note in written if note)
+    return ""
 
 
 def _asreview(line: int, row: dict[str, str], label: str) -> Exported:
