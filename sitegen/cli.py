@@ -36,7 +36,18 @@ from sitegen.review.scaffold import init_review
 from sitegen.review.schemas import json_schemas, write_schemas
 from sitegen.review.write import atomic_write
 
-REVIEW_DIR = click.Path(path_type=Path, file_okay=False)
+
+class GivenPath(click.Path):
+    """A path on the command line, never empty: "" would be the working folder (an unset variable in a script,
+    `sitegen init "$DIR"`, would initialise, build into or replace the folder the script runs in)."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and not value.strip():
+            self.fail("an empty path (an unset variable?): give a file or folder name", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+REVIEW_DIR = GivenPath(path_type=Path, file_okay=False)
 
 
 def _lazily(name: str):
@@ -184,7 +195,7 @@ def check(directory: Path, output_format: str) -> None:
         raise click.exceptions.Exit(EXIT_INVALID)
 
 
-SITE_OUT = click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("site"),
+SITE_OUT = click.option("--out", type=GivenPath(path_type=Path, file_okay=False), default=Path("site"),
                         show_default=True, help="Output folder; replaced as a whole only when the new site is complete.")
 def _in_utc(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
     """--at and --now as the review's files hold times: in UTC. The same instant written with an offset
@@ -268,7 +279,7 @@ AT = click.option("--at", required=True, metavar="RFC3339", callback=_in_utc,
 
 
 REPORT = click.option(
-    "--report", type=click.Path(path_type=Path, dir_okay=False), default=None,
+    "--report", type=GivenPath(path_type=Path, dir_okay=False), default=None,
     help="Also write the Markdown run report (for a pull-request body) to this file, outside the review folder.")
 
 
@@ -472,7 +483,7 @@ def update(directory: Path, at: str, mode: str, as_json: bool, report: Path | No
 @click.option("--snapshots", "mode", type=click.Choice(["live", "record", "replay"]), envvar="SITEGEN_SNAPSHOT_MODE",
               default="record", show_default=True,
               help=SNAPSHOT_MODES + " A live run's verdicts cannot be replayed (check.yml replays the latest).")
-@click.option("--bib", type=click.Path(path_type=Path, dir_okay=False, exists=True), default=None,
+@click.option("--bib", type=GivenPath(path_type=Path, dir_okay=False, exists=True), default=None,
               help="Also verify every entry of this BibTeX file (reported, not recorded: they are not records "
               "of the review).")
 @click.option("--encoding", help="Encoding of the --bib file when it is not UTF-8 or UTF-16, e.g. latin-1 or cp1252.")
@@ -562,7 +573,7 @@ def verify(directory: Path, at: str | None, mode: str, bib: Path | None, encodin
 
 @cli.command("import")
 @click.argument("directory", type=REVIEW_DIR)
-@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.argument("files", nargs=-1, required=True, type=GivenPath(path_type=Path, dir_okay=False, exists=True))
 @AT
 @click.option("--format", "format", type=click.Choice(get_args(Format)),
               help="Format of every FILE [default: by its suffix, else by its content].")
@@ -671,7 +682,7 @@ def probable_duplicates(directory: Path, reviewer: str, as_json: bool) -> None:
 @click.option("--records", "selection", type=click.Choice(["included", "all", "screened-in"]),
               help="Which records: the included studies [default], all records but confirmed duplicates (the "
                    "records PRISMA counts), or those sent on to full text (included or maybe at title and abstract).")
-@click.option("--out", type=click.Path(path_type=Path, dir_okay=False),
+@click.option("--out", type=GivenPath(path_type=Path, dir_okay=False),
               help="File to write (outside the review folder) [default: standard output].")
 @click.option("--force", is_flag=True, help="Replace --out when it exists.")
 def export(directory: Path, format: str, selection: str | None, out: Path | None, force: bool) -> None:
@@ -695,7 +706,7 @@ def export(directory: Path, format: str, selection: str | None, out: Path | None
 
 @cli.command("import-decisions")
 @click.argument("directory", type=REVIEW_DIR)
-@click.argument("source", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.argument("source", type=GivenPath(path_type=Path, dir_okay=False, exists=True))
 @click.option("--tool", type=click.Choice(["rayyan", "covidence", "asreview"]), required=True,
               help="The tool that wrote SOURCE: Rayyan's CSV export (decisions in its notes column), a Covidence "
                    "CSV export of included or excluded studies, or ASReview LAB's CSV export (labels 1/0).")
@@ -735,12 +746,12 @@ def import_decisions(directory: Path, source: Path, tool: str, reviewer: str, st
 
 
 @cli.command("dedupe")
-@click.argument("source", type=click.Path(path_type=Path, dir_okay=False, exists=True))
-@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True,
+@click.argument("source", type=GivenPath(path_type=Path, dir_okay=False, exists=True))
+@click.option("--out", type=GivenPath(path_type=Path, dir_okay=False), required=True,
               help="CSV to write: one predicted duplicate set per row, column merged_ids (IDs joined by ';').")
-@click.option("--probable", "probable_out", type=click.Path(path_type=Path, dir_okay=False),
+@click.option("--probable", "probable_out", type=GivenPath(path_type=Path, dir_okay=False),
               help="CSV of probable pairs (not merged) [default: OUT with '-probable' added to its name].")
-@click.option("--versions", "versions_out", type=click.Path(path_type=Path, dir_okay=False),
+@click.option("--versions", "versions_out", type=GivenPath(path_type=Path, dir_okay=False),
               help="CSV of preprints and their journal versions (linked, not merged) "
                    "[default: OUT with '-versions' added to its name].")
 @click.option("--format", "format", type=click.Choice(get_args(Format)),
@@ -881,7 +892,7 @@ def screen_rank(directory: Path, number: int, as_json: bool) -> None:
 @cli.command()
 @click.argument("directory", type=REVIEW_DIR)
 @click.option("--week", required=True, metavar="YYYY-Www", help="ISO week, e.g. 2026-W23.")
-@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=None,
+@click.option("--out", type=GivenPath(path_type=Path, dir_okay=False), default=None,
               help="Write the Markdown here (outside the review folder) instead of printing it.")
 @click.option("--force", is_flag=True, help="Replace --out when it exists.")
 def digest(directory: Path, week: str, out: Path | None, force: bool) -> None:
@@ -1056,7 +1067,7 @@ search.add_command(monitor_validate, "validate")  # the issue's name for it; `si
 @click.option("--native", is_flag=True, help="Send QUERY to every source verbatim instead of compiling the grammar.")
 @click.option("--since", type=click.IntRange(1800, 2999), default=None, help="Only works published from this year.")
 @SNAPSHOT_MODE
-@click.option("--review", "review_dir", type=click.Path(path_type=Path, file_okay=False, exists=True), default=None,
+@click.option("--review", "review_dir", type=GivenPath(path_type=Path, file_okay=False, exists=True), default=None,
               help="Review folder whose snapshots/ record and replay use.")
 @click.option("--semantic", is_flag=True,
               help="Add OpenAlex's semantic shortlist (at most 50 works nearest in meaning to QUERY) as one more "
@@ -1091,15 +1102,15 @@ def search_query(query: str, sources: str, native: bool, since: int | None, mode
 
 
 @cli.command()
-@click.option("--runs", type=click.Path(path_type=Path, dir_okay=False), required=True,
+@click.option("--runs", type=GivenPath(path_type=Path, dir_okay=False), required=True,
               help="JSON: query id -> the record ids a system returned, best first.")
-@click.option("--judgments", type=click.Path(path_type=Path, dir_okay=False), required=True,
+@click.option("--judgments", type=GivenPath(path_type=Path, dir_okay=False), required=True,
               help="JSON: query id -> record id -> grade 0 (not relevant) to 3.")
-@click.option("--known", type=click.Path(path_type=Path, dir_okay=False), default=None,
+@click.option("--known", type=GivenPath(path_type=Path, dir_okay=False), default=None,
               help="JSON: query id -> ids of records known to be relevant, for known-item recall.")
 @click.option("--k", "ks", type=click.IntRange(1, 10_000), multiple=True, default=(10,), show_default=True,
               help="Cut-off; repeat for several (--k 10 --k 25).")
-@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True,
+@click.option("--out", type=GivenPath(path_type=Path, dir_okay=False), required=True,
               help="Report to write (JSON); an existing file is never replaced.")
 def evaluate(runs: Path, judgments: Path, known: Path | None, ks: tuple[int, ...], out: Path) -> None:
     """Score frozen search runs offline: precision@k, nDCG@k against the whole judged pool and
@@ -1122,16 +1133,16 @@ def _not_blank(value: str, option: str) -> str:
 
 
 @cli.command("loop")
-@click.argument("directory", type=click.Path(path_type=Path, file_okay=False, exists=True))
+@click.argument("directory", type=GivenPath(path_type=Path, file_okay=False, exists=True))
 @click.option("--topic", required=True, callback=lambda _ctx, _param, value: _not_blank(value, "--topic"),
               help="The manuscript's topic; its folder under output/evidence-loop/ is named by a hash of it.")
-@click.option("--draft", type=click.Path(path_type=Path, dir_okay=False), default=None,
+@click.option("--draft", type=GivenPath(path_type=Path, dir_okay=False), default=None,
               help="The Markdown draft (default: the only .md file in DIRECTORY).")
-@click.option("--bib", type=click.Path(path_type=Path, dir_okay=False), default=None,
+@click.option("--bib", type=GivenPath(path_type=Path, dir_okay=False), default=None,
               help="The BibTeX file (default: the only .bib file in DIRECTORY).")
 @click.option("--sources", default="openalex", show_default=True,
               help="Comma-separated providers the targeted searches use.")
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=None,
+@click.option("--out", type=GivenPath(path_type=Path, file_okay=False), default=None,
               help="Folder for the loop's rounds instead of DIRECTORY/output/evidence-loop (a relative path is "
               "in DIRECTORY, like --draft and --bib).")
 @click.option("--apply", is_flag=True, help="Apply the last round's confirm.yaml to the draft and .bib, and stop.")
@@ -1181,7 +1192,7 @@ def loop_command(directory: Path, topic: str, draft: Path | None, bib: Path | No
 
 
 @cli.command()
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=None,
+@click.option("--out", type=GivenPath(path_type=Path, file_okay=False), default=None,
               help="Write one .schema.json per file format into this folder instead of listing them.")
 def schema(out: Path | None) -> None:
     """Export the review-folder file formats as JSON Schema (for editors)."""

@@ -53,3 +53,14 @@ def test_each_example_in_the_help_is_a_command_line_its_command_accepts(path, ex
             (tmp_path / value).touch()
     with click.Context(command) as context:
         command.parse_args(context, example[len(path):])
+
+
+@pytest.mark.parametrize("command", [("init", ""), ("check", ""), ("build", "REVIEW", "--out", ""),
+                                     ("export", "REVIEW", "--out", "")])
+def test_an_empty_path_is_refused_not_read_as_the_working_folder(command, sitegen, example_copy, tmp_path,
+                                                                monkeypatch):
+    # `sitegen init "$DIR"` with DIR unset would have initialised the folder the script runs in
+    monkeypatch.chdir(tmp_path)
+    code, out, err = sitegen(*(str(example_copy) if part == "REVIEW" else part for part in command))
+    assert code == 2 and "an empty path (an unset variable?)" in err, out + err
+    assert list(tmp_path.iterdir()) == [example_copy]  # nothing written where it runs
