@@ -942,7 +942,8 @@ def state_advance(directory: Path, at: str) -> None:
     click.echo(f"phase: {before} -> {after}")
 
 
-@state.command("set")
+# Options come before DIRECTORY: after it, a VALUE starting with '-' ("- pending", -1) is the value, not an option.
+@state.command("set", context_settings={"allow_interspersed_args": False})
 @click.argument("directory", type=REVIEW_DIR)
 @click.argument("field")
 @click.argument("value")

@@ -189,6 +189,12 @@ def test_only_whitelisted_fields_can_be_set(sitegen, example):
     assert code == 1 and "max_kept" in err
     code, _, err = sitegen("state", "set", example, "max_kept", "9" * 23)  # a whole number, only too large
     assert code == 1 and "less than or equal to 10000" in err
+    # a value starting with '-' is the value, not an option: a negative number, or a note written as a list item
+    for negative in ("-1", "-" + "9" * 23):
+        code, _, err = sitegen("state", "set", example, "max_kept", negative)
+        assert code == 1 and "max_kept: Input should be greater than or equal to 1" in err, err
+    code, out, err = sitegen("state", "set", example, "status_note", "- paused over the holidays")
+    assert code == 0 and out == "status_note: - paused over the holidays\n", out + err
     assert sitegen("check", example)[0] == 0
 
 

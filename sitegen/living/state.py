@@ -144,8 +144,9 @@ def set_field(review: Review, name: str, value: str) -> ReviewState:
     if name not in SETTABLE_FIELDS:
         raise SitegenError(f"{name!r} cannot be set directly; settable fields: {', '.join(SETTABLE_FIELDS)}")
     data = model_data(review.state)
-    if name == "max_kept" and re.fullmatch(r"[0-9]+", value):  # ASCII digits: isdecimal takes Arabic-Indic too
-        data[name] = int(value) if len(value) <= 9 else 10**9  # too large: the model's limit says how large
+    if name == "max_kept" and re.fullmatch(r"-?[0-9]+", value):  # ASCII digits: isdecimal takes Arabic-Indic too
+        # too large either way: the model's limit says how large (int() of thousands of digits would refuse)
+        data[name] = int(value) if len(value.lstrip("-")) <= 9 else (-1 if value.startswith("-") else 1) * 10**9
     else:
         data[name] = value or None
     try:
