@@ -730,7 +730,8 @@ def import_decisions(directory: Path, source: Path, tool: str, reviewer: str, st
     report = commands.import_decisions(directory, source, tool, reviewer, stage, decision, rayyan_reviewer, encoding)
     for kind, items in (("undecided", report.undecided), ("unmatched", report.unmatched),
                         ("ambiguous", report.ambiguous), ("conflict", report.conflicts),
-                        ("refused", report.refused), ("reason not mapped", report.unmapped_reasons)):
+                        ("refused", report.refused), ("reason not mapped", report.unmapped_reasons),
+                        ("other reasons", report.other_reasons)):
         for item in items:
             click.echo(f"{source}:{item.line}: {kind}: {item.why}" + (f" ({item.title[:80]})" if item.title else ""))
     click.echo(f"{report.rows} row(s): {report.matched} matched, {len(report.written)} written to {report.path}, "

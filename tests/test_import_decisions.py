@@ -332,15 +332,15 @@ def _import(sitegen, review, tmp_path, header, rows, *options, name="export.csv"
 COVIDENCE = ["Title", "DOI", "Exclusion reason"]
 
 
-@pytest.mark.parametrize(("written", "code"), [
+@pytest.mark.parametrize(("written", "code", "others"), [
     # the protocol's own label holds commas: it is one reason, not three unknown ones
     ("Other measure of context-dependent memory (modified OIC task, odour, fear or operant conditioning)",
-     "other-context-measure"),
-    ("Non-rodent species, No control group tested", "non-rodent"),  # two reasons, as tools list them
+     "other-context-measure", ""),
+    ("Non-rodent species, No control group tested", "non-rodent", "no-control-group"),  # as tools list two
     ("Non-rodent species; Other measure of context-dependent memory (modified OIC task, odour, fear or operant "
-     "conditioning)", "non-rodent"),
+     "conditioning)", "non-rodent", "other-context-measure"),
 ])
-def test_a_reason_label_holding_commas_is_one_reason(example_copy, sitegen, tmp_path, written, code):
+def test_a_reason_label_holding_commas_is_one_reason(example_copy, sitegen, tmp_path, written, code, others):
     records = _records(example_copy)
     chosen = _screened_in(example_copy)[0]
     export, status, out, err = _import(sitegen, example_copy, tmp_path, COVIDENCE,
@@ -348,6 +348,9 @@ def test_a_reason_label_holding_commas_is_one_reason(example_copy, sitegen, tmp_
                                        "--tool", "covidence", "--stage", "full-text")
     assert status == 0 and "reason not mapped" not in out, out + err
     assert _decisions(example_copy, f"{FT}/reviewer-c.csv") == {chosen: ("exclude", code)}
+    # two of the protocol's reasons given: the one written is said, and the other not lost without a word
+    said = f"{export}:2: other reasons: {chosen}: excluded for {code}, {others}; a decision holds one reason"
+    assert (said in out) == bool(others), out
 
 
 def test_rows_of_one_export_that_disagree_write_neither(example_copy, sitegen, tmp_path):

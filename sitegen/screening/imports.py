@@ -110,6 +110,7 @@ class DecisionImport:
     conflicts: list[Skipped] = field(default_factory=list)
     refused: list[Skipped] = field(default_factory=list)  # rows the review's screening rules refuse
     unmapped_reasons: list[Skipped] = field(default_factory=list)
+    other_reasons: list[Skipped] = field(default_factory=list)  # reasons given beside the one a row holds
 
 
 # --------------------------------------------------------------------------- reading the exports
@@ -461,7 +462,12 @@ def _decision(record_id: str, item: Exported, reasons: dict[str, str], skipped: 
                 f"{record_id}: the tool lists the reasons {', '.join(repr(r) for r, _ in mapped)} of "
                 f"{item.reasons_of} reviewers who excluded it without saying whose: none was taken")))
             mapped = []
-        code = next((found for _, found in mapped if found), "")
+        codes = list(dict.fromkeys(found for _, found in mapped if found))
+        code = codes[0] if codes else ""
+        if len(codes) > 1:  # a decision row holds one reason: PRISMA counts each exclusion under one
+            report.other_reasons.append(dataclasses.replace(skipped, why=(
+                f"{record_id}: excluded for {', '.join(codes)}; a decision holds one reason, so {code} (given "
+                "first) was written")))
         unmapped = [reason for reason, found in mapped if not found]
         if unmapped:
             report.unmapped_reasons.append(dataclasses.replace(skipped, why=(
