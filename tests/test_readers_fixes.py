@@ -136,6 +136,19 @@ def test_a_bibtex_journal_naming_an_arxiv_preprint_gives_its_arxiv_id():
     assert journal.id.startswith("ref:") and journal.type == "article-journal"
 
 
+def test_an_entry_known_only_by_its_pubmed_or_pmc_address_has_that_identifier():
+    # a PubMed-based export's UR line, a screening tool's url column
+    addresses = {"https://pubmed.ncbi.nlm.nih.gov/27753457/": "pmid:27753457",
+                 "https://www.ncbi.nlm.nih.gov/pubmed/12345678?dopt=Abstract": "pmid:12345678",
+                 "https://www.ncbi.nlm.nih.gov/pmc/articles/PMC5000000/": "pmcid:PMC5000000",
+                 "https://pmc.ncbi.nlm.nih.gov/articles/PMC5000001": "pmcid:PMC5000001"}
+    text = "".join(f"TY  - JOUR\nTI  - Record {n}\nAU  - Smith, J\nPY  - 2020\nUR  - {url}\nER  - \n\n"
+                   for n, url in enumerate([*addresses, "https://example.org/pubmed/12345"]))
+    *known, elsewhere = (entry_record(entry) for entry in read_references(text, "ris"))
+    assert [record.id for record in known] == list(addresses.values())
+    assert all(record.URL for record in known) and elsewhere.id.startswith("ref:")  # another site's page: no PMID
+
+
 def test_a_csl_name_suffix_is_kept():
     text = '[{"id": "a", "title": "T", "author": [{"family": "King", "given": "Martin", "suffix": "Jr."}]}]'
     (entry,) = read_references(text, "csl-json")

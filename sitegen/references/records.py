@@ -151,6 +151,18 @@ def _abstract(entry: Entry, notes: list[str]) -> str | None:
     return abstract[:ABSTRACT_LIMIT] or None
 
 
+# Identifiers an entry gives only as its address (a PubMed export's UR line, a tool's url column): PubMed's and
+# PubMed Central's pages, new and old, and arXiv's abstract page.
+ADDRESSES = (
+    ("pmid", re.compile(r"https?://(?:www\.)?(?:pubmed\.ncbi\.nlm\.nih\.gov|ncbi\.nlm\.nih\.gov/pubmed)/(\d{1,9})/?"
+                        r"(?:[?#].*)?", re.IGNORECASE), normalise_pmid),
+    ("pmcid", re.compile(r"https?://(?:www\.)?(?:pmc\.ncbi\.nlm\.nih\.gov|ncbi\.nlm\.nih\.gov/pmc)/articles/"
+                         r"(PMC\d{1,9})/?(?:[?#].*)?", re.IGNORECASE), normalise_pmcid),
+    ("arxiv", re.compile(r"(https?://(?:www\.|export\.)?arxiv\.org/abs/[^?#\s]+)(?:[?#].*)?", re.IGNORECASE),
+     normalise_arxiv),
+)
+
+
 def _identifiers(entry: Entry, notes: list[str]) -> dict[str, str]:
     """The entry's published identifiers, normalised; a value that is none is left out with a note. A DOI
     written only as the entry's address (doi.org or a publisher's /doi/ page) counts as its DOI, and an arXiv
@@ -165,8 +177,12 @@ def _identifiers(entry: Entry, notes: list[str]) -> dict[str, str]:
             found["arxiv"] = arxiv
         elif written:
             notes.append(f"{namespace} {written!r} is not a valid {NAMESPACE_LABELS[namespace]}; left out")
-    if "doi" not in found and (doi := normalise_doi(entry.get("url"))):
+    url = entry.get("url") or ""
+    if "doi" not in found and (doi := normalise_doi(url)):
         found["doi"] = doi
+    for namespace, address, normalise in ADDRESSES:
+        if namespace not in found and (written := address.match(url.strip())) and (value := normalise(written[1])):
+            found[namespace] = value
     if "arxiv" not in found and (arxiv := arxiv_of_doi(found.get("doi"))):
         found["arxiv"] = arxiv
     return found
