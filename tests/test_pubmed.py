@@ -12,8 +12,9 @@ from conftest import FIXTURES
 from http_mocks import Call, fetcher
 from lxml import etree
 
+from sitegen.site.exports import page_range
 from sitegen.sources import pubmed
-from sitegen.sources.base import Untitled, parse_xml
+from sitegen.sources.base import Untitled, medline_pages, parse_xml
 from sitegen.sources.http import Response, Secrets
 from sitegen.sources.settings import SourceSettings
 from sitegen.sources.snapshots import describe
@@ -122,13 +123,23 @@ def test_since_limits_the_publication_date():
 # --------------------------------------------------------------------------- efetch XML to records
 
 
+def test_medline_page_ranges_are_written_in_full():
+    # MEDLINE shortens a range's last page ("244-55", "117-23", "179-91"): a record holds the page it means, so
+    # RIS's EP and BibTeX's pages say 255, not 55.
+    records = [pubmed.article_to_record(a) for a in articles(PUBMED1) + articles(PUBMED2)]
+    assert [r.page for r in records] == ["113-125", "179-191", "244-255", "117-123"]
+    assert page_range(records[2]) == ("244", "255")
+    assert [medline_pages(p) for p in ("1865-1876", "S12-4", "e0123", "113-25; discussion 126-7", "95-4")] == [
+        "1865-1876", "S12-S14", "e0123", "113-25; discussion 126-7", "95-4"]
+
+
 def test_pubmed1_records():
     undated_doi, with_doi = (pubmed.article_to_record(a) for a in articles(PUBMED1))
     assert undated_doi.id == "pmid:12091962" and undated_doi.DOI is None
     assert undated_doi.URL == "https://pubmed.ncbi.nlm.nih.gov/12091962/"
     assert undated_doi.issued.date_parts == [[1990]]  # PubDate is "1990 Spring": a season is not a month
     assert undated_doi.custom.publication_types == ["Journal Article", "Review"]
-    assert undated_doi.abstract is None and undated_doi.page == "113-25"
+    assert undated_doi.abstract is None and undated_doi.page == "113-125"  # MedlinePgn "113-25"
     assert with_doi.id == "10.1016/0005-2795(76)90109-4" and with_doi.PMID == "9997"
     assert with_doi.URL == "https://doi.org/10.1016/0005-2795(76)90109-4"
     assert with_doi.issued.date_parts == [[1976, 9, 28]]  # Month "Sep"

@@ -231,6 +231,24 @@ def parse_date(*values: Any) -> CslDate | None:
     return None
 
 
+# MEDLINE shortens the last page of a range to the digits that change ("113-25" is 113-125, "S12-4" is S12-S14),
+# and PubMed and Europe PMC pass that on. Kept so, RIS gave the end page as 25 and BibTeX the range "113--25".
+_SHORTENED_RANGE = re.compile(r"([A-Za-z]*)([0-9]+)-([0-9]+)")
+
+
+def medline_pages(text: str | None) -> str | None:
+    """A MEDLINE page range with its last page written in full; anything else (a single page, a list of ranges,
+    an article number) as it is."""
+    found = _SHORTENED_RANGE.fullmatch(text or "")
+    if found is None:
+        return text
+    prefix, first, last = found.groups()
+    whole = first[:len(first) - len(last)] + last
+    if len(last) >= len(first) or int(whole) <= int(first):  # written in full already, or no range when expanded
+        return text
+    return f"{prefix}{first}-{prefix}{whole}"
+
+
 # --------------------------------------------------------------------------- items to records
 
 # What a converter may raise on provider data of a shape nobody foresaw (ValidationError: a record
