@@ -188,6 +188,15 @@ def test_lookup_of_a_real_work_with_licence_references_and_a_correction():
     assert record.custom.retracted is False and record.custom.sources == ["crossref"]
 
 
+def test_an_article_number_is_the_page_of_a_work_without_pages():
+    # Scientific Reports deposits no page, only the article number: that is the locator a citation gives
+    work = json.loads((DIR / "crossref_work_10.1038_srep16696.json").read_bytes())["message"]
+    assert "page" not in work and work["article-number"] == "16696"
+    record = crossref.work_to_record(work)
+    assert (record.container_title, record.volume, record.issue, record.page) == ("Scientific Reports", "5", "1",
+                                                                                   "16696")
+
+
 def test_lookup_escapes_the_doi_in_the_path():
     fetch, seen, _ = fetcher(lambda request: json_response(WORK))
     outcome = crossref.lookup(fetch, SETTINGS, "10.1000/a#b?c;d%")

@@ -221,7 +221,9 @@ def work_to_record(item: dict[str, Any]) -> Record | None:
         issued=_issued(item),
         volume=text_value(item.get("volume")),
         issue=text_value(item.get("issue")),
-        page=text_value(item.get("page")),
+        # A journal that numbers its articles (Scientific Reports, Nature Communications, eLife) deposits the number
+        # as `article-number` and no page: where PubMed and OpenAlex give it as the page, so does the record.
+        page=text_value(item.get("page")) or text_value(item.get("article-number")),
         DOI=doi,
         URL=f"https://doi.org/{doi}",
         abstract=plain_text(labelled_sections(item.get("abstract"), JATS_TITLE)),
