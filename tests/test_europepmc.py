@@ -461,3 +461,19 @@ def test_a_genereviews_entry_is_a_chapter_of_its_book():
     assert record.issued.date_parts == [[2026, 9, 10]]  # the entry's own date, not the book's 1993
     whole_book = dict(result, bookOrReportDetails={"publisher": "University of Washington, Seattle, Seattle (WA)"})
     assert europepmc.result_to_record(whole_book).type == "book"
+
+
+def test_notices_linked_to_a_work_are_its_updates_and_a_retraction_retracts_it():
+    # Real results: one carries Europe PMC's link from a notice to the work it is about ("Erratum for", which
+    # is the notice's, not a notice against it); another is given the links PubMed lists as "... in".
+    results = json.loads(CORE)["resultList"]["result"]
+    erratum = next(r for r in results if r.get("commentCorrectionList"))
+    record = europepmc.result_to_record(erratum)
+    assert record.custom.updates == [] and not record.custom.retracted
+    article = dict(results[0], commentCorrectionList={"commentCorrection": [
+        {"id": "40000001", "source": "MED", "reference": "Lancet. 2026.", "type": "Retraction in", "orderIn": 1},
+        {"id": "40000002", "source": "MED", "reference": "Lancet. 2026.", "type": "Erratum in", "orderIn": 2},
+        {"id": "40000003", "source": "MED", "reference": "Lancet. 2026.", "type": "Comment in", "orderIn": 3}]})
+    record = europepmc.result_to_record(article)
+    assert [(u.kind, u.pmid) for u in record.custom.updates] == [("retraction", "40000001"), ("correction", "40000002")]
+    assert record.custom.retracted

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field, computed_field
 
 from sitegen.records.ids import normalise_arxiv, normalise_doi, normalise_pmcid, normalise_pmid, record_id
 from sitegen.records.markup import plain_text
-from sitegen.records.model import CslDate, CslName, Record, RecordMeta, visible_text, web_address
+from sitegen.records.model import CslDate, CslName, Record, RecordMeta, Update, visible_text, web_address
 from sitegen.records.names import split_name
 from sitegen.records.providers import label
 from sitegen.sources.base import (
@@ -106,6 +106,23 @@ def _container(result: dict[str, Any], preprint: bool) -> str | None:
 HTML_HEADING = re.compile(r"<h[1-6]\b[^>]*>(.*?)</h[1-6]\s*>", re.IGNORECASE | re.DOTALL)
 
 
+# Europe PMC's comment and correction links naming a notice against this work (PubMed's CommentsCorrections, as
+# "Retraction in"); "Erratum for" and "Retraction of" are on the notice itself, naming the work it is about.
+NOTICE_TYPES = {"retraction in": "retraction", "erratum in": "correction", "corrected and republished in": "correction",
+                "expression of concern in": "expression-of-concern"}
+
+
+def _notices(result: dict[str, Any]) -> list[Update]:
+    """The retractions, corrections and expressions of concern Europe PMC links to the work, by their PMIDs."""
+    found: dict[tuple[str, str | None], Update] = {}
+    for link in _one_or_more(as_dict(result.get("commentCorrectionList")).get("commentCorrection")):
+        link = as_dict(link)
+        if kind := NOTICE_TYPES.get(" ".join((text_value(link.get("type")) or "").lower().split())):
+            pmid = normalise_pmid(link.get("id")) if link.get("source") == "MED" else None
+            found[(kind, pmid)] = Update(kind=kind, pmid=pmid)
+    return list(found.values())
+
+
 def _csl_type(result: dict[str, Any], preprint: bool) -> str:
     """A preprint is CSL's "article"; a result with a book's details and no journal is a book from NCBI Bookshelf,
     or a chapter of one (a GeneReviews or StatPearls entry, whose book is the comprisingTitle), as PubMed has it."""
@@ -160,6 +177,7 @@ def result_to_record(result: dict[str, Any]) -> Record | None:
     lowered = {t.lower() for t in pub_types}
     preprint = source == "PPR" or "preprint" in lowered
     open_access = result.get("isOpenAccess")
+    notices = _notices(result)
     return Record(
         id=rid,
         type=_csl_type(result, preprint),
@@ -185,7 +203,8 @@ def result_to_record(result: dict[str, Any]) -> Record | None:
             license=text_value(result.get("license")),
             fulltext_url=_fulltext_url(result),
             # "Retraction of Publication" is the notice itself, not a retracted paper
-            retracted="retracted publication" in lowered,
+            retracted="retracted publication" in lowered or any(u.kind == "retraction" for u in notices),
+            updates=notices,
         ),
     )
 
