@@ -602,3 +602,17 @@ def test_halving_again_and_again_reads_every_record(monkeypatch):
     outcome = pubmed.search(fetch, SETTINGS, "cancer", batch_size=len(singles))
     assert outcome.status == "ok", outcome.warnings
     assert len(outcome.records) == len(singles)
+
+
+def test_an_abstract_section_nlm_could_not_label_has_no_heading():
+    # NLM's Label="UNLABELLED" NlmCategory="UNASSIGNED" marks a part it could not assign, added to a real article
+    article = edited(PUBMED1, 1)
+    abstract = article.find(".//Abstract")
+    if abstract is None:
+        abstract = etree.SubElement(article.find("MedlineCitation/Article"), "Abstract")
+    for node in list(abstract):
+        abstract.remove(node)
+    for label, category, text in (("UNLABELLED", "UNASSIGNED", "Rats were tested."), ("CONCLUSIONS", "CONCLUSIONS",
+                                                                                     "They remembered.")):
+        etree.SubElement(abstract, "AbstractText", Label=label, NlmCategory=category).text = text
+    assert pubmed.article_to_record(article).abstract == "Rats were tested. CONCLUSIONS: They remembered."

@@ -57,6 +57,7 @@ ARTICLES = Items("article(s)", "no PMID", lambda entry: normalise_pmid(element_t
 # CommentsCorrections types naming a notice against this article (the notice's PMID is in the element).
 UPDATE_REF_TYPES = {"RetractionIn": "retraction", "ErratumIn": "correction",
                     "CorrectedandRepublishedIn": "correction", "ExpressionOfConcernIn": "expression-of-concern"}
+NO_LABEL = "UNLABELLED"
 PREPRINT_TYPE = "Preprint"
 RETRACTED_TYPE = "Retracted Publication"  # the retracted article; "Retraction of Publication" is the notice itself
 
@@ -87,7 +88,9 @@ def _abstract(article: etree._Element) -> str | None:
         text = plain_text(element_text(node))
         if text:
             label = (node.get("Label") or "").strip()
-            parts.append(f"{label}: {text}" if label else text)
+            # NLM labels a section it could not assign "UNLABELLED" (NlmCategory UNASSIGNED): no heading of the text
+            shown = label and label.upper() != NO_LABEL
+            parts.append(f"{label}: {text}" if shown else text)
     return " ".join(parts) or None
 
 
