@@ -6,7 +6,7 @@ import json
 import shutil
 
 import pytest
-from conftest import EXAMPLE, tree_bytes
+from conftest import EXAMPLE, review_of_ris, tree_bytes
 
 
 @pytest.fixture
@@ -122,6 +122,32 @@ def test_an_amendment_may_retire_a_reason_earlier_decisions_gave(sitegen, exampl
     new.write_text("record_id,decision,reason,note\n10.1234/later,exclude,non-rodent,\n")
     code, out, _ = sitegen("check", example)
     assert code == 1 and "exclusion reason 'non-rodent' is not defined" in out
+
+
+def test_an_amendment_may_retire_a_reason_decisions_on_imported_records_gave(sitegen, tmp_path):
+    # Imported records form no batch, so they had no protocol version: a reason their decisions gave under the
+    # version in force when they were imported was refused once an amendment retired it, so the amendment itself
+    # was refused (and the decisions of a version already published would have had to be rewritten).
+    ris = "TY  - JOUR\nTI  - A study of voles\nPY  - 2020\nDO  - 10.1000/early\nER  - \n"
+    review, (code, _, _) = review_of_ris(tmp_path, ris)
+    assert code == 0
+    decisions = review / "screening" / "title-abstract" / "ann.csv"
+    decisions.write_text("record_id,decision,reason,note\n10.1000/early,exclude,wrong-population,\n")
+    protocol = review / "protocol.md"
+    protocol.write_text(protocol.read_text().replace("  - code: wrong-population\n    label: Population not in scope\n",
+                                                     ""))
+    code, out, err = sitegen("protocol", "amend", review, "--at", "2026-01-04T00:00:00Z", "--reason", "Retired")
+    assert code == 0, out + err
+    code, out, _ = sitegen("check", review)
+    assert code == 0, out
+    # A record imported after the amendment cannot be excluded for the reason it retired.
+    later = tmp_path / "later.ris"
+    later.write_text("TY  - JOUR\nTI  - A study of moles\nPY  - 2022\nDO  - 10.1000/later\nER  - \n")
+    assert sitegen("import", review, later, "--at", "2026-01-05T00:00:00Z")[0] == 0
+    with decisions.open("a") as handle:
+        handle.write("10.1000/later,exclude,wrong-population,\n")
+    code, out, _ = sitegen("check", review)
+    assert code == 1 and "ann.csv:3:" in out and "exclusion reason 'wrong-population' is not defined" in out
 
 
 def test_lock_twice_is_refused(sitegen, example):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from sitegen.review.folder import ADJUDICATION, Review, locked_reasons
-from sitegen.review.models import STAGES, BatchPayload, ProtocolLockPayload
+from sitegen.review.models import STAGES, BatchPayload, ImportPayload, ProtocolLockPayload
 from sitegen.review.problems import Problem
 from sitegen.screening.outcomes import Outcome, review_outcomes
 
@@ -83,12 +83,11 @@ def _needless_adjudications(review: Review) -> list[Problem]:
 
 def _decision_problems(review: Review) -> list[Problem]:
     problems = []
-    # The protocol's reasons, and those of the version each record's batch was screened under (an amendment may
-    # retire a reason that batch's decisions gave; a record of a later batch cannot give it).
+    # The protocol's reasons, and those of the version each record was screened under (an amendment may
+    # retire a reason that earlier decisions gave; a record handed to reviewers later cannot give it).
     reasons = {r.code for r in review.protocol.meta.exclusion_reasons} if review.protocol else set()
     by_version = locked_reasons(review)
-    screened_under = {record_id: payload.protocol_version for payload in review.payloads
-                      if isinstance(payload, BatchPayload) for record_id in payload.record_ids}
+    screened_under = _screened_under(review)
     first_seen: dict[tuple[str, str, str], int] = {}
     for row in review.decisions:
         decision = row.decision
@@ -118,6 +117,22 @@ def _decision_problems(review: Review) -> list[Problem]:
             problems.append(Problem(row.path, row.line, column("reason"), "reason-required",
                                     "an exclusion at full text needs a reason code from the protocol"))
     return problems
+
+
+def _screened_under(review: Review) -> dict[str, int]:
+    """Record id -> the protocol version it was handed to reviewers under: its screening batch's, else, for a record
+    imported outside any batch, the version in force when it was first imported (import refuses to run before the
+    lock)."""
+    in_force: int | None = None
+    screened_under: dict[str, int] = {}
+    for payload in review.payloads:  # ledger order is time order
+        if isinstance(payload, ProtocolLockPayload):
+            in_force = payload.version
+        elif isinstance(payload, ImportPayload) and in_force is not None:
+            for record_id in payload.record_ids:
+                screened_under.setdefault(record_id, in_force)
+    return screened_under | {record_id: payload.protocol_version for payload in review.payloads
+                             if isinstance(payload, BatchPayload) for record_id in payload.record_ids}
 
 
 def _stage_problems(review: Review, title_abstract: dict[str, Outcome], duplicates: Collection[str]) -> list[Problem]:
