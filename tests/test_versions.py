@@ -16,7 +16,7 @@ from urllib.parse import urljoin, urlparse
 
 import httpx
 import pytest
-from conftest import EXAMPLE, FIXTURES, run_cli, tree_bytes
+from conftest import EXAMPLE, FIXTURES, review_of_ris, run_cli, tree_bytes
 from http_mocks import json_response
 from lxml import etree, html
 
@@ -711,3 +711,27 @@ def test_the_latest_version_says_so_when_the_review_has_changed_since(two_versio
     assert "This is the latest published version, kept as it was published; the review has changed since" in latest
     assert "This is an earlier version" not in latest
     assert "This is an earlier version" in (site / "v" / "1" / "index.html").read_text()
+
+
+def test_a_duplicate_confirmed_alone_is_a_version_that_says_so(tmp_path, sitegen):
+    # duplicates.csv changes the counts (the duplicate is removed before screening) and is recorded by a version,
+    # but the changelog had no word for it: the version a confirmed duplicate alone made said "No change to
+    # records, decisions or studies.", in the publish output, the versions page and the feed.
+    entry = "TY  - JOUR\nTI  - Object-in-context memory in aged rats\nAU  - Kim, Lee\nPY  - 2021\n{}ER  - \n\n"
+    review, (code, _, err) = review_of_ris(tmp_path, entry.format("DO  - 10.1000/c1\n") + entry.format(""))
+    assert code == 0, err
+    site = tmp_path / "site"
+    assert sitegen("publish", review, "--out", site, "--now", "2026-01-03T00:00:00Z")[0] == 0
+    [duplicate] = [record["id"] for record in map(json.loads, (review / "records.jsonl").read_text().splitlines())
+                   if record["id"].startswith("ref:")]
+    (review / "duplicates.csv").write_text(f"record_id,duplicate_of,decision,reviewer,note\n"
+                                           f"{duplicate},10.1000/c1,same,ann,one work\n")
+    code, out, err = sitegen("publish", review, "--out", site, "--now", "2026-01-04T00:00:00Z")
+    assert code == 0, err
+    assert out.startswith("published version 2 (2026-01-04T00:00:00Z): 1 record confirmed as a duplicate.")
+    changes = page(site / "v" / "2" / "index.html").xpath("string(//dl[@class='changelog'])")
+    assert "confirmed a duplicate of Object-in-context memory in aged rats" in " ".join(changes.split())
+    (review / "duplicates.csv").unlink()
+    code, out, err = sitegen("publish", review, "--out", site, "--now", "2026-01-05T00:00:00Z")
+    assert code == 0, err
+    assert out.startswith("published version 3 (2026-01-05T00:00:00Z): 1 record no longer a duplicate.")

@@ -88,8 +88,8 @@ class Snapshot:
     counts: PrismaCounts
     evidence: dict[str, str] | None  # included study id -> hash of its evidence; None: not recorded (older versions)
     records_digest: str | None  # of the records as they were (ReviewFacts.records_digest); None: not recorded
-    # Each record a reviewer had confirmed to duplicate another -> that record (none recorded by older versions)
-    duplicates: dict[str, str]
+    # Each record a reviewer had confirmed to duplicate another -> that record; None: not recorded (older versions)
+    duplicates: dict[str, str] | None
 
     @cached_property
     def facts(self) -> ReviewFacts:
@@ -143,7 +143,7 @@ def published_snapshot(review: Review, record: VersionRecord, previous: Snapshot
                     outcomes, derive(cut, outcomes, previous.included if previous else None, record.duplicates,
                                      previous.review.ledger[-1].seq if previous and previous.review.ledger else None,
                                      record.studies),
-                    record.evidence, record.records, record.duplicates or {})
+                    record.evidence, record.records, record.duplicates)
 
 
 def current_snapshot(review: Review, facts: ReviewFacts) -> Snapshot:
@@ -183,6 +183,9 @@ class Changelog:
     records_edited: bool = False
     # Identified since, and confirmed to duplicate another record: removed before screening, as PRISMA counts them.
     new_duplicates: list[str] = field(default_factory=list)
+    # Records identified before whose confirmation as a duplicate changed (duplicates.csv): (record, the record it
+    # duplicated before, the one it duplicates now), None for none. It changes the counts as a decision does.
+    duplicates_changed: list[tuple[str, str | None, str | None]] = field(default_factory=list)
     imports: list[tuple[LedgerEvent, ImportPayload]] = field(default_factory=list)  # records imported (not searched)
 
     @property
@@ -190,7 +193,7 @@ class Changelog:
         return not (self.new_records or self.new_duplicates or self.decisions or self.studies_added
                     or self.studies_removed
                     or self.amendments or self.runs or self.imports or self.phases or self.title_changed or self.question_changed
-                    or self.evidence_changed or self.records_edited)
+                    or self.evidence_changed or self.records_edited or self.duplicates_changed)
 
     def summary(self) -> str:
         """One sentence a feed reader or a list of versions can show."""
@@ -198,6 +201,10 @@ class Changelog:
                  _count(len(self.new_duplicates), "new duplicate of a record found before, removed",
                         "new duplicates of records found before, removed"),
                  _count(len(self.decisions), "changed decision"),
+                 _count(sum(1 for _, _, now in self.duplicates_changed if now), "record confirmed as a duplicate",
+                        "records confirmed as duplicates"),
+                 _count(sum(1 for _, _, now in self.duplicates_changed if not now), "record no longer a duplicate",
+                        "records no longer duplicates"),
                  _count(len(self.studies_added), "study added", "studies added"),
                  _count(len(self.studies_removed), "study removed", "studies removed"),
                  _count(sum(1 for event, _ in self.amendments if event.type == "amendment"), "protocol amendment"),
@@ -223,7 +230,8 @@ def changelog(before: Snapshot | None, after: Snapshot) -> Changelog:
     # newer record the one that stands for the work) is the same study: neither removed nor added, and its own
     # decisions are no longer counted, as for any duplicate.
     included_before = set(before.included) if before else set()
-    stands_for = {rid: canonical for rid, canonical in after.duplicates.items()
+    confirmed = after.duplicates or {}
+    stands_for = {rid: canonical for rid, canonical in confirmed.items()
                   if rid in included_before and canonical in after.included and canonical not in included_before}
     decisions = []
     for stage in STAGES:
@@ -237,7 +245,7 @@ def changelog(before: Snapshot | None, after: Snapshot) -> Changelog:
     events = list(zip(after.review.ledger[since:], after.review.payloads[since:], strict=True))
     runs_before = len(before.facts.runs) if before else 0
     return Changelog(
-        new_records=[rid for rid in identified if rid not in after.duplicates], decisions=decisions,
+        new_records=[rid for rid in identified if rid not in confirmed], decisions=decisions,
         studies_added=[rid for rid in after.included if rid not in included_before and rid not in stands_for.values()],
         studies_removed=sorted(included_before - set(after.included) - stands_for.keys()),
         amendments=[(event, payload) for event, payload in events if isinstance(payload, ProtocolLockPayload)],
@@ -247,9 +255,21 @@ def changelog(before: Snapshot | None, after: Snapshot) -> Changelog:
         title_changed=before is not None and before.title != after.title,
         question_changed=before is not None and before.question != after.question,
         evidence_changed=_evidence_changed(before, after),
-        new_duplicates=[rid for rid in identified if rid in after.duplicates],
+        new_duplicates=[rid for rid in identified if rid in confirmed],
+        duplicates_changed=_duplicates_changed(before, after, known),
         records_edited=(not identified and before is not None and None not in (before.records_digest, after.records_digest)
                         and before.records_digest != after.records_digest))
+
+
+def _duplicates_changed(before: Snapshot | None, after: Snapshot,
+                        known: set[str]) -> list[tuple[str, str | None, str | None]]:
+    """Records `before` had whose confirmed duplicate status `after` changed (newly identified duplicates are
+    `new_duplicates`); none when either did not record its duplicates."""
+    if before is None or before.duplicates is None or after.duplicates is None:
+        return []
+    return [(rid, before.duplicates.get(rid), after.duplicates.get(rid))
+            for rid in sorted((before.duplicates.keys() | after.duplicates.keys()) & known)
+            if before.duplicates.get(rid) != after.duplicates.get(rid)]
 
 
 def _evidence_changed(before: Snapshot | None, after: Snapshot) -> list[str]:

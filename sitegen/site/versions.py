@@ -36,6 +36,8 @@ class ChangelogView:
     studies_added: list[RecordView]
     studies_removed: list[RecordView]
     evidence_changed: list[RecordView]  # included before and after, with evidence added, changed or removed
+    # Each record whose confirmation as a duplicate changed, the record it duplicated before and the one it does now
+    duplicates_changed: list[tuple[RecordView, RecordView | None, RecordView | None]]
     reasons: dict[str, str] | None  # exclusion reason labels of the protocol the snapshot was published under
 
 
@@ -50,7 +52,10 @@ def changelog_view(log: Changelog, after: Snapshot, views: dict[str, RecordView]
     return ChangelogView(log, after.outcomes, _by_title([views[rid] for rid in log.new_records]), decisions,
                          _by_title([views[rid] for rid in log.studies_added]),
                          _by_title([views[rid] for rid in log.studies_removed]),
-                         _by_title([views[rid] for rid in log.evidence_changed]), after.reasons)
+                         _by_title([views[rid] for rid in log.evidence_changed]),
+                         [(views[rid], was and views[was], now and views[now])
+                          for rid, was, now in log.duplicates_changed],
+                         after.reasons)
 
 
 def whats_new(site: Site) -> tuple[Snapshot | None, ChangelogView]:
