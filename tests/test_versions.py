@@ -735,3 +735,26 @@ def test_a_duplicate_confirmed_alone_is_a_version_that_says_so(tmp_path, sitegen
     code, out, err = sitegen("publish", review, "--out", site, "--now", "2026-01-05T00:00:00Z")
     assert code == 0, err
     assert out.startswith("published version 3 (2026-01-05T00:00:00Z): 1 record no longer a duplicate.")
+
+
+def test_a_version_published_after_a_reason_was_retired_still_names_the_reason(tmp_path, sitegen):
+    # Decisions made before an amendment retired a reason keep it, and the review as it stands names it by its
+    # label; a version published under the amended protocol showed the bare code in its diagram and changelog.
+    entry = "TY  - JOUR\nTI  - Context memory in voles\nPY  - 2021\nDO  - 10.1000/v1\nER  - \n"
+    review, (code, _, err) = review_of_ris(tmp_path, entry)
+    assert code == 0, err
+    for stage, reviewer in [(s, r) for s in ("title-abstract", "full-text") for r in ("ann", "bob")]:
+        decision = "include," if stage == "title-abstract" else "exclude,wrong-population"
+        (review / "screening" / stage / f"{reviewer}.csv").write_text(
+            f"record_id,decision,reason,note\n10.1000/v1,{decision},\n")
+    protocol = review / "protocol.md"
+    protocol.write_text(protocol.read_text().replace("  - code: wrong-population\n    label: Population not in scope\n",
+                                                     ""))
+    code, _, err = sitegen("protocol", "amend", review, "--at", "2026-01-03T00:00:00Z", "--reason", "Retired")
+    assert code == 0, err
+    site = tmp_path / "site"
+    code, _, err = sitegen("publish", review, "--out", site, "--now", "2026-01-04T00:00:00Z")
+    assert code == 0, err
+    version = page(site / "v" / "1" / "index.html")
+    assert "excluded (Population not in scope: 1)" in version.text_content()
+    assert "exclude: Population not in scope" in version.xpath("string(//dl[@class='changelog'])")

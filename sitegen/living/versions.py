@@ -23,7 +23,7 @@ from sitegen.living.ledger import anchor, append, check_event_time, first_mispla
 from sitegen.living.prisma import PrismaCounts, derive, study_of
 from sitegen.records.identity import listed
 from sitegen.records.model import model_data
-from sitegen.review.folder import Review, VersionFile, locked_reasons
+from sitegen.review.folder import Review, VersionFile, locked_reasons, with_retired_reasons
 from sitegen.review.models import (
     STAGES,
     VERSION_SCHEMA_VERSION,
@@ -99,11 +99,14 @@ class Snapshot:
     def reasons(self) -> dict[str, str] | None:
         """Exclusion reason code -> label as the protocol this version was published under had them, read
         from its text on the ledger (the lock or amendment of that protocol version) with the parser the
-        loader uses, so a later amendment relabelling a reason leaves the version as it was. None for the
+        loader uses, so a later amendment relabelling a reason leaves the version as it was; with the labels
+        of reasons it had retired, which decisions made under earlier versions still give. None for the
         review as it stands (its protocol.md says) or when the ledger holds no text of that version."""
         if self.number is UNPUBLISHED:
             return None
-        return locked_reasons(self.review).get(self.protocol_version)
+        own = locked_reasons(self.review).get(self.protocol_version)
+        # The review is cut at the version's head: the ledger holds no protocol version later than its own.
+        return None if own is None else with_retired_reasons(self.review, own)
 
     @cached_property
     def included(self) -> list[str]:

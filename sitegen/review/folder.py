@@ -337,9 +337,15 @@ def exclusion_reasons(review: Review) -> dict[str, str]:
     """Every exclusion reason code -> its label, of protocol.md and of every protocol version locked before it (as
     the ledger keeps their texts): an amendment may retire a reason that decisions made earlier still give, and
     those stay named. The current protocol's labels come first."""
-    labels: dict[str, str] = {}
-    if review.protocol is not None:
-        labels.update((reason.code, reason.label) for reason in review.protocol.meta.exclusion_reasons)
+    current = {reason.code: reason.label for reason in review.protocol.meta.exclusion_reasons} if review.protocol \
+        else {}
+    return with_retired_reasons(review, current)
+
+
+def with_retired_reasons(review: Review, labels: dict[str, str]) -> dict[str, str]:
+    """`labels` (code -> label), and the reasons of every protocol version locked on the review's ledger that
+    they lack, the latest label of each first."""
+    labels = dict(labels)
     for reasons in reversed(locked_reasons(review).values()):
         for code, label in reasons.items():
             labels.setdefault(code, label)
