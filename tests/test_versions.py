@@ -758,3 +758,16 @@ def test_a_version_published_after_a_reason_was_retired_still_names_the_reason(t
     version = page(site / "v" / "1" / "index.html")
     assert "excluded (Population not in scope: 1)" in version.text_content()
     assert "exclude: Population not in scope" in version.xpath("string(//dl[@class='changelog'])")
+
+
+def test_a_version_made_by_a_validation_alone_says_so(two_versions, tmp_path, sitegen):
+    # Every ledger event makes a version, but the changelog had no word for verdicts and validations: the version
+    # a `monitor validate --at` alone made said "No change to records, decisions or studies."
+    code, _, err = sitegen("monitor", "validate", two_versions, "--at", "2023-05-01T00:00:00Z")
+    assert code in (0, 7), err
+    site = tmp_path / "site"
+    code, out, err = sitegen("publish", two_versions, "--out", site, "--now", "2023-05-02T00:00:00Z")
+    assert code == 0, err
+    assert out.startswith("published version 3 (2023-05-02T00:00:00Z): 1 search validation.")
+    changes = page(site / "v" / "3" / "index.html").xpath("string(//dl[@class='changelog'])")
+    assert "saved search" in changes and "known-relevant studies retrieved" in changes

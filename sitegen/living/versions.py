@@ -32,6 +32,8 @@ from sitegen.review.models import (
     PhasePayload,
     ProtocolLockPayload,
     RetrievalPayload,
+    ValidationPayload,
+    VerificationPayload,
     VersionPayload,
     VersionRecord,
     parse_timestamp,
@@ -190,13 +192,17 @@ class Changelog:
     # duplicated before, the one it duplicates now), None for none. It changes the counts as a decision does.
     duplicates_changed: list[tuple[str, str | None, str | None]] = field(default_factory=list)
     imports: list[tuple[LedgerEvent, ImportPayload]] = field(default_factory=list)  # records imported (not searched)
+    # Verdicts and search validations recorded on the ledger since: each makes a version, so each is named in it.
+    verifications: list[tuple[LedgerEvent, VerificationPayload]] = field(default_factory=list)
+    validations: list[tuple[LedgerEvent, ValidationPayload]] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
         return not (self.new_records or self.new_duplicates or self.decisions or self.studies_added
                     or self.studies_removed
                     or self.amendments or self.runs or self.imports or self.phases or self.title_changed or self.question_changed
-                    or self.evidence_changed or self.records_edited or self.duplicates_changed)
+                    or self.evidence_changed or self.records_edited or self.duplicates_changed
+                    or self.verifications or self.validations)
 
     def summary(self) -> str:
         """One sentence a feed reader or a list of versions can show."""
@@ -213,7 +219,9 @@ class Changelog:
                  _count(sum(1 for event, _ in self.amendments if event.type == "amendment"), "protocol amendment"),
                  _count(len(self.runs), "search run"), _count(len(self.imports), "import of records", "imports of records"),
                  _count(len(self.evidence_changed), "study with changed evidence", "studies with changed evidence"),
-                 _count(len(self.phases), "phase change")]
+                 _count(len(self.phases), "phase change"),
+                 _count(len(self.verifications), "verification verdict"),
+                 _count(len(self.validations), "search validation")]
         shown = [part for part in parts if part] + (["records' details changed"] if self.records_edited else [])
         shown += ["the title changed"] if self.title_changed else []
         shown += ["the review question changed"] if self.question_changed else []
@@ -255,6 +263,8 @@ def changelog(before: Snapshot | None, after: Snapshot) -> Changelog:
         runs=after.facts.runs[runs_before:],
         phases=[(event, payload) for event, payload in events if isinstance(payload, PhasePayload)],
         imports=[(event, payload) for event, payload in events if isinstance(payload, ImportPayload)],
+        verifications=[(event, payload) for event, payload in events if isinstance(payload, VerificationPayload)],
+        validations=[(event, payload) for event, payload in events if isinstance(payload, ValidationPayload)],
         title_changed=before is not None and before.title != after.title,
         question_changed=before is not None and before.question != after.question,
         evidence_changed=_evidence_changed(before, after),

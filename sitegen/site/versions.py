@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sitegen.living.versions import Changelog, DecisionChange, Snapshot
+from sitegen.review.models import VerificationPayload
 from sitegen.review.write import pretty_json
 from sitegen.screening.outcomes import Outcome
 from sitegen.site import prisma_svg
@@ -38,6 +39,7 @@ class ChangelogView:
     evidence_changed: list[RecordView]  # included before and after, with evidence added, changed or removed
     # Each record whose confirmation as a duplicate changed, the record it duplicated before and the one it does now
     duplicates_changed: list[tuple[RecordView, RecordView | None, RecordView | None]]
+    verifications: list[tuple[VerificationPayload, RecordView]]
     reasons: dict[str, str] | None  # exclusion reason labels of the protocol the snapshot was published under
 
 
@@ -55,6 +57,7 @@ def changelog_view(log: Changelog, after: Snapshot, views: dict[str, RecordView]
                          _by_title([views[rid] for rid in log.evidence_changed]),
                          [(views[rid], was and views[was], now and views[now])
                           for rid, was, now in log.duplicates_changed],
+                         [(payload, views[payload.record_id]) for _, payload in log.verifications],
                          after.reasons)
 
 
