@@ -221,6 +221,11 @@ def test_only_whitelisted_fields_can_be_set(sitegen, example):
         assert code == 1 and "max_kept: Input should be greater than or equal to 1" in err, err
     code, out, err = sitegen("state", "set", example, "status_note", "- paused over the holidays")
     assert code == 0 and out == "status_note: - paused over the holidays\n", out + err
+    # a note a reader cannot see is refused; one of nothing but spaces clears the note
+    code, _, err = sitegen("state", "set", example, "status_note", "\u200b")
+    assert code == 1 and "status_note: holds no visible text" in err, err
+    code, out, err = sitegen("state", "set", example, "status_note", "   ")
+    assert code == 0 and out == "status_note: None\n", out + err
     assert sitegen("check", example)[0] == 0
 
 

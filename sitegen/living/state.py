@@ -148,11 +148,11 @@ def set_field(review: Review, name: str, value: str) -> ReviewState:
         # too large either way: the model's limit says how large (int() of thousands of digits would refuse)
         data[name] = int(value) if len(value.lstrip("-")) <= 9 else (-1 if value.startswith("-") else 1) * 10**9
     else:
-        data[name] = value or None
+        data[name] = value if value.strip() else None  # nothing but spaces clears the note
     try:
         state = ReviewState.model_validate(data)
     except ValidationError as exc:
-        raise SitegenError(f"{name}: {exc.errors(include_url=False)[0]['msg']}") from None
+        raise SitegenError(f"{name}: {exc.errors(include_url=False)[0]['msg'].removeprefix('Value error, ')}") from None
     transaction = Transaction(review.root)
     transaction.write("state.json", pretty_json(model_data(state)))
     transaction.commit()

@@ -759,7 +759,7 @@ class ReviewState(Strict):
 
     schema_version: int
     max_kept: int = Field(default=25, ge=1, le=10_000, description="most KEEP decisions in a weekly digest")
-    status_note: Annotated[str, StringConstraints(strip_whitespace=True, max_length=500), Printable] | None = Field(
+    status_note: Annotated[str, StringConstraints(strip_whitespace=True, max_length=500), Printable, Visible] | None = Field(
         default=None, description="a short note shown on the site's home page, e.g. 'searches paused until May'")
     ledger_head: LedgerAnchor | None = Field(
         default=None, description="the ledger's last event when sitegen last appended to it (written by sitegen, "
