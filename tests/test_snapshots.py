@@ -204,3 +204,19 @@ def test_a_contact_address_an_html_page_echoes_as_character_references_is_kept_o
         assert openalex.search(fetch, settings, {"search": "x"}).status == "unavailable"
     bodies = b"".join(path.read_bytes() for path in (tmp_path / "snapshots").rglob("*") if path.is_file())
     assert b"brien" not in bodies.lower() and b"Too many requests from REDACTED" in bodies
+
+
+def test_a_content_type_header_echoing_a_credential_is_kept_out_of_the_snapshot_index(tmp_path):
+    """The index stores each response's content type: a provider echoing the request into that header would
+    put the key and contact address into a file published with the review."""
+    def echoing_header(request: httpx.Request) -> httpx.Response:
+        return json_response(json.dumps({"meta": {"count": 0, "next_cursor": None}, "results": []}),
+                             **{"content-type": f"application/json; request={request.url}"})
+
+    store = SnapshotStore(tmp_path / "snapshots")
+    fetch, _, _ = fetcher(echoing_header, mode="record", store=store)
+    with fetch:
+        assert openalex.search(fetch, SETTINGS, {"search": "x"}).status == "ok"
+    index = (tmp_path / "snapshots" / "index.jsonl").read_bytes()
+    assert b"oa-secret-key-123" not in index and b"secret.person" not in index, index
+    assert b"REDACTED" in index

@@ -232,7 +232,10 @@ class Fetcher:
                 raise _Refused(f"{provider.name} response of {int(declared):,} bytes is over the "
                                f"{provider.max_bytes:,}-byte limit")
             body = _capped_body(response, provider, lambda: self._clock() - started)
-            return response.status_code, response.headers.get("content-type", ""), _retry_after(response.headers), body
+            # The content type is kept in the snapshot index, and a header can echo the request as a body can
+            # ("application/json; request=...?api_key=KEY"): redacted the same way.
+            content_type = _redact_text(response.headers.get("content-type", ""), secrets)
+            return response.status_code, content_type, _retry_after(response.headers), body
 
     def _wait_turn(self, provider: Provider) -> None:
         now = self._clock()
