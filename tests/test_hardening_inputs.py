@@ -26,10 +26,13 @@ from test_check import append, check_reports, replace_line
 from test_exports import record
 
 from sitegen.errors import SitegenError
+from sitegen.records.matching import journal_key, pages
 from sitegen.records.model import CONTROL_CHARACTER
+from sitegen.references import read_references
+from sitegen.references.records import entry_record
 from sitegen.review import parsing
 from sitegen.review.parsing import parse_json, parse_yaml, read_json_lines
-from sitegen.site.exports import FORMULA_STARTS, records_csv, safe_cell, write_csv
+from sitegen.site.exports import FORMULA_STARTS, page_range, records_csv, safe_cell, write_csv
 from sitegen.sources import openalex
 from sitegen.sources.snapshots import SnapshotStore
 
@@ -639,3 +642,31 @@ def test_output_to_a_reader_that_has_gone_is_no_error_message(example_copy):
     finally:
         os.close(write_end)
     assert (result.returncode, result.stderr) == (141, "")
+
+
+# --------------------------------------------------------------------------- long runs of spaces
+
+SPACES = "\t" * 300_000  # a cell, field or record value of 300 KB of white space not followed by what a pattern seeks
+
+
+def _imported(text: str, format: str) -> None:
+    for entry in read_references(text, format):
+        entry_record(entry)
+
+
+@pytest.mark.parametrize("name, run", [
+    ("a CSV's authors", lambda: _imported(f"Title,Authors,Covidence #\nA title,\"Smith J{SPACES}x\",#1\n", "csv")),
+    ("BibTeX authors and pages", lambda: _imported(
+        f"@article{{k, title={{A title}}, author={{Smith, J{SPACES}x and Doe{SPACES}(a@b.c}},"
+        f" pages={{1{SPACES}-{SPACES}2}}}}\n", "bibtex")),
+    ("a record's page range", lambda: page_range(record(page=f"1{SPACES}x"))),
+    ("a page range to match", lambda: pages(f"1{SPACES}x")),
+    ("a journal to match", lambda: journal_key(f"J{SPACES}x")),
+])
+def test_a_long_run_of_spaces_is_read_in_linear_time(name, run):
+    """A pattern that starts with white space (`\\s+and\\s+`, `\\s*-+\\s*`) is tried from every space of a run the
+    rest of it does not follow: quadratic, so a hostile import, or a record in a pull request, held up `import`,
+    `update` or `build` for hours. Read in a second or so, even on a slow runner."""
+    started = time.perf_counter()
+    run()
+    assert time.perf_counter() - started < 10, name

@@ -8,13 +8,12 @@ metadata matcher (`sitegen.records.matching`).
 
 from __future__ import annotations
 
-import re
-
 from sitegen.records.entry import Entry
 from sitegen.records.identity import deduplicate
 from sitegen.records.ids import normalise_arxiv, normalise_doi, record_id
 from sitegen.records.matching import Matches, Work, find_duplicates, work
 from sitegen.records.model import Record, RecordMeta, publication_year
+from sitegen.references.fields import AUTHORS_AND
 
 
 def identifiers(row: Entry) -> dict[str, str]:
@@ -28,7 +27,7 @@ def identifiers(row: Entry) -> dict[str, str]:
 
 
 def to_work(row: Entry) -> Work:
-    authors = [name for name in re.split(r"\s+and\s+", row.get("author")) if name.strip()]
+    authors = [name for name in AUTHORS_AND.split(row.get("author")) if name.strip()]
     return work(row.id, row.get("title"), authors, publication_year(row.get("year")), row.get("journal"),
                 row.get("volume"), row.get("number"), row.get("pages"), None, row.get("abstract"),
                 identifiers(row), (row.get("ENTRYTYPE"),),  # an "Erratum" document type (Scopus) is a notice

@@ -47,7 +47,8 @@ MATH_STAND_IN = re.compile("\ue001([0-9]+)\ue002")  # private-use characters, as
 # its exporter (Crossref abstracts with "4.6%", Web of Science titles with "&apos;"), and reading
 # it as LaTeX would drop everything after the % as a comment.
 BARE_SPECIAL = re.compile(r"(?<!\\)[%&]")
-RANGE_DASH = re.compile(r"\s*-{2,3}\s*")  # "670--676", "1 -- 10": a page range's dash
+# "670--676", "1 -- 10": a page range's dash (tried from the start of a run of spaces only, see AUTHORS_AND)
+RANGE_DASH = re.compile(r"(?<!\s)\s*-{2,3}\s*")
 # Fields holding one identifier or address, in which no white space belongs: a line break in one is the file's
 # wrapping ("10.1016/j.jclinepi.\n  2020.01.001"), which BibTeX reads as a space and would make it no DOI.
 IDENTIFIER_FIELDS = ("doi", "url", "eprint", "pmid", "pmcid")

@@ -59,7 +59,7 @@ CSL_TYPE_NAMES = frozenset({*CSL_TYPES.values(), "dataset", "preprint", "entry",
 # Entry types that say what the record is, kept as its publication type (a notice is told by it).
 PUBLICATION_TYPES = {"review", "letter", "editorial", "erratum", "note", "retracted", "conference paper",
                      "conference review", "short survey"}
-_BRACE_OR_AND = re.compile(r"[{}]|\s+and\s+")
+_BRACE_OR_AND = re.compile(r"[{}]|(?<!\s)\s+and\s+")  # from a run's start only: see AUTHORS_AND
 _MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
                 "october", "november", "december")
 _ISO_DATE = re.compile(r"(\d{4})(?:-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?)?(?!\d)")
@@ -245,7 +245,8 @@ def _month(value: str) -> int | None:
 
 # An author's e-mail address in brackets after the name, as BIOSIS and Zoological Record write the corresponding
 # author's ("Stillman, Andrew N. (andrew.stillman@uconn.edu)"): no part of the name.
-_EMAIL_AFTER_NAME = re.compile(r"\s*\(\s*[^()\s@]+@[^()\s@]+\s*\)")
+# Tried from the start of a run of spaces only, as AUTHORS_AND.
+_EMAIL_AFTER_NAME = re.compile(r"(?<!\s)\s*\(\s*[^()\s@]+@[^()\s@]+\s*\)")
 
 
 def _author(name: str) -> CslName:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from sitegen.records.entry import ALIASES, Entry
 from sitegen.references import wos
-from sitegen.references.fields import FIELDS, RAYYAN_INCLUSION, author_list
+from sitegen.references.fields import AUTHORS_AND, FIELDS, RAYYAN_INCLUSION, author_list
 from sitegen.references.problems import UNRECOGNISED, ReferenceProblem, Skipped, checked
 
 # A cell larger than any reference's field (an abstract holds at most 200,000 characters) is refused as it is read:
@@ -102,8 +102,10 @@ PRESETS = (
         "number": "issue", "pages": "pages", "year": "year", "publisher": "publisher", "url": "url",
         "abstract": "abstract", "note": "notes", "doi": "doi", "keywords": "keywords", "pmid": "pubmed_id"}),
 )
-# A name written "Family Initials" ("Smolen J.", "Landewé R.B.M.", "de Oliveira Filho ASB").
-FAMILY_INITIALS = re.compile(r"(.+?)\s+((?:[A-Z]\.?-?)+)")
+# A name written "Family Initials" ("Smolen J.", "Landewé R.B.M.", "de Oliveira Filho ASB"). The family name ends
+# in a non-space, so the spaces before the initials are tried from the start of their run only: from each of its
+# spaces, a cell of a few hundred kilobytes of spaces took hours.
+FAMILY_INITIALS = re.compile(r"(.*?\S)\s+((?:[A-Z]\.?-?)+)")
 
 
 def first_line(text: str) -> str:
@@ -264,8 +266,8 @@ def exported_authors(text: str) -> str:
     """An export's author list as BibTeX's: names split at " and " (Rayyan), ";" (Scopus, Web of Science) or,
     when every part is "Family Initials", at commas (PubMed, Covidence); each "Family Initials" read
     "Family, Initials"."""
-    if re.search(r"\s+and\s+", text):
-        names = re.split(r"\s+and\s+", text)
+    if AUTHORS_AND.search(text):
+        names = AUTHORS_AND.split(text)
     elif ";" in text:
         names = text.split(";")
     else:

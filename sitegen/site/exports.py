@@ -98,7 +98,9 @@ def _holds_any(text: str, characters: Iterable[str]) -> bool:
 
 
 # Between the first and last page of a range: a hyphen, an en dash (Crossref writes some), BibTeX's "--".
-_PAGE_RANGE = re.compile(r"\s*[-\u2010-\u2015]+\s*")
+# Tried from the start of a run of spaces only: from each of its spaces, a record's page of a few hundred kilobytes
+# of spaces held up its build for hours.
+_PAGE_RANGE = re.compile(r"(?<!\s)\s*[-\u2010-\u2015]+\s*")
 
 
 # A page as ranges write one: digits with at most a letter or a few before and one after (S12, e123, R45a), or
