@@ -13,7 +13,7 @@ from sitegen.records.identity import deduplicate
 from sitegen.records.ids import normalise_arxiv, normalise_doi, record_id
 from sitegen.records.matching import Matches, Work, find_duplicates, work
 from sitegen.records.model import Record, RecordMeta, publication_year
-from sitegen.references.fields import AUTHORS_AND
+from sitegen.records.names import AUTHORS_AND
 
 
 def identifiers(row: Entry) -> dict[str, str]:

@@ -90,7 +90,7 @@ def title_numbers(title: str) -> tuple[str, ...]:
 
 def pages(text: str) -> tuple[str, str]:
     """First and last page, the last expanded from its abbreviation: "73-6" -> ("73", "76")."""
-    # (?<!\s): tried from the start of a run of spaces only (see references.fields.AUTHORS_AND)
+    # (?<!\s): tried from the start of a run of spaces only (see records.names.AUTHORS_AND)
     parts = [part for part in re.split(r"(?<!\s)\s*[-\u2010-\u2015]+\s*", text.strip()) if part]
     if not parts:
         return "", ""
@@ -134,7 +134,7 @@ def journal_key(name: str) -> tuple[str, ...]:
     """A journal's name as words to compare, without what exports add to it: a subtitle after ":", ";",
     " - " or "=", a note in brackets ("[Electronic Resource]", "(Clinical research ed.)", "(00392499)"),
     the meeting an abstract supplement is from ("Heart. Conference: British Atherosclerosis Society")."""
-    # (?<!\s): tried from the start of a run of spaces only (see references.fields.AUTHORS_AND)
+    # (?<!\s): tried from the start of a run of spaces only (see records.names.AUTHORS_AND)
     text = re.split(r"(?<!\s)\s*(?::|;|\s[-=]\s|\[|\()", html.unescape(name), maxsplit=1)[0] or name
     return _words(text)
 

@@ -58,6 +58,12 @@ _CJK = re.compile("[\u1100-\u11ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\
 _NOT_IN_A_NAME = re.compile(r'[0-9@()\[\]{}/;:<>|\\#*=+_"' + "\ufffd]")
 
 
+# The " and " between the names of an author list, with the whitespace around it. It matches only from the start of
+# a whitespace run: `\s+and\s+` alone is tried again from every space of a run not followed by "and", so a cell
+# of a few hundred kilobytes of spaces took hours to read.
+AUTHORS_AND = re.compile(r"(?<!\s)\s+and\s+")
+
+
 def _is_initials(token: str) -> bool:
     """"J.", "J.R.", "J.-P.", "Ch." or MEDLINE's undotted "LC": a given name written as initials."""
     if re.fullmatch(r"(?:[^\W\d_][^\W\d_]?\.-?)+", token):

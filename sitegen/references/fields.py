@@ -26,10 +26,6 @@ FIELDS = ("author", "title", "year", "journal", "volume", "number", "pages", "do
 ISSN = re.compile(r"(?<![\dA-Za-z])\d{4}-?\d{3}[\dXx](?![\dA-Za-z-])")
 PMCID = re.compile(r"\bPMC\d+\b")
 AND = re.compile(r"\sand\s", re.IGNORECASE)
-# The " and " between the names of an author list, with the whitespace around it. It matches only from the start of
-# a whitespace run: `\s+and\s+` alone is tried again from every space of a run not followed by "and", so a cell
-# of a few hundred kilobytes of spaces took hours to read.
-AUTHORS_AND = re.compile(r"(?<!\s)\s+and\s+")
 # Rayyan writes a record's screening state into its notes, as
 # 'RAYYAN-INCLUSION: {"Kofi"=>"Included", "Ama"=>"Maybe"} | RAYYAN-LABELS: ML | USER-NOTES: {...}'.
 RAYYAN_INCLUSION = re.compile(r"RAYYAN-INCLUSION:\s*(\{[^{}]*\})")

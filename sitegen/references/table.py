@@ -24,8 +24,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from sitegen.records.entry import ALIASES, Entry
+from sitegen.records.names import AUTHORS_AND
 from sitegen.references import wos
-from sitegen.references.fields import AUTHORS_AND, FIELDS, RAYYAN_INCLUSION, author_list
+from sitegen.references.fields import FIELDS, RAYYAN_INCLUSION, author_list
 from sitegen.references.problems import UNRECOGNISED, ReferenceProblem, Skipped, checked
 
 # A cell larger than any reference's field (an abstract holds at most 200,000 characters) is refused as it is read:
