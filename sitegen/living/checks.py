@@ -64,8 +64,9 @@ def ledger_problems(review: Review) -> list[Problem]:
                                    "ledger.jsonl from Git), then check again")]
     # Each event is compared with the one directly above it, not with the latest time so far: one event whose
     # time was moved forward is then one problem (at the event after it), not one at every event below it.
+    times = [parse_timestamp(event.ts) for event in review.ledger]
     for index, (above, event) in enumerate(pairwise(review.ledger), start=1):
-        if parse_timestamp(event.ts) < parse_timestamp(above.ts):
+        if times[index] < times[index - 1]:
             problems.append(Problem(LEDGER, lines[index], None, "ledger-time",
                                     f"event {event.seq} is dated {event.ts}, before the event above it "
                                     f"({above.ts}): events are appended in time order"))

@@ -28,7 +28,7 @@ from sitegen.records.matching import SAME_TITLE, record_work, title_score
 from sitegen.records.model import Record
 from sitegen.references import ReferenceProblem, read_references
 from sitegen.references.records import entry_record
-from sitegen.review.models import VerificationPayload
+from sitegen.review.models import UNANSWERED, VerificationPayload
 from sitegen.review.write import atomic_write, pretty_json
 from sitegen.sources.http import Fetcher
 from sitegen.sources.search import check_sources, open_fetcher
@@ -450,9 +450,6 @@ class SourcesUnreached(SitegenError):
     """A round in which no index answered: an outage, not a round (exit status 3, as any source not reached)."""
 
     exit_code = EXIT_INCOMPLETE
-
-
-UNANSWERED = frozenset({"no-answer", "rate-limited"})
 
 
 def _nothing_reached(checks: list[CitationCheck], searches_answered: list[bool]) -> bool:

@@ -497,6 +497,10 @@ class SourceAnswer(Strict):
     detail: Reason | None = None  # what matched or differed, or why there was no answer
 
 
+# What an index said when it said nothing (a rate limit, an error, an outage): never a negative.
+UNANSWERED = frozenset({"rate-limited", "no-answer"})
+
+
 class PassageCheck(Strict):
     """Where one finding's passage was looked for (faithfulness), and the text it was checked against."""
 

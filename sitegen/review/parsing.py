@@ -980,7 +980,9 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
     written = [name.strip() for name in first]
     # Columns with no name at the end of the header (",,") are a spreadsheet's padding: read as absent, so long
     # as no row puts a value in them.
-    names = written[:len("\0".join(written).rstrip("\0").split("\0"))] if any(written) else written
+    names = list(written)
+    while any(names) and not names[-1]:
+        names.pop()
     unknown = [n for n in names if n not in header]
     missing = [n for n in required if n not in names]
     if unknown or missing or len(set(names)) != len(names):

@@ -52,17 +52,22 @@ def _github_escape(text: str, *, prop: bool) -> str:
     return text
 
 
-def repository_path(root: str, rel: str) -> str:
+def repository_path(root: str, rel: str, base: str | None) -> str:
     """Where a file of the review is in its repository, as GitHub places annotations: relative to the checkout
-    (GITHUB_WORKSPACE, else the folder holding .git above the review), whichever folder sitegen was run from and
-    however the review folder was named (`.`, an absolute path, `reviews/../reviews/x`); else as given."""
+    (`base`, `repository_base(root)`), whichever folder sitegen was run from and however the review folder was
+    named (`.`, an absolute path, `reviews/../reviews/x`); else as given."""
     # The folder resolved, not the file: a problem about a symbolic link is about the link, not where it points.
     folder, name = os.path.split(os.path.join(root, rel))
     target = os.path.join(os.path.realpath(folder), name)
-    base = os.environ.get("GITHUB_WORKSPACE") or _checkout(os.path.realpath(root))
-    if base and (target + os.sep).startswith(os.path.realpath(base) + os.sep):
-        return PurePosixPath(Path(os.path.relpath(target, os.path.realpath(base)))).as_posix()
+    if base and (target + os.sep).startswith(base + os.sep):
+        return PurePosixPath(Path(os.path.relpath(target, base))).as_posix()
     return str(PurePosixPath(root) / rel)
+
+
+def repository_base(root: str) -> str | None:
+    """The checkout the review is in, resolved: GITHUB_WORKSPACE, else the folder holding .git above the review."""
+    base = os.environ.get("GITHUB_WORKSPACE") or _checkout(os.path.realpath(root))
+    return os.path.realpath(base) if base else None
 
 
 def _checkout(folder: str) -> str | None:
@@ -78,8 +83,9 @@ def _checkout(folder: str) -> str | None:
 
 def format_github(problems: list[Problem], root: str) -> str:
     out = []
+    base = repository_base(root)  # once: every problem is of one review
     for p in problems:
-        props = [f"file={_github_escape(repository_path(root, p.path), prop=True)}"]
+        props = [f"file={_github_escape(repository_path(root, p.path, base), prop=True)}"]
         if p.line is not None:
             props.append(f"line={p.line}")
             if p.column is not None:

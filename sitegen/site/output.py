@@ -179,9 +179,9 @@ def write_site(out: Path, pages: Iterable[Page] | Mapping[str, bytes], finish: F
                 filling.add(page)
             filling.render_waiting()
             filling.remove_the_rest()
-            with naming_errors(f"{out}/{MANIFEST}"):
+            with named_as(f"{out}/{MANIFEST}"):
                 (tree / MANIFEST).write_bytes(Manifest(stamp=stamp, files=filling.files).model_dump_json().encode())
-            with naming_errors(f"{out}/{SITE_MARKER}"):
+            with named_as(f"{out}/{SITE_MARKER}"):
                 (tree / SITE_MARKER).write_bytes(MARKER_TEXT)  # last: see _recover
             same = (not filling.differs and current.keys() == filling.files.keys()
                     and site_is_intact(out, current_manifest))  # nothing added by hand beside the pages either
@@ -222,17 +222,6 @@ def _writing_beside(out: Path) -> Iterator[None]:
 WAIT_FOR_BESIDE = 30 * 60.0  # a build of 100,000 records takes a minute or two; one hung for longer is refused
 
 
-@contextlib.contextmanager
-def naming_errors(path: str) -> Iterator[None]:
-    """A full disk says nothing of where: the error names the file that could not be written."""
-    try:
-        yield
-    except OSError as error:
-        if error.filename is None:
-            raise OSError(error.errno, error.strerror, path) from error
-        raise
-
-
 class _Filling:
     """Bring `tree` (holding the files `held` describes) to the new site, page by page, reusing the
     files of the current site at `out` (described by `current`) for pages whose key has not changed."""
@@ -256,7 +245,7 @@ class _Filling:
             raise BuildError(f"a rendered file would land outside the output folder: {path!r}")
         if path in self.files:  # two pages claiming one path: one would silently replace the other
             raise BuildError(f"two pages would both be {path}")
-        with naming_errors(f"{self.out_text}/{path}"):
+        with named_as(f"{self.out_text}/{path}"):
             kept = self._kept(page)
         if kept is not None:
             self.files[path] = kept
@@ -291,7 +280,7 @@ class _Filling:
         """Render and write the page; its file, and whether it differs from the current site's."""
         path = page.path
         target, current = f"{self.tree_text}/{path}", f"{self.out_text}/{path}"
-        with naming_errors(current):
+        with named_as(current):
             rendered = page.render()
             if isinstance(rendered, str | bytes):
                 content = rendered.encode("utf-8") if isinstance(rendered, str) else rendered

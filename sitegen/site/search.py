@@ -26,8 +26,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from sitegen.errors import BuildError
+from sitegen.review.write import named_as
 from sitegen.site.keys import code_digest
-from sitegen.site.output import INDEXED_MARK, Page, Written, naming_errors
+from sitegen.site.output import INDEXED_MARK, Page, Written
 from sitegen.site.templates import templates_dir
 
 INDEX_FOLDER = "pagefind"
@@ -47,7 +48,7 @@ def search_index(files: Mapping[str, bytes]) -> dict[str, bytes]:
         for path, content in files.items():
             if path.endswith(".html") and INDEXED_MARK in content:
                 target = root / path
-                with naming_errors(str(target)):  # a full temporary folder says so, and where
+                with named_as(str(target)):  # a full temporary folder says so, and where
                     target.parent.mkdir(parents=True, exist_ok=True)
                     target.write_bytes(content)
         return _pagefind(root)

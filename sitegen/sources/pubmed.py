@@ -175,9 +175,6 @@ def article_to_record(article: etree._Element) -> Record | None:
     )
 
 
-# What PubMed writes where an article has no English title (its own title is then the VernacularTitle).
-
-
 def _title(node: etree._Element | None) -> str | None:
     title = plain_text(element_text(node))
     return None if title is None or NO_TITLE.fullmatch(title) else title
@@ -298,11 +295,10 @@ def _history(root: etree._Element, warnings: list[str]) -> tuple[int, str, str]:
     if root.tag != "eSearchResult":
         raise Malformed(f"expected an eSearchResult, got <{root.tag}>")
     dropped = []
-    for node in root.iterfind("ErrorList/*"):
+    for node in [*root.iterfind("ErrorList/*"), *root.iterfind("WarningList/QuotedPhraseNotFound")]:
         if node.tag not in NOT_FOUND:
             raise Malformed(f"PubMed reported {node.tag}: {element_text(node) or 'no detail'}")
         dropped.append(f"the {NOT_FOUND[node.tag]} {element_text(node)!r}")
-    dropped += [f"the quoted phrase {element_text(node)!r}" for node in root.iterfind("WarningList/QuotedPhraseNotFound")]
     count = whole_number(element_text(root.find("Count")), 12)
     web_env, query_key = element_text(root.find("WebEnv")) or "", element_text(root.find("QueryKey")) or ""
     if count is None:

@@ -24,7 +24,7 @@ from sitegen.records.model import Record
 from sitegen.references import ReferenceProblem, read_references
 from sitegen.references.records import entry_record
 from sitegen.review.folder import Review
-from sitegen.review.models import VERIFICATION_AXES, VerificationPayload, parse_timestamp
+from sitegen.review.models import UNANSWERED, VERIFICATION_AXES, VerificationPayload, parse_timestamp
 from sitegen.review.transaction import Transaction
 from sitegen.sources.search import open_fetcher
 from sitegen.sources.settings import SourceSettings
@@ -44,9 +44,6 @@ class BibEntry:
 class BibVerdicts:
     entry: BibEntry
     verdicts: CitationVerdicts
-
-
-UNANSWERED = ("rate-limited", "no-answer")  # what an index said when it said nothing: never a negative
 
 
 @dataclass
