@@ -852,8 +852,8 @@ def screen_conflicts(directory: Path, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 def screen_kappa(directory: Path, as_json: bool) -> None:
     """Agreement between DIRECTORY's reviewers, per batch and overall: Cohen's kappa with a 95% CI,
-    percent agreement and PABAK (Fleiss' kappa when more than two reviewers decided). Agreement is on the
-    decision: at full text, two exclusions for different reasons agree, yet are a conflict to adjudicate."""
+    percent agreement and PABAK over the three choices (Fleiss' kappa when more than two reviewers decided).
+    Agreement is on the decision: at full text, two exclusions for different reasons agree, yet are a conflict to adjudicate."""
     _remember(directory)
     per_batch, overall = commands.screening_status(directory)
     if as_json:

@@ -18,14 +18,25 @@ def pairs(counts: dict[tuple[str, str], int]) -> list[tuple[str, str]]:
 def test_cohen_hand_computed():
     # 50 records: both include 20, both exclude 15, A include / B exclude 5, A exclude / B include 10.
     # p_o = 35/50 = 0.70; p_e = 0.5*0.6 + 0.5*0.4 = 0.50; kappa = 0.20/0.50 = 0.40;
-    # SE = sqrt(0.7*0.3 / (50 * 0.25)) = 0.12961; 95% CI = 0.40 +- 1.96*SE = (0.146, 0.654); PABAK = 2*0.7 - 1.
+    # SE = sqrt(0.7*0.3 / (50 * 0.25)) = 0.12961; 95% CI = 0.40 +- 1.96*SE = (0.146, 0.654);
+    # PABAK over the three choices (include, exclude, maybe) = (3*0.7 - 1) / 2.
     result = cohen(pairs({("include", "include"): 20, ("exclude", "exclude"): 15, ("include", "exclude"): 5,
                           ("exclude", "include"): 10}), ["a", "b"])
     assert result.records == 50 and result.percent_agreement == pytest.approx(0.70)
     assert result.kappa == pytest.approx(0.40)
     assert result.ci_low == pytest.approx(0.40 - 1.959964 * math.sqrt(0.0168), abs=1e-6)
     assert result.ci_high == pytest.approx(0.40 + 1.959964 * math.sqrt(0.0168), abs=1e-6)
-    assert result.pabak == pytest.approx(0.40)
+    assert result.pabak == pytest.approx(0.55)
+
+
+def test_pabak_counts_the_choices_not_the_categories_used():
+    # Agreement on 9 of 10 either way: one record both called "maybe" instead of "exclude" must not change PABAK,
+    # which counts the categories reviewers choose from (three), not those that happened to occur.
+    without_maybe = cohen(pairs({("include", "include"): 8, ("exclude", "exclude"): 1, ("include", "exclude"): 1}),
+                          ["a", "b"])
+    with_maybe = cohen(pairs({("include", "include"): 8, ("maybe", "maybe"): 1, ("include", "exclude"): 1}),
+                       ["a", "b"])
+    assert without_maybe.pabak == with_maybe.pabak == pytest.approx((3 * 0.9 - 1) / 2)
 
 
 def test_perfect_agreement_with_two_categories():

@@ -2,7 +2,9 @@
 
 Pure functions over lists of paired decisions. Kappa is undefined when chance
 agreement is certain (both reviewers used one category only): that is
-reported as None with the reason, never as a made-up number.
+reported as None with the reason, never as a made-up number. PABAK counts the
+categories reviewers choose from (include, exclude, maybe), not those they happened
+to use: one "maybe" anywhere must not change what every other decision measures.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from collections import Counter
 from itertools import combinations
 
 from pydantic import BaseModel
+
+from sitegen.screening.outcomes import DECIDED
 
 Z_95 = 1.959963984540054
 
@@ -38,8 +42,8 @@ def cohen(pairs: list[tuple[str, str]], reviewers: list[str]) -> Agreement:
     first, second = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
     categories = sorted(set(first) | set(second))
     expected = sum((first[c] / n) * (second[c] / n) for c in categories)
-    # PABAK over the categories in use (at least two): (k * p_o - 1) / (k - 1).
-    k = max(2, len(categories))
+    # PABAK (Byrt, Bishop and Carlin 1993) over the k categories of the scale: (k * p_o - 1) / (k - 1).
+    k = len(DECIDED)
     pabak = (k * observed - 1) / (k - 1)
     if math.isclose(expected, 1.0):
         return Agreement(reviewers=reviewers, records=n, percent_agreement=observed, kappa=None,
