@@ -31,7 +31,7 @@ def test_example_builds_all_pages(sitegen, tmp_path):
     assert len(list((out / "records").glob("*.html"))) == 271
     home = (out / "index.html").read_text()
     assert "The rodent object-in-context task" in home
-    assert "Last updated <time datetime=\"2023-04-17T00:00:00Z\">" in home
+    assert "Last updated <time datetime=\"2023-04-17T00:00:00Z\">2023-04-17 00:00 UTC</time>" in home
 
 
 def test_home_counts_follow_the_decision_files(tmp_path, example_copy):

@@ -55,7 +55,8 @@ def test_each_run_shows_every_source_retrieved_new_and_its_manifest(missed):
     newest, oldest = page.xpath("//table[contains(@class, 'runs')]/tbody/tr")
     assert newest.get("class") == "incomplete" and oldest.get("class") == "complete"
     latest, first = cells(newest), cells(oldest)
-    assert latest["Run"] == SECOND
+    # Read in UTC to the minute, whatever offset the ledger wrote; the exact moment stays in the <time> element.
+    assert latest["Run"] == "2026-01-12 05:00 UTC" and newest.xpath(".//time/@datetime")[0] == SECOND
     assert latest["Status"].startswith("Incomplete") and 'not evidence of "no new records"' in latest["Status"]
     assert "OpenAlex: complete; 7 retrieved, 2 new" in latest["Sources"]
     assert "Europe PMC: not reached (unavailable); 0 retrieved, 0 new. Why: Europe PMC unavailable" in latest["Sources"]
@@ -85,7 +86,7 @@ def test_home_sums_up_the_searches_and_links_to_them(missed):
     home = html.fromstring((site / "index.html").read_bytes())
     section = home.xpath("//section[@aria-labelledby='searches-heading']")[0]
     summary = " ".join(section.xpath("string(p[1])").split())
-    assert summary == (f"1 saved search, run 2 times in all; the latest run, of watch on {SECOND}, retrieved 7 "
+    assert summary == ("1 saved search, run 2 times in all; the latest run, of watch on 2026-01-12 05:00 UTC, retrieved 7 "
                        "records, 2 of them new, though not every source answered in full (see below). Strategies, "
                        "run history and run manifests.")
     assert section.xpath("p[1]/a/@href") == ["searches.html"]
@@ -138,7 +139,7 @@ def test_a_strategy_saved_since_the_latest_run_is_never_shown_as_what_the_runs_s
     path.write_text(json.dumps(search, indent=2), encoding="utf-8")
     page = html.fromstring((built(unindexed(example_copy), tmp_path / "site") / "searches.html").read_bytes())
     edited, added = [" ".join(item.text_content().split()) for item in page.xpath("//ul[@class='strategies']/li")]
-    assert "context AND memory" in edited and "Changed since it last ran (2023-04-17T00:00:00Z)" in edited
+    assert "context AND memory" in edited and "Changed since it last ran (2023-04-17 00:00 UTC)" in edited
     assert edited.endswith(sent)
     assert "Not run yet" in added
 

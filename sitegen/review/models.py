@@ -81,6 +81,16 @@ def utc_day(timestamp: str) -> str:
         return timestamp[:10]
 
 
+def utc_minute(timestamp: str) -> str:
+    """A timestamp as a reader reads it on a page, to the minute in UTC ("2024-01-30 14:05 UTC"); the exact
+    time stays in the page's <time datetime> and in the downloads."""
+    try:
+        moment = parse_timestamp(timestamp).astimezone(UTC)
+    except ValueError:
+        return timestamp
+    return f"{moment.date().isoformat()} {moment:%H:%M} UTC"
+
+
 def _check_timestamp(value: str) -> str:
     parse_timestamp(value)
     return value

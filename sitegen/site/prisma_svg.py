@@ -27,6 +27,7 @@ from markupsafe import Markup
 from sitegen.living.prisma import Flow, PrismaCounts, RunFlow, not_in_full, previous_labels
 from sitegen.records.model import CONTROL_CHARACTER
 from sitegen.records.providers import kind, label
+from sitegen.review.models import utc_minute
 from sitegen.site.templates import environment
 
 FONT = 13  # px: the diagram is never scaled down on a page, so this is what a reader sees
@@ -440,7 +441,7 @@ def _notes(counts: PrismaCounts, cols: list[Column], width: int) -> list[str]:
     marks = [line for note in availability_notes(counts, cols) for line in textwrap.wrap(note, chars)]
     if not cols:
         return marks
-    runs = "; ".join(f"Run {run.run}: {run.at}" for run in counts.runs if run.identified)
+    runs = "; ".join(f"Run {run.run}: {utc_minute(run.at)}" for run in counts.runs if run.identified)
     quiet = [run for run in counts.runs if not run.identified]
     answered = [str(run.run) for run in quiet if not run.incomplete]
     # A run some source did not answer in full identified nothing of what that source holds: never "no new record".
@@ -548,7 +549,7 @@ def summary(counts: PrismaCounts, labels: dict[str, str]) -> str:
         text += f" {counts.studies_included} studies included."
     shown = [run for run in counts.runs if run.identified]
     if len(shown) > 1:
-        text += " By run: " + "; ".join(f"run {run.run} ({run.at}) identified {run.identified} new records, "
+        text += " By run: " + "; ".join(f"run {run.run} ({utc_minute(run.at)}) identified {run.identified} new records, "
                                         f"{run.records} after duplicates were removed, {run.studies_included} "
                                         "now included" for run in shown) + "."
     return _NOT_XML.sub(" ", text)

@@ -12,7 +12,7 @@ from markupsafe import Markup
 
 import sitegen
 from sitegen.records.providers import label
-from sitegen.review.models import utc_day
+from sitegen.review.models import utc_day, utc_minute
 from sitegen.text import xml_safe
 
 
@@ -81,5 +81,6 @@ def environment() -> jinja2.Environment:
     env.globals["provider_label"] = label
     env.globals["studies_phrase"] = studies_phrase
     env.filters["day"] = utc_day
+    env.filters["minute"] = utc_minute
     env.filters["xml_safe"] = xml_safe  # text an earlier sitegen kept unchecked (a ledger's amendment reasons)
     return env
