@@ -297,7 +297,7 @@ def test_record_mode_writes_nothing_outside_the_review(tmp_path, linked):
                           store=SnapshotStore(snapshots))
     with pytest.raises(SitegenError, match=f"{re.escape(str(snapshots / digest[:2]))}.* is a symbolic link"):
         with fetch:
-            fetch.get(openalex.PROVIDER, "https://api.openalex.org/works", [("search", "x")])
+            fetch.request(openalex.PROVIDER, "https://api.openalex.org/works", [("search", "x")])
     assert tree_bytes(outside) == before
     assert not (snapshots / "index.jsonl").exists()
 

@@ -484,10 +484,10 @@ class Routed:
     def __init__(self, fetch, faulty: str, answer: bytes):
         self.fetch, self.faulty, self.answer = fetch, faulty, answer
 
-    def get(self, provider, url: str, params: list[tuple[str, str]], secrets: Secrets,
-            headers: dict[str, str] | None) -> Response:
+    def request(self, provider, url: str, params: list[tuple[str, str]], secrets: Secrets,
+                headers: dict[str, str] | None, post_to: str | None) -> Response:
         if url.endswith(self.faulty):
-            return self.fetch.get(provider, url, params, secrets, headers)
+            return self.fetch.request(provider, url, params, secrets, headers, post_to)
         return Response(200, self.answer, "text/xml", describe("GET", url, params), None)
 
 

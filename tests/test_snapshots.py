@@ -146,13 +146,13 @@ def test_identical_requests_in_one_run_replay_in_order(tmp_path):
     fetch, _, _ = fetcher(lambda request: httpx.Response(200, content=next(answers)), mode="record", store=store)
     with fetch:
         for _ in range(2):
-            fetch.get(openalex.PROVIDER, "https://api.openalex.org/works", [("cursor", "same")])
+            fetch.request(openalex.PROVIDER, "https://api.openalex.org/works", [("cursor", "same")])
     replayer = Fetcher("replay", SnapshotStore(tmp_path / "snapshots"))
-    bodies = [replayer.get(openalex.PROVIDER, "https://api.openalex.org/works", [("cursor", "same")]).body
+    bodies = [replayer.request(openalex.PROVIDER, "https://api.openalex.org/works", [("cursor", "same")]).body
               for _ in range(2)]
     assert bodies == [b"first", b"second"]
     with pytest.raises(SnapshotMissing, match=r"repeat 3"):
-        replayer.get(openalex.PROVIDER, "https://api.openalex.org/works", [("cursor", "same")])
+        replayer.request(openalex.PROVIDER, "https://api.openalex.org/works", [("cursor", "same")])
 
 
 def test_an_ad_hoc_recording_replays_itself_not_a_dated_run(tmp_path):

@@ -786,6 +786,9 @@ SETTABLE_FIELDS = ("max_kept", "status_note")  # widening this is a decision abo
 # --------------------------------------------------------------------------- snapshots/index.jsonl
 
 
+Method = Literal["GET", "POST"]
+
+
 class SnapshotEntry(Strict):
     """One recorded provider response: which request, in which run, and what came back.
 
@@ -798,7 +801,7 @@ class SnapshotEntry(Strict):
     fingerprint: Sha256  # of the canonical request: method, URL and sorted public parameters
     session: str = Field(default="", description="the run this response belongs to (its caller-supplied time)")
     occurrence: int = Field(default=0, ge=0, description="0 for the first identical request in the run, 1 for the next")
-    method: Literal["GET"] = "GET"
+    method: Method = "GET"  # POST: the parameters went as a form body (a query too long for an address)
     url: str
     # JSON has no tuples: a [name, value] pair is read as one (the only lax field).
     params: list[Annotated[tuple[str, str], StrictMode(False)]] = Field(default_factory=list)

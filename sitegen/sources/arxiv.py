@@ -185,7 +185,7 @@ def _paged(trace: Trace, query: str, page_size: int, settings: SourceSettings) -
     while start < pager.cap and pager.proceed(str(start)):
         size = min(page_size, pager.cap - start)  # the last page asks only for what is left
         params = [("search_query", query), ("start", str(start)), ("max_results", str(size)), *SORT]
-        feed = _feed(trace.get(BASE, params))
+        feed = _feed(trace.get(BASE, params, post_to=BASE))  # the API takes its query by POST too
         entries = feed.findall("atom:entry", NS)
         pager.add(_total(feed), entries, entry_to_record)
         start += len(entries)

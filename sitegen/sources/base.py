@@ -76,9 +76,12 @@ class Trace:
         self.hashes: list[str] = []
         self.warnings: list[str] = []
 
-    def get(self, url: str, params: list[tuple[str, str]], headers: dict[str, str] | None = None) -> Response:
+    def get(self, url: str, params: list[tuple[str, str]], headers: dict[str, str] | None = None,
+            post_to: str | None = None) -> Response:
+        """The response to `url` with `params`; a request too long for an address goes by POST to `post_to`, where
+        the provider takes one (see `Fetcher.request`)."""
         try:
-            response = self.fetcher.get(self.provider, url, params, self.secrets, headers)
+            response = self.fetcher.request(self.provider, url, params, self.secrets, headers, post_to)
         except SourceError as exc:
             self._remember(exc.request, exc.snapshot)
             raise
@@ -552,7 +555,7 @@ def check_status(response: Response, provider: str, key_variable: str | None = N
         raise Unsupported(f"{provider} rejected the query (HTTP {response.status}): {_error_detail(response)}")
     if response.status == 414:
         # The query is too long for the provider's address limit: it fails the same way on every run, so it is a
-        # query the provider cannot take (sitegen sends searches by GET), never an outage to wait out.
+        # query the provider cannot take (one that takes POST is sent a long query so), never an outage to wait out.
         raise Unsupported(f"{provider} refused the request as too long (HTTP 414 URI Too Long): shorten the query, "
                           "or split it into several strategies whose results are combined")
     if response.status in (401, 403):

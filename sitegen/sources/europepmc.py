@@ -264,7 +264,7 @@ def _page(trace: Trace, query: str, page_size: int, cursor: str) -> tuple[Any, l
     (the pager checks hitCount)."""
     params = [("query", query), ("resultType", "core"), ("format", "json"), ("pageSize", str(page_size)),
               ("cursorMark", cursor)]
-    response = trace.get(f"{BASE}/search", params)
+    response = trace.get(f"{BASE}/search", params, post_to=f"{BASE}/searchPOST")
     if response.status == 404:
         raise SourceError("unavailable", "Europe PMC answered 404 for a search")
     check_status(response, PROVIDER.name)

@@ -1,13 +1,13 @@
 """The one way sitegen talks to a provider: polite, bounded, recorded.
 
-`Fetcher.get` enforces, for every request: a fixed allow-list of hosts per
+`Fetcher.request` enforces, for every request: a fixed allow-list of hosts per
 provider, a minimum interval between requests, connect/read timeouts, a byte
 cap on the body, refused redirects, bounded retries with backoff that honour
 Retry-After, and each credential sent only to its own provider. In record mode
 it stores every final response as a snapshot; in replay mode it serves only
 snapshots and never opens a connection.
 
-Provider modules turn what `get` returns (or the `SourceError` it raises) into
+Provider modules turn what `request` returns (or the `SourceError` it raises) into
 a typed outcome; nothing here knows any provider's response format.
 """
 
@@ -20,16 +20,20 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from urllib.parse import SplitResult, urlsplit
+from urllib.parse import SplitResult, urlencode, urlsplit
 
 import httpx
 
-from sitegen.review.models import SnapshotEntry
+from sitegen.review.models import Method, SnapshotEntry
 from sitegen.sources.outcome import Status
 from sitegen.sources.snapshots import SnapshotMissing, SnapshotStore, describe, fingerprint
 
 RETRYABLE = {429, 500, 502, 503, 504}
 GIVE_UP_AFTER = 3  # requests to one provider refused in a row, after every retry, before it is asked no more
+# The longest address sent by GET. Servers refuse longer ones (HTTP 414) at limits of their own, from about 2,000
+# characters up; a systematic review's strategy often runs to several thousand. A provider that takes the same
+# parameters by POST (E-utilities, Europe PMC's searchPOST, arXiv) is sent a longer request so.
+MAX_ADDRESS = 2000
 
 
 class SourceError(Exception):
@@ -125,19 +129,23 @@ class Fetcher:
     def __exit__(self, exc_type, *exc_info) -> None:
         self.close(save=exc_type is None)  # a search that failed records nothing
 
-    def get(self, provider: Provider, url: str, params: list[tuple[str, str]], secrets: Secrets = Secrets(),
-            headers: dict[str, str] | None = None) -> Response:
-        """A final response (any status the caller must interpret), or SourceError."""
+    def request(self, provider: Provider, url: str, params: list[tuple[str, str]], secrets: Secrets = Secrets(),
+                headers: dict[str, str] | None = None, post_to: str | None = None) -> Response:
+        """A final response (any status the caller must interpret), or SourceError. Sent by GET, unless the
+        address would be longer than MAX_ADDRESS and the provider takes the parameters by POST at `post_to`."""
+        method: Method = "GET"
+        if post_to is not None and len(url) + 1 + len(urlencode(params + list(secrets.params.items()))) > MAX_ADDRESS:
+            method, url = "POST", post_to
         parts = urlsplit(url)
         if parts.scheme != "https" or parts.hostname not in provider.hosts or parts.query or parts.username:
             raise ValueError(f"{url!r} is not an address sitegen may call for {provider.name}")
-        key = fingerprint("GET", url, params)
-        shown = describe("GET", url, params)
+        key = fingerprint(method, url, params)
+        shown = describe(method, url, params)
         occurrence = self._seen.get(key, 0)
         self._seen[key] = occurrence + 1
         if self.mode == "replay":
             return self._replay(key, occurrence, shown)
-        entry, body = self._fetch(provider, url, params, secrets, headers or {})
+        entry, body = self._fetch(provider, method, url, params, secrets, headers or {})
         entry = entry.model_copy(update={"fingerprint": key, "session": self.session, "occurrence": occurrence})
         if body is not None:
             body = _redact(body, secrets)
@@ -167,10 +175,10 @@ class Fetcher:
             raise SourceError(status, entry.message or f"HTTP {entry.status}", entry.retry_after, entry.sha256, shown)
         return Response(entry.status, body, entry.content_type or "", shown, entry.sha256)
 
-    def _fetch(self, provider: Provider, url: str, params: list[tuple[str, str]], secrets: Secrets,
+    def _fetch(self, provider: Provider, method: Method, url: str, params: list[tuple[str, str]], secrets: Secrets,
                headers: dict[str, str]) -> tuple[SnapshotEntry, bytes | None]:
         """Send with retries; the final outcome as a snapshot entry (not yet stored) and body."""
-        base = {"fingerprint": "0" * 64, "url": url, "params": params}
+        base = {"fingerprint": "0" * 64, "method": method, "url": url, "params": params}
         if self._refused_in_a_row.get(provider.name, 0) >= GIVE_UP_AFTER:
             last = self._last_refusal[provider.name]
             if last.status == 429:
@@ -180,21 +188,22 @@ class Fetcher:
             return SnapshotEntry(**base, error="unavailable", message=f"{provider.name} was not asked: it refused or "
                                  f"did not answer {GIVE_UP_AFTER} requests in a row earlier in this run, after every "
                                  "retry"), None
-        entry, body, gave_up = self._fetch_with_retries(provider, url, params, secrets, headers, base)
+        entry, body, gave_up = self._fetch_with_retries(provider, method, url, params, secrets, headers, base)
         self._refused_in_a_row[provider.name] = self._refused_in_a_row.get(provider.name, 0) + 1 if gave_up else 0
         if gave_up:
             self._last_refusal[provider.name] = entry
         return entry, body
 
-    def _fetch_with_retries(self, provider: Provider, url: str, params: list[tuple[str, str]], secrets: Secrets,
-                            headers: dict[str, str], base: dict) -> tuple[SnapshotEntry, bytes | None, bool]:
+    def _fetch_with_retries(self, provider: Provider, method: Method, url: str, params: list[tuple[str, str]],
+                            secrets: Secrets, headers: dict[str, str],
+                            base: dict) -> tuple[SnapshotEntry, bytes | None, bool]:
         """The final outcome and body, and whether it is a refusal that outlasted every retry (429, 5xx, no
         answer); a response sitegen refuses itself (a redirect, too large) is none: retrying would not help."""
         attempt = 0
         while True:
             self._wait_turn(provider)
             try:
-                status, content_type, retry_after, body = self._send(provider, url, params, secrets, headers)
+                status, content_type, retry_after, body = self._send(provider, method, url, params, secrets, headers)
             except httpx.TimeoutException:
                 outcome = SnapshotEntry(**base, error="timeout", message=f"{provider.name} did not answer in time")
                 body = None
@@ -216,13 +225,17 @@ class Fetcher:
                 return outcome, body, True
             self._sleep(delay)
 
-    def _send(self, provider: Provider, url: str, params: list[tuple[str, str]], secrets: Secrets,
+    def _send(self, provider: Provider, method: Method, url: str, params: list[tuple[str, str]], secrets: Secrets,
               headers: dict[str, str]) -> tuple[int, str, float | None, bytes]:
         request_headers = {"Accept": "application/json, application/xml;q=0.9, */*;q=0.1",
                            "Accept-Encoding": "gzip", **headers, **secrets.headers}
         query = params + list(secrets.params.items())
+        sent: dict = {"params": query}
+        if method == "POST":  # the parameters are the body, form-encoded as they would be in the address
+            request_headers["Content-Type"] = "application/x-www-form-urlencoded"
+            sent = {"content": urlencode(query).encode("ascii")}
         started = self._clock()
-        with self._client.stream("GET", url, params=query, headers=request_headers,
+        with self._client.stream(method, url, headers=request_headers, **sent,
                                  timeout=httpx.Timeout(provider.read_timeout, connect=provider.connect_timeout)) as response:
             if response.is_redirect:
                 target = response.headers.get("location", "elsewhere")

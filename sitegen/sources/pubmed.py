@@ -277,7 +277,8 @@ def lookup(fetcher: Fetcher, settings: SourceSettings, pmid: str) -> SourceOutco
 
 
 def _get_xml(trace: Trace, utility: str, params: list[tuple[str, str]]) -> etree._Element:
-    response = trace.get(f"{BASE}/{utility}", params + [("tool", TOOL)])
+    url = f"{BASE}/{utility}"
+    response = trace.get(url, params + [("tool", TOOL)], post_to=url)  # every E-utility takes POST
     if response.status == 404:
         raise SourceError("unavailable", f"PubMed answered 404 for {utility}")
     check_status(response, PROVIDER.name)

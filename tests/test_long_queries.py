@@ -1,0 +1,96 @@
+"""A search strategy too long for an address is sent by POST where the provider takes one (E-utilities, Europe PMC,
+arXiv), recorded as such, and replayed offline; a short one stays a GET, so recordings made before replay as they
+were. The servers here answer as real ones do: 414 to a GET whose address is too long."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qsl
+
+import httpx
+import pytest
+from conftest import FIXTURES
+from http_mocks import fetcher, json_response
+
+from sitegen.sources import arxiv, europepmc, pubmed
+from sitegen.sources.http import MAX_ADDRESS
+from sitegen.sources.settings import SourceSettings
+from sitegen.sources.snapshots import SnapshotStore
+
+SETTINGS = SourceSettings(contact_email="team@example.org", ncbi_api_key="ncbi-secret-key")
+# A strategy as a systematic review writes one: dozens of synonyms, each in a title/abstract field.
+SYNONYMS = [f'"object recognition variant {n}"[tiab]' for n in range(80)]
+LONG = "(" + " OR ".join(SYNONYMS) + ") AND (rat[tiab] OR mouse[tiab])"
+
+
+def strict_server(answer):
+    """A server that refuses an address longer than MAX_ADDRESS, as real ones refuse theirs, and answers a
+    request (GET, or POST with a form body) through `answer(method, path, params)`."""
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.method == "GET":
+            if len(str(request.url)) > MAX_ADDRESS:
+                return httpx.Response(414, content=b"URI Too Long")
+            return answer("GET", request.url.path, dict(request.url.params))
+        assert request.headers["content-type"] == "application/x-www-form-urlencoded"
+        assert not request.url.query  # every parameter in the body, none in the address
+        return answer("POST", request.url.path, dict(parse_qsl(request.content.decode("ascii"))))
+    return handler
+
+
+def xml(body: bytes) -> httpx.Response:
+    return httpx.Response(200, content=body, headers={"content-type": "text/xml; charset=UTF-8"})
+
+
+def pubmed_answer(method: str, path: str, params: dict[str, str]) -> httpx.Response:
+    if path.endswith("/esearch.fcgi"):
+        assert params["api_key"] == "ncbi-secret-key"  # credentials go in the body too, never in what is recorded
+        esearch = (FIXTURES / "pubmed" / "esearch2.xml").read_bytes()
+        return xml(esearch.replace(b"<Count>42249</Count>", b"<Count>2</Count>", 1))
+    assert method == "GET"  # an efetch from the history server is short: it stays a GET
+    return xml((FIXTURES / "pubmed" / "pubmed1.xml").read_bytes())
+
+
+def test_a_long_pubmed_strategy_is_posted_recorded_and_replayed(tmp_path):
+    fetch, seen, _ = fetcher(strict_server(pubmed_answer), mode="record", store=SnapshotStore(tmp_path), session="s1")
+    outcome = pubmed.search(fetch, SETTINGS, LONG)
+    fetch.close()
+    assert outcome.status == "ok" and [record.PMID for record in outcome.records] == ["12091962", "9997"]
+    assert [request.method for request in seen.requests] == ["POST", "GET"]
+    assert dict(parse_qsl(seen.requests[0].content.decode("ascii")))["term"] == LONG
+    assert outcome.executed_query[0].startswith("POST https://eutils.ncbi.nlm.nih.gov/entrez/eutils/esearch.fcgi?")
+    index = (tmp_path / "index.jsonl").read_text()
+    assert '"method":"POST"' in index.replace(" ", "") and "ncbi-secret-key" not in index
+    # Replayed offline, the POST is found by its own fingerprint and gives the same records.
+    replay, offline, _ = fetcher(lambda request: pytest.fail("replay opened a connection"), mode="replay",
+                                 store=SnapshotStore(tmp_path), session="s1")
+    again = pubmed.search(replay, SETTINGS, LONG)
+    assert again.status == "ok" and [r.PMID for r in again.records] == ["12091962", "9997"] and not offline.requests
+
+
+def test_a_short_strategy_stays_a_get():
+    fetch, seen, _ = fetcher(strict_server(pubmed_answer))
+    assert pubmed.search(fetch, SETTINGS, "object recognition").status == "ok"
+    assert [request.method for request in seen.requests] == ["GET", "GET"]
+
+
+def test_a_long_europe_pmc_query_goes_to_search_post():
+    core = (FIXTURES / "europepmc" / "search_cancer_core.json").read_bytes()
+
+    def answer(method: str, path: str, params: dict[str, str]) -> httpx.Response:
+        assert (method, path) == ("POST", "/europepmc/webservices/rest/searchPOST") and params["query"] == LONG
+        assert params["cursorMark"] == "*" and params["format"] == "json"
+        return json_response(core)
+    fetch, seen, _ = fetcher(strict_server(answer))
+    outcome = europepmc.search(fetch, SourceSettings(max_records=25), LONG)
+    assert outcome.total == 5059039 and len(outcome.records) == 25 and len(seen.requests) == 1
+
+
+def test_a_long_arxiv_query_is_posted():
+    page = (FIXTURES / "arxiv" / "q_testing_s0_m10_bc5a6c384fe9.atom.xml").read_bytes()
+    query = " OR ".join(f'abs:"object recognition variant {n}"' for n in range(80))
+
+    def answer(method: str, path: str, params: dict[str, str]) -> httpx.Response:
+        assert (method, path) == ("POST", "/api/query") and params["search_query"] == query
+        return httpx.Response(200, content=page, headers={"content-type": "application/atom+xml"})
+    fetch, seen, _ = fetcher(strict_server(answer))
+    outcome = arxiv.search(fetch, SourceSettings(max_records=10), query, page_size=10)
+    assert len(outcome.records) == 10 and [request.method for request in seen.requests] == ["POST"]
