@@ -50,8 +50,7 @@ from sitegen.records.model import Strict
 from sitegen.records.providers import kind
 from sitegen.review.folder import Review
 from sitegen.review.models import ImportPayload, RetrievalPayload
-from sitegen.screening.outcomes import DECIDED, TO_FULL_TEXT, Outcome
-from sitegen.screening.standing import NOT_RETRIEVED
+from sitegen.screening.outcomes import DECIDED, NOT_RETRIEVED, TO_FULL_TEXT, Outcome
 
 OTHER = "other"  # the route of records found by other methods than searching a database or register
 Route = Literal["database", "register", "other"]
@@ -216,7 +215,7 @@ def _stage_flow(ids: list[str], outcomes: dict[str, dict[str, Outcome]], prefix:
     decided = {rid: screening[rid].decision for rid in ids if rid in screening and screening[rid].decision in DECIDED}
     sought = [rid for rid, decision in decided.items() if decision in TO_FULL_TEXT]
     final = {rid: eligibility[rid] for rid in sought if rid in eligibility}
-    not_retrieved = {rid for rid, o in final.items() if o.decision == "exclude" and o.reason == NOT_RETRIEVED}
+    not_retrieved = {rid for rid, o in final.items() if o.not_retrieved}
     assessed = [rid for rid, o in final.items() if o.decision in ("include", "exclude") and rid not in not_retrieved]
     excluded = Counter(final[rid].reason for rid in assessed if final[rid].decision == "exclude")
     fields = {"screened": len(decided),

@@ -14,6 +14,10 @@ from dataclasses import dataclass
 from sitegen.review.folder import ADJUDICATION, DecisionRow, Review
 from sitegen.review.models import STAGES, PublishedOutcome, ScreeningSettings
 
+# The exclusion reason code of a report whose full text could not be retrieved: PRISMA 2020 counts it as a
+# report not retrieved, never as a report assessed and excluded.
+NOT_RETRIEVED = "not-retrieved"
+
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
@@ -22,6 +26,11 @@ class Outcome:
     reviewers: tuple[str, ...]
     adjudicated: bool = False
     reasons_differ: bool = False  # a conflict though every reviewer decided alike: excluded for different reasons
+
+    @property
+    def not_retrieved(self) -> bool:
+        """Excluded at full text because the full text could not be retrieved: not assessed, so not excluded."""
+        return self.decision == "exclude" and self.reason == NOT_RETRIEVED
 
 
 DECIDED = ("include", "exclude", "maybe")

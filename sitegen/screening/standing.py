@@ -29,9 +29,6 @@ StandingKind = Literal["included", "excluded-title-abstract", "excluded-full-tex
                        "awaiting", "duplicate"]
 STANDINGS: tuple[StandingKind, ...] = ("included", "excluded-title-abstract", "excluded-full-text", "not-retrieved",
                                        "conflict", "awaiting", "duplicate")
-# The exclusion reason code of a report whose full text could not be retrieved: PRISMA 2020 counts it as a
-# report not retrieved, never as a report assessed and excluded.
-NOT_RETRIEVED = "not-retrieved"
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +51,7 @@ def standing(title_abstract: Outcome | None, full_text: Outcome | None) -> Stand
         return Standing("awaiting", "full-text")
     if full_text.decision == "conflict":
         return Standing("conflict", "full-text")
-    if full_text.decision == "exclude" and full_text.reason == NOT_RETRIEVED:
+    if full_text.not_retrieved:
         return Standing("not-retrieved", "full-text", full_text.reason)
     if full_text.decision == "exclude":
         return Standing("excluded-full-text", "full-text", full_text.reason)

@@ -11,7 +11,6 @@ from sitegen.review.folder import ADJUDICATION, Review
 from sitegen.review.models import STAGES, BatchPayload
 from sitegen.screening.agreement import Agreement, agreement
 from sitegen.screening.outcomes import TO_FULL_TEXT, Outcome, review_outcomes
-from sitegen.screening.standing import NOT_RETRIEVED
 
 
 class Batch(BaseModel):
@@ -119,7 +118,7 @@ def _stage_status(stage: _Stage, record_ids: list[str]) -> StageStatus:
     count = {decision: sum(1 for o in mine if o.decision == decision)
              for decision in ("include", "exclude", "maybe", "conflict")}
     # A report whose full text was not retrieved was not assessed: PRISMA does not count it as excluded.
-    not_retrieved = sum(1 for o in mine if o.decision == "exclude" and o.reason == NOT_RETRIEVED) \
+    not_retrieved = sum(1 for o in mine if o.not_retrieved) \
         if stage.name == "full-text" else 0
     return StageStatus(stage=stage.name, records=len(ids),
                        decided_by={reviewer: len(d) for reviewer, d in by_reviewer.items()},

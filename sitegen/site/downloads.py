@@ -18,8 +18,7 @@ from sitegen.living.facts import ReviewFacts
 from sitegen.records.model import Record
 from sitegen.review.folder import Review
 from sitegen.review.models import ImportPayload, RetrievalPayload
-from sitegen.screening.outcomes import TO_FULL_TEXT, Outcome
-from sitegen.screening.standing import NOT_RETRIEVED
+from sitegen.screening.outcomes import NOT_RETRIEVED, TO_FULL_TEXT, Outcome
 from sitegen.site import exports
 from sitegen.site.output import Page
 
@@ -120,7 +119,7 @@ def record_writers(review: Review, facts: ReviewFacts) -> RecordWriters:
 
 
 def _full_text(outcome: Outcome) -> str:
-    return NOT_RETRIEVED if outcome.decision == "exclude" and outcome.reason == NOT_RETRIEVED else outcome.decision
+    return NOT_RETRIEVED if outcome.not_retrieved else outcome.decision
 
 
 def record_sets(site: Site) -> dict[str, list[Record]]:

@@ -32,8 +32,9 @@ from sitegen.living.duplicates import duplicates_of
 from sitegen.living.sightings import Sighting
 from sitegen.records.titles import title_key
 from sitegen.review.models import utc_day
+from sitegen.screening.outcomes import NOT_RETRIEVED
 from sitegen.screening.relevance import Scored
-from sitegen.screening.standing import NOT_RETRIEVED, STANDINGS, Standing, StandingKind
+from sitegen.screening.standing import STANDINGS, Standing, StandingKind
 from sitegen.screening.status import Batch
 from sitegen.site.keys import digested_once
 from sitegen.site.output import Page
