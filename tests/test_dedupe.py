@@ -8,12 +8,13 @@ import random
 import pytest
 from conftest import FIXTURES
 
-from sitegen.records.dedupe import dedupe_rows
+from sitegen.records.dedupe import dedupe_rows, to_work
 from sitegen.records.matching import Work, classify, find_duplicates, pages, work
 from sitegen.records.notices import notice_kind
 from sitegen.records.titles import comparable_title as normalise_title
 from sitegen.references import ReferenceProblem
 from sitegen.references.table import read_csv
+from sitegen.sources.base import medline_pages
 
 HEADER = "ID,ENTRYTYPE,author,title,year,journal,volume,number,pages,doi,abstract\n"
 TITLE = "Thrombolysis with alteplase three to four and a half hours after acute ischemic stroke"
@@ -111,6 +112,8 @@ def test_titles_lose_markup_entities_and_translation_notes():
 @pytest.mark.parametrize(("text", "expected"), [
     ("73-6", ("73", "76")), ("73-76", ("73", "76")), ("1317-29", ("1317", "1329")), ("e123", ("e123", "")),
     ("S417-S429", ("s417", "s429")), ("Suppl-29", ("", "")), ("", ("", "")), ("073–076", ("73", "76")),
+    ("S12-4", ("s12", "s14")),  # MEDLINE drops a prefix with the digits that repeat
+    ("95-4", ("95", "4")),  # no MEDLINE abbreviation (a last page before the first): as written
 ])
 def test_page_ranges(text, expected):
     assert pages(text) == expected
@@ -270,6 +273,17 @@ def load_real(name: str):
     with open(folder / "merged_record_ids.csv", newline="", encoding="utf-8") as handle:
         truth = [row["merged_ids"].split(";") for row in csv.DictReader(handle)]
     return rows, truth
+
+
+def test_a_letter_prefixed_range_medline_shortened_is_read_in_full_by_the_matcher_as_by_pubmed():
+    # One article of the stroke set, written "E329-36" (MEDLINE's shortening) and "E329-E336". The matcher read
+    # the first's last page as "36", while PubMed and Europe PMC records hold E329-E336: one rule for both.
+    rows, truth = load_real("stroke")
+    by_id = {row.id: row for row in rows}
+    shortened, full = by_id["id_0000204"], by_id["id_0000202"]
+    assert any({shortened.id, full.id} <= set(members) for members in truth)
+    assert to_work(shortened).last_page == to_work(full).last_page == "e336"
+    assert medline_pages(shortened.fields["pages"]) == full.fields["pages"] == "E329-E336"
 
 
 def test_same_sets_in_any_input_order():

@@ -88,6 +88,23 @@ def title_numbers(title: str) -> tuple[str, ...]:
     return tuple(digits + [_ROMAN[word] for word in title.split() if word in _ROMAN])
 
 
+# MEDLINE shortens the last page of a range to the digits that change ("113-25" is 113-125, "S12-4" is S12-S14),
+# and PubMed, Europe PMC and the reference managers that import from them pass that on.
+_NUMBERED_PAGE = re.compile(r"([A-Za-z]*)(\d+)")
+
+
+def full_last_page(first: str, last: str) -> str:
+    """The last page of the range `first`-`last` written in full: ("113", "25") -> "125", ("S12", "4") -> "S14".
+    A last page written in full already, one that is more than digits, or one that would come before the first
+    once expanded (no MEDLINE abbreviation) is as it is."""
+    found = _NUMBERED_PAGE.fullmatch(first)
+    if found is None or not last.isdecimal() or len(last) >= len(found.group(2)):
+        return last
+    prefix, number = found.groups()
+    whole = number[:len(number) - len(last)] + last
+    return prefix + whole if whole > number else last  # digits of one length: compared as text, in any length
+
+
 def pages(text: str) -> tuple[str, str]:
     """First and last page, the last expanded from its abbreviation: "73-6" -> ("73", "76")."""
     # (?<!\s): tried from the start of a run of spaces only (see records.names.AUTHORS_AND)
@@ -98,8 +115,7 @@ def pages(text: str) -> tuple[str, str]:
     last = parts[1].lower() if len(parts) > 1 else ""
     if not re.search(r"\d", first):  # "Suppl-29", "Nov-19" (a range a spreadsheet took for a date): unknown
         return "", ""
-    if first.isdecimal() and last.isdecimal() and len(last) < len(first):
-        last = first[: len(first) - len(last)] + last
+    last = full_last_page(first, last)
     return first.lstrip("0") or first, last.lstrip("0") or last
 
 

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from sitegen.records.identity import listed
 from sitegen.records.markup import plain_text
+from sitegen.records.matching import full_last_page
 from sitegen.records.model import CONTROL_CHARACTER, CslDate, Record, calendar_date
 from sitegen.records.providers import Source
 from sitegen.review.parsing import load_json
@@ -234,22 +235,19 @@ def parse_date(*values: Any) -> CslDate | None:
     return None
 
 
-# MEDLINE shortens the last page of a range to the digits that change ("113-25" is 113-125, "S12-4" is S12-S14),
-# and PubMed and Europe PMC pass that on. Kept so, RIS gave the end page as 25 and BibTeX the range "113--25".
-_SHORTENED_RANGE = re.compile(r"([A-Za-z]*)([0-9]+)-([0-9]+)")
+# A MEDLINE page range ("113-25", "S12-4"). Kept shortened, RIS gave the end page as 25 and BibTeX the range
+# "113--25".
+_PAGE_RANGE = re.compile(r"([A-Za-z]*[0-9]+)-([0-9]+)")
 
 
 def medline_pages(text: str | None) -> str | None:
-    """A MEDLINE page range with its last page written in full; anything else (a single page, a list of ranges,
-    an article number) as it is."""
-    found = _SHORTENED_RANGE.fullmatch(text or "")
+    """A MEDLINE page range with its last page written in full (records.matching.full_last_page); anything else
+    (a single page, a list of ranges, an article number) as it is."""
+    found = _PAGE_RANGE.fullmatch(text or "")
     if found is None:
         return text
-    prefix, first, last = found.groups()
-    whole = first[:len(first) - len(last)] + last
-    if len(last) >= len(first) or int(whole) <= int(first):  # written in full already, or no range when expanded
-        return text
-    return f"{prefix}{first}-{prefix}{whole}"
+    first, last = found.groups()
+    return f"{first}-{full_last_page(first, last)}"
 
 
 # --------------------------------------------------------------------------- items to records
