@@ -441,7 +441,7 @@ def classify(a: Work, b: Work) -> tuple[Verdict, float]:
     journal = journals_match(a.journal, b.journal)
     year_apart = a.year is not None and b.year is not None and a.year != b.year
     if a.numbers != b.numbers:  # another part, type, phase or count: a reviewer looks
-        if score >= SAME_TITLE and people in ("all", "first") and not year_apart and journal and _one_article(a, b):
+        if score >= SAME_TITLE and people in ("all", "first") and not year_apart and journal and _one_article(a, b, volume):
             return "same", score  # a number misspelt in one title ("p6INK4a" for "p16INK4a", "2009-10")
         return ("probable" if score >= SAME_TITLE and people in ("all", "first") else "different"), score
     organisation = any(author.organisation for author in (*a.authors[:1], *b.authors[:1]))
@@ -487,12 +487,13 @@ def classify(a: Work, b: Work) -> tuple[Verdict, float]:
     return "probable", score
 
 
-def _one_article(a: Work, b: Work) -> bool:
-    """Whether two records of one journal name one article by its position alone: one volume, and one range
-    of print pages, first and last. Two parts of a series cannot both fill it; the abstracts of a supplement
-    (pages "S12", "A175-A176") and article numbers ("e1234") share pages and are left out."""
+def _one_article(a: Work, b: Work, volume: Agreement) -> bool:
+    """Whether two records of one journal name one article by its position alone: one volume (`volume`, as
+    `volumes` found it), and one range of print pages, first and last. Two parts of a series cannot both fill
+    it; the abstracts of a supplement (pages "S12", "A175-A176") and article numbers ("e1234") share pages and
+    are left out."""
     pages_a, pages_b = (a.first_page, a.last_page), (b.first_page, b.last_page)
-    return (volumes(a, b) == "equal" and pages_a == pages_b and a.last_page != a.first_page
+    return (volume == "equal" and pages_a == pages_b and a.last_page != a.first_page
             and all(page.isdecimal() for page in pages_a) and not (a.meeting or b.meeting))
 
 
