@@ -313,6 +313,20 @@ def test_a_work_whose_authors_a_list_cut_is_read_whole():
             assert any("lists only the first 100 authors" in said for said in outcome.warnings)
 
 
+def test_works_read_whole_stop_at_their_limit_and_say_so(monkeypatch):
+    # Past WHOLE_WORKS, a cut work is not read on its own: the list's authors stand, with the reason.
+    listed = json.loads(LIST)
+    cut = dict(listed["results"][0], is_authors_truncated=True)
+    body = json.dumps(dict(listed, results=[cut], meta=dict(listed["meta"], count=1, next_cursor=None)))
+    monkeypatch.setattr(openalex, "WHOLE_WORKS", 0)
+    fetch, seen, _ = fetcher(lambda request: httpx.Response(200, content=body,
+                                                            headers={"content-type": "application/json"}))
+    with fetch:
+        outcome = openalex.search(fetch, SETTINGS, {"search": "paperqa"})
+    assert outcome.status == "ok" and [request.url.path for request in seen.requests] == ["/works"]
+    assert any("could not be read (0 works were read on their own already)" in said for said in outcome.warnings)
+
+
 def test_a_refusal_names_the_variable_that_holds_the_key():
     # OpenAlex requires a key: a refusal said "credentials or allowance", not what to set. Named with a key set or
     # not: the message is recorded, and a replay runs without keys.

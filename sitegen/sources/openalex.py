@@ -511,17 +511,17 @@ def _with_every_author(trace: Trace, work: Any, wholes: list[str]) -> Any:
     if not isinstance(work, dict) or work.get("is_authors_truncated") is not True:
         return work
     openalex_id = normalise_openalex(work.get("id"))
-    try:
-        if len(wholes) >= WHOLE_WORKS:
-            raise Malformed(f"{WHOLE_WORKS} works were read on their own already")
-        wholes.append(openalex_id or "")
-        whole = _work(trace, openalex_id) if openalex_id else None
-    except SnapshotMissing:  # a run recorded before works were read whole, replayed: as it ran then
-        return work
-    except (SourceError, Malformed) as exc:
-        whole, why = None, str(exc)
+    whole, why = None, "it was not found on its own"
+    if len(wholes) >= WHOLE_WORKS:
+        why = f"{WHOLE_WORKS} works were read on their own already"
     else:
-        why = "it was not found on its own"
+        wholes.append(openalex_id or "")
+        try:
+            whole = _work(trace, openalex_id) if openalex_id else None
+        except SnapshotMissing:  # a run recorded before works were read whole, replayed: as it ran then
+            return work
+        except (SourceError, Malformed) as exc:
+            why = str(exc)
     if whole is None:
         trace.warnings.append(f"OpenAlex lists only the first {len(as_list(work.get('authorships')))} authors of "
                               f"{openalex_id or 'a work'}, and the whole list could not be read ({why})")
