@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLE, tree_bytes
 
+from sitegen.review.folder import load_review
 from sitegen.workspace import inspect
 
 TA = "screening/title-abstract"
@@ -692,6 +694,16 @@ def test_a_review_folder_that_is_not_one_or_misnamed_is_refused(sitegen, example
     assert code == 1 and said in err and not (tmp_path / "site").exists()
     (example_copy / "NOTES.md").write_text("a user's own file is left alone\n")
     assert path in sitegen("check", example_copy)[1] and "NOTES.md" not in sitegen("check", example_copy)[1]
+
+
+def test_reading_a_review_lists_its_folder_once(example_copy, monkeypatch):
+    # The walk of the review lists its top too: the near misses and files-for-folders are found in it.
+    listed, scandir = [], os.scandir
+    monkeypatch.setattr(os, "scandir", lambda path: (listed.append(Path(path)), scandir(path))[1])
+    (example_copy / "Evidence").mkdir()
+    problems = load_review(example_copy)[1]
+    assert [problem.code for problem in problems if problem.path == "Evidence"] == ["misnamed"]
+    assert listed.count(example_copy) == 1
 
 
 def test_a_yaml_file_ending_in_an_empty_document_is_read_and_a_second_document_is_refused(sitegen, example_copy):

@@ -264,7 +264,7 @@ def _load_all(root: Path) -> tuple[Review, list[Problem]]:
     problems += _interrupted_write(root, review, entries)
     schema_problems: list[Problem] = []
     problems += _symbolic_links(entries)
-    problems += _root_problems(root)
+    problems += _root_problems(root, entries)
     problems += _load_protocol(root, review)
     problems += _load_records(root, review)  # first: every other file names its records (`ids.found_valid`)
     problems += _load_searches(root, review, schema_problems)
@@ -811,16 +811,15 @@ REVIEW_FILES = ("duplicates.csv", "ledger.jsonl", "protocol.md", "records.jsonl"
                 "validation.csv")
 
 
-def _root_problems(root: Path) -> list[Problem]:
+def _root_problems(root: Path, entries: list[tuple[str, os.DirEntry]]) -> list[Problem]:
     """A folder of the review that is a file, and an entry named almost as one of the review's own (another case,
     a plural, .yml): sitegen reads neither, so decisions or evidence in them would count for nothing without a
-    word, and a site be published without them."""
+    word, and a site be published without them. `entries`: the walk of the review (`parsing.walk`)."""
     problems = []
-    with os.scandir(root) as found:
-        entries = sorted((entry.name, entry.is_dir()) for entry in found if not entry.name.startswith(".")
-                         and not entry.is_symlink())  # links: `_symbolic_links`
-    names = {name for name, _ in entries}
-    for name, is_folder in entries:
+    top = sorted((entry.name, entry.is_dir()) for rel, entry in entries if "/" not in rel
+                 and not entry.name.startswith(".") and not entry.is_symlink())  # links: `_symbolic_links`
+    names = {name for name, _ in top}
+    for name, is_folder in top:
         if name in REVIEW_FOLDERS and not is_folder:
             problems.append(Problem(name, None, None, "not-a-folder",
                                     f"{name} must be a folder; it is a file, so nothing of the review's {name} is read"))
