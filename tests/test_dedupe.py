@@ -112,7 +112,7 @@ def test_titles_lose_markup_entities_and_translation_notes():
 @pytest.mark.parametrize(("text", "expected"), [
     ("73-6", ("73", "76")), ("73-76", ("73", "76")), ("1317-29", ("1317", "1329")), ("e123", ("e123", "")),
     ("S417-S429", ("s417", "s429")), ("Suppl-29", ("", "")), ("", ("", "")), ("073–076", ("73", "76")),
-    ("S12-4", ("s12", "s14")),  # MEDLINE drops a prefix with the digits that repeat
+    ("S12-4", ("s12", "s14")), ("R1-16", ("r1", "r16")),  # MEDLINE drops a prefix with the digits that repeat
     ("95-4", ("95", "4")),  # no MEDLINE abbreviation (a last page before the first): as written
 ])
 def test_page_ranges(text, expected):
@@ -275,15 +275,19 @@ def load_real(name: str):
     return rows, truth
 
 
-def test_a_letter_prefixed_range_medline_shortened_is_read_in_full_by_the_matcher_as_by_pubmed():
-    # One article of the stroke set, written "E329-36" (MEDLINE's shortening) and "E329-E336". The matcher read
-    # the first's last page as "36", while PubMed and Europe PMC records hold E329-E336: one rule for both.
+@pytest.mark.parametrize(("shortened", "full", "last"), [("id_0000204", "id_0000202", "e336"),
+                                                        ("id_0000133", "id_0000132", "ra43")])
+def test_a_letter_prefixed_range_medline_shortened_is_read_in_full_by_the_matcher_as_by_pubmed(shortened, full,
+                                                                                              last):
+    # Two articles of the stroke set, each written as MEDLINE shortens it ("E329-36", "RA25-43": the prefix goes
+    # with the digits that repeat, or alone) and in full. The matcher read the last pages as "36" and "43", and
+    # PubMed and Europe PMC records kept "RA25-43": one rule for both, MEDLINE's.
     rows, truth = load_real("stroke")
     by_id = {row.id: row for row in rows}
-    shortened, full = by_id["id_0000204"], by_id["id_0000202"]
+    shortened, full = by_id[shortened], by_id[full]
     assert any({shortened.id, full.id} <= set(members) for members in truth)
-    assert to_work(shortened).last_page == to_work(full).last_page == "e336"
-    assert medline_pages(shortened.fields["pages"]) == full.fields["pages"] == "E329-E336"
+    assert to_work(shortened).last_page == to_work(full).last_page == last
+    assert medline_pages(shortened.fields["pages"]) == full.fields["pages"]
 
 
 def test_same_sets_in_any_input_order():

@@ -88,21 +88,28 @@ def title_numbers(title: str) -> tuple[str, ...]:
     return tuple(digits + [_ROMAN[word] for word in title.split() if word in _ROMAN])
 
 
-# MEDLINE shortens the last page of a range to the digits that change ("113-25" is 113-125, "S12-4" is S12-S14),
-# and PubMed, Europe PMC and the reference managers that import from them pass that on.
+# MEDLINE shortens the last page of a range to the digits that change, and drops a letter prefix with them
+# ("113-25" is 113-125, "S12-4" is S12-S14, "R1-16" is R1-R16); PubMed, Europe PMC and the reference managers
+# that import from them pass that on.
 _NUMBERED_PAGE = re.compile(r"([A-Za-z]*)(\d+)")
 
 
 def full_last_page(first: str, last: str) -> str:
-    """The last page of the range `first`-`last` written in full: ("113", "25") -> "125", ("S12", "4") -> "S14".
-    A last page written in full already, one that is more than digits, or one that would come before the first
-    once expanded (no MEDLINE abbreviation) is as it is."""
+    """The last page of the range `first`-`last` written in full: ("113", "25") -> "125", ("S12", "4") -> "S14",
+    ("R1", "16") -> "R16". A last page that is more than digits, or that would not come after the first once
+    expanded (no MEDLINE abbreviation), is as it is."""
     found = _NUMBERED_PAGE.fullmatch(first)
-    if found is None or not last.isdecimal() or len(last) >= len(found.group(2)):
+    if found is None or not last.isdecimal():
         return last
     prefix, number = found.groups()
-    whole = number[:len(number) - len(last)] + last
-    return prefix + whole if whole > number else last  # digits of one length: compared as text, in any length
+    whole = number[:max(len(number) - len(last), 0)] + last
+    return prefix + whole if _page_number(whole) > _page_number(number) else last
+
+
+def _page_number(digits: str) -> tuple[int, str]:
+    """Digits in the order of the number they write, compared as text (int() refuses thousands of digits)."""
+    significant = digits.lstrip("0")
+    return len(significant), significant
 
 
 def pages(text: str) -> tuple[str, str]:
