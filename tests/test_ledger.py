@@ -9,6 +9,7 @@ import pytest
 from conftest import EXAMPLE, tree_bytes
 
 from sitegen.living.ledger import GENESIS, event_line, next_event, verify_chain
+from sitegen.review.folder import load_ledger, load_review
 from sitegen.review.models import LedgerEvent
 
 TS = "2026-06-01T00:00:00Z"
@@ -59,6 +60,23 @@ def lines(review):
 
 def truncate(review, keep):
     (review / "ledger.jsonl").write_text("".join(lines(review)[:keep]))
+
+
+@pytest.mark.parametrize("load", [load_review, load_ledger])
+def test_reading_the_ledger_says_up_to_where_anchors_can_be_judged(anchored, load):
+    # Computed once as the ledger is read, for every check that judges an anchor (state.json's head, a saved
+    # search's last event, a version's ledger head).
+    review, _ = load(anchored)
+    count = len(review.ledger)
+    assert review.ledger_misplaced is None and all(review.judges_anchor(seq) for seq in range(1, count + 1))
+    rows = lines(anchored)
+    (anchored / "ledger.jsonl").write_text("".join(rows[:2] + rows[3:]))
+    review, _ = load(anchored)
+    assert review.ledger_misplaced == 3  # the event numbered 4 is at the third place
+    assert review.judges_anchor(2) and not review.judges_anchor(3) and not review.judges_anchor(count)
+    (anchored / "ledger.jsonl").write_text("".join(rows[:1] + ["not an event\n"] + rows[2:]))
+    review, _ = load(anchored)
+    assert review.ledger_unread == 2 and not review.judges_anchor(1)  # past an unread line, nothing is judged
 
 
 def test_the_example_names_its_anchors():

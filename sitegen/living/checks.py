@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-from sitegen.living.ledger import first_misplaced, holds, verify_chain
+from sitegen.living.ledger import holds, verify_chain
 from sitegen.living.manifests import manifest_problems
 from sitegen.living.versions import version_problems
 from sitegen.records.citations import strategy_repeats
@@ -103,10 +103,9 @@ def _anchor_problems(review: Review) -> list[Problem]:
             problems.append(Problem(f"searches/{monitor_id}.json", None, None, ANCHOR_REMOVED,
                                     "the search has run but names no `last_event`, though this review's other files "
                                     "are anchored: it was removed; restore the file from Git"))
-    # An anchor at or past an event out of its place is not judged: the event it names may still be there, a
-    # line higher or lower, and the chain's own problem names the line where events were deleted, added or moved.
-    misplaced = first_misplaced(review.ledger)
-    if misplaced is not None and head is not None and head.seq >= misplaced:
+    # An anchor at or past an event out of its place is not judged (`Review.judges_anchor`): the chain's own
+    # problem names the line where events were deleted, added or moved.
+    if head is not None and not review.judges_anchor(head.seq):
         head = None
     dependants: list[tuple[str, LedgerAnchor]] = []
     if head is not None:
@@ -118,7 +117,7 @@ def _anchor_problems(review: Review) -> list[Problem]:
     for monitor_id, search in review.searches.items():
         if search.last_event is None or holds(review.ledger, search.last_event):
             continue
-        if misplaced is not None and search.last_event.seq >= misplaced:
+        if not review.judges_anchor(search.last_event.seq):
             continue
         if whole and head is not None and search.last_event.seq <= head.seq:
             rel = f"searches/{monitor_id}.json"

@@ -112,14 +112,6 @@ def holds(events: list[LedgerEvent], wanted: LedgerAnchor) -> bool:
     return index < len(events) and events[index].seq == wanted.seq and events[index].hash == wanted.hash
 
 
-def first_misplaced(events: list[LedgerEvent]) -> int | None:
-    """The first place (a seq) holding an event numbered otherwise, or None when every event is at its place.
-
-    Anchors name events by place: from this one on, an anchor cannot be judged (the event it names may still
-    be there, a line higher or lower), and the chain's own problem names the line at fault."""
-    return next((index + 1 for index, event in enumerate(events) if event.seq != index + 1), None)
-
-
 def verify_chain(events: list[LedgerEvent]) -> list[tuple[int, str]]:
     """(index, message) for every event that breaks the chain; empty when intact."""
     broken = []

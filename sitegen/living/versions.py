@@ -19,7 +19,7 @@ from functools import cached_property
 
 from sitegen.errors import SitegenError
 from sitegen.living.facts import ReviewFacts, Run
-from sitegen.living.ledger import anchor, append, check_event_time, first_misplaced, holds
+from sitegen.living.ledger import anchor, append, check_event_time, holds
 from sitegen.living.prisma import PrismaCounts, derive, study_of
 from sitegen.records.identity import listed
 from sitegen.records.model import model_data
@@ -433,8 +433,7 @@ def _file_problems(review: Review, item: VersionFile, previous: VersionFile | No
                                 f"version {missing[0]} is missing: versions are numbered 1, 2, 3… without gaps "
                                 f"({version_path(missing[0])} was deleted, or this file was renumbered)"))
     head = record.ledger_head
-    misplaced = first_misplaced(review.ledger)
-    if review.ledger_unread is not None or (misplaced is not None and head.seq >= misplaced):
+    if not review.judges_anchor(head.seq):
         pass  # events past a line that holds none, or past one out of its place, are not where they seem:
         # `ledger_problems` names that line
     elif not holds(review.ledger, head):

@@ -183,6 +183,10 @@ class Review:
     # The first line of ledger.jsonl that holds no event (not JSON, or no valid event): the chain past it
     # cannot be checked, as every later event would seem moved. None when every line was read.
     ledger_unread: int | None = None
+    # The first place (a seq) holding an event numbered otherwise, or None when every event is at its place.
+    # Anchors name events by place: from this one on, an anchor cannot be judged (the event it names may still
+    # be there, a line higher or lower), and the chain's own problem names the line at fault.
+    ledger_misplaced: int | None = None
     snapshot_bodies: set[str] = field(default_factory=set)  # sha256 of every body the snapshot index names
     # What a killed write left (journal, staged and temporary files): until `recover`, files may disagree.
     interrupted: list[str] = field(default_factory=list)
@@ -214,6 +218,12 @@ class Review:
             return []
         records, invalid = self.records, self.invalid_record_ids
         return [record_id for record_id in record_ids if record_id not in records and record_id not in invalid]
+
+    def judges_anchor(self, seq: int) -> bool:
+        """Whether the ledger can tell if it holds event `seq`, as an anchor names it: every line of it was read
+        (`ledger_unread`) and every event up to that place is at its place (`ledger_misplaced`). Past the line at
+        fault events are not where they seem, and `living.checks.ledger_problems` names that line."""
+        return self.ledger_unread is None and (self.ledger_misplaced is None or seq < self.ledger_misplaced)
 
 
 def protocol_hash(text: str) -> str:
@@ -536,6 +546,8 @@ def _load_ledger(root: Path, review: Review) -> list[Problem]:
         review.payloads.append(payload)
         review.ledger_lines.append(lineno)
     review.ledger_unread = min(unread, default=None)
+    review.ledger_misplaced = next((index + 1 for index, event in enumerate(review.ledger) if event.seq != index + 1),
+                                   None)
     return problems
 
 
