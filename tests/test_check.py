@@ -543,6 +543,19 @@ def test_a_saved_strategy_that_would_break_every_run_is_named(example_copy, site
     assert result == 1 and f"[{code}]" in out and "strategies[1]" in out
 
 
+def test_a_saved_searchs_problem_is_placed_at_its_line_in_the_file_as_read(example_copy, sitegen):
+    # Positions come from the text the file was read as: with a byte-order mark (an editor's, which reading
+    # allows), the file opened again as text put every problem at 1:1.
+    path = example_copy / "searches" / "object-in-context.json"
+    search = json.loads(path.read_text())
+    search["strategies"].append(dict(search["strategies"][0]))
+    text = json.dumps(search, indent=2) + "\n"
+    path.write_text(text, encoding="utf-8-sig")
+    line = [number for number, row in enumerate(text.splitlines(), start=1) if '"query"' in row][1]  # strategies[1]
+    result, out, _ = sitegen("check", example_copy)
+    assert result == 1 and f"{path}:{line}:7: error: strategies[1] repeats strategies[0]" in out, out
+
+
 def test_a_file_that_cannot_be_read_is_not_taken_for_an_empty_one(example_copy, sitegen):
     """Bad bytes in the ledger: its problem is reported, not a cascade of records with 'no provenance' and
     searches whose events the ledger 'no longer has' (it was never read)."""

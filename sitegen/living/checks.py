@@ -34,7 +34,6 @@ from sitegen.review.models import (
     VerificationPayload,
     parse_timestamp,
 )
-from sitegen.review.parsing import json_position
 from sitegen.review.problems import Problem
 from sitegen.review.transaction import JOURNAL
 from sitegen.sources.query import QuerySyntaxError, UnsupportedQuery, provider_query
@@ -120,9 +119,8 @@ def _anchor_problems(review: Review) -> list[Problem]:
         if not review.judges_anchor(search.last_event.seq):
             continue
         if whole and head is not None and search.last_event.seq <= head.seq:
-            rel = f"searches/{monitor_id}.json"
-            line, column = json_position((review.root / rel).read_text(encoding="utf-8"), ("last_event",))
-            problems.append(Problem(rel, line, column, "last-event",
+            problems.append(Problem(f"searches/{monitor_id}.json", *_search_at(review, monitor_id, "last_event"),
+                                    "last-event",
                                     f"last_event names event {search.last_event.seq} ({search.last_event.hash[:12]}…), "
                                     "which the ledger (whole up to state.json's ledger_head) does not hold so: the "
                                     "file was edited or restored from an older version; restore it from Git"))
@@ -162,7 +160,7 @@ def _search_problems(review: Review) -> list[Problem]:
                                         f"strategies[{index}]: {label(strategy.source)} cannot run this query: {exc}"))
         for index, earlier, kind in strategy_repeats(search.strategies):
             field = "query" if kind == "strategy-repeated" else "label"
-            line, column = json_position((review.root / rel).read_text(encoding="utf-8"), ("strategies", index, field))
+            line, column = _search_at(review, monitor_id, "strategies", index, field)
             said = (f"repeats strategies[{earlier}] (the same source and query, or citation search with the same mode "
                     "and seeds, however written)" if kind == "strategy-repeated" else
                     f"has the label {search.strategies[index].label!r} of strategies[{earlier}] of the same source: "
@@ -175,11 +173,16 @@ def _search_problems(review: Review) -> list[Problem]:
     return problems
 
 
+def _search_at(review: Review, monitor_id: str, *loc: str | int) -> tuple[int | None, int | None]:
+    """Where a saved search's file, as it was read, has `loc` (or the longest part of it there)."""
+    return review.searches_parsed[monitor_id].position(loc) or (None, None)
+
+
 def _seen_at(review: Review, monitor_id: str, record_id: str | None = None) -> tuple[int | None, int | None]:
     """Where a saved search's file names `record_id` among its seen_ids (or, without one, its seen_ids)."""
-    search = review.searches[monitor_id]
-    where: tuple = ("seen_ids",) if record_id is None else ("seen_ids", search.seen_ids.index(record_id))
-    return json_position((review.root / f"searches/{monitor_id}.json").read_text(encoding="utf-8"), where)
+    if record_id is None:
+        return _search_at(review, monitor_id, "seen_ids")
+    return _search_at(review, monitor_id, "seen_ids", review.searches[monitor_id].seen_ids.index(record_id))
 
 
 def _batch_problems(review: Review) -> list[Problem]:
@@ -223,15 +226,12 @@ def _batch_problems(review: Review) -> list[Problem]:
                                     "seen_ids only grows"))
     for monitor_id, search in review.searches.items():
         rel = f"searches/{monitor_id}.json"
-
-        def at(field: str, rel: str = rel) -> tuple[int | None, int | None]:
-            return json_position((review.root / rel).read_text(encoding="utf-8"), (field,))
         if monitor_id in last_run and search.last_run != last_run[monitor_id]:
-            problems.append(Problem(rel, *at("last_run"), "last-run",
+            problems.append(Problem(rel, *_search_at(review, monitor_id, "last_run"), "last-run",
                                     f"last_run is {search.last_run!r} but the ledger's latest run of this search is "
                                     f"{last_run[monitor_id]}: events were deleted, or the file was edited"))
         if monitor_id in runs and len(runs[monitor_id]) != search.run_count:  # the searches page says how often
-            problems.append(Problem(rel, *at("run_count"), "run-count",
+            problems.append(Problem(rel, *_search_at(review, monitor_id, "run_count"), "run-count",
                                     f"run_count is {search.run_count} but the ledger records "
                                     f"{len(runs[monitor_id])} runs of this search: the file was edited, or events "
                                     "were deleted"))

@@ -168,6 +168,8 @@ class Review:
     config: ReviewConfig | None  # None only while problems remain (a valid review always has one)
     protocol: Protocol | None = None
     searches: dict[str, SavedSearch] = field(default_factory=dict)
+    # Each saved search's file as it was read, by monitor id: where the field a problem names is (`position`).
+    searches_parsed: dict[str, parsing.Parsed] = field(default_factory=dict)
     records: dict[str, Record] = field(default_factory=dict)
     record_lines: dict[str, int] = field(default_factory=dict)
     # Each record's line in records.jsonl as a digest: what the site's page keys count a record as.
@@ -409,6 +411,7 @@ def _load_searches(root: Path, review: Review, schema_problems: list[Problem]) -
                                     f"monitor_id {search.monitor_id!r} does not match the file name {path.stem!r}"))
             review.invalid_files.add(rel)
         review.searches[search.monitor_id] = search
+        review.searches_parsed[search.monitor_id] = parsed
     return problems
 
 
