@@ -133,6 +133,9 @@ def test_openalex_display_and_raw_names_agree():
     ("John Smith PhD", "Smith", "John", None),  # a degree no one's initials could be is no part of the name
     ("Jane Doe, MSc", "Doe", "Jane", None),
     ("Anne Marie Roe DPhil, FRCP", "Roe", "Anne Marie", None),
+    ("Hall, Joanne M., PhD, RN, FAAN", "Hall", "Joanne M.", None),  # CINAHL: credentials after the name
+    ("Smith, J., M.D.", "Smith", "J.", None),
+    ("King, Martin Luther, Jr., PhD", "King", "Martin Luther", "Jr."),
 ])
 def test_name_shapes(text, family, given, suffix):
     assert split_name(text) == CslName(family=family, given=given, suffix=suffix)
@@ -148,6 +151,7 @@ def test_name_shapes(text, family, given, suffix):
     "HPV-Pathogen ISS Study Group",
     "N. Mu\ufffdoz",  # garbled by a source: no base for a split
     "Smith, J, Jones, K",  # several names in one
+    "Li, X, Ma",  # and a family name is no credential ("MA" would be)
     "Smith, John and Jones, Kim",
     "R2-D2 Astromech",
 ])

@@ -109,6 +109,14 @@ def _person(words: list[str], suffix: str | None) -> CslName | None:
     return CslName(family=family, given=given, suffix=suffix)
 
 
+# Degrees, licences and fellowships written after a name, as written without their dots: in capitals but for the
+# mixed-case degrees ("Ma", "Do" are family names, "MA" and "DO" degrees).
+CREDENTIALS = frozenset({
+    "PhD", "EdD", "DrPH", "ScD", "PsyD", "PharmD", "DPhil", "MPhil", "MBChB", "MSc", "BSc", "MEd", "DNSc",
+    "MD", "DO", "DNP", "DNS", "MBBS", "MPH", "MSN", "MN", "MS", "MA", "MBA", "MHS", "BSN", "BN", "BS", "BA", "RN", "RGN",
+    "RM", "LPN", "NP", "APRN", "FNP", "FNP-BC", "FNP-C", "ANP", "CNP", "ACNP", "CPNP", "CNS", "CNM", "CRNA", "CCRN",
+    "CNE", "IBCLC", "RD", "PT", "DPT", "OT", "OTR", "SLP", "FAAN", "FACHE", "FACP", "FACS", "FRCP", "FRCS", "FRCPC",
+    "MRCP"})
 _DEGREE = re.compile(r",?\s+(?:PhD|Ph\.D\.|MSc|BSc|DPhil|MPhil|PharmD|MBChB|DrPH|ScD|EdD|PsyD|MSN|BSN|FRCP|FRCS|FACS|"
                      r"FACP)\.?\s*$")
 
@@ -131,6 +139,10 @@ def split_name(display: str) -> CslName:
     parts = [part.strip() for part in text.split(",")]
     if not all(parts):
         return literal
+    # Credentials after "Family, Given" each after a comma, as CINAHL writes nurses' names ("Hall, Joanne M., PhD,
+    # RN, FAAN"): no part of the name. Only from the third part on, where no given name or initials stand.
+    while len(parts) > 2 and parts[-1].replace(".", "") in CREDENTIALS:
+        parts.pop()
     if len(parts) == 1:
         return _person(parts[0].split(), None) or literal
     if len(parts) == 2 and _is_suffix(parts[1]):  # "Martin Luther King, Jr."

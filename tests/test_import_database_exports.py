@@ -1,0 +1,25 @@
+"""Exports of the bibliographic databases a systematic review searches beyond PubMed (EBSCOhost's CINAHL and
+MEDLINE, Cochrane CENTRAL, Ovid), read field by field as `sitegen import` files them.
+
+The files in tests/fixtures are written for these tests in each exporter's layout (its tags, header lines and
+quirks), with a few records each: see tests/fixtures/README.md."""
+
+from __future__ import annotations
+
+from conftest import FIXTURES
+
+from sitegen.references import read_references
+from sitegen.references.records import entry_record
+
+
+def records(name: str) -> list:
+    return [entry_record(entry) for entry in read_references(FIXTURES / name)]
+
+
+def test_ebscohost_ris_authors_without_the_credentials_cinahl_writes_after_them():
+    first, second = records("ris/ebsco_cinahl.ris")
+    assert [(name.family, name.given) for name in first.author] == [("Hall", "Joanne M."), ("Fields", "Becky")]
+    assert (first.title, first.container_title, first.volume, first.issue, first.page) == (
+        "Continuing the conversation in nursing on race and racism.", "Nursing Outlook", "61", "3", "164-172")
+    assert (first.DOI, first.issued.date_parts[0]) == ("10.1016/j.outlook.2012.11.006", [2013, 5])
+    assert [(name.family, name.given) for name in second.author] == [("Smith", "Anne"), ("Jones", "Barry")]
