@@ -23,3 +23,9 @@ def test_ebscohost_ris_authors_without_the_credentials_cinahl_writes_after_them(
         "Continuing the conversation in nursing on race and racism.", "Nursing Outlook", "61", "3", "164-172")
     assert (first.DOI, first.issued.date_parts[0]) == ("10.1016/j.outlook.2012.11.006", [2013, 5])
     assert [(name.family, name.given) for name in second.author] == [("Smith", "Anne"), ("Jones", "Barry")]
+
+
+def test_ebscohost_ris_pmids_of_cinahl_notes_and_of_medline_accession_numbers():
+    cinahl, medline = records("ris/ebsco_cinahl.ris")
+    assert cinahl.PMID == "23809603"  # "PMID: NLM23809603." in the note; its accession number is CINAHL's own
+    assert medline.PMID == "30765433"  # DB cmedm: EBSCOhost's MEDLINE, whose accession number is the PMID

@@ -131,6 +131,8 @@ RIS = "TY  - JOUR\nTI  - A trial\n{tags}ER  - \n"
     ("AN  - 31234567\nDP  - NLM\nC2  - PMC6543210\n", "31234567", "PMC6543210"),  # EndNote from PubMed
     ("AN  - 612345678\nDB  - Embase\n", "", ""),  # an Embase accession number is no PMID
     ("AN  - 107840001\n", "", ""),  # nor is a number from an export that does not say PubMed
+    ("AN  - 104263355\nDB  - ccm\n", "", ""),  # nor a CINAHL accession number (EBSCOhost's database code)
+    ("N1  - Comment in: Lancet. 2020;395:e5. PMID: 32222222.\n", "", ""),  # a note citing another work
     ("N1  - PMID: 29618526\n", "29618526", ""),  # Zotero writes its Extra field as a note
     ("M1  - PMID:29618526 PMCID: PMC5938574\n", "29618526", "PMC5938574"),
 ])

@@ -50,7 +50,11 @@ LABELLED_PMID = re.compile(r"\bPMID:?\s*(\d+)\b", re.IGNORECASE)
 # A note is free text ("Comment in: Lancet. 2020;395:e5. PMID: 32222222" names another article): only a
 # note line that is the label and the number alone, as Zotero and sitegen write it, is the record's PMID.
 NOTE_PMID = re.compile(r"PMID:?\s*(\d+)", re.IGNORECASE)
-PUBMED_DATABASE = re.compile(r"pubmed|medline|\bNLM\b", re.IGNORECASE)
+# EBSCOhost names a record's database by its code: cmedm (MEDLINE Complete), mdc (MEDLINE with Full Text), mnh (MEDLINE).
+PUBMED_DATABASE = re.compile(r"pubmed|medline|\bNLM\b|^(?:cmedm|mdc|mnh)$", re.IGNORECASE)
+# EBSCOhost's CINAHL note lists a record's fields by label, its PMID as "PMID: NLM23809603." (a work a note cites
+# is never written so).
+EBSCO_NOTE_PMID = re.compile(r"\bPMID:\s*NLM(\d+)\b")
 SCOPUS_DATABASE = re.compile(r"\bscopus\b", re.IGNORECASE)
 DOI_LIKE = re.compile(r"10\.\d{4,9}/")
 
@@ -190,13 +194,14 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
     database = first("DB", "DP") or record.database
     # The PMID, most certain first: PsycINFO's PMID tag; the accession number of a record its export
     # says came from PubMed or MEDLINE (a bare number: Embase and CINAHL accession numbers are numbers
-    # too); a PMID written as such ("PMID: 123") in an identifier field, or as a whole note line.
+    # too); a PMID written as such ("PMID: 123") in an identifier field, or as a whole note line, or as
+    # EBSCOhost labels it in a note.
     accession = first("AN") if PUBMED_DATABASE.search(database) and first("AN").isdigit() else ""
     if not accession and SCOPUS_DATABASE.search(database) and first("C2").isdigit():
         accession = first("C2")  # Scopus writes the PubMed ID there
     labelled = [*(found.group(1) for value in values(*FIELD_TAGS) if (found := LABELLED_PMID.search(value))),
                 *(found.group(1) for value in values("N1") for line in value.splitlines()
-                  if (found := NOTE_PMID.fullmatch(line.strip())))]
+                  if (found := NOTE_PMID.fullmatch(line.strip()) or EBSCO_NOTE_PMID.search(line)))]
     return Entry("", fields({
         "ENTRYTYPE": entry_type,
         # M3, the type of work ("Article", "Erratum", "Review"), as Scopus and EndNote write it; some exports
