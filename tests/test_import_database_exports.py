@@ -29,3 +29,13 @@ def test_ebscohost_ris_pmids_of_cinahl_notes_and_of_medline_accession_numbers():
     cinahl, medline = records("ris/ebsco_cinahl.ris")
     assert cinahl.PMID == "23809603"  # "PMID: NLM23809603." in the note; its accession number is CINAHL's own
     assert medline.PMID == "30765433"  # DB cmedm: EBSCOhost's MEDLINE, whose accession number is the PMID
+
+
+def test_cochrane_library_ris_with_its_header_is_read():
+    entries = read_references(FIXTURES / "ris" / "cochrane_central.ris")
+    assert [entry.id for entry in entries] == ["CN-01646457", "CN-02012345"]
+    first = entry_record(entries[0])
+    assert [(name.family, name.given) for name in first.author] == [("van der Vaart", "T"), ("Plasschaert", "E")]
+    assert (first.container_title, first.volume, first.issue, first.page, first.DOI) == (
+        "Lancet neurology", "12", "11", "1076-1083", "10.1016/s1474-4422(13)70227-8")
+    assert first.URL == "https://www.cochranelibrary.com/central/doi/10.1002/central/CN-01646457/full"

@@ -133,6 +133,7 @@ RECORD = "TY  - JOUR\nTI  - A title\nAU  - Smith, Jo\nPY  - 2001\nER  - \n"
     (RECORD + "TY  - JOUR\nTI  - Last\n", 6, "no ER line before the end of the file"),
     (RECORD + "TI  - A title\nER  - \n", 6, "TI outside a record"),
     (RECORD + "Smith J (2001) A title\n", 6, "text outside a record"),
+    (RECORD + "https://doi.org/10.1000/x\n", 6, "text outside a record"),  # an address is no export header
     (RECORD + "TY  - \nTI  - x\nER  - \n", 6, "no reference type"),
     ("TY  - JOUR\nTI  - A title\nPY  - in the spring\nER  - \n", 3, "PY 'in the spring' holds no four-digit year"),
     # an entry without an ID tag is "ris-N" by position: a tag spelling out that name collides with it

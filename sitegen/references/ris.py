@@ -40,7 +40,9 @@ LONG_TAG = re.compile(r"[A-Z][A-Z0-9]{2,3}  -(?: |$)")
 # ("CA-125 levels" on a line of its own is text: no space by the hyphen).
 BROKEN_TAG = re.compile(rf"(?:{'|'.join(sorted(set(TAG_KEY_MAPPING) - {'UK'}))})(?: +-| *- )")
 HEADER_DATABASE = re.compile(r"Database:\s*(\S.*)", re.IGNORECASE)
-BETWEEN_RECORDS = re.compile(r"[A-Za-z][\w .-]*:\s.*|\d+\.?")
+# An export header ("Provider: JSTOR", and Cochrane's 'Content:text/plain; charset="UTF-8"' without the space; not
+# an address's "http://") or a record's number ("1.").
+BETWEEN_RECORDS = re.compile(r"[A-Za-z][\w .-]*:(?:\s|(?!//)\S).*|\d+\.?")
 
 # Tags where exports write a PMID or PMCID (EndNote's accession number and custom fields, Zotero's
 # notes); see `_entry` for which values count.
