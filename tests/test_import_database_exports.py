@@ -6,9 +6,10 @@ quirks), with a few records each: see tests/fixtures/README.md."""
 
 from __future__ import annotations
 
+import pytest
 from conftest import FIXTURES
 
-from sitegen.references import read_references
+from sitegen.references import ReferenceProblem, read_references
 from sitegen.references.records import entry_record
 
 
@@ -39,3 +40,43 @@ def test_cochrane_library_ris_with_its_header_is_read():
     assert (first.container_title, first.volume, first.issue, first.page, first.DOI) == (
         "Lancet neurology", "12", "11", "1076-1083", "10.1016/s1474-4422(13)70227-8")
     assert first.URL == "https://www.cochranelibrary.com/central/doi/10.1002/central/CN-01646457/full"
+
+
+# Ovid's "EndNote" export, as Ovid writes it (a .cgi file), and the Cochrane Library's plain text: formats sitegen
+# does not read, refused by name with the export it reads.
+OVID_TAGGED = """<1. >
+VN  - Ovid Technologies
+DB  - Embase
+UI  - 621381829
+TI  - Quality of life in patients with primary ciliary dyskinesia: A systematic review.
+AU  - Behan L.
+YR  - 2018
+
+"""
+COCHRANE_TEXT = """Record #1 of 2
+ID: CN-01646457
+AU: van der Vaart T
+TI: Simvastatin for cognitive deficits in neurofibromatosis type 1 (NF1-SIMCODA): a randomised trial
+SO: Lancet neurology
+YR: 2013
+"""
+
+
+@pytest.mark.parametrize(("name", "text", "named", "way_out"), [
+    ("Embase.cgi", OVID_TAGGED, "Ovid's tagged format", "from Ovid again choosing the RIS format"),
+    ("central.txt", COCHRANE_TEXT, "the Cochrane Library's plain-text export", "choosing RIS"),
+])
+def test_exports_sitegen_does_not_read_are_named_with_the_way_out(tmp_path, sitegen, name, text, named, way_out):
+    source = tmp_path / name
+    source.write_text(text, encoding="utf-8")
+    with pytest.raises(ReferenceProblem) as error:
+        read_references(source)
+    assert error.value.line == 1 and named in error.value.message and way_out in error.value.message
+    assert "sitegen reads a records CSV with an ID column, RIS, BibTeX, MEDLINE" in error.value.message
+    review = tmp_path / "review"
+    assert sitegen("init", review)[0] == 0
+    assert sitegen("protocol", "lock", review, "--at", "2026-05-01T00:00:00Z")[0] == 0
+    before = (review / "records.jsonl").read_bytes() if (review / "records.jsonl").exists() else None
+    code, _, err = sitegen("import", review, source, "--at", "2026-06-01T00:00:00Z")
+    assert code != 0 and f"{name}:1: {named}" in err
+    assert ((review / "records.jsonl").read_bytes() if (review / "records.jsonl").exists() else None) == before

@@ -383,6 +383,7 @@ def test_endnote_xml_is_named_with_the_way_out(tmp_path):
     with pytest.raises(ReferenceProblem, match="EndNote XML is not read: export the references as RIS") as error:
         read_references(source)
     assert error.value.line == 1
+    assert "(sitegen reads a records CSV with an ID column, RIS, BibTeX, MEDLINE" in error.value.message
 
 
 def test_a_ris_export_header_naming_its_database_names_the_database_of_its_records():

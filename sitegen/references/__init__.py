@@ -30,7 +30,7 @@ from sitegen.records.entry import Entry
 from sitegen.references.bibtex import read_bibtex
 from sitegen.references.csl import read_csl_json
 from sitegen.references.medline import read_medline
-from sitegen.references.problems import ReferenceProblem, Skipped
+from sitegen.references.problems import FORMATS_READ, ReferenceProblem, Skipped
 from sitegen.references.ris import BETWEEN_RECORDS, read_ris
 from sitegen.references.table import column_mapping, is_sitegens_header, not_a_records_csv, preset, read_csv
 from sitegen.references.wos import read_wos
@@ -44,6 +44,11 @@ SUFFIXES: dict[str, Format] = {".csv": "csv", ".ris": "ris", ".bib": "bibtex", "
 MEDLINE_START = re.compile(r"(?:PMID|OWN )- ")
 WOS_START = re.compile(r"(?:FN|PT) ")
 ENDNOTE_TAG = re.compile(r"%[0-9A-Z] ")  # "%0 Journal Article", "%A Smith, John": a BibTeX comment has a space after %
+# Exports known by their first lines that sitegen does not read: Ovid's tagged format (what its "EndNote" and
+# "Citavi" exports write: records numbered "<1. >", each opening "VN  - Ovid Technologies") and the Cochrane
+# Library's plain text ("Record #1 of 20", then "ID: CN-01234567" and a tag and colon a line).
+OVID_TAGGED = re.compile(r"(?:<\d+\.\s*>\s*\n\s*)?VN  - Ovid Technologies")
+COCHRANE_TEXT = re.compile(r"Record #\d+ of \d+\s*\n\s*[A-Z]{2,3}: ")
 
 __all__ = ["Entry", "Format", "ReferenceProblem", "Skipped", "column_mapping", "decode", "read_references", "sniff"]
 
@@ -154,11 +159,21 @@ def _unrecognised(text: str) -> str:
         return "the file is empty"
     start = text.lstrip()[:2000].lower()
     if ENDNOTE_TAG.match(start.upper()):
-        return "EndNote's tagged format (.enw) is not read: export the references as RIS (or BibTeX) and import that"
+        return _not_read("EndNote's tagged format (.enw)", "export the references as RIS (or BibTeX)")
     if start.startswith("<?xml") or start.startswith("<xml"):
         named = "EndNote XML" if "<records>" in start and "<record>" in start else "XML"
-        return f"{named} is not read: export the references as RIS (or BibTeX) and import that"
+        return _not_read(named, "export the references as RIS (or BibTeX)")
+    if OVID_TAGGED.match(text.lstrip()):
+        return _not_read("Ovid's tagged format (its EndNote or Citavi export)",
+                         "export the records from Ovid again choosing the RIS format")
+    if COCHRANE_TEXT.match(text.lstrip()):
+        return _not_read("the Cochrane Library's plain-text export",
+                         "export the records from the Cochrane Library again choosing RIS")
     return not_a_records_csv(text)
+
+
+def _not_read(named: str, way_out: str) -> str:
+    return f"{named} is not read: {way_out} and import that (sitegen reads {FORMATS_READ})"
 
 
 def sniff(text: str) -> Format | None:
