@@ -107,6 +107,15 @@ def test_an_error_in_esearch_is_an_outage():
     assert "PubMed reported an error: Search Backend failed" in outcome.warnings[0]
 
 
+def test_an_answer_of_another_kind_is_named_as_such_not_as_an_error_without_a_message():
+    # A real eSpell answer (biopython's espell.xml) carries an empty <ERROR/> with every answer: no error report.
+    # Where an esearch answer was due, it is an answer of another kind, and the outcome says which.
+    fetch, _, _ = fetcher(lambda request: xml_response((DIR / "espell.xml").read_bytes()))
+    outcome = pubmed.search(fetch, SETTINGS, "biopythooon")
+    assert outcome.status == "unavailable" and outcome.records == []
+    assert outcome.warnings == ["PubMed returned an unusable response: expected an eSearchResult, got <eSpellResult>"]
+
+
 def test_any_other_error_list_entry_is_an_outage():
     body = ESEARCH8.replace(b"PhraseNotFound", b"QueryTranslationFailed")  # an entry other than the two known ones
     fetch, _, _ = fetcher(lambda request: xml_response(body))

@@ -283,10 +283,11 @@ def _get_xml(trace: Trace, utility: str, params: list[tuple[str, str]]) -> etree
         raise SourceError("unavailable", f"PubMed answered 404 for {utility}")
     check_status(response, PROVIDER.name)
     root = parse_xml(response.body)
-    # E-utilities report failures (an expired WebEnv, a backend error) as <ERROR> inside a 200.
-    error = next(root.iter("ERROR"), None)
+    # E-utilities report failures (an expired WebEnv, a backend error) as <ERROR> inside a 200. An empty <ERROR/>
+    # reports none: eSpell sends one with every answer, and the answer is then judged by its kind.
+    error = next((message for node in root.iter("ERROR") if (message := element_text(node))), None)
     if error is not None:
-        raise Malformed(f"PubMed reported an error: {element_text(error) or 'no message'}")
+        raise Malformed(f"PubMed reported an error: {error}")
     return root
 
 
