@@ -135,6 +135,27 @@ def test_every_provider_normalises_title_container_and_abstract():
         ("GABAA receptor", "J & Neuro", "Background: rats")
 
 
+def test_a_style_that_lost_the_spaces_beside_it_still_parts_the_words():
+    # Real titles of the SYNERGY works (works_1, kept verbatim in synergy_sep2021_styled_titles.json) and a real
+    # bioRxiv abstract from Crossref (paper-qa's test_bulk_doi_search cassette) lost the spaces around an italic:
+    # the words ran together ("ofCamellia sinensisteas").
+    works = json.loads((FIXTURES / "openalex" / "synergy_sep2021_styled_titles.json").read_text())
+    assert [openalex.work_to_record(work).title for work in works] == [
+        "Thunbergia laurifolia extract ameliorates cognitive and emotional deficits in olfactorectomized mice",
+        "Comparative effect of Camellia sinensis teas on object recognition test deficit and metabolic changes "
+        "induced by cafeteria diet",
+        "Ameliorating effect of lyophilized extract of Butea frondosa leaves on scopolamine-induced amnesia in rats",
+        # a superscript is no word: the genotype stays with its gene
+        "Different attentional dysfunctions in eEF2K−/−, IL1RAPL1−/−and SHANK3Δ11−/−mice"]
+    preprint = json.loads((FIXTURES / "crossref" / "crossref_work_10.1101_2024.04.01.587366.json").read_text())
+    abstract = crossref.work_to_record(preprint["message"]).abstract
+    assert "pegRNAs targeting SMARCB1 for editing" in abstract and "assess variants in MLH1 via" in abstract
+    # Within a word a style meets a hyphen, a quote, a subscript or superscript; small capitals set parts of words.
+    for markup, text in [("c-<i>fos</i> mapping", "c-fos mapping"), ("<i>E. coli</i>'s", "E. coli's"),
+                         ("<i>K</i><sub>d</sub>", "Kd"), ("x<jats:sc>ab</jats:sc>", "xab"), ("T</i>X", "TX")]:
+        assert plain_text(markup) == text
+
+
 def test_fixture_records_hold_no_markup():
     for work in json.loads((FIXTURES / "openalex" / "synergy_sep2021_works_0_25.json").read_text()):
         if record := openalex.work_to_record(work):

@@ -4,8 +4,10 @@ Providers send titles such as "GABA<sub>A</sub> receptor", JATS abstracts
 ("<jats:title>Background</jats:title><jats:p>…"), HTML entities, and even
 escaped tags ("&lt;b&gt;Background:&lt;/b&gt;"). Readers, RIS, BibTeX and CSV
 would show them literally, so a record holds only their text: inline markup
-goes without a trace ("GABAA receptor"), a block (paragraph, section title,
-line break) ends with a space, and whitespace is collapsed.
+goes without a trace ("GABAA receptor"), but an italic or bold set against
+the words beside it parts them ("of<i>Camellia</i>teas": "of Camellia teas"),
+a block (paragraph, section title, line break) ends with a space, and
+whitespace is collapsed.
 
 Only markup is removed: a tag sitegen does not know as markup ("x<y and y>z",
 "p < 0.05") stays as written, and so does a known one written as no markup is: with a
@@ -17,6 +19,7 @@ Pure: a string in, a string out.
 
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 from typing import Any
 
@@ -33,6 +36,16 @@ INLINE = frozenset({
     "mover", "munder", "munderover", "mstyle", "mspace", "semantics", "tex-math", "mfenced", "mtable", "mpadded", "menclose", "mphantom", "mglyph", "mmultiscripts", "mprescripts", "merror",
     "maction", "scp", "ovl", "alternatives",
 })
+# Type styles, set around whole words ("of <i>Camellia sinensis</i> teas"). Publishers' deposits often lost the
+# spaces beside them ("of<i>Camellia sinensis</i>teas", "targeting<jats:italic>SMARCB1</jats:italic>for"): a style's
+# start or end between two letters or digits is a space. Within a word a style meets a hyphen or a quote
+# ("c-<i>fos</i>", "<i>E. coli</i>'s"), or a subscript or superscript, which is no word ("<i>K</i><sub>d</sub>",
+# "<i>Shank3</i><sup>−/−</sup>"); small capitals set parts of words ("<sc>d</sc>-glucose"), so are no style here.
+STYLES = frozenset({"b", "bold", "em", "i", "italic", "strong", "u", "underline"})
+SCRIPTS = frozenset({"sub", "sup"})
+# Where a style or a script starts or ends in the text read; no text holds them (control characters go first).
+STYLE_EDGE, SCRIPT_EDGE = "\0", "\1"
+STYLE_EDGES_BETWEEN_WORDS = re.compile(rf"(?<=\w){STYLE_EDGE}+(?=\w)")
 # Blocks: each ends a run of text, so "Background</title><p>Rats" reads "Background Rats".
 BLOCKS = frozenset({
     "abstract", "blockquote", "body", "br", "break", "caption", "dd", "disp-formula", "div", "dl", "dt", "h1",
@@ -104,6 +117,7 @@ class _Text(HTMLParser):
             self.hidden += 1
         elif kind == "block":
             self.parts.append(" ")
+        self._style_edge(tag)
 
     def handle_startendtag(self, tag: str, attrs: list) -> None:
         kind = self._markup(tag, attrs)
@@ -121,12 +135,24 @@ class _Text(HTMLParser):
             self.hidden = max(0, self.hidden - 1)
         elif kind == "block":
             self.parts.append(" ")
+        self._style_edge(tag)
         self._leave(tag)
 
-    def handle_data(self, data: str) -> None:
+    def _style_edge(self, tag: str) -> None:
+        """Marks where a style or a script starts or ends, for STYLE_EDGES_BETWEEN_WORDS; an end tag that closes
+        nothing marks nothing."""
+        local = tag.rpartition(":")[2]
+        edge = STYLE_EDGE if local in STYLES else SCRIPT_EDGE if local in SCRIPTS else None
+        if edge and local in self.open and self._reading():
+            self.parts.append(edge)
+
+    def _reading(self) -> bool:
         # Text inside a further notation of a formula is not read; text directly in the <alternatives> is no
         # notation (a truncated one's rest), so it is.
-        if not self.hidden and not any(read and len(self.open) > place for place, read in self.alternatives):
+        return not self.hidden and not any(read and len(self.open) > place for place, read in self.alternatives)
+
+    def handle_data(self, data: str) -> None:
+        if self._reading():
             self.parts.append(data)
 
     def unknown_decl(self, data: str) -> None:  # <![CDATA[…]]>: its text
@@ -138,8 +164,9 @@ def _once(text: str) -> str:
     parser = _Text()
     parser.feed(CONTROL_CHARACTER.sub(" ", text))
     parser.close()
+    text = STYLE_EDGES_BETWEEN_WORDS.sub(" ", "".join(parser.parts)).replace(STYLE_EDGE, "").replace(SCRIPT_EDGE, "")
     # An entity can name what no record may hold (&#x85;, &#xFFFE;): as good as a space.
-    return " ".join(CONTROL_CHARACTER.sub(" ", "".join(parser.parts)).split())
+    return " ".join(CONTROL_CHARACTER.sub(" ", text).split())
 
 
 def plain_text(markup: Any) -> str | None:
