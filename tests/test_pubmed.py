@@ -337,6 +337,32 @@ def test_a_quoted_phrase_pubmed_searched_as_words_is_another_query():
     assert outcome.status == "ok" and any("quoted phrase" in said for said in outcome.warnings)
 
 
+def test_a_term_pubmed_ignored_is_another_query():
+    # PubMed ignores a stopword it finds outside a phrase, and says so in the warning list only: a lowercase
+    # "or" is one, so "asthma or copd" was searched as asthma AND copd and the run reported complete. The warning
+    # list is the shape NCBI sends (a real one lists <PhraseIgnored>the</PhraseIgnored> before OutputMessage).
+    warning = b"<WarningList><PhraseIgnored>or</PhraseIgnored></WarningList>"
+    found = with_count(ESEARCH2, 5).replace(b"</eSearchResult>", warning + b"</eSearchResult>")
+    fetch, seen, _ = fetcher(eutils(found, {"0": PUBMED1}))
+    outcome = pubmed.search(fetch, SETTINGS, "asthma or copd")
+    assert outcome.status == "unsupported" and outcome.records == []
+    assert "PubMed ignored the term 'or' and searched the rest of the query instead" in outcome.warnings[0]
+    assert len(seen.requests) == 1
+    # Beside a phrase it did not find, in a search that matched nothing: both said, the empty answer stands.
+    nothing = ESEARCH8.replace(b"<WarningList>", b"<WarningList><PhraseIgnored>and</PhraseIgnored>")
+    fetch, _, _ = fetcher(lambda request: xml_response(nothing))
+    outcome = pubmed.search(fetch, SETTINGS, "abcXYZ and")
+    assert outcome.status == "ok" and outcome.total == 0
+    assert outcome.warnings == ["PubMed did not find the phrase 'abcXYZ' of the query",
+                                "PubMed ignored the term 'and' of the query"]
+    # Any other stopword ignored ("the", "of") is how every PubMed search is read: the query is as it was meant.
+    stopword = with_count(ESEARCH2, 2).replace(
+        b"</eSearchResult>", b"<WarningList><PhraseIgnored>the</PhraseIgnored></WarningList></eSearchResult>")
+    fetch, _, _ = fetcher(eutils(stopword, {"0": PUBMED1}))
+    outcome = pubmed.search(fetch, SETTINGS, "the object recognition task")
+    assert outcome.status == "ok" and len(outcome.records) == 2 and outcome.warnings == []
+
+
 def test_without_a_key_requests_are_a_third_of_a_second_apart():
     fetch, _, time = fetcher(five_article_search())
     outcome = pubmed.search(fetch, ANONYMOUS, "cancer", batch_size=2)

@@ -47,11 +47,20 @@ TOOL = "sitegen"  # NCBI asks every client to name itself with `tool` (public) a
 MAX_BATCH = 10_000  # the largest retmax efetch accepts
 RETRIEVAL_LIMIT = 10_000  # PubMed serves only the first 10,000 records of a search, history server included
 
-# ErrorList entries saying a part of the query matched nothing and was left out; any other entry means the
-# search failed. With no matches that is an answer; with matches PubMed has searched a different query. A quoted
-# phrase PubMed does not know as a phrase (WarningList's QuotedPhraseNotFound) is searched as its words: a
-# different query too.
-NOT_FOUND = {"PhraseNotFound": "phrase", "FieldNotFound": "field", "QuotedPhraseNotFound": "quoted phrase"}
+# What PubMed did with a part of the query it did not search as written, by the entry naming that part. ErrorList's
+# entries say a part matched nothing and was left out (any other ErrorList entry means the search failed);
+# WarningList's say a quoted phrase PubMed does not know as a phrase was searched as its words, or a stopword was
+# ignored. With no matches that is an answer; with matches PubMed has searched a different query.
+NOT_AS_WRITTEN = {"PhraseNotFound": "did not find the phrase", "FieldNotFound": "did not find the field",
+                  "QuotedPhraseNotFound": "did not find the quoted phrase", "PhraseIgnored": "ignored the term"}
+# PubMed's operators are written in capitals: a lowercase "or" is a stopword, ignored, so "asthma or copd" is
+# searched as asthma AND copd, another query. Any other stopword ignored ("quality of life" unquoted) leaves the
+# query as it was meant, as every PubMed search does: that is no query changed.
+OPERATOR_WORDS = ("and", "or", "not")
+
+
+def _only_a_stopword(node: etree._Element) -> bool:
+    return node.tag == "PhraseIgnored" and (element_text(node) or "").strip().casefold() not in OPERATOR_WORDS
 ARTICLES = Items("article(s)", "no PMID", lambda entry: normalise_pmid(element_text(
     entry.find("MedlineCitation/PMID" if entry.tag == "PubmedArticle" else "BookDocument/PMID"))))
 # CommentsCorrections types naming a notice against this article (the notice's PMID is in the element).
@@ -292,24 +301,26 @@ def _get_xml(trace: Trace, utility: str, params: list[tuple[str, str]]) -> etree
 
 
 def _history(root: etree._Element, warnings: list[str]) -> tuple[int, str, str]:
-    """Count, WebEnv and QueryKey of an esearch result. A phrase or field PubMed did not find is a warning
-    when nothing matched, and Unsupported when something did: PubMed then searched the rest of the query."""
+    """Count, WebEnv and QueryKey of an esearch result. A part of the query PubMed did not search as written
+    (NOT_AS_WRITTEN) is a warning when nothing matched, and Unsupported when something did: PubMed then
+    searched another query than the one saved."""
     if root.tag != "eSearchResult":
         raise Malformed(f"expected an eSearchResult, got <{root.tag}>")
-    dropped = []
-    for node in [*root.iterfind("ErrorList/*"), *root.iterfind("WarningList/QuotedPhraseNotFound")]:
-        if node.tag not in NOT_FOUND:
+    for node in root.iterfind("ErrorList/*"):
+        if node.tag not in NOT_AS_WRITTEN:
             raise Malformed(f"PubMed reported {node.tag}: {element_text(node) or 'no detail'}")
-        dropped.append(f"the {NOT_FOUND[node.tag]} {element_text(node)!r}")
+    altered = [f"{NOT_AS_WRITTEN[node.tag]} {element_text(node)!r}"
+               for node in [*root.iterfind("ErrorList/*"), *root.iterfind("WarningList/*")]
+               if node.tag in NOT_AS_WRITTEN and not _only_a_stopword(node)]
     count = whole_number(element_text(root.find("Count")), 12)
     web_env, query_key = element_text(root.find("WebEnv")) or "", element_text(root.find("QueryKey")) or ""
     if count is None:
         raise Malformed("the search result has no Count")
-    if dropped and count:
-        it = "it" if len(dropped) == 1 else "them"
-        raise Unsupported(f"PubMed did not find {' or '.join(dropped)}, dropped {it} from the query and searched "
-                          f"the rest instead ({count} matches of a different query); correct or remove {it}")
-    warnings += [f"PubMed did not find {part} of the query" for part in dropped]
+    if altered and count:
+        it = "it" if len(altered) == 1 else "them"
+        raise Unsupported(f"PubMed {' and '.join(altered)} and searched the rest of the query instead ({count} "
+                          f"matches of a different query than the one saved); correct or remove {it}")
+    warnings += [f"PubMed {part} of the query" for part in altered]
     if count and not (web_env and query_key):
         raise Malformed(f"PubMed reported {count} matches but no WebEnv or QueryKey to fetch them from")
     return count, web_env, query_key
