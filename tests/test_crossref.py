@@ -296,6 +296,56 @@ def test_every_kind_of_retraction_marks_the_work_retracted(kind):
     assert [update.kind for update in record.custom.updates] == ["retraction"]
 
 
+def notice(doi: str, kind: str, *date: int) -> dict:
+    """An update entry in the shape of the real PLOS one (type, label, source, updated)."""
+    return {"DOI": doi, "type": kind, "label": kind.capitalize(), "source": "retraction-watch",
+            "updated": {"date-parts": [list(date)]}}
+
+
+def test_a_retraction_a_later_reinstatement_undid_does_not_stand():
+    # No real reinstatement is recorded: a real PLOS work with the retraction and the reinstatement Retraction
+    # Watch's data lists, in the shape of the real correction update, and the retraction mirrored under relation
+    # as Crossref mirrors the real correction.
+    work = plos("10.1371/journal.pbio.0050002")  # real: updated-by correction (10.1371/journal.pbio.0060304)
+    work["updated-by"] += [notice("10.1371/journal.pbio.0099001", "retraction", 2019, 3, 1),
+                           notice("10.1371/journal.pbio.0099002", "reinstatement", 2021, 6, 30)]
+    work["relation"]["retraction"] = [{"id-type": "doi", "id": "10.1371/journal.pbio.0099001", "asserted-by": "object"}]
+    record = crossref.work_to_record(work)
+    assert record.custom.retracted is False
+    assert [(u.kind, u.doi) for u in record.custom.updates] == [("correction", "10.1371/journal.pbio.0060304")]
+
+    # Retracted again after the reinstatement: the later retraction stands.
+    work["updated-by"].append(notice("10.1371/journal.pbio.0099003", "retraction", 2023))
+    record = crossref.work_to_record(work)
+    assert record.custom.retracted is True
+    assert ("retraction", "10.1371/journal.pbio.0099003") in [(u.kind, u.doi) for u in record.custom.updates]
+    assert ("retraction", "10.1371/journal.pbio.0099001") not in [(u.kind, u.doi) for u in record.custom.updates]
+
+
+def test_a_reinstatement_of_unknown_order_leaves_the_retraction_standing():
+    work = plos("10.1371/journal.pone.0147433")
+    reinstated = notice("10.1371/journal.pone.0999998", "reinstatement", 2021)
+    del reinstated["updated"]
+    work["updated-by"] = [notice("10.1371/journal.pone.0999999", "retraction", 2020, 1, 1), reinstated]
+    assert crossref.retraction_status(work) == (True, False)
+
+
+def test_a_relation_the_work_asserts_itself_is_no_notice_against_it():
+    # "asserted-by": "subject" is the work saying it is the retraction (or correction) of the related work; the
+    # real correction mirrored on the corrected work says "object" (asserted by the notice).
+    work = plos("10.1371/journal.pone.0151983")
+    work["relation"] = {"retraction": [{"id-type": "doi", "id": "10.1371/journal.pone.0147433", "asserted-by": "subject"}],
+                        "correction": [{"id-type": "doi", "id": "10.1371/journal.pone.0999997", "asserted-by": "subject"}]}
+    record = crossref.work_to_record(work)
+    assert record.custom.retracted is False and record.custom.updates == []
+    # The same relations asserted by the other work are notices against this one, read as updated-by would be.
+    for related in work["relation"].values():
+        related[0]["asserted-by"] = "object"
+    record = crossref.work_to_record(work)
+    assert record.custom.retracted is True
+    assert sorted(u.kind for u in record.custom.updates) == ["correction", "retraction"]
+
+
 @pytest.mark.parametrize(("title", "subtitle", "whole"), [
     ("Methylphenidate for adults with ADHD", "a systematic review", "Methylphenidate for adults with ADHD: a systematic review"),
     ("Why rats remember?", "Context and objects", "Why rats remember? Context and objects"),

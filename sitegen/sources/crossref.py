@@ -9,6 +9,7 @@ one, travels in the `Crossref-Plus-API-Token` header.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
@@ -141,31 +142,6 @@ def _fulltext_url(item: dict[str, Any]) -> str | None:
                    and (url := web_address(text_value(entry.get("URL"))))])
 
 
-def _retractions(item: dict[str, Any], key: str) -> list[dict[str, Any]]:
-    """The updates under `key` that retract (`UPDATE_KINDS`: a withdrawal, a removal, a partial retraction too)."""
-    return [update for update in map(as_dict, as_list(item.get(key)))
-            if UPDATE_KINDS.get(str(update.get("type")).lower()) == RETRACTION]
-
-
-def retraction_status(item: dict[str, Any]) -> tuple[bool, bool]:
-    """(is retracted, is a retraction notice) for a Crossref work item.
-
-    A retracted work is `updated-by` a retraction (Crossref adds Retraction
-    Watch's data there too). A notice carries `update-to` a retraction of
-    another work; when `update-to` names the work itself, the publisher has
-    marked the work retracted in place. Crossref also mirrors updates into
-    `relation` under the update type (a real PLOS record shows
-    relation.correction beside updated-by correction), which says nothing of
-    direction, so it counts only for a record that is not a notice.
-    """
-    doi = normalise_doi(item.get("DOI"))
-    retracts = [target for update in _retractions(item, "update-to") if (target := normalise_doi(update.get("DOI")))]
-    is_notice = any(target != doi for target in retracts)
-    retracted = (bool(_retractions(item, "updated-by")) or doi in retracts
-                 or (not is_notice and bool(as_dict(item.get("relation")).get(RETRACTION))))
-    return retracted, is_notice
-
-
 # Crossref update types (https://www.crossref.org/documentation/crossmark/) as the notices sitegen reports;
 # others (new_version, addendum, ...) say nothing of a work's standing.
 UPDATE_KINDS = {
@@ -173,20 +149,94 @@ UPDATE_KINDS = {
     "removal": "retraction", "correction": "correction", "erratum": "correction", "corrigendum": "correction",
     "expression_of_concern": "expression-of-concern",
 }
+# A notice undoing an earlier retraction (Retraction Watch's data, which Crossref adds to `updated-by`, lists one
+# after the retraction it undoes): the retraction no longer stands, though both stay in Crossref's lists.
+REINSTATEMENT = "reinstatement"
+
+
+@dataclass(frozen=True)
+class _Notice:
+    kind: str  # an UPDATE_KINDS value, or REINSTATEMENT
+    doi: str | None  # the notice's DOI; None for a publisher marking the work itself
+    date: tuple[int, ...]  # when Crossref says it was issued, as far as it says; () when it does not
+
+
+def _kind(update_type: Any) -> str | None:
+    name = str(update_type).lower().replace("-", "_")
+    return REINSTATEMENT if name == REINSTATEMENT else UPDATE_KINDS.get(name)
+
+
+def _update_date(update: dict[str, Any]) -> tuple[int, ...]:
+    date = date_from_parts(as_list(_first(as_dict(update.get("updated")).get("date-parts"))))
+    return tuple(date.date_parts[0]) if date else ()
+
+
+def _retracts_another(item: dict[str, Any], doi: str | None) -> bool:
+    """Whether the item is a retraction notice: its `update-to` retracts another work."""
+    return any(_kind(update.get("type")) == RETRACTION and (target := normalise_doi(update.get("DOI")))
+               and target != doi for update in map(as_dict, as_list(item.get("update-to"))))
+
+
+def _notices_about(item: dict[str, Any]) -> list[_Notice]:
+    """The notices Crossref lists against the work, each once: its `updated-by` entries, an `update-to` naming
+    the work itself (a publisher marking the work in place), and for a work that is no retraction notice the
+    `relation` entries Crossref mirrors updates into (a real PLOS record shows relation.correction beside
+    updated-by correction). A relation asserted by the work itself ("asserted-by": "subject") is the work being
+    the notice, never a notice against it."""
+    doi = normalise_doi(item.get("DOI"))
+    found: dict[tuple[str, str | None], _Notice] = {}
+
+    def add(kind: str | None, notice: str | None, date: tuple[int, ...] = ()) -> None:
+        notice = None if notice == doi else notice
+        if kind:
+            found.setdefault((kind, notice), _Notice(kind, notice, date))
+    for update in map(as_dict, as_list(item.get("updated-by"))):
+        add(_kind(update.get("type")), normalise_doi(update.get("DOI")), _update_date(update))
+    for update in map(as_dict, as_list(item.get("update-to"))):
+        if normalise_doi(update.get("DOI")) == doi:
+            add(_kind(update.get("type")), doi, _update_date(update))
+    if not _retracts_another(item, doi):
+        for name, related in as_dict(item.get("relation")).items():
+            for entry in map(as_dict, as_list(related)):
+                if entry.get("asserted-by") != "subject":
+                    add(_kind(name), normalise_doi(entry.get("id")))
+    return list(found.values())
+
+
+def _lifted(retraction: _Notice, reinstatements: list[_Notice]) -> bool:
+    """Whether a reinstatement dated no earlier than the retraction undoes it (dates compared as far as both
+    go). Without both dates the order is unknown and the retraction stands: a work wrongly shown retracted is
+    checked by a human, one wrongly shown current is not."""
+    def not_earlier(later: _Notice) -> bool:
+        common = min(len(later.date), len(retraction.date))
+        return common > 0 and later.date[:common] >= retraction.date[:common]
+    return any(map(not_earlier, reinstatements))
+
+
+def standing_notices(item: dict[str, Any]) -> list[_Notice]:
+    """The notices against the work that still stand: every one but a retraction a later reinstatement undid (the
+    same notice mirrored under `relation`, without a date, goes with it)."""
+    notices = _notices_about(item)
+    reinstatements = [notice for notice in notices if notice.kind == REINSTATEMENT]
+    undone = {notice.doi for notice in notices if notice.kind == RETRACTION and _lifted(notice, reinstatements)}
+    return [notice for notice in notices if notice.kind != REINSTATEMENT
+            and not (notice.kind == RETRACTION and notice.doi in undone)]
+
+
+def retraction_status(item: dict[str, Any]) -> tuple[bool, bool]:
+    """(is retracted, is a retraction notice) for a Crossref work item.
+
+    A retracted work is `updated-by` a retraction (Crossref adds Retraction Watch's data there too) that no later
+    reinstatement undid. A notice carries `update-to` a retraction of another work; when `update-to` names the
+    work itself, the publisher has marked the work retracted in place.
+    """
+    is_notice = _retracts_another(item, normalise_doi(item.get("DOI")))
+    return any(notice.kind == RETRACTION for notice in standing_notices(item)), is_notice
 
 
 def updates(item: dict[str, Any]) -> list[Update]:
-    """The notices listed against a work: `updated-by` entries, and an `update-to` naming the work itself
-    (a publisher marking the work in place)."""
-    doi = normalise_doi(item.get("DOI"))
-    found = {}
-    for key in ("updated-by", "update-to"):
-        for update in map(as_dict, as_list(item.get(key))):
-            kind = UPDATE_KINDS.get(str(update.get("type")).lower())
-            notice = normalise_doi(update.get("DOI"))
-            if kind and (key == "updated-by" or notice == doi):
-                found[(kind, notice)] = Update(kind=kind, doi=notice if notice != doi else None)
-    return list(found.values())
+    """The notices against a work that still stand (`standing_notices`)."""
+    return [Update(kind=notice.kind, doi=notice.doi) for notice in standing_notices(item)]
 
 
 def with_subtitle(title: str, subtitle: str | None) -> str:
