@@ -448,6 +448,25 @@ def test_covidences_own_export_of_excluded_studies_gives_the_reason_in_its_notes
     assert "Exclusion reason" not in (example_copy / f"{FT}/reviewer-c.csv").read_text()
 
 
+def test_covidences_accession_number_is_the_pmid_of_a_reference_from_pubmed(example_copy, sitegen, tmp_path):
+    # Covidence keeps the accession number of the database each reference came from: PubMed's is the PMID, the
+    # only identifier of a row without a DOI. Another database's (Embase's ten digits) names no PubMed record.
+    header = ["Title", "Authors", "Abstract", "Published Year", "Published Month", "Journal", "Volume", "Issue",
+              "Pages", "Accession Number", "DOI", "Ref", "Covidence #", "Study", "Notes", "Tags"]
+    records = _records(example_copy)
+    chosen = _screened_in(example_copy)[:2]
+    accessions = [records[chosen[0]]["PMID"], "20" + records[chosen[1]]["PMID"].zfill(8)]
+    rows = [[records[i]["title"], "", "", _year(records[i]), "", "", "", "", "", accession, "", "", f"#{n}", "", "", ""]
+            for n, (i, accession) in enumerate(zip(chosen, accessions, strict=True))]
+    export, status, out, err = _import(sitegen, example_copy, tmp_path, header, rows, "--tool", "covidence",
+                                       "--decision", "include")
+    assert status == 0, out + err
+    assert list(_decisions(example_copy, f"{TA}/reviewer-c.csv")) == [chosen[0]]
+    assert f"{export}:3: unmatched" in out and "1 matched" in out
+    entries = [exported.entry for exported in read_export(export.read_text(), "covidence", "reviewer-c", "include")]
+    assert [entry.get("pmid") for entry in entries] == [records[chosen[0]]["PMID"], ""]
+
+
 @pytest.mark.parametrize("start", [b"PK\x03\x04\x14\x00\x06\x00", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\x00"])
 @pytest.mark.parametrize("command", ["import-decisions", "import", "dedupe"])
 def test_a_spreadsheet_workbook_is_named_as_one(example_copy, sitegen, tmp_path, start, command):

@@ -247,6 +247,22 @@ def test_known_csv_exports_are_read_by_their_header(text, expected, tmp_path):
     assert {name: entry.get(name) for name in expected} == expected
 
 
+@pytest.mark.parametrize(("accession", "pmid"), [
+    ("31234567", "31234567"),  # a reference Covidence imported from PubMed
+    ("", ""),
+    ("2014704374", ""),  # Embase's accession number: ten digits
+    ("L604093718", ""),  # Embase's, as Embase.com writes it
+    ("107853421", ""),  # CINAHL's: nine digits
+    ("2015-12345-001", ""),  # PsycINFO's
+    ("WOS:000311971500044", ""),
+])
+def test_covidences_accession_number_is_the_pmid_only_when_it_is_one(accession, pmid, tmp_path):
+    path = tmp_path / "covidence.csv"
+    path.write_text(COVIDENCE_CSV.replace(",1-9,,10.1/cov,", f",1-9,{accession},10.1/cov,"), encoding="utf-8")
+    (entry,) = read_references(path)
+    assert entry.get("pmid") == pmid and entry.get("doi") == "10.1/cov"
+
+
 MAPPED = "key,Article Title,Year,Writers\nk1,Statins in the old,2020,\"Smith, John\"\nk2,Statins in the young,2021,\n"
 
 

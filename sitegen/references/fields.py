@@ -31,6 +31,18 @@ AND = re.compile(r"\sand\s", re.IGNORECASE)
 RAYYAN_INCLUSION = re.compile(r"RAYYAN-INCLUSION:\s*(\{[^{}]*\})")
 
 
+# An accession number that is a PMID: PubMed's numbers have at most eight digits (40 million so far). The other
+# databases a screening tool keeps the accession number of write longer numbers (CINAHL nine or ten digits,
+# Embase ten, or "L" and nine) or other forms ("WOS:…", PsycINFO's "2015-12345-001"): none of those is a PMID.
+ACCESSION_PMID = re.compile(r"[1-9][0-9]{0,7}")
+
+
+def accession_pmid(accession: str) -> str:
+    """The PMID an accession number is (Covidence's "Accession Number" column holds the accession number of the
+    database a reference was imported from), or "" when it is another database's."""
+    return accession.strip() if ACCESSION_PMID.fullmatch(accession.strip()) else ""
+
+
 def fields(values: dict[str, str]) -> dict[str, str]:
     """ID, ENTRYTYPE and every field in FIELDS, from `values` (trimmed, whitespace runs as one space)
     or empty; the Rayyan inclusion text in a note is the label unless `values` names one."""

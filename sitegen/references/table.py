@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from sitegen.records.entry import ALIASES, Entry
 from sitegen.records.names import AUTHORS_AND
 from sitegen.references import wos
-from sitegen.references.fields import FIELDS, RAYYAN_INCLUSION, author_list
+from sitegen.references.fields import FIELDS, RAYYAN_INCLUSION, accession_pmid, author_list
 from sitegen.references.problems import UNRECOGNISED, ReferenceProblem, Skipped, checked
 
 # A cell larger than any reference's field (an abstract holds at most 200,000 characters) is refused as it is read:
@@ -70,6 +70,7 @@ class Preset:
     article_number: str | None = None
     page_span: str | None = None  # the pages written whole, read when the page range's columns are empty
     medline_ids: bool = False  # Web of Science's IDs (UT) are accession numbers: a MEDLINE one names the PMID
+    accession: str | None = None  # a column of accession numbers, read as the PMID where one is (accession_pmid)
     rather: dict[str, str] = field(default_factory=dict)
     kinds: tuple[str, str] | None = None  # Web of Science's publication type and document types columns (PT, DT)
 
@@ -97,7 +98,7 @@ PRESETS = (
     Preset("Covidence", ("Title", "Authors", "Covidence #"), {
         "ID": "Covidence #", "title": "Title", "author": "Authors", "abstract": "Abstract", "year": "Published Year",
         "journal": "Journal", "volume": "Volume", "number": "Issue", "pages": "Pages", "doi": "DOI",
-        "note": "Notes"}),
+        "note": "Notes"}, accession="Accession Number"),
     Preset("Rayyan", ("key", "title", "authors", "notes"), {
         "ID": "key", "title": "title", "author": "authors", "journal": "journal", "issn": "issn", "volume": "volume",
         "number": "issue", "pages": "pages", "year": "year", "publisher": "publisher", "url": "url",
@@ -259,6 +260,8 @@ def _preset_fields(known: Preset, fields: dict[str, str]) -> None:
         fields["pages"] = cell(known.article_number)
     if known.medline_ids and not fields.get("pmid"):
         fields["pmid"] = wos.pubmed_id(fields["ID"])
+    if known.accession and not fields.get("pmid"):
+        fields["pmid"] = accession_pmid(cell(known.accession))
     if known.kinds:
         fields.update(wos.kind_fields(*map(cell, known.kinds)))
 

@@ -30,6 +30,7 @@ from sitegen.records.matching import TITLE_FLOOR, Work, classify, record_work, w
 from sitegen.records.model import CONTROL_CHARACTER, Record
 from sitegen.records.notices import notice_kind
 from sitegen.records.titles import comparable_title, folded
+from sitegen.references.fields import accession_pmid
 from sitegen.references.records import entry_record
 from sitegen.references.table import exported_authors
 from sitegen.review.folder import DecisionRow, Review
@@ -61,9 +62,11 @@ COLUMNS: dict[str, tuple[str, ...]] = {
 # whichever of ASReview's names for it the upload had (its own order of preference, after `asreview_label`).
 ASREVIEW_LABELS = ("asreview_label", "final_included", "label", "label_included", "included_label", "included_final",
                    "included", "included_flag", "include")
+# Covidence's column of accession numbers: a reference's PMID where it came from PubMed (accession_pmid).
+ACCESSION = "accession number"
 RAYYAN_DECISIONS = {"included": "include", "excluded": "exclude"}
 READ_COLUMNS = frozenset({*(name for names in COLUMNS.values() for name in names), *ASREVIEW_LABELS, "notes",
-                          "asreview_note"})  # and any column with "reason" in its name
+                          "asreview_note", ACCESSION})  # and any column with "reason" in its name
 # Problems that are no one row's: importing is refused whole rather than row by row.
 WHOLE_REVIEW = {"protocol-unlocked"}
 
@@ -203,6 +206,7 @@ def _entry(line: int, row: dict[str, str]) -> Entry:
     fields = {name: next((row[column] for column in columns if row.get(column, "").strip()), "")
               for name, columns in COLUMNS.items()}
     fields["author"] = exported_authors(fields["author"])
+    fields["pmid"] = fields["pmid"] or accession_pmid(row.get(ACCESSION, ""))
     return Entry(str(line), fields, line)
 
 
