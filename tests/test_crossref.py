@@ -426,8 +426,8 @@ def test_a_work_that_cannot_be_stored_is_kept_out_and_the_run_incomplete():
     outcome = crossref.search(fetch, SETTINGS, {"query": "x"})
     assert outcome.status == "ok" and outcome.dropped == 1 and not outcome.complete
     assert [r.id for r in outcome.records] == [PLOS[0]["DOI"].lower(), PLOS[2]["DOI"].lower()]
-    assert outcome.warnings == ["1 Crossref work(s) could not be read (invalid author): they are missing from this "
-                                "run, which is therefore incomplete"]
+    assert outcome.warnings == [f"1 Crossref work(s) could not be read (invalid author): {PLOS[1]['DOI'].lower()}; they are "
+                                "missing from this run, which is therefore incomplete"]
 
 
 def test_every_work_unreadable_is_an_outage_not_an_empty_success():
@@ -436,6 +436,7 @@ def test_every_work_unreadable_is_an_outage_not_an_empty_success():
     outcome = crossref.search(fetch, SETTINGS, {"query": "x"})
     assert outcome.status == "unavailable"
     assert "3 of 3 Crossref work(s) could not be read (invalid title)" in outcome.warnings[0]
+    assert outcome.warnings[0].endswith(", ".join(item["DOI"].lower() for item in PLOS[:3]))  # named, to be found
 
 
 def test_a_type_that_is_not_text_is_no_type():

@@ -427,8 +427,8 @@ def test_a_result_that_cannot_be_read_is_kept_out_and_the_run_incomplete():
     outcome = europepmc.search(fetch, SETTINGS, "cancer")
     assert outcome.status == "ok" and outcome.dropped == 1 and not outcome.complete
     assert [r.PMID for r in outcome.records] == [RESULTS[0]["pmid"], RESULTS[1]["pmid"], RESULTS[3]["pmid"]]
-    assert outcome.warnings == ["1 Europe PMC result(s) could not be read (invalid abstract): they are missing "
-                                "from this run, which is therefore incomplete"]
+    assert outcome.warnings == ["1 Europe PMC result(s) could not be read (invalid abstract): "
+                                f"MED:{RESULTS[2]['id']}; they are missing from this run, which is therefore incomplete"]
 
 
 def test_fulltext_without_a_pmcid_cannot_be_shown_to_be_the_article():

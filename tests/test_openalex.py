@@ -275,8 +275,8 @@ def test_a_record_that_cannot_be_stored_is_kept_out_and_the_run_incomplete():
     assert outcome.status == "ok" and outcome.dropped == 1 and not outcome.complete
     assert [r.custom.openalex for r in outcome.records] == [SYNERGY[0]["id"].rsplit("/", 1)[1], "W999",
                                                             SYNERGY[2]["id"].rsplit("/", 1)[1]]
-    assert outcome.warnings == ["1 OpenAlex work(s) could not be read (invalid title): they are missing from this "
-                                "run, which is therefore incomplete"]
+    assert outcome.warnings == [f"1 OpenAlex work(s) could not be read (invalid title): {SYNERGY[1]['id'].rsplit('/', 1)[1]}; "
+                                "they are missing from this run, which is therefore incomplete"]
 
 
 def test_a_lookup_answered_with_an_unreadable_work_is_an_outage():

@@ -198,7 +198,7 @@ def test_a_converter_failure_skips_that_item_only():
     p.add(3, WORKS[:3], convert, dict)
     outcome = p.outcome(trace())
     assert len(outcome.records) == 2 and outcome.dropped == 1 and not outcome.complete
-    assert outcome.warnings == ["1 Test work(s) could not be read (KeyError): they are missing from this run, "
+    assert outcome.warnings == ["1 Test work(s) could not be read (KeyError); they are missing from this run, "
                                 "which is therefore incomplete"]
 
 

@@ -364,6 +364,7 @@ class Pager:
         self._reasons: list[str] = []
         self._native_ids: set[str] = set()
         self._skipped_names: dict[str, None] = {}  # the provider's own names for skipped items, where it has them
+        self._unreadable_names: dict[str, None] = {}  # and for unreadable ones, so that a human can find them
         self._cursors: set[str] = set()
         self._ended = False
         self._why = ""  # why paging ended before everything was read, for the outage message
@@ -451,6 +452,7 @@ class Pager:
                     seen.add(key)
         if self.items.native_id is not None:
             self._skipped_names.update(dict.fromkeys(filter(None, map(self.items.native_id, converted.skipped))))
+            self._unreadable_names.update(dict.fromkeys(filter(None, map(self.items.native_id, converted.unreadable))))
         for reason in converted.reasons:
             if reason not in self._reasons:
                 self._reasons.append(reason)
@@ -473,8 +475,10 @@ class Pager:
             raise Malformed(f"{name} reported {total} matches but sent {self.read} different items: "
                             "its count cannot be trusted, so the results may not be whole")
         reasons = "; ".join(self._reasons[:3])
+        unreadable = f": {listed(list(self._unreadable_names))}" if self._unreadable_names else ""
         if self._unreadable and not self.records:
-            raise Malformed(f"{len(self._unreadable)} of {self.read} {name} {noun} could not be read ({reasons})")
+            raise Malformed(f"{len(self._unreadable)} of {self.read} {name} {noun} could not be read ({reasons})"
+                            f"{unreadable}")
         # Items none of which can be used, and none a record of the provider's own that sitegen cannot track (a
         # Europe PMC AGRICOLA record): what a renamed id or title field looks like, no answer and not "none new".
         if self.read and not self.records and not self._skipped_names:
@@ -487,7 +491,7 @@ class Pager:
             trace.warnings.append(f"{len(self._untitled)} {name} {noun} had no title and were left out: "
                                   f"{listed(list(self._untitled))}")
         if self._unreadable:
-            trace.warnings.append(f"{len(self._unreadable)} {name} {noun} could not be read ({reasons}): "
+            trace.warnings.append(f"{len(self._unreadable)} {name} {noun} could not be read ({reasons}){unreadable}; "
                                   "they are missing from this run, which is therefore incomplete")
         if self.repeated:
             trace.warnings.append(f"{name} sent {self.repeated} item(s) more than once; each was kept once")
