@@ -9,12 +9,11 @@ import pytest
 from conftest import FIXTURES
 
 from sitegen.records.dedupe import dedupe_rows, to_work
-from sitegen.records.matching import Work, classify, find_duplicates, pages, work
+from sitegen.records.matching import Work, classify, find_duplicates, medline_pages, pages, work
 from sitegen.records.notices import notice_kind
 from sitegen.records.titles import comparable_title as normalise_title
 from sitegen.references import ReferenceProblem
 from sitegen.references.table import read_csv
-from sitegen.sources.base import medline_pages
 
 HEADER = "ID,ENTRYTYPE,author,title,year,journal,volume,number,pages,doi,abstract\n"
 TITLE = "Thrombolysis with alteplase three to four and a half hours after acute ischemic stroke"

@@ -12,9 +12,10 @@ from conftest import FIXTURES
 from http_mocks import Call, fetcher
 from lxml import etree
 
+from sitegen.records.matching import medline_pages
 from sitegen.site.exports import page_range
 from sitegen.sources import pubmed
-from sitegen.sources.base import Untitled, medline_pages, parse_xml
+from sitegen.sources.base import Untitled, parse_xml
 from sitegen.sources.http import Response, Secrets
 from sitegen.sources.settings import SourceSettings
 from sitegen.sources.snapshots import describe

@@ -112,6 +112,22 @@ def _page_number(digits: str) -> tuple[int, str]:
     return len(significant), significant
 
 
+# A MEDLINE page range ("113-25", "S12-4"). Kept shortened, RIS gave the end page as 25 and BibTeX the range
+# "113--25".
+_PAGE_RANGE = re.compile(r"([A-Za-z]*[0-9]+)-([0-9]+)")
+
+
+def medline_pages(text: str | None) -> str | None:
+    """A MEDLINE page range with its last page written in full (`full_last_page`); anything else (a single page, a
+    list of ranges, an article number) as it is. For PubMed's and Europe PMC's records and files exported from
+    them (MEDLINE, and RIS whose record came from PubMed)."""
+    found = _PAGE_RANGE.fullmatch(text or "")
+    if found is None:
+        return text
+    first, last = found.groups()
+    return f"{first}-{full_last_page(first, last)}"
+
+
 def pages(text: str) -> tuple[str, str]:
     """First and last page, the last expanded from its abbreviation: "73-6" -> ("73", "76")."""
     # (?<!\s): tried from the start of a run of spaces only (see records.names.AUTHORS_AND)

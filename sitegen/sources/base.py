@@ -23,7 +23,6 @@ from pydantic import ValidationError
 
 from sitegen.records.identity import listed
 from sitegen.records.markup import plain_text
-from sitegen.records.matching import full_last_page
 from sitegen.records.model import CONTROL_CHARACTER, CslDate, Record, calendar_date
 from sitegen.records.providers import Source
 from sitegen.review.parsing import load_json
@@ -233,21 +232,6 @@ def parse_date(*values: Any) -> CslDate | None:
         if date := date_from_parts(parts):
             return date
     return None
-
-
-# A MEDLINE page range ("113-25", "S12-4"). Kept shortened, RIS gave the end page as 25 and BibTeX the range
-# "113--25".
-_PAGE_RANGE = re.compile(r"([A-Za-z]*[0-9]+)-([0-9]+)")
-
-
-def medline_pages(text: str | None) -> str | None:
-    """A MEDLINE page range with its last page written in full (records.matching.full_last_page); anything else
-    (a single page, a list of ranges, an article number) as it is."""
-    found = _PAGE_RANGE.fullmatch(text or "")
-    if found is None:
-        return text
-    first, last = found.groups()
-    return f"{first}-{full_last_page(first, last)}"
 
 
 # --------------------------------------------------------------------------- items to records

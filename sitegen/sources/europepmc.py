@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field, computed_field
 
 from sitegen.records.ids import normalise_arxiv, normalise_doi, normalise_pmcid, normalise_pmid, record_id
 from sitegen.records.markup import plain_text
+from sitegen.records.matching import medline_pages
 from sitegen.records.model import CslDate, CslName, Record, RecordMeta, Update, visible_text, web_address
 from sitegen.records.names import split_name
 from sitegen.records.providers import label
@@ -28,7 +29,6 @@ from sitegen.sources.base import (
     date_from_parts,
     element_text,
     labelled_sections,
-    medline_pages,
     month_number,
     parse_date,
     parse_json,

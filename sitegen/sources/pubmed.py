@@ -15,6 +15,7 @@ from lxml import etree
 
 from sitegen.records.ids import normalise_doi, normalise_pmcid, normalise_pmid, record_id
 from sitegen.records.markup import plain_text
+from sitegen.records.matching import medline_pages
 from sitegen.records.model import CslDate, CslName, Record, RecordMeta, Update
 from sitegen.records.providers import label
 from sitegen.sources.base import (
@@ -28,7 +29,6 @@ from sitegen.sources.base import (
     check_status,
     date_from_parts,
     element_text,
-    medline_pages,
     month_number,
     parse_xml,
     require_title,
