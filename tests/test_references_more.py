@@ -21,7 +21,7 @@ from sitegen.references.records import entry_record
         "title": "The Bio* toolkits--a brief overview.", "year": "2002", "month": "Sep", "volume": "3", "number": "3",
         "pages": "296-302", "issn": "1467-5463", "language": "eng", "database": "PubMed", "ENTRYTYPE": "article"}),
     ("medline/pubmed_result3.txt", 1, 0, {
-        "ID": "23039619", "doi": "10.1118/1.4748329", "pages": "5795-813", "issn": "0094-2405",
+        "ID": "23039619", "doi": "10.1118/1.4748329", "pages": "5795-5813", "issn": "0094-2405",  # PG 5795-813
         "author": "Qiao, Shan and Shen, Guofeng and Bai, Jingfeng and Chen, Yazhu", "journal": "Medical physics"}),
     ("medline/eric_nbib.nbib", 1, 0, {
         "ID": "medline-1", "pmid": "", "author": "Smith, Tom and Hunter, Shawn", "title": "Paper title", "year": "2000",
@@ -139,6 +139,20 @@ RIS = "TY  - JOUR\nTI  - A trial\n{tags}ER  - \n"
 def test_ris_pmids_only_where_the_export_says_so(tags, pmid, pmcid):
     entry = read_references(RIS.format(tags=tags))[0]
     assert (entry.get("pmid"), entry.get("pmcid")) == (pmid, pmcid)
+
+
+@pytest.mark.parametrize(("tags", "pages"), [
+    ("SP  - 221-8\nDP  - NLM\n", "221-228"),  # EndNote's RIS of a PubMed record
+    ("SP  - 221\nEP  - 8\nDB  - PubMed\n", "221-228"),
+    ("SP  - S12-4\nDB  - Ovid MEDLINE(R)\n", "S12-S14"),
+    ("SP  - 1865\nEP  - 1876\nDB  - PubMed\n", "1865-1876"),  # written in full already
+    ("SP  - 221-8\nDB  - Embase\n", "221-8"),  # the export does not say the record is MEDLINE's: as written
+    ("SP  - 221-8\n", "221-8"),
+])
+def test_ris_pages_of_a_pubmed_record_have_their_last_page_in_full(tags, pages):
+    # MEDLINE shortens a range's last page, and reference managers importing from PubMed keep it so: RIS and
+    # BibTeX exports, and dedupe, read 8 as the last page of 221-8.
+    assert read_references(RIS.format(tags=tags))[0].get("pages") == pages
 
 
 def test_rayyan_inclusion_decisions_in_notes_are_the_label():

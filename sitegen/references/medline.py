@@ -9,7 +9,7 @@ same article exported twice) name every record by position instead, with a warni
 Authors are the full names (FAU, "Mangalam, Harry") where the record has them, else the short
 ones (AU, "Mangalam H" read "Mangalam, H"); a group author (CN) is kept whole, in braces, where it
 stands among them. Publication types (PT) are kept: they tell an erratum or a retraction notice from
-a study.
+a study. A page range (PG) is read with its last page in full: MEDLINE shortens it to the digits that change.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from sitegen.records.entry import Entry
+from sitegen.records.matching import medline_pages
 from sitegen.references.fields import PMCID, fields, issns, joined
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named, written_year
 from sitegen.references.tagged import Layout, TaggedRecord, tagged_records
@@ -54,7 +55,7 @@ def _entry(record: TaggedRecord) -> Entry:
         "journal": record.first("JT", "TA"),
         "volume": record.first("VI"),
         "number": record.first("IP"),
-        "pages": record.first("PG"),
+        "pages": medline_pages(record.first("PG")),  # "5795-813" is 5795-5813
         "doi": next((found.group().removesuffix(".") for link in links if (found := DOI.search(link))), ""),
         "abstract": record.first("AB"),
         "pmid": record.first("PMID"),

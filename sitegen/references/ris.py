@@ -17,7 +17,9 @@ holding "PMC…"), arXiv and OpenAlex ids (their addresses in UR, where RIS expo
 tag for), URL (the first other UR or L2), full date (DA, "2008/07/16/", when its year is the
 record's), ISSN (SN), keywords (KW), language (LA), publisher (PB), notes (N1, where Rayyan writes
 its inclusion decisions: see `fields.fields`) and database (DB, DP). An author (AU, A1) with no
-comma whose name holds "and" is an organisation, and is braced (see `fields.author_list`).
+comma whose name holds "and" is an organisation, and is braced (see `fields.author_list`). The page range of a
+record the export says came from PubMed or MEDLINE (`PUBMED_DATABASE`) has its last page in full, as MEDLINE's own
+files are read.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from rispy.config import LIST_TYPE_TAGS, TAG_KEY_MAPPING
 
 from sitegen.records.entry import Entry
 from sitegen.records.ids import normalise_arxiv, normalise_openalex
+from sitegen.records.matching import medline_pages
 from sitegen.references.fields import PMCID, author_list, fields, iso_date, issns, joined
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named, written_year
 
@@ -186,6 +189,7 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
     entry_type = ENTRY_TYPES.get(kind.upper(), "misc")
     if not start and not end and entry_type in ("article", "inproceedings"):
         start = first("C7")  # the article number (RIS's C7 for journal and conference articles): its pages
+    pages = f"{start}-{end}" if start and end and end != start and "-" not in start else start or end
     # AU and A1 are RIS's newer and older author tags: one list written under both is one list; else the
     # authors are read in the order the lines give them, whichever tag each has.
     listed, primary = tags.get("AU", []), tags.get("A1", [])
@@ -194,6 +198,8 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
     arxiv = next((address for address in addresses if normalise_arxiv(address)), "")
     openalex = next((address for address in addresses if normalise_openalex(address)), "")
     database = first("DB", "DP") or record.database
+    if PUBMED_DATABASE.search(database):  # MEDLINE's shortened range ("221-8", or SP 221 and EP 8) read in full
+        pages = medline_pages(pages)
     # The PMID, most certain first: PsycINFO's PMID tag; the accession number of a record its export
     # says came from PubMed or MEDLINE (a bare number: Embase and CINAHL accession numbers are numbers
     # too); a PMID written as such ("PMID: 123") in an identifier field, or as a whole note line, or as
@@ -216,7 +222,7 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
         "journal": first("JF", "T2", "JO", "JA"),
         "volume": first("VL", "VO"),
         "number": first("IS"),
-        "pages": f"{start}-{end}" if start and end and end != start and "-" not in start else start or end,
+        "pages": pages,
         "doi": first("DO"),
         "abstract": first("AB", "N2"),
         "pmid": record.pmid or accession or next(iter(labelled), ""),
