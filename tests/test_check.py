@@ -782,6 +782,40 @@ def test_a_run_count_the_ledger_does_not_record_is_refused(sitegen, example_copy
     check_reports(sitegen, example_copy, "searches/object-in-context.json", line, "run_count is 7 but the ledger records 2")
 
 
+def test_every_problem_of_a_misnamed_saved_search_names_the_file_it_was_read_from(sitegen, example_copy):
+    # searches/foo.json holding monitor_id "object-in-context": its other problems named
+    # searches/object-in-context.json, a file that does not exist, at foo.json's lines.
+    searches = example_copy / "searches"
+    search = json.loads((searches / "object-in-context.json").read_text())
+    (searches / "object-in-context.json").unlink()
+    search["strategies"].append(search["strategies"][0])
+    search["run_count"] = 7
+    (searches / "foo.json").write_text(json.dumps(search, indent=2) + "\n")
+    text = (searches / "foo.json").read_text()
+    repeated = text.index('"query"', text.index('"query"') + 1)  # strategies[1]'s query
+    out = check_reports(sitegen, example_copy, "searches/foo.json", text[:repeated].count("\n") + 1,
+                        "strategies[1] repeats strategies[0]")
+    assert "[monitor-id]" in out and "run_count is 7" in out
+    assert "object-in-context.json" not in out
+
+
+@pytest.mark.parametrize(("copy", "original"), [
+    ("a-copy.json", "object-in-context.json"),  # read before the file named after the search
+    ("z-copy.json", "object-in-context.json"),
+    ("z-copy.json", "a-first.json"),  # neither named after it
+])
+def test_two_files_holding_one_monitor_id_are_a_problem_naming_both(sitegen, example_copy, copy, original):
+    # The file read last silently took the place of the other in the review's saved searches.
+    searches = example_copy / "searches"
+    text = (searches / "object-in-context.json").read_text()
+    (searches / "object-in-context.json").unlink()
+    (searches / original).write_text(text)
+    (searches / copy).write_text(text)
+    line = text[:text.index('"monitor_id"')].count("\n") + 1
+    check_reports(sitegen, example_copy, f"searches/{copy}", line,
+                  f"and searches/{original} holds saved search 'object-in-context' too")
+
+
 CONFLICT = "<<<<<<< HEAD\n{ours}\n=======\n{theirs}\n>>>>>>> reviewer-b-branch\n"
 
 

@@ -170,6 +170,9 @@ class Review:
     searches: dict[str, SavedSearch] = field(default_factory=dict)
     # Each saved search's file as it was read, by monitor id: where the field a problem names is (`position`).
     searches_parsed: dict[str, parsing.Parsed] = field(default_factory=dict)
+    # The file each saved search was read from, by monitor id ("searches/<monitor_id>.json" unless misnamed): the
+    # file its problems name.
+    search_files: dict[str, str] = field(default_factory=dict)
     records: dict[str, Record] = field(default_factory=dict)
     record_lines: dict[str, int] = field(default_factory=dict)
     # Each record's line in records.jsonl as a digest: what the site's page keys count a record as.
@@ -398,6 +401,7 @@ def parse_protocol(text: str, rel: str = "protocol.md") -> tuple[Protocol | None
 
 def _load_searches(root: Path, review: Review, schema_problems: list[Problem]) -> list[Problem]:
     problems: list[Problem] = []
+    read: list[tuple[str, str, SavedSearch, parsing.Parsed]] = []  # (file name without .json, file, search, parsed)
     for path, rel in _named_files(root, "searches", ".json", SLUG_NAMES.format("searches/<monitor_id>.json"), problems):
         search, parsed, file_problems = _read_json_model(root, rel, "searches", SavedSearch, SEARCH_SCHEMA_VERSION,
                                                          "saved searches", schema_problems)
@@ -405,13 +409,23 @@ def _load_searches(root: Path, review: Review, schema_problems: list[Problem]) -
         if search is None or parsed is None:
             review.invalid_files.add(rel)
             continue
-        if search.monitor_id != path.stem:
+        read.append((path.stem, rel, search, parsed))
+    # Of two files holding one monitor_id, the one named after it is the saved search (the file sitegen writes):
+    # files so named are taken first (a stable sort keeps the folder's order otherwise).
+    read.sort(key=lambda item: item[2].monitor_id != item[0])
+    for stem, rel, search, parsed in read:
+        holder = review.search_files.get(search.monitor_id)
+        if search.monitor_id != stem:
             line, column = parsed.position(("monitor_id",)) or (None, None)
-            problems.append(Problem(rel, line, column, "monitor-id",
-                                    f"monitor_id {search.monitor_id!r} does not match the file name {path.stem!r}"))
+            also = (f", and {holder} holds saved search {search.monitor_id!r} too: each saved search has a "
+                    "monitor_id of its own, its file's name") if holder else ""
+            problems.append(Problem(rel, line, column, "monitor-id", f"monitor_id {search.monitor_id!r} does not "
+                                                                     f"match the file name {stem!r}{also}"))
             review.invalid_files.add(rel)
-        review.searches[search.monitor_id] = search
-        review.searches_parsed[search.monitor_id] = parsed
+        if holder is None:
+            review.searches[search.monitor_id] = search
+            review.searches_parsed[search.monitor_id] = parsed
+            review.search_files[search.monitor_id] = rel
     return problems
 
 
