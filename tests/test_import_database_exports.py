@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import FIXTURES
+from test_import import imports, new_review, prisma
 
 from sitegen.references import ReferenceProblem, read_references
 from sitegen.references.records import entry_record
@@ -30,6 +31,27 @@ def test_ebscohost_ris_pmids_of_cinahl_notes_and_of_medline_accession_numbers():
     cinahl, medline = records("ris/ebsco_cinahl.ris")
     assert cinahl.PMID == "23809603"  # "PMID: NLM23809603." in the note; its accession number is CINAHL's own
     assert medline.PMID == "30765433"  # DB cmedm: EBSCOhost's MEDLINE, whose accession number is the PMID
+
+
+def test_ebscohost_database_codes_are_imported_under_the_database_names(sitegen, tmp_path):
+    # EBSCOhost's RIS names each record's database by its code (DB  - ccm, cmedm): the import counted its records
+    # under "ccm" and "cmedm", on the report, in PRISMA and on the searches page.
+    review = new_review(sitegen, tmp_path)
+    code, out, err = sitegen("import", review, FIXTURES / "ris" / "ebsco_cinahl.ris", "--at", "2026-06-01T00:00:00Z")
+    assert code == 0, err
+    assert "counted as a database (CINAHL, MEDLINE)" in out
+    assert imports(review)[0]["file"]["entry_ids"].keys() == {"CINAHL", "MEDLINE"}
+    assert prisma(sitegen, review)["identified_by_source"] == {"CINAHL": 1, "MEDLINE": 1}
+
+
+@pytest.mark.parametrize(("written", "named"), [
+    ("psyh", "APA PsycInfo"), ("ERIC", "ERIC"), ("a9h", "Academic Search Complete"),
+    ("bth", "Business Source Premier"), ("rzh", "CINAHL"), ("mnh", "MEDLINE"),
+    ("Embase", "Embase"), ("xyz", "xyz"),  # a name, and a code of no database known here: as written
+])
+def test_an_ebscohost_database_code_reads_as_the_database(written, named):
+    entry = read_references(f"TY  - JOUR\nTI  - A trial\nDP  - EBSCOhost\nDB  - {written}\nER  - \n", "ris")[0]
+    assert entry.get("database") == named
 
 
 def test_cochrane_library_ris_with_its_header_is_read():

@@ -16,10 +16,10 @@ Besides the benchmark's fields, an entry has the PMID (see `_entry`), PMCID (any
 holding "PMC…"), arXiv and OpenAlex ids (their addresses in UR, where RIS exports put ids RIS has no
 tag for), URL (the first other UR or L2), full date (DA, "2008/07/16/", when its year is the
 record's), ISSN (SN), keywords (KW), language (LA), publisher (PB), notes (N1, where Rayyan writes
-its inclusion decisions: see `fields.fields`) and database (DB, DP). An author (AU, A1) with no
-comma whose name holds "and" is an organisation, and is braced (see `fields.author_list`). The page range of a
-record the export says came from PubMed or MEDLINE (`PUBMED_DATABASE`) has its last page in full, as MEDLINE's own
-files are read.
+its inclusion decisions: see `fields.fields`) and database (DB, DP; EBSCOhost's codes, "ccm", by the database's
+name, "CINAHL"). An author (AU, A1) with no comma whose name holds "and" is an organisation, and is braced (see
+`fields.author_list`). The page range of a record the export says came from PubMed or MEDLINE (`PUBMED_DATABASE`)
+has its last page in full, as MEDLINE's own files are read.
 """
 
 from __future__ import annotations
@@ -55,8 +55,18 @@ LABELLED_PMID = re.compile(r"\bPMID:?\s*(\d+)\b", re.IGNORECASE)
 # A note is free text ("Comment in: Lancet. 2020;395:e5. PMID: 32222222" names another article): only a
 # note line that is the label and the number alone, as Zotero and sitegen write it, is the record's PMID.
 NOTE_PMID = re.compile(r"PMID:?\s*(\d+)", re.IGNORECASE)
-# EBSCOhost names a record's database by its code: cmedm (MEDLINE Complete), mdc (MEDLINE with Full Text), mnh (MEDLINE).
-PUBMED_DATABASE = re.compile(r"pubmed|medline|\bNLM\b|^(?:cmedm|mdc|mnh)$", re.IGNORECASE)
+# EBSCOhost names a record's database by its code (DB  - ccm): the databases of its common codes, by the names reviews
+# give them (an edition, "CINAHL Complete" or "MEDLINE with Full Text", is the database). A code not here is kept.
+EBSCOHOST_DATABASES = {
+    "ccm": "CINAHL", "cin20": "CINAHL", "c8h": "CINAHL", "rzh": "CINAHL",
+    "cmedm": "MEDLINE", "mdc": "MEDLINE", "mnh": "MEDLINE",
+    "psyh": "APA PsycInfo", "pdh": "APA PsycArticles", "eric": "ERIC", "awn": "Africa-Wide Information",
+    "aph": "Academic Search Premier", "a9h": "Academic Search Complete", "asn": "Academic Search Ultimate",
+    "bth": "Business Source Premier", "buh": "Business Source Complete", "hch": "Health Source: Nursing/Academic Edition",
+    "sph": "SPORTDiscus", "s3h": "SPORTDiscus", "8gh": "GreenFILE", "ufh": "Communication & Mass Media Complete",
+    "eoh": "EconLit", "ahl": "America: History & Life", "hia": "Historical Abstracts", "rfh": "ATLA Religion Database",
+}
+PUBMED_DATABASE = re.compile(r"pubmed|medline|\bNLM\b", re.IGNORECASE)
 # EBSCOhost's CINAHL note lists a record's fields by label, its PMID as "PMID: NLM23809603." (a work a note cites
 # is never written so).
 EBSCO_NOTE_PMID = re.compile(r"\bPMID:\s*NLM(\d+)\b")
@@ -197,7 +207,8 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
     addresses = values("UR", "L2")
     arxiv = next((address for address in addresses if normalise_arxiv(address)), "")
     openalex = next((address for address in addresses if normalise_openalex(address)), "")
-    database = first("DB", "DP") or record.database
+    written = first("DB", "DP")
+    database = EBSCOHOST_DATABASES.get(written.lower(), written) or record.database
     if PUBMED_DATABASE.search(database):  # MEDLINE's shortened range ("221-8", or SP 221 and EP 8) read in full
         pages = medline_pages(pages)
     # The PMID, most certain first: PsycINFO's PMID tag; the accession number of a record its export
