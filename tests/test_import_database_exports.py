@@ -33,6 +33,25 @@ def test_ebscohost_ris_pmids_of_cinahl_notes_and_of_medline_accession_numbers():
     assert medline.PMID == "30765433"  # DB cmedm: EBSCOhost's MEDLINE, whose accession number is the PMID
 
 
+def test_ebscohost_ris_publication_types_from_the_labelled_field_of_its_note():
+    # CINAHL gives a record's publication types only there; they were lost (a CINAHL record had none).
+    cinahl, medline = records("ris/ebsco_cinahl.ris")
+    assert cinahl.custom.publication_types == ["Journal Article", "research"]
+    assert medline.custom.publication_types == ["Article", "Journal Article", "Randomized Controlled Trial"]  # M3 too
+
+
+@pytest.mark.parametrize(("note", "types"), [
+    ("Language: English. Publication Type: Journal Article; Research; Tables/Charts. Journal Subset: Nursing.",
+     ["Journal Article", "Research", "Tables/Charts"]),
+    ("Publication Type: Editorial", ["Editorial"]),
+    ("Comment on the publication type: review. Publication Types: Review.", []),  # no field labelled so
+    ("Said to be a Publication Type: Review by its authors.", []),  # words of a note, not its field
+])
+def test_only_the_labelled_publication_type_of_a_note_is_read(note, types):
+    entry = read_references(f"TY  - JOUR\nTI  - A trial\nN1  - {note}\nER  - \n", "ris")[0]
+    assert entry_record(entry).custom.publication_types == types
+
+
 def test_ebscohost_database_codes_are_imported_under_the_database_names(sitegen, tmp_path):
     # EBSCOhost's RIS names each record's database by its code (DB  - ccm, cmedm): the import counted its records
     # under "ccm" and "cmedm", on the report, in PRISMA and on the searches page.

@@ -70,6 +70,9 @@ PUBMED_DATABASE = re.compile(r"pubmed|medline|\bNLM\b", re.IGNORECASE)
 # EBSCOhost's CINAHL note lists a record's fields by label, its PMID as "PMID: NLM23809603." (a work a note cites
 # is never written so).
 EBSCO_NOTE_PMID = re.compile(r"\bPMID:\s*NLM(\d+)\b")
+# Its publication types are one of those fields: "Publication Type: Journal Article; Research; Tables/Charts." (the
+# types, CINAHL's and MEDLINE's, hold no full stop).
+EBSCO_NOTE_TYPES = re.compile(r"(?:^|\.\s+)Publication Type:\s*([^.\n]+)", re.MULTILINE)
 SCOPUS_DATABASE = re.compile(r"\bscopus\b", re.IGNORECASE)
 DOI_LIKE = re.compile(r"10\.\d{4,9}/")
 
@@ -200,6 +203,11 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
     if not start and not end and entry_type in ("article", "inproceedings"):
         start = first("C7")  # the article number (RIS's C7 for journal and conference articles): its pages
     pages = f"{start}-{end}" if start and end and end != start and "-" not in start else start or end
+    # M3, the type of work ("Article", "Erratum", "Review"), as Scopus and EndNote write it (some exports put a DOI
+    # there), and the types EBSCOhost's note labels.
+    types = [*([] if DOI_LIKE.search(first("M3")) else [first("M3")]),
+             *(kind for note in values("N1") for found in EBSCO_NOTE_TYPES.finditer(note)
+               for kind in found.group(1).split(";"))]
     # AU and A1 are RIS's newer and older author tags: one list written under both is one list; else the
     # authors are read in the order the lines give them, whichever tag each has.
     listed, primary = tags.get("AU", []), tags.get("A1", [])
@@ -223,9 +231,7 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
                   if (found := NOTE_PMID.fullmatch(line.strip()) or EBSCO_NOTE_PMID.search(line)))]
     return Entry("", fields({
         "ENTRYTYPE": entry_type,
-        # M3, the type of work ("Article", "Erratum", "Review"), as Scopus and EndNote write it; some exports
-        # put a DOI there
-        "publication_types": "" if DOI_LIKE.search(first("M3")) else first("M3"),
+        "publication_types": joined(types),
         "author": author_list(name for value in authors for name in _glued(value)),
         # a short title (ST) is better than none for matching: some exports hold only that
         "title": first("TI", "T1", "ST"),
