@@ -34,7 +34,7 @@ from sitegen.review.models import SLUG, Strategy, parse_timestamp, utc_day, utc_
 from sitegen.review.problems import FORMATTERS, format_human
 from sitegen.review.scaffold import init_review
 from sitegen.review.schemas import json_schemas, write_schemas
-from sitegen.review.write import atomic_write
+from sitegen.review.write import atomic_write, written
 
 
 class GivenPath(click.Path):
@@ -71,6 +71,7 @@ class SitegenGroup(click.Group):
     """Shows sitegen's own errors as messages with their exit status, never as tracebacks."""
 
     def invoke(self, ctx: click.Context):
+        written.clear()  # what this command writes (a test runs many in one process)
         try:
             return super().invoke(ctx)
         except (ReviewInvalid, SchemaVersionError) as exc:
@@ -101,8 +102,17 @@ class SitegenGroup(click.Group):
             ctx.exit(EXIT_INVALID)
         except KeyboardInterrupt as exc:  # Ctrl-C: what was done before it is said (a version recorded, say)
             _done(exc)
-            click.echo("error: interrupted; a write it was making is finished or undone by the next command", err=True)
+            click.echo(f"error: {_interrupted()}", err=True)
             ctx.exit(EXIT_INTERRUPTED)
+
+
+def _interrupted() -> str:
+    """What a command stopped by Ctrl-C leaves behind: each write is whole or not made (a transaction's renames
+    are finished before Ctrl-C is let through), so what it wrote is what `written` lists."""
+    if not written:
+        return "interrupted; nothing was written"
+    shown = ", ".join(str(path) for path in written[:3]) + (f" and {len(written) - 3} more" if len(written) > 3 else "")
+    return f"interrupted after it wrote {shown} (each whole); nothing else was written"
 
 
 def _done(exc: BaseException) -> None:

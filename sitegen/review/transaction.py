@@ -37,7 +37,7 @@ from pathlib import Path
 
 from sitegen.errors import LockHeld, SitegenError
 from sitegen.review.parsing import walk
-from sitegen.review.write import atomic_write, fsync_dir, is_temporary
+from sitegen.review.write import atomic_write, fsync_dir, interrupts_held, is_temporary, written
 
 JOURNAL = ".sitegen-transaction.json"
 STAGED = ".sitegen-new"
@@ -69,14 +69,17 @@ class Transaction:
         try:
             for rel in rels:
                 # The staged file is renamed over the target, so it is born with the target's mode.
-                atomic_write(self.root / (rel + STAGED), self.files[rel], mode_from=self.root / rel)
-            journal = [{"path": rel, "before": _fingerprint(self.root / rel)} for rel in rels]
-            atomic_write(self.root / JOURNAL, json.dumps(journal) + "\n")  # the commit point
+                atomic_write(self.root / (rel + STAGED), self.files[rel], mode_from=self.root / rel, step=True)
+            # Ctrl-C from the commit point on waits for the last rename: the process leaves the review whole, not
+            # for the next command to finish.
+            with interrupts_held():
+                journal = [{"path": rel, "before": _fingerprint(self.root / rel)} for rel in rels]
+                atomic_write(self.root / JOURNAL, json.dumps(journal) + "\n", step=True)  # the commit point
+                _finish(self.root, rels)
         except BaseException:
             if not os.path.lexists(self.root / JOURNAL):  # not committed: a failed write (a full disk) changes nothing
                 _discard(self.root, rels, new_folders)
             raise
-        _finish(self.root, rels)
 
 
 def _fingerprint(path: Path) -> list[int] | None:
@@ -120,6 +123,7 @@ def _finish(root: Path, rels: list[str]) -> None:
     for folder in sorted({(root / rel).parent for rel in rels}):
         fsync_dir(folder)  # the renames are durable before the journal goes
     (root / JOURNAL).unlink(missing_ok=True)
+    written.extend(root / rel for rel in rels)
 
 
 def recover(root: Path, discard: bool = False) -> list[str]:

@@ -19,7 +19,9 @@ import json
 import os
 import re
 import secrets
+import signal
 import stat
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -28,6 +30,28 @@ from typing import Any
 from sitegen.errors import SitegenError
 
 _TEMPORARY_MARK = ".sitegen-tmp-"
+
+# Every file (and site folder) this process has put in place, in order: a command stopped by Ctrl-C says what it
+# had written, or that it wrote nothing (each write is whole: a file, a committed transaction, a site).
+written: list[Path] = []
+
+
+@contextlib.contextmanager
+def interrupts_held() -> Iterator[None]:
+    """Ctrl-C (SIGINT) held off until the block ends, then delivered as usual: for steps that must not stop half
+    done (a committed transaction's renames). Only the main thread can set a signal's handler: elsewhere none is
+    held."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, _frame: received.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if received:
+            signal.raise_signal(signal.SIGINT)
 _TEMPORARY = re.compile(rf"\..+{re.escape(_TEMPORARY_MARK)}[0-9a-f]{{16}}", re.DOTALL)
 
 
@@ -76,8 +100,10 @@ def with_rows_added(text: str, columns: list[str], rows: list[dict[str, str]], r
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-def atomic_write(path: Path, data: bytes | str, *, mode_from: Path | None = None, sweep: bool = False) -> None:
-    """Replace `path` with `data` in one step.
+def atomic_write(path: Path, data: bytes | str, *, mode_from: Path | None = None, sweep: bool = False,
+                 step: bool = False) -> None:
+    """Replace `path` with `data` in one step (noted in `written`, unless it is only a `step` of a larger write: a
+    transaction's staged file or journal).
 
     The file gets the permission bits of `mode_from` (by default `path` itself) when that
     exists, so an update never changes a file's mode; otherwise those a plain open() gives
@@ -93,6 +119,8 @@ def atomic_write(path: Path, data: bytes | str, *, mode_from: Path | None = None
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
+    if not step:
+        written.append(path)
     fsync_dir(path.parent)
 
 
@@ -124,6 +152,7 @@ def atomic_write_all(files: dict[Path, bytes | str]) -> None:
         for tmp, path in staged:
             with named_as(path):
                 os.replace(tmp, path)
+            written.append(path)
     except BaseException:
         for tmp, _ in staged:
             tmp.unlink(missing_ok=True)

@@ -53,7 +53,7 @@ from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from sitegen.errors import BuildError, LockHeld, OutputRefused
 from sitegen.files import read_file
-from sitegen.review.write import keep_folder_identity, named_as
+from sitegen.review.write import keep_folder_identity, named_as, written
 
 SITE_MARKER = ".sitegen-site"  # marks a folder sitegen built, so only such a folder is ever replaced
 MARKER_TEXT = b"This folder was built by sitegen; `sitegen build` replaces it as a whole.\n"
@@ -187,6 +187,7 @@ def write_site(out: Path, pages: Iterable[Page] | Mapping[str, bytes], finish: F
                     and site_is_intact(out, current_manifest))  # nothing added by hand beside the pages either
             if not (same and os.path.isdir(out) and current_manifest.stamp == stamp):
                 _swap_in(tree, out)
+                written.append(out)
         except BaseException:
             _discard(tree)
             raise
@@ -257,8 +258,8 @@ class _Filling:
 
     def render_waiting(self) -> None:
         pages, self.waiting = self.waiting, []
-        for page, (written, differs) in zip(pages, _in_processes(self._render, pages), strict=True):
-            self.files[page.path] = written
+        for page, (rendered, differs) in zip(pages, _in_processes(self._render, pages), strict=True):
+            self.files[page.path] = rendered
             self.differs |= differs
             self.rendered += 1
 
