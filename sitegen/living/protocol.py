@@ -11,12 +11,13 @@ from __future__ import annotations
 import difflib
 import re
 
-from sitegen.errors import SitegenError
+from sitegen.errors import ReviewInvalid, SitegenError
 from sitegen.living.facts import ReviewFacts
 from sitegen.living.ledger import append
 from sitegen.records.model import printable, visible_text
 from sitegen.review.folder import Review, parse_protocol, protocol_hash
 from sitegen.review.models import AmendmentPayload, LedgerEvent, ProtocolLockPayload
+from sitegen.review.problems import Problem
 from sitegen.review.transaction import Transaction
 
 # The problem an amendment exists to resolve: the workspace lets `amend_protocol` open a review that has it.
@@ -48,17 +49,23 @@ def amend_protocol(review: Review, facts: ReviewFacts, at: str, reason: str) -> 
         version += 1
         text = _VERSION_LINE.sub(f"version: {version}", text, count=1)
         if _front_matter_version(text) != version:
-            raise SitegenError(f"could not raise the version line of protocol.md; set `version: {version}` "
-                               "in its front matter yourself, then amend")
+            raise _at_version(review, f"could not raise the version line; set `version: {version}` yourself, "
+                              "then amend")
     elif version != previous.version + 1:
-        raise SitegenError(f"protocol.md says version {version}; the amendment of version {previous.version} "
-                           f"must be version {previous.version + 1}")
+        raise _at_version(review, f"version {version}: the amendment of version {previous.version} must be version "
+                          f"{previous.version + 1}")
     diff = "".join(difflib.unified_diff(
         (previous.text or "").splitlines(keepends=True), text.splitlines(keepends=True),
         f"protocol.md (version {previous.version})", f"protocol.md (version {version})"))
     payload = AmendmentPayload(version=version, sha256=protocol_hash(text), reason=_checked_reason(reason), text=text,
                                diff=diff)
     return _record(review, at, payload, {"protocol.md": text})
+
+
+def _at_version(review: Review, message: str) -> ReviewInvalid:
+    """A refusal caused by protocol.md's version, at its line as `check` reports a file's problems."""
+    line, column = review.protocol.version_at or (None, None)
+    return ReviewInvalid([Problem("protocol.md", line, column, "protocol-version", message)])
 
 
 def _front_matter_version(text: str) -> int | None:

@@ -90,6 +90,7 @@ class Protocol:
     body_line: int  # line of protocol.md where the Markdown body starts
     sha256: str  # of the whole file, line endings normalised, as locked on the ledger
     text: str  # the whole file, with newlines as Python reads text ("\r\n" and "\r" become "\n")
+    version_at: tuple[int, int] | None = None  # line and column of the front matter's version, for what refers to it
 
 
 @dataclass
@@ -396,7 +397,8 @@ def parse_protocol(text: str, rel: str = "protocol.md") -> tuple[Protocol | None
     if meta is None:
         return None, problems
     universal = text.replace("\r\n", "\n").replace("\r", "\n")
-    return Protocol(meta, "".join(lines[end + 1:]), end + 2, protocol_hash(text), universal), problems
+    return Protocol(meta, "".join(lines[end + 1:]), end + 2, protocol_hash(text), universal,
+                    parsed.position(("version",))), problems
 
 
 def _load_searches(root: Path, review: Review, schema_problems: list[Problem]) -> list[Problem]:
