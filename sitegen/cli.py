@@ -262,7 +262,8 @@ def publish(directory: Path, out: Path, now: str | None) -> None:
     changelog are rebuilt from the folder for good. It is dated like the site (--now,
     else SOURCE_DATE_EPOCH, else the latest ledger event; when only files changed, no
     ledger event is newer than the latest version, and --now is required). When nothing
-    changed since the latest version, no version is recorded and the site is still built.
+    changed since the latest version, no version is recorded and the site is still built, dated
+    as that version.
 
     Example:
 

@@ -330,6 +330,8 @@ def publish(root: Path, out: Path, now: str | None = None, environ: dict[str, st
         if now is None and "SOURCE_DATE_EPOCH" not in environ:
             versions.refuse_stale_date(workspace.review, workspace.facts, at)
         new, latest = versions.publish(workspace.review, workspace.facts, at)
+        if new is None and latest is not None:  # nothing changed: the site was last updated by the latest version
+            now = latest.published_at
         changes = ""
         if new is not None:
             workspace = open_review(root)  # the review with its new version, still under the lock

@@ -771,3 +771,16 @@ def test_a_version_made_by_a_validation_alone_says_so(two_versions, tmp_path, si
     assert out.startswith("published version 3 (2023-05-02T00:00:00Z): 1 search validation.")
     changes = page(site / "v" / "3" / "index.html").xpath("string(//dl[@class='changelog'])")
     assert "saved search" in changes and "known-relevant studies retrieved" in changes
+
+
+def test_publish_with_nothing_changed_keeps_the_latest_versions_date(example_copy, tmp_path):
+    """Nothing changed since version 2: no version is recorded, and the site says it was last updated when
+    version 2 was published, not at --now (it said 'last updated 2026-02-01' beside 'nothing changed')."""
+    before = tree_bytes(example_copy)
+    code, out, err = run_cli("publish", example_copy, "--out", tmp_path / "site", "--now", "2026-02-01T00:00:00Z")
+    assert code == 0, err
+    said, built = out.splitlines()
+    assert said == "nothing changed since version 2 of 2023-04-17; no new version"
+    assert built.endswith("last updated 2023-04-17T00:00:00Z)")
+    assert tree_bytes(example_copy) == before
+    assert "2026-02-01" not in (tmp_path / "site" / "index.html").read_text()
