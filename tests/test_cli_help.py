@@ -1,5 +1,6 @@
 """Every example a command's --help shows is a command line that command accepts: an option renamed or
-removed since would make the example a wrong one, which a new user copies first."""
+removed since would make the example a wrong one, which a new user copies first. Every command and option is
+in README's command table."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import shlex
 
 import click
 import pytest
+from conftest import ROOT
 
 from sitegen.cli import cli
 
@@ -64,3 +66,31 @@ def test_an_empty_path_is_refused_not_read_as_the_working_folder(command, sitege
     code, out, err = sitegen(*(str(example_copy) if part == "REVIEW" else part for part in command))
     assert code == 2 and "an empty path (an unset variable?)" in err, out + err
     assert list(tmp_path.iterdir()) == [example_copy]  # nothing written where it runs
+
+
+def _command_table() -> list[str]:
+    """The first cell (the synopsis) of each row of README's command table."""
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("\n## Commands\n"):readme.index("\n### Exit statuses\n")]
+    return [line.split(" | ")[0] for line in table.splitlines() if line.startswith("| `sitegen ")]
+
+
+def _synopsis_name(path: tuple[str, ...], command: click.Command) -> str:
+    """How README writes the command: a hidden command (`search query`) is run as its group and arguments."""
+    if command.hidden:
+        arguments = [param.human_readable_name for param in command.params if isinstance(param, click.Argument)]
+        return " ".join(("sitegen", *path[:-1], *arguments))
+    return " ".join(("sitegen", *path))
+
+
+@pytest.mark.parametrize(("path", "command"), list(_commands(cli)), ids=[" ".join(path) for path, _ in _commands(cli)])
+def test_every_command_and_option_is_in_the_readme_command_table(path, command):
+    # Users read the table, not each --help: an option missing there is one they do not know they have.
+    name = _synopsis_name(path, command)
+    rows = [cell for cell in _command_table() if f"`{name} " in cell or f"`{name}`" in cell]
+    assert rows, f"README's command table has no row for `{name}`"
+    missing = [param.opts[0] for param in command.params
+               if isinstance(param, click.Option) and not param.hidden and "--help" not in param.opts
+               and not any(re.search(rf"{re.escape(option)}(?![\w-])", rows[0])
+                           for option in param.opts + param.secondary_opts)]
+    assert missing == [], f"README's row for `{name}` does not show {missing}"
