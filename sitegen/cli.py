@@ -377,6 +377,8 @@ def monitor_add(directory: Path, monitor_id: str, strategies: tuple[tuple[str, s
 
     The first result set becomes the opening screening batch and its ids the
     seen_ids baseline (or, with --seed-from-review, the records already screened).
+    Exit status 3 when a source was not reached (the search is saved and its run
+    recorded, as `update` records one: its records may be missing).
     """
     _remember(directory)
     _file_outside_review(report, directory, "--report")

@@ -94,3 +94,25 @@ def test_every_command_and_option_is_in_the_readme_command_table(path, command):
                and not any(re.search(rf"{re.escape(option)}(?![\w-])", rows[0])
                            for option in param.opts + param.secondary_opts)]
     assert missing == [], f"README's row for `{name}` does not show {missing}"
+
+
+def _exit_table() -> dict[int, str]:
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("\n### Exit statuses\n"):]
+    table = table[:table.index("\n\n", table.index("| status |"))]
+    return {int(status): meaning for status, meaning in re.findall(r"^\| (\d+) \| (.+) \|$", table, re.M)}
+
+
+def test_every_exit_status_is_in_the_readme_table_with_the_commands_that_give_it():
+    # One place says every status a script may meet, and the commands that give the ones only some commands give.
+    from sitegen import errors
+
+    table = _exit_table()
+    assert set(table) == {value for name, value in vars(errors).items() if name.startswith("EXIT_")}
+    for path, command in _commands(cli):
+        said = re.search(r"Exit status (.+?)(?:\n\n|$)", command.help or "", re.S)
+        for status in map(int, re.findall(r"\b(\d+) when", said.group(1) if said else "")):
+            assert status in table, f"sitegen {' '.join(path)} --help names exit status {status}"
+            if status in (3, 6, 7):  # given by some commands only: the table names them
+                assert f"`{_synopsis_name(path, command)}" in table[status], \
+                    f"README's exit status {status} does not name sitegen {' '.join(path)}"
