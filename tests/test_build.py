@@ -165,6 +165,11 @@ def test_init_then_build_on_an_empty_folder(sitegen, tmp_path):
     review.mkdir()
     code, out, _ = sitegen("init", review, "--title", "Fresh review")
     assert code == 0, out
+    # what docs/review-folder.md says init writes
+    assert sorted(str(path.relative_to(review)) for path in review.rglob("*") if path.is_file()) == [
+        "evidence/.gitkeep", "ledger.jsonl", "protocol.md", "records.jsonl", "review.yaml",
+        "screening/full-text/.gitkeep", "screening/title-abstract/.gitkeep", "searches/.gitkeep",
+        "snapshots/.gitkeep"]
     code, out, _ = sitegen("check", review)
     assert code == 0, out
     code, out, _ = sitegen("build", review, "--out", tmp_path / "site")
