@@ -116,3 +116,41 @@ def test_every_exit_status_is_in_the_readme_table_with_the_commands_that_give_it
             if status in (3, 6, 7):  # given by some commands only: the table names them
                 assert f"`{_synopsis_name(path, command)}" in table[status], \
                     f"README's exit status {status} does not name sitegen {' '.join(path)}"
+
+
+def _documented_examples() -> list[tuple[str, list[str]]]:
+    """Every `sitegen …` line of a code block in README.md and docs/*.md (a synopsis's optional [--option …]
+    read as given; a line with a placeholder `…` left out), as (where, arguments)."""
+    found = []
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for block in re.findall(r"```[a-z]*\n(.*?)```", path.read_text(), re.S):
+            for line in block.replace("\\\n", " ").splitlines():
+                command = re.search(r"(?:^|&& )(?:\.venv/bin/)?(sitegen .*)", line.split("  #")[0].strip())
+                if command is None or "…" in command.group(1):
+                    continue
+                line = command.group(1).replace("[--", "--").replace("]", "")
+                found.append((f"{path.name}: {line}", shlex.split(line)[1:]))
+    return found
+
+
+DOCUMENTED = _documented_examples()
+
+
+def test_the_documents_show_examples_of_the_commands_people_start_with():
+    assert {args[0] for _, args in DOCUMENTED} >= {"build", "search", "evaluate", "loop", "verify"}
+
+
+@pytest.mark.parametrize(("where", "example"), DOCUMENTED, ids=[where for where, _ in DOCUMENTED])
+def test_each_example_in_the_documents_is_a_command_line_its_command_accepts(where, example, tmp_path, monkeypatch):
+    command, arguments = cli, example
+    while isinstance(command, click.Group):  # `sitegen search QUERY` is its hidden `query` command
+        name = arguments[0] if arguments and arguments[0] in command.commands else "query"
+        command, arguments = command.commands[name], arguments[name == arguments[0]:]
+    monkeypatch.chdir(tmp_path)  # the folders and files the examples name, so that parsing finds them
+    for folder in ("reviews/my-review", "reviews/object-in-context", "paper", "manuscript"):
+        (tmp_path / folder).mkdir(parents=True)
+    for value in arguments:
+        if re.fullmatch(r"[\w/-]+\.[a-z]{2,4}", value):
+            (tmp_path / value).touch()
+    with click.Context(command) as context:
+        command.parse_args(context, arguments)
