@@ -221,7 +221,17 @@ def terms(draw) -> Term:
     words = st.text(_WORD_CHARS, min_size=1, max_size=8)
     if field is None:  # a bare all-fields word must not read as an operator or a field prefix
         words = words.filter(lambda w: w not in ("AND", "OR", "NOT") and not re.match("[A-Za-z]+:", w))
-    return Term(draw(words), field, False)
+    # Nor as another provider's syntax the grammar refuses ("[A" is a PubMed field tag's start, ANDNOT arXiv's
+    # operator): the parser never gives such a term, so no tree holds one.
+    return Term(draw(words.filter(lambda w: not _refused(w))), field, False)
+
+
+def _refused(word: str) -> bool:
+    try:
+        parse_query(word)
+    except QuerySyntaxError:
+        return True
+    return False
 
 
 trees = st.recursive(
