@@ -3,13 +3,19 @@ fails loudly on a missing response, and no snapshot ever holds a credential."""
 
 from __future__ import annotations
 
+import base64
+import html
 import json
+import re
+from urllib.parse import quote, unquote_plus
 
 import httpx
 import pytest
 from conftest import FIXTURES
 from http_mocks import fetcher, json_response
 
+from sitegen.commands import add_monitor
+from sitegen.review.models import Strategy
 from sitegen.sources import openalex
 from sitegen.sources.http import Fetcher
 from sitegen.sources.settings import SourceSettings
@@ -220,3 +226,51 @@ def test_a_content_type_header_echoing_a_credential_is_kept_out_of_the_snapshot_
     index = (tmp_path / "snapshots" / "index.jsonl").read_bytes()
     assert b"oa-secret-key-123" not in index and b"secret.person" not in index, index
     assert b"REDACTED" in index
+
+
+def readings(data: bytes) -> list[str]:
+    """Every way `data` can be read back: as it is; %-decoded up to three times; with HTML and XML references
+    and JSON escapes undone; and each run of base64 characters decoded, at each offset and in either alphabet."""
+    text = data.decode("utf-8", "replace")
+    found = [text, html.unescape(text), text.replace("\\/", "/")]
+    unquoted = text
+    for _ in range(3):
+        unquoted = unquote_plus(unquoted)
+        found.append(unquoted)
+    for run in re.findall(r"[A-Za-z0-9+/_-]{8,}", text):
+        for start in range(4):
+            piece = run[start:].replace("-", "+").replace("_", "/")
+            decoded = base64.b64decode(piece[:len(piece) // 4 * 4]).decode("utf-8", "replace")
+            found += [decoded, unquote_plus(decoded)]
+    return found
+
+
+@pytest.mark.parametrize("key_in", ["query", "header"])
+def test_a_run_whose_provider_echoes_the_request_in_any_encoding_writes_no_form_of_a_credential(sitegen, tmp_path,
+                                                                                               key_in):
+    """A provider may echo the request it was sent (its URL, with the key and contact address in the query, or
+    its Authorization header) inside another URL (%-encoded again), as JSON with '/' escaped, or as base64 (a
+    cursor or token it builds from the request). A run that records its answers writes none of these forms to
+    the snapshots, the records, the ledger or the run's manifest, all published with the review."""
+    key, address = "oa-secret/key+123=", "o'brien.person@example.org"
+    settings = SourceSettings(contact_email=address, openalex_api_key=key, openalex_key_in=key_in)
+
+    def echoing(request: httpx.Request) -> httpx.Response:
+        url, header = str(request.url), request.headers.get("authorization", "")
+        echoes = [quote(url, safe=""), quote(quote(url, safe=""), safe=""), base64.b64encode(url.encode()).decode(),
+                  base64.urlsafe_b64encode(f"cursor:{url}".encode()).decode(), url.replace("/", "\\/"),
+                  base64.b64encode(header.encode()).decode(), base64.b64encode(f"{key}|{address}".encode()).decode()]
+        work = {**SYNERGY[0], "display_name": f"{SYNERGY[0]['display_name']} {echoes[2]}", "title": None}
+        return json_response(json.dumps({"meta": {"count": 1, "next_cursor": None, "echo": echoes},
+                                         "results": [work]}))
+
+    review = tmp_path / "review"
+    sitegen("init", review)
+    sitegen("protocol", "lock", review, "--at", "2023-01-01T00:00:00Z")
+    add_monitor(review, "watch", [Strategy(source="openalex", query="object context")], "2026-01-05T06:00:00Z",
+                "record", settings=settings, transport=httpx.MockTransport(echoing))
+    written = {path: path.read_bytes() for path in review.rglob("*") if path.is_file()}
+    assert any(b"REDACTED" in data for path, data in written.items() if "snapshots" in path.parts)
+    for path, data in written.items():
+        for reading in readings(data):
+            assert "secret/key" not in reading and "brien.person" not in reading.lower(), (path, reading)

@@ -13,6 +13,7 @@ a typed outcome; nothing here knows any provider's response format.
 
 from __future__ import annotations
 
+import base64
 import email.utils
 import re
 import time
@@ -20,7 +21,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from urllib.parse import SplitResult, urlencode, urlsplit
+from urllib.parse import SplitResult, quote, quote_plus, urlencode, urlsplit
 
 import httpx
 
@@ -368,8 +369,8 @@ def _redact_text(text: str, secrets: Secrets) -> str:
 
 
 def _redact(body: bytes, secrets: Secrets) -> bytes:
-    # Some providers echo the request, URL-encoded or JSON-escaped; a key or contact
-    # address must never reach a snapshot, a warning or the ledger in any form.
+    # Some providers echo the request; a key or contact address must never reach a snapshot,
+    # a warning or the ledger in any form it could be read back from.
     for value in secrets.values():
         body = _secret_pattern(value).sub(b"REDACTED", body)
     return body
@@ -381,19 +382,47 @@ _NAMED_REFERENCES = {"&": b"&amp;", "<": b"&lt;", ">": b"&gt;", '"': b"&quot;", 
 
 
 def _secret_pattern(value: str) -> re.Pattern[bytes]:
-    """Matches the secret with any of its characters written plainly, %-encoded, \\u-escaped or as an HTML or XML
-    character reference (&#64;, &#x40;)."""
-    parts = []
-    for char in value:
-        encoded = char.encode("utf-8")
-        forms = {encoded, "".join(f"%{byte:02X}" for byte in encoded).encode(),
-                 "".join(f"%{byte:02x}" for byte in encoded).encode(),
-                 f"\\u{ord(char):04x}".encode(), f"\\u{ord(char):04X}".encode()}
-        if char == " ":
-            forms.add(b"+")
-        if char in _NAMED_REFERENCES:
-            forms.add(_NAMED_REFERENCES[char])
-        references = [f"&#0*{ord(char)};".encode(), f"&#x0*{ord(char):x};".encode()]  # any leading zeros
-        parts.append(b"(?:" + b"|".join([*(re.escape(form) for form in sorted(forms)), *references]) + b")")
-    # Letters in any case: a contact address is the same address however a provider echoes it.
-    return re.compile(b"".join(parts), re.IGNORECASE)
+    """Matches the secret in every form a provider could plausibly echo it in: spelled character by character
+    (each character plainly or escaped, see `_character`), in any case, or as base64 (see `_base64_cores`)."""
+    # Letters in any case: a contact address is the same address however a provider echoes it. Base64 is
+    # matched as it is: its letters' case is its content.
+    spelled = b"(?i:" + b"".join(_character(char) for char in value) + b")"
+    return re.compile(b"|".join([spelled, *(re.escape(core) for core in _base64_cores(value))]))
+
+
+def _character(char: str) -> bytes:
+    """A pattern for one character of a secret written plainly, %-encoded once or more (a URL echoed inside
+    another URL's query is encoded again: '@' is %40, %2540, %252540), \\u-escaped or '\\/' as JSON writes it,
+    or as an HTML or XML character reference (&#64;, &#x40;, &apos;)."""
+    encoded = char.encode("utf-8")
+    forms = [re.escape(encoded), "".join(f"%(?:25)*{byte:02X}" for byte in encoded).encode(),
+             re.escape(f"\\u{ord(char):04X}".encode()),
+             f"&#0*{ord(char)};".encode(), f"&#x0*{ord(char):X};".encode()]  # references with any leading zeros
+    if char == " ":
+        forms.append(re.escape(b"+"))
+    if char == "/":
+        forms.append(re.escape(b"\\/"))
+    if char in _NAMED_REFERENCES:
+        forms.append(re.escape(_NAMED_REFERENCES[char]))
+    return b"(?:" + b"|".join(forms) + b")"
+
+
+def _base64_cores(value: str) -> set[bytes]:
+    """What base64 holds of the secret wherever it sits in the text encoded: a provider may echo a header or the
+    URL it was sent as base64 (in a cursor or a token it builds from the request), so the secret may be there
+    as it was given or as it was sent in the query, in the standard or the URL-safe alphabet, and start at any
+    of the three bytes of a base64 group. Each core is the run of base64 characters that depend on the secret's
+    bytes alone, not on the bytes around it."""
+    cores = set()
+    for sent in {value, quote_plus(value), quote(value, safe="")}:
+        data = sent.encode("utf-8")
+        for offset in range(3):  # bytes before the secret in its first 3-byte group
+            encoded = base64.b64encode(bytes(offset) + data + bytes(2))
+            first, end = -(-8 * offset // 6), 8 * (offset + len(data)) // 6  # characters of 6 bits within it
+            core = encoded[first:end]
+            if core:
+                cores |= {core, core.translate(_URL_SAFE)}
+    return cores
+
+
+_URL_SAFE = bytes.maketrans(b"+/", b"-_")
