@@ -39,11 +39,17 @@ _TRANSLATION_MARKER = re.compile(
 # Trailing notes an index adds to a title: a few words without digits in brackets ("[Chinese]",
 # "[Article in German]", "(author's transl)", "[Review]"), reference counts ("[33 refs]") and notes of
 # linked records ("[Erratum appears in Exp Brain Res 2010;203:245]", "[Comment on ...]", also cut short by an
-# export's field limit: "[Erratum appears in Lancet Oncol. 201").
-_TRAILING_NOTE = re.compile(r"(?:\s*\.?\s*(?:[\[(][A-Za-z' ,]{2,40}[\])]|\[\d+ refs?\]"
+# export's field limit: "[Erratum appears in Lancet Oncol. 201"). What separates them is one run of spaces and
+# full stops, tried from its start only ((?<![\s.])): written as \s*\.?\s* before and \s*\.* after each note, a
+# run of spaces could be split between them in every way, from every space of it, and a title holding a
+# thousand spaces took seconds to compare, ten thousand hours.
+_TRAILING_NOTE = re.compile(r"(?<![\s.])(?:[\s.]*(?:[\[(][A-Za-z' ,]{2,40}[\])]|\[\d+ refs?\]"
                             r"|\[(?:published\s+)?(?:erratum|comment|corrected|retraction|update)"
-                            r"(?:[^\[\]]|\[[^\[\]]*\]){0,300}(?:\]|$))\s*\.*)+\s*$",
+                            r"(?:[^\[\]]|\[[^\[\]]*\]){0,300}(?:\]|$)))+[\s.]*$",
                             re.IGNORECASE)
+# Notes are looked for in a title's last characters only: an index adds a few (an erratum's is at most 300
+# characters), and tried from each of thousands of bracketed words a title could hold, they took minutes.
+_NOTES_WITHIN = 1_000
 
 
 def folded(text: str) -> str:
@@ -100,7 +106,8 @@ def comparable_title(title: str | None) -> str:
     bracketed = re.fullmatch(r"\[(.*)\][.\s]*", text, re.DOTALL)
     if bracketed and "[" not in bracketed.group(1) and "]" not in bracketed.group(1):
         text = bracketed.group(1)
-    return folded(_TRAILING_NOTE.sub("", text)) or folded(text) or folded(whole)
+    head, tail = text[:-_NOTES_WITHIN], text[-_NOTES_WITHIN:]
+    return folded(head + _TRAILING_NOTE.sub("", tail)) or folded(text) or folded(whole)
 
 
 def title_key(title: str) -> tuple[str, str]:
