@@ -28,6 +28,7 @@ from test_exports import record
 from sitegen.errors import SitegenError
 from sitegen.records.matching import journal_key, pages
 from sitegen.records.model import CONTROL_CHARACTER
+from sitegen.records.notices import notice_kind
 from sitegen.records.titles import comparable_title
 from sitegen.references import read_references
 from sitegen.references.records import entry_record
@@ -685,3 +686,13 @@ def test_a_titles_trailing_notes_are_found_in_linear_time(title, compared):
     thousand spaces took seconds to compare and 300 KB of them for ever; one holding thousands of bracketed
     words followed by text was tried from each of them, for minutes."""
     assert comparable_title(title) == compared
+
+
+@pytest.mark.parametrize("title, kind", [
+    (f"A title{SPACES}for rats", ""), (f"A title{SPACES}:{SPACES}Erratum", "erratum"),
+    (f"A title{SPACES}- Reply", "reply"),
+])
+def test_a_title_is_read_as_a_notice_or_not_in_linear_time(title, kind):
+    """Whether a title names a notice ('…: Erratum') is read from every record's title: a colon after spaces
+    was looked for from every space of a run, so 100 KB of them took a minute and a half."""
+    assert notice_kind(title) == kind
