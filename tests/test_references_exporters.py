@@ -39,7 +39,7 @@ def test_web_of_science_tab_delimited_reads_kinds_full_names_and_article_numbers
         PT="C", AU="Roe, B", TI="A meeting paper", SO="PROC SOC", DT="Proceedings Paper", PY="2017",
         UT="WOS:000000000000004")]) + "\n"
     article, correction, retracted, meeting = records(text, "savedrecs.txt", tmp_path, format="csv")
-    assert article.type == "article-journal"  # not CSL's "article", a preprint's: exported as @misc / TY GEN
+    assert article.type == "article-journal"  # not CSL's "article", a preprint's: exported as @misc / TY UNPB
     assert [(name.family, name.given) for name in article.author] == [("Garcia-Lopez", "Maria Jose"),
                                                                      ("O'Brien", "Sean")]
     assert article.page == "e55555"

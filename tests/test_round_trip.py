@@ -17,7 +17,9 @@ from sitegen.records.model import CslName, Record
 from sitegen.references import read_references
 from sitegen.references.fields import iso_date
 from sitegen.references.records import entry_record
-from sitegen.site.exports import records_csv, records_ris
+from sitegen.site.exports import records_bibtex, records_csl_json, records_csv, records_ris
+from sitegen.sources import arxiv
+from sitegen.sources.base import parse_xml
 
 LOCKED, IMPORTED = "2023-01-01T00:00:00Z", "2023-02-01T00:00:00Z"
 # Screening outcomes are the review's decisions, not the records': a fresh review has made none.
@@ -193,21 +195,42 @@ def test_a_retraction_said_by_medline_or_scopus_is_read():
             for kind in ("Retracted", "Article")] == [True, False]
 
 
-@pytest.mark.parametrize("format", ["csv", "csl-json"])
-def test_a_record_of_any_type_comes_back_as_that_type(format, tmp_path):
-    # sitegen's records CSV writes each record's CSL type: a book, a web page or a dataset without any
-    # identifier comes back as itself, with the same content key (its id), not as an article with another.
-    from sitegen.site.exports import records_csl_json
+TYPES = ("article", "book", "webpage", "dataset", "manuscript", "software", "patent", "standard")
+WRITERS = {"ris": records_ris, "bibtex": records_bibtex, "csv": lambda records: records_csv(records, {}),
+           "csl-json": records_csl_json}
 
-    records = [Record(id=f"ref:000000000000000{n}", type=kind, title=f"A {kind} about rats",
+
+@pytest.mark.parametrize("format", WRITERS)
+def test_a_record_of_any_type_comes_back_as_that_type(format):
+    # Each format writes each record's type so that the reader reads it back: a preprint, a book, a web page or a
+    # dataset without any identifier comes back as itself, with the same content key (its id), not as an article
+    # with another.
+    written = [Record(id="ref:0000000000000000", type=kind, title=f"A {kind} about rats", container_title="Rats",
                       issued={"date-parts": [[2020]]}, author=[CslName(family="Doe", given="Jane")],
-                      custom={"ref": f"000000000000000{n}"}) for n, kind in enumerate(("book", "webpage", "dataset"))]
-    records = [entry_record(entry) for entry in read_references(
-        records_csv(records, {}) if format == "csv" else records_csl_json(records), format)]
-    again = [entry_record(entry) for entry in read_references(
-        records_csv(records, {}) if format == "csv" else records_csl_json(records), format)]
-    assert [record.type for record in again] == ["book", "webpage", "dataset"]
-    assert [record.id for record in again] == [record.id for record in records]
+                      custom={"ref": "0000000000000000"}) for kind in TYPES]
+    records = [entry_record(entry) for entry in read_references(records_csl_json(written), "csl-json")]
+    again = [entry_record(entry) for entry in read_references(WRITERS[format](records), format)]
+    assert [record.type for record in again] == list(TYPES)
+    assert again == records
+
+
+ARXIV_FEED = FIXTURES / "arxiv" / "q_testing_s0_m10_bc5a6c384fe9.atom.xml"
+
+
+@pytest.mark.parametrize(("format", "preprint", "web_page"), [("ris", "TY  - UNPB", "TY  - ELEC"),
+                                                               ("bibtex", "@misc{", "@online{")])
+def test_preprints_and_web_pages_are_written_as_reference_managers_read_them(format, preprint, web_page):
+    # RIS's unpublished work and web page (EndNote's and Zotero's), BibTeX's @misc for a preprint (as arXiv writes
+    # one) and biblatex's @online: neither a generic entry nor a journal article.
+    preprints = [arxiv.entry_to_record(entry) for entry in
+                 parse_xml(ARXIV_FEED.read_bytes()).findall("atom:entry", arxiv.NS)]
+    page = Record(id="ref:0000000000000000", type="webpage", title="Rat care guidelines", URL="https://example.org/rats",
+                  issued={"date-parts": [[2021]]}, custom={"ref": "0000000000000000"})
+    text = WRITERS[format]([*preprints, page])
+    assert text.count(preprint) == len(preprints) and text.count(web_page) == 1
+    again = [entry_record(entry) for entry in read_references(text, format)]
+    assert [record.type for record in again] == [*(["article"] * len(preprints)), "webpage"]
+    assert [record.id for record in again[:-1]] == [record.id for record in preprints]
 
 
 def test_a_records_csv_written_before_the_type_column_or_with_a_column_added_is_still_sitegens():

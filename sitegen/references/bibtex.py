@@ -59,6 +59,9 @@ LATEX_MARKUP = re.compile(r"[\\$~]|--|``|''")
 MAX_LATEX_NESTING = 8
 INNERMOST_GROUP = re.compile(r"\{[^{}]*\}")
 HYPHEN_STAND_IN = "\ue000"  # a private-use character: no file writes it, and LaTeX makes no ligature of it
+# Entry types that name where a work appeared in "howpublished" (those of sitegen's export among them).
+PUBLISHED_IN_HOWPUBLISHED = frozenset({"misc", "phdthesis", "mastersthesis", "techreport", "online", "unpublished",
+                                       "dataset", "software", "patent", "standard"})
 # Text between entries is a comment to BibTeX, but a line that opens an entry ("article{two,") or sets a
 # field ("title = {...}") there is an entry that lost its "@", and would be dropped without a word.
 ENTRY_WITHOUT_AT = re.compile(r"\s*(?:[A-Za-z]+\s*[{(]\s*[^\s,{}()=]*\s*,|[A-Za-z][\w-]*\s*=\s*[{\"]).*")
@@ -162,11 +165,11 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str]) -> Ent
     if not values.get("year") and (dated := re.match(r"\s*(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?", values.get("date", ""))):
         values["year"] = dated.group(1)
         values["date"] = "-".join(part for part in dated.groups() if part)
-    # A @misc, thesis or report names where it appeared in "howpublished", as sitegen's own export writes a
-    # record's container there (a @book's says how it was published: "Self-published"); a web address there is
-    # no container.
+    # An entry of a type with no field for where it appeared names that in "howpublished", as sitegen's own export
+    # writes a record's container there (a @book's says how it was published: "Self-published"); a web address
+    # there is no container.
     published = values.get("howpublished", "")
-    if entry.entry_type.lower() in ("misc", "phdthesis", "mastersthesis", "techreport") and published \
+    if entry.entry_type.lower() in PUBLISHED_IN_HOWPUBLISHED and published \
             and not values.get("journal") and not re.search(r"://|\bwww\.", published):
         values["journal"] = published
     if entry.entry_type.lower() == "book" and values.get("series") and not values.get("journal"):

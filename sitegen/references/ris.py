@@ -88,6 +88,11 @@ ENTRY_TYPES = {
     "BOOK": "book", "EBOOK": "book", "EDBOOK": "book", "CHAP": "incollection", "ECHAP": "incollection",
     "BOOK SECTION": "incollection", "THES": "phdthesis", "THESIS": "phdthesis", "RPRT": "techreport",
     "REPORT": "techreport", "DATA": "dataset", "DATASET": "dataset",
+    # an unpublished work (a preprint: sitegen's export writes one so) is CSL's "article", as a @misc is
+    "UNPB": "misc", "MANSCPT": "unpublished", "MANUSCRIPT": "unpublished",
+    # biblatex's types for what classic BibTeX has none for; ELEC is the RIS specification's and Zotero's web page,
+    # WEB and "Web Page" EndNote's
+    "ELEC": "online", "WEB": "online", "WEB PAGE": "online", "COMP": "software", "PAT": "patent", "STAND": "standard",
 }
 
 

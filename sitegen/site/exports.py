@@ -213,8 +213,12 @@ def records_csv_parts(records: list[Record], status: dict[str, tuple[str, str]],
 
 ARXIV_ADDRESS = "https://arxiv.org/abs/"
 OPENALEX_ADDRESS = "https://openalex.org/"
+# CSL types as RIS names them, each read back as itself by sitegen's RIS reader. A preprint (CSL's "article", and
+# "preprint" as some files write it) is RIS's unpublished work, UNPB, as EndNote and Mendeley read it; a web page is
+# ELEC, which Zotero writes and reads for one and EndNote reads as its Web Page. Other types are GEN, RIS's generic.
 RIS_TYPES = {"article-journal": "JOUR", "chapter": "CHAP", "book": "BOOK", "thesis": "THES",
-             "paper-conference": "CPAPER", "report": "RPRT", "dataset": "DATA", "article": "GEN"}
+             "paper-conference": "CPAPER", "report": "RPRT", "dataset": "DATA", "article": "UNPB", "preprint": "UNPB",
+             "manuscript": "MANSCPT", "webpage": "ELEC", "software": "COMP", "patent": "PAT", "standard": "STAND"}
 
 
 def _ris_name(name: CslName) -> str:
@@ -286,8 +290,14 @@ def _ris_entry(record: Record, keys: dict[str, str]) -> str:
 
 # --------------------------------------------------------------------------- BibTeX
 
+# CSL types as BibTeX entry types, each read back as itself by sitegen's BibTeX reader. A preprint is a @misc, as
+# arXiv and BibTeX's own advice write one (with its eprint when it is on arXiv); the types classic BibTeX has none
+# for take biblatex's (@online for a web page, @dataset, @software, @patent), which biber, JabRef and Zotero read
+# as those, and a classic style prints as a @misc.
 BIBTEX_TYPES = {"article-journal": "article", "chapter": "incollection", "book": "book", "thesis": "phdthesis",
-                "paper-conference": "inproceedings", "report": "techreport", "dataset": "misc", "article": "misc"}
+                "paper-conference": "inproceedings", "report": "techreport", "dataset": "dataset", "article": "misc",
+                "preprint": "misc", "manuscript": "unpublished", "webpage": "online", "software": "software",
+                "patent": "patent", "standard": "standard"}
 # Where each entry type names what a record appeared in: a book in its series; a type with no such field (a thesis,
 # a report, a @misc) in howpublished. sitegen's BibTeX reader reads each back.
 CONTAINER_FIELDS = {"article": "journal", "incollection": "booktitle", "inproceedings": "booktitle", "book": "series"}
