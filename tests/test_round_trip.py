@@ -233,11 +233,24 @@ def test_preprints_and_web_pages_are_written_as_reference_managers_read_them(for
     assert [record.id for record in again[:-1]] == [record.id for record in preprints]
 
 
-def test_a_records_csv_written_before_the_type_column_or_with_a_column_added_is_still_sitegens():
+def test_a_records_csv_written_before_the_type_or_date_column_or_with_a_column_added_is_still_sitegens():
     from sitegen.references.table import SITEGEN_COLUMNS, is_sitegens_header
-    assert is_sitegens_header(SITEGEN_COLUMNS) and is_sitegens_header(SITEGEN_COLUMNS[:-1])
-    assert is_sitegens_header([*SITEGEN_COLUMNS, "my notes"]) and is_sitegens_header([*SITEGEN_COLUMNS[:-1], "notes"])
+    assert SITEGEN_COLUMNS[-2:] == ["type", "date"]
+    assert all(is_sitegens_header(SITEGEN_COLUMNS[:len(SITEGEN_COLUMNS) - added]) for added in (0, 1, 2))
+    assert all(is_sitegens_header([*SITEGEN_COLUMNS[:len(SITEGEN_COLUMNS) - added], "my notes"]) for added in (0, 1, 2))
     assert not is_sitegens_header(SITEGEN_COLUMNS[1:])
+
+
+def test_the_records_csv_keeps_the_full_date_beside_the_year():
+    # Real arXiv preprints, each dated to the day: the date comes back whole, not as its year alone.
+    preprints = [arxiv.entry_to_record(entry) for entry in
+                 parse_xml(ARXIV_FEED.read_bytes()).findall("atom:entry", arxiv.NS)]
+    assert all(len(record.issued.date_parts[0]) == 3 for record in preprints)
+    text = records_csv(preprints, {})
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert [row["year"] for row in rows] == [str(record.year) for record in preprints]  # for spreadsheets, as it was
+    again = [entry_record(entry) for entry in read_references(text, "csv")]
+    assert [record.issued for record in again] == [record.issued for record in preprints]
 
 
 @pytest.mark.parametrize("format", ["ris", "bibtex", "csl-json", "csv"])

@@ -33,18 +33,23 @@ from sitegen.references.problems import UNRECOGNISED, ReferenceProblem, Skipped,
 # a 500 MB title cell took 6 GB of memory before the title's own limit could refuse it.
 csv.field_size_limit(16 * 1_000_000)
 
+# `date` is the full date ("2008-07-16", "2008-07" or the year), beside `year`, which spreadsheets sort and filter by.
 SITEGEN_COLUMNS = ["id", "title", "authors", "year", "journal", "volume", "issue", "pages", "doi", "pmid", "pmcid",
                    "openalex", "arxiv", "url", "retracted", "title_abstract", "full_text", "abstract", "citation_key",
-                   "type"]
+                   "type", "date"]
+# The columns added after the first export, in the order they were: an export written before one ends before it.
+ADDED_COLUMNS = ("type", "date")
 SITEGEN_MAPPING = {"ID": "id", "author": "authors"}
 
 
 def is_sitegens_header(written: list[str]) -> bool:
-    """Whether a CSV header is sitegen's records CSV: its columns, those of an export written before the
-    `type` column was, or either with columns a person added after them."""
-    before_type = SITEGEN_COLUMNS[:-1]
-    return written[:len(SITEGEN_COLUMNS)] == SITEGEN_COLUMNS or (
-        written[:len(before_type)] == before_type and "type" not in written)
+    """Whether a CSV header is sitegen's records CSV: its columns, those of an export written before a column
+    was added (see ADDED_COLUMNS), or either with columns a person added after them (none of them named as a
+    column sitegen added later)."""
+    for count in range(len(SITEGEN_COLUMNS) - len(ADDED_COLUMNS), len(SITEGEN_COLUMNS) + 1):
+        if written[:count] == SITEGEN_COLUMNS[:count] and not set(SITEGEN_COLUMNS[count:]) & set(written[count:]):
+            return True
+    return False
 # What sitegen's CSV writer puts an apostrophe before, at the start of a cell and of each line in it: a
 # character a spreadsheet would start a formula with, or apostrophes before one, so that a cell's own apostrophe
 # ("'-omics' approaches") is not taken for the writer's and dropped on reading.

@@ -30,6 +30,7 @@ from itertools import chain
 
 from sitegen.records.model import CslName, Record
 from sitegen.records.names import split
+from sitegen.references.fields import iso_date
 
 # The records CSV's columns and formula guard are the CSV reader's too, which reads the download back.
 from sitegen.references.table import FORMULA_STARTS, GUARDED_LINE_START
@@ -204,7 +205,8 @@ def records_csv_parts(records: list[Record], status: dict[str, tuple[str, str]],
                 record.container_title or "", record.volume or "", record.issue or "", record.page or "",
                 ids.get("doi", ""), ids.get("pmid", ""), ids.get("pmcid", ""), ids.get("openalex", ""),
                 ids.get("arxiv", ""), record.URL or "", "yes" if record.custom.retracted else "no",
-                title_abstract, full_text, record.abstract or "", keys[record.id], record.type]
+                title_abstract, full_text, record.abstract or "", keys[record.id], record.type,
+                iso_date(_date_parts(record))]
 
     return csv_lines(CSV_COLUMNS, map(row, records))
 
