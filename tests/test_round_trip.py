@@ -272,3 +272,38 @@ def test_imported_references_without_identifiers_keep_their_ids_through_an_expor
     assert [json.loads(line)["id"] for line in (second_review / "records.jsonl").read_text().splitlines()] == ids
     second = exported(sitegen, second_review, format, tmp_path / f"second.{format}").read_text(encoding="utf-8")
     assert without(second, format) == without(first.read_text(encoding="utf-8"), format)
+
+
+# --------------------------------------------------------------------------- names
+
+
+FAMILY_ALONE = [CslName(family="van der Berg"), CslName(family="Garcia Marquez"), CslName(family="Smith"),
+                CslName(literal="World Health Organization"), CslName(family="van der Berg", given="Jan"),
+                CslName(family="Ortega y Gasset", given="José")]
+
+
+@pytest.mark.parametrize("format", WRITERS)
+def test_a_family_name_without_given_names_comes_back_whole(format):
+    # A real record given family names with no given names, as providers give some (PubMed's LastName alone,
+    # Crossref's family alone): "van der Berg" was read back as the given name "van" and the family name "der Berg".
+    first = Record.model_validate_json((FIXTURES / "exports" / "records.jsonl").read_text().splitlines()[0])
+    record = first.model_copy(update={"author": FAMILY_ALONE})
+    [again] = [entry_record(entry) for entry in read_references(WRITERS[format]([record]), format)]
+    assert again.author == FAMILY_ALONE
+
+
+@pytest.mark.parametrize(("format", "text"), [
+    ("csl-json", '[{"id": "a", "title": "T", "author": [{"family": "van der Berg"}, {"family": "Garcia Marquez"}]}]'),
+    ("bibtex", "@article{a, title = {T}, author = {van der Berg and {Garcia Marquez}}}"),
+    ("ris", "TY  - JOUR\nTI  - T\nAU  - van der Berg,\nAU  - Garcia Marquez,\nER  - \n"),
+])
+def test_a_file_naming_a_family_name_alone_is_read_so(format, text):
+    # CSL-JSON's family without given, BibTeX's last name without first names (a von part, or braced whole),
+    # RIS's "Family," with nothing after the comma (EndNote's way to keep a name whole)
+    [entry] = read_references(text, format)
+    assert entry_record(entry).author == [CslName(family="van der Berg"), CslName(family="Garcia Marquez")]
+
+
+def test_an_organisation_written_as_endnote_writes_one_is_read_without_its_comma():
+    [entry] = read_references("TY  - RPRT\nTI  - T\nAU  - World Health Organization,\nER  - \n", "ris")
+    assert entry_record(entry).author == [CslName(literal="World Health Organization")]

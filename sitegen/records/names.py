@@ -8,7 +8,8 @@ and again when it exports a record stored before it did.
 The rules are BibTeX's ("First von Last", "von Last, First", "von Last, Jr, First")
 widened for what bibliographic sources really write:
 
-- "Family, Given" and "Family, Given, Jr." as written by reference managers;
+- "Family, Given" and "Family, Given, Jr." as written by reference managers, and "Family," for a
+  family name with no given names, kept whole;
 - particles start the family name: lower-case ones anywhere after the first word
   ("Jan van der Berg", "Maria dos Santos"), capitalised ones only directly before
   the last word ("Vincenzo Di Marzo");
@@ -132,10 +133,17 @@ def split_name(display: str) -> CslName:
     # the given name or the family name. Only degrees no one's initials could be (written in mixed case).
     while (degree := _DEGREE.search(text)) and len(text[:degree.start()].split()) >= 2:
         text = text[:degree.start()]
+    # "Family," is the "Family, Given" form with no given names: a name to keep whole, as EndNote writes an
+    # organisation and sitegen a family name given alone ("van der Berg,", "Garcia Marquez,").
+    alone = len(text) > 1 and text.endswith(",") and text.count(",") == 1
+    if alone:
+        text = text[:-1].rstrip()
     literal = CslName(literal=text)
     words = text.replace(",", " , ").split()
     if _NOT_IN_A_NAME.search(text) or _organisation([w for w in words if w != ","]):
         return literal
+    if alone:
+        return CslName(family=text)
     parts = [part.strip() for part in text.split(",")]
     if not all(parts):
         return literal
@@ -157,8 +165,11 @@ def split_name(display: str) -> CslName:
 
 
 def written(name: CslName) -> str:
-    """A split name as "Family, Given" (a literal as it is), the form `person` reads back."""
-    return f"{name.family}, {name.given or ''}" if name.family else name.display()
+    """A split name as "Family, Given" ("Family," without given names; a literal as it is), the form `split_name`
+    and `person` read back as it was."""
+    if not name.family:
+        return name.display()
+    return f"{name.family}, {name.given}" if name.given else f"{name.family},"
 
 
 def split(name: CslName) -> CslName:

@@ -24,6 +24,7 @@ from bibtexparser.model import Entry as BibEntry
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
 from sitegen.records.entry import ALIASES, Entry
+from sitegen.records.names import split_name
 from sitegen.references.fields import AND, fields, issns, keywords
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, written_year
 from sitegen.references.records import CSL_TYPES, PUBLICATION_TYPES
@@ -346,11 +347,18 @@ def _nesting(value: str) -> int:
 
 
 def _authors(value: str) -> str:
-    """BibTeX's "von Last, Jr, First" for each name, joined by "and"; a name BibTeX cannot split as written."""
+    """BibTeX's "von Last, Jr, First" for each name, joined by "and"; a name BibTeX cannot split as written.
+
+    A name with a last name only is one BibTeX never splits: it is written "Family," (see `split_name`), so that a
+    family name of several words ("van der Berg", "{Garcia Marquez}") is not read as given names and a family
+    name. A name braced whole that sitegen would not split either (an organisation, one word) stays braced, a
+    literal."""
     written = []
     for person in split_multiple_persons_names(value):
-        if _braced_whole(person):  # an organisation ("{Bill and Melinda Gates Foundation}"): kept one name
-            written.append("{" + " ".join(_decoded(person[1:-1]).split()) + "}")
+        if _braced_whole(person):  # "{World Health Organization}", "{Garcia Marquez}": one name
+            text = " ".join(_decoded(person[1:-1]).split())
+            written.append(f"{text}," if text and not AND.search(text) and not split_name(text).literal
+                           else f"{{{text}}}")
             continue
         try:
             name = parse_single_name_into_parts(person)
@@ -361,7 +369,7 @@ def _authors(value: str) -> str:
         text = ", ".join(" ".join(_decoded(part).split()) for part in parts if part)
         # An "and" left in a name was braced in the file ("Smith {and} Wesson, J."): decoded, it would split
         # the list there, so the name is braced whole.
-        written.append(f"{{{text}}}" if AND.search(text) else text)
+        written.append(f"{{{text}}}" if AND.search(text) else text if name.first or name.jr else f"{text},")
     return " and ".join(written)
 
 

@@ -191,7 +191,10 @@ def _name(name: Any, line: int) -> str:
     # BibTeX's "Family, Jr., Given" keeps the suffix a part of its own
     if not family:
         return f"{{{given}}}" if given else ""
-    return ", ".join(part for part in (family, _text(name.get("suffix")), given) if part)
+    suffix = _text(name.get("suffix"))
+    if not given and not suffix:
+        return f"{family},"  # a family name alone, kept whole ("van der Berg" alone would be split)
+    return ", ".join(part for part in (family, suffix, given) if part)
 
 
 def _date_parts(issued: Any, line: int) -> list[str]:

@@ -127,8 +127,18 @@ def authors(record: Record) -> list[CslName]:
     return [split(name) for name in record.author]
 
 
+def written_name(name: CslName) -> str:
+    """A name as RIS and the records CSV write it: "Family, Given" ("Family, Given, Suffix"), an organisation
+    whole, and a family name with no given names as "Family,", which readers keep whole (Zotero as a one-field
+    name, EndNote as it writes an organisation, sitegen as the family name): "van der Berg" or "Garcia Marquez"
+    alone would be read as a given name and a family name."""
+    if name.family and not name.given and not name.suffix:
+        return f"{name.family},"
+    return name.display()
+
+
 def authors_text(record: Record) -> str:
-    return "; ".join(name.display() for name in authors(record))
+    return "; ".join(map(written_name, authors(record)))
 
 
 # --------------------------------------------------------------------------- citation keys
@@ -223,11 +233,6 @@ RIS_TYPES = {"article-journal": "JOUR", "chapter": "CHAP", "book": "BOOK", "thes
              "manuscript": "MANSCPT", "webpage": "ELEC", "software": "COMP", "patent": "PAT", "standard": "STAND"}
 
 
-def _ris_name(name: CslName) -> str:
-    """RIS's "Lastname, Firstname, Suffix"; an organisation as one part, which readers keep whole."""
-    return name.literal or ", ".join(part for part in (name.family, name.given, name.suffix) if part)
-
-
 def records_ris(records: list[Record], keys: dict[str, str] | None = None) -> str:
     """RIS as EndNote, Zotero and Mendeley read it.
 
@@ -260,7 +265,7 @@ def _ris_entry(record: Record, keys: dict[str, str]) -> str:
     line(f"ID  - {keys[record.id]}")
     line(f"TI  - {one_line(record.title)}")
     for name in authors(record):
-        line(f"AU  - {one_line(_ris_name(name))}")
+        line(f"AU  - {one_line(written_name(name))}")
     if record.issued:
         date = record.issued.date_parts[0]
         if date and date[0]:
