@@ -38,6 +38,7 @@ from sitegen.records.model import (
     web_address,
 )
 from sitegen.records.names import split_name
+from sitegen.records.pages import as_range
 from sitegen.records.providers import Source
 
 # BibTeX entry types (the readers give RIS's TY as these too) as CSL types. An entry of no type or of another
@@ -90,7 +91,7 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
     date = _date(entry.get("date"), year) or [part for part in (year, year and _month(entry.get("month"))) if part]
     container = plain_text(_text(entry.get("journal"), "journal", notes)) or ""
     volume, issue = _text(entry.get("volume"), "volume", notes), _text(entry.get("number"), "number", notes)
-    page = _text(entry.get("pages"), "pages", notes)
+    page = as_range(_text(entry.get("pages"), "pages", notes))
     written_type = entry.get("type").lower()
     csl_type = written_type if written_type in CSL_TYPE_NAMES else CSL_TYPES.get(entry.get("ENTRYTYPE").lower()) or (
         "article-journal" if container else "article")

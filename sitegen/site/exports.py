@@ -30,6 +30,7 @@ from itertools import chain
 
 from sitegen.records.model import CslName, Record
 from sitegen.records.names import split
+from sitegen.records.pages import first_and_last
 from sitegen.references.fields import iso_date
 
 # The records CSV's columns and formula guard are the CSV reader's too, which reads the download back.
@@ -98,28 +99,9 @@ def _holds_any(text: str, characters: Iterable[str]) -> bool:
     return any(map(text.__contains__, characters))
 
 
-# Between the first and last page of a range: a hyphen, an en dash (Crossref writes some), BibTeX's "--".
-# Tried from the start of a run of spaces only: from each of its spaces, a record's page of a few hundred kilobytes
-# of spaces held up its build for hours.
-_PAGE_RANGE = re.compile(r"(?<!\s)\s*[-\u2010-\u2015]+\s*")
-
-
-# A page as ranges write one: digits with at most a letter or a few before and one after (S12, e123, R45a), or
-# a Roman numeral. An article number ("ENEURO.0284-16.2016", "1234-1238.e5") is no such page: a dash in it
-# is no range.
-_PAGE = re.compile(r"[A-Za-z]{0,3}[0-9]+[A-Za-z]?|[ivxlcdmIVXLCDM]+")
-
-
 def page_range(record: Record) -> tuple[str, str]:
-    """The record's first and last page ("" when not given), however the range is written; a page that is
-    not a range (an article number with a dash in it) is the first page, whole."""
-    if not record.page:
-        return "", ""
-    written = record.page.strip()
-    parts = [part for part in _PAGE_RANGE.split(written) if part]
-    if len(parts) == 2 and all(_PAGE.fullmatch(part) for part in parts):
-        return parts[0], parts[1]
-    return (parts[0] if len(parts) == 1 else written), ""
+    """The record's first and last page ("" when not given): see `records.pages.first_and_last`."""
+    return first_and_last(record.page)
 
 
 def authors(record: Record) -> list[CslName]:
