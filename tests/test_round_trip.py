@@ -324,3 +324,20 @@ def test_a_page_range_comes_back_as_it_was_imported(format):
     assert [record.page for record in records] == ["S77", "47-65"]
     again = [entry_record(entry) for entry in read_references(WRITERS[format](records), format)]
     assert [(record.page, record.id) for record in again] == [(record.page, record.id) for record in records]
+
+
+# --------------------------------------------------------------------------- addresses
+
+
+def test_a_url_that_is_an_ids_address_comes_back_through_ris():
+    # Real arXiv preprints, whose URL is their abstract page: RIS writes the URL, then the arXiv id's address (the
+    # same), and the reader took both for the id, so the URL was lost; a URL that is the arXiv DOI's address was
+    # taken for the id and the id's address for the URL.
+    preprints = [arxiv.entry_to_record(entry) for entry in
+                 parse_xml(ARXIV_FEED.read_bytes()).findall("atom:entry", arxiv.NS)]
+    assert all(record.URL == f"https://arxiv.org/abs/{record.custom.arxiv}" for record in preprints)
+    doi = preprints[0].model_copy(update={"URL": f"https://doi.org/10.48550/arXiv.{preprints[0].custom.arxiv}"})
+    records = [*preprints, doi]
+    again = [entry_record(entry) for entry in read_references(records_ris(records), "ris")]
+    assert [(record.URL, record.custom.arxiv) for record in again] == \
+        [(record.URL, record.custom.arxiv) for record in records]

@@ -217,9 +217,11 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
     # authors are read in the order the lines give them, whichever tag each has.
     listed, primary = tags.get("AU", []), tags.get("A1", [])
     authors = listed if primary == listed else _in_order(record, {"AU": listed, "A1": primary})
+    # An id's address is the last of its kind: sitegen writes the record's own URL first and each id's address
+    # after it, and a URL may be an id's address too (an arXiv preprint's abstract page, its arXiv DOI's).
     addresses = values("UR", "L2")
-    arxiv = next((address for address in addresses if normalise_arxiv(address)), "")
-    openalex = next((address for address in addresses if normalise_openalex(address)), "")
+    arxiv_at = max((at for at, address in enumerate(addresses) if normalise_arxiv(address)), default=None)
+    openalex_at = max((at for at, address in enumerate(addresses) if normalise_openalex(address)), default=None)
     written = first("DB", "DP")
     database = EBSCOHOST_DATABASES.get(written.lower(), written) or record.database
     if PUBMED_DATABASE.search(database):  # MEDLINE's shortened range ("221-8", or SP 221 and EP 8) read in full
@@ -249,9 +251,9 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
         "abstract": first("AB", "N2"),
         "pmid": record.pmid or accession or next(iter(labelled), ""),
         "pmcid": next((found.group() for value in values(*IDENTIFIER_TAGS) if (found := PMCID.search(value))), ""),
-        "arxiv": arxiv,
-        "openalex": openalex,
-        "url": next((address for address in addresses if address not in (arxiv, openalex)), ""),
+        "arxiv": addresses[arxiv_at] if arxiv_at is not None else "",
+        "openalex": addresses[openalex_at] if openalex_at is not None else "",
+        "url": next((address for at, address in enumerate(addresses) if at not in (arxiv_at, openalex_at)), ""),
         "issn": issns(values("SN")),
         "keywords": joined(values("KW")),
         "language": first("LA"),
