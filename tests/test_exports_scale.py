@@ -82,7 +82,9 @@ def earlier_write_csv(header: list[str], rows: list[list[str]]) -> str:
 
 
 def earlier_latex_text(value: str) -> str:
-    return exports._LATEX_SPECIAL.sub(lambda match: exports._LATEX_SPECIALS[match.group()], earlier_one_line(value))
+    # (with the ligatures broken since, which the earlier implementation did not)
+    escaped = exports._LATEX_SPECIAL.sub(lambda match: exports._LATEX_SPECIALS[match.group()], earlier_one_line(value))
+    return re.sub(r"(?<=[`?!])(?=`)|(?<=')(?=')", "{}", escaped)
 
 
 def earlier_title(value: str) -> str:
@@ -108,7 +110,7 @@ def earlier_csl_json(records: list[Record], keys: dict[str, str]) -> str:
 # Pieces hostile text is made of: every white space and line break, LaTeX's and spreadsheets' special characters,
 # BibTeX's "and", capitals beyond A-Z (a titlecase digraph, a Roman numeral, a mathematical capital, a circled one).
 PIECES = [*" \t\n\r\v\f\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u200a\u2028\u2029\u202f\u205f\u3000\u200b",
-          *"\\{}$&%#_^~@=+-|'\",.;:/", *"aAzZ09éÉßǅⅠ𝐀Ⓐİﬁ–—", "and", "AND", "And", "  ", "Jr.", "van der", "\n=1+1"]
+          *"\\{}$&%#_^~@=+-|'\",.;:/`?!", *"aAzZ09éÉßǅⅠ𝐀Ⓐİﬁ–—", "and", "AND", "And", "  ", "Jr.", "van der", "\n=1+1"]
 HOSTILE = st.lists(st.sampled_from(PIECES), max_size=30).map("".join)
 # Long text (an abstract) of printable pieces and spaces only, which the quick paths for long text take.
 PLAIN = st.lists(st.sampled_from(["word", " ", "  ", "É", "{", "NF1", "=", "and", ","]), max_size=10).map("".join)

@@ -341,3 +341,20 @@ def test_a_url_that_is_an_ids_address_comes_back_through_ris():
     again = [entry_record(entry) for entry in read_references(records_ris(records), "ris")]
     assert [(record.URL, record.custom.arxiv) for record in again] == \
         [(record.URL, record.custom.arxiv) for record in records]
+
+
+# --------------------------------------------------------------------------- BibTeX text
+
+
+def test_quotes_written_as_latex_writes_them_come_back_through_bibtex():
+    # A real arXiv abstract quoting ``Holy Trinity'' (as TeX writers do): BibTeX readers set `` and '' as curly
+    # quotes, and sitegen's read it back so. ?` and !` are LaTeX's ¿ and ¡.
+    feed = FIXTURES / "arxiv" / "q_testing_s10_m10_34e56e15aaac.atom.xml"
+    records = [arxiv.entry_to_record(entry) for entry in parse_xml(feed.read_bytes()).findall("atom:entry", arxiv.NS)]
+    quoting = [record for record in records if "``" in (record.abstract or "")]
+    assert quoting
+    quoting.append(Record(id="arxiv:2401.00001", custom={"arxiv": "2401.00001"},
+                          title="Why?` Because!` It's ''so'' -- and --- ``so''"))
+    again = [entry_record(entry) for entry in read_references(records_bibtex(quoting), "bibtex")]
+    assert [(record.title, record.abstract) for record in again] == [(record.title, record.abstract)
+                                                                      for record in quoting]

@@ -296,6 +296,11 @@ _LATEX_SPECIALS = {"\\": r"\textbackslash{}", "{": r"\textbraceleft{}", "}": r"\
                    "$": r"\$", "&": r"\&", "%": r"\%", "#": r"\#", "_": r"\_",
                    "^": r"\textasciicircum{}", "~": r"\textasciitilde{}"}
 _LATEX_SPECIAL = re.compile("[" + re.escape("".join(_LATEX_SPECIALS)) + "]")
+# Pairs of characters LaTeX (and so the readers of BibTeX) sets as one other character: `` and '' as curly
+# quotes (an arXiv abstract's ``Holy Trinity''), ?` and !` as ¿ and ¡. An empty group between the two keeps
+# them the characters they are. ("--" and "---" are read as written.)
+_LIGATURES = ("``", "''", "?`", "!`")
+_LIGATURE = re.compile(r"(?<=[`?!])(?=`)|(?<=')(?=')")
 # BibTeX splits an author list at "and" outside braces, in any case.
 _AND = re.compile(r"\band\b", re.IGNORECASE)
 
@@ -306,9 +311,13 @@ def latex_text(value: str) -> str:
     "@" needs no escape: inside a braced value it starts nothing.
     """
     text = one_line(value)
-    if len(text) > _LONG and not _holds_any(text, _LATEX_SPECIALS):
+    if len(text) > _LONG and not _holds_any(text, _LATEX_SPECIALS) and not _holds_any(text, _LIGATURES):
         return text
-    return _LATEX_SPECIAL.sub(_latex_escape, text)
+    return _escaped(text)
+
+
+def _escaped(text: str) -> str:
+    return _LIGATURE.sub("{}", _LATEX_SPECIAL.sub(_latex_escape, text))
 
 
 def _latex_escape(match: re.Match[str]) -> str:
@@ -344,7 +353,7 @@ def _verbatim(value: str) -> str:
 
 def _name_part(value: str) -> str:
     # latex_text's work without its calls, which cost more than the work on a name: a record has many names.
-    text = _AND.sub(_braced, _LATEX_SPECIAL.sub(_latex_escape, " ".join(value.split())))
+    text = _AND.sub(_braced, _escaped(" ".join(value.split())))
     return f"{{{text}}}" if "," in text else text
 
 
