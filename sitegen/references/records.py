@@ -55,9 +55,13 @@ CSL_TYPES = {
     "review": "article-journal", "letter": "article-journal", "editorial": "article-journal",
     "note": "article-journal", "erratum": "article-journal", "short survey": "article-journal",
 }
-# A CSL type is kept as it is (sitegen's records CSV writes the record's own in its `type` column).
+# A CSL type is kept as it is (sitegen's records CSV writes the record's own in its `type` column, Zotero's CSL-JSON
+# a newspaper article's). Of CSL's types, those named by a plain word ("review", "document", "map") are left out: a
+# `type` column of another CSV may say "Review" of a review article.
 CSL_TYPE_NAMES = frozenset({*CSL_TYPES.values(), "dataset", "preprint", "entry", "entry-encyclopedia", "patent",
-                            "post", "post-weblog", "software", "standard"})
+                            "post", "post-weblog", "software", "standard", "article-magazine", "article-newspaper",
+                            "entry-dictionary", "legal_case", "motion_picture", "musical_score", "personal_communication",
+                            "review-book"})
 # Entry types that say what the record is, kept as its publication type (a notice is told by it).
 PUBLICATION_TYPES = {"review", "letter", "editorial", "erratum", "note", "retracted", "conference paper",
                      "conference review", "short survey"}
