@@ -370,3 +370,13 @@ def test_a_csl_type_named_unmistakably_comes_back_through_csv_and_csl_json(forma
     records = [entry_record(entry) for entry in read_references(records_csl_json(written), "csl-json")]
     again = [entry_record(entry) for entry in read_references(WRITERS[format](records), format)]
     assert [record.type for record in records] == [record.type for record in again] == kinds
+
+
+def test_an_abstracts_paragraphs_come_back_through_csl_json():
+    # A records CSV keeps an abstract's line breaks in its cell, and import keeps them; CSL-JSON, which carries
+    # them too, gave them back as spaces. (RIS and BibTeX write every value on one line.)
+    first = Record.model_validate_json((FIXTURES / "exports" / "records.jsonl").read_text().splitlines()[0])
+    record = first.model_copy(update={"abstract": "Background: rats.\nMethods: mazes.\n\nResults:  none."})
+    [from_csv] = [entry_record(entry) for entry in read_references(records_csv([record], {}), "csv")]
+    [again] = [entry_record(entry) for entry in read_references(records_csl_json([from_csv]), "csl-json")]
+    assert from_csv.abstract == again.abstract == record.abstract

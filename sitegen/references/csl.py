@@ -128,7 +128,7 @@ def _entry(item: tuple[int, dict]) -> Entry:
              if isinstance(kind, str) and kind.strip() and ";" not in kind]
     issn = values.get("ISSN")
     keyword = values.get("keyword")
-    return Entry("", fields({
+    read = fields({
         "ENTRYTYPE": ENTRY_TYPES.get(text("type"), "misc"),
         "publication_types": "; ".join(kinds),
         "author": author_list(_name(name, line) for name in _list(values.get("author"), "author", line)),
@@ -158,7 +158,11 @@ def _entry(item: tuple[int, dict]) -> Entry:
         "license": _text(custom.get("license")) if isinstance(custom.get("license"), str) else "",
         "fulltext_url": _text(custom.get("fulltext_url")) if isinstance(custom.get("fulltext_url"), str) else "",
         "type": text("type"),
-    }), line)
+    })
+    # JSON carries an abstract's line breaks (its paragraphs), which `fields` makes spaces of: kept, as a records
+    # CSV's cell keeps them, so that sitegen's CSL-JSON export of a record gives back its abstract
+    read["abstract"] = text("abstract")
+    return Entry("", read, line)
 
 
 def _text(value: Any) -> str:
