@@ -380,7 +380,7 @@ def test_the_site_counts_a_run_whose_only_record_is_a_duplicate(sitegen, twin_re
         assert counts[keys[-1]] == int(cells[-1]), label
         if all(keys[:-1]):  # a number of the whole review only (previous studies) has no run cells
             assert sum(int(cell) for cell in cells[:-1]) == int(cells[-1]), label
-    assert "identified no new record" not in home and "Run 3: 2026-03-01T00:00:00Z" in home
+    assert "identified no new record" not in home and "Run 3: 2026-03-01 00:00 UTC" in home
     figures = headline(home)
     duplicates = STANDING_LABELS["duplicate"]
     assert figures["Distinct records identified, duplicates removed"] == counts["records"]
