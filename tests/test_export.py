@@ -115,7 +115,7 @@ def test_an_invalid_review_is_reported_and_nothing_written(sitegen, example_copy
 UNUSUAL = Record(
     id="10.1234/unusual", DOI="10.1234/unusual", PMID="12345678", PMCID="PMC1234567",
     title='Costs & "benefits": 50% of $x_1 ~ # \\ in Zürich\nsecond line',
-    author=[CslName(literal="World Health Organization"), CslName(literal="Jan van der Berg"),
+    author=[CslName(literal="World Health Organization"), CslName(family="van der Berg", given="Jan"),
             CslName(family="Ortega y Gasset", given="José")],
     **{"container-title": "Revue d'Économie & Santé"}, issued={"date-parts": [[2021, 3, 9]]},
     volume="12", issue="3", page="e0123\u2013e0130",
@@ -233,11 +233,11 @@ def test_csv_keeps_quotes_and_line_breaks_in_their_cells():
     assert row["authors"] == "World Health Organization; van der Berg, Jan; Ortega y Gasset, José"
 
 
-def test_csl_json_carries_every_identifier_and_split_names():
+def test_csl_json_carries_every_identifier_and_the_names_as_held():
     (item,) = json.loads(records_csl_json([UNUSUAL]))
     assert (item["DOI"], item["PMID"], item["PMCID"]) == ("10.1234/unusual", "12345678", "PMC1234567")
     assert (item["custom"]["openalex"], item["custom"]["arxiv"]) == ("W1234567890", "2101.00001")
-    assert item["author"][1] == {"family": "van der Berg", "given": "Jan"}
+    assert item["author"][:2] == [{"literal": "World Health Organization"}, {"family": "van der Berg", "given": "Jan"}]
 
 
 # --------------------------------------------------------------------------- round trip

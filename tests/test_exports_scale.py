@@ -102,7 +102,7 @@ def earlier_csl_json(records: list[Record], keys: dict[str, str]) -> str:
     for record in records:
         item = model_data(record)
         if record.author:
-            item["author"] = [TypeAdapter(CslName).dump_python(name, exclude_none=True) for name in authors(record)]
+            item["author"] = [TypeAdapter(CslName).dump_python(name, exclude_none=True) for name in record.author]
         items.append({**item, "citation-key": keys[record.id]})
     return json.dumps(items, indent=2, ensure_ascii=False) + "\n"
 

@@ -18,7 +18,7 @@ from sitegen.references import read_references
 from sitegen.references.fields import iso_date
 from sitegen.references.records import entry_record
 from sitegen.site.exports import records_bibtex, records_csl_json, records_csv, records_ris
-from sitegen.sources import arxiv
+from sitegen.sources import arxiv, crossref
 from sitegen.sources.base import parse_xml
 
 LOCKED, IMPORTED = "2023-01-01T00:00:00Z", "2023-02-01T00:00:00Z"
@@ -302,6 +302,24 @@ def test_a_file_naming_a_family_name_alone_is_read_so(format, text):
     # RIS's "Family," with nothing after the comma (EndNote's way to keep a name whole)
     [entry] = read_references(text, format)
     assert entry_record(entry).author == [CslName(family="van der Berg"), CslName(family="Garcia Marquez")]
+
+
+@pytest.mark.parametrize("format", WRITERS)
+def test_a_name_a_source_gave_as_one_field_comes_back_whole(format):
+    # A real Crossref record whose organisations are one-field names: "HEC Montréal" reads like a person's name,
+    # and RIS, BibTeX and the CSV wrote it split ("Montréal, HEC"), read back as the given name "HEC" and the family
+    # name "Montréal". RIS, BibTeX and CSV have no literal: a one-field name comes back whole as a family name alone.
+    item = json.loads((FIXTURES / "crossref" / "10.17705_1cais.04607.json").read_bytes())["message"]
+    record = crossref.work_to_record(item)
+    organisations = [name.literal for name in record.author if name.literal]
+    assert "HEC Montréal" in organisations
+    [again] = [entry_record(entry) for entry in read_references(WRITERS[format]([record]), format)]
+    assert [name.display() for name in again.author] == [name.display() for name in record.author]
+    assert all(name.given is None for name in again.author if name.display() in organisations)
+    if format == "csl-json":
+        assert again.author == record.author
+    # and the same key; CSL-JSON but for its provenance, which an import does not carry
+    assert without(WRITERS[format]([again]), format) == without(WRITERS[format]([record]), format)
 
 
 def test_an_organisation_written_as_endnote_writes_one_is_read_without_its_comma():

@@ -1,11 +1,10 @@
 """Downloads offered on the site: records as RIS, BibTeX, CSL-JSON and CSV.
 
 Pure functions, records in, text out. Each format carries what a reference
-manager reads from it: authors split into family and given names (a name stored
-as one display string is split here, so records stored before sitegen split
-names at normalisation export the same way), every identifier in the field that
-format's readers take it from, and one citation key per record shared by all
-formats (BibTeX key, RIS ID, CSL `citation-key`).
+manager reads from it: authors as family and given names, a name a source gave
+as one field (an organisation, CSL's `literal`) kept whole, every identifier in
+the field that format's readers take it from, and one citation key per record
+shared by all formats (BibTeX key, RIS ID, CSL `citation-key`).
 
 Exports are read by spreadsheets, reference managers and LaTeX, so they are
 hardened: no line of a CSV cell can start a formula and no CSV cell can break a
@@ -29,7 +28,7 @@ from functools import partial
 from itertools import chain
 
 from sitegen.records.model import CslName, Record
-from sitegen.records.names import split
+from sitegen.records.names import split_name
 from sitegen.records.pages import first_and_last
 from sitegen.references.fields import iso_date
 
@@ -105,8 +104,24 @@ def page_range(record: Record) -> tuple[str, str]:
 
 
 def authors(record: Record) -> list[CslName]:
-    """The record's authors as a reference manager needs them: display names split into family and given."""
-    return [split(name) for name in record.author]
+    """The record's authors as RIS, BibTeX and the records CSV write them (see `one_field_name`)."""
+    return [one_field_name(name) if name.literal else name for name in record.author]
+
+
+def one_field_name(name: CslName) -> CslName:
+    """A name a source gave as one field (CSL's literal: Crossref's organisation "HEC Montréal") as RIS, BibTeX
+    and the records CSV keep it whole.
+
+    These formats have no literal of their own. An organisation's name, or a word alone, stays a literal: written
+    as it is, their readers keep it so. A name of words that reads like a person's ("HEC Montréal") is written as
+    those formats write a one-field name, a family name alone ("HEC Montréal," in RIS, braced in BibTeX), which
+    their readers keep whole: as it is, it was read as the given name "HEC" and the family name "Montréal". One
+    written with a comma ("Doe, Jane") says where it splits, and is split so.
+    """
+    read = split_name(name.literal or "")
+    if read.literal:
+        return name
+    return read if "," in (name.literal or "") else CslName(family=name.literal)
 
 
 def written_name(name: CslName) -> str:
@@ -151,8 +166,11 @@ def _first_word(text: str) -> str:
 
 
 def _key_base(record: Record) -> str:
-    """"krab2008simvastatin": first author's family name (or an organisation's first word), year, first title word."""
-    first = split(record.author[0]) if record.author else None
+    """"krab2008simvastatin": first author's family name (or an organisation's first word), year, first title word.
+
+    The name as RIS and BibTeX write it, whose readers give back a one-field name as a family name alone: so the
+    record imported from its export has the same key."""
+    first = authors(record)[0] if record.author else None
     author = (_ascii_word(first.family) if first and first.family else _first_word(first.literal or "") if first
               else "")
     return f"{author[:24] or 'anon'}{record.year or 'nd'}{_first_word(record.title)[:20] or 'untitled'}"
@@ -424,7 +442,7 @@ def records_bibtex_parts(records: list[Record], keys: dict[str, str] | None = No
 
 
 def records_csl_json(records: list[Record], keys: dict[str, str] | None = None) -> str:
-    """CSL-JSON as citation processors and Zotero read it: names split, the citation key kept.
+    """CSL-JSON as citation processors and Zotero read it: names as the record holds them, the citation key kept.
 
     sitegen's own metadata stays under CSL's `custom`, which the CSL schema keeps for such data.
     Written as sitegen.review.write.pretty_json writes the list of records' data (2-space indent,
@@ -445,8 +463,6 @@ def records_csl_json_parts(records: list[Record], keys: dict[str, str] | None = 
 
 
 def _csl_json_item(record: Record, key: str) -> str:
-    if any(name.literal for name in record.author):  # a name stored whole, split as the other formats split it
-        record = record.model_copy(update={"author": authors(record)})
     # A record's JSON object always has fields, so ends in "\n}"; a line break inside a value is escaped.
     item = record.model_dump_json(indent=2, by_alias=True, exclude_none=True)
     quoted_key = json.dumps(key, ensure_ascii=False)
