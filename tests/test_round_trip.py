@@ -18,7 +18,7 @@ from sitegen.references import read_references
 from sitegen.references.fields import iso_date
 from sitegen.references.records import entry_record
 from sitegen.site.exports import records_bibtex, records_csl_json, records_csv, records_ris
-from sitegen.sources import arxiv, crossref
+from sitegen.sources import arxiv, crossref, europepmc
 from sitegen.sources.base import parse_xml
 
 LOCKED, IMPORTED = "2023-01-01T00:00:00Z", "2023-02-01T00:00:00Z"
@@ -342,6 +342,21 @@ def test_a_page_range_comes_back_as_it_was_imported(format):
     assert [record.page for record in records] == ["S77", "47-65"]
     again = [entry_record(entry) for entry in read_references(WRITERS[format](records), format)]
     assert [(record.page, record.id) for record in again] == [(record.page, record.id) for record in records]
+
+
+@pytest.mark.parametrize("format", WRITERS)
+def test_an_issue_not_yet_numbered_comes_back_through_every_format(format):
+    # Real Europe PMC records of the Deutsches Ärzteblatt, whose issue is "Forthcoming" (Crossref keeps such words
+    # too): a provider's record keeps it, every export writes it, and the import read it as no issue.
+    results = json.loads((FIXTURES / "europepmc" / "search_cancer_core.json").read_bytes())["resultList"]["result"]
+    records = [record for result in results if (record := europepmc.result_to_record(result))
+               and record.issue == "Forthcoming"]
+    assert records
+    again = [entry_record(entry) for entry in read_references(WRITERS[format](records), format)]
+    assert [(record.issue, record.volume) for record in again] == [(record.issue, record.volume) for record in records]
+    # a word for no value at all is none, as before ("NA" in R's CSVs)
+    (entry,) = read_references("TY  - JOUR\nTI  - T\nIS  - NA\nVL  - n/a\nER  - \n", "ris")
+    assert (entry_record(entry).issue, entry_record(entry).volume) == (None, None)
 
 
 # --------------------------------------------------------------------------- addresses

@@ -11,9 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# Values exports write for "nothing here" (Crossref's "forthcoming" and "in press" for a year not
-# yet known among them); read as empty.
-MISSING = {"", "na", "n/a", "nd", "n.d.", "no pagination specified", "forthcoming", "in press"}
+# Values exports write for "nothing here"; read as empty.
+NOTHING = {"", "na", "n/a", "nd", "n.d.", "no pagination specified"}
+# Words for "not yet": Crossref's "forthcoming" and "in press" for a year not yet known, Europe PMC's and
+# publishers' "Forthcoming" for an issue not yet numbered. No value to compare or sort by, so `Entry.get` reads
+# them as empty too; but an issue or volume that says so says something true of the work (see `Entry.written`).
+NOT_YET = {"forthcoming", "in press"}
+MISSING = NOTHING | NOT_YET
 
 # Other names exports give benchmark fields; read as those when the file has no field of that name.
 ALIASES = {"issue": "number", "booktitle": "journal", "journaltitle": "journal"}  # the last: biblatex's
@@ -30,3 +34,8 @@ class Entry:
     def get(self, name: str) -> str:
         value = self.fields.get(name, "").strip()
         return "" if value.lower() in MISSING else value
+
+    def written(self, name: str) -> str:
+        """The field as the file says it, "Forthcoming" included: only a word for nothing here ("NA") is empty."""
+        value = self.fields.get(name, "").strip()
+        return "" if value.lower() in NOTHING else value

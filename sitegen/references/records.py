@@ -94,7 +94,9 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
                      f"{PUBLICATION_YEARS[-1]}; left out")
     date = _date(entry.get("date"), year) or [part for part in (year, year and _month(entry.get("month"))) if part]
     container = plain_text(_text(entry.get("journal"), "journal", notes)) or ""
-    volume, issue = _text(entry.get("volume"), "volume", notes), _text(entry.get("number"), "number", notes)
+    # As the file says them: a volume or issue "Forthcoming" is kept, as providers' records keep it (so sitegen's
+    # own exports come back with it); matching reads only an issue's number, so it never tells two records apart.
+    volume, issue = _text(entry.written("volume"), "volume", notes), _text(entry.written("number"), "number", notes)
     page = as_range(_text(entry.get("pages"), "pages", notes))
     written_type = entry.get("type").lower()
     csl_type = written_type if written_type in CSL_TYPE_NAMES else CSL_TYPES.get(entry.get("ENTRYTYPE").lower()) or (
