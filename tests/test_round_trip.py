@@ -13,7 +13,7 @@ import pytest
 from conftest import EXAMPLE, FIXTURES, tree_bytes
 
 from sitegen.records.entry import Entry
-from sitegen.records.model import CslName, Record
+from sitegen.records.model import CslName, Record, RecordMeta, Update
 from sitegen.references import read_references
 from sitegen.references.fields import iso_date
 from sitegen.references.records import entry_record
@@ -403,6 +403,29 @@ def test_a_csl_type_named_unmistakably_comes_back_through_csv_and_csl_json(forma
     records = [entry_record(entry) for entry in read_references(records_csl_json(written), "csl-json")]
     again = [entry_record(entry) for entry in read_references(WRITERS[format](records), format)]
     assert [record.type for record in records] == [record.type for record in again] == kinds
+
+
+def test_notices_against_a_record_come_back_through_csl_json():
+    # A real PLOS Biology record that Crossref lists a correction against (updated-by): CSL-JSON wrote the notice
+    # under custom.updates, and the import left it out. A notice named by its PMID alone, by both ids or by neither
+    # comes back too; one that is none is left out with a note.
+    plos = json.loads((FIXTURES / "crossref" / "crossref_prefix_10.1371_works_with_update-to_updated-by.json")
+                      .read_bytes())["message"]["items"]
+    corrected = [record for item in plos if (record := crossref.work_to_record(item)) and record.custom.updates]
+    assert corrected
+    retracted = corrected[0].model_copy(update={"id": "10.1371/x", "DOI": "10.1371/x", "custom": RecordMeta(
+        retracted=True, updates=[Update(kind="retraction", pmid="123"), Update(kind="expression-of-concern"),
+                                 Update(kind="retraction", doi="10.1002/(sici)1;2-n", pmid="456")])})
+    records = [*corrected, retracted]
+    again = [entry_record(entry) for entry in read_references(records_csl_json(records), "csl-json")]
+    assert [record.custom.updates for record in again] == [record.custom.updates for record in records]
+    text = records_csl_json([retracted]).replace('"expression-of-concern"', '"withdrawal"')
+    notes: list[str] = []
+    [entry] = read_references(text, "csl-json")
+    assert entry_record(entry, warnings=notes).custom.updates == [retracted.custom.updates[0],
+                                                                   retracted.custom.updates[2]]
+    assert notes == ["updates: 'withdrawal' is not a notice sitegen knows (retraction, correction, "
+                     "expression-of-concern); left out"]
 
 
 def test_an_abstracts_paragraphs_come_back_through_csl_json():

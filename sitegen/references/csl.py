@@ -158,6 +158,8 @@ def _entry(item: tuple[int, dict]) -> Entry:
         "license": _text(custom.get("license")) if isinstance(custom.get("license"), str) else "",
         "fulltext_url": _text(custom.get("fulltext_url")) if isinstance(custom.get("fulltext_url"), str) else "",
         "type": text("type"),
+        # the notices sitegen's export lists against the work (a retraction, a correction), as JSON: checked on import
+        "updates": json.dumps(custom["updates"], ensure_ascii=False) if custom.get("updates") else "",
     })
     # JSON carries an abstract's line breaks (its paragraphs), which `fields` makes spaces of: kept, as a records
     # CSV's cell keeps them, so that sitegen's CSL-JSON export of a record gives back its abstract

@@ -9,6 +9,8 @@ form ("2008", "2008-07", "2008-07-16"), and `year` holds its year too. `retracte
 entry says the work is retracted, as each format says it: sitegen's exports (CSV's column, CSL-JSON's
 custom.retracted, RIS's "N1  - RETRACTED", BibTeX's note "Retracted") and MEDLINE's publication type.
 `type` is a CSL type where the file names one (sitegen's records CSV, CSL-JSON); ENTRYTYPE is BibTeX's.
+`updates` is the notices a file lists against the work (sitegen's CSL-JSON export: custom.updates) as that
+JSON list of objects ({"kind": "retraction", "doi": ..., "pmid": ...}).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from sitegen.records.model import calendar_date
 FIELDS = ("author", "title", "year", "journal", "volume", "number", "pages", "doi", "abstract",
           "pmid", "pmcid", "arxiv", "openalex", "url", "issn", "keywords", "language", "publisher", "note",
           "month", "date", "label", "database", "retracted", "type", "open_access", "license", "fulltext_url",
-          "publication_types")
+          "publication_types", "updates")
 
 ISSN = re.compile(r"(?<![\dA-Za-z])\d{4}-?\d{3}[\dXx](?![\dA-Za-z-])")
 PMCID = re.compile(r"\bPMC\d+\b")

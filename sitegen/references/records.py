@@ -11,7 +11,9 @@ same record by identity.
 
 from __future__ import annotations
 
+import json
 import re
+from typing import get_args
 
 from sitegen.records.entry import Entry
 from sitegen.records.ids import (
@@ -32,6 +34,7 @@ from sitegen.records.model import (
     CslName,
     Record,
     RecordMeta,
+    Update,
     calendar_date,
     publication_year,
     visible_text,
@@ -132,8 +135,43 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
                                  entry.get("open_access").strip().lower()),
                              license=_text(entry.get("license"), "license", notes) or None,
                              fulltext_url=_address(entry, "fulltext_url", notes),
+                             updates=_notices(entry, notes),
                              ).model_dump(),
     })
+
+
+NOTICE_KINDS = get_args(Update.model_fields["kind"].annotation)
+
+
+def _notices(entry: Entry, notes: list[str]) -> list[Update]:
+    """The notices the entry lists against the work (see `references.fields`), their ids normalised; one that is
+    no notice sitegen knows, or not one at all, is left out with a note, as an id that is none."""
+    written = entry.get("updates")
+    try:
+        listed = json.loads(written) if written else []
+    except json.JSONDecodeError:
+        listed = None
+    if not isinstance(listed, list):
+        notes.append(f"updates {written[:80]!r} is not a list of notices; left out")
+        return []
+    found: list[Update] = []
+    for notice in listed:
+        kind = notice.get("kind") if isinstance(notice, dict) else None
+        if kind not in NOTICE_KINDS:
+            notes.append(f"updates: {kind if kind is not None else notice!r} is not a notice sitegen knows "
+                         f"({', '.join(NOTICE_KINDS)}); left out")
+            continue
+        ids: dict[str, str | None] = {}
+        for namespace, normalise in (("doi", normalise_doi), ("pmid", normalise_pmid)):
+            given = notice.get(namespace)
+            ids[namespace] = normalise(given) if given is not None else None
+            if given is not None and ids[namespace] is None:
+                notes.append(f"updates: the {kind}'s {namespace} {given!r} is not a valid "
+                             f"{NAMESPACE_LABELS[namespace]}; left out")
+        update = Update(kind=kind, **ids)
+        if update not in found:
+            found.append(update)
+    return found
 
 
 def _address(entry: Entry, field: str, notes: list[str]) -> str | None:
