@@ -62,7 +62,7 @@ INNERMOST_GROUP = re.compile(r"\{[^{}]*\}")
 HYPHEN_STAND_IN = "\ue000"  # a private-use character: no file writes it, and LaTeX makes no ligature of it
 # Entry types that name where a work appeared in "howpublished" (those of sitegen's export among them).
 PUBLISHED_IN_HOWPUBLISHED = frozenset({"misc", "phdthesis", "mastersthesis", "techreport", "online", "unpublished",
-                                       "dataset", "software", "patent", "standard"})
+                                       "dataset", "software", "patent", "standard", "movie", "jurisdiction"})
 # Text between entries is a comment to BibTeX, but a line that opens an entry ("article{two,") or sets a
 # field ("title = {...}") there is an entry that lost its "@", and would be dropped without a word.
 ENTRY_WITHOUT_AT = re.compile(r"\s*(?:[A-Za-z]+\s*[{(]\s*[^\s,{}()=]*\s*,|[A-Za-z][\w-]*\s*=\s*[{\"]).*")

@@ -52,7 +52,8 @@ CSL_TYPES = {
     "proceedings": "book", "book": "book", "inbook": "chapter", "incollection": "chapter",
     "phdthesis": "thesis", "mastersthesis": "thesis", "thesis": "thesis", "techreport": "report",
     "report": "report", "unpublished": "manuscript", "online": "webpage", "dataset": "dataset", "misc": "article",
-    "software": "software", "patent": "patent", "standard": "standard",  # biblatex's
+    "software": "software", "patent": "patent", "standard": "standard", "inreference": "entry-encyclopedia",
+    "movie": "motion_picture", "jurisdiction": "legal_case",  # biblatex's
     # Scopus's "Document Type" and Web of Science's document types, as exports write them
     "conference paper": "paper-conference", "conference review": "paper-conference", "book chapter": "chapter",
     "review": "article-journal", "letter": "article-journal", "editorial": "article-journal",

@@ -93,7 +93,11 @@ ENTRY_TYPES = {
     # biblatex's types for what classic BibTeX has none for; ELEC is the RIS specification's and Zotero's web page,
     # WEB and "Web Page" EndNote's
     "ELEC": "online", "WEB": "online", "WEB PAGE": "online", "COMP": "software", "PAT": "patent", "STAND": "standard",
+    "ENCYC": "inreference", "DICT": "inreference", "BLOG": "online", "CASE": "jurisdiction", "MPCT": "movie",
 }
+# RIS types that name a CSL type no BibTeX entry type names: read as that type (the entry's `type`).
+CSL_TYPES_OF_RIS = {"MGZN": "article-magazine", "NEWS": "article-newspaper", "DICT": "entry-dictionary",
+                    "BLOG": "post-weblog", "PCOMM": "personal_communication", "MUSIC": "musical_score"}
 
 
 @dataclass
@@ -263,6 +267,7 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
         "month": month,
         "date": date,
         "database": database,
+        "type": CSL_TYPES_OF_RIS.get(kind.upper(), ""),
     }), record.start)
 
 

@@ -225,12 +225,19 @@ def records_csv_parts(records: list[Record], status: dict[str, tuple[str, str]],
 
 ARXIV_ADDRESS = "https://arxiv.org/abs/"
 OPENALEX_ADDRESS = "https://openalex.org/"
-# CSL types as RIS names them, each read back as itself by sitegen's RIS reader. A preprint (CSL's "article", and
-# "preprint" as some files write it) is RIS's unpublished work, UNPB, as EndNote and Mendeley read it; a web page is
-# ELEC, which Zotero writes and reads for one and EndNote reads as its Web Page. Other types are GEN, RIS's generic.
+# CSL types as RIS names them (the RIS specification's types, as Zotero writes and reads them), each read back as
+# itself by sitegen's RIS reader. A preprint (CSL's "article", and "preprint" as some files write it) is RIS's
+# unpublished work, UNPB, as EndNote and Mendeley read it; a web page is ELEC, which Zotero writes and reads for one
+# and EndNote reads as its Web Page.
 RIS_TYPES = {"article-journal": "JOUR", "chapter": "CHAP", "book": "BOOK", "thesis": "THES",
              "paper-conference": "CPAPER", "report": "RPRT", "dataset": "DATA", "article": "UNPB", "preprint": "UNPB",
-             "manuscript": "MANSCPT", "webpage": "ELEC", "software": "COMP", "patent": "PAT", "standard": "STAND"}
+             "manuscript": "MANSCPT", "webpage": "ELEC", "software": "COMP", "patent": "PAT", "standard": "STAND",
+             "article-magazine": "MGZN", "article-newspaper": "NEWS", "entry-encyclopedia": "ENCYC",
+             "entry-dictionary": "DICT", "post-weblog": "BLOG", "personal_communication": "PCOMM", "legal_case": "CASE",
+             "motion_picture": "MPCT", "musical_score": "MUSIC",
+             # RIS has no type of their own: the closest, read back as that type (README: export)
+             "entry": "ENCYC", "post": "ELEC", "review": "JOUR", "review-book": "JOUR"}
+# Types not named here are GEN, RIS's generic, read back as CSL's "article".
 
 
 def records_ris(records: list[Record], keys: dict[str, str] | None = None) -> str:
@@ -299,15 +306,23 @@ def _ris_entry(record: Record, keys: dict[str, str]) -> str:
 
 # CSL types as BibTeX entry types, each read back as itself by sitegen's BibTeX reader. A preprint is a @misc, as
 # arXiv and BibTeX's own advice write one (with its eprint when it is on arXiv); the types classic BibTeX has none
-# for take biblatex's (@online for a web page, @dataset, @software, @patent), which biber, JabRef and Zotero read
-# as those, and a classic style prints as a @misc.
+# for take biblatex's (@online for a web page, @dataset, @software, @patent, @inreference for an encyclopedia's
+# entry, @movie, @jurisdiction for a legal case), which biber, JabRef, Zotero and Pandoc read as those, and a
+# classic style prints as a @misc.
 BIBTEX_TYPES = {"article-journal": "article", "chapter": "incollection", "book": "book", "thesis": "phdthesis",
                 "paper-conference": "inproceedings", "report": "techreport", "dataset": "dataset", "article": "misc",
                 "preprint": "misc", "manuscript": "unpublished", "webpage": "online", "software": "software",
-                "patent": "patent", "standard": "standard"}
+                "patent": "patent", "standard": "standard", "entry-encyclopedia": "inreference", "motion_picture": "movie",
+                "legal_case": "jurisdiction",
+                # BibTeX has no type of their own: the closest, read back as that type (README: export)
+                "entry": "inreference", "entry-dictionary": "inreference", "post": "online", "post-weblog": "online",
+                "article-magazine": "article", "article-newspaper": "article", "review": "article",
+                "review-book": "article"}
+# Types not named here are @misc, read back as CSL's "article".
 # Where each entry type names what a record appeared in: a book in its series; a type with no such field (a thesis,
 # a report, a @misc) in howpublished. sitegen's BibTeX reader reads each back.
-CONTAINER_FIELDS = {"article": "journal", "incollection": "booktitle", "inproceedings": "booktitle", "book": "series"}
+CONTAINER_FIELDS = {"article": "journal", "incollection": "booktitle", "inproceedings": "booktitle", "book": "series",
+                    "inreference": "booktitle"}
 # Every character LaTeX or BibTeX treats specially, written so that braces stay balanced:
 # BibTeX counts a brace even after a backslash, so "\{" would end a field early.
 _LATEX_SPECIALS = {"\\": r"\textbackslash{}", "{": r"\textbraceleft{}", "}": r"\textbraceright{}",
