@@ -4,8 +4,8 @@
     python bench/relevance_scale.py DIR [--grow N] [--batches 50] [--repeat 1]
 
 DIR is a review folder (for example one made by bench/make_review.py). It is loaded, then ranked the
-way the site does it: every numbered batch (`rank_batches`), then every week's digest as Markdown
-(`weekly_digests`, reusing the batch rankings). With --grow, N synthetic records are first added in
+way the site does it: every batch and the records imported outside one (`rank_batches`), then every
+week's digest as Markdown (`weekly_digests`, reusing the batch rankings). With --grow, N synthetic records are first added in
 memory across --batches weekly batches, screened by two reviewers (bench/records_pages_bench.py's
 `grow`; nothing is written), so the weeks have a prior of included records to judge novelty against.
 Loading is timed apart and is not part of the figure. With --repeat, the ranking is timed that many times

@@ -831,7 +831,7 @@ def screen_status(directory: Path, as_json: bool) -> None:
     for item in per_batch:
         batch = item.batch
         name = f"batch {batch.number} ({batch.monitor_id}, {batch.created}, protocol v{batch.protocol_version})" \
-            if batch.number else "records outside any batch"
+            if batch.number else "imported outside a batch (`screen rank --imported`)"
         click.echo(f"{name}: {len(batch.record_ids)} records")
         for stage in item.stages:
             not_retrieved = f", {stage.not_retrieved} not retrieved" if stage.not_retrieved else ""
@@ -884,21 +884,32 @@ def screen_kappa(directory: Path, as_json: bool) -> None:
 
 @screen.command("rank")
 @click.argument("directory", type=REVIEW_DIR)
-@click.option("--batch", "number", type=int, required=True, help="The screening batch to rank.")
+@click.option("--batch", "number", type=int, default=None, help="The screening batch to rank.")
+@click.option("--imported", is_flag=True, help="Rank the records imported outside a batch (`sitegen import`), "
+              "as one group.")
 @click.option("--json", "as_json", is_flag=True, help="Print the order, its method and rows as JSON.")
-def screen_rank(directory: Path, number: int, as_json: bool) -> None:
-    """Order the records of a screening batch of DIRECTORY still to screen at title/abstract.
+def screen_rank(directory: Path, number: int | None, imported: bool, as_json: bool) -> None:
+    """Order the records of a screening batch of DIRECTORY (or those imported outside one) still to screen
+    at title/abstract.
 
     A model trained on the review's own title/abstract decisions so far (TF-IDF and a linear SVM)
     puts the likeliest includes first; before there is an include and an exclude, the seed-002
     relevance score orders them. It never writes a decision.
+
+    Example:
+
+    \b
+      sitegen screen rank reviews/my-review --imported
     """
+    if (number is not None) == imported:  # both given, or neither
+        raise click.UsageError("give either --batch N or --imported")
     _remember(directory)
     order = commands.ranked_batch(directory, number)
     if as_json:
         click.echo(json.dumps(order.model_dump(), indent=2, ensure_ascii=False))
         return
-    click.echo(f"batch {number}: {len(order.rows)} record(s) still to screen, ordered by {order.method}")
+    group = f"batch {number}" if number is not None else "imported outside a batch"
+    click.echo(f"{group}: {len(order.rows)} record(s) still to screen, ordered by {order.method}")
     for row in order.rows:
         click.echo(f"{row.rank:4}  {row.score:8.3f}  {row.id}\n      {row.rationale}")
 

@@ -249,7 +249,8 @@ def screening_conflicts(root: Path) -> list[Conflict]:
     return read_review(root).facts.conflicts
 
 
-def ranked_batch(root: Path, number: int) -> ScreeningOrder:
+def ranked_batch(root: Path, number: int | None) -> ScreeningOrder:
+    """Screening batch `number` ordered for screening; with None, the records imported outside a batch."""
     from sitegen.screening.digest import numbered_batch, order_batch
 
     workspace = read_review(root)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
-from conftest import EXAMPLE
+from conftest import EXAMPLE, FIXTURES, tree_bytes
 
 from sitegen.commands import build
+from sitegen.site.output import MANIFEST
+from sitegen.site.pages import page_slug
 
 
 def test_rank_prints_the_screening_order(sitegen):
@@ -69,3 +72,84 @@ def test_a_week_that_is_no_iso_week_is_refused(week):
     with pytest.raises(SitegenError, match="is not an ISO week such as 2026-W23"):
         week_start(week)
     assert week_start("2026W02") == week_start("2026-W02")
+
+
+# --------------------------------------------------------------------------- records imported outside a batch
+
+CITATION = FIXTURES / "prisma" / "citation.ris"  # a real RIS export (Haddaway et al. 2022)
+MEDLINE = FIXTURES / "medline" / "pubmed_result3.txt"  # a real PubMed MEDLINE export
+# Wednesdays of 2023-W18 and 2023-W19, after the example's last event; its batches arrived in 2023-W02 and W16.
+FIRST_IMPORT, SECOND_IMPORT = "2023-05-03T09:00:00Z", "2023-05-10T09:00:00Z"
+
+
+def _imported(sitegen, review, *args) -> list[str]:
+    """The ids an import made new to the review."""
+    code, out, err = sitegen("import", review, *args, "--json")
+    assert code == 0, err
+    return [i for item in json.loads(out)["files"] for i in item["new_ids"]]
+
+
+def _import_twice(sitegen, review) -> tuple[list[str], list[str]]:
+    """A RIS export imported in one week; the next week, that export again and a MEDLINE export."""
+    first = _imported(sitegen, review, CITATION, "--at", FIRST_IMPORT)
+    second = _imported(sitegen, review, CITATION, MEDLINE, "--at", SECOND_IMPORT)
+    assert first and second and not set(first) & set(second)
+    return first, second
+
+
+def test_records_imported_outside_a_batch_are_ranked_and_in_the_digest_of_their_week(sitegen, example_copy):
+    before = {week: sitegen("digest", example_copy, "--week", week)[1] for week in ("2023-W02", "2023-W16")}
+    first, second = _import_twice(sitegen, example_copy)
+
+    code, out, _ = sitegen("screen", "rank", example_copy, "--imported", "--json")
+    assert code == 0
+    assert sorted(row["id"] for row in json.loads(out)["rows"]) == sorted(first + second)
+    code, out, _ = sitegen("screen", "rank", example_copy, "--imported")
+    assert code == 0 and out.startswith("imported outside a batch: 2 record(s) still to screen")
+    code, _, err = sitegen("screen", "rank", example_copy, "--batch", "3")
+    assert code == 1 and "there is no screening batch 3; rank the records imported outside a batch with --imported" \
+        in err
+    code, _, err = sitegen("screen", "rank", example_copy)
+    assert code == 2 and "give either --batch N or --imported" in err
+
+    # A week's new records are those first imported that week: the RIS export imported again is not new again.
+    for week, new, old in (("2023-W18", first, second), ("2023-W19", second, first)):
+        code, out, _ = sitegen("digest", example_copy, "--week", week)
+        assert code == 0
+        assert f"{len(new)} new records ({len(new)} imported outside a batch)" in out
+        assert all(f"`{i}`" in out for i in new) and not any(f"`{i}`" in out for i in old)
+    # The batches, their weeks and their rankings are as they were.
+    assert {week: sitegen("digest", example_copy, "--week", week)[1] for week in before} == before
+    code, out, _ = sitegen("screen", "status", example_copy)
+    assert "imported outside a batch (`screen rank --imported`): 2 records" in out
+
+
+def test_the_site_ranks_the_imported_records_and_digests_their_week(sitegen, example_copy, tmp_path):
+    first, second = _import_twice(sitegen, example_copy)
+    out = tmp_path / "site"
+    build(example_copy, out, SECOND_IMPORT, {})
+    screening = (out / "screening.html").read_text()
+    assert '<a href="batches/imported.html">Imported records</a>' in screening
+    assert 'href="digests/2023-W18.html"' in screening and 'href="digests/2023-W19.html"' in screening
+    imported = (out / "batches" / "imported.html").read_text()
+    assert "<h1>Records imported outside a batch</h1>" in imported
+    assert "under the protocol as it stands (version 2)" in imported
+    assert imported.count('<td data-label="Rank">') == len(first + second)
+    digest = (out / "digests" / "2023-W18.html").read_text()
+    assert f"{len(first)} new records ({len(first)} imported outside a batch)" in digest
+    assert all(f"<code>{i}</code>" in digest for i in first)
+    for record_id in first + second:
+        page = (out / "records" / f"{page_slug(record_id)}.html").read_text()
+        assert "Relevance score" in page and 'href="../batches/imported.html"' in page
+
+    # A decision on an imported record renders the imported records' ranking again, and not the batches'.
+    batch_pages = {name: os.stat(out / "batches" / name).st_ino for name in ("1.html", "2.html")}
+    with (example_copy / "screening" / "title-abstract" / "reviewer-a.csv").open("a", encoding="utf-8") as file:
+        file.write(f"{first[0]},include,,\n")
+    build(example_copy, out, SECOND_IMPORT, {})
+    assert {name: os.stat(out / "batches" / name).st_ino for name in batch_pages} == batch_pages
+    assert (out / "batches" / "imported.html").read_text() != imported
+    fresh = tmp_path / "fresh"
+    build(example_copy, fresh, SECOND_IMPORT, {})
+    assert {path: data for path, data in tree_bytes(out).items() if path != MANIFEST} == \
+        {path: data for path, data in tree_bytes(fresh).items() if path != MANIFEST}

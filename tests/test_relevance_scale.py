@@ -7,15 +7,24 @@ import re
 from datetime import timedelta
 
 import pytest
-from conftest import EXAMPLE
+from conftest import EXAMPLE, FIXTURES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz import fuzz
 
 from sitegen.living.facts import ReviewFacts
 from sitegen.records.model import Record, RecordMeta
+from sitegen.references import read_references
+from sitegen.references.records import entry_record
 from sitegen.review.folder import DecisionRow, load_review, parse_protocol
-from sitegen.review.models import BatchPayload, Decision, LedgerEvent, ProtocolLockPayload, parse_timestamp
+from sitegen.review.models import (
+    BatchPayload,
+    Decision,
+    ImportPayload,
+    LedgerEvent,
+    ProtocolLockPayload,
+    parse_timestamp,
+)
 from sitegen.screening import relevance
 from sitegen.screening.digest import Digest, digest_markdown, iso_week, week_start, weeks
 from sitegen.screening.relevance import (
@@ -32,6 +41,9 @@ from sitegen.screening.relevance import (
     score_batch,
 )
 from sitegen.site.pages import Site
+
+CITATION = FIXTURES / "prisma" / "citation.ris"  # a real RIS export
+MEDLINE = FIXTURES / "medline" / "pubmed_result3.txt"  # a real PubMed MEDLINE export
 
 # --------------------------------------------------------------------------- the reference
 
@@ -67,19 +79,35 @@ def reference_site(review, screening) -> tuple[dict, dict[str, str]]:
                     return parsed.meta
         return review.protocol.meta
 
+    # The records imported outside any batch (ranked as one group, numbered None), each with the time of its
+    # first import and the protocol version in force then: a new record of that week's digest.
     rankings = {batch.number: score_batch([review.records[i] for i in screening.to_screen(batch.record_ids)],
                                           protocol(batch.protocol_version),
                                           prior(week_start(iso_week(batch.created))) if batch.created else [],
                                           review.state.max_kept)
-                for batch in screening.batches if batch.number is not None}
+                for batch in screening.batches}
+    batched = {i for batch in screening.batches if batch.number is not None for i in batch.record_ids}
+    first_imported: dict[str, tuple[str, int | None]] = {}
+    in_force = None
+    for event, payload in zip(review.ledger, review.payloads, strict=True):
+        if isinstance(payload, ProtocolLockPayload):
+            in_force = payload.version
+        elif isinstance(payload, ImportPayload):
+            for i in payload.record_ids:
+                if i not in batched:
+                    first_imported.setdefault(i, (event.ts, in_force))
     digests = {}
     for week in weeks(screening):
         start = week_start(week)
         chosen = [b for b in screening.batches if b.created and iso_week(b.created) == week]
-        ids = dict.fromkeys(i for batch in chosen for i in screening.to_screen(batch.record_ids))
-        ranking = score_batch([review.records[i] for i in ids], protocol(max(b.protocol_version or 0 for b in chosen)),
-                              prior(start), review.state.max_kept)
-        digest = Digest(week=week, batches=[b.number for b in chosen if b.number], ranking=ranking)
+        imported = [i for i, (at, _) in first_imported.items() if iso_week(at) == week]
+        versions = [b.protocol_version or 0 for b in chosen] + [first_imported[i][1] or 0 for i in imported]
+        imported = screening.to_screen(imported)
+        ids = dict.fromkeys([*(i for batch in chosen for i in screening.to_screen(batch.record_ids)), *imported])
+        ranking = score_batch([review.records[i] for i in ids], protocol(max(versions)), prior(start),
+                              review.state.max_kept)
+        digest = Digest(week=week, batches=[b.number for b in chosen if b.number], imported=len(imported),
+                        ranking=ranking)
         digests[week] = digest_markdown(review, digest)
     return rankings, digests
 
@@ -139,10 +167,33 @@ def grown_example(max_kept: int):
     return review
 
 
+def with_imports(review):
+    """The review with records imported outside a batch (real records from a RIS and a MEDLINE export): in the
+    week of its last batch, in a week of its own, and, in that week, one imported again (no new record) and a
+    batch's record imported (none either)."""
+    last = max(((event, payload) for event, payload in zip(review.ledger, review.payloads, strict=True)
+                if isinstance(payload, BatchPayload)), key=lambda pair: parse_timestamp(pair[0].ts))
+    exports = [entry_record(entry, None, []) for path, kind in ((CITATION, "ris"), (MEDLINE, "medline"))
+               for entry in read_references(path.read_text(encoding="utf-8"), kind, [])]
+    for record in exports:
+        review.records[record.id] = record
+    seq = review.ledger[-1].seq
+    same_week = parse_timestamp(last[0].ts) + timedelta(hours=1)
+    for at, ids in ((same_week, [exports[0].id]),
+                    (same_week + timedelta(weeks=2), [exports[0].id, exports[1].id, last[1].record_ids[0]])):
+        seq += 1
+        review.ledger.append(LedgerEvent.model_construct(seq=seq, type="import", ts=at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                                                         payload={}, prev="0" * 64, hash="0" * 64))
+        review.payloads.append(ImportPayload.model_construct(source="test", method="database", description="test",
+                                                             record_ids=ids, file=None, seen=None))
+    return review
+
+
 @pytest.mark.parametrize("review", [
     pytest.param(lambda: load_review(EXAMPLE)[0], id="example"),
     pytest.param(lambda: grown_example(max_kept=25), id="grown"),
     pytest.param(lambda: grown_example(max_kept=2), id="grown-capped"),
+    pytest.param(lambda: with_imports(grown_example(max_kept=25)), id="grown-with-imports"),
 ])
 def test_the_site_ranks_and_digests_as_scoring_each_on_its_own_does(review):
     review = review()

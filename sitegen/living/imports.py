@@ -11,7 +11,8 @@ The files of one command share its time, so PRISMA takes them for one run: a rec
 is identified by both and counted once. Each entry is an identification (the event keeps each entry's
 record id under the database the entry names), so a record a file holds twice is a duplicate removed; a file
 given twice (or two copies of one) is imported once, with a warning. An imported record is handed to reviewers by its import
-event (`in_review`); it forms no screening batch. PRISMA counts it under "identification from
+event (`in_review`); it forms no screening batch, but is ranked with the other records imported outside one
+(`screen rank --imported`) and is a new record of the digest of the week it was first imported in. PRISMA counts it under "identification from
 databases" when the import's method is "database", under "other methods" otherwise.
 
 A malformed record, an entry that cannot be a record (it has no title) or a file the reader cannot

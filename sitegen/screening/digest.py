@@ -1,12 +1,13 @@
 """Ranked screening batches and the weekly digest.
 
 Each batch is ranked by relevance (`sitegen.screening.relevance`) for the digest
-and the site; its screening order (`sitegen screen rank`) comes from a model
-trained on the review's own title/abstract decisions (`sitegen.screening.ranking`).
-Neither ever writes a decision. The
-digest for an ISO week gathers the batches that arrived that week: the KEEP
-list with rationales, the REVIEW cases, what was dropped and why, what was
-already covered, and the calibration summary.
+and the site, and so are the records imported outside a batch, as one group; their
+screening order (`sitegen screen rank`) comes from a model trained on the review's
+own title/abstract decisions (`sitegen.screening.ranking`). Neither ever writes a
+decision. The digest for an ISO week gathers the week's new records: the batches
+that arrived that week and the records first imported that week outside a batch.
+It lists the KEEP list with rationales, the REVIEW cases, what was dropped and
+why, what was already covered, and the calibration summary.
 
 "Prior" records, against which novelty is judged, are those of the batches of
 the four weeks before, that reviewers included at title and abstract: human
@@ -59,6 +60,7 @@ class Digest(BaseModel):
     week: str  # ISO week, YYYY-Www
     batches: list[int]
     ranking: Ranking
+    imported: int = 0  # of the records ranked, those first imported this week outside a batch
     # The week's search runs a source did not answer in full ("PubMed (label) in the run of object-in-context on
     # 2026-06-01"): its new records may be missing, so the digest is not every new record of the week.
     unreached: list[str] = []
@@ -199,10 +201,13 @@ class Relevance:
         start = week_start(week)
         year, number, _ = start.isocalendar()
         week = f"{year}-W{number:02d}"
-        chosen = [b for b in self.screening.batches if b.created and iso_week(b.created) == week]
-        record_ids = list(dict.fromkeys(i for batch in chosen for i in self.screening.to_screen(batch.record_ids)))
-        version = max((b.protocol_version or 0 for b in chosen), default=None)
-        return Digest(week=week, batches=[b.number for b in chosen if b.number],
+        # The week's new records: its batches', then those first imported this week outside a batch.
+        arrived = [b for b in [*self.screening.batches, *self.screening.imports]
+                   if b.created and iso_week(b.created) == week]
+        record_ids = list(dict.fromkeys(i for batch in arrived for i in self.screening.to_screen(batch.record_ids)))
+        version = max((b.protocol_version or 0 for b in arrived), default=None)
+        imported = sum(len(self.screening.to_screen(b.record_ids)) for b in arrived if b.number is None)
+        return Digest(week=week, batches=[b.number for b in arrived if b.number], imported=imported,
                       ranking=self.rank(record_ids, version, start), unreached=self._unreached(week))
 
     def _unreached(self, week: str) -> list[str]:
@@ -224,13 +229,14 @@ def rank_batch(review: Review, screening: ScreeningFacts, batch: Batch) -> Ranki
     return Relevance(review, screening).batch(batch)
 
 
-def rank_batches(relevance: Relevance) -> dict[int, Ranking]:
-    """Each numbered batch ranked, as its batch page and its records' pages show it."""
-    return {batch.number: relevance.batch(batch) for batch in relevance.screening.batches if batch.number is not None}
+def rank_batches(relevance: Relevance) -> dict[int | None, Ranking]:
+    """Each batch ranked, as its batch page and its records' pages show it; the records imported outside a batch
+    (None) as one group, under the current protocol and with no week's prior: its imports span weeks."""
+    return {batch.number: relevance.batch(batch) for batch in relevance.screening.batches}
 
 
 def weekly_digests(relevance: Relevance) -> dict[str, Digest]:
-    """The digest of every week in which a batch arrived, oldest first."""
+    """The digest of every week in which new records arrived (`weeks`), oldest first."""
     return {week: relevance.week(week) for week in weeks(relevance.screening)}
 
 
@@ -256,8 +262,8 @@ def weekly(review: Review, screening: ScreeningFacts, week: str) -> Digest:
 
 
 def weeks(screening: ScreeningFacts) -> list[str]:
-    """Every ISO week in which a batch arrived, oldest first."""
-    return sorted({iso_week(b.created) for b in screening.batches if b.created})
+    """Every ISO week in which a batch arrived or records were first imported outside a batch, oldest first."""
+    return sorted({iso_week(b.created) for b in [*screening.batches, *screening.imports] if b.created})
 
 
 def digest_sections(digest: Digest) -> list[tuple[str, list[Scored]]]:
@@ -272,11 +278,12 @@ def digest_sections(digest: Digest) -> list[tuple[str, list[Scored]]]:
 
 
 def digest_summary(digest: Digest) -> str:
-    batch_names = ", ".join(str(n) for n in digest.batches) or "none"
+    arrived = [f"screening batch {', '.join(str(n) for n in digest.batches)}"] if digest.batches else []
+    arrived += [f"{digest.imported} imported outside a batch"] if digest.imported else []
     unreached = (f" Not every source answered in full this week ({'; '.join(digest.unreached)}): the new records it "
                  "holds may be missing, so these may not be all of the week's." if digest.unreached else "")
-    return (f"{len(digest.ranking.decisions)} new records (screening batch {batch_names}), ranked by relevance to "
-            f"the protocol. Scores order the batch for reviewers; they decide nothing.{unreached}")
+    return (f"{len(digest.ranking.decisions)} new records ({'; '.join(arrived) or 'screening batch none'}), ranked by "
+            f"relevance to the protocol. Scores order the batch for reviewers; they decide nothing.{unreached}")
 
 
 def calibration_summary(digest: Digest) -> str:
@@ -298,8 +305,13 @@ def digest_markdown(review: Review, digest: Digest) -> str:
     return "\n".join(lines)
 
 
-def numbered_batch(screening: ScreeningFacts, number: int) -> Batch:
+def numbered_batch(screening: ScreeningFacts, number: int | None) -> Batch:
+    """Screening batch `number`, or with None the records imported outside a batch, ranked as one group."""
     found = [b for b in screening.batches if b.number == number]
-    if not found:
-        raise SitegenError(f"there is no screening batch {number}")
-    return found[0]
+    if found:
+        return found[0]
+    if number is None:
+        raise SitegenError("no record was imported outside a screening batch")
+    imported = any(b.number is None for b in screening.batches)
+    hint = "; rank the records imported outside a batch with --imported" if imported else ""
+    raise SitegenError(f"there is no screening batch {number}{hint}")

@@ -3,18 +3,18 @@ reviewers agree. Everything here is derived from the decision files and the ledg
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
 from sitegen.review.folder import ADJUDICATION, Review
-from sitegen.review.models import STAGES, BatchPayload
+from sitegen.review.models import STAGES, BatchPayload, ImportPayload, ProtocolLockPayload
 from sitegen.screening.agreement import Agreement, agreement
 from sitegen.screening.outcomes import TO_FULL_TEXT, Outcome, review_outcomes
 
 
 class Batch(BaseModel):
-    number: int | None  # None: records that came in without a batch (imported)
+    number: int | None  # None: records that came in without a batch (imported), ranked together as one group
     monitor_id: str | None
     protocol_version: int | None
     created: str | None
@@ -58,8 +58,11 @@ class ScreeningFacts:
     give it no outcome, and it leaves every queue, though its batch still lists it as it arrived."""
 
     outcomes: dict[str, dict[str, Outcome]]  # stage -> record id -> outcome
-    batches: list[Batch]
+    batches: list[Batch]  # the records outside any batch last, as one group numbered None
     duplicates: frozenset[str] = frozenset()
+    # The same records outside any batch, by the import that first brought them (`first_imports`): dated, so
+    # that the digest of a week counts them among its new records.
+    imports: list[Batch] = field(default_factory=list)
 
     def to_screen(self, record_ids: list[str]) -> list[str]:
         """The records of `record_ids` that are screened: all but the confirmed duplicates."""
@@ -69,7 +72,8 @@ class ScreeningFacts:
 def screening_facts(review: Review, duplicates: frozenset[str] = frozenset()) -> ScreeningFacts:
     outcomes = {stage: {record_id: outcome for record_id, outcome in review_outcomes(review, stage).items()
                         if record_id not in duplicates} for stage in STAGES}
-    return ScreeningFacts(outcomes, batches(review), duplicates)
+    found = batches(review)
+    return ScreeningFacts(outcomes, found, duplicates, first_imports(review, found))
 
 
 def batches(review: Review) -> list[Batch]:
@@ -81,6 +85,28 @@ def batches(review: Review) -> list[Batch]:
     if loose:
         found.append(Batch(number=None, monitor_id=None, protocol_version=None, created=None, record_ids=loose))
     return found
+
+
+def first_imports(review: Review, found: list[Batch]) -> list[Batch]:
+    """The records outside any batch (of `found`), grouped by the import that first handed them to reviewers: one
+    group per import time (the files of one `sitegen import` share it, as PRISMA takes them for one run), dated
+    by it and under the protocol version in force then, oldest first. A record of no import event (recorded
+    before imports were) is in none."""
+    loose = {record_id for batch in found if batch.number is None for record_id in batch.record_ids}
+    groups: dict[str, Batch] = {}
+    first: set[str] = set()
+    in_force: int | None = None
+    for event, payload in zip(review.ledger, review.payloads, strict=True):  # ledger order is time order
+        if isinstance(payload, ProtocolLockPayload):  # a lock, or an amendment
+            in_force = payload.version
+        elif isinstance(payload, ImportPayload):
+            arrived = [record_id for record_id in payload.record_ids if record_id in loose and record_id not in first]
+            first.update(arrived)
+            if arrived:
+                group = groups.setdefault(event.ts, Batch(number=None, monitor_id=None, protocol_version=in_force,
+                                                          created=event.ts, record_ids=[]))
+                group.record_ids.extend(arrived)
+    return list(groups.values())
 
 
 @dataclass

@@ -38,7 +38,7 @@ from sitegen.site.downloads import listing as downloads_listing
 from sitegen.site.downloads import record_downloads
 from sitegen.site.keys import Keys, code_digest
 from sitegen.site.output import Page
-from sitegen.site.record_page import digest_content, ranked_row
+from sitegen.site.record_page import batch_page, digest_content, ranked_row
 from sitegen.site.templates import environment, templates_dir
 
 # Markers Site.framed replaces: text no template, title or path holds (review text never holds a NUL).
@@ -185,8 +185,9 @@ class Site:
         return {view.record.id: view for view in self.views}
 
     @cached_property
-    def rankings(self) -> dict[int, Ranking]:
-        """Each numbered batch ranked by relevance, as its batch page and its records' pages show it."""
+    def rankings(self) -> dict[int | None, Ranking]:
+        """Each batch ranked by relevance, as its batch page and its records' pages show it (None: the records
+        imported outside a batch, as one group)."""
         return rank_batches(Relevance(self.review, self.facts.screening))
 
     @cached_property
@@ -224,15 +225,21 @@ def screening(site: Site) -> Files:
         "screening.html", "screening.html", batches=per_batch, overall=overall, conflicts=len(site.facts.conflicts),
         digests=sorted(site.digests, reverse=True))
     for item in per_batch:
-        if item.batch.number is not None:
-            path = f"batches/{item.batch.number}.html"
-            ranking = site.rankings[item.batch.number]
-            views = [site.views_by_id[scored.id] for scored in ranking.decisions]
-            yield Page(path, lambda path=path, item=item, ranking=ranking, views=views: site.page_in_parts(
-                path, "batch.html", (ranked_row(rank, scored, view, site.reasons) for rank, (scored, view)
-                                     in enumerate(zip(ranking.decisions, views, strict=True), start=1)),
-                item=item, calibration=ranking.calibration),
-                site.keys.of("batch.html", path, item, ranking, views))
+        path = batch_page(item.batch.number)
+        ranking = site.rankings[item.batch.number]
+        views = [site.views_by_id[scored.id] for scored in ranking.decisions]
+        # The records imported outside a batch are ranked under the current protocol (`rank_batches`): their
+        # page names its version. A batch's names the version it is screened under, its own.
+        protocol = {"current_protocol": site.review.protocol.meta.version} if item.batch.number is None else {}
+        yield Page(path, lambda path=path, item=item, ranking=ranking, views=views, protocol=protocol: site.page_in_parts(
+            path, "batch.html", _ranked_rows(site, ranking, views), item=item, calibration=ranking.calibration,
+            **protocol), site.keys.of("batch.html", path, item, ranking, views, protocol))
+
+
+def _ranked_rows(site: Site, ranking: Ranking, views: list[RecordView]) -> Iterator[str]:
+    """A batch page's rows, one per record ranked, best first."""
+    for rank, (scored, view) in enumerate(zip(ranking.decisions, views, strict=True), start=1):
+        yield ranked_row(rank, scored, view, site.reasons)
 
 
 def digests(site: Site) -> Files:

@@ -34,6 +34,11 @@ if TYPE_CHECKING:  # pages.py and records.py import this module
 STAGE_NAMES = {"title-abstract": "title and abstract screening", "full-text": "full-text assessment"}
 
 
+def batch_page(number: int | None) -> str:
+    """A batch's ranking page, from the site's root; the records imported outside a batch (None) have one too."""
+    return f"batches/{'imported' if number is None else number}.html"
+
+
 def _e(value: object) -> str:
     """`value` escaped for HTML, as markupsafe's escape does it (the same bytes); plain text, most of what
     a page holds, by str.replace, which costs less than making a Markup of every value."""
@@ -182,7 +187,8 @@ def _batch_and_relevance(entry: Entry) -> str:
                    f"protocol version {_e(batch.protocol_version)}. "
                    f'<a href="../records/list/batch-{batch.number}/1.html">Every record of this batch</a>.</p>')
     else:
-        out.append("<p>Imported outside a screening batch.</p>")
+        out.append(f'<p>Imported outside a screening batch: ranked with <a href="../{batch_page(None)}">the records '
+                   "imported outside a batch</a>.</p>")
     if scored:
         axes = scored.axes
         out.append(f'<dl class="relevance">\n<dt>Relevance score</dt><dd>{scored.score} of 100: '
@@ -191,9 +197,9 @@ def _batch_and_relevance(entry: Entry) -> str:
                    f'<dt>Rationale</dt><dd class="rationale">{_e(scored.rationale)}</dd>\n</dl>\n'
                    '<p class="note">The score ranks the batch against the protocol so reviewers see the likeliest '
                    "includes first; it decides nothing.</p>")
-    else:
-        out.append('<p class="blank">Not scored: relevance ranks screening batches, and this record came in outside '
-                   "one.</p>")
+    else:  # every record is ranked with its batch but a confirmed duplicate, which is not screened
+        out.append('<p class="blank">Not scored: a confirmed duplicate of another record is not screened, so not '
+                   "ranked.</p>")
     return "\n".join(out)
 
 
@@ -205,8 +211,7 @@ def record_row(entry: Entry, root: str, reasons: dict[str, str]) -> str:
         f" {_e(record.container_title)}" if record.container_title else "")
     identifiers = "<br>".join(f"{_e(NAMESPACE_LABELS[namespace])}&nbsp;{_e(value)}"
                               for namespace, value in record.identifiers().items())
-    batch = (f'<a href="{root}batches/{entry.batch.number}.html">{entry.batch.number}</a>' if entry.batch.number
-             else "imported")
+    batch = f'<a href="{root}{batch_page(entry.batch.number)}">{entry.batch.number or "imported"}</a>'
     full_text = (outcome(view.full_text, reasons) if entry.standing.stage == "full-text"
                  else '<span class="outcome outcome-pending">not reached</span>')
     scored = entry.relevance
@@ -222,7 +227,7 @@ def record_row(entry: Entry, root: str, reasons: dict[str, str]) -> str:
 
 
 def ranked_row(rank: int, scored: Scored, view: RecordView, reasons: dict[str, str]) -> str:
-    """A record's row in its batch's ranking (batches/<n>.html)."""
+    """A record's row in its batch's ranking (`batch_page`)."""
     suggestion = _e(scored.decision)
     return (f'<tr><td data-label="Rank">{rank}</td><td data-label="Score">{scored.score}</td>'
             f'<td data-label="Suggestion" class="suggestion suggestion-{_e(scored.decision.lower())}">{suggestion}</td>\n'

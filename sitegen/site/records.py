@@ -68,7 +68,7 @@ class Entry:
     view: RecordView
     batch: Batch  # records that came in outside a screening batch are in the loose group, numbered None
     standing: Standing
-    relevance: Scored | None  # None for records imported outside a batch: ranking orders batches
+    relevance: Scored | None  # None for a confirmed duplicate: not screened, so not ranked
     sightings: list[Sighting]
 
     @property
