@@ -44,7 +44,11 @@ _URL_FORM = re.compile(r"^(?:https?:)?//", re.IGNORECASE)
 _PUBMED_TAG = re.compile(r"\s*\[doi\]$", re.IGNORECASE)
 # Where a field holding several DOIs ("10.1/a, 10.1/b", "10.1/a;10.1/b", "10.1/a 10.1/b") separates
 # them: a separator whose next word holds a DOI's start. A SICI DOI's own ';' (…CO;2-#) is no separator.
-_BETWEEN_DOIS = re.compile(r"[\s,;]+(?=\S*?10\.[0-9]{4,9}/)")
+# A run of separators is tried from its start only ((?<!…)), as names.AUTHORS_AND, and whole (++: a DOI's start
+# holds none of them, so no part of a run is followed by one when the whole is not). Tried from each of its
+# characters with each of its lengths, the next word was read again each time: a field of 2,000 commas (fields
+# up to 2,048 characters are read) took 15 s.
+_BETWEEN_DOIS = re.compile(r"(?<![\s,;])[\s,;]++(?=\S*?10\.[0-9]{4,9}/)")
 _SENTENCE_PUNCTUATION = ".,;:"
 _WRAPPERS = "\"'\u201c\u201d\u2018\u2019\u00ab\u00bb`"
 _CLOSERS = {")": "(", "]": "[", ">": "<", "}": "{"}
