@@ -708,3 +708,16 @@ def test_a_doi_field_is_split_between_dois_in_linear_time(separator):
     assert normalise_doi(f"10.1000/abc{run}x") is None
     assert normalise_doi(f"10.1000/abc{run}10.1000/def") is None
     assert normalise_doi(f"10.1000/abc{run}https://doi.org/10.1000/ABC") == "10.1000/abc"
+
+
+def test_a_line_between_bibtex_entries_is_read_in_linear_time():
+    """A line between entries that opens one without its '@' ("article{key,") is refused: with no key, the spaces
+    before and after where it belongs were read as two runs, split every way, so a line holding 300 KB of tabs took
+    minutes."""
+    from sitegen.references import ReferenceProblem
+
+    entry = "@article{k, title={A title}}\n"
+    assert [item.get("title") for item in read_references(f"{entry}article{{{SPACES}x\n", "bibtex")] == ["A title"]
+    with pytest.raises(ReferenceProblem, match="text outside an entry that looks like one") as caught:
+        read_references(f"{entry}article{{{SPACES}x{SPACES},\n", "bibtex")
+    assert caught.value.line == 2
