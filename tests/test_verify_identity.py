@@ -14,7 +14,7 @@ from sitegen.records.model import CslDate, CslName, Record, RecordMeta
 from sitegen.review.models import VerificationPayload
 from sitegen.sources.settings import SourceSettings
 from sitegen.sources.snapshots import SnapshotStore
-from sitegen.verify.identity import agreement, verify_citation
+from sitegen.verify.identity import agreement, marked_retracted, verify_citation
 from tests.http_mocks import fetcher, json_response
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -222,6 +222,19 @@ def test_a_publisher_retraction_mark_in_the_title_is_the_work_retracted():
     verdicts = verify_citation(serve(json_response(json.dumps(work)), openalex_adak()), SETTINGS, cited())
     assert verdicts.identity.verdict == "verified"
     assert verdicts.status.verdict == "retracted" and "Crossref titles the work as retracted" in verdicts.status.reasons
+
+
+@pytest.mark.parametrize("title, marked", [
+    ("(" + " " * 1500 + "Retracted" + " " * 1500 + ")" + " " * 1500 + ": " + ADAK_TITLE[:20], True),
+    ("Retracted" + " " * 4900 + "the title goes on", False),
+])
+def test_a_retraction_mark_is_read_off_a_title_in_linear_time(title, marked):
+    """With no bracket around the mark, the spaces before and after where it belongs were two runs, split every
+    way: a title (at most 5,000 characters) holding a run of spaces no mark ends took a second, for each comparison
+    of it."""
+    assert marked_retracted(cited(title=title)) is marked
+    assert agreement(cited(title=title), cited(title=title.replace("Retracted", "")))[0] == ("same" if marked else
+                                                                                               "unclear")
 
 
 def test_a_retraction_counts_even_when_the_citation_gets_the_pages_wrong():

@@ -132,8 +132,9 @@ def _describe(record: Record) -> str:
 
 
 # How publishers mark a retracted work in its own title ("RETRACTED ARTICLE: …", "Retracted: …", "WITHDRAWN: …"):
-# the work itself, retracted, not a notice about it.
-RETRACTED_TITLE = re.compile(r"^\s*[\[(]?\s*(?:retracted(?:\s+article)?|withdrawn)\s*[\])]?\s*[:.\-–—]\s*",
+# the work itself, retracted, not a notice about it. The spaces around a bracket are one run when there is no
+# bracket: as two (\s*[\[(]?\s*), a run was split every way, so a 5,000-character title took a second.
+RETRACTED_TITLE = re.compile(r"^\s*(?:[\[(]\s*)?(?:retracted(?:\s+article)?|withdrawn)\s*(?:[\])]\s*)?[:.\-–—]\s*",
                              re.IGNORECASE)
 
 
