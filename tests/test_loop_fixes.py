@@ -398,6 +398,17 @@ def test_a_600_kb_paragraph_is_checked_in_well_under_a_second():
     assert review.sentences == 9001
 
 
+SPACES = " " * 300_000  # a run of spaces pasted into a draft, not followed by what a pattern seeks
+
+
+def test_a_heading_holding_a_long_run_of_spaces_is_read_in_linear_time():
+    """An ATX heading's closing #s were matched after its text (`(.*?)\\s*#*\\s*$`), so a run of spaces in it was
+    split every way from each of its characters: 4,000 spaces took for ever."""
+    text = f"# Methods{SPACES}and more ##\n\nScreening time fell by 20% in the trial.\n\n# References{SPACES}x\n\nMore."
+    assert [(s.section, s.text) for s in claims.sentences(text)] == [
+        (f"Methods{SPACES}and more", "Screening time fell by 20% in the trial."), (f"References{SPACES}x", "More.")]
+
+
 # --------------------------------------------------------------------------- 13. rounds counted by folders
 
 
