@@ -118,7 +118,9 @@ SPACED_AT_KEY = re.compile(r"\s*" + AT_KEY.pattern)
 SPACED_LATEX_CITE = re.compile(r"(\s*)" + LATEX_CITE.pattern)
 EMPTY_PARENTHESES = re.compile(r"\s*[(（]\s*[,;，；]?\s*[)）]")
 BRACKETS = {")": "(", "]": "[", "）": "（"}
-TABLE_DELIMITER = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$")
+# A table's delimiter row (|---|:--:|). Each pipe is matched with the spaces after it ((?:\|\s*)?): with the pipe
+# optional between two runs of spaces, a line of spaces after a paragraph was split every way (300 KB: for ever).
+TABLE_DELIMITER = re.compile(r"\s*(?:\|\s*)?:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+(?:\|\s*)?$")
 
 
 class Strict(BaseModel):
