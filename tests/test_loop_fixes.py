@@ -430,6 +430,14 @@ def test_a_line_of_spaces_after_a_paragraph_is_read_in_linear_time():
     assert [s.text for s in claims.sentences(text)] == [
         "Screening time fell by 20% x in the trial.", f"It rose ---|---{SPACES}x"]
 
+
+def test_a_bold_line_followed_by_a_long_run_of_spaces_is_read_in_linear_time():
+    """A bold line naming the reference list ("**References**") ends it; the spaces after the bold text stood on
+    either side of an optional colon, so a run of them no colon or line end followed was split every way."""
+    text = (f"\n**Results**{SPACES}x rose by 20% in the trial.\n\n**References**{SPACES}\n\n"
+            "Smith J. Screening time fell by 20%. Journal 2020.\n")
+    assert [s.text for s in claims.sentences(text)] == [f"**Results**{SPACES}x rose by 20% in the trial."]
+
 # --------------------------------------------------------------------------- 13. rounds counted by folders
 
 

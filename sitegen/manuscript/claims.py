@@ -40,7 +40,9 @@ REFERENCE_HEADINGS = re.compile(
     r"bibliographie|referencias|bibliografía|referências|bibliografia|riferimenti bibliografici|literatuur|"
     r"referenties|литература|список литературы|источники)\s*[:：]?", re.IGNORECASE)
 HEADING = re.compile(r"(#{1,6})\s+(.*)")  # an ATX heading: its level, and its text with any closing #s
-BOLD_HEADING = re.compile(r"\s{0,3}(?:\*\*|__)(.+?)(?:\*\*|__)\s*[:：]?\s*$")  # a line that is only bold text
+# A line that is only bold text, and a colon. The colon is matched with the spaces after it ((?:[:：]\s*)?): optional
+# between two runs of spaces, a run after the bold text was split every way (300 KB: for ever).
+BOLD_HEADING = re.compile(r"\s{0,3}(?:\*\*|__)(.+?)(?:\*\*|__)\s*(?:[:：]\s*)?$")
 SETEXT_UNDERLINE = re.compile(r"\s{0,3}(=+|-+)\s*$")
 FENCE = re.compile(r"\s{0,3}(`{3,}|~{3,})")
 LIST_MARKER = re.compile(r"\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+")
