@@ -438,6 +438,19 @@ def test_a_bold_line_followed_by_a_long_run_of_spaces_is_read_in_linear_time():
             "Smith J. Screening time fell by 20%. Journal 2020.\n")
     assert [s.text for s in claims.sentences(text)] == [f"**Results**{SPACES}x rose by 20% in the trial."]
 
+
+@pytest.mark.parametrize("sentence, edited", [
+    (f"Rates fell{SPACES}x [@a; @b].", f"Rates fell{SPACES}x [@b]."),
+    (f"Rates fell @b{SPACES}x @a.", f"Rates fell @b{SPACES}x."),
+    (f"Rates fell{SPACES}x \\cite{{a}}.", f"Rates fell{SPACES}x."),
+    (f"Rates fell ({SPACES}x) @a.", f"Rates fell ({SPACES}x)."),
+    (f"Rates fell ({SPACES}@a{SPACES}).", "Rates fell."),
+])
+def test_a_citation_is_taken_out_of_a_sentence_holding_a_long_run_of_spaces_in_linear_time(sentence, edited):
+    """What `remove_key` takes out (a bracketed citation, an in-text @key, a \\cite, parentheses left empty) was
+    matched with the spaces before it from each space of a run: a sentence holding 300 KB of them took for ever."""
+    assert claims.remove_key(sentence, "a") == edited
+
 # --------------------------------------------------------------------------- 13. rounds counted by folders
 
 

@@ -115,10 +115,13 @@ CJK_CLAIM_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("an effect or association", re.compile(r"与.{1,30}?(?:相关|有关|关联)|导致|提高|降低|增加|减少|改善|预测|风险")),
     ("a comparison", re.compile(r"(?:高于|低于|优于|劣于|多于|少于|快于|慢于)")),
 )
-BRACKET_CITATION = re.compile(r"(\s*)\[([^\[\]]*)\]")
-SPACED_AT_KEY = re.compile(r"\s*" + AT_KEY.pattern)
-SPACED_LATEX_CITE = re.compile(r"(\s*)" + LATEX_CITE.pattern)
-EMPTY_PARENTHESES = re.compile(r"\s*[(（]\s*[,;，；]?\s*[)）]")
+# What `remove_key` takes out, with the spaces before it. Those spaces are matched from the start of their run only
+# ((?<!\s)), as records.names.AUTHORS_AND, and the spaces in parentheses as one run: a run of spaces no citation
+# followed was matched from each of its spaces (a sentence holding 4,000 took 0.6 s to edit, 300 KB for ever).
+BRACKET_CITATION = re.compile(r"(?<!\s)(\s*)\[([^\[\]]*)\]")
+SPACED_AT_KEY = re.compile(r"(?<!\s)\s*" + AT_KEY.pattern)
+SPACED_LATEX_CITE = re.compile(r"(?<!\s)(\s*)" + LATEX_CITE.pattern)
+EMPTY_PARENTHESES = re.compile(r"(?<!\s)\s*[(（]\s*(?:[,;，；]\s*)?[)）]")
 BRACKETS = {")": "(", "]": "[", "）": "（"}
 # A table's delimiter row (|---|:--:|). Each pipe is matched with the spaces after it ((?:\|\s*)?): with the pipe
 # optional between two runs of spaces, a line of spaces after a paragraph was split every way (300 KB: for ever).
