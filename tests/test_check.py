@@ -947,3 +947,18 @@ def test_a_number_where_text_goes_says_to_quote_it(sitegen, example_copy):
     lines[at] = f"{key}: 12:30\n"  # YAML's sexagesimal 750
     path.write_text("".join(lines))
     check_reports(sitegen, example_copy, f"evidence/{path.name}", at + 1, "it was read as 750: put the text in quotes")
+
+
+def test_a_protocol_edited_after_its_lock_says_how_to_keep_the_change_and_that_way_works(sitegen, example_copy):
+    # The message told the user to raise `version` first; `protocol amend` raises it itself, and following the
+    # message as written must give a clean review.
+    protocol = example_copy / "protocol.md"
+    lines = protocol.read_text().splitlines(keepends=True)
+    edited = next(n for n, line in enumerate(lines) if "Rodents (rats or mice)" in line)
+    lines[edited] = lines[edited].replace("Rodents (rats or mice)", "Rodents (rats, mice or voles)")
+    protocol.write_text("".join(lines))
+    out = check_reports(sitegen, example_copy, "protocol.md", edited + 1, "was edited after it was locked")
+    assert "`sitegen protocol amend DIR --at TIME --reason TEXT` (which raises `version` for you)" in out
+    code, _, err = sitegen("protocol", "amend", example_copy, "--at", "2026-01-20T00:00:00Z", "--reason", "voles too")
+    assert code == 0, err
+    assert "version: 3" in protocol.read_text() and sitegen("check", example_copy)[0] == 0
