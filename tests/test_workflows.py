@@ -3,6 +3,7 @@ adoption steps naming what the workflows read. (actionlint itself runs in test_p
 
 from __future__ import annotations
 
+import fnmatch
 import re
 
 import pytest
@@ -318,3 +319,17 @@ def test_publish_warns_of_a_site_larger_than_github_pages_takes(tmp_path, size, 
     done = subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert ("::warning::The site is 1100 MB: GitHub Pages supports sites up to 1 GB" in done.stdout) == warned
+
+
+def test_the_gitignore_step_covers_what_a_build_leaves_beside_any_output(sitegen, example_copy, tmp_path):
+    # Step 6 named `.site.*/`, which misses the spare folder of a build into another folder (`public/.x.spare-…`).
+    step = (ROOT / "README.md").read_text().split("\n6. Keep local builds out of Git", 1)[1].split("\n\n")[0]
+    patterns = [pattern.rstrip("/") for pattern in re.findall(r"`([^`]+)`", step) if "*" in pattern]
+    assert patterns
+    out = tmp_path / "public" / "x"
+    for title in ("First", "Second"):  # a second build that changes a page exchanges the sites, keeping a spare
+        (example_copy / "review.yaml").write_text(
+            re.sub(r"(?m)^title: .*$", f"title: {title}", (example_copy / "review.yaml").read_text()))
+        assert sitegen("build", example_copy, "--out", out)[0] == 0
+    beside = [path.name for path in out.parent.iterdir() if path != out]
+    assert beside and all(any(fnmatch.fnmatch(name, pattern) for pattern in patterns) for name in beside), beside
