@@ -330,6 +330,13 @@ def test_a_file_naming_a_family_name_alone_is_read_so(format, text):
     assert entry_record(entry).author == [CslName(family="van der Berg"), CslName(family="Garcia Marquez")]
 
 
+def test_a_bibtex_name_braced_whole_with_a_comma_stays_one_name_as_written():
+    # BibTeX never splits a name braced whole: "{Doe, Jane}" is one name. Written "Family," for the family name
+    # alone, it became "Doe, Jane,", a literal with a stray comma, which every export then wrote.
+    [entry] = read_references("@article{a, title = {T}, author = {{Doe, Jane} and {Garcia Marquez}}}", "bibtex")
+    assert entry_record(entry).author == [CslName(literal="Doe, Jane"), CslName(family="Garcia Marquez")]
+
+
 @pytest.mark.parametrize("format", WRITERS)
 def test_a_name_a_source_gave_as_one_field_comes_back_whole(format):
     # A real Crossref record whose organisations are one-field names: "HEC Montréal" reads like a person's name,

@@ -353,14 +353,14 @@ def _authors(value: str) -> str:
 
     A name with a last name only is one BibTeX never splits: it is written "Family," (see `split_name`), so that a
     family name of several words ("van der Berg", "{Garcia Marquez}") is not read as given names and a family
-    name. A name braced whole that sitegen would not split either (an organisation, one word) stays braced, a
-    literal."""
+    name. A name braced whole that sitegen would not split either (an organisation, one word), or that holds a
+    comma ("{Doe, Jane}": "Family," would read as no name), stays braced, a literal."""
     written = []
     for person in split_multiple_persons_names(value):
         if _braced_whole(person):  # "{World Health Organization}", "{Garcia Marquez}": one name
             text = " ".join(_decoded(person[1:-1]).split())
-            written.append(f"{text}," if text and not AND.search(text) and not split_name(text).literal
-                           else f"{{{text}}}")
+            family_alone = text and "," not in text and not AND.search(text) and not split_name(text).literal
+            written.append(f"{text}," if family_alone else f"{{{text}}}")
             continue
         try:
             name = parse_single_name_into_parts(person)
