@@ -66,6 +66,34 @@ def test_a_long_pubmed_strategy_is_posted_recorded_and_replayed(tmp_path):
     assert again.status == "ok" and [r.PMID for r in again.records] == ["12091962", "9997"] and not offline.requests
 
 
+def test_a_strategy_recorded_with_credentials_replays_without_them(tmp_path):
+    # The scheduled run sends NCBI's key and a contact address; CI replays without them. The method is chosen on the
+    # request as it is recorded, without them: a strategy whose address was within MAX_ADDRESS only without them was
+    # recorded as a POST and looked for as a GET in the replay, which found no recording.
+    def answer(request: httpx.Request) -> httpx.Response:
+        esearch = (FIXTURES / "pubmed" / "esearch2.xml").read_bytes()
+        if request.url.path.endswith("/esearch.fcgi"):
+            return xml(esearch.replace(b"<Count>42249</Count>", b"<Count>2</Count>", 1))
+        return xml((FIXTURES / "pubmed" / "pubmed1.xml").read_bytes())
+
+    def address(query: str, settings: SourceSettings) -> str:
+        probe, seen, _ = fetcher(answer)
+        pubmed.search(probe, settings, query)
+        return str(seen.requests[0].url)
+
+    query = "object recognition"
+    query += " memory" * ((MAX_ADDRESS - 10 - len(address(query, SourceSettings()))) // len("+memory"))
+    credentials = len("&api_key=ncbi-secret-key&email=team%40example.org")
+    assert len(address(query, SourceSettings())) <= MAX_ADDRESS < len(address(query, SourceSettings())) + credentials
+    fetch, _, _ = fetcher(answer, mode="record", store=SnapshotStore(tmp_path), session="s1")
+    assert pubmed.search(fetch, SETTINGS, query).status == "ok"
+    fetch.close()
+    replay, _, _ = fetcher(lambda request: pytest.fail("replay opened a connection"), mode="replay",
+                           store=SnapshotStore(tmp_path), session="s1")
+    again = pubmed.search(replay, SourceSettings(), query)
+    assert again.status == "ok" and [r.PMID for r in again.records] == ["12091962", "9997"]
+
+
 def test_a_short_strategy_stays_a_get():
     fetch, seen, _ = fetcher(strict_server(pubmed_answer))
     assert pubmed.search(fetch, SETTINGS, "object recognition").status == "ok"

@@ -33,7 +33,9 @@ RETRYABLE = {429, 500, 502, 503, 504}
 GIVE_UP_AFTER = 3  # requests to one provider refused in a row, after every retry, before it is asked no more
 # The longest address sent by GET. Servers refuse longer ones (HTTP 414) at limits of their own, from about 2,000
 # characters up; a systematic review's strategy often runs to several thousand. A provider that takes the same
-# parameters by POST (E-utilities, Europe PMC's searchPOST, arXiv) is sent a longer request so.
+# parameters by POST (E-utilities, Europe PMC's searchPOST, arXiv) is sent a longer request so. The address is
+# measured as it is recorded, without the credentials sent with it (a key and a contact address, a few dozen
+# characters more): a replay without them (CI has none) must choose the method the recording was made with.
 MAX_ADDRESS = 2000
 
 
@@ -135,7 +137,7 @@ class Fetcher:
         """A final response (any status the caller must interpret), or SourceError. Sent by GET, unless the
         address would be longer than MAX_ADDRESS and the provider takes the parameters by POST at `post_to`."""
         method: Method = "GET"
-        if post_to is not None and len(url) + 1 + len(urlencode(params + list(secrets.params.items()))) > MAX_ADDRESS:
+        if post_to is not None and len(url) + 1 + len(urlencode(params)) > MAX_ADDRESS:  # as recorded: see MAX_ADDRESS
             method, url = "POST", post_to
         parts = urlsplit(url)
         if parts.scheme != "https" or parts.hostname not in provider.hosts or parts.query or parts.username:
