@@ -9,8 +9,9 @@ import pytest
 from conftest import FIXTURES
 
 from sitegen.records.dedupe import dedupe_rows, to_work
-from sitegen.records.matching import Work, classify, find_duplicates, medline_pages, pages, work
+from sitegen.records.matching import Work, classify, find_duplicates, pages, work
 from sitegen.records.notices import notice_kind
+from sitegen.records.pages import medline_pages
 from sitegen.records.titles import comparable_title as normalise_title
 from sitegen.references import ReferenceProblem
 from sitegen.references.table import read_csv

@@ -12,7 +12,7 @@ from conftest import FIXTURES
 from http_mocks import Call, fetcher
 from lxml import etree
 
-from sitegen.records.matching import medline_pages
+from sitegen.records.pages import medline_pages
 from sitegen.site.exports import page_range
 from sitegen.sources import pubmed
 from sitegen.sources.base import Untitled, parse_xml

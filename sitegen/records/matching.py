@@ -49,6 +49,7 @@ from rapidfuzz.distance import Levenshtein
 from sitegen.records.model import Record
 from sitegen.records.names import Person, author_names, person, same_person, written
 from sitegen.records.notices import notice_kind
+from sitegen.records.pages import full_last_page, range_parts
 from sitegen.records.preprints import is_preprint
 from sitegen.records.titles import GREEK_LETTERS, comparable_title, folded
 
@@ -88,50 +89,9 @@ def title_numbers(title: str) -> tuple[str, ...]:
     return tuple(digits + [_ROMAN[word] for word in title.split() if word in _ROMAN])
 
 
-# MEDLINE shortens the last page of a range to the digits that change, and drops a letter prefix with them
-# ("113-25" is 113-125, "S12-4" is S12-S14, "R1-16" is R1-R16); PubMed, Europe PMC and the reference managers
-# that import from them pass that on.
-_NUMBERED_PAGE = re.compile(r"([A-Za-z]*)(\d+)")
-
-
-def full_last_page(first: str, last: str) -> str:
-    """The last page of the range `first`-`last` written in full: ("113", "25") -> "125", ("S12", "4") -> "S14",
-    ("R1", "16") -> "R16". A last page that is more than digits, or that would not come after the first once
-    expanded (no MEDLINE abbreviation), is as it is."""
-    found = _NUMBERED_PAGE.fullmatch(first)
-    if found is None or not last.isdecimal():
-        return last
-    prefix, number = found.groups()
-    whole = number[:max(len(number) - len(last), 0)] + last
-    return prefix + whole if _page_number(whole) > _page_number(number) else last
-
-
-def _page_number(digits: str) -> tuple[int, str]:
-    """Digits in the order of the number they write, compared as text (int() refuses thousands of digits)."""
-    significant = digits.lstrip("0")
-    return len(significant), significant
-
-
-# A MEDLINE page range ("113-25", "S12-4"). Kept shortened, RIS gave the end page as 25 and BibTeX the range
-# "113--25".
-_PAGE_RANGE = re.compile(r"([A-Za-z]*[0-9]+)-([0-9]+)")
-
-
-def medline_pages(text: str | None) -> str | None:
-    """A MEDLINE page range with its last page written in full (`full_last_page`); anything else (a single page, a
-    list of ranges, an article number) as it is. For PubMed's and Europe PMC's records and files exported from
-    them (MEDLINE, and RIS whose record came from PubMed)."""
-    found = _PAGE_RANGE.fullmatch(text or "")
-    if found is None:
-        return text
-    first, last = found.groups()
-    return f"{first}-{full_last_page(first, last)}"
-
-
 def pages(text: str) -> tuple[str, str]:
     """First and last page, the last expanded from its abbreviation: "73-6" -> ("73", "76")."""
-    # (?<!\s): tried from the start of a run of spaces only (see records.names.AUTHORS_AND)
-    parts = [part for part in re.split(r"(?<!\s)\s*[-\u2010-\u2015]+\s*", text.strip()) if part]
+    parts = range_parts(text)
     if not parts:
         return "", ""
     first = parts[0].lower()

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from sitegen.records.entry import Entry
-from sitegen.records.matching import medline_pages
+from sitegen.records.pages import medline_pages
 from sitegen.references.fields import PMCID, fields, issns, joined
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named, written_year
 from sitegen.references.tagged import Layout, TaggedRecord, tagged_records

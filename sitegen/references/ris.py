@@ -33,7 +33,7 @@ from rispy.config import LIST_TYPE_TAGS, TAG_KEY_MAPPING
 
 from sitegen.records.entry import Entry
 from sitegen.records.ids import normalise_arxiv, normalise_openalex
-from sitegen.records.matching import medline_pages
+from sitegen.records.pages import medline_pages
 from sitegen.references.fields import PMCID, author_list, fields, iso_date, issns, joined
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named, written_year
 

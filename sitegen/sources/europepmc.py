@@ -14,9 +14,9 @@ from pydantic import BaseModel, Field, computed_field
 
 from sitegen.records.ids import normalise_arxiv, normalise_doi, normalise_pmcid, normalise_pmid, record_id
 from sitegen.records.markup import plain_text
-from sitegen.records.matching import medline_pages
 from sitegen.records.model import CslDate, CslName, Record, RecordMeta, Update, visible_text, web_address
 from sitegen.records.names import split_name
+from sitegen.records.pages import medline_pages
 from sitegen.records.providers import label
 from sitegen.sources.base import (
     Items,

@@ -15,8 +15,8 @@ from lxml import etree
 
 from sitegen.records.ids import normalise_doi, normalise_pmcid, normalise_pmid, record_id
 from sitegen.records.markup import plain_text
-from sitegen.records.matching import medline_pages
 from sitegen.records.model import CslDate, CslName, Record, RecordMeta, Update
+from sitegen.records.pages import medline_pages
 from sitegen.records.providers import label
 from sitegen.sources.base import (
     NO_TITLE,
