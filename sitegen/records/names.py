@@ -2,8 +2,8 @@
 
 Some providers (OpenAlex, arXiv) give each author only as one display string. A
 reference manager needs the family name apart from the given names to sort,
-abbreviate and cite, so sitegen splits such strings when it normalises a record,
-and again when it exports a record stored before it did.
+abbreviate and cite, so sitegen splits such strings when it normalises a record
+(a name a source gave as one field stays whole: see `site.exports.one_field_name`).
 
 The rules are BibTeX's ("First von Last", "von Last, First", "von Last, Jr, First")
 widened for what bibliographic sources really write:
@@ -170,11 +170,6 @@ def written(name: CslName) -> str:
     if not name.family:
         return name.display()
     return f"{name.family}, {name.given}" if name.given else f"{name.family},"
-
-
-def split(name: CslName) -> CslName:
-    """`name` with a literal person's name split; a name already split, or an organisation, as it is."""
-    return split_name(name.literal) if name.literal else name
 
 
 # Embase and some other exports glue authors together: "Akita K.Isoda K.Isobe S." A full stop followed at
