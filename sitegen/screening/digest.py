@@ -96,7 +96,7 @@ class Relevance:
     `ranked` holds batch rankings already made from the same review (`rank_batches`), to be reused.
     """
 
-    def __init__(self, review: Review, screening: ScreeningFacts, ranked: dict[int, Ranking] | None = None):
+    def __init__(self, review: Review, screening: ScreeningFacts, ranked: dict[int | None, Ranking] | None = None):
         self.review, self.screening = review, screening
         self._priors: dict[date | None, PriorIndex] = {}
         self._prior_entries: dict[str, Prior] = {}
