@@ -14,6 +14,8 @@ from pathlib import Path
 import httpx
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 import sitegen.verify.run as run_module
 from sitegen.cli import cli
@@ -324,6 +326,43 @@ def test_a_tilde_typed_as_the_source_sets_it_or_not_is_the_same_tilde():
     source = comparable_passage("Rats explored for \u223c10 min and mice for \u301c5 min.")
     assert holds_passage(source, comparable_passage("explored for ~10 min and mice for ~5 min"))
     assert not holds_passage(source, comparable_passage("explored for -10 min"))
+
+
+def _comparable_as_first_written(text: str) -> str:
+    """`comparable_passage` as it was first written (each table applied to every text, a regex at every
+    character): what the quicker one must give, character for character."""
+    import re
+    import unicodedata
+
+    from sitegen.text import _HYPHEN_BETWEEN_LETTERS, _INVISIBLE_AND_TYPOGRAPHY, _SCRIPTS
+
+    marked = text.translate(_SCRIPTS.table)
+    nfkc = unicodedata.normalize("NFKC", marked).translate(_INVISIBLE_AND_TYPOGRAPHY.table)
+    plain = re.sub(r"\s+", " ", unicodedata.normalize("NFC", nfkc)).strip()
+    assert _HYPHEN_BETWEEN_LETTERS.pattern == r"-(?<=[^\W\d_]-) ?(?=[^\W\d_])"
+    return re.sub(r"(?<=[^\W\d_])- ?(?=[^\W\d_])", "", plain)
+
+
+# Every character comparable_passage maps, and letters, digits, hyphens and every kind of whitespace beside them.
+_PASSAGE_CHARACTERS = ("ab1- \t\n\r\x0b\x0c\x1c\x85\xa0\u1680\u2028\u3000é\u0301ﬁ１²₃ⁿ\u00ad\u200b\u200c\u200d"
+                       "\u2060\ufeff\u2018\u2019\u201a\u201b\u2032\u201c\u201d\u201e\u201f\u2033\u2010\u2011\u2012"
+                       "\u2013\u2014\u2015\u2212\u223c\u301c\u02dcβ")
+
+
+@given(st.text(alphabet=st.sampled_from(_PASSAGE_CHARACTERS) | st.characters(), max_size=40))
+def test_a_passage_is_compared_as_first_written(text):
+    from sitegen.text import comparable_passage
+
+    assert comparable_passage(text) == _comparable_as_first_written(text)
+
+
+def test_the_example_reviews_abstracts_are_compared_as_first_written():
+    from sitegen.text import comparable_passage
+
+    abstracts = [json.loads(line).get("abstract") or "" for line in
+                 (Path(__file__).parent.parent / "reviews/object-in-context/records.jsonl").open(encoding="utf-8")]
+    assert sum(map(bool, abstracts)) > 200
+    assert [comparable_passage(text) for text in abstracts] == [_comparable_as_first_written(text) for text in abstracts]
 
 
 def test_a_passage_running_on_into_the_next_paragraph_is_found():

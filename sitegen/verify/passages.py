@@ -42,7 +42,8 @@ def evidence_problems(review: Review, outcomes: dict[str, dict[str, Outcome]]) -
         for index, finding in enumerate(item.evidence.findings):
             passage = finding.passage
             line, column = item.parsed.position(("findings", index, "passage", "text")) or (None, None)
-            if not comparable_passage(passage.text):
+            quoted = comparable_passage(passage.text)
+            if not quoted:
                 problems.append(Problem(item.path, line, column, "passage-empty",
                                         "the passage has no visible text (only invisible characters such as soft "
                                         "hyphens): quote the words the finding rests on"))
@@ -52,7 +53,7 @@ def evidence_problems(review: Review, outcomes: dict[str, dict[str, Outcome]]) -
             if not abstract:
                 problems.append(Problem(item.path, line, column, "passage-not-found",
                                         f"passage source is 'abstract' but record {record_id!r} has no abstract"))
-            elif not holds_passage(abstract, comparable_passage(passage.text)):
+            elif not holds_passage(abstract, quoted):
                 problems.append(Problem(item.path, line, column, "passage-not-found",
                                         "passage does not occur verbatim in the record's abstract "
                                         "(compared after collapsing whitespace, ligatures, curly quotes, dashes and "
