@@ -151,6 +151,21 @@ def test_exclusion_reasons_that_differ_at_full_text_are_a_conflict():
     assert stage_outcomes(rows, "full-text", 2)["10.1000/x"].decision == "exclude"  # without the rule
 
 
+def test_records_decided_alike_share_one_outcome():
+    # 100,000 records decided alike by two reviewers made 100,000 equal outcomes, a third of the time of combining
+    # their decisions: an outcome is a frozen value, made once and shared.
+    from sitegen.review.folder import DecisionRow
+    from sitegen.review.models import Decision
+    from sitegen.screening.outcomes import Outcome, stage_outcomes
+
+    rows = [DecisionRow("full-text", reviewer, f"{reviewer}.csv", line, {},
+                        Decision(record_id=record_id, decision="exclude", reason="non-rodent"))
+            for line, record_id in enumerate(("10.1000/x", "10.1000/y"), start=2) for reviewer in ("b", "a")]
+    outcomes = stage_outcomes(rows, "full-text", 2, reasons_must_agree=True)
+    assert outcomes["10.1000/x"] == outcomes["10.1000/y"] == Outcome("exclude", "non-rodent", ("a", "b"))
+    assert outcomes["10.1000/x"] is outcomes["10.1000/y"]
+
+
 def test_with_three_required_reviewers_two_who_disagree_still_await_the_third(example_copy, sitegen):
     # Blind screening: a disagreement shown before the third required reviewer decided told them what the others
     # did (the record page and `screen conflicts` named each decision), and an adjudication then stood in for them.
