@@ -64,8 +64,9 @@ def _needless_adjudications(review: Review) -> list[Problem]:
     """An adjudication settles a disagreement: one on a record the reviewers agree on would overrule
     them, and one on a record they have not all decided would stand in for a required reviewer."""
     problems = []
+    adjudicated = [row for row in review.decisions if row.reviewer == ADJUDICATION]
     for stage in STAGES:
-        adjudications = [row for row in review.decisions if row.stage == stage and row.reviewer == ADJUDICATION]
+        adjudications = [row for row in adjudicated if row.stage == stage]
         reviewed = review_outcomes(review, stage, adjudicated=False,
                                    of={row.decision.record_id for row in adjudications})
         for row in adjudications:

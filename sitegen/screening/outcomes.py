@@ -63,10 +63,10 @@ def review_outcomes(review: Review, stage: str, *, adjudicated: bool = True,
     settings = review.config.screening if review.config else ScreeningSettings()
     required = settings.title_abstract_reviewers if stage == "title-abstract" else settings.full_text_reviewers
     decisions = review.decisions
+    if of is not None:  # first: it leaves few rows (the adjudicated records') for the other filter
+        decisions = [row for row in decisions if row.decision.record_id in of]
     if not adjudicated:
         decisions = [row for row in decisions if row.reviewer != ADJUDICATION]
-    if of is not None:
-        decisions = [row for row in decisions if row.decision.record_id in of]
     return stage_outcomes(decisions, stage, required, reasons_must_agree=stage == "full-text")
 
 
