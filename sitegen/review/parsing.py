@@ -917,7 +917,7 @@ def _field_columns(raw: str) -> list[int]:
     return columns
 
 
-@dataclass
+@dataclass(slots=True)  # a file's rows are many (100,000): each without a dictionary of its own
 class CsvRow:
     line: int
     values: dict[str, str]  # each cell without the blanks around it
@@ -1004,17 +1004,19 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
             if len(problems) >= MAX_PROBLEMS_PER_FILE:
                 problems.append(stopped(rel, start))
                 break
-            if len(values) <= 1 and not (values and values[0].strip()):
+            count = len(values)
+            if count <= 1 and not (values and values[0].strip()):
                 pass  # blank line
-            elif not width <= len(values) <= len(written):
+            elif not width <= count <= len(written):
                 problems.append(Problem(rel, start, None, "csv-columns",
-                                        f"row has {len(values)} field(s) but the header has {width} "
+                                        f"row has {count} field(s) but the header has {width} "
                                         f"({','.join(names)})"))
-            elif any(value.strip() for value in values[width:]):
+            elif count > width and any(value.strip() for value in values[width:]):
                 problems.append(Problem(rel, start, width + 1, "csv-columns",
                                         f"a value in a column the header does not name (after {names[-1]})"))
             else:
-                values = values[:width]
+                if count > width:  # the header's padding columns, empty in this row
+                    values = values[:width]
                 cells = dict(zip(names, map(str.strip, values) if padded else values, strict=True))
                 rows.append(CsvRow(start, cells, FieldColumns(names, lines, start)))
             start = reader.line_num + 1
