@@ -451,6 +451,28 @@ def test_a_citation_is_taken_out_of_a_sentence_holding_a_long_run_of_spaces_in_l
     matched with the spaces before it from each space of a run: a sentence holding 300 KB of them took for ever."""
     assert claims.remove_key(sentence, "a") == edited
 
+
+@pytest.mark.parametrize("pasted", [
+    "\\cite{" * 50_000, "\\cite[" * 50_000, "\\citep[p. 3]{" * 25_000, "\\" + "cite" * 75_000,
+    "\\cites(" * 43_000, "\\autocites(x)[" * 22_000,
+])
+def test_a_pasted_line_of_unclosed_latex_citations_is_read_in_linear_time(pasted):
+    """A \\cite's keys were read up to the next } and its notes up to the next ], so from every \\cite{ or \\cite[
+    nothing closed the rest of a pasted line was read (300 KB: minutes), and a word holding "cite" again and again
+    was split at each of them. A key list holds no brace and a note no bracket: the citations around still count."""
+    text = f"Studies show a rise \\citep{{a}} {pasted} x [@b].\n"
+    review = claims.check(text, ["a", "b"])
+    assert [s.keys for s in review.citing] == [("b", "a")] and not review.findings
+    assert claims.remove_key(text, "a") == f"Studies show a rise {pasted} x [@b].\n"
+    assert claims.rename_key(text, "a", "c") == f"Studies show a rise \\citep{{c}} {pasted} x [@b].\n"
+
+
+def test_a_latex_citation_over_two_lines_or_with_a_command_in_its_note_is_read():
+    # LaTeX reads a key list over a line break and a note holding a command; the apply edits the draft's own lines.
+    text = "Studies show a rise \\citep[see \\S~2][]{a,\n  b} and \\autocites[p.~\\emph{3}]{c}{d}.\n"
+    assert claims.cited_keys(text) == ("a", "b", "c", "d")
+    assert claims.remove_key(text, "b") == "Studies show a rise \\citep[see \\S~2][]{a} and \\autocites[p.~\\emph{3}]{c}{d}.\n"
+
 # --------------------------------------------------------------------------- 13. rounds counted by folders
 
 

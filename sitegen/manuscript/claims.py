@@ -51,11 +51,17 @@ BACKTICKS_OR_LINE_END = re.compile(r"`+|\n")  # what opens or closes inline code
 KEY = r"([A-Za-z0-9_](?:\w|[:.#$%&\-+?<>~/](?=\w))*|\{[^{}]+\})"
 # Not an @ in a web address (medium.com/@name, ?user=@name) or escaped (\@, a literal @ to pandoc).
 AT_KEY = re.compile(r"(?<![\w@/\\=])-?@" + KEY)
-LATEX_CITE = re.compile(r"\\[A-Za-z]*cite[A-Za-z]*\*?(?:\[[^\]]*\]){0,2}\{([^}]*)\}")
+# A LaTeX citation: a command whose name holds "cite" (\cite, \citep, \parencite, \nocite, ...), up to two notes in
+# brackets, and its keys in braces. A note holds no bracket and a key list no brace (BibTeX keys hold none), so one
+# never closed is read up to the next command's, not to the end of the text: from every unclosed \cite{ or \cite[
+# of a pasted line the rest of it was read (300 KB: minutes). The name is found by a lookahead, once: as
+# [A-Za-z]*cite[A-Za-z]*, a long word holding "cite" again and again was split at each of them.
+_NOTES = r"(?:\[[^\[\]]*\]){0,2}"
+LATEX_CITE = re.compile(r"\\(?=[A-Za-z]*?cite)[A-Za-z]+\*?" + _NOTES + r"\{([^{}]*)\}")
 # biblatex's multicite commands (\cites, \autocites, \parencites...) cite a group of keys after each note:
 # LATEX_CITE reads the first group, this the others.
-LATEX_MORE_CITES = re.compile(r"\\[A-Za-z]*cites\*?(?:\([^)]*\)){0,2}(?:\[[^\]]*\]){0,2}\{[^}]*\}"
-                              r"((?:\s*(?:\[[^\]]*\]){0,2}\{[^}]*\})+)")
+LATEX_MORE_CITES = re.compile(r"\\[A-Za-z]*cites\*?(?:\([^()]*\)){0,2}" + _NOTES + r"\{[^{}]*\}"
+                              r"((?:\s*" + _NOTES + r"\{[^{}]*\})+)")
 EVERY_ENTRY = "*"  # \nocite{*}: every entry of the .bib is in the bibliography
 ABBREVIATIONS = {"e.g", "i.e", "al", "fig", "figs", "vs", "cf", "etc", "approx", "eq", "no", "ref", "refs", "dr",
                  "prof", "st", "resp", "ca", "vol", "pp", "p", "ed", "eds", "viz", "mr", "ms", "mrs", "jr", "sr"}
