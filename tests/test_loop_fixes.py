@@ -473,6 +473,16 @@ def test_a_latex_citation_over_two_lines_or_with_a_command_in_its_note_is_read()
     assert claims.cited_keys(text) == ("a", "b", "c", "d")
     assert claims.remove_key(text, "b") == "Studies show a rise \\citep[see \\S~2][]{a} and \\autocites[p.~\\emph{3}]{c}{d}.\n"
 
+@pytest.mark.parametrize("pasted", ["de " * 100_000, "van  " * 60_000, "(" + "de " * 100_000 + ")"])
+def test_a_pasted_run_of_name_particles_is_read_in_linear_time(pasted):
+    """An author-year citation's name may follow particles ("de la Cruz et al. (2019)"); as many as came were read,
+    so a run of them no name followed was read to its end again from each of them: a pasted line of 300 KB of
+    "de de de" took a quarter of an hour to check. A name holds at most four."""
+    review = claims.check(f"Studies show a rise {pasted} x, as de la Cruz et al. (2019) found.\n", [])
+    [sentence] = review.citing
+    assert sentence.other_citations == ("de la Cruz et al. (2019)",) and not review.findings
+
+
 # --------------------------------------------------------------------------- 13. rounds counted by folders
 
 

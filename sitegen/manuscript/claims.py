@@ -77,7 +77,10 @@ _NOT_A_NAME = (r"(?!(?:In|On|At|By|Since|From|Until|Before|After|During|Between|
                r"|Spring|Summer|Autumn|Fall|Winter|January|February|March|April|May|June|July|August|September"
                r"|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|The|And|Or|See|Also"
                r"|Table|Figure|Fig|Version|Wave|Year|Phase|Up|To)\b)")
-_NAME = (r"(?:(?:van|von|de|der|den|da|di|du|le|la)\s+)*" + _NOT_A_NAME + r"[A-ZÀ-ÖØ-Þ][\w'’-]+")
+# A name with the particles before it ("van der Berg", "de la Cruz"): at most four, twice what real names hold. As
+# many as came, a run of them no name followed was read to its end again from each of them (a line of 10 KB of
+# "de de de" took a second to check, 300 KB a quarter of an hour); a name after a longer run is read from its last four.
+_NAME = (r"(?:(?:van|von|de|der|den|da|di|du|le|la)\s+){0,4}" + _NOT_A_NAME + r"[A-ZÀ-ÖØ-Þ][\w'’-]+")
 _AUTHORS = _NAME + r"(?:\s+et\s+al\.?|\s+(?:and|&)\s+" + _NAME + r")?"
 _YEAR = r"(?:1[6-9]|20)[0-9]{2}[a-z]?\b"
 AUTHOR_YEAR_CITATION = (r"\((?=[^()]*?\b" + _AUTHORS + r",?\s+" + _YEAR + r")[^()]*\)"
