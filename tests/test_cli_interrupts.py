@@ -116,3 +116,31 @@ def test_ctrl_c_between_the_renames_of_a_committed_write_leaves_the_review_whole
     assert not (review / transaction.JOURNAL).exists()
     assert sitegen("check", review)[:2] == (0, "no problems found\n")
     assert "identified other methods: 1856\n" in sitegen("prisma", review)[1]  # every record of the file
+
+
+@pytest.mark.parametrize("existing", [False, True], ids=["new-folder", "empty-folder"])
+def test_ctrl_c_as_init_puts_the_review_in_place_names_it(sitegen, tmp_path, monkeypatch, existing):
+    """SIGINT as `init` renames the new review into place: the review is there, whole, and the message names it (it
+    said nothing was written). Filling an empty folder, SIGINT as its last file is moved in takes every file out
+    again: nothing was written, and the folder is empty as it was."""
+    import sitegen.review.scaffold as scaffold
+
+    review = tmp_path / "review"
+    if existing:
+        review.mkdir()
+    real_replace = os.replace
+
+    def replace_then_ctrl_c(source, target):
+        real_replace(source, target)
+        if Path(target) == review or Path(target).name == "review.yaml":
+            signal.raise_signal(signal.SIGINT)
+
+    monkeypatch.setattr(scaffold.os, "replace", replace_then_ctrl_c)
+    code, out, err = sitegen("init", review)
+    monkeypatch.undo()
+    assert code == EXIT_INTERRUPTED and "Traceback" not in err, err
+    if existing:
+        assert err == "error: interrupted; nothing was written\n" and list(review.iterdir()) == []
+    else:
+        assert err == f"error: interrupted after it wrote {review} (each whole); nothing else was written\n"
+        assert sitegen("check", review)[:2] == (0, "no problems found\n")

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from sitegen.errors import SitegenError
 from sitegen.review.models import REVIEW_SCHEMA_VERSION, ReviewConfig
-from sitegen.review.write import keep_folder_identity, named_as
+from sitegen.review.write import interrupts_held, keep_folder_identity, named_as, written
 
 PROTOCOL = """\
 ---
@@ -111,7 +111,9 @@ def _create(directory: Path, text: str) -> None:
         # mkdtemp makes a private folder: give it what mkdir would have.
         staging.chmod(0o777 & ~_umask())
         keep_folder_identity(directory, staging)
-        os.replace(staging, directory)
+        with interrupts_held():  # Ctrl-C between the rename and its note would say nothing was written
+            os.replace(staging, directory)
+            written.append(directory)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -128,9 +130,11 @@ def _fill(directory: Path, text: str) -> None:
     try:
         _write(staging, text)
         for name in sorted(ENTRIES, key=lambda name: name == "review.yaml"):
-            os.replace(staging / name, directory / name)
-            moved.append(directory / name)
+            with interrupts_held():  # a file moved in is known as moved, so that Ctrl-C takes it out again
+                os.replace(staging / name, directory / name)
+                moved.append(directory / name)
         staging.rmdir()
+        written.append(directory)
     except BaseException:
         for path in [*moved, staging]:
             _remove(path)
