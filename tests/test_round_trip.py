@@ -267,6 +267,26 @@ def test_a_records_csv_written_before_the_type_or_date_column_or_with_a_column_a
     assert not is_sitegens_header(SITEGEN_COLUMNS[1:])
 
 
+@pytest.mark.parametrize("added_since", [1, 2], ids=["before-date", "before-type-and-date"])
+def test_a_persons_own_column_named_as_a_later_sitegen_column_is_theirs_not_read(added_since):
+    # An export written before sitegen wrote `date` (or `type`), with a column of the reviewer's own named `date`
+    # (when they screened it, say) added after: refused as "no ID column" since the date column came; now read by
+    # the export's own columns, the reviewer's column left unread rather than taken for the record's date.
+    from sitegen.references.table import SITEGEN_COLUMNS
+    preprints = [arxiv.entry_to_record(entry) for entry in
+                 parse_xml(ARXIV_FEED.read_bytes()).findall("atom:entry", arxiv.NS)]
+    rows = list(csv.reader(io.StringIO(records_csv(preprints, {}))))
+    kept = len(SITEGEN_COLUMNS) - added_since
+    assert rows[0] == SITEGEN_COLUMNS
+    older = [[*row[:kept], "1999-12-31"] for row in rows[1:]]
+    written = io.StringIO()
+    csv.writer(written, lineterminator="\n").writerows([[*SITEGEN_COLUMNS[:kept], "date"], *older])
+    again = [entry_record(entry) for entry in read_references(written.getvalue(), "csv")]
+    assert [record.id for record in again] == [record.id for record in preprints]
+    assert [record.issued.year for record in again] == [record.issued.year for record in preprints]
+    assert all(len(record.issued.date_parts[0]) == 1 for record in again)  # the year column's, not 1999-12-31
+
+
 def test_the_records_csv_keeps_the_full_date_beside_the_year():
     # Real arXiv preprints, each dated to the day: the date comes back whole, not as its year alone.
     preprints = [arxiv.entry_to_record(entry) for entry in

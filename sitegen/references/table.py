@@ -42,14 +42,19 @@ ADDED_COLUMNS = ("type", "date")
 SITEGEN_MAPPING = {"ID": "id", "author": "authors"}
 
 
+def sitegens_layout(written: list[str]) -> int | None:
+    """How many of sitegen's columns a CSV header opens with when it is sitegen's records CSV (its columns, or
+    those of an export written before a column was added: see ADDED_COLUMNS), either with columns a person added
+    after them; None when it is not. A person's column after them is theirs, even when named as a column sitegen
+    added later (a `date` they keep beside an export written before sitegen wrote one): it is not read."""
+    for count in range(len(SITEGEN_COLUMNS), len(SITEGEN_COLUMNS) - len(ADDED_COLUMNS) - 1, -1):
+        if written[:count] == SITEGEN_COLUMNS[:count]:
+            return count
+    return None
+
+
 def is_sitegens_header(written: list[str]) -> bool:
-    """Whether a CSV header is sitegen's records CSV: its columns, those of an export written before a column
-    was added (see ADDED_COLUMNS), or either with columns a person added after them (none of them named as a
-    column sitegen added later)."""
-    for count in range(len(SITEGEN_COLUMNS) - len(ADDED_COLUMNS), len(SITEGEN_COLUMNS) + 1):
-        if written[:count] == SITEGEN_COLUMNS[:count] and not set(SITEGEN_COLUMNS[count:]) & set(written[count:]):
-            return True
-    return False
+    return sitegens_layout(written) is not None
 # What sitegen's CSV writer puts an apostrophe before, at the start of a cell and of each line in it: a
 # character a spreadsheet would start a formula with, or apostrophes before one, so that a cell's own apostrophe
 # ("'-omics' approaches") is not taken for the writer's and dropped on reading.
@@ -196,7 +201,8 @@ def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProbl
     except csv.Error as error:
         raise _syntax_problem(text, 1, reader.line_num, error) from None
     written = [name.strip().lstrip("\ufeff") for name in header]
-    sitegens = not columns and is_sitegens_header(written)
+    layout = None if columns else sitegens_layout(written)
+    sitegens = layout is not None
     if known is not None:
         columns = {name: column for name, column in known.columns.items() if column in written}
     columns = {name: column for name, column in SITEGEN_MAPPING.items() if column in written} if sitegens else columns
@@ -204,6 +210,8 @@ def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProbl
         raise ReferenceProblem(1, f"no column {missing[0]!r} (columns: {', '.join(written)})")
     field_of = {column: name for name, column in columns.items()}
     names = [field_of.get(name) or (f"column {name}" if name in columns else name) for name in written]
+    if layout is not None:  # a person's own columns after sitegen's are not read as sitegen's, whatever their name
+        names[layout:] = [f"column {name}" if name in SITEGEN_COLUMNS else name for name in names[layout:]]
     if "ID" not in names and not columns:
         if len(names) < 2:  # one column and no ID: a MEDLINE (.nbib) or other text file, not a table
             raise ReferenceProblem(1, not_a_records_csv(text))
