@@ -99,7 +99,7 @@ def _anchor_problems(review: Review) -> list[Problem]:
                                 f"it with Git history), record where it ends with `sitegen ledger anchor {review.root}`"))
     for monitor_id, search in review.searches.items():
         if anchored and search.run_count and search.last_event is None:
-            problems.append(Problem(review.search_files[monitor_id], None, None, ANCHOR_REMOVED,
+            problems.append(Problem(review.search_files[monitor_id].path, None, None, ANCHOR_REMOVED,
                                     "the search has run but names no `last_event`, though this review's other files "
                                     "are anchored: it was removed; restore the file from Git"))
     # An anchor at or past an event out of its place is not judged (`Review.judges_anchor`): the chain's own
@@ -119,13 +119,13 @@ def _anchor_problems(review: Review) -> list[Problem]:
         if not review.judges_anchor(search.last_event.seq):
             continue
         if whole and head is not None and search.last_event.seq <= head.seq:
-            problems.append(Problem(review.search_files[monitor_id], *_search_at(review, monitor_id, "last_event"),
+            problems.append(Problem(review.search_files[monitor_id].path, *_search_at(review, monitor_id, "last_event"),
                                     "last-event",
                                     f"last_event names event {search.last_event.seq} ({search.last_event.hash[:12]}…), "
                                     "which the ledger (whole up to state.json's ledger_head) does not hold so: the "
                                     "file was edited or restored from an older version; restore it from Git"))
         else:
-            dependants.append((f"{review.search_files[monitor_id]} (the last event of its run at {search.last_run})",
+            dependants.append((f"{review.search_files[monitor_id].path} (the last event of its run at {search.last_run})",
                                search.last_event))
     ends = f"the ledger ends at event {last.seq}" if last else "the ledger is empty"
     for dependant, wanted in dependants:
@@ -146,7 +146,7 @@ def _anchor_problems(review: Review) -> list[Problem]:
 def _search_problems(review: Review) -> list[Problem]:
     problems = []
     for monitor_id, search in review.searches.items():
-        rel = review.search_files[monitor_id]
+        rel = review.search_files[monitor_id].path
         for index, strategy in enumerate(search.strategies):
             # A strategy that can never be sent would leave every later run incomplete. (A citation search's
             # grammar is checked as the file is read: see Strategy.)
@@ -175,7 +175,7 @@ def _search_problems(review: Review) -> list[Problem]:
 
 def _search_at(review: Review, monitor_id: str, *loc: str | int) -> tuple[int | None, int | None]:
     """Where a saved search's file, as it was read, has `loc` (or the longest part of it there)."""
-    return review.searches_parsed[monitor_id].position(loc) or (None, None)
+    return review.search_files[monitor_id].parsed.position(loc) or (None, None)
 
 
 def _seen_at(review: Review, monitor_id: str, record_id: str | None = None) -> tuple[int | None, int | None]:
@@ -208,7 +208,7 @@ def _batch_problems(review: Review) -> list[Problem]:
         if isinstance(payload, ImportPayload) and payload.seen in seen:
             unseen = [i for i in payload.record_ids if i not in seen[payload.seen]]
             if unseen:
-                problems.append(Problem(review.search_files[payload.seen], *_seen_at(review, payload.seen), "seen-ids",
+                problems.append(Problem(review.search_files[payload.seen].path, *_seen_at(review, payload.seen), "seen-ids",
                                         f"seen_ids lacks record(s) the import at ledger line {line} added to it: "
                                         f"{', '.join(unseen[:3])}; seen_ids only grows"))
         if not isinstance(payload, BatchPayload):
@@ -221,11 +221,11 @@ def _batch_problems(review: Review) -> list[Problem]:
         batched.update({i: line for i in payload.record_ids})
         unseen = [i for i in payload.record_ids if payload.monitor_id in seen and i not in seen[payload.monitor_id]]
         if unseen:
-            problems.append(Problem(review.search_files[payload.monitor_id], *_seen_at(review, payload.monitor_id), "seen-ids",
+            problems.append(Problem(review.search_files[payload.monitor_id].path, *_seen_at(review, payload.monitor_id), "seen-ids",
                                     f"seen_ids lacks record(s) of batch {payload.batch}: {', '.join(unseen[:3])}; "
                                     "seen_ids only grows"))
     for monitor_id, search in review.searches.items():
-        rel = review.search_files[monitor_id]
+        rel = review.search_files[monitor_id].path
         if monitor_id in last_run and search.last_run != last_run[monitor_id]:
             problems.append(Problem(rel, *_search_at(review, monitor_id, "last_run"), "last-run",
                                     f"last_run is {search.last_run!r} but the ledger's latest run of this search is "
@@ -245,7 +245,7 @@ def _batch_problems(review: Review) -> list[Problem]:
     for monitor_id, search in review.searches.items():
         unplaced = [i for i in search.seen_ids if i not in placed]
         if unplaced:
-            problems.append(Problem(review.search_files[monitor_id], *_seen_at(review, monitor_id, unplaced[0]), "batch-missing",
+            problems.append(Problem(review.search_files[monitor_id].path, *_seen_at(review, monitor_id, unplaced[0]), "batch-missing",
                                     f"seen_ids name record(s) that no screening batch or import holds: "
                                     f"{listed(unplaced, 3)}; the batch event that held them was lost from "
                                     "the ledger (restore ledger.jsonl from Git)"))

@@ -131,6 +131,15 @@ class EvidenceFile:
 
 
 @dataclass
+class SearchFile:
+    """The file a saved search was read from ("searches/<monitor_id>.json" unless misnamed), as it was read: the
+    file its problems name, and where in it the field each names is (`parsed.position`)."""
+
+    path: str
+    parsed: parsing.Parsed
+
+
+@dataclass
 class VersionFile:
     path: str
     version: VersionRecord
@@ -169,11 +178,7 @@ class Review:
     config: ReviewConfig | None  # None only while problems remain (a valid review always has one)
     protocol: Protocol | None = None
     searches: dict[str, SavedSearch] = field(default_factory=dict)
-    # Each saved search's file as it was read, by monitor id: where the field a problem names is (`position`).
-    searches_parsed: dict[str, parsing.Parsed] = field(default_factory=dict)
-    # The file each saved search was read from, by monitor id ("searches/<monitor_id>.json" unless misnamed): the
-    # file its problems name.
-    search_files: dict[str, str] = field(default_factory=dict)
+    search_files: dict[str, SearchFile] = field(default_factory=dict)  # by monitor id, as `searches`
     records: dict[str, Record] = field(default_factory=dict)
     record_lines: dict[str, int] = field(default_factory=dict)
     # Each record's line in records.jsonl as a digest: what the site's page keys count a record as.
@@ -419,15 +424,14 @@ def _load_searches(root: Path, review: Review, schema_problems: list[Problem]) -
         holder = review.search_files.get(search.monitor_id)
         if search.monitor_id != stem:
             line, column = parsed.position(("monitor_id",)) or (None, None)
-            also = (f", and {holder} holds saved search {search.monitor_id!r} too: each saved search has a "
+            also = (f", and {holder.path} holds saved search {search.monitor_id!r} too: each saved search has a "
                     "monitor_id of its own, its file's name") if holder else ""
             problems.append(Problem(rel, line, column, "monitor-id", f"monitor_id {search.monitor_id!r} does not "
                                                                      f"match the file name {stem!r}{also}"))
             review.invalid_files.add(rel)
         if holder is None:
             review.searches[search.monitor_id] = search
-            review.searches_parsed[search.monitor_id] = parsed
-            review.search_files[search.monitor_id] = rel
+            review.search_files[search.monitor_id] = SearchFile(rel, parsed)
     return problems
 
 
