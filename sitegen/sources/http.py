@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import email.utils
+import functools
 import re
 import time
 import zlib
@@ -383,6 +384,7 @@ def _redact(body: bytes, secrets: Secrets) -> bytes:
 _NAMED_REFERENCES = {"&": b"&amp;", "<": b"&lt;", ">": b"&gt;", '"': b"&quot;", "'": b"&apos;"}
 
 
+@functools.cache  # one pattern per secret, made once: it is applied to every response and message of a run
 def _secret_pattern(value: str) -> re.Pattern[bytes]:
     """Matches the secret in every form a provider could plausibly echo it in: spelled character by character
     (each character plainly or escaped, see `_character`), in any case, or as base64 (see `_base64_cores`)."""
