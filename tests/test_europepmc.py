@@ -422,12 +422,12 @@ def test_fields_of_the_wrong_type_are_absent_not_a_crash():
 
 def test_a_result_that_cannot_be_read_is_kept_out_and_the_run_incomplete():
     hostile = dict(RESULTS[1], **HOSTILE_SHAPES)
-    too_long = dict(RESULTS[2], abstractText="x " * 150_000)  # over the record format's limit
+    too_long = dict(RESULTS[2], title="x " * 3000)  # over the record format's limit (an abstract is left out instead)
     fetch, _, _ = fetcher(lambda request: json_response(page_body([RESULTS[0], too_long, hostile, RESULTS[3]], 4)))
     outcome = europepmc.search(fetch, SETTINGS, "cancer")
     assert outcome.status == "ok" and outcome.dropped == 1 and not outcome.complete
     assert [r.PMID for r in outcome.records] == [RESULTS[0]["pmid"], RESULTS[1]["pmid"], RESULTS[3]["pmid"]]
-    assert outcome.warnings == ["1 Europe PMC result(s) could not be read (invalid abstract): "
+    assert outcome.warnings == ["1 Europe PMC result(s) could not be read (invalid title): "
                                 f"MED:{RESULTS[2]['id']}; they are missing from this run, which is therefore incomplete"]
 
 

@@ -4,6 +4,8 @@ never a crash and never an empty success."""
 from __future__ import annotations
 
 import dataclasses
+import json
+import re
 
 import httpx
 import pytest
@@ -13,7 +15,9 @@ import test_europepmc
 import test_pubmed
 from conftest import FIXTURES
 from http_mocks import Call, fetcher
+from lxml import etree
 
+from sitegen.records.model import ABSTRACT_LIMIT
 from sitegen.sources import openalex
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import SourceSettings
@@ -290,3 +294,48 @@ def test_a_provider_given_up_after_rate_limits_is_rate_limited_for_the_requests_
                            session="2026-01-01T00:00:00Z")
     with replay:
         assert [openalex.lookup(replay, SETTINGS, f"10.1234/study.{n}").status for n in range(5)] == [status] * 5
+
+
+# Where each provider's answer holds a work's abstract: a JSON key, or an XML element (in any namespace).
+ABSTRACT_KEYS = {"openalex": "abstract_inverted_index", "crossref": "abstract", "europepmc": "abstractText"}
+ABSTRACT_ELEMENTS = {"arxiv": "summary", "pubmed": "AbstractText"}
+
+
+def with_overlong_abstract(provider: str, body: bytes) -> bytes:
+    """`body` (a real answer) with its first work's abstract made one character longer than a record holds."""
+    overlong = "x" * (ABSTRACT_LIMIT + 1)
+    if provider in ABSTRACT_ELEMENTS:
+        root = etree.fromstring(body)
+        next(root.iter(f"{{*}}{ABSTRACT_ELEMENTS[provider]}")).text = overlong
+        return etree.tostring(root)
+
+    def first_work(value):  # the first object with a title, before anything inside it
+        if isinstance(value, dict) and "title" in value:
+            return value
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else []
+        return next((found for child in children if (found := first_work(child)) is not None), None)
+    data = json.loads(body)
+    first_work(data)[ABSTRACT_KEYS[provider]] = {overlong: [0]} if provider == "openalex" else overlong
+    return json.dumps(data).encode()
+
+
+@pytest.mark.parametrize("name", sorted(name for name in CALLS if name != "pubmed-esearch"))
+def test_a_work_with_an_abstract_longer_than_a_record_holds_is_kept_without_it(name):
+    # A provider's absurd abstract (a whole paper in the field) is no reason to lose the work: it was refused
+    # whole (unreadable, the run incomplete; a lookup an outage). Each provider's real answer, one abstract made long.
+    call = CALLS[name]
+    provider = call.module.__name__.rsplit(".", 1)[1]
+
+    def answer(body: bytes):
+        return lambda request: httpx.Response(200, content=body, headers={"content-type": call.content_type})
+    before, _, _ = run(call, answer(call.good_body))
+    after, _, _ = run(call, answer(with_overlong_abstract(provider, call.good_body)))
+    assert (after.status, after.complete) == (before.status, before.complete) == ("ok", before.complete), after.warnings
+    (warning,) = [warning for warning in after.warnings if warning not in before.warnings]
+    named = re.fullmatch(r"the abstract of (\S+) is ([\d,]+) characters long, more than an abstract can be "
+                         r"\(200,000\); the record is kept without it", warning)
+    assert named and int(named[2].replace(",", "")) > ABSTRACT_LIMIT, warning
+    kept = {record.id: record for record in after.records}[named[1]]
+    was = {record.id: record for record in before.records}[named[1]]
+    assert kept.abstract is None and kept == was.model_copy(update={"abstract": None})
+    assert [record.id for record in after.records] == [record.id for record in before.records]

@@ -11,8 +11,9 @@ import re
 import pytest
 from conftest import tree_bytes
 
+from sitegen.records.model import ABSTRACT_LIMIT
 from sitegen.references import ReferenceProblem, decode, read_references, sniff
-from sitegen.references.records import ABSTRACT_LIMIT, entry_record
+from sitegen.references.records import entry_record
 
 LOCKED, FIRST = "2023-01-01T00:00:00Z", "2023-02-01T00:00:00Z"
 
@@ -186,11 +187,15 @@ def test_utf16_without_a_byte_order_mark_names_the_encoding_to_give(order):
     assert decode(codecs.BOM_UTF16_LE + ris("TI  - A\n").encode("utf-16-le")).startswith("TY  - JOUR")
 
 
-def test_an_abstract_longer_than_a_record_holds_is_cut_with_a_warning(sitegen, tmp_path):
+def test_an_abstract_longer_than_a_record_holds_is_left_out_with_a_warning(sitegen, tmp_path):
+    # Left out, not cut: a cut abstract would be taken for the whole one, and a passage quoted from its missing
+    # end for one the record contradicts. As a provider's (test_faults).
     (entry,) = read_references(ris(f"TI  - Long\nAB  - {'word ' * (ABSTRACT_LIMIT // 4)}\n"), "ris")
     notes: list[str] = []
-    assert len(entry_record(entry, None, notes).abstract) == ABSTRACT_LIMIT
-    assert notes == [f"the abstract is {len(entry.get('abstract')):,} characters long; cut to the first 200,000"]
+    record = entry_record(entry, None, notes)
+    assert record.abstract is None and record.title == "Long"
+    assert notes == [f"the abstract of the entry is {len(entry.get('abstract')):,} characters long, more than an "
+                     "abstract can be (200,000); the record is kept without it"]
     review = tmp_path / "review"
     sitegen("init", review)
     sitegen("protocol", "lock", review, "--at", LOCKED)
@@ -198,7 +203,7 @@ def test_an_abstract_longer_than_a_record_holds_is_cut_with_a_warning(sitegen, t
                                        encoding="utf-8")
     code, out, err = sitegen("import", review, tmp_path / "long.ris", "--at", FIRST)
     assert code == 0, err
-    assert "line 1: entry 'ris-1': the abstract is" in out + err
+    assert "line 1: entry 'ris-1': the abstract of the entry is" in out + err
 
 
 # --------------------------------------------------------------------------- CSV exports of other tools

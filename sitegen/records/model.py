@@ -11,10 +11,21 @@ from __future__ import annotations
 import calendar
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic import Strict as StrictValue
 from pydantic.dataclasses import dataclass
 
@@ -295,6 +306,37 @@ class RecordMeta(Strict):
     other_versions: list[Text] = Field(default_factory=list, exclude_if=lambda ids: not ids)
 
 
+# The most characters a record's abstract holds. A longer one is no abstract but a whole paper or a file pasted into
+# the field: a record read from a provider or a reference file is kept without it, and the run or import says so
+# (`leaving_out_overlong_abstracts`). It is left out, not cut: an abstract is taken for the record's own, whole (a
+# passage said to be from it and missing from it is a contradiction), and its missing end would be read as such.
+ABSTRACT_LIMIT = 200_000
+_overlong_abstracts: ContextVar[list[str] | None] = ContextVar("overlong_abstracts", default=None)
+
+
+def overlong_abstract(abstract: str | None, work: str) -> str | None:
+    """What to say of `work` when `abstract` is longer than a record holds (ABSTRACT_LIMIT), else None."""
+    if abstract is None or len(abstract) <= ABSTRACT_LIMIT:
+        return None
+    return (f"the abstract of {work} is {len(abstract):,} characters long, more than an abstract can be "
+            f"({ABSTRACT_LIMIT:,}); the record is kept without it")
+
+
+@contextmanager
+def leaving_out_overlong_abstracts() -> Iterator[list[str]]:
+    """Records made within it that are given an abstract longer than ABSTRACT_LIMIT are made without it, and
+    the list it gives says so of each (`overlong_abstract`). Outside it such a record is refused, as a line of
+    records.jsonl holding one is (sitegen never writes one). A context rather than an argument: every provider's
+    converter makes its records with `Record(...)`, which takes no validation context, and each is called
+    within one (sources.base.to_records and to_record), so no provider needs to know of the limit."""
+    notes: list[str] = []
+    token = _overlong_abstracts.set(notes)
+    try:
+        yield notes
+    finally:
+        _overlong_abstracts.reset(token)
+
+
 class Record(Strict):
     """One bibliographic record as CSL-JSON, with every known identifier kept."""
 
@@ -311,8 +353,18 @@ class Record(Strict):
     PMID: str | None = None
     PMCID: str | None = None
     URL: WebAddress | None = None
-    abstract: Annotated[str, StringConstraints(max_length=200_000), Printable] | None = None
+    abstract: Annotated[str, StringConstraints(max_length=ABSTRACT_LIMIT), Printable] | None = None
     custom: RecordMeta = Field(default_factory=RecordMeta)  # a factory: a default instance is deep-copied
+
+    @field_validator("abstract", mode="before")
+    @classmethod
+    def _overlong_abstract_left_out(cls, abstract: Any, info: ValidationInfo) -> Any:
+        notes = _overlong_abstracts.get()
+        if notes is not None and isinstance(abstract, str):
+            if note := overlong_abstract(abstract, info.data.get("id", "the work")):
+                notes.append(note)
+                return None
+        return abstract
 
     def identifiers(self) -> dict[str, str]:
         """The identifiers the work is published under (what is exported and what the matcher compares)."""

@@ -36,6 +36,7 @@ from sitegen.records.model import (
     RecordMeta,
     Update,
     calendar_date,
+    overlong_abstract,
     publication_year,
     visible_text,
     web_address,
@@ -75,7 +76,6 @@ _MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", 
 _ISO_DATE = re.compile(r"(\d{4})(?:-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?)?(?!\d)")
 _MARKUP = re.compile(r"<[A-Za-z/!?]|&(?:#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);")  # a tag or an entity
 _FIRST_PAGE = re.compile(r"^\s*([^-\u2010-\u2015\s]+)")
-ABSTRACT_LIMIT = 200_000  # the longest abstract a Record holds (records/model.py)
 
 
 def entry_record(entry: Entry, source: Source | None = None, warnings: list[str] | None = None) -> Record:
@@ -186,16 +186,17 @@ def _address(entry: Entry, field: str, notes: list[str]) -> str | None:
 
 
 def _abstract(entry: Entry, notes: list[str]) -> str | None:
-    """The abstract, cut to what a record holds, with a note when it was cut (a whole file pasted into
-    one field is a mistake the user should see)."""
+    """The abstract; one longer than a record holds (a whole file pasted into one field, a mistake the user
+    should see) is left out with a note, as a provider's is (`records.model.overlong_abstract`)."""
     abstract = _text(entry.get("abstract"), "abstract", notes)
     if _NOTHING_WRITTEN.fullmatch(abstract):
         abstract = ""
     if _MARKUP.search(abstract):  # as a title's; an abstract without markup keeps its line breaks
         abstract = plain_text(abstract) or ""
-    if len(abstract) > ABSTRACT_LIMIT:
-        notes.append(f"the abstract is {len(abstract):,} characters long; cut to the first {ABSTRACT_LIMIT:,}")
-    return abstract[:ABSTRACT_LIMIT] or None
+    if note := overlong_abstract(abstract, "the entry"):
+        notes.append(note)
+        return None
+    return abstract or None
 
 
 # Identifiers an entry gives only as its address (a PubMed export's UR line, a tool's url column): PubMed's and

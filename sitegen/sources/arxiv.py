@@ -133,7 +133,7 @@ def lookup(fetcher: Fetcher, settings: SourceSettings, arxiv_id: str) -> SourceO
             raise Malformed(f"arXiv reported {total} matches but sent {len(entries)}")
         records = []
         for entry in entries:
-            record = to_record(entry, entry_to_record, "the entry")
+            record = to_record(entry, entry_to_record, trace.warnings, "the entry")
             if record is None:
                 raise Malformed("the entry has no arXiv id or title")
             if record.custom.arxiv != asked:

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from sitegen.records.identity import listed
 from sitegen.records.markup import plain_text
-from sitegen.records.model import CONTROL_CHARACTER, CslDate, Record, calendar_date
+from sitegen.records.model import CONTROL_CHARACTER, CslDate, Record, calendar_date, leaving_out_overlong_abstracts
 from sitegen.records.providers import Source
 from sitegen.review.parsing import load_json
 from sitegen.sources.http import Fetcher, Provider, Response, Secrets, SourceError
@@ -248,12 +248,15 @@ class Converted:
     untitled: list[str] = field(default_factory=list)  # ids of identified works the provider gives no title
     unreadable: list[Any] = field(default_factory=list)  # not the expected type, or the converter failed on them
     reasons: list[str] = field(default_factory=list)  # why, in words, one per unreadable item
+    # what was left out of records kept (an abstract longer than a record holds), in words naming the record
+    left_out: list[str] = field(default_factory=list)
 
 
 def to_records(items: Iterable[Any], convert: Callable[[Any], Record | None], item_type: type = object) -> Converted:
     """Provider items as records. An item without an identifier is skipped, one without a title is left out
     by name, and one of the wrong type or on which the converter fails is unreadable: each said so, none
-    the end of the whole call."""
+    the end of the whole call. A record given an abstract longer than it may hold is kept without it, and
+    said so (`leaving_out_overlong_abstracts`)."""
     converted = Converted()
     for item in items:
         if not isinstance(item, item_type):  # a malformed answer, not a work without an identifier
@@ -261,7 +264,9 @@ def to_records(items: Iterable[Any], convert: Callable[[Any], Record | None], it
             converted.reasons.append(f"not a {item_type.__name__}")
             continue
         try:
-            record = convert(item)
+            with leaving_out_overlong_abstracts() as left_out:
+                record = convert(item)
+            converted.left_out += left_out
         except Untitled as exc:
             converted.untitled.append(exc.record_id)
             continue
@@ -276,11 +281,15 @@ def to_records(items: Iterable[Any], convert: Callable[[Any], Record | None], it
     return converted
 
 
-def to_record(item: Any, convert: Callable[[Any], Record | None], what: str = "the record") -> Record | None:
+def to_record(item: Any, convert: Callable[[Any], Record | None], warnings: list[str],
+              what: str = "the record") -> Record | None:
     """One item as a record (a lookup's answer), None when it is no record; Malformed when the converter
-    fails on it."""
+    fails on it. What was left out of the record (as by `to_records`) is said in `warnings`."""
     try:
-        return convert(item)
+        with leaving_out_overlong_abstracts() as left_out:
+            record = convert(item)
+        warnings += left_out
+        return record
     except Untitled:
         return None
     except CONVERSION_ERRORS as exc:
@@ -346,6 +355,7 @@ class Pager:
         self._untitled: dict[str, None] = {}  # ids, in the order they came
         self._unreadable: set[str] = set()
         self._reasons: list[str] = []
+        self._left_out: list[str] = []  # what was left out of records kept, in words
         self._native_ids: set[str] = set()
         self._skipped_names: dict[str, None] = {}  # the provider's own names for skipped items, where it has them
         self._unreadable_names: dict[str, None] = {}  # and for unreadable ones, so that a human can find them
@@ -423,6 +433,7 @@ class Pager:
             else:
                 self._keys.add(key)
                 self.records.append(record)
+        self._left_out += (note for note in converted.left_out if note not in self._left_out)
         for record_id in converted.untitled:
             if record_id in self._untitled:
                 self.repeated += 1
@@ -477,6 +488,7 @@ class Pager:
         if self._unreadable:
             trace.warnings.append(f"{len(self._unreadable)} {name} {noun} could not be read ({reasons}){unreadable}; "
                                   "they are missing from this run, which is therefore incomplete")
+        trace.warnings += self._left_out
         if self.repeated:
             trace.warnings.append(f"{name} sent {self.repeated} item(s) more than once; each was kept once")
         truncated = total > self.cap

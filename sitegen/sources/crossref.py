@@ -327,7 +327,7 @@ def lookup(fetcher: Fetcher, settings: SourceSettings, doi: str) -> SourceOutcom
         if not_found(response, PROVIDER.name, NOT_FOUND):
             return trace.outcome("ok", [], 0)
         message = _envelope_message(response, "work")
-        record = to_record(message, work_to_record, "the work")
+        record = to_record(message, work_to_record, trace.warnings, "the work")
         if record is None:
             raise Malformed("the work has no DOI or title")
         if record.DOI != asked:

@@ -228,6 +228,7 @@ def semantic_shortlist(fetcher: Fetcher, settings: SourceSettings, text: str, *,
         for place, work in enumerate(results):
             firsts.setdefault(WORKS.native_id(work) or place, work)
         converted = to_records(list(firsts.values())[:SEMANTIC_CANDIDATES], work_to_record, dict)
+        trace.warnings += converted.left_out
         outcome = trace.outcome("ok", converted.records, warning=SHORTLIST_NOTE,
                                 dropped=len(converted.unreadable) + len(converted.untitled))
         if ignored:
@@ -353,7 +354,7 @@ def _work(trace: Trace, identifier: str) -> tuple[dict[str, Any], Record] | None
     if not_found(response, PROVIDER.name, *NOT_FOUND):
         return None
     work = parse_json(response)
-    record = to_record(work, work_to_record, "the work") if isinstance(work, dict) else None
+    record = to_record(work, work_to_record, trace.warnings, "the work") if isinstance(work, dict) else None
     if not isinstance(work, dict) or record is None:
         raise Malformed("the work has no identifier or title")
     if not _is_the_work(record, identifier):

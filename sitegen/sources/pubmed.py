@@ -276,7 +276,7 @@ def lookup(fetcher: Fetcher, settings: SourceSettings, pmid: str) -> SourceOutco
             return trace.outcome("ok", [], 0)
         if len(entries) != 1:
             raise Malformed(f"asked for PMID {wanted} but received {len(entries)} records")
-        record = to_record(entries[0], pubmed_to_record, "the article")
+        record = to_record(entries[0], pubmed_to_record, trace.warnings, "the article")
         if record is None:
             raise Malformed("the article has no PMID or title")
         if record.PMID != wanted:
