@@ -326,11 +326,38 @@ def test_fulltext_paragraphs_carry_their_section_titles():
     assert len(editorial.paragraphs) == 9 and {p.section for p in editorial.paragraphs} == {None}
 
 
-def test_fulltext_404_is_ok_with_no_paragraphs():
-    fetch, _, _ = fetcher(lambda request: xml_response(b"", 404))
-    text = europepmc.fulltext(fetch, SETTINGS, "PMC3258128")
+NGINX_404 = b"<html><head><title>404 Not Found</title></head><body><center><h1>404 Not Found</h1></center></body></html>"
+
+
+def full_text_404(search: httpx.Response, page: bytes = b""):
+    """Europe PMC answering 404 (with `page`) for a full text, and `search` to its search."""
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/fullTextXML"):
+            return httpx.Response(404, content=page, headers={"content-type": "text/html" if page else "application/xml"})
+        assert params(request)["query"].startswith("PMCID:PMC"), request.url
+        return search
+    return fetcher(handler)[0]
+
+
+@pytest.mark.parametrize("page", [b"", NGINX_404], ids=["empty", "html"])
+def test_a_full_text_404_is_no_full_text_only_for_an_article_europepmc_lists_without_one(page):
+    # Europe PMC serves the full text of its open access subset only, and answers 404 for any other article; a
+    # moved address or a proxy answers 404 too. Its search says which: PMC12124214 is free to read but not open
+    # access, PMC12120539 open access with its text in Europe PMC (both real results).
+    free = next(r for r in RESULTS if r.get("pmcid") == "PMC12124214")
+    text = europepmc.fulltext(full_text_404(json_response(page_body([free], 1)), page), SETTINGS, "PMC12124214")
     assert text.status == "ok" and text.paragraphs == [] and text.licence is None
-    assert "no full text for PMC3258128" in text.warnings[0]
+    assert text.warnings == ["Europe PMC has no full text for PMC12124214: it is not in Europe PMC's open access subset"]
+    text = europepmc.fulltext(full_text_404(json_response(NO_RESULTS), page), SETTINGS, "PMC1")
+    assert text.status == "ok" and text.warnings == ["Europe PMC has no full text for PMC1: Europe PMC's search knows "
+                                                     "no article PMC1"]
+    open_access = next(r for r in RESULTS if r.get("pmcid") == "PMC12120539")
+    text = europepmc.fulltext(full_text_404(json_response(page_body([open_access], 1)), page), SETTINGS, "PMC12120539")
+    assert text.status == "unavailable" and not text.complete and text.paragraphs == []
+    assert "which its search lists as open access" in text.warnings[0] and "taken for an outage" in text.warnings[0]
+    # a search that does not answer leaves the 404 unexplained: an outage, never "no full text"
+    text = europepmc.fulltext(full_text_404(httpx.Response(503)), SETTINGS, "PMC12124214")
+    assert text.status == "unavailable" and "no full text" not in " ".join(text.warnings)
 
 
 def test_fulltext_of_another_article_is_refused():

@@ -180,10 +180,12 @@ def test_a_response_for_another_article_is_refused():
 
 
 def test_no_full_text_is_ok_with_nothing_and_an_outage_is_not_that():
-    fetch, _, _ = fetcher(lambda request: xml_response(b"", 404))
+    # a 404 for an article Europe PMC's search does not know (test_europepmc: one it lists as open access)
+    fetch, _, _ = fetcher(lambda request: xml_response(b"", 404) if request.url.path.endswith("/fullTextXML")
+                          else json_response(NO_RESULTS))
     text = europepmc.fulltext(fetch, SETTINGS, "PMC1")
     assert text.status == "ok" and text.paragraphs == [] and not text.readable and text.refusal is None
-    assert text.warnings == ["Europe PMC has no full text for PMC1"]
+    assert text.warnings == ["Europe PMC has no full text for PMC1: Europe PMC's search knows no article PMC1"]
     fetch, _, _ = fetcher(lambda request: xml_response(b"", 503))
     text = europepmc.fulltext(fetch, SETTINGS, "PMC1")
     assert text.status == "unavailable" and not text.complete and text.paragraphs == []

@@ -349,7 +349,8 @@ def article_url(pmcid: str) -> str:
 
 
 def fulltext(fetcher: Fetcher, settings: SourceSettings, pmcid: str) -> FullText:
-    """The full text of one PMC article. No full text (404) is an `ok` with no paragraphs; a body that is
+    """The full text of one PMC article. No full text (a 404 for an article Europe PMC does not list as having
+    one, `_why_no_full_text`) is an `ok` with no paragraphs; a body that is
     too large, too deep, or declares entities is refused (`unavailable`, never expanded); a licence sitegen
     may not quote is an `ok` that is not `readable`.
 
@@ -365,7 +366,7 @@ def fulltext(fetcher: Fetcher, settings: SourceSettings, pmcid: str) -> FullText
         response = trace.get(f"{BASE}/{asked}/fullTextXML", [])
         check_status(response, PROVIDER.name)
         if response.status == 404:
-            return trace.outcome("ok", warning=f"Europe PMC has no full text for {asked}")
+            return trace.outcome("ok", warning=_why_no_full_text(trace, asked))
         parsed.update(parse_article(response.body, asked))
         if parsed["truncated"]:
             trace.warnings.append(f"the full text of {asked} is longer than sitegen reads: only its first "
@@ -376,6 +377,23 @@ def fulltext(fetcher: Fetcher, settings: SourceSettings, pmcid: str) -> FullText
     outcome = run_call(Trace("europepmc", fetcher, PROVIDER, Secrets()), call)
     return FullText(pmcid=asked, **parsed, **outcome.model_dump(
         include={"status", "warnings", "executed_query", "snapshot_hashes", "retry_after"}))
+
+
+def _why_no_full_text(trace: Trace, pmcid: str) -> str:
+    """Why Europe PMC answered 404 for the full text of `pmcid`, in the words of the run's warning. Europe PMC
+    serves the full text of its open access subset only, and answers 404 for any other article; but a 404 is
+    also what a moved address, a proxy or a gateway answers, saying nothing of the article, and its body is
+    no sure sign (Europe PMC documents none). So its search is asked what it knows of the article: one it lists
+    as open access with its text in Europe PMC has a full text, and the 404 is an outage (SourceError), never
+    "no full text"; so is a search that does not answer."""
+    _, results, _ = _page(trace, _lookup_query("pmcid", pmcid), LOOKUP_LIMIT, "*")
+    listed = [result for result in results if isinstance(result, dict) and normalise_pmcid(result.get("pmcid")) == pmcid]
+    if any(result.get("isOpenAccess") == "Y" and result.get("inEPMC") == "Y" for result in listed):
+        raise SourceError("unavailable", f"Europe PMC answered 404 for the full text of {pmcid}, which its search "
+                                         "lists as open access with its text in Europe PMC: taken for an outage (a "
+                                         "moved address or a proxy's page), not for an article without full text")
+    why = "it is not in Europe PMC's open access subset" if listed else f"Europe PMC's search knows no article {pmcid}"
+    return f"Europe PMC has no full text for {pmcid}: {why}"
 
 
 def parse_article(data: bytes, pmcid: str) -> dict[str, Any]:
