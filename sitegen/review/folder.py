@@ -26,7 +26,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from sitegen.errors import SchemaVersionError
 from sitegen.records.identity import listed
 from sitegen.records.ids import found_valid, record_id
-from sitegen.records.model import Record, model_data
+from sitegen.records.model import Record, model_data, share_fields_sets
 from sitegen.review import kept, parsing
 from sitegen.review.models import (
     DECISION_COLUMNS,
@@ -500,6 +500,7 @@ def read_records(root: Path) -> RecordsRead:
     unreadable: list[Problem] = []
     record_problems: list[Problem] = []
     previous = None
+    fields_sets: dict[frozenset[str], set[str]] = {}
     for lineno, record, line, row_problems in parsing.model_lines(Record, root / rel, rel, SIZE_LIMITS[rel],
                                                                   problems, unreadable):
         record_problems += row_problems
@@ -514,7 +515,7 @@ def read_records(root: Path) -> RecordsRead:
             record_problems.append(Problem(rel, lineno, None, "order",
                                            f"record {record.id!r} is out of order: records.jsonl is sorted by id"))
         previous = record.id
-        read.records[record.id] = record
+        read.records[record.id] = share_fields_sets(record, fields_sets)
         read.lines[record.id] = lineno
         read.digests[record.id] = parsing.line_digest(line)
     if unreadable:  # nothing is taken from a file that cannot be read to its end
