@@ -215,29 +215,50 @@ def test_a_record_of_any_type_comes_back_as_that_type(format):
 
 
 # The CSL types RIS or BibTeX have no type of their own for, and the closest type each is written as and read back
-# as (README: export); every other type sitegen reads comes back as itself.
+# as (README: export); every other type sitegen reads comes back as itself, and every type through CSV and CSL-JSON.
+NAMED_BY_NEITHER = ("bill", "broadcast", "classic", "collection", "document", "event", "figure", "graphic", "hearing",
+                    "interview", "legislation", "map", "pamphlet", "performance", "periodical", "regulation", "song",
+                    "speech", "treaty")
 LOSSY_TYPES = {
-    "ris": {"entry": "entry-encyclopedia", "post": "webpage", "review-book": "article-journal", "preprint": "article"},
+    "ris": {"entry": "entry-encyclopedia", "post": "webpage", "review": "article-journal",
+            "review-book": "article-journal", "preprint": "article", **dict.fromkeys(NAMED_BY_NEITHER, "article")},
     "bibtex": {"entry": "entry-encyclopedia", "entry-dictionary": "entry-encyclopedia", "post": "webpage",
                "post-weblog": "webpage", "article-magazine": "article-journal", "article-newspaper": "article-journal",
-               "review-book": "article-journal", "musical_score": "article", "personal_communication": "article",
-               "preprint": "article"},
+               "review": "article-journal", "review-book": "article-journal", "musical_score": "article",
+               "personal_communication": "article", "preprint": "article",
+               **dict.fromkeys(NAMED_BY_NEITHER, "article")},
+    "csv": {},
+    "csl-json": {},
 }
+CSL_SCHEMA_TYPES = json.loads((FIXTURES / "csl" / "csl-data.json").read_text())["items"]["properties"]["type"]["enum"]
 
 
+@pytest.mark.parametrize("container", ["Rats", None], ids=["in-a-container", "alone"])
 @pytest.mark.parametrize("format", LOSSY_TYPES)
-def test_each_csl_type_comes_back_through_ris_and_bibtex_as_itself_or_the_closest_type(format):
+def test_each_csl_type_comes_back_as_itself_or_through_ris_and_bibtex_the_closest_type(format, container):
     # An encyclopedia's or dictionary's entry, a blog post, a magazine or newspaper article, a film, a legal case
     # (Zotero's CSL-JSON gives each so) went out as RIS's GEN or a @misc and came back as an article, with another
     # content key: RIS names each (ENCYC, DICT, BLOG, MGZN, NEWS, MPCT, CASE, PCOMM, MUSIC) and biblatex some.
-    kinds = sorted(CSL_TYPE_NAMES)
-    written = [Record(id=f"ref:{number:016x}", type=kind, title=f"A {kind} about rats", container_title="Rats",
+    # A peer review (Crossref's "review"), a map or a document came back from CSV and CSL-JSON as a journal
+    # article (or, alone, an article): their type was read only from a file that could not mean another sense.
+    kinds = sorted({*CSL_SCHEMA_TYPES, *CSL_TYPE_NAMES})  # every type CSL names, and those sitegen reads besides
+    written = [Record(id=f"ref:{number:016x}", type=kind, title=f"A {kind} about rats", container_title=container,
                       issued={"date-parts": [[2020]]}, custom={"ref": f"{number:016x}"})
                for number, kind in enumerate(kinds)]
     again = [entry_record(entry) for entry in read_references(WRITERS[format](written), format)]
     assert {kind: record.type for kind, record in zip(kinds, again, strict=True)} == \
         {kind: LOSSY_TYPES[format].get(kind, kind) for kind in kinds}
-    assert [record.container_title for record in again] == ["Rats"] * len(kinds)
+    if container:
+        assert [record.container_title for record in again] == [container] * len(kinds)
+
+
+@pytest.mark.parametrize("kind", ["Review", "Document", "Event"])
+def test_another_csvs_type_column_is_read_as_a_csl_type_only_where_it_can_mean_nothing_else(kind):
+    # A CSV of another tool with a `type` column: "Review" there is a review article, no peer review (CSL's
+    # "review"); a CSL type that names one thing only ("article-newspaper") is read as that.
+    text = f"ID,title,journal,type\n1,Rats in context,Hippocampus,{kind}\n2,Rats in print,The Times,article-newspaper\n"
+    assert [entry_record(entry).type for entry in read_references(text, "csv")] == \
+        ["article-journal", "article-newspaper"]
 
 
 ARXIV_FEED = FIXTURES / "arxiv" / "q_testing_s0_m10_bc5a6c384fe9.atom.xml"

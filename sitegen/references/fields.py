@@ -8,7 +8,8 @@ format writes a full date its own way ("2008/07/16/", [[2008, 7, 16]]), so reade
 form ("2008", "2008-07", "2008-07-16"), and `year` holds its year too. `retracted` is "yes" when the
 entry says the work is retracted, as each format says it: sitegen's exports (CSV's column, CSL-JSON's
 custom.retracted, RIS's "N1  - RETRACTED", BibTeX's note "Retracted") and MEDLINE's publication type.
-`type` is a CSL type where the file names one (sitegen's records CSV, CSL-JSON); ENTRYTYPE is BibTeX's.
+`type` is a CSL type where the file names one (sitegen's records CSV, CSL-JSON; another CSV's `type`
+column only where it cannot mean another sense, see `table`); ENTRYTYPE is BibTeX's.
 `updates` is the notices a file lists against the work (sitegen's CSL-JSON export: custom.updates) as that
 JSON list of objects ({"kind": "retraction", "doi": ..., "pmid": ...}).
 """

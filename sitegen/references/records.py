@@ -60,13 +60,23 @@ CSL_TYPES = {
     "review": "article-journal", "letter": "article-journal", "editorial": "article-journal",
     "note": "article-journal", "erratum": "article-journal", "short survey": "article-journal",
 }
-# A CSL type is kept as it is (sitegen's records CSV writes the record's own in its `type` column, Zotero's CSL-JSON
-# a newspaper article's). Of CSL's types, those named by a plain word ("review", "document", "map") are left out: a
-# `type` column of another CSV may say "Review" of a review article.
-CSL_TYPE_NAMES = frozenset({*CSL_TYPES.values(), "dataset", "preprint", "entry", "entry-encyclopedia", "patent",
-                            "post", "post-weblog", "software", "standard", "article-magazine", "article-newspaper",
-                            "entry-dictionary", "legal_case", "motion_picture", "musical_score", "personal_communication",
-                            "review-book"})
+# Every item type CSL names (CSL-JSON's schema, version 1.0), and "preprint" as some files write a preprint's. A
+# file that names a record's CSL type gives it that type, whatever it is: sitegen's records CSV in its `type` column,
+# CSL-JSON (Zotero's a newspaper article's, Crossref's a peer review's "review").
+CSL_TYPE_NAMES = frozenset({
+    "article", "article-journal", "article-magazine", "article-newspaper", "bill", "book", "broadcast", "chapter",
+    "classic", "collection", "dataset", "document", "entry", "entry-dictionary", "entry-encyclopedia", "event",
+    "figure", "graphic", "hearing", "interview", "legal_case", "legislation", "manuscript", "map", "motion_picture",
+    "musical_score", "pamphlet", "paper-conference", "patent", "performance", "periodical", "personal_communication",
+    "post", "post-weblog", "regulation", "report", "review", "review-book", "software", "song", "speech", "standard",
+    "thesis", "treaty", "webpage", "preprint"})
+# The CSL types CSL names by a plain word that another CSV's `type` column may use in another sense (a database's
+# "Review" of a review article, "Document", "Event"): such a column is read as the record's CSL type only when it
+# names one of the others (see `references.table`).
+CSL_TYPES_OF_OTHER_SENSES = frozenset({
+    "bill", "broadcast", "classic", "collection", "document", "event", "figure", "graphic", "hearing", "interview",
+    "legislation", "map", "pamphlet", "performance", "periodical", "regulation", "review", "song", "speech",
+    "treaty"})
 # Entry types that say what the record is, kept as its publication type (a notice is told by it).
 PUBLICATION_TYPES = {"review", "letter", "editorial", "erratum", "note", "retracted", "conference paper",
                      "conference review", "short survey"}

@@ -28,6 +28,7 @@ from sitegen.records.names import AUTHORS_AND
 from sitegen.references import wos
 from sitegen.references.fields import FIELDS, RAYYAN_INCLUSION, accession_pmid, author_list
 from sitegen.references.problems import UNRECOGNISED, ReferenceProblem, Skipped, checked
+from sitegen.references.records import CSL_TYPES_OF_OTHER_SENSES
 
 # A cell larger than any reference's field (an abstract holds at most 200,000 characters) is refused as it is read:
 # a 500 MB title cell took 6 GB of memory before the title's own limit could refuse it.
@@ -253,6 +254,8 @@ def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProbl
             fields["author"] = exported_authors(fields.get("author", ""))
         if not fields.get("label") and (found := RAYYAN_INCLUSION.search(fields.get("note", ""))):
             fields["label"] = found.group(1)
+        if not sitegens and fields.get("type", "").strip().lower() in CSL_TYPES_OF_OTHER_SENSES:
+            fields["type"] = ""  # not said to be CSL's: another CSV's "Review" is a review article's, most likely
         yield Entry(fields["ID"], fields, line)
 
 
