@@ -145,8 +145,9 @@ def test_a_style_that_lost_the_spaces_beside_it_still_parts_the_words():
         "Comparative effect of Camellia sinensis teas on object recognition test deficit and metabolic changes "
         "induced by cafeteria diet",
         "Ameliorating effect of lyophilized extract of Butea frondosa leaves on scopolamine-induced amnesia in rats",
-        # a superscript is no word: the genotype stays with its gene
-        "Different attentional dysfunctions in eEF2K−/−, IL1RAPL1−/−and SHANK3Δ11−/−mice"]
+        # a superscript is part of the word it follows: the genotype stays with its gene, and the italic closing
+        # after it parts it from the next word ("<sup><i>−/−</i></sup>and"), as the italic parts "in<i>eEF2K")
+        "Different attentional dysfunctions in eEF2K−/−, IL1RAPL1−/− and SHANK3Δ11−/− mice"]
     preprint = json.loads((FIXTURES / "crossref" / "crossref_work_10.1101_2024.04.01.587366.json").read_text())
     abstract = crossref.work_to_record(preprint["message"]).abstract
     assert "pegRNAs targeting SMARCB1 for editing" in abstract and "assess variants in MLH1 via" in abstract
@@ -154,6 +155,22 @@ def test_a_style_that_lost_the_spaces_beside_it_still_parts_the_words():
     for markup, text in [("c-<i>fos</i> mapping", "c-fos mapping"), ("<i>E. coli</i>'s", "E. coli's"),
                          ("<i>K</i><sub>d</sub>", "Kd"), ("x<jats:sc>ab</jats:sc>", "xab"), ("T</i>X", "TX")]:
         assert plain_text(markup) == text
+
+
+@pytest.mark.parametrize(("markup", "text"), [
+    # a style closing right after a subscript or superscript ends the word the script belongs to
+    ("<i>CO<sub>2</sub></i>emissions", "CO2 emissions"),
+    ("<jats:italic>CO<jats:sub>2</jats:sub></jats:italic>emissions rise", "CO2 emissions rise"),
+    ("<i>Shank3</i><sup><i>−/−</i></sup>mice", "Shank3−/− mice"),
+    ("CO<sub>2</sub><i>in situ</i>", "CO2 in situ"),
+    # a script starting never parts its word, whatever style closes before it or opens in it
+    ("<i>K</i><sub>d</sub> values", "Kd values"), ("<i>eEF2K</i><sup><i>−/−</i></sup>, and", "eEF2K−/−, and"),
+    # no style: the spacing is the source's, none added (GABA<sub>A</sub>receptor is a real OpenAlex title's)
+    ("H<sub>2</sub>S", "H2S"), ("GABA<sub>A</sub>receptor", "GABAAreceptor"), ("<sup>14</sup>C dating", "14C dating"),
+    ("(<i>Callithrix jacchus</i> )", "(Callithrix jacchus )"), ("x<sup>2</sup> <i>y</i>", "x2 y"),
+])
+def test_a_script_belongs_to_the_word_it_follows_and_ends_it(markup, text):
+    assert plain_text(markup) == text
 
 
 def test_fixture_records_hold_no_markup():

@@ -38,14 +38,18 @@ INLINE = frozenset({
 })
 # Type styles, set around whole words ("of <i>Camellia sinensis</i> teas"). Publishers' deposits often lost the
 # spaces beside them ("of<i>Camellia sinensis</i>teas", "targeting<jats:italic>SMARCB1</jats:italic>for"): a style's
-# start or end between two letters or digits is a space. Within a word a style meets a hyphen or a quote
-# ("c-<i>fos</i>", "<i>E. coli</i>'s"), or a subscript or superscript, which is no word ("<i>K</i><sub>d</sub>",
-# "<i>Shank3</i><sup>−/−</sup>"); small capitals set parts of words ("<sc>d</sc>-glucose"), so are no style here.
+# start or end between two words is a space. Within a word a style meets a hyphen or a quote ("c-<i>fos</i>",
+# "<i>E. coli</i>'s"); small capitals set parts of words ("<sc>d</sc>-glucose"), so are no style here. A subscript or
+# superscript is part of the word it follows, whatever it holds: a style never parts it from that word
+# ("<i>K</i><sub>d</sub>", "<i>Shank3</i><sup>−/−</sup>"), and where it ends its word ends, so a style ending or
+# starting after it parts it from the next ("<i>CO<sub>2</sub></i>emissions", "<sup><i>−/−</i></sup>and").
 STYLES = frozenset({"b", "bold", "em", "i", "italic", "strong", "u", "underline"})
 SCRIPTS = frozenset({"sub", "sup"})
-# Where a style or a script starts or ends in the text read; no text holds them (control characters go first).
-STYLE_EDGE, SCRIPT_EDGE = "\0", "\1"
-STYLE_EDGES_BETWEEN_WORDS = re.compile(rf"(?<=\w){STYLE_EDGE}+(?=\w)")
+# Where a style starts or ends, and where a script starts and where it ends, in the text read; no text holds them
+# (control characters go first).
+STYLE_EDGE, SCRIPT_START, SCRIPT_END = "\0", "\1", "\2"
+EDGES = re.compile(f"[{STYLE_EDGE}{SCRIPT_START}{SCRIPT_END}]+")
+WORD_CHARACTER = re.compile(r"\w")
 # Blocks: each ends a run of text, so "Background</title><p>Rats" reads "Background Rats".
 BLOCKS = frozenset({
     "abstract", "blockquote", "body", "br", "break", "caption", "dd", "disp-formula", "div", "dl", "dt", "h1",
@@ -135,14 +139,14 @@ class _Text(HTMLParser):
             self.hidden = max(0, self.hidden - 1)
         elif kind == "block":
             self.parts.append(" ")
-        self._style_edge(tag)
+        self._style_edge(tag, end=True)
         self._leave(tag)
 
-    def _style_edge(self, tag: str) -> None:
-        """Marks where a style or a script starts or ends, for STYLE_EDGES_BETWEEN_WORDS; an end tag that closes
+    def _style_edge(self, tag: str, end: bool = False) -> None:
+        """Marks where a style or a script starts or ends (`end`), for `_edge_as_text`; an end tag that closes
         nothing marks nothing."""
         local = tag.rpartition(":")[2]
-        edge = STYLE_EDGE if local in STYLES else SCRIPT_EDGE if local in SCRIPTS else None
+        edge = STYLE_EDGE if local in STYLES else (SCRIPT_END if end else SCRIPT_START) if local in SCRIPTS else None
         if edge and local in self.open and self._reading():
             self.parts.append(edge)
 
@@ -160,11 +164,20 @@ class _Text(HTMLParser):
             self.parts.append(data[len("CDATA["):])
 
 
+def _edge_as_text(edges: re.Match[str]) -> str:
+    """A run of style and script edges in the text read as what it is in the text: a space where a style starts or
+    ends between two words, nothing elsewhere (see STYLES)."""
+    run, text = edges.group(), edges.string
+    after_a_word = SCRIPT_END in run or (edges.start() > 0 and WORD_CHARACTER.match(text, edges.start() - 1))
+    between_words = after_a_word and WORD_CHARACTER.match(text, edges.end()) is not None
+    return " " if STYLE_EDGE in run and SCRIPT_START not in run and between_words else ""
+
+
 def _once(text: str) -> str:
     parser = _Text()
     parser.feed(CONTROL_CHARACTER.sub(" ", text))
     parser.close()
-    text = STYLE_EDGES_BETWEEN_WORDS.sub(" ", "".join(parser.parts)).replace(STYLE_EDGE, "").replace(SCRIPT_EDGE, "")
+    text = EDGES.sub(_edge_as_text, "".join(parser.parts))
     # An entity can name what no record may hold (&#x85;, &#xFFFE;): as good as a space.
     return " ".join(CONTROL_CHARACTER.sub(" ", text).split())
 
