@@ -11,6 +11,7 @@ and whether what was read is the whole answer, a truncated one, or an outage.
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -161,6 +162,16 @@ def element_text(node: etree._Element | None) -> str | None:
         return None
     # XML holds no C0 control character, but DEL and the C1 ones it does: the record format refuses them.
     return " ".join(CONTROL_CHARACTER.sub(" ", "".join(node.itertext())).split()) or None
+
+
+def element_plain_text(node: etree._Element | None) -> str | None:
+    """The text of an XML element whose markup is elements (PubMed's <i>, <sub> in a title or an abstract), read
+    as `plain_text` reads markup sent as text, so that a style parts the words it was set against alike (itertext
+    runs them together: "effect of<i>Camellia</i>teas" read "effect ofCamelliateas"); None when it holds none."""
+    if node is None:
+        return None
+    children = "".join(etree.tostring(child, encoding="unicode", with_tail=True) for child in node)
+    return plain_text(html.escape(node.text or "", quote=False) + children)
 
 
 def as_dict(value: Any) -> dict[str, Any]:

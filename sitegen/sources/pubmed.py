@@ -14,7 +14,6 @@ import re
 from lxml import etree
 
 from sitegen.records.ids import normalise_doi, normalise_pmcid, normalise_pmid, record_id
-from sitegen.records.markup import plain_text
 from sitegen.records.model import CslDate, CslName, Record, RecordMeta, Update
 from sitegen.records.pages import medline_pages
 from sitegen.records.providers import label
@@ -28,6 +27,7 @@ from sitegen.sources.base import (
     Unsupported,
     check_status,
     date_from_parts,
+    element_plain_text,
     element_text,
     month_number,
     parse_xml,
@@ -94,7 +94,7 @@ def _issued(article: etree._Element) -> CslDate | None:
 def _abstract(article: etree._Element) -> str | None:
     parts = []
     for node in article.iterfind("Abstract/AbstractText"):
-        text = plain_text(element_text(node))
+        text = element_plain_text(node)
         if text:
             label = (node.get("Label") or "").strip()
             # NLM labels a section it could not assign "UNLABELLED" (NlmCategory UNASSIGNED): no heading of the text
@@ -164,7 +164,7 @@ def article_to_record(article: etree._Element) -> Record | None:
         type="article" if PREPRINT_TYPE in types else "article-journal",
         title=title,
         author=[name for node in details.iterfind("AuthorList/Author") if (name := _author(node))],
-        container_title=plain_text(element_text(details.find("Journal/Title"))),
+        container_title=element_plain_text(details.find("Journal/Title")),
         issued=_issued(details),
         volume=element_text(issue.find("Volume")) if issue is not None else None,
         issue=element_text(issue.find("Issue")) if issue is not None else None,
@@ -185,7 +185,7 @@ def article_to_record(article: etree._Element) -> Record | None:
 
 
 def _title(node: etree._Element | None) -> str | None:
-    title = plain_text(element_text(node))
+    title = element_plain_text(node)
     return None if title is None or NO_TITLE.fullmatch(title) else title
 
 
@@ -203,7 +203,7 @@ def book_to_record(book: etree._Element) -> Record | None:
     if pmid is None:
         return None
     whole = document.find("Book")
-    book_title = plain_text(element_text(whole.find("BookTitle"))) if whole is not None else None
+    book_title = element_plain_text(whole.find("BookTitle")) if whole is not None else None
     chapter = _title(document.find("ArticleTitle")) or _title(document.find("VernacularTitle"))
     dois = [element_text(node) for path in ("BookDocument/ArticleIdList", "PubmedBookData/ArticleIdList")
             for node in book.iterfind(f"{path}/ArticleId[@IdType='doi']")]
