@@ -20,9 +20,12 @@ import pytest
 
 from sitegen.commands import build
 from sitegen.records.model import Record
+from sitegen.site import output
 from sitegen.site.keys import Keys
 from sitegen.site.output import MANIFEST, SITE_MARKER, Page, write_site
-from tests.conftest import tree_bytes
+from sitegen.site.pages import site_pages
+from sitegen.workspace import open_review
+from tests.conftest import EXAMPLE, tree_bytes
 
 NOW = "2023-05-01T00:00:00Z"
 
@@ -52,6 +55,38 @@ def test_a_page_whose_key_did_not_change_is_not_rendered_again(tmp_path):
     assert site_bytes(out) == {"a.html": b"A", "b.html": b"B2", SITE_MARKER: (out / SITE_MARKER).read_bytes()}
     assert len(spares(out)) == 1  # the site before is kept, whole, for the next build to start from
 
+
+
+def _forked_from(pid: int) -> int:
+    """How many processes `pid` has forked that are still alive."""
+    return sum(1 for stat in Path("/proc").glob("[0-9]*/stat")
+               if stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[1] == str(pid))
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="renderers are forked on Linux only")
+def test_a_page_that_reads_every_record_is_rendered_with_no_renderer_alive(tmp_path, monkeypatch):
+    # A forked renderer shares the build's memory until either process writes to it, and Python writes to every
+    # object it reads: a page reading every record beside a renderer had them all copied (500 MB at 100,000).
+    monkeypatch.setattr(output, "render_processes", lambda: 2)
+    builder = os.getpid()
+    def shown(path: str) -> str:
+        return f"{path} {os.getpid()} {_forked_from(builder) if os.getpid() == builder else '-'}"
+    pages = [Page(f"{n}.html", lambda n=n: shown(f"{n}.html"), alone=n % 50 == 0) for n in range(300)]
+    write_site(tmp_path / "site", pages)
+    said = {path: (tmp_path / "site" / path).read_text().split() for path in (page.path for page in pages)}
+    alone = [words for path, words in said.items() if int(path.split(".")[0]) % 50 == 0]
+    assert len(alone) == 6 and all(words[1:] == [str(builder), "0"] for words in alone)
+    assert len({words[1] for words in said.values()}) == 2  # the others were shared out
+
+
+def test_the_pages_that_read_every_record_are_rendered_alone():
+    # The records lists (together) and the downloads of every record: nothing else.
+    example = open_review(EXAMPLE)
+    alone = {page.path for page in site_pages(example.review, example.facts, None) if page.alone}
+    lists = {path for path in alone if path == "records.html" or path.startswith("records/list/")}
+    assert "records/list/all/2.html" in lists and any(path.startswith("records/list/batch-") for path in lists)
+    assert alone - lists == {f"downloads/{name}.{extension}" for name in ("records", "included")
+                             for extension in ("csv", "ris", "bib", "json")}
 
 def test_an_unchanged_site_is_not_swapped_and_says_so(tmp_path):
     out = tmp_path / "site"

@@ -143,7 +143,7 @@ def record_downloads(site: Site) -> Files:
     for name, records in record_sets(site).items():
         for form in FORMATS:
             yield Page(download_path(name, form), lambda form=form, records=records: writers.parts(form.extension, records),
-                       site.keys.of("download", writers.inputs(form.extension, records)))
+                       site.keys.of("download", writers.inputs(form.extension, records)), alone=True)
     # The ledger as the review stores it, byte for byte, so a reader can check its hash chain. The build
     # holds the review's lock, so the file is the one the review was loaded from.
     ledger = site.review.root / "ledger.jsonl"

@@ -71,6 +71,11 @@ class Page:
     path: str
     render: Callable[[], str | bytes | Iterable[str]]  # a large file in parts: it is written as they come
     key: str | None = None
+    # Rendered by the building process alone, with no renderer forked meanwhile: a page that reads every record
+    # (a download of them all). A forked process shares the build's memory until either writes to it, and Python
+    # writes to every object it reads (its reference count), so such a page rendered beside another process had
+    # every record copied, 500 MB at 100,000 records on top of the build's 1 GB.
+    alone: bool = False
 
 
 # A slotted pydantic dataclass, not a model: no dictionary and no set of the fields given per file, of which
@@ -257,9 +262,12 @@ class _Filling:
             self.render_waiting()
 
     def render_waiting(self) -> None:
-        pages, self.waiting = self.waiting, []
-        for page, (rendered, differs) in zip(pages, _in_processes(self._render, pages), strict=True):
-            self.files[page.path] = rendered
+        alone = [page for page in self.waiting if page.alone]
+        shared = [page for page in self.waiting if not page.alone]
+        self.waiting = []
+        results = _in_processes(self._render, alone, processes=1) + _in_processes(self._render, shared)
+        for page, (file, differs) in zip(alone + shared, results, strict=True):
+            self.files[page.path] = file
             self.differs |= differs
             self.rendered += 1
 
@@ -370,8 +378,9 @@ def render_processes() -> int:
     return len(os.sched_getaffinity(0)) if sys.platform == "linux" else 1
 
 
-def _in_processes(render: Callable[[Page], T], pages: list[Page]) -> list[T]:
-    """`render(page)` for each page, in order, the pages shared out among `render_processes()` processes.
+def _in_processes(render: Callable[[Page], T], pages: list[Page], processes: int | None = None) -> list[T]:
+    """`render(page)` for each page, in order, the pages shared out among `render_processes()` processes (or
+    `processes`: 1 renders them all in this one).
 
     The other processes are forked, so they hold the build's data as it is, and write their pages'
     files themselves; each sends back what `render` returned, pickled, through a pipe. Each process takes
@@ -379,7 +388,7 @@ def _in_processes(render: Callable[[Page], T], pages: list[Page]) -> list[T]:
     that renders it. An error in any process is raised here (the others are stopped); a process that
     dies sends nothing, which is an error too; and a process whose parent dies (kill -9) is killed with
     it, so nothing writes into the folder once its build is gone."""
-    processes = min(render_processes(), len(pages) // SHARED_FROM) or 1
+    processes = min(processes or render_processes(), len(pages) // SHARED_FROM) or 1
     # What exists now is left out of the collections while rendering (gc.freeze): they walk only what
     # rendering makes, and a forked process's walk copies none of the memory it shares with this one.
     gc.collect(0)

@@ -244,10 +244,10 @@ def record_pages(site: Site) -> Files:
             yield Page(path, lambda path=path, context=context, page_entries=page_entries, rows=rows: site.page(
                 path, "records.html", rows=len(page_entries), rows_html=Markup("\n".join(
                     _row(rows, entry, "../" * path.count("/"), site.reasons) for entry in page_entries)), **context),
-                site.keys.of("records.html", path, context, page_entries))
-    # The rows are held by the list pages alone from here on, and freed with them once they are written: at
-    # 100,000 records, the rows this process wrote are 70 MB it would otherwise hold, and every process forked
-    # to render record pages with it, to the end of the build.
+                site.keys.of("records.html", path, context, page_entries), alone=True)
+    # The lists together read every record: they are rendered by the building process alone (see `Page.alone`),
+    # which writes each row once. The rows are held by the list pages alone from here on, and freed with them once
+    # they are written (at 100,000 records, 70 MB the process and every one forked after it would hold to the end).
     del rows
     confirmed = site.facts.duplicates
     canonical_of = duplicates_of(confirmed)
