@@ -22,15 +22,16 @@ from sitegen.errors import (
     EXIT_INTERRUPTED,
     EXIT_INVALID,
     EXIT_SCHEMA,
+    OptionInvalid,
     ReviewInvalid,
     SchemaVersionError,
     SitegenError,
 )
 from sitegen.records.citations import SOURCE as CITATION_SOURCE
 from sitegen.records.providers import label as provider_label
-from sitegen.references import Format, column_mapping
+from sitegen.references import Format, column_mapping, text_codec
 from sitegen.review import kept
-from sitegen.review.models import SLUG, Strategy, parse_timestamp, utc_day, utc_text
+from sitegen.review.models import SLUG, Strategy, utc_day, utc_text
 from sitegen.review.problems import FORMATTERS, format_human
 from sitegen.review.scaffold import init_review
 from sitegen.review.schemas import json_schemas, write_schemas
@@ -74,6 +75,9 @@ class SitegenGroup(click.Group):
         written.clear()  # what this command writes (a test runs many in one process)
         try:
             return super().invoke(ctx)
+        except OptionInvalid as exc:  # shown as click shows a value its own types refuse (exit 2)
+            _done(exc)
+            raise click.BadParameter(exc.message, param_hint=f"'{exc.option}'") from None
         except (ReviewInvalid, SchemaVersionError) as exc:
             _done(exc)
             root = str(ctx.meta.get("sitegen.review_dir", ""))
@@ -207,19 +211,34 @@ def check(directory: Path, output_format: str) -> None:
 
 SITE_OUT = click.option("--out", type=GivenPath(path_type=Path, file_okay=False), default=Path("site"),
                         show_default=True, help="Output folder; replaced as a whole only when the new site is complete.")
-def _in_utc(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-    """--at and --now as the review's files hold times: in UTC. The same instant written with an offset
-    (2024-12-30T03:00:00+05:30) has another date in its text, so it fell in another day and ISO week on the site
-    than runs beside it. A value that is no time is left for the command to refuse with its own message."""
-    if value is None:
-        return None
-    try:
-        return utc_text(parse_timestamp(value))
-    except ValueError:
-        return value
+def _event_time(_ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """--at checked as it is parsed (OptionInvalid: no time, ahead of the clock, before 1970), before the command
+    reads the review, and written as the review's files hold times: in UTC. The same instant written with an
+    offset (2024-12-30T03:00:00+05:30) has another date in its text, so it fell in another day and ISO week on the
+    site than runs beside it."""
+    from sitegen.living.ledger import event_time
+
+    return None if value is None else utc_text(event_time(value, param.opts[0]))
 
 
-BUILD_TIME = click.option("--now", metavar="RFC3339", default=None, callback=_in_utc,
+def _site_time(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """--now checked as it is parsed (OptionInvalid: no time from 1970 to 3000), and in UTC as --at."""
+    from sitegen.site.build import given_now
+
+    return None if value is None else utc_text(given_now(value))
+
+
+def _encoding(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """--encoding checked as it is parsed: a name that is no text encoding is refused before any file is read."""
+    if value is not None:
+        try:
+            text_codec(value)
+        except LookupError as error:
+            raise click.BadParameter(str(error), ctx, param) from None
+    return value
+
+
+BUILD_TIME = click.option("--now", metavar="RFC3339", default=None, callback=_site_time,
                           help="Build time shown on the site. Default: SOURCE_DATE_EPOCH, else the latest ledger event.")
 
 
@@ -285,7 +304,7 @@ SNAPSHOT_MODES = ("live: network only; record: network, saving every response un
 SNAPSHOT_MODE = click.option(
     "--snapshots", "mode", type=click.Choice(["live", "record", "replay"]), envvar="SITEGEN_SNAPSHOT_MODE",
     default="live", show_default=True, help=SNAPSHOT_MODES)
-AT = click.option("--at", required=True, metavar="RFC3339", callback=_in_utc,
+AT = click.option("--at", required=True, metavar="RFC3339", callback=_event_time,
                   help="The run's time, e.g. 2026-06-01T00:00:00Z. Supplied by the caller, never read from the clock.")
 
 
@@ -428,7 +447,7 @@ def monitor_status(directory: Path, monitor_id: str | None, as_json: bool) -> No
 @monitor.command("validate")
 @click.argument("directory", type=REVIEW_DIR)
 @click.option("--id", "monitor_id", default=None, help="Only this saved search.")
-@click.option("--at", default=None, metavar="RFC3339", callback=_in_utc,
+@click.option("--at", default=None, metavar="RFC3339", callback=_event_time,
               help="Record the check on the ledger at this time (e.g. 2026-06-01T00:00:00Z); without it, "
                    "only print it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the validations as JSON.")
@@ -488,7 +507,7 @@ def update(directory: Path, at: str, mode: str, as_json: bool, report: Path | No
 @cli.command()
 @click.argument("directory", type=REVIEW_DIR)
 # In UTC as every command records times; a replay finds its recorded run by instant, however that was written.
-@click.option("--at", default=None, metavar="RFC3339", callback=_in_utc,
+@click.option("--at", default=None, metavar="RFC3339", callback=_event_time,
               help="The run's time, e.g. 2026-06-01T00:00:00Z, supplied by the caller (required unless replaying; "
               "a replay defaults to the latest recorded verification run).")
 # Verdicts go on the ledger, and a pull request's check replays the latest run: its responses are kept by
@@ -499,7 +518,8 @@ def update(directory: Path, at: str, mode: str, as_json: bool, report: Path | No
 @click.option("--bib", type=GivenPath(path_type=Path, dir_okay=False, exists=True), default=None,
               help="Also verify every entry of this BibTeX file (reported, not recorded: they are not records "
               "of the review).")
-@click.option("--encoding", help="Encoding of the --bib file when it is not UTF-8 or UTF-16, e.g. latin-1 or cp1252.")
+@click.option("--encoding", callback=_encoding,
+              help="Encoding of the --bib file when it is not UTF-8 or UTF-16, e.g. latin-1 or cp1252.")
 @click.option("--source", "sources", multiple=True, type=click.Choice(["crossref", "openalex", "pubmed"]),
               help="Ask only these indexes (repeatable; default all three). With one, no identity can be "
               "verified: only one index would hold the paper.")
@@ -602,8 +622,8 @@ def verify(directory: Path, at: str | None, mode: str, bib: Path | None, encodin
               "next run reports only what arrived since.")
 @click.option("--skip-bad", is_flag=True, help="Skip malformed records, entries that cannot be records and files "
               "that cannot be read, listing each with its line, and import the rest (an error when nothing is left).")
-@click.option("--encoding", metavar="NAME", help="Text encoding of every FILE (latin-1, cp1252) [default: UTF-8, "
-              "or UTF-16 by its byte-order mark].")
+@click.option("--encoding", metavar="NAME", callback=_encoding, help="Text encoding of every FILE (latin-1, cp1252) "
+              "[default: UTF-8, or UTF-16 by its byte-order mark].")
 @click.option("--columns", metavar="FIELD=COLUMN,...", callback=_column_mapping, help=COLUMNS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the import as JSON.")
 def import_command(directory: Path, files: tuple[Path, ...], at: str, format: Format | None, source: str | None,
@@ -729,7 +749,8 @@ def export(directory: Path, format: str, selection: str | None, out: Path | None
 @click.option("--decision", type=click.Choice(["include", "exclude"]),
               help="What a Covidence export holds, when it has no exclusion reason column to say so.")
 @click.option("--rayyan-reviewer", help="The reviewer's name in Rayyan's RAYYAN-INCLUSION [default: --reviewer].")
-@click.option("--encoding", help="Encoding of SOURCE when it is not UTF-8 or UTF-16, e.g. latin-1 or cp1252.")
+@click.option("--encoding", callback=_encoding,
+              help="Encoding of SOURCE when it is not UTF-8 or UTF-16, e.g. latin-1 or cp1252.")
 def import_decisions(directory: Path, source: Path, tool: str, reviewer: str, stage: str, decision: str | None,
                      rayyan_reviewer: str | None, encoding: str | None) -> None:
     """Append the screening decisions of SOURCE, a screening tool's export, to a reviewer's decision file
@@ -771,7 +792,8 @@ def import_decisions(directory: Path, source: Path, tool: str, reviewer: str, st
 @click.option("--format", "format", type=click.Choice(get_args(Format)),
               help="Format of SOURCE [default: by its suffix (.csv, .ris, .bib, .nbib, .ciw, .json), else by "
                    "its content].")
-@click.option("--encoding", help="Encoding of SOURCE when it is not UTF-8 or UTF-16, e.g. latin-1 or cp1252.")
+@click.option("--encoding", callback=_encoding,
+              help="Encoding of SOURCE when it is not UTF-8 or UTF-16, e.g. latin-1 or cp1252.")
 @click.option("--columns", metavar="FIELD=COLUMN,...", callback=_column_mapping, help=COLUMNS_HELP)
 def dedupe(source: Path, out: Path, probable_out: Path | None, versions_out: Path | None,
            format: Format | None, encoding: str | None, columns: dict[str, str] | None) -> None:
@@ -884,7 +906,7 @@ def screen_kappa(directory: Path, as_json: bool) -> None:
 
 @screen.command("rank")
 @click.argument("directory", type=REVIEW_DIR)
-@click.option("--batch", "number", type=int, default=None, help="The screening batch to rank.")
+@click.option("--batch", "number", type=click.IntRange(min=1), default=None, help="The screening batch to rank.")
 @click.option("--imported", is_flag=True, help="Rank the records imported outside a batch (`sitegen import`), "
               "as one group.")
 @click.option("--json", "as_json", is_flag=True, help="Print the order, its method and rows as JSON.")
@@ -914,9 +936,17 @@ def screen_rank(directory: Path, number: int | None, imported: bool, as_json: bo
         click.echo(f"{row.rank:4}  {row.score:8.3f}  {row.id}\n      {row.rationale}")
 
 
+def _week(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
+    """--week checked as it is parsed (OptionInvalid: no ISO week), before the command reads the review."""
+    from sitegen.screening.digest import week_start
+
+    week_start(value)
+    return value
+
+
 @cli.command()
 @click.argument("directory", type=REVIEW_DIR)
-@click.option("--week", required=True, metavar="YYYY-Www", help="ISO week, e.g. 2026-W23.")
+@click.option("--week", required=True, metavar="YYYY-Www", callback=_week, help="ISO week, e.g. 2026-W23.")
 @click.option("--out", type=GivenPath(path_type=Path, dir_okay=False), default=None,
               help="Write the Markdown here (outside the review folder) instead of printing it.")
 @click.option("--force", is_flag=True, help="Replace --out when it exists.")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sitegen.errors import ReviewInvalid, SitegenError
+from sitegen.errors import OptionInvalid, ReviewInvalid, SitegenError
 from sitegen.files import read_file
 from sitegen.living import protocol, state, versions
 from sitegen.living.checks import UNANCHORED, ledger_problems
@@ -125,8 +125,8 @@ def dedupe(source: Path, out: Path, probable_out: Path, versions_out: Path, form
         rows = read_references(source, format, warnings, encoding=encoding, columns=columns)
     except ReferenceProblem as problem:
         raise SitegenError(f"{source}:{problem.line}: {problem.message}") from None
-    except LookupError:
-        raise SitegenError(f"--encoding {encoding}: not an encoding Python knows (latin-1, cp1252, ...)") from None
+    except LookupError as error:  # `encoding` is no text encoding (references.text_codec)
+        raise OptionInvalid("--encoding", str(error)) from None
     except OSError as error:
         raise SitegenError(f"{source}: cannot be read ({error.strerror or error})") from None
     if joined := next((row for row in rows if ";" in row.id), None):  # the sets' ids are joined by ";"
@@ -201,9 +201,9 @@ def export(root: Path, format: str, selection: Selection | None = None, out: Pat
     to `out` in one step when given; nothing is written when the options, the output or the review
     have a problem (see `check_output_file`)."""
     if format not in EXPORT_FORMATS:
-        raise SitegenError(f"unknown export format {format!r} (formats: {', '.join(EXPORT_FORMATS)})")
+        raise OptionInvalid("--format", f"{format!r} is not an export format ({', '.join(EXPORT_FORMATS)})")
     if format == PRISMA_CSV and selection is not None:
-        raise SitegenError(f"--records does not apply to {PRISMA_CSV}: its counts cover the whole review")
+        raise OptionInvalid("--records", f"does not apply to {PRISMA_CSV}: its counts cover the whole review")
     if out is not None:
         check_output_file(root, out, "--out", force)
     workspace = read_review(root)
@@ -408,8 +408,8 @@ def import_decisions(root: Path, source: Path, tool: str, reviewer: str, stage: 
         exported = imports.read_export(decode(read_file(source), encoding), tool, tool_reviewer or reviewer, decision)
     except (ReferenceProblem, imports.ExportProblem) as problem:
         raise SitegenError(f"{source}:{problem.line}: {problem.message}; nothing was written") from None
-    except LookupError:
-        raise SitegenError(f"--encoding {encoding}: not an encoding Python knows (latin-1, cp1252, ...)") from None
+    except LookupError as error:  # `encoding` is no text encoding (references.text_codec)
+        raise OptionInvalid("--encoding", str(error)) from None
     except OSError as error:
         raise SitegenError(f"{source}: cannot be read ({error.strerror or error})") from None
     with writable(root) as workspace:

@@ -33,6 +33,19 @@ class SitegenError(Exception):
     done: tuple[str, ...] = ()
 
 
+class OptionInvalid(SitegenError):
+    """A command-line option's value that is wrong in itself, whatever the review: `--at` that is no time (or is
+    ahead of the clock), `--week` that is no ISO week, `--encoding` that names no text encoding. The command line
+    is wrong, so the CLI shows it as click shows its own usage errors: exit 2, naming the option. A value well
+    formed but wrong for the review (a time before its ledger's latest event) is a plain SitegenError."""
+
+    exit_code = EXIT_USAGE
+
+    def __init__(self, option: str, message: str):
+        self.option, self.message = option, message
+        super().__init__(f"{option} {message}")
+
+
 class ReviewInvalid(SitegenError):
     """The review folder failed validation; `problems` says where and why."""
 

@@ -46,7 +46,7 @@ def test_weekly_digest_sections(sitegen, tmp_path):
     code, out, _ = sitegen("digest", EXAMPLE, "--week", "2023-W02")
     assert code == 0 and "0 new records" in out
     code, _, err = sitegen("digest", EXAMPLE, "--week", "last week")
-    assert code == 1 and "is not an ISO week" in err
+    assert code == 2 and "Invalid value for '--week': 'last week' is not an ISO week" in err
 
 
 def test_the_site_shows_screening_batches_and_digests(tmp_path):

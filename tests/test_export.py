@@ -89,7 +89,7 @@ def test_out_writes_the_file_and_refuses_to_replace_it_unless_forced(sitegen, tm
     (["--format", "ris", "--out", "{review}/exports/included.ris"], "is inside the review folder"),
     (["--format", "ris", "--out", "{tmp}/missing/included.ris"], "its folder"),
     (["--format", "ris", "--out", "{tmp}"], "is a directory"),
-    (["--format", "prisma2020-csv", "--records", "all"], "--records does not apply to prisma2020-csv"),
+    (["--format", "prisma2020-csv", "--records", "all"], "'--records': does not apply to prisma2020-csv"),
     (["--format", "medline"], "Invalid value for '--format'"),
 ])
 def test_a_refused_export_writes_nothing(sitegen, example_copy, tmp_path, arguments, message):

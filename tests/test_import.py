@@ -364,7 +364,7 @@ def test_a_file_in_another_encoding_is_named_or_reported(sitegen, tmp_path):
     code, _, err = sitegen("import", review, latin, "--at", FIRST)
     assert code == 1 and f"{latin}:" in err and "UTF-8" in err and tree_bytes(review) == before
     code, _, err = sitegen("import", review, latin, "--at", FIRST, "--encoding", "no-such-encoding")
-    assert code == 1 and "--encoding 'no-such-encoding'" in err and tree_bytes(review) == before
+    assert code == 2 and "'--encoding': 'no-such-encoding'" in err and tree_bytes(review) == before
     import_json(sitegen, review, latin, "--at", FIRST, "--encoding", "latin-1")
     assert held(review).records["10.1002/cl2.1230"].author[0].family == "Hädda"
 

@@ -275,7 +275,7 @@ def test_an_export_not_in_utf8_names_its_line(example_copy, sitegen, tmp_path):
     assert code == 0 and "2 row(s): 2 matched" in out, err
     code, _, err = sitegen("import-decisions", example_copy, latin, "--tool", "asreview", "--reviewer", "reviewer-c",
                            "--encoding", "klingon")
-    assert code == 1 and "--encoding klingon: not an encoding Python knows" in err
+    assert code == 2 and "Invalid value for '--encoding': 'klingon' is not a text encoding Python knows" in err
 
 
 def test_a_tools_reason_maps_to_the_code_whose_code_or_label_it_names():

@@ -482,17 +482,17 @@ def test_problems_left_exit_one_and_say_what_to_do(manuscript, cli_with_mocks):
     assert "round 1: 2 problem(s)" in result.output and "confirm.yaml" in result.output
 
 
-@pytest.mark.parametrize(("change", "message"), [
+@pytest.mark.parametrize(("change", "message", "status"), [
     (lambda folder: (folder / "references.bib").write_text("@article{broken,\n  title = {Unclosed\n"),
-     r"references.bib:1: "),
-    (lambda folder: None, r"unknown source\(s\) scholar"),
+     r"references.bib:1: ", 1),
+    (lambda folder: None, r"Invalid value for '--sources': unknown source\(s\) scholar", 2),  # the command line's fault
 ])
-def test_bad_input_stops_before_anything_is_written(manuscript, cli_with_mocks, change, message):
+def test_bad_input_stops_before_anything_is_written(manuscript, cli_with_mocks, change, message, status):
     import re
     change(manuscript)
     sources = "scholar" if "source" in message else "openalex"
     result = cli_with_mocks.invoke(cli, ["loop", str(manuscript), "--topic", TOPIC, "--sources", sources])
-    assert result.exit_code == 1 and re.search(message, result.output), result.output
+    assert result.exit_code == status and re.search(message, result.output), result.output
     assert not (manuscript / "output").exists()
 
 

@@ -56,11 +56,11 @@ def test_amend_refuses_nothing_changed_and_no_reason(sitegen, example):
     code, _, err = sitegen("protocol", "amend", example, "--at", "2023-05-01T00:00:00Z", "--reason", "none")
     assert code == 1 and "has not changed since version 2" in err
     code, _, err = sitegen("protocol", "amend", example, "--at", "2023-05-01T00:00:00Z", "--reason", " ")
-    assert code == 1 and "needs a reason" in err
+    assert code == 2 and "Invalid value for '--reason': must say why in visible text of 1 to 2,000 characters" in err
 
 
 @pytest.mark.parametrize(("reason", "message"), [
-    ("bad\x01reason", "--reason holds the control character U+0001"), ("x" * 2001, "in visible text of 1 to 2,000"),
+    ("bad\x01reason", "'--reason': holds the control character U+0001"), ("x" * 2001, "in visible text of 1 to 2,000"),
     ("\u200b", "in visible text of 1 to 2,000"),  # nothing a reader can see
 ])
 def test_a_reason_no_reader_can_see_is_refused_before_it_is_recorded_for_good(sitegen, example, reason, message):
@@ -70,7 +70,7 @@ def test_a_reason_no_reader_can_see_is_refused_before_it_is_recorded_for_good(si
     protocol.write_text(protocol.read_text().replace("Rodents (rats or mice)", "Rodents (rats, mice or hamsters)"))
     before = tree_bytes(example)
     code, _, err = sitegen("protocol", "amend", example, "--at", "2023-05-01T00:00:00Z", "--reason", reason)
-    assert code == 1 and message in err and "nothing was written" in err
+    assert code == 2 and "Invalid value for '--reason'" in err and message in err and "nothing was written" in err
     assert tree_bytes(example) == before
 
 
@@ -260,7 +260,7 @@ def test_a_time_far_in_the_future_is_refused(sitegen, example):
     protocol = example / "protocol.md"
     protocol.write_text(protocol.read_text().replace("Rodents (rats or mice)", "Rodents"))
     code, _, err = sitegen("protocol", "amend", example, "--at", "2230-04-20T00:00:00Z", "--reason", "typo")
-    assert code == 1 and "is in the future" in err
+    assert code == 2 and "Invalid value for '--at'" in err and "is in the future" in err
     assert tree_bytes(example)["ledger.jsonl"] == before["ledger.jsonl"]
 
 

@@ -362,7 +362,7 @@ def test_dedupe_encoding_option(tmp_path, sitegen):
     code, stdout, err = sitegen("dedupe", source, "--encoding", "latin-1", "--out", tmp_path / "p.csv")
     assert code == 0 and stdout.startswith("2 records:"), err
     code, _, err = sitegen("dedupe", source, "--encoding", "klingon", "--out", tmp_path / "q.csv")
-    assert code == 1 and "--encoding klingon: not an encoding" in err and not (tmp_path / "q.csv").exists()
+    assert code == 2 and "'--encoding': 'klingon' is not a text encoding" in err and not (tmp_path / "q.csv").exists()
 
 
 def test_biblatex_and_reference_managers_bibtex_is_read_as_they_mean_it():

@@ -91,16 +91,16 @@ def test_a_query_a_provider_cannot_express_is_unsupported_not_empty():
 
 def test_grammar_errors_point_at_the_position(sitegen):
     code, _, err = sitegen("search", 'title:"object in context" AND (rat OR mouse', "--sources", "openalex")
-    assert code == 1
+    assert code == 2 and "Invalid value for 'QUERY'" in err  # a query wrong in itself: the command line is
     assert "position 31: this parenthesis is never closed" in err
     assert "\n                                ^" in err
 
 
 def test_bad_arguments(sitegen):
     code, _, err = sitegen("search", "x", "--sources", "scopus")
-    assert code == 1 and "unknown source(s) scopus" in err
+    assert code == 2 and "Invalid value for '--sources': unknown source(s) scopus" in err
     code, _, err = sitegen("search", "x", "--snapshots", "replay")
-    assert code == 1 and "needs a review folder" in err
+    assert code == 2 and "Invalid value for '--snapshots': replay needs a review folder" in err
 
 
 def test_missing_snapshot_in_replay_is_an_error_naming_the_request(sitegen):
@@ -113,7 +113,7 @@ def test_missing_snapshot_in_replay_is_an_error_naming_the_request(sitegen):
 def test_snapshot_mode_from_the_environment(sitegen, monkeypatch):
     monkeypatch.setenv("SITEGEN_SNAPSHOT_MODE", "replay")
     code, _, err = sitegen("search", "x", "--sources", "openalex")
-    assert code == 1 and "needs a review folder" in err
+    assert code == 2 and "needs a review folder" in err
 
 
 def test_a_review_folder_that_is_not_there_is_named(sitegen, tmp_path):

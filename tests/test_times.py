@@ -38,7 +38,7 @@ def test_a_time_before_1970_is_refused_before_anything_is_recorded(sitegen, tmp_
     assert sitegen("init", review)[0] == 0
     before = (review / "ledger.jsonl").read_bytes() if (review / "ledger.jsonl").exists() else None
     code, _, err = sitegen("protocol", "lock", review, "--at", at)
-    assert code == 1 and "is before 1970" in err and "Traceback" not in err
+    assert code == 2 and "Invalid value for '--at'" in err and "is before 1970" in err and "Traceback" not in err
     after = (review / "ledger.jsonl").read_bytes() if (review / "ledger.jsonl").exists() else None
     assert after == before
 

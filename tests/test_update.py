@@ -305,8 +305,8 @@ def test_update_needs_a_valid_review_and_a_sane_time(sitegen, tmp_path):
     before = tree_bytes(review)
     code, _, err = sitegen("update", review, "--at", FIRST)
     assert code == 1 and "earlier than the latest ledger event" in err
-    code, _, err = sitegen("update", review, "--at", "next tuesday")
-    assert code == 1 and "--at" in err
+    code, _, err = sitegen("update", review, "--at", "next tuesday")  # no time at all: the command line is wrong
+    assert code == 2 and "Invalid value for '--at': 'next tuesday' is not an RFC 3339 timestamp" in err
     (review / "protocol.md").write_text("broken")
     code, _, err = sitegen("update", review, "--at", THIRD)
     assert code == 1 and "front matter" in err
@@ -532,7 +532,8 @@ def test_deleting_the_last_run_from_the_ledger_is_caught(sitegen, tmp_path):
 def test_monitor_add_refuses_a_bad_id_without_a_traceback(sitegen, tmp_path):
     review = new_review(sitegen, tmp_path)
     code, _, err = sitegen("monitor", "add", review, "--id", "W_1", "--strategy", "openalex", "x", "--at", FIRST)
-    assert code == 1 and "--id 'W_1': a saved search's id is 1 to 80 lower-case letters" in err and "Traceback" not in err
+    assert code == 2 and "Invalid value for '--id': 'W_1': a saved search's id is 1 to 80 lower-case letters" in err \
+        and "Traceback" not in err
     # A query of spaces alone was saved and sent ("search=+++"); "" was refused.
     before = tree_bytes(review)
     code, _, err = sitegen("monitor", "add", review, "--id", "w", "--strategy", "openalex", "   ", "--at", FIRST)

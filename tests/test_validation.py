@@ -168,7 +168,7 @@ def test_a_bad_at_or_unknown_search_writes_nothing(example_copy, sitegen):
     assert code == 1 and "earlier than the latest ledger event" in err
     # A time that is none was a traceback (a ValueError from parsing it), not a message naming the option.
     code, _, err = sitegen("monitor", "validate", example_copy, "--at", "yesterday")
-    assert code == 1 and "--at 'yesterday' is not an RFC 3339 timestamp" in err
+    assert code == 2 and "Invalid value for '--at': 'yesterday' is not an RFC 3339 timestamp" in err
     code, _, err = sitegen("monitor", "validate", example_copy, "--id", "no-such-search", "--at", RUN_AT)
     assert code == 1 and "no saved search 'no-such-search'" in err
     assert (example_copy / "ledger.jsonl").read_bytes() == ledger

@@ -538,7 +538,7 @@ def test_verify_records_its_time_in_utc_and_a_replay_finds_a_run_by_its_instant(
     assert code == 1 and "already holds a verification run at 2026-01-01T00:00:00Z" in err
     assert (example_copy / "ledger.jsonl").read_bytes() == ledger
     code, _, err = run_cli("verify", example_copy, "--snapshots", "replay", "--at", "yesterday")
-    assert code == 1 and "--at 'yesterday' is not an RFC 3339 timestamp" in err
+    assert code == 2 and "Invalid value for '--at': 'yesterday' is not an RFC 3339 timestamp" in err
 
 
 def test_a_bib_file_in_another_encoding_is_read_with_the_option_its_message_names(example_copy, tmp_path):
@@ -550,7 +550,7 @@ def test_a_bib_file_in_another_encoding_is_read_with_the_option_its_message_name
     [entry] = run_module.bib_records(bib, "latin-1")
     assert entry.record.title == "Caf\u00e9 society and memory"
     code, _, err = run_cli("verify", example_copy, "--snapshots", "replay", "--bib", bib, "--encoding", "klingon")
-    assert code == 1 and "--encoding klingon: not an encoding Python knows" in err
+    assert code == 2 and "Invalid value for '--encoding': 'klingon' is not a text encoding Python knows" in err
     code, _, err = run_cli("verify", example_copy, "--snapshots", "replay", "--encoding", "latin-1")
     assert code == 2 and "give --bib too" in err  # an option that would do nothing is not taken silently
 

@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from sitegen.errors import SitegenError
+from sitegen.errors import OptionInvalid, SitegenError
 from sitegen.files import read_file
 from sitegen.living.ledger import append
 from sitegen.living.merge import integrate
@@ -158,8 +158,8 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
             skipped_files.append(Skipped(str(path), problem.line, "", problem.message))
         except OSError as error:
             raise SitegenError(f"{path}: cannot be read ({error.strerror or error}); nothing was imported") from None
-        except LookupError:
-            raise SitegenError(f"--encoding {encoding!r} is no encoding Python knows; nothing was imported") from None
+        except LookupError as error:  # `encoding` is no text encoding (references.text_codec)
+            raise OptionInvalid("--encoding", f"{error}; nothing was imported") from None
     retrieved = [record for item in read for record in item.records]
     skipped = [*skipped_files, *(entry for item in read for entry in item.skipped)]
     if skipped and not retrieved:  # --skip-bad asked to import the rest: there is none, which is no success

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sitegen.errors import SitegenError
+from sitegen.errors import OptionInvalid, SitegenError
 from sitegen.records.model import model_data
 from sitegen.review.folder import Review
 from sitegen.review.models import (
@@ -80,26 +80,33 @@ def ledger_text(events: list[LedgerEvent]) -> str:
 
 
 def given_time(at: str, option: str = "--at") -> datetime:
-    """A time the caller gave as `option`, parsed; one that is not a real RFC 3339 time is the user's error,
-    named by its option (a ValueError would reach the command line as a traceback)."""
+    """A time the caller gave as `option`, parsed; one that is not a real RFC 3339 time is wrong in itself
+    (OptionInvalid, named by its option: a ValueError would reach the command line as a traceback)."""
     try:
         return parse_timestamp(at)
     except ValueError as exc:
-        raise SitegenError(f"{option} {exc}") from None
+        raise OptionInvalid(option, str(exc)) from None
 
 
-def check_event_time(events: list[LedgerEvent], at: str, option: str = "--at") -> None:
-    """A caller-supplied time for new events (given as `option`): a real RFC 3339 time, not before the
-    ledger's latest."""
+def event_time(at: str, option: str = "--at") -> datetime:
+    """A time the caller gave as `option` for new events, parsed: a real RFC 3339 time that no review could
+    refuse (OptionInvalid otherwise), before it is compared with any review's ledger."""
     when = given_time(at, option)
     # The clock only guards against a typo: an event dated far ahead would block every later one,
     # since the ledger is append-only and kept in time order. It never supplies the time.
     if when > datetime.now(UTC) + FUTURE_SLACK:
-        raise SitegenError(f"{option} {at} is in the future; give the time of the run (UTC)")
+        raise OptionInvalid(option, f"{at} is in the future; give the time of the run (UTC)")
     # Nor can a review's event be older than the searches it could make: 1024 for 2024 would be recorded for good.
     if when < EARLIEST_EVENT:
-        raise SitegenError(f"{option} {at} is before {EARLIEST_EVENT.year}; give the time of the run (a typo in "
-                           "the year?)")
+        raise OptionInvalid(option, f"{at} is before {EARLIEST_EVENT.year}; give the time of the run (a typo in "
+                                    "the year?)")
+    return when
+
+
+def check_event_time(events: list[LedgerEvent], at: str, option: str = "--at") -> None:
+    """A caller-supplied time for new events (given as `option`): an event time (`event_time`), not before the
+    ledger's latest (a SitegenError: the time is wrong for this review only)."""
+    when = event_time(at, option)
     latest = max((event.ts for event in events), key=parse_timestamp, default=None)
     if latest and when < parse_timestamp(latest):
         raise SitegenError(f"{option} {at} is earlier than the latest ledger event ({latest}); "

@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import re
 
-from sitegen.errors import ReviewInvalid, SitegenError
+from sitegen.errors import OptionInvalid, ReviewInvalid, SitegenError
 from sitegen.living.facts import ReviewFacts
 from sitegen.living.ledger import append
 from sitegen.records.model import printable, visible_text
@@ -27,17 +27,17 @@ _VERSION_LINE = re.compile(r"^version:[ \t]*[\"']?\d+[\"']?[ \t]*(#.*)?$", re.MU
 
 def lock_protocol(review: Review, facts: ReviewFacts, at: str, reason: str | None = None) -> LedgerEvent:
     """Record protocol.md's SHA-256, version and text; later edits then need an amendment."""
+    reason = checked_reason(reason) if reason is not None else None
     if facts.protocol_trail:
         raise SitegenError("the protocol is already locked; change it with `sitegen protocol amend`")
     payload = ProtocolLockPayload(version=review.protocol.meta.version, sha256=review.protocol.sha256,
-                                  reason=_checked_reason(reason), text=review.protocol.text)
+                                  reason=reason, text=review.protocol.text)
     return _record(review, at, payload, {})
 
 
 def amend_protocol(review: Review, facts: ReviewFacts, at: str, reason: str) -> LedgerEvent:
     """Record the edits made to a locked protocol.md as an amendment, raising its version if needed."""
-    if not reason.strip():
-        raise SitegenError("an amendment needs a reason (--reason)")
+    reason = checked_reason(reason)
     if not facts.protocol_trail:
         raise SitegenError("the protocol is not locked yet; lock it with `sitegen protocol lock` first")
     previous = facts.protocol_trail[-1][1]
@@ -57,7 +57,7 @@ def amend_protocol(review: Review, facts: ReviewFacts, at: str, reason: str) -> 
     diff = "".join(difflib.unified_diff(
         (previous.text or "").splitlines(keepends=True), text.splitlines(keepends=True),
         f"protocol.md (version {previous.version})", f"protocol.md (version {version})"))
-    payload = AmendmentPayload(version=version, sha256=protocol_hash(text), reason=_checked_reason(reason), text=text,
+    payload = AmendmentPayload(version=version, sha256=protocol_hash(text), reason=reason, text=text,
                                diff=diff)
     return _record(review, at, payload, {"protocol.md": text})
 
@@ -76,18 +76,16 @@ def _front_matter_version(text: str) -> int | None:
 MAX_REASON = 2000  # characters: as much as any free text a review's files hold (a question, a description)
 
 
-def _checked_reason(reason: str | None) -> str | None:
-    """--reason as the ledger keeps it (for good, and on the site), or SitegenError saying what is wrong."""
-    if reason is None:
-        return None
+def checked_reason(reason: str) -> str:
+    """--reason as the ledger keeps it (for good, and on the site); OptionInvalid saying what is wrong with it."""
     text = reason.strip()
     try:
         printable(text)
     except ValueError as error:
-        raise SitegenError(f"--reason {error}; nothing was written") from None
+        raise OptionInvalid("--reason", f"{error}; nothing was written") from None
     if not visible_text(text) or len(text) > MAX_REASON:
-        raise SitegenError(f"--reason must say why in visible text of 1 to {MAX_REASON:,} characters (it has "
-                           f"{len(text):,}); nothing was written")
+        raise OptionInvalid("--reason", f"must say why in visible text of 1 to {MAX_REASON:,} characters (it has "
+                                        f"{len(text):,}); nothing was written")
     return text
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 from pydantic import ValidationError
 
-from sitegen.errors import SitegenError
+from sitegen.errors import OptionInvalid, SitegenError
 from sitegen.living.duplicates import confirmed_duplicates
 from sitegen.living.ledger import anchor, append, check_event_time
 from sitegen.living.manifests import Execution, compiled_query, manifest_bytes, run_manifest
@@ -152,11 +152,12 @@ def add_monitor(review: Review, monitor_id: str, strategies: list[Strategy], at:
         check_strategy(strategy.source, strategy.query, native=strategy.syntax == "native", method=strategy.method)
     for index, _, kind in strategy_repeats(strategies):
         repeated = strategies[index]
-        raise SitegenError(f"the strategy {repeated.query!r} asks what an earlier one asks (the same source and query, "
-                           "or citation search with the same mode and seeds, however written); nothing was saved"
-                           if kind == "strategy-repeated" else
-                           f"two {repeated.source} strategies have the label {repeated.label!r}: a label names one "
-                           "strategy of its source (its runs are known by it); nothing was saved")
+        raise OptionInvalid("--citations" if repeated.method == "citations" else "--strategy",
+                            f"the strategy {repeated.query!r} asks what an earlier one asks (the same source and query, "
+                            "or citation search with the same mode and seeds, however written); nothing was saved"
+                            if kind == "strategy-repeated" else
+                            f"two {repeated.source} strategies have the label {repeated.label!r}: a label names one "
+                            "strategy of its source (its runs are known by it); nothing was saved")
     # Seeded with the records the review already holds: screened, batched or imported.
     seen = sorted(set(in_review(review)) | {row.decision.record_id for row in review.decisions}) \
         if seed_from_review else []
@@ -167,7 +168,7 @@ def add_monitor(review: Review, monitor_id: str, strategies: list[Strategy], at:
         error = exc.errors(include_url=False)[0]
         said = ("a saved search's id is 1 to 80 lower-case letters, digits and '-', starting with a letter or digit "
                 "(it names the file searches/<id>.json)" if error["loc"] == ("monitor_id",) else error["msg"])
-        raise SitegenError(f"--id {monitor_id!r}: {said}") from None
+        raise OptionInvalid("--id", f"{monitor_id!r}: {said}") from None
     return _run(review, [search], at, mode, settings, progress, transport)
 
 

@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
-from sitegen.errors import SitegenError
+from sitegen.errors import OptionInvalid, SitegenError
 from sitegen.living.facts import ReviewFacts, Run
 from sitegen.living.ledger import anchor, append, check_event_time, holds
 from sitegen.living.prisma import PrismaCounts, derive, study_of
@@ -353,7 +353,10 @@ def publish(review: Review, facts: ReviewFacts, at: str | None) -> tuple[Version
         raise SitegenError("nothing to publish: the ledger has no events yet (lock the protocol and run a search)")
     if not facts.unpublished:
         return None, latest
-    check_event_time(review.ledger, at, "the publication time")
+    try:
+        check_event_time(review.ledger, at, "the publication time")
+    except OptionInvalid as error:  # a time from --now, SOURCE_DATE_EPOCH or the ledger: no one option's value
+        raise SitegenError(str(error)) from None
     if latest is not None and parse_timestamp(at) <= parse_timestamp(latest.published_at):
         # Two versions of one date could not be told apart by a reader, and their order would be the file names'.
         raise SitegenError(f"the publication time {at} is not later than version {latest.number}'s "

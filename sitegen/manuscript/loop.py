@@ -21,7 +21,7 @@ import httpx
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from sitegen.errors import EXIT_INCOMPLETE, SitegenError
+from sitegen.errors import EXIT_INCOMPLETE, OptionInvalid, SitegenError
 from sitegen.files import read_file
 from sitegen.manuscript import bib, claims
 from sitegen.records.matching import SAME_TITLE, record_work, title_score
@@ -173,7 +173,7 @@ def topic_slug(topic: str) -> str:
     """The first 8 hex digits of sha1 of the topic, NFKC-normalised, lower-cased, trimmed, spaces collapsed."""
     normal = " ".join(unicodedata.normalize("NFKC", topic).lower().split())
     if not normal:
-        raise SitegenError("--topic is empty")
+        raise OptionInvalid("--topic", "is empty")
     return hashlib.sha1(normal.encode("utf-8")).hexdigest()[:8]
 
 

@@ -91,10 +91,23 @@ def read_references(source: Path | str, format: Format | None = None, warnings: 
 SPREADSHEETS = (b"PK\x03\x04", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")
 
 
+def text_codec(encoding: str) -> codecs.CodecInfo:
+    """The codec of the text encoding named `encoding`; LookupError saying why for a name Python does not know,
+    or for a codec from bytes to bytes (base64, zlib), which reads no text."""
+    try:
+        codec = codecs.lookup(encoding)
+    except LookupError:
+        codec = None
+    # bytes.decode refuses such a codec by this flag (though only once there are bytes: b"".decode("base64") is "")
+    if codec is None or not getattr(codec, "_is_text_encoding", True):
+        raise LookupError(f"{encoding!r} is not a text encoding Python knows (latin-1, cp1252, ...)")
+    return codec
+
+
 def decode(data: bytes, encoding: str | None = None) -> str:
     """The text of a file without its byte-order mark: UTF-16 when it starts with that mark, else
-    `encoding` (LookupError if Python does not know it) or UTF-8. ReferenceProblem names the line of
-    the first byte that does not decode."""
+    `encoding` (LookupError if it is no text encoding Python knows, see `text_codec`) or UTF-8. ReferenceProblem
+    names the line of the first byte that does not decode."""
     if data.startswith(SPREADSHEETS):
         raise ReferenceProblem(1, "a spreadsheet workbook (.xlsx or .xls), not text: save it from the spreadsheet "
                                   "as \"CSV UTF-8 (comma delimited)\" and give that file")
@@ -103,7 +116,7 @@ def decode(data: bytes, encoding: str | None = None) -> str:
     elif encoding is None and (order := _utf16_order(data)):
         raise ReferenceProblem(1, f"UTF-16 text without a byte-order mark (every other byte is 0); name its "
                                   f"encoding: --encoding utf-16-{order}")
-    codec = codecs.lookup(encoding or "utf-8")
+    codec = text_codec(encoding or "utf-8")
     if codec.name == codecs.lookup("latin-1").name and re.search(rb"[\x80-\x9f]", data):
         # Bytes 0x80-0x9F are control characters in Latin-1, which no text holds: a file said to be Latin-1 that
         # has them is Windows-1252 (its quotes and dashes), as browsers read every page labelled Latin-1 (the

@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from sitegen.errors import SitegenError
+from sitegen.errors import OptionInvalid, SitegenError
 from sitegen.review.models import REVIEW_SCHEMA_VERSION, ReviewConfig
 from sitegen.review.write import interrupts_held, keep_folder_identity, named_as, written
 
@@ -72,14 +72,14 @@ STAGING = ".sitegen-init-"  # where `init` writes the files it then moves into a
 
 def init_review(directory: Path, title: str) -> list[str]:
     """Create the folder's files; refuse to touch a folder that already has content."""
-    if directory.is_symlink() or directory.exists() and (not directory.is_dir() or _has_content(directory)):
-        raise SitegenError(f"refusing to initialise {directory}: it exists and is not empty (nothing was written)")
     text = review_yaml(title)
     try:
         ReviewConfig.model_validate(yaml.safe_load(text))
-    except ValidationError as exc:
-        reason = exc.errors(include_url=False)[0]["msg"]
-        raise SitegenError(f"--title: {reason} (nothing was written)") from None
+    except ValidationError as exc:  # only the title is not sitegen's own
+        reason = exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
+        raise OptionInvalid("--title", f"{reason} (nothing was written)") from None
+    if directory.is_symlink() or directory.exists() and (not directory.is_dir() or _has_content(directory)):
+        raise SitegenError(f"refusing to initialise {directory}: it exists and is not empty (nothing was written)")
     if directory.is_dir():
         _fill(directory, text)
     else:

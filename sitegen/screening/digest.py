@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from sitegen.errors import SitegenError
+from sitegen.errors import OptionInvalid, SitegenError
 from sitegen.records.providers import label as provider_label
 from sitegen.review import kept
 from sitegen.review.folder import Review, parse_protocol
@@ -80,9 +80,9 @@ def week_start(week: str) -> date:
             raise ValueError
         start = date.fromisocalendar(int(match.group(1)), int(match.group(2)), 1)
     except ValueError:
-        raise SitegenError(f"--week {week!r} is not an ISO week such as 2026-W23") from None
+        raise OptionInvalid("--week", f"{week!r} is not an ISO week such as 2026-W23") from None
     if start.year < EARLIEST_YEAR:  # the weeks before it (the digest's prior window) must be real dates too
-        raise SitegenError(f"--week {week!r} is before {EARLIEST_YEAR}; no living review has a batch then")
+        raise OptionInvalid("--week", f"{week!r} is before {EARLIEST_YEAR}; no living review has a batch then")
     return start
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sitegen.errors import OutputRefused, SitegenError
+from sitegen.errors import OptionInvalid, OutputRefused, SitegenError
 from sitegen.living.facts import ReviewFacts
 from sitegen.review.folder import Review, cycle_collection_paused
 from sitegen.review.models import parse_timestamp
@@ -33,16 +33,23 @@ class BuildResult:
     changed: bool  # False: the site was already up to date, and was left as it was
 
 
+def given_now(now: str) -> datetime:
+    """--now parsed: a real RFC 3339 time from 1970 to the year 3000, as SOURCE_DATE_EPOCH is (the site's files
+    are dated by it); OptionInvalid otherwise, whatever the review."""
+    try:
+        moment = parse_timestamp(now)
+    except ValueError as exc:
+        raise OptionInvalid("--now", str(exc)) from None
+    if not 0 <= moment.timestamp() < MAX_EPOCH:
+        raise OptionInvalid("--now", f"{now!r} is not a time from 1970 to the year 3000 (UTC)")
+    return moment
+
+
 def build_time(review: Review, now: str | None, environ: dict[str, str]) -> str | None:
     """When the site says it was last updated: --now, SOURCE_DATE_EPOCH, or the ledger. Never the clock."""
     latest = max((event.ts for event in review.ledger), key=parse_timestamp, default=None)
     if now is not None:
-        try:
-            moment = parse_timestamp(now)
-        except ValueError as exc:
-            raise SitegenError(f"--now {exc}") from None
-        if not 0 <= moment.timestamp() < MAX_EPOCH:  # as SOURCE_DATE_EPOCH: the site's files are dated by it
-            raise SitegenError(f"--now {now!r} is not a time from 1970 to the year 3000 (UTC)")
+        moment = given_now(now)
         if latest is not None and moment < parse_timestamp(latest):  # "last updated" before what the site shows
             raise SitegenError(f"--now {now} is earlier than the latest ledger event ({latest}): the site would say "
                                "it was last updated before it")

@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 
-from sitegen.errors import SitegenError
+from sitegen.errors import OptionInvalid, SitegenError
 from sitegen.records.citations import CitationQueryError, parse_citation_query
 from sitegen.records.fusion import RANKING_VERSION, Hit, Lane, fuse
 from sitegen.records.model import Record
@@ -55,33 +55,36 @@ def open_fetcher(mode: str, snapshots: Path | None, session: str = "",
     if mode == "live":
         return Fetcher("live", transport=transport)
     if snapshots is None:
-        raise SitegenError(f"--snapshots {mode} needs a review folder (--review DIR) whose snapshots/ it uses")
+        raise OptionInvalid("--snapshots", f"{mode} needs a review folder (--review DIR) whose snapshots/ it uses")
     return Fetcher(mode, SnapshotStore(snapshots), session, transport=transport)
 
 
-def check_grammar(text: str) -> None:
-    """Raise a SitegenError that shows where a query breaks the grammar."""
+def check_grammar(text: str, given_as: str = "QUERY") -> None:
+    """Raise OptionInvalid, naming what the query was `given_as` on the command line, that shows where a query
+    breaks the grammar (wrong in itself, whatever the review)."""
     try:
         query.parse_query(text)
     except query.QuerySyntaxError as exc:
-        raise SitegenError(f"query {exc}\n  {text}\n  {' ' * (exc.position - 1)}"
-                           f"{'^' * max(1, exc.end - exc.position)}") from None
+        raise OptionInvalid(given_as, f"query {exc}\n  {text}\n  {' ' * (exc.position - 1)}"
+                                      f"{'^' * max(1, exc.end - exc.position)}") from None
 
 
 def check_strategy(source: Source, text: str, *, native: bool, method: str = "database") -> None:
-    """Raise a SitegenError when a strategy could never be sent to its provider, before it is saved."""
+    """Raise OptionInvalid (--strategy, --citations) when a strategy could never be sent to its provider,
+    before it is saved."""
     if method == "citations":
         try:
             parse_citation_query(text)
         except CitationQueryError as exc:
-            raise SitegenError(f"citation search {text!r}: {exc}; nothing was saved") from None
+            raise OptionInvalid("--citations", f"{text!r}: {exc}; nothing was saved") from None
         return
     if not native:
-        check_grammar(text)
+        check_grammar(text, "--strategy")
     try:
         query.provider_query(source, text, native=native)
     except query.UnsupportedQuery as exc:
-        raise SitegenError(f"{label(source)} cannot run this strategy ({exc}); nothing was saved") from None
+        raise OptionInvalid("--strategy", f"{label(source)} cannot run this strategy ({exc}); nothing was "
+                                          "saved") from None
 
 
 def run_strategy(fetcher: Fetcher, settings: SourceSettings, source: Source, text: str, *, native: bool,
@@ -156,11 +159,11 @@ class SearchResult:
 
 
 def check_sources(sources: list[str]) -> None:
-    """SitegenError, before any request, unless every source is a provider sitegen searches."""
+    """OptionInvalid (--sources), before any request, unless every source is a provider sitegen searches."""
     unknown = [name for name in sources if name not in PROVIDERS]
     if unknown or not sources:
-        raise SitegenError(f"unknown source(s) {', '.join(unknown) or '(none given)'}; choose from "
-                           f"{', '.join(PROVIDERS)}")
+        raise OptionInvalid("--sources", f"unknown source(s) {', '.join(unknown) or '(none given)'}; choose from "
+                                         f"{', '.join(PROVIDERS)}")
 
 
 def search(fetcher: Fetcher, text: str, sources: list[str], *, native: bool = False, since: int | None = None,

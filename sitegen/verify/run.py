@@ -17,7 +17,7 @@ from pathlib import Path
 
 import httpx
 
-from sitegen.errors import SitegenError
+from sitegen.errors import OptionInvalid, SitegenError
 from sitegen.living.facts import ReviewFacts
 from sitegen.living.ledger import append, check_event_time, given_time
 from sitegen.records.model import Record
@@ -92,8 +92,8 @@ def bib_records(path: Path, encoding: str | None = None) -> list[BibEntry]:
         entries = read_references(path, "bibtex", warnings, encoding=encoding)
     except ReferenceProblem as exc:
         raise SitegenError(f"{path}:{exc.line}: {exc.message}") from None
-    except LookupError:
-        raise SitegenError(f"--encoding {encoding}: not an encoding Python knows (latin-1, cp1252, ...)") from None
+    except LookupError as error:  # `encoding` is no text encoding (references.text_codec)
+        raise OptionInvalid("--encoding", str(error)) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise SitegenError(f"{path}: cannot be read ({exc})") from None
     records = []

@@ -1,0 +1,90 @@
+"""An option's value that is wrong in itself, whatever the review (no time, no ISO week, no text encoding...),
+is a usage error as click's own types make one: exit 2, naming the option, nothing written. A value well formed
+but wrong for the review at hand (a time before its ledger's latest event, a saved search it does not have) is
+the review's problem: exit 1."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import tree_bytes
+
+REALDATA = "/work/shared/realdata"
+RIS = f"{REALDATA}/ris/example_full.ris"
+BIB = f"{REALDATA}/bibtex/article.bib"
+LATER = "2024-01-01T00:00:00Z"  # after the example's latest ledger event, before the clock
+
+WRONG_IN_THEMSELVES = [
+    ("--at", ["update", "{review}", "--at", "notatime", "--snapshots", "replay"]),
+    ("--at", ["import", "{review}", RIS, "--at", "2026-06-01"]),
+    ("--at", ["state", "advance", "{review}", "--at", "2026-02-30T00:00:00Z"]),  # a day February never has
+    ("--at", ["protocol", "lock", "{review}", "--at", "1024-01-01T00:00:00Z"]),  # before 1970: a typo in the year
+    ("--at", ["protocol", "amend", "{review}", "--at", "2999-01-01T00:00:00Z", "--reason", "typo"]),  # ahead of the clock
+    ("--at", ["monitor", "add", "{review}", "--id", "new", "--strategy", "openalex", "x", "--at", "soon"]),
+    ("--at", ["monitor", "validate", "{review}", "--at", "yesterday"]),
+    ("--at", ["search", "validate", "{review}", "--at", "yesterday"]),
+    ("--at", ["verify", "{review}", "--snapshots", "replay", "--at", "yesterday"]),
+    ("--now", ["build", "{review}", "--out", "{tmp}/site", "--now", "now"]),
+    ("--now", ["publish", "{review}", "--out", "{tmp}/site", "--now", "1960-01-01T00:00:00Z"]),
+    ("--week", ["digest", "{review}", "--week", "2026-23"]),
+    ("--week", ["digest", "{review}", "--week", "2026-W54"]),
+    ("--week", ["digest", "{review}", "--week", "1800-W01", "--out", "{tmp}/digest.md"]),
+    ("--encoding", ["import", "{review}", RIS, "--at", LATER, "--encoding", "klingon"]),
+    ("--encoding", ["import", "{review}", RIS, "--at", LATER, "--encoding", "base64"]),  # bytes to bytes: no text
+    ("--encoding", ["dedupe", RIS, "--out", "{tmp}/sets.csv", "--encoding", "rot13"]),
+    ("--encoding", ["import-decisions", "{review}", RIS, "--tool", "rayyan", "--reviewer", "a", "--encoding", ""]),
+    ("--encoding", ["verify", "{review}", "--snapshots", "replay", "--bib", BIB, "--encoding", "zlib"]),
+    ("--reason", ["protocol", "amend", "{review}", "--at", LATER, "--reason", " "]),
+    ("--title", ["init", "{tmp}/new", "--title", "a\x01b"]),
+    ("--id", ["monitor", "add", "{review}", "--id", "W_1", "--strategy", "openalex", "x", "--at", LATER]),
+    ("--strategy", ["monitor", "add", "{review}", "--id", "new", "--syntax", "sitegen", "--strategy", "openalex",
+                    "rat AND", "--at", LATER, "--snapshots", "replay"]),
+    ("--strategy", ["monitor", "add", "{review}", "--id", "new", "--strategy", "pubmed", "rat", "--strategy",
+                    "pubmed", "rat", "--at", LATER, "--snapshots", "replay"]),  # given twice
+    ("--citations", ["monitor", "add", "{review}", "--id", "new", "--citations", "citing: W1", "--citations",
+                     "citing: https://openalex.org/W1", "--at", LATER, "--snapshots", "replay"]),
+    ("--records", ["export", "{review}", "--format", "prisma2020-csv", "--records", "all", "--out", "{tmp}/p.csv"]),
+    ("--sources", ["search", "rat", "--sources", "scopus", "--snapshots", "replay", "--review", "{review}"]),
+    ("--snapshots", ["search", "rat", "--sources", "openalex", "--snapshots", "record"]),
+    ("QUERY", ["search", "rat AND (mouse", "--snapshots", "replay", "--review", "{review}"]),
+    ("--batch", ["screen", "rank", "{review}", "--batch", "0"]),
+]
+
+
+@pytest.mark.parametrize(("option", "arguments"), WRONG_IN_THEMSELVES,
+                         ids=[" ".join(arguments[:2]) + f" {option}" for option, arguments in WRONG_IN_THEMSELVES])
+def test_a_value_wrong_in_itself_is_a_usage_error_naming_its_option(sitegen, example_copy, tmp_path, option,
+                                                                    arguments):
+    before = tree_bytes(tmp_path)
+    code, _, err = sitegen(*(a.format(review=example_copy, tmp=tmp_path) for a in arguments))
+    assert code == 2 and f"Invalid value for '{option}'" in err, err
+    assert "Traceback" not in err
+    assert tree_bytes(tmp_path) == before
+
+
+WRONG_FOR_THIS_REVIEW = [
+    (["update", "{review}", "--at", "2020-01-01T00:00:00Z", "--snapshots", "replay"], "earlier than the latest ledger"),
+    (["build", "{review}", "--out", "{tmp}/site", "--now", "2020-01-01T00:00:00Z"], "earlier than the latest ledger"),
+    (["import", "{review}", RIS, "--at", LATER, "--seen", "no-such-search"], "has no saved search of that id"),
+    (["monitor", "status", "{review}", "--id", "no-such-search"], "no saved search 'no-such-search'"),
+    (["screen", "rank", "{review}", "--batch", "99"], "there is no screening batch 99"),
+]
+
+
+@pytest.mark.parametrize(("arguments", "message"), WRONG_FOR_THIS_REVIEW, ids=[m for _, m in WRONG_FOR_THIS_REVIEW])
+def test_a_value_well_formed_but_wrong_for_the_review_is_the_reviews_problem(sitegen, example_copy, tmp_path,
+                                                                             arguments, message):
+    before = tree_bytes(tmp_path)
+    code, _, err = sitegen(*(a.format(review=example_copy, tmp=tmp_path) for a in arguments))
+    assert code == 1 and message in err, err
+    assert tree_bytes(tmp_path) == before
+
+
+def test_the_library_raises_the_same_error_for_its_callers(example_copy):
+    # Called without the command line, the check is the library's own: a SitegenError naming the option.
+    from sitegen import commands
+    from sitegen.errors import OptionInvalid, SitegenError
+
+    with pytest.raises(OptionInvalid, match="^--week '2026-23' is not an ISO week") as raised:
+        commands.digest(example_copy, "2026-23")
+    assert isinstance(raised.value, SitegenError) and raised.value.option == "--week"
