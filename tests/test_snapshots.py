@@ -7,7 +7,8 @@ import base64
 import html
 import json
 import re
-from urllib.parse import quote, unquote_plus
+import time
+from urllib.parse import quote, unquote, unquote_plus
 
 import httpx
 import pytest
@@ -228,20 +229,25 @@ def test_a_content_type_header_echoing_a_credential_is_kept_out_of_the_snapshot_
     assert b"REDACTED" in index
 
 
-def readings(data: bytes) -> list[str]:
-    """Every way `data` can be read back: as it is; %-decoded up to three times; with HTML and XML references
-    and JSON escapes undone; and each run of base64 characters decoded, at each offset and in either alphabet."""
-    text = data.decode("utf-8", "replace")
-    found = [text, html.unescape(text), text.replace("\\/", "/")]
-    unquoted = text
-    for _ in range(3):
-        unquoted = unquote_plus(unquoted)
-        found.append(unquoted)
+def _one_layer_undone(text: str) -> set[str]:
+    """`text` with one encoding undone: %-decoded, HTML and XML references or JSON's escapes undone, or a run
+    of base64 characters decoded (at each offset, in either alphabet, its last group padded)."""
+    undone = {unquote_plus(text), unquote(text), html.unescape(text), text.replace("\\/", "/"),
+              re.sub(r"\\u([0-9A-Fa-f]{4})", lambda escape: chr(int(escape.group(1), 16)), text)}
     for run in re.findall(r"[A-Za-z0-9+/_-]{8,}", text):
         for start in range(4):
             piece = run[start:].replace("-", "+").replace("_", "/")
-            decoded = base64.b64decode(piece[:len(piece) // 4 * 4]).decode("utf-8", "replace")
-            found += [decoded, unquote_plus(decoded)]
+            piece = piece[:len(piece) - (len(piece) % 4 == 1)]
+            undone.add(base64.b64decode(piece + "=" * (-len(piece) % 4)).decode("utf-8", "replace"))
+    return undone
+
+
+def readings(data: bytes, layers: int = 4) -> set[str]:
+    """Every way `data` can be read back through a chain of up to `layers` encodings, in any order."""
+    found = frontier = {data.decode("utf-8", "replace")}
+    for _ in range(layers):
+        frontier = {undone for text in frontier for undone in _one_layer_undone(text)} - found
+        found = found | frontier
     return found
 
 
@@ -274,3 +280,66 @@ def test_a_run_whose_provider_echoes_the_request_in_any_encoding_writes_no_form_
     for path, data in written.items():
         for reading in readings(data):
             assert "secret/key" not in reading and "brien.person" not in reading.lower(), (path, reading)
+
+
+REAL_OPENALEX_PAGE = "/work/shared/realdata/openalex/decoded/openalex_works_list_title_search_paperqa.json"
+
+
+def chained_echoes(url: str, key: str, address: str) -> list[str]:
+    """The request echoed through chains of encodings a provider may put it through: inside another URL's query
+    (%-encoded again, '@' as %2540), then in a base64 cursor; that cursor %-encoded in the next page's address and
+    '\\/'-escaped in its JSON; base64 of base64; and JSON's \\u escapes %-encoded."""
+    inner = quote(f"https://api.openalex.org/works?next={quote(url, safe='')}", safe="")  # '@' as %2540
+    cursor = base64.b64encode(json.dumps({"request": inner}).encode()).decode()
+    return [cursor,
+            base64.urlsafe_b64encode(quote(quote(address, safe=""), safe="").encode()).decode(),
+            f"https://api.openalex.org/works?cursor={quote(cursor, safe='')}".replace("/", "\\/"),
+            base64.b64encode(base64.b64encode(f"{key}|{address}".encode())).decode(),
+            quote(json.dumps(address.replace("@", "\\u0040"))),
+            base64.b64encode(b"?" + key.encode()).decode().replace("/", "\\/")]
+
+
+def test_a_credential_echoed_through_a_chain_of_encodings_is_redacted_from_a_real_page(tmp_path):
+    """The address and key were kept out of what a run wrote only one encoding deep, or as base64 of the request
+    %-encoded once: base64 of the address %-encoded twice (%2540), base64 of base64, a cursor %-encoded or
+    '\\/'-escaped, JSON's escapes %-encoded were all written as echoed. A real OpenAlex page carries the echoes."""
+    key, address = "oa-secret/key+123=", "o'brien.person@example.org"
+    settings = SourceSettings(contact_email=address, openalex_api_key=key)
+    page = json.loads(open(REAL_OPENALEX_PAGE, encoding="utf-8").read())
+
+    def echoing(request: httpx.Request) -> httpx.Response:
+        echoes = chained_echoes(str(request.url), key, address)
+        return json_response(json.dumps({**page, "meta": {**page["meta"], "next_cursor": None, "echo": echoes}}))
+
+    store = SnapshotStore(tmp_path / "snapshots")
+    fetch, _, _ = fetcher(echoing, mode="record", store=store)
+    with fetch:
+        outcome = openalex.search(fetch, settings, {"search": "PaperQA"})
+    assert outcome.status == "ok" and outcome.records  # the page's works are read as ever
+    written = {path: path.read_bytes() for path in (tmp_path / "snapshots").rglob("*") if path.is_file()}
+    assert any(b"REDACTED" in data for data in written.values())
+    assert any(page["results"][0]["title"].encode() in data for data in written.values())  # the rest is kept
+    for path, data in written.items():
+        for reading in readings(data):
+            assert "secret/key" not in reading and "brien.person" not in reading.lower(), (path, reading[:300])
+
+
+HOSTILE = 300_000  # bytes of a body built so that every layer read back has more to undo
+
+
+@pytest.mark.parametrize("body", [
+    b"%" + b"25" * (HOSTILE // 2),  # one segment %-decoded a layer at a time, and a base64 run at each
+    b"\\u0025" * (HOSTILE // 6),
+    b"%5C%5Cu0025&amp;&#x25;\\\\/" * (HOSTILE // 25),  # every kind of escape in one segment
+    base64.b64encode(base64.b64encode(base64.b64encode(b"%25" * (HOSTILE // 7)))),  # base64 three deep
+    bytes(range(256)) * (HOSTILE // 256),
+], ids=["%25", "json", "mixed", "base64", "bytes"])
+def test_a_body_is_read_back_for_credentials_in_linear_time(body):
+    """Each segment of a response is read back through up to four encodings, in any order: the escapes of every
+    kind are undone together a layer a pass, and base64 decodes into bytes shorter than it, so a body built to
+    have more to undo at every layer is still read in a second or so, even on a slow runner."""
+    from sitegen.sources.http import _redact
+
+    started = time.perf_counter()
+    _redact(body, openalex.secrets(SETTINGS))
+    assert time.perf_counter() - started < 10

@@ -19,10 +19,10 @@ import functools
 import re
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from urllib.parse import SplitResult, quote, quote_plus, urlencode, urlsplit
+from urllib.parse import SplitResult, urlencode, urlsplit
 
 import httpx
 
@@ -376,6 +376,7 @@ def _redact(body: bytes, secrets: Secrets) -> bytes:
     # a warning or the ledger in any form it could be read back from.
     for value in secrets.values():
         body = _secret_pattern(value).sub(b"REDACTED", body)
+        body = _encoded_secret(value).redact(body)
     return body
 
 
@@ -386,12 +387,9 @@ _NAMED_REFERENCES = {"&": b"&amp;", "<": b"&lt;", ">": b"&gt;", '"': b"&quot;", 
 
 @functools.cache  # one pattern per secret, made once: it is applied to every response and message of a run
 def _secret_pattern(value: str) -> re.Pattern[bytes]:
-    """Matches the secret in every form a provider could plausibly echo it in: spelled character by character
-    (each character plainly or escaped, see `_character`), in any case, or as base64 (see `_base64_cores`)."""
-    # Letters in any case: a contact address is the same address however a provider echoes it. Base64 is
-    # matched as it is: its letters' case is its content.
-    spelled = b"(?i:" + b"".join(_character(char) for char in value) + b")"
-    return re.compile(b"|".join([spelled, *(re.escape(core) for core in _base64_cores(value))]))
+    """Matches the secret spelled character by character (each character plainly or escaped, see `_character`),
+    in any case: a contact address is the same address however a provider echoes it."""
+    return re.compile(b"(?i:" + b"".join(_character(char) for char in value) + b")")
 
 
 def _character(char: str) -> bytes:
@@ -411,22 +409,87 @@ def _character(char: str) -> bytes:
     return b"(?:" + b"|".join(forms) + b")"
 
 
-def _base64_cores(value: str) -> set[bytes]:
-    """What base64 holds of the secret wherever it sits in the text encoded: a provider may echo a header or the
-    URL it was sent as base64 (in a cursor or a token it builds from the request), so the secret may be there
-    as it was given or as it was sent in the query, in the standard or the URL-safe alphabet, and start at any
-    of the three bytes of a base64 group. Each core is the run of base64 characters that depend on the secret's
-    bytes alone, not on the bytes around it."""
-    cores = set()
-    for sent in {value, quote_plus(value), quote(value, safe="")}:
-        data = sent.encode("utf-8")
-        for offset in range(3):  # bytes before the secret in its first 3-byte group
-            encoded = base64.b64encode(bytes(offset) + data + bytes(2))
-            first, end = -(-8 * offset // 6), 8 * (offset + len(data)) // 6  # characters of 6 bits within it
-            core = encoded[first:end]
-            if core:
-                cores |= {core, core.translate(_URL_SAFE)}
-    return cores
+# How many encodings deep a secret is looked for: base64 of the address %-encoded twice (a URL echoed inside
+# another URL's query, then put in a cursor) is three; a JSON escape on the way, four.
+LAYERS = 4
+# Bytes none of these encodings writes: an encoded secret lies between two of them (or holds the byte itself).
+_DELIMITERS = b"\"'<>(){}[],"
+# One escape of any kind `_character` knows, each undone as it is written: %XX, JSON's \\uXXXX and \\/ (and its
+# other short escapes), and HTML and XML character references (numeric, and the named ones of _NAMED_REFERENCES).
+_ESCAPE = re.compile(rb"%([0-9A-Fa-f]{2})|\\u([0-9A-Fa-f]{4})|\\([\"\\/bfnrt])"
+                     rb"|&#0*([0-9]{1,7});|&#[xX]0*([0-9A-Fa-f]{1,6});|&(amp|lt|gt|quot|apos);")
+_SHORT_ESCAPES = {b'"': b'"', b"\\": b"\\", b"/": b"/", b"b": b"\b", b"f": b"\f", b"n": b"\n", b"r": b"\r",
+                  b"t": b"\t"}
+_NAMED = {reference[1:-1]: char.encode() for char, reference in _NAMED_REFERENCES.items()}  # b"amp": b"&"
 
 
-_URL_SAFE = bytes.maketrans(b"+/", b"-_")
+def _unescaped(escape: re.Match[bytes]) -> bytes:
+    percent, unicode, short, decimal, hexadecimal, named = escape.groups()
+    if percent:
+        return bytes([int(percent, 16)])
+    if short:
+        return _SHORT_ESCAPES[short]
+    if named:
+        return _NAMED[named]
+    code = int(unicode, 16) if unicode else int(decimal) if decimal else int(hexadecimal, 16)
+    return chr(code).encode("utf-8", "surrogatepass") if code <= 0x10FFFF else escape.group()
+
+
+@dataclass(frozen=True)
+class _EncodedSecret:
+    """A secret hidden by a chain of the encodings `_character` knows one layer of, each over the whole text
+    before it: %-encoding (once or more), JSON's escapes, HTML and XML references, and base64 (a provider may
+    echo a URL it was sent, encoded again inside another, in a cursor it builds as base64, which is %-encoded in
+    the next page's address and '\\/'-escaped in its JSON). Each segment of the text long enough to hold it is
+    read back through up to LAYERS of them, and replaced whole when a reading holds it.
+
+    Linear in the text (a 300 KB body built to have more to undo at every layer is read in a fraction of a
+    second): the escapes of every kind are undone together, a layer a pass, so a segment's readings are a chain,
+    not a tree of every order; each run of base64 characters is read (from each of the four characters a group
+    could start at) into bytes shorter than itself, read back in turn with a layer fewer."""
+
+    secret: bytes  # lower case: a contact address is the same address in any case
+    segments: re.Pattern[bytes]  # the runs of bytes between delimiters long enough to hold the secret
+    base64_runs: re.Pattern[bytes]  # the runs of base64 characters long enough to hold it
+
+    def redact(self, body: bytes) -> bytes:
+        return self.segments.sub(lambda found: b"REDACTED" if self._holds(found.group(), LAYERS) else found.group(),
+                                 body)
+
+    def _holds(self, text: bytes, layers: int) -> bool:
+        """Whether `text`, read back through at most `layers` encodings, holds the secret."""
+        while self.secret not in text.lower():
+            if not layers:
+                return False
+            layers -= 1
+            if any(self._holds(decoded, layers) for decoded in self._base64_readings(text)):
+                return True
+            unescaped = _ESCAPE.sub(_unescaped, text)
+            if unescaped == text:
+                return False
+            text = unescaped
+        return True
+
+    def _base64_readings(self, text: bytes) -> Iterator[bytes]:
+        """Each run of base64 characters in `text` decoded, from each of the four characters its first group
+        could start at (the run may begin with a word glued to it), in either alphabet."""
+        for run in self.base64_runs.finditer(text):
+            characters = run.group().translate(_STANDARD)
+            for start in range(4):
+                piece = characters[start:]
+                if len(piece) % 4 == 1:  # a last character alone holds no whole byte
+                    piece = piece[:-1]
+                yield base64.b64decode(piece + b"=" * (-len(piece) % 4))  # the last group's bytes too
+
+
+@functools.cache  # made once per secret, as its pattern
+def _encoded_secret(value: str) -> _EncodedSecret:
+    secret = value.encode("utf-8").lower()
+    delimiters = bytes(byte for byte in _DELIMITERS if byte not in secret)
+    # No encoding shortens the text it encodes, base64 lengthens it by a third. White space always ends a segment:
+    # a secret holding a space ("Bearer KEY") is redacted as its credential alone too (`Secrets.values`).
+    return _EncodedSecret(secret, re.compile(rb"[^\s%s]{%d,}" % (re.escape(delimiters), len(secret))),
+                          re.compile(rb"[A-Za-z0-9+/_-]{%d,}" % -(-4 * len(secret) // 3)))
+
+
+_STANDARD = bytes.maketrans(b"-_", b"+/")  # the URL-safe alphabet read as the standard one
