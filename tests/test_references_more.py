@@ -7,7 +7,7 @@ from __future__ import annotations
 import codecs
 
 import pytest
-from conftest import FIXTURES, ROOT
+from conftest import FIXTURES, ROOT, tree_bytes
 
 from sitegen.references import ReferenceProblem, read_references, sniff
 from sitegen.references.records import entry_record
@@ -440,3 +440,16 @@ def test_a_scopus_book_chapter_exported_as_a_book_is_a_chapter_as_in_the_csv_exp
     entries = read_references(FIXTURES / "bibtex" / "scopus_bib.bib")
     (chapter,) = [entry for entry in entries if entry.id == "Bookchapterwriter202150"]  # document_type Book Chapter
     assert entry_record(chapter).type == "chapter"  # Scopus writes it @book, with the book's title as `journal`
+
+
+def test_a_codec_refusing_a_file_without_naming_a_byte_is_reported_not_a_traceback(tmp_path, sitegen, example_copy):
+    # Punycode, a text encoding Python knows (of domain names), refuses a file's bytes with a bare UnicodeError
+    # (no byte named), which went up as a traceback from dedupe and import.
+    encoding = "punycode"
+    source = "/work/shared/realdata/ris/example_full.ris"
+    before = tree_bytes(example_copy)
+    code, _, err = sitegen("dedupe", source, "--encoding", encoding, "--out", tmp_path / "sets.csv")
+    assert code == 1 and f"{source}:1: not {encoding} text; is the encoding right?" in err and "Traceback" not in err
+    assert not (tmp_path / "sets.csv").exists()
+    code, _, err = sitegen("import", example_copy, source, "--at", "2024-01-01T00:00:00Z", "--encoding", encoding)
+    assert code == 1 and f"{source}:1: not {encoding} text" in err and tree_bytes(example_copy) == before

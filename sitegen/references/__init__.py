@@ -124,8 +124,9 @@ def decode(data: bytes, encoding: str | None = None) -> str:
         return data.decode("cp1252", errors="latin1_fallback").removeprefix("\ufeff")
     try:
         return data.decode(codec.name).removeprefix("\ufeff")
-    except UnicodeDecodeError as error:
-        line = data[:error.start].decode(codec.name, errors="replace").count("\n") + 1
+    except UnicodeError as error:  # punycode and idna refuse bytes with a bare UnicodeError, which says no byte
+        at = error.start if isinstance(error, UnicodeDecodeError) else None
+        line = data[:at or 0].decode(codec.name, errors="replace").count("\n") + 1
         if _binary(data):
             raise ReferenceProblem(1, "a binary file, not text: export the references as RIS, BibTeX, MEDLINE or "
                                       "CSV and give that file") from None
@@ -135,7 +136,8 @@ def decode(data: bytes, encoding: str | None = None) -> str:
         convert = (f"save or convert the file as UTF-8 (for example iconv -f {guess} -t utf-8), or name "
                    f"its encoding (--encoding {guess})")
         name = codec.name.upper() if codec.name.startswith("utf") else encoding
-        raise ReferenceProblem(line, f"not {name} text (byte 0x{data[error.start]:02X}); "
+        byte = f" (byte 0x{data[at]:02X})" if at is not None else ""
+        raise ReferenceProblem(line, f"not {name} text{byte}; "
                                      f"{convert if codec.name == 'utf-8' else 'is the encoding right?'}") from None
 
 
