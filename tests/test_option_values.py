@@ -35,6 +35,9 @@ WRONG_IN_THEMSELVES = [
     ("--encoding", ["import-decisions", "{review}", RIS, "--tool", "rayyan", "--reviewer", "a", "--encoding", ""]),
     ("--encoding", ["verify", "{review}", "--snapshots", "replay", "--bib", BIB, "--encoding", "zlib"]),
     ("--reason", ["protocol", "amend", "{review}", "--at", LATER, "--reason", " "]),
+    ("--source", ["import", "{review}", RIS, "--at", LATER, "--source", "Em\x07base"]),
+    ("--source", ["import", "{review}", RIS, "--at", LATER, "--source", "   "]),  # a name in PRISMA nobody sees
+    ("--description", ["import", "{review}", RIS, "--at", LATER, "--description", "x" * 2001]),
     ("--title", ["init", "{tmp}/new", "--title", "a\x01b"]),
     ("--id", ["monitor", "add", "{review}", "--id", "W_1", "--strategy", "openalex", "x", "--at", LATER]),
     ("--strategy", ["monitor", "add", "{review}", "--id", "new", "--syntax", "sitegen", "--strategy", "openalex",

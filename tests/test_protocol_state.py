@@ -56,7 +56,7 @@ def test_amend_refuses_nothing_changed_and_no_reason(sitegen, example):
     code, _, err = sitegen("protocol", "amend", example, "--at", "2023-05-01T00:00:00Z", "--reason", "none")
     assert code == 1 and "has not changed since version 2" in err
     code, _, err = sitegen("protocol", "amend", example, "--at", "2023-05-01T00:00:00Z", "--reason", " ")
-    assert code == 2 and "Invalid value for '--reason': must say why in visible text of 1 to 2,000 characters" in err
+    assert code == 2 and "Invalid value for '--reason': must be written in visible text of 1 to 2,000 characters" in err
 
 
 @pytest.mark.parametrize(("reason", "message"), [

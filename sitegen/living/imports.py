@@ -32,7 +32,7 @@ from pydantic import ValidationError
 
 from sitegen.errors import OptionInvalid, SitegenError
 from sitegen.files import read_file
-from sitegen.living.ledger import append
+from sitegen.living.ledger import append, given_text
 from sitegen.living.merge import integrate
 from sitegen.living.update import check_run_time, decided, matched_rows, require_lock
 from sitegen.records.model import Record, model_data
@@ -45,6 +45,7 @@ from sitegen.review.transaction import Transaction
 from sitegen.review.write import jsonl, pretty_json
 
 Method = Literal["database", "other"]
+MAX_SOURCE, MAX_DESCRIPTION = 200, 2000  # characters, as ImportPayload's source and description hold
 
 
 
@@ -131,6 +132,9 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
     `source` names where the records come from (a registry provider, or a database such as "Embase"; by default
     the database the export's entries name, else the file's name); `method` is "database" by default when the
     source is a registry provider or the database the export names, "other" otherwise."""
+    # Kept on the ledger for good and shown in PRISMA: checked before any file is read.
+    source = given_text(source, "--source", MAX_SOURCE) if source is not None else None
+    description = given_text(description, "--description", MAX_DESCRIPTION) if description is not None else None
     require_lock(review)
     check_run_time(review, at)
     source = _provider(source) or source

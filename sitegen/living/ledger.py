@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sitegen.errors import OptionInvalid, SitegenError
-from sitegen.records.model import model_data
+from sitegen.records.model import model_data, printable, visible_text
 from sitegen.review.folder import Review
 from sitegen.review.models import (
     EVENT_TYPES,
@@ -86,6 +86,20 @@ def given_time(at: str, option: str = "--at") -> datetime:
         return parse_timestamp(at)
     except ValueError as exc:
         raise OptionInvalid(option, str(exc)) from None
+
+
+def given_text(value: str, option: str, limit: int) -> str:
+    """Text the caller gave as `option` for the ledger to keep (for good, and on the site), without the spaces
+    around it; OptionInvalid unless it is visible text of 1 to `limit` characters without a control character."""
+    text = value.strip()
+    try:
+        printable(text)
+    except ValueError as error:
+        raise OptionInvalid(option, f"{error}; nothing was written") from None
+    if not visible_text(text) or len(text) > limit:
+        raise OptionInvalid(option, f"must be written in visible text of 1 to {limit:,} characters (it has "
+                                    f"{len(text):,}); nothing was written")
+    return text
 
 
 def event_time(at: str, option: str = "--at") -> datetime:

@@ -11,10 +11,9 @@ from __future__ import annotations
 import difflib
 import re
 
-from sitegen.errors import OptionInvalid, ReviewInvalid, SitegenError
+from sitegen.errors import ReviewInvalid, SitegenError
 from sitegen.living.facts import ReviewFacts
-from sitegen.living.ledger import append
-from sitegen.records.model import printable, visible_text
+from sitegen.living.ledger import append, given_text
 from sitegen.review.folder import Review, parse_protocol, protocol_hash
 from sitegen.review.models import AmendmentPayload, LedgerEvent, ProtocolLockPayload
 from sitegen.review.problems import Problem
@@ -27,7 +26,7 @@ _VERSION_LINE = re.compile(r"^version:[ \t]*[\"']?\d+[\"']?[ \t]*(#.*)?$", re.MU
 
 def lock_protocol(review: Review, facts: ReviewFacts, at: str, reason: str | None = None) -> LedgerEvent:
     """Record protocol.md's SHA-256, version and text; later edits then need an amendment."""
-    reason = checked_reason(reason) if reason is not None else None
+    reason = given_text(reason, "--reason", MAX_REASON) if reason is not None else None
     if facts.protocol_trail:
         raise SitegenError("the protocol is already locked; change it with `sitegen protocol amend`")
     payload = ProtocolLockPayload(version=review.protocol.meta.version, sha256=review.protocol.sha256,
@@ -37,7 +36,7 @@ def lock_protocol(review: Review, facts: ReviewFacts, at: str, reason: str | Non
 
 def amend_protocol(review: Review, facts: ReviewFacts, at: str, reason: str) -> LedgerEvent:
     """Record the edits made to a locked protocol.md as an amendment, raising its version if needed."""
-    reason = checked_reason(reason)
+    reason = given_text(reason, "--reason", MAX_REASON)
     if not facts.protocol_trail:
         raise SitegenError("the protocol is not locked yet; lock it with `sitegen protocol lock` first")
     previous = facts.protocol_trail[-1][1]
@@ -75,18 +74,6 @@ def _front_matter_version(text: str) -> int | None:
 
 MAX_REASON = 2000  # characters: as much as any free text a review's files hold (a question, a description)
 
-
-def checked_reason(reason: str) -> str:
-    """--reason as the ledger keeps it (for good, and on the site); OptionInvalid saying what is wrong with it."""
-    text = reason.strip()
-    try:
-        printable(text)
-    except ValueError as error:
-        raise OptionInvalid("--reason", f"{error}; nothing was written") from None
-    if not visible_text(text) or len(text) > MAX_REASON:
-        raise OptionInvalid("--reason", f"must say why in visible text of 1 to {MAX_REASON:,} characters (it has "
-                                        f"{len(text):,}); nothing was written")
-    return text
 
 
 def _record(review: Review, at: str, payload: ProtocolLockPayload, files: dict[str, str]) -> LedgerEvent:
