@@ -68,7 +68,41 @@ def _lazily(name: str):
 commands = _lazily("sitegen.commands")
 
 
-class SitegenGroup(click.Group):
+class TextCommand(click.Command):
+    """A command whose text values (a name, a query, a time, a field's value) are UTF-8: a shell passes other
+    bytes through as they are (a Latin-1 file's line pasted, `$(cat …)`), Python reads each as a lone surrogate
+    no text can hold, and they went on to a traceback (`loop --topic`) or a message about something else. Paths
+    are left as given: a file name need not be UTF-8."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        rest = super().parse_args(ctx, args)
+        for param in self.params:
+            if isinstance(param.type, click.Path):
+                continue
+            for text in _texts(ctx.params.get(param.name)):
+                if byte := next((ord(char) - 0xDC00 for char in text if "\udc80" <= char <= "\udcff"), None):
+                    raise click.BadParameter(f"{text!r} is not UTF-8 text (byte 0x{byte:02X}); give it in UTF-8",
+                                             ctx, param)
+        return rest
+
+
+def _texts(value: object) -> list[str]:
+    """The strings of a parameter's value: itself, or those of a repeated (or two-part) option."""
+    if isinstance(value, str):
+        return [value]
+    return [text for item in value for text in _texts(item)] if isinstance(value, tuple) else []
+
+
+class TextCommands(click.Group):
+    """A group whose commands are TextCommands, and whose groups are TextCommands' groups too."""
+
+    command_class = TextCommand
+
+
+TextCommands.group_class = TextCommands
+
+
+class SitegenGroup(TextCommands):
     """Shows sitegen's own errors as messages with their exit status, never as tracebacks."""
 
     def invoke(self, ctx: click.Context):
@@ -1096,7 +1130,7 @@ def recover(directory: Path, discard: bool) -> None:
     click.echo("nothing was interrupted" if not done else f"{directory} is consistent again")
 
 
-class QueryOrCommand(click.Group):
+class QueryOrCommand(TextCommands):
     """`sitegen search QUERY …` searches; `sitegen search validate DIR` is a command of its own. Anything that is
     not one of the group's commands is the query of the hidden `query` command."""
 

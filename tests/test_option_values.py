@@ -91,3 +91,32 @@ def test_the_library_raises_the_same_error_for_its_callers(example_copy):
     with pytest.raises(OptionInvalid, match="^--week '2026-23' is not an ISO week") as raised:
         commands.digest(example_copy, "2026-23")
     assert isinstance(raised.value, SitegenError) and raised.value.option == "--week"
+
+
+NOT_UTF8 = "a\udcff\udcfeb"  # bytes 0xFF 0xFE on the command line, as Python reads them (surrogateescape)
+
+NOT_UTF8_TEXT = [
+    ("--topic", ["loop", "{tmp}", "--topic", NOT_UTF8, "--snapshots", "replay"]),  # was a traceback
+    ("VALUE", ["state", "set", "{review}", "status_note", NOT_UTF8]),
+    ("QUERY", ["search", NOT_UTF8, "--snapshots", "replay", "--review", "{review}"]),
+    ("--strategy", ["monitor", "add", "{review}", "--id", "new", "--strategy", "pubmed", NOT_UTF8, "--at", LATER]),
+    ("--title", ["init", "{tmp}/new", "--title", NOT_UTF8]),
+    ("--rayyan-reviewer", ["import-decisions", "{review}", RIS, "--tool", "rayyan", "--reviewer", "a",
+                           "--rayyan-reviewer", NOT_UTF8]),
+]
+
+
+@pytest.mark.parametrize(("parameter", "arguments"), NOT_UTF8_TEXT, ids=[p for p, _ in NOT_UTF8_TEXT])
+def test_text_that_is_not_utf8_is_a_usage_error_naming_its_parameter(sitegen, example_copy, tmp_path, parameter,
+                                                                     arguments):
+    before = tree_bytes(tmp_path)
+    code, _, err = sitegen(*(a.format(review=example_copy, tmp=tmp_path) for a in arguments))
+    assert code == 2 and f"Invalid value for '{parameter}'" in err and "is not UTF-8 text (byte 0xFF)" in err, err
+    assert tree_bytes(tmp_path) == before
+
+
+def test_a_path_need_not_be_utf8(sitegen, example_copy, tmp_path):
+    # File names are bytes: only text is held to UTF-8.
+    out = tmp_path / NOT_UTF8
+    code, _, err = sitegen("export", example_copy, "--format", "ris", "--out", out)
+    assert code == 0 and out.is_file(), err
