@@ -261,6 +261,17 @@ def test_fields_of_the_wrong_type_are_absent_not_a_crash():
     assert openalex.related_ids({"referenced_works": "W1"}, "referenced_works") == []
 
 
+def test_an_abstract_is_read_without_the_heading_its_publisher_set_above_it():
+    # Real works whose inverted index opens with the publisher's heading as a word: "Abstract Background …"
+    works = json.loads((DIR / "synergy_sep2021_abstract_headings.json").read_text())
+    abstracts = [openalex.work_to_record(work).abstract for work in works]
+    assert abstracts[0].startswith("Background Emotionally salient experiences induce the formation")
+    assert abstracts[1].startswith("Neuropeptide Y (NPY) and its receptors")
+    # The word as the abstract's own first word, and the word alone, are text
+    assert openalex.abstract_from_inverted_index({"Abstract": [0], "reasoning": [1]}) == "Abstract reasoning"
+    assert openalex.abstract_from_inverted_index({"Abstract": [0]}) == "Abstract"
+
+
 def test_only_the_boolean_true_means_retracted():
     assert openalex.work_to_record(dict(SYNERGY[0], is_retracted="false")).custom.retracted is False
     assert openalex.work_to_record(dict(SYNERGY[0], is_retracted=1)).custom.retracted is False
