@@ -57,10 +57,16 @@ def test_a_page_whose_key_did_not_change_is_not_rendered_again(tmp_path):
 
 
 
-def _forked_from(pid: int) -> int:
-    """How many processes `pid` has forked that are still alive."""
-    return sum(1 for stat in Path("/proc").glob("[0-9]*/stat")
-               if stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[1] == str(pid))
+def _forked_from(pid: int) -> set[int]:
+    """The processes `pid` has forked that are still there."""
+    children = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if stat.read_text().rsplit(")", 1)[1].split()[1] == str(pid):
+                children.add(int(stat.parent.name))
+        except OSError:  # ended meanwhile
+            pass
+    return children
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="renderers are forked on Linux only")
@@ -69,14 +75,17 @@ def test_a_page_that_reads_every_record_is_rendered_with_no_renderer_alive(tmp_p
     # object it reads: a page reading every record beside a renderer had them all copied (500 MB at 100,000).
     monkeypatch.setattr(output, "render_processes", lambda: 2)
     builder = os.getpid()
+    before = _forked_from(builder)  # other tests' processes, not the build's
     def shown(path: str) -> str:
-        return f"{path} {os.getpid()} {_forked_from(builder) if os.getpid() == builder else '-'}"
+        renderers = len(_forked_from(builder) - before) if os.getpid() == builder else "-"
+        return f"{path} {os.getpid()} {renderers}"
     pages = [Page(f"{n}.html", lambda n=n: shown(f"{n}.html"), alone=n % 50 == 0) for n in range(300)]
     write_site(tmp_path / "site", pages)
     said = {path: (tmp_path / "site" / path).read_text().split() for path in (page.path for page in pages)}
     alone = [words for path, words in said.items() if int(path.split(".")[0]) % 50 == 0]
     assert len(alone) == 6 and all(words[1:] == [str(builder), "0"] for words in alone)
     assert len({words[1] for words in said.values()}) == 2  # the others were shared out
+    assert any(words[2] != "-" and int(words[2]) > 0 for words in said.values())  # beside a renderer
 
 
 def test_the_pages_that_read_every_record_are_rendered_alone():
