@@ -51,6 +51,24 @@ class GivenPath(click.Path):
 REVIEW_DIR = GivenPath(path_type=Path, file_okay=False)
 
 
+class OutputPath(GivenPath):
+    """A file or folder a command writes. "-" is standard output where the command prints what it would write
+    when no path is given (`printable`: export's and digest's --out), and refused everywhere else: it was taken
+    as a name, so `--out -` wrote a file (or a site) named "-" in the working folder. "./-" names such a file."""
+
+    def __init__(self, *, printable: bool = False, **kwargs):
+        super().__init__(path_type=Path, **kwargs)
+        self.printable = printable
+
+    def convert(self, value, param, ctx):
+        if value != "-":
+            return super().convert(value, param, ctx)
+        if self.printable:
+            return None  # standard output, as when the option is not given
+        self.fail("'-' means standard output, which this command does not write to; give a path ('./-' for one "
+                  "named '-')", param, ctx)
+
+
 def _lazily(name: str):
     """A module loaded when first used (importlib's LazyLoader recipe). `commands` pulls in the whole
     library, the site builder included; loading it only when a command runs keeps `--help` and quick
@@ -198,7 +216,7 @@ def _remember(review_dir: Path) -> Path:
 
 
 @cli.command()
-@click.argument("directory", type=REVIEW_DIR)
+@click.argument("directory", type=OutputPath(file_okay=False))
 @click.option("--title", default="My living review", show_default=True, help="Title written to review.yaml.")
 def init(directory: Path, title: str) -> None:
     """Create a new review folder DIRECTORY that passes `check` and builds.
@@ -243,7 +261,7 @@ def check(directory: Path, output_format: str) -> None:
         raise click.exceptions.Exit(EXIT_INVALID)
 
 
-SITE_OUT = click.option("--out", type=GivenPath(path_type=Path, file_okay=False), default=Path("site"),
+SITE_OUT = click.option("--out", type=OutputPath(file_okay=False), default=Path("site"),
                         show_default=True, help="Output folder; replaced as a whole only when the new site is complete.")
 def _event_time(_ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """--at checked as it is parsed (OptionInvalid: no time, ahead of the clock, before 1970), before the command
@@ -343,7 +361,7 @@ AT = click.option("--at", required=True, metavar="RFC3339", callback=_event_time
 
 
 REPORT = click.option(
-    "--report", type=GivenPath(path_type=Path, dir_okay=False), default=None,
+    "--report", type=OutputPath(dir_okay=False), default=None,
     help="Also write the Markdown run report (for a pull-request body) to this file, outside the review folder.")
 
 
@@ -749,8 +767,8 @@ def probable_duplicates(directory: Path, reviewer: str, as_json: bool) -> None:
 @click.option("--records", "selection", type=click.Choice(["included", "all", "screened-in"]),
               help="Which records: the included studies [default], all records but confirmed duplicates (the "
                    "records PRISMA counts), or those sent on to full text (included or maybe at title and abstract).")
-@click.option("--out", type=GivenPath(path_type=Path, dir_okay=False),
-              help="File to write (outside the review folder) [default: standard output].")
+@click.option("--out", type=OutputPath(dir_okay=False, printable=True),
+              help="File to write (outside the review folder); '-' or none: standard output.")
 @click.option("--force", is_flag=True, help="Replace --out when it exists.")
 def export(directory: Path, format: str, selection: str | None, out: Path | None, force: bool) -> None:
     """Export DIRECTORY's records (or its PRISMA counts) as a reference file, the same file the site
@@ -816,11 +834,11 @@ def import_decisions(directory: Path, source: Path, tool: str, reviewer: str, st
 
 @cli.command("dedupe")
 @click.argument("source", type=GivenPath(path_type=Path, dir_okay=False, exists=True))
-@click.option("--out", type=GivenPath(path_type=Path, dir_okay=False), required=True,
+@click.option("--out", type=OutputPath(dir_okay=False), required=True,
               help="CSV to write: one predicted duplicate set per row, column merged_ids (IDs joined by ';').")
-@click.option("--probable", "probable_out", type=GivenPath(path_type=Path, dir_okay=False),
+@click.option("--probable", "probable_out", type=OutputPath(dir_okay=False),
               help="CSV of probable pairs (not merged) [default: OUT with '-probable' added to its name].")
-@click.option("--versions", "versions_out", type=GivenPath(path_type=Path, dir_okay=False),
+@click.option("--versions", "versions_out", type=OutputPath(dir_okay=False),
               help="CSV of preprints and their journal versions (linked, not merged) "
                    "[default: OUT with '-versions' added to its name].")
 @click.option("--format", "format", type=click.Choice(get_args(Format)),
@@ -981,8 +999,8 @@ def _week(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
 @cli.command()
 @click.argument("directory", type=REVIEW_DIR)
 @click.option("--week", required=True, metavar="YYYY-Www", callback=_week, help="ISO week, e.g. 2026-W23.")
-@click.option("--out", type=GivenPath(path_type=Path, dir_okay=False), default=None,
-              help="Write the Markdown here (outside the review folder) instead of printing it.")
+@click.option("--out", type=OutputPath(dir_okay=False, printable=True), default=None,
+              help="Write the Markdown here (outside the review folder) instead of printing it ('-': print it).")
 @click.option("--force", is_flag=True, help="Replace --out when it exists.")
 def digest(directory: Path, week: str, out: Path | None, force: bool) -> None:
     """The weekly digest of DIRECTORY: new records of that week ranked, with rationales and calibration."""
@@ -1200,7 +1218,7 @@ def search_query(query: str, sources: str, native: bool, since: int | None, mode
               help="JSON: query id -> ids of records known to be relevant, for known-item recall.")
 @click.option("--k", "ks", type=click.IntRange(1, 10_000), multiple=True, default=(10,), show_default=True,
               help="Cut-off; repeat for several (--k 10 --k 25).")
-@click.option("--out", type=GivenPath(path_type=Path, dir_okay=False), required=True,
+@click.option("--out", type=OutputPath(dir_okay=False), required=True,
               help="Report to write (JSON); an existing file is never replaced.")
 def evaluate(runs: Path, judgments: Path, known: Path | None, ks: tuple[int, ...], out: Path) -> None:
     """Score frozen search runs offline: precision@k, nDCG@k against the whole judged pool and
@@ -1232,7 +1250,7 @@ def _not_blank(value: str, option: str) -> str:
               help="The BibTeX file (default: the only .bib file in DIRECTORY).")
 @click.option("--sources", default="openalex", show_default=True,
               help="Comma-separated providers the targeted searches use.")
-@click.option("--out", type=GivenPath(path_type=Path, file_okay=False), default=None,
+@click.option("--out", type=OutputPath(file_okay=False), default=None,
               help="Folder for the loop's rounds instead of DIRECTORY/output/evidence-loop (a relative path is "
               "in DIRECTORY, like --draft and --bib).")
 @click.option("--apply", is_flag=True, help="Apply the last round's confirm.yaml to the draft and .bib, and stop.")
@@ -1282,7 +1300,7 @@ def loop_command(directory: Path, topic: str, draft: Path | None, bib: Path | No
 
 
 @cli.command()
-@click.option("--out", type=GivenPath(path_type=Path, file_okay=False), default=None,
+@click.option("--out", type=OutputPath(file_okay=False), default=None,
               help="Write one .schema.json per file format into this folder instead of listing them.")
 def schema(out: Path | None) -> None:
     """Export the review-folder file formats as JSON Schema (for editors)."""

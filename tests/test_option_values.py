@@ -120,3 +120,40 @@ def test_a_path_need_not_be_utf8(sitegen, example_copy, tmp_path):
     out = tmp_path / NOT_UTF8
     code, _, err = sitegen("export", example_copy, "--format", "ris", "--out", out)
     assert code == 0 and out.is_file(), err
+
+
+NOT_PRINTABLE = [  # an output path whose content is no text to print: a site, a review, CSVs, a report
+    ("--out", ["build", "{review}", "--out", "-"]),
+    ("--out", ["publish", "{review}", "--out", "-", "--now", LATER]),
+    ("--report", ["update", "{review}", "--at", LATER, "--snapshots", "replay", "--report", "-"]),
+    ("--out", ["dedupe", RIS, "--out", "-"]),
+    ("--probable", ["dedupe", RIS, "--out", "{tmp}/sets.csv", "--probable", "-"]),
+    ("--out", ["evaluate", "--runs", RIS, "--judgments", RIS, "--out", "-"]),
+    ("--out", ["loop", "{tmp}", "--topic", "t", "--snapshots", "replay", "--out", "-"]),
+    ("--out", ["schema", "--out", "-"]),
+    ("DIRECTORY", ["init", "-"]),
+]
+
+
+@pytest.mark.parametrize(("option", "arguments"), NOT_PRINTABLE, ids=[" ".join(a[:2]) + f" {o}" for o, a in NOT_PRINTABLE])
+def test_a_dash_for_an_output_that_cannot_be_printed_is_a_usage_error(sitegen, example_copy, tmp_path, monkeypatch,
+                                                                      option, arguments):
+    # '-' was taken as a name: a site, a review or a file named "-" was written in the working folder.
+    monkeypatch.chdir(tmp_path)
+    before = tree_bytes(tmp_path)
+    code, _, err = sitegen(*(a.format(review=example_copy, tmp=tmp_path) for a in arguments))
+    assert code == 2 and f"Invalid value for '{option}'" in err and "'-' means standard output" in err, err
+    assert tree_bytes(tmp_path) == before and not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize("arguments", [["export", "{review}", "--format", "ris", "--records", "all"],
+                                       ["digest", "{review}", "--week", "2024-W01"]], ids=["export", "digest"])
+def test_a_dash_for_an_output_that_can_be_printed_is_standard_output(sitegen, example_copy, tmp_path, monkeypatch,
+                                                                     arguments):
+    monkeypatch.chdir(tmp_path)
+    arguments = [a.format(review=example_copy) for a in arguments]
+    before = tree_bytes(tmp_path)
+    printed = sitegen(*arguments)
+    assert printed[0] == 0 and printed[1], printed
+    assert sitegen(*arguments, "--out", "-") == printed
+    assert tree_bytes(tmp_path) == before and not (tmp_path / "-").exists()
