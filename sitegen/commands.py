@@ -23,7 +23,7 @@ from sitegen.files import read_file
 from sitegen.living import protocol, state, versions
 from sitegen.living.checks import UNANCHORED, ledger_problems
 from sitegen.living.duplicates import Suggestion, suggestions
-from sitegen.living.ledger import anchor_tail
+from sitegen.living.ledger import anchor_tail, given_search_id
 from sitegen.living.prisma import PrismaCounts
 from sitegen.records.dedupe import dedupe_rows
 from sitegen.records.matching import Matches
@@ -80,10 +80,17 @@ def search_status(root: Path, monitor_id: str | None = None) -> list[tuple[Saved
     run yet)."""
     from sitegen.living.manifests import strategy_runs
 
+    _given_search(monitor_id)
     review = read_review(root).review
     _refuse_unknown_search(root, review.searches, monitor_id)
     chosen = list(review.searches.values()) if monitor_id is None else [review.searches[monitor_id]]
     return [(search, strategy_runs(review, search)) for search in chosen]
+
+
+def _given_search(monitor_id: str | None) -> None:
+    """--id checked before the review is read: one no saved search could have is a usage error."""
+    if monitor_id is not None:
+        given_search_id(monitor_id, "--id")
 
 
 def _refuse_unknown_search(root: Path, searches: dict[str, SavedSearch], monitor_id: str | None) -> None:
@@ -97,6 +104,7 @@ def validate_searches(root: Path, at: str | None = None,
     were recorded on the ledger as `validation` events dated `at` when given (none already held there)."""
     from sitegen.living.validation import record_validation, validate
 
+    _given_search(monitor_id)
     with writable(root) if at is not None else nullcontext(read_review(root)) as workspace:
         _refuse_unknown_search(root, workspace.review.searches, monitor_id)
         payloads = validate(workspace.review, workspace.facts, monitor_id)
@@ -428,8 +436,9 @@ def state_advance(root: Path, at: str) -> tuple[str, str]:
 
 
 def state_set(root: Path, name: str, value: str) -> ReviewState:
+    given = state.given_value(name, value)  # a value wrong in itself is refused before the review is read
     with writable(root) as workspace:
-        return state.set_field(workspace.review, name, value)
+        return state.set_field(workspace.review, name, given)
 
 
 def finish_interrupted(root: Path, discard: bool = False) -> list[str]:

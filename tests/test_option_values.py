@@ -51,6 +51,15 @@ WRONG_IN_THEMSELVES = [
     ("--snapshots", ["search", "rat", "--sources", "openalex", "--snapshots", "record"]),
     ("QUERY", ["search", "rat AND (mouse", "--snapshots", "replay", "--review", "{review}"]),
     ("--batch", ["screen", "rank", "{review}", "--batch", "0"]),
+    ("FIELD", ["state", "set", "{review}", "title", "x"]),  # no field state set may set
+    ("FIELD", ["state", "set", "{review}", "phase", "published"]),
+    ("VALUE", ["state", "set", "{review}", "max_kept", "abc"]),
+    ("VALUE", ["state", "set", "{review}", "max_kept", "0"]),
+    ("VALUE", ["state", "set", "{review}", "status_note", "a\x01b"]),
+    ("--seen", ["import", "{review}", RIS, "--at", LATER, "--seen", ""]),  # no saved search's id
+    ("--id", ["monitor", "status", "{review}", "--id", "W_1"]),
+    ("--id", ["monitor", "validate", "{review}", "--id", "no such"]),
+    ("--id", ["search", "validate", "{review}", "--id", "", "--at", LATER]),
 ]
 
 
@@ -70,6 +79,7 @@ WRONG_FOR_THIS_REVIEW = [
     (["build", "{review}", "--out", "{tmp}/site", "--now", "2020-01-01T00:00:00Z"], "earlier than the latest ledger"),
     (["import", "{review}", RIS, "--at", LATER, "--seen", "no-such-search"], "has no saved search of that id"),
     (["monitor", "status", "{review}", "--id", "no-such-search"], "no saved search 'no-such-search'"),
+    (["monitor", "validate", "{review}", "--id", "no-such-search", "--at", LATER], "no saved search 'no-such-search'"),
     (["screen", "rank", "{review}", "--batch", "99"], "there is no screening batch 99"),
 ]
 

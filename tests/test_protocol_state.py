@@ -205,25 +205,26 @@ def test_a_new_review_advances_only_after_its_gates(sitegen, tmp_path):
 
 
 def test_only_whitelisted_fields_can_be_set(sitegen, example):
+    # A field that cannot be set, or a value its field refuses, is a usage error (exit 2) naming FIELD or VALUE.
     code, out, _ = sitegen("state", "set", example, "max_kept", "10")
     assert code == 0 and json.loads((example / "state.json").read_text())["max_kept"] == 10
     code, _, err = sitegen("state", "set", example, "phase", "published")
-    assert code == 1 and "advances only through `sitegen state advance`" in err
+    assert code == 2 and "Invalid value for 'FIELD'" in err and "advances only through `sitegen state advance`" in err
     code, _, err = sitegen("state", "set", example, "title", "x")
-    assert code == 1 and "cannot be set directly" in err
+    assert code == 2 and "Invalid value for 'FIELD'" in err and "cannot be set directly" in err
     code, _, err = sitegen("state", "set", example, "max_kept", "0")
-    assert code == 1 and "max_kept" in err
+    assert code == 2 and "'0' is no max_kept" in err
     code, _, err = sitegen("state", "set", example, "max_kept", "9" * 23)  # a whole number, only too large
-    assert code == 1 and "less than or equal to 10000" in err
+    assert code == 2 and "less than or equal to 10000" in err
     # a value starting with '-' is the value, not an option: a negative number, or a note written as a list item
     for negative in ("-1", "-" + "9" * 23):
         code, _, err = sitegen("state", "set", example, "max_kept", negative)
-        assert code == 1 and "max_kept: Input should be greater than or equal to 1" in err, err
+        assert code == 2 and "is no max_kept: Input should be greater than or equal to 1" in err, err
     code, out, err = sitegen("state", "set", example, "status_note", "- paused over the holidays")
     assert code == 0 and out == "status_note: - paused over the holidays\n", out + err
     # a note a reader cannot see is refused; one of nothing but spaces clears the note
     code, _, err = sitegen("state", "set", example, "status_note", "\u200b")
-    assert code == 1 and "status_note: holds no visible text" in err, err
+    assert code == 2 and "is no status_note: holds no visible text" in err, err
     code, out, err = sitegen("state", "set", example, "status_note", "   ")
     assert code == 0 and out == "status_note: None\n", out + err
     assert sitegen("check", example)[0] == 0

@@ -496,7 +496,7 @@ def test_searching_needs_a_locked_protocol(sitegen, tmp_path):
     sitegen("init", review)
     with pytest.raises(Exception, match="the protocol is not locked"):
         run(review, FIRST, Providers(SYNERGY[:3], CORE[:2]), add=True)
-    code, _, err = sitegen("monitor", "add", review, "--id", "W_1", "--strategy", "openalex", "x", "--at", FIRST)
+    code, _, err = sitegen("monitor", "add", review, "--id", "main", "--strategy", "openalex", "x", "--at", FIRST)
     assert code == 1 and "not locked" in err
 
 

@@ -32,7 +32,7 @@ from pydantic import ValidationError
 
 from sitegen.errors import OptionInvalid, SitegenError
 from sitegen.files import read_file
-from sitegen.living.ledger import append, given_text
+from sitegen.living.ledger import append, given_search_id, given_text
 from sitegen.living.merge import integrate
 from sitegen.living.update import check_run_time, decided, matched_rows, require_lock
 from sitegen.records.model import Record, model_data
@@ -135,6 +135,7 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
     # Kept on the ledger for good and shown in PRISMA: checked before any file is read.
     source = given_text(source, "--source", MAX_SOURCE) if source is not None else None
     description = given_text(description, "--description", MAX_DESCRIPTION) if description is not None else None
+    seen = given_search_id(seen, "--seen") if seen is not None else None
     require_lock(review)
     check_run_time(review, at)
     source = _provider(source) or source

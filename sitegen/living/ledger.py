@@ -13,6 +13,7 @@ transaction out, head anchor moved with them.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -22,6 +23,7 @@ from sitegen.records.model import model_data, printable, visible_text
 from sitegen.review.folder import Review
 from sitegen.review.models import (
     EVENT_TYPES,
+    SLUG,
     BatchPayload,
     LedgerAnchor,
     LedgerEvent,
@@ -100,6 +102,15 @@ def given_text(value: str, option: str, limit: int) -> str:
         raise OptionInvalid(option, f"must be written in visible text of 1 to {limit:,} characters (it has "
                                     f"{len(text):,}); nothing was written")
     return text
+
+
+def given_search_id(value: str, option: str) -> str:
+    """A saved search's id the caller gave as `option`; OptionInvalid unless it is one any review could have (it
+    names the file searches/<id>.json), before any review is asked whether it has it."""
+    if not re.fullmatch(SLUG, value):
+        raise OptionInvalid(option, f"{value!r}: a saved search's id is 1 to 80 lower-case letters, digits and '-', "
+                                    "starting with a letter or digit (it names the file searches/<id>.json)")
+    return value
 
 
 def event_time(at: str, option: str = "--at") -> datetime:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
-from sitegen.errors import SitegenError
+from sitegen.errors import OptionInvalid, SitegenError
 from sitegen.living.facts import ReviewFacts
 from sitegen.living.ledger import append
 from sitegen.records.model import model_data
@@ -137,22 +137,31 @@ def advance(review: Review, facts: ReviewFacts, at: str) -> tuple[str, str]:
     return phase, target
 
 
-def set_field(review: Review, name: str, value: str) -> ReviewState:
-    """Set one whitelisted field of state.json."""
+def given_value(name: str, value: str) -> int | str | None:
+    """`sitegen state set`'s FIELD and VALUE, checked alone before the review is read: a field that cannot be set,
+    or a value its field refuses whatever the review (a max_kept that is no number from 1 to 10,000), is a usage
+    error naming which (OptionInvalid). The value is given as its field holds it."""
     if name == "phase":
-        raise SitegenError("the phase advances only through `sitegen state advance`, which checks its gates")
+        raise OptionInvalid("FIELD", "'phase' advances only through `sitegen state advance`, which checks its gates")
     if name not in SETTABLE_FIELDS:
-        raise SitegenError(f"{name!r} cannot be set directly; settable fields: {', '.join(SETTABLE_FIELDS)}")
-    data = model_data(review.state)
+        raise OptionInvalid("FIELD", f"{name!r} cannot be set directly; settable fields: {', '.join(SETTABLE_FIELDS)}")
+    parsed: int | str | None
     if name == "max_kept" and re.fullmatch(r"-?[0-9]+", value):  # ASCII digits: isdecimal takes Arabic-Indic too
         # too large either way: the model's limit says how large (int() of thousands of digits would refuse)
-        data[name] = int(value) if len(value.lstrip("-")) <= 9 else (-1 if value.startswith("-") else 1) * 10**9
+        parsed = int(value) if len(value.lstrip("-")) <= 9 else (-1 if value.startswith("-") else 1) * 10**9
     else:
-        data[name] = value if value.strip() else None  # nothing but spaces clears the note
+        parsed = value if value.strip() else None  # nothing but spaces clears the note
+    field = ReviewState.model_fields[name]
     try:
-        state = ReviewState.model_validate(data)
+        return TypeAdapter(Annotated[field.annotation, field]).validate_python(parsed)
     except ValidationError as exc:
-        raise SitegenError(f"{name}: {exc.errors(include_url=False)[0]['msg'].removeprefix('Value error, ')}") from None
+        why = exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
+        raise OptionInvalid("VALUE", f"{value!r} is no {name}: {why}") from None
+
+
+def set_field(review: Review, name: str, value: int | str | None) -> ReviewState:
+    """Set one whitelisted field of state.json to a value `given_value` gave."""
+    state = ReviewState.model_validate({**model_data(review.state), name: value})
     transaction = Transaction(review.root)
     transaction.write("state.json", pretty_json(model_data(state)))
     transaction.commit()

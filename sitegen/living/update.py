@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from sitegen.errors import OptionInvalid, SitegenError
 from sitegen.living.duplicates import confirmed_duplicates
-from sitegen.living.ledger import anchor, append, check_event_time
+from sitegen.living.ledger import anchor, append, check_event_time, given_search_id
 from sitegen.living.manifests import Execution, compiled_query, manifest_bytes, run_manifest
 from sitegen.living.merge import Decided, integrate
 from sitegen.records.citations import LABEL as CITATION_SEARCHING
@@ -145,6 +145,7 @@ def add_monitor(review: Review, monitor_id: str, strategies: list[Strategy], at:
                 transport: httpx.BaseTransport | None = None) -> UpdateResult:
     """Set up a saved search and run its baseline: the first result set is the opening batch,
     or, with `seed_from_review`, the review's already screened records count as seen."""
+    given_search_id(monitor_id, "--id")
     require_lock(review)
     if monitor_id in review.searches:
         raise SitegenError(f"a saved search {monitor_id!r} already exists in {review.root}/searches/")
@@ -165,10 +166,7 @@ def add_monitor(review: Review, monitor_id: str, strategies: list[Strategy], at:
         search = SavedSearch(schema_version=SEARCH_SCHEMA_VERSION, monitor_id=monitor_id, strategies=strategies,
                              seen_ids=seen, last_run="", run_count=0)
     except ValidationError as exc:
-        error = exc.errors(include_url=False)[0]
-        said = ("a saved search's id is 1 to 80 lower-case letters, digits and '-', starting with a letter or digit "
-                "(it names the file searches/<id>.json)" if error["loc"] == ("monitor_id",) else error["msg"])
-        raise OptionInvalid("--id", f"{monitor_id!r}: {said}") from None
+        raise OptionInvalid("--id", f"{monitor_id!r}: {exc.errors(include_url=False)[0]['msg']}") from None
     return _run(review, [search], at, mode, settings, progress, transport)
 
 
