@@ -26,6 +26,7 @@ from sitegen.errors import (
     ReviewInvalid,
     SchemaVersionError,
     SitegenError,
+    shown_path,
 )
 from sitegen.records.citations import SOURCE as CITATION_SOURCE
 from sitegen.records.providers import label as provider_label
@@ -148,7 +149,7 @@ class SitegenGroup(TextCommands):
             ctx.exit(EXIT_BROKEN_PIPE)
         except OSError as exc:  # a full disk, a path that cannot be created, no permission
             _done(exc)
-            where = f": {exc.filename}" if exc.filename else ""
+            where = f": {shown_path(exc.filename)}" if exc.filename else ""
             click.echo(f"error: {exc.strerror or exc}{where}", err=True)
             ctx.exit(EXIT_INVALID)
         except MemoryError:  # a limit on the process's memory (a container's, `ulimit -v`): every write is atomic
@@ -167,7 +168,7 @@ def _interrupted() -> str:
     are finished before Ctrl-C is let through), so what it wrote is what `written` lists."""
     if not written:
         return "interrupted; nothing was written"
-    shown = ", ".join(str(path) for path in written[:3]) + (f" and {len(written) - 3} more" if len(written) > 3 else "")
+    shown = ", ".join(shown_path(path) for path in written[:3]) + (f" and {len(written) - 3} more" if len(written) > 3 else "")
     return f"interrupted after it wrote {shown} (each whole); nothing else was written"
 
 
@@ -227,10 +228,10 @@ def init(directory: Path, title: str) -> None:
       sitegen init reviews/my-review --title "Exercise for low back pain: a living review"
     """
     files = init_review(directory, title)
-    click.echo(f"created {directory} with {len(files)} files:")
+    click.echo(f"created {shown_path(directory)} with {len(files)} files:")
     for name in files:
         click.echo(f"  {name}")
-    click.echo(f"next: edit review.yaml and protocol.md, then run `sitegen check {directory}`")
+    click.echo(f"next: edit review.yaml and protocol.md, then run `sitegen check {shown_path(directory)}`")
 
 
 @cli.command()
@@ -296,9 +297,9 @@ BUILD_TIME = click.option("--now", metavar="RFC3339", default=None, callback=_si
 
 def _built(result: commands.BuildResult) -> str:
     if not result.changed:
-        return (f"{result.out} is up to date ({result.files} files, {result.records} records, "
+        return (f"{shown_path(result.out)} is up to date ({result.files} files, {result.records} records, "
                 f"last updated {result.built_at or 'never'})")
-    return (f"built {result.out} ({result.files} files, {result.rendered} rendered, {result.records} records, "
+    return (f"built {shown_path(result.out)} ({result.files} files, {result.rendered} rendered, {result.records} records, "
             f"last updated {result.built_at or 'never'})")
 
 
@@ -405,14 +406,14 @@ def _print_update(result, as_json: bool, report: Path | None) -> None:
             with open(summary, "a", encoding="utf-8") as file:
                 file.write(markdown)
         except OSError as error:
-            click.echo(f"warning: the run report could not be added to the job summary {summary} "
+            click.echo(f"warning: the run report could not be added to the job summary {shown_path(summary)} "
                        f"({error.strerror or error})", err=True)
     if report is not None:
         try:
             atomic_write(report, markdown, sweep=True)
         except OSError as error:
             raise SitegenError(f"the run at {result.at} was recorded in the review (above), but its report could not "
-                               f"be written to {report} ({error.strerror or error}); `sitegen monitor status` "
+                               f"be written to {shown_path(report)} ({error.strerror or error}); `sitegen monitor status` "
                                "shows the run") from None
     if not result.complete:
         raise click.exceptions.Exit(EXIT_INCOMPLETE)
@@ -485,7 +486,7 @@ def monitor_status(directory: Path, monitor_id: str | None, as_json: bool) -> No
                               ensure_ascii=False))
         return
     if not searches:
-        click.echo(f"{directory} has no saved search yet (`sitegen monitor add` sets one up)")
+        click.echo(f"{shown_path(directory)} has no saved search yet (`sitegen monitor add` sets one up)")
     for search, ran in searches:
         click.echo(f"{search.monitor_id}: run {search.run_count} time(s), last {search.last_run or 'never'}, "
                    f"{len(search.seen_ids)} ids seen")
@@ -620,7 +621,7 @@ def verify(directory: Path, at: str | None, mode: str, bib: Path | None, encodin
             grade = "REFUSAL" if item.verdicts.refusal_grade else "open item" if (
                 {identity.verdict, status.verdict} & OPEN_ITEMS) else "ok"
             later = " (rate limited: check again later)" if item.verdicts.rate_limited else ""
-            click.echo(f"{bib}:{item.entry.line}: {item.entry.key}: {grade}: identity {identity.verdict}, "
+            click.echo(f"{shown_path(bib)}:{item.entry.line}: {item.entry.key}: {grade}: identity {identity.verdict}, "
                        f"status {status.verdict}{later}: {'; '.join(identity.reasons + status.reasons)[:500]}")
         for axis, verdict, reason, ids in grouped_open_items([p for p in studies if p.verdict in OPEN_ITEMS]):
             shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
@@ -786,7 +787,7 @@ def export(directory: Path, format: str, selection: str | None, out: Path | None
     if out is None:
         click.echo(text, nl=False)
     else:
-        click.echo(f"wrote {out}" + (f" ({count} records)" if count is not None else ""), err=True)
+        click.echo(f"wrote {shown_path(out)}" + (f" ({count} records)" if count is not None else ""), err=True)
 
 
 @cli.command("import-decisions")
@@ -819,16 +820,16 @@ def import_decisions(directory: Path, source: Path, tool: str, reviewer: str, st
                         ("refused", report.refused), ("reason not mapped", report.unmapped_reasons),
                         ("other reasons", report.other_reasons)):
         for item in items:
-            click.echo(f"{source}:{item.line}: {kind}: {item.why}" + (f" ({item.title[:80]})" if item.title else ""))
-    click.echo(f"{report.rows} row(s): {report.matched} matched, {len(report.written)} written to {report.path}, "
+            click.echo(f"{shown_path(source)}:{item.line}: {kind}: {item.why}" + (f" ({item.title[:80]})" if item.title else ""))
+    click.echo(f"{report.rows} row(s): {report.matched} matched, {len(report.written)} written to {shown_path(report.path)}, "
                f"{report.already} already there, {len(report.unmatched)} unmatched, {len(report.ambiguous)} "
                f"ambiguous, {len(report.conflicts)} conflicting, {len(report.refused)} refused by the screening "
                f"rules, {len(report.undecided)} without a decision")
     if not report.rows:  # an export of a header alone (a tool's empty export, a wrong file): nothing to import
-        click.echo(f"error: nothing was written: {source} holds no row of decisions", err=True)
+        click.echo(f"error: nothing was written: {shown_path(source)} holds no row of decisions", err=True)
         raise click.exceptions.Exit(EXIT_INVALID)
     if not report.written and not report.already:  # no row of the export is in the file: no success
-        click.echo(f"error: nothing was written: no row of {source} could be imported (each is listed above)", err=True)
+        click.echo(f"error: nothing was written: no row of {shown_path(source)} could be imported (each is listed above)", err=True)
         raise click.exceptions.Exit(EXIT_INVALID)
 
 
@@ -863,11 +864,11 @@ def dedupe(source: Path, out: Path, probable_out: Path | None, versions_out: Pat
     versions_out = versions_out or out.with_name(f"{out.stem}-versions{out.suffix or '.csv'}")
     count, matches, warnings = commands.dedupe(source, out, probable_out, versions_out, format, encoding, columns)
     for warning in warnings:
-        click.echo(f"warning: {source}: {warning}", err=True)
+        click.echo(f"warning: {shown_path(source)}: {warning}", err=True)
     merged = sum(len(ids) - 1 for ids in matches.sets)
     click.echo(f"{count} records: {len(matches.sets)} duplicate set(s), {merged} duplicate(s) merged, "
-               f"{len(matches.probable)} probable pair(s) listed in {probable_out}, "
-               f"{len(matches.versions)} preprint-journal version pair(s) in {versions_out}")
+               f"{len(matches.probable)} probable pair(s) listed in {shown_path(probable_out)}, "
+               f"{len(matches.versions)} preprint-journal version pair(s) in {shown_path(versions_out)}")
 
 
 @cli.group()
@@ -1011,7 +1012,7 @@ def digest(directory: Path, week: str, out: Path | None, force: bool) -> None:
         click.echo(text, nl=False)
     else:
         atomic_write(out, text, sweep=True)
-        click.echo(f"wrote {out}")
+        click.echo(f"wrote {shown_path(out)}")
 
 
 @cli.group()
@@ -1145,7 +1146,7 @@ def recover(directory: Path, discard: bool) -> None:
     done = commands.finish_interrupted(directory, discard)
     for line in done:
         click.echo(line)
-    click.echo("nothing was interrupted" if not done else f"{directory} is consistent again")
+    click.echo("nothing was interrupted" if not done else f"{shown_path(directory)} is consistent again")
 
 
 class QueryOrCommand(TextCommands):
@@ -1231,7 +1232,7 @@ def evaluate(runs: Path, judgments: Path, known: Path | None, ks: tuple[int, ...
         click.echo(f"{name}: " + ", ".join(
             f"@{k} {'-' if value is None else f'{value:.3f}'} ({report.coverage(mean, k)})"
             for k, value in mean.value.items()))
-    click.echo(f"wrote {out}")
+    click.echo(f"wrote {shown_path(out)}")
 
 
 def _not_blank(value: str, option: str) -> str:
@@ -1277,8 +1278,8 @@ def loop_command(directory: Path, topic: str, draft: Path | None, bib: Path | No
         click.echo(f"applied {', '.join(result.applied.accepted) or 'no suggestion'}; changed "
                    f"{' and '.join(changed) or 'nothing'}")
     elif result.round is not None:
-        click.echo(f"round {result.round}: {result.left} problem(s); see {base / str(result.round)}/problems.md")
-    click.echo(f"summary: {base / 'final-summary.md'}")
+        click.echo(f"round {result.round}: {result.left} problem(s); see {shown_path(base / str(result.round) / 'problems.md')}")
+    click.echo(f"summary: {shown_path(base / 'final-summary.md')}")
     if result.recheck:
         click.echo(f"re-check later (rate-limited, not searched): {', '.join(result.recheck)}")
     if not result.left and result.recheck:
@@ -1294,7 +1295,7 @@ def loop_command(directory: Path, topic: str, draft: Path | None, bib: Path | No
         click.echo(f"{result.left} problem(s) of round {result.rounds} before these changes: run the loop again for "
                    f"round {result.rounds + 1} on the revised draft")
     else:
-        click.echo(f"{result.left} problem(s) left: accept suggestions in {base / str(result.rounds)}/confirm.yaml "
+        click.echo(f"{result.left} problem(s) left: accept suggestions in {shown_path(base / str(result.rounds) / 'confirm.yaml')} "
                    "(see revision-suggestions.md), then run again")
     raise click.exceptions.Exit(EXIT_INVALID)
 
@@ -1309,7 +1310,7 @@ def schema(out: Path | None) -> None:
             click.echo(name)
         return
     for path in write_schemas(out):
-        click.echo(f"wrote {path}")
+        click.echo(f"wrote {shown_path(path)}")
 
 
 def main() -> None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sitegen.errors import OptionInvalid, ReviewInvalid, SitegenError
+from sitegen.errors import OptionInvalid, ReviewInvalid, SitegenError, shown_path
 from sitegen.files import read_file
 from sitegen.living import protocol, state, versions
 from sitegen.living.checks import UNANCHORED, ledger_problems
@@ -95,7 +95,7 @@ def _given_search(monitor_id: str | None) -> None:
 
 def _refuse_unknown_search(root: Path, searches: dict[str, SavedSearch], monitor_id: str | None) -> None:
     if monitor_id is not None and monitor_id not in searches:
-        raise SitegenError(f"no saved search {monitor_id!r} in {root} (saved searches: {', '.join(searches) or 'none'})")
+        raise SitegenError(f"no saved search {monitor_id!r} in {shown_path(root)} (saved searches: {', '.join(searches) or 'none'})")
 
 
 def validate_searches(root: Path, at: str | None = None,
@@ -132,13 +132,13 @@ def dedupe(source: Path, out: Path, probable_out: Path, versions_out: Path, form
     try:
         rows = read_references(source, format, warnings, encoding=encoding, columns=columns)
     except ReferenceProblem as problem:
-        raise SitegenError(f"{source}:{problem.line}: {problem.message}") from None
+        raise SitegenError(f"{shown_path(source)}:{problem.line}: {problem.message}") from None
     except LookupError as error:  # `encoding` is no text encoding (references.text_codec)
         raise OptionInvalid("--encoding", str(error)) from None
     except OSError as error:
-        raise SitegenError(f"{source}: cannot be read ({error.strerror or error})") from None
+        raise SitegenError(f"{shown_path(source)}: cannot be read ({error.strerror or error})") from None
     if joined := next((row for row in rows if ";" in row.id), None):  # the sets' ids are joined by ";"
-        raise SitegenError(f"{source}:{joined.line}: ID {joined.id!r} holds ';', which joins the IDs of a set in "
+        raise SitegenError(f"{shown_path(source)}:{joined.line}: ID {joined.id!r} holds ';', which joins the IDs of a set in "
                            f"{out.name}: its set could not be read back; give the entries IDs without ';'")
     matches = dedupe_rows(rows)
     # The three files or none: a full disk must not leave one new beside two from an earlier run.
@@ -169,15 +169,15 @@ def _check_outputs(source: Path, outputs: dict[str, tuple[Path, str | None]]) ->
     for option, (path, header) in outputs.items():
         target = path.resolve()
         if target in seen:
-            raise SitegenError(f"{option} {path}: is the same file as {seen[target]}; give each output its own file")
+            raise SitegenError(f"{option} {shown_path(path)}: is the same file as {seen[target]}; give each output its own file")
         if target.is_dir():
-            raise SitegenError(f"{option} {path}: is a folder; give a file name")
+            raise SitegenError(f"{option} {shown_path(path)}: is a folder; give a file name")
         if not target.parent.is_dir():
-            raise SitegenError(f"{option} {path}: its folder {path.parent} does not exist")
+            raise SitegenError(f"{option} {shown_path(path)}: its folder {shown_path(path.parent)} does not exist")
         if target.exists() and header is not None and not _written_by_dedupe(target, header):
-            raise SitegenError(f"{option} {path}: exists and is not a file sitegen dedupe wrote (its first line is "
+            raise SitegenError(f"{option} {shown_path(path)}: exists and is not a file sitegen dedupe wrote (its first line is "
                                f"not {header.strip()!r}); give another name, or remove it yourself")
-        seen[target] = f"{option} {path}"
+        seen[target] = f"{option} {shown_path(path)}"
 
 
 def _written_by_dedupe(path: Path, header: str) -> bool:
@@ -236,16 +236,16 @@ def check_output_file(root: Path, out: Path, option: str, force: bool | None = N
     `force` (the command has --force), anything already there, a link too, is replaced only with it."""
     target = out.resolve()
     if root.resolve() in (target, *target.parents):
-        raise SitegenError(f"{option} {out}: is inside the review folder {root}; write it elsewhere")
+        raise SitegenError(f"{option} {shown_path(out)}: is inside the review folder {shown_path(root)}; write it elsewhere")
     if target.is_dir():
-        raise SitegenError(f"{option} {out}: is a folder; give a file name")
+        raise SitegenError(f"{option} {shown_path(out)}: is a folder; give a file name")
     if target.exists() and not target.is_file():  # --force never replaces a device (/dev/full) or a pipe
-        raise SitegenError(f"{option} {out}: is not a file (a device, a pipe or a socket); give a file name")
+        raise SitegenError(f"{option} {shown_path(out)}: is not a file (a device, a pipe or a socket); give a file name")
     present = out.exists() or out.is_symlink()  # a link to nothing is there too
     if not present and not out.absolute().parent.is_dir():
-        raise SitegenError(f"{option} {out}: its folder {out.absolute().parent} does not exist")
+        raise SitegenError(f"{option} {shown_path(out)}: its folder {shown_path(out.absolute().parent)} does not exist")
     if present and force is False:
-        raise SitegenError(f"{option} {out}: already exists{' (a link)' if out.is_symlink() else ''}; give --force "
+        raise SitegenError(f"{option} {shown_path(out)}: already exists{' (a link)' if out.is_symlink() else ''}; give --force "
                            "to replace it")
 
 
@@ -415,11 +415,11 @@ def import_decisions(root: Path, source: Path, tool: str, reviewer: str, stage: 
     try:
         exported = imports.read_export(decode(read_file(source), encoding), tool, tool_reviewer or reviewer, decision)
     except (ReferenceProblem, imports.ExportProblem) as problem:
-        raise SitegenError(f"{source}:{problem.line}: {problem.message}; nothing was written") from None
+        raise SitegenError(f"{shown_path(source)}:{problem.line}: {problem.message}; nothing was written") from None
     except LookupError as error:  # `encoding` is no text encoding (references.text_codec)
         raise OptionInvalid("--encoding", str(error)) from None
     except OSError as error:
-        raise SitegenError(f"{source}: cannot be read ({error.strerror or error})") from None
+        raise SitegenError(f"{shown_path(source)}: cannot be read ({error.strerror or error})") from None
     with writable(root) as workspace:
         canonical = workspace.facts.canonicals
         report, text = imports.import_decisions(workspace.review, canonical, exported, stage, reviewer)
@@ -496,7 +496,7 @@ def evaluate(runs: Path, judgments: Path, known: Path | None, ks: list[int], out
     from sitegen.records.metrics import evaluate as score
 
     if out.exists() or out.is_symlink():
-        raise SitegenError(f"--out {out}: already exists; sitegen evaluate never replaces a report (give a new name)")
+        raise SitegenError(f"--out {shown_path(out)}: already exists; sitegen evaluate never replaces a report (give a new name)")
     _check_outputs(runs, {"--out": (out, None)})
     problems: list[Problem] = []
     inputs = (_benchmark_file(runs, Runs, problems), _benchmark_file(judgments, Judgments, problems),

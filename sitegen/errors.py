@@ -1,4 +1,4 @@
-"""The one exception family the CLI knows how to show, and the exit statuses.
+"""The one exception family the CLI knows how to show, the exit statuses, and how a message shows a path.
 
 Library code raises these; `sitegen.cli` turns them into a message on stderr and
 the exit status below, never a traceback. Anything else escaping is a bug.
@@ -6,6 +6,8 @@ the exit status below, never a traceback. Anything else escaping is a bug.
 
 from __future__ import annotations
 
+import os
+import unicodedata
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -76,3 +78,36 @@ class LockHeld(SitegenError):
     """Another sitegen process is writing this review folder."""
 
     exit_code = EXIT_BUSY
+
+
+# A character a path is shown with escaped: a control, format (bidi) or line-separating character would break a
+# message's line or reorder what it shows; a lone surrogate is a byte that is not UTF-8 (how Python reads one in a
+# file name); a backslash and a double quote would be read as part of an escape or of the quotes.
+_HIDDEN = ("Cc", "Cf", "Cs", "Zl", "Zp")
+_NAMED_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\", '"': '\\"'}
+
+
+def shown_path(path: str | os.PathLike[str]) -> str:
+    """A path as every message shows it (errors and success lines, text, GitHub annotations and JSON alike): as
+    it is, or, when it holds a character that does not show as itself, in double quotes with each such character
+    escaped as C writes it, as git shows such a path: \\n, \\", \\\\, \\x01, \\u202e for a character, and
+    \\xff for a byte that is not UTF-8. A message is then one line, and names its path unambiguously."""
+    text = os.fspath(path)
+    if not any(_hidden(char) for char in text):
+        return text
+    return '"' + "".join(_escaped(char) if _hidden(char) else char for char in text) + '"'
+
+
+def _hidden(char: str) -> bool:
+    return char in _NAMED_ESCAPES or unicodedata.category(char) in _HIDDEN
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    if char in _NAMED_ESCAPES:
+        return _NAMED_ESCAPES[char]
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8, as Python's file system encoding reads it
+        return f"\\x{code - 0xDC00:02x}"
+    if code < 0x80:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"

@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from sitegen.errors import OptionInvalid, SitegenError
+from sitegen.errors import OptionInvalid, SitegenError, shown_path
 from sitegen.files import read_file
 from sitegen.living.ledger import append, given_search_id, given_text
 from sitegen.living.merge import integrate
@@ -140,7 +140,7 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
     check_run_time(review, at)
     source = _provider(source) or source
     if seen is not None and seen not in review.searches:
-        raise SitegenError(f"--seen {seen!r}: {review.root} has no saved search of that id "
+        raise SitegenError(f"--seen {seen!r}: {shown_path(review.root)} has no saved search of that id "
                            f"({', '.join(sorted(review.searches)) or 'it has none'})")
     read: list[_Read] = []
     skipped_files: list[Skipped] = []
@@ -149,20 +149,20 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
         # One file given twice (by two spellings of its path, or two copies of one export) is imported once:
         # twice would count its entries twice in PRISMA.
         if any(path.resolve() == item.path.resolve() for item in read):
-            repeated.append(f"{path}: given more than once; imported once")
+            repeated.append(f"{shown_path(path)}: given more than once; imported once")
             continue
         try:
             item = _read(path, format, encoding, source, skip_bad, columns)
             if first := next((earlier for earlier in read if earlier.sha256 == item.sha256), None):
-                repeated.append(f"{path}: the same content as {first.path}; imported once")
+                repeated.append(f"{shown_path(path)}: the same content as {shown_path(first.path)}; imported once")
                 continue
             read.append(item)
         except ReferenceProblem as problem:
             if not skip_bad:
-                raise SitegenError(f"{path}:{problem.line}: {problem.message}; nothing was imported") from None
+                raise SitegenError(f"{shown_path(path)}:{problem.line}: {problem.message}; nothing was imported") from None
             skipped_files.append(Skipped(str(path), problem.line, "", problem.message))
         except OSError as error:
-            raise SitegenError(f"{path}: cannot be read ({error.strerror or error}); nothing was imported") from None
+            raise SitegenError(f"{shown_path(path)}: cannot be read ({error.strerror or error}); nothing was imported") from None
         except LookupError as error:  # `encoding` is no text encoding (references.text_codec)
             raise OptionInvalid("--encoding", f"{error}; nothing was imported") from None
     retrieved = [record for item in read for record in item.records]

@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from sitegen import __version__
+from sitegen.errors import shown_path
 from sitegen.living.facts import ReviewFacts, Run
 from sitegen.records.citations import parse_citation_query
 from sitegen.records.model import model_data
@@ -207,7 +208,7 @@ def manifest_problems(review: Review) -> list[Problem]:
             continue  # its own problems say what is wrong with it
         if file is None:
             problems.append(Problem(LEDGER, run.line, None, "manifest-missing",
-                                    f"{path}, the manifest of {what}, is missing (the run's events name it: "
+                                    f"{shown_path(path)}, the manifest of {what}, is missing (the run's events name it: "
                                     f"sha256 {sha256[:12]}…); restore it from Git"))
             continue
         claimed.add(path)

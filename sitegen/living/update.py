@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 from pydantic import ValidationError
 
-from sitegen.errors import OptionInvalid, SitegenError
+from sitegen.errors import OptionInvalid, SitegenError, shown_path
 from sitegen.living.duplicates import confirmed_duplicates
 from sitegen.living.ledger import anchor, append, check_event_time, given_search_id
 from sitegen.living.manifests import Execution, compiled_query, manifest_bytes, run_manifest
@@ -134,7 +134,7 @@ def update(review: Review, at: str, mode: str = "live", settings: SourceSettings
            transport: httpx.BaseTransport | None = None) -> UpdateResult:
     """Rerun every saved search of the review at the caller-supplied time `at`."""
     if not review.searches:
-        raise SitegenError(f"{review.root} has no saved searches; add one with `sitegen monitor add`")
+        raise SitegenError(f"{shown_path(review.root)} has no saved searches; add one with `sitegen monitor add`")
     require_lock(review)
     return _run(review, list(review.searches.values()), at, mode, settings, progress, transport)
 
@@ -148,7 +148,7 @@ def add_monitor(review: Review, monitor_id: str, strategies: list[Strategy], at:
     given_search_id(monitor_id, "--id")
     require_lock(review)
     if monitor_id in review.searches:
-        raise SitegenError(f"a saved search {monitor_id!r} already exists in {review.root}/searches/")
+        raise SitegenError(f"a saved search {monitor_id!r} already exists in {shown_path(review.root)}/searches/")
     for strategy in strategies:
         check_strategy(strategy.source, strategy.query, native=strategy.syntax == "native", method=strategy.method)
     for index, _, kind in strategy_repeats(strategies):

@@ -21,7 +21,7 @@ import httpx
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from sitegen.errors import EXIT_INCOMPLETE, OptionInvalid, SitegenError
+from sitegen.errors import EXIT_INCOMPLETE, OptionInvalid, SitegenError, shown_path
 from sitegen.files import read_file
 from sitegen.manuscript import bib, claims
 from sitegen.records.matching import SAME_TITLE, record_work, title_score
@@ -156,15 +156,15 @@ def read_source(path: Path) -> str:
     try:
         data = read_file(path)
     except OSError as error:
-        raise SitegenError(f"{path}: cannot be read ({error.strerror or error})") from None
+        raise SitegenError(f"{shown_path(path)}: cannot be read ({error.strerror or error})") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise SitegenError(f"{path}:{line}: byte {exc.start} (0x{data[exc.start]:02x}) is not UTF-8; save the file "
+        raise SitegenError(f"{shown_path(path)}:{line}: byte {exc.start} (0x{data[exc.start]:02x}) is not UTF-8; save the file "
                            "as UTF-8 and run again") from None
     if "\x00" in text:
-        raise SitegenError(f"{path}:{text.count(chr(10), 0, text.index(chr(0))) + 1}: the file holds a NUL byte "
+        raise SitegenError(f"{shown_path(path)}:{text.count(chr(10), 0, text.index(chr(0))) + 1}: the file holds a NUL byte "
                            "(binary, or UTF-16); save it as UTF-8 text")
     return text
 
@@ -206,18 +206,18 @@ def find_manuscript(directory: Path, topic: str, draft: Path | None = None, bib_
                     out: Path | None = None) -> Manuscript:
     """The draft and .bib of MANUSCRIPT_DIR (the only .md and .bib there unless named)."""
     if not directory.is_dir():
-        raise SitegenError(f"{directory} is not a folder")
+        raise SitegenError(f"{shown_path(directory)} is not a folder")
     chosen = []
     for given, suffix, option in ((draft, ".md", "--draft"), (bib_file, ".bib", "--bib")):
         if given is not None:
             path = directory / given  # a relative path is in MANUSCRIPT_DIR (an absolute one stays as it is)
             if not path.is_file():
-                raise SitegenError(f"{option} {path} is not a file")
+                raise SitegenError(f"{option} {shown_path(path)} is not a file")
         else:
             found = sorted(path for path in directory.glob(f"*{suffix}") if path.is_file()
                            and path.name.lower() != "readme.md")
             if len(found) != 1:
-                raise SitegenError(f"{directory} holds {len(found)} {suffix} files"
+                raise SitegenError(f"{shown_path(directory)} holds {len(found)} {suffix} files"
                                    f"{': ' + ', '.join(p.name for p in found) if found else ''}; name one with {option}")
             path = found[0]
         chosen.append(path)
@@ -233,7 +233,7 @@ def verify_entries(fetcher: Fetcher, settings: SourceSettings, bib_path: Path, v
     try:
         entries = read_references(read_source(bib_path), "bibtex", [])
     except ReferenceProblem as exc:
-        raise SitegenError(f"{bib_path}:{exc.line}: {exc.message}") from None
+        raise SitegenError(f"{shown_path(bib_path)}:{exc.line}: {exc.message}") from None
     checks = []
     for entry in entries:
         try:
@@ -551,13 +551,13 @@ def read_confirmation(path: Path, offered: list[Suggestion]) -> list[tuple[Accep
         data = yaml.load(text, Loader=_UniqueKeyLoader)  # safe: a SafeLoader subclass
     except yaml.YAMLError as exc:
         line = exc.problem_mark.line + 1 if getattr(exc, "problem_mark", None) else 1
-        raise SitegenError(f"{path}:{line}: YAML syntax error: {getattr(exc, 'problem', exc)}") from None
+        raise SitegenError(f"{shown_path(path)}:{line}: YAML syntax error: {getattr(exc, 'problem', exc)}") from None
     try:
         confirmation = Confirmation.model_validate(data)
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         where = ".".join(str(part) for part in first["loc"] if part not in ("Accepted", "str"))
-        raise SitegenError(f"{path}:{_line_of(text, first['loc'])}: {where}: {first['msg']} (write `accept:` "
+        raise SitegenError(f"{shown_path(path)}:{_line_of(text, first['loc'])}: {where}: {first['msg']} (write `accept:` "
                            "followed by a list of suggestion ids such as `- S1`, or `- id: S1` with `sentence:`)") from None
     known = {s.id: s for s in offered}
     accepted, problems_seen = [], {}
@@ -565,16 +565,16 @@ def read_confirmation(path: Path, offered: list[Suggestion]) -> list[tuple[Accep
         item = Accepted(id=item) if isinstance(item, str) else item
         line = _line_of(text, ("accept", index))
         if item.id not in known:
-            raise SitegenError(f"{path}:{line}: {item.id!r} is not a suggestion of this round "
+            raise SitegenError(f"{shown_path(path)}:{line}: {item.id!r} is not a suggestion of this round "
                                f"(they are {', '.join(known) or 'none'})")
         suggestion = known[item.id]
         if any(earlier.id == item.id for earlier, _ in accepted):
-            raise SitegenError(f"{path}:{line}: {item.id} is accepted twice; list it once")
+            raise SitegenError(f"{shown_path(path)}:{line}: {item.id} is accepted twice; list it once")
         if suggestion.problem in problems_seen:
-            raise SitegenError(f"{path}:{line}: {item.id} and {problems_seen[suggestion.problem]} are two answers to "
+            raise SitegenError(f"{shown_path(path)}:{line}: {item.id} and {problems_seen[suggestion.problem]} are two answers to "
                                f"problem {suggestion.problem}; accept one")
         if item.sentence is not None:
-            _check_wording(item, suggestion, f"{path}:{line}")
+            _check_wording(item, suggestion, f"{shown_path(path)}:{line}")
         problems_seen[suggestion.problem] = item.id
         accepted.append((item, line))
     return accepted
@@ -624,14 +624,14 @@ def apply_confirmation(manuscript: Manuscript, number: int) -> Applied:
         return _finish_apply(manuscript, folder)
     path = folder / "confirm.yaml"
     if not path.is_file():
-        raise SitegenError(f"there is no {path}: list the suggestions you accept there (`accept: [S1, S3]`)")
+        raise SitegenError(f"there is no {shown_path(path)}: list the suggestions you accept there (`accept: [S1, S3]`)")
     if (folder / "applied.json").is_file():
         raise SitegenError(f"round {number}'s confirmation was applied already ({folder / 'applied.json'})")
     offered = _read_suggestions(folder)
     accepted = read_confirmation(path, offered)
     for target in (manuscript.draft, manuscript.bib):
         if target.is_symlink():
-            raise SitegenError(f"{target} is a symbolic link; the loop does not write through links (an edit would "
+            raise SitegenError(f"{shown_path(target)} is a symbolic link; the loop does not write through links (an edit would "
                                "replace the link with a file): name the file it points to with --draft or --bib; "
                                "nothing was changed")
     known = {s.id: s for s in offered}
@@ -666,7 +666,7 @@ def _finish_apply(manuscript: Manuscript, folder: Path) -> Applied:
         if now == staged.after:
             continue
         if now != staged.before:
-            raise SitegenError(f"{staged.path} changed while round {folder.name}'s confirmation was being applied "
+            raise SitegenError(f"{shown_path(staged.path)} changed while round {folder.name}'s confirmation was being applied "
                                f"(the interrupted apply is recorded in {journal_path}); restore the file, or remove "
                                "the journal and apply again; nothing was changed")
         pending.append(staged)
@@ -779,7 +779,7 @@ def revise(draft: str, bib_text: str, accepted: list[tuple[Suggestion, str | Non
                                            "that citation out by hand, then apply again")
     expected = sorted((set(keys_before) - set(removed)) | added)
     if sorted(_bib_keys(bib_text, manuscript.bib)) != expected:
-        raise SitegenError(f"{confirmation}: the edited {manuscript.bib.name} would not hold exactly the entries it "
+        raise SitegenError(f"{shown_path(confirmation)}: the edited {manuscript.bib.name} would not hold exactly the entries it "
                            "should (a bug, or an entry sitegen cannot find by its key); nothing was changed")
     return draft, bib_text
 
@@ -809,7 +809,7 @@ def _bib_keys(text: str, path: Path) -> list[str]:
     try:
         return [entry.id for entry in read_references(text, "bibtex", [])]
     except ReferenceProblem as exc:
-        raise SitegenError(f"{path}:{exc.line}: {exc.message}") from None
+        raise SitegenError(f"{shown_path(path)}:{exc.line}: {exc.message}") from None
 
 
 def add_citation(text: str, key: str) -> str:

@@ -23,7 +23,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from sitegen.errors import SchemaVersionError
+from sitegen.errors import SchemaVersionError, shown_path
 from sitegen.records.identity import listed
 from sitegen.records.ids import found_valid, record_id
 from sitegen.records.model import Record, model_data, share_fields_sets
@@ -243,10 +243,10 @@ def protocol_hash(text: str) -> str:
 
 def _not_a_review(root: Path) -> list[Problem]:
     if not root.is_dir():
-        return [Problem(".", None, None, "not-a-folder", f"{root} is not a directory")]
+        return [Problem(".", None, None, "not-a-folder", f"{shown_path(root)} is not a directory")]
     if not (root / "review.yaml").exists() and not (root / "review.yaml").is_symlink():
         return [Problem("review.yaml", None, None, "missing",
-                        f"review.yaml is missing: {root} is not a review folder (`sitegen init {root}` makes one)")]
+                        f"review.yaml is missing: {shown_path(root)} is not a review folder (`sitegen init {shown_path(root)}` makes one)")]
     return []
 
 
@@ -899,7 +899,7 @@ def _interrupted_write(root: Path, review: Review, entries: list[tuple[str, os.D
     if not leftovers:
         return []
     return [Problem(leftovers[0], None, None, "interrupted",
-                    f"an interrupted write was found ({listed(leftovers, 3)}); run `sitegen recover {root}` to finish it "
+                    f"an interrupted write was found ({listed(leftovers, 3)}); run `sitegen recover {shown_path(root)}` to finish it "
                     "(writing commands and `sitegen build` finish it themselves)")]
 
 

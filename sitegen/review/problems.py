@@ -7,6 +7,8 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 
+from sitegen.errors import shown_path
+
 
 @dataclass(frozen=True, order=True)
 class Problem:
@@ -19,12 +21,15 @@ class Problem:
     message: str
 
     def where(self, root: str = "") -> str:
-        shown = str(PurePosixPath(root) / self.path) if root else self.path
+        shown = shown_path(self.full_path(root))
         if self.line is not None:
             shown += f":{self.line}"
             if self.column is not None:
                 shown += f":{self.column}"
         return shown
+
+    def full_path(self, root: str = "") -> str:
+        return str(PurePosixPath(root) / self.path) if root else self.path
 
 
 # A message quotes what a file holds: a 10 MB cell quoted whole made a 10 MB line of output (and annotation).
@@ -85,7 +90,7 @@ def format_github(problems: list[Problem], root: str) -> str:
     out = []
     base = repository_base(root)  # once: every problem is of one review
     for p in problems:
-        props = [f"file={_github_escape(repository_path(root, p.path, base), prop=True)}"]
+        props = [f"file={_github_escape(shown_path(repository_path(root, p.path, base)), prop=True)}"]
         if p.line is not None:
             props.append(f"line={p.line}")
             if p.column is not None:
@@ -96,7 +101,7 @@ def format_github(problems: list[Problem], root: str) -> str:
 
 
 def format_json(problems: list[Problem], root: str) -> str:
-    items = [{**asdict(p), "path": str(PurePosixPath(root) / p.path), "message": _shown(p.message)} for p in problems]
+    items = [{**asdict(p), "path": shown_path(p.full_path(root)), "message": _shown(p.message)} for p in problems]
     return json.dumps({"ok": not problems, "problems": items}, indent=2, ensure_ascii=False)
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from sitegen.errors import OptionInvalid, SitegenError
+from sitegen.errors import OptionInvalid, SitegenError, shown_path
 from sitegen.review.models import REVIEW_SCHEMA_VERSION, ReviewConfig
 from sitegen.review.write import interrupts_held, keep_folder_identity, named_as, written
 
@@ -79,7 +79,7 @@ def init_review(directory: Path, title: str) -> list[str]:
         reason = exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
         raise OptionInvalid("--title", f"{reason} (nothing was written)") from None
     if directory.is_symlink() or directory.exists() and (not directory.is_dir() or _has_content(directory)):
-        raise SitegenError(f"refusing to initialise {directory}: it exists and is not empty (nothing was written)")
+        raise SitegenError(f"refusing to initialise {shown_path(directory)}: it exists and is not empty (nothing was written)")
     if directory.is_dir():
         _fill(directory, text)
     else:

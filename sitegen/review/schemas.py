@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import TypeAdapter
 
-from sitegen.errors import SitegenError
+from sitegen.errors import SitegenError, shown_path
 from sitegen.records.model import Record
 from sitegen.review.models import (
     Decision,
@@ -51,10 +51,10 @@ def write_schemas(directory: Path) -> list[Path]:
     """Every schema written into `directory` (made when its folder exists), all of them or none; SitegenError
     for a folder inside a review (whose files only sitegen's own writes may change) or a missing parent."""
     if not directory.absolute().parent.is_dir():
-        raise SitegenError(f"--out {directory}: its folder {directory.absolute().parent} does not exist")
+        raise SitegenError(f"--out {shown_path(directory)}: its folder {shown_path(directory.absolute().parent)} does not exist")
     if review := next((folder for folder in (directory.absolute(), *directory.absolute().parents)
                        if (folder / "review.yaml").is_file()), None):
-        raise SitegenError(f"--out {directory} is inside the review folder {review}; write the schemas elsewhere")
+        raise SitegenError(f"--out {shown_path(directory)} is inside the review folder {shown_path(review)}; write the schemas elsewhere")
     directory.mkdir(exist_ok=True)
     files = {directory / name: text for name, text in json_schemas().items()}
     atomic_write_all(files)  # a file that cannot be written leaves none written

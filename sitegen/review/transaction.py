@@ -35,7 +35,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sitegen.errors import LockHeld, SitegenError
+from sitegen.errors import LockHeld, SitegenError, shown_path
 from sitegen.review.parsing import walk
 from sitegen.review.write import atomic_write, fsync_dir, interrupts_held, is_temporary, written
 
@@ -132,7 +132,7 @@ def recover(root: Path, discard: bool = False) -> list[str]:
     one sentence per step (empty: nothing to do). Only a review folder is touched: the names it looks for
     must not sweep any other folder."""
     if not os.path.isfile(root / "review.yaml") or os.path.islink(root / "review.yaml"):
-        raise SitegenError(f"{root} is not a review folder (it has no review.yaml); nothing was changed")
+        raise SitegenError(f"{shown_path(root)} is not a review folder (it has no review.yaml); nothing was changed")
     done = []
     if os.path.lexists(root / JOURNAL):
         entries = _journal_entries(root)
@@ -155,7 +155,7 @@ def recover(root: Path, discard: bool = False) -> list[str]:
                 raise SitegenError(
                     f"{', '.join(changed)} changed after an interrupted write was committed (a `git pull` or an edit "
                     f"since?): finishing it would replace {'them' if len(changed) > 1 else 'it'} with files made "
-                    f"from the earlier version. Nothing was changed. Run `sitegen recover --discard {root}` to drop "
+                    f"from the earlier version. Nothing was changed. Run `sitegen recover --discard {shown_path(root)}` to drop "
                     "the interrupted write, then run the command that was interrupted again")
             _finish(root, rels)
             done.append(f"finished an interrupted write of {', '.join(rels)}")
@@ -275,14 +275,14 @@ def review_lock(root: Path, shared: bool = False) -> Iterator[None]:
     try:
         fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
     except OSError as exc:
-        raise SitegenError(f"{root} is not a folder sitegen can open ({exc.strerror})") from None
+        raise SitegenError(f"{shown_path(root)} is not a folder sitegen can open ({exc.strerror})") from None
     try:
         try:
             fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise LockHeld(f"another sitegen process is writing {root} (an update, an import or a build): run "
+            raise LockHeld(f"another sitegen process is writing {shown_path(root)} (an update, an import or a build): run "
                            "this again when that has finished" if shared else
-                           f"another sitegen process is updating, building or checking {root}; "
+                           f"another sitegen process is updating, building or checking {shown_path(root)}; "
                            "try again when it has finished") from None
         yield
     finally:

@@ -51,7 +51,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
-from sitegen.errors import BuildError, LockHeld, OutputRefused
+from sitegen.errors import BuildError, LockHeld, OutputRefused, shown_path
 from sitegen.files import read_file
 from sitegen.review.write import keep_folder_identity, named_as, written
 
@@ -121,27 +121,27 @@ Finish = Callable[[Path, Mapping[str, Written], Mapping[str, Written]], Iterable
 
 def refuse_unsafe_output(review_dir: Path, out: Path) -> None:
     if out.is_symlink():
-        raise OutputRefused(f"refusing to build into {out}: it is a symbolic link; give the real folder")
+        raise OutputRefused(f"refusing to build into {shown_path(out)}: it is a symbolic link; give the real folder")
     review_dir, target = review_dir.resolve(), out.resolve()
     if target == review_dir or target in review_dir.parents:
-        raise OutputRefused(f"refusing to build into {out}: it contains the review folder {review_dir}")
+        raise OutputRefused(f"refusing to build into {shown_path(out)}: it contains the review folder {shown_path(review_dir)}")
     if review_dir in target.parents:
-        raise OutputRefused(f"refusing to build into {out}: it is inside the review folder; "
+        raise OutputRefused(f"refusing to build into {shown_path(out)}: it is inside the review folder; "
                             "the site is derived and belongs outside it (the default is ./site)")
     if target.exists() and not target.is_dir():
-        raise OutputRefused(f"refusing to build into {out}: it is a file, not a folder")
+        raise OutputRefused(f"refusing to build into {shown_path(out)}: it is a file, not a folder")
     if target.is_dir() and os.path.ismount(target):
-        raise OutputRefused(f"refusing to build into {out}: it is a mount point (a container's volume, say), which "
+        raise OutputRefused(f"refusing to build into {shown_path(out)}: it is a mount point (a container's volume, say), which "
                             "cannot be replaced as a whole as a new site is swapped in; build into a folder inside it "
                             f"(--out {out / 'site'})")
     if target.is_dir() and any(target.iterdir()) and not (target / SITE_MARKER).is_file():
-        raise OutputRefused(f"refusing to replace {out}: it is not empty and was not built by sitegen "
+        raise OutputRefused(f"refusing to replace {shown_path(out)}: it is not empty and was not built by sitegen "
                             f"(no {SITE_MARKER} file); choose another --out or empty it yourself")
     # The site is built in a folder beside it: a place it cannot be written is refused now, before `publish`
     # records a version that would then have no site.
     beside = next(folder for folder in target.parents if folder.exists())
     if not os.access(beside, os.W_OK | os.X_OK):
-        raise OutputRefused(f"refusing to build into {out}: {beside} cannot be written (no permission, or a "
+        raise OutputRefused(f"refusing to build into {shown_path(out)}: {shown_path(beside)} cannot be written (no permission, or a "
                             "read-only file system); choose another --out")
 
 
@@ -215,7 +215,7 @@ def _writing_beside(out: Path) -> Iterator[None]:
                 break
             except BlockingIOError:
                 if waited >= WAIT_FOR_BESIDE:
-                    raise LockHeld(f"another sitegen process has been writing a site in {out.parent} (into {out} "
+                    raise LockHeld(f"another sitegen process has been writing a site in {shown_path(out.parent)} (into {shown_path(out)} "
                                    f"or a folder beside it) for over {WAIT_FOR_BESIDE:.0f} s; try again when it "
                                    "has finished") from None
                 time.sleep(0.25)
@@ -250,7 +250,7 @@ class _Filling:
         if not _safe(path):
             raise BuildError(f"a rendered file would land outside the output folder: {path!r}")
         if path in self.files:  # two pages claiming one path: one would silently replace the other
-            raise BuildError(f"two pages would both be {path}")
+            raise BuildError(f"two pages would both be {shown_path(path)}")
         with named_as(f"{self.out_text}/{path}"):
             kept = self._kept(page)
         if kept is not None:

@@ -13,7 +13,7 @@ import hashlib
 from pathlib import Path
 from urllib.parse import urlencode
 
-from sitegen.errors import SitegenError
+from sitegen.errors import SitegenError, shown_path
 from sitegen.records.model import model_data
 from sitegen.review.folder import SIZE_LIMITS
 from sitegen.review.models import SnapshotEntry, parse_timestamp
@@ -93,11 +93,11 @@ class SnapshotStore:
             raise SnapshotMissing(f"snapshot body {entry.sha256} for {describe(entry.method, entry.url, entry.params)} "
                                   f"is missing from {self.directory}")
         if path.stat().st_size > MAX_BODY_BYTES:
-            raise SitegenError(f"snapshot body {path} is larger than any response sitegen records "
+            raise SitegenError(f"snapshot body {shown_path(path)} is larger than any response sitegen records "
                                f"({MAX_BODY_BYTES:,} bytes): it was not written by sitegen")
         data = path.read_bytes()
         if hashlib.sha256(data).hexdigest() != entry.sha256:
-            raise SitegenError(f"snapshot body {path} does not match its hash: it was edited or corrupted")
+            raise SitegenError(f"snapshot body {shown_path(path)} does not match its hash: it was edited or corrupted")
         return data
 
     def add(self, entry: SnapshotEntry, body: bytes | None) -> SnapshotEntry:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import httpx
 
-from sitegen.errors import OptionInvalid, SitegenError
+from sitegen.errors import OptionInvalid, SitegenError, shown_path
 from sitegen.living.facts import ReviewFacts
 from sitegen.living.ledger import append, check_event_time, given_time
 from sitegen.records.model import Record
@@ -91,17 +91,17 @@ def bib_records(path: Path, encoding: str | None = None) -> list[BibEntry]:
     try:
         entries = read_references(path, "bibtex", warnings, encoding=encoding)
     except ReferenceProblem as exc:
-        raise SitegenError(f"{path}:{exc.line}: {exc.message}") from None
+        raise SitegenError(f"{shown_path(path)}:{exc.line}: {exc.message}") from None
     except LookupError as error:  # `encoding` is no text encoding (references.text_codec)
         raise OptionInvalid("--encoding", str(error)) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise SitegenError(f"{path}: cannot be read ({exc})") from None
+        raise SitegenError(f"{shown_path(path)}: cannot be read ({exc})") from None
     records = []
     for entry in entries:
         try:
             records.append(BibEntry(entry.line, entry.id, entry_record(entry)))
         except ValueError as exc:
-            raise SitegenError(f"{path}:{entry.line}: {exc}") from None
+            raise SitegenError(f"{shown_path(path)}:{entry.line}: {exc}") from None
     return records
 
 
@@ -143,7 +143,7 @@ def verify_review(review: Review, facts: ReviewFacts, at: str | None, mode: str 
         raise SitegenError(f"the ledger already holds a verification run at {at}: replay it with "
                            f"`--snapshots replay --at {at}`, or give this run a later --at")
     if not studies and not references:
-        raise SitegenError(f"{review.root} has no included studies to verify (and no --bib file was given)")
+        raise SitegenError(f"{shown_path(review.root)} has no included studies to verify (and no --bib file was given)")
     settings = settings or SourceSettings.from_environment()
     evidence = {item.evidence.record_id: item.evidence for item in review.evidence}
     result = VerifyResult(at, mode, {}, not_in_run=not_in_run)

@@ -1,0 +1,58 @@
+"""A path shown in any message (an error or a success line; text, GitHub annotation or JSON) is shown one way:
+as it is, or in double quotes with its control characters, bytes that are not UTF-8, backslashes and quotes
+escaped (errors.shown_path). A message is one line, and names its path unambiguously."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from tests.conftest import tree_bytes
+
+NOT_UTF8 = "r\udcff"  # a folder named with byte 0xFF, as Python reads it (surrogateescape)
+
+
+@pytest.mark.parametrize(("path", "shown"), [
+    ("site", "site"), ("reviews/été", "reviews/été"),  # nothing to escape: as it is
+    ("x\ny", '"x\\ny"'), ("a\tb\r", '"a\\tb\\r"'), ("e\x1b[31m", '"e\\x1b[31m"'),
+    (NOT_UTF8, '"r\\xff"'), ("n\x85", '"n\\u0085"'),  # the byte 0x85 and the character U+0085 differ
+    ("\u202eevil", '"\\u202eevil"'), ("a\u2028b", '"a\\u2028b"'),  # bidi override, line separator
+    ('a"b', '"a\\"b"'), ("a\\xff", '"a\\\\xff"'),  # a quote or backslash of the name's own is escaped
+])
+def test_a_path_is_shown_as_it_is_or_quoted_and_escaped(path, shown):
+    from sitegen.errors import shown_path
+
+    assert shown_path(path) == shown
+
+
+def test_a_success_line_naming_a_path_is_one_line(sitegen, example_copy, tmp_path):
+    out = tmp_path / "x\ny"
+    code, printed, err = sitegen("build", example_copy, "--out", out)
+    assert code == 0 and printed.startswith(f'built "{tmp_path}/x\\ny" (') and printed.count("\n") == 1, printed + err
+
+
+def test_an_error_naming_a_path_is_one_line(sitegen, example_copy, tmp_path):
+    before = tree_bytes(tmp_path)
+    code, _, err = sitegen("export", example_copy, "--format", "ris", "--out", tmp_path / "no\nsuch" / "x.ris")
+    assert code == 2 and f'--out "{tmp_path}/no\\nsuch/x.ris": its folder "{tmp_path}/no\\nsuch" does not exist' in err
+    assert tree_bytes(tmp_path) == before
+
+
+def test_a_path_not_utf8_is_shown_alike_by_every_command_and_format(sitegen, example_copy, tmp_path):
+    review = tmp_path / NOT_UTF8
+    shutil.move(example_copy, review)
+    with (review / "state.json").open("a") as state:
+        state.write("junk\n")
+    before = tree_bytes(tmp_path)
+    where = f'"{tmp_path}/r\\xff/state.json":9:1: error: JSON syntax error'
+    code, printed, _ = sitegen("check", review)
+    assert code == 1 and printed.startswith(where), printed
+    code, _, err = sitegen("build", review, "--out", tmp_path / "site")
+    assert code == 1 and err.startswith(where), err
+    code, printed, _ = sitegen("check", review, "--format", "json")
+    assert code == 1 and json.loads(printed)["problems"][0]["path"] == f'"{tmp_path}/r\\xff/state.json"'
+    code, printed, _ = sitegen("check", review, "--format", "github")
+    assert code == 1 and 'file="' in printed and 'r\\xff/state.json"' in printed, printed
+    assert tree_bytes(tmp_path) == before
