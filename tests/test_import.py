@@ -562,3 +562,18 @@ def test_a_web_of_science_bibtex_export_of_isi_accession_numbers_counts_as_that_
     review = new_review(sitegen, tmp_path)
     import_json(sitegen, review, exported, "--at", FIRST)
     assert [(event["source"], event["method"]) for event in imports(review)] == [("Web of Science", "database")]
+
+
+def test_the_import_names_each_file_as_every_message_shows_a_path(sitegen, tmp_path):
+    # A file name holding a newline is shown in double quotes with it escaped (errors.shown_path), in the
+    # report's lines and in the error when nothing is left to import, so that each stays one line.
+    review = new_review(sitegen, tmp_path)
+    readable = tmp_path / "psyc\ninfo.ris"
+    readable.write_bytes(PSYCINFO.read_bytes())
+    broken = tmp_path / "broken\n.ris"
+    broken.write_text("", encoding="utf-8")
+    code, out, err = sitegen("import", review, broken, "--at", FIRST, "--skip-bad")
+    assert code == 1 and f'the first, "{tmp_path}/broken\\n.ris":1: ' in err, err
+    code, out, err = sitegen("import", review, readable, broken, "--at", FIRST, "--skip-bad")
+    assert code == 0, err
+    assert f'- "{tmp_path}/psyc\\ninfo.ris": ' in out and f'- "{tmp_path}/broken\\n.ris":1: skipped' in out, out

@@ -170,7 +170,7 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
     if skipped and not retrieved:  # --skip-bad asked to import the rest: there is none, which is no success
         first = skipped[0]
         raise SitegenError(f"nothing was imported: every file and entry given was skipped ({len(skipped)} in all; "
-                           f"the first, {first.file}:{first.line}: {first.reason})")
+                           f"the first, {shown_path(first.file)}:{first.line}: {first.reason})")
     merged = integrate(review.records, retrieved, decided(review))
     result = ImportResult(at, [], skipped_files, repeated, merged.records, merged.matched, merged.probable,
                           merged.versions)
@@ -211,7 +211,7 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
                                   entry_ids=by_database))
         except ValidationError as exc:
             error = exc.errors(include_url=False)[0]
-            raise SitegenError(f"{item.path}: the import cannot be recorded ({'.'.join(map(str, error['loc']))}: "
+            raise SitegenError(f"{shown_path(item.path)}: the import cannot be recorded ({'.'.join(map(str, error['loc']))}: "
                                f"{error['msg']}); nothing was imported") from None
         result.files.append(FileImport(item.path, payload, ids, new, item.skipped, item.warnings))
     transaction = Transaction(review.root)
@@ -289,14 +289,14 @@ def report(result: ImportResult) -> str:
     lines = [f"sitegen import at {result.at}"]
     for item in result.files:
         counts = item.payload.file
-        lines.append(f"- {item.path}: {counts.entries} entries read ({counts.format}), {counts.skipped} skipped, "
+        lines.append(f"- {shown_path(item.path)}: {counts.entries} entries read ({counts.format}), {counts.skipped} skipped, "
                      f"{counts.new} records new to the review, {counts.already} already in it; counted as "
                      f"{'a database' if item.payload.method == 'database' else 'other methods'} "
                      f"({', '.join(counts.entry_ids or [item.payload.source])})")
         lines += [f"  - skipped line {s.line}{f' (entry {s.entry_id})' if s.entry_id else ''}: {s.reason}"
                   for s in item.skipped]
         lines += [f"  - note: {warning}" for warning in item.warnings]
-    lines += [f"- {s.file}:{s.line}: skipped, not read: {s.reason}" for s in result.skipped_files]
+    lines += [f"- {shown_path(s.file)}:{s.line}: skipped, not read: {s.reason}" for s in result.skipped_files]
     lines += [f"- warning: {repeated}" for repeated in result.repeated]
     if result.seen:
         lines.append(f"- saved search {result.seen[0]}: {result.seen[1]} ids added to its seen ids")
