@@ -19,7 +19,7 @@ from test_loop import FIXTURES, TOPIC, Providers, Verdicts, crossref_verifier, p
 
 from sitegen import commands
 from sitegen.cli import cli
-from sitegen.errors import SitegenError
+from sitegen.errors import SitegenError, shown_path
 from sitegen.manuscript import claims
 from sitegen.manuscript import loop as loop_module
 from sitegen.manuscript.loop import topic_slug
@@ -236,7 +236,10 @@ def test_an_apply_interrupted_between_the_bib_and_the_draft_is_finished_by_the_n
     assert not (round_dir(manuscript, 1) / "applying.json").exists()
 
 
-def test_an_interrupted_apply_is_not_finished_over_a_file_changed_since(manuscript, monkeypatch):
+@pytest.mark.parametrize("name", ["paper", "pa\nper"])
+def test_an_interrupted_apply_is_not_finished_over_a_file_changed_since(manuscript, monkeypatch, name):
+    # Each refusal is one line, naming the journal and the draft as every message shows a path (shown_path).
+    manuscript = manuscript.rename(manuscript.with_name(name))
     run(manuscript)
     [cite] = [s for s in suggestions(manuscript) if s["action"] == "cite-candidate"]
     accept(manuscript, [cite["id"]])
@@ -247,9 +250,15 @@ def test_an_interrupted_apply_is_not_finished_over_a_file_changed_since(manuscri
         run(manuscript, apply=True)
     monkeypatch.setattr(loop_module, "atomic_write", real_write)
     (manuscript / "draft.md").write_text("# Rewritten by hand\n")
-    with pytest.raises(SitegenError, match="draft.md changed while round 1's confirmation was being applied"):
+    with pytest.raises(SitegenError, match="draft.md\"? changed while round 1's confirmation was being applied") as refused:
         run(manuscript, apply=True)
     assert (manuscript / "draft.md").read_text() == "# Rewritten by hand\n"
+    journal = round_dir(manuscript, 1) / "applying.json"
+    assert f"recorded in {shown_path(journal)})" in str(refused.value) and "\n" not in str(refused.value)
+    journal.write_text("[]")
+    with pytest.raises(SitegenError, match="is not an apply journal") as refused:
+        run(manuscript, apply=True)
+    assert str(refused.value).startswith(shown_path(journal)) and "\n" not in str(refused.value)
 
 
 def test_a_new_key_taken_since_the_round_is_refused_at_apply(manuscript):

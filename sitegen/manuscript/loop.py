@@ -654,20 +654,20 @@ def _finish_apply(manuscript: Manuscript, folder: Path) -> Applied:
     try:
         journal = ApplyJournal.model_validate_json(read_source(journal_path))
     except ValidationError as exc:
-        raise SitegenError(f"{journal_path} is not an apply journal sitegen wrote ({exc.error_count()} problem(s)); "
+        raise SitegenError(f"{shown_path(journal_path)} is not an apply journal sitegen wrote ({exc.error_count()} problem(s)); "
                            "check the draft and .bib by hand, then remove it") from None
     ours = {manuscript.draft.resolve(), manuscript.bib.resolve()}
     pending = []
     for staged in journal.files:
         if staged.path.resolve() not in ours:
-            raise SitegenError(f"{journal_path} names {staged.path}, which is not this loop's draft or .bib; "
+            raise SitegenError(f"{shown_path(journal_path)} names {shown_path(staged.path)}, which is not this loop's draft or .bib; "
                                "nothing was changed")
         now = _sha256(staged.path.read_bytes())
         if now == staged.after:
             continue
         if now != staged.before:
             raise SitegenError(f"{shown_path(staged.path)} changed while round {folder.name}'s confirmation was being applied "
-                               f"(the interrupted apply is recorded in {journal_path}); restore the file, or remove "
+                               f"(the interrupted apply is recorded in {shown_path(journal_path)}); restore the file, or remove "
                                "the journal and apply again; nothing was changed")
         pending.append(staged)
     for staged in pending:
