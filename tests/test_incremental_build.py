@@ -160,19 +160,22 @@ def test_a_spare_with_a_folder_where_a_page_was_is_discarded_not_reused(tmp_path
     assert site_bytes(out)["a.html"] == b"A3"
 
 
-def test_a_mount_point_is_refused_before_anything_is_rendered(tmp_path, monkeypatch):
+@pytest.mark.parametrize("name", ["volume", "vol\nume"])
+def test_a_mount_point_is_refused_before_anything_is_rendered(tmp_path, monkeypatch, name):
     # It cannot be renamed: every build into it rendered everything, then failed with "Device or resource busy".
+    # The message is one line, the folder it suggests shown as the mount point is (errors.shown_path).
     import os
 
-    from sitegen.errors import OutputRefused
+    from sitegen.errors import OutputRefused, shown_path
     from sitegen.site.output import refuse_unsafe_output
 
-    out = tmp_path / "volume"
+    out = tmp_path / name
     out.mkdir()
     real = os.path.ismount
     monkeypatch.setattr(os.path, "ismount", lambda path: os.fspath(path) == os.fspath(out) or real(path))
-    with pytest.raises(OutputRefused, match=r"it is a mount point .* build into a folder inside it \(--out .*/site\)"):
+    with pytest.raises(OutputRefused, match=r"it is a mount point .* build into a folder inside it") as refused:
         refuse_unsafe_output(tmp_path / "review", out)
+    assert str(refused.value).endswith(f"(--out {shown_path(out / 'site')})") and "\n" not in str(refused.value)
 
 
 def test_a_folder_of_the_site_replaced_by_a_link_is_never_written_through(tmp_path):

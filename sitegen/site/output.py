@@ -133,7 +133,7 @@ def refuse_unsafe_output(review_dir: Path, out: Path) -> None:
     if target.is_dir() and os.path.ismount(target):
         raise OutputRefused(f"refusing to build into {shown_path(out)}: it is a mount point (a container's volume, say), which "
                             "cannot be replaced as a whole as a new site is swapped in; build into a folder inside it "
-                            f"(--out {out / 'site'})")
+                            f"(--out {shown_path(out / 'site')})")
     if target.is_dir() and any(target.iterdir()) and not (target / SITE_MARKER).is_file():
         raise OutputRefused(f"refusing to replace {shown_path(out)}: it is not empty and was not built by sitegen "
                             f"(no {SITE_MARKER} file); choose another --out or empty it yourself")
