@@ -91,25 +91,27 @@ class TextCommand(click.Command):
     """A command whose text values (a name, a query, a time, a field's value) are UTF-8: a shell passes other
     bytes through as they are (a Latin-1 file's line pasted, `$(cat …)`), Python reads each as a lone surrogate
     no text can hold, and they went on to a traceback (`loop --topic`) or a message about something else. Paths
-    are left as given: a file name need not be UTF-8."""
+    are left as given: a file name need not be UTF-8. The values are checked as given, before any callback reads
+    one (--at, --week, --columns): a callback's own refusal quoted the surrogates, or, once --columns was a
+    mapping, let them through to the file's columns."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        rest = super().parse_args(ctx, args)
+        given, _, _ = self.make_parser(ctx).parse_args(args=list(args))
         for param in self.params:
             if isinstance(param.type, click.Path):
                 continue
-            for text in _texts(ctx.params.get(param.name)):
+            for text in _texts(given.get(param.name)):
                 if byte := next((ord(char) - 0xDC00 for char in text if "\udc80" <= char <= "\udcff"), None):
                     raise click.BadParameter(f"{text!r} is not UTF-8 text (byte 0x{byte:02X}); give it in UTF-8",
                                              ctx, param)
-        return rest
+        return super().parse_args(ctx, args)
 
 
 def _texts(value: object) -> list[str]:
-    """The strings of a parameter's value: itself, or those of a repeated (or two-part) option."""
+    """The strings of a parameter's value as given: itself, or those of a repeated (or two-part) option."""
     if isinstance(value, str):
         return [value]
-    return [text for item in value for text in _texts(item)] if isinstance(value, tuple) else []
+    return [text for item in value for text in _texts(item)] if isinstance(value, (tuple, list)) else []
 
 
 class TextCommands(click.Group):

@@ -113,6 +113,10 @@ NOT_UTF8_TEXT = [
     ("--title", ["init", "{tmp}/new", "--title", NOT_UTF8]),
     ("--rayyan-reviewer", ["import-decisions", "{review}", RIS, "--tool", "rayyan", "--reviewer", "a",
                            "--rayyan-reviewer", NOT_UTF8]),
+    # read by a callback first: its own message quoted the surrogates, or (--columns) went on to the file's columns
+    ("--columns", ["import", "{review}", RIS, "--at", LATER, "--columns", f"title={NOT_UTF8}"]),
+    ("--at", ["import", "{review}", RIS, "--at", NOT_UTF8]),
+    ("--week", ["digest", "{review}", "--week", NOT_UTF8]),
 ]
 
 
