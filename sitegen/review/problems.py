@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 
@@ -90,7 +91,11 @@ def format_github(problems: list[Problem], root: str) -> str:
     out = []
     base = repository_base(root)  # once: every problem is of one review
     for p in problems:
-        props = [f"file={_github_escape(shown_path(repository_path(root, p.path, base)), prop=True)}"]
+        # The file as the repository names it, so that GitHub places the annotation on it: its own escaping, not
+        # shown_path's quotes, keeps the property one line. A byte that is not UTF-8 cannot be written to the
+        # runner's log, which reads UTF-8: it is U+FFFD, as the runner would show it.
+        file = _LONE_SURROGATE.sub("\ufffd", repository_path(root, p.path, base))
+        props = [f"file={_github_escape(file, prop=True)}"]
         if p.line is not None:
             props.append(f"line={p.line}")
             if p.column is not None:
@@ -101,8 +106,14 @@ def format_github(problems: list[Problem], root: str) -> str:
 
 
 def format_json(problems: list[Problem], root: str) -> str:
-    items = [{**asdict(p), "path": shown_path(p.full_path(root)), "message": _shown(p.message)} for p in problems]
-    return json.dumps({"ok": not problems, "problems": items}, indent=2, ensure_ascii=False)
+    # The path as it is, for a program to open: JSON escapes what a line could not hold, and a byte that is not UTF-8
+    # (a lone surrogate, as Python reads one in a file name) is written as its \u escape, which Python reads back.
+    items = [{**asdict(p), "path": p.full_path(root), "message": _shown(p.message)} for p in problems]
+    return _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}",
+                               json.dumps({"ok": not problems, "problems": items}, indent=2, ensure_ascii=False))
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 FORMATTERS = {"human": format_human, "github": format_github, "json": format_json}
