@@ -446,7 +446,7 @@ def test_a_codec_refusing_a_file_without_naming_a_byte_is_reported_not_a_traceba
     # Punycode, a text encoding Python knows (of domain names), refuses a file's bytes with a bare UnicodeError
     # (no byte named), which went up as a traceback from dedupe and import.
     encoding = "punycode"
-    source = "/work/shared/realdata/ris/example_full.ris"
+    source = FIXTURES / "ris" / "example_full.ris"
     before = tree_bytes(example_copy)
     code, _, err = sitegen("dedupe", source, "--encoding", encoding, "--out", tmp_path / "sets.csv")
     assert code == 1 and f"{source}:1: not {encoding} text; is the encoding right?" in err and "Traceback" not in err

@@ -282,7 +282,7 @@ def test_a_run_whose_provider_echoes_the_request_in_any_encoding_writes_no_form_
             assert "secret/key" not in reading and "brien.person" not in reading.lower(), (path, reading)
 
 
-REAL_OPENALEX_PAGE = "/work/shared/realdata/openalex/decoded/openalex_works_list_title_search_paperqa.json"
+REAL_OPENALEX_PAGE = FIXTURES / "openalex" / "openalex_works_list_title_search_paperqa.json"
 
 
 def chained_echoes(url: str, key: str, address: str) -> list[str]:
