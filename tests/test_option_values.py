@@ -5,13 +5,16 @@ the review's problem: exit 1."""
 
 from __future__ import annotations
 
+import json
+import shutil
+
 import pytest
 
-from tests.conftest import tree_bytes
+from tests.conftest import FIXTURES, tree_bytes
 
-REALDATA = "/work/shared/realdata"
-RIS = f"{REALDATA}/ris/example_full.ris"
-BIB = f"{REALDATA}/bibtex/article.bib"
+# Real exports (copied from /work/shared/realdata into the fixtures: the suite reads nothing outside the repository).
+RIS = str(FIXTURES / "ris" / "example_full.ris")
+BIB = str(FIXTURES / "bibtex" / "article.bib")
 LATER = "2024-01-01T00:00:00Z"  # after the example's latest ledger event, before the clock
 
 WRONG_IN_THEMSELVES = [
@@ -135,6 +138,22 @@ def test_a_path_need_not_be_utf8(sitegen, example_copy, tmp_path):
     code, _, err = sitegen("export", example_copy, "--format", "ris", "--out", out)
     assert code == 0 and out.is_file(), err
 
+
+
+@pytest.mark.parametrize("name", [f"{NOT_UTF8}.ris", "two\nlines.ris"])
+def test_a_file_named_with_bytes_that_are_not_text_is_imported_and_named_as_messages_show_it(sitegen, example_copy,
+                                                                                             tmp_path, name):
+    # The ledger keeps every import's file name for good, in text only: such a name was 'the import cannot be
+    # recorded (name: … unable to parse raw data as a unicode string)', exit 1.
+    from sitegen.errors import shown_path
+
+    path = tmp_path / name
+    shutil.copy(RIS, path)
+    code, printed, err = sitegen("import", example_copy, path, "--at", LATER, "--source", "Embase")
+    assert code == 0, err
+    event = json.loads((example_copy / "ledger.jsonl").read_text(encoding="utf-8").splitlines()[-1])
+    assert event["payload"]["file"]["name"] == shown_path(name) and shown_path(name).startswith('"')
+    assert shown_path(path) in printed
 
 NOT_PRINTABLE = [  # an output path whose content is no text to print: a site, a review, CSVs, a report
     ("--out", ["build", "{review}", "--out", "-"]),

@@ -267,7 +267,9 @@ def _read(path: Path, format: Format | None, encoding: str | None, source: str |
             skipped.append(Skipped(str(path), entry.line, entry.id, reason))
         warnings += [f"line {entry.line}: entry {entry.id!r}: {note}" for note in notes]
     named = set(databases)
-    return _Read(path, path.name, hashlib.sha256(data).hexdigest(), chosen or "unknown", len(entries) + len(unread),
+    # The name as the ledger keeps it and the site shows it: a file's name need not be UTF-8 nor printable text,
+    # which every field of the ledger is: such a name is kept as messages show it (quoted, escaped).
+    return _Read(path, shown_path(path.name), hashlib.sha256(data).hexdigest(), chosen or "unknown", len(entries) + len(unread),
                  records, databases, lines, skipped, warnings, named.pop() if len(named) == 1 else "")
 
 

@@ -361,7 +361,9 @@ class RetrievalPayload(Strict):
 class ImportedFile(Strict):
     """The reference file an import read (`sitegen import`): which file, exactly, and what became of its entries."""
 
-    name: Annotated[str, StringConstraints(min_length=1, max_length=500), Printable]  # the file's name, no folder
+    # The file's name, no folder, as messages show it (`errors.shown_path`): 255 bytes at most, each escaped in
+    # at most four characters.
+    name: Annotated[str, StringConstraints(min_length=1, max_length=1100), Printable]
     sha256: Sha256  # of the file's bytes as read
     format: Annotated[str, worded_pattern(r"^[a-z0-9-]{1,40}$", "a reader's name (ris, bibtex, csv)")]  # the reader used
     entries: int = Field(ge=0)  # entries in the file, read or skipped
