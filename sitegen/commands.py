@@ -139,7 +139,7 @@ def dedupe(source: Path, out: Path, probable_out: Path, versions_out: Path, form
         raise SitegenError(f"{shown_path(source)}: cannot be read ({error.strerror or error})") from None
     if joined := next((row for row in rows if ";" in row.id), None):  # the sets' ids are joined by ";"
         raise SitegenError(f"{shown_path(source)}:{joined.line}: ID {joined.id!r} holds ';', which joins the IDs of a set in "
-                           f"{out.name}: its set could not be read back; give the entries IDs without ';'")
+                           f"{shown_path(out.name)}: its set could not be read back; give the entries IDs without ';'")
     matches = dedupe_rows(rows)
     # The three files or none: a full disk must not leave one new beside two from an earlier run.
     atomic_write_all({

@@ -62,8 +62,9 @@ def test_command_reports_file_and_line(tmp_path, sitegen):
     assert code == 1 and "not UTF-8" in err
     # An ID holding the ';' that joins a set's IDs would make a set that reads back as others ("x;1;x;2").
     source.write_text("ID,title,year\nx;1,A trial,2001\nx;2,A trial,2001\n", encoding="utf-8")
-    code, _, err = sitegen("dedupe", source, "--out", tmp_path / "out.csv")
-    assert code == 1 and f"{source}:2: ID 'x;1' holds ';'" in err and not (tmp_path / "out.csv").exists()
+    code, _, err = sitegen("dedupe", source, "--out", tmp_path / "out\n.csv")
+    assert code == 1 and f"{source}:2: ID 'x;1' holds ';'" in err and not (tmp_path / "out\n.csv").exists()
+    assert 'in "out\\n.csv": its set' in err and err.count("\n") == 1  # the file named as every message names a path
 
 
 def test_command_writes_sets_and_probable_pairs(tmp_path, sitegen):

@@ -146,6 +146,16 @@ def test_edited_snapshot_body_is_detected(tmp_path):
                         {"search": "object in context"})
 
 
+
+def test_a_missing_snapshot_body_names_the_store_as_messages_show_a_path(tmp_path):
+    folder = tmp_path / "two\nlines"  # a message naming it is one line, and names it unambiguously
+    recorded, _, _ = record_then_replay(folder)
+    digest = recorded.snapshot_hashes[0]
+    (folder / "snapshots" / digest[:2] / digest).unlink()
+    with pytest.raises(SnapshotMissing) as missing:
+        openalex.search(Fetcher("replay", SnapshotStore(folder / "snapshots")), SETTINGS, {"search": "object in context"})
+    assert str(missing.value).endswith(f'is missing from "{tmp_path}/two\\nlines/snapshots"')
+
 def test_identical_requests_in_one_run_replay_in_order(tmp_path):
     # Crossref, for one, answers the same cursor page after page: each answer must be kept.
     store = SnapshotStore(tmp_path / "snapshots")

@@ -91,7 +91,7 @@ class SnapshotStore:
         path = self._unlinked(self._body_path(entry.sha256))
         if not path.is_file():
             raise SnapshotMissing(f"snapshot body {entry.sha256} for {describe(entry.method, entry.url, entry.params)} "
-                                  f"is missing from {self.directory}")
+                                  f"is missing from {shown_path(self.directory)}")
         if path.stat().st_size > MAX_BODY_BYTES:
             raise SitegenError(f"snapshot body {shown_path(path)} is larger than any response sitegen records "
                                f"({MAX_BODY_BYTES:,} bytes): it was not written by sitegen")
