@@ -72,7 +72,7 @@ class Page:
     render: Callable[[], str | bytes | Iterable[str]]  # a large file in parts: it is written as they come
     key: str | None = None
     # Rendered by the building process alone, with no renderer forked meanwhile: a page that reads every record
-    # (a download of them all). A forked process shares the build's memory until either writes to it, and Python
+    # (a download of them all; the records lists, which together do). A forked process shares the build's memory until either writes to it, and Python
     # writes to every object it reads (its reference count), so such a page rendered beside another process had
     # every record copied, 500 MB at 100,000 records on top of the build's 1 GB.
     alone: bool = False
