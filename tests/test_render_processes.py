@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from sitegen.errors import BuildError
+from sitegen.review.transaction import review_lock
 from sitegen.site import output
 from sitegen.site.output import MANIFEST, Page, write_site
 from tests.conftest import tree_bytes
@@ -110,6 +111,28 @@ def test_the_other_processes_die_with_a_build_killed_with_minus_9(tmp_path):
     time.sleep(0.3)
     assert len(list(notes.glob("page-*"))) == written < 100  # it stopped, long before its share was done
 
+
+
+def test_a_renderer_holds_neither_the_reviews_lock_nor_the_sites(tmp_path, monkeypatch):
+    # Forked holding every file of the build, a renderer held the review's lock until it died, a moment after a
+    # build killed with -9: a build started at once found the review locked by "another sitegen process".
+    monkeypatch.setattr(output, "render_processes", lambda: 2)
+    review, parent = tmp_path / "review", os.getpid()
+    review.mkdir()
+    held = {str(review), str(tmp_path)}  # the review's lock, and the lock on the folder the site is built in
+
+    def noted(number: int) -> str:
+        if os.getpid() != parent:
+            opened = {os.readlink(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")
+                      if os.path.exists(f"/proc/self/fd/{fd}")}
+            (tmp_path / f"renderer-{number}").write_text(repr(sorted(opened & held)))
+        time.sleep(0.002)
+        return "<p>x</p>"
+
+    with review_lock(review):
+        write_site(tmp_path / "site", [Page(f"p/{n}.html", lambda n=n: noted(n)) for n in range(200)])
+    noted_by_renderers = [path.read_text() for path in tmp_path.glob("renderer-*")]
+    assert noted_by_renderers and set(noted_by_renderers) == {"[]"}
 
 def _alive(pid: int) -> bool:
     status = Path(f"/proc/{pid}/status")

@@ -428,7 +428,7 @@ class _Chunks:
     def __init__(self, pages: int):
         self.pages = pages
         self.size = max(CHUNK, -(-pages // MAX_CHUNKS))
-        self._reading, writing = os.pipe()
+        self.reading, writing = os.pipe()
         try:  # no more than PIPE_BUF bytes: written whole, without waiting for a reader
             os.write(writing, b"".join(start.to_bytes(4, "little") for start in range(0, pages, self.size)))
         finally:
@@ -436,12 +436,12 @@ class _Chunks:
 
     def take(self) -> range:
         """The numbers of the pages of the next chunk; none once every chunk is taken."""
-        token = os.read(self._reading, 4)
+        token = os.read(self.reading, 4)
         start = int.from_bytes(token, "little") if token else self.pages
         return range(start, min(start + self.size, self.pages))
 
     def close(self) -> None:
-        os.close(self._reading)
+        os.close(self.reading)
 
 
 CHUNK = 16  # pages taken at a time, at least
@@ -480,6 +480,7 @@ def _forked(render: Callable[[Page], T], pages: list[Page], chunks: _Chunks) -> 
             libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != parent:  # the parent died before the line above
             os._exit(1)
+        _close_inherited(keep=(writing, chunks.reading))
         try:
             payload = pickle.dumps(("done", _each_rendered(render, pages, chunks)))
         except BaseException as error:  # sent to the parent, which raises it
@@ -488,6 +489,17 @@ def _forked(render: Callable[[Page], T], pages: list[Page], chunks: _Chunks) -> 
             pipe.write(payload)
     finally:
         os._exit(0)
+
+
+def _close_inherited(keep: tuple[int, ...]) -> None:
+    """Close every file this process was forked holding but standard input, output and error and `keep`: among
+    them the review's lock and the lock on the site's folder, which a renderer must not hold. (It dies with the
+    build, but a moment after: a build started at once after a kill -9 found the review locked.)"""
+    low = 3
+    for fd in sorted(keep):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 65536)
 
 
 def _pickled_error(error: BaseException) -> bytes:
