@@ -886,6 +886,24 @@ def test_columns_with_no_name_a_spreadsheet_pads_rows_with_are_read_as_absent(si
     check_reports(sitegen, example_copy, f"{TA}/reviewer-a.csv", 4, "a value in a column the header does not name")
 
 
+def test_rows_of_empty_cells_a_spreadsheet_saves_are_read_as_blank_lines(sitegen, example_copy):
+    # Excel and LibreOffice save an empty row of a sheet as its separators alone (",,,"), often the last one:
+    # each was refused as a row with an empty record id and no decision.
+    path = example_copy / TA / "reviewer-a.csv"
+    decided = [(row.path, row.line, row.decision) for row in load_review(example_copy)[0].decisions]
+    lines = path.read_text().splitlines()
+    path.write_bytes(("\r\n".join([*lines[:3], ",,,", *lines[3:], ",,,", ", ,,", ""])).encode("utf-8-sig"))
+    (example_copy / "validation.csv").write_text(f"record_id,note\n{A_RECORD},named by the protocol\n,\n")
+    (example_copy / "duplicates.csv").write_text("record_id,duplicate_of,decision,reviewer,note\n,,,,\n")
+    code, out, err = sitegen("check", example_copy)
+    assert code == 0, out + err
+    shifted = [(rel, line + (rel == f"{TA}/reviewer-a.csv" and line > 3), decision) for rel, line, decision in decided]
+    assert [(row.path, row.line, row.decision) for row in load_review(example_copy)[0].decisions] == shifted
+    # A value in any cell makes it a row like any other, read and checked.
+    path.write_text("\n".join([*lines, ",,,note"]) + "\n")
+    check_reports(sitegen, example_copy, f"{TA}/reviewer-a.csv", len(lines) + 1, "record id is empty")
+
+
 def test_a_repositorys_own_files_at_the_review_root_are_no_near_misses(sitegen, example_copy):
     # The review folder as its repository's root: a VERSION file or a run script is no versions/ or runs/.
     (example_copy / "VERSION").write_text("1.0\n")

@@ -1005,8 +1005,8 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
                 problems.append(stopped(rel, start))
                 break
             count = len(values)
-            if count <= 1 and not (values and values[0].strip()):
-                pass  # blank line
+            if not any(value.strip() for value in values):
+                pass  # a blank line, or a row of empty cells (",,,": a spreadsheet saves its empty rows so)
             elif not width <= count <= len(written):
                 problems.append(Problem(rel, start, None, "csv-columns",
                                         f"row has {count} field(s) but the header has {width} "
