@@ -967,6 +967,19 @@ def test_a_number_where_text_goes_says_to_quote_it(sitegen, example_copy):
     check_reports(sitegen, example_copy, f"evidence/{path.name}", at + 1, "it was read as 750: put the text in quotes")
 
 
+@pytest.mark.parametrize(("written", "read"), [("010", "8"), ("02", "2"), ("-07", "-7")])
+def test_a_number_with_a_leading_zero_is_not_read_in_octal(sitegen, example_copy, written, read):
+    # YAML 1.1 reads 010 as 8: two title/abstract reviewers written "010" became eight, silently, and every
+    # full-text decision was then said to await another reviewer, review.yaml never named.
+    path = example_copy / "review.yaml"
+    lines = path.read_text().splitlines()
+    at = next(n for n, line in enumerate(lines) if line.strip().startswith("title_abstract_reviewers:"))
+    lines[at] = lines[at].split(":")[0] + f": {written}"
+    path.write_text("\n".join(lines) + "\n")
+    out = check_reports(sitegen, example_copy, "review.yaml", at + 1, f"YAML reads {written} as {read}, a leading 0")
+    assert len([line for line in out.splitlines() if ": error: " in line]) == 1
+
+
 def test_a_protocol_edited_after_its_lock_says_how_to_keep_the_change_and_that_way_works(sitegen, example_copy):
     # The message told the user to raise `version` first; `protocol amend` raises it itself, and following the
     # message as written must give a clean review.

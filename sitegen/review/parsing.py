@@ -434,8 +434,17 @@ class _ValueRefused(yaml.YAMLError):
         self.mark, self.code, self.message = mark, code, message
 
 
+# YAML 1.1 reads a number with a leading 0 in base 8 (010 is 8): a reviewer means ten, and a count so read
+# (title_abstract_reviewers: 010) would silently be another.
+_OCTAL = re.compile(r"[-+]?0[0-7_]+")
+
+
 def _construct_integer(loader: _StrictConstructor, node: yaml.ScalarNode) -> int:
-    return _integer(node.value, lambda _: yaml.constructor.SafeConstructor.construct_yaml_int(loader, node))
+    value = _integer(node.value, lambda _: yaml.constructor.SafeConstructor.construct_yaml_int(loader, node))
+    if _OCTAL.fullmatch(node.value):
+        raise _NumberRefused(f"YAML reads {node.value} as {value}, a leading 0 making it octal: write a number "
+                             "without leading zeros, and put text in quotes")
+    return value
 
 
 def _construct_float(loader: _StrictConstructor, node: yaml.ScalarNode) -> float:
