@@ -857,6 +857,21 @@ def test_a_decision_row_that_cannot_be_read_is_one_problem_not_a_flood(sitegen, 
     assert any("[schema]" in line for line in problems) and len(problems) <= 2
 
 
+def test_a_record_one_reviewer_decided_twice_otherwise_is_its_rows_problem_not_a_flood(sitegen, example_copy):
+    # A bad merge kept both sides' rows: one reviewer's include and exclude of a record sent on to full text. It
+    # seemed a conflict, its batch unsettled: 39 problems on the full-text file before the row's own.
+    path = example_copy / TA / "reviewer-a.csv"
+    lines = path.read_text().splitlines(keepends=True)
+    sent_on = {line.split(",")[0] for line in (example_copy / FT / "reviewer-a.csv").read_text().splitlines()[1:]}
+    at = next(n for n, line in enumerate(lines[1:], start=1) if ",include," in line and line.split(",")[0] in sent_on)
+    lines.insert(at + 1, lines[at].replace(",include,", ",exclude,"))
+    path.write_text("".join(lines))
+    code, out, _ = sitegen("check", example_copy)
+    problems = [line for line in out.splitlines() if ": error: " in line]
+    assert code == 1 and all(f"{TA}/reviewer-a.csv:{at + 2}" in line for line in problems), out
+    assert any("[duplicate-decision]" in line for line in problems) and len(problems) == 2
+
+
 def test_a_stage_folder_replaced_by_a_file_says_so(sitegen, example_copy):
     shutil.rmtree(example_copy / FT)
     (example_copy / FT).write_text("x\n")  # it said: unknown screening stage 'full-text' (expected ... full-text)

@@ -37,27 +37,41 @@ def screening_problems(review: Review, outcomes: dict[str, dict[str, Outcome]],
 
 
 def _without_invalid_rows(review: Review, title_abstract: dict[str, Outcome], across: list[Problem]) -> list[Problem]:
-    """The checks across files but on the records a decision row could not be read of (its decision misspelt):
-    without that row, a record seemed undecided, and its batch unsettled, which made a problem of every full-text
-    decision of the batch, the row's own problem last. One note names the records left unchecked."""
-    if not review.decisions_invalid:
+    """The checks across files but on the records what a reviewer decided of is unclear (see `_unclear`): without
+    a clear decision, a record seemed undecided or in conflict, and its batch unsettled, which made a problem of
+    every full-text decision of the batch, the row's own problem last. One note names the records left unchecked."""
+    unclear = _unclear(review)
+    if not unclear:
         return across
-    invalid = {record_id for _, record_id in review.decisions_invalid}
     conflicts = {record_id for record_id, outcome in title_abstract.items() if outcome.decision == "conflict"}
-    left_out = {row.decision.record_id for row in review.decisions if row.decision.record_id in invalid}
+    left_out = {row.decision.record_id for row in review.decisions if row.decision.record_id in unclear}
     for payload in review.payloads:  # a batch unsettled by those records alone
         if isinstance(payload, BatchPayload) and (in_conflict := conflicts.intersection(payload.record_ids)) \
-                and in_conflict <= invalid:
+                and in_conflict <= unclear.keys():
             left_out.update(payload.record_ids)
     skipped = {(row.path, row.line) for row in review.decisions if row.decision.record_id in left_out}
     kept = [problem for problem in across if (problem.path, problem.line) not in skipped]
     if len(kept) == len(across):
         return across
-    (rel, line), shown = next(iter(review.decisions_invalid.values())), sorted(invalid)[:3]
+    (rel, line), shown = next(iter(unclear.values())), sorted(unclear)[:3]
     return kept + [Problem(rel, line, None, "not-checked",
-                           f"decisions on {', '.join(map(repr, shown))}{' and others' if len(invalid) > 3 else ''} were "
-                           "not compared with other reviewers' and stages' while a row deciding them cannot be read; "
-                           "mend it, then check again")]
+                           f"decisions on {', '.join(map(repr, shown))}{' and others' if len(unclear) > 3 else ''} were "
+                           "not compared with other reviewers' and stages' while what a reviewer decided of them is "
+                           "unclear (a row that cannot be read, or two rows deciding otherwise); mend it, then check "
+                           "again")]
+
+
+def _unclear(review: Review) -> dict[str, tuple[str, int]]:
+    """Record id -> where it is, for each record a reviewer's decision on is unclear: a row deciding it could not be
+    read (its decision misspelt), or one reviewer decided it twice at a stage, otherwise the second time (a bad merge
+    kept both sides' rows). Either row is reported on its own; which decision was meant, only the reviewer knows."""
+    unclear = {record_id: where for (_, record_id), where in review.decisions_invalid.items()}
+    first: dict[tuple[str, str, str], tuple[str, str | None]] = {}
+    for row in review.decisions:
+        decided = (row.decision.decision, row.decision.reason)
+        if first.setdefault((row.stage, row.reviewer, row.decision.record_id), decided) != decided:
+            unclear.setdefault(row.decision.record_id, (row.path, row.line))
+    return unclear
 
 
 def _needless_adjudications(review: Review) -> list[Problem]:
