@@ -872,6 +872,23 @@ def test_a_record_one_reviewer_decided_twice_otherwise_is_its_rows_problem_not_a
     assert any("[duplicate-decision]" in line for line in problems) and len(problems) == 2
 
 
+@pytest.mark.parametrize("written", ["https://doi.org/{}", "doi:{}", "DOI: {}", "{upper}"])
+def test_a_decision_naming_its_record_in_another_written_form_says_the_id_and_is_one_problem(sitegen, example_copy,
+                                                                                             written):
+    # A DOI pasted as its address, or in capitals: the row was refused without saying the id to write, and its
+    # record, seeming undecided by this reviewer, made a problem of its full-text decision too.
+    path = example_copy / TA / "reviewer-a.csv"
+    lines = path.read_text().splitlines(keepends=True)
+    sent_on = {line.split(",")[0] for line in (example_copy / FT / "reviewer-a.csv").read_text().splitlines()[1:]}
+    at = next(n for n, line in enumerate(lines[1:], start=1) if line.split(",")[0] in sent_on)
+    record = lines[at].split(",")[0]
+    lines[at] = lines[at].replace(record, written.format(record, upper=record.upper()), 1)
+    path.write_text("".join(lines))
+    out = check_reports(sitegen, example_copy, f"{TA}/reviewer-a.csv", at + 1, f"write it as '{record}'")
+    problems = [line for line in out.splitlines() if ": error: " in line]
+    assert all(f"{TA}/reviewer-a.csv:{at + 1}" in line for line in problems), out
+
+
 def test_a_stage_folder_replaced_by_a_file_says_so(sitegen, example_copy):
     shutil.rmtree(example_copy / FT)
     (example_copy / FT).write_text("x\n")  # it said: unknown screening stage 'full-text' (expected ... full-text)

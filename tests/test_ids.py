@@ -66,6 +66,10 @@ def test_record_id_problems():
     assert "not a lower-case DOI" in record_id_problem("10.1234/ABC")
     assert "not a lower-case DOI" in record_id_problem("openalex:w12")
     assert "empty" in record_id_problem("")
+    # Another written form of an identifier says the record id it gives; a bare number names no kind of identifier.
+    assert record_id_problem("https://doi.org/10.1234/ABC").endswith(": write it as '10.1234/abc'")
+    assert record_id_problem("PMID: 123").endswith(": write it as 'pmid:123'")
+    assert "write it as" not in record_id_problem("123")
 
 
 @given(st.text(max_size=80))

@@ -363,14 +363,30 @@ def parse_record_id(value: str) -> tuple[str, str] | None:
     return ("doi", value) if is_normal_doi(value) else None
 
 
+# The identifiers a person may write in another form than a record id's (https://doi.org/10.…, PMID: 123), in the
+# order tried.
+WRITTEN_ID_NAMESPACES = ("doi", "pmid", "pmcid", "openalex", "arxiv")
+
+
+def meant_record_id(value: str) -> str | None:
+    """The record id `value` writes in another form (a DOI's address or capitals, 'doi:10.…', 'PMID: 123'), or None.
+    A bare number names no kind of identifier (a PMID? a PMCID?), so it means none."""
+    if value.strip().isdigit():
+        return None
+    return written_record_id(value, WRITTEN_ID_NAMESPACES)
+
+
 @_memoised
 def record_id_problem(value: str) -> str | None:
     """Why `value` is not a valid record id, or None when it is."""
     if not value:
         return "record id is empty"
     if _has_unsafe_path(value):
-        return f"record id {value!r} contains path or control characters ('..', '\\', whitespace)"
-    if parse_record_id(value) is None:
-        return (f"record id {value!r} is not a lower-case DOI (10.xxxx/...) or a prefixed id "
-                "(openalex:W…, arxiv:…, pmid:…, pmcid:PMC…, ref:<16 hex digits>)")
-    return None
+        problem = f"record id {value!r} contains path or control characters ('..', '\\', whitespace)"
+    elif parse_record_id(value) is None:
+        problem = (f"record id {value!r} is not a lower-case DOI (10.xxxx/...) or a prefixed id "
+                   "(openalex:W…, arxiv:…, pmid:…, pmcid:PMC…, ref:<16 hex digits>)")
+    else:
+        return None
+    meant = meant_record_id(value)
+    return problem + (f": write it as {meant!r}" if meant and meant != value else "")

@@ -25,7 +25,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from sitegen.errors import SchemaVersionError, shown_path
 from sitegen.records.identity import listed
-from sitegen.records.ids import found_valid, record_id
+from sitegen.records.ids import found_valid, meant_record_id, record_id
 from sitegen.records.model import Record, model_data, share_fields_sets
 from sitegen.review import kept, parsing
 from sitegen.review.models import (
@@ -617,6 +617,13 @@ def _load_snapshot_index(root: Path, review: Review) -> list[Problem]:
     return problems
 
 
+def _decided_id(row: parsing.CsvRow) -> str:
+    """The record a decision row that could not be read decides: its record id, or the one it writes in another form
+    (https://doi.org/10.…): that record's other decisions depend on this row's."""
+    written = row.values.get("record_id", "")
+    return meant_record_id(written) or written
+
+
 def _load_screening(root: Path, review: Review) -> list[Problem]:
     problems = _hidden_problems(root, "screening", lambda name: name in STAGES or name.endswith(".csv"),
                                 f"folders here are named screening/<stage> ({' or '.join(STAGES)})")
@@ -655,7 +662,7 @@ def _load_screening(root: Path, review: Review) -> list[Problem]:
                                  for row, decision in valid)
             if len(valid) < len(rows):
                 read = {id(row) for row, _ in valid}
-                review.decisions_invalid.update({(stage, row.values.get("record_id", "").strip()): (rel, row.line)
+                review.decisions_invalid.update({(stage, _decided_id(row)): (rel, row.line)
                                                  for row in rows if id(row) not in read})
             if any(problem.code == "too-many-problems" and problem.path == rel for problem in problems) \
                     and rel not in review.decisions_unread:  # read in part: the checks across files would be false

@@ -18,7 +18,7 @@ from pydantic.dataclasses import dataclass
 
 from sitegen.records.citations import SOURCE as CITATION_SOURCE
 from sitegen.records.citations import parse_citation_query
-from sitegen.records.ids import NORMALISERS, record_id_problem, written_record_id
+from sitegen.records.ids import NORMALISERS, WRITTEN_ID_NAMESPACES, record_id_problem, written_record_id
 from sitegen.records.ids import record_id as id_from_identifiers
 from sitegen.records.model import (
     SMALL_VALUE,
@@ -992,8 +992,6 @@ class DuplicateDecision(Strict):
 # --------------------------------------------------------------------------- validation.csv
 
 VALIDATION_COLUMNS = ["record_id", "note"]
-# What a validation.csv row may name a study by, besides a record id, in the order tried: a bare number is a PMID.
-KNOWN_STUDY_NAMESPACES = ("doi", "pmid", "pmcid", "openalex", "arxiv")
 
 
 def known_study_id(value: str) -> str:
@@ -1007,7 +1005,7 @@ def known_study_id(value: str) -> str:
             raise ValueError(f"{value!r} is a bare number, read as a PMID, but no PMID is written so (a PMID is a "
                              "whole number from 1; write a PMCID as PMC…)")
         return id_from_identifiers({"pmid": pmid}) or value
-    if found := written_record_id(value, KNOWN_STUDY_NAMESPACES):
+    if found := written_record_id(value, WRITTEN_ID_NAMESPACES):
         return found
     raise ValueError(f"{value!r} is neither a record id nor a DOI, PMID, PMCID, OpenAlex or arXiv id")
 
