@@ -889,6 +889,17 @@ def test_a_decision_naming_its_record_in_another_written_form_says_the_id_and_is
     assert all(f"{TA}/reviewer-a.csv:{at + 1}" in line for line in problems), out
 
 
+@pytest.mark.parametrize("name", ["Reviewer-A.csv", "reviewer-a (1).csv", "reviewer-a.csv.txt", ".reviewer-a.csv"])
+def test_a_decision_file_not_named_as_one_is_its_own_problem_not_a_flood(sitegen, example_copy, name):
+    # Saved under another name (a browser's ' (1)', capitals, an editor's '.txt'), a reviewer's file is not read,
+    # and every record it decides seemed undecided: 43 problems (full-text decisions awaiting another reviewer,
+    # adjudications of no conflict) around the file's own.
+    (example_copy / TA / "reviewer-a.csv").rename(example_copy / TA / name)
+    code, out, _ = sitegen("check", example_copy)
+    problems = [line for line in out.splitlines() if ": error: " in line]
+    assert code == 1 and len(problems) == 2 and all(f"{TA}/{name}: " in line for line in problems), out
+
+
 def test_a_stage_folder_replaced_by_a_file_says_so(sitegen, example_copy):
     shutil.rmtree(example_copy / FT)
     (example_copy / FT).write_text("x\n")  # it said: unknown screening stage 'full-text' (expected ... full-text)

@@ -646,6 +646,7 @@ def _load_screening(root: Path, review: Review) -> list[Problem]:
             problems.append(Problem(rel_dir, None, None, "unknown-stage",
                                     f"unknown screening stage {stage_dir.name!r} (expected {' or '.join(STAGES)})"))
             continue
+        before = len(problems)
         for path, rel in _named_files(root, rel_dir, ".csv", SLUG_NAMES.format("screening/<stage>/<reviewer>.csv"), problems):
             text, read_problems = _read(root, rel, "screening")
             problems += read_problems
@@ -667,7 +668,15 @@ def _load_screening(root: Path, review: Review) -> list[Problem]:
             if any(problem.code == "too-many-problems" and problem.path == rel for problem in problems) \
                     and rel not in review.decisions_unread:  # read in part: the checks across files would be false
                 review.decisions_unread.append(rel)
+        # A file here not named as a decision file is not read (a reviewer's saved as Reviewer-A.csv, or by a
+        # browser as 'reviewer-a (1).csv'): the decisions it may hold are unknown, as an unreadable file's are.
+        review.decisions_unread += [problem.path for problem in problems[before:]
+                                    if problem.code in UNREAD_ENTRY and problem.path.startswith(f"{rel_dir}/")]
     return problems
+
+
+# What `_named_files` calls an entry of a folder it does not read.
+UNREAD_ENTRY = frozenset({"unexpected-file", "unexpected-folder", "hidden-file"})
 
 
 def _validated_rows(rows: list[parsing.CsvRow], model: type[Row], rel: str,

@@ -24,11 +24,11 @@ def screening_problems(review: Review, outcomes: dict[str, dict[str, Outcome]],
     title_abstract = outcomes["title-abstract"]
     each_file = _decision_problems(review) + _protocol_unlocked(review)
     if review.decisions_unread:
-        # Compared without the decisions of a file that could not be read, every record it decides would
-        # seem undecided: one problem says so, not one per record.
+        # Compared without the decisions of a file that was not read (unreadable, or not named as a decision file
+        # is), every record it decides would seem undecided: one problem says so, not one per record.
         unread = ", ".join(review.decisions_unread)
         return each_file + [Problem(review.decisions_unread[0], None, None, "not-checked",
-                                    f"reviewers' decisions were not compared with each other: {unread} could not be "
+                                    f"reviewers' decisions were not compared with each other: {unread} was not "
                                     "read, and the records it decides would all seem undecided; mend it, then "
                                     "check again")]
     across = (_stage_problems(review, title_abstract, duplicates) + _unsettled_batches(review, title_abstract)
