@@ -900,6 +900,12 @@ def test_a_decision_file_not_named_as_one_is_its_own_problem_not_a_flood(sitegen
     assert code == 1 and len(problems) == 2 and all(f"{TA}/{name}: " in line for line in problems), out
 
 
+def test_a_note_too_long_is_told_in_characters(sitegen, example_copy):
+    # It said 'Value should have at most 2000 items after validation, not 5000', as of a list.
+    replace_line(example_copy / TA / "reviewer-a.csv", 2, f"{first_record_id(example_copy)},exclude,,{'x' * 5000}")
+    check_reports(sitegen, example_copy, f"{TA}/reviewer-a.csv", 2, "note: String should have at most 2000 characters")
+
+
 def test_a_stage_folder_replaced_by_a_file_says_so(sitegen, example_copy):
     shutil.rmtree(example_copy / FT)
     (example_copy / FT).write_text("x\n")  # it said: unknown screening stage 'full-text' (expected ... full-text)

@@ -24,7 +24,6 @@ from sitegen.records.model import (
     SMALL_VALUE,
     Printable,
     Strict,
-    StrictText,
     Visible,
     check_record_id,
     check_record_ids,
@@ -951,7 +950,7 @@ class Decision:
     record_id: Annotated[str, StrictMode()]
     decision: Literal["include", "exclude", "maybe"]  # a literal is matched exactly
     reason: Annotated[str, StrictMode()] = ""
-    note: Annotated[StrictText, StringConstraints(max_length=2000)] = ""
+    note: Annotated[str, StrictMode(), StringConstraints(max_length=2000), Printable] = ""  # limit told in characters
 
     @field_validator("record_id")
     @classmethod
