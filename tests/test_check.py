@@ -165,6 +165,13 @@ def test_full_text_exclusion_needs_reason(sitegen, example_copy):
     check_reports(sitegen, example_copy, "screening/full-text/reviewer-a.csv", 2, "needs a reason code")
 
 
+@pytest.mark.parametrize("text", ["", "# to do\n", "- a finding\n"])
+def test_an_evidence_file_that_is_no_mapping_says_so_at_its_first_line(sitegen, example_copy, text):
+    # It said 'Input should be a valid dictionary or instance of Evidence', and of an empty file at no line.
+    (example_copy / "evidence" / "wilson-2013-lec.yaml").write_text(text)
+    check_reports(sitegen, example_copy, "evidence/wilson-2013-lec.yaml", 1, "must be a mapping of record_id and findings")
+
+
 def test_passage_not_in_abstract(sitegen, example_copy):
     path = example_copy / "evidence" / "wilson-2013-lec.yaml"
     text = path.read_text().replace("were unable\n        to recognize", "were able\n        to recognize")

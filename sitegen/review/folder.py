@@ -765,6 +765,8 @@ def _load_evidence(root: Path, review: Review) -> list[Problem]:
         text, read_problems = _read(root, rel, "evidence")
         problems += read_problems
         parsed, parse_problems = parsing.parse_yaml(text, rel) if text is not None else (None, [])
+        if parsed is not None and not parse_problems and not isinstance(parsed.data, dict):  # empty, or a list
+            parse_problems = [Problem(rel, 1, 1, "schema", f"{rel} must be a mapping of record_id and findings")]
         problems += parse_problems
         evidence, model_problems = (parsing.validate(Evidence, parsed, rel) if parsed is not None and not parse_problems
                                     else (None, []))
