@@ -204,6 +204,21 @@ def test_duplicate_yaml_key(sitegen, example_copy):
     check_reports(sitegen, example_copy, "review.yaml", lines, "appears twice")
 
 
+def test_front_matter_lines_with_blanks_after_the_dashes_are_read(sitegen, tmp_path):
+    # An editor left spaces after a '---': protocol.md 'must start with YAML front matter between --- lines', it
+    # said of a file that does, or 'the closing --- line is missing'.
+    review = tmp_path / "review"
+    sitegen("init", review)
+    path = review / "protocol.md"
+    text = path.read_text()
+    assert text.startswith("---\n")
+    cut = text.index("\n---\n", 4)
+    path.write_text("--- \n" + text[4:cut] + "\n---\t\r\n" + text[cut + 5:])
+    code, out, err = sitegen("check", review)
+    assert code == 0, out + err
+    assert load_review(review)[0].protocol.meta.version == 1
+
+
 def test_records_out_of_order(sitegen, example_copy):
     path = example_copy / "records.jsonl"
     lines = path.read_text().splitlines(keepends=True)

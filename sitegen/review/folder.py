@@ -383,14 +383,19 @@ def locked_reasons(review: Review) -> dict[int, dict[str, str]]:
     return found
 
 
+def _is_fence(line: str) -> bool:
+    """Whether `line` opens or closes front matter: '---', with the blanks an editor may leave after it."""
+    return line.rstrip() == "---"
+
+
 def parse_protocol(text: str, rel: str = "protocol.md") -> tuple[Protocol | None, list[Problem]]:
     """protocol.md's front matter and body (also used for versions kept on the ledger)."""
     lines = parsing.split_lines(text, keepends=True)
-    if not lines or lines[0].rstrip("\r\n") != "---":
+    if not lines or not _is_fence(lines[0]):
         return None, [Problem(rel, 1, 1, "front-matter",
                               "protocol.md must start with YAML front matter between '---' lines")]
     try:
-        end = next(i for i in range(1, len(lines)) if lines[i].rstrip("\r\n") == "---")
+        end = next(i for i in range(1, len(lines)) if _is_fence(lines[i]))
     except StopIteration:
         return None, [Problem(rel, 1, 1, "front-matter", "the front matter's closing '---' line is missing")]
     parsed, problems = parsing.parse_yaml("".join(lines[1:end]), rel, line_offset=1)
