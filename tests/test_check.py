@@ -1051,6 +1051,18 @@ def test_a_number_with_a_leading_zero_is_not_read_in_octal(sitegen, example_copy
     assert len([line for line in out.splitlines() if ": error: " in line]) == 1
 
 
+@pytest.mark.parametrize("written", ["no", "off", "yes", "On"])
+def test_a_switch_written_as_yes_or_no_says_to_write_true_or_false(sitegen, example_copy, written):
+    # yes, no, on and off stay text (a reviewer's 'population: no' means the word), so a switch given one was
+    # refused as 'Input should be a valid boolean' alone, when YAML 1.1 reads it as one.
+    path = example_copy / "review.yaml"
+    text = path.read_text()
+    assert "\nsite:\n" in text and "  search:" not in text
+    path.write_text(text.replace("\nsite:\n", f"\nsite:\n  search: {written}\n", 1))
+    line = text[:text.index("\nsite:\n")].count("\n") + 3
+    check_reports(sitegen, example_copy, "review.yaml", line, f"read as the text '{written}': write true or false")
+
+
 def test_a_protocol_edited_after_its_lock_says_how_to_keep_the_change_and_that_way_works(sitegen, example_copy):
     # The message told the user to raise `version` first; `protocol amend` raises it itself, and following the
     # message as written must give a clean review.

@@ -1089,6 +1089,9 @@ def _describe(error: dict[str, Any]) -> str:
     elif error["type"] == "string_type" and isinstance(error.get("input"), bool | int | float):
         # YAML reads `location: 12`, `population: 12:30` (750) and `yes` as numbers or booleans: text is quoted.
         message += f" (it was read as {error['input']!r}: put the text in quotes)"
+    elif error["type"] == "bool_type" and isinstance(error.get("input"), str):
+        # The other side of the same rule: YAML 1.1's yes, no, on and off stay text, so a switch is true or false.
+        message += f" (it was read as the text {error['input']!r}: write true or false)"
     elif error["type"] == "string_too_long":  # pydantic says "items" of a string too
         message = message.replace(" items", " characters")
     elif error["type"] == "string_pattern_mismatch" and (words := PATTERN_WORDS.get(error["ctx"]["pattern"])):
