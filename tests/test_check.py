@@ -945,6 +945,16 @@ def test_a_huge_cell_is_not_echoed_whole_and_an_empty_column_name_is_shown(siteg
     check_reports(sitegen, example_copy, f"{TA}/reviewer-a.csv", 1, "unknown column(s) '' (a column with no name)")
 
 
+@pytest.mark.parametrize("hidden", ["\ufeff", "\u200b"])
+def test_a_column_name_holding_a_character_that_does_not_show_is_shown_escaped(sitegen, example_copy, hidden):
+    # A second byte-order mark (a tool adding one to a file that had one) or a zero-width space: the header was
+    # said to miss 'record_id' and to hold an unknown 'record_id', the two alike on screen.
+    path = example_copy / TA / "reviewer-a.csv"
+    path.write_text(hidden + path.read_text(), encoding="utf-8-sig")
+    check_reports(sitegen, example_copy, f"{TA}/reviewer-a.csv", 1,
+                  f"unknown column(s) {hidden + 'record_id'!r} (with a character that does not show)")
+
+
 def test_columns_with_no_name_a_spreadsheet_pads_rows_with_are_read_as_absent(sitegen, example_copy):
     path = example_copy / TA / "reviewer-a.csv"
     lines = path.read_text().splitlines()

@@ -998,9 +998,8 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
         parts = []
         if missing:
             parts.append("missing column(s) " + ", ".join(sorted(missing)))
-        if unknown:  # an empty name (a trailing comma) shown as one
-            parts.append("unknown column(s) " + ", ".join(name or "'' (a column with no name)"
-                                                          for name in unknown))
+        if unknown:
+            parts.append("unknown column(s) " + ", ".join(map(_shown_column, unknown)))
         if len(set(names)) != len(names):
             parts.append("a column is named twice")
         return [], [Problem(rel, 1, 1, "csv-header", f"bad header ({'; '.join(parts)}); expected: {','.join(header)}"
@@ -1036,6 +1035,14 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
         else:
             problems.append(Problem(rel, reader.line_num, None, "csv-syntax", f"CSV syntax error: {exc}"))
     return rows, problems
+
+
+def _shown_column(name: str) -> str:
+    """A column name as a problem shows it: one empty (a trailing comma) or holding a character nobody sees (a second
+    byte-order mark, a zero-width space) would look like nothing, or like the name expected."""
+    if not name:
+        return "'' (a column with no name)"
+    return name if name.isprintable() else f"{name!r} (with a character that does not show)"
 
 
 def _separated_otherwise(first: list[str], header: list[str]) -> str:
