@@ -172,6 +172,19 @@ def test_an_evidence_file_that_is_no_mapping_says_so_at_its_first_line(sitegen, 
     check_reports(sitegen, example_copy, "evidence/wilson-2013-lec.yaml", 1, "must be a mapping of record_id and findings")
 
 
+def test_a_finding_repeated_whole_by_a_merge_is_named_at_its_line(sitegen, example_copy):
+    # A merge that kept both sides' copy of a finding was read as two findings, listed twice on the site.
+    path = example_copy / "evidence" / "wilson-2013-lec.yaml"
+    head, findings = path.read_text().split("findings:\n", 1)
+    path.write_text(head + "findings:\n" + findings + findings)
+    line = (head + "findings:\n" + findings).count("\n") + 1
+    check_reports(sitegen, example_copy, "evidence/wilson-2013-lec.yaml", line, "repeats, field for field, the one on "
+                  f"line {head.count(chr(10)) + 2}")
+    # Findings that differ in any field are two.
+    path.write_text(head + "findings:\n" + findings + findings.replace("population: Rats", "population: Mice", 1))
+    assert sitegen("check", example_copy)[0] == 0
+
+
 def test_passage_not_in_abstract(sitegen, example_copy):
     path = example_copy / "evidence" / "wilson-2013-lec.yaml"
     text = path.read_text().replace("were unable\n        to recognize", "were able\n        to recognize")

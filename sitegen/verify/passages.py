@@ -8,6 +8,8 @@ every passage that says it comes from the abstract must occur in it verbatim
 from __future__ import annotations
 
 from sitegen.review.folder import Review
+from sitegen.review.models import Finding
+from sitegen.review.parsing import Parsed
 from sitegen.review.problems import Problem
 from sitegen.screening.outcomes import Outcome
 from sitegen.text import comparable_passage, holds_passage
@@ -38,6 +40,7 @@ def evidence_problems(review: Review, outcomes: dict[str, dict[str, Outcome]]) -
                                     f"record {record_id!r} was excluded at {excluded[0]} screening: evidence is "
                                     "extracted from studies that stay in the review (remove the file, or revisit "
                                     "the decision)"))
+        problems += _repeated_findings(item.path, item.evidence.findings, item.parsed)
         abstract = comparable_passage(record.abstract or "")
         for index, finding in enumerate(item.evidence.findings):
             passage = finding.passage
@@ -58,4 +61,19 @@ def evidence_problems(review: Review, outcomes: dict[str, dict[str, Outcome]]) -
                                         "passage does not occur verbatim in the record's abstract "
                                         "(compared after collapsing whitespace, ligatures, curly quotes, dashes and "
                                         "words broken at line ends)"))
+    return problems
+
+
+def _repeated_findings(path: str, findings: list[Finding], parsed: Parsed) -> list[Problem]:
+    """A finding the same as an earlier one in every field says nothing more, and would be listed twice: most often
+    a merge that kept both sides' copy, or a finding pasted twice."""
+    problems: list[Problem] = []
+    first: dict[str, int] = {}  # a finding as JSON -> where it first is
+    for index, finding in enumerate(findings):
+        earlier = first.setdefault(finding.model_dump_json(), index)
+        if earlier != index:
+            line, column = parsed.position(("findings", index)) or (None, None)
+            earlier_line = (parsed.position(("findings", earlier)) or (None, None))[0]
+            problems.append(Problem(path, line, column, "repeated-finding",
+                                    f"this finding repeats, field for field, the one on line {earlier_line}: keep one"))
     return problems
