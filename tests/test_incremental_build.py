@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,6 +79,7 @@ def test_a_page_that_reads_every_record_is_rendered_with_no_renderer_alive(tmp_p
     before = _forked_from(builder)  # other tests' processes, not the build's
     def shown(path: str) -> str:
         renderers = len(_forked_from(builder) - before) if os.getpid() == builder else "-"
+        time.sleep(0.002)  # each page takes a moment, so the renderer surely takes some
         return f"{path} {os.getpid()} {renderers}"
     pages = [Page(f"{n}.html", lambda n=n: shown(f"{n}.html"), alone=n % 50 == 0) for n in range(300)]
     write_site(tmp_path / "site", pages)
