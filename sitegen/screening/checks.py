@@ -22,7 +22,8 @@ def screening_problems(review: Review, outcomes: dict[str, dict[str, Outcome]],
     """Every screening problem; `outcomes` are the review's outcomes per stage (computed once by the caller),
     which confirmed `duplicates` have none of: their decisions were made, and stay, but count no more."""
     title_abstract = outcomes["title-abstract"]
-    each_file = _decision_problems(review) + _protocol_unlocked(review)
+    decision_problems, decided_otherwise = _decision_problems(review)
+    each_file = decision_problems + _protocol_unlocked(review)
     if review.decisions_unread:
         # Compared without the decisions of a file that was not read (unreadable, or not named as a decision file
         # is), every record it decides would seem undecided: one problem says so, not one per record.
@@ -33,14 +34,15 @@ def screening_problems(review: Review, outcomes: dict[str, dict[str, Outcome]],
                                     "check again")]
     across = (_stage_problems(review, title_abstract, duplicates) + _unsettled_batches(review, title_abstract)
               + _needless_adjudications(review))
-    return each_file + _without_invalid_rows(review, title_abstract, across)
+    return each_file + _without_invalid_rows(review, title_abstract, across, decided_otherwise)
 
 
-def _without_invalid_rows(review: Review, title_abstract: dict[str, Outcome], across: list[Problem]) -> list[Problem]:
+def _without_invalid_rows(review: Review, title_abstract: dict[str, Outcome], across: list[Problem],
+                          decided_otherwise: dict[str, tuple[str, int]]) -> list[Problem]:
     """The checks across files but on the records what a reviewer decided of is unclear (see `_unclear`): without
     a clear decision, a record seemed undecided or in conflict, and its batch unsettled, which made a problem of
     every full-text decision of the batch, the row's own problem last. One note names the records left unchecked."""
-    unclear = _unclear(review)
+    unclear = _unclear(review, decided_otherwise)
     if not unclear:
         return across
     conflicts = {record_id for record_id, outcome in title_abstract.items() if outcome.decision == "conflict"}
@@ -61,16 +63,14 @@ def _without_invalid_rows(review: Review, title_abstract: dict[str, Outcome], ac
                            "again")]
 
 
-def _unclear(review: Review) -> dict[str, tuple[str, int]]:
+def _unclear(review: Review, decided_otherwise: dict[str, tuple[str, int]]) -> dict[str, tuple[str, int]]:
     """Record id -> where it is, for each record a reviewer's decision on is unclear: a row deciding it could not be
     read (its decision misspelt), or one reviewer decided it twice at a stage, otherwise the second time (a bad merge
-    kept both sides' rows). Either row is reported on its own; which decision was meant, only the reviewer knows."""
+    kept both sides' rows; `_decision_problems` finds them). Either row is reported on its own; which decision was
+    meant, only the reviewer knows."""
     unclear = {record_id: where for (_, record_id), where in review.decisions_invalid.items()}
-    first: dict[tuple[str, str, str], tuple[str, str | None]] = {}
-    for row in review.decisions:
-        decided = (row.decision.decision, row.decision.reason)
-        if first.setdefault((row.stage, row.reviewer, row.decision.record_id), decided) != decided:
-            unclear.setdefault(row.decision.record_id, (row.path, row.line))
+    for record_id, where in decided_otherwise.items():
+        unclear.setdefault(record_id, where)
     return unclear
 
 
@@ -96,28 +96,33 @@ def _needless_adjudications(review: Review) -> list[Problem]:
     return problems
 
 
-def _decision_problems(review: Review) -> list[Problem]:
+def _decision_problems(review: Review) -> tuple[list[Problem], dict[str, tuple[str, int]]]:
+    """Each decision row's own problems; and the records a reviewer decided twice at a stage, otherwise the second
+    time (record id -> that row's place), found in the same walk over the decisions."""
     problems = []
+    decided_otherwise: dict[str, tuple[str, int]] = {}
     # The protocol's reasons, and those of the version each record was screened under (an amendment may
     # retire a reason that earlier decisions gave; a record handed to reviewers later cannot give it).
     reasons = {r.code for r in review.protocol.meta.exclusion_reasons} if review.protocol else set()
     by_version = locked_reasons(review)
     screened_under = _screened_under(review)
-    first_seen: dict[tuple[str, str, str], int] = {}
+    first_seen: dict[tuple[str, str, str], tuple[int, tuple[str, str | None]]] = {}  # key -> line, decision
     for row in review.decisions:
         decision = row.decision
         column = row.columns.get
         if review.lacks_record(decision.record_id):
             problems.append(Problem(row.path, row.line, column("record_id"), "unknown-record",
                                     f"record {decision.record_id!r} is not in records.jsonl"))
-        key = (row.stage, row.reviewer, decision.record_id)
+        key, decided = (row.stage, row.reviewer, decision.record_id), (decision.decision, decision.reason)
         if key in first_seen:
             who = "the adjudicator" if row.reviewer == ADJUDICATION else f"reviewer {row.reviewer!r}"
+            line, decided_first = first_seen[key]
             problems.append(Problem(row.path, row.line, column("record_id"), "duplicate-decision",
-                                    f"{who} already decided {decision.record_id!r} at this stage "
-                                    f"on line {first_seen[key]}"))
+                                    f"{who} already decided {decision.record_id!r} at this stage on line {line}"))
+            if decided != decided_first:
+                decided_otherwise.setdefault(decision.record_id, (row.path, row.line))
         else:
-            first_seen[key] = row.line
+            first_seen[key] = (row.line, decided)
         if decision.reason and decision.decision != "exclude":
             problems.append(Problem(row.path, row.line, column("reason"), "reason-not-exclusion",
                                     f"a reason code goes with 'exclude' only, not {decision.decision!r} "
@@ -131,7 +136,7 @@ def _decision_problems(review: Review) -> list[Problem]:
         elif decision.decision == "exclude" and row.stage == "full-text" and not decision.reason:
             problems.append(Problem(row.path, row.line, column("reason"), "reason-required",
                                     "an exclusion at full text needs a reason code from the protocol"))
-    return problems
+    return problems, decided_otherwise
 
 
 def _screened_under(review: Review) -> dict[str, int]:
