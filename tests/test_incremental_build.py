@@ -351,6 +351,22 @@ def test_every_rebuild_equals_a_build_from_nothing(example_copy, tmp_path):
     assert site_bytes(out) == site_bytes(fresh)
 
 
+def test_a_full_text_decision_leaves_the_batch_pages_and_digests_as_they_were(example_copy, tmp_path):
+    """A batch page shows its records' title-and-abstract outcomes and a digest their titles: a full-text decision
+    changes neither, so neither is rendered again (a batch page is 20,000 rows at review scale)."""
+    out = tmp_path / "site"
+    flip_full_text_decision(example_copy)  # the review differs from its latest version, which every page says
+    build(example_copy, out, NOW, {})
+    before = json.loads((out / MANIFEST).read_text(encoding="utf-8"))["files"]
+    flip_full_text_decision(example_copy)
+    build(example_copy, out, NOW, {})
+    after = json.loads((out / MANIFEST).read_text(encoding="utf-8"))["files"]
+    unchanged = [path for path in before if path.startswith(("batches/", "digests/", "downloads/digest-"))]
+    assert len(unchanged) > 4 and all(before[path]["key"] for path in unchanged)
+    assert {path: after[path]["key"] for path in unchanged} == {path: before[path]["key"] for path in unchanged}
+    assert after["records.html"]["key"] != before["records.html"]["key"]  # what the decision changes, does
+
+
 def test_a_rebuild_with_nothing_changed_touches_nothing(example_copy, tmp_path, sitegen):
     out = tmp_path / "site"
     code, said, _ = sitegen("build", example_copy, "--out", out, "--now", NOW)

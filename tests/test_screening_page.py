@@ -17,7 +17,7 @@ from markupsafe import Markup
 from sitegen.commands import build
 from sitegen.site import pages
 from sitegen.site.output import Page
-from sitegen.site.record_page import ranked_row
+from sitegen.site.record_page import RankedRecord, ranked_row
 from sitegen.site.records import STANDING_LABELS
 from sitegen.workspace import open_review
 from tests.conftest import EXAMPLE
@@ -170,11 +170,11 @@ def test_a_batch_page_is_written_in_parts_with_the_bytes_it_has_whole(monkeypatc
     for page in batch_pages:
         number = int(page.path.removeprefix("batches/").removesuffix(".html"))
         ranking = site.rankings[number]
-        rows = [ranked_row(rank, scored, site.views_by_id[scored.id], site.reasons)
+        rows = [ranked_row(rank, scored, RankedRecord.of(site.views_by_id[scored.id]), site.reasons)
                 for rank, scored in enumerate(ranking.decisions, start=1)]
         assert len(rows) > 2 * 3  # the example's batches each make several parts
         item = next(item for item in site.facts.screening_status[0] if item.batch.number == number)
-        whole = site.page(page.path, "batch.html", item=item, calibration=ranking.calibration,
+        whole = site.page(page.path, "batch.html", batch=item.batch, duplicates=item.duplicates, calibration=ranking.calibration,
                           rows_html=Markup("\n".join(rows)))
         parts = page.render()
         assert not isinstance(parts, str | bytes)

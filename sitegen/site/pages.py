@@ -38,7 +38,7 @@ from sitegen.site.downloads import listing as downloads_listing
 from sitegen.site.downloads import record_downloads
 from sitegen.site.keys import Keys, code_digest
 from sitegen.site.output import Page
-from sitegen.site.record_page import batch_page, digest_content, ranked_row
+from sitegen.site.record_page import RankedRecord, batch_page, digest_content, ranked_row
 from sitegen.site.templates import environment, templates_dir
 
 # Markers Site.framed replaces: text no template, title or path holds (review text never holds a NUL).
@@ -227,26 +227,32 @@ def screening(site: Site) -> Files:
     for item in per_batch:
         path = batch_page(item.batch.number)
         ranking = site.rankings[item.batch.number]
-        views = [site.views_by_id[scored.id] for scored in ranking.decisions]
-        # The records imported outside a batch are ranked under the current protocol (`rank_batches`): their
-        # page names its version. A batch's names the version it is screened under, its own.
-        protocol = {"current_protocol": site.review.protocol.meta.version} if item.batch.number is None else {}
-        yield Page(path, lambda path=path, item=item, ranking=ranking, views=views, protocol=protocol: site.page_in_parts(
-            path, "batch.html", _ranked_rows(site, ranking, views), item=item, calibration=ranking.calibration,
-            **protocol), site.keys.of("batch.html", path, item, ranking, views, protocol))
+        ranked = [RankedRecord.of(site.views_by_id[scored.id]) for scored in ranking.decisions]
+        # The page shows the batch and its records' title-and-abstract outcomes, not its stages' counts: a decision at
+        # full text leaves it as it was. The records imported outside a batch are ranked under the current protocol
+        # (`rank_batches`): their page names its version. A batch's names the version it is screened under, its own.
+        context = {"batch": item.batch, "duplicates": item.duplicates, "calibration": ranking.calibration}
+        if item.batch.number is None:
+            context["current_protocol"] = site.review.protocol.meta.version
+        yield Page(path, lambda path=path, ranking=ranking, ranked=ranked, context=context: site.page_in_parts(
+            path, "batch.html", _ranked_rows(site, ranking, ranked), **context),
+            site.keys.of("batch.html", path, ranking, ranked, context))
 
 
-def _ranked_rows(site: Site, ranking: Ranking, views: list[RecordView]) -> Iterator[str]:
+def _ranked_rows(site: Site, ranking: Ranking, ranked: list[RankedRecord]) -> Iterator[str]:
     """A batch page's rows, one per record ranked, best first."""
-    for rank, (scored, view) in enumerate(zip(ranking.decisions, views, strict=True), start=1):
-        yield ranked_row(rank, scored, view, site.reasons)
+    for rank, (scored, record) in enumerate(zip(ranking.decisions, ranked, strict=True), start=1):
+        yield ranked_row(rank, scored, record, site.reasons)
 
 
 def digests(site: Site) -> Files:
     for week, digest in site.digests.items():
-        # Written when the writer asks, maybe by another process: a week's digest of a large batch is megabytes.
-        yield Page(f"downloads/digest-{week}.md", lambda digest=digest: digest_markdown(site.review, digest))
         titles = {scored.id: site.review.records[scored.id].title for scored in digest.ranking.decisions}
+        # Written when the writer asks, maybe by another process: a week's digest of a large batch is megabytes.
+        # Keyed by all it reads: the digest and its records' titles.
+        markdown = f"downloads/digest-{week}.md"
+        yield Page(markdown, lambda digest=digest: digest_markdown(site.review, digest),
+                   site.keys.of(digest_markdown.__module__, digest_markdown.__qualname__, markdown, digest, titles))
         yield site.framed(f"digests/{week}.html", f"Digest {week} · {site.review.config.title}", digest_content,
                           digest=digest, titles=titles)
 

@@ -12,7 +12,7 @@ which lists its duplicates in turn.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from markupsafe import escape
 
@@ -226,14 +226,27 @@ def record_row(entry: Entry, root: str, reasons: dict[str, str]) -> str:
             f'<td data-label="Full text">{full_text}</td>\n<td data-label="Score">{score}</td>\n</tr>')
 
 
-def ranked_row(rank: int, scored: Scored, view: RecordView, reasons: dict[str, str]) -> str:
+class RankedRecord(NamedTuple):
+    """What a batch page's row shows of a record besides its rank and score, and all its key counts of the record:
+    a full-text decision (which the row does not show) leaves the page of a batch of 20,000 records as it was."""
+
+    slug: str
+    title: str
+    title_abstract: Outcome | None
+
+    @classmethod
+    def of(cls, view: RecordView) -> RankedRecord:
+        return cls(view.slug, view.record.title, view.title_abstract)
+
+
+def ranked_row(rank: int, scored: Scored, ranked: RankedRecord, reasons: dict[str, str]) -> str:
     """A record's row in its batch's ranking (`batch_page`)."""
     suggestion = _e(scored.decision)
     return (f'<tr><td data-label="Rank">{rank}</td><td data-label="Score">{scored.score}</td>'
             f'<td data-label="Suggestion" class="suggestion suggestion-{_e(scored.decision.lower())}">{suggestion}</td>\n'
-            f'<td data-label="Record"><a href="../records/{_e(view.slug)}.html">{_e(view.record.title)}</a><br>'
+            f'<td data-label="Record"><a href="../records/{_e(ranked.slug)}.html">{_e(ranked.title)}</a><br>'
             f'<small class="rationale">{_e(scored.rationale)}</small></td>\n'
-            f'<td data-label="Reviewers\' decision">{outcome(view.title_abstract, reasons)}</td></tr>')
+            f'<td data-label="Reviewers\' decision">{outcome(ranked.title_abstract, reasons)}</td></tr>')
 
 
 def digest_content(digest: Digest, titles: dict[str, str]) -> str:
