@@ -12,6 +12,7 @@ import re
 
 from lxml import etree
 
+from sitegen.records.copyright import without_copyright_statement
 from sitegen.records.ids import normalise_arxiv, record_id
 from sitegen.records.markup import plain_text
 from sitegen.records.model import Record, RecordMeta, web_address
@@ -84,7 +85,7 @@ def entry_to_record(entry: etree._Element) -> Record | None:
         container_title=plain_text(_text(entry, "arxiv:journal_ref")),
         issued=parse_date(_text(entry, "atom:published")),  # e.g. 2016-05-26T17:59:46Z
         URL=f"https://arxiv.org/abs/{arxiv}",
-        abstract=plain_text(_text(entry, "atom:summary")),
+        abstract=without_copyright_statement(plain_text(_text(entry, "atom:summary"))),
         custom=RecordMeta(
             arxiv=arxiv,
             sources=["arxiv"],

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+from sitegen.records.copyright import without_copyright_statement
 from sitegen.records.ids import normalise_doi
 from sitegen.records.markup import plain_text
 from sitegen.records.model import CslDate, CslName, Record, RecordMeta, Update, web_address
@@ -276,7 +277,7 @@ def work_to_record(item: dict[str, Any]) -> Record | None:
         page=text_value(item.get("page")) or text_value(item.get("article-number")),
         DOI=doi,
         URL=f"https://doi.org/{doi}",
-        abstract=plain_text(labelled_sections(item.get("abstract"), JATS_TITLE)),
+        abstract=without_copyright_statement(plain_text(labelled_sections(item.get("abstract"), JATS_TITLE))),
         custom=RecordMeta(
             sources=["crossref"],
             publication_types=publication_types,

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, computed_field
 
+from sitegen.records.copyright import without_copyright_statement
 from sitegen.records.ids import normalise_arxiv, normalise_doi, normalise_pmcid, normalise_pmid, record_id
 from sitegen.records.markup import plain_text
 from sitegen.records.model import CslDate, CslName, Record, RecordMeta, Update, visible_text, web_address
@@ -193,7 +194,7 @@ def result_to_record(result: dict[str, Any]) -> Record | None:
         PMCID=pmcid,
         URL=(f"https://doi.org/{doi}" if doi else f"https://europepmc.org/article/MED/{pmid}" if pmid
              else f"https://europepmc.org/article/PMC/{pmcid}"),
-        abstract=plain_text(labelled_sections(result.get("abstractText"), HTML_HEADING)),
+        abstract=without_copyright_statement(plain_text(labelled_sections(result.get("abstractText"), HTML_HEADING))),
         custom=RecordMeta(
             arxiv=normalise_arxiv(doi) if doi and doi.startswith("10.48550/") else None,  # arXiv's DOIs name the preprint
             sources=["europepmc"],

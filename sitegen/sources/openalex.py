@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 from sitegen.records.citations import CitationQuery
+from sitegen.records.copyright import without_copyright_statement
 from sitegen.records.ids import (
     normalise_arxiv,
     normalise_doi,
@@ -165,7 +166,7 @@ def work_to_record(work: dict[str, Any]) -> Record | None:
         PMID=identifiers["pmid"],
         PMCID=identifiers["pmcid"],
         URL=f"https://doi.org/{identifiers['doi']}" if identifiers["doi"] else f"https://openalex.org/{identifiers['openalex']}",
-        abstract=plain_text(abstract_from_inverted_index(work.get("abstract_inverted_index"))),
+        abstract=without_copyright_statement(plain_text(abstract_from_inverted_index(work.get("abstract_inverted_index")))),
         custom=RecordMeta(
             openalex=identifiers["openalex"],
             arxiv=arxiv,

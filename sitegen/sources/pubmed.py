@@ -13,6 +13,7 @@ import re
 
 from lxml import etree
 
+from sitegen.records.copyright import without_copyright_statement
 from sitegen.records.ids import normalise_doi, normalise_pmcid, normalise_pmid, record_id
 from sitegen.records.model import CslDate, CslName, Record, RecordMeta, Update
 from sitegen.records.pages import medline_pages
@@ -100,7 +101,9 @@ def _abstract(article: etree._Element) -> str | None:
             # NLM labels a section it could not assign "UNLABELLED" (NlmCategory UNASSIGNED): no heading of the text
             shown = label and label.upper() != NO_LABEL
             parts.append(f"{label}: {text}" if shown else text)
-    return " ".join(parts) or None
+    # MEDLINE keeps the publisher's statement apart (CopyrightInformation); one a record holds in its text goes, as
+    # every provider's does
+    return without_copyright_statement(" ".join(parts)) or None
 
 
 def _author(node: etree._Element) -> CslName | None:

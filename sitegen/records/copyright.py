@@ -1,0 +1,45 @@
+"""A publisher's copyright statement closing an abstract, told apart from the abstract.
+
+OpenAlex, Europe PMC and Crossref give many abstracts as the publisher printed them, ending in its statement
+("… memory is not. © 2009 Wiley-Liss, Inc.", "… Copyright © 2018 Elsevier B.V. All rights reserved."), and so do
+database exports (Scopus, Embase, Web of Science); PubMed keeps the statement apart (MEDLINE's
+<CopyrightInformation>, the nbib's CI tag) and gives the abstract without it. Kept, one work's abstract differed
+by provider (for the duplicate matcher, the fusion of records, relevance ranking and the passages verification
+looks for) and the site showed the publisher's words as the authors'. So every abstract becomes a record without
+its closing statement (`without_copyright_statement`), as PubMed gives it. Pure: a string in, a string out.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Where a statement starts: "©", "(c)" or "(C)" with a year ("(c) 2019"), or "Copyright" with "©", "(c)" or a year
+# ("Copyright © 2020", "Copyright 2001 Elsevier Science."), "Crown copyright" as one. A mark written onto a word
+# ("Alexa Fluor©", "(MMSE©)") is a trade mark, no statement: the statement starts the text, or follows a space or
+# the end of a sentence (exports often lost the space: "atherosclerosis.Copyright © 2018").
+_STATEMENT = re.compile(
+    r"(?<![^\s.;:!?)\]])(?:crown\s+)?(?:©|\(c\)\s*(?:19|20)[0-9]{2}|copyright\s*(?:©|\(c\)|(?:19|20)[0-9]{2}))",
+    re.IGNORECASE)
+# The longest statement taken for one. Statements run from "© 2009 Wiley-Liss, Inc." to a licence after the
+# copyright ("© The Author(s) 2018. Published by Oxford University Press on behalf of Nucleic Acids Research. This
+# is an Open Access article distributed under the terms of the Creative Commons Attribution Non-Commercial
+# License (http://creativecommons.org/licenses/by-nc/4.0/), which permits …", some 480 characters); a mark
+# further from the end is in the abstract's own text, which is never cut.
+MAX_STATEMENT = 600
+_WORD = re.compile(r"\w")
+
+
+def without_copyright_statement(abstract: str | None) -> str | None:
+    """`abstract` without the copyright statement that closes it: everything from the statement's mark
+    (`_STATEMENT`) to the end, when that is at most MAX_STATEMENT characters; whatever follows the mark in it
+    goes too ("© 2019 The Authors. Published by Elsevier B.V."). Text without such a mark stays whole, even a
+    publisher's line ("Published by Elsevier Ltd." alone names no copyright, and is words an abstract can end
+    in), and so does an abstract that is nothing but a statement: a record keeps what it was given rather than
+    nothing."""
+    if not abstract:
+        return abstract
+    mark = _STATEMENT.search(abstract, max(0, len(abstract) - MAX_STATEMENT))
+    if mark is None:
+        return abstract
+    kept = abstract[:mark.start()].rstrip()
+    return kept if _WORD.search(kept) else abstract

@@ -1,0 +1,147 @@
+"""A publisher's copyright statement closing an abstract is no part of a record's abstract, whichever provider gave
+it (sitegen/records/copyright.py): real OpenAlex and Europe PMC abstracts that end in one, the same work's abstract
+from each provider alike, and the rule's edges."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from conftest import FIXTURES
+from lxml import etree
+
+from sitegen.records.copyright import MAX_STATEMENT, without_copyright_statement
+from sitegen.records.markup import plain_text
+from sitegen.sources import arxiv, crossref, europepmc, openalex, pubmed
+from sitegen.sources.base import parse_xml
+
+# Five real SYNERGY works whose inverted-index abstract ends in Wiley's statement ("… © 2016 Wiley Periodicals, Inc.")
+WILEY = json.loads((FIXTURES / "openalex" / "synergy_sep2021_copyright_statements.json").read_text())
+EUROPEPMC = json.loads((FIXTURES / "europepmc" / "search_cancer_core.json").read_text())["resultList"]["result"]
+# PMIDs 11748933, 11700088: MEDLINE keeps each one's statement apart, in <CopyrightInformation>
+PUBMED = parse_xml((FIXTURES / "pubmed" / "pubmed2.xml").read_bytes()).findall("PubmedArticle")
+CROSSREF = json.loads((FIXTURES / "crossref" / "crossref_work_10.1371_journal.pone.0033693.json").read_text())["message"]
+ARXIV = parse_xml((FIXTURES / "arxiv" / "id_1605.08386_s0_m100_199195aa31ad.atom.xml").read_bytes()).find(
+    "atom:entry", arxiv.NS)
+
+
+def inverted_index(text: str) -> dict[str, list[int]]:
+    """`text` as OpenAlex ships an abstract: {word: [positions]}."""
+    index: dict[str, list[int]] = {}
+    for place, word in enumerate(text.split()):
+        index.setdefault(word, []).append(place)
+    return index
+
+
+def test_real_openalex_abstracts_lose_the_closing_statement_and_nothing_else():
+    for work in WILEY:
+        given = plain_text(openalex.abstract_from_inverted_index(work["abstract_inverted_index"]))
+        read = openalex.work_to_record(work).abstract
+        assert "©" not in read and read.endswith("."), work["id"]
+        assert given.startswith(read) and given[len(read):].lstrip().startswith("© 20"), work["id"]
+        assert "Wiley" in given[len(read):] or "Sons" in given[len(read):]
+
+
+def test_a_real_europe_pmc_abstract_loses_the_closing_statement():
+    # RSNA's statement ends the abstract after its keywords: "… Muscular, Oncology © RSNA, 2025."
+    [result] = [result for result in EUROPEPMC if result.get("pmid") == "40476859"]
+    read = europepmc.result_to_record(result).abstract
+    assert read.endswith("Keywords: Molecular Imaging, Cancer, MRI, PET/CT, Ultrasound, Muscular, Oncology")
+    assert plain_text(result["abstractText"]) == f"{read} © RSNA, 2025."
+
+
+@pytest.mark.parametrize("article", PUBMED, ids=lambda article: article.findtext(".//PMID"))
+def test_one_works_abstract_is_the_same_from_europe_pmc_and_openalex_as_from_pubmed(article):
+    """Built from the real PubMed record: Europe PMC and OpenAlex give a MEDLINE work's abstract with the
+    statement PubMed keeps apart closing it (as the real Europe PMC and OpenAlex abstracts above show), here its
+    own <CopyrightInformation> ("Copyright 2001 Elsevier Science."), in real results of theirs."""
+    from_pubmed = pubmed.article_to_record(article)
+    statement = article.findtext(".//Abstract/CopyrightInformation")
+    assert statement.startswith("Copyright 2001") and statement not in from_pubmed.abstract
+    given = f"{article.findtext('.//Abstract/AbstractText')} {statement}"
+    result = dict(EUROPEPMC[0], abstractText=given)
+    work = dict(WILEY[0], abstract_inverted_index=inverted_index(given))
+    assert europepmc.result_to_record(result).abstract == from_pubmed.abstract
+    assert openalex.work_to_record(work).abstract == from_pubmed.abstract
+
+
+def _pubmed_with(abstract: str) -> etree._Element:
+    article = copy.deepcopy(PUBMED[0])
+    article.find(".//Abstract/AbstractText").text = abstract
+    return article
+
+
+def _arxiv_with(abstract: str) -> etree._Element:
+    entry = copy.deepcopy(ARXIV)
+    entry.find("atom:summary", arxiv.NS).text = abstract
+    return entry
+
+
+# Each provider's real item given an abstract, as that provider sends it
+PROVIDERS = {
+    "openalex": lambda text: openalex.work_to_record(dict(WILEY[0], abstract_inverted_index=inverted_index(text))),
+    "europepmc": lambda text: europepmc.result_to_record(dict(EUROPEPMC[0], abstractText=f"<p>{text}</p>")),
+    "crossref": lambda text: crossref.work_to_record(dict(CROSSREF, abstract=f"<jats:p>{text}</jats:p>")),
+    "pubmed": lambda text: pubmed.article_to_record(_pubmed_with(text)),
+    "arxiv": lambda text: arxiv.entry_to_record(_arxiv_with(text)),
+}
+
+
+@pytest.mark.parametrize("provider", sorted(PROVIDERS))
+def test_every_provider_reads_an_abstract_without_its_closing_statement(provider):
+    read = PROVIDERS[provider]
+    assert read("Rats explored the object. © 2019 Elsevier B.V. All rights reserved.").abstract \
+        == "Rats explored the object."
+    # an abstract that is nothing but a statement is kept as given, not made empty
+    assert read("© 2019 Elsevier B.V.").abstract == "© 2019 Elsevier B.V."
+
+
+@pytest.mark.parametrize(("given", "read"), [
+    # the forms statements take, and all that follows the mark
+    ("Memory was spared. © 2016 Wiley Periodicals, Inc.", "Memory was spared."),
+    ("Memory was spared. Copyright © 2020 Elsevier B.V. All rights reserved.", "Memory was spared."),
+    ("Memory was spared. Copyright 2001 Elsevier Science.", "Memory was spared."),
+    ("Memory was spared. (c) 2019 Elsevier Ltd.", "Memory was spared."),
+    ("Memory was spared. (C)2019 Wiley-Liss, Inc.", "Memory was spared."),
+    ("Memory was spared. Copyright (c) 2019 S. Karger AG, Basel.", "Memory was spared."),
+    ("Memory was spared. © The Author(s) 2019. Published by Oxford University Press.", "Memory was spared."),
+    ("Memory was spared. © 2019 The Authors. Published by Elsevier B.V.", "Memory was spared."),
+    ("Memory was spared. Crown Copyright © 2019 Published by Elsevier Ltd. All rights reserved.", "Memory was spared."),
+    ("Keywords: MRI, Oncology © RSNA, 2025.", "Keywords: MRI, Oncology"),
+    # exports lose the space after the sentence, and keep a line break before the statement
+    ("Memory was spared.Copyright © 2018 Elsevier B.V.", "Memory was spared."),
+    ("Memory was spared.\n\n© 2019 Elsevier Inc.", "Memory was spared."),
+    # a licence after the statement goes with it (a real one, 264 characters)
+    ("Memory was spared. Copyright © 2016 Bisgaard et al. This is an open access article distributed under the terms "
+     "of the Creative Commons Attribution License which permits unrestricted use distribution and reproduction in any "
+     "medium provided the original author and source are credited.", "Memory was spared."),
+])
+def test_a_closing_statement_goes(given, read):
+    assert without_copyright_statement(given) == read
+
+
+@pytest.mark.parametrize("given", [
+    # a mark on a word is a trade mark; a statement in the middle is the abstract's own text
+    "Patients took the MMSE© and the MoCA©. Scores fell.",
+    "Sections were stained with Alexa Fluor© 488.",
+    "Rats were fed (a) chow, (b) a cholesterol-rich diet or (c) a methionine-rich diet.",
+    "Copyright law changed what the registry could publish.",
+    # a publisher's line with no copyright mark is words an abstract can end in
+    "The guideline was revised. Published by Elsevier Ltd.",
+    "The guideline was revised. All rights reserved.",
+    # nothing but a statement: kept, never an empty abstract
+    "© 2019 Elsevier B.V. All rights reserved.",
+    "Copyright © 2020.",
+    "",
+])
+def test_anything_else_stays(given):
+    assert without_copyright_statement(given) == given
+
+
+def test_a_mark_far_from_the_end_is_within_the_abstract():
+    near = "Memory was spared. © 2019 " + "x" * (MAX_STATEMENT - len("© 2019 "))
+    assert without_copyright_statement(near) == "Memory was spared."
+    far = near.replace("© 2019 ", "© 2019 x")
+    assert without_copyright_statement(far) == far
+    assert without_copyright_statement(None) is None
