@@ -1,6 +1,6 @@
 """A publisher's copyright statement closing an abstract is no part of a record's abstract, whichever provider gave
 it (sitegen/records/copyright.py): real OpenAlex and Europe PMC abstracts that end in one, the same work's abstract
-from each provider alike, and the rule's edges."""
+from each provider alike, imported ones too, and the rule's edges."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from lxml import etree
 
 from sitegen.records.copyright import MAX_STATEMENT, without_copyright_statement
 from sitegen.records.markup import plain_text
+from sitegen.references import read_references
+from sitegen.references.records import entry_record
 from sitegen.sources import arxiv, crossref, europepmc, openalex, pubmed
 from sitegen.sources.base import parse_xml
 
@@ -145,3 +147,18 @@ def test_a_mark_far_from_the_end_is_within_the_abstract():
     far = near.replace("© 2019 ", "© 2019 x")
     assert without_copyright_statement(far) == far
     assert without_copyright_statement(None) is None
+
+
+def test_one_works_abstract_is_the_same_imported_from_a_database_export_as_from_pubmeds_file(tmp_path):
+    """Imports read the abstract as providers do. Built on the real MEDLINE record of pubmed_result3.txt (PubMed's
+    file keeps a statement apart, in its CI tag): the same work as Scopus and Embase export it, their abstract
+    closed by the publisher's statement, in RIS; imported, both have one abstract."""
+    [medline] = read_references(FIXTURES / "medline" / "pubmed_result3.txt")
+    from_pubmed = entry_record(medline)
+    export = tmp_path / "scopus.ris"
+    export.write_text(f"TY  - JOUR\nTI  - {medline.get('title')}\nAU  - Qiao, S.\nPY  - 2012\nDO  - {medline.get('doi')}\n"
+                      f"AB  - {medline.get('abstract')} © 2012 American Association of Physicists in Medicine.\nER  - \n",
+                      encoding="utf-8")
+    [exported] = read_references(export)
+    assert exported.get("abstract").endswith("Physicists in Medicine.")
+    assert entry_record(exported).abstract == from_pubmed.abstract == medline.get("abstract")
