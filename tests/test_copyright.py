@@ -128,6 +128,9 @@ def test_a_closing_statement_goes(given, read):
     "Patients took the MMSE© and the MoCA©. Scores fell.",
     "Sections were stained with Alexa Fluor© 488.",
     "Rats were fed (a) chow, (b) a cholesterol-rich diet or (c) a methionine-rich diet.",
+    # "(c)" or "Copyright" with a year within a sentence is the abstract's own words
+    "Rats were tested in (a) 2017, (b) 2018 and (c) 2019 cohorts.",
+    "Registries changed what they publish under the copyright 2019 directive.",
     "Copyright law changed what the registry could publish.",
     # a publisher's line with no copyright mark is words an abstract can end in
     "The guideline was revised. Published by Elsevier Ltd.",

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import re
 
-# Where a statement starts: "©", "(c)" or "(C)" with a year ("(c) 2019"), or "Copyright" with "©", "(c)" or a year
-# ("Copyright © 2020", "Copyright 2001 Elsevier Science."), "Crown copyright" as one. A mark written onto a word
-# ("Alexa Fluor©", "(MMSE©)") is a trade mark, no statement: the statement starts the text, or follows a space or
-# the end of a sentence (exports often lost the space: "atherosclerosis.Copyright © 2018").
+# Where a statement starts: "©", or "Copyright" with "©" or "(c)" ("Copyright © 2020"), "Crown copyright" as one.
+# A mark written onto a word ("Alexa Fluor©", "(MMSE©)") is a trade mark, no statement: the statement starts the
+# text, or follows a space or the end of a sentence (exports often lost the space: "atherosclerosis.Copyright ©
+# 2018"). "(c)" or "Copyright" with a year alone ("(c) 2019 Elsevier Ltd.", "Copyright 2001 Elsevier Science.")
+# is a statement only where a sentence has ended: within one it is an abstract's own words ("in (a) 2017, (b)
+# 2018 and (c) 2019", "under the copyright 2019 directive").
 _STATEMENT = re.compile(
-    r"(?<![^\s.;:!?)\]])(?:crown\s+)?(?:©|\(c\)\s*(?:19|20)[0-9]{2}|copyright\s*(?:©|\(c\)|(?:19|20)[0-9]{2}))",
+    r"(?<![^\s.;:!?)\]])(?:crown\s+)?(?:©|copyright\s*(?:©|\(c\)))"
+    r"|(?:^|(?<=[.!?]))\s*(?:crown\s+)?(?:\(c\)|copyright)\s*(?:19|20)[0-9]{2}",
     re.IGNORECASE)
 # The longest statement taken for one. Statements run from "© 2009 Wiley-Liss, Inc." to a licence after the
 # copyright ("© The Author(s) 2018. Published by Oxford University Press on behalf of Nucleic Acids Research. This
