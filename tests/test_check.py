@@ -380,7 +380,8 @@ def test_full_text_decision_needs_a_title_abstract_inclusion(sitegen, example_co
     path = example_copy / "screening" / "full-text" / "reviewer-a.csv"
     append(path, f"{excluded},include,,\n")
     lines = path.read_text().count("\n")
-    check_reports(sitegen, example_copy, "screening/full-text/reviewer-a.csv", lines, "was excluded at title/abstract")
+    check_reports(sitegen, example_copy, "screening/full-text/reviewer-a.csv", lines,
+                  "was excluded at title/abstract; only records included or marked maybe there are assessed")
 
 
 def test_amendment_must_raise_the_version(sitegen, example_copy):

@@ -168,8 +168,8 @@ def _stage_problems(review: Review, title_abstract: dict[str, Outcome], duplicat
                      "conflict": "is an unresolved conflict at title/abstract",
                      "awaiting": "still awaits a decision by another reviewer at title/abstract"}[decision]
             problems.append(Problem(row.path, row.line, row.columns.get("record_id"), "not-screened-in",
-                                    f"record {row.decision.record_id!r} {state}; only records included there "
-                                    "are assessed in full text"))
+                                    f"record {row.decision.record_id!r} {state}; only records included or marked "
+                                    "maybe there are assessed in full text"))
     return problems
 
 
