@@ -26,6 +26,7 @@ from sitegen.errors import (
     ReviewInvalid,
     SchemaVersionError,
     SitegenError,
+    shown_argument,
     shown_path,
 )
 from sitegen.records.citations import SOURCE as CITATION_SOURCE
@@ -233,7 +234,7 @@ def init(directory: Path, title: str) -> None:
     click.echo(f"created {shown_path(directory)} with {len(files)} files:")
     for name in files:
         click.echo(f"  {name}")
-    click.echo(f"next: edit review.yaml and protocol.md, then run `sitegen check {shown_path(directory)}`")
+    click.echo(f"next: edit review.yaml and protocol.md, then run `sitegen check {shown_argument(directory)}`")
 
 
 @cli.command()

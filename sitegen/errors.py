@@ -7,6 +7,7 @@ the exit status below, never a traceback. Anything else escaping is a bug.
 from __future__ import annotations
 
 import os
+import shlex
 import unicodedata
 from typing import TYPE_CHECKING
 
@@ -96,6 +97,14 @@ def shown_path(path: str | os.PathLike[str]) -> str:
     if not any(_hidden(char) for char in text):
         return text
     return '"' + "".join(_escaped(char) if _hidden(char) else char for char in text) + '"'
+
+
+def shown_argument(path: str | os.PathLike[str]) -> str:
+    """A path as a command a message suggests names it (`run `sitegen recover DIR``): as `shown_path` shows it,
+    in single quotes when a shell would read it as more than one word or expand it (a space, `$`, `*`, `'`),
+    so that the command pasted acts on that folder. A path `shown_path` escapes stays as it shows it: one line."""
+    shown = shown_path(path)
+    return shlex.quote(shown) if shown == os.fspath(path) else shown
 
 
 def _hidden(char: str) -> bool:

@@ -5,7 +5,13 @@ message is one line, and names its path unambiguously. check's GitHub and JSON f
 from __future__ import annotations
 
 import json
+import os
+import re
+import shlex
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -58,3 +64,24 @@ def test_a_path_not_utf8_is_shown_alike_by_every_command_and_format(sitegen, exa
     code, printed, _ = sitegen("check", review, "--format", "github")
     assert code == 1 and f"file={tmp_path}/r\ufffd/state.json,line=9" in printed, printed
     assert tree_bytes(tmp_path) == before
+
+
+def _run_as_pasted(message: str, cwd) -> subprocess.CompletedProcess:
+    """Run the command a message suggests (between backticks) as a shell reads it, with this sitegen."""
+    command = re.search(r"`(sitegen [^`]*)`", message).group(1)
+    program = f"{shlex.quote(sys.executable)} -m {command}"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    return subprocess.run(["bash", "-c", program], cwd=cwd, env=env, capture_output=True, text=True)
+
+
+def test_a_command_a_message_suggests_runs_pasted_into_a_shell_on_a_folder_named_with_a_space(sitegen, tmp_path):
+    # `sitegen check My Review` is two arguments to a shell: the suggested command names the folder as one.
+    folder = tmp_path / "My Review $HOME"
+    folder.mkdir()
+    code, out, _ = sitegen("check", folder)
+    assert code == 1 and "is not a review folder" in out
+    assert _run_as_pasted(out, tmp_path).returncode == 0  # `sitegen init …` makes the review
+    code, out, _ = sitegen("init", tmp_path / "Another review")
+    assert code == 0
+    done = _run_as_pasted(out.splitlines()[-1], tmp_path)  # next: … run `sitegen check …`
+    assert done.returncode == 0 and "no problems found" in done.stdout, done.stdout + done.stderr

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-from sitegen.errors import shown_path
+from sitegen.errors import shown_argument
 from sitegen.living.ledger import holds, verify_chain
 from sitegen.living.manifests import manifest_problems
 from sitegen.living.versions import version_problems
@@ -97,7 +97,7 @@ def _anchor_problems(review: Review) -> list[Problem]:
                         Problem("state.json", None, None, UNANCHORED,
                                 f"state.json does not name the ledger's last event (`ledger_head`), so events lost "
                                 f"from the end of ledger.jsonl could not be noticed: if the ledger is whole (compare "
-                                f"it with Git history), record where it ends with `sitegen ledger anchor {shown_path(review.root)}`"))
+                                f"it with Git history), record where it ends with `sitegen ledger anchor {shown_argument(review.root)}`"))
     for monitor_id, search in review.searches.items():
         if anchored and search.run_count and search.last_event is None:
             problems.append(Problem(review.search_files[monitor_id].path, None, None, ANCHOR_REMOVED,

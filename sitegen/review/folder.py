@@ -23,7 +23,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from sitegen.errors import SchemaVersionError, shown_path
+from sitegen.errors import SchemaVersionError, shown_argument, shown_path
 from sitegen.records.identity import listed
 from sitegen.records.ids import found_valid, meant_record_id, record_id
 from sitegen.records.model import Record, model_data, share_fields_sets
@@ -246,7 +246,7 @@ def _not_a_review(root: Path) -> list[Problem]:
         return [Problem(".", None, None, "not-a-folder", f"{shown_path(root)} is not a directory")]
     if not (root / "review.yaml").exists() and not (root / "review.yaml").is_symlink():
         return [Problem("review.yaml", None, None, "missing",
-                        f"review.yaml is missing: {shown_path(root)} is not a review folder (`sitegen init {shown_path(root)}` makes one)")]
+                        f"review.yaml is missing: {shown_path(root)} is not a review folder (`sitegen init {shown_argument(root)}` makes one)")]
     return []
 
 
@@ -922,7 +922,7 @@ def _interrupted_write(root: Path, review: Review, entries: list[tuple[str, os.D
     if not leftovers:
         return []
     return [Problem(leftovers[0], None, None, "interrupted",
-                    f"an interrupted write was found ({listed(leftovers, 3)}); run `sitegen recover {shown_path(root)}` to finish it "
+                    f"an interrupted write was found ({listed(leftovers, 3)}); run `sitegen recover {shown_argument(root)}` to finish it "
                     "(writing commands and `sitegen build` finish it themselves)")]
 
 

@@ -35,7 +35,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sitegen.errors import LockHeld, SitegenError, shown_path
+from sitegen.errors import LockHeld, SitegenError, shown_argument, shown_path
 from sitegen.review.parsing import walk
 from sitegen.review.write import atomic_write, fsync_dir, interrupts_held, is_temporary, written
 
@@ -155,7 +155,7 @@ def recover(root: Path, discard: bool = False) -> list[str]:
                 raise SitegenError(
                     f"{', '.join(changed)} changed after an interrupted write was committed (a `git pull` or an edit "
                     f"since?): finishing it would replace {'them' if len(changed) > 1 else 'it'} with files made "
-                    f"from the earlier version. Nothing was changed. Run `sitegen recover --discard {shown_path(root)}` to drop "
+                    f"from the earlier version. Nothing was changed. Run `sitegen recover --discard {shown_argument(root)}` to drop "
                     "the interrupted write, then run the command that was interrupted again")
             _finish(root, rels)
             done.append(f"finished an interrupted write of {', '.join(rels)}")
