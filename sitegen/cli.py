@@ -954,7 +954,7 @@ def screen_kappa(directory: Path, as_json: bool) -> None:
                                                       for s in b.stages}} for b in per_batch]}, indent=2))
         return
     lines = [f"{label}, {stage.stage}: {_agreement_line(item)}"
-             for label, stages in [("overall", overall)] + [(f"batch {b.batch.number or '-'}", b.stages)
+             for label, stages in [("overall", overall)] + [("imported outside a batch" if b.batch.number is None else f"batch {b.batch.number}", b.stages)
                                                             for b in per_batch]
              for stage in stages for item in stage.agreement]
     click.echo("\n".join(lines) or "no agreement to measure yet: no two reviewers have decided the same records")

@@ -577,3 +577,22 @@ def test_the_import_names_each_file_as_every_message_shows_a_path(sitegen, tmp_p
     code, out, err = sitegen("import", review, readable, broken, "--at", FIRST, "--skip-bad")
     assert code == 0, err
     assert f'- "{tmp_path}/psyc\\ninfo.ris": ' in out and f'- "{tmp_path}/broken\\n.ris":1: skipped' in out, out
+
+
+def test_one_entry_and_the_records_imported_outside_a_batch_are_named_as_such(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    one = tmp_path / "one.bib"
+    one.write_text("@" + SCOPUS.read_text(encoding="utf-8").split("\n@")[1], encoding="utf-8")  # its first entry
+    code, out, err = sitegen("import", review, one, "--at", FIRST)
+    assert code == 0, err
+    assert f"{one}: 1 entry read (bibtex), 0 skipped, 1 record new to the review, 0 already in it" in out
+    code, out, err = sitegen("import", review, SCOPUS, "--at", "2024-02-01T00:00:00Z")
+    assert code == 0, err
+    ids = [json.loads(line)["id"] for line in (review / "records.jsonl").read_text(encoding="utf-8").splitlines()]
+    for reviewer, decisions in (("reviewer-a", "include"), ("reviewer-b", "exclude")):
+        rows = "".join(f"{record_id},{decisions if n % 2 else 'include'},,\n" for n, record_id in enumerate(ids))
+        (review / "screening" / "title-abstract" / f"{reviewer}.csv").write_text(
+            "record_id,decision,reason,note\n" + rows, encoding="utf-8")
+    code, out, err = sitegen("screen", "kappa", review)
+    assert code == 0, err
+    assert "imported outside a batch, title-abstract: reviewer-a × reviewer-b" in out and "batch -" not in out

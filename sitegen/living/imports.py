@@ -286,13 +286,18 @@ def _reason(error: ValueError) -> str:
     return str(error)
 
 
+def _counted(number: int, one: str, many: str) -> str:
+    return f"{number} {one if number == 1 else many}"
+
+
 def report(result: ImportResult) -> str:
     """What the import did, for people: per file its counts, every skipped entry, then matches and pairs."""
     lines = [f"sitegen import at {result.at}"]
     for item in result.files:
         counts = item.payload.file
-        lines.append(f"- {shown_path(item.path)}: {counts.entries} entries read ({counts.format}), {counts.skipped} skipped, "
-                     f"{counts.new} records new to the review, {counts.already} already in it; counted as "
+        lines.append(f"- {shown_path(item.path)}: {_counted(counts.entries, 'entry', 'entries')} read ({counts.format}), "
+                     f"{counts.skipped} skipped, {_counted(counts.new, 'record', 'records')} new to the review, "
+                     f"{counts.already} already in it; counted as "
                      f"{'a database' if item.payload.method == 'database' else 'other methods'} "
                      f"({', '.join(counts.entry_ids or [item.payload.source])})")
         lines += [f"  - skipped line {s.line}{f' (entry {s.entry_id})' if s.entry_id else ''}: {s.reason}"
