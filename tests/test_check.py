@@ -1075,6 +1075,31 @@ def test_a_number_with_a_leading_zero_is_not_read_in_octal(sitegen, example_copy
     assert len([line for line in out.splitlines() if ": error: " in line]) == 1
 
 
+def test_a_tab_ending_a_line_of_yaml_is_read_as_a_space_is(sitegen, example_copy):
+    # YAML 1.2 takes a tab at the end of a line as separation (the YAML test suite's "Various trailing tabs"), as
+    # libyaml does; PyYAML refused 'licence: CC0-1.0<tab>' as a syntax error, of a line that looks right.
+    value_line = re.compile(r"^ *(- )?[a-z_]+:( [^|>].*)?$")  # not a block's text, where a tab is the text's own
+    paths = [example_copy / "review.yaml", *sorted((example_copy / "evidence").glob("*.yaml"))]
+    before, _ = load_review(example_copy)
+    for path in paths:
+        lines = path.read_text().splitlines()
+        assert sum(bool(value_line.match(line)) for line in lines) > 3
+        path.write_text("".join(line + ("\t" if value_line.match(line) else "") + "\n" for line in lines))
+    assert sitegen("check", example_copy)[0] == 0
+    after, _ = load_review(example_copy)
+    assert (after.config, after.evidence) == (before.config, before.evidence)
+
+
+def test_a_tab_yaml_refuses_is_named_as_a_tab_with_the_way_to_mend_it(sitegen, example_copy):
+    # PyYAML says "found character '\t' that cannot start any token", which names no rule and no mending.
+    path = example_copy / "review.yaml"
+    lines = path.read_text().splitlines()
+    at = next(n for n, line in enumerate(lines) if line.startswith("licence:"))
+    lines[at] = lines[at].replace(": ", ":\t")
+    path.write_text("\n".join(lines) + "\n")
+    check_reports(sitegen, example_copy, "review.yaml", at + 1, "a tab here, where YAML reads only spaces")
+
+
 @pytest.mark.parametrize("written", ["no", "off", "yes", "On"])
 def test_a_switch_written_as_yes_or_no_says_to_write_true_or_false(sitegen, example_copy, written):
     # yes, no, on and off stay text (a reviewer's 'population: no' means the word), so a switch given one was

@@ -475,9 +475,40 @@ class _ReviewerResolver(yaml.resolver.Resolver):
     yaml_implicit_resolvers = _reviewer_friendly_resolvers()
 
 
+# What may follow blanks at the end of a line: a line break (YAML's own), a comment, or the end of the text.
+_ENDS_A_LINE = "#\0\r\n\x85\u2028\u2029"
+
+
 class _StrictYamlLoader(_StrictConstructor, _ReviewerResolver, yaml.SafeLoader):
     """PyYAML's loader written in Python, with the rules above; it refuses aliases (no billion laughs) as it
-    composes. It reads what libyaml does not (see `_fast_parse`) and places every problem."""
+    composes. It reads what libyaml does not (see `_fast_parse`) and places every problem.
+
+    It skips tabs among the blanks that end a line (before its line break or comment), as YAML 1.2 does (a tab is
+    separation there: the YAML test suite's "Various trailing tabs", DC7X) and libyaml does: PyYAML refused
+    'title: My review<tab>' as a syntax error, which looks like 'title: My review' in an editor. Other tabs
+    outside quotes and block text stay refused (see `TAB_REFUSED`)."""
+
+    def _blanks_ending_line(self) -> int:
+        """How many spaces and tabs from here end the line; 0 when something else follows them on it."""
+        length = 0
+        while self.peek(length) in " \t":
+            length += 1
+        return length if self.peek(length) in _ENDS_A_LINE else 0
+
+    def scan_to_next_token(self):  # type: ignore[override]
+        super().scan_to_next_token()  # stops at the first tab: skip those that end their line, and go on
+        while blanks := self._blanks_ending_line():
+            self.forward(blanks)
+            super().scan_to_next_token()
+
+    def scan_plain_spaces(self, indent, start_mark):  # type: ignore[override]
+        # Blanks ending a line of plain text, then the line break: the text goes on on the next line, if indented.
+        self.forward(self._blanks_ending_line())
+        return super().scan_plain_spaces(indent, start_mark)
+
+    def scan_block_scalar_ignored_line(self, start_mark):  # type: ignore[override]
+        self.forward(self._blanks_ending_line())  # after '|' or '>' and its indicators
+        return super().scan_block_scalar_ignored_line(start_mark)
 
     def compose_node(self, parent, index):  # type: ignore[override]
         if self.check_event(yaml.AliasEvent):
@@ -498,7 +529,7 @@ _LibyamlLoader = (type("_LibyamlLoader", (_StrictConstructor, _ReviewerResolver,
 _COLLECTION_MARKS = "[{-:?"
 _LIBYAML_MARKS = 5000
 # Where libyaml and PyYAML read alike text differently (found by tests/test_quick_yaml_csv.py): libyaml accepts
-# tabs where PyYAML refuses them ("a:\tb", "0\t") and a comment straight after a block scalar's indicator
+# tabs where PyYAML refuses them ("a:\tb", "a\tb") and a comment straight after a block scalar's indicator
 # ("|#"), reads a lone "!" tag as text, not null, and skips a byte-order mark (U+FEFF) inside the text where
 # PyYAML reads it as a character. These go to the Python loader, as does an empty item or key (see `_walk`).
 _UNLIKE = re.compile("[\t!\ufeff]|[|>][-+0-9]*#")
@@ -686,6 +717,12 @@ def _code_point(character: str | int) -> int:
     return character if isinstance(character, int) else ord(character)
 
 
+# What a tab PyYAML refuses is told: YAML reads a tab after a value, at the end of its line, and inside quotes or a
+# '|' block, but not in indentation, before a value or inside unquoted text.
+TAB_REFUSED = ("a tab here, where YAML reads only spaces (in indentation, after a key's ':', a '-' or a '|', inside "
+               "text not in quotes): replace it with spaces, or put the text in quotes")
+
+
 def parse_yaml(text: str, rel: str, line_offset: int = 0) -> tuple[Parsed | None, list[Problem]]:
     place = _Placer.of(text, line_offset)
     if (fast := _fast_parse(text, place)) is not None:
@@ -707,6 +744,8 @@ def parse_yaml(text: str, rel: str, line_offset: int = 0) -> tuple[Parsed | None
         mark = exc.problem_mark or exc.context_mark
         line, column = place(mark) if mark else (None, None)
         what = " ".join(part for part in (exc.context, exc.problem) if part)
+        if mark and text[mark.index:mark.index + 1] == "\t":  # PyYAML's words name the character, not the rule
+            what = TAB_REFUSED
         return None, [Problem(rel, line, column, "yaml-syntax", f"YAML syntax error: {what}")]
     except _ValueRefused as exc:
         return None, [Problem(rel, *place(exc.mark), exc.code, exc.message)]
