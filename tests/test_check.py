@@ -908,7 +908,9 @@ def test_a_record_one_reviewer_decided_twice_otherwise_is_its_rows_problem_not_a
     assert any("[duplicate-decision]" in line for line in problems) and len(problems) == 2
 
 
-@pytest.mark.parametrize("written", ["https://doi.org/{}", "doi:{}", "DOI: {}", "{upper}"])
+# A spreadsheet's forced text (="…", which CSV quotes as "=""…"""), written so Excel keeps an id as it is, too.
+@pytest.mark.parametrize("written", ["https://doi.org/{}", "doi:{}", "DOI: {}", "{upper}", '="{}"', '"=""{}"""',
+                                     '="https://doi.org/{upper}"'])
 def test_a_decision_naming_its_record_in_another_written_form_says_the_id_and_is_one_problem(sitegen, example_copy,
                                                                                              written):
     # A DOI pasted as its address, or in capitals: the row was refused without saying the id to write, and its

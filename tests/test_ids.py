@@ -70,6 +70,11 @@ def test_record_id_problems():
     assert record_id_problem("https://doi.org/10.1234/ABC").endswith(": write it as '10.1234/abc'")
     assert record_id_problem("PMID: 123").endswith(": write it as 'pmid:123'")
     assert "write it as" not in record_id_problem("123")
+    # A spreadsheet's forced text (="…") around an id, or around another form of one.
+    assert record_id_problem('="10.1234/abc"').endswith(": write it as '10.1234/abc'")
+    assert record_id_problem('="ref:0123456789abcdef"').endswith(": write it as 'ref:0123456789abcdef'")
+    assert record_id_problem('="PMID: 123"').endswith(": write it as 'pmid:123'")
+    assert "write it as" not in record_id_problem('="123"')
 
 
 @given(st.text(max_size=80))

@@ -368,9 +368,19 @@ def parse_record_id(value: str) -> tuple[str, str] | None:
 WRITTEN_ID_NAMESPACES = ("doi", "pmid", "pmcid", "openalex", "arxiv")
 
 
+# A spreadsheet's formula for text it must not take for a number or a date (="10.1234/abc", written so a CSV opens
+# in Excel with the text as it is): the text is between the quotes.
+_FORCED_TEXT = re.compile(r'\s*="([^"]*)"\s*')
+
+
 def meant_record_id(value: str) -> str | None:
-    """The record id `value` writes in another form (a DOI's address or capitals, 'doi:10.…', 'PMID: 123'), or None.
-    A bare number names no kind of identifier (a PMID? a PMCID?), so it means none."""
+    """The record id `value` writes in another form (a DOI's address or capitals, 'doi:10.…', 'PMID: 123', any of
+    them as a spreadsheet's forced text ="…"), or None. A bare number names no kind of identifier (a PMID? a
+    PMCID?), so it means none."""
+    if forced := _FORCED_TEXT.fullmatch(value):
+        value = forced.group(1)
+        if parse_record_id(value) is not None:  # the id itself (ref:…, which no normaliser reads, too)
+            return value
     if value.strip().isdigit():
         return None
     return written_record_id(value, WRITTEN_ID_NAMESPACES)
