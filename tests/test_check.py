@@ -690,6 +690,34 @@ def test_a_decision_file_saved_with_another_separator_is_one_problem_that_says_s
     assert "2 problems found" in out
 
 
+@pytest.mark.parametrize("line_end", ["\n", "\r\n"])
+def test_a_decision_file_whose_first_line_declares_commas_as_excel_does_is_read(sitegen, example_copy, line_end):
+    # Excel reads a first line "sep=," as the CSV's separator and shows no row for it; it was refused as an
+    # unknown column 'sep='. The header after it is read, and its rows keep their lines.
+    path = example_copy / TA / "reviewer-a.csv"
+    before, _ = load_review(example_copy)
+    text = path.read_text(encoding="utf-8")
+    path.write_bytes(("sep=," + line_end + text.replace("\n", line_end)).encode())
+    assert sitegen("check", example_copy)[0] == 0
+    after, _ = load_review(example_copy)
+    moved = f"{TA}/reviewer-a.csv"
+    assert [(row.path, row.line - (row.path == moved), row.decision) for row in after.decisions] == \
+        [(row.path, row.line, row.decision) for row in before.decisions]
+
+
+def test_a_first_line_declaring_another_separator_says_what_it_is_and_to_delete_it(sitegen, example_copy):
+    path = example_copy / TA / "reviewer-a.csv"
+    rows = list(csv.reader(path.open(encoding="utf-8", newline="")))
+    with path.open("w", encoding="utf-8", newline="") as file:
+        file.write("sep=;\r\n")
+        csv.writer(file, delimiter=";", lineterminator="\r\n").writerows(rows)
+    out = check_reports(sitegen, example_copy, f"{TA}/reviewer-a.csv", 1, "('sep=;') is Excel's note that semicolons")
+    assert "delete this line" in out and "reviewers' decisions were not compared" in out and "2 problems found" in out
+    # Declared as commas, with semicolons between the columns: the header, on line 2, says so.
+    path.write_text(path.read_text().replace("sep=;", "sep=,", 1))
+    check_reports(sitegen, example_copy, f"{TA}/reviewer-a.csv", 2, "separated by semicolons, not commas")
+
+
 def test_a_header_naming_a_column_twice_is_not_said_to_be_separated_otherwise(sitegen, example_copy):
     # Its columns are separated by commas: the message said "separated by semicolons, not commas".
     path = example_copy / "screening" / "title-abstract" / "reviewer-a.csv"

@@ -317,6 +317,23 @@ def test_appending_to_a_reviewers_file_keeps_its_bytes_and_its_line_breaks(examp
     assert sitegen("check", example_copy)[0] == 0
 
 
+def test_appending_to_a_reviewers_file_whose_first_line_declares_commas_adds_under_its_header(example_copy, sitegen,
+                                                                                                 tmp_path):
+    # Excel's "sep=," before the header (which check reads): the header is the line after it.
+    rows = list(csv.DictReader(SYNERGY.open()))
+    path = example_copy / TA / "reviewer-c.csv"
+    written = "sep=,\nrecord_id,decision,note,reason\n"
+    path.write_text(written)
+    export = tmp_path / "asreview.csv"
+    export.write_text(_csv(["doi", "asreview_label"], [[r["doi"], r["label_included"]] for r in rows[:3]]))
+    code, out, err = sitegen("import-decisions", example_copy, export, "--tool", "asreview", "--reviewer", "reviewer-c")
+    assert code == 0, out + err
+    text = path.read_text()
+    assert text.startswith(written) and len(text.splitlines()) == 5
+    assert all(line.count(",") == 3 and line.split(",")[1] in ("include", "exclude") for line in text.splitlines()[2:])
+    assert sitegen("check", example_copy)[0] == 0
+
+
 def _screened_in(review) -> list[str]:
     return list(_decisions(review, f"{FT}/reviewer-a.csv"))
 

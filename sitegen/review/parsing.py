@@ -1013,18 +1013,40 @@ class FieldColumns(Mapping[str, int]):
         return repr(self._found())
 
 
+# Excel's first line naming the separator of a CSV ("sep=;"), which it reads as such and does not show as a row.
+_SEPARATOR_LINE = re.compile(r"sep=(.)[ \t]*\r?")
+
+
+def declared_separator(first_line: str) -> str | None:
+    """The separator a CSV's first line declares as Excel's "sep=," does, or None when it is no such line."""
+    found = _SEPARATOR_LINE.fullmatch(first_line)
+    return found.group(1) if found else None
+
+
 def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tuple[list[CsvRow], list[Problem]]:
-    """Rows of a CSV whose first line must be exactly `header` (in any order of optional columns)."""
+    """Rows of a CSV whose first line must be exactly `header` (in any order of optional columns). A first line
+    "sep=," before it (Excel's declaration that commas separate the columns, which they do) is skipped."""
     problems: list[Problem] = []
     lines = _Lines(text)
+    separator = declared_separator(text[:text.find("\n")] if "\n" in text else text)
+    if separator is not None and separator != ",":
+        shown = _SEPARATOR_NAMES.get(separator, repr(separator))
+        return [], [Problem(rel, 1, 1, "csv-header",  # a header sitegen cannot read, as a bad header is
+                            f"this line ('sep={separator}') is Excel's note that {shown} separate the columns, where "
+                            "sitegen reads commas: save the file as \"CSV UTF-8 (comma delimited)\" (which drops "
+                            "this line), or delete this line and put commas between the columns")]
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     rows: list[CsvRow] = []
     try:
+        if separator is not None:
+            next(reader)  # the declaration: the header is on the line after it
+        header_line = reader.line_num + 1
         first = next(reader, None)
     except csv.Error as exc:
         return [], [Problem(rel, 1, None, "csv-syntax", f"CSV syntax error: {exc}")]
     if first is None:
-        return [], [Problem(rel, 1, 1, "csv-header", f"file is empty; the first line must be the header: {','.join(header)}")]
+        return [], [Problem(rel, header_line, 1, "csv-header",
+                            f"file is empty; the first line must be the header: {','.join(header)}")]
     written = [name.strip() for name in first]
     # Columns with no name at the end of the header (",,") are a spreadsheet's padding: read as absent, so long
     # as no row puts a value in them.
@@ -1041,8 +1063,8 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
             parts.append("unknown column(s) " + ", ".join(map(_shown_column, unknown)))
         if len(set(names)) != len(names):
             parts.append("a column is named twice")
-        return [], [Problem(rel, 1, 1, "csv-header", f"bad header ({'; '.join(parts)}); expected: {','.join(header)}"
-                                                    + _separated_otherwise(first, header))]
+        return [], [Problem(rel, header_line, 1, "csv-header", f"bad header ({'; '.join(parts)}); expected: "
+                            f"{','.join(header)}" + _separated_otherwise(first, header))]
     width = len(names)
     padded = _padded(text)  # else stripping cells would change none: most files skip it
     start = reader.line_num + 1  # the line the next row starts on
@@ -1086,12 +1108,16 @@ def _shown_column(name: str) -> str:
     return name if name.isprintable() else f"{name!r} (with a character that does not show)"
 
 
+# The separators other than commas a spreadsheet saves a "CSV" with, as a message names them.
+_SEPARATOR_NAMES = {";": "semicolons", "\t": "tabs", "|": "'|'"}
+
+
 def _separated_otherwise(first: list[str], header: list[str]) -> str:
     """What to say of a header that is the expected one with another separator (a spreadsheet saves its "CSV"
     with ';' where the decimal mark is a comma, as in German or French settings)."""
     if len(first) != 1:  # read with commas, the line held several columns: commas do separate them
         return ""
-    for separator, name in ((";", "semicolons"), ("\t", "tabs"), ("|", "'|'")):
+    for separator, name in _SEPARATOR_NAMES.items():
         names = [name.strip() for name in first[0].split(separator)]
         if len(names) > 1 and set(names) <= set(header):
             return (f"; its columns are separated by {name}, not commas: save it as \"CSV UTF-8 (comma "

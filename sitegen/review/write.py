@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from sitegen.errors import SitegenError
+from sitegen.review.parsing import declared_separator
 
 _TEMPORARY_MARK = ".sitegen-tmp-"
 
@@ -81,8 +82,10 @@ def with_rows_added(text: str, columns: list[str], rows: list[dict[str, str]], r
         text, header = "", list(columns)
         rows = [dict(zip(columns, columns, strict=True)), *rows]
     else:
-        first_line = _LINE_BREAK.split(text.lstrip("\ufeff"), maxsplit=1)[0]
-        header = [name.strip() for name in next(csv.reader([first_line]), [])]
+        first_lines = _LINE_BREAK.split(text.lstrip("\ufeff"), maxsplit=2)
+        header_line = first_lines[1] if declared_separator(first_lines[0]) == "," and len(first_lines) > 1 \
+            else first_lines[0]  # the header follows Excel's "sep=," (see parse_csv)
+        header = [name.strip() for name in next(csv.reader([header_line]), [])]
     found = _LINE_BREAK.search(text)
     line_end = found.group() if found else "\n"  # as the file's first line ends: CRLF, LF, or an old Mac's CR
     if text and not text.endswith(("\n", "\r")):
