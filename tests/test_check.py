@@ -678,15 +678,21 @@ def test_hidden_files_of_tools_and_editors_are_left_alone(sitegen, example_copy)
 
 
 @pytest.mark.parametrize("separator", [";", "\t"])
-def test_a_decision_file_saved_with_another_separator_is_one_problem_that_says_so(sitegen, example_copy, separator):
+# Written as spreadsheets write it, and with every cell quoted (LibreOffice's "quote all text cells", which csv read
+# as a syntax error), or with an empty column after the last (";;", which hid the separator).
+@pytest.mark.parametrize(("quoting", "padding"), [(csv.QUOTE_MINIMAL, False), (csv.QUOTE_ALL, False),
+                                                  (csv.QUOTE_MINIMAL, True)])
+def test_a_decision_file_saved_with_another_separator_is_one_problem_that_says_so(sitegen, example_copy, separator,
+                                                                                  quoting, padding):
     # A spreadsheet set to German or French saves "CSV" with semicolons. Its decisions cannot be read, and
     # comparing reviewers without them made every record it decides a problem of its own (44 in all).
     path = example_copy / "screening" / "title-abstract" / "reviewer-a.csv"
-    rows = list(csv.reader(path.open(encoding="utf-8", newline="")))
+    rows = [[*row, ""] if padding else row for row in csv.reader(path.open(encoding="utf-8", newline=""))]
     with path.open("w", encoding="utf-8", newline="") as file:
-        csv.writer(file, delimiter=separator, lineterminator="\r\n").writerows(rows)
+        csv.writer(file, delimiter=separator, lineterminator="\r\n", quoting=quoting).writerows(rows)
     out = check_reports(sitegen, example_copy, "screening/title-abstract/reviewer-a.csv", 1, "separated by")
-    assert [line.rsplit("[", 1)[-1] for line in out.splitlines()[:-1]] == ["not-checked]", "csv-header]"]
+    assert [line.rsplit("[", 1)[-1] for line in out.splitlines()[:-1]] == \
+        ["not-checked]", "csv-syntax]" if quoting == csv.QUOTE_ALL else "csv-header]"]
     assert "2 problems found" in out
 
 

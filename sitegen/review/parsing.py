@@ -1037,13 +1037,14 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
                             "this line), or delete this line and put commas between the columns")]
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     rows: list[CsvRow] = []
+    header_line = 1 if separator is None else 2
     try:
         if separator is not None:
             next(reader)  # the declaration: the header is on the line after it
-        header_line = reader.line_num + 1
         first = next(reader, None)
-    except csv.Error as exc:
-        return [], [Problem(rel, 1, None, "csv-syntax", f"CSV syntax error: {exc}")]
+    except csv.Error as exc:  # a header quoted and separated otherwise ("record_id";"decision") is not CSV with commas
+        return [], [Problem(rel, header_line, None, "csv-syntax", f"CSV syntax error: {exc}"
+                            + _separated_otherwise(lines.line(header_line), header))]
     if first is None:
         return [], [Problem(rel, header_line, 1, "csv-header",
                             f"file is empty; the first line must be the header: {','.join(header)}")]
@@ -1064,7 +1065,7 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
         if len(set(names)) != len(names):
             parts.append("a column is named twice")
         return [], [Problem(rel, header_line, 1, "csv-header", f"bad header ({'; '.join(parts)}); expected: "
-                            f"{','.join(header)}" + _separated_otherwise(first, header))]
+                            f"{','.join(header)}" + _separated_otherwise(lines.line(header_line), header))]
     width = len(names)
     padded = _padded(text)  # else stripping cells would change none: most files skip it
     start = reader.line_num + 1  # the line the next row starts on
@@ -1112,13 +1113,19 @@ def _shown_column(name: str) -> str:
 _SEPARATOR_NAMES = {";": "semicolons", "\t": "tabs", "|": "'|'"}
 
 
-def _separated_otherwise(first: list[str], header: list[str]) -> str:
-    """What to say of a header that is the expected one with another separator (a spreadsheet saves its "CSV"
-    with ';' where the decimal mark is a comma, as in German or French settings)."""
-    if len(first) != 1:  # read with commas, the line held several columns: commas do separate them
-        return ""
+def _separated_otherwise(line: str | None, header: list[str]) -> str:
+    """What to say of a header `line` that is the expected one with another separator (a spreadsheet saves its
+    "CSV" with ';' where the decimal mark is a comma, as in German or French settings), its names quoted or not,
+    with its padding (";;") or not. A line whose columns commas separate reads as one name with another separator."""
     for separator, name in _SEPARATOR_NAMES.items():
-        names = [name.strip() for name in first[0].split(separator)]
+        if line is None or separator not in line:
+            continue
+        try:
+            names = [cell.strip() for cell in next(csv.reader([line.rstrip("\r\n")], delimiter=separator, strict=True))]
+        except csv.Error:
+            continue
+        while names and not names[-1]:  # the padding of empty columns
+            names.pop()
         if len(names) > 1 and set(names) <= set(header):
             return (f"; its columns are separated by {name}, not commas: save it as \"CSV UTF-8 (comma "
                     "delimited)\", or replace the separators")
