@@ -37,3 +37,14 @@ def read_file(path: Path, limit: int = INPUT_LIMIT) -> bytes:
     if size > limit:
         raise OSError(errno.EFBIG, f"larger than the {limit / 1e6:,.0f} MB a file given to sitegen may be", str(path))
     return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def utf16_order(data: bytes) -> str | None:
+    """"le" or "be" when `data` looks like UTF-16 without its byte-order mark: text of the Latin
+    alphabet in UTF-16 has a 0 in every other byte, which UTF-8 text never has (NUL is no character a
+    text file sitegen reads writes)."""
+    sample = data[:4096]
+    if len(sample) < 4 or sample.count(0) < len(sample) // 4:
+        return None
+    odd, even = sample[1::2].count(0), sample[0::2].count(0)
+    return "le" if odd > 2 * even else "be" if even > 2 * odd else None

@@ -283,9 +283,14 @@ def test_symlinked_decision_file_is_refused(sitegen, example_copy, tmp_path):
     check_reports(sitegen, example_copy, f"{TA}/mallory.csv", None, "symbolic link")
 
 
-def test_a_decision_file_saved_as_utf16_says_so(sitegen, example_copy):
+# Excel's "Unicode text" is UTF-16 with its byte-order mark and tabs between the columns (it was said not to be UTF-8,
+# the tabs making its first line seem no text); some tools write UTF-16 without the mark (it was 'a NUL byte
+# (binary data?)').
+@pytest.mark.parametrize(("encoding", "separator"), [("utf-16", ","), ("utf-16", "\t"), ("utf-16-le", ","),
+                                                     ("utf-16-be", "\t")])
+def test_a_decision_file_saved_as_utf16_says_so(sitegen, example_copy, encoding, separator):
     path = example_copy / TA / "reviewer-b.csv"
-    path.write_bytes(path.read_text().encode("utf-16"))
+    path.write_bytes(path.read_text().replace(",", separator).encode(encoding))
     check_reports(sitegen, example_copy, f"{TA}/reviewer-b.csv", 1, "file is UTF-16 text, not UTF-8: save it as UTF-8")
 
 

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
-from sitegen.files import read_file
+from sitegen.files import read_file, utf16_order
 from sitegen.records.entry import Entry
 from sitegen.references.bibtex import read_bibtex
 from sitegen.references.csl import read_csl_json
@@ -113,7 +113,7 @@ def decode(data: bytes, encoding: str | None = None) -> str:
                                   "as \"CSV UTF-8 (comma delimited)\" and give that file")
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         encoding = "utf-16"
-    elif encoding is None and (order := _utf16_order(data)):
+    elif encoding is None and (order := utf16_order(data)):
         raise ReferenceProblem(1, f"UTF-16 text without a byte-order mark (every other byte is 0); name its "
                                   f"encoding: --encoding utf-16-{order}")
     codec = text_codec(encoding or "utf-8")
@@ -155,17 +155,6 @@ def _binary(data: bytes) -> bool:
     sample = data[:4096]
     controls = sum(sample.count(byte) for byte in (*range(0, 9), 11, 12, *range(14, 32), 127))
     return controls * 10 >= len(sample)
-
-
-def _utf16_order(data: bytes) -> str | None:
-    """"le" or "be" when `data` looks like UTF-16 without its byte-order mark: text of the Latin
-    alphabet in UTF-16 has a 0 in every other byte, which UTF-8 text never has (NUL is no character a
-    reference file writes)."""
-    sample = data[:4096]
-    if len(sample) < 4 or sample.count(0) < len(sample) // 4:
-        return None
-    odd, even = sample[1::2].count(0), sample[0::2].count(0)
-    return "le" if odd > 2 * even else "be" if even > 2 * odd else None
 
 
 def _unrecognised(text: str) -> str:

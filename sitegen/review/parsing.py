@@ -25,6 +25,7 @@ import yaml
 from pydantic import BaseModel, StringConstraints, TypeAdapter, ValidationError
 from pydantic_core import SchemaValidator
 
+from sitegen.files import utf16_order
 from sitegen.records.model import CONTROL_CHARACTER, NONCHARACTER, printable
 from sitegen.review.problems import Problem
 
@@ -84,16 +85,21 @@ def _unreadable(path: Path, rel: str, limit: int) -> Problem | None:
 
 
 def _utf16_text(raw: bytes) -> bool:
-    """Whether `raw` reads as UTF-16 text, by its byte-order mark and a first line in ASCII (as the first line
-    of every file sitegen reads is: a CSV header, a JSON or YAML key), so bytes that merely begin as the
+    """Whether `raw` reads as UTF-16 text, by its byte-order mark or, without one (as some tools write it), its
+    zeros, and a first line in ASCII (as the first line of every file sitegen reads is: a CSV header, with tabs
+    between its names in a spreadsheet's "Unicode text"; a JSON or YAML key), so bytes that merely begin as the
     mark does are not called UTF-16."""
-    if not raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        encoding = "utf-16"
+    elif order := utf16_order(raw):
+        encoding = f"utf-16-{order}"
+    else:
         return False
     try:
-        first = raw.decode("utf-16").partition("\n")[0].rstrip("\r")
+        first = raw.decode(encoding).partition("\n")[0].rstrip("\r")
     except UnicodeDecodeError:
         return False
-    return first.strip() != "" and first.isascii() and first.isprintable()
+    return first.strip() != "" and first.isascii() and first.replace("\t", " ").isprintable()
 
 
 def save_as_utf8(rel: str) -> str:
@@ -108,15 +114,16 @@ def _decode(raw: bytes, rel: str, first_line: int) -> tuple[str | None, Problem 
         # On line 1, tolerate the byte-order mark spreadsheets add.
         text = raw.decode("utf-8-sig" if first_line == 1 else "utf-8")
     except UnicodeDecodeError as exc:
-        if first_line == 1 and _utf16_text(raw):
-            # What a spreadsheet's "Unicode text" writes: every character is there, in the wrong encoding.
-            return None, Problem(rel, 1, None, "encoding", f"file is UTF-16 text, not UTF-8: {save_as_utf8(rel)}")
-        line = first_line + raw.count(b"\n", 0, exc.start)
-        return None, Problem(rel, line, None, "encoding", f"file is not valid UTF-8 text: {save_as_utf8(rel)}")
-    if "\x00" in text:
-        line = first_line + text.count("\n", 0, text.index("\x00"))
-        return None, Problem(rel, line, None, "encoding", "file contains a NUL byte (binary data?)")
-    return text, None
+        line, why = first_line + raw.count(b"\n", 0, exc.start), f"file is not valid UTF-8 text: {save_as_utf8(rel)}"
+    else:
+        if "\x00" not in text:
+            return text, None
+        line, why = first_line + text.count("\n", 0, text.index("\x00")), "file contains a NUL byte (binary data?)"
+    if first_line == 1 and _utf16_text(raw):
+        # What a spreadsheet's "Unicode text" writes: every character is there, in the wrong encoding (without its
+        # byte-order mark, ASCII in UTF-16 is valid UTF-8 holding NULs).
+        return None, Problem(rel, 1, None, "encoding", f"file is UTF-16 text, not UTF-8: {save_as_utf8(rel)}")
+    return None, Problem(rel, line, None, "encoding", why)
 
 
 def read_text(path: Path, rel: str, limit: int) -> tuple[str | None, list[Problem]]:
