@@ -29,10 +29,11 @@ def test_yaml_front_matter_offset():
 def test_csv_positions_and_shapes():
     text = 'record_id,decision,reason,note\n10.1234/a,include,,"a, quoted note"\n\n10.1234/b,exclude\n'
     rows, problems = parse_csv(text, "r.csv", ["record_id", "decision", "reason", "note"], {"record_id", "decision"})
-    assert [r.line for r in rows] == [2]
+    assert [r.line for r in rows] == [2, 4]
     assert rows[0].values["note"] == "a, quoted note"
     assert rows[0].columns["reason"] == 19
-    assert [(p.line, p.code) for p in problems] == [(4, "csv-columns")]
+    assert rows[1].values == {"record_id": "10.1234/b", "decision": "exclude", "reason": "", "note": ""}
+    assert problems == []
 
 
 def test_csv_header_errors():

@@ -146,9 +146,11 @@ def test_any_text_reads_the_same_either_way(text):
 
 
 def reference_rows(text: str, names: list[str]) -> list[dict[str, str]]:
-    """What parse_csv's rows hold, as csv itself reads them with every cell stripped."""
+    """What parse_csv's rows hold, as csv itself reads them with every cell stripped: a cell missing at the end of
+    a row is empty, and a row with a value past the header's columns is refused."""
     rows = list(csv.reader(io.StringIO(text, newline=""), strict=True))[1:]
-    return [dict(zip(names, (cell.strip() for cell in row), strict=True)) for row in rows if len(row) == len(names)
+    return [dict(zip(names, (cell.strip() for cell in [*row, *[""] * len(names)][:len(names)]), strict=True))
+            for row in rows if not any(cell.strip() for cell in row[len(names):])
             and any(cell.strip() for cell in row)]  # a row of empty cells is a blank line
 
 

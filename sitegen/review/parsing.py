@@ -1086,16 +1086,15 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
             # looked at alone first: a row of 200,000 holds a record id there.
             if not (values and values[0].strip()) and not any(value.strip() for value in values):
                 pass
-            elif not width <= count <= len(written):
-                problems.append(Problem(rel, start, None, "csv-columns",
-                                        f"row has {count} field(s) but the header has {width} "
-                                        f"({','.join(names)})"))
             elif count > width and any(value.strip() for value in values[width:]):
                 problems.append(Problem(rel, start, width + 1, "csv-columns",
                                         f"a value in a column the header does not name (after {names[-1]})"))
             else:
-                if count > width:  # the header's padding columns, empty in this row
-                    values = values[:width]
+                # Excel leaves out the separators of empty cells at the end of a row, in some rows and not others
+                # (as it buffers them), and pads others (',,'): a cell missing at the end of a row is empty, and an
+                # empty one past the header's columns absent.
+                if count != width:
+                    values = values[:width] if count > width else [*values, *[""] * (width - count)]
                 cells = dict(zip(names, map(str.strip, values) if padded else values, strict=True))
                 rows.append(CsvRow(start, cells, FieldColumns(names, lines, start)))
             start = reader.line_num + 1
