@@ -995,6 +995,19 @@ def test_a_note_too_long_is_told_in_characters(sitegen, example_copy):
     check_reports(sitegen, example_copy, f"{TA}/reviewer-a.csv", 2, "note: String should have at most 2000 characters")
 
 
+def test_a_decision_written_as_a_spreadsheets_forced_text_says_what_to_write(sitegen, example_copy):
+    # A CSV made for Excel may force every text cell (="exclude", so Excel reads it as it is): the decision was
+    # refused as "Input should be 'include', 'exclude' or 'maybe'", of a cell that seems to say exclude.
+    path = example_copy / TA / "reviewer-a.csv"
+    lines = path.read_text().splitlines(keepends=True)
+    at = next(n for n, line in enumerate(lines) if ",exclude," in line)
+    lines[at] = lines[at].replace(",exclude,", ',="exclude",', 1)
+    path.write_text("".join(lines))
+    out = check_reports(sitegen, example_copy, f"{TA}/reviewer-a.csv", at + 1,
+                        "(it is written as a spreadsheet's formula for text, =\"exclude\": write it as 'exclude')")
+    assert len([line for line in out.splitlines() if ": error: " in line]) == 1
+
+
 def test_a_stage_folder_replaced_by_a_file_says_so(sitegen, example_copy):
     shutil.rmtree(example_copy / FT)
     (example_copy / FT).write_text("x\n")  # it said: unknown screening stage 'full-text' (expected ... full-text)

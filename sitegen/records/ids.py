@@ -373,12 +373,18 @@ WRITTEN_ID_NAMESPACES = ("doi", "pmid", "pmcid", "openalex", "arxiv")
 _FORCED_TEXT = re.compile(r'\s*="([^"]*)"\s*')
 
 
+def forced_text(value: str) -> str | None:
+    """The text `value` holds as a spreadsheet's forced text ="…", or None when it is not written so."""
+    forced = _FORCED_TEXT.fullmatch(value)
+    return forced.group(1) if forced else None
+
+
 def meant_record_id(value: str) -> str | None:
     """The record id `value` writes in another form (a DOI's address or capitals, 'doi:10.…', 'PMID: 123', any of
     them as a spreadsheet's forced text ="…"), or None. A bare number names no kind of identifier (a PMID? a
     PMCID?), so it means none."""
-    if forced := _FORCED_TEXT.fullmatch(value):
-        value = forced.group(1)
+    if (text := forced_text(value)) is not None:
+        value = text
         if parse_record_id(value) is not None:  # the id itself (ref:…, which no normaliser reads, too)
             return value
     if value.strip().isdigit():

@@ -26,6 +26,7 @@ from pydantic import BaseModel, StringConstraints, TypeAdapter, ValidationError
 from pydantic_core import SchemaValidator
 
 from sitegen.files import utf16_order
+from sitegen.records.ids import forced_text
 from sitegen.records.model import CONTROL_CHARACTER, NONCHARACTER, printable
 from sitegen.review.problems import Problem
 
@@ -1183,6 +1184,9 @@ def _describe(error: dict[str, Any]) -> str:
         message = message.replace(" items", " characters")
     elif error["type"] == "string_pattern_mismatch" and (words := PATTERN_WORDS.get(error["ctx"]["pattern"])):
         message = f"must be {words}, not {error['input']!r}"
+    if error["type"] != "value_error" and isinstance(error.get("input"), str) \
+            and (text := forced_text(error["input"])) is not None:  # (sitegen's own value errors say what to write)
+        message += f" (it is written as a spreadsheet's formula for text, {error['input']}: write it as {text!r})"
     return f"{loc}: {message}" if loc else message
 
 
