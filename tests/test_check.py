@@ -1035,6 +1035,18 @@ def test_a_column_name_holding_a_character_that_does_not_show_is_shown_escaped(s
                   f"unknown column(s) {hidden + 'record_id'!r} (with a character that does not show)")
 
 
+@pytest.mark.parametrize(("written", "says"), [
+    ("Record_ID,Decision,Reason,Note", "write 'Record_ID' as 'record_id', 'Decision' as 'decision', 'Reason' as "
+                                       "'reason', 'Note' as 'note'"),
+    ("Record ID,decision,reason,note", "write 'Record ID' as 'record_id'"),
+    ("record-id,decision,reason,note", "write 'record-id' as 'record_id'"),
+])
+def test_a_column_named_as_a_person_writes_it_says_which_name_to_write(sitegen, example_copy, written, says):
+    path = example_copy / TA / "reviewer-a.csv"
+    path.write_text(path.read_text().replace("record_id,decision,reason,note", written, 1))
+    check_reports(sitegen, example_copy, f"{TA}/reviewer-a.csv", 1, says)
+
+
 def test_columns_with_no_name_a_spreadsheet_pads_rows_with_are_read_as_absent(sitegen, example_copy):
     path = example_copy / TA / "reviewer-a.csv"
     lines = path.read_text().splitlines()

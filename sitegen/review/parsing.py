@@ -1073,7 +1073,8 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
         if len(set(names)) != len(names):
             parts.append("a column is named twice")
         return [], [Problem(rel, header_line, 1, "csv-header", f"bad header ({'; '.join(parts)}); expected: "
-                            f"{','.join(header)}" + _separated_otherwise(lines.line(header_line), header))]
+                            f"{','.join(header)}" + _separated_otherwise(lines.line(header_line), header)
+                            + _named_otherwise(unknown, header))]
     width = len(names)
     padded = _padded(text)  # else stripping cells would change none: most files skip it
     start = reader.line_num + 1  # the line the next row starts on
@@ -1118,6 +1119,19 @@ def _shown_column(name: str) -> str:
 
 # The separators other than commas a spreadsheet saves a "CSV" with, as a message names them.
 _SEPARATOR_NAMES = {";": "semicolons", "\t": "tabs", "|": "'|'"}
+
+
+def _named_otherwise(unknown: list[str], header: list[str]) -> str:
+    """What to say of columns named as a person would write the expected names ("Record_ID", "Record ID",
+    "record-id"): which name to write for each."""
+    meant = {name: _column_name(name) for name in unknown}
+    renames = [f"{name!r} as {meant[name]!r}" for name in unknown if meant[name] in header and meant[name] != name]
+    return f"; column names are written in lower case, with '_' between words: write {', '.join(renames)}" \
+        if renames else ""
+
+
+def _column_name(name: str) -> str:
+    return "_".join(name.lower().replace("-", " ").replace("_", " ").split())
 
 
 def _separated_otherwise(line: str | None, header: list[str]) -> str:
