@@ -14,6 +14,9 @@ from pathlib import Path
 # The largest file sitegen reads from outside a review (a reference export, a screening tool's decisions, a
 # draft): exports of a database search run to tens of MB; reading one takes several times its size in memory.
 INPUT_LIMIT = 512 * 1_000_000
+# How a spreadsheet's workbook begins (.xlsx, a zip archive; .xls, an OLE2 compound file): given where text is read,
+# it is a workbook saved under a text file's name, or not saved as text at all.
+SPREADSHEETS = (b"PK\x03\x04", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")
 
 
 def read_file(path: Path, limit: int = INPUT_LIMIT) -> bytes:

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -304,6 +305,18 @@ def test_a_decision_file_saved_as_utf16_says_so(sitegen, example_copy, encoding,
     path = example_copy / TA / "reviewer-b.csv"
     path.write_bytes(path.read_text().replace(",", separator).encode(encoding))
     check_reports(sitegen, example_copy, f"{TA}/reviewer-b.csv", 1, "file is UTF-16 text, not UTF-8: save it as UTF-8")
+
+
+@pytest.mark.parametrize("workbook", ["xlsx", "xls"])
+def test_a_workbook_saved_under_a_decision_files_name_says_so(sitegen, example_copy, workbook):
+    path = example_copy / TA / "reviewer-b.csv"
+    if workbook == "xlsx":  # a zip archive, as Excel's workbook is
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("xl/workbook.xml", "<workbook/>")
+    else:  # an OLE2 compound file's signature, then its sectors
+        path.write_bytes(bytes.fromhex("d0cf11e0a1b11ae1") + bytes(504))
+    check_reports(sitegen, example_copy, f"{TA}/reviewer-b.csv", 1,
+                  "file is a spreadsheet's workbook (.xlsx or .xls), not text: save it again as UTF-8")
 
 
 def test_binary_file(sitegen, example_copy):

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
-from sitegen.files import read_file, utf16_order
+from sitegen.files import SPREADSHEETS, read_file, utf16_order
 from sitegen.records.entry import Entry
 from sitegen.references.bibtex import read_bibtex
 from sitegen.references.csl import read_csl_json
@@ -88,9 +88,6 @@ def read_references(source: Path | str, format: Format | None = None, warnings: 
 
 
 # How an .xlsx workbook (a zip archive) and an .xls one (an OLE2 compound file) begin.
-SPREADSHEETS = (b"PK\x03\x04", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")
-
-
 def text_codec(encoding: str) -> codecs.CodecInfo:
     """The codec of the text encoding named `encoding`; LookupError saying why for a name Python does not know,
     or for a codec from bytes to bytes (base64, zlib), which reads no text."""

@@ -25,7 +25,7 @@ import yaml
 from pydantic import BaseModel, StringConstraints, TypeAdapter, ValidationError
 from pydantic_core import SchemaValidator
 
-from sitegen.files import utf16_order
+from sitegen.files import SPREADSHEETS, utf16_order
 from sitegen.records.ids import forced_text
 from sitegen.records.model import CONTROL_CHARACTER, NONCHARACTER, printable
 from sitegen.review.problems import Problem
@@ -120,6 +120,9 @@ def _decode(raw: bytes, rel: str, first_line: int) -> tuple[str | None, Problem 
         if "\x00" not in text:
             return text, None
         line, why = first_line + text.count("\n", 0, text.index("\x00")), "file contains a NUL byte (binary data?)"
+    if first_line == 1 and raw.startswith(SPREADSHEETS):
+        return None, Problem(rel, 1, None, "encoding", "file is a spreadsheet's workbook (.xlsx or .xls), not text: "
+                                                       + save_as_utf8(rel).replace("save it", "save it again", 1))
     if first_line == 1 and _utf16_text(raw):
         # What a spreadsheet's "Unicode text" writes: every character is there, in the wrong encoding (without its
         # byte-order mark, ASCII in UTF-16 is valid UTF-8 holding NULs).
