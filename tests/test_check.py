@@ -1008,6 +1008,15 @@ def test_a_note_too_long_is_told_in_characters(sitegen, example_copy):
     check_reports(sitegen, example_copy, f"{TA}/reviewer-a.csv", 2, "note: String should have at most 2000 characters")
 
 
+def test_a_reason_written_as_a_spreadsheets_forced_text_says_what_to_write(sitegen, example_copy):
+    path = example_copy / FT / "reviewer-a.csv"
+    lines = path.read_text().splitlines(keepends=True)
+    lines[1] = lines[1].replace(",include,,", ',exclude,="non-rodent",', 1)
+    path.write_text("".join(lines))
+    check_reports(sitegen, example_copy, f"{FT}/reviewer-a.csv", 2,
+                  "(it is written as a spreadsheet's formula for text, =\"non-rodent\": write it as 'non-rodent')")
+
+
 def test_a_decision_written_as_a_spreadsheets_forced_text_says_what_to_write(sitegen, example_copy):
     # A CSV made for Excel may force every text cell (="exclude", so Excel reads it as it is): the decision was
     # refused as "Input should be 'include', 'exclude' or 'maybe'", of a cell that seems to say exclude.

@@ -1201,10 +1201,16 @@ def _describe(error: dict[str, Any]) -> str:
         message = message.replace(" items", " characters")
     elif error["type"] == "string_pattern_mismatch" and (words := PATTERN_WORDS.get(error["ctx"]["pattern"])):
         message = f"must be {words}, not {error['input']!r}"
-    if error["type"] != "value_error" and isinstance(error.get("input"), str) \
-            and (text := forced_text(error["input"])) is not None:  # (sitegen's own value errors say what to write)
-        message += f" (it is written as a spreadsheet's formula for text, {error['input']}: write it as {text!r})"
+    if error["type"] != "value_error" and isinstance(error.get("input"), str):  # (sitegen's own say what to write)
+        message += forced_text_hint(error["input"])
     return f"{loc}: {message}" if loc else message
+
+
+def forced_text_hint(value: str) -> str:
+    """What to say of a value refused that is written as a spreadsheet's formula for text (="exclude"): the text
+    to write; "" for any other value."""
+    text = forced_text(value)
+    return "" if text is None else f" (it is written as a spreadsheet's formula for text, {value}: write it as {text!r})"
 
 
 def validate(model: type, parsed: Parsed, rel: str, *, base_loc: Loc = (),

@@ -13,6 +13,7 @@ from collections.abc import Collection
 
 from sitegen.review.folder import ADJUDICATION, Review, locked_reasons
 from sitegen.review.models import STAGES, BatchPayload, ImportPayload, ProtocolLockPayload
+from sitegen.review.parsing import forced_text_hint
 from sitegen.review.problems import Problem
 from sitegen.screening.outcomes import Outcome, review_outcomes
 
@@ -132,7 +133,7 @@ def _decision_problems(review: Review) -> tuple[list[Problem], dict[str, tuple[s
             known = ", ".join(sorted(reasons)) or "none defined"
             problems.append(Problem(row.path, row.line, column("reason"), "unknown-reason",
                                     f"exclusion reason {decision.reason!r} is not defined in protocol.md "
-                                    f"(defined: {known})"))
+                                    f"(defined: {known}){forced_text_hint(decision.reason)}"))
         elif decision.decision == "exclude" and row.stage == "full-text" and not decision.reason:
             problems.append(Problem(row.path, row.line, column("reason"), "reason-required",
                                     "an exclusion at full text needs a reason code from the protocol"))
