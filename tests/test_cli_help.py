@@ -128,7 +128,7 @@ def _documented_examples() -> list[tuple[str, list[str]]]:
                 command = re.search(r"(?:^|&& )(?:\.venv/bin/)?(sitegen .*)", line.split("  #")[0].strip())
                 if command is None or "…" in command.group(1):
                     continue
-                line = command.group(1).replace("[--", "--").replace("]", "")
+                line = re.sub(r"\[(--[^\[\]]*)\]", r"\1", command.group(1))  # a query's own brackets ("rat"[tiab]) kept
                 found.append((f"{path.name}: {line}", shlex.split(line)[1:]))
     return found
 
