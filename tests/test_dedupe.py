@@ -9,6 +9,7 @@ import pytest
 from conftest import FIXTURES
 
 from sitegen.records.dedupe import dedupe_rows, to_work
+from sitegen.records.entry import Entry
 from sitegen.records.matching import Work, classify, find_duplicates, pages, work
 from sitegen.records.notices import notice_kind
 from sitegen.records.pages import medline_pages
@@ -289,6 +290,18 @@ def test_a_letter_prefixed_range_medline_shortened_is_read_in_full_by_the_matche
     assert any({shortened.id, full.id} <= set(members) for members in truth)
     assert to_work(shortened).last_page == to_work(full).last_page == last
     assert medline_pages(shortened.fields["pages"]) == full.fields["pages"]
+
+
+@pytest.mark.parametrize("ampersand", ["&", "&amp;"])
+@pytest.mark.parametrize("members", [["id_0000057", "id_0000058"], ["id_0000391", "id_0000392", "id_0000393", "id_0000394"]])
+def test_an_ampersand_for_and_in_a_title_is_the_same_title(members, ampersand):
+    # Two duplicate sets of the stroke set, one record's title written with "&" (or HTML's "&amp;") for "and", as
+    # publishers write it and MEDLINE never does: folding dropped the "&", and the records were a word apart.
+    rows, _ = load_real("stroke")
+    rows = [Entry(row.id, {**row.fields, "title": row.fields["title"].replace(" and ", f" {ampersand} ")}, row.line)
+            if row.id == members[0] else row for row in rows]
+    assert f" {ampersand} " in next(row for row in rows if row.id == members[0]).fields["title"]
+    assert sorted(members) in dedupe_rows(rows).sets
 
 
 def test_same_sets_in_any_input_order():

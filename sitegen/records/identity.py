@@ -42,7 +42,7 @@ from sitegen.records.matching import TITLE_FLOOR, Work, one_doi_one_work, record
 from sitegen.records.model import Record, RecordMeta, model_data
 from sitegen.records.notices import notice_kind
 from sitegen.records.providers import MERGE_PRIORITY, SOURCES
-from sitegen.records.titles import comparable_title
+from sitegen.records.titles import matched_title
 
 LARGE_GROUP = 256  # records sharing one DOI beyond which only equal titles are joined through it
 # Identifiers that name one work only. A DOI can be shared by different works (a conference supplement
@@ -325,7 +325,7 @@ def _keys(record: Record) -> Identifiers:
 def deduplicate(records: list[Record]) -> Deduplicated:
     notes: dict[int, list[str]] = defaultdict(list)
     ids = [_keys(record) for record in records]
-    titles = [comparable_title(record.title) for record in records]
+    titles = [matched_title(record.title) for record in records]
     notices = [is_notice(record) for record in records]
     work = functools.cache(lambda index: record_work(records[index]))  # only records sharing a DOI need one
     groups = []

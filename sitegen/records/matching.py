@@ -51,7 +51,7 @@ from sitegen.records.names import Person, author_names, person, same_person, wri
 from sitegen.records.notices import notice_kind
 from sitegen.records.pages import full_last_page, range_parts
 from sitegen.records.preprints import is_preprint
-from sitegen.records.titles import GREEK_LETTERS, comparable_title, folded
+from sitegen.records.titles import GREEK_LETTERS, folded, matched_title
 
 Verdict = Literal["same", "probable", "different"]
 Agreement = Literal["equal", "differ", "unknown"]
@@ -228,7 +228,7 @@ def work(key: str, title: str, authors: list[str], year: int | None = None, jour
          identifiers: dict[str, str] | None = None, publication_types: tuple[str, ...] = (),
          entry_type: str = "") -> Work:
     volume, issue, page = _embase_locator(volume, issue, page)
-    normal = comparable_title(title)
+    normal = matched_title(title)
     people = tuple(found for found in (person(name) for name in author_names(authors)) if found.family)
     first, last = pages(page)
     words = normal.split()

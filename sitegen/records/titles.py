@@ -110,6 +110,18 @@ def comparable_title(title: str | None) -> str:
     return folded(head + _TRAILING_NOTE.sub("", tail)) or folded(text) or folded(whole)
 
 
+# An ampersand between words: MEDLINE spells every one out ("Diet & exercise" is its "Diet and exercise").
+_AMPERSAND = re.compile(r"\s*&\s*")
+
+
+def matched_title(title: str | None) -> str:
+    """A title as the matchers compare two records' titles: `comparable_title`, with "&" read as "and" (folding
+    drops it, so a publisher's "Diet & exercise" and MEDLINE's "Diet and exercise" differed by a word). Not
+    `comparable_title` itself: the content keys of records already filed (ids.content_ref) are made with it."""
+    text = unmarked(title or "")  # entities decoded first: "&amp;" is an ampersand, "&lt;" none
+    return comparable_title(_AMPERSAND.sub(" and ", text) if "&" in text else title)
+
+
 def title_key(title: str) -> tuple[str, str]:
     """A title as lists sort it: case, accents and leading quotes or brackets ignored ("Émotion" among the E's,
     however its accent is encoded); the title itself breaks ties."""
