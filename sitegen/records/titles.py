@@ -118,7 +118,9 @@ def matched_title(title: str | None) -> str:
     """A title as the matchers compare two records' titles: `comparable_title`, with "&" read as "and" (folding
     drops it, so a publisher's "Diet & exercise" and MEDLINE's "Diet and exercise" differed by a word). Not
     `comparable_title` itself: the content keys of records already filed (ids.content_ref) are made with it."""
-    text = unmarked(title or "")  # entities decoded first: "&amp;" is an ampersand, "&lt;" none
+    if not title or "&" not in title:  # most titles: no markup to read first
+        return comparable_title(title)
+    text = unmarked(title)  # entities decoded first: "&amp;" is an ampersand, "&lt;" none
     return comparable_title(_AMPERSAND.sub(" and ", text) if "&" in text else title)
 
 
