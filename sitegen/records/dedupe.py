@@ -1,7 +1,7 @@
 """Deduplicating a search export: entries in, duplicate sets and probable pairs out.
 
 The entries come from a reference file (records CSV, RIS or BibTeX; `sitegen.references` reads
-them). Entries with a DOI become sitegen Records for the identity graph (a record's id must be
+them). Entries with an identifier (DOI, arXiv id, PMID, PMCID) become sitegen Records for the identity graph (a record's id must be
 one of its identifiers, so entries without one cannot be Records); every entry then goes to the
 metadata matcher (`sitegen.records.matching`).
 """
@@ -10,20 +10,25 @@ from __future__ import annotations
 
 from sitegen.records.entry import Entry
 from sitegen.records.identity import deduplicate
-from sitegen.records.ids import normalise_arxiv, normalise_doi, record_id
+from sitegen.records.ids import normalise_arxiv, normalise_doi, normalise_pmcid, normalise_pmid, record_id
 from sitegen.records.matching import Matches, Work, find_duplicates, work
 from sitegen.records.model import Record, RecordMeta, publication_year
 from sitegen.records.names import AUTHORS_AND
 
 
 def identifiers(row: Entry) -> dict[str, str]:
-    """The entry's identifier: its DOI, or the arXiv id an export wrote in the DOI field
-    ("arXiv:2101.00001", "2101.00001v2"), which names the same work as its 10.48550/arXiv. DOI."""
+    """The entry's identifiers: its DOI, or the arXiv id an export wrote in the DOI field ("arXiv:2101.00001",
+    "2101.00001v2"), which names the same work as its 10.48550/arXiv. DOI; its PMID and PMCID (PubMed's and
+    Embase's exports give them). Entries sharing one are one work; two of a kind that differ, two works."""
+    found: dict[str, str] = {}
     if doi := normalise_doi(row.get("doi")):
-        return {"doi": doi}
-    if arxiv := normalise_arxiv(row.get("doi")):
-        return {"arxiv": arxiv}
-    return {}
+        found["doi"] = doi
+    elif arxiv := normalise_arxiv(row.get("doi")):
+        found["arxiv"] = arxiv
+    for namespace, normalise in (("pmid", normalise_pmid), ("pmcid", normalise_pmcid)):
+        if value := normalise(row.get(namespace)):
+            found[namespace] = value
+    return found
 
 
 def to_work(row: Entry) -> Work:
@@ -35,11 +40,11 @@ def to_work(row: Entry) -> Work:
 
 
 def identity_sets(rows: list[Entry]) -> list[list[str]]:
-    """Sets of entry IDs the identity graph joins (rows sharing a DOI or arXiv id, unless their titles
-    are unrelated)."""
+    """Sets of entry IDs the identity graph joins (rows sharing a DOI, arXiv id, PMID or PMCID, unless their
+    titles are unrelated)."""
     known = [(row.id, found, row.get("title")) for row in rows if (found := identifiers(row))]
-    records = [Record(id=record_id(ids), DOI=ids.get("doi"), custom=RecordMeta(arxiv=ids.get("arxiv")),
-                      title=title or "untitled") for _, ids, title in known]
+    records = [Record(id=record_id(ids), DOI=ids.get("doi"), PMID=ids.get("pmid"), PMCID=ids.get("pmcid"),
+                      custom=RecordMeta(arxiv=ids.get("arxiv")), title=title or "untitled") for _, ids, title in known]
     return [sorted(known[i][0] for i in members) for members in deduplicate(records).members.values()
             if len(members) > 1]
 
