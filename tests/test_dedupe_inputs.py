@@ -140,6 +140,22 @@ def test_csv_entries_are_on_the_first_line_of_their_row():
     assert [(row.id, row.line) for row in rows] == [("a", 2), ("b", 5)]
 
 
+@pytest.mark.parametrize(("written", "read"), [
+    ('"Liu, Y; Li, C"', "Liu, Y and Li, C"),  # as Scopus and Web of Science write a list
+    ('"He L, Chen X"', "He, L and Chen, X"),  # as PubMed and Covidence do
+    ("Smith J", "Smith, J"),
+    # BibTeX's own lists and one name stay as written
+    ('"Yablon, S. and Sherer, M."', "Yablon, S. and Sherer, M."),
+    ('"Yablon, S."', "Yablon, S."),
+    ("World Health Organization", "World Health Organization"),
+])
+def test_an_author_list_in_the_benchmarks_columns_is_read_however_it_is_separated(written, read):
+    # A CSV in the benchmark's columns with its authors as an export writes them was read as one author's name, and
+    # the records of the same work by another database (BibTeX's " and ") were no longer the same people.
+    (entry,) = read_csv(f"ID,ENTRYTYPE,author,title,year,journal\na,article,{written},A title,2020,A journal\n")
+    assert entry.fields["author"] == read
+
+
 SEPARATED = "a records CSV separated by {}, not commas: save it as CSV with commas (UTF-8), then import it"
 
 

@@ -250,7 +250,10 @@ def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProbl
         fields["ID"] = fields["ID"].strip() if "ID" in fields else f"csv-{position}"
         if known is not None:
             _preset_fields(known, fields)
-        elif columns and not sitegens:  # a mapped export's author list, as exports write one ("Family, Given; ...")
+        elif not sitegens and (columns or not AUTHORS_AND.search(fields.get("author", ""))):
+            # A mapped export's author list, as exports write one ("Family, Given; ..."); so too a list in the
+            # benchmark's columns not written as BibTeX's ("Liu, Y; Li, C", PubMed's "He L, Chen X"), which was read
+            # as one author's name.
             fields["author"] = exported_authors(fields.get("author", ""))
         if not fields.get("label") and (found := RAYYAN_INCLUSION.search(fields.get("note", ""))):
             fields["label"] = found.group(1)
