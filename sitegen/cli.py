@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import io
 import json
 import os
 import re
+import select
 import sys
 from pathlib import Path
 from typing import get_args
@@ -148,6 +150,8 @@ class SitegenGroup(TextCommands):
             _done(exc)
             click.echo(f"error: {exc}", err=True)
             ctx.exit(exc.exit_code)
+        except StandardOutputLost:  # said by `main`, which sees it too where no command runs (`sitegen --help`)
+            raise
         except BrokenPipeError:  # `sitegen … | head`: the reader has gone, and an error message would go nowhere
             ctx.exit(EXIT_BROKEN_PIPE)
         except OSError as exc:  # a full disk, a path that cannot be created, no permission
@@ -171,8 +175,11 @@ def _interrupted() -> str:
     are finished before Ctrl-C is let through), so what it wrote is what `written` lists."""
     if not written:
         return "interrupted; nothing was written"
-    shown = ", ".join(shown_path(path) for path in written[:3]) + (f" and {len(written) - 3} more" if len(written) > 3 else "")
-    return f"interrupted after it wrote {shown} (each whole); nothing else was written"
+    return f"interrupted after it wrote {_written_shown()} (each whole); nothing else was written"
+
+
+def _written_shown() -> str:
+    return ", ".join(shown_path(path) for path in written[:3]) + (f" and {len(written) - 3} more" if len(written) > 3 else "")
 
 
 def _done(exc: BaseException) -> None:
@@ -1316,21 +1323,72 @@ def schema(out: Path | None) -> None:
         click.echo(f"wrote {shown_path(path)}")
 
 
+class StandardOutputLost(OSError):
+    """Standard output refused what a command printed: closed (`sitegen export DIR >&-`), a full disk, a file size
+    limit. Not its reader gone (`| head`): that is a BrokenPipeError, and EXIT_BROKEN_PIPE."""
+
+
+class _StandardOutputFile(io.FileIO):
+    """File 1 as the program's standard output writes to it: all of what it is given, or StandardOutputLost. A
+    write(2) that takes part of its bytes (a disk filling up, a reader leaving) is followed by one for the rest,
+    which fails: Python's buffered writer left the rest unwritten, and a full disk cut an export short, exit 0."""
+
+    def write(self, data) -> int:
+        left = memoryview(data).cast("B")
+        while left:
+            try:
+                count = super().write(left)
+            except BrokenPipeError:
+                raise
+            except OSError as error:
+                raise StandardOutputLost(error.errno, error.strerror) from None
+            if count is None:  # a non-blocking output, full for now (a pipe another program set so)
+                select.select([], [self], [])
+            else:
+                left = left[count:]
+        return len(data)
+
+
+def _hold_standard_streams() -> None:
+    """Standard input, output and error held, and standard output written through _StandardOutputFile. One closed
+    when the program started (`>&-`) is opened on the null device the wrong way round, so that using it fails as
+    using a closed one does: else the first file the command opened took its number (the review's lock, which a
+    forked renderer, keeping 0-2, then held), and Python left sys.stdout None, so what was printed went nowhere,
+    exit 0."""
+    for fd, unusable in ((0, os.O_WRONLY), (1, os.O_RDONLY), (2, os.O_RDONLY)):
+        try:
+            os.fstat(fd)
+        except OSError:  # the lowest free number is fd's (the ones below are open by now)
+            with contextlib.suppress(OSError):  # no null device (a bare container): nothing to hold it with
+                os.open(os.devnull, unusable)
+    was = sys.stdout
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(_StandardOutputFile(1, "w", closefd=False)),
+                                  encoding=getattr(was, "encoding", None) or "utf-8",
+                                  errors=getattr(was, "errors", None) or "strict",
+                                  line_buffering=bool(was and was.line_buffering))
+
+
 def main() -> None:
     """The `sitegen` program: the command, then the process ends at once, its output flushed and the
     writing of kept values waited for (`review.kept`). What the command read is freed with the process, not
     object by object (a third of a second for a review of 100,000 records, `sitegen.process`)."""
     process.held = []
+    _hold_standard_streams()
     try:
         cli(prog_name="sitegen")
         status: object = 0
     except SystemExit as exit_:
         status = exit_.code
+    except StandardOutputLost as lost:  # what the command printed is not there: it must not seem done
+        wrote = f"it wrote {_written_shown()} (each whole)" if written else "it wrote no file"
+        click.echo(f"error: standard output could not be written ({lost.strerror}), so what the command printed is "
+                   f"missing or cut short; {wrote}", err=True)
+        status = EXIT_INVALID
     try:
         if status is not None and not isinstance(status, int):
             click.echo(status, err=True)
             status = 1
-        for stream in (sys.stdout, sys.stderr):  # None when the program was started with it closed
+        for stream in (sys.stdout, sys.stderr):  # sys.stderr is None when the program was started with it closed
             # A closed pipe (`sitegen ... | head`): what was not read is not wanted.
             with contextlib.suppress(OSError, ValueError, AttributeError):
                 stream.flush()
