@@ -4,12 +4,14 @@ function, prints the result and exits; all the work happens in the library."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import importlib.util
 import io
 import json
 import os
 import re
 import select
+import stat
 import sys
 from pathlib import Path
 from typing import get_args
@@ -43,13 +45,32 @@ from sitegen.review.write import atomic_write, written
 
 
 class GivenPath(click.Path):
-    """A path on the command line, never empty: "" would be the working folder (an unset variable in a script,
-    `sitegen init "$DIR"`, would initialise, build into or replace the folder the script runs in)."""
+    """A path on the command line, checked as click.Path checks one (there, a file or a folder, readable), and
+    refused naming it as every message names a path (errors.shown_path): click's own words quoted it with repr()
+    and showed a byte that is not UTF-8 as U+FFFD, and said "does not exist" of a path that cannot be looked at
+    for another reason (a file's name with a '/' after it). Never empty: "" would be the working folder (an unset
+    variable in a script, `sitegen init "$DIR"`, would initialise, build into or replace the folder the script
+    runs in)."""
 
     def convert(self, value, param, ctx):
-        if isinstance(value, str) and not value.strip():
+        value = os.fspath(value)  # a default is a Path
+        if not value.strip():
             self.fail("an empty path (an unset variable?): give a file or folder name", param, ctx)
-        return super().convert(value, param, ctx)
+        try:
+            mode = os.stat(value).st_mode
+        except OSError as error:
+            if not self.exists:
+                return self.coerce_path_result(value)
+            missing = error.errno == errno.ENOENT
+            self.fail(f"{shown_path(value)} {'does not exist' if missing else f'cannot be opened ({error.strerror})'}",
+                      param, ctx)
+        if not self.file_okay and not stat.S_ISDIR(mode):
+            self.fail(f"{shown_path(value)} is not a folder", param, ctx)
+        if not self.dir_okay and stat.S_ISDIR(mode):
+            self.fail(f"{shown_path(value)} is a folder, not a file", param, ctx)
+        if self.exists and not os.access(value, os.R_OK):
+            self.fail(f"{shown_path(value)} cannot be read (Permission denied)", param, ctx)
+        return self.coerce_path_result(value)
 
 
 REVIEW_DIR = GivenPath(path_type=Path, file_okay=False)

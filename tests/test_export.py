@@ -88,7 +88,7 @@ def test_out_writes_the_file_and_refuses_to_replace_it_unless_forced(sitegen, tm
     (["--format", "ris", "--out", "{review}/records.jsonl", "--force"], "is inside the review folder"),
     (["--format", "ris", "--out", "{review}/exports/included.ris"], "is inside the review folder"),
     (["--format", "ris", "--out", "{tmp}/missing/included.ris"], "its folder"),
-    (["--format", "ris", "--out", "{tmp}"], "is a directory"),
+    (["--format", "ris", "--out", "{tmp}"], "is a folder, not a file"),
     (["--format", "prisma2020-csv", "--records", "all"], "'--records': does not apply to prisma2020-csv"),
     (["--format", "medline"], "Invalid value for '--format'"),
 ])

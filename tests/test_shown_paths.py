@@ -85,3 +85,19 @@ def test_a_command_a_message_suggests_runs_pasted_into_a_shell_on_a_folder_named
     assert code == 0
     done = _run_as_pasted(out.splitlines()[-1], tmp_path)  # next: … run `sitegen check …`
     assert done.returncode == 0 and "no problems found" in done.stdout, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(("given", "args", "said"), [
+    ("no\nfile", ("dedupe", "{path}", "--out", "{tmp}/o.csv"), "'SOURCE': \"{tmp}/no\\nfile\" does not exist"),
+    (NOT_UTF8 + ".ris", ("import", "{review}", "{path}", "--at", "2026-01-02T00:00:00Z"),
+     "'FILES...': \"{tmp}/r\\xff.ris\" does not exist"),
+    ("e\x1b[31m", ("search", "x", "--review", "{path}"), "'--review': \"{tmp}/e\\x1b[31m\" does not exist"),
+])
+def test_a_path_the_command_line_refuses_is_shown_as_every_message_shows_it(sitegen, example_copy, tmp_path, given,
+                                                                             args, said):
+    """click's own words quoted it with repr() ('no\\nfile'), and showed a byte that is not UTF-8 as U+FFFD."""
+    fill = {"path": tmp_path / given, "tmp": tmp_path, "review": example_copy}
+    before = tree_bytes(tmp_path)
+    code, printed, err = sitegen(*[arg.format(**fill) for arg in args])
+    assert (code, printed) == (2, "") and err.endswith(f"Error: Invalid value for {said.format(**fill)}\n"), err
+    assert tree_bytes(tmp_path) == before
