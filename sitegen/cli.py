@@ -50,17 +50,24 @@ class GivenPath(click.Path):
     and showed a byte that is not UTF-8 as U+FFFD, and said "does not exist" of a path that cannot be looked at
     for another reason (a file's name with a '/' after it). Never empty: "" would be the working folder (an unset
     variable in a script, `sitegen init "$DIR"`, would initialise, build into or replace the folder the script
-    runs in)."""
+    runs in). Never "-", standard input to most programs: this one reads no file from it ("./-" names a file)."""
+
+    dash = "'-' means standard input, which this command does not read; give a path ('./-' for one named '-')"
 
     def convert(self, value, param, ctx):
         value = os.fspath(value)  # a default is a Path
         if not value.strip():
             self.fail("an empty path (an unset variable?): give a file or folder name", param, ctx)
+        if value == "-":
+            self.fail(self.dash, param, ctx)
+        if not self.dir_okay and value.endswith(os.sep):  # Path() drops the '/': "new.ris/" wrote a file new.ris
+            self.fail(f"{shown_path(value)} ends in '/', which names a folder; give a file name", param, ctx)
         try:
             mode = os.stat(value).st_mode
         except OSError as error:
-            if not self.exists:
+            if error.errno == errno.ENOENT and not self.exists:  # not there yet: the command makes it
                 return self.coerce_path_result(value)
+            # Any other reason (a file's name as a folder's, "x.ris/x"; no permission) stops a write there too.
             missing = error.errno == errno.ENOENT
             self.fail(f"{shown_path(value)} {'does not exist' if missing else f'cannot be opened ({error.strerror})'}",
                       param, ctx)
@@ -81,17 +88,16 @@ class OutputPath(GivenPath):
     when no path is given (`printable`: export's and digest's --out), and refused everywhere else: it was taken
     as a name, so `--out -` wrote a file (or a site) named "-" in the working folder. "./-" names such a file."""
 
+    dash = "'-' means standard output, which this command does not write to; give a path ('./-' for one named '-')"
+
     def __init__(self, *, printable: bool = False, **kwargs):
         super().__init__(path_type=Path, **kwargs)
         self.printable = printable
 
     def convert(self, value, param, ctx):
-        if value != "-":
-            return super().convert(value, param, ctx)
-        if self.printable:
+        if value == "-" and self.printable:
             return None  # standard output, as when the option is not given
-        self.fail("'-' means standard output, which this command does not write to; give a path ('./-' for one "
-                  "named '-')", param, ctx)
+        return super().convert(value, param, ctx)
 
 
 def _lazily(name: str):

@@ -3,9 +3,10 @@ nothing is written."""
 
 from __future__ import annotations
 
+import pytest
 from conftest import tree_bytes
 
-from sitegen.errors import EXIT_INVALID
+from sitegen.errors import EXIT_INVALID, EXIT_USAGE
 
 
 def test_an_amendment_refused_for_the_protocols_version_names_its_line(sitegen, example_copy):
@@ -27,3 +28,44 @@ def test_an_amendment_refused_for_the_protocols_version_names_its_line(sitegen, 
     assert code == EXIT_INVALID
     assert err.startswith(f"{example_copy}/protocol.md:2:1: error: could not raise the version line; set `version: 3` "
                           "yourself, then amend")
+
+
+# Each path argument's kind of refusal, on the command line (exit 2, naming the argument and the path, nothing
+# written): {file} is a file, {folder} a folder, {review} the example's copy.
+PATHS_REFUSED = [
+    (("check", "{file}"), "'DIRECTORY': {file} is not a folder"),
+    (("build", "{file}/", "--out", "{folder}/site"), "'DIRECTORY': {file}/ cannot be opened (Not a directory)"),
+    (("schema", "--out", "{file}/x"), "'--out': {file}/x cannot be opened (Not a directory)"),
+    (("dedupe", "{folder}", "--out", "{folder}/o.csv"), "'SOURCE': {folder} is a folder, not a file"),
+    (("import", "{review}", "{file}/", "--at", "2026-01-02T00:00:00Z"),
+     "'FILES...': {file}/ ends in '/', which names a folder; give a file name"),
+    (("import", "{review}", "-", "--at", "2026-01-02T00:00:00Z"),
+     "'FILES...': '-' means standard input, which this command does not read; give a path ('./-' for one named '-')"),
+    (("import-decisions", "{review}", "", "--tool", "rayyan", "--reviewer", "ab"),
+     "'SOURCE': an empty path (an unset variable?): give a file or folder name"),
+]
+
+
+@pytest.mark.parametrize(("args", "said"), PATHS_REFUSED)
+def test_a_path_of_the_wrong_kind_is_refused_as_it_is_parsed(sitegen, example_copy, tmp_path, args, said):
+    """Each was click's words ("File '-' does not exist.", of a file "x.ris/" too), or reached the command: a
+    review folder named with a '/' after a file's name was exit 1, and schema's --out 'FILE/x' said 'File exists'."""
+    fill = {"file": tmp_path / "records.ris", "folder": tmp_path / "folder", "review": example_copy}
+    fill["file"].write_text("TY  - JOUR\nTI  - A title\nER  - \n", encoding="utf-8")
+    fill["folder"].mkdir()
+    before = tree_bytes(tmp_path)
+    code, printed, err = sitegen(*[arg.format(**fill) for arg in args])
+    assert (code, printed) == (EXIT_USAGE, "") and err.endswith(f"Invalid value for {said.format(**fill)}\n"), err
+    assert tree_bytes(tmp_path) == before
+
+
+@pytest.mark.parametrize("command", [("export", "{review}", "--format", "ris"), ("digest", "{review}", "--week", "2023-W15"),
+                                     ("dedupe", "{file}")])
+def test_a_file_to_write_named_with_a_slash_after_it_is_refused(sitegen, example_copy, tmp_path, command):
+    """Path() drops the '/': `--out new.ris/`, a folder to most programs, wrote a file new.ris."""
+    fill = {"file": tmp_path / "records.ris", "review": example_copy}
+    fill["file"].write_text("TY  - JOUR\nTI  - A title\nER  - \n", encoding="utf-8")
+    before = tree_bytes(tmp_path)
+    code, _, err = sitegen(*[arg.format(**fill) for arg in command], "--out", f"{tmp_path}/new.ris/")  # a Path drops it too
+    assert (code, tree_bytes(tmp_path)) == (EXIT_USAGE, before)
+    assert f"'--out': {tmp_path}/new.ris/ ends in '/', which names a folder; give a file name" in err
