@@ -134,7 +134,24 @@ class TextCommand(click.Command):
                 if byte := next((ord(char) - 0xDC00 for char in text if "\udc80" <= char <= "\udcff"), None):
                     raise click.BadParameter(f"{text!r} is not UTF-8 text (byte 0x{byte:02X}); give it in UTF-8",
                                              ctx, param)
-        return super().parse_args(ctx, args)
+        with _usage_errors(ctx):  # an option's callback (--at, --week) checks its value with the library
+            return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context):
+        with _usage_errors(ctx):
+            return super().invoke(ctx)
+
+
+@contextlib.contextmanager
+def _usage_errors(ctx: click.Context):
+    """The library's OptionInvalid shown as click shows a value its own types refuse: exit 2, naming the option,
+    under the command's usage line and where to find its help. Raised to the group, which knows no command's
+    usage, it was shown without them."""
+    try:
+        yield
+    except OptionInvalid as exc:
+        _done(exc)
+        raise click.BadParameter(exc.message, ctx, param_hint=f"'{exc.option}'") from None
 
 
 def _texts(value: object) -> list[str]:
@@ -160,9 +177,6 @@ class SitegenGroup(TextCommands):
         written.clear()  # what this command writes (a test runs many in one process)
         try:
             return super().invoke(ctx)
-        except OptionInvalid as exc:  # shown as click shows a value its own types refuse (exit 2)
-            _done(exc)
-            raise click.BadParameter(exc.message, param_hint=f"'{exc.option}'") from None
         except (ReviewInvalid, SchemaVersionError) as exc:
             _done(exc)
             root = str(ctx.meta.get("sitegen.review_dir", ""))

@@ -69,3 +69,20 @@ def test_a_file_to_write_named_with_a_slash_after_it_is_refused(sitegen, example
     code, _, err = sitegen(*[arg.format(**fill) for arg in command], "--out", f"{tmp_path}/new.ris/")  # a Path drops it too
     assert (code, tree_bytes(tmp_path)) == (EXIT_USAGE, before)
     assert f"'--out': {tmp_path}/new.ris/ ends in '/', which names a folder; give a file name" in err
+
+
+@pytest.mark.parametrize(("args", "command", "said"), [
+    (("digest", "{review}", "--week", "2026-23"), "digest", "'--week': '2026-23' is not an ISO week such as 2026-W23"),
+    (("monitor", "add", "{review}", "--id", "Bad Id", "--strategy", "openalex", "q", "--at", "2026-06-01T00:00:00Z"),
+     "monitor add", "'--id': 'Bad Id': a saved search's id is"),
+])
+def test_a_value_the_library_refuses_is_a_usage_error_as_clicks_own(sitegen, example_copy, args, command, said):
+    """As an option's callback (--week) or in the command (--id), the library's OptionInvalid: it was shown with no
+    usage line and no word of --help, as no click usage error is."""
+    before = tree_bytes(example_copy)
+    code, printed, err = sitegen(*[arg.format(review=example_copy) for arg in args])
+    assert (code, printed) == (EXIT_USAGE, "")
+    # "cli": the program's name in click's test runner
+    assert err.startswith(f"Usage: cli {command} [OPTIONS] DIRECTORY\nTry 'cli {command} --help' for help.\n\n"
+                          f"Error: Invalid value for {said}"), err
+    assert tree_bytes(example_copy) == before
