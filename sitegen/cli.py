@@ -173,6 +173,12 @@ TextCommands.group_class = TextCommands
 class SitegenGroup(TextCommands):
     """Shows sitegen's own errors as messages with their exit status, never as tracebacks."""
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except BrokenPipeError:  # `sitegen --help | head`: as a command's output (`invoke`), not click's exit 1
+            ctx.exit(EXIT_BROKEN_PIPE)
+
     def invoke(self, ctx: click.Context):
         written.clear()  # what this command writes (a test runs many in one process)
         try:

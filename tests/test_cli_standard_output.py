@@ -101,3 +101,14 @@ def test_a_closed_standard_output_keeps_its_number():
         os.close(writing)
     with os.fdopen(reading) as got:
         assert int(got.read()) > 2
+
+
+@pytest.mark.parametrize("args", [("--help",), ("--version",), ("schema",), ("export", "--help")])
+def test_printing_into_a_pipe_nobody_reads_ends_quietly(args):
+    """Alike for what click prints before any command runs (`sitegen --help | head`): click's own exit 1 it was."""
+    reading, writing = os.pipe()
+    os.close(reading)
+    try:
+        assert _run(*args, stdout=writing) == (EXIT_BROKEN_PIPE, "")
+    finally:
+        os.close(writing)
