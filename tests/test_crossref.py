@@ -13,7 +13,7 @@ from conftest import FIXTURES
 from http_mocks import Call, fetcher, json_response
 
 from sitegen.sources import crossref
-from sitegen.sources.base import Untitled
+from sitegen.sources.base import Unreadable, Untitled
 from sitegen.sources.settings import SourceSettings
 
 DIR = FIXTURES / "crossref"
@@ -359,6 +359,19 @@ def test_a_subtitle_is_part_of_the_title(title, subtitle, whole):
     assert crossref.work_to_record(work).title == whole
     work["subtitle"] = []
     assert crossref.work_to_record(work).title == title
+
+
+def test_a_title_subtitle_or_container_sent_as_one_bare_string_is_read_as_that_string():
+    # Crossref sends these as lists of strings; one string sent bare is text all the same. A bare title was refused
+    # as "a title that is not text", losing the work, and a bare subtitle or journal was dropped.
+    item = single("crossref_work_10.1007_s40278-023-41815-2.json")
+    listed = crossref.work_to_record(item)
+    bare = crossref.work_to_record(dict(item, title=item["title"][0], subtitle="a bare subtitle",
+                                        **{"container-title": item["container-title"][0]}))
+    assert bare.title == f"{item['title'][0]}: a bare subtitle"
+    assert bare.container_title == listed.container_title == item["container-title"][0]
+    with pytest.raises(Unreadable, match="a title that is not text"):
+        crossref.work_to_record(dict(item, title=5))  # a title of another kind is still none
 
 
 def test_work_without_doi_or_title_is_left_out():

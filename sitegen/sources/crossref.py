@@ -82,8 +82,15 @@ def _first(values: Any) -> Any:
     return values[0] if isinstance(values, list) and values else None
 
 
+def _texts(value: Any) -> list[Any]:
+    """A field Crossref sends as a list of strings (`title`, `subtitle`, `container-title`), as a list: one string
+    sent bare is the list of it (a bare title was read as none, and the work refused for "a title that is not
+    text"); anything but a string or a list, an empty one."""
+    return [value] if isinstance(value, str) else as_list(value)
+
+
 def _container(item: dict[str, Any], csl_type: str) -> str | None:
-    titles = [title for value in as_list(item.get("container-title")) if (title := plain_text(value))]
+    titles = [title for value in _texts(item.get("container-title")) if (title := plain_text(value))]
     if not titles:
         return None
     return titles[-1] if csl_type in IN_A_BOOK else titles[0]
@@ -254,9 +261,10 @@ def work_to_record(item: dict[str, Any]) -> Record | None:
     if doi is None:
         return None
     raw_title = item.get("title")  # a list of strings, usually of one
-    title = require_title(plain_text(_first(raw_title)), doi, malformed=raw_title is not None and not (
-        isinstance(raw_title, list) and all(isinstance(value, str) for value in raw_title)))
-    title = with_subtitle(title, plain_text(_first(item.get("subtitle"))))
+    titles = _texts(raw_title)
+    title = require_title(plain_text(_first(titles)), doi, malformed=raw_title is not None and not (
+        isinstance(raw_title, (str, list)) and all(isinstance(value, str) for value in titles)))
+    title = with_subtitle(title, plain_text(_first(_texts(item.get("subtitle")))))
     work_type = text_value(item.get("type"))
     retracted, is_notice = retraction_status(item)
     publication_types = [work_type] if work_type else []
