@@ -374,6 +374,17 @@ def test_a_title_subtitle_or_container_sent_as_one_bare_string_is_read_as_that_s
         crossref.work_to_record(dict(item, title=5))  # a title of another kind is still none
 
 
+def test_a_work_deposited_with_only_its_original_language_title_has_that_title():
+    # A real item carries "original-title" beside "title"; one deposited with the original alone was left out as
+    # having no title.
+    item = json.loads(ECOLOGY)["message"]["items"][0]
+    for missing in ({}, {"title": []}, {"title": None}):
+        work = {key: value for key, value in item.items() if key != "title"} | missing
+        assert crossref.work_to_record(work).title == item["original-title"][0] == "Communicating Ecology"
+    with pytest.raises(Untitled):
+        crossref.work_to_record(dict(item, title=[], **{"original-title": []}))
+
+
 def test_work_without_doi_or_title_is_left_out():
     item = plos("10.1371/journal.pone.0147433")
     with pytest.raises(Untitled):

@@ -89,6 +89,11 @@ def _texts(value: Any) -> list[Any]:
     return [value] if isinstance(value, str) else as_list(value)
 
 
+def _text_list(value: Any) -> bool:
+    """Whether a field Crossref sends as a list of strings holds only text (`_texts`)."""
+    return isinstance(value, (str, list)) and all(isinstance(text, str) for text in _texts(value))
+
+
 def _container(item: dict[str, Any], csl_type: str) -> str | None:
     titles = [title for value in _texts(item.get("container-title")) if (title := plain_text(value))]
     if not titles:
@@ -260,10 +265,11 @@ def work_to_record(item: dict[str, Any]) -> Record | None:
     doi = normalise_doi(item.get("DOI"))
     if doi is None:
         return None
-    raw_title = item.get("title")  # a list of strings, usually of one
-    titles = _texts(raw_title)
-    title = require_title(plain_text(_first(titles)), doi, malformed=raw_title is not None and not (
-        isinstance(raw_title, (str, list)) and all(isinstance(value, str) for value in titles)))
+    # The title, else the one in the work's original language: a work deposited with that alone has a title all the
+    # same (it was left out as having none). Each a list of strings, usually of one.
+    fields = (item.get("title"), item.get("original-title"))
+    title = require_title(next(filter(None, (plain_text(_first(_texts(field))) for field in fields)), None), doi,
+                          malformed=any(field is not None and not _text_list(field) for field in fields))
     title = with_subtitle(title, plain_text(_first(_texts(item.get("subtitle")))))
     work_type = text_value(item.get("type"))
     retracted, is_notice = retraction_status(item)
