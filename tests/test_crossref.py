@@ -12,6 +12,7 @@ import yaml
 from conftest import FIXTURES
 from http_mocks import Call, fetcher, json_response
 
+from sitegen.records.model import TITLE_LIMIT
 from sitegen.sources import crossref
 from sitegen.sources.base import Unreadable, Untitled
 from sitegen.sources.settings import SourceSettings
@@ -383,6 +384,14 @@ def test_a_work_deposited_with_only_its_original_language_title_has_that_title()
         assert crossref.work_to_record(work).title == item["original-title"][0] == "Communicating Ecology"
     with pytest.raises(Untitled):
         crossref.work_to_record(dict(item, title=[], **{"original-title": []}))
+
+
+def test_a_subtitle_too_long_for_a_title_is_left_out_and_the_work_kept():
+    # A subtitle is the title's optional part: one that would make the title longer than a record holds cost the
+    # work (it could not be read: "invalid title").
+    item = single("crossref_work_10.1007_s40278-023-41815-2.json")
+    record = crossref.work_to_record(dict(item, subtitle=["x" * TITLE_LIMIT]))
+    assert record.title == item["title"][0]
 
 
 def test_work_without_doi_or_title_is_left_out():

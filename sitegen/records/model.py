@@ -308,6 +308,8 @@ class RecordMeta(Strict):
     other_versions: list[Text] = Field(default_factory=list, exclude_if=lambda ids: not ids)
 
 
+TITLE_LIMIT = 5000  # the most characters a record's title holds: far more than any work's
+
 # The most characters a record's abstract holds. A longer one is no abstract but a whole paper or a file pasted into
 # the field: a record read from a provider or a reference file is kept without it, and the run or import says so
 # (`leaving_out_overlong_abstracts`). It is left out, not cut: an abstract is taken for the record's own, whole (a
@@ -348,7 +350,7 @@ class Record(Strict):
 
     id: str
     type: Text = "article-journal"
-    title: Annotated[str, StringConstraints(min_length=1, max_length=5000), Printable, Visible]
+    title: Annotated[str, StringConstraints(min_length=1, max_length=TITLE_LIMIT), Printable, Visible]
     author: list[CslName] = Field(default_factory=list, max_length=10_000)
     container_title: Text | None = Field(default=None, alias="container-title")
     issued: CslDate | None = None

@@ -16,7 +16,7 @@ from urllib.parse import quote
 from sitegen.records.copyright import without_copyright_statement
 from sitegen.records.ids import normalise_doi
 from sitegen.records.markup import plain_text
-from sitegen.records.model import CslDate, CslName, Record, RecordMeta, Update, web_address
+from sitegen.records.model import TITLE_LIMIT, CslDate, CslName, Record, RecordMeta, Update, web_address
 from sitegen.records.providers import label
 from sitegen.sources.base import (
     Items,
@@ -254,10 +254,12 @@ def updates(item: dict[str, Any]) -> list[Update]:
 
 def with_subtitle(title: str, subtitle: str | None) -> str:
     """A title with the subtitle Crossref keeps apart ("X" and "a systematic review"), as other indexes
-    and the work itself give it: "X: a systematic review"."""
+    and the work itself give it: "X: a systematic review". A subtitle that would make the title longer than a record
+    holds is a deposit's error, left out: the work keeps its title (it was refused as having an invalid title)."""
     if not subtitle or subtitle.casefold() in title.casefold():
         return title
-    return f"{title} {subtitle}" if title[-1] in ":;.?!-\u2013\u2014" else f"{title}: {subtitle}"
+    whole = f"{title} {subtitle}" if title[-1] in ":;.?!-\u2013\u2014" else f"{title}: {subtitle}"
+    return whole if len(whole) <= TITLE_LIMIT else title
 
 
 def work_to_record(item: dict[str, Any]) -> Record | None:
