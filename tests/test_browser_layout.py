@@ -50,7 +50,7 @@ def plant(review: Path) -> Path:
     protocol = (review / "protocol.md").read_text()
     protocol = re.sub(r"(    label: [^\n]+)", rf"\1 {WORD}", protocol)  # every exclusion reason's label
     protocol = protocol.replace("  in_scope:\n", f"  in_scope:\n    - {WORD}\n", 1)
-    protocol += f"\n{LONG}\n"
+    protocol += f"\n{LONG}\n\n| Term | Source |\n|---|---|\n| {WORD} | {URL} |\n"  # and a Markdown table
     (review / "protocol.md").write_text(protocol)
 
     for path in (review / "searches").glob("*.json"):
@@ -110,6 +110,7 @@ def test_hostile_text_never_widens_a_page(hostile_site, page):
     assert {"index.html", "protocol.html", "screening.html", "searches.html", "evidence.html", "included.html",
             "versions.html", "records.html"} <= names
     assert all(WORD in p.read_text() for p in pages)  # the hostile text reaches every page
+    assert f"<td>{WORD}</td>" in (hostile_site / "protocol.html").read_text()
     assert too_wide(page, hostile_site, pages) == {}
 
 

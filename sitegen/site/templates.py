@@ -56,6 +56,18 @@ def _demote_headings(state) -> None:
 _markdown.core.ruler.push("demote_headings", _demote_headings)
 
 
+def _table_in_its_own_box(renderer, tokens, index, options, env) -> str:
+    """A table of the protocol's Markdown scrolls sideways in its own box, as the site's other wide tables do:
+    its cells keep words whole (a column never shrinks to a letter), so one long word or URL in a cell
+    would otherwise make the whole page scroll sideways on a phone."""
+    tag = renderer.renderToken(tokens, index, options, env)
+    return f'<div class="table-wrap">\n{tag}' if tokens[index].nesting == 1 else f"{tag}</div>\n"
+
+
+_markdown.add_render_rule("table_open", _table_in_its_own_box)
+_markdown.add_render_rule("table_close", _table_in_its_own_box)
+
+
 def render_markdown(text: str) -> Markup:
     return Markup(_markdown.render(text))
 
