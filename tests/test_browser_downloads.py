@@ -100,3 +100,39 @@ def test_chart_colours_follow_the_theme(served_example, page, scheme):
     for name in ("fresh", "seen", "included"):
         assert contrast(colours[name], background) >= 3, (name, colours)  # WCAG 1.4.11 for graphics
     assert colours["fresh"] != colours["seen"]
+
+
+@pytest.fixture(scope="module")
+def light_accent_site(tmp_path_factory):
+    """The example with a pale yellow accent, as a reviewer may pick to match a logo."""
+    import shutil
+
+    import yaml
+
+    from sitegen.commands import build
+
+    root = tmp_path_factory.mktemp("light-accent")
+    review = shutil.copytree(EXAMPLE, root / "review")
+    config = yaml.safe_load((review / "review.yaml").read_text())
+    config["site"]["theme"]["accent_color"] = "#ffe066"
+    (review / "review.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    build(review, root / "site", environ={})
+    return root / "site"
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_light_accent_still_gives_readable_links_and_bars(light_accent_site, page, scheme):
+    page.emulate_media(color_scheme=scheme)
+    page.goto((light_accent_site / "index.html").as_uri())
+    colours = page.evaluate("""() => ({
+        background: getComputedStyle(document.body).backgroundColor,
+        link: getComputedStyle(document.querySelector('main a[href="protocol.html"]')).color,
+        summary: getComputedStyle(document.querySelector('.chart-data summary')).color,
+        included: getComputedStyle(document.querySelector('#chart-years .chart-included')).fill})""")
+    background = colours.pop("background")
+    assert contrast(colours["link"], background) >= 4.5, colours
+    assert contrast(colours["summary"], background) >= 4.5, colours
+    assert contrast(colours["included"], background) >= 3, colours
+    if scheme == "light":  # the accent's hue is kept, darkened: not plain black or grey
+        red, green, blue = (int(value) for value in re.findall(r"\d+", colours["link"])[:3])
+        assert red > blue and green > blue, colours

@@ -40,6 +40,7 @@ from sitegen.site.keys import Keys, code_digest
 from sitegen.site.output import Page
 from sitegen.site.record_page import RankedRecord, batch_page, digest_content, ranked_row
 from sitegen.site.templates import environment, templates_dir
+from sitegen.site.theme import readable_accent
 
 # Markers Site.framed replaces: text no template, title or path holds (review text never holds a NUL).
 FRAME_TITLE, FRAME_PATH, FRAME_CONTENT = "\x00title\x00", "\x00path\x00", "\x00content\x00"
@@ -125,7 +126,7 @@ class Site:
         edition = Edition(Published(latest.number, latest.published_at) if latest else None, self.history.unpublished,
                           bool(self.history.versions))  # every page says which version it shows
         self.common = {"review": review.config, "reasons": self.reasons,
-                       "accent": review.config.site.theme.accent_color, "edition": edition}
+                       "accent": readable_accent(review.config.site.theme.accent_color), "edition": edition}
         self.keys = Keys(review.records, review.record_digests,
                          Keys(review.records, {}, code_digest(templates_dir())).of(self.common))
 
