@@ -279,7 +279,7 @@ def test_a_seed_held_by_the_review_links_to_its_record(sitegen, tmp_path):
                 SECOND, "live", settings=SETTINGS, transport=httpx.MockTransport(OpenAlex(SYNERGY)))
     assert sitegen("build", review, "--out", tmp_path / "site")[0] == 0
     page = (tmp_path / "site" / "searches.html").read_text()
-    assert f'<a href="records/{page_slug(seed["doi"].removeprefix("https://doi.org/"))}.html">' in page
+    assert f'<a href="records/{page_slug(seed["doi"].removeprefix("https://doi.org/"))}.html" dir="auto">' in page
 
 
 def test_check_reports_a_broken_citation_query_with_file_and_line(sitegen, tmp_path):

@@ -235,7 +235,7 @@ def test_record_pages_link_a_duplicate_and_its_canonical_record(sitegen, twin_re
     code, _, err = sitegen("build", twin_review, "--out", out, "--now", "2026-05-01T00:00:00Z")
     assert code == 0, err
     twin_page = (out / "records" / f"{page_slug(TWIN)}.html").read_text()
-    assert f'Duplicate of <a href="../records/{page_slug(ORIGINAL)}.html">' in twin_page
+    assert f'Duplicate of <a href="../records/{page_slug(ORIGINAL)}.html" dir="auto">' in twin_page
     assert "(confirmed by ann)" in twin_page
     original_page = (out / "records" / f"{page_slug(ORIGINAL)}.html").read_text()
     assert f'<a href="../records/{page_slug(TWIN)}.html"><code>{TWIN}</code></a>' in original_page

@@ -31,6 +31,10 @@ if TYPE_CHECKING:  # pages.py and records.py import this module
     from sitegen.site.pages import RecordView
     from sitegen.site.records import Entry
 
+# A record's title or abstract may be written wholly in Hebrew, Arabic or Persian: it is set in its own direction,
+# as its first letter gives it, and kept apart from the text around it, so its closing punctuation stays at its end
+# and the page's text does not run into it. Templates set the same attribute on titles they show.
+TITLE_DIRECTION = ' dir="auto"'
 STAGE_NAMES = {"title-abstract": "title and abstract screening", "full-text": "full-text assessment"}
 
 
@@ -98,7 +102,7 @@ def screening_history(history: list[StageHistory], reasons: dict[str, str]) -> s
 
 def _record_link(view: RecordView, with_id: bool = False) -> str:
     title = f"<code>{_e(view.record.id)}</code>" if with_id else _e(view.record.title)
-    return f'<a href="../records/{_e(view.slug)}.html">{title}</a>'
+    return f'<a href="../records/{_e(view.slug)}.html"{"" if with_id else TITLE_DIRECTION}>{title}</a>'
 
 
 def record_content(entry: Entry, histories: list[StageHistory], duplicate: Duplicate | None,
@@ -106,7 +110,7 @@ def record_content(entry: Entry, histories: list[StageHistory], duplicate: Dupli
                    reasons: dict[str, str]) -> str:
     """The part of `records/<slug>.html` between the site's header and footer."""
     record, standing = entry.view.record, entry.standing
-    out = ['<p class="breadcrumb"><a href="../records.html">Records</a></p>', f"<h1>{_e(record.title)}</h1>"]
+    out = ['<p class="breadcrumb"><a href="../records.html">Records</a></p>', f"<h1{TITLE_DIRECTION}>{_e(record.title)}</h1>"]
     if record.custom.retracted:
         out.append('<p class="retracted-notice" role="alert"><strong>This record is retracted</strong> '
                    "according to at least one source.</p>")
@@ -140,7 +144,7 @@ def record_content(entry: Entry, histories: list[StageHistory], duplicate: Dupli
     out.append("<h2>Screening history</h2>")
     out.append(screening_history(histories, reasons))
     out.append("<h2>Abstract</h2>")
-    out.append(f'<p class="abstract">{_e(record.abstract)}</p>' if record.abstract
+    out.append(f'<p class="abstract"{TITLE_DIRECTION}>{_e(record.abstract)}</p>' if record.abstract
                else '<p class="blank">No abstract available.</p>')
     return "\n".join(out)
 
@@ -217,7 +221,7 @@ def record_row(entry: Entry, root: str, reasons: dict[str, str]) -> str:
     scored = entry.relevance
     score = (f'{scored.score} <span class="suggestion suggestion-{_e(scored.decision.lower())}">{_e(scored.decision)}'
              "</span>" if scored else '<span class="blank">not scored</span>')
-    return (f'<tr>\n<td data-label="Record"><a href="{root}records/{_e(view.slug)}.html">{_e(record.title)}</a>'
+    return (f'<tr>\n<td data-label="Record"><a href="{root}records/{_e(view.slug)}.html"{TITLE_DIRECTION}>{_e(record.title)}</a>'
             f'{retracted}<br><span class="byline">{byline}</span></td>\n'
             f'<td data-label="Identifiers">{identifiers}</td>\n'
             f'<td data-label="Sources">{", ".join(_e(provider_label(source)) for source in entry.sources)}</td>\n'
@@ -244,7 +248,7 @@ def ranked_row(rank: int, scored: Scored, ranked: RankedRecord, reasons: dict[st
     suggestion = _e(scored.decision)
     return (f'<tr><td data-label="Rank">{rank}</td><td data-label="Score">{scored.score}</td>'
             f'<td data-label="Suggestion" class="suggestion suggestion-{_e(scored.decision.lower())}">{suggestion}</td>\n'
-            f'<td data-label="Record"><a href="../records/{_e(ranked.slug)}.html">{_e(ranked.title)}</a><br>'
+            f'<td data-label="Record"><a href="../records/{_e(ranked.slug)}.html"{TITLE_DIRECTION}>{_e(ranked.title)}</a><br>'
             f'<small class="rationale">{_e(scored.rationale)}</small></td>\n'
             f'<td data-label="Reviewers\' decision">{outcome(ranked.title_abstract, reasons)}</td></tr>')
 
