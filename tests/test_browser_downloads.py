@@ -136,3 +136,15 @@ def test_a_light_accent_still_gives_readable_links_and_bars(light_accent_site, p
     if scheme == "light":  # the accent's hue is kept, darkened: not plain black or grey
         red, green, blue = (int(value) for value in re.findall(r"\d+", colours["link"])[:3])
         assert red > blue and green > blue, colours
+
+
+def test_a_light_accent_gives_readable_links_in_a_tinted_box(light_accent_site, page):
+    page.emulate_media(color_scheme="light")
+    page.goto((light_accent_site / "search.html").as_uri())  # from disk the notice, with its links, stays
+    colours = page.evaluate("""() => {
+        const notice = document.querySelector('.notice');
+        return {background: getComputedStyle(notice).backgroundColor,
+                link: getComputedStyle(notice.querySelector('a')).color};
+    }""")
+    assert colours["background"] != "rgb(255, 255, 255)"
+    assert contrast(colours["link"], colours["background"]) >= 4.5, colours
