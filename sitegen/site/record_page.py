@@ -52,9 +52,15 @@ def _e(value: object) -> str:
             .replace("'", "&#39;"))
 
 
+def isolated(text: str) -> str:
+    """Names or a journal as the record gives them, kept apart from the text around them (a year, a volume) in their
+    own direction: names in Hebrew or Arabic before '(2020)' would otherwise draw the year before them."""
+    return f"<bdi>{_e(text)}</bdi>" if text else ""
+
+
 def citation(record: Record) -> str:
     """Journal, year; volume(issue): pages, as far as the record has them."""
-    text = _e(record.container_title or "")
+    text = isolated(record.container_title) if record.container_title else ""
     if record.year:
         text += (", " if record.container_title else "") + _e(record.year)
     if record.volume:
@@ -211,8 +217,8 @@ def record_row(entry: Entry, root: str, reasons: dict[str, str]) -> str:
     """The record's row in the records lists (`root`: the way back to the site's root from the list page)."""
     record, view = entry.view.record, entry.view
     retracted = ' <strong class="retracted">Retracted</strong>' if record.custom.retracted else ""
-    byline = _e(view.authors_short) + (f" ({_e(record.year)})" if record.year else "") + (
-        f" {_e(record.container_title)}" if record.container_title else "")
+    byline = isolated(view.authors_short) + (f" ({_e(record.year)})" if record.year else "") + (
+        f" {isolated(record.container_title)}" if record.container_title else "")
     identifiers = "<br>".join(f"{_e(NAMESPACE_LABELS[namespace])}&nbsp;{_e(value)}"
                               for namespace, value in record.identifiers().items())
     batch = f'<a href="{root}{batch_page(entry.batch.number)}">{entry.batch.number or "imported"}</a>'
