@@ -36,6 +36,7 @@ counts add up to the whole review's.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
@@ -54,6 +55,13 @@ from sitegen.screening.outcomes import DECIDED, NOT_RETRIEVED, TO_FULL_TEXT, Out
 
 OTHER = "other"  # the route of records found by other methods than searching a database or register
 Route = Literal["database", "register", "other"]
+# PRISMA 2020 draws three boxes for the records other methods identified: websites, organisations and citation
+# searching. The ledger knows an other-methods source by the name the review gave it (`sitegen import --source`),
+# so its box is read from that name; a name that says neither websites nor organisations is citation searching,
+# the route sitegen's own citation searches take.
+OtherMethod = Literal["websites", "organisations", "citations"]
+_WEBSITES = re.compile(r"\b(?:web ?sites?|web ?pages?|search engines?|grey literature|gray literature)\b", re.IGNORECASE)
+_ORGANISATIONS = re.compile(r"\b(?:organi[sz]ations?|experts?|contacted|manufacturers?|sponsors?)\b", re.IGNORECASE)
 
 
 class Flow(Strict):
@@ -161,6 +169,15 @@ def previous_labels(counts: PrismaCounts) -> tuple[str, str, str]:
                 f"it included, {counts.previous_removed} no longer {'is' if counts.previous_removed == 1 else 'are'})")
     return ("Studies included in previous version of review",
             "Reports of studies included in previous version of review", "studies from the previous version")
+
+
+def other_method(source: str) -> OtherMethod:
+    """Which of PRISMA 2020's other-methods boxes a source identified by other methods counts in."""
+    if source != CITATION_SEARCHING and _WEBSITES.search(source):
+        return "websites"
+    if source != CITATION_SEARCHING and _ORGANISATIONS.search(source):
+        return "organisations"
+    return "citations"
 
 
 def not_in_full(counts: PrismaCounts) -> dict[str, list[int]]:

@@ -8,9 +8,9 @@ studies of a new review, the other-methods arm of a review that used none, and
 the meta-analysis boxes (sitegen records no meta-analysis). Lists are written
 "Name, n; Name, n", the package's format, which it splits at ";" and then at the
 first ",": a label's own commas and semicolons become " / " so they cannot split
-it. sitegen's other methods are imports taken from a bibliographic source by
-another route than searching it, which is citation searching; they are counted
-under `citations_results` (websites and organisations: NA).
+it. Records identified by other methods count under `website_results`,
+`organisation_results` or `citations_results` as their source's name says
+(`sitegen.living.prisma.other_method`); a box no source of the arm counts in is NA.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import csv
 import io
 import re
 
-from sitegen.living.prisma import Flow, PrismaCounts, not_in_full, previous_labels
+from sitegen.living.prisma import Flow, PrismaCounts, not_in_full, other_method, previous_labels
 from sitegen.records.providers import kind, label
 from sitegen.site.exports import one_line, write_csv
 from sitegen.site.templates import templates_dir
@@ -79,6 +79,10 @@ def values(counts: PrismaCounts, labels: dict[str, str]) -> dict[str, str]:
         return {label(source) + (" (not reached in full)" if source in unreached else ""): n
                 for source, n in found.items() if kind(source) == wanted}
 
+    by_method: dict[str, int] = {}  # a source the arm used counts, as 0 when it found nothing new
+    for source, n in counts.identified_other_by_source.items():
+        by_method[other_method(source)] = by_method.get(other_method(source), 0) + n
+
     def reasons(by_reason: dict[str, int]) -> dict[str, int]:
         return {labels.get(code, code): n for code, n in by_reason.items()}
 
@@ -92,9 +96,9 @@ def values(counts: PrismaCounts, labels: dict[str, str]) -> dict[str, str]:
         "database_specific_results": listed(by_kind("database")),
         "register_results": str(counts.identified_registers),
         "register_specific_results": listed(by_kind("register")),
-        "website_results": NA,
-        "organisation_results": NA,
-        "citations_results": when(other, counts.identified_other_methods),
+        "website_results": when("websites" in by_method, by_method.get("websites")),
+        "organisation_results": when("organisations" in by_method, by_method.get("organisations")),
+        "citations_results": when("citations" in by_method, by_method.get("citations")),
         "duplicates": str(counts.duplicates_removed),
         "excluded_automatic": str(counts.excluded_automation),
         "excluded_other": str(counts.removed_other_reasons),
