@@ -724,8 +724,9 @@ def verify(directory: Path, at: str | None, mode: str, bib: Path | None, encodin
               "openalex, ...) or a database or route by name (Embase, Citation searching) [default: the database "
               "the export names, else the file's name].")
 @click.option("--method", type=click.Choice(["database", "other"]), help="PRISMA route: identification from "
-              "databases, or other methods [default: database when the source is a provider sitegen knows, a "
-              "bibliographic database by name (Embase, Scopus, Web of Science, CINAHL, PsycINFO...) or the "
+              "databases and registers, or other methods [default: database when the source is a provider sitegen "
+              "knows, a bibliographic database by name (Embase, Scopus, Web of Science, CINAHL, PsycINFO...), a "
+              "study register by name (ClinicalTrials.gov, WHO ICTRP, ISRCTN...; counted as a register) or the "
               "database the export names; other methods otherwise].")
 @click.option("--description", metavar="TEXT", help="What the file is, for the ledger [default: its name].")
 @click.option("--seen", metavar="MONITOR_ID", help="Add the imported ids to this saved search's seen ids, so its "

@@ -38,3 +38,24 @@ def test_citation_searching_and_websites_are_each_counted_in_their_own_box(siteg
                                          "database_results", "previous_studies", "total_studies")} == {
         "website_results": "1", "organisation_results": "NA", "citations_results": "2",
         "database_results": "0", "previous_studies": "2", "total_studies": "2"}
+
+
+def test_a_study_registers_export_counts_in_the_registers_box(sitegen, two_run_review):  # noqa: F811
+    """Two databases, then an export of a trial register imported by its name: PRISMA 2020 counts its records
+    under "Registers" on the databases-and-registers route (it was taken for other methods, citation searching,
+    by default, and was counted as a database with --method database)."""
+    export = FIXTURES / "ris" / "jstor_ris.ris"  # a real export of four records; what matters is the source named
+    code, out, err = sitegen("import", two_run_review, export, "--source", "ClinicalTrials.gov",
+                             "--at", "2026-03-01T00:00:00Z")
+    assert code == 0, out + err
+    assert "counted as a register (ClinicalTrials.gov)" in out
+    counts = counts_of(sitegen, two_run_review)
+    third = counts["runs"][2]
+    assert (third["identified_registers"], third["identified_databases"], third["identified_by_source"],
+            third["identified_other_methods"]) == (4, 0, {"ClinicalTrials.gov": 4}, 0)
+    # the review: 9 records from the two databases, 4 from the register; the register's are screened with them
+    assert (counts["identified_databases"], counts["identified_registers"], counts["records"],
+            counts["awaiting_screening"]) == (9, 4, 11, 5)
+    values = csv_values(two_run_review)
+    assert (values["register_results"], values["register_specific_results"], values["database_results"],
+            values["citations_results"]) == ("4", "ClinicalTrials.gov, 4", "0", "NA")

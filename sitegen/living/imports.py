@@ -36,7 +36,7 @@ from sitegen.living.ledger import append, given_search_id, given_text
 from sitegen.living.merge import integrate
 from sitegen.living.update import check_run_time, decided, matched_rows, require_lock
 from sitegen.records.model import Record, model_data
-from sitegen.records.providers import PROVIDERS, Source
+from sitegen.records.providers import PROVIDERS, Source, kind
 from sitegen.references import SUFFIXES, Format, ReferenceProblem, decode, read_references, sniff
 from sitegen.references.records import entry_record
 from sitegen.review.folder import Review
@@ -198,7 +198,8 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
         name = source or item.database or item.name
         named = not source and any(item.databases)  # the export names the database of its entries
         chosen = method or ("database" if source in PROVIDERS or named or (
-            DATABASE_NAMES.search(source or "") and not OTHER_ROUTES.search(source or "")) else "other")
+            (DATABASE_NAMES.search(source or "") or kind(source or "") == "register")
+            and not OTHER_ROUTES.search(source or "")) else "other")
         by_database: dict[str, list[str]] = {}
         for record_id, database in zip(entry_ids, item.databases, strict=True):
             by_database.setdefault(source or database or name, []).append(record_id)
@@ -298,7 +299,7 @@ def report(result: ImportResult) -> str:
         lines.append(f"- {shown_path(item.path)}: {_counted(counts.entries, 'entry', 'entries')} read ({counts.format}), "
                      f"{counts.skipped} skipped, {_counted(counts.new, 'record', 'records')} new to the review, "
                      f"{counts.already} already in it; counted as "
-                     f"{'a database' if item.payload.method == 'database' else 'other methods'} "
+                     f"{f'a {kind(item.payload.source)}' if item.payload.method == 'database' else 'other methods'} "
                      f"({', '.join(counts.entry_ids or [item.payload.source])})")
         lines += [f"  - skipped line {s.line}{f' (entry {s.entry_id})' if s.entry_id else ''}: {s.reason}"
                   for s in item.skipped]

@@ -8,12 +8,18 @@ records, the review folder and the site need without loading any of it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
 # PRISMA 2020 counts records from bibliographic databases apart from those from study registers
 # (such as ClinicalTrials.gov); every provider sitegen knows today is a database.
 Kind = Literal["database", "register"]
+# Study registers an imported export may name (none is a provider): their records count under "Registers".
+# Named precisely, so that the Cochrane Central Register of Controlled Trials, a database of trial reports as
+# PRISMA counts it, stays a database.
+REGISTER_NAMES = re.compile(r"\b(?:clinicaltrials\.gov|ictrp|isrctn|anzctr|chictr|drks|ctri|ctis|prospero|"
+                            r"trials? regist(?:er|ry)|registry platform)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -47,5 +53,7 @@ def label(source: str) -> str:
 
 def kind(source: str) -> Kind:
     """Whether a provider is a bibliographic database or a study register; a source outside the registry (one an
-    imported export names) is taken for a database, the route PRISMA counts an import by when it is told so."""
-    return PROVIDERS[source].kind if source in PROVIDERS else "database"
+    imported export names) is a register when its name is one (REGISTER_NAMES), else a database."""
+    if source in PROVIDERS:
+        return PROVIDERS[source].kind
+    return "register" if REGISTER_NAMES.search(source) else "database"
