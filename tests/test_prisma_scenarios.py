@@ -5,11 +5,17 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+import shutil
 
-from conftest import FIXTURES
-from test_prisma import SYNERGY, counts_of, import_other_methods, two_run_review  # noqa: F401  (a fixture)
+import httpx
+from conftest import EXAMPLE, FIXTURES
+from http_mocks import json_response
+from test_prisma import CORE, SYNERGY, counts_of, europepmc_copy_of, import_other_methods, two_run_review  # noqa: F401  (a fixture)
 
+from sitegen.commands import update
 from sitegen.site.prisma_csv import prisma2020_csv
+from sitegen.sources.settings import SourceSettings
 from sitegen.workspace import open_review
 
 WEBSITE_EXPORT = FIXTURES / "prisma" / "citation.ris"  # a real RIS export of one paper, as a website gives it
@@ -59,3 +65,125 @@ def test_a_study_registers_export_counts_in_the_registers_box(sitegen, two_run_r
     values = csv_values(two_run_review)
     assert (values["register_results"], values["register_specific_results"], values["database_results"],
             values["citations_results"]) == ("4", "ClinicalTrials.gov, 4", "0", "NA")
+
+
+# Records of the two-run review (see two_run_review): A, found by both databases in run 1, is included.
+A = "10.1002/hipo.22095"
+
+
+def rerun_unchanged(review, at: str) -> None:
+    """Run the saved search again, the providers returning what they returned in run 2: nothing new."""
+    served = {"openalex": SYNERGY[:5], "europepmc": [europepmc_copy_of(SYNERGY[0], CORE[0]),
+                                                     europepmc_copy_of(SYNERGY[1], CORE[1]), CORE[2], CORE[3]]}
+
+    def providers(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "api.openalex.org":
+            return json_response(json.dumps({"meta": {"count": 5, "next_cursor": None}, "results": served["openalex"]}))
+        return json_response(json.dumps({"hitCount": 4, "resultList": {"result": served["europepmc"]}}))
+
+    assert update(review, at, "live", settings=SourceSettings(), transport=httpx.MockTransport(providers)).complete
+
+
+def _record(review, record_id: str) -> dict:
+    return next(record for line in (review / "records.jsonl").read_text().splitlines()
+                if (record := json.loads(line))["id"] == record_id)
+
+
+def _add_decisions(review, stage: str, rows: str) -> None:
+    with (review / "screening" / stage / "ann.csv").open("a") as decisions:
+        decisions.write(rows)
+
+
+def _flow(counts: dict, *names: str) -> tuple:
+    return tuple(counts[name] for name in names)
+
+
+FLOW = ("identified_databases", "duplicates_removed", "records", "screened", "excluded_screening",
+        "reports_sought", "reports_assessed", "studies_included", "reports_included")
+
+
+def test_a_duplicate_a_reviewer_confirms_after_screening_it_is_removed_as_a_duplicate(sitegen, two_run_review,  # noqa: F811
+                                                                                     tmp_path):
+    """Run 3 imports from Embase an entry of record A that lost its identifiers and a word of its title: a
+    possible duplicate, so a record of its own, screened and included. The reviewer then confirms it is A."""
+    a = _record(two_run_review, A)
+    authors = "".join(f"AU  - {author['family']}, {author['given']}\n" for author in a["author"])
+    export = tmp_path / "embase.ris"
+    export.write_text(f"TY  - JOUR\nTI  - {a['title'].rsplit(' ', 2)[0]}\n{authors}"
+                      f"PY  - {a['issued']['date-parts'][0][0]}\nER  - \n")
+    code, out, err = sitegen("import", two_run_review, export, "--source", "Embase", "--at", "2026-03-01T00:00:00Z")
+    assert code == 0 and "Possible duplicates" in out, out + err
+    twin = next(json.loads(line)["id"] for line in (two_run_review / "records.jsonl").read_text().splitlines()
+                if json.loads(line)["id"].startswith("ref:"))
+    _add_decisions(two_run_review, "title-abstract", f"{twin},include,,\n")
+    _add_decisions(two_run_review, "full-text", f"{twin},include,,\n")
+    # by hand: 10 identified (9 + Embase 1), 2 duplicates, 8 records, 7 screened, 3 studies (A, F, the twin)
+    assert _flow(counts_of(sitegen, two_run_review), *FLOW) == (10, 2, 8, 7, 2, 5, 4, 3, 3)
+    (two_run_review / "duplicates.csv").write_text(f"record_id,duplicate_of,decision,reviewer,note\n"
+                                                   f"{twin},{A},same,ann,\n")
+    assert sitegen("check", two_run_review)[0] == 0
+    counts = counts_of(sitegen, two_run_review)
+    # the twin is identified in run 3 and removed there as a duplicate; its screening no longer counts
+    assert _flow(counts, *FLOW) == (10, 3, 7, 6, 2, 4, 3, 2, 2)
+    assert _flow(counts["runs"][2], "identified_by_source", "duplicates_removed", "records", "screened") == \
+        ({"Embase": 1}, 1, 0, 0)
+    # run 3 has no record left to screen: the latest run with new records is run 2 again
+    assert _flow(counts, "previous_studies", "new_studies", "new_runs_from") == (1, 1, 2)
+
+
+def test_a_record_excluded_at_title_and_abstract_then_included_by_adjudication_is_sought(sitegen, tmp_path):
+    """The example: two reviewers disagreed on hipo.22066 in batch 1 and adjudication excluded it; the
+    adjudication now includes it. It leaves 'excluded' for 'reports sought', awaiting its full text."""
+    review = tmp_path / "review"
+    shutil.copytree(EXAMPLE, review)
+    before = counts_of(sitegen, review)
+    adjudication = review / "screening" / "title-abstract" / "adjudication.csv"
+    adjudication.write_text(adjudication.read_text().replace("10.1002/hipo.22066,exclude,", "10.1002/hipo.22066,include,"))
+    assert sitegen("check", review)[0] == 0
+    after = counts_of(sitegen, review)
+    names = ("screened", "excluded_screening", "reports_sought", "reports_assessed", "awaiting_full_text",
+             "studies_included")
+    assert _flow(before, *names) == (270, 230, 40, 38, 2, 38)
+    assert _flow(after, *names) == (270, 229, 41, 38, 3, 38)
+    assert _flow(after["runs"][0], *names) == (260, 221, 39, 38, 1, 38)
+
+
+def test_an_export_imported_again_is_not_identified_again(sitegen, two_run_review):  # noqa: F811
+    export = FIXTURES / "ris" / "jstor_ris.ris"
+    for at in ("2026-03-01T00:00:00Z", "2026-04-01T00:00:00Z"):
+        assert sitegen("import", two_run_review, export, "--at", at)[0] == 0
+    counts = counts_of(sitegen, two_run_review)
+    third, fourth = counts["runs"][2:]
+    assert (third["identified_by_source"], third["records"]) == ({"JSTOR": 4}, 4)
+    # the second import returned the four records again; none is new, none a duplicate removed
+    assert (fourth["returned_by_source"], fourth["identified_by_source"], fourth["records"],
+            fourth["duplicates_removed"]) == ({"JSTOR": 4}, {"JSTOR": 0}, 0, 0)
+    assert _flow(counts, "identified_databases", "duplicates_removed", "records", "awaiting_screening") == \
+        (13, 2, 11, 5)
+
+
+def test_a_retracted_study_excluded_after_a_version_under_an_amended_protocol(sitegen, two_run_review,  # noqa: F811
+                                                                              tmp_path, monkeypatch):
+    """Version 1 includes A and F; A is found retracted, the protocol is amended to add the reason, A is
+    excluded at full text; a third run finds nothing new. Previous studies are those of version 1 still
+    included, and the new searches' arm is empty."""
+    monkeypatch.setattr("sitegen.sources.http.pause", lambda seconds: None)
+    assert sitegen("publish", two_run_review, "--out", tmp_path / "site", "--now", "2026-02-02T00:00:00Z")[0] == 0
+    protocol = two_run_review / "protocol.md"
+    protocol.write_text(protocol.read_text().replace(
+        "exclusion_reasons:\n", "exclusion_reasons:\n  - code: retracted\n    label: Retracted\n"))
+    assert sitegen("protocol", "amend", two_run_review, "--at", "2026-02-10T00:00:00Z",
+                   "--reason", "retracted studies are excluded")[0] == 0
+    full_text = two_run_review / "screening" / "full-text" / "ann.csv"
+    full_text.write_text(full_text.read_text().replace(f"{A},include,,", f"{A},exclude,retracted,"))
+    rerun_unchanged(two_run_review, "2026-03-01T00:00:00Z")
+    assert sitegen("check", two_run_review)[0] == 0
+    counts = counts_of(sitegen, two_run_review)
+    assert _flow(counts, "reports_assessed", "excluded_full_text", "excluded_by_reason", "studies_included") == \
+        (3, 2, {"retracted": 1, "wrong-population": 1}, 1)
+    assert _flow(counts, "template", "previous_from", "previous_studies", "previous_removed", "new_studies",
+                 "new_runs_from") == ("updated", "version", 1, 1, 0, 3)
+    assert counts["runs"][2]["records"] == 0
+    values = csv_values(two_run_review)
+    assert _flow(values, "previous_studies", "database_results", "database_specific_results", "records_screened",
+                 "new_studies", "total_studies") == ("1", "0", "Europe PMC, 0; OpenAlex, 0", "0", "0", "1")
