@@ -48,7 +48,8 @@ a, b, c, d = (Term(letter) for letter in "abcd")
         ("(a OR b) OR (c OR d)", Or((a, b, c, d))),
         ("((a))", a),
         ("a\tAND\nb", And((a, b))),
-        ("cancer and or not", And((Term("cancer"), Term("and"), Term("or"), Term("not")))),
+        ('cancer "and" "or" "not"', And((Term("cancer"), Term("and", phrase=True), Term("or", phrase=True),
+                                         Term("not", phrase=True)))),
         ("Nature Cancer", And((Term("Nature"), Term("Cancer")))),
     ],
 )
@@ -141,6 +142,32 @@ def test_other_providers_syntax_is_an_error_not_text_to_search_for():
     assert parse_query("[18F]FDG") == Term("[18F]FDG")
 
 
+@pytest.mark.parametrize(
+    ("query", "position", "end", "message"),
+    [
+        # The Cochrane Handbook's highly sensitive filter as written for Ovid MEDLINE: "a or b" was a AND "or" AND b.
+        ("((randomized controlled or controlled clinical or randomized.ab. or placebo.ab.) not (exp animals/ not "
+         "humans.sh.))", 25, 27, "or is a lowercase operator (Ovid's, Embase's); sitegen's are upper case"),
+        ("sleep and (children OR adolescents)", 7, 10, "and is a lowercase operator"),
+        ("cancer not review", 8, 11, "not is a lowercase operator"),
+        # Cochrane Library and Ovid proximity, and Cochrane's numbered lines: each was a word to search for.
+        ("(heart NEAR/3 attack) OR infarction", 8, 14, "NEAR/3 is a proximity operator"),
+        ("heart NEXT attack", 7, 11, "NEXT is a proximity operator"),
+        ("smoking adj3 cessation", 9, 13, "adj3 is a proximity operator"),
+        ('"heart attack" W/3 aspirin', 16, 19, "W/3 is a proximity operator"),
+        ("#1 OR #2 OR #3", 1, 3, "#1 is a reference to a numbered search line"),
+    ],
+)
+def test_other_databases_operators_are_an_error_not_words_to_search_for(query, position, end, message):
+    with pytest.raises(QuerySyntaxError, match=re.escape(message)) as caught:
+        parse_query(query)
+    assert (caught.value.code, caught.value.position, caught.value.end) == ("operator", position, end)
+    assert "double quotes to search for the word" in str(caught.value)
+    # Quoted, the same words are text; a word that merely holds the letters is a word.
+    assert parse_query('"or" "NEAR/3" "#1" orange notch') == And(
+        (Term("or", phrase=True), Term("NEAR/3", phrase=True), Term("#1", phrase=True), Term("orange"), Term("notch")))
+
+
 def test_error_messages_say_what_to_do():
     with pytest.raises(QuerySyntaxError, match=r'^position 15: unclosed quote \("\) starting here$'):
         parse_query('heart failure "left ventricular')
@@ -189,7 +216,7 @@ ROUND_TRIP_QUERIES = [
     "NOT NOT a",
     "a AND NOT (b OR NOT c)",
     "((((a OR b))))",
-    "10.1000/abc:def Background: and or not",
+    "10.1000/abc:def Background: \"and\" \"or\" \"not\"",
     "title:AND ABSTRACT:x:y",
     '(a OR b)c "p""q" NOT(x)',
     "a OR (b (c OR (d (e OR f))))",

@@ -11,8 +11,9 @@ double quotes; "quoted phrases" allow the escapes \\" and \\\\; `title:`,
 `abstract:` and `author:` (any case) attach to the one term or phrase that
 follows them; AND, OR and NOT (upper case only) bind NOT > AND > OR, two
 operands side by side mean AND, and parentheses group. Other providers' syntax
-outside quotes (PubMed's [tiab] field tags, arXiv's ANDNOT) is an error, not
-text to search for.
+outside quotes (PubMed's [tiab] field tags, arXiv's ANDNOT, the lowercase or
+and proximity operators of Ovid and Cochrane strategies) is an error, not text
+to search for.
 """
 
 from __future__ import annotations
@@ -37,6 +38,17 @@ _FIELD_PREFIX = re.compile(r"([A-Za-z]+):")
 # A PubMed field tag ending a word: cancer[tiab], "heart failure"[mh] (read as the phrase, then [mh]), [MeSH Terms]
 # (read as [MeSH, then Terms]). A tag starts with a letter, so a chemical name such as [18F]FDG stays a term.
 _FIELD_TAG = re.compile(r"\[[A-Za-z][^\[\]]*\]?$")
+# Other databases' operators, as a whole unquoted word, and what they are there. Sent as text they would search
+# for the word: a strategy copied from Ovid, "a or b", ANDed the word "or" with a and b.
+_OTHER_OPERATORS = (
+    (re.compile(r"ANDNOT"), "arXiv's operator; sitegen's is NOT, as in a NOT b"),
+    (re.compile(r"and|or|not"), "a lowercase operator (Ovid's, Embase's); sitegen's are upper case: AND, OR, NOT"),
+    (re.compile(r"(?i:adj)\d*|NEAR(?:/\d+)?|NEXT|[WP]/\d+|PRE/\d+"),
+     "a proximity operator (Ovid's adj, Cochrane's NEAR and NEXT, Scopus's W/ and PRE/), which sitegen's grammar "
+     'has not: write the words as a phrase in double quotes, "heart attack"'),
+    (re.compile(r"#\d+"), "a reference to a numbered search line (Cochrane's, Ovid's): write that line's query "
+     "in its place, in parentheses"),
+)
 
 
 class QuerySyntaxError(ValueError):
@@ -164,9 +176,10 @@ def _read_word(text: str, start: int) -> _Token:
     if word in OPERATORS:
         return _Token(word, start, end)
     # Another provider's syntax, sent as text, would search for its letters: say so, as for an unknown field.
-    if word == "ANDNOT":
-        raise _error("operator", "ANDNOT is arXiv's operator; sitegen's is NOT, as in a NOT b (put it in double "
-                     "quotes to search for the word, or write arXiv's own syntax with --native)", start, end)
+    for operator, what in _OTHER_OPERATORS:
+        if operator.fullmatch(word):
+            raise _error("operator", f"{word} is {what} (put it in double quotes to search for the word, or write "
+                         "the provider's own syntax with --native)", start, end)
     if tag := _FIELD_TAG.search(word):
         raise _error("field", f"{tag.group(0)} looks like a PubMed field tag, which sitegen's grammar does not read: "
                      "use title:, abstract: or author:, or write PubMed's own syntax with --native (put the term "
