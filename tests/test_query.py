@@ -168,6 +168,37 @@ def test_other_databases_operators_are_an_error_not_words_to_search_for(query, p
         (Term("or", phrase=True), Term("NEAR/3", phrase=True), Term("#1", phrase=True), Term("orange"), Term("notch")))
 
 
+@pytest.mark.parametrize(
+    ("query", "code", "position", "end", "message"),
+    [
+        # Ovid MEDLINE: each suffix, heading and truncation was a word to search for ("attack.tw.", "Infarction/").
+        ("heart attack.tw. OR cardiac", "field", 13, 17, ".tw. in attack.tw. is an Ovid field suffix"),
+        ("(heart attack).ti,ab.", "field", 15, 22, ".ti,ab. is an Ovid field suffix"),
+        ("exp Myocardial Infarction/ OR aspirin", "field", 26, 27, "/ in Infarction/ is the mark of a subject heading"),
+        ("child$ OR infant", "wildcard", 6, 7, "$ in child$ is a wildcard or truncation"),
+        # Cochrane Library (CENTRAL) and Embase.com.
+        ('("heart attack" OR "myocardial infarction"):ti,ab,kw', "field", 44, 53,
+         ":ti,ab,kw is a Cochrane Library or Embase field suffix"),
+        ("randomi?ed AND trial", "wildcard", 8, 9, "? in randomi?ed is a wildcard or truncation"),
+        ("aspirin OR 'heart attack'/exp", "quote", 12, 13, "' in 'heart is Embase's quote for a phrase"),
+        ("aspirin OR attack'/exp", "field", 19, 23, "/exp in attack'/exp is the mark of a subject heading"),
+        ("aspirin OR infarction':ti,ab", "field", 23, 29, ":ti,ab in infarction':ti,ab is a Cochrane Library or Embase"),
+    ],
+)
+def test_other_databases_term_syntax_is_an_error_not_text_to_search_for(query, code, position, end, message):
+    with pytest.raises(QuerySyntaxError, match=re.escape(message)) as caught:
+        parse_query(query)
+    assert (caught.value.code, caught.value.position, caught.value.end) == (code, position, end)
+    assert "double quotes to search for it as text" in str(caught.value)
+
+
+def test_words_like_other_databases_syntax_stay_words():
+    assert parse_query("HIV/AIDS U.S. e.g. patients' 10.1000/abc:def") == And(
+        (Term("HIV/AIDS"), Term("U.S."), Term("e.g."), Term("patients'"), Term("10.1000/abc:def")))
+    assert parse_query('"attack.tw." "Infarction/" "randomi?ed" "child$" ":ti,ab"') == And(
+        tuple(Term(text, phrase=True) for text in ("attack.tw.", "Infarction/", "randomi?ed", "child$", ":ti,ab")))
+
+
 def test_error_messages_say_what_to_do():
     with pytest.raises(QuerySyntaxError, match=r'^position 15: unclosed quote \("\) starting here$'):
         parse_query('heart failure "left ventricular')

@@ -12,8 +12,8 @@ double quotes; "quoted phrases" allow the escapes \\" and \\\\; `title:`,
 follows them; AND, OR and NOT (upper case only) bind NOT > AND > OR, two
 operands side by side mean AND, and parentheses group. Other providers' syntax
 outside quotes (PubMed's [tiab] field tags, arXiv's ANDNOT, the lowercase or
-and proximity operators of Ovid and Cochrane strategies) is an error, not text
-to search for.
+and proximity operators of Ovid and Cochrane strategies, their field suffixes,
+subject headings and wildcards) is an error, not text to search for.
 """
 
 from __future__ import annotations
@@ -49,6 +49,20 @@ _OTHER_OPERATORS = (
     (re.compile(r"#\d+"), "a reference to a numbered search line (Cochrane's, Ovid's): write that line's query "
      "in its place, in parentheses"),
 )
+# Other databases' syntax within an unquoted word (its first group, when it has one, is the syntax itself), with
+# the error's code and what it is there. Sent as text, "(heart attack).ti,ab." searched for the word ".ti,ab.".
+_OTHER_TERM_SYNTAX = (
+    (re.compile(r"\.[a-z]{2}(?:,[a-z]{2})*\.$"), "field", "an Ovid field suffix (.tw., .ti,ab.): use title: or "
+     "abstract: on each term"),
+    (re.compile(r"(?:^|')(:[a-z]{2}(?:,[a-z]{2})*)$"), "field", "a Cochrane Library or Embase field suffix "
+     "(:ti,ab,kw): use title: or abstract: on each term"),
+    (re.compile(r"(?:'(/(?:exp|de|mj))|(/))$"), "field", "the mark of a subject heading (Ovid's Heading/, Embase's "
+     "'heading'/exp), which sitegen's grammar cannot search"),
+    (re.compile(r"^'(?=[^\W\d_])"), "quote", "Embase's quote for a phrase; sitegen's phrases are in double quotes, "
+     '"heart attack"'),
+    (re.compile(r"[?$]"), "wildcard", "a wildcard or truncation (Cochrane's ?, Ovid's $ and ?), which sitegen's grammar "
+     "has not: write out each form of the word"),
+)
 
 
 class QuerySyntaxError(ValueError):
@@ -58,7 +72,7 @@ class QuerySyntaxError(ValueError):
         super().__init__(f"position {position}: {reason}")
         self.position = position
         self.end = end
-        self.code = code  # empty, length, control, quote, escape, field, operator, group or complexity
+        self.code = code  # empty, length, control, quote, escape, field, wildcard, operator, group or complexity
 
 
 class UnsupportedQuery(ValueError):
@@ -180,6 +194,14 @@ def _read_word(text: str, start: int) -> _Token:
         if operator.fullmatch(word):
             raise _error("operator", f"{word} is {what} (put it in double quotes to search for the word, or write "
                          "the provider's own syntax with --native)", start, end)
+    for pattern, code, what in _OTHER_TERM_SYNTAX:
+        if found := pattern.search(word):
+            group = next((index for index in range(1, pattern.groups + 1) if found.group(index)), 0)
+            syntax = found.group(group) or word
+            shown = syntax if syntax == word else f"{syntax} in {word}"
+            raise _error(code, f"{shown} is {what} (put the term in double quotes to search for it as text, or "
+                         "write the provider's own syntax with --native)",
+                         start + found.start(group), start + found.end(group))
     if tag := _FIELD_TAG.search(word):
         raise _error("field", f"{tag.group(0)} looks like a PubMed field tag, which sitegen's grammar does not read: "
                      "use title:, abstract: or author:, or write PubMed's own syntax with --native (put the term "
