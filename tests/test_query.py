@@ -432,13 +432,33 @@ def test_europepmc_refusals(query, message):
 
 def test_pubmed():
     assert compile_pubmed(parse_query('title:"object recognition" author:Bussey memory')) == (
-        '"object recognition"[ti] AND "Bussey"[au] AND "memory"[All Fields]'
+        '"object recognition"[ti] AND Bussey[au] AND "memory"[All Fields]'
     )
     assert compile_pubmed(parse_query("a NOT b c")) == '("a"[All Fields] AND "c"[All Fields]) NOT "b"[All Fields]'
     assert compile_pubmed(parse_query("(a OR b) NOT c NOT d")) == (
         '("a"[All Fields] OR "b"[All Fields]) NOT ("c"[All Fields] OR "d"[All Fields])'
     )
     assert compile_pubmed(parse_query("a NOT b OR c")) == '("a"[All Fields] NOT "b"[All Fields]) OR "c"[All Fields]'
+
+
+def test_pubmed_author_names_keep_their_further_initials():
+    # In quotes, "Bussey"[au] is an author named Bussey with no initials at all, so author:Bussey found almost
+    # nothing in PubMed while Europe PMC, OpenAlex and arXiv found Bussey TJ's papers. Unquoted, PubMed matches a
+    # name's further initials, as its help describes.
+    assert compile_pubmed(parse_query("author:Bussey")) == "Bussey[au]"
+    assert compile_pubmed(parse_query('author:"Bussey TJ" OR author:"O\'Brien J" OR author:"van der  Berg A"')) == (
+        "Bussey TJ[au] OR O'Brien J[au] OR van der Berg A[au]"
+    )
+    assert compile_pubmed(parse_query('author:"Sjögren-Larsson K" memory')) == (
+        'Sjögren-Larsson K[au] AND "memory"[All Fields]'
+    )
+
+
+@pytest.mark.parametrize("name", ['author:"Jones OR"', 'author:"Smith (J)"', 'author:"Smith J, 2nd"', "author:x[1]"])
+def test_pubmed_refuses_an_author_name_it_would_read_as_syntax(name):
+    with pytest.raises(UnsupportedQuery, match="as an author") as caught:
+        compile_pubmed(parse_query(name))
+    assert caught.value.provider == "pubmed"
 
 
 @pytest.mark.parametrize(

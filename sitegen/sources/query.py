@@ -500,8 +500,27 @@ def _pubmed_term(term: Term) -> str:
         raise UnsupportedQuery("pubmed", f"PubMed cannot search '{_term_text(term)}': it has no abstract-only field "
                                "([tiab] is title and abstract together); use title: or no field instead")
     _require_sendable(term, "pubmed", "PubMed", '"', "cannot be escaped inside a quoted PubMed term")
-    tag = {None: "All Fields", "title": "ti", "author": "au"}[term.field]
+    if term.field == "author":
+        return _pubmed_author(term)
+    tag = {None: "All Fields", "title": "ti"}[term.field]
     return f'"{term.text}"[{tag}]'
+
+
+# A name PubMed reads as one author without quotes: words of letters joined by spaces, hyphens, apostrophes or
+# periods (Bussey, Bussey TJ, O'Brien J, van der Berg A, Smith-Jones A).
+_PUBMED_AUTHOR = re.compile(r"[^\W\d_]+(?:[-' .]+[^\W\d_]+)*\.?")
+
+
+def _pubmed_author(term: Term) -> str:
+    """An author search, unquoted: PubMed matches any further initials of a name written without quotes (Bussey[au]
+    finds Bussey TJ), and in quotes that name alone ("Bussey"[au] finds only authors with no initials at all)."""
+    words = term.text.split()
+    if not _PUBMED_AUTHOR.fullmatch(term.text) or any(word in OPERATORS for word in words):
+        raise UnsupportedQuery("pubmed", f"PubMed cannot search '{_term_text(term)}' as an author: a name is sent "
+                               "without quotes, so that PubMed matches its further initials, and this one holds "
+                               "characters or an AND, OR or NOT it would read as syntax; write the name as last name "
+                               "and initials, as in author:\"Bussey TJ\"")
+    return f"{' '.join(words)}[au]"
 
 
 def compile_pubmed(node: Node) -> str:
