@@ -547,40 +547,33 @@ def compile_arxiv(node: Node) -> str:
     return _compile(node, _Dialect("arxiv", "arXiv", _arxiv_term, "ANDNOT", not_rule))
 
 
+_CROSSREF_WORD = re.compile(r"[^\W_]+")  # letters and digits: one word to Crossref's analyser, split nowhere
+
+
 def compile_crossref(node: Node) -> dict[str, str]:
     """Query parameters for Crossref /works.
 
-    Crossref's query is relevance-ranked free text with no Boolean logic, so
-    only terms meant to be ANDed can be sent, and Crossref ranks rather than
-    requires them: its results are a superset to screen.
+    Crossref's query is relevance-ranked free text: it returns every work
+    matching any of a query's words (and any of its field queries), ranked,
+    so "a b", a phrase, a hyphenated word or a text and an author query all
+    ask for a OR b. Only one word, in all fields or the author's, means what
+    it says there.
     """
     _no_wildcards(node, "crossref", "Crossref")
-    terms = list(_crossref_terms(node))
-    for term in terms:
-        if term.field in ("title", "abstract"):
-            raise UnsupportedQuery("crossref", f"Crossref cannot search '{_term_text(term)}': it has no title or "
-                                   "abstract query (query.title was retired); use no field or author:")
-        if term.phrase:
-            _require_sendable(term, "crossref", "Crossref", '"', "cannot be escaped inside a quoted Crossref phrase")
-    params: dict[str, str] = {}
-    for key, field in (("query.bibliographic", None), ("query.author", "author")):
-        words = [f'"{term.text}"' if term.phrase else term.text for term in terms if term.field == field]
-        if words:
-            params[key] = " ".join(words)
-    return params
-
-
-def _crossref_terms(node: Node) -> Iterator[Term]:
-    if isinstance(node, Or | Not):
-        operator = "OR" if isinstance(node, Or) else "NOT"
+    if not isinstance(node, Term):
+        negates = isinstance(node, Not) or isinstance(node, And) and any(isinstance(c, Not) for c in node.children)
+        operator = "OR" if isinstance(node, Or) else "NOT" if negates else "AND"
         raise UnsupportedQuery("crossref", f"Crossref cannot express {operator} (in '{to_text(node)}'): its query is "
-                               "relevance-ranked free text with no Boolean logic, so only terms that are ANDed "
-                               "together can be sent")
-    if isinstance(node, Term):
-        yield node
-    else:
-        for child in node.children:
-            yield from _crossref_terms(child)
+                               "relevance-ranked free text with no Boolean logic that returns works matching any of "
+                               "its words, so only a query of one word can be sent")
+    if node.field in ("title", "abstract"):
+        raise UnsupportedQuery("crossref", f"Crossref cannot search '{_term_text(node)}': it has no title or "
+                               "abstract query (query.title was retired); use no field or author:")
+    if not _CROSSREF_WORD.fullmatch(node.text):
+        raise UnsupportedQuery("crossref", f"Crossref cannot search '{_term_text(node)}': it splits the text into "
+                               "words and returns works matching any of them, so a phrase or a word joined by "
+                               "punctuation would be searched as either part; only a query of one word can be sent")
+    return {"query.author" if node.field == "author" else "query.bibliographic": node.text}
 
 
 # --------------------------------------------------------------------------- saved native strategies
