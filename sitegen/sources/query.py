@@ -141,6 +141,13 @@ def _tokens(text: str) -> list[_Token]:
             index += 1
             continue
         token = _read_token(text, index)
+        # PubMed truncates at '*' even inside quotes, Europe PMC only outside them, OpenAlex never: the grammar has
+        # no wildcard rather than one that means something else in each provider. (No escape makes '*' another
+        # character, so its index in the text is where it stands.)
+        if token.term is not None and (star := text.find("*", token.start, token.end)) >= 0:
+            raise _error("wildcard", "* is a truncation wildcard in some providers (PubMed's even in quotes) and a "
+                         "character in others, and sitegen's grammar has none: write out each form of the word, or "
+                         "write the provider's own syntax with --native", star, star + 1)
         if len(tokens) == MAX_TOKENS:
             raise _error("complexity", f"the query has more than {MAX_TOKENS} terms, operators and parentheses",
                          token.start, token.end)
@@ -441,14 +448,6 @@ def _require_sendable(term: Term, provider: str, name: str, forbidden: str, why:
                                    f"it contains '{char}', which {why}")
 
 
-def _no_wildcards(node: Node, provider: str, name: str) -> None:
-    # Providers disagree on '*': PubMed truncates even inside quotes, Europe PMC only outside
-    # them, OpenAlex not at all. Rather than search something else in each, refuse it.
-    for term in _terms(node):
-        _require_sendable(term, provider, name, "*", "would be a wildcard in some providers and a literal in others; "
-                          "sitegen's grammar has none (write the provider's own syntax with --native)")
-
-
 def _quoted_if_needed(term: Term) -> str:
     """A term bare when it is one plain word, else in double quotes, so no character acts as an operator."""
     plain = not term.phrase and _PLAIN_WORD.fullmatch(term.text) and term.text not in ("AND", "OR", "NOT", "ANDNOT")
@@ -462,7 +461,6 @@ def compile_openalex(node: Node) -> dict[str, str]:
     becomes that field's search filter. OpenAlex has no way to mix fields in
     one Boolean expression.
     """
-    _no_wildcards(node, "openalex", "OpenAlex")
     fields = {term.field for term in _terms(node)}
     if len(fields) > 1:
         names = sorted(field or "all fields" for field in fields)
@@ -491,7 +489,6 @@ def _europepmc_term(term: Term) -> str:
 
 def compile_europepmc(node: Node) -> str:
     """The `query` parameter of the Europe PMC REST search; every term is quoted so none is read as syntax."""
-    _no_wildcards(node, "europepmc", "Europe PMC")
     return _compile(node, _Dialect("europepmc", "Europe PMC", _europepmc_term, None, _LUCENE_NOT_RULE))
 
 
@@ -529,7 +526,6 @@ def compile_pubmed(node: Node) -> str:
     PubMed reads operators strictly left to right and its NOT is binary, so
     every group is parenthesised and And(a, Not(b), c) becomes (a AND c) NOT b.
     """
-    _no_wildcards(node, "pubmed", "PubMed")
     not_rule = "PubMed's NOT is binary (a NOT b), so a NOT must be ANDed with something to exclude from"
     return _compile(node, _Dialect("pubmed", "PubMed", _pubmed_term, "NOT", not_rule))
 
@@ -542,7 +538,6 @@ def _arxiv_term(term: Term) -> str:
 
 def compile_arxiv(node: Node) -> str:
     """The `search_query` parameter of the arXiv API; its only negation is the binary ANDNOT."""
-    _no_wildcards(node, "arxiv", "arXiv")
     not_rule = "arXiv's only negation is the binary ANDNOT (a ANDNOT b), so a NOT must be ANDed with something"
     return _compile(node, _Dialect("arxiv", "arXiv", _arxiv_term, "ANDNOT", not_rule))
 
@@ -559,7 +554,6 @@ def compile_crossref(node: Node) -> dict[str, str]:
     ask for a OR b. Only one word, in all fields or the author's, means what
     it says there.
     """
-    _no_wildcards(node, "crossref", "Crossref")
     if not isinstance(node, Term):
         negates = isinstance(node, Not) or isinstance(node, And) and any(isinstance(c, Not) for c in node.children)
         operator = "OR" if isinstance(node, Or) else "NOT" if negates else "AND"
