@@ -329,3 +329,24 @@ def test_one_work_two_sources_date_and_number_apart_is_one_record():
     assert len(deduplicate([online, printed]).records) == 1
     other_page = printed.model_copy(update={"page": "400-410"})
     assert len(deduplicate([online, other_page]).records) == 2  # another abstract of one supplement
+
+
+def test_open_access_travels_with_the_full_text_address_and_licence_of_one_record():
+    # The primary record (PubMed's) says open access but gives no address; the record with the address says
+    # it is not: the merged record takes the flag, address and licence from that one record, never pairing one
+    # source's flag with another's address (seed 004's merge rule).
+    def flagged(record: Record, open_access: bool) -> Record:
+        return record.model_copy(update={"custom": record.custom.model_copy(update={"open_access": open_access})})
+
+    primary = flagged(rec("pubmed", pmid="4", licence="cc-by"), True)
+    linked = flagged(rec("openalex", openalex="W4", pmid="4", url="https://repository.example/4", licence="other"),
+                     False)
+    for order in ([primary, linked], [linked, primary]):
+        [merged] = deduplicate(order).records
+        assert merged.custom.sources == ["openalex", "pubmed"]
+        assert (merged.custom.fulltext_url, merged.custom.license, merged.custom.open_access) == (
+            "https://repository.example/4", "other", False)
+    # With no record giving an address, all three come from the primary record.
+    alone = rec("openalex", openalex="W4", pmid="4", licence="other")
+    [merged] = deduplicate([alone, primary]).records
+    assert (merged.custom.fulltext_url, merged.custom.license, merged.custom.open_access) == (None, "cc-by", True)
