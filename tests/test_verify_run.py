@@ -293,6 +293,21 @@ def test_a_passage_absent_from_the_full_text_is_an_open_item_never_a_refusal():
     assert "tables, figures, footnotes and back matter are not read" in verdict.reasons[0]
 
 
+def test_a_passage_past_where_sitegen_stops_reading_says_the_text_is_longer_than_it_reads(monkeypatch):
+    # A bounded reading view says it is bounded (seed 004, known risk 18): a passage beyond the paragraphs
+    # sitegen reads is an open item whose reason names the cut, not a passage the article lacks.
+    from sitegen.sources import jats
+
+    paragraph = bmc_paragraph()
+    monkeypatch.setattr(jats, "MAX_PARAGRAPHS", 3)  # the real article, read as if it were longer than sitegen reads
+    record, evidence = study("PMC2329613", [("fulltext", words_of(paragraph))])
+    text = open_text(fulltext_fetcher("1472-6831-8-11.nxml", "PMC2329613"), SourceSettings(), record)
+    assert text.fulltext is not None and text.fulltext.truncated
+    verdict = faithfulness_verdict(record, evidence, text)
+    assert verdict.verdict == "not-found" and not verdict.refusal_grade
+    assert "which is longer than sitegen reads" in verdict.reasons[0]
+
+
 def test_a_passage_copied_with_ligatures_soft_hyphens_and_curly_quotes_is_found():
     paragraph = bmc_paragraph()
     words = words_of(paragraph)
