@@ -35,7 +35,7 @@ from sitegen.references import read_references
 from sitegen.references.records import entry_record
 from sitegen.review import parsing
 from sitegen.review.parsing import parse_json, parse_yaml, read_json_lines
-from sitegen.site.exports import FORMULA_STARTS, page_range, records_csv, safe_cell, write_csv
+from sitegen.site.exports import FORMULA_STARTS, page_range, records_csv, records_ris, safe_cell, write_csv
 from sitegen.sources import openalex
 from sitegen.sources.snapshots import SnapshotStore
 
@@ -80,6 +80,18 @@ def test_a_line_break_in_a_title_cannot_start_a_row_or_a_formula(line_break):
     assert rows[1][columns["title"]] == f"Innocent{line_break}'{PAYLOAD}"
     assert rows[1][columns["decision"]] == "include"
     assert_no_formula(rows)
+
+
+@pytest.mark.parametrize("line_break", [b for b in BREAKS if not CONTROL_CHARACTER.search(b)],
+                         ids=lambda b: f"U+{ord(b[-1]):04X}")
+def test_no_line_break_a_record_can_hold_starts_a_ris_tag_of_its_own(line_break):
+    # RIS is read line by line and a reader may end a line at any of these (Python's splitlines() does): a
+    # title, name or abstract carrying one must stay on its tag's line, or it could start a record of its own.
+    injected = f"Innocent{line_break}ER  - {line_break}TY  - JOUR{line_break}TI  - Injected"
+    text = records_ris([record(title=injected, abstract=injected)])
+    lines = text.splitlines()
+    assert [line[:6] for line in lines if line[:6] in ("TY  - ", "ER  - ")] == ["TY  - ", "ER  - "]
+    assert all(re.match(r"[A-Z][A-Z0-9]  - ", line) for line in lines if line), lines
 
 
 CELLS = st.lists(st.sampled_from(["a", " ", ",", '"', "'", *FORMULA_STARTS, *BREAKS]), max_size=12).map("".join)
