@@ -399,6 +399,21 @@ def test_check_refuses_an_orphan_manifest(sitegen, tmp_path):
                               "of saved search 'watch' at 2026-01-19T06:00:00Z")
 
 
+def test_a_run_at_the_time_of_a_file_already_in_runs_never_replaces_it(sitegen, tmp_path):
+    """A manifest is never rewritten: not even a file of runs/ at the very name the run would write (a copied
+    or orphaned manifest) is replaced; the run is refused, naming the file, and nothing is written."""
+    review, providers = two_runs(sitegen, tmp_path)
+    orphan = manifest(review, SECOND_FILE)
+    orphan["at"] = "2026-01-19T06:00:00Z"
+    path = review / "runs" / "20260119T060000Z-watch.json"
+    path.write_text(json.dumps(orphan, indent=2) + "\n")
+    before = tree_bytes(review)
+    with pytest.raises(ReviewInvalid) as refused:
+        update(review, "2026-01-19T06:00:00Z", "record", settings=SECRETS, transport=httpx.MockTransport(providers))
+    assert [p.path for p in refused.value.problems] == ["runs/20260119T060000Z-watch.json"]
+    assert tree_bytes(review) == before
+
+
 def test_runs_recorded_before_manifests_need_none_and_take_no_file(sitegen, tmp_path):
     """A ledger written before manifests (no `manifest` on its events) still loads and checks clean; a
     manifest put there afterwards is refused, since no run wrote it."""
