@@ -153,3 +153,44 @@ def test_the_site_ranks_the_imported_records_and_digests_their_week(sitegen, exa
     build(example_copy, fresh, SECOND_IMPORT, {})
     assert {path: data for path, data in tree_bytes(out).items() if path != MANIFEST} == \
         {path: data for path, data in tree_bytes(fresh).items() if path != MANIFEST}
+
+
+# --------------------------------------------------------------------------- the prior: the four weeks before
+
+
+def _with_batches(review, batches: list[tuple[str, list[str]]]):
+    """The review with screening batches appended, each (time, record ids) numbered on from its last batch."""
+    from sitegen.review.models import BatchPayload, LedgerEvent
+
+    number = max(p.batch for p in review.payloads if isinstance(p, BatchPayload))
+    seq = review.ledger[-1].seq
+    for at, ids in batches:
+        number, seq = number + 1, seq + 1
+        review.ledger.append(LedgerEvent.model_construct(seq=seq, type="screening", ts=at, payload={}, prev="0" * 64,
+                                                         hash="0" * 64))
+        review.payloads.append(BatchPayload.model_construct(batch=number, monitor_id="object-in-context",
+                                                            protocol_version=2, record_ids=ids))
+    return review
+
+
+def test_the_prior_window_counts_a_batch_by_its_utc_day_as_its_week_does():
+    # 01:00 on Monday 2023-04-24 at +02:00 is 23:00 on Sunday the 23rd in UTC: the batch is in 2023-W16 (its page
+    # and digest say so), and the next week's digest (W17, from Monday the 24th) must know its includes as covered.
+    from sitegen.living.facts import ReviewFacts
+    from sitegen.review.folder import DecisionRow, load_review
+    from sitegen.review.models import Decision
+    from sitegen.screening.digest import weekly
+
+    review, _ = load_review(EXAMPLE)
+    template = min(review.records.values(), key=lambda record: record.id)
+    record = template.model_copy(update={"id": "10.9999/covered", "DOI": "10.9999/covered", "PMID": None,
+                                         "PMCID": None})
+    review.records[record.id] = record
+    for reviewer in ("reviewer-a", "reviewer-b"):
+        review.decisions.append(DecisionRow("title-abstract", reviewer, "", 0, {}, Decision(
+            record_id=record.id, decision="include", reason="", note="")))
+    _with_batches(review, [("2023-04-24T01:00:00+02:00", [record.id]), ("2023-04-25T09:00:00Z", [record.id])])
+    screening = ReviewFacts(review).screening
+    assert weekly(review, screening, "2023-W16").batches[-1] == 3
+    [again] = weekly(review, screening, "2023-W17").ranking.decisions
+    assert (again.id, again.decision) == (record.id, "DROP") and "already-covered" in again.tags

@@ -4,7 +4,7 @@ every batch and every week on its own (the straightforward reading of seed 002, 
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 import pytest
 from conftest import EXAMPLE, FIXTURES
@@ -68,7 +68,7 @@ def reference_site(review, screening) -> tuple[dict, dict[str, str]]:
     def prior(start):
         earliest = start - timedelta(weeks=4)
         return [review.records[i] for batch in screening.batches if batch.created
-                and earliest <= parse_timestamp(batch.created).date() < start
+                and earliest <= parse_timestamp(batch.created).astimezone(UTC).date() < start
                 for i in batch.record_ids if i in included]
 
     def protocol(version):

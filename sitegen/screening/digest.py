@@ -124,9 +124,11 @@ class Relevance:
 
     @cached_property
     def _included(self) -> list[tuple[date, list[str]]]:
-        """Each dated batch's day and the records of it that reviewers included at title and abstract."""
+        """Each dated batch's UTC day and the records of it that reviewers included at title and abstract. The
+        UTC day, as its week (`iso_week`) is: a batch at 01:00 on a Monday at +02:00 arrived in the week before, and
+        belongs in the next week's prior."""
         outcomes = self.screening.outcomes["title-abstract"]
-        return [(parse_timestamp(batch.created).date(),
+        return [(parse_timestamp(batch.created).astimezone(UTC).date(),
                  [i for i in batch.record_ids if i in outcomes and outcomes[i].decision == "include"])
                 for batch in self.screening.batches if batch.created]
 
