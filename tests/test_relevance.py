@@ -176,6 +176,18 @@ def test_the_journal_version_of_a_covered_preprint_scores_0_5_and_is_tagged(prio
     assert scored.tags == [f"journal-version-of:{prior.id}"] and prior.id in scored.rationale
 
 
+def test_the_journal_version_names_the_week_its_preprint_was_covered_in():
+    # Seed 002: "tag as 'journal version of preprint covered YYYY-WW'". The week is what the caller knows of the
+    # prior (the digest's own prior always does); without it the rationale says "a prior digest".
+    prior = paper(JOURNAL_TITLE, doi="10.1101/2025.01.02.123456")
+    journal = paper(JOURNAL_TITLE, ABSTRACT, ("Journal Article",), pmid="39000001")
+    [scored] = score_batch([journal], PROTOCOL, [prior], covered_in={prior.id: "2026-W15"}).decisions
+    assert (scored.axes.novelty, scored.score, scored.decision) == (0.5, 95, "KEEP")
+    assert f"journal version of preprint {prior.id} covered 2026-W15 (novelty 0.5)" in scored.rationale
+    assert scored.tags == [f"journal-version-of:{prior.id}"]
+    assert f"preprint {prior.id} covered in a prior digest" in one(journal, prior=(prior,)).rationale
+
+
 def test_a_preprint_like_a_covered_preprint_is_similar_not_a_journal_version():
     prior = paper(JOURNAL_TITLE, doi="10.1101/2025.01.02.123456")
     again = paper(JOURNAL_TITLE + " (version 2)", ABSTRACT, doi="10.1101/2025.01.02.654321")

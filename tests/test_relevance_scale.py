@@ -65,11 +65,21 @@ def reference_site(review, screening) -> tuple[dict, dict[str, str]]:
     """Every numbered batch and every week scored on its own, each with its prior and protocol derived anew."""
     included = {i for i, o in screening.outcomes["title-abstract"].items() if o.decision == "include"}
 
-    def prior(start):
+    def prior(start) -> dict[str, str]:
+        """The included records of the four weeks before `start`, each with the earliest week it arrived in."""
         earliest = start - timedelta(weeks=4)
-        return [review.records[i] for batch in screening.batches if batch.created
-                and earliest <= parse_timestamp(batch.created).astimezone(UTC).date() < start
-                for i in batch.record_ids if i in included]
+        covered: dict[str, str] = {}
+        for batch in screening.batches:
+            if batch.created and earliest <= parse_timestamp(batch.created).astimezone(UTC).date() < start:
+                for i in batch.record_ids:
+                    if i in included:
+                        covered[i] = min(covered.get(i, iso_week(batch.created)), iso_week(batch.created))
+        return covered
+
+    def score(ids, version, start):
+        covered = prior(start) if start else {}
+        return score_batch([review.records[i] for i in ids], protocol(version),
+                           [review.records[i] for i in covered], review.state.max_kept, covered)
 
     def protocol(version):
         for payload in review.payloads:
@@ -81,10 +91,8 @@ def reference_site(review, screening) -> tuple[dict, dict[str, str]]:
 
     # The records imported outside any batch (ranked as one group, numbered None), each with the time of its
     # first import and the protocol version in force then: a new record of that week's digest.
-    rankings = {batch.number: score_batch([review.records[i] for i in screening.to_screen(batch.record_ids)],
-                                          protocol(batch.protocol_version),
-                                          prior(week_start(iso_week(batch.created))) if batch.created else [],
-                                          review.state.max_kept)
+    rankings = {batch.number: score(screening.to_screen(batch.record_ids), batch.protocol_version,
+                                    week_start(iso_week(batch.created)) if batch.created else None)
                 for batch in screening.batches}
     batched = {i for batch in screening.batches if batch.number is not None for i in batch.record_ids}
     first_imported: dict[str, tuple[str, int | None]] = {}
@@ -104,8 +112,7 @@ def reference_site(review, screening) -> tuple[dict, dict[str, str]]:
         versions = [b.protocol_version or 0 for b in chosen] + [first_imported[i][1] or 0 for i in imported]
         imported = screening.to_screen(imported)
         ids = dict.fromkeys([*(i for batch in chosen for i in screening.to_screen(batch.record_ids)), *imported])
-        ranking = score_batch([review.records[i] for i in ids], protocol(max(versions)), prior(start),
-                              review.state.max_kept)
+        ranking = score(ids, max(versions), start)
         digest = Digest(week=week, batches=[b.number for b in chosen if b.number], imported=len(imported),
                         ranking=ranking)
         digests[week] = digest_markdown(review, digest)
@@ -225,6 +232,8 @@ def test_the_grown_review_reaches_every_novelty_case_and_the_cap():
     for reached in ("already covered: kept in a prior digest", "title nearly identical to prior", "journal version of",
                     "under the stricter pass", "demoted to REVIEW", "abstract missing", "screening batch 4, 5"):
         assert reached in text
+    # the week the preprint was covered in, which the digest's prior knows (seed 002: "covered YYYY-WW")
+    assert re.search(r"journal version of preprint \S+ covered \d{4}\\?-W\d{2}", text)
 
 
 def test_each_paper_is_assessed_once_for_the_batches_and_digests_of_the_example(monkeypatch):

@@ -67,7 +67,12 @@ class Digest(BaseModel):
 
 
 def iso_week(timestamp: str) -> str:
-    year, week, _ = parse_timestamp(timestamp).astimezone(UTC).isocalendar()  # one instant, one week
+    return week_of(parse_timestamp(timestamp).astimezone(UTC).date())  # one instant, one week: its UTC day's
+
+
+def week_of(day: date) -> str:
+    """The ISO week (YYYY-Www) a day is in."""
+    year, week, _ = day.isocalendar()
     return f"{year}-W{week:02d}"
 
 
@@ -99,7 +104,7 @@ class Relevance:
     def __init__(self, review: Review, screening: ScreeningFacts, ranked: dict[int | None, Ranking] | None = None):
         self.review, self.screening = review, screening
         self._priors: dict[date | None, PriorIndex] = {}
-        self._prior_entries: dict[str, Prior] = {}
+        self._prior_entries: dict[tuple[str, str], Prior] = {}  # by record id and the week it was covered in
         self._scorers: dict[int | None, Scorer] = {}
         self._assessments: dict[tuple[int | None, date | None, str], Assessment] = {}
         ranked = ranked or {}
@@ -132,18 +137,27 @@ class Relevance:
                  [i for i in batch.record_ids if i in outcomes and outcomes[i].decision == "include"])
                 for batch in self.screening.batches if batch.created]
 
-    def _prior_ids(self, start: date | None) -> list[str]:
-        """Records of the batches in the PRIOR_WEEKS weeks before `start` that reviewers included."""
-        earliest = start - timedelta(weeks=PRIOR_WEEKS) if start else None
-        return [i for day, ids in self._included if start and earliest <= day < start for i in ids]
+    def _prior_weeks(self, start: date | None) -> dict[str, str]:
+        """Records of the batches in the PRIOR_WEEKS weeks before `start` that reviewers included, each with the
+        week it was covered in (the earliest of its batches there), in the order the batches list them."""
+        covered: dict[str, str] = {}
+        if start is None:
+            return covered
+        earliest = start - timedelta(weeks=PRIOR_WEEKS)
+        for day, ids in self._included:
+            if earliest <= day < start:
+                for record_id in ids:
+                    covered[record_id] = min(covered.get(record_id, week_of(day)), week_of(day))
+        return covered
 
     def _prior(self, start: date | None) -> PriorIndex:
         if start not in self._priors:
-            included = self._prior_ids(start)
-            for record_id in included:
-                if record_id not in self._prior_entries:
-                    self._prior_entries[record_id] = prior_entry(self.review.records[record_id])
-            self._priors[start] = index_priors([self._prior_entries[i] for i in included])
+            included = self._prior_weeks(start).items()
+            for covered in included:
+                if covered not in self._prior_entries:
+                    record_id, week = covered
+                    self._prior_entries[covered] = prior_entry(self.review.records[record_id], week)
+            self._priors[start] = index_priors([self._prior_entries[covered] for covered in included])
         return self._priors[start]
 
     def _key(self, record_ids: list[str], version: int | None, start: date | None) -> tuple:
@@ -169,18 +183,18 @@ class Relevance:
 
     def _inputs(self, record_ids: list[str], version: int | None, start: date | None) -> str | None:
         """A digest of everything a ranking is made from: the protocol's terms, the week, the cap, and the
-        records ranked and those of the week's prior, each by its id and line (`Review.record_digests`; a record
+        records ranked and those of the week's prior (with the week each was covered in), each by its id and line (`Review.record_digests`; a record
         the site shows as retracted has another, which only makes its rankings again: none reads retraction);
         None when a record has no line to be known by."""
         digests = self.review.record_digests
         digest = hashlib.sha256(self.protocol(version)[1].model_dump_json().encode())
         digest.update(repr((start, self.review.state.max_kept)).encode())
-        for group in (self._prior_ids(start), record_ids):
+        for group in (self._prior_weeks(start).items(), ((record_id, "") for record_id in record_ids)):
             digest.update(b"\0group")
-            for record_id in group:
+            for record_id, week in group:
                 if record_id not in digests:
                     return None
-                digest.update(record_id.encode() + b"\0" + digests[record_id])
+                digest.update(record_id.encode() + b"\0" + week.encode() + b"\0" + digests[record_id])
         return digest.hexdigest()
 
     def _ranked(self, record_ids: list[str], version: int | None, start: date | None) -> Ranking:

@@ -31,6 +31,7 @@ import re
 import unicodedata
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from itertools import accumulate
@@ -422,6 +423,7 @@ class Prior:
     id: str
     title: str  # normalised
     preprint: bool
+    week: str | None = None  # the ISO week (YYYY-Www) of the digest it was covered in, where known
 
 
 @dataclass(frozen=True)
@@ -448,12 +450,14 @@ class PriorIndex:
     columns: np.ndarray  # their character counts (`_char_counts`), shortest first: a row per character
 
 
-def prior_entry(record: Record) -> Prior:
-    return Prior(record.id, folded(record.title), is_preprint(record))
+def prior_entry(record: Record, week: str | None = None) -> Prior:
+    return Prior(record.id, folded(record.title), is_preprint(record), week)
 
 
-def prior_index(prior: list[Record]) -> PriorIndex:
-    return index_priors([prior_entry(record) for record in prior])
+def prior_index(prior: list[Record], covered_in: Mapping[str, str] | None = None) -> PriorIndex:
+    """The prior records indexed, each with the week it was covered in (`covered_in`, by id) where known."""
+    covered_in = covered_in or {}
+    return index_priors([prior_entry(record, covered_in.get(record.id)) for record in prior])
 
 
 def index_priors(entries: list[Prior]) -> PriorIndex:
@@ -570,9 +574,12 @@ def novelty_axes(records: list[Record], prior: PriorIndex) -> list[Novelty]:
 def _novelty(record: Record, similar: list[Prior]) -> Novelty:
     preprints = [entry for entry in similar if entry.preprint]
     if preprints and not is_preprint(record):
-        source = preprints[0].id
-        return Novelty(Decimal("0.5"), f"journal version of preprint {source} covered in a prior digest (novelty 0.5)",
-                       (f"journal-version-of:{source}",), False)
+        source = preprints[0]
+        # The seed's "journal version of preprint covered YYYY-WW": the week tells the reader which digest showed
+        # it. The tag names the preprint itself: a week holds many papers, an id one.
+        covered = f"covered {source.week}" if source.week else "covered in a prior digest"
+        return Novelty(Decimal("0.5"), f"journal version of preprint {source.id} {covered} (novelty 0.5)",
+                       (f"journal-version-of:{source.id}",), False)
     if similar:
         return Novelty(Decimal("0.0"), f"title nearly identical to prior {similar[0].id} (novelty 0)",
                        (f"similar-to:{similar[0].id}",), False)
@@ -704,12 +711,14 @@ def _demote(scored: Scored, kept: int, max_kept: int) -> Scored:
                                      "tags": [*scored.tags, "demoted-for-cap"]})
 
 
-def score_batch(records: list[Record], protocol: ProtocolMeta, prior: list[Record], max_kept: int = 25) -> Ranking:
-    """Score and decide a batch of deduplicated records against the records kept in recent digests (`prior`).
+def score_batch(records: list[Record], protocol: ProtocolMeta, prior: list[Record], max_kept: int = 25,
+                covered_in: Mapping[str, str] | None = None) -> Ranking:
+    """Score and decide a batch of deduplicated records against the records kept in recent digests (`prior`),
+    with the ISO week each was covered in (`covered_in`, by id) where known.
 
     The same records in any order, with `prior` in any order, give the same Ranking.
     """
-    return rank(Scorer(protocol).assess_all(records, prior_index(prior)), max_kept)
+    return rank(Scorer(protocol).assess_all(records, prior_index(prior, covered_in)), max_kept)
 
 
 def rank(assessments: list[Assessment], max_kept: int) -> Ranking:
