@@ -464,6 +464,27 @@ def test_unicode_hyphens_in_titles_match_the_protocol_terms():
     assert decision.axes.match == 1.0 and decision.axes.criteria == 1.0
 
 
+@pytest.mark.parametrize(("watch", "in_scope", "title", "abstract"), [
+    # Chinese: no spaces between words; the terms stand inside longer runs of characters.
+    ("语言模型", "蛋白质设计", "蛋白质语言模型用于脂肪酶", "我们使用蛋白质语言模型进行蛋白质设计。"),
+    # Japanese: a particle follows the term (を, の).
+    ("言語モデル", "タンパク質設計", "タンパク質言語モデルによる酵素", "言語モデルを用いたタンパク質設計の研究。"),
+])
+def test_terms_in_scripts_written_without_spaces_are_found_inside_longer_runs(watch, in_scope, title, abstract):
+    # Match 1.0 (title and abstract), partial fit 0.4 (in scope once, in the abstract), novel:
+    # 45 + 18 + 10 = 73, KEEP. A whole-word rule found neither term: match 0, criteria silent, REVIEW.
+    scored = one(paper(title, abstract), protocol(watch=((watch, 1.0),), in_scope=[in_scope]))
+    assert scored.axes.model_dump() == {"match": 1.0, "criteria": 0.4, "novelty": 1.0}
+    assert (scored.score, scored.decision) == (73, "KEEP")
+
+
+def test_a_term_in_a_spaced_script_is_still_a_whole_word_beside_one_in_another():
+    # "model" must not be found in "modeling" though the text around it is Chinese.
+    meta = protocol(watch=(("model", 1.0),))
+    assert one(paper(IN_TITLE, "我们的modeling方法。"), meta).axes.match == 0.0
+    assert one(paper(IN_TITLE, "我们的 model 方法。"), meta).axes.match == 0.5
+
+
 def test_a_term_found_only_inside_a_longer_one_is_not_a_second_keyword():
     meta = protocol(watch=(("object-context", 0.9), ("object-context recognition", 0.9)), in_scope=["object-context"])
     decision = one(paper("Lesions impair object-context recognition in rats", NEUTRAL), meta)

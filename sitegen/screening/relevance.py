@@ -125,16 +125,27 @@ class TermHits:
     abstract: int  # occurrences in the abstract
 
 
+# Scripts written without spaces between words (Thai, Lao, Myanmar, Khmer, Japanese kana, Chinese characters) and
+# Hangul, whose words carry their particles ("모델을"): there no word boundary stands beside a term's word.
+_UNSPACED = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
+                       "\uac00-\ud7af\uf900-\ufaff]")
+
+
 def term_pattern(term: str) -> re.Pattern[str]:
     """A whole word or phrase in any case: "object-in-context" is not found inside "object-in-contexts"
-    or "nonobject-in-context". Any run of whitespace stands for a space, as line breaks fall anywhere."""
+    or "nonobject-in-context". Any run of whitespace stands for a space, as line breaks fall anywhere. A term
+    beginning or ending in a script written without spaces (`_UNSPACED`) is found beside other letters on that
+    side: "语言模型" in "蛋白质语言模型的设计", where no word boundary is."""
     body = r"\s+".join(re.escape(word) for word in term.split())
     if not body:  # a term of whitespace alone (protocol terms never are): found wherever no word is
         return re.compile(r"(?<!\w)(?!\w)")
+    after = "" if _UNSPACED.match(term.rstrip()[-1]) else r"(?!\w)"
+    if _UNSPACED.match(term.lstrip()[0]):
+        return re.compile(body + after, re.IGNORECASE)
     # "No word character before the first one", asserted once the first character is matched: the same
     # test as a leading (?<!\w), but a pattern led by a literal lets `re` skip to where that character is.
     first = re.escape(term.split()[0][0])
-    return re.compile(rf"{first}(?<!\w(?s:.)){body[len(first):]}(?!\w)", re.IGNORECASE)
+    return re.compile(rf"{first}(?<!\w(?s:.)){body[len(first):]}{after}", re.IGNORECASE)
 
 
 def _term_key(term: str) -> str:
