@@ -194,3 +194,18 @@ def test_the_prior_window_counts_a_batch_by_its_utc_day_as_its_week_does():
     assert weekly(review, screening, "2023-W16").batches[-1] == 3
     [again] = weekly(review, screening, "2023-W17").ranking.decisions
     assert (again.id, again.decision) == (record.id, "DROP") and "already-covered" in again.tags
+
+
+def test_a_week_without_new_records_has_an_empty_digest_saying_so():
+    from sitegen.living.facts import ReviewFacts
+    from sitegen.review.folder import load_review
+    from sitegen.screening.digest import digest_markdown, weekly
+
+    review, _ = load_review(EXAMPLE)
+    digest = weekly(review, ReviewFacts(review).screening, "2023-W20")  # after the example's last batch (W16)
+    text = digest_markdown(review, digest)
+    assert digest.ranking.decisions == [] and "0 new records (screening batch none)" in text
+    for heading in ("Keep", "Review", "Dropped", "Already covered"):
+        assert f"## {heading} (0)\n\nNone.\n" in text
+    assert ("Kept 0, review 0, dropped 0; force-dropped as already covered 0; demoted to review for the cap 0; "
+            "stricter criteria pass applied: no.") in text

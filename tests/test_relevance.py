@@ -497,3 +497,61 @@ def test_cold_spring_harbor_journals_are_not_preprints():
     assert not is_preprint(paper("A journal article", doi="10.1101/lm.1746710"))
     assert is_preprint(paper("A bioRxiv preprint", doi="10.1101/2020.01.01.123456"))
     assert is_preprint(paper("An older bioRxiv preprint", doi="10.1101/123456"))
+
+
+# --------------------------------------------------------------------------- seed 002, rule by rule: edge cases
+
+
+def test_an_empty_batch_ranks_nothing_and_applies_no_pass():
+    ranking = score_batch([], PROTOCOL, PRIOR, max_kept=0)
+    assert ranking.decisions == []
+    assert ranking.calibration.model_dump() == {
+        "kept": 0, "review": 0, "dropped": 0, "force_dropped_already_covered": 0, "demoted_for_cap": 0,
+        "stricter_pass_applied": False}
+
+
+def test_a_batch_of_drops_only_keeps_nothing_and_explains_each_drop():
+    # Already covered (forced: 'protein language model' once in the abstract 0.5, protein design once 0.4, novelty 0:
+    # 22.5 + 18 + 0 = 40.5, 41), a look-alike trap (22.5 + 0 + 10 = 32.5, 33) and an excluded type (33).
+    batch = [COVERED, BATCH[6], BATCH[10]]
+    ranking = score_batch(batch, PROTOCOL, PRIOR, max_kept=1)
+    assert [(s.score, s.decision) for s in ranking.decisions] == [(41, "DROP"), (33, "DROP"), (33, "DROP")]
+    assert all("DROP" in s.rationale and ("exclusion fired" in s.rationale or "forced" in s.rationale)
+               for s in ranking.decisions)
+    assert ranking.calibration.model_dump() == {
+        "kept": 0, "review": 0, "dropped": 3, "force_dropped_already_covered": 1, "demoted_for_cap": 0,
+        "stricter_pass_applied": False}
+
+
+def test_a_keyword_twice_in_the_title_alone_is_the_title_rung_and_a_weight_defaults_to_1():
+    meta = ProtocolMeta(version=1, eligibility=Eligibility(), watchlist=[WatchTerm(term=PLM)],
+                        relevance=PROTOCOL.relevance)
+    scored = one(paper(f"A {PLM} and a second {PLM} for protein design", NEUTRAL), meta)
+    assert scored.axes.match == 0.7 and "weight 1" in scored.rationale  # 0.7 x 1.0: "in title once"
+
+
+def test_a_title_exactly_0_9_like_a_prior_one_is_not_a_match_and_above_it_is():
+    # "lipase one" and "lipase ono": 10 + 10 characters, two edits (InDel): ratio 1 - 2/20 = 0.9, not above it.
+    # "lipase one" and "lipase ones": one edit in 21 characters, 0.952: similar, novelty 0.
+    prior = (paper("Lipase one", pmid="38000000"),)
+    assert one(paper("Lipase ono", ABSTRACT, pmid="39000001"), prior=prior).axes.novelty == 1.0
+    assert one(paper("Lipase ones", ABSTRACT, pmid="39000001"), prior=prior).axes.novelty == 0.0
+
+
+def test_a_paper_without_a_year_is_scored_as_one_with_it():
+    from sitegen.records.model import CslDate
+
+    undated = paper(JOURNAL_TITLE, ABSTRACT, pmid="39000001")
+    dated = undated.model_copy(update={"issued": CslDate(**{"date-parts": [[2025]]})})
+    assert undated.issued is None and one(undated) == one(dated)
+
+
+def test_an_abstract_in_another_language_naming_no_term_goes_to_review_never_drop():
+    # French text naming no English term: match 0, criteria silent 0.7, novel: 0 + 31.5 + 10 = 42 (rounded
+    # half up from 41.5), below 50, yet criteria silent means REVIEW, and a term in its own words is found.
+    french = paper("Conception de lipases thermostables",
+                   "Nous avons conçu des lipases thermostables par évolution dirigée.", pmid="39000002")
+    scored = one(french)
+    assert (scored.axes.match, scored.axes.criteria, scored.score, scored.decision) == (0.0, 0.7, 42, "REVIEW")
+    meta = protocol(watch=(("lipases thermostables", 1.0),), in_scope=["évolution dirigée"])
+    assert one(french, meta).axes.model_dump() == {"match": 1.0, "criteria": 0.4, "novelty": 1.0}

@@ -654,6 +654,9 @@ def combined_score(match: Decimal, criteria: Decimal, novelty: Decimal) -> int:
 def decide(score: int, assessment: Assessment) -> tuple[Decision, str]:
     """The decision, with why; the guardrails come before the thresholds."""
     if assessment.novelty.covered:
+        # Seed 002 forces DROP at novelty 0.0 "already in a prior digest": the exact id kept before. A title nearly
+        # like a prior one under another id scores novelty 0 too but is not forced: the caller has deduplicated
+        # (seed guardrail 6), so another id is another work (a reply, a series' next part, an erratum).
         return "DROP", "DROP forced: already covered"
     if not assessment.has_abstract:
         return "REVIEW", "REVIEW: abstract missing, and a title alone never decides KEEP or DROP"
