@@ -92,16 +92,33 @@ def comparable_passage(text: str) -> str:
 
 
 def holds_passage(text: str, passage: str) -> bool:
-    """Whether `passage` occurs in `text` (both already `comparable_passage`) as whole words: "by 2" is not
-    in "by 25%". An empty passage occurs nowhere."""
+    """Whether `passage` occurs in `text` (both already `comparable_passage`) as whole words and whole numbers:
+    "by 2" is not in "by 25%", nor "1" in "1.0". An empty passage occurs nowhere."""
     if not passage:
         return False
     start = text.find(passage)
     while start >= 0:
         end = start + len(passage)
-        before = text[start - 1] if start else " "
-        after = text[end] if end < len(text) else " "
-        if not (passage[0].isalnum() and before.isalnum()) and not (passage[-1].isalnum() and after.isalnum()):
+        if _starts_word(text, start, passage[0]) and _ends_word(text, end, passage[-1]):
             return True
         start = text.find(passage, start + 1)
     return False
+
+
+def _starts_word(text: str, start: int, first: str) -> bool:
+    """Whether a quotation starting with `first` may start at `start` of `text`: not inside a word, nor inside a
+    number ("5" of "0.5", "000" of "1,000")."""
+    if not first.isalnum() or start == 0:
+        return True
+    before = text[start - 1]
+    return not before.isalnum() and not (first.isdigit() and before in ".," and start > 1 and text[start - 2].isdigit())
+
+
+def _ends_word(text: str, end: int, last: str) -> bool:
+    """Whether a quotation ending with `last` may end at `end` of `text`: not inside a word, nor inside a number
+    ("1" of "1.0", "1" of "1,000")."""
+    if not last.isalnum() or end == len(text):
+        return True
+    after = text[end]
+    return not after.isalnum() and not (last.isdigit() and after in ".," and end + 1 < len(text)
+                                        and text[end + 1].isdigit())

@@ -1,0 +1,87 @@
+"""Evidence passages as reviewers copy them from a PDF or a web page, checked against real text: the example
+review's abstracts, a real PubMed abstract (its <sub> and symbols as PubMed sends them) and real PMC JATS full
+texts. A passage that quotes its source the way people quote is verified; one that changes a number, drops a
+'not' or comes from another record is not."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+from lxml import etree
+
+from sitegen.records.model import Record
+from sitegen.review.models import Evidence
+from sitegen.sources import jats
+from sitegen.sources.pubmed import pubmed_to_record
+from sitegen.sources.settings import SourceSettings
+from sitegen.verify.faithfulness import OpenText, faithfulness_verdict, open_text
+from tests.conftest import EXAMPLE, FIXTURES
+from tests.http_mocks import fetcher
+
+# The example's studies with evidence, and a real PubMed abstract (NEJM 2018, PMID 29768149).
+BLA, LEC, STRESS = "10.3389/fnbeh.2014.00160", "10.1002/hipo.22095", "10.1016/j.neuropharm.2018.02.001"
+PUBMED = "pubmed"
+
+
+def example_record(record_id: str) -> Record:
+    for line in (EXAMPLE / "records.jsonl").open(encoding="utf-8"):
+        if json.loads(line)["id"] == record_id:
+            return Record.model_validate_json(line)
+    raise AssertionError(record_id)
+
+
+def pubmed_record() -> Record:
+    root = etree.fromstring((FIXTURES / "pubmed" / "pubmed-29768149.xml").read_bytes())
+    return pubmed_to_record(root.find(".//PubmedArticle"))
+
+
+def record(which: str) -> Record:
+    return pubmed_record() if which == PUBMED else example_record(which)
+
+
+def evidence(of: Record, text: str, source: str = "abstract") -> Evidence:
+    return Evidence.model_validate({"record_id": of.id, "findings": [
+        {"finding": "A finding.", "passage": {"text": text, "source": source}}]})
+
+
+def abstract_verdict(which: str, text: str) -> str:
+    quoted = record(which)
+    return faithfulness_verdict(quoted, evidence(quoted, text), None).verdict
+
+
+BMC = Record(id="10.1186/1472-6831-8-11", DOI="10.1186/1472-6831-8-11", PMCID="PMC2329613", title="OHIP-NL",
+             abstract="An abstract that quotes nothing.")  # the full text (CC BY 2.0) is what is quoted
+
+
+def bmc_fulltext() -> OpenText:
+    body = (FIXTURES / "europepmc" / "1472-6831-8-11.nxml").read_bytes()
+    fetch = fetcher(lambda request: httpx.Response(200, content=body, headers={"content-type": "application/xml"}))[0]
+    return open_text(fetch, SourceSettings(), BMC)
+
+
+def fulltext_verdict(text: str) -> str:
+    return faithfulness_verdict(BMC, evidence(BMC, text, "fulltext"), bmc_fulltext()).verdict
+
+
+def pntd_paragraphs() -> list[jats.Paragraph]:
+    """The paragraphs of a real PLoS NTD article, read as JATS is (its licence aside: the words are what matter)."""
+    return jats.paragraphs(jats.read_article((FIXTURES / "europepmc" / "pntd.0002065.nxml").read_bytes()))[0]
+
+
+# --------------------------------------------------------------------------- numbers are whole numbers
+
+
+@pytest.mark.parametrize(("which", "passage"), [
+    (PUBMED, "The rate of adherence in the budesonide maintenance group was 78"),  # of "78.9%"
+    (BLA, "infusions of norepinephrine (0.3, 1"),  # of "1.0"
+    (PUBMED, "5 mg) used as needed"),  # of "(0.5 mg)"
+])
+def test_a_number_cut_short_is_not_the_number(which, passage):
+    assert abstract_verdict(which, passage) == "contradicted"
+
+
+def test_a_number_quoted_whole_before_its_full_stop_or_comma_is_found():
+    assert abstract_verdict(BLA, "infusions of norepinephrine (0.3, 1.0, or 3.0") == "verified"
+    assert abstract_verdict(PUBMED, "The rate of adherence in the budesonide maintenance group was 78.9%") == "verified"
