@@ -58,37 +58,50 @@ class _Translation:
 
 # Characters that change nothing a reader sees (soft hyphens, zero-width spaces and joiners, the byte-order
 # mark) and typographic variants of quotes, dashes and the tilde ("∼10 min", as abstracts set "about"): a passage
-# typed or copied by a person and the text it quotes differ in these without differing in a word.
+# typed or copied by a person and the text it quotes differ in these without differing in a word. Signs a keyboard
+# has no key for are read as they are typed: "±" as "+/-", "≤" as "<=", "≥" as ">=".
 _INVISIBLE_AND_TYPOGRAPHY = _Translation({
     **dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff")),
-    **str.maketrans({**dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'"),
+    **str.maketrans({**dict.fromkeys("\u2018\u2019\u201a\u201b\u2032\u02bc", "'"),
                      **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033", '"'),
                      **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-"),
-                     **dict.fromkeys("\u223c\u301c\u02dc", "~")})})
+                     **dict.fromkeys("\u223c\u301c\u02dc", "~"),
+                     "\u00b1": "+/-", "\u2264": "<=", "\u2265": ">="})})
 
 
-# Superscript and subscript characters keep a mark, so NFKC cannot make "10⁵" read as "105" or "m²" as "m2".
-_SCRIPTS = _Translation(str.maketrans({
+# Read before NFKC, which would make them into something else. Superscript and subscript characters keep a mark, so
+# NFKC cannot make "10⁵" read as "105" or "m²" as "m2"; an acute accent set as an apostrophe ("Cronbach´s", as PDFs
+# of some typesetters give it), which NFKC makes a space and a combining accent, is the apostrophe.
+_BEFORE_NFKC = _Translation(str.maketrans({
     **{c: "^" + d for c, d in zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱ", "0123456789+-=()ni", strict=True)},
-    **{c: "_" + d for c, d in zip("₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎", "0123456789+-=()", strict=True)}}))
+    **{c: "_" + d for c, d in zip("₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎", "0123456789+-=()", strict=True)},
+    "\u00b4": "'"}))
 
 
-# A hyphen between two letters, with or without the line break after it: text copied from a typeset page
-# breaks "assessment" as "assess-\nment" and "well-known" as "well-\nknown", and which hyphen was the
-# typesetter's cannot be told from the text, so no hyphen between letters decides whether a passage occurs.
-# Between digits ("10-20") a hyphen is kept: it is a range, never a line break's. (The letter before it is looked
-# behind from the hyphen, so the regex engine looks for hyphens, not at every character.)
-_HYPHEN_BETWEEN_LETTERS = re.compile(r"-(?<=[^\W\d_]-) ?(?=[^\W\d_])")
+# A space beside a sign of arithmetic, a dash or a unit's sign: typesetters set "57.1 ± 12.2", "P < 0.01",
+# "0.82 – 0.97" and "68.9 %" with spaces (often thin ones) or without, and a PDF or a reviewer gives either, so no
+# such space decides whether a passage occurs. (Only one space: whitespace is collapsed first.)
+_SIGNS = re.escape("=<>+/~%°×-")
+_SPACE_BESIDE_SIGN = re.compile(f" (?=[{_SIGNS}])|(?<=[{_SIGNS}]) ")
+
+
+# A hyphen between two letters: text copied from a typeset page breaks "assessment" as "assess-\nment" and
+# "well-known" as "well-\nknown", and which hyphen was the typesetter's cannot be told from the text, so no hyphen
+# between letters decides whether a passage occurs. Between digits ("10-20") a hyphen is kept: it is a range, never
+# a line break's. (The letter before it is looked behind from the hyphen, so the regex engine looks for hyphens, not
+# at every character.)
+_HYPHEN_BETWEEN_LETTERS = re.compile(r"-(?<=[^\W\d_]-)(?=[^\W\d_])")
 
 
 def comparable_passage(text: str) -> str:
     """`text` as a quoted passage is compared with its source: NFKC (ligatures such as "ﬁ" read as "fi",
     full-width forms as plain ones; superscripts and subscripts keep a mark, "10⁵" is "10^5"), invisible
-    characters dropped, curly quotes and dashes as plain ones, whitespace collapsed, and a hyphen between
-    letters (a line break's or a compound's: "assess- ment", "well-known") dropped. Letters, digits, words
-    and their order still have to match exactly."""
-    plain = normalise_whitespace(_INVISIBLE_AND_TYPOGRAPHY(unicodedata.normalize("NFKC", _SCRIPTS(text))))
-    return _HYPHEN_BETWEEN_LETTERS.sub("", plain)
+    characters dropped, curly quotes and dashes as plain ones, "±", "≤" and "≥" as typed ("+/-", "<=", ">="),
+    whitespace collapsed and dropped beside a sign ("P < 0.01" is "P<0.01"), and a hyphen between letters (a line
+    break's or a compound's: "assess- ment", "well-known") dropped. Letters, digits, words and their order still
+    have to match exactly."""
+    plain = normalise_whitespace(_INVISIBLE_AND_TYPOGRAPHY(unicodedata.normalize("NFKC", _BEFORE_NFKC(text))))
+    return _HYPHEN_BETWEEN_LETTERS.sub("", _SPACE_BESIDE_SIGN.sub("", plain))
 
 
 def holds_passage(text: str, passage: str) -> bool:

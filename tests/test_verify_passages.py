@@ -85,3 +85,47 @@ def test_a_number_cut_short_is_not_the_number(which, passage):
 def test_a_number_quoted_whole_before_its_full_stop_or_comma_is_found():
     assert abstract_verdict(BLA, "infusions of norepinephrine (0.3, 1.0, or 3.0") == "verified"
     assert abstract_verdict(PUBMED, "The rate of adherence in the budesonide maintenance group was 78.9%") == "verified"
+
+
+# --------------------------------------------------------------------------- signs as typed or typeset
+
+
+@pytest.mark.parametrize("passage", [
+    "mean age ± SD = 57.1 ± 12.2 yrs",  # as the text sets it
+    "mean age +/- SD = 57.1 +/- 12.2 yrs",  # as a keyboard types it
+    "mean age ± SD = 57.1±12.2 yrs",  # as a PDF gives it, its thin spaces lost
+    "Cronbach's alpha = 0.82\u20130.97; ICC = 0.78\u20130.90",  # a range's en dash, no spaces
+    "Cronbach\u00b4s alpha for the total OHIP-NL was 0.97",  # an acute accent for the apostrophe
+    "(P<0.01 \u2013 0.001)",
+    "119 consecutive patients (68.9% women",  # the text has "68.9 % women"
+])
+def test_a_full_text_passage_with_its_signs_typed_or_spaced_otherwise_is_verified(passage):
+    assert fulltext_verdict(passage) == "verified"
+
+
+@pytest.mark.parametrize("passage", [
+    "(P \u2264 0.01 \u2013 0.001)",  # "≤" is not the text's "<"
+    "mean age ± SD = 57.1 ± 12.1 yrs",
+    "a convenience sample of 191 consecutive patients",
+    "Self-reported oral habits (i.e., the control measures) were related to the total OHIP-NL scores",  # no 'not'
+])
+def test_a_full_text_passage_with_a_changed_sign_number_or_word_is_not_found(passage):
+    assert fulltext_verdict(passage) == "not-found"
+
+
+@pytest.mark.parametrize(("which", "passage"), [
+    (BLA, "exhibited poor 24-\nh retention when given 3 min"),  # "24-h" broken at its hyphen
+    (STRESS, "examining the effects of early-life stress\u2014induced by raising offspring"),  # text: "stress - induced"
+    (PUBMED, "95% confidence interval [CI], 1.00 to 1.30; P = 0.046"),  # PubMed: "P=0.046"
+])
+def test_an_abstract_passage_spaced_otherwise_beside_a_sign_is_verified(which, passage):
+    assert abstract_verdict(which, passage) == "verified"
+
+
+@pytest.mark.parametrize(("which", "passage"), [
+    (PUBMED, "95% confidence interval [CI], 1.00 to 1.30; P = 0.04"),
+    (PUBMED, "1.00 to 1.30; P \u2264 0.046"),
+    (BLA, "poor 24-h retention when given 30 min of training"),
+])
+def test_an_abstract_passage_with_a_changed_number_or_sign_is_contradicted(which, passage):
+    assert abstract_verdict(which, passage) == "contradicted"

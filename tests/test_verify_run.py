@@ -349,19 +349,20 @@ def _comparable_as_first_written(text: str) -> str:
     import re
     import unicodedata
 
-    from sitegen.text import _HYPHEN_BETWEEN_LETTERS, _INVISIBLE_AND_TYPOGRAPHY, _SCRIPTS
+    from sitegen.text import _BEFORE_NFKC, _HYPHEN_BETWEEN_LETTERS, _INVISIBLE_AND_TYPOGRAPHY
 
-    marked = text.translate(_SCRIPTS.table)
+    marked = text.translate(_BEFORE_NFKC.table)
     nfkc = unicodedata.normalize("NFKC", marked).translate(_INVISIBLE_AND_TYPOGRAPHY.table)
     plain = re.sub(r"\s+", " ", unicodedata.normalize("NFC", nfkc)).strip()
-    assert _HYPHEN_BETWEEN_LETTERS.pattern == r"-(?<=[^\W\d_]-) ?(?=[^\W\d_])"
-    return re.sub(r"(?<=[^\W\d_])- ?(?=[^\W\d_])", "", plain)
+    plain = re.sub(r" ?([=<>+/~%°×-]) ?", r"\1", plain)  # no space beside a sign
+    assert _HYPHEN_BETWEEN_LETTERS.pattern == r"-(?<=[^\W\d_]-)(?=[^\W\d_])"
+    return re.sub(r"(?<=[^\W\d_])-(?=[^\W\d_])", "", plain)
 
 
 # Every character comparable_passage maps, and letters, digits, hyphens and every kind of whitespace beside them.
 _PASSAGE_CHARACTERS = ("ab1- \t\n\r\x0b\x0c\x1c\x85\xa0\u1680\u2028\u3000é\u0301ﬁ１²₃ⁿ\u00ad\u200b\u200c\u200d"
                        "\u2060\ufeff\u2018\u2019\u201a\u201b\u2032\u201c\u201d\u201e\u201f\u2033\u2010\u2011\u2012"
-                       "\u2013\u2014\u2015\u2212\u223c\u301c\u02dcβ")
+                       "\u2013\u2014\u2015\u2212\u223c\u301c\u02dcβ=<>+/~%°×±≤≥\u00b4\u02bc")
 
 
 @given(st.text(alphabet=st.sampled_from(_PASSAGE_CHARACTERS) | st.characters(), max_size=40))
