@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 
@@ -104,11 +105,27 @@ def comparable_passage(text: str) -> str:
     return _HYPHEN_BETWEEN_LETTERS.sub("", _SPACE_BESIDE_SIGN.sub("", plain))
 
 
+# What a reviewer puts around a quotation or where it stops mid-sentence: quotes, a full stop, a comma.
+_QUOTATION_ENDS = " \"'.,;:!?"
+
+
 def holds_passage(text: str, passage: str) -> bool:
     """Whether `passage` occurs in `text` (both already `comparable_passage`) as whole words and whole numbers:
-    "by 2" is not in "by 25%", nor "1" in "1.0". An empty passage occurs nowhere."""
+    "by 2" is not in "by 25%", nor "1" in "1.0". An empty passage occurs nowhere.
+
+    When it does not occur as written, it is read as a reviewer quotes: quotes and a full stop or comma around it
+    are not the source's, the first letter's case may be changed to fit the reviewer's sentence, and a superscript
+    or subscript may be the source's plain digits (a record's and a JATS text's <sup> and <sub> are dropped, so
+    "10⁵" reads "105" there; the source's superscript is never plain digits in the passage)."""
     if not passage:
         return False
+    if _occurs_as_written(text, passage):
+        return True
+    quoted = passage.strip(_QUOTATION_ENDS)
+    return any(map(str.isalnum, quoted)) and _part_pattern(quoted).search(text) is not None
+
+
+def _occurs_as_written(text: str, passage: str) -> bool:
     start = text.find(passage)
     while start >= 0:
         end = start + len(passage)
@@ -135,3 +152,26 @@ def _ends_word(text: str, end: int, last: str) -> bool:
     after = text[end]
     return not after.isalnum() and not (last.isdigit() and after in ".," and end + 1 < len(text)
                                         and text[end + 1].isdigit())
+
+
+def _part_pattern(part: str) -> re.Pattern[str]:
+    """A part of a quotation as the source may hold it: its first letter in either case, each superscript or
+    subscript mark optional, a space where a word turns from letters to digits or from one alphabet to another
+    ("10mg" is "10 mg", "β₂" the "β 2" a record's dropped <sub> leaves, "μg" the "μ g" of an italic μ), and whole
+    words and numbers at its ends. Letters of one alphabet are never parted: "notable" is not "not able"."""
+    first, last = part[0], part[-1]
+    pattern = f"[{re.escape(first.lower())}{re.escape(first.upper())}]" if first.isalpha() else re.escape(first)
+    for before, char in itertools.pairwise(part):
+        if _kind(before) != _kind(char) and before.isalnum() and (char.isalnum() or char in "^_"):
+            pattern += " ?"
+        pattern += re.escape(char) + ("?" if char in "^_" else "")
+    if first.isalnum():
+        pattern = r"(?<![^\W_])" + (r"(?<!\d[.,])" if first.isdigit() else "") + pattern
+    if last.isalnum():
+        pattern += r"(?![^\W_])" + (r"(?![.,]\d)" if last.isdigit() else "")
+    return re.compile(pattern)
+
+
+def _kind(char: str) -> str:
+    """Digit, Latin letter, or another alphabet's letter (Greek, mostly): what a space may part in a source."""
+    return "digit" if char.isdigit() else "latin" if char < "\u0250" else "other"

@@ -17,6 +17,7 @@ from sitegen.sources import jats
 from sitegen.sources.pubmed import pubmed_to_record
 from sitegen.sources.settings import SourceSettings
 from sitegen.verify.faithfulness import OpenText, faithfulness_verdict, open_text
+from sitegen.workspace import inspect
 from tests.conftest import EXAMPLE, FIXTURES
 from tests.http_mocks import fetcher
 
@@ -129,3 +130,55 @@ def test_an_abstract_passage_spaced_otherwise_beside_a_sign_is_verified(which, p
 ])
 def test_an_abstract_passage_with_a_changed_number_or_sign_is_contradicted(which, passage):
     assert abstract_verdict(which, passage) == "contradicted"
+
+
+# --------------------------------------------------------------------------- a passage read as it is quoted
+
+
+@pytest.mark.parametrize(("which", "passage"), [
+    (LEC, "\u201crats with lesions of LEC were unable to recognize object-context associations\u201d"),
+    (LEC, '"rats with lesions of LEC were unable to recognize object-context associations."'),
+    (LEC, "rats with lesions of LEC were unable to recognize object-context associations."),  # text goes on: "yet"
+    (LEC, "Rats with lesions of LEC were unable to recognize object-context associations"),  # mid-sentence in the text
+    (LEC, "in a subsequent experiment it was demonstrated"),  # the text's sentence starts "In"
+    (BLA, "norepinephrine (0.3, 1.0, or 3.0 \u00b5g)"),  # the record has "3.0 μ g" (an italic μ's space)
+    (PUBMED, "a fast-acting \u03b2\u2082-agonist may be an alternative"),  # PubMed's "β<sub>2</sub>" reads "β 2"
+    (PUBMED, "(200 \u00b5g of budesonide and 6 \u00b5g of formoterol)"),  # micro sign for mu
+])
+def test_an_abstract_passage_as_a_reviewer_quotes_it_is_verified(which, passage):
+    assert abstract_verdict(which, passage) == "verified"
+
+
+@pytest.mark.parametrize("passage", [
+    "incubated with 5% CO\u2082 and checked daily",  # the JATS has CO<sub>2</sub>
+    "a total area of 103,127 km\u00b2, much of it",  # km<sup>2</sup>
+    "a titre of \u2265log\u2081\u2080 1.0",  # &#x02265;log<sub>10</sub> 1.0
+    "an equal volume of 100 TCID\u2085\u2080 of RVFV",  # TCID<sub>50</sub>
+])
+def test_superscripts_and_subscripts_copied_from_a_pdf_are_found_in_jats_that_marks_them_up(passage):
+    assert jats.find_passage(passage, pntd_paragraphs()) is not None
+
+
+@pytest.mark.parametrize(("which", "passage"), [
+    (STRESS, "Early-life stress did alter high-arousing context and auditory fear conditioning"),  # 'not' dropped
+    (LEC, "Early-life stress impaired adult performance"),  # another record's passage
+    (PUBMED, "A total of 3489 patients underwent randomization"),  # 3849
+    (LEC, "rats with lesions of LEC were able to recognize"),
+])
+def test_an_abstract_passage_that_says_something_else_is_contradicted(which, passage):
+    assert abstract_verdict(which, passage) == "contradicted"
+
+
+def test_sitegen_check_reads_a_passage_as_verification_does(example_copy):
+    # `sitegen check` compares abstract passages as verification does: a passage in curly quotes is no problem
+    path = example_copy / "evidence" / "barsegyan-2014-bla.yaml"
+    text = path.read_text(encoding="utf-8")
+    quoted = ("        \u201cNorepinephrine administered after 3 min of object-in-context training induced a\n"
+              "        dose-dependent memory enhancement\u201d\n")
+    start = text.index("      text: >-\n") + len("      text: >-\n")
+    end = text.index("      source: abstract")
+    path.write_text(text[:start] + quoted + text[end:], encoding="utf-8")
+    assert inspect(example_copy)[1] == []
+    path.write_text(text[:start] + quoted.replace("3 min", "10 min") + text[end:], encoding="utf-8")
+    [problem] = inspect(example_copy)[1]
+    assert (problem.code, problem.path, problem.line) == ("passage-not-found", "evidence/barsegyan-2014-bla.yaml", 16)

@@ -1,8 +1,9 @@
 """Evidence anchored to real text: what `sitegen check` reports about evidence files.
 
 Every evidence file names a known record, once, that screening has not excluded;
-every passage that says it comes from the abstract must occur in it verbatim
-(compared after collapsing whitespace, so line wrapping in YAML does not matter).
+every passage that says it comes from the abstract must occur in it, compared as
+verification compares it (`sitegen.text.holds_passage`: line wrapping in YAML, ligatures,
+typography and the marks of a quotation do not matter; words and numbers do).
 """
 
 from __future__ import annotations
@@ -59,8 +60,9 @@ def evidence_problems(review: Review, outcomes: dict[str, dict[str, Outcome]]) -
             elif not holds_passage(abstract, quoted):
                 problems.append(Problem(item.path, line, column, "passage-not-found",
                                         "passage does not occur verbatim in the record's abstract "
-                                        "(compared after collapsing whitespace, ligatures, curly quotes, dashes and "
-                                        "words broken at line ends)"))
+                                        "(compared after collapsing whitespace, ligatures, curly quotes, dashes, "
+                                        "spaces beside signs, words broken at line ends, and the quotes around a "
+                                        "quotation)"))
     return problems
 
 
