@@ -105,24 +105,40 @@ def comparable_passage(text: str) -> str:
     return _HYPHEN_BETWEEN_LETTERS.sub("", _SPACE_BESIDE_SIGN.sub("", plain))
 
 
+# Where a reviewer's quotation leaves the source's words: an ellipsis for words left out ("…" is "..." after NFKC),
+# and words of the reviewer's own in square brackets ("[the rats]"). A bracketed letter starting a word ("[R]ats")
+# is the source's word with its first letter's case changed: it starts a new part of the quotation, and the case of
+# a part's first letter is not compared.
+_ELISION = re.compile(r"\.\.\.|\[[^\[\]]*\]")
+_BRACKETED_INITIAL = re.compile(r"\[([^\W\d_])\](?=[^\W\d_])")
 # What a reviewer puts around a quotation or where it stops mid-sentence: quotes, a full stop, a comma.
 _QUOTATION_ENDS = " \"'.,;:!?"
 
 
-def holds_passage(text: str, passage: str) -> bool:
+def holds_passage(text: str, passage: str, elisions: bool = True) -> bool:
     """Whether `passage` occurs in `text` (both already `comparable_passage`) as whole words and whole numbers:
     "by 2" is not in "by 25%", nor "1" in "1.0". An empty passage occurs nowhere.
 
     When it does not occur as written, it is read as a reviewer quotes: quotes and a full stop or comma around it
-    are not the source's, the first letter's case may be changed to fit the reviewer's sentence, and a superscript
-    or subscript may be the source's plain digits (a record's and a JATS text's <sup> and <sub> are dropped, so
-    "10⁵" reads "105" there; the source's superscript is never plain digits in the passage)."""
+    are not the source's, the first letter's case may be changed to fit the reviewer's sentence, a superscript or
+    subscript may be the source's plain digits (a record's and a JATS text's <sup> and <sub> are dropped, so "10⁵"
+    reads "105" there; the source's superscript is never plain digits in the passage), and, with `elisions`, an
+    ellipsis or a bracketed insertion stands for words of the source left out or replaced: the parts around it
+    must occur in the order quoted."""
     if not passage:
         return False
     if _occurs_as_written(text, passage):
         return True
-    quoted = passage.strip(_QUOTATION_ENDS)
-    return any(map(str.isalnum, quoted)) and _part_pattern(quoted).search(text) is not None
+    parts = _ELISION.split(_BRACKETED_INITIAL.sub(r"...\1", passage)) if elisions else [passage]
+    patterns = [_part_pattern(stripped) for part in parts
+                if any(map(str.isalnum, stripped := part.strip(_QUOTATION_ENDS)))]
+    position = 0
+    for pattern in patterns:
+        match = pattern.search(text, position)
+        if match is None:
+            return False
+        position = match.end()
+    return bool(patterns)
 
 
 def _occurs_as_written(text: str, passage: str) -> bool:

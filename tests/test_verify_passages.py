@@ -182,3 +182,39 @@ def test_sitegen_check_reads_a_passage_as_verification_does(example_copy):
     path.write_text(text[:start] + quoted.replace("3 min", "10 min") + text[end:], encoding="utf-8")
     [problem] = inspect(example_copy)[1]
     assert (problem.code, problem.path, problem.line) == ("passage-not-found", "evidence/barsegyan-2014-bla.yaml", 16)
+
+
+# --------------------------------------------------------------------------- words left out, words of the reviewer's
+
+
+@pytest.mark.parametrize(("which", "passage"), [
+    (BLA, "Saline-infused control rats exhibited poor 24-h retention \u2026 and good retention when given 10 min of "
+          "training."),
+    (STRESS, "Early-life stress impaired adult performance ... object-in-context recognition memory task."),
+    (STRESS, "[Early-life stress] effect was absent when animals were exposed to a single stressor"),  # for "This"
+    (LEC, "[R]ats with lesions of LEC were unable to recognize object-context associations"),
+    (PUBMED, "95% confidence interval [\u2026] 1.00 to 1.30"),
+    (PUBMED, "The rate of adherence in the budesonide maintenance group was 78.9%\u2026"),
+])
+def test_an_abstract_passage_with_words_left_out_or_bracketed_is_verified(which, passage):
+    assert abstract_verdict(which, passage) == "verified"
+
+
+@pytest.mark.parametrize(("which", "passage"), [
+    (BLA, "good retention when given 10 min of training \u2026 Saline-infused control rats"),  # out of order
+    (BLA, "Saline-infused control rats exhibited poor 24-h retention \u2026 and good retention when given 30 min"),
+    (LEC, "[R]ats with lesions of LEC were able to recognize object-context associations"),
+])
+def test_an_abstract_passage_whose_parts_are_not_there_in_order_is_contradicted(which, passage):
+    assert abstract_verdict(which, passage) == "contradicted"
+
+
+def test_words_left_out_of_a_full_text_passage_are_left_out_of_one_paragraph():
+    assert fulltext_verdict("Cronbach's alpha for the total OHIP-NL was 0.97 \u2026 The average inter-item "
+                            "correlation") == "verified"
+    # the same paragraph's words run on into the next paragraph as they stand, but an ellipsis is no bridge
+    # between paragraphs: the parts of "In seven patients … The mean total scores" are in two
+    assert fulltext_verdict("In seven patients, a total of 14 missing answers that did not exceed these criteria "
+                            "were imputed. The mean total scores") == "verified"
+    assert fulltext_verdict("In seven patients, a total of 14 missing answers \u2026 The mean total "
+                            "scores") == "not-found"

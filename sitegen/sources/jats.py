@@ -189,6 +189,6 @@ def find_passage(text: str, found: list[Paragraph]) -> Paragraph | None:
     for paragraph_text_ in texts:
         starts.append(len(joined))
         joined += paragraph_text_ + " "
-    if not holds_passage(joined, needle):
+    if not holds_passage(joined, needle, elisions=False):  # words left out are left out of one paragraph
         return None
     return found[bisect.bisect_right(starts, joined.find(needle)) - 1]

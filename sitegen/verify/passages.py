@@ -61,8 +61,8 @@ def evidence_problems(review: Review, outcomes: dict[str, dict[str, Outcome]]) -
                 problems.append(Problem(item.path, line, column, "passage-not-found",
                                         "passage does not occur verbatim in the record's abstract "
                                         "(compared after collapsing whitespace, ligatures, curly quotes, dashes, "
-                                        "spaces beside signs, words broken at line ends, and the quotes around a "
-                                        "quotation)"))
+                                        "spaces beside signs, words broken at line ends, and quotes, ellipses and "
+                                        "[brackets] of a quotation)"))
     return problems
 
 
