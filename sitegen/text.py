@@ -115,9 +115,15 @@ _BRACKETED_INITIAL = re.compile(r"\[([^\W\d_])\](?=[^\W\d_])")
 _QUOTATION_ENDS = " \"'.,;:!?"
 
 
-def holds_passage(text: str, passage: str, elisions: bool = True) -> bool:
-    """Whether `passage` occurs in `text` (both already `comparable_passage`) as whole words and whole numbers:
-    "by 2" is not in "by 25%", nor "1" in "1.0". An empty passage occurs nowhere.
+def holds_passage(text: str, passage: str) -> bool:
+    """Whether `passage` occurs in `text` (both already `comparable_passage`), as `passage_start` finds it."""
+    return passage_start(text, passage) is not None
+
+
+def passage_start(text: str, passage: str, elisions: bool = True) -> int | None:
+    """Where `passage` starts in `text` (both already `comparable_passage`), occurring as whole words and whole
+    numbers: "by 2" is not in "by 25%", nor "1" in "1.0"; None when it does not occur. An empty passage occurs
+    nowhere.
 
     When it does not occur as written, it is read as a reviewer quotes: quotes and a full stop or comma around it
     are not the source's, the first letter's case may be changed to fit the reviewer's sentence, a superscript or
@@ -126,29 +132,29 @@ def holds_passage(text: str, passage: str, elisions: bool = True) -> bool:
     ellipsis or a bracketed insertion stands for words of the source left out or replaced: the parts around it
     must occur in the order quoted."""
     if not passage:
-        return False
-    if _occurs_as_written(text, passage):
-        return True
+        return None
+    if (start := _start_as_written(text, passage)) is not None:
+        return start
     parts = _ELISION.split(_BRACKETED_INITIAL.sub(r"...\1", passage)) if elisions else [passage]
     patterns = [_part_pattern(stripped) for part in parts
                 if any(map(str.isalnum, stripped := part.strip(_QUOTATION_ENDS)))]
-    position = 0
+    starts, position = [], 0
     for pattern in patterns:
         match = pattern.search(text, position)
         if match is None:
-            return False
+            return None
+        starts.append(match.start())
         position = match.end()
-    return bool(patterns)
+    return starts[0] if starts else None
 
 
-def _occurs_as_written(text: str, passage: str) -> bool:
+def _start_as_written(text: str, passage: str) -> int | None:
     start = text.find(passage)
     while start >= 0:
-        end = start + len(passage)
-        if _starts_word(text, start, passage[0]) and _ends_word(text, end, passage[-1]):
-            return True
+        if _starts_word(text, start, passage[0]) and _ends_word(text, start + len(passage), passage[-1]):
+            return start
         start = text.find(passage, start + 1)
-    return False
+    return None
 
 
 def _starts_word(text: str, start: int, first: str) -> bool:

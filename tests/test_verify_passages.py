@@ -218,3 +218,12 @@ def test_words_left_out_of_a_full_text_passage_are_left_out_of_one_paragraph():
                             "were imputed. The mean total scores") == "verified"
     assert fulltext_verdict("In seven patients, a total of 14 missing answers \u2026 The mean total "
                             "scores") == "not-found"
+
+
+def test_a_passage_quoted_across_two_paragraphs_is_in_the_section_it_starts_in():
+    paragraphs = jats.paragraphs(jats.read_article((FIXTURES / "europepmc" / "1472-6831-8-11.nxml").read_bytes()))[0]
+    passage = ("In seven patients, a total of 14 missing answers that did not exceed these criteria were imputed. "
+               "The mean total scores")
+    for quoted in (passage, f"\u201c{passage}\u201d", passage.replace("In seven", "in seven")):
+        found = jats.find_passage(quoted, paragraphs)
+        assert (found.id, found.section) == ("p23", "Results"), quoted

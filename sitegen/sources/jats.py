@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from sitegen.records.model import CONTROL_CHARACTER
 from sitegen.sources.base import Malformed, element_text, parse_xml
-from sitegen.text import comparable_passage, holds_passage, normalise_whitespace
+from sitegen.text import comparable_passage, holds_passage, normalise_whitespace, passage_start
 
 MAX_BYTES = 4_000_000
 MAX_DEPTH = 80  # the root element is depth 1
@@ -189,6 +189,7 @@ def find_passage(text: str, found: list[Paragraph]) -> Paragraph | None:
     for paragraph_text_ in texts:
         starts.append(len(joined))
         joined += paragraph_text_ + " "
-    if not holds_passage(joined, needle, elisions=False):  # words left out are left out of one paragraph
+    start = passage_start(joined, needle, elisions=False)  # words left out are left out of one paragraph
+    if start is None:
         return None
-    return found[bisect.bisect_right(starts, joined.find(needle)) - 1]
+    return found[bisect.bisect_right(starts, start) - 1]
