@@ -179,6 +179,24 @@ def test_a_split_keeps_every_word_in_order(words):
     assert text in (" ".join(p for p in parts if p), " ".join(p for p in family_first if p))
 
 
+SUFFIX_BEFORE_COMMA = re.compile(r"(?P<family>[A-Z][a-z]+) (?P<suffix>Jr\.?|Sr\.?|II|III|IV), (?P<given>[^,]+)")
+
+
+def test_a_suffix_written_before_the_comma_is_kept_apart_from_the_family_name():
+    """Real search exports (the benchmark's cytology review, from Ovid and EndNote) write "Wright Jr., T C" and
+    "Leath III, C A": the family name is Wright, as the same author's "Wright, T. C., Jr." from another source."""
+    names = [name for path in (FIXTURES / "dedupe").glob("*/records_pre_merged.csv")
+             for row in csv.DictReader(path.open(encoding="utf-8", newline=""))
+             for name in re.split(r"\s+and\s+", row["author"] or "")
+             if SUFFIX_BEFORE_COMMA.fullmatch(name.strip())]
+    assert len(names) >= 15
+    for name in names:
+        written = SUFFIX_BEFORE_COMMA.fullmatch(name.strip())
+        assert split_name(name) == CslName(family=written["family"], given=written["given"],
+                                           suffix=written["suffix"]), name
+    assert split_name("FUTURE II, I.") == CslName(family="FUTURE II", given="I.")  # a trial's name, no person's
+
+
 def test_a_person_is_split_and_an_organisation_kept_whole():
     assert split_name("Lianne C. Krab") == CslName(family="Krab", given="Lianne C.")
     assert split_name("ENIGMA Consortium") == CslName(literal="ENIGMA Consortium")

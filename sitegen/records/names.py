@@ -14,7 +14,7 @@ widened for what bibliographic sources really write:
   ("Jan van der Berg", "Maria dos Santos"), capitalised ones only directly before
   the last word ("Vincenzo Di Marzo");
 - the Spanish and Portuguese "y"/"e" joins two family names ("José Ortega y Gasset");
-- a trailing suffix (Jr., Sr., II, III, IV) is kept apart;
+- a trailing suffix (Jr., Sr., II, III, IV) is kept apart, also one written before the comma ("Wright Jr., T C");
 - MEDLINE's "Family Initials" ("Krab LC", "Bouton M.E.") puts the family first;
 - Chinese, Japanese and Korean names written in their own script put the family
   first ("王 小明"); without a space there is nothing to split on;
@@ -156,6 +156,11 @@ def split_name(display: str) -> CslName:
     if len(parts) == 2 and _is_suffix(parts[1]):  # "Martin Luther King, Jr."
         return _person(parts[0].split(), parts[1]) or literal
     if len(parts) == 2:  # "Family, Given"
+        family, _, last = parts[0].rpartition(" ")
+        # "Wright Jr., T C", "Leath III, C A": the suffix before the comma, as Ovid and EndNote exports write it. Not
+        # after a name in capitals alone, which is a trial's or a group's ("FUTURE II, I."), not a person's.
+        if family and _is_suffix(last) and any(char.islower() for char in family):
+            return CslName(family=family, given=parts[1], suffix=last)
         return CslName(family=parts[0], given=parts[1])
     if len(parts) == 3 and _is_suffix(parts[1]):  # BibTeX's "von Last, Jr, First"
         return CslName(family=parts[0], given=parts[2], suffix=parts[1])
