@@ -165,3 +165,17 @@ def test_one_works_abstract_is_the_same_imported_from_a_database_export_as_from_
     [exported] = read_references(export)
     assert exported.get("abstract").endswith("Physicists in Medicine.")
     assert entry_record(exported).abstract == from_pubmed.abstract == medline.get("abstract")
+
+
+def test_an_imported_abstract_is_read_without_the_heading_its_publisher_set_above_it():
+    """Wiley's RIS export of a real paper (Haddaway et al. 2022) opens the abstract with its heading as a word,
+    "Abstract Background Reporting standards…", as OpenAlex's index of Wiley's abstracts does: read without it, as
+    the OpenAlex reader reads those, one work has one abstract from both."""
+    [entry] = read_references(FIXTURES / "prisma" / "citation.ris")
+    assert entry.get("abstract").startswith("Abstract Background Reporting standards")
+    abstract = entry_record(entry).abstract
+    assert abstract == entry.get("abstract").removeprefix("Abstract ")
+    words: dict[str, list[int]] = {}
+    for at, word in enumerate(entry.get("abstract").split()):  # the same text as OpenAlex's inverted index holds it
+        words.setdefault(word, []).append(at)
+    assert openalex.abstract_from_inverted_index(words) == abstract

@@ -6,7 +6,8 @@ database exports (Scopus, Embase, Web of Science); PubMed keeps the statement ap
 <CopyrightInformation>, the nbib's CI tag) and gives the abstract without it. Kept, one work's abstract differed
 by provider (for the duplicate matcher, the fusion of records, relevance ranking and the passages verification
 looks for) and the site showed the publisher's words as the authors'. So every abstract becomes a record without
-its closing statement (`without_copyright_statement`), as PubMed gives it. Pure: a string in, a string out.
+its closing statement (`without_copyright_statement`), as PubMed gives it. So too the heading a publisher set
+above an abstract, which some give as its first word (`without_abstract_heading`). Pure: a string in, a string out.
 """
 
 from __future__ import annotations
@@ -46,3 +47,17 @@ def without_copyright_statement(abstract: str | None) -> str | None:
         return abstract
     kept = abstract[:mark.start()].rstrip()
     return kept if _WORD.search(kept) else abstract
+
+
+_ABSTRACT_HEADING = re.compile(r"\s*abstract[:.]*\s+", re.IGNORECASE)
+
+
+def without_abstract_heading(abstract: str) -> str:
+    """`abstract` without the heading a publisher set above it, given as its first word ("Abstract Background The
+    factors…", "Abstract Neuropeptide Y…": Wiley's and Springer's, in OpenAlex's inverted index and in Wiley's
+    RIS export alike): no part of the text, as Crossref's and Europe PMC's abstracts are read without theirs. The
+    heading is told by the capital after it; an abstract that begins with the word ("Abstract reasoning is…")
+    keeps it."""
+    heading = _ABSTRACT_HEADING.match(abstract)
+    rest = abstract[heading.end():] if heading else ""
+    return rest if rest[:1].isupper() else abstract

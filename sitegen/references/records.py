@@ -15,7 +15,7 @@ import json
 import re
 from typing import get_args
 
-from sitegen.records.copyright import without_copyright_statement
+from sitegen.records.copyright import without_abstract_heading, without_copyright_statement
 from sitegen.records.entry import Entry
 from sitegen.records.ids import (
     NAMESPACE_LABELS,
@@ -197,9 +197,10 @@ def _address(entry: Entry, field: str, notes: list[str]) -> str | None:
 
 
 def _abstract(entry: Entry, notes: list[str]) -> str | None:
-    """The abstract, without the publisher's copyright statement that closes it, as a provider's is read
-    (`records.copyright`): Scopus, Embase and Web of Science export it in the abstract, PubMed's MEDLINE file
-    apart (its CI tag), so one work imported from two databases has one abstract. One longer than a record
+    """The abstract, without the publisher's copyright statement that closes it and the "Abstract" heading that
+    opens it, as a provider's is read (`records.copyright`): Scopus, Embase and Web of Science export the statement
+    in the abstract, PubMed's MEDLINE file apart (its CI tag), and Wiley's RIS export the heading as its first
+    word, so one work imported from two databases has one abstract. One longer than a record
     holds (a whole file pasted into one field, a mistake the user should see) is left out with a note, as a
     provider's is (`records.model.overlong_abstract`)."""
     abstract = _text(entry.get("abstract"), "abstract", notes)
@@ -207,7 +208,7 @@ def _abstract(entry: Entry, notes: list[str]) -> str | None:
         abstract = ""
     if _MARKUP.search(abstract):  # as a title's; an abstract without markup keeps its line breaks
         abstract = plain_text(abstract) or ""
-    abstract = without_copyright_statement(abstract) or ""
+    abstract = without_copyright_statement(without_abstract_heading(abstract)) or ""
     if note := overlong_abstract(abstract, "the entry"):
         notes.append(note)
         return None

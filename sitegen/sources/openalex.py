@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 from sitegen.records.citations import CitationQuery
-from sitegen.records.copyright import without_copyright_statement
+from sitegen.records.copyright import without_abstract_heading, without_copyright_statement
 from sitegen.records.ids import (
     normalise_arxiv,
     normalise_doi,
@@ -99,16 +99,7 @@ def abstract_from_inverted_index(index: Any) -> str | None:
                 return None
             positions[place] = word
     text = " ".join(positions[i] for i in sorted(positions))
-    return _without_heading(text.strip()) or None
-
-
-def _without_heading(text: str) -> str:
-    """An abstract without the heading a publisher set above it, which the inverted index keeps as its first word
-    ("Abstract Background The factors…", "Abstract Neuropeptide Y…": Wiley's, Springer's): no part of the text, as
-    Crossref's and Europe PMC's abstracts are read without theirs. The heading is told by the capital after it; an
-    abstract that begins with the word ("Abstract reasoning is…") keeps it."""
-    heading, _, rest = text.partition(" ")
-    return rest if heading.rstrip(":.").casefold() == "abstract" and rest[:1].isupper() else text
+    return without_abstract_heading(text.strip()) or None
 
 
 def _open_access_location(work: dict[str, Any]) -> dict[str, Any] | None:
