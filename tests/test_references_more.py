@@ -56,6 +56,20 @@ def test_real_files_read_with_the_import_fields(name, count, index, expected):
     assert {key: entries[index].get(key) for key in expected} == expected
 
 
+@pytest.mark.parametrize("address", [
+    "https://europepmc.org/articles/PMC7777777", "https://europepmc.org/article/PMC/PMC7777777",
+    "https://europepmc.org/abstract/MED/18888888", "https://europepmc.org/article/MED/18888888"])
+def test_europe_pmcs_address_of_a_work_names_its_pmcid_or_pmid(address):
+    """Europe PMC's BibTeX export (real structure, europe_pmc_bib.bib) gives a work's PMCID only as its url; its
+    other pages (as sitegen's Europe PMC source links a work) name the PMID or PMCID as PubMed's pages do."""
+    [record] = [entry_record(entry) for entry in read_references(FIXTURES / "bibtex" / "europe_pmc_bib.bib")
+                if entry.get("url").startswith("https://europepmc.org/")]
+    assert record.PMCID == "PMC7777777"
+    [entry] = read_references(f"TY  - JOUR\nTI  - A work\nUR  - {address}\nER  - \n", "ris")
+    record = entry_record(entry)
+    assert (record.PMCID, record.PMID) == (("PMC7777777", None) if "PMC" in address else (None, "18888888"))
+
+
 def test_medline_abstracts_and_mesh_terms_are_whole_across_continuation_lines():
     entry = read_references(FIXTURES / "medline" / "pubmed_result3.txt")[0]
     assert entry.get("abstract").startswith("PURPOSE: High-intensity focused ultrasound is a promising method for the "

@@ -215,13 +215,15 @@ def _abstract(entry: Entry, notes: list[str]) -> str | None:
     return abstract or None
 
 
-# Identifiers an entry gives only as its address (a PubMed export's UR line, a tool's url column): PubMed's and
-# PubMed Central's pages, new and old, and arXiv's abstract page.
+# Identifiers an entry gives only as its address (a PubMed export's UR line, a tool's url column, Europe PMC's
+# BibTeX url): PubMed's and PubMed Central's pages, new and old, Europe PMC's of either (europepmc.org/articles/PMC…,
+# /article/PMC/PMC…, /abstract/MED/…, /article/MED/…), and arXiv's abstract page.
 ADDRESSES = (
-    ("pmid", re.compile(r"https?://(?:www\.)?(?:pubmed\.ncbi\.nlm\.nih\.gov|ncbi\.nlm\.nih\.gov/pubmed)/(\d{1,9})/?"
-                        r"(?:[?#].*)?", re.IGNORECASE), normalise_pmid),
-    ("pmcid", re.compile(r"https?://(?:www\.)?(?:pmc\.ncbi\.nlm\.nih\.gov|ncbi\.nlm\.nih\.gov/pmc)/articles/"
-                         r"(PMC\d{1,9})/?(?:[?#].*)?", re.IGNORECASE), normalise_pmcid),
+    ("pmid", re.compile(r"https?://(?:www\.)?(?:pubmed\.ncbi\.nlm\.nih\.gov|ncbi\.nlm\.nih\.gov/pubmed|"
+                        r"europepmc\.org/(?:abstract|article)/MED)/(\d{1,9})/?(?:[?#].*)?", re.IGNORECASE), normalise_pmid),
+    ("pmcid", re.compile(r"https?://(?:www\.)?(?:(?:pmc\.ncbi\.nlm\.nih\.gov|ncbi\.nlm\.nih\.gov/pmc)/articles|"
+                         r"europepmc\.org/(?:articles|article/PMC))/(PMC\d{1,9})/?(?:[?#].*)?", re.IGNORECASE),
+     normalise_pmcid),
     ("arxiv", re.compile(r"(https?://(?:www\.|export\.)?arxiv\.org/abs/[^?#\s]+)(?:[?#].*)?", re.IGNORECASE),
      normalise_arxiv),
 )
