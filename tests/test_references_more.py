@@ -70,6 +70,16 @@ def test_europe_pmcs_address_of_a_work_names_its_pmcid_or_pmid(address):
     assert (record.PMCID, record.PMID) == (("PMC7777777", None) if "PMC" in address else (None, "18888888"))
 
 
+@pytest.mark.parametrize(("name", "dates"), [
+    ("ris/ieee_ris.ris", [[2020, 8], [2017, 3]]),  # Y1 "4-8 Aug. 2020", "Mar. 2017" beside PY's year
+    ("ris/jstor_ris.ris", [[2016, 7], [2014], [2019], [2018]]),  # C1 "Full publication date: July-August 2016",
+                                                                 # "Winter 2014" (a season: no month)
+])
+def test_a_ris_date_written_in_words_gives_the_month(name, dates):
+    """IEEE Xplore and JSTOR write a record's month only in words (real export structures): it is the record's."""
+    assert [entry_record(entry).issued.date_parts[0] for entry in read_references(FIXTURES / name)] == dates
+
+
 def test_medline_abstracts_and_mesh_terms_are_whole_across_continuation_lines():
     entry = read_references(FIXTURES / "medline" / "pubmed_result3.txt")[0]
     assert entry.get("abstract").startswith("PURPOSE: High-intensity focused ultrasound is a promising method for the "

@@ -144,6 +144,7 @@ def test_iso_date(parts, date):
     ({"year": "2008", "date": "2008-07-16", "month": "jul"}, [2008, 7, 16]),
     ({"year": "2008", "date": "2009-07-16"}, [2008]),  # a date of another year than the entry's is not taken
     ({"year": "2008", "month": "Jul"}, [2008, 7]),
+    ({"year": "2008", "date": "2008", "month": "Jul"}, [2008, 7]),  # a date of the year alone, and the month apart
     ({"date": "2008-07-16"}, None),  # nor one without a year to agree with
 ])
 def test_entry_record_takes_the_full_date(fields, issued):

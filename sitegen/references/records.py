@@ -107,7 +107,9 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
     if year is None and entry.get("year").strip():
         notes.append(f"year {entry.get('year').strip()!r} is not a year from {PUBLICATION_YEARS[0]} to "
                      f"{PUBLICATION_YEARS[-1]}; left out")
-    date = _date(entry.get("date"), year) or [part for part in (year, year and _month(entry.get("month"))) if part]
+    date = _date(entry.get("date"), year) or ([year] if year else [])
+    if len(date) == 1 and (month := _month(entry.get("month"))):  # the year alone, and the month apart
+        date.append(month)
     container = plain_text(_text(entry.get("journal"), "journal", notes)) or ""
     # As the file says them: a volume or issue "Forthcoming" is kept, as providers' records keep it (so sitegen's
     # own exports come back with it); matching reads only an issue's number, so it never tells two records apart.
