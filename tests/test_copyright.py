@@ -1,6 +1,7 @@
 """A publisher's copyright statement closing an abstract is no part of a record's abstract, whichever provider gave
 it (sitegen/records/copyright.py): real OpenAlex and Europe PMC abstracts that end in one, the same work's abstract
-from each provider alike, imported ones too, and the rule's edges."""
+from each provider alike, imported ones too, and the rule's edges; and an imported abstract's headings are read as
+providers' are."""
 
 from __future__ import annotations
 
@@ -175,7 +176,21 @@ def test_an_imported_abstract_is_read_without_the_heading_its_publisher_set_abov
     assert entry.get("abstract").startswith("Abstract Background Reporting standards")
     abstract = entry_record(entry).abstract
     assert abstract == entry.get("abstract").removeprefix("Abstract ")
-    words: dict[str, list[int]] = {}
-    for at, word in enumerate(entry.get("abstract").split()):  # the same text as OpenAlex's inverted index holds it
-        words.setdefault(word, []).append(at)
-    assert openalex.abstract_from_inverted_index(words) == abstract
+    assert openalex.abstract_from_inverted_index(inverted_index(entry.get("abstract"))) == abstract
+
+
+def test_an_imported_abstracts_section_headings_label_their_parts_as_europe_pmcs_reader_labels_them():
+    """Europe PMC's BibTeX export (real structure, europe_pmc_bib.bib) keeps an abstract's section headings as HTML,
+    "<h4>Background</h4>…": imported, the real Europe PMC abstracts that have them read as the Europe PMC source reads
+    them ("Background: …"), where the heading ran into the text ("Background Smoking is…")."""
+    [exported] = [entry for entry in read_references(FIXTURES / "bibtex" / "europe_pmc_bib.bib")
+                  if "<h4>" in entry.get("abstract")]
+    assert "<h4>" in exported.get("abstract") and "</h4>" in exported.get("abstract")
+    structured = [result for result in EUROPEPMC if "<h4>" in result.get("abstractText", "")]
+    assert len(structured) >= 5
+    for result in structured:
+        [entry] = read_references(f"@article{{PMID:{result['pmid']},\n\tTitle = {{{result['title']}}},\n"
+                                  f"\tAbstract = {{{result['abstractText']}}},\n}}\n", "bibtex")
+        from_europe_pmc = europepmc.result_to_record(result).abstract
+        assert ": " in from_europe_pmc
+        assert entry_record(entry).abstract == from_europe_pmc

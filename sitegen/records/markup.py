@@ -14,6 +14,7 @@ Only markup is removed: a tag sitegen does not know as markup ("x<y and y>z",
 word that is no attribute ("ASA class <I and >III", "$1<p \\le n$ ... $p>n$" are comparisons,
 not an italic and a paragraph). A formula given twice (MathML's TeX annotation, JATS
 alternatives) is read once. Control characters and code points no record may hold become spaces.
+A structured abstract's section headings (HTML's, JATS's) become the labels of their parts (`labelled_sections`).
 Pure: a string in, a string out.
 """
 
@@ -194,3 +195,28 @@ def plain_text(markup: Any) -> str | None:
     if text != " ".join(markup.split()):
         text = _once(text)
     return text or None
+
+
+# A section heading in an abstract as Europe PMC sends it ("<h4>Objective</h4>This study..."), and as Crossref's JATS
+# does ("<jats:title>Background</jats:title>"); exports of either keep them.
+HTML_HEADING = re.compile(r"<h[1-6]\b[^>]*>(.*?)</h[1-6]\s*>", re.IGNORECASE | re.DOTALL)
+JATS_TITLE = re.compile(r"<(?:jats:)?title\b[^>]*>(.*?)</(?:jats:)?title>", re.IGNORECASE | re.DOTALL)
+
+
+# "Abstract" heading an abstract: no part of its text.
+_ABSTRACT_HEADING = re.compile(r"\W*abstract\W*", re.IGNORECASE)
+
+
+def labelled_sections(markup: Any, heading: re.Pattern[str]) -> Any:
+    """A structured abstract's markup with each section's heading (`heading`, its text the first group) made the
+    label of the part it heads, as PubMed writes one ("Background: ..."); a leading "Abstract" is dropped. Left
+    without its headings, the label ran into the text ("Objective This study...")."""
+    if not isinstance(markup, str):
+        return markup
+    first = heading.search(markup)
+    if first is None:
+        return markup
+    if _ABSTRACT_HEADING.fullmatch(plain_text(first.group(1)) or "") and not plain_text(markup[:first.start()]):
+        markup = markup[first.end():]
+    return heading.sub(lambda title: f" {(plain_text(title.group(1)) or '').rstrip(':.').strip()}: "
+                       if plain_text(title.group(1)) else " ", markup)

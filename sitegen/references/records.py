@@ -28,7 +28,7 @@ from sitegen.records.ids import (
     normalise_pmid,
     record_id,
 )
-from sitegen.records.markup import plain_text
+from sitegen.records.markup import HTML_HEADING, JATS_TITLE, labelled_sections, plain_text
 from sitegen.records.model import (
     CONTROL_CHARACTER,
     PUBLICATION_YEARS,
@@ -209,7 +209,9 @@ def _abstract(entry: Entry, notes: list[str]) -> str | None:
     if _NOTHING_WRITTEN.fullmatch(abstract):
         abstract = ""
     if _MARKUP.search(abstract):  # as a title's; an abstract without markup keeps its line breaks
-        abstract = plain_text(abstract) or ""
+        # Its section headings (Europe PMC's <h4>, Crossref's <jats:title>, which their exports keep) label the parts
+        # they head ("Background: ..."), as those providers' readers label them
+        abstract = plain_text(labelled_sections(labelled_sections(abstract, HTML_HEADING), JATS_TITLE)) or ""
     abstract = without_copyright_statement(without_abstract_heading(abstract)) or ""
     if note := overlong_abstract(abstract, "the entry"):
         notes.append(note)

@@ -196,25 +196,6 @@ def whole_number(text: Any, digits: int = 12) -> int | None:
 _DATE = re.compile(r"\s*([0-9]{1,4})(?![0-9])(?:-([0-9]{1,2})(?![0-9])(?:-([0-9]{1,2})(?![0-9]))?)?")
 
 
-# "Abstract" heading an abstract: no part of its text.
-_ABSTRACT_HEADING = re.compile(r"\W*abstract\W*", re.IGNORECASE)
-
-
-def labelled_sections(markup: Any, heading: re.Pattern[str]) -> Any:
-    """A structured abstract's markup with each section's heading (`heading`, its text the first group) made the
-    label of the part it heads, as PubMed writes one ("Background: ..."); a leading "Abstract" is dropped. Left
-    without its headings, the label ran into the text ("Objective This study...")."""
-    if not isinstance(markup, str):
-        return markup
-    first = heading.search(markup)
-    if first is None:
-        return markup
-    if _ABSTRACT_HEADING.fullmatch(plain_text(first.group(1)) or "") and not plain_text(markup[:first.start()]):
-        markup = markup[first.end():]
-    return heading.sub(lambda title: f" {(plain_text(title.group(1)) or '').rstrip(':.').strip()}: "
-                       if plain_text(title.group(1)) else " ", markup)
-
-
 MONTHS = {name: number for number, name in
           enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
 

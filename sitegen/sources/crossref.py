@@ -8,14 +8,13 @@ one, travels in the `Crossref-Plus-API-Token` header.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
 from sitegen.records.copyright import without_copyright_statement
 from sitegen.records.ids import normalise_doi
-from sitegen.records.markup import plain_text
+from sitegen.records.markup import JATS_TITLE, labelled_sections, plain_text
 from sitegen.records.model import TITLE_LIMIT, CslDate, CslName, Record, RecordMeta, Update, web_address
 from sitegen.records.providers import label
 from sitegen.sources.base import (
@@ -27,7 +26,6 @@ from sitegen.sources.base import (
     as_list,
     check_status,
     date_from_parts,
-    labelled_sections,
     not_found,
     parse_json,
     require_title,
@@ -127,8 +125,6 @@ def _names(item: dict[str, Any]) -> list[CslName]:
     return names
 
 
-# A JATS section title in an abstract ("<jats:title>Background</jats:title>").
-JATS_TITLE = re.compile(r"<(?:jats:)?title\b[^>]*>(.*?)</(?:jats:)?title>", re.IGNORECASE | re.DOTALL)
 
 
 # Crossref licences by the version of the work they govern, most to least telling of who may read it: the version of

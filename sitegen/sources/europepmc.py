@@ -7,14 +7,13 @@ nothing but the public query is ever sent to EBI.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pydantic import BaseModel, Field, computed_field
 
 from sitegen.records.copyright import without_copyright_statement
 from sitegen.records.ids import normalise_arxiv, normalise_doi, normalise_pmcid, normalise_pmid, record_id
-from sitegen.records.markup import plain_text
+from sitegen.records.markup import HTML_HEADING, labelled_sections, plain_text
 from sitegen.records.model import CslDate, CslName, Record, RecordMeta, Update, visible_text, web_address
 from sitegen.records.names import split_name
 from sitegen.records.pages import medline_pages
@@ -29,7 +28,6 @@ from sitegen.sources.base import (
     check_status,
     date_from_parts,
     element_text,
-    labelled_sections,
     month_number,
     parse_date,
     parse_json,
@@ -103,8 +101,6 @@ def _container(result: dict[str, Any], preprint: bool) -> str | None:
             or (plain_text(book.get("publisher")) if preprint else None))
 
 
-# A section heading in an abstract as Europe PMC sends it ("<h4>Objective</h4>This study...").
-HTML_HEADING = re.compile(r"<h[1-6]\b[^>]*>(.*?)</h[1-6]\s*>", re.IGNORECASE | re.DOTALL)
 
 
 # Europe PMC's comment and correction links naming a notice against this work (PubMed's CommentsCorrections, as
