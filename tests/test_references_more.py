@@ -80,6 +80,16 @@ def test_a_ris_date_written_in_words_gives_the_month(name, dates):
     assert [entry_record(entry).issued.date_parts[0] for entry in read_references(FIXTURES / name)] == dates
 
 
+def test_scopus_bibtex_names_the_pmid_as_pubmed_id():
+    """Scopus's BibTeX export writes a PubMed record's PMID as pubmed_id (before language); the real export's
+    structure (scopus_bib.bib) with the field added to its first entry, as Scopus adds it."""
+    text = (FIXTURES / "bibtex" / "scopus_bib.bib").read_text(encoding="utf-8")
+    text = text.replace("   document_type                 = {Article},",
+                        "   pubmed_id                     = {30311064},\n   document_type                 = {Article},", 1)
+    entries = read_references(text, "bibtex")
+    assert [entry_record(entry).PMID for entry in entries[:2]] == ["30311064", None]
+
+
 def test_medline_abstracts_and_mesh_terms_are_whole_across_continuation_lines():
     entry = read_references(FIXTURES / "medline" / "pubmed_result3.txt")[0]
     assert entry.get("abstract").startswith("PURPOSE: High-intensity focused ultrasound is a promising method for the "

@@ -4,7 +4,7 @@ An entry's ID is its key. LaTeX is decoded ("Caf{\\'e}" reads "Café") unless a 
 bare % or & (see BARE_SPECIAL). Authors are written "Family, Given and Family2, Given2" whichever
 way the file has them ("von" parts stay with the family name; a name braced whole, an organisation,
 stays braced). Field names are read case-insensitively; "issue" and "booktitle" are read as
-"number" and "journal" when those are missing. Besides the benchmark's fields an entry has pmid,
+"number" and "journal" when those are missing. Besides the benchmark's fields an entry has pmid (Scopus's pubmed_id),
 pmcid, arXiv id ("eprint" of an arXiv entry, "arxivid", or a journal naming one), url, issn, keywords, language,
 publisher, note, month and database (Scopus's "source").
 """
@@ -195,7 +195,8 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str]) -> Ent
         # its CSV export does
         **values, "ID": key, "ENTRYTYPE": document_type if document_type in PUBLICATION_TYPES or
         document_type in CSL_TYPES else entry_type,
-        "pmid": values.get("pmid") or (pmid_key.group(1) if pmid_key else ""),
+        # Scopus writes the PMID as pubmed_id (its CSV's "PubMed ID")
+        "pmid": values.get("pmid") or values.get("pubmed_id") or (pmid_key.group(1) if pmid_key else ""),
         "arxiv": values.get("arxivid") or arxiv, "keywords": keywords(values.get("keywords", "")),
         "issn": issns([values.get("issn", "")]),
         # a BibTeX "label" field is a citation label, not a screening decision
