@@ -80,6 +80,17 @@ def test_a_ris_date_written_in_words_gives_the_month(name, dates):
     assert [entry_record(entry).issued.date_parts[0] for entry in read_references(FIXTURES / name)] == dates
 
 
+@pytest.mark.parametrize(("written", "date"), [("NOV", [2021, 11]), ("MAR 15", [2021, 3]), ("MAR-APR", [2021, 3])])
+def test_web_of_sciences_ris_month_beside_the_year_is_the_records(written, date):
+    """Web of Science's RIS export writes the month apart from PY, in words ("DA  - NOV"); no real export of it is
+    among the fixtures, so the record is written in its layout (T2 in capitals, C7, AN, WE)."""
+    text = (f"TY  - JOUR\nAU  - Maxwell, BD\nTI  - Scientific floras can be reliable sources\nT2  - JOURNAL OF "
+            f"VEGETATION SCIENCE\nDA  - {written}\nPY  - 2021\nVL  - 32\nIS  - 4\nC7  - e12990\n"
+            f"DO  - 10.1111/jvs.12990\nAN  - WOS:000220133300004\nWE  - Science Citation Index Expanded\nER  -\n")
+    [entry] = read_references(text, "ris")
+    assert entry_record(entry).issued.date_parts[0] == date
+
+
 def test_scopus_bibtex_names_the_pmid_as_pubmed_id():
     """Scopus's BibTeX export writes a PubMed record's PMID as pubmed_id (before language); the real export's
     structure (scopus_bib.bib) with the field added to its first entry, as Scopus adds it."""

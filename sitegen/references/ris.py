@@ -15,8 +15,8 @@ warning says so: IDs must be unique in the file, and mixing tags with positions 
 Besides the benchmark's fields, an entry has the PMID (see `_entry`), PMCID (any identifier tag
 holding "PMC…"), arXiv and OpenAlex ids (their addresses in UR, where RIS exports put ids RIS has no
 tag for), URL (the first other UR or L2), full date (DA, "2008/07/16/", when its year is the
-record's), month (of a date in words, IEEE's "Mar. 2017" or JSTOR's "Full publication date: July-August 2016" in
-C1, when the date tags give none), ISSN (SN), keywords (KW), language (LA), publisher (PB), notes (N1, where Rayyan writes
+record's), month (of a date in words, IEEE's "Mar. 2017", Web of Science's "NOV" or JSTOR's "Full publication date:
+July-August 2016" in C1, when the date tags give none), ISSN (SN), keywords (KW), language (LA), publisher (PB), notes (N1, where Rayyan writes
 its inclusion decisions: see `fields.fields`) and database (DB, DP; EBSCOhost's codes, "ccm", by the database's
 name, "CINAHL"). An author (AU, A1) with no comma whose name holds "and" is an organisation, and is braced (see
 `fields.author_list`). The page range of a record the export says came from PubMed or MEDLINE (`PUBMED_DATABASE`)
@@ -74,10 +74,12 @@ EBSCO_NOTE_PMID = re.compile(r"\bPMID:\s*NLM(\d+)\b")
 # Its publication types are one of those fields: "Publication Type: Journal Article; Research; Tables/Charts." (the
 # types, CINAHL's and MEDLINE's, hold no full stop).
 EBSCO_NOTE_TYPES = re.compile(r"(?:^|\.\s+)Publication Type:\s*([^.\n]+)", re.MULTILINE)
-# A date written in words, its month before its year: IEEE Xplore's "Y1  - Mar. 2017" (a conference's "4-8 Aug.
-# 2020"), JSTOR's "C1  - Full publication date: July-August 2016" (the first month is the issue's). The word is the
-# entry's month, read as a month only when it names one ("Winter 2014" names none).
-WORDED_MONTH = re.compile(r"\b([A-Za-z]{3,9})\.?(?:\s*[-/]\s*[A-Za-z]{3,9}\.?)?,?\s+(\d{4})\b")
+# A date written in words: IEEE Xplore's "Y1  - Mar. 2017" (a conference's "4-8 Aug. 2020"), JSTOR's "C1  - Full
+# publication date: July-August 2016" (the first month is the issue's), Web of Science's "DA  - NOV" or "DA  - MAR 15"
+# beside PY's year. The word is the entry's month, read as a month only when it names one ("Winter 2014" names none),
+# and only when the year written after it, if any, is the record's.
+WORDED_DATE = re.compile(r"(?:\d{1,2}(?:-\d{1,2})?\s+)?([A-Za-z]{3,9})\.?(?:\s*[-/]\s*[A-Za-z]{3,9}\.?)?(?:\s+\d{1,2})?"
+                         r"(?:,?\s+(\d{4}))?")
 JSTOR_DATE = re.compile(r"Full publication date:\s*(.+)", re.IGNORECASE)
 SCOPUS_DATABASE = re.compile(r"\bscopus\b", re.IGNORECASE)
 DOI_LIKE = re.compile(r"10\.\d{4,9}/")
@@ -215,7 +217,7 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
         jstor_date = JSTOR_DATE.match(first("C1"))
         month = date[5:7] or next((found.group(1) for text in (first("PY"), first("Y1"), first("DA"),
                                                                jstor_date.group(1) if jstor_date else "")
-                                   if (found := WORDED_MONTH.search(text)) and found.group(2) == year), "")
+                                   if (found := WORDED_DATE.fullmatch(text)) and found.group(2) in (None, year)), "")
     start, end = first("SP"), first("EP")
     entry_type = ENTRY_TYPES.get(kind.upper(), "misc")
     if not start and not end and entry_type in ("article", "inproceedings"):
