@@ -91,6 +91,21 @@ def test_web_of_sciences_ris_month_beside_the_year_is_the_records(written, date)
     assert entry_record(entry).issued.date_parts[0] == date
 
 
+def test_authors_an_export_glued_together_are_each_an_author():
+    """The benchmark's diabetes search (ASySD's, from Embase; GPL-3, so not among the fixtures) glues the authors of
+    1,731 of its 1,845 records into one ("Akita K.Isoda K.Isobe S.Niida T."), which was imported as one author named
+    so. Each is an author of its own, as the duplicate matcher already reads them; a name's own full stop in the real
+    cytology export ("St.John, T L") parts nothing."""
+    text = 'ID,author,title,year\nid_1,"Akita K.Isoda K.Isobe S.Niida T.",Glued authors,2019\n'
+    [entry] = read_references(text, "csv")
+    assert [(name.family, name.given) for name in entry_record(entry).author] == [
+        ("Akita", "K."), ("Isoda", "K."), ("Isobe", "S."), ("Niida", "T.")]
+    cytology = [entry_record(entry) for entry in read_references(
+        FIXTURES / "dedupe" / "cytology_screening" / "records_pre_merged.csv") if "St.John" in entry.get("author")]
+    assert len(cytology) == 3
+    assert all(("St.John", "T L") in [(name.family, name.given) for name in record.author] for record in cytology)
+
+
 def test_scopus_bibtex_names_the_pmid_as_pubmed_id():
     """Scopus's BibTeX export writes a PubMed record's PMID as pubmed_id (before language); the real export's
     structure (scopus_bib.bib) with the field added to its first entry, as Scopus adds it."""

@@ -177,9 +177,9 @@ def written(name: CslName) -> str:
     return f"{name.family}, {name.given}" if name.given else f"{name.family},"
 
 
-# Embase and some other exports glue authors together: "Akita K.Isoda K.Isobe S." A full stop followed at
-# once by a capital and a lower-case letter starts the next name.
-_GLUED_NAMES = re.compile(r"(?<=\.)(?=[A-Z][a-z])")
+# Embase and some other exports glue authors together: "Akita K.Isoda K.Isobe S." An initial's full stop followed
+# at once by a capital and a lower-case letter starts the next name; a name's own full stop does not ("St.John, T L").
+_GLUED_NAMES = re.compile(r"(?<=[\s.-][A-Z]\.)(?=[A-Z][a-z])")
 
 
 @dataclass(frozen=True, order=True)
@@ -201,8 +201,11 @@ def person(name: str) -> Person:
 
 def author_names(authors: list[str]) -> list[str]:
     """Authors as separate names, also where an export glued them together ("Akita K.Isoda K."); an entry
-    with nothing visible in it (a zero-width space, a soft hyphen) is no name."""
-    return [part for author in authors for part in _GLUED_NAMES.split(author) if visible_text(part)]
+    with nothing visible in it (a zero-width space, a soft hyphen) is no name. Glued names are written "Family
+    Initials" without a comma: a name with one ("Vidal, I.Bel") or braced whole (BibTeX's) is one name."""
+    return [part for author in authors
+            for part in ([author] if "," in author or author.startswith("{") else _GLUED_NAMES.split(author))
+            if visible_text(part)]
 
 
 def same_person(a: Person, b: Person) -> bool:

@@ -42,7 +42,7 @@ from sitegen.records.model import (
     visible_text,
     web_address,
 )
-from sitegen.records.names import split_name
+from sitegen.records.names import author_names, split_name
 from sitegen.records.pages import as_range
 from sitegen.records.providers import Source
 
@@ -102,7 +102,8 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
     if len(title) > 5000:
         raise ValueError(f"the title is {len(title)} characters long, more than a title can be (5000)")
     identifiers = _identifiers(entry, notes)
-    authors = [_author(name) for name in _authors(_text(entry.get("author"), "author", notes)) if _a_name(name)]
+    authors = [_author(name) for name in author_names(_authors(_text(entry.get("author"), "author", notes)))
+               if _a_name(name)]
     year = publication_year(entry.get("year"))
     if year is None and entry.get("year").strip():
         notes.append(f"year {entry.get('year').strip()!r} is not a year from {PUBLICATION_YEARS[0]} to "

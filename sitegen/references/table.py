@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from sitegen.records.entry import ALIASES, Entry
-from sitegen.records.names import AUTHORS_AND
+from sitegen.records.names import AUTHORS_AND, author_names
 from sitegen.references import wos
 from sitegen.references.fields import FIELDS, RAYYAN_INCLUSION, accession_pmid, author_list
 from sitegen.references.problems import UNRECOGNISED, ReferenceProblem, Skipped, checked
@@ -287,8 +287,8 @@ def _preset_fields(known: Preset, fields: dict[str, str]) -> None:
 
 def exported_authors(text: str) -> str:
     """An export's author list as BibTeX's: names split at " and " (Rayyan), ";" (Scopus, Web of Science) or,
-    when every part is "Family Initials", at commas (PubMed, Covidence); each "Family Initials" read
-    "Family, Initials"."""
+    when every part is "Family Initials", at commas (PubMed, Covidence), and where an export glued them together
+    ("Akita K.Isoda K.", Embase's: see `names.author_names`); each "Family Initials" read "Family, Initials"."""
     if AUTHORS_AND.search(text):
         names = AUTHORS_AND.split(text)
     elif ";" in text:
@@ -297,7 +297,8 @@ def exported_authors(text: str) -> str:
         parts = [part.strip() for part in text.split(",")]
         names = parts if len(parts) > 1 and all(FAMILY_INITIALS.fullmatch(part) for part in parts) else [text]
     return author_list(f"{found.group(1)}, {found.group(2)}" if "," not in name and
-                       (found := FAMILY_INITIALS.fullmatch(name.strip())) else name for name in names)
+                       (found := FAMILY_INITIALS.fullmatch(name.strip())) else name
+                       for name in author_names([name.strip() for name in names]))
 
 
 def _syntax_problem(text: str, start: int, at: int, error: csv.Error) -> ReferenceProblem:
