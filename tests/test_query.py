@@ -183,18 +183,27 @@ def test_other_databases_operators_are_an_error_not_words_to_search_for(query, p
         ("aspirin OR 'heart attack'/exp", "quote", 12, 13, "' in 'heart is Embase's quote for a phrase"),
         ("aspirin OR attack'/exp", "field", 19, 23, "/exp in attack'/exp is the mark of a subject heading"),
         ("aspirin OR infarction':ti,ab", "field", 23, 29, ":ti,ab in infarction':ti,ab is a Cochrane Library or Embase"),
+        # Scopus and Web of Science: the field's name was a word to search for ("TITLE-ABS-KEY" AND "heart attack").
+        ('TITLE-ABS-KEY("heart attack") AND aspirin', "field", 1, 15, "TITLE-ABS-KEY( is a Scopus field"),
+        ("aspirin OR TS=(heart AND attack)", "field", 12, 15, "TS= is a Web of Science field tag"),
+        ("AU=Smith", "field", 1, 4, "AU= is a Web of Science field tag"),
+        # Europe PMC's own fields hold '_': PUB_YEAR:[2010 was a word
+        ('TITLE:"heart attack" AND PUB_YEAR:[2010 TO 2020]', "field", 26, 35, "unknown field PUB_YEAR:"),
     ],
 )
 def test_other_databases_term_syntax_is_an_error_not_text_to_search_for(query, code, position, end, message):
     with pytest.raises(QuerySyntaxError, match=re.escape(message)) as caught:
         parse_query(query)
     assert (caught.value.code, caught.value.position, caught.value.end) == (code, position, end)
-    assert "double quotes to search for it as text" in str(caught.value)
+    assert "double quotes to search for" in str(caught.value)
 
 
 def test_words_like_other_databases_syntax_stay_words():
     assert parse_query("HIV/AIDS U.S. e.g. patients' 10.1000/abc:def") == And(
         (Term("HIV/AIDS"), Term("U.S."), Term("e.g."), Term("patients'"), Term("10.1000/abc:def")))
+    # a word before a group, and a ratio, are words: only a Scopus field's name touching its '(' is the field
+    assert parse_query("key (words) OR=1.5 HR=0.8") == And(
+        (Term("key"), Term("words"), Term("OR=1.5"), Term("HR=0.8")))
     assert parse_query('"attack.tw." "Infarction/" "randomi?ed" "child$" ":ti,ab"') == And(
         tuple(Term(text, phrase=True) for text in ("attack.tw.", "Infarction/", "randomi?ed", "child$", ":ti,ab")))
 

@@ -34,7 +34,7 @@ MAX_DEPTH = 16  # nested parentheses
 FIELDS = ("title", "abstract", "author")
 OPERATORS = ("AND", "OR", "NOT")
 _WHITESPACE_CONTROLS = "\t\n\r"  # the control characters a multi-line query may contain
-_FIELD_PREFIX = re.compile(r"([A-Za-z]+):")
+_FIELD_PREFIX = re.compile(r"([A-Za-z][A-Za-z_]*):")  # Europe PMC's own fields hold '_' (PUB_YEAR:)
 # A PubMed field tag ending a word: cancer[tiab], "heart failure"[mh] (read as the phrase, then [mh]), [MeSH Terms]
 # (read as [MeSH, then Terms]). A tag starts with a letter, so a chemical name such as [18F]FDG stays a term.
 _FIELD_TAG = re.compile(r"\[[A-Za-z][^\[\]]*\]?$")
@@ -63,6 +63,12 @@ _OTHER_TERM_SYNTAX = (
     (re.compile(r"[?$]"), "wildcard", "a wildcard or truncation (Cochrane's ?, Ovid's $ and ?), which sitegen's grammar "
      "has not: write out each form of the word"),
 )
+
+# Scopus's fields, written before a parenthesised group (TITLE-ABS-KEY("heart attack")), and Web of Science's tags
+# before '=' (TS=("heart attack"), AU=Smith): sent as text, a search looked for the word TITLE-ABS-KEY.
+_SCOPUS_FIELD = re.compile(r"(?i:title-abs-key|title-abs|title|abs|key|authkey|auth|authlastname|authfirst|"
+                           r"srctitle|pubyear|doctype|language|subjarea|affil|affilorg|indexterms|all|ref|fund-all)")
+_WOS_FIELD = re.compile(r"(?:TS|TI|AB|AU|AK|KP|SO|PY|DO|WC|SU|OG|LA|DT|ALL)=")
 
 
 class QuerySyntaxError(ValueError):
@@ -209,6 +215,12 @@ def _read_word(text: str, start: int) -> _Token:
             raise _error(code, f"{shown} is {what} (put the term in double quotes to search for it as text, or "
                          "write the provider's own syntax with --native)",
                          start + found.start(group), start + found.end(group))
+    scopus = end < len(text) and text[end] == "(" and _SCOPUS_FIELD.fullmatch(word)
+    if scopus or (wos := _WOS_FIELD.match(word)):
+        shown, whose = (f"{word}(", "a Scopus field") if scopus else (wos.group(), "a Web of Science field tag")
+        raise _error("field", f"{shown} is {whose}, which no provider sitegen searches reads: use title:, abstract: "
+                     "or author: on each term (put the term in double quotes to search for it as text)",
+                     start, start + len(shown))
     if tag := _FIELD_TAG.search(word):
         raise _error("field", f"{tag.group(0)} looks like a PubMed field tag, which sitegen's grammar does not read: "
                      "use title:, abstract: or author:, or write PubMed's own syntax with --native (put the term "
