@@ -575,7 +575,7 @@ def test_truncation_at_max_records_is_not_complete():
 
 
 def test_the_retrieval_ceiling_truncates_and_says_to_narrow_the_query(monkeypatch):
-    monkeypatch.setattr(pubmed, "RETRIEVAL_LIMIT", 2)  # PubMed's own 10,000, scaled down to a real batch
+    monkeypatch.setattr(pubmed, "RETRIEVAL_LIMIT", 2)  # PubMed's own 9,999, scaled down to a real batch
     fetch, _, _ = fetcher(eutils(ESEARCH2, {"0": PUBMED1}))
     outcome = pubmed.search(fetch, SETTINGS, "cancer")
     assert outcome.status == "ok" and outcome.truncated and len(outcome.records) == 2
@@ -652,3 +652,33 @@ def test_an_abstract_section_nlm_could_not_label_has_no_heading():
                                                                                      "They remembered.")):
         etree.SubElement(abstract, "AbstractText", Label=label, NlmCategory=category).text = text
     assert pubmed.article_to_record(article).abstract == "Rats were tested. CONCLUSIONS: They remembered."
+
+
+def test_a_search_past_pubmeds_retrieval_limit_reads_the_first_9999_and_is_truncated():
+    # PubMed lets a query's records be read only as far as position 9,998 ("'retstart' cannot be larger than
+    # 9998"): a run asking for a 10,000th refused the whole search as an outage on every run, the 9,999 it could
+    # read thrown away with it. Built: a real article numbered 1..n, the history answering only that far.
+    reachable = 9_999
+    template = edited(PUBMED1, 1)
+    for part in template.iterfind(".//Abstract"):  # kept small: ten thousand of them are read
+        part.getparent().remove(part)
+    prolog = article_set()[: -len(b"</PubmedArticleSet>")]
+
+    def numbered(pmid: int) -> bytes:
+        return etree.tostring(template).replace(b">9997<", f">{pmid}<".encode())
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/esearch.fcgi"):
+            return xml_response(with_count(ESEARCH2, 42249))
+        start, size = int(request.url.params["retstart"]), int(request.url.params["retmax"])
+        if start + size > reachable:
+            return xml_response(b"<eFetchResult><ERROR>Cannot retrieve history data: OUT OF RANGE. Parameter "
+                                b"retstart=%d + %d is greater than number of records available in history. "
+                                b"History includes %d IDs.</ERROR></eFetchResult>" % (start, size, reachable))
+        return xml_response(prolog + b"".join(numbered(start + n + 1) for n in range(size)) + b"</PubmedArticleSet>")
+
+    fetch, _, _ = fetcher(handler)
+    outcome = pubmed.search(fetch, SourceSettings(), "cancer", batch_size=pubmed.MAX_BATCH)  # nothing to redact: faster
+    assert outcome.status == "ok" and outcome.truncated and not outcome.complete, outcome.warnings
+    assert sorted(int(record.PMID) for record in outcome.records) == list(range(1, reachable + 1))
+    assert "only the first 9999 of 42249 were read" in outcome.warnings[-1] and "narrow the query" in outcome.warnings[-1]

@@ -46,7 +46,9 @@ PROVIDER = Provider(label("pubmed"), frozenset({"eutils.ncbi.nlm.nih.gov"}), min
 KEYED_INTERVAL = 0.1  # NCBI allows 10 requests a second with an API key
 TOOL = "sitegen"  # NCBI asks every client to name itself with `tool` (public) and `email` (a contact)
 MAX_BATCH = 10_000  # the largest retmax efetch accepts
-RETRIEVAL_LIMIT = 10_000  # PubMed serves only the first 10,000 records of a search, history server included
+# PubMed serves a query's records only as far as position 9,998 ("'retstart' cannot be larger than 9998"), the
+# history server's included: the first 9,999. Asking for a 10,000th is refused, and the whole read with it.
+RETRIEVAL_LIMIT = 9_999
 
 # What PubMed did with a part of the query it did not search as written, by the entry naming that part. ErrorList's
 # entries say a part matched nothing and was left out (any other ErrorList entry means the search failed);
