@@ -17,6 +17,7 @@ from sitegen.site.exports import page_range
 from sitegen.sources import pubmed
 from sitegen.sources.base import Untitled, parse_xml
 from sitegen.sources.http import Response, Secrets
+from sitegen.sources.search import describe as describe_outcome
 from sitegen.sources.settings import SourceSettings
 from sitegen.sources.snapshots import describe
 
@@ -682,3 +683,13 @@ def test_a_search_past_pubmeds_retrieval_limit_reads_the_first_9999_and_is_trunc
     assert outcome.status == "ok" and outcome.truncated and not outcome.complete, outcome.warnings
     assert sorted(int(record.PMID) for record in outcome.records) == list(range(1, reachable + 1))
     assert "only the first 9999 of 42249 were read" in outcome.warnings[-1] and "narrow the query" in outcome.warnings[-1]
+
+
+def test_a_search_past_pubmeds_ceiling_is_not_told_to_raise_max_records(monkeypatch):
+    # The one line `sitegen search` and the run report print for a source advised raising SITEGEN_MAX_RECORDS
+    # whatever had capped the read; past PubMed's own ceiling no setting reads more, only a narrower query does.
+    monkeypatch.setattr(pubmed, "RETRIEVAL_LIMIT", 2)  # PubMed's own 9,999, scaled down to a real batch
+    fetch, _, _ = fetcher(eutils(ESEARCH2, {"0": PUBMED1}))
+    line = describe_outcome(pubmed.search(fetch, SETTINGS, "cancer"))
+    assert "SITEGEN_MAX_RECORDS" not in line
+    assert "not every PubMed match was read" in line and "narrow the query" in line

@@ -210,8 +210,11 @@ def describe(outcome: SourceOutcome) -> str:
         total = f" of {outcome.total} reported" if outcome.total is not None and outcome.total != len(outcome.records) \
             else ""
         if outcome.truncated:
-            return (f"{len(outcome.records)} records{total}: {name} has more than sitegen may read in one run, "
-                    f"so new {name} records may be missing (raise SITEGEN_MAX_RECORDS or narrow the query)")
+            # What was read was capped either by SITEGEN_MAX_RECORDS or by the provider's own ceiling (PubMed's
+            # 9,999, arXiv's 30,000), which no setting raises: the outcome's warnings say which, and how to read more.
+            how = "; ".join(outcome.warnings) or "narrow the query to read them all"
+            return (f"{len(outcome.records)} records{total}: not every {name} match was read, so new {name} records "
+                    f"may be missing ({how})")
         if outcome.doubt:
             return f"{len(outcome.records)} records{total}, but {outcome.doubt}; new {name} records may be missing"
         if outcome.dropped:
