@@ -504,3 +504,23 @@ def test_notices_linked_to_a_work_are_its_updates_and_a_retraction_retracts_it()
     record = europepmc.result_to_record(article)
     assert [(u.kind, u.pmid) for u in record.custom.updates] == [("retraction", "40000001"), ("correction", "40000002")]
     assert record.custom.retracted
+
+
+def test_a_page_over_the_byte_cap_is_asked_for_again_in_halves(monkeypatch):
+    # A page of Europe PMC's maximum size (1,000 core results, ~10 kB each and far more for a paper with
+    # thousands of authors) can pass the cap on a response: it was refused, and the search came out unavailable
+    # on every run. A cursor marks where the next page starts whatever its size, so the same cursor is asked
+    # for fewer. Built: the 25 real core results served by cursor in pages of the size asked for.
+    monkeypatch.setattr(europepmc, "PROVIDER", europepmc.PROVIDER.__class__(
+        **{**europepmc.PROVIDER.__dict__, "max_bytes": 100_000}))  # the real results fit ~8 to a page
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        cursor, size = request.url.params["cursorMark"], int(request.url.params["pageSize"])
+        start = 0 if cursor == "*" else int(cursor.removeprefix("after-"))
+        return json_response(page_body(RESULTS[start:start + size], len(RESULTS), f"after-{start + size}"))
+
+    fetch, seen, _ = fetcher(handler)
+    outcome = europepmc.search(fetch, SETTINGS, "cancer")
+    assert outcome.status == "ok" and outcome.complete, outcome.warnings
+    assert [r.PMID for r in outcome.records] == [r["pmid"] for r in RESULTS]
+    assert int(seen.requests[-1].url.params["pageSize"]) < europepmc.MAX_PAGE_SIZE

@@ -36,7 +36,7 @@ from sitegen.sources.base import (
     text_value,
     whole_number,
 )
-from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError
+from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError, too_large
 from sitegen.sources.jats import QUOTABLE_NAMES, Paragraph, find_passage, licence, paragraphs, quotable, read_article
 from sitegen.sources.outcome import SourceOutcome, Status
 from sitegen.sources.settings import SourceSettings
@@ -280,13 +280,25 @@ def _page(trace: Trace, query: str, page_size: int, cursor: str) -> tuple[Any, l
 
 def _paged(trace: Trace, query: str, limit: int, page_size: int) -> Pager:
     """Every page of a query, read; the caller turns the pager into an outcome."""
-    size = min(page_size, limit)
-    pager = Pager(PROVIDER.name, RESULTS, limit, size)
+    pager = Pager(PROVIDER.name, RESULTS, limit, min(page_size, limit))
     cursor: Any = "*"
     while pager.proceed(cursor):
-        total, results, cursor = _page(trace, query, size, cursor)
+        total, results, cursor = _page_within_the_cap(trace, query, pager, cursor)
         pager.add(total, results, result_to_record, dict)
     return pager
+
+
+def _page_within_the_cap(trace: Trace, query: str, pager: Pager, cursor: str) -> tuple[Any, list[Any], Any]:
+    """The page at `cursor`, asked for again with half as many results while it is over the cap on a response
+    (results with thousands of authors): a cursor marks where the next page starts, whatever its size. The
+    pager's limit on pages follows the size of a page."""
+    while True:
+        try:
+            return _page(trace, query, pager.page_size, cursor)
+        except SourceError as exc:
+            if not too_large(exc) or pager.page_size == 1:
+                raise
+            pager.page_size //= 2
 
 
 # --------------------------------------------------------------------------- full text
