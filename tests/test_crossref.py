@@ -529,3 +529,25 @@ def test_the_licence_is_the_one_to_read_the_work_and_the_full_text_is_no_text_mi
     hindawi = crossref.work_to_record(items["10.1155/2016/1353212"]).custom
     assert hindawi.license == "http://creativecommons.org/licenses/by/4.0/"
     assert hindawi.fulltext_url == "http://downloads.hindawi.com/journals/js/2016/1353212.pdf"
+
+
+def test_a_page_over_the_byte_cap_is_asked_for_again_in_halves(monkeypatch):
+    # A page of works with long reference lists that passed the cap on a response was refused, and the search
+    # came out unavailable on every run. A cursor marks where the next page starts whatever its size, so the
+    # same cursor is asked for fewer works. Built: the 20 real PLOS works (8-57 kB each) served by cursor in
+    # pages of the size asked for.
+    monkeypatch.setattr(crossref, "PROVIDER", crossref.PROVIDER.__class__(
+        **{**crossref.PROVIDER.__dict__, "max_bytes": 150_000}))
+    envelope = json.loads(WIDGET)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        cursor, size = request.url.params["cursor"], int(request.url.params["rows"])
+        start = 0 if cursor == "*" else int(cursor)
+        envelope["message"].update({"total-results": len(PLOS), "items": PLOS[start:start + size],
+                                    "next-cursor": str(start + size)})
+        return json_response(json.dumps(envelope))
+
+    fetch, seen, _ = fetcher(handler)
+    outcome = crossref.search(fetch, SETTINGS, {"query.bibliographic": "widget"})
+    assert outcome.status == "ok" and outcome.complete and len(outcome.records) == len(PLOS), outcome.warnings
+    assert int(seen.requests[-1].url.params["rows"]) < crossref.PAGE_ROWS

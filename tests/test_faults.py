@@ -140,9 +140,11 @@ def test_oversized_body(call, monkeypatch, declared):
     outcome, requests, _ = run(call, handler)
     assert outcome.status == "unavailable"
     assert "100-byte limit" in outcome.warnings[0]
-    # Never asked again as it was; PubMed and Europe PMC, whose pages can be asked for smaller, ask for fewer
-    # records at a time, down to one.
-    asked = [int(request.url.params.get("retmax") or request.url.params.get("pageSize") or 0) for request in requests]
+    # Never asked again as it was; a provider whose pages can be asked for smaller (PubMed's batches, the cursor
+    # pages of Europe PMC, OpenAlex and Crossref) asks for fewer records at a time, down to one.
+    sizes = ("retmax", "pageSize", "per_page", "rows")
+    asked = [int(next((request.url.params[size] for size in sizes if size in request.url.params), 0))
+             for request in requests]
     assert len(requests) == 1 or (asked == sorted(set(asked), reverse=True) and asked[-1] == 1)
 
 

@@ -346,3 +346,23 @@ def test_a_refusal_names_the_variable_that_holds_the_key():
         outcome = openalex.search(fetch, settings, {"search": "x"})
         assert outcome.status == "unavailable"
         assert "HTTP 401: a missing or wrong key in OPENALEX_API_KEY, or allowance" in " ".join(outcome.warnings)
+
+
+def test_a_page_over_the_byte_cap_is_asked_for_again_in_halves(monkeypatch):
+    # A page that passed the cap on a response was refused, and the search came out unavailable on every run.
+    # A cursor marks where the next page starts whatever its size, so the same cursor is asked for fewer works.
+    # Built: the 25 real SYNERGY works (10-22 kB each) served by cursor in pages of the size asked for.
+    monkeypatch.setattr(openalex, "PROVIDER", openalex.PROVIDER.__class__(
+        **{**openalex.PROVIDER.__dict__, "max_bytes": 70_000}))
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        cursor, size = request.url.params["cursor"], int(request.url.params["per_page"])
+        start = 0 if cursor == "*" else int(cursor)
+        following = str(start + size) if start + size < len(SYNERGY) else None
+        return json_response(json.dumps({"meta": {"count": len(SYNERGY), "next_cursor": following},
+                                         "results": SYNERGY[start:start + size]}))
+
+    fetch, seen, _ = fetcher(handler)
+    outcome = openalex.search(fetch, SETTINGS, {"search": "object in context"})
+    assert outcome.status == "ok" and outcome.complete and len(outcome.records) == 25, outcome.warnings
+    assert int(seen.requests[-1].url.params["per_page"]) < SETTINGS.openalex_per_page

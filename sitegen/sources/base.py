@@ -16,7 +16,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
 from lxml import etree
@@ -27,7 +27,7 @@ from sitegen.records.markup import plain_text
 from sitegen.records.model import CONTROL_CHARACTER, CslDate, Record, calendar_date, leaving_out_overlong_abstracts
 from sitegen.records.providers import Source
 from sitegen.review.parsing import load_json
-from sitegen.sources.http import Fetcher, Provider, Response, Secrets, SourceError
+from sitegen.sources.http import Fetcher, Provider, Response, Secrets, SourceError, too_large
 from sitegen.sources.outcome import SourceOutcome, Status
 
 
@@ -313,6 +313,9 @@ class Items:
     native_id: Callable[[Any], str | None] | None = None
 
 
+Page = TypeVar("Page")
+
+
 class Pager:
     """One paged read: the one place that decides when paging stops and what was read.
 
@@ -395,6 +398,18 @@ class Pager:
             return False
         self._cursors.add(str(cursor))
         return True
+
+    def within_the_cap(self, read_page: Callable[[int], Page]) -> Page:
+        """`read_page(size)` at this read's page size, asked again for half as many items while the answer is over
+        the cap on a response (works with thousands of authors or references), down to one: for a provider whose
+        cursor marks where the next page starts whatever its size. The limit on pages follows the smaller size."""
+        while True:
+            try:
+                return read_page(self.page_size)
+            except SourceError as exc:
+                if not too_large(exc) or self.page_size == 1:
+                    raise
+                self.page_size //= 2
 
     def end(self, why: str = "") -> bool:
         """Read no more pages (the provider said this was the last); `why` explains a short read."""

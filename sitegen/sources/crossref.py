@@ -9,6 +9,7 @@ one, travels in the `Crossref-Plus-API-Token` header.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 from urllib.parse import quote
 
@@ -392,15 +393,19 @@ def _paged(trace: Trace, query: dict[str, str], size: int, settings: SourceSetti
     pager = Pager(PROVIDER.name, WORKS, settings.max_records, size, cursors_repeat=True)
     cursor: Any = "*"
     while pager.proceed(cursor):
-        params = sorted(query.items()) + [("rows", str(size)), ("cursor", cursor)]
-        response = trace.get(f"{BASE}/works", params)
-        if response.status == 404:
-            raise SourceError("unavailable", "Crossref answered 404 for a list request")
-        check_status(response, PROVIDER.name)
-        message = _envelope_message(response, "work-list")
-        items = message.get("items")
-        if not isinstance(items, list):
-            raise Malformed("the response has no items list")
-        pager.add(message.get("total-results"), items, work_to_record, dict)
-        cursor = message.get("next-cursor")
+        total, items, cursor = pager.within_the_cap(partial(_page, trace, query, cursor=cursor))
+        pager.add(total, items, work_to_record, dict)
     return pager.outcome(trace)
+
+
+def _page(trace: Trace, query: dict[str, str], rows: int, cursor: str) -> tuple[Any, list[Any], Any]:
+    """One page of a list: (total-results, items, next-cursor); the pager checks the total and the cursor."""
+    response = trace.get(f"{BASE}/works", sorted(query.items()) + [("rows", str(rows)), ("cursor", cursor)])
+    if response.status == 404:
+        raise SourceError("unavailable", "Crossref answered 404 for a list request")
+    check_status(response, PROVIDER.name)
+    message = _envelope_message(response, "work-list")
+    items = message.get("items")
+    if not isinstance(items, list):
+        raise Malformed("the response has no items list")
+    return message.get("total-results"), items, message.get("next-cursor")

@@ -7,6 +7,7 @@ nothing but the public query is ever sent to EBI.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel, Field, computed_field
@@ -36,7 +37,7 @@ from sitegen.sources.base import (
     text_value,
     whole_number,
 )
-from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError, too_large
+from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError
 from sitegen.sources.jats import QUOTABLE_NAMES, Paragraph, find_passage, licence, paragraphs, quotable, read_article
 from sitegen.sources.outcome import SourceOutcome, Status
 from sitegen.sources.settings import SourceSettings
@@ -283,22 +284,9 @@ def _paged(trace: Trace, query: str, limit: int, page_size: int) -> Pager:
     pager = Pager(PROVIDER.name, RESULTS, limit, min(page_size, limit))
     cursor: Any = "*"
     while pager.proceed(cursor):
-        total, results, cursor = _page_within_the_cap(trace, query, pager, cursor)
+        total, results, cursor = pager.within_the_cap(partial(_page, trace, query, cursor=cursor))
         pager.add(total, results, result_to_record, dict)
     return pager
-
-
-def _page_within_the_cap(trace: Trace, query: str, pager: Pager, cursor: str) -> tuple[Any, list[Any], Any]:
-    """The page at `cursor`, asked for again with half as many results while it is over the cap on a response
-    (results with thousands of authors): a cursor marks where the next page starts, whatever its size. The
-    pager's limit on pages follows the size of a page."""
-    while True:
-        try:
-            return _page(trace, query, pager.page_size, cursor)
-        except SourceError as exc:
-            if not too_large(exc) or pager.page_size == 1:
-                raise
-            pager.page_size //= 2
 
 
 # --------------------------------------------------------------------------- full text

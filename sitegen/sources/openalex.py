@@ -8,6 +8,7 @@ key (`api_key`); list and search calls are metered, singleton lookups are free.
 from __future__ import annotations
 
 from collections import Counter
+from functools import partial
 from typing import Any
 from urllib.parse import quote
 
@@ -487,20 +488,24 @@ def _paged(trace: Trace, query: dict[str, str], settings: SourceSettings) -> Sou
     cursor: Any = "*"
     wholes: list[str] = []  # the works read on their own so far
     while pager.proceed(cursor):
-        params = sorted(query.items()) + [("per_page", str(settings.openalex_per_page)), ("cursor", cursor)]
-        response = trace.get(f"{BASE}/works", params)
-        if response.status == 404:
-            raise SourceError("unavailable", "OpenAlex answered 404 for a list request")
-        check_status(response, PROVIDER.name, KEY_VARIABLE)
-        page = parse_json(response)
-        if not isinstance(page, dict) or "error" in page:
-            raise Malformed(f"expected a list of works, got {str(page)[:200]!r}")
-        meta, results = page.get("meta"), page.get("results")
-        if not isinstance(meta, dict) or not isinstance(results, list):
-            raise Malformed("the response has no meta or no results list")
-        pager.add(meta.get("count"), [_with_every_author(trace, work, wholes) for work in results], work_to_record, dict)
-        cursor = meta.get("next_cursor")
+        total, results, cursor = pager.within_the_cap(partial(_page, trace, query, cursor=cursor))
+        pager.add(total, [_with_every_author(trace, work, wholes) for work in results], work_to_record, dict)
     return pager.outcome(trace)
+
+
+def _page(trace: Trace, query: dict[str, str], per_page: int, cursor: str) -> tuple[Any, list[Any], Any]:
+    """One page of a list: (count, works, next_cursor); the pager checks the count and the cursor."""
+    response = trace.get(f"{BASE}/works", sorted(query.items()) + [("per_page", str(per_page)), ("cursor", cursor)])
+    if response.status == 404:
+        raise SourceError("unavailable", "OpenAlex answered 404 for a list request")
+    check_status(response, PROVIDER.name, KEY_VARIABLE)
+    page = parse_json(response)
+    if not isinstance(page, dict) or "error" in page:
+        raise Malformed(f"expected a list of works, got {str(page)[:200]!r}")
+    meta, results = page.get("meta"), page.get("results")
+    if not isinstance(meta, dict) or not isinstance(results, list):
+        raise Malformed("the response has no meta or no results list")
+    return meta.get("count"), results, meta.get("next_cursor")
 
 
 WHOLE_WORKS = 200  # works read on their own for their whole author list, at most, in one read of a list
