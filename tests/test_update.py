@@ -516,6 +516,22 @@ def test_a_record_found_by_two_searches_is_screened_once(sitegen, tmp_path):
     assert code == 0
 
 
+def test_an_id_removed_from_seen_ids_is_caught_though_another_search_batched_it(sitegen, tmp_path):
+    """seen_ids only grows: an id a run returned stays seen by its search, even when it went into another search's
+    batch (with it gone, the search's next run would report the record as new again)."""
+    review = new_review(sitegen, tmp_path)
+    providers = Providers(SYNERGY[:4], CORE[:2])
+    run(review, FIRST, providers, add=True)
+    add_monitor(review, "second", [Strategy(source="openalex", query="other words")], SECOND, "live",
+                settings=SETTINGS, transport=httpx.MockTransport(providers))
+    path = review / "searches" / "second.json"
+    saved = json.loads(path.read_text())
+    removed = saved["seen_ids"].pop(1)
+    path.write_text(json.dumps(saved, indent=2))
+    code, out, _ = sitegen("check", review)
+    assert code == 1 and "searches/second.json" in out and "seen_ids lacks" in out and removed in out
+
+
 def test_deleting_the_last_run_from_the_ledger_is_caught(sitegen, tmp_path):
     review = new_review(sitegen, tmp_path)
     providers = Providers(SYNERGY[:3], CORE[:2])

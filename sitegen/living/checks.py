@@ -206,6 +206,14 @@ def _batch_problems(review: Review) -> list[Problem]:
                                         f"(ledger line {executed[key]}): two runs at one time would be counted as "
                                         "one and their records twice"))
             executed.setdefault(key, line)
+            # What a run returned was reported (in its batch, or already in one): the search must know it as seen
+            # from then on, whichever search batched it, or a later run would report it as new again.
+            unseen = [i for i in payload.record_ids if payload.monitor_id in seen and i not in seen[payload.monitor_id]]
+            if unseen:
+                problems.append(Problem(review.search_files[payload.monitor_id].path,
+                                        *_seen_at(review, payload.monitor_id), "seen-ids",
+                                        f"seen_ids lacks record(s) its run at {event.ts} returned (ledger line "
+                                        f"{line}): {', '.join(unseen[:3])}; seen_ids only grows"))
         if isinstance(payload, ImportPayload) and payload.seen in seen:
             unseen = [i for i in payload.record_ids if i not in seen[payload.seen]]
             if unseen:
@@ -220,11 +228,6 @@ def _batch_problems(review: Review) -> list[Problem]:
                                     f"batch {payload.batch} repeats record(s) of an earlier batch (ledger line "
                                     f"{batched[twice[0]]}): {', '.join(twice[:3])}"))
         batched.update({i: line for i in payload.record_ids})
-        unseen = [i for i in payload.record_ids if payload.monitor_id in seen and i not in seen[payload.monitor_id]]
-        if unseen:
-            problems.append(Problem(review.search_files[payload.monitor_id].path, *_seen_at(review, payload.monitor_id), "seen-ids",
-                                    f"seen_ids lacks record(s) of batch {payload.batch}: {', '.join(unseen[:3])}; "
-                                    "seen_ids only grows"))
     for monitor_id, search in review.searches.items():
         rel = review.search_files[monitor_id].path
         if monitor_id in last_run and search.last_run != last_run[monitor_id]:
