@@ -239,3 +239,21 @@ def test_a_line_that_holds_no_event_is_named_once_not_as_every_later_event_moved
         assert code == 1 and len(problems) >= 2, out
         assert all(row.startswith(f"{anchored}/ledger.jsonl:5") for row in problems), out
         assert any("the chain is checked only up to line 5" in row for row in problems)
+
+
+def test_appending_keeps_every_line_already_written_byte_for_byte(anchored, sitegen):
+    """Append-only to the byte: a ledger whose lines another tool spelled otherwise (spaces after separators,
+    Windows line ends), each the same event, keeps them as they are when sitegen appends an event."""
+    ledger = anchored / "ledger.jsonl"
+    respelled = "".join(json.dumps(json.loads(line), separators=(", ", ": ")) + "\r\n" for line in lines(anchored))
+    ledger.write_bytes(respelled.encode("utf-8"))
+    assert sitegen("check", anchored)[0] == 0  # each line is the event it was
+    protocol = anchored / "protocol.md"
+    protocol.write_text(protocol.read_text().replace("Rodents (rats or mice)", "Rodents (rats, mice or hamsters)"))
+    code, _, err = sitegen("protocol", "amend", anchored, "--at", "2023-05-01T00:00:00Z",
+                           "--reason", "Hamsters are rodents too")
+    assert code == 0, err
+    written = ledger.read_bytes()
+    assert written.startswith(respelled.encode("utf-8"))
+    assert json.loads(written[len(respelled):])["type"] == "amendment"
+    assert sitegen("ledger", "verify", anchored)[0] == 0

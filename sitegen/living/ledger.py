@@ -66,7 +66,7 @@ def append(transaction: Transaction, review: Review, at: str, payloads: Sequence
         events.append(next_event(previous, EVENT_TYPES[type(payload)], at, model_data(payload)))
     new = events[len(review.ledger):]
     if new:
-        transaction.write("ledger.jsonl", ledger_text(events))
+        transaction.write("ledger.jsonl", appended(review, new))
         state = review.state.model_copy(update={"ledger_head": anchor(events[-1])})
         transaction.write("state.json", pretty_json(model_data(state)))
     return new
@@ -74,6 +74,17 @@ def append(transaction: Transaction, review: Review, at: str, payloads: Sequence
 
 def event_line(event: LedgerEvent) -> str:
     return canonical_json(event.model_dump(mode="json"))
+
+
+def appended(review: Review, new: list[LedgerEvent]) -> bytes:
+    """ledger.jsonl as it is on disk with the `new` events' lines after it. Append-only is kept to the byte: the
+    lines already written stay as they are, whatever their spelling (spacing, key order, line ends), rather than
+    being written anew from the events read from them."""
+    path = review.root / "ledger.jsonl"
+    written = path.read_bytes() if path.exists() else b""
+    if written and not written.endswith(b"\n"):  # a last line without its line end: the next line starts on its own
+        written += b"\n"
+    return written + ledger_text(new).encode("utf-8")
 
 
 def ledger_text(events: list[LedgerEvent]) -> str:
