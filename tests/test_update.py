@@ -314,6 +314,21 @@ def test_update_needs_a_valid_review_and_a_sane_time(sitegen, tmp_path):
     assert tree_bytes(review) == before
 
 
+@pytest.mark.parametrize(("command", "options"), [
+    (["update"], []), (["monitor", "add"], ["--id", "watch", "--strategy", "openalex", "object context"]),
+    (["protocol", "lock"], []), (["protocol", "amend"], ["--reason", "a wider population"]),
+    (["state", "advance"], [])])
+def test_a_command_that_records_a_time_is_given_it_never_reads_the_clock(sitegen, tmp_path, command, options):
+    """last_run and every event's time are the caller's (a rerun replayed later records the same times): without
+    --at the command is refused as a usage error and writes nothing, rather than taking the time from the clock."""
+    review = tmp_path / "review"
+    sitegen("init", review)
+    before = tree_bytes(review)
+    code, _, err = sitegen(*command, review, *options)
+    assert code == 2 and "Missing option '--at'" in err
+    assert tree_bytes(review) == before
+
+
 def test_second_writer_is_refused(sitegen, tmp_path):
     review = new_review(sitegen, tmp_path)
     with review_lock(review):
