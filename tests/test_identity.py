@@ -350,3 +350,14 @@ def test_open_access_travels_with_the_full_text_address_and_licence_of_one_recor
     alone = rec("openalex", openalex="W4", pmid="4", licence="other")
     [merged] = deduplicate([alone, primary]).records
     assert (merged.custom.fulltext_url, merged.custom.license, merged.custom.open_access) == (None, "cc-by", True)
+
+
+def test_a_record_keeps_its_id_when_a_higher_priority_identifier_turns_up_later():
+    """Within one retrieval the merged record takes the highest-priority id (doi > openalex > arxiv > pmid), but
+    a record already in records.jsonl keeps its id for good (decisions name it): the DOI found later enriches it."""
+    from sitegen.living.merge import integrate
+    earlier = rec("pubmed", title="A trial", pmid="111")
+    result = integrate({earlier.id: earlier}, [rec("openalex", title="A trial", doi="10.1000/trial", pmid="111",
+                                                   openalex="W7")])
+    assert result.ids == ["pmid:111"] and set(result.records) == {"pmid:111"}
+    assert result.records["pmid:111"].DOI == "10.1000/trial" and result.records["pmid:111"].custom.openalex == "W7"

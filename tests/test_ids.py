@@ -259,3 +259,24 @@ def test_a_list_of_record_ids_is_checked_as_each_id_is():
         assert first_record_id_problem([*ids, bad, "also bad"]) == record_id_problem(bad) is not None
         with pytest.raises(ValueError, match="record id"):
             check_record_ids([*ids, bad])
+
+
+@pytest.mark.parametrize("written", ["W2741809807", "w2741809807", "openalex:W2741809807", "OpenAlex:w2741809807",
+                                     "https://openalex.org/W2741809807", "http://openalex.org/W2741809807/",
+                                     "https://openalex.org/works/w2741809807",
+                                     "https://api.openalex.org/works/W2741809807"])
+def test_every_written_form_of_an_openalex_work_id_is_its_w_id(written):
+    assert normalise_openalex(written) == "W2741809807"
+    assert record_id({"openalex": normalise_openalex(written)}) == "openalex:W2741809807"
+
+
+@pytest.mark.parametrize("written", ["A5023888391", "https://openalex.org/A5023888391", "W", "W12x", "2741809807"])
+def test_an_openalex_id_of_no_work_is_no_openalex_record_id(written):
+    assert normalise_openalex(written) is None
+
+
+@pytest.mark.parametrize(("written", "pmid"), [("PMID: 23389958", "23389958"), ("pmid:23389958", "23389958"),
+                                               ("https://www.ncbi.nlm.nih.gov/pubmed/23389958", "23389958"),
+                                               ("https://pubmed.ncbi.nlm.nih.gov/23389958/", "23389958")])
+def test_every_written_form_of_a_pmid_is_its_number(written, pmid):
+    assert normalise_pmid(written) == pmid and record_id({"pmid": pmid}) == f"pmid:{pmid}"
