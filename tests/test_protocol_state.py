@@ -276,3 +276,85 @@ def test_every_later_phase_asks_for_what_the_earlier_ones_did(example):
     assert published["every record is screened at title and abstract"] is False  # the example's open batch
     assert "every included study has extracted evidence" in published
     assert "the protocol is locked" in published and published["the protocol is locked"]
+
+
+@pytest.mark.parametrize("version", ["2", '"1"', "1.0", "0"])
+@pytest.mark.parametrize("command", [("show",), ("set", "max_kept", "5"), ("advance", "--at", "2023-05-01T00:00:00Z")])
+def test_every_state_command_refuses_a_state_json_of_another_schema_version_with_status_4(sitegen, example, version,
+                                                                                         command):
+    """state.json of a schema_version this sitegen does not read is refused (exit 4, its own status), never
+    read as version 1 and never rewritten: `state set` would otherwise write it back as version 1."""
+    state = json.loads((example / "state.json").read_text())
+    (example / "state.json").write_text(json.dumps(state, indent=2).replace(
+        '"schema_version": 1', f'"schema_version": {version}') + "\n")
+    before = tree_bytes(example)
+    code, out, err = sitegen("state", command[0], example, *command[1:])
+    assert code == 4, out + err
+    assert "state.json:" in out + err and "is not supported" in out + err
+    assert tree_bytes(example) == before
+
+
+def test_the_synthesis_and_publishing_gates_name_the_studies_that_hold_them_back(example):
+    """Entering synthesis needs evidence for every included study; publishing needs identity and status verdicts
+    for each and no refusal-grade verdict (a retraction, say) standing: each failing gate names the studies."""
+    from sitegen.living.facts import LatestVerdict
+    from sitegen.living.state import gates
+    from sitegen.workspace import open_review
+
+    workspace = open_review(example)
+    review, facts = workspace.review, workspace.facts
+    with_evidence = {item.evidence.record_id for item in review.evidence}
+    without = [rid for rid in facts.included if rid not in with_evidence]
+    [synthesis] = [g for g in gates(review, facts, "synthesis") if "extracted evidence" in g.check]
+    assert not synthesis.ok and synthesis.detail.startswith(f"no evidence file for {without[0]}")
+
+    unverified, retracted = facts.included[:2]
+    status = facts.verdicts[retracted]["status"]
+    verdicts = {**facts.verdicts, retracted: {**facts.verdicts[retracted], "status": LatestVerdict(
+        status.at, status.payload.model_copy(update={"verdict": "retracted", "refusal_grade": True}))}}
+    del verdicts[unverified]
+    facts.__dict__["verdicts"] = verdicts  # the latest verdicts as `sitegen verify` would have left them
+    published = {g.check.split(" (")[0]: g for g in gates(review, facts, "published")}
+    checked = published["every included study has been checked for identity and status, and its evidence as it stands"]
+    assert not checked.ok and checked.detail == f"no verdict for {unverified}"
+    refused = published["no included study has a refusal-grade verdict"]
+    assert not refused.ok and refused.detail == f"refusal grade: {retracted}"
+
+
+@pytest.mark.parametrize("field", ["schema_version", "ledger_head"])
+def test_a_state_json_field_outside_the_whitelist_is_not_settable(sitegen, example, field):
+    """Only max_kept and status_note are settable: widening the whitelist is a decision about who may change what,
+    so the version and the ledger anchor sitegen writes itself are refused as a usage error, nothing written."""
+    from sitegen.review.models import SETTABLE_FIELDS
+
+    assert SETTABLE_FIELDS == ("max_kept", "status_note")
+    before = tree_bytes(example)
+    code, _, err = sitegen("state", "set", example, field, "2")
+    assert code == 2 and "Invalid value for 'FIELD'" in err and "cannot be set directly" in err
+    assert tree_bytes(example) == before
+
+
+def test_a_published_review_advances_no_further(example):
+    from sitegen.errors import SitegenError
+    from sitegen.living.state import advance
+    from sitegen.workspace import open_review
+
+    workspace = open_review(example)
+    workspace.facts.__dict__["phase"] = ("published", "2023-04-10T00:00:00Z")
+    before = tree_bytes(example)
+    with pytest.raises(SitegenError, match="the review is published"):
+        advance(workspace.review, workspace.facts, "2023-05-01T00:00:00Z")
+    assert tree_bytes(example) == before
+
+
+def test_a_phase_written_into_state_json_by_hand_is_refused_not_read(sitegen, example):
+    """The phase lives on the ledger and moves only through `state advance`: state.json holding one (a hand edit
+    to skip the gates) is an unknown field, named with its line, and no state command runs on it."""
+    state = json.loads((example / "state.json").read_text())
+    (example / "state.json").write_text(json.dumps({**state, "phase": "published"}, indent=2) + "\n")
+    before = tree_bytes(example)
+    code, out, err = sitegen("state", "advance", example, "--at", "2023-05-01T00:00:00Z")
+    assert code == 1 and "state.json:" in out + err and "phase: unknown field" in out + err
+    assert tree_bytes(example) == before
+    code, out, _ = sitegen("check", example)
+    assert code == 1 and "phase: unknown field" in out
