@@ -276,6 +276,37 @@ def test_round_two_waits_for_a_confirmation_then_marks_what_is_left_and_a_third_
         run(manuscript)
 
 
+def test_round_two_keeps_every_artefact_and_earlier_candidates_but_suggests_only_its_own_hits(manuscript):
+    # Seed 001, between rounds: candidates.json accumulates, yet a round's suggestions cite only the hits
+    # of that round's searches ("old evidence for new use" would blur where a citation came from). Round 2's
+    # searches fail here, so round 1's PaperQA hit is on disk but must not be offered again.
+    class SearchDown(Providers):
+        def __call__(self, request):
+            if request.url.host == "api.openalex.org":
+                self.requests.append(request)
+                return httpx.Response(503, text="down")
+            return super().__call__(request)
+    run(manuscript)
+    (round_dir(manuscript, 1) / "confirm.yaml").write_text("accept: []\n")
+    providers = SearchDown()
+    run(manuscript, providers)
+    folder = round_dir(manuscript, 2)
+    assert {"citation-review.json", "claim-review.json", "problems.md", "queries.md", "candidates.json",
+            "revision-suggestions.md"} <= {p.name for p in folder.iterdir()}
+    assert "Round 1: 2 problem(s); round 2: 2." in (folder / "problems.md").read_text()
+    candidates = json.loads((folder / "candidates.json").read_text())
+    assert [(c["round"], c["problem"], c["status"]) for c in candidates] == [
+        (1, "P1", "ok"), (1, "P2", "ok"), (2, "P1", "failed: openalex unavailable"),
+        (2, "P2", "failed: openalex unavailable")]
+    offered = json.loads((folder / "suggestions.json").read_text())
+    assert not [s for s in offered if s.get("record")]
+    assert "PaperQA" not in (folder / "revision-suggestions.md").read_text()
+    # round 2 verified the .bib again and again kept the rate-limited entry out of the searches
+    assert sum(r.url.path.endswith(RATE_LIMITED) for r in providers.requests) >= 1
+    assert {r.url.params.get("search") for r in providers.requests if r.url.host == "api.openalex.org"} == {
+        "language models systematic summaries Smith", "automated screening workload abstract"}  # a 503 is retried
+
+
 def test_a_confirmation_applies_exactly_the_accepted_suggestion(manuscript):
     run(manuscript)
     folder = round_dir(manuscript, 1)
