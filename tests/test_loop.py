@@ -8,6 +8,7 @@ is a small stand-in built on those Crossref answers until `sitegen.verify.identi
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -305,6 +306,22 @@ def test_round_two_keeps_every_artefact_and_earlier_candidates_but_suggests_only
     assert sum(r.url.path.endswith(RATE_LIMITED) for r in providers.requests) >= 1
     assert {r.url.params.get("search") for r in providers.requests if r.url.host == "api.openalex.org"} == {
         "language models systematic summaries Smith", "automated screening workload abstract"}  # a 503 is retried
+
+
+def test_round_two_verifies_the_draft_as_it_is_now_not_round_ones_conclusions(manuscript):
+    # Seed 001: round 2 takes the revised draft and .bib as its input. A problem fixed by hand between the
+    # rounds (here the fabricated entry and its citation, taken out without any suggestion accepted) is gone,
+    # not carried over from round 1's problems.
+    run(manuscript)
+    (round_dir(manuscript, 1) / "confirm.yaml").write_text("accept: []\n")
+    draft, bib = manuscript / "draft.md", manuscript / "references.bib"
+    draft.write_text(draft.read_text().replace(" [@smith2022fabricated]", ""))
+    bib.write_text(re.sub(r"@article\{smith2022fabricated,.*?\n\}\n", "", bib.read_text(), flags=re.S))
+    providers = Providers()
+    run(manuscript, providers)
+    assert [(p["type"], p.get("key"), p["carried"]) for p in problems(manuscript, 2)] == [
+        ("unsupported claim", None, True)]
+    assert not [r for r in providers.requests if "fabricated" in r.url.path]
 
 
 def test_a_confirmation_applies_exactly_the_accepted_suggestion(manuscript):
