@@ -272,6 +272,7 @@ def test_round_two_waits_for_a_confirmation_then_marks_what_is_left_and_a_third_
     assert "left from the last round" in (round_dir(manuscript, 2) / "problems.md").read_text()
     summary = (round_dir(manuscript, 1).parent / "final-summary.md").read_text()
     assert "Rounds run: 2 of at most 2." in summary and "[to check by hand]" in summary
+    assert "Re-check later (rate-limited, never searched): grenier2020teleconsultation" in summary
     (round_dir(manuscript, 2) / "confirm.yaml").write_text("accept: []\n")
     with pytest.raises(SitegenError, match="2 rounds have been run"):
         run(manuscript)
