@@ -20,7 +20,8 @@ July-August 2016" in C1, when the date tags give none), ISSN (SN), keywords (KW)
 its inclusion decisions: see `fields.fields`) and database (DB, DP; EBSCOhost's codes, "ccm", by the database's
 name, "CINAHL"). An author (AU, A1) with no comma whose name holds "and" is an organisation, and is braced (see
 `fields.author_list`). The page range of a record the export says came from PubMed or MEDLINE (`PUBMED_DATABASE`)
-has its last page in full, as MEDLINE's own files are read.
+has its last page in full, as MEDLINE's own files are read. The year is that of the first of PY, Y1 and DA that
+holds one: a date whose year part is empty ("//", "///", as exports write an unknown date) is none.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from rispy.config import LIST_TYPE_TAGS, TAG_KEY_MAPPING
 
 from sitegen.records.entry import Entry
 from sitegen.records.ids import normalise_arxiv, normalise_openalex
+from sitegen.records.model import FOUR_DIGITS
 from sitegen.records.pages import medline_pages
 from sitegen.references.fields import PMCID, author_list, fields, iso_date, issns, joined
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named, written_year
@@ -206,10 +208,11 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
     kind = first("TY")
     if not kind:
         raise ReferenceProblem(record.start, "the record has no reference type after TY")
-    date_tag = next((name for name in ("PY", "Y1", "DA") if _text(tags.get(name))), None)
-    year = month = date = ""
-    if date_tag:
-        year = written_year(_text(tags[date_tag]), record.tag_lines[date_tag], date_tag)
+    # The year of the first date tag that holds one: a tag with none (an empty date, "//", "in press") is passed
+    # over, as an empty tag is, and a record whose every date is so has no year.
+    year = next((found for name in ("PY", "Y1", "DA") if (written := _text(tags.get(name)))
+                 if (found := _ris_year(written, record.tag_lines[name], name))), "")
+    month = date = ""
     if year:
         # RIS dates are "YYYY/MM/DD/other" with any part left empty; DA is the full date, PY often the year alone.
         date = next((full for name in ("DA", "PY", "Y1")
@@ -280,6 +283,17 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
         "database": database,
         "type": CSL_TYPES_OF_RIS.get(kind.upper(), ""),
     }), record.start)
+
+
+def _ris_year(value: str, line: int, tag: str) -> str:
+    """The year of a RIS date ("2008/07/16/", "2008", "Spring 2008"), or "" when it has none: besides the words
+    for "not yet" (see `written_year`), a date whose year part is empty ("//", "///", "/07/16/"): RIS writes a
+    date as "YYYY/MM/DD/other" with every part it does not know left empty, and EndNote and Zotero export a
+    record without a year so. ReferenceProblem when the value is text holding no year ("in the spring")."""
+    year_part, slash, rest = value.partition("/")
+    if slash and not year_part.strip() and not FOUR_DIGITS.search(rest):
+        return ""
+    return written_year(value, line, tag)
 
 
 def _glued(value: str) -> list[str]:
