@@ -44,3 +44,45 @@ def test_a_ris_export_with_a_yearless_record_is_imported(tmp_path):
     assert code == 0, err
     records = [json.loads(line) for line in (review / "records.jsonl").read_text(encoding="utf-8").splitlines()]
     assert sorted(bool(record.get("issued")) for record in records) == [False, True]
+
+
+# --------------------------------------------------------------------------- RIS: tags as files misspell them
+
+
+def _lower_tags(text: str, *tags: str) -> str:
+    return "\n".join(line[:2].lower() + line[2:] if line[:2] in tags else line for line in text.split("\n"))
+
+
+def test_ris_tags_in_lower_case_are_read_as_the_tags():
+    """A file converted or typed by hand may write its tags in lower case: each is the tag. Inside a record it was
+    read as text continuing the field above, so the IEEE export's DOI went into its record's year and its first
+    author into the abstract, without a word."""
+    text = (FIXTURES / "ris" / "ieee_ris.ris").read_text(encoding="utf-8")
+    expected = [entry.fields for entry in read_references(text, "ris")]
+    assert [entry.fields for entry in read_references(_lower_tags(text, "DO", "AU"), "ris")] == expected
+    every_tag = "\n".join(line[:2].lower() + line[2:] if line[2:6] == "  - " else line for line in text.split("\n"))
+    assert [entry.fields for entry in read_references(every_tag, "ris")] == expected
+
+
+@pytest.mark.parametrize(("written", "line"), [
+    ("DO\t- ", 12), ("DO -\t", 12), ("DO\t-\t", 12), ("DO \xa0- ", 12), ("au\t- ", 6), ("M4\t- ", 12),
+])
+def test_a_ris_tag_spaced_by_a_tab_or_a_no_break_space_is_a_problem_on_its_line(written, line):
+    """A tag line spaced by a tab (a file typed in a spreadsheet or an editor) was read as text continuing the field
+    above: the DOI glued to the journal's name, an unknown tag to the year. A tab is never in the prose a line
+    continues, so such a line is a broken tag line, as one spaced by one space is."""
+    text = (FIXTURES / "ris" / "ieee_ris.ris").read_text(encoding="utf-8")
+    assert text.split("\n")[line - 1][:6] in ("DO  - ", "AU  - ")
+    broken = "\n".join(written + row[6:] if number == line else row
+                       for number, row in enumerate(text.split("\n"), start=1))
+    with pytest.raises(ValueError, match=rf"line {line}: not a RIS tag line: a tag is two capitals, two spaces"):
+        read_references(broken, "ris")
+
+
+@pytest.mark.parametrize("written", ["TY\t- JOUR", "TY - JOUR", "TY -JOUR"])
+def test_a_first_tag_misspaced_says_so_not_that_it_stands_outside_a_record(written):
+    """'TY - JOUR' on line 1 was "TY outside a record: a record starts with a 'TY  - ' line", and with a tab "text
+    outside a record": neither names what is wrong."""
+    text = (FIXTURES / "ris" / "ieee_ris.ris").read_text(encoding="utf-8").replace("TY  - CONF", written, 1)
+    with pytest.raises(ValueError, match="line 1: not a RIS tag line: a tag is two capitals, two spaces"):
+        read_references(text, "ris")

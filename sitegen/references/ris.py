@@ -5,7 +5,8 @@ numbers and passes over broken structure silently. A record runs from its TY lin
 line; a line inside it that is no tag continues the field above it. Between records only blank
 lines, export headers ("Provider: JSTOR") and record numbers ("1.") may stand. Tags of more
 than two letters are not RIS and are left out with their continuations, but for PsycINFO's
-"PMID  - ", read as the PMID.
+"PMID  - ", read as the PMID. A tag in lower case is the tag; one spaced otherwise than by two spaces (one space, a
+tab) is a problem on its line, never text of the field above.
 
 An entry's ID is its ID tag or, without one, "ris-N" for the N-th record of the file (so it is
 the same on every read of the same file). When ID tags repeat, as in RIS exports joined one after
@@ -42,9 +43,15 @@ from sitegen.references.problems import ReferenceProblem, Skipped, checked, each
 
 TAG = re.compile(r"([A-Z][A-Z0-9])  -(?: |$)")
 LONG_TAG = re.compile(r"[A-Z][A-Z0-9]{2,3}  -(?: |$)")
-# A known tag with the wrong spacing ("AU - Smith", "AU  -Smith"): a broken tag line, not text
-# ("CA-125 levels" on a line of its own is text: no space by the hyphen).
-BROKEN_TAG = re.compile(rf"(?:{'|'.join(sorted(set(TAG_KEY_MAPPING) - {'UK'}))})(?: +-| *- )")
+# A tag written in lower or mixed case ("ti  - ", "Au  - ", as files converted or typed by hand write them): read as
+# the tag in capitals. Left as text, it would be glued to the field above it (a DOI into the year).
+ANY_CASE_TAG = re.compile(r"[A-Za-z][A-Za-z0-9]  -(?: |$)")
+# A known tag with the wrong spacing ("AU - Smith", "AU  -Smith", a tab or a no-break space for a space): a broken
+# tag line, not text ("CA-125 levels" on a line of its own is text: no space by the hyphen). Any two letters are a
+# tag with a tab beside their hyphen ("ZZ\t- ", "au\t- "): prose holds no tab, but a wrapped line may start "is - ".
+_KNOWN = "|".join(sorted(set(TAG_KEY_MAPPING) - {"UK"}))
+BROKEN_TAG = re.compile(rf"(?:{_KNOWN})(?:[ \t\xa0]+-|[ \t\xa0]*-[ \t\xa0])"
+                        r"|[A-Za-z][A-Za-z0-9][ \xa0]*(?:\t[ \t\xa0]*-|-[ \xa0]*\t)")
 HEADER_DATABASE = re.compile(r"Database:\s*(\S.*)", re.IGNORECASE)
 # An export header ("Provider: JSTOR", and Cochrane's 'Content:text/plain; charset="UTF-8"' without the space; not
 # an address's "http://") or a record's number ("1.").
@@ -154,14 +161,17 @@ def _records(lines: list[str]) -> Iterator[_Record | ReferenceProblem]:
     problem: ReferenceProblem | None = None  # of the record being read
     skipping = False  # inside a tag that is not RIS, whose continuation lines go with it
     database = ""  # the database an export header names (APA, EBSCO: "Database: PsycINFO")
-    for number, line in enumerate(lines, start=1):
+    for number, written in enumerate(lines, start=1):
+        line = written[:2].upper() + written[2:] if ANY_CASE_TAG.match(written) else written
         tag = match.group(1) if (match := TAG.match(line)) else None
         if record is None:
             if tag == "TY":
                 record, problem, skipping = _Record(number, [line], {"TY": number}, database=database), None, False
             elif named := HEADER_DATABASE.fullmatch(line.strip()):
                 database = named.group(1).strip()
-            elif tag or LONG_TAG.match(line) or BROKEN_TAG.match(line):
+            elif not tag and BROKEN_TAG.match(line):
+                yield _broken(number, line)
+            elif tag or LONG_TAG.match(line):
                 yield ReferenceProblem(number, f"{line.split('-')[0].strip()} outside a record: a record starts "
                                                "with a 'TY  - ' line")
             elif line.strip() and not BETWEEN_RECORDS.fullmatch(line.strip()):
@@ -188,12 +198,16 @@ def _records(lines: list[str]) -> Iterator[_Record | ReferenceProblem]:
             if line.startswith("PMID "):
                 record.pmid = line.partition("-")[2].strip()
         elif BROKEN_TAG.match(line):
-            problem = problem or ReferenceProblem(number, f"not a RIS tag line: a tag is two capitals, two "
-                                                          f"spaces, '-' and a space ({line[:12]!r})")
+            problem = problem or _broken(number, line)
         elif not skipping:
             record.lines.append(line)
     if record is not None:
         yield ReferenceProblem(record.start, "the record starting here has no ER line before the end of the file")
+
+
+def _broken(number: int, line: str) -> ReferenceProblem:
+    return ReferenceProblem(number, f"not a RIS tag line: a tag is two capitals, two spaces, '-' and a space "
+                                    f"({line[:12]!r})")
 
 
 def _entry(pair: tuple[_Record, dict]) -> Entry:
