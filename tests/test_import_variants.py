@@ -86,3 +86,34 @@ def test_a_first_tag_misspaced_says_so_not_that_it_stands_outside_a_record(writt
     text = (FIXTURES / "ris" / "ieee_ris.ris").read_text(encoding="utf-8").replace("TY  - CONF", written, 1)
     with pytest.raises(ValueError, match="line 1: not a RIS tag line: a tag is two capitals, two spaces"):
         read_references(text, "ris")
+
+
+# --------------------------------------------------------------------------- authors
+
+
+@pytest.mark.parametrize("left_out", ["others", "Others", "et al.", "et al"])
+def test_bibtexs_and_others_is_no_author(left_out):
+    """"and others" is BibTeX's "et al.": it was turned into the name "others," (a family name alone), which the
+    record then kept as an author named "others"; "et al." became the name "al., et"."""
+    text = (FIXTURES / "bibtex" / "book.bib").read_text(encoding="utf-8")
+    text = text.replace("Hassager, O.}", f"Hassager, O. and {left_out}}}")
+    [entry] = read_references(text, "bibtex")
+    assert [(name.family, name.given) for name in entry_record(entry).author] == [
+        ("Bird", "R.B."), ("Armstrong", "R.C."), ("Hassager", "O.")]
+
+
+@pytest.mark.parametrize("written", ["Lindgren A, Marx KH, van der Berg JP", "Lindgren A; Marx KH; van der Berg JP",
+                                     "Lindgren, A.; Marx, K. H.; van der Berg, J.-P."])
+def test_several_authors_in_one_ris_author_line_are_each_an_author(written):
+    """A RIS author line holding a Vancouver list ("Lindgren A, Marx KH", as copied from PubMed's citation) was read
+    as one author "Lindgren A" with the given names "Marx KH"; separated by semicolons, as one organisation."""
+    text = EXAMPLE_FULL.replace("A1  - Marx, Karl\nA1  - Lindgren, Astrid\n", f"A1  - {written}\n", 1)
+    first = entry_record(read_references(text, "ris")[0])
+    assert [name.family for name in first.author] == ["Lindgren", "Marx", "van der Berg"]
+
+
+@pytest.mark.parametrize("written", ["World Health Organization", "Smith, John", "Department of Health; Social Care",
+                                     "Smith, John, Jr."])
+def test_a_ris_author_line_that_is_one_name_stays_one(written):
+    text = EXAMPLE_FULL.replace("A1  - Marx, Karl\nA1  - Lindgren, Astrid\n", f"A1  - {written}\n", 1)
+    assert len(entry_record(read_references(text, "ris")[0]).author) == 1

@@ -27,7 +27,7 @@ from sitegen.records.entry import ALIASES, Entry
 from sitegen.records.names import split_name
 from sitegen.references.fields import AND, fields, issns, keywords
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, written_year
-from sitegen.references.records import CSL_TYPES, PUBLICATION_TYPES
+from sitegen.references.records import CSL_TYPES, NAMES_LEFT_OUT, PUBLICATION_TYPES
 
 # The text-mode commands writers (sitegen's exports among them) use for characters that would otherwise
 # unbalance braces or act as commands, read back as those characters (pylatexenc's defaults drop the braces
@@ -358,6 +358,11 @@ def _authors(value: str) -> str:
     comma ("{Doe, Jane}": "Family," would read as no name), stays braced, a literal."""
     written = []
     for person in split_multiple_persons_names(value):
+        if NAMES_LEFT_OUT.fullmatch(" ".join(person.split())):
+            # "and others", BibTeX's "et al.": stays so for the record to leave out (as a name, it was read as an
+            # author named "others", and "et al." as "al., et")
+            written.append(" ".join(person.split()))
+            continue
         if _braced_whole(person):  # "{World Health Organization}", "{Garcia Marquez}": one name
             text = " ".join(_decoded(person[1:-1]).split())
             family_alone = text and "," not in text and not AND.search(text) and not split_name(text).literal
