@@ -29,6 +29,8 @@ FIELDS = ("author", "title", "year", "journal", "volume", "number", "pages", "do
 ISSN = re.compile(r"(?<![\dA-Za-z])\d{4}-?\d{3}[\dXx](?![\dA-Za-z-])")
 PMCID = re.compile(r"\bPMC\d+\b")
 AND = re.compile(r"\sand\s", re.IGNORECASE)
+# A name written "Family Initials" ("Smith JA", "van der Berg J.-P."), as PubMed, Covidence and Vancouver lists write one.
+FAMILY_INITIALS = re.compile(r"(.*?\S)\s+((?:[A-Z]\.?-?)+)")
 # Rayyan writes a record's screening state into its notes, as
 # 'RAYYAN-INCLUSION: {"Kofi"=>"Included", "Ama"=>"Maybe"} | RAYYAN-LABELS: ML | USER-NOTES: {...}'.
 RAYYAN_INCLUSION = re.compile(r"RAYYAN-INCLUSION:\s*(\{[^{}]*\})")

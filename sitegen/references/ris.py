@@ -38,7 +38,7 @@ from sitegen.records.entry import Entry
 from sitegen.records.ids import normalise_arxiv, normalise_openalex
 from sitegen.records.model import FOUR_DIGITS
 from sitegen.records.pages import medline_pages
-from sitegen.references.fields import PMCID, author_list, fields, iso_date, issns, joined
+from sitegen.references.fields import FAMILY_INITIALS, PMCID, author_list, fields, iso_date, issns, joined
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named, written_year
 
 TAG = re.compile(r"([A-Z][A-Z0-9])  -(?: |$)")
@@ -311,11 +311,16 @@ def _ris_year(value: str, line: int, tag: str) -> str:
 
 
 def _glued(value: str) -> list[str]:
-    """An author value holding several authors, as some exports write them in one AU ("Jones, A.; Brown, B."):
-    each one that is "Family, Given". A value whose parts are not all so (an organisation's "Dept. X; Univ. Y")
-    is one author."""
+    """An author value holding several authors, as some exports write them in one AU: separated by semicolons when
+    each is "Family, Given" or "Family Initials" ("Jones, A.; Brown, B.", "Jones A; Brown B"), by commas when each
+    is "Family Initials" (a Vancouver list, "Jones A, Brown B", which was read as one author "Jones A" given the
+    names "Brown B"). A value whose parts are not all so (an organisation's "Dept. of X; University of Y", "Smith,
+    John") is one author."""
     parts = [part.strip() for part in value.split(";")]
-    return parts if len(parts) > 1 and all("," in part for part in parts) else [value]
+    if len(parts) > 1 and all("," in part or FAMILY_INITIALS.fullmatch(part) for part in parts):
+        return parts
+    parts = [part.strip() for part in value.split(",")]
+    return parts if len(parts) > 1 and all(FAMILY_INITIALS.fullmatch(part) for part in parts) else [value]
 
 
 def _in_order(record: _Record, read: dict[str, list[str]]) -> list[str]:

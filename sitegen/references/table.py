@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from sitegen.records.entry import ALIASES, Entry
 from sitegen.records.names import AUTHORS_AND, author_names
 from sitegen.references import wos
-from sitegen.references.fields import FIELDS, RAYYAN_INCLUSION, accession_pmid, author_list
+from sitegen.references.fields import FAMILY_INITIALS, FIELDS, RAYYAN_INCLUSION, accession_pmid, author_list
 from sitegen.references.problems import UNRECOGNISED, ReferenceProblem, Skipped, checked
 from sitegen.references.records import CSL_TYPES_OF_OTHER_SENSES
 
@@ -118,7 +118,6 @@ PRESETS = (
 # A name written "Family Initials" ("Smolen J.", "Landewé R.B.M.", "de Oliveira Filho ASB"). The family name ends
 # in a non-space, so the spaces before the initials are tried from the start of their run only: from each of its
 # spaces, a cell of a few hundred kilobytes of spaces took hours.
-FAMILY_INITIALS = re.compile(r"(.*?\S)\s+((?:[A-Z]\.?-?)+)")
 
 
 def first_line(text: str) -> str:
