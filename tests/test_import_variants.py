@@ -117,3 +117,36 @@ def test_several_authors_in_one_ris_author_line_are_each_an_author(written):
 def test_a_ris_author_line_that_is_one_name_stays_one(written):
     text = EXAMPLE_FULL.replace("A1  - Marx, Karl\nA1  - Lindgren, Astrid\n", f"A1  - {written}\n", 1)
     assert len(entry_record(read_references(text, "ris")[0]).author) == 1
+
+
+# --------------------------------------------------------------------------- MEDLINE
+
+
+PUBMED = (FIXTURES / "medline" / "pubmed_result3.txt").read_text(encoding="utf-8")
+
+
+def test_a_medline_author_without_a_full_name_is_kept_in_its_place():
+    """A record giving the full name (FAU) of some authors only: the others were left out, as only FAU lines were
+    read once a record had one. Each is read from its short name (AU) where it stands."""
+    [entry] = read_references(PUBMED.replace("FAU - Shen, Guofeng\n", ""), "medline")
+    assert [(name.family, name.given) for name in entry_record(entry).author] == [
+        ("Qiao", "Shan"), ("Shen", "G"), ("Bai", "Jingfeng"), ("Chen", "Yazhu")]
+    grouped = re_grouped(PUBMED)  # every FAU, then every AU, as some converters write them
+    [entry] = read_references(grouped, "medline")
+    assert [name.family for name in entry_record(entry).author] == ["Qiao", "Shen", "Bai", "Chen"]
+
+
+def re_grouped(text: str) -> str:
+    lines = text.split("\n")
+    full = [line for line in lines if line.startswith("FAU - ")]
+    short = [line for line in lines if line.startswith("AU  - ")]
+    rest = [line for line in lines if line not in full and line not in short]
+    at = rest.index(next(line for line in rest if line.startswith("LA  - ")))
+    return "\n".join(rest[:at] + full + short + rest[at:])
+
+
+def test_a_medline_record_dated_only_electronically_has_that_year():
+    """Without DP, the electronic date (DEP, "20121015") gives the year and month: it was refused as "DP
+    '20121015' holds no four-digit year", naming a tag the record does not have."""
+    [entry] = read_references(PUBMED.replace("DP  - 2012 Oct\n", "DEP - 20121015\n"), "medline")
+    assert entry_record(entry).issued.date_parts[0] == [2012, 10]

@@ -7,7 +7,7 @@ PMID, or "medline-N" for the N-th record of a file without them (ERIC's); PMIDs 
 same article exported twice) name every record by position instead, with a warning, as in RIS.
 
 Authors are the full names (FAU, "Mangalam, Harry") where the record has them, else the short
-ones (AU, "Mangalam H" read "Mangalam, H"); a group author (CN) is kept whole, in braces, where it
+ones (AU, "Mangalam H" read "Mangalam, H"), author by author; a group author (CN) is kept whole, in braces, where it
 stands among them. Publication types (PT) are kept: they tell an erratum or a retraction notice from
 a study. A page range (PG) is read with its last page in full: MEDLINE shortens it to the digits that change.
 """
@@ -24,6 +24,7 @@ from sitegen.references.tagged import Layout, TaggedRecord, tagged_records
 
 LAYOUT = Layout("MEDLINE", re.compile(r"(?P<tag>[A-Z][A-Z0-9]{1,3}) *-(?: (?P<value>.*))?$"), " ", once="PMID")
 DOI = re.compile(r"10\.\d{4,9}/\S+")
+ELECTRONIC_DATE = re.compile(r"(\d{4})(\d{2})(\d{2})")
 SHORT_NAME = re.compile(r"(.+) ([A-Z]{1,4})")  # "Mangalam H", "van der Berg JA"
 ENTRY_TYPES = {"journal article": "article", "journal articles": "article", "book": "book",
                "books": "book", "book chapter": "incollection", "preprint": "misc"}
@@ -41,8 +42,12 @@ def read_medline(text: str, warnings: list[str] | None = None, skipped: Skipped 
 
 
 def _entry(record: TaggedRecord) -> Entry:
-    date = record.first("DP", "DEP")
-    year = written_year(date, record.line("DP"), "DP")
+    # DP, the publication date ("2013 May 1"), else DEP, the electronic one, which MEDLINE writes "20130501"
+    dated = "DP" if record.first("DP") else "DEP"
+    date = record.first(dated)
+    if dated == "DEP" and (found := ELECTRONIC_DATE.fullmatch(date)):
+        date = " ".join(found.groups())
+    year = written_year(date, record.line(dated), dated)
     after = date[date.index(year) + len(year):].split() if year else []  # "2013 May 1": the month
     links = [*record.values("LID"), *record.values("AID")]
     kinds = [ENTRY_TYPES[kind.lower()] for kind in record.values("PT") if kind.lower() in ENTRY_TYPES]
@@ -77,10 +82,21 @@ def _entry(record: TaggedRecord) -> Entry:
 
 def _authors(record: TaggedRecord) -> list[str]:
     """The authors in the order the record lists them: the full names (FAU) where it has them, else the short
-    ones (AU), and the group authors (CN, braced) where they stand among them."""
-    people = "FAU" if record.values("FAU") else "AU"
-    return [f"{{{name}}}" if tag == "CN" else name if tag == "FAU" else _short_name(name)
-            for tag, name in record.in_order(people, "CN")]
+    ones (AU), and the group authors (CN, braced) where they stand among them. Each FAU is followed by its
+    author's AU (or, in files that group tags, the FAUs by the AUs in the same order): an AU beyond those is an
+    author without a full name, kept (a record that gives only some authors' full names lost the others)."""
+    authors, full_names = [], 0  # full names read whose AU has not come yet
+    for tag, name in record.in_order("FAU", "AU", "CN"):
+        if tag == "FAU":
+            authors.append(name)
+            full_names += 1
+        elif tag == "CN":
+            authors.append(f"{{{name}}}")
+        elif full_names:
+            full_names -= 1
+        else:
+            authors.append(_short_name(name))
+    return authors
 
 
 def _short_name(name: str) -> str:
