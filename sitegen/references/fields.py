@@ -29,7 +29,9 @@ FIELDS = ("author", "title", "year", "journal", "volume", "number", "pages", "do
 ISSN = re.compile(r"(?<![\dA-Za-z])\d{4}-?\d{3}[\dXx](?![\dA-Za-z-])")
 PMCID = re.compile(r"\bPMC\d+\b")
 AND = re.compile(r"\sand\s", re.IGNORECASE)
-# A name written "Family Initials" ("Smith JA", "van der Berg J.-P."), as PubMed, Covidence and Vancouver lists write one.
+# A name written "Family Initials" ("Smolen J.", "Landewé R.B.M.", "de Oliveira Filho ASB"), as PubMed, Covidence
+# and Vancouver lists write one. The family name ends in a non-space, so the spaces before the initials are tried
+# from the start of their run only: from each of its spaces, a cell of a few hundred kilobytes of spaces took hours.
 FAMILY_INITIALS = re.compile(r"(.*?\S)\s+((?:[A-Z]\.?-?)+)")
 # Rayyan writes a record's screening state into its notes, as
 # 'RAYYAN-INCLUSION: {"Kofi"=>"Included", "Ama"=>"Maybe"} | RAYYAN-LABELS: ML | USER-NOTES: {...}'.

@@ -115,9 +115,6 @@ PRESETS = (
         "number": "issue", "pages": "pages", "year": "year", "publisher": "publisher", "url": "url",
         "abstract": "abstract", "note": "notes", "doi": "doi", "keywords": "keywords", "pmid": "pubmed_id"}),
 )
-# A name written "Family Initials" ("Smolen J.", "Landewé R.B.M.", "de Oliveira Filho ASB"). The family name ends
-# in a non-space, so the spaces before the initials are tried from the start of their run only: from each of its
-# spaces, a cell of a few hundred kilobytes of spaces took hours.
 
 
 def first_line(text: str) -> str:
