@@ -3,7 +3,9 @@ export among the fixtures: every record read as it is meant, or a problem naming
 
 from __future__ import annotations
 
+import csv
 import json
+import re
 
 import pytest
 from conftest import FIXTURES, review_of_ris
@@ -150,3 +152,61 @@ def test_a_medline_record_dated_only_electronically_has_that_year():
     '20121015' holds no four-digit year", naming a tag the record does not have."""
     [entry] = read_references(PUBMED.replace("DP  - 2012 Oct\n", "DEP - 20121015\n"), "medline")
     assert entry_record(entry).issued.date_parts[0] == [2012, 10]
+
+
+# --------------------------------------------------------------------------- CSV exports
+
+
+COVIDENCE = ("Title,Authors,Abstract,Published Year,Published Month,Journal,Volume,Issue,Pages,Accession Number,"
+             "DOI,Ref,Covidence #,Study,Notes,Tags\n"
+             '"A trial","Smith AB, Jones C","Abs",2019,,"J Med",4,1,1-9,,10.1000/cov,,#12,"Smith 2019",,\n'
+             '"Another trial","Lee D","Abs",2020,,"J Med",5,2,3-8,,10.1000/cov2,,#13,"Lee 2020",,\n')
+STROKE = FIXTURES / "dedupe" / "stroke" / "records_pre_merged.csv"
+
+
+@pytest.mark.parametrize(("column", "formula"), [
+    ("Title", '"=HYPERLINK(""https://doi.org/10.1000/cov"",""A trial"")"'),
+    ("DOI", '"=HYPERLINK(""https://doi.org/10.1000/cov"")"'),
+    ("DOI", '"=""10.1000/cov"""'),  # forced text, as files made for Excel write an identifier
+    ("Published Year", "= YEAR(TODAY())"),
+])
+def test_a_csv_cell_holding_a_spreadsheet_formula_is_a_problem_on_its_row(tmp_path, column, formula):
+    """A formula's value is not in the file: read as written, the formula was the record's title, or its DOI was
+    left out with a warning that it is no DOI."""
+    header, row, rest = COVIDENCE.split("\n", 2)
+    cells = next(csv.reader([row]))
+    cells[header.split(",").index(column)] = "\x00"
+    written = ",".join('"' + cell + '"' if "," in cell else cell for cell in cells).replace("\x00", formula)
+    path = tmp_path / "covidence.csv"
+    path.write_text(f"{header}\n{written}\n{rest}", encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"line 2: column '{column}' holds a spreadsheet formula .* save it as CSV"):
+        read_references(path)
+    skipped: list[tuple[int, str]] = []
+    assert [entry.id for entry in read_references(path, skipped=skipped)] == ["#13"]
+    assert [line for line, _ in skipped] == [2]
+
+
+def test_a_cell_starting_with_an_equals_sign_that_is_no_formula_is_read():
+    text = STROKE.read_text(encoding="utf-8").split("\n")
+    header, first = text[0], next(csv.reader([text[1]]))
+    title = next(csv.reader([header])).index("title")
+    first[title] = "= versus < : comparing thresholds"
+    row = ",".join('"' + cell.replace('"', '""') + '"' for cell in first)
+    [entry] = read_references(f"{header}\n{row}\n", "csv")
+    assert entry.get("title") == "= versus < : comparing thresholds"
+
+
+@pytest.mark.parametrize(("separator", "named"), [
+    (";", "';' (as spreadsheets in German or French settings save)"), ("\t", "tabs")])
+def test_a_known_export_saved_with_another_separator_says_so(tmp_path, separator, named):
+    """Covidence's CSV saved again by a spreadsheet in German settings, or as Excel's "Unicode text" (UTF-16, tab
+    separated): it was "unrecognised format", saying nothing of the separator."""
+    rows = [next(csv.reader([line])) for line in COVIDENCE.strip().split("\n")]
+    text = "\n".join(separator.join(row) for row in rows) + "\n"
+    path = tmp_path / "covidence.csv"
+    path.write_bytes(text.encode("utf-16") if separator == "\t" else text.encode("utf-8"))
+    with pytest.raises(ValueError, match=rf"line 1: a Covidence CSV export separated by {re.escape(named)}, not commas"):
+        read_references(path)
+    path.with_suffix(".txt").write_bytes(path.read_bytes())  # known by its content, not its suffix, the same
+    with pytest.raises(ValueError, match="a Covidence CSV export separated by"):
+        read_references(path.with_suffix(".txt"))

@@ -63,6 +63,10 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "|", "%")
 LINE_BREAK = "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # every character str.splitlines breaks on
 GUARDED_LINE_START = f"(?:^|(?<=[{LINE_BREAK}]))(?='*[{re.escape(''.join(FORMULA_STARTS))}])"
 _FORMULA_GUARD = re.compile(f"{GUARDED_LINE_START}'")
+# A cell that is a spreadsheet's formula, as files made for Excel write them ('=HYPERLINK("https://doi.org/…")',
+# forced text '="10.1000/x"'): its value is not in the file, and read as written it was a record's title, or its DOI
+# left out. A spreadsheet saving the file as CSV writes the values; no reference's field starts so.
+SPREADSHEET_FORMULA = re.compile(r'\s*=\s*(?:"|[A-Za-z][A-Za-z0-9._]*\s*\()')
 
 
 @dataclass(frozen=True)
@@ -130,9 +134,14 @@ def not_a_records_csv(text: str) -> str:
     separator = next((mark for mark in ";\t" if mark in header), None) if "," not in header else None
     names = [name.strip().lstrip("\ufeff") for name in next(csv.reader([header], delimiter=separator))] \
         if separator else []
-    if "ID" in names or is_sitegens_header(names):
+    # A known export's header too (Covidence's or Scopus's CSV opened and saved again by a spreadsheet, or Excel's
+    # "Unicode text", tab-separated): it was "unrecognised format", with no word of the separator.
+    known = next((known for known in PRESETS if known.delimiter != separator and set(known.signature) <= set(names)),
+                 None)
+    if "ID" in names or is_sitegens_header(names) or known:
         written = "';' (as spreadsheets in German or French settings save)" if separator == ";" else "tabs"
-        return f"a records CSV separated by {written}, not commas: save it as CSV with commas (UTF-8), then import it"
+        what = f"a {known.name} CSV export" if known else "a records CSV"
+        return f"{what} separated by {written}, not commas: save it as CSV with commas (UTF-8), then import it"
     return UNRECOGNISED
 
 
@@ -234,6 +243,12 @@ def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProbl
             values = values[:-1]  # Web of Science ends each row with a tab
         if len(values) != len(names):
             yield ReferenceProblem(line, f"{len(values)} fields where the header has {len(names)}")
+            continue
+        if formula := next(((name, value) for name, value in zip(written, values, strict=True)
+                            if SPREADSHEET_FORMULA.match(value)), None):
+            yield ReferenceProblem(line, f"column {formula[0]!r} holds a spreadsheet formula ({formula[1][:40]!r}), "
+                                         "not the text it shows: open the file in the spreadsheet and save it as "
+                                         "CSV (UTF-8), which writes each formula's value")
             continue
         fields: dict[str, str] = {}
         if sitegens:
