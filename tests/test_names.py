@@ -108,6 +108,10 @@ def test_openalex_display_and_raw_names_agree():
     ("Krab LC", "Krab", "LC", None),  # MEDLINE: family, then initials
     ("Bouton M.E.", "Bouton", "M.E.", None),
     ("J.-P. Changeux", "Changeux", "J.-P.", None),
+    ("Dupont J-P", "Dupont", "J-P", None),  # hyphenated initials without dots, as Vancouver lists write Jean-Pierre
+    ("van der Berg J-P", "van der Berg", "J-P", None),
+    ("Li X-Y", "Li", "X-Y", None),
+    ("Mary-Jo Smith", "Smith", "Mary-Jo", None),
     ("E. R. de Kloet", "de Kloet", "E. R.", None),
     ("Jan van der Berg", "van der Berg", "Jan", None),
     ("Catharina E.E.M. Van der Zee", "Van der Zee", "Catharina E.E.M.", None),

@@ -66,9 +66,12 @@ AUTHORS_AND = re.compile(r"(?<!\s)\s+and\s+")
 
 
 def _is_initials(token: str) -> bool:
-    """"J.", "J.R.", "J.-P.", "Ch." or MEDLINE's undotted "LC": a given name written as initials."""
+    """"J.", "J.R.", "J.-P.", "Ch.", MEDLINE's undotted "LC", or hyphenated without dots ("J-P", for Jean-Pierre): a
+    given name written as initials."""
     if re.fullmatch(r"(?:[^\W\d_][^\W\d_]?\.-?)+", token):
         return all(part[:1].isupper() for part in re.split(r"[.-]", token) if part)
+    if re.fullmatch(r"[^\W\d_]{1,2}(?:-[^\W\d_]{1,2})+", token):
+        return token.isupper()
     return len(token) <= 3 and token.isalpha() and token.isupper()
 
 
