@@ -26,6 +26,7 @@ from sitegen.sources.base import (
     Unsupported,
     check_status,
     element_text,
+    own_id,
     parse_date,
     parse_xml,
     require_title,
@@ -48,7 +49,7 @@ SORT = [("sortBy", "submittedDate"), ("sortOrder", "ascending")]
 NS = {"atom": "http://www.w3.org/2005/Atom", "opensearch": "http://a9.com/-/spec/opensearch/1.1/",
       "arxiv": "http://arxiv.org/schemas/atom"}
 FEED = f"{{{NS['atom']}}}feed"
-ENTRIES = Items("entry/entries", "no arXiv id", lambda entry: normalise_arxiv(_text(entry, "atom:id")))
+ENTRIES = Items("entry/entries", "no arXiv id", lambda entry: own_id(_text(entry, "atom:id"), normalise_arxiv), "arXiv id")
 
 
 def _text(element: etree._Element, path: str) -> str | None:

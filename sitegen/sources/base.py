@@ -244,11 +244,16 @@ class Converted:
     left_out: list[str] = field(default_factory=list)
 
 
-def to_records(items: Iterable[Any], convert: Callable[[Any], Record | None], item_type: type = object) -> Converted:
+def to_records(items: Iterable[Any], convert: Callable[[Any], Record | None], item_type: type = object,
+               named: Items | None = None) -> Converted:
     """Provider items as records. An item without an identifier is skipped, one without a title is left out
     by name, and one of the wrong type or on which the converter fails is unreadable: each said so, none
     the end of the whole call. A record given an abstract longer than it may hold is kept without it, and
-    said so (`leaving_out_overlong_abstracts`)."""
+    said so (`leaving_out_overlong_abstracts`).
+
+    With `named`, the provider's items, an item without the provider's own id is unreadable rather than skipped:
+    the provider names every item it has (a Crossref work by its DOI, a PubMed article by its PMID), so one it
+    sent unnamed is a broken item, a work lost from the run, not a work sitegen cannot track."""
     converted = Converted()
     for item in items:
         if not isinstance(item, item_type):  # a malformed answer, not a work without an identifier
@@ -266,7 +271,10 @@ def to_records(items: Iterable[Any], convert: Callable[[Any], Record | None], it
             converted.unreadable.append(item)
             converted.reasons.append(conversion_failure(exc))
             continue
-        if record is None:
+        if record is None and named is not None and named.native_id is not None and named.native_id(item) is None:
+            converted.unreadable.append(item)
+            converted.reasons.append(f"no {named.native_name}")
+        elif record is None:
             converted.skipped.append(item)
         else:
             converted.records.append(record)
@@ -302,6 +310,15 @@ def conversion_failure(exc: Exception) -> str:
 # --------------------------------------------------------------------------- paging
 
 
+def own_id(value: Any, normalise: Callable[[Any], str | None]) -> str | None:
+    """An item's own id as its provider sent it: normalised, else as written (its first 80 characters), so that an
+    id sitegen cannot read still names the item in a warning; None when the provider sent none."""
+    if normalised := normalise(value):
+        return normalised
+    written = text_value(value)
+    return written[:80] if written else None
+
+
 @dataclass(frozen=True)
 class Items:
     """How a provider's items are named in warnings, e.g. Items("work(s)", "no DOI or title")."""
@@ -309,8 +326,10 @@ class Items:
     noun: str
     missing: str  # what a skipped item lacked
     # The provider's own id for an item (OpenAlex's W id, Europe PMC's "AGR:IND123"…): an item sent twice
-    # counts once, however its identifiers differ the second time, and a skipped item is named by it.
+    # counts once, however its identifiers differ the second time, and a skipped item is named by it. The
+    # provider gives every item one, so an item without it is unreadable, never skipped (`to_records`).
     native_id: Callable[[Any], str | None] | None = None
+    native_name: str = "id"  # what that id is called, in words: "DOI", "PMID", "OpenAlex id"
 
 
 Page = TypeVar("Page")
@@ -432,7 +451,7 @@ class Pager:
             if native is not None:
                 self._native_ids.add(native)
             fresh.append(item)
-        converted = to_records(fresh, convert, item_type)
+        converted = to_records(fresh, convert, item_type, self.items)
         for record in converted.records:
             key = frozenset(record.identifiers().items())
             if key in self._keys:

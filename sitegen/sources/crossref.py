@@ -28,6 +28,7 @@ from sitegen.sources.base import (
     check_status,
     date_from_parts,
     not_found,
+    own_id,
     parse_json,
     require_title,
     run_call,
@@ -47,7 +48,7 @@ MAX_ROWS = 1000  # Crossref's documented maximum for `rows`
 # page over it is refused: the search would be incomplete on every run. 200 works stay near 5-12 MB.
 PAGE_ROWS = 200
 WORKS = Items("work(s)", "no DOI",
-              lambda item: normalise_doi(item.get("DOI")) if isinstance(item, dict) else None)
+              lambda item: own_id(item.get("DOI"), normalise_doi) if isinstance(item, dict) else None, "DOI")
 
 # Crossref work types to CSL item types; anything else is a plain "article".
 CSL_TYPES = {

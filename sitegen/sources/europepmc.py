@@ -50,7 +50,7 @@ ERROR_KEYS = ("errMsg", "errCode", "error")  # an error reported inside a 200
 RESULTS = Items("result(s)", "no DOI, PMID or PMCID",
                 lambda result: f"{text_value(result.get('source'))}:{text_value(result.get('id'))}"
                 if isinstance(result, dict) and text_value(result.get("source")) and text_value(result.get("id"))
-                else None)
+                else None, "source and id")
 
 OPEN_AVAILABILITY = ("OA", "F")  # open access first, then free to read; "S" needs a subscription
 FULLTEXT_STYLES = ("html", "pdf")  # "doi" entries are landing pages, not the text

@@ -36,6 +36,7 @@ from sitegen.sources.base import (
     as_list,
     check_status,
     not_found,
+    own_id,
     parse_date,
     parse_json,
     require_title,
@@ -62,7 +63,8 @@ MAX_IDS_PER_SEED = 2000  # of one seed's referenced or related works, as many as
 # else in a DOI ('?', '#', '%', a space, non-ASCII letters) is percent-encoded, so the DOI stays in the path.
 PATH_SAFE = "/:@!$&'()*+,;="
 WORKS = Items("work(s)", "no identifier",
-              lambda work: normalise_openalex(work.get("id")) if isinstance(work, dict) else None)
+              lambda work: own_id(work.get("id") or as_dict(work.get("ids")).get("openalex"), normalise_openalex)
+              if isinstance(work, dict) else None, "OpenAlex id")
 
 # OpenAlex work types (old and new vocabularies) to CSL item types.
 CSL_TYPES = {
@@ -229,7 +231,7 @@ def semantic_shortlist(fetcher: Fetcher, settings: SourceSettings, text: str, *,
         firsts: dict[object, Any] = {}
         for place, work in enumerate(results):
             firsts.setdefault(WORKS.native_id(work) or place, work)
-        converted = to_records(list(firsts.values())[:SEMANTIC_CANDIDATES], work_to_record, dict)
+        converted = to_records(list(firsts.values())[:SEMANTIC_CANDIDATES], work_to_record, dict, WORKS)
         trace.warnings += converted.left_out
         outcome = trace.outcome("ok", converted.records, warning=SHORTLIST_NOTE,
                                 dropped=len(converted.unreadable) + len(converted.untitled))

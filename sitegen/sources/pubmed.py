@@ -31,6 +31,7 @@ from sitegen.sources.base import (
     element_plain_text,
     element_text,
     month_number,
+    own_id,
     parse_xml,
     require_title,
     run_call,
@@ -64,8 +65,8 @@ OPERATOR_WORDS = ("and", "or", "not")
 
 def _only_a_stopword(node: etree._Element) -> bool:
     return node.tag == "PhraseIgnored" and (element_text(node) or "").strip().casefold() not in OPERATOR_WORDS
-ARTICLES = Items("article(s)", "no PMID", lambda entry: normalise_pmid(element_text(
-    entry.find("MedlineCitation/PMID" if entry.tag == "PubmedArticle" else "BookDocument/PMID"))))
+ARTICLES = Items("article(s)", "no PMID", lambda entry: own_id(element_text(
+    entry.find("MedlineCitation/PMID" if entry.tag == "PubmedArticle" else "BookDocument/PMID")), normalise_pmid), "PMID")
 # CommentsCorrections types naming a notice against this article (the notice's PMID is in the element).
 UPDATE_REF_TYPES = {"RetractionIn": "retraction", "ErratumIn": "correction",
                     "CorrectedandRepublishedIn": "correction", "ExpressionOfConcernIn": "expression-of-concern"}

@@ -1,0 +1,123 @@
+"""Response shapes real providers send that the recorded fixtures do not hold, each built as a small variant of a
+real recorded response: every work is read whole, or the source's slice of the run is said to be incomplete."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import httpx
+import pytest
+from conftest import FIXTURES
+from http_mocks import fetcher, json_response
+from lxml import etree
+
+from sitegen.sources import arxiv, crossref, europepmc, openalex, pubmed
+from sitegen.sources.base import parse_xml
+from sitegen.sources.settings import SourceSettings
+
+SETTINGS = SourceSettings(contact_email="team@example.org")
+
+
+def xml_response(body: bytes, content_type: str = "text/xml; charset=UTF-8") -> httpx.Response:
+    return httpx.Response(200, content=body, headers={"content-type": content_type})
+
+
+# --------------------------------------------------------------------------- items without the provider's own id
+
+
+def crossref_page(drop_id: bool) -> bytes:
+    """Crossref's real two-item page for "ecology", its total set to the two items, the second's DOI removed."""
+    page = json.loads((FIXTURES / "crossref" / "crossref_works_query_ecology_rows2.json").read_bytes())
+    page["message"]["total-results"] = 2
+    if drop_id:
+        del page["message"]["items"][1]["DOI"]
+    return json.dumps(page).encode()
+
+
+def openalex_page(drop_id: bool) -> bytes:
+    """Three real OpenAlex works as one page, the second without its ids (but with its title, its authors...)."""
+    works = copy.deepcopy(json.loads((FIXTURES / "openalex" / "synergy_sep2021_works_0_25.json").read_bytes())[:3])
+    if drop_id:
+        for key in ("id", "ids", "doi"):
+            works[1].pop(key, None)
+    return json.dumps({"meta": {"count": 3, "next_cursor": None}, "results": works}).encode()
+
+
+def pubmed_search(drop_id: bool):
+    """A real esearch (its Count set to 2) and pubmed1.xml's two real articles, the second without its PMID."""
+    esearch = (FIXTURES / "pubmed" / "esearch2.xml").read_bytes()
+    esearch = esearch.replace(b"<Count>42249</Count>", b"<Count>2</Count>", 1)
+    efetch = parse_xml((FIXTURES / "pubmed" / "pubmed1.xml").read_bytes())
+    if drop_id:
+        pmid = efetch.findall("PubmedArticle")[1].find("MedlineCitation/PMID")
+        pmid.getparent().remove(pmid)
+    body = etree.tostring(efetch, xml_declaration=True, encoding="UTF-8")
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return xml_response(esearch if request.url.path.endswith("/esearch.fcgi") else body)
+    return handler
+
+
+def arxiv_feed(drop_id: bool) -> bytes:
+    """The real first page for "testing", its total set to the ten entries it holds, the second entry's id removed."""
+    feed = parse_xml((FIXTURES / "arxiv" / "q_testing_s0_m10_bc5a6c384fe9.atom.xml").read_bytes())
+    feed.find("opensearch:totalResults", arxiv.NS).text = "10"
+    if drop_id:
+        entry = feed.findall("atom:entry", arxiv.NS)[1]
+        entry.remove(entry.find("atom:id", arxiv.NS))
+    return etree.tostring(feed, xml_declaration=True, encoding="UTF-8")
+
+
+def europepmc_page(drop_id: bool) -> bytes:
+    """Two real Europe PMC results, the second without its source, id or identifiers."""
+    page = json.loads((FIXTURES / "europepmc" / "search_cancer_core.json").read_bytes())
+    results = copy.deepcopy(page["resultList"]["result"][:2])
+    if drop_id:
+        for key in ("id", "source", "pmid", "pmcid", "doi"):
+            results[1].pop(key, None)
+    page.update(hitCount=2, resultList={"result": results})
+    page.pop("nextCursorMark")
+    return json.dumps(page).encode()
+
+
+UNNAMED = {
+    "crossref": (lambda f: crossref.search(f, SETTINGS, {"query": "ecology"}),
+                 lambda drop: lambda request: json_response(crossref_page(drop)), "no DOI"),
+    "openalex": (lambda f: openalex.search(f, SETTINGS, {"search": "x"}),
+                 lambda drop: lambda request: json_response(openalex_page(drop)), "no OpenAlex id"),
+    "pubmed": (lambda f: pubmed.search(f, SETTINGS, "cancer"), pubmed_search, "no PMID"),
+    "arxiv": (lambda f: arxiv.search(f, SETTINGS, "all:testing"),
+              lambda drop: lambda request: xml_response(arxiv_feed(drop), "application/atom+xml"), "no arXiv id"),
+    "europepmc": (lambda f: europepmc.search(f, SETTINGS, "cancer"),
+                  lambda drop: lambda request: json_response(europepmc_page(drop)), "no source and id"),
+}
+
+
+@pytest.mark.parametrize("provider", sorted(UNNAMED))
+def test_an_item_without_the_providers_own_id_leaves_the_run_incomplete(provider):
+    """Every item a provider lists has its own id (a Crossref DOI, a PMID, an OpenAlex W id): one sent without it is
+    a broken item, a work lost from the run, never a work sitegen cannot track skipped from a complete answer."""
+    run, handler, reason = UNNAMED[provider]
+    fetch, _, _ = fetcher(handler(False))
+    with fetch:
+        whole = run(fetch)
+    assert whole.complete and whole.warnings == []
+    fetch, _, _ = fetcher(handler(True))
+    with fetch:
+        outcome = run(fetch)
+    assert outcome.status == "ok" and not outcome.complete and outcome.dropped == 1
+    assert len(outcome.records) == len(whole.records) - 1
+    assert f"could not be read ({reason})" in outcome.warnings[0] and "incomplete" in outcome.warnings[0]
+
+
+def test_an_id_sitegen_cannot_read_names_the_item_it_skips():
+    """A Crossref DOI sitegen cannot normalise is still the provider's name for the work: the work is skipped by
+    that name (a human can look it up), not taken for a broken item."""
+    page = json.loads(crossref_page(False))
+    page["message"]["items"][1]["DOI"] = "not-a-doi"
+    fetch, _, _ = fetcher(lambda request: json_response(json.dumps(page)))
+    with fetch:
+        outcome = crossref.search(fetch, SETTINGS, {"query": "ecology"})
+    assert outcome.complete and len(outcome.records) == 1
+    assert outcome.warnings == ["1 Crossref work(s) had no DOI and were skipped: not-a-doi"]
