@@ -428,6 +428,26 @@ def test_a_books_editors_are_not_its_chapters_authors():
     assert [name.family for name in pubmed.book_to_record(etree.fromstring(authored)).author] == ["Roe"]
 
 
+@pytest.mark.parametrize(("pub_date", "year"), [("<MedlineDate>2009-2011</MedlineDate>", 2009),
+                                               ("<Year>2010</Year><Season>Spring</Season>", 2010)])
+def test_a_books_publication_date_is_read_as_an_articles_is(pub_date, year):
+    # A book's PubDate is the element a journal issue's is: a MedlineDate ("2009-2011") in place of Year dates it too.
+    book = BOOK.replace(b'part="chapter1">A chapter on the disease</ArticleTitle>', b">A whole book</ArticleTitle>")
+    book = book.replace(b'<BookTitle book="series">A review series</BookTitle>', b"")
+    book = book.replace(b"<PubDate><Year>1993</Year></PubDate>", f"<PubDate>{pub_date}</PubDate>".encode())
+    record = pubmed.book_to_record(etree.fromstring(book))
+    assert record.type == "book" and record.title == "A whole book" and record.year == year
+
+
+def test_a_medline_date_is_dated_by_a_four_digit_year_not_by_part_of_a_longer_number():
+    article = edited(PUBMED1)
+    pub_date = article.find(".//JournalIssue/PubDate")
+    for child in list(pub_date):
+        pub_date.remove(child)
+    etree.SubElement(pub_date, "MedlineDate").text = "19901 Suppl 2003"
+    assert pubmed.article_to_record(article).year == 2003
+
+
 @pytest.mark.parametrize("placeholder", ["[Not Available].", "[not available]"])
 def test_pubmeds_no_title_placeholder_gives_way_to_the_vernacular_title(placeholder):
     article = edited(PUBMED1)

@@ -83,16 +83,24 @@ def _ymd(node: etree._Element | None) -> CslDate | None:
     return date_from_parts([whole_number(year, 4), month_number(month), whole_number(day, 2)])
 
 
-def _issued(article: etree._Element) -> CslDate | None:
-    pub_date = article.find("Journal/JournalIssue/PubDate")
+MEDLINE_YEAR = re.compile(r"(?<![0-9])[0-9]{4}(?![0-9])")
+
+
+def _pub_date(pub_date: etree._Element | None) -> CslDate | None:
+    """The date of a PubDate, a journal issue's or a book's: Year, Month and Day, or a MedlineDate in their stead."""
     if date := _ymd(pub_date):
         return date
     if pub_date is not None:
-        # MedlineDate is free text for ranges such as "1998 Dec-1999 Jan"; its first year is the issue's year.
-        year = re.search(r"[0-9]{4}", element_text(pub_date.find("MedlineDate")) or "")
+        # MedlineDate is free text for ranges such as "1998 Dec-1999 Jan"; its first year (four ASCII digits, not
+        # part of a longer number) is the issue's year.
+        year = MEDLINE_YEAR.search(element_text(pub_date.find("MedlineDate")) or "")
         if year and (date := date_from_parts([int(year.group())])):
             return date
-    return _ymd(article.find("ArticleDate"))
+    return None
+
+
+def _issued(article: etree._Element) -> CslDate | None:
+    return _pub_date(article.find("Journal/JournalIssue/PubDate")) or _ymd(article.find("ArticleDate"))
 
 
 def _abstract(article: etree._Element) -> str | None:
@@ -228,7 +236,7 @@ def book_to_record(book: etree._Element) -> Record | None:
         # A chapter's own date (GeneReviews' entries are contributed, and revised, over decades) before the book's,
         # which is when the book or its series began (1993 for every GeneReviews entry).
         issued=(_ymd(document.find("ContributionDate")) if chapter else None)
-        or (_ymd(whole.find("PubDate")) if whole is not None else None),
+        or (_pub_date(whole.find("PubDate")) if whole is not None else None),
         DOI=identifiers["doi"],
         PMID=pmid,
         URL=f"https://doi.org/{identifiers['doi']}" if identifiers["doi"] else f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/",
