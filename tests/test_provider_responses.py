@@ -121,3 +121,68 @@ def test_an_id_sitegen_cannot_read_names_the_item_it_skips():
         outcome = crossref.search(fetch, SETTINGS, {"query": "ecology"})
     assert outcome.complete and len(outcome.records) == 1
     assert outcome.warnings == ["1 Crossref work(s) had no DOI and were skipped: not-a-doi"]
+
+
+# --------------------------------------------------------------------------- text a reader cannot see
+
+# What a deposit copied from a word processor holds where a name or a title should be: a zero-width space, a
+# byte-order mark, a left-to-right mark, a word joiner. No record may hold a name or a title no one can see.
+INVISIBLE = ["\u200b", "\ufeff", "\u200e", "\u2060 \u200b"]
+CROSSREF_WORK = json.loads((FIXTURES / "crossref" / "crossref_work_10.1038_srep16696.json").read_bytes())["message"]
+OPENALEX_WORK = json.loads((FIXTURES / "openalex" / "synergy_sep2021_works_0_25.json").read_bytes())[0]
+EUROPEPMC_RESULT = json.loads((FIXTURES / "europepmc" / "search_cancer_core.json").read_bytes())["resultList"]["result"][0]
+PUBMED_ARTICLE = parse_xml((FIXTURES / "pubmed" / "pubmed-29768149.xml").read_bytes()).find("PubmedArticle")
+ARXIV_ENTRY = parse_xml((FIXTURES / "arxiv" / "q_testing_s0_m10_bc5a6c384fe9.atom.xml").read_bytes()).find(
+    "atom:entry", arxiv.NS)
+
+
+def with_second_author_named(provider: str, name: str):
+    """A real work of `provider` whose second author's name is `name`, and its converter."""
+    if provider == "crossref":
+        work = copy.deepcopy(CROSSREF_WORK)
+        work["author"][1] = {"family": name, "given": name, "sequence": "additional"}
+        return work, crossref.work_to_record
+    if provider == "openalex":
+        work = copy.deepcopy(OPENALEX_WORK)
+        work["authorships"][1]["author"]["display_name"] = name
+        work["authorships"][1]["raw_author_name"] = name
+        return work, openalex.work_to_record
+    if provider == "europepmc":
+        work = copy.deepcopy(EUROPEPMC_RESULT)
+        work["authorList"]["author"][1] = {"fullName": name, "lastName": name, "firstName": name}
+        return work, europepmc.result_to_record
+    if provider == "pubmed":
+        work = copy.deepcopy(PUBMED_ARTICLE)
+        author = work.findall("MedlineCitation/Article/AuthorList/Author")[1]
+        for child in list(author):
+            author.remove(child)
+        etree.SubElement(author, "LastName").text = name
+        etree.SubElement(author, "ForeName").text = name
+        return work, pubmed.article_to_record
+    work = copy.deepcopy(ARXIV_ENTRY)
+    work.findall("atom:author/atom:name", arxiv.NS)[1].text = name
+    return work, arxiv.entry_to_record
+
+
+@pytest.mark.parametrize("name", INVISIBLE)
+@pytest.mark.parametrize("provider", sorted(UNNAMED))
+def test_an_author_named_by_invisible_characters_alone_is_no_author_and_the_work_is_kept(provider, name):
+    """Such a name was taken for a name and refused by the record format, and the whole work with it: the work
+    was lost from every run (its source's slice incomplete each time). It is no author; the others stay in order."""
+    whole, convert = with_second_author_named(provider, "Placeholder")
+    expected = [author for index, author in enumerate(convert(whole).author) if index != 1]
+    work, convert = with_second_author_named(provider, name)
+    assert convert(work).author == expected
+
+
+@pytest.mark.parametrize("title", INVISIBLE)
+def test_a_title_of_invisible_characters_alone_is_no_title(title):
+    """The work is left out by name as any untitled work, not refused as unreadable (which left the run
+    incomplete every time the provider sent it)."""
+    page = json.loads(crossref_page(False))
+    page["message"]["items"][1].update(title=[title], **{"original-title": [title]})
+    fetch, _, _ = fetcher(lambda request: json_response(json.dumps(page)))
+    with fetch:
+        outcome = crossref.search(fetch, SETTINGS, {"query": "ecology"})
+    assert outcome.complete and len(outcome.records) == 1
+    assert outcome.warnings == ["1 Crossref work(s) had no title and were left out: 10.1093/obo/9780199830060-0023"]

@@ -24,7 +24,7 @@ import re
 from html.parser import HTMLParser
 from typing import Any
 
-from sitegen.records.model import CONTROL_CHARACTER
+from sitegen.records.model import CONTROL_CHARACTER, visible_text
 
 # Inline markup of HTML, JATS and MathML: dropped without a trace, its text kept.
 INLINE = frozenset({
@@ -185,16 +185,18 @@ def _once(text: str) -> str:
 
 def plain_text(markup: Any) -> str | None:
     """The text of a title, container or abstract with its markup and entities resolved, whitespace collapsed;
-    None when it is not text or holds none. Escaped markup ("&lt;i&gt;") is markup too: a second pass reads
+    None when it is not text or holds none a reader can see (a zero-width space or a byte-order mark alone is
+    no title: the record format refuses it). Escaped markup ("&lt;i&gt;") is markup too: a second pass reads
     what the first unescaped."""
     if not isinstance(markup, str):
         return None
     if "<" not in markup and "&" not in markup:  # no tag and no entity: what the parser would give, at once
-        return " ".join(CONTROL_CHARACTER.sub(" ", markup).split()) or None
-    text = _once(markup)
-    if text != " ".join(markup.split()):
-        text = _once(text)
-    return text or None
+        text = " ".join(CONTROL_CHARACTER.sub(" ", markup).split())
+    else:
+        text = _once(markup)
+        if text != " ".join(markup.split()):
+            text = _once(text)
+    return text if visible_text(text) else None
 
 
 # A section heading in an abstract as Europe PMC sends it ("<h4>Objective</h4>This study..."), and as Crossref's JATS

@@ -24,7 +24,14 @@ from pydantic import ValidationError
 
 from sitegen.records.identity import listed
 from sitegen.records.markup import plain_text
-from sitegen.records.model import CONTROL_CHARACTER, CslDate, Record, calendar_date, leaving_out_overlong_abstracts
+from sitegen.records.model import (
+    CONTROL_CHARACTER,
+    CslDate,
+    Record,
+    calendar_date,
+    leaving_out_overlong_abstracts,
+    visible_text,
+)
 from sitegen.records.providers import Source
 from sitegen.review.parsing import load_json
 from sitegen.sources.http import Fetcher, Provider, Response, Secrets, SourceError, too_large
@@ -149,8 +156,9 @@ def _a_later_page(executed: list[str]) -> bool:
 
 
 def text_value(value: Any) -> str | None:
-    """A string with its ends stripped, or None when it is not a string or is blank."""
-    return value.strip() if isinstance(value, str) and value.strip() else None
+    """A string with its ends stripped, or None when it is not a string or is blank: holds nothing a reader can
+    see (a zero-width space or a byte-order mark alone is no name, and a record refuses a name it cannot show)."""
+    return value.strip() if isinstance(value, str) and visible_text(value) else None
 
 
 def element_text(node: etree._Element | None) -> str | None:
@@ -161,7 +169,8 @@ def element_text(node: etree._Element | None) -> str | None:
     if node is None:
         return None
     # XML holds no C0 control character, but DEL and the C1 ones it does: the record format refuses them.
-    return " ".join(CONTROL_CHARACTER.sub(" ", "".join(node.itertext())).split()) or None
+    text = " ".join(CONTROL_CHARACTER.sub(" ", "".join(node.itertext())).split())
+    return text if visible_text(text) else None  # as `text_value`: invisible characters alone are no text
 
 
 def element_plain_text(node: etree._Element | None) -> str | None:
