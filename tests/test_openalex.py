@@ -258,6 +258,9 @@ def test_fields_of_the_wrong_type_are_absent_not_a_crash():
     assert record.issued.date_parts == [[2020]]
     assert openalex.abstract_from_inverted_index({"a": [0], "b": [True]}) is None  # a boolean is no position
     assert openalex.abstract_from_inverted_index(["a"]) is None
+    # Two words at one position: either would be a guess, so no abstract rather than a wrong one
+    assert openalex.abstract_from_inverted_index({"Hello": [0], "world": [0, 1]}) is None
+    assert openalex.abstract_from_inverted_index({"no": [0, 2], "gap": [3]}) == "no no gap"  # gaps are normal
     assert openalex.related_ids({"referenced_works": "W1"}, "referenced_works") == []
 
 

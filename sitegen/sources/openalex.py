@@ -90,7 +90,8 @@ MAX_ABSTRACT_WORDS = 100_000  # an inverted index claiming more positions is not
 
 
 def abstract_from_inverted_index(index: Any) -> str | None:
-    """Rebuild the abstract text OpenAlex ships as {word: [positions]}; None when it is anything else."""
+    """Rebuild the abstract text OpenAlex ships as {word: [positions]}; None when it is anything else, or when two
+    words claim one position: either would be a guess, and an abstract is what evidence passages are checked against."""
     if not isinstance(index, dict) or not index:
         return None
     positions: dict[int, str] = {}
@@ -100,7 +101,8 @@ def abstract_from_inverted_index(index: Any) -> str | None:
         for place in places:
             if not isinstance(place, int) or isinstance(place, bool) or not 0 <= place < MAX_ABSTRACT_WORDS:
                 return None
-            positions[place] = word
+            if positions.setdefault(place, word) != word:
+                return None
     text = " ".join(positions[i] for i in sorted(positions))
     return without_abstract_heading(text.strip()) or None
 
