@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
 import pytest
+import yaml
 from conftest import EXAMPLE, tree_bytes
 from lxml import html as lxml_html
 
@@ -214,6 +216,54 @@ def hostile_review(example_copy: Path) -> Path:
     return example_copy
 
 
+# Text that would run, or break a page's, a feed's or a download's structure, were it written unescaped: markup
+# and an attribute breaking out of its quotes, template syntax (rendered were it a template's), a Markdown link
+# to a script, a spreadsheet formula, a RIS line break that would end the entry and start another, XML's ends.
+HOSTILE = (f'{XSS} "><img src=x onerror=alert(1)> {{{{ 7*7 }}}}{{% if true %}}TEMPLATE{{% endif %}} '
+           "[x](javascript:alert(1)) ]]></title><!-- -->")
+FORMULA = "=cmd|' /C calc'!A0"
+RIS_BREAK = "\nER  - \nTY  - JOUR\nTI  - smuggled"
+
+
+def hostile_everywhere(example_copy: Path) -> tuple[Path, dict[str, str]]:
+    """`hostile_review`, with HOSTILE planted besides in every other field of an included study and its evidence,
+    of an excluded record, the review's question and authors, a screening note and the protocol's own Markdown,
+    raw HTML and lists; and the planted titles by record id."""
+    hostile_review(example_copy)
+    records = [json.loads(line) for line in (example_copy / "records.jsonl").read_text().splitlines()]
+    titles = {"10.1002/hipo.22095": f"{HOSTILE}{RIS_BREAK}", "10.1002/hipo.22066": f"{FORMULA} {HOSTILE}"}
+    for record in records:
+        if record["id"] in titles:
+            record.update({"title": titles[record["id"]], "container-title": f"+{HOSTILE}", "volume": f"@{HOSTILE}",
+                           "issue": f"-{HOSTILE}", "page": HOSTILE, "abstract": f"{FORMULA}\n{HOSTILE}",
+                           "author": [{"family": f"={HOSTILE}", "given": HOSTILE}, {"literal": f"@{HOSTILE}"}]})
+            record["custom"].update(license=HOSTILE, publication_types=[HOSTILE])
+    (example_copy / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    evidence = example_copy / "evidence" / "wilson-2013-lec.yaml"
+    evidence.write_text(yaml.safe_dump({"record_id": "10.1002/hipo.22095", "findings": [
+        {**{field: f"{FORMULA} {HOSTILE}" for field in ("research_question", "population", "method", "intervention",
+                                                       "finding", "limitations")},
+         "passage": {"text": HOSTILE, "source": "external", "location": f"={HOSTILE}"}}]}))
+    config = yaml.safe_load((example_copy / "review.yaml").read_text())
+    config.update(question=HOSTILE, authors=[{"name": f"={HOSTILE}"}])
+    (example_copy / "review.yaml").write_text(yaml.safe_dump(config))
+    adjudication = example_copy / "screening" / "title-abstract" / "adjudication.csv"
+    rows = list(csv.reader(adjudication.read_text().splitlines()))
+    for row in rows:
+        row[3] = f"{FORMULA} {HOSTILE}" if row[0] in titles else row[3]
+    with adjudication.open("w", newline="") as written:
+        csv.writer(written, lineterminator="\n").writerows(rows)
+    protocol = example_copy / "protocol.md"
+    front, _, body = protocol.read_text().partition("\n---\n")
+    front = front.replace("  - Rodents (rats or mice)", f"  - {json.dumps(HOSTILE)}")
+    front = front.replace("label: Non-rodent species", f"label: {json.dumps(HOSTILE)}")
+    protocol.write_text(f"{front}\n---\n{body}\n{HOSTILE}\n\n<div onclick=\"alert(1)\">block</div>\n\n"
+                        '<a href="javascript:alert(1)">raw link</a> <javascript:alert(1)> <iframe src="x"></iframe>\n\n'
+                        f"- {HOSTILE}\n\n| a | {HOSTILE} |\n|---|---|\n| {FORMULA} | x |\n")
+    relock(example_copy)
+    return example_copy, titles
+
+
 def reanchor_version(review: Path, number: int, head: LedgerEvent) -> dict:
     """Point version `number` at a re-chained ledger head; the payload of its `version` event."""
     path = review / "versions" / f"{number}.json"
@@ -293,7 +343,10 @@ def test_the_protocols_markdown_links_only_web_mail_and_the_sites_own_pages(writ
 def test_the_protocols_markdown_headings_sit_below_the_pages_one_h1():
     from sitegen.site.templates import render_markdown
 
-    shown = lxml_html.fragment_fromstring(str(render_markdown("# Protocol\n\n## Search\n\n###### Deep")),
+    shown = lxml_html.fragment_fromstring(str(render_markdown("# Protocol\n\n## Search\n\n###### Deep\n\n## Back")),
                                           create_parent="div")
-    assert [(h.tag, h.text) for h in shown.iter("h1", "h2", "h3", "h6")] == [
-        ("h2", "Protocol"), ("h3", "Search"), ("h6", "Deep")]
+    # and none skips a level below the heading before it (a screen reader's outline would): ###### under ## is h4
+    assert [(h.tag, h.text) for h in shown.iter("h1", "h2", "h3", "h4", "h5", "h6")] == [
+        ("h2", "Protocol"), ("h3", "Search"), ("h4", "Deep"), ("h3", "Back")]
+    first = lxml_html.fragment_fromstring(str(render_markdown("### Opening deep\n\n#### Under it")), create_parent="div")
+    assert [h.tag for h in first.iter("h2", "h3", "h4", "h5")] == ["h2", "h3"]

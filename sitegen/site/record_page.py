@@ -97,9 +97,11 @@ def screening_history(history: list[StageHistory], reasons: dict[str, str]) -> s
         after = {"awaiting": ": each decision is shown once every required reviewer has decided.",
                  "conflict": ("; the reviewers excluded it for different reasons" if stage.outcome.reasons_differ else "")
                  + ": reasons and notes are shown once the adjudicator has settled it."}
+        title_abstract = stage.stage == "title-abstract"
         parts.append(
-            f'<h3>{"Title and abstract" if stage.stage == "title-abstract" else "Full text"}</h3>\n'
-            '<table class="decisions stack-on-phone">\n'
+            f'<h3>{"Title and abstract" if title_abstract else "Full text"}</h3>\n'
+            '<table class="decisions stack-on-phone">\n<caption class="visually-hidden">Decisions at '
+            f'{"title and abstract screening" if title_abstract else "full-text assessment"}</caption>\n'
             '<thead><tr><th scope="col">Reviewer</th><th scope="col">Decision</th><th scope="col">Reason</th>'
             '<th scope="col">Note</th></tr></thead>\n<tbody>\n' + "\n".join(rows) + "\n</tbody>\n</table>\n"
             f"<p>Outcome: {outcome(stage.outcome, reasons)}{after.get(stage.outcome.decision, '.')}</p>")
@@ -182,7 +184,8 @@ def _identification(entry: Entry) -> str:
                     f'<td data-label="New?">{"first identified" if sighting.first else "seen before"}</td></tr>')
     times = "time" if len(sightings) == 1 else "times"
     return (f"<h2>Identification</h2>\n<p>Returned {len(sightings)} {times}, as the provenance ledger records each "
-            'run.</p>\n<table class="sightings stack-on-phone">\n<thead><tr><th scope="col">Run</th>'
+            'run.</p>\n<table class="sightings stack-on-phone">\n'
+            '<caption class="visually-hidden">Runs and imports that returned this record</caption>\n<thead><tr><th scope="col">Run</th>'
             '<th scope="col">Search</th><th scope="col">Source</th><th scope="col">New?</th></tr></thead>\n<tbody>\n'
             + "\n".join(rows) + "\n</tbody>\n</table>")
 

@@ -47,13 +47,38 @@ _markdown.validateLink = _site_link
 
 def _demote_headings(state) -> None:
     """The page around the Markdown owns the one <h1> (its title): a protocol opening with '# Protocol'
-    would give the page a second, so each heading is moved one level down (h6 stays h6)."""
+    would give the page a second, so each heading is moved one level down (h6 stays h6). Nor is a heading
+    more than one level below the one before it (a '####' under a '#' is an <h3>, a first '###' an <h2>): a
+    screen reader's outline of the page would skip a level."""
+    level = 1  # the page's <h1>: the Markdown is a section of its own, after the page's <h2> sections
     for token in state.tokens:
-        if token.type in ("heading_open", "heading_close"):
-            token.tag = f"h{min(int(token.tag[1:]) + 1, 6)}"
+        if token.type == "heading_open":
+            level = min(int(token.tag[1:]) + 1, 6, level + 1)
+            token.tag = f"h{level}"
+        elif token.type == "heading_close":  # a heading holds no other: it closes the one just opened
+            token.tag = f"h{level}"
 
 
 _markdown.core.ruler.push("demote_headings", _demote_headings)
+
+
+def _name_tables(state) -> None:
+    """Each table of the Markdown is named for a screen reader (Markdown has no caption) by the heading it sits
+    under, numbered when that heading has several ("Search, table 2"), and its header cells head their columns."""
+    heading, tables = "Table of the protocol", 0
+    for index, token in enumerate(state.tokens):
+        if token.type == "heading_open":
+            inline = state.tokens[index + 1]
+            heading = "".join(child.content for child in inline.children or [] if child.type in ("text", "code_inline"))
+            heading, tables = heading.strip() or "Table of the protocol", 0
+        elif token.type == "table_open":
+            tables += 1
+            token.attrSet("aria-label", heading if tables == 1 else f"{heading}, table {tables}")
+        elif token.type == "th_open":
+            token.attrSet("scope", "col")  # Markdown's header cells are its one header row
+
+
+_markdown.core.ruler.push("name_tables", _name_tables)
 
 
 def _table_in_its_own_box(renderer, tokens, index, options, env) -> str:
