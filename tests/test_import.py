@@ -596,3 +596,29 @@ def test_one_entry_and_the_records_imported_outside_a_batch_are_named_as_such(si
     code, out, err = sitegen("screen", "kappa", review)
     assert code == 0, err
     assert "imported outside a batch, title-abstract: reviewer-a × reviewer-b" in out and "batch -" not in out
+
+
+def test_an_address_hiding_where_it_leads_reaches_no_page_or_download(sitegen, tmp_path):
+    # https://www.nature.com@evil.example/ leads to evil.example, and https://reader:secret@host/ would publish a
+    # password: each is left out with a note. A host in look-alike letters (a Cyrillic а in "nature") is kept as
+    # the xn-- name a browser goes to, in the record and so in every download.
+    review = new_review(sitegen, tmp_path)
+    items = [{"id": "a", "type": "article-journal", "title": "A study of rats", "DOI": "10.1234/rats",
+              "URL": "https://www.nature.com@evil.example/rats",
+              "custom": {"fulltext_url": "https://reader:secret@europepmc.org/rats"}},
+             {"id": "b", "type": "article-journal", "title": "A study of mice", "DOI": "10.1234/mice",
+              "URL": "https://www.n\u0430ture.com/mice", "custom": {"fulltext_url": "https://example.org/\u200bmice"}}]
+    (tmp_path / "items.json").write_text(json.dumps(items), encoding="utf-8")
+    warnings = import_json(sitegen, review, tmp_path / "items.json", "--at", FIRST)["files"][0]["warnings"]
+    assert sum("names a user or a password before its host" in warning for warning in warnings) == 2
+    assert sum("invisible character" in warning for warning in warnings) == 1
+    records = {json.loads(line)["id"]: json.loads(line) for line in (review / "records.jsonl").read_text().splitlines()}
+    assert records["10.1234/mice"]["URL"] == "https://www.xn--nture-4ve.com/mice"
+    assert "URL" not in records["10.1234/rats"] and "fulltext_url" not in records["10.1234/rats"]["custom"]
+    code, _, err = sitegen("build", review, "--out", tmp_path / "site")
+    assert code == 0, err
+    site = tree_bytes(tmp_path / "site")
+    for hidden in ("evil.example", "secret", "n\u0430ture", "\u200b"):
+        assert not [path for path, content in site.items() if hidden.encode() in content], hidden
+    for download in ("records.ris", "records.bib", "records.csv", "records.json"):
+        assert b"https://www.xn--nture-4ve.com/mice" in site[f"downloads/{download}"], download

@@ -12,12 +12,13 @@ import pytest
 import yaml
 from conftest import EXAMPLE, rendered
 from lxml import html as lxml_html
+from pydantic import ValidationError
 from test_build import XSS, hostile_review
 from test_verification_pages import ONE_INDEX, ONE_INDEX_STATUS, axis_sections, without_verification
 
 from sitegen.living.ledger import append
-from sitegen.records.model import CslName, Record
-from sitegen.review.models import VERIFICATION_AXES, VerificationPayload
+from sitegen.records.model import CslName, Record, web_address_problem
+from sitegen.review.models import VERIFICATION_AXES, PassageCheck, VerificationPayload
 from sitegen.review.transaction import Transaction
 from sitegen.site.pages import Site, page_slug
 from sitegen.site.studies import (
@@ -277,7 +278,9 @@ def test_evidence_csv_is_neutralised_and_links_stay_web_addresses(example_copy):
 
 
 @pytest.mark.parametrize("field", ["URL", "fulltext_url"])
-@pytest.mark.parametrize("address", ["javascript:alert(1)", "data:text/html,x", "www.example.org/paper", "https://"])
+@pytest.mark.parametrize("address", ["javascript:alert(1)", "data:text/html,x", "www.example.org/paper", "https://",
+                                     "https://www.nature.com@evil.example/", "https://user:pass@host/",
+                                     "https://www.n\u0430ture.com/", "https://evil.example\\@doi.org/"])
 def test_a_record_holds_only_web_addresses(sitegen, example_copy, field, address):
     # A record's addresses are linked from its pages and written into every download: a record holding
     # any other is refused at its line, before a page or a download could carry it.
@@ -422,6 +425,40 @@ def test_notices_come_from_what_the_record_says():
                                                 ("data:text/html,x", False), (None, False)])
 def test_only_web_addresses_become_links(value, linked):
     assert web_address(value) == (value if linked else None)
+
+
+@pytest.mark.parametrize(("value", "kept"), [
+    # a user or a password before the host: the page would read as nature.com and lead to evil.example
+    ("https://www.nature.com@evil.example/", None), ("https://user:pass@host/paper", None),
+    ("http://doi.org:80@evil.example/", None),
+    # what a page cannot show or a download would split at; a backslash, read as '/' by browsers alone
+    ("https://host/a b", None), ("https://host/a\tb", None), ("https://host/a\nER  - ", None),
+    ("https://ex\u200bample.org/", None), ("https://example.org/\u202egpj.exe", None), ("https://host/\xa0", None),
+    ("https://evil.example\\@doi.org/", None),
+    # no host, or one that cannot be: a percent-encoded host, which browsers decode
+    ("https:///evil.example", None), ("https://host:99999/", None), ("https://%65vil.example/", None),
+    ("https://-evil.example/", None), ("https://a..b/", None),
+    # a host outside ASCII as the xn-- name a browser goes to: a look-alike shows as what it is
+    ("https://www.n\u0430ture.com/x", "https://www.xn--nture-4ve.com/x"),
+    ("https://b\u00fccher.example/caf\u00e9", "https://xn--bcher-kva.example/caf\u00e9"),
+    # kept as written: what follows the host (a SICI DOI's address), a port, an IPv6 host, '@' after the host
+    ("https://doi.org/10.1002/(sici)1097-4636(199703)35:1<1::aid-jbm1>3.0.co;2-r",
+     "https://doi.org/10.1002/(sici)1097-4636(199703)35:1<1::aid-jbm1>3.0.co;2-r"),
+    ("https://example.org:8443/a?b=1#c", "https://example.org:8443/a?b=1#c"), ("http://[::1]/x", "http://[::1]/x"),
+    ("https://example.org/@user", "https://example.org/@user"), ("https://example.org#@evil", "https://example.org#@evil"),
+])
+def test_an_address_that_hides_where_it_leads_is_refused_or_written_as_it_leads(value, kept):
+    assert web_address(value) == kept
+    assert (web_address_problem(value) is None) == (kept == value)
+
+
+def test_a_full_texts_address_from_verification_follows_the_records_rule():
+    # A passage's full text is linked from the study's page like a record's addresses, and read from the ledger.
+    found = {"finding": 0, "source": "fulltext", "result": "found", "found_in": "fulltext"}
+    assert PassageCheck(**found, url="https://europepmc.org/articles/PMC1").url == "https://europepmc.org/articles/PMC1"
+    for url in ("https://reader:secret@europepmc.org/articles/PMC1", "http://europepmc.org/articles/PMC1"):
+        with pytest.raises(ValidationError, match="user or a password|https://"):
+            PassageCheck(**found, url=url)
 
 
 def test_two_reports_of_one_study_are_counted_as_one_study_on_every_page(example_copy, tmp_path):

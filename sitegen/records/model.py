@@ -140,21 +140,76 @@ Visible = AfterValidator(visible)
 
 
 _WEB_ADDRESS = re.compile(r"https?://\S", re.IGNORECASE)
+# What may follow the scheme: an optional port after the host, a host that is a bracketed IPv6 address or a name.
+_AUTHORITY = re.compile(r"(?P<host>\[[0-9A-Fa-f:.]+\]|[^:\[\]]+)(?::(?P<port>[0-9]{1,5}))?")
+# A host name as DNS and browsers spell one in ASCII (an internationalised name as its xn-- form).
+_HOST_NAME = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?)*\.?")
+
+
+def web_address_problem(value: str) -> str | None:
+    """Why `value` is not a web address a record may hold, as the record would hold it (`web_address`), or None."""
+    cleaned, problem = _cleaned_web_address(value)
+    if problem:
+        return f"is not a web address: {problem}"
+    if cleaned != value:
+        return f"is not a web address as sitegen writes one: {cleaned} (a host outside ASCII in its xn-- form)"
+    return None
 
 
 def web_address(value: str | None) -> str | None:
-    """`value` if it is an http(s) address, else None: text from a provider or a file could say javascript:."""
-    return value if value and _WEB_ADDRESS.match(value) else None
+    """`value` as a web address a page may link and a download may hold, else None: text from a provider or a file
+    could say javascript:, or hide where it leads. Cleaned as a browser would read it (`_cleaned_web_address`)."""
+    return _cleaned_web_address(value)[0] if value else None
+
+
+def _cleaned_web_address(value: str) -> tuple[str | None, str]:
+    """(the http(s) address `value` written so that it reads as where it leads, "") or (None, why it cannot be).
+
+    Refused: an address naming a user or a password before its host (https://www.nature.com@evil.example/
+    leads to evil.example, and https://user:pass@host/ would publish a password); one holding a space, a line
+    break, a control or an invisible character (which a page could not show and a download would split at);
+    a backslash, which browsers read as "/" and other programs do not, so they disagree on the host. Cleaned,
+    as a browser would send it: a host outside ASCII as its IDNA form (a look-alike, www.nаture.com with a
+    Cyrillic а, shows as the xn-- name it is). What follows the host is kept as written: every writer escapes
+    it for its format (a page's attribute, BibTeX's braces), and a DOI's address holds what its DOI holds
+    (a SICI DOI's '<' and '>')."""
+    if not _WEB_ADDRESS.match(value):
+        return None, "it does not start http:// or https://"
+    if not value.isprintable() or any(char.isspace() for char in value):
+        return None, "it holds a space, a line break, a control or an invisible character"
+    if "\\" in value:
+        return None, "it holds a backslash, which browsers read as '/' and other programs do not"
+    scheme, _, rest = value.partition("://")
+    authority_end = next((place for place, char in enumerate(rest) if char in "/?#"), len(rest))
+    authority, after = rest[:authority_end], rest[authority_end:]
+    if "@" in authority:
+        return None, ("it names a user or a password before its host (user@host), which hides where it leads "
+                      "and can publish a password")
+    found = _AUTHORITY.fullmatch(authority)
+    if found is None or (found["port"] and int(found["port"]) > 65535):
+        return None, "it names no host, or a host or port that cannot be"
+    host = found["host"]
+    if not host.startswith("["):
+        if not host.isascii():
+            try:
+                host = host.encode("idna").decode("ascii")
+            except UnicodeError:
+                return None, "its host is not a name the internet's naming system can hold"
+        if not _HOST_NAME.fullmatch(host):
+            return None, "its host is not a name the internet's naming system can hold"
+    port = f":{found['port']}" if found["port"] else ""
+    return f"{scheme}://{host}{port}{after}", ""
 
 
 def _a_web_address(value: str) -> str:
-    if web_address(value) is None:
-        raise ValueError("is not a web address (one starting http:// or https://)")
+    if problem := web_address_problem(value):
+        raise ValueError(problem)
     return value
 
 
 # The addresses a record holds are linked from its pages and written into every download (RIS UR, BibTeX
-# url, CSV): only web addresses, so no download or page can carry a javascript: or data: link.
+# url, CSV, CSL-JSON): only web addresses as `web_address` cleans them, so no download or page can carry a
+# javascript: or data: link, a user or password before a host, or a host that looks like another.
 WebAddress = Annotated[str, Printable, AfterValidator(_a_web_address)]
 
 

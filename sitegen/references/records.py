@@ -41,6 +41,7 @@ from sitegen.records.model import (
     publication_year,
     visible_text,
     web_address,
+    web_address_problem,
 )
 from sitegen.records.names import author_names, split_name
 from sitegen.records.pages import as_range
@@ -194,9 +195,9 @@ def _address(entry: Entry, field: str, notes: list[str]) -> str | None:
     out with a note: a record links only to web addresses."""
     url = _text(entry.get(field), field, notes)
     if url and web_address(url) is None:
-        notes.append(f"{field} {url[:80]!r} is not a web address (http:// or https://); left out")
+        notes.append(f"{field} {url[:80]!r} {web_address_problem(url)}; left out")
         return None
-    return url or None
+    return web_address(url)  # as a browser reads it: a host outside ASCII in its xn-- form (see web_address)
 
 
 def _abstract(entry: Entry, notes: list[str]) -> str | None:

@@ -25,6 +25,7 @@ from sitegen.records.model import (
     Printable,
     Strict,
     Visible,
+    WebAddress,
     check_record_id,
     check_record_ids,
 )
@@ -521,7 +522,8 @@ class PassageCheck(Strict):
     found_in: Literal["abstract", "fulltext"] | None = None
     section: Reason | None = None  # the full text's section path, e.g. "Methods › Cell culture"
     licence: Reason | None = None  # of the full text the passage was found in (or checked against)
-    url: Annotated[str, worded_pattern(r"^https://", "an address starting https://")] | None = None  # the full text's
+    # The full text's, linked from the study's page: a web address as a record's are (`WebAddress`), and https.
+    url: Annotated[WebAddress, worded_pattern(r"^https://", "an address starting https://")] | None = None
 
 
 class VerificationPayload(Strict):
