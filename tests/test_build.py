@@ -3,21 +3,26 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
+import re
 from pathlib import Path
 
 import pytest
 import yaml
 from conftest import EXAMPLE, tree_bytes
+from lxml import etree
 from lxml import html as lxml_html
 
 from sitegen.commands import build
 from sitegen.errors import OutputRefused, SitegenError
 from sitegen.living.ledger import anchor, event_line, next_event
 from sitegen.living.versions import version_hash, version_text
+from sitegen.references.table import FORMULA_STARTS
 from sitegen.review.folder import protocol_hash
 from sitegen.review.models import LedgerEvent, VersionRecord
 from sitegen.site import output
+from sitegen.site.feed import ATOM as ATOM_NAMESPACE
 
 XSS = "<script>alert(1)</script>"
 
@@ -321,6 +326,71 @@ def test_now_earlier_than_the_ledger_is_refused(example_copy, tmp_path, sitegen)
     # whole environment (Nix: 1980), it gives way to the latest ledger event, as reproducible builds clamp times.
     latest = max(json.loads(line)["ts"] for line in (example_copy / "ledger.jsonl").read_text().splitlines())
     assert build(example_copy, tmp_path / "site", environ={"SOURCE_DATE_EPOCH": "315532800"}).built_at == latest
+
+
+def test_hostile_text_in_every_field_runs_nowhere_and_breaks_no_file(example_copy, tmp_path):
+    """Markup, template syntax, Markdown links, formulas and RIS line breaks in every field a reader sees: every
+    page stays the page it was (no script, no handler, no link but to the web, mail or the site), the text is shown
+    as written (the template syntax too: nothing renders it), and every feed, image, JSON, CSV, RIS and BibTeX file
+    keeps its structure."""
+    review, titles = hostile_everywhere(example_copy)
+    site = tmp_path / "site"
+    build(review, site, environ={})
+    records = len((review / "records.jsonl").read_text().splitlines())
+    pages = sorted(path for path in site.rglob("*.html") if "pagefind" not in path.relative_to(site).parts)
+    for path in pages:
+        page = lxml_html.fromstring(path.read_bytes())
+        for element in page.iter(etree.Element):  # elements, not comments
+            assert not [name for name in element.attrib if name.lower().startswith("on")], path
+            assert element.tag not in ("img", "iframe", "object", "embed", "base", "meta") or (
+                element.tag == "meta" and element.getparent().tag == "head"), path
+            for name in ("href", "src", "action"):
+                address = element.get(name, "")
+                scheme = address.split(":", 1)[0].lower() if ":" in address.split("/", 1)[0] else ""
+                assert scheme in ("", "http", "https", "mailto") or (element.tag, address) == ("link", "data:,"), path
+        assert not page.xpath("//body//style"), path  # the theme's one <style> is the head's
+        for script in page.iter("script"):  # only the site's own files, none written inline
+            assert script.get("src", "").endswith(".js") and not (script.text or "").strip(), path
+    main = lxml_html.fromstring(next((site / "records").glob("10.1002-hipo.22095-*.html")).read_bytes())
+    assert " ".join(main.findtext(".//h1").split()) == " ".join(titles["10.1002/hipo.22095"].split())
+    protocol = lxml_html.fromstring((site / "protocol.html").read_bytes()).get_element_by_id("main")
+    assert HOSTILE in protocol.text_content() and not protocol.xpath(".//*[@onclick] | .//div[text()='block']")
+    # the feed, the diagrams and the JSON files are well-formed, with the titles as text
+    safe_xml = etree.XMLParser(resolve_entities=False, no_network=True)
+    feed = etree.fromstring((site / "feed.xml").read_bytes(), safe_xml)
+    assert titles["10.1002/hipo.22095"] in [title.text for title in feed.iter("{*}title")]
+    assert not [element for element in feed.iter() if etree.QName(element).namespace != ATOM_NAMESPACE]
+    for path in site.rglob("*.svg"):
+        etree.fromstring(path.read_bytes(), safe_xml)
+    exported = {entry["id"]: entry for entry in json.loads((site / "downloads" / "records.json").read_bytes())}
+    assert {exported[record_id]["title"] for record_id in titles} == set(titles.values())
+    for path in site.rglob("*.json"):
+        json.loads(path.read_bytes())
+    # no cell of a CSV starts a formula on any of its lines, and every row stays one row
+    for path in (site / "downloads").glob("*.csv"):
+        rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"), newline="")))
+        assert len({len(row) for row in rows if row}) == 1, path
+        for cell in (cell for row in rows for cell in row):
+            assert not [line for line in re.split(r"[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]", cell)
+                        if line[:1] in FORMULA_STARTS], (path, cell)
+    records_csv = list(csv.DictReader(io.StringIO((site / "downloads" / "records.csv").read_text(encoding="utf-8"))))
+    assert len(records_csv) == records
+    # one RIS entry per record, none smuggled in by a title's line break; BibTeX's braces balanced in each entry
+    ris = (site / "downloads" / "records.ris").read_text(encoding="utf-8")
+    assert len(re.findall(r"^TY  - ", ris, re.M)) == len(re.findall(r"^ER  - ", ris, re.M)) == records
+    assert "\nTI  - smuggled" not in ris
+    bibtex = (site / "downloads" / "records.bib").read_text(encoding="utf-8")
+    entries = re.split(r"^(?=@)", bibtex, flags=re.M)[1:]
+    assert len(entries) == records
+    for entry in entries:
+        depth = 0
+        for char in entry:
+            depth += {"{": 1, "}": -1}.get(char, 0)
+            assert depth >= 0, entry
+        assert depth == 0, entry
+    # a Markdown digest links no script: a title's link syntax is shown, escaped
+    for path in (site / "downloads").glob("*.md"):
+        assert "](javascript" not in path.read_text(encoding="utf-8"), path
 
 
 @pytest.mark.parametrize(("written", "href"), [
