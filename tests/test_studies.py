@@ -431,7 +431,7 @@ def test_only_web_addresses_become_links(value, linked):
     # a user or a password before the host: the page would read as nature.com and lead to evil.example
     ("https://www.nature.com@evil.example/", None), ("https://user:pass@host/paper", None),
     ("http://doi.org:80@evil.example/", None),
-    # what a page cannot show or a download would split at; a backslash, read as '/' by browsers alone
+    # what a page cannot show or a download would split at; a backslash before the path, read as '/' by browsers
     ("https://host/a b", None), ("https://host/a\tb", None), ("https://host/a\nER  - ", None),
     ("https://ex\u200bample.org/", None), ("https://example.org/\u202egpj.exe", None), ("https://host/\xa0", None),
     ("https://evil.example\\@doi.org/", None),
@@ -445,6 +445,7 @@ def test_only_web_addresses_become_links(value, linked):
     ("https://doi.org/10.1002/(sici)1097-4636(199703)35:1<1::aid-jbm1>3.0.co;2-r",
      "https://doi.org/10.1002/(sici)1097-4636(199703)35:1<1::aid-jbm1>3.0.co;2-r"),
     ("https://example.org:8443/a?b=1#c", "https://example.org:8443/a?b=1#c"), ("http://[::1]/x", "http://[::1]/x"),
+    ("https://example.org/a{b}\\c", "https://example.org/a{b}\\c"),
     ("https://example.org/@user", "https://example.org/@user"), ("https://example.org#@evil", "https://example.org#@evil"),
 ])
 def test_an_address_that_hides_where_it_leads_is_refused_or_written_as_it_leads(value, kept):

@@ -168,7 +168,8 @@ def _cleaned_web_address(value: str) -> tuple[str | None, str]:
     Refused: an address naming a user or a password before its host (https://www.nature.com@evil.example/
     leads to evil.example, and https://user:pass@host/ would publish a password); one holding a space, a line
     break, a control or an invisible character (which a page could not show and a download would split at);
-    a backslash, which browsers read as "/" and other programs do not, so they disagree on the host. Cleaned,
+    a backslash before the path, which browsers read as "/" and other programs do not, so they disagree on
+    the host (https://evil.example\\@doi.org/ leads browsers to evil.example, Python's urllib to doi.org). Cleaned,
     as a browser would send it: a host outside ASCII as its IDNA form (a look-alike, www.nаture.com with a
     Cyrillic а, shows as the xn-- name it is). What follows the host is kept as written: every writer escapes
     it for its format (a page's attribute, BibTeX's braces), and a DOI's address holds what its DOI holds
@@ -177,11 +178,11 @@ def _cleaned_web_address(value: str) -> tuple[str | None, str]:
         return None, "it does not start http:// or https://"
     if not value.isprintable() or any(char.isspace() for char in value):
         return None, "it holds a space, a line break, a control or an invisible character"
-    if "\\" in value:
-        return None, "it holds a backslash, which browsers read as '/' and other programs do not"
     scheme, _, rest = value.partition("://")
     authority_end = next((place for place, char in enumerate(rest) if char in "/?#"), len(rest))
     authority, after = rest[:authority_end], rest[authority_end:]
+    if "\\" in authority:
+        return None, "it holds a backslash before its path, which browsers read as '/' and other programs do not"
     if "@" in authority:
         return None, ("it names a user or a password before its host (user@host), which hides where it leads "
                       "and can publish a password")
