@@ -168,11 +168,20 @@ def _start_as_written(text: str, passage: str) -> int | None:
 
 def _starts_word(text: str, start: int, first: str) -> bool:
     """Whether a quotation starting with `first` may start at `start` of `text`: not inside a word, nor inside a
-    number ("5" of "0.5", "000" of "1,000")."""
+    number ("5" of "0.5", "000" of "1,000"), nor after its minus sign (`_after_minus`)."""
     if not first.isalnum() or start == 0:
         return True
     before = text[start - 1]
-    return not before.isalnum() and not (first.isdigit() and before in ".," and start > 1 and text[start - 2].isdigit())
+    return not before.isalnum() and not (first.isdigit() and before in ".," and start > 1 and text[start - 2].isdigit()) \
+        and not (first.isdigit() and _after_minus(text, start))
+
+
+def _after_minus(text: str, start: int) -> bool:
+    """Whether the number at `start` of `text` has a minus sign: a hyphen before it that no digit precedes ("-0.5",
+    "by -0.5", which `comparable_passage` makes "by-0.5"; a hyphen after a digit is a range's, "0.70-0.97"). "0.5 kg"
+    quoted from "−0.5 kg" is another number, as "5 mg" of "0.5 mg" is. (A compound's "COVID-19" reads so too: a
+    quotation starting inside it starts inside a word.)"""
+    return text[start - 1] == "-" and (start < 2 or not text[start - 2].isdigit())
 
 
 def _ends_word(text: str, end: int, last: str) -> bool:
@@ -197,7 +206,7 @@ def _part_pattern(part: str) -> re.Pattern[str]:
             pattern += " ?"
         pattern += re.escape(char) + ("?" if char in "^_" else "")
     if first.isalnum():
-        pattern = r"(?<![^\W_])" + (r"(?<!\d[.,])" if first.isdigit() else "") + pattern
+        pattern = r"(?<![^\W_])" + (r"(?<!\d[.,])(?<!(?<!\d)-)" if first.isdigit() else "") + pattern
     if last.isalnum():
         pattern += r"(?![^\W_])" + (r"(?![.,]\d)" if last.isdigit() else "")
     return re.compile(pattern)

@@ -227,3 +227,34 @@ def test_a_passage_quoted_across_two_paragraphs_is_in_the_section_it_starts_in()
     for quoted in (passage, f"\u201c{passage}\u201d", passage.replace("In seven", "in seven")):
         found = jats.find_passage(quoted, paragraphs)
         assert (found.id, found.section) == ("p23", "Results"), quoted
+
+
+# --------------------------------------------------------------------------- a number's minus sign is the number's
+
+SIGNED = Record(id="10.1000/signed", DOI="10.1000/signed", title="Weight and temperature",
+                abstract="Body weight changed by \u22120.5 kg (95% CI \u22120.9 to \u22120.1) with treatment and by "
+                         "-1.2 kg with placebo; core temperature fell to \u22123 \u00b0C. Hazard ratio 0.82 "
+                         "(0.70\u20130.97). Effect size d = -0.4 in COVID-19 patients.")
+
+
+@pytest.mark.parametrize("passage", [
+    "0.5 kg (95% CI",  # of "−0.5 kg": the sign flipped
+    "0.1) with treatment",
+    "1.2 kg with placebo",  # a hyphen-minus, as a keyboard types it
+    "3 \u00b0C. Hazard ratio",
+    "0.5 kg ... 1.2 kg with placebo",  # a part of a quotation with words left out
+    "[it] changed by \u22120.5 kg ... 0.9 to \u22120.1",
+])
+def test_a_number_quoted_without_its_minus_sign_is_another_number(passage):
+    # "0.5 kg" is not the abstract's "−0.5 kg" (a loss, not a gain), as "5 mg" is not "0.5 mg"
+    assert faithfulness_verdict(SIGNED, evidence(SIGNED, passage), None).verdict == "contradicted"
+
+
+@pytest.mark.parametrize("passage", [
+    "changed by -0.5 kg (95% CI -0.9 to -0.1)",
+    "\u22120.5 kg",
+    "0.97). Effect size d=\u22120.4",  # the end of a range: its dash is no minus sign
+    "fell to \u22123\u00b0C",
+])
+def test_a_number_quoted_with_its_sign_or_after_a_range_dash_is_verified(passage):
+    assert faithfulness_verdict(SIGNED, evidence(SIGNED, passage), None).verdict == "verified"
