@@ -647,3 +647,24 @@ def test_a_numbered_draft_is_not_told_to_remove_its_entries(manuscript):
     run(manuscript)
     assert "uncited entry" not in {row["type"] for row in problems(manuscript, 1)}
     assert "sentences cite in a style naming no .bib key" in (round_dir(manuscript, 1) / "problems.md").read_text()
+
+
+def test_a_footnote_citing_by_key_is_read_and_leaves_no_entry_unjudged():
+    # A pandoc draft whose footnote cites by key: the note's label "[^1]:" is no citation, and a reference to the
+    # note cites what the note cites, so an entry nothing cites is still found (it was not, while any note existed)
+    text = ("# Results\n\nSleep improves recall.[^1] Rats remember objects [@doe2020].\n\n"
+            "[^1]: As shown by @smith2019, sleep consolidates memory.\n")
+    review = claims.check(text, ["doe2020", "smith2019", "unused2021"])
+    assert [(finding.kind, finding.key) for finding in review.findings] == [("uncited entry", "unused2021")]
+    note = next(sentence for sentence in review.citing if sentence.note == "1")
+    assert (note.text, note.keys, note.other_citations, note.line) == (
+        "As shown by @smith2019, sleep consolidates memory.", ("smith2019",), (), 5)
+    assert review.other_citations == 0
+
+
+def test_a_footnote_citing_in_words_may_name_any_entry():
+    text = ("# Results\n\nSleep improves recall.[^a]\n\n"
+            "[^a]: J. Smith, Sleep and memory (Oxford, 2019), 33.\n")
+    review = claims.check(text, ["smith2019"])
+    assert review.findings == ()  # smith2019 is not called uncited
+    assert review.other_citations == 2  # the reference to the note, and the note's "(Oxford, 2019)"

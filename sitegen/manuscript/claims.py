@@ -9,7 +9,8 @@ Pure: text in, findings out. The rules (docs/manuscript-loop.md lists them for u
 - A citation is pandoc's `[@key]`, `[see @a, p. 3; @b]`, `[-@key]` or in-text `@key` (an `@` after a
   letter or digit is an e-mail address, not a citation), or LaTeX's `\\cite{a,b}` family (`\\citep`,
   `\\textcite`, `\\parencite`, …). `remove_key` and `rename_key` edit citations by the same grammar. A numbered,
-  superscript, footnote or author-year citation (`OTHER_CITATION`) names no key: its sentence cites, but no entry.
+  superscript, footnote or author-year citation (`OTHER_CITATION`) names no key: its sentence cites, but no entry
+  (a footnote whose text cites by key only is read as a paragraph, and a reference to it names its keys).
 - Sentences end at `.`, `!` or `?` followed by a space and a capital letter, a digit, a quote, `[` or
   `@`, except after common abbreviations (e.g., i.e., et al., Fig., vs., …) and single initials, or at
   the full-width `。！？`; never inside a matched bracket pair (one never closed is ignored).
@@ -46,6 +47,9 @@ BOLD_HEADING = re.compile(r"\s{0,3}(?:\*\*|__)(.+?)(?:\*\*|__)\s*(?:[:：]\s*)?$
 SETEXT_UNDERLINE = re.compile(r"\s{0,3}(=+|-+)\s*$")
 FENCE = re.compile(r"\s{0,3}(`{3,}|~{3,})")
 LIST_MARKER = re.compile(r"\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+")
+# A footnote's definition ("[^1]: As @doe2020 showed, ..."): its label is no citation, and its text is a paragraph.
+FOOTNOTE_DEFINITION = re.compile(r"\s{0,3}\[\^([^\]\s]+)\]:\s*")
+FOOTNOTE_REFERENCE = re.compile(r"\[\^([^\]\s]+)\]")
 BACKTICKS_OR_LINE_END = re.compile(r"`+|\n")  # what opens or closes inline code, and where it must close
 # pandoc's citation key: starts with a letter, digit or _, and may hold :.#$%&-+?<>~/ between them.
 KEY = r"([A-Za-z0-9_](?:\w|[:.#$%&\-+?<>~/](?=\w))*|\{[^{}]+\})"
@@ -156,6 +160,7 @@ class Sentence(Strict):
     span: tuple[int, int]  # where it is in the draft's text: [start, end) character offsets
     # citations in a style with no key ("[2]", "(Smith et al., 2020)", "[^1]"): it cites, but not an entry by name
     other_citations: tuple[str, ...] = ()
+    note: str | None = None  # the label of the footnote whose text the sentence is in ("[^1]: ...")
 
     @property
     def location(self) -> str:
@@ -187,6 +192,7 @@ class ClaimReview(Strict):
 class _Block:
     section: str
     lines: list[tuple[int, int, str]]  # line number, offset of the text in the draft, the text
+    note: str | None = None  # the footnote's label, when the block is a footnote's text
 
 
 def sentences(text: str) -> list[Sentence]:
@@ -198,7 +204,7 @@ def sentences(text: str) -> list[Sentence]:
         for number, (line, span, sentence) in enumerate(_split(block.lines), start=1):
             found.append(Sentence(section=block.section, paragraph=paragraphs[block.section], number=number,
                                   line=line, text=sentence, keys=cited_keys(sentence), span=span,
-                                  other_citations=other_citations(sentence)))
+                                  other_citations=other_citations(sentence), note=block.note))
     return found
 
 
@@ -317,12 +323,27 @@ def check(text: str, bib_keys: list[str]) -> ClaimReview:
     # An entry cited anywhere (a table, a block quote, a footnote the prose rules skip) is in use; and any
     # entry may be what a numbered or author-year citation names.
     anywhere = set(cited) | set(cited_keys(text))
-    otherwise = sum(1 for sentence in read if sentence.other_citations)
+    notes = _notes_citing_keys(read)
+    otherwise = sum(1 for sentence in read if any(not _cites_through(citation, notes)
+                                                  for citation in sentence.other_citations))
     if EVERY_ENTRY not in anywhere and not otherwise:
         findings += [ClaimFinding(kind="uncited entry", key=key) for key in bib_keys if key not in anywhere]
     return ClaimReview(sentences=len(read), cited_keys=cited,
                        citing=tuple(s for s in read if s.keys or s.other_citations), findings=tuple(findings),
                        other_citations=otherwise)
+
+
+def _notes_citing_keys(read: list[Sentence]) -> set[str]:
+    """The labels of the draft's footnotes whose text cites by key only ("[^1]: As @doe2020 showed."): a reference to
+    one cites what its text cites, which the check reads there, so it is no citation in a style naming no key (a note
+    citing in words, "Smith, Memory, 2020, 33.", may name any entry, and still is one)."""
+    keyed = {sentence.note for sentence in read if sentence.note is not None and sentence.keys}
+    otherwise = {sentence.note for sentence in read if sentence.note is not None and sentence.other_citations}
+    return keyed - otherwise
+
+
+def _cites_through(citation: str, notes: set[str]) -> bool:
+    return (reference := FOOTNOTE_REFERENCE.fullmatch(citation)) is not None and reference.group(1) in notes
 
 
 def _paragraphs(text: str) -> list[_Block]:
@@ -338,10 +359,14 @@ def _paragraphs(text: str) -> list[_Block]:
     lines = [line.rstrip("\r\n") for line in lines]
     start = _after_front_matter(lines)
 
+    note: str | None = None
+
     def flush() -> None:
+        nonlocal note
         if current and not skipping_level:
-            blocks.append(_Block(section, list(current)))
+            blocks.append(_Block(section, list(current), note))
         current.clear()
+        note = None
 
     def heading(level: int, title: str) -> None:
         nonlocal section, skipping_level
@@ -402,6 +427,9 @@ def _paragraphs(text: str) -> list[_Block]:
         marker = LIST_MARKER.match(line)
         if marker:
             flush()  # each list item is its own paragraph, whether or not it ends with a full stop
+        elif marker := FOOTNOTE_DEFINITION.match(line):
+            flush()  # a footnote's text is a paragraph, without its label
+            note = marker.group(1)
         rest = line[marker.end() if marker else 0:]
         column = len(line) - len(rest) + len(rest) - len(rest.lstrip())
         current.append((number, offsets[number - 1] + column, rest.strip()))
