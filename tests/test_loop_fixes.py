@@ -668,3 +668,25 @@ def test_a_footnote_citing_in_words_may_name_any_entry():
     review = claims.check(text, ["smith2019"])
     assert review.findings == ()  # smith2019 is not called uncited
     assert review.other_citations == 2  # the reference to the note, and the note's "(Oxford, 2019)"
+
+
+def test_the_entry_a_cited_entrys_crossref_names_is_in_use(manuscript):
+    # A paper in its proceedings (BibTeX's crossref): the proceedings entry is listed by BibTeX and gives the paper
+    # its year and booktitle (never its DOI), so the loop never calls it uncited and suggests removing it
+    bib = manuscript / "references.bib"
+    bib.write_text(bib.read_text() + "\n@inproceedings{doe2019paper,\n  author = {Doe, Jane},\n"
+                   "  title = {Screening with active learning},\n  doi = {10.5555/paper.2019},\n"
+                   "  crossref = {Proc2019},\n}\n\n@proceedings{proc2019,\n  title = {Proceedings of Screening 2019},\n"
+                   "  year = {2019},\n  publisher = {ACM},\n  doi = {10.5555/proc.2019},\n}\n\n@proceedings{unused2018,\n"
+                   "  title = {Proceedings of Screening 2018},\n  year = {2018},\n  doi = {10.5555/proc.2018},\n}\n")
+    draft = manuscript / "draft.md"
+    draft.write_text(draft.read_text().replace("[@wagner2021ai]", "[@wagner2021ai; @doe2019paper]", 1))
+    run(manuscript)
+    findings = json.loads((round_dir(manuscript, 1) / "claim-review.json").read_text())["findings"]
+    assert [finding["key"] for finding in findings if finding["kind"] == "uncited entry"] == ["unused2018"]
+    checks = json.loads((round_dir(manuscript, 1) / "citation-review.json").read_text())
+    [paper] = [check for check in checks if check["key"] == "doe2019paper"]
+    assert paper["crossref"] == "proc2019"
+    assert paper["record"]["issued"] == {"date-parts": [[2019]]}
+    assert paper["record"]["container-title"] == "Proceedings of Screening 2019"
+    assert paper["record"]["DOI"] == "10.5555/paper.2019"

@@ -29,6 +29,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
@@ -309,8 +310,9 @@ def claim_rules(sentence: Sentence) -> tuple[str, ...]:
     return tuple(rules)
 
 
-def check(text: str, bib_keys: list[str]) -> ClaimReview:
-    """The claim check of a draft against the keys of its BibTeX file."""
+def check(text: str, bib_keys: list[str], in_use: Collection[str] = ()) -> ClaimReview:
+    """The claim check of a draft against the keys of its BibTeX file; `in_use`: entries the draft cites through
+    another entry (a crossref's), never uncited."""
     read = sentences(text)
     known = {*bib_keys, EVERY_ENTRY}
     findings: list[ClaimFinding] = []
@@ -322,7 +324,7 @@ def check(text: str, bib_keys: list[str]) -> ClaimReview:
     cited = tuple(dict.fromkeys(key for sentence in read for key in sentence.keys))
     # An entry cited anywhere (a table, a block quote, a footnote the prose rules skip) is in use; and any
     # entry may be what a numbered or author-year citation names.
-    anywhere = set(cited) | set(cited_keys(text))
+    anywhere = set(cited) | set(cited_keys(text)) | set(in_use)
     notes = _notes_citing_keys(read)
     otherwise = sum(1 for sentence in read if any(not _cites_through(citation, notes)
                                                   for citation in sentence.other_citations))

@@ -73,6 +73,7 @@ class CitationCheck(Strict):
     rate_limited: bool = False
     note: str | None = None  # why the entry was not verified (it cannot be read as a record)
     resolved: Record | None = None  # for a conflict: the work its DOI resolves to
+    crossref: str | None = None  # the entry this one's `crossref` names: in use while this one is
 
 
 class ProblemRow(Strict):
@@ -239,11 +240,12 @@ def verify_entries(fetcher: Fetcher, settings: SourceSettings, bib_path: Path, v
         try:
             record = entry_record(entry)
         except ValueError as exc:
-            checks.append(CitationCheck(key=entry.id, line=entry.line, note=f"not verified: {exc}"))
+            checks.append(CitationCheck(key=entry.id, line=entry.line, note=f"not verified: {exc}",
+                                        crossref=entry.parent or None))
             continue
         verdicts = verify(fetcher, settings, record)
         check = CitationCheck(key=entry.id, line=entry.line, record=record, identity=verdicts.identity,
-                              status=verdicts.status, rate_limited=verdicts.rate_limited)
+                              status=verdicts.status, rate_limited=verdicts.rate_limited, crossref=entry.parent or None)
         if check.identity.verdict == "mismatch":
             check.resolved = verdicts.resolved
         checks.append(check)
@@ -406,7 +408,7 @@ def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings
     folder = manuscript.round_dir(number)
     draft = read_source(manuscript.draft)  # read first: a draft that cannot be read stops the round before any request
     checks = verify_entries(fetcher, settings, manuscript.bib, verify)
-    review = claims.check(draft, [check.key for check in checks])
+    review = claims.check(draft, [check.key for check in checks], _crossref_parents(checks, draft))
     rows, apart = problems_of(checks, review)
     by_key = {check.key: check for check in checks}
     rows = [row.model_copy(update={"query": query_for(row, by_key)}) for row in rows]
@@ -450,6 +452,18 @@ class SourcesUnreached(SitegenError):
     """A round in which no index answered: an outage, not a round (exit status 3, as any source not reached)."""
 
     exit_code = EXIT_INCOMPLETE
+
+
+def _crossref_parents(checks: list[CitationCheck], draft: str) -> set[str]:
+    """The entries a cited entry's `crossref` names (a paper's proceedings, a chapter's book): in use, as
+    BibTeX lists them and the cited entry takes its fields from them, so never an uncited entry to remove."""
+    cited = set(claims.cited_keys(draft))
+    by_key = {check.key: check for check in checks}
+    parents: set[str] = set()
+    for key in cited:
+        while (check := by_key.get(key)) is not None and check.crossref and check.crossref not in parents:
+            parents.add(key := check.crossref)
+    return parents
 
 
 def _nothing_reached(checks: list[CitationCheck], searches_answered: list[bool]) -> bool:

@@ -30,6 +30,7 @@ class Entry:
     id: str
     fields: dict[str, str]
     line: int
+    parent: str = ""  # the key of the entry this one's BibTeX `crossref` names (and takes fields from), if any
 
     def get(self, name: str) -> str:
         value = self.fields.get(name, "").strip()

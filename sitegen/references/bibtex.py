@@ -7,6 +7,8 @@ stays braced). Field names are read case-insensitively; "issue" and "booktitle" 
 "number" and "journal" when those are missing. Besides the benchmark's fields an entry has pmid (Scopus's pubmed_id),
 pmcid, arXiv id ("eprint" of an arXiv entry, "arxivid", or a journal naming one), url, issn, keywords, language,
 publisher, note, month and database (Scopus's "source").
+An entry whose `crossref` names another of the file takes from it where and when it appeared (`INHERITED`; the
+parent's title as its booktitle), never the parent's identifiers.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from bibtexparser.library import Library
 from bibtexparser.middlewares.names import InvalidNameError, parse_single_name_into_parts, split_multiple_persons_names
 from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock, ImplicitComment, ParsingFailedBlock
 from bibtexparser.model import Entry as BibEntry
+from bibtexparser.model import Field as BibField
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
 from sitegen.records.entry import ALIASES, Entry
@@ -67,6 +70,11 @@ PUBLISHED_IN_HOWPUBLISHED = frozenset({"misc", "phdthesis", "mastersthesis", "te
 # field ("title = {...}") there is an entry that lost its "@", and would be dropped without a word. The spaces
 # around the key are one run when there is no key: as two (\s*\s*), a run was split every way (300 KB of tabs on
 # a line between entries took minutes).
+# What an entry takes from the entry its `crossref` names (BibTeX's inheritance, for a paper in its proceedings or a
+# chapter in its book): where and when it appeared, never what names the parent work itself (its title is the
+# child's booktitle; its DOI, URL or abstract would make the child be checked as its proceedings).
+INHERITED = frozenset({"year", "date", "month", "booktitle", "journal", "journaltitle", "editor", "publisher",
+                       "address", "location", "organization", "series", "volume", "issn", "isbn"})
 ENTRY_WITHOUT_AT = re.compile(r"\s*(?:[A-Za-z]+\s*[{(]\s*(?:[^\s,{}()=]+\s*)?,|[A-Za-z][\w-]*\s*=\s*[{\"]).*")
 
 
@@ -94,7 +102,8 @@ def read_bibtex(text: str, warnings: list[str] | None = None, skipped: Skipped |
     items = [block if isinstance(block, BibEntry) else _problem(library, block) for block in blocks]
     items = sorted([*items, *lost], key=lambda item: item.line if isinstance(item, ReferenceProblem) else
                    item.start_line + 1)
-    entries = checked(each(lambda entry: _entry(entry, macros, undefined), items), skipped)
+    keys = {entry.key.strip().lower(): entry for entry in library.entries}  # BibTeX matches a crossref in any case
+    entries = checked(each(lambda entry: _entry(entry, macros, undefined, _parent(entry, keys)), items), skipped)
     if undefined and warnings is not None:
         warnings.append(f"{len(undefined)} value(s) name a macro no @string of the file defines, kept as written "
                         f"({', '.join(undefined[:5])}{' ...' if len(undefined) > 5 else ''})")
@@ -143,10 +152,25 @@ def _problem(library: Library, block: ParsingFailedBlock) -> ReferenceProblem:
     return ReferenceProblem(line, f"not valid BibTeX: {reason or 'it does not parse'}")
 
 
-def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str]) -> Entry:
+def _parent(entry: BibEntry, keys: dict[str, BibEntry]) -> BibEntry | None:
+    """The entry `entry`'s crossref names, when the file holds it (a parent's own crossref is not followed)."""
+    named = next((str(field.value) for field in entry.fields if field.key.lower() == "crossref"), "")
+    parent = keys.get(named.strip().strip('{}"').strip().lower())
+    return parent if parent is not None and parent is not entry else None
+
+
+def _inherited(parent: BibEntry | None) -> list[tuple[str, BibField]]:
+    """The fields an entry takes from its crossref's entry, by the name they take (`INHERITED`)."""
+    if parent is None:
+        return []
+    return [("booktitle" if name == "title" else name, field) for field in parent.fields
+            if (name := field.key.lower()) in INHERITED or name == "title"]
+
+
+def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str], parent: BibEntry | None = None) -> Entry:
     values: dict[str, str] = {}
-    for field in entry.fields:
-        name = field.key.lower()
+    own = [(field.key.lower(), field) for field in entry.fields]
+    for name, field in [*own, *(item for item in _inherited(parent) if item[0] not in dict(own))]:
         raw = _value(str(field.value), macros, undefined, field.start_line + 1)
         if LATEX_MARKUP.search(raw) and _nesting(raw) > MAX_LATEX_NESTING:
             raise ReferenceProblem(field.start_line + 1, f"field {name!r} nests its braces more than "
@@ -190,7 +214,7 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str]) -> Ent
     document_type = " ".join(values.get("document_type", "").lower().split())
     key = entry.key.strip()
     pmid_key = re.fullmatch(r"PMID:(\d+)", key)  # Europe PMC's keys
-    return Entry(key, fields({
+    return Entry(key, parent=parent.key.strip() if parent is not None else "", fields=fields({
         # Scopus says what a record is (an erratum, a review, a book chapter it writes as @book) in document_type, as
         # its CSV export does
         **values, "ID": key, "ENTRYTYPE": document_type if document_type in PUBLICATION_TYPES or
@@ -207,7 +231,7 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str]) -> Ent
         "label": "",
         "type": "",  # BibTeX's own `type` field is free text ("Research Article"), no CSL type
         "retracted": "yes" if values.get("note", "").strip().lower() == "retracted" else values.get("retracted", "")}),
-        entry.start_line + 1)
+        line=entry.start_line + 1)
 
 
 # Where BibTeX files other than an arXiv entry's own name the paper's arXiv id: Google Scholar's journal
