@@ -513,3 +513,14 @@ def test_a_codec_refusing_a_file_without_naming_a_byte_is_reported_not_a_traceba
     assert not (tmp_path / "sets.csv").exists()
     code, _, err = sitegen("import", example_copy, source, "--at", "2024-01-01T00:00:00Z", "--encoding", encoding)
     assert code == 1 and f"{source}:1: not {encoding} text" in err and tree_bytes(example_copy) == before
+
+
+@pytest.mark.parametrize(("note", "pmid"), [
+    ("PMID: 12345678", "12345678"),  # Zotero's BibTeX export writes its Extra field as the note
+    ("pmid 12345678", "12345678"),
+    ("Comment in: Lancet. 2020;395:e5. PMID: 32222222", ""),  # another article's PMID, named in free text
+])
+def test_a_bibtex_note_that_is_a_pmid_alone_gives_the_pmid(note, pmid):
+    [entry] = read_references(f"@article{{p, title={{T}}, author={{Doe, J}}, year=2020, note={{{note}}}}}",
+                              "bibtex", [])
+    assert entry.fields["pmid"] == pmid

@@ -28,7 +28,7 @@ from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_la
 
 from sitegen.records.entry import ALIASES, Entry
 from sitegen.records.names import split_name
-from sitegen.references.fields import AND, fields, issns, keywords
+from sitegen.references.fields import AND, NOTE_PMID, fields, issns, keywords
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, written_year
 from sitegen.references.records import CSL_TYPES, NAMES_LEFT_OUT, PUBLICATION_TYPES
 
@@ -220,7 +220,8 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str], parent
         **values, "ID": key, "ENTRYTYPE": document_type if document_type in PUBLICATION_TYPES or
         document_type in CSL_TYPES else entry_type,
         # Scopus writes the PMID as pubmed_id (its CSV's "PubMed ID")
-        "pmid": values.get("pmid") or values.get("pubmed_id") or (pmid_key.group(1) if pmid_key else ""),
+        "pmid": values.get("pmid") or values.get("pubmed_id") or (pmid_key.group(1) if pmid_key else "")
+        or _note_pmid(values.get("note", "")),
         "arxiv": values.get("arxivid") or arxiv, "keywords": keywords(values.get("keywords", "")),
         "issn": issns([values.get("issn", "")]),
         # a BibTeX "label" field is a citation label, not a screening decision
@@ -232,6 +233,11 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str], parent
         "type": "",  # BibTeX's own `type` field is free text ("Research Article"), no CSL type
         "retracted": "yes" if values.get("note", "").strip().lower() == "retracted" else values.get("retracted", "")}),
         line=entry.start_line + 1)
+
+
+def _note_pmid(note: str) -> str:
+    """The PMID a note line gives alone ("PMID: 12345678"), as Zotero's BibTeX export writes its Extra field."""
+    return next((found.group(1) for line in note.splitlines() if (found := NOTE_PMID.fullmatch(line.strip()))), "")
 
 
 # Where BibTeX files other than an arXiv entry's own name the paper's arXiv id: Google Scholar's journal

@@ -28,6 +28,10 @@ FIELDS = ("author", "title", "year", "journal", "volume", "number", "pages", "do
 
 ISSN = re.compile(r"(?<![\dA-Za-z])\d{4}-?\d{3}[\dXx](?![\dA-Za-z-])")
 PMCID = re.compile(r"\bPMC\d+\b")
+# A note is free text ("Comment in: Lancet. 2020;395:e5. PMID: 32222222" names another article): only a
+# note line that is the label and the number alone, as Zotero (its Extra field) and sitegen write it, is the
+# record's PMID.
+NOTE_PMID = re.compile(r"PMID:?\s*(\d+)", re.IGNORECASE)
 AND = re.compile(r"\sand\s", re.IGNORECASE)
 # A name written "Family Initials" ("Smolen J.", "Landewé R.B.M.", "de Oliveira Filho ASB"), as PubMed, Covidence
 # and Vancouver lists write one. The family name ends in a non-space, so the spaces before the initials are tried

@@ -38,7 +38,16 @@ from sitegen.records.entry import Entry
 from sitegen.records.ids import normalise_arxiv, normalise_openalex
 from sitegen.records.model import FOUR_DIGITS
 from sitegen.records.pages import medline_pages
-from sitegen.references.fields import FAMILY_INITIALS, PMCID, author_list, fields, iso_date, issns, joined
+from sitegen.references.fields import (
+    FAMILY_INITIALS,
+    NOTE_PMID,
+    PMCID,
+    author_list,
+    fields,
+    iso_date,
+    issns,
+    joined,
+)
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named, written_year
 
 TAG = re.compile(r"([A-Z][A-Z0-9])  -(?: |$)")
@@ -62,9 +71,6 @@ BETWEEN_RECORDS = re.compile(r"[A-Za-z][\w .-]*:(?:\s|(?!//)\S).*|\d+\.?")
 IDENTIFIER_TAGS = ("AN", "C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "M1", "N1")
 FIELD_TAGS = IDENTIFIER_TAGS[:-1]  # fields that hold identifiers only: a labelled PMID anywhere in them counts
 LABELLED_PMID = re.compile(r"\bPMID:?\s*(\d+)\b", re.IGNORECASE)
-# A note is free text ("Comment in: Lancet. 2020;395:e5. PMID: 32222222" names another article): only a
-# note line that is the label and the number alone, as Zotero and sitegen write it, is the record's PMID.
-NOTE_PMID = re.compile(r"PMID:?\s*(\d+)", re.IGNORECASE)
 # EBSCOhost names a record's database by its code (DB  - ccm): the databases of its common codes, by the names reviews
 # give them (an edition, "CINAHL Complete" or "MEDLINE with Full Text", is the database). A code not here is kept.
 EBSCOHOST_DATABASES = {
