@@ -57,6 +57,21 @@ class _Translation:
         return text.translate(self.table) if self.holds_one(text) else text
 
 
+# A Greek letter's name as a word of its own ("TGF-beta", "beta-blockers", "kappa"), as an abstract or a keyboard
+# without Greek type spells it: the letter ("TGF-β"). Not the short names that are words or abbreviations too ("Pi",
+# "Nu", "Xi", "Eta"), nor a name inside a word ("Abeta", "alphabet").
+_GREEK_NAMES = dict(zip(("alpha beta gamma delta epsilon zeta theta kappa lambda mu sigma tau phi psi omega").split(),
+                        "αβγδεζθκλμστφψω", strict=True))
+_SPELLED_GREEK = re.compile(rf"(?<![^\W\d_])(?:{'|'.join(_GREEK_NAMES)})(?![^\W\d_])", re.IGNORECASE)
+# A unit's micro spelled "u" or "mc" after its number ("5 ug", "10 uM", "200 mcg"): "μ".
+_SPELLED_MICRO = re.compile(r"(?<=\d)( ?)(?:u|mc)(?=(?:g|L|l|M|m|mol)(?![^\W\d_]))")
+
+
+def _greek_letters(text: str) -> str:
+    text = _SPELLED_GREEK.sub(lambda name: _GREEK_NAMES[name.group().lower()], text)
+    return _SPELLED_MICRO.sub("\\1\u03bc", text)
+
+
 # Characters that change nothing a reader sees (soft hyphens, zero-width spaces and joiners, the byte-order
 # mark) and typographic variants of quotes, dashes and the tilde ("∼10 min", as abstracts set "about"): a passage
 # typed or copied by a person and the text it quotes differ in these without differing in a word. Signs a keyboard
@@ -107,10 +122,11 @@ def comparable_passage(text: str) -> str:
     """`text` as a quoted passage is compared with its source: NFKC (ligatures such as "ﬁ" read as "fi",
     full-width forms as plain ones; superscripts and subscripts keep a mark, "10⁵" is "10^5"), invisible
     characters dropped, curly quotes and dashes as plain ones, "±", "≤" and "≥" as typed ("+/-", "<=", ">="),
-    whitespace collapsed and dropped beside a sign ("P < 0.01" is "P<0.01"), and a hyphen between letters (a line
+    a Greek letter's name as the letter ("TGF-beta" is "TGF-β", "5 ug" is "5 μg"), whitespace collapsed and dropped beside a sign ("P < 0.01" is "P<0.01"), and a hyphen between letters (a line
     break's or a compound's: "assess- ment", "well-known") dropped. Letters, digits, words and their order still
     have to match exactly."""
-    plain = normalise_whitespace(_INVISIBLE_AND_TYPOGRAPHY(unicodedata.normalize("NFKC", _BEFORE_NFKC(text))))
+    plain = normalise_whitespace(_greek_letters(_INVISIBLE_AND_TYPOGRAPHY(
+        unicodedata.normalize("NFKC", _BEFORE_NFKC(text)))))
     return _HYPHEN_BETWEEN_LETTERS.sub("", _without_spaces_beside_signs(plain))
 
 

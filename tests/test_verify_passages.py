@@ -258,3 +258,27 @@ def test_a_number_quoted_without_its_minus_sign_is_another_number(passage):
 ])
 def test_a_number_quoted_with_its_sign_or_after_a_range_dash_is_verified(passage):
     assert faithfulness_verdict(SIGNED, evidence(SIGNED, passage), None).verdict == "verified"
+
+
+# --------------------------------------------------------------------------- Greek letters typed or spelled
+
+GREEK = Record(id="10.1000/greek", DOI="10.1000/greek", title="Greek", abstract=(
+    "Serum TGF-\u03b2 rose after 5 \u03bcg/kg of the \u03bc-opioid agonist; A\u03b242 deposits and \u0394FosB fell."))
+
+
+@pytest.mark.parametrize("passage", [
+    "Serum TGF-beta rose",  # an abstract or a keyboard without Greek type spells the letter
+    "after 5 ug/kg",  # a unit's micro is "u"
+    "5 \u00b5g/kg",  # the micro sign, as a keyboard types it, is the Greek mu
+    "5 mcg/kg",
+    "the mu-opioid agonist",
+    "A\u03b242 deposits and \u0394FosB fell",
+])
+def test_a_greek_letter_spelled_is_the_letter(passage):
+    assert faithfulness_verdict(GREEK, evidence(GREEK, passage), None).verdict == "verified"
+
+
+@pytest.mark.parametrize("passage", ["Serum TGF-alpha rose", "after 5 mg/kg", "Abeta42 deposits",  # a name in a word
+                                     "the mu opioid agonist"])
+def test_another_greek_letter_or_unit_is_not_the_letter(passage):
+    assert faithfulness_verdict(GREEK, evidence(GREEK, passage), None).verdict == "contradicted"
