@@ -491,6 +491,8 @@ def test_the_loop_with_the_real_citation_verifier(tmp_path):
                         "problems.json").read_text())
     assert [(p["type"], p.get("key")) for p in found] == [
         ("no match", "fake2020"), ("citation with no entry", "ghost2019"), ("unsupported claim", None)]
+    # an "@word" may be a handle rather than a citation: the action says how to keep it as text
+    assert "write it \\@ghost2019 if it is no citation" in found[1]["action"]
     review = json.loads((folder / "output" / "evidence-loop" / topic_slug("iodide oxidation") / "1" /
                          "citation-review.json").read_text())
     assert [(c["key"], c["identity"]["verdict"]) for c in review] == [("adak2001essential", "verified"),

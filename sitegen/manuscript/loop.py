@@ -303,7 +303,9 @@ def problems_of(checks: list[CitationCheck], review: claims.ClaimReview) -> tupl
         where = f"{sentence.location} (line {sentence.line})" if sentence else finding.key or ""
         if finding.kind == "citation with no entry":
             add("citation with no entry", f"{where}: @{finding.key}", _quote(sentence.text),
-                "remove the citation or cite a real work", finding.key, sentence)
+                # Markdown reads any "@word" as a citation (a handle, "@jdoe", too): escaped, "\\@", it is text
+                f"cite a real work, remove the citation, or write it \\@{finding.key} if it is no citation",
+                finding.key, sentence)
         elif finding.kind == "unsupported claim":
             add("unsupported claim", where, f"{_quote(sentence.text)} ({', '.join(finding.rules)})",
                 "search and insert a citation", None, sentence)
