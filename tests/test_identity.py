@@ -361,3 +361,29 @@ def test_a_record_keeps_its_id_when_a_higher_priority_identifier_turns_up_later(
                                                    openalex="W7")])
     assert result.ids == ["pmid:111"] and set(result.records) == {"pmid:111"}
     assert result.records["pmid:111"].DOI == "10.1000/trial" and result.records["pmid:111"].custom.openalex == "W7"
+
+
+@pytest.mark.parametrize(("comment", "reply"), [
+    (f"Comment on '{ORIGINAL}'", f"Reply to comment on '{ORIGINAL}'"),
+    (f"Comment on: {ORIGINAL}", f"Authors' reply: {ORIGINAL}"),
+    (f"{ORIGINAL} [Comment]", f"Response to comment on '{ORIGINAL}'"),
+])
+def test_a_comment_and_its_reply_sharing_a_doi_stay_apart(comment, reply):
+    """Both are exported with the commented article's DOI: two notices, but of two kinds, so two works."""
+    first = rec("pubmed", title=comment, doi="10.1000/trial", pmid="111")
+    second = rec("crossref", title=reply, doi="10.1000/trial", openalex="W9")
+    result = deduplicate([first, second])
+    assert sorted(r.id for r in result.records) == ["openalex:W9", "pmid:111"]
+    assert all("notices about another work of different kinds" in " ".join(r.custom.conflicts)
+               for r in result.records)
+
+
+def test_a_reply_typed_comment_by_pubmed_is_the_reply_another_source_titles():
+    from sitegen.records.notices import notice_kind
+    assert notice_kind(f"Reply to comment on '{ORIGINAL}'", ["Letter", "Comment"]) == "reply"
+    assert notice_kind(f"Letter about '{ORIGINAL}'", ["Letter", "Comment"]) == "comment"
+    assert notice_kind(f"Reply to comment on '{ORIGINAL}'", ["Published Erratum"]) == "erratum"
+    pubmed = rec("pubmed", title=f"Reply to comment on '{ORIGINAL}'", doi="10.1000/trial", pmid="111")
+    pubmed = pubmed.model_copy(update={"custom": pubmed.custom.model_copy(update={"publication_types": ["Comment"]})})
+    crossref = rec("crossref", title=f"Reply to comment on '{ORIGINAL}'", doi="10.1000/trial", openalex="W9")
+    assert len(deduplicate([pubmed, crossref]).records) == 1

@@ -127,10 +127,11 @@ def is_notice(record: Record) -> bool:
 
 
 def _title_clusters(group: list[int], titles: list[str], ids: list[Identifiers],
-                    notices: list[bool], work: Callable[[int], Work]) -> list[list[int]]:
+                    notices: list[str], work: Callable[[int], Work]) -> list[list[int]]:
     """Single-linkage clusters of the group's records along the identifiers they share: two records
     sharing an identifier of one work (_ONE_WORK) are joined; two titled records sharing only a DOI are
-    joined when both are notices or both are not, their titles agree (at or above TITLE_FLOOR) and nothing
+    joined when both are notices of one kind or both are not (a comment and the reply to it are two works,
+    often both exported with the commented article's DOI), their titles agree (at or above TITLE_FLOOR) and nothing
     tells a DOI's several works apart (`matching.one_doi_one_work`: the numbers in their titles, their first
     pages, their first authors; among more than LARGE_GROUP records, equal titles). A record without a title joins
     through its DOI only when the titled records holding that DOI are one cluster (or there are none):
@@ -174,17 +175,22 @@ def _title_clusters(group: list[int], titles: list[str], ids: list[Identifiers],
     return list(clusters.values())
 
 
-def _split_titles(group: list[int], ids: list[Identifiers], titles: list[str], notices: list[bool],
+def _split_titles(group: list[int], ids: list[Identifiers], titles: list[str], notices: list[str],
                   notes: dict[int, list[str]], work: Callable[[int], Work]) -> list[list[int]]:
     clusters = _title_clusters(group, titles, ids, notices, work) if len(group) > 1 else [group]
     if len(clusters) == 1:
         return [group]
     shared = sorted({f"{NAMESPACE_LABELS[ns]} {v}" for cluster in clusters for i in cluster for ns, v in ids[i].items()
                      if any((ns, v) in ids[j].items() for other in clusters if other is not cluster for j in other)})
-    if len({notices[i] for i in group}) > 1:
+    kinds = {notices[i] for i in group}
+    if "" in kinds and len(kinds) > 1:
         note = (f"Records sharing {listed(shared)} include a notice about another work (an erratum, correction, "
                 "retraction notice, reply or comment) and the work itself, so they are not taken for one work; "
                 "kept apart for a reviewer.")
+    elif len(kinds) > 1:
+        note = (f"Records sharing {listed(shared)} are notices about another work of different kinds "
+                f"({', '.join(sorted(kinds))}: a comment and the reply to it, for one), so they are not taken for "
+                "one work; kept apart for a reviewer.")
     else:
         note = (f"Records sharing {listed(shared)} have unrelated titles, other numbers in their titles, other "
                 "first pages or other first authors, so they are not "
@@ -326,7 +332,7 @@ def deduplicate(records: list[Record]) -> Deduplicated:
     notes: dict[int, list[str]] = defaultdict(list)
     ids = [_keys(record) for record in records]
     titles = [matched_title(record.title) for record in records]
-    notices = [is_notice(record) for record in records]
+    notices = [notice_kind(record.title, record.custom.publication_types) for record in records]
     work = functools.cache(lambda index: record_work(records[index]))  # only records sharing a DOI need one
     groups = []
     for component in _components(list(range(len(records))), ids):

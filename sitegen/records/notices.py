@@ -44,9 +44,16 @@ _TYPES = {"erratum": "erratum", "published erratum": "erratum", "corrigendum": "
 def notice_kind(title: str | None, publication_types: Iterable[str] = ()) -> str:
     """"erratum", "retraction" (also withdrawals and expressions of concern), "reply" or "comment" when the
     record is a notice about another work, else ""."""
-    for publication_type in publication_types:
-        if found := _TYPES.get(publication_type.strip().lower()):
-            return found
+    by_type = next((found for kind in publication_types if (found := _TYPES.get(kind.strip().lower()))), "")
+    if by_type not in ("", "comment"):
+        return by_type
+    by_title = _title_kind(title)
+    # PubMed types a reply "Comment" too (it comments on the comment): the title's "reply" is the finer kind, and
+    # the one a source without publication types gives the same reply.
+    return "reply" if (by_type, by_title) == ("comment", "reply") else by_type or by_title
+
+
+def _title_kind(title: str | None) -> str:
     text = html.unescape(title or "").strip().lstrip("[(\"'“‘ ").strip()
     if opening := _OPENING.match(text):
         return next(name for name, value in opening.groupdict().items() if value)
