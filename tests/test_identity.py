@@ -387,3 +387,15 @@ def test_a_reply_typed_comment_by_pubmed_is_the_reply_another_source_titles():
     pubmed = pubmed.model_copy(update={"custom": pubmed.custom.model_copy(update={"publication_types": ["Comment"]})})
     crossref = rec("crossref", title=f"Reply to comment on '{ORIGINAL}'", doi="10.1000/trial", openalex="W9")
     assert len(deduplicate([pubmed, crossref]).records) == 1
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    (f"{ORIGINAL}. Part A", f"{ORIGINAL}. Part B"),
+    (f"{ORIGINAL}, part one", f"{ORIGINAL}, part two"),
+    (f"{ORIGINAL}: part I", f"{ORIGINAL}: part V"),
+])
+def test_parts_of_a_series_sharing_a_doi_stay_apart(first, second):
+    """A series' parts are numbered by letters and words as often as by digits: two works, even on one DOI."""
+    result = deduplicate([rec("pubmed", title=first, doi="10.1000/series", pmid="111"),
+                          rec("crossref", title=second, doi="10.1000/series", openalex="W9")])
+    assert sorted(r.id for r in result.records) == ["openalex:W9", "pmid:111"]

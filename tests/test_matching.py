@@ -272,6 +272,9 @@ def test_a_crowded_block_pairs_only_records_with_the_same_title():
 @pytest.mark.parametrize(("first", "second"), [
     ("Glycaemic control in type 2 diabetes", "Glycaemic control in type 1 diabetes"),
     ("Cognitive outcomes after stroke: Part I", "Cognitive outcomes after stroke: Part II"),
+    ("Cognitive outcomes after stroke. Part A", "Cognitive outcomes after stroke. Part B"),
+    ("Cognitive outcomes after stroke, part one", "Cognitive outcomes after stroke, part two"),
+    ("Cognitive outcomes after stroke: part I", "Cognitive outcomes after stroke: part V"),
     ("Interleukin-6 and outcome after ischaemic stroke", "Interleukin-8 and outcome after ischaemic stroke"),
     ("Outcomes of 1000 consecutive cases of thrombolysis", "Outcomes of 2000 consecutive cases of thrombolysis"),
     ("Increased risk of stroke after influenza in older adults", "Decreased risk of stroke after influenza in older adults"),

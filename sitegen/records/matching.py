@@ -81,12 +81,31 @@ MEETING_TYPES = {"inproceedings", "conference", "proceedings", "paper-conference
 _ROMAN = {"ii": "2", "iii": "3", "iv": "4", "vi": "6", "vii": "7", "viii": "8", "ix": "9", "xi": "11", "xii": "12"}
 
 
+# Numbers written as words, cardinal and ordinal: "two-year" is "2-year", "second report" the "2nd".
+_NUMBER_WORDS = {word: str(n) for n, words in enumerate(
+    ("one first", "two second", "three third", "four fourth", "five fifth", "six sixth", "seven seventh",
+     "eight eighth", "nine ninth", "ten tenth", "eleven eleventh", "twelve twelfth"), start=1) for word in words.split()}
+# Words after which a letter or any roman numeral numbers a part of a series ("Part A", "part I", "Section B").
+_SERIES_WORDS = {"part", "parts", "section", "chapter", "paper", "appendix"}
+_ALL_ROMAN = {**_ROMAN, "i": "1", "v": "5", "x": "10"}
+
+
 def title_numbers(title: str) -> tuple[str, ...]:
-    """The numbers a folded title holds, in order, roman numerals as digits: two titles that differ in one
-    ("part 1" and "part 2", "type 1" and "type II diabetes", "1000 cases" and "2000 cases") are two works."""
+    """The numbers a folded title holds, in order, roman numerals and number words as digits, and the letter that
+    numbers a part ("part A"): two titles that differ in one ("part 1" and "part 2", "part A" and "part B", "part
+    one" and "part two", "type 1" and "type II diabetes", "1000 cases" and "2000 cases") are two works."""
     title = re.sub(r"(?<=\d) (?=\d{3}\b)", "", title)  # "10,000" folds to "10 000": one number
-    digits = [run.lstrip("0") or "0" for run in re.findall(r"\d+", title)]  # "ca2" and "ca 2" alike
-    return tuple(digits + [_ROMAN[word] for word in title.split() if word in _ROMAN])
+    found: list[str] = []
+    previous = ""
+    for word in title.split():
+        if previous in _SERIES_WORDS and (word in _ALL_ROMAN or (len(word) == 1 and word.isalpha())):
+            found.append(_ALL_ROMAN.get(word, word))
+        elif number := _ROMAN.get(word) or _NUMBER_WORDS.get(word):
+            found.append(number)
+        else:
+            found += [run.lstrip("0") or "0" for run in re.findall(r"\d+", word)]  # "ca2" and "ca 2" alike
+        previous = word
+    return tuple(found)
 
 
 def pages(text: str) -> tuple[str, str]:
