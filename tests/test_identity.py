@@ -399,3 +399,12 @@ def test_parts_of_a_series_sharing_a_doi_stay_apart(first, second):
     result = deduplicate([rec("pubmed", title=first, doi="10.1000/series", pmid="111"),
                           rec("crossref", title=second, doi="10.1000/series", openalex="W9")])
     assert sorted(r.id for r in result.records) == ["openalex:W9", "pmid:111"]
+
+
+@pytest.mark.parametrize("protocol", [f"{ORIGINAL}: study protocol", f"Protocol for {ORIGINAL}",
+                                      f"{ORIGINAL}: rationale and design"])
+def test_a_protocol_and_its_results_paper_sharing_a_doi_stay_apart(protocol):
+    result = deduplicate([rec("pubmed", title=protocol, doi="10.1000/trial", pmid="111"),
+                          rec("crossref", title=ORIGINAL, doi="10.1000/trial", openalex="W9")])
+    assert sorted(r.id for r in result.records) == ["openalex:W9", "pmid:111"]
+    assert all("a trial's protocol" in " ".join(r.custom.conflicts) for r in result.records)

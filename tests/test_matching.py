@@ -460,3 +460,33 @@ def test_two_thai_titles_differing_by_a_tone_mark_are_two_records(tmp_path):
     assert code == 0, err
     titles = {json.loads(line)["title"] for line in (review / "records.jsonl").read_text().splitlines()}
     assert titles == {"การศึกษา ใช้ ยา ในผู้ป่วย", "การศึกษา ใช่ ยา ในผู้ป่วย"}
+
+
+# A long title by one team: only a subtitle, a protocol's, tells the two publications apart.
+TRIAL = ("Effect of intensive blood pressure control on cardiovascular outcomes and mortality in older adults with "
+         "type two diabetes mellitus and chronic kidney disease: the multicentre randomised BLOOD trial")
+
+
+@pytest.mark.parametrize("protocol", [f"{TRIAL}: study protocol", f"Protocol for {TRIAL}",
+                                      f"{TRIAL}: rationale and design", f"{TRIAL}: statistical analysis plan"])
+@pytest.mark.parametrize("journal", ["", "Trials"])
+def test_a_trials_protocol_and_its_results_paper_are_at_most_probable(protocol, journal):
+    a = work("protocol", protocol, AUTHORS, 2019, journal, "20", "", "")
+    b = work("results", TRIAL, AUTHORS, 2019, journal, "20", "", "")
+    assert classify(a, b)[0] == "probable"
+    assert find_duplicates([a, b]).sets == []
+    # The same protocol from two exports is one work.
+    assert classify(a, work("again", protocol.upper(), AUTHORS, 2019, journal, "20", "", ""))[0] == "same"
+
+
+@pytest.mark.parametrize("title", ["Response to letter", "Reply to the letter to the editor", "Letter to the editor",
+                                   "Introduction to the special issue", "Editor's note", "Highlights of this issue"])
+def test_editorial_matter_by_one_author_in_one_journal_is_never_merged_without_its_page(title):
+    """Such a title names no work: one editor writes it in every issue of one journal."""
+    a = work("a", title, ["Smith, J", "Doe, K"], 2019, "Lancet", "393", "", "")
+    b = work("b", title, ["Smith, J", "Doe, K"], 2019, "Lancet", "393", "", "")
+    assert classify(a, b)[0] == "probable"
+    assert find_duplicates([a, b]).sets == []
+    # One journal, volume and page name one article, whatever its title.
+    placed = [work(key, title, ["Smith, J"], 2019, "Lancet", "393", "", "1021-1022") for key in "ab"]
+    assert classify(*placed)[0] == "same"

@@ -133,7 +133,7 @@ def _title_clusters(group: list[int], titles: list[str], ids: list[Identifiers],
     joined when both are notices of one kind or both are not (a comment and the reply to it are two works,
     often both exported with the commented article's DOI), their titles agree (at or above TITLE_FLOOR) and nothing
     tells a DOI's several works apart (`matching.one_doi_one_work`: the numbers in their titles, their first
-    pages, their first authors; among more than LARGE_GROUP records, equal titles). A record without a title joins
+    pages, their first authors, a protocol's title beside its results paper's; among more than LARGE_GROUP records, equal titles). A record without a title joins
     through its DOI only when the titled records holding that DOI are one cluster (or there are none):
     a DOI on several works (a supplement's) tells nothing of which one it is. Titles never join records
     that share no identifier."""
@@ -193,7 +193,7 @@ def _split_titles(group: list[int], ids: list[Identifiers], titles: list[str], n
                 "one work; kept apart for a reviewer.")
     else:
         note = (f"Records sharing {listed(shared)} have unrelated titles, other numbers in their titles, other "
-                "first pages or other first authors, so they are not "
+                "first pages or other first authors, or one is a trial's protocol and the other not, so they are not "
                 "taken for one work (a conference supplement, for one, gives its DOI to every abstract); kept apart "
                 "for a reviewer.")
     for index in group:

@@ -432,8 +432,47 @@ def _spelling(word: str) -> str:
     return word
 
 
+# Words a title of editorial matter is made of ("Response to letter", "Reply to the letter to the editor",
+# "Introduction to the special issue", "Editor's note", "Highlights of this issue"). Such a title names no work:
+# one journal prints it many times, by the same editor, so only the position (volume and first page) tells.
+_EDITORIAL_WORDS = frozenset(
+    "a an and the of to in on for from by with about regarding concerning re this our your s editorial editorials editor "
+    "editors guest letter letters reply replies response responses comment comments commentary correspondence "
+    "author authors note notes news introduction introductory preface foreword special issue issues highlights "
+    "message welcome address presidential president book books review reviews reviewer reviewers acknowledgement "
+    "acknowledgements acknowledgment acknowledgments thanks abstracts proceedings meeting annual obituary memoriam "
+    "erratum errata correction corrections corrigendum retraction notice announcement announcements contents index "
+    "summary overview conclusion conclusions discussion invited new year volume board cover image".split())
+# What a trial publishes before its results, which the results paper's title repeats but for these words:
+# "<title>: study protocol for a randomised trial", "Protocol for <title>", "<title>: rationale and design".
+_BEFORE_RESULTS = re.compile(r"\b(?:protocol|rationale and design|design and rationale|statistical analysis plan"
+                             r"|baseline characteristics)\b")
+
+
+def editorial_title(title: str) -> bool:
+    """Whether a folded title is editorial matter or too short to name a work (under MIN_TITLE_WORDS words)."""
+    words = title.split()
+    return len(words) < MIN_TITLE_WORDS or all(word in _EDITORIAL_WORDS for word in words)
+
+
+def before_results(title: str) -> bool:
+    """Whether a folded title is a trial's protocol or design paper (published before its results)."""
+    return _BEFORE_RESULTS.search(title) is not None
+
+
 def classify(a: Work, b: Work) -> tuple[Verdict, float]:
-    """The verdict on a pair and its normalised-title similarity."""
+    """The verdict on a pair and its normalised-title similarity. A pair the metadata would call the same is
+    only probable, unless one journal, volume and first page name one article, when its titles name no work
+    (editorial matter: "Response to letter") or one of them is a trial's protocol and the other not: such
+    titles recur by the same authors, in the same journal and year."""
+    verdict, score = _verdict(a, b)
+    if verdict == "same" and (editorial_title(a.title) or before_results(a.title) != before_results(b.title)) and not (
+            volumes(a, b) == first_pages(a, b) == "equal" and journals_match(a.journal, b.journal)):
+        return "probable", score
+    return verdict, score
+
+
+def _verdict(a: Work, b: Work) -> tuple[Verdict, float]:
     if not a.title or not b.title or conflict(a, b):
         return "different", 0.0
     score = title_score(a, b)
@@ -551,8 +590,10 @@ def one_doi_one_work(a: Work, b: Work) -> bool:
     what tells a DOI's several works apart: the numbers in their titles (a series' parts), their first pages
     (a supplement's abstracts) and their first authors (unless the titles are as good as equal). Not their
     years, volumes or other identifiers: sources date and number one work differently (online first, print
-    later), and conflicting identifiers are the identity graph's to split and name."""
+    later), and conflicting identifiers are the identity graph's to split and name. A trial's protocol and its
+    results paper (`before_results`) are two works too."""
     return (a.numbers == b.numbers and first_pages(a, b) != "differ"
+            and before_results(a.title) == before_results(b.title)
             and (authors_agree(a, b) != "none" or fuzz.ratio(a.title, b.title) >= SAME_TITLE))
 
 
