@@ -490,3 +490,24 @@ def test_editorial_matter_by_one_author_in_one_journal_is_never_merged_without_i
     # One journal, volume and page name one article, whatever its title.
     placed = [work(key, title, ["Smith, J"], 2019, "Lancet", "393", "", "1021-1022") for key in "ab"]
     assert classify(*placed)[0] == "same"
+
+
+@pytest.mark.parametrize(("venue", "entry_type"), [("", "inproceedings"), ("", "conference"),
+                                                   ("Annual Meeting of the American Stroke Association", "")])
+def test_a_conference_abstract_and_the_journal_article_by_one_team_are_probable(venue, entry_type):
+    """Same title, same authors, same year: the abstract presented at a meeting and the paper that followed it,
+    which a meeting's record (often without a journal, volume or pages) cannot be told from but by its kind."""
+    meeting = work("abstract", TRIAL, AUTHORS, 2019, venue, "", "", "", entry_type=entry_type)
+    article = work("article", TRIAL, AUTHORS, 2019, "Stroke", "50", "4", "1001-1010")
+    assert classify(meeting, article)[0] == "probable"
+    assert find_duplicates([meeting, article]).sets == []
+    # Both records of the meeting's abstract are one work.
+    assert classify(meeting, work("again", TRIAL.upper(), AUTHORS, 2019, venue, "", "", "",
+                                  entry_type=entry_type))[0] == "same"
+
+
+def test_a_journal_named_proceedings_is_matched_as_any_journal():
+    name = "Proceedings of the National Academy of Sciences of the United States of America"
+    a = work("a", TRIAL, AUTHORS, 2019, name, "116", "", "")
+    b = work("b", TRIAL, AUTHORS, 2019, name, "116", "", "")
+    assert classify(a, b)[0] == "same"

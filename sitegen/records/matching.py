@@ -463,13 +463,21 @@ def before_results(title: str) -> bool:
 def classify(a: Work, b: Work) -> tuple[Verdict, float]:
     """The verdict on a pair and its normalised-title similarity. A pair the metadata would call the same is
     only probable, unless one journal, volume and first page name one article, when its titles name no work
-    (editorial matter: "Response to letter") or one of them is a trial's protocol and the other not: such
-    titles recur by the same authors, in the same journal and year."""
+    (editorial matter: "Response to letter"), or one of them is a trial's protocol and the other not, or a
+    conference paper or abstract and the other not: such titles recur by the same authors, in the same year."""
     verdict, score = _verdict(a, b)
-    if verdict == "same" and (editorial_title(a.title) or before_results(a.title) != before_results(b.title)) and not (
+    if verdict == "same" and _told_apart_by_kind(a, b) and not (
             volumes(a, b) == first_pages(a, b) == "equal" and journals_match(a.journal, b.journal)):
         return "probable", score
     return verdict, score
+
+
+def _told_apart_by_kind(a: Work, b: Work) -> bool:
+    """Whether the pair's titles name no work, or name two kinds of publication by one team under one title: a
+    protocol and its results, a conference paper or abstract and a journal article (a meeting's record often has no
+    journal, volume or pages to tell it by)."""
+    return (editorial_title(a.title) or before_results(a.title) != before_results(b.title)
+            or (a.meeting != b.meeting and not journals_match(a.journal, b.journal)))
 
 
 def _verdict(a: Work, b: Work) -> tuple[Verdict, float]:
