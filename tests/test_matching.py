@@ -511,3 +511,16 @@ def test_a_journal_named_proceedings_is_matched_as_any_journal():
     a = work("a", TRIAL, AUTHORS, 2019, name, "116", "", "")
     b = work("b", TRIAL, AUTHORS, 2019, name, "116", "", "")
     assert classify(a, b)[0] == "same"
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("10.6084/m9.figshare.1234567.v1", "10.6084/m9.figshare.1234567.v2"),
+    ("10.21203/rs.3.rs-123456/v1", "10.21203/rs.3.rs-123456/v3"),
+])
+def test_two_versions_of_one_doi_are_matched_by_their_metadata(first, second):
+    """A repository's version DOIs name one item: they rule nothing out, so the same metadata makes one work."""
+    a = work("a", TRIAL, AUTHORS, 2019, "Research Square", doi=first)
+    b = work("b", TRIAL, AUTHORS, 2019, "Research Square", doi=second)
+    assert classify(a, b)[0] == "same"
+    other = work("c", TRIAL, AUTHORS, 2019, "Research Square", doi="10.21203/rs.3.rs-999999/v1")
+    assert classify(a, other)[0] == "different"  # another item's DOI

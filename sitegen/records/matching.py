@@ -296,13 +296,24 @@ def conflict(a: Work, b: Work) -> str | None:
     theirs = dict(b.identifiers)
     for namespace, value in a.identifiers:
         # OpenAlex lists some works twice and renumbers the works it merges: two of its ids rule nothing out.
-        if namespace != "openalex" and theirs.get(namespace, value) != value:
+        if namespace != "openalex" and theirs.get(namespace, value) != value and not (
+                namespace == "doi" and doi_versions(value, theirs[namespace])):
             return f"different {namespace.upper() if len(namespace) <= 5 else namespace} identifiers"
     if a.kind != b.kind:
         return "an erratum, reply, comment or retraction and another record"
     if a.year is not None and b.year is not None and abs(a.year - b.year) > 1:
         return "years more than one apart"
     return None
+
+
+# A version suffix some repositories give each version's DOI: figshare's "….v2", Research Square's "…/v2".
+_DOI_VERSION = re.compile(r"[./]v\d+$")
+
+
+def doi_versions(a: str, b: str) -> bool:
+    """Whether two DOIs name two versions of one item (figshare's "10.6084/m9.figshare.123.v1" and "….v2",
+    Research Square's "10.21203/rs.3.rs-123/v1" and "…/v2"): they rule nothing out, the metadata decides."""
+    return a != b and _DOI_VERSION.sub("", a) == _DOI_VERSION.sub("", b)
 
 
 def volumes(a: Work, b: Work) -> Agreement:
