@@ -336,3 +336,14 @@ def test_a_pmid_an_export_gives_joins_one_work_and_parts_two():
     found = dedupe_rows(rows)
     assert cut in found.sets
     assert not any(set(joined) <= set(members) for members in found.sets)
+
+
+def test_one_doi_with_two_pmids_is_never_merged_but_listed_for_a_reviewer():
+    """One source mapped an identifier wrongly: which one only a reviewer can tell, so the pair is listed."""
+    fields = {"title": TITLE, "author": "Hacke, Werner and Kaste, Markku", "year": "2008",
+              "journal": "N Engl J Med", "doi": "10.1056/NEJMoa0804656"}
+    rows = [Entry("a", {**fields, "pmid": "18815396"}, 2), Entry("b", {**fields, "pmid": "18815397"}, 3),
+            Entry("c", {**fields, "doi": "10.1056/other", "pmid": "18815398"}, 4)]
+    matches = dedupe_rows(rows)
+    assert matches.sets == []
+    assert [(first, second) for first, second, _ in matches.probable] == [("a", "b")]  # not c: nothing shared

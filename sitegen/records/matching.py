@@ -40,7 +40,7 @@ import functools
 import html
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from rapidfuzz import fuzz
@@ -492,7 +492,11 @@ def _told_apart_by_kind(a: Work, b: Work) -> bool:
 
 
 def _verdict(a: Work, b: Work) -> tuple[Verdict, float]:
-    if not a.title or not b.title or conflict(a, b):
+    if not a.title or not b.title:
+        return "different", 0.0
+    if conflict(a, b):
+        if _one_source_wrong(a, b) and (score := title_score(a, b)) >= PROBABLE_TITLE:
+            return "probable", score
         return "different", 0.0
     score = title_score(a, b)
     if score < PROBABLE_TITLE:
@@ -545,6 +549,14 @@ def _verdict(a: Work, b: Work) -> tuple[Verdict, float]:
     if support >= 2 or (support == 1 and len(a.title.split()) >= 6):
         return "same", score
     return "probable", score
+
+
+def _one_source_wrong(a: Work, b: Work) -> bool:
+    """Whether two records share an identifier and conflict only in another (one DOI, two PMIDs): one source
+    mapped an identifier wrongly, and which one only a reviewer can tell. Never merged, but listed."""
+    if not set(a.identifiers) & set(b.identifiers):
+        return False
+    return conflict(replace(a, identifiers=()), replace(b, identifiers=())) is None
 
 
 def _one_article(a: Work, b: Work, volume: Agreement) -> bool:
