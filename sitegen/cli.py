@@ -421,16 +421,25 @@ AT = click.option("--at", required=True, metavar="RFC3339", callback=_event_time
 REPORT = click.option(
     "--report", type=OutputPath(dir_okay=False), default=None,
     help="Also write the Markdown run report (for a pull-request body) to this file, outside the review folder.")
+FORCE_REPORT = click.option("--force", is_flag=True, help="Replace --report when it exists.")
 
 
-def _file_outside_review(path: Path | None, review_dir: Path, option: str, force: bool | None = None) -> None:
+def _file_outside_review(path: Path | None, review_dir: Path, option: str, force: bool) -> None:
     """A file a command writes beside its work, checked before the command does anything
     (`commands.check_output_file`): a wrong option, so a usage error (exit 2) as click's own."""
     if path is not None:
-        try:
+        with _output_refused():
             commands.check_output_file(review_dir, path, option, force)
-        except SitegenError as error:
-            raise click.UsageError(str(error)) from None
+
+
+@contextlib.contextmanager
+def _output_refused():
+    """A file to write refused before the command does anything (there already, without --force; a folder; in a
+    folder that does not exist) is a wrong option: a usage error (exit 2) as click's own, for every command."""
+    try:
+        yield
+    except SitegenError as error:
+        raise click.UsageError(str(error)) from None
 
 
 def _progress(message: str) -> None:
@@ -499,9 +508,10 @@ def monitor() -> None:
 @SNAPSHOT_MODE
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON.")
 @REPORT
+@FORCE_REPORT
 def monitor_add(directory: Path, monitor_id: str, strategies: tuple[tuple[str, str], ...],
                 citation_searches: tuple[str, ...], syntax: str, seed_from_review: bool, at: str, mode: str,
-                as_json: bool, report: Path | None) -> None:
+                as_json: bool, report: Path | None, force: bool) -> None:
     """Save a search in DIRECTORY and run its baseline.
 
     The first result set becomes the opening screening batch and its ids the
@@ -510,7 +520,7 @@ def monitor_add(directory: Path, monitor_id: str, strategies: tuple[tuple[str, s
     recorded, as `update` records one: its records may be missing).
     """
     _remember(directory)
-    _file_outside_review(report, directory, "--report")
+    _file_outside_review(report, directory, "--report", force)
     parsed = []
     for source_label, text in strategies:
         source, _, label = source_label.partition(":")
@@ -597,7 +607,8 @@ def monitor_validate(directory: Path, monitor_id: str | None, at: str | None, as
 @SNAPSHOT_MODE
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON.")
 @REPORT
-def update(directory: Path, at: str, mode: str, as_json: bool, report: Path | None) -> None:
+@FORCE_REPORT
+def update(directory: Path, at: str, mode: str, as_json: bool, report: Path | None, force: bool) -> None:
     """Rerun every saved search of DIRECTORY and record only the records never seen.
 
     Exit status 0 when every source answered, 3 when a source was not reached
@@ -610,7 +621,7 @@ def update(directory: Path, at: str, mode: str, as_json: bool, report: Path | No
       sitegen update reviews/my-review --at 2026-06-01T00:00:00Z --report run-report.md
     """
     _remember(directory)
-    _file_outside_review(report, directory, "--report")
+    _file_outside_review(report, directory, "--report", force)
     _print_update(commands.update(directory, at, mode, progress=_progress), as_json, report)
 
 
@@ -906,8 +917,10 @@ def import_decisions(directory: Path, source: Path, tool: str, reviewer: str, st
 @click.option("--encoding", callback=_encoding,
               help="Encoding of SOURCE when it is not UTF-8 or UTF-16, e.g. latin-1 or cp1252.")
 @click.option("--columns", metavar="FIELD=COLUMN,...", callback=_column_mapping, help=COLUMNS_HELP)
+@click.option("--force", is_flag=True, help="Replace the outputs when they exist (only files dedupe wrote: a file of "
+              "another first line is never replaced).")
 def dedupe(source: Path, out: Path, probable_out: Path | None, versions_out: Path | None,
-           format: Format | None, encoding: str | None, columns: dict[str, str] | None) -> None:
+           format: Format | None, encoding: str | None, columns: dict[str, str] | None, force: bool) -> None:
     """Find duplicates in SOURCE, a reference file: a records CSV (columns ID, ENTRYTYPE, author,
     title, year, journal, volume, number, pages, doi, abstract; all but ID optional), a RIS file
     (IDs from its ID tags, else ris-1, ris-2, ... by position), a BibTeX file (IDs are the keys),
@@ -920,7 +933,10 @@ def dedupe(source: Path, out: Path, probable_out: Path | None, versions_out: Pat
     """
     probable_out = probable_out or out.with_name(f"{out.stem}-probable{out.suffix or '.csv'}")
     versions_out = versions_out or out.with_name(f"{out.stem}-versions{out.suffix or '.csv'}")
-    count, matches, warnings = commands.dedupe(source, out, probable_out, versions_out, format, encoding, columns)
+    with _output_refused():
+        commands.check_outputs({"SOURCE": source}, commands.dedupe_outputs(out, probable_out, versions_out), force)
+    count, matches, warnings = commands.dedupe(source, out, probable_out, versions_out, format, encoding, columns,
+                                               force)
     for warning in warnings:
         click.echo(f"warning: {shown_path(source)}: {warning}", err=True)
     merged = sum(len(ids) - 1 for ids in matches.sets)
@@ -1277,13 +1293,15 @@ def search_query(query: str, sources: str, native: bool, since: int | None, mode
               help="JSON: query id -> ids of records known to be relevant, for known-item recall.")
 @click.option("--k", "ks", type=click.IntRange(1, 10_000), multiple=True, default=(10,), show_default=True,
               help="Cut-off; repeat for several (--k 10 --k 25).")
-@click.option("--out", type=OutputPath(dir_okay=False), required=True,
-              help="Report to write (JSON); an existing file is never replaced.")
-def evaluate(runs: Path, judgments: Path, known: Path | None, ks: tuple[int, ...], out: Path) -> None:
+@click.option("--out", type=OutputPath(dir_okay=False), required=True, help="Report to write (JSON).")
+@click.option("--force", is_flag=True, help="Replace --out when it exists.")
+def evaluate(runs: Path, judgments: Path, known: Path | None, ks: tuple[int, ...], out: Path, force: bool) -> None:
     """Score frozen search runs offline: precision@k, nDCG@k against the whole judged pool and
     known-item recall@k, per query and as means with coverage counts. A top k holding a record
     nobody judged is reported as "unjudged", never as zero. Inputs are at most 5 MB each."""
-    report = commands.evaluate(runs, judgments, known, list(ks), out)
+    with _output_refused():
+        commands.check_outputs(commands.evaluate_inputs(runs, judgments, known), {"--out": (out, None)}, force)
+    report = commands.evaluate(runs, judgments, known, list(ks), out, force)
     for warning in report.warnings:
         click.echo(f"warning: {warning}", err=True)
     for name, mean in (("precision", report.precision), ("nDCG", report.ndcg), ("recall", report.recall)):

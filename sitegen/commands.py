@@ -120,14 +120,14 @@ def probable_pairs(root: Path) -> tuple[list[Suggestion], dict[str, Record]]:
 
 
 def dedupe(source: Path, out: Path, probable_out: Path, versions_out: Path, format: Format | None = None,
-           encoding: str | None = None, columns: dict[str, str] | None = None) -> tuple[int, Matches, list[str]]:
+           encoding: str | None = None, columns: dict[str, str] | None = None,
+           force: bool = False) -> tuple[int, Matches, list[str]]:
     """Duplicate sets of a reference file (any format `read_references` reads; `format` or else its
     suffix or content; `encoding` when it is not UTF-8 or UTF-16) written to `out` (column
     merged_ids, IDs joined by ";"), probable pairs, not merged, to `probable_out` and preprints with
     their journal versions to `versions_out`; returns the record count, the result and the reader's warnings. Nothing is written when the file
-    has a problem or the outputs are unusable (see `_check_outputs`)."""
-    _check_outputs(source, {"--out": (out, SETS_HEADER), "--probable": (probable_out, PROBABLE_HEADER),
-                            "--versions": (versions_out, VERSIONS_HEADER)})
+    has a problem or the outputs are unusable (see `check_outputs`; an existing one is replaced only with `force`)."""
+    check_outputs({"SOURCE": source}, dedupe_outputs(out, probable_out, versions_out), force)
     warnings: list[str] = []
     try:
         rows = read_references(source, format, warnings, encoding=encoding, columns=columns)
@@ -158,25 +158,31 @@ PROBABLE_HEADER = "first,second,score\r\n"
 VERSIONS_HEADER = "preprint,published,score\r\n"
 
 
-def _check_outputs(source: Path, outputs: dict[str, tuple[Path, str | None]]) -> None:
-    """Refuse, before anything is written, outputs that would overwrite the source or each other
-    (compared as resolved paths, so through symbolic links, '..' and './'), that are folders, whose
-    folder does not exist (a mistyped path should not create folders), or that are files dedupe did not
-    write (their first line is not the `header` it writes; None: the caller refuses any file there itself):
-    the names of the probable pairs' and versions'
-    files are made from --out's, so a reviewer's own file of that name would be lost without a word."""
-    seen = {source.resolve(): "SOURCE"}
+def dedupe_outputs(out: Path, probable_out: Path, versions_out: Path) -> dict[str, tuple[Path, str | None]]:
+    """The files dedupe writes, by option, each with the first line it writes."""
+    return {"--out": (out, SETS_HEADER), "--probable": (probable_out, PROBABLE_HEADER),
+            "--versions": (versions_out, VERSIONS_HEADER)}
+
+
+def check_outputs(inputs: dict[str, Path], outputs: dict[str, tuple[Path, str | None]], force: bool) -> None:
+    """Refuse, before anything is written, outputs that would overwrite an input (by option) or each other
+    (compared as resolved paths, so through symbolic links, '..' and './'), or that `check_output_file`
+    refuses (a folder, a device, a missing folder, a file already there without `force`). Even with
+    `force`, a file dedupe did not write is never replaced (its first line is not the `header` it
+    writes; None: any file may be): the names of the probable pairs' and versions' files are made from
+    --out's, so a reviewer's own file of that name would be lost without a word."""
+    seen = {path.resolve(): f"{option} {shown_path(path)}" if option.startswith("-") else option
+            for option, path in inputs.items()}
     for option, (path, header) in outputs.items():
         target = path.resolve()
         if target in seen:
             raise SitegenError(f"{option} {shown_path(path)}: is the same file as {seen[target]}; give each output its own file")
-        if target.is_dir():
-            raise SitegenError(f"{option} {shown_path(path)}: is a folder; give a file name")
-        if not target.parent.is_dir():
-            raise SitegenError(f"{option} {shown_path(path)}: its folder {shown_path(path.parent)} does not exist")
+        check_output_file(None, path, option, force=True)  # whether it may be replaced is told below
         if target.exists() and header is not None and not _written_by_dedupe(target, header):
             raise SitegenError(f"{option} {shown_path(path)}: exists and is not a file sitegen dedupe wrote (its first line is "
                                f"not {header.strip()!r}); give another name, or remove it yourself")
+        if not force:
+            refuse_existing(path, option)
         seen[target] = f"{option} {shown_path(path)}"
 
 
@@ -229,22 +235,34 @@ def export(root: Path, format: str, selection: Selection | None = None, out: Pat
     return text, count
 
 
-def check_output_file(root: Path, out: Path, option: str, force: bool | None = None) -> None:
+def check_output_file(root: Path | None, out: Path, option: str, force: bool) -> None:
     """Refuse, before a command does anything, a file it would write beside its work (an export, a digest, a
-    report) that is inside the review folder (whose files only sitegen's own writes change), a folder, a device,
-    a pipe or a socket, or in a folder that does not exist (a mistyped path should not create folders); given
-    `force` (the command has --force), anything already there, a link too, is replaced only with it."""
+    report) that is inside the review folder `root` (whose files only sitegen's own writes change; None: the
+    command has no review), a folder, a device, a pipe or a socket, or in a folder that does not exist (a mistyped
+    path should not create folders). Anything already there, a link too, is replaced only with `force` (every
+    command writing a file a user names has --force): a report or export named like an earlier one, or like
+    a file of the user's, was replaced without a word."""
     target = out.resolve()
-    if root.resolve() in (target, *target.parents):
+    if root is not None and root.resolve() in (target, *target.parents):
         raise SitegenError(f"{option} {shown_path(out)}: is inside the review folder {shown_path(root)}; write it elsewhere")
     if target.is_dir():
         raise SitegenError(f"{option} {shown_path(out)}: is a folder; give a file name")
     if target.exists() and not target.is_file():  # --force never replaces a device (/dev/full) or a pipe
         raise SitegenError(f"{option} {shown_path(out)}: is not a file (a device, a pipe or a socket); give a file name")
-    present = out.exists() or out.is_symlink()  # a link to nothing is there too
-    if not present and not out.absolute().parent.is_dir():
+    if not _present(out) and not out.absolute().parent.is_dir():
         raise SitegenError(f"{option} {shown_path(out)}: its folder {shown_path(out.absolute().parent)} does not exist")
-    if present and force is False:
+    if not force:
+        refuse_existing(out, option)
+
+
+def _present(path: Path) -> bool:
+    return path.exists() or path.is_symlink()  # a link to nothing is there too
+
+
+def refuse_existing(out: Path, option: str) -> None:
+    """A file a command would write that is already there (a link too), refused as every command without --force
+    refuses it."""
+    if _present(out):
         raise SitegenError(f"{option} {shown_path(out)}: already exists{' (a link)' if out.is_symlink() else ''}; give --force "
                            "to replace it")
 
@@ -489,15 +507,18 @@ def _benchmark_file(path: Path, model: type, problems: list[Problem]) -> Any:
     return value
 
 
-def evaluate(runs: Path, judgments: Path, known: Path | None, ks: list[int], out: Path):
+def evaluate_inputs(runs: Path, judgments: Path, known: Path | None) -> dict[str, Path]:
+    """The files evaluate reads, by option: its report may replace none of them, --force or not."""
+    return {"--runs": runs, "--judgments": judgments, **({"--known": known} if known is not None else {})}
+
+
+def evaluate(runs: Path, judgments: Path, known: Path | None, ks: list[int], out: Path, force: bool = False):
     """Frozen runs scored against judgments (and known items) at each k, written to `out` as JSON. Offline;
-    an existing `out` is never replaced and nothing is written when an input has a problem."""
+    an existing `out` is replaced only with `force`, and nothing is written when an input has a problem."""
     from sitegen.records.metrics import Judgments, KnownItems, Runs
     from sitegen.records.metrics import evaluate as score
 
-    if out.exists() or out.is_symlink():
-        raise SitegenError(f"--out {shown_path(out)}: already exists; sitegen evaluate never replaces a report (give a new name)")
-    _check_outputs(runs, {"--out": (out, None)})
+    check_outputs(evaluate_inputs(runs, judgments, known), {"--out": (out, None)}, force)
     problems: list[Problem] = []
     inputs = (_benchmark_file(runs, Runs, problems), _benchmark_file(judgments, Judgments, problems),
               _benchmark_file(known, KnownItems, problems) if known is not None else None)

@@ -86,3 +86,39 @@ def test_a_value_the_library_refuses_is_a_usage_error_as_clicks_own(sitegen, exa
     assert err.startswith(f"Usage: cli {command} [OPTIONS] DIRECTORY\nTry 'cli {command} --help' for help.\n\n"
                           f"Error: Invalid value for {said}"), err
     assert tree_bytes(example_copy) == before
+
+
+# Every option naming a file a command writes, with the rest of a command line that would otherwise run: {file} is
+# that file, already there; {review} the example's copy; {ris} a reference file; {runs}, {judgments} evaluate's.
+FILES_WRITTEN = [
+    ("--report", ["update", "{review}", "--at", "2026-01-02T00:00:00Z", "--snapshots", "replay", "--report", "{file}"]),
+    ("--report", ["monitor", "add", "{review}", "--id", "again", "--strategy", "openalex", "x", "--at",
+                  "2026-01-02T00:00:00Z", "--snapshots", "replay", "--report", "{file}"]),
+    ("--out", ["export", "{review}", "--format", "ris", "--out", "{file}"]),
+    ("--out", ["digest", "{review}", "--week", "2023-W15", "--out", "{file}"]),
+    ("--out", ["evaluate", "--runs", "{runs}", "--judgments", "{judgments}", "--out", "{file}"]),
+    ("--out", ["dedupe", "{ris}", "--out", "{file}"]),
+]
+
+
+@pytest.mark.parametrize(("option", "args"), FILES_WRITTEN, ids=[" ".join(a[:2]) for _, a in FILES_WRITTEN])
+def test_every_file_a_command_writes_is_replaced_only_with_force(sitegen, example_copy, tmp_path, option, args):
+    """`update --report FILE` (and `monitor add`'s) replaced a file already there without a word, evaluate never
+    replaced one, dedupe replaced its own: each now refuses one unless --force, as export and digest did, before
+    it reads or writes anything (exit 2, naming the option and the file)."""
+    fill = {"review": example_copy, "file": tmp_path / "taken.txt", "ris": tmp_path / "records.ris",
+            "runs": tmp_path / "runs.json", "judgments": tmp_path / "judgments.json"}
+    fill["ris"].write_text("TY  - JOUR\nTI  - A title\nER  - \n", encoding="utf-8")
+    fill["runs"].write_text('{"q1": ["a"]}', encoding="utf-8")
+    fill["judgments"].write_text('{"q1": {"a": 1}}', encoding="utf-8")
+    # dedupe replaces only a file it wrote (its first line), --force or not
+    fill["file"].write_text("merged_ids\r\nmy own line\n" if args[0] == "dedupe" else "my own notes\n", encoding="utf-8")
+    before = tree_bytes(tmp_path)
+    code, printed, err = sitegen(*[arg.format(**fill) for arg in args])
+    assert (code, printed) == (EXIT_USAGE, ""), err
+    assert f"Error: {option} {fill['file']}: already exists; give --force to replace it" in err, err
+    assert tree_bytes(tmp_path) == before
+    code, _, err = sitegen(*[arg.format(**fill) for arg in args], "--force")
+    assert "already exists" not in err and "Traceback" not in err, err
+    if code in (0, 3):  # the command ran (a replayed run may miss a source's snapshot): the file is replaced
+        assert fill["file"].read_text(encoding="utf-8") != before["taken.txt"].decode()

@@ -81,20 +81,25 @@ def test_a_file_dedupe_did_not_write_is_never_replaced(tmp_path, sitegen, taken)
     source = tmp_path / "records.csv"
     source.write_text(SOURCE, encoding="utf-8")
     (tmp_path / taken).write_text("first,second,decision\nW1,W2,same\n", encoding="utf-8")
-    err = _refused(tmp_path, sitegen, source, "--out", tmp_path / "sets.csv")
-    assert f"{tmp_path / taken}: exists and is not a file sitegen dedupe wrote" in err
+    for force in ((), ("--force",)):  # never, --force or not
+        err = _refused(tmp_path, sitegen, source, "--out", tmp_path / "sets.csv", *force)
+        assert f"{tmp_path / taken}: exists and is not a file sitegen dedupe wrote" in err
 
 
-def test_dedupe_run_again_replaces_its_own_outputs(tmp_path, sitegen):
+def test_dedupe_run_again_replaces_its_own_outputs_with_force(tmp_path, sitegen):
     source = tmp_path / "records.csv"
     source.write_text(SOURCE, encoding="utf-8")
+    assert sitegen("dedupe", source, "--out", tmp_path / "sets.csv")[0] == 0
+    # As every command writing a file a user names: one already there is replaced only with --force.
+    err = _refused(tmp_path, sitegen, source, "--out", tmp_path / "sets.csv")
+    assert f"--out {tmp_path / 'sets.csv'}: already exists; give --force to replace it" in err
     (tmp_path / "sets-versions.csv").write_text("")  # made ready for it (mktemp)
     for _ in range(2):
-        code, _, err = sitegen("dedupe", source, "--out", tmp_path / "sets.csv")
+        code, _, err = sitegen("dedupe", source, "--out", tmp_path / "sets.csv", "--force")
         assert code == 0, err
     assert (tmp_path / "sets-probable.csv").read_text().splitlines() == ["first,second,score"]
     (tmp_path / "sets.csv").write_text("merged_ids\n")  # saved again by an editor, with LF
-    assert sitegen("dedupe", source, "--out", tmp_path / "sets.csv")[0] == 0
+    assert sitegen("dedupe", source, "--out", tmp_path / "sets.csv", "--force")[0] == 0
 
 
 # --------------------------------------------------------------------------- reader messages
@@ -198,7 +203,7 @@ def test_concatenated_ris_exports_are_named_by_position_and_the_command_says_so(
     warnings: list[str] = []
     assert [entry.id for entry in read_references(source, warnings=warnings)] == ["ris-1", "ris-2", "ris-3"]
     source.write_text(first, encoding="utf-8")  # unique ID tags are the IDs, without a word
-    code, _, err = sitegen("dedupe", source, "--out", tmp_path / "out.csv")
+    code, _, err = sitegen("dedupe", source, "--out", tmp_path / "out.csv", "--force")
     assert code == 0 and err == ""
     assert [entry.id for entry in read_references(source)] == ["1", "2"]
 
@@ -239,7 +244,7 @@ def test_abstracts_numbered_within_one_supplement_article_are_two_works(sitegen,
     for pages, merged in ((("ehz745.0123", "ehz745.0999"), []), (("123.0", "123"), ["s1;s2"])):
         source.write_text(header + row.format(key="s1", pages=pages[0]) + row.format(key="s2", pages=pages[1]),
                           encoding="utf-8")
-        code, _, err = sitegen("dedupe", source, "--out", tmp_path / "sets.csv")
+        code, _, err = sitegen("dedupe", source, "--out", tmp_path / "sets.csv", "--force")
         assert code == 0, err
         assert (tmp_path / "sets.csv").read_text().splitlines() == ["merged_ids", *merged]
 
@@ -263,5 +268,5 @@ def test_a_full_disk_leaves_every_output_of_the_earlier_run(tmp_path, sitegen, m
         return real(path, data, mode_from)
 
     monkeypatch.setattr(write, "_staged", fills_up)
-    err = _refused(tmp_path, sitegen, source, "--out", tmp_path / "sets.csv")
+    err = _refused(tmp_path, sitegen, source, "--out", tmp_path / "sets.csv", "--force")
     assert "No space left on device" in err and "sets-probable.csv" in err

@@ -102,8 +102,10 @@ def test_cli_refuses_to_overwrite(tmp_path, inputs):
     runs, judgments, _ = inputs
     (tmp_path / "report.json").write_text("keep me")
     code, _, err = run_cli("evaluate", "--runs", runs, "--judgments", judgments, "--out", tmp_path / "report.json")
-    assert code == 1 and "already exists" in err
+    assert code == 2 and "already exists; give --force to replace it" in err
     assert (tmp_path / "report.json").read_text() == "keep me"
+    code, _, err = run_cli("evaluate", "--runs", runs, "--judgments", judgments, "--out", judgments, "--force")
+    assert code == 2 and f"--out {judgments}: is the same file as --judgments {judgments}" in err
 
 
 def test_cli_refuses_oversized_inputs(tmp_path, inputs):
