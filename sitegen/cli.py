@@ -268,8 +268,15 @@ COLUMNS_HELP = ("Read a CSV whose columns are not sitegen's: FIELD=COLUMN,... (t
                 "their header.")
 
 
-def _remember(review_dir: Path) -> Path:
+def _remember(review_dir: Path, *, listed: bool = False) -> Path:
+    """The review folder a command was given, kept to show its problems by, and refused first when it is no
+    review folder (before a file to write is checked or one to read is read), in the one sentence every command
+    says it in; unless the command `listed` it among the problems it prints (`check`)."""
+    from sitegen.review.transaction import refuse_non_review
+
     click.get_current_context().meta["sitegen.review_dir"] = review_dir
+    if not listed:
+        refuse_non_review(review_dir)
     return review_dir
 
 
@@ -307,7 +314,7 @@ def check(directory: Path, output_format: str) -> None:
       sitegen check reviews/my-review
       sitegen check reviews/my-review --format github   # in a workflow
     """
-    _remember(directory)
+    _remember(directory, listed=True)
     try:
         problems = commands.check(directory)
     except SchemaVersionError as exc:

@@ -33,7 +33,7 @@ from sitegen.review import kept
 from sitegen.review.folder import load_ledger
 from sitegen.review.models import LedgerEvent, ReviewState, SavedSearch, Strategy, ValidationPayload, VersionRecord
 from sitegen.review.problems import Problem
-from sitegen.review.transaction import Transaction, recover, review_lock
+from sitegen.review.transaction import Transaction, recover, refuse_non_review, review_lock
 from sitegen.review.write import atomic_write, atomic_write_all
 from sitegen.screening import imports
 from sitegen.screening.imports import DecisionImport
@@ -429,7 +429,8 @@ def import_decisions(root: Path, source: Path, tool: str, reviewer: str, stage: 
                      encoding: str | None = None) -> DecisionImport:
     """A screening tool's exported decisions appended to `reviewer`'s decision file at `stage` (see
     `sitegen.screening.imports`); `encoding` when the export is not UTF-8 or UTF-16. Nothing is written
-    when the export cannot be read."""
+    when the export cannot be read. A folder that is no review is said first, before the export is read."""
+    refuse_non_review(root)
     try:
         exported = imports.read_export(decode(read_file(source), encoding), tool, tool_reviewer or reviewer, decision)
     except (ReferenceProblem, imports.ExportProblem) as problem:

@@ -22,7 +22,7 @@ from sitegen.living.duplicates import duplicate_problems
 from sitegen.living.facts import ReviewFacts
 from sitegen.review.folder import Review, cycle_collection_paused, load_review
 from sitegen.review.problems import Problem
-from sitegen.review.transaction import recover, review_lock
+from sitegen.review.transaction import recover, refuse_non_review, review_lock
 from sitegen.screening.checks import screening_problems
 from sitegen.verify.passages import evidence_problems
 
@@ -81,6 +81,7 @@ def read_review(root: Path) -> Workspace:
     """The valid review for a command that only reads it, read under the review's shared lock (as `check` reads
     it): a writer in the middle of its write is refused with exit 5, not read half-written (its staged files
     were reported as an interrupted write, with advice to recover)."""
+    refuse_non_review(root)  # as every command says it, not as a list of problems
     with review_lock(root, shared=True):
         return open_review(root)
 
@@ -89,6 +90,7 @@ def read_review(root: Path) -> Workspace:
 def writable(root: Path, tolerate: frozenset[str] = frozenset()) -> Iterator[Workspace]:
     """The valid review for a command that writes it, held under the review's lock, with any
     interrupted write finished first."""
+    refuse_non_review(root)
     with review_lock(root):
         finished = recover(root)
         try:

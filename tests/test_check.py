@@ -134,7 +134,7 @@ def test_empty_folder(sitegen, tmp_path):
 def test_missing_folder(sitegen, tmp_path):
     code, out, _ = sitegen("check", tmp_path / "nowhere")
     assert code == 1
-    assert "is not a directory" in out
+    assert "does not exist" in out
 
 
 def test_missing_protocol(sitegen, example_copy):

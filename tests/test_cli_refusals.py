@@ -122,3 +122,52 @@ def test_every_file_a_command_writes_is_replaced_only_with_force(sitegen, exampl
     assert "already exists" not in err and "Traceback" not in err, err
     if code in (0, 3):  # the command ran (a replayed run may miss a source's snapshot): the file is replaced
         assert fill["file"].read_text(encoding="utf-8") != before["taken.txt"].decode()
+
+
+# Every command taking a review folder, with options it would otherwise run with; {file} is a file that is not
+# what the option wants (a bad export, a report already there) and {out} a file to write.
+REVIEW_COMMANDS = [
+    ["build", "{folder}", "--out", "{out}"],
+    ["publish", "{folder}", "--out", "{out}", "--now", "2026-01-02T00:00:00Z"],
+    ["monitor", "add", "{folder}", "--id", "watch", "--strategy", "openalex", "x", "--at", "2026-01-02T00:00:00Z",
+     "--report", "{file}"],
+    ["monitor", "status", "{folder}"],
+    ["monitor", "validate", "{folder}"],
+    ["update", "{folder}", "--at", "2026-01-02T00:00:00Z", "--report", "{file}"],
+    ["verify", "{folder}", "--at", "2026-01-02T00:00:00Z", "--bib", "{file}"],
+    ["import", "{folder}", "{file}", "--at", "2026-01-02T00:00:00Z"],
+    ["prisma", "{folder}"],
+    ["probable-duplicates", "{folder}"],
+    ["export", "{folder}", "--format", "ris", "--out", "{file}"],
+    ["import-decisions", "{folder}", "{file}", "--tool", "rayyan", "--reviewer", "ab"],
+    ["screen", "status", "{folder}"],
+    ["screen", "conflicts", "{folder}"],
+    ["screen", "kappa", "{folder}"],
+    ["screen", "rank", "{folder}", "--imported"],
+    ["digest", "{folder}", "--week", "2026-W01", "--out", "{file}"],
+    ["state", "show", "{folder}"],
+    ["state", "advance", "{folder}", "--at", "2026-01-02T00:00:00Z"],
+    ["state", "set", "{folder}", "status_note", "x"],
+    ["protocol", "lock", "{folder}", "--at", "2026-01-02T00:00:00Z"],
+    ["protocol", "amend", "{folder}", "--at", "2026-01-02T00:00:00Z", "--reason", "x"],
+    ["ledger", "anchor", "{folder}"],
+    ["recover", "{folder}"],
+]
+
+
+@pytest.mark.parametrize("args", REVIEW_COMMANDS, ids=[" ".join(a[:2]) for a in REVIEW_COMMANDS])
+def test_a_folder_that_is_no_review_is_said_first_and_alike_by_every_command(sitegen, tmp_path, args):
+    """import-decisions read the export first (a wrong folder was told as the export's first line), update and
+    export checked their --report/--out first, and the others said it one of two ways (a list of problems, or
+    'it has no review.yaml'): each now says it first, in one sentence, before reading or writing anything."""
+    folder = tmp_path / "not a review é"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("not a review\n", encoding="utf-8")
+    fill = {"folder": folder, "file": tmp_path / "export.csv", "out": tmp_path / "site"}
+    fill["file"].write_text("x\n", encoding="utf-8")  # no export of any tool, no .bib, and there already
+    before = tree_bytes(tmp_path)
+    code, printed, err = sitegen(*[arg.format(**fill) for arg in args])
+    assert (code, printed) == (EXIT_INVALID, "")
+    assert err == (f"error: {folder} is not a review folder: review.yaml is missing (`sitegen init '{folder}'` "
+                   "makes one); nothing was read or written\n"), err
+    assert tree_bytes(tmp_path) == before

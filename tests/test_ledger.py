@@ -201,7 +201,7 @@ def test_an_interrupted_write_is_named_not_taken_for_tampering(anchored, sitegen
 
 def test_ledger_verify_needs_a_review_folder(tmp_path, sitegen):
     code, out, _ = sitegen("ledger", "verify", tmp_path / "nowhere")
-    assert code == 1 and "is not a directory" in out and "intact" not in out
+    assert code == 1 and "does not exist" in out and "intact" not in out
     code, out, _ = sitegen("ledger", "verify", tmp_path)
     assert code == 1 and "review.yaml is missing" in out
 

@@ -23,7 +23,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from sitegen.errors import SchemaVersionError, shown_argument, shown_path
+from sitegen.errors import SchemaVersionError, shown_argument
 from sitegen.records.identity import listed
 from sitegen.records.ids import found_valid, meant_record_id, record_id
 from sitegen.records.model import Record, model_data, share_fields_sets
@@ -57,7 +57,7 @@ from sitegen.review.models import (
     parse_timestamp,
 )
 from sitegen.review.problems import Problem
-from sitegen.review.transaction import STAGED, interrupted
+from sitegen.review.transaction import STAGED, interrupted, not_a_review
 from sitegen.review.write import canonical_json
 
 MB = 1_000_000
@@ -242,12 +242,12 @@ def protocol_hash(text: str) -> str:
 
 
 def _not_a_review(root: Path) -> list[Problem]:
+    """The problem `check` lists for a folder that is not a review, in the words every other command says it."""
+    if (why := not_a_review(root)) is None:
+        return []
     if not root.is_dir():
-        return [Problem(".", None, None, "not-a-folder", f"{shown_path(root)} is not a directory")]
-    if not (root / "review.yaml").exists() and not (root / "review.yaml").is_symlink():
-        return [Problem("review.yaml", None, None, "missing",
-                        f"review.yaml is missing: {shown_path(root)} is not a review folder (`sitegen init {shown_argument(root)}` makes one)")]
-    return []
+        return [Problem(".", None, None, "not-a-folder", why)]
+    return [Problem("review.yaml", None, None, "missing", why)]
 
 
 def load_review(root: Path) -> tuple[Review | None, list[Problem]]:

@@ -126,13 +126,35 @@ def _finish(root: Path, rels: list[str]) -> None:
     written.extend(root / rel for rel in rels)
 
 
+def not_a_review(root: Path) -> str | None:
+    """Why `root` is no review folder, in the one sentence every command says it in (`check` among its problems,
+    the others as their error), or None. The cheapest check of all: a command says it before it reads anything
+    else (an export to import, a report's path)."""
+    if not os.path.lexists(root):
+        return f"{shown_path(root)} does not exist"
+    if not os.path.isdir(root):
+        return f"{shown_path(root)} is not a folder"
+    if not os.path.lexists(root / "review.yaml"):
+        return (f"{shown_path(root)} is not a review folder: review.yaml is missing (`sitegen init {shown_argument(root)}` "
+                "makes one)")
+    return None
+
+
+def refuse_non_review(root: Path) -> None:
+    """SitegenError when `root` is no review folder (`not_a_review`), before anything is read or written."""
+    if why := not_a_review(root):
+        raise SitegenError(f"{why}; nothing was read or written")
+
+
 def recover(root: Path, discard: bool = False) -> list[str]:
     """Finish a committed transaction (or, `discard`, drop what of it is not done: its files not replaced yet) or
     discard an uncommitted one, and remove the temporary files of interrupted writes. Says what it did,
     one sentence per step (empty: nothing to do). Only a review folder is touched: the names it looks for
     must not sweep any other folder."""
-    if not os.path.isfile(root / "review.yaml") or os.path.islink(root / "review.yaml"):
-        raise SitegenError(f"{shown_path(root)} is not a review folder (it has no review.yaml); nothing was changed")
+    refuse_non_review(root)
+    if not os.path.isfile(root / "review.yaml") or os.path.islink(root / "review.yaml"):  # there, but not a file
+        raise SitegenError(f"{shown_path(root / 'review.yaml')} is not a plain file (a link or a folder), so {shown_path(root)} "
+                           "is not taken for a review folder (`sitegen check` says more); nothing was changed")
     done = []
     if os.path.lexists(root / JOURNAL):
         entries = _journal_entries(root)
