@@ -1272,6 +1272,7 @@ def search_query(query: str, sources: str, native: bool, since: int | None, mode
     parentheses, and title: abstract: author: prefixes. Exit status 3 when a
     source could not be reached (its results are unknown, not empty).
     """
+    from sitegen.sources.base import about
     from sitegen.sources.search import describe
 
     names = [name.strip() for name in sources.split(",") if name.strip()]
@@ -1281,7 +1282,7 @@ def search_query(query: str, sources: str, native: bool, since: int | None, mode
         click.echo(json.dumps(result.report(), indent=2, ensure_ascii=False))
     else:
         for outcome in result.outcomes:
-            click.echo(f"{outcome.source}: {describe(outcome)}")
+            click.echo(about(provider_label(outcome.source), describe(outcome)))
         if result.shortlist is not None:
             click.echo(f"openalex-semantic: {describe(result.shortlist)} (a shortlist, not a database search)")
         for hit in result.hits:

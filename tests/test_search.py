@@ -80,6 +80,25 @@ def test_a_downed_source_is_named_and_the_exit_status_says_so(sitegen, monkeypat
     assert any("HTTP 503" in warning for warning in report["warnings"])
 
 
+def test_a_source_not_reached_is_named_once_in_each_line_that_says_so(sitegen, monkeypatch):
+    """Each layer named the source again: "openalex: OpenAlex was not reached this run (unavailable); new OpenAlex
+    records may be missing: OpenAlex unavailable: OpenAlex could not be reached (ConnectError)"."""
+    import sitegen.sources.search as search_module
+
+    def offline(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("no network", request=request)
+
+    monkeypatch.setattr(search_module, "open_fetcher", lambda mode, snapshots, session="": fetcher(offline)[0])
+    code, out, err = sitegen("search", "object AND context", "--sources", "openalex,europepmc")
+    assert code == 3
+    for name in ("OpenAlex", "Europe PMC"):
+        said = (f"{name} was not reached this run (unavailable); new {name} records may be missing: could not be "
+                "reached (ConnectError)")
+        assert said in out.splitlines() and said in err.splitlines(), (out, err)
+    code, out, _ = sitegen("search", "object AND context", "--sources", "openalex", "--json")
+    assert json.loads(out)["warnings"] == ["OpenAlex unavailable: could not be reached (ConnectError)"]
+
+
 def test_a_query_a_provider_cannot_express_is_unsupported_not_empty():
     fetch, seen, _ = fetcher(two_providers())
     result = search(fetch, "abstract:hippocampus", ["pubmed"], settings=SourceSettings())

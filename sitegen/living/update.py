@@ -44,6 +44,7 @@ from sitegen.review.models import (
 )
 from sitegen.review.transaction import Transaction
 from sitegen.review.write import jsonl, pretty_json, with_rows_added
+from sitegen.sources.base import about
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.search import check_strategy, describe, open_fetcher, run_strategy
 from sitegen.sources.settings import SourceSettings
@@ -218,7 +219,7 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
                 outcome = run_strategy(fetcher, settings, strategy.source, strategy.query,
                                        native=strategy.syntax == "native", method=strategy.method)
                 outcome = collapse_doubted(outcome, last_complete_run(review, search.monitor_id, strategy))
-                progress(f"{search.monitor_id}: {label(strategy.source)}: {describe(outcome)}")
+                progress(f"{search.monitor_id}: {about(label(strategy.source), describe(outcome))}")
                 executed.append((search, strategy, outcome))
         # Recorded responses go into the run's transaction below: a run that fails records nothing.
         recorded = fetcher.snapshots.staged_files() if fetcher.snapshots is not None else {}

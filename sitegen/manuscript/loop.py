@@ -26,10 +26,12 @@ from sitegen.files import read_file
 from sitegen.manuscript import bib, claims
 from sitegen.records.matching import SAME_TITLE, record_work, title_score
 from sitegen.records.model import Record
+from sitegen.records.providers import label
 from sitegen.references import ReferenceProblem, read_references
 from sitegen.references.records import entry_record
 from sitegen.review.models import UNANSWERED, VerificationPayload
 from sitegen.review.write import atomic_write, pretty_json
+from sitegen.sources.base import unnamed
 from sitegen.sources.http import Fetcher
 from sitegen.sources.search import check_sources, open_fetcher
 from sitegen.sources.search import search as search_sources
@@ -864,7 +866,9 @@ def _code(text: str) -> str:
 
 
 def _answers(payload: VerificationPayload) -> str:
-    return "; ".join(f"{a.source}: {a.answer}{f' ({a.detail})' if a.detail else ''}" for a in payload.answers)
+    """Each index's answer, named once: its detail is most often a sentence about it ("Crossref unavailable: …")."""
+    return "; ".join(f"{label(a.source)}: {a.answer}{f' ({unnamed(label(a.source), a.detail)})' if a.detail else ''}"
+                     for a in payload.answers)
 
 
 def _citing_sentences(review: claims.ClaimReview) -> dict[str, list[claims.Sentence]]:

@@ -110,15 +110,40 @@ class Trace:
                              retry_after=retry_after, truncated=truncated, dropped=dropped)
 
 
+FAILURES = {"rate_limited": "rate-limited", "timeout": "timed out", "unavailable": "unavailable"}
+
+
+def failure_warning(label: str, status: str, message: str) -> str:
+    """A provider failure said as "<label> <what happened>: <why>", the label once: the why is most often the
+    fetcher's own sentence about the provider ("OpenAlex could not be reached"), so it read "OpenAlex unavailable:
+    OpenAlex could not be reached"."""
+    return f"{label} {FAILURES.get(status, status)}: {unnamed(label, message)}"
+
+
+def failure_cause(label: str, status: str, warning: str) -> str:
+    """What `failure_warning` said of a failure but the label and what happened, for a sentence naming both."""
+    return warning.removeprefix(f"{label} {FAILURES.get(status, status)}: ")
+
+
+def unnamed(label: str, text: str) -> str:
+    """`text`, a sentence about `label`, without it before its verb ("could not be reached"): for a message
+    that names the provider already."""
+    return text[len(label) + 1:] if text.startswith(f"{label} ") else text
+
+
+def about(label: str, text: str) -> str:
+    """`text` as a line about `label`: "<label>: <text>", unless `text` is a sentence about it already (names it
+    first), which said it twice ("OpenAlex: OpenAlex was not reached this run")."""
+    return text if text.startswith(f"{label} ") else f"{label}: {text}"
+
+
 def run_call(trace: Trace, call: Callable[[Trace], SourceOutcome]) -> SourceOutcome:
     """Run one provider call; every provider failure becomes an outcome with a warning in words."""
     label = trace.provider.name
     try:
         return call(trace)
     except SourceError as exc:
-        what = {"rate_limited": "rate-limited", "timeout": "timed out", "unavailable": "unavailable"}
-        return trace.outcome(exc.status, retry_after=exc.retry_after,
-                             warning=f"{label} {what.get(exc.status, exc.status)}: {exc}")
+        return trace.outcome(exc.status, retry_after=exc.retry_after, warning=failure_warning(label, exc.status, str(exc)))
     except Malformed as exc:
         return trace.outcome("unavailable", warning=f"{label} returned an unusable response: {exc}")
     except ValidationError as exc:  # a provider record that does not fit the record format

@@ -24,6 +24,7 @@ from sitegen.records.fusion import RANKING_VERSION, Hit, Lane, fuse
 from sitegen.records.model import Record
 from sitegen.records.providers import Source, label
 from sitegen.sources import arxiv, crossref, europepmc, openalex, pubmed, query
+from sitegen.sources.base import about, failure_cause
 from sitegen.sources.http import Fetcher
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import SourceSettings
@@ -181,7 +182,7 @@ def search(fetcher: Fetcher, text: str, sources: list[str], *, native: bool = Fa
     for source in sources:
         progress(f"searching {label(source)}...")
         outcome = run_strategy(fetcher, settings, source, text, native=native, since=since)
-        progress(f"{label(source)}: {describe(outcome)}")
+        progress(about(label(source), describe(outcome)))
         outcomes.append(outcome)
     lanes = [Lane(outcome.source, outcome.records, ranked=_lane_ranked(outcome.source, text, native))
              for outcome in outcomes]
@@ -224,6 +225,6 @@ def describe(outcome: SourceOutcome) -> str:
     if outcome.status == "unsupported":
         why = f" ({outcome.warnings[-1]})" if outcome.warnings else ""
         return f"not searched: the query cannot be expressed for this source{why}"
-    why = f": {outcome.warnings[-1]}" if outcome.warnings else ""
+    why = f": {failure_cause(name, outcome.status, outcome.warnings[-1])}" if outcome.warnings else ""
     return (f"{name} was not reached this run ({outcome.status.replace('_', ' ')}); "
             f"new {name} records may be missing{why}")

@@ -22,6 +22,7 @@ from sitegen.living.facts import evidence_sha256
 from sitegen.records.model import Record
 from sitegen.review.models import REFUSAL_GRADE, Evidence, PassageCheck, VerificationPayload
 from sitegen.sources import europepmc
+from sitegen.sources.base import failure_cause
 from sitegen.sources.europepmc import FullText
 from sitegen.sources.http import Fetcher
 from sitegen.sources.settings import SourceSettings
@@ -60,8 +61,9 @@ def open_text(fetcher: Fetcher, settings: SourceSettings, record: Record) -> Ope
     fulltext = europepmc.fulltext(fetcher, settings, pmcid)
     hashes += fulltext.snapshot_hashes
     if fulltext.status != "ok":
+        why = "; ".join(failure_cause("Europe PMC", fulltext.status, warning) for warning in fulltext.warnings)
         return OpenText(None, f"Europe PMC did not answer for the full text of {pmcid} ({fulltext.status}); "
-                              f"{'; '.join(fulltext.warnings)}".rstrip("; "), hashes)
+                              f"{why}".rstrip("; "), hashes)
     if not fulltext.readable:
         return OpenText(None, fulltext.refusal or f"Europe PMC has no full text for {pmcid}", hashes)
     if not fulltext.paragraphs:  # nothing read is not the whole text: no passage can be contradicted by it
