@@ -722,7 +722,7 @@ def verify(directory: Path, at: str | None, mode: str, bib: Path | None, encodin
     unanswered = result.unanswered if mode != "replay" else []  # a replay reproduces the recorded run's answers
     if unanswered:  # on stderr with --json too: a log read by a person says it
         click.echo(f"warning: {len(unanswered)} verdict{'s rest' if len(unanswered) != 1 else ' rests'} on an index "
-                   "that did not answer (rate limited or unreachable): they are open items, not negatives; verify "
+                   "that did not answer (rate limited, unreachable or refusing access: a key?): they are open items, not negatives; verify "
                    "again later to settle them", err=True)
     if result.differences:
         raise click.exceptions.Exit(EXIT_INVALID)
@@ -1351,7 +1351,8 @@ def loop_command(directory: Path, topic: str, draft: Path | None, bib: Path | No
     problem, suggest revisions), then, once the round's confirm.yaml lists what you accept, round 2 on the
     revised draft. At most 2 rounds. Nothing in the draft or .bib changes unless confirm.yaml accepts it.
     Exit status 0 when the loop has converged, 1 when problems are left, 3 when it is paused: an index
-    was rate limited, so some entries could not be checked; run again later to re-verify them.
+    was rate limited or refused access (HTTP 401/403: most likely a missing or wrong key; it is asked nothing
+    more that round), so some entries could not be checked; run again later to re-verify them.
     """
     names = [name.strip() for name in sources.split(",") if name.strip()]
     result = commands.loop(directory, topic, sources=names, mode=mode, draft=draft, bib=bib, out=out, apply=apply)
@@ -1364,11 +1365,16 @@ def loop_command(directory: Path, topic: str, draft: Path | None, bib: Path | No
     elif result.round is not None:
         click.echo(f"round {result.round}: {result.left} problem(s); see {shown_path(base / str(result.round) / 'problems.md')}")
     click.echo(f"summary: {shown_path(base / 'final-summary.md')}")
+    for name, cause in result.refused.items():  # on stderr: what to fix, as `update` says a source not reached
+        click.echo(f"warning: {name} refused access in round {result.rounds}, so it was asked nothing more: {cause}; "
+                   "fix that, then run the loop again to check what it could not", err=True)
+    why = "rate-limited or refused access" if result.refused else "rate-limited"
     if result.recheck:
-        click.echo(f"re-check later (rate-limited, not searched): {', '.join(result.recheck)}")
+        click.echo(f"re-check later ({why}, not searched): {', '.join(result.recheck)}")
     if not result.left and result.recheck:
         click.echo(f"paused after round {result.rounds}: {len(result.recheck)} entr(y/ies) could not be checked (an "
-                   "index was rate limited); run the loop again later to re-verify them")
+                   f"index was {'rate limited or refused access' if result.refused else 'rate limited'}); run the "
+                   "loop again later to re-verify them")
         raise click.exceptions.Exit(EXIT_INCOMPLETE)
     if not result.left:
         click.echo(f"converged in round {result.rounds}: no problem left")

@@ -19,7 +19,7 @@ from conftest import ROOT
 
 from sitegen import commands
 from sitegen.cli import cli
-from sitegen.errors import SitegenError
+from sitegen.errors import EXIT_INCOMPLETE, SitegenError
 from sitegen.manuscript import claims
 from sitegen.manuscript.loop import topic_slug
 from sitegen.review.models import REFUSAL_GRADE, SourceAnswer, VerificationPayload
@@ -33,17 +33,19 @@ RATE_LIMITED = "10.2196/22081"
 
 
 class Verdicts:
-    def __init__(self, identity, status, rate_limited, resolved=None):
+    def __init__(self, identity, status, rate_limited, resolved=None, refused_access=()):
         self.identity, self.status, self.rate_limited, self.resolved = identity, status, rate_limited, resolved
+        self.refused_access = list(refused_access)
 
 
 def crossref_verifier(fetcher, settings, record):
     """Stand-in for sitegen.verify.identity.verify_citation: Crossref only, titles compared exactly."""
     outcome = crossref.lookup(fetcher, settings, record.DOI)
+    detail = None
     if outcome.status == "rate_limited":
         answer, verdict = "rate-limited", "inconclusive"
     elif outcome.status != "ok":
-        answer, verdict = "no-answer", "inconclusive"
+        answer, verdict, detail = "no-answer", "inconclusive", "; ".join(outcome.warnings)
     elif not outcome.records:
         answer, verdict = "not-found", "unresolvable"
     elif outcome.records[0].title.casefold() == record.title.casefold():
@@ -52,11 +54,13 @@ def crossref_verifier(fetcher, settings, record):
         answer, verdict = "different-work", "mismatch"
     identity = VerificationPayload(record_id=record.id, axis="identity", verdict=verdict,
                                    refusal_grade=verdict in REFUSAL_GRADE,
-                                   answers=[SourceAnswer(source="crossref", answer=answer, asked=record.DOI)])
+                                   answers=[SourceAnswer(source="crossref", answer=answer, asked=record.DOI,
+                                                         detail=detail)])
     status = VerificationPayload(record_id=record.id, axis="status", refusal_grade=False,
                                  verdict="current" if answer == "found" else "inconclusive")
     return Verdicts(identity, status, answer == "rate-limited",
-                    outcome.records[0] if answer == "different-work" else None)
+                    outcome.records[0] if answer == "different-work" else None,
+                    ["crossref"] if outcome.status == "auth_error" else [])
 
 
 class Providers:
@@ -602,3 +606,44 @@ def test_out_puts_the_rounds_elsewhere_and_the_manuscript_folder_stays_as_it_was
     run(manuscript, out=tmp_path / "loops")
     assert (tmp_path / "loops" / topic_slug(TOPIC) / "1" / "problems.md").is_file()
     assert sorted(p.name for p in manuscript.iterdir()) == before
+
+
+def test_an_index_refusing_access_stops_for_the_round_and_its_entries_are_kept_apart(tmp_path, monkeypatch):
+    """Seed 001: rate_limited / auth_error → pause, re-verify later. A 401 (a missing or wrong key) was an index
+    "not answering": asked again for every entry, and each entry a problem "to check by hand". Now the index is
+    asked once, its entries are kept apart as rate-limited ones are, and the loop pauses (exit 3) naming it and
+    the likely cause."""
+    import functools
+
+    class CrossrefRefuses(Providers):
+        def __call__(self, request):
+            if request.url.host == "api.crossref.org":
+                self.requests.append(request)
+                return httpx.Response(401, json={"message": "Invalid token"})
+            return super().__call__(request)
+
+    providers = CrossrefRefuses()
+    monkeypatch.setattr(commands, "loop", functools.partial(commands.loop, verify=crossref_verifier,
+                                                            transport=httpx.MockTransport(providers)))
+    folder = tmp_path / "short"
+    folder.mkdir()
+    (folder / "draft.md").write_text("# Reviews\n\nTools now assist literature reviews [@wagner2021ai]. A "
+                                     "typology of reviews exists [@schryen2021knowledge].\n")
+    bib = (FIXTURES / "manuscript" / "references.bib").read_text().split("\n\n")
+    (folder / "refs.bib").write_text(bib[0] + "\n\n" + bib[1] + "\n")
+    result = CliRunner().invoke(cli, ["loop", str(folder), "--topic", "reviews"])
+    assert result.exit_code == EXIT_INCOMPLETE, result.output
+    assert [r.url.host for r in providers.requests] == ["api.crossref.org"]  # asked once, then nothing more
+    assert ("warning: Crossref refused access in round 1, so it was asked nothing more: answered HTTP 401, most "
+            "likely for missing or wrong credentials (or an allowance used up): Invalid token; fix that, then run "
+            "the loop again to check what it could not") in result.stderr
+    assert "re-check later (rate-limited or refused access, not searched): wagner2021ai, schryen2021knowledge" \
+        in result.stdout
+    assert "paused after round 1: 2 entr(y/ies) could not be checked" in result.stdout
+    base = folder / "output" / "evidence-loop" / topic_slug("reviews")
+    assert "## Re-check later (refused access, not searched)" in (base / "1" / "problems.md").read_text()
+    summary = (base / "final-summary.md").read_text()
+    assert "Paused: the last round found no problem, but could not check every entry (an index refused access)" \
+        in summary
+    assert "Re-check later (refused access, never searched): wagner2021ai, schryen2021knowledge." in summary
+    assert "Crossref refused access in the last round, so it was asked nothing more: answered HTTP 401" in summary

@@ -347,8 +347,23 @@ def test_a_refusal_names_the_variable_that_holds_the_key():
     for settings in (SETTINGS, SETTINGS.model_copy(update={"openalex_api_key": None})):
         fetch, _, _ = fetcher(lambda request: json_response('{"error": "API key required"}', status=401))
         outcome = openalex.search(fetch, settings, {"search": "x"})
-        assert outcome.status == "unavailable"
-        assert "HTTP 401: a missing or wrong key in OPENALEX_API_KEY, or allowance" in " ".join(outcome.warnings)
+        assert outcome.status == "auth_error" and not outcome.complete
+        assert outcome.warnings == ["OpenAlex refused access: answered HTTP 401, most likely for a missing or wrong key in "
+                                    "OPENALEX_API_KEY (or its allowance is used up): API key required"]
+
+
+def test_a_source_that_refuses_access_is_asked_nothing_more_in_the_run():
+    """A 401 or 403 is a key the provider does not take, on every request: it was asked again for each strategy
+    (each .bib entry of a loop's round), and each refusal read as an outage. Now the run stops asking it, and every
+    call after the first says why, as a refusal of access (auth_error), never as "no records"."""
+    fetch, seen, _ = fetcher(lambda request: json_response('{"error": "Invalid API key"}', status=403))
+    with fetch:
+        first = openalex.search(fetch, SETTINGS, {"search": "x"})
+        second = openalex.search(fetch, SETTINGS, {"search": "y"})
+    assert len(seen.requests) == 1
+    assert (first.status, second.status) == ("auth_error", "auth_error")
+    assert second.warnings == ["OpenAlex refused access: was not asked: it answered HTTP 403 to an earlier request of "
+                               "this run, most likely for a missing or wrong key"]
 
 
 def test_a_page_over_the_byte_cap_is_asked_for_again_in_halves(monkeypatch):

@@ -170,7 +170,7 @@ def test_a_run_an_index_did_not_answer_exits_incomplete(example_copy, monkeypatc
         *args, **options, transport=indexes(example_copy, openalex_down=True)))
     code, out, err = run_cli("verify", example_copy, "--at", AT)
     assert code == 3 and "REFUSAL" not in out, out + err
-    assert "rest on an index that did not answer (rate limited or unreachable)" in err
+    assert "rest on an index that did not answer (rate limited, unreachable or refusing access: a key?)" in err
     monkeypatch.setattr(commands, "verify", lambda *args, **options: asked(
         *args, **options, transport=indexes(example_copy)))
     code, out, err = run_cli("verify", example_copy, "--at", "2023-05-02T00:00:00Z")

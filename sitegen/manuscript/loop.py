@@ -13,7 +13,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -31,7 +31,7 @@ from sitegen.references import ReferenceProblem, read_references
 from sitegen.references.records import entry_record
 from sitegen.review.models import UNANSWERED, VerificationPayload
 from sitegen.review.write import atomic_write, pretty_json
-from sitegen.sources.base import unnamed
+from sitegen.sources.base import FAILURES, unnamed
 from sitegen.sources.http import Fetcher
 from sitegen.sources.search import check_sources, open_fetcher
 from sitegen.sources.search import search as search_sources
@@ -73,6 +73,9 @@ class CitationCheck(Strict):
     identity: VerificationPayload | None = None
     status: VerificationPayload | None = None
     rate_limited: bool = False
+    # The indexes that refused access while checking it (HTTP 401/403, most likely a missing or wrong key): as a
+    # rate limit, nothing to act on but a reason to check it again once the key is fixed.
+    refused_access: list[str] = Field(default_factory=list)
     note: str | None = None  # why the entry was not verified (it cannot be read as a record)
     resolved: Record | None = None  # for a conflict: the work its DOI resolves to
     crossref: str | None = None  # the entry this one's `crossref` names: in use while this one is
@@ -247,7 +250,8 @@ def verify_entries(fetcher: Fetcher, settings: SourceSettings, bib_path: Path, v
             continue
         verdicts = verify(fetcher, settings, record)
         check = CitationCheck(key=entry.id, line=entry.line, record=record, identity=verdicts.identity,
-                              status=verdicts.status, rate_limited=verdicts.rate_limited, crossref=entry.parent or None)
+                              status=verdicts.status, rate_limited=verdicts.rate_limited,
+                              refused_access=verdicts.refused_access, crossref=entry.parent or None)
         if check.identity.verdict == "mismatch":
             check.resolved = verdicts.resolved
         checks.append(check)
@@ -260,8 +264,8 @@ def problems_of(checks: list[CitationCheck], review: claims.ClaimReview) -> tupl
     and the entries kept apart to re-check later.
 
     A refusal-grade verdict (a mismatch, no record anywhere, a retraction) is a problem whatever another
-    index answered; an entry whose verdict stays open because an index was rate limited is kept apart
-    (seed 001: rate_limited → pause, re-verify later), never read as checked."""
+    index answered; an entry whose verdict stays open because an index was rate limited or refused access is
+    kept apart (seed 001: rate_limited / auth_error → pause, re-verify later), never read as checked."""
     rows: dict[str, ProblemRow] = {}
     citing = _citing_sentences(review)
     apart = []
@@ -278,7 +282,7 @@ def problems_of(checks: list[CitationCheck], review: claims.ClaimReview) -> tupl
                                 sentence=sentence)
 
     for check in checks:
-        if check.record is not None and check.rate_limited and "inconclusive" in (
+        if _open_for_now(check) and "inconclusive" in (
                 check.identity.verdict, check.status.verdict if check.status else "inconclusive"):
             apart.append(check)
         if check.record is None:
@@ -291,7 +295,7 @@ def problems_of(checks: list[CitationCheck], review: claims.ClaimReview) -> tupl
             add("conflicting citation", check.key, reasons + cited, "replace with the correct entry", check.key)
         elif check.identity.verdict == "unresolvable":
             add("no match", check.key, reasons + cited, "find the real work or remove the citation", check.key)
-        elif check.identity.verdict == "inconclusive" and not check.rate_limited:
+        elif check.identity.verdict == "inconclusive" and not _open_for_now(check):
             add("to check by hand", check.key, reasons + cited, "check the entry by hand", check.key)
         if check.status is not None and check.status.verdict == "retracted":
             notice = f" (notice {check.status.notice})" if check.status.notice else ""
@@ -315,6 +319,11 @@ def problems_of(checks: list[CitationCheck], review: claims.ClaimReview) -> tupl
             add("uncited entry", where, "no sentence of the draft cites it", "cite it or remove it", finding.key)
     numbered = [row.model_copy(update={"id": f"P{number}"}) for number, row in enumerate(rows.values(), start=1)]
     return numbered, apart
+
+
+def _open_for_now(check: CitationCheck) -> bool:
+    """Whether an entry could not be checked for now: an index was rate limited, or refused access (a key)."""
+    return check.record is not None and (check.rate_limited or bool(check.refused_access))
 
 
 def query_for(row: ProblemRow, checks: dict[str, CitationCheck]) -> str | None:
@@ -426,9 +435,12 @@ def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings
         found.setdefault(result.problem, []).extend(record for record in result.records
                                                     if not (record.DOI and record.DOI in cited_dois))
     if rows and _nothing_reached(checks, [answered for _, answered in searched]):  # without problems, a rate-limited round pauses (`paused_round`)
-        raise SourcesUnreached("no index answered this round (every entry's lookup and every search failed: "
-                               "offline?), so it was not counted as one of the loop's rounds and none of its "
-                               "files were written; run it again when the indexes can be reached")
+        refused = refusals(checks, searches)
+        why = ("; ".join(f"{name} refused access ({cause})" for name, cause in refused.items())
+               + ": fix that, then run it again") if refused else \
+            "(every entry's lookup and every search failed: offline?); run it again when the indexes can be reached"
+        raise SourcesUnreached(f"no index answered this round, so it was not counted as one of the loop's rounds and "
+                               f"none of its files were written: {why}")
     made = suggestions_for(rows, by_key, found, set(by_key))
     earlier = _read_candidates(manuscript.round_dir(done[-1])) if done else []
     for stale in ("problems.md", "confirm.yaml", "applied.json"):  # of the paused run being repeated
@@ -511,8 +523,29 @@ def paused_round(manuscript: Manuscript) -> int | None:
 
 
 def rate_limited_keys(folder: Path) -> list[str]:
-    """The entries a round kept apart as rate-limited (to re-check later)."""
-    return [check.key for check in _read(folder / "citation-review.json", CitationCheck) if check.rate_limited]
+    """The entries a round kept apart as rate-limited or refused access (to re-check later)."""
+    return [check.key for check in _read(folder / "citation-review.json", CitationCheck) if _open_for_now(check)]
+
+
+def refusals(checks: list[CitationCheck], searches: list[CandidateSearch]) -> dict[str, str]:
+    """Each index that refused access in a round (HTTP 401/403), by name, with its first reason: the likely cause
+    (which key) and what it answered. Later requests to it were not sent (`sources.http.Fetcher`)."""
+    said = [answer.detail for check in checks if check.identity is not None for answer in check.identity.answers
+            if answer.source in check.refused_access and answer.detail]
+    said += [warning for search in searches if "auth_error" in search.status for warning in search.warnings]
+    found: dict[str, str] = {}
+    for text in said:
+        for part in text.split("; "):  # an answer's detail joins its warnings
+            name, refused, cause = part.partition(f" {FAILURES['auth_error']}: ")
+            if refused and name not in found:
+                found[name] = cause
+    return found
+
+
+def round_refusals(folder: Path, number: int) -> dict[str, str]:
+    """`refusals` of a round from its files."""
+    return refusals(_read(folder / "citation-review.json", CitationCheck),
+                    [search for search in _read_candidates(folder) if search.round == number])
 
 
 def read_problems(folder: Path) -> list[ProblemRow]:
@@ -899,9 +932,15 @@ def render_problems(number: int, rows: list[ProblemRow], apart: list[CitationChe
                   "cited, and no entry is called uncited, as which entry it names cannot be told. Cite with "
                   "`[@key]` for the loop to check each citation against its entry."]
     if apart:
-        lines += ["", "## Re-check later (rate-limited, not searched)", ""]
+        lines += ["", f"## Re-check later ({_why_apart(apart)}, not searched)", ""]
         lines += [f"- {_md(check.key)} (line {check.line}): {_md(_answers(check.identity))}" for check in apart]
     return "\n".join(lines) + "\n"
+
+
+def _why_apart(apart: list[CitationCheck]) -> str:
+    """Why entries were kept apart to re-check later, in words."""
+    return " or ".join(why for why, flag in (("rate-limited", any(check.rate_limited for check in apart)),
+                                             ("refused access", any(check.refused_access for check in apart))) if flag)
 
 
 def render_queries(rows: list[ProblemRow], apart: list[CitationCheck]) -> str:
@@ -915,7 +954,9 @@ def render_queries(rows: list[ProblemRow], apart: list[CitationCheck]) -> str:
         else:
             lines.append(f"- {row.id} ({row.type}): no search (nothing to find for it)")
     if apart:
-        lines += ["", "Rate-limited entries are not searched: " + ", ".join(_md(c.key) for c in apart)]
+        why = _why_apart(apart)
+        lines += ["", ("Rate-limited entries" if why == "rate-limited" else f"Entries kept apart ({why})")
+                  + " are not searched: " + ", ".join(_md(c.key) for c in apart)]
     return "\n".join(lines) + "\n"
 
 
@@ -986,15 +1027,16 @@ def write_summary(manuscript: Manuscript) -> None:
     rounds = manuscript.rounds()
     lines = ["# Evidence loop: summary", "",
              f"Draft: {_md(manuscript.draft.name)}; bibliography: {_md(manuscript.bib.name)}.",
-             f"Rounds run: {len(rounds)} of at most {MAX_ROUNDS}.", "", "| round | problems | rate-limited | revised |",
+             f"Rounds run: {len(rounds)} of at most {MAX_ROUNDS}.", "", "| round | problems | re-check later | revised |",
              "| --- | --- | --- | --- |"]
-    last_rows, last_apart, failed = [], "", []
+    last_rows, last_apart, last_why, failed, refused = [], "", "", [], {}
     for number in rounds:
         folder = manuscript.round_dir(number)
         last_rows = read_problems(folder)
-        apart = rate_limited_keys(folder)
-        last_apart = ", ".join(_md(key) for key in apart)
+        apart = [check for check in _read(folder / "citation-review.json", CitationCheck) if _open_for_now(check)]
+        last_apart, last_why = ", ".join(_md(check.key) for check in apart), _why_apart(apart)
         failed = [search for search in _read_candidates(folder) if search.round == number and search.status != "ok"]
+        refused = round_refusals(folder, number)
         revised = "waiting for confirm.yaml"
         if (folder / "applied.json").is_file():
             applied = Applied.model_validate_json((folder / "applied.json").read_text(encoding="utf-8"))
@@ -1002,8 +1044,10 @@ def write_summary(manuscript: Manuscript) -> None:
         lines.append(f"| {number} | {len(last_rows)} | {len(apart)} | {revised} |")
     lines.append("")
     if rounds and not last_rows and last_apart:
-        lines.append("Paused: the last round found no problem, but could not check every entry (an index was "
-                     "rate limited). Nothing unchecked counts as verified: run the loop again later to re-verify.")
+        said = {"rate-limited": "an index was rate limited", "refused access": "an index refused access"}
+        lines.append("Paused: the last round found no problem, but could not check every entry ("
+                     + " or ".join(said[why] for why in last_why.split(" or ")) + "). Nothing unchecked counts as "
+                     "verified: run the loop again later to re-verify.")
     elif rounds and not last_rows:
         lines.append("Converged: the last round found no problem.")
     elif rounds:
@@ -1012,7 +1056,10 @@ def write_summary(manuscript: Manuscript) -> None:
         lines += [f"- {row.id} {row.type}: {_md(row.location)}" + (" [to check by hand]" if final else "")
                   for row in last_rows]
     if last_apart:
-        lines += ["", f"Re-check later (rate-limited, never searched): {last_apart}."]
+        lines += ["", f"Re-check later ({last_why}, never searched): {last_apart}."]
+    for name, cause in refused.items():  # seed 001: auth_error, said as it is, with what to fix
+        lines += ["", f"{_md(name)} refused access in the last round, so it was asked nothing more: {_md(cause)}. Fix "
+                  "that, then run the loop again to check what it could not."]
     if failed:  # seed 001: say so when the last round only checked and could not search
         lines += ["", "Only checked, not searched: the targeted searches for "
                   + ", ".join(f"{search.problem} ({_md(search.status)})" for search in failed)
@@ -1032,7 +1079,8 @@ class LoopResult:
     applied: Applied | None  # when a confirmation was applied
     left: int  # problems the last round left
     rounds: int  # rounds run so far
-    recheck: list[str]  # entries kept apart as rate-limited in the last round: re-check later
+    recheck: list[str]  # entries kept apart as rate-limited or refused access in the last round: re-check later
+    refused: dict[str, str] = field(default_factory=dict)  # indexes that refused access in the last round: why
 
 
 def step(directory: Path, topic: str, *, sources: list[str], mode: str, draft: Path | None = None,
@@ -1045,7 +1093,8 @@ def step(directory: Path, topic: str, *, sources: list[str], mode: str, draft: P
     def result(number: int | None, applied: Applied | None = None) -> LoopResult:
         rounds = manuscript.rounds()
         recheck = rate_limited_keys(manuscript.round_dir(rounds[-1])) if rounds else []
-        return LoopResult(manuscript, number, applied, problems_left(manuscript), len(rounds), recheck)
+        refused = round_refusals(manuscript.round_dir(rounds[-1]), rounds[-1]) if rounds else {}
+        return LoopResult(manuscript, number, applied, problems_left(manuscript), len(rounds), recheck, refused)
 
     if apply:
         rounds = manuscript.rounds()

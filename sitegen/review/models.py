@@ -809,8 +809,9 @@ class SnapshotEntry(Strict):
     # JSON has no tuples: a [name, value] pair is read as one (the only lax field).
     params: list[Annotated[tuple[str, str], StrictMode(False)]] = Field(default_factory=list)
     status: int | None = None  # HTTP status, None when no response arrived
-    # no response arrived: timed out, unreachable, or not sent to a provider that rate limited the run
-    error: Literal["timeout", "unavailable", "rate_limited"] | None = None
+    # no response arrived: timed out, unreachable, or not sent to a provider that rate limited the run or refused
+    # it access (auth_error: HTTP 401 or 403 to an earlier request, most often a missing or wrong key)
+    error: Literal["timeout", "unavailable", "rate_limited", "auth_error"] | None = None
     message: str | None = None
     content_type: str | None = None
     retry_after: float | None = None
@@ -826,8 +827,9 @@ class SnapshotEntry(Strict):
 # --------------------------------------------------------------------------- runs/<time>-<monitor_id>.json
 
 RUN_MANIFEST_SCHEMA_VERSION = 1
-# What one provider call came to (sitegen.sources.outcome): only "ok" can be a complete answer.
-SourceStatus = Literal["ok", "rate_limited", "timeout", "unavailable", "unsupported"]
+# What one provider call came to (sitegen.sources.outcome): only "ok" can be a complete answer. auth_error: the
+# provider refused access (HTTP 401 or 403), most often for a missing or wrong key: not asked again in that run.
+SourceStatus = Literal["ok", "rate_limited", "timeout", "unavailable", "unsupported", "auth_error"]
 # Query parameters that carry a credential or a contact address: never part of a recorded request.
 CREDENTIAL_PARAMETER = re.compile(r"[?&](?:api_key|mailto|email)=", re.IGNORECASE)
 Request = Annotated[str, StringConstraints(min_length=1, max_length=REQUEST_MAX_LENGTH), Printable]

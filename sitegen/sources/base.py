@@ -34,7 +34,7 @@ from sitegen.records.model import (
 )
 from sitegen.records.providers import Source
 from sitegen.review.parsing import load_json
-from sitegen.sources.http import Fetcher, Provider, Response, Secrets, SourceError, too_large
+from sitegen.sources.http import AUTH_REFUSALS, Fetcher, Provider, Response, Secrets, SourceError, too_large
 from sitegen.sources.outcome import SourceOutcome, Status
 
 
@@ -110,7 +110,8 @@ class Trace:
                              retry_after=retry_after, truncated=truncated, dropped=dropped)
 
 
-FAILURES = {"rate_limited": "rate-limited", "timeout": "timed out", "unavailable": "unavailable"}
+FAILURES = {"rate_limited": "rate-limited", "timeout": "timed out", "unavailable": "unavailable",
+            "auth_error": "refused access"}
 
 
 def failure_warning(label: str, status: str, message: str) -> str:
@@ -616,12 +617,18 @@ def check_status(response: Response, provider: str, key_variable: str | None = N
         # query the provider cannot take (one that takes POST is sent a long query so), never an outage to wait out.
         raise Unsupported(f"{provider} refused the request as too long (HTTP 414 URI Too Long): shorten the query, "
                           "or split it into several strategies whose results are combined")
-    if response.status in (401, 403):
-        cause = f"a missing or wrong key in {key_variable}, or allowance" if key_variable else "credentials or allowance"
-        raise SourceError("unavailable", f"{provider} refused the request (HTTP {response.status}: {cause}): "
-                                         f"{_error_detail(response)}")
+    if response.status in AUTH_REFUSALS:  # not an outage to wait out: the same key is refused until it is fixed
+        raise SourceError("auth_error", f"{provider} answered HTTP {response.status}, {auth_cause(key_variable)}: "
+                                        f"{_error_detail(response)}")
     if response.status >= 400 and response.status != 404:
         raise SourceError("unavailable", f"{provider} answered HTTP {response.status}")
+
+
+def auth_cause(key_variable: str | None) -> str:
+    """The likely cause of a refusal of access, for a person to act on."""
+    if key_variable:
+        return f"most likely for a missing or wrong key in {key_variable} (or its allowance is used up)"
+    return "most likely for missing or wrong credentials (or an allowance used up)"
 
 
 def not_found(response: Response, provider: str, *own: bytes) -> bool:

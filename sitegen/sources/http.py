@@ -40,6 +40,9 @@ GIVE_UP_AFTER = 3  # requests to one provider refused in a row, after every retr
 MAX_ADDRESS = 2000
 
 
+AUTH_REFUSALS = frozenset({401, 403})  # a provider refusing access: a missing or wrong key (status auth_error)
+
+
 class SourceError(Exception):
     """A request that produced no usable response: a timeout, a refusal, an outage."""
 
@@ -118,6 +121,9 @@ class Fetcher:
         # The last of those refusals per provider: a provider given up on after rate limiting is rate limited
         # still (ask again later), not down, and the requests it is not asked say so.
         self._last_refusal: dict[str, SnapshotEntry] = {}
+        # Per provider, the HTTP status with which it refused access (401, 403): a key it does not take is refused
+        # again on every request, so it is asked nothing more in this run (update's run, a loop's round).
+        self._refused_access: dict[str, int] = {}
         self._client = None if mode == "replay" else httpx.Client(transport=transport, follow_redirects=False)
 
     def close(self, save: bool = True) -> None:
@@ -183,6 +189,9 @@ class Fetcher:
                headers: dict[str, str]) -> tuple[SnapshotEntry, bytes | None]:
         """Send with retries; the final outcome as a snapshot entry (not yet stored) and body."""
         base = {"fingerprint": "0" * 64, "method": method, "url": url, "params": params}
+        if (refused := self._refused_access.get(provider.name)) is not None:
+            return SnapshotEntry(**base, error="auth_error", message=f"{provider.name} was not asked: it answered HTTP "
+                                 f"{refused} to an earlier request of this run, most likely for a missing or wrong key"), None
         if self._refused_in_a_row.get(provider.name, 0) >= GIVE_UP_AFTER:
             last = self._last_refusal[provider.name]
             if last.status == 429:
@@ -193,6 +202,8 @@ class Fetcher:
                                  f"did not answer {GIVE_UP_AFTER} requests in a row earlier in this run, after every "
                                  "retry"), None
         entry, body, gave_up = self._fetch_with_retries(provider, method, url, params, secrets, headers, base)
+        if entry.status in AUTH_REFUSALS:
+            self._refused_access[provider.name] = entry.status
         self._refused_in_a_row[provider.name] = self._refused_in_a_row.get(provider.name, 0) + 1 if gave_up else 0
         if gave_up:
             self._last_refusal[provider.name] = entry

@@ -226,5 +226,7 @@ def describe(outcome: SourceOutcome) -> str:
         why = f" ({outcome.warnings[-1]})" if outcome.warnings else ""
         return f"not searched: the query cannot be expressed for this source{why}"
     why = f": {failure_cause(name, outcome.status, outcome.warnings[-1])}" if outcome.warnings else ""
+    if outcome.status == "auth_error":  # reached, but it refused the key: no waiting will change that
+        return f"{name} refused access this run, so it was asked nothing more; new {name} records may be missing{why}"
     return (f"{name} was not reached this run ({outcome.status.replace('_', ' ')}); "
             f"new {name} records may be missing{why}")

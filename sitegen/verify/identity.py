@@ -113,6 +113,12 @@ class CitationVerdicts:
         return any(answer.outcome.status == "rate_limited" for answer in self.answers)
 
     @property
+    def refused_access(self) -> list[str]:
+        """The indexes that refused access (HTTP 401/403, most likely a missing or wrong key): as a rate limit, a
+        reason to check again once that is fixed rather than to act on an open verdict."""
+        return sorted({answer.source for answer in self.answers if answer.outcome.status == "auth_error"})
+
+    @property
     def refusal_grade(self) -> bool:
         return self.identity.refusal_grade or self.status.refusal_grade
 
