@@ -473,6 +473,8 @@ def search(query: str, sources: list[str], *, native: bool, since: int | None, m
     from sitegen.sources.search import open_fetcher
     from sitegen.sources.search import search as search_sources
 
+    if review_dir is not None:  # its snapshots are read or written: a folder that is no review is said first
+        refuse_non_review(review_dir)
     # Recording writes the review's snapshots: no other sitegen process may write them meanwhile.
     with review_lock(review_dir) if mode == "record" and review_dir else nullcontext():
         with open_fetcher(mode, review_dir / "snapshots" if review_dir else None) as fetcher:

@@ -171,3 +171,28 @@ def test_a_folder_that_is_no_review_is_said_first_and_alike_by_every_command(sit
     assert err == (f"error: {folder} is not a review folder: review.yaml is missing (`sitegen init '{folder}'` "
                    "makes one); nothing was read or written\n"), err
     assert tree_bytes(tmp_path) == before
+
+
+def test_search_with_a_review_that_is_no_review_folder_says_so_first(sitegen, tmp_path):
+    """`search --review DIR --snapshots replay` looked for DIR/snapshots and said a response was not recorded."""
+    folder = tmp_path / "not a review é"
+    folder.mkdir()
+    code, printed, err = sitegen("search", "stroke", "--review", folder, "--snapshots", "replay")
+    assert (code, printed) == (EXIT_INVALID, "")
+    assert err == (f"error: {folder} is not a review folder: review.yaml is missing (`sitegen init '{folder}'` "
+                   "makes one); nothing was read or written\n")
+    assert list(folder.iterdir()) == []
+
+
+def test_a_loop_draft_or_bib_that_does_not_exist_is_said_so(sitegen, tmp_path):
+    """It said "--draft …/nope.md is not a file", as of a folder, and not where a relative path was looked for."""
+    folder = tmp_path / "paper é"
+    folder.mkdir()
+    (folder / "refs.bib").write_text("", encoding="utf-8")
+    code, _, err = sitegen("loop", folder, "--topic", "t", "--draft", "nope.md")
+    assert code == EXIT_INVALID
+    assert err == f"error: --draft {folder}/nope.md does not exist (a relative --draft is in {folder})\n"
+    (folder / "draft.md").mkdir()
+    code, _, err = sitegen("loop", folder, "--topic", "t", "--draft", "draft.md")
+    assert (code, err) == (EXIT_INVALID, f"error: --draft {folder}/draft.md is not a file\n")
+    assert sorted(path.name for path in folder.iterdir()) == ["draft.md", "refs.bib"]

@@ -217,8 +217,10 @@ def find_manuscript(directory: Path, topic: str, draft: Path | None = None, bib_
     for given, suffix, option in ((draft, ".md", "--draft"), (bib_file, ".bib", "--bib")):
         if given is not None:
             path = directory / given  # a relative path is in MANUSCRIPT_DIR (an absolute one stays as it is)
-            if not path.is_file():
-                raise SitegenError(f"{option} {shown_path(path)} is not a file")
+            if not path.is_file():  # a missing file said as such: "is not a file" read as a folder's name
+                why = "is not a file" if path.exists() else "does not exist" + (
+                    f" (a relative {option} is in {shown_path(directory)})" if not given.is_absolute() else "")
+                raise SitegenError(f"{option} {shown_path(path)} {why}")
         else:
             found = sorted(path for path in directory.glob(f"*{suffix}") if path.is_file()
                            and path.name.lower() != "readme.md")
