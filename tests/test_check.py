@@ -134,7 +134,8 @@ def test_empty_folder(sitegen, tmp_path):
 def test_missing_folder(sitegen, tmp_path):
     code, out, _ = sitegen("check", tmp_path / "nowhere")
     assert code == 1
-    assert "does not exist" in out
+    # the folder named once: it said "X: error: X is not a directory"
+    assert out == f"{tmp_path / 'nowhere'}: error: does not exist [not-a-folder]\n1 problem found\n"
 
 
 def test_missing_protocol(sitegen, example_copy):

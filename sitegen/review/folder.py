@@ -23,7 +23,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from sitegen.errors import SchemaVersionError, shown_argument
+from sitegen.errors import SchemaVersionError, shown_argument, shown_path
 from sitegen.records.identity import listed
 from sitegen.records.ids import found_valid, meant_record_id, record_id
 from sitegen.records.model import Record, model_data, share_fields_sets
@@ -245,8 +245,8 @@ def _not_a_review(root: Path) -> list[Problem]:
     """The problem `check` lists for a folder that is not a review, in the words every other command says it."""
     if (why := not_a_review(root)) is None:
         return []
-    if not root.is_dir():
-        return [Problem(".", None, None, "not-a-folder", why)]
+    if not root.is_dir():  # shown at the folder's own path: "X: error: does not exist", not "X: error: X does not exist"
+        return [Problem(".", None, None, "not-a-folder", why.removeprefix(f"{shown_path(root)} "))]
     return [Problem("review.yaml", None, None, "missing", why)]
 
 
