@@ -364,6 +364,12 @@ def test_a_source_that_refuses_access_is_asked_nothing_more_in_the_run():
     assert (first.status, second.status) == ("auth_error", "auth_error")
     assert second.warnings == ["OpenAlex refused access: was not asked: it answered HTTP 403 to an earlier request of "
                                "this run, most likely for a missing or wrong key"]
+    from sitegen.sources.search import describe
+
+    # as `update` and `search` say it: refused, not "not reached", with the likely cause, naming OpenAlex once each
+    assert describe(first) == ("OpenAlex refused access this run, so it was asked nothing more; new OpenAlex records "
+                               "may be missing: answered HTTP 403, most likely for a missing or wrong key in "
+                               "OPENALEX_API_KEY (or its allowance is used up): Invalid API key")
 
 
 def test_a_page_over_the_byte_cap_is_asked_for_again_in_halves(monkeypatch):
