@@ -125,7 +125,7 @@ def comparable_passage(text: str) -> str:
     a Greek letter's name as the letter ("TGF-beta" is "TGF-β", "5 ug" is "5 μg"), whitespace collapsed and dropped beside a sign ("P < 0.01" is "P<0.01"), and a hyphen between letters (a line
     break's or a compound's: "assess- ment", "well-known") dropped. Letters, digits, words and their order still
     have to match exactly."""
-    plain = normalise_whitespace(_greek_letters(_INVISIBLE_AND_TYPOGRAPHY(
+    plain = _greek_letters(normalise_whitespace(_INVISIBLE_AND_TYPOGRAPHY(
         unicodedata.normalize("NFKC", _BEFORE_NFKC(text)))))
     return _HYPHEN_BETWEEN_LETTERS.sub("", _without_spaces_beside_signs(plain))
 

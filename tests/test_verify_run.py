@@ -354,6 +354,11 @@ def _comparable_as_first_written(text: str) -> str:
     marked = text.translate(_BEFORE_NFKC.table)
     nfkc = unicodedata.normalize("NFKC", marked).translate(_INVISIBLE_AND_TYPOGRAPHY.table)
     plain = re.sub(r"\s+", " ", unicodedata.normalize("NFC", nfkc)).strip()
+    greek = dict(zip("alpha beta gamma delta epsilon zeta theta kappa lambda mu sigma tau phi psi omega".split(),
+                     "αβγδεζθκλμστφψω", strict=True))
+    plain = re.sub(rf"(?<![^\W\d_])(?:{'|'.join(greek)})(?![^\W\d_])", lambda name: greek[name.group().lower()], plain,
+                   flags=re.IGNORECASE)  # a Greek letter's name as a word: the letter
+    plain = re.sub(r"(?<=\d)( ?)(?:u|mc)(?=(?:g|L|l|M|m|mol)(?![^\W\d_]))", "\\1\u03bc", plain)  # "5 ug": "5 μg"
     plain = re.sub(r" ?([=<>+/~%°×-]) ?", r"\1", plain)  # no space beside a sign
     assert _HYPHEN_BETWEEN_LETTERS.pattern == r"-(?<=[^\W\d_]-)(?=[^\W\d_])"
     return re.sub(r"(?<=[^\W\d_])-(?=[^\W\d_])", "", plain)
