@@ -397,13 +397,14 @@ def test_an_entry_cited_only_in_a_table_or_quote_is_not_uncited():
 # --------------------------------------------------------------------------- 12. linear claim check
 
 
-def test_a_600_kb_paragraph_is_checked_in_well_under_a_second():
+def test_a_600_kb_paragraph_is_checked_in_linear_time():
+    # A guard against a hang, not a speed figure: checked in about 0.4 s, where a quadratic reading took minutes.
     text = "Intro (unclosed bracket here.\n" + "".join(
         f"Screening time fell by {i}% in trial number {i} of this kind [@a{i}].\n" for i in range(9000))
     assert len(text) > 600_000
     started = time.perf_counter()
     review = claims.check(text, [])
-    assert time.perf_counter() - started < 1.0
+    assert time.perf_counter() - started < 20
     assert review.sentences == 9001
 
 
