@@ -165,7 +165,7 @@ def test_a_count_that_shrinks_between_pages_is_an_outage():
     assert len(seen.requests) == 2
 
 
-def test_a_later_page_refused_is_an_outage_not_a_query_the_source_cannot_run():
+def testa_later_page_refused_is_an_outage_not_a_query_the_source_cannot_run():
     # An expired cursor answers 400 on page 2 of a query page 1 answered: the source was not read in full (it
     # said "not searched: the query cannot be expressed for this source", sending the user to their strategy).
     from sitegen.sources.search import describe
@@ -185,18 +185,18 @@ def test_a_later_page_refused_is_an_outage_not_a_query_the_source_cannot_run():
     assert outcome.status == "unsupported" and "unknown field 'foo'" in describe(outcome)
 
 
-def test_only_a_later_page_of_one_answer_is_an_outage_when_refused():
+def test_onlya_later_page_of_one_answer_is_an_outage_when_refused():
     # A citation search's next seed is another request, not a later page: refused, that seed's query is one the
     # source cannot run, whichever seed came first (counting requests called it an outage after the first).
-    from sitegen.sources.base import _a_later_page
+    from sitegen.sources.base import a_later_page
 
     works = "GET https://api.openalex.org/works"
-    assert _a_later_page([f"{works}?search=x&per_page=100&cursor=%2A", f"{works}?search=x&per_page=100&cursor=c2"])
-    assert not _a_later_page([f"{works}/W1", f"{works}/W2"])
-    assert not _a_later_page([f"{works}?filter=cites%3AW1&cursor=%2A", f"{works}?filter=cites%3AW2&cursor=%2A"])
-    assert not _a_later_page([f"{works}?search=x&cursor=%2A"])
+    assert a_later_page([f"{works}?search=x&per_page=100&cursor=%2A", f"{works}?search=x&per_page=100&cursor=c2"])
+    assert not a_later_page([f"{works}/W1", f"{works}/W2"])
+    assert not a_later_page([f"{works}?filter=cites%3AW1&cursor=%2A", f"{works}?filter=cites%3AW2&cursor=%2A"])
+    assert not a_later_page([f"{works}?search=x&cursor=%2A"])
     arxiv = "GET http://export.arxiv.org/api/query?search_query=all%3Ax"  # a last page asks for fewer
-    assert _a_later_page([f"{arxiv}&start=0&max_results=100", f"{arxiv}&start=100&max_results=37"])
+    assert a_later_page([f"{arxiv}&start=0&max_results=100", f"{arxiv}&start=100&max_results=37"])
 
 
 def test_alternating_cursors_end_paging_without_duplicates():

@@ -144,17 +144,18 @@ def run_call(trace: Trace, call: Callable[[Trace], SourceOutcome]) -> SourceOutc
     try:
         return call(trace)
     except SourceError as exc:
-        return trace.outcome(exc.status, retry_after=exc.retry_after, warning=failure_warning(label, exc.status, str(exc)))
+        return trace.outcome(exc.status, retry_after=exc.retry_after,
+                             warning=failure_warning(label, exc.status, str(exc)) + _part_way(trace))
     except Malformed as exc:
-        return trace.outcome("unavailable", warning=f"{label} returned an unusable response: {exc}")
+        return trace.outcome("unavailable", warning=f"{label} returned an unusable response: {exc}{_part_way(trace)}")
     except ValidationError as exc:  # a provider record that does not fit the record format
         return trace.outcome("unavailable", warning=f"{label} returned an unusable record: "
-                                                    f"{exc.error_count()} field(s) invalid")
+                                                    f"{exc.error_count()} field(s) invalid{_part_way(trace)}")
     except Unsupported as exc:
-        if _a_later_page(trace.executed):  # a later page refused (an expired cursor) of an answer begun: an outage
+        if a_later_page(trace.executed):  # a later page refused (an expired cursor) of an answer begun: an outage
             # in the middle of the reading, not a query the source cannot run
             return trace.outcome("unavailable", warning=f"{label} unavailable: it refused a later page of an answer "
-                                                        f"it had begun ({exc})")
+                                                        f"it had begun ({exc}){_part_way(trace)}")
         return trace.outcome("unsupported", warning=f"{label} cannot run this query: {exc}")
 
 
@@ -164,17 +165,36 @@ PAGE_PARAMETERS = frozenset({"cursor", "cursorMark", "offset", "start", "retstar
                              "per_page", "pageSize", "rows", "max_results", "retmax"})
 
 
-def _a_later_page(executed: list[str]) -> bool:
-    """Whether the last request asked for a later page of the answer the request before it began: the same
-    address and parameters but those choosing the page (a citation search's next seed is another request)."""
-    if len(executed) < 2:
-        return False
+def _asked(request: str) -> tuple[str, list[tuple[str, str]]]:
+    """A request without the parameters choosing its page: what every page of one answer asks alike."""
+    address, _, query = request.partition("?")
+    return address, sorted((key, value) for key, value in parse_qsl(query, keep_blank_values=True)
+                           if key not in PAGE_PARAMETERS)
 
-    def asked(request: str) -> tuple[str, list[tuple[str, str]]]:
-        address, _, query = request.partition("?")
-        return address, sorted((key, value) for key, value in parse_qsl(query, keep_blank_values=True)
-                               if key not in PAGE_PARAMETERS)
-    return asked(executed[-1]) == asked(executed[-2])
+
+def pages_before(executed: list[str]) -> int:
+    """How many pages of one answer came before the last request, when that asked for a later page of it: the
+    earlier requests asking what it asks but for the page (0 for a first page, or a request of its own: a citation
+    search's next seed is another request). Requests between pages (a work read whole) are passed over."""
+    if not executed:
+        return 0
+    last = _asked(executed[-1])
+    return sum(1 for request in executed[:-1] if _asked(request) == last)
+
+
+def a_later_page(executed: list[str]) -> bool:
+    """Whether the last request asked for a later page of an answer an earlier request began: the same address
+    and parameters but those choosing the page."""
+    return pages_before(executed) > 0
+
+
+def _part_way(trace: Trace) -> str:
+    """What a failure on a later page of an answer leaves out, in words: the pages read before it are not counted
+    (the source's slice of the run is unknown, and a later run reads the answer again from its start), so a run's
+    events and report never read as if the source had sent nothing."""
+    pages = pages_before(trace.executed)
+    return (f" (on page {pages + 1} of its answer: the records of the {pages} page{'s' if pages != 1 else ''} it "
+            "had sent are not counted this run)") if pages else ""
 
 
 # --------------------------------------------------------------------------- untrusted values

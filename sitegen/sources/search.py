@@ -24,7 +24,7 @@ from sitegen.records.fusion import RANKING_VERSION, Hit, Lane, fuse
 from sitegen.records.model import Record
 from sitegen.records.providers import Source, label
 from sitegen.sources import arxiv, crossref, europepmc, openalex, pubmed, query
-from sitegen.sources.base import about, failure_cause
+from sitegen.sources.base import about, failure_cause, pages_before
 from sitegen.sources.http import Fetcher
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import SourceSettings
@@ -228,5 +228,8 @@ def describe(outcome: SourceOutcome) -> str:
     why = f": {failure_cause(name, outcome.status, outcome.warnings[-1])}" if outcome.warnings else ""
     if outcome.status == "auth_error":  # reached, but it refused the key: no waiting will change that
         return f"{name} refused access this run, so it was asked nothing more; new {name} records may be missing{why}"
+    if pages := pages_before(outcome.executed_query):  # it answered, then failed part-way: not "not reached"
+        return (f"{name} stopped on page {pages + 1} of its answer this run ({outcome.status.replace('_', ' ')}); "
+                f"new {name} records may be missing{why}")
     return (f"{name} was not reached this run ({outcome.status.replace('_', ' ')}); "
             f"new {name} records may be missing{why}")
