@@ -455,7 +455,7 @@ def _progress(message: str) -> None:
 
 def _print_update(result, as_json: bool, report: Path | None) -> None:
     """Print an update's outcome, write its Markdown report, and exit 3 when a source was missed."""
-    from sitegen.living.update import markdown_report, unreached
+    from sitegen.living.update import changed, markdown_report, unreached
 
     markdown = markdown_report(result)
     if as_json:
@@ -472,6 +472,8 @@ def _print_update(result, as_json: bool, report: Path | None) -> None:
                 click.echo(f"{search.monitor_id}: no source answered in full; new records are unknown this run")
     for sentence in unreached(result):  # on stderr with --json too: a log read by a person says it
         click.echo(f"warning: {sentence}", err=True)
+    for sentence in changed(result):
+        click.echo(f"note: {sentence}", err=True)
     # The run is recorded already (printed above): a report that cannot be written must not hide it.
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from sitegen.errors import OptionInvalid, SitegenError, shown_path
 from sitegen.living.duplicates import confirmed_duplicates
 from sitegen.living.ledger import anchor, append, check_event_time, given_search_id
-from sitegen.living.manifests import Execution, compiled_query, manifest_bytes, run_manifest
+from sitegen.living.manifests import Execution, LastRun, compiled_query, manifest_bytes, run_manifest, strategy_runs
 from sitegen.living.merge import Decided, integrate
 from sitegen.records.citations import LABEL as CITATION_SEARCHING
 from sitegen.records.citations import strategy_repeats
@@ -67,6 +67,23 @@ class StrategyRun:
     strategy: Strategy
     outcome: SourceOutcome
     ids: list[str]  # record ids returned, after identity merging, in order
+    # The saved search's file is edited by hand between runs: a strategy whose text is not what its latest run
+    # searched (`edited_since`: that run), or one no earlier run of a search that has run knows (`unknown_before`),
+    # is searched as saved now, and the run says so (its ledger event holds the text searched).
+    edited_since: LastRun | None = None
+    unknown_before: bool = False
+
+    def change(self) -> str | None:
+        """How the strategy differs from the search's earlier runs, in words; None when it does not."""
+        name = label(self.strategy.source) + (f" ({self.strategy.label})" if self.strategy.label else "")
+        if self.edited_since is not None:
+            return (f"{name}: the strategy was edited since its last run ({self.edited_since.at}, which searched "
+                    f"{self.edited_since.query!r}); this run searched it as saved now, {self.strategy.query!r}, and "
+                    "what it returned that the search had not seen is new")
+        if self.unknown_before:
+            return (f"{name}: no earlier run searched {self.strategy.query!r} (the strategy was added to the saved "
+                    "search, or edited, since its last run); what it returned that the search had not seen is new")
+        return None
 
 
 @dataclass
@@ -120,6 +137,9 @@ class UpdateResult:
                     "query": run.strategy.query,
                     "status": run.outcome.status, "returned": len(run.ids), "total": run.outcome.total,
                     "warnings": run.outcome.warnings, "snapshot_hashes": run.outcome.snapshot_hashes,
+                    "edited_since": {"at": run.edited_since.at, "query": run.edited_since.query}
+                    if run.edited_since else None,
+                    "unknown_before": run.unknown_before,
                 } for run in search.strategies],
             } for search in self.searches],
             "probable_duplicates": [{"first": first, "second": second, "score": round(score, 1)}
@@ -235,12 +255,16 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
     matched = {duplicate for duplicate, _, _ in merged.matched}
     position = 0
     for search in searches:
+        earlier = strategy_runs(review, search) if search.run_count else [None] * len(search.strategies)
         runs = []
         for owner, strategy, outcome in executed:
             if owner is search:
                 ids = ordered_unique(merged.ids[position:position + len(outcome.records)])
                 position += len(outcome.records)
-                runs.append(StrategyRun(strategy, outcome, ids))
+                last = earlier[len(runs)]
+                runs.append(StrategyRun(strategy, outcome, ids,
+                                        edited_since=last if last is not None and last.query != strategy.query else None,
+                                        unknown_before=bool(search.run_count) and last is None))
         fresh = fresh_ids[search.monitor_id] = new_ids([i for run in runs for i in run.ids], search.seen_ids)
         # New to this search but already handed to reviewers (another search found it first):
         # seen from now on, but not screened twice.
@@ -347,6 +371,12 @@ def unreached(result: UpdateResult) -> list[str]:
     return sentences
 
 
+def changed(result: UpdateResult) -> list[str]:
+    """Sentences naming every strategy that differs from what the search's earlier runs searched."""
+    return [f"{search.monitor_id}: {change}" for search in result.searches for run in search.strategies
+            if (change := run.change())]
+
+
 def _status_cell(outcome: SourceOutcome) -> str:
     if outcome.complete:
         return "complete"
@@ -385,6 +415,9 @@ def markdown_report(result: UpdateResult) -> str:
                 else label(run.strategy.source)
             lines.append(f"| {searched} | {markdown_safe(run.strategy.query)} | "
                          f"{_status_cell(run.outcome)} | {len(run.ids)} |")
+        edits = [change for run in search.strategies if (change := run.change())]
+        if edits:  # the file was edited by hand since the last run: say what was searched instead
+            lines += ["", "Strategies not as at the last run:"] + [f"- {markdown_safe(edit)}" for edit in edits]
         notes = [warning for run in search.strategies if run.outcome.complete for warning in run.outcome.warnings]
         if notes:  # what a complete answer still left out (items without an identifier or a title), by name
             lines += ["", "Notes:"] + [f"- {markdown_safe(note)}" for note in notes]
