@@ -6,8 +6,27 @@ from __future__ import annotations
 
 import copy
 import csv
+import json
 
-from test_update import FIRST, SECOND, SYNERGY, THIRD, Providers, new_review, no_waiting, run  # noqa: F401 (a fixture)
+import httpx
+from test_update import (  # noqa: F401 (no_waiting: a fixture)
+    CORE,
+    FIRST,
+    SECOND,
+    SYNERGY,
+    THIRD,
+    Providers,
+    ledger,
+    new_review,
+    no_waiting,
+    run,
+    state,
+)
+
+import sitegen.living.update as update_module
+from sitegen.commands import update
+from sitegen.living.update import markdown_report
+from sitegen.sources.settings import SourceSettings
 
 FOURTH = "2026-01-26T06:00:00Z"
 
@@ -80,7 +99,6 @@ def test_an_enrichment_that_contradicts_a_confirmed_duplicate_is_not_made(sitege
 def test_a_run_whose_only_unseen_record_is_a_matched_duplicate_reports_no_new_record_anywhere(sitegen, tmp_path):
     # OpenAlex lists a work again under a second id; the matcher finds it the same as the record the review has.
     # The command said 0 new; the run's manifest, the searches page and the home page said "1 new".
-    import json
     import re
 
     review = new_review(sitegen, tmp_path)
@@ -118,3 +136,130 @@ def test_a_work_openalex_renumbered_and_retitled_is_matched_not_new(sitegen, tmp
     assert result.searches[0].new == [] and [canonical for _, canonical, _ in result.matched] == [
         "10.1002/hipo.22095"]
     assert sitegen("check", review)[0] == 0
+
+
+# --------------------------------------------------------------------------- identity shifts, edits and part-answers
+
+
+def europepmc(result: dict, *, pmid: str | None = "", doi: str | None = "") -> dict:
+    """A real Europe PMC result with its PMID or DOI replaced ("" keeps it, None removes it)."""
+    found = copy.deepcopy(result)
+    for key, value in (("pmid", pmid), ("doi", doi)):
+        if value != "":
+            found.pop(key, None)
+            if value:
+                found[key] = value
+    return found
+
+
+def test_a_record_whose_identifiers_shift_between_runs_is_reported_new_once_and_keeps_its_decision(sitegen,
+                                                                                                      tmp_path):
+    # Europe PMC first sends a work with its PMID only (its id is then pmid:…), later with its DOI too (which
+    # outranks a PMID as an id), in capitals or as a resolver address, then not at all, then with the DOI alone.
+    # None of these is a new record: the id stays, the reviewer's decision stays on it, seen_ids only grows.
+    review = new_review(sitegen, tmp_path)
+    other, shifting = CORE[1], CORE[0]
+    pmid, doi = shifting["pmid"], shifting["doi"]
+    providers = Providers([], [other, europepmc(shifting, doi=None)])
+    first = run(review, FIRST, providers, add=True)
+    record_id = f"pmid:{pmid}"
+    assert record_id in first.searches[0].new
+    decisions = review / "screening" / "title-abstract" / "ann.csv"
+    decisions.parent.mkdir(parents=True, exist_ok=True)
+    decisions.write_text(f"record_id,decision,reason,note\n{record_id},exclude,,\n")
+    assert sitegen("check", review)[0] == 0
+    seen = state(review)["seen_ids"]
+    for at, results in ((SECOND, [other, europepmc(shifting, doi=doi.upper())]),
+                        (THIRD, [other, europepmc(shifting, doi=f"https://doi.org/{doi}")]),
+                        (FOURTH, [other]),
+                        ("2026-02-02T06:00:00Z", [europepmc(shifting, pmid=None, doi=doi), other])):
+        providers.results = results
+        result = run(review, at, providers)
+        assert result.complete and result.searches[0].new == [] and result.matched == [], at
+        now = state(review)["seen_ids"]
+        assert now[:len(seen)] == seen and len(now) == len(set(now)), at
+        seen = now
+        [returned] = [event["payload"]["record_ids"] for event in ledger(review) if event["ts"] == at
+                      and event["type"] == "retrieval" and event["payload"]["source"] == "europepmc"]
+        assert (record_id in returned) == (at != FOURTH), at  # the ledger names it by its id, whatever it was sent with
+    records = {json.loads(line)["id"]: json.loads(line) for line in (review / "records.jsonl").read_text().splitlines()}
+    assert records[record_id]["DOI"] == doi  # enriched under the id it had
+    assert not any(key == doi for key in records)
+    assert decisions.read_text().endswith(f"{record_id},exclude,,\n")
+    code, out, err = sitegen("check", review)
+    assert code == 0, out + err
+
+
+def test_a_strategy_edited_by_hand_between_runs_is_searched_as_saved_and_the_run_says_so(sitegen, tmp_path,
+                                                                                          monkeypatch):
+    # The saved search's file is the strategy: an edit between runs is searched as it stands, verbatim. It was
+    # searched silently: the run report (a pull request's body) and the command's output read as any run's,
+    # though every record the new text finds beyond the old one's is reported new.
+
+    review = new_review(sitegen, tmp_path)
+    providers = Providers([work(0)], [])
+    run(review, FIRST, providers, add=True)
+    saved = review / "searches" / "watch.json"
+    data = json.loads(saved.read_text())
+    data["strategies"][0]["query"] = "object AND memory"
+    data["strategies"].append({"source": "openalex", "label": "added", "query": "recognition"})
+    saved.write_text(json.dumps(data, indent=2))
+    assert sitegen("check", review)[0] == 0  # editing the strategies is allowed: they are the reviewers' to change
+    providers.works = [work(0), work(3)]
+    result = run(review, SECOND, providers)
+    [edited, unchanged, added] = result.searches[0].strategies
+    assert edited.edited_since is not None and edited.edited_since.query == "object context"
+    assert edited.edited_since.at == FIRST and not edited.unknown_before
+    assert unchanged.edited_since is None and not unchanged.unknown_before and unchanged.change() is None
+    assert added.unknown_before and added.edited_since is None
+    report = markdown_report(result)
+    assert "Strategies not as at the last run:" in report
+    assert "which searched 'object context'" in report and "'object AND memory'" in report
+    assert "no earlier run searched 'recognition'" in report
+    summary = result.summary()["searches"][0]["strategies"]
+    assert summary[0]["edited_since"] == {"at": FIRST, "query": "object context"} and summary[2]["unknown_before"]
+    # The ledger says which text each run searched.
+    queries = [(event["ts"], event["payload"]["query"]) for event in ledger(review) if event["type"] == "retrieval"]
+    assert (FIRST, "object context") in queries and (SECOND, "object AND memory") in queries
+    # The next run, with nothing edited, says nothing of it; from the command line the note is on stderr.
+    real_open = update_module.open_fetcher
+    monkeypatch.setattr(update_module, "open_fetcher", lambda mode, snapshots, session="", transport=None:
+                        real_open("live", None, transport=httpx.MockTransport(providers)))
+    code, _, err = sitegen("update", review, "--at", THIRD, "--report", tmp_path / "report.md")
+    assert code == 0 and "note:" not in err and "Strategies not as" not in (tmp_path / "report.md").read_text()
+    saved.write_text(saved.read_text().replace('"recognition"', '"recognition memory"'))
+    code, _, err = sitegen("update", review, "--at", FOURTH)
+    assert code == 0 and "note: watch: OpenAlex (added): the strategy was edited since its last run" in err, err
+
+
+def test_a_source_failing_part_way_through_its_answer_reports_none_of_it_and_says_where_it_stopped(sitegen, tmp_path):
+    # OpenAlex sends page 1, then fails on page 2. Nothing of the answer is counted (new records of page 1 are
+    # reported by the next run that reads the whole answer, once), seen_ids keep what they had, the run is
+    # incomplete, and it says the source stopped part-way, not that it was never reached.
+    review = new_review(sitegen, tmp_path)
+    providers = Providers([work(0)], [])
+    run(review, FIRST, providers, add=True)
+    seen = state(review)["seen_ids"]
+    works = [work(index) for index in range(6)]
+
+    def second_page_fails(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "api.openalex.org" and request.url.params.get("cursor") != "*":
+            return httpx.Response(503)
+        if request.url.host == "api.openalex.org":
+            return httpx.Response(200, json={"meta": {"count": 6, "next_cursor": "page-2"}, "results": works[:3]})
+        return providers(request)
+
+    paged = SourceSettings(max_records=1000, openalex_per_page=3)
+    result = update(review, SECOND, "live", settings=paged, transport=httpx.MockTransport(second_page_fails))
+    assert not result.complete and result.searches[0].new == [] and state(review)["seen_ids"] == seen
+    report = markdown_report(result)
+    assert "OpenAlex stopped on page 2 of its answer this run (unavailable)" in report.replace("\\", "")
+    assert "the records of the 1 page it had sent are not counted this run" in report
+    assert "OpenAlex was not reached" not in report
+    [openalex] = [event["payload"] for event in ledger(review) if event["ts"] == SECOND
+                  and event["payload"].get("source") == "openalex"]
+    assert openalex["complete"] is False and openalex["record_ids"] == [] and "page 2" in openalex["note"]
+    providers.works = works
+    third = update(review, THIRD, "live", settings=paged, transport=httpx.MockTransport(providers))
+    assert third.complete and third.searches[0].new == [w["doi"].removeprefix("https://doi.org/").lower()
+                                                        for w in works[1:]]
