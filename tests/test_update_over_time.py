@@ -263,3 +263,27 @@ def test_a_source_failing_part_way_through_its_answer_reports_none_of_it_and_say
     third = update(review, THIRD, "live", settings=paged, transport=httpx.MockTransport(providers))
     assert third.complete and third.searches[0].new == [w["doi"].removeprefix("https://doi.org/").lower()
                                                         for w in works[1:]]
+
+
+def test_an_id_removed_from_seen_ids_by_hand_stops_the_next_update_before_anything_is_reported(sitegen, tmp_path,
+                                                                                                monkeypatch):
+    # With the id gone, the run would take the record for unseen (it stays out of a second batch, being in the
+    # first, but the search would count it as new to it): the update is refused at the file's line, and nothing
+    # is asked of a provider or written.
+    from conftest import tree_bytes
+
+    review = new_review(sitegen, tmp_path)
+    providers = Providers([work(0), work(3)], [])
+    run(review, FIRST, providers, add=True)
+    saved = review / "searches" / "watch.json"
+    data = json.loads(saved.read_text())
+    removed = data["seen_ids"].pop(0)
+    saved.write_text(json.dumps(data, indent=2))
+    before = tree_bytes(review)
+    asked: list[httpx.Request] = []
+    real_open = update_module.open_fetcher
+    monkeypatch.setattr(update_module, "open_fetcher", lambda mode, snapshots, session="", transport=None:
+                        real_open("live", None, transport=httpx.MockTransport(lambda r: asked.append(r) or providers(r))))
+    code, out, err = sitegen("update", review, "--at", SECOND)
+    assert code == 1 and f"{saved}:" in err and "seen_ids lacks" in err and removed in err and "nothing was written" in err
+    assert asked == [] and tree_bytes(review) == before
