@@ -11,9 +11,20 @@ import shutil
 import httpx
 from conftest import EXAMPLE, FIXTURES
 from http_mocks import json_response
-from test_prisma import CORE, SYNERGY, counts_of, europepmc_copy_of, import_other_methods, two_run_review  # noqa: F401  (a fixture)
+from lxml import etree
+from test_prisma import (  # noqa: F401  (two_run_review: a fixture)
+    CORE,
+    STRATEGIES,
+    SYNERGY,
+    counts_of,
+    europepmc_copy_of,
+    import_other_methods,
+    two_run_review,
+)
 
-from sitegen.commands import update
+from sitegen.commands import add_monitor, update
+from sitegen.review.models import Strategy
+from sitegen.site import prisma_svg
 from sitegen.site.prisma_csv import prisma2020_csv
 from sitegen.sources.settings import SourceSettings
 from sitegen.workspace import open_review
@@ -187,3 +198,34 @@ def test_a_retracted_study_excluded_after_a_version_under_an_amended_protocol(si
     values = csv_values(two_run_review)
     assert _flow(values, "previous_studies", "database_results", "database_specific_results", "records_screened",
                  "new_studies", "total_studies") == ("1", "0", "Europe PMC, 0; OpenAlex, 0", "0", "0", "1")
+
+
+def test_a_citation_search_not_reached_in_full_is_no_database(sitegen, tmp_path):
+    """A database search and a citation search in one run; OpenAlex has no work for one seed, so the citation
+    search is incomplete. By hand: 3 records from OpenAlex, 1 more by citation searching (the seed's other
+    reference is one of the 3). The CSV listed the citation search among the databases, as "Citation searching
+    (not reached in full), 0"; every output marks it on its own arm, and only there."""
+    from test_citation_search import CITES_TWO, FIRST, SETTINGS, OpenAlex, new_review
+
+    review = new_review(sitegen, tmp_path)
+    strategies = [Strategy(source="openalex", query="search=object"),
+                  Strategy(source="openalex", method="citations", query=f"references: {CITES_TWO}, W1")]
+    assert not add_monitor(review, "both", strategies, FIRST, "live", settings=SETTINGS,
+                           transport=httpx.MockTransport(OpenAlex(SYNERGY))).complete
+    counts = counts_of(sitegen, review)
+    assert _flow(counts, "identified_by_source", "identified_other_by_source", "records") == \
+        ({"openalex": 3}, {"Citation searching": 1}, 4)
+    assert counts["runs"][0]["incomplete"] == ["Citation searching"]
+    values = csv_values(review)
+    assert _flow(values, "database_results", "database_specific_results", "citations_results") == \
+        ("3", "OpenAlex, 3", "1")
+    workspace = open_review(review)
+    svg = str(prisma_svg.render(workspace.facts.prisma, {}, standalone=True))
+    numbers = {e.get("data-count"): "".join(e.itertext()) for e in etree.fromstring(svg.encode()).iter("{*}text")
+               if e.get("data-count", "").startswith("identified_")}
+    assert numbers["identified_by_source.openalex"].endswith("(n = 3)")
+    assert numbers["identified_other_by_source.Citation searching"].endswith("(n = 1*)")
+    description = prisma_svg.summary(workspace.facts.prisma, {})
+    assert "from databases (OpenAlex 3)" in description
+    assert "Other methods: 1 records identified (Citation searching 1 (not reached in full in run 1))" in description
+

@@ -180,13 +180,22 @@ def other_method(source: str) -> OtherMethod:
     return "citations"
 
 
-def not_in_full(counts: PrismaCounts) -> dict[str, list[int]]:
-    """Source -> the runs that did not receive all its records (it was not reached, or not in full)."""
+def not_in_full(counts: PrismaCounts, arm: Literal["databases", "other"] | None = None) -> dict[str, list[int]]:
+    """Source -> the runs that did not receive all its records (it was not reached, or not in full); with `arm`,
+    only the sources of that arm, databases and registers or other methods, as each run used them."""
     runs: dict[str, list[int]] = {}
     for run in counts.runs:
         for source in run.incomplete:
-            runs.setdefault(source, []).append(run.run)
+            if arm is None or (arm == "other") == in_other_arm(run, source):
+                runs.setdefault(source, []).append(run.run)
     return runs
+
+
+def in_other_arm(run: RunFlow, source: str) -> bool:
+    """Whether a source the run did not reach in full is one of its other methods (a citation search) rather than
+    a database or register it searched. Only searches can go unreached, and a citation search is named as its
+    method is ("Citation searching"), so a name the run used on both arms is the database's."""
+    return source in run.other_returned_by_source and source not in run.returned_by_source
 
 
 @dataclass(frozen=True)

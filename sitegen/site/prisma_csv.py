@@ -71,7 +71,8 @@ def values(counts: PrismaCounts, labels: dict[str, str]) -> dict[str, str]:
     other = bool(counts.identified_other_by_source)
 
     first_new = whole.new_runs_from or 1 if updated else 1
-    unreached = {source for source, runs in not_in_full(whole).items() if max(runs) >= first_new}
+    # Databases and registers only: a citation search not reached in full is an other method, no database.
+    unreached = {source for source, runs in not_in_full(whole, "databases").items() if max(runs) >= first_new}
 
     def by_kind(wanted: str) -> dict[str, int]:
         """A source not reached in full in these runs is listed, and says so, whatever it identified."""

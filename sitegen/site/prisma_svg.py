@@ -21,10 +21,11 @@ import math
 import textwrap
 import unicodedata
 from dataclasses import dataclass, field
+from typing import Literal
 
 from markupsafe import Markup
 
-from sitegen.living.prisma import Flow, PrismaCounts, RunFlow, not_in_full, previous_labels
+from sitegen.living.prisma import Flow, PrismaCounts, RunFlow, in_other_arm, not_in_full, previous_labels
 from sitegen.records.model import CONTROL_CHARACTER
 from sitegen.records.providers import kind, label
 from sitegen.review.models import utc_minute
@@ -103,7 +104,9 @@ class Column:
         name, _, source = path.partition(".")
         source = source if name in PER_SOURCE else ""
         runs = counts.runs if self.runs is None else self.runs
-        mark = NOT_IN_FULL if source and any(source in run.incomplete for run in runs) else ""
+        other = name in ("identified_other_by_source", "other_returned_by_source")  # the arm the number is on
+        mark = NOT_IN_FULL if source and any(source in run.incomplete and in_other_arm(run, source) == other
+                                             for run in runs) else ""
         if self.runs is None:
             return Cell(_value(counts, path), path, mark)
         span = f"{self.first}" if self.first == self.last else f"{self.first}-{self.last}"
@@ -525,19 +528,22 @@ def table(counts: PrismaCounts, labels: dict[str, str]) -> tuple[list[str], list
 
 def summary(counts: PrismaCounts, labels: dict[str, str]) -> str:
     """The diagram in one paragraph: its accessible description."""
-    unreached = not_in_full(counts)
-    per_source = ", ".join(f"{label(s)} {n}" + (f" (not reached in full in run {', '.join(map(str, unreached[s]))})"
-                                                if s in unreached else "")
-                           for s, n in counts.identified_by_source.items())
+    def per_source(by_source: dict[str, int], arm: Literal["databases", "other"]) -> str:
+        unreached = not_in_full(counts, arm)
+        return ", ".join(f"{label(s)} {n}" + (f" (not reached in full in run {', '.join(map(str, unreached[s]))})"
+                                              if s in unreached else "") for s, n in by_source.items())
+
     reasons = "; ".join(f"{labels.get(c, c)}: {n}" for c, n in counts.excluded_by_reason.items()) or "none"
-    text = (f"{counts.identified_databases} records identified from databases ({per_source or 'none searched'}) and "
+    text = (f"{counts.identified_databases} records identified from databases "
+            f"({per_source(counts.identified_by_source, 'databases') or 'none searched'}) and "
             f"{counts.identified_registers} from registers; {counts.duplicates_removed} duplicates removed; "
             f"{counts.screened} screened, {counts.excluded_screening} excluded; {counts.reports_sought} reports "
             f"sought, {counts.reports_not_retrieved} not retrieved; {counts.reports_assessed} assessed, "
             f"{counts.excluded_full_text} excluded ({reasons}).")
     if counts.identified_other_by_source:
         other_reasons = "; ".join(f"{labels.get(c, c)}: {n}" for c, n in counts.other_excluded_by_reason.items())
-        text += (f" Other methods: {counts.identified_other_methods} records identified, "
+        text += (f" Other methods: {counts.identified_other_methods} records identified "
+                 f"({per_source(counts.identified_other_by_source, 'other')}), "
                  f"{counts.other_duplicates_removed} duplicates removed, {counts.other_screened} "
                  f"screened, {counts.other_excluded_screening} excluded; {counts.other_reports_sought} reports "
                  f"sought, {counts.other_reports_not_retrieved} not retrieved, {counts.other_reports_assessed} "
