@@ -793,12 +793,22 @@ def prisma(directory: Path, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(counts.model_dump(), indent=2))
         return
+    from sitegen.living.prisma import in_other_arm, not_in_full
+
+    arms = {"identified_by_source": "databases", "identified_other_by_source": "other"}
     for name, value in counts.model_dump(exclude={"runs"}).items():
+        if name in arms:
+            unreached = not_in_full(counts, arms[name])
+            # As the diagram marks them: a source not reached in full has a number that may be too low, never a 0
+            # that passes for "it had nothing".
+            value = ", ".join(f"{provider_label(source)} {n}" + (
+                f" (not reached in full in run {', '.join(map(str, unreached[source]))}: records it holds may be "
+                "missing)" if source in unreached else "") for source, n in value.items()) or "none"
         click.echo(f"{name.replace('_', ' ')}: {value}")
     for run in counts.runs:
         sources = "; ".join(
             f"{provider_label(source)}{' (other methods)' if other else ''}"
-            f"{' was not reached in full (records may be missing):' if source in run.incomplete else ''} "
+            f"{' was not reached in full (records may be missing):' if source in run.incomplete and in_other_arm(run, source) == other else ''} "
             f"returned {returned}, "
             f"{(run.identified_other_by_source if other else run.identified_by_source).get(source, 0)} new"
             for other, by_source in ((False, run.returned_by_source), (True, run.other_returned_by_source))

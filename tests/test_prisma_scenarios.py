@@ -219,6 +219,11 @@ def test_a_citation_search_not_reached_in_full_is_no_database(sitegen, tmp_path)
     values = csv_values(review)
     assert _flow(values, "database_results", "database_specific_results", "citations_results") == \
         ("3", "OpenAlex, 3", "1")
+    code, out, _ = sitegen("prisma", review)
+    assert code == 0
+    assert "identified by source: OpenAlex 3\n" in out
+    assert ("identified other by source: Citation searching 1 (not reached in full in run 1: records it holds may "
+            "be missing)\n") in out
     workspace = open_review(review)
     svg = str(prisma_svg.render(workspace.facts.prisma, {}, standalone=True))
     numbers = {e.get("data-count"): "".join(e.itertext()) for e in etree.fromstring(svg.encode()).iter("{*}text")
@@ -229,3 +234,26 @@ def test_a_citation_search_not_reached_in_full_is_no_database(sitegen, tmp_path)
     assert "from databases (OpenAlex 3)" in description
     assert "Other methods: 1 records identified (Citation searching 1 (not reached in full in run 1))" in description
 
+
+def test_a_source_down_in_the_baseline_is_never_printed_as_a_bare_0(sitegen, tmp_path, monkeypatch):
+    """Europe PMC does not answer the baseline: it identified nothing, which is no sign it holds nothing. The
+    diagram and the CSV said so beside its 0; `sitegen prisma` printed the whole review's "europepmc: 0" bare."""
+    monkeypatch.setattr("sitegen.sources.http.pause", lambda seconds: None)
+    review = tmp_path / "review"
+    sitegen("init", review)
+    sitegen("protocol", "lock", review, "--at", "2026-01-01T00:00:00Z")
+
+    def europepmc_down(request: httpx.Request) -> httpx.Response:
+        if request.url.host == "api.openalex.org":
+            return json_response(json.dumps({"meta": {"count": 4, "next_cursor": None}, "results": SYNERGY[:4]}))
+        return httpx.Response(503)
+
+    assert not add_monitor(review, "watch", STRATEGIES, "2026-01-01T00:00:00Z", "live", settings=SourceSettings(),
+                           transport=httpx.MockTransport(europepmc_down)).complete
+    counts = counts_of(sitegen, review)
+    assert _flow(counts, "identified_by_source", "records", "template") == ({"europepmc": 0, "openalex": 4}, 4, "new")
+    code, out, _ = sitegen("prisma", review)
+    assert code == 0
+    assert ("identified by source: Europe PMC 0 (not reached in full in run 1: records it holds may be missing), "
+            "OpenAlex 4\n") in out
+    assert csv_values(review)["database_specific_results"] == "Europe PMC (not reached in full), 0; OpenAlex, 4"
