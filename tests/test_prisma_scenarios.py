@@ -9,6 +9,7 @@ import json
 import shutil
 
 import httpx
+import pytest
 from conftest import EXAMPLE, FIXTURES
 from http_mocks import json_response
 from lxml import etree
@@ -23,6 +24,7 @@ from test_prisma import (  # noqa: F401  (two_run_review: a fixture)
 )
 
 from sitegen.commands import add_monitor, update
+from sitegen.living.prisma import other_method
 from sitegen.review.models import Strategy
 from sitegen.site import prisma_svg
 from sitegen.site.prisma_csv import prisma2020_csv
@@ -257,3 +259,23 @@ def test_a_source_down_in_the_baseline_is_never_printed_as_a_bare_0(sitegen, tmp
     assert ("identified by source: Europe PMC 0 (not reached in full in run 1: records it holds may be missing), "
             "OpenAlex 4\n") in out
     assert csv_values(review)["database_specific_results"] == "Europe PMC (not reached in full), 0; OpenAlex, 4"
+
+
+@pytest.mark.parametrize(("source", "box"), [
+    ("Websites", "websites"), ("Organisation websites", "websites"), ("Grey literature", "websites"),
+    ("Google Scholar", "websites"), ("Search engines (Bing)", "websites"),
+    ("Experts contacted", "organisations"), ("Manufacturers", "organisations"),
+    ("Citation searching", "citations"), ("Citation searching (Google Scholar)", "citations"),
+    ("Reference lists of included studies", "citations"), ("Hand searching", "citations")])
+def test_each_other_method_counts_in_the_box_its_name_says(source, box):
+    assert other_method(source) == box
+
+
+def test_records_found_with_a_web_search_engine_are_not_citation_searching(sitegen, two_run_review):  # noqa: F811
+    """A review that searched Google Scholar by hand and imported what it found: PRISMA 2020 counts a search
+    engine's records with the websites', and the CSV put them under citation searching."""
+    code, out, err = sitegen("import", two_run_review, WEBSITE_EXPORT, "--source", "Google Scholar",
+                             "--at", "2026-03-01T00:00:00Z")
+    assert code == 0 and "counted as other methods (Google Scholar)" in out, out + err
+    values = csv_values(two_run_review)
+    assert _flow(values, "website_results", "organisation_results", "citations_results") == ("1", "NA", "NA")

@@ -58,9 +58,13 @@ Route = Literal["database", "register", "other"]
 # PRISMA 2020 draws three boxes for the records other methods identified: websites, organisations and citation
 # searching. The ledger knows an other-methods source by the name the review gave it (`sitegen import --source`),
 # so its box is read from that name; a name that says neither websites nor organisations is citation searching,
-# the route sitegen's own citation searches take.
+# the route sitegen's own citation searches take, and so is a name that says it followed citations, whatever
+# it followed them in ("Citation searching (Google Scholar)"). A web search engine, named as such or by its
+# name (Google Scholar), is searched as websites are: PRISMA 2020 counts it there, never as citation searching.
 OtherMethod = Literal["websites", "organisations", "citations"]
-_WEBSITES = re.compile(r"\b(?:web ?sites?|web ?pages?|search engines?|grey literature|gray literature)\b", re.IGNORECASE)
+_CITATIONS = re.compile(r"\b(?:citations?|citing|cited|reference lists?|snowball\w*)\b", re.IGNORECASE)
+_WEBSITES = re.compile(r"\b(?:web ?sites?|web ?pages?|search engines?|grey literature|gray literature|google|bing|"
+                       r"duckduckgo|yahoo|baidu|yandex)\b", re.IGNORECASE)
 _ORGANISATIONS = re.compile(r"\b(?:organi[sz]ations?|experts?|contacted|manufacturers?|sponsors?)\b", re.IGNORECASE)
 
 
@@ -173,9 +177,11 @@ def previous_labels(counts: PrismaCounts) -> tuple[str, str, str]:
 
 def other_method(source: str) -> OtherMethod:
     """Which of PRISMA 2020's other-methods boxes a source identified by other methods counts in."""
-    if source != CITATION_SEARCHING and _WEBSITES.search(source):
+    if source == CITATION_SEARCHING or _CITATIONS.search(source):
+        return "citations"
+    if _WEBSITES.search(source):
         return "websites"
-    if source != CITATION_SEARCHING and _ORGANISATIONS.search(source):
+    if _ORGANISATIONS.search(source):
         return "organisations"
     return "citations"
 
