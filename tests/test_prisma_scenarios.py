@@ -279,3 +279,18 @@ def test_records_found_with_a_web_search_engine_are_not_citation_searching(siteg
     assert code == 0 and "counted as other methods (Google Scholar)" in out, out + err
     values = csv_values(two_run_review)
     assert _flow(values, "website_results", "organisation_results", "citations_results") == ("1", "NA", "NA")
+
+
+def test_the_home_page_names_previous_studies_as_the_diagram_does(sitegen, two_run_review, tmp_path):  # noqa: F811
+    """After a published version the diagram's previous studies are the version's; the caption under it said they
+    were those of earlier searches."""
+    from sitegen.commands import build
+
+    assert sitegen("publish", two_run_review, "--out", tmp_path / "v", "--now", "2026-02-02T00:00:00Z")[0] == 0
+    import_other_methods(two_run_review, "2026-03-01T00:00:00Z", [SYNERGY[5]])
+    build(two_run_review, tmp_path / "site", environ={})
+    page = etree.fromstring((tmp_path / "site" / "index.html").read_bytes(), etree.HTMLParser())
+    caption = " ".join("".join(page.xpath("//figcaption[@id='prisma-caption']")[0].itertext()).split())
+    assert "; studies from the previous version are counted apart from new ones." in caption
+    svg = " ".join("".join(etree.fromstring((tmp_path / "site" / "downloads" / "prisma.svg").read_bytes()).itertext()).split())
+    assert "Studies included in previous version of review" in svg and "earlier searches" not in svg + caption

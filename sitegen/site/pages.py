@@ -25,6 +25,7 @@ from functools import cached_property
 from markupsafe import Markup, escape
 
 from sitegen.living.facts import LatestVerdict, ReviewFacts
+from sitegen.living.prisma import previous_labels
 from sitegen.living.versions import version_history
 from sitegen.records.model import Record
 from sitegen.review.folder import Review
@@ -208,7 +209,7 @@ def home(site: Site) -> Files:
         standing_labels=records.STANDING_LABELS, prisma=prisma_svg.render(counts, site.reasons),
         prisma_table=prisma_svg.table(counts, site.reasons),
         prisma_notes=prisma_svg.availability_notes(counts, prisma_svg.columns(counts)),
-        with_evidence=len({item.evidence.record_id for item in site.review.evidence} & set(site.facts.included)),
+        previous_studies=previous_labels(counts)[2], with_evidence=len({item.evidence.record_id for item in site.review.evidence} & set(site.facts.included)),
         searches=list(site.review.searches.values()), runs=site.facts.runs, latest_digest=max(site.digests, default=None),
         state=site.review.state, phase=site.facts.phase[0], whats_new=versions.whats_new(site),
         history=site.history, built_at=site.built_at,
