@@ -294,3 +294,46 @@ def test_the_home_page_names_previous_studies_as_the_diagram_does(sitegen, two_r
     assert "; studies from the previous version are counted apart from new ones." in caption
     svg = " ".join("".join(etree.fromstring((tmp_path / "site" / "downloads" / "prisma.svg").read_bytes()).itertext()).split())
     assert "Studies included in previous version of review" in svg and "earlier searches" not in svg + caption
+
+
+def _ris(*titles: tuple[str, str]) -> str:
+    """RIS entries of one team's papers: (title, DOI or "" for none)."""
+    return "".join(f"TY  - JOUR\nTI  - {title}\nAU  - Gamma, C\nAU  - Delta, D\nPY  - 2020\nJO  - Journal of Memory\n"
+                   + (f"DO  - {doi}\n" if doi else "") + "ER  - \n" for title, doi in titles)
+
+
+def test_two_studies_of_a_version_found_to_be_one_are_not_passed_for_what_it_published(sitegen, tmp_path):
+    """An Embase export holds a paper twice, once without its DOI and a word more in the title: two records,
+    both included, and version 1 publishes 2 studies. A reviewer then confirms they are one. By hand: 3 records
+    identified, 1 duplicate removed, 2 screened, 1 study; of the version's 2 studies, 1 is still included and 1
+    no longer counts. The box said "Studies included in previous version of review (n = 1)", which version 1
+    never published."""
+    review = tmp_path / "review"
+    sitegen("init", review)
+    config = review / "review.yaml"
+    config.write_text(config.read_text().replace("site:", "screening:\n  title_abstract_reviewers: 1\n"
+                                                          "  full_text_reviewers: 1\nsite:", 1))
+    sitegen("protocol", "lock", review, "--at", "2026-01-01T00:00:00Z")
+    export = tmp_path / "embase.ris"
+    export.write_text(_ris(("Object recognition memory after perirhinal lesions in mice", "10.1000/q1"),
+                           ("Object recognition memory after perirhinal cortex lesions in mice", ""),
+                           ("Context-dependent object memory in aged rats", "10.1000/r1")))
+    assert sitegen("import", review, export, "--source", "Embase", "--at", "2026-01-02T00:00:00Z")[0] == 0
+    twin = next(json.loads(line)["id"] for line in (review / "records.jsonl").read_text().splitlines()
+                if json.loads(line)["id"].startswith("ref:"))
+    for stage, rows in (("title-abstract", f"10.1000/q1,include,,\n{twin},include,,\n10.1000/r1,exclude,,\n"),
+                        ("full-text", f"10.1000/q1,include,,\n{twin},include,,\n")):
+        (review / "screening" / stage / "ann.csv").write_text("record_id,decision,reason,note\n" + rows)
+    assert sitegen("publish", review, "--out", tmp_path / "site", "--now", "2026-02-02T00:00:00Z")[0] == 0
+    assert counts_of(sitegen, review)["studies_included"] == 2
+    (review / "duplicates.csv").write_text(f"record_id,duplicate_of,decision,reviewer,note\n{twin},10.1000/q1,same,ann,\n")
+    assert sitegen("check", review)[0] == 0
+    counts = counts_of(sitegen, review)
+    assert _flow(counts, "identified_databases", "duplicates_removed", "screened", "studies_included") == (3, 1, 2, 1)
+    assert _flow(counts, "template", "previous_from", "previous_studies", "previous_removed", "new_studies") == \
+        ("updated", "version", 1, 1, 0)
+    workspace = open_review(review)
+    svg = " ".join("".join(etree.fromstring(str(prisma_svg.render(workspace.facts.prisma, {}, standalone=True))
+                                            .encode()).itertext()).split())
+    assert "Studies included in previous version of review and still included (n = 1)" in svg
+    assert "(of the 2 it included, 1 no longer is)" in prisma_svg.summary(workspace.facts.prisma, {})

@@ -149,7 +149,8 @@ class PrismaCounts(Flow):
                                               "runs) and still included")
     previous_reports: int
     previous_removed: int = Field(default=0, description="studies the previous version included that no "
-                                                         "longer are (not counted in previous_studies)")
+                                                         "longer are, or that are one with another of them now "
+                                                         "(a confirmed duplicate): not counted in previous_studies")
     new_runs_from: int | None = Field(
         default=None, description="'updated': the first run of the new searches, whose columns add up to the "
                                   "template's identification of new studies (the earlier runs found the previous "
@@ -371,10 +372,12 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
     removed = 0
     if previous_included is not None:
         # A study the version included under a record since confirmed to duplicate another is still included
-        # under that one: neither removed nor new.
+        # under that one: neither removed nor new. But two studies the version included, since found to be one,
+        # are one previous study now: the other no longer counts, as one excluded since would not, so the box
+        # never passes for the number the version published.
         kept = {duplicates.get(rid, rid) for rid in previous_included}
         previous = [rid for rid in included if rid in kept]
-        removed = len(_studies(kept, grouping) - _studies(previous, grouping))
+        removed = max(0, len(_studies(previous_included, grouping)) - len(_studies(previous, grouping)))
         updated = True
         new_runs_from = next((index + 1 for index, run in enumerate(runs) if run.last_seq > (previous_head or 0)),
                              len(runs) + 1)
