@@ -266,6 +266,15 @@ def test_an_import_counts_as_other_methods_unless_a_database(sitegen, tmp_path):
                                     "Reference lists of Cochrane reviews", "Hand searching"]))
 
 
+def test_a_source_spelled_otherwise_in_case_or_spacing_is_counted_as_an_earlier_import_names_it(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    import_json(sitegen, review, PSYCINFO, "--at", FIRST, "--source", "Embase")
+    later = import_json(sitegen, review, SCOPUS, "--at", SECOND, "--source", " EMBASE ")["files"][0]
+    assert later["source"] == "Embase" and "counted as 'Embase'" in " ".join(later["warnings"])
+    assert [event["source"] for event in imports(review)] == ["Embase", "Embase"]
+    assert list(prisma(sitegen, review)["identified_by_source"]) == ["Embase"]  # one box, not two
+
+
 def test_into_the_example_review_marking_its_saved_search_seen(sitegen, example_copy, tmp_path):
     records = list(held(EXAMPLE).records.values())[:25]
     export_file = tmp_path / "export.csv"

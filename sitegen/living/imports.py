@@ -58,6 +58,17 @@ DATABASE_NAMES = re.compile(r"\b(?:embase|scopus|web of science|medline|pubmed|c
 # of Cochrane reviews"): other methods, as PRISMA counts them.
 OTHER_ROUTES = re.compile(r"\b(?:citation|citing|cited|reference lists?|references|hand[- ]?search\w*|websites?|"
                           r"experts?|snowball\w*|grey|gray|personal)\b", re.IGNORECASE)
+def _as_named_before(review: Review, source: str | None) -> str | None:
+    """The name an earlier import of the review gave the source `source` names, written otherwise only in case or
+    spacing ("EMBASE" after "Embase"), else `source`."""
+    if source is None:
+        return None
+    folded = " ".join(source.casefold().split())
+    earlier = (name for payload in review.payloads if isinstance(payload, ImportPayload)
+               for name in (payload.source, *(payload.file.entry_ids or () if payload.file else ())))
+    return next((name for name in earlier if " ".join(name.casefold().split()) == folded), source)
+
+
 @dataclass(frozen=True)
 class Skipped:
     file: str
@@ -139,6 +150,10 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
     require_lock(review)
     check_run_time(review, at)
     source = _provider(source) or source
+    # The source as earlier imports spell it: PRISMA counts a source by its name ("EMBASE" beside "Embase": two boxes)
+    respelled = [] if (before := _as_named_before(review, source)) == source else [
+        f"--source {source!r} is counted as {before!r}, as an earlier import names it"]
+    source = before
     if seen is not None and seen not in review.searches:
         raise SitegenError(f"--seen {seen!r}: {shown_path(review.root)} has no saved search of that id "
                            f"({', '.join(sorted(review.searches)) or 'it has none'})")
@@ -190,7 +205,7 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
             if record_id not in known and work not in known:
                 new.append(record_id)
             known.update((record_id, work))
-        item.warnings.extend(_one_record(entry_ids, item.lines))
+        item.warnings.extend([*respelled, *_one_record(entry_ids, item.lines)])
         if any(item.databases) and not all(item.databases):
             item.warnings.append(f"{sum(not name for name in item.databases)} entries name no database while "
                                  "others do; they are counted under " + repr(source or item.database or item.name)
