@@ -1160,7 +1160,9 @@ def test_a_number_where_text_goes_says_to_quote_it(sitegen, example_copy):
     key = lines[at].split(":")[0]
     lines[at] = f"{key}: 12:30\n"  # YAML's sexagesimal 750
     path.write_text("".join(lines))
-    check_reports(sitegen, example_copy, f"evidence/{path.name}", at + 1, "it was read as 750: put the text in quotes")
+    check_reports(sitegen, example_copy, f"evidence/{path.name}", at + 1, "YAML reads 12:30 as 750")
+    path.write_text("".join(lines).replace(": 12:30\n", ": 12.5\n"))
+    check_reports(sitegen, example_copy, f"evidence/{path.name}", at + 1, "it was read as 12.5: put the text in quotes")
 
 
 @pytest.mark.parametrize(("written", "read"), [("010", "8"), ("02", "2"), ("-07", "-7")])
@@ -1174,6 +1176,24 @@ def test_a_number_with_a_leading_zero_is_not_read_in_octal(sitegen, example_copy
     path.write_text("\n".join(lines) + "\n")
     out = check_reports(sitegen, example_copy, "review.yaml", at + 1, f"YAML reads {written} as {read}, a leading 0")
     assert len([line for line in out.splitlines() if ": error: " in line]) == 1
+
+
+@pytest.mark.parametrize(("written", "read"), [("0x2", "2"), ("0b10", "2"), ("1_0", "10"), ("1:00", "60"),
+                                               ("2_0.5", "20.5")])
+def test_a_number_yaml_reads_in_another_base_or_without_its_underscores_is_refused(sitegen, example_copy, tmp_path,
+                                                                                   written, read):
+    # As with a leading 0: YAML 1.1 reads 0x, 0b, base 60 (':') and skips '_', so 'full_text_reviewers: 1_0' asked
+    # for ten reviewers, silently: check passed, and PRISMA counted no report assessed, all 40 awaiting.
+    path = example_copy / "review.yaml"
+    lines = path.read_text().splitlines()
+    at = next(n for n, line in enumerate(lines) if line.strip().startswith("full_text_reviewers:"))
+    lines[at] = lines[at].split(":")[0] + f": {written}"
+    path.write_text("\n".join(lines) + "\n")
+    check_reports(sitegen, example_copy, "review.yaml", at + 1, f"YAML reads {written} as {read}, ")
+    code, stdout, stderr = sitegen("prisma", example_copy)
+    assert code == 1 and f"review.yaml:{at + 1}:" in stdout + stderr and "Traceback" not in stdout + stderr
+    code, _, _ = sitegen("build", example_copy, "--out", tmp_path / "site")
+    assert code == 1 and not (tmp_path / "site").exists()
 
 
 def test_a_tab_ending_a_line_of_yaml_is_read_as_a_space_is(sitegen, example_copy):

@@ -445,21 +445,39 @@ class _ValueRefused(yaml.YAMLError):
         self.mark, self.code, self.message = mark, code, message
 
 
-# YAML 1.1 reads a number with a leading 0 in base 8 (010 is 8): a reviewer means ten, and a count so read
-# (title_abstract_reviewers: 010) would silently be another.
-_OCTAL = re.compile(r"[-+]?0[0-7_]+")
+# YAML 1.1 reads numbers in forms a reviewer does not mean as numbers, or not as that number: a leading 0 makes
+# it octal (010 is 8), 0x and 0b hexadecimal and binary, ':' base 60 (1:00 is 60, 12:30 is 750), and '_' is
+# skipped (1_0 is 10). A count so read (title_abstract_reviewers: 010, full_text_reviewers: 1_0) would silently
+# be another, and the PRISMA counts with it: a number is written in decimal digits alone, as JSON writes it.
+_NOT_DECIMAL = (
+    (re.compile(r"[-+]?0[0-7_]+"), "a leading 0 making it octal"),
+    (re.compile(r"[-+]?0x[0-9a-fA-F_]+"), "reading 0x as hexadecimal"),
+    (re.compile(r"[-+]?0b[01_]+"), "reading 0b as binary"),
+    (re.compile(r"[^:]*:.*"), "reading ':' as base 60 (minutes and seconds)"),
+    (re.compile(r"[^_]*_.*"), "skipping each '_'"),
+)
+
+
+def _decimal_only(literal: str, value: int | float) -> None:
+    """Refuse a YAML number written otherwise than in decimal digits (see _NOT_DECIMAL), saying what YAML read."""
+    for form, why in _NOT_DECIMAL:
+        if form.fullmatch(literal):
+            shown = literal if len(literal) <= 40 else literal[:37] + "..."
+            read = f"{value:g}" if isinstance(value, float) else value
+            raise _NumberRefused(f"YAML reads {shown} as {read}, {why}: write the number in decimal digits alone, "
+                                 "without leading zeros, and put text in quotes")
 
 
 def _construct_integer(loader: _StrictConstructor, node: yaml.ScalarNode) -> int:
     value = _integer(node.value, lambda _: yaml.constructor.SafeConstructor.construct_yaml_int(loader, node))
-    if _OCTAL.fullmatch(node.value):
-        raise _NumberRefused(f"YAML reads {node.value} as {value}, a leading 0 making it octal: write a number "
-                             "without leading zeros, and put text in quotes")
+    _decimal_only(node.value, value)
     return value
 
 
 def _construct_float(loader: _StrictConstructor, node: yaml.ScalarNode) -> float:
-    return _finite(yaml.constructor.SafeConstructor.construct_yaml_float(loader, node), node.value)
+    value = _finite(yaml.constructor.SafeConstructor.construct_yaml_float(loader, node), node.value)
+    _decimal_only(node.value, value)
+    return value
 
 
 _StrictConstructor.add_constructor("tag:yaml.org,2002:int", _construct_integer)
