@@ -940,6 +940,24 @@ def test_a_merge_conflict_left_in_a_file_is_named_as_one(sitegen, example_copy, 
     check_reports(sitegen, example_copy, rel, line, "a Git merge conflict was left unresolved here")
 
 
+@pytest.mark.parametrize("marker", ["<<<<<<< HEAD", ">>>>>>> reviewer-b-branch", "||||||| merged common ancestors"])
+@pytest.mark.parametrize(("rel", "after"), [
+    (f"{TA}/reviewer-a.csv", "10.1002/dev.21432,include,,"),
+    ("evidence/wilson-2013-lec.yaml", "    population: Rats"),
+    ("review.yaml", "licence: CC0-1.0"),
+    ("protocol.md", "# Protocol"),
+])
+def test_a_merge_conflict_marker_left_alone_is_named_as_one(sitegen, example_copy, rel, after, marker):
+    # A conflict resolved in part, its start or end marker not removed: a decision file's marker was two schema
+    # problems of a record id '<<<<<<< HEAD', a YAML file's a syntax error at the line after the marker.
+    path = example_copy / rel
+    lines = path.read_text().splitlines(keepends=True)
+    at = next(n for n, line in enumerate(lines) if line.rstrip("\n") == after) + 1
+    lines.insert(at, marker + "\n")
+    path.write_text("".join(lines))
+    check_reports(sitegen, example_copy, rel, at + 1, f"a line Git writes around a merge conflict ({marker!r})")
+
+
 @pytest.mark.parametrize("rel", [f"{TA}/adjudication.csv", f"{TA}/reviewer-b.csv"])
 def test_a_decision_row_that_cannot_be_read_is_one_problem_not_a_flood(sitegen, example_copy, rel):
     # One misspelt decision made the record seem undecided, its batch unsettled, and every full-text decision of

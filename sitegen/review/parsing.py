@@ -142,19 +142,29 @@ def read_text(path: Path, rel: str, limit: int) -> tuple[str | None, list[Proble
 
 
 # The lines Git writes around a merge conflict it could not resolve: "<<<<<<< HEAD", then "=======" (which alone
-# could be a Markdown heading's underline), then ">>>>>>> branch".
+# could be a Markdown heading's underline), then ">>>>>>> branch"; with merge.conflictStyle diff3, "||||||| base"
+# before the "=======".
 _CONFLICT_START = re.compile(r"^<{7}(?: .*)?\r?$", re.MULTILINE)
 _CONFLICT_END = re.compile(r"^>{7}(?: .*)?\r?$", re.MULTILINE)
+# One of them left alone, a conflict resolved in part (its start or end marker not removed): no review file holds
+# such a line otherwise, as `git diff --check` takes it for a leftover marker too. "=======" alone is left to the
+# file's own reading: it underlines a Markdown heading, and may be a line of a note.
+_LONE_MARKER = re.compile(r"^(?:<{7}|>{7}|\|{7})(?: .*)?\r?$", re.MULTILINE)
 
 
 def merge_conflict(text: str, rel: str, first_line: int = 1) -> Problem | None:
-    """The problem of a Git merge conflict left in `text` (starting on `first_line`), at its first marker."""
-    if "<<<<<<<" not in text:  # most files: one scan in C
+    """The problem of a Git merge conflict left in `text` (starting on `first_line`), at its first marker, or of a
+    marker left alone."""
+    if "<<<<<<<" not in text and ">>>>>>>" not in text and "|||||||" not in text:  # most files: scans in C
         return None
     start = _CONFLICT_START.search(text)
-    if start is None or not _CONFLICT_END.search(text, start.end()):
+    if start is not None and _CONFLICT_END.search(text, start.end()):
+        return Problem(rel, first_line + text.count("\n", 0, start.start()), 1, "merge-conflict", CONFLICT_MESSAGE)
+    if (lone := _LONE_MARKER.search(text)) is None:
         return None
-    return Problem(rel, first_line + text.count("\n", 0, start.start()), 1, "merge-conflict", CONFLICT_MESSAGE)
+    return Problem(rel, first_line + text.count("\n", 0, lone.start()), 1, "merge-conflict",
+                   f"a line Git writes around a merge conflict ({lone.group().rstrip()[:40]!r}) was left here: the "
+                   "conflict was resolved only in part; keep the lines meant, remove the marker, then check again")
 
 
 CONFLICT_MESSAGE = ("a Git merge conflict was left unresolved here (the lines Git writes as '<<<<<<<', '=======' and "
@@ -906,9 +916,11 @@ def _json(text: str, rel: str, line_offset: int) -> tuple[Any, list[Problem]]:
     try:
         return load_json(text), []
     except json.JSONDecodeError as exc:
-        if (conflict := merge_conflict(text, rel, line_offset + 1)) or _CONFLICT_LINE.fullmatch(
-                text.split("\n")[exc.lineno - 1]):  # one line of a JSON-lines file (lines counted as JSON counts them)
-            return None, [conflict or Problem(rel, exc.lineno + line_offset, 1, "merge-conflict", CONFLICT_MESSAGE)]
+        # One line of a JSON-lines file (lines counted as JSON counts them) is one line of a whole conflict.
+        if _CONFLICT_LINE.fullmatch(text.split("\n")[exc.lineno - 1]):
+            return None, [Problem(rel, exc.lineno + line_offset, 1, "merge-conflict", CONFLICT_MESSAGE)]
+        if conflict := merge_conflict(text, rel, line_offset + 1):
+            return None, [conflict]
         return None, [Problem(rel, exc.lineno + line_offset, exc.colno, "json-syntax", f"JSON syntax error: {exc.msg}")]
     except _NumberRefused as exc:
         line, column = _refused_position(text, numbers=True) or (1, None)
