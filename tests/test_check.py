@@ -708,6 +708,17 @@ def test_hidden_files_of_tools_and_editors_are_left_alone(sitegen, example_copy)
     assert code == 0, out
 
 
+@pytest.mark.parametrize("name", ["records.jsonl", "ledger.jsonl"])
+def test_a_folder_where_a_file_belongs_is_one_problem_not_a_flood(sitegen, example_copy, name):
+    # Its content is unknown, not empty: checked against the other files as empty, every record or event they
+    # name was a problem of its own (hundreds)
+    (example_copy / name).unlink()
+    (example_copy / name).mkdir()
+    code, out, _ = sitegen("check", example_copy)
+    assert code == 1 and "2 problems found" in out
+    assert [line.rsplit("[", 1)[-1] for line in out.splitlines()[:-1]] == ["not-checked]", "not-a-file]"]
+
+
 @pytest.mark.parametrize("separator", [";", "\t"])
 # Written as spreadsheets write it, and with every cell quoted (LibreOffice's "quote all text cells", which csv read
 # as a syntax error), or with an empty column after the last (";;", which hid the separator).
