@@ -138,7 +138,7 @@ def test_the_lock_needs_a_folder(sitegen, tmp_path):
             with review_lock(missing):
                 pass
     code, _, err = sitegen("build", tmp_path / "nowhere", "--out", tmp_path / "site")
-    assert code == 1 and f"{tmp_path / 'nowhere'} is not a folder sitegen can open" in err
+    assert code == 1 and f"{tmp_path / 'nowhere'} does not exist; nothing was read or written" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
 
 
