@@ -708,6 +708,17 @@ def test_hidden_files_of_tools_and_editors_are_left_alone(sitegen, example_copy)
     assert code == 0, out
 
 
+def test_a_protocol_with_lone_carriage_returns_says_so_and_a_second_byte_order_mark_hides_no_fence(sitegen,
+                                                                                                example_copy):
+    protocol = example_copy / "protocol.md"
+    written = protocol.read_bytes()
+    protocol.write_bytes(written.replace(b"\n", b"\r"))
+    check_reports(sitegen, example_copy, "protocol.md", 1, "carriage return alone")
+    protocol.write_bytes(b"\xef\xbb\xbf\xef\xbb\xbf" + written)  # read as its front matter: the lock notices the edit
+    code, out, _ = sitegen("check", example_copy)
+    assert code == 1 and "[protocol-locked]" in out and "front matter" not in out
+
+
 @pytest.mark.parametrize("name", ["records.jsonl", "ledger.jsonl"])
 def test_a_folder_where_a_file_belongs_is_one_problem_not_a_flood(sitegen, example_copy, name):
     # Its content is unknown, not empty: checked against the other files as empty, every record or event they

@@ -391,7 +391,12 @@ def _is_fence(line: str) -> bool:
 def parse_protocol(text: str, rel: str = "protocol.md") -> tuple[Protocol | None, list[Problem]]:
     """protocol.md's front matter and body (also used for versions kept on the ledger)."""
     lines = parsing.split_lines(text, keepends=True)
-    if not lines or not _is_fence(lines[0]):
+    if "\r" in text and "\n" not in text:  # as Git reads it, one line: the fences were not there to find
+        return None, [Problem(rel, 1, 1, "line-ends", "protocol.md ends its lines with a carriage return alone (as "
+                                                      "classic Mac OS wrote text): save it with LF or CRLF line ends")]
+    # A byte-order mark left before the first fence (the file's own is read away; a second, from an editor that
+    # added one to a file that had one, is not): the fence is still the first line's
+    if not lines or not _is_fence(lines[0].lstrip("\ufeff")):
         return None, [Problem(rel, 1, 1, "front-matter",
                               "protocol.md must start with YAML front matter between '---' lines")]
     try:
