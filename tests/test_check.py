@@ -719,6 +719,12 @@ def test_a_protocol_with_lone_carriage_returns_says_so_and_a_second_byte_order_m
     assert code == 1 and "[protocol-locked]" in out and "front matter" not in out
 
 
+def test_a_json_file_with_a_second_byte_order_mark_says_so_in_words(sitegen, example_copy):
+    path = sorted((example_copy / "searches").glob("*.json"))[0]
+    path.write_bytes(b"\xef\xbb\xbf\xef\xbb\xbf" + path.read_bytes())
+    check_reports(sitegen, example_copy, f"searches/{path.name}", 1, "a second byte-order mark (U+FEFF)")
+
+
 @pytest.mark.parametrize("name", ["records.jsonl", "ledger.jsonl"])
 def test_a_folder_where_a_file_belongs_is_one_problem_not_a_flood(sitegen, example_copy, name):
     # Its content is unknown, not empty: checked against the other files as empty, every record or event they
