@@ -514,13 +514,19 @@ def cli_with_mocks(monkeypatch):
     return CliRunner()
 
 
-def test_a_draft_without_problems_converges_with_exit_status_zero(tmp_path, cli_with_mocks):
+def short_manuscript(tmp_path: Path) -> Path:
+    """A draft citing two real works, with a .bib of their entries alone: nothing to find."""
     folder = tmp_path / "short"
     folder.mkdir()
     (folder / "draft.md").write_text("# Reviews\n\nTools now assist literature reviews [@wagner2021ai]. A "
                                      "typology of reviews exists [@schryen2021knowledge].\n")
     bib = (FIXTURES / "manuscript" / "references.bib").read_text().split("\n\n")
     (folder / "refs.bib").write_text(bib[0] + "\n\n" + bib[1] + "\n")
+    return folder
+
+
+def test_a_draft_without_problems_converges_with_exit_status_zero(tmp_path, cli_with_mocks):
+    folder = short_manuscript(tmp_path)
     result = cli_with_mocks.invoke(cli, ["loop", str(folder), "--topic", "reviews"])
     assert result.exit_code == 0, result.output
     assert "converged in round 1" in result.output
@@ -625,12 +631,7 @@ def test_an_index_refusing_access_stops_for_the_round_and_its_entries_are_kept_a
     providers = CrossrefRefuses()
     monkeypatch.setattr(commands, "loop", functools.partial(commands.loop, verify=crossref_verifier,
                                                             transport=httpx.MockTransport(providers)))
-    folder = tmp_path / "short"
-    folder.mkdir()
-    (folder / "draft.md").write_text("# Reviews\n\nTools now assist literature reviews [@wagner2021ai]. A "
-                                     "typology of reviews exists [@schryen2021knowledge].\n")
-    bib = (FIXTURES / "manuscript" / "references.bib").read_text().split("\n\n")
-    (folder / "refs.bib").write_text(bib[0] + "\n\n" + bib[1] + "\n")
+    folder = short_manuscript(tmp_path)
     result = CliRunner().invoke(cli, ["loop", str(folder), "--topic", "reviews"])
     assert result.exit_code == EXIT_INCOMPLETE, result.output
     assert [r.url.host for r in providers.requests] == ["api.crossref.org"]  # asked once, then nothing more
