@@ -106,6 +106,18 @@ def test_authors_an_export_glued_together_are_each_an_author():
     assert all(("St.John", "T L") in [(name.family, name.given) for name in record.author] for record in cytology)
 
 
+def test_glued_authors_with_several_initials_keep_them_all_as_given_names():
+    """Embase's glued lists write most names with two or three initials, each after a space ("Chien C. T.Jou M.
+    J."): each name's family is the word before its initials ("Chien", not "Chien C." given "T."), and a name with an
+    apostrophe after its first letter starts a name of its own ("Crean D.O'Reilly M.")."""
+    text = ('ID,author,title,year\nid_1,"Chien C. T.Jou M. J.Dullaart R. P. F.El Hachmane M.Crean D.O\'Reilly M.",'
+            'Glued authors,2015\n')
+    [entry] = read_references(text, "csv")
+    assert [(name.family, name.given) for name in entry_record(entry).author] == [
+        ("Chien", "C. T."), ("Jou", "M. J."), ("Dullaart", "R. P. F."), ("El Hachmane", "M."), ("Crean", "D."),
+        ("O'Reilly", "M.")]
+
+
 def test_scopus_bibtex_names_the_pmid_as_pubmed_id():
     """Scopus's BibTeX export writes a PubMed record's PMID as pubmed_id (before language); the real export's
     structure (scopus_bib.bib) with the field added to its first entry, as Scopus adds it."""

@@ -181,8 +181,9 @@ def written(name: CslName) -> str:
 
 
 # Embase and some other exports glue authors together: "Akita K.Isoda K.Isobe S." An initial's full stop followed
-# at once by a capital and a lower-case letter starts the next name; a name's own full stop does not ("St.John, T L").
-_GLUED_NAMES = re.compile(r"(?<=[\s.-][A-Z]\.)(?=[A-Z][a-z])")
+# at once by a capital and a lower-case letter starts the next name (also one with an apostrophe after its first
+# letter: "Crean D.O'Reilly M."); a name's own full stop does not ("St.John, T L").
+_GLUED_NAMES = re.compile(r"(?<=[\s.-][A-Z]\.)(?=[A-Z](?:['’][A-Z])?[a-z])")
 
 
 @dataclass(frozen=True, order=True)

@@ -33,10 +33,13 @@ PMCID = re.compile(r"\bPMC\d+\b")
 # record's PMID.
 NOTE_PMID = re.compile(r"PMID:?\s*(\d+)", re.IGNORECASE)
 AND = re.compile(r"\sand\s", re.IGNORECASE)
-# A name written "Family Initials" ("Smolen J.", "Landewé R.B.M.", "de Oliveira Filho ASB"), as PubMed, Covidence
-# and Vancouver lists write one. The family name ends in a non-space, so the spaces before the initials are tried
-# from the start of their run only: from each of its spaces, a cell of a few hundred kilobytes of spaces took hours.
-FAMILY_INITIALS = re.compile(r"(.*?\S)\s+((?:[A-Z]\.?-?)+)")
+# A name written "Family Initials" ("Smolen J.", "Landewé R.B.M.", "de Oliveira Filho ASB", "Chien C. T."), as
+# PubMed, Covidence, Embase and Vancouver lists write one: the initials are one run, or a few runs each after one
+# space (Embase's "R. P. F."), so that the family name is "Chien", not "Chien C.". The family name ends in a
+# non-space, so the spaces before the initials are tried from the start of their run only: from each of its spaces,
+# a cell of a few hundred kilobytes of spaces took hours; the runs after the first are few, so a cell of thousands
+# of initials ("A A A …") is not read again from each of them.
+FAMILY_INITIALS = re.compile(r"(.*?\S)\s+((?:[A-Z]\.?-?)+(?:\s(?:[A-Z]\.?-?)+){0,5})")
 # Rayyan writes a record's screening state into its notes, as
 # 'RAYYAN-INCLUSION: {"Kofi"=>"Included", "Ama"=>"Maybe"} | RAYYAN-LABELS: ML | USER-NOTES: {...}'.
 RAYYAN_INCLUSION = re.compile(r"RAYYAN-INCLUSION:\s*(\{[^{}]*\})")
