@@ -1078,8 +1078,9 @@ def screen_rank(directory: Path, number: int | None, imported: bool, as_json: bo
         return
     group = f"batch {number}" if number is not None else "imported outside a batch"
     click.echo(f"{group}: {len(order.rows)} record(s) still to screen, ordered by {order.method}")
-    for row in order.rows:
-        click.echo(f"{row.rank:4}  {row.score:8.3f}  {row.id}\n      {row.rationale}")
+    for row in order.rows:  # the method is said once, above; each row says what it adds
+        click.echo(f"{row.rank:4}  {row.score:8.3f}  {row.id}\n      {' '.join(row.title.split())}\n"
+                   f"      {row.rationale.removeprefix(f'{order.method}: ')}")
 
 
 def _week(_ctx: click.Context, _param: click.Parameter, value: str) -> str:

@@ -112,6 +112,14 @@ def test_records_imported_outside_a_batch_are_ranked_and_in_the_digest_of_their_
     code, _, err = sitegen("screen", "rank", example_copy)
     assert code == 2 and "give either --batch N or --imported" in err
 
+    # Each row names its record's title, so a screener can read the order; the method is said once, at the top.
+    rows = json.loads(sitegen("screen", "rank", example_copy, "--imported", "--json")[1])["rows"]
+    assert all(row["title"] for row in rows)
+    lines = out.splitlines()
+    assert [lines[2 + 3 * n].strip() for n in range(len(rows))] == [" ".join(row["title"].split()) for row in rows]
+    method = lines[0].split("ordered by ", 1)[1]
+    assert sum(method in line for line in lines) == 1
+
     # A week's new records are those first imported that week: the RIS export imported again is not new again.
     for week, new, old in (("2023-W18", first, second), ("2023-W19", second, first)):
         code, out, _ = sitegen("digest", example_copy, "--week", week)

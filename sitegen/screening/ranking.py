@@ -64,6 +64,7 @@ class OrderedRow(BaseModel):
 
     rank: int
     id: str
+    title: str  # the record's title, for a screener who reads the order (an id alone tells them nothing)
     score: float  # the model's score (probability, or the SVM's margin); the seed-002 score in fallback
     rationale: str
 
@@ -179,7 +180,7 @@ def screening_order(candidates: list[Record], labelled: list[Labelled], fallback
     for rank, i in enumerate(order, start=1):
         top = _top_terms(to_rank[i], weights, terms)
         pulled = f"top terms: {', '.join(top)}" if top else "no term pulls it towards include"
-        rows.append(OrderedRow(rank=rank, id=candidates[i].id, score=round(float(scores[i]), 6),
+        rows.append(OrderedRow(rank=rank, id=candidates[i].id, title=candidates[i].title, score=round(float(scores[i]), 6),
                                rationale=f"{method}: {_score_text(model, float(scores[i]))}; {pulled}"))
     return ScreeningOrder(method=method, learned=True, includes=includes, excludes=excludes, rows=rows)
 
@@ -193,7 +194,7 @@ def _fallback_order(candidates: list[Record], fallback: Ranking, includes: int, 
     method = (f"seed-002 relevance score (no learning: {why}; there are {includes} include(s) and "
               f"{excludes} exclude(s))")
     order = sorted(candidates, key=lambda record: (-scored[record.id].score, content_key(record)))
-    rows = [OrderedRow(rank=rank, id=record.id, score=float(scored[record.id].score),
+    rows = [OrderedRow(rank=rank, id=record.id, title=record.title, score=float(scored[record.id].score),
                        rationale=f"{method}: {scored[record.id].score}, {scored[record.id].decision}; "
                                  f"{scored[record.id].rationale}")
             for rank, record in enumerate(order, start=1)]
