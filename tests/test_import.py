@@ -231,6 +231,28 @@ def test_files_imported_together_count_new_records_as_if_imported_one_after_anot
         assert together[0]["new"] == len({r.id for r in records}) and together[1]["new"] < 10
 
 
+def test_a_work_twice_in_one_file_is_a_duplicate_of_a_record_new_in_it_not_one_the_review_held(sitegen, tmp_path):
+    # A database export holds one work twice, once with its DOI and once without (as Embase's did): on a first
+    # import the second is matched to the first, which is new; "already in it" would say the empty review held it.
+    records = list(held(EXAMPLE).records.values())[:40]
+    export_file = tmp_path / "embase.csv"
+    with_dois, without = export(records, True), export(records, False)
+    export_file.write_text(with_dois + re.sub(r"(?m)^r(\d+),", r"s\1,", without.split("\n", 1)[1]), encoding="utf-8")
+    review = new_review(sitegen, tmp_path)
+    code, out, err = sitegen("import", review, export_file, "--at", FIRST, "--source", "Embase")
+    (tmp_path / "again").mkdir()
+    report = import_json(sitegen, new_review(sitegen, tmp_path / "again"), export_file, "--at", FIRST, "--source",
+                         "Embase")["files"][0]
+    assert code == 0, err
+    matched = report["duplicates_of_new"]
+    assert matched >= 30 and report["already"] == matched
+    assert (f"{report['new']} records new to the review, 0 already in it, {matched} duplicates of records new in "
+            "this file;") in out
+    # The same file imported again: every record is one the review holds now.
+    code, out, err = sitegen("import", review, export_file, "--at", SECOND, "--source", "Embase")
+    assert code == 0 and f"0 records new to the review, {report['new'] + matched} already in it;" in out, out
+
+
 def test_a_source_outside_the_registry_is_shown_by_its_name_and_counted_as_a_database():
     assert (label("Embase"), kind("Embase")) == ("Embase", "database")
     assert (label("pubmed"), kind("pubmed")) == ("PubMed", "database")
@@ -336,7 +358,7 @@ def test_an_entry_without_a_title_stops_the_import_or_is_skipped_and_listed(site
     code, out, _ = sitegen("import", review, bad, "--at", FIRST, "--skip-bad")
     assert code == 0 and f"skipped line 4 (entry {rows[2]['ID']}): the entry has no title" in out
     assert re.search(rf"{re.escape(str(bad))}: 12 entries read \(csv\), 1 skipped, (\d+) records new to the review, "
-                     r"(\d+) already", out).groups() == ("8", "3")  # three are matched by metadata: duplicates
+                     r"(\d+) already in it, (\d+) duplicates", out).groups() == ("8", "0", "3")  # matched by metadata
     review = new_review(sitegen, tmp_path / "again")
     result = import_json(sitegen, review, bad, "--at", FIRST, "--skip-bad")
     assert result["files"][0]["skipped_entries"] == [{"line": 4, "id": rows[2]["ID"], "reason": "the entry has no title"}]

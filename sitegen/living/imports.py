@@ -85,6 +85,10 @@ class FileImport:
     new: list[str]  # of them, those new to the review
     skipped: list[Skipped]
     warnings: list[str]
+    # Of the ids not new, those the review did not hold before this file: records matched by metadata to a record new
+    # in the same file (one work twice in one export). The ledger counts them with those it held (`already`); the
+    # report says which is which, since "already in the review" is untrue of them on a first import.
+    duplicates: int = 0
 
 
 @dataclass
@@ -105,6 +109,7 @@ class ImportResult:
             "files": [{
                 "file": str(item.path), **model_data(item.payload.file),
                 "source": item.payload.source, "method": item.payload.method, "new_ids": item.new,
+                "duplicates_of_new": item.duplicates,
                 "skipped_entries": [{"line": s.line, "id": s.entry_id, "reason": s.reason} for s in item.skipped],
                 "warnings": item.warnings,
             } for item in self.files],
@@ -199,6 +204,7 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
         entry_ids = merged.ids[position:position + len(item.records)]
         position += len(item.records)
         ids = list(dict.fromkeys(entry_ids))
+        held = set(known)  # before this file, as if the files were imported one after another
         new = []
         for record_id in ids:
             work = canonical.get(record_id, record_id)
@@ -229,7 +235,9 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
             error = exc.errors(include_url=False)[0]
             raise SitegenError(f"{shown_path(item.path)}: the import cannot be recorded ({'.'.join(map(str, error['loc']))}: "
                                f"{error['msg']}); nothing was imported") from None
-        result.files.append(FileImport(item.path, payload, ids, new, item.skipped, item.warnings))
+        duplicates = sum(record_id not in new and record_id not in held and canonical.get(record_id, record_id) not in held
+                         for record_id in ids)
+        result.files.append(FileImport(item.path, payload, ids, new, item.skipped, item.warnings, duplicates))
     transaction = Transaction(review.root)
     append(transaction, review, at, [item.payload for item in result.files])
     if seen is not None:
@@ -313,7 +321,9 @@ def report(result: ImportResult) -> str:
         counts = item.payload.file
         lines.append(f"- {shown_path(item.path)}: {_counted(counts.entries, 'entry', 'entries')} read ({counts.format}), "
                      f"{counts.skipped} skipped, {_counted(counts.new, 'record', 'records')} new to the review, "
-                     f"{counts.already} already in it; counted as "
+                     f"{counts.already - item.duplicates} already in it"
+                     + (f", {_counted(item.duplicates, 'duplicate', 'duplicates')} of records new in this file"
+                        if item.duplicates else "") + "; counted as "
                      f"{f'a {kind(item.payload.source)}' if item.payload.method == 'database' else 'other methods'} "
                      f"({', '.join(counts.entry_ids or [item.payload.source])})")
         lines += [f"  - skipped line {s.line}{f' (entry {s.entry_id})' if s.entry_id else ''}: {s.reason}"
