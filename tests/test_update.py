@@ -124,6 +124,7 @@ def test_a_second_run_at_the_time_of_the_last_is_refused(sitegen, tmp_path):
     for at in ("2023-04-17T00:00:00Z", "2023-04-17T00:00:00+00:00"):
         code, _, err = sitegen("update", review, "--at", at, "--snapshots", "replay")
         assert code == 1 and "is not after the latest search run or import" in err
+        assert "files imported together, in one command, are one run" in err
     assert tree_bytes(review) == before and sitegen("prisma", review, "--json")[1] == prisma
 
 

@@ -221,8 +221,10 @@ def check_run_time(review: Review, at: str) -> None:
     sourced += [search.last_run for search in review.searches.values() if search.last_run]
     if sourced and parse_timestamp(at) <= max(parse_timestamp(ts) for ts in sourced):
         latest = max(sourced, key=parse_timestamp)
+        # An import refused so is most often the second export of one search: say what a later time makes of it.
         raise SitegenError(f"--at {at} is not after the latest search run or import ({latest}); give this run "
-                           "its own, later time (events at one time are one run in PRISMA)")
+                           "its own, later time (events at one time are one run in PRISMA: files imported together, "
+                           "in one command, are one run; a later run is drawn as an update of the runs before it)")
 
 
 def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settings: SourceSettings | None,
