@@ -217,3 +217,39 @@ def test_a_week_without_new_records_has_an_empty_digest_saying_so():
         assert f"## {heading} (0)\n\nNone.\n" in text
     assert ("Kept 0, review 0, dropped 0; force-dropped as already covered 0; demoted to review for the cap 0; "
             "stricter criteria pass applied: no.") in text
+
+
+def test_an_imported_record_reviewers_included_is_in_the_next_weeks_prior():
+    # Seed 002's prior is what the last four digests covered; an imported record is among its week's new records, so
+    # once included it was covered: the next week's journal version of it is one, and the same id again is covered.
+    from sitegen.living.facts import ReviewFacts
+    from sitegen.review.folder import DecisionRow, load_review
+    from sitegen.review.models import Decision, ImportPayload, LedgerEvent
+    from sitegen.screening.digest import weekly
+
+    review, _ = load_review(EXAMPLE)
+    template = min(review.records.values(), key=lambda record: record.id)
+    title = "Hippocampal lesions spare object-in-context memory in aged rats"
+
+    def added(record_id: str, doi: str, title: str, types: list[str]):
+        record = template.model_copy(update={"id": record_id, "DOI": doi, "PMID": None, "PMCID": None, "title": title,
+                                             "custom": template.custom.model_copy(update={"publication_types": types})})
+        review.records[record_id] = record
+        return record
+
+    preprint = added("10.1101/2023.05.01.540001", "10.1101/2023.05.01.540001", title, ["posted-content"])
+    journal = added("10.9999/journal.1", "10.9999/journal.1", title + ".", ["journal-article"])
+    for reviewer in ("reviewer-a", "reviewer-b"):
+        review.decisions.append(DecisionRow("title-abstract", reviewer, "", 0, {}, Decision(
+            record_id=preprint.id, decision="include", reason="", note="")))
+    seq = review.ledger[-1].seq + 1
+    review.ledger.append(LedgerEvent.model_construct(seq=seq, type="import", ts="2023-05-03T09:00:00Z", payload={},
+                                                     prev="0" * 64, hash="0" * 64))
+    review.payloads.append(ImportPayload.model_construct(source="Embase", method="database", description="export",
+                                                         record_ids=[preprint.id], file=None, seen=None))
+    _with_batches(review, [("2023-05-10T09:00:00Z", [journal.id])])
+    screening = ReviewFacts(review).screening
+    assert [d.id for d in weekly(review, screening, "2023-W18").ranking.decisions] == [preprint.id]
+    [scored] = weekly(review, screening, "2023-W19").ranking.decisions
+    assert (scored.id, scored.axes.novelty, scored.tags[-1]) == (journal.id, 0.5, f"journal-version-of:{preprint.id}")
+    assert "covered 2023-W18" in scored.rationale

@@ -9,9 +9,10 @@ that arrived that week and the records first imported that week outside a batch.
 It lists the KEEP list with rationales, the REVIEW cases, what was dropped and
 why, what was already covered, and the calibration summary.
 
-"Prior" records, against which novelty is judged, are those of the batches of
-the four weeks before, that reviewers included at title and abstract: human
-decisions, not earlier scores, say what a digest already covered.
+"Prior" records, against which novelty is judged, are the new records of the
+four weeks before (their batches', and those first imported then outside a
+batch) that reviewers included at title and abstract: human decisions, not
+earlier scores, say what a digest already covered.
 """
 
 from __future__ import annotations
@@ -129,17 +130,18 @@ class Relevance:
 
     @cached_property
     def _included(self) -> list[tuple[date, list[str]]]:
-        """Each dated batch's UTC day and the records of it that reviewers included at title and abstract. The
-        UTC day, as its week (`iso_week`) is: a batch at 01:00 on a Monday at +02:00 arrived in the week before, and
-        belongs in the next week's prior."""
+        """Each dated batch's (and import's) UTC day and the records of it that reviewers included at title and
+        abstract. Imports too: their records are new records of their week's digest (`week`), so once included they
+        were covered as much as a batch's. The UTC day, as its week (`iso_week`) is: a batch at 01:00 on a Monday at
+        +02:00 arrived in the week before, and belongs in the next week's prior."""
         outcomes = self.screening.outcomes["title-abstract"]
         return [(parse_timestamp(batch.created).astimezone(UTC).date(),
                  [i for i in batch.record_ids if i in outcomes and outcomes[i].decision == "include"])
-                for batch in self.screening.batches if batch.created]
+                for batch in [*self.screening.batches, *self.screening.imports] if batch.created]
 
     def _prior_weeks(self, start: date | None) -> dict[str, str]:
-        """Records of the batches in the PRIOR_WEEKS weeks before `start` that reviewers included, each with the
-        week it was covered in (the earliest of its batches there), in the order the batches list them."""
+        """Records of the batches and imports in the PRIOR_WEEKS weeks before `start` that reviewers included, each
+        with the week it was covered in (the earliest of its batches there), in the order the batches list them."""
         covered: dict[str, str] = {}
         if start is None:
             return covered
