@@ -454,6 +454,7 @@ class PriorIndex:
     """The prior records to compare against, indexed once for every paper of a batch."""
 
     ids: frozenset[str]
+    by_id: dict[str, Prior]  # each prior record's entry (the earliest week's, for one in the prior of several)
     titled: list[Prior]  # those with a normalised title, sorted, so the first match never depends on input order
     titles: list[str]  # their titles, in the same order
     by_length: np.ndarray  # their positions, shortest title first
@@ -474,12 +475,15 @@ def prior_index(prior: list[Record], covered_in: Mapping[str, str] | None = None
 def index_priors(entries: list[Prior]) -> PriorIndex:
     """The prior (`prior_entry` of each record) indexed; a record in the prior of several weeks is made an
     entry once."""
+    by_id: dict[str, Prior] = {}
+    for entry in sorted(entries, key=lambda entry: (entry.id, entry.week is None, entry.week or "")):
+        by_id.setdefault(entry.id, entry)  # the earliest week known
     entries = sorted(entries)
     titled = [entry for entry in entries if entry.title]
     titles = [entry.title for entry in titled]
     lengths = np.array([len(title) for title in titles], dtype=np.int64)
     by_length = np.argsort(lengths, kind="stable")
-    return PriorIndex(frozenset(entry.id for entry in entries), titled, titles, by_length, lengths[by_length],
+    return PriorIndex(frozenset(by_id), by_id, titled, titles, by_length, lengths[by_length],
                       np.ascontiguousarray(_char_counts(titles)[by_length].T))
 
 
@@ -578,12 +582,16 @@ def novelty_axes(records: list[Record], prior: PriorIndex) -> list[Novelty]:
     # Without a prior title nothing can be similar: the batch's titles are not even normalised.
     titles = [folded(records[n].title) for n in uncovered] if prior.titles else [""] * len(uncovered)
     for n, similar in zip(uncovered, _similar_all(titles, prior), strict=True):
-        novelties[n] = _novelty(records[n], similar)
+        linked = sorted(prior.by_id[other] for other in set(records[n].custom.other_versions) if other in prior.by_id)
+        novelties[n] = _novelty(records[n], similar, linked)
     return novelties
 
 
-def _novelty(record: Record, similar: list[Prior]) -> Novelty:
-    preprints = [entry for entry in similar if entry.preprint]
+def _novelty(record: Record, similar: list[Prior], linked: list[Prior]) -> Novelty:
+    """`similar`: prior records whose title is nearly this one's; `linked`: those the matcher linked to it as
+    versions of one study (`custom.other_versions`), whose titles may differ more: a journal often retitles a
+    preprint, and the seed's rule is that "a prior preprint version exists", however it is titled."""
+    preprints = [entry for entry in [*linked, *similar] if entry.preprint]
     if preprints and not is_preprint(record):
         source = preprints[0]
         # The seed's "journal version of preprint covered YYYY-WW": the week tells the reader which digest showed
@@ -591,6 +599,9 @@ def _novelty(record: Record, similar: list[Prior]) -> Novelty:
         covered = f"covered {source.week}" if source.week else "covered in a prior digest"
         return Novelty(Decimal("0.5"), f"journal version of preprint {source.id} {covered} (novelty 0.5)",
                        (f"journal-version-of:{source.id}",), False)
+    if linked:
+        return Novelty(Decimal("0.0"), f"another version of prior {linked[0].id}, linked as one study (novelty 0)",
+                       (f"version-of:{linked[0].id}",), False)
     if similar:
         return Novelty(Decimal("0.0"), f"title nearly identical to prior {similar[0].id} (novelty 0)",
                        (f"similar-to:{similar[0].id}",), False)

@@ -1,0 +1,46 @@
+"""Seed 002 (paper-relevance-filter), rule by rule: each test pins one rule of the seed with hand-made records,
+beside tests/test_relevance.py's worked examples."""
+
+from __future__ import annotations
+
+from test_relevance import ABSTRACT, PLM, PROTOCOL, paper
+
+from sitegen.records.model import Record
+from sitegen.screening.relevance import score_batch
+
+
+def linked(record: Record, *others: Record) -> Record:
+    """The record as the matcher leaves it when it links it to `others` as versions of one study."""
+    return record.model_copy(update={"custom": record.custom.model_copy(
+        update={"other_versions": sorted(other.id for other in others)})})
+
+
+# --------------------------------------------------------------------------- axis 3: journal version of a preprint
+
+PREPRINT_TITLE = "Zero-shot enzyme engineering with a protein language model"
+JOURNAL_RETITLED = "Protein language models guide protein design of thermostable lipases without training data"
+
+
+def test_a_journal_version_linked_to_a_covered_preprint_is_one_however_it_was_retitled():
+    # Seed 002: novelty 0.5 "if a prior preprint version exists in prior_ids". Journals retitle preprints; the matcher
+    # links the two (custom.other_versions), and that link, not the title alone, says the preprint is this paper's.
+    preprint = paper(PREPRINT_TITLE, doi="10.1101/2025.03.01.600001", types=("posted-content",))
+    journal = linked(paper(JOURNAL_RETITLED, ABSTRACT, ("Journal Article",), pmid="39000001"), preprint)
+    [scored] = score_batch([journal], PROTOCOL, [preprint], covered_in={preprint.id: "2025-W10"}).decisions
+    assert (scored.axes.novelty, scored.decision, scored.tags) == (0.5, "KEEP", [f"journal-version-of:{preprint.id}"])
+    assert f"journal version of preprint {preprint.id} covered 2025-W10" in scored.rationale
+
+
+def test_a_preprint_linked_to_a_covered_journal_version_is_not_novel_nor_forced_to_drop():
+    journal = paper(JOURNAL_RETITLED, ABSTRACT, ("Journal Article",), pmid="39000001")
+    preprint = linked(paper(PREPRINT_TITLE, ABSTRACT, ("posted-content",), doi="10.1101/2025.03.01.600001"), journal)
+    [scored] = score_batch([preprint], PROTOCOL, [journal]).decisions
+    assert (scored.axes.novelty, scored.tags) == (0.0, [f"version-of:{journal.id}"])
+    assert scored.decision != "DROP" and f"another version of prior {journal.id}" in scored.rationale
+
+
+def test_a_version_link_to_a_record_outside_the_prior_changes_nothing():
+    preprint = paper(PREPRINT_TITLE, doi="10.1101/2025.03.01.600001", types=("posted-content",))
+    journal = linked(paper(JOURNAL_RETITLED, ABSTRACT, ("Journal Article",), pmid="39000001"), preprint)
+    assert score_batch([journal], PROTOCOL, []).decisions[0].axes.novelty == 1.0
+    assert f"'{PLM}'" in score_batch([journal], PROTOCOL, []).decisions[0].rationale
