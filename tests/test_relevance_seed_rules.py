@@ -3,6 +3,7 @@ beside tests/test_relevance.py's worked examples."""
 
 from __future__ import annotations
 
+import pytest
 from test_relevance import ABSTRACT, PLM, PROTOCOL, paper
 
 from sitegen.records.model import Record
@@ -44,3 +45,21 @@ def test_a_version_link_to_a_record_outside_the_prior_changes_nothing():
     journal = linked(paper(JOURNAL_RETITLED, ABSTRACT, ("Journal Article",), pmid="39000001"), preprint)
     assert score_batch([journal], PROTOCOL, []).decisions[0].axes.novelty == 1.0
     assert f"'{PLM}'" in score_batch([journal], PROTOCOL, []).decisions[0].rationale
+
+
+# --------------------------------------------------------------------------- guardrail 2: no abstract, no KEEP
+
+
+@pytest.mark.parametrize("abstract", ["No abstract available.", "[No abstract available]", "Abstract not available",
+                                      "N/A", "—", "...", "ABSTRACT", " none "])
+def test_an_abstract_that_only_stands_in_for_one_is_missing_so_never_kept(abstract):
+    # Title alone: match 0.7 (title once) with weight 1, criteria 1.0 (protein design in the title), novel: 41.5 + 45 +
+    # 10 = 87 on score. A placeholder is "an empty abstract", the seed's signal that something went wrong upstream.
+    scored = score_batch([paper(f"A {PLM} for protein design of lipases", abstract)], PROTOCOL, []).decisions[0]
+    assert (scored.score, scored.decision, scored.tags) == (87, "REVIEW", ["no-abstract"])
+
+
+def test_a_short_real_abstract_is_an_abstract():
+    scored = score_batch([paper(f"A {PLM} for protein design of lipases", "Lipases were designed.")], PROTOCOL,
+                         []).decisions[0]
+    assert (scored.decision, scored.tags) == ("KEEP", [])

@@ -637,7 +637,7 @@ class Scorer:
             return self._assess_all(records, prior)
 
     def _assess_all(self, records: list[Record], prior: PriorIndex) -> list[Assessment]:
-        abstracts = [(record.abstract or "").strip() for record in records]
+        abstracts = [abstract_text(record.abstract) for record in records]
         texts = Texts([Text.of(record.title, abstract) for record, abstract in zip(records, abstracts, strict=True)])
         watched = self.watchlist.matcher.find_all(texts)
         in_scope, out_of_scope = self.criteria.in_scope.find_all(texts), self.criteria.out_of_scope.find_all(texts)
@@ -655,6 +655,22 @@ class Scorer:
             match, match_note = matches[found_key]
             assessments.append(Assessment(record.id, match, match_note, fits[fit_key], novelty, bool(abstract)))
         return assessments
+
+
+# What sources and exports write in an abstract's place. Seed 002 guardrail 2: "an empty abstract is a signal something
+# went wrong upstream, not a green light", and these are empty abstracts in words; so is one without a letter or digit.
+ABSTRACT_PLACEHOLDERS = frozenset({"", "no abstract", "no abstract available", "abstract not available",
+                                   "abstract unavailable", "no abstract provided", "not available", "abstract",
+                                   "n a", "na", "none", "null", "no abstract available for this article"})
+_PLACEHOLDER_WITHIN = 60  # characters: longer text is no placeholder, and is not folded to be compared
+
+
+def abstract_text(abstract: str | None) -> str:
+    """The abstract as scored: "" where there is none, or only a placeholder for one (`ABSTRACT_PLACEHOLDERS`)."""
+    abstract = (abstract or "").strip()
+    if len(abstract) <= _PLACEHOLDER_WITHIN and folded(abstract) in ABSTRACT_PLACEHOLDERS:
+        return ""
+    return abstract
 
 
 def combined_score(match: Decimal, criteria: Decimal, novelty: Decimal) -> int:
