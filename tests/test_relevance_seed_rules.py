@@ -63,3 +63,29 @@ def test_a_short_real_abstract_is_an_abstract():
     scored = score_batch([paper(f"A {PLM} for protein design of lipases", "Lipases were designed.")], PROTOCOL,
                          []).decisions[0]
     assert (scored.decision, scored.tags) == ("KEEP", [])
+
+
+# --------------------------------------------------------------------------- guardrail 5: the watchlist's blind spots
+
+
+def test_the_calibration_surfaces_papers_in_scope_that_name_no_watchlist_term_and_the_watchlist_is_untouched():
+    # "If you notice the criteria are pulling in a class of papers the watchlist doesn't anticipate, surface it in
+    # the calibration summary; the user owns the watchlist edit." Protein design twice, no watchlist term: match 0.
+    unwatched = paper("Protein design of cold-active lipases", "Protein design gave three active lipases.",
+                      pmid="39000031")
+    watched = paper(f"A {PLM} for protein design", f"A {PLM} ranked lipases.", pmid="39000032")
+    before = PROTOCOL.model_dump()
+    ranking = score_batch([unwatched, watched], PROTOCOL, [])
+    assert ranking.calibration.in_scope_without_watchlist_term == 1 and PROTOCOL.model_dump() == before
+    assert "in_scope_without_watchlist_term" not in score_batch([watched], PROTOCOL, []).calibration.model_dump()
+
+
+def test_the_digest_calibration_summary_says_the_watchlist_may_not_anticipate_them():
+    from sitegen.screening.digest import Digest, calibration_summary
+
+    ranking = score_batch([paper("Protein design of lipases", "Protein design, twice: protein design.")], PROTOCOL,
+                          [])
+    summary = calibration_summary(Digest(week="2026-W01", batches=[1], ranking=ranking))
+    assert summary.startswith("Kept 0, review 1, dropped 0; force-dropped as already covered 0; demoted to review "
+                              "for the cap 0; stricter criteria pass applied: no.")
+    assert "1 record(s) the relevance criteria find in scope name no watchlist term" in summary

@@ -308,7 +308,10 @@ def calibration_summary(digest: Digest) -> str:
     c = digest.ranking.calibration
     return (f"Kept {c.kept}, review {c.review}, dropped {c.dropped}; force-dropped as already covered "
             f"{c.force_dropped_already_covered}; demoted to review for the cap {c.demoted_for_cap}; "
-            f"stricter criteria pass applied: {'yes' if c.stricter_pass_applied else 'no'}.")
+            f"stricter criteria pass applied: {'yes' if c.stricter_pass_applied else 'no'}."
+            + (f" {c.in_scope_without_watchlist_term} record(s) the relevance criteria find in scope name no "
+               "watchlist term: the watchlist may not anticipate them (it is the protocol's to change, never the "
+               "digest's)." if c.in_scope_without_watchlist_term else ""))
 
 
 def digest_markdown(review: Review, digest: Digest) -> str:

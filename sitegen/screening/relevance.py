@@ -38,7 +38,7 @@ from itertools import accumulate
 from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from rapidfuzz import fuzz
 
 from sitegen.records import preprints
@@ -63,6 +63,7 @@ TRAP_MENTIONS = 2
 TITLE_MATCH_ABOVE = 90.0
 
 FitKind = Literal["fit", "borderline", "partial", "aside", "silent", "out"]
+IN_SCOPE_KINDS: frozenset[FitKind] = frozenset({"fit", "borderline", "partial"})  # an in-scope term found
 # Criteria value of each kind of fit: (usual pass, stricter pass). The stricter pass, the first
 # tie-breaker, lowers review-type papers and partial fits only: the seed's 0.7 and 0.4 rungs.
 CRITERIA_VALUES: dict[FitKind, tuple[Decimal, Decimal]] = {
@@ -106,6 +107,10 @@ class Calibration(BaseModel):
     force_dropped_already_covered: int
     demoted_for_cap: int
     stricter_pass_applied: bool
+    # Seed 002 guardrail 5: criteria pulling in papers the watchlist does not anticipate are surfaced here, never
+    # added to the watchlist (the user owns it): the papers the criteria find in scope that name no watchlist term.
+    # Omitted when there are none, so a calibration with nothing to surface has the seed's six fields exactly.
+    in_scope_without_watchlist_term: int = Field(default=0, exclude_if=lambda count: not count)
 
 
 class Ranking(BaseModel):
@@ -795,4 +800,5 @@ def _rank(assessments: list[Assessment], max_kept: int) -> Ranking:
         force_dropped_already_covered=sum(a.novelty.covered for a in assessments),
         demoted_for_cap=len(over),
         stricter_pass_applied=stricter,
+        in_scope_without_watchlist_term=sum(not a.match and a.fit.kind in IN_SCOPE_KINDS for a in assessments),
     ))
