@@ -4,7 +4,7 @@ beside tests/test_relevance.py's worked examples."""
 from __future__ import annotations
 
 import pytest
-from test_relevance import ABSTRACT, PLM, PROTOCOL, paper
+from test_relevance import ABSTRACT, PLM, PROTOCOL, paper, protocol
 
 from sitegen.records.model import Record
 from sitegen.screening.relevance import score_batch
@@ -89,3 +89,60 @@ def test_the_digest_calibration_summary_says_the_watchlist_may_not_anticipate_th
     assert summary.startswith("Kept 0, review 1, dropped 0; force-dropped as already covered 0; demoted to review "
                               "for the cap 0; stricter criteria pass applied: no.")
     assert "1 record(s) the relevance criteria find in scope name no watchlist term" in summary
+
+
+# --------------------------------------------------------------------------- thresholds: 70-100 KEEP, 50-69 REVIEW
+
+
+def test_a_score_of_exactly_50_is_review():
+    # A review article (criteria 0.7), the journal version of a covered preprint (novelty 0.5), its keyword once in
+    # the abstract at weight 0.6 (match 0.3): 13.5 + 31.5 + 5 = 50 exactly, the lowest REVIEW score.
+    preprint = paper("Protein design of thermostable lipases", doi="10.1101/2025.01.02.123456")
+    review = paper("Protein design of thermostable lipases.", f"A {PLM} ranked candidates.",
+                   ("Review", "Journal Article"), pmid="39000041")
+    [scored] = score_batch([review], protocol(watch=((PLM, 0.6),)), [preprint]).decisions
+    assert scored.axes.model_dump() == {"match": 0.3, "criteria": 0.7, "novelty": 0.5}
+    assert (scored.score, scored.decision) == (50, "REVIEW") and "REVIEW: score 50 in 50-69" in scored.rationale
+
+
+# --------------------------------------------------------------------------- tie-breakers under max_kept
+
+
+def tied(count: int) -> list[Record]:
+    """Papers that score alike (100: both keywords, in scope, novel) and differ only in id."""
+    return [paper(f"A {PLM} for protein design", f"We trained a {PLM} on lipases.", pmid=f"3900010{n}")
+            for n in range(count)]
+
+
+def test_a_week_where_every_paper_ties_keeps_the_lowest_ids_and_demotes_the_rest_to_review():
+    ranking = score_batch(list(reversed(tied(5))), PROTOCOL, [], max_kept=2)
+    assert [(s.id, s.score, s.decision) for s in ranking.decisions] == [
+        ("pmid:39000100", 100, "KEEP"), ("pmid:39000101", 100, "KEEP"), ("pmid:39000102", 100, "REVIEW"),
+        ("pmid:39000103", 100, "REVIEW"), ("pmid:39000104", 100, "REVIEW")]
+    assert all(s.tags == ["demoted-for-cap"] and "over the cap of 2" in s.rationale for s in ranking.decisions[2:])
+    assert ranking.calibration.model_dump() == {
+        "kept": 2, "review": 3, "dropped": 0, "force_dropped_already_covered": 0, "demoted_for_cap": 3,
+        "stricter_pass_applied": True}
+
+
+@pytest.mark.parametrize(("max_kept", "stricter", "kept"), [(1, True, 1), (4, True, 4), (5, False, 5),
+                                                             (10_000, False, 5)])
+def test_the_tie_breakers_run_only_when_more_papers_are_kept_than_max_kept(max_kept, stricter, kept):
+    # "When more papers score >= 70 than max_kept": five KEEPs under a cap of five (or 10,000, the most state.json
+    # takes) are all kept, with no stricter pass.
+    calibration = score_batch(tied(5), PROTOCOL, [], max_kept=max_kept).calibration
+    assert (calibration.stricter_pass_applied, calibration.kept, calibration.demoted_for_cap) == (
+        stricter, kept, 5 - kept)
+
+
+def test_the_stricter_pass_comes_first_and_the_cap_then_demotes_by_score():
+    # Three KEEPs: 100, a review article at 86.5 (stricter: 0.4, 73) and a partial fit at 73 (stricter: 0.2, 64).
+    # Cap 1: the stricter pass leaves two KEEPs (100 and 73), then the cap demotes the 73; nothing is dropped.
+    best = tied(1)[0]
+    review = paper(f"A {PLM} for protein design: a review", f"A {PLM} ranked lipases.", ("Review",), pmid="39000051")
+    partial = paper(f"{PLM.capitalize()} maps of capsids", f"A {PLM}; notes on protein design.", pmid="39000052")
+    ranking = score_batch([best, review, partial], PROTOCOL, [], max_kept=1)
+    decisions = {s.id: (s.score, s.decision, s.tags) for s in ranking.decisions}
+    assert decisions == {best.id: (100, "KEEP", []), review.id: (73, "REVIEW", ["borderline", "demoted-for-cap"]),
+                         partial.id: (64, "REVIEW", [])}
+    assert (ranking.calibration.stricter_pass_applied, ranking.calibration.demoted_for_cap) == (True, 1)
