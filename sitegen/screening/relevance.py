@@ -11,14 +11,15 @@ audit each decision from its rationale.
    relevance terms and publication types (never to a model's judgement).
 3. Novelty: against the records kept in recent digests (`prior`): an exact id
    is already covered (forced DROP); the journal version of a covered preprint
-   scores 0.5; a near-identical title 0.0; anything else 1.0.
+   (by its title, or the link between the versions) scores 0.5; another linked
+   version or a near-identical title 0.0; anything else 1.0.
 
 score = 100 * (0.45 * match + 0.45 * criteria + 0.10 * novelty), KEEP from 70,
 REVIEW from 50, DROP below, but only for a paper an exclusion fired on (a
 look-alike trap or an excluded publication type): a paper scoring low for want
 of mentions (a term once in the abstract, an out-of-scope term in passing, a
 title like a prior one) is REVIEW, so the digest never buries a paper naming the
-task. A missing abstract or criteria that say nothing about a paper mean REVIEW
+task. A missing abstract (or a placeholder for one) or criteria that say nothing about a paper mean REVIEW
 whatever the score. When more papers are kept than
 `max_kept`, they are re-scored with the stricter criteria pass, then the
 lowest KEEPs are demoted to REVIEW, never DROP. The watchlist is only read.
