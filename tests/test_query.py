@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sitegen.sources.query import _TYPOGRAPHIC as _TYPOGRAPHIC_FORMS
 from sitegen.sources.query import (
     And,
     Node,
@@ -275,8 +276,13 @@ def test_canonical_form():
     assert to_text(parse_query('TITLE:"x \\" y" Author:z')) == 'title:"x \\" y" author:z'
 
 
-_WORD_CHARS = st.characters(exclude_categories=("Cc", "Cs"), exclude_characters='()"').filter(lambda c: not c.isspace())
-_PHRASE_CHARS = st.characters(exclude_categories=("Cc", "Cs")) | st.sampled_from("\t\n\r")
+# The parser reads a typographic form of its own characters (a curly quote, a non-breaking hyphen) as that character
+# and refuses other invisible ones, so no tree it gives holds one.
+_TYPOGRAPHIC = "".join(_TYPOGRAPHIC_FORMS)
+_WORD_CHARS = st.characters(exclude_categories=("Cc", "Cs", "Cf"), exclude_characters='()"' + _TYPOGRAPHIC).filter(
+    lambda c: not c.isspace())
+_PHRASE_CHARS = (st.characters(exclude_categories=("Cc", "Cs", "Cf"), exclude_characters=_TYPOGRAPHIC)
+                 | st.sampled_from("\t\n\r"))
 _FIELDS = st.sampled_from([None, "title", "abstract", "author"])
 
 
@@ -285,7 +291,9 @@ def terms(draw) -> Term:
     field = draw(_FIELDS)
     if draw(st.booleans()):
         # A phrase holds any character but '*', which the grammar refuses even in quotes (PubMed truncates there).
-        phrases = st.text(_PHRASE_CHARS, min_size=1, max_size=10).filter(lambda p: p.strip() and "*" not in p)
+        # Its words are one space apart, as the parser reads them, and one of them has a letter or a digit.
+        phrases = st.text(_PHRASE_CHARS, min_size=1, max_size=10).map(lambda p: " ".join(p.split())).filter(
+            lambda p: "*" not in p and any(char.isalnum() for char in p))
         return Term(draw(phrases), field, True)
     words = st.text(_WORD_CHARS, min_size=1, max_size=8)
     if field is None:  # a bare all-fields word must not read as an operator or a field prefix
@@ -552,3 +560,83 @@ def test_truncation_is_an_error_naming_where_it_stands(query, position):
     with pytest.raises(QuerySyntaxError, match=r"\* is a truncation wildcard in some providers") as caught:
         parse_query(query)
     assert (caught.value.code, caught.value.position, caught.value.end) == ("wildcard", position, position + 1)
+
+
+# --------------------------------------------------------------------------- text pasted from a document
+
+
+@pytest.mark.parametrize(
+    ("pasted", "meant"),
+    [
+        # Curly quotes from a word processor are a phrase's quotes, not letters of two words ANDed.
+        ("\u201cheart attack\u201d AND rat", '"heart attack" rat'),
+        ("\u201eHerzinfarkt Risiko\u201c OR x", '"Herzinfarkt Risiko" OR x'),
+        ("\u00ab infarctus du myocarde \u00bb", '"infarctus du myocarde"'),
+        ('title:\u201cheart attack\u201d', 'title:"heart attack"'),
+        # Full-width parentheses (and colon) from an East Asian keyboard group, as ( and ) do.
+        ("\uff08a OR b\uff09 AND c", "(a OR b) c"),
+        ("title\uff1acancer", "title:cancer"),
+        # A non-breaking hyphen, an en dash or a minus sign in a hyphenated term is its hyphen.
+        ("COVID\u201119", "COVID-19"),
+        ("Epstein\u2013Barr OR COVID\u201019", "Epstein-Barr OR COVID-19"),
+        # A soft hyphen (where a PDF broke the word), a zero-width space or a direction mark is no letter.
+        ("immuno\u00adtherapy", "immunotherapy"),
+        ("COVID\u200b19 \u200fسرطان\u200f", "COVID19 سرطان"),
+        # A curly apostrophe is the apostrophe.
+        ("Alzheimer\u2019s", "Alzheimer's"),
+        # Line breaks and non-breaking or thin spaces between words and within a phrase are spaces.
+        ("cancer AND\r\nrat", "cancer rat"),
+        ('"heart\u00a0attack" OR "heart\n  failure" OR "a\u2009b"', '"heart attack" OR "heart failure" OR "a b"'),
+        ('\u201c Alzheimer\u2019s disease \u201d', '"Alzheimer\'s disease"'),
+    ],
+)
+def test_text_pasted_from_a_document_means_what_it_shows(pasted, meant):
+    assert parse_query(pasted) == parse_query(meant)
+
+
+def test_a_pasted_phrase_compiles_as_a_phrase_for_every_provider():
+    node = parse_query("\u201cheart attack\u201d AND COVID\u201119")
+    assert compile_openalex(node) == {"search": '"heart attack" AND COVID-19'}
+    assert compile_europepmc(node) == '"heart attack" AND "COVID-19"'
+    assert compile_pubmed(node) == '"heart attack"[All Fields] AND "COVID-19"[All Fields]'
+    assert compile_arxiv(node) == 'all:"heart attack" AND all:COVID-19'
+
+
+@pytest.mark.parametrize(
+    ("query", "code", "position", "end", "message"),
+    [
+        # Positions are in the text as written, after characters that were dropped or read as others.
+        ("a\u00ad\u00ad OR b)", "group", 9, 10, "no opening one"),
+        ("\u201cheart attack", "quote", 1, 2, "unclosed quote"),
+        ("heart attack\u201d", "quote", 13, 14, "unclosed quote"),
+        ("\uff08a OR b", "group", 1, 2, "never closed"),
+        ("aspirin OR \u2018heart attack\u2019", "quote", 12, 13, "curly \u2018"),
+        # An invisible character that stands for nothing the grammar knows is refused, not searched for.
+        ("heart\u2063attack", "invisible", 6, 7, "U+2063 (invisible separator)"),
+        ("\u00ad\u200b", "empty", 1, 3, "nothing but invisible characters"),
+        # A term without a letter or digit is dropped by providers (a stray dash, a closing full stop).
+        ("heart \u2013 attack", "term", 7, 8, "- has no letter or digit"),
+        ("(a OR b) .", "term", 10, 11, ". has no letter or digit"),
+        ('a OR "&"', "term", 6, 9, '"&" has no letter or digit'),
+        ("a OR b)", "group", 7, 8, "no opening one"),
+        ('"a', "quote", 1, 2, "unclosed quote"),
+        ('a ""', "quote", 3, 5, "empty quotes"),
+    ],
+)
+def test_pasted_text_that_cannot_be_read_is_refused_where_it_stands(query, code, position, end, message):
+    with pytest.raises(QuerySyntaxError, match=re.escape(message)) as caught:
+        parse_query(query)
+    assert (caught.value.code, caught.value.position, caught.value.end) == (code, position, end)
+
+
+def test_persian_and_indic_joiners_stay_in_the_word():
+    assert parse_query("\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645") == Term("\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645")
+
+
+def test_operator_words_and_nesting_inside_phrases_and_groups():
+    node = parse_query('((a OR b) AND (c OR (d NOT e))) "not otherwise specified"')
+    assert compile_pubmed(node) == (
+        '("a"[All Fields] OR "b"[All Fields]) AND ("c"[All Fields] OR ("d"[All Fields] NOT "e"[All Fields])) '
+        'AND "not otherwise specified"[All Fields]')
+    assert compile_openalex(parse_query("a OR b NOT c")) == {"search": "a OR (b AND NOT c)"}
+    assert compile_arxiv(parse_query('"AND" OR "not"')) == 'all:"AND" OR all:"not"'

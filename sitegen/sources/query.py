@@ -58,8 +58,8 @@ _OTHER_TERM_SYNTAX = (
      "(:ti,ab,kw): use title: or abstract: on each term"),
     (re.compile(r"(?:'(/(?:exp|de|mj))|(/))$"), "field", "the mark of a subject heading (Ovid's Heading/, Embase's "
      "'heading'/exp), which sitegen's grammar cannot search"),
-    (re.compile(r"^'(?=[^\W\d_])"), "quote", "Embase's quote for a phrase; sitegen's phrases are in double quotes, "
-     '"heart attack"'),
+    (re.compile(r"^'(?=[^\W\d_])"), "quote", "Embase's quote for a phrase (or a curly ‘ pasted from a document); "
+     'sitegen\'s phrases are in double quotes, "heart attack"'),
     (re.compile(r"[?$]"), "wildcard", "a wildcard or truncation (Cochrane's ?, Ovid's $ and ?), which sitegen's grammar "
      "has not: write out each form of the word"),
 )
@@ -76,9 +76,11 @@ class QuerySyntaxError(ValueError):
 
     def __init__(self, reason: str, *, position: int, end: int, code: str):
         super().__init__(f"position {position}: {reason}")
+        self.reason = reason
         self.position = position
         self.end = end
-        self.code = code  # empty, length, control, quote, escape, field, wildcard, operator, group or complexity
+        # empty, length, control, invisible, quote, escape, field, wildcard, term, operator, group or complexity
+        self.code = code
 
 
 class UnsupportedQuery(ValueError):
@@ -139,6 +141,49 @@ def _check_characters(text: str) -> None:
         raise _error("empty", "the query is empty", 0, len(text))
 
 
+# Text pasted from a word processor or a PDF writes the grammar's own characters typographically: a phrase in
+# curly quotes (“heart attack”, „…“, «…»), a group in full-width parentheses (（a OR b）), a hyphenated term with a
+# non-breaking hyphen or an en dash (COVID‑19), a word broken by a soft hyphen or joined by a zero-width space.
+# Read as they stand, the quotes and parentheses were letters of a word (a phrase became two words ANDed, a group
+# a word) and the invisible characters letters of the word searched for. Each is read as the character it stands
+# for, or dropped when it stands for none; errors still name positions in the text as written.
+_TYPOGRAPHIC = {
+    **dict.fromkeys("\u201c\u201d\u201e\u201f\u00ab\u00bb\uff02", '"'),
+    **dict.fromkeys("\u2018\u2019\u201a\u201b\uff07", "'"),
+    "\uff08": "(", "\uff09": ")", "\uff1a": ":",
+    **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2212\ufe63\uff0d", "-"),
+    # invisible: a soft hyphen marks where a word may break; the others join words or set the text's direction
+    **dict.fromkeys("\u00ad\u200b\u2060\ufeff\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e"
+                    "\u2066\u2067\u2068\u2069", ""),
+}
+_JOINERS = "\u200c\u200d"  # zero-width non-joiner and joiner: part of how Persian and Indic words are spelt, kept
+
+
+def _normalised(text: str) -> tuple[str, list[int]]:
+    """`text` with the typographic forms of the grammar's characters read as those characters, and the index in
+    `text` of each of its characters (and, last, the length of `text`)."""
+    chars: list[str] = []
+    origin: list[int] = []
+    for index, char in enumerate(text):
+        stands_for = _TYPOGRAPHIC.get(char, char)
+        if stands_for == char and unicodedata.category(char) == "Cf" and char not in _JOINERS:
+            name = unicodedata.name(char, "unnamed").lower()
+            raise _error("invisible", f"invisible formatting character U+{ord(char):04X} ({name}) is not allowed in "
+                         "a query: a provider would search for it as part of the word; delete it", index, index + 1)
+        if stands_for:
+            chars.append(stands_for)
+            origin.append(index)
+    origin.append(len(text))
+    return "".join(chars), origin
+
+
+def _as_written(error: QuerySyntaxError, origin: list[int]) -> QuerySyntaxError:
+    """`error`, raised on the normalised text, with its positions in the text as written."""
+    start, end = error.position - 1, error.end - 1
+    last = origin[end - 1] + 1 if end > start else origin[end]
+    return QuerySyntaxError(error.reason, position=origin[start] + 1, end=last + 1, code=error.code)
+
+
 def _tokens(text: str) -> list[_Token]:
     tokens: list[_Token] = []
     index = 0
@@ -154,6 +199,9 @@ def _tokens(text: str) -> list[_Token]:
             raise _error("wildcard", "* is a truncation wildcard in some providers (PubMed's even in quotes) and a "
                          "character in others, and sitegen's grammar has none: write out each form of the word, or "
                          "write the provider's own syntax with --native", star, star + 1)
+        if token.term is not None and not any(char.isalnum() for char in token.term.text):
+            raise _error("term", f"{_term_text(token.term)} has no letter or digit: providers drop such a term "
+                         "from a query, so the query would mean something else; delete it", token.start, token.end)
         if len(tokens) == MAX_TOKENS:
             raise _error("complexity", f"the query has more than {MAX_TOKENS} terms, operators and parentheses",
                          token.start, token.end)
@@ -188,8 +236,10 @@ def _read_phrase(text: str, start: int) -> tuple[str, int]:
             index += 1
     if index == len(text):
         raise _error("quote", 'unclosed quote (") starting here', start, start + 1)
-    phrase = "".join(chars)
-    if not phrase.strip():
+    # A line break, a non-breaking space or two spaces between the words of a phrase are one space to every
+    # provider's phrase search; PubMed would look up the phrase with them as written.
+    phrase = " ".join("".join(chars).split())
+    if not phrase:
         raise _error("quote", "empty quotes match nothing; put a word or phrase between them", start, index + 1)
     return phrase, index + 1
 
@@ -255,6 +305,16 @@ def _read_word(text: str, start: int) -> _Token:
 def parse_query(text: str) -> Node:
     """The query's syntax tree; raises QuerySyntaxError saying where and why the text is not a query."""
     _check_characters(text)
+    normal, origin = _normalised(text)
+    if not normal.strip():
+        raise _error("empty", "the query holds nothing but invisible characters", 0, len(text))
+    try:
+        return _parse(normal)
+    except QuerySyntaxError as error:
+        raise _as_written(error, origin) from None
+
+
+def _parse(text: str) -> Node:
     tokens = _tokens(text)
     node, index = _parse_or(tokens, 0, 0)
     if index < len(tokens):  # _parse_or stops only at the end or at a ")" it did not open
