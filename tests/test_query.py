@@ -396,7 +396,7 @@ def test_openalex():
         "search": 'elmo AND "sesame street" AND NOT (cookie OR monster)'
     }
     assert compile_openalex(parse_query("covid-19 children's U.S. e_mail")) == {
-        "search": """covid-19 AND children's AND U.S. AND "e_mail\""""
+        "search": """"covid-19" AND children's AND U.S. AND "e_mail\""""
     }
     assert compile_openalex(parse_query('title:"object recognition" OR title:memory')) == {
         "filter": 'title.search:"object recognition" OR memory'
@@ -596,10 +596,10 @@ def test_text_pasted_from_a_document_means_what_it_shows(pasted, meant):
 
 def test_a_pasted_phrase_compiles_as_a_phrase_for_every_provider():
     node = parse_query("\u201cheart attack\u201d AND COVID\u201119")
-    assert compile_openalex(node) == {"search": '"heart attack" AND COVID-19'}
+    assert compile_openalex(node) == {"search": '"heart attack" AND "COVID-19"'}
     assert compile_europepmc(node) == '"heart attack" AND "COVID-19"'
     assert compile_pubmed(node) == '"heart attack"[All Fields] AND "COVID-19"[All Fields]'
-    assert compile_arxiv(node) == 'all:"heart attack" AND all:COVID-19'
+    assert compile_arxiv(node) == 'all:"heart attack" AND all:"COVID-19"'
 
 
 @pytest.mark.parametrize(
@@ -631,6 +631,38 @@ def test_pasted_text_that_cannot_be_read_is_refused_where_it_stands(query, code,
 
 def test_persian_and_indic_joiners_stay_in_the_word():
     assert parse_query("\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645") == Term("\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645")
+
+
+@pytest.mark.parametrize(
+    ("query", "openalex", "arxiv"),
+    [
+        # A hyphen splits a word for OpenAlex's and arXiv's analysers; unquoted, its parts were ANDed anywhere,
+        # where Europe PMC and PubMed search the quoted term as a phrase.
+        ("TNF-\u03b1 OR covid-19", '"TNF-\u03b1" OR "covid-19"', 'all:"TNF-\u03b1" OR all:"covid-19"'),
+        # Chinese and Japanese are split into characters: a word is quoted to stay one.
+        ("\u764c\u75c7 AND \u6cbb\u7597", '"\u764c\u75c7" AND "\u6cbb\u7597"', 'all:"\u764c\u75c7" AND all:"\u6cbb\u7597"'),
+        # Scripts with spaces between words are words as they stand.
+        ("\u0440\u0430\u043a OR \u0633\u0631\u0637\u0627\u0646", "\u0440\u0430\u043a OR \u0633\u0631\u0637\u0627\u0646",
+         "all:\u0440\u0430\u043a OR all:\u0633\u0631\u0637\u0627\u0646"),
+        # Characters special to Lucene-style parsers are inside quotes, so none is read as an operator or field.
+        ('"hla:dr" OR C++ OR R&D OR C# OR a/b OR [18F]FDG OR what\\?', None, None),
+    ],
+)
+def test_openalex_and_arxiv_quote_what_their_analysers_would_split(query, openalex, arxiv):
+    if openalex is None:  # '?' outside quotes is a wildcard the grammar refuses: this case checks the others
+        node = parse_query(query.replace(" OR what\\?", ""))
+        for compiled in (compile_openalex(node)["search"], compile_arxiv(node)):
+            assert all(f'"{term}"' in compiled for term in ("hla:dr", "C++", "R&D", "C#", "a/b", "[18F]FDG"))
+        return
+    assert compile_openalex(parse_query(query)) == {"search": openalex}
+    assert compile_arxiv(parse_query(query)) == arxiv
+
+
+def test_crossref_refuses_a_word_it_would_split_into_characters():
+    with pytest.raises(UnsupportedQuery, match="written without spaces"):
+        compile_crossref(parse_query("\u764c\u75c7"))
+    assert compile_crossref(parse_query("\u764c")) == {"query.bibliographic": "\u764c"}
+    assert compile_crossref(parse_query("\u0440\u0430\u043a")) == {"query.bibliographic": "\u0440\u0430\u043a"}
 
 
 def test_operator_words_and_nesting_inside_phrases_and_groups():

@@ -453,7 +453,20 @@ class _Dialect:
 
 _LUCENE_NOT_RULE = ("its Lucene-style parser applies NOT to the clauses beside it (a OR NOT b is read as a NOT b), "
                     "so a NOT is only sent when it is ANDed with something to exclude from")
-_PLAIN_WORD = re.compile(r"[^\W_](?:[^\W_]|[-'.])*")  # what OpenAlex and arXiv read as one word without quotes
+# What OpenAlex and arXiv read as one word without quotes: letters and digits, with an apostrophe or a full stop
+# between them (children's, U.S.), which their analysers keep within the word. A hyphen splits the word there
+# (covid-19 is covid and 19), and the words of an unquoted term are ANDed anywhere in the text, not the phrase the
+# other providers search for: such a term is quoted, as a word in a script written without spaces between words is.
+_PLAIN_WORD = re.compile(r"[^\W_](?:[^\W_]|['.])*")
+# Scripts written without spaces between words, which analysers split into characters or dictionary words.
+_UNSPACED_SCRIPTS = ("CJK ", "HIRAGANA ", "KATAKANA ", "HALFWIDTH KATAKANA ", "THAI ", "LAO ", "KHMER ", "MYANMAR ",
+                     "TIBETAN ")
+
+
+def _unspaced(text: str) -> bool:
+    """Whether `text` holds a character of a script written without spaces between words (癌症 is two words to
+    an analyser that splits Chinese into characters)."""
+    return any(unicodedata.name(char, "").startswith(_UNSPACED_SCRIPTS) for char in text)
 
 
 def _compile(node: Node, dialect: _Dialect) -> str:
@@ -522,7 +535,8 @@ def _require_sendable(term: Term, provider: str, name: str, forbidden: str, why:
 
 def _quoted_if_needed(term: Term) -> str:
     """A term bare when it is one plain word, else in double quotes, so no character acts as an operator."""
-    plain = not term.phrase and _PLAIN_WORD.fullmatch(term.text) and term.text not in ("AND", "OR", "NOT", "ANDNOT")
+    plain = (not term.phrase and _PLAIN_WORD.fullmatch(term.text) and not _unspaced(term.text)
+             and term.text not in ("AND", "OR", "NOT", "ANDNOT"))
     return term.text if plain else f'"{term.text}"'
 
 
@@ -635,10 +649,12 @@ def compile_crossref(node: Node) -> dict[str, str]:
     if node.field in ("title", "abstract"):
         raise UnsupportedQuery("crossref", f"Crossref cannot search '{_term_text(node)}': it has no title or "
                                "abstract query (query.title was retired); use no field or author:")
-    if not _CROSSREF_WORD.fullmatch(node.text):
+    if not _CROSSREF_WORD.fullmatch(node.text) or len(node.text) > 1 and _unspaced(node.text):
         raise UnsupportedQuery("crossref", f"Crossref cannot search '{_term_text(node)}': it splits the text into "
-                               "words and returns works matching any of them, so a phrase or a word joined by "
-                               "punctuation would be searched as either part; only a query of one word can be sent")
+                               "words and returns works matching any of them, so a phrase, a word joined by "
+                               "punctuation or a word in a script written without spaces (Chinese, Japanese, Thai), "
+                               "which it splits into characters, would be searched as any of its parts; only a "
+                               "query of one word can be sent")
     return {"query.author" if node.field == "author" else "query.bibliographic": node.text}
 
 
