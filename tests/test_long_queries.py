@@ -11,7 +11,7 @@ import pytest
 from conftest import FIXTURES
 from http_mocks import fetcher, json_response
 
-from sitegen.sources import arxiv, europepmc, pubmed
+from sitegen.sources import arxiv, europepmc, openalex, pubmed, query
 from sitegen.sources.http import MAX_ADDRESS
 from sitegen.sources.settings import SourceSettings
 from sitegen.sources.snapshots import SnapshotStore
@@ -122,3 +122,34 @@ def test_a_long_arxiv_query_is_posted():
     fetch, seen, _ = fetcher(strict_server(answer))
     outcome = arxiv.search(fetch, SourceSettings(max_records=10), query, page_size=10)
     assert len(outcome.records) == 10 and [request.method for request in seen.requests] == ["POST"]
+
+
+def _or_list(count: int) -> str:
+    return " OR ".join(f'"object recognition variant {n}"' for n in range(count))
+
+
+def test_an_openalex_query_too_long_for_its_address_is_unsupported_before_any_request():
+    # OpenAlex takes no POST and answers an address over 4,094 bytes with 400; a query that fitted the first page
+    # but not a later one (its cursor is longer than "*") failed part-way through, on every run, as an outage.
+    fetch, seen, _ = fetcher(lambda request: pytest.fail("a request was sent"))
+    node = query.parse_query(_or_list(100))
+    outcome = openalex.search(fetch, SETTINGS, query.compile_openalex(node))
+    assert outcome.status == "unsupported" and not seen.requests
+    assert "OpenAlex refuses one over 4,094" in outcome.warnings[0] and "split the strategy" in outcome.warnings[0]
+
+
+def test_an_openalex_query_within_its_address_is_sent():
+    page = b'{"meta": {"count": 0, "next_cursor": null}, "results": []}'
+    fetch, seen, _ = fetcher(strict_server(lambda method, path, params: json_response(page)))
+    outcome = openalex.search(fetch, SETTINGS, query.compile_openalex(query.parse_query(_or_list(40))))
+    assert outcome.status == "ok" and [request.method for request in seen.requests] == ["GET"]
+    assert len(str(seen.requests[0].url)) <= openalex.MAX_ADDRESS_BYTES - openalex.ADDRESS_ROOM + 100
+
+
+def test_an_or_list_past_the_grammar_s_limit_is_refused_where_it_passes_it():
+    # 500 synonyms ORed are 999 terms and operators: the grammar names the first past its limit, not a provider.
+    text = " OR ".join(f"term{n}" for n in range(500))
+    with pytest.raises(query.QuerySyntaxError) as caught:
+        query.parse_query(text)
+    assert caught.value.code in ("complexity", "length") and caught.value.position > 1
+    assert text[caught.value.position - 1:caught.value.end - 1].strip()

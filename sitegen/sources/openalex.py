@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from functools import partial
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from sitegen.records.citations import CitationQuery
 from sitegen.records.copyright import without_abstract_heading, without_copyright_statement
@@ -191,13 +191,36 @@ def secrets(settings: SourceSettings) -> Secrets:
     return Secrets(params, headers)
 
 
+# OpenAlex answers a request whose address is longer than 4,094 bytes with HTTP 400 ("Request URL too long";
+# developers.openalex.org/guides/searching), and takes no POST. A later page's address is longer than the first's
+# (its cursor in place of "*"), and the key and contact address may ride in it too: a query that left less room
+# than this would fail part-way through the reading, on every run, reported as an outage.
+MAX_ADDRESS_BYTES = 4094
+ADDRESS_ROOM = 400  # bytes kept for a later page's cursor, an api_key and a mailto
+
+
+def _fits_the_address(params: dict[str, str]) -> None:
+    """Raise Unsupported, before any request, when `params` leave no room in OpenAlex's address limit."""
+    first_page = sorted(params.items()) + [("per_page", "200"), ("cursor", "*")]
+    length = len(f"{BASE}/works?{urlencode(first_page)}")
+    if length > MAX_ADDRESS_BYTES - ADDRESS_ROOM:
+        raise Unsupported(f"the query makes a request address of {length:,} bytes, and OpenAlex refuses one over "
+                          f"{MAX_ADDRESS_BYTES:,} (with {ADDRESS_ROOM} kept for a later page's cursor and the "
+                          "credentials): split the strategy into several, each with part of a long OR list, whose "
+                          "results are combined")
+
+
 def search(fetcher: Fetcher, settings: SourceSettings, query: dict[str, str], since: int | None = None) -> SourceOutcome:
     """All works matching `query` (search/filter parameters), paged with cursors."""
     params = dict(query)
     if since is not None:
         params["filter"] = ",".join(p for p in (params.get("filter"), f"from_publication_date:{since}-01-01") if p)
-    return run_call(Trace("openalex", fetcher, PROVIDER, secrets(settings)),
-                    lambda trace: _paged(trace, params, settings))
+
+    def call(trace: Trace) -> SourceOutcome:
+        _fits_the_address(params)
+        return _paged(trace, params, settings)
+
+    return run_call(Trace("openalex", fetcher, PROVIDER, secrets(settings)), call)
 
 
 # OpenAlex's semantic search (`search.semantic` on /works, developers.openalex.org/guides/semantic-search) ranks
