@@ -1026,6 +1026,8 @@ def screen_conflicts(directory: Path, as_json: bool) -> None:
         why = ", for different reasons (not shown while screening is blind)" if conflict.reasons_differ else ""
         click.echo(f"{conflict.stage}  {conflict.record_id}  ({who}{why})\n    {conflict.title}")
     click.echo(f"{len(found)} conflict(s) awaiting adjudication")
+    if found:  # what to do about them, where the reviewer reads the list
+        click.echo("Settle each with a row in screening/<stage>/adjudication.csv")
 
 
 @screen.command("kappa")

@@ -98,6 +98,7 @@ def test_commands_on_the_example(sitegen, tmp_path):
     assert "overall, title-abstract: reviewer-a × reviewer-b: Cohen's kappa" in out
     code, out, _ = sitegen("screen", "conflicts", EXAMPLE)
     assert code == 0 and "1 conflict(s) awaiting adjudication" in out
+    assert "Settle each with a row in screening/<stage>/adjudication.csv" in out  # what to do about it
     assert "adjudicated" not in out and "note" not in out
     code, out, _ = sitegen("screen", "status", EXAMPLE, "--json")
     assert code == 0 and '"batches"' in out
