@@ -1155,7 +1155,8 @@ def state_set(directory: Path, field: str, value: str) -> None:
     """Set FIELD of DIRECTORY's state.json to VALUE (only max_kept and status_note may be set)."""
     _remember(directory)
     updated = commands.state_set(directory, field, value)
-    click.echo(f"{field}: {getattr(updated, field)}")
+    value_now = getattr(updated, field)
+    click.echo(f"{field}: {'(none)' if value_now is None else value_now}")  # as `state show` says a cleared note
 
 
 @cli.group()

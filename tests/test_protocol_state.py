@@ -226,8 +226,24 @@ def test_only_whitelisted_fields_can_be_set(sitegen, example):
     code, _, err = sitegen("state", "set", example, "status_note", "\u200b")
     assert code == 2 and "is no status_note: holds no visible text" in err, err
     code, out, err = sitegen("state", "set", example, "status_note", "   ")
-    assert code == 0 and out == "status_note: None\n", out + err
+    assert code == 0 and out == "status_note: (none)\n", out + err
     assert sitegen("check", example)[0] == 0
+
+
+@pytest.mark.parametrize("value", [" 5 ", "+5", "5.0", "1_000", "1e3", "\uff15", "0x10", ""])
+def test_max_kept_is_written_in_ascii_digits_alone(sitegen, example, value):
+    """A number is read as the review's files write one: digits alone. Read by pydantic's lax rules a text
+    would give 1000 for "1_000" and 5 for "5.0" or " 5 ", values nobody could tell they had set."""
+    before = tree_bytes(example)
+    code, _, err = sitegen("state", "set", example, "max_kept", value)
+    assert code == 2 and f"{value!r} is no max_kept: write a whole number from 1 to 10,000" in err, err
+    assert tree_bytes(example) == before
+
+
+def test_a_long_refused_value_is_quoted_in_part(sitegen, example):
+    code, _, err = sitegen("state", "set", example, "status_note", "a" * 10_240)
+    assert code == 2 and "… (10,240 characters) is no status_note: String should have at most 500" in err
+    assert len(err) < 1000
 
 
 def test_a_forged_phase_jump_is_caught(sitegen, example):

@@ -146,17 +146,30 @@ def given_value(name: str, value: str) -> int | str | None:
     if name not in SETTABLE_FIELDS:
         raise OptionInvalid("FIELD", f"{name!r} cannot be set directly; settable fields: {', '.join(SETTABLE_FIELDS)}")
     parsed: int | str | None
-    if name == "max_kept" and re.fullmatch(r"-?[0-9]+", value):  # ASCII digits: isdecimal takes Arabic-Indic too
+    if name == "max_kept":
+        # ASCII digits alone, as a number is written in the review's files: isdecimal takes Arabic-Indic digits,
+        # and pydantic's own reading of a text would take " 5 ", "+5", "5.0" and "1_000" too.
+        if not re.fullmatch(r"-?[0-9]+", value):
+            raise OptionInvalid("VALUE", f"{_shown_value(value)} is no max_kept: write a whole number from 1 to "
+                                         "10,000 in the digits 0-9 alone (no sign, point, '_' or spaces)")
         # too large either way: the model's limit says how large (int() of thousands of digits would refuse)
         parsed = int(value) if len(value.lstrip("-")) <= 9 else (-1 if value.startswith("-") else 1) * 10**9
     else:
         parsed = value if value.strip() else None  # nothing but spaces clears the note
     field = ReviewState.model_fields[name]
     try:
-        return TypeAdapter(Annotated[field.annotation, field]).validate_python(parsed)
+        return TypeAdapter(Annotated[field.annotation, field]).validate_python(parsed, strict=True)
     except ValidationError as exc:
         why = exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
-        raise OptionInvalid("VALUE", f"{value!r} is no {name}: {why}") from None
+        raise OptionInvalid("VALUE", f"{_shown_value(value)} is no {name}: {why}") from None
+
+
+def _shown_value(value: str, limit: int = 60) -> str:
+    """VALUE as a refusal quotes it: in full when short, else its start and its length (a 10 KB note
+    quoted whole would bury the reason)."""
+    if len(value) <= limit:
+        return repr(value)
+    return f"{value[:limit]!r}… ({len(value):,} characters)"
 
 
 def set_field(review: Review, name: str, value: int | str | None) -> ReviewState:
