@@ -267,6 +267,23 @@ def test_amend_raises_a_commented_version_line(sitegen, example):
     protocol.write_text(text.replace("Rodents (rats or mice)", "Rodents (rats, mice or voles)"))
     code, out, err = sitegen("protocol", "amend", example, "--at", "2023-05-01T00:00:00Z", "--reason", "voles")
     assert code == 0, err
+    assert "\nversion: 3  # as locked\n" in protocol.read_text()  # the reviewer's comment stays
+    assert sitegen("check", example)[0] == 0
+
+
+@pytest.mark.parametrize("edit", ["version: 3", "version: 3  # amended", "version: 4"])
+def test_an_amendment_of_nothing_but_the_version_is_refused(sitegen, example, edit):
+    """A new version number over the same protocol amends nothing: refused at the version line, saying how to
+    undo it, and nothing is written."""
+    protocol = example / "protocol.md"
+    protocol.write_text(protocol.read_text().replace("version: 2", edit, 1))
+    before = tree_bytes(example)
+    code, out, err = sitegen("protocol", "amend", example, "--at", "2023-05-01T00:00:00Z", "--reason", "none")
+    assert code == 1, out + err
+    assert "protocol.md:2:1: error: protocol.md has not changed since version 2 but for its `version` line: set it " \
+           "back to `version: 2`" in out + err
+    assert tree_bytes(example) == before
+    protocol.write_text(protocol.read_text().replace(edit, "version: 2", 1))
     assert sitegen("check", example)[0] == 0
 
 

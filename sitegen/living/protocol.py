@@ -21,7 +21,7 @@ from sitegen.review.transaction import Transaction
 
 # The problem an amendment exists to resolve: the workspace lets `amend_protocol` open a review that has it.
 EDITED_AFTER_LOCK = "protocol-locked"
-_VERSION_LINE = re.compile(r"^version:[ \t]*[\"']?\d+[\"']?[ \t]*(#.*)?$", re.MULTILINE)
+_VERSION_LINE = re.compile(r"^version:[ \t]*[\"']?\d+[\"']?([ \t]*(?:#.*)?)$", re.MULTILINE)
 
 
 def lock_protocol(review: Review, facts: ReviewFacts, at: str, reason: str | None = None) -> LedgerEvent:
@@ -43,10 +43,16 @@ def amend_protocol(review: Review, facts: ReviewFacts, at: str, reason: str) -> 
     text = review.protocol.text
     if protocol_hash(text) == previous.sha256:
         raise SitegenError(f"protocol.md has not changed since version {previous.version}; edit it, then amend")
+    if previous.text is not None and _but_version(text) == _but_version(previous.text) is not None:
+        # A new version number over the same protocol would be an amendment that amends nothing.
+        raise _at_version(review, f"protocol.md has not changed since version {previous.version} but for its "
+                          f"`version` line: set it back to `version: {previous.version}` (then `check` passes), or "
+                          "edit the protocol, then amend")
     version = review.protocol.meta.version
     if version == previous.version:
         version += 1
-        text = _VERSION_LINE.sub(f"version: {version}", text, count=1)
+        # The line's comment, if any, is the reviewer's: it stays.
+        text = _VERSION_LINE.sub(lambda line: f"version: {version}{line[1]}", text, count=1)
         if _front_matter_version(text) != version:
             raise _at_version(review, f"could not raise the version line; set `version: {version}` yourself, "
                               "then amend")
@@ -65,6 +71,18 @@ def _at_version(review: Review, message: str) -> ReviewInvalid:
     """A refusal caused by protocol.md's version, at its line as `check` reports a file's problems."""
     line, column = review.protocol.version_at or (None, None)
     return ReviewInvalid([Problem("protocol.md", line, column, "protocol-version", message)])
+
+
+def _but_version(text: str) -> tuple[object, str] | None:
+    """A protocol's front matter and text with its version left out (None when it cannot be read): two
+    protocols the same but for their version are the same here. (The front matter is compared too, for one
+    written on a single line, where leaving out the version's line leaves out everything.)"""
+    protocol, _ = parse_protocol(text)
+    if protocol is None or protocol.version_at is None:
+        return None
+    lines = protocol.text.split("\n")
+    del lines[protocol.version_at[0] - 1]
+    return protocol.meta.model_copy(update={"version": 0}), "\n".join(lines)
 
 
 def _front_matter_version(text: str) -> int | None:
