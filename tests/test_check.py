@@ -423,6 +423,64 @@ def test_amendment_must_raise_the_version(sitegen, example_copy):
     check_reports(sitegen, example_copy, "ledger.jsonl", line, "must raise the protocol version")
 
 
+def _protocol_event(review: Path, type_: str, version: int, text: str | None = None) -> int:
+    """A lock or amendment event for protocol.md as it is (or `text`) appended by hand, as a tool could."""
+    from sitegen.review.folder import protocol_hash
+
+    text = (review / "protocol.md").read_text() if text is None else text
+    return add_event(review, type_, "2024-01-01T00:00:00Z",
+                     {"version": version, "sha256": protocol_hash(text), "text": text})
+
+
+def test_a_protocol_locked_again_is_no_amendment(sitegen, example_copy):
+    """A second lock over an edited protocol would change the criteria with no amendment (no reason, no diff,
+    nothing on the site's trail): the protocol is locked once."""
+    protocol = example_copy / "protocol.md"
+    protocol.write_text(protocol.read_text().replace("version: 2", "version: 3", 1).replace("Rodents (rats or mice)",
+                                                                                           "Rodents"))
+    line = _protocol_event(example_copy, "protocol_lock", 3)
+    check_reports(sitegen, example_copy, "ledger.jsonl", line, "locks the protocol again (version 3), but it was "
+                  "locked at event 7: a change to a locked protocol is recorded by `sitegen protocol amend`")
+
+
+def test_an_amendment_skipping_a_version_is_reported(sitegen, example_copy):
+    protocol = example_copy / "protocol.md"
+    protocol.write_text(protocol.read_text().replace("version: 2", "version: 4", 1))
+    line = _protocol_event(example_copy, "amendment", 4)
+    check_reports(sitegen, example_copy, "ledger.jsonl", line, "makes version 4 of version 2: versions are raised "
+                  "one at a time (version 3 is missing)")
+
+
+def test_an_amendment_before_any_lock_is_reported(sitegen, tmp_path):
+    review = tmp_path / "fresh"
+    assert sitegen("init", review)[0] == 0
+    assert sitegen("protocol", "lock", review, "--at", "2023-01-01T00:00:00Z")[0] == 0
+    lines = (review / "ledger.jsonl").read_text().splitlines()
+    lock = json.loads(lines[0])
+    lock["type"] = "amendment"  # the lock rewritten as an amendment, the chain made again
+    from sitegen.living.ledger import event_hash
+    from sitegen.review.write import canonical_json
+    lock["hash"] = event_hash(1, "amendment", lock["ts"], lock["payload"], lock["prev"])
+    (review / "ledger.jsonl").write_text(canonical_json(lock) + "\n")
+    state = json.loads((review / "state.json").read_text())
+    state["ledger_head"]["hash"] = lock["hash"]
+    (review / "state.json").write_text(json.dumps(state))
+    check_reports(sitegen, review, "ledger.jsonl", 1, "amends a protocol that was never locked")
+
+
+def test_a_trail_text_that_is_not_the_locked_text_is_reported(sitegen, example_copy):
+    """The site shows each version's text from the ledger: it must be the text whose hash was locked."""
+    from sitegen.review.folder import protocol_hash
+
+    protocol = example_copy / "protocol.md"
+    text = protocol.read_text().replace("version: 2", "version: 3", 1).replace("Rodents (rats or mice)", "Rodents")
+    protocol.write_text(text)
+    line = add_event(example_copy, "amendment", "2024-01-01T00:00:00Z",
+                     {"version": 3, "sha256": protocol_hash(text), "text": text.replace("Rodents", "Mammals")})
+    check_reports(sitegen, example_copy, "ledger.jsonl", line, "records a protocol text whose SHA-256 is not the "
+                  "one it records")
+
+
 def test_ledger_events_in_time_order(sitegen, example_copy):
     line = add_event(example_copy, "import", "2020-01-01T00:00:00Z",
                      {"source": "openalex", "description": "d", "record_ids": []})

@@ -20,7 +20,7 @@ from sitegen.living.versions import version_problems
 from sitegen.records.citations import strategy_repeats
 from sitegen.records.identity import listed
 from sitegen.records.providers import label
-from sitegen.review.folder import Review
+from sitegen.review.folder import Review, protocol_hash
 from sitegen.review.models import (
     PHASES,
     AmendmentPayload,
@@ -265,6 +265,36 @@ def _batch_problems(review: Review) -> list[Problem]:
     return problems
 
 
+def _trail_problems(before: tuple[LedgerEvent, ProtocolLockPayload] | None, event: LedgerEvent,
+                    payload: ProtocolLockPayload) -> list[tuple[str, str]]:
+    """(code, message) for a lock or amendment event out of its place in the protocol's trail: the protocol is
+    locked once, then each amendment is the next version, with the text its hash records. `sitegen protocol`
+    writes no other trail; one written by hand could change the criteria with no amendment (no reason, no diff)
+    for the site to show."""
+    problems = []
+    amendment = isinstance(payload, AmendmentPayload)
+    if before is None and amendment:
+        problems.append(("amendment-unlocked", f"amendment event {event.seq} amends a protocol that was never locked "
+                                               "(no `protocol_lock` event before it)"))
+    elif before is not None and not amendment:
+        problems.append(("protocol-relocked", f"event {event.seq} locks the protocol again (version {payload.version}), "
+                                              f"but it was locked at event {before[0].seq}: a change to a locked "
+                                              "protocol is recorded by `sitegen protocol amend`, with its reason and "
+                                              "diff"))
+    elif before is not None and payload.version <= before[1].version:
+        problems.append(("amendment-version",
+                         f"an amendment must raise the protocol version (it stays at {payload.version})"))
+    elif before is not None and payload.version != before[1].version + 1:
+        problems.append(("amendment-version", f"amendment event {event.seq} makes version {payload.version} of "
+                                              f"version {before[1].version}: versions are raised one at a time "
+                                              f"(version {before[1].version + 1} is missing)"))
+    if payload.text is not None and protocol_hash(payload.text) != payload.sha256:
+        problems.append(("protocol-text", f"{event.type} event {event.seq} records a protocol text whose SHA-256 is not "
+                                          "the one it records: the text the site shows for this version is not the "
+                                          "text that was locked"))
+    return problems
+
+
 def _protocol_problems(review: Review) -> list[Problem]:
     """Snapshots cited exist; amendments raise the version; the locked protocol.md is unchanged."""
     problems = []
@@ -277,9 +307,8 @@ def _protocol_problems(review: Review) -> list[Problem]:
                                         f"{event.type} event {event.seq} cites snapshot(s) not in "
                                         f"snapshots/index.jsonl: {', '.join(unrecorded[:3])}"))
         if isinstance(payload, ProtocolLockPayload):
-            if isinstance(payload, AmendmentPayload) and lock is not None and payload.version <= lock[1].version:
-                problems.append(Problem(LEDGER, line, None, "amendment-version",
-                                        f"an amendment must raise the protocol version (it stays at {payload.version})"))
+            problems += [Problem(LEDGER, line, None, code, message)
+                         for code, message in _trail_problems(lock, event, payload)]
             lock = (event, payload)
     if lock is not None and review.protocol is not None:
         event, payload = lock
