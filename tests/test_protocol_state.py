@@ -189,6 +189,21 @@ def test_phase_gates_refuse_with_reasons(sitegen, example):
     assert tree_bytes(example) == before
 
 
+def test_a_refused_advance_names_the_records_that_hold_it_back(sitegen, example):
+    """Not only how many: which records await a decision or an adjudication, so the reviewer knows what to do."""
+    from sitegen.workspace import open_review
+
+    facts = open_review(example).facts
+    [conflict] = facts.conflicts
+    unassessed = sorted(rid for rid, where in facts.standings.items()
+                        if where.kind == "awaiting" and where.stage == "full-text")
+    code, _, err = sitegen("state", "advance", example, "--at", "2023-05-01T00:00:00Z")
+    assert code == 1
+    assert f"1 record(s) await screening or adjudication ({conflict.record_id})" in err, err
+    assert f"2 report(s) await full-text assessment ({', '.join(unassessed)})" in err, err
+    assert f"1 conflict(s) ({conflict.record_id} at title-abstract)" in err, err
+
+
 def test_a_new_review_advances_only_after_its_gates(sitegen, tmp_path):
     review = tmp_path / "new"
     sitegen("init", review)

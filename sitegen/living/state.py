@@ -45,6 +45,10 @@ def _listed(ids: list[str]) -> str:
     return f"{', '.join(ids[:3])}{' …' if len(ids) > 3 else ''}"
 
 
+def _named(ids: list[str]) -> str:
+    return f" ({_listed(ids)})" if ids else ""
+
+
 def gates(review: Review, facts: ReviewFacts, target: str) -> list[Gate]:
     """The predicates that must hold to enter `target`: its own and every earlier phase's, since what
     held when the review entered a phase (everything screened, say) can stop holding as it lives on."""
@@ -78,11 +82,16 @@ def _entry_gates(review: Review, facts: ReviewFacts, target: str) -> list[Gate]:
         conflicts = facts.conflicts
         unscreened = counts.awaiting_screening + counts.other_awaiting_screening  # both PRISMA routes
         unassessed = counts.awaiting_full_text + counts.other_awaiting_full_text
+        # The records themselves, so that a refusal says which decisions are missing, not only how many.
+        waiting = {stage: sorted(rid for rid, where in facts.standings.items()
+                                 if where.kind in ("awaiting", "conflict") and where.stage == stage)
+                   for stage in ("title-abstract", "full-text")}
         return [Gate("every record is screened at title and abstract", unscreened == 0,
-                     f"{unscreened} record(s) await screening or adjudication"),
+                     f"{unscreened} record(s) await screening or adjudication{_named(waiting['title-abstract'])}"),
                 Gate("every report sought is assessed in full text", unassessed == 0,
-                     f"{unassessed} report(s) await full-text assessment"),
-                Gate("no conflict awaits adjudication", not conflicts, f"{len(conflicts)} conflict(s)")]
+                     f"{unassessed} report(s) await full-text assessment{_named(waiting['full-text'])}"),
+                Gate("no conflict awaits adjudication", not conflicts,
+                     f"{len(conflicts)} conflict(s){_named([f'{c.record_id} at {c.stage}' for c in conflicts])}")]
     if target == "synthesis":
         with_evidence = {item.evidence.record_id for item in review.evidence}
         missing = [i for i in facts.included if i not in with_evidence]
