@@ -109,6 +109,24 @@ def test_losing_a_runs_batch_event_names_the_saved_search(anchored, sitegen):
                          f"depends on event {batch_seq}" in out
 
 
+@pytest.mark.parametrize("shift", [5, -1])
+def test_an_anchor_whose_number_was_edited_is_named_not_the_ledger(anchored, sitegen, shift):
+    """state.json's ledger_head naming an event the ledger holds, under another number: the anchor was edited,
+    not the ledger truncated (or added to by hand); state.json is named, and the ledger is not blamed."""
+    file = "state.json"
+    path = anchored / file
+    data = json.loads(path.read_text())
+    key = "ledger_head" if file == "state.json" else "last_event"
+    true_seq = data[key]["seq"]
+    data[key]["seq"] += shift
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    for command in ("check", ("ledger", "verify")):
+        code, out, _ = sitegen(*([command] if isinstance(command, str) else command), anchored)
+        assert code == 1 and f"{path}: error: `{key}` names event {true_seq + shift} " in out, out
+        assert f"the ledger holds that event as event {true_seq}: the anchor was edited by hand" in out, out
+        assert "ledger-truncated" not in out and "ledger-head" not in out, out
+
+
 def test_an_emptied_ledger_is_not_intact(anchored, sitegen):
     truncate(anchored, 0)
     code, out, _ = sitegen("ledger", "verify", anchored)

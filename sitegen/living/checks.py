@@ -107,9 +107,9 @@ def _anchor_problems(review: Review) -> list[Problem]:
     # problem names the line where events were deleted, added or moved.
     if head is not None and not review.judges_anchor(head.seq):
         head = None
-    dependants: list[tuple[str, LedgerAnchor]] = []
+    dependants: list[tuple[str, str, LedgerAnchor]] = []  # (file, what it is, the event it names)
     if head is not None:
-        dependants.append(("state.json (the ledger's last event when sitegen last wrote it)", head))
+        dependants.append(("state.json", "state.json (the ledger's last event when sitegen last wrote it)", head))
     # With the ledger whole up to state.json's head, a saved search naming an event before it that the ledger does
     # not hold was edited itself: that file is at fault, not the ledger. (One naming an event past the head is
     # the ledger's: events lost from its end, and state.json restored from an older version with them.)
@@ -126,11 +126,19 @@ def _anchor_problems(review: Review) -> list[Problem]:
                                     "which the ledger (whole up to state.json's ledger_head) does not hold so: the "
                                     "file was edited or restored from an older version; restore it from Git"))
         else:
-            dependants.append((f"{review.search_files[monitor_id].path} (the last event of its run at {search.last_run})",
-                               search.last_event))
+            path = review.search_files[monitor_id].path
+            dependants.append((path, f"{path} (the last event of its run at {search.last_run})", search.last_event))
     ends = f"the ledger ends at event {last.seq}" if last else "the ledger is empty"
-    for dependant, wanted in dependants:
+    seq_of = {event.hash: event.seq for event in review.ledger}
+    for path, dependant, wanted in dependants:
         if holds(review.ledger, wanted):
+            continue
+        if wanted.hash in seq_of:  # the ledger holds the event, at another place: the anchor's number was edited
+            problems.append(Problem(path, None, None, "anchor-edited",
+                                    f"`{'ledger_head' if path == 'state.json' else 'last_event'}` names event "
+                                    f"{wanted.seq} ({wanted.hash[:12]}…), but the ledger holds that "
+                                    f"event as event {seq_of[wanted.hash]}: the anchor was edited by hand (sitegen "
+                                    "writes it); restore the file from Git"))
             continue
         problems.append(Problem(LEDGER, where, None, "ledger-truncated",
                                 f"{ends}, but {dependant} depends on event {wanted.seq} ({wanted.hash[:12]}…), "
