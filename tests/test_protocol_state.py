@@ -52,6 +52,24 @@ def test_an_edit_after_lock_is_caught_then_amended(sitegen, example):
     assert "Hamsters are rodents too" in page and "Amendments" in page
 
 
+@pytest.mark.parametrize("version_raised_by_hand", [False, True])
+def test_an_amendment_keeps_the_protocols_line_ends(sitegen, example, version_raised_by_hand):
+    # Written again with other line ends, every line of protocol.md would show as changed in Git
+    protocol = example / "protocol.md"
+    text = protocol.read_text().replace("Rodents (rats or mice)", "Rodents (rats, mice or hamsters)")
+    if version_raised_by_hand:
+        text = text.replace("version: 2", "version: 3", 1)
+    protocol.write_bytes(text.replace("\n", "\r\n").encode("utf-8"))
+    written = protocol.read_bytes()
+    code, out, err = sitegen("protocol", "amend", example, "--at", "2023-05-01T00:00:00Z", "--reason", "Hamsters")
+    assert code == 0, err
+    assert b"\r\n" in protocol.read_bytes() and b"\n" not in protocol.read_bytes().replace(b"\r\n", b"")
+    assert b"version: 3\r\n" in protocol.read_bytes()
+    if version_raised_by_hand:  # nothing for the amendment to write: the file is left as the reviewer wrote it
+        assert protocol.read_bytes() == written
+    assert sitegen("check", example)[0] == 0
+
+
 def test_amend_refuses_nothing_changed_and_no_reason(sitegen, example):
     code, _, err = sitegen("protocol", "amend", example, "--at", "2023-05-01T00:00:00Z", "--reason", "none")
     assert code == 1 and "has not changed since version 2" in err

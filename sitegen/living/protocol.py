@@ -64,7 +64,10 @@ def amend_protocol(review: Review, facts: ReviewFacts, at: str, reason: str) -> 
         f"protocol.md (version {previous.version})", f"protocol.md (version {version})"))
     payload = AmendmentPayload(version=version, sha256=protocol_hash(text), reason=reason, text=text,
                                diff=diff)
-    return _record(review, at, payload, {"protocol.md": text})
+    # protocol.md is written again only when its version line was raised, with the line ends it was written with
+    raised = text != review.protocol.text
+    written = text.replace("\n", "\r\n") if review.protocol.crlf else text
+    return _record(review, at, payload, {"protocol.md": written} if raised else {})
 
 
 def _at_version(review: Review, message: str) -> ReviewInvalid:
