@@ -52,6 +52,15 @@ def test_an_edit_after_lock_is_caught_then_amended(sitegen, example):
     assert "Hamsters are rodents too" in page and "Amendments" in page
 
 
+@pytest.mark.parametrize("respaced", [lambda text: text.rstrip("\n"), lambda text: text.replace("\n", "  \n", 3),
+                                      lambda text: text + "\n\n"], ids=["final newline", "trailing spaces", "blank"])
+def test_a_locked_protocol_changed_only_in_spacing_says_so(sitegen, example, respaced):
+    protocol = example / "protocol.md"
+    protocol.write_text(respaced(protocol.read_text()))
+    code, out, _ = sitegen("check", example)
+    assert code == 1 and "only in spaces or blank lines" in out and "amend" not in out
+
+
 @pytest.mark.parametrize("version_raised_by_hand", [False, True])
 def test_an_amendment_keeps_the_protocols_line_ends(sitegen, example, version_raised_by_hand):
     # Written again with other line ends, every line of protocol.md would show as changed in Git

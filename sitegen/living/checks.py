@@ -320,7 +320,13 @@ def _protocol_problems(review: Review) -> list[Problem]:
             lock = (event, payload)
     if lock is not None and review.protocol is not None:
         event, payload = lock
-        if payload.sha256 != review.protocol.sha256:
+        if payload.sha256 != review.protocol.sha256 and _only_spacing(payload.text, review.protocol.text):
+            # An editor trimming trailing spaces or the final newline changed no word: said so, the fix is a restore
+            problems.append(Problem("protocol.md", _first_changed_line(payload.text, review), None, "protocol-locked",
+                                    f"protocol.md differs from its locked text (ledger event {event.seq}) only in "
+                                    "spaces or blank lines (trailing spaces, the final newline: an editor's setting?); "
+                                    "restore them as locked (the ledger's event holds the text)"))
+        elif payload.sha256 != review.protocol.sha256:
             problems.append(Problem("protocol.md", _first_changed_line(payload.text, review), None, "protocol-locked",
                                     f"protocol.md was edited after it was locked (ledger event {event.seq}); "
                                     "to keep the change, record it with `sitegen protocol amend DIR --at TIME "
@@ -330,6 +336,13 @@ def _protocol_problems(review: Review) -> list[Problem]:
                                     f"protocol version {review.protocol.meta.version} differs from the locked "
                                     f"version {payload.version}"))
     return problems
+
+
+def _only_spacing(locked: str | None, text: str) -> bool:
+    """Whether `text` is the `locked` text but for spaces, tabs and line breaks at the ends of its lines."""
+    def lines(whole: str) -> list[str]:
+        return [line.rstrip() for line in whole.rstrip().splitlines()]
+    return locked is not None and lines(locked) == lines(text)
 
 
 def _first_changed_line(locked: str | None, review: Review) -> int | None:
