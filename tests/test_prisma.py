@@ -20,7 +20,7 @@ from sitegen.living.merge import integrate
 from sitegen.living.prisma import Flow, PrismaCounts, derive
 from sitegen.records.model import model_data
 from sitegen.review.folder import load_review
-from sitegen.review.models import ImportPayload, Strategy
+from sitegen.review.models import ImportPayload, RetrievalPayload, Strategy
 from sitegen.review.transaction import Transaction
 from sitegen.review.write import jsonl
 from sitegen.site import prisma_csv, prisma_svg
@@ -148,10 +148,11 @@ def test_counts_match_a_hand_computed_example(sitegen, two_run_review):
         "other_reports_sought": 0, "other_reports_not_retrieved": 0, "other_reports_assessed": 0,
         "other_excluded_full_text": 0, "other_excluded_by_reason": {}, "other_awaiting_full_text": 0,
         "studies_included": 2, "reports_included": 2,
-        # the latest run with new records is run 2: the study found in run 1 is a previous one
-        "template": "updated", "previous_from": "runs", "previous_studies": 1, "previous_reports": 1, "previous_removed": 0,
-        "new_runs_from": 2,
-        "new_studies": 1, "new_reports": 1,
+        # no version was ever published: a new review, however many runs found its records, so both
+        # included studies (one found in run 1, one in run 2) are new and none is previous
+        "template": "new", "previous_from": None, "previous_studies": 0, "previous_reports": 0, "previous_removed": 0,
+        "new_runs_from": None,
+        "new_studies": 2, "new_reports": 2,
     }
     first, second = counts["runs"]
     assert (first["run"], first["at"], second["run"], second["at"]) == (1, "2026-01-01T00:00:00Z",
@@ -180,8 +181,8 @@ def test_other_methods_have_their_own_route(sitegen, other_methods_review):
     # the databases-and-registers route is what it was before the import
     assert (counts["identified_databases"], counts["screened"], counts["reports_assessed"]) == (9, 6, 3)
     assert (counts["records"], counts["duplicates_removed"], counts["studies_included"]) == (9, 2, 3)
-    # the latest run with new records is now run 3: the two earlier studies are previous, the third is new
-    assert (counts["template"], counts["previous_studies"], counts["new_studies"]) == ("updated", 2, 1)
+    # no version was published before the citation search: still a new review, its three studies all new
+    assert (counts["template"], counts["previous_studies"], counts["new_studies"]) == ("new", 0, 3)
 
 
 def test_previous_studies_can_be_those_of_a_published_version(other_methods_review):
@@ -202,21 +203,26 @@ def test_previous_studies_can_be_those_of_a_published_version(other_methods_revi
     assert derive(workspace.review, workspace.facts.outcomes, previous_included=set()).template == "updated"
 
 
-def test_previous_studies_are_named_for_what_they_are(other_methods_review):
-    """Without a published version the previous studies are those of earlier searches, and the diagram, its
-    description and the CSV say so; PRISMA's "previous version" wording is kept for a published version."""
+def test_previous_studies_are_only_those_of_a_published_version(other_methods_review):
+    """Studies found by earlier runs of a review never published are not "previous": PRISMA 2020's updated-review
+    template is for an update of a published version. The diagram, its description and the CSV of such a review
+    have no previous studies (the CSV leaves the boxes NA); a published version's are named as PRISMA names them."""
     workspace = open_review(other_methods_review)
     labels: dict[str, str] = {}
-    from_runs = workspace.facts.prisma
+    unpublished = workspace.facts.prisma
     included = [rid for rid, o in workspace.facts.outcomes["full-text"].items() if o.decision == "include"]
     from_version = derive(workspace.review, workspace.facts.outcomes, previous_included=included[:1])
-    assert (from_runs.previous_from, from_version.previous_from) == ("runs", "version")
-    for counts, says, never in ((from_runs, "earlier searches", "previous version"),
-                                (from_version, "previous version", "earlier searches")):
-        svg = str(prisma_svg.render(counts, labels, standalone=True))
-        csv_text = prisma2020_csv(counts, labels)
-        for text in (svg, csv_text, prisma_svg.summary(counts, labels)):
-            assert says in text and never not in text
+    assert (unpublished.template, unpublished.previous_from) == ("new", None)
+    assert (from_version.template, from_version.previous_from) == ("updated", "version")
+    for counts in (unpublished, from_version):
+        for text in (str(prisma_svg.render(counts, labels, standalone=True)), prisma_svg.summary(counts, labels)):
+            assert ("previous version" in text) == (counts is from_version) and "earlier searches" not in text
+        # the CSV keeps the package's rows and wording for the previous studies; NA is how it leaves them out
+        previous = {row[0]: row[-1] for row in read_csv(prisma2020_csv(counts, labels))[1:]
+                    if row[0] in ("previous_studies", "previous_reports")}
+        assert previous == ({"previous_studies": "1", "previous_reports": "1"} if counts is from_version
+                            else {"previous_studies": "NA", "previous_reports": "NA"})
+        assert "earlier searches" not in prisma2020_csv(counts, labels)
 
 
 def test_a_single_run_is_a_new_review(sitegen, two_run_review):
@@ -350,7 +356,14 @@ def test_every_number_in_the_diagram_equals_the_json(sitegen, request, tmp_path,
         expected = {"identified_databases", "identified_registers", "duplicates_removed", "excluded_automation",
                     "removed_other_reasons", "screened", "excluded_screening", "reports_sought",
                     "reports_not_retrieved", "reports_assessed", "excluded_full_text", "studies_included",
-                    "reports_included", "previous_studies", "previous_reports", "new_studies", "new_reports"}
+                    "reports_included"}
+        updated_boxes = {"previous_studies", "previous_reports", "new_studies", "new_reports"}
+        # the updated-review boxes are the example's (it published versions), never a review's that published none
+        assert (counts["template"] == "updated") == (which == "example")
+        if counts["template"] == "updated":
+            expected |= updated_boxes
+        else:
+            assert not updated_boxes & set(drawn)
         expected |= {f"identified_by_source.{s}" for s in counts["identified_by_source"]}
         expected |= {f"excluded_by_reason.{c}" for c in counts["excluded_by_reason"]}
         expected |= {f"runs.{i}.screened" for i, run in enumerate(counts["runs"]) if run["records"]}
@@ -444,8 +457,9 @@ def test_csv_has_the_template_structure_with_only_n_filled(example_site):
 def test_csv_of_a_review_with_other_methods(sitegen, other_methods_review):
     workspace = open_review(other_methods_review)
     labels = {"wrong-population": "Population, setting; or age", "not-retrieved": "Report not retrieved"}
-    as_new = workspace.facts.prisma.model_copy(update={"template": "new"})  # the whole review in the one arm
-    rows = read_csv(prisma2020_csv(as_new, labels))
+    counts = workspace.facts.prisma  # no version published: a new review, the whole review in the one arm
+    assert counts.template == "new"
+    rows = read_csv(prisma2020_csv(counts, labels))
     filled = {row[0]: row[-1] for row in rows[1:] if row[0] != "NA"}
     assert {key: filled[key] for key in ("database_specific_results", "citations_results", "other_sought_reports",
                                          "other_assessed", "dbr_excluded", "other_excluded", "previous_studies",
@@ -454,30 +468,46 @@ def test_csv_of_a_review_with_other_methods(sitegen, other_methods_review):
         "other_sought_reports": "2", "other_assessed": "2",
         # a label's own commas and semicolons would split the package's "Name, n; Name, n" list
         "dbr_excluded": "Population / setting / or age, 1", "other_excluded": "Population / setting / or age, 1",
-        "previous_studies": "NA", "new_studies": "1", "total_studies": "3"}
+        "previous_studies": "NA", "new_studies": "3", "total_studies": "3"}
     # the package's own parsing: split at ";", the name up to the first ",", the number after it
     parsed = [(item.split(",")[0], int(item.split(",", 1)[1])) for item in filled["dbr_excluded"].split(";")]
     assert parsed == [("Population / setting / or age", 1)]
 
 
+def version_after(workspace, at: str) -> dict:
+    """What `derive` is given for a version published after the runs up to `at` and decided as the review is
+    now: the studies it included (those included now that those runs found) and its last ledger event."""
+    review = workspace.review
+    head = max(event.seq for event in review.ledger if event.ts <= at)
+    known = {rid for payload, event in zip(review.payloads, review.ledger, strict=True) if event.seq <= head
+             and isinstance(payload, ImportPayload | RetrievalPayload) for rid in payload.record_ids}
+    return {"previous_head": head, "previous_included": known & set(workspace.facts.included)}
+
+
 def test_the_csv_of_an_updated_review_counts_the_new_searches_in_the_new_studies_arm(other_methods_review):
     # PRISMA's updated-review template: previous studies + new studies = total, and the arm above the new
     # studies is the new searches'; the whole review's flow there counted the previous studies' records again.
-    counts = open_review(other_methods_review).facts.prisma
+    # A version published after run 2 included its two studies; the citation search (run 3) came after it.
+    workspace = open_review(other_methods_review)
+    version = version_after(workspace, "2026-02-01T00:00:00Z")
+    assert len(version["previous_included"]) == 2
+    counts = derive(workspace.review, workspace.facts.outcomes, **version)
     assert counts.template == "updated" and counts.new_runs_from == 3
     filled = {row[0]: row[-1] for row in read_csv(prisma2020_csv(counts, {}))[1:] if row[0] != "NA"}
-    third = counts.runs[2]
-    assert filled["citations_results"] == str(third.identified_other_methods)
+    # by hand: run 3's citation search found 2 new records, both assessed, one excluded; no database searched
+    assert filled["citations_results"] == "2"
     assert filled["database_results"] == "0" and filled["records_screened"] == "0"
-    assert (filled["other_assessed"], filled["other_excluded"]) == (str(third.other_reports_assessed), "wrong-population, 1")
-    assert int(filled["previous_studies"]) + int(filled["new_studies"]) == int(filled["total_studies"])
-    assert int(filled["new_studies"]) == third.studies_included
+    assert (filled["other_assessed"], filled["other_excluded"]) == ("2", "wrong-population, 1")
+    assert _values(filled, "previous_studies", "new_studies", "total_studies") == ("2", "1", "3")
+
+
+def _values(filled: dict[str, str], *names: str) -> tuple[str, ...]:
+    return tuple(filled[name] for name in names)
 
 
 def test_csv_cells_cannot_start_a_formula(two_run_review):
     workspace = open_review(two_run_review)
-    as_new = workspace.facts.prisma.model_copy(update={"template": "new"})  # the exclusion is in the first run
-    rows = read_csv(prisma2020_csv(as_new, {"wrong-population": "=HYPERLINK(\"x\")"}))
+    rows = read_csv(prisma2020_csv(workspace.facts.prisma, {"wrong-population": "=HYPERLINK(\"x\")"}))
     excluded = next(row[-1] for row in rows if row[0] == "dbr_excluded")
     assert excluded == "'=HYPERLINK(\"x\"), 1"
 
@@ -498,8 +528,9 @@ def test_a_preprint_and_its_journal_version_are_two_reports_of_one_study(sitegen
     assert (counts["studies_included"], counts["reports_included"]) == (1, 2)
     # the study counts in the run that found its first report; the later report is a new report of it
     assert [run["studies_included"] for run in counts["runs"]] == [1, 0]
-    assert (counts["previous_studies"], counts["previous_reports"]) == (1, 1)
-    assert (counts["new_studies"], counts["new_reports"]) == (0, 1)
+    # no version published: the study and both its reports are new
+    assert (counts["previous_studies"], counts["previous_reports"]) == (0, 0)
+    assert (counts["new_studies"], counts["new_reports"]) == (1, 2)
 
 
 def test_a_source_not_searched_or_not_reached_in_a_run_is_never_drawn_as_a_0(sitegen, two_run_review, tmp_path):
@@ -541,12 +572,19 @@ def test_a_source_not_searched_or_not_reached_in_a_run_is_never_drawn_as_a_0(sit
     assert all(cell.get("data-count") is None for cell in cells if cell.text == "\u2013")
     assert f"{counts['identified_by_source']['europepmc']}*" in [cell.text for cell in cells]
     assert "Europe PMC was not reached in full in run 3" in " ".join(table.xpath("//p[@class='note']/text()"))
-    # The CSV's new-studies arm holds the import's run alone (run 3 identified nothing): were Europe PMC not
-    # reached in it, the arm would list it, marked, though it identified nothing
+    # No version published: the CSV's one arm is the whole review's, and lists Europe PMC, marked, as run 3 did
+    # not reach it in full (OpenAlex 4 + 1, Europe PMC 3 + 1, the import's 4 from JSTOR)
     derived = PrismaCounts.model_validate(counts)
-    assert prisma_csv.values(derived, {})["database_specific_results"] == "JSTOR, 4"
-    derived.runs[3].incomplete.append("europepmc")
     assert prisma_csv.values(derived, {})["database_specific_results"] == \
+        "Europe PMC (not reached in full), 4; JSTOR, 4; OpenAlex, 5"
+    # After a version published after run 3, the new-studies arm is the import's run alone (run 3 identified
+    # nothing): were Europe PMC not reached in it, the arm would list it, marked, though it identified nothing
+    workspace = open_review(review)
+    updated = derive(workspace.review, workspace.facts.outcomes, **version_after(workspace, "2026-03-01T00:00:00Z"))
+    assert updated.new_runs_from == 4
+    assert prisma_csv.values(updated, {})["database_specific_results"] == "JSTOR, 4"
+    updated.runs[3].incomplete.append("europepmc")
+    assert prisma_csv.values(updated, {})["database_specific_results"] == \
         "Europe PMC (not reached in full), 0; JSTOR, 4"
     code, out, _ = sitegen("prisma", review)
     assert code == 0 and "Europe PMC was not reached in full (records may be missing): returned 0, 0 new" in out

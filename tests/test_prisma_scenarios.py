@@ -75,9 +75,10 @@ def test_a_study_registers_export_counts_in_the_registers_box(sitegen, two_run_r
     # the review: 9 records from the two databases, 4 from the register; the register's are screened with them
     assert (counts["identified_databases"], counts["identified_registers"], counts["records"],
             counts["awaiting_screening"]) == (9, 4, 11, 5)
+    # no version published: the CSV's one arm is the whole review's, the databases' 9 beside the register's 4
     values = csv_values(two_run_review)
     assert (values["register_results"], values["register_specific_results"], values["database_results"],
-            values["citations_results"]) == ("4", "ClinicalTrials.gov, 4", "0", "NA")
+            values["citations_results"]) == ("4", "ClinicalTrials.gov, 4", "9", "NA")
 
 
 # Records of the two-run review (see two_run_review): A, found by both databases in run 1, is included.
@@ -140,8 +141,8 @@ def test_a_duplicate_a_reviewer_confirms_after_screening_it_is_removed_as_a_dupl
     assert _flow(counts, *FLOW) == (10, 3, 7, 6, 2, 4, 3, 2, 2)
     assert _flow(counts["runs"][2], "identified_by_source", "duplicates_removed", "records", "screened") == \
         ({"Embase": 1}, 1, 0, 0)
-    # run 3 has no record left to screen: the latest run with new records is run 2 again
-    assert _flow(counts, "previous_studies", "new_studies", "new_runs_from") == (1, 1, 2)
+    # no version published: both studies (A and F) are new, whichever run found them
+    assert _flow(counts, "template", "previous_studies", "new_studies", "new_runs_from") == ("new", 0, 2, None)
 
 
 def test_a_record_excluded_at_title_and_abstract_then_included_by_adjudication_is_sought(sitegen, tmp_path):

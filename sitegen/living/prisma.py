@@ -140,21 +140,21 @@ class PrismaCounts(Flow):
     """The whole review's flow, the updated-review boxes (previous + new = total), and the per-run columns."""
 
     template: Literal["new", "updated"] = Field(
-        description="'updated' when there are studies from a previous version (or from runs before the latest "
-                    "run that found new records) to report apart from the new ones")
-    previous_from: Literal["version", "runs"] | None = Field(
+        description="'updated' when a previous published version's studies are reported apart from the new ones "
+                    "(PRISMA 2020's template for updated reviews); 'new' before any version is published, however "
+                    "many runs and imports identified the records")
+    previous_from: Literal["version"] | None = Field(
         default=None, description="what the previous studies are: those of the previous published version "
-                                  "('version'), or those found by runs before the latest ('runs'); None for 'new'")
-    previous_studies: int = Field(description="studies included in the previous version (or found by earlier "
-                                              "runs) and still included")
+                                  "('version'); None for 'new'")
+    previous_studies: int = Field(description="studies included in the previous version and still included")
     previous_reports: int
     previous_removed: int = Field(default=0, description="studies the previous version included that no "
                                                          "longer are, or that are one with another of them now "
                                                          "(a confirmed duplicate): not counted in previous_studies")
     new_runs_from: int | None = Field(
-        default=None, description="'updated': the first run of the new searches, whose columns add up to the "
-                                  "template's identification of new studies (the earlier runs found the previous "
-                                  "studies); None for 'new'")
+        default=None, description="'updated': the first run of the new searches (after the previous version), "
+                                  "whose columns add up to the template's identification of new studies; None for "
+                                  "'new', whose identification is every run's")
     new_studies: int = Field(description="included studies that are not previous studies")
     new_reports: int
     runs: list[RunFlow] = Field(description="one flow per run, oldest first; they add up to the whole review's")
@@ -162,11 +162,7 @@ class PrismaCounts(Flow):
 
 def previous_labels(counts: PrismaCounts) -> tuple[str, str, str]:
     """How the diagram, its description and its CSV name the previous studies, their reports, and both
-    in a sentence: as PRISMA's updated-review template does for a published version, and honestly as
-    earlier searches when there is no published version before."""
-    if counts.previous_from == "runs":
-        return ("Studies included from earlier searches", "Reports of studies included from earlier searches",
-                "studies from earlier searches")
+    in a sentence: as PRISMA's updated-review template does for a published version."""
     if counts.previous_removed:  # the box counts those still included: it must not pass for all the version had
         return ("Studies included in previous version of review and still included",
                 "Reports of studies included in previous version of review and still included",
@@ -325,11 +321,14 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
     """The counts, from the ledger's events, `outcomes` (per stage, per record) and the records confirmed
     to duplicate others (`duplicates`: each with the record it duplicates).
 
-    Previous studies are, by default, the included studies first identified before the latest run that
-    identified new records (none when that is the first run: a new review). Given `previous_included`
-    (the studies a previous published version included), they are those of them still included, and the
-    new searches are the runs after that version's last ledger event (`previous_head`). Records are grouped into
-    studies by their links (`study_of`), or as `study_groups` says (a published version's, as they were then).
+    Without `previous_included` the review has no published version before it and is drawn with the
+    new-review template: every run's records together, no previous studies, however many runs or imports at
+    different times identified them (a new review's exports imported one by one are still one review's
+    searches; PRISMA 2020's updated-review template is for an update of a published review). Given
+    `previous_included` (the studies a previous published version included), the previous studies are those of
+    them still included, and the new searches are the runs after that version's last ledger event
+    (`previous_head`). Records are grouped into studies by their links (`study_of`), or as `study_groups` says
+    (a published version's, as they were then).
     """
     duplicates = duplicates or {}
     runs = _runs(review)
@@ -369,28 +368,21 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
         counted |= studies
         columns[index] = column.model_copy(update={"studies_included": len(studies)})
     fields["studies_included"] = len(_studies(included, grouping))
-    removed = 0
-    if previous_included is not None:
-        # A study the version included under a record since confirmed to duplicate another is still included
-        # under that one: neither removed nor new. But two studies the version included, since found to be one,
-        # are one previous study now: the other no longer counts, as one excluded since would not, so the box
-        # never passes for the number the version published.
-        kept = {duplicates.get(rid, rid) for rid in previous_included}
-        previous = [rid for rid in included if rid in kept]
-        removed = max(0, len(_studies(previous_included, grouping)) - len(_studies(previous, grouping)))
-        updated = True
-        new_runs_from = next((index + 1 for index, run in enumerate(runs) if run.last_seq > (previous_head or 0)),
-                             len(runs) + 1)
-    else:
-        latest_with_new = max((column.run for column in columns if column.records), default=1)
-        previous = [rid for rid in included if first_run[rid] + 1 < latest_with_new]
-        updated = latest_with_new > 1
-        new_runs_from = latest_with_new
+    if previous_included is None:  # a new review: nothing published before, so no previous studies
+        return PrismaCounts(template="new", previous_studies=0, previous_reports=0,
+                            new_studies=fields["studies_included"], new_reports=len(included), runs=columns, **fields)
+    # A study the version included under a record since confirmed to duplicate another is still included
+    # under that one: neither removed nor new. But two studies the version included, since found to be one,
+    # are one previous study now: the other no longer counts, as one excluded since would not, so the box
+    # never passes for the number the version published.
+    kept = {duplicates.get(rid, rid) for rid in previous_included}
+    previous = [rid for rid in included if rid in kept]
     previous_studies = len(_studies(previous, grouping))
+    removed = max(0, len(_studies(previous_included, grouping)) - previous_studies)
+    new_runs_from = next((index + 1 for index, run in enumerate(runs) if run.last_seq > (previous_head or 0)),
+                         len(runs) + 1)
     return PrismaCounts(
-        template="updated" if updated else "new",
-        previous_from=("version" if previous_included is not None else "runs") if updated else None,
-        previous_studies=previous_studies, previous_reports=len(previous), previous_removed=removed,
-        new_runs_from=new_runs_from if updated else None,
+        template="updated", previous_from="version", previous_studies=previous_studies,
+        previous_reports=len(previous), previous_removed=removed, new_runs_from=new_runs_from,
         new_studies=fields["studies_included"] - previous_studies, new_reports=len(included) - len(previous),
         runs=columns, **fields)

@@ -2,8 +2,8 @@
 
 Layout is computed here (boxes, lines, arrows, phase bars); `templates/prisma.svg`
 only draws it. The diagram follows the PRISMA 2020 templates: the new-review
-template, or the updated-review one (previous studies + new = total) when there
-are earlier studies; databases and registers beside other methods when any
+template, or the updated-review one (previous studies + new = total) when a
+previous version was published; databases and registers beside other methods when any
 record came by other methods. When more than one run identified records,
 each flow box gets one column per run and a column for the whole review (the
 living variant, as livingPRISMAflow draws it). Every number carries `data-count`
