@@ -338,3 +338,79 @@ def test_two_studies_of_a_version_found_to_be_one_are_not_passed_for_what_it_pub
                                             .encode()).itertext()).split())
     assert "Studies included in previous version of review and still included (n = 1)" in svg
     assert "(of the 2 it included, 1 no longer is)" in prisma_svg.summary(workspace.facts.prisma, {})
+
+
+def _imported(sitegen, review, path, at: str, *source: str) -> list[str]:
+    """Import one file as a run of its own at `at`; the ids of the records it added."""
+    code, out, err = sitegen("import", review, path, "--at", at, *source, "--json")
+    assert code == 0, out + err
+    (imported,) = json.loads(out)["files"]
+    return imported["new_ids"]
+
+
+def _prisma2020_csv(sitegen, review, tmp_path) -> dict[str, str]:
+    out = tmp_path / f"prisma2020-{len(list(tmp_path.glob('prisma2020-*.csv')))}.csv"
+    code, _, err = sitegen("export", review, "--format", "prisma2020-csv", "--out", out)
+    assert code == 0, err
+    return {row["data"]: row["n"] for row in csv.DictReader(io.StringIO(out.read_text(encoding="utf-8")))
+            if row["data"] != "NA"}
+
+
+def test_a_new_review_whose_exports_were_imported_at_different_times_is_a_new_review(sitegen, tmp_path):
+    """Embase exported at one time, JSTOR at another, citation searching at a third: three runs of a review that
+    has published no version. PRISMA 2020's updated-review template is for an update of a published review:
+    before one, every run's records are the new review's (it was drawn as updated, its "previous" studies those
+    of the first two imports, and the CSV's arm held the citation search alone: 0 from databases, 0 screened).
+    Once a version is published, a later run's studies are new beside the version's previous ones."""
+    review = tmp_path / "review"
+    sitegen("init", review)
+    config = review / "review.yaml"  # one reviewer per stage: one decision counts
+    config.write_text(config.read_text().replace("site:", "screening:\n  title_abstract_reviewers: 1\n"
+                                                          "  full_text_reviewers: 1\nsite:", 1))
+    sitegen("protocol", "lock", review, "--at", "2026-01-01T00:00:00Z")
+    embase = _imported(sitegen, review, FIXTURES / "ris" / "ieee_ris.ris", "2026-01-05T00:00:00Z",
+                       "--source", "Embase")
+    jstor = _imported(sitegen, review, FIXTURES / "ris" / "jstor_ris.ris", "2026-01-12T00:00:00Z")  # names JSTOR
+    cited = _imported(sitegen, review, WEBSITE_EXPORT, "2026-01-19T00:00:00Z", "--source", "Citation searching")
+    assert (len(embase), len(jstor), len(cited)) == (2, 4, 1)
+    # every record screened; included: one of Embase's and the citation search's; one of JSTOR's sought and excluded
+    _add_decisions(review, "title-abstract", "record_id,decision,reason,note\n" + "".join(
+        f"{rid},{'include' if rid in (embase[0], jstor[0], cited[0]) else 'exclude'},,\n"
+        for rid in embase + jstor + cited))
+    _add_decisions(review, "full-text", f"record_id,decision,reason,note\n{embase[0]},include,,\n"
+                                        f"{jstor[0]},exclude,wrong-population,\n{cited[0]},include,,\n")
+    code, out, err = sitegen("check", review)
+    assert code == 0, out + err
+
+    counts = counts_of(sitegen, review)
+    assert _flow(counts, "template", "previous_from", "new_runs_from", "previous_studies", "new_studies",
+                 "studies_included") == ("new", None, None, 0, 2, 2)
+    assert [run["records"] for run in counts["runs"]] == [2, 4, 1]  # the living variant keeps a column per run
+    # by hand: databases 2 + 4 = 6, all screened, 4 excluded, 2 sought and assessed, 1 excluded; citation 1
+    assert _flow(counts, "identified_by_source", "identified_databases", "identified_other_by_source",
+                 "screened", "excluded_screening", "reports_assessed", "excluded_full_text") == \
+        ({"Embase": 2, "JSTOR": 4}, 6, {"Citation searching": 1}, 6, 4, 2, 1)
+    values = _prisma2020_csv(sitegen, review, tmp_path)
+    assert {key: values[key] for key in ("previous_studies", "database_results", "database_specific_results",
+                                         "citations_results", "records_screened", "records_excluded",
+                                         "dbr_assessed", "other_assessed", "new_studies", "total_studies")} == {
+        "previous_studies": "NA", "database_results": "6", "database_specific_results": "Embase, 2; JSTOR, 4",
+        "citations_results": "1", "records_screened": "6", "records_excluded": "4", "dbr_assessed": "2",
+        "other_assessed": "1", "new_studies": "2", "total_studies": "2"}
+
+    # Version 1 published; then Embase is searched again and finds one record, included
+    assert sitegen("publish", review, "--out", tmp_path / "site", "--now", "2026-01-26T00:00:00Z")[0] == 0
+    later = _imported(sitegen, review, FIXTURES / "ris" / "psycinfo_ris.ris", "2026-02-02T00:00:00Z",
+                      "--source", "Embase")
+    assert len(later) == 1
+    _add_decisions(review, "title-abstract", f"{later[0]},include,,\n")
+    _add_decisions(review, "full-text", f"{later[0]},include,,\n")
+    counts = counts_of(sitegen, review)
+    assert _flow(counts, "template", "previous_from", "new_runs_from", "previous_studies", "new_studies",
+                 "studies_included") == ("updated", "version", 4, 2, 1, 3)
+    values = _prisma2020_csv(sitegen, review, tmp_path)  # the new-studies arm is the run after the version
+    assert {key: values[key] for key in ("previous_studies", "database_results", "database_specific_results",
+                                         "citations_results", "records_screened", "new_studies",
+                                         "total_studies")} == {
+        "previous_studies": "2", "database_results": "1", "database_specific_results": "Embase, 1",
+        "citations_results": "NA", "records_screened": "1", "new_studies": "1", "total_studies": "3"}
