@@ -849,9 +849,9 @@ def load_json(text: str | bytes, *, provider: bool = False) -> Any:
     \\udfff, which no UTF-8 file can hold) is refused in a review file; in `provider` data, where one
     bad name must not block a run, it becomes U+FFFD and a control character a space (the record
     format refuses both). ValueError (or RecursionError) says why not."""
-    if isinstance(text, str) and text.startswith("\ufeff"):  # the file's own is read away: this is one more
-        raise json.JSONDecodeError("a second byte-order mark (U+FEFF) starts the text, as an editor adds one to a "
-                                   "file that had one: remove it", text, 0)
+    if isinstance(text, str) and text.startswith("\ufeff"):  # a file's own is read away: this is one more
+        raise json.JSONDecodeError("a byte-order mark (U+FEFF) starts it, as an editor adding a second one, or a file "
+                                   "joined to another that had one, leaves it: remove it", text, 0)
     if isinstance(text, str):
         value = _DECODER.decode(text)
     else:  # json.loads's own reading of bytes (a byte-order mark tells their encoding)
