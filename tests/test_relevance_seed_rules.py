@@ -88,7 +88,7 @@ def test_the_digest_calibration_summary_says_the_watchlist_may_not_anticipate_th
     summary = calibration_summary(Digest(week="2026-W01", batches=[1], ranking=ranking))
     assert summary.startswith("Kept 0, review 1, dropped 0; force-dropped as already covered 0; demoted to review "
                               "for the cap 0; stricter criteria pass applied: no.")
-    assert "1 record(s) the relevance criteria find in scope name no watchlist term" in summary
+    assert "1 record the relevance criteria find in scope names no watchlist term" in summary
 
 
 # --------------------------------------------------------------------------- thresholds: 70-100 KEEP, 50-69 REVIEW

@@ -309,9 +309,15 @@ def calibration_summary(digest: Digest) -> str:
     return (f"Kept {c.kept}, review {c.review}, dropped {c.dropped}; force-dropped as already covered "
             f"{c.force_dropped_already_covered}; demoted to review for the cap {c.demoted_for_cap}; "
             f"stricter criteria pass applied: {'yes' if c.stricter_pass_applied else 'no'}."
-            + (f" {c.in_scope_without_watchlist_term} record(s) the relevance criteria find in scope name no "
-               "watchlist term: the watchlist may not anticipate them (it is the protocol's to change, never the "
-               "digest's)." if c.in_scope_without_watchlist_term else ""))
+            + (f" {_in_scope_without_watchlist_term(c.in_scope_without_watchlist_term)} (it is the protocol's to "
+               "change, never the digest's)." if c.in_scope_without_watchlist_term else ""))
+
+
+def _in_scope_without_watchlist_term(count: int) -> str:
+    if count == 1:
+        return "1 record the relevance criteria find in scope names no watchlist term: the watchlist may not anticipate it"
+    return (f"{count} records the relevance criteria find in scope name no watchlist term: the watchlist may not "
+            "anticipate them")
 
 
 def digest_markdown(review: Review, digest: Digest) -> str:
