@@ -42,7 +42,7 @@ from sitegen.references.records import entry_record
 from sitegen.review.folder import Review
 from sitegen.review.models import ImportedFile, ImportPayload
 from sitegen.review.transaction import Transaction
-from sitegen.review.write import jsonl, pretty_json
+from sitegen.review.write import json_kept_form, jsonl
 
 Method = Literal["database", "other"]
 MAX_SOURCE, MAX_DESCRIPTION = 200, 2000  # characters, as ImportPayload's source and description hold
@@ -245,7 +245,8 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
         before = set(search.seen_ids)
         added = [i for i in dict.fromkeys(i for item in result.files for i in item.ids) if i not in before]
         advanced = search.model_copy(update={"seen_ids": search.seen_ids + added})
-        transaction.write(f"searches/{seen}.json", pretty_json(model_data(advanced)))
+        transaction.write(f"searches/{seen}.json", json_kept_form(review.root / f"searches/{seen}.json",
+                                                                 model_data(advanced)))
         result.seen = (seen, len(added))
     transaction.write("records.jsonl", jsonl(model_data(record) for record in merged.records.values()))
     if merged.matched:

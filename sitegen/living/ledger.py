@@ -32,7 +32,7 @@ from sitegen.review.models import (
     parse_timestamp,
 )
 from sitegen.review.transaction import Transaction
-from sitegen.review.write import canonical_json, pretty_json
+from sitegen.review.write import appended_lines, canonical_json, json_kept_form
 
 GENESIS = "0" * 64
 FUTURE_SLACK = timedelta(days=2)
@@ -68,7 +68,7 @@ def append(transaction: Transaction, review: Review, at: str, payloads: Sequence
     if new:
         transaction.write("ledger.jsonl", appended(review, new))
         state = review.state.model_copy(update={"ledger_head": anchor(events[-1])})
-        transaction.write("state.json", pretty_json(model_data(state)))
+        transaction.write("state.json", json_kept_form(review.root / "state.json", model_data(state)))
     return new
 
 
@@ -78,13 +78,13 @@ def event_line(event: LedgerEvent) -> str:
 
 def appended(review: Review, new: list[LedgerEvent]) -> bytes:
     """ledger.jsonl as it is on disk with the `new` events' lines after it. Append-only is kept to the byte: the
-    lines already written stay as they are, whatever their spelling (spacing, key order, line ends), rather than
-    being written anew from the events read from them."""
+    file as written is a prefix of the new one, its lines as they are whatever their spelling (spacing, key order,
+    line ends), rather than written anew from the events read from them; the new lines end as its lines do, the
+    last one only if its last line did (`appended_lines`)."""
     path = review.root / "ledger.jsonl"
-    written = path.read_bytes() if path.exists() else b""
-    if written and not written.endswith(b"\n"):  # a last line without its line end: the next line starts on its own
-        written += b"\n"
-    return written + ledger_text(new).encode("utf-8")
+    # surrogateescape: the bytes come back as they were, whatever they are
+    written = path.read_bytes().decode("utf-8", "surrogateescape") if path.exists() else ""
+    return appended_lines(written, [event_line(event) for event in new]).encode("utf-8", "surrogateescape")
 
 
 def ledger_text(events: list[LedgerEvent]) -> str:
@@ -194,8 +194,9 @@ def anchor_tail(review: Review) -> LedgerEvent:
                       and event.ts == search.last_run]
         if latest_run:
             anchored = search.model_copy(update={"last_event": anchor(latest_run[-1])})
-            transaction.write(f"searches/{monitor_id}.json", pretty_json(model_data(anchored)))
+            rel = f"searches/{monitor_id}.json"
+            transaction.write(rel, json_kept_form(review.root / rel, model_data(anchored)))
     state = review.state.model_copy(update={"ledger_head": anchor(review.ledger[-1])})
-    transaction.write("state.json", pretty_json(model_data(state)))
+    transaction.write("state.json", json_kept_form(review.root / "state.json", model_data(state)))
     transaction.commit()
     return review.ledger[-1]

@@ -18,6 +18,7 @@ from sitegen.review.folder import Review, parse_protocol, protocol_hash
 from sitegen.review.models import AmendmentPayload, LedgerEvent, ProtocolLockPayload
 from sitegen.review.problems import Problem
 from sitegen.review.transaction import Transaction
+from sitegen.review.write import kept_form
 
 # The problem an amendment exists to resolve: the workspace lets `amend_protocol` open a review that has it.
 EDITED_AFTER_LOCK = "protocol-locked"
@@ -64,10 +65,10 @@ def amend_protocol(review: Review, facts: ReviewFacts, at: str, reason: str) -> 
         f"protocol.md (version {previous.version})", f"protocol.md (version {version})"))
     payload = AmendmentPayload(version=version, sha256=protocol_hash(text), reason=reason, text=text,
                                diff=diff)
-    # protocol.md is written again only when its version line was raised, with the line ends it was written with
+    # protocol.md is written again only when its version line was raised, in the form it was written in (its line
+    # ends, byte-order mark and final newline): Git then shows the version line alone as changed
     raised = text != review.protocol.text
-    written = text.replace("\n", "\r\n") if review.protocol.crlf else text
-    return _record(review, at, payload, {"protocol.md": written} if raised else {})
+    return _record(review, at, payload, {"protocol.md": kept_form(review.root / "protocol.md", text)} if raised else {})
 
 
 def _at_version(review: Review, message: str) -> ReviewInvalid:

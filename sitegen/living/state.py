@@ -31,7 +31,7 @@ from sitegen.review.models import (
     ReviewState,
 )
 from sitegen.review.transaction import Transaction
-from sitegen.review.write import pretty_json
+from sitegen.review.write import json_kept_form
 
 
 @dataclass
@@ -185,6 +185,6 @@ def set_field(review: Review, name: str, value: int | str | None) -> ReviewState
     """Set one whitelisted field of state.json to a value `given_value` gave."""
     state = ReviewState.model_validate({**model_data(review.state), name: value})
     transaction = Transaction(review.root)
-    transaction.write("state.json", pretty_json(model_data(state)))
+    transaction.write("state.json", json_kept_form(review.root / "state.json", model_data(state)))
     transaction.commit()
     return state

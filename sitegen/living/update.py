@@ -43,7 +43,7 @@ from sitegen.review.models import (
     parse_timestamp,
 )
 from sitegen.review.transaction import Transaction
-from sitegen.review.write import jsonl, pretty_json, with_rows_added
+from sitegen.review.write import json_kept_form, jsonl, with_rows_added
 from sitegen.sources.base import about
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.search import check_strategy, describe, open_fetcher, run_strategy
@@ -304,7 +304,8 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
             "seen_ids": search.seen_ids + fresh_ids[search.monitor_id], "last_run": at,
             "run_count": search.run_count + 1,
             "last_event": anchor(events[last_payload[search.monitor_id]])})
-        transaction.write(f"searches/{search.monitor_id}.json", pretty_json(model_data(advanced)))
+        rel = f"searches/{search.monitor_id}.json"  # a new one's (monitor add) is written as pretty_json writes it
+        transaction.write(rel, json_kept_form(review.root / rel, model_data(advanced)))
     transaction.write("records.jsonl", jsonl(model_data(record) for record in merged.records.values()))
     if merged.matched:
         transaction.write("duplicates.csv", matched_rows(review, at, merged.matched))

@@ -91,7 +91,6 @@ class Protocol:
     sha256: str  # of the whole file, line endings normalised, as locked on the ledger
     text: str  # the whole file, with newlines as Python reads text ("\r\n" and "\r" become "\n")
     version_at: tuple[int, int] | None = None  # line and column of the front matter's version, for what refers to it
-    crlf: bool = False  # whether the file ends its lines "\r\n": a command writing it again keeps them
 
 
 @dataclass(slots=True)  # a review's decisions are many (211,000 at 100,000 records): each without a dictionary
@@ -414,7 +413,7 @@ def parse_protocol(text: str, rel: str = "protocol.md") -> tuple[Protocol | None
         return None, problems
     universal = text.replace("\r\n", "\n").replace("\r", "\n")
     return Protocol(meta, "".join(lines[end + 1:]), end + 2, protocol_hash(text), universal,
-                    parsed.position(("version",)), "\r\n" in text), problems
+                    parsed.position(("version",))), problems
 
 
 def _load_searches(root: Path, review: Review, schema_problems: list[Problem]) -> list[Problem]:

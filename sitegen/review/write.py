@@ -1,7 +1,11 @@
 """Deterministic serialisation and atomic writes for every file sitegen produces.
 
 Same content in, byte-identical file out: keys keep the model's order (or are
-sorted for hashed JSON), text is UTF-8 with a final newline. A write goes to a
+sorted for hashed JSON), text is UTF-8 with a final newline. A file a reviewer
+may have edited is written again in its own form instead (its line ends,
+byte-order mark, final newline, JSON key order and indentation, CSV quoting:
+`kept_form`, `json_kept_form`, `with_rows_added`), so that Git shows only
+what changed. A write goes to a
 temporary file in the same directory, is fsynced, then renamed over the target,
 so a reader never sees half a file and a crash leaves the old one. The temporary
 file is named `.<name>.sitegen-tmp-<random>`, so what a killed process leaves
@@ -14,7 +18,6 @@ import contextlib
 import csv
 import errno
 import fcntl
-import io
 import json
 import os
 import re
@@ -24,6 +27,7 @@ import stat
 import threading
 import time
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -70,37 +74,164 @@ def jsonl(rows: Iterable[Any]) -> str:
     return "".join(canonical_json(row) + "\n" for row in rows)
 
 
+# ----------------------------------------------------------------- a reviewer's file written again in its form
+#
+# Reviewers edit the review's files in editors and spreadsheets, and read each change as a Git diff. A command that
+# writes such a file again (adds rows to a decision file, raises protocol.md's version, moves state.json's ledger
+# head) keeps what the file's text is beside what it says: written with other line ends, without its byte-order
+# mark or with its final newline added or dropped, Git would show every line (or the last) as changed and hide the
+# change made.
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class TextForm:
+    """How a text file is written beside what it says: its lines' end (as its first line ends: CRLF, LF or an old
+    Mac's CR), whether it begins with a byte-order mark, and whether its last line ends too. The default is sitegen's
+    own form, a new file's."""
+
+    line_end: str = "\n"
+    bom: bool = False
+    final_newline: bool = True
+
+
+def text_form(text: str | None) -> TextForm:
+    """The form of a file's text (decoded with its byte-order mark kept); sitegen's own when there is none."""
+    if not text:
+        return TextForm()
+    found = _LINE_BREAK.search(text)
+    bom = text.startswith("\ufeff")
+    return TextForm(found.group() if found else "\n", bom,
+                    text.endswith(("\n", "\r")) or not text.removeprefix("\ufeff"))
+
+
+def in_form(text: str, form: TextForm) -> str:
+    """`text` as sitegen writes it (each line ending "\n", the last one too; no byte-order mark) written in `form`.
+    Every "\n" of `text` must be a line break (JSON escapes those in its strings)."""
+    if not form.final_newline:
+        text = text.removesuffix("\n")
+    if form.line_end != "\n":
+        text = text.replace("\n", form.line_end)
+    return "\ufeff" + text if form.bom else text
+
+
+def on_disk(path: Path) -> str | None:
+    """The text of the review file `path` that a command is about to write again, byte-order mark and line ends
+    kept; None when there is none (or it is no UTF-8 text, which the review's reader refused already)."""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except (FileNotFoundError, UnicodeDecodeError):
+        return None
+
+
+def kept_form(path: Path, text: str) -> str:
+    """`text`, as sitegen writes it, in the form of the file at `path` it replaces (`text_form`)."""
+    return in_form(text, text_form(on_disk(path)))
+
+
+def json_kept_form(path: Path, value: Any) -> str:
+    """`value` as `pretty_json` writes it, in the form of the JSON file at `path` it replaces: its keys in the order
+    the file has them (keys new to it after them), indented as the file is (or on one line, as it is), with its line
+    ends, byte-order mark and final newline. A reviewer who wrote state.json's keys in another order, or indented a
+    saved search with tabs, sees in the diff only the values a command changed."""
+    previous = on_disk(path)
+    if previous is None:
+        return pretty_json(value)
+    try:
+        written = json.loads(previous.removeprefix("\ufeff"))
+    except ValueError:
+        written = None
+    ordered = _ordered_as(value, written)
+    body = previous.removeprefix("\ufeff").strip()
+    if body and not _LINE_BREAK.search(body):  # all on one line: it stays on one line
+        return in_form(json.dumps(ordered, ensure_ascii=False) + "\n", text_form(previous))
+    return in_form(json.dumps(ordered, indent=_indent(previous), ensure_ascii=False) + "\n", text_form(previous))
+
+
+def _ordered_as(value: Any, written: Any) -> Any:
+    """`value` with the keys of each object in the order `written` (what the file held) has them, new keys after;
+    a list's items each ordered as the item written in its place (or, past them, as the last one written)."""
+    if isinstance(value, dict) and isinstance(written, dict):
+        keys = [key for key in written if key in value] + [key for key in value if key not in written]
+        return {key: _ordered_as(value[key], written.get(key)) for key in keys}
+    if isinstance(value, list) and isinstance(written, list) and written:
+        return [_ordered_as(item, written[min(index, len(written) - 1)]) for index, item in enumerate(value)]
+    return value
+
+
+_INDENTED = re.compile(r"(?:\r\n|\r|\n)([ \t]+)\S")
+
+
+def _indent(text: str) -> str | int:
+    """The indentation of a JSON file's first indented line (its first key's), taken as one level; 2 spaces
+    (pretty_json's) when no line is indented."""
+    found = _INDENTED.search(text)
+    return found.group(1) if found else 2
+
+
+def appended_lines(text: str, lines: list[str]) -> str:
+    """A file's `text` (decoded with its byte-order mark kept; "" when there is none) with `lines` added after it,
+    each ending as the file's lines do, the last one ending only if the file's last line did: the text already
+    written stays a prefix of the file, to the byte."""
+    if not lines:
+        return text
+    form = text_form(text)
+    added = form.line_end.join(lines)
+    if text and not form.final_newline:
+        return text + form.line_end + added
+    return text + added + form.line_end
+
+
 def with_rows_added(text: str, columns: list[str], rows: list[dict[str, str]], rel: str,
                     droppable: frozenset[str] = frozenset()) -> str:
     """A review's CSV file (`text`, "" when there is none yet: then it starts with `columns` as its header) with
     `rows` added at its end, each cell under its column as the file's own header names them, in whatever order
-    (a reviewer may reorder them, or leave optional ones out); its lines end as its first does, and its text is
-    otherwise kept as it is. SitegenError, naming the file, when a row has a value for a column the file lacks
-    (written in another's place, a reason became a note, or a pair of records was turned round), unless that
-    column is `droppable` (a note sitegen writes for information only)."""
-    if not text.strip():
-        text, header = "", list(columns)
+    (a reviewer may reorder them, or leave optional ones out), quoted as the file quotes its cells (`_csv_quoting`);
+    its text is kept as it is, and the rows added end as its lines do (`appended_lines`). SitegenError, naming the
+    file, when a row has a value for a column the file lacks (written in another's place, a reason became a note,
+    or a pair of records was turned round), unless that column is `droppable` (a note sitegen writes for
+    information only)."""
+    if not text.strip("\ufeff \t\r\n"):  # no file, or nothing in it but a byte-order mark (which stays) or spaces
+        text, header = ("\ufeff" if text.startswith("\ufeff") else ""), list(columns)
         rows = [dict(zip(columns, columns, strict=True)), *rows]
+        quote_all, quoted_empty = False, False
     else:
         first_lines = _LINE_BREAK.split(text.lstrip("\ufeff"), maxsplit=2)
         header_line = first_lines[1] if declared_separator(first_lines[0]) == "," and len(first_lines) > 1 \
             else first_lines[0]  # the header follows Excel's "sep=," (see parse_csv)
         header = [name.strip() for name in next(csv.reader([header_line]), [])]
-    found = _LINE_BREAK.search(text)
-    line_end = found.group() if found else "\n"  # as the file's first line ends: CRLF, LF, or an old Mac's CR
-    if text and not text.endswith(("\n", "\r")):
-        text += line_end
+        quote_all, quoted_empty = _csv_quoting(header_line, text)
     for row in rows:
         if lacking := [column for column, value in row.items()
                        if value and column not in header and column not in droppable]:
             raise SitegenError(f"{rel}:1: the header has no column {lacking[0]!r}, which the rows to add need; add "
                                f"it to the header (columns: {','.join(columns)}); nothing was written")
-    buffer = io.StringIO()
-    csv.writer(buffer, lineterminator=line_end).writerows([row.get(name, "") for name in header] for row in rows)
-    return text + buffer.getvalue()
+    return appended_lines(text, [",".join(_csv_cell(row.get(name, ""), quote_all, quoted_empty) for name in header)
+                                 for row in rows])
 
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_QUOTED_EMPTY = re.compile(r'(?:^|,)""(?:,|$)', re.MULTILINE)
+
+
+def _csv_quoting(header_line: str, text: str) -> tuple[bool, bool]:
+    """How a CSV file quotes its cells: every one (as R's write.csv and some spreadsheets' "quote all text cells"
+    save it), told by its header's names all being quoted; and whether it writes an empty cell as "" or as nothing.
+    A file quoting only what must be (Excel's, Google Sheets') gets its rows so."""
+    cells = header_line.split(",")
+    quote_all = all(len(cell.strip()) >= 2 and cell.strip()[0] == cell.strip()[-1] == '"' for cell in cells)
+    return quote_all, quote_all and _QUOTED_EMPTY.search(text.lstrip("\ufeff")) is not None
+
+
+def _csv_cell(value: str, quote_all: bool, quoted_empty: bool) -> str:
+    """One cell of a row added to a CSV file: quoted when it must be (a comma, quote or line break in it, whatever
+    the file's line ends: Python's csv module leaves a "\n" unquoted in a file whose lines end "\r"), or when the
+    file quotes every cell."""
+    if value == "":
+        return '""' if quoted_empty else ""
+    if quote_all or any(character in value for character in ',"\r\n'):
+        return '"' + value.replace('"', '""') + '"'
+    return value
 
 
 def atomic_write(path: Path, data: bytes | str, *, mode_from: Path | None = None, sweep: bool = False,
