@@ -279,12 +279,15 @@ def reanchor_version(review: Path, number: int, head: LedgerEvent) -> dict:
 
 def relock(review: Path) -> None:
     """Rewrite the example's ledger so its protocol lock matches an edited protocol (re-chaining every event)."""
-    digest = protocol_hash((review / "protocol.md").read_text())
+    text = (review / "protocol.md").read_text()
+    digest = protocol_hash(text)
     lines = [json.loads(line) for line in (review / "ledger.jsonl").read_text().splitlines()]
     latest = max(n for n, event in enumerate(lines) if event["type"] in ("protocol_lock", "amendment"))
     events, previous = [], None
     for n, event in enumerate(lines):
-        payload = {**event["payload"], "sha256": digest} if n == latest else event["payload"]
+        # the locked text too, which check compares with its hash
+        payload = {**event["payload"], "sha256": digest, **({"text": text} if "text" in event["payload"] else {})} \
+            if n == latest else event["payload"]
         if event["type"] == "version":  # a version names the event before it, and its event the version's hash
             payload = reanchor_version(review, payload["number"], previous)
         previous = next_event(previous, event["type"], event["ts"], payload)
