@@ -9,6 +9,12 @@ import unicodedata
 from sitegen.records.model import CONTROL_CHARACTER
 
 
+def counted(n: int, singular: str, plural: str | None = None) -> str:
+    """A count with its noun in the number it needs: "1 record", "0 records", "2 studies" (`plural` when it is
+    not the singular with an s). Every sentence a reader sees that counts something says it this way."""
+    return f"{n} {singular if n == 1 else plural or singular + 's'}"
+
+
 def markdown_safe(text: str) -> str:
     """One line of Markdown that shows `text` literally: no markup, links, tables or HTML."""
     escaped = text

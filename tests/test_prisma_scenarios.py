@@ -235,7 +235,7 @@ def test_a_citation_search_not_reached_in_full_is_no_database(sitegen, tmp_path)
     assert numbers["identified_other_by_source.Citation searching"].endswith("(n = 1*)")
     description = prisma_svg.summary(workspace.facts.prisma, {})
     assert "from databases (OpenAlex 3)" in description
-    assert "Other methods: 1 records identified (Citation searching 1 (not reached in full in run 1))" in description
+    assert "Other methods: 1 record identified (Citation searching 1 (not reached in full in run 1))" in description
 
 
 def test_a_source_down_in_the_baseline_is_never_printed_as_a_bare_0(sitegen, tmp_path, monkeypatch):

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import sitegen
 from sitegen.living.versions import VersionHistory
 from sitegen.review.models import ReviewConfig
-from sitegen.text import xml_safe
+from sitegen.text import counted, xml_safe
 
 if TYPE_CHECKING:  # pages.py lists the versions page group, which writes the feed
     from sitegen.site.pages import RecordView
@@ -66,8 +66,8 @@ def atom_feed(history: VersionHistory, config: ReviewConfig, views: dict[str, Re
         element(entry, "updated", version.published_at)
         element(entry, "published", version.published_at)
         element(entry, "link", rel="alternate", type="text/html", href=href(f"v/{version.number}/index.html"))
-        element(entry, "summary", f"{log.summary()} {version.counts.studies_included} studies included "
-                                  f"of {version.counts.records} records.")
+        element(entry, "summary", f"{log.summary()} {counted(version.counts.studies_included, 'study', 'studies')} "
+                                  f"included of {counted(version.counts.records, 'record')}.")
         added = sorted((views[rid] for rid in log.studies_added), key=lambda v: (v.record.title.casefold(), v.record.id))
         for view in added:
             if history.first_included[view.record.id] != version.number:

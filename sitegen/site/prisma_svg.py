@@ -30,6 +30,7 @@ from sitegen.records.model import CONTROL_CHARACTER
 from sitegen.records.providers import kind, label
 from sitegen.review.models import utc_minute
 from sitegen.site.templates import environment
+from sitegen.text import counted
 
 FONT = 13  # px: the diagram is never scaled down on a page, so this is what a reader sees
 HEAD_FONT = 11  # column heads: the smallest text in the diagram
@@ -534,28 +535,28 @@ def summary(counts: PrismaCounts, labels: dict[str, str]) -> str:
                                               if s in unreached else "") for s, n in by_source.items())
 
     reasons = "; ".join(f"{labels.get(c, c)}: {n}" for c, n in counts.excluded_by_reason.items()) or "none"
-    text = (f"{counts.identified_databases} records identified from databases "
+    text = (f"{counted(counts.identified_databases, 'record')} identified from databases "
             f"({per_source(counts.identified_by_source, 'databases') or 'none searched'}) and "
-            f"{counts.identified_registers} from registers; {counts.duplicates_removed} duplicates removed; "
-            f"{counts.screened} screened, {counts.excluded_screening} excluded; {counts.reports_sought} reports "
+            f"{counts.identified_registers} from registers; {counted(counts.duplicates_removed, 'duplicate')} removed; "
+            f"{counts.screened} screened, {counts.excluded_screening} excluded; {counted(counts.reports_sought, 'report')} "
             f"sought, {counts.reports_not_retrieved} not retrieved; {counts.reports_assessed} assessed, "
             f"{counts.excluded_full_text} excluded ({reasons}).")
     if counts.identified_other_by_source:
         other_reasons = "; ".join(f"{labels.get(c, c)}: {n}" for c, n in counts.other_excluded_by_reason.items())
-        text += (f" Other methods: {counts.identified_other_methods} records identified "
+        text += (f" Other methods: {counted(counts.identified_other_methods, 'record')} identified "
                  f"({per_source(counts.identified_other_by_source, 'other')}), "
-                 f"{counts.other_duplicates_removed} duplicates removed, {counts.other_screened} "
-                 f"screened, {counts.other_excluded_screening} excluded; {counts.other_reports_sought} reports "
+                 f"{counted(counts.other_duplicates_removed, 'duplicate')} removed, {counts.other_screened} "
+                 f"screened, {counts.other_excluded_screening} excluded; {counted(counts.other_reports_sought, 'report')} "
                  f"sought, {counts.other_reports_not_retrieved} not retrieved, {counts.other_reports_assessed} "
                  f"assessed, {counts.other_excluded_full_text} excluded ({other_reasons or 'none'}).")
     if counts.template == "updated":
         text += (f" {counts.previous_studies} {previous_labels(counts)[2]} and {counts.new_studies} new: "
-                 f"{counts.studies_included} studies included in total.")
+                 f"{counted(counts.studies_included, 'study', 'studies')} included in total.")
     else:
-        text += f" {counts.studies_included} studies included."
+        text += f" {counted(counts.studies_included, 'study', 'studies')} included."
     shown = [run for run in counts.runs if run.identified]
     if len(shown) > 1:
-        text += " By run: " + "; ".join(f"run {run.run} ({utc_minute(run.at)}) identified {run.identified} new records, "
+        text += " By run: " + "; ".join(f"run {run.run} ({utc_minute(run.at)}) identified {counted(run.identified, 'new record')}, "
                                         f"{run.records} after duplicates were removed, {run.studies_included} "
                                         "now included" for run in shown) + "."
     return _NOT_XML.sub(" ", text)

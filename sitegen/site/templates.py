@@ -13,7 +13,7 @@ from markupsafe import Markup
 import sitegen
 from sitegen.records.providers import label
 from sitegen.review.models import utc_day, utc_minute
-from sitegen.text import xml_safe
+from sitegen.text import counted, xml_safe
 
 
 def templates_dir() -> Path:
@@ -117,6 +117,7 @@ def environment() -> jinja2.Environment:
     env.globals["sitegen_version"] = sitegen.__version__
     env.globals["provider_label"] = label
     env.globals["studies_phrase"] = studies_phrase
+    env.globals["counted"] = counted
     env.filters["day"] = utc_day
     env.filters["minute"] = utc_minute
     env.filters["xml_safe"] = xml_safe  # text an earlier sitegen kept unchecked (a ledger's amendment reasons)
