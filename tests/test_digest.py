@@ -11,6 +11,7 @@ from conftest import EXAMPLE, FIXTURES, tree_bytes
 from sitegen.commands import build
 from sitegen.site.output import MANIFEST
 from sitegen.site.pages import page_slug
+from sitegen.text import counted
 
 
 def test_rank_prints_the_screening_order(sitegen):
@@ -124,7 +125,7 @@ def test_records_imported_outside_a_batch_are_ranked_and_in_the_digest_of_their_
     for week, new, old in (("2023-W18", first, second), ("2023-W19", second, first)):
         code, out, _ = sitegen("digest", example_copy, "--week", week)
         assert code == 0
-        assert f"{len(new)} new records ({len(new)} imported outside a batch)" in out
+        assert f"{counted(len(new), 'new record')} ({len(new)} imported outside a batch)" in out
         assert all(f"`{i}`" in out for i in new) and not any(f"`{i}`" in out for i in old)
     # The batches, their weeks and their rankings are as they were.
     assert {week: sitegen("digest", example_copy, "--week", week)[1] for week in before} == before
@@ -144,7 +145,7 @@ def test_the_site_ranks_the_imported_records_and_digests_their_week(sitegen, exa
     assert "under the protocol as it stands (version 2)" in imported
     assert imported.count('<td data-label="Rank">') == len(first + second)
     digest = (out / "digests" / "2023-W18.html").read_text()
-    assert f"{len(first)} new records ({len(first)} imported outside a batch)" in digest
+    assert f"{counted(len(first), 'new record')} ({len(first)} imported outside a batch)" in digest
     assert all(f"<code>{i}</code>" in digest for i in first)
     for record_id in first + second:
         page = (out / "records" / f"{page_slug(record_id)}.html").read_text()
@@ -214,7 +215,7 @@ def test_a_week_without_new_records_has_an_empty_digest_saying_so():
     text = digest_markdown(review, digest)
     assert digest.ranking.decisions == [] and "0 new records (screening batch none)" in text
     for heading in ("Keep", "Review", "Dropped", "Already covered"):
-        assert f"## {heading} (0)\n\nNone.\n" in text
+        assert f"## {heading} (0)\n\nNo record this week.\n" in text
     assert ("Kept 0, review 0, dropped 0; force-dropped as already covered 0; demoted to review for the cap 0; "
             "stricter criteria pass applied: no.") in text
 

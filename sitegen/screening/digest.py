@@ -44,7 +44,7 @@ from sitegen.screening.relevance import (
     rank,
 )
 from sitegen.screening.status import Batch, ScreeningFacts
-from sitegen.text import markdown_code, markdown_safe
+from sitegen.text import counted, markdown_code, markdown_safe
 
 if TYPE_CHECKING:
     from sitegen.screening.ranking import ScreeningOrder
@@ -284,6 +284,10 @@ def weeks(screening: ScreeningFacts) -> list[str]:
     return sorted({iso_week(b.created) for b in [*screening.batches, *screening.imports] if b.created})
 
 
+# What an empty list of the digest says, in its Markdown and on its page: a bare "None." reads as a program's value.
+EMPTY_SECTION = "No record this week."
+
+
 def digest_sections(digest: Digest) -> list[tuple[str, list[Scored]]]:
     """The digest's lists, by heading, in the order it shows them."""
     decisions = digest.ranking.decisions
@@ -300,7 +304,7 @@ def digest_summary(digest: Digest) -> str:
     arrived += [f"{digest.imported} imported outside a batch"] if digest.imported else []
     unreached = (f" Not every source answered in full this week ({'; '.join(digest.unreached)}): the new records it "
                  "holds may be missing, so these may not be all of the week's." if digest.unreached else "")
-    return (f"{len(digest.ranking.decisions)} new records ({'; '.join(arrived) or 'screening batch none'}), ranked by "
+    return (f"{counted(len(digest.ranking.decisions), 'new record')} ({'; '.join(arrived) or 'screening batch none'}), ranked by "
             f"relevance to the protocol. Scores order the batch for reviewers; they decide nothing.{unreached}")
 
 
@@ -326,7 +330,7 @@ def digest_markdown(review: Review, digest: Digest) -> str:
         lines += [f"## {heading} ({len(items)})", ""]
         lines += [f"- **{d.score}** {markdown_code(d.id)} {markdown_safe(review.records[d.id].title)}: "
                   f"{markdown_safe(d.rationale)}" for d in items]
-        lines += [] if items else ["None."]
+        lines += [] if items else [EMPTY_SECTION]
         lines.append("")
     lines += ["## Calibration", "", calibration_summary(digest), ""]
     return "\n".join(lines)

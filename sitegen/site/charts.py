@@ -25,6 +25,7 @@ from sitegen.records.model import Record
 from sitegen.review.folder import Review
 from sitegen.review.models import ImportPayload, utc_day
 from sitegen.site.templates import environment, studies_phrase
+from sitegen.text import counted
 
 if TYPE_CHECKING:  # pages.py shows these charts on the home page, so it cannot be imported from here at run time
     from sitegen.site.pages import Site
@@ -121,8 +122,8 @@ def included_per_year(records: list[Record]) -> tuple[dict[int, int], int]:
 
 def runs_chart(review: Review, runs: list[Run]) -> Chart | None:
     identified = identified_per_run(review, runs)
-    if not identified:
-        return None
+    if not any(item.seen + item.new for item in identified):
+        return None  # no bar to draw: an axis of zeros would pass for data (the searches section says what was found)
     several = len({item.run.monitor_id for item in identified if item.run}) > 1
     bars = tuple(Bar(utc_day(item.at) + (f" import ({item.imported})" if item.run is None else
                                          f" {item.run.monitor_id}" if several else ""), (item.seen, item.new),
@@ -134,14 +135,14 @@ def runs_chart(review: Review, runs: list[Run]) -> Chart | None:
     first, last = utc_day(identified[0].at), utc_day(identified[-1].at)
     imports = sum(1 for item in identified if item.run is None)
     searches = len(identified) - imports
-    counted = [f"{n} {noun}{'' if n == 1 else 's'}" for n, noun in ((searches, "search run"), (imports, "import")) if n]
-    runs_text = f"{' and '.join(counted)} from {first} to {last}" if len(bars) > 1 else \
+    tallies = [f"{n} {noun}{'' if n == 1 else 's'}" for n, noun in ((searches, "search run"), (imports, "import")) if n]
+    runs_text = f"{' and '.join(tallies)} from {first} to {last}" if len(bars) > 1 else \
         f"One {'search run' if identified[0].run else 'import'}, on {first},"
     latest = identified[-1]
     # What the latest run found is never told as all there was when a source did not answer it in full.
     unanswered = ", though not every source answered it in full: records may be missing" \
         if latest.run and not latest.run.complete else ""
-    summary = (f"{runs_text} identified {new} records new to the review; the last "
+    summary = (f"{runs_text} identified {counted(new, 'record')} new to the review; the last "
                f"{'run' if latest.run else 'import'} identified {bars[-1].total}, {bars[-1].parts[1]} of them new"
                f"{unanswered}."
                + (f" {incomplete} run{'s were' if incomplete != 1 else ' was'} incomplete." if incomplete else ""))

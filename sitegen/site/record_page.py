@@ -21,7 +21,7 @@ from sitegen.records.ids import NAMESPACE_LABELS
 from sitegen.records.model import Record
 from sitegen.records.providers import label as provider_label
 from sitegen.review.models import utc_day
-from sitegen.screening.digest import Digest, calibration_summary, digest_sections, digest_summary
+from sitegen.screening.digest import EMPTY_SECTION, Digest, calibration_summary, digest_sections, digest_summary
 from sitegen.screening.outcomes import Outcome
 from sitegen.screening.relevance import Scored
 from sitegen.screening.standing import StageHistory
@@ -271,7 +271,7 @@ def digest_content(digest: Digest, titles: dict[str, str]) -> str:
     for heading, items in digest_sections(digest):
         out.append(f"<h2>{heading} ({len(items)})</h2>")
         if not items:
-            out.append("<p>None.</p>")
+            out.append(f'<p class="blank">{EMPTY_SECTION}</p>')
             continue
         out.append("<ul>")
         out += [f"<li><strong>{d.score}</strong> <code>{_e(' '.join(d.id.split()))}</code> "
