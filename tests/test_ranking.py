@@ -63,7 +63,7 @@ def test_the_includes_sharing_terms_come_first_and_each_row_says_why():
     assert [row.score for row in ordered.rows] == sorted((row.score for row in ordered.rows), reverse=True)
     top = ordered.rows[0]
     assert top.rationale.startswith("linear SVM on TF-IDF of title+abstract (word 1-2 grams, sublinear tf) "
-                                    "trained on 3 include(s) / 4 exclude(s) at title/abstract: margin ")
+                                    "trained on 3 includes / 4 excludes at title/abstract: margin ")
     assert "top terms: " in top.rationale and "context" in top.rationale.split("top terms: ")[1]
 
 

@@ -33,6 +33,7 @@ from sklearn.svm import LinearSVC
 
 from sitegen.records.model import Record
 from sitegen.screening.relevance import Ranking
+from sitegen.text import counted
 
 ModelName = Literal["logistic", "svm", "naive-bayes"]
 MODELS: tuple[ModelName, ...] = ("logistic", "svm", "naive-bayes")
@@ -173,8 +174,8 @@ def screening_order(candidates: list[Record], labelled: list[Labelled], fallback
     to_rank = matrix[len(labelled):]
     scores = model_scores(estimator, to_rank) if candidates else np.array([])
     weights, terms = term_weights(estimator), tfidf.get_feature_names_out()
-    method = (f"{MODEL_LABELS[model]} on {FEATURES} trained on {includes} include(s) / {excludes} exclude(s) "
-              "at title/abstract")
+    method = (f"{MODEL_LABELS[model]} on {FEATURES} trained on {counted(includes, 'include')} / "
+              f"{counted(excludes, 'exclude')} at title/abstract")
     order = sorted(range(len(candidates)), key=lambda i: (-scores[i], content_key(candidates[i])))
     rows = []
     for rank, i in enumerate(order, start=1):
@@ -191,8 +192,8 @@ def _fallback_order(candidates: list[Record], fallback: Ranking, includes: int, 
     missing = sorted(record.id for record in candidates if record.id not in scored)
     if missing:
         raise ValueError(f"the fallback ranking has no score for: {', '.join(missing)}")
-    method = (f"seed-002 relevance score (no learning: {why}; there are {includes} include(s) and "
-              f"{excludes} exclude(s))")
+    method = (f"seed-002 relevance score (no learning: {why}; there {'is' if includes == 1 else 'are'} "
+              f"{counted(includes, 'include')} and {counted(excludes, 'exclude')})")
     order = sorted(candidates, key=lambda record: (-scored[record.id].score, content_key(record)))
     rows = [OrderedRow(rank=rank, id=record.id, title=record.title, score=float(scored[record.id].score),
                        rationale=f"{method}: {scored[record.id].score}, {scored[record.id].decision}; "

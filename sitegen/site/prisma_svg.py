@@ -550,7 +550,8 @@ def summary(counts: PrismaCounts, labels: dict[str, str]) -> str:
                  f"sought, {counts.other_reports_not_retrieved} not retrieved, {counts.other_reports_assessed} "
                  f"assessed, {counts.other_excluded_full_text} excluded ({other_reasons or 'none'}).")
     if counts.template == "updated":
-        text += (f" {counts.previous_studies} {previous_labels(counts)[2]} and {counts.new_studies} new: "
+        previous = counted(counts.previous_studies, "study", "studies") + previous_labels(counts)[2].removeprefix("studies")
+        text += (f" {previous} and {counts.new_studies} new: "
                  f"{counted(counts.studies_included, 'study', 'studies')} included in total.")
     else:
         text += f" {counted(counts.studies_included, 'study', 'studies')} included."
