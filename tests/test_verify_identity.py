@@ -336,3 +336,43 @@ def test_one_index_not_knowing_an_identifier_is_not_enough_to_call_it_unresolvab
     verdicts = verify_citation(serve(not_found()), SETTINGS, cited(doi="10.5281/zenodo.1234567"), ("crossref",))
     assert verdicts.identity.verdict == "inconclusive"
     assert "a second must agree" in verdicts.identity.reasons[0]
+
+
+def openalex_adak_titled(title: str) -> httpx.Response:
+    work = json.loads(body("openalex/openalex_work_doi_10.1023_a_1007154515475.json"))
+    work["title"] = work["display_name"] = title
+    return json_response(json.dumps(work))
+
+
+def test_indexes_disagreeing_on_what_one_doi_names_is_an_open_item_not_a_mismatch():
+    # Crossref holds the work as cited under the DOI; OpenAlex links the same DOI to another work (a mislinked
+    # or merged record). Nothing shows the citation wrong, so it is no refusal: a human decides which is right.
+    other = openalex_adak_titled("Deep learning predicts object-in-context memory in rats")
+    verdicts = verify_citation(serve(crossref_adak(), other), SETTINGS, cited())
+    assert verdicts.identity.verdict == "inconclusive" and not verdicts.identity.refusal_grade
+    assert "the indexes disagree on what DOI 10.1023/a:1007154515475 names" in verdicts.identity.reasons[0]
+    assert [a.answer for a in verdicts.identity.answers] == ["found", "different-work"]
+    # a typo in one index's title is still the work: both hold it, so it is verified
+    typo = openalex_adak_titled(ADAK_TITLE.replace("peroxidase", "peroxidse"))
+    assert verify_citation(serve(crossref_adak(), typo), SETTINGS, cited()).identity.verdict == "verified"
+
+
+def test_a_doi_every_index_resolves_to_another_work_or_a_notice_is_still_a_mismatch():
+    notice_title = "Retraction Note to: " + ADAK_TITLE
+    work = json.loads(body("crossref/crossref_work_10.1023_a_1007154515475.json"))
+    work["message"]["title"] = [notice_title]
+    verdicts = verify_citation(serve(json_response(json.dumps(work)), openalex_adak_titled(notice_title)),
+                               SETTINGS, cited())
+    assert verdicts.identity.verdict == "mismatch" and verdicts.identity.refusal_grade
+    assert "retraction notice" in verdicts.identity.reasons[0]
+
+
+def test_a_pmid_pubmed_does_not_know_keeps_two_indexes_from_verifying():
+    # Crossref and OpenAlex hold the work by its DOI, but PubMed, the one registry of PMIDs, knows no such PMID:
+    # the citation gives a wrong identifier, so it is not the work as cited.
+    empty = httpx.Response(200, content=b"<?xml version='1.0'?><PubmedArticleSet></PubmedArticleSet>",
+                           headers={"content-type": "text/xml"})
+    verdicts = verify_citation(serve(crossref_adak(), openalex_adak(), empty), SETTINGS, cited(PMID="99999999"))
+    assert [a.answer for a in verdicts.identity.answers] == ["found", "found", "not-found"]
+    assert verdicts.identity.verdict == "inconclusive" and not verdicts.identity.refusal_grade
+    assert "PubMed does not know PMID 99999999, which the citation gives" in verdicts.identity.reasons

@@ -5,10 +5,12 @@ its id, a DOI or a PMID; PubMed by PMID); a reference with no identifier the ind
 its title instead. What comes back is compared with what is cited (title, first author, year, journal),
 and the answers make the verdicts, never a boolean:
 
-- identity: `mismatch` when an identifier resolves to another work; `verified` when two indexes or more
-  hold the work as cited and every index asked answered; `unresolvable` when every index asked answered
-  and none holds it; otherwise `inconclusive` (a source errored or was rate limited, only one index holds
-  the paper, or the work found agrees only in part), an open item for a human, never a refusal.
+- identity: `mismatch` when an identifier resolves to another work (and no index asked by it holds the work
+  as cited); `verified` when two indexes or more hold the work as cited, every index asked answered, and none
+  does not know an identifier cited; `unresolvable` when every index asked answered and none holds it;
+  otherwise `inconclusive` (a source errored or was rate limited, only one index holds the paper, the indexes
+  disagree on what an identifier names, or the work found agrees only in part), an open item for a human,
+  never a refusal.
 - status: `retracted`, `expression-of-concern` or `corrected` when any index holding the work says so
   (with the notice's identifier); `current` when every index asked answered and those holding the work list
   nothing; otherwise `inconclusive`. A failed or rate-limited lookup is never read as "not retracted".
@@ -309,9 +311,17 @@ def _unanswered(answers: list[Answer]) -> list[str]:
             "never a negative" for a in answers if not a.answered]
 
 
+def _disputed(answer: Answer, answers: list[Answer]) -> bool:
+    """Whether another index asked by the same identifier holds the work as cited under it: the indexes then
+    disagree on what the identifier names (one has merged or mislinked it), which shows no citation wrong."""
+    return any(other.asked == answer.asked and other.holds_the_work for other in answers if not other.by_title)
+
+
 def identity_verdict(record: Record, answers: list[Answer]) -> VerificationPayload:
     holding = [a for a in answers if a.agreement == "same"]
-    different = [a for a in answers if a.agreement == "different" and not a.by_title]
+    resolved_elsewhere = [a for a in answers if a.agreement == "different" and not a.by_title]
+    different = [a for a in resolved_elsewhere if not _disputed(a, answers)]
+    disputed = [a for a in resolved_elsewhere if a not in different]
     unclear = [a for a in answers if a.agreement == "unclear"]
     unanswered = _unanswered(answers)
     if different:
@@ -320,11 +330,13 @@ def identity_verdict(record: Record, answers: list[Answer]) -> VerificationPaylo
             answers)
     if not answers:
         return _payload(record, "identity", "inconclusive", ["no index could be asked for this record"], answers)
-    if len(holding) >= 2 and not unclear and not unanswered:
+    negatives = [a for a in answers if a.negative]
+    # Two indexes holding the work verify it only when no index able to hold an identifier the citation gives
+    # says it does not know it: a PMID PubMed lacks, or a DOI no agency registered, is cited wrongly.
+    if len(holding) >= 2 and not unclear and not unanswered and not disputed and not negatives:
         names = " and ".join(label(a.source) for a in holding)
         return _payload(record, "identity", "verified", [
             f"{names} hold the work as cited (title, first author and year agree)"], answers)
-    negatives = [a for a in answers if a.negative]
     if not holding and not unclear and not unanswered and len(negatives) >= 2:
         # Only identifiers that two indexes or more, each able to hold them, do not know make a work
         # unresolvable, as two must agree to verify it: a title search that finds nothing says little (a
@@ -335,6 +347,11 @@ def identity_verdict(record: Record, answers: list[Answer]) -> VerificationPaylo
             answers)
     reasons = unanswered + [f"{label(a.source)} holds a work that agrees only in part: {'; '.join(a.details)}"
                             for a in unclear]
+    reasons += [f"the indexes disagree on what {a.asked} names: {label(a.source)} resolves it to another work "
+                f"({'; '.join(a.details)}), where another index holds the work as cited under it; a human decides "
+                "which is right" for a in disputed]
+    if holding or unclear:
+        reasons += [f"{label(a.source)} does not know {a.asked}, which the citation gives" for a in negatives]
     if len(holding) == 1 and not unclear:
         reasons.append(f"only one index holds the paper ({label(holding[0].source)})" if len(answers) > 1 else
                        f"only one index was asked ({label(holding[0].source)}): a second must hold the work as "
