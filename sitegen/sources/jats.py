@@ -36,9 +36,17 @@ XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
 LINKS = ("ext-link", "uri")
 
 # Never part of a paragraph: blocks that are not running text (references, tables, figures,
-# supplements, scripts) and inline pieces that are not words (graphics, formulae).
+# supplements, footnotes, scripts) and inline pieces that are not words (graphics, formulae). A footnote
+# set inside a paragraph (<fn>) would otherwise split the sentence it is attached to.
 LEFT_OUT = frozenset({"ref-list", "table-wrap", "table-wrap-group", "fig", "fig-group", "supplementary-material",
-                      "script", "style", "inline-graphic", "tex-math", "{http://www.w3.org/1998/Math/MathML}math"})
+                      "fn", "fn-group", "script", "style", "inline-graphic", "tex-math",
+                      "{http://www.w3.org/1998/Math/MathML}math"})
+# Blocks a paragraph may hold (a list's items, a quotation, a displayed formula): each is set apart from the
+# words around it, as it is shown, so that XML written without whitespace between them (<list-item><p>one</p>
+# </list-item><list-item><p>two</p>…) never runs two words into one ("onetwo").
+BLOCKS = frozenset({"p", "list", "list-item", "def-list", "def-item", "term", "def", "disp-quote", "boxed-text",
+                    "disp-formula", "statement", "speech", "verse-group", "verse-line", "title", "label", "attrib",
+                    "preformat", "code", "address", "array"})
 
 
 class Paragraph(BaseModel):
@@ -156,8 +164,8 @@ def _walk(element: etree._Element, path: list[str]) -> Iterator[tuple[list[str],
 
 def paragraph_text(element: etree._Element) -> str:
     """The words of a paragraph: its text and its children's, without LEFT_OUT pieces (whose tails, the
-    text after them, stay), comments or processing instructions; an empty link as its address (as it is
-    shown); NFC, whitespace collapsed."""
+    text after them, stay), comments or processing instructions; each of its BLOCKS set apart by a space; an
+    empty link as its address (as it is shown); NFC, whitespace collapsed."""
     parts: list[str] = []
 
     def visit(node: etree._Element) -> None:
@@ -166,9 +174,12 @@ def paragraph_text(element: etree._Element) -> str:
             if isinstance(child, etree._Entity):  # a named entity left unexpanded: the character it names
                 parts.append(html.unescape(child.text or ""))
             elif isinstance(child.tag, str) and child.tag not in LEFT_OUT:
+                apart = " " if child.tag in BLOCKS else ""
+                parts.append(apart)
                 visit(child)
                 if child.tag in LINKS and not len(child) and not (child.text or "").strip():
                     parts.append(child.get(XLINK_HREF) or "")  # an empty link reads as its address
+                parts.append(apart)
             parts.append(child.tail or "")
     visit(element)
     # XML holds no C0 control character, but DEL and the C1 ones it does: no record or passage holds them.
