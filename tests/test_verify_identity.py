@@ -357,14 +357,17 @@ def test_indexes_disagreeing_on_what_one_doi_names_is_an_open_item_not_a_mismatc
     assert verify_citation(serve(crossref_adak(), typo), SETTINGS, cited()).identity.verdict == "verified"
 
 
-def test_a_doi_every_index_resolves_to_another_work_or_a_notice_is_still_a_mismatch():
-    notice_title = "Retraction Note to: " + ADAK_TITLE
+@pytest.mark.parametrize("opening", ["Retraction Note to: ", "Expression of Concern: "])
+def test_a_doi_every_index_resolves_to_a_notice_is_still_a_mismatch_named_as_the_notice_it_is(opening):
+    notice_title = opening + ADAK_TITLE
     work = json.loads(body("crossref/crossref_work_10.1023_a_1007154515475.json"))
     work["message"]["title"] = [notice_title]
     verdicts = verify_citation(serve(json_response(json.dumps(work)), openalex_adak_titled(notice_title)),
                                SETTINGS, cited())
     assert verdicts.identity.verdict == "mismatch" and verdicts.identity.refusal_grade
-    assert "retraction notice" in verdicts.identity.reasons[0]
+    # notice_kind groups withdrawals and expressions of concern with retractions: the words say so, never
+    # calling an expression of concern a retraction notice
+    assert "it is a notice (retraction, withdrawal or expression of concern)" in verdicts.identity.reasons[0]
 
 
 def test_a_pmid_pubmed_does_not_know_keeps_two_indexes_from_verifying():

@@ -161,6 +161,10 @@ def _unmarked(record: Record) -> Record:
 NOTICE_TYPES = ("retraction-notice", "retraction of publication", "published erratum")
 
 
+# notice_kind's kinds in words: its "retraction" is a withdrawal's or an expression of concern's notice too.
+NOTICE_WORDS = {"retraction": "retraction, withdrawal or expression of concern", "erratum": "correction"}
+
+
 def notice(record: Record) -> str:
     """The kind of notice a record is ("retraction", "erratum", ...), told by its title or an unambiguous
     publication type; "" for a work."""
@@ -181,7 +185,7 @@ def agreement(cited: Record, found: Record) -> tuple[Agreement, list[str]]:
     details = [f"title similarity {score:.0f}/100"]
     if notice(cited) != notice(found):
         kind = notice(found)
-        return "different", [f"it is {'a ' + kind + ' notice' if kind else 'a work, not a notice'}: "
+        return "different", [f"it is {f'a notice ({NOTICE_WORDS.get(kind, kind)})' if kind else 'a work, not a notice'}: "
                              f"{_describe(found)}"]
     problems = _discrepancies(a, b)
     if score < UNRELATED_TITLE and not (not problems and a.authors and b.authors and a.year is not None
@@ -391,9 +395,8 @@ def status_verdict(record: Record, answers: list[Answer]) -> VerificationPayload
             return _payload(record, "status", STATUS_OF_UPDATE[kind], [reason for reason, _ in notices[kind]],
                             answers, doi)
     if kind := notice(record):
-        named = {"retraction": "retraction, withdrawal or expression of concern", "erratum": "correction"}
         return _payload(record, "status", "inconclusive", [
-            f"the record cited is itself a notice ({named.get(kind, kind)}): a human decides whether the notice "
+            f"the record cited is itself a notice ({NOTICE_WORDS.get(kind, kind)}): a human decides whether the notice "
             "or the work it is about is meant"], answers)
     unanswered = _unanswered(answers)
     if unanswered:
