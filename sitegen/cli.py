@@ -740,9 +740,10 @@ def verify(directory: Path, at: str | None, mode: str, bib: Path | None, encodin
 @AT
 @click.option("--format", "format", type=click.Choice(get_args(Format)),
               help="Format of every FILE [default: by its suffix, else by its content].")
-@click.option("--source", metavar="NAME", help="Where the records come from: a provider sitegen knows (pubmed, "
-              "openalex, ...) or a database or route by name (Embase, Citation searching) [default: the database "
-              "the export names, else the file's name].")
+@click.option("--source", "sources", metavar="NAME", multiple=True, help="Where the records come from: a provider "
+              "sitegen knows (pubmed, openalex, ...) or a database or route by name (Embase, Citation searching); "
+              "once for every FILE, or once per FILE in their order (each file's import event its own source and "
+              "method, all one run) [default: the database the export names, else the file's name].")
 @click.option("--method", type=click.Choice(["database", "other"]), help="PRISMA route: identification from "
               "databases and registers, or other methods [default: database when the source is a provider sitegen "
               "knows, a bibliographic database by name (Embase, Scopus, Web of Science, CINAHL, PsycINFO...), a "
@@ -757,24 +758,25 @@ def verify(directory: Path, at: str | None, mode: str, bib: Path | None, encodin
               "[default: UTF-8, or UTF-16 by its byte-order mark].")
 @click.option("--columns", metavar="FIELD=COLUMN,...", callback=_column_mapping, help=COLUMNS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the import as JSON.")
-def import_command(directory: Path, files: tuple[Path, ...], at: str, format: Format | None, source: str | None,
+def import_command(directory: Path, files: tuple[Path, ...], at: str, format: Format | None, sources: tuple[str, ...],
                    method: str | None, description: str | None, seen: str | None, skip_bad: bool,
                    encoding: str | None, columns: dict[str, str] | None, as_json: bool) -> None:
     """Import reference files (RIS, BibTeX, records CSV, ...) into DIRECTORY's records.
 
     Records are folded in by identity as `update` folds in a search's results; one `import` event per file
-    records its name, hash and counts. A file or entry that cannot be read stops the import with FILE:LINE
+    records its name, hash, source and counts (the files of one command are one run in PRISMA). A file or entry that cannot be read stops the import with FILE:LINE
     and nothing is written, unless --skip-bad.
 
     Example:
 
     \b
       sitegen import reviews/my-review embase-export.ris --source Embase --at 2026-06-01T00:00:00Z
+      sitegen import reviews/my-review embase.ris medline.nbib --source Embase --source MEDLINE --at 2026-06-01T00:00:00Z
     """
     from sitegen.living.imports import report
 
     _remember(directory)
-    result = commands.import_files(directory, list(files), at, format, source, method, description, seen,
+    result = commands.import_files(directory, list(files), at, format, list(sources) or None, method, description, seen,
                                    skip_bad, encoding, columns)
     click.echo(json.dumps(result.summary(), indent=2, ensure_ascii=False) if as_json else report(result), nl=False)
 

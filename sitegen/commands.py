@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -381,7 +381,8 @@ def update(root: Path, at: str, mode: str = "live", settings: SourceSettings | N
         return living_update.update(workspace.review, at, mode, settings, progress, transport)
 
 
-def import_files(root: Path, paths: list[Path], at: str, format: Format | None = None, source: str | None = None,
+def import_files(root: Path, paths: list[Path], at: str, format: Format | None = None,
+                 source: str | Sequence[str] | None = None,
                  method: str | None = None, description: str | None = None, seen: str | None = None,
                  skip_bad: bool = False, encoding: str | None = None, columns: dict[str, str] | None = None):
     from sitegen.living.imports import import_files as living_import

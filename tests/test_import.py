@@ -297,6 +297,79 @@ def test_a_source_spelled_otherwise_in_case_or_spacing_is_counted_as_an_earlier_
     assert list(prisma(sitegen, review)["identified_by_source"]) == ["Embase"]  # one box, not two
 
 
+def test_one_command_gives_each_file_its_own_source_and_method_in_one_run(sitegen, tmp_path):
+    # Embase and MEDLINE searched the same day, plus citation searching: exports that do not name their database,
+    # each given its source in the order of the files. One time, so one run; each file its own event and box.
+    records = list(held(EXAMPLE).records.values())
+    files = [tmp_path / "embase.csv", tmp_path / "medline.csv", tmp_path / "citations.csv"]
+    for file, chunk in zip(files, (records[:4], records[2:7], records[10:12]), strict=True):
+        file.write_text(export(chunk, True), encoding="utf-8")
+    review = new_review(sitegen, tmp_path)
+    result = import_json(sitegen, review, *files, "--at", FIRST, "--source", "Embase", "--source", "MEDLINE",
+                         "--source", "Citation searching")
+    assert [(item["source"], item["method"]) for item in result["files"]] == [
+        ("Embase", "database"), ("MEDLINE", "database"), ("Citation searching", "other")]
+    assert [(event["source"], event["method"], event["file"]["name"]) for event in imports(review)] == [
+        ("Embase", "database", "embase.csv"), ("MEDLINE", "database", "medline.csv"),
+        ("Citation searching", "other", "citations.csv")]
+    counts = prisma(sitegen, review)
+    (run,) = counts["runs"]  # one time, one run
+    assert run["returned_by_source"] == {"Embase": 4, "MEDLINE": 5}
+    assert run["identified_by_source"] == {"Embase": 4, "MEDLINE": 5}
+    assert run["identified_other_by_source"] == {"Citation searching": 2}
+    assert counts["identified_by_source"] == {"Embase": 4, "MEDLINE": 5} and counts["identified_databases"] == 9
+    assert counts["duplicates_removed"] == 2  # the two works both databases hold, counted once
+
+
+def test_a_source_per_file_spelled_as_one_before_it_is_counted_as_that_one(sitegen, tmp_path):
+    records = list(held(EXAMPLE).records.values())
+    first, second = tmp_path / "a.csv", tmp_path / "b.csv"
+    first.write_text(export(records[:2], True), encoding="utf-8")
+    second.write_text(export(records[2:4], True), encoding="utf-8")
+    review = new_review(sitegen, tmp_path)
+    result = import_json(sitegen, review, first, second, "--at", FIRST, "--source", "Embase", "--source", "EMBASE")
+    assert [item["source"] for item in result["files"]] == ["Embase", "Embase"]
+    assert "--source 'EMBASE' is counted as 'Embase'" in " ".join(result["files"][1]["warnings"])
+    assert not result["files"][0]["warnings"]
+    assert prisma(sitegen, review)["identified_by_source"] == {"Embase": 4}  # one box, not two
+
+
+@pytest.mark.parametrize("sources", [2, 4])
+def test_sources_neither_once_nor_one_per_file_are_refused_with_nothing_written(sitegen, tmp_path, sources):
+    records = list(held(EXAMPLE).records.values())
+    files = [tmp_path / f"export{n}.csv" for n in range(3)]
+    for n, file in enumerate(files):
+        file.write_text(export(records[n:n + 1], True), encoding="utf-8")
+    review = new_review(sitegen, tmp_path)
+    before = tree_bytes(review)
+    code, out, err = sitegen("import", review, *files, "--at", FIRST,
+                             *(arg for n in range(sources) for arg in ("--source", f"Database {n}")))
+    assert code == 2 and out == ""
+    assert f"'--source': is given {sources} times for 3 files" in err and "once per file" in err
+    assert "nothing was read or written" in err
+    assert tree_bytes(review) == before
+
+
+def test_a_source_given_once_is_every_files_source(sitegen, tmp_path):
+    records = list(held(EXAMPLE).records.values())
+    first, second = tmp_path / "a.csv", tmp_path / "b.csv"
+    first.write_text(export(records[:2], True), encoding="utf-8")
+    second.write_text(export(records[2:5], True), encoding="utf-8")
+    review = new_review(sitegen, tmp_path)
+    result = import_json(sitegen, review, first, second, "--at", FIRST, "--source", "Scopus")
+    assert [(item["source"], item["method"]) for item in result["files"]] == [("Scopus", "database")] * 2
+    assert prisma(sitegen, review)["identified_by_source"] == {"Scopus": 5}
+
+
+def test_a_file_given_twice_with_two_sources_is_imported_once_under_the_first(sitegen, tmp_path):
+    file = tmp_path / "a.csv"
+    file.write_text(export(list(held(EXAMPLE).records.values())[:2], True), encoding="utf-8")
+    review = new_review(sitegen, tmp_path)
+    result = import_json(sitegen, review, file, file, "--at", FIRST, "--source", "Embase", "--source", "MEDLINE")
+    assert [item["source"] for item in result["files"]] == ["Embase"]
+    assert "imported once, under 'Embase', the source given with it first" in result["repeated_files"][0]
+
+
 def test_into_the_example_review_marking_its_saved_search_seen(sitegen, example_copy, tmp_path):
     records = list(held(EXAMPLE).records.values())[:25]
     export_file = tmp_path / "export.csv"

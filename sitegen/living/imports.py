@@ -8,8 +8,9 @@ transaction: one `import` event per file (its name, hash, format and counts), re
 duplicates.csv and, when asked, a saved search's `seen_ids` (only grows, in file order).
 
 The files of one command share its time, so PRISMA takes them for one run: a record two files hold
-is identified by both and counted once. Each entry is an identification (the event keeps each entry's
-record id under the database the entry names), so a record a file holds twice is a duplicate removed; a file
+is identified by both and counted once. Each file has its own source when one is given per file (two
+databases searched the same day whose exports do not name them), and its own method by it. Each entry is an
+identification (the event keeps each entry's record id under the database the entry names), so a record a file holds twice is a duplicate removed; a file
 given twice (or two copies of one) is imported once, with a warning. An imported record is handed to reviewers by its import
 event (`in_review`); it forms no screening batch, but is ranked with the other records imported outside one
 (`screen rank --imported`) and is a new record of the digest of the week it was first imported in. PRISMA counts it under "identification from
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -63,10 +65,10 @@ def _as_named_before(review: Review, source: str | None) -> str | None:
     spacing ("EMBASE" after "Embase"), else `source`."""
     if source is None:
         return None
-    folded = " ".join(source.casefold().split())
+    folded = _folded(source)
     earlier = (name for payload in review.payloads if isinstance(payload, ImportPayload)
                for name in (payload.source, *(payload.file.entry_ids or () if payload.file else ())))
-    return next((name for name in earlier if " ".join(name.casefold().split()) == folded), source)
+    return next((name for name in earlier if _folded(name) == folded), source)
 
 
 @dataclass(frozen=True)
@@ -137,44 +139,45 @@ class _Read:
     skipped: list[Skipped]
     warnings: list[str]
     database: str  # the one database the export's entries name, else ""
+    source: str | None  # the source the caller gave for this file (None: the export's database, else its name)
 
 
 def import_files(review: Review, paths: list[Path], at: str, format: Format | None = None,
-                 source: str | None = None, method: Method | None = None, description: str | None = None,
-                 seen: str | None = None, skip_bad: bool = False, encoding: str | None = None,
-                 columns: dict[str, str] | None = None) -> ImportResult:
+                 source: str | Sequence[str] | None = None, method: Method | None = None,
+                 description: str | None = None, seen: str | None = None, skip_bad: bool = False,
+                 encoding: str | None = None, columns: dict[str, str] | None = None) -> ImportResult:
     """Import reference files into the review at the caller-supplied time `at` (see the module docstring).
 
     `source` names where the records come from (a registry provider, or a database such as "Embase"; by default
-    the database the export's entries name, else the file's name); `method` is "database" by default when the
-    source is a registry provider or the database the export names, "other" otherwise."""
+    the database the export's entries name, else the file's name): one name for every file, or one name per file
+    in the order of `paths` (two databases searched the same day whose exports do not name them); `method` is
+    "database" by default when a file's source is a registry provider or the database the export names, "other"
+    otherwise (each file's by its own source)."""
     # Kept on the ledger for good and shown in PRISMA: checked before any file is read.
-    source = given_text(source, "--source", MAX_SOURCE) if source is not None else None
+    sources = _sources_by_file(paths, source)
     description = given_text(description, "--description", MAX_DESCRIPTION) if description is not None else None
     seen = given_search_id(seen, "--seen") if seen is not None else None
     require_lock(review)
     check_run_time(review, at)
-    source = _provider(source) or source
-    # The source as earlier imports spell it: PRISMA counts a source by its name ("EMBASE" beside "Embase": two boxes)
-    respelled = [] if (before := _as_named_before(review, source)) == source else [
-        f"--source {source!r} is counted as {before!r}, as an earlier import names it"]
-    source = before
+    by_file = _as_named(review, sources)
     if seen is not None and seen not in review.searches:
         raise SitegenError(f"--seen {seen!r}: {shown_path(review.root)} has no saved search of that id "
                            f"({', '.join(sorted(review.searches)) or 'it has none'})")
     read: list[_Read] = []
     skipped_files: list[Skipped] = []
     repeated: list[str] = []
-    for path in paths:
+    for path, (source, respelled) in zip(paths, by_file, strict=True):
         # One file given twice (by two spellings of its path, or two copies of one export) is imported once:
-        # twice would count its entries twice in PRISMA.
-        if any(path.resolve() == item.path.resolve() for item in read):
-            repeated.append(f"{shown_path(path)}: given more than once; imported once")
+        # twice would count its entries twice in PRISMA. Under the source given first: one export is of one source.
+        if first := next((item for item in read if path.resolve() == item.path.resolve()), None):
+            repeated.append(f"{shown_path(path)}: given more than once; imported once{_under(first, source)}")
             continue
         try:
             item = _read(path, format, encoding, source, skip_bad, columns)
+            item.warnings[:0] = respelled
             if first := next((earlier for earlier in read if earlier.sha256 == item.sha256), None):
-                repeated.append(f"{shown_path(path)}: the same content as {shown_path(first.path)}; imported once")
+                repeated.append(f"{shown_path(path)}: the same content as {shown_path(first.path)}; imported "
+                                f"once{_under(first, source)}")
                 continue
             read.append(item)
         except ReferenceProblem as problem:
@@ -211,7 +214,8 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
             if record_id not in known and work not in known:
                 new.append(record_id)
             known.update((record_id, work))
-        item.warnings.extend([*respelled, *_one_record(entry_ids, item.lines)])
+        source = item.source
+        item.warnings.extend(_one_record(entry_ids, item.lines))
         if any(item.databases) and not all(item.databases):
             item.warnings.append(f"{sum(not name for name in item.databases)} entries name no database while "
                                  "others do; they are counted under " + repr(source or item.database or item.name)
@@ -255,6 +259,47 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
     return result
 
 
+def _sources_by_file(paths: list[Path], source: str | Sequence[str] | None) -> list[str | None]:
+    """The source each file of `paths` is imported from, as given: one for every file, or one per file in their
+    order (each checked as text the ledger keeps); OptionInvalid for any other count, before any file is read:
+    which file is which database cannot be guessed."""
+    given = [source] if isinstance(source, str) else list(source or ())
+    checked = [given_text(name, "--source", MAX_SOURCE) for name in given]
+    if len(checked) > 1 and len(checked) != len(paths):
+        raise OptionInvalid("--source", f"is given {len(checked)} times for {_counted(len(paths), 'file', 'files')}: "
+                                        "give it once (every file's source) or once per file, in the order of the "
+                                        "files; nothing was read or written")
+    return checked * len(paths) if len(checked) == 1 else checked or [None] * len(paths)
+
+
+def _folded(name: str) -> str:
+    return " ".join(name.casefold().split())
+
+
+def _as_named(review: Review, sources: list[str | None]) -> list[tuple[str | None, list[str]]]:
+    """Each file's source as PRISMA will count it, with the warning saying so when it is not as given: a provider
+    by its name ("PubMed" is pubmed), else as an earlier import, or a file before it in this command, spells it
+    (PRISMA counts a source by its name: "EMBASE" beside "Embase" would be two boxes)."""
+    named: list[tuple[str | None, list[str]]] = []
+    for given in sources:
+        source = _provider(given) or given
+        if source is None:
+            named.append((None, []))
+            continue
+        where, spelled = "an earlier import names it", _as_named_before(review, source)
+        if spelled == source:
+            where, spelled = "a file before it names it", next(
+                (name for name, _ in named if name is not None and _folded(name) == _folded(source)), source)
+        named.append((spelled, [] if spelled == source else [f"--source {source!r} is counted as {spelled!r}, as {where}"]))
+    return named
+
+
+def _under(first: _Read, source: str | None) -> str:
+    """What a repeated file's message says of the source it is imported under, when it was given another (sources
+    differ only when one is given per file, so the first has one)."""
+    return "" if source == first.source else f", under {first.source!r}, the source given with it first"
+
+
 def _one_record(entry_ids: list[str], lines: list[int]) -> list[str]:
     """Warnings naming the entries of one file that are one record (by a shared identifier or content key)."""
     at: dict[str, list[int]] = {}
@@ -295,7 +340,7 @@ def _read(path: Path, format: Format | None, encoding: str | None, source: str |
     # The name as the ledger keeps it and the site shows it: a file's name need not be UTF-8 nor printable text,
     # which every field of the ledger is: such a name is kept as messages show it (quoted, escaped).
     return _Read(path, shown_path(path.name), hashlib.sha256(data).hexdigest(), chosen or "unknown", len(entries) + len(unread),
-                 records, databases, lines, skipped, warnings, named.pop() if len(named) == 1 else "")
+                 records, databases, lines, skipped, warnings, named.pop() if len(named) == 1 else "", source)
 
 
 def _provider(name: str | None) -> Source | None:
