@@ -180,7 +180,6 @@ def test_other_databases_operators_are_an_error_not_words_to_search_for(query, p
         # Cochrane Library (CENTRAL) and Embase.com.
         ('("heart attack" OR "myocardial infarction"):ti,ab,kw', "field", 44, 53,
          ":ti,ab,kw is a Cochrane Library or Embase field suffix"),
-        ("randomi?ed AND trial", "wildcard", 8, 9, "? in randomi?ed is a wildcard or truncation"),
         ("aspirin OR 'heart attack'/exp", "quote", 12, 13, "' in 'heart is Embase's quote for a phrase"),
         ("aspirin OR attack'/exp", "field", 19, 23, "/exp in attack'/exp is the mark of a subject heading"),
         ("aspirin OR infarction':ti,ab", "field", 23, 29, ":ti,ab in infarction':ti,ab is a Cochrane Library or Embase"),
@@ -205,8 +204,30 @@ def test_words_like_other_databases_syntax_stay_words():
     # a word before a group, and a ratio, are words: only a Scopus field's name touching its '(' is the field
     assert parse_query("key (words) OR=1.5 HR=0.8") == And(
         (Term("key"), Term("words"), Term("OR=1.5"), Term("HR=0.8")))
-    assert parse_query('"attack.tw." "Infarction/" "randomi?ed" "child$" ":ti,ab"') == And(
-        tuple(Term(text, phrase=True) for text in ("attack.tw.", "Infarction/", "randomi?ed", "child$", ":ti,ab")))
+    assert parse_query('"attack.tw." "Infarction/" "child$" ":ti,ab"') == And(
+        tuple(Term(text, phrase=True) for text in ("attack.tw.", "Infarction/", "child$", ":ti,ab")))
+
+
+@pytest.mark.parametrize(("query", "position", "word"), [
+    ("randomi?ed AND trial", 8, "randomi?ed"),
+    # Providers drop a '?' from a phrase too: "canc? therapy" searched for "canc therapy".
+    ('"canc? therapy"', 6, "canc?"),
+    ('sleep AND title:"behavio?r change"', 25, "behavio?r"),
+    ('"wom?n"', 5, "wom?n"),
+    ('"canc?"', 6, "canc?"),  # a phrase of one word is no question
+    ('"is it safe?" AND "tumo?r"', 24, "tumo?r"),
+])
+def test_a_question_mark_wildcard_is_an_error_in_quotes_or_not(query, position, word):
+    with pytest.raises(QuerySyntaxError, match=re.escape(f"? in {word} is a wildcard (Cochrane's ?")) as caught:
+        parse_query(query)
+    assert (caught.value.code, caught.value.position, caught.value.end) == ("wildcard", position, position + 1)
+    assert "write out each form of the word" in str(caught.value)
+
+
+def test_a_question_mark_that_is_punctuation_in_a_phrase_is_text():
+    assert parse_query('"is it safe?"') == Term("is it safe?", phrase=True)
+    assert parse_query('title:"est-ce sûr ?" OR "sûr ? une revue"') == Or(
+        (Term("est-ce sûr ?", "title", True), Term("sûr ? une revue", phrase=True)))
 
 
 def test_error_messages_say_what_to_do():
@@ -290,10 +311,11 @@ _FIELDS = st.sampled_from([None, "title", "abstract", "author"])
 def terms(draw) -> Term:
     field = draw(_FIELDS)
     if draw(st.booleans()):
-        # A phrase holds any character but '*', which the grammar refuses even in quotes (PubMed truncates there).
+        # A phrase holds any character but '*' and '?', wildcards the grammar refuses even in quotes (PubMed
+        # truncates at '*' there; a '?' is refused unless it is plainly a question mark).
         # Its words are one space apart, as the parser reads them, and one of them has a letter or a digit.
         phrases = st.text(_PHRASE_CHARS, min_size=1, max_size=10).map(lambda p: " ".join(p.split())).filter(
-            lambda p: "*" not in p and any(char.isalnum() for char in p))
+            lambda p: "*" not in p and "?" not in p and any(char.isalnum() for char in p))
         return Term(draw(phrases), field, True)
     words = st.text(_WORD_CHARS, min_size=1, max_size=8)
     if field is None:  # a bare all-fields word must not read as an operator or a field prefix
@@ -554,7 +576,8 @@ def test_crossref_refuses_what_it_would_search_as_any_of_the_words(query, messag
 
 
 @pytest.mark.parametrize(("query", "position"), [("child* AND sleep", 6), ('sleep "e-cigarette*"', 19),
-                                              ('title:"smok*"', 12), ("a OR author:Sm*th", 15)])
+                                              ('title:"smok*"', 12), ("a OR author:Sm*th", 15),
+                                              ('"heart attack*"', 14)])
 def test_truncation_is_an_error_naming_where_it_stands(query, position):
     # Each provider refused the query, five messages with no position; PubMed truncates even inside quotes.
     with pytest.raises(QuerySyntaxError, match=r"\* is a truncation wildcard in some providers") as caught:

@@ -13,7 +13,9 @@ follows them; AND, OR and NOT (upper case only) bind NOT > AND > OR, two
 operands side by side mean AND, and parentheses group. Other providers' syntax
 outside quotes (PubMed's [tiab] field tags, arXiv's ANDNOT, the lowercase or
 and proximity operators of Ovid and Cochrane strategies, their field suffixes,
-subject headings and wildcards) is an error, not text to search for.
+subject headings and wildcards) is an error, not text to search for; the
+wildcards * and ? are errors inside quotes too, as providers would drop or
+apply them there (a ? plainly a question mark, "is it safe?", is text).
 """
 
 from __future__ import annotations
@@ -60,9 +62,15 @@ _OTHER_TERM_SYNTAX = (
      "'heading'/exp), which sitegen's grammar cannot search"),
     (re.compile(r"^'(?=[^\W\d_])"), "quote", "Embase's quote for a phrase (or a curly ‘ pasted from a document); "
      'sitegen\'s phrases are in double quotes, "heart attack"'),
-    (re.compile(r"[?$]"), "wildcard", "a wildcard or truncation (Cochrane's ?, Ovid's $ and ?), which sitegen's grammar "
-     "has not: write out each form of the word"),
+    (re.compile(r"[$]"), "wildcard", "a wildcard or truncation (Ovid's $), which sitegen's grammar has not: write "
+     "out each form of the word"),
 )
+# Cochrane's and Ovid's wildcard for a character within a word (randomi?ed, wom?n, canc?). Providers drop a '?'
+# from the text they search, in quotes or not, so "canc? therapy" searched for "canc therapy": it is refused in a
+# phrase too, unless it is plainly a question mark (see _question_mark).
+_WILDCARD_REASON = ("is a wildcard (Cochrane's ?, Ovid's ?), which sitegen's grammar has not, and providers drop it "
+                    "from the text they search, in quotes too: write out each form of the word, or write the "
+                    "provider's own syntax with --native")
 
 # Scopus's fields, written before a parenthesised group (TITLE-ABS-KEY("heart attack")), and Web of Science's tags
 # before '=' (TS=("heart attack"), AU=Smith): sent as text, a search looked for the word TITLE-ABS-KEY.
@@ -199,6 +207,9 @@ def _tokens(text: str) -> list[_Token]:
             raise _error("wildcard", "* is a truncation wildcard in some providers (PubMed's even in quotes) and a "
                          "character in others, and sitegen's grammar has none: write out each form of the word, or "
                          "write the provider's own syntax with --native", star, star + 1)
+        if token.term is not None and (mark := _wildcard_mark(text, token)) is not None:
+            word = _word_around(text, mark, token)
+            raise _error("wildcard", f"? in {word} {_WILDCARD_REASON}", mark, mark + 1)
         if token.term is not None and not any(char.isalnum() for char in token.term.text):
             raise _error("term", f"{_term_text(token.term)} has no letter or digit: providers drop such a term "
                          "from a query, so the query would mean something else; delete it", token.start, token.end)
@@ -208,6 +219,37 @@ def _tokens(text: str) -> list[_Token]:
         tokens.append(token)
         index = token.end
     return tokens
+
+
+def _wildcard_mark(text: str, token: _Token) -> int | None:
+    """The index of the first '?' in a term's text that is a wildcard, or None. (No escape makes '?' another
+    character, so its index in the text is where it stands.)"""
+    for index in range(token.start, token.end):
+        if text[index] == "?" and not (token.term.phrase and _question_mark(text, index, token)):
+            return index
+    return None
+
+
+def _question_mark(text: str, index: int, token: _Token) -> bool:
+    """Whether the '?' at `index`, inside a phrase, is punctuation rather than a wildcard: one standing apart from
+    the words (French puts a space before it: "est-ce sûr ? une revue"), or one ending a phrase of several words,
+    a question ("is it safe?"). A wildcard stands in a word: "randomi?ed", "canc? therapy", and "canc?", a phrase of
+    one word, which is no question."""
+    beside = text[index - 1] + text[index + 1]
+    if not any(char.isalnum() for char in beside):
+        return True
+    ends_phrase = not text[index + 1:token.end - 1].strip()  # token.end - 1 is the closing quote
+    return ends_phrase and len(token.term.text.split()) > 1
+
+
+def _word_around(text: str, index: int, token: _Token) -> str:
+    """The run of non-space characters of `token` around `index`, to name the word a wildcard stands in."""
+    start, end = index, index + 1
+    while start > token.start and not text[start - 1].isspace() and text[start - 1] != '"':
+        start -= 1
+    while end < token.end and not text[end].isspace() and text[end] != '"':
+        end += 1
+    return text[start:end]
 
 
 def _read_token(text: str, start: int) -> _Token:
