@@ -1190,8 +1190,10 @@ def protocol_amend(directory: Path, at: str, reason: str) -> None:
     under the new version.
     """
     _remember(directory)
-    event = commands.protocol_amend(directory, at, reason)
+    event, notes = commands.protocol_amend(directory, at, reason)
     click.echo(f"protocol amended to version {event.payload['version']} (ledger event {event.seq})")
+    for sentence in notes:
+        click.echo(f"note: {sentence}", err=True)
 
 
 @cli.group()

@@ -419,7 +419,7 @@ def protocol_lock(root: Path, at: str, reason: str | None = None) -> LedgerEvent
         return protocol.lock_protocol(workspace.review, workspace.facts, at, reason)
 
 
-def protocol_amend(root: Path, at: str, reason: str) -> LedgerEvent:
+def protocol_amend(root: Path, at: str, reason: str) -> protocol.Amendment:
     # The edit being amended is exactly what check reports as "protocol-locked"; anything else must be fixed first.
     with writable(root, tolerate=frozenset({protocol.EDITED_AFTER_LOCK})) as workspace:
         return protocol.amend_protocol(workspace.review, workspace.facts, at, reason)

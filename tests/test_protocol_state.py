@@ -111,6 +111,42 @@ def test_a_reason_an_earlier_sitegen_recorded_unchecked_stays_readable():
         assert AmendmentPayload(version=2, sha256="0" * 64, reason=reason).reason == reason
 
 
+def test_an_amendment_retiring_a_reason_decisions_give_says_where_they_are(sitegen, example):
+    # The amendment was recorded without a word: a reviewer who retired a code meaning to recode its decisions
+    # learnt of them nowhere, as check accepts them.
+    path = example / "screening" / "title-abstract" / "reviewer-a.csv"
+    lines = path.read_text().splitlines()
+    excluded = [n for n, line in enumerate(lines) if ",exclude," in line][:5]
+    for n in excluded:
+        lines[n] = lines[n].split(",")[0] + ",exclude,non-rodent,"
+    path.write_text("\n".join(lines) + "\n")
+    other = example / "screening" / "title-abstract" / "reviewer-b.csv"
+    lines = other.read_text().splitlines()
+    (single,) = [n for n, line in enumerate(lines) if ",exclude," in line][:1]
+    lines[single] = lines[single].split(",")[0] + ",exclude,no-control-group,"
+    other.write_text("\n".join(lines) + "\n")
+    code, out, _ = sitegen("check", example)
+    assert code == 0, out
+    protocol = example / "protocol.md"
+    protocol.write_text(protocol.read_text().replace("  - code: non-rodent\n    label: Non-rodent species\n", "")
+                        .replace("  - code: no-control-group\n    label: No control group tested\n", ""))
+    code, out, err = sitegen("protocol", "amend", example, "--at", "2023-05-01T00:00:00Z", "--reason", "Retired")
+    assert code == 0, out + err
+    assert "protocol amended to version 3" in out
+    places = ", ".join(f"screening/title-abstract/reviewer-a.csv:{n + 1}" for n in excluded[:3])
+    assert (f"note: 5 decisions still give the reason code 'non-rodent', which version 3 no longer defines (kept: "
+            f"they were made under version 2 or earlier): {places} and 2 more") in err
+    assert ("note: 1 decision still gives the reason code 'no-control-group', which version 3 no longer defines "
+            f"(kept: it was made under version 2 or earlier): screening/title-abstract/reviewer-b.csv:{single + 1}"
+            ) in err
+    assert "error" not in err
+    # A code retired that no decision gives needs no note.
+    protocol.write_text(protocol.read_text().replace("  - code: not-primary-english\n    label: Not primary "
+                                                     "literature in English\n", ""))
+    code, out, err = sitegen("protocol", "amend", example, "--at", "2023-05-02T00:00:00Z", "--reason", "Again")
+    assert code == 0 and "version 4" in out and "note:" not in err, out + err
+
+
 def test_an_amendment_may_retire_a_reason_earlier_decisions_gave(sitegen, example):
     # Removing a reason code from the protocol was refused for good ("unknown-reason" on each decision that gave
     # it before): the decisions stay valid, and the site names the retired reason by its label.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from typing import NamedTuple
 
 from sitegen.errors import ReviewInvalid, SitegenError
 from sitegen.living.facts import ReviewFacts
@@ -35,7 +36,12 @@ def lock_protocol(review: Review, facts: ReviewFacts, at: str, reason: str | Non
     return _record(review, at, payload, {})
 
 
-def amend_protocol(review: Review, facts: ReviewFacts, at: str, reason: str) -> LedgerEvent:
+class Amendment(NamedTuple):
+    event: LedgerEvent
+    notes: list[str]  # what the reviewer should know of the amendment, which is not wrong: see retired_in_use
+
+
+def amend_protocol(review: Review, facts: ReviewFacts, at: str, reason: str) -> Amendment:
     """Record the edits made to a locked protocol.md as an amendment, raising its version if needed."""
     reason = given_text(reason, "--reason", MAX_REASON)
     if not facts.protocol_trail:
@@ -68,7 +74,34 @@ def amend_protocol(review: Review, facts: ReviewFacts, at: str, reason: str) -> 
     # protocol.md is written again only when its version line was raised, in the form it was written in (its line
     # ends, byte-order mark and final newline): Git then shows the version line alone as changed
     raised = text != review.protocol.text
-    return _record(review, at, payload, {"protocol.md": kept_form(review.root / "protocol.md", text)} if raised else {})
+    event = _record(review, at, payload, {"protocol.md": kept_form(review.root / "protocol.md", text)} if raised else {})
+    return Amendment(event, retired_in_use(review, previous, version))
+
+
+SHOWN_PLACES = 3  # decision rows named in a note; the rest are counted
+
+
+def retired_in_use(review: Review, previous: ProtocolLockPayload, version: int) -> list[str]:
+    """A note for each exclusion reason code that version `previous` defined, the amended protocol no longer does,
+    and decisions still give, naming where. The decisions stay as they are (they were made under an earlier
+    version, and `check` accepts them), but a reviewer retiring a code may have meant to recode them."""
+    before, _ = parse_protocol(previous.text or "")
+    if before is None:
+        return []
+    kept = {reason.code for reason in review.protocol.meta.exclusion_reasons}
+    retired = [reason.code for reason in before.meta.exclusion_reasons if reason.code not in kept]
+    notes = []
+    for code in retired:
+        rows = sorted((row.path, row.line) for row in review.decisions if row.decision.reason == code)
+        if not rows:
+            continue
+        places = ", ".join(f"{path}:{line}" for path, line in rows[:SHOWN_PLACES])
+        more = f" and {len(rows) - SHOWN_PLACES} more" if len(rows) > SHOWN_PLACES else ""
+        when = f"version {previous.version}" + (" or earlier" if previous.version > 1 else "")
+        notes.append(f"{len(rows)} decision{'s' if len(rows) != 1 else ''} still give{'s' if len(rows) == 1 else ''} "
+                     f"the reason code '{code}', which version {version} no longer defines (kept: "
+                     f"{'they were' if len(rows) != 1 else 'it was'} made under {when}): {places}{more}")
+    return notes
 
 
 def _at_version(review: Review, message: str) -> ReviewInvalid:
