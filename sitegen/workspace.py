@@ -61,7 +61,8 @@ def inspect(root: Path) -> tuple[Workspace | None, list[Problem]]:
 
 
 # Problems that mean a file could not be read (to its end): its content is not known, not empty.
-UNREAD = frozenset({"encoding", "too-large", "symlink", "not-a-file"})  # a folder where the file belongs, too
+# (not-a-file: a folder where the file belongs, too; unreadable: one the system would not let sitegen read)
+UNREAD = frozenset({"encoding", "too-large", "symlink", "not-a-file", "unreadable"})
 
 
 def open_review(root: Path, tolerate: frozenset[str] = frozenset()) -> Workspace:

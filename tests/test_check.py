@@ -1350,3 +1350,27 @@ def test_a_protocol_edited_after_its_lock_says_how_to_keep_the_change_and_that_w
     code, _, err = sitegen("protocol", "amend", example_copy, "--at", "2026-01-20T00:00:00Z", "--reason", "voles too")
     assert code == 0, err
     assert "version: 3" in protocol.read_text() and sitegen("check", example_copy)[0] == 0
+
+
+@pytest.mark.parametrize("rel", [f"{TA}/reviewer-b.csv", "records.jsonl", "ledger.jsonl"])
+def test_a_file_the_system_will_not_let_be_read_is_a_problem_on_that_file(sitegen, example_copy, monkeypatch, rel):
+    # Permission denied stopped check with one error line, so --format github annotated nothing. Tests run as root,
+    # whom permissions do not stop: the file's reads (whole, or as a stream of lines) are refused instead.
+    denied = example_copy / rel
+    read_bytes, open_ = Path.read_bytes, Path.open
+
+    def refused(path: Path) -> None:
+        if path == denied:
+            raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(Path, "read_bytes", lambda path: (refused(path), read_bytes(path))[1])
+    monkeypatch.setattr(Path, "open", lambda path, *args, **kwargs: (refused(path), open_(path, *args, **kwargs))[1])
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(example_copy))
+    code, out, err = sitegen("check", example_copy)
+    assert code == 1 and not err, err
+    # Unread, its content is unknown, not empty: the files are not checked against each other.
+    assert [line.rsplit("[", 1)[-1] for line in out.splitlines()[:-1]] == ["not-checked]", "unreadable]"]
+    assert f"{rel}: error: file could not be read (Permission denied): give the user sitegen runs" in out
+    code, out, err = sitegen("check", example_copy, "--format", "github")
+    assert code == 1 and not err, err
+    assert f"::error file={rel},title=sitegen unreadable::file could not be read (Permission denied)" in out

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import codecs
+import contextlib
 import csv
 import hashlib
 import io
@@ -70,8 +71,22 @@ def walk(root: Path) -> Iterator[tuple[str, os.DirEntry]]:
                     folders.append(Path(entry.path))
 
 
+def unreadable(rel: str, error: OSError) -> Problem:
+    """The problem of a file the system would not let sitegen read (permission denied, an input/output error): a
+    problem on that file, like any other, not the end of the command, so `check` still reports the rest."""
+    advice = ": give the user sitegen runs as permission to read it" if isinstance(error, PermissionError) else ""
+    return Problem(rel, None, None, "unreadable", f"file could not be read ({error.strerror or error}){advice}")
+
+
 def _unreadable(path: Path, rel: str, limit: int) -> Problem | None:
     """Why `path` is not a regular file of at most `limit` bytes, or None when it is one."""
+    try:
+        return _not_a_small_file(path, rel, limit)
+    except OSError as error:  # a folder on its path that may not be searched
+        return unreadable(rel, error)
+
+
+def _not_a_small_file(path: Path, rel: str, limit: int) -> Problem | None:
     if path.is_symlink():
         return symlink_problem(rel)
     if not path.exists():
@@ -135,7 +150,11 @@ def read_text(path: Path, rel: str, limit: int) -> tuple[str | None, list[Proble
     refusal = _unreadable(path, rel, limit)
     if refusal is not None:
         return None, [refusal]
-    text, problem = _decode(path.read_bytes(), rel, 1)
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        return None, [unreadable(rel, error)]
+    text, problem = _decode(raw, rel, 1)
     if text is not None and problem is None and (problem := merge_conflict(text, rel)):
         return None, [problem]
     return text, [problem] if problem else []
@@ -199,29 +218,44 @@ def read_lines(path: Path, rel: str, limit: int, problems: list[Problem]) -> Ite
     if refusal is not None:
         problems.append(refusal)
         return
-    with path.open("rb") as handle:
-        first = 1  # the line each piece starts on
-        for piece in _pieces_of_lines(handle):
-            text = _piece_text(piece, first)
-            if text is None:  # a problem somewhere in it: judged line by line, to name the line
-                for lineno, raw in enumerate(_raw_lines(piece), start=first):
-                    line, problem = _judged_line(raw, rel, lineno)
-                    if problem is not None:
-                        problems.append(problem)
-                        return
-                    yield lineno, line
-            else:
-                lines = text.split("\n")
-                if piece.endswith(b"\n"):  # nothing after its last line break (a line 1 of only a BOM is a line)
-                    lines.pop()
-                for lineno, line in enumerate(lines, start=first):
-                    yield lineno, line.removesuffix("\r")
-            first += piece.count(b"\n")
+    with contextlib.closing(_pieces_of_file(path, rel, problems)) as pieces:  # closing the file when reading stops
+        yield from _lines_of_pieces(pieces, rel, problems)
+
+
+def _lines_of_pieces(pieces: Iterator[bytes], rel: str, problems: list[Problem]) -> Iterator[tuple[int, str]]:
+    """(line number, line) for each line of `pieces`, the pieces of a file, as `read_lines` reads them."""
+    first = 1  # the line each piece starts on
+    for piece in pieces:
+        text = _piece_text(piece, first)
+        if text is None:  # a problem somewhere in it: judged line by line, to name the line
+            for lineno, raw in enumerate(_raw_lines(piece), start=first):
+                line, problem = _judged_line(raw, rel, lineno)
+                if problem is not None:
+                    problems.append(problem)
+                    return
+                yield lineno, line
+        else:
+            lines = text.split("\n")
+            if piece.endswith(b"\n"):  # nothing after its last line break (a line 1 of only a BOM is a line)
+                lines.pop()
+            for lineno, line in enumerate(lines, start=first):
+                yield lineno, line.removesuffix("\r")
+        first += piece.count(b"\n")
 
 
 # A file is read in pieces of whole lines of about this size, each decoded and split at once: a call per
 # line (readline, decode) cost more than the rest of reading a record.
 _PIECE_BYTES = 1 << 20
+
+
+def _pieces_of_file(path: Path, rel: str, problems: list[Problem]) -> Iterator[bytes]:
+    """The pieces of the file at `path` (see _pieces_of_lines); when the system will not let it be opened or read
+    to its end, its problem is added to `problems` and the pieces end there."""
+    try:
+        with path.open("rb") as handle:
+            yield from _pieces_of_lines(handle)
+    except OSError as error:
+        problems.append(unreadable(rel, error))
 
 
 def _pieces_of_lines(handle: BinaryIO) -> Iterator[bytes]:
