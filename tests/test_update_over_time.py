@@ -27,6 +27,7 @@ import sitegen.living.update as update_module
 from sitegen.commands import update
 from sitegen.living.update import markdown_report
 from sitegen.sources.settings import SourceSettings
+from sitegen.text import markdown_safe
 
 FOURTH = "2026-01-26T06:00:00Z"
 
@@ -212,6 +213,7 @@ def test_a_strategy_edited_by_hand_between_runs_is_searched_as_saved_and_the_run
     assert edited.edited_since.at == FIRST and not edited.unknown_before
     assert unchanged.edited_since is None and not unchanged.unknown_before and unchanged.change() is None
     assert added.unknown_before and added.edited_since is None
+    assert result.searches[0].removed == []  # an edited strategy is known by its last run, not taken for removed
     report = markdown_report(result)
     assert "Strategies not as at the last run:" in report
     assert "which searched 'object context'" in report and "'object AND memory'" in report
@@ -230,6 +232,39 @@ def test_a_strategy_edited_by_hand_between_runs_is_searched_as_saved_and_the_run
     saved.write_text(saved.read_text().replace('"recognition"', '"recognition memory"'))
     code, _, err = sitegen("update", review, "--at", FOURTH)
     assert code == 0 and "note: watch: OpenAlex (added): the strategy was edited since its last run" in err, err
+
+
+def test_a_strategy_deleted_by_hand_between_runs_is_named_with_the_text_its_last_run_searched(sitegen, tmp_path,
+                                                                                             monkeypatch):
+    # Deleting a strategy from the saved search's file stopped its source being searched without a word: the run
+    # report read as any run's, and its reader could not tell a source searched before was no longer searched.
+    review = new_review(sitegen, tmp_path)
+    providers = Providers([work(0)], [])
+    run(review, FIRST, providers, add=True)
+    saved = review / "searches" / "watch.json"
+    data = json.loads(saved.read_text())
+    data["strategies"] = [strategy for strategy in data["strategies"] if strategy["source"] != "europepmc"]
+    saved.write_text(json.dumps(data, indent=2))
+    assert sitegen("check", review)[0] == 0  # the strategies are the reviewers' to change
+    real_open = update_module.open_fetcher
+    monkeypatch.setattr(update_module, "open_fetcher", lambda mode, snapshots, session="", transport=None:
+                        real_open("live", None, transport=httpx.MockTransport(providers)))
+    code, out, err = sitegen("update", review, "--at", SECOND, "--json", "--report", tmp_path / "report.md")
+    assert code == 0, out + err
+    [search] = json.loads(out)["searches"]
+    assert search["removed"] == [{"source": "europepmc", "label": None, "query": "cancer", "at": FIRST}]
+    assert [strategy["source"] for strategy in search["strategies"]] == ["openalex"]
+    report = (tmp_path / "report.md").read_text()
+    assert "Strategies not as at the last run:" in report
+    assert "- " + markdown_safe("Europe PMC: the strategy was removed from the saved search since its last run "
+                                f"({FIRST}, which searched 'cancer')") in report
+    assert "note: watch: Europe PMC: the strategy was removed from the saved search" in err, err
+    assert sitegen("check", review)[0] == 0
+    # Its last run is now this one, which did not search it: the next run says nothing of it.
+    code, out, err = sitegen("update", review, "--at", THIRD, "--json", "--report", tmp_path / "report.md",
+                             "--force")
+    assert code == 0 and json.loads(out)["searches"][0]["removed"] == [] and "note:" not in err, out + err
+    assert "Strategies not as" not in (tmp_path / "report.md").read_text()
 
 
 def test_a_source_failing_part_way_through_its_answer_reports_none_of_it_and_says_where_it_stopped(sitegen, tmp_path):

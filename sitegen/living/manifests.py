@@ -95,6 +95,33 @@ def strategy_runs(review: Review, search: SavedSearch) -> list[LastRun | None]:
     return found
 
 
+@dataclass(frozen=True)
+class RemovedStrategy:
+    """A strategy the search's last run searched that its saved file no longer holds (deleted by hand since): the
+    ledger's record of that run of it."""
+
+    source: str
+    label: str | None
+    query: str
+    at: str
+
+
+def removed_strategies(review: Review, search: SavedSearch) -> list[RemovedStrategy]:
+    """The strategies the search's last run searched (its retrieval events: the ledger's, never a stored copy) that
+    none of its saved strategies is known by now (`strategy_runs`), in that run's order."""
+    retrievals = [(event.ts, payload) for event, payload in zip(review.ledger, review.payloads, strict=True)
+                  if isinstance(payload, RetrievalPayload) and payload.monitor_id == search.monitor_id]
+    if not retrievals:
+        return []
+    # One run's events share its time; the latest time is the last run (whatever `last_run` was edited to).
+    last = max(parse_timestamp(ts) for ts, _ in retrievals)
+    # A saved strategy is known by the run its key names: an edited unlabelled one by the query that run searched.
+    kept = {run_key(strategy.source, strategy.label, run.query)
+            for strategy, run in zip(search.strategies, strategy_runs(review, search), strict=True) if run is not None}
+    return [RemovedStrategy(payload.source, payload.label, payload.query, ts) for ts, payload in retrievals
+            if parse_timestamp(ts) == last and run_key(payload.source, payload.label, payload.query) not in kept]
+
+
 def last_runs(review: Review, monitor_id: str) -> dict[RunKey, LastRun]:
     """`run_key` -> the latest run of each strategy of the saved search, as the ledger recorded it."""
     return {run_key(payload.source, payload.label, payload.query): LastRun(event.ts, payload.query, payload.complete)

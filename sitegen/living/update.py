@@ -23,7 +23,16 @@ from pydantic import ValidationError
 from sitegen.errors import OptionInvalid, SitegenError, shown_path
 from sitegen.living.duplicates import confirmed_duplicates
 from sitegen.living.ledger import anchor, append, check_event_time, given_search_id
-from sitegen.living.manifests import Execution, LastRun, compiled_query, manifest_bytes, run_manifest, strategy_runs
+from sitegen.living.manifests import (
+    Execution,
+    LastRun,
+    RemovedStrategy,
+    compiled_query,
+    manifest_bytes,
+    removed_strategies,
+    run_manifest,
+    strategy_runs,
+)
 from sitegen.living.merge import Decided, integrate
 from sitegen.records.citations import LABEL as CITATION_SEARCHING
 from sitegen.records.citations import strategy_repeats
@@ -75,7 +84,7 @@ class StrategyRun:
 
     def change(self) -> str | None:
         """How the strategy differs from the search's earlier runs, in words; None when it does not."""
-        name = label(self.strategy.source) + (f" ({self.strategy.label})" if self.strategy.label else "")
+        name = strategy_name(self.strategy.source, self.strategy.label)
         if self.edited_since is not None:
             return (f"{name}: the strategy was edited since its last run ({self.edited_since.at}, which searched "
                     f"{self.edited_since.query!r}); this run searched it as saved now, {self.strategy.query!r}, and "
@@ -84,6 +93,17 @@ class StrategyRun:
             return (f"{name}: no earlier run searched {self.strategy.query!r} (the strategy was added to the saved "
                     "search, or edited, since its last run); what it returned that the search had not seen is new")
         return None
+
+
+def strategy_name(source: str, strategy_label: str | None) -> str:
+    return label(source) + (f" ({strategy_label})" if strategy_label else "")
+
+
+def removal(removed: RemovedStrategy) -> str:
+    """A strategy deleted from the saved search since its last run, in words."""
+    return (f"{strategy_name(removed.source, removed.label)}: the strategy was removed from the saved search since "
+            f"its last run ({removed.at}, which searched {removed.query!r}); this run did not search it, and what "
+            "only it would find is not searched for any more")
 
 
 @dataclass
@@ -97,6 +117,13 @@ class SearchRun:
     # new works, so not reported as new, but in the batch so that they are screened if a reviewer says
     # `different` (screening passes over a confirmed duplicate).
     duplicates: list[str] = field(default_factory=list)
+    # Strategies the search's last run searched that its file no longer holds (deleted by hand since): a source
+    # the review searched before and no longer does is said, never just left out of the table.
+    removed: list[RemovedStrategy] = field(default_factory=list)
+
+    def changes(self) -> list[str]:
+        """How the strategies searched differ from those of the search's last run, a sentence each."""
+        return [change for run in self.strategies if (change := run.change())] + [removal(r) for r in self.removed]
 
     @property
     def complete(self) -> bool:
@@ -141,6 +168,8 @@ class UpdateResult:
                     if run.edited_since else None,
                     "unknown_before": run.unknown_before,
                 } for run in search.strategies],
+                "removed": [{"source": removed.source, "label": removed.label, "query": removed.query,
+                             "at": removed.at} for removed in search.removed],
             } for search in self.searches],
             "probable_duplicates": [{"first": first, "second": second, "score": round(score, 1)}
                                     for first, second, score in self.probable],
@@ -258,6 +287,7 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
     position = 0
     for search in searches:
         earlier = strategy_runs(review, search) if search.run_count else [None] * len(search.strategies)
+        removed = removed_strategies(review, search) if search.run_count else []
         runs = []
         for owner, strategy, outcome in executed:
             if owner is search:
@@ -296,7 +326,7 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
         payloads += [new_batch] if new_batch else []
         last_payload[search.monitor_id] = len(payloads) - 1
         result.searches.append(SearchRun(search.monitor_id, runs, new_batch.new_ids if new_batch else [],
-                                         new_batch.batch if new_batch else None, path, to_screen_matched))
+                                         new_batch.batch if new_batch else None, path, to_screen_matched, removed))
     transaction = Transaction(review.root)
     events = append(transaction, review, at, payloads)
     for search in searches:
@@ -375,9 +405,9 @@ def unreached(result: UpdateResult) -> list[str]:
 
 
 def changed(result: UpdateResult) -> list[str]:
-    """Sentences naming every strategy that differs from what the search's earlier runs searched."""
-    return [f"{search.monitor_id}: {change}" for search in result.searches for run in search.strategies
-            if (change := run.change())]
+    """Sentences naming every strategy that differs from what the search's earlier runs searched, or that its last
+    run searched and this one did not."""
+    return [f"{search.monitor_id}: {change}" for search in result.searches for change in search.changes()]
 
 
 def _status_cell(outcome: SourceOutcome) -> str:
@@ -418,8 +448,8 @@ def markdown_report(result: UpdateResult) -> str:
                 else label(run.strategy.source)
             lines.append(f"| {searched} | {markdown_safe(run.strategy.query)} | "
                          f"{_status_cell(run.outcome)} | {len(run.ids)} |")
-        edits = [change for run in search.strategies if (change := run.change())]
-        if edits:  # the file was edited by hand since the last run: say what was searched instead
+        edits = search.changes()
+        if edits:  # the file was edited by hand since the last run: say what was searched instead, or no more
             lines += ["", "Strategies not as at the last run:"] + [f"- {markdown_safe(edit)}" for edit in edits]
         notes = [warning for run in search.strategies if run.outcome.complete for warning in run.outcome.warnings]
         if notes:  # what a complete answer still left out (items without an identifier or a title), by name
