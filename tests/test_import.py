@@ -321,11 +321,17 @@ def test_one_command_gives_each_file_its_own_source_and_method_in_one_run(sitege
     assert counts["duplicates_removed"] == 2  # the two works both databases hold, counted once
 
 
-def test_a_source_per_file_spelled_as_one_before_it_is_counted_as_that_one(sitegen, tmp_path):
+def two_exports(tmp_path: Path, sizes: tuple[int, int]) -> tuple[Path, Path]:
+    """Two CSV exports of the example's first records, `sizes` of them each, with their identifiers."""
     records = list(held(EXAMPLE).records.values())
     first, second = tmp_path / "a.csv", tmp_path / "b.csv"
-    first.write_text(export(records[:2], True), encoding="utf-8")
-    second.write_text(export(records[2:4], True), encoding="utf-8")
+    first.write_text(export(records[:sizes[0]], True), encoding="utf-8")
+    second.write_text(export(records[sizes[0]:sum(sizes)], True), encoding="utf-8")
+    return first, second
+
+
+def test_a_source_per_file_spelled_as_one_before_it_is_counted_as_that_one(sitegen, tmp_path):
+    first, second = two_exports(tmp_path, (2, 2))
     review = new_review(sitegen, tmp_path)
     result = import_json(sitegen, review, first, second, "--at", FIRST, "--source", "Embase", "--source", "EMBASE")
     assert [item["source"] for item in result["files"]] == ["Embase", "Embase"]
@@ -351,10 +357,7 @@ def test_sources_neither_once_nor_one_per_file_are_refused_with_nothing_written(
 
 
 def test_a_source_given_once_is_every_files_source(sitegen, tmp_path):
-    records = list(held(EXAMPLE).records.values())
-    first, second = tmp_path / "a.csv", tmp_path / "b.csv"
-    first.write_text(export(records[:2], True), encoding="utf-8")
-    second.write_text(export(records[2:5], True), encoding="utf-8")
+    first, second = two_exports(tmp_path, (2, 3))
     review = new_review(sitegen, tmp_path)
     result = import_json(sitegen, review, first, second, "--at", FIRST, "--source", "Scopus")
     assert [(item["source"], item["method"]) for item in result["files"]] == [("Scopus", "database")] * 2

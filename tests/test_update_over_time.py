@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import csv
 import json
+from pathlib import Path
 
 import httpx
 from test_update import (  # noqa: F401 (no_waiting: a fixture)
@@ -191,17 +192,29 @@ def test_a_record_whose_identifiers_shift_between_runs_is_reported_new_once_and_
     assert code == 0, out + err
 
 
+def served_by(providers: Providers, monkeypatch) -> None:
+    """`sitegen update` from the command line, its providers answered by `providers` (live, never recorded)."""
+    real_open = update_module.open_fetcher
+    monkeypatch.setattr(update_module, "open_fetcher", lambda mode, snapshots, session="", transport=None:
+                        real_open("live", None, transport=httpx.MockTransport(providers)))
+
+
+def searched_once(sitegen, tmp_path: Path) -> tuple[Path, Providers, Path, dict]:
+    """A review whose saved search ran once at FIRST; its providers, the saved search's file and its data."""
+    review = new_review(sitegen, tmp_path)
+    providers = Providers([work(0)], [])
+    run(review, FIRST, providers, add=True)
+    saved = review / "searches" / "watch.json"
+    return review, providers, saved, json.loads(saved.read_text())
+
+
 def test_a_strategy_edited_by_hand_between_runs_is_searched_as_saved_and_the_run_says_so(sitegen, tmp_path,
                                                                                           monkeypatch):
     # The saved search's file is the strategy: an edit between runs is searched as it stands, verbatim. It was
     # searched silently: the run report (a pull request's body) and the command's output read as any run's,
     # though every record the new text finds beyond the old one's is reported new.
 
-    review = new_review(sitegen, tmp_path)
-    providers = Providers([work(0)], [])
-    run(review, FIRST, providers, add=True)
-    saved = review / "searches" / "watch.json"
-    data = json.loads(saved.read_text())
+    review, providers, saved, data = searched_once(sitegen, tmp_path)
     data["strategies"][0]["query"] = "object AND memory"
     data["strategies"].append({"source": "openalex", "label": "added", "query": "recognition"})
     saved.write_text(json.dumps(data, indent=2))
@@ -224,9 +237,7 @@ def test_a_strategy_edited_by_hand_between_runs_is_searched_as_saved_and_the_run
     queries = [(event["ts"], event["payload"]["query"]) for event in ledger(review) if event["type"] == "retrieval"]
     assert (FIRST, "object context") in queries and (SECOND, "object AND memory") in queries
     # The next run, with nothing edited, says nothing of it; from the command line the note is on stderr.
-    real_open = update_module.open_fetcher
-    monkeypatch.setattr(update_module, "open_fetcher", lambda mode, snapshots, session="", transport=None:
-                        real_open("live", None, transport=httpx.MockTransport(providers)))
+    served_by(providers, monkeypatch)
     code, _, err = sitegen("update", review, "--at", THIRD, "--report", tmp_path / "report.md")
     assert code == 0 and "note:" not in err and "Strategies not as" not in (tmp_path / "report.md").read_text()
     saved.write_text(saved.read_text().replace('"recognition"', '"recognition memory"'))
@@ -238,17 +249,11 @@ def test_a_strategy_deleted_by_hand_between_runs_is_named_with_the_text_its_last
                                                                                              monkeypatch):
     # Deleting a strategy from the saved search's file stopped its source being searched without a word: the run
     # report read as any run's, and its reader could not tell a source searched before was no longer searched.
-    review = new_review(sitegen, tmp_path)
-    providers = Providers([work(0)], [])
-    run(review, FIRST, providers, add=True)
-    saved = review / "searches" / "watch.json"
-    data = json.loads(saved.read_text())
+    review, providers, saved, data = searched_once(sitegen, tmp_path)
     data["strategies"] = [strategy for strategy in data["strategies"] if strategy["source"] != "europepmc"]
     saved.write_text(json.dumps(data, indent=2))
     assert sitegen("check", review)[0] == 0  # the strategies are the reviewers' to change
-    real_open = update_module.open_fetcher
-    monkeypatch.setattr(update_module, "open_fetcher", lambda mode, snapshots, session="", transport=None:
-                        real_open("live", None, transport=httpx.MockTransport(providers)))
+    served_by(providers, monkeypatch)
     code, out, err = sitegen("update", review, "--at", SECOND, "--json", "--report", tmp_path / "report.md")
     assert code == 0, out + err
     [search] = json.loads(out)["searches"]
