@@ -103,7 +103,7 @@ def text_form(text: str | None) -> TextForm:
     found = _LINE_BREAK.search(text)
     bom = text.startswith("\ufeff")
     return TextForm(found.group() if found else "\n", bom,
-                    text.endswith(("\n", "\r")) or not text.removeprefix("\ufeff"))
+                    text.endswith(("\n", "\r")) or text == "\ufeff")
 
 
 def in_form(text: str, form: TextForm) -> str:
@@ -138,15 +138,15 @@ def json_kept_form(path: Path, value: Any) -> str:
     previous = on_disk(path)
     if previous is None:
         return pretty_json(value)
+    body = previous.removeprefix("\ufeff").strip()
     try:
-        written = json.loads(previous.removeprefix("\ufeff"))
+        written = json.loads(body)
     except ValueError:
         written = None
-    ordered = _ordered_as(value, written)
-    body = previous.removeprefix("\ufeff").strip()
-    if body and not _LINE_BREAK.search(body):  # all on one line: it stays on one line
-        return in_form(json.dumps(ordered, ensure_ascii=False) + "\n", text_form(previous))
-    return in_form(json.dumps(ordered, indent=_indent(previous), ensure_ascii=False) + "\n", text_form(previous))
+    one_line = body and not _LINE_BREAK.search(body)  # all on one line: it stays on one line
+    indent = None if one_line else _indent(previous)
+    return in_form(json.dumps(_ordered_as(value, written), indent=indent, ensure_ascii=False) + "\n",
+                   text_form(previous))
 
 
 def _ordered_as(value: Any, written: Any) -> Any:
