@@ -200,25 +200,31 @@ def _tokens(text: str) -> list[_Token]:
             index += 1
             continue
         token = _read_token(text, index)
-        # PubMed truncates at '*' even inside quotes, Europe PMC only outside them, OpenAlex never: the grammar has
-        # no wildcard rather than one that means something else in each provider. (No escape makes '*' another
-        # character, so its index in the text is where it stands.)
-        if token.term is not None and (star := text.find("*", token.start, token.end)) >= 0:
-            raise _error("wildcard", "* is a truncation wildcard in some providers (PubMed's even in quotes) and a "
-                         "character in others, and sitegen's grammar has none: write out each form of the word, or "
-                         "write the provider's own syntax with --native", star, star + 1)
-        if token.term is not None and (mark := _wildcard_mark(text, token)) is not None:
-            word = _word_around(text, mark, token)
-            raise _error("wildcard", f"? in {word} {_WILDCARD_REASON}", mark, mark + 1)
-        if token.term is not None and not any(char.isalnum() for char in token.term.text):
-            raise _error("term", f"{_term_text(token.term)} has no letter or digit: providers drop such a term "
-                         "from a query, so the query would mean something else; delete it", token.start, token.end)
+        if token.term is not None:
+            _check_term(text, token)
         if len(tokens) == MAX_TOKENS:
             raise _error("complexity", f"the query has more than {MAX_TOKENS} terms, operators and parentheses",
                          token.start, token.end)
         tokens.append(token)
         index = token.end
     return tokens
+
+
+def _check_term(text: str, token: _Token) -> None:
+    """Raise QuerySyntaxError when a term holds a wildcard or nothing a provider searches for."""
+    # PubMed truncates at '*' even inside quotes, Europe PMC only outside them, OpenAlex never: the grammar has
+    # no wildcard rather than one that means something else in each provider. (No escape makes '*' another
+    # character, so its index in the text is where it stands.)
+    if (star := text.find("*", token.start, token.end)) >= 0:
+        raise _error("wildcard", "* is a truncation wildcard in some providers (PubMed's even in quotes) and a "
+                     "character in others, and sitegen's grammar has none: write out each form of the word, or "
+                     "write the provider's own syntax with --native", star, star + 1)
+    if (mark := _wildcard_mark(text, token)) is not None:
+        word = _word_around(text, mark, token)
+        raise _error("wildcard", f"? in {word} {_WILDCARD_REASON}", mark, mark + 1)
+    if not any(char.isalnum() for char in token.term.text):
+        raise _error("term", f"{_term_text(token.term)} has no letter or digit: providers drop such a term "
+                     "from a query, so the query would mean something else; delete it", token.start, token.end)
 
 
 def _wildcard_mark(text: str, token: _Token) -> int | None:
