@@ -127,8 +127,6 @@ def _names(item: dict[str, Any]) -> list[CslName]:
     return names
 
 
-
-
 # Crossref licences by the version of the work they govern, most to least telling of who may read it: the version of
 # record, a version the publisher did not name, the accepted manuscript. A "tdm" licence governs only text and data
 # mining (Elsevier and Wiley send theirs for closed articles too): it is no licence to read the work.

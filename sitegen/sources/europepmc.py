@@ -102,8 +102,6 @@ def _container(result: dict[str, Any], preprint: bool) -> str | None:
             or (plain_text(book.get("publisher")) if preprint else None))
 
 
-
-
 # Europe PMC's comment and correction links naming a notice against this work (PubMed's CommentsCorrections, as
 # "Retraction in"); "Erratum for" and "Retraction of" are on the notice itself, naming the work it is about.
 NOTICE_TYPES = {"retraction in": "retraction", "erratum in": "correction", "corrected and republished in": "correction",
