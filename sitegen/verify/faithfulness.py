@@ -61,7 +61,7 @@ def open_text(fetcher: Fetcher, settings: SourceSettings, record: Record) -> Ope
     fulltext = europepmc.fulltext(fetcher, settings, pmcid)
     hashes += fulltext.snapshot_hashes
     if fulltext.status != "ok":
-        why = "; ".join(failure_cause("Europe PMC", fulltext.status, warning) for warning in fulltext.warnings)
+        why = "; ".join(failure_cause(europepmc.PROVIDER.name, fulltext.status, warning) for warning in fulltext.warnings)
         return OpenText(None, f"Europe PMC did not answer for the full text of {pmcid} ({fulltext.status}); "
                               f"{why}".rstrip("; "), hashes)
     if not fulltext.readable:
