@@ -45,6 +45,7 @@ from sitegen.review.folder import Review
 from sitegen.review.models import ImportedFile, ImportPayload
 from sitegen.review.transaction import Transaction
 from sitegen.review.write import json_kept_form, jsonl
+from sitegen.text import counted
 
 Method = Literal["database", "other"]
 MAX_SOURCE, MAX_DESCRIPTION = 200, 2000  # characters, as ImportPayload's source and description hold
@@ -266,7 +267,7 @@ def _sources_by_file(paths: list[Path], source: str | Sequence[str] | None) -> l
     given = [source] if isinstance(source, str) else list(source or ())
     checked = [given_text(name, "--source", MAX_SOURCE) for name in given]
     if len(checked) > 1 and len(checked) != len(paths):
-        raise OptionInvalid("--source", f"is given {len(checked)} times for {_counted(len(paths), 'file', 'files')}: "
+        raise OptionInvalid("--source", f"is given {len(checked)} times for {counted(len(paths), 'file')}: "
                                         "give it once (every file's source) or once per file, in the order of the "
                                         "files; nothing was read or written")
     return checked * len(paths) if len(checked) == 1 else checked or [None] * len(paths)
@@ -356,19 +357,15 @@ def _reason(error: ValueError) -> str:
     return str(error)
 
 
-def _counted(number: int, one: str, many: str) -> str:
-    return f"{number} {one if number == 1 else many}"
-
-
 def report(result: ImportResult) -> str:
     """What the import did, for people: per file its counts, every skipped entry, then matches and pairs."""
     lines = [f"sitegen import at {result.at}"]
     for item in result.files:
         counts = item.payload.file
-        lines.append(f"- {shown_path(item.path)}: {_counted(counts.entries, 'entry', 'entries')} read ({counts.format}), "
-                     f"{counts.skipped} skipped, {_counted(counts.new, 'record', 'records')} new to the review, "
+        lines.append(f"- {shown_path(item.path)}: {counted(counts.entries, 'entry', 'entries')} read ({counts.format}), "
+                     f"{counts.skipped} skipped, {counted(counts.new, 'record')} new to the review, "
                      f"{counts.already - item.duplicates} already in it"
-                     + (f", {_counted(item.duplicates, 'duplicate', 'duplicates')} of records new in this file"
+                     + (f", {counted(item.duplicates, 'duplicate')} of records new in this file"
                         if item.duplicates else "") + "; counted as "
                      f"{f'a {kind(item.payload.source)}' if item.payload.method == 'database' else 'other methods'} "
                      f"({', '.join(counts.entry_ids or [item.payload.source])})")
