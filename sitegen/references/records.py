@@ -194,10 +194,10 @@ def _address(entry: Entry, field: str, notes: list[str]) -> str | None:
     """A web address the entry gives in `field`; any other text there (javascript:, a bare www. name) is left
     out with a note: a record links only to web addresses."""
     url = _text(entry.get(field), field, notes)
-    if url and web_address(url) is None:
+    address = web_address(url)  # as a browser reads it: a host outside ASCII in its xn-- form (see web_address)
+    if url and address is None:
         notes.append(f"{field} {url[:80]!r} {web_address_problem(url)}; left out")
-        return None
-    return web_address(url)  # as a browser reads it: a host outside ASCII in its xn-- form (see web_address)
+    return address
 
 
 def _abstract(entry: Entry, notes: list[str]) -> str | None:
