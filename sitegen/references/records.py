@@ -32,6 +32,7 @@ from sitegen.records.markup import HTML_HEADING, JATS_TITLE, labelled_sections, 
 from sitegen.records.model import (
     CONTROL_CHARACTER,
     PUBLICATION_YEARS,
+    TITLE_LIMIT,
     CslName,
     Record,
     RecordMeta,
@@ -100,8 +101,8 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
     title = plain_text(_text(entry.get("title"), "title", notes)) or ""
     if not visible_text(title):
         raise ValueError("the entry has no title")
-    if len(title) > 5000:
-        raise ValueError(f"the title is {len(title)} characters long, more than a title can be (5000)")
+    if len(title) > TITLE_LIMIT:
+        raise ValueError(f"the title is {len(title)} characters long, more than a title can be ({TITLE_LIMIT})")
     identifiers = _identifiers(entry, notes)
     authors = [_author(name) for name in author_names(_authors(_text(entry.get("author"), "author", notes)))
                if _a_name(name)]
