@@ -106,9 +106,10 @@ class RemovedStrategy:
     at: str
 
 
-def removed_strategies(review: Review, search: SavedSearch) -> list[RemovedStrategy]:
+def removed_strategies(review: Review, search: SavedSearch, runs: list[LastRun | None]) -> list[RemovedStrategy]:
     """The strategies the search's last run searched (its retrieval events: the ledger's, never a stored copy) that
-    none of its saved strategies is known by now (`strategy_runs`), in that run's order."""
+    none of its saved strategies is known by now (`runs`: `strategy_runs(review, search)`, which the caller holds
+    already), in that run's order."""
     retrievals = [(event.ts, payload) for event, payload in zip(review.ledger, review.payloads, strict=True)
                   if isinstance(payload, RetrievalPayload) and payload.monitor_id == search.monitor_id]
     if not retrievals:
@@ -117,7 +118,7 @@ def removed_strategies(review: Review, search: SavedSearch) -> list[RemovedStrat
     last = max(parse_timestamp(ts) for ts, _ in retrievals)
     # A saved strategy is known by the run its key names: an edited unlabelled one by the query that run searched.
     kept = {run_key(strategy.source, strategy.label, run.query)
-            for strategy, run in zip(search.strategies, strategy_runs(review, search), strict=True) if run is not None}
+            for strategy, run in zip(search.strategies, runs, strict=True) if run is not None}
     return [RemovedStrategy(payload.source, payload.label, payload.query, ts) for ts, payload in retrievals
             if parse_timestamp(ts) == last and run_key(payload.source, payload.label, payload.query) not in kept]
 

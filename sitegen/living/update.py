@@ -287,7 +287,7 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
     position = 0
     for search in searches:
         earlier = strategy_runs(review, search) if search.run_count else [None] * len(search.strategies)
-        removed = removed_strategies(review, search) if search.run_count else []
+        removed = removed_strategies(review, search, earlier) if search.run_count else []
         runs = []
         for owner, strategy, outcome in executed:
             if owner is search:
