@@ -167,10 +167,11 @@ def _inherited(parent: BibEntry | None) -> list[tuple[str, BibField]]:
             if (name := field.key.lower()) in INHERITED or name == "title"]
 
 
-def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str], parent: BibEntry | None = None) -> Entry:
+def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str], parent: BibEntry | None) -> Entry:
     values: dict[str, str] = {}
     own = [(field.key.lower(), field) for field in entry.fields]
-    for name, field in [*own, *(item for item in _inherited(parent) if item[0] not in dict(own))]:
+    named = {name for name, _ in own}
+    for name, field in [*own, *(item for item in _inherited(parent) if item[0] not in named)]:
         raw = _value(str(field.value), macros, undefined, field.start_line + 1)
         if LATEX_MARKUP.search(raw) and _nesting(raw) > MAX_LATEX_NESTING:
             raise ReferenceProblem(field.start_line + 1, f"field {name!r} nests its braces more than "
