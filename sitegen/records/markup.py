@@ -220,5 +220,5 @@ def labelled_sections(markup: Any, heading: re.Pattern[str]) -> Any:
         return markup
     if _ABSTRACT_HEADING.fullmatch(plain_text(first.group(1)) or "") and not plain_text(markup[:first.start()]):
         markup = markup[first.end():]
-    return heading.sub(lambda title: f" {(plain_text(title.group(1)) or '').rstrip(':.').strip()}: "
-                       if plain_text(title.group(1)) else " ", markup)
+    return heading.sub(lambda title: f" {text.rstrip(':.').strip()}: "
+                       if (text := plain_text(title.group(1))) else " ", markup)
