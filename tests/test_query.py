@@ -160,10 +160,8 @@ def test_other_providers_syntax_is_an_error_not_text_to_search_for():
     ],
 )
 def test_other_databases_operators_are_an_error_not_words_to_search_for(query, position, end, message):
-    with pytest.raises(QuerySyntaxError, match=re.escape(message)) as caught:
-        parse_query(query)
-    assert (caught.value.code, caught.value.position, caught.value.end) == ("operator", position, end)
-    assert "double quotes to search for the word" in str(caught.value)
+    refused = _refused_where_it_stands(query, "operator", position, end, message)
+    assert "double quotes to search for the word" in str(refused)
     # Quoted, the same words are text; a word that merely holds the letters is a word.
     assert parse_query('"or" "NEAR/3" "#1" orange notch') == And(
         (Term("or", phrase=True), Term("NEAR/3", phrase=True), Term("#1", phrase=True), Term("orange"), Term("notch")))
@@ -192,10 +190,16 @@ def test_other_databases_operators_are_an_error_not_words_to_search_for(query, p
     ],
 )
 def test_other_databases_term_syntax_is_an_error_not_text_to_search_for(query, code, position, end, message):
+    refused = _refused_where_it_stands(query, code, position, end, message)
+    assert "double quotes to search for" in str(refused)
+
+
+def _refused_where_it_stands(query: str, code: str, position: int, end: int, message: str) -> QuerySyntaxError:
+    """The error `query` is refused with, checked to say `message` of the span [position, end) as `code`."""
     with pytest.raises(QuerySyntaxError, match=re.escape(message)) as caught:
         parse_query(query)
     assert (caught.value.code, caught.value.position, caught.value.end) == (code, position, end)
-    assert "double quotes to search for" in str(caught.value)
+    return caught.value
 
 
 def test_words_like_other_databases_syntax_stay_words():
@@ -647,9 +651,7 @@ def test_a_pasted_phrase_compiles_as_a_phrase_for_every_provider():
     ],
 )
 def test_pasted_text_that_cannot_be_read_is_refused_where_it_stands(query, code, position, end, message):
-    with pytest.raises(QuerySyntaxError, match=re.escape(message)) as caught:
-        parse_query(query)
-    assert (caught.value.code, caught.value.position, caught.value.end) == (code, position, end)
+    _refused_where_it_stands(query, code, position, end, message)
 
 
 def test_persian_and_indic_joiners_stay_in_the_word():
