@@ -148,8 +148,9 @@ class Relevance:
         earliest = start - timedelta(weeks=PRIOR_WEEKS)
         for day, ids in self._included:
             if earliest <= day < start:
+                week = week_of(day)
                 for record_id in ids:
-                    covered[record_id] = min(covered.get(record_id, week_of(day)), week_of(day))
+                    covered[record_id] = min(covered.get(record_id, week), week)
         return covered
 
     def _prior(self, start: date | None) -> PriorIndex:
