@@ -245,7 +245,7 @@ def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProbl
             yield ReferenceProblem(line, f"{len(values)} fields where the header has {len(names)}")
             continue
         if formula := next(((name, value) for name, value in zip(written, values, strict=True)
-                            if SPREADSHEET_FORMULA.match(value)), None):
+                            if "=" in value and SPREADSHEET_FORMULA.match(value)), None):
             yield ReferenceProblem(line, f"column {formula[0]!r} holds a spreadsheet formula ({formula[1][:40]!r}), "
                                          "not the text it shows: open the file in the spreadsheet and save it as "
                                          "CSV (UTF-8), which writes each formula's value")

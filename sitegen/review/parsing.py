@@ -78,22 +78,18 @@ def unreadable(rel: str, error: OSError) -> Problem:
     return Problem(rel, None, None, "unreadable", f"file could not be read ({error.strerror or error}){advice}")
 
 
-def _unreadable(path: Path, rel: str, limit: int) -> Problem | None:
-    """Why `path` is not a regular file of at most `limit` bytes, or None when it is one."""
+def _refusal(path: Path, rel: str, limit: int) -> Problem | None:
+    """Why `path` is not a regular file of at most `limit` bytes that may be read, or None when it is one."""
     try:
-        return _not_a_small_file(path, rel, limit)
+        if path.is_symlink():
+            return symlink_problem(rel)
+        if not path.exists():
+            return Problem(rel, None, None, "missing", "file is missing")
+        if not path.is_file():
+            return Problem(rel, None, None, "not-a-file", "not a regular file (a folder, device or pipe)")
+        size = path.stat().st_size
     except OSError as error:  # a folder on its path that may not be searched
         return unreadable(rel, error)
-
-
-def _not_a_small_file(path: Path, rel: str, limit: int) -> Problem | None:
-    if path.is_symlink():
-        return symlink_problem(rel)
-    if not path.exists():
-        return Problem(rel, None, None, "missing", "file is missing")
-    if not path.is_file():
-        return Problem(rel, None, None, "not-a-file", "not a regular file (a folder, device or pipe)")
-    size = path.stat().st_size
     if size > limit:
         return Problem(rel, None, None, "too-large",
                        f"file is {size / 1e6:.1f} MB, larger than the {limit / 1e6:g} MB limit for this kind of file")
@@ -147,7 +143,7 @@ def _decode(raw: bytes, rel: str, first_line: int) -> tuple[str | None, Problem 
 
 def read_text(path: Path, rel: str, limit: int) -> tuple[str | None, list[Problem]]:
     """Read a UTF-8 text file no larger than `limit` bytes; refuse links, binary and a merge left unresolved."""
-    refusal = _unreadable(path, rel, limit)
+    refusal = _refusal(path, rel, limit)
     if refusal is not None:
         return None, [refusal]
     try:
@@ -214,7 +210,7 @@ def read_lines(path: Path, rel: str, limit: int, problems: list[Problem]) -> Ite
     or holds a NUL byte, the problem is added to `problems` and reading stops there:
     the rest of a bad file is never read.
     """
-    refusal = _unreadable(path, rel, limit)
+    refusal = _refusal(path, rel, limit)
     if refusal is not None:
         problems.append(refusal)
         return
