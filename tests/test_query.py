@@ -220,6 +220,8 @@ def test_words_like_other_databases_syntax_stay_words():
     ('"wom?n"', 5, "wom?n"),
     ('"canc?"', 6, "canc?"),  # a phrase of one word is no question
     ('"is it safe?" AND "tumo?r"', 24, "tumo?r"),
+    ('"Is exercise safe?A review"', 18, "safe?A"),  # a letter follows: inside a word
+    ('title:"behaviour canc?r therapy"', 22, "canc?r"),
 ])
 def test_a_question_mark_wildcard_is_an_error_in_quotes_or_not(query, position, word):
     with pytest.raises(QuerySyntaxError, match=re.escape(f"? in {word} is a wildcard (Cochrane's ?")) as caught:
@@ -232,6 +234,9 @@ def test_a_question_mark_that_is_punctuation_in_a_phrase_is_text():
     assert parse_query('"is it safe?"') == Term("is it safe?", phrase=True)
     assert parse_query('title:"est-ce sûr ?" OR "sûr ? une revue"') == Or(
         (Term("est-ce sûr ?", "title", True), Term("sûr ? une revue", phrase=True)))
+    # A question of several words ending before more words, as in a title pasted whole, was refused as a wildcard.
+    assert parse_query('"Is exercise safe? A review" OR title:"does it work? results of a trial"') == Or(
+        (Term("Is exercise safe? A review", phrase=True), Term("does it work? results of a trial", "title", True)))
 
 
 def test_error_messages_say_what_to_do():

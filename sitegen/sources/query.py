@@ -15,7 +15,7 @@ outside quotes (PubMed's [tiab] field tags, arXiv's ANDNOT, the lowercase or
 and proximity operators of Ovid and Cochrane strategies, their field suffixes,
 subject headings and wildcards) is an error, not text to search for; the
 wildcards * and ? are errors inside quotes too, as providers would drop or
-apply them there (a ? plainly a question mark, "is it safe?", is text).
+apply them there (a ? plainly a question mark, "is it safe?" or "is it safe? a review", is text).
 """
 
 from __future__ import annotations
@@ -238,14 +238,17 @@ def _wildcard_mark(text: str, token: _Token) -> int | None:
 
 def _question_mark(text: str, index: int, token: _Token) -> bool:
     """Whether the '?' at `index`, inside a phrase, is punctuation rather than a wildcard: one standing apart from
-    the words (French puts a space before it: "est-ce sûr ? une revue"), or one ending a phrase of several words,
-    a question ("is it safe?"). A wildcard stands in a word: "randomi?ed", "canc? therapy", and "canc?", a phrase of
-    one word, which is no question."""
+    the words (French puts a space before it: "est-ce sûr ? une revue"), or one ending a question of several
+    words, at the end of the phrase ("is it safe?") or before more words, as in a title ("Is exercise safe? A
+    review"). A wildcard stands in a word: "randomi?ed", or ends the phrase's first word, "canc?" and "canc?
+    therapy", which no question of several words ends."""
     beside = text[index - 1] + text[index + 1]
     if not any(char.isalnum() for char in beside):
         return True
-    ends_phrase = not text[index + 1:token.end - 1].strip()  # token.end - 1 is the closing quote
-    return ends_phrase and len(token.term.text.split()) > 1
+    if text[index + 1].isalnum():
+        return False  # a letter or a digit follows: the '?' is inside a word
+    opening = text.index('"', token.start)  # after a field prefix, if any
+    return len(text[opening + 1:index].split()) > 1  # the question has a word before the one the '?' ends
 
 
 def _word_around(text: str, index: int, token: _Token) -> str:
