@@ -239,6 +239,14 @@ def test_a_question_mark_that_is_punctuation_in_a_phrase_is_text():
         (Term("Is exercise safe? A review", phrase=True), Term("does it work? results of a trial", "title", True)))
 
 
+def test_a_dollar_sign_is_truncation_outside_quotes_and_text_inside_them():
+    # Ovid's truncation pasted unquoted (child$) is refused where it stands; in quotes a $ is a currency's sign or
+    # a lone symbol, which no provider reads as syntax, whether it ends a word, starts one or stands apart.
+    _refused_where_it_stands("cost in US$ OR price", "wildcard", 11, 12, "$ in US$ is a wildcard or truncation")
+    assert parse_query('"cost $ per patient" OR "US$" OR title:"US$100 a year"') == Or(
+        (Term("cost $ per patient", phrase=True), Term("US$", phrase=True), Term("US$100 a year", "title", True)))
+
+
 def test_error_messages_say_what_to_do():
     with pytest.raises(QuerySyntaxError, match=r'^position 15: unclosed quote \("\) starting here$'):
         parse_query('heart failure "left ventricular')

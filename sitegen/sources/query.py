@@ -15,7 +15,9 @@ outside quotes (PubMed's [tiab] field tags, arXiv's ANDNOT, the lowercase or
 and proximity operators of Ovid and Cochrane strategies, their field suffixes,
 subject headings and wildcards) is an error, not text to search for; the
 wildcards * and ? are errors inside quotes too, as providers would drop or
-apply them there (a ? plainly a question mark, "is it safe?" or "is it safe? a review", is text).
+apply them there (a ? plainly a question mark, "is it safe?" or "is it safe? a review", is text). Ovid's
+truncation $ is an error outside quotes only: inside them it is text ("US$ 100", "cost $ per patient"), as no
+provider reads it as syntax there and, ending a word, it is as often a currency's sign (US$, A$) as a truncation.
 """
 
 from __future__ import annotations
