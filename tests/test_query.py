@@ -558,6 +558,24 @@ def test_crossref():
     assert compile_crossref(parse_query("Sjögren")) == {"query.bibliographic": "Sjögren"}
 
 
+def test_a_term_ending_with_a_full_stop_is_its_word_to_every_provider():
+    # A word copied from a sentence (mice.) went to four providers, whose analysers drop the full stop, and was
+    # refused by Crossref as "a word joined by punctuation", which it is not: Crossref strips punctuation too.
+    for query in ("mice.", '"mice."'):
+        assert compile_crossref(parse_query(query)) == {"query.bibliographic": "mice"}
+    assert compile_crossref(parse_query("author:Bussey.")) == {"query.author": "Bussey"}
+    assert compile_crossref(parse_query("Background:")) == {"query.bibliographic": "Background"}
+    node = parse_query('mice. "et al."')
+    assert compile_pubmed(node) == '"mice."[All Fields] AND "et al."[All Fields]'
+    assert compile_europepmc(node) == '"mice." AND "et al."'
+    assert compile_openalex(node) == {"search": 'mice. AND "et al."'}
+    assert compile_arxiv(node) == 'all:mice. AND all:"et al."'
+    # A full stop within the word splits it there, into words Crossref would search as any of them.
+    for query in ("U.S.", '"et al."', "e.g."):
+        with pytest.raises(UnsupportedQuery, match="matching any of them"):
+            compile_crossref(parse_query(query))
+
+
 @pytest.mark.parametrize(
     ("query", "message"),
     [

@@ -681,7 +681,10 @@ def compile_arxiv(node: Node) -> str:
     return _compile(node, _Dialect("arxiv", "arXiv", _arxiv_term, "ANDNOT", not_rule))
 
 
-_CROSSREF_WORD = re.compile(r"[^\W_]+")  # letters and digits: one word to Crossref's analyser, split nowhere
+# Letters and digits: one word to Crossref's analyser, split nowhere. The punctuation that ends a word in a
+# sentence (mice. or Background:, a term copied from a text) follows it: Crossref strips punctuation, so the word
+# alone is sent, the word every other provider searches for such a term.
+_CROSSREF_WORD = re.compile(r"([^\W_]+)[.,;:!]*")
 
 
 def compile_crossref(node: Node) -> dict[str, str]:
@@ -702,13 +705,14 @@ def compile_crossref(node: Node) -> dict[str, str]:
     if node.field in ("title", "abstract"):
         raise UnsupportedQuery("crossref", f"Crossref cannot search '{_term_text(node)}': it has no title or "
                                "abstract query (query.title was retired); use no field or author:")
-    if not _CROSSREF_WORD.fullmatch(node.text) or len(node.text) > 1 and _unspaced(node.text):
+    word = _CROSSREF_WORD.fullmatch(node.text)
+    if word is None or len(word.group(1)) > 1 and _unspaced(word.group(1)):
         raise UnsupportedQuery("crossref", f"Crossref cannot search '{_term_text(node)}': it splits the text into "
                                "words and returns works matching any of them, so a phrase, a word joined by "
                                "punctuation or a word in a script written without spaces (Chinese, Japanese, Thai), "
                                "which it splits into characters, would be searched as any of its parts; only a "
                                "query of one word can be sent")
-    return {"query.author" if node.field == "author" else "query.bibliographic": node.text}
+    return {"query.author" if node.field == "author" else "query.bibliographic": word.group(1)}
 
 
 # --------------------------------------------------------------------------- saved native strategies
