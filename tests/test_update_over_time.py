@@ -272,6 +272,36 @@ def test_a_strategy_deleted_by_hand_between_runs_is_named_with_the_text_its_last
     assert "Strategies not as" not in (tmp_path / "report.md").read_text()
 
 
+def test_a_strategy_renamed_by_hand_between_runs_is_said_renamed_not_removed_and_added(sitegen, tmp_path, monkeypatch):
+    # Giving a strategy a label (or another one), its text unchanged, was reported as one strategy removed and
+    # another added, as if the review had stopped searching something and started searching something else.
+    review, providers, saved, data = searched_once(sitegen, tmp_path)
+    data["strategies"][1]["label"] = "cancer-terms"
+    saved.write_text(json.dumps(data, indent=2))
+    served_by(providers, monkeypatch)
+    for at, before, label in ((SECOND, None, "cancer-terms"), (THIRD, "cancer-terms", "oncology")):
+        report_path = tmp_path / f"{at[:10]}.md"
+        code, out, err = sitegen("update", review, "--at", at, "--json", "--report", report_path)
+        assert code == 0, out + err
+        [search] = json.loads(out)["searches"]
+        [_, renamed] = search["strategies"]
+        assert search["removed"] == [] and renamed["label"] == label and not renamed["unknown_before"]
+        last = FIRST if at == SECOND else SECOND
+        assert renamed["renamed_from"] == {"label": before, "at": last}
+        was = "unlabelled" if before is None else f"labelled {before!r}"
+        said = f"Europe PMC ({label}): the strategy was renamed since its last run ({last}, when it was {was}"
+        assert f"note: watch: {said}); the same text, 'cancer', was searched" in err, err
+        assert "removed from the saved search" not in err and "no earlier run searched" not in err
+        assert "- " + markdown_safe(said) in report_path.read_text()
+        saved.write_text(saved.read_text().replace('"cancer-terms"', '"oncology"'))
+    # A new label on another text is no rename: that strategy was removed, and the other added.
+    saved.write_text(saved.read_text().replace('"oncology"', '"tumours"').replace('"cancer"', '"tumour"'))
+    code, out, err = sitegen("update", review, "--at", FOURTH, "--json")
+    [search] = json.loads(out)["searches"]
+    assert code == 0 and [removed["label"] for removed in search["removed"]] == ["oncology"], out + err
+    assert search["strategies"][1]["unknown_before"] and search["strategies"][1]["renamed_from"] is None
+
+
 def test_a_source_failing_part_way_through_its_answer_reports_none_of_it_and_says_where_it_stopped(sitegen, tmp_path):
     # OpenAlex sends page 1, then fails on page 2. Nothing of the answer is counted (new records of page 1 are
     # reported by the next run that reads the whole answer, once), seen_ids keep what they had, the run is

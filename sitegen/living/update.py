@@ -81,6 +81,9 @@ class StrategyRun:
     # is searched as saved now, and the run says so (its ledger event holds the text searched).
     edited_since: LastRun | None = None
     unknown_before: bool = False
+    # A strategy whose label alone changed since (the same source and text as one the last run searched, under
+    # another label or none): the last run's record of it. It is renamed, not one strategy removed and another added.
+    renamed_from: RemovedStrategy | None = None
 
     def change(self) -> str | None:
         """How the strategy differs from the search's earlier runs, in words; None when it does not."""
@@ -89,6 +92,10 @@ class StrategyRun:
             return (f"{name}: the strategy was edited since its last run ({self.edited_since.at}, which searched "
                     f"{self.edited_since.query!r}); this run searched it as saved now, {self.strategy.query!r}, and "
                     "what it returned that the search had not seen is new")
+        if self.renamed_from is not None:
+            before = f"labelled {self.renamed_from.label!r}" if self.renamed_from.label else "unlabelled"
+            return (f"{name}: the strategy was renamed since its last run ({self.renamed_from.at}, when it was "
+                    f"{before}); the same text, {self.strategy.query!r}, was searched")
         if self.unknown_before:
             return (f"{name}: no earlier run searched {self.strategy.query!r} (the strategy was added to the saved "
                     "search, or edited, since its last run); what it returned that the search had not seen is new")
@@ -97,6 +104,18 @@ class StrategyRun:
 
 def strategy_name(source: str, strategy_label: str | None) -> str:
     return label(source) + (f" ({strategy_label})" if strategy_label else "")
+
+
+def renamed(runs: list[StrategyRun], removed: list[RemovedStrategy]) -> list[RemovedStrategy]:
+    """Pair each strategy no earlier run knows with a removed one of the same source and text, its label alone
+    changed (`renamed_from`), and return the removed strategies left unpaired: those were removed."""
+    left = list(removed)
+    for run in runs:
+        same = next((r for r in left if (r.source, r.query) == (run.strategy.source, run.strategy.query)), None)
+        if run.unknown_before and same is not None:
+            run.unknown_before, run.renamed_from = False, same
+            left.remove(same)
+    return left
 
 
 def removal(removed: RemovedStrategy) -> str:
@@ -167,6 +186,8 @@ class UpdateResult:
                     "edited_since": {"at": run.edited_since.at, "query": run.edited_since.query}
                     if run.edited_since else None,
                     "unknown_before": run.unknown_before,
+                    "renamed_from": {"label": run.renamed_from.label, "at": run.renamed_from.at}
+                    if run.renamed_from else None,
                 } for run in search.strategies],
                 "removed": [{"source": removed.source, "label": removed.label, "query": removed.query,
                              "at": removed.at} for removed in search.removed],
@@ -297,6 +318,7 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
                 runs.append(StrategyRun(strategy, outcome, ids,
                                         edited_since=last if last is not None and last.query != strategy.query else None,
                                         unknown_before=bool(search.run_count) and last is None))
+        removed = renamed(runs, removed)
         fresh = fresh_ids[search.monitor_id] = new_ids([i for run in runs for i in run.ids], search.seen_ids)
         # New to this search but already handed to reviewers (another search found it first):
         # seen from now on, but not screened twice.
