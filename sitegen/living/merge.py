@@ -28,6 +28,7 @@ from sitegen.records.identity import FILED_ELSEWHERE, deduplicate, filed_by_cont
 from sitegen.records.ids import NAMESPACE_LABELS, NAMESPACES, record_id
 from sitegen.records.matching import Work, conflict, find_duplicates, record_work, title_score
 from sitegen.records.model import Record, model_data
+from sitegen.records.providers import PROVIDERS, label
 
 
 @dataclass
@@ -50,6 +51,7 @@ class Decided:
 
 def integrate(existing: dict[str, Record], retrieved: list[Record], decided: Decided | None = None) -> Integration:
     decided = decided or Decided()
+    existing, retrieved = _doi_corrections(existing, retrieved)
     old = list(existing.values())
     result = deduplicate(old + retrieved)
     records = dict(existing)
@@ -92,6 +94,48 @@ def integrate(existing: dict[str, Record], retrieved: list[Record], decided: Dec
         _match_by_metadata(integration, new_ids, decided, groups)
     integration.records = dict(sorted(records.items()))
     return integration
+
+
+def _doi_corrections(existing: dict[str, Record],
+                     retrieved: list[Record]) -> tuple[dict[str, Record], list[Record]]:
+    """`existing` and `retrieved`, a result that a provider returns under its own id for a record (an OpenAlex W id,
+    a PMID from PubMed) but with another DOI than the record's taken for that record with its DOI corrected.
+
+    A shared PMID or OpenAlex id always makes one work, but two DOIs in one group split it (`identity._split`),
+    so a DOI corrected between two runs made the work new. The result is given the record's DOI (the record keeps
+    its id, which may be that DOI, and an id never changes) and the record a note naming the DOI the provider
+    gives now, for a reviewer to check which is right; the note stays at later runs (`RUN_NOTES`)."""
+    holders: dict[tuple[str, str], list[str]] = {}
+    for record in existing.values():
+        for key in record.identifiers().items():
+            holders.setdefault(key, []).append(record.id)
+    records, results = dict(existing), list(retrieved)
+    for index, result in enumerate(retrieved):
+        own = {(namespace, value) for source in result.custom.sources for namespace in _own_ids(source)
+               if (value := result.identifiers().get(namespace))}
+        held = sorted({holder for key in own for holder in holders.get(key, ())})
+        if len(held) != 1 or not result.DOI:  # a record of its own, or ids other records share: identity decides
+            continue
+        record = records[held[0]]
+        if not record.DOI or record.DOI == result.DOI or _disagree_beyond_doi(record, result):
+            continue
+        namespace, value = sorted(own & set(record.identifiers().items()))[0]
+        note = (f"{DOI_CORRECTED}{', '.join(label(source) for source in result.custom.sources)} returns this work "
+                f"under its {NAMESPACE_LABELS[namespace]} {value} with the DOI {result.DOI}, not {record.DOI}: taken "
+                f"for the same work, its DOI corrected; the record keeps {record.DOI}. Check which DOI is the work's.")
+        records[record.id] = _noted(record, note)
+        results[index] = result.model_copy(update={"DOI": record.DOI})
+    return records, results
+
+
+def _own_ids(source: str) -> tuple[str, ...]:
+    return PROVIDERS[source].own_ids if source in PROVIDERS else ()
+
+
+def _disagree_beyond_doi(first: Record, second: Record) -> bool:
+    """Whether two records hold different values in a namespace other than the DOI's (two PMIDs, say)."""
+    ours, theirs = first.identifiers(), second.identifiers()
+    return any(ours[namespace] != theirs[namespace] for namespace in ours.keys() & theirs.keys() if namespace != "doi")
 
 
 def _groups(decided: Decided) -> dict[str, list[str]]:
@@ -236,7 +280,8 @@ def _enriched(existing: Record, merged: Record, decided: Decided) -> Record:
 # (the identifier that linked two records is on neither of them): they stay at later runs, whatever those
 # return (a source down dropped them). Identity's own notes are derived from the records at every run.
 LINKED = "A new search result links records "
-RUN_NOTES = (LINKED, "A search result (")  # `_keep_confirmed_groups` says its note again while it holds
+DOI_CORRECTED = "A corrected DOI? "
+RUN_NOTES = (LINKED, "A search result (", DOI_CORRECTED)  # `_keep_confirmed_groups` says its note again while it holds
 _LINKED_IDS = re.compile(re.escape(LINKED) + r"(.+?) by their identifiers")
 
 

@@ -27,16 +27,20 @@ class ProviderInfo:
     name: str  # as written in files
     label: str  # as shown to people
     search_endpoint: str  # the only address a saved strategy's `endpoint` may name
+    # The identifier namespaces the provider files works under (its own ids for them): a work it returns again
+    # under one of them is the work it returned before, whatever else it now says of it (a corrected DOI).
+    own_ids: tuple[str, ...] = ()
     kind: Kind = "database"
 
 
 # In the order sitegen lists them. Adding one here is the first step of adding a provider.
 PROVIDERS: dict[str, ProviderInfo] = {info.name: info for info in (
-    ProviderInfo("openalex", "OpenAlex", "https://api.openalex.org/works"),
-    ProviderInfo("europepmc", "Europe PMC", "https://www.ebi.ac.uk/europepmc/webservices/rest/search"),
-    ProviderInfo("pubmed", "PubMed", "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/esearch.fcgi"),
-    ProviderInfo("crossref", "Crossref", "https://api.crossref.org/works"),
-    ProviderInfo("arxiv", "arXiv", "https://export.arxiv.org/api/query"),
+    ProviderInfo("openalex", "OpenAlex", "https://api.openalex.org/works", ("openalex",)),
+    ProviderInfo("europepmc", "Europe PMC", "https://www.ebi.ac.uk/europepmc/webservices/rest/search",
+                 ("pmid", "pmcid")),
+    ProviderInfo("pubmed", "PubMed", "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/esearch.fcgi", ("pmid",)),
+    ProviderInfo("crossref", "Crossref", "https://api.crossref.org/works"),  # its id for a work is the DOI itself
+    ProviderInfo("arxiv", "arXiv", "https://export.arxiv.org/api/query", ("arxiv",)),
 )}
 SOURCES = tuple(PROVIDERS)
 # pydantic needs the names as a Literal type; it lists exactly the registry's names (a test checks).
