@@ -192,38 +192,38 @@ def test_a_record_whose_identifiers_shift_between_runs_is_reported_new_once_and_
     assert code == 0, out + err
 
 
-def test_a_work_a_provider_returns_under_its_own_id_with_a_corrected_doi_is_the_same_work(sitegen, tmp_path):
-    # OpenAlex (same W id) and Europe PMC (same PMID) send a work with another DOI than at the last run: a shared
-    # OpenAlex id or PMID makes one work, but the two DOIs split the group, and the work was reported new.
+def test_a_work_a_provider_returns_under_its_pmid_with_a_corrected_doi_is_the_same_work(sitegen, tmp_path):
+    # Europe PMC sends a work under the PMID it sent before with another DOI: a shared PMID makes one work, but the
+    # two DOIs split the group, and the work was reported new. A PMID names one article: it is the same work, noted.
+    # OpenAlex files a preprint and its journal version under one W id: another DOI there may be another report of
+    # the study, which stays a record of its own (new, and a probable pair for a reviewer).
     review = new_review(sitegen, tmp_path)
-    providers = Providers([work(0), work(3)], [CORE[1], CORE[0]])
+    providers = Providers([work(0), work(3, pmid=None)], [CORE[1], CORE[0]])
     first = run(review, FIRST, providers, add=True)
     before = (review / "records.jsonl").read_text().count("\n")
-    providers.works = [work(0), work(3, doi="10.9999/corrected.openalex")]
+    providers.works = [work(0), work(3, pmid=None, doi="10.9999/journal.version")]
     providers.results = [CORE[1], europepmc(CORE[0], doi="10.9999/corrected.europepmc")]
     second = run(review, SECOND, providers)
-    assert second.complete and second.searches[0].new == [] and second.probable == [] and second.matched == []
+    assert second.complete and second.searches[0].new == ["10.9999/journal.version"] and second.matched == []
+    assert [sorted(pair[:2]) for pair in second.probable] == [sorted(["10.9999/journal.version",
+                                                                     work(3)["doi"].removeprefix("https://doi.org/")])]
     records = {json.loads(line)["id"]: json.loads(line) for line in (review / "records.jsonl").read_text().splitlines()}
-    assert len(records) == before
-    for record_id, namespace, doi, source in ((work(3)["doi"].removeprefix("https://doi.org/"), "OpenAlex",
-                                               "10.9999/corrected.openalex", "OpenAlex"),
-                                              (CORE[0]["doi"].lower(), "PMID", "10.9999/corrected.europepmc",
-                                               "Europe PMC")):
-        assert record_id in first.searches[0].new and records[record_id]["DOI"] == record_id  # keeps its id and DOI
-        [note] = records[record_id]["custom"]["conflicts"]
-        assert note.startswith(f"A corrected DOI? {source} returns this work under its {namespace} ") and doi in note
-        [returned] = [event["payload"]["record_ids"] for event in ledger(review) if event["ts"] == SECOND
-                      and event["payload"].get("source") == {"OpenAlex": "openalex"}.get(source, "europepmc")]
-        assert record_id in returned
+    assert len(records) == before + 1
+    record_id = CORE[0]["doi"].lower()
+    assert record_id in first.searches[0].new and records[record_id]["DOI"] == record_id  # keeps its id and DOI
+    [note] = records[record_id]["custom"]["conflicts"]
+    assert note.startswith("A corrected DOI? Europe PMC returns this work under its PMID ")
+    assert "10.9999/corrected.europepmc" in note
+    [returned] = [event["payload"]["record_ids"] for event in ledger(review) if event["ts"] == SECOND
+                  and event["payload"].get("source") == "europepmc"]
+    assert record_id in returned
     assert sitegen("check", review)[0] == 0
-    # The note stays though the source is down at the next run; and a DOI on a result that shares no own id of
-    # its provider with the record (another OpenAlex id, the same PMID) is no correction: identity decides.
+    # The note stays though the source is down at the next run.
     providers.europepmc_status = 503
-    providers.works = [work(0), work(3, openalex="W1", doi="10.9999/another")]
-    third = run(review, THIRD, providers)
+    run(review, THIRD, providers)
     records = {json.loads(line)["id"]: json.loads(line) for line in (review / "records.jsonl").read_text().splitlines()}
-    assert any(note.startswith("A corrected DOI? Europe PMC") for note in records[CORE[0]["doi"].lower()]["custom"]["conflicts"])
-    assert third.searches[0].new == ["10.9999/another"] and sitegen("check", review)[0] == 0
+    assert any(note.startswith("A corrected DOI? Europe PMC") for note in records[record_id]["custom"]["conflicts"])
+    assert sitegen("check", review)[0] == 0
 
 
 def served_by(providers: Providers, monkeypatch) -> None:

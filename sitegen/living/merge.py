@@ -98,8 +98,9 @@ def integrate(existing: dict[str, Record], retrieved: list[Record], decided: Dec
 
 def _doi_corrections(existing: dict[str, Record],
                      retrieved: list[Record]) -> tuple[dict[str, Record], list[Record]]:
-    """`existing` and `retrieved`, a result that a provider returns under its own id for a record (an OpenAlex W id,
-    a PMID from PubMed) but with another DOI than the record's taken for that record with its DOI corrected.
+    """`existing` and `retrieved`, a result that a provider returns under its own id for a record (a PMID from
+    PubMed or Europe PMC: `ProviderInfo.own_ids`) but with another DOI than the record's taken for that record
+    with its DOI corrected.
 
     A shared PMID or OpenAlex id always makes one work, but two DOIs in one group split it (`identity._split`),
     so a DOI corrected between two runs made the work new. The result is given the record's DOI (the record keeps

@@ -35,12 +35,15 @@ class ProviderInfo:
 
 # In the order sitegen lists them. Adding one here is the first step of adding a provider.
 PROVIDERS: dict[str, ProviderInfo] = {info.name: info for info in (
-    ProviderInfo("openalex", "OpenAlex", "https://api.openalex.org/works", ("openalex",)),
+    # OpenAlex files a preprint and its journal version under one W id, and arXiv's DOI names the journal version
+    # of a preprint: under either, another DOI may be another report of the study, which the review must see as a
+    # record of its own (identity decides: new, and a probable pair). A PMID or PMCID names one article.
+    ProviderInfo("openalex", "OpenAlex", "https://api.openalex.org/works"),
     ProviderInfo("europepmc", "Europe PMC", "https://www.ebi.ac.uk/europepmc/webservices/rest/search",
                  ("pmid", "pmcid")),
     ProviderInfo("pubmed", "PubMed", "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/esearch.fcgi", ("pmid",)),
     ProviderInfo("crossref", "Crossref", "https://api.crossref.org/works"),  # its id for a work is the DOI itself
-    ProviderInfo("arxiv", "arXiv", "https://export.arxiv.org/api/query", ("arxiv",)),
+    ProviderInfo("arxiv", "arXiv", "https://export.arxiv.org/api/query"),
 )}
 SOURCES = tuple(PROVIDERS)
 # pydantic needs the names as a Literal type; it lists exactly the registry's names (a test checks).
