@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import random
 
 import pytest
@@ -10,7 +11,7 @@ from conftest import FIXTURES
 
 from sitegen.records.dedupe import dedupe_rows, to_work
 from sitegen.records.entry import Entry
-from sitegen.records.matching import Work, classify, find_duplicates, pages, work
+from sitegen.records.matching import Work, classify, find_duplicates, first_pages, one_doi_one_work, pages, work
 from sitegen.records.notices import notice_kind
 from sitegen.records.pages import medline_pages
 from sitegen.records.titles import comparable_title as normalise_title
@@ -264,6 +265,55 @@ def test_merging_never_chains_across_a_conflict():
     works = [article("a", volume="359"), article("b", volume=""), article("c", volume="360")]
     sets = find_duplicates(works).sets
     assert len(sets) == 1 and len(sets[0]) == 2 and sets[0][0] == "a"
+
+
+SUPPLEMENT = {"journal": "Journal of Clinical Oncology", "volume": "37", "issue": "15 Suppl", "year": 2019,
+              "authors": ["Smith, Jane", "Lee, Kim"]}
+ABSTRACT = "Efficacy of pembrolizumab in advanced non small cell lung cancer: results from a phase 2 study"
+OTHER_ABSTRACT = "Safety of pembrolizumab in elderly patients with advanced non small cell lung cancer: a phase 2 study"
+
+
+def abstract(key: str, **changes) -> Work:
+    return work(key, **{"title": ABSTRACT, **SUPPLEMENT, **changes})
+
+
+@pytest.mark.parametrize(("first", "second", "expected"), [
+    ("A123", "A124", "differ"), ("S45", "S46", "differ"), ("e1234", "e1235", "differ"), ("A123", "S123", "differ"),
+    ("A123", "A123-A124", "equal"), ("A123", "123", "equal"), ("e1234", "1234", "equal")])
+def test_letter_prefixed_pages_are_compared_as_pages(first, second, expected):
+    assert first_pages(abstract("a", page=first), abstract("b", page=second)) == expected
+
+
+def test_a_letter_prefixed_page_and_its_number_are_one_abstract_only_when_nothing_else_conflicts():
+    assert classify(abstract("a", page="A123"), abstract("b", page="123"))[0] == "same"
+    assert classify(abstract("a", page="A123"), abstract("b", page="123", volume="38"))[0] == "probable"
+    assert classify(abstract("a", page="A123"), abstract("b", page="A124"))[0] == "probable"
+
+
+@pytest.mark.parametrize(("first", "second"), [("A123", ""), ("A123", "124"), ("", ""), ("S45", "45")])
+def test_two_abstracts_of_one_supplement_sharing_its_doi_are_never_merged(first, second):
+    # A supplement gives its DOI to every abstract: two abstracts of one team in it, whose pages do not tell them
+    # apart (one exported without its page), were one work by the DOI and merged, here and in the identity graph.
+    doi = {"doi": "10.1200/JCO.2019.37.15_suppl"}
+    a, b = abstract("a", page=first, **doi), abstract("b", title=OTHER_ABSTRACT, page=second, **doi)
+    assert classify(a, b)[0] != "same"
+    assert find_duplicates([a, b], [["a", "b"]]).sets == [] and not one_doi_one_work(a, b)
+    # The same abstract exported by two databases, one without its page, is still one work.
+    same = abstract("c", journal="J Clin Oncol", page="", **doi)
+    assert find_duplicates([a, same], [["a", "c"]]).sets == [["a", "c"]] and one_doi_one_work(a, same)
+
+
+def test_two_abstracts_of_one_supplement_are_parted_in_a_search_export():
+    header = ["ID", "ENTRYTYPE", "author", "title", "year", "journal", "volume", "number", "pages", "doi"]
+    fixed = ["2019", "J Clin Oncol", "37", "15 Suppl"]
+    lines = [["a", "article", "Smith, Jane and Lee, Kim", ABSTRACT, *fixed, "A123", "10.1200/JCO.2019.37.15_suppl"],
+             ["b", "article", "Smith, Jane and Lee, Kim", OTHER_ABSTRACT, *fixed, "", "10.1200/JCO.2019.37.15_suppl"],
+             ["c", "article", "Smith, Jane and Lee, Kim", ABSTRACT, "2019", "Journal of Clinical Oncology", "37",
+              "15 Suppl", "A123", ""]]
+    buffer = io.StringIO()
+    csv.writer(buffer).writerows([header, *lines])
+    matches = dedupe_rows(read_csv(buffer.getvalue()))
+    assert matches.sets == [["a", "c"]]
 
 
 # --------------------------------------------------------------------------- real data

@@ -240,6 +240,8 @@ class Work:
     identifiers: tuple[tuple[str, str], ...]  # (namespace, normalised value): doi, pmid, pmcid, ...
     abstract: str
     blocks: tuple[str, ...] = field(default=(), compare=False)
+    # In a supplement or a meeting's proceedings (`in_supplement`): the DOI it may share is every abstract's.
+    supplement: bool = False
 
 
 def work(key: str, title: str, authors: list[str], year: int | None = None, journal: str = "", volume: str = "",
@@ -267,7 +269,14 @@ def work(key: str, title: str, authors: list[str], year: int | None = None, jour
                 volume_number(volume), supplement_numbers(issue),
                 "" if supplement_numbers(issue) or re.search(r"supp", issue, re.IGNORECASE) else volume_number(issue),
                 first, last, tuple(sorted(known.items())),
-                folded(abstract)[:2000], tuple(sorted(blocks)))
+                folded(abstract)[:2000], tuple(sorted(blocks)),
+                supplement=meeting or in_supplement(volume, issue, known.get("doi") or ""))
+
+
+def in_supplement(volume: str, issue: str, doi: str) -> bool:
+    """Whether a record's volume, issue or DOI names a supplement ("37 Suppl 1", "15_suppl",
+    "Supplement 2"): a supplement's abstracts often share its DOI, one for all of them."""
+    return any(re.search(r"supp", text, re.IGNORECASE) for text in (volume, issue, doi))
 
 
 def _embase_locator(volume: str, issue: str, page: str) -> tuple[str, str, str]:
@@ -611,7 +620,10 @@ def _linked_pair(a: Work, b: Work) -> bool:
     """Whether two titled records the identity graph joined (a shared DOI) are one work: related titles
     with the same numbers, first authors not plainly different (unless the titles are equal: one work with
     its authors transliterated two ways), and nothing else in the way. A DOI is
-    shared by every abstract of a conference supplement and by an erratum exported with its article's."""
+    shared by every abstract of a conference supplement and by an erratum exported with its article's: within
+    a supplement it vouches for nearly equal titles only (`_told_apart_in_a_supplement`)."""
+    if _told_apart_in_a_supplement(a, b):
+        return False
     return (a.numbers == b.numbers and not disagree(a, b)
             and (authors_agree(a, b) != "none" or fuzz.ratio(a.title, b.title) >= EQUAL_TITLE))
 
@@ -622,10 +634,20 @@ def one_doi_one_work(a: Work, b: Work) -> bool:
     (a supplement's abstracts) and their first authors (unless the titles are as good as equal). Not their
     years, volumes or other identifiers: sources date and number one work differently (online first, print
     later), and conflicting identifiers are the identity graph's to split and name. A trial's protocol and its
-    results paper (`before_results`) are two works too."""
+    results paper (`before_results`) are two works too, and two abstracts of a supplement
+    (`_told_apart_in_a_supplement`)."""
+    if _told_apart_in_a_supplement(a, b):
+        return False
     return (a.numbers == b.numbers and first_pages(a, b) != "differ"
             and before_results(a.title) == before_results(b.title)
             and (authors_agree(a, b) != "none" or fuzz.ratio(a.title, b.title) >= SAME_TITLE))
+
+
+def _told_apart_in_a_supplement(a: Work, b: Work) -> bool:
+    """Whether two records sharing a DOI are two abstracts of a supplement or a meeting, which gives its DOI to every
+    abstract: titles not nearly equal (SAME_TITLE) that the matcher does not find the same without the DOI. Two
+    abstracts of one team in one supplement, one exported without its page ("A123" and none), were one work by it."""
+    return (a.supplement or b.supplement) and title_score(a, b) < SAME_TITLE and classify(a, b)[0] != "same"
 
 
 @dataclass
