@@ -11,10 +11,20 @@ from conftest import FIXTURES
 
 from sitegen.records.dedupe import dedupe_rows, to_work
 from sitegen.records.entry import Entry
-from sitegen.records.matching import Work, classify, find_duplicates, first_pages, one_doi_one_work, pages, work
+from sitegen.records.matching import (
+    Matches,
+    Work,
+    classify,
+    find_duplicates,
+    first_pages,
+    one_doi_one_work,
+    pages,
+    work,
+)
 from sitegen.records.notices import notice_kind
 from sitegen.records.pages import medline_pages
 from sitegen.records.titles import comparable_title as normalise_title
+from sitegen.records.titles import matched_title
 from sitegen.references import ReferenceProblem
 from sitegen.references.table import read_csv
 
@@ -265,6 +275,42 @@ def test_merging_never_chains_across_a_conflict():
     works = [article("a", volume="359"), article("b", volume=""), article("c", volume="360")]
     sets = find_duplicates(works).sets
     assert len(sets) == 1 and len(sets[0]) == 2 and sets[0][0] == "a"
+
+
+@pytest.mark.parametrize("labelled", [
+    f"[Preprint] {TITLE}", f"{TITLE} [Preprint]", f"{TITLE} (Preprint)", f"[Internet] {TITLE}", f"{TITLE} [Internet]",
+    f"[Published online ahead of print] {TITLE}", f"{TITLE} [published online ahead of print]",
+    f"[Article in Spanish] {TITLE}", f"[Retracted] {TITLE}", f"{TITLE}. [RETRACTED]", f"[Epub ahead of print]. {TITLE}",
+    f"[Letter] [Preprint] {TITLE}", f"{TITLE} [version 2; peer review: 2 approved]"])
+def test_a_label_a_database_adds_to_a_title_keeps_no_records_apart(labelled):
+    assert matched_title(labelled) == matched_title(TITLE)
+    # A record labelled a preprint is one (see the next tests): linked to its journal version, never merged.
+    expected = "different" if "preprint" in labelled.lower() else "same"
+    assert classify(article("a", title=labelled), article("b"))[0] == expected
+    assert classify(article("a", title=labelled), article("b", title=f"[Preprint] {TITLE}"))[0] == (
+        "same" if expected == "different" else "different")
+
+
+@pytest.mark.parametrize(("title", "kept"), [("[18F]FDG PET in the staging of lung cancer", "18f fdg"),
+                                             ("[Ca2+]i oscillations in pancreatic beta cells", "ca2 i"),
+                                             ("[FeFe] hydrogenases and their maturation", "fefe"),
+                                             ("[Preprint] [3H]thymidine uptake by lymphocytes", "3h thymidine"),
+                                             # MEDLINE's translated title in brackets, its language after it
+                                             ("[Incretins in older adults]. [Japanese]", "incretins in older adults"),
+                                             ("[Protective effects of incretin on atherosclerosis]. [Japanese]",
+                                              "protective effects")])
+def test_brackets_of_a_title_itself_are_kept(title, kept):
+    assert matched_title(title).startswith(kept)
+
+
+def test_a_labelled_preprint_is_the_preprint_of_its_journal_version():
+    # The label kept the preprint's title from its journal version's, so no version link was made; a label alone
+    # (no preprint server's DOI or name) says what the record is.
+    authors = {"authors": ["Hacke, Werner", "Kaste, Markku", "Bluhmki, Erich"]}
+    published = article("journal", doi="10.1056/nejmoa0804656")
+    for preprint in (work("preprint", f"[Preprint] {TITLE}", year=2007, doi="10.21203/rs.3.rs-1/v1", **authors),
+                     work("preprint", f"{TITLE} (Preprint)", year=2007, **authors)):
+        assert find_duplicates([preprint, published]) == Matches([], [], [("preprint", "journal", 100.0)])
 
 
 SUPPLEMENT = {"journal": "Journal of Clinical Oncology", "volume": "37", "issue": "15 Suppl", "year": 2019,

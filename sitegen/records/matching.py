@@ -262,7 +262,7 @@ def work(key: str, title: str, authors: list[str], year: int | None = None, jour
     known = dict(identifiers or {})
     if doi:
         known["doi"] = doi
-    preprint = is_preprint(known.get("doi"), publication_types, journal, known.get("arxiv"))
+    preprint = is_preprint(known.get("doi"), publication_types, journal, known.get("arxiv"), title)
     meeting = entry_type.lower() in MEETING_TYPES or bool(_MEETING_WORDS & set(folded(journal).split()))
     return Work(key, normal, title_numbers(normal), notice_kind(title, publication_types), preprint, meeting, people,
                 year, journal_keys(journal),

@@ -21,9 +21,15 @@ PREPRINT_SERVERS = re.compile(r"^\s*(?:biorxiv|medrxiv|arxiv|chemrxiv|psyarxiv|s
                               r"|research square|preprints(?:\.org)?|zenodo)\b", re.IGNORECASE)
 
 
+# The label a database gives a preprint's title ("[Preprint] ...", "... (Preprint)", PubMed's and Europe PMC's
+# records of preprints): the database says what the record is.
+PREPRINT_LABEL = re.compile(r"[\[(]\s*preprint\s*[\])]", re.IGNORECASE)
+
+
 def is_preprint(doi: str | None, publication_types: Iterable[str] = (), container: str | None = None,
-                arxiv: str | None = None) -> bool:
+                arxiv: str | None = None, title: str | None = None) -> bool:
     doi = doi or ""
     return (doi.startswith(PREPRINT_DOI_PREFIXES) or BIORXIV_DOI.match(doi) is not None or bool(arxiv)
             or any(" ".join(kind.casefold().split()) in PREPRINT_TYPES for kind in publication_types)
-            or bool(container and PREPRINT_SERVERS.match(container)))
+            or bool(container and PREPRINT_SERVERS.match(container))
+            or bool(title and PREPRINT_LABEL.search(title)))

@@ -99,6 +99,12 @@ def comparable_title(title: str | None) -> str:
     """A title as sitegen compares it: HTML entities decoded, tags and translation markers removed, PubMed's
     [brackets] around a translated title dropped, index notes at its end removed ("[Review] [33 refs]"),
     then folded. A title that is nothing but a note keeps it; a placeholder ("[Not Available].") is no title."""
+    return _compared(title, labelled=False)
+
+
+def _compared(title: str | None, labelled: bool) -> str:
+    """`comparable_title`, and with `labelled` without a database's labels too (`without_labels`), once the
+    translation markers and notes are gone: "[Translated title]. [Japanese]" is a title, not a label before one."""
     whole = unmarked(title or "")
     if folded(whole) in PLACEHOLDERS:
         return ""
@@ -107,21 +113,43 @@ def comparable_title(title: str | None) -> str:
     if bracketed and "[" not in bracketed.group(1) and "]" not in bracketed.group(1):
         text = bracketed.group(1)
     head, tail = text[:-_NOTES_WITHIN], text[-_NOTES_WITHIN:]
-    return folded(head + _TRAILING_NOTE.sub("", tail)) or folded(text) or folded(whole)
+    noted = head + _TRAILING_NOTE.sub("", tail)
+    return folded(without_labels(noted) if labelled else noted) or folded(text) or folded(whole)
 
 
 # An ampersand between words: MEDLINE spells every one out ("Diet & exercise" is its "Diet and exercise").
 _AMPERSAND = re.compile(r"\s*&\s*")
 
 
+# A label a database puts before a title: up to five words in square brackets, the first of four letters or more, then
+# a space ("[Preprint] ...", "[Retracted] ...", "[Article in Spanish] ...", "[Published online ahead of print] ...").
+# A title's own brackets hold digits, a formula or element symbols, mostly with no space after ("[18F]FDG",
+# "[Ca2+]i", "[3H]thymidine", "[FeFe] hydrogenases", "[Fe] complexes"): they stay.
+_LEADING_LABEL = re.compile(r"^\s*(?:\[(?:[A-Z]?[a-z]{3,}|[A-Z]{4,})(?:[ ,-]+[A-Za-z']+){0,4}\][\s.:]+)+(?=\S)")
+# A version note an open-peer-review platform adds to the end of a title (F1000Research, Wellcome Open Research:
+# "[version 2; peer review: 2 approved]"): it names the version and its reviews, not the work.
+_VERSION_LABEL = re.compile(r"(?<![\s.])[\s.]*\[version\s+\d+\s*;[^\[\]]{0,120}\][\s.]*$", re.IGNORECASE)
+
+
+def without_labels(title: str) -> str:
+    """A title without the editorial labels a database adds before it or a platform after it (`_LEADING_LABEL`,
+    `_VERSION_LABEL`); a title that is nothing but a label keeps it. The labels at its end that `comparable_title`
+    drops ("[Preprint]", "(Preprint)", "[Internet]", "[published online ahead of print]") are dropped there, with the
+    translation markers, before this is asked."""
+    if "[" not in title:  # most titles
+        return title
+    return _VERSION_LABEL.sub("", _LEADING_LABEL.sub("", title[:_NOTES_WITHIN]) + title[_NOTES_WITHIN:]) or title
+
+
 def matched_title(title: str | None) -> str:
     """A title as the matchers compare two records' titles: `comparable_title`, with "&" read as "and" (folding
-    drops it, so a publisher's "Diet & exercise" and MEDLINE's "Diet and exercise" differed by a word). Not
-    `comparable_title` itself: the content keys of records already filed (ids.content_ref) are made with it."""
+    drops it, so a publisher's "Diet & exercise" and MEDLINE's "Diet and exercise" differed by a word) and without
+    a database's labels (`without_labels`: "[Preprint] ..." and "..." are one title). Not `comparable_title`
+    itself: the content keys of records already filed (ids.content_ref) are made with it."""
     if not title or "&" not in title:  # most titles: no markup to read first
-        return comparable_title(title)
+        return _compared(title, labelled=True)
     text = unmarked(title)  # entities decoded first: "&amp;" is an ampersand, "&lt;" none
-    return comparable_title(_AMPERSAND.sub(" and ", text) if "&" in text else title)
+    return _compared(_AMPERSAND.sub(" and ", text) if "&" in text else title, labelled=True)
 
 
 def title_key(title: str) -> tuple[str, str]:

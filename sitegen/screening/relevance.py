@@ -452,7 +452,7 @@ class Novelty:
 
 
 def is_preprint(record: Record) -> bool:
-    return preprints.is_preprint(record.DOI, record.custom.publication_types)
+    return preprints.is_preprint(record.DOI, record.custom.publication_types, title=record.title)
 
 
 @dataclass(frozen=True)
