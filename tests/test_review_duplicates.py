@@ -13,7 +13,7 @@ from test_check import check_reports
 from test_prisma import FLOW_FIELDS, SYNERGY, doi, flatten, two_run_review  # noqa: F401  (a fixture this module's tests use)
 from test_screening_page import filter_count, headline
 
-from sitegen.living.duplicates import confirmed_duplicates, duplicate_problems, suggestions
+from sitegen.living.duplicates import Duplicate, confirmed_duplicates, duplicate_problems, suggestions
 from sitegen.living.ledger import append
 from sitegen.living.merge import integrate
 from sitegen.records.model import Record, model_data
@@ -149,9 +149,10 @@ def test_a_bad_header_is_named(sitegen, twin_review):
 
 
 def test_same_is_refused_for_records_that_cannot_be_one_work(sitegen, twin_review):
-    other = doi(SYNERGY[0])  # its own DOI and PMID: ORIGINAL's are different
+    # Its own DOI and PMID (ORIGINAL's are different: the reviewer's to overrule) and more that rules it out.
+    other = doi(SYNERGY[0])
     write_decisions(twin_review, f"{other},{ORIGINAL},same,ann,")
-    check_reports(sitegen, twin_review, "duplicates.csv", 2, "different DOI identifiers")
+    check_reports(sitegen, twin_review, "duplicates.csv", 2, "cannot be one work (an erratum")
 
 
 def test_same_is_refused_when_the_group_would_join_two_works(sitegen, twin_review):
@@ -426,3 +427,61 @@ def test_same_is_refused_when_it_would_drop_a_record_sent_on_as_maybe(sitegen, t
     write_decisions(review, f"{maybe},{excluded},same,ann,")
     out = check_reports(sitegen, review, "duplicates.csv", 2, "has a maybe decision at title-abstract")
     assert f"Point the row the other way ({excluded},{maybe})" in out
+
+
+# --------------------------------------------------------------------------- conflicting identifiers
+
+OTHER_DOI = "10.9999/second.doi.of.one.paper"
+
+
+def other_doi_twin(review_dir: Path) -> str:
+    """A twin of ORIGINAL a second database exports with ORIGINAL's PMID but another DOI (a publisher that
+    registered the paper twice, or a source that mapped the wrong DOI): the identifiers conflict."""
+    review, problems = load_review(review_dir)
+    assert review is not None, problems
+    twin = twin_of(review.records[ORIGINAL], "PMC7777777")
+    twin = Record.model_validate({**model_data(twin), "id": OTHER_DOI, "DOI": OTHER_DOI, "PMCID": None,
+                                  "PMID": review.records[ORIGINAL].PMID})
+    merged = integrate(review.records, [twin])
+    transaction = Transaction(review_dir)
+    append(transaction, review, "2026-03-01T00:00:00Z", [ImportPayload(
+        source="europepmc", method="database", record_ids=merged.ids, description="another database's export")])
+    transaction.write("records.jsonl", jsonl(model_data(record) for record in merged.records.values()))
+    transaction.commit()
+    return merged.ids[0]
+
+
+def test_a_reviewer_may_decide_records_with_conflicting_identifiers_the_same(sitegen, two_run_review,  # noqa: F811
+                                                                             tmp_path):
+    # Two records of one paper under two DOIs: the matcher never merges them, and check refused the reviewer's
+    # `same` ("different DOI identifiers"), so the review counted one paper twice with no way to say otherwise.
+    twin = other_doi_twin(two_run_review)
+    assert twin == OTHER_DOI
+    code, out, err = sitegen("probable-duplicates", two_run_review, "--json")
+    assert code == 0, err
+    assert {(pair["record_id"], pair["duplicate_of"]) for pair in json.loads(out)} == {(twin, ORIGINAL)}
+    before = counts_of(sitegen, two_run_review)
+    write_decisions(two_run_review, f"{twin},{ORIGINAL},same,ann,one paper the publisher registered twice")
+    code, out, err = sitegen("check", two_run_review)
+    assert code == 0, out + err
+    facts = open_review(two_run_review).facts
+    assert facts.duplicates[twin] == Duplicate(ORIGINAL, "ann", "one paper the publisher registered twice")
+    after = counts_of(sitegen, two_run_review)
+    assert after["duplicates_removed"] == before["duplicates_removed"] + 1
+    assert after["records"] == before["records"] - 1
+    site = tmp_path / "site"
+    code, _, err = sitegen("build", two_run_review, "--out", site, "--now", "2026-05-01T00:00:00Z")
+    assert code == 0, err
+    page = (site / "records" / f"{page_slug(twin)}.html").read_text()
+    assert f'Duplicate of <a href="../records/{page_slug(ORIGINAL)}.html"' in page and "(confirmed by ann)" in page
+    code, out, err = sitegen("export", two_run_review, "--format", "csl-json", "--records", "all")
+    assert code == 0, err
+    exported = {item["id"] for item in json.loads(out)}
+    assert ORIGINAL in exported and twin not in exported
+    # `different` keeps both, as for any pair.
+    write_decisions(two_run_review, f"{twin},{ORIGINAL},different,ann,two papers")
+    code, out, err = sitegen("check", two_run_review)
+    assert code == 0, out + err
+    assert counts_of(sitegen, two_run_review) == before
+    code, out, err = sitegen("export", two_run_review, "--format", "csl-json", "--records", "all")
+    assert code == 0 and {ORIGINAL, twin} <= {item["id"] for item in json.loads(out)}, err

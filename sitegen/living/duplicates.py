@@ -12,6 +12,10 @@ its decisions no longer count; the site links it to its canonical record.
 Every `same` row names the canonical record itself. A duplicate of a duplicate is refused, naming the
 record to point at, rather than resolved through the chain: each line of the file then says which
 record stands for the group, and re-pointing one row never silently moves the records behind it.
+
+The matcher never merges records whose identifiers differ (two DOIs), but lists them; the reviewer who compares
+the two may decide them `same` (a paper registered twice, a source's wrong DOI). Through a group, where nobody
+compared them, differing identifiers still refuse a row.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from sitegen.living.merge import linked_records
-from sitegen.records.matching import conflict, find_duplicates, record_work, title_score
+from sitegen.records.matching import find_duplicates, joined_conflict, record_work, title_score
 from sitegen.review.folder import DuplicateRow, Review
 from sitegen.review.models import STAGES
 from sitegen.review.problems import Problem
@@ -115,9 +119,12 @@ def _accepted(review: Review) -> tuple[list[DuplicateRow], list[Problem]]:
 
 
 def _without_conflicts(review: Review, rows: list[DuplicateRow]) -> tuple[list[DuplicateRow], list[Problem]]:
-    """The rows that join no two records the matcher rules out (different DOIs or PMIDs, an erratum and
-    its article, years far apart), and a problem for each that would: its own pair, or the group it
-    joins (every duplicate of one canonical record is one work with every other)."""
+    """The rows that join no two records the matcher rules out (an erratum and its article, years far apart, a
+    preprint and its journal version; different DOIs or PMIDs), and a problem for each that would: its own pair,
+    or the group it joins (every duplicate of one canonical record is one work with every other). Identifiers
+    that differ do not refuse the row's own pair (`conflict_beyond_identifiers`): the reviewer compared those two
+    records, and a paper registered twice or a source's wrong DOI is theirs to judge; through the group, where
+    nobody compared the two records, they do."""
     if not review.records_loaded:
         return rows, []
     works = {}
@@ -130,7 +137,8 @@ def _without_conflicts(review: Review, rows: list[DuplicateRow]) -> tuple[list[D
             if rid not in works:
                 works[rid] = record_work(review.records[rid])
         reason = next(((other, why) for other in group
-                       if (why := conflict(works[row.decision.record_id], works[other]))), None)
+                       if (why := joined_conflict(works[row.decision.record_id], works[other], other == canonical))),
+                      None)
         if reason is None:
             members.setdefault(canonical, []).append(row)
             kept.append(row)

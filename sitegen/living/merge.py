@@ -148,8 +148,9 @@ def _groups(decided: Decided) -> dict[str, list[str]]:
 
 
 def _contradicting(members: list[str], works: dict[str, Work]) -> tuple[str, str, str] | None:
-    """Two records of a group the matcher rules out as one work (different DOIs or PMIDs...), and why; as
-    `check` finds them (each against the canonical and those before it)."""
+    """Two records of a group the matcher rules out as one work (different DOIs or PMIDs...), and why; each against
+    the canonical and those before it. Stricter than `check`, which lets a row's own pair differ in identifiers (the
+    reviewer compared them): an enrichment never makes a group differ where it did not."""
     for later, member in enumerate(members):
         for other in members[:later]:
             if member in works and other in works and (why := conflict(works[member], works[other])):

@@ -565,7 +565,21 @@ def _one_source_wrong(a: Work, b: Work) -> bool:
     mapped an identifier wrongly, and which one only a reviewer can tell. Never merged, but listed."""
     if not set(a.identifiers) & set(b.identifiers):
         return False
-    return conflict(replace(a, identifiers=()), replace(b, identifiers=())) is None
+    return conflict_beyond_identifiers(a, b) is None
+
+
+def conflict_beyond_identifiers(a: Work, b: Work) -> str | None:
+    """Why two records cannot be one work, their identifiers set aside (`conflict` but for them), or None. Two DOIs
+    or PMIDs are a source's mapping or a publisher's second registration, which a reviewer can overrule; a notice
+    and its work, years far apart, a preprint and its journal version are two records whatever anyone decides."""
+    return conflict(replace(a, identifiers=()), replace(b, identifiers=()))
+
+
+def joined_conflict(a: Work, b: Work, compared: bool) -> str | None:
+    """Why a reviewer's decision may not make two records one work, or None: any `conflict`, or when the reviewer
+    `compared` the two (a row of duplicates.csv names them both) any but their identifiers'
+    (`conflict_beyond_identifiers`)."""
+    return conflict_beyond_identifiers(a, b) if compared else conflict(a, b)
 
 
 def _one_article(a: Work, b: Work, volume: Agreement) -> bool:
