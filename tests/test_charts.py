@@ -3,7 +3,9 @@ whatever the number of runs or years."""
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import json
 import re
 from collections import Counter
 from types import SimpleNamespace
@@ -74,6 +76,56 @@ def test_a_record_its_batch_matched_to_a_held_record_is_not_new_in_the_chart(exa
     before, after = identified_per_run(review, facts.runs)[-1], identified_per_run(review, runs)[-1]
     assert (after.new, after.seen) == (before.new - 3, before.seen + 3)
     assert runs_chart(review, runs).summary.endswith(f"{after.new + after.seen}, {after.new} of them new.")
+
+
+def test_a_record_its_batch_matched_to_another_new_record_of_the_run_is_a_duplicate_of_the_run(example):
+    # The run found one work twice: the second record is matched to the first, which is new to the review. It is a
+    # duplicate removed in that run (as PRISMA counts it), not a record an earlier run had seen.
+    review, facts = example
+    last = facts.runs[-1]
+    first, *matched = last.batch.record_ids[:4]
+    runs = [*facts.runs[:-1], dataclasses.replace(last, batch=last.batch.model_copy(update={"matched": matched}))]
+    before = identified_per_run(review, facts.runs)[-1]
+    after = identified_per_run(review, runs, {record_id: first for record_id in matched})[-1]
+    assert (after.new, after.duplicates, after.seen) == (before.new - 3, 3, before.seen)
+    chart = runs_chart(review, runs, {record_id: first for record_id in matched})
+    assert [series.name for series in chart.series] == ["Already seen", "Duplicates within the run", "New to the review"]
+    assert chart.bars[-1].parts == (before.seen, 3, before.new - 3)
+    assert chart.summary.endswith(f"{before.seen + before.new}, {before.new - 3} of them new, 3 duplicates of records "
+                                  "new in it.")
+    # Matched to a record held before the run, the same records are seen, as before.
+    held = identified_per_run(review, runs, {record_id: facts.runs[0].batch.record_ids[0] for record_id in matched})[-1]
+    assert (held.new, held.duplicates, held.seen) == (before.new - 3, 0, before.seen + 3)
+
+
+def test_a_work_twice_in_one_imported_file_is_a_duplicate_of_the_import_as_its_report_and_prisma_say(sitegen, tmp_path):
+    # A database export holds each work twice, once with its DOI and once without: the import matches each second
+    # entry to the first, new to the (empty) review. Nothing was seen before: the chart says what the import said.
+    records = list(load_review(EXAMPLE)[0].records.values())[:12]
+    export = tmp_path / "embase.csv"
+    with export.open("w", encoding="utf-8", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(["ID", "ENTRYTYPE", "author", "title", "year", "journal", "volume", "pages", "doi"])
+        writer.writerows([f"{kind}{n}", "article", " and ".join(name.display() for name in record.author), record.title,
+                          record.year or "", record.container_title or "", record.volume or "", record.page or "",
+                          record.DOI if kind == "r" else ""]
+                         for kind in "rs" for n, record in enumerate(records, start=1))
+    folder = tmp_path / "review"
+    sitegen("init", folder)
+    sitegen("protocol", "lock", folder, "--at", "2023-01-01T00:00:00Z")
+    code, out, err = sitegen("import", folder, export, "--at", "2023-02-01T00:00:00Z", "--source", "Embase", "--json")
+    assert code == 0, err
+    counts = json.loads(out)["files"][0]
+    review, problems = load_review(folder)
+    assert not problems
+    facts = ReviewFacts(review)
+    (item,) = identified_per_run(review, facts.runs, facts.canonicals)
+    assert counts["duplicates_of_new"] > 0
+    assert (item.new, item.duplicates, item.seen) == (counts["new"], counts["duplicates_of_new"], 0)
+    assert item.new == facts.prisma.records
+    assert item.duplicates <= facts.prisma.duplicates_removed
+    chart = runs_chart(review, facts.runs, facts.canonicals)
+    assert drawn(str(chart.svg))[chart.bars[0].label]["Already seen"] == 0
 
 
 def test_included_studies_per_year_are_the_included_records(example):
@@ -210,3 +262,13 @@ def test_the_runs_summary_spans_days_and_counts_runs_and_imports_apart(example):
     summary = runs_chart(after, facts.runs).summary
     assert summary.startswith("2 search runs and 1 import from 2023-04-10 to 2023-04-20 identified ")
     assert runs_chart(after, []).summary.startswith("One import, on 2023-04-20, identified ")
+
+
+def test_the_legend_wraps_to_fit_a_phone():
+    """Three series (a run with duplicates of its own) are more than fit one row on a 390 px phone: none is cut."""
+    series = (Series("Already seen", "chart-seen"), Series("Duplicates within the run", "chart-duplicate"),
+              Series("New to the review", "chart-new"))
+    drawn_layout = layout(Chart("t", "t", "t", "t", series, (Bar("2023-04-10", (1, 2, 3)),)))
+    assert all(x + 16 + len(item.name) * CHAR <= NARROWEST for x, _, item in drawn_layout.legend)
+    rows = sorted({y for _, y, _ in drawn_layout.legend})
+    assert len(rows) == 2 and drawn_layout.plot_top >= rows[-1] + 22  # the bars' values start below the last row

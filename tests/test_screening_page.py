@@ -175,7 +175,7 @@ def test_a_batch_page_is_written_in_parts_with_the_bytes_it_has_whole(monkeypatc
         assert len(rows) > 2 * 3  # the example's batches each make several parts
         item = next(item for item in site.facts.screening_status[0] if item.batch.number == number)
         whole = site.page(page.path, "batch.html", batch=item.batch, duplicates=item.duplicates, calibration=ranking.calibration,
-                          rows_html=Markup("\n".join(rows)))
+                          matched_within=0, rows_html=Markup("\n".join(rows)))
         parts = page.render()
         assert not isinstance(parts, str | bytes)
         parts = list(parts)
@@ -202,3 +202,22 @@ def test_agreement_at_a_stage_no_reviewer_has_screened_says_so(example_copy, tmp
     html = (tmp_path / "site" / "screening.html").read_text()
     full_text = html[html.index("<h3>Full text</h3>"):html.index("<h2>Batches</h2>")]
     assert "No reviewer has screened at this stage yet." in full_text and "Only one reviewer" not in full_text
+
+
+def test_a_batch_page_tells_records_matched_within_the_run_from_those_matched_to_held_records():
+    """A batch's record matched to another record of the same batch (the run found the work twice) is no record the
+    review already held: the page says which is which."""
+    workspace = open_review(EXAMPLE)
+    site = pages.Site(workspace.review, workspace.facts, None)
+    item = next(item for item in site.facts.screening_status[0] if item.batch.number)
+    first, twice, held = item.batch.record_ids[:3]
+    batch = item.batch.model_copy(update={"matched": [twice, held]})
+    elsewhere = next(rid for rid in site.review.records if rid not in item.batch.record_ids)
+    within = pages.matched_within(batch, {twice: first, held: elsewhere})
+    assert within == 1
+    html = site.page("batches/1.html", "batch.html", batch=batch, duplicates=0,
+                     calibration=site.rankings[item.batch.number].calibration,
+                     matched_within=within, rows_html=Markup(""))
+    text = " ".join(re.sub(r"<[^>]+>", "", html).split())
+    assert "1 of them sitegen matched to a record the review already held; 1 of them sitegen matched to another " \
+           "record of this batch (the run found that work twice)" in text

@@ -15,6 +15,7 @@ classes the style sheet sets (with `currentColor` fallbacks), so they follow dar
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -81,16 +82,23 @@ class RunIdentification:
     new: int  # records no earlier run or import had identified, less those matched to a record the review held
     seen: int  # records returned again, or matched by metadata to a record the review held (not new to screen)
     imported: str = ""
+    # Records matched by metadata to a record new in the same run or import (a work a file holds twice): neither
+    # new nor seen before, but a duplicate of that run, which PRISMA removes there and the import report names so.
+    duplicates: int = 0
 
 
-def identified_per_run(review: Review, runs: list[Run]) -> list[RunIdentification]:
+def identified_per_run(review: Review, runs: list[Run],
+                       canonical: Mapping[str, str] | None = None) -> list[RunIdentification]:
     """For each run and each import, in the ledger's order, the distinct records it identified, split into new
-    to the review and already seen.
+    to the review, duplicates of records new in the same run, and already seen.
 
     A record counts as seen once any earlier run or import named it, whichever saved search ran; one the
     run's batch matched to a record the review held is no new record either (the run report, the batch
-    and its manifest say so too), nor is one an import matched so (its file's counts say so).
+    and its manifest say so too), nor is one an import matched so (its file's counts say so). A record matched
+    to one the review did not hold before the run (`canonical`, duplicates.csv's confirmed duplicates: the
+    record the match named) is a duplicate within the run, as PRISMA and the import report count it.
     """
+    canonical = canonical or {}
     imports = [(line, event.ts, payload) for line, event, payload
                in zip(review.ledger_lines, review.ledger, review.payloads, strict=True)
                if isinstance(payload, ImportPayload)]
@@ -100,14 +108,27 @@ def identified_per_run(review: Review, runs: list[Run]) -> list[RunIdentificatio
     for _, at, event in events:
         if isinstance(event, Run):
             returned = {record_id for strategy in event.strategies for record_id in strategy.record_ids}
-            held = seen | set(event.batch.matched if event.batch else ())
-            result.append(RunIdentification(at, event, len(returned - held), len(returned & held)))
+            unseen = returned - seen
+            matched = unseen & set(event.batch.matched if event.batch else ())
+            within = _within(matched, seen, canonical, len(matched))
+            new = len(unseen - matched)
+            result.append(RunIdentification(at, event, new, len(returned) - new - within, duplicates=within))
         else:  # as the import counted them, where it did (a record it matched to one held is not new either)
             returned = set(event.record_ids)
-            new = event.file.new if event.file else len(returned - seen)
-            result.append(RunIdentification(at, None, new, len(returned) - new, event.source))
+            unseen = returned - seen
+            new = event.file.new if event.file else len(unseen)
+            # The import kept counts, not which records it matched: at most those it did not count new are duplicates.
+            within = _within(unseen, seen, canonical, len(unseen) - new)
+            result.append(RunIdentification(at, None, new, len(returned) - new - within, event.source, within))
         seen |= returned
     return result
+
+
+def _within(candidates: set[str], seen: set[str], canonical: Mapping[str, str], most: int) -> int:
+    """How many of `candidates` (records a run returned that no earlier one had) duplicate a record no earlier run
+    had either, so one new in the same run: at most `most`, those the run did not count as new."""
+    return min(most, sum(1 for record_id in candidates
+                         if record_id in canonical and canonical[record_id] not in seen))
 
 
 def included_per_year(records: list[Record]) -> tuple[dict[int, int], int]:
@@ -120,13 +141,17 @@ def included_per_year(records: list[Record]) -> tuple[dict[int, int], int]:
     return counts, len(records) - len(years)
 
 
-def runs_chart(review: Review, runs: list[Run]) -> Chart | None:
-    identified = identified_per_run(review, runs)
-    if not any(item.seen + item.new for item in identified):
+def runs_chart(review: Review, runs: list[Run], canonical: Mapping[str, str] | None = None) -> Chart | None:
+    identified = identified_per_run(review, runs, canonical)
+    if not any(item.seen + item.duplicates + item.new for item in identified):
         return None  # no bar to draw: an axis of zeros would pass for data (the searches section says what was found)
     several = len({item.run.monitor_id for item in identified if item.run}) > 1
+    # Duplicates within a run are a series of their own only where some run had one: a legend entry for zeros
+    # would claim a kind of record no run identified.
+    within = any(item.duplicates for item in identified)
     bars = tuple(Bar(utc_day(item.at) + (f" import ({item.imported})" if item.run is None else
-                                         f" {item.run.monitor_id}" if several else ""), (item.seen, item.new),
+                                         f" {item.run.monitor_id}" if several else ""),
+                     (item.seen, item.duplicates, item.new) if within else (item.seen, item.new),
                      "" if item.run is None or item.run.complete else "incomplete: some records may be missing")
                  for item in identified)
     new = sum(item.new for item in identified)
@@ -139,16 +164,19 @@ def runs_chart(review: Review, runs: list[Run]) -> Chart | None:
     runs_text = f"{' and '.join(tallies)} from {first} to {last}" if len(bars) > 1 else \
         f"One {'search run' if identified[0].run else 'import'}, on {first},"
     latest = identified[-1]
+    repeated = f", {counted(latest.duplicates, 'duplicate')} of records new in it" if latest.duplicates else ""
     # What the latest run found is never told as all there was when a source did not answer it in full.
     unanswered = ", though not every source answered it in full: records may be missing" \
         if latest.run and not latest.run.complete else ""
     summary = (f"{runs_text} identified {counted(new, 'record')} new to the review; the last "
-               f"{'run' if latest.run else 'import'} identified {bars[-1].total}, {bars[-1].parts[1]} of them new"
+               f"{'run' if latest.run else 'import'} identified {bars[-1].total}, {latest.new} of them new{repeated}"
                f"{unanswered}."
                + (f" {incomplete} run{'s were' if incomplete != 1 else ' was'} incomplete." if incomplete else ""))
     title = "Records identified per search run and import" if imports else "Records identified per search run"
     return Chart("runs", title, summary, "Run or import" if imports else "Run",
-                 (Series("Already seen", "chart-seen"), Series("New to the review", "chart-new")), bars)
+                 (Series("Already seen", "chart-seen"),
+                  *([Series("Duplicates within the run", "chart-duplicate")] if within else []),
+                  Series("New to the review", "chart-new")), bars)
 
 
 def years_chart(included: list[Record], studies: int) -> Chart | None:
@@ -170,7 +198,7 @@ def years_chart(included: list[Record], studies: int) -> Chart | None:
 
 def home_charts(site: Site) -> list[Chart]:
     included = set(site.facts.included)
-    charts = [runs_chart(site.review, site.facts.runs),
+    charts = [runs_chart(site.review, site.facts.runs, site.facts.canonicals),
               years_chart([record for record in site.review.records.values() if record.id in included],
                           site.facts.prisma.studies_included)]
     return [chart for chart in charts if chart]
@@ -212,7 +240,7 @@ class Layout:
     plot_top: int
     plot_bottom: int
     gutter: float
-    legend: tuple[tuple[int, Series], ...]  # (x in px, series)
+    legend: tuple[tuple[int, int, Series], ...]  # (x in px, y of its row in px, series)
     ticks: tuple[tuple[int, int], ...]  # (value, y)
     columns: tuple[Column, ...]
     values: tuple[Label, ...]  # totals above the bars
@@ -258,7 +286,8 @@ def axis_labels(bars: tuple[Bar, ...], slot: float) -> tuple[Label, ...]:
 def layout(chart: Chart) -> Layout:
     bars = chart.bars
     ticks = nice_ticks(max(bar.total for bar in bars))
-    top = LEGEND_H + VALUES_H
+    legend = legend_rows(chart.series)
+    top = LEGEND_H * (1 + max(y for _, y, _ in legend) // LEGEND_H) + VALUES_H
     bottom = top + PLOT_H
     scale = PLOT_H / ticks[-1]
     slot = (100 - GUTTER) / len(bars)
@@ -277,13 +306,22 @@ def layout(chart: Chart) -> Layout:
         columns.append(Column(bar, tuple(rects), tooltip))
         if len(bars) <= BAR_LABELS:
             values.append(Label(round(GUTTER + slot * (index + 0.5), 3), base - 4, str(bar.total), "middle"))
-    legend, x = [], 0
-    for series in chart.series:
-        legend.append((x, series))
-        x += 16 + round(len(series.name) * CHAR) + 16
     axis = tuple(Label(label.x, bottom + 16, label.text, label.anchor) for label in axis_labels(bars, slot))
-    return Layout(chart, bottom + AXIS_H, top, bottom, GUTTER, tuple(legend),
+    return Layout(chart, bottom + AXIS_H, top, bottom, GUTTER, legend,
                   tuple((value, round(bottom - value * scale)) for value in ticks), tuple(columns), tuple(values), axis)
+
+
+def legend_rows(series: tuple[Series, ...]) -> tuple[tuple[int, int, Series], ...]:
+    """Each series' legend entry at (x, y) px: side by side while they fit the narrowest screen, then on a row
+    below, so a phone shows every entry whole."""
+    placed, x, y = [], 0, 0
+    for item in series:
+        width = 16 + round(len(item.name) * CHAR)  # the swatch, its gap, the name
+        if x and x + width > NARROWEST:
+            x, y = 0, y + LEGEND_H
+        placed.append((x, y, item))
+        x += width + 16
+    return tuple(placed)
 
 
 def render(chart: Chart) -> Markup:
