@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import sitegen
 from sitegen.living.versions import VersionHistory
 from sitegen.review.models import ReviewConfig
+from sitegen.site.templates import markdown_plain
 from sitegen.text import counted, xml_safe
 
 if TYPE_CHECKING:  # pages.py lists the versions page group, which writes the feed
@@ -49,7 +50,7 @@ def atom_feed(history: VersionHistory, config: ReviewConfig, views: dict[str, Re
     ET.register_namespace("", ATOM)
     feed = ET.Element(f"{{{ATOM}}}feed", {} if base else {XML_BASE: "./"})
     element(feed, "id", entry_id(review_key))
-    element(feed, "title", config.title)
+    element(feed, "title", markdown_plain(config.title))  # a feed title is text: "*Mus musculus*" reads "Mus musculus"
     element(feed, "subtitle", "Published versions of this living review and the studies each newly included")
     element(feed, "updated", history.versions[-1].published_at)
     for author in config.authors:

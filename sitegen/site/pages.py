@@ -41,7 +41,7 @@ from sitegen.site.downloads import record_downloads
 from sitegen.site.keys import Keys, code_digest
 from sitegen.site.output import Page
 from sitegen.site.record_page import RankedRecord, batch_page, digest_content, ranked_row
-from sitegen.site.templates import environment, templates_dir
+from sitegen.site.templates import environment, markdown_plain, templates_dir
 from sitegen.site.theme import readable_accent
 
 # Markers Site.framed replaces: text no template, title or path holds (review text never holds a NUL).
@@ -264,7 +264,7 @@ def digests(site: Site) -> Files:
         markdown = f"downloads/digest-{week}.md"
         yield Page(markdown, lambda digest=digest: digest_markdown(site.review, digest),
                    site.keys.of(digest_markdown.__module__, digest_markdown.__qualname__, markdown, digest, titles))
-        yield site.framed(f"digests/{week}.html", f"Digest {week} · {site.review.config.title}", digest_content,
+        yield site.framed(f"digests/{week}.html", f"Digest {week} · {markdown_plain(site.review.config.title)}", digest_content,
                           digest=digest, titles=titles)
 
 

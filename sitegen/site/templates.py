@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import unquote
 
 import jinja2
 from markdown_it import MarkdownIt
-from markupsafe import Markup
+from markdown_it.token import Token
+from markupsafe import Markup, escape
 
 import sitegen
 from sitegen.records.providers import label
@@ -97,6 +99,44 @@ def render_markdown(text: str) -> Markup:
     return Markup(_markdown.render(text))
 
 
+# A review's title and question (review.yaml) are inline Markdown ("*Mus musculus*"): emphasis, strong and code, with
+# raw HTML shown as text as in the protocol. A link is shown as its words and an image as its description, never
+# followed nor loaded, whatever their address: the title is itself the link to the home page in every page's header
+# (a link inside a link is no HTML), and a question is a sentence.
+_inline = MarkdownIt("commonmark", {"html": False})
+_inline.validateLink = lambda url: True  # no address is ever written into the page
+
+
+def _no_tag(renderer, tokens, index, options, env) -> str:
+    return ""
+
+
+def _description(renderer, tokens, index, options, env) -> str:
+    return str(escape(renderer.renderInlineAsText(tokens[index].children or [], options, env)))
+
+
+_inline.add_render_rule("link_open", _no_tag)
+_inline.add_render_rule("link_close", _no_tag)
+_inline.add_render_rule("image", _description)
+
+
+def inline_markdown(text: str) -> Markup:
+    """A line of inline Markdown as HTML (escaped, no raw HTML, no link), on one line: a title or a question."""
+    return Markup(" ".join(_inline.renderInline(text).split()))
+
+
+def markdown_plain(text: str) -> str:
+    """A line of inline Markdown as the plain text it reads as ("*Mus musculus*": "Mus musculus"), where no HTML
+    can go: a page's <title>, an attribute, the feed. Whitespace and line breaks are one space each."""
+    return " ".join(_words(child for token in _inline.parseInline(text) for child in token.children or []).split())
+
+
+def _words(tokens: Iterable[Token]) -> str:
+    """The text inline tokens read as: their text and code, an image's description, a space for a line break."""
+    return "".join(token.content if token.type in ("text", "code_inline") else " " if token.type.endswith("break")
+                   else _words(token.children or []) if token.type == "image" else "" for token in tokens)
+
+
 def studies_phrase(reports: int, studies: int) -> str:
     """How many studies are included, and in how many reports when a study has several (a preprint and its
     journal article): the list pages show a row per report, PRISMA counts studies."""
@@ -114,6 +154,8 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters["markdown"] = render_markdown
+    env.filters["inline_markdown"] = inline_markdown  # a review's title and question in a page
+    env.filters["plain"] = markdown_plain  # ... in a <title> or an attribute
     env.globals["sitegen_version"] = sitegen.__version__
     env.globals["provider_label"] = label
     env.globals["studies_phrase"] = studies_phrase
