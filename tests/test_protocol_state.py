@@ -300,9 +300,14 @@ def test_only_whitelisted_fields_can_be_set(sitegen, example):
         assert code == 2 and "is no max_kept: Input should be greater than or equal to 1" in err, err
     code, out, err = sitegen("state", "set", example, "status_note", "- paused over the holidays")
     assert code == 0 and out == "status_note: - paused over the holidays\n", out + err
-    # a note a reader cannot see is refused; one of nothing but spaces clears the note
-    code, _, err = sitegen("state", "set", example, "status_note", "\u200b")
+    # a note a reader cannot see is refused, and one holding an invisible character that makes text display otherwise
+    # than it is (nothing is written); one of nothing but spaces clears the note
+    code, _, err = sitegen("state", "set", example, "status_note", "\u00ad")
     assert code == 2 and "is no status_note: holds no visible text" in err, err
+    before = (example / "state.json").read_bytes()
+    code, _, err = sitegen("state", "set", example, "status_note", "paused \u202euntil May\u202c")
+    assert code == 2 and "is no status_note: holds U+202E (RIGHT-TO-LEFT OVERRIDE) at character 8" in err, err
+    assert (example / "state.json").read_bytes() == before
     code, out, err = sitegen("state", "set", example, "status_note", "   ")
     assert code == 0 and out == "status_note: (none)\n", out + err
     assert sitegen("check", example)[0] == 0

@@ -122,6 +122,45 @@ def contained_direction(text: str) -> str:
 Printable = AfterValidator(printable)
 Text = Annotated[str, Printable]
 
+# Joiners are how Persian and Indic words and emoji are spelt, and a soft hyphen (which PDFs leave in copied words)
+# shows at most as a hyphen at a line's end: no other format character belongs in what a reviewer writes.
+HAND_WRITTEN_FORMAT = frozenset("\u200c\u200d\u00ad")
+
+
+def hidden_format(value: str) -> tuple[int, str] | None:
+    """The first invisible format character (Unicode's Cf) of `value` other than a joiner or a soft hyphen, with its
+    1-based place, else None: direction overrides, embeddings and isolates (U+202A-U+202E, U+2066-U+2069),
+    direction marks, zero-width spaces. Text a person writes in a review file needs none, and each can make it
+    display otherwise than it is (the "Trojan Source" class: a note reading "include" that holds "edulcni"
+    reversed), on a page, in a diff, in a terminal."""
+    if value.isascii():  # no format character is ASCII: most text is told at once
+        return None
+    return next(((place, char) for place, char in enumerate(value, start=1)
+                 if char not in HAND_WRITTEN_FORMAT and unicodedata.category(char) == "Cf"), None)
+
+
+def without_hidden_format(value: str) -> str:
+    """`value` without the characters `hidden_format` finds: a tool's text made a reviewer's (an exported note)."""
+    return value if hidden_format(value) is None else "".join(
+        char for char in value if char in HAND_WRITTEN_FORMAT or unicodedata.category(char) != "Cf")
+
+
+def hidden_format_message(char: str, place: int) -> str:
+    return (f"holds U+{ord(char):04X} ({unicodedata.name(char, 'unnamed format character')}) at character {place}, "
+            "an invisible character that can make the text display otherwise than it is; delete it")
+
+
+def hand_written(value: str) -> str:
+    """`value`, refused when it holds an invisible format character (`hidden_format`). A provider's text keeps them
+    (`printable` contains its direction controls): it is no reviewer's."""
+    if found := hidden_format(value):
+        raise ValueError(hidden_format_message(found[1], found[0]))
+    return value
+
+
+# Before `Printable` (which drops a direction control left open): a reviewer's text is refused, never mended unseen.
+HandWritten = AfterValidator(hand_written)
+
 
 def visible_text(value: str) -> bool:
     """Whether a reader can see `value`: not only spaces, line breaks or invisible format characters (U+200B)."""

@@ -26,7 +26,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from sitegen.errors import SchemaVersionError, shown_argument, shown_path
 from sitegen.records.identity import listed
 from sitegen.records.ids import found_valid, meant_record_id, record_id
-from sitegen.records.model import Record, model_data, share_fields_sets
+from sitegen.records.model import Record, hidden_format, hidden_format_message, model_data, share_fields_sets
 from sitegen.review import kept, parsing
 from sitegen.review.models import (
     DECISION_COLUMNS,
@@ -351,6 +351,19 @@ def _load_protocol(root: Path, review: Review) -> list[Problem]:
                 if p.code == "missing" else p for p in problems]
     protocol, problems = parse_protocol(text)
     review.protocol = protocol
+    return problems + (_hidden_in_body(protocol, rel) if protocol else [])
+
+
+def _hidden_in_body(protocol: Protocol, rel: str) -> list[Problem]:
+    """A problem at each line of the protocol's Markdown that holds an invisible format character, at its column: the
+    reviewers' own text, under the rule their other text keeps (`hand_written`). Only the folder's protocol.md:
+    versions locked on the ledger before the rule stay readable."""
+    problems = []
+    for number, line in enumerate(parsing.split_lines(protocol.body), start=protocol.body_line):
+        if found := hidden_format(line):
+            column, char = found
+            problems.append(Problem(rel, number, column, "invisible-character",
+                                    f"the protocol's text {hidden_format_message(char, column)}"))
     return problems
 
 

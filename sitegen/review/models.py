@@ -22,6 +22,7 @@ from sitegen.records.ids import NORMALISERS, WRITTEN_ID_NAMESPACES, record_id_pr
 from sitegen.records.ids import record_id as id_from_identifiers
 from sitegen.records.model import (
     SMALL_VALUE,
+    HandWritten,
     Printable,
     Strict,
     Visible,
@@ -42,9 +43,14 @@ DECISIONS = ("include", "exclude", "maybe")
 RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$")
 SLUG = r"^[a-z0-9][a-z0-9-]{0,79}$"
 
-Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=4000), Printable]
-ShortText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300), Printable]
-Question = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000), Printable]
+# Free text a reviewer writes by hand (review.yaml, protocol.md's front matter, evidence, notes): no invisible format
+# character (`hand_written`). What sitegen itself keeps of it later (a version's title) is only `Printable`: a file
+# written before the rule stays readable.
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=4000), HandWritten, Printable]
+ShortText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300), HandWritten, Printable]
+Question = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000), HandWritten,
+                     Printable]
+Note = Annotated[str, StringConstraints(max_length=2000), HandWritten, Printable]  # a row's note: may be empty
 Slug = Annotated[str, worded_pattern(SLUG, "a name of lower-case letters, digits and hyphens (reviewer-a), at most 80")]
 Sha256 = Annotated[str, worded_pattern(r"^[0-9a-f]{64}$", "a SHA-256 digest: 64 digits and letters a-f")]
 ReasonCode = Annotated[str, worded_pattern(  # an exclusion reason's code
@@ -715,8 +721,8 @@ class VersionRecord(Strict):
     published_at: str = Field(description="RFC 3339 time of publication: the build time `sitegen publish` used")
     ledger_head: LedgerAnchor = Field(description="the ledger's last event when the version was published")
     protocol_version: int = Field(ge=1)
-    title: ShortText
-    question: Question
+    title: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300), Printable]
+    question: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000), Printable]
     # Stage -> record id -> outcome, for every record with an outcome at that stage then.
     outcomes: dict[Stage, dict[str, PublishedOutcome]]
     # Included study id -> SHA-256 of its evidence (canonical JSON of `Evidence`), for each included study
@@ -776,7 +782,8 @@ class ReviewState(Strict):
 
     schema_version: int
     max_kept: int = Field(default=25, ge=1, le=10_000, description="most KEEP decisions in a weekly digest")
-    status_note: Annotated[str, StringConstraints(strip_whitespace=True, max_length=500), Printable, Visible] | None = Field(
+    status_note: Annotated[str, StringConstraints(strip_whitespace=True, max_length=500), HandWritten, Printable,
+                           Visible] | None = Field(
         default=None, description="a short note shown on the site's home page, e.g. 'searches paused until May'")
     ledger_head: LedgerAnchor | None = Field(
         default=None, description="the ledger's last event when sitegen last appended to it (written by sitegen, "
@@ -954,7 +961,7 @@ class Decision:
     record_id: Annotated[str, StrictMode()]
     decision: Literal["include", "exclude", "maybe"]  # a literal is matched exactly
     reason: Annotated[str, StrictMode()] = ""
-    note: Annotated[str, StrictMode(), StringConstraints(max_length=2000), Printable] = ""  # limit told in characters
+    note: Annotated[str, StrictMode(), StringConstraints(max_length=2000), HandWritten, Printable] = ""  # in characters
 
     @field_validator("record_id")
     @classmethod
@@ -978,7 +985,7 @@ class DuplicateDecision(Strict):
     duplicate_of: str
     decision: Literal["same", "different"]
     reviewer: Annotated[str, StringConstraints(pattern=SLUG)]
-    note: Annotated[str, StringConstraints(max_length=2000), Printable] = ""
+    note: Note = ""
 
     @field_validator("record_id", "duplicate_of")
     @classmethod
@@ -1018,7 +1025,7 @@ class ValidationStudy(Strict):
     searches should retrieve (`sitegen monitor validate`), beside the review's included studies."""
 
     record_id: str
-    note: Annotated[str, StringConstraints(max_length=2000), Printable] = ""
+    note: Note = ""
 
     @field_validator("record_id")
     @classmethod
@@ -1030,9 +1037,10 @@ class ValidationStudy(Strict):
 
 
 class Passage(Strict):
-    text: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=8000), Printable]
+    text: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=8000), HandWritten, Printable]
     source: Literal["abstract", "fulltext", "external"]
-    location: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500), Printable] | None = None
+    location: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500), HandWritten,
+                        Printable] | None = None
 
     @model_validator(mode="after")
     def _external_needs_location(self) -> Passage:

@@ -27,7 +27,7 @@ from sitegen.errors import SitegenError
 from sitegen.records.entry import Entry
 from sitegen.records.ids import NAMESPACE_LABELS, normalise_doi, normalise_pmid
 from sitegen.records.matching import TITLE_FLOOR, Work, classify, record_work, work
-from sitegen.records.model import CONTROL_CHARACTER, Record
+from sitegen.records.model import CONTROL_CHARACTER, Record, without_hidden_format
 from sitegen.records.notices import notice_kind
 from sitegen.records.titles import comparable_title, folded
 from sitegen.references.fields import accession_pmid
@@ -477,7 +477,9 @@ def _decision(record_id: str, item: Exported, reasons: dict[str, str], skipped: 
             report.unmapped_reasons.append(dataclasses.replace(skipped, why=(
                 f"{record_id}: {', '.join(repr(r) for r in unmapped)} is no exclusion reason of the protocol "
                 f"(codes: {', '.join(sorted(reasons)) or 'none defined'})")))
-    note = " ".join(item.note.split())[:2000]  # one line: a tool's note may hold line breaks and tabs
+    # One line (a tool's note may hold line breaks and tabs), without the invisible format characters no reviewer's
+    # note may hold (`hand_written`): the tool's, not typed in the file, and `check` would refuse the row.
+    note = " ".join(without_hidden_format(item.note).split())[:2000]
     return Decision(record_id=record_id, decision=item.decision, reason=code, note=note)
 
 

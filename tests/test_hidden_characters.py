@@ -1,0 +1,149 @@
+"""Text a reviewer writes by hand holds no invisible format character (direction overrides, isolates, marks,
+zero-width spaces): each can make a note display otherwise than it is ("Trojan Source"). `check` refuses one in
+every such field, naming the file, the line and, where the file has them, the column; nothing is written."""
+
+from __future__ import annotations
+
+import csv
+import json
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import tree_bytes
+
+from sitegen.records.model import hand_written, printable
+from sitegen.review.models import Decision
+
+RLO, PDF, LRI, PDI, ZWSP, RLM = "\u202e", "\u202c", "\u2066", "\u2069", "\u200b", "\u200f"
+TA, FT = "screening/title-abstract", "screening/full-text"
+
+
+def replaced(review: Path, rel: str, old: str, new: str) -> str:
+    """Replace the first `old` of the file with `new` (written raw, as an editor would paste it); the file's path."""
+    path = review / rel
+    text = path.read_text(encoding="utf-8")
+    assert old in text, (rel, old)
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return rel
+
+
+def appended_row(review: Path, rel: str, header: str, row: str) -> str:
+    path = review / rel
+    text = path.read_text(encoding="utf-8") if path.exists() else header + "\n"
+    path.write_text(text + row + "\n", encoding="utf-8")
+    return rel
+
+
+def status_note(review: Path, text: str) -> str:
+    state = json.loads((review / "state.json").read_text(encoding="utf-8"))
+    (review / "state.json").write_text(json.dumps({**state, "status_note": text}, indent=2, ensure_ascii=False) + "\n",
+                                       encoding="utf-8")
+    return "state.json"
+
+
+def adjudication_note(review: Path, text: str) -> str:
+    return replaced(review, f"{TA}/adjudication.csv", "adjudicated for the demonstration", text)
+
+
+def decision_note(review: Path, stage: str, text: str) -> str:
+    rel = f"{stage}/reviewer-a.csv"
+    lines = (review / rel).read_text(encoding="utf-8").splitlines()
+    assert lines[1].endswith(",")  # its note is the last column, empty
+    lines[1] += text
+    (review / rel).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return rel
+
+
+def duplicate_note(review: Path, text: str) -> str:
+    first, second = [json.loads(line)["id"] for line in (review / "records.jsonl").read_text().splitlines()[:2]]
+    return appended_row(review, "duplicates.csv", "record_id,duplicate_of,decision,reviewer,note",
+                        f"{first},{second},different,reviewer-a,{text}")
+
+
+def validation_note(review: Path, text: str) -> str:
+    first = json.loads((review / "records.jsonl").read_text().splitlines()[0])["id"]
+    return appended_row(review, "validation.csv", "record_id,note", f"{first},{text}")
+
+
+EVIDENCE = "evidence/wilson-2013-lec.yaml"
+# Field -> how a reviewer's text lands in it (the file's path is returned), and the character planted there.
+FIELDS: dict[str, tuple[Callable[[Path, str], str], str]] = {
+    "review.yaml title": (lambda r, t: replaced(r, "review.yaml", "The rodent object-in-context", t), RLO),
+    "review.yaml question": (lambda r, t: replaced(r, "review.yaml", "Which procedural variables", t), LRI),
+    "review.yaml author": (lambda r, t: replaced(r, "review.yaml", "sitegen maintainers", t), RLM),
+    "protocol reason label": (lambda r, t: replaced(r, "protocol.md", "Non-rodent species\n  - code", t + "\n  - code"),
+                              PDI),
+    "protocol eligibility": (lambda r, t: replaced(r, "protocol.md", "Uses the object-in-context (OIC) task", t), ZWSP),
+    "protocol watchlist term": (lambda r, t: replaced(r, "protocol.md", "  - term: object-in-context",
+                                                      f"  - term: {t}"), RLO),
+    "protocol text": (lambda r, t: (replaced(r, "protocol.md", "\n## ", f"\n{t}\n\n## ")), RLO),
+    "state.json status_note": (status_note, RLO),
+    "title-abstract note": (lambda r, t: decision_note(r, TA, t), LRI),
+    "adjudication note": (adjudication_note, RLO),
+    "full-text note": (lambda r, t: decision_note(r, FT, t), RLM),
+    "duplicates.csv note": (duplicate_note, RLO),
+    "validation.csv note": (validation_note, ZWSP),
+    "evidence finding": (lambda r, t: replaced(r, EVIDENCE, "could not recognise", t), RLO),
+    "evidence population": (lambda r, t: replaced(r, EVIDENCE, "population: Rats", f"population: {t}"), LRI),
+    "evidence passage": (lambda r, t: replaced(r, EVIDENCE, "In a subsequent experiment", t), RLO),
+}
+
+
+@pytest.mark.parametrize("field", FIELDS)
+def test_an_invisible_format_character_in_a_reviewers_text_is_refused(sitegen, example_copy, field):
+    plant, char = FIELDS[field]
+    text = f"agreed {char}edulcni{PDF if char == RLO else PDI if char == LRI else ''} after all"
+    rel = plant(example_copy, text)
+    lines = (example_copy / rel).read_text(encoding="utf-8").splitlines()
+    line = next(n for n, written in enumerate(lines, start=1) if char in written)
+    # A YAML value folded over several lines is placed where it starts, at its key, as every problem of the file is.
+    while rel.endswith(".yaml") and ":" not in lines[line - 1].split(char)[0]:
+        line -= 1
+    before = tree_bytes(example_copy)
+    code, out, err = sitegen("check", example_copy)
+    assert code == 1 and "Traceback" not in out + err, out + err
+    found = [row for row in out.splitlines() if row.startswith(f"{example_copy}/{rel}:{line}:")
+             and f"U+{ord(char):04X} ({unicodedata.name(char)})" in row]
+    assert found, f"{rel}:{line} not reported:\n{out}"
+    assert tree_bytes(example_copy) == before
+
+
+def test_balanced_or_not_every_direction_control_and_invisible_character_is_refused():
+    # Balanced, a direction control still reorders the text it holds: a reviewer's text is refused, where a provider's
+    # is only kept from reordering what follows it (`printable`).
+    controls = [chr(code) for code in [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]] + \
+        ["\u200e", "\u200f", "\u061c", "\u200b", "\u2060", "\ufeff"]
+    for char in controls:
+        with pytest.raises(ValueError, match=f"U\\+{ord(char):04X}"):
+            hand_written(f"a {char}b{PDF} c")
+        with pytest.raises(ValueError, match="invisible character"):
+            Decision(record_id="10.1002/hipo.22095", decision="include", note=f"a {char}b")
+    assert printable(f"a {RLO}b{PDF} c") == f"a {RLO}b{PDF} c"  # a provider's balanced text is kept
+
+
+@pytest.mark.parametrize("text", [
+    "ﺎﻠﻓﺄﺭ – rat, per the Arabic abstract",  # right-to-left letters need no control
+    "می\u200cخواهم",  # a zero-width non-joiner: how a Persian word is spelt
+    "👩\u200d🔬 checked",  # a zero-width joiner: one emoji
+    "object\u00adin\u00adcontext",  # soft hyphens, as a PDF leaves them in a copied word
+])
+def test_text_that_needs_no_control_and_the_characters_words_are_spelt_with_are_accepted(text):
+    assert hand_written(text) == text
+
+
+def test_a_tools_note_is_imported_without_the_invisible_characters_check_refuses(sitegen, example_copy, tmp_path):
+    # ASReview's note column holds what its user typed there: written to a reviewer's file, it must pass `check`.
+    records = [json.loads(line) for line in (example_copy / "records.jsonl").read_text().splitlines()[:2]]
+    export = tmp_path / "asreview.csv"
+    with export.open("w", encoding="utf-8", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(["doi", "title", "included", "asreview_note"])
+        writer.writerows([record.get("DOI", ""), record["title"], "1", f"looks {RLO}fine{PDF} {ZWSP}to me"]
+                         for record in records)
+    code, out, err = sitegen("import-decisions", example_copy, export, "--tool", "asreview", "--reviewer", "reviewer-c")
+    assert code == 0, out + err
+    written = list(csv.DictReader((example_copy / TA / "reviewer-c.csv").open(encoding="utf-8")))
+    assert written and {row["note"] for row in written} == {"looks fine to me"}
+    assert sitegen("check", example_copy)[0] == 0
