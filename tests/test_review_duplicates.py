@@ -440,8 +440,10 @@ def other_doi_twin(review_dir: Path) -> str:
     review, problems = load_review(review_dir)
     assert review is not None, problems
     twin = twin_of(review.records[ORIGINAL], "PMC7777777")
-    twin = Record.model_validate({**model_data(twin), "id": OTHER_DOI, "DOI": OTHER_DOI, "PMCID": None,
-                                  "PMID": review.records[ORIGINAL].PMID})
+    # From OpenAlex: the same PMID from PubMed or Europe PMC would make it that article with its DOI corrected.
+    data = model_data(twin)
+    twin = Record.model_validate({**data, "id": OTHER_DOI, "DOI": OTHER_DOI, "PMCID": None,
+                                  "PMID": review.records[ORIGINAL].PMID, "custom": {**data["custom"], "sources": ["openalex"]}})
     merged = integrate(review.records, [twin])
     transaction = Transaction(review_dir)
     append(transaction, review, "2026-03-01T00:00:00Z", [ImportPayload(
