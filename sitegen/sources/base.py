@@ -103,27 +103,23 @@ class Trace:
             self.hashes.append(snapshot)
 
     def outcome(self, status: Status, records=(), total: int | None = None, retry_after: float | None = None,
-                warning: str | None = None, truncated: bool = False, dropped: int = 0) -> SourceOutcome:
+                warning: str | None = None, truncated: bool = False, dropped: int = 0,
+                cause: str | None = None) -> SourceOutcome:
         warnings = self.warnings + ([warning] if warning else [])
         return SourceOutcome(source=self.source, status=status, records=list(records), total=total,
                              warnings=warnings, executed_query=self.executed, snapshot_hashes=self.hashes,
-                             retry_after=retry_after, truncated=truncated, dropped=dropped)
+                             retry_after=retry_after, truncated=truncated, dropped=dropped, cause=cause)
+
+    def failure(self, status: Status, cause: str, happened: str | None = None,
+                retry_after: float | None = None) -> SourceOutcome:
+        """A failed call's outcome: its warning "<happened>: <cause>", or `cause` alone when that is a sentence
+        of its own, and its cause beside it for a sentence naming the source and what happened."""
+        return self.outcome(status, retry_after=retry_after, warning=f"{happened}: {cause}" if happened else cause,
+                            cause=cause)
 
 
 FAILURES = {"rate_limited": "rate-limited", "timeout": "timed out", "unavailable": "unavailable",
             "auth_error": "refused access"}
-
-
-def failure_warning(label: str, status: str, message: str) -> str:
-    """A provider failure said as "<label> <what happened>: <why>", the label once: the why is most often the
-    fetcher's own sentence about the provider ("OpenAlex could not be reached"), so it read "OpenAlex unavailable:
-    OpenAlex could not be reached"."""
-    return f"{label} {FAILURES.get(status, status)}: {unnamed(label, message)}"
-
-
-def failure_cause(label: str, status: str, warning: str) -> str:
-    """What `failure_warning` said of a failure but the label and what happened, for a sentence naming both."""
-    return warning.removeprefix(f"{label} {FAILURES.get(status, status)}: ")
 
 
 def unnamed(label: str, text: str) -> str:
@@ -144,19 +140,22 @@ def run_call(trace: Trace, call: Callable[[Trace], SourceOutcome]) -> SourceOutc
     try:
         return call(trace)
     except SourceError as exc:
-        return trace.outcome(exc.status, retry_after=exc.retry_after,
-                             warning=failure_warning(label, exc.status, str(exc)) + _part_way(trace))
+        # "<label> <what happened>: <why>", the label once: the why is most often the fetcher's own sentence about
+        # the provider ("OpenAlex could not be reached"), so it read "OpenAlex unavailable: OpenAlex could not be
+        # reached".
+        return trace.failure(exc.status, unnamed(label, str(exc)) + _part_way(trace),
+                             f"{label} {FAILURES.get(exc.status, exc.status)}", exc.retry_after)
     except Malformed as exc:
-        return trace.outcome("unavailable", warning=f"{label} returned an unusable response: {exc}{_part_way(trace)}")
+        return trace.failure("unavailable", f"{label} returned an unusable response: {exc}{_part_way(trace)}")
     except ValidationError as exc:  # a provider record that does not fit the record format
-        return trace.outcome("unavailable", warning=f"{label} returned an unusable record: "
-                                                    f"{exc.error_count()} field(s) invalid{_part_way(trace)}")
+        return trace.failure("unavailable", f"{label} returned an unusable record: "
+                                            f"{exc.error_count()} field(s) invalid{_part_way(trace)}")
     except Unsupported as exc:
         if a_later_page(trace.executed):  # a later page refused (an expired cursor) of an answer begun: an outage
             # in the middle of the reading, not a query the source cannot run
-            return trace.outcome("unavailable", warning=f"{label} unavailable: it refused a later page of an answer "
-                                                        f"it had begun ({exc}){_part_way(trace)}")
-        return trace.outcome("unsupported", warning=f"{label} cannot run this query: {exc}")
+            return trace.failure("unavailable", f"it refused a later page of an answer it had begun ({exc})"
+                                                f"{_part_way(trace)}", f"{label} {FAILURES['unavailable']}")
+        return trace.failure("unsupported", f"{label} cannot run this query: {exc}")
 
 
 # Query parameters that say which page of one answer a request asks for, and how long it is (a last page asks for

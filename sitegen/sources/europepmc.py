@@ -319,6 +319,7 @@ class FullText(BaseModel):
     executed_query: list[str] = Field(default_factory=list)
     snapshot_hashes: list[str] = Field(default_factory=list)
     retry_after: float | None = None
+    cause: str | None = None  # why the call failed, as its outcome says (SourceOutcome.cause)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -370,7 +371,7 @@ def fulltext(fetcher: Fetcher, settings: SourceSettings, pmcid: str) -> FullText
             trace.warnings.append(f"the full text of {asked} has no paragraphs")
         return trace.outcome("ok")
     outcome = run_call(Trace("europepmc", fetcher, PROVIDER, Secrets()), call)
-    return FullText(pmcid=asked, **parsed, **outcome.model_dump(
+    return FullText(pmcid=asked, **parsed, cause=outcome.cause, **outcome.model_dump(
         include={"status", "warnings", "executed_query", "snapshot_hashes", "retry_after"}))
 
 

@@ -34,6 +34,10 @@ class SourceOutcome(BaseModel):
     dropped: int = 0
     # Why an answer that looks whole cannot be taken as whole (e.g. it contradicts the source's last run).
     doubt: str | None = None
+    # Why a call failed, in words, for a sentence that names the source and what happened already: the last
+    # warning without "<label> <what happened>: " where it says so, else the whole warning. Set where the failure
+    # is recorded (sitegen.sources.base.run_call); kept out of what is printed as JSON, which has the warning.
+    cause: str | None = Field(default=None, exclude=True)
 
     @property
     def complete(self) -> bool:

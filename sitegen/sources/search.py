@@ -24,7 +24,7 @@ from sitegen.records.fusion import RANKING_VERSION, Hit, Lane, fuse
 from sitegen.records.model import Record
 from sitegen.records.providers import Source, label
 from sitegen.sources import arxiv, crossref, europepmc, openalex, pubmed, query
-from sitegen.sources.base import about, failure_cause, pages_before
+from sitegen.sources.base import about, pages_before
 from sitegen.sources.http import Fetcher
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import SourceSettings
@@ -225,7 +225,7 @@ def describe(outcome: SourceOutcome) -> str:
     if outcome.status == "unsupported":
         why = f" ({outcome.warnings[-1]})" if outcome.warnings else ""
         return f"not searched: the query cannot be expressed for this source{why}"
-    why = f": {failure_cause(name, outcome.status, outcome.warnings[-1])}" if outcome.warnings else ""
+    why = f": {outcome.cause}" if outcome.cause is not None else ""
     if outcome.status == "auth_error":  # reached, but it refused the key: no waiting will change that
         return f"{name} refused access this run, so it was asked nothing more; new {name} records may be missing{why}"
     if pages := pages_before(outcome.executed_query):  # it answered, then failed part-way: not "not reached"

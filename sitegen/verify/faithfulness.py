@@ -22,7 +22,6 @@ from sitegen.living.facts import evidence_sha256
 from sitegen.records.model import Record
 from sitegen.review.models import REFUSAL_GRADE, Evidence, PassageCheck, VerificationPayload
 from sitegen.sources import europepmc
-from sitegen.sources.base import failure_cause
 from sitegen.sources.europepmc import FullText
 from sitegen.sources.http import Fetcher
 from sitegen.sources.settings import SourceSettings
@@ -61,9 +60,8 @@ def open_text(fetcher: Fetcher, settings: SourceSettings, record: Record) -> Ope
     fulltext = europepmc.fulltext(fetcher, settings, pmcid)
     hashes += fulltext.snapshot_hashes
     if fulltext.status != "ok":
-        why = "; ".join(failure_cause(europepmc.PROVIDER.name, fulltext.status, warning) for warning in fulltext.warnings)
         return OpenText(None, f"Europe PMC did not answer for the full text of {pmcid} ({fulltext.status}); "
-                              f"{why}".rstrip("; "), hashes)
+                              f"{fulltext.cause or ''}".rstrip("; "), hashes)
     if not fulltext.readable:
         return OpenText(None, fulltext.refusal or f"Europe PMC has no full text for {pmcid}", hashes)
     if not fulltext.paragraphs:  # nothing read is not the whole text: no passage can be contradicted by it
