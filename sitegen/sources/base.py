@@ -137,25 +137,28 @@ def about(label: str, text: str) -> str:
 def run_call(trace: Trace, call: Callable[[Trace], SourceOutcome]) -> SourceOutcome:
     """Run one provider call; every provider failure becomes an outcome with a warning in words."""
     label = trace.provider.name
+    happened: str | None = None  # "<label> <what happened>", where the cause is not a sentence of its own
+    retry_after: float | None = None
     try:
         return call(trace)
     except SourceError as exc:
         # "<label> <what happened>: <why>", the label once: the why is most often the fetcher's own sentence about
         # the provider ("OpenAlex could not be reached"), so it read "OpenAlex unavailable: OpenAlex could not be
         # reached".
-        return trace.failure(exc.status, unnamed(label, str(exc)) + _part_way(trace),
-                             f"{label} {FAILURES.get(exc.status, exc.status)}", exc.retry_after)
+        status, cause = exc.status, unnamed(label, str(exc))
+        happened, retry_after = f"{label} {FAILURES.get(exc.status, exc.status)}", exc.retry_after
     except Malformed as exc:
-        return trace.failure("unavailable", f"{label} returned an unusable response: {exc}{_part_way(trace)}")
+        status, cause = "unavailable", f"{label} returned an unusable response: {exc}"
     except ValidationError as exc:  # a provider record that does not fit the record format
-        return trace.failure("unavailable", f"{label} returned an unusable record: "
-                                            f"{exc.error_count()} field(s) invalid{_part_way(trace)}")
+        status, cause = "unavailable", f"{label} returned an unusable record: {exc.error_count()} field(s) invalid"
     except Unsupported as exc:
         if a_later_page(trace.executed):  # a later page refused (an expired cursor) of an answer begun: an outage
             # in the middle of the reading, not a query the source cannot run
-            return trace.failure("unavailable", f"it refused a later page of an answer it had begun ({exc})"
-                                                f"{_part_way(trace)}", f"{label} {FAILURES['unavailable']}")
-        return trace.failure("unsupported", f"{label} cannot run this query: {exc}")
+            status, cause = "unavailable", f"it refused a later page of an answer it had begun ({exc})"
+            happened = f"{label} {FAILURES['unavailable']}"
+        else:  # not a later page of an answer, so _part_way adds nothing
+            status, cause = "unsupported", f"{label} cannot run this query: {exc}"
+    return trace.failure(status, cause + _part_way(trace), happened, retry_after)
 
 
 # Query parameters that say which page of one answer a request asks for, and how long it is (a last page asks for
