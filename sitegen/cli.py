@@ -27,6 +27,7 @@ from sitegen.errors import (
     EXIT_INVALID,
     EXIT_SCHEMA,
     OptionInvalid,
+    OutputFileRefused,
     ReviewInvalid,
     SchemaVersionError,
     SitegenError,
@@ -146,12 +147,16 @@ class TextCommand(click.Command):
 def _usage_errors(ctx: click.Context):
     """The library's OptionInvalid shown as click shows a value its own types refuse: exit 2, naming the option,
     under the command's usage line and where to find its help. Raised to the group, which knows no command's
-    usage, it was shown without them."""
+    usage, it was shown without them. A file to write refused (OutputFileRefused: there already, without --force;
+    a folder; in a folder that does not exist) is a wrong option too: a usage error (exit 2) as click's own."""
     try:
         yield
     except OptionInvalid as exc:
         _done(exc)
         raise click.BadParameter(exc.message, ctx, param_hint=f"'{exc.option}'") from None
+    except OutputFileRefused as exc:
+        _done(exc)
+        raise click.UsageError(str(exc), ctx) from None
 
 
 def _texts(value: object) -> list[str]:
@@ -435,18 +440,7 @@ def _file_outside_review(path: Path | None, review_dir: Path, option: str, force
     """A file a command writes beside its work, checked before the command does anything
     (`commands.check_output_file`): a wrong option, so a usage error (exit 2) as click's own."""
     if path is not None:
-        with _output_refused():
-            commands.check_output_file(review_dir, path, option, force)
-
-
-@contextlib.contextmanager
-def _output_refused():
-    """A file to write refused before the command does anything (there already, without --force; a folder; in a
-    folder that does not exist) is a wrong option: a usage error (exit 2) as click's own, for every command."""
-    try:
-        yield
-    except SitegenError as error:
-        raise click.UsageError(str(error)) from None
+        commands.check_output_file(review_dir, path, option, force)
 
 
 def _progress(message: str) -> None:
@@ -954,8 +948,6 @@ def dedupe(source: Path, out: Path, probable_out: Path | None, versions_out: Pat
     """
     probable_out = probable_out or out.with_name(f"{out.stem}-probable{out.suffix or '.csv'}")
     versions_out = versions_out or out.with_name(f"{out.stem}-versions{out.suffix or '.csv'}")
-    with _output_refused():
-        commands.check_outputs({"SOURCE": source}, commands.dedupe_outputs(out, probable_out, versions_out), force)
     count, matches, warnings = commands.dedupe(source, out, probable_out, versions_out, format, encoding, columns,
                                                force)
     for warning in warnings:
@@ -1327,8 +1319,6 @@ def evaluate(runs: Path, judgments: Path, known: Path | None, ks: tuple[int, ...
     """Score frozen search runs offline: precision@k, nDCG@k against the whole judged pool and
     known-item recall@k, per query and as means with coverage counts. A top k holding a record
     nobody judged is reported as "unjudged", never as zero. Inputs are at most 5 MB each."""
-    with _output_refused():
-        commands.check_outputs(commands.evaluate_inputs(runs, judgments, known), {"--out": (out, None)}, force)
     report = commands.evaluate(runs, judgments, known, list(ks), out, force)
     for warning in report.warnings:
         click.echo(f"warning: {warning}", err=True)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sitegen.errors import OptionInvalid, ReviewInvalid, SitegenError, shown_path
+from sitegen.errors import OptionInvalid, OutputFileRefused, ReviewInvalid, SitegenError, shown_path
 from sitegen.files import read_file
 from sitegen.living import protocol, state, versions
 from sitegen.living.checks import UNANCHORED, ledger_problems
@@ -176,10 +176,10 @@ def check_outputs(inputs: dict[str, Path], outputs: dict[str, tuple[Path, str | 
     for option, (path, header) in outputs.items():
         target = path.resolve()
         if target in seen:
-            raise SitegenError(f"{option} {shown_path(path)}: is the same file as {seen[target]}; give each output its own file")
+            raise OutputFileRefused(f"{option} {shown_path(path)}: is the same file as {seen[target]}; give each output its own file")
         check_output_file(None, path, option, force=True)  # whether it may be replaced is told below
         if target.exists() and header is not None and not _written_by_dedupe(target, header):
-            raise SitegenError(f"{option} {shown_path(path)}: exists and is not a file sitegen dedupe wrote (its first line is "
+            raise OutputFileRefused(f"{option} {shown_path(path)}: exists and is not a file sitegen dedupe wrote (its first line is "
                                f"not {header.strip()!r}); give another name, or remove it yourself")
         if not force:
             refuse_existing(path, option)
@@ -244,13 +244,13 @@ def check_output_file(root: Path | None, out: Path, option: str, force: bool) ->
     a file of the user's, was replaced without a word."""
     target = out.resolve()
     if root is not None and root.resolve() in (target, *target.parents):
-        raise SitegenError(f"{option} {shown_path(out)}: is inside the review folder {shown_path(root)}; write it elsewhere")
+        raise OutputFileRefused(f"{option} {shown_path(out)}: is inside the review folder {shown_path(root)}; write it elsewhere")
     if target.is_dir():
-        raise SitegenError(f"{option} {shown_path(out)}: is a folder; give a file name")
+        raise OutputFileRefused(f"{option} {shown_path(out)}: is a folder; give a file name")
     if target.exists() and not target.is_file():  # --force never replaces a device (/dev/full) or a pipe
-        raise SitegenError(f"{option} {shown_path(out)}: is not a file (a device, a pipe or a socket); give a file name")
+        raise OutputFileRefused(f"{option} {shown_path(out)}: is not a file (a device, a pipe or a socket); give a file name")
     if not _present(out) and not out.absolute().parent.is_dir():
-        raise SitegenError(f"{option} {shown_path(out)}: its folder {shown_path(out.absolute().parent)} does not exist")
+        raise OutputFileRefused(f"{option} {shown_path(out)}: its folder {shown_path(out.absolute().parent)} does not exist")
     if not force:
         refuse_existing(out, option)
 
@@ -263,7 +263,7 @@ def refuse_existing(out: Path, option: str) -> None:
     """A file a command would write that is already there (a link too), refused as every command without --force
     refuses it."""
     if _present(out):
-        raise SitegenError(f"{option} {shown_path(out)}: already exists{' (a link)' if out.is_symlink() else ''}; give --force "
+        raise OutputFileRefused(f"{option} {shown_path(out)}: already exists{' (a link)' if out.is_symlink() else ''}; give --force "
                            "to replace it")
 
 

@@ -67,6 +67,14 @@ class SchemaVersionError(SitegenError):
         super().__init__("unsupported schema_version")
 
 
+class OutputFileRefused(SitegenError):
+    """A file a command was told to write that it may not write: there already (without --force), a folder, a
+    device, in a folder that does not exist, inside the review, the same file as an input or another output. The
+    command line is wrong, so the CLI shows it as click shows its own usage errors: exit 2."""
+
+    exit_code = EXIT_USAGE
+
+
 class OutputRefused(SitegenError):
     """The output directory is unsafe to replace (it is not a sitegen site, or holds the review)."""
 
