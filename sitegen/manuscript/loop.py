@@ -526,7 +526,11 @@ def paused_round(manuscript: Manuscript) -> int | None:
 
 def rate_limited_keys(folder: Path) -> list[str]:
     """The entries a round kept apart as rate-limited or refused access (to re-check later)."""
-    return [check.key for check in _read(folder / "citation-review.json", CitationCheck) if _open_for_now(check)]
+    return [check.key for check in _kept_apart(_read_checks(folder))]
+
+
+def _kept_apart(checks: list[CitationCheck]) -> list[CitationCheck]:
+    return [check for check in checks if _open_for_now(check)]
 
 
 def refusals(checks: list[CitationCheck], searches: list[CandidateSearch]) -> dict[str, str]:
@@ -544,14 +548,18 @@ def refusals(checks: list[CitationCheck], searches: list[CandidateSearch]) -> di
     return found
 
 
-def round_refusals(folder: Path, number: int) -> dict[str, str]:
-    """`refusals` of a round from its files."""
-    return refusals(_read(folder / "citation-review.json", CitationCheck),
-                    [search for search in _read_candidates(folder) if search.round == number])
+def round_files(folder: Path, number: int) -> tuple[list[CitationCheck], list[CandidateSearch]]:
+    """Round `number`'s citation checks and its own targeted searches (candidates.json holds every round's), each
+    file read once."""
+    return _read_checks(folder), [search for search in _read_candidates(folder) if search.round == number]
 
 
 def read_problems(folder: Path) -> list[ProblemRow]:
     return _read(folder / "problems.json", ProblemRow)
+
+
+def _read_checks(folder: Path) -> list[CitationCheck]:
+    return _read(folder / "citation-review.json", CitationCheck)
 
 
 def _read_candidates(folder: Path) -> list[CandidateSearch]:
@@ -1035,10 +1043,11 @@ def write_summary(manuscript: Manuscript) -> None:
     for number in rounds:
         folder = manuscript.round_dir(number)
         last_rows = read_problems(folder)
-        apart = [check for check in _read(folder / "citation-review.json", CitationCheck) if _open_for_now(check)]
+        checks, searches = round_files(folder, number)
+        apart = _kept_apart(checks)
         last_apart, last_why = ", ".join(_md(check.key) for check in apart), _why_apart(apart)
-        failed = [search for search in _read_candidates(folder) if search.round == number and search.status != "ok"]
-        refused = round_refusals(folder, number)
+        failed = [search for search in searches if search.status != "ok"]
+        refused = refusals(checks, searches)
         revised = "waiting for confirm.yaml"
         if (folder / "applied.json").is_file():
             applied = Applied.model_validate_json((folder / "applied.json").read_text(encoding="utf-8"))
@@ -1094,9 +1103,10 @@ def step(directory: Path, topic: str, *, sources: list[str], mode: str, draft: P
 
     def result(number: int | None, applied: Applied | None = None) -> LoopResult:
         rounds = manuscript.rounds()
-        recheck = rate_limited_keys(manuscript.round_dir(rounds[-1])) if rounds else []
-        refused = round_refusals(manuscript.round_dir(rounds[-1]), rounds[-1]) if rounds else {}
-        return LoopResult(manuscript, number, applied, problems_left(manuscript), len(rounds), recheck, refused)
+        checks, searches = round_files(manuscript.round_dir(rounds[-1]), rounds[-1]) if rounds else ([], [])
+        recheck = [check.key for check in _kept_apart(checks)]
+        return LoopResult(manuscript, number, applied, problems_left(manuscript), len(rounds), recheck,
+                          refusals(checks, searches))
 
     if apply:
         rounds = manuscript.rounds()
