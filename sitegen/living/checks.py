@@ -129,10 +129,10 @@ def _anchor_problems(review: Review) -> list[Problem]:
             path = review.search_files[monitor_id].path
             dependants.append((path, f"{path} (the last event of its run at {search.last_run})", search.last_event))
     ends = f"the ledger ends at event {last.seq}" if last else "the ledger is empty"
-    seq_of = {event.hash: event.seq for event in review.ledger}
-    for path, dependant, wanted in dependants:
-        if holds(review.ledger, wanted):
-            continue
+    failing = [(path, dependant, wanted) for path, dependant, wanted in dependants if not holds(review.ledger, wanted)]
+    # Where the ledger holds an anchor's event, by its hash: wanted only when an anchor fails.
+    seq_of = {event.hash: event.seq for event in review.ledger} if failing else {}
+    for path, dependant, wanted in failing:
         if wanted.hash in seq_of:  # the ledger holds the event, at another place: the anchor's number was edited
             problems.append(Problem(path, None, None, "anchor-edited",
                                     f"`{'ledger_head' if path == 'state.json' else 'last_event'}` names event "
