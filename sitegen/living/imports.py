@@ -208,12 +208,15 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
         entry_ids = merged.ids[position:position + len(item.records)]
         position += len(item.records)
         ids = list(dict.fromkeys(entry_ids))
-        held = set(known)  # before this file, as if the files were imported one after another
+        # What this file made known that was not held before it (as if the files were imported one after another):
+        # its own, not `known` copied per file.
+        added: set[str] = set()
         new = []
         for record_id in ids:
             work = canonical.get(record_id, record_id)
             if record_id not in known and work not in known:
                 new.append(record_id)
+            added.update(name for name in (record_id, work) if name not in known)
             known.update((record_id, work))
         source = item.source
         item.warnings.extend(_one_record(entry_ids, item.lines))
@@ -240,7 +243,8 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
             error = exc.errors(include_url=False)[0]
             raise SitegenError(f"{shown_path(item.path)}: the import cannot be recorded ({'.'.join(map(str, error['loc']))}: "
                                f"{error['msg']}); nothing was imported") from None
-        duplicates = sum(record_id not in new and record_id not in held and canonical.get(record_id, record_id) not in held
+        fresh = set(new)
+        duplicates = sum(record_id not in fresh and record_id in added and canonical.get(record_id, record_id) in added
                          for record_id in ids)
         result.files.append(FileImport(item.path, payload, ids, new, item.skipped, item.warnings, duplicates))
     transaction = Transaction(review.root)
