@@ -7,18 +7,28 @@ import re
 import shutil
 import subprocess
 import sys
+import typing
 import zipfile
 from pathlib import Path
 
 import pytest
 from conftest import ROOT, tree_bytes
+from pydantic import BaseModel
 
+from sitegen.records import model as record_models
 from sitegen.records.model import Record, RecordMeta
+from sitegen.review import models as review_models
 from sitegen.review.models import (
+    PAYLOAD_MODELS,
     DuplicateDecision,
     Evidence,
     Finding,
+    ImportedFile,
+    LedgerEvent,
+    MissedStudy,
+    MissReason,
     Passage,
+    PassageCheck,
     ProtocolMeta,
     PublishedOutcome,
     RelevanceTerms,
@@ -29,7 +39,9 @@ from sitegen.review.models import (
     RunSource,
     SavedSearch,
     SnapshotEntry,
+    SourceAnswer,
     Strategy,
+    StrategyRecall,
     VersionRecord,
 )
 from sitegen.review.schemas import json_schemas
@@ -38,15 +50,55 @@ DOCS = (ROOT / "docs" / "review-folder.md").read_text()
 README = (ROOT / "README.md").read_text()
 
 
-@pytest.mark.parametrize("model", [ReviewConfig, ProtocolMeta, RelevanceTerms, SavedSearch, Strategy, Record, RecordMeta,
-                                   Evidence, Finding, Passage, SnapshotEntry, ReviewState, VersionRecord,
-                                   PublishedOutcome, RunManifest, RunSource, RunCounts, DuplicateDecision])
-def test_every_field_is_documented(model):
+# Each file format's models, by the heading of the section of docs/review-folder.md that describes that file.
+SECTIONS = {"## review.yaml": [ReviewConfig], "## protocol.md": [ProtocolMeta, RelevanceTerms],
+            "## searches/": [SavedSearch, Strategy], "## snapshots/": [SnapshotEntry],
+            "## runs/": [RunManifest, RunSource, RunCounts], "## records.jsonl": [Record, RecordMeta],
+            "## ledger.jsonl": [LedgerEvent, ImportedFile, SourceAnswer, PassageCheck, StrategyRecall, MissedStudy,
+                                MissReason, *PAYLOAD_MODELS.values()],
+            "## duplicates.csv": [DuplicateDecision], "## state.json": [ReviewState],
+            "## evidence/": [Evidence, Finding, Passage], "## versions/": [VersionRecord, PublishedOutcome]}
+
+
+def _section(heading: str) -> str:
+    start = DOCS.index(f"\n{heading}")
+    end = DOCS.find("\n## ", start + 1)
+    return DOCS[start:end if end != -1 else None]
+
+
+FIELD_MODELS = [(heading, model) for heading, models in SECTIONS.items() for model in models]
+
+
+@pytest.mark.parametrize(("heading", "model"), FIELD_MODELS, ids=[model.__name__ for _, model in FIELD_MODELS])
+def test_every_field_is_documented(heading, model):
+    # In its own file's section: a field named only elsewhere (`duplicates` of a version, said only of a run's
+    # counts) is one a reader of that file cannot look up.
+    section = _section(heading)
     for name, field in model.model_fields.items():
         shown = field.alias or name
         # documented as `name` or as a dotted path ending in it, such as `site.base_url`
-        assert re.search(rf"`(?:[\w.]+\.)?{re.escape(shown)}(?:\.[\w.]+)?`", DOCS), \
-            f"{model.__name__}.{shown} is not described in docs/review-folder.md"
+        assert re.search(rf"`(?:[\w.]+\.)?{re.escape(shown)}(?:\.[\w.]+)?`", section), \
+            f"{model.__name__}.{shown} is not described under {heading!r} in docs/review-folder.md"
+
+
+def _literal_values(annotation) -> list[str]:
+    """The values a field's annotation allows by name (its Literal's, however nested in Optional or a list)."""
+    if typing.get_origin(annotation) is typing.Literal:
+        return [value for value in typing.get_args(annotation) if isinstance(value, str)]
+    return [value for argument in typing.get_args(annotation) for value in _literal_values(argument)]
+
+
+FORMAT_MODELS = [model for module in (review_models, record_models) for model in vars(module).values()
+                 if isinstance(model, type) and issubclass(model, BaseModel) and model.__module__ == module.__name__]
+
+
+@pytest.mark.parametrize("model", FORMAT_MODELS, ids=lambda model: model.__name__)
+def test_every_value_a_field_allows_by_name_is_documented(model):
+    # A value the model accepts (or sitegen writes) that the folder contract does not list is one a reader of
+    # the file cannot look up: the documented list was incomplete for `auth_error`, `partial`, `elsewhere`.
+    for name, field in model.model_fields.items():
+        missing = [value for value in _literal_values(field.annotation) if f"`{value}`" not in DOCS]
+        assert missing == [], f"{model.__name__}.{field.alias or name} allows {missing}, not in docs/review-folder.md"
 
 
 def test_committed_schemas_are_current():
