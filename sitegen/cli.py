@@ -519,8 +519,15 @@ def monitor_add(directory: Path, monitor_id: str, strategies: tuple[tuple[str, s
 
     The first result set becomes the opening screening batch and its ids the
     seen_ids baseline (or, with --seed-from-review, the records already screened).
-    Exit status 3 when a source was not reached (the search is saved and its run
-    recorded, as `update` records one: its records may be missing).
+    Writes searches/<ID>.json, the new records, the run's ledger events and its
+    manifest in runs/. Exit status 3 when a source was not reached (the search is
+    saved and its run recorded, as `update` records one: its records may be missing).
+
+    Example:
+
+    \b
+      sitegen monitor add reviews/my-review --id main --strategy pubmed '"object in context"[tiab]' --at 2026-06-01T00:00:00Z
+      sitegen monitor add reviews/my-review --id citing --citations 'citing: W2741809807' --at 2026-06-01T00:00:00Z
     """
     _remember(directory)
     _file_outside_review(report, directory, "--report", force)
@@ -581,6 +588,12 @@ def monitor_validate(directory: Path, monitor_id: str | None, at: str | None, as
 
     Exit status 7 when a search's measured recall is below the protocol's validation_recall (never on runs that
     did not get a source's answer in full, nor on strategies that have not run: those are not measured).
+
+    Example:
+
+    \b
+      sitegen search validate reviews/my-review
+      sitegen search validate reviews/my-review --at 2026-06-01T00:00:00Z   # and record it on the ledger
     """
     from sitegen.errors import EXIT_LOW_RECALL
     from sitegen.living.validation import summary_lines
@@ -659,6 +672,12 @@ def verify(directory: Path, at: str | None, mode: str, bib: Path | None, encodin
     listed, never refused), 6 when a citation is unresolvable, a mismatch, retracted or contradicted,
     1 when a replay does not reproduce the recorded verdicts, 3 when an index did not answer (rate limited or
     unreachable) for some verdict of a live or recorded run: verify again later.
+
+    Example:
+
+    \b
+      sitegen verify reviews/my-review --at 2026-06-01T00:00:00Z   # record the responses and the verdicts
+      sitegen verify reviews/my-review --snapshots replay          # offline, as check.yml does
     """
     from sitegen.errors import EXIT_REFUSED
 
@@ -894,7 +913,13 @@ def import_decisions(directory: Path, source: Path, tool: str, reviewer: str, st
     in DIRECTORY. Each exported reference is matched to a record by DOI, then PMID, then by metadata
     when exactly one record is the same work; a decision already in the file is never changed. Every
     row not written is listed with its line and why. Exclusion reasons become the protocol's codes
-    when they name one."""
+    when they name one. Exit status 1, nothing written, when no row could be written and none was there.
+
+    Example:
+
+    \b
+      sitegen import-decisions reviews/my-review rayyan-export.csv --tool rayyan --reviewer ann
+    """
     _remember(directory)
     if not re.fullmatch(SLUG, reviewer):
         raise click.BadParameter("a reviewer name is lower-case letters, digits and hyphens", param_hint="--reviewer")
@@ -944,7 +969,12 @@ def dedupe(source: Path, out: Path, probable_out: Path | None, versions_out: Pat
 
     Records sharing a DOI are merged by the identity graph, others only when their metadata agree
     closely; near misses are listed as probable pairs for a reviewer and never merged. A malformed
-    file is reported as FILE:LINE: message and nothing is written.
+    file is reported as FILE:LINE: message and nothing is written. Reads no review folder.
+
+    Example:
+
+    \b
+      sitegen dedupe search-results.ris --out duplicates.csv   # also duplicates-probable.csv, duplicates-versions.csv
     """
     probable_out = probable_out or out.with_name(f"{out.stem}-probable{out.suffix or '.csv'}")
     versions_out = versions_out or out.with_name(f"{out.stem}-versions{out.suffix or '.csv'}")
@@ -1094,7 +1124,15 @@ def _week(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
               help="Write the Markdown here (outside the review folder) instead of printing it ('-': print it).")
 @click.option("--force", is_flag=True, help="Replace --out when it exists.")
 def digest(directory: Path, week: str, out: Path | None, force: bool) -> None:
-    """The weekly digest of DIRECTORY: new records of that week ranked, with rationales and calibration."""
+    """The weekly digest of DIRECTORY: new records of that week ranked, with rationales and calibration.
+
+    Printed as Markdown, or written to --out; the review folder is never written.
+
+    Example:
+
+    \b
+      sitegen digest reviews/my-review --week 2026-W23 --out digest.md
+    """
     _remember(directory)
     _file_outside_review(out, directory, "--out", force)
     text = commands.digest(directory, week)
@@ -1146,7 +1184,14 @@ def state_advance(directory: Path, at: str) -> None:
 @click.argument("field")
 @click.argument("value")
 def state_set(directory: Path, field: str, value: str) -> None:
-    """Set FIELD of DIRECTORY's state.json to VALUE (only max_kept and status_note may be set)."""
+    """Set FIELD of DIRECTORY's state.json to VALUE (only max_kept and status_note may be set).
+
+    Example:
+
+    \b
+      sitegen state set reviews/my-review max_kept 40
+      sitegen state set reviews/my-review status_note "Searches paused until May"
+    """
     _remember(directory)
     updated = commands.state_set(directory, field, value)
     value_now = getattr(updated, field)
@@ -1180,6 +1225,11 @@ def protocol_amend(directory: Path, at: str, reason: str) -> None:
     Edit protocol.md first; this records the reason and the diff on the ledger
     and raises the version (if you have not), so later batches are screened
     under the new version.
+
+    Example:
+
+    \b
+      sitegen protocol amend reviews/my-review --at 2026-06-01T00:00:00Z --reason "Mice added to the population"
     """
     _remember(directory)
     event, notes = commands.protocol_amend(directory, at, reason)
@@ -1282,7 +1332,13 @@ def search_query(query: str, sources: str, native: bool, since: int | None, mode
 
     QUERY uses sitegen's grammar: "quoted phrases", AND / OR / NOT (upper case),
     parentheses, and title: abstract: author: prefixes. Exit status 3 when a
-    source could not be reached (its results are unknown, not empty).
+    source could not be reached (its results are unknown, not empty). Writes
+    nothing but, with --snapshots record, the responses under the review's snapshots/.
+
+    Example:
+
+    \b
+      sitegen search '"object-in-context" AND rat' --sources openalex,europepmc --since 2010
     """
     from sitegen.sources.base import about
     from sitegen.sources.search import describe
@@ -1318,7 +1374,14 @@ def search_query(query: str, sources: str, native: bool, since: int | None, mode
 def evaluate(runs: Path, judgments: Path, known: Path | None, ks: tuple[int, ...], out: Path, force: bool) -> None:
     """Score frozen search runs offline: precision@k, nDCG@k against the whole judged pool and
     known-item recall@k, per query and as means with coverage counts. A top k holding a record
-    nobody judged is reported as "unjudged", never as zero. Inputs are at most 5 MB each."""
+    nobody judged is reported as "unjudged", never as zero. Inputs are at most 5 MB each; the report
+    is written to --out (docs/evaluation.md describes the files).
+
+    Example:
+
+    \b
+      sitegen evaluate --runs runs.json --judgments judgments.json --k 10 --k 25 --out report.json
+    """
     report = commands.evaluate(runs, judgments, known, list(ks), out, force)
     for warning in report.warnings:
         click.echo(f"warning: {warning}", err=True)
@@ -1363,6 +1426,12 @@ def loop_command(directory: Path, topic: str, draft: Path | None, bib: Path | No
     Exit status 0 when the loop has converged, 1 when problems are left, 3 when it is paused: an index
     was rate limited or refused access (HTTP 401/403: most likely a missing or wrong key; it is asked nothing
     more that round), so some entries could not be checked; run again later to re-verify them.
+
+    Example:
+
+    \b
+      sitegen loop paper --topic "AI support for literature reviews"           # round 1
+      sitegen loop paper --topic "AI support for literature reviews" --apply   # after editing its confirm.yaml
     """
     names = [name.strip() for name in sources.split(",") if name.strip()]
     result = commands.loop(directory, topic, sources=names, mode=mode, draft=draft, bib=bib, out=out, apply=apply)
