@@ -287,7 +287,7 @@ def _remember(review_dir: Path, *, listed: bool = False) -> Path:
 
 @cli.command()
 @click.argument("directory", type=OutputPath(file_okay=False))
-@click.option("--title", default="My living review", show_default=True, help="Title written to review.yaml.")
+@click.option("--title", metavar="TITLE", default="My living review", show_default=True, help="Title written to review.yaml.")
 def init(directory: Path, title: str) -> None:
     """Create a new review folder DIRECTORY that passes `check` and builds.
 
@@ -495,7 +495,7 @@ def monitor() -> None:
 
 @monitor.command("add")
 @click.argument("directory", type=REVIEW_DIR)
-@click.option("--id", "monitor_id", required=True, help="Name of the saved search (lower-case letters, digits, -).")
+@click.option("--id", "monitor_id", metavar="ID", required=True, help="Name of the saved search (lower-case letters, digits, -).")
 @click.option("--strategy", "strategies", nargs=2, multiple=True, metavar="SOURCE[:LABEL] QUERY",
               help="One per database, recorded verbatim, e.g. --strategy pubmed '(CRISPR[Title])'. Repeatable.")
 @click.option("--citations", "citation_searches", multiple=True, metavar="'MODE: SEED, ...'",
@@ -552,7 +552,7 @@ def monitor_add(directory: Path, monitor_id: str, strategies: tuple[tuple[str, s
 
 @monitor.command("status")
 @click.argument("directory", type=REVIEW_DIR)
-@click.option("--id", "monitor_id", default=None, help="Only this saved search.")
+@click.option("--id", "monitor_id", metavar="ID", default=None, help="Only this saved search.")
 @click.option("--json", "as_json", is_flag=True, help="Print the saved state as JSON.")
 def monitor_status(directory: Path, monitor_id: str | None, as_json: bool) -> None:
     """Show the saved searches of DIRECTORY: strategies, seen ids, last run."""
@@ -576,7 +576,7 @@ def monitor_status(directory: Path, monitor_id: str | None, as_json: bool) -> No
 
 @monitor.command("validate")
 @click.argument("directory", type=REVIEW_DIR)
-@click.option("--id", "monitor_id", default=None, help="Only this saved search.")
+@click.option("--id", "monitor_id", metavar="ID", default=None, help="Only this saved search.")
 @click.option("--at", default=None, metavar="RFC3339", callback=_event_time,
               help="Record the check on the ledger at this time (e.g. 2026-06-01T00:00:00Z); without it, "
                    "only print it.")
@@ -655,7 +655,7 @@ def update(directory: Path, at: str, mode: str, as_json: bool, report: Path | No
 @click.option("--bib", type=GivenPath(path_type=Path, dir_okay=False, exists=True), default=None,
               help="Also verify every entry of this BibTeX file (reported, not recorded: they are not records "
               "of the review).")
-@click.option("--encoding", callback=_encoding,
+@click.option("--encoding", metavar="NAME", callback=_encoding,
               help="Encoding of the --bib file when it is not UTF-8 or UTF-16, e.g. latin-1 or cp1252.")
 @click.option("--source", "sources", multiple=True, type=click.Choice(["crossref", "openalex", "pubmed"]),
               help="Ask only these indexes (repeatable; default all three). With one, no identity can be "
@@ -838,7 +838,7 @@ def prisma(directory: Path, as_json: bool) -> None:
 
 @cli.command("probable-duplicates")
 @click.argument("directory", type=REVIEW_DIR)
-@click.option("--reviewer", default=REVIEWER_PLACEHOLDER, callback=_reviewer_name, help="Your name as in duplicates.csv (lower-case letters, "
+@click.option("--reviewer", metavar="NAME", default=REVIEWER_PLACEHOLDER, callback=_reviewer_name, help="Your name as in duplicates.csv (lower-case letters, "
               "digits, '-'), written into each suggested line [default: a placeholder to replace].")
 @click.option("--json", "as_json", is_flag=True, help="Print the pairs as JSON.")
 def probable_duplicates(directory: Path, reviewer: str, as_json: bool) -> None:
@@ -899,13 +899,14 @@ def export(directory: Path, format: str, selection: str | None, out: Path | None
 @click.option("--tool", type=click.Choice(["rayyan", "covidence", "asreview"]), required=True,
               help="The tool that wrote SOURCE: Rayyan's CSV export (decisions in its notes column), a Covidence "
                    "CSV export of included or excluded studies, or ASReview LAB's CSV export (labels 1/0).")
-@click.option("--reviewer", required=True, help="Whose decision file to extend: screening/<stage>/<reviewer>.csv.")
+@click.option("--reviewer", metavar="NAME", required=True,
+              help="Whose decision file to extend: screening/<stage>/<NAME>.csv.")
 @click.option("--stage", type=click.Choice(["title-abstract", "full-text"]), default="title-abstract",
-              show_default=True)
+              show_default=True, help="The screening stage the exported decisions were made at.")
 @click.option("--decision", type=click.Choice(["include", "exclude"]),
               help="What a Covidence export holds, when it has no exclusion reason column to say so.")
-@click.option("--rayyan-reviewer", help="The reviewer's name in Rayyan's RAYYAN-INCLUSION [default: --reviewer].")
-@click.option("--encoding", callback=_encoding,
+@click.option("--rayyan-reviewer", metavar="NAME", help="The reviewer's name in Rayyan's RAYYAN-INCLUSION [default: --reviewer].")
+@click.option("--encoding", metavar="NAME", callback=_encoding,
               help="Encoding of SOURCE when it is not UTF-8 or UTF-16, e.g. latin-1 or cp1252.")
 def import_decisions(directory: Path, source: Path, tool: str, reviewer: str, stage: str, decision: str | None,
                      rayyan_reviewer: str | None, encoding: str | None) -> None:
@@ -954,7 +955,7 @@ def import_decisions(directory: Path, source: Path, tool: str, reviewer: str, st
 @click.option("--format", "format", type=click.Choice(get_args(Format)),
               help="Format of SOURCE [default: by its suffix (.csv, .ris, .bib, .nbib, .ciw, .json), else by "
                    "its content].")
-@click.option("--encoding", callback=_encoding,
+@click.option("--encoding", metavar="NAME", callback=_encoding,
               help="Encoding of SOURCE when it is not UTF-8 or UTF-16, e.g. latin-1 or cp1252.")
 @click.option("--columns", metavar="FIELD=COLUMN,...", callback=_column_mapping, help=COLUMNS_HELP)
 @click.option("--force", is_flag=True, help="Replace the outputs when they exist (only files dedupe wrote: a file of "
@@ -1314,7 +1315,7 @@ search.add_command(monitor_validate, "validate")  # the issue's name for it; `si
 
 @search.command("query", hidden=True)
 @click.argument("query")
-@click.option("--sources", default="openalex,europepmc,pubmed", show_default=True,
+@click.option("--sources", metavar="NAME,...", default="openalex,europepmc,pubmed", show_default=True,
               help="Comma-separated providers: openalex, europepmc, pubmed, crossref, arxiv.")
 @click.option("--native", is_flag=True, help="Send QUERY to every source verbatim instead of compiling the grammar.")
 @click.option("--since", type=click.IntRange(1800, 2999), default=None, help="Only works published from this year.")
@@ -1406,7 +1407,7 @@ def _not_blank(value: str, option: str) -> str:
               help="The Markdown draft (default: the only .md file in DIRECTORY).")
 @click.option("--bib", type=GivenPath(path_type=Path, dir_okay=False), default=None,
               help="The BibTeX file (default: the only .bib file in DIRECTORY).")
-@click.option("--sources", default="openalex", show_default=True,
+@click.option("--sources", metavar="NAME,...", default="openalex", show_default=True,
               help="Comma-separated providers the targeted searches use.")
 @click.option("--out", type=OutputPath(file_okay=False), default=None,
               help="Folder for the loop's rounds instead of DIRECTORY/output/evidence-loop (a relative path is "

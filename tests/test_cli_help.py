@@ -170,3 +170,11 @@ def test_each_example_in_the_documents_is_a_command_line_its_command_accepts(whe
             (tmp_path / value).touch()
     with click.Context(command) as context:
         command.parse_args(context, arguments)
+
+
+@pytest.mark.parametrize(("path", "command"), list(_commands(cli)), ids=[" ".join(path) for path, _ in _commands(cli)])
+def test_every_option_says_what_it_is_for(path, command):
+    # A bare `--stage [title-abstract|full-text]` left a new user guessing whose stage it is.
+    for param in command.params:
+        if isinstance(param, click.Option) and "--help" not in param.opts:
+            assert param.help, f"sitegen {' '.join(path)} {param.opts[0]} has no help"
