@@ -627,6 +627,10 @@ def monitor_validate(directory: Path, monitor_id: str | None, at: str | None, as
 def update(directory: Path, at: str, mode: str, as_json: bool, report: Path | None, force: bool) -> None:
     """Rerun every saved search of DIRECTORY and record only the records never seen.
 
+    Writes, in one transaction, the new records (records.jsonl), each saved search's seen_ids and run
+    count, the run's ledger events, a run manifest in runs/ and, with --snapshots record, the responses
+    in snapshots/.
+
     Exit status 0 when every source answered, 3 when a source was not reached
     (its new records may be missing: never "no new papers"), 4 on a schema
     mismatch, 5 when another sitegen process holds the review.
