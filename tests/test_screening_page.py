@@ -15,6 +15,7 @@ import yaml
 from markupsafe import Markup
 
 from sitegen.commands import build
+from sitegen.living.duplicates import matched_within
 from sitegen.site import pages
 from sitegen.site.output import Page
 from sitegen.site.record_page import RankedRecord, ranked_row
@@ -213,7 +214,7 @@ def test_a_batch_page_tells_records_matched_within_the_run_from_those_matched_to
     first, twice, held = item.batch.record_ids[:3]
     batch = item.batch.model_copy(update={"matched": [twice, held]})
     elsewhere = next(rid for rid in site.review.records if rid not in item.batch.record_ids)
-    within = pages.matched_within(batch, {twice: first, held: elsewhere})
+    within = len(matched_within(batch.record_ids, batch.matched, {twice: first, held: elsewhere}))
     assert within == 1
     html = site.page("batches/1.html", "batch.html", batch=batch, duplicates=0,
                      calibration=site.rankings[item.batch.number].calibration,

@@ -140,6 +140,9 @@ def test_update_records_a_metadata_match_in_duplicates_csv(sitegen, tmp_path):
     assert rows[0] == "record_id,duplicate_of,decision,reviewer,note"
     assert rows[1].startswith(f'pmcid:PMC9999999,{original},same,sitegen,"matched by metadata in the run of')
     assert "Matched by metadata" in markdown_report(result) and "`pmcid:PMC9999999`" in markdown_report(result)
+    # Matched to a record the review held before the run: already found, and no work found twice.
+    assert "1 more matched record already found: in screening batch 2" in markdown_report(result)
+    assert "twice" not in markdown_report(result) and result.summary()["searches"][0]["duplicates_of_new_ids"] == []
     code, out, err = sitegen("check", review)
     assert code == 0, out + err
     after = json.loads(sitegen("prisma", review, "--json")[1])
@@ -185,3 +188,20 @@ def test_records_a_result_linked_stay_flagged_for_a_reviewer_whatever_later_runs
     # The linking result itself returned again (as a saved search returns it every run): no note either.
     relinked = integrate(linked.records, [record("openalex", openalex="W1", doi="10.1234/x")], decided)
     assert all(not relinked.records[rid].custom.conflicts for rid in pair) and relinked.probable == []
+
+
+def test_a_work_a_run_finds_twice_is_a_duplicate_of_the_run_not_a_record_already_found(sitegen, tmp_path):
+    # Europe PMC files one work twice (under its PMID and under its PMCID alone): the second is matched to the first,
+    # which is new in the same run. It is a duplicate of that run, as the batch page says, not one "already found".
+    review = new_review(sitegen, tmp_path)
+    providers = Providers(SYNERGY[:3], CORE[:1])
+    run(review, FIRST, providers, add=True)
+    providers.results = [CORE[2], under_pmcid_only(CORE[2], "PMC9999999"), under_pmcid_only(CORE[0], "PMC8888888")]
+    result = run(review, SECOND, providers)
+    assert sorted(b for _, b, _ in result.matched) == sorted([CORE[0]["doi"].lower(), CORE[2]["doi"].lower()])
+    report = markdown_report(result)
+    assert "1 more matched record already found; 1 more matched to a new record above (this run found that work " \
+           "twice): in screening batch 2" in report
+    (search,) = result.summary()["searches"]
+    assert sorted(search["duplicate_ids"]) == ["pmcid:PMC8888888", "pmcid:PMC9999999"]
+    assert search["duplicates_of_new_ids"] == ["pmcid:PMC9999999"]

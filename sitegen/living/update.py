@@ -21,7 +21,7 @@ import httpx
 from pydantic import ValidationError
 
 from sitegen.errors import OptionInvalid, SitegenError, shown_path
-from sitegen.living.duplicates import confirmed_duplicates
+from sitegen.living.duplicates import confirmed_duplicates, matched_within
 from sitegen.living.ledger import anchor, append, check_event_time, given_search_id
 from sitegen.living.manifests import (
     Execution,
@@ -57,7 +57,7 @@ from sitegen.sources.base import about
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.search import check_strategy, describe, open_fetcher, run_strategy
 from sitegen.sources.settings import SourceSettings
-from sitegen.text import markdown_code, markdown_safe
+from sitegen.text import counted, markdown_code, markdown_safe
 
 
 def ordered_unique(ids: list[str]) -> list[str]:
@@ -139,6 +139,15 @@ class SearchRun:
     # Strategies the search's last run searched that its file no longer holds (deleted by hand since): a source
     # the review searched before and no longer does is said, never just left out of the table.
     removed: list[RemovedStrategy] = field(default_factory=list)
+    # Of `duplicates`, those matched to another record of the same batch (the run found the work twice): duplicates
+    # of the run, not records the review had already found (`matched_within`, as the batch page tells them apart).
+    within: list[str] = field(default_factory=list)
+
+    @property
+    def already_found(self) -> list[str]:
+        """Of `duplicates`, those matched to a record the review held before the run."""
+        within = set(self.within)
+        return [record_id for record_id in self.duplicates if record_id not in within]
 
     def changes(self) -> list[str]:
         """How the strategies searched differ from those of the search's last run, a sentence each."""
@@ -177,6 +186,7 @@ class UpdateResult:
                 "batch": search.batch,
                 "new_ids": search.new,
                 "duplicate_ids": search.duplicates,
+                "duplicates_of_new_ids": search.within,
                 "manifest": search.manifest,
                 "strategies": [{
                     "source": run.strategy.source, "method": run.strategy.method, "label": run.strategy.label,
@@ -304,7 +314,7 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
     fresh_ids: dict[str, list[str]] = {}  # monitor id -> ids it had never seen
     batch = sum(1 for payload in review.payloads if isinstance(payload, BatchPayload))
     already = set(in_review(review))  # never put a record in a second batch
-    matched = {duplicate for duplicate, _, _ in merged.matched}
+    canonical = {duplicate: kept for duplicate, kept, _ in merged.matched}
     position = 0
     for search in searches:
         earlier = strategy_runs(review, search) if search.run_count else [None] * len(search.strategies)
@@ -323,7 +333,7 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
         # New to this search but already handed to reviewers (another search found it first):
         # seen from now on, but not screened twice.
         to_screen = [i for i in fresh if i not in already]
-        to_screen_matched = [i for i in to_screen if i in matched]
+        to_screen_matched = [i for i in to_screen if i in canonical]
         already.update(to_screen)
         new_batch = None
         if to_screen:
@@ -348,7 +358,8 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
         payloads += [new_batch] if new_batch else []
         last_payload[search.monitor_id] = len(payloads) - 1
         result.searches.append(SearchRun(search.monitor_id, runs, new_batch.new_ids if new_batch else [],
-                                         new_batch.batch if new_batch else None, path, to_screen_matched, removed))
+                                         new_batch.batch if new_batch else None, path, to_screen_matched, removed,
+                                         matched_within(to_screen, to_screen_matched, canonical)))
     transaction = Transaction(review.root)
     events = append(transaction, review, at, payloads)
     for search in searches:
@@ -491,8 +502,12 @@ def markdown_report(result: UpdateResult) -> str:
         else:
             lines.append("No source answered in full: new records are unknown this run, not none.")
         if search.duplicates:
-            lines.append(f"{len(search.duplicates)} more matched records already found (see Matched by metadata): in "
-                         f"screening batch {search.batch}, screened only if a reviewer changes its row to `different`.")
+            held, within = len(search.already_found), len(search.within)
+            found = [*([f"{counted(held, 'more matched record')} already found"] if held else []),
+                     *([f"{within} more matched to a new record above (this run found "
+                        f"{'that work' if within == 1 else 'those works'} twice)"] if within else [])]
+            lines.append(f"{'; '.join(found)}: in screening batch {search.batch} (see Matched by metadata), "
+                         "each screened only if a reviewer changes its row to `different`.")
         lines += ["", f"Run manifest: {markdown_code(search.manifest)}"]
     if result.matched:
         lines += ["", "### Matched by metadata", "",

@@ -18,12 +18,13 @@ import hashlib
 import itertools
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
 from markupsafe import Markup, escape
 
+from sitegen.living.duplicates import matched_within
 from sitegen.living.facts import LatestVerdict, ReviewFacts
 from sitegen.living.prisma import previous_labels
 from sitegen.living.versions import version_history
@@ -34,7 +35,6 @@ from sitegen.review.write import pretty_json
 from sitegen.screening.digest import Digest, Relevance, digest_markdown, rank_batches, weekly_digests
 from sitegen.screening.outcomes import Outcome
 from sitegen.screening.relevance import Ranking
-from sitegen.screening.status import Batch
 from sitegen.site import charts, prisma_csv, prisma_svg, records, searches, studies, verification, versions
 from sitegen.site.downloads import listing as downloads_listing
 from sitegen.site.downloads import record_downloads
@@ -235,19 +235,13 @@ def screening(site: Site) -> Files:
         # full text leaves it as it was. The records imported outside a batch are ranked under the current protocol
         # (`rank_batches`): their page names its version. A batch's names the version it is screened under, its own.
         context = {"batch": item.batch, "duplicates": item.duplicates, "calibration": ranking.calibration,
-                   "matched_within": matched_within(item.batch, site.facts.canonicals)}
+                   "matched_within": len(matched_within(item.batch.record_ids, item.batch.matched,
+                                                        site.facts.canonicals))}
         if item.batch.number is None:
             context["current_protocol"] = site.review.protocol.meta.version
         yield Page(path, lambda path=path, ranking=ranking, ranked=ranked, context=context: site.page_in_parts(
             path, "batch.html", _ranked_rows(site, ranking, ranked), **context),
             site.keys.of("batch.html", path, ranking, ranked, context))
-
-
-def matched_within(batch: Batch, canonical: Mapping[str, str]) -> int:
-    """Of the records a run's batch matched by metadata, how many it matched to another record of the batch (a work
-    the run found twice, which duplicates.csv names), not to one the review held before the run."""
-    within = set(batch.record_ids)
-    return sum(1 for record_id in batch.matched if canonical.get(record_id) in within)
 
 
 def _ranked_rows(site: Site, ranking: Ranking, ranked: list[RankedRecord]) -> Iterator[str]:
