@@ -147,3 +147,44 @@ def test_a_tools_note_is_imported_without_the_invisible_characters_check_refuses
     written = list(csv.DictReader((example_copy / TA / "reviewer-c.csv").open(encoding="utf-8")))
     assert written and {row["note"] for row in written} == {"looks fine to me"}
     assert sitegen("check", example_copy)[0] == 0
+
+
+LATER = "2024-01-01T00:00:00Z"  # after the example's latest ledger event
+RIS = str(Path(__file__).resolve().parent / "fixtures" / "ris" / "example_full.ris")
+# Text typed on the command line that the ledger keeps (and the site shows): the option, and the command giving it.
+TYPED = {
+    "protocol lock --reason": ("--reason", ["protocol", "lock", "{new}", "--at", LATER, "--reason", "{text}"]),
+    "protocol amend --reason": ("--reason", ["protocol", "amend", "{review}", "--at", LATER, "--reason", "{text}"]),
+    "import --description": ("--description", ["import", "{review}", RIS, "--at", LATER, "--description", "{text}"]),
+    "import --source": ("--source", ["import", "{review}", RIS, "--at", LATER, "--source", "{text}"]),
+}
+
+
+@pytest.mark.parametrize("given", TYPED)
+@pytest.mark.parametrize("char", [RLO, LRI, ZWSP, RLM])
+def test_an_invisible_format_character_typed_for_the_ledger_is_a_usage_error(sitegen, example_copy, tmp_path, given,
+                                                                             char):
+    # The rule of a reviewer's text in the files, where the text is typed: the ledger keeps it for good.
+    sitegen("init", tmp_path / "new")
+    option, arguments = TYPED[given]
+    text = f"agreed {char}edulcni{PDF if char == RLO else PDI if char == LRI else ''} after all"
+    before = tree_bytes(tmp_path)
+    code, _, err = sitegen(*(a.format(review=example_copy, new=tmp_path / "new", text=text) for a in arguments))
+    assert code == 2 and f"Invalid value for '{option}'" in err and f"U+{ord(char):04X} ({unicodedata.name(char)})" in err, err
+    assert "nothing was written" in err and "Traceback" not in err
+    assert tree_bytes(tmp_path) == before
+
+
+def test_a_ledger_event_written_before_the_rule_still_loads(sitegen, tmp_path, monkeypatch):
+    # The ledger is append-only: a reason sitegen wrote before the rule (only `printable` then) is read as it is.
+    from sitegen.living import protocol
+
+    review = tmp_path / "review"
+    sitegen("init", review)
+    monkeypatch.setattr(protocol, "given_text", lambda value, option, limit: printable(value.strip()))
+    reason = f"agreed {RLO}edulcni{PDF} after all"
+    assert sitegen("protocol", "lock", review, "--at", "2023-01-01T00:00:00Z", "--reason", reason)[0] == 0
+    monkeypatch.undo()
+    assert reason in (review / "ledger.jsonl").read_text(encoding="utf-8")
+    code, out, err = sitegen("check", review)
+    assert code == 0, out + err

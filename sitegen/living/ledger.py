@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sitegen.errors import OptionInvalid, SitegenError
-from sitegen.records.model import model_data, printable, visible_text
+from sitegen.records.model import hand_written, model_data, printable, visible_text
 from sitegen.review.folder import Review
 from sitegen.review.models import (
     EVENT_TYPES,
@@ -103,10 +103,12 @@ def given_time(at: str, option: str = "--at") -> datetime:
 
 def given_text(value: str, option: str, limit: int) -> str:
     """Text the caller gave as `option` for the ledger to keep (for good, and on the site), without the spaces
-    around it; OptionInvalid unless it is visible text of 1 to `limit` characters without a control character."""
+    around it; OptionInvalid unless it is visible text of 1 to `limit` characters without a control character or an
+    invisible format character. The latter is the rule of a reviewer's text in the review's files (`hand_written`):
+    applied here, where the text is typed, not where the ledger is read, so an event written before it still loads."""
     text = value.strip()
     try:
-        printable(text)
+        printable(hand_written(text))
     except ValueError as error:
         raise OptionInvalid(option, f"{error}; nothing was written") from None
     if not visible_text(text) or len(text) > limit:
