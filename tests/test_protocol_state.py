@@ -474,3 +474,47 @@ def test_a_phase_written_into_state_json_by_hand_is_refused_not_read(sitegen, ex
     assert tree_bytes(example) == before
     code, out, _ = sitegen("check", example)
     assert code == 1 and "phase: unknown field" in out
+
+
+def test_a_version_locked_before_the_invisible_character_rule_is_read_as_it_was_locked(sitegen, example):
+    # An earlier sitegen locked version 3, whose new reason's label holds a direction override (a reviewer's text
+    # was only `printable` then). protocol.md now refuses it, but the ledger cannot be rewritten: version 3 is read
+    # under the rule it was locked under, so the reason it defined, which version 4 retired, stays known.
+    from sitegen.living.facts import ReviewFacts
+    from sitegen.living.imports import import_files
+    from sitegen.living.ledger import append
+    from sitegen.review.folder import exclusion_reasons, load_review, locked_reasons, protocol_hash
+    from sitegen.review.models import AmendmentPayload
+    from sitegen.review.transaction import Transaction
+    from sitegen.screening.digest import Relevance
+
+    protocol = example / "protocol.md"
+    current = protocol.read_text()
+    label = "Hamsters \u202eylno\u202c"
+    reason = "  - code: no-control-group\n"
+    version_3 = current.replace("version: 2", "version: 3").replace(
+        reason, f"  - code: hamster\n    label: {label}\n{reason}")
+    review, _ = load_review(example)
+    transaction = Transaction(example)
+    append(transaction, review, "2023-05-01T00:00:00Z", [AmendmentPayload(
+        version=3, sha256=protocol_hash(version_3), reason="Hamsters", text=version_3, diff="")])
+    transaction.commit()
+    ris = example.parent / "later.ris"  # a record screened under version 3, excluded for the reason it defined
+    ris.write_text("TY  - JOUR\nTI  - A later study of hamsters\nPY  - 2023\nDO  - 10.1234/later\nER  - \n")
+    import_files(load_review(example)[0], [ris], "2023-05-01T12:00:00Z")  # as sitegen imported it then
+    (example / "screening" / "title-abstract" / "reviewer-c.csv").write_text(
+        "record_id,decision,reason,note\n10.1234/later,exclude,hamster,\n")
+    protocol.write_text(current.replace("version: 2", "version: 4"))  # the reason retired, its label with it
+    code, out, err = sitegen("protocol", "amend", example, "--at", "2023-05-02T00:00:00Z", "--reason", "Retired")
+    assert code == 0, out + err
+    assert "still gives the reason code 'hamster', which version 4 no longer defines" in err
+    code, out, _ = sitegen("check", example)
+    assert code == 0, out
+    review, _ = load_review(example)
+    assert locked_reasons(review)[3]["hamster"] == label and exclusion_reasons(review)["hamster"] == label
+    version, meta = Relevance(review, ReviewFacts(review).screening).protocol(3)
+    assert version == 3 and "hamster" in {item.code for item in meta.exclusion_reasons}
+    # protocol.md itself is held to the rule: the same label there is refused.
+    protocol.write_text(version_3.replace("version: 3", "version: 5"))
+    code, out, _ = sitegen("check", example)
+    assert code == 1 and "U+202E (RIGHT-TO-LEFT OVERRIDE)" in out

@@ -15,7 +15,7 @@ from typing import NamedTuple
 from sitegen.errors import ReviewInvalid, SitegenError
 from sitegen.living.facts import ReviewFacts
 from sitegen.living.ledger import append, given_text
-from sitegen.review.folder import Review, parse_protocol, protocol_hash
+from sitegen.review.folder import Review, locked_protocol, parse_protocol, protocol_hash
 from sitegen.review.models import AmendmentPayload, LedgerEvent, ProtocolLockPayload
 from sitegen.review.problems import Problem
 from sitegen.review.transaction import Transaction
@@ -85,7 +85,7 @@ def retired_in_use(review: Review, previous: ProtocolLockPayload, version: int) 
     """A note for each exclusion reason code that version `previous` defined, the amended protocol no longer does,
     and decisions still give, naming where. The decisions stay as they are (they were made under an earlier
     version, and `check` accepts them), but a reviewer retiring a code may have meant to recode them."""
-    before, _ = parse_protocol(previous.text or "")
+    before = locked_protocol(previous.text or "")
     if before is None:
         return []
     kept = {reason.code for reason in review.protocol.meta.exclusion_reasons}
@@ -114,7 +114,7 @@ def _but_version(text: str) -> tuple[object, str] | None:
     """A protocol's front matter and text with its version left out (None when it cannot be read): two
     protocols the same but for their version are the same here. (The front matter is compared too, for one
     written on a single line, where leaving out the version's line leaves out everything.)"""
-    protocol, _ = parse_protocol(text)
+    protocol = locked_protocol(text)  # the locked version's text too: read under the rules it was locked under
     if protocol is None or protocol.version_at is None:
         return None
     lines = protocol.text.split("\n")

@@ -158,8 +158,18 @@ def hand_written(value: str) -> str:
     return value
 
 
+# The validation context that reads text sitegen kept before `hand_written` was a rule (a protocol version locked on
+# the append-only ledger) under the rule it was written under: `Printable` alone. Only the files a reviewer can still
+# edit are held to it.
+KEPT_BEFORE_THE_RULE = {"kept": True}
+
+
+def _hand_written_unless_kept(value: str, info: ValidationInfo) -> str:
+    return value if info.context and info.context.get("kept") else hand_written(value)
+
+
 # Before `Printable` (which drops a direction control left open): a reviewer's text is refused, never mended unseen.
-HandWritten = AfterValidator(hand_written)
+HandWritten = AfterValidator(_hand_written_unless_kept)
 
 
 def visible_text(value: str) -> bool:

@@ -26,7 +26,14 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from sitegen.errors import SchemaVersionError, shown_argument, shown_path
 from sitegen.records.identity import listed
 from sitegen.records.ids import found_valid, meant_record_id, record_id
-from sitegen.records.model import Record, hidden_format, hidden_format_message, model_data, share_fields_sets
+from sitegen.records.model import (
+    KEPT_BEFORE_THE_RULE,
+    Record,
+    hidden_format,
+    hidden_format_message,
+    model_data,
+    share_fields_sets,
+)
 from sitegen.review import kept, parsing
 from sitegen.review.models import (
     DECISION_COLUMNS,
@@ -391,7 +398,7 @@ def locked_reasons(review: Review) -> dict[int, dict[str, str]]:
     found: dict[int, dict[str, str]] = {}
     for payload in review.payloads:
         if isinstance(payload, ProtocolLockPayload) and payload.text:
-            locked, _ = parse_protocol(payload.text)
+            locked = locked_protocol(payload.text)
             found[payload.version] = {r.code: r.label for r in locked.meta.exclusion_reasons} if locked else {}
     return found
 
@@ -401,8 +408,15 @@ def _is_fence(line: str) -> bool:
     return line.rstrip() == "---"
 
 
-def parse_protocol(text: str, rel: str = "protocol.md") -> tuple[Protocol | None, list[Problem]]:
-    """protocol.md's front matter and body (also used for versions kept on the ledger)."""
+def locked_protocol(text: str) -> Protocol | None:
+    """A protocol version as the ledger keeps its text, read under the rules it was locked under: its reason labels and
+    terms may hold an invisible format character locked before a reviewer's text refused one (`hand_written`). The
+    ledger only grows: a version once locked is never unreadable. None when it cannot be read at all."""
+    return parse_protocol(text, locked=True)[0]
+
+
+def parse_protocol(text: str, rel: str = "protocol.md", *, locked: bool = False) -> tuple[Protocol | None, list[Problem]]:
+    """protocol.md's front matter and body (for a version kept on the ledger, `locked_protocol`)."""
     lines = parsing.split_lines(text, keepends=True)
     if "\r" in text and "\n" not in text:  # as Git reads it, one line: the fences were not there to find
         return None, [Problem(rel, 1, 1, "line-ends", "protocol.md ends its lines with a carriage return alone (as "
@@ -421,7 +435,7 @@ def parse_protocol(text: str, rel: str = "protocol.md") -> tuple[Protocol | None
         return None, problems
     if not isinstance(parsed.data, dict):
         return None, [Problem(rel, 2, 1, "schema", "the front matter must be a mapping (version, eligibility, ...)")]
-    meta, problems = parsing.validate(ProtocolMeta, parsed, rel)
+    meta, problems = parsing.validate(ProtocolMeta, parsed, rel, context=KEPT_BEFORE_THE_RULE if locked else None)
     if meta is None:
         return None, problems
     universal = text.replace("\r\n", "\n").replace("\r", "\n")

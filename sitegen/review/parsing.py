@@ -1277,11 +1277,12 @@ def forced_text_hint(value: str) -> str:
 
 
 def validate(model: type, parsed: Parsed, rel: str, *, base_loc: Loc = (),
-             line: int | None = None) -> tuple[Any, list[Problem]]:
-    """Validate parsed data against a pydantic model (or dataclass); each error gets its own position."""
+             line: int | None = None, context: dict[str, Any] | None = None) -> tuple[Any, list[Problem]]:
+    """Validate parsed data against a pydantic model (or dataclass), with pydantic's validation `context`; each error
+    gets its own position."""
     data = parsed.data
     try:
-        return _validator(model)(data), []
+        return _validator(model)(data, context=context), []
     except ValidationError as exc:
         problems = []
         for error in exc.errors(include_url=False):

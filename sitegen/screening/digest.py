@@ -30,7 +30,7 @@ from pydantic import BaseModel
 from sitegen.errors import OptionInvalid, SitegenError
 from sitegen.records.providers import label as provider_label
 from sitegen.review import kept
-from sitegen.review.folder import Review, parse_protocol
+from sitegen.review.folder import Review, locked_protocol
 from sitegen.review.models import ProtocolLockPayload, ProtocolMeta, RetrievalPayload, parse_timestamp, utc_day
 from sitegen.screening.relevance import (
     Assessment,
@@ -119,7 +119,7 @@ class Relevance:
         locked: dict[int, ProtocolMeta] = {}
         for payload in self.review.payloads:
             if isinstance(payload, ProtocolLockPayload) and payload.text and payload.version not in locked:
-                protocol, _ = parse_protocol(payload.text)
+                protocol = locked_protocol(payload.text)
                 if protocol is not None:
                     locked[payload.version] = protocol.meta
         return locked
