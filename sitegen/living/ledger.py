@@ -108,12 +108,12 @@ def given_text(value: str, option: str, limit: int) -> str:
     applied here, where the text is typed, not where the ledger is read, so an event written before it still loads."""
     text = value.strip()
     try:
-        printable(hand_written(text))
+        printable(text)
+        if not visible_text(text) or len(text) > limit:
+            raise ValueError(f"must be written in visible text of 1 to {limit:,} characters (it has {len(text):,})")
+        hand_written(text)  # after: text with nothing visible is told so, not of the first invisible character
     except ValueError as error:
         raise OptionInvalid(option, f"{error}; nothing was written") from None
-    if not visible_text(text) or len(text) > limit:
-        raise OptionInvalid(option, f"must be written in visible text of 1 to {limit:,} characters (it has "
-                                    f"{len(text):,}); nothing was written")
     return text
 
 
