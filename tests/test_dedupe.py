@@ -303,6 +303,23 @@ def test_brackets_of_a_title_itself_are_kept(title, kept):
     assert matched_title(title).startswith(kept)
 
 
+@pytest.mark.parametrize("noted", ["[Thrombolysis after stroke]. [Review]", "[Thrombolysis after stroke]. [Review] [12 refs]",
+                                   "[Thrombolysis after stroke] [Review] [5 refs].",
+                                   "[Thrombolysis after stroke]. [Erratum appears in Stroke 2010;41(3):e1]"])
+def test_a_short_translated_title_with_notes_after_it_is_compared_as_its_title(noted):
+    # MEDLINE's translated title in brackets, index notes after it: one no longer than a note was dropped with them,
+    # leaving the whole text, notes and all, to compare ("thrombolysis after stroke review").
+    assert matched_title(noted) == matched_title("Thrombolysis after stroke") == "thrombolysis after stroke"
+    title = {"title": "Thrombolysis after stroke"}
+    assert classify(article("a", title=noted), article("b", **title))[0] == "same"
+    # The content keys of records already filed are made with `comparable_title`: it stays as it was.
+    assert normalise_title(noted) != "thrombolysis after stroke"
+
+
+def test_a_placeholder_in_brackets_with_notes_after_it_is_no_title():
+    assert matched_title("[Not Available]. [Review]") == ""
+
+
 def test_a_labelled_preprint_is_the_preprint_of_its_journal_version():
     # The label kept the preprint's title from its journal version's, so no version link was made; a label alone
     # (no preprint server's DOI or name) says what the record is.

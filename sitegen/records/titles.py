@@ -112,9 +112,28 @@ def _compared(title: str | None, labelled: bool) -> str:
     bracketed = re.fullmatch(r"\[(.*)\][.\s]*", text, re.DOTALL)
     if bracketed and "[" not in bracketed.group(1) and "]" not in bracketed.group(1):
         text = bracketed.group(1)
+    elif labelled and (title_alone := _bracketed_before_notes(text)):
+        if folded(title_alone) in PLACEHOLDERS:  # "[Not Available]. [Review]": no title either
+            return ""
+        text = title_alone
     head, tail = text[:-_NOTES_WITHIN], text[-_NOTES_WITHIN:]
     noted = head + _TRAILING_NOTE.sub("", tail)
     return folded(without_labels(noted) if labelled else noted) or folded(text) or folded(whole)
+
+
+# MEDLINE's translated title in brackets with index notes after it ("[Title in English]. [Review] [12 refs]").
+_BRACKETED_TITLE = re.compile(r"\[([^\[\]]+)\][.\s]*(?=\[)")
+
+
+def _bracketed_before_notes(text: str) -> str | None:
+    """The title of `text` when it is a bracketed title followed by nothing but index notes (`_TRAILING_NOTE`), else
+    None. Taken whole first: a short title ("[Short title]. [Review]") is no longer than a note, and the notes'
+    pattern would drop it with them, leaving nothing but the whole text, its notes kept, to compare. Only the
+    matchers ask (`matched_title`): `comparable_title` makes the content keys of records already filed."""
+    found = _BRACKETED_TITLE.match(text)
+    if found is None or len(text) - found.end() > _NOTES_WITHIN or _TRAILING_NOTE.sub("", text[found.end():]):
+        return None
+    return found.group(1)
 
 
 # An ampersand between words: MEDLINE spells every one out ("Diet & exercise" is its "Diet and exercise").
