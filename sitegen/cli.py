@@ -568,8 +568,13 @@ def monitor_status(directory: Path, monitor_id: str | None, as_json: bool) -> No
         click.echo(f"{search.monitor_id}: run {search.run_count} time(s), last {search.last_run or 'never'}, "
                    f"{len(search.seen_ids)} ids seen")
         for strategy, last in zip(search.strategies, ran, strict=True):
-            said = ("not run yet" if last is None else f"incomplete at its last run ({last.at}): its source did not "
-                    "answer in full, so records may be missing" if not last.complete else "")
+            said = "; ".join(filter(None, [
+                "not run yet" if last is None else "",
+                f"renamed since its last run ({last.at}, when it was "
+                f"{f'labelled {last.label!r}' if last.label else 'unlabelled'})"
+                if last is not None and last.label != strategy.label else "",
+                f"incomplete at its last run ({last.at}): its source did not answer in full, so records may be missing"
+                if last is not None and not last.complete else ""]))
             click.echo(f"  {strategy.source}{f' ({strategy.label})' if strategy.label else ''}: {strategy.query}"
                        + (f"  [{said}]" if said else ""))
 

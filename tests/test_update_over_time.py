@@ -336,6 +336,35 @@ def test_a_strategy_renamed_by_hand_between_runs_is_said_renamed_not_removed_and
     assert search["strategies"][1]["unknown_before"] and search["strategies"][1]["renamed_from"] is None
 
 
+def test_a_renamed_strategy_keeps_its_history_collapse_check_status_and_site(sitegen, tmp_path, monkeypatch):
+    # A rename (the same text, a new label) was said renamed, but its history was looked up by label: the first run
+    # after it had no last complete run to compare with (a source collapsing to nothing was taken for an answer),
+    # `monitor status` said "not run yet" and the searches page "Not run yet: saved after the search's latest run".
+    review = new_review(sitegen, tmp_path)
+    providers = Providers([work(index) for index in range(12)], [])
+    run(review, FIRST, providers, add=True)
+    saved = review / "searches" / "watch.json"
+    data = json.loads(saved.read_text())
+    data["strategies"][0]["label"] = "object-terms"
+    saved.write_text(json.dumps(data, indent=2))
+    code, out, _ = sitegen("monitor", "status", review)
+    assert code == 0 and "not run yet" not in out, out
+    assert f"renamed since its last run ({FIRST}, when it was unlabelled)" in out, out
+    assert sitegen("build", review, "--out", tmp_path / "site")[0] == 0
+    page = (tmp_path / "site" / "searches.html").read_text()
+    assert "Not run yet" not in page and "Renamed since it last ran" in page and "when it was unlabelled" in page
+    providers.works = []  # OpenAlex collapses from 12 matches to none: a fault, whatever the strategy is called
+    result = run(review, SECOND, providers)
+    [renamed, _] = result.searches[0].strategies
+    assert renamed.renamed_from is not None and not renamed.outcome.complete and not result.complete
+    assert "last complete run had 12" in renamed.outcome.doubt
+    # Renamed again after that incomplete run: its last complete run is still the one under its first name.
+    saved.write_text(saved.read_text().replace('"object-terms"', '"objects"'))
+    result = run(review, THIRD, providers)
+    assert not result.searches[0].strategies[0].outcome.complete
+    assert "last complete run had 12" in result.searches[0].strategies[0].outcome.doubt
+
+
 def test_a_source_failing_part_way_through_its_answer_reports_none_of_it_and_says_where_it_stopped(sitegen, tmp_path):
     # OpenAlex sends page 1, then fails on page 2. Nothing of the answer is counted (new records of page 1 are
     # reported by the next run that reads the whole answer, once), seen_ids keep what they had, the run is

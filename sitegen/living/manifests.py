@@ -69,6 +69,8 @@ class LastRun:
     at: str
     query: str
     complete: bool
+    # The label it ran under: another than the saved strategy's when the strategy was renamed since (`renamed`).
+    label: str | None = None
 
 
 RunKey = tuple[str, str | None, str | None]
@@ -80,18 +82,35 @@ def run_key(source: str, label: str | None, query: str) -> RunKey:
     return source, label, None if label else query
 
 
+def asks(source: str, query: str) -> tuple[str, str]:
+    """What a strategy asks, whatever its label: its source and text. A saved search holds no two strategies asking
+    the same (`strategy_repeats`), so a strategy of the search's last run that no saved one is known by, asking what
+    a saved one no run is known by asks, is that strategy renamed (its label alone changed), and its history is the
+    saved one's."""
+    return source, query
+
+
 def strategy_runs(review: Review, search: SavedSearch) -> list[LastRun | None]:
-    """The latest run of each strategy of `search`, in order (None: not run yet). An unlabelled strategy whose query
-    was edited since is known by its source when it is that source's one unlabelled strategy: its latest run."""
+    """The latest run of each strategy of `search`, in order (None: not run yet). A strategy is known by its run key;
+    one renamed since the last run by the run of it under its former label (`asks`); an unlabelled one whose query was
+    edited since by its source when it is that source's one unlabelled strategy: its latest unlabelled run."""
     ran = last_runs(review, search.monitor_id)
+    found = [ran.get(run_key(strategy.source, strategy.label, strategy.query)) for strategy in search.strategies]
+    known = {run_key(strategy.source, run.label, run.query)
+             for strategy, run in zip(search.strategies, found, strict=True) if run is not None}
+    last = max((parse_timestamp(run.at) for run in ran.values()), default=None)
+    left = {key: run for key, run in ran.items() if key not in known and parse_timestamp(run.at) == last}
+    for index, strategy in enumerate(search.strategies):
+        renamed = next((key for key in left if found[index] is None
+                        and asks(key[0], left[key].query) == asks(strategy.source, strategy.query)), None)
+        if renamed is not None:
+            found[index] = left.pop(renamed)
+            known.add(renamed)
     unlabelled = Counter(strategy.source for strategy in search.strategies if not strategy.label)
-    found = []
-    for strategy in search.strategies:
-        last = ran.get(run_key(strategy.source, strategy.label, strategy.query))
-        if last is None and not strategy.label and unlabelled[strategy.source] == 1:  # edited since: its source's latest unlabelled run
-            runs = [ran[key] for key in ran if key[0] == strategy.source and key[1] is None]
-            last = max(runs, key=lambda run: parse_timestamp(run.at), default=None)
-        found.append(last)
+    for index, strategy in enumerate(search.strategies):
+        if found[index] is None and not strategy.label and unlabelled[strategy.source] == 1:  # edited since
+            runs = [ran[key] for key in ran if key[0] == strategy.source and key[1] is None and key not in known]
+            found[index] = max(runs, key=lambda run: parse_timestamp(run.at), default=None)
     return found
 
 
@@ -116,8 +135,9 @@ def removed_strategies(review: Review, search: SavedSearch, runs: list[LastRun |
         return []
     # One run's events share its time; the latest time is the last run (whatever `last_run` was edited to).
     last = max(parse_timestamp(ts) for ts, _ in retrievals)
-    # A saved strategy is known by the run its key names: an edited unlabelled one by the query that run searched.
-    kept = {run_key(strategy.source, strategy.label, run.query)
+    # A saved strategy is known by the run `strategy_runs` found for it, under that run's own key: an edited
+    # unlabelled one by the query that run searched, a renamed one by the label it had.
+    kept = {run_key(strategy.source, run.label, run.query)
             for strategy, run in zip(search.strategies, runs, strict=True) if run is not None}
     return [RemovedStrategy(payload.source, payload.label, payload.query, ts) for ts, payload in retrievals
             if parse_timestamp(ts) == last and run_key(payload.source, payload.label, payload.query) not in kept]
@@ -125,7 +145,8 @@ def removed_strategies(review: Review, search: SavedSearch, runs: list[LastRun |
 
 def last_runs(review: Review, monitor_id: str) -> dict[RunKey, LastRun]:
     """`run_key` -> the latest run of each strategy of the saved search, as the ledger recorded it."""
-    return {run_key(payload.source, payload.label, payload.query): LastRun(event.ts, payload.query, payload.complete)
+    return {run_key(payload.source, payload.label, payload.query): LastRun(event.ts, payload.query, payload.complete,
+                                                                           payload.label)
             for event, payload in zip(review.ledger, review.payloads, strict=True)
             if isinstance(payload, RetrievalPayload) and payload.monitor_id == monitor_id}
 

@@ -27,6 +27,7 @@ from sitegen.living.manifests import (
     Execution,
     LastRun,
     RemovedStrategy,
+    asks,
     compiled_query,
     manifest_bytes,
     removed_strategies,
@@ -82,8 +83,9 @@ class StrategyRun:
     edited_since: LastRun | None = None
     unknown_before: bool = False
     # A strategy whose label alone changed since (the same source and text as one the last run searched, under
-    # another label or none): the last run's record of it. It is renamed, not one strategy removed and another added.
-    renamed_from: RemovedStrategy | None = None
+    # another label or none, `manifests.asks`): the last run's record of it. It is renamed, not one strategy removed
+    # and another added.
+    renamed_from: LastRun | None = None
 
     def change(self) -> str | None:
         """How the strategy differs from the search's earlier runs, in words; None when it does not."""
@@ -104,18 +106,6 @@ class StrategyRun:
 
 def strategy_name(source: str, strategy_label: str | None) -> str:
     return label(source) + (f" ({strategy_label})" if strategy_label else "")
-
-
-def renamed(runs: list[StrategyRun], removed: list[RemovedStrategy]) -> list[RemovedStrategy]:
-    """Pair each strategy no earlier run knows with a removed one of the same source and text, its label alone
-    changed (`renamed_from`), and return the removed strategies left unpaired: those were removed."""
-    left = list(removed)
-    for run in runs:
-        same = next((r for r in left if (r.source, r.query) == (run.strategy.source, run.strategy.query)), None)
-        if run.unknown_before and same is not None:
-            run.unknown_before, run.renamed_from = False, same
-            left.remove(same)
-    return left
 
 
 def removal(removed: RemovedStrategy) -> str:
@@ -327,8 +317,8 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
                 last = earlier[len(runs)]
                 runs.append(StrategyRun(strategy, outcome, ids,
                                         edited_since=last if last is not None and last.query != strategy.query else None,
-                                        unknown_before=bool(search.run_count) and last is None))
-        removed = renamed(runs, removed)
+                                        unknown_before=bool(search.run_count) and last is None,
+                                        renamed_from=last if last is not None and last.label != strategy.label else None))
         fresh = fresh_ids[search.monitor_id] = new_ids([i for run in runs for i in run.ids], search.seen_ids)
         # New to this search but already handed to reviewers (another search found it first):
         # seen from now on, but not screened twice.
@@ -381,10 +371,11 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
 
 
 def last_complete_run(review: Review, monitor_id: str, strategy: Strategy) -> RetrievalPayload | None:
-    """The ledger's latest complete retrieval of this strategy, if it ever ran completely."""
+    """The ledger's latest complete retrieval of this strategy's text, if it ever ran completely: under whatever
+    label it had then (`asks`: a rename keeps the strategy's history; its label is no part of what it asks)."""
     runs = [payload for payload in review.payloads if isinstance(payload, RetrievalPayload) and payload.complete
-            and (payload.monitor_id, payload.source, payload.query, payload.label)
-            == (monitor_id, strategy.source, strategy.query, strategy.label)]
+            and payload.monitor_id == monitor_id
+            and asks(payload.source, payload.query) == asks(strategy.source, strategy.query)]
     return runs[-1] if runs else None
 
 
