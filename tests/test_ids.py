@@ -186,7 +186,7 @@ def test_not_dois_stay_rejected():
 
 
 ARXIV_IDS = [("2312.07559", "2312.07559"), ("1605.08386v2", "1605.08386"), ("0704.0001", "0704.0001"),
-             ("hep-th/9901001", "hep-th/9901001"), ("math.GT/0309136v1", "math.gt/0309136")]
+             ("hep-th/9901001", "hep-th/9901001"), ("math.GT/0309136v1", "math.GT/0309136")]
 
 
 @pytest.mark.parametrize(("written", "expected"), ARXIV_IDS)

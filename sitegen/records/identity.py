@@ -37,7 +37,15 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from sitegen.records.ids import NAMESPACE_LABELS, NAMESPACES, arxiv_of_doi, content_ref, parse_record_id, record_id
+from sitegen.records.ids import (
+    NAMESPACE_LABELS,
+    NAMESPACES,
+    arxiv_of_doi,
+    content_ref,
+    normalise_arxiv,
+    parse_record_id,
+    record_id,
+)
 from sitegen.records.matching import TITLE_FLOOR, Work, one_doi_one_work, record_work
 from sitegen.records.model import Record, RecordMeta, model_data
 from sitegen.records.notices import notice_kind
@@ -323,7 +331,9 @@ def filed_by_content(record: Record) -> Record:
 def _keys(record: Record) -> Identifiers:
     """The record's identifiers as graph keys: an arXiv DOI (10.48550/arXiv.<id>) also names its arXiv id."""
     keys = record.identity_keys()
-    if "arxiv" not in keys and (arxiv := arxiv_of_doi(keys.get("doi"))):
+    if "arxiv" in keys:  # as arXiv writes it: a record kept as math.gt/0309136 is the paper math.GT/0309136
+        keys["arxiv"] = normalise_arxiv(keys["arxiv"]) or keys["arxiv"]
+    elif arxiv := arxiv_of_doi(keys.get("doi")):
         keys["arxiv"] = arxiv
     return keys
 

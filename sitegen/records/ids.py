@@ -69,7 +69,10 @@ _ARXIV_PREFIXES = re.compile(r"^(?:arxiv:\s*|(?:https?://)?(?:www\.|export\.)?ar
                              re.IGNORECASE)
 _ARXIV_PDF = re.compile(r"^(?:https?://)?(?:www\.|export\.)?arxiv\.org/pdf/", re.IGNORECASE)
 _ARXIV_NEW = re.compile(r"^([0-9]{4}\.[0-9]{4,5})(?:v[0-9]+)?$", re.IGNORECASE)  # "v2" or "V2"
-_ARXIV_OLD = re.compile(r"^([a-z-]+(?:\.[a-z]{2})?/[0-9]{7})(?:v[0-9]+)?$", re.IGNORECASE)
+# Before April 2007: archive, optionally its subject class, then YYMMNNN (hep-th/9901001, math.GT/0309136). arXiv
+# writes an archive in lower case and a two-letter subject class in capitals: the id keeps both as arXiv writes them
+# (a lower-cased "math.gt" is no id arXiv's API answers).
+_ARXIV_OLD = re.compile(r"^([a-z]+(?:-[a-z]+)*)(?:\.([a-z]{2}))?/([0-9]{7})(?:v[0-9]+)?$", re.IGNORECASE)
 _ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$")
 _UNSAFE = re.compile(r"[\x00-\x20\x7f\\]")
 T = TypeVar("T")
@@ -264,11 +267,26 @@ def normalise_arxiv(value: object) -> str | None:
     doi = _ARXIV_DOI.match(normalise_doi(text) or "")
     if doi:
         text = doi.group(1)
-    for pattern in (_ARXIV_NEW, _ARXIV_OLD):
-        match = pattern.match(text)
-        if match:
-            return match.group(1).lower()
+    if match := _ARXIV_NEW.match(text):
+        return match.group(1)
+    if match := _ARXIV_OLD.match(text):
+        archive, subject_class, number = match.groups()
+        return f"{archive.lower()}{f'.{subject_class.upper()}' if subject_class else ''}/{number}"
     return None
+
+
+def is_normal_arxiv(value: str) -> bool:
+    """Whether `value` is an arXiv id in the form records hold: its own normalised form, or (kept by a sitegen
+    before the subject class kept its capitals) that form lower-cased, math.gt/0309136: a review written then stays
+    valid, its record ids being on an append-only ledger."""
+    normal = normalise_arxiv(value)
+    return normal is not None and value in (normal, normal.lower())
+
+
+def arxiv_address(arxiv: str) -> str:
+    """The paper's abstract page at arXiv, for an arXiv id as a record holds it (a lower-cased subject class, as a
+    sitegen before kept it, is not arXiv's address: it is given as arXiv writes it)."""
+    return f"https://arxiv.org/abs/{normalise_arxiv(arxiv) or arxiv}"
 
 
 def normalise_ref(value: object) -> str | None:
@@ -357,7 +375,8 @@ def parse_record_id(value: str) -> tuple[str, str] | None:
     """(namespace, identifier) for a well-formed record id, else None."""
     if ":" in value.split("/", 1)[0]:
         namespace, _, native = value.partition(":")
-        if namespace in NORMALISERS and namespace != "doi" and NORMALISERS[namespace](native) == native:
+        if namespace in NORMALISERS and namespace != "doi" and (NORMALISERS[namespace](native) == native or (
+                namespace == "arxiv" and is_normal_arxiv(native))):
             return namespace, native
         return None
     return ("doi", value) if is_normal_doi(value) else None

@@ -32,7 +32,9 @@ from pydantic.dataclasses import dataclass
 from sitegen.records.ids import (
     NORMALISERS,
     first_record_id_problem,
+    is_normal_arxiv,
     is_normal_doi,
+    normalise_arxiv,
     parse_record_id,
     record_id,
     record_id_problem,
@@ -517,7 +519,8 @@ class Record(Strict):
         check_record_id(self.id)
         keys = self.identity_keys()
         for namespace, value in keys.items():
-            if NORMALISERS[namespace](value) != value and not (namespace == "doi" and is_normal_doi(value)):
+            if NORMALISERS[namespace](value) != value and not (namespace == "doi" and is_normal_doi(value)) \
+                    and not (namespace == "arxiv" and is_normal_arxiv(value)):
                 raise ValueError(f"{namespace} {value!r} is not in normalised form "
                                  f"({NORMALISERS[namespace](value) or 'not a valid identifier'})")
         # The id is chosen once, when the record is first seen (the highest-priority identifier
@@ -526,7 +529,10 @@ class Record(Strict):
         # It is record_id({namespace: value}) of one of them exactly when it names that value in its
         # namespace: a prefixed id has its ':' before any '/', a DOI none there.
         id_namespace, id_native = parse_record_id(self.id)  # well-formed, as checked first
-        if keys.get(id_namespace) != id_native:
+        # An arXiv id kept lower-cased by an earlier sitegen (math.gt/0309136) names the paper its record now holds
+        # as arXiv writes it (math.GT/0309136).
+        if keys.get(id_namespace) != id_native and not (
+                id_namespace == "arxiv" and "arxiv" in keys and normalise_arxiv(keys["arxiv"]) == normalise_arxiv(id_native)):
             own = {record_id({namespace: value}) for namespace, value in keys.items()}
             raise ValueError(f"id {self.id!r} is not one of the record's own identifiers "
                              f"({', '.join(sorted(own)) or 'it has none'})")

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator
 from functools import partial
 from itertools import chain
 
+from sitegen.records.ids import arxiv_address
 from sitegen.records.model import CslName, Record
 from sitegen.records.names import split_name
 from sitegen.records.pages import first_and_last
@@ -223,7 +224,6 @@ def records_csv_parts(records: list[Record], status: dict[str, tuple[str, str]],
 
 # --------------------------------------------------------------------------- RIS
 
-ARXIV_ADDRESS = "https://arxiv.org/abs/"
 OPENALEX_ADDRESS = "https://openalex.org/"
 # CSL types as RIS names them (the RIS specification's types, as Zotero writes and reads them), each read back as
 # itself by sitegen's RIS reader. A preprint (CSL's "article", and "preprint" as some files write it) is RIS's
@@ -289,7 +289,7 @@ def _ris_entry(record: Record, keys: dict[str, str]) -> str:
         if value:
             line(f"{tag}  - {one_line(value)}")
     custom = record.custom
-    for url in (record.URL, custom.arxiv and f"{ARXIV_ADDRESS}{custom.arxiv}",
+    for url in (record.URL, custom.arxiv and arxiv_address(custom.arxiv),
                 custom.openalex and f"{OPENALEX_ADDRESS}{custom.openalex}"):
         if url:
             line(f"UR  - {one_line(url)}")

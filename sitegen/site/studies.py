@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from sitegen.living.facts import ReviewFacts
-from sitegen.records.ids import normalise_doi
+from sitegen.records.ids import arxiv_address, normalise_doi
 from sitegen.records.model import CslName, Record, web_address
 from sitegen.records.titles import title_key
 from sitegen.review.folder import Review
@@ -198,7 +198,7 @@ def study_links(record: Record) -> list[Link]:
     if record.custom.openalex:
         links.append(Link("OpenAlex", record.custom.openalex, f"https://openalex.org/{record.custom.openalex}"))
     if record.custom.arxiv:
-        links.append(Link("arXiv", record.custom.arxiv, f"https://arxiv.org/abs/{record.custom.arxiv}"))
+        links.append(Link("arXiv", record.custom.arxiv, arxiv_address(record.custom.arxiv)))
     return links
 
 
