@@ -353,3 +353,18 @@ def test_a_body_is_read_back_for_credentials_in_linear_time(body):
     started = time.perf_counter()
     _redact(body, openalex.secrets(SETTINGS))
     assert time.perf_counter() - started < 10
+
+
+def test_a_large_body_is_redacted_in_one_copy_and_one_without_a_credential_is_not_copied():
+    # A body of many short segments (a JSON answer echoing api_key=…&email=… in every item) was rebuilt segment by
+    # segment, a piece for each held in a list several times the body's size, even when nothing was a secret.
+    from sitegen.sources.http import Secrets, _redact
+
+    key, address = "k3yV4lue0123456789", "reviewer.one@example.org"
+    secrets = Secrets(params={"api_key": key, "email": address})
+    clean = b'{"url":"https://x/?api_key=abcdefghijklmnop&email=someone%40else.org"},' * 20_000
+    assert _redact(clean, secrets) is clean  # nothing to redact: the body itself, not a copy
+    item = f'{{"url":"https://x/?api_key={key}&email={quote(address)}","next":"{base64.b64encode(key.encode()).decode()}"}},'
+    echoed = _redact(item.encode() * 20_000, secrets)
+    assert echoed == b'{"url":"https://x/?api_key=REDACTED&email=REDACTED","next":"REDACTED"},' * 20_000
+    assert _redact(b"", secrets) == b"" and _redact(key.upper().encode(), secrets) == b"REDACTED"
