@@ -713,3 +713,56 @@ def test_a_search_past_pubmeds_ceiling_is_not_told_to_raise_max_records(monkeypa
     line = describe_outcome(pubmed.search(fetch, SETTINGS, "cancer"))
     assert "SITEGEN_MAX_RECORDS" not in line
     assert "not every PubMed match was read" in line and "narrow the query" in line
+
+
+def second_batch_fails(failure):
+    """Five articles found, read two a batch: the second efetch batch (retstart 2) fails with `failure`."""
+    served = five_article_search()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/efetch.fcgi") and request.url.params["retstart"] == "2":
+            if failure == "timeout":
+                raise httpx.ReadTimeout("slow", request=request)
+            return httpx.Response(failure) if isinstance(failure, int) else xml_response(failure)
+        return served(request)
+    return handler
+
+
+@pytest.mark.parametrize("failure", [503, "timeout", b'<?xml version="1.0" ?>\n<eFetchResult><ERROR>Cannot '
+                                     b"retrieve history data.</ERROR></eFetchResult>"], ids=["503", "timeout", "error"])
+def test_a_search_failing_in_its_second_efetch_batch_says_how_many_records_it_had_of_how_many_found(failure):
+    # Only "on page 2 of its answer" was said: not how much of what esearch found had come, nor that the run is
+    # incomplete, as a reader of a batched read asks.
+    fetch, _, _ = fetcher(second_batch_fails(failure))
+    outcome = pubmed.search(fetch, SETTINGS, "cancer", batch_size=2)
+    assert not outcome.complete and outcome.records == []
+    assert outcome.warnings[-1].endswith("(on page 2 of its answer, having sent 2 of the 5 records it found: those "
+                                         "are not counted, and this run is incomplete)"), outcome.warnings
+    said = describe_outcome(outcome)
+    assert said.startswith("PubMed stopped on page 2 of its answer this run") and "2 of the 5 records" in said
+
+
+def test_update_says_a_pubmed_run_stopped_part_way_was_incomplete_and_how_far_it_read(sitegen, tmp_path, monkeypatch):
+    from test_update import new_review
+
+    import sitegen.living.update as update_module
+
+    review = new_review(sitegen, tmp_path)
+    served = {"failure": None}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return second_batch_fails(served["failure"])(request) if served["failure"] else five_article_search()(request)
+    real_open = update_module.open_fetcher
+    monkeypatch.setattr(update_module, "open_fetcher", lambda mode, snapshots, session="", transport=None:
+                        real_open("live", None, transport=httpx.MockTransport(handler)))
+    monkeypatch.setenv("SITEGEN_CONTACT_EMAIL", "team@example.org")
+    monkeypatch.setattr(pubmed, "_search", lambda trace, term, settings, batch_size, real=pubmed._search:
+                        real(trace, term, settings, 2))  # two a batch: five records are three batches
+    code, out, err = sitegen("monitor", "add", review, "--id", "watch", "--strategy", "pubmed", "cancer",
+                             "--at", "2026-01-05T06:00:00Z")
+    assert code == 0, out + err
+    served["failure"] = 503
+    code, out, err = sitegen("update", review, "--at", "2026-01-12T06:00:00Z", "--report", tmp_path / "report.md")
+    said = "having sent 2 of the 5 records it found: those are not counted, and this run is incomplete"
+    assert code != 0 and said in err, out + err
+    assert said in (tmp_path / "report.md").read_text()

@@ -387,7 +387,7 @@ def test_a_source_failing_part_way_through_its_answer_reports_none_of_it_and_say
     assert not result.complete and result.searches[0].new == [] and state(review)["seen_ids"] == seen
     report = markdown_report(result)
     assert "OpenAlex stopped on page 2 of its answer this run (unavailable)" in report.replace("\\", "")
-    assert "the records of the 1 page it had sent are not counted this run" in report
+    assert "having sent 3 of the 6 records it found: those are not counted, and this run is incomplete" in report
     assert "OpenAlex was not reached" not in report
     [openalex] = [event["payload"] for event in ledger(review) if event["ts"] == SECOND
                   and event["payload"].get("source") == "openalex"]

@@ -182,7 +182,7 @@ def _total(feed: etree._Element) -> int:
 
 
 def _paged(trace: Trace, query: str, page_size: int, settings: SourceSettings) -> SourceOutcome:
-    pager = Pager(PROVIDER.name, ENTRIES, settings.max_records, page_size, ceiling=MAX_RESULTS)
+    pager = Pager(PROVIDER.name, ENTRIES, settings.max_records, page_size, ceiling=MAX_RESULTS, trace=trace)
     start = 0
     while start < pager.cap and pager.proceed(str(start)):
         size = min(page_size, pager.cap - start)  # the last page asks only for what is left

@@ -83,6 +83,7 @@ class Trace:
         self.executed: list[str] = []
         self.hashes: list[str] = []
         self.warnings: list[str] = []
+        self.pager: Pager | None = None  # the paged read under way, if any: what a failure part-way left unread
 
     def get(self, url: str, params: list[tuple[str, str]], headers: dict[str, str] | None = None,
             post_to: str | None = None) -> Response:
@@ -195,8 +196,18 @@ def _part_way(trace: Trace) -> str:
     (the source's slice of the run is unknown, and a later run reads the answer again from its start), so a run's
     events and report never read as if the source had sent nothing."""
     pages = pages_before(trace.executed)
-    return (f" (on page {pages + 1} of its answer: the records of the {pages} page{'s' if pages != 1 else ''} it "
-            "had sent are not counted this run)") if pages else ""
+    if not pages:
+        return ""
+    pager = trace.pager
+    if pager is None:
+        return (f" (on page {pages + 1} of its answer: the records of the {pages} page{'s' if pages != 1 else ''} "
+                "it had sent are not counted, and this run is incomplete)")
+    # How many of the records it found it had sent: a batched read (PubMed's efetch after its esearch) fails after
+    # some of a known number, and "page 2" alone does not say how much of the answer is missing.
+    sent = f"{pager.read} of the {pager.total} records it found" if pager.total is not None \
+        else f"{pager.read} record{'s' if pager.read != 1 else ''}"
+    return (f" (on page {pages + 1} of its answer, having sent {sent}: those are not counted, and this run is "
+            "incomplete)")
 
 
 # --------------------------------------------------------------------------- untrusted values
@@ -410,7 +421,9 @@ class Pager:
     """
 
     def __init__(self, provider: str, items: Items, limit: int, page_size: int, *, ceiling: int | None = None,
-                 cursors_repeat: bool = False):
+                 cursors_repeat: bool = False, trace: Trace | None = None):
+        if trace is not None:  # a failure on a later page says how much of the answer came before it
+            trace.pager = self
         self.provider = provider
         self.items = items
         self.limit = limit

@@ -389,7 +389,7 @@ def _envelope_message(response: Response, kind: str) -> dict[str, Any]:
 def _paged(trace: Trace, query: dict[str, str], size: int, settings: SourceSettings) -> SourceOutcome:
     # Crossref often returns the same next-cursor for every page, so unlike OpenAlex a repeated
     # cursor does not mean the end: a page with nothing new, or everything read, does.
-    pager = Pager(PROVIDER.name, WORKS, settings.max_records, size, cursors_repeat=True)
+    pager = Pager(PROVIDER.name, WORKS, settings.max_records, size, cursors_repeat=True, trace=trace)
     cursor: Any = "*"
     while pager.proceed(cursor):
         total, items, cursor = pager.within_the_cap(partial(_page, trace, query, cursor=cursor))

@@ -279,7 +279,7 @@ def _page(trace: Trace, query: str, page_size: int, cursor: str) -> tuple[Any, l
 
 def _paged(trace: Trace, query: str, limit: int, page_size: int) -> Pager:
     """Every page of a query, read; the caller turns the pager into an outcome."""
-    pager = Pager(PROVIDER.name, RESULTS, limit, min(page_size, limit))
+    pager = Pager(PROVIDER.name, RESULTS, limit, min(page_size, limit), trace=trace)
     cursor: Any = "*"
     while pager.proceed(cursor):
         total, results, cursor = pager.within_the_cap(partial(_page, trace, query, cursor=cursor))

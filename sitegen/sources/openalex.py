@@ -511,7 +511,7 @@ def _is_the_work(record: Record, identifier: str) -> bool:
 
 
 def _paged(trace: Trace, query: dict[str, str], settings: SourceSettings) -> SourceOutcome:
-    pager = Pager(PROVIDER.name, WORKS, settings.max_records, settings.openalex_per_page)
+    pager = Pager(PROVIDER.name, WORKS, settings.max_records, settings.openalex_per_page, trace=trace)
     cursor: Any = "*"
     wholes: list[str] = []  # the works read on their own so far
     while pager.proceed(cursor):

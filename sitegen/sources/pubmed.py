@@ -350,7 +350,7 @@ def _entries(root: etree._Element) -> list[etree._Element]:
 def _search(trace: Trace, term: str, settings: SourceSettings, batch_size: int) -> SourceOutcome:
     found = _get_xml(trace, "esearch.fcgi", [("db", "pubmed"), ("term", term), ("usehistory", "y"), ("retmax", "0")])
     total, web_env, query_key = _history(found, trace.warnings)
-    pager = Pager(PROVIDER.name, ARTICLES, settings.max_records, batch_size, ceiling=RETRIEVAL_LIMIT)
+    pager = Pager(PROVIDER.name, ARTICLES, settings.max_records, batch_size, ceiling=RETRIEVAL_LIMIT, trace=trace)
     pager.count(total)
     start = 0
     while start < pager.wanted:
