@@ -12,7 +12,9 @@ import yaml
 from conftest import FIXTURES
 from http_mocks import Call, fetcher, json_response
 
+from sitegen.records.matching import classify, record_work
 from sitegen.records.model import TITLE_LIMIT
+from sitegen.records.notices import notice_kind
 from sitegen.sources import crossref
 from sitegen.sources.base import Unreadable, Untitled
 from sitegen.sources.settings import SourceSettings
@@ -551,3 +553,22 @@ def test_a_page_over_the_byte_cap_is_asked_for_again_in_halves(monkeypatch):
     outcome = crossref.search(fetch, SETTINGS, {"query.bibliographic": "widget"})
     assert outcome.status == "ok" and outcome.complete and len(outcome.records) == len(PLOS), outcome.warnings
     assert int(seen.requests[-1].url.params["rows"]) < crossref.PAGE_ROWS
+
+
+@pytest.mark.parametrize(("update_type", "publication_type"), [
+    ("correction", "correction-notice"), ("erratum", "correction-notice"),
+    ("expression_of_concern", "expression-of-concern-notice"), ("retraction", "retraction-notice")])
+def test_a_notice_under_the_title_of_the_work_it_is_about_is_typed_a_notice(update_type, publication_type):
+    # A publisher may deposit a correction under the very title of the article it corrects: only its `update-to`
+    # naming another work tells it from that article, and deduplication must never merge the two.
+    article = plos("10.1371/journal.pone.0147433")
+    notice = plos("10.1371/journal.pone.0143505")
+    notice.update(title=article["title"], author=article["author"], issued=article["issued"],
+                  **{"update-to": [{"DOI": article["DOI"], "type": update_type, "label": "Correction",
+                                    "updated": {"date-parts": [[2020, 1, 1]]}}]})
+    record = crossref.work_to_record(notice)
+    assert record.custom.publication_types == ["journal-article", publication_type]
+    assert not record.custom.retracted and not record.custom.updates  # the notice is not the work it is about
+    assert notice_kind(record.title, record.custom.publication_types) != ""
+    work_of = crossref.work_to_record(article)
+    assert classify(record_work(work_of), record_work(record))[0] != "same"

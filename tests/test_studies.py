@@ -491,3 +491,14 @@ def test_two_reports_of_one_study_are_counted_as_one_study_on_every_page(example
     assert f"{phrase} included, " in home and f"{reports} studies" not in home
     assert f"included studies ({reports} records)" in home
     assert json.loads((site / "downloads" / "prisma.json").read_text())["studies_included"] == reports - 1
+
+
+@pytest.mark.parametrize(("types", "sentence"), [
+    (["erratum"], "This record is a correction notice (an erratum), not a study."),  # OpenAlex
+    (["retraction"], "This record is a retraction notice (or a withdrawal or expression of concern), not a study."),
+    (["Journal Article", "Published Erratum"], "This record is a correction notice (an erratum), not a study."),
+    (["journal-article", "correction-notice"], "This record is a correction notice (an erratum), not a study."),
+])
+def test_a_notice_typed_by_any_index_is_labelled_a_notice(types, sentence):
+    assert notices(record(custom={"publication_types": types})) == [sentence]
+    assert notices(record(custom={"publication_types": ["Comment"]})) == []  # indexes type a letter differently

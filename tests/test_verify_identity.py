@@ -12,9 +12,10 @@ import pytest
 
 from sitegen.records.model import CslDate, CslName, Record, RecordMeta
 from sitegen.review.models import VerificationPayload
+from sitegen.sources import openalex
 from sitegen.sources.settings import SourceSettings
 from sitegen.sources.snapshots import SnapshotStore
-from sitegen.verify.identity import agreement, marked_retracted, verify_citation
+from sitegen.verify.identity import agreement, marked_retracted, notice, verify_citation
 from tests.http_mocks import fetcher, json_response
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -379,3 +380,28 @@ def test_a_pmid_pubmed_does_not_know_keeps_two_indexes_from_verifying():
     assert [a.answer for a in verdicts.identity.answers] == ["found", "found", "not-found"]
     assert verdicts.identity.verdict == "inconclusive" and not verdicts.identity.refusal_grade
     assert "PubMed does not know PMID 99999999, which the citation gives" in verdicts.identity.reasons
+
+
+@pytest.mark.parametrize("work_type", ["erratum", "retraction"])
+def test_an_index_that_holds_a_notice_under_the_cited_doi_does_not_verify_the_work(work_type):
+    # OpenAlex types a notice "erratum" or "retraction", often under the very title of the work it is about: a
+    # notice is not the work cited, whatever its title says.
+    work = json.loads(body("openalex/openalex_work_doi_10.1023_a_1007154515475.json"))
+    work["type"] = work_type
+    verdicts = verify_citation(serve(crossref_adak(), json_response(json.dumps(work))), SETTINGS, cited())
+    assert verdicts.identity.verdict == "inconclusive"  # Crossref holds the work under the DOI: the indexes disagree
+    openalex = next(a for a in verdicts.identity.answers if a.source == "openalex")
+    assert openalex.answer == "different-work" and "it is a notice" in openalex.detail
+    alone = verify_citation(serve(None, json_response(json.dumps(work))), SETTINGS, cited(), sources=("openalex",))
+    assert alone.identity.verdict == "mismatch" and "it is a notice" in alone.identity.reasons[0]
+
+
+@pytest.mark.parametrize("work_type", ["erratum", "retraction"])
+def test_a_cited_record_an_index_types_a_notice_is_itself_a_notice(work_type):
+    work = json.loads(body("openalex/openalex_work_doi_10.1023_a_1007154515475.json"))
+    work["type"] = work_type
+    notice_itself = openalex.work_to_record(work)  # as a review's records hold it, typed by OpenAlex
+    assert notice(notice_itself) == {"erratum": "erratum", "retraction": "retraction"}[work_type]
+    verdicts = verify_citation(serve(crossref_adak(), json_response(json.dumps(work))), SETTINGS, notice_itself,
+                              sources=("crossref", "openalex"))
+    assert verdicts.status.verdict == "inconclusive" and "itself a notice" in verdicts.status.reasons[0]

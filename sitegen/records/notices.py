@@ -38,7 +38,12 @@ _BY_WORD = {"errat": "erratum", "corri": "erratum", "corre": "erratum", "retra":
             "comme": "comment"}
 _TYPES = {"erratum": "erratum", "published erratum": "erratum", "corrigendum": "erratum", "correction": "erratum",
           "retraction": "retraction", "retraction notice": "retraction", "retraction-notice": "retraction",
-          "retraction of publication": "retraction", "expression of concern": "retraction", "comment": "comment"}
+          "retraction of publication": "retraction", "expression of concern": "retraction", "comment": "comment",
+          # A Crossref work whose `update-to` names another work (sitegen.sources.crossref.notice_types).
+          "correction-notice": "erratum", "expression-of-concern-notice": "retraction"}
+# The publication types that make a record a notice whatever its title says: PubMed's, Crossref's and OpenAlex's
+# ("erratum", "retraction") notice types. "Comment" is not one of them: indexes type one letter differently.
+NOTICE_TYPES = frozenset(name for name, kind in _TYPES.items() if kind != "comment")
 
 
 def notice_kind(title: str | None, publication_types: Iterable[str] = ()) -> str:

@@ -18,6 +18,8 @@ from urllib.parse import quote
 from sitegen.living.facts import ReviewFacts
 from sitegen.records.ids import arxiv_address, normalise_doi
 from sitegen.records.model import CslName, Record, web_address
+from sitegen.records.notices import NOTICE_TYPES as DECIDING_TYPES
+from sitegen.records.notices import notice_kind
 from sitegen.records.titles import title_key
 from sitegen.review.folder import Review
 from sitegen.review.models import VERIFICATION_AXES, Evidence, Finding, PassageCheck, VerificationPayload
@@ -37,6 +39,9 @@ NOTICE_TYPES = {
     "expression of concern": "The source lists an expression of concern for this record.",
     "corrected and republished article": "The source lists this record as corrected and republished.",
 }
+KIND_SENTENCES = {"retraction": "This record is a retraction notice (or a withdrawal or expression of concern), not a "
+                                "study.",
+                  "erratum": "This record is a correction notice (an erratum), not a study."}
 EVIDENCE_CSV_COLUMNS = ["study_id", "study", "title", "year", "journal", "research_question", "population", "method",
                         "intervention", "finding", "limitations", "passage", "passage_source", "passage_location",
                         "licence", "source_url", "study_page", "passage_checked"]
@@ -209,6 +214,11 @@ def notices(record: Record) -> list[str]:
         notice = NOTICE_TYPES.get(kind.lower())
         if notice and notice not in found:
             found.append(notice)
+    # Any other type that makes the record a notice (OpenAlex's "erratum" and "retraction", PubMed's "Published
+    # Erratum", a Crossref correction notice): said as plainly, or a reader takes the notice for a study.
+    types = {kind.strip().lower() for kind in record.custom.publication_types}
+    if not types & NOTICE_TYPES.keys() and (kind := notice_kind("", types & DECIDING_TYPES)):
+        found.append(KIND_SENTENCES[kind])
     return found
 
 

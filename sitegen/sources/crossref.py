@@ -76,7 +76,6 @@ IN_A_BOOK = frozenset({"chapter", "paper-conference"})
 
 DATE_KEYS = ("published-print", "published-online", "issued")  # most to least specific about the version of record
 RETRACTION = "retraction"
-RETRACTION_NOTICE = "retraction-notice"
 
 def _first(values: Any) -> Any:
     return values[0] if isinstance(values, list) and values else None
@@ -161,6 +160,7 @@ UPDATE_KINDS = {
 # A notice undoing an earlier retraction (Retraction Watch's data, which Crossref adds to `updated-by`, lists one
 # after the retraction it undoes): the retraction no longer stands, though both stay in Crossref's lists.
 REINSTATEMENT = "reinstatement"
+NOTICE_KINDS = ("retraction", "correction", "expression-of-concern")  # UPDATE_KINDS's values, gravest first
 
 
 @dataclass(frozen=True)
@@ -184,6 +184,16 @@ def _retracts_another(item: dict[str, Any], doi: str | None) -> bool:
     """Whether the item is a retraction notice: its `update-to` retracts another work."""
     return any(_kind(update.get("type")) == RETRACTION and (target := normalise_doi(update.get("DOI")))
                and target != doi for update in map(as_dict, as_list(item.get("update-to"))))
+
+
+def notice_types(item: dict[str, Any], doi: str | None) -> list[str]:
+    """The publication types that say the item is a notice about another work: one per kind of notice its
+    `update-to` names another work in ("retraction-notice", "correction-notice", "expression-of-concern-notice").
+    A correction notice may carry the very title of the article it corrects: its type keeps the two apart."""
+    kinds = {kind for update in map(as_dict, as_list(item.get("update-to")))
+             if (kind := _kind(update.get("type"))) in NOTICE_KINDS
+             and (target := normalise_doi(update.get("DOI"))) and target != doi}
+    return [f"{kind}-notice" for kind in NOTICE_KINDS if kind in kinds]
 
 
 def _notices_about(item: dict[str, Any]) -> list[_Notice]:
@@ -271,9 +281,7 @@ def work_to_record(item: dict[str, Any]) -> Record | None:
     title = with_subtitle(title, plain_text(_first(_texts(item.get("subtitle")))))
     work_type = text_value(item.get("type"))
     retracted, is_notice = retraction_status(item)
-    publication_types = [work_type] if work_type else []
-    if is_notice:
-        publication_types.append(RETRACTION_NOTICE)
+    publication_types = ([work_type] if work_type else []) + notice_types(item, doi)
     csl_type = CSL_TYPES.get(work_type or "", "article")
     return Record(
         id=doi,

@@ -36,7 +36,7 @@ from sitegen.records.matching import (
     volumes,
 )
 from sitegen.records.model import Record
-from sitegen.records.notices import notice_kind
+from sitegen.records.notices import NOTICE_TYPES, notice_kind
 from sitegen.records.providers import label
 from sitegen.review.models import REFUSAL_GRADE, SourceAnswer, VerificationPayload
 from sitegen.sources import crossref, openalex, pubmed
@@ -156,19 +156,15 @@ def _unmarked(record: Record) -> Record:
     return record.model_copy(update={"title": title}) if title != record.title and title.strip() else record
 
 
-# Publication types that make a record a notice whatever its title says. Others ("Comment", "Letter",
-# "Editorial") differ between indexes for one work, so they never decide.
-NOTICE_TYPES = ("retraction-notice", "retraction of publication", "published erratum")
-
-
 # notice_kind's kinds in words: its "retraction" is a withdrawal's or an expression of concern's notice too.
 NOTICE_WORDS = {"retraction": "retraction, withdrawal or expression of concern", "erratum": "correction"}
 
 
 def notice(record: Record) -> str:
     """The kind of notice a record is ("retraction", "erratum", ...), told by its title or an unambiguous
-    publication type; "" for a work."""
-    return notice_kind(record.title, [t for t in record.custom.publication_types if t.lower() in NOTICE_TYPES])
+    publication type (NOTICE_TYPES: others, such as "Comment", "Letter" or "Editorial", differ between indexes
+    for one work, so they never decide); "" for a work."""
+    return notice_kind(record.title, [t for t in record.custom.publication_types if t.strip().lower() in NOTICE_TYPES])
 
 
 def agreement(cited: Record, found: Record) -> tuple[Agreement, list[str]]:
