@@ -405,3 +405,59 @@ def test_a_cited_record_an_index_types_a_notice_is_itself_a_notice(work_type):
     verdicts = verify_citation(serve(crossref_adak(), json_response(json.dumps(work))), SETTINGS, notice_itself,
                               sources=("crossref", "openalex"))
     assert verdicts.status.verdict == "inconclusive" and "itself a notice" in verdicts.status.reasons[0]
+
+
+def title_search(crossref_items: list[dict], openalex_works: list[dict]) -> tuple[httpx.Response, httpx.Response]:
+    listing = {"status": "ok", "message-type": "work-list", "message": {
+        "total-results": len(crossref_items), "items": crossref_items, "items-per-page": 5,
+        "query": {"start-index": 0, "search-terms": None}}}
+    works = {"meta": {"count": len(openalex_works), "next_cursor": None}, "results": openalex_works}
+    return json_response(json.dumps(listing)), json_response(json.dumps(works))
+
+
+def adak_item() -> dict:
+    return json.loads(body("crossref/crossref_work_10.1023_a_1007154515475.json"))["message"]
+
+
+def adak_work() -> dict:
+    return json.loads(body("openalex/openalex_work_doi_10.1023_a_1007154515475.json"))
+
+
+def undated(item: dict) -> dict:
+    return {key: value for key, value in item.items() if key not in ("issued", "published-print", "published-online",
+                                                                     "published", "created")}
+
+
+@pytest.mark.parametrize(("crossref_item", "openalex_work", "citation", "unconfirmed"), [
+    # the works found by the title give no first author: a same-titled work by anyone
+    (lambda: {k: v for k, v in adak_item().items() if k != "author"}, lambda: dict(adak_work(), authorships=[]),
+     lambda: cited(doi=None), "the first author cannot be compared: the index gives none"),
+    # nor a year
+    (lambda: undated(adak_item()), lambda: dict(adak_work(), publication_year=None, publication_date=None),
+     lambda: cited(doi=None), "the year cannot be compared: the index gives none"),
+    # a citation of a title alone: nothing but the title to go by
+    (adak_item, adak_work, lambda: Record(id="ref:0123456789abcdef", title=ADAK_TITLE,
+                                          custom=RecordMeta(ref="0123456789abcdef")),
+     "the first author cannot be compared: the citation gives none"),
+    # another paper of the same title by other authors, another year
+    (adak_item, adak_work, lambda: cited(doi=None, family="Okonkwo", year=2015), "year cited as 2015, indexed as 2001"),
+])
+def test_a_work_found_by_its_title_alone_is_verified_only_when_first_author_and_year_agree(
+        crossref_item, openalex_work, citation, unconfirmed):
+    verdicts = verify_citation(serve(*title_search([crossref_item()], [openalex_work()])), SETTINGS, citation())
+    assert verdicts.identity.verdict == "inconclusive" and not verdicts.identity.refusal_grade
+    assert [a.answer for a in verdicts.identity.answers] == ["partial", "partial"]
+    assert all(unconfirmed in reason for reason in verdicts.identity.reasons)
+
+
+def test_a_title_search_finding_the_preprint_beside_the_journal_version_verifies_the_journal_version():
+    preprint = dict(adak_item(), DOI="10.1101/2000.12.01.000001", type="posted-content", **{"container-title": []})
+    preprint.pop("page", None)
+    verdicts = verify_citation(serve(*title_search([preprint, adak_item()], [adak_work()])), SETTINGS,
+                               cited(doi=None, container_title="Molecular and Cellular Biochemistry"))
+    assert verdicts.identity.verdict == "verified"
+    assert verdicts.answers[0].found.DOI == ADAK_DOI  # the journal version, though the preprint came first
+    alone = verify_citation(serve(*title_search([preprint], [adak_work()])), SETTINGS,
+                            cited(doi=None, container_title="Molecular and Cellular Biochemistry"))
+    assert alone.identity.verdict == "inconclusive"
+    assert "the work found is a preprint, the work cited is not" in alone.identity.reasons[0]

@@ -230,7 +230,7 @@ def _from_title_search(source: str, cited: Record, outcome: SourceOutcome) -> An
     asked = f"title {cited.title[:200]!r}"
     if outcome.status != "ok":
         return Answer(source, asked, True, outcome)
-    rated = [(found, *agreement(cited, found)) for found in outcome.records[:TITLE_SEARCH_RESULTS]]
+    rated = [(found, *_title_agreement(cited, found)) for found in outcome.records[:TITLE_SEARCH_RESULTS]]
     rank = {"same": 0, "unclear": 1}
     # A namesake found by author and year under another title is not the work: a title search finds by title.
     candidates = sorted((item for item in rated if item[1] in rank
@@ -241,6 +241,31 @@ def _from_title_search(source: str, cited: Record, outcome: SourceOutcome) -> An
         return Answer(source, asked, True, outcome, details=closest)
     found, verdict, details = candidates[0]
     return Answer(source, asked, True, outcome, found, verdict, details)
+
+
+def _title_agreement(cited: Record, found: Record) -> tuple[Agreement, list[str]]:
+    """`agreement` for a work found by a title search: `same` only when nothing is left unconfirmed."""
+    verdict, details = agreement(cited, found)
+    if verdict == "same" and (unconfirmed := _unconfirmed(record_work(_unmarked(cited)), record_work(_unmarked(found)))):
+        return "unclear", details + unconfirmed
+    return verdict, details
+
+
+def _unconfirmed(a: Work, b: Work) -> list[str]:
+    """What a work found by its title alone leaves unconfirmed: a title search finds works of like titles (another
+    paper of that title, the preprint of a journal article), so the work found is the work cited only when the first
+    author and the year (one apart at most) agree too, and both are a preprint or neither is. A citation or a work
+    without them is not contradicted, but not confirmed either."""
+    missing = []
+    if not a.authors or not b.authors:
+        missing.append(f"the first author cannot be compared: {'the citation' if not a.authors else 'the index'} "
+                       "gives none")
+    if a.year is None or b.year is None:
+        missing.append(f"the year cannot be compared: {'the citation' if a.year is None else 'the index'} gives none")
+    if a.preprint != b.preprint:
+        missing.append(f"the work found is {'a preprint' if b.preprint else 'not a preprint'}, the work cited "
+                       f"{'is' if a.preprint else 'is not'}: another version of it")
+    return missing
 
 
 def _title_query(record: Record) -> str:
