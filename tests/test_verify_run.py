@@ -23,6 +23,7 @@ from sitegen.errors import SitegenError
 from sitegen.records.model import Record
 from sitegen.review.models import Evidence, VerificationPayload
 from sitegen.sources.settings import SourceSettings
+from sitegen.sources.snapshots import fingerprint
 from sitegen.verify.faithfulness import faithfulness_verdict, open_text
 from sitegen.workspace import open_review
 from tests.conftest import run_cli, tree_bytes
@@ -197,6 +198,27 @@ def test_replay_without_a_recorded_run_says_how(example_copy):
     before = tree_digest(example_copy)
     code, out, err = run_cli("verify", example_copy, "--snapshots", "replay", "--at", "2023-04-10T00:00:00Z")
     assert code == 1 and "holds no verification run at 2023-04-10T00:00:00Z" in err
+    assert tree_digest(example_copy) == before
+
+
+def test_a_run_recorded_by_a_sitegen_that_asked_differently_is_not_replayed_and_says_why(example_copy):
+    # An earlier sitegen asked OpenAlex for its works with other parameters (a `select=`): no recorded response
+    # answers this sitegen's request, and none must stand in for it (another response, another verdict).
+    verify(example_copy, "--at", AT, "--snapshots", "record", transport=indexes(example_copy))
+    index = example_copy / "snapshots" / "index.jsonl"
+    entries = [json.loads(line) for line in index.read_text().splitlines()]
+    for entry in entries:
+        if entry["url"].startswith("https://api.openalex.org/works/") and entry["session"] == AT:
+            entry["params"] = [["select", "id,doi,title"]]
+            entry["fingerprint"] = fingerprint(entry["method"], entry["url"], entry["params"])
+    index.write_text("".join(json.dumps(entry, sort_keys=True) + "\n" for entry in entries))
+    before = tree_digest(example_copy)
+    code, out, err = run_cli("verify", example_copy, "--snapshots", "replay")
+    first = open_review(example_copy).facts.included[0]
+    assert code == 1 and f"{first}: replay: no recorded response for GET https://api.openalex.org/works/" in err
+    assert "recorded this address only with other parameters" in err and "select=id%2Cdoi%2Ctitle" in err
+    assert "no recording matches this request" in err and "record a new run" in err
+    assert "verified" not in out  # no verdict made from another request's response
     assert tree_digest(example_copy) == before
 
 

@@ -41,6 +41,7 @@ GIVE_UP_AFTER = 3  # requests to one provider refused in a row, after every retr
 MAX_ADDRESS = 2000
 
 
+RECORD_IT = "; record it with --snapshots record (needs the network)"  # how a missing response's message ends
 AUTH_REFUSALS = frozenset({401, 403})  # a provider refusing access: a missing or wrong key (status auth_error)
 
 
@@ -155,7 +156,7 @@ class Fetcher:
         occurrence = self._seen.get(key, 0)
         self._seen[key] = occurrence + 1
         if self.mode == "replay":
-            return self._replay(key, occurrence, shown)
+            return self._replay(key, occurrence, shown, method, url)
         entry, body = self._fetch(provider, method, url, params, secrets, headers or {})
         entry = entry.model_copy(update={"fingerprint": key, "session": self.session, "occurrence": occurrence})
         if body is not None:
@@ -166,7 +167,7 @@ class Fetcher:
 
     # ----------------------------------------------------------------- internals
 
-    def _replay(self, key: str, occurrence: int, shown: str) -> Response:
+    def _replay(self, key: str, occurrence: int, shown: str, method: str, url: str) -> Response:
         # The run's own responses first; an ad-hoc search (no session) falls back to the latest run's.
         entry = self.snapshots.lookup(key, self.session, occurrence)
         if entry is None and not self.session:
@@ -174,8 +175,9 @@ class Fetcher:
         if entry is None:
             session = f" in session {self.session!r}" if self.session else ""
             session += f" (repeat {occurrence + 1})" if occurrence else ""
-            raise SnapshotMissing(f"replay: no recorded response for {shown}{session}; "
-                                  "record it with --snapshots record (needs the network)")
+            raise SnapshotMissing(f"replay: no recorded response for {shown}{session}"
+                                  f"{_recorded_instead(self.snapshots.recorded_alike(method, url, self.session))}"
+                                  f"{RECORD_IT}")
         return self._result(entry, self.snapshots.body(entry), shown)
 
     def _result(self, entry: SnapshotEntry, body: bytes, shown: str) -> Response:
@@ -381,6 +383,18 @@ def _retry_after(headers: httpx.Headers) -> float | None:
 
 def _redact_text(text: str, secrets: Secrets) -> str:
     return _redact(text.encode("utf-8", "surrogatepass"), secrets).decode("utf-8", "replace")
+
+
+def _recorded_instead(alike: list[SnapshotEntry], most: int = 3) -> str:
+    """What a replay missing a response says of the requests to the same address the run did record: asked with
+    other parameters, most likely by a sitegen that asks differently, so no recorded response answers this one
+    and none is taken in its place (another `select=` or page size could give another verdict)."""
+    if not alike:
+        return ""
+    shown = [describe(entry.method, entry.url, entry.params) for entry in alike[:most]]
+    more = f" and {len(alike) - most} more" if len(alike) > most else ""
+    return (f"; the run recorded this address only with other parameters ({'; '.join(shown)}{more}), most likely "
+            "by a sitegen that asked differently: no recording matches this request, so none is used for it")
 
 
 def _redact(body: bytes, secrets: Secrets) -> bytes:

@@ -83,6 +83,15 @@ class SnapshotStore:
                           if k == key and n == occurrence and s and _instant(s)[0] == instant), None)
         return found
 
+    def recorded_alike(self, method: str, url: str, session: str | None) -> list[SnapshotEntry]:
+        """The requests to the address `url` recorded in `session` (in any, when None), whatever their parameters:
+        what a replay missing a response was recorded with instead (an earlier sitegen asked with other parameters,
+        such as another `select=` or page size)."""
+        instant = _instant(session)[0] if session else None
+        alike = [entry for (_, s, _), entry in self._entries.items() if entry.method == method and entry.url == url
+                 and (instant is None or _instant(s)[0] == instant)]
+        return sorted(alike, key=lambda entry: (describe(entry.method, entry.url, entry.params), entry.occurrence))
+
     def body(self, entry: SnapshotEntry) -> bytes:
         if entry.sha256 is None:
             return b""

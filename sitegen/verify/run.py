@@ -11,7 +11,8 @@ compares them with those the ledger holds for that run; it writes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,8 +27,10 @@ from sitegen.references.records import entry_record
 from sitegen.review.folder import Review
 from sitegen.review.models import UNANSWERED, VERIFICATION_AXES, VerificationPayload, parse_timestamp
 from sitegen.review.transaction import Transaction
+from sitegen.sources.http import RECORD_IT
 from sitegen.sources.search import open_fetcher
 from sitegen.sources.settings import SourceSettings
+from sitegen.sources.snapshots import SnapshotMissing
 from sitegen.verify.faithfulness import faithfulness_verdict, needs_fulltext, open_text
 from sitegen.verify.identity import SOURCES, CitationVerdicts, verify_citation
 from sitegen.verify.report import OPEN_ITEMS
@@ -152,19 +155,21 @@ def verify_review(review: Review, facts: ReviewFacts, at: str | None, mode: str 
         for number, record_id in enumerate(studies, start=1):
             record = review.records[record_id]
             progress(f"[{number}/{len(studies)}] {record_id}")
-            verdicts = verify_citation(fetcher, settings, record, sources)
-            payloads = [verdicts.identity, verdicts.status]
-            if record_id in evidence:
-                found = evidence[record_id]
-                text = open_text(fetcher, settings, record) if needs_fulltext(record, found) else None
-                payloads.append(faithfulness_verdict(record, found, text))
+            with _replaying(mode, review, at, record_id):
+                verdicts = verify_citation(fetcher, settings, record, sources)
+                payloads = [verdicts.identity, verdicts.status]
+                if record_id in evidence:
+                    found = evidence[record_id]
+                    text = open_text(fetcher, settings, record) if needs_fulltext(record, found) else None
+                    payloads.append(faithfulness_verdict(record, found, text))
             if mode == "replay" and record_id not in included:
                 result.excluded_since[record_id] = payloads
             else:
                 result.studies[record_id] = payloads
         for entry in references:
             progress(f"{bib}:{entry.line}: {entry.key}")
-            result.references.append(BibVerdicts(entry, verify_citation(fetcher, settings, entry.record, sources)))
+            with _replaying(mode, review, at, f"{shown_path(bib)}:{entry.line}: {entry.key}"):
+                result.references.append(BibVerdicts(entry, verify_citation(fetcher, settings, entry.record, sources)))
         recorded = fetcher.snapshots.staged_files() if fetcher.snapshots is not None and mode == "record" else {}
     if mode == "replay":
         # An excluded study's evidence file goes with it (check asks so): its passages cannot be checked again.
@@ -180,6 +185,22 @@ def verify_review(review: Review, facts: ReviewFacts, at: str | None, mode: str 
         transaction.commit()
         result.recorded = True
     return result
+
+
+@contextmanager
+def _replaying(mode: str, review: Review, at: str, cited: str) -> Iterator[None]:
+    """A replay that needs a response its run did not record stops, saying so and for which study or entry
+    (`SnapshotMissing`): no verdict is made up for it, as another response could give another verdict. The run
+    cannot be recorded again at its own time, so the advice is a new run."""
+    try:
+        yield
+    except SnapshotMissing as missing:
+        if mode != "replay":
+            raise
+        raise SnapshotMissing(f"{cited}: {str(missing).removesuffix(RECORD_IT)}. The verification run at {at} "
+                              "cannot be replayed by this sitegen: record a new run (`sitegen verify "
+                              f"{shown_path(review.root)} --snapshots record --at TIME`, which needs the network) "
+                              "and commit its snapshots") from None
 
 
 def recorded_run(review: Review, at: str) -> list[VerificationPayload]:
