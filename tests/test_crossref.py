@@ -12,8 +12,9 @@ import yaml
 from conftest import FIXTURES
 from http_mocks import Call, fetcher, json_response
 
+from sitegen.records.identity import deduplicate
 from sitegen.records.matching import classify, record_work
-from sitegen.records.model import TITLE_LIMIT
+from sitegen.records.model import TITLE_LIMIT, Record
 from sitegen.records.notices import notice_kind
 from sitegen.sources import crossref
 from sitegen.sources.base import Unreadable, Untitled
@@ -572,3 +573,29 @@ def test_a_notice_under_the_title_of_the_work_it_is_about_is_typed_a_notice(upda
     assert notice_kind(record.title, record.custom.publication_types) != ""
     work_of = crossref.work_to_record(article)
     assert classify(record_work(work_of), record_work(record))[0] != "same"
+
+
+def test_a_retraction_notice_seen_marks_the_work_it_retracts_retracted():
+    # Crossref's notice names the article it retracts in `update-to`; the article's own record may not list it yet
+    # (its `updated-by` lags, or it was read before the retraction). Deduplicating the two keeps them apart and
+    # marks the article retracted, with the notice's DOI, as `sitegen update` does when a search brings the notice.
+    article = crossref.work_to_record(plos("10.1371/journal.pone.0147433"))
+    assert not article.custom.retracted
+    notice = plos("10.1371/journal.pone.0143505")
+    notice["update-to"] = [{"DOI": article.DOI.upper(), "type": "retraction", "label": "Retraction",
+                            "updated": {"date-parts": [[2020, 1, 1]]}}]
+    notice_record = crossref.work_to_record(notice)
+    assert [(n.kind, n.doi) for n in notice_record.custom.notice_of] == [("retraction", article.DOI)]
+    result = deduplicate([article, notice_record])
+    by_id = {record.id: record for record in result.records}
+    assert len(by_id) == 2 and by_id[notice_record.id].custom.retracted is False
+    marked = by_id[article.id]
+    assert marked.custom.retracted is True
+    assert [(u.kind, u.doi) for u in marked.custom.updates] == [("retraction", notice_record.DOI)]
+    # a correction notice marks its work corrected, not retracted
+    notice["update-to"][0]["type"] = "correction"
+    corrected = {r.id: r for r in deduplicate([article, crossref.work_to_record(notice)]).records}[article.id]
+    assert not corrected.custom.retracted and [u.kind for u in corrected.custom.updates] == ["correction"]
+    # the link lives in records.jsonl: a record read back still names the work it is about
+    assert Record.model_validate_json(notice_record.model_dump_json(by_alias=True)).custom.notice_of == \
+        notice_record.custom.notice_of

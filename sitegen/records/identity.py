@@ -47,7 +47,7 @@ from sitegen.records.ids import (
     record_id,
 )
 from sitegen.records.matching import TITLE_FLOOR, Work, one_doi_one_work, record_work
-from sitegen.records.model import Record, RecordMeta, model_data
+from sitegen.records.model import Record, RecordMeta, Update, model_data
 from sitegen.records.notices import notice_kind
 from sitegen.records.providers import MERGE_PRIORITY, SOURCES
 from sitegen.records.titles import matched_title
@@ -296,6 +296,7 @@ def merge(group: list[Record], notes: list[str]) -> Record:
             fulltext_url=access.custom.fulltext_url, retracted=any(r.custom.retracted for r in ordered),
             updates=list({(u.kind, u.doi, u.pmid): u for r in ordered for u in r.custom.updates}.values()),
             conflicts=conflicts, other_versions=sorted({i for r in ordered for i in r.custom.other_versions}),
+            notice_of=list({(n.kind, n.doi): n for r in ordered for n in r.custom.notice_of}.values()),
         ),
     )
 
@@ -353,8 +354,33 @@ def deduplicate(records: list[Record]) -> Deduplicated:
     merged = [(merge([records[i] for i in group], [n for i in group for n in notes[i]]), sorted(group))
               for group in groups]
     merged = _distinct_ids(merged)
+    merged = _marked_by_notices(merged)
     merged.sort(key=lambda pair: pair[0].id)
     return Deduplicated([record for record, _ in merged], {record.id: group for record, group in merged})
+
+
+def _marked_by_notices(merged: list[tuple[Record, list[int]]]) -> list[tuple[Record, list[int]]]:
+    """Each work a notice among the records is about (`notice_of`, by DOI) marked with it: a retraction notice
+    seen makes its work retracted, and every notice is listed among the work's updates with the notice's DOI, as
+    though the work's own record listed it (Crossref's `updated-by` can lag behind the notice's `update-to`)."""
+    about: dict[str, list[Update]] = defaultdict(list)
+    for notice, _ in merged:
+        for work in notice.custom.notice_of:
+            about[work.doi].append(Update(kind=work.kind, doi=notice.DOI))
+    if not about:
+        return merged
+    marked = []
+    for record, group in merged:
+        notices = [u for u in about.get(record.DOI or "", []) if u.doi != record.DOI]
+        known = {(u.kind, u.doi) for u in record.custom.updates}
+        added = [u for u in notices if (u.kind, u.doi) not in known]
+        retracted = record.custom.retracted or any(u.kind == "retraction" for u in notices)
+        if added or retracted != record.custom.retracted:
+            custom = record.custom.model_copy(update={"updates": [*record.custom.updates, *added],
+                                                      "retracted": retracted})
+            record = record.model_copy(update={"custom": custom})
+        marked.append((record, group))
+    return marked
 
 
 def _distinct_ids(merged: list[tuple[Record, list[int]]]) -> list[tuple[Record, list[int]]]:

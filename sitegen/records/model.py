@@ -390,6 +390,14 @@ class Update(Strict):
     pmid: str | None = None
 
 
+class NoticeOf(Strict):
+    """The work a notice is about, as the notice's source says (Crossref's `update-to` naming another work): the
+    kind of notice, and that work's DOI."""
+
+    kind: Literal["retraction", "correction", "expression-of-concern"]
+    doi: str
+
+
 class RecordMeta(Strict):
     """sitegen's own metadata about a record, kept under CSL-JSON's `custom`."""
 
@@ -408,6 +416,9 @@ class RecordMeta(Strict):
     # Retractions, corrections and expressions of concern the source lists for this work (Crossref's
     # `updated-by`, PubMed's comments and corrections); omitted when there are none.
     updates: list[Update] = Field(default_factory=list, exclude_if=lambda updates: not updates)
+    # For a notice, the works it is about (deduplication marks each such work with it: a retraction notice seen
+    # is a retracted work known, whatever the work's own record says); omitted when there are none.
+    notice_of: list[NoticeOf] = Field(default_factory=list, exclude_if=lambda works: not works)
     # Notes left by deduplication when sources disagree about identifiers; omitted when there are none.
     conflicts: list[Text] = Field(default_factory=list, exclude_if=lambda notes: not notes)
     # Ids of the other records of the same study in another version: a preprint's journal version, or
@@ -509,6 +520,8 @@ class Record(Strict):
         count = len(self.model_fields_set) + len(custom.model_fields_set) + (self.issued is not None)
         for update in custom.updates:
             count += len(update.model_fields_set)
+        for work in custom.notice_of:
+            count += len(work.model_fields_set)
         for name in self.author:
             count += ((name.family is not None) + (name.given is not None) + (name.suffix is not None)
                       + (name.literal is not None))

@@ -16,7 +16,16 @@ from urllib.parse import quote
 from sitegen.records.copyright import without_copyright_statement
 from sitegen.records.ids import normalise_doi
 from sitegen.records.markup import JATS_TITLE, labelled_sections, plain_text
-from sitegen.records.model import TITLE_LIMIT, CslDate, CslName, Record, RecordMeta, Update, web_address
+from sitegen.records.model import (
+    TITLE_LIMIT,
+    CslDate,
+    CslName,
+    NoticeOf,
+    Record,
+    RecordMeta,
+    Update,
+    web_address,
+)
 from sitegen.records.providers import label
 from sitegen.sources.base import (
     Items,
@@ -186,13 +195,19 @@ def _retracts_another(item: dict[str, Any], doi: str | None) -> bool:
                and target != doi for update in map(as_dict, as_list(item.get("update-to"))))
 
 
-def notice_types(item: dict[str, Any], doi: str | None) -> list[str]:
-    """The publication types that say the item is a notice about another work: one per kind of notice its
-    `update-to` names another work in ("retraction-notice", "correction-notice", "expression-of-concern-notice").
-    A correction notice may carry the very title of the article it corrects: its type keeps the two apart."""
-    kinds = {kind for update in map(as_dict, as_list(item.get("update-to")))
+def notice_of(item: dict[str, Any], doi: str | None) -> list[NoticeOf]:
+    """The works the item is a notice about: those its `update-to` names, other than itself, with a notice's kind."""
+    found = {(kind, target) for update in map(as_dict, as_list(item.get("update-to")))
              if (kind := _kind(update.get("type"))) in NOTICE_KINDS
              and (target := normalise_doi(update.get("DOI"))) and target != doi}
+    return [NoticeOf(kind=kind, doi=target) for kind, target in sorted(found)]
+
+
+def notice_types(works: list[NoticeOf]) -> list[str]:
+    """The publication types that say the item is a notice about another work (`notice_of`): one per kind
+    ("retraction-notice", "correction-notice", "expression-of-concern-notice"). A correction notice may carry the
+    very title of the article it corrects: its type keeps the two apart."""
+    kinds = {work.kind for work in works}
     return [f"{kind}-notice" for kind in NOTICE_KINDS if kind in kinds]
 
 
@@ -281,7 +296,8 @@ def work_to_record(item: dict[str, Any]) -> Record | None:
     title = with_subtitle(title, plain_text(_first(_texts(item.get("subtitle")))))
     work_type = text_value(item.get("type"))
     retracted, is_notice = retraction_status(item)
-    publication_types = ([work_type] if work_type else []) + notice_types(item, doi)
+    about = notice_of(item, doi)
+    publication_types = ([work_type] if work_type else []) + notice_types(about)
     csl_type = CSL_TYPES.get(work_type or "", "article")
     return Record(
         id=doi,
@@ -306,6 +322,7 @@ def work_to_record(item: dict[str, Any]) -> Record | None:
             fulltext_url=_fulltext_url(item),
             retracted=retracted,
             updates=[] if is_notice else updates(item),
+            notice_of=about,
         ),
     )
 
