@@ -12,11 +12,13 @@ from sitegen.records.identity import deduplicate
 from sitegen.records.ids import (
     arxiv_address,
     arxiv_of_doi,
+    arxiv_paper,
     normalise_arxiv,
     normalise_doi,
     parse_record_id,
     record_id_problem,
 )
+from sitegen.records.matching import conflict, record_work
 from sitegen.records.model import Record, RecordMeta
 from sitegen.references.bibtex import read_bibtex
 from sitegen.references.records import entry_record
@@ -109,3 +111,19 @@ def test_imports_read_old_style_ids(written, expected):
         [entry] = entries
         record = entry_record(entry)
         assert record.custom.arxiv == expected and record.id == f"arxiv:{expected}"
+
+
+@pytest.mark.parametrize("other", ["math/0309136", "math.gt/0309136", "arXiv:math/0309136v3"])
+def test_an_old_style_id_names_one_paper_with_or_without_its_subject_class(other):
+    # arXiv's API and most indexes give math/0309136; a citation copied from a listing gives math.GT/0309136. The
+    # class is a listing's, the number unique within its archive: one paper, merged, and no conflict for the matcher.
+    cited = Record(id="arxiv:math.GT/0309136", type="article", title="Knots in three-manifolds",
+                   custom=RecordMeta(arxiv="math.GT/0309136", sources=["openalex"]))
+    arxiv = normalise_arxiv(other)
+    found = Record(id=f"arxiv:{arxiv}", type="article", title="Knots in three-manifolds",
+                   custom=RecordMeta(arxiv=arxiv, sources=["arxiv"]))
+    assert len(deduplicate([cited, found]).records) == 1
+    assert conflict(record_work(cited), record_work(found)) is None
+    assert arxiv_paper(other) == arxiv_paper("math.GT/0309136") == "math/0309136"
+    assert arxiv_paper("math.GT/0309136") != arxiv_paper("math-ph/0309136")
+    assert arxiv_paper("2101.00001v2") == "2101.00001" and arxiv_paper("no id") is None

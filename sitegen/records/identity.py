@@ -41,8 +41,8 @@ from sitegen.records.ids import (
     NAMESPACE_LABELS,
     NAMESPACES,
     arxiv_of_doi,
+    arxiv_paper,
     content_ref,
-    normalise_arxiv,
     parse_record_id,
     record_id,
 )
@@ -332,8 +332,8 @@ def filed_by_content(record: Record) -> Record:
 def _keys(record: Record) -> Identifiers:
     """The record's identifiers as graph keys: an arXiv DOI (10.48550/arXiv.<id>) also names its arXiv id."""
     keys = record.identity_keys()
-    if "arxiv" in keys:  # as arXiv writes it: a record kept as math.gt/0309136 is the paper math.GT/0309136
-        keys["arxiv"] = normalise_arxiv(keys["arxiv"]) or keys["arxiv"]
+    if "arxiv" in keys:  # the paper: math.gt/0309136 (kept so by an earlier sitegen), math.GT/0309136, math/0309136
+        keys["arxiv"] = arxiv_paper(keys["arxiv"]) or keys["arxiv"]
     elif arxiv := arxiv_of_doi(keys.get("doi")):
         keys["arxiv"] = arxiv
     return keys

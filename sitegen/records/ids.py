@@ -275,6 +275,17 @@ def normalise_arxiv(value: object) -> str | None:
     return None
 
 
+def arxiv_paper(value: object) -> str | None:
+    """The paper an arXiv id names, as identity compares papers: `normalise_arxiv` without an old-style id's subject
+    class (math.GT/0309136 is math/0309136: a number is unique within its archive, and the class is a listing's, which
+    arXiv's own API and most indexes leave out)."""
+    normal = normalise_arxiv(value)
+    if normal is None or "/" not in normal:
+        return normal
+    archive, number = normal.split("/")
+    return f"{archive.split('.')[0]}/{number}"
+
+
 def is_normal_arxiv(value: str) -> bool:
     """Whether `value` is an arXiv id in the form records hold: its own normalised form, or (kept by a sitegen
     before the subject class kept its capitals) that form lower-cased, math.gt/0309136: a review written then stays

@@ -46,6 +46,7 @@ from typing import Literal
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
+from sitegen.records.ids import arxiv_paper
 from sitegen.records.model import Record
 from sitegen.records.names import Person, author_names, person, same_person, written
 from sitegen.records.notices import notice_kind
@@ -262,6 +263,8 @@ def work(key: str, title: str, authors: list[str], year: int | None = None, jour
     known = dict(identifiers or {})
     if doi:
         known["doi"] = doi
+    if "arxiv" in known:  # the paper, with or without an old-style id's subject class
+        known["arxiv"] = arxiv_paper(known["arxiv"]) or known["arxiv"]
     preprint = is_preprint(known.get("doi"), publication_types, journal, known.get("arxiv"), title)
     meeting = entry_type.lower() in MEETING_TYPES or bool(_MEETING_WORDS & set(folded(journal).split()))
     return Work(key, normal, title_numbers(normal), notice_kind(title, publication_types), preprint, meeting, people,
