@@ -13,7 +13,7 @@ import pytest
 from conftest import EXAMPLE, FIXTURES, tree_bytes
 
 from sitegen.records.entry import Entry
-from sitegen.records.model import CslName, Record, RecordMeta, Update
+from sitegen.records.model import CslName, NoticeOf, Record, RecordMeta, Update
 from sitegen.references import read_references
 from sitegen.references.fields import iso_date
 from sitegen.references.records import CSL_TYPE_NAMES, entry_record
@@ -501,6 +501,29 @@ def test_notices_against_a_record_come_back_through_csl_json():
                                                                    retracted.custom.updates[2]]
     assert notes == ["updates: 'withdrawal' is not a notice sitegen knows (retraction, correction, "
                      "expression-of-concern); left out"]
+
+
+def test_the_works_a_notice_is_about_come_back_through_csl_json():
+    # A Crossref retraction notice names the article it retracts (custom.notice_of), which deduplication marks
+    # retracted with it: CSL-JSON wrote the link and the import left it out. A work named by no DOI, or of a kind
+    # sitegen does not know, is left out with a note.
+    article = Record.model_validate_json((FIXTURES / "exports" / "records.jsonl").read_text().splitlines()[0])
+    notice = crossref.work_to_record({**json.loads((FIXTURES / "crossref" / "crossref_work_10.1038_srep16696.json")
+                                                   .read_bytes())["message"],
+                                      "update-to": [{"DOI": article.DOI.upper(), "type": "retraction",
+                                                     "updated": {"date-parts": [[2020, 1, 1]]}}]})
+    assert notice.custom.notice_of == [NoticeOf(kind="retraction", doi=article.DOI)]
+    [again] = [entry_record(entry) for entry in read_references(records_csl_json([notice]), "csl-json")]
+    assert again.custom.notice_of == notice.custom.notice_of
+    assert again.custom.publication_types == notice.custom.publication_types
+    text = records_csl_json([notice]).replace('"notice_of": [', '"notice_of": [{"kind": "retraction", "doi": "x"}, '
+                                              '{"kind": "reinstatement", "doi": "10.1/y"}, ')
+    notes: list[str] = []
+    [entry] = read_references(text, "csl-json")
+    assert entry_record(entry, warnings=notes).custom.notice_of == notice.custom.notice_of
+    assert notes == ["notice_of: 'reinstatement' is not a notice sitegen knows (retraction, correction, "
+                     "expression-of-concern); left out",
+                     "notice_of: the retraction notice's work 'x' is not a valid DOI; left out"]
 
 
 def test_an_abstracts_paragraphs_come_back_through_csl_json():

@@ -11,7 +11,8 @@ custom.retracted, RIS's "N1  - RETRACTED", BibTeX's note "Retracted") and MEDLIN
 `type` is a CSL type where the file names one (sitegen's records CSV, CSL-JSON; another CSV's `type`
 column only where it cannot mean another sense, see `table`); ENTRYTYPE is BibTeX's.
 `updates` is the notices a file lists against the work (sitegen's CSL-JSON export: custom.updates) as that
-JSON list of objects ({"kind": "retraction", "doi": ..., "pmid": ...}).
+JSON list of objects ({"kind": "retraction", "doi": ..., "pmid": ...}), and `notice_of` the works a notice is
+about (custom.notice_of) as that JSON list ({"kind": "retraction", "doi": ...}).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from sitegen.records.model import calendar_date
 FIELDS = ("author", "title", "year", "journal", "volume", "number", "pages", "doi", "abstract",
           "pmid", "pmcid", "arxiv", "openalex", "url", "issn", "keywords", "language", "publisher", "note",
           "month", "date", "label", "database", "retracted", "type", "open_access", "license", "fulltext_url",
-          "publication_types", "updates")
+          "publication_types", "updates", "notice_of")
 
 ISSN = re.compile(r"(?<![\dA-Za-z])\d{4}-?\d{3}[\dXx](?![\dA-Za-z-])")
 PMCID = re.compile(r"\bPMC\d+\b")

@@ -34,6 +34,7 @@ from sitegen.records.model import (
     PUBLICATION_YEARS,
     TITLE_LIMIT,
     CslName,
+    NoticeOf,
     Record,
     RecordMeta,
     Update,
@@ -153,6 +154,7 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
                              license=_text(entry.get("license"), "license", notes) or None,
                              fulltext_url=_address(entry, "fulltext_url", notes),
                              updates=_notices(entry, notes),
+                             notice_of=_works_noticed(entry, notes),
                              ).model_dump(),
     })
 
@@ -160,24 +162,32 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
 NOTICE_KINDS = get_args(Update.model_fields["kind"].annotation)
 
 
-def _notices(entry: Entry, notes: list[str]) -> list[Update]:
-    """The notices the entry lists against the work (see `references.fields`), their ids normalised; one that is
-    no notice sitegen knows, or not one at all, is left out with a note, as an id that is none."""
-    written = entry.get("updates")
+def _listed_notices(entry: Entry, field: str, notes: list[str]) -> list[tuple[str, dict]]:
+    """The notices (kind and object) a JSON list in `field` gives (see `references.fields`); one that is no notice
+    sitegen knows, or not one at all, is left out with a note, as an id that is none."""
+    written = entry.get(field)
     try:
         listed = json.loads(written) if written else []
     except json.JSONDecodeError:
         listed = None
     if not isinstance(listed, list):
-        notes.append(f"updates {written[:80]!r} is not a list of notices; left out")
+        notes.append(f"{field} {written[:80]!r} is not a list of notices; left out")
         return []
-    found: list[Update] = []
+    found = []
     for notice in listed:
         kind = notice.get("kind") if isinstance(notice, dict) else None
         if kind not in NOTICE_KINDS:
-            notes.append(f"updates: {kind if kind is not None else notice!r} is not a notice sitegen knows "
+            notes.append(f"{field}: {kind if kind is not None else notice!r} is not a notice sitegen knows "
                          f"({', '.join(NOTICE_KINDS)}); left out")
             continue
+        found.append((kind, notice))
+    return found
+
+
+def _notices(entry: Entry, notes: list[str]) -> list[Update]:
+    """The notices the entry lists against the work, their ids normalised (see `_listed_notices`)."""
+    found: list[Update] = []
+    for kind, notice in _listed_notices(entry, "updates", notes):
         ids: dict[str, str | None] = {}
         for namespace, normalise in (("doi", normalise_doi), ("pmid", normalise_pmid)):
             given = notice.get(namespace)
@@ -188,6 +198,22 @@ def _notices(entry: Entry, notes: list[str]) -> list[Update]:
         update = Update(kind=kind, **ids)
         if update not in found:
             found.append(update)
+    return found
+
+
+def _works_noticed(entry: Entry, notes: list[str]) -> list[NoticeOf]:
+    """For a notice, the works the entry says it is about, each by its DOI, normalised: one without a DOI that is
+    one is left out with a note (see `_listed_notices`)."""
+    found: list[NoticeOf] = []
+    for kind, work in _listed_notices(entry, "notice_of", notes):
+        given = work.get("doi")
+        doi = normalise_doi(given) if isinstance(given, str) else None
+        if doi is None:
+            notes.append(f"notice_of: the {kind} notice's work {given!r} is not a valid {NAMESPACE_LABELS['doi']}; "
+                         "left out")
+            continue
+        if (noticed := NoticeOf(kind=kind, doi=doi)) not in found:
+            found.append(noticed)
     return found
 
 
