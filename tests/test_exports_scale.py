@@ -1,7 +1,8 @@
 """The record writers, made quick for 100,000 records (issue 14), write what they wrote before, byte for byte.
 
 The golden files in tests/fixtures/exports/ were written by the writers before that rewrite (the CSV's last
-columns, `type` and `date`, added since: each row as it was, with the record's CSL type and full date after it; the BibTeX's `month`
+columns, `type`, `date`, `publication_types`, `updates` and `notice_of`, added since: each row as it was, with the
+record's CSL type, full date, publication types and notices after it; the BibTeX's `month`
 and `date` lines, added since, are its only other lines). The
 escaping functions are compared here with their earlier, plain implementations (kept below) on
 hostile text: every kind of white space and line break, LaTeX's special characters, "and",

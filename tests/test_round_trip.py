@@ -14,6 +14,7 @@ from conftest import EXAMPLE, FIXTURES, tree_bytes
 
 from sitegen.records.entry import Entry
 from sitegen.records.model import CslName, NoticeOf, Record, RecordMeta, Update
+from sitegen.records.notices import notice_kind
 from sitegen.references import read_references
 from sitegen.references.fields import iso_date
 from sitegen.references.records import CSL_TYPE_NAMES, entry_record
@@ -282,14 +283,16 @@ def test_preprints_and_web_pages_are_written_as_reference_managers_read_them(for
 
 
 def test_a_records_csv_written_before_the_type_or_date_column_or_with_a_column_added_is_still_sitegens():
-    from sitegen.references.table import SITEGEN_COLUMNS, is_sitegens_header
-    assert SITEGEN_COLUMNS[-2:] == ["type", "date"]
-    assert all(is_sitegens_header(SITEGEN_COLUMNS[:len(SITEGEN_COLUMNS) - added]) for added in (0, 1, 2))
-    assert all(is_sitegens_header([*SITEGEN_COLUMNS[:len(SITEGEN_COLUMNS) - added], "my notes"]) for added in (0, 1, 2))
+    from sitegen.references.table import ADDED_COLUMNS, SITEGEN_COLUMNS, is_sitegens_header
+    assert SITEGEN_COLUMNS[-len(ADDED_COLUMNS):] == list(ADDED_COLUMNS)
+    assert ADDED_COLUMNS == ("type", "date", "publication_types", "updates", "notice_of")
+    every = range(len(ADDED_COLUMNS) + 1)
+    assert all(is_sitegens_header(SITEGEN_COLUMNS[:len(SITEGEN_COLUMNS) - added]) for added in every)
+    assert all(is_sitegens_header([*SITEGEN_COLUMNS[:len(SITEGEN_COLUMNS) - added], "my notes"]) for added in every)
     assert not is_sitegens_header(SITEGEN_COLUMNS[1:])
 
 
-@pytest.mark.parametrize("added_since", [1, 2], ids=["before-date", "before-type-and-date"])
+@pytest.mark.parametrize("added_since", ["date", "type"], ids=["before-date", "before-type-and-date"])
 def test_a_persons_own_column_named_as_a_later_sitegen_column_is_theirs_not_read(added_since):
     # An export written before sitegen wrote `date` (or `type`), with a column of the reviewer's own named `date`
     # (when they screened it, say) added after: refused as "no ID column" since the date column came; now read by
@@ -298,7 +301,7 @@ def test_a_persons_own_column_named_as_a_later_sitegen_column_is_theirs_not_read
     preprints = [arxiv.entry_to_record(entry) for entry in
                  parse_xml(ARXIV_FEED.read_bytes()).findall("atom:entry", arxiv.NS)]
     rows = list(csv.reader(io.StringIO(records_csv(preprints, {}))))
-    kept = len(SITEGEN_COLUMNS) - added_since
+    kept = SITEGEN_COLUMNS.index(added_since)
     assert rows[0] == SITEGEN_COLUMNS
     older = [[*row[:kept], "1999-12-31"] for row in rows[1:]]
     written = io.StringIO()
@@ -524,6 +527,39 @@ def test_the_works_a_notice_is_about_come_back_through_csl_json():
     assert notes == ["notice_of: 'reinstatement' is not a notice sitegen knows (retraction, correction, "
                      "expression-of-concern); left out",
                      "notice_of: the retraction notice's work 'x' is not a valid DOI; left out"]
+
+
+def notice_and_work() -> tuple[Record, Record]:
+    """A real Crossref work made a retraction notice of the exports' first record, which lists it, a correction
+    named by PMID alone and an expression of concern with no identifier, as deduplication marks it."""
+    work = Record.model_validate_json((FIXTURES / "exports" / "records.jsonl").read_text().splitlines()[0])
+    notice = crossref.work_to_record({**json.loads((FIXTURES / "crossref" / "crossref_work_10.1038_srep16696.json")
+                                                   .read_bytes())["message"],
+                                      "update-to": [{"DOI": work.DOI, "type": "retraction"}]})
+    work = work.model_copy(update={"custom": work.custom.model_copy(update={"retracted": True, "updates": [
+        Update(kind="retraction", doi=notice.DOI), Update(kind="correction", pmid="123"),
+        Update(kind="expression-of-concern"), Update(kind="correction", doi="10.1002/(sici)1;2-n")]})})
+    return notice, work
+
+
+@pytest.mark.parametrize("format", ["ris", "bibtex", "csv"])
+def test_a_notice_and_a_retracted_work_say_so_in_every_export_and_come_back(format):
+    # RIS, BibTeX and CSV wrote only `retracted`: a retraction notice was a study there, and a work's notices (with
+    # their DOIs) and the work a notice is about were lost. Each now says them where its readers look (RIS: the
+    # notice's types as M3, a note per notice; BibTeX: the note; CSV: columns), and sitegen reads them back.
+    notice, work = notice_and_work()
+    written = WRITERS[format]([notice, work])
+    assert "Retraction notice for: doi:" + work.DOI in written and "Retraction notice: doi:" + notice.DOI in written
+    assert "retraction-notice" in written
+    again_notice, again_work = (entry_record(entry) for entry in read_references(written, format))
+    assert again_notice.custom.notice_of == notice.custom.notice_of
+    assert notice_kind("", again_notice.custom.publication_types) == "retraction"
+    assert again_work.custom.retracted and again_work.custom.updates == work.custom.updates
+    assert WRITERS[format]([again_notice, again_work]) == written or format == "csv"  # CSV: the work's types too
+    # A note of the user's own that only begins like one of sitegen's says nothing of the record's standing.
+    if format != "csv":
+        mine = written.replace("Retraction notice for: doi:" + work.DOI, "Retraction notice for the old version")
+        assert not entry_record(read_references(mine, format)[0]).custom.notice_of
 
 
 def test_an_abstracts_paragraphs_come_back_through_csl_json():

@@ -28,7 +28,7 @@ from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_la
 
 from sitegen.records.entry import ALIASES, Entry
 from sitegen.records.names import split_name
-from sitegen.references.fields import AND, NOTE_PMID, fields, issns, keywords
+from sitegen.references.fields import AND, NOTE_PMID, fields, issns, keywords, read_standing, statements
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, written_year
 from sitegen.references.records import CSL_TYPES, NAMES_LEFT_OUT, PUBLICATION_TYPES
 
@@ -213,6 +213,7 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str], parent
     else:
         entry_type = entry.entry_type.lower()
     document_type = " ".join(values.get("document_type", "").lower().split())
+    standing = read_standing(statements(values["note"])) or {} if values.get("note", "").strip() else {}
     key = entry.key.strip()
     pmid_key = re.fullmatch(r"PMID:(\d+)", key)  # Europe PMC's keys
     return Entry(key, parent=parent.key.strip() if parent is not None else "", fields=fields({
@@ -232,7 +233,9 @@ def _entry(entry: BibEntry, macros: dict[str, str], undefined: list[str], parent
             ("WOS:", "ISI:")) else ""),
         "label": "",
         "type": "",  # BibTeX's own `type` field is free text ("Research Article"), no CSL type
-        "retracted": "yes" if values.get("note", "").strip().lower() == "retracted" else values.get("retracted", "")}),
+        # sitegen's note says what a notice is, a work's retraction and its notices, in words (see `fields`)
+        **{name: written for name, written in standing.items() if written},
+        "retracted": "yes" if standing.get("retracted") else values.get("retracted", "")}),
         line=entry.start_line + 1)
 
 

@@ -17,6 +17,7 @@ about (custom.notice_of) as that JSON list ({"kind": "retraction", "doi": ...}).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 
@@ -111,3 +112,78 @@ def issns(values: Iterable[str]) -> str:
 def keywords(value: str) -> str:
     """Keywords written in one value ("a; b; c", or "a, b, c" when there is no semicolon), joined by "; "."""
     return joined(value.split(";" if ";" in value else ","))
+
+
+# --------------------------------------------------------------------------- a record's standing, in words
+
+# sitegen's RIS, BibTeX and CSV exports say what a notice is and what notices a work has in words their readers
+# read (RIS's notes, BibTeX's note, the CSV's cells), one statement each, which sitegen's readers read back:
+#   "Publication types: journal-article; retraction-notice"   what a notice is (RIS writes it as its type, M3)
+#   "Retracted"                                                 the work is retracted (RIS: "RETRACTED")
+#   "Retraction notice: doi:10.1/x PMID:123"                    a notice against the work (custom.updates)
+#   "Retraction notice for: doi:10.1/y"                         the work a notice is about (custom.notice_of)
+NOTICE_LABELS = {"retraction": "Retraction notice", "correction": "Correction notice",
+                 "expression-of-concern": "Expression of concern"}
+RETRACTED = "Retracted"
+TYPES_STATEMENT = "Publication types: "
+STATEMENT = re.compile(f"(?P<label>{'|'.join(NOTICE_LABELS.values())})(?P<about> for)?(?::\\s+(?P<ids>.+))?")
+# Statements are written one after another, each after ". ": a DOI holds no space, so ". " before a statement's
+# start always ends the one before, even after a DOI that ends in a full stop (or holds a semicolon).
+_NEXT_STATEMENT = re.compile(f"\\.\\s+(?=(?:{RETRACTED}|{TYPES_STATEMENT.strip()}|"
+                             f"{'|'.join(NOTICE_LABELS.values())})(?:\\W|$))")
+_KINDS_BY_LABEL = {label: kind for kind, label in NOTICE_LABELS.items()}
+
+
+def update_statement(kind: str, doi: str | None, pmid: str | None) -> str:
+    ids = " ".join([*([f"doi:{doi}"] if doi else []), *([f"PMID:{pmid}"] if pmid else [])])
+    return f"{NOTICE_LABELS[kind]}: {ids}" if ids else NOTICE_LABELS[kind]
+
+
+def notice_of_statement(kind: str, doi: str) -> str:
+    return f"{NOTICE_LABELS[kind]} for: doi:{doi}"
+
+
+def statements(text: str) -> list[str]:
+    """The statements of a note or cell written as `joined_statements` writes them."""
+    return [part.strip() for part in _NEXT_STATEMENT.split(text.strip()) if part.strip()]
+
+
+def joined_statements(written: Iterable[str]) -> str:
+    return ". ".join(written)
+
+
+def read_standing(written: Iterable[str]) -> dict[str, str] | None:
+    """The fields (`retracted`, `publication_types`, `updates`, `notice_of`: see FIELDS) that statements sitegen
+    writes give; None when any of `written` is no such statement (a note of the user's own, which says nothing
+    sitegen reads). A notice's identifiers are kept as written: `entry_record` checks them, and notes one that
+    is none."""
+    read: dict[str, list] = {"retracted": [], "publication_types": [], "updates": [], "notice_of": []}
+    for statement in written:
+        if statement == RETRACTED or statement == "RETRACTED":
+            read["retracted"].append("yes")
+        elif statement.startswith(TYPES_STATEMENT):
+            read["publication_types"] += [kind.strip() for kind in statement[len(TYPES_STATEMENT):].split("; ")]
+        elif found := STATEMENT.fullmatch(statement):
+            kind = _KINDS_BY_LABEL[found["label"]]
+            ids = _notice_ids((found["ids"] or "").split())
+            if found["about"]:
+                read["notice_of"].append({"kind": kind, "doi": ids.get("doi")})
+            else:
+                read["updates"].append({"kind": kind, **ids})
+        else:
+            return None
+    return {"retracted": "yes" if read["retracted"] else "",
+            "publication_types": "; ".join(kind for kind in read["publication_types"] if kind),
+            **{name: json.dumps(read[name], ensure_ascii=False) if read[name] else "" for name in ("updates",
+                                                                                                  "notice_of")}}
+
+
+def _notice_ids(tokens: list[str]) -> dict[str, str]:
+    """"doi:10.1/x" and "PMID:123" as {"doi": ..., "pmid": ...}; a token of neither form is taken for a DOI, which
+    `entry_record` refuses with a note unless it is one."""
+    ids: dict[str, str] = {}
+    for token in tokens:
+        prefix, colon, value = token.partition(":")
+        namespace = prefix.lower() if colon and prefix.lower() in ("doi", "pmid") else "doi"
+        ids.setdefault(namespace, value if namespace == prefix.lower() else token)
+    return ids

@@ -47,6 +47,7 @@ from sitegen.references.fields import (
     iso_date,
     issns,
     joined,
+    read_standing,
 )
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named, written_year
 
@@ -248,7 +249,8 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
     pages = f"{start}-{end}" if start and end and end != start and "-" not in start else start or end
     # M3, the type of work ("Article", "Erratum", "Review"), as Scopus and EndNote write it (some exports put a DOI
     # there), and the types EBSCOhost's note labels.
-    types = [*([] if DOI_LIKE.search(first("M3")) else [first("M3")]),
+    # sitegen writes a notice's several types in one M3, each after "; ".
+    types = [*([] if DOI_LIKE.search(first("M3")) else first("M3").split("; ")),
              *(kind for note in values("N1") for found in EBSCO_NOTE_TYPES.finditer(note)
                for kind in found.group(1).split(";"))]
     # AU and A1 are RIS's newer and older author tags: one list written under both is one list; else the
@@ -274,9 +276,13 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
     labelled = [*(found.group(1) for value in values(*FIELD_TAGS) if (found := LABELLED_PMID.search(value))),
                 *(found.group(1) for value in values("N1") for line in value.splitlines()
                   if (found := NOTE_PMID.fullmatch(line.strip()) or EBSCO_NOTE_PMID.search(line)))]
+    # The notes sitegen writes of a work's notices and of the works a notice is about (see `fields`), each a line.
+    standing = read_standing(note for note in values("N1") if read_standing([note]) is not None) or {}
     return Entry("", fields({
         "ENTRYTYPE": entry_type,
         "publication_types": joined(types),
+        "updates": standing.get("updates", ""),
+        "notice_of": standing.get("notice_of", ""),
         "author": author_list(name for value in authors for name in _glued(value)),
         # a short title (ST) is better than none for matching: some exports hold only that
         "title": first("TI", "T1", "ST"),

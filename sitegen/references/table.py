@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -26,7 +27,15 @@ from dataclasses import dataclass, field
 from sitegen.records.entry import ALIASES, Entry
 from sitegen.records.names import AUTHORS_AND, author_names
 from sitegen.references import wos
-from sitegen.references.fields import FAMILY_INITIALS, FIELDS, RAYYAN_INCLUSION, accession_pmid, author_list
+from sitegen.references.fields import (
+    FAMILY_INITIALS,
+    FIELDS,
+    RAYYAN_INCLUSION,
+    accession_pmid,
+    author_list,
+    read_standing,
+    statements,
+)
 from sitegen.references.problems import UNRECOGNISED, ReferenceProblem, Skipped, checked
 from sitegen.references.records import CSL_TYPES_OF_OTHER_SENSES
 
@@ -37,9 +46,9 @@ csv.field_size_limit(16 * 1_000_000)
 # `date` is the full date ("2008-07-16", "2008-07" or the year), beside `year`, which spreadsheets sort and filter by.
 SITEGEN_COLUMNS = ["id", "title", "authors", "year", "journal", "volume", "issue", "pages", "doi", "pmid", "pmcid",
                    "openalex", "arxiv", "url", "retracted", "title_abstract", "full_text", "abstract", "citation_key",
-                   "type", "date"]
+                   "type", "date", "publication_types", "updates", "notice_of"]
 # The columns added after the first export, in the order they were: an export written before one ends before it.
-ADDED_COLUMNS = ("type", "date")
+ADDED_COLUMNS = ("type", "date", "publication_types", "updates", "notice_of")
 SITEGEN_MAPPING = {"ID": "id", "author": "authors"}
 
 
@@ -259,6 +268,8 @@ def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProbl
         for name, column in columns.items():  # a column read as two fields (PubMed's PMID is its ID too)
             fields.setdefault(name, values[written.index(column)])
         fields["ID"] = fields["ID"].strip() if "ID" in fields else f"csv-{position}"
+        if sitegens:
+            _read_notices(fields)
         if known is not None:
             _preset_fields(known, fields)
         elif not sitegens and (columns or not AUTHORS_AND.search(fields.get("author", ""))):
@@ -271,6 +282,15 @@ def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProbl
         if not sitegens and fields.get("type", "").strip().lower() in CSL_TYPES_OF_OTHER_SENSES:
             fields["type"] = ""  # not said to be CSL's: another CSV's "Review" is a review article's, most likely
         yield Entry(fields["ID"], fields, line)
+
+
+def _read_notices(fields: dict[str, str]) -> None:
+    """sitegen's `updates` and `notice_of` cells, written in words (see `references.fields`), as the JSON lists
+    `entry_record` reads; a cell of other words is given as one item, which it leaves out with a note."""
+    for name in ("updates", "notice_of"):
+        if cell := fields.get(name, "").strip():
+            read = read_standing(statements(cell))
+            fields[name] = read[name] if read is not None and read[name] else json.dumps([cell], ensure_ascii=False)
 
 
 def _preset_fields(known: Preset, fields: dict[str, str]) -> None:

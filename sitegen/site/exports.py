@@ -30,8 +30,16 @@ from itertools import chain
 from sitegen.records.ids import arxiv_address
 from sitegen.records.model import CslName, Record
 from sitegen.records.names import split_name
+from sitegen.records.notices import NOTICE_TYPES
 from sitegen.records.pages import first_and_last
-from sitegen.references.fields import iso_date
+from sitegen.references.fields import (
+    RETRACTED,
+    TYPES_STATEMENT,
+    iso_date,
+    joined_statements,
+    notice_of_statement,
+    update_statement,
+)
 
 # The records CSV's columns and formula guard are the CSV reader's too, which reads the download back.
 from sitegen.references.table import FORMULA_STARTS, GUARDED_LINE_START
@@ -139,6 +147,32 @@ def authors_text(record: Record) -> str:
     return "; ".join(map(written_name, authors(record)))
 
 
+def notice_types(record: Record) -> list[str]:
+    """A notice's publication types ("journal-article", "retraction-notice"), which say it is no study; [] for
+    any other record, whose types are the review's provenance, written by CSL-JSON and the CSV alone."""
+    types = record.custom.publication_types
+    is_notice = record.custom.notice_of or any(kind.strip().lower() in NOTICE_TYPES for kind in types)
+    return [kind for kind in types if ";" not in kind] if is_notice else []
+
+
+def updates_statements(record: Record) -> list[str]:
+    """The notices against the work, each in words with its identifiers (see `references.fields`)."""
+    return [update_statement(update.kind, update.doi, update.pmid) for update in record.custom.updates]
+
+
+def notice_of_statements(record: Record) -> list[str]:
+    """For a notice, the works it is about, each in words with its DOI (see `references.fields`)."""
+    return [notice_of_statement(work.kind, work.doi) for work in record.custom.notice_of]
+
+
+def standing_statements(record: Record) -> list[str]:
+    """What the record is when it is a notice, whether it is retracted, and the notices listed against it or the
+    works it is about: as RIS's notes and BibTeX's note say them, which their readers show and sitegen reads."""
+    types = notice_types(record)
+    return [*([TYPES_STATEMENT + "; ".join(types)] if types else []), *([RETRACTED] if record.custom.retracted else []),
+            *updates_statements(record), *notice_of_statements(record)]
+
+
 # --------------------------------------------------------------------------- citation keys
 
 _KEY_STOPWORDS = frozenset({"a", "an", "the", "of", "on", "in", "and", "for", "to", "with", "at", "by", "from", "is",
@@ -217,7 +251,9 @@ def records_csv_parts(records: list[Record], status: dict[str, tuple[str, str]],
                 ids.get("doi", ""), ids.get("pmid", ""), ids.get("pmcid", ""), ids.get("openalex", ""),
                 ids.get("arxiv", ""), record.URL or "", "yes" if record.custom.retracted else "no",
                 title_abstract, full_text, record.abstract or "", keys[record.id], record.type,
-                iso_date(_date_parts(record))]
+                iso_date(_date_parts(record)), "; ".join(kind for kind in record.custom.publication_types
+                                                         if ";" not in kind),
+                joined_statements(updates_statements(record)), joined_statements(notice_of_statements(record))]
 
     return csv_lines(CSV_COLUMNS, map(row, records))
 
@@ -293,10 +329,14 @@ def _ris_entry(record: Record, keys: dict[str, str]) -> str:
                 custom.openalex and f"{OPENALEX_ADDRESS}{custom.openalex}"):
         if url:
             line(f"UR  - {one_line(url)}")
+    if types := notice_types(record):  # a notice's type of work, as EndNote shows M3 (and sitegen reads it)
+        line(f"M3  - {one_line('; '.join(types))}")
     if record.PMID:
         line(f"N1  - {one_line(f'PMID: {record.PMID}')}")
     if custom.retracted:
         line("N1  - RETRACTED")
+    for statement in (*updates_statements(record), *notice_of_statements(record)):
+        line(f"N1  - {one_line(statement)}")
     line("ER  - ")
     line("")
     return "\n".join(lines)
@@ -433,7 +473,8 @@ def _bibtex_entry(record: Record, key: str) -> str:
         ("openalex", custom.openalex and latex_text(custom.openalex)),
         ("url", record.URL and _verbatim(record.URL)),
         ("abstract", record.abstract and latex_text(record.abstract)),
-        ("note", "Retracted" if custom.retracted else None),
+        # What a notice is, and a work's retraction and notices, in words biblatex prints and Zotero keeps
+        ("note", latex_text(joined_statements(standing_statements(record))) or None),
     )
     body = "".join([f"  {name} = {{{value}}},\n" for name, value in fields if value])
     return f"@{entry_type}{{{key},\n{body}}}\n"
