@@ -462,14 +462,16 @@ def test_biblatex_and_reference_managers_bibtex_is_read_as_they_mean_it():
     assert wos.issued.date_parts == [[2018, 3]]
 
 
-def test_endnote_xml_is_named_with_the_way_out(tmp_path):
-    source = tmp_path / "library.xml"
-    source.write_text('<?xml version="1.0" encoding="UTF-8"?><xml><records><record><titles><title>A study'
-                      "</title></titles></record></records></xml>", encoding="utf-8")
-    with pytest.raises(ReferenceProblem, match="EndNote XML is not read: export the references as RIS") as error:
+def test_xml_other_than_endnotes_is_named_with_the_way_out(tmp_path):
+    # EndNote XML is read (test_references_endnote.py); other XML, given as text of no suffix, is named
+    source = tmp_path / "library.txt"
+    source.write_text('<?xml version="1.0" encoding="UTF-8"?><rdf:RDF xmlns:rdf="x"><bib:Article/></rdf:RDF>',
+                      encoding="utf-8")
+    with pytest.raises(ReferenceProblem, match="XML other than EndNote's is not read: export the references as RIS") \
+            as error:
         read_references(source)
     assert error.value.line == 1
-    assert "(sitegen reads a records CSV with an ID column, RIS, BibTeX, MEDLINE" in error.value.message
+    assert "(sitegen reads a records CSV with an ID column, RIS, EndNote XML, BibTeX, MEDLINE" in error.value.message
 
 
 def test_a_ris_export_header_naming_its_database_names_the_database_of_its_records():

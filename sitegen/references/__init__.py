@@ -1,5 +1,5 @@
 """Reference files read as entries: records CSV (the benchmark's columns, or any CSV with a column
-mapping), RIS, BibTeX, PubMed MEDLINE, Web of Science plain text and CSL-JSON.
+mapping), RIS, EndNote XML, BibTeX, PubMed MEDLINE, Web of Science plain text and CSL-JSON.
 
 Above `sitegen.records` (entries are `sitegen.records.entry.Entry`) and below everything that
 reads a user's reference files (`sitegen dedupe`, `sitegen import`). Every reader raises the one
@@ -29,18 +29,22 @@ from sitegen.files import SPREADSHEETS, read_file, utf16_order
 from sitegen.records.entry import Entry
 from sitegen.references.bibtex import read_bibtex
 from sitegen.references.csl import read_csl_json
+from sitegen.references.endnote import is_endnote_xml, read_endnote_xml
 from sitegen.references.medline import read_medline
 from sitegen.references.problems import FORMATS_READ, ReferenceProblem, Skipped
 from sitegen.references.ris import BETWEEN_RECORDS, read_ris
 from sitegen.references.table import column_mapping, is_sitegens_header, not_a_records_csv, preset, read_csv
 from sitegen.references.wos import read_wos
 
-Format = Literal["csv", "ris", "bibtex", "medline", "wos", "csl-json"]
+Format = Literal["csv", "ris", "endnote-xml", "bibtex", "medline", "wos", "csl-json"]
 Reader = Callable[[str, list[str] | None, Skipped | None], list[Entry]]
-READERS: dict[Format, Reader] = {"csv": read_csv, "ris": read_ris, "bibtex": read_bibtex, "medline": read_medline,
-                                 "wos": read_wos, "csl-json": read_csl_json}
-SUFFIXES: dict[str, Format] = {".csv": "csv", ".ris": "ris", ".bib": "bibtex", ".bibtex": "bibtex",
-                               ".nbib": "medline", ".medline": "medline", ".ciw": "wos", ".json": "csl-json"}
+READERS: dict[Format, Reader] = {"csv": read_csv, "ris": read_ris, "endnote-xml": read_endnote_xml,
+                                 "bibtex": read_bibtex, "medline": read_medline, "wos": read_wos,
+                                 "csl-json": read_csl_json}
+# .xml is EndNote's: the reader refuses other XML by its root element, saying what it is not
+SUFFIXES: dict[str, Format] = {".csv": "csv", ".ris": "ris", ".xml": "endnote-xml", ".bib": "bibtex",
+                               ".bibtex": "bibtex", ".nbib": "medline", ".medline": "medline", ".ciw": "wos",
+                               ".json": "csl-json"}
 MEDLINE_START = re.compile(r"(?:PMID|OWN )- ")
 WOS_START = re.compile(r"(?:FN|PT) ")
 ENDNOTE_TAG = re.compile(r"%[0-9A-Z] ")  # "%0 Journal Article", "%A Smith, John": a BibTeX comment has a space after %
@@ -161,9 +165,8 @@ def _unrecognised(text: str) -> str:
     start = text.lstrip()[:2000].lower()
     if ENDNOTE_TAG.match(start.upper()):
         return _not_read("EndNote's tagged format (.enw)", "export the references as RIS (or BibTeX)")
-    if start.startswith("<?xml") or start.startswith("<xml"):
-        named = "EndNote XML" if "<records>" in start and "<record>" in start else "XML"
-        return _not_read(named, "export the references as RIS (or BibTeX)")
+    if start.startswith("<"):  # XML, and not EndNote's (`sniff` knows that by its start)
+        return _not_read("XML other than EndNote's", "export the references as RIS (or BibTeX)")
     if OVID_TAGGED.match(text.lstrip()):
         return _not_read("Ovid's tagged format (its EndNote or Citavi export)",
                          "export the records from Ovid again choosing the RIS format")
@@ -182,7 +185,10 @@ def sniff(text: str) -> Format | None:
     starts a RIS record ("TY  - "), MEDLINE for "PMID- " or "OWN - ", Web of Science for "FN " or
     "PT ", BibTeX for "@" or a "%" comment, CSL-JSON for "[" or "{", CSV for a header row with an
     ID column, sitegen's records CSV header or a known export's (`table.PRESETS`: Web of Science's is
-    tab-delimited); None (not a format sitegen reads) otherwise."""
+    tab-delimited), EndNote XML for a file that begins as one (<xml><records>, see `endnote.is_endnote_xml`);
+    None (not a format sitegen reads) otherwise."""
+    if is_endnote_xml(text):
+        return "endnote-xml"
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped or BETWEEN_RECORDS.fullmatch(stripped):

@@ -16,7 +16,8 @@ from typing import TypeVar
 from sitegen.records.entry import MISSING, Entry
 from sitegen.records.model import FOUR_DIGITS
 
-FORMATS_READ = "a records CSV with an ID column, RIS, BibTeX, MEDLINE, Web of Science plain text or CSL-JSON"
+FORMATS_READ = ("a records CSV with an ID column, RIS, EndNote XML, BibTeX, MEDLINE, Web of Science plain text or "
+                "CSL-JSON")
 UNRECOGNISED = f"unrecognised format (expected {FORMATS_READ})"
 
 Skipped = list[tuple[int, str]]  # (line, why) of each record left out

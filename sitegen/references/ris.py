@@ -217,8 +217,19 @@ def _broken(number: int, line: str) -> ReferenceProblem:
                                     f"({line[:12]!r})")
 
 
-def _entry(pair: tuple[_Record, dict]) -> Entry:
+def entry_of_tags(tags: dict[str, str | list[str]], start: int, tag_lines: dict[str, int],
+                  names: dict[str, str] | None = None) -> Entry:
+    """The entry RIS tags describe, as rispy gives them (a tag of EVERY_VALUE_TAGS as a list of its values, another
+    as its value), for a format whose fields are RIS's under other names (EndNote XML, which EndNote's own RIS
+    export writes as these tags): read as a RIS record is, so one reference is one entry whichever file brought it.
+    `start` is the record's line, `tag_lines` each tag's; `names` says a tag as the format names its field in a
+    problem ("year" for PY)."""
+    return _entry((_Record(start, tag_lines=tag_lines), tags), names or {})
+
+
+def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> Entry:
     record, tags = pair
+    names = names or {}
 
     def first(*names: str) -> str:
         return next((value for name in names if (value := _text(tags.get(name)))), "")
@@ -228,11 +239,11 @@ def _entry(pair: tuple[_Record, dict]) -> Entry:
 
     kind = first("TY")
     if not kind:
-        raise ReferenceProblem(record.start, "the record has no reference type after TY")
+        raise ReferenceProblem(record.start, f"the record has no reference type after {names.get('TY', 'TY')}")
     # The year of the first date tag that holds one: a tag with none (an empty date, "//", "in press") is passed
     # over, as an empty tag is, and a record whose every date is so has no year.
     year = next((found for name in ("PY", "Y1", "DA") if (written := _text(tags.get(name)))
-                 if (found := _ris_year(written, record.tag_lines[name], name))), "")
+                 if (found := _ris_year(written, record.tag_lines[name], names.get(name, name)))), "")
     month = date = ""
     if year:
         # RIS dates are "YYYY/MM/DD/other" with any part left empty; DA is the full date, PY often the year alone.
