@@ -113,7 +113,7 @@ def test_exports_sitegen_does_not_read_are_named_with_the_way_out(tmp_path, site
     with pytest.raises(ReferenceProblem) as error:
         read_references(source)
     assert error.value.line == 1 and named in error.value.message and way_out in error.value.message
-    assert "sitegen reads a records CSV with an ID column, RIS, BibTeX, MEDLINE" in error.value.message
+    assert "sitegen reads a records CSV with an ID column, RIS, EndNote XML, BibTeX, MEDLINE" in error.value.message
     review = tmp_path / "review"
     assert sitegen("init", review)[0] == 0
     assert sitegen("protocol", "lock", review, "--at", "2026-05-01T00:00:00Z")[0] == 0

@@ -53,6 +53,8 @@ ENDNOTE_TAG = re.compile(r"%[0-9A-Z] ")  # "%0 Journal Article", "%A Smith, John
 # Library's plain text ("Record #1 of 20", then "ID: CN-01234567" and a tag and colon a line).
 OVID_TAGGED = re.compile(r"(?:<\d+\.\s*>\s*\n\s*)?VN  - Ovid Technologies")
 COCHRANE_TEXT = re.compile(r"Record #\d+ of \d+\s*\n\s*[A-Z]{2,3}: ")
+# How XML begins: its declaration, a comment or an element (not Ovid's record number "<1. >")
+XML_START = re.compile(r"<(?:\?xml|!--|!doctype|[a-z_][\w.:-]*[\s/>])", re.IGNORECASE)
 
 __all__ = ["Entry", "Format", "ReferenceProblem", "Skipped", "column_mapping", "decode", "read_references", "sniff"]
 
@@ -165,7 +167,7 @@ def _unrecognised(text: str) -> str:
     start = text.lstrip()[:2000].lower()
     if ENDNOTE_TAG.match(start.upper()):
         return _not_read("EndNote's tagged format (.enw)", "export the references as RIS (or BibTeX)")
-    if start.startswith("<"):  # XML, and not EndNote's (`sniff` knows that by its start)
+    if XML_START.match(start):  # XML, and not EndNote's (`sniff` knows that by its start)
         return _not_read("XML other than EndNote's", "export the references as RIS (or BibTeX)")
     if OVID_TAGGED.match(text.lstrip()):
         return _not_read("Ovid's tagged format (its EndNote or Citavi export)",
