@@ -783,7 +783,7 @@ def verify(directory: Path, at: str | None, mode: str, bib: Path | None, encodin
 def import_command(directory: Path, files: tuple[Path, ...], at: str, format: Format | None, sources: tuple[str, ...],
                    method: str | None, description: str | None, seen: str | None, skip_bad: bool,
                    encoding: str | None, columns: dict[str, str] | None, as_json: bool) -> None:
-    """Import reference files (RIS, BibTeX, records CSV, ...) into DIRECTORY's records.
+    """Import reference files (RIS, EndNote XML, BibTeX, records CSV, ...) into DIRECTORY's records.
 
     Records are folded in by identity as `update` folds in a search's results; one `import` event per file
     records its name, hash, source and counts (the files of one command are one run in PRISMA). A file or entry that cannot be read stops the import with FILE:LINE
@@ -962,7 +962,7 @@ def import_decisions(directory: Path, source: Path, tool: str, reviewer: str, st
               help="CSV of preprints and their journal versions (linked, not merged) "
                    "[default: OUT with '-versions' added to its name].")
 @click.option("--format", "format", type=click.Choice(get_args(Format)),
-              help="Format of SOURCE [default: by its suffix (.csv, .ris, .bib, .nbib, .ciw, .json), else by "
+              help="Format of SOURCE [default: by its suffix (.csv, .ris, .xml, .bib, .nbib, .ciw, .json), else by "
                    "its content].")
 @click.option("--encoding", metavar="NAME", callback=_encoding,
               help="Encoding of SOURCE when it is not UTF-8 or UTF-16, e.g. latin-1 or cp1252.")
@@ -973,7 +973,8 @@ def dedupe(source: Path, out: Path, probable_out: Path | None, versions_out: Pat
            format: Format | None, encoding: str | None, columns: dict[str, str] | None, force: bool) -> None:
     """Find duplicates in SOURCE, a reference file: a records CSV (columns ID, ENTRYTYPE, author,
     title, year, journal, volume, number, pages, doi, abstract; all but ID optional), a RIS file
-    (IDs from its ID tags, else ris-1, ris-2, ... by position), a BibTeX file (IDs are the keys),
+    (IDs from its ID tags, else ris-1, ris-2, ... by position), an EndNote XML export (IDs are its
+    rec-numbers), a BibTeX file (IDs are the keys),
     PubMed MEDLINE (.nbib; IDs are PMIDs), Web of Science plain text (IDs are UT accession numbers)
     or CSL-JSON (IDs are the items' ids).
 
