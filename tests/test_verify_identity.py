@@ -461,3 +461,52 @@ def test_a_title_search_finding_the_preprint_beside_the_journal_version_verifies
                             cited(doi=None, container_title="Molecular and Cellular Biochemistry"))
     assert alone.identity.verdict == "inconclusive"
     assert "the work found is a preprint, the work cited is not" in alone.identity.reasons[0]
+
+
+def crossref_adak_without(*keys: str) -> httpx.Response:
+    work = json.loads(body("crossref/crossref_work_10.1023_a_1007154515475.json"))
+    for key in keys:
+        work["message"].pop(key, None)
+    return json_response(json.dumps(work))
+
+
+def openalex_adak_without(*keys: str) -> httpx.Response:
+    work = json.loads(body("openalex/openalex_work_doi_10.1023_a_1007154515475.json"))
+    for key in keys:
+        work.pop(key, None)
+    return json_response(json.dumps(work))
+
+
+CROSSREF_DATES = ("published-print", "published-online", "issued", "published", "created", "deposited", "indexed")
+
+
+@pytest.mark.parametrize(("citation", "crossref_response", "openalex_response", "agreed", "not_compared"), [
+    (lambda: cited().model_copy(update={"author": []}), crossref_adak, openalex_adak, "title and year agree",
+     "the citation gives no first author to compare"),
+    (lambda: cited().model_copy(update={"issued": None}), crossref_adak, openalex_adak, "title and first author agree",
+     "the citation gives no year to compare"),
+    (lambda: cited().model_copy(update={"author": [], "issued": None}), crossref_adak, openalex_adak, "title agrees",
+     "the citation gives no first author and no year to compare"),
+    (cited, lambda: crossref_adak_without("author"), lambda: openalex_adak_without("authorships"),
+     "title and year agree", "the index gives no first author to compare"),
+    (cited, lambda: crossref_adak_without(*CROSSREF_DATES),
+     lambda: openalex_adak_without("publication_date", "publication_year"),
+     "title and first author agree", "the index gives no year to compare"),
+])
+def test_a_work_verified_by_its_identifier_says_only_what_was_compared_and_agreed(
+        citation, crossref_response, openalex_response, agreed, not_compared):
+    # The DOI backs the match, so a citation (or an index) without an author or a year is still verified; the
+    # reason names what agreed and what could not be compared, never an agreement that was not checked.
+    verdicts = verify_citation(serve(crossref_response(), openalex_response()), SETTINGS, citation())
+    assert verdicts.identity.verdict == "verified"
+    [reason] = verdicts.identity.reasons
+    assert reason.count(f"resolves to a work whose {agreed} with the citation's, {not_compared}") == 2
+    assert "first author and year agree" not in reason
+
+
+def test_a_work_verified_with_everything_compared_says_title_first_author_and_year_agree():
+    [reason] = verify_citation(serve(crossref_adak(), openalex_adak()), SETTINGS, cited()).identity.reasons
+    assert reason == ("Crossref and OpenAlex hold the work as cited: in Crossref, DOI 10.1023/a:1007154515475 resolves "
+                      "to a work whose title, first author and year agree with the citation's; in OpenAlex, DOI "
+                      "10.1023/a:1007154515475 resolves to a work whose title, first author and year agree with the "
+                      "citation's")

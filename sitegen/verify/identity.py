@@ -268,6 +268,33 @@ def _unconfirmed(a: Work, b: Work) -> list[str]:
     return missing
 
 
+def _held_as_cited(cited: Record, answer: Answer) -> str:
+    """What an index holding the work as cited was compared on, in words: only what both sides give and agree
+    on, and what could not be compared. A work found by its identifier is the work whatever a citation leaves
+    out (the identifier backs the match), so a citation without a year is still verified: the reason then must
+    not say that a year agreed."""
+    a, b = record_work(_unmarked(cited)), record_work(_unmarked(answer.found))
+    agreed = ["title" if title_score(a, b) >= SAME_TITLE else "title (but for a subtitle)"]
+    lacking: dict[str, list[str]] = {"the citation": [], "the index": []}
+    unchecked = []
+    if not a.authors or not b.authors:
+        lacking["the citation" if not a.authors else "the index"].append("no first author")
+    elif authors_agree(a, b) == "none":  # two organisations named differently: not a discrepancy, nor an agreement
+        unchecked.append("the first authors are organisations, named too differently to compare")
+    else:
+        agreed.append("first author")
+    if a.year is None or b.year is None:
+        lacking["the citation" if a.year is None else "the index"].append("no year")
+    else:
+        agreed.append("year" if a.year == b.year else "year (one apart: online and in print)")
+    unchecked += [f"{side} gives {' and '.join(missing)} to compare" for side, missing in lacking.items() if missing]
+    fields = agreed[0] if len(agreed) == 1 else f"{', '.join(agreed[:-1])} and {agreed[-1]}"
+    found = (f"a title search of {label(answer.source)} finds" if answer.by_title else
+             f"in {label(answer.source)}, {answer.asked} resolves to")
+    return ", ".join([f"{found} a work whose {fields} agree{'s' if len(agreed) == 1 else ''} with the citation's",
+                      *unchecked])
+
+
 def _title_query(record: Record) -> str:
     author = record.author[0].family or "" if record.author else ""
     return " ".join(part for part in (record.title, author, str(record.year or "")) if part)
@@ -361,7 +388,7 @@ def identity_verdict(record: Record, answers: list[Answer]) -> VerificationPaylo
     if len(holding) >= 2 and not unclear and not unanswered and not disputed and not negatives:
         names = " and ".join(label(a.source) for a in holding)
         return _payload(record, "identity", "verified", [
-            f"{names} hold the work as cited (title, first author and year agree)"], answers)
+            f"{names} hold the work as cited: {'; '.join(_held_as_cited(record, a) for a in holding)}"], answers)
     if not holding and not unclear and not unanswered and len(negatives) >= 2:
         # Only identifiers that two indexes or more, each able to hold them, do not know make a work
         # unresolvable, as two must agree to verify it: a title search that finds nothing says little (a
