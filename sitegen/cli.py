@@ -537,7 +537,8 @@ def monitor_add(directory: Path, monitor_id: str, strategies: tuple[tuple[str, s
         try:
             parsed.append(Strategy(source=source, query=text, label=label or None, syntax=syntax))
         except ValidationError as exc:
-            raise click.BadParameter(exc.errors(include_url=False)[0]["msg"], param_hint="--strategy") from None
+            raise click.BadParameter(exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, "),
+                                     param_hint="--strategy") from None
     for text in citation_searches:
         try:
             parsed.append(Strategy(source=CITATION_SOURCE, method="citations", query=text))

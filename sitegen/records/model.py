@@ -129,7 +129,7 @@ Text = Annotated[str, Printable]
 HAND_WRITTEN_FORMAT = frozenset("\u200c\u200d\u00ad")
 
 
-def hidden_format(value: str) -> tuple[int, str] | None:
+def hidden_format(value: str, allowed: frozenset[str] = HAND_WRITTEN_FORMAT) -> tuple[int, str] | None:
     """The first invisible format character (Unicode's Cf) of `value` other than a joiner or a soft hyphen, with its
     1-based place, else None: direction overrides, embeddings and isolates (U+202A-U+202E, U+2066-U+2069),
     direction marks, zero-width spaces. Text a person writes in a review file needs none, and each can make it
@@ -138,13 +138,30 @@ def hidden_format(value: str) -> tuple[int, str] | None:
     if value.isascii():  # no format character is ASCII: most text is told at once
         return None
     return next(((place, char) for place, char in enumerate(value, start=1)
-                 if char not in HAND_WRITTEN_FORMAT and unicodedata.category(char) == "Cf"), None)
+                 if char not in allowed and unicodedata.category(char) == "Cf"), None)
 
 
 def without_hidden_format(value: str) -> str:
     """`value` without the characters `hidden_format` finds: a tool's text made a reviewer's (an exported note)."""
     return value if hidden_format(value) is None else "".join(
         char for char in value if char in HAND_WRITTEN_FORMAT or unicodedata.category(char) != "Cf")
+
+
+# A query sent to a provider verbatim keeps only the joiners, which spell words: a provider would search for a soft
+# hyphen or a zero-width space as a letter of the word (sitegen's grammar drops them instead: sitegen.sources.query).
+VERBATIM_QUERY_FORMAT = frozenset("\u200c\u200d")
+
+
+def verbatim_query_problem(query: str) -> tuple[int, str] | None:
+    """Why a query sent to a provider as written (a native strategy) cannot be sent: the 1-based place of the first
+    invisible format character it holds, and a reason naming it; None when it holds none."""
+    if not (found := hidden_format(query, VERBATIM_QUERY_FORMAT)):
+        return None
+    place, char = found
+    return place, (f"invisible character U+{ord(char):04X} ({unicodedata.name(char, 'unnamed format character')}) "
+                   "would be sent to the provider as part of the query, which would then search for something other "
+                   "than what is shown; delete it (sitegen's grammar, syntax sitegen, reads a soft hyphen, "
+                   "zero-width space or direction mark as nothing)")
 
 
 def hidden_format_message(char: str, place: int) -> str:

@@ -29,6 +29,7 @@ from sitegen.records.model import (
     WebAddress,
     check_record_id,
     check_record_ids,
+    verbatim_query_problem,
 )
 from sitegen.records.providers import PROVIDERS, Source
 from sitegen.review.parsing import worded_pattern
@@ -276,6 +277,18 @@ class Strategy(Strict):
                                  f"{CITATION_SOURCE!r}")
             parse_citation_query(query)  # CitationQueryError is a ValueError: reported with the file and line
         return query
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shown_as_sent(cls, data: Any) -> Any:
+        # A native query goes to the provider as written: an invisible character in it would be searched for, so it
+        # is refused as written, before `Printable` drops a direction control left open. (In sitegen's grammar each
+        # is read as nothing, or refused naming its position: `check` and `monitor add` compile the query.)
+        if (isinstance(data, dict) and isinstance(query := data.get("query"), str)
+                and data.get("method", "database") == "database" and data.get("syntax", "native") == "native"
+                and (problem := verbatim_query_problem(query))):
+            raise ValueError(f"query, character {problem[0]}: {problem[1]}")
+        return data
 
     @model_validator(mode="after")
     def _citation_grammar_only(self) -> Strategy:

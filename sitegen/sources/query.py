@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
+from sitegen.records.model import verbatim_query_problem
 from sitegen.review.models import QUERY_MAX_LENGTH
 
 MAX_LENGTH = QUERY_MAX_LENGTH  # characters: a saved strategy's limit
@@ -765,9 +766,20 @@ COMPILERS: dict[str, Callable[[Node], Any]] = {"openalex": compile_openalex, "eu
                                                "arxiv": compile_arxiv}
 
 
+def check_verbatim(text: str) -> None:
+    """Raise QuerySyntaxError at the first invisible format character of a query sent as written (a native one): the
+    provider would search for it as part of the query. Only the joiners, which spell words, are kept."""
+    if found := verbatim_query_problem(text):
+        place, reason = found
+        raise QuerySyntaxError(reason, position=place, end=place + 1, code="invisible")
+
+
 def provider_query(source: str, text: str, *, native: bool) -> Any:
     """The query as `source` takes it: a native strategy verbatim, or the grammar compiled. UnsupportedQuery
-    when the provider cannot express it, QuerySyntaxError when it breaks the grammar. Pure: checking a
-    saved strategy loads no provider code."""
-    return NATIVE[source](text) if native else COMPILERS[source](parse_query(text))
+    when the provider cannot express it, QuerySyntaxError when it breaks the grammar (or, native, holds an
+    invisible character). Pure: checking a saved strategy loads no provider code."""
+    if native:
+        check_verbatim(text)
+        return NATIVE[source](text)
+    return COMPILERS[source](parse_query(text))
 

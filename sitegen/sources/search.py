@@ -60,11 +60,12 @@ def open_fetcher(mode: str, snapshots: Path | None, session: str = "",
     return Fetcher(mode, SnapshotStore(snapshots), session, transport=transport)
 
 
-def check_grammar(text: str, given_as: str = "QUERY") -> None:
+def check_query(text: str, native: bool, given_as: str = "QUERY") -> None:
     """Raise OptionInvalid, naming what the query was `given_as` on the command line, that shows where a query
-    breaks the grammar (wrong in itself, whatever the review)."""
+    breaks the grammar, or (native, sent as written) holds an invisible character the provider would search for:
+    wrong in itself, whatever the review."""
     try:
-        query.parse_query(text)
+        query.check_verbatim(text) if native else query.parse_query(text)
     except query.QuerySyntaxError as exc:
         raise OptionInvalid(given_as, f"query {exc}\n  {text}\n  {' ' * (exc.position - 1)}"
                                       f"{'^' * max(1, exc.end - exc.position)}") from None
@@ -79,8 +80,7 @@ def check_strategy(source: Source, text: str, *, native: bool, method: str = "da
         except CitationQueryError as exc:
             raise OptionInvalid("--citations", f"{text!r}: {exc}; nothing was saved") from None
         return
-    if not native:
-        check_grammar(text, "--strategy")
+    check_query(text, native, "--strategy")
     try:
         query.provider_query(source, text, native=native)
     except query.UnsupportedQuery as exc:
@@ -176,8 +176,7 @@ def search(fetcher: Fetcher, text: str, sources: list[str], *, native: bool = Fa
     sources = list(dict.fromkeys(sources))  # a source named twice is searched once: it is one lane
     if settings is None:
         settings = SourceSettings.from_environment()
-    if not native:
-        check_grammar(text)  # a grammar error stops the search before any request
+    check_query(text, native)  # a grammar error, or an invisible character, stops the search before any request
     outcomes = []
     for source in sources:
         progress(f"searching {label(source)}...")
