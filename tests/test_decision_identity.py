@@ -91,3 +91,17 @@ def test_decisions_on_an_imported_file_with_duplicates_reach_each_canonical_reco
     decided = {row["record_id"] for row in written}
     assert len(decided) == len(written) and not decided & {row["record_id"] for row in duplicates}
     assert sitegen("check", review)[0] == 0
+
+
+def test_a_rows_title_carrying_a_databases_label_or_notes_is_the_record_its_doi_names():
+    # Compared as the identity graph compares two records sharing a DOI (matched_title): a screening tool's export
+    # of a short title with a label ("[Preprint] ...") or MEDLINE's bracketed title with index notes was refused
+    # as "another work", its label counted as title words.
+    index = _index({**TRIAL, "title": "Ageing"})
+    for title in ("[Preprint] Ageing", "[Ageing]. [Review] [33 refs]"):
+        assert index.match(Entry("2", {**TRIAL, "title": title}, 2))[:2] == (["10.1016/s0140-6736(20)00001-1"], "doi")
+    # an ampersand is the "and" MEDLINE spells out; another title is still another work
+    index = _index({**TRIAL, "title": "Diet and exercise"})
+    assert index.match(Entry("3", {**TRIAL, "title": "Diet & exercise"}, 3))[0] == ["10.1016/s0140-6736(20)00001-1"]
+    ids, _, why = index.match(Entry("4", {**TRIAL, "title": "[Preprint] Sleep and memory in rats"}, 4))
+    assert ids == [] and "its title is another" in why

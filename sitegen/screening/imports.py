@@ -29,7 +29,7 @@ from sitegen.records.ids import NAMESPACE_LABELS, normalise_doi, normalise_pmid
 from sitegen.records.matching import TITLE_FLOOR, Work, classify, record_work, work
 from sitegen.records.model import CONTROL_CHARACTER, Record, without_hidden_format
 from sitegen.records.notices import notice_kind
-from sitegen.records.titles import comparable_title, folded
+from sitegen.records.titles import folded, matched_title
 from sitegen.references.fields import accession_pmid
 from sitegen.references.records import entry_record
 from sitegen.references.table import exported_authors
@@ -375,8 +375,10 @@ def _why_other(entry: Entry, record: Record) -> str:
     record_notice = notice_kind(record.title, record.custom.publication_types)
     if bool(row_notice) != bool(record_notice):
         return f"{'the row' if row_notice else 'the record'} is a notice about another work (an {row_notice or record_notice})"
-    title = comparable_title(entry.get("title"))
-    if title and fuzz.ratio(title, comparable_title(record.title)) < TITLE_FLOOR:
+    # Compared as the identity graph compares two records sharing an identifier (records.identity): a
+    # tool's "[Preprint] ..." or MEDLINE's "[Translated title]. [Review] [33 refs]" is the record's title.
+    title = matched_title(entry.get("title"))
+    if title and fuzz.ratio(title, matched_title(record.title)) < TITLE_FLOOR:
         return "its title is another"
     return ""
 
