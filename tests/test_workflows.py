@@ -10,6 +10,8 @@ import pytest
 import yaml
 from conftest import ROOT
 
+from sitegen.sources.settings import ENVIRONMENT, SourceSettings
+
 WORKFLOWS = ROOT / ".github" / "workflows"
 # A full commit SHA, the release it is named beside: a tag (even v4.2.2) can be moved to other code, and the
 # update workflow holds the API keys and a token that can push.
@@ -64,8 +66,29 @@ def test_the_readme_adoption_steps_name_the_workflows_and_what_update_reads():
     for name in ("update.yml", "check.yml", "publish.yml", "SITEGEN_PACKAGE"):
         assert name in section
     read = set(re.findall(r"\$\{\{\s*(?:secrets|vars)\.(\w+)", (WORKFLOWS / "update.yml").read_text()))
-    assert read == {"OPENALEX_API_KEY", "NCBI_API_KEY", "CROSSREF_PLUS_TOKEN", "SITEGEN_CONTACT_EMAIL"}
+    assert read == set(ENVIRONMENT.values())
     assert [name for name in sorted(read) if f"`{name}`" not in section] == []
+
+
+def test_update_passes_every_provider_setting_from_a_secret_or_a_variable_as_the_variable_sitegen_reads():
+    # Each setting sitegen reads from the environment (README: "Sources") can be set as a repository secret or
+    # variable without editing the workflow; it was four of seven. Keys and tokens come from secrets only (a
+    # variable is shown in the run's log), the others from variables (a secret's value is masked wherever it is
+    # printed: a page size of 100 would hide every "100" of the log).
+    steps = _workflow("update.yml")["jobs"]["update"]["steps"]
+    environment = next(step["env"] for step in steps if step.get("id") == "update")
+    credentials = {"OPENALEX_API_KEY", "NCBI_API_KEY", "CROSSREF_PLUS_TOKEN"}
+    assert credentials <= set(ENVIRONMENT.values())
+    for variable in ENVIRONMENT.values():
+        read = re.findall(r"\b(secrets|vars)\.(\w+)", environment[variable])
+        assert {name for _, name in read} == {variable}, environment[variable]
+        assert {kind for kind, _ in read} == ({"secrets"} if variable in credentials else
+                                              {"secrets", "vars"} if variable == "SITEGEN_CONTACT_EMAIL" else {"vars"})
+
+
+def test_a_setting_left_unset_in_the_repository_is_passed_empty_and_read_as_unset():
+    # GitHub gives an unset secret or variable as "": sitegen reads an empty variable as unset, its default kept.
+    assert SourceSettings.from_environment(dict.fromkeys(ENVIRONMENT.values(), "")) == SourceSettings()
 
 
 def test_the_published_site_has_a_page_at_its_root_that_leads_to_each_review(tmp_path, monkeypatch):
