@@ -76,7 +76,9 @@ class OutputFileRefused(SitegenError):
 
 
 class OutputRefused(SitegenError):
-    """The output directory is unsafe to replace (it is not a sitegen site, or holds the review)."""
+    """A folder a command would write into that it may not write: `build --out` a folder that is not a sitegen site
+    (or holds the review), `init DIR` a folder with content. No option makes sitegen write there, so it is a refusal
+    (exit 1), not a wrong command line: a file already there (OutputFileRefused) is replaced with --force (exit 2)."""
 
 
 class BuildError(SitegenError):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import tree_bytes
+from test_cli_help import _exit_table
 
 from sitegen.errors import EXIT_INVALID, EXIT_USAGE
 
@@ -196,3 +197,27 @@ def test_a_loop_draft_or_bib_that_does_not_exist_is_said_so(sitegen, tmp_path):
     code, _, err = sitegen("loop", folder, "--topic", "t", "--draft", "draft.md")
     assert (code, err) == (EXIT_INVALID, f"error: --draft {folder}/draft.md is not a file\n")
     assert sorted(path.name for path in folder.iterdir()) == ["draft.md", "refs.bib"]
+
+
+def test_a_folder_sitegen_will_not_write_into_is_a_refusal_and_a_file_force_would_replace_a_usage_error(
+        sitegen, example_copy, tmp_path):
+    """`init DIR` on a folder with content exited 1 where the README's table said nothing of it, beside `export --out`
+    on a file already there (exit 2). The rule, one for every command: no option makes sitegen write into a folder
+    holding what it may not replace (`init DIR`, `build --out` a folder it did not build), so that is a refusal,
+    exit 1; a file already there is replaced with --force, so without it the command line is wrong, exit 2."""
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "notes.txt").write_text("keep me", encoding="utf-8")
+    taken = tmp_path / "taken.ris"
+    taken.write_text("mine\n", encoding="utf-8")
+    for args, status, said in [
+        (("init", theirs), EXIT_INVALID, "it exists and is not empty (nothing was written)"),
+        (("build", example_copy, "--out", theirs), EXIT_INVALID, "it is not empty and was not built by sitegen"),
+        (("export", example_copy, "--format", "ris", "--out", taken), EXIT_USAGE, "already exists; give --force"),
+    ]:
+        code, _, err = sitegen(*args)
+        assert (code, said in err) == (status, True), err
+    assert [p.name for p in theirs.iterdir()] == ["notes.txt"] and taken.read_text(encoding="utf-8") == "mine\n"
+    table = _exit_table()
+    assert "`init DIR` a folder with content" in table[EXIT_INVALID] and "`build --out`" in table[EXIT_INVALID]
+    assert "a file to write that is already there, without `--force`" in table[EXIT_USAGE]
