@@ -43,6 +43,7 @@ from sitegen.review.problems import FORMATTERS, format_human
 from sitegen.review.scaffold import init_review
 from sitegen.review.schemas import json_schemas, write_schemas
 from sitegen.review.write import atomic_write, written
+from sitegen.text import counted
 
 
 class GivenPath(click.Path):
@@ -727,9 +728,11 @@ def verify(directory: Path, at: str | None, mode: str, bib: Path | None, encodin
             shown = ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
             click.echo(f"open item: {axis} {verdict} ({len(ids)}): {reason[:4000]}: {shown}")
         verdicts = result.all_verdicts()
-        click.echo(f"{len(result.studies)} included studies and {len(result.references)} .bib entries checked: "
-                   f"{len(verdicts) - len(result.refusals) - len(result.open_items)} verdicts pass, "
-                   f"{len(result.open_items)} open items, {len(result.refusals)} refusal grade"
+        passing = len(verdicts) - len(result.refusals) - len(result.open_items)
+        click.echo(f"{counted(len(result.studies), 'included study', 'included studies')} and "
+                   f"{counted(len(result.references), '.bib entry', '.bib entries')} checked: "
+                   f"{counted(passing, 'verdict passes', 'verdicts pass')}, "
+                   f"{counted(len(result.open_items), 'open item')}, {len(result.refusals)} refusal grade"
                    + ("; recorded on the ledger" if result.recorded else ""))
         for difference in result.differences:
             click.echo(f"replay differs: {difference}", err=True)
@@ -742,7 +745,8 @@ def verify(directory: Path, at: str | None, mode: str, bib: Path | None, encodin
                                                       if len(result.not_in_run) > 5 else "")
             click.echo(f"warning: {len(result.not_in_run)} included stud{'y was' if len(result.not_in_run) == 1 else 'ies were'} "
                        f"not verified by the run replayed ({result.at}), so nothing is known of them yet: {shown}; "
-                       "verify them with `sitegen verify DIRECTORY --at TIME` where the indexes can be reached",
+                       f"verify them with `sitegen verify {shown_argument(directory)} --at TIME` where the indexes "
+                       "can be reached",
                        err=True)
     unanswered = result.unanswered if mode != "replay" else []  # a replay reproduces the recorded run's answers
     if unanswered:  # on stderr with --json too: a log read by a person says it

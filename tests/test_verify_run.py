@@ -198,6 +198,9 @@ def test_replay_without_a_recorded_run_says_how(example_copy):
     before = tree_digest(example_copy)
     code, out, err = run_cli("verify", example_copy, "--snapshots", "replay", "--at", "2023-04-10T00:00:00Z")
     assert code == 1 and "holds no verification run at 2023-04-10T00:00:00Z" in err
+    # which times it could name, and the command that replays the latest with this folder, ready to paste
+    assert ("give the time of a recorded run (recorded: 2023-04-17T00:00:00Z), or run "
+            f"`sitegen verify {example_copy} --snapshots replay` alone to replay the latest") in err, err
     assert tree_digest(example_copy) == before
 
 
@@ -629,6 +632,27 @@ def test_a_replay_recomputes_the_run_it_replays_not_the_studies_included_now(exa
     review = dataclasses.replace(workspace.review, ledger=[e for e, _ in kept], payloads=[p for _, p in kept])
     result = run_module.verify_review(review, workspace.facts, None, "replay")
     assert result.differences == [] and result.not_in_run == [later] and later not in result.studies
+
+
+def test_a_replay_names_the_studies_it_never_verified_and_the_command_for_this_folder(example_copy):
+    # The example's second batch has two reports awaiting full text: a pull request includes them. The replay
+    # passes, and its warning says how to verify them in this very folder, not with a DIRECTORY to fill in.
+    from sitegen.workspace import open_review as opened
+
+    facts = opened(example_copy).facts
+    awaiting = sorted(rid for rid, where in facts.standings.items()
+                      if where.kind == "awaiting" and where.stage == "full-text")
+    [conflict] = facts.conflicts  # settled first: full text follows a settled batch
+    with (example_copy / "screening" / "title-abstract" / "adjudication.csv").open("a") as handle:
+        handle.write(f"{conflict.record_id},exclude,,\n")
+    with (example_copy / "screening" / "full-text" / "reviewer-a.csv").open("a") as handle:
+        handle.writelines(f"{record_id},include,,\n" for record_id in awaiting)
+    code, out, err = run_cli("verify", example_copy, "--snapshots", "replay")
+    assert code == 0, out + err
+    assert "included studies were not verified by the run replayed (2023-04-17T00:00:00Z)" in err
+    assert f"verify them with `sitegen verify {example_copy} --at TIME` where the indexes can be reached" in err
+    assert "DIRECTORY" not in err
+    assert "38 included studies and 0 .bib entries checked: 4 verdicts pass, 76 open items, 0 refusal grade" in out
 
 
 def test_a_replay_after_a_study_with_evidence_was_excluded_passes(example_copy):

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import httpx
 
-from sitegen.errors import OptionInvalid, SitegenError, shown_path
+from sitegen.errors import OptionInvalid, SitegenError, shown_argument, shown_path
 from sitegen.living.facts import ReviewFacts
 from sitegen.living.ledger import append, check_event_time, given_time
 from sitegen.records.model import Record
@@ -108,10 +108,22 @@ def bib_records(path: Path, encoding: str | None = None) -> list[BibEntry]:
     return records
 
 
+def verification_times(review: Review) -> list[str]:
+    """The times of the review's recorded verification runs, earliest first, each once."""
+    return list(dict.fromkeys(event.ts for event, payload in zip(review.ledger, review.payloads, strict=True)
+                              if isinstance(payload, VerificationPayload)))
+
+
 def latest_verification_time(review: Review) -> str | None:
-    times = [event.ts for event, payload in zip(review.ledger, review.payloads, strict=True)
-             if isinstance(payload, VerificationPayload)]
+    times = verification_times(review)
     return times[-1] if times else None
+
+
+def _listed_times(times: list[str]) -> str:
+    """The recorded runs a replay may name, the latest last (at most five: the latest ones)."""
+    shown = times[-5:]
+    return ("recorded: " + ", ".join(shown) if len(shown) == len(times)
+            else f"the latest {len(shown)} of {len(times)}: " + ", ".join(shown))
 
 
 def verify_review(review: Review, facts: ReviewFacts, at: str | None, mode: str = "live",
@@ -123,8 +135,8 @@ def verify_review(review: Review, facts: ReviewFacts, at: str | None, mode: str 
     if mode == "replay":
         at = at or latest_verification_time(review)
         if at is None:
-            raise SitegenError("replay: the ledger holds no verification run to replay; give --at with the time "
-                               "of a recorded run, or run `sitegen verify --snapshots record --at TIME` first")
+            raise SitegenError("replay: the ledger holds no verification run to replay; run "
+                               f"`sitegen verify {shown_argument(review.root)} --snapshots record --at TIME` first")
         given_time(at)
         sources = sources or recorded_sources(review, at)
         # A replay recomputes the run it replays: the studies that run verified (a study excluded since is
@@ -132,7 +144,8 @@ def verify_review(review: Review, facts: ReviewFacts, at: str | None, mode: str 
         verified = recorded_studies(review, at)
         if not verified:
             raise SitegenError(f"replay: the ledger holds no verification run at {at}; give the time of a recorded "
-                               "run (`sitegen verify DIRECTORY --snapshots replay` alone replays the latest)")
+                               f"run ({_listed_times(verification_times(review))}), or run `sitegen verify "
+                               f"{shown_argument(review.root)} --snapshots replay` alone to replay the latest")
         studies = [record_id for record_id in verified if record_id in review.records]
         not_in_run = [record_id for record_id in facts.included if record_id not in verified]
     elif at is None:
