@@ -1043,9 +1043,10 @@ def screen_status(directory: Path, as_json: bool) -> None:
         click.echo(f"{name}: {len(batch.record_ids)} records")
         for stage in item.stages:
             not_retrieved = f", {stage.not_retrieved} not retrieved" if stage.not_retrieved else ""
-            click.echo(f"  {stage.stage}: {stage.records} to screen, {stage.include} included, {stage.exclude} "
-                       f"excluded{not_retrieved}, {stage.maybe} maybe, {stage.conflicts} conflicts, "
-                       f"{stage.pending} pending")
+            # "records at this stage", not "to screen": a stage screened in full has none left to screen.
+            click.echo(f"  {stage.stage}: {counted(stage.records, 'record')} at this stage, {stage.include} "
+                       f"included, {stage.exclude} excluded{not_retrieved}, {stage.maybe} maybe, "
+                       f"{counted(stage.conflicts, 'conflict')}, {stage.pending} pending")
 
 
 @screen.command("conflicts")
@@ -1065,9 +1066,11 @@ def screen_conflicts(directory: Path, as_json: bool) -> None:
         who = ", ".join(f"{reviewer}: {decision}" for reviewer, decision in conflict.decisions.items())
         why = ", for different reasons (not shown while screening is blind)" if conflict.reasons_differ else ""
         click.echo(f"{conflict.stage}  {conflict.record_id}  ({who}{why})\n    {conflict.title}")
-    click.echo(f"{len(found)} conflict(s) awaiting adjudication")
-    if found:  # what to do about them, where the reviewer reads the list
-        click.echo("Settle each with a row in screening/<stage>/adjudication.csv")
+    click.echo(f"{counted(len(found), 'conflict')} awaiting adjudication")
+    # What to do about them, where the reviewer reads the list: the very files to add a row to.
+    for stage in dict.fromkeys(conflict.stage for conflict in found):
+        path = shown_path(directory / "screening" / stage / "adjudication.csv")
+        click.echo(f"Settle each at {stage} with a row in {path}")
 
 
 @screen.command("kappa")
@@ -1119,7 +1122,10 @@ def screen_rank(directory: Path, number: int | None, imported: bool, as_json: bo
         click.echo(json.dumps(order.model_dump(), indent=2, ensure_ascii=False))
         return
     group = f"batch {number}" if number is not None else "imported outside a batch"
-    click.echo(f"{group}: {len(order.rows)} record(s) still to screen, ordered by {order.method}")
+    if not order.rows:
+        click.echo(f"{group}: no record is still to screen at title and abstract")
+        return
+    click.echo(f"{group}: {counted(len(order.rows), 'record')} still to screen, ordered by {order.method}")
     for row in order.rows:  # the method is said once, above; each row says what it adds
         click.echo(f"{row.rank:4}  {row.score:8.3f}  {row.id}\n      {' '.join(row.title.split())}\n"
                    f"      {row.rationale.removeprefix(f'{order.method}: ')}")

@@ -97,8 +97,10 @@ def test_commands_on_the_example(sitegen, tmp_path):
     assert code == 0
     assert "overall, title-abstract: reviewer-a × reviewer-b: Cohen's kappa" in out
     code, out, _ = sitegen("screen", "conflicts", EXAMPLE)
-    assert code == 0 and "1 conflict(s) awaiting adjudication" in out
-    assert "Settle each with a row in screening/<stage>/adjudication.csv" in out  # what to do about it
+    assert code == 0 and "1 conflict awaiting adjudication" in out  # one conflict, never "1 conflict(s)"
+    # What to do about it: the very file to add a row to, in the folder as given, not a pattern to fill in.
+    adjudication = EXAMPLE / "screening" / "title-abstract" / "adjudication.csv"
+    assert f"Settle each at title-abstract with a row in {adjudication}" in out
     assert "adjudicated" not in out and "note" not in out
     code, out, _ = sitegen("screen", "status", EXAMPLE, "--json")
     assert code == 0 and '"batches"' in out
@@ -117,7 +119,7 @@ def test_an_adjudication_settles_a_conflict(sitegen, tmp_path):
     code, out, _ = sitegen("check", review)
     assert code == 0, out
     code, out, _ = sitegen("screen", "conflicts", review)
-    assert "0 conflict(s)" in out
+    assert "0 conflicts awaiting adjudication" in out and "Settle" not in out
 
 
 def test_one_reviewers_decision_awaits_the_second(sitegen, tmp_path):

@@ -106,7 +106,7 @@ def test_records_imported_outside_a_batch_are_ranked_and_in_the_digest_of_their_
     assert code == 0
     assert sorted(row["id"] for row in json.loads(out)["rows"]) == sorted(first + second)
     code, out, _ = sitegen("screen", "rank", example_copy, "--imported")
-    assert code == 0 and out.startswith("imported outside a batch: 2 record(s) still to screen")
+    assert code == 0 and out.startswith("imported outside a batch: 2 records still to screen")
     code, _, err = sitegen("screen", "rank", example_copy, "--batch", "3")
     assert code == 1 and "there is no screening batch 3; rank the records imported outside a batch with --imported" \
         in err
