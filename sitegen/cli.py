@@ -1186,6 +1186,9 @@ def state_show(directory: Path, as_json: bool) -> None:
         for gate in shown["gates"]:
             click.echo(f"  [{'x' if gate['ok'] else ' '}] {gate['check']}" + (f": {gate['detail']}" if gate["detail"]
                                                                              and not gate["ok"] else ""))
+        if all(gate["ok"] for gate in shown["gates"]):  # nothing holds it back: say how to move on
+            click.echo(f"every gate holds: run `sitegen state advance {shown_argument(directory)} --at TIME` to move "
+                       f"to {shown['next_phase']}")
     for name, value in shown["settable"].items():
         click.echo(f"{name}: {'(none)' if value is None else value}")
 

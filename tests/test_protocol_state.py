@@ -248,7 +248,7 @@ def test_phase_gates_refuse_with_reasons(sitegen, example):
     code, _, err = sitegen("state", "advance", example, "--at", "2023-05-01T00:00:00Z")
     assert code == 1
     assert "cannot advance from screening to extraction" in err
-    assert "1 conflict(s)" in err and "2 report(s) await full-text assessment" in err
+    assert "1 conflict" in err and "2 reports await full-text assessment" in err
     assert tree_bytes(example) == before
 
 
@@ -262,16 +262,38 @@ def test_a_refused_advance_names_the_records_that_hold_it_back(sitegen, example)
                         if where.kind == "awaiting" and where.stage == "full-text")
     code, _, err = sitegen("state", "advance", example, "--at", "2023-05-01T00:00:00Z")
     assert code == 1
-    assert f"1 record(s) await screening or adjudication ({conflict.record_id})" in err, err
-    assert f"2 report(s) await full-text assessment ({', '.join(unassessed)})" in err, err
-    assert f"1 conflict(s) ({conflict.record_id} at title-abstract)" in err, err
+    # Each count in the number it needs: "1 record awaits", "2 reports await", never "1 record(s)".
+    assert f"1 record awaits screening or adjudication ({conflict.record_id})" in err, err
+    assert f"2 reports await full-text assessment ({', '.join(unassessed)})" in err, err
+    assert f"1 conflict ({conflict.record_id} at title-abstract)" in err, err
+
+
+def test_state_show_says_how_to_advance_once_every_gate_holds(sitegen, example):
+    """A list of ticked gates alone leaves the reviewer to guess the next step: it names the command, with the
+    folder; while a gate fails it is not offered."""
+    from sitegen.workspace import open_review
+
+    code, out, _ = sitegen("state", "show", example)
+    assert code == 0 and "[ ] no conflict awaits adjudication" in out and "state advance" not in out
+    facts = open_review(example).facts
+    [conflict] = facts.conflicts
+    unassessed = sorted(rid for rid, where in facts.standings.items()
+                        if where.kind == "awaiting" and where.stage == "full-text")
+    with (example / "screening" / "title-abstract" / "adjudication.csv").open("a") as handle:
+        handle.write(f"{conflict.record_id},exclude,,\n")
+    with (example / "screening" / "full-text" / "reviewer-a.csv").open("a") as handle:
+        handle.writelines(f"{record_id},include,,\n" for record_id in unassessed)
+    code, out, _ = sitegen("state", "show", example)
+    assert code == 0 and "[ ]" not in out, out
+    assert f"every gate holds: run `sitegen state advance {example} --at TIME` to move to extraction" in out
 
 
 def test_a_new_review_advances_only_after_its_gates(sitegen, tmp_path):
     review = tmp_path / "new"
     sitegen("init", review)
     code, _, err = sitegen("state", "advance", review, "--at", "2026-01-01T00:00:00Z")
-    assert code == 1 and "the protocol is locked: run `sitegen protocol lock`" in err
+    # The command to run names the folder, ready to paste.
+    assert code == 1 and f"the protocol is locked: run `sitegen protocol lock {review} --at TIME`" in err
     assert sitegen("protocol", "lock", review, "--at", "2026-01-01T00:00:00Z")[0] == 0
     code, out, _ = sitegen("state", "advance", review, "--at", "2026-01-01T00:00:00Z")
     assert code == 0 and "protocol -> searching" in out

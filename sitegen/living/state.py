@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from sitegen.errors import OptionInvalid, SitegenError
+from sitegen.errors import OptionInvalid, SitegenError, shown_argument
 from sitegen.living.facts import ReviewFacts
 from sitegen.living.ledger import append
 from sitegen.records.model import model_data
@@ -32,6 +32,7 @@ from sitegen.review.models import (
 )
 from sitegen.review.transaction import Transaction
 from sitegen.review.write import json_kept_form
+from sitegen.text import counted
 
 
 @dataclass
@@ -64,7 +65,9 @@ def _entry_gates(review: Review, facts: ReviewFacts, target: str) -> list[Gate]:
     """What entering `target` itself asks for."""
     payloads = review.payloads
     locked = any(isinstance(p, ProtocolLockPayload) for p in payloads)
-    lock_gate = Gate("the protocol is locked", locked, "" if locked else "run `sitegen protocol lock`")
+    folder = shown_argument(review.root)  # a command a gate suggests names the folder, ready to paste
+    lock_gate = Gate("the protocol is locked", locked,
+                     "" if locked else f"run `sitegen protocol lock {folder} --at TIME`")
     if target == "searching":
         return [lock_gate]
     if target == "screening":
@@ -74,9 +77,9 @@ def _entry_gates(review: Review, facts: ReviewFacts, target: str) -> list[Gate]:
                        for p in payloads)
         ran = any(isinstance(p, RetrievalPayload) for p in payloads)
         return [lock_gate, Gate("a search has run in full (or records were imported)", searched,
-                                "" if searched else "every run so far was incomplete: run `sitegen update` again once "
-                                "its sources answer" if ran else "run `sitegen monitor add` to set up and run a saved "
-                                "search")]
+                                "" if searched else "every run so far was incomplete: run "
+                                f"`sitegen update {folder} --at TIME` again once its sources answer" if ran
+                                else f"run `sitegen monitor add {folder}` to set up and run a saved search")]
     if target == "extraction":
         counts = facts.prisma
         conflicts = facts.conflicts
@@ -87,11 +90,13 @@ def _entry_gates(review: Review, facts: ReviewFacts, target: str) -> list[Gate]:
                                  if where.kind in ("awaiting", "conflict") and where.stage == stage)
                    for stage in ("title-abstract", "full-text")}
         return [Gate("every record is screened at title and abstract", unscreened == 0,
-                     f"{unscreened} record(s) await screening or adjudication{_named(waiting['title-abstract'])}"),
+                     f"{counted(unscreened, 'record awaits', 'records await')} screening or adjudication"
+                     f"{_named(waiting['title-abstract'])}"),
                 Gate("every report sought is assessed in full text", unassessed == 0,
-                     f"{unassessed} report(s) await full-text assessment{_named(waiting['full-text'])}"),
+                     f"{counted(unassessed, 'report awaits', 'reports await')} full-text assessment"
+                     f"{_named(waiting['full-text'])}"),
                 Gate("no conflict awaits adjudication", not conflicts,
-                     f"{len(conflicts)} conflict(s){_named([f'{c.record_id} at {c.stage}' for c in conflicts])}")]
+                     f"{counted(len(conflicts), 'conflict')}{_named([f'{c.record_id} at {c.stage}' for c in conflicts])}")]
     if target == "synthesis":
         with_evidence = {item.evidence.record_id for item in review.evidence}
         missing = [i for i in facts.included if i not in with_evidence]
