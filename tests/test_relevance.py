@@ -127,6 +127,17 @@ def test_criteria_fit_is_anchored_to_the_protocol_terms(title, abstract, types, 
     assert (scored.axes.criteria, scored.tags) == (criteria, tags)
 
 
+def test_a_look_alike_trap_says_where_each_term_is_once_and_why_once():
+    # It read "'clinical trial' in title ×1 and abstract ×1 in the title, no in-scope term anywhere": the
+    # place said twice, and the reason repeated after every term.
+    scored = one(paper("Lipase stability in a clinical trial cohort",
+                       "A clinical trial of statins; a clinical trial again.", ()))
+    assert scored.tags == ["look-alike-trap"]
+    assert ("look-alike trap: out-of-scope 'clinical trial' in title ×1 and abstract ×2 (in the title, or at "
+            "least 2 times in the abstract), and no in-scope term anywhere") in scored.rationale, scored.rationale
+    assert scored.rationale.count("no in-scope term anywhere") == 1
+
+
 def test_an_excluded_publication_type_fails_a_required_minimum_and_is_named():
     scored = one(paper(IN_TITLE, f"A {PLM} guided protein design.", ("Journal Article", "Editorial")))
     assert scored.axes.criteria == 0.0 and scored.tags == []

@@ -402,9 +402,10 @@ def criteria_fit(criteria: Criteria, in_scope: list[TermHits], out_of_scope: lis
     if traps or excluded:
         fired = []
         if traps:
-            fired.append("look-alike trap: " + ", ".join(f"out-of-scope {_places(hit)}" + (
-                " in the title" if hit.title else " recurring in the abstract") + ", no in-scope term anywhere"
-                for hit in traps))
+            # Where each term was found is said once (its places); why that makes a trap is said once for all.
+            fired.append("look-alike trap: out-of-scope " + ", ".join(_places(hit) for hit in traps)
+                         + f" (in the title, or at least {TRAP_MENTIONS} times in the abstract), and no in-scope "
+                         "term anywhere")
         fired += [f"excluded publication type '{name}' fails a required minimum" for name in excluded]
         return Fit("out", "; ".join(fired), ("look-alike-trap",) if traps else ())
     if not in_scope and not out_of_scope:
