@@ -182,6 +182,20 @@ def test_sitegen_check_reads_a_passage_as_verification_does(example_copy):
     path.write_text(text[:start] + quoted.replace("3 min", "10 min") + text[end:], encoding="utf-8")
     [problem] = inspect(example_copy)[1]
     assert (problem.code, problem.path, problem.line) == ("passage-not-found", "evidence/barsegyan-2014-bla.yaml", 16)
+    # where it stops agreeing, in the passage's own words: a figure or a typo copied wrong is found at once
+    assert problem.message.endswith("it agrees with the abstract as far as '“Norepinephrine administered after', "
+                                    "then has '10', which the abstract does not have there"), problem.message
+
+
+def test_a_passage_from_elsewhere_is_said_to_share_not_even_its_first_word(example_copy):
+    path = example_copy / "evidence" / "barsegyan-2014-bla.yaml"
+    text = path.read_text(encoding="utf-8")
+    start = text.index("      text: >-\n") + len("      text: >-\n")
+    end = text.index("      source: abstract")
+    path.write_text(text[:start] + "        Zebrafish preferred the novel arm.\n" + text[end:], encoding="utf-8")
+    [problem] = inspect(example_copy)[1]
+    assert problem.code == "passage-not-found"
+    assert "not even its first word ('Zebrafish') is in the abstract" in problem.message, problem.message
 
 
 # --------------------------------------------------------------------------- words left out, words of the reviewer's

@@ -62,8 +62,25 @@ def evidence_problems(review: Review, outcomes: dict[str, dict[str, Outcome]]) -
                                         "passage does not occur verbatim in the record's abstract "
                                         "(compared after collapsing whitespace, ligatures, curly quotes, dashes, "
                                         "spaces beside signs, words broken at line ends, and quotes, ellipses and "
-                                        "[brackets] of a quotation)"))
+                                        f"[brackets] of a quotation): {_where_it_departs(abstract, passage.text)}"))
     return problems
+
+
+def _where_it_departs(abstract: str, passage: str) -> str:
+    """Where a passage stops agreeing with the abstract (`abstract` already `comparable_passage`), in the passage's
+    own words: a typo copied into a long passage is found at once, not by reading both side by side."""
+    words = passage.split()
+    agreeing = 0  # the longest opening of the passage, in whole words, that occurs in the abstract
+    while agreeing < len(words) and holds_passage(abstract, comparable_passage(" ".join(words[:agreeing + 1]))):
+        agreeing += 1
+    if agreeing == len(words):  # every word's opening agrees, the whole does not: nothing to point at
+        return "compare it with the abstract as the record holds it"
+    if agreeing == 0:
+        return (f"not even its first word ({words[0]!r}) is in the abstract: is it from the full text (source: "
+                "fulltext) or from another record?")
+    shown = " ".join(words[max(0, agreeing - 6):agreeing])
+    return (f"it agrees with the abstract as far as {('…' if agreeing > 6 else '') + shown!r}, "
+            f"then has {words[agreeing]!r}, which the abstract does not have there")
 
 
 def _repeated_findings(path: str, findings: list[Finding], parsed: Parsed) -> list[Problem]:
