@@ -7,6 +7,7 @@ import pytest
 from test_relevance import ABSTRACT, PLM, PROTOCOL, paper, protocol
 
 from sitegen.records.model import Record
+from sitegen.review.models import Thresholds
 from sitegen.screening.relevance import score_batch
 
 
@@ -103,6 +104,50 @@ def test_a_score_of_exactly_50_is_review():
     [scored] = score_batch([review], protocol(watch=((PLM, 0.6),)), [preprint]).decisions
     assert scored.axes.model_dump() == {"match": 0.3, "criteria": 0.7, "novelty": 0.5}
     assert (scored.score, scored.decision) == (50, "REVIEW") and "REVIEW: score 50 in 50-69" in scored.rationale
+
+
+# --------------------------------------------------------------------------- thresholds overridden (state.json)
+
+# Criteria 1.0 (protein design in the title), the keyword once in the abstract at weight 0.45 (match 0.225), novel:
+# 10.125 + 45 + 10 = 65.125, a score of 65.
+SIXTY_FIVE = paper("Protein design of thermostable lipases", f"A {PLM} ranked candidates.")
+WEIGHED = protocol(watch=((PLM, 0.45),))
+
+
+def test_a_score_of_65_is_review_by_default_and_keep_with_keep_from_60():
+    # Seed 002: "Decision thresholds (default; the calling agent may override)". The rationale names the one in force.
+    [default] = score_batch([SIXTY_FIVE], WEIGHED, []).decisions
+    assert (default.score, default.decision) == (65, "REVIEW") and "REVIEW: score 65 in 50-69" in default.rationale
+    [lowered] = score_batch([SIXTY_FIVE], WEIGHED, [], thresholds=Thresholds(keep_from=60)).decisions
+    assert (lowered.score, lowered.decision) == (65, "KEEP") and lowered.rationale.endswith("KEEP: score 65 ≥ 60")
+    assert lowered.axes == default.axes and lowered.tags == default.tags  # only the decision moves
+    [raised] = score_batch([SIXTY_FIVE], WEIGHED, [], thresholds=Thresholds(keep_from=90, review_from=66)).decisions
+    assert raised.decision == "REVIEW" and "REVIEW: score 65 < 66, but no exclusion fired" in raised.rationale
+
+
+def test_review_from_moves_where_an_excluded_paper_is_dropped():
+    # The seed's look-alike: the keyword once in the abstract of a clinical trial report: 22.5 + 0 + 10 = 33.
+    trap = paper("Enrollment of a clinical trial", f"A {PLM} was mentioned during patient enrollment in a clinical "
+                 "trial; clinical trial sites enrolled patients.")
+    [default] = score_batch([trap], PROTOCOL, []).decisions
+    assert (default.score, default.decision) == (33, "DROP") and "DROP: score 33 < 50" in default.rationale
+    [lowered] = score_batch([trap], PROTOCOL, [], thresholds=Thresholds(keep_from=70, review_from=30)).decisions
+    assert lowered.decision == "REVIEW" and "REVIEW: score 33 in 30-69" in lowered.rationale
+
+
+def test_under_the_cap_nothing_that_scored_from_keep_from_is_dropped():
+    # "Never demote to DROP what scored ≥ 70" with keep_from 60: what scored 65 is demoted to REVIEW, never DROP.
+    papers = [paper(f"Protein design of thermostable lipases, part {n}", f"A {PLM} ranked candidates.",
+                    pmid=f"3900020{n}") for n in range(3)]
+    ranking = score_batch(papers, WEIGHED, [], max_kept=1, thresholds=Thresholds(keep_from=60, review_from=60))
+    assert [(s.score, s.decision) for s in ranking.decisions] == [(65, "KEEP"), (65, "REVIEW"), (65, "REVIEW")]
+    assert all("demoted-for-cap" in s.tags for s in ranking.decisions[1:]) and ranking.calibration.demoted_for_cap == 2
+
+
+@pytest.mark.parametrize(("keep_from", "review_from"), [(50, 51), (101, 50), (70, -1)])
+def test_thresholds_out_of_order_rank_nothing(keep_from, review_from):
+    with pytest.raises(ValueError, match="review_from <= keep_from"):
+        score_batch([SIXTY_FIVE], WEIGHED, [], thresholds=Thresholds(keep_from=keep_from, review_from=review_from))
 
 
 # --------------------------------------------------------------------------- tie-breakers under max_kept

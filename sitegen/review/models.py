@@ -12,7 +12,15 @@ import re
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic import Strict as StrictMode
 from pydantic.dataclasses import dataclass
 
@@ -784,6 +792,24 @@ class VersionRecord(Strict):
 # --------------------------------------------------------------------------- state.json
 
 STATE_SCHEMA_VERSION = 1
+# Seed 002's decision thresholds, "default; the calling agent may override": a digest's score KEEPs from
+# KEEP_FROM and REVIEWs from REVIEW_FROM unless state.json's keep_from and review_from say otherwise.
+KEEP_FROM = 70
+REVIEW_FROM = 50
+
+
+class Thresholds(BaseModel):
+    """The decision thresholds in force (`ReviewState.thresholds`): a score KEEPs from `keep_from` (inclusive) and
+    REVIEWs from `review_from` (inclusive) up to it; below, only an exclusion drops a paper."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    keep_from: int = KEEP_FROM
+    review_from: int = REVIEW_FROM
+
+    @property
+    def seed_defaults(self) -> bool:
+        return (self.keep_from, self.review_from) == (KEEP_FROM, REVIEW_FROM)
 
 
 class ReviewState(Strict):

@@ -15,14 +15,16 @@ audit each decision from its rationale.
    version or a near-identical title 0.0; anything else 1.0.
 
 score = 100 * (0.45 * match + 0.45 * criteria + 0.10 * novelty), KEEP from 70,
-REVIEW from 50, DROP below, but only for a paper an exclusion fired on (a
+REVIEW from 50 (seed 002's defaults; state.json's keep_from and review_from
+override them: `Thresholds`), DROP below, but only for a paper an exclusion fired on (a
 look-alike trap or an excluded publication type): a paper scoring low for want
 of mentions (a term once in the abstract, an out-of-scope term in passing, a
 title like a prior one) is REVIEW, so the digest never buries a paper naming the
 task. A missing abstract (or a placeholder for one) or criteria that say nothing about a paper mean REVIEW
 whatever the score. When more papers are kept than
 `max_kept`, they are re-scored with the stricter criteria pass, then the
-lowest KEEPs are demoted to REVIEW, never DROP. The watchlist is only read.
+lowest KEEPs are demoted to REVIEW, never DROP: nothing that scored from
+keep_from is dropped. The watchlist is only read.
 Scores only order the batch: reviewers decide.
 """
 
@@ -46,12 +48,11 @@ from sitegen.records import preprints
 from sitegen.records.model import Record
 from sitegen.records.titles import folded
 from sitegen.review.folder import cycle_collection_paused
-from sitegen.review.models import ProtocolMeta, RelevanceTerms, WatchTerm
+from sitegen.review.models import ProtocolMeta, RelevanceTerms, Thresholds, WatchTerm
 
 Decision = Literal["KEEP", "REVIEW", "DROP"]
 
-KEEP_FROM = 70
-REVIEW_FROM = 50
+SEED_THRESHOLDS = Thresholds()  # KEEP from KEEP_FROM, REVIEW from REVIEW_FROM: seed 002's defaults
 # Decimal weights, so a score is computed exactly and rounded half up: 32.5 is 33 whatever the
 # float representation of the axes.
 MATCH_WEIGHT = Decimal("0.45")
@@ -685,8 +686,8 @@ def combined_score(match: Decimal, criteria: Decimal, novelty: Decimal) -> int:
     return int(exact.quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
-def decide(score: int, assessment: Assessment) -> tuple[Decision, str]:
-    """The decision, with why; the guardrails come before the thresholds."""
+def decide(score: int, assessment: Assessment, thresholds: Thresholds = SEED_THRESHOLDS) -> tuple[Decision, str]:
+    """The decision, with why; the guardrails come before the thresholds, which the rationale names as they are."""
     if assessment.novelty.covered:
         # Seed 002 forces DROP at novelty 0.0 "already in a prior digest": the exact id kept before. A title nearly
         # like a prior one under another id scores novelty 0 too but is not forced: the caller has deduplicated
@@ -696,26 +697,29 @@ def decide(score: int, assessment: Assessment) -> tuple[Decision, str]:
         return "REVIEW", "REVIEW: abstract missing, and a title alone never decides KEEP or DROP"
     if assessment.fit.kind == "silent":
         return "REVIEW", "REVIEW: criteria silent, a reviewer decides"
-    if score >= KEEP_FROM:
-        return "KEEP", f"KEEP: score {score} ≥ {KEEP_FROM}"
-    if score >= REVIEW_FROM:
-        return "REVIEW", f"REVIEW: score {score} in {REVIEW_FROM}-{KEEP_FROM - 1}"
+    keep_from, review_from = thresholds.keep_from, thresholds.review_from
+    if score >= keep_from:
+        return "KEEP", f"KEEP: score {score} ≥ {keep_from}"
+    if score >= review_from:
+        return "REVIEW", f"REVIEW: score {score} in {review_from}-{keep_from - 1}"
     if assessment.fit.kind != "out":
         # Below the threshold for want of mentions, not because anything excludes it: a paper naming
         # the task once is still a paper on the task. A term count cannot bury it; a reviewer decides.
-        return "REVIEW", (f"REVIEW: score {score} < {REVIEW_FROM}, but no exclusion fired (no look-alike trap, "
+        return "REVIEW", (f"REVIEW: score {score} < {review_from}, but no exclusion fired (no look-alike trap, "
                           "no excluded publication type): only an exclusion drops a paper")
-    return "DROP", f"DROP: score {score} < {REVIEW_FROM}, and an exclusion fired"
+    return "DROP", f"DROP: score {score} < {review_from}, and an exclusion fired"
 
 
 def score_one(assessment: Assessment, stricter: bool,
-              alike: dict[tuple, tuple[Decision, int, Axes, str, tuple[str, ...]]]) -> Scored:
+              alike: dict[tuple, tuple[Decision, int, Axes, str, tuple[str, ...]]],
+              thresholds: Thresholds = SEED_THRESHOLDS) -> Scored:
     """The paper scored and decided. `alike` holds what papers assessed alike (in all but their id) scored
-    in this ranking: many papers name the same terms, so their scores and rationales are worked out once."""
+    in this ranking, under its one `thresholds`: many papers name the same terms, so their scores and
+    rationales are worked out once."""
     key = (assessment.match, assessment.match_note, assessment.fit, assessment.novelty, assessment.has_abstract,
            stricter)
     if key not in alike:
-        alike[key] = _scoring(assessment, stricter)
+        alike[key] = _scoring(assessment, stricter, thresholds)
     decision, score, axes, rationale, tags = alike[key]
     # Every value is already of its field's type (tests/test_relevance_scale.py compares with validated
     # models): validating one model per paper of a 100,000-record review would only copy them. Papers scored
@@ -729,11 +733,12 @@ def score_one(assessment: Assessment, stricter: bool,
 EVERY_SCORED_FIELD = set(Scored.model_fields)
 
 
-def _scoring(assessment: Assessment, stricter: bool) -> tuple[Decision, int, Axes, str, tuple[str, ...]]:
+def _scoring(assessment: Assessment, stricter: bool,
+             thresholds: Thresholds) -> tuple[Decision, int, Axes, str, tuple[str, ...]]:
     usual, strict = CRITERIA_VALUES[assessment.fit.kind]
     criteria = strict if stricter else usual
     score = combined_score(assessment.match, criteria, assessment.novelty.value)
-    decision, why = decide(score, assessment)
+    decision, why = decide(score, assessment, thresholds)
     tightened = " under the stricter pass" if criteria != usual else ""
     notes = [assessment.match_note, f"criteria: {assessment.fit.note} (criteria {_number(criteria)}{tightened})",
              assessment.novelty.note]
@@ -760,36 +765,39 @@ def _demote(scored: Scored, kept: int, max_kept: int) -> Scored:
 
 
 def score_batch(records: list[Record], protocol: ProtocolMeta, prior: list[Record], max_kept: int = 25,
-                covered_in: Mapping[str, str] | None = None) -> Ranking:
+                covered_in: Mapping[str, str] | None = None, thresholds: Thresholds = SEED_THRESHOLDS) -> Ranking:
     """Score and decide a batch of deduplicated records against the records kept in recent digests (`prior`),
-    with the ISO week each was covered in (`covered_in`, by id) where known.
+    with the ISO week each was covered in (`covered_in`, by id) where known, under `thresholds`.
 
     The same records in any order, with `prior` in any order, give the same Ranking.
     """
-    return rank(Scorer(protocol).assess_all(records, prior_index(prior, covered_in)), max_kept)
+    return rank(Scorer(protocol).assess_all(records, prior_index(prior, covered_in)), max_kept, thresholds)
 
 
-def rank(assessments: list[Assessment], max_kept: int) -> Ranking:
+def rank(assessments: list[Assessment], max_kept: int, thresholds: Thresholds = SEED_THRESHOLDS) -> Ranking:
     """Decide a batch of deduplicated papers from their assessments (`Scorer.assess_all`, under one protocol and
-    one prior): a Ranking depends on nothing else, so papers assessed once can be ranked in any grouping."""
+    one prior), with the cap and the thresholds: a Ranking depends on nothing else, so papers assessed once can be
+    ranked in any grouping."""
     if max_kept < 0:
         raise ValueError(f"max_kept must be 0 or more, not {max_kept}")
+    if not 0 <= thresholds.review_from <= thresholds.keep_from <= 100:
+        raise ValueError(f"thresholds must be 0 <= review_from <= keep_from <= 100, not {thresholds}")
     with cycle_collection_paused():  # what a batch's ranking makes holds no reference cycle
-        return _rank(assessments, max_kept)
+        return _rank(assessments, max_kept, thresholds)
 
 
-def _rank(assessments: list[Assessment], max_kept: int) -> Ranking:
+def _rank(assessments: list[Assessment], max_kept: int, thresholds: Thresholds) -> Ranking:
     repeated = sorted(key for key, count in Counter(assessment.id for assessment in assessments).items() if count > 1)
     if repeated:
         # Deduplication is the caller's (seed guardrail 6); two records under one id could not be ordered.
         raise ValueError(f"records must be deduplicated first; repeated id(s): {', '.join(repeated)}")
     alike: dict[tuple, tuple[Decision, int, Axes, str, tuple[str, ...]]] = {}
-    decisions = [score_one(assessment, False, alike) for assessment in assessments]
+    decisions = [score_one(assessment, False, alike, thresholds) for assessment in assessments]
     stricter = len(_kept(decisions)) > max_kept
     if stricter:
         # Only the KEEPs are re-scored: the cap tightens the digest, and must not turn another
         # paper's REVIEW into a DROP because others filled it. Their rationale names the pass.
-        decisions = [score_one(assessment, True, alike) if scored.decision == "KEEP" else scored
+        decisions = [score_one(assessment, True, alike, thresholds) if scored.decision == "KEEP" else scored
                      for assessment, scored in zip(assessments, decisions, strict=True)]
     decisions.sort(key=lambda scored: (-scored.score, scored.id))
     kept = _kept(decisions)
