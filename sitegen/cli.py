@@ -1148,6 +1148,11 @@ def _week(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
 def digest(directory: Path, week: str, out: Path | None, force: bool) -> None:
     """The weekly digest of DIRECTORY: new records of that week ranked, with rationales and calibration.
 
+    A score is KEEP from state.json's keep_from (seed 002's 70 where it sets none) and REVIEW from its
+    review_from (50), with at most max_kept (25) KEEPs; each rationale names the threshold it was decided by.
+    Every week, an earlier one too, is ranked with the thresholds and cap state.json holds now, and the
+    calibration says thresholds other than 70 and 50. Change them with `sitegen state set DIR keep_from N`.
+
     Printed as Markdown, or written to --out; the review folder is never written.
 
     Example:
@@ -1209,12 +1214,17 @@ def state_advance(directory: Path, at: str) -> None:
 @click.argument("field")
 @click.argument("value")
 def state_set(directory: Path, field: str, value: str) -> None:
-    """Set FIELD of DIRECTORY's state.json to VALUE (only max_kept and status_note may be set).
+    """Set FIELD of DIRECTORY's state.json to VALUE (only max_kept, status_note, keep_from and review_from).
+
+    max_kept: the most KEEPs of a weekly digest (1 to 10,000; 25 by default). keep_from and review_from: the
+    digest's scores from which a paper is KEEP and REVIEW (0 to 100, review_from at most keep_from; seed 002's
+    70 and 50 by default); every week's digest, earlier ones too, is then ranked with them.
 
     Example:
 
     \b
       sitegen state set reviews/my-review max_kept 40
+      sitegen state set reviews/my-review keep_from 60
       sitegen state set reviews/my-review status_note "Searches paused until May"
     """
     _remember(directory)

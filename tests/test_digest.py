@@ -254,3 +254,36 @@ def test_an_imported_record_reviewers_included_is_in_the_next_weeks_prior():
     [scored] = weekly(review, screening, "2023-W19").ranking.decisions
     assert (scored.id, scored.axes.novelty, scored.tags[-1]) == (journal.id, 0.5, f"journal-version-of:{preprint.id}")
     assert "covered 2023-W18" in scored.rationale
+
+
+def test_thresholds_set_in_state_json_decide_every_weeks_digest_and_are_said(sitegen, example_copy, tmp_path):
+    """keep_from and review_from decide every week's digest, an earlier week's too, as the cap does: the rationales
+    name them, and the calibration says they are not seed 002's and that earlier weeks are ranked with them now."""
+    code, default, _ = sitegen("digest", example_copy, "--week", "2023-W16")
+    assert code == 0 and "Thresholds:" not in default and "≥ 70" in default and "≥ 60" not in default
+    assert sitegen("state", "set", example_copy, "review_from", "40")[0] == 0
+    assert sitegen("state", "set", example_copy, "keep_from", "60")[0] == 0
+    note = ("Thresholds: KEEP from 60, REVIEW from 40 (state.json's keep_from and review_from, in place of seed 002's "
+            "70 and 50); every batch and week, earlier ones too, is ranked with the thresholds and cap state.json "
+            "holds now.")
+    for week in ("2023-W15", "2023-W16"):
+        code, text, _ = sitegen("digest", example_copy, "--week", week)
+        calibration = text.split("## Calibration")[1]
+        assert code == 0 and note in calibration and "≥ 70" not in text and "in 50\\-69" not in text
+    assert "KEEP: score 69 ≥ 60" in text  # REVIEW by seed 002's thresholds
+    site = tmp_path / "site"
+    build(example_copy, site, environ={})
+    shown = note.replace("'", "&#39;")
+    assert shown in (site / "digests" / "2023-W16.html").read_text()
+    assert note in (site / "downloads" / "digest-2023-W16.md").read_text()
+    batch = (site / "batches" / "2.html").read_text()
+    assert shown in batch.split('class="calibration"')[1] and "≥ 60" in batch and "≥ 70" not in batch
+
+
+def test_the_digest_help_says_the_default_thresholds_and_where_they_are_set(sitegen):
+    from sitegen.review.models import KEEP_FROM, REVIEW_FROM, ReviewState
+
+    code, out, _ = sitegen("digest", "--help")
+    said = " ".join(out.split())
+    assert code == 0 and f"seed 002's {KEEP_FROM} where it sets none" in said and f"review_from ({REVIEW_FROM})" in said
+    assert f"max_kept ({ReviewState.model_fields['max_kept'].default})" in said

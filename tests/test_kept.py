@@ -388,6 +388,12 @@ def _cap(review: Path) -> None:
     (review / "state.json").write_text(json.dumps(state))
 
 
+def _thresholds(review: Path) -> None:
+    state = json.loads((review / "state.json").read_text())
+    state["keep_from"], state["review_from"] = 60, 40
+    (review / "state.json").write_text(json.dumps(state))
+
+
 def _protocol_terms(review: Path) -> None:
     """The watchlist of the protocol texts the batches were locked under (kept on the ledger), reweighted."""
     path = review / "ledger.jsonl"
@@ -398,13 +404,13 @@ def _protocol_terms(review: Path) -> None:
     path.write_text("".join(json.dumps(event) + "\n" for event in events), encoding="utf-8")
 
 
-@pytest.mark.parametrize("change", [_full_text_decision, _title_abstract_include, _record_title, _cap,
+@pytest.mark.parametrize("change", [_full_text_decision, _title_abstract_include, _record_title, _cap, _thresholds,
                                     _protocol_terms])
 def test_a_kept_ranking_is_the_ranking_made_afresh(example_copy: Path, cache: Path, monkeypatch: pytest.MonkeyPatch,
                                                    change) -> None:
     """Whatever changed, the rankings a build reads (kept or made) are those made afresh: a ranking is named by
-    everything it is made from, so a change to any of it (an earlier week's include, a record's text, the cap)
-    makes it again, and a change to none of it (a full-text decision) reads it as kept."""
+    everything it is made from, so a change to any of it (an earlier week's include, a record's text, the cap
+    or the thresholds) makes it again, and a change to none of it (a full-text decision) reads it as kept."""
     before = _rankings(example_copy)
     names = set(cache.glob("ranking-*.pickle"))
     assert len(names) >= 2

@@ -461,11 +461,12 @@ def test_the_synthesis_and_publishing_gates_name_the_studies_that_hold_them_back
 
 @pytest.mark.parametrize("field", ["schema_version", "ledger_head"])
 def test_a_state_json_field_outside_the_whitelist_is_not_settable(sitegen, example, field):
-    """Only max_kept and status_note are settable: widening the whitelist is a decision about who may change what,
-    so the version and the ledger anchor sitegen writes itself are refused as a usage error, nothing written."""
+    """Only max_kept, status_note and seed 002's thresholds are settable: widening the whitelist is a decision about
+    who may change what, so the version and the ledger anchor sitegen writes itself are refused as a usage error,
+    nothing written."""
     from sitegen.review.models import SETTABLE_FIELDS
 
-    assert SETTABLE_FIELDS == ("max_kept", "status_note")
+    assert SETTABLE_FIELDS == ("max_kept", "status_note", "keep_from", "review_from")
     before = tree_bytes(example)
     code, _, err = sitegen("state", "set", example, field, "2")
     assert code == 2 and "Invalid value for 'FIELD'" in err and "cannot be set directly" in err
@@ -540,3 +541,75 @@ def test_a_version_locked_before_the_invisible_character_rule_is_read_as_it_was_
     protocol.write_text(version_3.replace("version: 3", "version: 5"))
     code, out, _ = sitegen("check", example)
     assert code == 1 and "U+202E (RIGHT-TO-LEFT OVERRIDE)" in out
+
+
+# --------------------------------------------------------------------------- seed 002's thresholds in state.json
+
+
+def test_the_thresholds_are_set_and_shown_as_in_force(sitegen, example):
+    """keep_from and review_from (seed 002's "the calling agent may override") are set as max_kept is; a state.json
+    without them shows seed 002's 70 and 50, and a command writing it for another field adds neither."""
+    before = (example / "state.json").read_bytes()
+    assert b"keep_from" not in before and b"review_from" not in before
+    code, out, _ = sitegen("state", "show", example, "--json")
+    assert code == 0 and json.loads(out)["settable"] == {"max_kept": 25, "status_note": None, "keep_from": 70,
+                                                      "review_from": 50}
+    code, _, _ = sitegen("state", "set", example, "max_kept", "25")  # the value it holds: the file is as it was
+    assert code == 0 and (example / "state.json").read_bytes() == before
+    code, out, err = sitegen("state", "set", example, "keep_from", "60")
+    assert (code, out) == (0, "keep_from: 60\n"), err
+    code, out, err = sitegen("state", "set", example, "review_from", "0")
+    assert (code, out) == (0, "review_from: 0\n"), err
+    state = json.loads((example / "state.json").read_text())
+    assert (state["keep_from"], state["review_from"]) == (60, 0)
+    code, out, _ = sitegen("state", "show", example)
+    assert code == 0 and "keep_from: 60\nreview_from: 0\n" in out
+    assert sitegen("check", example)[0] == 0
+
+
+@pytest.mark.parametrize(("field", "value", "said"), [
+    ("keep_from", "101", "'101' is no keep_from: Input should be less than or equal to 100"),
+    ("review_from", "-1", "'-1' is no review_from: Input should be greater than or equal to 0"),
+    ("keep_from", "6.5", "'6.5' is no keep_from: write a whole number from 0 to 100 in the digits 0-9 alone"),
+    ("review_from", " 40", "' 40' is no review_from: write a whole number from 0 to 100"),
+    ("keep_from", "", "'' is no keep_from: write a whole number from 0 to 100"),
+])
+def test_a_threshold_that_is_no_score_is_refused_naming_it(sitegen, example, field, value, said):
+    before = tree_bytes(example)
+    code, _, err = sitegen("state", "set", example, field, value)
+    assert code == 2 and "Invalid value for 'VALUE'" in err and said in err, err
+    assert tree_bytes(example) == before
+
+
+@pytest.mark.parametrize(("field", "value", "said"), [
+    ("keep_from", "40", "keep_from 40 refused: review_from 50 (seed 002's default: state.json sets none) is above "
+                        "keep_from 40: review_from must be at most keep_from; lower review_from first"),
+    ("review_from", "71", "review_from 71 refused: review_from 71 is above keep_from 70 (seed 002's default: "
+                          "state.json sets none): review_from must be at most keep_from; raise keep_from first"),
+])
+def test_thresholds_out_of_order_are_refused_naming_both_and_nothing_is_written(sitegen, example, field, value, said):
+    # Right in itself, wrong beside the review's other threshold: a refusal of the review's (exit 1), not of the
+    # command line.
+    before = tree_bytes(example)
+    code, _, err = sitegen("state", "set", example, field, value)
+    assert code == 1 and f"state.json: {said}; nothing was written" in err, err
+    assert tree_bytes(example) == before
+    # equal thresholds stand: no score is then REVIEW, every one from them is KEEP
+    assert sitegen("state", "set", example, field, "70" if field == "review_from" else "50")[0] == 0
+
+
+@pytest.mark.parametrize(("fields", "line", "said"), [
+    ('"review_from": 80', 4, "review_from: review_from 80 is above keep_from 70 (seed 002's default"),
+    ('"keep_from": 30', 4, "keep_from: review_from 50 (seed 002's default: state.json sets none) is above keep_from 30"),
+    ('"keep_from": 60,\n  "review_from": 61', 5, "review_from: review_from 61 is above keep_from 60"),
+    ('"keep_from": 101', 4, "keep_from: Input should be less than or equal to 100"),
+    ('"review_from": 49.5', 4, "review_from: Input should be a valid integer"),
+    ('"keep_from": true', 4, "keep_from: Input should be a valid integer"),
+])
+def test_thresholds_edited_by_hand_are_checked_at_their_line(sitegen, example, fields, line, said):
+    (example / "state.json").write_text('{\n  "schema_version": 1,\n  "max_kept": 25,\n  ' + fields + "\n}\n")
+    code, out, err = sitegen("check", example)
+    assert code == 1 and f"state.json:{line}:3: error: {said}" in out + err, out + err
+    before = tree_bytes(example)
+    code, _, err = sitegen("state", "set", example, "max_kept", "30")  # nothing is written on a review refused
+    assert code == 1 and tree_bytes(example) == before

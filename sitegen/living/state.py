@@ -29,6 +29,7 @@ from sitegen.review.models import (
     ProtocolLockPayload,
     RetrievalPayload,
     ReviewState,
+    Thresholds,
 )
 from sitegen.review.transaction import Transaction
 from sitegen.review.write import json_kept_form
@@ -131,7 +132,12 @@ def show(review: Review, facts: ReviewFacts) -> dict[str, Any]:
     return {"phase": phase, "since": since, "next_phase": following,
             "gates": [{"check": g.check, "ok": g.ok, "detail": g.detail} for g in checks],
             "batches": sum(1 for p in review.payloads if isinstance(p, BatchPayload)),
-            "settable": {name: getattr(review.state, name) for name in SETTABLE_FIELDS}}
+            "settable": {name: _in_force(review.state, name) for name in SETTABLE_FIELDS}}
+
+
+def _in_force(state: ReviewState, name: str) -> int | str | None:
+    """A settable field's value as the review uses it: a threshold state.json does not set is seed 002's."""
+    return getattr(state.thresholds, name) if name in Thresholds.model_fields else getattr(state, name)
 
 
 def advance(review: Review, facts: ReviewFacts, at: str) -> tuple[str, str]:
@@ -153,19 +159,21 @@ def advance(review: Review, facts: ReviewFacts, at: str) -> tuple[str, str]:
 
 def given_value(name: str, value: str) -> int | str | None:
     """`sitegen state set`'s FIELD and VALUE, checked alone before the review is read: a field that cannot be set,
-    or a value its field refuses whatever the review (a max_kept that is no number from 1 to 10,000), is a usage
-    error naming which (OptionInvalid). The value is given as its field holds it."""
+    or a value its field refuses whatever the review (a max_kept that is no number from 1 to 10,000, a keep_from
+    that is none from 0 to 100), is a usage error naming which (OptionInvalid). The value is given as its field
+    holds it."""
     if name == "phase":
         raise OptionInvalid("FIELD", "'phase' advances only through `sitegen state advance`, which checks its gates")
     if name not in SETTABLE_FIELDS:
         raise OptionInvalid("FIELD", f"{name!r} cannot be set directly; settable fields: {', '.join(SETTABLE_FIELDS)}")
     parsed: int | str | None
-    if name == "max_kept":
+    if name in WHOLE_NUMBERS:
         # ASCII digits alone, as a number is written in the review's files: isdecimal takes Arabic-Indic digits,
         # and pydantic's own reading of a text would take " 5 ", "+5", "5.0" and "1_000" too.
         if not re.fullmatch(r"-?[0-9]+", value):
-            raise OptionInvalid("VALUE", f"{_shown_value(value)} is no max_kept: write a whole number from 1 to "
-                                         "10,000 in the digits 0-9 alone (no sign, point, '_' or spaces)")
+            raise OptionInvalid("VALUE", f"{_shown_value(value)} is no {name}: write a whole number from "
+                                         f"{WHOLE_NUMBERS[name]} in the digits 0-9 alone (no sign, point, '_' or "
+                                         "spaces)")
         # too large either way: the model's limit says how large (int() of thousands of digits would refuse)
         parsed = int(value) if len(value.lstrip("-")) <= 9 else (-1 if value.startswith("-") else 1) * 10**9
     else:
@@ -178,6 +186,10 @@ def given_value(name: str, value: str) -> int | str | None:
         raise OptionInvalid("VALUE", f"{_shown_value(value)} is no {name}: {why}") from None
 
 
+# The settable fields holding a whole number, with the numbers each takes, as a refusal says them.
+WHOLE_NUMBERS = {"max_kept": "1 to 10,000", "keep_from": "0 to 100", "review_from": "0 to 100"}
+
+
 def _shown_value(value: str, limit: int = 60) -> str:
     """VALUE as a refusal quotes it: in full when short, else its start and its length (a 10 KB note
     quoted whole would bury the reason)."""
@@ -187,8 +199,14 @@ def _shown_value(value: str, limit: int = 60) -> str:
 
 
 def set_field(review: Review, name: str, value: int | str | None) -> ReviewState:
-    """Set one whitelisted field of state.json to a value `given_value` gave."""
-    state = ReviewState.model_validate({**model_data(review.state), name: value})
+    """Set one whitelisted field of state.json to a value `given_value` gave. A value right in itself that the
+    review's other settings refuse (a review_from above keep_from) is refused naming both, nothing written."""
+    try:
+        state = ReviewState.model_validate({**model_data(review.state), name: value})
+    except ValidationError as exc:
+        why = "; ".join(error["msg"] for error in exc.errors(include_url=False))
+        first = {"keep_from": "; lower review_from first", "review_from": "; raise keep_from first"}.get(name, "")
+        raise SitegenError(f"state.json: {name} {value} refused: {why}{first}; nothing was written") from None
     transaction = Transaction(review.root)
     transaction.write("state.json", json_kept_form(review.root / "state.json", model_data(state)))
     transaction.commit()

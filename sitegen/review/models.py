@@ -17,12 +17,14 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
+    ValidationError,
     ValidationInfo,
     field_validator,
     model_validator,
 )
 from pydantic import Strict as StrictMode
 from pydantic.dataclasses import dataclass
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from sitegen.records.citations import SOURCE as CITATION_SOURCE
 from sitegen.records.citations import parse_citation_query
@@ -827,9 +829,45 @@ class ReviewState(Strict):
     ledger_head: LedgerAnchor | None = Field(
         default=None, description="the ledger's last event when sitegen last appended to it (written by sitegen, "
         "never set by hand): a ledger that lost its tail no longer ends there")
+    # Absent (None): seed 002's defaults, and a state.json without them is written without them, as before.
+    keep_from: int | None = Field(
+        default=None, ge=0, le=100, description=f"a weekly digest's score from which a paper is KEEP (0-100, at least "
+        f"review_from; absent: seed 002's {KEEP_FROM})")
+    review_from: int | None = Field(
+        default=None, ge=0, le=100, description=f"a weekly digest's score from which a paper is REVIEW, up to keep_from "
+        f"(0-100, at most keep_from; absent: seed 002's {REVIEW_FROM}); below it, only a paper an exclusion fired "
+        "on is DROP")
+
+    @property
+    def thresholds(self) -> Thresholds:
+        return Thresholds(keep_from=KEEP_FROM if self.keep_from is None else self.keep_from,
+                          review_from=REVIEW_FROM if self.review_from is None else self.review_from)
+
+    @model_validator(mode="after")
+    def _review_before_keep(self) -> ReviewState:
+        problem = threshold_problem(self.keep_from, self.review_from)
+        if problem is not None:
+            # Located at the field written (review_from when both are), so a hand edit is refused at its line.
+            field = "keep_from" if self.review_from is None else "review_from"
+            raise ValidationError.from_exception_data(type(self).__name__, [InitErrorDetails(
+                type=PydanticCustomError("thresholds", problem), loc=(field,), input=getattr(self, field))])
+        return self
 
 
-SETTABLE_FIELDS = ("max_kept", "status_note")  # widening this is a decision about who may change what
+def threshold_problem(keep_from: int | None, review_from: int | None) -> str | None:
+    """Why state.json's keep_from and review_from (None: absent, seed 002's default) cannot stand together: a
+    score must reach REVIEW no later than KEEP. None when they can."""
+    keep = KEEP_FROM if keep_from is None else keep_from
+    review = REVIEW_FROM if review_from is None else review_from
+    if review <= keep:
+        return None
+    keep_said = f"keep_from {keep}" + (" (seed 002's default: state.json sets none)" if keep_from is None else "")
+    review_said = f"review_from {review}" + (" (seed 002's default: state.json sets none)" if review_from is None
+                                             else "")
+    return f"{review_said} is above {keep_said}: review_from must be at most keep_from"
+
+
+SETTABLE_FIELDS = ("max_kept", "status_note", "keep_from", "review_from")  # widening this is a decision about who may change what
 
 
 # --------------------------------------------------------------------------- snapshots/index.jsonl

@@ -31,7 +31,16 @@ from sitegen.errors import OptionInvalid, SitegenError
 from sitegen.records.providers import label as provider_label
 from sitegen.review import kept
 from sitegen.review.folder import Review, locked_protocol
-from sitegen.review.models import ProtocolLockPayload, ProtocolMeta, RetrievalPayload, parse_timestamp, utc_day
+from sitegen.review.models import (
+    KEEP_FROM,
+    REVIEW_FROM,
+    ProtocolLockPayload,
+    ProtocolMeta,
+    RetrievalPayload,
+    Thresholds,
+    parse_timestamp,
+    utc_day,
+)
 from sitegen.screening.relevance import (
     Assessment,
     Prior,
@@ -65,6 +74,8 @@ class Digest(BaseModel):
     # The week's search runs a source did not answer in full ("PubMed (label) in the run of object-in-context on
     # 2026-06-01"): its new records may be missing, so the digest is not every new record of the week.
     unreached: list[str] = []
+    # The thresholds it was ranked with: state.json's as they are now, whatever the week (as its cap is).
+    thresholds: Thresholds = Thresholds()
 
 
 def iso_week(timestamp: str) -> str:
@@ -191,7 +202,8 @@ class Relevance:
         None when a record has no line to be known by."""
         digests = self.review.record_digests
         digest = hashlib.sha256(self.protocol(version)[1].model_dump_json().encode())
-        digest.update(repr((start, self.review.state.max_kept)).encode())
+        state = self.review.state
+        digest.update(repr((start, state.max_kept, state.thresholds.keep_from, state.thresholds.review_from)).encode())
         for group in (self._prior_weeks(start).items(), ((record_id, "") for record_id in record_ids)):
             digest.update(b"\0group")
             for record_id, week in group:
@@ -208,7 +220,8 @@ class Relevance:
         assessed = self._scorers[version].assess_all([self.review.records[i] for i in new], self._prior(start))
         for record_id, assessment in zip(new, assessed, strict=True):
             self._assessments[version, start, record_id] = assessment
-        return rank([self._assessments[version, start, i] for i in record_ids], self.review.state.max_kept)
+        return rank([self._assessments[version, start, i] for i in record_ids], self.review.state.max_kept,
+                    self.review.state.thresholds)
 
     def batch(self, batch: Batch, record_ids: list[str] | None = None) -> Ranking:
         """A batch (or `record_ids` of it) ranked under the protocol version it is screened under."""
@@ -227,7 +240,8 @@ class Relevance:
         version = max((b.protocol_version or 0 for b in arrived), default=None)
         imported = sum(len(self.screening.to_screen(b.record_ids)) for b in arrived if b.number is None)
         return Digest(week=week, batches=[b.number for b in arrived if b.number], imported=imported,
-                      ranking=self.rank(record_ids, version, start), unreached=self._unreached(week))
+                      ranking=self.rank(record_ids, version, start), unreached=self._unreached(week),
+                      thresholds=self.review.state.thresholds)
 
     def _unreached(self, week: str) -> list[str]:
         """Each strategy a run of the week did not get answered in full, as the ledger records it."""
@@ -315,7 +329,18 @@ def calibration_summary(digest: Digest) -> str:
             f"{c.force_dropped_already_covered}; demoted to review for the cap {c.demoted_for_cap}; "
             f"stricter criteria pass applied: {'yes' if c.stricter_pass_applied else 'no'}."
             + (f" {_in_scope_without_watchlist_term(c.in_scope_without_watchlist_term)} (it is the protocol's to "
-               "change, never the digest's)." if c.in_scope_without_watchlist_term else ""))
+               "change, never the digest's)." if c.in_scope_without_watchlist_term else "")
+            + (f" {thresholds_note(digest.thresholds)}" if not digest.thresholds.seed_defaults else ""))
+
+
+def thresholds_note(thresholds: Thresholds) -> str:
+    """What a ranking says of thresholds other than seed 002's: their values, and that every ranking, an earlier
+    week's too, is made with those state.json holds now (as with its cap), not those in force back then. Seed 002's
+    own are said by each rationale alone ("KEEP: score 84 ≥ 70"), as every digest said them before they could be
+    changed."""
+    return (f"Thresholds: KEEP from {thresholds.keep_from}, REVIEW from {thresholds.review_from} (state.json's "
+            f"keep_from and review_from, in place of seed 002's {KEEP_FROM} and {REVIEW_FROM}); every batch and week, "
+            "earlier ones too, is ranked with the thresholds and cap state.json holds now.")
 
 
 def _in_scope_without_watchlist_term(count: int) -> str:

@@ -32,7 +32,14 @@ from sitegen.records.model import Record
 from sitegen.review.folder import Review
 from sitegen.review.models import Evidence
 from sitegen.review.write import pretty_json
-from sitegen.screening.digest import Digest, Relevance, digest_markdown, rank_batches, weekly_digests
+from sitegen.screening.digest import (
+    Digest,
+    Relevance,
+    digest_markdown,
+    rank_batches,
+    thresholds_note,
+    weekly_digests,
+)
 from sitegen.screening.outcomes import Outcome
 from sitegen.screening.relevance import Ranking
 from sitegen.site import charts, prisma_csv, prisma_svg, records, searches, studies, verification, versions
@@ -234,9 +241,11 @@ def screening(site: Site) -> Files:
         # The page shows the batch and its records' title-and-abstract outcomes, not its stages' counts: a decision at
         # full text leaves it as it was. The records imported outside a batch are ranked under the current protocol
         # (`rank_batches`): their page names its version. A batch's names the version it is screened under, its own.
+        thresholds = site.review.state.thresholds  # as the ranking was made with: said when not seed 002's
         context = {"batch": item.batch, "duplicates": item.duplicates, "calibration": ranking.calibration,
                    "matched_within": len(matched_within(item.batch.record_ids, item.batch.matched,
-                                                        site.facts.canonicals))}
+                                                        site.facts.canonicals)),
+                   "thresholds_note": "" if thresholds.seed_defaults else thresholds_note(thresholds)}
         if item.batch.number is None:
             context["current_protocol"] = site.review.protocol.meta.version
         yield Page(path, lambda path=path, ranking=ranking, ranked=ranked, context=context: site.page_in_parts(
