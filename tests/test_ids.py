@@ -172,6 +172,31 @@ def test_a_field_with_several_dois_gives_one_only_when_they_agree():
     assert normalise_doi("10.1000/a,b") == "10.1000/a,b"
 
 
+# MEDLINE's AID/LID values, and exports copying them into one DOI field (RIS DO, CSV doi, BibTeX doi), in either
+# order and with any separator: the value tagged [doi] is the DOI, a value tagged as another id never is.
+PII = "S0140-6736(20)30183-5"
+TAGGED_FIELDS = [
+    ("10.1000/abc [doi] S0140-6736(20)30183-5 [pii]", "10.1000/abc"),
+    ("S0140-6736(20)30183-5 [pii] 10.1000/abc [doi]", "10.1000/abc"),
+    ("10.1000/ABC [DOI]; S0140-6736(20)30183-5 [PII]", "10.1000/abc"),
+    ("S0140-6736(20)30183-5 [pii];10.1000/abc [doi]", "10.1000/abc"),
+    ("10.1000/abc [doi], S0140-6736(20)30183-5 [pii]", "10.1000/abc"),
+    ("10.1000/abc [doi]\nS0140-6736(20)30183-5 [pii]", "10.1000/abc"),
+    ("31234567 [pmid] 10.1000/abc [doi] PMC1234567 [pmc]", "10.1000/abc"),
+    ("10.1000/abc [doi] 10.1000/abc", "10.1000/abc"),  # the same DOI twice is that DOI
+    ("S0140-6736(20)30183-5 [pii]", None),
+    ("10.1016/S0140-6736(20)30183-5 [pii]", None),  # shaped like a DOI, but tagged as a PII
+    ("10.1016/S0140-6736(20)30183-5 [pii] 10.1000/abc [doi]", "10.1000/abc"),
+    ("10.1000/abc [doi] S0140-6736(20)30183-5 [pii] 10.1000/def [doi]", None),  # two DOIs: ambiguous
+    ("10.1000/def [doi]; 10.1000/abc [doi]; S0140-6736(20)30183-5 [pii]", None),
+]
+
+
+@pytest.mark.parametrize(("field", "doi"), TAGGED_FIELDS)
+def test_the_doi_tagged_doi_is_read_wherever_it_stands_and_no_other_tagged_id_is(field, doi):
+    assert normalise_doi(field) == doi
+
+
 def test_an_arxiv_id_in_a_doi_field_is_no_doi_but_is_an_arxiv_id():
     for written in ("arXiv:2101.00001", "2101.00001v2", "arXiv:hep-th/9901001v1", "https://arxiv.org/abs/2101.00001"):
         assert normalise_doi(written) is None

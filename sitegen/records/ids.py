@@ -42,6 +42,11 @@ _DOI_PREFIXES = re.compile(
 _URL_FORM = re.compile(r"^(?:https?:)?//", re.IGNORECASE)
 # PubMed's AID field tags a DOI " [doi]" (and its other article ids " [pii]", which are no DOI).
 _PUBMED_TAG = re.compile(r"\s*\[doi\]$", re.IGNORECASE)
+# One of PubMed's other article ids with its tag ("S0140-6736(20)30183-5 [pii]", "123 [pmc]"): a value followed by
+# a bracketed word that is not "doi". MEDLINE's AID and LID lines, and exports copying them into one DOI field,
+# join them in either order ("10.1000/abc [doi] S0140… [pii]"), so it is removed wherever it stands: even a value
+# shaped like a DOI is none when tagged as another id. Only from a word's start ((?<!\S)), so it is tried once a word.
+_OTHER_TAGGED_ID = re.compile(r"(?<!\S)[^\s\[]\S*+\s+\[(?!doi\])[A-Za-z]+\](?:[\s,;]++|$)", re.IGNORECASE)
 # Where a field holding several DOIs ("10.1/a, 10.1/b", "10.1/a;10.1/b", "10.1/a 10.1/b") separates
 # them: a separator whose next word holds a DOI's start. A SICI DOI's own ';' (…CO;2-#) is no separator.
 # A run of separators is tried from its start only ((?<!…)), as names.AUTHORS_AND, and whole (++: a DOI's start
@@ -86,8 +91,8 @@ def normalise_doi(value: object) -> str | None:
     """The lower-case DOI in any common written form, or None.
 
     Removes labels and resolver or publisher address parts, invisible (format) characters, PubMed's
-    " [doi]" tag, surrounding quotes and brackets, a URL's query and fragment, and trailing sentence
-    punctuation, '/' and dashes; keeps what can end a DOI (a balanced ')' as in
+    " [doi]" tag and the other article ids PubMed tags beside it (" [pii]": never a DOI, wherever it
+    stands), surrounding quotes and brackets, a URL's query and fragment, and trailing sentence punctuation, '/' and dashes; keeps what can end a DOI (a balanced ')' as in
     10.1016/s0166-4328(98)00079-5, a SICI check character '#').
 
     A field naming several different DOIs ("10.1/a, 10.1/b") is ambiguous and gives None: which one
@@ -142,6 +147,9 @@ def _doi_in(text: str, stand_ins: bool = True) -> str | None:
     text = _unwrap((_visible(text) if stand_ins else _without_format(text)).strip())
     if len(text) > 2048:
         return None
+    if "[" in text:
+        text, removed = _OTHER_TAGGED_ID.subn(" ", text)
+        text = text.strip(" \t\n,;") if removed else text  # the separator that stood before it
     if "&" in text and ";" in text:  # an HTML-escaped SICI DOI (…43:4&lt;407::AID-JBM7&gt;3.0.CO;2-R) is that DOI
         text = html.unescape(text)
     found = {doi for piece in _BETWEEN_DOIS.split(text) if (doi := _one_doi(piece))}
