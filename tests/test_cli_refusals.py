@@ -38,6 +38,9 @@ PATHS_REFUSED = [
     (("build", "{file}/", "--out", "{folder}/site"), "'DIRECTORY': {file}/ cannot be opened (Not a directory)"),
     (("schema", "--out", "{file}/x"), "'--out': {file}/x cannot be opened (Not a directory)"),
     (("dedupe", "{folder}", "--out", "{folder}/o.csv"), "'SOURCE': {folder} is a folder, not a file"),
+    (("build", "{review}", "--out", "{file}"), "'--out': {file} is not a folder"),
+    (("publish", "{review}", "--out", "{file}"), "'--out': {file} is not a folder"),
+    (("init", "{file}"), "'DIRECTORY': {file} is not a folder"),
     (("import", "{review}", "{file}/", "--at", "2026-01-02T00:00:00Z"),
      "'FILES...': {file}/ ends in '/', which names a folder; give a file name"),
     (("import", "{review}", "-", "--at", "2026-01-02T00:00:00Z"),
@@ -186,17 +189,41 @@ def test_search_with_a_review_that_is_no_review_folder_says_so_first(sitegen, tm
 
 
 def test_a_loop_draft_or_bib_that_does_not_exist_is_said_so(sitegen, tmp_path):
-    """It said "--draft …/nope.md is not a file", as of a folder, and not where a relative path was looked for."""
+    """It said "--draft …/nope.md is not a file", as of a folder, and not where a relative path was looked for. A path
+    that is not there, or a folder where a file is wanted, is a usage error (exit 2), as the README's table says: it
+    was exit 1, the CLI being unable to tell it (a relative --draft is in the manuscript's folder)."""
     folder = tmp_path / "paper é"
     folder.mkdir()
     (folder / "refs.bib").write_text("", encoding="utf-8")
     code, _, err = sitegen("loop", folder, "--topic", "t", "--draft", "nope.md")
-    assert code == EXIT_INVALID
-    assert err == f"error: --draft {folder}/nope.md does not exist (a relative --draft is in {folder})\n"
+    assert code == EXIT_USAGE
+    assert err.endswith(f"Invalid value for '--draft': {folder}/nope.md does not exist (a relative --draft is in "
+                        f"{folder})\n"), err
     (folder / "draft.md").mkdir()
     code, _, err = sitegen("loop", folder, "--topic", "t", "--draft", "draft.md")
-    assert (code, err) == (EXIT_INVALID, f"error: --draft {folder}/draft.md is not a file\n")
-    assert sorted(path.name for path in folder.iterdir()) == ["draft.md", "refs.bib"]
+    assert code == EXIT_USAGE and err.endswith(f"Invalid value for '--draft': {folder}/draft.md is not a file\n"), err
+    (folder / "draft.md").rmdir()
+    (folder / "draft.md").write_text("A claim [@a].\n", encoding="utf-8")
+    (folder / "rounds").write_text("mine\n", encoding="utf-8")  # --out is in the manuscript's folder, as --draft
+    code, _, err = sitegen("loop", folder, "--topic", "t", "--out", "rounds", "--snapshots", "replay")
+    assert code == EXIT_USAGE and err.endswith(f"Invalid value for '--out': {folder}/rounds is not a folder\n"), err
+    assert sorted(path.name for path in folder.iterdir()) == ["draft.md", "refs.bib", "rounds"]
+
+
+def test_a_site_folder_that_is_a_file_is_a_usage_error_wherever_it_is_found(example_copy, tmp_path):
+    """`build --out FILE`: the CLI says "is not a folder" (exit 2) as it parses --out, but the library, called
+    itself or finding the file there by the time it builds, refused it as exit 1, the status of a folder sitegen
+    will not write into. A path that is not a folder where one is wanted is a wrong command line: exit 2."""
+    from sitegen import commands
+    from sitegen.errors import OptionInvalid
+
+    taken = tmp_path / "site"
+    taken.write_text("mine\n", encoding="utf-8")
+    for build in (commands.build, commands.publish):
+        with pytest.raises(OptionInvalid) as refused:
+            build(example_copy, taken, None)
+        assert refused.value.exit_code == EXIT_USAGE and str(refused.value) == f"--out {taken} is a file, not a folder"
+    assert taken.read_text(encoding="utf-8") == "mine\n"
 
 
 def test_a_folder_sitegen_will_not_write_into_is_a_refusal_and_a_file_force_would_replace_a_usage_error(

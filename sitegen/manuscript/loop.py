@@ -211,8 +211,12 @@ class Manuscript(BaseModel):
 def find_manuscript(directory: Path, topic: str, draft: Path | None = None, bib_file: Path | None = None,
                     out: Path | None = None) -> Manuscript:
     """The draft and .bib of MANUSCRIPT_DIR (the only .md and .bib there unless named)."""
+    # A path that is not there, or not of the kind wanted, is a wrong command line (exit 2, naming its option), as the
+    # CLI says when it parses a path: it cannot tell these, a relative --draft, --bib or --out being in DIRECTORY.
     if not directory.is_dir():
-        raise SitegenError(f"{shown_path(directory)} is not a folder")
+        raise OptionInvalid("DIRECTORY", f"{shown_path(directory)} is not a folder")
+    if out is not None and (directory / out).exists() and not (directory / out).is_dir():
+        raise OptionInvalid("--out", f"{shown_path(directory / out)} is not a folder")
     chosen = []
     for given, suffix, option in ((draft, ".md", "--draft"), (bib_file, ".bib", "--bib")):
         if given is not None:
@@ -220,7 +224,7 @@ def find_manuscript(directory: Path, topic: str, draft: Path | None = None, bib_
             if not path.is_file():  # a missing file said as such: "is not a file" read as a folder's name
                 why = "is not a file" if path.exists() else "does not exist" + (
                     f" (a relative {option} is in {shown_path(directory)})" if not given.is_absolute() else "")
-                raise SitegenError(f"{option} {shown_path(path)} {why}")
+                raise OptionInvalid(option, f"{shown_path(path)} {why}")
         else:
             found = sorted(path for path in directory.glob(f"*{suffix}") if path.is_file()
                            and path.name.lower() != "readme.md")

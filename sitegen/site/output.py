@@ -51,7 +51,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
-from sitegen.errors import BuildError, LockHeld, OutputRefused, shown_path
+from sitegen.errors import BuildError, LockHeld, OptionInvalid, OutputRefused, shown_path
 from sitegen.files import read_file
 from sitegen.review.write import keep_folder_identity, named_as, written
 
@@ -129,7 +129,9 @@ def refuse_unsafe_output(review_dir: Path, out: Path) -> None:
         raise OutputRefused(f"refusing to build into {shown_path(out)}: it is inside the review folder; "
                             "the site is derived and belongs outside it (the default is ./site)")
     if target.exists() and not target.is_dir():
-        raise OutputRefused(f"refusing to build into {shown_path(out)}: it is a file, not a folder")
+        # A path that is not a folder where one is wanted: the command line is wrong (exit 2), as the CLI says of
+        # it when it parses --out, and as of `init FILE`; here when the library is called, or the file came since.
+        raise OptionInvalid("--out", f"{shown_path(out)} is a file, not a folder")
     if target.is_dir() and os.path.ismount(target):
         raise OutputRefused(f"refusing to build into {shown_path(out)}: it is a mount point (a container's volume, say), which "
                             "cannot be replaced as a whole as a new site is swapped in; build into a folder inside it "
