@@ -666,6 +666,9 @@ def test_a_saved_strategy_that_would_break_every_run_is_named(example_copy, site
     path.write_text(json.dumps(search, indent=2) + "\n")
     result, out, _ = sitegen("check", example_copy)
     assert result == 1 and f"[{code}]" in out and "strategies[1]" in out
+    # at the query's line, as every problem of a saved search (the query-unsupported ones had none)
+    line = [number for number, row in enumerate(path.read_text().splitlines(), start=1) if '"query"' in row][1]
+    assert f"{path}:{line}:7: error: strategies[1]" in out, out
 
 
 def test_a_saved_searchs_problem_is_placed_at_its_line_in_the_file_as_read(example_copy, sitegen):
@@ -1374,3 +1377,28 @@ def test_a_file_the_system_will_not_let_be_read_is_a_problem_on_that_file(sitege
     code, out, err = sitegen("check", example_copy, "--format", "github")
     assert code == 1 and not err, err
     assert f"::error file={rel},title=sitegen unreadable::file could not be read (Permission denied)" in out
+
+
+@pytest.mark.parametrize(("query", "position"), [
+    ("stroke AND", 8),  # AND needs a term after it
+    ('"object" AND', 10),  # escaped quotes before it: \" is two characters in the file, one in the query
+    ("caf\u00e9 \U00020000 (rat", 8),  # \u00e9 and a surrogate pair (\ud840\udc00) before it: one character each
+    ("caf\u00e9 \U0001f600 rat", 6),  # the character refused is itself a surrogate pair
+    ("rat\tOR (mouse", 8),  # a tab written \t
+])
+def test_a_grammar_error_in_a_saved_query_is_placed_at_its_character(example_copy, sitegen, query, position):
+    """`check` named no line for a `syntax: sitegen` query the grammar refuses, where the duplicate-strategy check
+    beside it gives the query's line: it is at the line, and at the column of the character the grammar stopped at
+    (the file's escapes read as the one character each is)."""
+    path = example_copy / "searches" / "object-in-context.json"
+    search = json.loads(path.read_text())
+    search["strategies"].append({"source": "openalex", "query": query, "syntax": "sitegen", "label": "broken"})
+    text = json.dumps(search, indent=2) + "\n"  # ASCII: é and the emoji written as \u escapes
+    path.write_text(text)
+    line, row = [(number, row) for number, row in enumerate(text.splitlines(), start=1) if '"query"' in row][1]
+    opening = row.index('"query": ') + len('"query": ')  # 0-based: the string's opening quote
+    column = opening + len(json.dumps(query[:position - 1]))  # past the quote and the escaped text before it
+    result, out, _ = sitegen("check", example_copy)
+    assert result == 1
+    assert f"{path}:{line}:{column}: error: strategies[1].query: position {position}: " in out, out
+    assert row[column - 1] == json.dumps(query[position - 1])[1]  # the file's character there is the query's

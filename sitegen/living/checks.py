@@ -163,9 +163,13 @@ def _search_problems(review: Review) -> list[Problem]:
                 if strategy.method == "database":
                     provider_query(strategy.source, strategy.query, native=strategy.syntax == "native")
             except QuerySyntaxError as exc:
-                problems.append(Problem(rel, None, None, "query-syntax", f"strategies[{index}].query: {exc}"))
-            except UnsupportedQuery as exc:
-                problems.append(Problem(rel, None, None, "query-unsupported",
+                # At the character the grammar stopped at, as the duplicate-strategy check below places its query.
+                line, column = review.search_files[monitor_id].parsed.character_position(
+                    ("strategies", index, "query"), exc.position - 1) or (None, None)
+                problems.append(Problem(rel, line, column, "query-syntax", f"strategies[{index}].query: {exc}"))
+            except UnsupportedQuery as exc:  # the query as a whole: at its line
+                problems.append(Problem(rel, *_search_at(review, monitor_id, "strategies", index, "query"),
+                                        "query-unsupported",
                                         f"strategies[{index}]: {label(strategy.source)} cannot run this query: {exc}"))
         for index, earlier, kind in strategy_repeats(search.strategies):
             field = "query" if kind == "strategy-repeated" else "label"

@@ -679,6 +679,12 @@ class Parsed:
     positions: dict[Loc, Position] = field(default_factory=dict)
     source: str | None = None  # JSON text, where positions are found on demand
 
+    def character_position(self, loc: Loc, offset: int) -> Position | None:
+        """Where character `offset` (0-based) of the string at `loc` is written (JSON only), else where `loc` is."""
+        if self.source is not None and (found := json_character_position(self.source, loc, offset)):
+            return found
+        return self.position(loc)
+
     def position(self, loc: Loc) -> Position | None:
         if self.source is not None:
             return json_position(self.source, loc)
@@ -697,6 +703,42 @@ def json_position(text: str, loc: Loc) -> Position:
     """Where `loc`, or its longest prefix present, starts in the JSON `text`: for an object
     member, its key (as YAML positions are given). Sibling values on the way are skipped by
     the C parser, so this is linear in the text, however large."""
+    return _line_and_column(text, _json_place(text, loc)[0])
+
+
+def _line_and_column(text: str, index: int) -> Position:
+    return text.count("\n", 0, index) + 1, index - text.rfind("\n", 0, index)
+
+
+def json_character_position(text: str, loc: Loc, offset: int) -> Position | None:
+    """Where character `offset` (0-based) of the string at `loc` is written in the JSON `text`, its escapes
+    (\\n, \\u00e9, a surrogate pair) read as the one character each stands for; None when `loc` is not there,
+    is no string, or is shorter. A JSON string is on one line, so the line is the string's."""
+    found, value, whole = _json_place(text, loc)
+    if not whole or not text.startswith('"', value):
+        return None
+    index = value + 1
+    for _ in range(offset):
+        if text.startswith('"', index):
+            return None  # the string ended first
+        index += _escape_length(text, index) if text.startswith("\\", index) else 1
+    return _line_and_column(text, index)
+
+
+def _escape_length(text: str, index: int) -> int:
+    """The length of the escape at `index` of a JSON string, as one decoded character: a \\u escape of a high
+    surrogate followed by one of a low surrogate is one character, as Python's json reads it."""
+    if not text.startswith("\\u", index):
+        return 2
+    if (0xD800 <= int(text[index + 2:index + 6], 16) < 0xDC00 and text.startswith("\\u", index + 6)
+            and 0xDC00 <= int(text[index + 8:index + 12], 16) < 0xE000):
+        return 12
+    return 6
+
+
+def _json_place(text: str, loc: Loc) -> tuple[int, int, bool]:
+    """Where `loc`, or its longest prefix present, starts in `text` (an object member's key), where its value
+    starts, and whether the whole of `loc` was found."""
     def blank(index: int) -> int:
         return _WHITESPACE.match(text, index).end()
 
@@ -724,9 +766,9 @@ def json_position(text: str, loc: Loc) -> Position:
             else:
                 member = (cursor, cursor) if not text.startswith("]", cursor) else None
         if member is None:
-            break
+            return found, index, False
         found, index = member
-    return text.count("\n", 0, found) + 1, found - text.rfind("\n", 0, found)
+    return found, index, True
 
 
 def _walk(root: yaml.Node, rel: str, place: _Placer,
