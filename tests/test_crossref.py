@@ -599,3 +599,37 @@ def test_a_retraction_notice_seen_marks_the_work_it_retracts_retracted():
     # the link lives in records.jsonl: a record read back still names the work it is about
     assert Record.model_validate_json(notice_record.model_dump_json(by_alias=True)).custom.notice_of == \
         notice_record.custom.notice_of
+
+
+def test_a_retraction_notice_seen_beside_a_work_reinstated_later_leaves_it_reinstated():
+    """The article's own record lists the retraction (2019-03-01) and a later reinstatement (2021-06-30): it is read
+    as not retracted. The retraction notice met beside it in deduplication marked it retracted again, the article's
+    record keeping no trace of the reinstatement and the notice no date. One rule (`retraction_lifted`) for both."""
+    article_item = plos("10.1371/journal.pone.0147433")
+    doi = article_item["DOI"].lower()
+    article_item["updated-by"] = [
+        {"DOI": "10.1371/journal.pone.0143505", "type": "retraction", "updated": {"date-parts": [[2019, 3, 1]]}},
+        {"DOI": "10.9999/reinstated", "type": "reinstatement", "updated": {"date-parts": [[2021, 6, 30]]}}]
+    article = crossref.work_to_record(article_item)
+    assert not article.custom.retracted and article.custom.updates == []
+    assert [(r.doi, r.date) for r in article.custom.reinstatements] == [("10.9999/reinstated", [2021, 6, 30])]
+    notice_item = plos("10.1371/journal.pone.0143505")
+    notice_item["update-to"] = [{"DOI": doi, "type": "retraction", "updated": {"date-parts": [[2019, 3, 1]]}}]
+    notice = crossref.work_to_record(notice_item)
+    assert [(n.kind, n.doi, n.date) for n in notice.custom.notice_of] == [("retraction", doi, [2019, 3, 1])]
+    for records in ([article, notice], [notice, article]):
+        kept = {record.id: record for record in deduplicate(records).records}[article.id]
+        assert not kept.custom.retracted and kept.custom.updates == [], records
+        assert kept.custom.reinstatements == article.custom.reinstatements
+    # a retraction issued after the reinstatement (retracted again), or a notice without a date, still retracts
+    for date in ({"date-parts": [[2022, 1, 5]]}, None):
+        notice_item["update-to"][0]["updated"] = date
+        kept = {r.id: r for r in deduplicate([article, crossref.work_to_record(notice_item)]).records}[article.id]
+        assert kept.custom.retracted and [(u.kind, u.doi) for u in kept.custom.updates] == [("retraction", notice.DOI)]
+    # both read back from records.jsonl, and a record written before either existed still loads
+    line = article.model_dump_json(by_alias=True)
+    assert Record.model_validate_json(line) == article and '"reinstatements"' in line
+    assert Record.model_validate_json(notice.model_dump_json(by_alias=True)).custom.notice_of == notice.custom.notice_of
+    old = json.loads(notice.model_dump_json(by_alias=True))
+    del old["custom"]["notice_of"][0]["date"]
+    assert Record.model_validate(old).custom.notice_of[0].date is None

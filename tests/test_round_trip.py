@@ -13,7 +13,7 @@ import pytest
 from conftest import EXAMPLE, FIXTURES, tree_bytes
 
 from sitegen.records.entry import Entry
-from sitegen.records.model import CslName, NoticeOf, Record, RecordMeta, Update
+from sitegen.records.model import CslName, NoticeOf, Record, RecordMeta, Reinstatement, Update
 from sitegen.records.notices import notice_kind
 from sitegen.references import read_references
 from sitegen.references.fields import iso_date
@@ -515,7 +515,7 @@ def test_the_works_a_notice_is_about_come_back_through_csl_json():
                                                    .read_bytes())["message"],
                                       "update-to": [{"DOI": article.DOI.upper(), "type": "retraction",
                                                      "updated": {"date-parts": [[2020, 1, 1]]}}]})
-    assert notice.custom.notice_of == [NoticeOf(kind="retraction", doi=article.DOI)]
+    assert notice.custom.notice_of == [NoticeOf(kind="retraction", doi=article.DOI, date=[2020, 1, 1])]
     [again] = [entry_record(entry) for entry in read_references(records_csl_json([notice]), "csl-json")]
     assert again.custom.notice_of == notice.custom.notice_of
     assert again.custom.publication_types == notice.custom.publication_types
@@ -527,6 +527,33 @@ def test_the_works_a_notice_is_about_come_back_through_csl_json():
     assert notes == ["notice_of: 'reinstatement' is not a notice sitegen knows (retraction, correction, "
                      "expression-of-concern); left out",
                      "notice_of: the retraction notice's work 'x' is not a valid DOI; left out"]
+
+
+def test_a_works_reinstatements_and_a_notices_date_come_back_through_csl_json():
+    """A reinstated article keeps its reinstatements, and a retraction notice its date: read back from sitegen's
+    CSL-JSON (a fresh review importing an export), deduplicating the two leaves the article reinstated, as before
+    the export. A date that is none, or a DOI that is none, is left out with a note; the rest is kept."""
+    from sitegen.records.identity import deduplicate
+
+    article = Record.model_validate_json((FIXTURES / "exports" / "records.jsonl").read_text().splitlines()[0])
+    article = article.model_copy(update={"custom": article.custom.model_copy(update={
+        "reinstatements": [Reinstatement(doi="10.9999/reinstated", date=[2021, 6, 30])]})})
+    notice = crossref.work_to_record({**json.loads((FIXTURES / "crossref" / "crossref_work_10.1038_srep16696.json")
+                                                   .read_bytes())["message"],
+                                      "update-to": [{"DOI": article.DOI, "type": "retraction",
+                                                     "updated": {"date-parts": [[2019, 3, 1]]}}]})
+    again = [entry_record(entry) for entry in read_references(records_csl_json([article, notice]), "csl-json")]
+    assert again[0].custom.reinstatements == article.custom.reinstatements
+    assert again[1].custom.notice_of == notice.custom.notice_of
+    kept = {record.DOI: record for record in deduplicate(again).records}[article.DOI]
+    assert not kept.custom.retracted and kept.custom.reinstatements == article.custom.reinstatements
+    [written] = json.loads(records_csl_json([article]))
+    written["custom"]["reinstatements"] = [{"doi": "x", "date": [2021, 2, 30]}]
+    notes: list[str] = []
+    [entry] = read_references(json.dumps([written]), "csl-json")
+    assert entry_record(entry, warnings=notes).custom.reinstatements == [Reinstatement()]
+    assert notes == ["reinstatements: the DOI 'x' is not a valid DOI; left out",
+                     "reinstatements: a date [2021, 2, 30] is not a date ([year, month, day]); left out"]
 
 
 def notice_and_work() -> tuple[Record, Record]:

@@ -47,7 +47,7 @@ from sitegen.records.ids import (
     record_id,
 )
 from sitegen.records.matching import TITLE_FLOOR, Work, one_doi_one_work, record_work
-from sitegen.records.model import Record, RecordMeta, Update, model_data
+from sitegen.records.model import NoticeOf, Record, RecordMeta, Update, model_data, retraction_lifted
 from sitegen.records.notices import notice_kind
 from sitegen.records.providers import MERGE_PRIORITY, SOURCES
 from sitegen.records.titles import matched_title
@@ -296,7 +296,9 @@ def merge(group: list[Record], notes: list[str]) -> Record:
             fulltext_url=access.custom.fulltext_url, retracted=any(r.custom.retracted for r in ordered),
             updates=list({(u.kind, u.doi, u.pmid): u for r in ordered for u in r.custom.updates}.values()),
             conflicts=conflicts, other_versions=sorted({i for r in ordered for i in r.custom.other_versions}),
-            notice_of=list({(n.kind, n.doi): n for r in ordered for n in r.custom.notice_of}.values()),
+            notice_of=_dated_first([n for r in ordered for n in r.custom.notice_of]),
+            reinstatements=list({(n.doi, tuple(n.date or ())): n for r in ordered
+                                 for n in r.custom.reinstatements}.values()),
         ),
     )
 
@@ -359,19 +361,32 @@ def deduplicate(records: list[Record]) -> Deduplicated:
     return Deduplicated([record for record, _ in merged], {record.id: group for record, group in merged})
 
 
+def _dated_first(works: list[NoticeOf]) -> list[NoticeOf]:
+    """Each work a notice is about once (by kind and DOI), with a date where any of the records gives one."""
+    kept: dict[tuple[str, str], NoticeOf] = {}
+    for work in works:
+        if (work.kind, work.doi) not in kept or kept[work.kind, work.doi].date is None:
+            kept[work.kind, work.doi] = work
+    return list(kept.values())
+
+
 def _marked_by_notices(merged: list[tuple[Record, list[int]]]) -> list[tuple[Record, list[int]]]:
     """Each work a notice among the records is about (`notice_of`, by DOI) marked with it: a retraction notice
     seen makes its work retracted, and every notice is listed among the work's updates with the notice's DOI, as
-    though the work's own record listed it (Crossref's `updated-by` can lag behind the notice's `update-to`)."""
-    about: dict[str, list[Update]] = defaultdict(list)
+    though the work's own record listed it (Crossref's `updated-by` can lag behind the notice's `update-to`). A
+    retraction a reinstatement the work's record lists has lifted (`retraction_lifted`) marks nothing, as it is
+    not in the record's own updates: the notice dated, the work reinstated later, is a work reinstated."""
+    about: dict[str, list[tuple[Update, list[int] | None]]] = defaultdict(list)
     for notice, _ in merged:
         for work in notice.custom.notice_of:
-            about[work.doi].append(Update(kind=work.kind, doi=notice.DOI))
+            about[work.doi].append((Update(kind=work.kind, doi=notice.DOI), work.date))
     if not about:
         return merged
     marked = []
     for record, group in merged:
-        notices = [u for u in about.get(record.DOI or "", []) if u.doi != record.DOI]
+        reinstated_on = [reinstatement.date for reinstatement in record.custom.reinstatements]
+        notices = [u for u, date in about.get(record.DOI or "", []) if u.doi != record.DOI
+                   and not (u.kind == "retraction" and retraction_lifted(date, reinstated_on))]
         known = {(u.kind, u.doi) for u in record.custom.updates}
         added = [u for u in notices if (u.kind, u.doi) not in known]
         retracted = record.custom.retracted or any(u.kind == "retraction" for u in notices)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import calendar
 import re
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Annotated, Any, Literal
@@ -407,12 +407,45 @@ class Update(Strict):
     pmid: str | None = None
 
 
+def _a_calendar_date(parts: list[int]) -> list[int]:
+    if calendar_date(parts) != parts:
+        raise ValueError("a date is [year], [year, month] or [year, month, day] of a calendar")
+    return parts
+
+
+# When a notice was issued, as far as its source says: [year], [year, month] or [year, month, day].
+NoticeDate = Annotated[list[Annotated[int, StrictValue()]], Field(min_length=1, max_length=3),
+                       AfterValidator(_a_calendar_date)]
+
+
+def retraction_lifted(retracted_on: Sequence[int] | None, reinstated_on: Iterable[Sequence[int] | None]) -> bool:
+    """Whether a reinstatement dated no earlier than the retraction undoes it (dates compared as far as both go).
+    Without both dates the order is unknown and the retraction stands: a work wrongly shown retracted is checked by
+    a human, one wrongly shown current is not. The one rule for a work's own record (Crossref's `updated-by`) and
+    for a retraction notice met beside it (deduplication)."""
+    def not_earlier(later: Sequence[int] | None) -> bool:
+        common = min(len(later or ()), len(retracted_on or ()))
+        return common > 0 and tuple(later[:common]) >= tuple(retracted_on[:common])  # type: ignore[index]
+    return any(map(not_earlier, reinstated_on))
+
+
 class NoticeOf(Strict):
     """The work a notice is about, as the notice's source says (Crossref's `update-to` naming another work): the
-    kind of notice, and that work's DOI."""
+    kind of notice, that work's DOI, and when the notice was issued (`update-to`'s `updated`) where the source says:
+    a retraction is lifted only by a reinstatement of the work dated no earlier (`retraction_lifted`)."""
 
     kind: Literal["retraction", "correction", "expression-of-concern"]
     doi: str
+    date: NoticeDate | None = Field(default=None, exclude_if=lambda date: date is None)
+
+
+class Reinstatement(Strict):
+    """A reinstatement the source lists against the work (Crossref's `updated-by` of type reinstatement): the
+    notice's DOI (None when the publisher marked the work itself) and its date where the source gives one. Kept so
+    that a retraction notice met later (deduplication) is known for one it lifted (`retraction_lifted`)."""
+
+    doi: str | None = Field(default=None, exclude_if=lambda doi: doi is None)
+    date: NoticeDate | None = Field(default=None, exclude_if=lambda date: date is None)
 
 
 class RecordMeta(Strict):
@@ -436,6 +469,9 @@ class RecordMeta(Strict):
     # For a notice, the works it is about (deduplication marks each such work with it: a retraction notice seen
     # is a retracted work known, whatever the work's own record says); omitted when there are none.
     notice_of: list[NoticeOf] = Field(default_factory=list, exclude_if=lambda works: not works)
+    # Reinstatements the source lists against the work (a retraction they lifted is neither in `updates` nor makes
+    # the work `retracted`, whether the source lists it or a retraction notice seen does); omitted when none.
+    reinstatements: list[Reinstatement] = Field(default_factory=list, exclude_if=lambda listed: not listed)
     # Notes left by deduplication when sources disagree about identifiers; omitted when there are none.
     conflicts: list[Text] = Field(default_factory=list, exclude_if=lambda notes: not notes)
     # Ids of the other records of the same study in another version: a preprint's journal version, or
@@ -539,6 +575,8 @@ class Record(Strict):
             count += len(update.model_fields_set)
         for work in custom.notice_of:
             count += len(work.model_fields_set)
+        for reinstatement in custom.reinstatements:
+            count += len(reinstatement.model_fields_set)
         for name in self.author:
             count += ((name.family is not None) + (name.given is not None) + (name.suffix is not None)
                       + (name.literal is not None))

@@ -162,6 +162,8 @@ def _entry(item: tuple[int, dict]) -> Entry:
         "updates": json.dumps(custom["updates"], ensure_ascii=False) if custom.get("updates") else "",
         # and, for a notice, the works it is about (a retraction notice's retracted article): checked on import too
         "notice_of": json.dumps(custom["notice_of"], ensure_ascii=False) if custom.get("notice_of") else "",
+        # and the reinstatements it lists, which lift a retraction dated no later (a notice's, as its date says)
+        "reinstatements": json.dumps(custom["reinstatements"], ensure_ascii=False) if custom.get("reinstatements") else "",
     })
     # JSON carries an abstract's line breaks (its paragraphs), which `fields` makes spaces of: kept, as a records
     # CSV's cell keeps them, so that sitegen's CSL-JSON export of a record gives back its abstract

@@ -12,7 +12,9 @@ custom.retracted, RIS's "N1  - RETRACTED", BibTeX's note "Retracted") and MEDLIN
 column only where it cannot mean another sense, see `table`); ENTRYTYPE is BibTeX's.
 `updates` is the notices a file lists against the work (sitegen's CSL-JSON export: custom.updates) as that
 JSON list of objects ({"kind": "retraction", "doi": ..., "pmid": ...}), and `notice_of` the works a notice is
-about (custom.notice_of) as that JSON list ({"kind": "retraction", "doi": ...}).
+about (custom.notice_of) as that JSON list ({"kind": "retraction", "doi": ..., "date": [2019, 3, 1]}), and
+`reinstatements` the reinstatements a file lists against the work (custom.reinstatements) as that JSON list
+({"doi": ..., "date": [2021, 6, 30]}).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from sitegen.records.model import calendar_date
 FIELDS = ("author", "title", "year", "journal", "volume", "number", "pages", "doi", "abstract",
           "pmid", "pmcid", "arxiv", "openalex", "url", "issn", "keywords", "language", "publisher", "note",
           "month", "date", "label", "database", "retracted", "type", "open_access", "license", "fulltext_url",
-          "publication_types", "updates", "notice_of")
+          "publication_types", "updates", "notice_of", "reinstatements")
 
 ISSN = re.compile(r"(?<![\dA-Za-z])\d{4}-?\d{3}[\dXx](?![\dA-Za-z-])")
 PMCID = re.compile(r"\bPMC\d+\b")

@@ -15,6 +15,8 @@ import json
 import re
 from typing import get_args
 
+from pydantic import TypeAdapter, ValidationError
+
 from sitegen.records.copyright import without_abstract_heading, without_copyright_statement
 from sitegen.records.entry import Entry
 from sitegen.records.ids import (
@@ -34,9 +36,11 @@ from sitegen.records.model import (
     PUBLICATION_YEARS,
     TITLE_LIMIT,
     CslName,
+    NoticeDate,
     NoticeOf,
     Record,
     RecordMeta,
+    Reinstatement,
     Update,
     calendar_date,
     overlong_abstract,
@@ -155,6 +159,7 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
                              fulltext_url=_address(entry, "fulltext_url", notes),
                              updates=_notices(entry, notes),
                              notice_of=_works_noticed(entry, notes),
+                             reinstatements=_reinstatements(entry, notes),
                              ).model_dump(),
     })
 
@@ -212,8 +217,45 @@ def _works_noticed(entry: Entry, notes: list[str]) -> list[NoticeOf]:
             notes.append(f"notice_of: the {kind} notice's work {given!r} is not a valid {NAMESPACE_LABELS['doi']}; "
                          "left out")
             continue
-        if (noticed := NoticeOf(kind=kind, doi=doi)) not in found:
+        noticed = NoticeOf(kind=kind, doi=doi, **_notice_date(work, f"notice_of: the {kind} notice's", notes))
+        if noticed not in found:
             found.append(noticed)
+    return found
+
+
+def _notice_date(notice: dict, which: str, notes: list[str]) -> dict[str, list[int]]:
+    """The notice's `date` as a keyword for its model ({} without one); one that is no date is left out with a
+    note: the notice is kept, its order against a reinstatement then unknown (the retraction stands)."""
+    given = notice.get("date")
+    if given is None:
+        return {}
+    try:
+        return {"date": TypeAdapter(NoticeDate).validate_python(given)}
+    except ValidationError:
+        notes.append(f"{which} date {given!r} is not a date ([year, month, day]); left out")
+        return {}
+
+
+def _reinstatements(entry: Entry, notes: list[str]) -> list[Reinstatement]:
+    """The reinstatements the entry lists against the work (a JSON list, see `references.fields`), each with its
+    DOI normalised and its date: one whose DOI is none is kept without it, with a note."""
+    written = entry.get("reinstatements")
+    try:
+        listed = json.loads(written) if written else []
+    except json.JSONDecodeError:
+        listed = None
+    if not isinstance(listed, list) or not all(isinstance(item, dict) for item in listed):
+        notes.append(f"reinstatements {written[:80]!r} is not a list of reinstatements; left out")
+        return []
+    found: list[Reinstatement] = []
+    for item in listed:
+        given = item.get("doi")
+        doi = normalise_doi(given) if isinstance(given, str) else None
+        if given is not None and doi is None:
+            notes.append(f"reinstatements: the DOI {given!r} is not a valid {NAMESPACE_LABELS['doi']}; left out")
+        reinstatement = Reinstatement(**({"doi": doi} if doi else {}), **_notice_date(item, "reinstatements: a", notes))
+        if reinstatement not in found:
+            found.append(reinstatement)
     return found
 
 

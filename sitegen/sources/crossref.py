@@ -23,7 +23,9 @@ from sitegen.records.model import (
     NoticeOf,
     Record,
     RecordMeta,
+    Reinstatement,
     Update,
+    retraction_lifted,
     web_address,
 )
 from sitegen.records.providers import label
@@ -196,11 +198,16 @@ def _retracts_another(item: dict[str, Any], doi: str | None) -> bool:
 
 
 def notice_of(item: dict[str, Any], doi: str | None) -> list[NoticeOf]:
-    """The works the item is a notice about: those its `update-to` names, other than itself, with a notice's kind."""
-    found = {(kind, target) for update in map(as_dict, as_list(item.get("update-to")))
-             if (kind := _kind(update.get("type"))) in NOTICE_KINDS
-             and (target := normalise_doi(update.get("DOI"))) and target != doi}
-    return [NoticeOf(kind=kind, doi=target) for kind, target in sorted(found)]
+    """The works the item is a notice about: those its `update-to` names, other than itself, with a notice's kind,
+    and the notice's date (its `updated`) where Crossref gives one: a reinstatement of the work dated no earlier
+    lifts a retraction (`retraction_lifted`)."""
+    found: dict[tuple[str, str], tuple[int, ...]] = {}
+    for update in map(as_dict, as_list(item.get("update-to"))):
+        if (kind := _kind(update.get("type"))) in NOTICE_KINDS and (target := normalise_doi(update.get("DOI"))) \
+                and target != doi:
+            found[kind, target] = found.get((kind, target)) or _update_date(update)
+    return [NoticeOf(kind=kind, doi=target, **({"date": list(date)} if date else {}))
+            for (kind, target), date in sorted(found.items())]
 
 
 def notice_types(works: list[NoticeOf]) -> list[str]:
@@ -238,13 +245,16 @@ def _notices_about(item: dict[str, Any]) -> list[_Notice]:
 
 
 def _lifted(retraction: _Notice, reinstatements: list[_Notice]) -> bool:
-    """Whether a reinstatement dated no earlier than the retraction undoes it (dates compared as far as both
-    go). Without both dates the order is unknown and the retraction stands: a work wrongly shown retracted is
-    checked by a human, one wrongly shown current is not."""
-    def not_earlier(later: _Notice) -> bool:
-        common = min(len(later.date), len(retraction.date))
-        return common > 0 and later.date[:common] >= retraction.date[:common]
-    return any(map(not_earlier, reinstatements))
+    """Whether a reinstatement undoes the retraction: the rule deduplication applies too (`retraction_lifted`)."""
+    return retraction_lifted(retraction.date, [reinstatement.date for reinstatement in reinstatements])
+
+
+def reinstatements_of(item: dict[str, Any]) -> list[Reinstatement]:
+    """The reinstatements Crossref lists against the work, each with its DOI and date where it gives them: kept on
+    the record, so that a retraction notice met beside it is known for one they lifted."""
+    return [Reinstatement(**({"doi": notice.doi} if notice.doi else {}), **({"date": list(notice.date)}
+                                                                             if notice.date else {}))
+            for notice in _notices_about(item) if notice.kind == REINSTATEMENT]
 
 
 def standing_notices(item: dict[str, Any]) -> list[_Notice]:
@@ -323,6 +333,7 @@ def work_to_record(item: dict[str, Any]) -> Record | None:
             retracted=retracted,
             updates=[] if is_notice else updates(item),
             notice_of=about,
+            reinstatements=[] if is_notice else reinstatements_of(item),
         ),
     )
 
