@@ -17,8 +17,8 @@ from sitegen.references.table import read_csv
 HEADER = "ID,ENTRYTYPE,author,title,year,journal,volume,number,pages,doi,abstract\n"
 SOURCE = HEADER + "a,article,\"Smith, J\",Aspirin after stroke,2010,Stroke,41,,1-5,,\n"
 RIS = "TY  - JOUR\nID  - {id}\nTI  - {title}\nAU  - Smith, Jo\nPY  - 2001\nER  - \n"
-UNRECOGNISED = ("unrecognised format (expected a records CSV with an ID column, RIS, BibTeX, MEDLINE, Web of "
-                "Science plain text or CSL-JSON)")
+UNRECOGNISED = ("unrecognised format (expected a records CSV with an ID column, RIS, EndNote XML, BibTeX, MEDLINE, "
+                "Web of Science plain text or CSL-JSON)")
 
 # --------------------------------------------------------------------------- outputs
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from urllib.parse import parse_qs
 
 import httpx
@@ -277,4 +278,4 @@ def test_check_names_a_saved_openalex_strategy_with_a_key_twice(example_copy, si
     path.write_text(json.dumps(saved, indent=2) + "\n")
     code, out, _ = sitegen("check", example_copy)
     assert code == 1 and "[query-unsupported]" in out and "given twice" in out
-    assert "object-in-context.json: error: strategies[1]: " in out
+    assert re.search(r"object-in-context\.json:\d+:\d+: error: strategies\[1\]: ", out)  # at the query's line

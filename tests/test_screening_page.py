@@ -176,7 +176,7 @@ def test_a_batch_page_is_written_in_parts_with_the_bytes_it_has_whole(monkeypatc
         assert len(rows) > 2 * 3  # the example's batches each make several parts
         item = next(item for item in site.facts.screening_status[0] if item.batch.number == number)
         whole = site.page(page.path, "batch.html", batch=item.batch, duplicates=item.duplicates, calibration=ranking.calibration,
-                          matched_within=0, rows_html=Markup("\n".join(rows)))
+                          matched_within=0, thresholds_note="", rows_html=Markup("\n".join(rows)))
         parts = page.render()
         assert not isinstance(parts, str | bytes)
         parts = list(parts)
@@ -218,7 +218,7 @@ def test_a_batch_page_tells_records_matched_within_the_run_from_those_matched_to
     assert within == 1
     html = site.page("batches/1.html", "batch.html", batch=batch, duplicates=0,
                      calibration=site.rankings[item.batch.number].calibration,
-                     matched_within=within, rows_html=Markup(""))
+                     matched_within=within, thresholds_note="", rows_html=Markup(""))
     text = " ".join(re.sub(r"<[^>]+>", "", html).split())
     assert "1 of them sitegen matched to a record the review already held; 1 of them sitegen matched to another " \
            "record of this batch (the run found that work twice)" in text
