@@ -822,18 +822,30 @@ def prisma(directory: Path, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(counts.model_dump(), indent=2))
         return
-    from sitegen.living.prisma import in_other_arm, not_in_full
+    from sitegen.living.prisma import arm_runs, in_other_arm, not_in_full
 
     arms = {"identified_by_source": "databases", "identified_other_by_source": "other"}
-    for name, value in counts.model_dump(exclude={"runs"}).items():
+
+    def said(name: str, value: object, among: list | None = None) -> str:
         if name in arms:
-            unreached = not_in_full(counts, arms[name])
+            unreached = not_in_full(counts, arms[name], among)
             # As the diagram marks them: a source not reached in full has a number that may be too low, never a 0
             # that passes for "it had nothing".
             value = ", ".join(f"{provider_label(source)} {n}" + (
                 f" (not reached in full in run {', '.join(map(str, unreached[source]))}: records it holds may be "
                 "missing)" if source in unreached else "") for source, n in value.items()) or "none"
-        click.echo(f"{name.replace('_', ' ')}: {value}")
+        return f"{name.replace('_', ' ')}: {value}"
+
+    # A new review's arm is the whole review: its output stays as it was, without the updated review's fields.
+    updated_only = set() if counts.new_searches is not None else {"new_studies_earlier_runs", "new_reports_earlier_runs"}
+    for name, value in counts.model_dump(exclude={"runs", "new_searches", *updated_only}).items():
+        click.echo(said(name, value))
+    if counts.new_searches is not None:  # the diagram's arm of new studies, as the CSV has it
+        runs = arm_runs(counts)
+        which = (f"run{'s' if len(runs) > 1 else ''} {', '.join(str(run.run) for run in runs)}" if runs else "no run")
+        click.echo(f"new searches ({which}, since the previous version: the identification of new studies):")
+        for name, value in counts.new_searches.model_dump().items():
+            click.echo(f"  {said(name, value, runs)}")
     for run in counts.runs:
         sources = "; ".join(
             f"{provider_label(source)}{' (other methods)' if other else ''}"

@@ -153,6 +153,8 @@ def test_counts_match_a_hand_computed_example(sitegen, two_run_review):
         "template": "new", "previous_from": None, "previous_studies": 0, "previous_reports": 0, "previous_removed": 0,
         "new_runs_from": None,
         "new_studies": 2, "new_reports": 2,
+        # the arm of new studies is the whole review's: no new searches apart from it
+        "new_searches": None, "new_studies_earlier_runs": 0, "new_reports_earlier_runs": 0,
     }
     first, second = counts["runs"]
     assert (first["run"], first["at"], second["run"], second["at"]) == (1, "2026-01-01T00:00:00Z",
@@ -352,27 +354,37 @@ def test_every_number_in_the_diagram_equals_the_json(sitegen, request, tmp_path,
         drawn = drawn_numbers(svg)
         for key, value in drawn.items():
             assert expected_value(flat, key) == value, key
-        # every box of the template is drawn, with each run's column and the whole review's
-        expected = {"identified_databases", "identified_registers", "duplicates_removed", "excluded_automation",
-                    "removed_other_reasons", "screened", "excluded_screening", "reports_sought",
-                    "reports_not_retrieved", "reports_assessed", "excluded_full_text", "studies_included",
-                    "reports_included"}
+        # every box of the template is drawn, with each run's column and the arm's total: the whole review's
+        # for a new review, the new searches' for an updated one (the example: run 2, after version 1)
+        updated = counts["template"] == "updated"
+        arm, prefix = (counts["new_searches"], "new_searches.") if updated else (counts, "")
+        arm_runs = [i for i, run in enumerate(counts["runs"]) if run["records"]
+                    and (not updated or i >= counts["new_runs_from"] - 1)]
+        expected = {prefix + box for box in ("identified_databases", "identified_registers", "duplicates_removed",
+                                             "excluded_automation", "removed_other_reasons", "screened",
+                                             "excluded_screening", "reports_sought", "reports_not_retrieved",
+                                             "reports_assessed", "excluded_full_text")}
+        expected |= {"studies_included", "reports_included"}
         updated_boxes = {"previous_studies", "previous_reports", "new_studies", "new_reports"}
         # the updated-review boxes are the example's (it published versions), never a review's that published none
-        assert (counts["template"] == "updated") == (which == "example")
-        if counts["template"] == "updated":
+        assert updated == (which == "example")
+        if updated:
             expected |= updated_boxes
+            # the arm never shows the whole review's flow, nor the runs before the previous version
+            assert not {"identified_databases", "screened", "runs.0.screened"} & set(drawn)
         else:
-            assert not updated_boxes & set(drawn)
-        expected |= {f"identified_by_source.{s}" for s in counts["identified_by_source"]}
-        expected |= {f"excluded_by_reason.{c}" for c in counts["excluded_by_reason"]}
-        expected |= {f"runs.{i}.screened" for i, run in enumerate(counts["runs"]) if run["records"]}
-        expected |= {f"runs.{i}.returned_by_source.{s}" for i, run in enumerate(counts["runs"]) if run["records"]
-                     for s in run["returned_by_source"] if s in counts["identified_by_source"]}
-        if counts["identified_other_by_source"]:
-            expected |= {"identified_other_methods", "other_screened", "other_reports_sought",
-                         "other_reports_not_retrieved", "other_reports_assessed", "other_excluded_full_text"}
-            expected |= {f"other_excluded_by_reason.{c}" for c in counts["other_excluded_by_reason"]}
+            assert not updated_boxes & set(drawn) and not any(key.startswith("new_searches") for key in drawn)
+        expected |= {f"{prefix}identified_by_source.{s}" for s in arm["identified_by_source"]}
+        expected |= {f"{prefix}excluded_by_reason.{c}" for c in arm["excluded_by_reason"]}
+        if len(arm_runs) > 1:
+            expected |= {f"runs.{i}.screened" for i in arm_runs}
+            expected |= {f"runs.{i}.returned_by_source.{s}" for i in arm_runs
+                         for s in counts["runs"][i]["returned_by_source"] if s in arm["identified_by_source"]}
+        if arm["identified_other_by_source"]:
+            expected |= {prefix + box for box in ("identified_other_methods", "other_screened", "other_reports_sought",
+                                                  "other_reports_not_retrieved", "other_reports_assessed",
+                                                  "other_excluded_full_text")}
+            expected |= {f"{prefix}other_excluded_by_reason.{c}" for c in arm["other_excluded_by_reason"]}
         assert expected <= set(drawn), expected - set(drawn)
     # the table beside it shows the same numbers
     table = etree.fromstring(page, etree.HTMLParser()).xpath("//table[contains(@class, 'prisma-counts')]//td")
@@ -391,7 +403,11 @@ def test_diagram_is_accessible_text(example_site):
     for phrase in ("Identification of new studies via databases and registers", "Previous studies",
                    "Records marked as ineligible by automation tools", "Records removed for other reasons",
                    "Studies included in previous version of review (n = 38)", "New studies included in review (n = 0)",
-                   "Total studies included in review (n = 38)", "Run 1", "Run 2", "returned in the run"):
+                   "Total studies included in review (n = 38)",
+                   # the arm of new studies is run 2's, the one search since version 1: 11 records, not 271
+                   "Databases (n = 11)", "Records screened (n = 10)",
+                   "counts the records first identified by the new searches, the runs since the previous version "
+                   "(Run 2: 2023-04-17 00:00 UTC)", "Run 1 came before it and is not drawn"):
         assert phrase in text, phrase
 
 
@@ -654,3 +670,61 @@ def test_the_legend_never_says_a_run_a_source_did_not_answer_identified_no_new_r
     assert "Run 3 identified no new record, but not every source answered it in full: that is no sign there " \
            "were none." in legend
     assert "Runs 3, 4" not in legend
+
+
+def test_an_updated_review_draws_only_its_new_searches_in_the_arm_of_new_studies(sitegen, two_run_review, tmp_path):
+    """Published after runs 1 and 2, then searched twice more: the arm of new studies has a column for runs 3
+    and 4 only, and its total (New) is their sum, the CSV's numbers; it showed every run and the whole review
+    (All), so previous (2) + new beside a total of the whole review's studies read as more than the total."""
+    review = two_run_review
+    ids = [json.loads(line)["id"] for line in (review / "records.jsonl").read_text().splitlines()]
+    undecided = next(i for i in ids if i in _europepmc_ids(CORE[3]))  # run 2's record awaiting screening
+    code, _, err = sitegen("publish", review, "--out", tmp_path / "v1", "--now", "2026-02-15T00:00:00Z")
+    assert code == 0, err
+    for ris, source, at in (("jstor_ris.ris", "Scopus", "2026-03-01T00:00:00Z"),
+                            ("example_full.ris", "Embase", "2026-03-08T00:00:00Z")):
+        code, _, err = sitegen("import", review, FIXTURES / "ris" / ris, "--source", source, "--at", at)
+        assert code == 0, err
+    added = [json.loads(line)["id"] for line in (review / "records.jsonl").read_text().splitlines()
+             if json.loads(line)["id"] not in ids]
+    with (review / "screening" / "title-abstract" / "ann.csv").open("a") as rows:  # one of run 3's excluded, and
+        rows.write(f"{added[0]},exclude,,\n{undecided},include,,\n")  # run 2's undecided record included since
+    with (review / "screening" / "full-text" / "ann.csv").open("a") as rows:
+        rows.write(f"{undecided},include,,\n")
+    site = tmp_path / "site"
+    build(review, site, environ={})
+    counts = json.loads((site / "downloads" / "prisma.json").read_text())
+    new = counts["new_searches"]
+    assert (counts["template"], counts["new_runs_from"], counts["previous_studies"]) == ("updated", 3, 2)
+    assert new["identified_databases"] == sum(run["identified_databases"] for run in counts["runs"][2:]) > 0
+    assert (new["screened"], new["excluded_screening"], counts["new_studies_earlier_runs"]) == (1, 1, 1)
+    flat = flatten(counts)
+    page = (site / "index.html").read_bytes()
+    tree = etree.fromstring(page, etree.HTMLParser())
+    heads = tree.xpath("//table[contains(@class, 'prisma-counts')]/thead//th/text()")
+    assert heads == ["Box", "Run 3", "Run 4", "New"]
+    for svg in ((site / "downloads" / "prisma.svg").read_bytes(), _inline_svg(page)):
+        drawn = drawn_numbers(svg)
+        assert all(expected_value(flat, key) == value for key, value in drawn.items())
+        assert not any(key.startswith(("runs.0.", "runs.1.")) for key in drawn)  # the previous version's runs
+        assert not {"identified_databases", "screened", "excluded_screening"} & set(drawn)  # the whole review's
+        assert drawn["new_searches.screened"] == drawn["runs.2.screened"] + drawn["runs.3.screened"] == 1
+        # previous + new = total, and the new studies are the new searches' and those earlier runs found
+        assert drawn["previous_studies"] + drawn["new_studies"] == drawn["studies_included"] == 3
+        assert drawn["new_searches.studies_included"] + drawn["new_studies_earlier_runs"] == drawn["new_studies"]
+        text = " ".join("".join(etree.fromstring(svg).itertext()).split())
+        assert "Runs 1, 2 came before it and are not drawn" in text
+        assert "include 1 study and 1 report identified before the previous version and included since" in text
+    # the table says the same, and the CSV's arm of new studies holds the New column's numbers
+    tabled = {td.get("data-count"): int(td.text) for td in tree.xpath("//table[contains(@class, 'prisma-counts')]//td")
+              if td.get("data-count")}
+    assert all(expected_value(flat, key) == value for key, value in tabled.items())
+    assert tabled["previous_studies"] + tabled["new_studies"] == tabled["studies_included"]
+    filled = {row[0]: row[-1] for row in read_csv((site / "downloads" / "prisma2020.csv").read_text())[1:]}
+    for column, key in (("database_results", "identified_databases"), ("duplicates", "duplicates_removed"),
+                        ("records_screened", "screened"), ("records_excluded", "excluded_screening"),
+                        ("dbr_sought_reports", "reports_sought"), ("dbr_assessed", "reports_assessed")):
+        assert filled[column] == str(tabled[f"new_searches.{key}"]) == str(new[key]), column
+    code, out, _ = sitegen("prisma", review)
+    assert code == 0 and "new searches (runs 3, 4, since the previous version" in out
+    assert "\n  screened: 1\n" in out  # the new searches', beside the whole review's

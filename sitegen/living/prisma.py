@@ -31,7 +31,9 @@ two reports of one study; any other included record is a study of its own.
 
 The living variant partitions the records by the run that first identified
 them and derives the same boxes for each partition (`runs`): the partitions'
-counts add up to the whole review's.
+counts add up to the whole review's. An updated review's identification of new
+studies is the new searches' (the runs after the previous version): their
+columns summed once here (`new_searches`), for the diagram, its table and the CSV.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import groupby
-from typing import Literal
+from typing import Literal, get_origin
 
 from pydantic import Field
 
@@ -157,6 +159,17 @@ class PrismaCounts(Flow):
                                   "'new', whose identification is every run's")
     new_studies: int = Field(description="included studies that are not previous studies")
     new_reports: int
+    new_searches: Flow | None = Field(
+        default=None, description="'updated': the identification of new studies, the template's arm beside the "
+                                  "previous studies: the boxes of the runs from new_runs_from on, summed (no run, "
+                                  "all 0); None for 'new', whose arm is the whole review's flow")
+    new_studies_earlier_runs: int = Field(
+        default=0, description="'updated': new studies that runs before the new searches identified and that were "
+                               "included after the previous version: among new_studies, not in "
+                               "new_searches.studies_included (their screening is in those runs' columns); "
+                               "0 for 'new'")
+    new_reports_earlier_runs: int = Field(
+        default=0, description="'updated': as new_studies_earlier_runs, for new_reports")
     runs: list[RunFlow] = Field(description="one flow per run, oldest first; they add up to the whole review's")
 
 
@@ -172,6 +185,20 @@ def previous_labels(counts: PrismaCounts) -> tuple[str, str, str]:
             "Reports of studies included in previous version of review", "studies from the previous version")
 
 
+def arm_runs(counts: PrismaCounts) -> list[RunFlow]:
+    """The runs whose records the identification arm counts: every run of a new review; the new searches of an
+    updated one (the runs before them identified the previous version's studies)."""
+    if counts.template == "updated" and counts.new_runs_from is not None:
+        return counts.runs[counts.new_runs_from - 1:]
+    return counts.runs
+
+
+def arm_flow(counts: PrismaCounts) -> Flow:
+    """The boxes of the identification arm: the whole review's for a new review, the new searches' for an
+    updated one (so that previous + new studies = total)."""
+    return counts.new_searches if counts.new_searches is not None else counts
+
+
 def other_method(source: str) -> OtherMethod:
     """Which of PRISMA 2020's other-methods boxes a source identified by other methods counts in."""
     if source == CITATION_SEARCHING or _CITATIONS.search(source):
@@ -183,11 +210,13 @@ def other_method(source: str) -> OtherMethod:
     return "citations"
 
 
-def not_in_full(counts: PrismaCounts, arm: Literal["databases", "other"] | None = None) -> dict[str, list[int]]:
+def not_in_full(counts: PrismaCounts, arm: Literal["databases", "other"] | None = None,
+                among: Iterable[RunFlow] | None = None) -> dict[str, list[int]]:
     """Source -> the runs that did not receive all its records (it was not reached, or not in full); with `arm`,
-    only the sources of that arm, databases and registers or other methods, as each run used them."""
+    only the sources of that arm, databases and registers or other methods, as each run used them; with
+    `among`, only those runs (an updated review's new searches)."""
     runs: dict[str, list[int]] = {}
-    for run in counts.runs:
+    for run in counts.runs if among is None else among:
         for source in run.incomplete:
             if arm is None or (arm == "other") == in_other_arm(run, source):
                 runs.setdefault(source, []).append(run.run)
@@ -236,6 +265,23 @@ def _runs(review: Review) -> list[_Run]:
                if isinstance(payload, RetrievalPayload | ImportPayload)]
     return [_Run(at, [payload for _, _, payload in events], events[-1][1])
             for at, grouped in groupby(sourced, key=lambda item: item[0]) if (events := list(grouped))]
+
+
+def _summed(runs: Iterable[RunFlow]) -> Flow:
+    """The boxes of several runs added up, box by box and source by source (no run: every box 0)."""
+    summed: dict[str, object] = {name: {} if get_origin(info.annotation) is dict else 0
+                                 for name, info in Flow.model_fields.items()}
+    for run in runs:
+        for name in Flow.model_fields:
+            value = getattr(run, name)
+            if isinstance(value, dict):
+                into = summed[name]
+                for key, n in value.items():
+                    into[key] = into.get(key, 0) + n
+            else:
+                summed[name] += value
+    return Flow(**{name: dict(sorted(value.items())) if isinstance(value, dict) else value
+                   for name, value in summed.items()})
 
 
 def _stage_flow(ids: list[str], outcomes: dict[str, dict[str, Outcome]], prefix: str) -> tuple[dict, list[str]]:
@@ -363,9 +409,11 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
     # A study counts once, in the run that identified the first of its included reports, so that the runs'
     # studies still add up to the review's.
     counted: set[str] = set()
+    study_run: dict[str, int] = {}  # study -> index of the run it counts in
     for index, column in enumerate(columns):
         studies = _studies(run_included[index], grouping) - counted
         counted |= studies
+        study_run.update(dict.fromkeys(studies, index))
         columns[index] = column.model_copy(update={"studies_included": len(studies)})
     fields["studies_included"] = len(_studies(included, grouping))
     if previous_included is None:  # a new review: nothing published before, so no previous studies
@@ -377,12 +425,22 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
     # never passes for the number the version published.
     kept = {duplicates.get(rid, rid) for rid in previous_included}
     previous = [rid for rid in included if rid in kept]
-    previous_studies = len(_studies(previous, grouping))
+    previous_set = _studies(previous, grouping)
+    previous_studies = len(previous_set)
     removed = max(0, len(_studies(previous_included, grouping)) - previous_studies)
     new_runs_from = next((index + 1 for index, run in enumerate(runs) if run.last_seq > (previous_head or 0)),
                          len(runs) + 1)
+    # Records the earlier runs identified that still awaited a decision when the version was published, and were
+    # included after it, are new studies (the version did not include them) screened in those earlier runs: the
+    # new searches' arm does not hold them, so they are counted apart for the diagram to say so.
+    earlier = new_runs_from - 1
+    previous_records = set(previous)
     return PrismaCounts(
         template="updated", previous_from="version", previous_studies=previous_studies,
         previous_reports=len(previous), previous_removed=removed, new_runs_from=new_runs_from,
         new_studies=fields["studies_included"] - previous_studies, new_reports=len(included) - len(previous),
+        new_searches=_summed(columns[earlier:]),
+        new_studies_earlier_runs=sum(1 for study, index in study_run.items()
+                                     if index < earlier and study not in previous_set),
+        new_reports_earlier_runs=sum(1 for rid in included if first_run[rid] < earlier and rid not in previous_records),
         runs=columns, **fields)

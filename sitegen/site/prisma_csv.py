@@ -19,7 +19,7 @@ import csv
 import io
 import re
 
-from sitegen.living.prisma import Flow, PrismaCounts, not_in_full, other_method, previous_labels
+from sitegen.living.prisma import PrismaCounts, arm_flow, arm_runs, not_in_full, other_method, previous_labels
 from sitegen.records.providers import kind, label
 from sitegen.site.exports import one_line, write_csv
 from sitegen.site.templates import templates_dir
@@ -44,35 +44,16 @@ def listed(items: dict[str, int]) -> str:
                      for name, n in items.items())
 
 
-def new_searches(counts: PrismaCounts) -> Flow:
-    """The identification of new studies: for a new review, the whole review's flow; for an updated one, the
-    sum of the columns of the runs of the new searches (the template's previous studies came from the earlier
-    ones, so the whole review's flow would count them twice)."""
-    if counts.template != "updated" or counts.new_runs_from is None:
-        return counts
-    added: dict[str, object] = {}
-    for run in counts.runs[counts.new_runs_from - 1:]:
-        for name in Flow.model_fields:
-            value = getattr(run, name)
-            if isinstance(value, dict):
-                summed = added.setdefault(name, {})
-                for key, n in value.items():
-                    summed[key] = summed.get(key, 0) + n
-            else:
-                added[name] = added.get(name, 0) + value
-    empty = {name: {} if isinstance(getattr(counts, name), dict) else 0 for name in Flow.model_fields}
-    return Flow(**{**empty, **added})
-
-
 def values(counts: PrismaCounts, labels: dict[str, str]) -> dict[str, str]:
     """The `n` of each data row of the template."""
     updated = counts.template == "updated"
-    whole, counts = counts, new_searches(counts)
+    # The identification of new studies: for an updated review, the new searches' boxes (the earlier runs
+    # identified the previous studies, so the whole review's flow would count them twice).
+    whole, counts = counts, arm_flow(counts)
     other = bool(counts.identified_other_by_source)
 
-    first_new = whole.new_runs_from or 1 if updated else 1
     # Databases and registers only: a citation search not reached in full is an other method, no database.
-    unreached = {source for source, runs in not_in_full(whole, "databases").items() if max(runs) >= first_new}
+    unreached = set(not_in_full(whole, "databases", arm_runs(whole)))
 
     def by_kind(wanted: str) -> dict[str, int]:
         """A source not reached in full in these runs is listed, and says so, whatever it identified."""

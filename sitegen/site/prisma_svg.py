@@ -6,10 +6,12 @@ template, or the updated-review one (previous studies + new = total) when a
 previous version was published; databases and registers beside other methods when any
 record came by other methods. When more than one run identified records,
 each flow box gets one column per run and a column for the whole review (the
-living variant, as livingPRISMAflow draws it). Every number carries `data-count`
-naming the counts field it shows (`runs.1.screened` for a run's column, `runs.0-3.screened` for
-runs merged into one column), so tests can prove the picture says what
-`sitegen prisma --json` says.
+living variant, as livingPRISMAflow draws it). An updated review's arm of new studies
+is the new searches' (`new_searches`): only their runs have columns, and the last one
+(New) is their sum, never the whole review's, so that previous + new studies = total.
+Every number carries `data-count` naming the counts field it shows (`runs.1.screened` for a
+run's column, `runs.0-3.screened` for runs merged into one column, `new_searches.screened`
+for the new searches' sum), so tests can prove the picture says what `sitegen prisma --json` says.
 
 The diagram is drawn at its natural size with 13 px text: a page shows it in a
 box that scrolls sideways on a narrow screen rather than shrinking the text.
@@ -25,7 +27,16 @@ from typing import Literal
 
 from markupsafe import Markup
 
-from sitegen.living.prisma import Flow, PrismaCounts, RunFlow, in_other_arm, not_in_full, previous_labels
+from sitegen.living.prisma import (
+    Flow,
+    PrismaCounts,
+    RunFlow,
+    arm_flow,
+    arm_runs,
+    in_other_arm,
+    not_in_full,
+    previous_labels,
+)
 from sitegen.records.model import CONTROL_CHARACTER
 from sitegen.records.providers import kind, label
 from sitegen.review.models import utc_minute
@@ -48,8 +59,12 @@ PHASE_W = 30
 BOX_W, PREVIOUS_W = 270, 230
 LABEL_MIN = 196  # the label part of a box with number columns
 MAX_COLUMNS = 6  # number columns per box, the whole review's included: earlier runs merge beyond it
+TOTAL_HEAD = {False: "All", True: "New"}  # the arm's total column: the whole review's, or the new searches'
 
 
+# Under an updated review's new studies: those of them that runs before the new searches identified (the docs'
+# exception: records still awaiting a decision when the version was published, and included after it).
+EARLIER = "identified before the previous version, included since"
 NOT_SEARCHED = "\u2013"  # a source's number in a run that did not search it: no number, never a 0
 NOT_IN_FULL = "*"  # after a source's number when a run did not receive all its records (it was not reached)
 PER_SOURCE = frozenset({"identified_by_source", "returned_by_source", "identified_other_by_source",
@@ -94,7 +109,8 @@ class Box:
 
 @dataclass(frozen=True)
 class Column:
-    """A number column: one run, several early runs merged, or (runs None) the whole review."""
+    """A number column: one run, several early runs merged, or (runs None) the arm's total: the whole review
+    of a new review, the new searches of an updated one (`arm_flow`)."""
 
     head: str
     first: int = 0  # index into counts.runs
@@ -104,16 +120,21 @@ class Column:
     def cell(self, counts: PrismaCounts, path: str) -> Cell:
         name, _, source = path.partition(".")
         source = source if name in PER_SOURCE else ""
-        runs = counts.runs if self.runs is None else self.runs
+        runs = arm_runs(counts) if self.runs is None else self.runs
         other = name in ("identified_other_by_source", "other_returned_by_source")  # the arm the number is on
         mark = NOT_IN_FULL if source and any(source in run.incomplete and in_other_arm(run, source) == other
                                              for run in runs) else ""
         if self.runs is None:
-            return Cell(_value(counts, path), path, mark)
+            return Cell(_value(arm_flow(counts), path), _arm_key(counts, path), mark)
         span = f"{self.first}" if self.first == self.last else f"{self.first}-{self.last}"
         if source and not any(_searched(run, source) for run in self.runs):
             return Cell(None, f"runs.{span}.{path}")
         return Cell(sum(_value(run, path) for run in self.runs), f"runs.{span}.{path}", mark)
+
+
+def _arm_key(counts: PrismaCounts, path: str) -> str:
+    """Where prisma.json holds the arm's number: the whole review's field, or the new searches' sum."""
+    return path if counts.new_searches is None else f"new_searches.{path}"
 
 
 def _searched(run: RunFlow, source: str) -> bool:
@@ -126,10 +147,11 @@ def availability_notes(counts: PrismaCounts, cols: list[Column]) -> list[str]:
     """What the marks beside the numbers mean, for the diagram and the table: a source not reached is
     never shown as a source that had nothing."""
     notes = []
+    arm = arm_flow(counts)
     if any(col.runs is not None and not any(_searched(run, source) for run in col.runs)
-           for col in cols for source in (*counts.identified_by_source, *counts.identified_other_by_source)):
+           for col in cols for source in (*arm.identified_by_source, *arm.identified_other_by_source)):
         notes.append(f"{NOT_SEARCHED} the source was not searched in that run.")
-    for source, runs in not_in_full(counts).items():
+    for source, runs in not_in_full(counts, among=arm_runs(counts)).items():
         notes.append(f"{NOT_IN_FULL} {label(source)} was not reached in full in run {', '.join(map(str, runs))}: "
                      "records it holds may be missing, and its numbers are no sign that it has no more.")
     return notes
@@ -168,12 +190,14 @@ def _value(flow: Flow, path: str) -> int:
 
 
 def columns(counts: PrismaCounts) -> list[Column]:
-    """The number columns: one per run that identified records (earliest ones merged past MAX_COLUMNS),
-    then the whole review; none when a single run identified every record. A run is chosen by what it
-    identified, not by what was left after duplicates were removed: a run whose records all duplicate
-    earlier ones still has numbers (identified, removed), and without its column the runs would not add
-    up to All."""
-    found = [(index, run) for index, run in enumerate(counts.runs) if run.identified]
+    """The number columns: one per run of the arm that identified records (earliest ones merged past
+    MAX_COLUMNS), then the arm's total; none when a single run identified every record of the arm. The arm is
+    the whole review (All) of a new review, and the new searches (New) of an updated one: the runs before them
+    identified the previous studies, which the template counts apart. A run is chosen by what it identified,
+    not by what was left after duplicates were removed: a run whose records all duplicate earlier ones still
+    has numbers (identified, removed), and without its column the runs would not add up to the total."""
+    first = len(counts.runs) - len(arm_runs(counts))
+    found = [(index, run) for index, run in enumerate(counts.runs) if run.identified and index >= first]
     if len(found) < 2:
         return []
     keep = MAX_COLUMNS - 2  # single-run columns beside the merged one and the whole review
@@ -185,7 +209,7 @@ def columns(counts: PrismaCounts) -> list[Column]:
         # Runs that identified nothing between them add nothing, so summing the merged span's runs is exact.
         result.append(Column(f"Runs {run_a.run}\u2013{run_b.run}", first, last, tuple(counts.runs[first:last + 1])))
     result += [Column(f"Run {run.run}", index, index, (run,)) for index, run in shown]
-    return [*result, Column("All")]
+    return [*result, Column(TOTAL_HEAD[counts.new_searches is not None])]
 
 
 class _Writer:
@@ -211,9 +235,9 @@ class _Writer:
         """A label with its count: one number per column, or "(n = …)" after it."""
         width = width or self.box_width
         if not self.cols:
-            whole = Column("All").cell(self.counts, path)
-            return self.single(text, _value(self.counts, path), path, bold=bold, muted=muted, indent=indent,
-                               width=width, mark=whole.mark)
+            total = Column(TOTAL_HEAD[False]).cell(self.counts, path)
+            return self.single(text, total.value, total.key, bold=bold, muted=muted, indent=indent,
+                               width=width, mark=total.mark)
         lines = self._wrapped(text, width, bold=bold, muted=muted, indent=indent)
         lines[-1].cells = [col.cell(self.counts, path) for col in self.cols]
         return lines
@@ -266,7 +290,8 @@ def layout(counts: PrismaCounts, labels: dict[str, str]) -> Diagram:
     cols = columns(counts)
     w = _Writer(counts, cols)
     updated = counts.template == "updated"
-    other = bool(counts.identified_other_by_source)
+    arm = arm_flow(counts)  # what the identification arms count: the new searches' boxes, if updated
+    other = bool(arm.identified_other_by_source)
     box_w = w.box_width
 
     # x of each grid column: previous studies, databases and registers (2), other methods (2)
@@ -294,7 +319,7 @@ def layout(counts: PrismaCounts, labels: dict[str, str]) -> Diagram:
     identified = [*w.heads(), Line("Records identified from:", bold=True)]
     for heading, kind_name in (("Databases", "database"), ("Registers", "register")):
         identified += w.counted(heading, f"identified_{kind_name}s")
-        for source in counts.identified_by_source:
+        for source in arm.identified_by_source:
             if kind(source) == kind_name:
                 identified += w.counted(_label(source), f"identified_by_source.{source}", indent=1)
                 if cols:  # what the source returned in each run, new or not: "271 returned, 11 new"
@@ -312,7 +337,7 @@ def layout(counts: PrismaCounts, labels: dict[str, str]) -> Diagram:
     if other:
         found = [*w.heads(), Line("Records identified from:", bold=True)]
         found += w.counted("Citation searching and other methods", "identified_other_methods")
-        for source in counts.identified_other_by_source:
+        for source in arm.identified_other_by_source:
             found += w.counted(_label(source), f"identified_other_by_source.{source}", indent=1)
         found += w.counted("Duplicate records removed", "other_duplicates_removed")
         row1["other"] = (found, "grey")
@@ -328,7 +353,7 @@ def layout(counts: PrismaCounts, labels: dict[str, str]) -> Diagram:
         assessed = [*w.heads(), *w.counted("Reports assessed for eligibility", f"{p}reports_assessed"),
                     *w.counted("awaiting assessment", f"{p}awaiting_full_text", muted=True, indent=1)]
         reasons = [*w.heads(), *w.counted("Reports excluded:", f"{p}excluded_full_text", bold=True)]
-        for code in getattr(counts, f"{p}excluded_by_reason"):
+        for code in getattr(arm, f"{p}excluded_by_reason"):
             reasons += w.counted(labels.get(code, code), f"{p}excluded_by_reason.{code}", indent=1)
         side = f"{grid_name}-side"
         return [{grid_name: (screened, style), side: (excluded, style)},
@@ -344,7 +369,13 @@ def layout(counts: PrismaCounts, labels: dict[str, str]) -> Diagram:
     if updated:
         studies = [*w.heads(), *w.counted("Studies included, by run", "studies_included")] if cols else []
         studies += w.single("New studies included in review", counts.new_studies, "new_studies")
+        if counts.new_studies_earlier_runs:  # not in the arm above: the note under the diagram says why
+            studies += w.single(EARLIER, counts.new_studies_earlier_runs, "new_studies_earlier_runs", muted=True,
+                                indent=1)
         studies += w.single("Reports of new included studies", counts.new_reports, "new_reports")
+        if counts.new_reports_earlier_runs:
+            studies += w.single(EARLIER, counts.new_reports_earlier_runs, "new_reports_earlier_runs", muted=True,
+                                indent=1)
         total = w.single("Total studies included in review", counts.studies_included, "studies_included",
                          width=PREVIOUS_W, bold=True)
         total += w.single("Reports of total included studies", counts.reports_included, "reports_included",
@@ -443,21 +474,59 @@ def _notes(counts: PrismaCounts, cols: list[Column], width: int) -> list[str]:
     """The legend under the diagram: what each number column covers, and what the marks beside numbers mean."""
     chars = max(40, math.floor((width - 2 * MARGIN) / NOTE_CHAR))
     marks = [line for note in availability_notes(counts, cols) for line in textwrap.wrap(note, chars)]
+    if counts.new_searches is not None:
+        return [line for note in arm_notes(counts, cols) for line in textwrap.wrap(note, chars)] + marks
     if not cols:
         return marks
     runs = "; ".join(f"Run {run.run}: {utc_minute(run.at)}" for run in counts.runs if run.identified)
-    quiet = [run for run in counts.runs if not run.identified]
+    text = (f"Each box counts the records first identified in each run ({runs}), and All counts the whole "
+            f"review.")
+    return textwrap.wrap(text + _quiet(counts.runs), chars) + marks
+
+
+def arm_notes(counts: PrismaCounts, cols: list[Column]) -> list[str]:
+    """What an updated review's arm of new studies counts, for the diagram and the table: the new searches
+    (which runs, and New their sum), and the new studies and reports it does not hold. None for a new review,
+    whose arm is the whole review."""
+    if counts.new_searches is None:
+        return []
+    runs = arm_runs(counts)
+    before = len(counts.runs) - len(runs)
+    if not runs:
+        text = "No search has run since the previous version: the identification of new studies has no record."
+    else:
+        dated = "; ".join(f"Run {run.run}: {utc_minute(run.at)}" for run in runs if run.identified)
+        text = ("The identification of new studies counts the records first identified by the new searches, the runs "
+                f"since the previous version{f' ({dated})' if dated else ''}")
+        text += (", each run in its column and New their sum." if cols else ".") + _quiet(runs)
+    if before:
+        text += (f" {_runs_named([str(n) for n in range(1, before + 1)])} came before it and "
+                 f"{'is' if before == 1 else 'are'} not drawn: the previous studies came from "
+                 f"{'it' if before == 1 else 'them'}.")
+    notes = [text]
+    earlier = [counted(n, word, plural) for n, word, plural in
+               ((counts.new_studies_earlier_runs, "study", "studies"), (counts.new_reports_earlier_runs, "report",
+                                                                        "reports")) if n]
+    if earlier:  # PRISMA counts them as new (the version did not include them), but the new searches did not find them
+        notes.append(f"The new studies and reports include {' and '.join(earlier)} identified before the previous "
+                     "version and included since: screened in the runs before it, they are not in the new "
+                     "searches' boxes.")
+    return notes
+
+
+def _quiet(runs: list[RunFlow]) -> str:
+    """What the runs that identified no new record add, said so that no run goes missing from the legend."""
+    quiet = [run for run in runs if not run.identified]
     answered = [str(run.run) for run in quiet if not run.incomplete]
     # A run some source did not answer in full identified nothing of what that source holds: never "no new record".
     unanswered = [str(run.run) for run in quiet if run.incomplete]
-    text = (f"Each box counts the records first identified in each run ({runs}), and All counts the whole "
-            f"review.")
+    text = ""
     if answered:
         text += f" {_runs_named(answered)} identified no new record and add{'s' if len(answered) == 1 else ''} nothing."
     if unanswered:
         text += (f" {_runs_named(unanswered)} identified no new record, but not every source answered "
                  f"{'it' if len(unanswered) == 1 else 'them'} in full: that is no sign there were none.")
-    return textwrap.wrap(text, chars) + marks
+    return text
 
 
 def _runs_named(numbers: list[str]) -> str:
@@ -469,20 +538,23 @@ class TableRow:
     label: str
     level: int  # 0 for a box, 1 for a part of one (a source, a reason)
     cells: list[Cell | None]  # one per column; None where the number has no place (a run's own, in All)
+    span: bool = False  # one number across every column: an updated review's whole-review number, no arm's
 
 
 def table(counts: PrismaCounts, labels: dict[str, str]) -> tuple[list[str], list[TableRow]]:
     """The diagram's numbers as table rows, with the diagram's columns (or one, "n"): the home page's
     "same counts as a table", kept in step with the picture by being built from the same columns."""
     cols = columns(counts) or [Column("n")]
-    whole = len(cols) - 1
+    arm = arm_flow(counts)  # the rows of the identification arms: the new searches', if updated
 
     def row(text: str, path: str, level: int = 0, *, runs_only: bool = False) -> TableRow:
         return TableRow(text, level, [None if runs_only and col.runs is None else col.cell(counts, path)
                                       for col in cols])
 
-    def single(text: str, path: str) -> TableRow:  # a number of the whole review only
-        return TableRow(text, 0, [None] * whole + [cols[-1].cell(counts, path)])
+    def single(text: str, path: str, level: int = 0) -> TableRow:
+        """A number of the whole review only (previous, new, total studies): it spans the columns, for under the
+        new searches' total it would pass for one of theirs."""
+        return TableRow(text, level, [Cell(_value(counts, path), path)], span=True)
 
     def route(prefix: str, where: str, reasons: dict[str, int]) -> list[TableRow]:
         p = prefix
@@ -499,43 +571,55 @@ def table(counts: PrismaCounts, labels: dict[str, str]) -> tuple[list[str], list
     rows = []
     for heading, kind_name in (("databases", "database"), ("registers", "register")):
         rows.append(row(f"Records identified from {heading}", f"identified_{kind_name}s"))
-        for source in counts.identified_by_source:
+        for source in arm.identified_by_source:
             if kind(source) == kind_name:
                 rows.append(row(_label(source), f"identified_by_source.{source}", 1))
                 if len(cols) > 1:
                     rows.append(row(f"{_label(source)}: returned in the run, new or not",
                                     f"returned_by_source.{source}", 1, runs_only=True))
-    if counts.identified_other_by_source:
+    if arm.identified_other_by_source:
         rows.append(row("Records identified by citation searching and other methods", "identified_other_methods"))
         rows += [row(_label(source), f"identified_other_by_source.{source}", 1)
-                 for source in counts.identified_other_by_source]
+                 for source in arm.identified_other_by_source]
         rows.append(row("Duplicate records removed (other methods)", "other_duplicates_removed"))
     rows += [row("Duplicate records removed", "duplicates_removed"),
              row("Records marked as ineligible by automation tools", "excluded_automation"),
              row("Records removed for other reasons", "removed_other_reasons"),
-             *route("", "databases and registers", counts.excluded_by_reason)]
-    if counts.identified_other_by_source:
-        rows += route("other_", "other methods", counts.other_excluded_by_reason)
-    if counts.template == "updated":
-        studies_label, reports_label, _ = previous_labels(counts)
-        rows += [single(studies_label, "previous_studies"),
-                 single(reports_label, "previous_reports"),
-                 single("New studies included in review", "new_studies"),
-                 single("Reports of new included studies", "new_reports")]
-    rows += [row("Total studies included in review", "studies_included"),
-             row("Reports of total included studies", "reports_included")]
+             *route("", "databases and registers", arm.excluded_by_reason)]
+    if arm.identified_other_by_source:
+        rows += route("other_", "other methods", arm.other_excluded_by_reason)
+    if counts.template != "updated":
+        rows += [row("Total studies included in review", "studies_included"),
+                 row("Reports of total included studies", "reports_included")]
+        return [col.head for col in cols], rows
+    # The arm's rows end with what the new searches included; previous + new = total are the whole review's.
+    studies_label, reports_label, _ = previous_labels(counts)
+    rows += [row("Studies included from the new searches", "studies_included"),
+             row("Reports included from the new searches", "reports_included"),
+             single(studies_label, "previous_studies"),
+             single(reports_label, "previous_reports"),
+             single("New studies included in review", "new_studies")]
+    if counts.new_studies_earlier_runs:
+        rows.append(single(EARLIER, "new_studies_earlier_runs", 1))
+    rows.append(single("Reports of new included studies", "new_reports"))
+    if counts.new_reports_earlier_runs:
+        rows.append(single(EARLIER, "new_reports_earlier_runs", 1))
+    rows += [single("Total studies included in review", "studies_included"),
+             single("Reports of total included studies", "reports_included")]
     return [col.head for col in cols], rows
 
 
 def summary(counts: PrismaCounts, labels: dict[str, str]) -> str:
     """The diagram in one paragraph: its accessible description."""
     def per_source(by_source: dict[str, int], arm: Literal["databases", "other"]) -> str:
-        unreached = not_in_full(counts, arm)
+        unreached = not_in_full(whole, arm, arm_runs(whole))
         return ", ".join(f"{label(s)} {n}" + (f" (not reached in full in run {', '.join(map(str, unreached[s]))})"
                                               if s in unreached else "") for s, n in by_source.items())
 
+    whole, counts = counts, arm_flow(counts)  # the arms' numbers are the new searches', if updated
     reasons = "; ".join(f"{labels.get(c, c)}: {n}" for c, n in counts.excluded_by_reason.items()) or "none"
-    text = (f"{counted(counts.identified_databases, 'record')} identified from databases "
+    text = "New searches: " if whole.new_searches is not None else ""
+    text += (f"{counted(counts.identified_databases, 'record')} identified from databases "
             f"({per_source(counts.identified_by_source, 'databases') or 'none searched'}) and "
             f"{counts.identified_registers} from registers; {counted(counts.duplicates_removed, 'duplicate')} removed; "
             f"{counts.screened} screened, {counts.excluded_screening} excluded; {counted(counts.reports_sought, 'report')} "
@@ -549,15 +633,18 @@ def summary(counts: PrismaCounts, labels: dict[str, str]) -> str:
                  f"screened, {counts.other_excluded_screening} excluded; {counted(counts.other_reports_sought, 'report')} "
                  f"sought, {counts.other_reports_not_retrieved} not retrieved, {counts.other_reports_assessed} "
                  f"assessed, {counts.other_excluded_full_text} excluded ({other_reasons or 'none'}).")
-    if counts.template == "updated":
-        previous = counted(counts.previous_studies, "study", "studies") + previous_labels(counts)[2].removeprefix("studies")
-        text += (f" {previous} and {counts.new_studies} new: "
-                 f"{counted(counts.studies_included, 'study', 'studies')} included in total.")
+    if whole.template == "updated":
+        previous = counted(whole.previous_studies, "study", "studies") + previous_labels(whole)[2].removeprefix("studies")
+        earlier = (f", and {whole.new_studies_earlier_runs} new identified before the previous version and included "
+                   "since" if whole.new_studies_earlier_runs else "")
+        text += (f" {counted(counts.studies_included, 'study', 'studies')} included from the new searches{earlier}. "
+                 f"{previous} and {whole.new_studies} new: {counted(whole.studies_included, 'study', 'studies')} "
+                 "included in total.")
     else:
         text += f" {counted(counts.studies_included, 'study', 'studies')} included."
-    shown = [run for run in counts.runs if run.identified]
-    if len(shown) > 1:
-        text += " By run: " + "; ".join(f"run {run.run} ({utc_minute(run.at)}) identified {counted(run.identified, 'new record')}, "
+    shown = [run for run in arm_runs(whole) if run.identified]
+    if len(shown) > 1 or (shown and whole.new_searches is not None):  # an update says which runs are its searches
+        text += (" By run of the new searches: " if whole.new_searches is not None else " By run: ") + "; ".join(f"run {run.run} ({utc_minute(run.at)}) identified {counted(run.identified, 'new record')}, "
                                         f"{run.records} after duplicates were removed, {run.studies_included} "
                                         "now included" for run in shown) + "."
     return _NOT_XML.sub(" ", text)
