@@ -47,7 +47,7 @@ def overlap(a: dict, b: dict) -> bool:
 
 def test_diagram_text_is_readable_on_a_phone(phone):
     texts = phone.evaluate(MEASURE)
-    assert len(texts) > 50
+    assert len(texts) > 30  # the example's update is one run: one number per box
     small = [(t["text"], round(t["size"], 1)) for t in texts if t["size"] < 11]
     assert small == []
 

@@ -227,6 +227,12 @@ class _Writer:
         label_px = width - 2 * PAD - len(self.cols) * CELL - indent * INDENT
         return max(12, math.floor(label_px / CHAR))
 
+    def heading(self, text: str) -> list[Line]:
+        """A bold line of a box with no number of its own: it may run across the number columns, and wraps at
+        the box's edge (a one-column box is too narrow for "Records removed before screening:" in bold)."""
+        chars = max(12, math.floor((self.box_width - 2 * PAD) / BOLD_CHAR))
+        return [Line(part, bold=True) for part in _wrap(text, chars)]
+
     def heads(self) -> list[Line]:
         return [Line(heads=[col.head for col in self.cols])] if self.cols else []
 
@@ -316,7 +322,7 @@ def layout(counts: PrismaCounts, labels: dict[str, str]) -> Diagram:
         titles["other"] = (w.title(f"Identification of {new_word}studies via other methods", 2 * box_w + GAP_X),
                            "other-title")
 
-    identified = [*w.heads(), Line("Records identified from:", bold=True)]
+    identified = [*w.heads(), *w.heading("Records identified from:")]
     for heading, kind_name in (("Databases", "database"), ("Registers", "register")):
         identified += w.counted(heading, f"identified_{kind_name}s")
         for source in arm.identified_by_source:
@@ -324,7 +330,7 @@ def layout(counts: PrismaCounts, labels: dict[str, str]) -> Diagram:
                 identified += w.counted(_label(source), f"identified_by_source.{source}", indent=1)
                 if cols:  # what the source returned in each run, new or not: "271 returned, 11 new"
                     identified += w.per_run("returned in the run", f"returned_by_source.{source}", indent=2)
-    removed = [*w.heads(), Line("Records removed before screening:", bold=True)]
+    removed = [*w.heads(), *w.heading("Records removed before screening:")]
     removed += w.counted("Duplicate records removed", "duplicates_removed")
     removed += w.counted("Records marked as ineligible by automation tools", "excluded_automation")
     removed += w.counted("Records removed for other reasons", "removed_other_reasons")
@@ -335,7 +341,7 @@ def layout(counts: PrismaCounts, labels: dict[str, str]) -> Diagram:
         previous += w.single(reports_label, counts.previous_reports, "previous_reports", width=PREVIOUS_W)
         row1["previous"] = (previous, "grey")
     if other:
-        found = [*w.heads(), Line("Records identified from:", bold=True)]
+        found = [*w.heads(), *w.heading("Records identified from:")]
         found += w.counted("Citation searching and other methods", "identified_other_methods")
         for source in arm.identified_other_by_source:
             found += w.counted(_label(source), f"identified_other_by_source.{source}", indent=1)
