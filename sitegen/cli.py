@@ -194,10 +194,12 @@ class SitegenGroup(TextCommands):
             root = str(ctx.meta.get("sitegen.review_dir", ""))
             click.echo(format_human(exc.problems, root), err=True)
             nothing = "nothing else was" if exc.done else "nothing was"
+            writes = ctx.meta.get("sitegen.writes", True)  # a command that does not say is taken to write
             if isinstance(exc, SchemaVersionError):
-                click.echo(f"error: unsupported schema_version; {nothing} read further or written", err=True)
+                click.echo(f"error: unsupported schema_version; {nothing} read further{' or written' if writes else ''}",
+                           err=True)
             else:
-                click.echo(f"error: fix the problems above; {nothing} written", err=True)
+                click.echo(f"error: fix the problems above{f'; {nothing} written' if writes else ''}", err=True)
             ctx.exit(exc.exit_code)
         except SitegenError as exc:
             _done(exc)
@@ -219,15 +221,16 @@ class SitegenGroup(TextCommands):
             ctx.exit(EXIT_INVALID)
         except KeyboardInterrupt as exc:  # Ctrl-C: what was done before it is said (a version recorded, say)
             _done(exc)
-            click.echo(f"error: {_interrupted()}", err=True)
+            click.echo(f"error: {_interrupted(ctx.meta.get('sitegen.writes', True))}", err=True)
             ctx.exit(EXIT_INTERRUPTED)
 
 
-def _interrupted() -> str:
+def _interrupted(writes: bool = True) -> str:
     """What a command stopped by Ctrl-C leaves behind: each write is whole or not made (a transaction's renames
-    are finished before Ctrl-C is let through), so what it wrote is what `written` lists."""
+    are finished before Ctrl-C is let through), so what it wrote is what `written` lists. A command that only
+    `writes` nothing says only that it was interrupted."""
     if not written:
-        return "interrupted; nothing was written"
+        return "interrupted; nothing was written" if writes else "interrupted"
     return f"interrupted after it wrote {_written_shown()} (each whole); nothing else was written"
 
 
@@ -274,13 +277,16 @@ COLUMNS_HELP = ("Read a CSV whose columns are not sitegen's: FIELD=COLUMN,... (t
                 "their header.")
 
 
-def _remember(review_dir: Path, *, listed: bool = False) -> Path:
+def _remember(review_dir: Path, *, writes: bool, listed: bool = False) -> Path:
     """The review folder a command was given, kept to show its problems by, and refused first when it is no
     review folder (before a file to write is checked or one to read is read), in the one sentence every command
-    says it in; unless the command `listed` it among the problems it prints (`check`)."""
+    says it in; unless the command `listed` it among the problems it prints (`check`). Whether the command, as
+    it was given, `writes` anything (a file, the review, a site) is kept too: a command that only reads says no
+    "nothing was written" when it stops."""
     from sitegen.review.transaction import refuse_non_review
 
-    click.get_current_context().meta["sitegen.review_dir"] = review_dir
+    meta = click.get_current_context().meta
+    meta["sitegen.review_dir"], meta["sitegen.writes"] = review_dir, writes
     if not listed:
         refuse_non_review(review_dir)
     return review_dir
@@ -320,7 +326,7 @@ def check(directory: Path, output_format: str) -> None:
       sitegen check reviews/my-review
       sitegen check reviews/my-review --format github   # in a workflow
     """
-    _remember(directory, listed=True)
+    _remember(directory, writes=False, listed=True)
     try:
         problems = commands.check(directory)
     except SchemaVersionError as exc:
@@ -387,7 +393,7 @@ def build(directory: Path, out: Path, now: str | None) -> None:
     \b
       sitegen build reviews/my-review --out site
     """
-    _remember(directory)
+    _remember(directory, writes=True)
     click.echo(_built(commands.build(directory, out, now)))
 
 
@@ -412,7 +418,7 @@ def publish(directory: Path, out: Path, now: str | None) -> None:
     \b
       sitegen publish reviews/my-review --out site --now 2026-06-01T00:00:00Z
     """
-    _remember(directory)
+    _remember(directory, writes=True)
     result = commands.publish(directory, out, now)
     if result.version is not None:
         click.echo(f"published version {result.version.number} ({result.version.published_at}): {result.changes}")
@@ -530,7 +536,7 @@ def monitor_add(directory: Path, monitor_id: str, strategies: tuple[tuple[str, s
       sitegen monitor add reviews/my-review --id main --strategy pubmed '"object in context"[tiab]' --at 2026-06-01T00:00:00Z
       sitegen monitor add reviews/my-review --id citing --citations 'citing: W2741809807' --at 2026-06-01T00:00:00Z
     """
-    _remember(directory)
+    _remember(directory, writes=True)
     _file_outside_review(report, directory, "--report", force)
     parsed = []
     for source_label, text in strategies:
@@ -558,7 +564,7 @@ def monitor_add(directory: Path, monitor_id: str, strategies: tuple[tuple[str, s
 @click.option("--json", "as_json", is_flag=True, help="Print the saved state as JSON.")
 def monitor_status(directory: Path, monitor_id: str | None, as_json: bool) -> None:
     """Show the saved searches of DIRECTORY: strategies, seen ids, last run."""
-    _remember(directory)
+    _remember(directory, writes=False)
     searches = commands.search_status(directory, monitor_id)
     if as_json:
         click.echo(json.dumps([search.model_dump(mode="json", exclude_none=True) for search, _ in searches], indent=2,
@@ -605,7 +611,7 @@ def monitor_validate(directory: Path, monitor_id: str | None, at: str | None, as
     from sitegen.errors import EXIT_LOW_RECALL
     from sitegen.living.validation import summary_lines
 
-    _remember(directory)
+    _remember(directory, writes=at is not None)
     payloads, recorded = commands.validate_searches(directory, at, monitor_id)
     if as_json:
         click.echo(json.dumps([{**p.model_dump(mode="json", exclude_none=True), "recall": p.recall}
@@ -647,7 +653,7 @@ def update(directory: Path, at: str, mode: str, as_json: bool, report: Path | No
     \b
       sitegen update reviews/my-review --at 2026-06-01T00:00:00Z --report run-report.md
     """
-    _remember(directory)
+    _remember(directory, writes=True)
     _file_outside_review(report, directory, "--report", force)
     _print_update(commands.update(directory, at, mode, progress=_progress), as_json, report)
 
@@ -692,7 +698,7 @@ def verify(directory: Path, at: str | None, mode: str, bib: Path | None, encodin
     """
     from sitegen.errors import EXIT_REFUSED
 
-    _remember(directory)
+    _remember(directory, writes=mode != "replay")
     if at is None and mode != "replay":
         raise click.UsageError("--at is required (the run's time, e.g. 2026-06-01T00:00:00Z), but for a replay")
     if encoding is not None and bib is None:
@@ -802,7 +808,7 @@ def import_command(directory: Path, files: tuple[Path, ...], at: str, format: Fo
     """
     from sitegen.living.imports import report
 
-    _remember(directory)
+    _remember(directory, writes=True)
     result = commands.import_files(directory, list(files), at, format, list(sources) or None, method, description, seen,
                                    skip_bad, encoding, columns)
     click.echo(json.dumps(result.summary(), indent=2, ensure_ascii=False) if as_json else report(result), nl=False)
@@ -817,7 +823,7 @@ def prisma(directory: Path, as_json: bool) -> None:
     Unprefixed screening and report counts are the databases-and-registers route, `other` ones the
     other-methods route; each run's line says what each source returned in it and how much was new.
     """
-    _remember(directory)
+    _remember(directory, writes=False)
     counts = commands.prisma(directory)
     if as_json:
         click.echo(json.dumps(counts.model_dump(), indent=2))
@@ -875,7 +881,7 @@ def probable_duplicates(directory: Path, reviewer: str, as_json: bool) -> None:
     already decides. Nothing is merged: each pair comes with a line to paste into
     duplicates.csv to confirm it (or write `different` in it to keep both).
     """
-    _remember(directory)
+    _remember(directory, writes=False)
     pairs, records = commands.probable_pairs(directory)
     if as_json:
         click.echo(json.dumps([{"record_id": p.record_id, "duplicate_of": p.duplicate_of, "verdict": p.verdict,
@@ -910,7 +916,7 @@ def export(directory: Path, format: str, selection: str | None, out: Path | None
     \b
       sitegen export reviews/my-review --format ris --records all --out all-records.ris
     """
-    _remember(directory)
+    _remember(directory, writes=out is not None)
     _file_outside_review(out, directory, "--out", force)
     text, count = commands.export(directory, format, selection, out, force)
     if out is None:
@@ -947,7 +953,7 @@ def import_decisions(directory: Path, source: Path, tool: str, reviewer: str, st
     \b
       sitegen import-decisions reviews/my-review rayyan-export.csv --tool rayyan --reviewer ann
     """
-    _remember(directory)
+    _remember(directory, writes=True)
     if not re.fullmatch(SLUG, reviewer):
         raise click.BadParameter("a reviewer name is lower-case letters, digits and hyphens", param_hint="--reviewer")
     report = commands.import_decisions(directory, source, tool, reviewer, stage, decision, rayyan_reviewer, encoding)
@@ -1040,7 +1046,7 @@ def _agreement_line(item) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 def screen_status(directory: Path, as_json: bool) -> None:
     """Per batch and stage of DIRECTORY: decided, pending, conflicts."""
-    _remember(directory)
+    _remember(directory, writes=False)
     per_batch, overall = commands.screening_status(directory)
     if as_json:
         click.echo(json.dumps({"batches": [b.model_dump() for b in per_batch],
@@ -1069,7 +1075,7 @@ def screen_conflicts(directory: Path, as_json: bool) -> None:
 
     Settle one by adding a row to screening/<stage>/adjudication.csv.
     """
-    _remember(directory)
+    _remember(directory, writes=False)
     found = commands.screening_conflicts(directory)
     if as_json:
         click.echo(json.dumps([c.model_dump() for c in found], indent=2, ensure_ascii=False))
@@ -1092,7 +1098,7 @@ def screen_kappa(directory: Path, as_json: bool) -> None:
     """Agreement between DIRECTORY's reviewers, per batch and overall: Cohen's kappa with a 95% CI,
     percent agreement and PABAK over the three choices (Fleiss' kappa when more than two reviewers decided).
     Agreement is on the decision: at full text, two exclusions for different reasons agree, yet are a conflict to adjudicate."""
-    _remember(directory)
+    _remember(directory, writes=False)
     per_batch, overall = commands.screening_status(directory)
     if as_json:
         click.echo(json.dumps({
@@ -1128,7 +1134,7 @@ def screen_rank(directory: Path, number: int | None, imported: bool, as_json: bo
     """
     if (number is not None) == imported:  # both given, or neither
         raise click.UsageError("give either --batch N or --imported")
-    _remember(directory)
+    _remember(directory, writes=False)
     order = commands.ranked_batch(directory, number)
     if as_json:
         click.echo(json.dumps(order.model_dump(), indent=2, ensure_ascii=False))
@@ -1172,7 +1178,7 @@ def digest(directory: Path, week: str, out: Path | None, force: bool) -> None:
     \b
       sitegen digest reviews/my-review --week 2026-W23 --out digest.md
     """
-    _remember(directory)
+    _remember(directory, writes=out is not None)
     _file_outside_review(out, directory, "--out", force)
     text = commands.digest(directory, week)
     if out is None:
@@ -1192,7 +1198,7 @@ def state() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 def state_show(directory: Path, as_json: bool) -> None:
     """Show DIRECTORY's phase, what the next phase needs, and the settable fields."""
-    _remember(directory)
+    _remember(directory, writes=False)
     shown = commands.state_show(directory)
     if as_json:
         click.echo(json.dumps(shown, indent=2, ensure_ascii=False))
@@ -1215,7 +1221,7 @@ def state_show(directory: Path, as_json: bool) -> None:
 @AT
 def state_advance(directory: Path, at: str) -> None:
     """Move DIRECTORY to its next phase, if every gate predicate holds (recorded on the ledger)."""
-    _remember(directory)
+    _remember(directory, writes=True)
     before, after = commands.state_advance(directory, at)
     click.echo(f"phase: {before} -> {after}")
 
@@ -1239,7 +1245,7 @@ def state_set(directory: Path, field: str, value: str) -> None:
       sitegen state set reviews/my-review keep_from 60
       sitegen state set reviews/my-review status_note "Searches paused until May"
     """
-    _remember(directory)
+    _remember(directory, writes=True)
     updated = commands.state_set(directory, field, value)
     value_now = getattr(updated, field)
     click.echo(f"{field}: {'(none)' if value_now is None else value_now}")  # as `state show` says a cleared note
@@ -1256,7 +1262,7 @@ def protocol() -> None:
 @click.option("--reason", default=None, help="Why now (recorded on the ledger).")
 def protocol_lock(directory: Path, at: str, reason: str | None) -> None:
     """Record protocol.md's hash and version on DIRECTORY's ledger."""
-    _remember(directory)
+    _remember(directory, writes=True)
     event = commands.protocol_lock(directory, at, reason)
     click.echo(f"protocol version {event.payload['version']} locked (ledger event {event.seq}, "
                f"sha256 {event.payload['sha256'][:12]}…)")
@@ -1278,7 +1284,7 @@ def protocol_amend(directory: Path, at: str, reason: str) -> None:
     \b
       sitegen protocol amend reviews/my-review --at 2026-06-01T00:00:00Z --reason "Mice added to the population"
     """
-    _remember(directory)
+    _remember(directory, writes=True)
     event, notes = commands.protocol_amend(directory, at, reason)
     click.echo(f"protocol amended to version {event.payload['version']} (ledger event {event.seq})")
     for sentence in notes:
@@ -1300,7 +1306,7 @@ def ledger_anchor(directory: Path) -> None:
     anchoring accepts the ledger as it is. Every command that appends to the
     ledger moves the anchor itself.
     """
-    _remember(directory)
+    _remember(directory, writes=True)
     event = commands.ledger_anchor(directory)
     click.echo(f"ledger anchored at event {event.seq} ({event.type}, {event.ts})")
 
@@ -1332,7 +1338,7 @@ def recover(directory: Path, discard: bool) -> None:
     `--discard` drops it. Leftover temporary files are removed. Writing commands
     do this by themselves before they start.
     """
-    _remember(directory)
+    _remember(directory, writes=True)
     done = commands.finish_interrupted(directory, discard)
     for line in done:
         click.echo(line)

@@ -89,6 +89,19 @@ def test_ctrl_c_while_an_import_reads_says_nothing_was_written(sitegen, tmp_path
     assert tree_bytes(review) == before
 
 
+def test_ctrl_c_in_a_command_that_only_reads_says_only_that_it_was_interrupted(sitegen, tmp_path, monkeypatch):
+    """`screen status` writes nothing however it ends: "nothing was written" would suggest it might have."""
+    from sitegen import commands
+
+    review = _locked_review(sitegen, tmp_path)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(commands, "screening_status", interrupted)
+    assert sitegen("screen", "status", review) == (EXIT_INTERRUPTED, "", "error: interrupted\n")
+
+
 def test_ctrl_c_between_the_renames_of_a_committed_write_leaves_the_review_whole(sitegen, tmp_path, monkeypatch):
     """SIGINT after the transaction's commit point, as its first file is renamed into place: the other files
     are renamed too before Ctrl-C stops the command, so the review is the whole new one (no journal left for the

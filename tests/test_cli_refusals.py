@@ -248,3 +248,36 @@ def test_a_folder_sitegen_will_not_write_into_is_a_refusal_and_a_file_force_woul
     table = _exit_table()
     assert "`init DIR` a folder with content" in table[EXIT_INVALID] and "`build --out`" in table[EXIT_INVALID]
     assert "a file to write that is already there, without `--force`" in table[EXIT_USAGE]
+
+
+# Each command that, as given, only reads, and one that writes of each kind (the review, a file, a site): on a review
+# with a problem, only one that would have written says nothing was.
+READS_ONLY = [("screen", "status", "{review}"), ("screen", "conflicts", "{review}"), ("screen", "kappa", "{review}"),
+              ("screen", "rank", "{review}", "--imported"), ("state", "show", "{review}"), ("prisma", "{review}"),
+              ("monitor", "status", "{review}"), ("monitor", "validate", "{review}"),
+              ("probable-duplicates", "{review}"), ("export", "{review}", "--format", "ris"),
+              ("digest", "{review}", "--week", "2026-W02"), ("verify", "{review}", "--snapshots", "replay")]
+WRITES = [("state", "advance", "{review}", "--at", "2026-01-20T00:00:00Z"), ("build", "{review}", "--out", "{site}"),
+          ("export", "{review}", "--format", "ris", "--out", "{out}"),
+          ("monitor", "validate", "{review}", "--at", "2026-01-20T00:00:00Z")]
+
+
+def _broken(review) -> None:
+    """A review whose records.jsonl's first line is no JSON: every command that loads the review refuses it."""
+    path = review / "records.jsonl"
+    path.write_text("{\n" + path.read_text().split("\n", 1)[1], encoding="utf-8")
+
+
+@pytest.mark.parametrize("args", READS_ONLY + WRITES, ids=" ".join)
+def test_only_a_command_that_would_write_says_nothing_was_written(sitegen, example_copy, tmp_path, args):
+    """`screen status` on a review with a problem ended "nothing was written", which a command that only reads
+    never would have."""
+    _broken(example_copy)
+    before = tree_bytes(example_copy)
+    code, _, err = sitegen(*[arg.format(review=example_copy, site=tmp_path / "site", out=tmp_path / "out.ris")
+                             for arg in args])
+    assert code == EXIT_INVALID and f"{example_copy}/records.jsonl:1:" in err, err
+    last = err.splitlines()[-1]
+    said = "error: fix the problems above; nothing was written" if args in WRITES else "error: fix the problems above"
+    assert last == said
+    assert tree_bytes(example_copy) == before
