@@ -652,6 +652,25 @@ def test_an_adjudication_without_a_disagreement_is_named(example_copy, sitegen):
     adjudication.write_text(adjudication.read_text() + f"{record_id},{flipped},,overrule\n")
     code, out, _ = sitegen("check", example_copy)
     assert code == 1 and "[needless-adjudication]" in out and f"its reviewers agree ({decision})" in out
+    # and says what to do about it, at the row's file and line
+    line = len(adjudication.read_text().splitlines())
+    check_reports(sitegen, example_copy, "screening/title-abstract/adjudication.csv", line,
+                  "an adjudication settles a disagreement between reviewers: remove this row")
+
+
+@pytest.mark.parametrize("reason, said", [
+    ("", "an exclusion at full text needs a reason code from the protocol ({})"),
+    ("off-topic", "exclusion reason 'off-topic' is not defined in protocol.md ({})")])
+def test_a_missing_or_unknown_reason_lists_the_protocols_codes(example_copy, sitegen, reason, said):
+    """A full-text exclusion without a reason named none of the codes to give, where an unknown one listed them."""
+    from sitegen.review.folder import parse_protocol
+
+    protocol, _ = parse_protocol((example_copy / "protocol.md").read_text())
+    codes = ", ".join(sorted(r.code for r in protocol.meta.exclusion_reasons))
+    path = example_copy / "screening" / "full-text" / "reviewer-a.csv"
+    record_id = path.read_text().splitlines()[1].split(",")[0]
+    replace_line(path, 2, f"{record_id},exclude,{reason},")
+    check_reports(sitegen, example_copy, "screening/full-text/reviewer-a.csv", 2, said.format(f"defined: {codes}"))
 
 
 @pytest.mark.parametrize("extra, code", [

@@ -93,7 +93,8 @@ def _needless_adjudications(review: Review) -> list[Problem]:
                      else f"its reviewers agree ({before.decision})")
             problems.append(Problem(row.path, row.line, row.columns.get("record_id"), "needless-adjudication",
                                     f"record {row.decision.record_id!r} is not in conflict at {stage}: {state}; "
-                                    "an adjudication settles a disagreement between reviewers"))
+                                    "an adjudication settles a disagreement between reviewers: remove this row "
+                                    "(write it again if they come to disagree)"))
     return problems
 
 
@@ -130,14 +131,20 @@ def _decision_problems(review: Review) -> tuple[list[Problem], dict[str, tuple[s
                                     "(use the note column for remarks)"))
         elif decision.reason and decision.reason not in reasons and decision.reason not in by_version.get(
                 screened_under.get(decision.record_id, 0), ()):
-            known = ", ".join(sorted(reasons)) or "none defined"
             problems.append(Problem(row.path, row.line, column("reason"), "unknown-reason",
                                     f"exclusion reason {decision.reason!r} is not defined in protocol.md "
-                                    f"(defined: {known}){forced_text_hint(decision.reason)}"))
+                                    f"({defined_reasons(reasons)}){forced_text_hint(decision.reason)}"))
         elif decision.decision == "exclude" and row.stage == "full-text" and not decision.reason:
             problems.append(Problem(row.path, row.line, column("reason"), "reason-required",
-                                    "an exclusion at full text needs a reason code from the protocol"))
+                                    f"an exclusion at full text needs a reason code from the protocol "
+                                    f"({defined_reasons(reasons)})"))
     return problems, decided_otherwise
+
+
+def defined_reasons(reasons: Collection[str]) -> str:
+    """The protocol's exclusion reason codes, as every problem asking for one lists them: the reviewer picks one
+    without opening protocol.md."""
+    return f"defined: {', '.join(sorted(reasons))}" if reasons else "none defined"
 
 
 def _screened_under(review: Review) -> dict[str, int]:

@@ -37,7 +37,7 @@ from sitegen.review.folder import DecisionRow, Review
 from sitegen.review.models import DECISION_COLUMNS, Decision
 from sitegen.review.problems import Problem
 from sitegen.review.write import with_rows_added
-from sitegen.screening.checks import screening_problems
+from sitegen.screening.checks import defined_reasons, screening_problems
 from sitegen.screening.status import ScreeningFacts, screening_facts
 
 Tool = Literal["rayyan", "covidence", "asreview"]
@@ -478,7 +478,7 @@ def _decision(record_id: str, item: Exported, reasons: dict[str, str], skipped: 
         if unmapped:
             report.unmapped_reasons.append(dataclasses.replace(skipped, why=(
                 f"{record_id}: {', '.join(repr(r) for r in unmapped)} is no exclusion reason of the protocol "
-                f"(codes: {', '.join(sorted(reasons)) or 'none defined'})")))
+                f"({defined_reasons(reasons)})")))
     # One line (a tool's note may hold line breaks and tabs), without the invisible format characters no reviewer's
     # note may hold (`hand_written`): the tool's, not typed in the file, and `check` would refuse the row.
     note = " ".join(without_hidden_format(item.note).split())[:2000]
