@@ -573,7 +573,7 @@ def monitor_status(directory: Path, monitor_id: str | None, as_json: bool) -> No
     if not searches:
         click.echo(f"{shown_path(directory)} has no saved search yet (`sitegen monitor add` sets one up)")
     for search, ran in searches:
-        click.echo(f"{search.monitor_id}: run {search.run_count} time(s), last {search.last_run or 'never'}, "
+        click.echo(f"{search.monitor_id}: run {counted(search.run_count, 'time')}, last {search.last_run or 'never'}, "
                    f"{len(search.seen_ids)} ids seen")
         for strategy, last in zip(search.strategies, ran, strict=True):
             said = "; ".join(filter(None, [
@@ -892,7 +892,7 @@ def probable_duplicates(directory: Path, reviewer: str, as_json: bool) -> None:
     for pair in pairs:
         click.echo(f"{pair.score:5.1f} {pair.verdict:8}  {pair.record_id}: {records[pair.record_id].title}\n"
                    f"{'':16}{pair.duplicate_of}: {records[pair.duplicate_of].title}\n{'':16}{pair.row(reviewer)}")
-    click.echo(f"{len(pairs)} pair(s) await a decision in duplicates.csv")
+    click.echo(f"{counted(len(pairs), 'pair')} {'awaits' if len(pairs) == 1 else 'await'} a decision in duplicates.csv")
 
 
 @cli.command("export")
@@ -963,7 +963,7 @@ def import_decisions(directory: Path, source: Path, tool: str, reviewer: str, st
                         ("other reasons", report.other_reasons)):
         for item in items:
             click.echo(f"{shown_path(source)}:{item.line}: {kind}: {item.why}" + (f" ({item.title[:80]})" if item.title else ""))
-    click.echo(f"{report.rows} row(s): {report.matched} matched, {len(report.written)} written to {shown_path(report.path)}, "
+    click.echo(f"{counted(report.rows, 'row')}: {report.matched} matched, {len(report.written)} written to {shown_path(report.path)}, "
                f"{report.already} already there, {len(report.unmatched)} unmatched, {len(report.ambiguous)} "
                f"ambiguous, {len(report.conflicts)} conflicting, {len(report.refused)} refused by the screening "
                f"rules, {len(report.undecided)} without a decision")
@@ -1017,9 +1017,9 @@ def dedupe(source: Path, out: Path, probable_out: Path | None, versions_out: Pat
     for warning in warnings:
         click.echo(f"warning: {shown_path(source)}: {warning}", err=True)
     merged = sum(len(ids) - 1 for ids in matches.sets)
-    click.echo(f"{count} records: {len(matches.sets)} duplicate set(s), {merged} duplicate(s) merged, "
-               f"{len(matches.probable)} probable pair(s) listed in {shown_path(probable_out)}, "
-               f"{len(matches.versions)} preprint-journal version pair(s) in {shown_path(versions_out)}")
+    click.echo(f"{counted(count, 'record')}: {counted(len(matches.sets), 'duplicate set')}, {counted(merged, 'duplicate')} merged, "
+               f"{counted(len(matches.probable), 'probable pair')} listed in {shown_path(probable_out)}, "
+               f"{counted(len(matches.versions), 'preprint-journal version pair')} in {shown_path(versions_out)}")
 
 
 @cli.group()
@@ -1495,7 +1495,7 @@ def loop_command(directory: Path, topic: str, draft: Path | None, bib: Path | No
         click.echo(f"applied {', '.join(result.applied.accepted) or 'no suggestion'}; changed "
                    f"{' and '.join(changed) or 'nothing'}")
     elif result.round is not None:
-        click.echo(f"round {result.round}: {result.left} problem(s); see {shown_path(base / str(result.round) / 'problems.md')}")
+        click.echo(f"round {result.round}: {counted(result.left, 'problem')}; see {shown_path(base / str(result.round) / 'problems.md')}")
     click.echo(f"summary: {shown_path(base / 'final-summary.md')}")
     for name, cause in result.refused.items():  # on stderr: what to fix, as `update` says a source not reached
         click.echo(f"warning: {name} refused access in round {result.rounds}, so it was asked nothing more: {cause}; "
@@ -1504,7 +1504,7 @@ def loop_command(directory: Path, topic: str, draft: Path | None, bib: Path | No
     if result.recheck:
         click.echo(f"re-check later ({why}, not searched): {', '.join(result.recheck)}")
     if not result.left and result.recheck:
-        click.echo(f"paused after round {result.rounds}: {len(result.recheck)} entr(y/ies) could not be checked (an "
+        click.echo(f"paused after round {result.rounds}: {counted(len(result.recheck), 'entry', 'entries')} could not be checked (an "
                    f"index was {'rate limited or refused access' if result.refused else 'rate limited'}); run the "
                    "loop again later to re-verify them")
         raise click.exceptions.Exit(EXIT_INCOMPLETE)
@@ -1512,12 +1512,12 @@ def loop_command(directory: Path, topic: str, draft: Path | None, bib: Path | No
         click.echo(f"converged in round {result.rounds}: no problem left")
         return
     if result.rounds >= 2:
-        click.echo(f"the loop stops after 2 rounds: {result.left} problem(s) left to check by hand")
+        click.echo(f"the loop stops after 2 rounds: {counted(result.left, 'problem')} left to check by hand")
     elif result.applied is not None:  # round 1's confirmation is applied: the next run is round 2
-        click.echo(f"{result.left} problem(s) of round {result.rounds} before these changes: run the loop again for "
+        click.echo(f"{counted(result.left, 'problem')} of round {result.rounds} before these changes: run the loop again for "
                    f"round {result.rounds + 1} on the revised draft")
     else:
-        click.echo(f"{result.left} problem(s) left: accept suggestions in {shown_path(base / str(result.rounds) / 'confirm.yaml')} "
+        click.echo(f"{counted(result.left, 'problem')} left: accept suggestions in {shown_path(base / str(result.rounds) / 'confirm.yaml')} "
                    "(see revision-suggestions.md), then run again")
     raise click.exceptions.Exit(EXIT_INVALID)
 

@@ -53,8 +53,10 @@ class ReviewInvalid(SitegenError):
     """The review folder failed validation; `problems` says where and why."""
 
     def __init__(self, problems: list[Problem]):
+        from sitegen.text import counted  # here: errors is imported by every module, and text imports records
+
         self.problems = problems
-        super().__init__(f"the review folder has {len(problems)} problem(s)")
+        super().__init__(f"the review folder has {counted(len(problems), 'problem')}")
 
 
 class SchemaVersionError(SitegenError):

@@ -26,6 +26,7 @@ from sitegen.site.pages import page_slug
 from sitegen.sources import openalex
 from sitegen.sources.search import open_fetcher
 from sitegen.sources.settings import SourceSettings
+from sitegen.text import counted
 from sitegen.workspace import open_review
 
 DIR = FIXTURES / "openalex"
@@ -134,7 +135,7 @@ def test_backward_citation_search_finds_what_the_seed_cites():
     assert [record.custom.openalex for record in outcome.records] == cited == ["W2098430271", "W2144529104"]
     assert outcome.total == len(set(seed["referenced_works"]))  # every work it cites, found or not
     # The works this small world lacks are named, not hidden; their absence is OpenAlex's answer.
-    assert outcome.complete and f"no record for {outcome.total - 2} requested id(s)" in outcome.warnings[0]
+    assert outcome.complete and f"no record for {counted(outcome.total - 2, 'requested id')}" in outcome.warnings[0]
 
 
 def test_forward_citation_search_finds_the_citing_works_newest_first():

@@ -132,7 +132,7 @@ def test_deep_paging_follows_a_cursor_that_does_not_change():
     assert cursors[0] == "*" and len(set(cursors[1:])) == 1 and len(cursors) == 4
     # the pages differ although the cursor did not; one real item (a journal issue) has no title
     assert len({r.id for r in outcome.records}) == 19
-    assert outcome.warnings == ["1 Crossref work(s) had no title and were left out: 10.1002/humu.2018.39.issue-6",
+    assert outcome.warnings == ["1 Crossref work had no title and was left out: 10.1002/humu.2018.39.issue-6",
                                 "Crossref reported 138567 matches: only the first 19 of 138567 were read; "
                                 "raise SITEGEN_MAX_RECORDS (now 19) or narrow the query to read them all"]
     codlet = next(r for r in outcome.records if r.id == "10.1111/jai.12009")
@@ -408,7 +408,7 @@ def test_work_without_doi_or_title_is_left_out():
     fetch, _, _ = fetcher(lambda request: json_response(json.dumps(envelope)))
     outcome = crossref.search(fetch, SETTINGS, {"query": "x"})
     assert outcome.status == "ok" and outcome.complete and len(outcome.records) == 1
-    assert outcome.warnings == ["1 Crossref work(s) had no title and were left out: 10.1371/journal.pone.0000001"]
+    assert outcome.warnings == ["1 Crossref work had no title and was left out: 10.1371/journal.pone.0000001"]
 
 
 def test_fields_of_the_wrong_shape_are_ignored_not_a_crash():
@@ -462,7 +462,7 @@ def test_a_work_that_cannot_be_stored_is_kept_out_and_the_run_incomplete():
     outcome = crossref.search(fetch, SETTINGS, {"query": "x"})
     assert outcome.status == "ok" and outcome.dropped == 1 and not outcome.complete
     assert [r.id for r in outcome.records] == [PLOS[0]["DOI"].lower(), PLOS[2]["DOI"].lower()]
-    assert outcome.warnings == [f"1 Crossref work(s) could not be read (invalid author): {PLOS[1]['DOI'].lower()}; they are "
+    assert outcome.warnings == [f"1 Crossref work could not be read (invalid author): {PLOS[1]['DOI'].lower()}; it is "
                                 "missing from this run, which is therefore incomplete"]
 
 
@@ -471,7 +471,7 @@ def test_every_work_unreadable_is_an_outage_not_an_empty_success():
     fetch, _, _ = fetcher(lambda request: json_response(envelope(too_long, 3)))
     outcome = crossref.search(fetch, SETTINGS, {"query": "x"})
     assert outcome.status == "unavailable"
-    assert "3 of 3 Crossref work(s) could not be read (invalid title)" in outcome.warnings[0]
+    assert "3 of 3 Crossref works could not be read (invalid title)" in outcome.warnings[0]
     assert outcome.warnings[0].endswith(", ".join(item["DOI"].lower() for item in PLOS[:3]))  # named, to be found
 
 

@@ -18,6 +18,7 @@ from test_import import new_review
 from sitegen.records.entry import Entry
 from sitegen.references.records import entry_record
 from sitegen.screening.imports import RecordIndex
+from sitegen.text import counted
 
 STROKE = FIXTURES / "dedupe" / "stroke" / "records_pre_merged.csv"
 TRIAL = {"ID": "t1", "ENTRYTYPE": "article", "author": "Smith, John", "year": "2020", "journal": "Lancet",
@@ -86,7 +87,7 @@ def test_decisions_on_an_imported_file_with_duplicates_reach_each_canonical_reco
     code, out, err = sitegen("import-decisions", review, export, "--tool", "rayyan", "--reviewer", "kofi",
                              "--rayyan-reviewer", "Kofi")
     assert code == 0, err
-    assert f"{len(rows)} row(s): {len(rows)} matched" in out and " 0 unmatched, 0 ambiguous" in out
+    assert f"{counted(len(rows), 'row')}: {len(rows)} matched" in out and " 0 unmatched, 0 ambiguous" in out
     written = list(csv.DictReader((review / "screening" / "title-abstract" / "kofi.csv").open()))
     decided = {row["record_id"] for row in written}
     assert len(decided) == len(written) and not decided & {row["record_id"] for row in duplicates}

@@ -83,7 +83,7 @@ def test_command_writes_sets_and_probable_pairs(tmp_path, sitegen):
     out = tmp_path / "predicted.csv"
     code, stdout, _ = sitegen("dedupe", FIXTURES / "dedupe" / "special_cases" / "records_pre_merged.csv",
                               "--out", out)
-    assert code == 0 and "12 records: 3 duplicate set(s)" in stdout
+    assert code == 0 and "12 records: 3 duplicate sets" in stdout
     with open(out, newline="", encoding="utf-8") as handle:
         found = [row["merged_ids"] for row in csv.DictReader(handle)]
     with open(FIXTURES / "dedupe" / "special_cases" / "merged_record_ids.csv", newline="", encoding="utf-8") as f:
@@ -93,7 +93,7 @@ def test_command_writes_sets_and_probable_pairs(tmp_path, sitegen):
         assert next(csv.reader(handle)) == ["first", "second", "score"]
     with open(tmp_path / "predicted-versions.csv", newline="", encoding="utf-8") as handle:
         assert list(csv.reader(handle)) == [["preprint", "published", "score"]]
-    assert "0 preprint-journal version pair(s)" in stdout
+    assert "0 preprint-journal version pairs" in stdout
 
 
 def test_years_written_as_dates_are_read_as_import_reads_them(tmp_path, sitegen):

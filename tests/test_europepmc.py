@@ -205,7 +205,7 @@ def test_results_without_an_identifier_are_skipped_and_counted():
     fetch, _, _ = fetcher(lambda request: json_response(page_body([RESULTS[0], preprint], 2)))
     outcome = europepmc.search(fetch, SETTINGS, "cancer")
     assert outcome.status == "ok" and [r.id for r in outcome.records] == [FIRST_DOI]
-    assert "1 Europe PMC result(s) had no DOI, PMID or PMCID" in outcome.warnings[0]
+    assert "1 Europe PMC result had no DOI, PMID or PMCID" in outcome.warnings[0]
 
 
 # --------------------------------------------------------------------------- records
@@ -454,8 +454,8 @@ def test_a_result_that_cannot_be_read_is_kept_out_and_the_run_incomplete():
     outcome = europepmc.search(fetch, SETTINGS, "cancer")
     assert outcome.status == "ok" and outcome.dropped == 1 and not outcome.complete
     assert [r.PMID for r in outcome.records] == [RESULTS[0]["pmid"], RESULTS[1]["pmid"], RESULTS[3]["pmid"]]
-    assert outcome.warnings == ["1 Europe PMC result(s) could not be read (invalid title): "
-                                f"MED:{RESULTS[2]['id']}; they are missing from this run, which is therefore incomplete"]
+    assert outcome.warnings == ["1 Europe PMC result could not be read (invalid title): "
+                                f"MED:{RESULTS[2]['id']}; it is missing from this run, which is therefore incomplete"]
 
 
 def test_fulltext_without_a_pmcid_cannot_be_shown_to_be_the_article():

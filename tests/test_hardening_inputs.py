@@ -394,7 +394,7 @@ def test_europe_pmc_names_the_results_it_cannot_track():
     fetch, _, _ = fetcher(lambda request: httpx.Response(200, json=page))
     outcome = europepmc.search(fetch, SourceSettings(), "x")
     assert outcome.complete and outcome.records == []
-    assert outcome.warnings == ["1 Europe PMC result(s) had no DOI, PMID or PMCID and were skipped: AGR:IND44012345"]
+    assert outcome.warnings == ["1 Europe PMC result had no DOI, PMID or PMCID and was skipped: AGR:IND44012345"]
 
 
 @pytest.mark.parametrize("args", [
@@ -487,7 +487,7 @@ def test_bibtex_values_joined_by_hash_and_string_macros_are_read_as_bibtex_reads
     assert entry.get("journal") == "The Journal of Memory Supplement"
     assert (entry.get("month"), entry.get("year"), entry.get("publisher")) == ("jan", "2020", "IEEE_PRESS")
     assert entry.get("note") == 'A # B "quoted"'  # inside braces, '#' and quotes are text
-    assert warnings == ["1 value(s) name a macro no @string of the file defines, kept as written "
+    assert warnings == ["1 value names a macro no @string of the file defines, kept as written "
                         "(line 7: IEEE_PRESS)"]
 
 

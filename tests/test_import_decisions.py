@@ -272,7 +272,7 @@ def test_an_export_not_in_utf8_names_its_line(example_copy, sitegen, tmp_path):
                            [[record["title"], record["DOI"], "1", "caf\u00e9"] for record in records]).encode("latin-1"))
     code, out, err = sitegen("import-decisions", example_copy, latin, "--tool", "asreview", "--reviewer", "reviewer-c",
                              "--encoding", "latin-1")
-    assert code == 0 and "2 row(s): 2 matched" in out, err
+    assert code == 0 and "2 rows: 2 matched" in out, err
     code, _, err = sitegen("import-decisions", example_copy, latin, "--tool", "asreview", "--reviewer", "reviewer-c",
                            "--encoding", "klingon")
     assert code == 2 and "Invalid value for '--encoding': 'klingon' is not a text encoding Python knows" in err
@@ -412,7 +412,7 @@ def test_an_export_separated_by_semicolons_or_tabs_is_read(example_copy, sitegen
     export, status, out, err = _import(sitegen, example_copy, tmp_path, ["title", "doi", "asreview_label"],
                                        [[records[i]["title"], records[i]["DOI"], "1"] for i in chosen],
                                        "--tool", "asreview", delimiter=delimiter)
-    assert status == 0 and "2 row(s): 2 matched" in out, out + err
+    assert status == 0 and "2 rows: 2 matched" in out, out + err
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -432,7 +432,7 @@ def test_an_export_with_only_its_header_is_read_as_one_without_rows(example_copy
     export = tmp_path / "export.csv"
     export.write_text("title,doi,asreview_label\r\n")
     code, out, err = sitegen("import-decisions", example_copy, export, "--tool", "asreview", "--reviewer", "reviewer-c")
-    assert "no label column" not in err and "0 row(s)" in out
+    assert "no label column" not in err and "0 rows" in out
 
 
 def test_a_character_no_text_may_hold_is_a_space_not_a_traceback(example_copy, sitegen, tmp_path):
@@ -513,7 +513,7 @@ def test_of_two_rows_for_one_record_the_one_giving_the_reason_is_written(example
 def test_an_export_whose_only_identifier_column_is_pubmed_id_is_an_export(example_copy, sitegen, tmp_path):
     export, status, out, err = _import(sitegen, example_copy, tmp_path, ["pubmed_id", "asreview_label"],
                                        [["12345", "1"]], "--tool", "asreview")
-    assert "no title, DOI or PMID column" not in err and "1 row(s)" in out
+    assert "no title, DOI or PMID column" not in err and "1 row" in out
 
 
 def test_excels_separator_line_before_the_header_is_read(example_copy, sitegen, tmp_path):
@@ -527,7 +527,7 @@ def test_excels_separator_line_before_the_header_is_read(example_copy, sitegen, 
     assert code != 0 and f"{export}:5: 2 fields where the header has 3" in err  # lines as the file numbers them
     export.write_bytes(export.read_bytes().replace(b"only;two\r\n", b""))
     code, out, err = sitegen("import-decisions", example_copy, export, "--tool", "asreview", "--reviewer", "reviewer-c")
-    assert code == 0 and "2 row(s): 2 matched" in out, out + err
+    assert code == 0 and "2 rows: 2 matched" in out, out + err
 
 
 def test_rayyans_reasons_of_several_excluding_reviewers_are_nobodys(example_copy, sitegen, tmp_path):
@@ -619,7 +619,7 @@ def test_asreview_1s_export_keeps_the_columns_of_the_dataset_it_was_given(exampl
                                        ["record_id", "primary_title", "first_authors", "year", label],
                                        [[str(n), records[i]["title"], _authors(records[i], "; "), _year(records[i]),
                                          "1"] for n, i in enumerate(chosen)], "--tool", "asreview")
-    assert status == 0 and "2 row(s): 2 matched, 2 written" in out, out + err
+    assert status == 0 and "2 rows: 2 matched, 2 written" in out, out + err
     assert _decisions(example_copy, f"{TA}/reviewer-c.csv") == {i: ("include", "") for i in chosen}
 
 

@@ -299,7 +299,7 @@ def test_round_two_keeps_every_artefact_and_earlier_candidates_but_suggests_only
     folder = round_dir(manuscript, 2)
     assert {"citation-review.json", "claim-review.json", "problems.md", "queries.md", "candidates.json",
             "revision-suggestions.md"} <= {p.name for p in folder.iterdir()}
-    assert "Round 1: 2 problem(s); round 2: 2." in (folder / "problems.md").read_text()
+    assert "Round 1: 2 problems; round 2: 2." in (folder / "problems.md").read_text()
     candidates = json.loads((folder / "candidates.json").read_text())
     assert [(c["round"], c["problem"], c["status"]) for c in candidates] == [
         (1, "P1", "ok"), (1, "P2", "ok"), (2, "P1", "failed: openalex unavailable"),
@@ -540,7 +540,7 @@ def test_a_draft_without_problems_converges_with_exit_status_zero(tmp_path, cli_
 def test_problems_left_exit_one_and_say_what_to_do(manuscript, cli_with_mocks):
     result = cli_with_mocks.invoke(cli, ["loop", str(manuscript), "--topic", TOPIC])
     assert result.exit_code == 1
-    assert "round 1: 2 problem(s)" in result.output and "confirm.yaml" in result.output
+    assert "round 1: 2 problems" in result.output and "confirm.yaml" in result.output
 
 
 @pytest.mark.parametrize(("change", "message", "status"), [
@@ -640,7 +640,7 @@ def test_an_index_refusing_access_stops_for_the_round_and_its_entries_are_kept_a
             "the loop again to check what it could not") in result.stderr
     assert "re-check later (rate-limited or refused access, not searched): wagner2021ai, schryen2021knowledge" \
         in result.stdout
-    assert "paused after round 1: 2 entr(y/ies) could not be checked" in result.stdout
+    assert "paused after round 1: 2 entries could not be checked" in result.stdout
     base = folder / "output" / "evidence-loop" / topic_slug("reviews")
     assert "## Re-check later (refused access, not searched)" in (base / "1" / "problems.md").read_text()
     summary = (base / "final-summary.md").read_text()

@@ -120,7 +120,7 @@ def test_citation_graph():
     outcome = openalex.works_by_ids(fetch, SETTINGS, ["W1979978981", "W999"])
     assert asked == ["openalex:W1979978981|W999"]
     assert [r.custom.openalex for r in outcome.records] == ["W1979978981"]
-    assert "no record for 1 requested id(s): W999" in outcome.warnings[0]
+    assert "no record for 1 requested id: W999" in outcome.warnings[0]
     fetch, seen, _ = fetcher(synergy_pages(25))
     assert openalex.citing(fetch, SETTINGS, "W1554322594").status == "ok"
     assert seen.requests[0].url.params["filter"] == "cites:W1554322594"
@@ -289,8 +289,8 @@ def test_a_record_that_cannot_be_stored_is_kept_out_and_the_run_incomplete():
     assert outcome.status == "ok" and outcome.dropped == 1 and not outcome.complete
     assert [r.custom.openalex for r in outcome.records] == [SYNERGY[0]["id"].rsplit("/", 1)[1], "W999",
                                                             SYNERGY[2]["id"].rsplit("/", 1)[1]]
-    assert outcome.warnings == [f"1 OpenAlex work(s) could not be read (invalid title): {SYNERGY[1]['id'].rsplit('/', 1)[1]}; "
-                                "they are missing from this run, which is therefore incomplete"]
+    assert outcome.warnings == [f"1 OpenAlex work could not be read (invalid title): {SYNERGY[1]['id'].rsplit('/', 1)[1]}; "
+                                "it is missing from this run, which is therefore incomplete"]
 
 
 def test_a_lookup_answered_with_an_unreadable_work_is_an_outage():

@@ -24,7 +24,7 @@ from sitegen.sources.http import Provider, Secrets
 from sitegen.sources.openalex import work_to_record
 
 WORKS = json.loads((FIXTURES / "openalex" / "synergy_sep2021_works_0_25.json").read_text())
-ITEMS = Items("work(s)", "no identifier")
+ITEMS = Items("work", "no identifier")
 WORKS_ITEMS = openalex.WORKS  # OpenAlex's own: items told apart by their W id
 
 
@@ -108,8 +108,8 @@ def test_skipped_items_count_once_each():
     read(p, [(3, [WORKS[1], unidentified, unidentified, also], None)])
     outcome = p.outcome(trace())
     assert outcome.complete and len(outcome.records) == 1
-    assert outcome.warnings == ["2 Test work(s) had no identifier and were skipped",
-                                "Test sent 1 item(s) more than once; each was kept once"]
+    assert outcome.warnings == ["2 Test works had no identifier and were skipped",
+                                "Test sent 1 item more than once; each was kept once"]
 
 
 @pytest.mark.parametrize("item", [None, 7, "x", [], True])
@@ -138,7 +138,7 @@ def test_an_identified_work_the_provider_gives_no_title_is_left_out_by_name():
     read(p, [(2, [WORKS[1], untitled], None)])
     outcome = p.outcome(trace())
     assert outcome.complete and len(outcome.records) == 1
-    assert outcome.warnings == [f"1 Test work(s) had no title and were left out: {work_to_record(WORKS[0]).id}"]
+    assert outcome.warnings == [f"1 Test work had no title and was left out: {work_to_record(WORKS[0]).id}"]
 
 
 @pytest.mark.parametrize("title", [123, ["a list"], {"text": "x"}, True])
@@ -198,7 +198,7 @@ def test_a_converter_failure_skips_that_item_only():
     p.add(3, WORKS[:3], convert, dict)
     outcome = p.outcome(trace())
     assert len(outcome.records) == 2 and outcome.dropped == 1 and not outcome.complete
-    assert outcome.warnings == ["1 Test work(s) could not be read (KeyError); they are missing from this run, "
+    assert outcome.warnings == ["1 Test work could not be read (KeyError); it is missing from this run, "
                                 "which is therefore incomplete"]
 
 

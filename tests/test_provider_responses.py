@@ -120,7 +120,7 @@ def test_an_id_sitegen_cannot_read_names_the_item_it_skips():
     with fetch:
         outcome = crossref.search(fetch, SETTINGS, {"query": "ecology"})
     assert outcome.complete and len(outcome.records) == 1
-    assert outcome.warnings == ["1 Crossref work(s) had no DOI and were skipped: not-a-doi"]
+    assert outcome.warnings == ["1 Crossref work had no DOI and was skipped: not-a-doi"]
 
 
 # --------------------------------------------------------------------------- text a reader cannot see
@@ -185,4 +185,4 @@ def test_a_title_of_invisible_characters_alone_is_no_title(title):
     with fetch:
         outcome = crossref.search(fetch, SETTINGS, {"query": "ecology"})
     assert outcome.complete and len(outcome.records) == 1
-    assert outcome.warnings == ["1 Crossref work(s) had no title and were left out: 10.1093/obo/9780199830060-0023"]
+    assert outcome.warnings == ["1 Crossref work had no title and was left out: 10.1093/obo/9780199830060-0023"]

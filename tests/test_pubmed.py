@@ -610,7 +610,7 @@ def test_an_article_that_cannot_be_stored_is_kept_out_and_the_run_incomplete():
     fetch, _, _ = fetcher(eutils(with_count(ESEARCH2, 2), {"0": article_set(long_title, edited(PUBMED1, 1))}))
     outcome = pubmed.search(fetch, SETTINGS, "cancer")
     assert outcome.status == "ok" and not outcome.complete and [r.PMID for r in outcome.records] == ["9997"]
-    assert outcome.warnings == ["1 PubMed article(s) could not be read (invalid title): 12091962; they are missing "
+    assert outcome.warnings == ["1 PubMed article could not be read (invalid title): 12091962; it is missing "
                                 "from this run, which is therefore incomplete"]
 
 

@@ -16,6 +16,7 @@ from sitegen.records.dedupe import dedupe_rows
 from sitegen.references import ReferenceProblem, read_references, sniff
 from sitegen.references.bibtex import read_bibtex
 from sitegen.references.ris import read_ris
+from sitegen.text import counted
 
 # --------------------------------------------------------------------------- real exports
 
@@ -261,7 +262,7 @@ def test_command_reads_ris_and_bibtex(tmp_path, sitegen, name):
     assert code == 0, err
     assert out.read_text(encoding="utf-8").startswith("merged_ids")
     assert (tmp_path / "predicted-probable.csv").is_file()
-    assert stdout.startswith(f"{len(read_references(FIXTURES / name))} records")
+    assert stdout.startswith(counted(len(read_references(FIXTURES / name)), "record"))
 
 
 def test_command_format_option_overrides_the_suffix(tmp_path, sitegen):

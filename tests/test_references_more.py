@@ -11,6 +11,7 @@ from conftest import FIXTURES, ROOT, tree_bytes
 
 from sitegen.references import ReferenceProblem, read_references, sniff
 from sitegen.references.records import entry_record
+from sitegen.text import counted
 
 # --------------------------------------------------------------------------- real files
 
@@ -423,7 +424,7 @@ def test_positions_stay_the_ids_of_good_records_when_others_are_skipped():
 def test_dedupe_reads_the_new_formats(tmp_path, sitegen, name):
     code, stdout, err = sitegen("dedupe", FIXTURES / name, "--out", tmp_path / "predicted.csv")
     assert code == 0, err
-    assert stdout.startswith(f"{len(read_references(FIXTURES / name))} records:")
+    assert stdout.startswith(counted(len(read_references(FIXTURES / name)), "record") + ":")
 
 
 def test_dedupe_encoding_option(tmp_path, sitegen):

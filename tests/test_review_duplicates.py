@@ -216,12 +216,12 @@ def test_pairs_awaiting_a_decision_come_with_a_line_to_paste(sitegen, twin_revie
     assert code == 0, out + err
     assert open_review(twin_review).facts.duplicates[TWIN].reviewer == "ann"
     code, out, _ = sitegen("probable-duplicates", twin_review)
-    assert code == 0 and out.strip() == "0 pair(s) await a decision in duplicates.csv"
+    assert code == 0 and out.strip() == "0 pairs await a decision in duplicates.csv"
 
 
 def test_a_pair_decided_different_is_not_listed_again(sitegen, twin_review):
     code, out, _ = sitegen("probable-duplicates", twin_review)
-    assert code == 0 and f"{TWIN},{ORIGINAL},same,<reviewer>," in out and "1 pair(s)" in out
+    assert code == 0 and f"{TWIN},{ORIGINAL},same,<reviewer>," in out and "1 pair awaits" in out
     write_decisions(twin_review, f"{ORIGINAL},{TWIN},different,ann,")
     code, out, _ = sitegen("probable-duplicates", twin_review, "--json")
     assert code == 0 and json.loads(out) == []

@@ -286,7 +286,7 @@ def test_runs_that_failed_or_never_happened_are_not_measured_not_missed(example_
     payload = _ours(validate(workspace.review, workspace.facts))
     assert payload.found == 3 and not payload.below_threshold
     openalex, arxiv = payload.strategies
-    assert openalex.not_measured == "none of its 1 run(s) got OpenAlex's answer in full" and openalex.missed == []
+    assert openalex.not_measured == "none of its 1 run got OpenAlex's answer in full" and openalex.missed == []
     assert arxiv.not_measured == "it has not run" and (arxiv.runs, arxiv.found, arxiv.missed) == (0, 0, [])
     assert payload.not_measured == [openalex, arxiv]
     code, out, err = sitegen("monitor", "validate", example_copy, "--id", MONITOR, "--at", "2023-05-02T00:00:00Z")

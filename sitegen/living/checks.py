@@ -38,6 +38,7 @@ from sitegen.review.models import (
 from sitegen.review.problems import Problem
 from sitegen.review.transaction import JOURNAL
 from sitegen.sources.query import QuerySyntaxError, UnsupportedQuery, provider_query
+from sitegen.text import counted
 
 LEDGER = "ledger.jsonl"
 UNANCHORED = "ledger-unanchored"  # the one problem `sitegen ledger anchor` exists to resolve
@@ -253,7 +254,7 @@ def _batch_problems(review: Review) -> list[Problem]:
                                     "were deleted"))
         if search.run_count and monitor_id not in last_run:
             problems.append(Problem(rel, None, None, "last-run",
-                                    f"the search has run {search.run_count} time(s) but the ledger has no retrieval "
+                                    f"the search has run {counted(search.run_count, 'time')} but the ledger has no retrieval "
                                     "event for it: events were deleted"))
     # Every id a search has reported went into a screening batch, or was already in one or imported:
     # a seen id in none of them means the batch event that held it was lost from the ledger.

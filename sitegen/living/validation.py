@@ -43,6 +43,7 @@ from sitegen.review.models import (
 )
 from sitegen.review.transaction import Transaction
 from sitegen.sources.query import And, Node, Or, Term, parse_query
+from sitegen.text import counted
 
 # A work's identifiers that say a source holds it: its own id there. Crossref is not listed: DataCite and other
 # agencies register DOIs too, so a DOI tells nothing of Crossref, and a Crossref miss is never "never returned".
@@ -265,8 +266,8 @@ def _reasons(strategy: _Strategy, study: str, review: Review, facts: ReviewFacts
                                                                 f"returned it in any run"))
     incomplete = sum(not payload.complete for payload in strategy.runs)
     if incomplete:
-        reasons.append(MissReason(code="incomplete-runs", detail=f"{incomplete} of its {len(strategy.runs)} "
-                                  f"run(s) did not get {name}'s answer in full"))
+        reasons.append(MissReason(code="incomplete-runs", detail=f"{incomplete} of its "
+                                  f"{counted(len(strategy.runs), 'run')} did not get {name}'s answer in full"))
     return reasons or [MissReason(code="unknown", detail="not retrieved (reason unknown)")]
 
 
@@ -276,7 +277,7 @@ def _not_measured(strategy: _Strategy) -> str | None:
     if not strategy.runs:
         return "it has not run"
     if all(not payload.complete for payload in strategy.runs):
-        return (f"none of its {len(strategy.runs)} run(s) got {provider_label(strategy.source)}'s answer in full")
+        return (f"none of its {counted(len(strategy.runs), 'run')} got {provider_label(strategy.source)}'s answer in full")
     return None
 
 
@@ -356,7 +357,7 @@ def summary_lines(payload: ValidationPayload) -> list[str]:
         state = "" if strategy.current else ", an earlier wording (for information: not judged)"
         measured = f"not measured: {strategy.not_measured}; " if strategy.not_measured else ""
         lines.append(f"  {name}{state}: {measured}{strategy.found}/{known} ({percent(strategy.found, known)}) over "
-                     f"{strategy.runs} run(s)")
+                     f"{counted(strategy.runs, 'run')}")
         for miss in strategy.missed:
             lines.append(f"    missed {miss.study}: {'; '.join(reason.detail for reason in miss.reasons)}")
     return lines

@@ -36,6 +36,7 @@ from sitegen.sources.http import Fetcher
 from sitegen.sources.search import check_sources, open_fetcher
 from sitegen.sources.search import search as search_sources
 from sitegen.sources.settings import SourceSettings
+from sitegen.text import counted
 from sitegen.verify.identity import verify_citation
 
 MAX_ROUNDS = 2
@@ -719,7 +720,7 @@ def _finish_apply(manuscript: Manuscript, folder: Path) -> Applied:
     try:
         journal = ApplyJournal.model_validate_json(read_source(journal_path))
     except ValidationError as exc:
-        raise SitegenError(f"{shown_path(journal_path)} is not an apply journal sitegen wrote ({exc.error_count()} problem(s)); "
+        raise SitegenError(f"{shown_path(journal_path)} is not an apply journal sitegen wrote ({counted(exc.error_count(), 'problem')}); "
                            "check the draft and .bib by hand, then remove it") from None
     ours = {manuscript.draft.resolve(), manuscript.bib.resolve()}
     pending = []
@@ -932,7 +933,7 @@ def render_problems(number: int, rows: list[ProblemRow], apart: list[CitationChe
     and how many sentences cite in a style naming no key (`unlinked`)."""
     lines = [f"# Problems, round {number}", ""]
     if before is not None:
-        lines += [f"Round {number - 1}: {before} problem(s); round {number}: {len(rows)}.", ""]
+        lines += [f"Round {number - 1}: {counted(before, 'problem')}; round {number}: {len(rows)}.", ""]
     lines += ["| # | type | location | evidence | action |", "| --- | --- | --- | --- | --- |"]
     for row in rows:
         left = " (left from the last round)" if row.carried else ""

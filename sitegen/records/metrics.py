@@ -205,7 +205,7 @@ def evaluate(runs: Runs, judgments: Judgments, known: KnownItems | None, ks: lis
 def _warnings(runs: Runs, judgments: Judgments, known_items: dict[str, list[str]]) -> list[str]:
     """What makes the benchmark weaker than it looks: queries never run, empty known lists, known items
     judged not relevant (one of the two files is wrong)."""
-    warnings = [f"{name} name(s) query {query!r}, which no run has: it is reported as no-run"
+    warnings = [f"{name} name query {query!r}, which no run has: it is reported as no-run"
                 for name, queries in (("judgments", judgments.root), ("known items", known_items))
                 for query in sorted(set(queries) - set(runs.root))]
     warnings += [f"known items of query {query!r} are an empty list: its recall is not measured"

@@ -31,6 +31,7 @@ from sitegen.records.names import split_name
 from sitegen.references.fields import AND, NOTE_PMID, fields, issns, keywords, read_standing, statements
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, written_year
 from sitegen.references.records import CSL_TYPES, NAMES_LEFT_OUT, PUBLICATION_TYPES
+from sitegen.text import counted
 
 # The text-mode commands writers (sitegen's exports among them) use for characters that would otherwise
 # unbalance braces or act as commands, read back as those characters (pylatexenc's defaults drop the braces
@@ -105,7 +106,7 @@ def read_bibtex(text: str, warnings: list[str] | None = None, skipped: Skipped |
     keys = {entry.key.strip().lower(): entry for entry in library.entries}  # BibTeX matches a crossref in any case
     entries = checked(each(lambda entry: _entry(entry, macros, undefined, _parent(entry, keys)), items), skipped)
     if undefined and warnings is not None:
-        warnings.append(f"{len(undefined)} value(s) name a macro no @string of the file defines, kept as written "
+        warnings.append(f"{counted(len(undefined), 'value')} {'names' if len(undefined) == 1 else 'name'} a macro no @string of the file defines, kept as written "
                         f"({', '.join(undefined[:5])}{' ...' if len(undefined) > 5 else ''})")
     return entries
 

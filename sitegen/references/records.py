@@ -52,6 +52,7 @@ from sitegen.records.model import (
 from sitegen.records.names import author_names, split_name
 from sitegen.records.pages import as_range
 from sitegen.records.providers import Source
+from sitegen.text import counted
 
 # BibTeX entry types (the readers give RIS's TY as these too) as CSL types. An entry of no type or of another
 # (a CSV row, most often) is a journal article when it names a journal, else CSL's "article" (a preprint, a
@@ -339,7 +340,7 @@ def _text(value: str, field: str, notes: list[str]) -> str:
     """A field's text with the characters no record text may hold (control characters) replaced by spaces."""
     cleaned, count = CONTROL_CHARACTER.subn(" ", value)
     if count:
-        notes.append(f"{field}: {count} control character(s) replaced by spaces")
+        notes.append(f"{field}: {counted(count, 'control character')} replaced by spaces")
     return cleaned.strip()
 
 

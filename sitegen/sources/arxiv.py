@@ -49,7 +49,8 @@ SORT = [("sortBy", "submittedDate"), ("sortOrder", "ascending")]
 NS = {"atom": "http://www.w3.org/2005/Atom", "opensearch": "http://a9.com/-/spec/opensearch/1.1/",
       "arxiv": "http://arxiv.org/schemas/atom"}
 FEED = f"{{{NS['atom']}}}feed"
-ENTRIES = Items("entry/entries", "no arXiv id", lambda entry: own_id(_text(entry, "atom:id"), normalise_arxiv), "arXiv id")
+ENTRIES = Items("entry", "no arXiv id", lambda entry: own_id(_text(entry, "atom:id"), normalise_arxiv), "arXiv id",
+                "entries")
 
 
 def _text(element: etree._Element, path: str) -> str | None:

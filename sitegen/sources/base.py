@@ -36,6 +36,7 @@ from sitegen.records.providers import Source
 from sitegen.review.parsing import load_json
 from sitegen.sources.http import AUTH_REFUSALS, Fetcher, Provider, Response, Secrets, SourceError, too_large
 from sitegen.sources.outcome import SourceOutcome, Status
+from sitegen.text import counted
 
 
 class Malformed(Exception):
@@ -151,7 +152,7 @@ def run_call(trace: Trace, call: Callable[[Trace], SourceOutcome]) -> SourceOutc
     except Malformed as exc:
         status, cause = "unavailable", f"{label} returned an unusable response: {exc}"
     except ValidationError as exc:  # a provider record that does not fit the record format
-        status, cause = "unavailable", f"{label} returned an unusable record: {exc.error_count()} field(s) invalid"
+        status, cause = "unavailable", f"{label} returned an unusable record: {counted(exc.error_count(), 'field')} invalid"
     except Unsupported as exc:
         if a_later_page(trace.executed):  # a later page refused (an expired cursor) of an answer begun: an outage
             # in the middle of the reading, not a query the source cannot run
@@ -389,18 +390,27 @@ def own_id(value: Any, normalise: Callable[[Any], str | None]) -> str | None:
 
 @dataclass(frozen=True)
 class Items:
-    """How a provider's items are named in warnings, e.g. Items("work(s)", "no DOI or title")."""
+    """How a provider's items are named in warnings, e.g. Items("work", "no DOI or title")."""
 
-    noun: str
+    noun: str  # one item, as a count says it: "1 Crossref work", "2 Crossref works" (`plural` when not noun + s)
     missing: str  # what a skipped item lacked
     # The provider's own id for an item (OpenAlex's W id, Europe PMC's "AGR:IND123"…): an item sent twice
     # counts once, however its identifiers differ the second time, and a skipped item is named by it. The
     # provider gives every item one, so an item without it is unreadable, never skipped (`to_records`).
     native_id: Callable[[Any], str | None] | None = None
     native_name: str = "id"  # what that id is called, in words: "DOI", "PMID", "OpenAlex id"
+    plural: str | None = None
+
+    def counted(self, n: int, provider: str) -> str:
+        """`n` of the provider's items: "1 arXiv entry", "3 arXiv entries"."""
+        return counted(n, f"{provider} {self.noun}", f"{provider} {self.plural or self.noun + 's'}")
 
 
 Page = TypeVar("Page")
+
+
+def _were(n: int) -> str:
+    return "was" if n == 1 else "were"
 
 
 class Pager:
@@ -552,7 +562,7 @@ class Pager:
 
     def outcome(self, trace: Trace) -> SourceOutcome:
         """The read as an outcome: Malformed when short, truncated when capped; warnings in one place."""
-        name, noun = self.provider, self.items.noun
+        name = self.provider
         if self.total is None:
             raise Malformed("no page of results was read")
         total = self.total
@@ -568,25 +578,28 @@ class Pager:
         reasons = "; ".join(self._reasons[:3])
         unreadable = f": {listed(list(self._unreadable_names))}" if self._unreadable_names else ""
         if self._unreadable and not self.records:
-            raise Malformed(f"{len(self._unreadable)} of {self.read} {name} {noun} could not be read ({reasons})"
+            raise Malformed(f"{len(self._unreadable)} of {self.items.counted(self.read, name)} could not be read ({reasons})"
                             f"{unreadable}")
         # Items none of which can be used, and none a record of the provider's own that sitegen cannot track (a
         # Europe PMC AGRICOLA record): what a renamed id or title field looks like, no answer and not "none new".
         if self.read and not self.records and not self._skipped_names:
-            raise Malformed(f"none of the {self.read} {name} {noun} could be used ({len(self._skipped)} had "
+            raise Malformed(f"none of the {self.items.counted(self.read, name)} could be used ({len(self._skipped)} had "
                             f"{self.items.missing}, {len(self._untitled)} no title)")
         if self._skipped:
             shown = f": {listed(list(self._skipped_names))}" if self._skipped_names else ""
-            trace.warnings.append(f"{len(self._skipped)} {name} {noun} had {self.items.missing} and were skipped{shown}")
+            trace.warnings.append(f"{self.items.counted(len(self._skipped), name)} had {self.items.missing} and "
+                                  f"{_were(len(self._skipped))} skipped{shown}")
         if self._untitled:
-            trace.warnings.append(f"{len(self._untitled)} {name} {noun} had no title and were left out: "
+            trace.warnings.append(f"{self.items.counted(len(self._untitled), name)} had no title and "
+                                  f"{_were(len(self._untitled))} left out: "
                                   f"{listed(list(self._untitled))}")
         if self._unreadable:
-            trace.warnings.append(f"{len(self._unreadable)} {name} {noun} could not be read ({reasons}){unreadable}; "
-                                  "they are missing from this run, which is therefore incomplete")
+            trace.warnings.append(f"{self.items.counted(len(self._unreadable), name)} could not be read ({reasons})"
+                                  f"{unreadable}; {'it is' if len(self._unreadable) == 1 else 'they are'} missing "
+                                  "from this run, which is therefore incomplete")
         trace.warnings += self._left_out
         if self.repeated:
-            trace.warnings.append(f"{name} sent {self.repeated} item(s) more than once; each was kept once")
+            trace.warnings.append(f"{name} sent {counted(self.repeated, 'item')} more than once; each was kept once")
         truncated = total > self.cap
         if truncated:
             trace.warnings.append(f"{name} reported {total} matches: only the first {self.cap} of {total} were "

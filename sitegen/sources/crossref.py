@@ -58,7 +58,7 @@ MAX_ROWS = 1000  # Crossref's documented maximum for `rows`
 # so a page of Crossref's maximum comes near the 25 MB a response may hold (`Provider.max_bytes`), and a
 # page over it is refused: the search would be incomplete on every run. 200 works stay near 5-12 MB.
 PAGE_ROWS = 200
-WORKS = Items("work(s)", "no DOI",
+WORKS = Items("work", "no DOI",
               lambda item: own_id(item.get("DOI"), normalise_doi) if isinstance(item, dict) else None, "DOI")
 
 # Crossref work types to CSL item types; anything else is a plain "article".

@@ -47,7 +47,7 @@ PROVIDER = Provider(label("europepmc"), frozenset({"www.ebi.ac.uk"}), min_interv
 MAX_PAGE_SIZE = 1000  # the documented maximum pageSize
 LOOKUP_LIMIT = 25  # an exact identifier matches one record, rarely a few
 ERROR_KEYS = ("errMsg", "errCode", "error")  # an error reported inside a 200
-RESULTS = Items("result(s)", "no DOI, PMID or PMCID",
+RESULTS = Items("result", "no DOI, PMID or PMCID",
                 lambda result: f"{text_value(result.get('source'))}:{text_value(result.get('id'))}"
                 if isinstance(result, dict) and text_value(result.get("source")) and text_value(result.get("id"))
                 else None, "source and id")

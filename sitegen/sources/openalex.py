@@ -49,6 +49,7 @@ from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError, redire
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import ENVIRONMENT, SourceSettings
 from sitegen.sources.snapshots import SnapshotMissing
+from sitegen.text import counted
 
 BASE = "https://api.openalex.org"
 PROVIDER = Provider(label("openalex"), frozenset({"api.openalex.org"}), min_interval=0.1)
@@ -62,7 +63,7 @@ MAX_IDS_PER_SEED = 2000  # of one seed's referenced or related works, as many as
 # What a URL path holds as it is (RFC 3986's pchar less the unreserved characters quote() keeps anyway): anything
 # else in a DOI ('?', '#', '%', a space, non-ASCII letters) is percent-encoded, so the DOI stays in the path.
 PATH_SAFE = "/:@!$&'()*+,;="
-WORKS = Items("work(s)", "no identifier",
+WORKS = Items("work", "no identifier",
               lambda work: own_id(work.get("id") or as_dict(work.get("ids")).get("openalex"), normalise_openalex)
               if isinstance(work, dict) else None, "OpenAlex id")
 
@@ -405,7 +406,7 @@ def _by_ids(trace: Trace, openalex_ids: list[str], settings: SourceSettings) -> 
                                 for batch in batches])
     missing = sorted(set(openalex_ids) - {r.custom.openalex for r in outcome.records})
     if missing:
-        outcome.warnings.append(f"OpenAlex has no record for {len(missing)} requested id(s): {', '.join(missing[:5])}")
+        outcome.warnings.append(f"OpenAlex has no record for {counted(len(missing), 'requested id')}: {', '.join(missing[:5])}")
     return outcome
 
 

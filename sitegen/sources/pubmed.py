@@ -65,7 +65,7 @@ OPERATOR_WORDS = ("and", "or", "not")
 
 def _only_a_stopword(node: etree._Element) -> bool:
     return node.tag == "PhraseIgnored" and (element_text(node) or "").strip().casefold() not in OPERATOR_WORDS
-ARTICLES = Items("article(s)", "no PMID", lambda entry: own_id(element_text(
+ARTICLES = Items("article", "no PMID", lambda entry: own_id(element_text(
     entry.find("MedlineCitation/PMID" if entry.tag == "PubmedArticle" else "BookDocument/PMID")), normalise_pmid), "PMID")
 # CommentsCorrections types naming a notice against this article (the notice's PMID is in the element).
 UPDATE_REF_TYPES = {"RetractionIn": "retraction", "ErratumIn": "correction",

@@ -29,6 +29,7 @@ from sitegen.sources.http import Fetcher
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import SourceSettings
 from sitegen.sources.snapshots import MODES, SnapshotStore
+from sitegen.text import counted
 
 # Each provider's search: (fetcher, settings, the query as it takes it, since=...) -> outcome.
 PROVIDERS: dict[str, Callable[..., SourceOutcome]] = {
@@ -207,20 +208,21 @@ def describe(outcome: SourceOutcome) -> str:
     """One line a person can act on: what the source said, or why its slice is not known this run."""
     name = label(outcome.source)
     if outcome.status == "ok":
+        records = counted(len(outcome.records), "record")
         total = f" of {outcome.total} reported" if outcome.total is not None and outcome.total != len(outcome.records) \
             else ""
         if outcome.truncated:
             # What was read was capped either by SITEGEN_MAX_RECORDS or by the provider's own ceiling (PubMed's
             # 9,999, arXiv's 30,000), which no setting raises: the outcome's warnings say which, and how to read more.
             how = "; ".join(outcome.warnings) or "narrow the query to read them all"
-            return (f"{len(outcome.records)} records{total}: not every {name} match was read, so new {name} records "
+            return (f"{records}{total}: not every {name} match was read, so new {name} records "
                     f"may be missing ({how})")
         if outcome.doubt:
-            return f"{len(outcome.records)} records{total}, but {outcome.doubt}; new {name} records may be missing"
+            return f"{records}{total}, but {outcome.doubt}; new {name} records may be missing"
         if outcome.dropped:
-            return (f"{len(outcome.records)} records{total}, but {outcome.dropped} more {name} record(s) could not "
+            return (f"{records}{total}, but {counted(outcome.dropped, f'more {name} record')} could not "
                     "be read, so this slice is incomplete: " + "; ".join(outcome.warnings))
-        return f"{len(outcome.records)} records{total}"
+        return f"{records}{total}"
     if outcome.status == "unsupported":
         why = f" ({outcome.warnings[-1]})" if outcome.warnings else ""
         return f"not searched: the query cannot be expressed for this source{why}"
