@@ -864,8 +864,9 @@ def prisma(directory: Path, as_json: bool) -> None:
                      if source not in run.returned_by_source and source not in run.other_returned_by_source]
         sources += "".join(f"; {name} was not reached" for name in unreached)
         # As the diagram counts: identified for the first time, then what is left once duplicates are removed.
-        click.echo(f"run {run.run} ({run.at}): {run.identified} records identified, {run.records} after duplicates "
-                   f"were removed, {run.studies_included} now included studies; {sources}")
+        click.echo(f"run {run.run} ({run.at}): {counted(run.identified, 'record')} identified, {run.records} after "
+                   f"duplicates were removed, {counted(run.studies_included, 'now included study', 'now included studies')}; "
+                   f"{sources}")
 
 
 @cli.command("probable-duplicates")
