@@ -198,7 +198,9 @@ def _sitegen_imports(package: str) -> dict[str, set[str]]:
 # sitegen.files (reading a file sitegen is given) imports nothing of sitegen: any layer may read with it.
 LAYERS = {
     "records": lambda name: name.startswith("sitegen.records"),
-    "references": lambda name: name.startswith(("sitegen.references", "sitegen.records")) or name == "sitegen.files",
+    # sitegen.text (how counts and names are said) stands on the records layer alone
+    "references": lambda name: name.startswith(("sitegen.references", "sitegen.records"))
+                               or name in ("sitegen.files", "sitegen.text"),
     "review": lambda name: name.startswith(("sitegen.review", "sitegen.records"))
                            or name in ("sitegen.errors", "sitegen.files"),
     "site": lambda name: not name.startswith("sitegen.sources"),

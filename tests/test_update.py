@@ -632,7 +632,7 @@ def test_a_work_without_a_title_is_named_in_a_complete_run(sitegen, tmp_path):
     result = run(review, FIRST, Providers([*SYNERGY[:3], untitled], CORE[:2]), add=True)
     assert result.complete
     report = markdown_report(result)
-    assert "Notes:" in report and "had no title and were left out" in report
+    assert "Notes:" in report and "1 OpenAlex work had no title and was left out" in report
     assert "10\\.1002/hipo\\.22095" in report  # its DOI, Markdown-escaped
 
 
