@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import gzip
+import itertools
 import json
 
 import httpx
@@ -633,3 +634,37 @@ def test_a_retraction_notice_seen_beside_a_work_reinstated_later_leaves_it_reins
     old = json.loads(notice.model_dump_json(by_alias=True))
     del old["custom"]["notice_of"][0]["date"]
     assert Record.model_validate(old).custom.notice_of[0].date is None
+
+
+def test_a_reinstatement_notice_met_in_deduplication_lifts_an_earlier_retraction_in_either_order():
+    """Crossref's reinstatement notice names the article in its `update-to` of type reinstatement, as a retraction
+    notice does: it was not kept, so a retraction notice met beside the article marked it retracted for good. Now,
+    whichever record comes first, and whether the article's own record lists the retraction or not, the retraction
+    dated no later than the reinstatement is lifted, and the article records the reinstatement and when it was
+    retracted. A retraction issued after the reinstatement (retracted again) still retracts."""
+    article_item = plos("10.1371/journal.pone.0147433")
+    doi = article_item["DOI"].lower()
+    notice_item, reinstated_item = plos("10.1371/journal.pone.0143505"), plos("10.1371/journal.pbio.0040156")
+    notice_item["update-to"] = [{"DOI": doi, "type": "retraction", "updated": {"date-parts": [[2019, 3, 1]]}}]
+    reinstated_item["update-to"] = [{"DOI": doi, "type": "reinstatement", "updated": {"date-parts": [[2021, 6, 30]]}}]
+    notice, reinstatement = crossref.work_to_record(notice_item), crossref.work_to_record(reinstated_item)
+    assert [(n.kind, n.doi, n.date) for n in reinstatement.custom.notice_of] == [("reinstatement", doi, [2021, 6, 30])]
+    assert "reinstatement-notice" in reinstatement.custom.publication_types and not reinstatement.custom.retracted
+    listing = copy.deepcopy(article_item)
+    listing["updated-by"] = [{"DOI": notice.DOI, "type": "retraction", "updated": {"date-parts": [[2019, 3, 1]]}}]
+    for article in (crossref.work_to_record(article_item), crossref.work_to_record(listing)):
+        for records in itertools.permutations([article, notice, reinstatement]):
+            kept = {record.DOI: record for record in deduplicate(list(records)).records}
+            assert kept[reinstatement.DOI].id != kept[doi].id  # a notice is never merged with its work
+            work = kept[doi].custom
+            assert not work.retracted and work.updates == [], records
+            assert [(r.doi, r.date, r.retracted_on) for r in work.reinstatements] == \
+                [(reinstatement.DOI, [2021, 6, 30], [2019, 3, 1])]
+    # the article's own record dates the retraction it lists, which its notice's absence leaves lifted all the same
+    kept = {r.DOI: r for r in deduplicate([crossref.work_to_record(listing), reinstatement]).records}[doi]
+    assert not kept.custom.retracted and kept.custom.updates == []
+    notice_item["update-to"][0]["updated"] = {"date-parts": [[2022, 1, 5]]}
+    kept = {r.DOI: r for r in deduplicate([crossref.work_to_record(notice_item), reinstatement,
+                                           crossref.work_to_record(article_item)]).records}[doi]
+    assert kept.custom.retracted and [(u.kind, u.doi, u.date) for u in kept.custom.updates] == \
+        [("retraction", notice.DOI, [2022, 1, 5])]

@@ -408,3 +408,32 @@ def test_a_protocol_and_its_results_paper_sharing_a_doi_stay_apart(protocol):
                           rec("crossref", title=ORIGINAL, doi="10.1000/trial", openalex="W9")])
     assert sorted(r.id for r in result.records) == ["openalex:W9", "pmid:111"]
     assert all("a trial's protocol" in " ".join(r.custom.conflicts) for r in result.records)
+
+
+def test_a_retraction_flag_without_a_date_and_a_dated_reinstatement_merge_into_a_record_that_says_both():
+    """OpenAlex still flags a reinstated article retracted (its `is_retracted` gives no date); Crossref lists the
+    retraction lifted by a later reinstatement. Merged, the flag stands (a retraction without a date is never
+    lifted), and the record keeps the reinstatement: it says both, for a human, never silently either. A retraction
+    a source lists with a date no later than the reinstatement another lists is lifted on the merged record."""
+    from sitegen.records.model import Reinstatement, Update, retraction_disputed
+
+    doi = "10.1234/reinstated"
+    reinstated = [Reinstatement(doi="10.1234/r2", date=[2021, 6, 30], retracted_on=[2019, 3, 1])]
+    crossref = rec("crossref", doi=doi)
+    crossref = crossref.model_copy(update={"custom": crossref.custom.model_copy(update={
+        "reinstatements": reinstated})})
+    for openalex in (rec("openalex", retracted=True, doi=doi, openalex="W1"),
+                     rec("pubmed", retracted=True, doi=doi, pmid="123")):
+        [merged] = deduplicate([openalex, crossref]).records
+        assert merged.custom.retracted and merged.custom.reinstatements == reinstated
+        assert retraction_disputed(merged.custom)
+    # a dated retraction one source lists, lifted by the reinstatement another lists: not retracted, said so once
+    listing = rec("crossref", retracted=True, doi=doi)
+    listing = listing.model_copy(update={"custom": listing.custom.model_copy(update={
+        "updates": [Update(kind="retraction", doi="10.1234/r1", date=[2019, 3, 1])]})})
+    reinstating = rec("openalex", doi=doi, openalex="W1")
+    reinstating = reinstating.model_copy(update={"custom": reinstating.custom.model_copy(update={
+        "reinstatements": [Reinstatement(doi="10.1234/r2", date=[2021, 6, 30])]})})
+    [merged] = deduplicate([listing, reinstating]).records
+    assert not merged.custom.retracted and merged.custom.updates == [] and not retraction_disputed(merged.custom)
+    assert merged.custom.reinstatements == reinstated

@@ -520,12 +520,14 @@ def test_the_works_a_notice_is_about_come_back_through_csl_json():
     assert again.custom.notice_of == notice.custom.notice_of
     assert again.custom.publication_types == notice.custom.publication_types
     text = records_csl_json([notice]).replace('"notice_of": [', '"notice_of": [{"kind": "retraction", "doi": "x"}, '
-                                              '{"kind": "reinstatement", "doi": "10.1/y"}, ')
+                                              '{"kind": "reinstated", "doi": "10.1/y"}, '
+                                              '{"kind": "reinstatement", "doi": "10.1234/z", "date": [2021, 6, 30]}, ')
     notes: list[str] = []
     [entry] = read_references(text, "csl-json")
-    assert entry_record(entry, warnings=notes).custom.notice_of == notice.custom.notice_of
-    assert notes == ["notice_of: 'reinstatement' is not a notice sitegen knows (retraction, correction, "
-                     "expression-of-concern); left out",
+    assert entry_record(entry, warnings=notes).custom.notice_of == [
+        NoticeOf(kind="reinstatement", doi="10.1234/z", date=[2021, 6, 30]), *notice.custom.notice_of]
+    assert notes == ["notice_of: 'reinstated' is not a notice sitegen knows (retraction, correction, "
+                     "expression-of-concern, reinstatement); left out",
                      "notice_of: the retraction notice's work 'x' is not a valid DOI; left out"]
 
 
@@ -546,7 +548,8 @@ def test_a_works_reinstatements_and_a_notices_date_come_back_through_csl_json():
     assert again[0].custom.reinstatements == article.custom.reinstatements
     assert again[1].custom.notice_of == notice.custom.notice_of
     kept = {record.DOI: record for record in deduplicate(again).records}[article.DOI]
-    assert not kept.custom.retracted and kept.custom.reinstatements == article.custom.reinstatements
+    assert not kept.custom.retracted and kept.custom.reinstatements == [
+        Reinstatement(doi="10.9999/reinstated", date=[2021, 6, 30], retracted_on=[2019, 3, 1])]
     [written] = json.loads(records_csl_json([article]))
     written["custom"]["reinstatements"] = [{"doi": "x", "date": [2021, 2, 30]}]
     notes: list[str] = []

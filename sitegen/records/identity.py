@@ -47,7 +47,17 @@ from sitegen.records.ids import (
     record_id,
 )
 from sitegen.records.matching import TITLE_FLOOR, Work, one_doi_one_work, record_work
-from sitegen.records.model import NoticeOf, Record, RecordMeta, Update, model_data, retraction_lifted
+from sitegen.records.model import (
+    NoticeOf,
+    Record,
+    RecordMeta,
+    Reinstatement,
+    Update,
+    lifted,
+    model_data,
+    retraction_stands,
+    with_lifted,
+)
 from sitegen.records.notices import notice_kind
 from sitegen.records.providers import MERGE_PRIORITY, SOURCES
 from sitegen.records.titles import matched_title
@@ -274,6 +284,10 @@ def merge(group: list[Record], notes: list[str]) -> Record:
     access = next((r for r in ordered if r.custom.fulltext_url), primary)
     sources = sorted({s for r in ordered for s in r.custom.sources}, key=SOURCES.index)
     types = sorted({t for r in ordered for t in r.custom.publication_types})
+    # A reinstatement one source lists lifts a dated retraction another lists (`retraction_lifted`): the merged
+    # record is retracted only if some source's retraction still stands, and one with no date always does.
+    updates = _dated_updates([u for r in ordered for u in r.custom.updates])
+    reinstatements = with_lifted([n for r in ordered for n in r.custom.reinstatements], updates)
     # Every value comes from records that were validated already, so the merged record is
     # assembled without validating it again (the bulk of the time on large reviews).
     return Record.model_construct(
@@ -293,12 +307,12 @@ def merge(group: list[Record], notes: list[str]) -> Record:
             openalex=identifiers["openalex"], arxiv=identifiers["arxiv"], ref=identifiers["ref"], sources=sources,
             publication_types=types,
             open_access=access.custom.open_access, license=access.custom.license,
-            fulltext_url=access.custom.fulltext_url, retracted=any(r.custom.retracted for r in ordered),
-            updates=list({(u.kind, u.doi, u.pmid): u for r in ordered for u in r.custom.updates}.values()),
+            fulltext_url=access.custom.fulltext_url,
+            retracted=any(retraction_stands(r.custom, reinstatements) for r in ordered),
+            updates=[update for update in updates if not lifted(update, reinstatements)],
             conflicts=conflicts, other_versions=sorted({i for r in ordered for i in r.custom.other_versions}),
             notice_of=_dated_first([n for r in ordered for n in r.custom.notice_of]),
-            reinstatements=list({(n.doi, tuple(n.date or ())): n for r in ordered
-                                 for n in r.custom.reinstatements}.values()),
+            reinstatements=reinstatements,
         ),
     )
 
@@ -361,6 +375,16 @@ def deduplicate(records: list[Record]) -> Deduplicated:
     return Deduplicated([record for record, _ in merged], {record.id: group for record, group in merged})
 
 
+def _dated_updates(updates: list[Update]) -> list[Update]:
+    """Each notice once (by kind and identifiers), with a date where any of the records gives one."""
+    kept: dict[tuple, Update] = {}
+    for update in updates:
+        key = (update.kind, update.doi, update.pmid)
+        if key not in kept or kept[key].date is None:
+            kept[key] = update
+    return list(kept.values())
+
+
 def _dated_first(works: list[NoticeOf]) -> list[NoticeOf]:
     """Each work a notice is about once (by kind and DOI), with a date where any of the records gives one."""
     kept: dict[tuple[str, str], NoticeOf] = {}
@@ -371,31 +395,45 @@ def _dated_first(works: list[NoticeOf]) -> list[NoticeOf]:
 
 
 def _marked_by_notices(merged: list[tuple[Record, list[int]]]) -> list[tuple[Record, list[int]]]:
-    """Each work a notice among the records is about (`notice_of`, by DOI) marked with it: a retraction notice
-    seen makes its work retracted, and every notice is listed among the work's updates with the notice's DOI, as
-    though the work's own record listed it (Crossref's `updated-by` can lag behind the notice's `update-to`). A
-    retraction a reinstatement the work's record lists has lifted (`retraction_lifted`) marks nothing, as it is
-    not in the record's own updates: the notice dated, the work reinstated later, is a work reinstated."""
-    about: dict[str, list[tuple[Update, list[int] | None]]] = defaultdict(list)
+    """Each work a notice among the records is about (`notice_of`, by DOI) marked with it, as though the work's own
+    record listed it (Crossref's `updated-by` can lag behind the notice's `update-to`): a retraction, correction or
+    expression of concern among its updates with the notice's DOI and date, a reinstatement among its
+    reinstatements. Then the one rule of `retraction_lifted` decides, whichever record came first: a retraction
+    dated no later than a reinstatement is lifted (left out of the updates, its date kept on the reinstatement), and
+    the work is retracted only if a retraction still stands (`retraction_stands`)."""
+    about: dict[str, list[tuple[Record, NoticeOf]]] = defaultdict(list)
     for notice, _ in merged:
         for work in notice.custom.notice_of:
-            about[work.doi].append((Update(kind=work.kind, doi=notice.DOI), work.date))
+            about[work.doi].append((notice, work))
     if not about:
         return merged
     marked = []
     for record, group in merged:
-        reinstated_on = [reinstatement.date for reinstatement in record.custom.reinstatements]
-        notices = [u for u, date in about.get(record.DOI or "", []) if u.doi != record.DOI
-                   and not (u.kind == "retraction" and retraction_lifted(date, reinstated_on))]
-        known = {(u.kind, u.doi) for u in record.custom.updates}
-        added = [u for u in notices if (u.kind, u.doi) not in known]
-        retracted = record.custom.retracted or any(u.kind == "retraction" for u in notices)
-        if added or retracted != record.custom.retracted:
-            custom = record.custom.model_copy(update={"updates": [*record.custom.updates, *added],
-                                                      "retracted": retracted})
-            record = record.model_copy(update={"custom": custom})
+        seen = [(notice.DOI, work) for notice, work in about.get(record.DOI or "", []) if notice.DOI != record.DOI]
+        if seen:
+            record = _marked(record, seen)
         marked.append((record, group))
     return marked
+
+
+def _marked(record: Record, seen: list[tuple[str | None, NoticeOf]]) -> Record:
+    """The work's record marked with the notices seen about it (each the notice's DOI and what it says)."""
+    told = [Update(kind=work.kind, doi=doi, date=work.date) for doi, work in seen if work.kind != "reinstatement"]
+    dates = {(update.kind, update.doi): update.date for update in told if update.date}
+    # A notice the work's record lists without a date takes the date the notice itself gives.
+    own = [update if update.date or (update.kind, update.doi) not in dates
+           else update.model_copy(update={"date": dates[update.kind, update.doi]}) for update in record.custom.updates]
+    known = {(update.kind, update.doi) for update in own}
+    listed = _dated_updates([*own, *(update for update in told if (update.kind, update.doi) not in known)])
+    reinstatements = with_lifted([*record.custom.reinstatements,
+                                  *(Reinstatement(doi=doi, date=work.date) for doi, work in seen
+                                    if work.kind == "reinstatement")], listed)
+    standing = [update for update in listed if not lifted(update, reinstatements)]
+    retracted = retraction_stands(record.custom.model_copy(update={"updates": own}), reinstatements) \
+        or any(update.kind == "retraction" for update in standing)
+    custom = record.custom.model_copy(update={"updates": standing, "reinstatements": reinstatements,
+                                              "retracted": retracted})
+    return record if custom == record.custom else record.model_copy(update={"custom": custom})
 
 
 def _distinct_ids(merged: list[tuple[Record, list[int]]]) -> list[tuple[Record, list[int]]]:

@@ -398,15 +398,6 @@ def _date(date_parts: list[list[int]]) -> CslDate:
     return date
 
 
-class Update(Strict):
-    """A notice a source lists against the work: a retraction, a correction or an expression of concern,
-    and the notice's own identifier where the source gives one."""
-
-    kind: Literal["retraction", "correction", "expression-of-concern"]
-    doi: str | None = None
-    pmid: str | None = None
-
-
 def _a_calendar_date(parts: list[int]) -> list[int]:
     if calendar_date(parts) != parts:
         raise ValueError("a date is [year], [year, month] or [year, month, day] of a calendar")
@@ -416,6 +407,18 @@ def _a_calendar_date(parts: list[int]) -> list[int]:
 # When a notice was issued, as far as its source says: [year], [year, month] or [year, month, day].
 NoticeDate = Annotated[list[Annotated[int, StrictValue()]], Field(min_length=1, max_length=3),
                        AfterValidator(_a_calendar_date)]
+
+
+class Update(Strict):
+    """A notice a source lists against the work: a retraction, a correction or an expression of concern,
+    the notice's own identifier where the source gives one, and when it was issued where the source says (Crossref's
+    `updated`): a retraction dated no later than a reinstatement of the work is lifted (`retraction_lifted`), met
+    in whichever record (the work's own, a notice beside it, another source's)."""
+
+    kind: Literal["retraction", "correction", "expression-of-concern"]
+    doi: str | None = None
+    pmid: str | None = None
+    date: NoticeDate | None = Field(default=None, exclude_if=lambda date: date is None)
 
 
 def retraction_lifted(retracted_on: Sequence[int] | None, reinstated_on: Iterable[Sequence[int] | None]) -> bool:
@@ -434,7 +437,7 @@ class NoticeOf(Strict):
     kind of notice, that work's DOI, and when the notice was issued (`update-to`'s `updated`) where the source says:
     a retraction is lifted only by a reinstatement of the work dated no earlier (`retraction_lifted`)."""
 
-    kind: Literal["retraction", "correction", "expression-of-concern"]
+    kind: Literal["retraction", "correction", "expression-of-concern", "reinstatement"]
     doi: str
     date: NoticeDate | None = Field(default=None, exclude_if=lambda date: date is None)
 
@@ -446,6 +449,46 @@ class Reinstatement(Strict):
 
     doi: str | None = Field(default=None, exclude_if=lambda doi: doi is None)
     date: NoticeDate | None = Field(default=None, exclude_if=lambda date: date is None)
+    # The date of the (latest) retraction it lifted, where known: "retracted on D, reinstated on D2".
+    retracted_on: NoticeDate | None = Field(default=None, exclude_if=lambda date: date is None)
+
+
+def lifted(update: Update, reinstatements: Iterable[Reinstatement]) -> bool:
+    """Whether the notice is a retraction one of the reinstatements lifted (`retraction_lifted`)."""
+    return update.kind == "retraction" and retraction_lifted(update.date, [r.date for r in reinstatements])
+
+
+def with_lifted(reinstatements: Iterable[Reinstatement], retractions: Iterable[Update]) -> list[Reinstatement]:
+    """Each reinstatement once (by DOI and date), with the date of the latest of `retractions` it lifted where it
+    names none yet: what a page says as "retracted on D, reinstated on D2"."""
+    dated = [r.date for r in retractions if r.kind == "retraction" and r.date]
+    kept: dict[tuple, Reinstatement] = {}
+    for reinstatement in reinstatements:
+        key = (reinstatement.doi, tuple(reinstatement.date or ()))
+        known = kept.get(key, reinstatement)
+        retracted_on = known.retracted_on or reinstatement.retracted_on or max(
+            (date for date in dated if retraction_lifted(date, [reinstatement.date])), default=None)
+        kept[key] = known.model_copy(update={"retracted_on": retracted_on})
+    return list(kept.values())
+
+
+def retraction_stands(meta: RecordMeta, reinstatements: Iterable[Reinstatement]) -> bool:
+    """Whether the record's `retracted` still stands beside the reinstatements (its own, or those a notice or
+    another source gives): by `retraction_lifted`, as for a listed retraction. A record marked retracted that lists
+    no retraction (OpenAlex's `is_retracted`, PubMed's "Retracted Publication") gives no date, nor does one merged
+    from several sources (which of them marked it is not kept): its retraction stands, and a record holding it
+    and a reinstatement says both, for a human to decide (`retraction_disputed`), never silently either."""
+    if not meta.retracted:
+        return False
+    listed = [update for update in meta.updates if update.kind == "retraction"]
+    reinstatements = list(reinstatements)
+    return len(meta.sources) != 1 or not listed or not all(lifted(update, reinstatements) for update in listed)
+
+
+def retraction_disputed(meta: RecordMeta) -> bool:
+    """A record marked retracted that holds a reinstatement all the same: one source (giving no date) says it is
+    retracted, another that a retraction was lifted. An open item for a human."""
+    return meta.retracted and bool(meta.reinstatements)
 
 
 class RecordMeta(Strict):

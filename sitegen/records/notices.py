@@ -40,7 +40,8 @@ _TYPES = {"erratum": "erratum", "published erratum": "erratum", "corrigendum": "
           "retraction": "retraction", "retraction notice": "retraction", "retraction-notice": "retraction",
           "retraction of publication": "retraction", "expression of concern": "retraction", "comment": "comment",
           # A Crossref work whose `update-to` names another work (sitegen.sources.crossref.notice_types).
-          "correction-notice": "erratum", "expression-of-concern-notice": "retraction"}
+          "correction-notice": "erratum", "expression-of-concern-notice": "retraction",
+          "reinstatement-notice": "retraction"}
 # The publication types that make a record a notice whatever its title says: PubMed's, Crossref's and OpenAlex's
 # ("erratum", "retraction") notice types. "Comment" is not one of them: indexes type one letter differently.
 NOTICE_TYPES = frozenset(name for name, kind in _TYPES.items() if kind != "comment")

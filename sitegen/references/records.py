@@ -166,9 +166,11 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
 
 
 NOTICE_KINDS = get_args(Update.model_fields["kind"].annotation)
+NOTICE_OF_KINDS = get_args(NoticeOf.model_fields["kind"].annotation)  # a reinstatement notice's too
 
 
-def _listed_notices(entry: Entry, field: str, notes: list[str]) -> list[tuple[str, dict]]:
+def _listed_notices(entry: Entry, field: str, notes: list[str],
+                    kinds: tuple[str, ...] = NOTICE_KINDS) -> list[tuple[str, dict]]:
     """The notices (kind and object) a JSON list in `field` gives (see `references.fields`); one that is no notice
     sitegen knows, or not one at all, is left out with a note, as an id that is none."""
     written = entry.get(field)
@@ -182,9 +184,9 @@ def _listed_notices(entry: Entry, field: str, notes: list[str]) -> list[tuple[st
     found = []
     for notice in listed:
         kind = notice.get("kind") if isinstance(notice, dict) else None
-        if kind not in NOTICE_KINDS:
+        if kind not in kinds:
             notes.append(f"{field}: {kind if kind is not None else notice!r} is not a notice sitegen knows "
-                         f"({', '.join(NOTICE_KINDS)}); left out")
+                         f"({', '.join(kinds)}); left out")
             continue
         found.append((kind, notice))
     return found
@@ -201,7 +203,7 @@ def _notices(entry: Entry, notes: list[str]) -> list[Update]:
             if given is not None and ids[namespace] is None:
                 notes.append(f"updates: the {kind}'s {namespace} {given!r} is not a valid "
                              f"{NAMESPACE_LABELS[namespace]}; left out")
-        update = Update(kind=kind, **ids)
+        update = Update(kind=kind, **ids, **_notice_date(notice, f"updates: the {kind}'s", notes))
         if update not in found:
             found.append(update)
     return found
@@ -211,7 +213,7 @@ def _works_noticed(entry: Entry, notes: list[str]) -> list[NoticeOf]:
     """For a notice, the works the entry says it is about, each by its DOI, normalised: one without a DOI that is
     one is left out with a note (see `_listed_notices`)."""
     found: list[NoticeOf] = []
-    for kind, work in _listed_notices(entry, "notice_of", notes):
+    for kind, work in _listed_notices(entry, "notice_of", notes, NOTICE_OF_KINDS):
         given = work.get("doi")
         doi = normalise_doi(given) if isinstance(given, str) else None
         if doi is None:
@@ -254,7 +256,9 @@ def _reinstatements(entry: Entry, notes: list[str]) -> list[Reinstatement]:
         doi = normalise_doi(given) if isinstance(given, str) else None
         if given is not None and doi is None:
             notes.append(f"reinstatements: the DOI {given!r} is not a valid {NAMESPACE_LABELS['doi']}; left out")
-        reinstatement = Reinstatement(**({"doi": doi} if doi else {}), **_notice_date(item, "reinstatements: a", notes))
+        retracted_on = _notice_date({"date": item.get("retracted_on")}, "reinstatements: a lifted retraction's", notes)
+        reinstatement = Reinstatement(**({"doi": doi} if doi else {}), **_notice_date(item, "reinstatements: a", notes),
+                                      **({"retracted_on": retracted_on["date"]} if retracted_on else {}))
         if reinstatement not in found:
             found.append(reinstatement)
     return found

@@ -36,6 +36,7 @@ VANCOUVER_AUTHORS = 6  # the NLM/Vancouver style lists six authors, then "et al.
 NOTICE_TYPES = {
     "retraction-notice": "This record is a retraction notice, not a study.",
     "retraction of publication": "This record is a retraction notice, not a study.",
+    "reinstatement-notice": "This record is a reinstatement notice, not a study.",
     "expression of concern": "The source lists an expression of concern for this record.",
     "corrected and republished article": "The source lists this record as corrected and republished.",
 }

@@ -27,6 +27,7 @@ from sitegen.records.model import (
     Update,
     retraction_lifted,
     web_address,
+    with_lifted,
 )
 from sitegen.records.providers import label
 from sitegen.sources.base import (
@@ -198,13 +199,14 @@ def _retracts_another(item: dict[str, Any], doi: str | None) -> bool:
 
 
 def notice_of(item: dict[str, Any], doi: str | None) -> list[NoticeOf]:
-    """The works the item is a notice about: those its `update-to` names, other than itself, with a notice's kind,
-    and the notice's date (its `updated`) where Crossref gives one: a reinstatement of the work dated no earlier
+    """The works the item is a notice about: those its `update-to` names, other than itself, with a notice's kind
+    (a reinstatement too: met beside its work in deduplication, it lifts the retraction it undoes), and the notice's
+    date (its `updated`) where Crossref gives one: a reinstatement of the work dated no earlier
     lifts a retraction (`retraction_lifted`)."""
     found: dict[tuple[str, str], tuple[int, ...]] = {}
     for update in map(as_dict, as_list(item.get("update-to"))):
-        if (kind := _kind(update.get("type"))) in NOTICE_KINDS and (target := normalise_doi(update.get("DOI"))) \
-                and target != doi:
+        if (kind := _kind(update.get("type"))) in (*NOTICE_KINDS, REINSTATEMENT) \
+                and (target := normalise_doi(update.get("DOI"))) and target != doi:
             found[kind, target] = found.get((kind, target)) or _update_date(update)
     return [NoticeOf(kind=kind, doi=target, **({"date": list(date)} if date else {}))
             for (kind, target), date in sorted(found.items())]
@@ -212,10 +214,10 @@ def notice_of(item: dict[str, Any], doi: str | None) -> list[NoticeOf]:
 
 def notice_types(works: list[NoticeOf]) -> list[str]:
     """The publication types that say the item is a notice about another work (`notice_of`): one per kind
-    ("retraction-notice", "correction-notice", "expression-of-concern-notice"). A correction notice may carry the
-    very title of the article it corrects: its type keeps the two apart."""
+    ("retraction-notice", "correction-notice", "expression-of-concern-notice", "reinstatement-notice"). A
+    correction notice may carry the very title of the article it corrects: its type keeps the two apart."""
     kinds = {work.kind for work in works}
-    return [f"{kind}-notice" for kind in NOTICE_KINDS if kind in kinds]
+    return [f"{kind}-notice" for kind in (*NOTICE_KINDS, REINSTATEMENT) if kind in kinds]
 
 
 def _notices_about(item: dict[str, Any]) -> list[_Notice]:
@@ -250,11 +252,14 @@ def _lifted(retraction: _Notice, reinstatements: list[_Notice]) -> bool:
 
 
 def reinstatements_of(item: dict[str, Any]) -> list[Reinstatement]:
-    """The reinstatements Crossref lists against the work, each with its DOI and date where it gives them: kept on
-    the record, so that a retraction notice met beside it is known for one they lifted."""
-    return [Reinstatement(**({"doi": notice.doi} if notice.doi else {}), **({"date": list(notice.date)}
-                                                                             if notice.date else {}))
-            for notice in _notices_about(item) if notice.kind == REINSTATEMENT]
+    """The reinstatements Crossref lists against the work, each with its DOI and date where it gives them, and the
+    date of the retraction it lifted: kept on the record, so that a retraction notice met beside it is known for one
+    they lifted, and a page says when the work was retracted and reinstated."""
+    notices = _notices_about(item)
+    return with_lifted([Reinstatement(**({"doi": notice.doi} if notice.doi else {}),
+                                      **({"date": list(notice.date)} if notice.date else {}))
+                        for notice in notices if notice.kind == REINSTATEMENT],
+                       [_update(notice) for notice in notices if notice.kind == RETRACTION])
 
 
 def standing_notices(item: dict[str, Any]) -> list[_Notice]:
@@ -279,8 +284,13 @@ def retraction_status(item: dict[str, Any]) -> tuple[bool, bool]:
 
 
 def updates(item: dict[str, Any]) -> list[Update]:
-    """The notices against a work that still stand (`standing_notices`)."""
-    return [Update(kind=notice.kind, doi=notice.doi) for notice in standing_notices(item)]
+    """The notices against a work that still stand (`standing_notices`), each with its date where Crossref gives
+    one: a reinstatement notice met beside the work in deduplication lifts a retraction dated no later."""
+    return [_update(notice) for notice in standing_notices(item)]
+
+
+def _update(notice: _Notice) -> Update:
+    return Update(kind=notice.kind, doi=notice.doi, **({"date": list(notice.date)} if notice.date else {}))
 
 
 def with_subtitle(title: str, subtitle: str | None) -> str:
