@@ -510,3 +510,30 @@ def test_a_work_verified_with_everything_compared_says_title_first_author_and_ye
                       "to a work whose title, first author and year agree with the citation's; in OpenAlex, DOI "
                       "10.1023/a:1007154515475 resolves to a work whose title, first author and year agree with the "
                       "citation's")
+
+
+def test_openalex_flagging_a_work_crossref_lists_reinstated_is_an_open_item_naming_both():
+    """Crossref lists a retraction (2019) and a later reinstatement (2021): the work stands. OpenAlex still flags it
+    retracted, giving no date: it made the work retracted, refusal grade, though it may be the very retraction
+    the reinstatement lifted. Now neither silently: an open item naming both. A retraction Crossref dates after the
+    reinstatement (retracted again) is still refusal grade."""
+    crossref_work = json.loads(body("crossref/crossref_work_10.1023_a_1007154515475.json"))
+    crossref_work["message"]["updated-by"] = [
+        {"DOI": "10.1023/a:9999999999999", "type": "retraction", "updated": {"date-parts": [[2019, 3, 1]]}},
+        {"DOI": "10.1023/a:8888888888888", "type": "reinstatement", "updated": {"date-parts": [[2021, 6, 30]]}}]
+    openalex_work = json.loads(body("openalex/openalex_work_doi_10.1023_a_1007154515475.json"))
+    openalex_work["is_retracted"] = True
+    verdicts = verify_citation(serve(json_response(json.dumps(crossref_work)), json_response(json.dumps(openalex_work))),
+                               SETTINGS, cited())
+    assert verdicts.status.verdict == "inconclusive" and not verdicts.status.refusal_grade
+    assert "OpenAlex marks the work retracted, giving no date" in verdicts.status.reasons
+    assert ("Crossref lists a reinstatement (10.1023/a:8888888888888, 2021-06-30, lifting a retraction of "
+            "2019-03-01)") in verdicts.status.reasons
+    # Crossref alone, reinstated: current
+    verdicts = verify_citation(serve(json_response(json.dumps(crossref_work)), openalex_adak()), SETTINGS, cited())
+    assert verdicts.status.verdict == "current"
+    crossref_work["message"]["updated-by"].append(
+        {"DOI": "10.1023/a:7777777777777", "type": "retraction", "updated": {"date-parts": [[2023, 1, 5]]}})
+    verdicts = verify_citation(serve(json_response(json.dumps(crossref_work)), json_response(json.dumps(openalex_work))),
+                               SETTINGS, cited())
+    assert verdicts.status.verdict == "retracted" and verdicts.status.notice == "10.1023/a:7777777777777"

@@ -35,9 +35,10 @@ from sitegen.records.matching import (
     title_score,
     volumes,
 )
-from sitegen.records.model import Record
+from sitegen.records.model import Record, Reinstatement, lifted
 from sitegen.records.notices import NOTICE_TYPES, notice_kind
 from sitegen.records.providers import label
+from sitegen.references.fields import iso_date
 from sitegen.review.models import REFUSAL_GRADE, SourceAnswer, VerificationPayload
 from sitegen.sources import crossref, openalex, pubmed
 from sitegen.sources.http import Fetcher
@@ -418,25 +419,50 @@ def identity_verdict(record: Record, answers: list[Answer]) -> VerificationPaylo
     return _payload(record, "identity", "inconclusive", reasons, answers)
 
 
+def _reinstatement_words(reinstatement: Reinstatement) -> str:
+    """" (10.1/x, 2021-06-30, lifting a retraction of 2019-03-01)", as far as the reinstatement says."""
+    said = [*([reinstatement.doi] if reinstatement.doi else []),
+            *([iso_date(reinstatement.date)] if reinstatement.date else []),
+            *([f"lifting a retraction of {iso_date(reinstatement.retracted_on)}"] if reinstatement.retracted_on else [])]
+    return f" ({', '.join(said)})" if said else ""
+
+
 def status_verdict(record: Record, answers: list[Answer]) -> VerificationPayload:
     """The standing of the work, from the indexes that hold it (`Answer.holds_the_work`): a notice any of them
     lists decides, whatever else a citation gets wrong. `current` needs the answer of Crossref (which carries
     Retraction Watch's data) or of two indexes: one index's silence could miss what another lists."""
     holding = [a for a in answers if a.holds_the_work]
     notices: dict[str, list[tuple[str, str | None]]] = {kind: [] for kind in UPDATE_ORDER}
+    # Reinstatements any index lists (Crossref): a retraction dated no later is lifted (`retraction_lifted`); one
+    # given without a date beside them is neither retracted nor current, but an open item naming both.
+    reinstated = [(answer.source, r) for answer in holding for r in answer.found.custom.reinstatements]
+    undated: list[str] = []
     if marked_retracted(record):
         notices["retraction"].append(("the citation's own title marks the work retracted", None))
+        undated.append(notices["retraction"][-1][0])
     for answer in holding:
         found = answer.found
         for update in found.custom.updates:
+            if lifted(update, [r for _, r in reinstated]):
+                continue
             where = update.doi or (f"PMID {update.pmid}" if update.pmid else None)
             kind = update.kind.replace("-", " ")
             notices[update.kind].append((f"{label(answer.source)} lists {'an' if kind[0] in 'aeiou' else 'a'} {kind}"
                                          f"{f' ({where})' if where else ''}", update.doi))
+            if update.kind == "retraction" and not update.date:
+                undated.append(notices["retraction"][-1][0])
         if marked_retracted(found):
             notices["retraction"].append((f"{label(answer.source)} titles the work as retracted", None))
+            undated.append(notices["retraction"][-1][0])
         elif found.custom.retracted and not any(u.kind == "retraction" for u in found.custom.updates):
             notices["retraction"].append((f"{label(answer.source)} marks the work retracted", None))
+            undated.append(notices["retraction"][-1][0])
+    if reinstated and notices["retraction"] and len(undated) == len(notices["retraction"]):
+        return _payload(record, "status", "inconclusive", [
+            *(f"{reason}, giving no date" for reason in undated),
+            *(f"{label(source)} lists a reinstatement{_reinstatement_words(r)}" for source, r in reinstated),
+            "a retraction without a date may be the one the reinstatement lifted: a human decides whether it "
+            "stands"], answers)
     for kind in UPDATE_ORDER:
         if notices[kind]:
             doi = next((doi for _, doi in notices[kind] if doi), None)
