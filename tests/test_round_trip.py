@@ -600,3 +600,17 @@ def test_an_abstracts_paragraphs_come_back_through_csl_json():
     [from_csv] = [entry_record(entry) for entry in read_references(records_csv([record], {}), "csv")]
     [again] = [entry_record(entry) for entry in read_references(records_csl_json([from_csv]), "csl-json")]
     assert from_csv.abstract == again.abstract == record.abstract
+
+
+@pytest.mark.parametrize("format", ["ris", "bibtex", "csv"])
+def test_a_reinstatement_notice_is_written_and_read_back_by_every_export(format):
+    """A reinstatement notice names its work as a retraction notice does (`notice_of`): RIS, BibTeX and CSV looked
+    its kind up among the labels and failed on it; now "Reinstatement notice for: doi:…" is written and read back."""
+    work = Record.model_validate_json((FIXTURES / "exports" / "records.jsonl").read_text().splitlines()[0])
+    notice = crossref.work_to_record({**json.loads((FIXTURES / "crossref" / "crossref_work_10.1038_srep16696.json")
+                                                   .read_bytes())["message"],
+                                      "update-to": [{"DOI": work.DOI, "type": "reinstatement"}]})
+    written = WRITERS[format]([notice])
+    assert "Reinstatement notice for: doi:" + work.DOI in written
+    [again] = [entry_record(entry) for entry in read_references(written, format)]
+    assert again.custom.notice_of == [NoticeOf(kind="reinstatement", doi=work.DOI)]

@@ -125,7 +125,7 @@ def keywords(value: str) -> str:
 #   "Retraction notice: doi:10.1/x PMID:123"                    a notice against the work (custom.updates)
 #   "Retraction notice for: doi:10.1/y"                         the work a notice is about (custom.notice_of)
 NOTICE_LABELS = {"retraction": "Retraction notice", "correction": "Correction notice",
-                 "expression-of-concern": "Expression of concern"}
+                 "expression-of-concern": "Expression of concern", "reinstatement": "Reinstatement notice"}
 RETRACTED = "Retracted"
 TYPES_STATEMENT = "Publication types: "
 STATEMENT = re.compile(f"(?P<label>{'|'.join(NOTICE_LABELS.values())})(?P<about> for)?(?::\\s+(?P<ids>.+))?")
