@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -49,11 +49,12 @@ def confirmed_duplicates(review: Review) -> dict[str, Duplicate]:
             for row in _accepted(review)[0]}
 
 
-def matched_within(record_ids: Collection[str], matched: Iterable[str], canonical: Mapping[str, str]) -> list[str]:
+def matched_within(record_ids: Iterable[str], matched: Iterable[str], canonical: Mapping[str, str]) -> list[str]:
     """Of the records a run's batch (`record_ids`) matched by metadata (`matched`), those it matched to another record
     of the batch (a work the run found twice; `canonical`: a match's record -> the record it was matched to), not to
     one the review held before the run. The batch page, the run report and its --json tell the two apart by it."""
-    return [record_id for record_id in matched if canonical.get(record_id) in record_ids]
+    batch = set(record_ids)  # the callers give a batch's list: a set, or every match scans the whole batch
+    return [record_id for record_id in matched if canonical.get(record_id) in batch]
 
 
 def duplicates_of(duplicates: dict[str, Duplicate]) -> dict[str, list[str]]:
