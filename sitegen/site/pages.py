@@ -182,6 +182,11 @@ class Site:
         return self.review.config.site.search and not path.startswith(UNSEARCHED_PREFIXES)
 
     @cached_property
+    def plain_title(self) -> str:
+        """The review's title as a page's <title> says it (`markdown_plain`): parsed once, not per record page."""
+        return markdown_plain(self.review.config.title)
+
+    @cached_property
     def views(self) -> list[RecordView]:
         return record_views(self.review, self.facts.outcomes)
 
@@ -268,7 +273,7 @@ def digests(site: Site) -> Files:
         markdown = f"downloads/digest-{week}.md"
         yield Page(markdown, lambda digest=digest: digest_markdown(site.review, digest),
                    site.keys.of(digest_markdown.__module__, digest_markdown.__qualname__, markdown, digest, titles))
-        yield site.framed(f"digests/{week}.html", f"Digest {week} · {markdown_plain(site.review.config.title)}", digest_content,
+        yield site.framed(f"digests/{week}.html", f"Digest {week} · {site.plain_title}", digest_content,
                           digest=digest, titles=titles)
 
 

@@ -39,7 +39,6 @@ from sitegen.screening.status import Batch
 from sitegen.site.keys import digested_once
 from sitegen.site.output import Page
 from sitegen.site.record_page import record_content, record_row
-from sitegen.site.templates import markdown_plain
 
 if TYPE_CHECKING:  # pages.py lists this module's page group, so it cannot be imported from here at run time
     from sitegen.site.pages import Files, RecordView, Site
@@ -256,7 +255,7 @@ def record_pages(site: Site) -> Files:
         path = f"records/{entry.view.slug}.html"
         record_id = entry.view.record.id
         duplicate = confirmed.get(record_id)
-        yield site.framed(path, f"{entry.view.record.title} · {markdown_plain(site.review.config.title)}", record_content,
+        yield site.framed(path, f"{entry.view.record.title} · {site.plain_title}", record_content,
                           entry=entry,
                           histories=site.facts.histories.get(record_id, []), duplicate=duplicate,
                           canonical=site.views_by_id[duplicate.canonical] if duplicate else None,
