@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from operator import attrgetter
+from typing import TypeVar
 
 from rapidfuzz import fuzz
 
@@ -286,7 +288,7 @@ def merge(group: list[Record], notes: list[str]) -> Record:
     types = sorted({t for r in ordered for t in r.custom.publication_types})
     # A reinstatement one source lists lifts a dated retraction another lists (`retraction_lifted`): the merged
     # record is retracted only if some source's retraction still stands, and one with no date always does.
-    updates = _dated_updates([u for r in ordered for u in r.custom.updates])
+    updates = _dated_once([u for r in ordered for u in r.custom.updates], _UPDATE_KEY)
     reinstatements = with_lifted([n for r in ordered for n in r.custom.reinstatements], updates)
     # Every value comes from records that were validated already, so the merged record is
     # assembled without validating it again (the bulk of the time on large reviews).
@@ -311,7 +313,7 @@ def merge(group: list[Record], notes: list[str]) -> Record:
             retracted=any(retraction_stands(r.custom, reinstatements) for r in ordered),
             updates=[update for update in updates if not lifted(update, reinstatements)],
             conflicts=conflicts, other_versions=sorted({i for r in ordered for i in r.custom.other_versions}),
-            notice_of=_dated_first([n for r in ordered for n in r.custom.notice_of]),
+            notice_of=_dated_once([n for r in ordered for n in r.custom.notice_of], _NOTICE_OF_KEY),
             reinstatements=reinstatements,
         ),
     )
@@ -375,22 +377,19 @@ def deduplicate(records: list[Record]) -> Deduplicated:
     return Deduplicated([record for record, _ in merged], {record.id: group for record, group in merged})
 
 
-def _dated_updates(updates: list[Update]) -> list[Update]:
-    """Each notice once (by kind and identifiers), with a date where any of the records gives one."""
-    kept: dict[tuple, Update] = {}
-    for update in updates:
-        key = (update.kind, update.doi, update.pmid)
-        if key not in kept or kept[key].date is None:
-            kept[key] = update
-    return list(kept.values())
+# What makes two notices one, their dates aside: a notice against a work by its kind and identifiers, a work a
+# notice is about by the notice's kind and the work's DOI.
+N = TypeVar("N", Update, NoticeOf)
+_UPDATE_KEY = attrgetter("kind", "doi", "pmid")
+_NOTICE_OF_KEY = attrgetter("kind", "doi")
 
 
-def _dated_first(works: list[NoticeOf]) -> list[NoticeOf]:
-    """Each work a notice is about once (by kind and DOI), with a date where any of the records gives one."""
-    kept: dict[tuple[str, str], NoticeOf] = {}
-    for work in works:
-        if (work.kind, work.doi) not in kept or kept[work.kind, work.doi].date is None:
-            kept[work.kind, work.doi] = work
+def _dated_once(notices: Iterable[N], key: Callable[[N], tuple]) -> list[N]:
+    """Each notice once (by `key`), with a date where any of the records gives one."""
+    kept: dict[tuple, N] = {}
+    for notice in notices:
+        if (found := key(notice)) not in kept or kept[found].date is None:
+            kept[found] = notice
     return list(kept.values())
 
 
@@ -424,7 +423,7 @@ def _marked(record: Record, seen: list[tuple[str | None, NoticeOf]]) -> Record:
     own = [update if update.date or (update.kind, update.doi) not in dates
            else update.model_copy(update={"date": dates[update.kind, update.doi]}) for update in record.custom.updates]
     known = {(update.kind, update.doi) for update in own}
-    listed = _dated_updates([*own, *(update for update in told if (update.kind, update.doi) not in known)])
+    listed = _dated_once([*own, *(update for update in told if (update.kind, update.doi) not in known)], _UPDATE_KEY)
     reinstatements = with_lifted([*record.custom.reinstatements,
                                   *(Reinstatement(doi=doi, date=work.date) for doi, work in seen
                                     if work.kind == "reinstatement")], listed)
