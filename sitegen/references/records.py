@@ -174,11 +174,8 @@ def _listed_notices(entry: Entry, field: str, notes: list[str],
     """The notices (kind and object) a JSON list in `field` gives (see `references.fields`); one that is no notice
     sitegen knows, or not one at all, is left out with a note, as an id that is none."""
     written = entry.get(field)
-    try:
-        listed = json.loads(written) if written else []
-    except json.JSONDecodeError:
-        listed = None
-    if not isinstance(listed, list):
+    listed = _json_list(written)
+    if listed is None:
         notes.append(f"{field} {written[:80]!r} is not a list of notices; left out")
         return []
     found = []
@@ -190,6 +187,15 @@ def _listed_notices(entry: Entry, field: str, notes: list[str],
             continue
         found.append((kind, notice))
     return found
+
+
+def _json_list(written: str) -> list | None:
+    """The JSON list a field holds ([] for an empty field), or None when it holds anything else."""
+    try:
+        listed = json.loads(written) if written else []
+    except json.JSONDecodeError:
+        return None
+    return listed if isinstance(listed, list) else None
 
 
 def _notices(entry: Entry, notes: list[str]) -> list[Update]:
@@ -226,6 +232,9 @@ def _works_noticed(entry: Entry, notes: list[str]) -> list[NoticeOf]:
     return found
 
 
+_NOTICE_DATE = TypeAdapter(NoticeDate)  # built once: a TypeAdapter compiles its validator when made
+
+
 def _notice_date(notice: dict, which: str, notes: list[str]) -> dict[str, list[int]]:
     """The notice's `date` as a keyword for its model ({} without one); one that is no date is left out with a
     note: the notice is kept, its order against a reinstatement then unknown (the retraction stands)."""
@@ -233,7 +242,7 @@ def _notice_date(notice: dict, which: str, notes: list[str]) -> dict[str, list[i
     if given is None:
         return {}
     try:
-        return {"date": TypeAdapter(NoticeDate).validate_python(given)}
+        return {"date": _NOTICE_DATE.validate_python(given)}
     except ValidationError:
         notes.append(f"{which} date {given!r} is not a date ([year, month, day]); left out")
         return {}
@@ -243,11 +252,8 @@ def _reinstatements(entry: Entry, notes: list[str]) -> list[Reinstatement]:
     """The reinstatements the entry lists against the work (a JSON list, see `references.fields`), each with its
     DOI normalised and its date: one whose DOI is none is kept without it, with a note."""
     written = entry.get("reinstatements")
-    try:
-        listed = json.loads(written) if written else []
-    except json.JSONDecodeError:
-        listed = None
-    if not isinstance(listed, list) or not all(isinstance(item, dict) for item in listed):
+    listed = _json_list(written)
+    if listed is None or not all(isinstance(item, dict) for item in listed):
         notes.append(f"reinstatements {written[:80]!r} is not a list of reinstatements; left out")
         return []
     found: list[Reinstatement] = []
