@@ -101,8 +101,10 @@ def strategy_runs(review: Review, search: SavedSearch) -> list[LastRun | None]:
     last = max((parse_timestamp(run.at) for run in ran.values()), default=None)
     left = {key: run for key, run in ran.items() if key not in known and parse_timestamp(run.at) == last}
     for index, strategy in enumerate(search.strategies):
-        renamed = next((key for key in left if found[index] is None
-                        and asks(key[0], left[key].query) == asks(strategy.source, strategy.query)), None)
+        if found[index] is not None:
+            continue
+        renamed = next((key for key, run in left.items()
+                        if asks(key[0], run.query) == asks(strategy.source, strategy.query)), None)
         if renamed is not None:
             found[index] = left.pop(renamed)
             known.add(renamed)
