@@ -893,7 +893,7 @@ def probable_duplicates(directory: Path, reviewer: str, as_json: bool) -> None:
     for pair in pairs:
         click.echo(f"{pair.score:5.1f} {pair.verdict:8}  {pair.record_id}: {records[pair.record_id].title}\n"
                    f"{'':16}{pair.duplicate_of}: {records[pair.duplicate_of].title}\n{'':16}{pair.row(reviewer)}")
-    click.echo(f"{counted(len(pairs), 'pair')} {'awaits' if len(pairs) == 1 else 'await'} a decision in duplicates.csv")
+    click.echo(f"{counted(len(pairs), 'pair awaits', 'pairs await')} a decision in duplicates.csv")
 
 
 @cli.command("export")

@@ -106,7 +106,7 @@ def read_bibtex(text: str, warnings: list[str] | None = None, skipped: Skipped |
     keys = {entry.key.strip().lower(): entry for entry in library.entries}  # BibTeX matches a crossref in any case
     entries = checked(each(lambda entry: _entry(entry, macros, undefined, _parent(entry, keys)), items), skipped)
     if undefined and warnings is not None:
-        warnings.append(f"{counted(len(undefined), 'value')} {'names' if len(undefined) == 1 else 'name'} a macro no @string of the file defines, kept as written "
+        warnings.append(f"{counted(len(undefined), 'value names', 'values name')} a macro no @string of the file defines, kept as written "
                         f"({', '.join(undefined[:5])}{' ...' if len(undefined) > 5 else ''})")
     return entries
 

@@ -201,12 +201,12 @@ def _part_way(trace: Trace) -> str:
         return ""
     pager = trace.pager
     if pager is None:
-        return (f" (on page {pages + 1} of its answer: the records of the {pages} page{'s' if pages != 1 else ''} "
+        return (f" (on page {pages + 1} of its answer: the records of the {counted(pages, 'page')} "
                 "it had sent are not counted, and this run is incomplete)")
     # How many of the records it found it had sent: a batched read (PubMed's efetch after its esearch) fails after
     # some of a known number, and "page 2" alone does not say how much of the answer is missing.
     sent = f"{pager.read} of the {pager.total} records it found" if pager.total is not None \
-        else f"{pager.read} record{'s' if pager.read != 1 else ''}"
+        else counted(pager.read, 'record')
     return (f" (on page {pages + 1} of its answer, having sent {sent}: those are not counted, and this run is "
             "incomplete)")
 
