@@ -614,3 +614,61 @@ def test_a_reinstatement_notice_is_written_and_read_back_by_every_export(format)
     assert "Reinstatement notice for: doi:" + work.DOI in written
     [again] = [entry_record(entry) for entry in read_references(written, format)]
     assert again.custom.notice_of == [NoticeOf(kind="reinstatement", doi=work.DOI)]
+
+
+@pytest.mark.parametrize("format", ["ris", "bibtex", "csv"])
+def test_a_reinstated_work_and_its_notices_come_back_with_their_dates_from_every_export(format):
+    """An article, a retraction notice dated 2019 and a reinstatement notice dated 2021: deduplicated, the article
+    is reinstated. RIS, BibTeX and CSV wrote neither a notice's date nor the article's reinstatements, so read back
+    and deduplicated again the retraction stood and the article came back retracted. Now each notice says its date
+    ("… (2019-03-01)") and the article its reinstatement with the retraction it lifted; all of it is read back."""
+    from sitegen.records.identity import deduplicate
+
+    article = Record.model_validate_json((FIXTURES / "exports" / "records.jsonl").read_text().splitlines()[0])
+
+    def notice(name: str, kind: str, date: list[int]) -> Record:
+        return crossref.work_to_record({**json.loads((FIXTURES / "crossref" / name).read_bytes())["message"],
+                                        "update-to": [{"DOI": article.DOI, "type": kind,
+                                                       "updated": {"date-parts": [date]}}]})
+
+    retraction = notice("crossref_work_10.1038_srep16696.json", "retraction", [2019, 3, 1])
+    reinstatement = notice("crossref_work_10.1371_journal.pone.0033693.json", "reinstatement", [2021, 6, 30])
+    records = deduplicate([article, retraction, reinstatement]).records
+    work = {record.DOI: record for record in records}[article.DOI]
+    assert not work.custom.retracted and work.custom.reinstatements == [
+        Reinstatement(doi=reinstatement.DOI, date=[2021, 6, 30], retracted_on=[2019, 3, 1])]
+    written = WRITERS[format](records)
+    assert f"Retraction notice for: doi:{article.DOI} (2019-03-01)" in written
+    assert f"Reinstatement notice for: doi:{article.DOI} (2021-06-30)" in written
+    assert f"Reinstatement notice: doi:{reinstatement.DOI} (2021-06-30, lifting a retraction of 2019-03-01)" in written
+    again = {record.DOI: record for record in (entry_record(entry) for entry in read_references(written, format))}
+    assert again[article.DOI].custom.reinstatements == work.custom.reinstatements
+    assert again[retraction.DOI].custom.notice_of == retraction.custom.notice_of
+    assert again[reinstatement.DOI].custom.notice_of == reinstatement.custom.notice_of
+    kept = {record.DOI: record for record in deduplicate(list(again.values())).records}[article.DOI]
+    assert not kept.custom.retracted and kept.custom.updates == []
+    assert kept.custom.reinstatements == work.custom.reinstatements
+
+
+@pytest.mark.parametrize("format", ["ris", "bibtex", "csv"])
+def test_a_works_dated_notices_and_reinstatements_come_back_from_every_export_as_far_as_known(format):
+    """A retraction the work lists with its date, one after its reinstatement (retracted again), a reinstatement
+    without a notice of its own, and one whose date is unknown but whose lifted retraction's is: each is written
+    with what is known of it and read back so; a date that is none is left out with a note."""
+    article = Record.model_validate_json((FIXTURES / "exports" / "records.jsonl").read_text().splitlines()[0])
+    custom = article.custom.model_copy(update={
+        "retracted": True, "updates": [Update(kind="retraction", doi="10.9999/again", date=[2023, 1]),
+                                       Update(kind="correction", pmid="123", date=[2020])],
+        "reinstatements": [Reinstatement(date=[2021, 6, 30], retracted_on=[2019, 3, 1]),
+                           Reinstatement(doi="10.9999/r", retracted_on=[2019])]})
+    article = article.model_copy(update={"custom": custom})
+    written = WRITERS[format]([article])
+    assert "Retraction notice: doi:10.9999/again (2023-01)" in written and "Correction notice: PMID:123 (2020)" in written
+    assert "Reinstatement notice (2021-06-30, lifting a retraction of 2019-03-01)" in written
+    [again] = [entry_record(entry) for entry in read_references(written, format)]
+    assert again.custom.retracted
+    assert (again.custom.updates, again.custom.reinstatements) == (custom.updates, custom.reinstatements)
+    notes: list[str] = []
+    [entry] = read_references(written.replace("(2023-01)", "(2023-13)"), format)
+    assert entry_record(entry, warnings=notes).custom.updates[0] == Update(kind="retraction", doi="10.9999/again")
+    assert notes == ["updates: the retraction's date [2023, 13] is not a date ([year, month, day]); left out"]

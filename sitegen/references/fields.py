@@ -14,14 +14,14 @@ column only where it cannot mean another sense, see `table`); ENTRYTYPE is BibTe
 JSON list of objects ({"kind": "retraction", "doi": ..., "pmid": ...}), and `notice_of` the works a notice is
 about (custom.notice_of) as that JSON list ({"kind": "retraction", "doi": ..., "date": [2019, 3, 1]}), and
 `reinstatements` the reinstatements a file lists against the work (custom.reinstatements) as that JSON list
-({"doi": ..., "date": [2021, 6, 30]}).
+({"doi": ..., "date": [2021, 6, 30], "retracted_on": [2019, 3, 1]}).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from sitegen.records.model import calendar_date
 
@@ -122,13 +122,23 @@ def keywords(value: str) -> str:
 # read (RIS's notes, BibTeX's note, the CSV's cells), one statement each, which sitegen's readers read back:
 #   "Publication types: journal-article; retraction-notice"   what a notice is (RIS writes it as its type, M3)
 #   "Retracted"                                                 the work is retracted (RIS: "RETRACTED")
-#   "Retraction notice: doi:10.1/x PMID:123"                    a notice against the work (custom.updates)
-#   "Retraction notice for: doi:10.1/y"                         the work a notice is about (custom.notice_of)
+#   "Retraction notice: doi:10.1/x PMID:123 (2019-03-01)"       a notice against the work (custom.updates)
+#   "Retraction notice for: doi:10.1/y (2019-03-01)"            the work a notice is about (custom.notice_of)
+#   "Reinstatement notice: doi:10.1/z (2021-06-30, lifting a retraction of 2019-03-01)"
+#                                                               a reinstatement of the work (custom.reinstatements)
+# The date in brackets, where the record knows it, is when the notice was issued: a retraction dated no later than
+# a reinstatement is lifted (`retraction_lifted`), so a download read back without it would retract the work again.
 NOTICE_LABELS = {"retraction": "Retraction notice", "correction": "Correction notice",
                  "expression-of-concern": "Expression of concern", "reinstatement": "Reinstatement notice"}
 RETRACTED = "Retracted"
 TYPES_STATEMENT = "Publication types: "
-STATEMENT = re.compile(f"(?P<label>{'|'.join(NOTICE_LABELS.values())})(?P<about> for)?(?::\\s+(?P<ids>.+))?")
+LIFTING = "lifting a retraction of "
+_ISO_DATE = r"\d{4}(?:-\d{2}(?:-\d{2})?)?"
+# The identifiers are the shortest run that leaves a bracketed date, if there is one, to end the statement: a DOI
+# holds no space, so " (" after the identifiers always starts the date.
+STATEMENT = re.compile(f"(?P<label>{'|'.join(NOTICE_LABELS.values())})(?P<about> for)?(?::\\s+(?P<ids>.+?))?"
+                       f"(?:\\s+\\((?:(?P<date>{_ISO_DATE})(?:,\\s+{LIFTING}(?P<lifted>{_ISO_DATE}))?"
+                       f"|{LIFTING}(?P<lifted_alone>{_ISO_DATE}))\\))?")
 # Statements are written one after another, each after ". ": a DOI holds no space, so ". " before a statement's
 # start always ends the one before, even after a DOI that ends in a full stop (or holds a semicolon).
 _NEXT_STATEMENT = re.compile(f"\\.\\s+(?=(?:{RETRACTED}|{TYPES_STATEMENT.strip()}|"
@@ -136,13 +146,21 @@ _NEXT_STATEMENT = re.compile(f"\\.\\s+(?=(?:{RETRACTED}|{TYPES_STATEMENT.strip()
 _KINDS_BY_LABEL = {label: kind for kind, label in NOTICE_LABELS.items()}
 
 
-def update_statement(kind: str, doi: str | None, pmid: str | None) -> str:
+def _dated(statement: str, date: Sequence[int] | None, lifted: Sequence[int] | None = None) -> str:
+    """The statement with the notice's date and the retraction it lifted in brackets, as far as they are known."""
+    said = [*([iso_date(date)] if date else []), *([LIFTING + iso_date(lifted)] if lifted else [])]
+    return f"{statement} ({', '.join(said)})" if said else statement
+
+
+def update_statement(kind: str, doi: str | None, pmid: str | None, date: Sequence[int] | None = None,
+                     lifted: Sequence[int] | None = None) -> str:
+    """A notice against the work (an update, or a reinstatement with the retraction it lifted), with its date."""
     ids = " ".join([*([f"doi:{doi}"] if doi else []), *([f"PMID:{pmid}"] if pmid else [])])
-    return f"{NOTICE_LABELS[kind]}: {ids}" if ids else NOTICE_LABELS[kind]
+    return _dated(f"{NOTICE_LABELS[kind]}: {ids}" if ids else NOTICE_LABELS[kind], date, lifted)
 
 
-def notice_of_statement(kind: str, doi: str) -> str:
-    return f"{NOTICE_LABELS[kind]} for: doi:{doi}"
+def notice_of_statement(kind: str, doi: str, date: Sequence[int] | None = None) -> str:
+    return _dated(f"{NOTICE_LABELS[kind]} for: doi:{doi}", date)
 
 
 def statements(text: str) -> list[str]:
@@ -155,11 +173,12 @@ def joined_statements(written: Iterable[str]) -> str:
 
 
 def read_standing(written: Iterable[str]) -> dict[str, str] | None:
-    """The fields (`retracted`, `publication_types`, `updates`, `notice_of`: see FIELDS) that statements sitegen
-    writes give; None when any of `written` is no such statement (a note of the user's own, which says nothing
-    sitegen reads). A notice's identifiers are kept as written: `entry_record` checks them, and notes one that
-    is none."""
-    read: dict[str, list] = {"retracted": [], "publication_types": [], "updates": [], "notice_of": []}
+    """The fields (`retracted`, `publication_types`, `updates`, `notice_of`, `reinstatements`: see FIELDS) that
+    statements sitegen writes give; None when any of `written` is no such statement (a note of the user's own,
+    which says nothing sitegen reads). A notice's identifiers and dates are kept as written: `entry_record` checks
+    them, and notes one that is none."""
+    read: dict[str, list] = {"retracted": [], "publication_types": [], "updates": [], "notice_of": [],
+                             "reinstatements": []}
     for statement in written:
         if statement == RETRACTED or statement == "RETRACTED":
             read["retracted"].append("yes")
@@ -168,16 +187,28 @@ def read_standing(written: Iterable[str]) -> dict[str, str] | None:
         elif found := STATEMENT.fullmatch(statement):
             kind = _KINDS_BY_LABEL[found["label"]]
             ids = _notice_ids((found["ids"] or "").split())
+            date = {"date": _date_parts(found["date"])} if found["date"] else {}
+            lifted = found["lifted"] or found["lifted_alone"]
+            if lifted and (kind != "reinstatement" or found["about"]):
+                return None  # only a reinstatement of the work says which retraction it lifted
             if found["about"]:
-                read["notice_of"].append({"kind": kind, "doi": ids.get("doi")})
+                read["notice_of"].append({"kind": kind, "doi": ids.get("doi"), **date})
+            elif kind == "reinstatement":
+                read["reinstatements"].append({**({"doi": ids["doi"]} if "doi" in ids else {}), **date,
+                                               **({"retracted_on": _date_parts(lifted)} if lifted else {})})
             else:
-                read["updates"].append({"kind": kind, **ids})
+                read["updates"].append({"kind": kind, **ids, **date})
         else:
             return None
     return {"retracted": "yes" if read["retracted"] else "",
             "publication_types": "; ".join(kind for kind in read["publication_types"] if kind),
-            **{name: json.dumps(read[name], ensure_ascii=False) if read[name] else "" for name in ("updates",
-                                                                                                  "notice_of")}}
+            **{name: json.dumps(read[name], ensure_ascii=False) if read[name] else ""
+               for name in ("updates", "notice_of", "reinstatements")}}
+
+
+def _date_parts(written: str) -> list[int]:
+    """"2019-03-01" as [2019, 3, 1]: `entry_record` checks it is a date of the calendar."""
+    return [int(part) for part in written.split("-")]
 
 
 def _notice_ids(tokens: list[str]) -> dict[str, str]:

@@ -287,13 +287,15 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
     labelled = [*(found.group(1) for value in values(*FIELD_TAGS) if (found := LABELLED_PMID.search(value))),
                 *(found.group(1) for value in values("N1") for line in value.splitlines()
                   if (found := NOTE_PMID.fullmatch(line.strip()) or EBSCO_NOTE_PMID.search(line)))]
-    # The notes sitegen writes of a work's notices and of the works a notice is about (see `fields`), each a line.
+    # The notes sitegen writes of a work's notices and reinstatements and of the works a notice is about (see
+    # `fields`), each a line.
     standing = read_standing(note for note in values("N1") if read_standing([note]) is not None) or {}
     return Entry("", fields({
         "ENTRYTYPE": entry_type,
         "publication_types": joined(types),
         "updates": standing.get("updates", ""),
         "notice_of": standing.get("notice_of", ""),
+        "reinstatements": standing.get("reinstatements", ""),
         "author": author_list(name for value in authors for name in _glued(value)),
         # a short title (ST) is better than none for matching: some exports hold only that
         "title": first("TI", "T1", "ST"),

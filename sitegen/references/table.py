@@ -286,11 +286,15 @@ def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProbl
 
 def _read_notices(fields: dict[str, str]) -> None:
     """sitegen's `updates` and `notice_of` cells, written in words (see `references.fields`), as the JSON lists
-    `entry_record` reads; a cell of other words is given as one item, which it leaves out with a note."""
-    for name in ("updates", "notice_of"):
+    `entry_record` reads (the reinstatements the `updates` cell lists as `reinstatements`); a cell of other words is
+    given as one item, which it leaves out with a note."""
+    for name, read_there in (("updates", ("updates", "reinstatements")), ("notice_of", ("notice_of",))):
         if cell := fields.get(name, "").strip():
             read = read_standing(statements(cell))
-            fields[name] = read[name] if read is not None and read[name] else json.dumps([cell], ensure_ascii=False)
+            if read is None or not any(read[field] for field in read_there):
+                fields[name] = json.dumps([cell], ensure_ascii=False)
+                continue
+            fields.update({field: read[field] for field in read_there})
 
 
 def _preset_fields(known: Preset, fields: dict[str, str]) -> None:

@@ -156,13 +156,18 @@ def notice_types(record: Record) -> list[str]:
 
 
 def updates_statements(record: Record) -> list[str]:
-    """The notices against the work, each in words with its identifiers (see `references.fields`)."""
-    return [update_statement(update.kind, update.doi, update.pmid) for update in record.custom.updates]
+    """The notices against the work, then its reinstatements, each in words with its identifiers and, where known,
+    its date (and a reinstatement the retraction it lifted): read back without the dates, a retraction notice beside
+    the work would retract it again (see `references.fields`)."""
+    return [*(update_statement(update.kind, update.doi, update.pmid, update.date) for update in record.custom.updates),
+            *(update_statement("reinstatement", reinstatement.doi, None, reinstatement.date, reinstatement.retracted_on)
+              for reinstatement in record.custom.reinstatements)]
 
 
 def notice_of_statements(record: Record) -> list[str]:
-    """For a notice, the works it is about, each in words with its DOI (see `references.fields`)."""
-    return [notice_of_statement(work.kind, work.doi) for work in record.custom.notice_of]
+    """For a notice, the works it is about, each in words with its DOI and the notice's date where known (see
+    `references.fields`)."""
+    return [notice_of_statement(work.kind, work.doi, work.date) for work in record.custom.notice_of]
 
 
 def standing_statements(record: Record) -> list[str]:
