@@ -21,10 +21,12 @@ from sitegen.records.model import CslName, Record, web_address_problem
 from sitegen.review.models import VERIFICATION_AXES, PassageCheck, VerificationPayload
 from sitegen.review.transaction import Transaction
 from sitegen.site.pages import Site, page_slug
+from sitegen.site.records import record_pages
 from sitegen.site.studies import (
     EVIDENCE_CSV_COLUMNS,
     notices,
     reference,
+    retraction_sentence,
     study_label,
     study_links,
     study_pages,
@@ -502,3 +504,59 @@ def test_two_reports_of_one_study_are_counted_as_one_study_on_every_page(example
 def test_a_notice_typed_by_any_index_is_labelled_a_notice(types, sentence):
     assert notices(record(custom={"publication_types": types})) == [sentence]
     assert notices(record(custom={"publication_types": ["Comment"]})) == []  # indexes type a letter differently
+
+
+def test_a_reinstatement_is_said_beside_the_retraction_it_lifted_or_the_one_still_marked():
+    """A record reinstated said nothing (not retracted), and one still marked retracted beside a reinstatement
+    (`retraction_disputed`: a flag giving no date) said only "retracted according to at least one source". Now the
+    page says when it was retracted and reinstated, and by which notice; both sides when they disagree; and a
+    retraction dated after the reinstatement as a retraction again."""
+    lifted = {"reinstatements": [{"doi": "10.1/z", "date": [2021, 6, 30], "retracted_on": [2019, 3, 1]}],
+              "sources": ["crossref"]}
+    assert notices(record(custom=lifted)) == [
+        "This study was retracted on 2019-03-01, reinstated on 2021-06-30 (reinstatement notice 10.1/z): the "
+        "retraction no longer stands."]
+    marked = {"reinstatements": [{"date": [2021, 6]}], "sources": ["crossref", "openalex"]}
+    assert retraction_sentence(record(custom=marked), "record") == (
+        "This record was retracted, reinstated on 2021-06 (according to Crossref, OpenAlex): the retraction no "
+        "longer stands.")
+    assert retraction_sentence(record(custom={**lifted, "retracted": True}), "record") == (
+        "Sources disagree whether this record is retracted: at least one source marks it retracted, giving no date; "
+        "it was also retracted on 2019-03-01, reinstated on 2021-06-30 (reinstatement notice 10.1/z). Whether the "
+        "retraction stands is for a human to decide.")
+    undated = {**lifted, "retracted": True, "updates": [{"kind": "retraction", "pmid": "9"}]}
+    assert retraction_sentence(record(custom=undated)).startswith(
+        "Sources disagree whether this study is retracted: retracted (retraction notice PMID 9), giving no date; it "
+        "was also retracted on 2019-03-01")
+    again = {**lifted, "retracted": True, "updates": [{"kind": "retraction", "doi": "10.1/x", "date": [2022, 1, 5]}]}
+    assert retraction_sentence(record(custom=again)) == (
+        "This study is retracted on 2022-01-05 (retraction notice 10.1/x), after it was retracted on 2019-03-01, "
+        "reinstated on 2021-06-30 (reinstatement notice 10.1/z).")
+    assert retraction_sentence(record(custom={"retracted": True})) == (
+        "This study is retracted according to at least one source.")
+    assert retraction_sentence(record()) is None
+
+
+def test_the_record_and_study_pages_say_a_reinstatement_and_a_disputed_retraction_escaped(example_copy):
+    """Both pages say a reinstatement beside the retraction still marked, as a page's text, every value escaped."""
+    record_id = next(iter(open_review(example_copy).facts.included))
+    rewrite_record(example_copy, record_id, retracted=True, sources=["crossref", "openalex"],
+                   reinstatements=[{"doi": f"10.1/{XSS}", "date": [2021, 6, 30], "retracted_on": [2019, 3, 1]}])
+    said = (f"is retracted: at least one source marks it retracted, giving no date; it was also retracted on "
+            f"2019-03-01, reinstated on 2021-06-30 (reinstatement notice 10.1/{XSS}). Whether the retraction stands "
+            "is for a human to decide.")
+    study = study_files(example_copy)[study_page(record_id)]
+    workspace = open_review(example_copy)
+    page = rendered(record_pages(Site(workspace.review, workspace.facts, None)))[f"records/{page_slug(record_id)}.html"]
+    assert f"Sources disagree whether this study {said}" in page_text(study)
+    assert f"Sources disagree whether this record {said}" in page_text(page)
+    assert XSS not in study and XSS not in page
+    assert lxml_html.fromstring(page).xpath("//p[@class='retracted-notice' and @role='alert']")
+    rewrite_record(example_copy, record_id, retracted=False)
+    study = study_files(example_copy)[study_page(record_id)]
+    workspace = open_review(example_copy)
+    page = rendered(record_pages(Site(workspace.review, workspace.facts, None)))[f"records/{page_slug(record_id)}.html"]
+    said = f"retracted on 2019-03-01, reinstated on 2021-06-30 (reinstatement notice 10.1/{XSS}): the retraction no"
+    assert f"This study was {said} longer stands." in page_text(study)
+    assert f"This record was {said} longer stands." in page_text(page)
+    assert not lxml_html.fromstring(page).xpath("//p[@role='alert']")

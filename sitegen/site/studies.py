@@ -17,10 +17,12 @@ from urllib.parse import quote
 
 from sitegen.living.facts import ReviewFacts
 from sitegen.records.ids import arxiv_address, normalise_doi
-from sitegen.records.model import CslName, Record, web_address
+from sitegen.records.model import CslName, Record, Reinstatement, Update, lifted, web_address
 from sitegen.records.notices import NOTICE_TYPES as DECIDING_TYPES
 from sitegen.records.notices import notice_kind
+from sitegen.records.providers import label as provider_label
 from sitegen.records.titles import title_key
+from sitegen.references.fields import iso_date
 from sitegen.review.folder import Review
 from sitegen.review.models import VERIFICATION_AXES, Evidence, Finding, PassageCheck, VerificationPayload
 from sitegen.screening.standing import StageHistory
@@ -208,9 +210,46 @@ def study_links(record: Record) -> list[Link]:
     return links
 
 
+def retraction_sentence(record: Record, noun: str = "study") -> str | None:
+    """Whether the record is retracted, in plain text (not yet escaped), as its sources say; None when none says it
+    was ever retracted. A reinstatement is never left unsaid: a retraction it lifted is "retracted on D, reinstated on
+    D2 (source)"; a record still marked retracted beside it (`retraction_disputed`: a flag giving no date, which may
+    be the very retraction the reinstatement lifted) says both, for a human to decide; one retracted again after its
+    reinstatement says so."""
+    custom = record.custom
+    if not custom.reinstatements:
+        return f"This {noun} is retracted according to at least one source." if custom.retracted else None
+    reinstated = "; ".join(_reinstated_words(reinstatement, custom.sources) for reinstatement in custom.reinstatements)
+    if not custom.retracted:
+        return f"This {noun} was {reinstated}: the retraction no longer stands."
+    standing = [update for update in custom.updates
+                if update.kind == "retraction" and not lifted(update, custom.reinstatements)]
+    retracted = "; ".join(map(_retracted_words, standing)) or "at least one source marks it retracted, giving no date"
+    if standing and all(update.date for update in standing) and all(r.date for r in custom.reinstatements):
+        return f"This {noun} is {retracted}, after it was {reinstated}."  # dated after the reinstatement: again
+    return (f"Sources disagree whether this {noun} is retracted: {retracted}; it was also {reinstated}. Whether the "
+            "retraction stands is for a human to decide.")
+
+
+def _reinstated_words(reinstatement: Reinstatement, sources: list[str]) -> str:
+    """"retracted on 2019-03-01, reinstated on 2021-06-30 (reinstatement notice 10.1/z)", as far as it is known."""
+    retracted = f"retracted on {iso_date(reinstatement.retracted_on)}" if reinstatement.retracted_on else "retracted"
+    when = f"reinstated on {iso_date(reinstatement.date)}" if reinstatement.date else "reinstated, giving no date"
+    source = (f"reinstatement notice {reinstatement.doi}" if reinstatement.doi
+              else f"according to {', '.join(map(provider_label, sources))}" if sources else "")
+    return f"{retracted}, {when}{f' ({source})' if source else ''}"
+
+
+def _retracted_words(update: Update) -> str:
+    """"retracted on 2022-01-05 (retraction notice 10.1/x)", or "retracted (…), giving no date"."""
+    where = update.doi or (f"PMID {update.pmid}" if update.pmid else "")
+    notice = f" (retraction notice {where})" if where else ""
+    return f"retracted on {iso_date(update.date)}{notice}" if update.date else f"retracted{notice}, giving no date"
+
+
 def notices(record: Record) -> list[str]:
-    """What the sources say about the record's standing: retracted, a notice itself, corrected."""
-    found = ["This study is retracted according to at least one source."] if record.custom.retracted else []
+    """What the sources say about the record's standing: retracted (or reinstated), a notice itself, corrected."""
+    found = [sentence] if (sentence := retraction_sentence(record)) else []
     for kind in record.custom.publication_types:
         notice = NOTICE_TYPES.get(kind.lower())
         if notice and notice not in found:
