@@ -537,3 +537,34 @@ def test_openalex_flagging_a_work_crossref_lists_reinstated_is_an_open_item_nami
     verdicts = verify_citation(serve(json_response(json.dumps(crossref_work)), json_response(json.dumps(openalex_work))),
                                SETTINGS, cited())
     assert verdicts.status.verdict == "retracted" and verdicts.status.notice == "10.1023/a:7777777777777"
+
+
+def test_a_reinstatement_notice_is_named_as_one_never_as_a_retraction():
+    """A Crossref reinstatement notice is a notice (`notice` files it with retractions, as no study), but the
+    reasons named it "a notice (retraction, withdrawal or expression of concern)": a reader took the notice that
+    lifts a retraction for one. Now a notice is named by its own kind where its types or `update-to` say it."""
+    from sitegen.sources import crossref
+
+    work = json.loads(body("crossref/crossref_work_10.1023_a_1007154515475.json"))
+    work["message"]["update-to"] = [{"DOI": "10.1000/reinstated", "type": "reinstatement",
+                                     "updated": {"date-parts": [[2021, 6, 30]]}}]
+    reinstatement = crossref.work_to_record(work["message"])
+    assert notice(reinstatement) == "retraction"
+    verdicts = verify_citation(serve(json_response(json.dumps(work))), SETTINGS, reinstatement, ("crossref",))
+    assert verdicts.status.verdict == "inconclusive"
+    assert verdicts.status.reasons[0].startswith("the record cited is itself a notice (reinstatement): ")
+    verdicts = verify_citation(serve(json_response(json.dumps(work))), SETTINGS, cited(), ("crossref",))
+    assert "it is a notice (reinstatement)" in verdicts.identity.reasons[0]
+    work["message"]["update-to"].append({"DOI": "10.1000/concern", "type": "expression_of_concern"})
+    verdicts = verify_citation(serve(json_response(json.dumps(work))), SETTINGS, cited(), ("crossref",))
+    assert "it is a notice (expression of concern and reinstatement)" in verdicts.identity.reasons[0]
+    # an index's own type says the kind too; a title alone says no finer than its family
+    openalex_work = json.loads(body("openalex/openalex_work_doi_10.1023_a_1007154515475.json"))
+    openalex_work["type"] = "retraction"
+    verdicts = verify_citation(serve(None, json_response(json.dumps(openalex_work))), SETTINGS, cited(),
+                               sources=("openalex",))
+    assert "it is a notice (retraction)" in verdicts.identity.reasons[0]
+    openalex_work["type"] = "erratum"
+    verdicts = verify_citation(serve(None, json_response(json.dumps(openalex_work))), SETTINGS, cited(),
+                               sources=("openalex",))
+    assert "it is a notice (correction)" in verdicts.identity.reasons[0]

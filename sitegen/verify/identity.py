@@ -157,8 +157,20 @@ def _unmarked(record: Record) -> Record:
     return record.model_copy(update={"title": title}) if title != record.title and title.strip() else record
 
 
-# notice_kind's kinds in words: its "retraction" is a withdrawal's or an expression of concern's notice too.
+# notice_kind's kinds in words: its "retraction" is a withdrawal's, an expression of concern's or a reinstatement's
+# notice too, so these words are for a notice told only by its title ("Withdrawal: …"); see `notice_words`.
 NOTICE_WORDS = {"retraction": "retraction, withdrawal or expression of concern", "erratum": "correction"}
+# A notice's own kind, as a publication type or the works it is about (Crossref's `update-to`) name it: a
+# reinstatement notice, which lifts a retraction, is never called a retraction's, withdrawal's or concern's.
+OWN_NOTICE_WORDS = {"retraction": "retraction", "retraction-notice": "retraction", "retraction notice": "retraction",
+                    "retraction of publication": "retraction", "expression-of-concern": "expression of concern",
+                    "expression of concern": "expression of concern",
+                    "expression-of-concern-notice": "expression of concern", "reinstatement": "reinstatement",
+                    "reinstatement-notice": "reinstatement", "correction": "correction",
+                    "correction-notice": "correction", "erratum": "correction", "published erratum": "correction",
+                    "corrigendum": "correction"}
+# The own kinds each of `notice`'s kinds stands for, in the order they are said.
+NOTICE_FAMILIES = {"retraction": ("retraction", "expression of concern", "reinstatement"), "erratum": ("correction",)}
 
 
 def notice(record: Record) -> str:
@@ -166,6 +178,19 @@ def notice(record: Record) -> str:
     publication type (NOTICE_TYPES: others, such as "Comment", "Letter" or "Editorial", differ between indexes
     for one work, so they never decide); "" for a work."""
     return notice_kind(record.title, [t for t in record.custom.publication_types if t.strip().lower() in NOTICE_TYPES])
+
+
+def notice_words(record: Record) -> str:
+    """The kind of notice the record is, in words ("reinstatement", "retraction and expression of concern"): its
+    own kinds where its publication types or the works it is about name them, else its `notice` kind's words (a
+    title's "Withdrawal:" says no finer); "" for a work."""
+    kind = notice(record)
+    if not kind:
+        return ""
+    named = {OWN_NOTICE_WORDS.get(said.strip().lower()) for said in
+             [*record.custom.publication_types, *(work.kind for work in record.custom.notice_of)]}
+    family = NOTICE_FAMILIES.get(kind, ())  # only the kinds of the notice `notice` told: a reply is a reply
+    return " and ".join(words for words in family if words in named) or NOTICE_WORDS.get(kind, kind)
 
 
 def agreement(cited: Record, found: Record) -> tuple[Agreement, list[str]]:
@@ -181,9 +206,8 @@ def agreement(cited: Record, found: Record) -> tuple[Agreement, list[str]]:
     score = title_score(a, b)
     details = [f"title similarity {score:.0f}/100"]
     if notice(cited) != notice(found):
-        kind = notice(found)
-        return "different", [f"it is {f'a notice ({NOTICE_WORDS.get(kind, kind)})' if kind else 'a work, not a notice'}: "
-                             f"{_describe(found)}"]
+        kind = notice_words(found)
+        return "different", [f"it is {f'a notice ({kind})' if kind else 'a work, not a notice'}: {_describe(found)}"]
     problems = _discrepancies(a, b)
     if score < UNRELATED_TITLE and not (not problems and a.authors and b.authors and a.year is not None
                                         and b.year is not None and volumes(a, b) == first_pages(a, b) == "equal"):
@@ -468,10 +492,10 @@ def status_verdict(record: Record, answers: list[Answer]) -> VerificationPayload
             doi = next((doi for _, doi in notices[kind] if doi), None)
             return _payload(record, "status", STATUS_OF_UPDATE[kind], [reason for reason, _ in notices[kind]],
                             answers, doi)
-    if kind := notice(record):
+    if kind := notice_words(record):
         return _payload(record, "status", "inconclusive", [
-            f"the record cited is itself a notice ({NOTICE_WORDS.get(kind, kind)}): a human decides whether the notice "
-            "or the work it is about is meant"], answers)
+            f"the record cited is itself a notice ({kind}): a human decides whether the notice or the work it is "
+            "about is meant"], answers)
     unanswered = _unanswered(answers)
     if unanswered:
         return _payload(record, "status", "inconclusive", unanswered, answers)
