@@ -188,3 +188,34 @@ def test_a_ledger_event_written_before_the_rule_still_loads(sitegen, tmp_path, m
     assert reason in (review / "ledger.jsonl").read_text(encoding="utf-8")
     code, out, err = sitegen("check", review)
     assert code == 0, out + err
+
+
+# Markdown a page renders (a review's title and question, the protocol's text): a character reference is shown as the
+# character it names, so a reference to an invisible format character is that character, written unseen.
+MARKDOWN_FIELDS = ("review.yaml title", "review.yaml question", "protocol text")
+
+
+@pytest.mark.parametrize("reference", ["&#x202E;", "&#8238;", "&rlm;", "&ZeroWidthSpace;", "&#X2066;"])
+@pytest.mark.parametrize("field", MARKDOWN_FIELDS)
+def test_a_character_reference_to_an_invisible_character_in_markdown_is_refused(sitegen, example_copy, field,
+                                                                                  reference):
+    plant, _ = FIELDS[field]
+    rel = plant(example_copy, f"agreed {reference}edulcni after all")
+    lines = (example_copy / rel).read_text(encoding="utf-8").splitlines()
+    line = next(n for n, written in enumerate(lines, start=1) if reference in written)
+    while rel.endswith(".yaml") and ":" not in lines[line - 1].split(reference)[0]:  # placed at a folded value's key
+        line -= 1
+    before = tree_bytes(example_copy)
+    code, out, err = sitegen("check", example_copy)
+    assert code == 1 and "Traceback" not in out + err, out + err
+    assert any(row.startswith(f"{example_copy}/{rel}:{line}:") and reference in row and "invisible character" in row
+               for row in out.splitlines()), out
+    assert tree_bytes(example_copy) == before
+
+
+@pytest.mark.parametrize("field", MARKDOWN_FIELDS)
+def test_character_references_to_visible_characters_and_joiners_are_accepted(sitegen, example_copy, field):
+    plant, _ = FIELDS[field]
+    plant(example_copy, "caf&eacute; &amp; &#x41;&#66; &lt;b&gt; &zwnj; `&#x202E;`&foo;")
+    code, out, err = sitegen("check", example_copy)
+    assert "invisible" not in out + err, out + err

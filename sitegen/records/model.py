@@ -9,6 +9,7 @@ and the provider registry, so any layer can use it.
 from __future__ import annotations
 
 import calendar
+import html
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
@@ -162,6 +163,43 @@ def verbatim_query_problem(query: str) -> tuple[int, str] | None:
                    "would be sent to the provider as part of the query, which would then search for something other "
                    "than what is shown; delete it (sitegen's grammar, syntax sitegen, reads a soft hyphen, "
                    "zero-width space or direction mark as nothing)")
+
+
+# A character reference of HTML and Markdown: decimal, hexadecimal or named ("&#x202E;", "&#8238;", "&rlm;").
+# A Markdown code span: a run of backticks to the next run of as many (CommonMark's rule, near enough).
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
+_CHARACTER_REFERENCE = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+
+
+def hidden_format_reference(value: str) -> tuple[int, str, str] | None:
+    """The first character reference in Markdown a reviewer writes (a title, the protocol) that a page shows as an
+    invisible format character (`hidden_format`), as its 1-based place, its text and the character: "&#x202E;" is
+    the direction override the rule refuses typed, written so that a check of the characters typed does not see it."""
+    if "&" not in value:
+        return None
+    code = [span.span() for span in _CODE_SPAN.finditer(value)]  # a code span shows a reference as it is written
+    for found in _CHARACTER_REFERENCE.finditer(value):
+        if any(start <= found.start() < end for start, end in code):
+            continue
+        char = html.unescape(found.group())
+        if len(char) == 1 and char not in HAND_WRITTEN_FORMAT and unicodedata.category(char) == "Cf":
+            return found.start() + 1, found.group(), char
+    return None
+
+
+def hidden_format_reference_message(found: tuple[int, str, str]) -> str:
+    place, reference, char = found
+    return (f"holds {reference} at character {place}, which a page shows as U+{ord(char):04X} "
+            f"({unicodedata.name(char, 'unnamed format character')}), an invisible character that can make the text "
+            "display otherwise than it is; delete it")
+
+
+def hand_written_markdown(value: str) -> str:
+    """Markdown a reviewer writes (a review's title and question), refused when a character reference in it is an
+    invisible format character: the page shows the character, not the reference."""
+    if found := hidden_format_reference(value):
+        raise ValueError(hidden_format_reference_message(found))
+    return value
 
 
 def hidden_format_message(char: str, place: int) -> str:

@@ -31,6 +31,8 @@ from sitegen.records.model import (
     Record,
     hidden_format,
     hidden_format_message,
+    hidden_format_reference,
+    hidden_format_reference_message,
     model_data,
     share_fields_sets,
 )
@@ -371,6 +373,9 @@ def _hidden_in_body(protocol: Protocol, rel: str) -> list[Problem]:
             column, char = found
             problems.append(Problem(rel, number, column, "invisible-character",
                                     f"the protocol's text {hidden_format_message(char, column)}"))
+        elif reference := hidden_format_reference(line):  # Markdown: the page shows "&#x202E;" as the character
+            problems.append(Problem(rel, number, reference[0], "invisible-character",
+                                    f"the protocol's text {hidden_format_reference_message(reference)}"))
     return problems
 
 

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -39,6 +40,7 @@ from sitegen.records.model import (
     WebAddress,
     check_record_id,
     check_record_ids,
+    hand_written_markdown,
     verbatim_query_problem,
 )
 from sitegen.records.providers import PROVIDERS, Source
@@ -62,6 +64,9 @@ ShortText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1
 Question = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000), HandWritten,
                      Printable]
 Note = Annotated[str, StringConstraints(max_length=2000), HandWritten, Printable]  # a row's note: may be empty
+# A review's title and question are inline Markdown (pages show "*Mus musculus*" in italics): a character reference in
+# them ("&#x202E;") is shown as the character it names, which is held to the rule of the text typed.
+MarkdownLine = AfterValidator(hand_written_markdown)
 Slug = Annotated[str, worded_pattern(SLUG, "a name of lower-case letters, digits and hyphens (reviewer-a), at most 80")]
 Sha256 = Annotated[str, worded_pattern(r"^[0-9a-f]{64}$", "a SHA-256 digest: 64 digits and letters a-f")]
 ReasonCode = Annotated[str, worded_pattern(  # an exclusion reason's code
@@ -169,8 +174,8 @@ class ReviewConfig(Strict):
     """review.yaml: what the review is and how its site looks."""
 
     schema_version: int
-    title: ShortText
-    question: Question
+    title: Annotated[ShortText, MarkdownLine]
+    question: Annotated[Question, MarkdownLine]
     authors: list[Author] = Field(min_length=1)
     licence: Annotated[str, worded_pattern(r"^[A-Za-z0-9.+-]{1,64}$", "an SPDX licence id (CC-BY-4.0)")] = Field(
         description="SPDX licence id for the review's content, e.g. CC-BY-4.0"
