@@ -116,7 +116,7 @@ def test_a_malformed_export_stops_the_import_naming_the_file_and_line(tmp_path, 
     ('<!DOCTYPE xml [<!ENTITY secret SYSTEM "file:///etc/passwd">]><xml><records><record><titles><title>&secret;'
      "</title></titles></record></records></xml>", "declares a document type"),
     ('<!DOCTYPE xml SYSTEM "http://example.com/endnote.dtd"><xml><records></records></xml>', "declares a document type"),
-    ("<xml><records>" + "<record>" * 300 + "</record>" * 300 + "</records></xml>", "Excessive depth"),
+    ("<xml><records>" + "<record>" * 300 + "</record>" * 300 + "</records></xml>", "elements nested more than 256 deep"),
     ("<xml><records><record><titles><title>&unknown;</title></titles></record></records></xml>",
      "Entity 'unknown' not defined"),
 ])
@@ -124,6 +124,40 @@ def test_entities_dtds_and_deep_nesting_are_refused(xml, said):
     with pytest.raises(ReferenceProblem, match=said) as error:
         read_references(xml, "endnote-xml")
     assert error.value.line == 1
+
+
+def laughs(levels: int) -> str:
+    """Entities each of ten of the one before: 10**levels characters, were they expanded."""
+    declared = "".join(f'<!ENTITY l{level} "{f"&l{level - 1};" * 10}">' for level in range(1, levels + 1))
+    return (f'<?xml version="1.0"?>\n<!-- exported -->\n<!DOCTYPE xml [<!ENTITY l0 "lol">{declared}]>\n'
+            f"<xml><records>{record_xml(1, f'<titles><title>&l{levels};</title></titles>')}</records></xml>")
+
+
+def test_a_document_type_is_refused_at_its_line_before_its_entities_are_read():
+    # Nine levels pass libxml2's amplification limit: it is the document type that is named, whatever its size.
+    for levels in (2, 9):
+        with pytest.raises(ReferenceProblem, match="declares a document type") as error:
+            read_references(laughs(levels), "endnote-xml")
+        assert error.value.line == 3
+
+
+@pytest.mark.parametrize("xml", [
+    endnote(record_xml(1, f"<titles><title>{'a' * 10_000_001}</title></titles>")),
+    endnote(record_xml(1, "").replace('name="Journal Article"', f'name="{"J" * 10_000_001}"')),
+])
+def test_a_text_or_attribute_past_the_parsers_limit_is_said_in_words_not_the_librarys_switches(xml):
+    with pytest.raises(ReferenceProblem, match="over 10,000,000 characters, which no reference has") as error:
+        read_references(xml, "endnote-xml")
+    assert "XML_PARSE_HUGE" not in error.value.message and error.value.line == 1
+
+
+@pytest.mark.parametrize("start", ["<!--a-->", "<?pi?>"])
+def test_a_file_opening_with_many_comments_is_sniffed_at_once(start):
+    # Tried at every split of its comments, the start of a file with 500 comments and no <xml> would never end.
+    text = start * 500 + "\nnot XML at all\n"
+    assert sniff(text) is None
+    with pytest.raises(ReferenceProblem, match="not well-formed XML"):
+        read_references(text, "endnote-xml")
 
 
 def test_a_record_with_nothing_to_tell_it_by_is_skipped_with_its_line(tmp_path, sitegen, example_copy):

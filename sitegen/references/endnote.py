@@ -32,9 +32,11 @@ from sitegen.records.model import FOUR_DIGITS
 from sitegen.references.problems import FORMATS_READ, ReferenceProblem, Skipped, checked, each, named
 from sitegen.references.ris import DOI_LIKE, EVERY_VALUE_TAGS, entry_of_tags
 
-# How an EndNote XML file begins: the declaration and comments, then <xml> and <records>.
-START = re.compile(r"\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--.*?-->\s*)*<xml>\s*(?:<!--.*?-->\s*)*<records[\s>/]",
-                   re.DOTALL)
+# How an EndNote XML file begins: the declaration and comments, then <xml> and <records>. A comment ends at its
+# first "-->" and a processing instruction at its first "?>", as XML reads them: each is an atomic group, else a text
+# of many comments not followed by <xml> would be tried split at every "-->" (exponential time on a file's 4 KB).
+COMMENT, INSTRUCTION = r"(?><!--.*?-->)", r"(?><\?.*?\?>)"
+START = re.compile(rf"\s*(?:<\?xml[^>]*\?>\s*)?(?:{COMMENT}\s*)*<xml>\s*(?:{COMMENT}\s*)*<records[\s>/]", re.DOTALL)
 # A record's fields (paths below <record>) as the RIS tags EndNote's RIS export writes them to. Fields no entry
 # reads (the editors, A2, among them) are kept so that a record reads as its RIS export does, tag for tag.
 FIELDS = {
@@ -74,7 +76,22 @@ NUMBERED_TYPES = {
     "25": "patent", "58": "standard", "53": "encyclopedia", "52": "dictionary", "56": "blog",
     "26": "personal communication", "7": "case", "21": "film or broadcast", "61": "music",
 }
+# A document type declaration, which can stand only before the root element: after the XML declaration, comments and
+# processing instructions. Told before parsing: libxml2 reads the declaration, and its entities' use in a chunk fed
+# with it, before the root element's event says the file has one.
+DOCTYPE = re.compile(rf"\s*(?:{INSTRUCTION}\s*|{COMMENT}\s*)*<!DOCTYPE", re.DOTALL | re.IGNORECASE)
+# libxml2's limits on what no EndNote export comes near, as its messages name them, in words a user can act on (its
+# own advice, XML_PARSE_HUGE, is a switch of the library's, not the user's).
+LIMITS = (
+    (re.compile(r"Excessive depth in document: (\d+)"), "elements nested more than {} deep, which no EndNote export "
+                                                         "has"),
+    (re.compile(r"Text node too long|Buffer size limit exceeded|Huge input lookup|Name too long|"
+                r"AttValue length too long"),
+     "a text, name or attribute value of over 10,000,000 characters, which no reference has"),
+)
 _STRING = etree.XPath("string()")  # an element's text, its <style> runs joined, without comments
+DOCTYPE_REFUSED = ("the file declares a document type (<!DOCTYPE ...>), which EndNote XML never has: sitegen reads "
+                   "no DTD or entities")
 CHUNK = 1 << 20  # characters fed to the parser at a time
 
 
@@ -109,6 +126,8 @@ def _records(text: str) -> Iterator[_Record | ReferenceProblem]:
                                  huge_tree=False, remove_comments=True, remove_pis=True, encoding="utf-8")
     root: etree._Element | None = None
     position = 0
+    if declared := DOCTYPE.match(text):
+        raise ReferenceProblem(text.count("\n", 0, declared.end()) + 1, DOCTYPE_REFUSED)
     etree.clear_error_log()  # the log is the thread's, and holds earlier parses' errors
     try:
         for at in range(0, max(len(text), 1), CHUNK):
@@ -129,14 +148,21 @@ def _records(text: str) -> Iterator[_Record | ReferenceProblem]:
         first = next(iter(error.error_log), None)
         line = (first.line if first else error.lineno) or 1
         message = first.message if first else re.sub(r", line \d+, column \d+$", "", error.msg or "")
-        raise ReferenceProblem(line, f"not well-formed XML: {message}") from None
+        raise ReferenceProblem(line, _in_words(message)) from None
+
+
+def _in_words(message: str) -> str:
+    """libxml2's message of an XML error as the problem says it: a limit in words, other errors as libxml2 says."""
+    for pattern, words in LIMITS:
+        if found := pattern.search(message):
+            return f"XML with {words.format(*found.groups())}"
+    return f"not well-formed XML: {message.strip()}"
 
 
 def _checked_root(element: etree._Element) -> etree._Element:
     """The root element, when it is EndNote XML's and the file declares no document type."""
     if element.getroottree().docinfo.doctype:
-        raise ReferenceProblem(element.sourceline or 1, "the file declares a document type (<!DOCTYPE ...>), which "
-                                                        "EndNote XML never has: sitegen reads no DTD or entities")
+        raise ReferenceProblem(element.sourceline or 1, DOCTYPE_REFUSED)
     if element.tag != "xml":
         raise ReferenceProblem(element.sourceline or 1, f"XML whose root element is <{element.tag}>, not EndNote "
                                                         f"XML (<xml><records>): sitegen reads {FORMATS_READ}")
