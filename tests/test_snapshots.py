@@ -368,3 +368,32 @@ def test_a_large_body_is_redacted_in_one_copy_and_one_without_a_credential_is_no
     echoed = _redact(item.encode() * 20_000, secrets)
     assert echoed == b'{"url":"https://x/?api_key=REDACTED&email=REDACTED","next":"REDACTED"},' * 20_000
     assert _redact(b"", secrets) == b"" and _redact(key.upper().encode(), secrets) == b"REDACTED"
+
+
+@pytest.mark.parametrize("given", ["oa-secret-key-123\n", " oa-secret-key-123\r\n", "\toa-secret-key-123 "])
+def test_a_key_set_with_white_space_around_it_is_sent_and_redacted_as_the_key(tmp_path, given):
+    # A secret pasted with its line's end: sent with it, a provider echoing the key without it had the key written
+    # unredacted, as redaction looked for the value as given.
+    settings = SourceSettings.from_environment({"OPENALEX_API_KEY": given})
+    assert settings.openalex_api_key == "oa-secret-key-123"
+
+    def echoing(request: httpx.Request) -> httpx.Response:
+        sent = request.url.params["api_key"]
+        return json_response(json.dumps({"meta": {"count": 10, "next_cursor": None, "echo": f"api_key={sent.strip()}"},
+                                         "results": SYNERGY[:10]}))
+
+    store = SnapshotStore(tmp_path / "snapshots")
+    fetch, _, _ = fetcher(echoing, mode="record", store=store)
+    with fetch:
+        assert openalex.search(fetch, settings, {"search": "PaperQA"}).status == "ok"
+    written = b"".join(path.read_bytes() for path in (tmp_path / "snapshots").rglob("*") if path.is_file())
+    assert b"REDACTED" in written and b"oa-secret-key-123" not in written
+
+
+@pytest.mark.parametrize("given", ["oa-secret key-123", "oa-secret\nkey-123", "oa-secret\x00key-123"])
+def test_a_key_with_white_space_or_a_control_inside_is_refused_naming_its_variable_not_its_value(given):
+    from sitegen.errors import SitegenError
+
+    with pytest.raises(SitegenError, match=r"^environment variable NCBI_API_KEY: holds a space") as error:
+        SourceSettings.from_environment({"NCBI_API_KEY": given})
+    assert "oa-secret" not in str(error.value)

@@ -8,9 +8,9 @@ secrets in GitHub Actions.
 from __future__ import annotations
 
 import os
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from sitegen.errors import SitegenError
 
@@ -25,6 +25,19 @@ ENVIRONMENT = {
 }
 
 
+def _one_word(value: str) -> str:
+    if any(char.isspace() or not char.isprintable() for char in value):
+        raise ValueError("holds a space, line break or other character no key or token has: set it again as the "
+                         "provider gave it")
+    return value
+
+
+# A key or token as set: a secret pasted with its line's end ("KEY\n") is the key, the white space around it dropped.
+# Kept, it would be sent with the key, and a provider echoing the key without it would have the key written unredacted
+# (redaction looks for the value as given). White space or a control character inside is no key's: refused, unshown.
+Credential = Annotated[str, StringConstraints(strip_whitespace=True, min_length=8), AfterValidator(_one_word)]
+
+
 class SourceSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -32,13 +45,13 @@ class SourceSettings(BaseModel):
                                       description="sent to OpenAlex, Crossref and NCBI as their polite-pool contact")
     # Keys are at least 8 characters: a shorter value is a mistake, and redacting it from
     # responses would mangle them.
-    openalex_api_key: str | None = Field(None, min_length=8)
+    openalex_api_key: Credential | None = None
     # OpenAlex documents `api_key` as a query parameter (required since February 2026);
     # "header" sends it as `Authorization: Bearer` instead, should their rules change again.
     openalex_key_in: Literal["query", "header"] = "query"
     openalex_per_page: int = Field(100, ge=1, le=200)  # the documented maximum has been 200 and 100
-    ncbi_api_key: str | None = Field(None, min_length=8)
-    crossref_plus_token: str | None = Field(None, min_length=8)
+    ncbi_api_key: Credential | None = None
+    crossref_plus_token: Credential | None = None
     max_records: int = Field(10_000, ge=1, description="stop paging a search after this many records")
 
     @classmethod
@@ -50,4 +63,5 @@ class SourceSettings(BaseModel):
         except ValidationError as exc:
             first = exc.errors(include_url=False)[0]
             variable = ENVIRONMENT.get(str(first["loc"][0]), str(first["loc"][0]))
-            raise SitegenError(f"environment variable {variable}: {first['msg']}") from None
+            said = str(first["ctx"]["error"]) if first["type"] == "value_error" else first["msg"]  # not "Value error, "
+            raise SitegenError(f"environment variable {variable}: {said}") from None
