@@ -356,3 +356,13 @@ def test_the_gitignore_step_covers_what_a_build_leaves_beside_any_output(sitegen
         assert sitegen("build", example_copy, "--out", out)[0] == 0
     beside = [path.name for path in out.parent.iterdir() if path != out]
     assert beside and all(any(fnmatch.fnmatch(name, pattern) for pattern in patterns) for name in beside), beside
+
+
+@pytest.mark.parametrize("name", sorted(path.name for path in WORKFLOWS.glob("*.yml")))
+def test_no_script_interpolates_an_expression_every_value_reaches_it_through_env(name):
+    # A variable's, secret's or event's value written into a script by ${{ }} is run as shell: "a; curl ... $KEY".
+    # Passed in env: it is only ever a value, quoted by the script that uses it.
+    for job in _workflow(name)["jobs"].values():
+        for step in job.get("steps", []):
+            assert "${{" not in step.get("run", ""), (name, step.get("name") or step["run"][:60])
+            assert "${{" not in str((step.get("with") or {}).get("script", "")), (name, step.get("name"))
