@@ -17,7 +17,7 @@ from test_build import XSS, hostile_review
 from test_verification_pages import ONE_INDEX, ONE_INDEX_STATUS, axis_sections, without_verification
 
 from sitegen.living.ledger import append
-from sitegen.records.model import CslName, Record, web_address_problem
+from sitegen.records.model import CslName, Record, RecordMeta, retraction_disputed, web_address_problem
 from sitegen.review.models import VERIFICATION_AXES, PassageCheck, VerificationPayload
 from sitegen.review.transaction import Transaction
 from sitegen.site.pages import Site, page_slug
@@ -535,6 +535,34 @@ def test_a_reinstatement_is_said_beside_the_retraction_it_lifted_or_the_one_stil
     assert retraction_sentence(record(custom={"retracted": True})) == (
         "This study is retracted according to at least one source.")
     assert retraction_sentence(record()) is None
+
+
+def test_a_retraction_dated_after_its_reinstatement_is_retracted_again_not_disputed():
+    """`retraction_disputed` held for any retracted record with a reinstatement, one retracted again in 2022 after
+    its reinstatement of 2021 too. Disputed now means what it says: the order of the retraction and the
+    reinstatement is unknown (a flag or a retraction giving no date, a reinstatement giving none)."""
+    reinstated = [{"doi": "10.1/z", "date": [2021, 6, 30], "retracted_on": [2019, 3, 1]}]
+    later = {"kind": "retraction", "doi": "10.1/x", "date": [2022, 1, 5]}
+    undated = {"kind": "retraction", "pmid": "9"}
+
+    def custom(**fields) -> RecordMeta:
+        return record(custom={"reinstatements": reinstated, "sources": ["crossref"], "retracted": True,
+                              **fields}).custom
+
+    assert not retraction_disputed(custom(updates=[later]))
+    assert not retraction_disputed(custom(updates=[later], sources=["crossref", "openalex"]))  # stands whatever
+    assert not retraction_disputed(custom(updates=[later, undated]))  # flagged too
+    assert not retraction_disputed(custom(updates=[later], retracted=False))  # reinstated
+    assert retraction_disputed(custom())  # a flag giving no date
+    assert retraction_disputed(custom(updates=[undated]))
+    assert retraction_disputed(custom(updates=[{**later, "date": [2021, 6]}]))  # lifted: only the flag stands
+    assert retraction_disputed(custom(updates=[later], reinstatements=[{"doi": "10.1/z"}]))  # order unknown
+    assert not retraction_disputed(custom(reinstatements=[]))  # retracted, nothing said against it
+    # the sentence says the same: retracted again, naming the retraction dated after the reinstatement
+    assert retraction_sentence(record(custom={"reinstatements": reinstated, "retracted": True,
+                                              "updates": [later, undated]})) == (
+        "This study is retracted on 2022-01-05 (retraction notice 10.1/x), after it was retracted on 2019-03-01, "
+        "reinstated on 2021-06-30 (reinstatement notice 10.1/z).")
 
 
 def test_the_record_and_study_pages_say_a_reinstatement_and_a_disputed_retraction_escaped(example_copy):

@@ -523,10 +523,22 @@ def retraction_stands(meta: RecordMeta, reinstatements: Iterable[Reinstatement])
     return len(meta.sources) != 1 or not listed or not all(lifted(update, reinstatements) for update in listed)
 
 
+def retracted_again(meta: RecordMeta) -> list[Update]:
+    """The retractions the record lists that stand after every reinstatement it holds: dated, with every
+    reinstatement dated, and lifted by none (`lifted`). Each makes the work retracted again, whatever else a source
+    says; with a reinstatement or a retraction giving no date the order is unknown and none is known to."""
+    if not all(reinstatement.date for reinstatement in meta.reinstatements):
+        return []
+    return [update for update in meta.updates
+            if update.kind == "retraction" and update.date and not lifted(update, meta.reinstatements)]
+
+
 def retraction_disputed(meta: RecordMeta) -> bool:
-    """A record marked retracted that holds a reinstatement all the same: one source (giving no date) says it is
-    retracted, another that a retraction was lifted. An open item for a human."""
-    return meta.retracted and bool(meta.reinstatements)
+    """A record marked retracted (as `retraction_stands` decided) that holds a reinstatement all the same, with no
+    retraction known to come after it (`retracted_again`): one source (giving no date) says it is retracted, another
+    that a retraction was lifted, and the flag may be that very retraction. An open item for a human. One retracted
+    again after its reinstatement is retracted, not disputed; one not marked retracted was reinstated."""
+    return meta.retracted and bool(meta.reinstatements) and not retracted_again(meta)
 
 
 class RecordMeta(Strict):

@@ -17,7 +17,15 @@ from urllib.parse import quote
 
 from sitegen.living.facts import ReviewFacts
 from sitegen.records.ids import arxiv_address, normalise_doi
-from sitegen.records.model import CslName, Record, Reinstatement, Update, lifted, web_address
+from sitegen.records.model import (
+    CslName,
+    Record,
+    Reinstatement,
+    Update,
+    lifted,
+    retracted_again,
+    web_address,
+)
 from sitegen.records.notices import NOTICE_TYPES as DECIDING_TYPES
 from sitegen.records.notices import notice_kind
 from sitegen.records.providers import label as provider_label
@@ -222,11 +230,11 @@ def retraction_sentence(record: Record, noun: str = "study") -> str | None:
     reinstated = "; ".join(_reinstated_words(reinstatement, custom.sources) for reinstatement in custom.reinstatements)
     if not custom.retracted:
         return f"This {noun} was {reinstated}: the retraction no longer stands."
+    if again := retracted_again(custom):  # dated after every reinstatement: retracted again, not disputed
+        return f"This {noun} is {'; '.join(map(_retracted_words, again))}, after it was {reinstated}."
     standing = [update for update in custom.updates
                 if update.kind == "retraction" and not lifted(update, custom.reinstatements)]
     retracted = "; ".join(map(_retracted_words, standing)) or "at least one source marks it retracted, giving no date"
-    if standing and all(update.date for update in standing) and all(r.date for r in custom.reinstatements):
-        return f"This {noun} is {retracted}, after it was {reinstated}."  # dated after the reinstatement: again
     return (f"Sources disagree whether this {noun} is retracted: {retracted}; it was also {reinstated}. Whether the "
             "retraction stands is for a human to decide.")
 
