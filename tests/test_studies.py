@@ -27,6 +27,8 @@ from sitegen.site.studies import (
     notices,
     reference,
     retraction_sentence,
+    standing_tag,
+    standing_tag_html,
     study_label,
     study_links,
     study_pages,
@@ -563,6 +565,42 @@ def test_a_retraction_dated_after_its_reinstatement_is_retracted_again_not_dispu
                                               "updates": [later, undated]})) == (
         "This study is retracted on 2022-01-05 (retraction notice 10.1/x), after it was retracted on 2019-03-01, "
         "reinstated on 2021-06-30 (reinstatement notice 10.1/z).")
+
+
+def list_tags(files: dict[str, str], slug: str) -> set[tuple[str, str]]:
+    """The tags (class, text) beside the record's title in every list of the pages that links its page."""
+    return {(tag.get("class"), tag.text_content()) for path, page in files.items() if path.endswith(".html")
+            for link in lxml_html.fromstring(page).xpath(f"//td/a[contains(@href, '/{slug}.html')]")
+            for tag in link.getparent().findall("strong")}
+
+
+def test_the_lists_tag_a_lifted_and_a_disputed_retraction_as_their_pages_say(example_copy):
+    """The lists of studies, the evidence table and the lists of records tagged a record whose retraction a
+    reinstatement lifted, or that was disputed, "Retracted" (or "Notice", or nothing) whatever its page said."""
+    record_id = yaml.safe_load(next((example_copy / "evidence").glob("*.yaml")).read_text())["record_id"]
+    slug = page_slug(record_id)
+
+    def tags() -> tuple[set, set, set]:
+        studies = study_files(example_copy)
+        workspace = open_review(example_copy)
+        records = {path: page for path, page in rendered(record_pages(Site(workspace.review, workspace.facts, None)))
+                   .items() if not re.fullmatch(r"records/[^/]+\.html", path)}  # the lists, not the records' pages
+        return (list_tags({"included.html": studies["included.html"]}, slug),
+                list_tags({"evidence.html": studies["evidence.html"]}, slug), list_tags(records, slug))
+
+    reinstated = [{"doi": "10.1/z", "date": [2021, 6, 30], "retracted_on": [2019, 3, 1]}]
+    rewrite_record(example_copy, record_id, retracted=True, sources=["crossref", "openalex"],
+                   reinstatements=reinstated)
+    assert tags() == ({("retraction-disputed", "Retraction disputed")},) * 3
+    rewrite_record(example_copy, record_id, retracted=False)
+    assert tags() == ({("reinstated", "Reinstated")},) * 3
+    rewrite_record(example_copy, record_id, retracted=True,
+                   updates=[{"kind": "retraction", "doi": "10.1/x", "date": [2022, 1, 5]}])  # again, after it
+    assert tags() == ({("retracted", "Retracted")},) * 3
+    rewrite_record(example_copy, record_id, retracted=False, updates=[], reinstatements=[])
+    assert tags() == (set(),) * 3
+    assert standing_tag(record(custom={"publication_types": ["erratum"]}), ["a correction notice"]) == "Notice"
+    assert standing_tag_html(record()) == ""
 
 
 def test_the_record_and_study_pages_say_a_reinstatement_and_a_disputed_retraction_escaped(example_copy):

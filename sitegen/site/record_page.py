@@ -25,7 +25,7 @@ from sitegen.screening.digest import EMPTY_SECTION, Digest, calibration_summary,
 from sitegen.screening.outcomes import Outcome
 from sitegen.screening.relevance import Scored
 from sitegen.screening.standing import StageHistory
-from sitegen.site.studies import Link, retraction_sentence, study_links
+from sitegen.site.studies import Link, retraction_sentence, standing_tag_html, study_links
 
 if TYPE_CHECKING:  # pages.py and records.py import this module
     from sitegen.site.pages import RecordView
@@ -222,7 +222,6 @@ def _batch_and_relevance(entry: Entry) -> str:
 def record_row(entry: Entry, root: str, reasons: dict[str, str]) -> str:
     """The record's row in the records lists (`root`: the way back to the site's root from the list page)."""
     record, view = entry.view.record, entry.view
-    retracted = ' <strong class="retracted">Retracted</strong>' if record.custom.retracted else ""
     byline = isolated(view.authors_short) + (f" ({_e(record.year)})" if record.year else "") + (
         f" {isolated(record.container_title)}" if record.container_title else "")
     identifiers = "<br>".join(f"{_e(NAMESPACE_LABELS[namespace])}&nbsp;{_e(value)}"
@@ -234,7 +233,7 @@ def record_row(entry: Entry, root: str, reasons: dict[str, str]) -> str:
     score = (f'{scored.score} <span class="suggestion suggestion-{_e(scored.decision.lower())}">{_e(scored.decision)}'
              "</span>" if scored else '<span class="blank">not scored</span>')
     return (f'<tr>\n<td data-label="Record"><a href="{root}records/{_e(view.slug)}.html"{TITLE_DIRECTION}>{_e(record.title)}</a>'
-            f'{retracted}<br><span class="byline">{byline}</span></td>\n'
+            f'{standing_tag_html(record)}<br><span class="byline">{byline}</span></td>\n'
             f'<td data-label="Identifiers">{identifiers}</td>\n'
             f'<td data-label="Sources">{", ".join(_e(provider_label(source)) for source in entry.sources)}</td>\n'
             f'<td data-label="Batch">{batch}</td>\n'

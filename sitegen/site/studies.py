@@ -11,9 +11,12 @@ is complete without JavaScript; `assets/table-tools.js` adds sorting and filteri
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import quote
+
+from markupsafe import Markup
 
 from sitegen.living.facts import ReviewFacts
 from sitegen.records.ids import arxiv_address, normalise_doi
@@ -24,6 +27,7 @@ from sitegen.records.model import (
     Update,
     lifted,
     retracted_again,
+    retraction_disputed,
     web_address,
 )
 from sitegen.records.notices import NOTICE_TYPES as DECIDING_TYPES
@@ -109,6 +113,11 @@ class Study:
     verdicts: list[AxisVerdict]  # one per axis, in VERIFICATION_AXES order
     batch: Batch | None
     history: list[StageHistory]  # each reviewer's decision at each stage, as `ReviewFacts.histories` has it
+
+    @property
+    def tag(self) -> Markup:
+        """What the lists of studies show beside the study's title (`standing_tag_html`)."""
+        return standing_tag_html(self.record, self.notices)
 
     @property
     def findings(self) -> list[Finding]:
@@ -253,6 +262,32 @@ def _retracted_words(update: Update) -> str:
     where = update.doi or (f"PMID {update.pmid}" if update.pmid else "")
     notice = f" (retraction notice {where})" if where else ""
     return f"retracted on {iso_date(update.date)}{notice}" if update.date else f"retracted{notice}, giving no date"
+
+
+# The tag a list puts beside a record's title, by what `standing_tag` decides, and its class (style.css).
+TAG_CLASSES = {"Retracted": "retracted", "Retraction disputed": "retraction-disputed", "Reinstated": "reinstated",
+               "Notice": "retracted"}
+
+
+def standing_tag(record: Record, notices: Sequence[str] = ()) -> str | None:
+    """The word a list puts beside the record's title, as its page's sentence says (`retraction_sentence`): a
+    retraction a reinstatement lifted is "Reinstated", one both marked and lifted for a human to decide
+    (`retraction_disputed`) "Retraction disputed", one standing "Retracted"; a record the page says anything else
+    of (`notices`: a notice itself, corrected) "Notice"; otherwise none."""
+    custom = record.custom
+    if retraction_disputed(custom):
+        return "Retraction disputed"
+    if custom.retracted:
+        return "Retracted"
+    if custom.reinstatements:
+        return "Reinstated"
+    return "Notice" if notices else None
+
+
+def standing_tag_html(record: Record, notices: Sequence[str] = ()) -> Markup:
+    """`standing_tag` as a list shows it after the title (a space, then the tag), escaped; empty when none."""
+    tag = standing_tag(record, notices)
+    return Markup(' <strong class="{}">{}</strong>').format(TAG_CLASSES[tag], tag) if tag else Markup("")
 
 
 def notices(record: Record) -> list[str]:
