@@ -30,8 +30,7 @@ from sitegen.records.model import (
     retraction_disputed,
     web_address,
 )
-from sitegen.records.notices import NOTICE_TYPES as DECIDING_TYPES
-from sitegen.records.notices import notice_kind
+from sitegen.records.notices import NOTICE_TYPES, notice_kind
 from sitegen.records.providers import label as provider_label
 from sitegen.records.titles import title_key
 from sitegen.references.fields import iso_date
@@ -46,8 +45,9 @@ if TYPE_CHECKING:  # pages.py lists this module's page group, so it cannot be im
     from sitegen.site.pages import Files, RecordView, Site
 
 VANCOUVER_AUTHORS = 6  # the NLM/Vancouver style lists six authors, then "et al."
-# Publication types (as sources name them, lower-cased) that say a record is a notice or was corrected.
-NOTICE_TYPES = {
+# Publication types (as sources name them, lower-cased) that say a record is a notice or was corrected, each with the
+# sentence a page says it in (NOTICE_TYPES: every type that makes a record a notice, each said by its kind).
+TYPE_SENTENCES = {
     "retraction-notice": "This record is a retraction notice, not a study.",
     "retraction of publication": "This record is a retraction notice, not a study.",
     "reinstatement-notice": "This record is a reinstatement notice, not a study.",
@@ -294,13 +294,13 @@ def notices(record: Record) -> list[str]:
     """What the sources say about the record's standing: retracted (or reinstated), a notice itself, corrected."""
     found = [sentence] if (sentence := retraction_sentence(record)) else []
     for kind in record.custom.publication_types:
-        notice = NOTICE_TYPES.get(kind.lower())
+        notice = TYPE_SENTENCES.get(kind.lower())
         if notice and notice not in found:
             found.append(notice)
     # Any other type that makes the record a notice (OpenAlex's "erratum" and "retraction", PubMed's "Published
     # Erratum", a Crossref correction notice): said as plainly, or a reader takes the notice for a study.
     types = {kind.strip().lower() for kind in record.custom.publication_types}
-    if not types & NOTICE_TYPES.keys() and (kind := notice_kind("", types & DECIDING_TYPES)):
+    if not types & TYPE_SENTENCES.keys() and (kind := notice_kind("", types & NOTICE_TYPES)):
         found.append(KIND_SENTENCES[kind])
     return found
 
