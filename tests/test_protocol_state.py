@@ -316,10 +316,14 @@ def test_only_whitelisted_fields_can_be_set(sitegen, example):
     assert code == 2 and "'0' is no max_kept" in err
     code, _, err = sitegen("state", "set", example, "max_kept", "9" * 23)  # a whole number, only too large
     assert code == 2 and "less than or equal to 10000" in err
-    # a value starting with '-' is the value, not an option: a negative number, or a note written as a list item
-    for negative in ("-1", "-" + "9" * 23):
-        code, _, err = sitegen("state", "set", example, "max_kept", negative)
-        assert code == 2 and "is no max_kept: Input should be greater than or equal to 1" in err, err
+    # a value starting with '-' is the value, not an option: a negative number (refused as any sign is, "-0" too,
+    # which was written as 0), or a note written as a list item
+    for field, signed in [("max_kept", "-1"), ("max_kept", "-" + "9" * 23), ("keep_from", "-0"),
+                          ("review_from", "-0"), ("max_kept", "+5")]:
+        before = (example / "state.json").read_bytes()
+        code, _, err = sitegen("state", "set", example, field, signed)
+        assert code == 2 and f"'{signed}' is no {field}: write a whole number from" in err and "no sign" in err, err
+        assert (example / "state.json").read_bytes() == before
     code, out, err = sitegen("state", "set", example, "status_note", "- paused over the holidays")
     assert code == 0 and out == "status_note: - paused over the holidays\n", out + err
     # a note a reader cannot see is refused, and one holding an invisible character that makes text display otherwise
@@ -569,7 +573,8 @@ def test_the_thresholds_are_set_and_shown_as_in_force(sitegen, example):
 
 @pytest.mark.parametrize(("field", "value", "said"), [
     ("keep_from", "101", "'101' is no keep_from: Input should be less than or equal to 100"),
-    ("review_from", "-1", "'-1' is no review_from: Input should be greater than or equal to 0"),
+    ("review_from", "-1", "'-1' is no review_from: write a whole number from 0 to 100 in the digits 0-9 alone (no sign"),
+    ("review_from", "-0", "'-0' is no review_from: write a whole number from 0 to 100 in the digits 0-9 alone (no sign"),
     ("keep_from", "6.5", "'6.5' is no keep_from: write a whole number from 0 to 100 in the digits 0-9 alone"),
     ("review_from", " 40", "' 40' is no review_from: write a whole number from 0 to 100"),
     ("keep_from", "", "'' is no keep_from: write a whole number from 0 to 100"),

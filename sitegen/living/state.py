@@ -169,13 +169,14 @@ def given_value(name: str, value: str) -> int | str | None:
     parsed: int | str | None
     if name in WHOLE_NUMBERS:
         # ASCII digits alone, as a number is written in the review's files: isdecimal takes Arabic-Indic digits,
-        # and pydantic's own reading of a text would take " 5 ", "+5", "5.0" and "1_000" too.
-        if not re.fullmatch(r"-?[0-9]+", value):
+        # and pydantic's own reading of a text would take " 5 ", "+5", "5.0" and "1_000" too. No sign either: none
+        # of these fields takes a negative number, and "-0" would be read as the 0 it does not say.
+        if not re.fullmatch(r"[0-9]+", value):
             raise OptionInvalid("VALUE", f"{_shown_value(value)} is no {name}: write a whole number from "
                                          f"{WHOLE_NUMBERS[name]} in the digits 0-9 alone (no sign, point, '_' or "
                                          "spaces)")
-        # too large either way: the model's limit says how large (int() of thousands of digits would refuse)
-        parsed = int(value) if len(value.lstrip("-")) <= 9 else (-1 if value.startswith("-") else 1) * 10**9
+        # too large: the model's limit says how large (int() of thousands of digits would refuse)
+        parsed = int(value) if len(value) <= 9 else 10**9
     else:
         parsed = value if value.strip() else None  # nothing but spaces clears the note
     field = ReviewState.model_fields[name]
