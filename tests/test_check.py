@@ -1421,3 +1421,56 @@ def test_a_grammar_error_in_a_saved_query_is_placed_at_its_character(example_cop
     assert result == 1
     assert f"{path}:{line}:{column}: error: strategies[1].query: position {position}: " in out, out
     assert row[column - 1] == json.dumps(query[position - 1])[1]  # the file's character there is the query's
+
+
+@pytest.mark.parametrize(("field", "notice", "said"), [
+    ("updates", {"kind": "retraction", "doi": "=1+1\nER  - "}, "updates.0.doi: doi '=1+1\\nER  - ' is not in "
+                                                                "normalised form (not a valid identifier)"),
+    ("updates", {"kind": "correction", "doi": "https://doi.org/10.1234/X"}, "updates.0.doi: doi "
+                                                                            "'https://doi.org/10.1234/X' is not in "
+                                                                            "normalised form (10.1234/x)"),
+    ("updates", {"kind": "retraction", "pmid": "PMID: 9"}, "updates.0.pmid: pmid 'PMID: 9' is not in "
+                                                            "normalised form (9)"),
+    ("notice_of", {"kind": "retraction", "doi": "=HYPERLINK(1)"}, "notice_of.0.doi: doi '=HYPERLINK(1)'"),
+    ("reinstatements", {"doi": "10.1234/z\r"}, "reinstatements.0.doi: doi '10.1234/z\\r' is not in normalised"),
+])
+def test_a_notice_identifier_not_in_normalised_form_is_named_by_line(example_copy, sitegen, field, notice, said):
+    """A notice's DOI or PMID took any text (a formula, a RIS tag after a line break), which pages link and exports
+    write; it is now held as the record's own identifiers are, normalised, and records.jsonl's line named."""
+    records = example_copy / "records.jsonl"
+    record = json.loads(records.read_text().splitlines()[4])
+    record["custom"][field] = [notice]
+    replace_line(records, 5, json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":")))
+    code, out, _ = sitegen("check", example_copy)
+    assert code == 1 and f"records.jsonl:5: error: custom.{said}" in out, out
+
+
+def test_notice_identifiers_sitegen_wrote_still_load():
+    """Held as a record's own identifiers are, a notice's DOI and PMID refuse nothing sitegen wrote: the example
+    review and the records fixture load without a problem; the records read from the Crossref fixtures (one lists a
+    correction in its updated-by), deduplicated, read back as they were written; and DOIs kept with a Unicode
+    hyphen by a sitegen before stand-ins were read as ASCII load as they are."""
+    from conftest import FIXTURES
+
+    from sitegen.records.identity import deduplicate
+    from sitegen.records.model import Record, model_data
+    from sitegen.review.folder import read_records
+    from sitegen.review.write import canonical_json
+    from sitegen.sources import crossref
+
+    for folder in (EXAMPLE, FIXTURES / "exports"):
+        read = read_records(folder)
+        assert read.loaded and read.records and not read.problems, read.problems
+    items = [json.loads(path.read_text())["message"] for path in (FIXTURES / "crossref").glob("*.json")]
+    works = [work for item in items for work in (item.get("items", [item]) if isinstance(item, dict) else [])]
+    records = [record for record in map(crossref.work_to_record, works) if record]
+    records += deduplicate(records).records
+    assert any(update.doi for record in records for update in record.custom.updates)
+    for record in records:
+        assert Record.model_validate(json.loads(canonical_json(model_data(record)))) == record
+    kept = {"id": "10.1234/x", "DOI": "10.1234/x", "title": "T", "custom": {
+        "updates": [{"kind": "retraction", "doi": "10.1234/x\u2010r", "pmid": "9"}],
+        "reinstatements": [{"doi": "10.1234/x\u2010z"}], "notice_of": [{"kind": "correction", "doi": "10.1234/y\u2010w"}]}}
+    custom = Record.model_validate(kept).custom
+    assert [model_data(notice) for notice in (*custom.updates, *custom.reinstatements, *custom.notice_of)] == [
+        *kept["custom"]["updates"], *kept["custom"]["reinstatements"], *kept["custom"]["notice_of"]]

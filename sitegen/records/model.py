@@ -442,6 +442,29 @@ def _a_calendar_date(parts: list[int]) -> list[int]:
     return parts
 
 
+def identifier_problem(namespace: str, value: str) -> str | None:
+    """What is wrong with an identifier a record holds in `namespace` (not in the normalised form its normaliser
+    gives, `sitegen.records.ids.NORMALISERS`), or None: the one check for a record's own identifiers and for those of
+    the notices it lists."""
+    if NORMALISERS[namespace](value) == value or (namespace == "doi" and is_normal_doi(value)) \
+            or (namespace == "arxiv" and is_normal_arxiv(value)):
+        return None
+    return f"{namespace} {value!r} is not in normalised form ({NORMALISERS[namespace](value) or 'not a valid identifier'})"
+
+
+def _normalised(namespace: str) -> AfterValidator:
+    def check(value: str) -> str:
+        if problem := identifier_problem(namespace, value):
+            raise ValueError(problem)
+        return value
+    return AfterValidator(check)
+
+
+# A notice's identifiers, held as a record's own are (normalised): what a page links and an export writes.
+NoticeDoi = Annotated[str, _normalised("doi")]
+NoticePmid = Annotated[str, _normalised("pmid")]
+
+
 # When a notice was issued, as far as its source says: [year], [year, month] or [year, month, day].
 NoticeDate = Annotated[list[Annotated[int, StrictValue()]], Field(min_length=1, max_length=3),
                        AfterValidator(_a_calendar_date)]
@@ -454,8 +477,8 @@ class Update(Strict):
     in whichever record (the work's own, a notice beside it, another source's)."""
 
     kind: Literal["retraction", "correction", "expression-of-concern"]
-    doi: str | None = None
-    pmid: str | None = None
+    doi: NoticeDoi | None = None
+    pmid: NoticePmid | None = None
     date: NoticeDate | None = Field(default=None, exclude_if=lambda date: date is None)
 
 
@@ -476,7 +499,7 @@ class NoticeOf(Strict):
     a retraction is lifted only by a reinstatement of the work dated no earlier (`retraction_lifted`)."""
 
     kind: Literal["retraction", "correction", "expression-of-concern", "reinstatement"]
-    doi: str
+    doi: NoticeDoi
     date: NoticeDate | None = Field(default=None, exclude_if=lambda date: date is None)
 
 
@@ -485,7 +508,7 @@ class Reinstatement(Strict):
     notice's DOI (None when the publisher marked the work itself) and its date where the source gives one. Kept so
     that a retraction notice met later (deduplication) is known for one it lifted (`retraction_lifted`)."""
 
-    doi: str | None = Field(default=None, exclude_if=lambda doi: doi is None)
+    doi: NoticeDoi | None = Field(default=None, exclude_if=lambda doi: doi is None)
     date: NoticeDate | None = Field(default=None, exclude_if=lambda date: date is None)
     # The date of the (latest) retraction it lifted, where known: "retracted on D, reinstated on D2".
     retracted_on: NoticeDate | None = Field(default=None, exclude_if=lambda date: date is None)
@@ -680,10 +703,8 @@ class Record(Strict):
         check_record_id(self.id)
         keys = self.identity_keys()
         for namespace, value in keys.items():
-            if NORMALISERS[namespace](value) != value and not (namespace == "doi" and is_normal_doi(value)) \
-                    and not (namespace == "arxiv" and is_normal_arxiv(value)):
-                raise ValueError(f"{namespace} {value!r} is not in normalised form "
-                                 f"({NORMALISERS[namespace](value) or 'not a valid identifier'})")
+            if problem := identifier_problem(namespace, value):
+                raise ValueError(problem)
         # The id is chosen once, when the record is first seen (the highest-priority identifier
         # then known), and never changes: decisions and evidence refer to it. A record that
         # later gains a DOI keeps its id; it must only ever be one of the record's own identifiers.
