@@ -513,10 +513,10 @@ def test_a_reinstatement_is_said_beside_the_retraction_it_lifted_or_the_one_stil
     (`retraction_disputed`: a flag giving no date) said only "retracted according to at least one source". Now the
     page says when it was retracted and reinstated, and by which notice; both sides when they disagree; and a
     retraction dated after the reinstatement as a retraction again."""
-    lifted = {"reinstatements": [{"doi": "10.1/z", "date": [2021, 6, 30], "retracted_on": [2019, 3, 1]}],
+    lifted = {"reinstatements": [{"doi": "10.1234/z", "date": [2021, 6, 30], "retracted_on": [2019, 3, 1]}],
               "sources": ["crossref"]}
     assert notices(record(custom=lifted)) == [
-        "This study was retracted on 2019-03-01, reinstated on 2021-06-30 (reinstatement notice 10.1/z): the "
+        "This study was retracted on 2019-03-01, reinstated on 2021-06-30 (reinstatement notice 10.1234/z): the "
         "retraction no longer stands."]
     marked = {"reinstatements": [{"date": [2021, 6]}], "sources": ["crossref", "openalex"]}
     assert retraction_sentence(record(custom=marked), "record") == (
@@ -524,16 +524,16 @@ def test_a_reinstatement_is_said_beside_the_retraction_it_lifted_or_the_one_stil
         "longer stands.")
     assert retraction_sentence(record(custom={**lifted, "retracted": True}), "record") == (
         "Sources disagree whether this record is retracted: at least one source marks it retracted, giving no date; "
-        "it was also retracted on 2019-03-01, reinstated on 2021-06-30 (reinstatement notice 10.1/z). Whether the "
+        "it was also retracted on 2019-03-01, reinstated on 2021-06-30 (reinstatement notice 10.1234/z). Whether the "
         "retraction stands is for a human to decide.")
     undated = {**lifted, "retracted": True, "updates": [{"kind": "retraction", "pmid": "9"}]}
     assert retraction_sentence(record(custom=undated)).startswith(
         "Sources disagree whether this study is retracted: retracted (retraction notice PMID 9), giving no date; it "
         "was also retracted on 2019-03-01")
-    again = {**lifted, "retracted": True, "updates": [{"kind": "retraction", "doi": "10.1/x", "date": [2022, 1, 5]}]}
+    again = {**lifted, "retracted": True, "updates": [{"kind": "retraction", "doi": "10.1234/x", "date": [2022, 1, 5]}]}
     assert retraction_sentence(record(custom=again)) == (
-        "This study is retracted on 2022-01-05 (retraction notice 10.1/x), after it was retracted on 2019-03-01, "
-        "reinstated on 2021-06-30 (reinstatement notice 10.1/z).")
+        "This study is retracted on 2022-01-05 (retraction notice 10.1234/x), after it was retracted on 2019-03-01, "
+        "reinstated on 2021-06-30 (reinstatement notice 10.1234/z).")
     assert retraction_sentence(record(custom={"retracted": True})) == (
         "This study is retracted according to at least one source.")
     assert retraction_sentence(record()) is None
@@ -543,8 +543,8 @@ def test_a_retraction_dated_after_its_reinstatement_is_retracted_again_not_dispu
     """`retraction_disputed` held for any retracted record with a reinstatement, one retracted again in 2022 after
     its reinstatement of 2021 too. Disputed now means what it says: the order of the retraction and the
     reinstatement is unknown (a flag or a retraction giving no date, a reinstatement giving none)."""
-    reinstated = [{"doi": "10.1/z", "date": [2021, 6, 30], "retracted_on": [2019, 3, 1]}]
-    later = {"kind": "retraction", "doi": "10.1/x", "date": [2022, 1, 5]}
+    reinstated = [{"doi": "10.1234/z", "date": [2021, 6, 30], "retracted_on": [2019, 3, 1]}]
+    later = {"kind": "retraction", "doi": "10.1234/x", "date": [2022, 1, 5]}
     undated = {"kind": "retraction", "pmid": "9"}
 
     def custom(**fields) -> RecordMeta:
@@ -558,13 +558,13 @@ def test_a_retraction_dated_after_its_reinstatement_is_retracted_again_not_dispu
     assert retraction_disputed(custom())  # a flag giving no date
     assert retraction_disputed(custom(updates=[undated]))
     assert retraction_disputed(custom(updates=[{**later, "date": [2021, 6]}]))  # lifted: only the flag stands
-    assert retraction_disputed(custom(updates=[later], reinstatements=[{"doi": "10.1/z"}]))  # order unknown
+    assert retraction_disputed(custom(updates=[later], reinstatements=[{"doi": "10.1234/z"}]))  # order unknown
     assert not retraction_disputed(custom(reinstatements=[]))  # retracted, nothing said against it
     # the sentence says the same: retracted again, naming the retraction dated after the reinstatement
     assert retraction_sentence(record(custom={"reinstatements": reinstated, "retracted": True,
                                               "updates": [later, undated]})) == (
-        "This study is retracted on 2022-01-05 (retraction notice 10.1/x), after it was retracted on 2019-03-01, "
-        "reinstated on 2021-06-30 (reinstatement notice 10.1/z).")
+        "This study is retracted on 2022-01-05 (retraction notice 10.1234/x), after it was retracted on 2019-03-01, "
+        "reinstated on 2021-06-30 (reinstatement notice 10.1234/z).")
 
 
 def list_tags(files: dict[str, str], slug: str) -> set[tuple[str, str]]:
@@ -588,14 +588,14 @@ def test_the_lists_tag_a_lifted_and_a_disputed_retraction_as_their_pages_say(exa
         return (list_tags({"included.html": studies["included.html"]}, slug),
                 list_tags({"evidence.html": studies["evidence.html"]}, slug), list_tags(records, slug))
 
-    reinstated = [{"doi": "10.1/z", "date": [2021, 6, 30], "retracted_on": [2019, 3, 1]}]
+    reinstated = [{"doi": "10.1234/z", "date": [2021, 6, 30], "retracted_on": [2019, 3, 1]}]
     rewrite_record(example_copy, record_id, retracted=True, sources=["crossref", "openalex"],
                    reinstatements=reinstated)
     assert tags() == ({("retraction-disputed", "Retraction disputed")},) * 3
     rewrite_record(example_copy, record_id, retracted=False)
     assert tags() == ({("reinstated", "Reinstated")},) * 3
     rewrite_record(example_copy, record_id, retracted=True,
-                   updates=[{"kind": "retraction", "doi": "10.1/x", "date": [2022, 1, 5]}])  # again, after it
+                   updates=[{"kind": "retraction", "doi": "10.1234/x", "date": [2022, 1, 5]}])  # again, after it
     assert tags() == ({("retracted", "Retracted")},) * 3
     rewrite_record(example_copy, record_id, retracted=False, updates=[], reinstatements=[])
     assert tags() == (set(),) * 3
@@ -607,9 +607,9 @@ def test_the_record_and_study_pages_say_a_reinstatement_and_a_disputed_retractio
     """Both pages say a reinstatement beside the retraction still marked, as a page's text, every value escaped."""
     record_id = next(iter(open_review(example_copy).facts.included))
     rewrite_record(example_copy, record_id, retracted=True, sources=["crossref", "openalex"],
-                   reinstatements=[{"doi": f"10.1/{XSS}", "date": [2021, 6, 30], "retracted_on": [2019, 3, 1]}])
+                   reinstatements=[{"doi": f"10.1234/{XSS}", "date": [2021, 6, 30], "retracted_on": [2019, 3, 1]}])
     said = (f"is retracted: at least one source marks it retracted, giving no date; it was also retracted on "
-            f"2019-03-01, reinstated on 2021-06-30 (reinstatement notice 10.1/{XSS}). Whether the retraction stands "
+            f"2019-03-01, reinstated on 2021-06-30 (reinstatement notice 10.1234/{XSS}). Whether the retraction stands "
             "is for a human to decide.")
     study = study_files(example_copy)[study_page(record_id)]
     workspace = open_review(example_copy)
@@ -622,7 +622,7 @@ def test_the_record_and_study_pages_say_a_reinstatement_and_a_disputed_retractio
     study = study_files(example_copy)[study_page(record_id)]
     workspace = open_review(example_copy)
     page = rendered(record_pages(Site(workspace.review, workspace.facts, None)))[f"records/{page_slug(record_id)}.html"]
-    said = f"retracted on 2019-03-01, reinstated on 2021-06-30 (reinstatement notice 10.1/{XSS}): the retraction no"
+    said = f"retracted on 2019-03-01, reinstated on 2021-06-30 (reinstatement notice 10.1234/{XSS}): the retraction no"
     assert f"This study was {said} longer stands." in page_text(study)
     assert f"This record was {said} longer stands." in page_text(page)
     assert not lxml_html.fromstring(page).xpath("//p[@role='alert']")
