@@ -539,6 +539,21 @@ def test_openalex_flagging_a_work_crossref_lists_reinstated_is_an_open_item_nami
     assert verdicts.status.verdict == "retracted" and verdicts.status.notice == "10.1023/a:7777777777777"
 
 
+def test_a_dated_retraction_beside_a_reinstatement_giving_no_date_is_an_open_item_as_the_pages_say():
+    """Crossref lists a retraction dated 2022 and a reinstatement giving no date: which came last is unknown. The
+    pages call the work's retraction disputed (`retraction_disputed`); verification said retracted, refusal grade.
+    Now an open item naming both, as the pages say."""
+    crossref_work = json.loads(body("crossref/crossref_work_10.1023_a_1007154515475.json"))
+    crossref_work["message"]["updated-by"] = [
+        {"DOI": "10.1023/a:9999999999999", "type": "retraction", "updated": {"date-parts": [[2022, 1, 5]]}},
+        {"DOI": "10.1023/a:8888888888888", "type": "reinstatement"}]
+    verdicts = verify_citation(serve(json_response(json.dumps(crossref_work)), openalex_adak()), SETTINGS, cited())
+    assert verdicts.status.verdict == "inconclusive" and not verdicts.status.refusal_grade
+    assert "Crossref lists a retraction (10.1023/a:9999999999999)" in verdicts.status.reasons
+    assert verdicts.status.reasons[-1] == ("a reinstatement without a date may have lifted the retraction: a human "
+                                           "decides whether it stands")
+
+
 def test_a_reinstatement_notice_is_named_as_one_never_as_a_retraction():
     """A Crossref reinstatement notice is a notice (`notice` files it with retractions, as no study), but the
     reasons named it "a notice (retraction, withdrawal or expression of concern)": a reader took the notice that

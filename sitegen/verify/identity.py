@@ -461,6 +461,10 @@ def status_verdict(record: Record, answers: list[Answer]) -> VerificationPayload
     # given without a date beside them is neither retracted nor current, but an open item naming both.
     reinstated = [(answer.source, r) for answer in holding for r in answer.found.custom.reinstatements]
     undated: list[str] = []
+    # A dated retraction beside a reinstatement giving no date: which came last is unknown too (the pages call the
+    # work's retraction disputed, `retraction_disputed`).
+    unordered: list[str] = []
+    reinstated_undated = any(not reinstatement.date for _, reinstatement in reinstated)
     if marked_retracted(record):
         notices["retraction"].append(("the citation's own title marks the work retracted", None))
         undated.append(notices["retraction"][-1][0])
@@ -475,18 +479,21 @@ def status_verdict(record: Record, answers: list[Answer]) -> VerificationPayload
                                          f"{f' ({where})' if where else ''}", update.doi))
             if update.kind == "retraction" and not update.date:
                 undated.append(notices["retraction"][-1][0])
+            elif update.kind == "retraction" and reinstated_undated:
+                unordered.append(notices["retraction"][-1][0])
         if marked_retracted(found):
             notices["retraction"].append((f"{label(answer.source)} titles the work as retracted", None))
             undated.append(notices["retraction"][-1][0])
         elif found.custom.retracted and not any(u.kind == "retraction" for u in found.custom.updates):
             notices["retraction"].append((f"{label(answer.source)} marks the work retracted", None))
             undated.append(notices["retraction"][-1][0])
-    if reinstated and notices["retraction"] and len(undated) == len(notices["retraction"]):
+    if reinstated and notices["retraction"] and len(undated) + len(unordered) == len(notices["retraction"]):
         return _payload(record, "status", "inconclusive", [
-            *(f"{reason}, giving no date" for reason in undated),
+            *(f"{reason}, giving no date" for reason in undated), *unordered,
             *(f"{label(source)} lists a reinstatement{_reinstatement_words(r)}" for source, r in reinstated),
             "a retraction without a date may be the one the reinstatement lifted: a human decides whether it "
-            "stands"], answers)
+            "stands" if undated else "a reinstatement without a date may have lifted the retraction: a human "
+            "decides whether it stands"], answers)
     for kind in UPDATE_ORDER:
         if notices[kind]:
             doi = next((doi for _, doi in notices[kind] if doi), None)
