@@ -583,3 +583,18 @@ def test_a_reinstatement_notice_is_named_as_one_never_as_a_retraction():
     verdicts = verify_citation(serve(None, json_response(json.dumps(openalex_work))), SETTINGS, cited(),
                                sources=("openalex",))
     assert "it is a notice (correction)" in verdicts.identity.reasons[0]
+
+
+def test_a_notice_on_a_work_found_by_its_title_alone_reaches_the_human_who_confirms_it():
+    """A title-only match that leaves the first author unconfirmed is not the work (inconclusive), but its
+    retraction is named in the status reasons: dropped with the work, a human confirming the match would never
+    learn of it (before the title rule, this citation was refused as retracted)."""
+    retracted = dict(adak_item(), **{"updated-by": [{"DOI": "10.1023/a:9999999999999", "type": "retraction",
+                                                     "label": "Retraction", "updated": {"date-parts": [[2003, 5, 1]]}}]})
+    title_only = Record(id="ref:0123456789abcdef", title=ADAK_TITLE, custom=RecordMeta(ref="0123456789abcdef"))
+    verdicts = verify_citation(serve(*title_search([retracted], [adak_work()])), SETTINGS, title_only)
+    assert verdicts.identity.verdict == "inconclusive" and verdicts.status.verdict == "inconclusive"
+    assert ("Crossref holds a work of that title not confirmed as the one cited, which lists a retraction "
+            "(10.1023/a:9999999999999): a human decides whether it is the work") in verdicts.status.reasons
+    # OpenAlex's work of that title lists nothing: no reason is made up for it
+    assert not any(reason.startswith("OpenAlex holds") for reason in verdicts.status.reasons)

@@ -505,7 +505,7 @@ def status_verdict(record: Record, answers: list[Answer]) -> VerificationPayload
             "about is meant"], answers)
     unanswered = _unanswered(answers)
     if unanswered:
-        return _payload(record, "status", "inconclusive", unanswered, answers)
+        return _payload(record, "status", "inconclusive", unanswered + _unconfirmed_notices(answers), answers)
     names = " and ".join(label(a.source) for a in holding)
     if len(holding) >= 2 or any(a.source == "crossref" for a in holding):
         return _payload(record, "status", "current", [f"no retraction, correction or expression of concern "
@@ -514,5 +514,23 @@ def status_verdict(record: Record, answers: list[Answer]) -> VerificationPayload
         return _payload(record, "status", "inconclusive", [
             f"only {names} holds the work and lists no notice: a retraction another index lists could be "
             "missed"], answers)
-    return _payload(record, "status", "inconclusive", ["no index holds the work, so its standing cannot be checked"],
-                    answers)
+    return _payload(record, "status", "inconclusive", ["no index holds the work, so its standing cannot be checked",
+                                                       *_unconfirmed_notices(answers)], answers)
+
+
+def _unconfirmed_notices(answers: list[Answer]) -> list[str]:
+    """The notices on a work found by its title that agrees only in part: not the work cited until a human confirms
+    it, but a retraction on it must reach that human, never be dropped with the work (`_title_agreement`)."""
+    reasons = []
+    for answer in answers:
+        found = answer.found
+        if found is None or answer.holds_the_work:
+            continue
+        kinds = [(u.kind.replace("-", " "), u.doi or (f"PMID {u.pmid}" if u.pmid else None)) for u in found.custom.updates]
+        if (found.custom.retracted or marked_retracted(found)) and not any(u.kind == "retraction"
+                                                                             for u in found.custom.updates):
+            kinds.append(("retraction", None))
+        reasons += [f"{label(answer.source)} holds a work of that title not confirmed as the one cited, which lists "
+                    f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}{f' ({where})' if where else ''}: a human decides "
+                    "whether it is the work" for kind, where in kinds]
+    return reasons
