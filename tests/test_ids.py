@@ -197,6 +197,36 @@ def test_the_doi_tagged_doi_is_read_wherever_it_stands_and_no_other_tagged_id_is
     assert normalise_doi(field) == doi
 
 
+# A note that exports and databases write after (or before) a DOI, apart from it by white space, is no part of it:
+# the DOI beside it is read. A DOI's own brackets stand with no space before them and stay (SICI DOIs).
+SICI = "10.1002/(SICI)1097-4636(199606)31:2<217::AID-JBM9>3.0.CO;2-T"
+SICI_HASH = "10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-#"
+NOTED_FIELDS = [
+    ("10.1000/abc [Online]", "10.1000/abc"),
+    ("doi: 10.1000/abc [Review]", "10.1000/abc"),
+    ("https://doi.org/10.1000/ABC [Epub ahead of print]", "10.1000/abc"),
+    ("10.1000/abc [doi] [Epub ahead of print]", "10.1000/abc"),
+    ("10.1000/abc\t[Online].", "10.1000/abc"),
+    ("<10.1000/abc> [Online]", "10.1000/abc"),
+    ("[Online] 10.1000/abc", "10.1000/abc"),
+    ("10.1000/abc [Online]; S0140-6736(20)30183-5 [pii]", "10.1000/abc"),
+    ("10.1000/abc [Online] 10.1000/def [Online]", None),  # still two DOIs: ambiguous
+    ("10.1016/S0140-6736(20)30183-5 [pii]", None),  # a tag of another id is no note
+    (f"{SICI} [Online]", SICI.lower()),
+    (f"{SICI_HASH} [Epub ahead of print]", SICI_HASH.lower()),
+    (SICI, SICI.lower()),
+    (SICI_HASH, SICI_HASH.lower()),
+    ("10.1016/S0140-6736(98)[12]0001-X", "10.1016/s0140-6736(98)[12]0001-x"),  # brackets inside a DOI stay
+    ("10.1000/abc[Online]", "10.1000/abc[online]"),  # no space before it: part of the DOI as written
+    ("10.1016/S0140-6736(98)[12]0001-X [Online]", "10.1016/s0140-6736(98)[12]0001-x"),
+]
+
+
+@pytest.mark.parametrize(("field", "doi"), NOTED_FIELDS)
+def test_a_bracketed_note_apart_from_a_doi_is_no_part_of_it(field, doi):
+    assert normalise_doi(field) == doi
+
+
 def test_an_arxiv_id_in_a_doi_field_is_no_doi_but_is_an_arxiv_id():
     for written in ("arXiv:2101.00001", "2101.00001v2", "arXiv:hep-th/9901001v1", "https://arxiv.org/abs/2101.00001"):
         assert normalise_doi(written) is None

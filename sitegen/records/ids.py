@@ -46,7 +46,15 @@ _PUBMED_TAG = re.compile(r"\s*\[doi\]$", re.IGNORECASE)
 # a bracketed word that is not "doi". MEDLINE's AID and LID lines, and exports copying them into one DOI field,
 # join them in either order ("10.1000/abc [doi] S0140… [pii]"), so it is removed wherever it stands: even a value
 # shaped like a DOI is none when tagged as another id. Only from a word's start ((?<!\S)), so it is tried once a word.
-_OTHER_TAGGED_ID = re.compile(r"(?<!\S)[^\s\[]\S*+\s+\[(?!doi\])[A-Za-z]+\](?:[\s,;]++|$)", re.IGNORECASE)
+# The tags are PubMed's article id types (ArticleIdType) and "pmid": any other bracketed word is a note (below).
+_OTHER_ID_TYPES = "pii|pmc|pmcid|pmcpid|pmpid|pmcbook|pmid|pubmed|medline|mid|sici|bookaccession"
+_OTHER_TAGGED_ID = re.compile(rf"(?<!\S)[^\s\[]\S*+\s+\[(?:{_OTHER_ID_TYPES})\](?:[\s,;]++|$)", re.IGNORECASE)
+# A note that exports and databases write beside a DOI ("[Online]", "[Epub ahead of print]", "[Review]", "[doi]"):
+# a bracketed text standing apart from the DOI by white space. A DOI holds no white space, so it is never part of
+# one, while a DOI's own brackets stand with no space before them (10.1002/(SICI)…, …(98)[…]). A bracketed text
+# holding a DOI's start is no note: it is left for the DOI in it to be read (or found ambiguous). Bounded, so a
+# field of many '[' is read in linear time.
+_NOTE = re.compile(r"(?<!\S)\[(?![^\[\]]{0,120}?10\.[0-9]{4,9}/)[^\[\]]{1,120}\](?=[\s,;]|[.,;:]*$)")
 # Where a field holding several DOIs ("10.1/a, 10.1/b", "10.1/a;10.1/b", "10.1/a 10.1/b") separates
 # them: a separator whose next word holds a DOI's start. A SICI DOI's own ';' (…CO;2-#) is no separator.
 # A run of separators is tried from its start only ((?<!…)), as names.AUTHORS_AND, and whole (++: a DOI's start
@@ -92,7 +100,8 @@ def normalise_doi(value: object) -> str | None:
 
     Removes labels and resolver or publisher address parts, invisible (format) characters, PubMed's
     " [doi]" tag and the other article ids PubMed tags beside it (" [pii]": never a DOI, wherever it
-    stands), surrounding quotes and brackets, a URL's query and fragment, and trailing sentence punctuation, '/' and dashes; keeps what can end a DOI (a balanced ')' as in
+    stands), bracketed notes standing apart from the DOI (" [Online]", " [Epub ahead of print]"),
+    surrounding quotes and brackets, a URL's query and fragment, and trailing sentence punctuation, '/' and dashes; keeps what can end a DOI (a balanced ')' as in
     10.1016/s0166-4328(98)00079-5, a SICI check character '#').
 
     A field naming several different DOIs ("10.1/a, 10.1/b") is ambiguous and gives None: which one
@@ -149,7 +158,8 @@ def _doi_in(text: str, stand_ins: bool = True) -> str | None:
         return None
     if "[" in text:
         text, removed = _OTHER_TAGGED_ID.subn(" ", text)
-        text = text.strip(" \t\n,;") if removed else text  # the separator that stood before it
+        text, notes = _NOTE.subn(" ", text)
+        text = text.strip(" \t\n,;") if removed or notes else text  # the separator that stood before it
     if "&" in text and ";" in text:  # an HTML-escaped SICI DOI (…43:4&lt;407::AID-JBM7&gt;3.0.CO;2-R) is that DOI
         text = html.unescape(text)
     found = {doi for piece in _BETWEEN_DOIS.split(text) if (doi := _one_doi(piece))}
