@@ -853,18 +853,24 @@ def prisma(directory: Path, as_json: bool) -> None:
         for name, value in counts.new_searches.model_dump().items():
             click.echo(f"  {said(name, value, runs)}")
     for run in counts.runs:
+        # What a source returned against what was new to the review (docs/prisma.md: returned vs identified). A run
+        # that identified nothing returned only records the review held: said so, as "returned 11, 0 new" under
+        # "0 records identified" read as a contradiction. Only then: a record new in the run counts under one route,
+        # so a source of the other route may show 0 new of records that were not held before.
         sources = "; ".join(
             f"{provider_label(source)}{' (other methods)' if other else ''}"
             f"{' was not reached in full (records may be missing):' if source in run.incomplete and in_other_arm(run, source) == other else ''} "
             f"returned {returned}, "
-            f"{(run.identified_other_by_source if other else run.identified_by_source).get(source, 0)} new"
+            + ("all already in the review" if returned and not run.identified else
+               f"{(run.identified_other_by_source if other else run.identified_by_source).get(source, 0)} new")
             for other, by_source in ((False, run.returned_by_source), (True, run.other_returned_by_source))
             for source, returned in by_source.items())
         unreached = [provider_label(source) for source in run.incomplete
                      if source not in run.returned_by_source and source not in run.other_returned_by_source]
         sources += "".join(f"; {name} was not reached" for name in unreached)
-        # As the diagram counts: identified for the first time, then what is left once duplicates are removed.
-        click.echo(f"run {run.run} ({run.at}): {counted(run.identified, 'record')} identified, {run.records} after "
+        # As the diagram counts: identified for the first time (new to the review), then what is left once
+        # duplicates are removed.
+        click.echo(f"run {run.run} ({run.at}): {counted(run.identified, 'new record')} identified, {run.records} after "
                    f"duplicates were removed, {counted(run.studies_included, 'now included study', 'now included studies')}; "
                    f"{sources}")
 

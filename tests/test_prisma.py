@@ -291,8 +291,29 @@ def test_text_output_says_what_each_run_returned(sitegen):
     code, out, _ = sitegen("prisma", EXAMPLE)
     assert code == 0
     assert "studies included: 38" in out
-    assert ("run 2 (2023-04-17T00:00:00Z): 11 records identified, 11 after duplicates were removed, 0 now included "
-            "studies; OpenAlex returned 271, 11 new") in out
+    assert ("run 2 (2023-04-17T00:00:00Z): 11 new records identified, 11 after duplicates were removed, 0 now "
+            "included studies; OpenAlex returned 271, 11 new") in out
+
+
+def test_text_output_of_a_run_that_returned_only_held_records_says_so(sitegen, tmp_path):
+    """A later import of records the review already held read "0 records identified ... Scopus returned 4, 0 new",
+    which reads as a contradiction: identified is new to the review, returned is everything the source gave."""
+    review = tmp_path / "review"
+    sitegen("init", review)
+    sitegen("protocol", "lock", review, "--at", "2026-01-01T00:00:00Z")
+    for at in ("2026-03-01T00:00:00Z", "2026-03-08T00:00:00Z"):
+        code, _, err = sitegen("import", review, FIXTURES / "ris" / "jstor_ris.ris", "--source", "Scopus", "--at", at)
+        assert code == 0, err
+    code, out, _ = sitegen("prisma", review)
+    assert code == 0
+    assert ("run 1 (2026-03-01T00:00:00Z): 4 new records identified, 4 after duplicates were removed, 0 now included "
+            "studies; Scopus returned 4, 4 new") in out
+    assert ("run 2 (2026-03-08T00:00:00Z): 0 new records identified, 0 after duplicates were removed, 0 now included "
+            "studies; Scopus returned 4, all already in the review") in out
+    assert "0 records identified" not in out and "0 new\n" not in out
+    # --json is unchanged: the numbers, not the words
+    second = counts_of(sitegen, review)["runs"][1]
+    assert (second["returned_by_source"], second["identified_by_source"]) == ({"Scopus": 4}, {"Scopus": 0})
 
 
 # --------------------------------------------------------------------------- the diagram

@@ -247,4 +247,4 @@ def test_an_empty_list_of_a_digest_says_there_is_no_record(tmp_path):
 def test_sitegen_prisma_says_a_run_of_one_record_in_the_singular(tmp_path):
     # The site says "1 record"; `sitegen prisma`'s line for each run said "1 records identified".
     out = ok("prisma", shape_one_record(tmp_path))
-    assert "1 record identified, 1 after duplicates were removed, 0 now included studies;" in out
+    assert "1 new record identified, 1 after duplicates were removed, 0 now included studies;" in out
