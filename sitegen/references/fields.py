@@ -172,38 +172,45 @@ def joined_statements(written: Iterable[str]) -> str:
     return ". ".join(written)
 
 
-def read_standing(written: Iterable[str]) -> dict[str, str] | None:
+def read_standing(written: Iterable[str], *, others_skipped: bool = False) -> dict[str, str] | None:
     """The fields (`retracted`, `publication_types`, `updates`, `notice_of`, `reinstatements`: see FIELDS) that
     statements sitegen writes give; None when any of `written` is no such statement (a note of the user's own,
-    which says nothing sitegen reads). A notice's identifiers and dates are kept as written: `entry_record` checks
-    them, and notes one that is none."""
+    which says nothing sitegen reads), or, with `others_skipped`, what the statements among them give. A notice's
+    identifiers and dates are kept as written: `entry_record` checks them, and notes one that is none."""
     read: dict[str, list] = {"retracted": [], "publication_types": [], "updates": [], "notice_of": [],
                              "reinstatements": []}
     for statement in written:
-        if statement == RETRACTED or statement == "RETRACTED":
-            read["retracted"].append("yes")
-        elif statement.startswith(TYPES_STATEMENT):
-            read["publication_types"] += [kind.strip() for kind in statement[len(TYPES_STATEMENT):].split("; ")]
-        elif found := STATEMENT.fullmatch(statement):
-            kind = _KINDS_BY_LABEL[found["label"]]
-            ids = _notice_ids((found["ids"] or "").split())
-            date = {"date": _date_parts(found["date"])} if found["date"] else {}
-            lifted = found["lifted"] or found["lifted_alone"]
-            if lifted and (kind != "reinstatement" or found["about"]):
-                return None  # only a reinstatement of the work says which retraction it lifted
-            if found["about"]:
-                read["notice_of"].append({"kind": kind, "doi": ids.get("doi"), **date})
-            elif kind == "reinstatement":
-                read["reinstatements"].append({**({"doi": ids["doi"]} if "doi" in ids else {}), **date,
-                                               **({"retracted_on": _date_parts(lifted)} if lifted else {})})
-            else:
-                read["updates"].append({"kind": kind, **ids, **date})
-        else:
+        if (said := _statement_read(statement)) is not None:
+            read[said[0]] += said[1]
+        elif not others_skipped:
             return None
     return {"retracted": "yes" if read["retracted"] else "",
             "publication_types": "; ".join(kind for kind in read["publication_types"] if kind),
             **{name: json.dumps(read[name], ensure_ascii=False) if read[name] else ""
                for name in ("updates", "notice_of", "reinstatements")}}
+
+
+def _statement_read(statement: str) -> tuple[str, list] | None:
+    """The field of `read_standing` one statement sitegen writes adds to, and what it adds; None when `statement`
+    is no such statement."""
+    if statement == RETRACTED or statement == "RETRACTED":
+        return "retracted", ["yes"]
+    if statement.startswith(TYPES_STATEMENT):
+        return "publication_types", [kind.strip() for kind in statement[len(TYPES_STATEMENT):].split("; ")]
+    if not (found := STATEMENT.fullmatch(statement)):
+        return None
+    kind = _KINDS_BY_LABEL[found["label"]]
+    ids = _notice_ids((found["ids"] or "").split())
+    date = {"date": _date_parts(found["date"])} if found["date"] else {}
+    lifted = found["lifted"] or found["lifted_alone"]
+    if lifted and (kind != "reinstatement" or found["about"]):
+        return None  # only a reinstatement of the work says which retraction it lifted
+    if found["about"]:
+        return "notice_of", [{"kind": kind, "doi": ids.get("doi"), **date}]
+    if kind == "reinstatement":
+        return "reinstatements", [{**({"doi": ids["doi"]} if "doi" in ids else {}), **date,
+                                   **({"retracted_on": _date_parts(lifted)} if lifted else {})}]
+    return "updates", [{"kind": kind, **ids, **date}]
 
 
 def _date_parts(written: str) -> list[int]:
