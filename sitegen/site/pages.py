@@ -216,13 +216,13 @@ Files = Iterator[tuple[str, str | bytes] | Page]  # (path in the site, content),
 
 def home(site: Site) -> Files:
     counts = site.facts.prisma
+    columns = prisma_svg.columns(counts)
     standing_counts = Counter(standing.kind for standing in site.facts.standings.values())
     yield "index.html", site.page(
         "index.html", "index.html", counts=counts, standing_counts=standing_counts,
         standing_labels=records.STANDING_LABELS, prisma=prisma_svg.render(counts, site.reasons),
         prisma_table=prisma_svg.table(counts, site.reasons),
-        prisma_notes=[*prisma_svg.arm_notes(counts, prisma_svg.columns(counts)),
-                      *prisma_svg.availability_notes(counts, prisma_svg.columns(counts))],
+        prisma_notes=[*prisma_svg.arm_notes(counts, columns), *prisma_svg.availability_notes(counts, columns)],
         previous_studies=previous_labels(counts)[2], with_evidence=len({item.evidence.record_id for item in site.review.evidence} & set(site.facts.included)),
         searches=list(site.review.searches.values()), runs=site.facts.runs, latest_digest=max(site.digests, default=None),
         state=site.review.state, phase=site.facts.phase[0], whats_new=versions.whats_new(site),
