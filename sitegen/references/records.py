@@ -236,16 +236,21 @@ _NOTICE_DATE = TypeAdapter(NoticeDate)  # built once: a TypeAdapter compiles its
 
 
 def _notice_date(notice: dict, which: str, notes: list[str]) -> dict[str, list[int]]:
-    """The notice's `date` as a keyword for its model ({} without one); one that is no date is left out with a
-    note: the notice is kept, its order against a reinstatement then unknown (the retraction stands)."""
-    given = notice.get("date")
+    """The notice's `date` as a keyword for its model ({} without one, or with one that is no date)."""
+    date = _given_date(notice.get("date"), which, notes)
+    return {"date": date} if date is not None else {}
+
+
+def _given_date(given: object, which: str, notes: list[str]) -> list[int] | None:
+    """A notice's date as given (None without one); one that is no date is left out with a note: the notice is
+    kept, its order against a reinstatement then unknown (the retraction stands)."""
     if given is None:
-        return {}
+        return None
     try:
-        return {"date": _NOTICE_DATE.validate_python(given)}
+        return _NOTICE_DATE.validate_python(given)
     except ValidationError:
         notes.append(f"{which} date {given!r} is not a date ([year, month, day]); left out")
-        return {}
+        return None
 
 
 def _reinstatements(entry: Entry, notes: list[str]) -> list[Reinstatement]:
@@ -262,9 +267,9 @@ def _reinstatements(entry: Entry, notes: list[str]) -> list[Reinstatement]:
         doi = normalise_doi(given) if isinstance(given, str) else None
         if given is not None and doi is None:
             notes.append(f"reinstatements: the DOI {given!r} is not a valid {NAMESPACE_LABELS['doi']}; left out")
-        retracted_on = _notice_date({"date": item.get("retracted_on")}, "reinstatements: a lifted retraction's", notes)
+        retracted_on = _given_date(item.get("retracted_on"), "reinstatements: a lifted retraction's", notes)
         reinstatement = Reinstatement(**({"doi": doi} if doi else {}), **_notice_date(item, "reinstatements: a", notes),
-                                      **({"retracted_on": retracted_on["date"]} if retracted_on else {}))
+                                      **({"retracted_on": retracted_on} if retracted_on is not None else {}))
         if reinstatement not in found:
             found.append(reinstatement)
     return found
