@@ -711,14 +711,18 @@ class Record(Strict):
         # It is record_id({namespace: value}) of one of them exactly when it names that value in its
         # namespace: a prefixed id has its ':' before any '/', a DOI none there.
         id_namespace, id_native = parse_record_id(self.id)  # well-formed, as checked first
-        # An arXiv id kept lower-cased by an earlier sitegen (math.gt/0309136) names the paper its record now holds
-        # as arXiv writes it (math.GT/0309136).
-        if keys.get(id_namespace) != id_native and not (
-                id_namespace == "arxiv" and "arxiv" in keys and normalise_arxiv(keys["arxiv"]) == normalise_arxiv(id_native)):
+        if keys.get(id_namespace) != id_native and not (id_namespace == "arxiv" and _same_arxiv_paper(id_native, keys)):
             own = {record_id({namespace: value}) for namespace, value in keys.items()}
             raise ValueError(f"id {self.id!r} is not one of the record's own identifiers "
                              f"({', '.join(sorted(own)) or 'it has none'})")
         return self
+
+
+def _same_arxiv_paper(id_native: str, keys: dict[str, str]) -> bool:
+    """Whether the arXiv id `id_native` names the arXiv paper among the record's identity `keys`, written another
+    way: an arXiv id kept lower-cased by an earlier sitegen (math.gt/0309136) names the paper its record now holds
+    as arXiv writes it (math.GT/0309136)."""
+    return "arxiv" in keys and normalise_arxiv(keys["arxiv"]) == normalise_arxiv(id_native)
 
 
 def share_fields_sets(record: Record, shared: dict[frozenset[str], set[str]]) -> Record:
