@@ -255,12 +255,14 @@ def _from_title_search(source: str, cited: Record, outcome: SourceOutcome) -> An
     asked = f"title {cited.title[:200]!r}"
     if outcome.status != "ok":
         return Answer(source, asked, True, outcome)
-    rated = [(found, *_title_agreement(cited, found)) for found in outcome.records[:TITLE_SEARCH_RESULTS]]
+    unmarked_work = record_work(_unmarked(cited))
+    rated = [(found, *_title_agreement(cited, unmarked_work, found)) for found in outcome.records[:TITLE_SEARCH_RESULTS]]
     rank = {"same": 0, "unclear": 1}
+    cited_work = record_work(cited)
     # A namesake found by author and year under another title is not the work: a title search finds by title.
     candidates = sorted((item for item in rated if item[1] in rank
-                         and title_score(record_work(cited), record_work(item[0])) >= PROBABLE_TITLE),
-                        key=lambda item: (rank[item[1]], -title_score(record_work(cited), record_work(item[0]))))
+                         and title_score(cited_work, record_work(item[0])) >= PROBABLE_TITLE),
+                        key=lambda item: (rank[item[1]], -title_score(cited_work, record_work(item[0]))))
     if not candidates:
         closest = [f"closest: {_describe(found)}" for found, _, _ in rated[:1]]
         return Answer(source, asked, True, outcome, details=closest)
@@ -268,10 +270,11 @@ def _from_title_search(source: str, cited: Record, outcome: SourceOutcome) -> An
     return Answer(source, asked, True, outcome, found, verdict, details)
 
 
-def _title_agreement(cited: Record, found: Record) -> tuple[Agreement, list[str]]:
-    """`agreement` for a work found by a title search: `same` only when nothing is left unconfirmed."""
+def _title_agreement(cited: Record, unmarked_work: Work, found: Record) -> tuple[Agreement, list[str]]:
+    """`agreement` for a work found by a title search: `same` only when nothing is left unconfirmed.
+    `unmarked_work` is the cited work without its retraction mark, worked out once for every work found."""
     verdict, details = agreement(cited, found)
-    if verdict == "same" and (unconfirmed := _unconfirmed(record_work(_unmarked(cited)), record_work(_unmarked(found)))):
+    if verdict == "same" and (unconfirmed := _unconfirmed(unmarked_work, record_work(_unmarked(found)))):
         return "unclear", details + unconfirmed
     return verdict, details
 
