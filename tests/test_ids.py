@@ -219,6 +219,19 @@ NOTED_FIELDS = [
     ("10.1016/S0140-6736(98)[12]0001-X", "10.1016/s0140-6736(98)[12]0001-x"),  # brackets inside a DOI stay
     ("10.1000/abc[Online]", "10.1000/abc[online]"),  # no space before it: part of the DOI as written
     ("10.1016/S0140-6736(98)[12]0001-X [Online]", "10.1016/s0140-6736(98)[12]0001-x"),
+    # A note in round brackets is read by the same rule: apart from the DOI by white space, it is no part of it.
+    ("10.1000/abc (Epub ahead of print)", "10.1000/abc"),
+    ("doi: 10.1000/abc (Review).", "10.1000/abc"),
+    ("(Online) 10.1000/abc", "10.1000/abc"),
+    ("10.1000/abc (Epub 2020 Jan 5) [Review]", "10.1000/abc"),
+    ("10.1000/abc (see [12])", "10.1000/abc"),
+    ("10.1000/abc (Online) 10.1000/def (Online)", None),  # still two DOIs: ambiguous
+    ("10.1000/abc (10.1000/def)", None),  # a bracketed DOI is no note
+    (f"{SICI} (Online)", SICI.lower()),
+    (f"{SICI_HASH} (Epub ahead of print)", SICI_HASH.lower()),
+    ("10.1016/S0140-6736(20)30183-5 (Epub ahead of print)", "10.1016/s0140-6736(20)30183-5"),
+    ("10.1016/S0140-6736(20)30183-5", "10.1016/s0140-6736(20)30183-5"),  # round brackets inside a DOI stay
+    ("10.1000/abc(Online)", "10.1000/abc(online)"),  # no space before it: part of the DOI as written
 ]
 
 

@@ -49,12 +49,14 @@ _PUBMED_TAG = re.compile(r"\s*\[doi\]$", re.IGNORECASE)
 # The tags are PubMed's article id types (ArticleIdType) and "pmid": any other bracketed word is a note (below).
 _OTHER_ID_TYPES = "pii|pmc|pmcid|pmcpid|pmpid|pmcbook|pmid|pubmed|medline|mid|sici|bookaccession"
 _OTHER_TAGGED_ID = re.compile(rf"(?<!\S)[^\s\[]\S*+\s+\[(?:{_OTHER_ID_TYPES})\](?:[\s,;]++|$)", re.IGNORECASE)
-# A note that exports and databases write beside a DOI ("[Online]", "[Epub ahead of print]", "[Review]", "[doi]"):
-# a bracketed text standing apart from the DOI by white space. A DOI holds no white space, so it is never part of
-# one, while a DOI's own brackets stand with no space before them (10.1002/(SICI)…, …(98)[…]). A bracketed text
-# holding a DOI's start is no note: it is left for the DOI in it to be read (or found ambiguous). Bounded, so a
-# field of many '[' is read in linear time.
-_NOTE = re.compile(r"(?<!\S)\[(?![^\[\]]{0,120}?10\.[0-9]{4,9}/)[^\[\]]{1,120}\](?=[\s,;]|[.,;:]*$)")
+# A note that exports and databases write beside a DOI ("[Online]", "[Epub ahead of print]", "[Review]", "[doi]",
+# "(Epub ahead of print)", "(2020)"): a text in square or round brackets standing apart from the DOI by white space.
+# A DOI holds no white space, so it is never part of one, while a DOI's own brackets stand with no space before
+# them (10.1002/(SICI)…, 10.1016/S0140-6736(20)30183-5, …(98)[…]). A bracketed text holding a DOI's start is no
+# note: it is left for the DOI in it to be read (or found ambiguous). Bounded, so a field of many '[' or '(' is
+# read in linear time.
+_NOTE = re.compile(r"(?<!\S)(?:\[(?![^\[\]]{0,120}?10\.[0-9]{4,9}/)[^\[\]]{1,120}\]"
+                   r"|\((?![^()]{0,120}?10\.[0-9]{4,9}/)[^()]{1,120}\))(?=[\s,;]|[.,;:]*$)")
 # Where a field holding several DOIs ("10.1/a, 10.1/b", "10.1/a;10.1/b", "10.1/a 10.1/b") separates
 # them: a separator whose next word holds a DOI's start. A SICI DOI's own ';' (…CO;2-#) is no separator.
 # A run of separators is tried from its start only ((?<!…)), as names.AUTHORS_AND, and whole (++: a DOI's start
@@ -100,7 +102,7 @@ def normalise_doi(value: object) -> str | None:
 
     Removes labels and resolver or publisher address parts, invisible (format) characters, PubMed's
     " [doi]" tag and the other article ids PubMed tags beside it (" [pii]": never a DOI, wherever it
-    stands), bracketed notes standing apart from the DOI (" [Online]", " [Epub ahead of print]"),
+    stands), bracketed notes standing apart from the DOI (" [Online]", " (Epub ahead of print)"),
     surrounding quotes and brackets, a URL's query and fragment, and trailing sentence punctuation, '/' and dashes; keeps what can end a DOI (a balanced ')' as in
     10.1016/s0166-4328(98)00079-5, a SICI check character '#').
 
@@ -156,8 +158,8 @@ def _doi_in(text: str, stand_ins: bool = True) -> str | None:
     text = _unwrap((_visible(text) if stand_ins else _without_format(text)).strip())
     if len(text) > 2048:
         return None
-    if "[" in text:
-        text, removed = _OTHER_TAGGED_ID.subn(" ", text)
+    if "[" in text or "(" in text:
+        text, removed = _OTHER_TAGGED_ID.subn(" ", text) if "[" in text else (text, 0)
         text, notes = _NOTE.subn(" ", text)
         text = text.strip(" \t\n,;") if removed or notes else text  # the separator that stood before it
     if "&" in text and ";" in text:  # an HTML-escaped SICI DOI (…43:4&lt;407::AID-JBM7&gt;3.0.CO;2-R) is that DOI
