@@ -336,6 +336,37 @@ def test_a_strategy_renamed_by_hand_between_runs_is_said_renamed_not_removed_and
     assert search["strategies"][1]["unknown_before"] and search["strategies"][1]["renamed_from"] is None
 
 
+def test_two_strategies_that_swap_labels_are_each_said_renamed_and_keep_their_own_history(sitegen, tmp_path,
+                                                                                          monkeypatch):
+    # Two strategies of one source swapped labels, their texts unchanged: each was known by its label, so by the
+    # other's run, and both were said edited (the other's text "searched" last time), their histories crossed.
+    review, providers, saved, data = searched_once(sitegen, tmp_path)
+    data["strategies"] = [{"source": "openalex", "label": "x", "query": "object context"},
+                          {"source": "openalex", "label": "y", "query": "recognition"}, data["strategies"][1]]
+    saved.write_text(json.dumps(data, indent=2))
+    run(review, SECOND, providers)
+    saved.write_text(saved.read_text().replace('"x"', '"was-x"').replace('"y"', '"x"').replace('"was-x"', '"y"'))
+    served_by(providers, monkeypatch)
+    code, out, err = sitegen("monitor", "status", review)
+    assert code == 0 and f"object context  [renamed since its last run ({SECOND}, when it was labelled 'x')]" in out, out
+    assert f"recognition  [renamed since its last run ({SECOND}, when it was labelled 'y')]" in out, out
+    result = run(review, THIRD, providers)
+    [first, second, _] = result.searches[0].strategies
+    assert (first.strategy.label, first.strategy.query) == ("y", "object context")
+    assert first.edited_since is None and first.renamed_from is not None and first.renamed_from.label == "x"
+    assert second.edited_since is None and second.renamed_from is not None and second.renamed_from.label == "y"
+    assert result.searches[0].removed == [] and not first.unknown_before and not second.unknown_before
+    assert "the same text, 'object context', was searched" in first.change()
+    # A label taken by another strategy's text, the strategy under it edited: it is no rename but a new text.
+    saved.write_text(saved.read_text().replace('"recognition"', '"recognition memory"').replace('"y"', '"z"')
+                     .replace('"x"', '"y"'))
+    result = run(review, FOURTH, providers)
+    [first, second, _] = result.searches[0].strategies
+    assert (first.strategy.label, first.renamed_from.label, first.edited_since) == ("z", "y", None)
+    assert second.unknown_before and second.renamed_from is None and second.edited_since is None
+    assert [removed.query for removed in result.searches[0].removed] == ["recognition"]
+
+
 def test_a_renamed_strategy_keeps_its_history_collapse_check_status_and_site(sitegen, tmp_path, monkeypatch):
     # A rename (the same text, a new label) was said renamed, but its history was looked up by label: the first run
     # after it had no last complete run to compare with (a source collapsing to nothing was taken for an answer),

@@ -84,30 +84,32 @@ def run_key(source: str, label: str | None, query: str) -> RunKey:
 
 def asks(source: str, query: str) -> tuple[str, str]:
     """What a strategy asks, whatever its label: its source and text. A saved search holds no two strategies asking
-    the same (`strategy_repeats`), so a strategy of the search's last run that no saved one is known by, asking what
-    a saved one no run is known by asks, is that strategy renamed (its label alone changed), and its history is the
-    saved one's."""
+    the same (`strategy_repeats`), so a strategy of the search's last run that no saved one is known by exactly, asking
+    what a saved one no run is known by exactly asks, is that strategy renamed (its label alone changed), and its
+    history is the saved one's, even when its new label is one another strategy had."""
     return source, query
 
 
 def strategy_runs(review: Review, search: SavedSearch) -> list[LastRun | None]:
-    """The latest run of each strategy of `search`, in order (None: not run yet). A strategy is known by its run key;
-    one renamed since the last run by the run of it under its former label (`asks`); an unlabelled one whose query was
-    edited since by its source when it is that source's one unlabelled strategy: its latest unlabelled run."""
+    """The latest run of each strategy of `search`, in order (None: not run yet). A strategy is known by its run key
+    when that run searched its text; else by the run of the search's last run that searched its source and text under
+    another label (`asks`): it was renamed since, and the text decides, so two strategies that swapped labels keep each
+    its own history. Else a labelled one by the run of its label not claimed so: edited since. An unlabelled one whose
+    query was edited since, by its source when it is that source's one unlabelled strategy: its latest unlabelled run."""
     ran = last_runs(review, search.monitor_id)
-    found = [ran.get(run_key(strategy.source, strategy.label, strategy.query)) for strategy in search.strategies]
+    keys = [run_key(strategy.source, strategy.label, strategy.query) for strategy in search.strategies]
+    exact = [key in ran and ran[key].query == strategy.query for strategy, key in zip(search.strategies, keys, strict=True)]
+    taken = {key for key, known_so in zip(keys, exact, strict=True) if known_so}
+    last = max((parse_timestamp(run.at) for run in ran.values()), default=None)
+    asked = {asks(key[0], run.query): key for key, run in ran.items()
+             if parse_timestamp(run.at) == last and key not in taken}
+    by_text = {index: asked[asks(strategy.source, strategy.query)] for index, strategy in enumerate(search.strategies)
+               if not exact[index] and asks(strategy.source, strategy.query) in asked}
+    claimed = set(by_text.values())  # a run its text claims is that strategy's, not one's that bears its label now
+    found = [ran[key] if exact[index] else ran[by_text[index]] if index in by_text
+             else None if key in claimed else ran.get(key) for index, key in enumerate(keys)]
     known = {run_key(strategy.source, run.label, run.query)
              for strategy, run in zip(search.strategies, found, strict=True) if run is not None}
-    last = max((parse_timestamp(run.at) for run in ran.values()), default=None)
-    left = {key: run for key, run in ran.items() if key not in known and parse_timestamp(run.at) == last}
-    for index, strategy in enumerate(search.strategies):
-        if found[index] is not None:
-            continue
-        renamed = next((key for key, run in left.items()
-                        if asks(key[0], run.query) == asks(strategy.source, strategy.query)), None)
-        if renamed is not None:
-            found[index] = left.pop(renamed)
-            known.add(renamed)
     unlabelled = Counter(strategy.source for strategy in search.strategies if not strategy.label)
     for index, strategy in enumerate(search.strategies):
         if found[index] is None and not strategy.label and unlabelled[strategy.source] == 1:  # edited since
