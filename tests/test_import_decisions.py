@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, tree_bytes
@@ -300,19 +301,29 @@ def test_a_cell_of_many_commas_is_read_in_one_pass(monkeypatch):
     assert len(compared) < 10 * 2004 and sum(compared) < 100 * 2004  # texts compared: few, and short
 
 
+def appended_to_reviewer_c(sitegen, review: Path, tmp_path: Path, written: bytes, labelled: slice) -> bytes:
+    """screening/title-abstract/reviewer-c.csv written as `written`, then `import-decisions` of an ASReview export of
+    the SYNERGY rows `labelled` (a row's DOI the file names is one it already holds); the file's bytes after."""
+    rows = list(csv.DictReader(SYNERGY.open()))
+    path = review / TA / "reviewer-c.csv"
+    path.write_bytes(written)
+    export = tmp_path / "asreview.csv"
+    export.write_text(_csv(["doi", "asreview_label"], [[r["doi"], r["label_included"]] for r in rows[labelled]]))
+    code, out, err = sitegen("import-decisions", review, export, "--tool", "asreview", "--reviewer", "reviewer-c")
+    assert code == 0, out + err
+    return path.read_bytes()
+
+
+def first_synergy_doi() -> str:
+    """The DOI of the first SYNERGY row, as a record id."""
+    return next(csv.DictReader(SYNERGY.open()))["doi"].removeprefix("https://doi.org/").lower()
+
+
 def test_appending_to_a_reviewers_file_keeps_its_bytes_and_its_line_breaks(example_copy, sitegen, tmp_path):
     # A reviewer's file written on Windows (CRLF), with a note of two lines: its bytes stay, and the rows
     # added end as its lines do, so Git shows only the rows added.
-    rows = list(csv.DictReader(SYNERGY.open()))
-    path = example_copy / TA / "reviewer-c.csv"
-    first = rows[0]["doi"].removeprefix("https://doi.org/").lower()
-    written = f'record_id,decision,reason,note\r\n{first},include,,"two\r\nlines"\r\n'.encode()
-    path.write_bytes(written)
-    export = tmp_path / "asreview.csv"
-    export.write_text(_csv(["doi", "asreview_label"], [[r["doi"], r["label_included"]] for r in rows[1:4]]))
-    code, out, err = sitegen("import-decisions", example_copy, export, "--tool", "asreview", "--reviewer", "reviewer-c")
-    assert code == 0, out + err
-    after = path.read_bytes()
+    written = f'record_id,decision,reason,note\r\n{first_synergy_doi()},include,,"two\r\nlines"\r\n'.encode()
+    after = appended_to_reviewer_c(sitegen, example_copy, tmp_path, written, slice(1, 4))
     assert after.startswith(written) and after.count(b"\r\n") == after.count(b"\n") == 6
     assert sitegen("check", example_copy)[0] == 0
 
@@ -320,15 +331,8 @@ def test_appending_to_a_reviewers_file_keeps_its_bytes_and_its_line_breaks(examp
 def test_appending_to_a_reviewers_file_whose_first_line_declares_commas_adds_under_its_header(example_copy, sitegen,
                                                                                                  tmp_path):
     # Excel's "sep=," before the header (which check reads): the header is the line after it.
-    rows = list(csv.DictReader(SYNERGY.open()))
-    path = example_copy / TA / "reviewer-c.csv"
     written = "sep=,\nrecord_id,decision,note,reason\n"
-    path.write_text(written)
-    export = tmp_path / "asreview.csv"
-    export.write_text(_csv(["doi", "asreview_label"], [[r["doi"], r["label_included"]] for r in rows[:3]]))
-    code, out, err = sitegen("import-decisions", example_copy, export, "--tool", "asreview", "--reviewer", "reviewer-c")
-    assert code == 0, out + err
-    text = path.read_text()
+    text = appended_to_reviewer_c(sitegen, example_copy, tmp_path, written.encode(), slice(0, 3)).decode()
     assert text.startswith(written) and len(text.splitlines()) == 5
     assert all(line.count(",") == 3 and line.split(",")[1] in ("include", "exclude") for line in text.splitlines()[2:])
     assert sitegen("check", example_copy)[0] == 0

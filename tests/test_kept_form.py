@@ -13,7 +13,7 @@ import shutil
 import pytest
 from conftest import EXAMPLE
 from test_import import export, held
-from test_import_decisions import SYNERGY, TA
+from test_import_decisions import appended_to_reviewer_c, first_synergy_doi
 
 from sitegen.review.models import DECISION_COLUMNS, DUPLICATE_COLUMNS
 from sitegen.review.write import (
@@ -188,16 +188,8 @@ def test_an_import_adds_only_the_seen_ids_to_a_reformatted_saved_search(sitegen,
 
 
 def test_import_decisions_appends_to_a_quoted_file_without_its_final_newline_as_it_is(sitegen, example, tmp_path):
-    rows = list(csv.DictReader(SYNERGY.open()))
-    path = example / TA / "reviewer-c.csv"
-    first = rows[0]["doi"].removeprefix("https://doi.org/").lower()
-    written = f'\ufeff"record_id","note","decision"\r\n"{first}","","include"'.encode()
-    path.write_bytes(written)
-    export = tmp_path / "asreview.csv"
-    export.write_text("doi,asreview_label\n" + "".join(f"{r['doi']},{r['label_included']}\n" for r in rows[1:4]))
-    code, out, err = sitegen("import-decisions", example, export, "--tool", "asreview", "--reviewer", "reviewer-c")
-    assert code == 0, out + err
-    after = path.read_bytes()
+    written = f'\ufeff"record_id","note","decision"\r\n"{first_synergy_doi()}","","include"'.encode()
+    after = appended_to_reviewer_c(sitegen, example, tmp_path, written, slice(1, 4))
     assert after.startswith(written + b"\r\n") and not after.endswith(b"\n")
     added = after[len(written) + 2:].split(b"\r\n")
     assert len(added) == 3 and all(line.startswith(b'"10.') and line.count(b'"') == 6 for line in added)
