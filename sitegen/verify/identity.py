@@ -259,14 +259,15 @@ def _from_title_search(source: str, cited: Record, outcome: SourceOutcome) -> An
     rated = [(found, *_title_agreement(cited, unmarked_work, found)) for found in outcome.records[:TITLE_SEARCH_RESULTS]]
     rank = {"same": 0, "unclear": 1}
     cited_work = record_work(cited)
-    # A namesake found by author and year under another title is not the work: a title search finds by title.
-    candidates = sorted((item for item in rated if item[1] in rank
-                         and title_score(cited_work, record_work(item[0])) >= PROBABLE_TITLE),
-                        key=lambda item: (rank[item[1]], -title_score(cited_work, record_work(item[0]))))
-    if not candidates:
+    # A namesake found by author and year under another title is not the work: a title search finds by title. Each
+    # title is scored once; the order found breaks a tie.
+    best = min(((rank[verdict], -score, index) for index, (found, verdict, _) in enumerate(rated)
+                if verdict in rank and (score := title_score(cited_work, record_work(found))) >= PROBABLE_TITLE),
+               default=None)
+    if best is None:
         closest = [f"closest: {_describe(found)}" for found, _, _ in rated[:1]]
         return Answer(source, asked, True, outcome, details=closest)
-    found, verdict, details = candidates[0]
+    found, verdict, details = rated[best[2]]
     return Answer(source, asked, True, outcome, found, verdict, details)
 
 
