@@ -481,6 +481,11 @@ class Update(Strict):
     pmid: NoticePmid | None = None
     date: NoticeDate | None = Field(default=None, exclude_if=lambda date: date is None)
 
+    @property
+    def named_by(self) -> str | None:
+        """The notice as a sentence names it: its DOI, else "PMID 123"; None when it gives neither."""
+        return self.doi or (f"PMID {self.pmid}" if self.pmid else None)
+
 
 def retraction_lifted(retracted_on: Sequence[int] | None, reinstated_on: Iterable[Sequence[int] | None]) -> bool:
     """Whether a reinstatement dated no earlier than the retraction undoes it (dates compared as far as both go).

@@ -259,8 +259,7 @@ def _reinstated_words(reinstatement: Reinstatement, sources: list[str]) -> str:
 
 def _retracted_words(update: Update) -> str:
     """"retracted on 2022-01-05 (retraction notice 10.1/x)", or "retracted (…), giving no date"."""
-    where = update.doi or (f"PMID {update.pmid}" if update.pmid else "")
-    notice = f" (retraction notice {where})" if where else ""
+    notice = f" (retraction notice {update.named_by})" if update.named_by else ""
     return f"retracted on {iso_date(update.date)}{notice}" if update.date else f"retracted{notice}, giving no date"
 
 

@@ -477,10 +477,8 @@ def status_verdict(record: Record, answers: list[Answer]) -> VerificationPayload
         for update in found.custom.updates:
             if lifted(update, [r for _, r in reinstated]):
                 continue
-            where = update.doi or (f"PMID {update.pmid}" if update.pmid else None)
-            kind = update.kind.replace("-", " ")
-            notices[update.kind].append((f"{label(answer.source)} lists {'an' if kind[0] in 'aeiou' else 'a'} {kind}"
-                                         f"{f' ({where})' if where else ''}", update.doi))
+            notices[update.kind].append((f"{label(answer.source)} lists {_a_notice(update.kind, update.named_by)}",
+                                         update.doi))
             if update.kind == "retraction" and not update.date:
                 undated.append(notices["retraction"][-1][0])
             elif update.kind == "retraction" and reinstated_undated:
@@ -530,11 +528,16 @@ def _unconfirmed_notices(answers: list[Answer]) -> list[str]:
         found = answer.found
         if found is None or answer.holds_the_work:
             continue
-        kinds = [(u.kind.replace("-", " "), u.doi or (f"PMID {u.pmid}" if u.pmid else None)) for u in found.custom.updates]
+        listed = [(u.kind, u.named_by) for u in found.custom.updates]
         if (found.custom.retracted or marked_retracted(found)) and not any(u.kind == "retraction"
                                                                              for u in found.custom.updates):
-            kinds.append(("retraction", None))
+            listed.append(("retraction", None))
         reasons += [f"{label(answer.source)} holds a work of that title not confirmed as the one cited, which lists "
-                    f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}{f' ({where})' if where else ''}: a human decides "
-                    "whether it is the work" for kind, where in kinds]
+                    f"{_a_notice(kind, where)}: a human decides whether it is the work" for kind, where in listed]
     return reasons
+
+
+def _a_notice(kind: str, where: str | None) -> str:
+    """A notice of `kind` (an `Update.kind`) in words, with where it is: "an expression of concern (10.1/x)"."""
+    words = kind.replace("-", " ")
+    return f"{'an' if words[0] in 'aeiou' else 'a'} {words}{f' ({where})' if where else ''}"
