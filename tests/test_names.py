@@ -16,12 +16,12 @@ from collections.abc import Iterator
 
 import pytest
 from conftest import EXAMPLE, FIXTURES
-from hypothesis import given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from lxml import etree
 
 from sitegen.records.model import CslName, Record
-from sitegen.records.names import split_name
+from sitegen.records.names import CREDENTIALS, split_name
 from sitegen.sources.openalex import work_to_record
 
 Truth = tuple[str, str, str]  # (as written, family, given)
@@ -171,8 +171,11 @@ def test_whitespace_is_normalised_and_blank_is_refused():
 
 @given(st.lists(st.text(alphabet=st.characters(whitelist_categories=("Lu", "Ll", "Lo"), whitelist_characters="'.-"),
                         min_size=1, max_size=12), min_size=1, max_size=6))
+@example(words=["A", "A", "Dr"])
 def test_a_split_keeps_every_word_in_order(words):
-    """Whatever the name, splitting only divides it: no word is lost, added or moved within its part."""
+    """Whatever the name, splitting only divides it: no word is lost, added or moved within its part. (A degree or
+    credential after a name is dropped on purpose, "A A DrPH" is A. A.: the table above pins those.)"""
+    assume(not any(word.rstrip(".").replace(".", "") in CREDENTIALS for word in words))
     text = " ".join(words)
     name = split_name(text)
     if name.literal:
