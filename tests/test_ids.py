@@ -232,6 +232,15 @@ NOTED_FIELDS = [
     ("10.1016/S0140-6736(20)30183-5 (Epub ahead of print)", "10.1016/s0140-6736(20)30183-5"),
     ("10.1016/S0140-6736(20)30183-5", "10.1016/s0140-6736(20)30183-5"),  # round brackets inside a DOI stay
     ("10.1000/abc(Online)", "10.1000/abc(online)"),  # no space before it: part of the DOI as written
+    # Notes on both sides: the first and last characters are brackets, but of two notes, not one pair around the DOI.
+    ("[Online] 10.1000/abc [Review]", "10.1000/abc"),
+    ("(Epub) 10.1000/abc (print)", "10.1000/abc"),
+    ("(Epub) 10.1000/abc [Review].", "10.1000/abc"),
+    ("[Online] 10.1016/S0140-6736(20)30183-5 [Review]", "10.1016/s0140-6736(20)30183-5"),
+    ("(Online) 10.1000/abc (10.1000/def)", None),  # still two DOIs: ambiguous
+    # A pair that does enclose the whole value is unwrapped, brackets inside the DOI kept.
+    ("(10.1016/S0140-6736(20)30183-5)", "10.1016/s0140-6736(20)30183-5"),
+    ("[10.1016/S0140-6736(98)[12]0001-X]", "10.1016/s0140-6736(98)[12]0001-x"),
 ]
 
 

@@ -218,16 +218,33 @@ def _one_doi(text: str) -> str | None:
 def _unwrap(text: str) -> str:
     """Without quotes and brackets around the whole value ("…", <…>, […], (…)), and the sentence's punctuation
     after them ("<https://doi.org/10.1000/abc>.")."""
-    pairs = {"<": ">", "[": "]", "(": ")", "{": "}"}
     while len(text) >= 2:
         first, last = text[0], text[-1]
-        if last in _SENTENCE_PUNCTUATION and (first in _WRAPPERS or first in pairs):
+        if last in _SENTENCE_PUNCTUATION and (first in _WRAPPERS or first in _OPENERS):
             text = text[:-1].rstrip()
-        elif (first in _WRAPPERS and last in _WRAPPERS) or pairs.get(first) == last:
+        elif (first in _WRAPPERS and last in _WRAPPERS) or _encloses(text):
             text = text[1:-1].strip()
         else:
             return text
     return text
+
+
+_OPENERS = {opener: closer for closer, opener in _CLOSERS.items()}
+
+
+def _encloses(text: str) -> bool:
+    """Whether `text`'s first character opens a bracket that its last character closes: in "(Epub) 10.1000/abc
+    (print)" the first bracket closes after "Epub" and the last closes another note's, so neither is the value's.
+    A stray closer inside ("(10.1000/abc).)", a sentence's bracket) opens no other pair: the outer two are one."""
+    opener, closer = text[0], _OPENERS.get(text[0])
+    if closer is None or text[-1] != closer:
+        return False
+    depth = 0
+    for at, char in enumerate(text[:-1]):
+        depth += (char == opener) - (char == closer)
+        if depth == 0:  # the first pair closed here: the last closer is another pair's if one opens after it
+            return opener not in text[at + 1:]
+    return True
 
 
 def _trim_end(text: str) -> str:
