@@ -281,7 +281,8 @@ def test_merging_never_chains_across_a_conflict():
     f"[Preprint] {TITLE}", f"{TITLE} [Preprint]", f"{TITLE} (Preprint)", f"[Internet] {TITLE}", f"{TITLE} [Internet]",
     f"[Published online ahead of print] {TITLE}", f"{TITLE} [published online ahead of print]",
     f"[Article in Spanish] {TITLE}", f"[Retracted] {TITLE}", f"{TITLE}. [RETRACTED]", f"[Epub ahead of print]. {TITLE}",
-    f"[Letter] [Preprint] {TITLE}", f"{TITLE} [version 2; peer review: 2 approved]"])
+    f"[Letter] [Preprint] {TITLE}", f"{TITLE} [version 2; peer review: 2 approved]",
+    f"(Preprint) {TITLE}", f"(Retracted) (Preprint) {TITLE}", f"(Epub ahead of print). {TITLE}"])
 def test_a_label_a_database_adds_to_a_title_keeps_no_records_apart(labelled):
     assert matched_title(labelled) == matched_title(TITLE)
     # A record labelled a preprint is one (see the next tests): linked to its journal version, never merged.
@@ -298,7 +299,11 @@ def test_a_label_a_database_adds_to_a_title_keeps_no_records_apart(labelled):
                                              # MEDLINE's translated title in brackets, its language after it
                                              ("[Incretins in older adults]. [Japanese]", "incretins in older adults"),
                                              ("[Protective effects of incretin on atherosclerosis]. [Japanese]",
-                                              "protective effects")])
+                                              "protective effects"),
+                                             # a title's own round brackets before its words: no label
+                                             ("(Almost) everything you wanted to know about stroke", "almost"),
+                                             ("(R)-ketamine in treatment-resistant depression", "r ketamine"),
+                                             ("(Preprint) [18F]FDG PET in the staging of lung cancer", "18f fdg")])
 def test_brackets_of_a_title_itself_are_kept(title, kept):
     assert matched_title(title).startswith(kept)
 
@@ -314,6 +319,15 @@ def test_a_short_translated_title_with_notes_after_it_is_compared_as_its_title(n
     assert classify(article("a", title=noted), article("b", **title))[0] == "same"
     # The content keys of records already filed are made with `comparable_title`: it stays as it was.
     assert normalise_title(noted) != "thrombolysis after stroke"
+
+
+@pytest.mark.parametrize("labelled", ["[Preprint] [Thrombolysis after stroke]", "[Preprint][Thrombolysis after stroke]",
+                                      "[Preprint] [Thrombolysis after stroke]. [Review]",
+                                      "(Preprint) [Thrombolysis after stroke]",
+                                      "[Retracted] [Preprint] [Thrombolysis after stroke]. [Review] [12 refs]"])
+def test_a_run_of_labels_before_a_bracketed_translated_title_is_dropped(labelled):
+    # The label was taken for the bracketed title and the title for a note after it: the key was "preprint".
+    assert matched_title(labelled) == matched_title("Thrombolysis after stroke") == "thrombolysis after stroke"
 
 
 def test_a_placeholder_in_brackets_with_notes_after_it_is_no_title():

@@ -109,6 +109,8 @@ def _compared(title: str | None, labelled: bool) -> str:
     if folded(whole) in PLACEHOLDERS:
         return ""
     text = _TRANSLATION_MARKER.sub(" ", whole).strip()
+    if labelled and text[:1] in "[(":  # "[Preprint] [Translated title]": the label first, or it is taken for the title
+        text = _KNOWN_LEADING_LABELS.sub("", text, count=1) or text
     bracketed = re.fullmatch(r"\[(.*)\][.\s]*", text, re.DOTALL)
     if bracketed and "[" not in bracketed.group(1) and "]" not in bracketed.group(1):
         text = bracketed.group(1)
@@ -145,6 +147,16 @@ _AMPERSAND = re.compile(r"\s*&\s*")
 # A title's own brackets hold digits, a formula or element symbols, mostly with no space after ("[18F]FDG",
 # "[Ca2+]i", "[3H]thymidine", "[FeFe] hydrogenases", "[Fe] complexes"): they stay.
 _LEADING_LABEL = re.compile(r"^\s*(?:\[(?:[A-Z]?[a-z]{3,}|[A-Z]{4,})(?:[ ,-]+[A-Za-z']+){0,4}\][\s.:]+)+(?=\S)")
+# The labels databases and screening tools put before a title, in square or round brackets, known by their words: a
+# run of them is dropped before a bracketed (translated) title is looked for, which `_LEADING_LABEL` cannot tell from a
+# label ("[Preprint] [Translated title]", "[Retracted] [Title]. [Review]": the first is the label, the second the
+# title), and round brackets are a title's own often enough ("(Almost) everything", "(R)-ketamine") that only these
+# words are a label in them.
+_LABEL_WORDS = (r"preprint|retracted(?:\s+(?:article|publication))?|retraction(?:\s+notice)?|withdrawn|letter|editorial"
+                r"|comment(?:ary)?|news|internet|online|in\s+press|erratum|correction|expression\s+of\s+concern"
+                r"|not\s+peer[-\s]reviewed|epub(?:\s+ahead\s+of\s+print)?|(?:published\s+)?(?:online\s+)?ahead\s+of\s+print")
+_KNOWN_LEADING_LABELS = re.compile(rf"^(?:[\[(]\s*(?:{_LABEL_WORDS})\s*[\])](?:[\s.:]+|(?=[\[(])))+(?=\S)",
+                                   re.IGNORECASE)
 # A version note an open-peer-review platform adds to the end of a title (F1000Research, Wellcome Open Research:
 # "[version 2; peer review: 2 approved]"): it names the version and its reviews, not the work.
 _VERSION_LABEL = re.compile(r"(?<![\s.])[\s.]*\[version\s+\d+\s*;[^\[\]]{0,120}\][\s.]*$", re.IGNORECASE)
