@@ -357,3 +357,33 @@ def test_an_openalex_id_of_no_work_is_no_openalex_record_id(written):
                                                ("https://pubmed.ncbi.nlm.nih.gov/23389958/", "23389958")])
 def test_every_written_form_of_a_pmid_is_its_number(written, pmid):
     assert normalise_pmid(written) == pmid and record_id({"pmid": pmid}) == f"pmid:{pmid}"
+
+
+@pytest.mark.parametrize("written", [
+    "PMID 23389958", "PMID- 23389958", "PubMed: 23389958", "MED:23389958", "MED/23389958",
+    "https://europepmc.org/abstract/MED/23389958", "https://europepmc.org/article/MED/23389958/",
+    "23389958 [pubmed]", "PMID: 23389958 [PubMed - indexed for MEDLINE]", "PMID: 23389958 [PubMed]",
+    "PMID: 23389958.2", "PMID:23389958.1."])  # PubMed's PMID.version of a versioned citation, when labelled a PMID
+def test_a_pmid_as_exports_and_pubmed_label_tag_or_version_it_is_its_number(written):
+    assert normalise_pmid(written) == "23389958"
+
+
+@pytest.mark.parametrize("written", ["PMID", "PMID: 0", "PMID 12a", "[pubmed]", "23389958 [doi]", "23389958 [pmc]",
+                                     "PMID: 23389958.1234", "12.5", "PMC23389958", "PMID: 1 2"])
+def test_a_pmid_field_holding_no_pmid_gives_none(written):
+    assert normalise_pmid(written) is None
+
+
+@pytest.mark.parametrize("written", [
+    "PMC3258128", "pmc3258128", "3258128", "PMCID: PMC3258128", "PMC 3258128", "PMC3258128.1", "PMC3258128 [pmc]",
+    "https://europepmc.org/article/PMC/PMC3258128", "https://europepmc.org/abstract/PMC/PMC3258128"])
+def test_every_written_form_of_a_pmcid_is_its_pmc_id(written):
+    # PMC's article versions (PMC3258128.1) are one article; PubMed tags the id "[pmc]" in its ArticleIdList.
+    assert normalise_pmcid(written) == "PMC3258128"
+
+
+@pytest.mark.parametrize("written", ["0", "PMC0", "PMC000", "PMC", "PMC3258128v2", "PMCPMC1", "PMC3258128 [doi]",
+                                     "3258128.1", "PMC 12 34"])
+def test_a_pmcid_field_holding_no_pmcid_gives_none(written):
+    # A zero was read as the PMCID "PMC0", which no article has: it could join every record so written.
+    assert normalise_pmcid(written) is None

@@ -71,14 +71,21 @@ _CLOSERS = {")": "(", "]": "[", ">": "<", "}": "{"}
 _QUERY = re.compile(r"\?[A-Za-z][\w.-]*=[^\s/]*$")
 # A SICI DOI's check character can be '#' (…;2-#), so a final '#' is kept there and only there.
 _SICI_CHECK = re.compile(r";[0-9]+-#$")
+# A PMID's labels: "PMID: 123", "PMID 123", MEDLINE's line "PMID- 123", "PubMed: 123", Europe PMC's source and id
+# ("MED:123", "MED/123", med-123) and the addresses of its PubMed and Europe PMC pages.
 _PMID_PREFIXES = re.compile(
-    r"^(?:pmid:\s*|med-|https?://(?:www\.)?(?:pubmed\.ncbi\.nlm\.nih\.gov|ncbi\.nlm\.nih\.gov/pubmed)/)", re.IGNORECASE
+    r"^(?:pmid\s*[:-]?\s*|pubmed\s*:\s*|med[-:/]|https?://(?:www\.)?(?:pubmed\.ncbi\.nlm\.nih\.gov|"
+    r"ncbi\.nlm\.nih\.gov/pubmed|europepmc\.org/(?:abstract|article)/med)/)", re.IGNORECASE
 )
 _PMCID_PREFIXES = re.compile(
-    r"^(?:pmcid:\s*|pmc-|https?://(?:www\.)?(?:ncbi\.nlm\.nih\.gov/pmc/articles/|europepmc\.org/articles?/|"
-    r"pmc\.ncbi\.nlm\.nih\.gov/articles/))",
+    r"^(?:pmcid:\s*|pmc-|https?://(?:www\.)?(?:ncbi\.nlm\.nih\.gov/pmc/articles/|"
+    r"europepmc\.org/(?:(?:abstract|article)/pmc/|articles?/)|pmc\.ncbi\.nlm\.nih\.gov/articles/))",
     re.IGNORECASE,
 )
+# What PubMed writes after an id: its ArticleIdList type ("123 [pubmed]", "PMC456 [pmc]") or, after a PMID, the
+# record's status in its older Summary displays ("PMID: 123 [PubMed - indexed for MEDLINE]").
+_PMID_TAG = re.compile(r"\s*\[(?:pmid|pubmed(?:\s*-[^\[\]]{0,80})?)\]$", re.IGNORECASE)
+_PMCID_TAG = re.compile(r"\s*\[pmc(?:id)?\]$", re.IGNORECASE)
 _OPENALEX_PREFIXES = re.compile(r"^(?:openalex:|oax-|https?://(?:api\.)?openalex\.org/(?:works/)?)", re.IGNORECASE)
 _ARXIV_PREFIXES = re.compile(r"^(?:arxiv:\s*|(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/)",
                              re.IGNORECASE)
@@ -266,21 +273,31 @@ def _trim_end(text: str) -> str:
 # A PMID as databases and spreadsheets also write it: zero-padded (an RIS AN of 0018632543) or as a
 # spreadsheet's number (23389958.0).
 _PMID = re.compile(r"0*([1-9][0-9]{0,11})(?:\.0+)?")
+# A PMID labelled so may also carry the version of a versioned citation, PubMed's PMID.version (20029611.1): the
+# citation's every version is one work. Unlabelled, "12.5" is a number, no PMID.
+_LABELLED_PMID = re.compile(r"0*([1-9][0-9]{0,11})(?:\.[0-9]{1,3})?")
 
 
 def normalise_pmid(value: object) -> str | None:
     # Cleaned as a DOI is (invisible characters, full-width digits, a sentence's full stop after it): a PMID
     # left out here cannot match the same work from PubMed.
-    text = _PMID_PREFIXES.sub("", _visible(_clean(value)).strip()).rstrip("/")
-    match = _PMID.fullmatch(text) or _PMID.fullmatch(text.rstrip(".,;:"))
+    text = _PMID_TAG.sub("", _visible(_clean(value)).strip())
+    pmid = _LABELLED_PMID if _PMID_PREFIXES.match(text) else _PMID
+    text = _PMID_PREFIXES.sub("", text).rstrip("/")
+    match = pmid.fullmatch(text) or pmid.fullmatch(text.rstrip(".,;:"))
     return match.group(1) if match else None
 
 
+# A PMCID with its "PMC" (a space or hyphen may follow it) and, so written, the version PMC gives an article's each
+# release (PMC3258128.1); or bare digits, as OpenAlex gives them in its PMC URL. PMC's numbers start at 1.
+_PMCID = re.compile(r"PMC[\s-]?(0*[1-9][0-9]{0,9})(?:\.[0-9]{1,3})?|(0*[1-9][0-9]{0,9})")
+
+
 def normalise_pmcid(value: object) -> str | None:
-    text = _PMCID_PREFIXES.sub("", _visible(_clean(value)).strip()).rstrip("/").rstrip(".,;:").upper()
-    if re.fullmatch(r"[0-9]{1,10}", text):  # OpenAlex gives bare digits in its PMC URL
-        text = "PMC" + text
-    return text if re.fullmatch(r"PMC[0-9]{1,10}", text) else None
+    text = _PMCID_TAG.sub("", _visible(_clean(value)).strip())
+    text = _PMCID_PREFIXES.sub("", text).rstrip("/").rstrip(".,;:").upper()
+    match = _PMCID.fullmatch(text)
+    return f"PMC{match.group(1) or match.group(2)}" if match else None
 
 
 def normalise_openalex(value: object) -> str | None:
