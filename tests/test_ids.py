@@ -47,6 +47,24 @@ def test_other_identifiers():
     assert normalise_arxiv("2101.00001.pdf") is None  # no address: not read as one
 
 
+@pytest.mark.parametrize(("written", "arxiv"), [
+    ("arXiv:2101.00001 [cs.LG]", "2101.00001"), ("arXiv:2101.00001v2 [astro-ph.CO].", "2101.00001"),
+    ("arXiv:hep-th/9901001 [hep-th]", "hep-th/9901001"), ("arXiv 2101.00001", "2101.00001"),
+    ("https://arxiv.org/abs/2101.00001?context=cs", "2101.00001"), ("https://arxiv.org/abs/2101.00001v2#S3", "2101.00001"),
+    ("arxiv.org/pdf/2101.00001v2.pdf?download=1", "2101.00001"), ("https://arxiv.org/html/2101.00001v1", "2101.00001")])
+def test_an_arxiv_id_as_arxiv_cites_it_or_as_a_page_address_is_read(written, arxiv):
+    # arXiv's own citation names the primary class after the id; its pages carry a query, fragment or /html/ path.
+    assert normalise_arxiv(written) == arxiv
+
+
+@pytest.mark.parametrize("written", ["1234.5678", "9999.99999", "2113.00001", "0703.0001", "foo/1234567", "a/9901001",
+                                     "hep-th/9913001", "hep-th/0801001", "arxiv2101.00001", "arXiv:2101.00001 [a b]"])
+def test_a_number_shaped_like_an_arxiv_id_that_no_arxiv_id_can_be_gives_none(written):
+    # A month 13-99, a new-style id before April 2007, an old-style one after it or of no archive arXiv had: an id
+    # made up of a stray number would join unrelated records.
+    assert normalise_arxiv(written) is None
+
+
 def test_record_id_priority_doi_openalex_arxiv_pmid():
     ids = {"doi": "10.1/x", "openalex": "W1", "arxiv": "2101.00001", "pmid": "5", "pmcid": "PMC6"}
     assert record_id({**ids, "doi": "10.1234/x"}) == "10.1234/x"

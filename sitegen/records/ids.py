@@ -87,14 +87,26 @@ _PMCID_PREFIXES = re.compile(
 _PMID_TAG = re.compile(r"\s*\[(?:pmid|pubmed(?:\s*-[^\[\]]{0,80})?)\]$", re.IGNORECASE)
 _PMCID_TAG = re.compile(r"\s*\[pmc(?:id)?\]$", re.IGNORECASE)
 _OPENALEX_PREFIXES = re.compile(r"^(?:openalex:|oax-|https?://(?:api\.)?openalex\.org/(?:works/)?)", re.IGNORECASE)
-_ARXIV_PREFIXES = re.compile(r"^(?:arxiv:\s*|(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/)",
+_ARXIV_PREFIXES = re.compile(r"^(?:arxiv(?:\s*:\s*|\s+)|(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/)",
                              re.IGNORECASE)
 _ARXIV_PDF = re.compile(r"^(?:https?://)?(?:www\.|export\.)?arxiv\.org/pdf/", re.IGNORECASE)
-_ARXIV_NEW = re.compile(r"^([0-9]{4}\.[0-9]{4,5})(?:v[0-9]+)?$", re.IGNORECASE)  # "v2" or "V2"
-# Before April 2007: archive, optionally its subject class, then YYMMNNN (hep-th/9901001, math.GT/0309136). arXiv
-# writes an archive in lower case and a two-letter subject class in capitals: the id keeps both as arXiv writes them
-# (a lower-cased "math.gt" is no id arXiv's API answers).
-_ARXIV_OLD = re.compile(r"^([a-z]+(?:-[a-z]+)*)(?:\.([a-z]{2}))?/([0-9]{7})(?:v[0-9]+)?$", re.IGNORECASE)
+# The query and fragment of an arXiv page's address (…/abs/2101.00001?context=cs, …v2#S3): no part of the id.
+_ARXIV_PAGE_PARTS = re.compile(r"^((?:https?://)?(?:www\.|export\.)?arxiv\.org/[^?#]*)[?#].*$", re.IGNORECASE | re.DOTALL)
+# The primary subject class arXiv writes after an id it cites ("arXiv:2101.00001 [cs.LG]", "hep-th/9901001 [hep-th]").
+_ARXIV_CLASS = re.compile(r"\s*\[[a-z]+(?:-[a-z]+)*(?:\.[a-z]{2,})?\]$", re.IGNORECASE)
+# Since April 2007: YYMM.NNNN(N), the month of its submission (01-12) from 0704 on; no other number is an arXiv id.
+_ARXIV_NEW = re.compile(r"^((?:07(?:0[4-9]|1[0-2])|(?:0[89]|[1-9][0-9])(?:0[1-9]|1[0-2]))\.[0-9]{4,5})(?:v[0-9]+)?$",
+                        re.IGNORECASE)  # "v2" or "V2"
+# Before April 2007: archive, optionally its subject class, then YYMMNNN (hep-th/9901001, math.GT/0309136), from
+# August 1991 (9108) to March 2007 (0703). arXiv writes an archive in lower case and a two-letter subject class in
+# capitals: the id keeps both as arXiv writes them (a lower-cased "math.gt" is no id arXiv's API answers).
+_ARXIV_OLD = re.compile(r"^([a-z]+(?:-[a-z]+)*)(?:\.([a-z]{2}))?/((?:9[1-9]|0[0-7])(?:0[1-9]|1[0-2])[0-9]{3})(?:v[0-9]+)?$",
+                        re.IGNORECASE)
+# The archives of old-style ids (arXiv's own list, closed in 2007): another name before a slash is no arXiv id.
+_ARXIV_OLD_ARCHIVES = frozenset((
+    "acc-phys adap-org alg-geom ao-sci astro-ph atom-ph bayes-an chao-dyn chem-ph cmp-lg comp-gas cond-mat cs dg-ga "
+    "funct-an gr-qc hep-ex hep-lat hep-ph hep-th math math-ph mtrl-th nlin nucl-ex nucl-th patt-sol physics plasm-ph "
+    "q-alg q-bio q-fin quant-ph solv-int stat supr-con").split())
 _ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$")
 _UNSAFE = re.compile(r"[\x00-\x20\x7f\\]")
 T = TypeVar("T")
@@ -315,7 +327,8 @@ def arxiv_of_doi(doi: str | None) -> str | None:
 def normalise_arxiv(value: object) -> str | None:
     """The version-less arXiv id: 2101.00001 or hep-th/9901001, also from its 10.48550/arXiv. DOI, and as
     copied from a sentence ("(arXiv:2101.00001).")."""
-    text = _ARXIV_PREFIXES.sub("", _unwrap(_visible(_clean(value)).rstrip(_SENTENCE_PUNCTUATION))).rstrip("/")
+    text = _ARXIV_CLASS.sub("", _unwrap(_visible(_clean(value)).rstrip(_SENTENCE_PUNCTUATION)))
+    text = _ARXIV_PREFIXES.sub("", _ARXIV_PAGE_PARTS.sub(r"\1", text)).rstrip("/")
     if _ARXIV_PDF.match(_clean(value)) and text.lower().endswith(".pdf"):  # its PDF: arxiv.org/pdf/2101.00001v3.pdf
         text = text[:-4]
     doi = _ARXIV_DOI.match(normalise_doi(text) or "")
@@ -323,7 +336,7 @@ def normalise_arxiv(value: object) -> str | None:
         text = doi.group(1)
     if match := _ARXIV_NEW.match(text):
         return match.group(1)
-    if match := _ARXIV_OLD.match(text):
+    if (match := _ARXIV_OLD.match(text)) and match.group(1).lower() in _ARXIV_OLD_ARCHIVES:
         archive, subject_class, number = match.groups()
         return f"{archive.lower()}{f'.{subject_class.upper()}' if subject_class else ''}/{number}"
     return None
