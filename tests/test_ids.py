@@ -267,6 +267,18 @@ def test_a_bracketed_note_apart_from_a_doi_is_no_part_of_it(field, doi):
     assert normalise_doi(field) == doi
 
 
+@pytest.mark.parametrize(("field", "doi"), [
+    ("DOI: 10.1000/abc, PMID: 12345", "10.1000/abc"), ("10.1000/abc PMID: 12345", "10.1000/abc"),
+    ("PMCID: PMC678; doi:10.1000/abc", "10.1000/abc"), ("10.1000/abc arXiv:2101.00001", "10.1000/abc"),
+    ("10.1000/abc ISSN: 1234-5678", "10.1000/abc"), (f"{SICI}; PMID: 12345", SICI.lower()),
+    ("10.1000/abc PMID: 12345 10.1000/def", None),  # still two DOIs: ambiguous
+    ("PMID: 12345", None), ("10.1000/pmid:123", "10.1000/pmid:123"),  # part of the DOI: no space before it
+    ("https://doi.org/10.1000/abc\u3001", "10.1000/abc")])  # an ideographic comma after it
+def test_another_labelled_identifier_beside_a_doi_is_no_part_of_it(field, doi):
+    # Exports join a record's identifiers into one field: the DOI was lost for the PMID written after it.
+    assert normalise_doi(field) == doi
+
+
 def test_an_arxiv_id_in_a_doi_field_is_no_doi_but_is_an_arxiv_id():
     for written in ("arXiv:2101.00001", "2101.00001v2", "arXiv:hep-th/9901001v1", "https://arxiv.org/abs/2101.00001"):
         assert normalise_doi(written) is None

@@ -49,6 +49,11 @@ _PUBMED_TAG = re.compile(r"\s*\[doi\]$", re.IGNORECASE)
 # The tags are PubMed's article id types (ArticleIdType) and "pmid": any other bracketed word is a note (below).
 _OTHER_ID_TYPES = "pii|pmc|pmcid|pmcpid|pmpid|pmcbook|pmid|pubmed|medline|mid|sici|bookaccession"
 _OTHER_TAGGED_ID = re.compile(rf"(?<!\S)[^\s\[]\S*+\s+\[(?:{_OTHER_ID_TYPES})\](?:[\s,;]++|$)", re.IGNORECASE)
+# Another identifier written with its label beside the DOI ("10.1000/abc, PMID: 12345", "PMCID: PMC678; doi:10.1/x"),
+# as exports join a record's ids into one field: never a DOI, so removed (from the start of a run of separators only,
+# (?<!…), as `_BETWEEN_DOIS`), leaving the DOI beside it to be read.
+_OTHER_LABELLED_ID = re.compile(r"(?:^|(?<![\s,;])[\s,;]+)(?:pmid|pmcid|pmc|pii|issn|isbn|arxiv)\s*:\s*[^\s,;]+"
+                                r"(?=[\s,;]|$)", re.IGNORECASE)
 # A note that exports and databases write beside a DOI ("[Online]", "[Epub ahead of print]", "[Review]", "[doi]",
 # "(Epub ahead of print)", "(2020)"): a text in square or round brackets standing apart from the DOI by white space.
 # A DOI holds no white space, so it is never part of one, while a DOI's own brackets stand with no space before
@@ -181,6 +186,8 @@ def _doi_in(text: str, stand_ins: bool = True) -> str | None:
         text, removed = _OTHER_TAGGED_ID.subn(" ", text) if "[" in text else (text, 0)
         text, notes = _NOTE.subn(" ", text)
         text = text.strip(" \t\n,;") if removed or notes else text  # the separator that stood before it
+    if ":" in text:
+        text = _OTHER_LABELLED_ID.sub("", text).strip(" \t\n,;")
     if "&" in text and ";" in text:  # an HTML-escaped SICI DOI (…43:4&lt;407::AID-JBM7&gt;3.0.CO;2-R) is that DOI
         text = html.unescape(text)
     found = {doi for piece in _BETWEEN_DOIS.split(text) if (doi := _one_doi(piece))}
@@ -209,14 +216,14 @@ def _without_format(text: str) -> str:
 def _visible(text: str) -> str:
     """`_without_format`, and in ASCII the characters that stand for ASCII ones in copied text: Unicode hyphens
     and minus signs (word processors write them into DOIs: 10.1016/j.bbr.2020‐01‐001 is 10.1016/j.bbr.2020-01-001),
-    an en dash between two letters or digits, full-width forms (１２３４) and the ideographic full stop."""
+    an en dash between two letters or digits, full-width forms (１２３４) and the ideographic full stop and comma."""
     if text.isascii():
         return text
     return _EN_DASH_INSIDE.sub("-", _without_format(text).translate(_ASCII_FORMS))
 
 
 # Hyphens and minus signs (never a dash of running text, which may follow an identifier), full-width ASCII.
-_ASCII_FORMS = {**dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2212\ufe63\uff0d"), "-"), ord("\u3002"): ".",
+_ASCII_FORMS = {**dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2212\ufe63\uff0d"), "-"), ord("\u3002"): ".", ord("\u3001"): ",",
                 **{code: chr(code - 0xFEE0) for code in range(0xFF01, 0xFF5F) if code != 0xFF0D}}
 _EN_DASH_INSIDE = re.compile(r"(?<=[^\W_])\u2013(?=[^\W_])")
 
