@@ -328,6 +328,8 @@ def test_an_identifier_wrapped_in_a_sentence_and_followed_by_its_punctuation_is_
     ("10.1000/abc\u2014", "10.1000/abc"),  # an em dash after it is running text's
     ("\uff11\uff10.\uff11\uff10\uff10\uff10/ABC", "10.1000/abc"),  # full-width
     ("10.1000/abc\u3002", "10.1000/abc"),  # an ideographic full stop ends the sentence
+    ("https://doi.org/10.1016/j.bbr.2020%E2%80%9001%E2%80%90001", "10.1016/j.bbr.2020-01-001"),  # percent-encoded
+    ("10.1016/j.bbr.2020%E2%80%9001%E2%80%90001", "10.1016/j.bbr.2020-01-001"),
 ])
 def test_a_doi_written_with_unicode_stand_ins_is_the_ascii_doi(written, doi):
     # Two copies of one work, one with U+2010 hyphens in its DOI, became two records the matcher even ruled

@@ -190,7 +190,7 @@ def _doi_in(text: str, stand_ins: bool = True) -> str | None:
         text = _OTHER_LABELLED_ID.sub("", text).strip(" \t\n,;")
     if "&" in text and ";" in text:  # an HTML-escaped SICI DOI (…43:4&lt;407::AID-JBM7&gt;3.0.CO;2-R) is that DOI
         text = html.unescape(text)
-    found = {doi for piece in _BETWEEN_DOIS.split(text) if (doi := _one_doi(piece))}
+    found = {doi for piece in _BETWEEN_DOIS.split(text) if (doi := _one_doi(piece, stand_ins))}
     return found.pop() if len(found) == 1 else None
 
 
@@ -228,14 +228,17 @@ _ASCII_FORMS = {**dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2212\ufe63\uff0d")
 _EN_DASH_INSIDE = re.compile(r"(?<=[^\W_])\u2013(?=[^\W_])")
 
 
-def _one_doi(text: str) -> str | None:
+def _one_doi(text: str, stand_ins: bool = True) -> str | None:
     text = _PUBMED_TAG.sub("", _unwrap(text.strip()))
     if _URL_FORM.match(text):
         # In an address, '?' and '#' start the query and fragment (a DOI's own are percent-encoded, though
         # a SICI DOI's final '#' is often left bare, so a '#' starts one only before a letter or digit).
         text = re.split(r"\?(?=\S*[A-Za-z0-9])|#(?=[A-Za-z0-9])", text, maxsplit=1)[0]
     text = _DOI_PREFIXES.sub("", text)
-    text = _trim_end(unquote(text).strip()).lower()
+    decoded = unquote(text)
+    if decoded != text and stand_ins:  # a stand-in percent-encoded (%E2%80%90, U+2010) is the one written as it is
+        decoded = _visible(decoded)
+    text = _trim_end(decoded.strip()).lower()
     if len(text) > 512 or not _DOI.match(text) or _has_unsafe_path(text):
         return None
     return text
