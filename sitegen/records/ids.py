@@ -88,9 +88,10 @@ _PMCID_PREFIXES = re.compile(
     re.IGNORECASE,
 )
 # What PubMed writes after an id: its ArticleIdList type ("123 [pubmed]", "PMC456 [pmc]") or, after a PMID, the
-# record's status in its older Summary displays ("PMID: 123 [PubMed - indexed for MEDLINE]").
-_PMID_TAG = re.compile(r"\s*\[(?:pmid|pubmed(?:\s*-[^\[\]]{0,80})?)\]$", re.IGNORECASE)
-_PMCID_TAG = re.compile(r"\s*\[pmc(?:id)?\]$", re.IGNORECASE)
+# record's status in its older Summary displays ("PMID: 123 [PubMed - indexed for MEDLINE]"). Tried from a run of white
+# space's start only ((?<!\s)): from each of its spaces, a field of 20,000 took seconds.
+_PMID_TAG = re.compile(r"(?<!\s)\s*\[(?:pmid|pubmed(?:\s*-[^\[\]]{0,80})?)\]$", re.IGNORECASE)
+_PMCID_TAG = re.compile(r"(?<!\s)\s*\[pmc(?:id)?\]$", re.IGNORECASE)
 _OPENALEX_PREFIXES = re.compile(r"^(?:openalex:|oax-|https?://(?:api\.)?openalex\.org/(?:works/)?)", re.IGNORECASE)
 _ARXIV_PREFIXES = re.compile(r"^(?:arxiv(?:\s*:\s*|\s+)|(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/)",
                              re.IGNORECASE)
@@ -98,7 +99,7 @@ _ARXIV_PDF = re.compile(r"^(?:https?://)?(?:www\.|export\.)?arxiv\.org/pdf/", re
 # The query and fragment of an arXiv page's address (…/abs/2101.00001?context=cs, …v2#S3): no part of the id.
 _ARXIV_PAGE_PARTS = re.compile(r"^((?:https?://)?(?:www\.|export\.)?arxiv\.org/[^?#]*)[?#].*$", re.IGNORECASE | re.DOTALL)
 # The primary subject class arXiv writes after an id it cites ("arXiv:2101.00001 [cs.LG]", "hep-th/9901001 [hep-th]").
-_ARXIV_CLASS = re.compile(r"\s*\[[a-z]+(?:-[a-z]+)*(?:\.[a-z]{2,})?\]$", re.IGNORECASE)
+_ARXIV_CLASS = re.compile(r"(?<!\s)\s*\[[a-z]+(?:-[a-z]+)*(?:\.[a-z]{2,})?\]$", re.IGNORECASE)
 # Since April 2007: YYMM.NNNN(N), the month of its submission (01-12) from 0704 on; no other number is an arXiv id.
 _ARXIV_NEW = re.compile(r"^((?:07(?:0[4-9]|1[0-2])|(?:0[89]|[1-9][0-9])(?:0[1-9]|1[0-2]))\.[0-9]{4,5})(?:v[0-9]+)?$",
                         re.IGNORECASE)  # "v2" or "V2"
