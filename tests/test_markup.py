@@ -43,6 +43,10 @@ FIXTURES = Path(__file__).parent / "fixtures"
     ("AT&amp;T and R&D", "AT&T and R&D"),
     ("Rats &lt; mice", "Rats < mice"),
     ("a <script>alert(1)</script>b", "a b"),
+    # an element hiding its content that never ends is a title naming one, not markup: it hides nothing
+    ("The &lt;script&gt; element in HTML5", "The <script> element in HTML5"),
+    ("Styling with the <style> tag and <i>CSS</i>", "Styling with the <style> tag and CSS"),
+    ("an <annotation> left open", "an <annotation> left open"),
     ("control &#1; char &#xFFFE; here\x0b\x85", "control char here"),
     # comparisons before a letter are no tags: the record would say the opposite of the paper
     ("Outcomes of ASA class <I and >III patients", "Outcomes of ASA class <I and >III patients"),

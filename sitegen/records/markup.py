@@ -65,15 +65,22 @@ NAMESPACES = frozenset({"jats", "mml", "m", "xhtml", "html"})  # a prefixed tag 
 
 
 class _Text(HTMLParser):
-    def __init__(self) -> None:
+    def __init__(self, hiding: bool = True) -> None:
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self.hidden = 0
+        self.hiding = hiding  # whether a <script>, <style> or annotation hides its content (see `_once`)
         # The markup elements open around the reading (but void ones), and for each <alternatives> among them its
         # place there and whether its first notation was read (whatever follows in it is another notation of the
         # same formula, not read).
         self.open: list[str] = []
         self.alternatives: list[list[int | bool]] = []
+
+    def set_cdata_mode(self, *args: Any, **kwargs: Any) -> None:
+        # HTMLParser reads what follows <script> or <style> as raw text up to its end tag, and keeps back all of it
+        # when there is none: not hiding, it is read as the rest of the text is.
+        if self.hiding:
+            super().set_cdata_mode(*args, **kwargs)
 
     def _markup(self, tag: str, attrs: list) -> str | None:
         """The kind of a tag as markup; None when it is none, or is written as no markup is: an attribute
@@ -101,11 +108,10 @@ class _Text(HTMLParser):
         if self.alternatives and self.alternatives[-1][0] == len(self.open):
             self.alternatives[-1][1] = True  # a notation of the innermost one closed: its first is read
 
-    @staticmethod
-    def _kind(tag: str) -> str | None:
+    def _kind(self, tag: str) -> str | None:
         prefix, _, local = tag.rpartition(":")
         if local in HIDDEN:
-            return "hidden"
+            return "hidden" if self.hiding else None
         if local in BLOCKS:
             return "block"
         if local in INLINE or (prefix and prefix in NAMESPACES):
@@ -175,9 +181,16 @@ def _edge_as_text(edges: re.Match[str]) -> str:
 
 
 def _once(text: str) -> str:
+    text = CONTROL_CHARACTER.sub(" ", text)
     parser = _Text()
-    parser.feed(CONTROL_CHARACTER.sub(" ", text))
+    parser.feed(text)
     parser.close()
+    if parser.hidden:
+        # An element hiding its content that never closes is no markup but a title naming one ("The <script>
+        # element in HTML5", escaped by its source): hidden, it would take every word after it.
+        parser = _Text(hiding=False)
+        parser.feed(text)
+        parser.close()
     text = EDGES.sub(_edge_as_text, "".join(parser.parts))
     # An entity can name what no record may hold (&#x85;, &#xFFFE;): as good as a space.
     return " ".join(CONTROL_CHARACTER.sub(" ", text).split())
