@@ -16,13 +16,15 @@ def counted(n: int, singular: str, plural: str | None = None) -> str:
 
 
 def markdown_safe(text: str) -> str:
-    """One line of Markdown that shows `text` literally: no markup, links, tables or HTML."""
+    """One line of Markdown that shows `text` literally: no markup, links, tables, math or HTML."""
     escaped = text
     for char in "\\`*_{}[]()#+-.!|~":
         escaped = escaped.replace(char, "\\" + char)
     # Entities after the backslashes (whose '#' would be shown): "@" as one too, so a record title cannot
-    # mention (notify) people in a pull request.
-    escaped = escaped.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("@", "&#64;")
+    # mention (notify) people in a pull request; and "$", which GitHub reads as math between two of them
+    # ("rat$ or mouse$", an Ovid truncation, or "US$ 5 to US$ 10" in a title) even after a backslash.
+    escaped = (escaped.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("@", "&#64;")
+               .replace("$", "&#36;"))
     return " ".join(escaped.split())
 
 

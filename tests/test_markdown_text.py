@@ -31,3 +31,12 @@ def test_an_at_sign_and_markup_are_shown_as_written():
 def test_any_text_is_shown_exactly(text):
     expected = " ".join(text.split())
     assert shown(markdown_safe(text)) == (expected, [])
+
+
+def test_a_dollar_sign_is_shown_as_written_never_as_math():
+    """GitHub sets the text between two dollar signs as math, a backslash before one notwithstanding: an Ovid query's
+    truncations ("rat$ or mouse$") or a title's prices would lose their words to a formula."""
+    for text in ("rat$ or mouse$", "costs US$ 5 to US$ 10", "$$x$$", "$\\alpha$-synuclein"):
+        written = markdown_safe(text)
+        assert "$" not in written, written
+        assert shown(written) == (text, []), text
