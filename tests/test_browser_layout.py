@@ -59,6 +59,12 @@ def plant(review: Path) -> Path:
             strategy["query"] += f' OR "{WORD}" OR "{URL}"'
         path.write_text(json.dumps(search, indent=2) + "\n")
     protocol_amend(review, "2024-01-01T00:00:00Z", f"Amended: {LONG}")
+
+    # An exclusion at full text, so an outcome naming its reason's label is shown (the example excludes none there).
+    decisions = review / "screening" / "full-text" / "reviewer-a.csv"
+    header, first, *rest = decisions.read_text().splitlines()
+    first = first.split(",")[0] + ",exclude,other-context-measure,"
+    decisions.write_text("\n".join([header, first, *rest]) + "\n")
     return review
 
 

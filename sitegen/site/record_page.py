@@ -73,7 +73,8 @@ def citation(record: Record) -> str:
 def outcome(decided: Outcome | None, reasons: dict[str, str]) -> str:
     if decided is None:
         return '<span class="outcome outcome-pending">not screened</span>'
-    reason = f": {_e(reasons.get(decided.reason, decided.reason))}" if decided.reason else ""
+    reason = (f': <span class="outcome-reason">{_e(reasons.get(decided.reason, decided.reason))}</span>'
+              if decided.reason else "")
     settled = " (adjudicated)" if decided.adjudicated else ""
     return f'<span class="outcome outcome-{_e(decided.decision)}">{_e(decided.decision)}{reason}{settled}</span>'
 
