@@ -437,3 +437,49 @@ def test_a_retraction_flag_without_a_date_and_a_dated_reinstatement_merge_into_a
     [merged] = deduplicate([listing, reinstating]).records
     assert not merged.custom.retracted and merged.custom.updates == [] and not retraction_disputed(merged.custom)
     assert merged.custom.reinstatements == reinstated
+
+
+def _with(record: Record, **custom) -> Record:
+    return record.model_copy(update={"custom": record.custom.model_copy(update=custom)})
+
+
+def test_a_record_merged_from_several_sources_is_reinstated_by_the_dated_rule_a_single_one_is():
+    """A merged record follows the one dated rule (`retraction_lifted`) a record of one source does: a reinstatement
+    notice met later (beside it, or listed by a source retrieved at a later run) lifts the dated retraction its
+    sources list. A source's flag giving no date is kept as a retraction giving none, so it still stands beside
+    the reinstatement, for a human to decide, however many sources and runs the record went through."""
+    from sitegen.records.model import NoticeOf, Reinstatement, Update, retraction_disputed
+
+    doi = "10.1234/reinstated"
+    listing = _with(rec("crossref", retracted=True, doi=doi),
+                    updates=[Update(kind="retraction", doi="10.1234/r1", date=[2019, 3, 1])])
+    notice = _with(rec("crossref", title="Reinstatement notice", doi="10.1234/r2"),
+                   publication_types=["reinstatement-notice"],
+                   notice_of=[NoticeOf(kind="reinstatement", doi=doi, date=[2021, 6, 30])])
+    lifting = [Reinstatement(doi="10.1234/r2", date=[2021, 6, 30], retracted_on=[2019, 3, 1])]
+    reinstating = _with(rec("crossref", doi=doi), reinstatements=lifting)
+    for others in ([], [rec("pubmed", doi=doi, pmid="123")]):
+        [merged] = deduplicate([listing, *others]).records
+        assert merged.custom.retracted
+        # a reinstatement notice met beside it, in one run or at a later one (the merged record kept, then met)
+        for records in ([listing, *others, notice], [merged, notice]):
+            work = next(r for r in deduplicate(records).records if r.DOI == doi)
+            assert not work.custom.retracted and work.custom.updates == [] and work.custom.reinstatements == lifting
+        # the work's own record, retrieved at a later run, listing the reinstatement
+        [work] = deduplicate([merged, reinstating]).records
+        assert not work.custom.retracted and work.custom.reinstatements == lifting
+    # OpenAlex's flag gives no date: beside the dated retraction Crossref lists, it stands after the reinstatement
+    [merged] = deduplicate([listing, rec("openalex", retracted=True, doi=doi, openalex="W1")]).records
+    for records in ([merged, notice], [merged, reinstating]):
+        work = next(r for r in deduplicate(records).records if r.DOI == doi)
+        assert work.custom.retracted and retraction_disputed(work.custom)
+        [work] = deduplicate([work]).records  # and at every later run
+        assert work.custom.retracted and retraction_disputed(work.custom)
+    # so it does beside a dated retraction a notice seen tells, as the work's own flag alone
+    retraction = _with(rec("crossref", title="Retraction notice", doi="10.1234/r1"),
+                       publication_types=["retraction-notice"],
+                       notice_of=[NoticeOf(kind="retraction", doi=doi, date=[2019, 3, 1])])
+    flagged = rec("openalex", retracted=True, doi=doi, openalex="W1")
+    work = next(r for r in deduplicate([flagged, retraction]).records if r.DOI == doi)
+    work = next(r for r in deduplicate([work, notice]).records if r.DOI == doi)
+    assert work.custom.retracted and retraction_disputed(work.custom)

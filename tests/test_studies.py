@@ -526,6 +526,10 @@ def test_a_reinstatement_is_said_beside_the_retraction_it_lifted_or_the_one_stil
         "Sources disagree whether this record is retracted: at least one source marks it retracted, giving no date; "
         "it was also retracted on 2019-03-01, reinstated on 2021-06-30 (reinstatement notice 10.1234/z). Whether the "
         "retraction stands is for a human to decide.")
+    # a flag that joined records listing retractions is kept as one giving no notice or date, said as the flag
+    flag_kept = {**lifted, "retracted": True, "updates": [{"kind": "retraction"}]}
+    assert retraction_sentence(record(custom=flag_kept), "record") == retraction_sentence(
+        record(custom={**lifted, "retracted": True}), "record")
     undated = {**lifted, "retracted": True, "updates": [{"kind": "retraction", "pmid": "9"}]}
     assert retraction_sentence(record(custom=undated)).startswith(
         "Sources disagree whether this study is retracted: retracted (retraction notice PMID 9), giving no date; it "

@@ -56,9 +56,11 @@ from sitegen.records.model import (
     Reinstatement,
     Update,
     lifted,
+    lists_retraction,
     model_data,
     retraction_stands,
     with_lifted,
+    with_undated_flag,
 )
 from sitegen.records.notices import notice_kind
 from sitegen.records.providers import MERGE_PRIORITY, SOURCES
@@ -287,9 +289,14 @@ def merge(group: list[Record], notes: list[str]) -> Record:
     sources = sorted({s for r in ordered for s in r.custom.sources}, key=SOURCES.index)
     types = sorted({t for r in ordered for t in r.custom.publication_types})
     # A reinstatement one source lists lifts a dated retraction another lists (`retraction_lifted`): the merged
-    # record is retracted only if some source's retraction still stands, and one with no date always does.
-    updates = _dated_once([u for r in ordered for u in r.custom.updates], _UPDATE_KEY)
+    # record is retracted only if a retraction still stands, by the rule for a record of one source
+    # (`retraction_stands`), a flag listing no retraction kept as a retraction giving no date (it always stands).
+    flagged = [r.custom for r in ordered if r.custom.retracted]
+    updates = with_undated_flag(_dated_once([u for r in ordered for u in r.custom.updates], _update_key),
+                                any(not lists_retraction(custom.updates) for custom in flagged))
     reinstatements = with_lifted([n for r in ordered for n in r.custom.reinstatements], updates)
+    retracted = bool(flagged) and retraction_stands(RecordMeta.model_construct(retracted=True, updates=updates),
+                                                    reinstatements)
     # Every value comes from records that were validated already, so the merged record is
     # assembled without validating it again (the bulk of the time on large reviews).
     return Record.model_construct(
@@ -310,7 +317,7 @@ def merge(group: list[Record], notes: list[str]) -> Record:
             publication_types=types,
             open_access=access.custom.open_access, license=access.custom.license,
             fulltext_url=access.custom.fulltext_url,
-            retracted=any(retraction_stands(r.custom, reinstatements) for r in ordered),
+            retracted=retracted,
             updates=[update for update in updates if not lifted(update, reinstatements)],
             conflicts=conflicts, other_versions=sorted({i for r in ordered for i in r.custom.other_versions}),
             notice_of=_dated_once([n for r in ordered for n in r.custom.notice_of], _NOTICE_OF_KEY),
@@ -380,8 +387,13 @@ def deduplicate(records: list[Record]) -> Deduplicated:
 # What makes two notices one, their dates aside: a notice against a work by its kind and identifiers, a work a
 # notice is about by the notice's kind and the work's DOI.
 N = TypeVar("N", Update, NoticeOf)
-_UPDATE_KEY = attrgetter("kind", "doi", "pmid")
 _NOTICE_OF_KEY = attrgetter("kind", "doi")
+
+
+def _update_key(update: Update) -> tuple:
+    """A notice against a work by its kind and identifiers; one naming none (a publisher's mark in place, a flag
+    kept as `UNDATED_RETRACTION`) by its date too: a flag giving no date is not known to be a dated retraction."""
+    return update.kind, update.doi, update.pmid, () if update.doi or update.pmid else tuple(update.date or ())
 
 
 def _dated_once(notices: Iterable[N], key: Callable[[N], tuple]) -> list[N]:
@@ -418,12 +430,13 @@ def _marked_by_notices(merged: list[tuple[Record, list[int]]]) -> list[tuple[Rec
 def _marked(record: Record, seen: list[tuple[str | None, NoticeOf]]) -> Record:
     """The work's record marked with the notices seen about it (each the notice's DOI and what it says)."""
     told = [Update(kind=work.kind, doi=doi, date=work.date) for doi, work in seen if work.kind != "reinstatement"]
-    dates = {(update.kind, update.doi): update.date for update in told if update.date}
+    dates = {(update.kind, update.doi): update.date for update in told if update.date and update.doi}
     # A notice the work's record lists without a date takes the date the notice itself gives.
     own = [update if update.date or (update.kind, update.doi) not in dates
            else update.model_copy(update={"date": dates[update.kind, update.doi]}) for update in record.custom.updates]
     known = {(update.kind, update.doi) for update in own}
-    listed = _dated_once([*own, *(update for update in told if (update.kind, update.doi) not in known)], _UPDATE_KEY)
+    listed = with_undated_flag(_dated_once([*own, *(update for update in told if (update.kind, update.doi) not in known)],
+                                           _update_key), record.custom.retracted and not lists_retraction(own))
     reinstatements = with_lifted([*record.custom.reinstatements,
                                   *(Reinstatement(doi=doi, date=work.date) for doi, work in seen
                                     if work.kind == "reinstatement")], listed)

@@ -540,15 +540,34 @@ def with_lifted(reinstatements: Iterable[Reinstatement], retractions: Iterable[U
 
 def retraction_stands(meta: RecordMeta, reinstatements: Iterable[Reinstatement]) -> bool:
     """Whether the record's `retracted` still stands beside the reinstatements (its own, or those a notice or
-    another source gives): by `retraction_lifted`, as for a listed retraction. A record marked retracted that lists
-    no retraction (OpenAlex's `is_retracted`, PubMed's "Retracted Publication") gives no date, nor does one merged
-    from several sources (which of them marked it is not kept): its retraction stands, and a record holding it
-    and a reinstatement says both, for a human to decide (`retraction_disputed`), never silently either."""
+    another source gives): by `retraction_lifted`, as for a listed retraction, whether one source or several gave
+    the record. A record marked retracted that lists no retraction (OpenAlex's `is_retracted`, PubMed's "Retracted
+    Publication") gives no date: its retraction stands, and a record holding it and a reinstatement says both, for a
+    human to decide (`retraction_disputed`), never silently either. Such a flag joining records that list
+    retractions is kept as one of them, giving no notice or date (`with_undated_flag`)."""
     if not meta.retracted:
         return False
     listed = [update for update in meta.updates if update.kind == "retraction"]
     reinstatements = list(reinstatements)
-    return len(meta.sources) != 1 or not listed or not all(lifted(update, reinstatements) for update in listed)
+    return not listed or not all(lifted(update, reinstatements) for update in listed)
+
+
+def lists_retraction(updates: Iterable[Update]) -> bool:
+    return any(update.kind == "retraction" for update in updates)
+
+
+# A record's mark of retraction that lists no retraction (OpenAlex's `is_retracted`), as a listed retraction.
+UNDATED_RETRACTION = Update(kind="retraction")
+
+
+def with_undated_flag(updates: list[Update], flagged_undated: bool) -> list[Update]:
+    """The retractions, corrections and expressions of concern of a record made of others (a merge, a work marked
+    by a notice seen beside it), with UNDATED_RETRACTION where one of them was marked retracted listing no
+    retraction (`flagged_undated`) and the record lists retractions all the same: otherwise the flag would be taken
+    for one of those, and lifted with it by a reinstatement, where alone it stands (`retraction_stands`)."""
+    if flagged_undated and lists_retraction(updates) and UNDATED_RETRACTION not in updates:
+        return [*updates, UNDATED_RETRACTION]
+    return updates
 
 
 def retracted_again(meta: RecordMeta) -> list[Update]:

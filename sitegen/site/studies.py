@@ -21,6 +21,7 @@ from markupsafe import Markup
 from sitegen.living.facts import ReviewFacts
 from sitegen.records.ids import arxiv_address, normalise_doi
 from sitegen.records.model import (
+    UNDATED_RETRACTION,
     CslName,
     Record,
     Reinstatement,
@@ -243,7 +244,9 @@ def retraction_sentence(record: Record, noun: str = "study") -> str | None:
         return f"This {noun} is {'; '.join(map(_retracted_words, again))}, after it was {reinstated}."
     standing = [update for update in custom.updates
                 if update.kind == "retraction" and not lifted(update, custom.reinstatements)]
-    retracted = "; ".join(map(_retracted_words, standing)) or "at least one source marks it retracted, giving no date"
+    flag = "at least one source marks it retracted, giving no date"  # no retraction listed, or UNDATED_RETRACTION
+    retracted = "; ".join([*(_retracted_words(update) for update in standing if update != UNDATED_RETRACTION),
+                           *([flag] if UNDATED_RETRACTION in standing or not standing else [])])
     return (f"Sources disagree whether this {noun} is retracted: {retracted}; it was also {reinstated}. Whether the "
             "retraction stands is for a human to decide.")
 
