@@ -36,15 +36,20 @@ _CLOSING = re.compile(r"(?:[\[(]|(?<!\s)\s*[:.]\s*|\s[-–—]\s*)(?P<word>errat
 _CORRECTED_PLACE = re.compile(r"\(\s*vol\.?\s*\d+[^()]*\bpg\.?\s*[a-z]?\d+[^()]*\)\W*$", re.IGNORECASE)
 _BY_WORD = {"errat": "erratum", "corri": "erratum", "corre": "erratum", "retra": "retraction", "reply": "reply",
             "comme": "comment"}
-_TYPES = {"erratum": "erratum", "published erratum": "erratum", "corrigendum": "erratum", "correction": "erratum",
-          "retraction": "retraction", "retraction notice": "retraction", "retraction-notice": "retraction",
-          "retraction of publication": "retraction", "expression of concern": "retraction", "comment": "comment",
-          # A Crossref work whose `update-to` names another work (sitegen.sources.crossref.notice_types).
-          "correction-notice": "erratum", "expression-of-concern-notice": "retraction",
-          "reinstatement-notice": "retraction"}
+# The publication types that name a notice's own kind (a `NoticeOf` kind): PubMed's, Crossref's and OpenAlex's, and
+# those of a Crossref work whose `update-to` names another work (sitegen.sources.crossref.notice_types).
+OWN_KINDS = {"erratum": "correction", "published erratum": "correction", "corrigendum": "correction",
+             "correction": "correction", "correction-notice": "correction", "retraction": "retraction",
+             "retraction notice": "retraction", "retraction-notice": "retraction",
+             "retraction of publication": "retraction", "expression of concern": "expression-of-concern",
+             "expression-of-concern-notice": "expression-of-concern", "reinstatement-notice": "reinstatement"}
+# notice_kind's "retraction" is a withdrawal's, an expression of concern's or a reinstatement's notice too.
+_KIND_OF_OWN = {"correction": "erratum", "retraction": "retraction", "expression-of-concern": "retraction",
+                "reinstatement": "retraction"}
+_TYPES = {**{name: _KIND_OF_OWN[own] for name, own in OWN_KINDS.items()}, "comment": "comment"}
 # The publication types that make a record a notice whatever its title says: PubMed's, Crossref's and OpenAlex's
 # ("erratum", "retraction") notice types. "Comment" is not one of them: indexes type one letter differently.
-NOTICE_TYPES = frozenset(name for name, kind in _TYPES.items() if kind != "comment")
+NOTICE_TYPES = frozenset(OWN_KINDS)
 
 
 def notice_kind(title: str | None, publication_types: Iterable[str] = ()) -> str:

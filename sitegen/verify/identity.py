@@ -36,9 +36,9 @@ from sitegen.records.matching import (
     volumes,
 )
 from sitegen.records.model import Record, Reinstatement, lifted
-from sitegen.records.notices import NOTICE_TYPES, notice_kind
+from sitegen.records.notices import NOTICE_TYPES, OWN_KINDS, notice_kind
 from sitegen.records.providers import label
-from sitegen.references.fields import iso_date
+from sitegen.references.fields import LIFTING, iso_date
 from sitegen.review.models import REFUSAL_GRADE, SourceAnswer, VerificationPayload
 from sitegen.sources import crossref, openalex, pubmed
 from sitegen.sources.http import Fetcher
@@ -160,15 +160,11 @@ def _unmarked(record: Record) -> Record:
 # notice_kind's kinds in words: its "retraction" is a withdrawal's, an expression of concern's or a reinstatement's
 # notice too, so these words are for a notice told only by its title ("Withdrawal: …"); see `notice_words`.
 NOTICE_WORDS = {"retraction": "retraction, withdrawal or expression of concern", "erratum": "correction"}
-# A notice's own kind, as a publication type or the works it is about (Crossref's `update-to`) name it: a
-# reinstatement notice, which lifts a retraction, is never called a retraction's, withdrawal's or concern's.
-OWN_NOTICE_WORDS = {"retraction": "retraction", "retraction-notice": "retraction", "retraction notice": "retraction",
-                    "retraction of publication": "retraction", "expression-of-concern": "expression of concern",
-                    "expression of concern": "expression of concern",
-                    "expression-of-concern-notice": "expression of concern", "reinstatement": "reinstatement",
-                    "reinstatement-notice": "reinstatement", "correction": "correction",
-                    "correction-notice": "correction", "erratum": "correction", "published erratum": "correction",
-                    "corrigendum": "correction"}
+# A notice's own kind in words, as a publication type (OWN_KINDS) or the works it is about (a `NoticeOf` kind, as
+# Crossref's `update-to`) name it: a reinstatement notice, which lifts a retraction, is never called a retraction's,
+# withdrawal's or concern's.
+OWN_NOTICE_WORDS = {name: own.replace("-", " ")
+                    for name, own in {**{own: own for own in OWN_KINDS.values()}, **OWN_KINDS}.items()}
 # The own kinds each of `notice`'s kinds stands for, in the order they are said.
 NOTICE_FAMILIES = {"retraction": ("retraction", "expression of concern", "reinstatement"), "erratum": ("correction",)}
 
@@ -451,7 +447,7 @@ def _reinstatement_words(reinstatement: Reinstatement) -> str:
     """" (10.1/x, 2021-06-30, lifting a retraction of 2019-03-01)", as far as the reinstatement says."""
     said = [*([reinstatement.doi] if reinstatement.doi else []),
             *([iso_date(reinstatement.date)] if reinstatement.date else []),
-            *([f"lifting a retraction of {iso_date(reinstatement.retracted_on)}"] if reinstatement.retracted_on else [])]
+            *([LIFTING + iso_date(reinstatement.retracted_on)] if reinstatement.retracted_on else [])]
     return f" ({', '.join(said)})" if said else ""
 
 
