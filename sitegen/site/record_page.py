@@ -120,10 +120,7 @@ def record_content(entry: Entry, histories: list[StageHistory], duplicate: Dupli
     """The part of `records/<slug>.html` between the site's header and footer."""
     record, standing = entry.view.record, entry.standing
     out = ['<p class="breadcrumb"><a href="../records.html">Records</a></p>', f"<h1{TITLE_DIRECTION}>{_e(record.title)}</h1>"]
-    if record.custom.retracted and not record.custom.reinstatements:
-        out.append('<p class="retracted-notice" role="alert"><strong>This record is retracted</strong> '
-                   "according to at least one source.</p>")
-    elif sentence := retraction_sentence(record, "record"):  # reinstated, or both said: never silently either
+    if sentence := retraction_sentence(record, "record"):  # retracted, reinstated, or both said: never silently either
         role = ' role="alert"' if record.custom.retracted else ""
         out.append(f'<p class="retracted-notice"{role}><strong>{_e(sentence)}</strong></p>')
     out.append(f'<p class="citation">{citation(record)}</p>')
