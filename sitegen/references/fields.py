@@ -172,18 +172,26 @@ def joined_statements(written: Iterable[str]) -> str:
     return ". ".join(written)
 
 
-def read_standing(written: Iterable[str], *, others_skipped: bool = False) -> dict[str, str] | None:
+def read_standing(written: Iterable[str]) -> dict[str, str] | None:
     """The fields (`retracted`, `publication_types`, `updates`, `notice_of`, `reinstatements`: see FIELDS) that
     statements sitegen writes give; None when any of `written` is no such statement (a note of the user's own,
-    which says nothing sitegen reads), or, with `others_skipped`, what the statements among them give. A notice's
-    identifiers and dates are kept as written: `entry_record` checks them, and notes one that is none."""
+    which says nothing sitegen reads). A notice's identifiers and dates are kept as written: `entry_record` checks
+    them, and notes one that is none."""
+    said = [_statement_read(statement) for statement in written]
+    return None if None in said else _standing(item for item in said if item is not None)
+
+
+def standing_among(written: Iterable[str]) -> dict[str, str]:
+    """What the statements sitegen writes among `written` give (`read_standing`), any other (a note of the user's
+    own) skipped."""
+    return _standing(said for statement in written if (said := _statement_read(statement)) is not None)
+
+
+def _standing(said: Iterable[tuple[str, list]]) -> dict[str, str]:
     read: dict[str, list] = {"retracted": [], "publication_types": [], "updates": [], "notice_of": [],
                              "reinstatements": []}
-    for statement in written:
-        if (said := _statement_read(statement)) is not None:
-            read[said[0]] += said[1]
-        elif not others_skipped:
-            return None
+    for field, values in said:
+        read[field] += values
     return {"retracted": "yes" if read["retracted"] else "",
             "publication_types": "; ".join(kind for kind in read["publication_types"] if kind),
             **{name: json.dumps(read[name], ensure_ascii=False) if read[name] else ""

@@ -47,7 +47,7 @@ from sitegen.references.fields import (
     iso_date,
     issns,
     joined,
-    read_standing,
+    standing_among,
 )
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named, written_year
 
@@ -289,7 +289,7 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
                   if (found := NOTE_PMID.fullmatch(line.strip()) or EBSCO_NOTE_PMID.search(line)))]
     # The notes sitegen writes of a work's notices and reinstatements and of the works a notice is about (see
     # `fields`), each a line.
-    standing = read_standing(values("N1"), others_skipped=True) or {}
+    standing = standing_among(values("N1"))
     return Entry("", fields({
         "ENTRYTYPE": entry_type,
         "publication_types": joined(types),
