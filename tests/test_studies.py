@@ -630,3 +630,25 @@ def test_the_record_and_study_pages_say_a_reinstatement_and_a_disputed_retractio
     assert f"This study was {said} longer stands." in page_text(study)
     assert f"This record was {said} longer stands." in page_text(page)
     assert not lxml_html.fromstring(page).xpath("//p[@role='alert']")
+
+
+def test_a_correction_or_expression_of_concern_listed_against_a_record_is_said_on_its_pages_and_lists(example_copy):
+    """Crossref, PubMed and Europe PMC list corrections and expressions of concern against a work (its `updates`):
+    no page said them, and no list tagged the record; a reader took a study under an expression of concern for a
+    sound one. The study page, the record page and every list now say each kind, naming its notices."""
+    record_id = next(iter(open_review(example_copy).facts.included))
+    slug = page_slug(record_id)
+    rewrite_record(example_copy, record_id, updates=[
+        {"kind": "expression-of-concern", "doi": f"10.1234/{XSS}", "date": [2022, 1, 5]},
+        {"kind": "correction", "pmid": "123"}])
+    studies = study_files(example_copy)
+    workspace = open_review(example_copy)
+    pages = rendered(record_pages(Site(workspace.review, workspace.facts, None)))
+    said = ["The sources list a correction to this {} (PMID 123).",
+            f"The sources list an expression of concern about this {{}} (10.1234/{XSS}, 2022-01-05)."]
+    for noun, page in (("study", studies[study_page(record_id)]), ("record", pages[f"records/{slug}.html"])):
+        assert all(sentence.format(noun) in page_text(page) for sentence in said) and XSS not in page
+        assert not lxml_html.fromstring(page).xpath("//p[@role='alert']")  # not retracted: said, not alerted
+    lists = {path: page for path, page in pages.items() if not re.fullmatch(r"records/[^/]+\.html", path)}
+    assert list_tags({"included.html": studies["included.html"]}, slug) == list_tags(lists, slug) == {
+        ("retracted", "Notice")}

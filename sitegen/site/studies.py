@@ -292,9 +292,32 @@ def standing_tag_html(record: Record, notices: Sequence[str] = ()) -> Markup:
     return Markup(' <strong class="{}">{}</strong>').format(TAG_CLASSES[tag], tag) if tag else Markup("")
 
 
-def notices(record: Record) -> list[str]:
-    """What the sources say about the record's standing: retracted (or reinstated), a notice itself, corrected."""
-    found = [sentence] if (sentence := retraction_sentence(record)) else []
+# The notices a source lists against a work, other than a retraction (`retraction_sentence` says those), in words.
+UPDATE_WORDS = {"correction": "a correction to", "expression-of-concern": "an expression of concern about"}
+
+
+def update_sentences(record: Record, noun: str = "study") -> list[str]:
+    """The corrections and expressions of concern the sources list against the record (`RecordMeta.updates`), a
+    sentence for each kind, naming each notice and its date as far as known ("(10.1/x, 2020-01-05; PMID 123)")."""
+    said = []
+    for kind, words in UPDATE_WORDS.items():
+        listed = [update for update in record.custom.updates if update.kind == kind]
+        names = [name for update in listed
+                 if (name := ", ".join(filter(None, [update.named_by, iso_date(update.date or ())])))]
+        if listed:
+            said.append(f"The sources list {words} this {noun}{_bracketed('; '.join(names))}.")
+    return said
+
+
+def _bracketed(text: str) -> str:
+    return f" ({text})" if text else ""
+
+
+def notices(record: Record, noun: str = "study") -> list[str]:
+    """What the sources say about the record's standing: retracted (or reinstated), corrected or of concern (the
+    notices they list against it), a notice itself."""
+    found = [sentence] if (sentence := retraction_sentence(record, noun)) else []
+    found += update_sentences(record, noun)
     for kind in record.custom.publication_types:
         notice = TYPE_SENTENCES.get(kind.lower())
         if notice and notice not in found:
