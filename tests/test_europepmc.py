@@ -504,6 +504,10 @@ def test_notices_linked_to_a_work_are_its_updates_and_a_retraction_retracts_it()
     record = europepmc.result_to_record(article)
     assert [(u.kind, u.pmid) for u in record.custom.updates] == [("retraction", "40000001"), ("correction", "40000002")]
     assert record.custom.retracted
+    replaced = dict(results[0], commentCorrectionList={"commentCorrection": {
+        "id": "40000004", "source": "MED", "reference": "JAMA. 2026.", "type": "Retracted and republished in"}})
+    record = europepmc.result_to_record(replaced)  # JAMA's "Notice of Retraction and Replacement"
+    assert [(u.kind, u.pmid) for u in record.custom.updates] == [("retraction", "40000004")] and record.custom.retracted
 
 
 def test_a_page_over_the_byte_cap_is_asked_for_again_in_halves(monkeypatch):

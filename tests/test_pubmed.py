@@ -12,6 +12,7 @@ from conftest import FIXTURES
 from http_mocks import Call, fetcher
 from lxml import etree
 
+from sitegen.records.model import Update
 from sitegen.records.pages import medline_pages
 from sitegen.site.exports import page_range
 from sitegen.sources import pubmed
@@ -240,6 +241,14 @@ def test_retracted_publication():
     notices = etree.SubElement(linked.find("MedlineCitation"), "CommentsCorrectionsList")
     etree.SubElement(notices, "CommentsCorrections", RefType="RetractionIn")
     assert pubmed.article_to_record(linked).custom.retracted is True
+
+    # retracted and replaced (JAMA's "Notice of Retraction and Replacement"): retracted by that notice
+    replaced = edited(PUBMED1, 1)
+    notices = etree.SubElement(replaced.find("MedlineCitation"), "CommentsCorrectionsList")
+    etree.SubElement(etree.SubElement(notices, "CommentsCorrections", RefType="RetractedandRepublishedIn"),
+                     "PMID").text = "31111111"
+    record = pubmed.article_to_record(replaced)
+    assert record.custom.retracted and record.custom.updates == [Update(kind="retraction", pmid="31111111")]
 
     notice = edited(PUBMED1, 1)
     etree.SubElement(notice.find(".//PublicationTypeList"), "PublicationType").text = "Retraction of Publication"

@@ -197,6 +197,25 @@ def test_a_retraction_said_by_medline_or_scopus_is_read():
             for kind in ("Retracted", "Article")] == [True, False]
 
 
+def test_the_notices_a_medline_record_lists_against_its_article_are_read():
+    """PubMed's MEDLINE format names the notices against an article as PubMed's XML does (its CommentsCorrections):
+    "RIN - <the retraction's citation>. PMID: 24990753". An imported record left them out: its erratum and
+    expression of concern were said nowhere, and a retraction told only so was no retraction."""
+    medline = ("PMID- 123456\nTI  - A study of rats.\nFAU - Doe, Jane\nDP  - 2019\nJT  - Hippocampus\n"
+               "PT  - Journal Article\nEIN - Hippocampus. 2020 Jan;30(1):90. doi: 10.1002/hipo.1. PMID:\n"
+               "      31111111.\nECI - Hippocampus. 2021;31:1. PMID: 32222222\nEIN - Hippocampus. 2020;30:91.\n"
+               "CIN - Hippocampus. 2020;30:92. PMID: 33333333\n")
+    record = entry_record(read_references(medline, "medline")[0])
+    assert not record.custom.retracted and record.custom.updates == [
+        Update(kind="correction", pmid="31111111"), Update(kind="correction"),
+        Update(kind="expression-of-concern", pmid="32222222")]
+    for tag in ("RIN", "RRI"):
+        retracted = entry_record(read_references(medline + f"{tag} - Hippocampus. 2022;32:1. PMID: 34444444\n",
+                                                 "medline")[0])
+        assert retracted.custom.retracted
+        assert Update(kind="retraction", pmid="34444444") in retracted.custom.updates
+
+
 TYPES = ("article", "book", "webpage", "dataset", "manuscript", "software", "patent", "standard")
 WRITERS = {"ris": records_ris, "bibtex": records_bibtex, "csv": lambda records: records_csv(records, {}),
            "csl-json": records_csl_json}

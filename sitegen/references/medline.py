@@ -14,6 +14,7 @@ a study. A page range (PG) is read with its last page in full: MEDLINE shortens 
 
 from __future__ import annotations
 
+import json
 import re
 
 from sitegen.records.entry import Entry
@@ -24,8 +25,14 @@ from sitegen.references.tagged import Layout, TaggedRecord, tagged_records
 
 LAYOUT = Layout("MEDLINE", re.compile(r"(?P<tag>[A-Z][A-Z0-9]{1,3}) *-(?: (?P<value>.*))?$"), " ", once="PMID")
 DOI = re.compile(r"10\.\d{4,9}/\S+")
+NOTICE_PMID = re.compile(r"\bPMID:\s*(\d+)\W*$")
 ELECTRONIC_DATE = re.compile(r"(\d{4})(\d{2})(\d{2})")
 SHORT_NAME = re.compile(r"(.+) ([A-Z]{1,4})")  # "Mangalam H", "van der Berg JA"
+# The tags naming a notice against the article, each its citation ending "PMID: 24990753" (PubMed's XML says them as
+# CommentsCorrections, sitegen.sources.pubmed.UPDATE_REF_TYPES): Retraction In, Retracted and Republished In,
+# Erratum In, Corrected and Republished In, Expression of Concern In.
+NOTICE_TAGS = {"RIN": "retraction", "RRI": "retraction", "EIN": "correction", "CRI": "correction",
+               "ECI": "expression-of-concern"}
 ENTRY_TYPES = {"journal article": "article", "journal articles": "article", "book": "book",
                "books": "book", "book chapter": "incollection", "preprint": "misc"}
 
@@ -51,6 +58,7 @@ def _entry(record: TaggedRecord) -> Entry:
     after = date[date.index(year) + len(year):].split() if year else []  # "2013 May 1": the month
     links = [*record.values("LID"), *record.values("AID")]
     kinds = [ENTRY_TYPES[kind.lower()] for kind in record.values("PT") if kind.lower() in ENTRY_TYPES]
+    notices = _notices(record)
     return Entry("", fields({
         "ENTRYTYPE": kinds[0] if kinds else "article" if record.first("JT", "TA") else "misc",
         "author": " and ".join(_authors(record)),
@@ -73,11 +81,24 @@ def _entry(record: TaggedRecord) -> Entry:
         "note": joined(record.values("GN"), " "),
         # "Journal Article; Published Erratum", "Retraction of Publication": what tells a notice from a study
         "publication_types": joined(record.values("PT")),
-        "retracted": "yes" if any(kind.lower() == "retracted publication" for kind in record.values("PT")) else "",
+        "retracted": "yes" if any(kind.lower() == "retracted publication" for kind in record.values("PT"))
+        or any(notice["kind"] == "retraction" for notice in notices) else "",
+        "updates": json.dumps(notices) if notices else "",
         # In a PubMed record OWN names the record's owner ("NLM", "PIP"), not the database: a record with a
         # PMID is PubMed's. Other exporters of the format (ERIC) name themselves there.
         "database": "PubMed" if record.first("PMID") else record.first("OWN"),
     }), record.start)
+
+
+def _notices(record: TaggedRecord) -> list[dict[str, str]]:
+    """The notices the record lists against the article (NOTICE_TAGS), each once, by the PMID its citation ends
+    with, as `updates` holds them (see `fields`)."""
+    found: dict[tuple[str, str], dict[str, str]] = {}
+    for tag, kind in NOTICE_TAGS.items():
+        for value in record.values(tag):
+            pmid = found_pmid.group(1) if (found_pmid := NOTICE_PMID.search(value)) else ""
+            found.setdefault((kind, pmid), {"kind": kind, **({"pmid": pmid} if pmid else {})})
+    return list(found.values())
 
 
 def _authors(record: TaggedRecord) -> list[str]:

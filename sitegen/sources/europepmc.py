@@ -104,8 +104,8 @@ def _container(result: dict[str, Any], preprint: bool) -> str | None:
 
 # Europe PMC's comment and correction links naming a notice against this work (PubMed's CommentsCorrections, as
 # "Retraction in"); "Erratum for" and "Retraction of" are on the notice itself, naming the work it is about.
-NOTICE_TYPES = {"retraction in": "retraction", "erratum in": "correction", "corrected and republished in": "correction",
-                "expression of concern in": "expression-of-concern"}
+NOTICE_TYPES = {"retraction in": "retraction", "retracted and republished in": "retraction", "erratum in": "correction",
+                "corrected and republished in": "correction", "expression of concern in": "expression-of-concern"}
 
 
 def _notices(result: dict[str, Any]) -> list[Update]:

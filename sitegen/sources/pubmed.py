@@ -67,8 +67,9 @@ def _only_a_stopword(node: etree._Element) -> bool:
     return node.tag == "PhraseIgnored" and (element_text(node) or "").strip().casefold() not in OPERATOR_WORDS
 ARTICLES = Items("article", "no PMID", lambda entry: own_id(element_text(
     entry.find("MedlineCitation/PMID" if entry.tag == "PubmedArticle" else "BookDocument/PMID")), normalise_pmid), "PMID")
-# CommentsCorrections types naming a notice against this article (the notice's PMID is in the element).
-UPDATE_REF_TYPES = {"RetractionIn": "retraction", "ErratumIn": "correction",
+# CommentsCorrections types naming a notice against this article (the notice's PMID is in the element). A work
+# retracted and republished (JAMA's "Notice of Retraction and Replacement") is retracted by that notice.
+UPDATE_REF_TYPES = {"RetractionIn": "retraction", "RetractedandRepublishedIn": "retraction", "ErratumIn": "correction",
                     "CorrectedandRepublishedIn": "correction", "ExpressionOfConcernIn": "expression-of-concern"}
 NO_LABEL = "UNLABELLED"
 PREPRINT_TYPE = "Preprint"
@@ -169,7 +170,7 @@ def article_to_record(article: etree._Element) -> Record | None:
     rid = record_id(identifiers)
     title = require_title(_title(details.find("ArticleTitle")) or _title(details.find("VernacularTitle")), rid)
     types = [t for node in details.iterfind("PublicationTypeList/PublicationType") if (t := element_text(node))]
-    retraction_notice = citation.find("CommentsCorrectionsList/CommentsCorrections[@RefType='RetractionIn']")
+    notices = updates(citation)
     issue = details.find("Journal/JournalIssue")
     return Record(
         id=rid,
@@ -192,8 +193,8 @@ def article_to_record(article: etree._Element) -> Record | None:
         custom=RecordMeta(
             sources=["pubmed"],
             publication_types=types,
-            retracted=RETRACTED_TYPE in types or retraction_notice is not None,
-            updates=updates(citation),
+            retracted=RETRACTED_TYPE in types or any(notice.kind == "retraction" for notice in notices),
+            updates=notices,
         ),
     )
 
