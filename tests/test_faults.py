@@ -14,11 +14,12 @@ import test_crossref
 import test_europepmc
 import test_pubmed
 from conftest import FIXTURES
-from http_mocks import Call, fetcher
+from http_mocks import Call, fetcher, json_response
 from lxml import etree
 
 from sitegen.records.model import ABSTRACT_LIMIT
 from sitegen.sources import openalex
+from sitegen.sources.http import WAIT_BUDGET
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import SourceSettings
 
@@ -277,6 +278,29 @@ def test_a_provider_that_keeps_refusing_is_asked_no_more_in_the_run():
     with fetch:
         statuses = [test_crossref.crossref.lookup(fetch, SETTINGS, f"10.1234/study.{n}").status for n in range(4)]
     assert statuses == ["unavailable", "unavailable", "ok", "ok"]
+
+
+def test_a_provider_that_answers_only_after_its_retries_is_waited_for_a_bounded_time_in_a_run():
+    # Each page answered only on its fourth try, after two 429s asking for a minute: every request's retries are
+    # bounded, but a read of many pages waited them out page after page (hours). Past the run's budget for the
+    # provider a refusal is final, and the read is rate limited, none of its pages counted.
+    works = json.loads((FIXTURES / "openalex" / "synergy_sep2021_works_0_25.json").read_text())
+    tries = iter(range(10**6))
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if next(tries) % 4 != 3:
+            return httpx.Response(429, headers={"retry-after": "60"})
+        start = 0 if request.url.params["cursor"] == "*" else int(request.url.params["cursor"])
+        return json_response(json.dumps({"meta": {"count": len(works), "next_cursor": str(start + 1)},
+                                          "results": works[start:start + 1]}))
+    fetch, recorder, time = fetcher(answer)
+    with fetch:
+        outcome = openalex.search(fetch, SETTINGS.model_copy(update={"openalex_per_page": 1}), {"search": "x"})
+    assert outcome.status == "rate_limited" and outcome.records == [] and not outcome.complete
+    assert "sitegen waited 600 s for OpenAlex's retries in this run" in outcome.warnings[-1]
+    assert "this run is incomplete" in outcome.warnings[-1]
+    assert sum(wait for wait in time.sleeps if wait >= 1) <= WAIT_BUDGET  # the retries' waits, not the spacing
+    assert len(recorder.requests) < 4 * len(works)
 
 
 @pytest.mark.parametrize("refusal, status", [(429, "rate_limited"), (503, "unavailable")])

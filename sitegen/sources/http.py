@@ -33,6 +33,10 @@ from sitegen.sources.snapshots import SnapshotMissing, SnapshotStore, describe, 
 
 RETRYABLE = {429, 500, 502, 503, 504}
 GIVE_UP_AFTER = 3  # requests to one provider refused in a row, after every retry, before it is asked no more
+# The most seconds one run waits out one provider's refusals (Retry-After and backoff), over all its requests. Each
+# request's retries are bounded, but a provider that answers every page only after its retries (a 429 asking for a
+# minute, twice) made a read of 200 pages wait ten hours: past it, a refusal is final at once.
+WAIT_BUDGET = 600.0
 # The longest address sent by GET. Servers refuse longer ones (HTTP 414) at limits of their own, from about 2,000
 # characters up; a systematic review's strategy often runs to several thousand. A provider that takes the same
 # parameters by POST (E-utilities, Europe PMC's searchPOST, arXiv) is sent a longer request so. The address is
@@ -103,7 +107,7 @@ class Response:
 class Fetcher:
     def __init__(self, mode: str = "live", snapshots: SnapshotStore | None = None, session: str = "",
                  transport: httpx.BaseTransport | None = None, sleep: Callable[[float], None] | None = None,
-                 clock: Callable[[], float] = time.monotonic, max_wait: float = 60.0):
+                 clock: Callable[[], float] = time.monotonic, max_wait: float = 60.0, wait_budget: float = WAIT_BUDGET):
         if mode not in ("live", "record", "replay"):
             raise ValueError(f"unknown snapshot mode {mode!r}")
         if mode != "live" and snapshots is None:
@@ -114,6 +118,8 @@ class Fetcher:
         self._sleep = sleep or pause
         self._clock = clock
         self._max_wait = max_wait
+        self._wait_budget = wait_budget
+        self._waited: dict[str, float] = {}  # per provider, the seconds waited for retries in this run (WAIT_BUDGET)
         self._next_request: dict[str, float] = {}
         self._seen: dict[str, int] = {}  # how often each request was made in this run
         # Per provider, how many requests in a row ended still refused (429, 5xx) after every retry: at
@@ -241,6 +247,12 @@ class Fetcher:
             delay = max(outcome.retry_after or 0.0, 2.0 ** (attempt - 1))
             if attempt > provider.max_retries or delay > self._max_wait:
                 return outcome, body, True
+            waited = self._waited.get(provider.name, 0.0)
+            if waited + delay > self._wait_budget:
+                note = (f" (sitegen waited {waited:,.0f} s for {provider.name}'s retries in this run, as long as a run "
+                        "waits for one provider: no more retries)")
+                return outcome.model_copy(update={"message": (outcome.message or "") + note}), body, True
+            self._waited[provider.name] = waited + delay
             self._sleep(delay)
 
     def _send(self, provider: Provider, method: Method, url: str, params: list[tuple[str, str]], secrets: Secrets,
