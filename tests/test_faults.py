@@ -129,6 +129,18 @@ def test_truncated_body(call):
     assert outcome.status == "unavailable"
 
 
+@pytest.mark.parametrize("name", sorted(name for name in CALLS if CALLS[name].content_type == "application/json"))
+def test_json_in_another_encoding_than_utf8_is_said_so(name):
+    # One Latin-1 byte in a real answer: the body is not usable, and the warning says why (it said "truncated, not
+    # JSON, or a number no record can hold", which sends whoever reads it to look for the wrong thing).
+    call = CALLS[name]
+    first = call.good_body.index(b'"', call.good_body.index(b":")) + 1  # the first string value's first character
+    body = call.good_body[:first] + b"\xe9" + call.good_body[first:]
+    outcome, _, _ = run(call, lambda r: httpx.Response(200, content=body, headers={"content-type": call.content_type}))
+    assert outcome.status == "unavailable" and outcome.records == []
+    assert f"the body is not UTF-8 (byte 0xE9 at offset {first:,}), as JSON must be" in outcome.warnings[0]
+
+
 @pytest.mark.parametrize("declared", [True, False])
 def test_oversized_body(call, monkeypatch, declared):
     monkeypatch.setattr(call.module, "PROVIDER", dataclasses.replace(call.module.PROVIDER, max_bytes=100))

@@ -636,6 +636,9 @@ def _fingerprint(item: Any) -> str:
 def parse_json(response: Response) -> Any:
     try:
         return load_json(response.body, provider=True)
+    except UnicodeDecodeError as exc:  # a ValueError, said apart: the body is whole JSON in the wrong encoding
+        raise Malformed(f"the body is not UTF-8 (byte 0x{exc.object[exc.start]:02X} at offset {exc.start:,}), as JSON "
+                        "must be") from None
     except (ValueError, RecursionError):
         raise Malformed("the body is not valid JSON (truncated, not JSON, or a number no record can hold)") from None
 
