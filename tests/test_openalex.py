@@ -121,6 +121,14 @@ def test_citation_graph():
     assert asked == ["openalex:W1979978981|W999"]
     assert [r.custom.openalex for r in outcome.records] == ["W1979978981"]
     assert "no record for 1 requested id: W999" in outcome.warnings[0]
+    # An answer holding works the filter did not name (a response meant for another request) adds none of them.
+    sent = [SYNERGY[0], SYNERGY[1]]
+    fetch, _, _ = fetcher(lambda request: json_response(json.dumps({"meta": {"count": 2, "next_cursor": None},
+                                                                    "results": sent})))
+    outcome = openalex.works_by_ids(fetch, SETTINGS, ["W1979978981"])
+    assert [r.custom.openalex for r in outcome.records] == ["W1979978981"]
+    other = openalex.work_to_record(SYNERGY[1]).id
+    assert f"OpenAlex also sent 1 work not asked for, left out: {other}" in outcome.warnings
     fetch, seen, _ = fetcher(synergy_pages(25))
     assert openalex.citing(fetch, SETTINGS, "W1554322594").status == "ok"
     assert seen.requests[0].url.params["filter"] == "cites:W1554322594"

@@ -404,6 +404,13 @@ def _by_ids(trace: Trace, openalex_ids: list[str], settings: SourceSettings) -> 
     batches = [openalex_ids[start:start + IDS_PER_REQUEST] for start in range(0, len(openalex_ids), IDS_PER_REQUEST)]
     outcome = _combined(trace, [_paged(trace, {"filter": "openalex:" + "|".join(batch)}, settings)
                                 for batch in batches])
+    # A work the filter did not name is no answer to it (a response meant for another request): left out, said so.
+    asked = {normalise_openalex(openalex_id) for openalex_id in openalex_ids}
+    others = [record.id for record in outcome.records if record.custom.openalex not in asked]
+    if others:
+        outcome = outcome.model_copy(update={"records": [r for r in outcome.records if r.custom.openalex in asked]})
+        outcome.warnings.append(f"OpenAlex also sent {counted(len(others), 'work')} not asked for, left out: "
+                                f"{', '.join(others[:5])}{' …' if len(others) > 5 else ''}")
     missing = sorted(set(openalex_ids) - {r.custom.openalex for r in outcome.records})
     if missing:
         outcome.warnings.append(f"OpenAlex has no record for {counted(len(missing), 'requested id')}: {', '.join(missing[:5])}")
