@@ -231,6 +231,34 @@ def test_odd_retry_after_values_do_not_crash(value):
     assert outcome.status == "rate_limited"
 
 
+@pytest.mark.parametrize("when", ["Wed, 21 Oct 2026 07:28:30 GMT", "Wednesday, 21-Oct-26 07:28:30 GMT",
+                                  "Wed Oct 21 07:28:30 2026"], ids=["imf-fixdate", "rfc850", "asctime"])
+def test_retry_after_as_an_http_date_in_each_form_http_allows_is_waited_for(when):
+    # HTTP requires a reader to take all three forms of a date; the asctime one names no zone (it is GMT), and
+    # read as a time of no zone it could not be compared with the server's Date: the wait asked for was dropped.
+    call = CALLS["openalex-search"]
+    outcome, requests, sleeps = run(call, lambda r: httpx.Response(429, headers={
+        "retry-after": when, "date": "Wed, 21 Oct 2026 07:28:00 GMT"}))
+    assert outcome.status == "rate_limited" and outcome.retry_after == 30
+    assert len(requests) == 4 and sleeps == [30.0, 30.0, 30.0]
+
+
+def test_a_retry_after_of_more_digits_than_a_number_holds_is_a_long_wait_not_none():
+    # A server asking for an absurdly long wait was asked again at once (the value was read as absent), three times.
+    call = CALLS["openalex-search"]
+    outcome, requests, sleeps = run(call, lambda r: httpx.Response(429, headers={"retry-after": "9" * 40}))
+    assert outcome.status == "rate_limited" and outcome.retry_after == 3600
+    assert len(requests) == 1 and sleeps == []
+
+
+def test_a_retry_after_date_beside_an_unreadable_date_header_is_measured_from_now():
+    # The server's Date is the reference for its Retry-After; one that cannot be read dropped the wait asked for.
+    call = CALLS["openalex-search"]
+    outcome, requests, _ = run(call, lambda r: httpx.Response(429, headers={
+        "retry-after": "Fri, 01 Jan 2100 00:00:00 GMT", "date": "not a date"}))
+    assert outcome.status == "rate_limited" and outcome.retry_after == 3600 and len(requests) == 1
+
+
 def test_echoed_contact_address_never_reaches_a_warning():
     call = CALLS["openalex-search"]
     outcome, _, _ = run(call, lambda r: httpx.Response(400, json={"message": "bad mailto team\u0040example.org"}))

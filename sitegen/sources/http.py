@@ -379,18 +379,25 @@ def _retry_after(headers: httpx.Headers) -> float | None:
     value = headers.get("retry-after")
     if not value:
         return None
-    if re.fullmatch(r"[0-9]{1,10}", value.strip()):
-        return min(float(value), 3600.0)
+    seconds = value.strip()
+    if re.fullmatch(r"[0-9]+", seconds):  # a number too long to read is a very long wait all the same
+        return min(float(seconds), 3600.0) if len(seconds) <= 12 else 3600.0
     try:
-        when = email.utils.parsedate_to_datetime(value)
+        when = _http_date(value)
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
-    reference = headers.get("date")
-    try:
-        now = email.utils.parsedate_to_datetime(reference) if reference else datetime.now(UTC)
-        return min(max((when - now).total_seconds(), 0.0), 3600.0)
+    try:  # the server's own clock, when it sends a readable one
+        now = _http_date(headers.get("date", ""))
     except (TypeError, ValueError, IndexError, OverflowError):
-        return None
+        now = datetime.now(UTC)
+    return min(max((when - now).total_seconds(), 0.0), 3600.0)
+
+
+def _http_date(text: str) -> datetime:
+    """An HTTP date, which is always in GMT: the asctime form ("Sun Nov  6 08:49:37 1994"), which HTTP requires a
+    reader to take, names no zone, and read without one it could not be compared with the other forms."""
+    when = email.utils.parsedate_to_datetime(text)
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def _redact_text(text: str, secrets: Secrets) -> str:
