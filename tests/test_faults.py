@@ -141,6 +141,23 @@ def test_json_in_another_encoding_than_utf8_is_said_so(name):
     assert f"the body is not UTF-8 (byte 0xE9 at offset {first:,}), as JSON must be" in outcome.warnings[0]
 
 
+@pytest.mark.parametrize("name", sorted(name for name in CALLS if "xml" in CALLS[name].content_type))
+@pytest.mark.parametrize("subset", ['<!ENTITY x "Injected words">', '<!ENTITY x SYSTEM "file:///etc/hostname">',
+                                    "<!ELEMENT x ANY>"], ids=["internal-entity", "external-entity", "element"])
+def test_xml_whose_doctype_declares_anything_is_refused_not_read_with_its_references_as_text(name, subset):
+    # arXiv's and PubMed's answers declare nothing (PubMed's DOCTYPE names an external DTD, never read). An entity
+    # one declared was kept unexpanded, "&x;" in a title or abstract of an `ok` answer, as a full text's is not.
+    call = CALLS[name]
+    body = re.sub(rb"<!DOCTYPE[^>]*>", b"", call.good_body)
+    root = re.search(rb"<([A-Za-z]+)[\s>]", re.sub(rb"<\?xml[^>]*>", b"", body)).group(1)
+    body = re.sub(rb"(<\?xml[^>]*>)?", lambda m: (m.group(0) or b"") + b"<!DOCTYPE %s [%s]>" % (root, subset.encode()),
+                  body, count=1)
+    body = re.sub(rb"(<(?:title|ArticleTitle|Count)>)", rb"\1&x;" if "ENTITY" in subset else rb"\1", body)
+    outcome, _, _ = run(call, lambda r: httpx.Response(200, content=body, headers={"content-type": call.content_type}))
+    assert outcome.status == "unavailable" and outcome.records == []
+    assert "the body's DOCTYPE has an internal subset: refused, nothing expanded" in outcome.warnings[0]
+
+
 @pytest.mark.parametrize("declared", [True, False])
 def test_oversized_body(call, monkeypatch, declared):
     monkeypatch.setattr(call.module, "PROVIDER", dataclasses.replace(call.module.PROVIDER, max_bytes=100))

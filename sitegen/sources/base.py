@@ -654,6 +654,12 @@ def parse_xml(data: bytes) -> etree._Element:
         raise Malformed(f"the body is not well-formed XML ({exc.msg})") from None
     if root is None:
         raise Malformed("the body is empty")
+    # No provider's answer declares anything in its DOCTYPE (PubMed's names an external DTD, which is not read). One
+    # that does is no answer of theirs: its entities would be kept unexpanded, as "&name;" in a title, and its
+    # elements' declarations could add attributes; refused whole, as a full text's is (sitegen.sources.jats).
+    dtd = root.getroottree().docinfo.internalDTD
+    if dtd is not None and (next(dtd.iterentities(), None) is not None or next(dtd.iterelements(), None) is not None):
+        raise Malformed("the body's DOCTYPE has an internal subset: refused, nothing expanded")
     return root
 
 

@@ -68,10 +68,7 @@ def read_article(data: bytes) -> etree._Element:
         raise Malformed("the full text declares an entity (<!ENTITY): refused unread, nothing expanded")
     if _internal_subset(data):
         raise Malformed("the full text's DOCTYPE has an internal subset: refused unread, nothing expanded")
-    root = parse_xml(data)
-    dtd = root.getroottree().docinfo.internalDTD  # an external DOCTYPE alone declares nothing here
-    if dtd is not None and (next(dtd.iterentities(), None) is not None or next(dtd.iterelements(), None) is not None):
-        raise Malformed("the full text's DOCTYPE has an internal subset: refused, nothing expanded")
+    root = parse_xml(data)  # which refuses an internal subset these bytes hid (a decoy DOCTYPE in a comment, UTF-16)
     depth = 0
     for event, _ in etree.iterwalk(root, events=("start", "end")):  # one pass, whatever the shape
         depth += 1 if event == "start" else -1
