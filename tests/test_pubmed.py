@@ -275,18 +275,20 @@ def test_article_without_title_is_left_out_by_name():
 
 
 def test_doctype_is_not_loaded_and_external_entities_are_not_expanded(tmp_path):
-    # The real efetch DOCTYPE (an external DTD) parses offline; an injected external entity stays unexpanded.
+    # The real efetch DOCTYPE (an external DTD) parses offline; an injected external entity is never expanded: the
+    # answer declaring it is refused whole (it was read with "&xxe; " as the start of the title).
     secret = tmp_path / "secret.txt"
     secret.write_text("TOP-SECRET")
     doctype = re.search(rb"<!DOCTYPE[^>]*", NEJM).group()
+    fetch, _, _ = fetcher(lambda request: xml_response(NEJM))
+    assert pubmed.lookup(fetch, SETTINGS, "29768149").status == "ok"
     body = NEJM.replace(doctype, doctype + f' [<!ENTITY xxe SYSTEM "file://{secret}">]'.encode())
     body = body.replace(b"<ArticleTitle>", b"<ArticleTitle>&xxe; ")
     fetch, _, _ = fetcher(lambda request: xml_response(body))
     outcome = pubmed.lookup(fetch, SETTINGS, "29768149")
-    assert outcome.status == "ok"
-    [record] = outcome.records
-    assert "TOP-SECRET" not in record.model_dump_json()
-    assert record.title == "&xxe; Inhaled Combined Budesonide-Formoterol as Needed in Mild Asthma."
+    assert outcome.status == "unavailable" and outcome.records == []
+    assert "internal subset: refused, nothing expanded" in outcome.warnings[0]
+    assert "TOP-SECRET" not in outcome.model_dump_json()
 
 
 # --------------------------------------------------------------------------- a full search
