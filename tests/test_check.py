@@ -1129,6 +1129,24 @@ def test_a_decision_file_not_named_as_one_is_its_own_problem_not_a_flood(sitegen
     assert code == 1 and len(problems) == 2 and all(f"{TA}/{name}: " in line for line in problems), out
 
 
+@pytest.mark.parametrize("name", ["adjudications.csv", "adjudicator.csv", "adjudication-final.csv"])
+def test_a_file_named_almost_as_the_adjudication_file_is_not_read_as_a_reviewers(sitegen, example_copy, name):
+    # Read as one more reviewer's file, its rows settled nothing: every conflict it was meant to settle stayed one
+    # (a flood of full-text rows in unsettled batches), and with fewer reviewers than required it decided records.
+    (example_copy / TA / "adjudication.csv").rename(example_copy / TA / name)
+    code, out, _ = sitegen("check", example_copy)
+    problems = [line for line in out.splitlines() if ": error: " in line]
+    assert code == 1 and len(problems) == 2 and all(f"{TA}/{name}: " in line for line in problems), out
+    assert f"adjudications go in {TA}/adjudication.csv" in out
+
+
+def test_import_decisions_refuses_a_reviewer_named_almost_as_the_adjudication_file(sitegen, example_copy, tmp_path):
+    export = tmp_path / "export.csv"
+    export.write_text("record_id,decision\n")
+    code, _, err = sitegen("import-decisions", example_copy, export, "--tool", "asreview", "--reviewer", "adjudicator")
+    assert code == 2 and "adjudication.csv" in err
+
+
 def test_a_note_too_long_is_told_in_characters(sitegen, example_copy):
     # It said 'Value should have at most 2000 items after validation, not 5000', as of a list.
     replace_line(example_copy / TA / "reviewer-a.csv", 2, f"{first_record_id(example_copy)},exclude,,{'x' * 5000}")

@@ -690,6 +690,13 @@ def _load_screening(root: Path, review: Review) -> list[Problem]:
             continue
         before = len(problems)
         for path, rel in _named_files(root, rel_dir, ".csv", SLUG_NAMES.format("screening/<stage>/<reviewer>.csv"), problems):
+            if meant_as_adjudication(path.stem):
+                problems.append(Problem(rel, None, None, "misnamed",
+                                        f"{path.name!r} is not read: adjudications go in {rel_dir}/{ADJUDICATION}.csv, "
+                                        "and any other file here is a reviewer's, whose decisions would be counted "
+                                        "as one more reviewer's, settling no conflict; rename it"))
+                review.decisions_unread.append(rel)
+                continue
             text, read_problems = _read(root, rel, "screening")
             problems += read_problems
             if text is None:
@@ -715,6 +722,13 @@ def _load_screening(root: Path, review: Review) -> list[Problem]:
         review.decisions_unread += [problem.path for problem in problems[before:]
                                     if problem.code in UNREAD_ENTRY and problem.path.startswith(f"{rel_dir}/")]
     return problems
+
+
+def meant_as_adjudication(reviewer: str) -> bool:
+    """Whether a decision file named for `reviewer` is meant as the adjudication file (adjudications.csv,
+    adjudicator.csv, adjudication-final.csv): read as a reviewer's, its rows would make every conflict it settles one
+    reviewer wider, and every record it decides alone seem decided by one more reviewer."""
+    return reviewer != ADJUDICATION and "adjudic" in reviewer
 
 
 # What `_named_files` calls an entry of a folder it does not read.
