@@ -44,6 +44,32 @@ def test_deletion_and_reorder_are_named():
     assert {index for index, _ in verify_chain(swapped)} >= {1, 2}
 
 
+@pytest.mark.parametrize("tails", [(1, 1), (2, 1), (1, 2)])
+def test_two_branches_tails_kept_by_a_merge_are_named_as_such(tails):
+    # Each branch appended events after the same one; a merge that kept both tails read as "an event was deleted,
+    # inserted or moved", which tells nobody to keep one branch's events and run the other's command again.
+    base = chain(3)
+    ours_tail, theirs_tail = [], []
+    for tail, n, name in ((ours_tail, tails[0], "ours"), (theirs_tail, tails[1], "theirs")):
+        previous = base[-1]
+        for i in range(n):
+            previous = next_event(previous, "import", TS, {"source": "openalex", "description": f"{name} {i}",
+                                                             "record_ids": []})
+            tail.append(previous)
+    for merged, second in ((base + ours_tail + theirs_tail, theirs_tail), (base + theirs_tail + ours_tail, ours_tail)):
+        [(index, message)] = verify_chain(merged)
+        assert merged[index] is second[0]
+        assert message == (f"event 4 and event 4 on line 4 were both appended to the same event: two branches each "
+                           "appended events and a merge kept both; keep one branch's events (and its state.json), "
+                           "then run the other branch's sitegen command again")
+
+
+def test_an_event_written_twice_is_named_a_copy():
+    events = chain(4)
+    [(index, message)] = verify_chain(events[:3] + [events[2]] + events[3:4])
+    assert index == 3 and message == "event 3 is a copy of event 3 on line 3: remove this line"
+
+
 # --------------------------------------------------------------------------- the tail is anchored
 
 @pytest.fixture
@@ -125,6 +151,28 @@ def test_an_anchor_whose_number_was_edited_is_named_not_the_ledger(anchored, sit
         assert code == 1 and f"{path}: error: `{key}` names event {true_seq + shift} " in out, out
         assert f"the ledger holds that event as event {true_seq}: the anchor was edited by hand" in out, out
         assert "ledger-truncated" not in out and "ledger-head" not in out, out
+
+
+@pytest.mark.parametrize("head", ["ours", "theirs"])
+def test_a_merge_keeping_two_branches_events_blames_the_ledger_not_the_anchor(anchored, sitegen, head):
+    # state.json's ledger_head, merged from either branch, names an event the ledger holds under its own number, but
+    # one line lower: it was said to be "edited by hand", of an anchor sitegen wrote.
+    last = LedgerEvent.model_validate(json.loads(lines(anchored)[-1]))
+    ours, theirs = (next_event(last, "import", f"2023-06-0{day}T00:00:00Z",
+                               {"source": "Embase", "description": f"{name} branch", "record_ids": []})
+                    for day, name in ((1, "ours"), (2, "theirs")))
+    with (anchored / "ledger.jsonl").open("a") as ledger:
+        ledger.write(event_line(ours) + "\n" + event_line(theirs) + "\n")
+    state = json.loads((anchored / "state.json").read_text())
+    kept = ours if head == "ours" else theirs
+    state["ledger_head"] = {"seq": kept.seq, "hash": kept.hash}
+    (anchored / "state.json").write_text(json.dumps(state, indent=2) + "\n")
+    for command in (("check",), ("ledger", "verify")):
+        code, out, _ = sitegen(*command, anchored)
+        problems = [line for line in out.splitlines() if ": error: " in line]
+        assert code == 1 and len(problems) == 1, out
+        assert f"ledger.jsonl:{last.seq + 2}: error: event {last.seq + 1} and event {last.seq + 1} on line " \
+               f"{last.seq + 1} were both appended to the same event: two branches" in problems[0], out
 
 
 def test_an_emptied_ledger_is_not_intact(anchored, sitegen):

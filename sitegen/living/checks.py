@@ -134,6 +134,8 @@ def _anchor_problems(review: Review) -> list[Problem]:
     # Where the ledger holds an anchor's event, by its hash: wanted only when an anchor fails.
     seq_of = {event.hash: event.seq for event in review.ledger} if failing else {}
     for path, dependant, wanted in failing:
+        if seq_of.get(wanted.hash) == wanted.seq:
+            continue  # the ledger holds the event as the anchor names it, out of its place: the chain's problem
         if wanted.hash in seq_of:  # the ledger holds the event, at another place: the anchor's number was edited
             problems.append(Problem(path, None, None, "anchor-edited",
                                     f"`{'ledger_head' if path == 'state.json' else 'last_event'}` names event "

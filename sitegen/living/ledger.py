@@ -162,10 +162,21 @@ def verify_chain(events: list[LedgerEvent]) -> list[tuple[int, str]]:
     broken = []
     prev = GENESIS
     above_seq = 0
+    followed: dict[str, int] = {}  # hash -> the index of the first event chained to it (its `prev`)
     for index, event in enumerate(events):
+        if (forked := followed.get(event.prev)) is not None and event.prev != prev:
+            # Two branches each appended events after the same one, and a merge kept both tails: the second
+            # tail's first event is chained where the first's was. Saying so tells what to do, as "deleted,
+            # inserted or moved" did not.
+            first = f"event {events[forked].seq} on line {forked + 1}"
+            broken.append((index, f"event {event.seq} is a copy of {first}: remove this line"
+                           if event.hash == events[forked].hash else
+                           f"event {event.seq} and {first} were both appended to the same event: two branches each "
+                           "appended events and a merge kept both; keep one branch's events (and its state.json), "
+                           "then run the other branch's sitegen command again"))
         # Out of place, an event is reported where the numbering breaks: after one event was deleted, the
         # events below it follow each other as before, and are not each reported as moved.
-        if event.seq != index + 1 and event.seq != above_seq + 1:
+        elif event.seq != index + 1 and event.seq != above_seq + 1:
             where = f"follows event {above_seq}" if index else "is the first event"
             broken.append((index, f"event has seq {event.seq} but {where}: "
                                   "an event was deleted, inserted or moved"))
@@ -175,6 +186,7 @@ def verify_chain(events: list[LedgerEvent]) -> list[tuple[int, str]]:
         expected = event_hash(event.seq, event.type, event.ts, event.payload, event.prev)
         if event.hash != expected:
             broken.append((index, f"event {event.seq} was edited after it was written (its hash does not match)"))
+        followed.setdefault(event.prev, index)
         prev = event.hash
         above_seq = event.seq
     return broken
