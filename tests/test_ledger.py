@@ -59,7 +59,7 @@ def test_two_branches_tails_kept_by_a_merge_are_named_as_such(tails):
     for merged, second in ((base + ours_tail + theirs_tail, theirs_tail), (base + theirs_tail + ours_tail, ours_tail)):
         [(index, message)] = verify_chain(merged)
         assert merged[index] is second[0]
-        assert message == (f"event 4 and event 4 on line 4 were both appended to the same event: two branches each "
+        assert message == ("event 4 and event 4 on line 4 were both appended to the same event: two branches each "
                            "appended events and a merge kept both; keep one branch's events (and its state.json), "
                            "then run the other branch's sitegen command again")
 
