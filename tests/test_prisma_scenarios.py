@@ -414,3 +414,46 @@ def test_a_new_review_whose_exports_were_imported_at_different_times_is_a_new_re
                                          "total_studies")} == {
         "previous_studies": "2", "database_results": "1", "database_specific_results": "Embase, 1",
         "citations_results": "NA", "records_screened": "1", "new_studies": "1", "total_studies": "3"}
+
+
+def test_a_previous_study_whose_record_is_confirmed_a_duplicate_of_a_new_searchs_record_is_never_new(sitegen,
+                                                                                                      tmp_path):
+    """Version 1 included one study, found in an Embase export. A new search (MEDLINE) then finds the same paper
+    under another record (no DOI, a word more in its title), which a reviewer screens and includes before anyone
+    sees it is the same; a reviewer then confirms the version's record a duplicate of the new one. By hand, from
+    PRISMA 2020's updated-review template: 1 study from the previous version, still included; 0 new studies, and
+    the new searches included none (studies from the previous version are never new); its report, found and
+    assessed by the new search, is a report of the new searches: 0 previous reports, 1 new, 1 in all. The new
+    searches' arm counted the previous study as one of its own (1) beside 0 new studies."""
+    review = tmp_path / "review"
+    sitegen("init", review)
+    config = review / "review.yaml"
+    config.write_text(config.read_text().replace("site:", "screening:\n  title_abstract_reviewers: 1\n"
+                                                          "  full_text_reviewers: 1\nsite:", 1))
+    sitegen("protocol", "lock", review, "--at", "2026-01-01T00:00:00Z")
+    embase, medline = tmp_path / "embase.ris", tmp_path / "medline.ris"
+    embase.write_text(_ris(("Object recognition memory after perirhinal lesions in mice", "10.1000/q1"),
+                           ("Context-dependent object memory in aged rats", "10.1000/r1")))
+    medline.write_text(_ris(("Object recognition memory after perirhinal cortex lesions in mice", "")))
+    assert sitegen("import", review, embase, "--source", "Embase", "--at", "2026-01-02T00:00:00Z")[0] == 0
+    for stage, rows in (("title-abstract", "10.1000/q1,include,,\n10.1000/r1,exclude,,\n"),
+                        ("full-text", "10.1000/q1,include,,\n")):
+        (review / "screening" / stage / "ann.csv").write_text("record_id,decision,reason,note\n" + rows)
+    assert sitegen("publish", review, "--out", tmp_path / "site", "--now", "2026-02-02T00:00:00Z")[0] == 0
+    (twin,) = _imported(sitegen, review, medline, "2026-03-01T00:00:00Z", "--source", "MEDLINE")
+    _add_decisions(review, "title-abstract", f"{twin},include,,\n")
+    _add_decisions(review, "full-text", f"{twin},include,,\n")
+    (review / "duplicates.csv").write_text(f"record_id,duplicate_of,decision,reviewer,note\n10.1000/q1,{twin},same,ann,\n")
+    code, out, err = sitegen("check", review)
+    assert code == 0, out + err
+    counts = counts_of(sitegen, review)
+    assert _flow(counts, "template", "new_runs_from", "previous_studies", "previous_removed", "new_studies",
+                 "new_studies_earlier_runs", "studies_included") == ("updated", 2, 1, 0, 0, 0, 1)
+    new = counts["new_searches"]
+    assert _flow(new, "identified_databases", "screened", "reports_assessed", "excluded_full_text",
+                 "studies_included", "reports_included") == (1, 1, 1, 0, 0, 1)
+    assert _flow(counts, "previous_reports", "new_reports", "reports_included") == (0, 1, 1)
+    assert [run["studies_included"] for run in counts["runs"]] == [1, 0]  # the study's first run: the version's
+    values = _prisma2020_csv(sitegen, review, tmp_path)
+    assert _flow(values, "previous_studies", "new_studies", "total_studies", "new_reports", "total_reports") == \
+        ("1", "0", "1", "1", "1")

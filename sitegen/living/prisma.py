@@ -361,6 +361,21 @@ def _studies(included: Iterable[str], study_of: dict[str, str]) -> set[str]:
     return {study_of.get(rid, rid) for rid in included}
 
 
+def _study_runs(included: Iterable[str], first_run: Mapping[str, int], duplicates: Mapping[str, str],
+                study_of: Mapping[str, str]) -> dict[str, int]:
+    """Included study -> index of the run that first identified a record of it: one of its included reports, or
+    a record confirmed to duplicate one (removed as a duplicate in its own run, but the same paper)."""
+    earliest = {rid: first_run[rid] for rid in included}
+    for duplicate, canonical in duplicates.items():
+        if canonical in earliest and duplicate in first_run:
+            earliest[canonical] = min(earliest[canonical], first_run[duplicate])
+    runs: dict[str, int] = {}
+    for rid, index in earliest.items():
+        study = study_of.get(rid, rid)
+        runs[study] = min(runs.get(study, index), index)
+    return runs
+
+
 def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
            previous_included: Collection[str] | None = None, duplicates: Mapping[str, str] | None = None,
            previous_head: int | None = None, study_groups: Mapping[str, str] | None = None) -> PrismaCounts:
@@ -379,7 +394,6 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
     duplicates = duplicates or {}
     runs = _runs(review)
     grouping = dict(study_groups) if study_groups is not None else study_of(review)
-    run_included: list[list[str]] = []
     first_run: dict[str, int] = {}  # record id -> index of the run that first identified it
     found: dict[str, Counter[tuple[Route, str]]] = {}
     columns = []
@@ -399,23 +413,20 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
         first_run.update(dict.fromkeys(new, index))
         found.update(new)
         searched |= run_searched
-        fields, included = _flow(new, found, run_searched, outcomes, duplicates)
-        run_included.append(included)
+        fields, _ = _flow(new, found, run_searched, outcomes, duplicates)
         incomplete = sorted({_source(p) for p in run.events if isinstance(p, RetrievalPayload) and not p.complete})
         columns.append(RunFlow(run=index + 1, at=run.at, returned_by_source=dict(sorted(returned[False].items())),
                                other_returned_by_source=dict(sorted(returned[True].items())),
                                incomplete=incomplete, **fields))
     fields, included = _flow(first_run, found, searched, outcomes, duplicates)
-    # A study counts once, in the run that identified the first of its included reports, so that the runs'
-    # studies still add up to the review's.
-    counted: set[str] = set()
-    study_run: dict[str, int] = {}  # study -> index of the run it counts in
+    # A study counts once, in the run that first identified any record of it, so that the runs' studies still
+    # add up to the review's: the first of its included reports, or a record confirmed to duplicate one of them
+    # (the same paper, found earlier under another record: a previous version's study stays in its runs).
+    study_run = _study_runs(included, first_run, duplicates, grouping)  # study -> index of the run it counts in
     for index, column in enumerate(columns):
-        studies = _studies(run_included[index], grouping) - counted
-        counted |= studies
-        study_run.update(dict.fromkeys(studies, index))
-        columns[index] = column.model_copy(update={"studies_included": len(studies)})
-    fields["studies_included"] = len(_studies(included, grouping))
+        columns[index] = column.model_copy(update={"studies_included": sum(1 for at in study_run.values()
+                                                                           if at == index)})
+    fields["studies_included"] = len(study_run)
     if previous_included is None:  # a new review: nothing published before, so no previous studies
         return PrismaCounts(template="new", previous_studies=0, previous_reports=0,
                             new_studies=fields["studies_included"], new_reports=len(included), runs=columns, **fields)
@@ -424,8 +435,7 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
     # are one previous study now: the other no longer counts, as one excluded since would not, so the box
     # never passes for the number the version published.
     kept = {duplicates.get(rid, rid) for rid in previous_included}
-    previous = [rid for rid in included if rid in kept]
-    previous_set = _studies(previous, grouping)
+    previous_set = _studies([rid for rid in included if rid in kept], grouping)
     previous_studies = len(previous_set)
     removed = max(0, len(_studies(previous_included, grouping)) - previous_studies)
     new_runs_from = next((index + 1 for index, run in enumerate(runs) if run.last_seq > (previous_head or 0)),
@@ -434,6 +444,11 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
     # included after it, are new studies (the version did not include them) screened in those earlier runs: the
     # new searches' arm does not hold them, so they are counted apart for the diagram to say so.
     earlier = new_runs_from - 1
+    # A record the new searches identified and assessed is their report, a new one, even when a record the version
+    # included has since been confirmed its duplicate, as a later report of a previous study is: so the arm's
+    # reports assessed are its reports excluded and included, and previous + new reports = total.
+    version_records = set(previous_included)
+    previous = [rid for rid in included if rid in kept and (rid in version_records or first_run[rid] < earlier)]
     previous_records = set(previous)
     return PrismaCounts(
         template="updated", previous_from="version", previous_studies=previous_studies,
