@@ -115,6 +115,14 @@ def recount(events, duplicates, outcomes, groups) -> dict[str, int]:
             "reports": len(included), "studies": len({groups.get(rid, rid) for rid in included})}
 
 
+def review_included(counts, outcomes, duplicates, events) -> set[str]:
+    """The records included now: sought at title and abstract, included at full text, not duplicates."""
+    named = {rid for _, payload in events for rid in payload.record_ids}
+    return {rid for rid in named - set(duplicates) if rid in outcomes["full-text"]
+            and outcomes["full-text"][rid].decision == "include" and rid in outcomes["title-abstract"]
+            and outcomes["title-abstract"][rid].decision in ("include", "maybe")}
+
+
 def recounted(counts: PrismaCounts) -> dict[str, int]:
     return {"identified": counts.identified, "records": counts.records,
             "dbr_records": counts.screened + counts.awaiting_screening,
@@ -160,9 +168,32 @@ def test_every_box_balances_and_equals_a_recount_of_its_records(ledger, head, da
     balances(updated.new_searches)
     assert updated.model_dump(include=set(Flow.model_fields)) == counts.model_dump(include=set(Flow.model_fields))
     assert updated.previous_studies + updated.new_studies == updated.studies_included
+    # a study the version included is a previous study while any report of it is included, by whatever record
+    now_included = {groups.get(rid, rid) for rid in review_included(counts, outcomes, duplicates, events)}
+    version_studies = {groups.get(duplicates.get(rid, rid), duplicates.get(rid, rid)) for rid in included}
+    assert updated.previous_studies == len(now_included & version_studies)
     assert updated.previous_reports + updated.new_reports == updated.reports_included
     # the new studies are the new searches' and those earlier runs identified: a previous study is never new
     assert updated.new_searches.studies_included + updated.new_studies_earlier_runs == updated.new_studies
     assert updated.new_searches.reports_included + updated.new_reports_earlier_runs == updated.new_reports
     assert updated.new_searches.studies_included <= updated.new_searches.reports_included
     assert updated.new_searches.records == sum(run.records for run in updated.runs[updated.new_runs_from - 1:])
+
+
+def test_a_previous_study_reported_now_by_another_version_is_still_a_previous_study():
+    """Version 1 included a preprint; a new search found its journal version, included, and the preprint was
+    excluded since (the journal version supersedes it). The study is the version's, still included: 1 previous
+    study, 0 new, none in the new searches' arm, whose one included report is a new report of it."""
+    preprint, journal = IDS[0], IDS[1]
+    events = [("2026-01-01T00:00:00Z", ImportPayload(source="Embase", description="an export", record_ids=[preprint])),
+              ("2026-03-01T00:00:00Z", ImportPayload(source="Embase", description="an export", record_ids=[journal]))]
+    outcomes = {"title-abstract": {rid: Outcome("include", "", ("ann",)) for rid in (preprint, journal)},
+                "full-text": {preprint: Outcome("exclude", "wrong-design", ("ann",)),
+                              journal: Outcome("include", "", ("ann",))}}
+    counts = derive(review_of(events), outcomes, previous_included=[preprint], previous_head=1,
+                    study_groups={preprint: preprint, journal: preprint})
+    assert (counts.previous_studies, counts.previous_removed, counts.new_studies, counts.studies_included) == \
+        (1, 0, 0, 1)
+    assert (counts.new_searches.studies_included, counts.new_searches.reports_included, counts.new_reports) == \
+        (0, 1, 1)
+    assert [run.studies_included for run in counts.runs] == [1, 0]

@@ -361,18 +361,18 @@ def _studies(included: Iterable[str], study_of: dict[str, str]) -> set[str]:
     return {study_of.get(rid, rid) for rid in included}
 
 
-def _study_runs(included: Iterable[str], first_run: Mapping[str, int], duplicates: Mapping[str, str],
-                study_of: Mapping[str, str]) -> dict[str, int]:
-    """Included study -> index of the run that first identified a record of it: one of its included reports, or
-    a record confirmed to duplicate one (removed as a duplicate in its own run, but the same paper)."""
-    earliest = {rid: first_run[rid] for rid in included}
-    for duplicate, canonical in duplicates.items():
-        if canonical in earliest and duplicate in first_run:
-            earliest[canonical] = min(earliest[canonical], first_run[duplicate])
+def _study_runs(included: Iterable[str], first_run: Mapping[str, int], study_of: Mapping[str, str],
+                version_records: Iterable[tuple[str, str]] = ()) -> dict[str, int]:
+    """Included study -> index of the run it counts in: the run that first identified one of its included
+    reports, or one the previous version included (`version_records`, each as the record it is now), so that a
+    study of the previous version counts in the runs before the new searches, however it is reported now."""
     runs: dict[str, int] = {}
-    for rid, index in earliest.items():
+    for rid in included:
         study = study_of.get(rid, rid)
-        runs[study] = min(runs.get(study, index), index)
+        runs[study] = min(runs.get(study, first_run[rid]), first_run[rid])
+    for rid, now in version_records:
+        if (study := study_of.get(now, now)) in runs and rid in first_run:
+            runs[study] = min(runs[study], first_run[rid])
     return runs
 
 
@@ -419,10 +419,11 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
                                other_returned_by_source=dict(sorted(returned[True].items())),
                                incomplete=incomplete, **fields))
     fields, included = _flow(first_run, found, searched, outcomes, duplicates)
-    # A study counts once, in the run that first identified any record of it, so that the runs' studies still
-    # add up to the review's: the first of its included reports, or a record confirmed to duplicate one of them
-    # (the same paper, found earlier under another record: a previous version's study stays in its runs).
-    study_run = _study_runs(included, first_run, duplicates, grouping)  # study -> index of the run it counts in
+    # A study counts once, in the run that identified the first of its included reports (or of those the previous
+    # version included: a study from the previous version is never new), so that the runs' studies still add up
+    # to the review's.
+    version_records = [(rid, duplicates.get(rid, rid)) for rid in previous_included or ()]
+    study_run = _study_runs(included, first_run, grouping, version_records)  # study -> the run it counts in
     for index, column in enumerate(columns):
         columns[index] = column.model_copy(update={"studies_included": sum(1 for at in study_run.values()
                                                                            if at == index)})
@@ -434,8 +435,10 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
     # under that one: neither removed nor new. But two studies the version included, since found to be one,
     # are one previous study now: the other no longer counts, as one excluded since would not, so the box
     # never passes for the number the version published.
-    kept = {duplicates.get(rid, rid) for rid in previous_included}
-    previous_set = _studies([rid for rid in included if rid in kept], grouping)
+    # A study the version included is a previous study while any report of it is included, whichever record
+    # (another version of it, or the record it was since confirmed to duplicate).
+    kept = {now for _, now in version_records}
+    previous_set = _studies(included, grouping) & _studies(kept, grouping)
     previous_studies = len(previous_set)
     removed = max(0, len(_studies(previous_included, grouping)) - previous_studies)
     new_runs_from = next((index + 1 for index, run in enumerate(runs) if run.last_seq > (previous_head or 0)),
@@ -447,8 +450,8 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
     # A record the new searches identified and assessed is their report, a new one, even when a record the version
     # included has since been confirmed its duplicate, as a later report of a previous study is: so the arm's
     # reports assessed are its reports excluded and included, and previous + new reports = total.
-    version_records = set(previous_included)
-    previous = [rid for rid in included if rid in kept and (rid in version_records or first_run[rid] < earlier)]
+    version_included = set(previous_included)
+    previous = [rid for rid in included if rid in kept and (rid in version_included or first_run[rid] < earlier)]
     previous_records = set(previous)
     return PrismaCounts(
         template="updated", previous_from="version", previous_studies=previous_studies,
