@@ -172,6 +172,11 @@ def test_every_box_balances_and_equals_a_recount_of_its_records(ledger, head, da
     now_included = {groups.get(rid, rid) for rid in review_included(counts, outcomes, duplicates, events)}
     version_studies = {groups.get(duplicates.get(rid, rid), duplicates.get(rid, rid)) for rid in included}
     assert updated.previous_studies == len(now_included & version_studies)
+    # ...and the box never passes for more or fewer than the version published: those it counts and those it
+    # says no longer count are the version's studies, as the version grouped them (here: none linked then)
+    as_published = derive(review, outcomes, previous_included=included, duplicates=duplicates, previous_head=head,
+                          study_groups=groups, previous_study_groups={})
+    assert as_published.previous_studies + as_published.previous_removed == len(included)
     assert updated.previous_reports + updated.new_reports == updated.reports_included
     # the new studies are the new searches' and those earlier runs identified: a previous study is never new
     assert updated.new_searches.studies_included + updated.new_studies_earlier_runs == updated.new_studies

@@ -340,6 +340,42 @@ def test_two_studies_of_a_version_found_to_be_one_are_not_passed_for_what_it_pub
     assert "(of the 2 it included, 1 no longer is)" in prisma_svg.summary(workspace.facts.prisma, {})
 
 
+def test_two_studies_of_a_version_since_linked_as_versions_of_one_are_not_passed_for_what_it_published(sitegen,
+                                                                                                    tmp_path):
+    """As above, but the reviewer links the two records as a preprint and its journal version (one study, two
+    reports) instead of confirming them duplicates. By hand: version 1 published 2 studies; 1 of them still counts,
+    1 no longer does, and the study has 2 reports, both the version's. The box said the version's 1 study, with
+    nothing removed, counting the version's studies by today's links."""
+    review = tmp_path / "review"
+    sitegen("init", review)
+    config = review / "review.yaml"
+    config.write_text(config.read_text().replace("site:", "screening:\n  title_abstract_reviewers: 1\n"
+                                                          "  full_text_reviewers: 1\nsite:", 1))
+    sitegen("protocol", "lock", review, "--at", "2026-01-01T00:00:00Z")
+    export = tmp_path / "embase.ris"
+    export.write_text(_ris(("Object recognition memory after perirhinal lesions in mice", "10.1000/q1"),
+                           ("Perirhinal lesions and object memory in mice: a preprint", "10.1101/q1")))
+    assert sitegen("import", review, export, "--source", "Embase", "--at", "2026-01-02T00:00:00Z")[0] == 0
+    for stage in ("title-abstract", "full-text"):
+        (review / "screening" / stage / "ann.csv").write_text("record_id,decision,reason,note\n"
+                                                              "10.1000/q1,include,,\n10.1101/q1,include,,\n")
+    assert sitegen("publish", review, "--out", tmp_path / "site", "--now", "2026-02-02T00:00:00Z")[0] == 0
+    assert counts_of(sitegen, review)["studies_included"] == 2
+    path = review / "records.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    for row in rows:
+        row.setdefault("custom", {})["other_versions"] = [other for other in ("10.1000/q1", "10.1101/q1")
+                                                           if other != row["id"]]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    code, out, err = sitegen("check", review)
+    assert code == 0, out + err
+    counts = counts_of(sitegen, review)
+    assert _flow(counts, "template", "previous_studies", "previous_removed", "previous_reports", "new_studies",
+                 "new_reports", "studies_included", "reports_included") == ("updated", 1, 1, 2, 0, 0, 1, 2)
+    workspace = open_review(review)
+    assert "(of the 2 it included, 1 no longer is)" in prisma_svg.summary(workspace.facts.prisma, {})
+
+
 def _imported(sitegen, review, path, at: str, *source: str) -> list[str]:
     """Import one file as a run of its own at `at`; the ids of the records it added."""
     code, out, err = sitegen("import", review, path, "--at", at, *source, "--json")

@@ -142,7 +142,8 @@ class ReviewFacts:
         previous = self.previous_version
         return derive(self.review, self.screening.outcomes, self.previously_included,
                       self.canonicals,
-                      previous.ledger_head.seq if previous else None)
+                      previous.ledger_head.seq if previous else None,
+                      previous_study_groups=previous.studies if previous else None)
 
     @cached_property
     def unpublished(self) -> bool:

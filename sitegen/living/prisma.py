@@ -378,7 +378,8 @@ def _study_runs(included: Iterable[str], first_run: Mapping[str, int], study_of:
 
 def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
            previous_included: Collection[str] | None = None, duplicates: Mapping[str, str] | None = None,
-           previous_head: int | None = None, study_groups: Mapping[str, str] | None = None) -> PrismaCounts:
+           previous_head: int | None = None, study_groups: Mapping[str, str] | None = None,
+           previous_study_groups: Mapping[str, str] | None = None) -> PrismaCounts:
     """The counts, from the ledger's events, `outcomes` (per stage, per record) and the records confirmed
     to duplicate others (`duplicates`: each with the record it duplicates).
 
@@ -389,7 +390,8 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
     `previous_included` (the studies a previous published version included), the previous studies are those of
     them still included, and the new searches are the runs after that version's last ledger event
     (`previous_head`). Records are grouped into studies by their links (`study_of`), or as `study_groups` says
-    (a published version's, as they were then).
+    (a published version's, as they were then); the previous version's own studies as `previous_study_groups`
+    says (as it published them: None, as now).
     """
     duplicates = duplicates or {}
     runs = _runs(review)
@@ -440,7 +442,9 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
     kept = {now for _, now in version_records}
     previous_set = _studies(included, grouping) & _studies(kept, grouping)
     previous_studies = len(previous_set)
-    removed = max(0, len(_studies(previous_included, grouping)) - previous_studies)
+    # Counted as the version grouped them: two of its studies since linked as versions of one count once now.
+    published = dict(previous_study_groups) if previous_study_groups is not None else grouping
+    removed = max(0, len(_studies(previous_included, published)) - previous_studies)
     new_runs_from = next((index + 1 for index, run in enumerate(runs) if run.last_seq > (previous_head or 0)),
                          len(runs) + 1)
     # Records the earlier runs identified that still awaited a decision when the version was published, and were

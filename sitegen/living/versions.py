@@ -144,10 +144,12 @@ def published_snapshot(review: Review, record: VersionRecord, previous: Snapshot
     updated-review template)."""
     cut = _cut(review, record.ledger_head.seq)
     outcomes = _outcomes(record)
+    before = next((item.version for item in review.versions if previous and item.version.number == previous.number),
+                  None)
     return Snapshot(record.number, record.published_at, record.title, record.question, record.protocol_version, cut,
                     outcomes, derive(cut, outcomes, previous.included if previous else None, record.duplicates,
                                      previous.review.ledger[-1].seq if previous and previous.review.ledger else None,
-                                     record.studies),
+                                     record.studies, before.studies if before else None),
                     record.evidence, record.records, record.duplicates)
 
 
