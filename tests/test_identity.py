@@ -483,3 +483,66 @@ def test_a_record_merged_from_several_sources_is_reinstated_by_the_dated_rule_a_
     work = next(r for r in deduplicate([flagged, retraction]).records if r.DOI == doi)
     work = next(r for r in deduplicate([work, notice]).records if r.DOI == doi)
     assert work.custom.retracted and retraction_disputed(work.custom)
+
+
+def test_a_notice_naming_its_work_by_pmid_alone_marks_the_work_as_one_naming_its_doi_does():
+    """PubMed and Europe PMC name the work a notice is about by PMID ("Retraction of", "Erratum for": real shape,
+    the Lancet's "Department of Error." naming PMID 39293462), often without its DOI. The notice marked nothing:
+    `notice_of` held DOIs only. Met by PMID, the work is marked as by DOI: in one run or a later one, whichever
+    record came first, once though the work's own record lists the notice by its PMID."""
+    from sitegen.records.model import NoticeOf, Update
+
+    erratum = _with(rec("europepmc", title="Department of Error.", doi="10.1016/s0140-6736(24)02716-8",
+                        pmid="39709208"), publication_types=["Published Erratum"],
+                    notice_of=[NoticeOf(kind="correction", pmid="39293462")])
+    told = Update(kind="correction", doi=erratum.DOI, pmid=erratum.PMID)
+    # the work known by PMID alone (PubMed), or by its DOI and PMID (OpenAlex)
+    for work in (rec("pubmed", pmid="39293462"), rec("openalex", doi="10.1016/s0140-6736(24)01653-2",
+                                                     pmid="39293462", openalex="W1")):
+        for records in ([work, erratum], [erratum, work]):
+            marked = next(r for r in deduplicate(records).records if r.PMID == "39293462")
+            assert marked.custom.updates == [told] and not marked.custom.retracted
+            assert deduplicate([marked, erratum]).records == deduplicate(records).records  # at a later run
+        # the work's own record lists the erratum by its PMID (PubMed's "ErratumIn"): one notice, not two
+        listing = _with(work, updates=[Update(kind="correction", pmid="39709208")])
+        marked = next(r for r in deduplicate([listing, erratum]).records if r.PMID == "39293462")
+        assert marked.custom.updates == [told]
+    # a retraction notice by PMID retracts
+    retraction = _with(rec("pubmed", title="Retraction notice", pmid="40000001"),
+                       publication_types=["Retraction of Publication"],
+                       notice_of=[NoticeOf(kind="retraction", pmid="39293462")])
+    marked = next(r for r in deduplicate([rec("pubmed", pmid="39293462"), retraction]).records
+                  if r.PMID == "39293462")
+    assert marked.custom.retracted and marked.custom.updates == [Update(kind="retraction", pmid="40000001")]
+    # a notice naming its work by DOI and PMID marks it once; another work is not marked
+    both = _with(erratum, notice_of=[NoticeOf(kind="correction", doi="10.1016/s0140-6736(24)01653-2",
+                                               pmid="39293462")])
+    records = deduplicate([rec("openalex", doi="10.1016/s0140-6736(24)01653-2", pmid="39293462", openalex="W1"),
+                           both, rec("pubmed", pmid="39293463")]).records
+    assert [r.custom.updates for r in records if r.PMID in ("39293462", "39293463")] == [[told], []]
+
+
+def test_the_works_a_notice_is_about_are_kept_once_when_its_sources_name_them_differently():
+    # Crossref names the work by DOI, PubMed by PMID and the DOI it cites: the merged notice names it once.
+    from sitegen.records.model import NoticeOf
+
+    doi = "10.1016/s0140-6736(24)01653-2"
+    crossref_notice = _with(rec("crossref", title="Department of Error.", doi="10.1016/s0140-6736(24)02716-8"),
+                            notice_of=[NoticeOf(kind="correction", doi=doi, date=[2024, 12, 20])])
+    pubmed_notice = _with(rec("pubmed", title="Department of Error.", doi="10.1016/s0140-6736(24)02716-8",
+                              pmid="39709208"), notice_of=[NoticeOf(kind="correction", doi=doi, pmid="39293462")])
+    [merged] = deduplicate([crossref_notice, pubmed_notice]).records
+    assert merged.custom.notice_of == [NoticeOf(kind="correction", doi=doi, pmid="39293462", date=[2024, 12, 20])]
+
+
+def test_a_notice_of_names_its_work_and_older_lines_still_read():
+    from pydantic import ValidationError
+
+    from sitegen.records.model import NoticeOf
+
+    assert NoticeOf.model_validate_json('{"kind": "retraction", "doi": "10.1234/x"}').pmid is None  # as written before
+    assert NoticeOf.model_validate_json('{"kind": "retraction", "pmid": "123"}').doi is None
+    with pytest.raises(ValidationError, match="named by its DOI or its PMID"):
+        NoticeOf.model_validate_json('{"kind": "retraction"}')
+    with pytest.raises(ValidationError, match="not in normalised form"):
+        NoticeOf.model_validate_json('{"kind": "retraction", "pmid": "PMID: 123"}')

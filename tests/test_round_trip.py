@@ -216,6 +216,24 @@ def test_the_notices_a_medline_record_lists_against_its_article_are_read():
         assert Update(kind="retraction", pmid="34444444") in retracted.custom.updates
 
 
+@pytest.mark.parametrize("format", ["ris", "bibtex", "csv", "csl-json"])
+def test_a_notice_naming_its_work_by_pmid_is_written_and_read_back_by_every_export(format):
+    """A notice naming its work by PMID alone (PubMed's "Erratum for") is written "Correction notice for:
+    PMID:39293462" and read back so; one naming it by DOI and PMID, both. Before, every export needed its DOI."""
+    _, work = notice_and_work()
+    notice = Record(id="pmid:39709208", title="Department of Error.", PMID="39709208", custom=RecordMeta(
+        publication_types=["Published Erratum"], notice_of=[
+            NoticeOf(kind="correction", pmid="39293462", date=[2024, 12, 20]),
+            NoticeOf(kind="retraction", doi=work.DOI, pmid="39293463")]))
+    written = WRITERS[format]([notice])
+    if format != "csl-json":
+        assert "Correction notice for: PMID:39293462 (2024-12-20)" in written
+        assert f"Retraction notice for: doi:{work.DOI} PMID:39293463" in written
+    [again] = [entry_record(entry) for entry in read_references(written, format)]
+    assert again.PMID == "39709208" and again.custom.notice_of == notice.custom.notice_of
+    assert WRITERS[format]([again]) == written or format == "csv"
+
+
 TYPES = ("article", "book", "webpage", "dataset", "manuscript", "software", "patent", "standard")
 WRITERS = {"ris": records_ris, "bibtex": records_bibtex, "csv": lambda records: records_csv(records, {}),
            "csl-json": records_csl_json}

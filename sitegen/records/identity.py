@@ -34,8 +34,6 @@ import functools
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from operator import attrgetter
-from typing import TypeVar
 
 from rapidfuzz import fuzz
 
@@ -320,7 +318,7 @@ def merge(group: list[Record], notes: list[str]) -> Record:
             retracted=retracted,
             updates=[update for update in updates if not lifted(update, reinstatements)],
             conflicts=conflicts, other_versions=sorted({i for r in ordered for i in r.custom.other_versions}),
-            notice_of=_dated_once([n for r in ordered for n in r.custom.notice_of], _NOTICE_OF_KEY),
+            notice_of=_works_once([n for r in ordered for n in r.custom.notice_of]),
             reinstatements=reinstatements,
         ),
     )
@@ -384,61 +382,97 @@ def deduplicate(records: list[Record]) -> Deduplicated:
     return Deduplicated([record for record, _ in merged], {record.id: group for record, group in merged})
 
 
-# What makes two notices one, their dates aside: a notice against a work by its kind and identifiers, a work a
-# notice is about by the notice's kind and the work's DOI.
-N = TypeVar("N", Update, NoticeOf)
-_NOTICE_OF_KEY = attrgetter("kind", "doi")
-
-
 def _update_key(update: Update) -> tuple:
     """A notice against a work by its kind and identifiers; one naming none (a publisher's mark in place, a flag
     kept as `UNDATED_RETRACTION`) by its date too: a flag giving no date is not known to be a dated retraction."""
     return update.kind, update.doi, update.pmid, () if update.doi or update.pmid else tuple(update.date or ())
 
 
-def _dated_once(notices: Iterable[N], key: Callable[[N], tuple]) -> list[N]:
+def _dated_once(notices: Iterable[Update], key: Callable[[Update], tuple]) -> list[Update]:
     """Each notice once (by `key`), with a date where any of the records gives one."""
-    kept: dict[tuple, N] = {}
+    kept: dict[tuple, Update] = {}
     for notice in notices:
         if (found := key(notice)) not in kept or kept[found].date is None:
             kept[found] = notice
     return list(kept.values())
 
 
+def _works_once(works: Iterable[NoticeOf]) -> list[NoticeOf]:
+    """Each work the notice is about once: of one kind and sharing a DOI or a PMID (Crossref names it by DOI, PubMed
+    by PMID and DOI), with every identifier and the date any of the records gives, the first's where they differ."""
+    kept: list[NoticeOf] = []
+    for work in works:
+        same = next((n for n, known in enumerate(kept) if known.kind == work.kind
+                     and set(known.work_keys()) & set(work.work_keys())), None)
+        if same is None:
+            kept.append(work)
+            continue
+        missing = {name: getattr(work, name) for name in ("doi", "pmid", "date")
+                   if getattr(kept[same], name) is None and getattr(work, name) is not None}
+        kept[same] = kept[same].model_copy(update=missing) if missing else kept[same]
+    return kept
+
+
 def _marked_by_notices(merged: list[tuple[Record, list[int]]]) -> list[tuple[Record, list[int]]]:
-    """Each work a notice among the records is about (`notice_of`, by DOI) marked with it, as though the work's own
-    record listed it (Crossref's `updated-by` can lag behind the notice's `update-to`): a retraction, correction or
-    expression of concern among its updates with the notice's DOI and date, a reinstatement among its
-    reinstatements. Then the one rule of `retraction_lifted` decides, whichever record came first: a retraction
-    dated no later than a reinstatement is lifted (left out of the updates, its date kept on the reinstatement), and
-    the work is retracted only if a retraction still stands (`retraction_stands`)."""
-    about: dict[str, list[tuple[Record, NoticeOf]]] = defaultdict(list)
+    """Each work a notice among the records is about (`notice_of`, by the work's DOI or PMID) marked with it, as
+    though the work's own record listed it (Crossref's `updated-by` can lag behind the notice's `update-to`, and a
+    PubMed notice's "Retraction of" names the work by PMID alone): a retraction, correction or expression of concern
+    among its updates with the notice's DOI, PMID and date, a reinstatement among its reinstatements. Then the one
+    rule of `retraction_lifted` decides, whichever record came first: a retraction dated no later than a
+    reinstatement is lifted (left out of the updates, its date kept on the reinstatement), and the work is
+    retracted only if a retraction still stands (`retraction_stands`)."""
+    about: dict[tuple[str, str], list[tuple[Record, NoticeOf]]] = defaultdict(list)
     for notice, _ in merged:
         for work in notice.custom.notice_of:
-            about[work.doi].append((notice, work))
+            for key in work.work_keys():
+                about[key].append((notice, work))
     if not about:
         return merged
     marked = []
     for record, group in merged:
-        seen = [(notice.DOI, work) for notice, work in about.get(record.DOI or "", []) if notice.DOI != record.DOI]
+        keys = [key for key in (("doi", record.DOI), ("pmid", record.PMID)) if key[1]]
+        # A notice naming the work by both its DOI and its PMID is seen once; one sharing an identifier with the
+        # work (an erratum exported with the article's DOI) is not the work's notice but the work itself.
+        seen = list({(id(notice), id(work)): (notice, work) for key in keys for notice, work in about.get(key, [])
+                     if not _shares_identifier(notice, record)}.values())
         if seen:
             record = _marked(record, seen)
         marked.append((record, group))
     return marked
 
 
-def _marked(record: Record, seen: list[tuple[str | None, NoticeOf]]) -> Record:
-    """The work's record marked with the notices seen about it (each the notice's DOI and what it says)."""
-    told = [Update(kind=work.kind, doi=doi, date=work.date) for doi, work in seen if work.kind != "reinstatement"]
-    dates = {(update.kind, update.doi): update.date for update in told if update.date and update.doi}
-    # A notice the work's record lists without a date takes the date the notice itself gives.
-    own = [update if update.date or (update.kind, update.doi) not in dates
-           else update.model_copy(update={"date": dates[update.kind, update.doi]}) for update in record.custom.updates]
-    known = {(update.kind, update.doi) for update in own}
-    listed = with_undated_flag(_dated_once([*own, *(update for update in told if (update.kind, update.doi) not in known)],
-                                           _update_key), record.custom.retracted and not lists_retraction(own))
+def _shares_identifier(notice: Record, record: Record) -> bool:
+    return bool(notice.DOI and notice.DOI == record.DOI or notice.PMID and notice.PMID == record.PMID)
+
+
+def _same_notice(update: Update, other: Update) -> bool:
+    """Whether two notices of one kind are one: they share a DOI or a PMID (the work's record may list the notice
+    by its PMID, the notice's own record give its DOI too)."""
+    return update.kind == other.kind and bool(update.doi and update.doi == other.doi
+                                              or update.pmid and update.pmid == other.pmid)
+
+
+def _completed(update: Update, told: list[Update]) -> Update:
+    """A notice the work's record lists, with the identifiers and the date the notice itself gives where it lacks
+    them (a retraction's date decides whether a reinstatement lifted it)."""
+    same = next((notice for notice in told if _same_notice(update, notice)), None)
+    if same is None:
+        return update
+    missing = {name: getattr(same, name) for name in ("doi", "pmid", "date")
+               if getattr(update, name) is None and getattr(same, name) is not None}
+    return update.model_copy(update=missing) if missing else update
+
+
+def _marked(record: Record, seen: list[tuple[Record, NoticeOf]]) -> Record:
+    """The work's record marked with the notices seen about it (each the notice's record and what it says)."""
+    told = [Update(kind=work.kind, doi=notice.DOI, pmid=notice.PMID, date=work.date) for notice, work in seen
+            if work.kind != "reinstatement"]
+    own = [_completed(update, told) for update in record.custom.updates]
+    listed = with_undated_flag(
+        _dated_once([*own, *(update for update in told if not any(_same_notice(update, mine) for mine in own))],
+                    _update_key), record.custom.retracted and not lists_retraction(own))
     reinstatements = with_lifted([*record.custom.reinstatements,
-                                  *(Reinstatement(doi=doi, date=work.date) for doi, work in seen
+                                  *(Reinstatement(doi=notice.DOI, date=work.date) for notice, work in seen
                                     if work.kind == "reinstatement")], listed)
     standing = [update for update in listed if not lifted(update, reinstatements)]
     retracted = retraction_stands(record.custom.model_copy(update={"updates": own}), reinstatements) \

@@ -499,13 +499,29 @@ def retraction_lifted(retracted_on: Sequence[int] | None, reinstated_on: Iterabl
 
 
 class NoticeOf(Strict):
-    """The work a notice is about, as the notice's source says (Crossref's `update-to` naming another work): the
-    kind of notice, that work's DOI, and when the notice was issued (`update-to`'s `updated`) where the source says:
+    """The work a notice is about, as the notice's source says (Crossref's `update-to` naming another work, PubMed's
+    "Retraction of", "Erratum for" or "Expression of concern for"): the kind of notice, that work's DOI or PMID or
+    both, as the source names it, and when the notice was issued (`update-to`'s `updated`) where the source says:
     a retraction is lifted only by a reinstatement of the work dated no earlier (`retraction_lifted`)."""
 
+    # Its schema says what `_names_the_work` checks, for an editor to show.
+    model_config = ConfigDict(json_schema_extra={"anyOf": [{"required": ["doi"]}, {"required": ["pmid"]}]})
+
     kind: Literal["retraction", "correction", "expression-of-concern", "reinstatement"]
-    doi: NoticeDoi
+    doi: NoticeDoi | None = Field(default=None, exclude_if=lambda doi: doi is None)
+    pmid: NoticePmid | None = Field(default=None, exclude_if=lambda pmid: pmid is None)
     date: NoticeDate | None = Field(default=None, exclude_if=lambda date: date is None)
+
+    @model_validator(mode="after")
+    def _names_the_work(self) -> NoticeOf:
+        # A notice about a work it does not name marks nothing: no reader makes one.
+        if self.doi is None and self.pmid is None:
+            raise ValueError("a notice's work is named by its DOI or its PMID")
+        return self
+
+    def work_keys(self) -> list[tuple[str, str]]:
+        """The identifiers (namespace, value) the notice names its work by: what deduplication finds the work by."""
+        return [(namespace, value) for namespace, value in (("doi", self.doi), ("pmid", self.pmid)) if value]
 
 
 class Reinstatement(Strict):

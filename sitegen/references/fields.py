@@ -12,7 +12,8 @@ custom.retracted, RIS's "N1  - RETRACTED", BibTeX's note "Retracted") and MEDLIN
 column only where it cannot mean another sense, see `table`); ENTRYTYPE is BibTeX's.
 `updates` is the notices a file lists against the work (sitegen's CSL-JSON export: custom.updates) as that
 JSON list of objects ({"kind": "retraction", "doi": ..., "pmid": ...}), and `notice_of` the works a notice is
-about (custom.notice_of) as that JSON list ({"kind": "retraction", "doi": ..., "date": [2019, 3, 1]}), and
+about (custom.notice_of) as that JSON list ({"kind": "retraction", "doi": ..., "pmid": ..., "date": [2019, 3, 1]},
+a DOI or a PMID or both), and
 `reinstatements` the reinstatements a file lists against the work (custom.reinstatements) as that JSON list
 ({"doi": ..., "date": [2021, 6, 30], "retracted_on": [2019, 3, 1]}).
 """
@@ -123,7 +124,7 @@ def keywords(value: str) -> str:
 #   "Publication types: journal-article; retraction-notice"   what a notice is (RIS writes it as its type, M3)
 #   "Retracted"                                                 the work is retracted (RIS: "RETRACTED")
 #   "Retraction notice: doi:10.1/x PMID:123 (2019-03-01)"       a notice against the work (custom.updates)
-#   "Retraction notice for: doi:10.1/y (2019-03-01)"            the work a notice is about (custom.notice_of)
+#   "Retraction notice for: doi:10.1/y PMID:456 (2019-03-01)"   the work a notice is about (custom.notice_of)
 #   "Reinstatement notice: doi:10.1/z (2021-06-30, lifting a retraction of 2019-03-01)"
 #                                                               a reinstatement of the work (custom.reinstatements)
 # The date in brackets, where the record knows it, is when the notice was issued: a retraction dated no later than
@@ -152,15 +153,20 @@ def _dated(statement: str, date: Sequence[int] | None, lifted: Sequence[int] | N
     return f"{statement} ({', '.join(said)})" if said else statement
 
 
+def _ids_written(doi: str | None, pmid: str | None) -> str:
+    return " ".join([*([f"doi:{doi}"] if doi else []), *([f"PMID:{pmid}"] if pmid else [])])
+
+
 def update_statement(kind: str, doi: str | None, pmid: str | None, date: Sequence[int] | None = None,
                      lifted: Sequence[int] | None = None) -> str:
     """A notice against the work (an update, or a reinstatement with the retraction it lifted), with its date."""
-    ids = " ".join([*([f"doi:{doi}"] if doi else []), *([f"PMID:{pmid}"] if pmid else [])])
+    ids = _ids_written(doi, pmid)
     return _dated(f"{NOTICE_LABELS[kind]}: {ids}" if ids else NOTICE_LABELS[kind], date, lifted)
 
 
-def notice_of_statement(kind: str, doi: str, date: Sequence[int] | None = None) -> str:
-    return _dated(f"{NOTICE_LABELS[kind]} for: doi:{doi}", date)
+def notice_of_statement(kind: str, doi: str | None, pmid: str | None, date: Sequence[int] | None = None) -> str:
+    """The work a notice is about, by its DOI or PMID or both, with the notice's date."""
+    return _dated(f"{NOTICE_LABELS[kind]} for: {_ids_written(doi, pmid)}", date)
 
 
 def statements(text: str) -> list[str]:
@@ -214,7 +220,7 @@ def _statement_read(statement: str) -> tuple[str, list] | None:
     if lifted and (kind != "reinstatement" or found["about"]):
         return None  # only a reinstatement of the work says which retraction it lifted
     if found["about"]:
-        return "notice_of", [{"kind": kind, "doi": ids.get("doi"), **date}]
+        return "notice_of", [{"kind": kind, **ids, **date}]
     if kind == "reinstatement":
         return "reinstatements", [{**({"doi": ids["doi"]} if "doi" in ids else {}), **date,
                                    **({"retracted_on": _date_parts(lifted)} if lifted else {})}]

@@ -202,31 +202,38 @@ def _notices(entry: Entry, notes: list[str]) -> list[Update]:
     """The notices the entry lists against the work, their ids normalised (see `_listed_notices`)."""
     found: list[Update] = []
     for kind, notice in _listed_notices(entry, "updates", notes):
-        ids: dict[str, str | None] = {}
-        for namespace, normalise in (("doi", normalise_doi), ("pmid", normalise_pmid)):
-            given = notice.get(namespace)
-            ids[namespace] = normalise(given) if given is not None else None
-            if given is not None and ids[namespace] is None:
-                notes.append(f"updates: the {kind}'s {namespace} {given!r} is not a valid "
-                             f"{NAMESPACE_LABELS[namespace]}; left out")
+        ids = _notice_ids(notice, f"updates: the {kind}'s {{namespace}}", notes)
         update = Update(kind=kind, **ids, **_notice_date(notice, f"updates: the {kind}'s", notes))
         if update not in found:
             found.append(update)
     return found
 
 
+def _notice_ids(notice: dict, which: str, notes: list[str]) -> dict[str, str | None]:
+    """The DOI and PMID a listed notice gives, normalised: one that is none is left out with a note, which `which`
+    begins (its "{namespace}" the identifier's)."""
+    ids: dict[str, str | None] = {}
+    for namespace, normalise in (("doi", normalise_doi), ("pmid", normalise_pmid)):
+        given = notice.get(namespace)
+        ids[namespace] = normalise(given) if given is not None else None
+        if given is not None and ids[namespace] is None:
+            notes.append(f"{which.format(namespace=namespace)} {given!r} is not a valid {NAMESPACE_LABELS[namespace]}; "
+                         "left out")
+    return ids
+
+
 def _works_noticed(entry: Entry, notes: list[str]) -> list[NoticeOf]:
-    """For a notice, the works the entry says it is about, each by its DOI, normalised: one without a DOI that is
-    one is left out with a note (see `_listed_notices`)."""
+    """For a notice, the works the entry says it is about, each by its DOI or PMID or both, normalised: an
+    identifier that is none is left out with a note, and a work left without one too (see `_listed_notices`)."""
     found: list[NoticeOf] = []
     for kind, work in _listed_notices(entry, "notice_of", notes, NOTICE_OF_KINDS):
-        given = work.get("doi")
-        doi = normalise_doi(given) if isinstance(given, str) else None
-        if doi is None:
-            notes.append(f"notice_of: the {kind} notice's work {given!r} is not a valid {NAMESPACE_LABELS['doi']}; "
-                         "left out")
+        ids = {namespace: value for namespace, value in _notice_ids(work, f"notice_of: the {kind} notice's work",
+                                                                    notes).items() if value}
+        if not ids:
+            if work.get("doi") is None and work.get("pmid") is None:
+                notes.append(f"notice_of: the {kind} notice names no work (no DOI or PMID); left out")
             continue
-        noticed = NoticeOf(kind=kind, doi=doi, **_notice_date(work, f"notice_of: the {kind} notice's", notes))
+        noticed = NoticeOf(kind=kind, **ids, **_notice_date(work, f"notice_of: the {kind} notice's", notes))
         if noticed not in found:
             found.append(noticed)
     return found

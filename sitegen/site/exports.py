@@ -165,9 +165,9 @@ def updates_statements(record: Record) -> list[str]:
 
 
 def notice_of_statements(record: Record) -> list[str]:
-    """For a notice, the works it is about, each in words with its DOI and the notice's date where known (see
+    """For a notice, the works it is about, each in words with its DOI or PMID and the notice's date where known (see
     `references.fields`)."""
-    return [notice_of_statement(work.kind, work.doi, work.date) for work in record.custom.notice_of]
+    return [notice_of_statement(work.kind, work.doi, work.pmid, work.date) for work in record.custom.notice_of]
 
 
 def standing_statements(record: Record) -> list[str]:
