@@ -510,6 +510,32 @@ def test_notices_linked_to_a_work_are_its_updates_and_a_retraction_retracts_it()
     assert [(u.kind, u.pmid) for u in record.custom.updates] == [("retraction", "40000004")] and record.custom.retracted
 
 
+def test_a_notice_names_the_work_it_is_about_and_deduplication_marks_that_work():
+    """The real "Department of Error." (PMID 39709208) is "Erratum for" PMID 39293462, whose citation holds its DOI:
+    the work it corrects, which deduplication marks with it, met by PMID (PubMed's record of it) or by DOI. Europe
+    PMC's "Retraction of" and "Expression of concern for" name theirs alike; a link naming no PMID or DOI, none."""
+    from sitegen.records.identity import deduplicate
+    from sitegen.records.model import CslName, NoticeOf, Record, RecordMeta, Update
+
+    erratum = next(r for r in json.loads(CORE)["resultList"]["result"] if r.get("pmid") == "39709208")
+    notice = europepmc.result_to_record(erratum)
+    assert notice.custom.notice_of == [NoticeOf(kind="correction", doi="10.1016/s0140-6736(24)01653-2",
+                                                pmid="39293462")]
+    for identifiers in ({"PMID": "39293462"}, {"DOI": "10.1016/s0140-6736(24)01653-2"}):
+        work = Record(id=f"pmid:{identifiers['PMID']}" if "PMID" in identifiers else identifiers["DOI"],
+                      title="A trial", author=[CslName(literal="A. Author")], **identifiers,
+                      custom=RecordMeta(sources=["pubmed"]))
+        marked = next(r for r in deduplicate([work, notice]).records if r.id == work.id)
+        assert marked.custom.updates == [Update(kind="correction", doi=notice.DOI, pmid="39709208")]
+    links = [{"id": "40000001", "source": "MED", "reference": "Lancet. 2026.", "type": "Retraction of"},
+             {"id": "40000002", "source": "MED", "reference": "Lancet. 2026.", "type": "Expression of concern for"},
+             {"id": "PPR1", "source": "PPR", "reference": "Lancet. 2026.", "type": "Erratum for"},
+             {"id": "40000003", "source": "MED", "reference": "Lancet. 2026.", "type": "Comment on"}]
+    record = europepmc.result_to_record(dict(erratum, commentCorrectionList={"commentCorrection": links}))
+    assert record.custom.notice_of == [NoticeOf(kind="retraction", pmid="40000001"),
+                                       NoticeOf(kind="expression-of-concern", pmid="40000002")]
+
+
 def test_a_page_over_the_byte_cap_is_asked_for_again_in_halves(monkeypatch):
     # A page of Europe PMC's maximum size (1,000 core results, ~10 kB each and far more for a paper with
     # thousands of authors) can pass the cap on a response: it was refused, and the search came out unavailable

@@ -12,7 +12,7 @@ from conftest import FIXTURES
 from http_mocks import Call, fetcher
 from lxml import etree
 
-from sitegen.records.model import Update
+from sitegen.records.model import NoticeOf, Update
 from sitegen.records.pages import medline_pages
 from sitegen.site.exports import page_range
 from sitegen.sources import pubmed
@@ -254,6 +254,32 @@ def test_retracted_publication():
     etree.SubElement(notice.find(".//PublicationTypeList"), "PublicationType").text = "Retraction of Publication"
     record = pubmed.article_to_record(notice)
     assert record.custom.retracted is False and "Retraction of Publication" in record.custom.publication_types
+
+
+def test_a_notice_names_the_work_it_is_about_by_pmid_and_the_doi_it_cites():
+    """PubMed's notice names its work in CommentsCorrections ("RetractionOf", "ErratumFor",
+    "ExpressionOfConcernFor": the PMID, and a citation holding the DOI or not), which deduplication marks the work
+    with; it was read nowhere. Added to real PMID 9997, as PubMed writes them (the Lancet's "Department of Error.",
+    PMID 39709208, names PMID 39293462 so). A republished version ("...From") is a study, no notice."""
+    notice = edited(PUBMED1, 1)
+    etree.SubElement(notice.find(".//PublicationTypeList"), "PublicationType").text = "Published Erratum"
+    links = etree.SubElement(notice.find("MedlineCitation"), "CommentsCorrectionsList")
+    for ref_type, source, pmid in (
+            ("ErratumFor", "Lancet. 2024 Sep 28;404(10459):1227-1239. doi: 10.1016/S0140-6736(24)01653-2.", "39293462"),
+            ("RetractionOf", "Hippocampus. 2019;29:1.", "31111111"),
+            ("ExpressionOfConcernFor", "Hippocampus. 2019;29:2.", "31111112"),
+            ("CommentOn", "Hippocampus. 2019;29:3.", "31111113"),
+            ("RetractedandRepublishedFrom", "JAMA. 2019;321:1.", "31111114")):
+        link = etree.SubElement(links, "CommentsCorrections", RefType=ref_type)
+        etree.SubElement(link, "RefSource").text = source
+        etree.SubElement(link, "PMID", Version="1").text = pmid
+    record = pubmed.article_to_record(notice)
+    assert record.custom.notice_of == [
+        NoticeOf(kind="correction", doi="10.1016/s0140-6736(24)01653-2", pmid="39293462"),
+        NoticeOf(kind="retraction", pmid="31111111"),
+        NoticeOf(kind="expression-of-concern", pmid="31111112")]
+    assert record.custom.updates == [] and not record.custom.retracted
+    assert pubmed.article_to_record(edited(PUBMED1, 1)).custom.notice_of == []
 
 
 def test_a_preprint_is_an_article_not_a_journal_article():

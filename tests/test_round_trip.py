@@ -216,6 +216,28 @@ def test_the_notices_a_medline_record_lists_against_its_article_are_read():
         assert Update(kind="retraction", pmid="34444444") in retracted.custom.updates
 
 
+def test_the_work_a_medline_notice_is_about_is_read_and_marked():
+    """MEDLINE names the work a notice is about as PubMed's XML does: "EFR - <its citation>. PMID: 39293462" (Erratum
+    For; ROF Retraction Of, ECF Expression of Concern For), the citation holding the work's DOI or not. An imported
+    notice left it out, so the work it corrects or retracts was never marked."""
+    from sitegen.records.identity import deduplicate
+
+    medline = ("PMID- 39709208\nTI  - Department of Error.\nDP  - 2025 Dec\nJT  - Lancet (London, England)\n"
+               "LID - 10.1016/S0140-6736(24)02716-8 [doi]\nPT  - Journal Article\nPT  - Published Erratum\n"
+               "EFR - Lancet. 2024 Sep 28;404(10459):1227-1239. doi: 10.1016/S0140-6736(24)01653-2. PMID:\n"
+               "      39293462.\nROF - Hippocampus. 2019;29:1. PMID: 31111111\nECF - Hippocampus. 2019;29:2.\n"
+               "CON - Hippocampus. 2019;29:3. PMID: 31111113\n")
+    notice = entry_record(read_references(medline, "medline")[0])
+    assert notice.custom.notice_of == [NoticeOf(kind="retraction", pmid="31111111"),
+                                       NoticeOf(kind="correction", doi="10.1016/s0140-6736(24)01653-2",
+                                                pmid="39293462")]
+    assert not notice.custom.retracted and notice.custom.updates == []
+    work = Record(id="pmid:31111111", title="A study of rats", PMID="31111111", custom=RecordMeta(sources=["pubmed"]))
+    marked = next(r for r in deduplicate([work, notice]).records if r.id == work.id)
+    assert marked.custom.retracted and marked.custom.updates == [
+        Update(kind="retraction", doi="10.1016/s0140-6736(24)02716-8", pmid="39709208")]
+
+
 @pytest.mark.parametrize("format", ["ris", "bibtex", "csv", "csl-json"])
 def test_a_notice_naming_its_work_by_pmid_is_written_and_read_back_by_every_export(format):
     """A notice naming its work by PMID alone (PubMed's "Erratum for") is written "Correction notice for:

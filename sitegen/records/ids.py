@@ -301,6 +301,18 @@ _PMID = re.compile(r"0*([1-9][0-9]{0,11})(?:\.0+)?")
 _LABELLED_PMID = re.compile(r"0*([1-9][0-9]{0,11})(?:\.[0-9]{1,3})?")
 
 
+# The DOI a citation of another work names, labelled ("Lancet. 2024;404(10459):1227-1239. doi:
+# 10.1016/S0140-6736(24)01653-2. Epub 2024 Sep 10."): how PubMed, Europe PMC and MEDLINE cite the work a notice is
+# about beside its PMID. Only a labelled one: a citation's other numbers are no DOI.
+_CITED_DOI = re.compile(r"\bdoi:\s*(10\.\d{4,9}/\S+)", re.IGNORECASE)
+
+
+def cited_doi(citation: str | None) -> str | None:
+    """The DOI a citation names after "doi:", normalised; None when it names none (or none that is one)."""
+    found = _CITED_DOI.search(citation or "")
+    return normalise_doi(found.group(1)) if found else None
+
+
 def normalise_pmid(value: object) -> str | None:
     # Cleaned as a DOI is (invisible characters, full-width digits, a sentence's full stop after it): a PMID
     # left out here cannot match the same work from PubMed.

@@ -9,7 +9,8 @@ same article exported twice) name every record by position instead, with a warni
 Authors are the full names (FAU, "Mangalam, Harry") where the record has them, else the short
 ones (AU, "Mangalam H" read "Mangalam, H"), author by author; a group author (CN) is kept whole, in braces, where it
 stands among them. Publication types (PT) are kept: they tell an erratum or a retraction notice from
-a study. A page range (PG) is read with its last page in full: MEDLINE shortens it to the digits that change.
+a study. The notices listed against an article (RIN, EIN, ...) are its `updates`, and the works a notice is about
+(ROF, EFR, ECF) its `notice_of`, each by the PMID its citation ends with. A page range (PG) is read with its last page in full: MEDLINE shortens it to the digits that change.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import json
 import re
 
 from sitegen.records.entry import Entry
+from sitegen.records.ids import cited_doi
 from sitegen.records.pages import medline_pages
 from sitegen.references.fields import PMCID, fields, issns, joined
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named, written_year
@@ -33,6 +35,9 @@ SHORT_NAME = re.compile(r"(.+) ([A-Z]{1,4})")  # "Mangalam H", "van der Berg JA"
 # Erratum In, Corrected and Republished In, Expression of Concern In.
 NOTICE_TAGS = {"RIN": "retraction", "RRI": "retraction", "EIN": "correction", "CRI": "correction",
                "ECI": "expression-of-concern"}
+# The tags on a notice naming the work it is about, cited alike: Retraction Of, Erratum For, Expression of Concern
+# For (PubMed's XML: sitegen.sources.pubmed.NOTICE_OF_REF_TYPES). The citation's DOI names the work too.
+NOTICE_OF_TAGS = {"ROF": "retraction", "EFR": "correction", "ECF": "expression-of-concern"}
 ENTRY_TYPES = {"journal article": "article", "journal articles": "article", "book": "book",
                "books": "book", "book chapter": "incollection", "preprint": "misc"}
 
@@ -58,7 +63,7 @@ def _entry(record: TaggedRecord) -> Entry:
     after = date[date.index(year) + len(year):].split() if year else []  # "2013 May 1": the month
     links = [*record.values("LID"), *record.values("AID")]
     kinds = [ENTRY_TYPES[kind.lower()] for kind in record.values("PT") if kind.lower() in ENTRY_TYPES]
-    notices = _notices(record)
+    notices, works = _notices(record), _works_noticed(record)
     return Entry("", fields({
         "ENTRYTYPE": kinds[0] if kinds else "article" if record.first("JT", "TA") else "misc",
         "author": " and ".join(_authors(record)),
@@ -84,6 +89,7 @@ def _entry(record: TaggedRecord) -> Entry:
         "retracted": "yes" if any(kind.lower() == "retracted publication" for kind in record.values("PT"))
         or any(notice["kind"] == "retraction" for notice in notices) else "",
         "updates": json.dumps(notices) if notices else "",
+        "notice_of": json.dumps(works) if works else "",
         # In a PubMed record OWN names the record's owner ("NLM", "PIP"), not the database: a record with a
         # PMID is PubMed's. Other exporters of the format (ERIC) name themselves there.
         "database": "PubMed" if record.first("PMID") else record.first("OWN"),
@@ -99,6 +105,20 @@ def _notices(record: TaggedRecord) -> list[dict[str, str]]:
             pmid = found_pmid.group(1) if (found_pmid := NOTICE_PMID.search(value)) else ""
             found.setdefault((kind, pmid), {"kind": kind, **({"pmid": pmid} if pmid else {})})
     return list(found.values())
+
+
+def _works_noticed(record: TaggedRecord) -> list[dict[str, str]]:
+    """For a notice, the works it is about (NOTICE_OF_TAGS), each once, by the PMID its citation ends with and the
+    DOI it cites, as `notice_of` holds them (see `fields`); a citation naming neither names no work."""
+    found: list[dict[str, str]] = []
+    for tag, kind in NOTICE_OF_TAGS.items():
+        for value in record.values(tag):
+            ids = {"doi": cited_doi(value), "pmid": found_pmid.group(1) if (found_pmid := NOTICE_PMID.search(value))
+                   else None}
+            work = {"kind": kind, **{namespace: value for namespace, value in ids.items() if value}}
+            if len(work) > 1 and work not in found:
+                found.append(work)
+    return found
 
 
 def _authors(record: TaggedRecord) -> list[str]:

@@ -13,9 +13,9 @@ from typing import Any
 from pydantic import BaseModel, Field, computed_field
 
 from sitegen.records.copyright import without_copyright_statement
-from sitegen.records.ids import normalise_arxiv, normalise_doi, normalise_pmcid, normalise_pmid, record_id
+from sitegen.records.ids import cited_doi, normalise_arxiv, normalise_doi, normalise_pmcid, normalise_pmid, record_id
 from sitegen.records.markup import HTML_HEADING, labelled_sections, plain_text
-from sitegen.records.model import CslDate, CslName, Record, RecordMeta, Update, visible_text, web_address
+from sitegen.records.model import CslDate, CslName, NoticeOf, Record, RecordMeta, Update, visible_text, web_address
 from sitegen.records.names import split_name
 from sitegen.records.pages import medline_pages
 from sitegen.records.providers import label
@@ -103,9 +103,12 @@ def _container(result: dict[str, Any], preprint: bool) -> str | None:
 
 
 # Europe PMC's comment and correction links naming a notice against this work (PubMed's CommentsCorrections, as
-# "Retraction in"); "Erratum for" and "Retraction of" are on the notice itself, naming the work it is about.
+# "Retraction in"); "Erratum for" and "Retraction of" are on the notice itself, naming the work it is about
+# (NOTICE_OF_TYPES).
 NOTICE_TYPES = {"retraction in": "retraction", "retracted and republished in": "retraction", "erratum in": "correction",
                 "corrected and republished in": "correction", "expression of concern in": "expression-of-concern"}
+NOTICE_OF_TYPES = {"retraction of": "retraction", "erratum for": "correction",
+                   "expression of concern for": "expression-of-concern"}
 
 
 def _notices(result: dict[str, Any]) -> list[Update]:
@@ -117,6 +120,19 @@ def _notices(result: dict[str, Any]) -> list[Update]:
             pmid = normalise_pmid(link.get("id")) if link.get("source") == "MED" else None
             found[(kind, pmid)] = Update(kind=kind, pmid=pmid)
     return list(found.values())
+
+
+def _works_noticed(result: dict[str, Any]) -> list[NoticeOf]:
+    """For a notice, the works Europe PMC links it to ("Erratum for", "Retraction of"), by PMID and cited DOI."""
+    found: list[NoticeOf] = []
+    for link in _one_or_more(as_dict(result.get("commentCorrectionList")).get("commentCorrection")):
+        link = as_dict(link)
+        if kind := NOTICE_OF_TYPES.get(" ".join((text_value(link.get("type")) or "").lower().split())):
+            pmid = normalise_pmid(link.get("id")) if link.get("source") == "MED" else None
+            doi = cited_doi(text_value(link.get("reference")))
+            if (pmid or doi) and (work := NoticeOf(kind=kind, pmid=pmid, doi=doi)) not in found:
+                found.append(work)
+    return found
 
 
 def _csl_type(result: dict[str, Any], preprint: bool) -> str:
@@ -201,6 +217,7 @@ def result_to_record(result: dict[str, Any]) -> Record | None:
             # "Retraction of Publication" is the notice itself, not a retracted paper
             retracted="retracted publication" in lowered or any(u.kind == "retraction" for u in notices),
             updates=notices,
+            notice_of=_works_noticed(result),
         ),
     )
 

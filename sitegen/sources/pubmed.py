@@ -14,8 +14,8 @@ import re
 from lxml import etree
 
 from sitegen.records.copyright import without_copyright_statement
-from sitegen.records.ids import normalise_doi, normalise_pmcid, normalise_pmid, record_id
-from sitegen.records.model import CslDate, CslName, Record, RecordMeta, Update
+from sitegen.records.ids import cited_doi, normalise_doi, normalise_pmcid, normalise_pmid, record_id
+from sitegen.records.model import CslDate, CslName, NoticeOf, Record, RecordMeta, Update
 from sitegen.records.pages import medline_pages
 from sitegen.records.providers import label
 from sitegen.sources.base import (
@@ -71,6 +71,10 @@ ARTICLES = Items("article", "no PMID", lambda entry: own_id(element_text(
 # retracted and republished (JAMA's "Notice of Retraction and Replacement") is retracted by that notice.
 UPDATE_REF_TYPES = {"RetractionIn": "retraction", "RetractedandRepublishedIn": "retraction", "ErratumIn": "correction",
                     "CorrectedandRepublishedIn": "correction", "ExpressionOfConcernIn": "expression-of-concern"}
+# CommentsCorrections types on a notice naming the work it is about (its PMID, and its DOI in the citation,
+# RefSource, where PubMed gives one): deduplication marks that work with the notice (`RecordMeta.notice_of`).
+NOTICE_OF_REF_TYPES = {"RetractionOf": "retraction", "ErratumFor": "correction",
+                       "ExpressionOfConcernFor": "expression-of-concern"}
 NO_LABEL = "UNLABELLED"
 PREPRINT_TYPE = "Preprint"
 RETRACTED_TYPE = "Retracted Publication"  # the retracted article; "Retraction of Publication" is the notice itself
@@ -155,6 +159,17 @@ def updates(citation: etree._Element) -> list[Update]:
     return list(found.values())
 
 
+def works_noticed(citation: etree._Element) -> list[NoticeOf]:
+    """For a notice, the works PubMed says it is about ("Retraction of", "Erratum for"), by PMID and cited DOI."""
+    found: list[NoticeOf] = []
+    for node in citation.iterfind("CommentsCorrectionsList/CommentsCorrections"):
+        kind = NOTICE_OF_REF_TYPES.get(node.get("RefType") or "")
+        pmid, doi = normalise_pmid(element_text(node.find("PMID"))), cited_doi(element_text(node.find("RefSource")))
+        if kind and (pmid or doi) and (work := NoticeOf(kind=kind, pmid=pmid, doi=doi)) not in found:
+            found.append(work)
+    return found
+
+
 def article_to_record(article: etree._Element) -> Record | None:
     """A Record for one PubmedArticle element, None when it has no PMID; Unreadable when it has one
     but no article details or title."""
@@ -195,6 +210,7 @@ def article_to_record(article: etree._Element) -> Record | None:
             publication_types=types,
             retracted=RETRACTED_TYPE in types or any(notice.kind == "retraction" for notice in notices),
             updates=notices,
+            notice_of=works_noticed(citation),
         ),
     )
 
