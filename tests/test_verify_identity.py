@@ -598,3 +598,75 @@ def test_a_notice_on_a_work_found_by_its_title_alone_reaches_the_human_who_confi
             "(10.1023/a:9999999999999): a human decides whether it is the work") in verdicts.status.reasons
     # OpenAlex's work of that title lists nothing: no reason is made up for it
     assert not any(reason.startswith("OpenAlex holds") for reason in verdicts.status.reasons)
+
+
+@pytest.mark.parametrize("translation", [
+    "[The role of arginine and histidine in iodide oxidation by horseradish peroxidase].",  # MEDLINE's brackets
+    "The role of arginine and histidine in iodide oxidation by horseradish peroxidase [Article in German]",
+])
+def test_a_title_marked_a_translation_beside_the_original_is_for_a_human_never_a_mismatch(translation):
+    # MEDLINE gives a non-English work's title translated in brackets, Crossref in the work's own language: the
+    # two titles share no words, but the first author, the year and the journal are the work's
+    original = cited(title="Bedeutung basischer Aminosäuren im aktiven Zentrum für die Oxidation von Iodid",
+                     container_title="Molecular and Cellular Biochemistry")
+    verdict, details = agreement(cited(title=translation, container_title="Mol Cell Biochem"), original)
+    assert verdict == "unclear" and "one marked a translation" in details[-1]
+    assert agreement(original, cited(title=translation))[0] == "unclear"  # either side may be the translation
+    # a translation still has to agree on the rest: another first author is another work
+    assert agreement(cited(title=translation, family="Okonkwo"), original)[0] == "different"
+    unmarked = translation.replace("[", "").replace("]", "").replace(" Article in German", "")
+    assert agreement(cited(title=unmarked), original)[0] == "different"
+
+
+def chapter_item() -> dict:
+    return json.loads(body("crossref/crossref_work_10.1007_978-3-319-66787-4_9.json"))["message"]
+
+
+def envelope(item: dict) -> dict:
+    return dict(json.loads(body("crossref/crossref_work_10.1007_978-3-319-66787-4_9.json")), message=item)
+
+
+CHAPTER_DOI = "10.1007/978-3-319-66787-4_9"
+BOOK_TITLE = "Cryptographic Hardware and Embedded Systems – CHES 2017"
+
+
+def test_a_chapter_doi_given_for_its_book_and_a_book_doi_for_its_chapter_are_open_items_never_mismatches():
+    chapter = chapter_item()
+    book_cited = cited(title=BOOK_TITLE, doi=CHAPTER_DOI, family="Fischer", year=2017)
+    verdicts = verify_citation(serve(json_response(json.dumps(envelope(chapter)))), SETTINGS, book_cited, sources=("crossref",))
+    assert verdicts.identity.verdict == "inconclusive" and not verdicts.identity.refusal_grade
+    assert [a.answer for a in verdicts.identity.answers] == ["partial"]
+    assert "names a part of the work cited" in verdicts.identity.reasons[0]
+    # the chapter's standing is not the book's
+    assert verdicts.status.verdict == "inconclusive"
+    book = dict(chapter, DOI="10.1007/978-3-319-66787-4", type="book", title=[BOOK_TITLE], page=None,
+                author=[], **{"container-title": ["Lecture Notes in Computer Science"]})
+    chapter_cited = cited(title=chapter["title"][0], doi="10.1007/978-3-319-66787-4", family="Anceau", year=2017,
+                          container_title=BOOK_TITLE)
+    verdicts = verify_citation(serve(json_response(json.dumps(envelope(book)))), SETTINGS, chapter_cited, sources=("crossref",))
+    assert verdicts.identity.verdict == "inconclusive" and verdicts.status.verdict == "inconclusive"
+    assert "names the work the cited part appears in" in verdicts.identity.reasons[0]
+    # a citation of another book under the chapter's DOI is still a mismatch
+    other = cited(title="Advances in Cryptology – CRYPTO 2017", doi=CHAPTER_DOI, family="Katz", year=2017)
+    verdicts = verify_citation(serve(json_response(json.dumps(envelope(chapter)))), SETTINGS, other, sources=("crossref",))
+    assert verdicts.identity.verdict == "mismatch"
+
+
+PREPRINT_DOI = "10.1101/2024.04.01.587366"
+
+
+@pytest.mark.parametrize(("journal", "answer"), [
+    ("Cell Genomics", "partial"),  # the journal version cited under its preprint's DOI: another version
+    ("bioRxiv", "found"),  # the preprint cited as the preprint
+    (None, "found"),  # no journal named: the DOI says which version is meant
+])
+def test_a_preprint_doi_given_for_the_journal_version_is_never_verified_as_it(journal, answer):
+    item = json.loads(body("crossref/crossref_work_10.1101_2024.04.01.587366.json"))
+    citation = cited(title=item["message"]["title"][0], doi=PREPRINT_DOI, family="Herger", year=2025,
+                     container_title=journal)
+    verdicts = verify_citation(serve(json_response(json.dumps(item))), SETTINGS, citation, sources=("crossref",))
+    [found] = verdicts.identity.answers
+    assert found.answer == answer and verdicts.identity.verdict == "inconclusive"
+    if answer == "partial":
+        assert "the citation names a journal (Cell Genomics), the work indexed is a preprint" in found.detail
+        assert verdicts.status.verdict == "inconclusive"  # the preprint's standing is not the journal version's

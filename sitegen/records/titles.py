@@ -123,6 +123,18 @@ def _compared(title: str | None, labelled: bool) -> str:
     return folded(without_labels(noted) if labelled else noted) or folded(text) or folded(whole)
 
 
+def translated(title: str | None) -> bool:
+    """Whether a title says it is a translation of the work's own: a language note ("[Article in German]",
+    "(author's transl)") or MEDLINE's brackets around the whole title ("[Effect of ...]." alone or before index
+    notes). The index holding the work may give its title in the original language, as unlike the translation as
+    another work's title is."""
+    text = unmarked(title or "")
+    if _TRANSLATION_MARKER.search(text):
+        return True
+    bracketed = re.fullmatch(r"\[([^\[\]]*)\][.\s]*", text)
+    return bool(bracketed and folded(bracketed.group(1)) not in PLACEHOLDERS) or _bracketed_before_notes(text) is not None
+
+
 # MEDLINE's translated title in brackets with index notes after it ("[Title in English]. [Review] [12 refs]").
 _BRACKETED_TITLE = re.compile(r"\[([^\[\]]+)\][.\s]*(?=\[)")
 

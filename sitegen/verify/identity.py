@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from rapidfuzz import fuzz
+
 from sitegen.records.matching import (
     PROBABLE_TITLE,
     SAME_TITLE,
@@ -37,7 +39,9 @@ from sitegen.records.matching import (
 )
 from sitegen.records.model import Record, Reinstatement, lifted
 from sitegen.records.notices import NOTICE_TYPES, OWN_KINDS, notice_kind
+from sitegen.records.preprints import is_preprint
 from sitegen.records.providers import label
+from sitegen.records.titles import matched_title, translated
 from sitegen.references.fields import LIFTING, iso_date
 from sitegen.review.models import REFUSAL_GRADE, SourceAnswer, VerificationPayload
 from sitegen.sources import crossref, openalex, pubmed
@@ -52,7 +56,9 @@ UPDATE_ORDER = ("retraction", "expression-of-concern", "correction")  # the grav
 STATUS_OF_UPDATE = {"retraction": "retracted", "expression-of-concern": "expression-of-concern",
                     "correction": "corrected"}
 
-Agreement = Literal["same", "different", "unclear"]
+# "related": another work the cited one is bound to (its book or chapter, another version of it): not the work, not a
+# mis-citation of an unrelated one, and never holding the work for its status.
+Agreement = Literal["same", "different", "unclear", "related"]
 
 
 @dataclass(frozen=True)
@@ -95,7 +101,8 @@ class Answer:
         elif self.found is None:
             answer = "not-found"
         else:
-            answer = {"same": "found", "unclear": "partial", "different": "different-work"}[self.agreement]
+            answer = {"same": "found", "unclear": "partial", "related": "partial",
+                      "different": "different-work"}[self.agreement]
         warning = "; ".join(self.outcome.warnings)[:2000] or None
         detail = "; ".join(self.details)[:2000] or (warning if not self.answered else None)
         return SourceAnswer(source=self.source, answer=answer, asked=self.asked[:500], detail=detail)
@@ -192,9 +199,10 @@ def notice_words(record: Record) -> str:
 def agreement(cited: Record, found: Record) -> tuple[Agreement, list[str]]:
     """Whether the work an index holds is the work cited: `same` (title, year, first author, and where both
     give them journal, volume and first page agree), `different` (an unrelated title, or a notice where a work
-    is cited), or `unclear` (they agree only in part: a human looks). An unrelated title stays `unclear`, not
-    `different`, only when everything else corroborates one work: first author, year, volume and first page
-    (a title translated, or cited in another language)."""
+    is cited), `related` (the book of a cited chapter, or a chapter of a cited book) or `unclear` (they agree only
+    in part: a human looks). An unrelated title stays `unclear`, not `different`, only when everything else
+    corroborates one work: first author, year, volume and first page, or first author and year where one title is
+    marked a translation (MEDLINE's "[Translated title]." beside the work's title in its own language)."""
     cited, found = _unmarked(cited), _unmarked(found)
     a, b = record_work(cited), record_work(found)
     if not a.title or not b.title:
@@ -205,13 +213,46 @@ def agreement(cited: Record, found: Record) -> tuple[Agreement, list[str]]:
         kind = notice_words(found)
         return "different", [f"it is {f'a notice ({kind})' if kind else 'a work, not a notice'}: {_describe(found)}"]
     problems = _discrepancies(a, b)
-    if score < UNRELATED_TITLE and not (not problems and a.authors and b.authors and a.year is not None
-                                        and b.year is not None and volumes(a, b) == first_pages(a, b) == "equal"):
+    corroborated = not problems and a.authors and b.authors and a.year is not None and b.year is not None
+    either_translated = translated(cited.title) or translated(found.title)
+    if score < UNRELATED_TITLE and corroborated and either_translated:
+        return "unclear", details + [f"the titles differ, one marked a translation: indexed as {_describe(found)}; "
+                                     "a human checks that one translates the other"]
+    if score < UNRELATED_TITLE and (part := _book_and_part(cited, found)):
+        return "related", details + [part]
+    if score < UNRELATED_TITLE and not (corroborated and volumes(a, b) == first_pages(a, b) == "equal"):
         return "different", [f"it is {_describe(found)} (title similarity {score:.0f}/100)"]
     subtitle = subtitle_only(a.title, b.title) and a.authors and b.authors and a.year is not None
     if score >= SAME_TITLE or (subtitle and not problems):
         return ("same", details) if not problems else ("unclear", details + problems)
     return "unclear", details + [f"the titles differ: indexed as {_describe(found)}"] + problems
+
+
+def _other_version(cited: Record, found: Work) -> list[str]:
+    """Where the citation names a journal and the identifier a preprint, or the other way round: two versions of
+    one study, which a DOI shared by both cannot tell apart (the cited record's own DOI makes it a preprint, so
+    only the journal it names says which version the citation means)."""
+    if not cited.container_title:
+        return []
+    cited_preprint = is_preprint(None, cited.custom.publication_types, cited.container_title)
+    if cited_preprint == found.preprint:
+        return []
+    return [f"the citation names {'a preprint server' if cited_preprint else 'a journal'} "
+            f"({cited.container_title[:200]}), the work indexed is {'a preprint' if found.preprint else 'not a preprint'}"
+            ": another version of the study"]
+
+
+def _book_and_part(cited: Record, found: Record) -> str | None:
+    """Whether the citation and the work found are a book and a part of it (a chapter, a conference paper): the DOI
+    of the book given for its chapter, or a chapter's for the book. One work inside the other, not a fabrication:
+    a human sees which DOI the citation means."""
+    def same(one: str | None, other: str | None) -> bool:
+        return bool(one and other) and fuzz.ratio(matched_title(one), matched_title(other)) >= SAME_TITLE
+    if same(cited.title, found.container_title):
+        return f"the identifier names a part of the work cited (a chapter or paper in it): {_describe(found)}"
+    if same(cited.container_title, found.title):
+        return f"the identifier names the work the cited part appears in (the book, not the chapter): {_describe(found)}"
+    return None
 
 
 def _discrepancies(a: Work, b: Work) -> list[str]:
@@ -243,6 +284,8 @@ def _from_lookup(source: str, asked: str, cited: Record, outcome: SourceOutcome)
         return Answer(source, asked, False, outcome)
     found = outcome.records[0]
     verdict, details = agreement(cited, found)
+    if verdict in ("same", "unclear") and (version := _other_version(cited, record_work(found))):
+        verdict, details = "related", details + version  # a title search tells versions apart its own way
     return Answer(source, asked, False, outcome, found, verdict, details)
 
 
@@ -399,7 +442,7 @@ def identity_verdict(record: Record, answers: list[Answer]) -> VerificationPaylo
     resolved_elsewhere = [a for a in answers if a.agreement == "different" and not a.by_title]
     different = [a for a in resolved_elsewhere if not _disputed(a, answers)]
     disputed = [a for a in resolved_elsewhere if a not in different]
-    unclear = [a for a in answers if a.agreement == "unclear"]
+    unclear = [a for a in answers if a.agreement in ("unclear", "related")]
     unanswered = _unanswered(answers)
     if different:
         return _payload(record, "identity", "mismatch", [
