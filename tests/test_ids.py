@@ -176,6 +176,20 @@ def test_what_can_end_a_doi_is_kept():
     assert normalise_doi("10.1000/a&b") == "10.1000/a&b"
 
 
+# HTML copied with a DOI's address (an href with its markup, a tag after it): the markup is no part of the DOI.
+MARKUP_AFTER = ['">link</a>', "'>link</a>", '" target="_blank">link</a>', '"', "</a>", "<br>", "<br/>", "<!-- x -->",
+                '&quot;&gt;link&lt;/a&gt;']
+
+
+@pytest.mark.parametrize("doi", DOIS)
+@pytest.mark.parametrize("markup", MARKUP_AFTER)
+def test_html_markup_after_a_doi_ends_it(doi, markup):
+    # A SICI DOI's own '<' and '>' (…43:2<111::AID-AJP2>3.0.CO;2-#) start no tag: it stays whole.
+    for prefix in ("https://doi.org/", "http://dx.doi.org/", "https://onlinelibrary.wiley.com/doi/full/", "doi:", ""):
+        written = f"{prefix}{doi}{markup}"
+        assert normalise_doi(written) == doi.lower(), written
+
+
 def test_a_field_with_several_dois_gives_one_only_when_they_agree():
     # Which of two different DOIs is the work's own cannot be told (the other is often a supplement's,
     # an erratum's or a cited work's): None, so the work is matched by its metadata, never by a guess.

@@ -115,6 +115,11 @@ _ARXIV_OLD_ARCHIVES = frozenset((
     "q-alg q-bio q-fin quant-ph solv-int stat supr-con").split())
 _ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$")
 _UNSAFE = re.compile(r"[\x00-\x20\x7f\\]")
+# HTML copied with a DOI's address (an href with its markup: https://doi.org/10.1000/abc">link</a>): the quote that
+# closes the attribute (before '>' or another attribute) or a tag's '<' (<a …>, </a>, <br/>, <!-- -->) ends the DOI.
+# A SICI DOI's own '<' starts its contribution segment, a page and '::' (…43:4<407::AID-JBM7>3.0.CO;2-R), never a
+# tag's name followed by white space, '/' or '>', so it stays.
+_MARKUP = re.compile(r"""<(?:[A-Za-z][A-Za-z0-9-]*(?=[\s/>])|/[A-Za-z]|!)|["'](?=\s*(?:/?>|[A-Za-z-]+\s*=))""")
 T = TypeVar("T")
 
 
@@ -128,7 +133,8 @@ def normalise_doi(value: object) -> str | None:
     Removes labels and resolver or publisher address parts, invisible (format) characters, PubMed's
     " [doi]" tag and the other article ids PubMed tags beside it (" [pii]": never a DOI, wherever it
     stands), bracketed notes standing apart from the DOI (" [Online]", " (Epub ahead of print)"),
-    surrounding quotes and brackets, a URL's query and fragment, and trailing sentence punctuation, '/' and dashes; keeps what can end a DOI (a balanced ')' as in
+    surrounding quotes and brackets, HTML markup copied after it ('">link</a>', "<br>"), a URL's query and
+    fragment, and trailing sentence punctuation, '/' and dashes; keeps what can end a DOI (a balanced ')' as in
     10.1016/s0166-4328(98)00079-5, a SICI check character '#').
 
     A field naming several different DOIs ("10.1/a, 10.1/b") is ambiguous and gives None: which one
@@ -231,6 +237,7 @@ _EN_DASH_INSIDE = re.compile(r"(?<=[^\W_])\u2013(?=[^\W_])")
 
 def _one_doi(text: str, stand_ins: bool = True) -> str | None:
     text = _PUBMED_TAG.sub("", _unwrap(text.strip()))
+    text = _MARKUP.split(text, maxsplit=1)[0]
     if _URL_FORM.match(text):
         # In an address, '?' and '#' start the query and fragment (a DOI's own are percent-encoded, though
         # a SICI DOI's final '#' is often left bare, so a '#' starts one only before a letter or digit).
