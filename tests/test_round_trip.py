@@ -491,9 +491,37 @@ def test_an_issue_not_yet_numbered_comes_back_through_every_format(format):
     assert records
     again = [entry_record(entry) for entry in read_references(WRITERS[format](records), format)]
     assert [(record.issue, record.volume) for record in again] == [(record.issue, record.volume) for record in records]
-    # a word for no value at all is none, as before ("NA" in R's CSVs)
-    (entry,) = read_references("TY  - JOUR\nTI  - T\nIS  - NA\nVL  - n/a\nER  - \n", "ris")
+    # a word for no value at all in another tool's CSV is none, as before ("NA" in R's CSVs)
+    (entry,) = read_references("ID,title,number,volume\na,T,NA,n/a\n", "csv")
     assert (entry_record(entry).issue, entry_record(entry).volume) == (None, None)
+
+
+PLACEHOLDERS = ("NA", "na", "n/a", "n.d.", "nd", "In press", "Forthcoming", "no pagination specified")
+
+
+@pytest.mark.parametrize("format", WRITERS)
+@pytest.mark.parametrize("word", PLACEHOLDERS)
+def test_a_field_that_says_a_word_for_nothing_comes_back_as_it_says(format, word):
+    # A record titled "NA" (a spreadsheet's word for an empty cell) was refused on import of sitegen's own export
+    # ("the entry has no title"), and a journal, volume or issue "n.d." came back empty. A field is what its
+    # source says: only another tool's CSV cells (where R writes "NA" for nothing) and a year, a date or Embase's
+    # pages read such words as nothing.
+    record = Record(id="10.1000/x", DOI="10.1000/x", title=word, container_title=word, volume=word, issue=word,
+                    abstract=word)
+    [again] = [entry_record(entry) for entry in read_references(WRITERS[format]([record]), format)]
+    assert (again.title, again.container_title, again.volume, again.issue, again.abstract) == (word,) * 5
+
+
+@pytest.mark.parametrize(("format", "text"), [
+    ("csv", "ID,title,journal,year,pages\na,T,NA,n.d.,NA\n"),
+    ("ris", "TY  - JOUR\nTI  - T\nPY  - n.d.\nSP  - no pagination specified\nER  - \n"),
+    ("bibtex", "@article{a, title = {T}, year = {n.d.}, pages = {no pagination specified}}"),
+])
+def test_words_for_no_value_are_none_where_they_can_mean_nothing_else(format, text):
+    # another tool's CSV cell; a year (never a word); Embase's pages
+    (entry,) = read_references(text, format)
+    record = entry_record(entry)
+    assert (record.title, record.container_title, record.issued, record.page) == ("T", None, None, None)
 
 
 # --------------------------------------------------------------------------- addresses

@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from sitegen.records.entry import ALIASES, Entry
+from sitegen.records.entry import ALIASES, NOTHING, Entry
 from sitegen.records.names import AUTHORS_AND, author_names
 from sitegen.references import wos
 from sitegen.references.fields import (
@@ -263,6 +263,9 @@ def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProbl
         if sitegens:
             values = [_FORMULA_GUARD.sub("", value) for value in values]
             values[written.index("authors")] = author_list(values[written.index("authors")].split(";"))
+        else:  # another tool's empty cell, as R writes one ("NA"); sitegen writes an empty cell empty
+            values = [value if name == "ID" or value.strip().lower() not in NOTHING else ""
+                      for name, value in zip(names, values, strict=True)]
         for name, value in zip(names, values, strict=True):
             fields[ALIASES.get(name, name)] = fields.get(ALIASES.get(name, name)) or value
         for name, column in columns.items():  # a column read as two fields (PubMed's PMID is its ID too)
