@@ -140,7 +140,9 @@ def test_bibtex_writes_a_page_range_the_same_whatever_its_dash():
 
 @pytest.mark.parametrize(("page", "first", "last"), [
     ("123-130", "123", "130"), ("123\u201330", "123", "30"), ("S12 - S15", "S12", "S15"), ("iv-xii", "iv", "xii"),
-    ("237--49", "237", "49"), ("e0123456", "e0123456", ""), ("12-", "12", ""),
+    ("237--49", "237", "49"), ("e0123456", "e0123456", ""),
+    # A dash before or after one page ends no range it names: the page is the text the source wrote.
+    ("12-", "12-", ""), ("-2", "-2", ""), ("trailing -", "trailing -", ""), ("1--2--3", "1--2--3", ""),
     # An article number with a dash in it is one page, not a range (RIS wrote SP ENEURO.0284, EP 16.2016).
     ("ENEURO.0284-16.2016", "ENEURO.0284-16.2016", ""), ("1234-1238.e5", "1234-1238.e5", ""),
 ])

@@ -32,15 +32,17 @@ _PAGE = re.compile(r"[A-Za-z]{0,3}[0-9]+[A-Za-z]?|[ivxlcdmIVXLCDM]+")
 
 
 def first_and_last(page: str | None) -> tuple[str, str]:
-    """The first and last page ("" when not given), however the range is written; a page that is not a range
-    (an article number with a dash in it) is the first page, whole."""
+    """The first and last page ("" when not given), however the range is written; a page that is not a range of
+    two pages (an article number with a dash in it, "-2", "47-") is the first page, whole, as the source wrote it:
+    a dash before or after one page ends no range it names, and dropped, the page came back from every export as
+    another text than the record's."""
     if not page:
         return "", ""
     written = page.strip()
     parts = range_parts(written)
     if len(parts) == 2 and all(_PAGE.fullmatch(part) for part in parts):
         return parts[0], parts[1]
-    return (parts[0] if len(parts) == 1 else written), ""
+    return written, ""
 
 
 def as_range(page: str) -> str:

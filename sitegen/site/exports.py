@@ -402,6 +402,19 @@ def _latex_escape(match: re.Match[str]) -> str:
     return _LATEX_SPECIALS[match.group()]
 
 
+# A dash followed by another: in BibTeX's pages a run of dashes is a range's, which readers read as one hyphen.
+_DASH_BEFORE_DASH = re.compile(r"-(?=-)")
+
+
+def _bibtex_pages(record: Record) -> str:
+    """A range as "first--last"; a page written whole ("ENEURO.0284--16", "1--2--3") with each run of dashes broken
+    by "{}", so that it reads back as written, not as a range's one hyphen."""
+    first, last = page_range(record)
+    if last:
+        return f"{latex_text(first)}--{latex_text(last)}"
+    return _DASH_BEFORE_DASH.sub("-{}", latex_text(first))
+
+
 def _title(value: str) -> str:
     """The title with the case of acronyms and gene names ("NF1", "mGluR5") kept from styles that lower-case.
 
@@ -468,7 +481,7 @@ def _bibtex_entry(record: Record, key: str) -> str:
         ("date", "-".join(f"{part:02d}" for part in parts) if len(parts) > 1 else None),
         ("volume", record.volume and latex_text(record.volume)),
         ("number", record.issue and latex_text(record.issue)),
-        ("pages", "--".join(latex_text(page) for page in page_range(record) if page)),
+        ("pages", _bibtex_pages(record)),
         ("doi", record.DOI and _verbatim(record.DOI)),
         ("pmid", record.PMID and latex_text(record.PMID)),
         ("pmcid", record.PMCID and latex_text(record.PMCID)),
