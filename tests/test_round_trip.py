@@ -11,10 +11,14 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLE, FIXTURES, tree_bytes
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
-from sitegen.records.entry import Entry
-from sitegen.records.model import CslName, NoticeOf, Record, RecordMeta, Reinstatement, Update
+from sitegen.records.entry import NO_VALUE_IN, Entry
+from sitegen.records.markup import plain_text
+from sitegen.records.model import CslName, NoticeOf, Record, RecordMeta, Reinstatement, Update, visible_text
 from sitegen.records.notices import notice_kind
+from sitegen.records.pages import as_range
 from sitegen.references import read_references
 from sitegen.references.fields import iso_date
 from sitegen.references.records import CSL_TYPE_NAMES, entry_record
@@ -759,3 +763,51 @@ def test_a_works_dated_notices_and_reinstatements_come_back_from_every_export_as
     [entry] = read_references(written.replace("(2023-01)", "(2023-13)"), format)
     assert entry_record(entry, warnings=notes).custom.updates[0] == Update(kind="retraction", doi="10.9999/again")
     assert notes == ["updates: the retraction's date [2023, 13] is not a date ([year, month, day]); left out"]
+
+
+# --------------------------------------------------------------------------- any record
+
+
+def held(text: str) -> bool:
+    """Whether an import holds `text` as it is: one space between words, no markup (records hold none)."""
+    return text == " ".join(text.split()) and plain_text(text) == text
+
+
+# Words of the texts records hold: words for nothing, dashes, the formats' own syntax (RIS tags, BibTeX's "and",
+# braces and LaTeX's specials, a spreadsheet's formula start), quotes, letters beyond ASCII, pages.
+WORDS = ["NA", "na", "n/a", "n.d.", "nd", "In press", "Forthcoming", "no pagination specified", "-", "--", "---",
+         "–", "—", "and", "AND", "{", "}", "{}", "\\", "$", "%", "&", "#", "_", "^", "~", "@", "=1+1", "+", "'", '"',
+         "``", "''", ",", ";", ":", "/", "?", "!", "(", ")", "[", "]", "É", "ß", "İ", "ﬁ", "Ⅰ", "NF1", "mGluR5",
+         "O'Brien", "x", "Word", "TI  - x", "ER  -", "@article{", "10.1000/y", "S77", "47", "e123", "iv", "2020"]
+TEXTS = st.lists(st.sampled_from(WORDS), min_size=1, max_size=6).flatmap(
+    lambda words: st.sampled_from([" ", ""]).map(lambda join: join.join(words))).filter(held)
+PAGE_NUMBERS = st.sampled_from(["1", "47", "65", "S77", "e123", "R45a", "iv", "xii", "1234"])
+# as an import holds a page: a range with one hyphen, of two pages (`as_range`), never Embase's word for none
+PAGES = (st.builds(lambda first, last: f"{first}-{last}", PAGE_NUMBERS, PAGE_NUMBERS) | PAGE_NUMBERS | TEXTS).filter(
+    lambda page: as_range(page) == page and page.lower() not in NO_VALUE_IN["pages"])
+NAME_WORDS = st.sampled_from(["Doe", "Jane", "van der Berg", "O'Brien", "Müller", "NA", "n.d.", "Ortega y Gasset",
+                              "J.", "Anne-Marie", "Li", "İnce"])
+PEOPLE = st.builds(lambda family, given: CslName(family=family, given=given), NAME_WORDS, NAME_WORDS | st.none())
+RECORDS = st.builds(
+    lambda title, container, volume, issue, page, abstract, author, year: Record(
+        id="10.1000/x", DOI="10.1000/x", type="article-journal", title=title, container_title=container,
+        volume=volume, issue=issue, page=page, abstract=abstract, author=author,
+        issued={"date-parts": [[year]]} if year else None),
+    TEXTS.filter(visible_text), TEXTS | st.none(), TEXTS | st.none(), TEXTS | st.none(), PAGES | st.none(),
+    TEXTS | st.none(), st.lists(PEOPLE, max_size=3), st.sampled_from([None, 1999, 2024]))
+CARRIED = ("title", "container_title", "volume", "issue", "page", "abstract", "author", "issued", "DOI", "type")
+
+
+@pytest.mark.parametrize("format", WRITERS)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(record=RECORDS)
+@example(record=Record(id="10.1000/x", DOI="10.1000/x", title="NA", container_title="n.d.", volume="na",
+                       issue="Forthcoming", page="-2", abstract="n/a"))
+@example(record=Record(id="10.1000/x", DOI="10.1000/x", title="T", page="trailing -"))
+@example(record=Record(id="10.1000/x", DOI="10.1000/x", title="T", page="ENEURO.0284--16"))
+def test_any_record_comes_back_from_every_export_as_it_was(format, record):
+    # Every text a record holds as an import holds it (a title or a volume "NA", a page "-2", a BibTeX or RIS
+    # token, a dash run), through each export and back, is the text it was, on every field the format carries.
+    [entry] = read_references(WRITERS[format]([record]), format)
+    again = entry_record(entry)
+    assert {name: getattr(again, name) for name in CARRIED} == {name: getattr(record, name) for name in CARRIED}
