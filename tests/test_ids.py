@@ -190,6 +190,16 @@ def test_html_markup_after_a_doi_ends_it(doi, markup):
         assert normalise_doi(written) == doi.lower(), written
 
 
+@pytest.mark.parametrize("doi", DOIS)
+def test_an_html_link_pasted_whole_is_its_address(doi):
+    address = f"https://doi.org/{doi.replace('#', '%23').replace('<', '%3C').replace('>', '%3E')}"
+    for written in (f'<a href="{address}">link</a>', f"<A class='x' HREF='{address}' target=_blank>{address}</A>.",
+                    f'&lt;a href=&quot;{address}&quot;&gt;link&lt;/a&gt;', f'<a href="{address}">{doi}</a>'):
+        assert normalise_doi(written) == doi.lower(), written
+    # a link whose text names another DOI names two: which is the work's own cannot be told
+    assert normalise_doi(f'<a href="{address}">10.1000/other</a>') is None
+
+
 def test_a_field_with_several_dois_gives_one_only_when_they_agree():
     # Which of two different DOIs is the work's own cannot be told (the other is often a supplement's,
     # an erratum's or a cited work's): None, so the work is matched by its metadata, never by a guess.

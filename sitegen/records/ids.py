@@ -119,6 +119,11 @@ _UNSAFE = re.compile(r"[\x00-\x20\x7f\\]")
 # closes the attribute (before '>' or another attribute) or a tag's '<' (<a …>, </a>, <br/>, <!-- -->) ends the DOI.
 # A SICI DOI's own '<' starts its contribution segment, a page and '::' (…43:4<407::AID-JBM7>3.0.CO;2-R), never a
 # tag's name followed by white space, '/' or '>', so it stays.
+# An HTML link pasted whole (<a href="https://doi.org/10.1000/abc">…</a>): read as its address, and its text when
+# that holds a DOI, so that one naming another DOI makes the field ambiguous, as any two DOIs do. Bounded, so read
+# in linear time.
+_LINK = re.compile(r"""<a\s[^<>]{0,500}?\bhref\s*=\s*(["'])([^"'<>]{1,2048})\1[^<>]{0,500}>(.{0,2048}?)</a\s*>""",
+                   re.IGNORECASE | re.DOTALL)
 _MARKUP = re.compile(r"""<(?:[A-Za-z][A-Za-z0-9-]*(?=[\s/>])|/[A-Za-z]|!)|["'](?=\s*(?:/?>|[A-Za-z-]+\s*=))""")
 T = TypeVar("T")
 
@@ -197,10 +202,18 @@ def _doi_in(text: str, stand_ins: bool = True) -> str | None:
         text = _OTHER_LABELLED_ID.sub("", text).strip(" \t\n,;")
     if "&" in text and ";" in text:  # an HTML-escaped SICI DOI (…43:4&lt;407::AID-JBM7&gt;3.0.CO;2-R) is that DOI
         text = html.unescape(text)
+    if "<" in text:
+        text = _LINK.sub(_link_address, text).strip()
     found = {doi for piece in _BETWEEN_DOIS.split(text) if (doi := _one_doi(piece, stand_ins))}
     return found.pop() if len(found) == 1 else None
 
 
+def _link_address(link: re.Match[str]) -> str:
+    address, shown = link.group(2), link.group(3)
+    return f" {address} {shown} " if _DOI_START.search(shown) else f" {address} "
+
+
+_DOI_START = re.compile(r"10\.[0-9]{4,9}/")
 _normalised_doi = _memoised(_doi_in)
 _doi_as_kept_before = _memoised(lambda text: _doi_in(text, stand_ins=False))
 
