@@ -787,7 +787,9 @@ PAGES = (st.builds(lambda first, last: f"{first}-{last}", PAGE_NUMBERS, PAGE_NUM
     lambda page: as_range(page) == page and page.lower() not in NO_VALUE_IN["pages"])
 NAME_WORDS = st.sampled_from(["Doe", "Jane", "van der Berg", "O'Brien", "Müller", "NA", "n.d.", "Ortega y Gasset",
                               "J.", "Anne-Marie", "Li", "İnce"])
-PEOPLE = st.builds(lambda family, given: CslName(family=family, given=given), NAME_WORDS, NAME_WORDS | st.none())
+# A suffix only beside given names: a family name and a suffix alone ("Doe, Jr.") come back as one literal name.
+PEOPLE = st.builds(lambda family, given, suffix: CslName(family=family, given=given, suffix=suffix and given and suffix),
+                   NAME_WORDS, NAME_WORDS | st.none(), st.sampled_from([None, "Jr.", "III"]))
 RECORDS = st.builds(
     lambda title, container, volume, issue, page, abstract, author, year: Record(
         id="10.1000/x", DOI="10.1000/x", type="article-journal", title=title, container_title=container,
