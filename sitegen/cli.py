@@ -209,10 +209,11 @@ class SitegenGroup(TextCommands):
             raise
         except BrokenPipeError:  # `sitegen … | head`: the reader has gone, and an error message would go nowhere
             ctx.exit(EXIT_BROKEN_PIPE)
-        except OSError as exc:  # a full disk, a path that cannot be created, no permission
+        except OSError as exc:  # a full disk, a path that cannot be created, no permission (a read-only folder)
             _done(exc)
             where = f": {shown_path(exc.filename)}" if exc.filename else ""
-            click.echo(f"error: {exc.strerror or exc}{where}", err=True)
+            said = _written_said(ctx.meta.get("sitegen.writes", True))
+            click.echo(f"error: {exc.strerror or exc}{where}{f'; {said}' if said else ''}", err=True)
             ctx.exit(EXIT_INVALID)
         except MemoryError:  # a limit on the process's memory (a container's, `ulimit -v`): every write is atomic
             click.echo("error: out of memory (a review of 100,000 records needs about 1.5 GB): raise the limit, then "
@@ -231,7 +232,15 @@ def _interrupted(writes: bool = True) -> str:
     `writes` nothing says only that it was interrupted."""
     if not written:
         return "interrupted; nothing was written" if writes else "interrupted"
-    return f"interrupted after it wrote {_written_shown()} (each whole); nothing else was written"
+    return f"interrupted after {_written_said()}"
+
+
+def _written_said(writes: bool = True) -> str:
+    """What a command that stopped had written, each write whole (`written` lists them): "nothing was written",
+    or which files and that nothing else was; "" for a command that only reads and wrote nothing."""
+    if not written:
+        return "nothing was written" if writes else ""
+    return f"it wrote {_written_shown()} (each whole); nothing else was written"
 
 
 def _written_shown() -> str:

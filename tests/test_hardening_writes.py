@@ -4,6 +4,7 @@ interrupted writes, the recovery journal, file modes, and the site swap."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -860,3 +861,49 @@ def test_a_write_that_fails_names_the_path_asked_for_not_sitegens_staged_one(sit
         assert code == 1 and "Traceback" not in err, out + err
         said = err.strip().splitlines()[-1]
         assert target in said and "/proc/." not in said, said
+
+
+def read_only(monkeypatch, folder: Path) -> None:
+    """`folder` as on a read-only mount (which even root meets, as a bind mount of a checkout): creating or removing
+    a file there fails with EROFS, naming it, and removing one that is not there fails likewise."""
+    real_open, real_unlink = os.open, os.unlink
+
+    def refused(path) -> bool:
+        return Path(os.fspath(path)).is_relative_to(folder)
+
+    def open_(path, flags, *args, **kwargs):
+        if flags & os.O_CREAT and refused(path):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), os.fspath(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    def unlink(path, *args, **kwargs):
+        if refused(path):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), os.fspath(path))
+        return real_unlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", open_)
+    monkeypatch.setattr(os, "unlink", unlink)
+
+
+@pytest.mark.parametrize(("args", "target"), [
+    (("state", "set", "{review}", "max_kept", "9"), "state.json"),
+    (("import", "{review}", "{ris}", "--at", "2026-06-01T00:00:00Z"), "ledger.jsonl"),
+    (("import-decisions", "{review}", "{asreview}", "--tool", "asreview", "--reviewer", "reviewer-c"),
+     "screening/title-abstract/reviewer-c.csv"),
+], ids=["state-set", "import", "import-decisions"])
+def test_a_read_only_review_names_the_file_it_would_replace_and_says_nothing_was_written(
+        sitegen, example_copy, tmp_path, monkeypatch, args, target):
+    """Removing the transaction's staged files after the write failed raised EROFS again (unlink(missing_ok=True)
+    does on a read-only mount), so the error named "state.json.sitegen-new", a file the user never had; and it did not
+    say that nothing was written."""
+    ris = tmp_path / "new.ris"
+    ris.write_text("TY  - JOUR\nTI  - A study of objects in their contexts\nDO  - 10.9999/ro.1\nER  - \n",
+                   encoding="utf-8")
+    fill = {"review": example_copy, "ris": ris, "asreview": ROOT / "tests/fixtures/asreview/Sep_2021_ids.csv"}
+    before = tree_bytes(example_copy)
+    read_only(monkeypatch, example_copy)
+    code, _, err = sitegen(*[arg.format(**fill) for arg in args])
+    monkeypatch.undo()
+    assert code == 1 and "Traceback" not in err
+    assert err.splitlines()[-1] == f"error: Read-only file system: {example_copy / target}; nothing was written"
+    assert tree_bytes(example_copy) == before

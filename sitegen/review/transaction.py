@@ -37,7 +37,7 @@ from pathlib import Path
 
 from sitegen.errors import LockHeld, SitegenError, shown_argument, shown_path
 from sitegen.review.parsing import walk
-from sitegen.review.write import atomic_write, fsync_dir, interrupts_held, is_temporary, written
+from sitegen.review.write import atomic_write, fsync_dir, interrupts_held, is_temporary, named_as, written
 
 JOURNAL = ".sitegen-transaction.json"
 STAGED = ".sitegen-new"
@@ -68,8 +68,10 @@ class Transaction:
                        if folder.is_relative_to(self.root) and folder != self.root and not folder.exists()}
         try:
             for rel in rels:
-                # The staged file is renamed over the target, so it is born with the target's mode.
-                atomic_write(self.root / (rel + STAGED), self.files[rel], mode_from=self.root / rel, step=True)
+                # The staged file is renamed over the target, so it is born with the target's mode; an error
+                # writing it (a read-only folder, a full disk) names the target, the file the user knows.
+                with named_as(self.root / rel):
+                    atomic_write(self.root / (rel + STAGED), self.files[rel], mode_from=self.root / rel, step=True)
             # Ctrl-C from the commit point on waits for the last rename: the process leaves the review whole, not
             # for the next command to finish.
             with interrupts_held():
@@ -100,7 +102,9 @@ def _unchanged(now: list[int] | None, before: object) -> bool:
 def _discard(root: Path, rels: list[str], new_folders: set[Path]) -> None:
     """Remove the staged files of an uncommitted transaction, and the folders staging made."""
     for rel in rels:
-        (root / (rel + STAGED)).unlink(missing_ok=True)
+        staged = root / (rel + STAGED)
+        if os.path.lexists(staged):  # unlink(missing_ok=True) is refused on a read-only mount: the error hid the write's
+            staged.unlink()
     for folder in sorted(new_folders, key=lambda folder: len(folder.parts), reverse=True):
         if folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()

@@ -261,11 +261,13 @@ def atomic_write(path: Path, data: bytes | str, *, mode_from: Path | None = None
 @contextlib.contextmanager
 def named_as(path: Path | str) -> Iterator[None]:
     """An error writing a file (or folder) sitegen stages beside `path` names `path`, the one asked for: the
-    staged one's hidden name (".x.ris.sitegen-tmp-…") means nothing to the user, nor does an error naming none."""
+    staged one's name (".x.ris.sitegen-tmp-…", a transaction's "ledger.jsonl.sitegen-new") means nothing to the
+    user, nor does an error naming none."""
     try:
         yield
     except OSError as error:
-        staged = error.filename is None or Path(os.fspath(error.filename)).name.startswith(".")
+        name = Path(os.fspath(error.filename)).name if error.filename is not None else None
+        staged = name is None or name.startswith((".", Path(path).name + "."))
         if staged and Path(os.fspath(error.filename or path)).parent == Path(path).parent:
             raise OSError(error.errno, error.strerror, os.fspath(path)) from None
         raise
