@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sitegen.errors import OptionInvalid, OutputFileRefused, ReviewInvalid, SitegenError, shown_path
-from sitegen.files import read_file
+from sitegen.files import cannot_read, read_file
 from sitegen.living import protocol, state, versions
 from sitegen.living.checks import UNANCHORED, ledger_problems
 from sitegen.living.duplicates import Suggestion, suggestions
@@ -136,7 +136,7 @@ def dedupe(source: Path, out: Path, probable_out: Path, versions_out: Path, form
     except LookupError as error:  # `encoding` is no text encoding (references.text_codec)
         raise OptionInvalid("--encoding", str(error)) from None
     except OSError as error:
-        raise SitegenError(f"{shown_path(source)}: cannot be read ({error.strerror or error})") from None
+        raise SitegenError(cannot_read(source, error)) from None
     if joined := next((row for row in rows if ";" in row.id), None):  # the sets' ids are joined by ";"
         raise SitegenError(f"{shown_path(source)}:{joined.line}: ID {joined.id!r} holds ';', which joins the IDs of a set in "
                            f"{shown_path(out.name)}: its set could not be read back; give the entries IDs without ';'")
@@ -439,7 +439,7 @@ def import_decisions(root: Path, source: Path, tool: str, reviewer: str, stage: 
     except LookupError as error:  # `encoding` is no text encoding (references.text_codec)
         raise OptionInvalid("--encoding", str(error)) from None
     except OSError as error:
-        raise SitegenError(f"{shown_path(source)}: cannot be read ({error.strerror or error})") from None
+        raise SitegenError(cannot_read(source, error)) from None
     with writable(root) as workspace:
         canonical = workspace.facts.canonicals
         report, text = imports.import_decisions(workspace.review, canonical, exported, stage, reviewer)

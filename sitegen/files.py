@@ -11,6 +11,8 @@ import os
 import stat
 from pathlib import Path
 
+from sitegen.errors import shown_path
+
 # The largest file sitegen reads from outside a review (a reference export, a screening tool's decisions, a
 # draft): exports of a database search run to tens of MB; reading one takes several times its size in memory.
 INPUT_LIMIT = 512 * 1_000_000
@@ -40,6 +42,12 @@ def read_file(path: Path, limit: int = INPUT_LIMIT) -> bytes:
     if size > limit:
         raise OSError(errno.EFBIG, f"larger than the {limit / 1e6:,.0f} MB a file given to sitegen may be", str(path))
     return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def cannot_read(path: Path, error: OSError) -> str:
+    """How every message says a file given to sitegen could not be read: its path and why, as the system says it
+    (an OSError's own text repeats its number and the path: "[Errno 22] …: '/tmp/x.bib'")."""
+    return f"{shown_path(path)}: cannot be read ({error.strerror or error})"
 
 
 def utf16_order(data: bytes) -> str | None:

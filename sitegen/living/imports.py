@@ -33,7 +33,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from sitegen.errors import OptionInvalid, SitegenError, shown_path
-from sitegen.files import read_file
+from sitegen.files import cannot_read, read_file
 from sitegen.living.ledger import append, given_search_id, given_text
 from sitegen.living.merge import integrate
 from sitegen.living.update import check_run_time, decided, matched_rows, require_lock
@@ -186,7 +186,7 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
                 raise SitegenError(f"{shown_path(path)}:{problem.line}: {problem.message}; nothing was imported") from None
             skipped_files.append(Skipped(str(path), problem.line, "", problem.message))
         except OSError as error:
-            raise SitegenError(f"{shown_path(path)}: cannot be read ({error.strerror or error}); nothing was imported") from None
+            raise SitegenError(f"{cannot_read(path, error)}; nothing was imported") from None
         except LookupError as error:  # `encoding` is no text encoding (references.text_codec)
             raise OptionInvalid("--encoding", f"{error}; nothing was imported") from None
     retrieved = [record for item in read for record in item.records]

@@ -22,7 +22,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sitegen.errors import EXIT_INCOMPLETE, OptionInvalid, SitegenError, shown_path
-from sitegen.files import read_file
+from sitegen.files import cannot_read, read_file
 from sitegen.manuscript import bib, claims
 from sitegen.records.matching import SAME_TITLE, record_work, title_score
 from sitegen.records.model import Record
@@ -163,7 +163,7 @@ def read_source(path: Path) -> str:
     try:
         data = read_file(path)
     except OSError as error:
-        raise SitegenError(f"{shown_path(path)}: cannot be read ({error.strerror or error})") from None
+        raise SitegenError(cannot_read(path, error)) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -19,6 +19,7 @@ from pathlib import Path
 import httpx
 
 from sitegen.errors import OptionInvalid, SitegenError, shown_argument, shown_path
+from sitegen.files import cannot_read
 from sitegen.living.facts import ReviewFacts
 from sitegen.living.ledger import append, check_event_time, given_time
 from sitegen.records.model import Record
@@ -97,7 +98,9 @@ def bib_records(path: Path, encoding: str | None = None) -> list[BibEntry]:
         raise SitegenError(f"{shown_path(path)}:{exc.line}: {exc.message}") from None
     except LookupError as error:  # `encoding` is no text encoding (references.text_codec)
         raise OptionInvalid("--encoding", str(error)) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as error:
+        raise SitegenError(cannot_read(path, error)) from None
+    except UnicodeDecodeError as exc:
         raise SitegenError(f"{shown_path(path)}: cannot be read ({exc})") from None
     records = []
     for entry in entries:
