@@ -539,6 +539,22 @@ def test_csl_json_authors_with_no_name_are_none_and_parts_that_are_not_text_are_
         assert caught.value.line == 1
 
 
+@pytest.mark.parametrize(("written", "day"), [("[[2008,2,30]]", "day 30 is not from 1 to 29, the days of 2008-02"),
+                                               ("[[2023,4,31]]", "day 31 is not from 1 to 30, the days of 2023-04")])
+def test_a_records_date_no_calendar_has_is_a_problem_at_its_line(sitegen, example_copy, written, day):
+    """Each part was checked alone (a day from 1 to 31), so 30 February passed `check` and went into every export
+    ("DA  - 2008/02/30/"), which the readers of records (`calendar_date`) would never have made."""
+    records = example_copy / "records.jsonl"
+    lines = records.read_text(encoding="utf-8").splitlines(keepends=True)
+    line = next(number for number, text in enumerate(lines, 1) if '"issued":{"date-parts":[[' in text)
+    lines[line - 1] = re.sub(r'"issued":\{"date-parts":\[\[[0-9,]+\]\]', f'"issued":{{"date-parts":{written}', lines[line - 1])
+    records.write_text("".join(lines), encoding="utf-8")
+    before = tree_bytes(example_copy)
+    code, out, err = sitegen("check", example_copy)
+    assert code == 1 and f"{records}:{line}: error: issued: {day} [schema]" in out + err
+    assert tree_bytes(example_copy) == before
+
+
 @pytest.mark.parametrize("at", ["9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00+23:59"])
 def test_a_time_its_offset_moves_out_of_the_calendar_is_a_problem_at_its_place(sitegen, example_copy, at):
     """Times are compared in UTC: one that UTC puts past the year 9999 or before the year 1 raised

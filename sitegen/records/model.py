@@ -419,6 +419,8 @@ class CslDate:
             for value, (part, low, high) in zip(parts, DATE_PARTS, strict=False):
                 if not low <= value <= high:
                     raise ValueError(f"{part} {value} is not from {low} to {high}")
+            if len(parts) == 3 and parts[2] > (last := calendar.monthrange(parts[0], parts[1])[1]):  # 30 February
+                raise ValueError(f"day {parts[2]} is not from 1 to {last}, the days of {parts[0]}-{parts[1]:02d}")
         return self
 
     @property
