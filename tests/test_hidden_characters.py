@@ -175,6 +175,18 @@ def test_an_invisible_format_character_typed_for_the_ledger_is_a_usage_error(sit
     assert tree_bytes(tmp_path) == before
 
 
+@pytest.mark.parametrize("char", ["\n", "\r", "\t", "\u2028"])
+def test_a_source_typed_with_a_line_break_or_tab_is_a_usage_error(sitegen, example_copy, char):
+    """A source is a name, shown on one line by PRISMA and by import's report: "a\nb" was kept in the ledger for good
+    and broke the report's line ("counted as other methods (a" / "b)"). A reason or a description may run over lines."""
+    option, arguments = TYPED["import --source"]
+    before = tree_bytes(example_copy)
+    code, _, err = sitegen(*(a.format(review=example_copy, text=f"Embase{char}Ovid") for a in arguments))
+    assert code == 2 and f"Invalid value for '{option}': holds U+{ord(char):04X}, a line break or tab" in err, err
+    assert "nothing was written" in err and "Traceback" not in err
+    assert tree_bytes(example_copy) == before
+
+
 def test_a_ledger_event_written_before_the_rule_still_loads(sitegen, tmp_path, monkeypatch):
     # The ledger is append-only: a reason sitegen wrote before the rule (only `printable` then) is read as it is.
     from sitegen.living import protocol

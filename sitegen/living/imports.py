@@ -269,7 +269,7 @@ def _sources_by_file(paths: list[Path], source: str | Sequence[str] | None) -> l
     order (each checked as text the ledger keeps); OptionInvalid for any other count, before any file is read:
     which file is which database cannot be guessed."""
     given = [source] if isinstance(source, str) else list(source or ())
-    checked = [given_text(name, "--source", MAX_SOURCE) for name in given]
+    checked = [given_text(name, "--source", MAX_SOURCE, one_line=True) for name in given]
     if len(checked) > 1 and len(checked) != len(paths):
         raise OptionInvalid("--source", f"is given {len(checked)} times for {counted(len(paths), 'file')}: "
                                         "give it once (every file's source) or once per file, in the order of the "

@@ -101,14 +101,21 @@ def given_time(at: str, option: str = "--at") -> datetime:
         raise OptionInvalid(option, str(exc)) from None
 
 
-def given_text(value: str, option: str, limit: int) -> str:
+# What `printable` lets through that a name shown on one line may not hold (it refuses every other control).
+_LINE_BREAK_OR_TAB = re.compile("[\t\n\r\u2028\u2029]")
+
+
+def given_text(value: str, option: str, limit: int, one_line: bool = False) -> str:
     """Text the caller gave as `option` for the ledger to keep (for good, and on the site), without the spaces
     around it; OptionInvalid unless it is visible text of 1 to `limit` characters without a control character or an
-    invisible format character. The latter is the rule of a reviewer's text in the review's files (`hand_written`):
+    invisible format character, nor, when it is a name (`one_line`: a source, which PRISMA and every message show
+    on one line), a line break or tab. The rule of a reviewer's text in the review's files (`hand_written`):
     applied here, where the text is typed, not where the ledger is read, so an event written before it still loads."""
     text = value.strip()
     try:
         printable(text)
+        if one_line and (found := _LINE_BREAK_OR_TAB.search(text)):
+            raise ValueError(f"holds U+{ord(found.group()):04X}, a line break or tab: a name is written on one line")
         if not visible_text(text) or len(text) > limit:
             raise ValueError(f"must be written in visible text of 1 to {limit:,} characters (it has {len(text):,})")
         hand_written(text)  # after: text with nothing visible is told so, not of the first invisible character
