@@ -546,3 +546,38 @@ def test_a_notice_of_names_its_work_and_older_lines_still_read():
         NoticeOf.model_validate_json('{"kind": "retraction"}')
     with pytest.raises(ValidationError, match="not in normalised form"):
         NoticeOf.model_validate_json('{"kind": "retraction", "pmid": "PMID: 123"}')
+
+
+def test_listings_of_one_notice_are_joined_through_any_listing_naming_both_its_ids_in_any_order():
+    """Crossref lists a retraction notice by DOI (`updated-by`), PubMed by PMID ("RetractionIn"), Europe PMC by both:
+    one notice, however the records come. Without a listing (or the notice's own record) naming both, nothing says
+    the DOI and the PMID are one notice's: they stay two listings, never guessed one. The works a notice is about are
+    joined the same way."""
+    from itertools import permutations
+
+    from sitegen.records.model import NoticeOf, Update
+
+    doi = "10.1234/work"
+    by_doi = _with(rec("crossref", doi=doi), updates=[Update(kind="retraction", doi="10.1234/n", date=[2020, 5, 1])])
+    by_pmid = _with(rec("pubmed", doi=doi, pmid="1"), updates=[Update(kind="retraction", pmid="2")])
+    by_both = _with(rec("europepmc", doi=doi, pmid="1"), updates=[Update(kind="retraction", doi="10.1234/n", pmid="2")])
+    for records in permutations([by_doi, by_pmid, by_both]):
+        [merged] = deduplicate(list(records)).records
+        assert merged.custom.updates == [Update(kind="retraction", doi="10.1234/n", pmid="2", date=[2020, 5, 1])]
+    [merged] = deduplicate([by_doi, by_pmid]).records
+    assert {(u.doi, u.pmid) for u in merged.custom.updates} == {("10.1234/n", None), (None, "2")}
+    # the notice's own record names both, and links the listings as one
+    notice = _with(rec("crossref", title="Retraction notice", doi="10.1234/n", pmid="2"),
+                   publication_types=["retraction-notice"], notice_of=[NoticeOf(kind="retraction", doi=doi)])
+    work = next(r for r in deduplicate([by_doi, by_pmid, notice]).records if r.DOI == doi)
+    assert work.custom.updates == [Update(kind="retraction", doi="10.1234/n", pmid="2", date=[2020, 5, 1])]
+
+    # the work a notice is about, named by DOI by one source, by PMID by another, by both by a third
+    names = [NoticeOf(kind="retraction", doi=doi), NoticeOf(kind="retraction", pmid="1", date=[2020, 5, 1]),
+             NoticeOf(kind="retraction", doi=doi, pmid="1")]
+    sources = ["crossref", "pubmed", "europepmc"]
+    notices = [_with(rec(source, title="Retraction notice", doi="10.1234/n"), publication_types=["retraction-notice"],
+                     notice_of=[name]) for source, name in zip(sources, names, strict=True)]
+    for records in permutations(notices):
+        [merged] = deduplicate(list(records)).records
+        assert merged.custom.notice_of == [NoticeOf(kind="retraction", doi=doi, pmid="1", date=[2020, 5, 1])]

@@ -34,6 +34,7 @@ import functools
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from rapidfuzz import fuzz
 
@@ -290,7 +291,7 @@ def merge(group: list[Record], notes: list[str]) -> Record:
     # record is retracted only if a retraction still stands, by the rule for a record of one source
     # (`retraction_stands`), a flag listing no retraction kept as a retraction giving no date (it always stands).
     flagged = [r.custom for r in ordered if r.custom.retracted]
-    updates = with_undated_flag(_dated_once([u for r in ordered for u in r.custom.updates], _update_key),
+    updates = with_undated_flag(_notices_once([u for r in ordered for u in r.custom.updates]),
                                 any(not lists_retraction(custom.updates) for custom in flagged))
     reinstatements = with_lifted([n for r in ordered for n in r.custom.reinstatements], updates)
     retracted = bool(flagged) and retraction_stands(RecordMeta.model_construct(retracted=True, updates=updates),
@@ -318,7 +319,7 @@ def merge(group: list[Record], notes: list[str]) -> Record:
             retracted=retracted,
             updates=[update for update in updates if not lifted(update, reinstatements)],
             conflicts=conflicts, other_versions=sorted({i for r in ordered for i in r.custom.other_versions}),
-            notice_of=_works_once([n for r in ordered for n in r.custom.notice_of]),
+            notice_of=_notices_once([n for r in ordered for n in r.custom.notice_of]),
             reinstatements=reinstatements,
         ),
     )
@@ -382,35 +383,44 @@ def deduplicate(records: list[Record]) -> Deduplicated:
     return Deduplicated([record for record, _ in merged], {record.id: group for record, group in merged})
 
 
-def _update_key(update: Update) -> tuple:
-    """A notice against a work by its kind and identifiers; one naming none (a publisher's mark in place, a flag
-    kept as `UNDATED_RETRACTION`) by its date too: a flag giving no date is not known to be a dated retraction."""
-    return update.kind, update.doi, update.pmid, () if update.doi or update.pmid else tuple(update.date or ())
+# A notice against a work (an `Update`) or the work a notice is about (a `NoticeOf`): both a kind, a DOI, a PMID and
+# a date, joined the same way (`_notices_once`).
+Notice = TypeVar("Notice", Update, NoticeOf)
 
 
-def _dated_once(notices: Iterable[Update], key: Callable[[Update], tuple]) -> list[Update]:
-    """Each notice once (by `key`), with a date where any of the records gives one."""
-    kept: dict[tuple, Update] = {}
-    for notice in notices:
-        if (found := key(notice)) not in kept or kept[found].date is None:
-            kept[found] = notice
-    return list(kept.values())
+def _notice_keys(notice: Update | NoticeOf) -> list[tuple]:
+    """What a notice is joined to others by: its kind with its DOI, with its PMID; one naming neither (a publisher's
+    mark in place, a flag kept as `UNDATED_RETRACTION`) by its kind and date: a flag giving no date is not known to
+    be a dated retraction."""
+    named = [(notice.kind, namespace, value) for namespace, value in (("doi", notice.doi), ("pmid", notice.pmid))
+             if value]
+    return named or [(notice.kind, "date", tuple(notice.date or ()))]
 
 
-def _works_once(works: Iterable[NoticeOf]) -> list[NoticeOf]:
-    """Each work the notice is about once: of one kind and sharing a DOI or a PMID (Crossref names it by DOI, PubMed
-    by PMID and DOI), with every identifier and the date any of the records gives, the first's where they differ."""
-    kept: list[NoticeOf] = []
-    for work in works:
-        same = next((n for n, known in enumerate(kept) if known.kind == work.kind
-                     and set(known.work_keys()) & set(work.work_keys())), None)
-        if same is None:
-            kept.append(work)
-            continue
-        missing = {name: getattr(work, name) for name in ("doi", "pmid", "date")
-                   if getattr(kept[same], name) is None and getattr(work, name) is not None}
-        kept[same] = kept[same].model_copy(update=missing) if missing else kept[same]
-    return kept
+def _notices_once(notices: Iterable[Notice]) -> list[Notice]:
+    """Each notice once: those of one kind sharing a DOI or a PMID are one, directly or through others (Crossref
+    names a notice by DOI, PubMed by PMID; a listing giving both joins them, in whatever order they come), with
+    every identifier and the date any of them gives, the first's where they differ. Two naming nothing in common
+    stay two: nothing says they are one notice (`retraction_sentence` says those of one date together)."""
+    notices = list(notices)
+    forest = UnionFind(len(notices))
+    holder: dict[tuple, int] = {}
+    for n, notice in enumerate(notices):
+        for key in _notice_keys(notice):
+            forest.union(holder.setdefault(key, n), n)
+    groups: dict[int, list[Notice]] = defaultdict(list)
+    for n, notice in enumerate(notices):
+        groups[forest.find(n)].append(notice)
+    return [_filled(group) for group in groups.values()]
+
+
+def _filled(group: list[Notice]) -> Notice:
+    """The first notice of `group`, with the identifiers and the date it lacks from the first of the others giving
+    them."""
+    first = group[0]
+    missing = {name: value for name in ("doi", "pmid", "date") if getattr(first, name) is None
+               and (value := next((getattr(n, name) for n in group if getattr(n, name) is not None), None)) is not None}
+    return first.model_copy(update=missing) if missing else first
 
 
 def _marked_by_notices(merged: list[tuple[Record, list[int]]]) -> list[tuple[Record, list[int]]]:
@@ -469,8 +479,7 @@ def _marked(record: Record, seen: list[tuple[Record, NoticeOf]]) -> Record:
             if work.kind != "reinstatement"]
     own = [_completed(update, told) for update in record.custom.updates]
     listed = with_undated_flag(
-        _dated_once([*own, *(update for update in told if not any(_same_notice(update, mine) for mine in own))],
-                    _update_key), record.custom.retracted and not lists_retraction(own))
+        _notices_once([*own, *told]), record.custom.retracted and not lists_retraction(own))
     reinstatements = with_lifted([*record.custom.reinstatements,
                                   *(Reinstatement(doi=notice.DOI, date=work.date) for notice, work in seen
                                     if work.kind == "reinstatement")], listed)
