@@ -543,6 +543,27 @@ def test_a_reinstatement_is_said_beside_the_retraction_it_lifted_or_the_one_stil
     assert retraction_sentence(record()) is None
 
 
+def test_two_listings_of_one_date_not_known_for_one_notice_are_said_as_one_retraction():
+    """Crossref lists a notice by DOI, PubMed by PMID alone; nothing names both, so deduplication keeps two listings
+    (it never guesses them one). The page said "retracted on D (notice 10.1/n); retracted on D (notice PMID 2)": two
+    retractions on one day. It names both notices and one retraction; other dates stay apart."""
+    reinstated = [{"doi": "10.1234/z", "date": [2021, 6, 30], "retracted_on": [2019, 3, 1]}]
+    by_doi = {"kind": "retraction", "doi": "10.1234/n", "date": [2022, 1, 5]}
+    by_pmid = {"kind": "retraction", "pmid": "2", "date": [2022, 1, 5]}
+    custom = {"reinstatements": reinstated, "retracted": True, "sources": ["crossref", "pubmed"]}
+    assert retraction_sentence(record(custom={**custom, "updates": [by_doi, by_pmid]})) == (
+        "This study is retracted on 2022-01-05 (retraction notices 10.1234/n; PMID 2), after it was retracted on "
+        "2019-03-01, reinstated on 2021-06-30 (reinstatement notice 10.1234/z).")
+    undated = [{**by_doi, "date": None}, {**by_pmid, "date": None}]
+    assert retraction_sentence(record(custom={**custom, "updates": undated})).startswith(
+        "Sources disagree whether this study is retracted: retracted (retraction notices 10.1234/n; PMID 2), giving "
+        "no date; it was also")
+    later = {**by_pmid, "date": [2023, 2, 1]}
+    assert retraction_sentence(record(custom={**custom, "updates": [by_doi, later]})).startswith(
+        "This study is retracted on 2022-01-05 (retraction notice 10.1234/n); retracted on 2023-02-01 (retraction "
+        "notice PMID 2), after")
+
+
 def test_a_retraction_dated_after_its_reinstatement_is_retracted_again_not_disputed():
     """`retraction_disputed` held for any retracted record with a reinstatement, one retracted again in 2022 after
     its reinstatement of 2021 too. Disputed now means what it says: the order of the retraction and the

@@ -241,11 +241,11 @@ def retraction_sentence(record: Record, noun: str = "study") -> str | None:
     if not custom.retracted:
         return f"This {noun} was {reinstated}: the retraction no longer stands."
     if again := retracted_again(custom):  # dated after every reinstatement: retracted again, not disputed
-        return f"This {noun} is {'; '.join(map(_retracted_words, again))}, after it was {reinstated}."
+        return f"This {noun} is {'; '.join(_retracted_words(again))}, after it was {reinstated}."
     standing = [update for update in custom.updates
                 if update.kind == "retraction" and not lifted(update, custom.reinstatements)]
     flag = "at least one source marks it retracted, giving no date"  # no retraction listed, or UNDATED_RETRACTION
-    retracted = "; ".join([*(_retracted_words(update) for update in standing if update != UNDATED_RETRACTION),
+    retracted = "; ".join([*_retracted_words([update for update in standing if update != UNDATED_RETRACTION]),
                            *([flag] if UNDATED_RETRACTION in standing or not standing else [])])
     return (f"Sources disagree whether this {noun} is retracted: {retracted}; it was also {reinstated}. Whether the "
             "retraction stands is for a human to decide.")
@@ -260,10 +260,21 @@ def _reinstated_words(reinstatement: Reinstatement, sources: list[str]) -> str:
     return f"{retracted}, {when}{f' ({source})' if source else ''}"
 
 
-def _retracted_words(update: Update) -> str:
-    """"retracted on 2022-01-05 (retraction notice 10.1/x)", or "retracted (…), giving no date"."""
-    notice = f" (retraction notice {update.named_by})" if update.named_by else ""
-    return f"retracted on {iso_date(update.date)}{notice}" if update.date else f"retracted{notice}, giving no date"
+def _retracted_words(retractions: list[Update]) -> list[str]:
+    """"retracted on 2022-01-05 (retraction notice 10.1/x)", or "retracted (…), giving no date", for each date the
+    retractions give. Those of one date are said as one, naming each notice: a notice Crossref lists by DOI and
+    PubMed by PMID alone, where no source names both, is kept as two listings (`identity._notices_once` never guesses
+    them one), and the page must not say the work was retracted twice on one day."""
+    by_date: dict[tuple[int, ...], list[str]] = {}
+    for update in retractions:
+        names = by_date.setdefault(tuple(update.date or ()), [])
+        if update.named_by:
+            names.append(update.named_by)
+    said = []
+    for date, names in by_date.items():
+        notice = f" (retraction notice{'s' if len(names) > 1 else ''} {'; '.join(names)})" if names else ""
+        said.append(f"retracted on {iso_date(date)}{notice}" if date else f"retracted{notice}, giving no date")
+    return said
 
 
 # The tag a list puts beside a record's title, by what `standing_tag` decides, and its class (style.css).
