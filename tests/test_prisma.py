@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Collection
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from lxml import etree
 from sitegen.commands import add_monitor, build, update
 from sitegen.living.ledger import append
 from sitegen.living.merge import integrate
-from sitegen.living.prisma import Flow, PrismaCounts, derive
+from sitegen.living.prisma import Flow, PreviousVersion, PrismaCounts, derive
 from sitegen.records.model import model_data
 from sitegen.review.folder import load_review
 from sitegen.review.models import ImportPayload, RetrievalPayload, Strategy
@@ -33,6 +34,7 @@ SYNERGY = json.loads((FIXTURES / "openalex" / "synergy_sep2021_works_0_25.json")
 CORE = json.loads((FIXTURES / "europepmc" / "search_cancer_core.json").read_text())["resultList"]["result"]
 STRATEGIES = [Strategy(source="openalex", query="object"), Strategy(source="europepmc", query="object")]
 TEMPLATE = FIXTURES / "prisma" / "PRISMA.csv"
+AFTER_RUN_2 = "2026-02-01T00:00:00Z"  # a version published after the two-run review's runs, before any later one
 
 
 def doi(work: dict) -> str:
@@ -191,7 +193,8 @@ def test_previous_studies_can_be_those_of_a_published_version(other_methods_revi
     """Versions pass the studies their previous version included; a study since excluded is not counted."""
     workspace = open_review(other_methods_review)
     included = [rid for rid, o in workspace.facts.outcomes["full-text"].items() if o.decision == "include"]
-    counts = derive(workspace.review, workspace.facts.outcomes, previous_included={included[0], "doi:10.1/gone"})
+    counts = derive(workspace.review, workspace.facts.outcomes,
+                    version_after(workspace, AFTER_RUN_2, included={included[0], "doi:10.1/gone"}))
     assert (counts.template, counts.previous_studies, counts.new_studies, counts.studies_included) == \
         ("updated", 1, 2, 3)
     # ...and the box does not pass for all the version included: it says "still included", and how many left
@@ -200,9 +203,10 @@ def test_previous_studies_can_be_those_of_a_published_version(other_methods_revi
     for text in (str(prisma_svg.render(counts, labels, standalone=True)), prisma2020_csv(counts, labels),
                  prisma_svg.summary(counts, labels)):
         assert "previous version of review and still included" in text or "(of the 2 it included, 1 no longer is)" in text
-    whole = derive(workspace.review, workspace.facts.outcomes, previous_included={included[0]})
+    whole = derive(workspace.review, workspace.facts.outcomes, version_after(workspace, AFTER_RUN_2, {included[0]}))
     assert whole.previous_removed == 0 and "still included" not in prisma_svg.summary(whole, labels)
-    assert derive(workspace.review, workspace.facts.outcomes, previous_included=set()).template == "updated"
+    assert derive(workspace.review, workspace.facts.outcomes,
+                  version_after(workspace, AFTER_RUN_2, set())).template == "updated"
 
 
 def test_previous_studies_are_only_those_of_a_published_version(other_methods_review):
@@ -213,9 +217,14 @@ def test_previous_studies_are_only_those_of_a_published_version(other_methods_re
     labels: dict[str, str] = {}
     unpublished = workspace.facts.prisma
     included = [rid for rid, o in workspace.facts.outcomes["full-text"].items() if o.decision == "include"]
-    from_version = derive(workspace.review, workspace.facts.outcomes, previous_included=included[:1])
+    from_version = derive(workspace.review, workspace.facts.outcomes,
+                          version_after(workspace, AFTER_RUN_2, included[:1]))
     assert (unpublished.template, unpublished.previous_from) == ("new", None)
     assert (from_version.template, from_version.previous_from) == ("updated", "version")
+    # the version's study is previous, never in the new searches' arm (the runs after the version: run 3 alone)
+    assert from_version.new_runs_from == 3 and from_version.new_searches is not None
+    assert from_version.new_searches.studies_included + from_version.new_studies_earlier_runs == \
+        from_version.new_studies == 2
     for counts in (unpublished, from_version):
         for text in (str(prisma_svg.render(counts, labels, standalone=True)), prisma_svg.summary(counts, labels)):
             assert ("previous version" in text) == (counts is from_version) and "earlier searches" not in text
@@ -511,14 +520,14 @@ def test_csv_of_a_review_with_other_methods(sitegen, other_methods_review):
     assert parsed == [("Population / setting / or age", 1)]
 
 
-def version_after(workspace, at: str) -> dict:
-    """What `derive` is given for a version published after the runs up to `at` and decided as the review is
-    now: the studies it included (those included now that those runs found) and its last ledger event."""
+def version_after(workspace, at: str, included: Collection[str] | None = None) -> PreviousVersion:
+    """What `derive` is given for a version published after the runs up to `at`: the studies it included (by
+    default those included now that those runs found) and its last ledger event."""
     review = workspace.review
     head = max(event.seq for event in review.ledger if event.ts <= at)
     known = {rid for payload, event in zip(review.payloads, review.ledger, strict=True) if event.seq <= head
              and isinstance(payload, ImportPayload | RetrievalPayload) for rid in payload.record_ids}
-    return {"previous_head": head, "previous_included": known & set(workspace.facts.included)}
+    return PreviousVersion(known & set(workspace.facts.included) if included is None else included, head)
 
 
 def test_the_csv_of_an_updated_review_counts_the_new_searches_in_the_new_studies_arm(other_methods_review):
@@ -527,8 +536,8 @@ def test_the_csv_of_an_updated_review_counts_the_new_searches_in_the_new_studies
     # A version published after run 2 included its two studies; the citation search (run 3) came after it.
     workspace = open_review(other_methods_review)
     version = version_after(workspace, "2026-02-01T00:00:00Z")
-    assert len(version["previous_included"]) == 2
-    counts = derive(workspace.review, workspace.facts.outcomes, **version)
+    assert len(version.included) == 2
+    counts = derive(workspace.review, workspace.facts.outcomes, version)
     assert counts.template == "updated" and counts.new_runs_from == 3
     filled = {row[0]: row[-1] for row in read_csv(prisma2020_csv(counts, {}))[1:] if row[0] != "NA"}
     # by hand: run 3's citation search found 2 new records, both assessed, one excluded; no database searched
@@ -617,7 +626,7 @@ def test_a_source_not_searched_or_not_reached_in_a_run_is_never_drawn_as_a_0(sit
     # After a version published after run 3, the new-studies arm is the import's run alone (run 3 identified
     # nothing): were Europe PMC not reached in it, the arm would list it, marked, though it identified nothing
     workspace = open_review(review)
-    updated = derive(workspace.review, workspace.facts.outcomes, **version_after(workspace, "2026-03-01T00:00:00Z"))
+    updated = derive(workspace.review, workspace.facts.outcomes, version_after(workspace, "2026-03-01T00:00:00Z"))
     assert updated.new_runs_from == 4
     assert prisma_csv.values(updated, {})["database_specific_results"] == "JSTOR, 4"
     updated.runs[3].incomplete.append("europepmc")

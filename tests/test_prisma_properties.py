@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitegen.living.prisma import Flow, PrismaCounts, derive
+from sitegen.living.prisma import Flow, PreviousVersion, PrismaCounts, derive
 from sitegen.review.folder import Review
 from sitegen.review.models import ImportedFile, ImportPayload, LedgerEvent, RetrievalPayload
 from sitegen.screening.outcomes import Outcome
@@ -162,8 +162,7 @@ def test_every_box_balances_and_equals_a_recount_of_its_records(ledger, head, da
     head = sum(1 for at, _ in events if at in times[:head])  # the version's last event: the end of a run
     known = {rid for _, payload in events[:head] for rid in payload.record_ids}
     included = data.draw(st.sets(st.sampled_from(sorted(known)))) if known else set()
-    updated = derive(review, outcomes, previous_included=included, duplicates=duplicates, previous_head=head,
-                     study_groups=groups)
+    updated = derive(review, outcomes, PreviousVersion(included, head), duplicates=duplicates, study_groups=groups)
     assert updated.template == "updated" and updated.new_searches is not None
     balances(updated.new_searches)
     assert updated.model_dump(include=set(Flow.model_fields)) == counts.model_dump(include=set(Flow.model_fields))
@@ -174,8 +173,8 @@ def test_every_box_balances_and_equals_a_recount_of_its_records(ledger, head, da
     assert updated.previous_studies == len(now_included & version_studies)
     # ...and the box never passes for more or fewer than the version published: those it counts and those it
     # says no longer count are the version's studies, as the version grouped them (here: none linked then)
-    as_published = derive(review, outcomes, previous_included=included, duplicates=duplicates, previous_head=head,
-                          study_groups=groups, previous_study_groups={})
+    as_published = derive(review, outcomes, PreviousVersion(included, head, study_groups={}), duplicates=duplicates,
+                          study_groups=groups)
     assert as_published.previous_studies + as_published.previous_removed == len(included)
     assert updated.previous_reports + updated.new_reports == updated.reports_included
     # the new studies are the new searches' and those earlier runs identified: a previous study is never new
@@ -195,7 +194,7 @@ def test_a_previous_study_reported_now_by_another_version_is_still_a_previous_st
     outcomes = {"title-abstract": {rid: Outcome("include", "", ("ann",)) for rid in (preprint, journal)},
                 "full-text": {preprint: Outcome("exclude", "wrong-design", ("ann",)),
                               journal: Outcome("include", "", ("ann",))}}
-    counts = derive(review_of(events), outcomes, previous_included=[preprint], previous_head=1,
+    counts = derive(review_of(events), outcomes, PreviousVersion([preprint], 1),
                     study_groups={preprint: preprint, journal: preprint})
     assert (counts.previous_studies, counts.previous_removed, counts.new_studies, counts.studies_included) == \
         (1, 0, 0, 1)

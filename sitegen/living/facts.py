@@ -16,7 +16,7 @@ from functools import cached_property
 from itertools import groupby
 
 from sitegen.living.duplicates import Duplicate, confirmed_duplicates
-from sitegen.living.prisma import PrismaCounts, derive
+from sitegen.living.prisma import PreviousVersion, PrismaCounts, derive
 from sitegen.living.sightings import Sighting, sightings
 from sitegen.records.model import model_data
 from sitegen.review.folder import Review, exclusion_reasons
@@ -139,11 +139,7 @@ class ReviewFacts:
 
     @cached_property
     def prisma(self) -> PrismaCounts:
-        previous = self.previous_version
-        return derive(self.review, self.screening.outcomes, self.previously_included,
-                      self.canonicals,
-                      previous.ledger_head.seq if previous else None,
-                      previous_study_groups=previous.studies if previous else None)
+        return derive(self.review, self.screening.outcomes, self.previous_counted, self.canonicals)
 
     @cached_property
     def unpublished(self) -> bool:
@@ -189,12 +185,15 @@ class ReviewFacts:
         return versions[-1].version if versions else None
 
     @cached_property
-    def previously_included(self) -> list[str] | None:
-        """The studies the previous version included; None when there is no such version."""
-        if self.previous_version is None:
+    def previous_counted(self) -> PreviousVersion | None:
+        """The previous version as PRISMA's updated-review template counts it: the studies it included, its last
+        ledger event and its studies as it published them; None when there is no such version."""
+        version = self.previous_version
+        if version is None:
             return None
-        outcomes = self.previous_version.outcomes.get("full-text", {})
-        return sorted(rid for rid, outcome in outcomes.items() if outcome.decision == "include")
+        outcomes = version.outcomes.get("full-text", {})
+        return PreviousVersion(sorted(rid for rid, outcome in outcomes.items() if outcome.decision == "include"),
+                               version.ledger_head.seq, version.studies)
 
     @cached_property
     def screening_status(self) -> tuple[list[BatchStatus], list[StageStatus]]:

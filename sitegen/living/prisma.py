@@ -376,22 +376,32 @@ def _study_runs(included: Iterable[str], first_run: Mapping[str, int], study_of:
     return runs
 
 
-def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
-           previous_included: Collection[str] | None = None, duplicates: Mapping[str, str] | None = None,
-           previous_head: int | None = None, study_groups: Mapping[str, str] | None = None,
-           previous_study_groups: Mapping[str, str] | None = None) -> PrismaCounts:
+@dataclass(frozen=True)
+class PreviousVersion:
+    """The published version an updated review's diagram is drawn after, as `derive` needs it: the studies it
+    included (`included`), its last ledger event (`head`: the runs after it are the new searches) and its records'
+    studies as it published them (`study_groups`; None: as now). One value, so that no call can give the studies a
+    version included without the event that ends it: every run would then be taken for a new search, and the
+    version's own studies counted in the new searches' arm."""
+
+    included: Collection[str]
+    head: int
+    study_groups: Mapping[str, str] | None = None
+
+
+def derive(review: Review, outcomes: dict[str, dict[str, Outcome]], previous: PreviousVersion | None = None,
+           duplicates: Mapping[str, str] | None = None, study_groups: Mapping[str, str] | None = None) -> PrismaCounts:
     """The counts, from the ledger's events, `outcomes` (per stage, per record) and the records confirmed
     to duplicate others (`duplicates`: each with the record it duplicates).
 
-    Without `previous_included` the review has no published version before it and is drawn with the
-    new-review template: every run's records together, no previous studies, however many runs or imports at
-    different times identified them (a new review's exports imported one by one are still one review's
-    searches; PRISMA 2020's updated-review template is for an update of a published review). Given
-    `previous_included` (the studies a previous published version included), the previous studies are those of
-    them still included, and the new searches are the runs after that version's last ledger event
-    (`previous_head`). Records are grouped into studies by their links (`study_of`), or as `study_groups` says
-    (a published version's, as they were then); the previous version's own studies as `previous_study_groups`
-    says (as it published them: None, as now).
+    Without `previous` the review has no published version before it and is drawn with the new-review template:
+    every run's records together, no previous studies, however many runs or imports at different times identified
+    them (a new review's exports imported one by one are still one review's searches; PRISMA 2020's updated-review
+    template is for an update of a published review). Given `previous` (a published version before it), the
+    previous studies are those it included still included, and the new searches are the runs after its last ledger
+    event (`PreviousVersion.head`). Records are grouped into studies by their links (`study_of`), or as
+    `study_groups` says (a published version's, as they were then); the previous version's own studies as it
+    published them (`PreviousVersion.study_groups`).
     """
     duplicates = duplicates or {}
     runs = _runs(review)
@@ -424,13 +434,13 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
     # A study counts once, in the run that identified the first of its included reports (or of those the previous
     # version included: a study from the previous version is never new), so that the runs' studies still add up
     # to the review's.
-    version_records = [(rid, duplicates.get(rid, rid)) for rid in previous_included or ()]
+    version_records = [(rid, duplicates.get(rid, rid)) for rid in previous.included] if previous else []
     study_run = _study_runs(included, first_run, grouping, version_records)  # study -> the run it counts in
     for index, column in enumerate(columns):
         columns[index] = column.model_copy(update={"studies_included": sum(1 for at in study_run.values()
                                                                            if at == index)})
     fields["studies_included"] = len(study_run)
-    if previous_included is None:  # a new review: nothing published before, so no previous studies
+    if previous is None:  # a new review: nothing published before, so no previous studies
         return PrismaCounts(template="new", previous_studies=0, previous_reports=0,
                             new_studies=fields["studies_included"], new_reports=len(included), runs=columns, **fields)
     # A study the version included under a record since confirmed to duplicate another is still included
@@ -443,9 +453,9 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
     previous_set = _studies(included, grouping) & _studies(kept, grouping)
     previous_studies = len(previous_set)
     # Counted as the version grouped them: two of its studies since linked as versions of one count once now.
-    published = dict(previous_study_groups) if previous_study_groups is not None else grouping
-    removed = max(0, len(_studies(previous_included, published)) - previous_studies)
-    new_runs_from = next((index + 1 for index, run in enumerate(runs) if run.last_seq > (previous_head or 0)),
+    published = dict(previous.study_groups) if previous.study_groups is not None else grouping
+    removed = max(0, len(_studies(previous.included, published)) - previous_studies)
+    new_runs_from = next((index + 1 for index, run in enumerate(runs) if run.last_seq > previous.head),
                          len(runs) + 1)
     # Records the earlier runs identified that still awaited a decision when the version was published, and were
     # included after it, are new studies (the version did not include them) screened in those earlier runs: the
@@ -454,7 +464,7 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]],
     # A record the new searches identified and assessed is their report, a new one, even when a record the version
     # included has since been confirmed its duplicate, as a later report of a previous study is: so the arm's
     # reports assessed are its reports excluded and included, and previous + new reports = total.
-    version_included = set(previous_included)
+    version_included = set(previous.included)
     previous = [rid for rid in included if rid in kept and (rid in version_included or first_run[rid] < earlier)]
     previous_records = set(previous)
     return PrismaCounts(

@@ -20,7 +20,7 @@ from functools import cached_property
 from sitegen.errors import OptionInvalid, SitegenError
 from sitegen.living.facts import ReviewFacts, Run
 from sitegen.living.ledger import anchor, append, check_event_time, holds
-from sitegen.living.prisma import PrismaCounts, derive, study_of
+from sitegen.living.prisma import PreviousVersion, PrismaCounts, derive, study_of
 from sitegen.records.identity import listed
 from sitegen.records.model import model_data
 from sitegen.review.folder import Review, VersionFile, locked_reasons, with_retired_reasons
@@ -138,6 +138,15 @@ def _outcomes(record: VersionRecord) -> dict[str, dict[str, Outcome]]:
             for stage in STAGES}
 
 
+def _counted(previous: Snapshot | None, record: VersionRecord | None) -> PreviousVersion | None:
+    """The version `previous` (its file `record`) as the next version's diagram counts it: the studies it included,
+    the last ledger event it holds (none: 0, every run after it) and its studies as it published them."""
+    if previous is None:
+        return None
+    head = previous.review.ledger[-1].seq if previous.review.ledger else 0
+    return PreviousVersion(previous.included, head, record.studies if record else None)
+
+
 def published_snapshot(review: Review, record: VersionRecord, previous: Snapshot | None) -> Snapshot:
     """A version as it was published, rebuilt from its file and the ledger up to its head (`previous`:
     the version before it, whose studies the diagram's "previous studies" are, as in PRISMA's
@@ -147,9 +156,7 @@ def published_snapshot(review: Review, record: VersionRecord, previous: Snapshot
     before = next((item.version for item in review.versions if previous and item.version.number == previous.number),
                   None)
     return Snapshot(record.number, record.published_at, record.title, record.question, record.protocol_version, cut,
-                    outcomes, derive(cut, outcomes, previous.included if previous else None, record.duplicates,
-                                     previous.review.ledger[-1].seq if previous and previous.review.ledger else None,
-                                     record.studies, before.studies if before else None),
+                    outcomes, derive(cut, outcomes, _counted(previous, before), record.duplicates, record.studies),
                     record.evidence, record.records, record.duplicates)
 
 
