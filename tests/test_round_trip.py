@@ -813,3 +813,28 @@ def test_any_record_comes_back_from_every_export_as_it_was(format, record):
     [entry] = read_references(WRITERS[format]([record]), format)
     again = entry_record(entry)
     assert {name: getattr(again, name) for name in CARRIED} == {name: getattr(record, name) for name in CARRIED}
+
+
+@pytest.mark.parametrize("format", WRITERS)
+def test_a_reinstatement_notice_known_by_pmid_alone_is_named_by_it_and_comes_back_from_every_export(format):
+    """A reinstatement notice PubMed alone holds (a PMID, no DOI) lifted the work's retraction, but the work's
+    reinstatement kept no identifier: the page said it was reinstated "according to" the work's own sources, as of a
+    publisher's mark on the work, and no export named the notice. Now it is named by its PMID, written and read back
+    so; a line written before (no PMID) still reads."""
+    from sitegen.records.identity import deduplicate
+    from sitegen.site.studies import retraction_sentence
+
+    article = Record.model_validate_json((FIXTURES / "exports" / "records.jsonl").read_text().splitlines()[0])
+    article = article.model_copy(update={"custom": article.custom.model_copy(update={
+        "retracted": True, "updates": [Update(kind="retraction", doi="10.9999/retraction", date=[2019, 3, 1])]})})
+    notice = Record(id="pmid:40000005", title="Reinstatement notice", PMID="40000005", custom=RecordMeta(
+        sources=["pubmed"], notice_of=[NoticeOf(kind="reinstatement", doi=article.DOI, date=[2021, 6, 30])]))
+    records = deduplicate([article, notice]).records
+    work = {record.DOI: record for record in records}[article.DOI]
+    reinstated = [Reinstatement(pmid="40000005", date=[2021, 6, 30], retracted_on=[2019, 3, 1])]
+    assert not work.custom.retracted and work.custom.reinstatements == reinstated
+    assert "(reinstatement notice PMID 40000005)" in retraction_sentence(work)
+    written = WRITERS[format]([work])
+    again = [entry_record(entry) for entry in read_references(written, format)]
+    assert [record.custom.reinstatements for record in again] == [reinstated]
+    assert Reinstatement.model_validate_json('{"doi": "10.9999/r", "date": [2021]}').pmid is None

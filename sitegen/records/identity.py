@@ -481,7 +481,7 @@ def _marked(record: Record, seen: list[tuple[Record, NoticeOf]]) -> Record:
     listed = with_undated_flag(
         _notices_once([*own, *told]), record.custom.retracted and not lists_retraction(own))
     reinstatements = with_lifted([*record.custom.reinstatements,
-                                  *(Reinstatement(doi=notice.DOI, date=work.date) for notice, work in seen
+                                  *(Reinstatement(doi=notice.DOI, pmid=notice.PMID, date=work.date) for notice, work in seen
                                     if work.kind == "reinstatement")], listed)
     standing = [update for update in listed if not lifted(update, reinstatements)]
     retracted = retraction_stands(record.custom.model_copy(update={"updates": own}), reinstatements) \

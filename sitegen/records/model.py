@@ -527,14 +527,22 @@ class NoticeOf(Strict):
 
 
 class Reinstatement(Strict):
-    """A reinstatement the source lists against the work (Crossref's `updated-by` of type reinstatement): the
-    notice's DOI (None when the publisher marked the work itself) and its date where the source gives one. Kept so
-    that a retraction notice met later (deduplication) is known for one it lifted (`retraction_lifted`)."""
+    """A reinstatement the source lists against the work (Crossref's `updated-by` of type reinstatement, or a
+    reinstatement notice met beside the work): the notice's DOI and PMID as far as known (neither when the publisher
+    marked the work itself) and its date where the source gives one. Kept so that a retraction notice met later
+    (deduplication) is known for one it lifted (`retraction_lifted`)."""
 
     doi: NoticeDoi | None = Field(default=None, exclude_if=lambda doi: doi is None)
+    # A notice known by its PMID alone (a PubMed record) is named by it, never taken for the publisher's own mark.
+    pmid: NoticePmid | None = Field(default=None, exclude_if=lambda pmid: pmid is None)
     date: NoticeDate | None = Field(default=None, exclude_if=lambda date: date is None)
     # The date of the (latest) retraction it lifted, where known: "retracted on D, reinstated on D2".
     retracted_on: NoticeDate | None = Field(default=None, exclude_if=lambda date: date is None)
+
+    @property
+    def named_by(self) -> str | None:
+        """The notice as a sentence names it: its DOI, else "PMID 123"; None when it gives neither."""
+        return self.doi or (f"PMID {self.pmid}" if self.pmid else None)
 
 
 def lifted(update: Update, reinstatements: Iterable[Reinstatement]) -> bool:
@@ -543,16 +551,16 @@ def lifted(update: Update, reinstatements: Iterable[Reinstatement]) -> bool:
 
 
 def with_lifted(reinstatements: Iterable[Reinstatement], retractions: Iterable[Update]) -> list[Reinstatement]:
-    """Each reinstatement once (by DOI and date), with the date of the latest of `retractions` it lifted where it
-    names none yet: what a page says as "retracted on D, reinstated on D2"."""
+    """Each reinstatement once (by its DOI, else its PMID, and its date), with the PMID and the date of the latest of
+    `retractions` it lifted where it names none yet: what a page says as "retracted on D, reinstated on D2"."""
     dated = [r.date for r in retractions if r.kind == "retraction" and r.date]
     kept: dict[tuple, Reinstatement] = {}
     for reinstatement in reinstatements:
-        key = (reinstatement.doi, tuple(reinstatement.date or ()))
+        key = (reinstatement.doi or reinstatement.pmid and f"PMID {reinstatement.pmid}", tuple(reinstatement.date or ()))
         known = kept.get(key, reinstatement)
         retracted_on = known.retracted_on or reinstatement.retracted_on or max(
             (date for date in dated if retraction_lifted(date, [reinstatement.date])), default=None)
-        kept[key] = known.model_copy(update={"retracted_on": retracted_on})
+        kept[key] = known.model_copy(update={"retracted_on": retracted_on, "pmid": known.pmid or reinstatement.pmid})
     return list(kept.values())
 
 

@@ -222,7 +222,7 @@ def _statement_read(statement: str) -> tuple[str, list] | None:
     if found["about"]:
         return "notice_of", [{"kind": kind, **ids, **date}]
     if kind == "reinstatement":
-        return "reinstatements", [{**({"doi": ids["doi"]} if "doi" in ids else {}), **date,
+        return "reinstatements", [{**ids, **date,
                                    **({"retracted_on": _date_parts(lifted)} if lifted else {})}]
     return "updates", [{"kind": kind, **ids, **date}]
 

@@ -262,7 +262,7 @@ def _given_date(given: object, which: str, notes: list[str]) -> list[int] | None
 
 def _reinstatements(entry: Entry, notes: list[str]) -> list[Reinstatement]:
     """The reinstatements the entry lists against the work (a JSON list, see `references.fields`), each with its
-    DOI normalised and its date: one whose DOI is none is kept without it, with a note."""
+    DOI and PMID normalised and its date: an identifier that is none is left out, with a note."""
     written = entry.get("reinstatements")
     listed = _json_list(written)
     if listed is None or not all(isinstance(item, dict) for item in listed):
@@ -270,12 +270,16 @@ def _reinstatements(entry: Entry, notes: list[str]) -> list[Reinstatement]:
         return []
     found: list[Reinstatement] = []
     for item in listed:
-        given = item.get("doi")
-        doi = normalise_doi(given) if isinstance(given, str) else None
-        if given is not None and doi is None:
-            notes.append(f"reinstatements: the DOI {given!r} is not a valid {NAMESPACE_LABELS['doi']}; left out")
+        ids = {}
+        for namespace, normalise in (("doi", normalise_doi), ("pmid", normalise_pmid)):
+            given = item.get(namespace)
+            if value := normalise(given) if isinstance(given, str) else None:
+                ids[namespace] = value
+            elif given is not None:
+                notes.append(f"reinstatements: the {NAMESPACE_LABELS[namespace]} {given!r} is not a valid "
+                             f"{NAMESPACE_LABELS[namespace]}; left out")
         retracted_on = _given_date(item.get("retracted_on"), "reinstatements: a lifted retraction's", notes)
-        reinstatement = Reinstatement(**({"doi": doi} if doi else {}), **_notice_date(item, "reinstatements: a", notes),
+        reinstatement = Reinstatement(**ids, **_notice_date(item, "reinstatements: a", notes),
                                       **({"retracted_on": retracted_on} if retracted_on is not None else {}))
         if reinstatement not in found:
             found.append(reinstatement)

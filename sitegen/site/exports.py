@@ -160,7 +160,7 @@ def updates_statements(record: Record) -> list[str]:
     its date (and a reinstatement the retraction it lifted): read back without the dates, a retraction notice beside
     the work would retract it again (see `references.fields`)."""
     return [*(update_statement(update.kind, update.doi, update.pmid, update.date) for update in record.custom.updates),
-            *(update_statement("reinstatement", reinstatement.doi, None, reinstatement.date, reinstatement.retracted_on)
+            *(update_statement("reinstatement", reinstatement.doi, reinstatement.pmid, reinstatement.date, reinstatement.retracted_on)
               for reinstatement in record.custom.reinstatements)]
 
 

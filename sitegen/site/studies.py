@@ -255,7 +255,7 @@ def _reinstated_words(reinstatement: Reinstatement, sources: list[str]) -> str:
     """"retracted on 2019-03-01, reinstated on 2021-06-30 (reinstatement notice 10.1/z)", as far as it is known."""
     retracted = f"retracted on {iso_date(reinstatement.retracted_on)}" if reinstatement.retracted_on else "retracted"
     when = f"reinstated on {iso_date(reinstatement.date)}" if reinstatement.date else "reinstated, giving no date"
-    source = (f"reinstatement notice {reinstatement.doi}" if reinstatement.doi
+    source = (f"reinstatement notice {reinstatement.named_by}" if reinstatement.named_by
               else f"according to {', '.join(map(provider_label, sources))}" if sources else "")
     return f"{retracted}, {when}{f' ({source})' if source else ''}"
 
