@@ -37,6 +37,10 @@ from sitegen.site.studies import (
 )
 from sitegen.workspace import open_review, writable
 
+# A DOI a record may hold (a SICI DOI's '<' and '>') that holds every character a page must escape: markup after a
+# DOI ends it ("10.1234/<script>" is the DOI 10.1234/), so a notice's DOI cannot carry a whole tag.
+HOSTILE_DOI = '10.1234/a<1>&"x'
+
 
 def one_spaced(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
@@ -632,22 +636,22 @@ def test_the_record_and_study_pages_say_a_reinstatement_and_a_disputed_retractio
     """Both pages say a reinstatement beside the retraction still marked, as a page's text, every value escaped."""
     record_id = next(iter(open_review(example_copy).facts.included))
     rewrite_record(example_copy, record_id, retracted=True, sources=["crossref", "openalex"],
-                   reinstatements=[{"doi": f"10.1234/{XSS}", "date": [2021, 6, 30], "retracted_on": [2019, 3, 1]}])
+                   reinstatements=[{"doi": HOSTILE_DOI, "date": [2021, 6, 30], "retracted_on": [2019, 3, 1]}])
     said = (f"is retracted: at least one source marks it retracted, giving no date; it was also retracted on "
-            f"2019-03-01, reinstated on 2021-06-30 (reinstatement notice 10.1234/{XSS}). Whether the retraction stands "
+            f"2019-03-01, reinstated on 2021-06-30 (reinstatement notice {HOSTILE_DOI}). Whether the retraction stands "
             "is for a human to decide.")
     study = study_files(example_copy)[study_page(record_id)]
     workspace = open_review(example_copy)
     page = rendered(record_pages(Site(workspace.review, workspace.facts, None)))[f"records/{page_slug(record_id)}.html"]
     assert f"Sources disagree whether this study {said}" in page_text(study)
     assert f"Sources disagree whether this record {said}" in page_text(page)
-    assert XSS not in study and XSS not in page
+    assert HOSTILE_DOI not in study and HOSTILE_DOI not in page
     assert lxml_html.fromstring(page).xpath("//p[@class='retracted-notice' and @role='alert']")
     rewrite_record(example_copy, record_id, retracted=False)
     study = study_files(example_copy)[study_page(record_id)]
     workspace = open_review(example_copy)
     page = rendered(record_pages(Site(workspace.review, workspace.facts, None)))[f"records/{page_slug(record_id)}.html"]
-    said = f"retracted on 2019-03-01, reinstated on 2021-06-30 (reinstatement notice 10.1234/{XSS}): the retraction no"
+    said = f"retracted on 2019-03-01, reinstated on 2021-06-30 (reinstatement notice {HOSTILE_DOI}): the retraction no"
     assert f"This study was {said} longer stands." in page_text(study)
     assert f"This record was {said} longer stands." in page_text(page)
     assert not lxml_html.fromstring(page).xpath("//p[@role='alert']")
@@ -660,15 +664,15 @@ def test_a_correction_or_expression_of_concern_listed_against_a_record_is_said_o
     record_id = next(iter(open_review(example_copy).facts.included))
     slug = page_slug(record_id)
     rewrite_record(example_copy, record_id, updates=[
-        {"kind": "expression-of-concern", "doi": f"10.1234/{XSS}", "date": [2022, 1, 5]},
+        {"kind": "expression-of-concern", "doi": HOSTILE_DOI, "date": [2022, 1, 5]},
         {"kind": "correction", "pmid": "123"}])
     studies = study_files(example_copy)
     workspace = open_review(example_copy)
     pages = rendered(record_pages(Site(workspace.review, workspace.facts, None)))
     said = ["The sources list a correction to this {} (PMID 123).",
-            f"The sources list an expression of concern about this {{}} (10.1234/{XSS}, 2022-01-05)."]
+            f"The sources list an expression of concern about this {{}} ({HOSTILE_DOI}, 2022-01-05)."]
     for noun, page in (("study", studies[study_page(record_id)]), ("record", pages[f"records/{slug}.html"])):
-        assert all(sentence.format(noun) in page_text(page) for sentence in said) and XSS not in page
+        assert all(sentence.format(noun) in page_text(page) for sentence in said) and HOSTILE_DOI not in page
         assert not lxml_html.fromstring(page).xpath("//p[@role='alert']")  # not retracted: said, not alerted
     lists = {path: page for path, page in pages.items() if not re.fullmatch(r"records/[^/]+\.html", path)}
     assert list_tags({"included.html": studies["included.html"]}, slug) == list_tags(lists, slug) == {
