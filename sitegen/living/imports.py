@@ -23,7 +23,6 @@ and listed instead.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,13 +32,13 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from sitegen.errors import OptionInvalid, SitegenError, shown_path
-from sitegen.files import cannot_read, read_file
+from sitegen.files import cannot_read
 from sitegen.living.ledger import append, given_search_id, given_text
 from sitegen.living.merge import integrate
 from sitegen.living.update import check_run_time, decided, matched_rows, require_lock
 from sitegen.records.model import Record, model_data
 from sitegen.records.providers import PROVIDERS, Source, kind
-from sitegen.references import SUFFIXES, Format, ReferenceProblem, decode, read_references, sniff
+from sitegen.references import Format, ReferenceProblem, read_reference_file
 from sitegen.references.records import entry_record
 from sitegen.review.folder import Review
 from sitegen.review.models import ImportedFile, ImportPayload
@@ -319,12 +318,10 @@ def _read(path: Path, format: Format | None, encoding: str | None, source: str |
           columns: dict[str, str] | None = None) -> _Read:
     """A file's entries as records. ReferenceProblem when the reader cannot read it, or, without `skip_bad`,
     when a record in it is malformed or an entry cannot be a record; with `skip_bad` those are skipped."""
-    data = read_file(path)
-    text = decode(data, encoding)
-    chosen = format or ("csv" if columns else SUFFIXES.get(path.suffix.lower()) or sniff(text))
     warnings: list[str] = []
     unread: list[tuple[int, str]] = []  # (line, why) of each record the reader skipped
-    entries = read_references(text, chosen, warnings, skipped=unread if skip_bad else None, columns=columns)
+    entries, chosen, sha256 = read_reference_file(path, format, warnings, encoding=encoding, columns=columns,
+                                                  skipped=unread if skip_bad else None)
     provider = _provider(source)
     records, databases, lines = [], [], []
     skipped = [Skipped(str(path), line, "", why) for line, why in unread]
@@ -344,7 +341,7 @@ def _read(path: Path, format: Format | None, encoding: str | None, source: str |
     named = set(databases)
     # The name as the ledger keeps it and the site shows it: a file's name need not be UTF-8 nor printable text,
     # which every field of the ledger is: such a name is kept as messages show it (quoted, escaped).
-    return _Read(path, shown_path(path.name), hashlib.sha256(data).hexdigest(), chosen or "unknown", len(entries) + len(unread),
+    return _Read(path, shown_path(path.name), sha256, chosen, len(entries) + len(unread),
                  records, databases, lines, skipped, warnings, named.pop() if len(named) == 1 else "", source)
 
 

@@ -20,12 +20,14 @@ from __future__ import annotations
 import codecs
 import csv
 import functools
+import hashlib
+import itertools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Literal
 
-from sitegen.files import SPREADSHEETS, read_file, utf16_order
+from sitegen.files import SPREADSHEETS, read_chunks, utf16_order
 from sitegen.records.entry import Entry
 from sitegen.references.bibtex import read_bibtex
 from sitegen.references.csl import read_csl_json
@@ -37,10 +39,12 @@ from sitegen.references.table import column_mapping, is_sitegens_header, not_a_r
 from sitegen.references.wos import read_wos
 
 Format = Literal["csv", "ris", "endnote-xml", "bibtex", "medline", "wos", "csl-json"]
-Reader = Callable[[str, list[str] | None, Skipped | None], list[Entry]]
+Reader = Callable[[str | Iterable[str], list[str] | None, Skipped | None], list[Entry]]
 READERS: dict[Format, Reader] = {"csv": read_csv, "ris": read_ris, "endnote-xml": read_endnote_xml,
                                  "bibtex": read_bibtex, "medline": read_medline, "wos": read_wos,
                                  "csl-json": read_csl_json}
+# Formats read line by line: their readers are given a file's lines as it is read, not its text.
+LINE_FORMATS: frozenset[Format] = frozenset({"ris", "medline", "wos"})
 # .xml is EndNote's: the reader refuses other XML by its root element, saying what it is not
 SUFFIXES: dict[str, Format] = {".csv": "csv", ".ris": "ris", ".xml": "endnote-xml", ".bib": "bibtex",
                                ".bibtex": "bibtex", ".nbib": "medline", ".medline": "medline", ".ciw": "wos",
@@ -56,7 +60,8 @@ COCHRANE_TEXT = re.compile(r"Record #\d+ of \d+\s*\n\s*[A-Z]{2,3}: ")
 # How XML begins: its declaration, a comment or an element (not Ovid's record number "<1. >")
 XML_START = re.compile(r"<(?:\?xml|!--|!doctype|[a-z_][\w.:-]*[\s/>])", re.IGNORECASE)
 
-__all__ = ["Entry", "Format", "ReferenceProblem", "Skipped", "column_mapping", "decode", "read_references", "sniff"]
+__all__ = ["Entry", "Format", "ReferenceProblem", "Skipped", "column_mapping", "decode", "read_reference_file",
+           "read_references", "sniff"]
 
 
 def read_references(source: Path | str, format: Format | None = None, warnings: list[str] | None = None, *,
@@ -71,18 +76,47 @@ def read_references(source: Path | str, format: Format | None = None, warnings: 
     LookupError for an unknown `encoding`. What the reader changed and the user should know (IDs
     replaced by positions, entries without a title) is appended to `warnings`, for the caller to show."""
     if isinstance(source, Path):
-        text = decode(read_file(source), encoding)
-        format = format or ("csv" if columns else SUFFIXES.get(source.suffix.lower()))
-    else:
-        text = source.removeprefix("\ufeff")
-    format = format or ("csv" if columns else sniff(text))
+        return read_reference_file(source, format, warnings, encoding=encoding, columns=columns,
+                                   skipped=skipped)[0]
+    return _read_pieces(iter([source.removeprefix("\ufeff")]), format, warnings, columns, skipped)[0]
+
+
+def read_reference_file(path: Path, format: Format | None = None, warnings: list[str] | None = None, *,
+                        encoding: str | None = None, columns: dict[str, str] | None = None,
+                        skipped: Skipped | None = None) -> tuple[list[Entry], Format, str]:
+    """`read_references` of a file, with the format it was read as and the SHA-256 of its bytes. The file is read
+    a megabyte at a time: a line-based format's reader (RIS, MEDLINE, Web of Science) is given its lines as they
+    are decoded, and holds what its records make, never the file."""
+    digest = hashlib.sha256()
+
+    def hashed(chunks: Iterable[bytes]) -> Iterator[bytes]:
+        for chunk in chunks:
+            digest.update(chunk)
+            yield chunk
+
+    format = format or ("csv" if columns else SUFFIXES.get(path.suffix.lower()))
+    pieces = decoded(hashed(read_chunks(path)), encoding)
+    entries, format = _read_pieces(pieces, format, warnings, columns, skipped)
+    for _ in pieces:  # what a reader left unread (none does): the hash is of every byte, each one decoded
+        pass
+    return entries, format, digest.hexdigest()
+
+
+def _read_pieces(pieces: Iterator[str], format: Format | None, warnings: list[str] | None,
+                 columns: dict[str, str] | None, skipped: Skipped | None) -> tuple[list[Entry], Format]:
+    """The entries of a text given in pieces, and the format they were read as (see `read_references`)."""
+    head: list[str] = []
+    if format is None and not columns:
+        head, format = _sniffed(pieces)
+    format = format or ("csv" if columns else None)
     if format is None:
-        raise ReferenceProblem(1, _unrecognised(text))
+        raise ReferenceProblem(1, _unrecognised("".join(itertools.chain(head, pieces))))
     if columns and format != "csv":
         raise ReferenceProblem(1, f"a column mapping is for CSV files, and this one is read as {format}")
     reader = functools.partial(read_csv, columns=columns) if format == "csv" else READERS[format]
+    text = itertools.chain(head, pieces)
     try:
-        entries = reader(text, warnings, skipped)
+        entries = reader(text if format in LINE_FORMATS else "".join(text), warnings, skipped)
     except RecursionError:  # a reader's or a library's own stack; the readers name the line where they can
         raise ReferenceProblem(1, "the file nests its data too deeply to read") from None
     untitled = [entry.line for entry in entries if not entry.get("title")]
@@ -90,7 +124,27 @@ def read_references(source: Path | str, format: Format | None = None, warnings: 
         more = f" and {len(untitled) - 5} more" if len(untitled) > 5 else ""
         warnings.append(f"{len(untitled)} of {len(entries)} entries have no title (line "
                         f"{', '.join(map(str, untitled[:5]))}{more})")
-    return entries
+    return entries, format
+
+
+def _sniffed(pieces: Iterator[str]) -> tuple[list[str], Format | None]:
+    """The pieces of a text `sniff` reads to know its format (its first 4 KB and its first line that is neither
+    blank nor an export header, each whole), and that format."""
+    head: list[str] = []
+    size, shown = 0, False  # whether a whole line that shows the format has been read
+    for piece in pieces:
+        # a piece's first and last lines may be parts of lines (its first is the whole line only in the first piece)
+        shown = shown or any(_shows(line) for line in piece.splitlines()[0 if not head else 1:-1])
+        head.append(piece)
+        size += len(piece)
+        if shown and size >= 4096:
+            break
+    return head, sniff("".join(head))
+
+
+def _shows(line: str) -> bool:
+    stripped = line.strip()
+    return bool(stripped) and not BETWEEN_RECORDS.fullmatch(stripped)
 
 
 # How an .xlsx workbook (a zip archive) and an .xls one (an OLE2 compound file) begin.
@@ -111,37 +165,74 @@ def decode(data: bytes, encoding: str | None = None) -> str:
     """The text of a file without its byte-order mark: UTF-16 when it starts with that mark, else
     `encoding` (LookupError if it is no text encoding Python knows, see `text_codec`) or UTF-8. ReferenceProblem
     names the line of the first byte that does not decode."""
-    if data.startswith(SPREADSHEETS):
+    return "".join(decoded([data], encoding))
+
+
+def decoded(chunks: Iterable[bytes], encoding: str | None = None) -> Iterator[str]:
+    """The text of a file's bytes, given in `chunks`, piece by piece, as `decode` reads it: a file is decoded as it
+    is read, never held whole as bytes beside its text."""
+    chunks = iter(chunks)
+    start = b""  # what the checks of the file's kind read: its first 4 KB
+    while len(start) < 4096 and (chunk := next(chunks, None)) is not None:
+        start += chunk
+    if start.startswith(SPREADSHEETS):
         raise ReferenceProblem(1, "a spreadsheet workbook (.xlsx or .xls), not text: save it from the spreadsheet "
                                   "as \"CSV UTF-8 (comma delimited)\" and give that file")
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+    if start.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         encoding = "utf-16"
-    elif encoding is None and (order := utf16_order(data)):
+    elif encoding is None and (order := utf16_order(start)):
         raise ReferenceProblem(1, f"UTF-16 text without a byte-order mark (every other byte is 0); name its "
                                   f"encoding: --encoding utf-16-{order}")
     codec = text_codec(encoding or "utf-8")
-    if codec.name == codecs.lookup("latin-1").name and re.search(rb"[\x80-\x9f]", data):
-        # Bytes 0x80-0x9F are control characters in Latin-1, which no text holds: a file said to be Latin-1 that
-        # has them is Windows-1252 (its quotes and dashes), as browsers read every page labelled Latin-1 (the
-        # five bytes Windows-1252 leaves out stay Latin-1's, as they do there).
-        return data.decode("cp1252", errors="latin1_fallback").removeprefix("\ufeff")
-    try:
-        return data.decode(codec.name).removeprefix("\ufeff")
-    except UnicodeError as error:  # punycode and idna refuse bytes with a bare UnicodeError, which says no byte
-        at = error.start if isinstance(error, UnicodeDecodeError) else None
-        line = data[:at or 0].decode(codec.name, errors="replace").count("\n") + 1
-        if _binary(data):
-            raise ReferenceProblem(1, "a binary file, not text: export the references as RIS, BibTeX, MEDLINE or "
-                                      "CSV and give that file") from None
-        # Bytes 0x80-0x9F are Windows-1252's typographic characters (dashes, quotes, the euro): as Latin-1
-        # they are control characters. A Windows export holding one is cp1252; another is likely Latin-1.
-        guess = "cp1252" if re.search(rb"[\x80-\x9f]", data) else "latin-1"
-        convert = (f"save or convert the file as UTF-8 (for example iconv -f {guess} -t utf-8), or name "
-                   f"its encoding (--encoding {guess})")
-        name = codec.name.upper() if codec.name.startswith("utf") else encoding
-        byte = f" (byte 0x{data[at]:02X})" if at is not None else ""
-        raise ReferenceProblem(line, f"not {name} text{byte}; "
-                                     f"{convert if codec.name == 'utf-8' else 'is the encoding right?'}") from None
+    # Bytes 0x80-0x9F are control characters in Latin-1, which no text holds: a file said to be Latin-1 that has
+    # them is Windows-1252 (its quotes and dashes), as browsers read every page labelled Latin-1 (the five bytes
+    # Windows-1252 leaves out stay Latin-1's, as they do there). Without them, the two read every byte alike.
+    latin1 = codec.name == codecs.lookup("latin-1").name
+    decoder = (codecs.getincrementaldecoder("cp1252")("latin1_fallback") if latin1
+               else codec.incrementaldecoder("strict"))
+    lines, first, controls = 0, True, False  # line ends decoded so far; whether 0x80-0x9F bytes were read
+    for chunk, final in _with_last(itertools.chain([start], chunks)):
+        controls = controls or re.search(rb"[\x80-\x9f]", chunk) is not None
+        try:
+            text = decoder.decode(chunk, final)
+        except UnicodeError as error:  # punycode and idna refuse bytes with a bare UnicodeError, which says no byte
+            raise _undecodable(error, lines, start, controls or any(re.search(rb"[\x80-\x9f]", rest)
+                                                                    for rest in chunks), codec, encoding) from None
+        if first and text:
+            text, first = text.removeprefix("\ufeff"), False
+        lines += text.count("\n")
+        if text:
+            yield text
+
+
+def _with_last(chunks: Iterator[bytes]) -> Iterator[tuple[bytes, bool]]:
+    """Each chunk, and whether it is the last (an empty file is one empty chunk)."""
+    held = next(chunks, b"")
+    for chunk in chunks:
+        yield held, False
+        held = chunk
+    yield held, True
+
+
+def _undecodable(error: UnicodeError, lines: int, start: bytes, controls: bool, codec: codecs.CodecInfo,
+                 encoding: str | None) -> ReferenceProblem:
+    """The problem of bytes that do not decode: the line of the first (`lines` line ends were decoded before the
+    bytes the decoder was given), or that the file is not text at all."""
+    at = error.start if isinstance(error, UnicodeDecodeError) else None
+    given = error.object if isinstance(error, UnicodeDecodeError) else b""
+    line = lines + given[:at or 0].decode(codec.name, errors="replace").count("\n") + 1
+    if _binary(start):
+        return ReferenceProblem(1, "a binary file, not text: export the references as RIS, BibTeX, MEDLINE or "
+                                   "CSV and give that file")
+    # Bytes 0x80-0x9F are Windows-1252's typographic characters (dashes, quotes, the euro): as Latin-1
+    # they are control characters. A Windows export holding one is cp1252; another is likely Latin-1.
+    guess = "cp1252" if controls else "latin-1"
+    convert = (f"save or convert the file as UTF-8 (for example iconv -f {guess} -t utf-8), or name "
+               f"its encoding (--encoding {guess})")
+    name = codec.name.upper() if codec.name.startswith("utf") else encoding
+    byte = f" (byte 0x{given[at]:02X})" if at is not None and at < len(given) else ""
+    return ReferenceProblem(line, f"not {name} text{byte}; "
+                                  f"{convert if codec.name == 'utf-8' else 'is the encoding right?'}")
 
 
 def _latin1_fallback(error: UnicodeError) -> tuple[str, int]:

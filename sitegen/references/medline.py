@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 
 from sitegen.records.entry import Entry
 from sitegen.records.ids import cited_doi
@@ -42,15 +43,19 @@ ENTRY_TYPES = {"journal article": "article", "journal articles": "article", "boo
                "books": "book", "book chapter": "incollection", "preprint": "misc"}
 
 
-def read_medline(text: str, warnings: list[str] | None = None, skipped: Skipped | None = None) -> list[Entry]:
-    """The records of a MEDLINE file; ReferenceProblem names the line of the first malformed one (with
-    `skipped`, each is listed there instead)."""
-    items = list(tagged_records(text, LAYOUT))
+def read_medline(text: str | Iterable[str], warnings: list[str] | None = None,
+                 skipped: Skipped | None = None) -> list[Entry]:
+    """The records of a MEDLINE file (its text, or its lines as they are read); ReferenceProblem names the line
+    of the first malformed one (with `skipped`, each is listed there instead). Each record is read as it ends and
+    let go: what is held is the entries."""
+    items: list[Entry | ReferenceProblem] = []
+    given: list[tuple[str, int]] = []
+    for item in tagged_records(text, LAYOUT):
+        items.extend(each(_entry, [item]))
+        given.append(("", 0) if isinstance(item, ReferenceProblem) else (item.first("PMID"), item.line("PMID")))
     if not items:
         raise ReferenceProblem(1, "no MEDLINE record (a record is lines like 'PMID- 12345678' and 'TI  - A title')")
-    given = [("", 0) if isinstance(item, ReferenceProblem) else (item.first("PMID"), item.line("PMID"))
-             for item in items]
-    return checked(named(list(each(_entry, items)), given, "medline", warnings), skipped)
+    return checked(named(items, given, "medline", warnings), skipped)
 
 
 def _entry(record: TaggedRecord) -> Entry:

@@ -5,6 +5,9 @@ A reader turns each record of its file into an `Entry` or, when that record is m
 passed a `skipped` list (`sitegen import --skip-bad`), lists every bad record there with its line
 and returns the good ones. A file whose structure is broken beyond one record (a BibTeX block that
 does not parse is one record; a CSV quote that never closes is not) raises in either mode.
+
+The line-based formats (RIS, MEDLINE, Web of Science) read a file's lines as they come (`lines_of`): a reader
+keeps what each record makes, never the file's text.
 """
 
 from __future__ import annotations
@@ -40,6 +43,23 @@ class ReferenceProblem(ValueError):
 # "2020/03/01", "c2019", "2020a", "2019May" hold one; "20x1" does not), as RIS and MEDLINE always read it.
 # Words for "no year yet" beyond those every field knows (records.entry.MISSING): Latin "sine dato" and variants.
 _NO_YEAR = {"n.d", "s.d.", "s.d", "in-press", "inpress", "not yet published", "accepted", "submitted"}
+
+
+def lines_of(text: str | Iterable[str]) -> Iterator[str]:
+    """The lines of a text, given whole or in pieces (as a file is decoded), with CRLF and CR read as LF: the
+    lines of `text.split("\\n")` once its line ends are LF, the last one "" when the text ends with one."""
+    pieces = iter([text] if isinstance(text, str) else text)
+    line: list[str] = []  # the pieces of the line not yet ended
+    for piece in pieces:
+        if "\n" not in piece and "\r" not in piece:
+            line.append(piece)
+            continue
+        joined = "".join(line) + piece
+        ends = len(joined) - joined.endswith("\r")  # a CR last may be the first half of a CRLF
+        *ended, rest = joined[:ends].replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        yield from ended
+        line = [rest, joined[ends:]]
+    yield from "".join(line).replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
 def written_year(value: str, line: int, field: str = "year") -> str:

@@ -28,7 +28,7 @@ holds one: a date whose year part is empty ("//", "///", as exports write an unk
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import rispy
@@ -49,7 +49,15 @@ from sitegen.references.fields import (
     joined,
     standing_among,
 )
-from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named, written_year
+from sitegen.references.problems import (
+    ReferenceProblem,
+    Skipped,
+    checked,
+    each,
+    lines_of,
+    named,
+    written_year,
+)
 
 TAG = re.compile(r"([A-Z][A-Z0-9])  -(?: |$)")
 LONG_TAG = re.compile(r"[A-Z][A-Z0-9]{2,3}  -(?: |$)")
@@ -142,27 +150,33 @@ class _Record:
 EVERY_VALUE_TAGS = [*LIST_TYPE_TAGS, "AB", "N2", "SN", "L1", "L2", "L4"]
 
 
-def read_ris(text: str, warnings: list[str] | None = None, skipped: Skipped | None = None) -> list[Entry]:
-    """The records of a RIS file; ReferenceProblem names the line of the first malformed one (with
-    `skipped`, every malformed record is listed there instead: see `problems.checked`). When ID tags
-    repeat, a warning naming the first repeat is appended to `warnings`."""
-    items = list(_records(text.replace("\r\n", "\n").replace("\r", "\n").split("\n")))
+def read_ris(text: str | Iterable[str], warnings: list[str] | None = None,
+             skipped: Skipped | None = None) -> list[Entry]:
+    """The records of a RIS file (its text, or its lines as they are read: see `problems.lines_of`);
+    ReferenceProblem names the line of the first malformed one (with `skipped`, every malformed record is
+    listed there instead: see `problems.checked`). When ID tags repeat, a warning naming the first repeat is
+    appended to `warnings`. Each record is read as it ends and let go: what is held is the entries."""
+    items: list[Entry | ReferenceProblem] = []
+    given: list[tuple[str, int]] = []
+    for item in _records(lines_of(text)):
+        if isinstance(item, ReferenceProblem):
+            items.append(item)
+            given.append(("", 0))
+            continue
+        [tags] = rispy.loads("\n".join(item.lines), mapping=MAPPING, list_tags=EVERY_VALUE_TAGS,
+                             skip_unknown_tags=True)
+        if warnings is not None:
+            warnings.extend(f"line {line}: a second {tag} ({value[:60]!r}) was left out: the record's first {tag} "
+                            f"({item.firsts[tag][:60]!r}) is read, as RIS gives a record one"
+                            for line, tag, value in item.left_out)
+        items.extend(each(_entry, [(item, tags)]))
+        given.append((_text(tags.get("ID")), item.tag_lines.get("ID", 0)))
     if not items:
         raise ReferenceProblem(1, "no RIS record (a record starts with a 'TY  - ' line)")
-    records = [item for item in items if isinstance(item, _Record)]
-    parsed = iter(rispy.loads("\n".join(line for record in records for line in record.lines),
-                              mapping=MAPPING, list_tags=EVERY_VALUE_TAGS, skip_unknown_tags=True))
-    if warnings is not None:
-        warnings.extend(f"line {line}: a second {tag} ({value[:60]!r}) was left out: the record's first {tag} "
-                        f"({record.firsts[tag][:60]!r}) is read, as RIS gives a record one"
-                        for record in records for line, tag, value in record.left_out)
-    pairs = [(item, next(parsed)) if isinstance(item, _Record) else item for item in items]
-    given = [("", 0) if isinstance(pair, ReferenceProblem) else (_text(pair[1].get("ID")), pair[0].tag_lines.get("ID", 0))
-             for pair in pairs]
-    return checked(named(list(each(_entry, pairs)), given, "ris", warnings), skipped)
+    return checked(named(items, given, "ris", warnings), skipped)
 
 
-def _records(lines: list[str]) -> Iterator[_Record | ReferenceProblem]:
+def _records(lines: Iterable[str]) -> Iterator[_Record | ReferenceProblem]:
     """Each record of the file or, for a malformed one, its first problem, in order."""
     record: _Record | None = None
     problem: ReferenceProblem | None = None  # of the record being read

@@ -8,11 +8,11 @@ the reader of each format (`medline.py`, `wos.py`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from sitegen.references.problems import ReferenceProblem
+from sitegen.references.problems import ReferenceProblem, lines_of
 
 
 @dataclass
@@ -66,14 +66,14 @@ class Layout:
     once: str | None = None
 
 
-def tagged_records(text: str, layout: Layout, headers: dict[str, str] | None = None
+def tagged_records(text: str | Iterable[str], layout: Layout, headers: dict[str, str] | None = None
                    ) -> Iterator[TaggedRecord | ReferenceProblem]:
-    """Each record of `text` or, for a malformed one, its first problem, in order; header tags
-    between records go into `headers` (first value of each)."""
+    """Each record of `text` (or of its lines as they are read: see `problems.lines_of`) or, for a malformed
+    one, its first problem, in order, each as it ends; header tags between records go into `headers` (first
+    value of each)."""
     record: TaggedRecord | None = None
     problem: ReferenceProblem | None = None  # of the record being read
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    for number, line in enumerate(lines, start=1):
+    for number, line in enumerate(lines_of(text), start=1):
         match = layout.tag.match(line)
         tag = match.group("tag") if match else None
         if record is not None and layout.end is None and not line.strip():

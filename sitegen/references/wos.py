@@ -10,6 +10,7 @@ accession numbers name every record by position, with a warning, as in RIS.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from sitegen.records.entry import Entry
 from sitegen.references.fields import fields, issns, joined, keywords
@@ -26,7 +27,7 @@ MEDLINE_ACCESSION = re.compile(r"MEDLINE:(\d+)", re.IGNORECASE)
 ENTRY_TYPES = {"J": "article", "B": "book", "S": "incollection", "C": "inproceedings", "P": "misc"}
 
 
-def read_wos(text: str, warnings: list[str] | None = None, skipped: Skipped | None = None) -> list[Entry]:
+def read_wos(text: str | Iterable[str], warnings: list[str] | None = None, skipped: Skipped | None = None) -> list[Entry]:
     """The records of a Web of Science plain-text export; ReferenceProblem names the line of the first
     malformed one (with `skipped`, each is listed there instead)."""
     headers: dict[str, str] = {}
