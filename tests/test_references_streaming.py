@@ -4,8 +4,8 @@ text read: the same lines, the same entries, a bad byte named on its line wherev
 
 from __future__ import annotations
 
-import tracemalloc
 import hashlib
+import tracemalloc
 
 import pytest
 from conftest import FIXTURES
