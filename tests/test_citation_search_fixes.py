@@ -145,8 +145,10 @@ def test_a_seed_answered_with_another_work_is_doubt_naming_both():
     outcome = openalex.citation_search(fetch, SETTINGS, parse_citation_query(f"citing: W1, {CITED}"))
     assert outcome.status == "ok" and not outcome.complete and len(outcome.records) == 7
     assert f"OpenAlex answers the seed W1 with another work, {CITES_TWO}" in outcome.doubt
-    # A lookup (as `sitegen verify` makes) still refuses a response for a different record.
-    assert openalex.lookup(fetcher(served)[0], SETTINGS, "W1").status == "unavailable"
+    # A lookup (as `sitegen verify` makes) still refuses a response for a different record: no record of it, the
+    # other work kept apart as what OpenAlex answered instead (an answer, not an outage).
+    refused = openalex.lookup(fetcher(served)[0], SETTINGS, "W1")
+    assert refused.records == [] and not refused.complete and refused.instead.custom.openalex == CITES_TWO
 
 
 # --------------------------------------------------------------------------- 4: equivalent strategies

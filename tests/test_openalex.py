@@ -95,10 +95,29 @@ def test_lookup_404_is_empty_not_an_outage():
 
 
 def test_lookup_answered_with_another_record_is_refused():
+    # OpenAlex answered (it merged the work into another, or reassigned the id): an answer, not an outage, but the
+    # other work is never taken for the one asked. It is kept apart, named by the doubt, for verification to judge.
     fetch, _, _ = fetcher(lambda request: json_response(WORK))
     outcome = openalex.lookup(fetch, SETTINGS, "W2741809807")
-    assert outcome.status == "unavailable"
-    assert "different record" in outcome.warnings[0]
+    assert outcome.status == "ok" and outcome.records == [] and not outcome.complete
+    assert "OpenAlex answers W2741809807 with another work, W1554322594" in outcome.doubt
+    assert outcome.instead.custom.openalex == "W1554322594"
+    assert "instead" not in outcome.model_dump()
+
+
+def test_lookup_redirected_to_the_work_merged_into_is_answered_with_that_work():
+    # OpenAlex redirects the id of a work it merged to the work that absorbed it: that work is what it answers.
+    def served(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/works/W2741809807":
+            return httpx.Response(301, headers={"location": "https://api.openalex.org/works/W1554322594"})
+        return json_response(WORK)
+    fetch, seen, _ = fetcher(served)
+    outcome = openalex.lookup(fetch, SETTINGS, "W2741809807")
+    assert [request.url.path for request in seen.requests] == ["/works/W2741809807", "/works/W1554322594"]
+    assert outcome.status == "ok" and outcome.records == [] and outcome.instead.custom.openalex == "W1554322594"
+    # a redirect elsewhere names no work: still refused, as before
+    fetch, _, _ = fetcher(lambda request: httpx.Response(301, headers={"location": "https://example.org/x"}))
+    assert openalex.lookup(fetch, SETTINGS, "W2741809807").status != "ok"
 
 
 def test_retracted_flag_is_kept():

@@ -670,3 +670,37 @@ def test_a_preprint_doi_given_for_the_journal_version_is_never_verified_as_it(jo
     if answer == "partial":
         assert "the citation names a journal (Cell Genomics), the work indexed is a preprint" in found.detail
         assert verdicts.status.verdict == "inconclusive"  # the preprint's standing is not the journal version's
+
+
+def test_openalex_answering_a_doi_with_another_work_is_an_answer_judged_not_an_outage():
+    # OpenAlex answers a lookup of a preprint's DOI with the journal version it merged the preprint into (a work
+    # that does not carry the DOI asked). That is an answer, the same when asked again: never "OpenAlex did not
+    # answer", never a negative, never the work as cited.
+    preprint = cited(doi="10.21203/rs.3.rs-12345/v1", container_title="Research Square")
+    verdicts = verify_citation(serve(not_found(), openalex_adak()), SETTINGS, preprint)
+    openalex_answer = verdicts.answers[1]
+    assert openalex_answer.answered and openalex_answer.agreement == "related"
+    assert not openalex_answer.holds_the_work and not openalex_answer.negative
+    assert [a.answer for a in verdicts.identity.answers][1] == "partial"
+    reasons = " ".join(verdicts.identity.reasons)
+    assert verdicts.identity.verdict == "inconclusive" and not verdicts.identity.refusal_grade
+    assert "did not answer" not in reasons and "did not answer" not in " ".join(verdicts.status.reasons)
+    assert ("OpenAlex answers DOI 10.21203/rs.3.rs-12345/v1 with another record, 10.1023/a:1007154515475, not "
+            "carrying it") in reasons
+    assert "horseradish peroxidase" in reasons  # names what OpenAlex gave
+    assert verdicts.status.verdict == "inconclusive"
+
+
+def test_openalex_answering_a_doi_with_an_unrelated_work_is_an_open_item_not_a_mismatch():
+    # An id OpenAlex reassigned to an unrelated work shows OpenAlex's mix-up, not that the DOI names that work.
+    other = cited(title="Deep learning predicts object-in-context memory in rats", family="Smith", year=2020,
+                  doi="10.1234/unrelated.2020")
+    verdicts = verify_citation(serve(not_found(), openalex_adak()), SETTINGS, other)
+    assert verdicts.answers[1].agreement == "unclear" and not verdicts.answers[1].holds_the_work
+    assert verdicts.identity.verdict == "inconclusive" and not verdicts.identity.refusal_grade
+    assert verdicts.resolved is None
+    # its standing is not the work's: a retraction of the other work reaches a human, never decides
+    retracted = json.loads(body("openalex/openalex_work_doi_10.1023_a_1007154515475.json"))
+    retracted["is_retracted"] = True
+    verdicts = verify_citation(serve(not_found(), json_response(json.dumps(retracted))), SETTINGS, other)
+    assert verdicts.status.verdict == "inconclusive"

@@ -282,11 +282,28 @@ def citing(fetcher: Fetcher, settings: SourceSettings, openalex_id: str) -> Sour
 
 
 def lookup(fetcher: Fetcher, settings: SourceSettings, identifier: str) -> SourceOutcome:
-    """One work by OpenAlex id, DOI or PMID. Not found is an empty `ok`, not an outage."""
+    """One work by OpenAlex id, DOI or PMID. Not found is an empty `ok`, not an outage. Another work in its place
+    (OpenAlex merged the two, or reassigned an id) is an answer too, but never the work asked for: an `ok` without
+    records whose `doubt` names it, the work kept as `instead` for a caller to say what OpenAlex gave."""
     def call(trace: Trace) -> SourceOutcome:
-        found = _work(trace, identifier)
+        try:
+            found = _work(trace, identifier)
+        except _OtherWork as exc:
+            return _instead(trace, identifier, exc.work)
+        except SourceError as exc:  # an OpenAlex id merged into another work redirects to it: that work is the answer
+            moved = normalise_openalex(target.rstrip("/").rsplit("/", 1)[-1]) if (target := redirect_target(exc)) else None
+            if moved is None or (merged := _work(trace, moved)) is None:
+                raise
+            return _instead(trace, identifier, merged[1])
         return trace.outcome("ok", [found[1]], 1) if found else trace.outcome("ok", [], 0)
     return run_call(Trace("openalex", fetcher, PROVIDER, secrets(settings)), call)
+
+
+def _instead(trace: Trace, identifier: str, work: Record) -> SourceOutcome:
+    """A lookup answered with another work than the one asked for: no record of it, a doubt naming the other."""
+    doubt = (f"OpenAlex answers {identifier} with another work, {work.custom.openalex or work.id} (the two were "
+             "merged, or the id was reassigned): not taken for the work asked for")
+    return trace.outcome("ok").model_copy(update={"doubt": doubt, "instead": work})
 
 
 def citation_search(fetcher: Fetcher, settings: SourceSettings, query: CitationQuery) -> SourceOutcome:
@@ -388,16 +405,16 @@ def _work(trace: Trace, identifier: str) -> tuple[dict[str, Any], Record] | None
     if not isinstance(work, dict) or record is None:
         raise Malformed("the work has no identifier or title")
     if not _is_the_work(record, identifier):
-        raise _OtherWork(identifier, record.custom.openalex or record.id)
+        raise _OtherWork(identifier, record)
     return work, record
 
 
 class _OtherWork(Malformed):
     """OpenAlex answered a lookup with another work than the one asked for (merged, or an id reassigned)."""
 
-    def __init__(self, asked: str, received: str):
-        super().__init__(f"asked for {asked} but received {received}: a response for a different record")
-        self.received = received
+    def __init__(self, asked: str, work: Record):
+        self.work, self.received = work, work.custom.openalex or work.id
+        super().__init__(f"asked for {asked} but received {self.received}: a response for a different record")
 
 
 def _by_ids(trace: Trace, openalex_ids: list[str], settings: SourceSettings) -> SourceOutcome:

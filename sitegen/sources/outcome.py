@@ -34,6 +34,10 @@ class SourceOutcome(BaseModel):
     dropped: int = 0
     # Why an answer that looks whole cannot be taken as whole (e.g. it contradicts the source's last run).
     doubt: str | None = None
+    # The work an exact lookup was answered with in place of the one asked for (OpenAlex merged the two, or
+    # reassigned an id): never among `records`, as it is not the work asked for, but what the source gave, for a
+    # caller to judge (sitegen.verify.identity); `doubt` says so.
+    instead: Record | None = Field(default=None, exclude=True)
     # Why a call failed, in words, for a sentence that names the source and what happened already: the last
     # warning without "<label> <what happened>: " where it says so, else the whole warning. Set where the failure
     # is recorded (sitegen.sources.base.run_call); kept out of what is printed as JSON, which has the warning.

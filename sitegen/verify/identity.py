@@ -74,6 +74,9 @@ class Answer:
     agreement: Agreement | None = None
     details: list[str] = field(default_factory=list)
     elsewhere: str | None = None  # the agency that registered the DOI, when it is not this index's
+    # The index answered the identifier with another record, one that does not carry it (OpenAlex merged a preprint
+    # into its journal version, or reassigned an id): what it gave is judged, but never holds the work as cited.
+    instead: bool = False
 
     @property
     def answered(self) -> bool:
@@ -88,7 +91,7 @@ class Answer:
     def holds_the_work(self) -> bool:
         """The index holds the work cited: found as cited, or found by the cited identifier agreeing in part
         (an identifier names one work, whatever a citation says of its pages or journal)."""
-        return self.found is not None and (self.agreement == "same" or (
+        return self.found is not None and not self.instead and (self.agreement == "same" or (
             self.agreement == "unclear" and not self.by_title))
 
     def as_payload(self) -> SourceAnswer:
@@ -280,6 +283,8 @@ def _discrepancies(a: Work, b: Work) -> list[str]:
 
 
 def _from_lookup(source: str, asked: str, cited: Record, outcome: SourceOutcome) -> Answer:
+    if outcome.status == "ok" and outcome.instead is not None:
+        return _answered_instead(source, asked, cited, outcome, outcome.instead)
     if outcome.status != "ok" or not outcome.records:
         return Answer(source, asked, False, outcome)
     found = outcome.records[0]
@@ -287,6 +292,18 @@ def _from_lookup(source: str, asked: str, cited: Record, outcome: SourceOutcome)
     if verdict in ("same", "unclear") and (version := _other_version(cited, record_work(found))):
         verdict, details = "related", details + version  # a title search tells versions apart its own way
     return Answer(source, asked, False, outcome, found, verdict, details)
+
+
+def _answered_instead(source: str, asked: str, cited: Record, outcome: SourceOutcome, other: Record) -> Answer:
+    """An index that answers the identifier with another record, one not carrying it (OpenAlex merged a preprint
+    into its journal version, or reassigned an id): an answer, not an outage, and asked again it answers the same.
+    It is no proof the identifier names another work, nor is it the work cited: a version of the work (`agreement`
+    finds it the same, in part or in whole) is `related`, anything else `unclear`, both open items naming it."""
+    verdict, details = agreement(cited, other)
+    gave = (f"{label(source)} answers {asked} with another record, {other.id}, not carrying it (the two were "
+            f"merged, or the identifier reassigned): {_describe(other)}")
+    return Answer(source, asked, False, outcome, other, "unclear" if verdict == "different" else "related",
+                  [gave, *details], instead=True)
 
 
 def _from_title_search(source: str, cited: Record, outcome: SourceOutcome) -> Answer:
@@ -465,7 +482,8 @@ def identity_verdict(record: Record, answers: list[Answer]) -> VerificationPaylo
         return _payload(record, "identity", "unresolvable", [
             f"no index knows it: {', '.join(f'{label(a.source)} ({a.asked})' for a in negatives)} found nothing"],
             answers)
-    reasons = unanswered + [f"{label(a.source)} holds a work that agrees only in part: {'; '.join(a.details)}"
+    reasons = unanswered + ["; ".join(a.details) if a.instead else
+                            f"{label(a.source)} holds a work that agrees only in part: {'; '.join(a.details)}"
                             for a in unclear]
     reasons += [f"the indexes disagree on what {a.asked} names: {label(a.source)} resolves it to another work "
                 f"({'; '.join(a.details)}), where another index holds the work as cited under it; a human decides "
