@@ -86,6 +86,12 @@ def test_author_lists_agree_position_by_position_or_by_most_co_authors():
     ("Diabetes Metab Syndr Obes", "Diabetes, Metabolic Syndrome and Obesity: Targets and Therapy", True),
     ("American Journal of Obstetrics & Gynecology", "American Journal of Obstetrics and Gynecology", True),
     ("International Journal of Cancer", "International Journal of Cancer. Journal International du Cancer", True),
+    # ISO 4 contractions ("Natl" for "National", "Hlth" for "Health") beside a name written out
+    ("J Natl Cancer Inst", "Journal of the National Cancer Institute", True),
+    ("Am J Public Hlth", "American Journal of Public Health", True),
+    ("Dtsch Med Wochenschr", "Deutsche Medizinische Wochenschrift", True),
+    ("Nat Med", "Nature Methods", False),  # "Med" keeps no end of "Methods": no contraction of it
+    ("J Neurosci", "Journal of Neurochemistry", False),
     ("Diabetes", "Diabetes Care", False),
     ("Diabetes", "Diabetologia", False),
     ("Heart", "Heart Rhythm", False),
@@ -107,6 +113,16 @@ def test_journal_names_as_exports_write_them(a, b, same):
     ("American Journal of Clinical Pathology", "CA: A Cancer Journal for Clinicians", True),
     ("Free Radical Biology and Medicine", "Journal of Vascular Research", True),
     ("Diabetologia", "Diabetes", True),
+    ("Proc. Natl. Acad. Sci. U.S.A.", "Proceedings of the National Academy of Sciences of the United States of America",
+     False),  # contracted words ("Natl")
+    ("J Neurosci", "J Neurochem", True),
+    ("Ann Neurol", "Ann Neurosci", True),
+    ("Nat Med", "Nat Methods", True),
+    ("Nature Medicine", "Nat Methods", True),
+    ("Proc Natl Acad Sci", "Proc R Soc B", True),
+    ("Proc Natl Acad Sci", "Proceedings of the Royal Society B", True),
+    ("Acta Neurol", "Acta Neuropathol", True),  # two abbreviated names: "Neurol" is no contraction of "Neuropathol"
+    ("Acta Neurol Scand", "Acta Neuropathologica Scandinavica", True),
 ])
 def test_journals_plainly_different(a, b, plainly_two):
     assert journals_differ(journal_keys(a), journal_keys(b)) is plainly_two

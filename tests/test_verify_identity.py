@@ -211,6 +211,22 @@ def test_the_right_title_in_the_wrong_journal_is_a_mis_description_a_human_looks
     assert agreement(cited(container_title="Mol Cell Biochem", volume="218", page="1-11"), indexed)[0] == "same"
 
 
+@pytest.mark.parametrize(("cited_as", "indexed_as", "same"), [
+    ("Proc. Natl. Acad. Sci. U.S.A.", "Proceedings of the National Academy of Sciences of the United States of America",
+     True),  # ISO 4 contracts "National" to "Natl"
+    ("J Natl Cancer Inst", "Journal of the National Cancer Institute", True),
+    ("J Neurosci", "J Neurochem", False),
+    ("Ann Neurol", "Ann Neurosci", False),
+    ("Nat Med", "Nature Methods", False),
+    ("Proc Natl Acad Sci", "Proc R Soc B", False),
+])
+def test_a_journal_cited_by_its_iso_abbreviation_is_the_journal_indexed(cited_as, indexed_as, same):
+    # no volume or page to settle it: the names alone decide
+    verdict, details = agreement(cited(container_title=cited_as), cited(container_title=indexed_as))
+    assert (verdict == "same") is same
+    assert ("the journal cited is not the journal indexed" in details) is not same
+
+
 def test_a_translated_title_with_the_same_author_year_volume_and_page_is_for_a_human():
     indexed = cited(volume="218", page="1-11")
     french = cited(title="Le rôle essentiel de l'arginine du site actif", volume="218", page="1-11")

@@ -190,10 +190,39 @@ def journals_differ(a: tuple[tuple[str, ...], ...], b: tuple[tuple[str, ...], ..
     return not any(_related(x, y) or _related(y, x) for x in a for y in b)
 
 
+_VOWELS = frozenset("aeiou")
+
+
+def _contracts(short: str, full: str) -> bool:
+    """Whether `short` is `full` contracted as ISO 4 contracts a word: its first letters, then consonants of it in
+    order, the last being its own last letter before any closing vowels ("natl" national, "mgmt" management, "hlth"
+    health, "dtsch" deutsche). A contraction keeps the word's end, so "med" is none of "methods", nor "neurol" of
+    "neurosci". A truncation ("natl" of "nationalism") is no contraction: the callers compare those already."""
+    core = full.rstrip("aeiou")
+    if not 2 <= len(short) < len(core) or short[-1] != core[-1] or core.startswith(short):
+        return False
+    stem = next(n for n, (x, y) in enumerate(zip(short, core, strict=False)) if x != y)
+    if stem == 0 or any(letter in _VOWELS for letter in short[stem:]):
+        return False
+    letters = iter(core[stem:-1])
+    return all(letter in letters for letter in short[stem:-1])
+
+
+def _spelt_out(name: tuple[str, ...], other: tuple[str, ...]) -> tuple[str, ...]:
+    """`name` with each word contracting a word of `other` ("natl" for "national") written as that word, where `other`
+    is written out: another of its words is one of `name`'s in full ("proceedings" for "proc"). Two abbreviated names
+    are left alone: "neurol" would pass for a contraction of "neuropathol" (Acta Neurologica, Acta Neuropathologica)."""
+    if not any(full != word and full.startswith(word) for word in name for full in other):
+        return name
+    return tuple(next((full for full in other if _contracts(word, full)), word) for word in name)
+
+
 def _related(short: tuple[str, ...], long: tuple[str, ...]) -> bool:
     """One name is the other shortened (its first words, its initials, its words abbreviated: "Neuro
-    Endocrinol Lett" and "Neuroendocrinology Letters") or spelt a little differently ("Tumor Biology" and
-    "Tumour Biology", "Nihon Rinsho" and "Nippon Rinsho")."""
+    Endocrinol Lett" and "Neuroendocrinology Letters", or contracted: "Proc Natl Acad Sci" and "Proceedings of the
+    National Academy of Sciences") or spelt a little differently ("Tumor Biology" and "Tumour Biology", "Nihon Rinsho"
+    and "Nippon Rinsho")."""
+    short = _spelt_out(short, long)
     joined_short, joined_long = "".join(short), "".join(long)
     if long[:len(short)] == short or joined_short == "".join(word[0] for word in long):
         return True
@@ -210,10 +239,12 @@ def _related(short: tuple[str, ...], long: tuple[str, ...]) -> bool:
 
 
 def names_match(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    """Same journal, abbreviations tolerated ("J Clin Oncol" matches "Journal of Clinical Oncology"), and
-    a name of three words or more matches the same name with more after it (a translated title)."""
+    """Same journal, abbreviations tolerated ("J Clin Oncol" matches "Journal of Clinical Oncology", and "J Natl
+    Cancer Inst" "Journal of the National Cancer Institute"), and a name of three words or more matches the same
+    name with more after it (a translated title)."""
     if not a or not b:
         return False
+    a, b = _spelt_out(a, b), _spelt_out(b, a)
     short, long = sorted((a, b), key=len)
     if len(short) != len(long) and (len(short) < 3 or short != long[:len(short)]):
         return False
