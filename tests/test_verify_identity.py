@@ -292,11 +292,45 @@ def test_one_index_alone_does_not_make_a_work_current():
     assert "a retraction another index lists could be missed" in verdicts.status.reasons[0]
 
 
+def group_cited(year: int = 2001, title: str = ADAK_TITLE) -> Record:
+    return Record(id=ADAK_DOI, title=title, DOI=ADAK_DOI, author=[CslName(literal="Peroxidase Study Group")],
+                  issued=CslDate(**{"date-parts": [[year]]}), volume="218", page="1-11")
+
+
 def test_an_organisation_as_first_author_is_still_compared():
-    indexed = cited()
-    group = Record(id=ADAK_DOI, title=ADAK_TITLE, DOI=ADAK_DOI, author=[CslName(literal="Peroxidase Study Group")],
-                   issued=CslDate(**{"date-parts": [[2001]]}))
-    assert agreement(group, indexed)[0] == "unclear"
+    # A group cited where the index lists a person (its first named member), or the reverse: the two cannot be
+    # compared, which is no author disagreement, but no agreement either. The rest is still compared.
+    indexed, group = cited(), group_cited()
+    verdict, details = agreement(group, indexed)
+    assert verdict == "same" and not any("first author cited as" in detail for detail in details)
+    assert ("the first author cannot be compared: the citation names an organisation (peroxidase study group), the "
+            "index a person (adak)") in details
+    assert "the citation names a person (adak), the index an organisation" in " ".join(agreement(indexed, group)[1])
+    assert agreement(group_cited(year=2010), indexed)[0] == "unclear"  # another year is still a discrepancy
+    # a group corroborates nothing: a title unrelated to the one indexed is another work, whatever else agrees
+    unrelated = group_cited(title="Deep learning predicts object-in-context memory in rats")
+    assert agreement(unrelated, cited(volume="218", page="1-11"))[0] == "different"
+
+
+def test_a_group_cited_for_a_work_indexed_under_a_person_is_verified_by_its_identifier_not_by_its_title(tmp_path):
+    group = group_cited().model_copy(update={"volume": None, "page": None})
+    verdicts = verify_citation(serve(crossref_adak(), openalex_adak()), SETTINGS, group)
+    assert verdicts.identity.verdict == "verified"
+    reason = verdicts.identity.reasons[0]
+    assert "title and year agree" in reason and "first author agree" not in reason
+    assert "the first author cannot be compared: the citation names an organisation" in reason
+    # found by its title alone, the work is not confirmed: a same-titled work by anyone would agree as much
+    by_title = group.model_copy(update={"DOI": None, "id": "ref:0123456789abcdef",
+                                        "custom": RecordMeta(ref="0123456789abcdef")})
+    crossref_list = json.loads(body("crossref/crossref_work_10.1023_a_1007154515475.json"))
+    listing = {"message": {"total-results": 1, "items": [crossref_list["message"]]}}
+    openalex_list = {"meta": {"count": 1, "next_cursor": None},
+                     "results": [json.loads(body("openalex/openalex_work_doi_10.1023_a_1007154515475.json"))]}
+    verdicts = verify_citation(serve(json_response(json.dumps(listing)), json_response(json.dumps(openalex_list))),
+                               SETTINGS, by_title)
+    assert verdicts.identity.verdict == "inconclusive"
+    assert "the first author cannot be compared: the citation names an organisation" in " ".join(
+        verdicts.identity.reasons)
 
 
 def test_a_comment_type_in_one_index_is_not_a_notice():

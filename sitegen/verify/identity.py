@@ -212,11 +212,15 @@ def agreement(cited: Record, found: Record) -> tuple[Agreement, list[str]]:
         return "unclear", ["a title is missing, so the works cannot be compared"]
     score = title_score(a, b)
     details = [f"title similarity {score:.0f}/100"]
+    # first authors that cannot be compared (an organisation) are no discrepancy, but corroborate nothing either
+    people = authors_agree(a, b)
+    if people == "none" and (incomparable := _incomparable_first_authors(a, b)):
+        details.append(incomparable)
     if notice(cited) != notice(found):
         kind = notice_words(found)
         return "different", [f"it is {f'a notice ({kind})' if kind else 'a work, not a notice'}: {_describe(found)}"]
     problems = _discrepancies(a, b)
-    corroborated = not problems and a.authors and b.authors and a.year is not None and b.year is not None
+    corroborated = not problems and people not in ("none", "unknown") and a.year is not None and b.year is not None
     either_translated = translated(cited.title) or translated(found.title)
     if score < UNRELATED_TITLE and corroborated and either_translated:
         return "unclear", details + [f"the titles differ, one marked a translation: indexed as {_describe(found)}; "
@@ -225,7 +229,7 @@ def agreement(cited: Record, found: Record) -> tuple[Agreement, list[str]]:
         return "related", details + [part]
     if score < UNRELATED_TITLE and not (corroborated and volumes(a, b) == first_pages(a, b) == "equal"):
         return "different", [f"it is {_describe(found)} (title similarity {score:.0f}/100)"]
-    subtitle = subtitle_only(a.title, b.title) and a.authors and b.authors and a.year is not None
+    subtitle = subtitle_only(a.title, b.title) and people not in ("none", "unknown") and a.year is not None
     if score >= SAME_TITLE or (subtitle and not problems):
         return ("same", details) if not problems else ("unclear", details + problems)
     return "unclear", details + [f"the titles differ: indexed as {_describe(found)}"] + problems
@@ -258,6 +262,19 @@ def _book_and_part(cited: Record, found: Record) -> str | None:
     return None
 
 
+def _incomparable_first_authors(a: Work, b: Work) -> str | None:
+    """Why the first authors, named differently, cannot be compared, when either is an organisation: two groups
+    go by too many names, and a group cited where the index lists a person (its first named member), or the
+    reverse, names no one the other does. Neither an agreement nor a discrepancy; None when both are people."""
+    if not a.authors or not b.authors or not (a.authors[0].organisation or b.authors[0].organisation):
+        return None
+    if a.authors[0].organisation and b.authors[0].organisation:
+        return "the first authors are organisations, named too differently to compare"
+    cited, indexed = ("an organisation", "a person") if a.authors[0].organisation else ("a person", "an organisation")
+    return (f"the first author cannot be compared: the citation names {cited} ({a.authors[0].family}), the index "
+            f"{indexed} ({b.authors[0].family})")
+
+
 def _discrepancies(a: Work, b: Work) -> list[str]:
     """Where a citation and the work found disagree, beyond the title: each makes the citation a
     mis-description a human looks at."""
@@ -266,8 +283,7 @@ def _discrepancies(a: Work, b: Work) -> list[str]:
         found.append("the titles name different numbers (a part, a phase, a type)")
     if a.year is not None and b.year is not None and abs(a.year - b.year) > 1:
         found.append(f"year cited as {a.year}, indexed as {b.year}")
-    both_organisations = a.authors and b.authors and a.authors[0].organisation and b.authors[0].organisation
-    if authors_agree(a, b) == "none" and not both_organisations:
+    if authors_agree(a, b) == "none" and not _incomparable_first_authors(a, b):
         found.append(f"first author cited as {a.authors[0].family}, indexed as {b.authors[0].family}")
     if journals_differ(a.journal, b.journal) and not volumes(a, b) == first_pages(a, b) == "equal":
         # a journal goes by many names ("PNAS", a translated name): one volume and page settle it
@@ -345,6 +361,8 @@ def _unconfirmed(a: Work, b: Work) -> list[str]:
     if not a.authors or not b.authors:
         missing.append(f"the first author cannot be compared: {'the citation' if not a.authors else 'the index'} "
                        "gives none")
+    elif authors_agree(a, b) == "none" and (incomparable := _incomparable_first_authors(a, b)):
+        missing.append(incomparable)
     if a.year is None or b.year is None:
         missing.append(f"the year cannot be compared: {'the citation' if a.year is None else 'the index'} gives none")
     if a.preprint != b.preprint:
@@ -364,8 +382,8 @@ def _held_as_cited(cited: Record, answer: Answer) -> str:
     unchecked = []
     if not a.authors or not b.authors:
         lacking["the citation" if not a.authors else "the index"].append("no first author")
-    elif authors_agree(a, b) == "none":  # two organisations named differently: not a discrepancy, nor an agreement
-        unchecked.append("the first authors are organisations, named too differently to compare")
+    elif authors_agree(a, b) == "none":  # an organisation named differently: not a discrepancy, nor an agreement
+        unchecked.append(_incomparable_first_authors(a, b) or "the first authors cannot be compared")
     else:
         agreed.append("first author")
     if a.year is None or b.year is None:
