@@ -115,6 +115,11 @@ def test_lookup_redirected_to_the_work_merged_into_is_answered_with_that_work():
     outcome = openalex.lookup(fetch, SETTINGS, "W2741809807")
     assert [request.url.path for request in seen.requests] == ["/works/W2741809807", "/works/W1554322594"]
     assert outcome.status == "ok" and outcome.records == [] and outcome.instead.custom.openalex == "W1554322594"
+    # a redirect to the work's own record (carrying the DOI asked) is the work itself
+    fetch, _, _ = fetcher(lambda request: json_response(WORK) if request.url.path == "/works/W1554322594" else
+                          httpx.Response(301, headers={"location": "https://api.openalex.org/works/W1554322594"}))
+    outcome = openalex.lookup(fetch, SETTINGS, "10.1023/a:1007154515475")
+    assert outcome.complete and [record.custom.openalex for record in outcome.records] == ["W1554322594"]
     # a redirect elsewhere names no work: still refused, as before
     fetch, _, _ = fetcher(lambda request: httpx.Response(301, headers={"location": "https://example.org/x"}))
     assert openalex.lookup(fetch, SETTINGS, "W2741809807").status != "ok"

@@ -741,6 +741,17 @@ def test_openalex_answering_a_doi_with_another_work_is_an_answer_judged_not_an_o
     assert verdicts.status.verdict == "inconclusive"
 
 
+def test_an_openalex_id_merged_into_the_record_carrying_the_doi_cited_is_the_work():
+    # The record cited keeps an OpenAlex id OpenAlex has since merged into the record of the work under its DOI:
+    # that record carries the DOI cited, so it is the work as cited, held by OpenAlex.
+    verdicts = verify_citation(serve(crossref_adak(), openalex_adak()), SETTINGS,
+                               cited(custom=RecordMeta(openalex="W2741809807")))
+    assert verdicts.answers[1].asked == "OpenAlex id W2741809807" and verdicts.answers[1].holds_the_work
+    assert verdicts.identity.verdict == "verified" and verdicts.status.verdict == "current"
+    assert "OpenAlex answers OpenAlex id W2741809807 with W1554322594, merged with it, which carries the DOI cited" in (
+        verdicts.identity.answers[1].detail)
+
+
 def test_openalex_answering_a_doi_with_an_unrelated_work_is_an_open_item_not_a_mismatch():
     # An id OpenAlex reassigned to an unrelated work shows OpenAlex's mix-up, not that the DOI names that work.
     other = cited(title="Deep learning predicts object-in-context memory in rats", family="Smith", year=2020,

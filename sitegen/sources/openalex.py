@@ -294,6 +294,8 @@ def lookup(fetcher: Fetcher, settings: SourceSettings, identifier: str) -> Sourc
             moved = normalise_openalex(target.rstrip("/").rsplit("/", 1)[-1]) if (target := redirect_target(exc)) else None
             if moved is None or (merged := _work(trace, moved)) is None:
                 raise
+            if _is_the_work(merged[1], identifier):  # redirected to the work's own record: the work asked for
+                return trace.outcome("ok", [merged[1]], 1)
             return _instead(trace, identifier, merged[1])
         return trace.outcome("ok", [found[1]], 1) if found else trace.outcome("ok", [], 0)
     return run_call(Trace("openalex", fetcher, PROVIDER, secrets(settings)), call)

@@ -299,12 +299,21 @@ def _discrepancies(a: Work, b: Work) -> list[str]:
 
 
 def _from_lookup(source: str, asked: str, cited: Record, outcome: SourceOutcome) -> Answer:
-    if outcome.status == "ok" and outcome.instead is not None:
-        return _answered_instead(source, asked, cited, outcome, outcome.instead)
-    if outcome.status != "ok" or not outcome.records:
+    found = outcome.records[0] if outcome.records else outcome.instead
+    if outcome.status != "ok" or found is None:
         return Answer(source, asked, False, outcome)
-    found = outcome.records[0]
+    merged = []
+    if found is outcome.instead:
+        # Another record, but one carrying another identifier cited (OpenAlex merged the id cited into the record of
+        # the work under its DOI): the work as cited under that identifier. Else it is no answer for the work cited.
+        shared = sorted(name.upper() for name, value in found.identifiers().items()
+                        if name != "openalex" and cited.identifiers().get(name) == value)
+        if not shared:
+            return _answered_instead(source, asked, cited, outcome, found)
+        merged = [f"{label(source)} answers {asked} with {found.custom.openalex or found.id}, merged with it, which "
+                  f"carries the {' and '.join(shared)} cited"]
     verdict, details = agreement(cited, found)
+    details = merged + details
     if verdict in ("same", "unclear") and (version := _other_version(cited, record_work(found))):
         verdict, details = "related", details + version  # a title search tells versions apart its own way
     return Answer(source, asked, False, outcome, found, verdict, details)
