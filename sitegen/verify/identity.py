@@ -357,7 +357,7 @@ def _title_agreement(cited: Record, unmarked_work: Work, found: Record) -> tuple
     `unmarked_work` is the cited work without its retraction mark, worked out once for every work found."""
     verdict, details = agreement(cited, found)
     if verdict == "same" and (unconfirmed := _unconfirmed(unmarked_work, record_work(_unmarked(found)))):
-        return "unclear", details + unconfirmed
+        return "unclear", details + [reason for reason in unconfirmed if reason not in details]  # said once
     return verdict, details
 
 
