@@ -143,6 +143,28 @@ def test_prefixed_pages(first, second, verdict):
     assert classify(abstract("a", page=first), abstract("b", page=second))[0] == verdict
 
 
+@pytest.mark.parametrize(("volume", "issue", "page"), [
+    ("31 Suppl 4", "", "S4/112-20"),  # PubMed's supplement and page: page S112 of supplement 4
+    ("31", "Suppl. 4", "S4/112-S4/120"),
+    ("31 Suppl 4", "", "S4-120"),  # what an export kept of it: the supplement's label, no page
+    ("31", "Supplement 4", "S4-20"),
+])
+def test_a_supplement_written_into_the_page_is_no_other_page(volume, issue, page):
+    embase = abstract("embase", volume="31", page="S112-S120")
+    assert classify(embase, abstract("medline", volume=volume, issue=issue, page=page))[0] == "same"
+
+
+@pytest.mark.parametrize(("volume", "issue", "page"), [
+    ("31 Suppl 4", "", "S4/121-30"),  # the next article of supplement 4
+    ("31 Suppl 2", "", "S4-120"),  # "S4" in supplement 2 is a page of it, not its label
+    ("31", "", "S4-120"),  # as it is in a volume that names no supplement
+])
+def test_another_page_of_a_supplement_is_still_another_page(volume, issue, page):
+    embase = abstract("embase", volume="31", page="S112-S120")
+    other = abstract("medline", volume=volume, issue=issue, page=page)
+    assert classify(embase, other)[0] == "probable" and find_duplicates([embase, other]).sets == []
+
+
 # --------------------------------------------------------------------------- whole pairs
 
 

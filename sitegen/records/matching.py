@@ -109,13 +109,19 @@ def title_numbers(title: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+# PubMed numbers the pages of some supplements by the supplement and the page: "24 Suppl 3:S3/78-89" is page S78 of
+# supplement 3, which Embase writes "S78-S89".
+_SUPPLEMENT_AND_PAGE = re.compile(r"^([a-z]+)\d+/(\d+)$")
+
+
 def pages(text: str) -> tuple[str, str]:
-    """First and last page, the last expanded from its abbreviation: "73-6" -> ("73", "76")."""
+    """First and last page, the last expanded from its abbreviation: "73-6" -> ("73", "76"), "S3/78-89" -> ("s78",
+    "s89")."""
     parts = range_parts(text)
     if not parts:
         return "", ""
-    first = parts[0].lower()
-    last = parts[1].lower() if len(parts) > 1 else ""
+    first = _SUPPLEMENT_AND_PAGE.sub(r"\1\2", parts[0].lower())
+    last = _SUPPLEMENT_AND_PAGE.sub(r"\1\2", parts[1].lower()) if len(parts) > 1 else ""
     if not re.search(r"\d", first):  # "Suppl-29", "Nov-19" (a range a spreadsheet took for a date): unknown
         return "", ""
     last = full_last_page(first, last)
@@ -131,6 +137,14 @@ def _page_parts(page: str) -> tuple[str, str]:
         return "", ""
     number, after_dot = found.group(2), found.group(3)
     return found.group(1), number + (f".{after_dot}" if after_dot and after_dot.strip("0") else "")
+
+
+def without_supplement_label(first: str, last: str, volume: str, issue: str) -> tuple[str, str]:
+    """The pages, or none when the first is only the label of the supplement the volume or issue names: "S3-89" in
+    "24 Suppl 3" is what an export kept of PubMed's "S3/78-89" (page 78 of supplement 3), as "Suppl-89" is elsewhere."""
+    named = re.findall(r"supp\w*\.?\s*(\d+)", f"{volume} {issue}", re.IGNORECASE)
+    labels = {f"s{number.lstrip('0')}" for number in named}
+    return ("", "") if first in labels else (first, last)
 
 
 def volume_number(text: str) -> str:
@@ -283,7 +297,7 @@ def work(key: str, title: str, authors: list[str], year: int | None = None, jour
     volume, issue, page = _embase_locator(volume, issue, page)
     normal = matched_title(title)
     people = tuple(found for found in (person(name) for name in author_names(authors)) if found.family)
-    first, last = pages(page)
+    first, last = without_supplement_label(*pages(page), volume, issue)
     words = normal.split()
     # A title of one or two words ("Editorial", "Letter") says too little to find a duplicate by: such
     # records meet only by first author and year.
