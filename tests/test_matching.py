@@ -165,6 +165,33 @@ def test_another_page_of_a_supplement_is_still_another_page(volume, issue, page)
     assert classify(embase, other)[0] == "probable" and find_duplicates([embase, other]).sets == []
 
 
+def test_two_dois_on_one_position_in_one_journal_are_asked_about():
+    # Embase gives a conference abstract the DOI of another: one title, first author, year, journal and page of a
+    # supplement under two DOIs is one work one of them is wrong about, which only a reviewer can tell. Listed, never
+    # merged.
+    first = abstract("a", issue="Suppl 1", page="e24", identifiers={"doi": "10.1000/xyz.2012.05.003"})
+    second = abstract("b", page="e24", identifiers={"doi": "10.1001/abc.2012.05.039"})
+    assert classify(first, second)[0] == "probable"
+    assert find_duplicates([first, second]).sets == []
+
+
+@pytest.mark.parametrize("changes", [
+    {"issue": ""},  # an article in a regular issue: its two DOIs are two works (test_dedupe's test_never_the_same)
+    {"page": "e25"},  # another page
+    {"journal": "Lancet"},  # another journal
+    {"year": 2009},  # another year
+    {"volume": "338"},  # another volume
+    {"authors": ["Walker, J", "Smith, K"]},  # other authors
+    {"identifiers": {"doi": "10.1001/abc.2012.05.039", "pmid": "2"}},  # and two PMIDs
+    {"title": TITLE + " (erratum)", "publication_types": ("Erratum",)},  # a notice about it
+])
+def test_two_dois_anywhere_else_are_two_works(changes):
+    first = abstract("a", page="e24", identifiers={"doi": "10.1000/xyz.2012.05.003", "pmid": "1"})
+    second = abstract("b", **{"issue": "Suppl 1", "page": "e24", "identifiers": {"doi": "10.1001/abc.2012.05.039"},
+                              **changes})
+    assert classify(first, second)[0] == "different"
+
+
 # --------------------------------------------------------------------------- whole pairs
 
 

@@ -552,7 +552,8 @@ def _verdict(a: Work, b: Work) -> tuple[Verdict, float]:
     if not a.title or not b.title:
         return "different", 0.0
     if conflict(a, b):
-        if _one_source_wrong(a, b) and (score := title_score(a, b)) >= PROBABLE_TITLE:
+        if ((_one_source_wrong(a, b) or _two_dois_one_position(a, b))
+                and (score := title_score(a, b)) >= PROBABLE_TITLE):
             return "probable", score
         return "different", 0.0
     score = title_score(a, b)
@@ -616,6 +617,22 @@ def _one_source_wrong(a: Work, b: Work) -> bool:
     return conflict_beyond_identifiers(a, b) is None
 
 
+def _two_dois_one_position(a: Work, b: Work) -> bool:
+    """Whether two records, one of them in a supplement or a meeting's proceedings, conflict in their DOIs alone and
+    name one position in one journal all the same: one title, first author, year and first page in one journal, and
+    no two volumes. Embase gives a conference abstract the DOI of another (another journal's supplement's); which DOI
+    is right only a reviewer can tell. Never merged, but listed. An article's two DOIs, or two PMIDs, still part
+    two records: publishers and PubMed give their own articles their own numbers."""
+    def without_doi(item: Work) -> Work:
+        return replace(item, identifiers=tuple(key for key in item.identifiers if key[0] != "doi"))
+
+    if not (a.supplement or b.supplement) or not (_doi(a) and _doi(b)) or conflict(without_doi(a), without_doi(b)):
+        return False
+    return (title_score(a, b) >= SAME_TITLE and authors_agree(a, b) in ("all", "first")
+            and a.year is not None and a.year == b.year and journals_match(a.journal, b.journal)
+            and first_pages(a, b) == "equal" and volumes(a, b) != "differ")
+
+
 def conflict_beyond_identifiers(a: Work, b: Work) -> str | None:
     """Why two records cannot be one work, their identifiers set aside (`conflict` but for them), or None. Two DOIs
     or PMIDs are a source's mapping or a publisher's second registration, which a reviewer can overrule; a notice
@@ -645,9 +662,12 @@ def _other_title(a: str, b: str) -> bool:
     return other_words(a, b) and not subtitle_only(a, b)
 
 
+def _doi(item: Work) -> str | None:
+    return dict(item.identifiers).get("doi")
+
+
 def _shared_doi(a: Work, b: Work) -> bool:
-    doi = dict(a.identifiers).get("doi")
-    return doi is not None and doi == dict(b.identifiers).get("doi")
+    return _doi(a) is not None and _doi(a) == _doi(b)
 
 
 def versions_of_one_work(a: Work, b: Work) -> bool:
