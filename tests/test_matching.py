@@ -215,6 +215,17 @@ def test_one_abstract_presented_at_two_meetings_is_not_merged():
                              page=""))[0] == "different"
 
 
+def test_one_journal_the_next_year_in_another_volume_is_the_work_presented_again():
+    # The abstract in one year's supplement, the article in the next year's volume of one journal: two records.
+    meeting = abstract("meeting", year=2011, volume="21", page="S500")
+    article = abstract("article", year=2012, volume="22", page="742-747")
+    assert classify(meeting, article)[0] == "different"
+    # Near misses, one work as far as the matcher can tell: another volume in one year (a slip in one export), and
+    # the next year in one volume (online first, in print the next year).
+    assert classify(meeting, abstract("slip", year=2011, volume="22", page="742-747"))[0] == "probable"
+    assert classify(abstract("online", year=2011, volume="22", page="742-747"), article)[0] == "same"
+
+
 def test_a_chain_never_joins_two_places():
     # "bare" matches both abstracts (it has no journal, volume or page) but they are in different places.
     works = [abstract("a", journal="Diabetologia", volume="1", page="S334"),

@@ -585,9 +585,11 @@ def _verdict(a: Work, b: Work) -> tuple[Verdict, float]:
             # volume or pages yet) or a volume or issue an export wrote otherwise. The abstracts a
             # supplement's DOI is shared by have other titles, first authors or first pages.
             return "same", score
-        elsewhere = a.journal and b.journal and not journal
+        # Another journal, or another volume of one journal (both known), the next year: the work presented again,
+        # an abstract in one year's supplement and the article in the next year's volume.
+        elsewhere = (a.journal and b.journal and not journal) or volume == "differ"
         if score < SAME_TITLE or people not in ("all", "first") or (elsewhere and year_apart):
-            return "different", score  # the next year in another journal: the work presented again
+            return "different", score
         return "probable", score
     if (people in ("none", "unknown") or a.year is None or b.year is None or score < NEAR_TITLE
             or len(a.title.split()) < MIN_TITLE_WORDS):
