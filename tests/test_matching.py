@@ -226,6 +226,18 @@ def test_one_journal_the_next_year_in_another_volume_is_the_work_presented_again
     assert classify(abstract("online", year=2011, volume="22", page="742-747"), article)[0] == "same"
 
 
+def test_a_work_printed_in_full_in_two_journals_is_two_records():
+    # A guideline co-published, a paper reprinted: one title and authors, full page ranges in two journals.
+    guideline = abstract("guideline", journal="American Journal of Clinical Pathology", volume="137", page="516-542")
+    again = abstract("again", journal="CA: A Cancer Journal for Clinicians", volume="62", page="147-72")
+    assert classify(guideline, again)[0] == "different"
+    # Near misses: a meeting's abstract on one page of another journal (the study presented; a reviewer decides), and
+    # one journal named two ways with another page range (a slip in one export).
+    assert classify(guideline, abstract("abstract", journal="Stroke", volume="41", page="e505"))[0] == "probable"
+    assert classify(guideline, abstract("abbreviated", journal="Am J Clin Pathol", volume="137",
+                                        page="520-542"))[0] == "probable"
+
+
 def test_a_chain_never_joins_two_places():
     # "bare" matches both abstracts (it has no journal, volume or page) but they are in different places.
     works = [abstract("a", journal="Diabetologia", volume="1", page="S334"),

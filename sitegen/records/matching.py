@@ -590,6 +590,8 @@ def _verdict(a: Work, b: Work) -> tuple[Verdict, float]:
         elsewhere = (a.journal and b.journal and not journal) or volume == "differ"
         if score < SAME_TITLE or people not in ("all", "first") or (elsewhere and year_apart):
             return "different", score
+        if page == "differ" and journals_differ(a.journal, b.journal) and _printed_pages(a) and _printed_pages(b):
+            return "different", score  # printed in full in two journals: a guideline co-published, a paper reprinted
         return "probable", score
     if (people in ("none", "unknown") or a.year is None or b.year is None or score < NEAR_TITLE
             or len(a.title.split()) < MIN_TITLE_WORDS):
@@ -657,6 +659,12 @@ def _one_article(a: Work, b: Work, volume: Agreement) -> bool:
     pages_a, pages_b = (a.first_page, a.last_page), (b.first_page, b.last_page)
     return (volume == "equal" and pages_a == pages_b and a.last_page != a.first_page
             and all(page.isdecimal() for page in pages_a) and not (a.meeting or b.meeting))
+
+
+def _printed_pages(item: Work) -> bool:
+    """Whether the record gives a range of print pages: an article printed in full, not a meeting's abstract on
+    one page of a supplement ("S42", "e505", "A254-A255") or an article number."""
+    return item.first_page.isdecimal() and item.last_page.isdecimal() and int(item.last_page) > int(item.first_page)
 
 
 def _other_title(a: str, b: str) -> bool:
