@@ -10,6 +10,7 @@ import pytest
 from conftest import FIXTURES, review_of_ris
 
 from sitegen.records.dedupe import dedupe_rows
+from sitegen.records.entry import Entry
 from sitegen.records.matching import (
     Person,
     author_names,
@@ -236,6 +237,21 @@ def test_a_work_printed_in_full_in_two_journals_is_two_records():
     assert classify(guideline, abstract("abstract", journal="Stroke", volume="41", page="e505"))[0] == "probable"
     assert classify(guideline, abstract("abbreviated", journal="Am J Clin Pathol", volume="137",
                                         page="520-542"))[0] == "probable"
+
+
+@pytest.mark.parametrize(("other", "one"), [
+    ("Glucagon-like peptide-1 (GLP-1) attenuates myocardial dysfunction after resuscitation", True),
+    ("Glucagon-like peptide-2 attenuates myocardial dysfunction after resuscitation", False),  # another peptide
+    ("Glucagon-like peptide-1 and -2 attenuate myocardial dysfunction after resuscitation", False),  # one more
+])
+def test_an_abbreviation_repeating_a_number_of_the_title_is_no_other_number(other, one):
+    # One export adds the abbreviation, which repeats the number of what it abbreviates: under one DOI, one work. (No
+    # volume or pages, which would name one article whatever its title.)
+    fields = {"author": "Dokken, B and Kern, K", "year": "2010", "journal": "Resuscitation",
+              "doi": "10.1016/j.resus.2010.01.031"}
+    rows = [Entry("a", {**fields, "title": "Glucagon-like peptide-1 attenuates myocardial dysfunction after "
+                                           "resuscitation"}, 2), Entry("b", {**fields, "title": other}, 3)]
+    assert (dedupe_rows(rows).sets == [["a", "b"]]) is one
 
 
 def test_a_chain_never_joins_two_places():

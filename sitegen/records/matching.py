@@ -94,7 +94,8 @@ _ALL_ROMAN = {**_ROMAN, "i": "1", "v": "5", "x": "10"}
 def title_numbers(title: str) -> tuple[str, ...]:
     """The numbers a folded title holds, in order, roman numerals and number words as digits, and the letter that
     numbers a part ("part A"): two titles that differ in one ("part 1" and "part 2", "part A" and "part B", "part
-    one" and "part two", "type 1" and "type II diabetes", "1000 cases" and "2000 cases") are two works."""
+    one" and "part two", "type 1" and "type II diabetes", "1000 cases" and "2000 cases") are two works. Each number
+    once, in the order it first comes."""
     title = re.sub(r"(?<=\d) (?=\d{3}\b)", "", title)  # "10,000" folds to "10 000": one number
     found: list[str] = []
     previous = ""
@@ -106,7 +107,9 @@ def title_numbers(title: str) -> tuple[str, ...]:
         else:
             found += [run.lstrip("0") or "0" for run in re.findall(r"\d+", word)]  # "ca2" and "ca 2" alike
         previous = word
-    return tuple(found)
+    # Each number once: an abbreviation one export adds repeats the number of what it abbreviates ("glucagon-like
+    # peptide-1 (GLP-1)", "interleukin-6 (IL-6)").
+    return tuple(dict.fromkeys(found))
 
 
 # PubMed numbers the pages of some supplements by the supplement and the page: "24 Suppl 3:S3/78-89" is page S78 of
