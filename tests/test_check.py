@@ -358,6 +358,15 @@ def test_github_format_annotates_the_line(sitegen, example_copy):
     assert "::record '10.9999/nope' is not in records.jsonl" in out
 
 
+def test_github_format_names_the_review_and_says_so_when_it_is_clean(sitegen, example_copy):
+    # A workflow checks every review in a loop: a clean one printed an empty line, so its log said nothing of it.
+    code, out, _ = sitegen("check", example_copy, "--format", "github")
+    assert code == 0 and out.strip() == f"{example_copy}: no problems found"
+    append(example_copy / TA / "reviewer-b.csv", "10.9999/nope,include,,\n")
+    code, out, _ = sitegen("check", example_copy, "--format", "github")
+    assert code == 1 and out.strip().splitlines()[-1] == f"{example_copy}: 1 problem found"
+
+
 def test_json_format(sitegen, example_copy):
     append(example_copy / TA / "reviewer-b.csv", "10.9999/nope,include,,\n")
     code, out, _ = sitegen("check", example_copy, "--format", "json")

@@ -45,9 +45,13 @@ def _shown(message: str) -> str:
 
 def format_human(problems: list[Problem], root: str) -> str:
     lines = [f"{p.where(root)}: error: {_shown(p.message)} [{p.code}]" for p in problems]
-    noun = "problem" if len(problems) == 1 else "problems"
-    lines.append(f"{len(problems)} {noun} found" if problems else "no problems found")
+    lines.append(_count(problems))
     return "\n".join(lines)
+
+
+def _count(problems: list[Problem]) -> str:
+    noun = "problem" if len(problems) == 1 else "problems"
+    return f"{len(problems)} {noun} found" if problems else "no problems found"
 
 
 def _github_escape(text: str, *, prop: bool) -> str:
@@ -102,6 +106,9 @@ def format_github(problems: list[Problem], root: str) -> str:
                 props.append(f"col={p.column}")
         props.append(f"title={_github_escape('sitegen ' + p.code, prop=True)}")
         out.append(f"::error {','.join(props)}::{_github_escape(_shown(p.message), prop=False)}")
+    # A plain line the log shows as it is: a workflow checking several reviews says which each result is of (a clean
+    # one printed an empty line).
+    out.append(f"{shown_path(root)}: {_count(problems)}")
     return "\n".join(out)
 
 
