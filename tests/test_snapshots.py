@@ -397,3 +397,14 @@ def test_a_key_with_white_space_or_a_control_inside_is_refused_naming_its_variab
     with pytest.raises(SitegenError, match=r"^environment variable NCBI_API_KEY: holds a space") as error:
         SourceSettings.from_environment({"NCBI_API_KEY": given})
     assert "oa-secret" not in str(error.value)
+
+
+@pytest.mark.parametrize("given", ["me", "me@example", "me @example.org"])
+def test_a_contact_address_that_is_no_email_address_is_refused_saying_what_to_set(given):
+    # It was refused with pydantic's "String should match pattern '^[^@\\s]+@…'", which says nothing to act on.
+    from sitegen.errors import SitegenError
+
+    with pytest.raises(SitegenError, match=r"^environment variable SITEGEN_CONTACT_EMAIL: is no e-mail address: set "
+                                           r"it to one .* such as you@example.org, or leave it unset$"):
+        SourceSettings.from_environment({"SITEGEN_CONTACT_EMAIL": given})
+    assert SourceSettings.from_environment({"SITEGEN_CONTACT_EMAIL": "team@example.org"}).contact_email

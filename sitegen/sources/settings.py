@@ -8,6 +8,7 @@ secrets in GitHub Actions.
 from __future__ import annotations
 
 import os
+import re
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
@@ -32,6 +33,13 @@ def _one_word(value: str) -> str:
     return value
 
 
+def _email(value: str) -> str:
+    if not re.fullmatch(r"[^@\s]+@[^@\s]+\.[^@\s]+", value):
+        raise ValueError("is no e-mail address: set it to one the providers may write to about your requests, "
+                         "such as you@example.org, or leave it unset")
+    return value
+
+
 # A key or token as set: a secret pasted with its line's end ("KEY\n") is the key, the white space around it dropped.
 # Kept, it would be sent with the key, and a provider echoing the key without it would have the key written unredacted
 # (redaction looks for the value as given). White space or a control character inside is no key's: refused, unshown.
@@ -41,8 +49,8 @@ Credential = Annotated[str, StringConstraints(strip_whitespace=True, min_length=
 class SourceSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    contact_email: str | None = Field(None, pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$",
-                                      description="sent to OpenAlex, Crossref and NCBI as their polite-pool contact")
+    contact_email: Annotated[str, AfterValidator(_email)] | None = Field(
+        None, description="sent to OpenAlex, Crossref and NCBI as their polite-pool contact")
     # Keys are at least 8 characters: a shorter value is a mistake, and redacting it from
     # responses would mangle them.
     openalex_api_key: Credential | None = None
