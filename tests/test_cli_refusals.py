@@ -172,9 +172,34 @@ def test_a_folder_that_is_no_review_is_said_first_and_alike_by_every_command(sit
     before = tree_bytes(tmp_path)
     code, printed, err = sitegen(*[arg.format(**fill) for arg in args])
     assert (code, printed) == (EXIT_INVALID, "")
-    assert err == (f"error: {folder} is not a review folder: review.yaml is missing (`sitegen init '{folder}'` "
-                   "makes one); nothing was read or written\n"), err
+    # `init` fills only a new or empty folder: it was suggested for this one, which holds a file, and refused.
+    assert err == (f"error: {folder} is not a review folder: review.yaml is missing (`sitegen init` makes one in a "
+                   f"new or empty folder, such as `sitegen init '{folder}/my-review'`); nothing was read or "
+                   "written\n"), err
     assert tree_bytes(tmp_path) == before
+
+
+@pytest.mark.parametrize(("given", "said"), [
+    (".", "the review folders in it: reviews/a, reviews/b"),  # run at the repository's root
+    ("reviews", "the review folders in it: reviews/a, reviews/b"),
+    ("reviews/a/screening/full-text", "it is inside the review folder reviews/a: give that"),  # run in its folders
+])
+def test_a_folder_near_reviews_is_told_which_to_give_not_to_init_one(sitegen, tmp_path, monkeypatch, given, said):
+    # Each was told "`sitegen init FOLDER` makes one": init refuses a folder with content, and one made inside a review
+    # or beside reviews/ is no review the workflows run.
+    repository = tmp_path / "repository"
+    for name in ("b", "a"):
+        (repository / "reviews" / name / "screening" / "full-text").mkdir(parents=True)
+        (repository / "reviews" / name / "review.yaml").write_text("schema_version: 1\n")
+    (repository / ".github").mkdir()
+    monkeypatch.chdir(repository)
+    before = tree_bytes(repository)
+    code, printed, err = sitegen("build", given)
+    assert (code, printed) == (EXIT_INVALID, "")
+    assert err == f"error: {given} is not a review folder: review.yaml is missing ({said}); nothing was read or written\n"
+    code, printed, err = sitegen("build", "reviews/c")  # a name mistyped
+    assert code == EXIT_INVALID and "reviews/c does not exist (the review folders there: reviews/a, reviews/b)" in err
+    assert tree_bytes(repository) == before
 
 
 def test_search_with_a_review_that_is_no_review_folder_says_so_first(sitegen, tmp_path):

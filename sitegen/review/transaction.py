@@ -28,6 +28,7 @@ files beside them. Anything else is refused before a single file is renamed.
 from __future__ import annotations
 
 import fcntl
+import itertools
 import json
 import os
 import stat
@@ -135,13 +136,55 @@ def not_a_review(root: Path) -> str | None:
     the others as their error), or None. The cheapest check of all: a command says it before it reads anything
     else (an export to import, a report's path)."""
     if not os.path.lexists(root):
-        return f"{shown_path(root)} does not exist"
+        beside = _reviews_in(Path(os.path.dirname(root) or "."), depth=1)
+        return f"{shown_path(root)} does not exist" + (f" (the review folders there: {_listed(beside)})" if beside else "")
     if not os.path.isdir(root):
         return f"{shown_path(root)} is not a folder"
     if not os.path.lexists(root / "review.yaml"):
-        return (f"{shown_path(root)} is not a review folder: review.yaml is missing (`sitegen init {shown_argument(root)}` "
-                "makes one)")
+        return f"{shown_path(root)} is not a review folder: review.yaml is missing ({_what_to_give(root)})"
     return None
+
+
+def _what_to_give(root: Path) -> str:
+    """What a person who named a folder that is no review meant, or can do: the review it is inside (a command run in
+    one of its folders), the reviews in it (run at a repository's root, or in its reviews/), else how to make one
+    (`init` fills only a new or empty folder: suggested for this one, it was refused)."""
+    folder = os.path.normpath(root)
+    while True:
+        parent = os.path.normpath(os.path.join(folder, os.pardir))
+        if os.path.abspath(parent) == os.path.abspath(folder):  # the file system's root
+            break
+        if os.path.isfile(os.path.join(parent, "review.yaml")):
+            return f"it is inside the review folder {shown_path(parent)}: give that"
+        folder = parent
+    if found := _reviews_in(root, depth=2):
+        return f"the review folders in it: {_listed(found)}"
+    if next(os.scandir(root), None) is None:
+        return f"`sitegen init {shown_argument(root)}` makes one"
+    return f"`sitegen init` makes one in a new or empty folder, such as `sitegen init {shown_argument(root / 'my-review')}`"
+
+
+def _reviews_in(folder: Path, depth: int, looked_at: int = 2000) -> list[Path]:
+    """The review folders within `depth` levels below `folder` (not hidden ones), sorted; a look, not a search: no
+    more than `looked_at` entries of each folder are read, so a home folder is no slower than a review."""
+    found = []
+    try:
+        with os.scandir(folder) as entries:
+            children = sorted(entry.name for entry in itertools.islice(entries, looked_at)
+                              if not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False))
+    except OSError:
+        return []
+    for name in children:
+        if os.path.isfile(folder / name / "review.yaml"):
+            found.append(folder / name)
+        elif depth > 1:
+            found += _reviews_in(folder / name, depth - 1, looked_at)
+    return found
+
+
+def _listed(folders: list[Path], shown: int = 5) -> str:
+    more = len(folders) - shown
+    return ", ".join(shown_path(folder) for folder in folders[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
 def refuse_non_review(root: Path) -> None:
