@@ -463,7 +463,7 @@ def _progress(message: str) -> None:
     click.echo(message, err=True)
 
 
-def _print_update(result, as_json: bool, report: Path | None) -> None:
+def _print_update(directory: Path, result, as_json: bool, report: Path | None) -> None:
     """Print an update's outcome, write its Markdown report, and exit 3 when a source was missed."""
     from sitegen.living.update import changed, markdown_report, unreached
 
@@ -498,8 +498,8 @@ def _print_update(result, as_json: bool, report: Path | None) -> None:
             atomic_write(report, markdown, sweep=True)
         except OSError as error:
             raise SitegenError(f"the run at {result.at} was recorded in the review (above), but its report could not "
-                               f"be written to {shown_path(report)} ({error.strerror or error}); `sitegen monitor status` "
-                               "shows the run") from None
+                               f"be written to {shown_path(report)} ({error.strerror or error}); "
+                               f"`sitegen monitor status {shown_argument(directory)}` shows the run") from None
     if not result.complete:
         raise click.exceptions.Exit(EXIT_INCOMPLETE)
 
@@ -564,7 +564,7 @@ def monitor_add(directory: Path, monitor_id: str, strategies: tuple[tuple[str, s
     if not parsed:
         raise click.UsageError("give at least one --strategy or --citations")
     result = commands.add_monitor(directory, monitor_id, parsed, at, mode, seed_from_review, progress=_progress)
-    _print_update(result, as_json, report)
+    _print_update(directory, result, as_json, report)
 
 
 @monitor.command("status")
@@ -580,7 +580,8 @@ def monitor_status(directory: Path, monitor_id: str | None, as_json: bool) -> No
                               ensure_ascii=False))
         return
     if not searches:
-        click.echo(f"{shown_path(directory)} has no saved search yet (`sitegen monitor add` sets one up)")
+        click.echo(f"{shown_path(directory)} has no saved search yet (`sitegen monitor add {shown_argument(directory)} "
+                   "--id ID --strategy SOURCE QUERY --at TIME` sets one up)")
     for search, ran in searches:
         click.echo(f"{search.monitor_id}: run {counted(search.run_count, 'time')}, last {search.last_run or 'never'}, "
                    f"{len(search.seen_ids)} ids seen")
@@ -664,7 +665,7 @@ def update(directory: Path, at: str, mode: str, as_json: bool, report: Path | No
     """
     _remember(directory, writes=True)
     _file_outside_review(report, directory, "--report", force)
-    _print_update(commands.update(directory, at, mode, progress=_progress), as_json, report)
+    _print_update(directory, commands.update(directory, at, mode, progress=_progress), as_json, report)
 
 
 @cli.command()

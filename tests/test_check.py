@@ -1395,7 +1395,7 @@ def test_a_protocol_edited_after_its_lock_says_how_to_keep_the_change_and_that_w
     lines[edited] = lines[edited].replace("Rodents (rats or mice)", "Rodents (rats, mice or voles)")
     protocol.write_text("".join(lines))
     out = check_reports(sitegen, example_copy, "protocol.md", edited + 1, "was edited after it was locked")
-    assert "`sitegen protocol amend DIR --at TIME --reason TEXT` (which raises `version` for you)" in out
+    assert f"`sitegen protocol amend {example_copy} --at TIME --reason TEXT` (which raises `version` for you)" in out
     code, _, err = sitegen("protocol", "amend", example_copy, "--at", "2026-01-20T00:00:00Z", "--reason", "voles too")
     assert code == 0, err
     assert "version: 3" in protocol.read_text() and sitegen("check", example_copy)[0] == 0

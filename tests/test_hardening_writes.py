@@ -281,8 +281,8 @@ def test_a_crafted_journal_entry_is_refused_and_nothing_changes(sitegen, review,
     message = str(refused.value)
     assert message.startswith(f"{review / JOURNAL} names {bad!r}: the path ")
     assert message.endswith(f"; nothing was changed; delete {JOURNAL} (a killed write's note, no file of the review), "
-                            "then see with `git status` and `sitegen check` whether the review's files need "
-                            "restoring from Git")
+                            f"then see with `git status` and `sitegen check {review}` whether the review's files "
+                            "need restoring from Git")
     code, _, err = sitegen("recover", review)
     assert code == 1 and f"names {bad!r}: the path" in err and "Traceback" not in err
     assert snapshot(tmp_path) == before
@@ -720,7 +720,7 @@ def test_a_rename_refused_after_the_commit_point_says_the_write_is_half_done(sit
         staged.commit()
     message = str(refused.value)
     assert message.startswith(f"{review / 'state.json'} could not be replaced (Operation not permitted)")
-    assert "(ledger.jsonl already replaced)" in message and "`sitegen recover`" in message
+    assert "(ledger.jsonl already replaced)" in message and f"`sitegen recover {review}`" in message
     monkeypatch.setattr(os, "replace", real)
     assert recover(review) and interrupted(review) == []
 

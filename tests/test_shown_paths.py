@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import tree_bytes
+from tests.conftest import ROOT, tree_bytes
 
 NOT_UTF8 = "r\udcff"  # a folder named with byte 0xFF, as Python reads it (surrogateescape)
 
@@ -101,3 +101,21 @@ def test_a_path_the_command_line_refuses_is_shown_as_every_message_shows_it(site
     code, printed, err = sitegen(*[arg.format(**fill) for arg in args])
     assert (code, printed) == (2, "") and err.endswith(f"Error: Invalid value for {said.format(**fill)}\n"), err
     assert tree_bytes(tmp_path) == before
+
+
+def test_the_commands_a_new_review_is_told_to_run_name_its_folder_and_run_pasted(sitegen, tmp_path):
+    # "lock it (`sitegen protocol lock`)", "`sitegen monitor add` sets one up": pasted, each was refused for want of
+    # the folder; the suggestion names it, so that only the time is left to fill in.
+    folder = tmp_path / "My Review"
+    assert sitegen("init", folder)[0] == 0
+    code, out, _ = sitegen("monitor", "status", folder)
+    assert code == 0 and f"`sitegen monitor add '{folder}' --id ID --strategy SOURCE QUERY --at TIME`" in out
+    code, _, err = sitegen("protocol", "amend", folder, "--at", "2026-01-02T00:00:00Z", "--reason", "x")
+    assert code == 1 and f"`sitegen protocol lock '{folder}' --at TIME`" in err
+    code, _, err = sitegen("import", folder, ROOT / "tests" / "fixtures" / "exports" / "records.ris",
+                           "--at", "2026-01-02T00:00:00Z")
+    assert code == 1 and f"`sitegen protocol lock '{folder}' --at TIME`" in err
+    done = _run_as_pasted(err.replace("TIME", "2026-01-02T00:00:00Z"), tmp_path)
+    assert done.returncode == 0 and "protocol version 1 locked" in done.stdout, done.stdout + done.stderr
+    code, _, err = sitegen("protocol", "lock", folder, "--at", "2026-01-03T00:00:00Z")
+    assert code == 1 and f"`sitegen protocol amend '{folder}' --at TIME --reason TEXT`" in err

@@ -336,8 +336,9 @@ def _protocol_problems(review: Review) -> list[Problem]:
         elif payload.sha256 != review.protocol.sha256:
             problems.append(Problem("protocol.md", _first_changed_line(payload.text, review), None, "protocol-locked",
                                     f"protocol.md was edited after it was locked (ledger event {event.seq}); "
-                                    "to keep the change, record it with `sitegen protocol amend DIR --at TIME "
-                                    "--reason TEXT` (which raises `version` for you); else restore the locked text"))
+                                    "to keep the change, record it with `sitegen protocol amend "
+                                    f"{shown_argument(review.root)} --at TIME --reason TEXT` (which raises `version` "
+                                    "for you); else restore the locked text"))
         elif payload.version != review.protocol.meta.version:
             problems.append(Problem("protocol.md", 2, None, "protocol-locked",
                                     f"protocol version {review.protocol.meta.version} differs from the locked "

@@ -12,7 +12,7 @@ import difflib
 import re
 from typing import NamedTuple
 
-from sitegen.errors import ReviewInvalid, SitegenError
+from sitegen.errors import ReviewInvalid, SitegenError, shown_argument
 from sitegen.living.facts import ReviewFacts
 from sitegen.living.ledger import append, given_text
 from sitegen.review.folder import Review, locked_protocol, parse_protocol, protocol_hash
@@ -30,7 +30,8 @@ def lock_protocol(review: Review, facts: ReviewFacts, at: str, reason: str | Non
     """Record protocol.md's SHA-256, version and text; later edits then need an amendment."""
     reason = given_text(reason, "--reason", MAX_REASON) if reason is not None else None
     if facts.protocol_trail:
-        raise SitegenError("the protocol is already locked; change it with `sitegen protocol amend`")
+        raise SitegenError("the protocol is already locked; edit protocol.md, then record the change with "
+                           f"`sitegen protocol amend {shown_argument(review.root)} --at TIME --reason TEXT`")
     payload = ProtocolLockPayload(version=review.protocol.meta.version, sha256=review.protocol.sha256,
                                   reason=reason, text=review.protocol.text)
     return _record(review, at, payload, {})
@@ -45,7 +46,8 @@ def amend_protocol(review: Review, facts: ReviewFacts, at: str, reason: str) -> 
     """Record the edits made to a locked protocol.md as an amendment, raising its version if needed."""
     reason = given_text(reason, "--reason", MAX_REASON)
     if not facts.protocol_trail:
-        raise SitegenError("the protocol is not locked yet; lock it with `sitegen protocol lock` first")
+        raise SitegenError("the protocol is not locked yet; lock it with "
+                           f"`sitegen protocol lock {shown_argument(review.root)} --at TIME` first")
     previous = facts.protocol_trail[-1][1]
     text = review.protocol.text
     if protocol_hash(text) == previous.sha256:

@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 from pydantic import ValidationError
 
-from sitegen.errors import OptionInvalid, SitegenError, shown_path
+from sitegen.errors import OptionInvalid, SitegenError, shown_argument, shown_path
 from sitegen.living.duplicates import confirmed_duplicates, matched_within
 from sitegen.living.ledger import anchor, append, check_event_time, given_search_id
 from sitegen.living.manifests import (
@@ -205,7 +205,8 @@ def update(review: Review, at: str, mode: str = "live", settings: SourceSettings
            transport: httpx.BaseTransport | None = None) -> UpdateResult:
     """Rerun every saved search of the review at the caller-supplied time `at`."""
     if not review.searches:
-        raise SitegenError(f"{shown_path(review.root)} has no saved searches; add one with `sitegen monitor add`")
+        raise SitegenError(f"{shown_path(review.root)} has no saved searches; add one with `sitegen monitor add "
+                           f"{shown_argument(review.root)} --id ID --strategy SOURCE QUERY --at TIME`")
     require_lock(review)
     return _run(review, list(review.searches.values()), at, mode, settings, progress, transport)
 
@@ -244,8 +245,8 @@ def add_monitor(review: Review, monitor_id: str, strategies: list[Strategy], at:
 def require_lock(review: Review) -> None:
     # A batch is screened under a locked protocol version; without a lock there is none.
     if not any(isinstance(payload, ProtocolLockPayload) for payload in review.payloads):
-        raise SitegenError("the protocol is not locked: lock it (`sitegen protocol lock`) before searching, so every "
-                           "batch is screened under a fixed protocol version")
+        raise SitegenError(f"the protocol is not locked: lock it (`sitegen protocol lock {shown_argument(review.root)} "
+                           "--at TIME`) before searching, so every batch is screened under a fixed protocol version")
 
 
 def decided(review: Review) -> Decided:

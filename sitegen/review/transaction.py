@@ -123,7 +123,8 @@ def _finish(root: Path, rels: list[str]) -> None:
                     f"{root / rel} could not be replaced ({error.strerror}): the write was committed ("
                     f"{', '.join(done) + ' already replaced' if done else 'none of its files replaced yet'}), so the "
                     f"review's files disagree until it is finished. Make {rel} writable (its permissions, an immutable or "
-                    "append-only attribute, a read-only mount), then run `sitegen recover`, which finishes it"
+                    f"append-only attribute, a read-only mount), then run `sitegen recover {shown_argument(root)}`, "
+                    "which finishes it"
                 ) from None
     for folder in sorted({(root / rel).parent for rel in rels}):
         fsync_dir(folder)  # the renames are durable before the journal goes
@@ -201,7 +202,8 @@ def recover(root: Path, discard: bool = False) -> list[str]:
     refuse_non_review(root)
     if not os.path.isfile(root / "review.yaml") or os.path.islink(root / "review.yaml"):  # there, but not a file
         raise SitegenError(f"{shown_path(root / 'review.yaml')} is not a plain file (a link or a folder), so {shown_path(root)} "
-                           "is not taken for a review folder (`sitegen check` says more); nothing was changed")
+                           f"is not taken for a review folder (`sitegen check {shown_argument(root)}` says more); nothing "
+                           "was changed")
     done = []
     if os.path.lexists(root / JOURNAL):
         entries = _journal_entries(root)
@@ -215,7 +217,8 @@ def recover(root: Path, discard: bool = False) -> list[str]:
             (root / JOURNAL).unlink()
             replaced = [rel for rel in rels if rel not in pending]
             done.append(f"dropped an interrupted write of {', '.join(pending)}: run the command that was interrupted "
-                        "again" + (f"; it had replaced {', '.join(replaced)} already, so if `sitegen check` finds the "
+                        "again" + (f"; it had replaced {', '.join(replaced)} already, so if "
+                                   f"`sitegen check {shown_argument(root)}` finds the "
                                    "files disagreeing, restore them from Git as they were before it" if replaced else ""))
         else:
             changed = [rel for rel, before in entries if rel in pending and before is not _UNKNOWN
@@ -262,7 +265,8 @@ def _journal_entries(root: Path) -> list[tuple[str, object]]:
     journal = root / JOURNAL
     # A journal is never one of the files a review commits: restoring from Git cannot mend it, deleting it does.
     refusal = (f"nothing was changed; delete {JOURNAL} (a killed write's note, no file of the review), then see "
-               "with `git status` and `sitegen check` whether the review's files need restoring from Git")
+               f"with `git status` and `sitegen check {shown_argument(root)}` whether the review's files need restoring "
+               "from Git")
     status = os.lstat(journal)
     if not stat.S_ISREG(status.st_mode):
         raise SitegenError(f"{journal} is not a regular file; {refusal}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from sitegen.errors import shown_argument
 from sitegen.review.folder import ADJUDICATION, Review, locked_reasons
 from sitegen.review.models import STAGES, BatchPayload, ImportPayload, ProtocolLockPayload
 from sitegen.review.parsing import forced_text_hint
@@ -188,7 +189,8 @@ def _protocol_unlocked(review: Review) -> list[Problem]:
     first = min(review.decisions, key=lambda row: (row.path, row.line))
     return [Problem(first.path, first.line, None, "protocol-unlocked",
                     "screening decisions exist but the protocol was never locked; lock it first "
-                    "(`sitegen protocol lock`) so every decision is made under a fixed protocol")]
+                    f"(`sitegen protocol lock {shown_argument(review.root)} --at TIME`) so every decision is made "
+                    "under a fixed protocol")]
 
 
 def _unsettled_batches(review: Review, title_abstract: dict[str, Outcome]) -> list[Problem]:

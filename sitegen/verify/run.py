@@ -263,7 +263,8 @@ def _why_differs(review: Review, before: VerificationPayload, now: VerificationP
     if before.evidence_sha256 != now.evidence_sha256:
         files = [item.path for item in review.evidence if item.evidence.record_id == now.record_id]
         return (f": its evidence ({', '.join(files) or 'its evidence file'}) changed since that run; record a new "
-                "verification run (`sitegen verify --snapshots record`), whose verdict the site will then show")
+                f"verification run (`sitegen verify {shown_argument(review.root)} --snapshots record --at TIME`), whose "
+                "verdict the site will then show")
     return "" if before.verdict != now.verdict else " (on other answers or responses)"
 
 
