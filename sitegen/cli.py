@@ -257,8 +257,20 @@ def _done(exc: BaseException) -> None:
 def cli() -> None:
     """Keep a living systematic review current and publish it as a static website.
 
-    A review lives in a folder of plain files (see docs/review-folder.md);
-    the website is built from it and never edited by hand.
+    A review lives in a folder of plain files (the project's README and its
+    docs/review-folder.md describe them); the website is built from it and
+    never edited by hand. Each command's --help says more.
+
+    Example: a new review, from its first files to its site
+
+    \b
+      sitegen init reviews/my-review --title "My living review"
+      sitegen check reviews/my-review            # after editing review.yaml and protocol.md
+      sitegen protocol lock reviews/my-review --at 2026-06-01T09:00:00Z
+      sitegen monitor add reviews/my-review --id main --strategy pubmed '"object in context"[tiab]' --at 2026-06-01T09:05:00Z
+      sitegen import reviews/my-review embase.ris --source Embase --at 2026-06-01T09:10:00Z
+      sitegen screen rank reviews/my-review --imported   # the records to screen, with their ids
+      sitegen build reviews/my-review --out site
     """
 
 
@@ -1275,7 +1287,7 @@ def state_set(directory: Path, field: str, value: str) -> None:
 
 @cli.group()
 def protocol() -> None:
-    """The review protocol: lock it before screening."""
+    """The review protocol: lock it before searching and screening."""
 
 
 @protocol.command("lock")
@@ -1283,7 +1295,18 @@ def protocol() -> None:
 @AT
 @click.option("--reason", default=None, help="Why now (recorded on the ledger).")
 def protocol_lock(directory: Path, at: str, reason: str | None) -> None:
-    """Record protocol.md's hash and version on DIRECTORY's ledger."""
+    """Lock DIRECTORY's protocol: record protocol.md's hash and version on the ledger.
+
+    Lock it once review.yaml and protocol.md say what the review is, before
+    searching, importing or screening (each is refused until then). Later
+    edits to protocol.md fail `check` until recorded with `sitegen protocol
+    amend`.
+
+    Example:
+
+    \b
+      sitegen protocol lock reviews/my-review --at 2026-06-01T09:00:00Z
+    """
     _remember(directory, writes=True)
     event = commands.protocol_lock(directory, at, reason)
     click.echo(f"protocol version {event.payload['version']} locked (ledger event {event.seq}, "

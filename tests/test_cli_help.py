@@ -45,7 +45,24 @@ def test_each_command_whose_use_is_not_obvious_shows_an_example():
     # not have to assemble the command line from the option list.
     shown = {" ".join(path) for path, _ in EXAMPLES}
     assert {"monitor add", "search query", "search validate", "verify", "import-decisions", "dedupe", "evaluate",
-            "loop", "digest", "state set", "protocol amend"} <= shown
+            "loop", "digest", "state set", "protocol amend", "protocol lock"} <= shown
+
+
+def test_sitegen_help_shows_a_new_review_s_first_commands_in_order_each_one_its_command_accepts(tmp_path, monkeypatch):
+    # `sitegen --help` listed the commands A to Z: a newcomer had no way to tell which comes first (a search or an
+    # import is refused until the protocol is locked).
+    lines = [line.split("   #")[0].strip() for line in cli.help.split("Example:", 1)[1].splitlines()
+             if line.strip().startswith("sitegen ")]
+    assert [shlex.split(line)[1] for line in lines[:5]] == ["init", "check", "protocol", "monitor", "import"]
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "reviews" / "my-review").mkdir(parents=True)
+    (tmp_path / "embase.ris").touch()
+    for line in lines:
+        command, words = cli, shlex.split(line)[1:]
+        while isinstance(command, click.Group):
+            command, words = command.commands[words[0]], words[1:]
+        with click.Context(command) as context:
+            command.parse_args(context, words)
 
 
 @pytest.mark.parametrize(("path", "example"), EXAMPLES, ids=[" ".join(path) for path, _ in EXAMPLES])
