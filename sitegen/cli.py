@@ -129,6 +129,7 @@ class TextCommand(click.Command):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         given, _, _ = self.make_parser(ctx).parse_args(args=list(args))
+        _no_option_taken_for_a_value(self, ctx, given)
         for param in self.params:
             if isinstance(param.type, click.Path):
                 continue
@@ -142,6 +143,19 @@ class TextCommand(click.Command):
     def invoke(self, ctx: click.Context):
         with _usage_errors(ctx):
             return super().invoke(ctx)
+
+
+def _no_option_taken_for_a_value(command: click.Command, ctx: click.Context, given: dict) -> None:
+    """An option whose value was left out takes the next word as its value, even another option's name
+    (`--strategy pubmed --at T` took `--at` for the query): the command then said "Missing option '--at'", which
+    was given. Said of the option whose value is missing instead."""
+    params = command.get_params(ctx)
+    names = {name for param in params for name in (*param.opts, *param.secondary_opts) if name.startswith("-")}
+    for param in params:
+        if isinstance(param, click.Option) and not param.is_flag:
+            if taken := next((text for text in _texts(given.get(param.name)) if text in names), None):
+                raise click.BadParameter(f"its value is missing: {taken} after it is an option of this command, read "
+                                         "as the value (see --help for what it takes)", ctx, param)
 
 
 @contextlib.contextmanager

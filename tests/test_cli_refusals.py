@@ -4,7 +4,7 @@ nothing is written."""
 from __future__ import annotations
 
 import pytest
-from conftest import tree_bytes
+from conftest import ROOT, tree_bytes
 from test_cli_help import _exit_table
 
 from sitegen.errors import EXIT_INVALID, EXIT_USAGE
@@ -306,3 +306,20 @@ def test_only_a_command_that_would_write_says_nothing_was_written(sitegen, examp
     said = "error: fix the problems above; nothing was written" if args in WRITES else "error: fix the problems above"
     assert last == said
     assert tree_bytes(example_copy) == before
+
+
+@pytest.mark.parametrize(("args", "option", "taken"), [
+    (["monitor", "add", "{review}", "--id", "x", "--strategy", "pubmed", "--at", "2026-01-02T00:00:00Z"],
+     "--strategy", "--at"),  # the query left out: it said "Missing option '--at'", which was given
+    (["import", "{review}", "{file}", "--source", "--at", "2026-01-02T00:00:00Z"], "--source", "--at"),
+    (["build", "{review}", "--out", "--now", "2026-01-02T00:00:00Z"], "--out", "--now"),
+    (["check", "{review}", "--format", "--help"], "--format", "--help"),
+])
+def test_an_option_whose_value_is_left_out_is_named_not_the_option_after_it(sitegen, example_copy, tmp_path, args,
+                                                                            option, taken):
+    fill = {"review": example_copy, "file": ROOT / "tests" / "fixtures" / "exports" / "records.ris"}
+    before = tree_bytes(tmp_path)
+    code, printed, err = sitegen(*[arg.format(**fill) for arg in args])
+    assert (code, printed) == (EXIT_USAGE, "")
+    assert f"Error: Invalid value for '{option}': its value is missing: {taken} after it is an option" in err, err
+    assert tree_bytes(tmp_path) == before
