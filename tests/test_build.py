@@ -167,6 +167,18 @@ def test_unsafe_output_folders_are_refused(tmp_path, example_copy, where):
     assert tree_bytes(tmp_path) == before
 
 
+def test_a_build_run_in_the_review_folder_says_which_out_to_give(sitegen, example_copy, monkeypatch):
+    # `cd reviews/x && sitegen build .` builds into ./site, inside the review: it was told "(the default is ./site)",
+    # the very folder refused.
+    monkeypatch.chdir(example_copy)
+    before = tree_bytes(example_copy.parent)
+    code, _, err = sitegen("build", ".")
+    assert code == 1 and "give --out a folder outside it, such as --out ../site, or run the command from outside" in err
+    assert tree_bytes(example_copy.parent) == before
+    code, _, err = sitegen("build", ".", "--out", "../site")
+    assert code == 0, err
+
+
 def test_init_then_build_on_an_empty_folder(sitegen, tmp_path):
     review = tmp_path / "new-review"
     review.mkdir()

@@ -51,7 +51,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
-from sitegen.errors import BuildError, LockHeld, OptionInvalid, OutputRefused, shown_path
+from sitegen.errors import BuildError, LockHeld, OptionInvalid, OutputRefused, shown_argument, shown_path
 from sitegen.files import read_file
 from sitegen.review.write import keep_folder_identity, named_as, written
 
@@ -126,8 +126,12 @@ def refuse_unsafe_output(review_dir: Path, out: Path) -> None:
     if target == review_dir or target in review_dir.parents:
         raise OutputRefused(f"refusing to build into {shown_path(out)}: it contains the review folder {shown_path(review_dir)}")
     if review_dir in target.parents:
+        # --out defaults to ./site where the command runs: in the review's folder, that is inside it.
+        beside = os.path.relpath(review_dir.parent / "site")
         raise OutputRefused(f"refusing to build into {shown_path(out)}: it is inside the review folder; "
-                            "the site is derived and belongs outside it (the default is ./site)")
+                            f"the site is derived and belongs outside it: give --out a folder outside it, such as "
+                            f"--out {shown_argument(beside)}, or run the command from outside the review folder "
+                            "(--out is ./site where the command runs unless given)")
     if target.exists() and not target.is_dir():
         # A path that is not a folder where one is wanted: the command line is wrong (exit 2), as the CLI says of
         # it when it parses --out, and as of `init FILE`; here when the library is called, or the file came since.
