@@ -3,6 +3,8 @@ nothing is written."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 from conftest import ROOT, tree_bytes
 from test_cli_help import _exit_table
@@ -200,6 +202,10 @@ def test_a_folder_near_reviews_is_told_which_to_give_not_to_init_one(sitegen, tm
     code, printed, err = sitegen("build", "reviews/c")  # a name mistyped
     assert code == EXIT_INVALID and "reviews/c does not exist (the review folders there: reviews/a, reviews/b)" in err
     assert tree_bytes(repository) == before
+    shutil.rmtree(repository / "reviews")  # none yet at a repository's root: made where the workflows look for one
+    (repository / ".git").mkdir()
+    code, printed, err = sitegen("check", ".")
+    assert code == EXIT_INVALID and "such as `sitegen init reviews/my-review`)" in printed, printed
 
 
 def test_search_with_a_review_that_is_no_review_folder_says_so_first(sitegen, tmp_path):

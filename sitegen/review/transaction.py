@@ -162,7 +162,9 @@ def _what_to_give(root: Path) -> str:
         return f"the review folders in it: {_listed(found)}"
     if next(os.scandir(root), None) is None:
         return f"`sitegen init {shown_argument(root)}` makes one"
-    return f"`sitegen init` makes one in a new or empty folder, such as `sitegen init {shown_argument(root / 'my-review')}`"
+    # A repository's reviews are under reviews/, where its workflows look for them (README: "Adopt sitegen").
+    new = root / "reviews" / "my-review" if os.path.lexists(root / ".git") else root / "my-review"
+    return f"`sitegen init` makes one in a new or empty folder, such as `sitegen init {shown_argument(new)}`"
 
 
 def _reviews_in(folder: Path, depth: int, looked_at: int = 2000) -> list[Path]:
