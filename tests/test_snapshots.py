@@ -408,3 +408,22 @@ def test_a_contact_address_that_is_no_email_address_is_refused_saying_what_to_se
                                            r"it to one .* such as you@example.org, or leave it unset$"):
         SourceSettings.from_environment({"SITEGEN_CONTACT_EMAIL": given})
     assert SourceSettings.from_environment({"SITEGEN_CONTACT_EMAIL": "team@example.org"}).contact_email
+
+
+def test_a_run_asking_openalex_without_its_key_says_so_before_it_asks():
+    # A newcomer's first run without OPENALEX_API_KEY read as an outage until OpenAlex's refusal came back.
+    from sitegen.sources.search import search
+    from sitegen.sources.settings import unset_key_note
+
+    def refusing(request: httpx.Request) -> httpx.Response:
+        return json_response(json.dumps({"error": "API key required"}), status=401)
+
+    for settings, noted in [(SourceSettings(), True), (SourceSettings(openalex_api_key="oa-secret-key"), False)]:
+        said: list[str] = []
+        fetch, _, _ = fetcher(refusing)
+        with fetch:
+            search(fetch, "memory", ["openalex"], settings=settings, progress=said.append)
+        assert (said[0] == "note: OPENALEX_API_KEY is not set; OpenAlex has required a key since February 2026, so it "
+                           "will most likely refuse this run: set it to your OpenAlex key") is noted, said
+    assert unset_key_note(["openalex"], SourceSettings(), "replay") is None  # a replay asks nothing
+    assert unset_key_note(["pubmed", "europepmc"], SourceSettings(), "live") is None

@@ -57,7 +57,7 @@ from sitegen.review.write import json_kept_form, jsonl, with_rows_added
 from sitegen.sources.base import about
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.search import check_strategy, describe, open_fetcher, run_strategy
-from sitegen.sources.settings import SourceSettings
+from sitegen.sources.settings import SourceSettings, unset_key_note
 from sitegen.text import counted, markdown_code, markdown_safe
 
 
@@ -283,6 +283,9 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
     check_run_time(review, at)  # before any request: a bad --at wastes no provider's allowance
     settings = settings or SourceSettings.from_environment()
     fetcher = open_fetcher(mode, review.root / "snapshots", session=at, transport=transport)
+    if note := unset_key_note([strategy.source for search in searches for strategy in search.strategies], settings,
+                              mode):
+        progress(note)
     executed: list[tuple[SavedSearch, Strategy, SourceOutcome]] = []
     with fetcher:
         for search in searches:

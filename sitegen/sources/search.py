@@ -27,7 +27,7 @@ from sitegen.sources import arxiv, crossref, europepmc, openalex, pubmed, query
 from sitegen.sources.base import about, pages_before
 from sitegen.sources.http import Fetcher
 from sitegen.sources.outcome import SourceOutcome
-from sitegen.sources.settings import SourceSettings
+from sitegen.sources.settings import SourceSettings, unset_key_note
 from sitegen.sources.snapshots import MODES, SnapshotStore
 from sitegen.text import counted
 
@@ -178,6 +178,8 @@ def search(fetcher: Fetcher, text: str, sources: list[str], *, native: bool = Fa
     if settings is None:
         settings = SourceSettings.from_environment()
     check_query(text, native)  # a grammar error, or an invisible character, stops the search before any request
+    if note := unset_key_note(sources + ["openalex"] * semantic, settings, fetcher.mode):
+        progress(note)
     outcomes = []
     for source in sources:
         progress(f"searching {label(source)}...")

@@ -46,6 +46,16 @@ def _email(value: str) -> str:
 Credential = Annotated[str, StringConstraints(strip_whitespace=True, min_length=8), AfterValidator(_one_word)]
 
 
+def unset_key_note(sources: list[str], settings: SourceSettings, mode: str) -> str | None:
+    """Said before a run asks a source whose key is not set: its refusal (HTTP 401) names the variable too, but
+    only after the requests, and a newcomer's first run otherwise reads as an outage. Not recorded: a replay asks
+    nothing, and is run without keys."""
+    if "openalex" in sources and mode != "replay" and not settings.openalex_api_key:
+        return (f"note: {ENVIRONMENT['openalex_api_key']} is not set; OpenAlex has required a key since February "
+                "2026, so it will most likely refuse this run: set it to your OpenAlex key")
+    return None
+
+
 class SourceSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
