@@ -808,6 +808,37 @@ def test_a_protocol_with_lone_carriage_returns_says_so_and_a_second_byte_order_m
     assert code == 1 and "[protocol-locked]" in out and "front matter" not in out
 
 
+@pytest.mark.parametrize("name", ["records.jsonl", "ledger.jsonl", "snapshots/index.jsonl"])
+def test_a_json_lines_file_with_lone_carriage_returns_says_so_as_protocol_md_does(sitegen, example_copy, name):
+    # Read as one line, it was a JSON syntax error ("Extra data") thousands of columns into line 1
+    path = example_copy / name
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r"))
+    out = check_reports(sitegen, example_copy, name, 1, "carriage return alone")
+    assert "[json-syntax]" not in out
+
+
+def test_a_lone_carriage_return_in_one_line_of_records_is_named_at_that_line(sitegen, example_copy):
+    path = example_copy / "records.jsonl"
+    lines = path.read_bytes().split(b"\n")
+    lines[2] = lines[2] + b"\r" + lines[3]
+    del lines[3]
+    path.write_bytes(b"\n".join(lines))
+    check_reports(sitegen, example_copy, "records.jsonl", 3, "carriage return alone")
+
+
+def test_a_decision_file_saved_on_a_mac_places_a_bad_cell_at_its_column(sitegen, example_copy):
+    # A lone carriage return ends a CSV's lines as csv reads it (Excel's "CSV (Macintosh)"): its rows are read, and
+    # a problem's column is found on the row's own line, not on the whole file taken as line 1
+    path = example_copy / TA / "reviewer-a.csv"
+    lines = path.read_bytes().replace(b"\r\n", b"\n").split(b"\n")
+    record_id = lines[2].split(b",")[0]
+    lines[2] = record_id + b",bogus,,"
+    path.write_bytes(b"\r".join(lines))
+    check_reports(sitegen, example_copy, f"{TA}/reviewer-a.csv", 3, "")
+    out = check_reports(sitegen, example_copy, f"{TA}/reviewer-a.csv:3:{len(record_id) + 2}", None, "decision")
+    assert "1 problem found" in out
+
+
 def test_a_json_file_with_a_second_byte_order_mark_says_so_in_words(sitegen, example_copy):
     path = sorted((example_copy / "searches").glob("*.json"))[0]
     path.write_bytes(b"\xef\xbb\xbf\xef\xbb\xbf" + path.read_bytes())

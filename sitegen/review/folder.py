@@ -424,8 +424,7 @@ def parse_protocol(text: str, rel: str = "protocol.md", *, locked: bool = False)
     """protocol.md's front matter and body (for a version kept on the ledger, `locked_protocol`)."""
     lines = parsing.split_lines(text, keepends=True)
     if "\r" in text and "\n" not in text:  # as Git reads it, one line: the fences were not there to find
-        return None, [Problem(rel, 1, 1, "line-ends", "protocol.md ends its lines with a carriage return alone (as "
-                                                      "classic Mac OS wrote text): save it with LF or CRLF line ends")]
+        return None, [parsing.lone_carriage_return(rel, 1)]
     # A byte-order mark left before the first fence (the file's own is read away; a second, from an editor that
     # added one to a file that had one, is not): the fence is still the first line's
     if not lines or not _is_fence(lines[0].lstrip("\ufeff")):

@@ -308,6 +308,13 @@ def _judged_line(raw: bytes, rel: str, lineno: int) -> tuple[str, None] | tuple[
     return line.removesuffix("\n").removesuffix("\r"), None
 
 
+def lone_carriage_return(rel: str, line: int) -> Problem:
+    """The problem of a file whose lines end with a carriage return alone (at `line`, the first such): Git, editors
+    and sitegen end a line only at "\n", so such a file reads as one line, and its records or rows run together."""
+    return Problem(rel, line, 1, "line-ends", f"{Path(rel).name} ends its lines with a carriage return alone (as "
+                                              "classic Mac OS wrote text): save it with LF or CRLF line ends")
+
+
 def _filled_lines(path: Path, rel: str, limit: int, problems: list[Problem],
                   unreadable: list[Problem]) -> Iterator[tuple[int, str]]:
     """(line number, line) for each line of a JSON-lines file that is not blank, a problem added for each
@@ -882,7 +889,20 @@ def parse_json(text: str, rel: str) -> tuple[Parsed | None, list[Problem]]:
 
 
 def parse_json_line(line: str, rel: str, lineno: int) -> tuple[Any, list[Problem]]:
-    return _json(line, rel, lineno - 1)
+    value, problems = _json(line, rel, lineno - 1)
+    if problems and _after_a_carriage_return(line, problems[0]):
+        return None, [lone_carriage_return(rel, lineno)]
+    return value, problems
+
+
+def _after_a_carriage_return(line: str, problem: Problem) -> bool:
+    """Whether `problem` of a JSON line is a second value after a carriage return: lines that end with a lone one
+    (a file saved as classic Mac OS saved text) are one line to Git, editors and sitegen. A lone one elsewhere is
+    JSON's whitespace, and read."""
+    if problem.message != "JSON syntax error: Extra data" or problem.column is None:
+        return False
+    before = line[:problem.column - 1]
+    return "\r" in before[len(before.rstrip()):]
 
 
 class _JsonRefused(ValueError):
@@ -1262,8 +1282,8 @@ def _separated_otherwise(line: str | None, header: list[str]) -> str:
 
 
 class _Lines:
-    """The lines of a CSV file as `split_lines` cuts them (with their ends), split when first asked for one:
-    only a problem needs a row's line, to place it."""
+    """The lines of a CSV file as csv counts them (with their ends: "\n", "\r\n", or the lone "\r" of a CSV saved
+    on a Mac), split when first asked for one: only a problem needs a row's line, to place it."""
 
     __slots__ = ("_text", "_lines")
 
@@ -1272,7 +1292,7 @@ class _Lines:
 
     def line(self, number: int) -> str | None:
         if self._lines is None:
-            self._lines = split_lines(self._text, keepends=True)
+            self._lines = io.StringIO(self._text, newline="").readlines()  # as parse_csv's reader reads them
         return self._lines[number - 1] if number - 1 < len(self._lines) else None
 
 
