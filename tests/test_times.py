@@ -60,3 +60,33 @@ def test_a_run_recorded_with_an_offset_replays_at_the_same_instant_in_utc(tmp_pa
                             url="https://api.openalex.org/works", status=200), None)
     assert store.lookup("b" * 64, "2024-06-01T07:00:00Z").session == "2024-06-01T09:00:00+02:00"
     assert store.lookup("b" * 64, "2024-06-01T08:00:00Z") is None
+
+
+@pytest.mark.parametrize("written", ["2026-06-01T00:00:00.9999999999Z", "2026-06-01T00:00:00.0000001+02:00",
+                                     "2026-06-01T00:00:00.000000\u0663Z", "2026-06-01T00:00:0\u0661Z"])
+def test_a_time_finer_than_a_microsecond_or_in_other_digits_is_refused_not_cut(written):
+    # fromisoformat keeps six digits of a fraction and drops the rest (of any script's digits) without a word
+    with pytest.raises(ValueError, match="finer than a microsecond|not an RFC 3339 timestamp"):
+        parse_timestamp(written)
+    assert utc_text(parse_timestamp("2026-06-01T00:00:00.1000000Z")) == "2026-06-01T00:00:00.1Z"  # zeros lose nothing
+
+
+def test_an_at_finer_than_a_microsecond_is_a_usage_error_that_records_nothing(sitegen, tmp_path):
+    review = tmp_path / "review"
+    assert sitegen("init", review)[0] == 0
+    before = (review / "ledger.jsonl").read_bytes() if (review / "ledger.jsonl").exists() else None
+    code, _, err = sitegen("protocol", "lock", review, "--at", "2026-06-01T00:00:00.9999999999Z")
+    assert code == 2 and "Invalid value for '--at'" in err and "finer than a microsecond" in err
+    assert ((review / "ledger.jsonl").read_bytes() if (review / "ledger.jsonl").exists() else None) == before
+
+
+def test_a_ledger_time_finer_than_a_microsecond_is_a_problem_at_its_line(sitegen, example_copy):
+    ledger = example_copy / "ledger.jsonl"
+    lines = ledger.read_text(encoding="utf-8").splitlines(keepends=True)
+    event = json.loads(lines[0])
+    lines[0] = lines[0].replace(json.dumps(event["ts"]), json.dumps(event["ts"].replace("Z", ".0000001Z")), 1)
+    assert lines[0] != ledger.read_text(encoding="utf-8").splitlines(keepends=True)[0]
+    ledger.write_text("".join(lines), encoding="utf-8")
+    code, out, _ = sitegen("check", example_copy)
+    assert code == 1 and any(row.startswith(f"{ledger}:1:") and "finer than a microsecond" in row
+                             for row in out.splitlines()), out

@@ -53,7 +53,11 @@ STAGES = ("title-abstract", "full-text")
 Stage = Literal["title-abstract", "full-text"]
 DECISIONS = ("include", "exclude", "maybe")
 
-RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$")
+# Its digits are ASCII's: fromisoformat reads other scripts' digits in a fraction of a second too (and dropped them).
+RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$", re.ASCII)
+# Digits of a second's fraction past the sixth that are not all zeros: a datetime keeps microseconds, and
+# fromisoformat drops the rest without a word (.9999999999 became .999999, another instant than the one given).
+_BEYOND_MICROSECONDS = re.compile(r"\.\d{6}\d*[1-9]")
 SLUG = r"^[a-z0-9][a-z0-9-]{0,79}$"
 
 # Free text a reviewer writes by hand (review.yaml, protocol.md's front matter, evidence, notes): no invisible format
@@ -77,6 +81,9 @@ def parse_timestamp(value: str) -> datetime:
     """An RFC 3339 timestamp as an aware datetime; ValueError for anything else (e.g. 2024-02-31)."""
     if not RFC3339.match(value):
         raise ValueError(f"{value!r} is not an RFC 3339 timestamp such as 2026-06-01T00:00:00Z")
+    if _BEYOND_MICROSECONDS.search(value):
+        raise ValueError(f"{value!r} gives a fraction of a second finer than a microsecond, which sitegen cannot keep: "
+                         "write at most 6 digits after the seconds' point")
     try:
         moment = datetime.fromisoformat(value)
         moment.astimezone(UTC)  # every time is compared in UTC: one its offset moves past year 1 or 9999 cannot be
