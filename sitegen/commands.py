@@ -33,7 +33,7 @@ from sitegen.review import kept
 from sitegen.review.folder import load_ledger
 from sitegen.review.models import LedgerEvent, ReviewState, SavedSearch, Strategy, ValidationPayload, VersionRecord
 from sitegen.review.problems import Problem
-from sitegen.review.transaction import Transaction, recover, refuse_non_review, review_lock
+from sitegen.review.transaction import Transaction, recover, refuse_non_review, refuse_unwritable, review_lock
 from sitegen.review.write import atomic_write, atomic_write_all
 from sitegen.screening import imports
 from sitegen.screening.imports import DecisionImport
@@ -373,11 +373,17 @@ def publish(root: Path, out: Path, now: str | None = None, environ: dict[str, st
         return PublishResult(new, latest, changes, site)
 
 
+# The folders a search's run writes in (besides the review folder's own files): its responses, its manifest, its
+# saved search's state.
+SEARCH_WRITES = ("snapshots", "runs", "searches")
+
+
 def update(root: Path, at: str, mode: str = "live", settings: SourceSettings | None = None,
            progress: Progress = _quiet, transport: httpx.BaseTransport | None = None) -> UpdateResult:
     from sitegen.living import update as living_update
 
     with writable(root) as workspace:
+        refuse_unwritable(root, SEARCH_WRITES, "searched")
         return living_update.update(workspace.review, at, mode, settings, progress, transport)
 
 
@@ -398,6 +404,7 @@ def add_monitor(root: Path, monitor_id: str, strategies: list[Strategy], at: str
     from sitegen.living import update as living_update
 
     with writable(root) as workspace:
+        refuse_unwritable(root, SEARCH_WRITES, "searched")
         return living_update.add_monitor(workspace.review, monitor_id, strategies, at, mode, seed_from_review,
                                          settings, progress, transport)
 
@@ -410,6 +417,8 @@ def verify(root: Path, at: str | None, mode: str = "live", bib: Path | None = No
 
     opened = read_review(root) if mode == "replay" else None
     with (nullcontext(opened) if opened else writable(root)) as workspace:
+        if opened is None:
+            refuse_unwritable(root, ["snapshots"], "fetched")
         return verify_review(workspace.review, workspace.facts, at, mode, settings, bib, bib_encoding, sources,
                              progress, transport)
 

@@ -907,3 +907,33 @@ def test_a_read_only_review_names_the_file_it_would_replace_and_says_nothing_was
     assert code == 1 and "Traceback" not in err
     assert err.splitlines()[-1] == f"error: Read-only file system: {example_copy / target}; nothing was written"
     assert tree_bytes(example_copy) == before
+
+
+@pytest.mark.parametrize("command", ["monitor-add", "update", "verify"])
+@pytest.mark.parametrize("where", ["", "snapshots"])
+def test_a_review_that_cannot_be_written_is_refused_before_anything_is_fetched(example_copy, monkeypatch, command,
+                                                                              where):
+    """Each command that fetches, then writes what it fetched, searched (every page of every source, minutes and an
+    API's quota) before its transaction met the read-only folder; the folders its write needs are tried first."""
+    import httpx
+
+    from sitegen import commands
+    from sitegen.review.models import Strategy
+    from sitegen.sources.settings import SourceSettings
+
+    requests: list[httpx.Request] = []
+    transport = httpx.MockTransport(lambda request: requests.append(request) or httpx.Response(500))
+    settings = SourceSettings(max_records=10)
+    run = {"monitor-add": lambda: commands.add_monitor(example_copy, "watch", [Strategy(source="openalex", query="x")],
+                                                       "2026-06-01T00:00:00Z", settings=settings, transport=transport),
+           "update": lambda: commands.update(example_copy, "2026-06-01T00:00:00Z", settings=settings,
+                                             transport=transport),
+           "verify": lambda: commands.verify(example_copy, "2026-06-01T00:00:00Z", settings=settings,
+                                             transport=transport)}[command]
+    before = tree_bytes(example_copy)
+    read_only(monkeypatch, example_copy / where)
+    with pytest.raises(SitegenError, match="cannot be written.*nothing was written") as raised:
+        run()
+    monkeypatch.undo()
+    assert requests == [] and tree_bytes(example_copy) == before
+    assert str(example_copy / where).rstrip("/") in str(raised.value)

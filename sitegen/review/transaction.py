@@ -38,7 +38,15 @@ from pathlib import Path
 
 from sitegen.errors import LockHeld, SitegenError, shown_argument, shown_path
 from sitegen.review.parsing import walk
-from sitegen.review.write import atomic_write, fsync_dir, interrupts_held, is_temporary, named_as, written
+from sitegen.review.write import (
+    atomic_write,
+    fsync_dir,
+    interrupts_held,
+    is_temporary,
+    named_as,
+    probe_writable,
+    written,
+)
 
 JOURNAL = ".sitegen-transaction.json"
 STAGED = ".sitegen-new"
@@ -130,6 +138,22 @@ def _finish(root: Path, rels: list[str]) -> None:
         fsync_dir(folder)  # the renames are durable before the journal goes
     (root / JOURNAL).unlink(missing_ok=True)
     written.extend(root / rel for rel in rels)
+
+
+def refuse_unwritable(root: Path, folders: Iterable[str], before: str) -> None:
+    """Refuse, before a command does `before` (fetching from the network: minutes of work, requests counted
+    against an API's quota), a review whose transaction could not be written: one of `folders` (review-relative;
+    "" is the review folder, where the journal goes; one not there yet is created in its parent, probed as "")
+    refuses a new file, as a read-only mount or folder does."""
+    for rel in dict.fromkeys(("", *folders)):
+        folder = root / rel
+        if rel and not folder.is_dir():
+            continue
+        try:
+            probe_writable(folder)
+        except OSError as error:
+            raise SitegenError(f"{shown_path(folder)} cannot be written ({error.strerror or error}), so nothing was "
+                               f"{before}; nothing was written. Make it writable, then run this again") from None
 
 
 def not_a_review(root: Path) -> str | None:

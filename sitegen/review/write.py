@@ -297,6 +297,15 @@ def atomic_write_all(files: dict[Path, bytes | str]) -> None:
         fsync_dir(folder)
 
 
+def probe_writable(folder: Path) -> None:
+    """Create and remove an empty file in `folder` as `_staged` creates one (its name is a temporary file's, which
+    `recover` removes should the process be killed between the two), raising the OSError a write there would meet:
+    a read-only mount, a folder's permissions or immutable flag, as they are for this process."""
+    probe = folder / f".writable{_TEMPORARY_MARK}{secrets.token_hex(8)}"
+    os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+    os.unlink(probe)
+
+
 def _staged(path: Path, data: bytes | str, mode_from: Path) -> Path:
     """`data` written in full and fsynced to a new temporary file beside `path`, with `mode_from`'s mode.
     Only a file is ever replaced: renamed over a device (/dev/full, as root), a pipe or a socket, the new file
