@@ -37,6 +37,11 @@ WRONG_IN_THEMSELVES = [
     ("--encoding", ["dedupe", RIS, "--out", "{tmp}/sets.csv", "--encoding", "rot13"]),
     ("--encoding", ["import-decisions", "{review}", RIS, "--tool", "rayyan", "--reviewer", "a", "--encoding", ""]),
     ("--encoding", ["verify", "{review}", "--snapshots", "replay", "--bib", BIB, "--encoding", "zlib"]),
+    # Text encodings to Python, of no file's text: a domain name's, a string literal's escapes
+    ("--encoding", ["import", "{review}", RIS, "--at", LATER, "--encoding", "idna"]),
+    ("--encoding", ["dedupe", RIS, "--out", "{tmp}/sets.csv", "--encoding", "unicode_escape"]),
+    ("--encoding", ["import-decisions", "{review}", RIS, "--tool", "rayyan", "--reviewer", "a", "--encoding",
+                    "raw-unicode-escape"]),
     ("--reason", ["protocol", "amend", "{review}", "--at", LATER, "--reason", " "]),
     ("--source", ["import", "{review}", RIS, "--at", LATER, "--source", "Em\x07base"]),
     ("--source", ["import", "{review}", RIS, "--at", LATER, "--source", "   "]),  # a name in PRISMA nobody sees

@@ -9,7 +9,7 @@ import codecs
 import pytest
 from conftest import FIXTURES, ROOT, tree_bytes
 
-from sitegen.references import ReferenceProblem, read_references, sniff
+from sitegen.references import ReferenceProblem, read_references, sniff, text_codec
 from sitegen.references.records import entry_record
 from sitegen.text import counted
 
@@ -517,17 +517,31 @@ def test_a_scopus_book_chapter_exported_as_a_book_is_a_chapter_as_in_the_csv_exp
     assert entry_record(chapter).type == "chapter"  # Scopus writes it @book, with the book's title as `journal`
 
 
-def test_a_codec_refusing_a_file_without_naming_a_byte_is_reported_not_a_traceback(tmp_path, sitegen, example_copy):
-    # Punycode, a text encoding Python knows (of domain names), refuses a file's bytes with a bare UnicodeError
-    # (no byte named), which went up as a traceback from dedupe and import.
+def test_a_codec_of_no_files_text_is_refused_before_any_file_is_read(tmp_path, sitegen, example_copy):
+    # Punycode, a text encoding Python knows (of domain names), refused a file's bytes with a bare UnicodeError
+    # (no byte named), which went up as a traceback from dedupe and import; then it was read as an encoding whose
+    # text did not decode. It is no encoding of a file: the option is wrong in itself.
     encoding = "punycode"
     source = FIXTURES / "ris" / "example_full.ris"
     before = tree_bytes(example_copy)
     code, _, err = sitegen("dedupe", source, "--encoding", encoding, "--out", tmp_path / "sets.csv")
-    assert code == 1 and f"{source}:1: not {encoding} text; is the encoding right?" in err and "Traceback" not in err
-    assert not (tmp_path / "sets.csv").exists()
+    assert code == 2 and "not an encoding of text files" in err and "utf-8, utf-16, cp1252" in err, err
+    assert "Traceback" not in err and not (tmp_path / "sets.csv").exists()
     code, _, err = sitegen("import", example_copy, source, "--at", "2024-01-01T00:00:00Z", "--encoding", encoding)
-    assert code == 1 and f"{source}:1: not {encoding} text" in err and tree_bytes(example_copy) == before
+    assert code == 2 and "not an encoding of text files" in err and tree_bytes(example_copy) == before
+
+
+@pytest.mark.parametrize("encoding", ["idna", "punycode", "unicode_escape", "raw_unicode_escape", "charmap",
+                                      "undefined", "rot13", "base64", "hex", "klingon"])
+def test_only_encodings_of_text_files_are_codecs_of_text(encoding):
+    with pytest.raises(LookupError, match="cp1252"):
+        text_codec(encoding)
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "UTF-16LE", "latin-1", "windows-1252", "mac_roman", "cp437", "utf-7",
+                                      "shift_jis", "gb18030"])
+def test_the_encodings_files_are_written_in_are_codecs_of_text(encoding):
+    assert text_codec(encoding).name
 
 
 @pytest.mark.parametrize(("note", "pmid"), [

@@ -148,16 +148,26 @@ def _shows(line: str) -> bool:
 
 
 # How an .xlsx workbook (a zip archive) and an .xls one (an OLE2 compound file) begin.
+# Codecs Python lists as text encodings that no file's text is written in: a domain name's (idna, punycode), a Python
+# string literal's escapes (unicode_escape: "\\u00e9" read as "é", a byte above 0x7F as Latin-1), the generic
+# codec each single-byte table is made with (charmap, Latin-1 without one), and one that refuses everything.
+NOT_FILE_ENCODINGS = frozenset({"idna", "punycode", "unicode-escape", "raw-unicode-escape", "charmap", "undefined"})
+COMMON_ENCODINGS = "utf-8, utf-16, cp1252 (Windows), latin-1, mac-roman, cp437, shift_jis, gb18030, big5"
+
+
 def text_codec(encoding: str) -> codecs.CodecInfo:
     """The codec of the text encoding named `encoding`; LookupError saying why for a name Python does not know,
-    or for a codec from bytes to bytes (base64, zlib), which reads no text."""
+    for a codec from bytes to bytes (base64, zlib) or text to text (rot13), which reads no text, or for one that no
+    file's text is written in (`NOT_FILE_ENCODINGS`)."""
     try:
         codec = codecs.lookup(encoding)
     except LookupError:
-        codec = None
+        raise LookupError(f"{encoding!r} is not a text encoding Python knows (common ones: {COMMON_ENCODINGS})") \
+            from None
     # bytes.decode refuses such a codec by this flag (though only once there are bytes: b"".decode("base64") is "")
-    if codec is None or not getattr(codec, "_is_text_encoding", True):
-        raise LookupError(f"{encoding!r} is not a text encoding Python knows (latin-1, cp1252, ...)")
+    if not getattr(codec, "_is_text_encoding", True) or codec.name in NOT_FILE_ENCODINGS:
+        raise LookupError(f"{encoding!r} is not an encoding of text files (it is one of Python's codecs for other "
+                          f"data); common ones: {COMMON_ENCODINGS}")
     return codec
 
 
