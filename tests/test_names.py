@@ -140,6 +140,8 @@ def test_openalex_display_and_raw_names_agree():
     ("Hall, Joanne M., PhD, RN, FAAN", "Hall", "Joanne M.", None),  # CINAHL: credentials after the name
     ("Smith, J., M.D.", "Smith", "J.", None),
     ("King, Martin Luther, Jr., PhD", "King", "Martin Luther", "Jr."),
+    ("Doe, Jr.,", "Doe", None, "Jr."),  # BibTeX's "von Last, Jr, First" with no First
+    ("van der Berg, , III", "van der Berg", None, "III"),  # RIS's "Last, First, Suffix" with no First
 ])
 def test_name_shapes(text, family, given, suffix):
     assert split_name(text) == CslName(family=family, given=given, suffix=suffix)
@@ -158,6 +160,8 @@ def test_name_shapes(text, family, given, suffix):
     "Li, X, Ma",  # and a family name is no credential ("MA" would be)
     "Smith, John and Jones, Kim",
     "R2-D2 Astromech",
+    "Smith, John,",  # a comma left after a name: no suffix where it stands
+    "Smith, , John",
 ])
 def test_what_is_not_one_persons_name_stays_literal(text):
     assert split_name(text) == CslName(literal=text)

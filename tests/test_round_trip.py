@@ -787,8 +787,8 @@ PAGES = (st.builds(lambda first, last: f"{first}-{last}", PAGE_NUMBERS, PAGE_NUM
     lambda page: as_range(page) == page and page.lower() not in NO_VALUE_IN["pages"])
 NAME_WORDS = st.sampled_from(["Doe", "Jane", "van der Berg", "O'Brien", "Müller", "NA", "n.d.", "Ortega y Gasset",
                               "J.", "Anne-Marie", "Li", "İnce"])
-# A suffix only beside given names: a family name and a suffix alone ("Doe, Jr.") come back as one literal name.
-PEOPLE = st.builds(lambda family, given, suffix: CslName(family=family, given=given, suffix=suffix and given and suffix),
+# A suffix beside given names or without them (a family name and a suffix alone came back as one literal name).
+PEOPLE = st.builds(lambda family, given, suffix: CslName(family=family, given=given, suffix=suffix),
                    NAME_WORDS, NAME_WORDS | st.none(), st.sampled_from([None, "Jr.", "III"]))
 RECORDS = st.builds(
     lambda title, container, volume, issue, page, abstract, author, year: Record(
@@ -807,6 +807,8 @@ CARRIED = ("title", "container_title", "volume", "issue", "page", "abstract", "a
                        issue="Forthcoming", page="-2", abstract="n/a"))
 @example(record=Record(id="10.1000/x", DOI="10.1000/x", title="T", page="trailing -"))
 @example(record=Record(id="10.1000/x", DOI="10.1000/x", title="T", page="ENEURO.0284--16"))
+@example(record=Record(id="10.1000/x", DOI="10.1000/x", title="T",
+                       author=[CslName(family="van der Berg", suffix="Jr."), CslName(family="Doe", suffix="III")]))
 def test_any_record_comes_back_from_every_export_as_it_was(format, record):
     # Every text a record holds as an import holds it (a title or a volume "NA", a page "-2", a BibTeX or RIS
     # token, a dash run), through each export and back, is the text it was, on every field the format carries.

@@ -9,7 +9,7 @@ The rules are BibTeX's ("First von Last", "von Last, First", "von Last, Jr, Firs
 widened for what bibliographic sources really write:
 
 - "Family, Given" and "Family, Given, Jr." as written by reference managers, and "Family," for a
-  family name with no given names, kept whole;
+  family name with no given names, kept whole ("Family, Jr.," and "Family, , Jr." with a suffix);
 - particles start the family name: lower-case ones anywhere after the first word
   ("Jan van der Berg", "Maria dos Santos"), capitalised ones only directly before
   the last word ("Vincenzo Di Marzo");
@@ -148,6 +148,10 @@ def split_name(display: str) -> CslName:
     if alone:
         return CslName(family=text)
     parts = [part.strip() for part in text.split(",")]
+    if len(parts) == 3 and parts[0] and "" in parts[1:] and _is_suffix(parts[1] or parts[2]):
+        # A family name and a suffix with no given names: BibTeX's "von Last, Jr, First" and RIS's "Last, First,
+        # Suffix" with the First left empty ("Doe, Jr.," and "Doe, , Jr.", as sitegen's exports write it)
+        return CslName(family=parts[0], suffix=parts[1] or parts[2])
     if not all(parts):
         return literal
     # Credentials after "Family, Given" each after a comma, as CINAHL writes nurses' names ("Hall, Joanne M., PhD,

@@ -204,6 +204,8 @@ def _name(name: Any, line: int) -> str:
     suffix = _text(name.get("suffix"))
     if not given and not suffix:
         return f"{family},"  # a family name alone, kept whole ("van der Berg" alone would be split)
+    if not given:
+        return f"{family}, {suffix},"  # "von Last, Jr, First" with no First: "Doe, Jr." would read as one name
     return ", ".join(part for part in (family, suffix, given) if part)
 
 

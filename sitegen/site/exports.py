@@ -137,9 +137,10 @@ def written_name(name: CslName) -> str:
     """A name as RIS and the records CSV write it: "Family, Given" ("Family, Given, Suffix"), an organisation
     whole, and a family name with no given names as "Family,", which readers keep whole (Zotero as a one-field
     name, EndNote as it writes an organisation, sitegen as the family name): "van der Berg" or "Garcia Marquez"
-    alone would be read as a given name and a family name."""
-    if name.family and not name.given and not name.suffix:
-        return f"{name.family},"
+    alone would be read as a given name and a family name. With a suffix, the given names are left empty in
+    their place ("Family, , Suffix"): "Doe, Jr." reads as one name, as "Martin Luther King, Jr." does."""
+    if name.family and not name.given:
+        return f"{name.family}, , {name.suffix}" if name.suffix else f"{name.family},"
     return name.display()
 
 
