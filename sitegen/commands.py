@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sitegen.errors import OptionInvalid, OutputFileRefused, ReviewInvalid, SitegenError, shown_path
-from sitegen.files import cannot_read, read_file
+from sitegen.errors import OptionInvalid, OutputFileRefused, ReviewInvalid, SitegenError, cannot_read, shown_path
+from sitegen.files import read_file
 from sitegen.living import protocol, state, versions
 from sitegen.living.checks import UNANCHORED, ledger_problems
 from sitegen.living.duplicates import Suggestion, suggestions

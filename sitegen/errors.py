@@ -111,6 +111,12 @@ def shown_path(path: str | os.PathLike[str]) -> str:
     return '"' + "".join(_escaped(char) if _hidden(char) else char for char in text) + '"'
 
 
+def cannot_read(path: str | os.PathLike[str], error: OSError) -> str:
+    """How every message says a file given to sitegen could not be read: its path and why, as the system says it
+    (an OSError's own text repeats its number and the path: "[Errno 22] …: '/tmp/x.bib'")."""
+    return f"{shown_path(path)}: cannot be read ({error.strerror or error})"
+
+
 def shown_argument(path: str | os.PathLike[str]) -> str:
     """A path as a command a message suggests names it (`run `sitegen recover DIR``): as `shown_path` shows it,
     in single quotes when a shell would read it as more than one word or expand it (a space, `$`, `*`, `'`),

@@ -12,8 +12,6 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from sitegen.errors import shown_path
-
 # The largest file sitegen reads from outside a review (a reference export, a screening tool's decisions, a
 # draft): exports of a database search run to tens of MB; reading one takes several times its size in memory.
 INPUT_LIMIT = 512 * 1_000_000
@@ -51,12 +49,6 @@ def read_chunks(path: Path, limit: int = INPUT_LIMIT, *, whole: bool = False) ->
                 raise OSError(errno.EFBIG, f"larger than the {limit / 1e6:,.0f} MB a file given to sitegen may be",
                               str(path))
             yield part
-
-
-def cannot_read(path: Path, error: OSError) -> str:
-    """How every message says a file given to sitegen could not be read: its path and why, as the system says it
-    (an OSError's own text repeats its number and the path: "[Errno 22] …: '/tmp/x.bib'")."""
-    return f"{shown_path(path)}: cannot be read ({error.strerror or error})"
 
 
 def utf16_order(data: bytes) -> str | None:

@@ -31,8 +31,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from sitegen.errors import OptionInvalid, SitegenError, shown_path
-from sitegen.files import cannot_read
+from sitegen.errors import OptionInvalid, SitegenError, cannot_read, shown_path
 from sitegen.living.ledger import append, given_search_id, given_text
 from sitegen.living.merge import integrate
 from sitegen.living.update import check_run_time, decided, matched_rows, require_lock

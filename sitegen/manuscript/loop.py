@@ -21,8 +21,8 @@ import httpx
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from sitegen.errors import EXIT_INCOMPLETE, OptionInvalid, SitegenError, shown_path
-from sitegen.files import cannot_read, read_file
+from sitegen.errors import EXIT_INCOMPLETE, OptionInvalid, SitegenError, cannot_read, shown_path
+from sitegen.files import read_file
 from sitegen.manuscript import bib, claims
 from sitegen.records.matching import SAME_TITLE, record_work, title_score
 from sitegen.records.model import Record

@@ -18,8 +18,7 @@ from pathlib import Path
 
 import httpx
 
-from sitegen.errors import OptionInvalid, SitegenError, shown_argument, shown_path
-from sitegen.files import cannot_read
+from sitegen.errors import OptionInvalid, SitegenError, cannot_read, shown_argument, shown_path
 from sitegen.living.facts import ReviewFacts
 from sitegen.living.ledger import append, check_event_time, given_time
 from sitegen.records.model import Record
