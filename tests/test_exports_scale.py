@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
 from sitegen.records.model import CONTROL_CHARACTER, CslName, Record, RecordMeta, model_data
+from sitegen.records.pages import _PAGE, first_and_last, range_parts
 from sitegen.references.table import LINE_BREAK
 from sitegen.site import exports
 from sitegen.site.exports import (
@@ -64,6 +65,39 @@ def test_no_records_write_what_they_wrote():
 def test_one_line_relies_on_split_breaking_where_regex_white_space_does():
     assert re.findall(r"\s", ALL_CHARACTERS) == [char for char in ALL_CHARACTERS if char.isspace()]
     assert set(exports._OTHER_SPACES) == {char for char in ALL_CHARACTERS if char.isspace()} - {" "}
+
+
+def test_the_quick_paths_rely_on_unprintable_white_space_and_line_breaks():
+    # one_line takes a printable value for one without other white space, and the CSV a printable row for one
+    # without a line break.
+    assert not [char for char in ALL_CHARACTERS if char.isspace() and char != " " and char.isprintable()]
+    assert not [char for char in LINE_BREAK if char.isprintable()]
+
+
+def test_name_parts_rely_on_no_other_character_matching_and():
+    # _name_part looks for "and" in the lower-cased text before _AND's case-blind search.
+    assert [char for char in ALL_CHARACTERS if re.fullmatch("[and]", char, re.IGNORECASE)] == list("ADNadn")
+
+
+def test_latex_escapes_hold_no_other_special_character_escaped_on_its_own():
+    # _substituted replaces those characters one after another: no escape may hold another.
+    assert not [(special, char) for special in exports._ALONE_SPECIALS for char in exports._ALONE_SPECIALS
+                if char != special and char in exports._LATEX_SPECIALS[special]]
+
+
+def earlier_first_and_last(page: str | None) -> tuple[str, str]:
+    if not page:
+        return "", ""
+    written = page.strip()
+    parts = range_parts(written)
+    if len(parts) == 2 and all(_PAGE.fullmatch(part) for part in parts):
+        return parts[0], parts[1]
+    return (parts[0] if len(parts) == 1 else written), ""
+
+
+@given(st.lists(st.sampled_from([*"0123456789- \t-–—aZiv", "٣", "--"]), max_size=12).map("".join))
+def test_pages_read_as_before(page):
+    assert first_and_last(page) == earlier_first_and_last(page)
 
 
 # --------------------------------------------------------------------------- the earlier implementations

@@ -24,8 +24,9 @@ import json
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
-from functools import partial
+from functools import cache, partial
 from itertools import chain
+from operator import methodcaller
 
 from sitegen.records.ids import arxiv_address
 from sitegen.records.model import CslName, Record
@@ -76,7 +77,20 @@ def csv_lines(header: list[str], rows: Iterable[list[str]]) -> Iterator[str]:
     empty row an empty line), which goes char by char, five times slower than str.replace.
     """
     for row in chain([header], rows):
-        yield '"' + '","'.join(safe_cell(cell).replace('"', '""') for cell in row) + '"\n' if row else "\n"
+        yield _csv_line(row) if row else "\n"
+
+
+def _csv_line(row: list[str]) -> str:
+    # Most rows need neither the formula guard nor a quote doubled: a few calls over the whole row, in C, tell,
+    # where a call or two per cell cost more than the writing (issue 14). A printable row breaks no line
+    # (LINE_BREAK's characters are unprintable), so only the start of a cell can need the guard.
+    joined = "".join(row)
+    if joined.isprintable() and '"' not in joined and not any(map(_starts_guarded, row)):
+        return '"' + '","'.join(row) + '"\n'
+    return '"' + '","'.join([safe_cell(cell).replace('"', '""') for cell in row]) + '"\n'
+
+
+_starts_guarded = methodcaller("startswith", tuple(_GUARDED_STARTS))
 
 
 def _joined(parts: Iterable[str], separator: str) -> Iterator[str]:
@@ -90,8 +104,11 @@ def one_line(value: str) -> str:
 
     str.split() splits at each character re's \\s matches (str.isspace), every LINE_BREAK among them.
     """
-    if len(value) > _LONG and not _holds_any(value, _OTHER_SPACES) and "  " not in value \
-            and value[0] != " " and value[-1] != " ":
+    if "  " not in value and value[:1] != " " and value[-1:] != " " and (
+            # Every white-space character but the space is unprintable (tests/test_exports_scale.py), so a
+            # printable value holds no other: isprintable() tells in one call, where a short value's 25 scans for
+            # _OTHER_SPACES would cost more in calls than in scanning. A long value's scans cost less.
+            not _holds_any(value, _OTHER_SPACES) if len(value) > _LONG else value.isprintable()):
         return value
     return " ".join(value.split())
 
@@ -141,6 +158,8 @@ def written_name(name: CslName) -> str:
     their place ("Family, , Suffix"): "Doe, Jr." reads as one name, as "Martin Luther King, Jr." does."""
     if name.family and not name.given:
         return f"{name.family}, , {name.suffix}" if name.suffix else f"{name.family},"
+    if name.family and name.given and not name.suffix and not name.literal:  # most names, as display() writes
+        return f"{name.family}, {name.given}"                                # them, without its calls
     return name.display()
 
 
@@ -160,6 +179,8 @@ def updates_statements(record: Record) -> list[str]:
     """The notices against the work, then its reinstatements, each in words with its identifiers and, where known,
     its date (and a reinstatement the retraction it lifted): read back without the dates, a retraction notice beside
     the work would retract it again (see `references.fields`)."""
+    if not record.custom.updates and not record.custom.reinstatements:  # most records: no list of lists to make
+        return []
     return [*(update_statement(update.kind, update.doi, update.pmid, update.date) for update in record.custom.updates),
             *(update_statement("reinstatement", reinstatement.doi, reinstatement.pmid, reinstatement.date, reinstatement.retracted_on)
               for reinstatement in record.custom.reinstatements)]
@@ -250,15 +271,16 @@ def records_csv_parts(records: list[Record], status: dict[str, tuple[str, str]],
     keys = keys if keys is not None else citation_keys(records)
 
     def row(record: Record) -> list[str]:
-        ids = record.identifiers()
+        custom = record.custom
         title_abstract, full_text = status.get(record.id, ("", ""))
+        # The identifiers as `Record.identifiers` gives them, without making its dictionary for each record
         return [record.id, record.title, authors_text(record), str(record.year or ""),
                 record.container_title or "", record.volume or "", record.issue or "", record.page or "",
-                ids.get("doi", ""), ids.get("pmid", ""), ids.get("pmcid", ""), ids.get("openalex", ""),
-                ids.get("arxiv", ""), record.URL or "", "yes" if record.custom.retracted else "no",
+                record.DOI or "", record.PMID or "", record.PMCID or "", custom.openalex or "",
+                custom.arxiv or "", record.URL or "", "yes" if custom.retracted else "no",
                 title_abstract, full_text, record.abstract or "", keys[record.id], record.type,
-                iso_date(_date_parts(record)), "; ".join(kind for kind in record.custom.publication_types
-                                                         if ";" not in kind),
+                _iso_date(tuple(_date_parts(record))),
+                "; ".join([kind for kind in custom.publication_types if ";" not in kind]),
                 joined_statements(updates_statements(record)), joined_statements(notice_of_statements(record))]
 
     return csv_lines(CSV_COLUMNS, map(row, records))
@@ -390,13 +412,35 @@ def latex_text(value: str) -> str:
     "@" needs no escape: inside a braced value it starts nothing.
     """
     text = one_line(value)
-    if len(text) > _LONG and not _holds_any(text, _LATEX_SPECIALS) and not _holds_any(text, _LIGATURES):
-        return text
+    if len(text) > _LONG:  # an abstract: a scan for each character, in C, is quicker than a regex's search
+        return _substituted(text) if _holds_any(text, _LATEX_SPECIALS) or _holds_any(text, _LIGATURE_MARKS) \
+            else text
     return _escaped(text)
 
 
 def _escaped(text: str) -> str:
-    return _LIGATURE.sub("{}", _LATEX_SPECIAL.sub(_latex_escape, text))
+    return _substituted(text) if _TO_ESCAPE.search(text) else text  # most short values: one search, no copy
+
+
+# What `_substituted` changes: a special character, or a ligature's pair (an escape makes no pair, so those of the
+# escaped text are the text's own).
+_TO_ESCAPE = re.compile(f"{_LATEX_SPECIAL.pattern}|{'|'.join(map(re.escape, _LIGATURES))}")
+# A character every ligature's pair holds.
+_LIGATURE_MARKS = ("`", "''")
+# The escape of each of these holds none of the others, so each can be replaced on its own, in turn. Those of a
+# backslash and the braces hold backslashes and braces: a text with any of those is escaped in one pass, by the regex.
+_ALONE_SPECIALS = tuple(char for char in _LATEX_SPECIALS if char not in "\\{}")
+
+
+def _substituted(text: str) -> str:
+    """The text with its special characters escaped and its ligatures' pairs broken."""
+    if _holds_any(text, "\\{}"):
+        text = _LATEX_SPECIAL.sub(_latex_escape, text)
+    else:  # str.replace for each character there is ("54%"), where a regex's sub is slow to scan
+        for char in _ALONE_SPECIALS:
+            if char in text:
+                text = text.replace(char, _LATEX_SPECIALS[char])
+    return _LIGATURE.sub("{}", text) if _holds_any(text, _LIGATURE_MARKS) else text
 
 
 def _latex_escape(match: re.Match[str]) -> str:
@@ -445,7 +489,9 @@ def _verbatim(value: str) -> str:
 
 def _name_part(value: str) -> str:
     # latex_text's work without its calls, which cost more than the work on a name: a record has many names.
-    text = _AND.sub(_braced, _escaped(" ".join(value.split())))
+    text = _escaped(" ".join(value.split()))
+    if "and" in text.lower():  # _AND's matches are "and" in any case (no other character folds to a, n or d)
+        text = _AND.sub(_braced, text)
     return f"{{{text}}}" if "," in text else text
 
 
@@ -497,6 +543,12 @@ def _bibtex_entry(record: Record, key: str) -> str:
     )
     body = "".join([f"  {name} = {{{value}}},\n" for name, value in fields if value])
     return f"@{entry_type}{{{key},\n{body}}}\n"
+
+
+# Records share few dates (at most one a day), each written as an ISO date many times over: once is enough.
+@cache
+def _iso_date(parts: tuple[int, ...]) -> str:
+    return iso_date(parts)
 
 
 def _date_parts(record: Record) -> list[int]:
