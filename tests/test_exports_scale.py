@@ -211,3 +211,9 @@ def test_names_and_csl_json_as_before(record):
                    else f"{family}, {given_name}" if given_name
                    else f"{{{family}}}" if " " in family and not family[:1].islower() else family)
         assert bibtex_name(split_name) == earlier
+
+
+@pytest.mark.parametrize("key", ["krab2008simvastatin-2", 'a"b\\c', "Ü\u2028\x7f"])
+def test_csl_json_writes_any_key_as_before(key):
+    record = GOLDEN_RECORDS[0]
+    assert records_csl_json([record], {record.id: key}) == earlier_csl_json([record], {record.id: key})

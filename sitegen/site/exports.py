@@ -589,8 +589,12 @@ def records_csl_json_parts(records: list[Record], keys: dict[str, str] | None = 
     yield "\n]\n"
 
 
+_PLAIN_KEY = re.compile("[a-z0-9-]+")
+
+
 def _csl_json_item(record: Record, key: str) -> str:
     # A record's JSON object always has fields, so ends in "\n}"; a line break inside a value is escaped.
     item = record.model_dump_json(indent=2, by_alias=True, exclude_none=True)
-    quoted_key = json.dumps(key, ensure_ascii=False)
+    # A key citation_keys makes ([a-z0-9], "-n") is written as json.dumps writes it, without its call.
+    quoted_key = f'"{key}"' if _PLAIN_KEY.fullmatch(key) else json.dumps(key, ensure_ascii=False)
     return f'{item[:-2]},\n  "citation-key": {quoted_key}\n}}'.replace("\n", "\n  ")
