@@ -108,7 +108,8 @@ def one_line(value: str) -> str:
             # Every white-space character but the space is unprintable (tests/test_exports_scale.py), so a
             # printable value holds no other: isprintable() tells in one call, where a short value's 25 scans for
             # _OTHER_SPACES would cost more in calls than in scanning. A long value's scans cost less.
-            not _holds_any(value, _OTHER_SPACES) if len(value) > _LONG else value.isprintable()):
+            not _holds_any(value, _ASCII_OTHER_SPACES if value.isascii() else _OTHER_SPACES) if len(value) > _LONG
+            else value.isprintable()):
         return value
     return " ".join(value.split())
 
@@ -118,6 +119,8 @@ def one_line(value: str) -> str:
 _LONG = 200
 # Every white-space character but the space; none lies above U+3000, the ideographic space.
 _OTHER_SPACES = tuple(char for char in map(chr, range(0x3001)) if char.isspace() and char != " ")
+# Those an ASCII text can hold (isascii() is no scan: a string knows whether it is ASCII).
+_ASCII_OTHER_SPACES = tuple(char for char in _OTHER_SPACES if char.isascii())
 
 
 def _holds_any(text: str, characters: Iterable[str]) -> bool:
