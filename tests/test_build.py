@@ -435,3 +435,26 @@ def test_the_protocols_markdown_headings_sit_below_the_pages_one_h1():
         ("h2", "Protocol"), ("h3", "Search"), ("h4", "Deep"), ("h3", "Back")]
     first = lxml_html.fragment_fromstring(str(render_markdown("### Opening deep\n\n#### Under it")), create_parent="div")
     assert [h.tag for h in first.iter("h2", "h3", "h4", "h5")] == ["h2", "h3"]
+
+
+def test_the_sites_licence_is_the_reviews_own_text_and_each_source_is_named_with_its_terms(example_site):
+    # Record pages show abstracts as the providers sent them, most of them the publishers' copyright (Europe PMC and
+    # NLM say so); a footer saying "Content licence: CC0-1.0" alone put the review's licence on them. A literature
+    # workspace called on providers without recording whose terms their data comes under; sitegen's registry holds
+    # each provider's terms, and every page names those of the review's sources.
+    from sitegen.records.providers import PROVIDERS
+
+    assert all(info.terms.startswith("https://") for info in PROVIDERS.values())
+    config = yaml.safe_load((EXAMPLE / "review.yaml").read_text(encoding="utf-8"))
+    pages = [example_site / "index.html", next((example_site / "records").glob("*.html"))]
+    for page in pages:
+        footer = lxml_html.fromstring(page.read_bytes()).find(".//footer")
+        said = " ".join(footer.text_content().split())
+        assert f"Content licence: {config['licence']}, for the review's own text." in said, page
+        assert "stay under their owners' copyright" in said, page
+        links = {a.text_content(): a.get("href") for a in footer.iter("a")}
+        for source in config["sources"]:
+            assert links[PROVIDERS[source].label] == PROVIDERS[source].terms, page
+    rights = etree.parse(str(example_site / "feed.xml")).find(f"{{{ATOM_NAMESPACE}}}rights").text
+    assert rights.startswith(f"Content licence: {config['licence']}, for the review's own text;")
+    assert "under its owners' copyright" in rights

@@ -27,6 +27,9 @@ class ProviderInfo:
     name: str  # as written in files
     label: str  # as shown to people
     search_endpoint: str  # the only address a saved strategy's `endpoint` may name
+    # Where the provider says what its data may be reused under: what it sends (abstracts above all) is mostly its
+    # publishers' copyright, which the review's own licence does not cover. Every page names it for each source.
+    terms: str
     # The identifier namespaces the provider files works under (its own ids for them): a work it returns again
     # under one of them is the work it returned before, whatever else it now says of it (a corrected DOI).
     own_ids: tuple[str, ...] = ()
@@ -38,12 +41,15 @@ PROVIDERS: dict[str, ProviderInfo] = {info.name: info for info in (
     # OpenAlex files a preprint and its journal version under one W id, and arXiv's DOI names the journal version
     # of a preprint: under either, another DOI may be another report of the study, which the review must see as a
     # record of its own (identity decides: new, and a probable pair). A PMID or PMCID names one article.
-    ProviderInfo("openalex", "OpenAlex", "https://api.openalex.org/works"),
+    ProviderInfo("openalex", "OpenAlex", "https://api.openalex.org/works",
+                 "https://help.openalex.org/hc/en-us/articles/24397285563671-About-the-data"),
     ProviderInfo("europepmc", "Europe PMC", "https://www.ebi.ac.uk/europepmc/webservices/rest/search",
-                 ("pmid", "pmcid")),
-    ProviderInfo("pubmed", "PubMed", "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/esearch.fcgi", ("pmid",)),
-    ProviderInfo("crossref", "Crossref", "https://api.crossref.org/works"),  # its id for a work is the DOI itself
-    ProviderInfo("arxiv", "arXiv", "https://export.arxiv.org/api/query"),
+                 "https://europepmc.org/Copyright", ("pmid", "pmcid")),
+    ProviderInfo("pubmed", "PubMed", "https://eutils.ncbi.nlm.nih.gov/entrez/eutils/esearch.fcgi",
+                 "https://www.nlm.nih.gov/databases/download.html", ("pmid",)),
+    ProviderInfo("crossref", "Crossref", "https://api.crossref.org/works",  # its id for a work is the DOI itself
+                 "https://www.crossref.org/documentation/retrieve-metadata/rest-api/rest-api-metadata-license-information/"),
+    ProviderInfo("arxiv", "arXiv", "https://export.arxiv.org/api/query", "https://info.arxiv.org/help/api/tou.html"),
 )}
 SOURCES = tuple(PROVIDERS)
 # pydantic needs the names as a Literal type; it lists exactly the registry's names (a test checks).
@@ -56,6 +62,11 @@ MERGE_PRIORITY = ("pubmed", "europepmc", "crossref", "openalex", "arxiv")
 def label(source: str) -> str:
     """The display name of a provider; any other source (one an imported file names) by its own name."""
     return PROVIDERS[source].label if source in PROVIDERS else source
+
+
+def terms(source: str) -> str:
+    """Where a provider says what its data may be reused under."""
+    return PROVIDERS[source].terms
 
 
 def kind(source: str) -> Kind:

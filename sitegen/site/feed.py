@@ -57,7 +57,8 @@ def atom_feed(history: VersionHistory, config: ReviewConfig, views: dict[str, Re
         element(element(feed, "author"), "name", author.name)
     element(feed, "link", rel="self", type="application/atom+xml", href=href(FEED_PATH))
     element(feed, "link", rel="alternate", type="text/html", href=href("index.html"))
-    element(feed, "rights", f"Content licence: {config.licence}")
+    element(feed, "rights", f"Content licence: {config.licence}, for the review's own text; bibliographic data stays "
+                            "under its owners' copyright and its sources' terms")
     element(feed, "generator", "sitegen", version=sitegen.__version__)
     still_included = set(history.current.included)
     for version, log in reversed(list(zip(history.versions, history.changelogs, strict=True))):

@@ -13,7 +13,7 @@ from markdown_it.token import Token
 from markupsafe import Markup, escape
 
 import sitegen
-from sitegen.records.providers import label
+from sitegen.records.providers import label, terms
 from sitegen.review.models import utc_day, utc_minute
 from sitegen.text import counted, xml_safe
 
@@ -158,6 +158,7 @@ def environment() -> jinja2.Environment:
     env.filters["plain"] = markdown_plain  # ... in a <title> or an attribute
     env.globals["sitegen_version"] = sitegen.__version__
     env.globals["provider_label"] = label
+    env.globals["provider_terms"] = terms
     env.globals["studies_phrase"] = studies_phrase
     env.globals["counted"] = counted
     env.filters["day"] = utc_day
