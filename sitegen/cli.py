@@ -1007,12 +1007,13 @@ def import_decisions(directory: Path, source: Path, tool: str, reviewer: str, st
     report = commands.import_decisions(directory, source, tool, reviewer, stage, decision, rayyan_reviewer, encoding)
     for kind, items in (("undecided", report.undecided), ("unmatched", report.unmatched),
                         ("ambiguous", report.ambiguous), ("conflict", report.conflicts),
-                        ("refused", report.refused), ("reason not mapped", report.unmapped_reasons),
-                        ("other reasons", report.other_reasons)):
+                        ("repeated", report.repeated), ("refused", report.refused),
+                        ("reason not mapped", report.unmapped_reasons), ("other reasons", report.other_reasons)):
         for item in items:
             click.echo(f"{shown_path(source)}:{item.line}: {kind}: {item.why}" + (f" ({item.title[:80]})" if item.title else ""))
     click.echo(f"{counted(report.rows, 'row')}: {report.matched} matched, {len(report.written)} written to {shown_path(report.path)}, "
-               f"{report.already} already there, {len(report.unmatched)} unmatched, {len(report.ambiguous)} "
+               f"{report.already} already there, {len(report.repeated)} repeating another row, "
+               f"{len(report.unmatched)} unmatched, {len(report.ambiguous)} "
                f"ambiguous, {len(report.conflicts)} conflicting, {len(report.refused)} refused by the screening "
                f"rules, {len(report.undecided)} without a decision")
     if not report.rows:  # an export of a header alone (a tool's empty export, a wrong file): nothing to import

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -388,6 +389,36 @@ def test_rows_of_one_export_that_disagree_write_neither(example_copy, sitegen, t
     assert f"{export}:2: conflict: {chosen}: line 3 of the export says 'exclude', this row 'include'; neither was " \
            "written" in out
     assert f"{export}:4: conflict: {chosen}: rows of the export disagree on it" in out
+
+
+def _summary_adds_up(out: str) -> bool:
+    """Whether the import's last line accounts for every matched row once: written, already there, repeating
+    another row, conflicting or refused."""
+    counts = dict((name, int(n)) for n, name in re.findall(
+        r"(\d+) (matched|written|already there|repeating another row|conflicting|refused)", out.splitlines()[-1]))
+    return counts["matched"] == sum(counts[name] for name in counts if name != "matched")
+
+
+def test_each_row_of_a_record_the_export_holds_twice_is_listed_and_counted_once(example_copy, sitegen, tmp_path):
+    # ASReview LAB keeps a duplicate the reviewer labelled twice, its DOI written another way. Every row not
+    # written is listed at its own line, and no row is counted as "already there" that the file does not hold.
+    records = _records(example_copy)
+    twice, disputed = _screened_in(example_copy)[:2]
+    header = ["record_id", "title", "doi", "included"]
+    rows = [["0", records[twice]["title"], twice, "1"], ["1", records[twice]["title"], f"https://doi.org/{twice.upper()}", "1"],
+            ["2", records[disputed]["title"], disputed, "1"], ["3", records[disputed]["title"], disputed.upper(), "1"],
+            ["4", records[disputed]["title"], f"doi:{disputed}", "0"]]
+    export, status, out, err = _import(sitegen, example_copy, tmp_path, header, rows, "--tool", "asreview")
+    assert status == 0, err
+    assert _decisions(example_copy, f"{TA}/reviewer-c.csv") == {twice: ("include", "")}
+    assert f"{export}:3: repeated: {twice}: line 2 of the export decides it the same way" in out
+    assert all(f"{export}:{line}: conflict: {disputed}: " in out for line in (4, 5, 6)), out
+    assert "0 already there, 1 repeating another row" in out and "3 conflicting" in out
+    assert _summary_adds_up(out), out
+    # Imported again, each row is in the file or disputed: nothing is written and nothing is lost.
+    before = tree_bytes(example_copy)
+    export, status, out, _ = _import(sitegen, example_copy, tmp_path, header, rows, "--tool", "asreview")
+    assert status == 0 and tree_bytes(example_copy) == before and "2 already there" in out and _summary_adds_up(out)
 
 
 def test_a_changed_full_text_reason_is_a_conflict_not_a_decision_already_there(example_copy, sitegen, tmp_path):

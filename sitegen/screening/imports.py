@@ -107,6 +107,7 @@ class DecisionImport:
     matched: int = 0
     written: list[Decision] = field(default_factory=list)
     already: int = 0  # rows the decision file already held, with the same decision
+    repeated: list[Skipped] = field(default_factory=list)  # rows deciding as an earlier row of the export does
     undecided: list[Skipped] = field(default_factory=list)
     unmatched: list[Skipped] = field(default_factory=list)
     ambiguous: list[Skipped] = field(default_factory=list)
@@ -397,8 +398,7 @@ def import_decisions(review: Review, duplicates: dict[str, str], exported: list[
     existing = {row.decision.record_id: row.decision for row in review.decisions
                 if row.stage == stage and row.reviewer == reviewer}
     index = RecordIndex(review.records, duplicates)
-    new: dict[str, tuple[Decision, Skipped]] = {}
-    contradicted: set[str] = set()  # records two rows of the export decide otherwise: none of their rows is written
+    rows_of: dict[str, list[tuple[Decision, Skipped]]] = {}  # the export's rows of records the file does not decide
     for item in exported:
         skipped = Skipped(item.entry.line, item.entry.get("title"), "")
         if item.decision is None:
@@ -419,33 +419,19 @@ def import_decisions(review: Review, duplicates: dict[str, str], exported: list[
         report.matched += 1
         record_id = ids[0]
         decision = _decision(record_id, item, reasons, skipped, report)
-        if record_id in contradicted:
-            report.conflicts.append(dataclasses.replace(skipped, why=(
-                f"{record_id}: rows of the export disagree on it; none was written")))
-            continue
-        earlier = existing.get(record_id) or (new[record_id][0] if record_id in new else None)
+        earlier = existing.get(record_id)
         if earlier is None:
-            new[record_id] = (decision, skipped)
-        elif earlier.decision == decision.decision and (earlier.reason == decision.reason
-                                                         or not (earlier.reason and decision.reason)):
+            rows_of.setdefault(record_id, []).append((decision, skipped))
+        elif _agree([earlier, decision]):
             report.already += 1  # the same decision (a reason one of them does not give is no disagreement)
-            if record_id in new and decision.reason and not earlier.reason:
-                new[record_id] = (decision, skipped)  # the row that gives the reason is the one written
         else:
-            said = f"{earlier.decision!r}" + (f" ({earlier.reason})" if earlier.reason else "")
-            says = f"{decision.decision!r}" + (f" ({decision.reason})" if decision.reason else "")
-            if record_id in existing:
-                report.conflicts.append(dataclasses.replace(skipped, why=(
-                    f"{record_id}: the decision file says {said}, the export {says}; left as it was")))
-            else:  # two rows of the export disagree (a duplicate the tool kept): neither is the reviewer's word
-                first = new.pop(record_id)[1]
-                contradicted.add(record_id)
-                report.conflicts.append(dataclasses.replace(first, why=(
-                    f"{record_id}: line {skipped.line} of the export says {says}, this row {said}; neither "
-                    "was written")))
-    accepted = _acceptable(review, frozenset(duplicates), rel, stage, reviewer, list(new.values()), report)
+            report.conflicts.append(dataclasses.replace(skipped, why=(
+                f"{record_id}: the decision file says {_said(earlier)}, the export {_said(decision)}; left as it was")))
+    new = [row for rows in rows_of.values() if (row := _one_row(rows, report)) is not None]
+    accepted = _acceptable(review, frozenset(duplicates), rel, stage, reviewer, new, report)
     report.written = [decision for decision, _ in accepted]
-    report.refused.sort(key=lambda skipped: skipped.line)
+    for listed in (report.conflicts, report.repeated, report.refused):
+        listed.sort(key=lambda skipped: skipped.line)
     if not accepted:
         return report, None
     path = review.root / rel
@@ -454,6 +440,38 @@ def import_decisions(review: Review, duplicates: dict[str, str], exported: list[
     text = path.read_bytes().decode("utf-8") if path.exists() else ""
     return report, with_rows_added(text, DECISION_COLUMNS, [
         {"record_id": d.record_id, "decision": d.decision, "reason": d.reason, "note": d.note} for d, _ in accepted], rel)
+
+
+def _agree(decisions: list[Decision]) -> bool:
+    """Whether `decisions` are one decision: the same, with at most one reason among them (a reason one of them
+    does not give is no disagreement)."""
+    return len({d.decision for d in decisions}) == 1 and len({d.reason for d in decisions if d.reason}) <= 1
+
+
+def _said(decision: Decision) -> str:
+    return f"{decision.decision!r}" + (f" ({decision.reason})" if decision.reason else "")
+
+
+def _one_row(rows: list[tuple[Decision, Skipped]], report: DecisionImport) -> tuple[Decision, Skipped] | None:
+    """The row to write of an export's rows deciding one record (a duplicate the tool kept): the first giving a
+    reason, else the first, when they agree; each other row is reported as repeating it. When they disagree
+    none is the reviewer's word and each is reported as a conflict (the file's order must not decide)."""
+    record_id = rows[0][0].record_id
+    if _agree([decision for decision, _ in rows]):
+        chosen = next((row for row in rows if row[0].reason), rows[0])
+        report.repeated += [dataclasses.replace(skipped, why=(
+            f"{record_id}: line {chosen[1].line} of the export decides it the same way; that row is the one taken"))
+            for decision, skipped in rows if skipped is not chosen[1]]
+        return chosen
+    (first, at), other = rows[0], next((d, s) for d, s in rows if not _agree([rows[0][0], d]))
+    report.conflicts.append(dataclasses.replace(at, why=(
+        f"{record_id}: line {other[1].line} of the export says {_said(other[0])}, this row {_said(first)}; neither "
+        "was written")))
+    lines = ", ".join(str(skipped.line) for _, skipped in rows)
+    report.conflicts += [dataclasses.replace(skipped, why=(
+        f"{record_id}: rows of the export disagree on it (lines {lines}); none was written"))
+        for _, skipped in rows[1:]]
+    return None
 
 
 def _decision(record_id: str, item: Exported, reasons: dict[str, str], skipped: Skipped,
