@@ -500,6 +500,25 @@ def test_covidences_own_export_of_excluded_studies_gives_the_reason_in_its_notes
     assert "Exclusion reason" not in (example_copy / f"{FT}/reviewer-c.csv").read_text()
 
 
+COVIDENCE_EXCLUDED = FIXTURES / "covidence" / "excluded_full_text.csv"
+
+
+def test_covidences_export_of_excluded_studies_is_never_read_as_inclusions(example_copy, sitegen):
+    # --decision include, given for the wrong file: each row names why it was excluded, so none is an inclusion.
+    before = tree_bytes(example_copy)
+    code, _, err = sitegen("import-decisions", example_copy, COVIDENCE_EXCLUDED, "--tool", "covidence",
+                           "--reviewer", "reviewer-c", "--stage", "full-text", "--decision", "include")
+    assert code == 1 and f"{COVIDENCE_EXCLUDED}:2: this row gives an exclusion reason (Non-rodent species)" in err
+    assert "nothing was written" in err and tree_bytes(example_copy) == before
+    # Read as what it is, the reasons the protocol names are written and the other is refused at full text.
+    code, out, err = sitegen("import-decisions", example_copy, COVIDENCE_EXCLUDED, "--tool", "covidence",
+                             "--reviewer", "reviewer-c", "--stage", "full-text")
+    assert code == 0, err
+    assert _decisions(example_copy, f"{FT}/reviewer-c.csv") == {"10.1002/dev.21432": ("exclude", "non-rodent"),
+                                                                "10.1002/hipo.22095": ("exclude", "no-control-group")}
+    assert "'Wrong study design' is no exclusion reason of the protocol" in out
+
+
 def test_covidences_accession_number_is_the_pmid_of_a_reference_from_pubmed(example_copy, sitegen, tmp_path):
     # Covidence keeps the accession number of the database each reference came from: PubMed's is the PMID, the
     # only identifier of a row without a DOI. Another database's (Embase's ten digits) names no PubMed record.

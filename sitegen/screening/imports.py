@@ -151,9 +151,14 @@ COVIDENCE_REASON = re.compile(r"Exclusion reason:\s*([^;\n]*);?\s*", re.IGNORECA
 def _covidence(line: int, row: dict[str, str], decision: str, reason: str | None) -> Exported:
     notes = row.get("notes", "")
     if reason:
-        return Exported(_entry(line, row), decision, tuple(_split_reasons(row.get(reason, ""))), notes)
-    written = tuple(found.strip() for found in COVIDENCE_REASON.findall(notes) if found.strip())
-    return Exported(_entry(line, row), decision, written, COVIDENCE_REASON.sub("", notes).strip())
+        written, note = tuple(_split_reasons(row.get(reason, ""))), notes
+    else:
+        written = tuple(found.strip() for found in COVIDENCE_REASON.findall(notes) if found.strip())
+        note = COVIDENCE_REASON.sub("", notes).strip()
+    if written and decision == "include":  # the file is the export of excluded studies: its rows are no inclusions
+        raise ExportProblem(line, f"this row gives an exclusion reason ({'; '.join(written)}), but --decision "
+                                  "include says the file holds included studies: it is an export of excluded ones")
+    return Exported(_entry(line, row), decision, written, note)
 
 
 def _table(text: str) -> tuple[dict[str, int], list[tuple[int, dict[str, str]]]]:
