@@ -570,6 +570,20 @@ def test_an_export_whose_only_identifier_column_is_pubmed_id_is_an_export(exampl
     assert "no title, DOI or PMID column" not in err and "1 row" in out
 
 
+@pytest.mark.parametrize("separator_line", ["", "sep=;\r"])
+def test_an_export_whose_lines_end_in_cr_alone_is_read_by_its_own_separator(example_copy, sitegen, tmp_path,
+                                                                           separator_line):
+    # Excel for Mac's "CSV (Macintosh)" ends lines in CR alone; in German or French settings it separates
+    # columns with ';', and a title's own commas must not make the file read as comma-separated.
+    records = _records(example_copy)
+    chosen = next(i for i in _screened_in(example_copy) if "," in records[i]["title"])
+    export = tmp_path / "mac.csv"
+    export.write_bytes(f"{separator_line}Title;DOI;included\r{records[chosen]['title']};{chosen};1\r".encode())
+    code, out, err = sitegen("import-decisions", example_copy, export, "--tool", "asreview", "--reviewer", "reviewer-c")
+    assert code == 0, out + err
+    assert _decisions(example_copy, f"{TA}/reviewer-c.csv") == {chosen: ("include", "")}
+
+
 def test_excels_separator_line_before_the_header_is_read(example_copy, sitegen, tmp_path):
     # Excel writes "sep=;" as a first line where the separator is not the locale's.
     records = _records(example_copy)

@@ -165,9 +165,10 @@ def _table(text: str) -> tuple[dict[str, int], list[tuple[int, dict[str, str]]]]
     """The header (lower-cased column name -> place), and (line, row by column name) for each non-blank row;
     ExportProblem names the line. Columns are separated by commas, or by what the header is separated by
     where it holds none (a spreadsheet in German or French settings writes ';', ASReview's TSV a tab)."""
-    first, _, rest = text.partition("\n")
+    # The first line ends at any line break: Excel for Mac's "CSV (Macintosh)" ends its lines in CR alone.
+    first, rest = re.fullmatch(r"([^\r\n]*)(?:\r\n|\r|\n)?(.*)", text, re.DOTALL).groups()
     skipped = 0
-    if re.fullmatch(r"sep=(.)\r?", first):  # Excel's line naming the separator, before the header
+    if re.fullmatch(r"sep=(.)", first):  # Excel's line naming the separator, before the header
         delimiter, text, skipped = first[4], rest, 1
     else:
         delimiter = "," if "," in first else max(";\t", key=first.count) if (";" in first or "\t" in first) else ","
