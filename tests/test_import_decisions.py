@@ -519,6 +519,40 @@ def test_covidences_export_of_excluded_studies_is_never_read_as_inclusions(examp
     assert "'Wrong study design' is no exclusion reason of the protocol" in out
 
 
+SPREADSHEET = FIXTURES / "spreadsheet" / "screening_decisions.csv"
+
+
+def test_a_spreadsheets_decision_column_gives_each_rows_decision(example_copy, sitegen):
+    # A team's screening sheet saved by Excel (BOM, ';', CRLF) in Covidence's columns plus a Decision column:
+    # an included row is never written as an exclusion because the sheet has a reason column.
+    code, out, err = sitegen("import-decisions", example_copy, SPREADSHEET, "--tool", "covidence",
+                             "--reviewer", "reviewer-c")
+    assert code == 0, out + err
+    assert _decisions(example_copy, f"{TA}/reviewer-c.csv") == {
+        "10.1016/j.alcohol.2016.09.027": ("include", ""), "10.1016/j.bbi.2014.09.014": ("include", ""),
+        "10.1001/jama.300.3.287": ("exclude", "non-rodent"), "10.1002/dev.20542": ("exclude", "")}
+    assert f"{SPREADSHEET}:4: reason not mapped: 10.1002/dev.20542: 'Review article'" in out
+    assert f"{SPREADSHEET}:5: undecided: decision 'Maybe' is not Include or Exclude" in out
+    assert f"{SPREADSHEET}:6: undecided: its decision is empty" in out
+    assert sitegen("check", example_copy)[0] == 0
+
+
+@pytest.mark.parametrize(("header", "row", "options", "message"), [
+    (["Title", "DOI", "Reviewer 1 decision", "Reviewer 2 decision"], ["x", "10.1002/dev.20542", "Include", "Exclude"],
+     [], "1: 2 columns name a decision (reviewer 1 decision, reviewer 2 decision)"),
+    (["Title", "DOI", "Decision", "Exclusion reason"], ["x", "10.1002/dev.20542", "Include", "Non-rodent species"],
+     [], "2: this row gives an exclusion reason (Non-rodent species), but its decision is 'Include'"),
+    (["Title", "DOI", "Decision"], ["x", "10.1002/dev.20542", "Include"], ["--decision", "exclude"],
+     "2: its decision is 'Include', but --decision exclude says every row is one"),
+])
+def test_a_spreadsheet_whose_decisions_are_unclear_is_refused_whole(example_copy, sitegen, tmp_path, header, row,
+                                                                    options, message):
+    before = tree_bytes(example_copy)
+    export, code, _, err = _import(sitegen, example_copy, tmp_path, header, [row], "--tool", "covidence", *options)
+    assert code == 1 and f"{export}:{message}" in err and "nothing was written" in err, err
+    assert tree_bytes(example_copy) == before
+
+
 def test_covidences_accession_number_is_the_pmid_of_a_reference_from_pubmed(example_copy, sitegen, tmp_path):
     # Covidence keeps the accession number of the database each reference came from: PubMed's is the PMID, the
     # only identifier of a row without a DOI. Another database's (Embase's ten digits) names no PubMed record.

@@ -66,7 +66,7 @@ ASREVIEW_LABELS = ("asreview_label", "final_included", "label", "label_included"
 ACCESSION = "accession number"
 RAYYAN_DECISIONS = {"included": "include", "excluded": "exclude"}
 READ_COLUMNS = frozenset({*(name for names in COLUMNS.values() for name in names), *ASREVIEW_LABELS, "notes",
-                          "asreview_note", ACCESSION})  # and any column with "reason" in its name
+                          "asreview_note", ACCESSION})  # and any column with "reason" or "decision" in its name
 # Problems that are no one row's: importing is refused whole rather than row by row.
 WHOLE_REVIEW = {"protocol-unlocked"}
 
@@ -136,29 +136,56 @@ def read_export(text: str, tool: Tool, reviewer: str, decision: str | None = Non
         if label is None:
             raise ExportProblem(1, f"no label column ({' or '.join(ASREVIEW_LABELS)}): not an ASReview LAB export")
         return [_asreview(line, row, label) for line, row in rows]
-    reason = next((name for name in header if "reason" in name), None)
+    reason, given = _one_column(header, "reason"), _one_column(header, "decision")
     # Covidence's own export of excluded studies has no reason column: each row's Notes say "Exclusion reason: …;".
     in_notes = reason is None and bool(rows) and all(COVIDENCE_REASON.search(row.get("notes", "")) for _, row in rows)
-    if decision is None and reason is None and not in_notes:
+    if decision is None and reason is None and given is None and not in_notes:
         raise ExportProblem(1, "a Covidence export of included or excluded studies does not say which; "
                          "give --decision include or --decision exclude")
-    return [_covidence(line, row, decision or "exclude", reason) for line, row in rows]
+    return [_covidence(line, row, decision, reason, given) for line, row in rows]
+
+
+def _one_column(header: dict[str, int], word: str) -> str | None:
+    """The column whose name holds `word` (a spreadsheet's "Decision", "Exclusion reason"), None when none does;
+    several (one per reviewer: "Reviewer 1 decision", "Reviewer 2 decision") are refused: whose is not known."""
+    named = [name for name in header if word in name]
+    if len(named) > 1:
+        raise ExportProblem(1, f"{len(named)} columns name a {word} ({', '.join(named)}): which of them is the "
+                               "reviewer's is not known; keep that one alone")
+    return named[0] if named else None
+
+
+# A spreadsheet's decision column (a Covidence export holds one decision, said by --decision or its reasons).
+DECISION_WORDS = {"include": "include", "included": "include", "exclude": "exclude", "excluded": "exclude"}
 
 
 COVIDENCE_REASON = re.compile(r"Exclusion reason:\s*([^;\n]*);?\s*", re.IGNORECASE)
 
 
-def _covidence(line: int, row: dict[str, str], decision: str, reason: str | None) -> Exported:
+def _covidence(line: int, row: dict[str, str], decision: str | None, reason: str | None,
+               given: str | None) -> Exported:
+    """A row of a Covidence export (or of a spreadsheet in its columns): its decision is the row's own, in a
+    decision column, else --decision's, else an exclusion (an export that gives reasons is of excluded studies)."""
     notes = row.get("notes", "")
     if reason:
         written, note = tuple(_split_reasons(row.get(reason, ""))), notes
     else:
         written = tuple(found.strip() for found in COVIDENCE_REASON.findall(notes) if found.strip())
         note = COVIDENCE_REASON.sub("", notes).strip()
-    if written and decision == "include":  # the file is the export of excluded studies: its rows are no inclusions
-        raise ExportProblem(line, f"this row gives an exclusion reason ({'; '.join(written)}), but --decision "
-                                  "include says the file holds included studies: it is an export of excluded ones")
-    return Exported(_entry(line, row), decision, written, note)
+    said = row.get(given, "").strip() if given else ""
+    if said and DECISION_WORDS.get(said.casefold()) is None:
+        return Exported(_entry(line, row), None, why_undecided=f"{given} {said!r} is not Include or Exclude")
+    own = DECISION_WORDS.get(said.casefold())
+    if own and decision and own != decision:
+        raise ExportProblem(line, f"its {given} is {said!r}, but --decision {decision} says every row is one")
+    final = own or decision or ("exclude" if written or not given else None)
+    if final is None:
+        return Exported(_entry(line, row), None, why_undecided=f"its {given} is empty")
+    if written and final == "include":  # a row giving an exclusion reason is no inclusion: the file is misread
+        raise ExportProblem(line, f"this row gives an exclusion reason ({'; '.join(written)}), but "
+                                  + (f"its {given} is {said!r}" if own else "--decision include says the file holds "
+                                     "included studies: it is an export of excluded ones"))
+    return Exported(_entry(line, row), final, written, note)
 
 
 def _table(text: str) -> tuple[dict[str, int], list[tuple[int, dict[str, str]]]]:
@@ -177,7 +204,7 @@ def _table(text: str) -> tuple[dict[str, int], list[tuple[int, dict[str, str]]]]
     line = 1
     try:
         header = [name.strip().lower() for name in next(reader, [])]
-        read = [name for name in header if name in READ_COLUMNS or "reason" in name]
+        read = [name for name in header if name in READ_COLUMNS or "reason" in name or "decision" in name]
         twice = next((name for name in read if read.count(name) > 1), None)
         if twice is not None:
             raise ExportProblem(1 + skipped, f"column {twice!r} appears twice in the header (names are read "
