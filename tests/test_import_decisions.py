@@ -215,6 +215,19 @@ def test_rayyan_notes_give_the_named_reviewers_decision_and_the_protocols_reason
     assert sitegen("check", example_copy)[0] == 0
 
 
+def test_rayyan_collaborators_sharing_a_name_decide_nothing_for_either(example_copy, sitegen, tmp_path):
+    # Two collaborators shown as "Alice" (display names are not unique in Rayyan) who voted otherwise: the vote
+    # read must not be whichever the notes list last. Agreeing, their vote is the reviewer's.
+    records = list(_records(example_copy).values())
+    notes = ['RAYYAN-INCLUSION: {"Alice"=>"Included", "Bob"=>"Excluded", "alice"=>"Excluded"} | '
+             'RAYYAN-EXCLUSION-REASONS: Non-rodent species',
+             'RAYYAN-INCLUSION: {"Alice"=>"Excluded", "Alice"=>"Excluded"} | RAYYAN-EXCLUSION-REASONS: Non-rodent species']
+    export, code, out = _rayyan(sitegen, example_copy, tmp_path, records, notes)
+    assert code == 0, out
+    assert f"{export}:2: undecided: 'alice' names several reviewers in it, who decided otherwise" in out
+    assert _decisions(example_copy, f"{TA}/reviewer-c.csv") == {records[1]["id"]: ("exclude", "non-rodent")}
+
+
 def test_covidence_full_text_exclusions_keep_to_the_screening_rules(example_copy, sitegen, tmp_path):
     records = _records(example_copy)
     screened_in = [i for i, (decision, _) in _decisions(example_copy, f"{FT}/reviewer-a.csv").items()]

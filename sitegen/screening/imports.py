@@ -247,17 +247,22 @@ def _entry(line: int, row: dict[str, str]) -> Entry:
 def _rayyan(line: int, row: dict[str, str], reviewer: str) -> Exported:
     notes = row.get("notes", "")
     found = re.search(r"RAYYAN-INCLUSION:\s*\{(.*?)\}", notes)
-    votes = {name.strip().casefold(): vote for name, vote in re.findall(r'"([^"]*)"\s*=>\s*"([^"]*)"',
-                                                                        found.group(1) if found else "")}
-    vote = votes.get(reviewer.casefold())
+    votes = [(name.strip().casefold(), vote) for name, vote in re.findall(r'"([^"]*)"\s*=>\s*"([^"]*)"',
+                                                                          found.group(1) if found else "")]
+    # Two collaborators may share a display name: their votes are then nobody's in particular.
+    cast = {vote for name, vote in votes if name == reviewer.casefold()}
+    vote = cast.pop() if len(cast) == 1 else None
     reasons = re.search(r"RAYYAN-EXCLUSION-REASONS:\s*(.*?)\s*(?:\|\s*[A-Z][A-Z-]+:|$)", notes)
     decision = RAYYAN_DECISIONS.get((vote or "").casefold())
-    why = "" if decision else (f"{reviewer!r} has no decision in it" + (
-        f" (decisions by: {', '.join(sorted(votes))})" if votes else " (no RAYYAN-INCLUSION in its notes)")
+    why = "" if decision else (
+        f"{reviewer!r} names several reviewers in it, who decided otherwise" if cast
+        else f"{reviewer!r} has no decision in it" + (
+            f" (decisions by: {', '.join(sorted({name for name, _ in votes}))})" if votes
+            else " (no RAYYAN-INCLUSION in its notes)")
         if vote is None else "Maybe in Rayyan: no decision yet" if vote.casefold() == "maybe"
         else f"decision {vote!r} is not Included, Excluded or Maybe")
     # Rayyan lists every excluding reviewer's reasons together, without saying whose.
-    excluding = sum(1 for cast in votes.values() if cast.casefold() == "excluded")
+    excluding = sum(1 for _, cast_vote in votes if cast_vote.casefold() == "excluded")
     return Exported(_entry(line, row), decision, tuple(_split_reasons(reasons.group(1))) if reasons else (),
                     note=_rayyan_notes(notes, reviewer), why_undecided=why, reasons_of=max(1, excluding))
 
