@@ -205,3 +205,19 @@ def test_a_work_a_run_finds_twice_is_a_duplicate_of_the_run_not_a_record_already
     (search,) = result.summary()["searches"]
     assert sorted(search["duplicate_ids"]) == ["pmcid:PMC8888888", "pmcid:PMC9999999"]
     assert search["duplicates_of_new_ids"] == ["pmcid:PMC9999999"]
+
+
+def test_a_result_under_a_records_pmid_with_another_doi_is_that_article_unless_its_title_says_otherwise():
+    # A PMID names one article whichever source gives it (OpenAlex here, which files works under its own W ids): the
+    # result is the record with its DOI corrected, noted. A result whose title is another work's (a wrong PMID mapping) is not
+    # hidden in the record under a DOI it does not have: it keeps its DOI and stands as a record of its own.
+    existing = record("pubmed", doi="10.1016/s0140-6736(15)60690-0", pmid="25892679")
+    corrected = integrate({existing.id: existing}, [record("openalex", doi="10.9999/corrected", pmid="25892679")])
+    assert corrected.ids == [existing.id] and set(corrected.records) == {existing.id}
+    [note] = corrected.records[existing.id].custom.conflicts
+    assert note.startswith("A corrected DOI? OpenAlex returns this work under its PMID 25892679 with the DOI "
+                           "10.9999/corrected")
+    other = record("openalex", title="Dysphagia screening after stroke in a general hospital", doi="10.9999/other",
+                   pmid="25892679")
+    mapped = integrate({existing.id: existing}, [other])
+    assert mapped.ids == ["10.9999/other"] and mapped.records["10.9999/other"].DOI == "10.9999/other"

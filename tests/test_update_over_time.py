@@ -33,8 +33,9 @@ from sitegen.text import markdown_safe
 FOURTH = "2026-01-26T06:00:00Z"
 
 
-def work(index: int, *, openalex: str | None = None, pmid: str | None = "", doi: str | None = "") -> dict:
-    """A real OpenAlex work with its OpenAlex id, PMID or DOI replaced ("" keeps it, None removes it)."""
+def work(index: int, *, openalex: str | None = None, pmid: str | None = "", doi: str | None = "",
+         pmcid: str | None = "") -> dict:
+    """A real OpenAlex work with its OpenAlex id, PMID, PMCID or DOI replaced ("" keeps it, None removes it)."""
     found = copy.deepcopy(SYNERGY[index])
     if openalex:
         found["id"] = found["ids"]["openalex"] = f"https://openalex.org/{openalex}"
@@ -42,6 +43,10 @@ def work(index: int, *, openalex: str | None = None, pmid: str | None = "", doi:
         found["ids"].pop("pmid", None)
         if pmid:
             found["ids"]["pmid"] = f"https://pubmed.ncbi.nlm.nih.gov/{pmid}"
+    if pmcid != "":
+        found["ids"].pop("pmcid", None)
+        if pmcid:
+            found["ids"]["pmcid"] = f"https://www.ncbi.nlm.nih.gov/pmc/articles/{pmcid}"
     if doi != "":
         found["doi"] = f"https://doi.org/{doi}" if doi else None
         found["ids"].pop("doi", None)
@@ -198,10 +203,11 @@ def test_a_work_a_provider_returns_under_its_pmid_with_a_corrected_doi_is_the_sa
     # OpenAlex files a preprint and its journal version under one W id: another DOI there may be another report of
     # the study, which stays a record of its own (new, and a probable pair for a reviewer).
     review = new_review(sitegen, tmp_path)
-    providers = Providers([work(0), work(3, pmid=None)], [CORE[1], CORE[0]])
+    # (Without its PMID and PMCID, which would name the article whoever gave them.)
+    providers = Providers([work(0), work(3, pmid=None, pmcid=None)], [CORE[1], CORE[0]])
     first = run(review, FIRST, providers, add=True)
     before = (review / "records.jsonl").read_text().count("\n")
-    providers.works = [work(0), work(3, pmid=None, doi="10.9999/journal.version")]
+    providers.works = [work(0), work(3, pmid=None, pmcid=None, doi="10.9999/journal.version")]
     providers.results = [CORE[1], europepmc(CORE[0], doi="10.9999/corrected.europepmc")]
     second = run(review, SECOND, providers)
     assert second.complete and second.searches[0].new == ["10.9999/journal.version"] and second.matched == []
@@ -224,6 +230,42 @@ def test_a_work_a_provider_returns_under_its_pmid_with_a_corrected_doi_is_the_sa
     records = {json.loads(line)["id"]: json.loads(line) for line in (review / "records.jsonl").read_text().splitlines()}
     assert any(note.startswith("A corrected DOI? Europe PMC") for note in records[record_id]["custom"]["conflicts"])
     assert sitegen("check", review)[0] == 0
+
+
+def test_a_work_openalex_returns_under_its_pmid_with_a_corrected_doi_is_the_same_work(sitegen, tmp_path):
+    # A PMID or PMCID names one article whichever source gives it: OpenAlex returning a work under the PMID and
+    # PMCID it gave before, with another DOI, returns the same work with its DOI corrected. It was reported new a
+    # second time (the two DOIs split the group). A preprint DOI under the journal version's PMID is another
+    # report, though: a record of its own, linked as a version.
+    review = new_review(sitegen, tmp_path)
+    providers = Providers([work(0), work(3)], [])
+    run(review, FIRST, providers, add=True)
+    record_id = work(3)["doi"].removeprefix("https://doi.org/")
+    providers.works = [work(0), work(3, doi="10.9999/corrected")]
+    second = run(review, SECOND, providers)
+    assert second.complete and second.searches[0].new == [] and second.probable == []
+    records = {json.loads(line)["id"]: json.loads(line) for line in (review / "records.jsonl").read_text().splitlines()}
+    assert "10.9999/corrected" not in records and records[record_id]["DOI"] == record_id
+    [note] = records[record_id]["custom"]["conflicts"]
+    assert note.startswith("A corrected DOI? OpenAlex returns this work under its ") and "10.9999/corrected" in note
+    [returned] = [event["payload"]["record_ids"] for event in ledger(review) if event["ts"] == SECOND
+                  and event["payload"].get("source") == "openalex"]
+    assert record_id in returned
+    assert sitegen("check", review)[0] == 0
+    preprint = work(3, doi="10.1101/2013.01.01.123456")
+    preprint["type"] = "preprint"
+    providers.works = [work(0), preprint]
+    third = run(review, THIRD, providers)
+    assert third.searches[0].new == ["10.1101/2013.01.01.123456"]
+    assert third.versions == [("10.1101/2013.01.01.123456", record_id)]
+    assert sitegen("check", review)[0] == 0
+    # Another work OpenAlex gives that PMID by a wrong mapping (its title, year and W id another's) is not hidden in
+    # the record.
+    pmid = work(3)["ids"]["pmid"].rsplit("/", 1)[1]
+    mapped = work(5, pmid=pmid, pmcid=None)
+    providers.works = [work(0), mapped]
+    fourth = run(review, FOURTH, providers)
+    assert fourth.searches[0].new == [mapped["doi"].removeprefix("https://doi.org/").lower()]
 
 
 def served_by(providers: Providers, monkeypatch) -> None:

@@ -26,7 +26,15 @@ from dataclasses import dataclass, field
 
 from sitegen.records.identity import FILED_ELSEWHERE, deduplicate, filed_by_content
 from sitegen.records.ids import NAMESPACE_LABELS, NAMESPACES, record_id
-from sitegen.records.matching import Work, conflict, find_duplicates, record_work, title_score
+from sitegen.records.matching import (
+    SAME_TITLE,
+    Work,
+    conflict,
+    conflict_beyond_identifiers,
+    find_duplicates,
+    record_work,
+    title_score,
+)
 from sitegen.records.model import Record, model_data
 from sitegen.records.providers import PROVIDERS, label
 
@@ -99,8 +107,9 @@ def integrate(existing: dict[str, Record], retrieved: list[Record], decided: Dec
 def _doi_corrections(existing: dict[str, Record],
                      retrieved: list[Record]) -> tuple[dict[str, Record], list[Record]]:
     """`existing` and `retrieved`, a result that a provider returns under its own id for a record (a PMID from
-    PubMed or Europe PMC: `ProviderInfo.own_ids`) but with another DOI than the record's taken for that record
-    with its DOI corrected.
+    PubMed or Europe PMC: `ProviderInfo.own_ids`), or under an id that names one article whoever gives it (a PMID
+    or PMCID from OpenAlex too: `ARTICLE_IDS`), but with another DOI than the record's taken for that record with
+    its DOI corrected, unless the two may be two works (`_one_article`).
 
     A shared PMID or OpenAlex id always makes one work, but two DOIs in one group split it (`identity._split`),
     so a DOI corrected between two runs made the work new. The result is given the record's DOI (the record keeps
@@ -118,7 +127,8 @@ def _doi_corrections(existing: dict[str, Record],
         if len(held) != 1 or not result.DOI:  # a record of its own, or ids other records share: identity decides
             continue
         record = records[held[0]]
-        if not record.DOI or record.DOI == result.DOI or _disagree_beyond_doi(record, result):
+        if not record.DOI or record.DOI == result.DOI or _disagree_beyond_doi(record, result) \
+                or not _one_article(record, result, own & _provider_ids(result)):
             continue
         namespace, value = sorted(own & set(record.identifiers().items()))[0]
         note = (f"{DOI_CORRECTED}{', '.join(label(source) for source in result.custom.sources)} returns this work "
@@ -129,8 +139,30 @@ def _doi_corrections(existing: dict[str, Record],
     return records, results
 
 
+# A PMID or PMCID names one article, whichever provider gives it: OpenAlex too (whose own W id may file a preprint
+# and its journal version together). A result sharing one with a record is that article (`_one_article`).
+ARTICLE_IDS = ("pmid", "pmcid")
+
+
 def _own_ids(source: str) -> tuple[str, ...]:
-    return PROVIDERS[source].own_ids if source in PROVIDERS else ()
+    return (*ARTICLE_IDS, *(PROVIDERS[source].own_ids if source in PROVIDERS else ()))
+
+
+def _provider_ids(result: Record) -> set[tuple[str, str]]:
+    """The result's identifiers that a provider returning it files works under (`ProviderInfo.own_ids`)."""
+    return {(namespace, value) for source in result.custom.sources if source in PROVIDERS
+            for namespace in PROVIDERS[source].own_ids if (value := result.identifiers().get(namespace))}
+
+
+def _one_article(record: Record, result: Record, provider_ids: set[tuple[str, str]]) -> bool:
+    """Whether a result sharing an article's id with `record` is that article, whatever its DOI: nothing besides
+    their identifiers tells them apart (a preprint and its journal version, a notice and its work:
+    `conflict_beyond_identifiers`), and, unless the provider files works under the id shared, their titles agree
+    (another source's PMID on a work may be a wrong mapping, which must not hide that work in the record)."""
+    ours, theirs = record_work(record), record_work(result)
+    if conflict_beyond_identifiers(ours, theirs):
+        return False
+    return bool(provider_ids & set(record.identifiers().items())) or title_score(ours, theirs) >= SAME_TITLE
 
 
 def _disagree_beyond_doi(first: Record, second: Record) -> bool:
