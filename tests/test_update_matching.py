@@ -221,3 +221,20 @@ def test_a_result_under_a_records_pmid_with_another_doi_is_that_article_unless_i
                    pmid="25892679")
     mapped = integrate({existing.id: existing}, [other])
     assert mapped.ids == ["10.9999/other"] and mapped.records["10.9999/other"].DOI == "10.9999/other"
+
+
+def test_a_result_under_a_pmid_of_records_confirmed_one_work_is_that_work():
+    # A reviewer confirmed two records of one paper under two DOIs the same (duplicates.csv). A result under their
+    # PMID with a third DOI is that work with its DOI corrected, noted on the canonical record; one with the
+    # duplicate's DOI is no correction: it is filed with the record holding that DOI.
+    first = record("pubmed", doi="10.1016/s0140-6736(15)60690-0", pmid="25892679")
+    second = record("pubmed", doi="10.9999/registered.twice", pmid="25892679")
+    existing = {first.id: first, second.id: second}
+    decided = Decided(canonical={second.id: first.id}, pairs={frozenset((first.id, second.id))})
+    corrected = integrate(existing, [record("europepmc", doi="10.9999/corrected", pmid="25892679")], decided)
+    assert corrected.ids == [first.id] and set(corrected.records) == set(existing)
+    assert any(note.startswith("A corrected DOI?") for note in corrected.records[first.id].custom.conflicts)
+    again = integrate(existing, [record("europepmc", doi="10.9999/registered.twice", pmid="25892679")], decided)
+    assert again.ids == [second.id] and set(again.records) == set(existing)
+    assert not any(note.startswith("A corrected DOI?") for record_ in again.records.values()
+                   for note in record_.custom.conflicts)

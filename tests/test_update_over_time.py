@@ -268,6 +268,26 @@ def test_a_work_openalex_returns_under_its_pmid_with_a_corrected_doi_is_the_same
     assert fourth.searches[0].new == [mapped["doi"].removeprefix("https://doi.org/").lower()]
 
 
+def test_a_work_openalex_renumbers_and_gives_a_corrected_doi_at_once_is_not_new(sitegen, tmp_path):
+    # OpenAlex merges works under a new W id and corrects the DOI in the same change; PMID and PMCID stay. The other
+    # W id kept the DOI from being taken as corrected, the two DOIs kept the matcher from calling them one work, and
+    # the work was reported new a second time. Two OpenAlex ids rule nothing out: it is the same work, matched.
+    review = new_review(sitegen, tmp_path)
+    providers = Providers([work(0), work(3)], [])
+    run(review, FIRST, providers, add=True)
+    record_id = work(3)["doi"].removeprefix("https://doi.org/")
+    providers.works = [work(0), work(3, openalex="W902", doi="10.9999/corrected")]
+    second = run(review, SECOND, providers)
+    assert second.complete and second.searches[0].new == [] and second.probable == []
+    assert [(new, canonical) for new, canonical, _ in second.matched] == [("openalex:W902", record_id)]
+    records = {json.loads(line)["id"]: json.loads(line) for line in (review / "records.jsonl").read_text().splitlines()}
+    assert records[record_id]["DOI"] == record_id and "10.9999/corrected" not in records
+    assert any(note.startswith("A corrected DOI? OpenAlex") for note in records[record_id]["custom"]["conflicts"])
+    code, out, err = sitegen("check", review)
+    assert code == 0, out + err
+    assert run(review, THIRD, providers).searches[0].new == []  # and so at every later run
+
+
 def served_by(providers: Providers, monkeypatch) -> None:
     """`sitegen update` from the command line, its providers answered by `providers` (live, never recorded)."""
     real_open = update_module.open_fetcher

@@ -59,7 +59,7 @@ class Decided:
 
 def integrate(existing: dict[str, Record], retrieved: list[Record], decided: Decided | None = None) -> Integration:
     decided = decided or Decided()
-    existing, retrieved = _doi_corrections(existing, retrieved)
+    existing, retrieved = _doi_corrections(existing, retrieved, decided)
     old = list(existing.values())
     result = deduplicate(old + retrieved)
     records = dict(existing)
@@ -104,8 +104,8 @@ def integrate(existing: dict[str, Record], retrieved: list[Record], decided: Dec
     return integration
 
 
-def _doi_corrections(existing: dict[str, Record],
-                     retrieved: list[Record]) -> tuple[dict[str, Record], list[Record]]:
+def _doi_corrections(existing: dict[str, Record], retrieved: list[Record],
+                     decided: Decided) -> tuple[dict[str, Record], list[Record]]:
     """`existing` and `retrieved`, a result that a provider returns under its own id for a record (a PMID from
     PubMed or Europe PMC: `ProviderInfo.own_ids`), or under an id that names one article whoever gives it (a PMID
     or PMCID from OpenAlex too: `ARTICLE_IDS`), but with another DOI than the record's taken for that record with
@@ -123,14 +123,17 @@ def _doi_corrections(existing: dict[str, Record],
     for index, result in enumerate(retrieved):
         own = {(namespace, value) for source in result.custom.sources for namespace in _own_ids(source)
                if (value := result.identifiers().get(namespace))}
-        held = sorted({holder for key in own for holder in holders.get(key, ())})
-        if len(held) != 1 or not result.DOI:  # a record of its own, or ids other records share: identity decides
+        # Records duplicates.csv confirms to be one work hold its ids as one: the work's canonical record.
+        held = sorted({decided.canonical.get(holder, holder) for key in own for holder in holders.get(key, ())})
+        if len(held) != 1 or held[0] not in records or not result.DOI:  # none, or several works: identity decides
             continue
         record = records[held[0]]
-        if not record.DOI or record.DOI == result.DOI or _disagree_beyond_doi(record, result) \
+        # A DOI a record holds already is none corrected (one of a work's records confirmed by a reviewer): identity
+        # files the result with that record.
+        if not record.DOI or ("doi", result.identifiers()["doi"]) in holders or _disagree_beyond_doi(record, result) \
                 or not _one_article(record, result, own & _provider_ids(result)):
             continue
-        namespace, value = sorted(own & set(record.identifiers().items()))[0]
+        namespace, value = min(key for key in own if key in holders)  # the record's, or a confirmed duplicate's
         note = (f"{DOI_CORRECTED}{', '.join(label(source) for source in result.custom.sources)} returns this work "
                 f"under its {NAMESPACE_LABELS[namespace]} {value} with the DOI {result.DOI}, not {record.DOI}: taken "
                 f"for the same work, its DOI corrected; the record keeps {record.DOI}. Check which DOI is the work's.")
@@ -166,9 +169,12 @@ def _one_article(record: Record, result: Record, provider_ids: set[tuple[str, st
 
 
 def _disagree_beyond_doi(first: Record, second: Record) -> bool:
-    """Whether two records hold different values in a namespace other than the DOI's (two PMIDs, say)."""
+    """Whether two records hold different values in a namespace other than the DOI's (two PMIDs, say). Two OpenAlex
+    ids rule nothing out (as `matching.conflict` takes them): OpenAlex renumbers the works it merges, and may
+    correct a work's DOI in the same change."""
     ours, theirs = first.identifiers(), second.identifiers()
-    return any(ours[namespace] != theirs[namespace] for namespace in ours.keys() & theirs.keys() if namespace != "doi")
+    return any(ours[namespace] != theirs[namespace] for namespace in ours.keys() & theirs.keys()
+               if namespace not in ("doi", "openalex"))
 
 
 def _groups(decided: Decided) -> dict[str, list[str]]:
