@@ -238,3 +238,20 @@ def test_a_result_under_a_pmid_of_records_confirmed_one_work_is_that_work():
     assert again.ids == [second.id] and set(again.records) == set(existing)
     assert not any(note.startswith("A corrected DOI?") for record_ in again.records.values()
                    for note in record_.custom.conflicts)
+
+
+def test_two_sources_giving_one_pmid_two_dois_in_one_run_find_one_article():
+    # Within one run, as across two: the second result under the PMID is the first's article with its DOI corrected
+    # (it was a second new record, reported and screened twice, and every later run under that PMID was new again).
+    first = record("openalex", doi="10.1016/s0140-6736(15)60690-0", pmid="25892679")
+    second = record("europepmc", doi="10.9999/corrected", pmid="25892679")
+    result = integrate({}, [first, second])
+    assert result.ids == [first.id, first.id] and set(result.records) == {first.id}
+    [note] = result.records[first.id].custom.conflicts
+    assert note.startswith("A corrected DOI? Europe PMC returns this work under its PMID 25892679 with the DOI "
+                           "10.9999/corrected")
+    # A record without a DOI: the DOI the run's first result gives it is the one it keeps.
+    held = record("openalex", pmid="25892679", openalex="W1")
+    result = integrate({held.id: held}, [record("openalex", doi=first.DOI, pmid="25892679", openalex="W1"), second])
+    assert result.ids == [held.id, held.id] and set(result.records) == {held.id}
+    assert result.records[held.id].DOI == first.DOI

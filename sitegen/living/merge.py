@@ -59,7 +59,7 @@ class Decided:
 
 def integrate(existing: dict[str, Record], retrieved: list[Record], decided: Decided | None = None) -> Integration:
     decided = decided or Decided()
-    existing, retrieved = _doi_corrections(existing, retrieved, decided)
+    existing, retrieved, run_notes = _doi_corrections(existing, retrieved, decided)
     old = list(existing.values())
     result = deduplicate(old + retrieved)
     records = dict(existing)
@@ -93,6 +93,8 @@ def integrate(existing: dict[str, Record], retrieved: list[Record], decided: Dec
             new_ids.add(target := record.id)
         for index in news:
             ids[index] = target
+    for index, note in run_notes:  # on the record the first result of an article this run is known by
+        _add_note(records, ids[index], note)
     groups = _groups(decided)
     _keep_confirmed_groups(records, existing, groups)
     integration = Integration(records, ids)
@@ -105,7 +107,7 @@ def integrate(existing: dict[str, Record], retrieved: list[Record], decided: Dec
 
 
 def _doi_corrections(existing: dict[str, Record], retrieved: list[Record],
-                     decided: Decided) -> tuple[dict[str, Record], list[Record]]:
+                     decided: Decided) -> tuple[dict[str, Record], list[Record], list[tuple[int, str]]]:
     """`existing` and `retrieved`, a result that a provider returns under its own id for a record (a PMID from
     PubMed or Europe PMC: `ProviderInfo.own_ids`), or under an id that names one article whoever gives it (a PMID
     or PMCID from OpenAlex too: `ARTICLE_IDS`), but with another DOI than the record's taken for that record with
@@ -114,32 +116,60 @@ def _doi_corrections(existing: dict[str, Record], retrieved: list[Record],
     A shared PMID or OpenAlex id always makes one work, but two DOIs in one group split it (`identity._split`),
     so a DOI corrected between two runs made the work new. The result is given the record's DOI (the record keeps
     its id, which may be that DOI, and an id never changes) and the record a note naming the DOI the provider
-    gives now, for a reviewer to check which is right; the note stays at later runs (`RUN_NOTES`)."""
+    gives now, for a reviewer to check which is right; the note stays at later runs (`RUN_NOTES`).
+
+    Two results of one run under an article's id no record holds (two sources disagreeing on its DOI) are one
+    article in the same way: the later is given the first's DOI, and the note, returned with the first result's
+    index, goes on the record that result is filed as."""
     holders: dict[tuple[str, str], list[str]] = {}
     for record in existing.values():
         for key in record.identifiers().items():
             holders.setdefault(key, []).append(record.id)
     records, results = dict(existing), list(retrieved)
+    firsts: dict[tuple[str, str], int] = {}  # an article's id no record holds -> the run's first result under it
+    dois: dict[str | int, str] = {}  # the article's record (its id) or first result (its index) -> the DOI it keeps
+    run_notes: list[tuple[int, str]] = []
     for index, result in enumerate(retrieved):
         own = {(namespace, value) for source in result.custom.sources for namespace in _own_ids(source)
                if (value := result.identifiers().get(namespace))}
         # Records duplicates.csv confirms to be one work hold its ids as one: the work's canonical record.
         held = sorted({decided.canonical.get(holder, holder) for key in own for holder in holders.get(key, ())})
-        if len(held) != 1 or held[0] not in records or not result.DOI:  # none, or several works: identity decides
+        earlier = sorted({firsts[key] for key in own if key in firsts}) if not held else []
+        firsts.update({key: index for key in own if key not in firsts and not held})
+        if len(held) == 1 and held[0] in records:
+            holder: str | int = held[0]
+            article = records[holder]
+        elif len(earlier) == 1:
+            holder = earlier[0]
+            article = results[holder]
+        else:  # a record of its own, the run's first result under its ids, or several works: identity decides
+            if result.DOI and not held:
+                dois[index] = result.DOI
             continue
-        record = records[held[0]]
+        doi = dois.get(holder) or article.DOI
+        if not doi:  # the article has no DOI yet: this result's is the one it keeps this run
+            if result.DOI:
+                dois[holder] = result.DOI
+            continue
         # A DOI a record holds already is none corrected (one of a work's records confirmed by a reviewer): identity
         # files the result with that record.
-        if not record.DOI or ("doi", result.identifiers()["doi"]) in holders or _disagree_beyond_doi(record, result) \
-                or not _one_article(record, result, own & _provider_ids(result)):
+        if not result.DOI or result.DOI == doi or ("doi", result.identifiers()["doi"]) in holders \
+                or _disagree_beyond_doi(article, result) or not _one_article(article, result, own & _provider_ids(result)):
             continue
-        namespace, value = min(key for key in own if key in holders)  # the record's, or a confirmed duplicate's
-        note = (f"{DOI_CORRECTED}{', '.join(label(source) for source in result.custom.sources)} returns this work "
-                f"under its {NAMESPACE_LABELS[namespace]} {value} with the DOI {result.DOI}, not {record.DOI}: taken "
-                f"for the same work, its DOI corrected; the record keeps {record.DOI}. Check which DOI is the work's.")
-        records[record.id] = _noted(record, note)
-        results[index] = result.model_copy(update={"DOI": record.DOI})
-    return records, results
+        results[index] = result.model_copy(update={"DOI": doi})
+        if isinstance(holder, str):
+            namespace, value = min(key for key in own if key in holders)  # the record's, or a confirmed duplicate's
+            records[holder] = _noted(records[holder], _correction_note(result, namespace, value, doi))
+        else:
+            namespace, value = min(key for key in own if firsts[key] == holder)
+            run_notes.append((holder, _correction_note(result, namespace, value, doi)))
+    return records, results, run_notes
+
+
+def _correction_note(result: Record, namespace: str, value: str, kept: str) -> str:
+    return (f"{DOI_CORRECTED}{', '.join(label(source) for source in result.custom.sources)} returns this work "
+            f"under its {NAMESPACE_LABELS[namespace]} {value} with the DOI {result.DOI}, not {kept}: taken "
+            f"for the same work, its DOI corrected; the record keeps {kept}. Check which DOI is the work's.")
 
 
 # A PMID or PMCID names one article, whichever provider gives it: OpenAlex too (whose own W id may file a preprint
