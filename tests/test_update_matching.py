@@ -221,6 +221,11 @@ def test_a_result_under_a_records_pmid_with_another_doi_is_that_article_unless_i
                    pmid="25892679")
     mapped = integrate({existing.id: existing}, [other])
     assert mapped.ids == ["10.9999/other"] and mapped.records["10.9999/other"].DOI == "10.9999/other"
+    # So too the other way round: the record holds a PMID OpenAlex gave it by a wrong mapping, and Europe PMC, whose
+    # own id it is, returns the article the PMID names: that article is not hidden in the record either.
+    wrong = record("openalex", title=other.title, doi="10.9999/other", pmid="25892679", openalex="W7")
+    found = integrate({wrong.id: wrong}, [record("europepmc", doi=existing.DOI, pmid="25892679")])
+    assert found.ids == [existing.DOI] and found.records[existing.DOI].title == TITLE
 
 
 def test_a_result_under_a_pmid_of_records_confirmed_one_work_is_that_work():

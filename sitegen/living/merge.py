@@ -154,7 +154,7 @@ def _doi_corrections(existing: dict[str, Record], retrieved: list[Record],
         # A DOI a record holds already is none corrected (one of a work's records confirmed by a reviewer): identity
         # files the result with that record.
         if not result.DOI or result.DOI == doi or ("doi", result.identifiers()["doi"]) in holders \
-                or _disagree_beyond_doi(article, result) or not _one_article(article, result, own & _provider_ids(result)):
+                or _disagree_beyond_doi(article, result) or not _one_article(article, result):
             continue
         results[index] = result.model_copy(update={"DOI": doi})
         if isinstance(holder, str):
@@ -181,21 +181,13 @@ def _own_ids(source: str) -> tuple[str, ...]:
     return (*ARTICLE_IDS, *(PROVIDERS[source].own_ids if source in PROVIDERS else ()))
 
 
-def _provider_ids(result: Record) -> set[tuple[str, str]]:
-    """The result's identifiers that a provider returning it files works under (`ProviderInfo.own_ids`)."""
-    return {(namespace, value) for source in result.custom.sources if source in PROVIDERS
-            for namespace in PROVIDERS[source].own_ids if (value := result.identifiers().get(namespace))}
-
-
-def _one_article(record: Record, result: Record, provider_ids: set[tuple[str, str]]) -> bool:
-    """Whether a result sharing an article's id with `record` is that article, whatever its DOI: nothing besides
-    their identifiers tells them apart (a preprint and its journal version, a notice and its work:
-    `conflict_beyond_identifiers`), and, unless the provider files works under the id shared, their titles agree
-    (another source's PMID on a work may be a wrong mapping, which must not hide that work in the record)."""
+def _one_article(record: Record, result: Record) -> bool:
+    """Whether a result sharing an article's id with `record` is that article, whatever its DOI: their titles agree
+    and nothing else tells them apart (a preprint and its journal version, a notice and its work:
+    `conflict_beyond_identifiers`). A PMID a source gives the wrong work (OpenAlex maps them) must not hide one work
+    in another's record: kept apart, both are screened and a reviewer sees the pair."""
     ours, theirs = record_work(record), record_work(result)
-    if conflict_beyond_identifiers(ours, theirs):
-        return False
-    return bool(provider_ids & set(record.identifiers().items())) or title_score(ours, theirs) >= SAME_TITLE
+    return not conflict_beyond_identifiers(ours, theirs) and title_score(ours, theirs) >= SAME_TITLE
 
 
 def _disagree_beyond_doi(first: Record, second: Record) -> bool:
