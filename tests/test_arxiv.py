@@ -158,11 +158,13 @@ def test_a_400_without_an_error_feed_is_still_unsupported():
     assert outcome.status == "unsupported" and "HTTP 400" in outcome.warnings[0]
 
 
-def test_lookup_answered_with_another_record_is_refused():
+def test_lookup_answered_with_another_record_is_kept_apart():
+    # An answer (the same on every run), never the paper asked for: kept apart, named, for a caller to judge.
     fetch, _, _ = fetcher(lambda request: atom(ONE))
     outcome = arxiv.lookup(fetch, SETTINGS, "2202.12139")
-    assert outcome.status == "unavailable" and outcome.records == []
-    assert "different record" in outcome.warnings[0]
+    assert outcome.status == "ok" and outcome.records == [] and not outcome.complete
+    assert "arXiv answers 2202.12139 with another work, arxiv:1605.08386" in outcome.doubt
+    assert outcome.instead.custom.arxiv == "1605.08386"
 
 
 def test_published_version_doi_and_journal_ref():

@@ -266,11 +266,13 @@ def test_lookup_with_no_hit_is_empty_not_an_outage():
     assert outcome.status == "ok" and outcome.records == [] and outcome.total == 0
 
 
-def test_lookup_answered_with_another_record_is_refused():
+def test_lookup_answered_with_another_record_is_kept_apart():
+    # An answer (the same on every run), never the work asked for: kept apart, named, for a caller to judge.
     fetch, _, _ = fetcher(lambda request: json_response(GOOD_LOOKUP))
     outcome = europepmc.lookup(fetch, SETTINGS, "10.1002/hpja.70059")
-    assert outcome.status == "unavailable" and outcome.records == []
-    assert "different record" in outcome.warnings[0]
+    assert outcome.status == "ok" and outcome.records == [] and not outcome.complete
+    assert f"Europe PMC answers 10.1002/hpja.70059 with another work, {FIRST_DOI}" in outcome.doubt
+    assert outcome.instead.id == FIRST_DOI
 
 
 def test_lookup_that_cannot_be_phrased_sends_nothing():

@@ -11,9 +11,11 @@ from conftest import FIXTURES
 from http_mocks import fetcher, json_response
 from test_europepmc import NO_RESULTS, RESULTS, page_body
 
+from sitegen.records.model import Record
 from sitegen.sources import europepmc, jats
 from sitegen.sources.jats import Paragraph, find_passage, quotable
 from sitegen.sources.settings import SourceSettings
+from sitegen.verify.faithfulness import open_text
 
 DIR = FIXTURES / "europepmc"
 SETTINGS = SourceSettings()
@@ -286,6 +288,17 @@ def test_no_pmcid_is_not_an_error_and_an_outage_is_not_no_pmcid():
     assert pmcid is None and outcome.status == "unavailable" and not outcome.complete
     with pytest.raises(ValueError):
         europepmc.pmcid_for(fetch, SETTINGS, "PMC12120539")
+
+
+def test_another_article_in_place_of_the_pmid_is_no_pmcid_and_no_outage():
+    # Europe PMC answers the PMID with another article (recorded): not the article's PMCID, nor word that it has none
+    fetch, _, _ = fetcher(lambda request: json_response(page_body([by_pmid("40437959")], 1)))
+    pmcid, outcome = europepmc.pmcid_for(fetch, SETTINGS, "39709209")
+    assert pmcid is None and outcome.status == "ok" and not outcome.complete
+    assert outcome.instead.PMID == "40437959"
+    text = open_text(fetch, SETTINGS, Record(id="pmid:39709209", PMID="39709209", title="A cited article"))
+    assert text.fulltext is None and "Europe PMC answers 39709209 with another work" in text.why_none
+    assert "whether an open full text exists is unknown" in text.why_none
 
 
 def test_a_named_entity_under_a_public_doctype_reads_as_its_character_not_as_nothing():

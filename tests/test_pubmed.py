@@ -527,11 +527,20 @@ def test_lookup_not_found_is_empty_not_an_outage():
     assert outcome.status == "ok" and outcome.records == [] and outcome.total == 0
 
 
-def test_lookup_answered_with_another_record_is_refused():
+def test_lookup_answered_with_another_record_is_kept_apart():
+    # An answer (the same on every run), never the work asked for: kept apart, named, for verification to judge.
     fetch, _, _ = fetcher(lambda request: xml_response(NEJM))
     outcome = pubmed.lookup(fetch, SETTINGS, "9997")
-    assert outcome.status == "unavailable"
-    assert "asked for PMID 9997 but received PMID 29768149: a response for a different record" in outcome.warnings[0]
+    assert outcome.status == "ok" and outcome.records == [] and not outcome.complete
+    assert "PubMed answers PMID 9997 with another work, PMID 29768149" in outcome.doubt
+    assert outcome.instead.PMID == "29768149"
+
+
+def test_lookup_answered_with_the_record_among_others_keeps_it_alone():
+    fetch, _, _ = fetcher(lambda request: xml_response(article_set(*etree.fromstring(NEJM), etree.fromstring(BOOK))))
+    outcome = pubmed.lookup(fetch, SETTINGS, "20301288")
+    assert outcome.complete and [r.PMID for r in outcome.records] == ["20301288"]
+    assert "PubMed also returned PMID 29768149, which is not the record asked for" in outcome.warnings[0]
 
 
 def test_lookup_of_a_book_record():

@@ -742,6 +742,37 @@ def test_openalex_answering_a_doi_with_another_work_is_an_answer_judged_not_an_o
     assert verdicts.status.verdict == "inconclusive"
 
 
+def test_crossref_answering_a_doi_with_another_work_is_an_answer_judged_not_an_outage():
+    # Crossref answers an alias DOI with the work under its primary DOI (a recorded work): an answer, the same when
+    # asked again, judged as OpenAlex's is (`agreement`): never "Crossref did not answer", a negative, or the work.
+    alias = cited(doi="10.5555/alias.of.adak")
+    verdicts = verify_citation(serve(crossref_adak(), openalex_adak()), SETTINGS, alias, sources=("crossref",))
+    [answer] = verdicts.answers
+    assert answer.answered and answer.agreement == "related" and answer.instead
+    assert not answer.holds_the_work and not answer.negative
+    assert [a.answer for a in verdicts.identity.answers] == ["partial"]  # not "no-answer": no retry settles it
+    reasons = " ".join(verdicts.identity.reasons)
+    assert "did not answer" not in reasons and verdicts.identity.verdict == "inconclusive"
+    assert "Crossref answers DOI 10.5555/alias.of.adak with another record, 10.1023/a:1007154515475" in reasons
+    # an unrelated work under it is an open item, never a mismatch: the index's mix-up, not the citation's
+    other = cited(title="Deep learning predicts object-in-context memory in rats", family="Smith", year=2020,
+                  doi="10.5555/alias.of.adak")
+    verdicts = verify_citation(serve(crossref_adak()), SETTINGS, other, sources=("crossref",))
+    assert verdicts.answers[0].agreement == "unclear" and verdicts.identity.verdict == "inconclusive"
+    assert not verdicts.identity.refusal_grade
+
+
+def test_pubmed_answering_a_pmid_with_another_article_is_an_answer_judged_not_an_outage():
+    nejm = (FIXTURES / "pubmed" / "pubmed-29768149.xml").read_bytes()
+    citation = cited(PMID="9997")
+    verdicts = verify_citation(serve(pubmed=httpx.Response(200, content=nejm, headers={"content-type": "text/xml"})),
+                               SETTINGS, citation, sources=("pubmed",))
+    [answer] = verdicts.answers
+    assert answer.answered and answer.instead and answer.agreement == "unclear"  # another article altogether
+    assert verdicts.identity.answers[0].answer == "partial" and verdicts.identity.verdict == "inconclusive"
+    assert "PubMed answers PMID 9997 with another record" in " ".join(verdicts.identity.reasons)
+
+
 def test_an_openalex_id_merged_into_the_record_carrying_the_doi_cited_is_the_work():
     # The record cited keeps an OpenAlex id OpenAlex has since merged into the record of the work under its DOI:
     # that record carries the DOI cited, so it is the work as cited, held by OpenAlex.

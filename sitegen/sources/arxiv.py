@@ -26,6 +26,7 @@ from sitegen.sources.base import (
     Unsupported,
     check_status,
     element_text,
+    lookup_outcome,
     own_id,
     parse_date,
     parse_xml,
@@ -134,16 +135,10 @@ def lookup(fetcher: Fetcher, settings: SourceSettings, arxiv_id: str) -> SourceO
         entries, total = feed.findall("atom:entry", NS), _total(feed)
         if len(entries) < total:
             raise Malformed(f"arXiv reported {total} matches but sent {len(entries)}")
-        records = []
-        for entry in entries:
-            record = to_record(entry, entry_to_record, trace.warnings, "the entry")
-            if record is None:
-                raise Malformed("the entry has no arXiv id or title")
-            if record.custom.arxiv != asked:
-                raise Malformed(f"asked for {arxiv_id} but received arxiv:{record.custom.arxiv}: "
-                                "a response for a different record")
-            records.append(record)
-        return trace.outcome("ok", records, len(records))
+        records = [to_record(entry, entry_to_record, trace.warnings, "the entry") for entry in entries]
+        if None in records:
+            raise Malformed("the entry has no arXiv id or title")
+        return lookup_outcome(trace, arxiv_id, records, lambda found: found.custom.arxiv == asked)
     return run_call(Trace("arxiv", fetcher, PROVIDER, Secrets()), call)
 
 

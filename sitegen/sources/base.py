@@ -365,6 +365,30 @@ def to_record(item: Any, convert: Callable[[Any], Record | None], warnings: list
         raise Malformed(f"{what} could not be read ({conversion_failure(exc)})") from None
 
 
+def lookup_outcome(trace: Trace, asked: str, records: Sequence[Record], is_asked: Callable[[Record], bool],
+                   named: Callable[[Record], str] = lambda record: record.id, truncated: bool = False) -> SourceOutcome:
+    """The outcome of an exact lookup of `asked` (the identifier in words: "PMID 123") answered with `records`.
+
+    Those carrying the identifier (`is_asked`) are the answer, and any others are left out, said so; none at all is
+    "not found", an empty `ok`. Only other works is an answer too: the provider holds the identifier under another
+    work (it merged the two, keeps the identifier as an alias, or reassigned it), and asked again it answers the same,
+    so it is no outage to retry. It is never the work asked for: an `ok` without records whose `doubt` names the
+    others (by `named`), the first kept as `instead` for a caller to judge (sitegen.verify.identity)."""
+    matching = [record for record in records if is_asked(record)]
+    others = [named(record) for record in records if not is_asked(record)]
+    provider = trace.provider.name
+    if matching or not others:
+        if others:
+            trace.warnings.append(f"{provider} also returned {listed(others)}, which {'is' if len(others) == 1 else 'are'}"
+                                  " not the record asked for; left out")
+        return trace.outcome("ok", matching, len(matching), truncated=truncated)
+    works = "another work" if len(others) == 1 else "other works"
+    doubt = (f"{provider} answers {asked} with {works}, {listed(others)} (the two were merged, or the identifier is an "
+             "alias or was reassigned): not taken for the work asked for")
+    other = next(record for record in records if not is_asked(record))
+    return trace.outcome("ok", truncated=truncated).model_copy(update={"doubt": doubt, "instead": other})
+
+
 def conversion_failure(exc: Exception) -> str:
     """Why an item could not be read, naming only sitegen's own fields (never echoing provider data)."""
     if isinstance(exc, Unreadable):

@@ -39,6 +39,7 @@ from sitegen.sources.base import (
     as_list,
     check_status,
     date_from_parts,
+    lookup_outcome,
     not_found,
     own_id,
     parse_json,
@@ -373,7 +374,8 @@ def search(fetcher: Fetcher, settings: SourceSettings, query: dict[str, str], si
 
 
 def lookup(fetcher: Fetcher, settings: SourceSettings, doi: str) -> SourceOutcome:
-    """One work by DOI. Not found is an empty `ok`, not an outage."""
+    """One work by DOI. Not found is an empty `ok`, not an outage; another work in its place is kept apart
+    (`lookup_outcome`)."""
     asked = normalise_doi(doi)
     if asked is None:
         raise ValueError(f"{doi!r} is not a DOI")
@@ -389,9 +391,8 @@ def lookup(fetcher: Fetcher, settings: SourceSettings, doi: str) -> SourceOutcom
         record = to_record(message, work_to_record, trace.warnings, "the work")
         if record is None:
             raise Malformed("the work has no DOI or title")
-        if record.DOI != asked:
-            raise Malformed(f"asked for {asked} but received {record.DOI}: a response for a different record")
-        return trace.outcome("ok", [record], 1)
+        # Crossref answers an alias DOI with the work under its primary DOI: another record, for a caller to judge
+        return lookup_outcome(trace, asked, [record], lambda found: found.DOI == asked)
     return run_call(Trace("crossref", fetcher, PROVIDER, secrets(settings)), call)
 
 

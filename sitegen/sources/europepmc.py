@@ -29,6 +29,7 @@ from sitegen.sources.base import (
     check_status,
     date_from_parts,
     element_text,
+    lookup_outcome,
     month_number,
     parse_date,
     parse_json,
@@ -236,23 +237,19 @@ def search(fetcher: Fetcher, settings: SourceSettings, query: str, since: int | 
 
 
 def lookup(fetcher: Fetcher, settings: SourceSettings, identifier: str) -> SourceOutcome:
-    """The record with this DOI, PMID or PMCID. Not found is an empty `ok`, not an outage."""
+    """The record with this DOI, PMID or PMCID. Not found is an empty `ok`, not an outage; other works in its place
+    are kept apart (`lookup_outcome`)."""
     namespace, value = _lookup_identifier(identifier)
 
     def call(trace: Trace) -> SourceOutcome:
         limit = min(settings.max_records, LOOKUP_LIMIT)
         pager = _paged(trace, _lookup_query(namespace, value), limit, limit)
         found = pager.outcome(trace)
+        if pager.read and not found.records:
+            raise Malformed(f"asked for {identifier} but received no usable record")
         # Every result that came back is checked, whatever hitCount said: only the record asked for is kept.
-        matching = [r for r in found.records if r.identifiers().get(namespace) == value]
-        others = [r.id for r in found.records if r not in matching]
-        if pager.read and not matching:
-            received = ", ".join(others) or "no usable record"
-            raise Malformed(f"asked for {identifier} but received {received}: a response for a different record")
-        if others:
-            trace.warnings.append(f"Europe PMC also returned {', '.join(others[:5])}, which "
-                                  f"{'is' if len(others) == 1 else 'are'} not the record asked for; left out")
-        return trace.outcome("ok", matching, len(matching), truncated=found.truncated)
+        return lookup_outcome(trace, identifier, found.records, lambda r: r.identifiers().get(namespace) == value,
+                              truncated=found.truncated)
     return run_call(Trace("europepmc", fetcher, PROVIDER, Secrets()), call)
 
 
@@ -436,8 +433,9 @@ def parse_article(data: bytes, pmcid: str) -> dict[str, Any]:
 
 def pmcid_for(fetcher: Fetcher, settings: SourceSettings, pmid: str) -> tuple[str | None, SourceOutcome]:
     """The PMCID of the article with this PMID, as Europe PMC knows it (how a PubMed or OpenAlex record
-    reaches full text), with the lookup's outcome. None with an `ok` outcome: the article has no PMCID;
-    None with any other status: nobody knows (an outage is never "no PMCID")."""
+    reaches full text), with the lookup's outcome. None with a complete outcome: the article has no PMCID;
+    None with any other status, or a `doubt` (another work in its place): nobody knows (an outage is never
+    "no PMCID")."""
     value = normalise_pmid(pmid)
     if value is None:
         raise ValueError(f"{pmid!r} is not a PMID")

@@ -35,6 +35,7 @@ from sitegen.sources.base import (
     as_dict,
     as_list,
     check_status,
+    lookup_outcome,
     not_found,
     own_id,
     parse_date,
@@ -284,28 +285,26 @@ def citing(fetcher: Fetcher, settings: SourceSettings, openalex_id: str) -> Sour
 def lookup(fetcher: Fetcher, settings: SourceSettings, identifier: str) -> SourceOutcome:
     """One work by OpenAlex id, DOI or PMID. Not found is an empty `ok`, not an outage. Another work in its place
     (OpenAlex merged the two, or reassigned an id) is an answer too, but never the work asked for: an `ok` without
-    records whose `doubt` names it, the work kept as `instead` for a caller to say what OpenAlex gave."""
+    records whose `doubt` names it, the work kept as `instead` for a caller to say what OpenAlex gave
+    (`lookup_outcome`)."""
     def call(trace: Trace) -> SourceOutcome:
         try:
             found = _work(trace, identifier)
         except _OtherWork as exc:
-            return _instead(trace, identifier, exc.work)
+            return _answer(trace, identifier, exc.work)
         except SourceError as exc:  # an OpenAlex id merged into another work redirects to it: that work is the answer
             moved = normalise_openalex(target.rstrip("/").rsplit("/", 1)[-1]) if (target := redirect_target(exc)) else None
             if moved is None or (merged := _work(trace, moved)) is None:
                 raise
-            if _is_the_work(merged[1], identifier):  # redirected to the work's own record: the work asked for
-                return trace.outcome("ok", [merged[1]], 1)
-            return _instead(trace, identifier, merged[1])
-        return trace.outcome("ok", [found[1]], 1) if found else trace.outcome("ok", [], 0)
+            return _answer(trace, identifier, merged[1])  # redirected to the work's own record: the work asked for
+        return _answer(trace, identifier, found[1]) if found else trace.outcome("ok", [], 0)
     return run_call(Trace("openalex", fetcher, PROVIDER, secrets(settings)), call)
 
 
-def _instead(trace: Trace, identifier: str, work: Record) -> SourceOutcome:
-    """A lookup answered with another work than the one asked for: no record of it, a doubt naming the other."""
-    doubt = (f"OpenAlex answers {identifier} with another work, {work.custom.openalex or work.id} (the two were "
-             "merged, or the id was reassigned): not taken for the work asked for")
-    return trace.outcome("ok").model_copy(update={"doubt": doubt, "instead": work})
+def _answer(trace: Trace, identifier: str, work: Record) -> SourceOutcome:
+    """A lookup answered with `work`: the work asked for when it carries the identifier, else another in its place."""
+    return lookup_outcome(trace, identifier, [work], partial(_is_the_work, identifier=identifier),
+                          lambda other: other.custom.openalex or other.id)
 
 
 def citation_search(fetcher: Fetcher, settings: SourceSettings, query: CitationQuery) -> SourceOutcome:

@@ -30,6 +30,7 @@ from sitegen.sources.base import (
     date_from_parts,
     element_plain_text,
     element_text,
+    lookup_outcome,
     month_number,
     own_id,
     parse_xml,
@@ -296,23 +297,19 @@ def search(fetcher: Fetcher, settings: SourceSettings, term: str, since: int | N
 
 
 def lookup(fetcher: Fetcher, settings: SourceSettings, pmid: str) -> SourceOutcome:
-    """One record by PMID. Not found is an empty `ok`, not an outage."""
+    """One record by PMID. Not found is an empty `ok`, not an outage; another work in its place is kept apart
+    (`lookup_outcome`)."""
     wanted = normalise_pmid(pmid)
     if wanted is None:
         raise ValueError(f"{pmid!r} is not a PMID")
 
     def call(trace: Trace) -> SourceOutcome:
         entries = _entries(_get_xml(trace, "efetch.fcgi", [("db", "pubmed"), ("id", wanted), ("retmode", "xml")]))
-        if not entries:
-            return trace.outcome("ok", [], 0)
-        if len(entries) != 1:
-            raise Malformed(f"asked for PMID {wanted} but received {len(entries)} records")
-        record = to_record(entries[0], pubmed_to_record, trace.warnings, "the article")
-        if record is None:
+        records = [to_record(entry, pubmed_to_record, trace.warnings, "the article") for entry in entries]
+        if None in records:
             raise Malformed("the article has no PMID or title")
-        if record.PMID != wanted:
-            raise Malformed(f"asked for PMID {wanted} but received PMID {record.PMID}: a response for a different record")
-        return trace.outcome("ok", [record], 1)
+        return lookup_outcome(trace, f"PMID {wanted}", records, lambda found: found.PMID == wanted,
+                              lambda other: f"PMID {other.PMID}")
     return run_call(Trace("pubmed", fetcher, provider(settings), secrets(settings)), call)
 
 

@@ -54,6 +54,8 @@ def open_text(fetcher: Fetcher, settings: SourceSettings, record: Record) -> Ope
         if outcome.status != "ok":
             return OpenText(None, f"Europe PMC did not answer for PMID {record.PMID} ({outcome.status}): whether "
                                   "an open full text exists is unknown", hashes)
+        if outcome.doubt:  # another work in its place: neither the article nor its lack of a PMCID
+            return OpenText(None, f"{outcome.doubt}: whether an open full text exists is unknown", hashes)
     if pmcid is None:
         return OpenText(None, "the record has no PMCID, and no PMID through which Europe PMC names one: "
                               "no open full text to check against", hashes)
