@@ -556,3 +556,16 @@ def test_a_page_over_the_byte_cap_is_asked_for_again_in_halves(monkeypatch):
     assert outcome.status == "ok" and outcome.complete, outcome.warnings
     assert [r.PMID for r in outcome.records] == [r["pmid"] for r in RESULTS]
     assert int(seen.requests[-1].url.params["pageSize"]) < europepmc.MAX_PAGE_SIZE
+
+
+def test_an_identifier_that_cannot_be_read_is_said_to_be_left_out():
+    # A real result whose DOI holds a space (as a deposit's typo would): kept under its PMID, and said so, for
+    # without its DOI it may go unmatched with its duplicate from another source.
+    result = dict(RESULTS[0], doi="10.1016/s0140-6736(24) 02600-x")
+    fetch, _, _ = fetcher(lambda request: json_response(page_body([result], 1)))
+    outcome = europepmc.search(fetch, SETTINGS, "cancer")
+    assert outcome.complete and [(r.id, r.DOI) for r in outcome.records] == [("pmid:39709209", None)]
+    assert ("pmid:39709209: the DOI '10.1016/s0140-6736(24) 02600-x' sent for it could not be read; the record is "
+            "kept without it") in outcome.warnings[0]
+    fetch, _, _ = fetcher(lambda request: json_response(page_body(RESULTS[:1], 1)))  # as sent: nothing to say
+    assert europepmc.search(fetch, SETTINGS, "cancer").warnings == []

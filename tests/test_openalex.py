@@ -422,3 +422,30 @@ def test_a_page_over_the_byte_cap_is_asked_for_again_in_halves(monkeypatch):
     outcome = openalex.search(fetch, SETTINGS, {"search": "object in context"})
     assert outcome.status == "ok" and outcome.complete and len(outcome.records) == 25, outcome.warnings
     assert int(seen.requests[-1].url.params["per_page"]) < SETTINGS.openalex_per_page
+
+
+@pytest.mark.parametrize("doi", ["https://doi.org/10.1234/abc def", "https://doi.org/10.1023/" + "a" * 5000])
+def test_a_doi_that_cannot_be_read_is_said_to_be_left_out(doi):
+    # The work is kept under its OpenAlex id, but without its DOI it may go unmatched with its duplicate: said so.
+    work = json.loads(WORK)
+    work["doi"] = work["ids"]["doi"] = doi
+    fetch, _, _ = fetcher(lambda request: page([work], 1, None))
+    outcome = openalex.search(fetch, SETTINGS, {"filter": "title.search:peroxidase"})
+    [record] = outcome.records
+    assert outcome.complete and record.id == "openalex:W1554322594" and record.DOI is None
+    [note] = [warning for warning in outcome.warnings if "could not be read" in warning]
+    assert note.startswith(f"openalex:W1554322594: the DOI {doi[:80]!r} sent for it could not be read")
+    # a lookup says it alike, once
+    fetch, _, _ = fetcher(lambda request: json_response(json.dumps(work)))
+    outcome = openalex.lookup(fetch, SETTINGS, "W1554322594")
+    assert outcome.complete and sum("the DOI" in warning for warning in outcome.warnings) == 1
+
+
+def test_a_readable_identifier_beside_an_unreadable_one_is_no_loss():
+    work = json.loads(WORK)
+    work["doi"] = "https://doi.org/10.1234/abc def"  # unreadable, but ids.doi holds a DOI readably
+    work["ids"]["doi"] = "https://doi.org/10.1023/a:1007154515475"
+    fetch, _, _ = fetcher(lambda request: page([work], 1, None))
+    outcome = openalex.search(fetch, SETTINGS, {"filter": "title.search:peroxidase"})
+    assert outcome.records[0].DOI == "10.1023/a:1007154515475"
+    assert not any("could not be read" in warning for warning in outcome.warnings)

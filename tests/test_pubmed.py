@@ -812,3 +812,19 @@ def test_update_says_a_pubmed_run_stopped_part_way_was_incomplete_and_how_far_it
     said = "having sent 2 of the 5 records it found: those are not counted, and this run is incomplete"
     assert code != 0 and said in err, out + err
     assert said in (tmp_path / "report.md").read_text()
+
+
+def test_an_identifier_that_cannot_be_read_is_said_to_be_left_out():
+    # The real NEJM article with its DOI mistyped in both places PubMed gives it: kept under its PMID, said so.
+    body = NEJM.replace(b">10.1056/NEJMoa1715274<", b">10.1056/NEJM oa1715274<")
+    fetch, _, _ = fetcher(lambda request: xml_response(body))
+    outcome = pubmed.lookup(fetch, SETTINGS, "29768149")
+    assert outcome.complete and [(r.id, r.DOI) for r in outcome.records] == [("pmid:29768149", None)]
+    assert outcome.warnings == ["pmid:29768149: the DOI '10.1056/NEJM oa1715274' sent for it could not be read; the "
+                                "record is kept without it, so a record of the same work under it may not be matched "
+                                "with it"]
+    # one of the two readable is no loss
+    fetch, _, _ = fetcher(lambda request: xml_response(body.replace(b">10.1056/NEJM oa1715274</ArticleId>",
+                                                                    b">10.1056/NEJMoa1715274</ArticleId>")))
+    outcome = pubmed.lookup(fetch, SETTINGS, "29768149")
+    assert outcome.records[0].DOI == "10.1056/nejmoa1715274" and outcome.warnings == []

@@ -15,6 +15,7 @@ import html
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl
@@ -23,6 +24,7 @@ from lxml import etree
 from pydantic import ValidationError
 
 from sitegen.records.identity import listed
+from sitegen.records.ids import NAMESPACE_LABELS
 from sitegen.records.markup import plain_text
 from sitegen.records.model import (
     CONTROL_CHARACTER,
@@ -295,6 +297,53 @@ def parse_date(*values: Any) -> CslDate | None:
     return None
 
 
+# --------------------------------------------------------------------------- identifiers
+
+# The identifiers a provider sent for the record being made that could not be read (`read_identifier`), while a
+# converter runs within `_converted`; None outside it.
+_unread_identifiers: ContextVar[list[str] | None] = ContextVar("unread_identifiers", default=None)
+
+
+def read_identifier(namespace: str, normalise: Callable[[Any], str | None], *values: Any) -> str | None:
+    """The first of `values` (a provider's fields for one identifier of a work, most trusted first) that `normalise`
+    reads, or None. When one was sent but none can be read (a DOI with a space in it, or longer than any DOI), the
+    record is made without it, and the outcome says so (`to_records`, `to_record`): a work kept without its DOI is
+    not matched with a record of it under that DOI, so the loss is never silent."""
+    sent = None
+    for value in values:
+        if (found := normalise(value)) is not None:
+            return found
+        sent = sent or _written(value)
+    if sent is not None and (unread := _unread_identifiers.get()) is not None:
+        unread.append(f"{NAMESPACE_LABELS.get(namespace, namespace)} {sent}")
+    return None
+
+
+def _written(value: Any) -> str | None:
+    """A value sent for an identifier, as a warning shows it (its first 80 characters, quoted and escaped), or None
+    when nothing was sent."""
+    if isinstance(value, str):
+        return repr(text[:80]) if (text := text_value(value)) else None
+    return None if value is None or value in ([], {}) else repr(value)[:80]
+
+
+def _converted(convert: Callable[[Any], Record | None], item: Any) -> tuple[Record | None, list[str]]:
+    """`convert(item)`, and what was left out of its record, in words: an abstract longer than a record holds
+    (`leaving_out_overlong_abstracts`), identifiers that could not be read (`read_identifier`)."""
+    unread: list[str] = []
+    token = _unread_identifiers.set(unread)
+    try:
+        with leaving_out_overlong_abstracts() as left_out:
+            record = convert(item)
+    finally:
+        _unread_identifiers.reset(token)
+    if record is not None and unread:
+        it = "it" if len(unread) == 1 else "them"
+        left_out.append(f"{record.id}: the {' and the '.join(unread)} sent for it could not be read; the record is "
+                        f"kept without {it}, so a record of the same work under {it} may not be matched with it")
+    return record, left_out
+
+
 # --------------------------------------------------------------------------- items to records
 
 # What a converter may raise on provider data of a shape nobody foresaw (ValidationError: a record
@@ -330,8 +379,7 @@ def to_records(items: Iterable[Any], convert: Callable[[Any], Record | None], it
             converted.reasons.append(f"not a {item_type.__name__}")
             continue
         try:
-            with leaving_out_overlong_abstracts() as left_out:
-                record = convert(item)
+            record, left_out = _converted(convert, item)
             converted.left_out += left_out
         except Untitled as exc:
             converted.untitled.append(exc.record_id)
@@ -355,9 +403,8 @@ def to_record(item: Any, convert: Callable[[Any], Record | None], warnings: list
     """One item as a record (a lookup's answer), None when it is no record; Malformed when the converter
     fails on it. What was left out of the record (as by `to_records`) is said in `warnings`."""
     try:
-        with leaving_out_overlong_abstracts() as left_out:
-            record = convert(item)
-        warnings += left_out
+        record, left_out = _converted(convert, item)
+        warnings += (note for note in left_out if note not in warnings)
         return record
     except Untitled:
         return None
@@ -621,7 +668,8 @@ class Pager:
             trace.warnings.append(f"{self.items.counted(len(self._unreadable), name)} could not be read ({reasons})"
                                   f"{unreadable}; {'it is' if len(self._unreadable) == 1 else 'they are'} missing "
                                   "from this run, which is therefore incomplete")
-        trace.warnings += self._left_out
+        # each once: a work of a list that was read whole on its own (OpenAlex's authors) was said of already
+        trace.warnings += (note for note in self._left_out if note not in trace.warnings)
         if self.repeated:
             trace.warnings.append(f"{name} sent {counted(self.repeated, 'item')} more than once; each was kept once")
         truncated = total > self.cap

@@ -33,6 +33,7 @@ from sitegen.sources.base import (
     month_number,
     parse_date,
     parse_json,
+    read_identifier,
     require_title,
     run_call,
     text_value,
@@ -175,9 +176,9 @@ def result_to_record(result: dict[str, Any]) -> Record | None:
     without a title."""
     source = result.get("source")
     identifiers = {
-        "doi": normalise_doi(result.get("doi")),
-        "pmid": normalise_pmid(result.get("pmid") or (result.get("id") if source == "MED" else None)),
-        "pmcid": normalise_pmcid(result.get("pmcid") or (result.get("id") if source == "PMC" else None)),
+        "doi": read_identifier("doi", normalise_doi, result.get("doi")),
+        "pmid": read_identifier("pmid", normalise_pmid, result.get("pmid"), result.get("id") if source == "MED" else None),
+        "pmcid": read_identifier("pmcid", normalise_pmcid, result.get("pmcid"), result.get("id") if source == "PMC" else None),
     }
     doi, pmid, pmcid = identifiers["doi"], identifiers["pmid"], identifiers["pmcid"]
     rid = record_id(identifiers)

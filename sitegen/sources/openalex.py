@@ -40,6 +40,7 @@ from sitegen.sources.base import (
     own_id,
     parse_date,
     parse_json,
+    read_identifier,
     require_title,
     run_call,
     text_value,
@@ -126,10 +127,10 @@ def work_to_record(work: dict[str, Any]) -> Record | None:
     """A Record for one OpenAlex Work, None when it has no usable identifier; Unreadable without a title."""
     ids = as_dict(work.get("ids"))
     identifiers = {
-        "doi": normalise_doi(work.get("doi") or ids.get("doi")),
-        "openalex": normalise_openalex(work.get("id") or ids.get("openalex")),
-        "pmid": normalise_pmid(ids.get("pmid")),
-        "pmcid": normalise_pmcid(ids.get("pmcid")),
+        "doi": read_identifier("doi", normalise_doi, work.get("doi"), ids.get("doi")),
+        "openalex": read_identifier("openalex", normalise_openalex, work.get("id"), ids.get("openalex")),
+        "pmid": read_identifier("pmid", normalise_pmid, ids.get("pmid")),
+        "pmcid": read_identifier("pmcid", normalise_pmcid, ids.get("pmcid")),
     }
     doi = identifiers["doi"] or ""
     arxiv = normalise_arxiv(doi) if doi.startswith("10.48550/") else None  # arXiv's own DOIs name the preprint

@@ -34,6 +34,7 @@ from sitegen.sources.base import (
     month_number,
     own_id,
     parse_xml,
+    read_identifier,
     require_title,
     run_call,
     to_record,
@@ -146,7 +147,7 @@ def _doi(article: etree._Element, ids: dict[str, str]) -> str | None:
     # Recent records sometimes carry the DOI only as the publisher's electronic location.
     located = [element_text(node) for node in article.iterfind("MedlineCitation/Article/ELocationID[@EIdType='doi']")
                if node.get("ValidYN") != "N"]
-    return normalise_doi(ids.get("doi")) or next(filter(None, map(normalise_doi, located)), None)
+    return read_identifier("doi", normalise_doi, ids.get("doi"), *located)
 
 
 def updates(citation: etree._Element) -> list[Update]:
@@ -182,7 +183,7 @@ def article_to_record(article: etree._Element) -> Record | None:
     if details is None:
         raise Unreadable(f"pmid:{pmid} has no article details")
     ids = _article_ids(article)
-    identifiers = {"doi": _doi(article, ids), "pmid": pmid, "pmcid": normalise_pmcid(ids.get("pmc"))}
+    identifiers = {"doi": _doi(article, ids), "pmid": pmid, "pmcid": read_identifier("pmcid", normalise_pmcid, ids.get("pmc"))}
     rid = record_id(identifiers)
     title = require_title(_title(details.find("ArticleTitle")) or _title(details.find("VernacularTitle")), rid)
     types = [t for node in details.iterfind("PublicationTypeList/PublicationType") if (t := element_text(node))]
@@ -239,7 +240,7 @@ def book_to_record(book: etree._Element) -> Record | None:
     chapter = _title(document.find("ArticleTitle")) or _title(document.find("VernacularTitle"))
     dois = [element_text(node) for path in ("BookDocument/ArticleIdList", "PubmedBookData/ArticleIdList")
             for node in book.iterfind(f"{path}/ArticleId[@IdType='doi']")]
-    identifiers = {"doi": next(filter(None, map(normalise_doi, dois)), None), "pmid": pmid}
+    identifiers = {"doi": read_identifier("doi", normalise_doi, *dois), "pmid": pmid}
     rid = record_id(identifiers)
     title = require_title(chapter or book_title, rid)
     # The chapter's own authors, else the book's: never its editors (GeneReviews lists its editors under Book,
