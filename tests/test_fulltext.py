@@ -307,3 +307,8 @@ def test_a_named_entity_under_a_public_doctype_reads_as_its_character_not_as_not
     public = '<!DOCTYPE article PUBLIC "-//NLM//DTD JATS (Z39.96) Journal Archiving DTD v1.2//EN" "JATS.dtd">\n'
     parsed = europepmc.parse_article(article("<p>caf&eacute; &amp; th&eacute; at 37&deg;C</p>", public), "PMC1")
     assert [p.text for p in parsed["paragraphs"]] == ["café & thé at 37°C"]
+    # and so in what is read as plain text, the article's title and its sections' titles, as in its paragraphs
+    body = article('<sec><title>IL&ndash;6 &alpha;</title><p>x</p></sec>', public).replace(
+        b"<article-title>T</article-title>", b"<article-title>T&ndash;cells</article-title>")
+    parsed = europepmc.parse_article(body, "PMC1")
+    assert parsed["title"] == "T\u2013cells" and parsed["paragraphs"][0].section == "IL\u20136 \u03b1"

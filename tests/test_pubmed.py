@@ -828,3 +828,18 @@ def test_an_identifier_that_cannot_be_read_is_said_to_be_left_out():
                                                                     b">10.1056/NEJMoa1715274</ArticleId>")))
     outcome = pubmed.lookup(fetch, SETTINGS, "29768149")
     assert outcome.records[0].DOI == "10.1056/nejmoa1715274" and outcome.warnings == []
+
+
+def test_named_entities_under_pubmeds_doctype_read_as_their_characters_wherever_they_stand():
+    # PubMed's answer names its external DTD, which is never read, so an entity of it stays undeclared: read as the
+    # character it names in a name or a page range (plain text) as in a title (markup), as JATS reads it; a name no
+    # table holds stays as written.
+    body = (NEJM.replace(b"<LastName>O'Byrne</LastName>", b"<LastName>O&rsquo;Byrne&ouml;</LastName>")
+            .replace(b"<MedlinePgn>1865-1876</MedlinePgn>", b"<MedlinePgn>1865&ndash;1876</MedlinePgn>")
+            .replace(b"<Title>The New England journal of medicine</Title>",
+                     b"<Title>The New England journal of medicine &ndash; &unknownname;</Title>"))
+    fetch, _, _ = fetcher(lambda request: xml_response(body))
+    [record] = pubmed.lookup(fetch, SETTINGS, "29768149").records
+    assert record.author[0].family == "O\u2019Byrne\u00f6"
+    assert record.page == "1865\u20131876"  # as the character itself sent reads
+    assert record.container_title == "The New England journal of medicine \u2013 &unknownname;"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import html.entities
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -223,15 +224,35 @@ def text_value(value: Any) -> str | None:
     return value.strip() if isinstance(value, str) and visible_text(value) else None
 
 
-def element_text(node: etree._Element | None) -> str | None:
-    """The full text of an XML element (markup such as <i> or <sub> dropped), whitespace collapsed, or None.
+def entity_character(entity: etree._Entity) -> str:
+    """What a named entity the parser left unexpanded reads as. Provider XML that names an external DTD (PubMed's,
+    JATS') uses its entities ("&ndash;", "&alpha;") undeclared, as that DTD is never read: each is the character
+    the HTML and MathML table names it (which holds JATS' and NLM's names), one table for every provider; a name it
+    does not hold stays as written. An entity declared in the body itself is never expanded: parse_xml refuses it."""
+    return html.entities.html5.get(f"{entity.name};", entity.text or "")
 
-    itertext skips comments and processing instructions; entity references stay unexpanded (parse_xml).
-    """
+
+def xml_text(node: etree._Element) -> str:
+    """The text of an element and of every element inside it, in order, as itertext gives it but with each named
+    entity read as its character (`entity_character`); comments and processing instructions are left out, their
+    tails kept. The recursion is bounded: the parser refuses elements nested over 256 deep (parse_xml)."""
+    parts = [node.text or ""]
+    for child in node:
+        if isinstance(child, etree._Entity):
+            parts.append(entity_character(child))
+        elif isinstance(child.tag, str):
+            parts.append(xml_text(child))
+        parts.append(child.tail or "")
+    return "".join(parts)
+
+
+def element_text(node: etree._Element | None) -> str | None:
+    """The full text of an XML element (markup such as <i> or <sub> dropped, named entities read as their
+    characters: `xml_text`), whitespace collapsed, or None."""
     if node is None:
         return None
     # XML holds no C0 control character, but DEL and the C1 ones it does: the record format refuses them.
-    text = " ".join(CONTROL_CHARACTER.sub(" ", "".join(node.itertext())).split())
+    text = " ".join(CONTROL_CHARACTER.sub(" ", xml_text(node)).split())
     return text if visible_text(text) else None  # as `text_value`: invisible characters alone are no text
 
 

@@ -10,7 +10,6 @@ quoted; anything else (NC, ND, a licence stated only in prose) is refused by the
 from __future__ import annotations
 
 import bisect
-import html
 import re
 from collections.abc import Iterator
 
@@ -18,7 +17,7 @@ from lxml import etree
 from pydantic import BaseModel
 
 from sitegen.records.model import CONTROL_CHARACTER
-from sitegen.sources.base import Malformed, element_text, parse_xml
+from sitegen.sources.base import Malformed, element_text, entity_character, parse_xml
 from sitegen.text import comparable_passage, holds_passage, normalise_whitespace, passage_start
 
 MAX_BYTES = 4_000_000
@@ -169,7 +168,7 @@ def paragraph_text(element: etree._Element) -> str:
         parts.append(node.text or "")
         for child in node:
             if isinstance(child, etree._Entity):  # a named entity left unexpanded: the character it names
-                parts.append(html.unescape(child.text or ""))
+                parts.append(entity_character(child))
             elif isinstance(child.tag, str) and child.tag not in LEFT_OUT:
                 apart = " " if child.tag in BLOCKS else ""
                 parts.append(apart)
