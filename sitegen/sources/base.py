@@ -451,8 +451,8 @@ def lookup_outcome(trace: Trace, asked: str, records: Sequence[Record], is_asked
                                   " not the record asked for; left out")
         return trace.outcome("ok", matching, len(matching), truncated=truncated)
     works = "another work" if len(others) == 1 else "other works"
-    doubt = (f"{provider} answers {asked} with {works}, {listed(others)} (the two were merged, or the identifier is an "
-             "alias or was reassigned): not taken for the work asked for")
+    doubt = (f"{provider} answers {asked} with {works}, {listed(others)} (merged with the work asked for, or the "
+             "identifier is an alias or was reassigned): not taken for the work asked for")
     other = next(record for record in records if not is_asked(record))
     return trace.outcome("ok", truncated=truncated).model_copy(update={"doubt": doubt, "instead": other})
 
