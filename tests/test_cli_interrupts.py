@@ -83,7 +83,7 @@ def test_ctrl_c_while_an_import_reads_says_nothing_was_written(sitegen, tmp_path
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(imports, "read_references", interrupted)
+    monkeypatch.setattr(imports, "read_reference_file", interrupted)
     code, out, err = sitegen("import", review, EXPORT, "--at", "2026-01-02T00:00:00Z")
     assert (code, out, err) == (EXIT_INTERRUPTED, "", "error: interrupted; nothing was written\n")
     assert tree_bytes(review) == before
