@@ -644,6 +644,24 @@ def test_an_edited_record_is_a_new_version_and_the_version_before_says_its_recor
     assert "edited, or completed by a search run" in page(site / "versions.html").text_content()
 
 
+def test_a_record_line_written_again_in_another_form_is_not_an_edit(two_versions, tmp_path, sitegen):
+    # A version recorded the digest of each line as written: the same record with its keys in another order and
+    # spaces (as `jq` or a merge tool writes it) was published as a new version, "Records' details changed", and
+    # every earlier version's page said its records had been edited since.
+    path = two_versions / "records.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[0] = json.dumps(dict(reversed(json.loads(lines[0]).items())), indent=None)  # escaped, keys reversed
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    site = tmp_path / "site"
+    code, out, err = sitegen("publish", two_versions, "--out", site, "--now", "2023-05-01T00:00:00Z")
+    assert code == 0, err
+    assert out.startswith("nothing changed since version 2")
+    assert not page(site / "v" / "2" / "index.html").xpath("//p[contains(@class, 'records-changed')]")
+    correct_the_first_title(two_versions)  # an edit still is one
+    code, out, err = sitegen("publish", two_versions, "--out", site, "--now", "2023-05-01T00:00:00Z")
+    assert code == 0 and out.startswith("published version 3 (2023-05-01T00:00:00Z): Records' details changed."), err
+
+
 def test_a_version_is_never_dated_as_the_one_before(two_versions, tmp_path, sitegen):
     # --now (or SOURCE_DATE_EPOCH) equal to the latest version's time recorded a second version of that time.
     latest = json.loads(version_file(two_versions, 2).read_text())["published_at"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import groupby
@@ -31,6 +32,7 @@ from sitegen.review.models import (
     VersionPayload,
     VersionRecord,
 )
+from sitegen.review.parsing import line_digest
 from sitegen.review.write import canonical_json
 from sitegen.screening.outcomes import Outcome, published_outcomes
 from sitegen.screening.standing import StageHistory, Standing, screening_histories, standings
@@ -49,6 +51,13 @@ def evidence_sha256(evidence: Evidence) -> str:
     """The SHA-256 of the canonical JSON of a study's evidence (the `Evidence` model, so re-formatting the
     YAML changes nothing and changing a finding does): what a version and a faithfulness verdict record."""
     return hashlib.sha256(canonical_json(model_data(evidence)).encode("utf-8")).hexdigest()
+
+
+def _records_digest(line_digests: Iterable[tuple[str, bytes]]) -> str:
+    digest = hashlib.sha256()
+    for record_id, line in line_digests:
+        digest.update(f"{record_id}\n".encode("utf-8", "surrogatepass") + line)
+    return digest.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -163,11 +172,15 @@ class ReviewFacts:
     @cached_property
     def records_digest(self) -> str:
         """The records as records.jsonl holds them, in one SHA-256 (each record's id and its line's digest, in
-        order): what a version records, so that an edited record is a new version."""
-        digest = hashlib.sha256()
-        for record_id, line_digest in self.review.record_digests.items():
-            digest.update(f"{record_id}\n".encode("utf-8", "surrogatepass") + line_digest)
-        return digest.hexdigest()
+        order): what a version records, so that an edited record is a new version. Of each line as sitegen
+        writes it (`canonical_json`), so that a line re-formatted (keys reordered, spaces, escapes: a merge tool,
+        `jq`) is the same record, as an evidence file re-formatted is the same evidence."""
+        written = _records_digest(self.review.record_digests.items())
+        latest = self.review.versions[-1].version.records if self.review.versions else None
+        if written == latest:  # every line as the latest version had it: no need to write each again
+            return written
+        return _records_digest((record_id, line_digest(canonical_json(model_data(record))))
+                               for record_id, record in self.review.records.items())
 
     @cached_property
     def evidence_hashes(self) -> dict[str, str]:
