@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -89,13 +90,19 @@ class Snapshot:
     outcomes: dict[str, dict[str, Outcome]]
     counts: PrismaCounts
     evidence: dict[str, str] | None  # included study id -> hash of its evidence; None: not recorded (older versions)
-    records_digest: str | None  # of the records as they were (ReviewFacts.records_digest); None: not recorded
+    # Of the records as they were (ReviewFacts.records_digest; None: not recorded), worked out when first asked
+    # (`records_digest`): writing 100,000 records again takes seconds, and a changelog asks only when none was identified.
+    records_digest_of: Callable[[], str | None]
     # Each record a reviewer had confirmed to duplicate another -> that record; None: not recorded (older versions)
     duplicates: dict[str, str] | None
 
     @cached_property
     def facts(self) -> ReviewFacts:
         return ReviewFacts(self.review)
+
+    @cached_property
+    def records_digest(self) -> str | None:
+        return self.records_digest_of()
 
     @cached_property
     def reasons(self) -> dict[str, str] | None:
@@ -157,14 +164,14 @@ def published_snapshot(review: Review, record: VersionRecord, previous: Snapshot
                   None)
     return Snapshot(record.number, record.published_at, record.title, record.question, record.protocol_version, cut,
                     outcomes, derive(cut, outcomes, _counted(previous, before), record.duplicates, record.studies),
-                    record.evidence, record.records, record.duplicates)
+                    record.evidence, lambda: record.records, record.duplicates)
 
 
 def current_snapshot(review: Review, facts: ReviewFacts) -> Snapshot:
     """The review as it stands, in the same terms as a version."""
     return Snapshot(UNPUBLISHED, None, review.config.title, review.config.question, review.protocol.meta.version,
                     _cut(review, len(review.ledger)), facts.outcomes, facts.prisma,
-                    facts.evidence_hashes, facts.records_digest, facts.canonicals)
+                    facts.evidence_hashes, lambda: facts.records_digest, facts.canonicals)
 
 
 # --------------------------------------------------------------------------- what changed
