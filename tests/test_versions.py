@@ -706,6 +706,29 @@ def test_a_versions_count_of_studies_stays_as_published_when_records_are_linked_
         linked_counts["studies_included"] + 1
 
 
+def test_a_versions_page_counts_its_studies_as_its_diagram_does(two_versions, tmp_path):
+    # The list of a version's included studies was headed by its number of records: a preprint linked to its
+    # journal article made it "Included studies (N)" beside a diagram of N - 1 studies.
+    from sitegen.workspace import open_review
+
+    included = sorted(open_review(two_versions).facts.included)[:2]
+    path = two_versions / "records.jsonl"
+    lines = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if record["id"] in included:
+            record.setdefault("custom", {})["other_versions"] = [rid for rid in included if rid != record["id"]]
+        lines.append(json.dumps(record, ensure_ascii=False, separators=(",", ":"), sort_keys=True))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    site = tmp_path / "site"
+    publish(two_versions, site, now="2023-05-01T00:00:00Z", environ={})
+    studies = json.loads((site / "v" / "3" / "prisma.json").read_text())["studies_included"]
+    reports = len(page(site / "v" / "3" / "index.html").xpath("//ul[@class='version-studies']/li"))
+    assert reports == studies + 1
+    heading = page(site / "v" / "3" / "index.html").xpath("string(//h2[@id='version-studies-heading'])")
+    assert heading == f"Included studies ({reports} reports of {studies} studies)"
+
+
 def test_a_version_holds_record_ids_as_long_as_records_have_them():
     # Keys of `duplicates` and `studies` were limited to 200 characters: a review holding a DOI of 300 could not
     # publish (a ValidationError).
