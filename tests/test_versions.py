@@ -442,6 +442,30 @@ def test_feed_escapes_hostile_titles(two_versions, tmp_path):
     assert "<script>alert(1)</script> & ]]>" in [title.strip() for title in titles]
 
 
+def test_feed_holds_the_latest_versions_only(two_versions, tmp_path, monkeypatch):
+    # The feed held every version and every study any version newly included: published weekly for years, each
+    # poll fetched the whole history. It holds the latest versions (here 1 of 2); versions.html keeps them all.
+    from sitegen.site import feed
+
+    site = tmp_path / "site"
+    build(two_versions, site, environ={})
+    whole = etree.fromstring((site / "feed.xml").read_bytes())
+    monkeypatch.setattr(feed, "FEED_VERSIONS", 1, raising=False)
+    build(two_versions, tmp_path / "latest", environ={})
+    latest = etree.fromstring((tmp_path / "latest" / "feed.xml").read_bytes())
+
+    def summaries(root) -> list[str]:
+        return [entry.findtext(f"{ATOM}summary") for entry in root.iter(f"{ATOM}entry")]
+
+    assert any(text.startswith("Newly included in version 1:") for text in summaries(whole))
+    version_2, *studies = latest.iter(f"{ATOM}entry")
+    assert version_2.findtext(f"{ATOM}title") == "Version 2"
+    assert summaries(latest) == [version_2.findtext(f"{ATOM}summary")] + [
+        text for text in summaries(whole) if text.startswith("Newly included in version 2:")]
+    assert "versions.html lists them all" in latest.findtext(f"{ATOM}subtitle")
+    assert "versions.html" not in whole.findtext(f"{ATOM}subtitle")
+
+
 def test_no_feed_before_the_first_version(first_run, tmp_path):
     site = tmp_path / "site"
     build(first_run, site, environ={})

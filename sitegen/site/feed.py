@@ -1,5 +1,6 @@
 """The Atom feed (RFC 4287) of a living review: one entry per published version, and one per study
-in the version that first included it, so readers can subscribe to what changes.
+in the version that first included it, so readers can subscribe to what changes. It holds the latest
+`FEED_VERSIONS` versions: a reader polls it for what is new, and `versions.html` keeps every version.
 
 Ids are `urn:uuid:` names derived from the review's first ledger event (which an append-only
 ledger never changes) and the version or study, so an entry keeps its id across rebuilds,
@@ -25,6 +26,8 @@ if TYPE_CHECKING:  # pages.py lists the versions page group, which writes the fe
 ATOM = "http://www.w3.org/2005/Atom"
 XML_BASE = "{http://www.w3.org/XML/1998/namespace}base"
 FEED_PATH = "feed.xml"
+# A review published weekly for years would otherwise hand every poll all its history, growing without bound.
+FEED_VERSIONS = 20
 
 
 def entry_id(review_key: str, *parts: str | int) -> str:
@@ -51,7 +54,8 @@ def atom_feed(history: VersionHistory, config: ReviewConfig, views: dict[str, Re
     feed = ET.Element(f"{{{ATOM}}}feed", {} if base else {XML_BASE: "./"})
     element(feed, "id", entry_id(review_key))
     element(feed, "title", markdown_plain(config.title))  # a feed title is text: "*Mus musculus*" reads "Mus musculus"
-    element(feed, "subtitle", "Published versions of this living review and the studies each newly included")
+    latest = "" if len(history.versions) <= FEED_VERSIONS else f" (the latest {FEED_VERSIONS}: versions.html lists them all)"
+    element(feed, "subtitle", f"Published versions of this living review{latest} and the studies each newly included")
     element(feed, "updated", history.versions[-1].published_at)
     for author in config.authors:
         element(element(feed, "author"), "name", author.name)
@@ -61,7 +65,7 @@ def atom_feed(history: VersionHistory, config: ReviewConfig, views: dict[str, Re
                             "under its owners' copyright and its sources' terms")
     element(feed, "generator", "sitegen", version=sitegen.__version__)
     still_included = set(history.current.included)
-    for version, log in reversed(list(zip(history.versions, history.changelogs, strict=True))):
+    for version, log in list(zip(history.versions, history.changelogs, strict=True))[::-1][:FEED_VERSIONS]:
         entry = element(feed, "entry")
         element(entry, "id", entry_id(review_key, "v", version.number))
         element(entry, "title", f"Version {version.number}")
