@@ -565,6 +565,18 @@ def test_publish_without_a_time_refuses_to_reuse_the_latest_versions_date(two_ve
     assert code == 0 and out.startswith("nothing changed since version 2"), err
 
 
+def test_a_version_made_by_an_incomplete_run_says_so_in_its_summary(two_versions, tmp_path):
+    # A run whose source did not answer was "1 search run." in the feed, the list of versions and what publish
+    # printed: read as a search that found nothing new, which a downed source is not.
+    down = httpx.MockTransport(lambda request: httpx.Response(503, text="down"))
+    update(two_versions, "2023-05-01T00:00:00Z", "live", settings=SETTINGS, transport=down)
+    site = tmp_path / "site"
+    result = publish(two_versions, site, now="2023-05-02T00:00:00Z", environ={})
+    assert result.changes == "1 incomplete search run (records may be missing)."
+    summaries = [entry.findtext(f"{ATOM}summary") for entry in etree.parse(site / "feed.xml").iter(f"{ATOM}entry")]
+    assert summaries[0].startswith("1 incomplete search run (records may be missing).")
+
+
 def test_a_phase_change_is_in_the_changelog_summary(two_versions, tmp_path, sitegen):
     code, out, err = sitegen("state", "advance", two_versions, "--at", "2023-05-01T00:00:00Z")
     assert code == 0, err

@@ -233,7 +233,11 @@ class Changelog:
                  _count(len(self.studies_added), "study added", "studies added"),
                  _count(len(self.studies_removed), "study removed", "studies removed"),
                  _count(sum(1 for event, _ in self.amendments if event.type == "amendment"), "protocol amendment"),
-                 _count(len(self.runs), "search run"), _count(len(self.imports), "import of records", "imports of records"),
+                 _count(sum(1 for run in self.runs if run.complete), "search run"),
+                 # A source that did not answer in full is not "no new records": the one sentence a feed shows says so.
+                 _count(sum(1 for run in self.runs if not run.complete), "incomplete search run (records may be missing)",
+                        "incomplete search runs (records may be missing)"),
+                 _count(len(self.imports), "import of records", "imports of records"),
                  _count(len(self.evidence_changed), "study with changed evidence", "studies with changed evidence"),
                  _count(len(self.phases), "phase change"),
                  _count(len(self.verifications), "verification verdict"),
