@@ -779,7 +779,7 @@ class VersionRecord(Strict):
     # Absent from versions published before sitegen recorded it.
     records: Sha256 | None = Field(
         default=None, description="SHA-256 of records.jsonl's records as they were (each record's id and the "
-                                  "digest of its line), so that a change to any record's metadata is a new "
+                                  "digest of its line as sitegen writes it), so that a change to any record's metadata is a new "
                                   "version and this version's pages can say the records changed since")
 
     @field_validator("published_at")
