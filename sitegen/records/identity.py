@@ -466,11 +466,7 @@ def _completed(update: Update, told: list[Update]) -> Update:
     """A notice the work's record lists, with the identifiers and the date the notice itself gives where it lacks
     them (a retraction's date decides whether a reinstatement lifted it)."""
     same = next((notice for notice in told if _same_notice(update, notice)), None)
-    if same is None:
-        return update
-    missing = {name: getattr(same, name) for name in ("doi", "pmid", "date")
-               if getattr(update, name) is None and getattr(same, name) is not None}
-    return update.model_copy(update=missing) if missing else update
+    return update if same is None else _filled([update, same])
 
 
 def _marked(record: Record, seen: list[tuple[Record, NoticeOf]]) -> Record:
@@ -485,7 +481,7 @@ def _marked(record: Record, seen: list[tuple[Record, NoticeOf]]) -> Record:
                                     if work.kind == "reinstatement")], listed)
     standing = [update for update in listed if not lifted(update, reinstatements)]
     retracted = retraction_stands(record.custom.model_copy(update={"updates": own}), reinstatements) \
-        or any(update.kind == "retraction" for update in standing)
+        or lists_retraction(standing)
     custom = record.custom.model_copy(update={"updates": standing, "reinstatements": reinstatements,
                                               "retracted": retracted})
     return record if custom == record.custom else record.model_copy(update={"custom": custom})
