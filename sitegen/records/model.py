@@ -556,7 +556,7 @@ def with_lifted(reinstatements: Iterable[Reinstatement], retractions: Iterable[U
     dated = [r.date for r in retractions if r.kind == "retraction" and r.date]
     kept: dict[tuple, Reinstatement] = {}
     for reinstatement in reinstatements:
-        key = (reinstatement.doi or reinstatement.pmid and f"PMID {reinstatement.pmid}", tuple(reinstatement.date or ()))
+        key = (reinstatement.named_by, tuple(reinstatement.date or ()))
         known = kept.get(key, reinstatement)
         retracted_on = known.retracted_on or reinstatement.retracted_on or max(
             (date for date in dated if retraction_lifted(date, [reinstatement.date])), default=None)
