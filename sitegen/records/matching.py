@@ -142,11 +142,16 @@ def _page_parts(page: str) -> tuple[str, str]:
     return found.group(1), number + (f".{after_dot}" if after_dot and after_dot.strip("0") else "")
 
 
+# The number of a supplement a volume or issue names ("24 Suppl 3", "Supplement 2").
+_SUPPLEMENT_NUMBER = re.compile(r"supp\w*\.?\s*(\d+)", re.IGNORECASE)
+
+
 def without_supplement_label(first: str, last: str, volume: str, issue: str) -> tuple[str, str]:
     """The pages, or none when the first is only the label of the supplement the volume or issue names: "S3-89" in
     "24 Suppl 3" is what an export kept of PubMed's "S3/78-89" (page 78 of supplement 3), as "Suppl-89" is elsewhere."""
-    named = re.findall(r"supp\w*\.?\s*(\d+)", f"{volume} {issue}", re.IGNORECASE)
-    labels = {f"s{number.lstrip('0')}" for number in named}
+    if not first.startswith("s"):  # most pages, on every record: no label to look for
+        return first, last
+    labels = {f"s{number.lstrip('0')}" for number in _SUPPLEMENT_NUMBER.findall(f"{volume} {issue}")}
     return ("", "") if first in labels else (first, last)
 
 
@@ -680,7 +685,7 @@ def _doi(item: Work) -> str | None:
 
 
 def _shared_doi(a: Work, b: Work) -> bool:
-    return _doi(a) is not None and _doi(a) == _doi(b)
+    return (doi := _doi(a)) is not None and doi == _doi(b)
 
 
 def versions_of_one_work(a: Work, b: Work) -> bool:
