@@ -337,8 +337,9 @@ def normalise_pmid(value: object) -> str | None:
     # Cleaned as a DOI is (invisible characters, full-width digits, a sentence's full stop after it): a PMID
     # left out here cannot match the same work from PubMed.
     text = _PMID_TAG.sub("", _visible(_clean(value)).strip())
-    pmid = _LABELLED_PMID if _PMID_PREFIXES.match(text) else _PMID
-    text = _PMID_PREFIXES.sub("", text).rstrip("/")
+    label = _PMID_PREFIXES.match(text)
+    pmid = _LABELLED_PMID if label else _PMID
+    text = (text[label.end():] if label else text).rstrip("/")
     match = pmid.fullmatch(text) or pmid.fullmatch(text.rstrip(".,;:"))
     return match.group(1) if match else None
 
