@@ -130,12 +130,15 @@ def _doi_corrections(existing: dict[str, Record], retrieved: list[Record],
     dois: dict[str | int, str] = {}  # the article's record (its id) or first result (its index) -> the DOI it keeps
     run_notes: list[tuple[int, str]] = []
     for index, result in enumerate(retrieved):
+        ids = result.identifiers()
         own = {(namespace, value) for source in result.custom.sources for namespace in _own_ids(source)
-               if (value := result.identifiers().get(namespace))}
+               if (value := ids.get(namespace))}
         # Records duplicates.csv confirms to be one work hold its ids as one: the work's canonical record.
         held = sorted({decided.canonical.get(holder, holder) for key in own for holder in holders.get(key, ())})
-        earlier = sorted({firsts[key] for key in own if key in firsts}) if not held else []
-        firsts.update({key: index for key in own if key not in firsts and not held})
+        earlier: list[int] = []
+        if not held:
+            earlier = sorted({firsts[key] for key in own if key in firsts})
+            firsts.update({key: index for key in own if key not in firsts})
         if len(held) == 1 and held[0] in records:
             holder: str | int = held[0]
             article = records[holder]
@@ -153,7 +156,7 @@ def _doi_corrections(existing: dict[str, Record], retrieved: list[Record],
             continue
         # A DOI a record holds already is none corrected (one of a work's records confirmed by a reviewer): identity
         # files the result with that record.
-        if not result.DOI or result.DOI == doi or ("doi", result.identifiers()["doi"]) in holders \
+        if not result.DOI or result.DOI == doi or ("doi", result.DOI) in holders \
                 or _disagree_beyond_doi(article, result) or not _one_article(article, result):
             continue
         results[index] = result.model_copy(update={"DOI": doi})
