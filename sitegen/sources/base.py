@@ -442,19 +442,21 @@ def lookup_outcome(trace: Trace, asked: str, records: Sequence[Record], is_asked
     work (it merged the two, keeps the identifier as an alias, or reassigned it), and asked again it answers the same,
     so it is no outage to retry. It is never the work asked for: an `ok` without records whose `doubt` names the
     others (by `named`), the first kept as `instead` for a caller to judge (sitegen.verify.identity)."""
-    matching = [record for record in records if is_asked(record)]
-    others = [named(record) for record in records if not is_asked(record)]
+    matching: list[Record] = []
+    others: list[Record] = []
+    for record in records:
+        (matching if is_asked(record) else others).append(record)
+    names = [named(record) for record in others]
     provider = trace.provider.name
     if matching or not others:
         if others:
-            trace.warnings.append(f"{provider} also returned {listed(others)}, which {'is' if len(others) == 1 else 'are'}"
+            trace.warnings.append(f"{provider} also returned {listed(names)}, which {'is' if len(others) == 1 else 'are'}"
                                   " not the record asked for; left out")
         return trace.outcome("ok", matching, len(matching), truncated=truncated)
     works = "another work" if len(others) == 1 else "other works"
-    doubt = (f"{provider} answers {asked} with {works}, {listed(others)} (merged with the work asked for, or the "
+    doubt = (f"{provider} answers {asked} with {works}, {listed(names)} (merged with the work asked for, or the "
              "identifier is an alias or was reassigned): not taken for the work asked for")
-    other = next(record for record in records if not is_asked(record))
-    return trace.outcome("ok", truncated=truncated).model_copy(update={"doubt": doubt, "instead": other})
+    return trace.outcome("ok", truncated=truncated).model_copy(update={"doubt": doubt, "instead": others[0]})
 
 
 def conversion_failure(exc: Exception) -> str:
