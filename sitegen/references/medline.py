@@ -107,7 +107,7 @@ def _notices(record: TaggedRecord) -> list[dict[str, str]]:
     found: dict[tuple[str, str], dict[str, str]] = {}
     for tag, kind in NOTICE_TAGS.items():
         for value in record.values(tag):
-            pmid = found_pmid.group(1) if (found_pmid := NOTICE_PMID.search(value)) else ""
+            pmid = _cited_pmid(value) or ""
             found.setdefault((kind, pmid), {"kind": kind, **({"pmid": pmid} if pmid else {})})
     return list(found.values())
 
@@ -118,12 +118,16 @@ def _works_noticed(record: TaggedRecord) -> list[dict[str, str]]:
     found: list[dict[str, str]] = []
     for tag, kind in NOTICE_OF_TAGS.items():
         for value in record.values(tag):
-            ids = {"doi": cited_doi(value), "pmid": found_pmid.group(1) if (found_pmid := NOTICE_PMID.search(value))
-                   else None}
+            ids = {"doi": cited_doi(value), "pmid": _cited_pmid(value)}
             work = {"kind": kind, **{namespace: value for namespace, value in ids.items() if value}}
             if len(work) > 1 and work not in found:
                 found.append(work)
     return found
+
+
+def _cited_pmid(citation: str) -> str | None:
+    """The PMID a notice's citation ends with ("... 2014 Jul 3. PMID: 24990753"), or None."""
+    return found.group(1) if (found := NOTICE_PMID.search(citation)) else None
 
 
 def _authors(record: TaggedRecord) -> list[str]:
