@@ -316,12 +316,9 @@ def update_sentences(record: Record, noun: str = "study") -> list[str]:
         names = [name for update in listed
                  if (name := ", ".join(filter(None, [update.named_by, iso_date(update.date or ())])))]
         if listed:
-            said.append(f"The sources list {words} this {noun}{_bracketed('; '.join(names))}.")
+            named = f" ({'; '.join(names)})" if names else ""
+            said.append(f"The sources list {words} this {noun}{named}.")
     return said
-
-
-def _bracketed(text: str) -> str:
-    return f" ({text})" if text else ""
 
 
 def notices(record: Record, noun: str = "study") -> list[str]:
