@@ -173,9 +173,9 @@ def _covidence(line: int, row: dict[str, str], decision: str | None, reason: str
         written = tuple(found.strip() for found in COVIDENCE_REASON.findall(notes) if found.strip())
         note = COVIDENCE_REASON.sub("", notes).strip()
     said = row.get(given, "").strip() if given else ""
-    if said and DECISION_WORDS.get(said.casefold()) is None:
-        return Exported(_entry(line, row), None, why_undecided=f"{given} {said!r} is not Include or Exclude")
     own = DECISION_WORDS.get(said.casefold())
+    if said and own is None:
+        return Exported(_entry(line, row), None, why_undecided=f"{given} {said!r} is not Include or Exclude")
     if own and decision and own != decision:
         raise ExportProblem(line, f"its {given} is {said!r}, but --decision {decision} says every row is one")
     final = own or decision or ("exclude" if written or not given else None)
