@@ -310,6 +310,8 @@ UPDATE_WORDS = {"correction": "a correction to", "expression-of-concern": "an ex
 def update_sentences(record: Record, noun: str = "study") -> list[str]:
     """The corrections and expressions of concern the sources list against the record (`RecordMeta.updates`), a
     sentence for each kind, naming each notice and its date as far as known ("(10.1/x, 2020-01-05; PMID 123)")."""
+    if not record.custom.updates:  # most records, and this is said of every row of the records list
+        return []
     said = []
     for kind, words in UPDATE_WORDS.items():
         listed = [update for update in record.custom.updates if update.kind == kind]
@@ -333,7 +335,7 @@ def notices(record: Record, noun: str = "study") -> list[str]:
     # Any other type that makes the record a notice (OpenAlex's "erratum" and "retraction", PubMed's "Published
     # Erratum", a Crossref correction notice): said as plainly, or a reader takes the notice for a study.
     types = {kind.strip().lower() for kind in record.custom.publication_types}
-    if not types & TYPE_SENTENCES.keys() and (kind := notice_kind("", types & NOTICE_TYPES)):
+    if not types & TYPE_SENTENCES.keys() and (noticed := types & NOTICE_TYPES) and (kind := notice_kind("", noticed)):
         found.append(KIND_SENTENCES[kind])
     return found
 
