@@ -297,6 +297,17 @@ def test_the_home_page_names_previous_studies_as_the_diagram_does(sitegen, two_r
     assert "Studies included in previous version of review" in svg and "earlier searches" not in svg + caption
 
 
+def _locked_review(sitegen, tmp_path):
+    """A new review with one reviewer per stage (one decision counts), its protocol locked."""
+    review = tmp_path / "review"
+    sitegen("init", review)
+    config = review / "review.yaml"
+    config.write_text(config.read_text().replace("site:", "screening:\n  title_abstract_reviewers: 1\n"
+                                                          "  full_text_reviewers: 1\nsite:", 1))
+    sitegen("protocol", "lock", review, "--at", "2026-01-01T00:00:00Z")
+    return review
+
+
 def _ris(*titles: tuple[str, str]) -> str:
     """RIS entries of one team's papers: (title, DOI or "" for none)."""
     return "".join(f"TY  - JOUR\nTI  - {title}\nAU  - Gamma, C\nAU  - Delta, D\nPY  - 2020\nJO  - Journal of Memory\n"
@@ -309,12 +320,7 @@ def test_two_studies_of_a_version_found_to_be_one_are_not_passed_for_what_it_pub
     identified, 1 duplicate removed, 2 screened, 1 study; of the version's 2 studies, 1 is still included and 1
     no longer counts. The box said "Studies included in previous version of review (n = 1)", which version 1
     never published."""
-    review = tmp_path / "review"
-    sitegen("init", review)
-    config = review / "review.yaml"
-    config.write_text(config.read_text().replace("site:", "screening:\n  title_abstract_reviewers: 1\n"
-                                                          "  full_text_reviewers: 1\nsite:", 1))
-    sitegen("protocol", "lock", review, "--at", "2026-01-01T00:00:00Z")
+    review = _locked_review(sitegen, tmp_path)
     export = tmp_path / "embase.ris"
     export.write_text(_ris(("Object recognition memory after perirhinal lesions in mice", "10.1000/q1"),
                            ("Object recognition memory after perirhinal cortex lesions in mice", ""),
@@ -346,12 +352,7 @@ def test_two_studies_of_a_version_since_linked_as_versions_of_one_are_not_passed
     reports) instead of confirming them duplicates. By hand: version 1 published 2 studies; 1 of them still counts,
     1 no longer does, and the study has 2 reports, both the version's. The box said the version's 1 study, with
     nothing removed, counting the version's studies by today's links."""
-    review = tmp_path / "review"
-    sitegen("init", review)
-    config = review / "review.yaml"
-    config.write_text(config.read_text().replace("site:", "screening:\n  title_abstract_reviewers: 1\n"
-                                                          "  full_text_reviewers: 1\nsite:", 1))
-    sitegen("protocol", "lock", review, "--at", "2026-01-01T00:00:00Z")
+    review = _locked_review(sitegen, tmp_path)
     export = tmp_path / "embase.ris"
     export.write_text(_ris(("Object recognition memory after perirhinal lesions in mice", "10.1000/q1"),
                            ("Perirhinal lesions and object memory in mice: a preprint", "10.1101/q1")))
@@ -398,12 +399,7 @@ def test_a_new_review_whose_exports_were_imported_at_different_times_is_a_new_re
     before one, every run's records are the new review's (it was drawn as updated, its "previous" studies those
     of the first two imports, and the CSV's arm held the citation search alone: 0 from databases, 0 screened).
     Once a version is published, a later run's studies are new beside the version's previous ones."""
-    review = tmp_path / "review"
-    sitegen("init", review)
-    config = review / "review.yaml"  # one reviewer per stage: one decision counts
-    config.write_text(config.read_text().replace("site:", "screening:\n  title_abstract_reviewers: 1\n"
-                                                          "  full_text_reviewers: 1\nsite:", 1))
-    sitegen("protocol", "lock", review, "--at", "2026-01-01T00:00:00Z")
+    review = _locked_review(sitegen, tmp_path)
     embase = _imported(sitegen, review, FIXTURES / "ris" / "ieee_ris.ris", "2026-01-05T00:00:00Z",
                        "--source", "Embase")
     jstor = _imported(sitegen, review, FIXTURES / "ris" / "jstor_ris.ris", "2026-01-12T00:00:00Z")  # names JSTOR
@@ -461,12 +457,7 @@ def test_a_previous_study_whose_record_is_confirmed_a_duplicate_of_a_new_searchs
     the new searches included none (studies from the previous version are never new); its report, found and
     assessed by the new search, is a report of the new searches: 0 previous reports, 1 new, 1 in all. The new
     searches' arm counted the previous study as one of its own (1) beside 0 new studies."""
-    review = tmp_path / "review"
-    sitegen("init", review)
-    config = review / "review.yaml"
-    config.write_text(config.read_text().replace("site:", "screening:\n  title_abstract_reviewers: 1\n"
-                                                          "  full_text_reviewers: 1\nsite:", 1))
-    sitegen("protocol", "lock", review, "--at", "2026-01-01T00:00:00Z")
+    review = _locked_review(sitegen, tmp_path)
     embase, medline = tmp_path / "embase.ris", tmp_path / "medline.ris"
     embase.write_text(_ris(("Object recognition memory after perirhinal lesions in mice", "10.1000/q1"),
                            ("Context-dependent object memory in aged rats", "10.1000/r1")))
