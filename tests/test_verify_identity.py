@@ -159,14 +159,18 @@ def test_openalex_is_retracted_alone_makes_it_retracted():
     assert "OpenAlex marks the work retracted" in verdicts.status.reasons
 
 
-def test_a_reference_without_identifiers_is_found_by_title():
+def _title_searches():
+    """Crossref's and OpenAlex's answers to a search by title, each listing the one work of 10.1023/a:1007154515475."""
     listing = {"status": "ok", "message-type": "work-list", "message": {
         "total-results": 1, "items": [json.loads(body("crossref/crossref_work_10.1023_a_1007154515475.json"))["message"]],
         "items-per-page": 5, "query": {"start-index": 0, "search-terms": None}}}
     openalex_list = {"meta": {"count": 1, "next_cursor": None},
                      "results": [json.loads(body("openalex/openalex_work_doi_10.1023_a_1007154515475.json"))]}
-    verdicts = verify_citation(serve(json_response(json.dumps(listing)), json_response(json.dumps(openalex_list))),
-                               SETTINGS, cited(doi=None))
+    return serve(json_response(json.dumps(listing)), json_response(json.dumps(openalex_list)))
+
+
+def test_a_reference_without_identifiers_is_found_by_title():
+    verdicts = verify_citation(_title_searches(), SETTINGS, cited(doi=None))
     assert verdicts.identity.verdict == "verified"
     assert all(a.asked.startswith("title") for a in verdicts.identity.answers)
 
@@ -322,13 +326,7 @@ def test_a_group_cited_for_a_work_indexed_under_a_person_is_verified_by_its_iden
     # found by its title alone, the work is not confirmed: a same-titled work by anyone would agree as much
     by_title = group.model_copy(update={"DOI": None, "id": "ref:0123456789abcdef",
                                         "custom": RecordMeta(ref="0123456789abcdef")})
-    listing = {"status": "ok", "message-type": "work-list", "message": {
-        "total-results": 1, "items": [json.loads(body("crossref/crossref_work_10.1023_a_1007154515475.json"))["message"]],
-        "items-per-page": 5, "query": {"start-index": 0, "search-terms": None}}}
-    openalex_list = {"meta": {"count": 1, "next_cursor": None},
-                     "results": [json.loads(body("openalex/openalex_work_doi_10.1023_a_1007154515475.json"))]}
-    verdicts = verify_citation(serve(json_response(json.dumps(listing)), json_response(json.dumps(openalex_list))),
-                               SETTINGS, by_title)
+    verdicts = verify_citation(_title_searches(), SETTINGS, by_title)
     assert verdicts.identity.verdict == "inconclusive"
     said = " ".join(verdicts.identity.reasons)
     assert said.count("the first author cannot be compared: the citation names an organisation") == 2  # once an index
