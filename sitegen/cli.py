@@ -602,15 +602,17 @@ def monitor_status(directory: Path, monitor_id: str | None, as_json: bool) -> No
     _remember(directory, writes=False)
     searches = commands.search_status(directory, monitor_id)
     if as_json:
-        click.echo(json.dumps([search.model_dump(mode="json", exclude_none=True) for search, _ in searches], indent=2,
-                              ensure_ascii=False))
+        click.echo(json.dumps([search.model_dump(mode="json", exclude_none=True)
+                               | ({"retired": {"at": retired.at, "reason": retired.reason}} if retired else {})
+                               for search, _, retired in searches], indent=2, ensure_ascii=False))
         return
     if not searches:
         click.echo(f"{shown_path(directory)} has no saved search yet (`sitegen monitor add {shown_argument(directory)} "
                    "--id ID --strategy SOURCE QUERY --at TIME` sets one up)")
-    for search, ran in searches:
+    for search, ran, retired in searches:
         click.echo(f"{search.monitor_id}: run {counted(search.run_count, 'time')}, last {search.last_run or 'never'}, "
-                   f"{len(search.seen_ids)} ids seen")
+                   f"{len(search.seen_ids)} ids seen"
+                   + (f"; retired at {retired.at}, no longer run ({retired.reason})" if retired else ""))
         for strategy, last in zip(search.strategies, ran, strict=True):
             said = "; ".join(filter(None, [
                 "not run yet" if last is None else "",
@@ -621,6 +623,51 @@ def monitor_status(directory: Path, monitor_id: str | None, as_json: bool) -> No
                 if last is not None and not last.complete else ""]))
             click.echo(f"  {strategy.source}{f' ({strategy.label})' if strategy.label else ''}: {strategy.query}"
                        + (f"  [{said}]" if said else ""))
+
+
+@monitor.command("retire")
+@click.argument("directory", type=REVIEW_DIR)
+@click.option("--id", "monitor_id", metavar="ID", required=True, help="The saved search to retire.")
+@AT
+@click.option("--reason", required=True, help="Why it is no longer run (recorded on the ledger and the site).")
+def monitor_retire(directory: Path, monitor_id: str, at: str, reason: str) -> None:
+    """Retire a saved search of DIRECTORY: `update` no longer runs it.
+
+    Records a `retirement` event on the ledger. searches/<ID>.json stays as it is
+    (delete it and every command refuses the review: its seen_ids keep the records
+    it found out of later batches), its runs and manifests stay, and PRISMA counts
+    the records it identified as before. The searches page shows it retired, with
+    when and why. `sitegen monitor reinstate` brings it back.
+
+    Example:
+
+    \b
+      sitegen monitor retire reviews/my-review --id main --at 2026-06-01T00:00:00Z --reason "Replaced by main-2027"
+    """
+    _remember(directory, writes=True)
+    event = commands.retire_search(directory, monitor_id, at, reason)
+    click.echo(f"saved search {monitor_id} retired (ledger event {event.seq}); `update` no longer runs it")
+
+
+@monitor.command("reinstate")
+@click.argument("directory", type=REVIEW_DIR)
+@click.option("--id", "monitor_id", metavar="ID", required=True, help="The retired saved search to bring back.")
+@AT
+@click.option("--reason", default=None, help="Why it is run again (recorded on the ledger and the site).")
+def monitor_reinstate(directory: Path, monitor_id: str, at: str, reason: str | None) -> None:
+    """Bring back a retired saved search of DIRECTORY: `update` runs it again.
+
+    Records a `reinstatement` event on the ledger. Its seen_ids are as they were:
+    its next run reports only records it has never seen.
+
+    Example:
+
+    \b
+      sitegen monitor reinstate reviews/my-review --id main --at 2026-07-01T00:00:00Z
+    """
+    _remember(directory, writes=True)
+    event = commands.reinstate_search(directory, monitor_id, at, reason)
+    click.echo(f"saved search {monitor_id} reinstated (ledger event {event.seq}); `update` runs it again")
 
 
 @monitor.command("validate")

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from sitegen.errors import OptionInvalid, OutputFileRefused, ReviewInvalid, SitegenError, cannot_read, shown_path
 from sitegen.files import read_file
-from sitegen.living import protocol, state, versions
+from sitegen.living import protocol, retirement, state, versions
 from sitegen.living.checks import UNANCHORED, ledger_problems
 from sitegen.living.duplicates import Suggestion, suggestions
 from sitegen.living.ledger import anchor_tail, given_search_id
@@ -75,16 +75,18 @@ def prisma(root: Path) -> PrismaCounts:
     return read_review(root).facts.prisma
 
 
-def search_status(root: Path, monitor_id: str | None = None) -> list[tuple[SavedSearch, list[LastRun | None]]]:
+def search_status(root: Path, monitor_id: str | None = None) -> list[tuple[SavedSearch, list[LastRun | None],
+                                                                            retirement.Retirement | None]]:
     """Each saved search (or the one named) with the latest run of each of its strategies, in order (None: not
-    run yet)."""
+    run yet), and its retirement if it is retired."""
     from sitegen.living.manifests import strategy_runs
 
     _given_search(monitor_id)
     review = read_review(root).review
     _refuse_unknown_search(root, review.searches, monitor_id)
     chosen = list(review.searches.values()) if monitor_id is None else [review.searches[monitor_id]]
-    return [(search, strategy_runs(review, search)) for search in chosen]
+    retired = retirement.retired_searches(review)
+    return [(search, strategy_runs(review, search), retired.get(search.monitor_id)) for search in chosen]
 
 
 def _given_search(monitor_id: str | None) -> None:
@@ -421,6 +423,18 @@ def verify(root: Path, at: str | None, mode: str = "live", bib: Path | None = No
             refuse_unwritable(root, ["snapshots"], "fetched")
         return verify_review(workspace.review, workspace.facts, at, mode, settings, bib, bib_encoding, sources,
                              progress, transport)
+
+
+def retire_search(root: Path, monitor_id: str, at: str, reason: str) -> LedgerEvent:
+    _given_search(monitor_id)
+    with writable(root) as workspace:
+        return retirement.retire_search(workspace.review, monitor_id, at, reason)
+
+
+def reinstate_search(root: Path, monitor_id: str, at: str, reason: str | None = None) -> LedgerEvent:
+    _given_search(monitor_id)
+    with writable(root) as workspace:
+        return retirement.reinstate_search(workspace.review, monitor_id, at, reason)
 
 
 def protocol_lock(root: Path, at: str, reason: str | None = None) -> LedgerEvent:

@@ -31,6 +31,8 @@ from sitegen.review.models import (
     Payload,
     PhasePayload,
     ProtocolLockPayload,
+    ReinstatementPayload,
+    RetirementPayload,
     RetrievalPayload,
     VerificationPayload,
     parse_timestamp,
@@ -48,7 +50,7 @@ ANCHOR_REMOVED = "anchor-removed"
 def living_problems(review: Review) -> list[Problem]:
     return (ledger_problems(review) + _search_problems(review) + _batch_problems(review)
             + _protocol_problems(review) + _phase_problems(review) + _provenance_problems(review)
-            + manifest_problems(review) + version_problems(review))
+            + manifest_problems(review) + version_problems(review) + _retirement_problems(review))
 
 
 def ledger_problems(review: Review) -> list[Problem]:
@@ -277,6 +279,36 @@ def _batch_problems(review: Review) -> list[Problem]:
                                     f"the ledger records runs of saved search {monitor_id!r}, but "
                                     f"searches/{monitor_id}.json is missing: restore it from Git "
                                     "(its seen_ids are what keeps old records out of new batches)"))
+    return problems
+
+
+def _retirement_problems(review: Review) -> list[Problem]:
+    """A saved search is retired, run, and reinstated in that order (`sitegen monitor retire` and `reinstate` write
+    no other trail), and a search retired keeps its file: reinstated, its seen_ids are what it has seen."""
+    problems = []
+    retired: dict[str, int] = {}  # monitor id -> the seq of the event that retired it
+    for event, line, payload in zip(review.ledger, review.ledger_lines, review.payloads, strict=True):
+        if isinstance(payload, RetirementPayload | ReinstatementPayload) and payload.monitor_id not in review.searches \
+                and f"searches/{payload.monitor_id}.json" not in review.invalid_files:
+            problems.append(Problem(LEDGER, line, None, "search-missing",
+                                    f"{event.type} event {event.seq} names saved search {payload.monitor_id!r}, but "
+                                    f"searches/{payload.monitor_id}.json is missing: restore it from Git (a retired "
+                                    "search keeps its file, so its seen_ids stay if it is reinstated)"))
+        if isinstance(payload, RetirementPayload):
+            if payload.monitor_id in retired:
+                problems.append(Problem(LEDGER, line, None, "retirement-trail",
+                                        f"retirement event {event.seq} retires saved search {payload.monitor_id!r}, "
+                                        f"retired already at event {retired[payload.monitor_id]}"))
+            retired[payload.monitor_id] = event.seq
+        elif isinstance(payload, ReinstatementPayload):
+            if retired.pop(payload.monitor_id, None) is None:
+                problems.append(Problem(LEDGER, line, None, "retirement-trail",
+                                        f"reinstatement event {event.seq} reinstates saved search "
+                                        f"{payload.monitor_id!r}, which was not retired"))
+        elif isinstance(payload, RetrievalPayload) and payload.monitor_id in retired:
+            problems.append(Problem(LEDGER, line, None, "retirement-trail",
+                                    f"retrieval event {event.seq} runs saved search {payload.monitor_id!r}, retired "
+                                    f"at event {retired[payload.monitor_id]} and not reinstated since"))
     return problems
 
 

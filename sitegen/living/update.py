@@ -35,6 +35,7 @@ from sitegen.living.manifests import (
     strategy_runs,
 )
 from sitegen.living.merge import Decided, integrate
+from sitegen.living.retirement import Retirement, reinstate_hint, retired_searches
 from sitegen.records.citations import LABEL as CITATION_SEARCHING
 from sitegen.records.citations import strategy_repeats
 from sitegen.records.model import Record, model_data
@@ -161,6 +162,9 @@ class UpdateResult:
     probable: list[tuple[str, str, float]] = field(default_factory=list)  # possible duplicates, for a reviewer
     versions: list[tuple[str, str]] = field(default_factory=list)  # (preprint id, journal version id) linked
     matched: list[tuple[str, str, float]] = field(default_factory=list)  # (new record, canonical record, score)
+    # Saved searches retired since the review's latest search run, which this run did not run: said by the first
+    # run after a search is retired, so that a run report never leaves a search out without a word.
+    retired: list[Retirement] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -197,6 +201,8 @@ class UpdateResult:
             "versions": [{"preprint": preprint, "published": published} for preprint, published in self.versions],
             "matched": [{"record_id": new, "duplicate_of": canonical, "score": round(score, 1)}
                         for new, canonical, score in self.matched],
+            "retired": [{"monitor_id": retired.monitor_id, "at": retired.at, "reason": retired.reason}
+                        for retired in self.retired],
         }
 
 
@@ -208,7 +214,28 @@ def update(review: Review, at: str, mode: str = "live", settings: SourceSettings
         raise SitegenError(f"{shown_path(review.root)} has no saved searches; add one with `sitegen monitor add "
                            f"{shown_argument(review.root)} --id ID --strategy SOURCE QUERY --at TIME`")
     require_lock(review)
-    return _run(review, list(review.searches.values()), at, mode, settings, progress, transport)
+    retired = retired_searches(review)
+    active = [search for monitor_id, search in review.searches.items() if monitor_id not in retired]
+    if not active:
+        raise SitegenError(f"every saved search of {shown_path(review.root)} is retired ({', '.join(retired)}); "
+                           f"bring one back with {reinstate_hint(review, next(iter(retired)))}, or add one with "
+                           f"`sitegen monitor add`; nothing was written")
+    result = _run(review, active, at, mode, settings, progress, transport)
+    result.retired = newly_retired(review, retired)
+    return result
+
+
+def newly_retired(review: Review, retired: dict[str, Retirement]) -> list[Retirement]:
+    """The retired searches no search run has passed over yet: retired after the ledger's latest retrieval."""
+    latest_run = max((event.seq for event, payload in zip(review.ledger, review.payloads, strict=True)
+                      if isinstance(payload, RetrievalPayload)), default=0)
+    return [retirement for retirement in retired.values() if retirement.seq > latest_run]
+
+
+def retirement(retired: Retirement) -> str:
+    """A search this run did not run, as it was retired, in words."""
+    return (f"{retired.monitor_id}: the saved search was retired at {retired.at} ({retired.reason}) and was not run; "
+            "its earlier runs and the records they found stay in the review")
 
 
 def add_monitor(review: Review, monitor_id: str, strategies: list[Strategy], at: str, mode: str = "live",
@@ -220,7 +247,10 @@ def add_monitor(review: Review, monitor_id: str, strategies: list[Strategy], at:
     given_search_id(monitor_id, "--id")
     require_lock(review)
     if monitor_id in review.searches:
-        raise SitegenError(f"a saved search {monitor_id!r} already exists in {shown_path(review.root)}/searches/")
+        retired = retired_searches(review).get(monitor_id)
+        raise SitegenError(f"a saved search {monitor_id!r} already exists in {shown_path(review.root)}/searches/"
+                           + (f" (retired at {retired.at}): bring it back, its seen_ids as they are, with "
+                              f"{reinstate_hint(review, monitor_id)}" if retired else ""))
     for strategy in strategies:
         check_strategy(strategy.source, strategy.query, native=strategy.syntax == "native", method=strategy.method)
     for index, _, kind in strategy_repeats(strategies):
@@ -434,8 +464,9 @@ def unreached(result: UpdateResult) -> list[str]:
 
 def changed(result: UpdateResult) -> list[str]:
     """Sentences naming every strategy that differs from what the search's earlier runs searched, or that its last
-    run searched and this one did not."""
-    return [f"{search.monitor_id}: {change}" for search in result.searches for change in search.changes()]
+    run searched and this one did not, and every search retired since the latest run."""
+    return ([f"{search.monitor_id}: {change}" for search in result.searches for change in search.changes()]
+            + [retirement(retired) for retired in result.retired])
 
 
 def _status_cell(outcome: SourceOutcome) -> str:
@@ -504,6 +535,9 @@ def markdown_report(result: UpdateResult) -> str:
             lines.append(f"{'; '.join(found)}: in screening batch {search.batch} (see Matched by metadata), "
                          "each screened only if a reviewer changes its row to `different`.")
         lines += ["", f"Run manifest: {markdown_code(search.manifest)}"]
+    if result.retired:
+        lines += ["", "### Retired saved searches", ""]
+        lines += [f"- {markdown_safe(retirement(retired))}" for retired in result.retired]
     if result.matched:
         lines += ["", "### Matched by metadata", "",
                   "New records that share no identifier with a record of the review but agree with it in title, "

@@ -354,7 +354,7 @@ class SavedSearch(Strict):
 # --------------------------------------------------------------------------- ledger.jsonl
 
 EventType = Literal["retrieval", "import", "protocol_lock", "amendment", "screening", "verification", "phase",
-                    "version", "validation"]
+                    "version", "validation", "retirement", "reinstatement"]
 
 
 class LedgerEvent(Strict):
@@ -712,8 +712,26 @@ class ValidationPayload(Strict):
         return self.recall is not None and self.recall < self.threshold and not self.not_measured
 
 
+class RetirementPayload(Strict):
+    """A saved search was retired (`sitegen monitor retire`): `update` no longer runs it. Its file stays, with its
+    seen_ids, and its runs stay on the ledger: the records they found stay identified, and a search reinstated
+    reports none of them again."""
+
+    monitor_id: Slug
+    # Why (the command's --reason, checked as it is given: `living.ledger.given_text`), shown on the site.
+    reason: str
+
+
+class ReinstatementPayload(Strict):
+    """A retired saved search was brought back (`sitegen monitor reinstate`): `update` runs it again."""
+
+    monitor_id: Slug
+    reason: str | None = None
+
+
 Payload = (RetrievalPayload | ImportPayload | ProtocolLockPayload | AmendmentPayload | BatchPayload
-           | VerificationPayload | PhasePayload | VersionPayload | ValidationPayload)
+           | VerificationPayload | PhasePayload | VersionPayload | ValidationPayload | RetirementPayload
+           | ReinstatementPayload)
 # Every event type and the one model of its payload; the ledger holds no untyped event.
 PAYLOAD_MODELS: dict[str, type[Payload]] = {
     "retrieval": RetrievalPayload,
@@ -725,6 +743,8 @@ PAYLOAD_MODELS: dict[str, type[Payload]] = {
     "phase": PhasePayload,
     "version": VersionPayload,
     "validation": ValidationPayload,
+    "retirement": RetirementPayload,
+    "reinstatement": ReinstatementPayload,
 }
 EVENT_TYPES: dict[type[Payload], str] = {model: event_type for event_type, model in PAYLOAD_MODELS.items()}
 
