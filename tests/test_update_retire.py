@@ -128,3 +128,15 @@ def test_check_names_a_retired_search_deleted_and_a_reinstatement_of_a_search_ne
     code, out, _ = sitegen("check", review)
     assert code == 1 and "[search-missing]" in out and "retirement event" in out, out
 
+
+def test_the_searches_page_and_the_changelog_say_when_and_why_a_search_was_retired(sitegen, example_copy, tmp_path):
+    at = "2026-11-01T00:00:00Z"
+    assert sitegen("monitor", "retire", example_copy, "--id", "object-in-context", "--at", at,
+                   "--reason", "Replaced by a <broader> search")[0] == 0
+    code, out, err = sitegen("publish", example_copy, "--out", tmp_path / "site")
+    assert code == 0 and "1 saved search retired" in out, out + err
+    page = (tmp_path / "site" / "searches.html").read_text()
+    assert "(retired)</h2>" in page and f'<time datetime="{at}">' in page
+    assert "Why: Replaced by a &lt;broader&gt; search" in page
+    assert "saved search object-in-context retired: Replaced by a &lt;broader&gt; search" in \
+        (tmp_path / "site" / "versions.html").read_text()

@@ -32,6 +32,8 @@ from sitegen.review.models import (
     LedgerEvent,
     PhasePayload,
     ProtocolLockPayload,
+    ReinstatementPayload,
+    RetirementPayload,
     RetrievalPayload,
     ValidationPayload,
     VerificationPayload,
@@ -211,6 +213,8 @@ class Changelog:
     # Verdicts and search validations recorded on the ledger since: each makes a version, so each is named in it.
     verifications: list[tuple[LedgerEvent, VerificationPayload]] = field(default_factory=list)
     validations: list[tuple[LedgerEvent, ValidationPayload]] = field(default_factory=list)
+    # Saved searches retired or reinstated since (`sitegen monitor retire`, `reinstate`): which searches are run.
+    retirements: list[tuple[LedgerEvent, RetirementPayload | ReinstatementPayload]] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -218,7 +222,7 @@ class Changelog:
                     or self.studies_removed
                     or self.amendments or self.runs or self.imports or self.phases or self.title_changed or self.question_changed
                     or self.evidence_changed or self.records_edited or self.duplicates_changed
-                    or self.verifications or self.validations)
+                    or self.verifications or self.validations or self.retirements)
 
     def summary(self) -> str:
         """One sentence a feed reader or a list of versions can show."""
@@ -241,7 +245,11 @@ class Changelog:
                  _count(len(self.evidence_changed), "study with changed evidence", "studies with changed evidence"),
                  _count(len(self.phases), "phase change"),
                  _count(len(self.verifications), "verification verdict"),
-                 _count(len(self.validations), "search validation")]
+                 _count(len(self.validations), "search validation"),
+                 _count(sum(1 for _, payload in self.retirements if isinstance(payload, RetirementPayload)),
+                        "saved search retired", "saved searches retired"),
+                 _count(sum(1 for _, payload in self.retirements if isinstance(payload, ReinstatementPayload)),
+                        "saved search reinstated", "saved searches reinstated")]
         shown = [part for part in parts if part] + (["records' details changed"] if self.records_edited else [])
         shown += ["the title changed"] if self.title_changed else []
         shown += ["the review question changed"] if self.question_changed else []
@@ -285,6 +293,8 @@ def changelog(before: Snapshot | None, after: Snapshot) -> Changelog:
         imports=[(event, payload) for event, payload in events if isinstance(payload, ImportPayload)],
         verifications=[(event, payload) for event, payload in events if isinstance(payload, VerificationPayload)],
         validations=[(event, payload) for event, payload in events if isinstance(payload, ValidationPayload)],
+        retirements=[(event, payload) for event, payload in events
+                     if isinstance(payload, RetirementPayload | ReinstatementPayload)],
         title_changed=before is not None and before.title != after.title,
         question_changed=before is not None and before.question != after.question,
         evidence_changed=_evidence_changed(before, after),
