@@ -612,7 +612,7 @@ def monitor_status(directory: Path, monitor_id: str | None, as_json: bool) -> No
     for search, ran, retired in searches:
         click.echo(f"{search.monitor_id}: run {counted(search.run_count, 'time')}, last {search.last_run or 'never'}, "
                    f"{len(search.seen_ids)} ids seen"
-                   + (f"; retired at {retired.at}, no longer run ({retired.reason})" if retired else ""))
+                   + (f"; retired at {retired.at}, no longer run (why: {retired.reason!r})" if retired else ""))
         for strategy, last in zip(search.strategies, ran, strict=True):
             said = "; ".join(filter(None, [
                 "not run yet" if last is None else "",

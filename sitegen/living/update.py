@@ -234,8 +234,9 @@ def newly_retired(review: Review, retired: dict[str, Retirement]) -> list[Retire
 
 def retirement(retired: Retirement) -> str:
     """A search this run did not run, as it was retired, in words."""
-    return (f"{retired.monitor_id}: the saved search was retired at {retired.at} ({retired.reason}) and was not run; "
-            "its earlier runs and the records they found stay in the review")
+    # The reason as repr shows it, as a query is: a ledger written by other means may hold any character.
+    return (f"{retired.monitor_id}: the saved search was retired at {retired.at} (why: {retired.reason!r}) and was "
+            "not run; its earlier runs and the records they found stay in the review")
 
 
 def add_monitor(review: Review, monitor_id: str, strategies: list[Strategy], at: str, mode: str = "live",
