@@ -15,12 +15,6 @@ def counted(n: int, singular: str, plural: str | None = None) -> str:
     return f"{n} {singular if n == 1 else plural or singular + 's'}"
 
 
-def listed(values: list[str], most: int = 5) -> str:
-    """The first `most` values, comma-separated, and how many more there are."""
-    shown = ", ".join(values[:most])
-    return shown + (f" and {len(values) - most} more" if len(values) > most else "")
-
-
 def markdown_safe(text: str) -> str:
     """One line of Markdown that shows `text` literally: no markup, links, tables, math or HTML."""
     escaped = text

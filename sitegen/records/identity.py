@@ -64,7 +64,6 @@ from sitegen.records.model import (
 from sitegen.records.notices import notice_kind
 from sitegen.records.providers import MERGE_PRIORITY, SOURCES
 from sitegen.records.titles import matched_title
-from sitegen.text import listed
 
 LARGE_GROUP = 256  # records sharing one DOI beyond which only equal titles are joined through it
 # Identifiers that name one work only. A DOI can be shared by different works (a conference supplement
@@ -134,6 +133,12 @@ def _contradiction(group: list[int], ids: list[Identifiers]) -> tuple[str, list[
         if len(values) > 1:
             return namespace, values
     return None
+
+
+def listed(values: list[str], most: int = 5) -> str:
+    """The first `most` values, comma-separated, and how many more there are."""
+    shown = ", ".join(values[:most])
+    return shown + (f" and {len(values) - most} more" if len(values) > most else "")
 
 
 def is_notice(record: Record) -> bool:

@@ -47,7 +47,6 @@ from sitegen.review.write import (
     probe_writable,
     written,
 )
-from sitegen.text import listed
 
 JOURNAL = ".sitegen-transaction.json"
 STAGED = ".sitegen-new"
@@ -163,7 +162,7 @@ def not_a_review(root: Path) -> str | None:
     else (an export to import, a report's path)."""
     if not os.path.lexists(root):
         beside = _reviews_in(Path(os.path.dirname(root) or "."), depth=1)
-        return f"{shown_path(root)} does not exist" + (f" (the review folders there: {listed(list(map(shown_path, beside)))})" if beside else "")
+        return f"{shown_path(root)} does not exist" + (f" (the review folders there: {_listed(beside)})" if beside else "")
     if not os.path.isdir(root):
         return f"{shown_path(root)} is not a folder"
     if not os.path.lexists(root / "review.yaml"):
@@ -184,7 +183,7 @@ def _what_to_give(root: Path) -> str:
             return f"it is inside the review folder {shown_path(parent)}: give that"
         folder = parent
     if found := _reviews_in(root, depth=2):
-        return f"the review folders in it: {listed(list(map(shown_path, found)))}"
+        return f"the review folders in it: {_listed(found)}"
     if next(os.scandir(root), None) is None:
         return f"`sitegen init {shown_argument(root)}` makes one"
     # A repository's reviews are under reviews/, where its workflows look for them (README: "Adopt sitegen").
@@ -208,6 +207,11 @@ def _reviews_in(folder: Path, depth: int, looked_at: int = 2000) -> list[Path]:
         elif depth > 1:
             found += _reviews_in(folder / name, depth - 1, looked_at)
     return found
+
+
+def _listed(folders: list[Path], shown: int = 5) -> str:
+    more = len(folders) - shown
+    return ", ".join(shown_path(folder) for folder in folders[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
 def refuse_non_review(root: Path) -> None:
