@@ -129,7 +129,9 @@ class TextCommand(click.Command):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         given, _, _ = self.make_parser(ctx).parse_args(args=list(args))
+        args, literal_from = _end_of_options(self, ctx, list(args))
         _no_option_taken_for_a_value(self, ctx, given)
+        _no_option_taken_for_an_argument(self, ctx, args, literal_from)
         for param in self.params:
             if isinstance(param.type, click.Path):
                 continue
@@ -156,6 +158,41 @@ def _no_option_taken_for_a_value(command: click.Command, ctx: click.Context, giv
             if taken := next((text for text in _texts(given.get(param.name)) if text in names), None):
                 raise click.BadParameter(f"its value is missing: {taken} after it is an option of this command, read "
                                          "as the value (see --help for what it takes)", ctx, param)
+
+
+def _end_of_options(command: click.Command, ctx: click.Context, args: list[str]) -> tuple[list[str], int]:
+    """The words with the `--` that ends a command's options, and where the words after it (taken as they are)
+    start. A command whose options come before its arguments (`state set`) keeps a `--` after its first argument
+    as one more argument (`state set DIR status_note -- --at` was one too many): that `--` is dropped, so it ends
+    the options wherever it is written."""
+    if "--" not in args:
+        return args, len(args)
+    marker = args.index("--")
+    if not ctx.allow_interspersed_args and _arguments_given(command, ctx, args[:marker]):  # kept as an argument
+        return args[:marker] + args[marker + 1:], marker
+    return args, marker + 1
+
+
+def _arguments_given(command: click.Command, ctx: click.Context, args: list[str]) -> bool:
+    given, _, _ = command.make_parser(ctx).parse_args(args=list(args))
+    return any(_texts(given.get(param.name)) for param in command.get_params(ctx) if isinstance(param, click.Argument))
+
+
+OPTION_LIKE = re.compile(r"--[^\W_]")
+
+
+def _no_option_taken_for_an_argument(command: click.Command, ctx: click.Context, args: list[str],
+                                     literal_from: int) -> None:
+    """A free-text argument given a word that looks like an option (`state set DIR status_note --at` stored "--at"
+    as the note, and the home page showed it): a word written as an option is an option misplaced or mistyped more
+    often than a value. Refused, saying how to give it as the value: after `--`. Paths are left as given."""
+    words = args[:literal_from] + [""] * (len(args) - literal_from)  # the words after `--` are values: not looked at
+    given, _, _ = command.make_parser(ctx).parse_args(args=words)
+    for param in command.get_params(ctx):
+        if isinstance(param, click.Argument) and not isinstance(param.type, click.Path):
+            if taken := next((text for text in _texts(given.get(param.name)) if OPTION_LIKE.match(text)), None):
+                raise click.BadParameter(f"{taken} looks like an option, not a value; if it is meant as the value, "
+                                         f"put -- before it (… -- {taken})", ctx, param)
 
 
 @contextlib.contextmanager
@@ -1323,7 +1360,8 @@ def state_advance(directory: Path, at: str) -> None:
     click.echo(f"phase: {before} -> {after}")
 
 
-# Options come before DIRECTORY: after it, a VALUE starting with '-' ("- pending", -1) is the value, not an option.
+# Options come before DIRECTORY: after it, a VALUE starting with '-' ("- pending", -1) is the value, not an option;
+# one written as an option (--at) is refused unless after `--` (TextCommand).
 @state.command("set", context_settings={"allow_interspersed_args": False})
 @click.argument("directory", type=REVIEW_DIR)
 @click.argument("field")

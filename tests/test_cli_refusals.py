@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import shutil
 
+import click
 import pytest
+from click.testing import CliRunner
 from conftest import ROOT, tree_bytes
 from test_cli_help import _exit_table
 
+from sitegen.cli import TextCommand
 from sitegen.errors import EXIT_INVALID, EXIT_USAGE
 
 
@@ -329,3 +332,28 @@ def test_an_option_whose_value_is_left_out_is_named_not_the_option_after_it(site
     assert (code, printed) == (EXIT_USAGE, "")
     assert f"Error: Invalid value for '{option}': its value is missing: {taken} after it is an option" in err, err
     assert tree_bytes(tmp_path) == before
+
+
+@pytest.mark.parametrize("interspersed", [True, False])
+def test_a_free_text_argument_refuses_a_word_written_as_an_option_unless_after_the_end_of_options(interspersed):
+    """Any command's free-text argument (a note, a query), whether its options may follow its arguments or not: a
+    word written as an option is refused (exit 2) unless it comes after `--`; a path argument is taken as given."""
+    @click.command(cls=TextCommand, context_settings={"allow_interspersed_args": interspersed})
+    @click.argument("folder", type=click.Path())
+    @click.argument("text")
+    def command(folder: str, text: str) -> None:
+        click.echo(f"{folder}|{text}")
+
+    def run(*args: str):
+        result = CliRunner().invoke(command, list(args))
+        return result.exit_code, result.output
+
+    if not interspersed:  # an option's name after the first argument is read as the argument
+        code, output = run("f", "--at")
+        assert code == EXIT_USAGE and "--at looks like an option, not a value" in output, output
+    code, output = run("f", "--", "--at")
+    assert (code, output) == (0, "f|--at\n")
+    code, output = run("--", "--f", "--at")
+    assert (code, output) == (0, "--f|--at\n")
+    if not interspersed:  # a word starting with a single '-' is no option there
+        assert run("f", "- pending") == (0, "f|- pending\n")

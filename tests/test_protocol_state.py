@@ -339,6 +339,21 @@ def test_only_whitelisted_fields_can_be_set(sitegen, example):
     assert sitegen("check", example)[0] == 0
 
 
+@pytest.mark.parametrize("words", [("status_note", "--at"), ("status_note", "--at=2026-01-01T00:00:00Z"),
+                                   ("status_note", "--json"), ("--at", "x")])
+def test_a_word_written_as_an_option_is_refused_as_a_value(sitegen, example, words):
+    """`state set DIR status_note --at` stored "--at" as the note, shown on the home page: an option misplaced or
+    mistyped is refused (exit 2, nothing written), saying how to give it as the value: after `--`, wherever that is."""
+    before = (example / "state.json").read_bytes()
+    code, _, err = sitegen("state", "set", example, *words)
+    assert code == 2 and f"{words[-1] if words[0] == 'status_note' else words[0]} looks like an option" in err, err
+    assert "put -- before it" in err and (example / "state.json").read_bytes() == before
+    code, out, err = sitegen("state", "set", example, "status_note", "--", "--at")
+    assert code == 0 and out == "status_note: --at\n", out + err
+    code, out, err = sitegen("state", "set", "--", example, "status_note", "--json")
+    assert code == 0 and out == "status_note: --json\n", out + err
+
+
 @pytest.mark.parametrize("value", [" 5 ", "+5", "5.0", "1_000", "1e3", "\uff15", "0x10", ""])
 def test_max_kept_is_written_in_ascii_digits_alone(sitegen, example, value):
     """A number is read as the review's files write one: digits alone. Read by pydantic's lax rules a text
