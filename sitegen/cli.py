@@ -505,8 +505,14 @@ SNAPSHOT_MODES = ("live: network only; record: network, saving every response un
 SNAPSHOT_MODE = click.option(
     "--snapshots", "mode", type=click.Choice(["live", "record", "replay"]), envvar="SITEGEN_SNAPSHOT_MODE",
     default="live", show_default=True, help=SNAPSHOT_MODES)
-AT = click.option("--at", required=True, metavar="RFC3339", callback=_event_time,
-                  help="The run's time, e.g. 2026-06-01T00:00:00Z. Supplied by the caller, never read from the clock.")
+
+
+def at_option(stamped: str, unless: str | None = None):
+    """--at, saying what its time stamps: "The run's time" was said of a lock, an import and a phase's advance.
+    Required, `unless` it says what the command does without it."""
+    return click.option("--at", required=unless is None, default=None, metavar="RFC3339", callback=_event_time,
+                        help=f"When {stamped}, e.g. 2026-06-01T00:00:00Z. Supplied by the caller, never read from the "
+                             f"clock{f'; {unless}' if unless else ''}.")
 
 
 REPORT = click.option(
@@ -586,7 +592,7 @@ def monitor() -> None:
               help="native: each query is the provider's own syntax; sitegen: the Boolean grammar, compiled.")
 @click.option("--seed-from-review", is_flag=True,
               help="Count the review's already screened records as seen, so only later ones form a batch.")
-@AT
+@at_option("the search is saved and its baseline runs")
 @SNAPSHOT_MODE
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON.")
 @REPORT
@@ -710,9 +716,7 @@ def monitor_reinstate(directory: Path, monitor_id: str, at: str, reason: str | N
 @monitor.command("validate")
 @click.argument("directory", type=REVIEW_DIR)
 @click.option("--id", "monitor_id", metavar="ID", default=None, help="Only this saved search.")
-@click.option("--at", default=None, metavar="RFC3339", callback=_event_time,
-              help="Record the check on the ledger at this time (e.g. 2026-06-01T00:00:00Z); without it, "
-                   "only print it.")
+@at_option("the check is recorded on the ledger", unless="without it, the check is only printed")
 @click.option("--json", "as_json", is_flag=True, help="Print the validations as JSON.")
 def monitor_validate(directory: Path, monitor_id: str | None, at: str | None, as_json: bool) -> None:
     """Validate the saved searches of DIRECTORY: relative recall of the studies known to be relevant
@@ -752,7 +756,7 @@ def monitor_validate(directory: Path, monitor_id: str | None, at: str | None, as
 
 @cli.command()
 @click.argument("directory", type=REVIEW_DIR)
-@AT
+@at_option("the saved searches run")
 @SNAPSHOT_MODE
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON.")
 @REPORT
@@ -781,9 +785,8 @@ def update(directory: Path, at: str, mode: str, as_json: bool, report: Path | No
 @cli.command()
 @click.argument("directory", type=REVIEW_DIR)
 # In UTC as every command records times; a replay finds its recorded run by instant, however that was written.
-@click.option("--at", default=None, metavar="RFC3339", callback=_event_time,
-              help="The run's time, e.g. 2026-06-01T00:00:00Z, supplied by the caller (required unless replaying; "
-              "a replay defaults to the latest recorded verification run).")
+@at_option("the verification runs",
+           unless="required unless replaying, which defaults to the latest recorded verification run")
 # Verdicts go on the ledger, and a pull request's check replays the latest run: its responses are kept by
 # default, as a run without them cannot be replayed.
 @click.option("--snapshots", "mode", type=click.Choice(["live", "record", "replay"]), envvar="SITEGEN_SNAPSHOT_MODE",
@@ -890,7 +893,7 @@ def verify(directory: Path, at: str | None, mode: str, bib: Path | None, encodin
 @cli.command("import")
 @click.argument("directory", type=REVIEW_DIR)
 @click.argument("files", nargs=-1, required=True, type=GivenPath(path_type=Path, dir_okay=False, exists=True))
-@AT
+@at_option("the files are imported")
 @click.option("--format", "format", type=click.Choice(get_args(Format)),
               help="Format of every FILE [default: by its suffix, else by its content].")
 @click.option("--source", "sources", metavar="NAME", multiple=True, help="Where the records come from: a provider "
@@ -1352,7 +1355,7 @@ def state_show(directory: Path, as_json: bool) -> None:
 
 @state.command("advance")
 @click.argument("directory", type=REVIEW_DIR)
-@AT
+@at_option("the review moves to its next phase")
 def state_advance(directory: Path, at: str) -> None:
     """Move DIRECTORY to its next phase, if every gate predicate holds (recorded on the ledger)."""
     _remember(directory, writes=True)
@@ -1393,7 +1396,7 @@ def protocol() -> None:
 
 @protocol.command("lock")
 @click.argument("directory", type=REVIEW_DIR)
-@AT
+@at_option("the protocol is locked")
 @click.option("--reason", default=None, help="Why now (recorded on the ledger).")
 def protocol_lock(directory: Path, at: str, reason: str | None) -> None:
     """Lock DIRECTORY's protocol: record protocol.md's hash and version on the ledger.
@@ -1416,7 +1419,7 @@ def protocol_lock(directory: Path, at: str, reason: str | None) -> None:
 
 @protocol.command("amend")
 @click.argument("directory", type=REVIEW_DIR)
-@AT
+@at_option("the amendment is recorded")
 @click.option("--reason", required=True, help="Why the protocol changed (recorded on the ledger and the site).")
 def protocol_amend(directory: Path, at: str, reason: str) -> None:
     """Record the edits to DIRECTORY's locked protocol.md as an amendment.

@@ -195,3 +195,14 @@ def test_every_option_says_what_it_is_for(path, command):
     for param in command.params:
         if isinstance(param, click.Option) and "--help" not in param.opts:
             assert param.help, f"sitegen {' '.join(path)} {param.opts[0]} has no help"
+
+
+def test_each_commands_at_says_what_its_time_stamps():
+    # Every --at read "The run's time", a protocol's lock and a phase's advance too: each says what it stamps.
+    helps = {command: (" ".join(path), param.help) for path, command in _commands(cli) for param in command.params
+             if isinstance(param, click.Option) and "--at" in param.opts}  # one command may have two names
+    names = {name for name, _ in helps.values()}
+    assert {"import", "protocol lock", "protocol amend", "state advance", "update", "verify"} <= names
+    said = {}
+    for name, text in helps.values():
+        assert said.setdefault(text, name) == name, f"sitegen {name} --at says what sitegen {said[text]} --at says"
