@@ -20,6 +20,7 @@ from sitegen.records.model import Record, RecordMeta
 from sitegen.review import models as review_models
 from sitegen.review.models import (
     PAYLOAD_MODELS,
+    PHASES,
     DuplicateDecision,
     Evidence,
     Finding,
@@ -128,6 +129,15 @@ def test_ci_runs_the_readme_test_command():
     build_command, test_command = commands
     assert "sitegen build reviews/object-in-context" in build_command
     assert test_command in (ROOT / ".ci" / "run").read_text()
+
+
+def test_the_adoption_steps_move_the_review_through_its_phases():
+    # Steps that never said `sitegen state advance` left a review searched, screened and published at "Review
+    # phase: protocol" on its home page: they say how the review reaches each phase.
+    steps = README[README.index("\n## Adopt sitegen"):]
+    steps = " ".join(steps[:steps.index("\n## ", 1)].split())  # lines joined
+    assert "sitegen state advance reviews/my-review --at" in steps
+    assert [phase for phase in PHASES[1:] if f"to {phase}" not in steps] == []
 
 
 def test_cli_shows_errors_without_traceback(tmp_path):
