@@ -328,6 +328,45 @@ def test_the_update_step_reports_each_review_and_adds_up_its_new_records(tmp_pat
         assert "::warning::Review down: a source was not reached" in done.stdout
 
 
+CHECKING_SITEGEN = r'''#!/usr/bin/env python3
+"""`sitegen verify` and `sitegen build` as check.yml calls them: verify warns, build writes its --out."""
+import pathlib, sys
+args = sys.argv[1:]
+if args[0] == "verify":
+    print("warning: a study the recorded run did not verify", file=sys.stderr)
+else:
+    pathlib.Path(args[args.index("--out") + 1]).mkdir(parents=True)
+'''
+
+
+def test_the_check_writes_nothing_into_the_checkout(tmp_path):
+    # The verify step left verify-said.txt in the checkout (and the build its preview/): what a step keeps for a
+    # later one goes in the runner's scratch folder, and the checkout is left as the pull request has it.
+    import os
+    import subprocess
+
+    work, scratch, bin_dir = tmp_path / "work", tmp_path / "runner-temp", tmp_path / "bin"
+    (work / "reviews" / "r").mkdir(parents=True)
+    (work / "reviews" / "r" / "ledger.jsonl").write_text('{"type":"verification"}\n')
+    scratch.mkdir()
+    bin_dir.mkdir()
+    (bin_dir / "sitegen").write_text(CHECKING_SITEGEN)
+    (bin_dir / "sitegen").chmod(0o755)
+    environment = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "RUNNER_TEMP": str(scratch)}
+    steps = _workflow("check.yml")["jobs"]["check"]["steps"]
+    said = {}
+    for name in ("sitegen verify", "sitegen build"):
+        script = next(step["run"] for step in steps if step.get("name", "").startswith(name))
+        done = subprocess.run(["bash", "-e", "-c", script], cwd=work, env=environment, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert sorted(path.relative_to(work).as_posix() for path in work.rglob("*")) == [
+            "reviews", "reviews/r", "reviews/r/ledger.jsonl"], name
+        said[name] = done.stderr
+    assert said["sitegen verify"] == "::warning::a study the recorded run did not verify\n"
+    upload = next(step for step in steps if "upload-artifact" in step.get("uses", ""))
+    assert (scratch / "preview" / "r").is_dir() and upload["with"]["path"] == "${{ runner.temp }}/preview/"
+
+
 @pytest.mark.parametrize(("size", "warned"), [(8_000_000, False), (1_100_000_000, True)])
 def test_publish_warns_of_a_site_larger_than_github_pages_takes(tmp_path, size, warned):
     # GitHub Pages supports sites up to 1 GB; a review of 100,000 records builds 1.8 GB. (A sparse file: its
