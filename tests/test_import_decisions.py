@@ -179,6 +179,22 @@ def test_a_confirmed_duplicates_decision_goes_to_its_canonical_record(example_co
     assert text == "record_id,decision,reason,note\n10.1001/jama.300.3.287,exclude,,\n"
 
 
+@pytest.mark.parametrize(("label", "written", "conflict"), [("1", [], True), ("0", ["10.1001/jama.300.3.287"], False)])
+def test_a_decision_on_a_confirmed_duplicate_is_the_reviewers_word_on_its_canonical(example_copy, label, written,
+                                                                                  conflict):
+    # The reviewer excluded a record later confirmed a duplicate: an export including it (matched, as every row is,
+    # to the canonical record) contradicts the file, though the canonical record has no row of its own there.
+    (example_copy / TA / "reviewer-c.csv").write_text("record_id,decision,reason,note\n10.1002/cpns.87,exclude,,\n")
+    review = open_review(example_copy).review
+    exported = read_export(f"doi,included\r\n10.1002/cpns.87,{label}\r\n", "asreview", "reviewer-c")
+    report, _ = import_decisions(review, {"10.1002/cpns.87": "10.1001/jama.300.3.287"}, exported,
+                                 "title-abstract", "reviewer-c")
+    assert [d.record_id for d in report.written] == written  # agreeing, the canonical record's own row is written
+    assert [c.why for c in report.conflicts] == ([
+        "10.1001/jama.300.3.287: the decision file says 'exclude' of 10.1002/cpns.87, a confirmed duplicate of it, "
+        "the export 'include'; left as it was"] if conflict else [])
+
+
 def test_the_matcher_never_guesses_from_a_title_alone():
     index = RecordIndex({})
     assert index.match(Entry("1", {"title": "Object recognition memory in rats"}, 2)) == ([], "metadata", "")

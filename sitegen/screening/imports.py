@@ -6,7 +6,8 @@ record are one work as the identity graph requires: titles alike, both notices o
 content key `sitegen import` gives a reference without identifiers, then by the metadata matcher's `same`
 verdict, always as the canonical record of a confirmed duplicate, when exactly one canonical record
 qualifies (never by anything looser: a wrong match puts a decision on another paper). The decisions are appended to `screening/<stage>/<reviewer>.csv`; a row
-already there is never changed (a different decision is reported as a conflict), and a row the review's
+already there is never changed (a different decision is reported as a conflict, also when the row is on a
+confirmed duplicate of the record: the reviewer decided that work), and a row the review's
 screening rules would refuse (a full-text exclusion without a reason code, a record not screened in at
 title/abstract) is left out and reported, so `sitegen check` passes afterwards.
 """
@@ -433,8 +434,13 @@ def import_decisions(review: Review, duplicates: dict[str, str], exported: list[
     rel = f"screening/{stage}/{reviewer}.csv"
     report = DecisionImport(rel, rows=len(exported))
     reasons = {r.code: r.label for r in review.protocol.meta.exclusion_reasons} if review.protocol else {}
-    existing = {row.decision.record_id: row.decision for row in review.decisions
-                if row.stage == stage and row.reviewer == reviewer}
+    # The file's decisions by the record they now stand for: a confirmed duplicate's row is the reviewer's word on
+    # its canonical record too (the record the export's row is matched to), though it counts no more.
+    existing: dict[str, list[Decision]] = {}
+    for row in review.decisions:
+        if row.stage == stage and row.reviewer == reviewer:
+            record_id = row.decision.record_id
+            existing.setdefault(duplicates.get(record_id, record_id), []).append(row.decision)
     index = RecordIndex(review.records, duplicates)
     rows_of: dict[str, list[tuple[Decision, Skipped]]] = {}  # the export's rows of records the file does not decide
     for item in exported:
@@ -457,14 +463,17 @@ def import_decisions(review: Review, duplicates: dict[str, str], exported: list[
         report.matched += 1
         record_id = ids[0]
         decision = _decision(record_id, item, reasons, skipped, report)
-        earlier = existing.get(record_id)
-        if earlier is None:
-            rows_of.setdefault(record_id, []).append((decision, skipped))
-        elif _agree([earlier, decision]):
-            report.already += 1  # the same decision (a reason one of them does not give is no disagreement)
-        else:
+        # The record's own row when the file has one (it is the one that counts), else its duplicates' rows.
+        earlier = [row for row in existing.get(record_id, []) if row.record_id == record_id] or existing.get(record_id, [])
+        if other := next((row for row in earlier if not _agree([row, decision])), None):
+            of = "" if other.record_id == record_id else f" of {other.record_id}, a confirmed duplicate of it,"
             report.conflicts.append(dataclasses.replace(skipped, why=(
-                f"{record_id}: the decision file says {_said(earlier)}, the export {_said(decision)}; left as it was")))
+                f"{record_id}: the decision file says {_said(other)}{of} the export {_said(decision)}; "
+                "left as it was")))
+        elif any(row.record_id == record_id for row in earlier):
+            report.already += 1  # the same decision (a reason one of them does not give is no disagreement)
+        else:  # undecided, or decided alike only as a duplicate, whose decision counts no more: the record's own row
+            rows_of.setdefault(record_id, []).append((decision, skipped))
     new = [row for rows in rows_of.values() if (row := _one_row(rows, report)) is not None]
     accepted = _acceptable(review, frozenset(duplicates), rel, stage, reviewer, new, report)
     report.written = [decision for decision, _ in accepted]
