@@ -466,7 +466,7 @@ def import_decisions(review: Review, duplicates: dict[str, str], exported: list[
         # The record's own row when the file has one (it is the one that counts), else its duplicates' rows.
         earlier = [row for row in existing.get(record_id, []) if row.record_id == record_id] or existing.get(record_id, [])
         if other := next((row for row in earlier if not _agree([row, decision])), None):
-            of = "" if other.record_id == record_id else f" of {other.record_id}, a confirmed duplicate of it,"
+            of = "," if other.record_id == record_id else f" of {other.record_id}, a confirmed duplicate of it,"
             report.conflicts.append(dataclasses.replace(skipped, why=(
                 f"{record_id}: the decision file says {_said(other)}{of} the export {_said(decision)}; "
                 "left as it was")))
