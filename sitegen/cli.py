@@ -1096,7 +1096,8 @@ def import_decisions(directory: Path, source: Path, tool: str, reviewer: str, st
     for kind, items in (("undecided", report.undecided), ("unmatched", report.unmatched),
                         ("ambiguous", report.ambiguous), ("conflict", report.conflicts),
                         ("repeated", report.repeated), ("refused", report.refused),
-                        ("reason not mapped", report.unmapped_reasons), ("other reasons", report.other_reasons)):
+                        ("reason not mapped", report.unmapped_reasons), ("other reasons", report.other_reasons),
+                        ("note left out", report.notes_left_out)):
         for item in items:
             click.echo(f"{shown_path(source)}:{item.line}: {kind}: {item.why}" + (f" ({item.title[:80]})" if item.title else ""))
     click.echo(f"{counted(report.rows, 'row')}: {report.matched} matched, {len(report.written)} written to {shown_path(report.path)}, "

@@ -404,6 +404,46 @@ def test_a_reason_label_holding_commas_is_one_reason(example_copy, sitegen, tmp_
     assert (said in out) == bool(others), out
 
 
+def _notes(review, rel) -> dict[str, str]:
+    return {row["record_id"]: row["note"] for row in csv.DictReader((review / rel).open())}
+
+
+@pytest.mark.parametrize(("written", "code", "note"), [
+    ("Wrong setting", "", "Exclusion reason in the tool: Wrong setting. rats only"),  # no code of the protocol's
+    ("Non-rodent species, wrong setting", "non-rodent",
+     "Exclusion reasons in the tool: Non-rodent species, wrong setting. rats only"),
+    ("Non-rodent species; No control group tested", "non-rodent",  # a second code, which the row cannot hold
+     "Exclusion reasons in the tool: Non-rodent species; No control group tested. rats only"),
+    ("Non-rodent species", "non-rodent", "rats only"),  # the row's code says it all: the note is the reviewer's
+])
+def test_a_tools_reason_the_row_cannot_hold_is_kept_in_its_note(example_copy, sitegen, tmp_path, written, code, note):
+    # Written at title/abstract without it (a reason is optional there), the reviewer's words were lost.
+    records = _records(example_copy)
+    chosen = next(iter(records))
+    export, status, out, err = _import(sitegen, example_copy, tmp_path, [*COVIDENCE, "Notes"],
+                                       [[records[chosen]["title"], records[chosen]["DOI"], written, "rats only"]],
+                                       "--tool", "covidence")
+    assert status == 0, out + err
+    assert _decisions(example_copy, f"{TA}/reviewer-c.csv") == {chosen: ("exclude", code)}
+    assert _notes(example_copy, f"{TA}/reviewer-c.csv") == {chosen: note}
+    assert sitegen("check", example_copy)[0] == 0
+
+
+@pytest.mark.parametrize(("reason", "note"), [("", ""), ("Wrong setting", "Exclusion reason in the tool: Wrong setting.")])
+def test_a_note_longer_than_a_row_holds_is_left_out_and_said(example_copy, sitegen, tmp_path, reason, note):
+    # Cut at 2,000 characters without a word, its missing end read as the reviewer's note; left out, as an
+    # over-long abstract is, and said with its length (the tool's reasons, said by import, are kept).
+    records = _records(example_copy)
+    chosen = next(iter(records))
+    export, status, out, err = _import(sitegen, example_copy, tmp_path, [*COVIDENCE, "Notes"],
+                                       [[records[chosen]["title"], records[chosen]["DOI"], reason, "x" * 2500]],
+                                       "--tool", "covidence", "--decision", "exclude")
+    assert status == 0, out + err
+    assert _notes(example_copy, f"{TA}/reviewer-c.csv") == {chosen: note}
+    assert f"{export}:2: note left out: {chosen}: its note is {2500 + len(note) + bool(note):,} characters long" in out
+    assert sitegen("check", example_copy)[0] == 0
+
+
 def test_rows_of_one_export_that_disagree_write_neither(example_copy, sitegen, tmp_path):
     # A duplicate the tool kept, included in one row and excluded in the other: the file's order must not decide.
     records = _records(example_copy)

@@ -67,7 +67,8 @@ Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max
 ShortText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300), HandWritten, Printable]
 Question = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000), HandWritten,
                      Printable]
-Note = Annotated[str, StringConstraints(max_length=2000), HandWritten, Printable]  # a row's note: may be empty
+NOTE_LIMIT = 2000  # the most characters a row's note holds
+Note = Annotated[str, StringConstraints(max_length=NOTE_LIMIT), HandWritten, Printable]  # a row's note: may be empty
 # A review's title and question are inline Markdown (pages show "*Mus musculus*" in italics): a character reference in
 # them ("&#x202E;") is shown as the character it names, which is held to the rule of the text typed.
 MarkdownLine = AfterValidator(hand_written_markdown)
@@ -1070,7 +1071,7 @@ class Decision:
     record_id: Annotated[str, StrictMode()]
     decision: Literal["include", "exclude", "maybe"]  # a literal is matched exactly
     reason: Annotated[str, StrictMode()] = ""
-    note: Annotated[str, StrictMode(), StringConstraints(max_length=2000), HandWritten, Printable] = ""  # in characters
+    note: Annotated[str, StrictMode(), StringConstraints(max_length=NOTE_LIMIT), HandWritten, Printable] = ""  # characters
 
     @field_validator("record_id")
     @classmethod

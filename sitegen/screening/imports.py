@@ -35,7 +35,7 @@ from sitegen.references.fields import accession_pmid
 from sitegen.references.records import entry_record
 from sitegen.references.table import exported_authors
 from sitegen.review.folder import DecisionRow, Review
-from sitegen.review.models import DECISION_COLUMNS, Decision
+from sitegen.review.models import DECISION_COLUMNS, NOTE_LIMIT, Decision
 from sitegen.review.problems import Problem
 from sitegen.review.write import with_rows_added
 from sitegen.screening.checks import defined_reasons, screening_problems
@@ -116,6 +116,7 @@ class DecisionImport:
     refused: list[Skipped] = field(default_factory=list)  # rows the review's screening rules refuse
     unmapped_reasons: list[Skipped] = field(default_factory=list)
     other_reasons: list[Skipped] = field(default_factory=list)  # reasons given beside the one a row holds
+    notes_left_out: list[Skipped] = field(default_factory=list)  # rows written without a note too long to hold
 
 
 # --------------------------------------------------------------------------- reading the exports
@@ -477,6 +478,8 @@ def import_decisions(review: Review, duplicates: dict[str, str], exported: list[
     new = [row for rows in rows_of.values() if (row := _one_row(rows, report)) is not None]
     accepted = _acceptable(review, frozenset(duplicates), rel, stage, reviewer, new, report)
     report.written = [decision for decision, _ in accepted]
+    written_at = {skipped.line for _, skipped in accepted}  # a note is left out of a row only if it is written
+    report.notes_left_out = [skipped for skipped in report.notes_left_out if skipped.line in written_at]
     for listed in (report.conflicts, report.repeated, report.refused):
         listed.sort(key=lambda skipped: skipped.line)
     if not accepted:
@@ -523,7 +526,7 @@ def _one_row(rows: list[tuple[Decision, Skipped]], report: DecisionImport) -> tu
 
 def _decision(record_id: str, item: Exported, reasons: dict[str, str], skipped: Skipped,
               report: DecisionImport) -> Decision:
-    code = ""
+    code, lost = "", False  # lost: a reason of the reviewer's that the row's code does not say
     if item.decision == "exclude":
         mapped = mapped_reasons(item.reasons, reasons)
         if item.reasons_of > 1 and len({found or reason for reason, found in mapped}) > 1:
@@ -538,16 +541,35 @@ def _decision(record_id: str, item: Exported, reasons: dict[str, str], skipped: 
         if len(codes) > 1:  # a decision row holds one reason: PRISMA counts each exclusion under one
             report.other_reasons.append(dataclasses.replace(skipped, why=(
                 f"{record_id}: excluded for {', '.join(codes)}; a decision holds one reason, so {code} (given "
-                "first) was written")))
+                "first) was written, and the tool's reasons kept in the row's note")))
         unmapped = [reason for reason, found in mapped if not found]
         if unmapped:
             report.unmapped_reasons.append(dataclasses.replace(skipped, why=(
                 f"{record_id}: {', '.join(repr(r) for r in unmapped)} is no exclusion reason of the protocol "
-                f"({defined_reasons(reasons)})")))
-    # One line (a tool's note may hold line breaks and tabs), without the invisible format characters no reviewer's
-    # note may hold (`hand_written`): the tool's, not typed in the file, and `check` would refuse the row.
-    note = " ".join(without_hidden_format(item.note).split())[:2000]
-    return Decision(record_id=record_id, decision=item.decision, reason=code, note=note)
+                f"({defined_reasons(reasons)}); the tool's words are kept in the row's note")))
+        lost = len(codes) > 1 or bool(unmapped)
+    # A reason the row cannot hold (no code of the protocol's, or a second one) is kept in the row's note, in the
+    # tool's words and said to be the tool's, with the others beside it: nothing the reviewer wrote is lost.
+    said = f"Exclusion reason{'s' * (len(mapped) > 1)} in the tool: {'; '.join(item.reasons)}." if lost else ""
+    return Decision(record_id=record_id, decision=item.decision, reason=code,
+                    note=_note(record_id, said, item.note, skipped, report))
+
+
+def _note(record_id: str, said: str, written: str, skipped: Skipped, report: DecisionImport) -> str:
+    """The row's note: what import says of the tool's reasons (`said`), then the reviewer's note, on one line (a
+    tool's note may hold line breaks and tabs), without the invisible format characters no reviewer's note may hold
+    (`hand_written`: the tool's, not typed in the file, and `check` would refuse the row). A note longer than a row
+    holds is left out, not cut (its missing end would be read as the note), and the report says so."""
+    said, written = (" ".join(without_hidden_format(text).split()) for text in (said, written))
+    note = f"{said} {written}".strip()
+    if len(note) <= NOTE_LIMIT:
+        return note
+    kept = said if len(said) <= NOTE_LIMIT else ""
+    left_out = "the export's note, keeping only the tool's reasons" if kept else "it"
+    report.notes_left_out.append(dataclasses.replace(skipped, why=(
+        f"{record_id}: its note is {len(note):,} characters long, more than a decision's note holds ({NOTE_LIMIT:,}); "
+        f"the row is written without {left_out} (the whole note is in the export)")))
+    return kept
 
 
 def _acceptable(review: Review, duplicates: frozenset[str], rel: str, stage: str, reviewer: str,
