@@ -1067,7 +1067,7 @@ def export(directory: Path, format: str, selection: str | None, out: Path | None
               show_default=True, help="The screening stage the exported decisions were made at.")
 @click.option("--decision", type=click.Choice(["include", "exclude"]),
               help="What a Covidence export holds, when it has no exclusion reason column to say so (a spreadsheet's "
-                   "Decision column, Include or Exclude, says it row by row).")
+                   "Decision column, Include, Exclude or Maybe, says it row by row).")
 @click.option("--rayyan-reviewer", metavar="NAME", help="The reviewer's name in Rayyan's RAYYAN-INCLUSION [default: --reviewer].")
 @click.option("--encoding", metavar="NAME", callback=_encoding,
               help="Encoding of SOURCE when it is not UTF-8 or UTF-16, e.g. latin-1 or cp1252.")

@@ -225,9 +225,31 @@ def test_rayyan_notes_give_the_named_reviewers_decision_and_the_protocols_reason
     assert code == 0
     assert _decisions(example_copy, f"{TA}/reviewer-c.csv") == {records[0]["id"]: ("exclude", "non-rodent"),
                                                                   records[1]["id"]: ("include", "")}
-    assert f"{export}:4: undecided: Maybe in Rayyan" in out
+    # Rayyan's Maybe is sitegen's maybe, a decision: here one the screening rules refuse (it disagrees with the
+    # others' in a batch assessed in full text), as they would refuse any (test_a_maybe_...).
+    assert f"{export}:4: refused: {records[2]['id']}: it would break the review's screening rules" in out
     assert f"{export}:5: undecided: 'alice' has no decision in it (decisions by: bob)" in out
     assert f"{export}:2: reason not mapped: {records[0]['id']}: 'wrong population'" in out
+    assert sitegen("check", example_copy)[0] == 0
+
+
+def test_a_maybe_keeps_only_its_own_reviewers_reasons_in_its_note(example_copy, sitegen, tmp_path):
+    # Rayyan's Maybe is written as a maybe, taking none of the reasons Rayyan lists (its excluding reviewers'). A
+    # sheet's Maybe giving a reason is the reviewer's own: kept in the note (a maybe holds no reason code).
+    by_id = _records(example_copy)
+    records = [by_id["10.1016/j.neuroscience.2019.10.055"], by_id["10.1111/adb.12780"]]  # of a batch not in full text
+    export, code, out = _rayyan(sitegen, example_copy, tmp_path, records, [
+        'RAYYAN-INCLUSION: {"Alice"=>"Maybe", "Bob"=>"Excluded"} | RAYYAN-EXCLUSION-REASONS: Non-rodent species'])
+    assert code == 0, out
+    assert _decisions(example_copy, f"{TA}/reviewer-c.csv") == {records[0]["id"]: ("maybe", "")}
+    assert _notes(example_copy, f"{TA}/reviewer-c.csv") == {records[0]["id"]: ""}
+    export, code, out, err = _import(sitegen, example_copy, tmp_path, ["Title", "DOI", "Decision", "Exclusion reason"],
+                                     [[records[1]["title"], records[1]["DOI"], "Maybe", "Non-rodent species"]],
+                                     "--tool", "covidence", name="sheet.csv")
+    assert code == 0, out + err
+    assert _decisions(example_copy, f"{TA}/reviewer-c.csv")[records[1]["id"]] == ("maybe", "")
+    assert _notes(example_copy, f"{TA}/reviewer-c.csv")[records[1]["id"]] == \
+        "Exclusion reason in the tool: Non-rodent species."
     assert sitegen("check", example_copy)[0] == 0
 
 
@@ -601,7 +623,9 @@ def test_a_spreadsheets_decision_column_gives_each_rows_decision(example_copy, s
         "10.1016/j.alcohol.2016.09.027": ("include", ""), "10.1016/j.bbi.2014.09.014": ("include", ""),
         "10.1001/jama.300.3.287": ("exclude", "non-rodent"), "10.1002/dev.20542": ("exclude", "")}
     assert f"{SPREADSHEET}:4: reason not mapped: 10.1002/dev.20542: 'Review article'" in out
-    assert f"{SPREADSHEET}:5: undecided: decision 'Maybe' is not Include or Exclude" in out
+    # A Maybe is sitegen's maybe, as Rayyan's is: a decision the screening rules judge (here, refuse: it disagrees
+    # with the others' in a batch assessed in full text).
+    assert f"{SPREADSHEET}:5: refused: 10.1002/hipo.20567: it would break the review's screening rules" in out
     assert f"{SPREADSHEET}:6: undecided: its decision is empty" in out
     assert sitegen("check", example_copy)[0] == 0
 

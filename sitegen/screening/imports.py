@@ -65,7 +65,10 @@ ASREVIEW_LABELS = ("asreview_label", "final_included", "label", "label_included"
                    "included", "included_flag", "include")
 # Covidence's column of accession numbers: a reference's PMID where it came from PubMed (accession_pmid).
 ACCESSION = "accession number"
-RAYYAN_DECISIONS = {"included": "include", "excluded": "exclude"}
+# Rayyan's three decisions. Its Maybe (unsure, from the title and abstract) is sitegen's maybe: one at title/abstract
+# sends the record on to full text as an include does, and a reviewer's maybe beside another's include is a conflict
+# to adjudicate, as for sitegen's own screeners (screening.outcomes.TO_FULL_TEXT).
+RAYYAN_DECISIONS = {"included": "include", "excluded": "exclude", "maybe": "maybe"}
 READ_COLUMNS = frozenset({*(name for names in COLUMNS.values() for name in names), *ASREVIEW_LABELS, "notes",
                           "asreview_note", ACCESSION})  # and any column with "reason" or "decision" in its name
 # Problems that are no one row's: importing is refused whole rather than row by row.
@@ -158,7 +161,8 @@ def _one_column(header: dict[str, int], word: str) -> str | None:
 
 
 # A spreadsheet's decision column (a Covidence export holds one decision, said by --decision or its reasons).
-DECISION_WORDS = {"include": "include", "included": "include", "exclude": "exclude", "excluded": "exclude"}
+DECISION_WORDS = {"include": "include", "included": "include", "exclude": "exclude", "excluded": "exclude",
+                  "maybe": "maybe"}  # as Rayyan's Maybe is (RAYYAN_DECISIONS)
 
 
 COVIDENCE_REASON = re.compile(r"Exclusion reason:\s*([^;\n]*);?\s*", re.IGNORECASE)
@@ -177,7 +181,7 @@ def _covidence(line: int, row: dict[str, str], decision: str | None, reason: str
     said = row.get(given, "").strip() if given else ""
     own = DECISION_WORDS.get(said.casefold())
     if said and own is None:
-        return Exported(_entry(line, row), None, why_undecided=f"{given} {said!r} is not Include or Exclude")
+        return Exported(_entry(line, row), None, why_undecided=f"{given} {said!r} is not Include, Exclude or Maybe")
     if own and decision and own != decision:
         raise ExportProblem(line, f"its {given} is {said!r}, but --decision {decision} says every row is one")
     final = own or decision or ("exclude" if written or not given else None)
@@ -261,11 +265,12 @@ def _rayyan(line: int, row: dict[str, str], reviewer: str) -> Exported:
         else f"{reviewer!r} has no decision in it" + (
             f" (decisions by: {', '.join(sorted({name for name, _ in votes}))})" if votes
             else " (no RAYYAN-INCLUSION in its notes)")
-        if vote is None else "Maybe in Rayyan: no decision yet" if vote.casefold() == "maybe"
-        else f"decision {vote!r} is not Included, Excluded or Maybe")
-    # Rayyan lists every excluding reviewer's reasons together, without saying whose.
+        if vote is None else f"decision {vote!r} is not Included, Excluded or Maybe")
+    # Rayyan lists every excluding reviewer's reasons together, without saying whose: none is the reviewer's
+    # unless they excluded it.
     excluding = sum(1 for _, cast_vote in votes if cast_vote.casefold() == "excluded")
-    return Exported(_entry(line, row), decision, tuple(_split_reasons(reasons.group(1))) if reasons else (),
+    given = tuple(_split_reasons(reasons.group(1))) if reasons and decision == "exclude" else ()
+    return Exported(_entry(line, row), decision, given,
                     note=_rayyan_notes(notes, reviewer), why_undecided=why, reasons_of=max(1, excluding))
 
 
@@ -526,7 +531,8 @@ def _one_row(rows: list[tuple[Decision, Skipped]], report: DecisionImport) -> tu
 
 def _decision(record_id: str, item: Exported, reasons: dict[str, str], skipped: Skipped,
               report: DecisionImport) -> Decision:
-    code, lost = "", False  # lost: a reason of the reviewer's that the row's code does not say
+    code, lost = "", bool(item.reasons)  # lost: a reason of the reviewer's that the row's code does not say
+    mapped: list[tuple[str, str | None]] = [(reason, None) for reason in item.reasons]  # a maybe's: the row holds none
     if item.decision == "exclude":
         mapped = mapped_reasons(item.reasons, reasons)
         if item.reasons_of > 1 and len({found or reason for reason, found in mapped}) > 1:
