@@ -671,7 +671,7 @@ def monitor_status(directory: Path, monitor_id: str | None, as_json: bool) -> No
 @monitor.command("retire")
 @click.argument("directory", type=REVIEW_DIR)
 @click.option("--id", "monitor_id", metavar="ID", required=True, help="The saved search to retire.")
-@AT
+@at_option("the search is retired")
 @click.option("--reason", required=True, help="Why it is no longer run (recorded on the ledger and the site).")
 def monitor_retire(directory: Path, monitor_id: str, at: str, reason: str) -> None:
     """Retire a saved search of DIRECTORY: `update` no longer runs it.
@@ -695,7 +695,7 @@ def monitor_retire(directory: Path, monitor_id: str, at: str, reason: str) -> No
 @monitor.command("reinstate")
 @click.argument("directory", type=REVIEW_DIR)
 @click.option("--id", "monitor_id", metavar="ID", required=True, help="The retired saved search to bring back.")
-@AT
+@at_option("the search is reinstated")
 @click.option("--reason", default=None, help="Why it is run again (recorded on the ledger and the site).")
 def monitor_reinstate(directory: Path, monitor_id: str, at: str, reason: str | None) -> None:
     """Bring back a retired saved search of DIRECTORY: `update` runs it again.
