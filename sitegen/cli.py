@@ -1087,11 +1087,6 @@ def import_decisions(directory: Path, source: Path, tool: str, reviewer: str, st
     _remember(directory, writes=True)
     if not re.fullmatch(SLUG, reviewer):
         raise click.BadParameter("a reviewer name is lower-case letters, digits and hyphens", param_hint="--reviewer")
-    from sitegen.review.folder import meant_as_adjudication  # here: the module is slow to load for other commands
-    if meant_as_adjudication(reviewer):
-        raise click.BadParameter(f"{reviewer!r} would name a reviewer's file that `check` refuses as a near miss of "
-                                 "adjudication.csv: give the reviewer's own name, or 'adjudication'",
-                                 param_hint="--reviewer")
     report = commands.import_decisions(directory, source, tool, reviewer, stage, decision, rayyan_reviewer, encoding)
     for kind, items in (("undecided", report.undecided), ("unmatched", report.unmatched),
                         ("ambiguous", report.ambiguous), ("conflict", report.conflicts),

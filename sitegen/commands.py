@@ -30,7 +30,7 @@ from sitegen.records.matching import Matches
 from sitegen.records.model import Record
 from sitegen.references import Format, ReferenceProblem, decode, read_references
 from sitegen.review import kept
-from sitegen.review.folder import load_ledger
+from sitegen.review.folder import load_ledger, meant_as_adjudication
 from sitegen.review.models import LedgerEvent, ReviewState, SavedSearch, Strategy, ValidationPayload, VersionRecord
 from sitegen.review.problems import Problem
 from sitegen.review.transaction import Transaction, recover, refuse_non_review, refuse_unwritable, review_lock
@@ -453,7 +453,11 @@ def import_decisions(root: Path, source: Path, tool: str, reviewer: str, stage: 
                      encoding: str | None = None) -> DecisionImport:
     """A screening tool's exported decisions appended to `reviewer`'s decision file at `stage` (see
     `sitegen.screening.imports`); `encoding` when the export is not UTF-8 or UTF-16. Nothing is written
-    when the export cannot be read. A folder that is no review is said first, before the export is read."""
+    when the export cannot be read. A folder that is no review is said first, before the export is read. A
+    `reviewer` named almost as the adjudication file is refused before anything, as `check` would refuse its file."""
+    if meant_as_adjudication(reviewer):
+        raise OptionInvalid("--reviewer", f"{reviewer!r} would name a reviewer's file that `check` refuses as a near "
+                            "miss of adjudication.csv: give the reviewer's own name, or 'adjudication'")
     refuse_non_review(root)
     try:
         exported = imports.read_export(decode(read_file(source), encoding), tool, tool_reviewer or reviewer, decision)

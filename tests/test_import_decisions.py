@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, tree_bytes
 
+from sitegen import commands
+from sitegen.errors import OptionInvalid
 from sitegen.records.entry import Entry
 from sitegen.screening import imports as imports_module
 from sitegen.screening.imports import RecordIndex, import_decisions, read_export, reason_code
@@ -80,6 +82,17 @@ def test_a_decision_already_made_is_never_overwritten(example_copy, sitegen, tmp
     code, out, err = sitegen("import-decisions", example_copy, flipped, "--tool", "asreview", "--reviewer", "reviewer-a")
     assert code == 1 and f"nothing was written: no row of {flipped} could be imported" in err  # none: no success
     assert out.count("conflict:") == 3 and "3 conflicting" in out and "0 written" in out
+    assert tree_bytes(example_copy) == before
+
+
+def test_the_library_refuses_a_reviewer_named_almost_as_the_adjudication_file(example_copy, tmp_path):
+    # Refused in the CLI alone, a library caller wrote the file `check` then refuses as a near miss.
+    export = tmp_path / "asreview.csv"
+    export.write_text(_csv(["doi", "asreview_label"], [["10.1002/hipo.20567", "1"]]))
+    before = tree_bytes(example_copy)
+    with pytest.raises(OptionInvalid) as refused:
+        commands.import_decisions(example_copy, export, "asreview", "adjudicator")
+    assert refused.value.option == "--reviewer" and "adjudication.csv" in refused.value.message
     assert tree_bytes(example_copy) == before
 
 
