@@ -465,12 +465,12 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]], previous: Pr
     # included has since been confirmed its duplicate, as a later report of a previous study is: so the arm's
     # reports assessed are its reports excluded and included, and previous + new reports = total.
     version_included = set(previous.included)
-    previous = [rid for rid in included if rid in kept and (rid in version_included or first_run[rid] < earlier)]
-    previous_records = set(previous)
+    previous_reports = [rid for rid in included if rid in kept and (rid in version_included or first_run[rid] < earlier)]
+    previous_records = set(previous_reports)
     return PrismaCounts(
         template="updated", previous_from="version", previous_studies=previous_studies,
-        previous_reports=len(previous), previous_removed=removed, new_runs_from=new_runs_from,
-        new_studies=fields["studies_included"] - previous_studies, new_reports=len(included) - len(previous),
+        previous_reports=len(previous_reports), previous_removed=removed, new_runs_from=new_runs_from,
+        new_studies=fields["studies_included"] - previous_studies, new_reports=len(included) - len(previous_reports),
         new_searches=_summed(columns[earlier:]),
         new_studies_earlier_runs=sum(1 for study, index in study_run.items()
                                      if index < earlier and study not in previous_set),
