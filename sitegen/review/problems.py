@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 
 from sitegen.errors import shown_path
+from sitegen.text import counted
 
 
 @dataclass(frozen=True, order=True)
@@ -50,8 +51,7 @@ def format_human(problems: list[Problem], root: str) -> str:
 
 
 def _count(problems: list[Problem]) -> str:
-    noun = "problem" if len(problems) == 1 else "problems"
-    return f"{len(problems)} {noun} found" if problems else "no problems found"
+    return f"{counted(len(problems), 'problem')} found" if problems else "no problems found"
 
 
 def _github_escape(text: str, *, prop: bool) -> str:
