@@ -268,6 +268,13 @@ def test_a_retry_after_of_more_digits_than_a_number_holds_is_a_long_wait_not_non
     assert len(requests) == 1 and sleeps == []
 
 
+def test_a_zero_padded_retry_after_is_the_seconds_it_says_not_a_long_wait():
+    # Counted by its digits, "0000000000005" (13 of them) was taken for a number too long to read: an hour.
+    call = CALLS["openalex-search"]
+    outcome, requests, _ = run(call, lambda r: httpx.Response(429, headers={"retry-after": "0000000000005"}))
+    assert outcome.status == "rate_limited" and outcome.retry_after == 5 and len(requests) == 4
+
+
 def test_a_retry_after_date_beside_an_unreadable_date_header_is_measured_from_now():
     # The server's Date is the reference for its Retry-After; one that cannot be read dropped the wait asked for.
     call = CALLS["openalex-search"]

@@ -380,8 +380,8 @@ def _retry_after(headers: httpx.Headers) -> float | None:
     if not value:
         return None
     seconds = value.strip()
-    if re.fullmatch(r"[0-9]+", seconds):  # a number too long to read is a very long wait all the same
-        return min(float(seconds), 3600.0) if len(seconds) <= 12 else 3600.0
+    if re.fullmatch(r"[0-9]+", seconds):  # float reads any digits (too many for a number: inf, a very long wait)
+        return min(float(seconds), 3600.0)
     try:
         when = _http_date(value)
     except (TypeError, ValueError, IndexError, OverflowError):
