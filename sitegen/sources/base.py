@@ -30,6 +30,7 @@ from sitegen.records.markup import plain_text
 from sitegen.records.model import (
     CONTROL_CHARACTER,
     CslDate,
+    NoticeOf,
     Record,
     calendar_date,
     leaving_out_overlong_abstracts,
@@ -216,6 +217,16 @@ def _part_way(trace: Trace) -> str:
 
 # --------------------------------------------------------------------------- untrusted values
 # Provider data may hold anything anywhere: a field of the wrong type is treated as absent.
+
+
+def works_noticed_once(links: Iterable[tuple[str | None, str | None, str | None]]) -> list[NoticeOf]:
+    """The works a notice's links name, each a (kind of notice, PMID, cited DOI) as its source reads it, each work
+    once: a link of no kind read here, or naming no work, is passed over, and a source may list one work twice."""
+    found: list[NoticeOf] = []
+    for kind, pmid, doi in links:
+        if kind and (pmid or doi) and (work := NoticeOf(kind=kind, pmid=pmid, doi=doi)) not in found:
+            found.append(work)
+    return found
 
 
 def text_value(value: Any) -> str | None:

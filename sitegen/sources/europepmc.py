@@ -38,6 +38,7 @@ from sitegen.sources.base import (
     run_call,
     text_value,
     whole_number,
+    works_noticed_once,
 )
 from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError
 from sitegen.sources.jats import QUOTABLE_NAMES, Paragraph, find_passage, licence, paragraphs, quotable, read_article
@@ -126,15 +127,17 @@ def _notices(result: dict[str, Any]) -> list[Update]:
 
 def _works_noticed(result: dict[str, Any]) -> list[NoticeOf]:
     """For a notice, the works Europe PMC links it to ("Erratum for", "Retraction of"), by PMID and cited DOI."""
-    found: list[NoticeOf] = []
-    for link in _one_or_more(as_dict(result.get("commentCorrectionList")).get("commentCorrection")):
-        link = as_dict(link)
-        if kind := NOTICE_OF_TYPES.get(" ".join((text_value(link.get("type")) or "").lower().split())):
-            pmid = normalise_pmid(link.get("id")) if link.get("source") == "MED" else None
-            doi = cited_doi(text_value(link.get("reference")))
-            if (pmid or doi) and (work := NoticeOf(kind=kind, pmid=pmid, doi=doi)) not in found:
-                found.append(work)
-    return found
+    links = _one_or_more(as_dict(result.get("commentCorrectionList")).get("commentCorrection"))
+    return works_noticed_once(_work_noticed(as_dict(link)) for link in links)
+
+
+def _work_noticed(link: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """One link's kind of notice (None when it is no notice of another work), and that work's PMID and cited DOI."""
+    kind = NOTICE_OF_TYPES.get(" ".join((text_value(link.get("type")) or "").lower().split()))
+    if kind is None:
+        return None, None, None
+    pmid = normalise_pmid(link.get("id")) if link.get("source") == "MED" else None
+    return kind, pmid, cited_doi(text_value(link.get("reference")))
 
 
 def _csl_type(result: dict[str, Any], preprint: bool) -> str:

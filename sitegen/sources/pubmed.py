@@ -39,6 +39,7 @@ from sitegen.sources.base import (
     run_call,
     to_record,
     whole_number,
+    works_noticed_once,
 )
 from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError, too_large
 from sitegen.sources.outcome import SourceOutcome
@@ -163,13 +164,10 @@ def updates(citation: etree._Element) -> list[Update]:
 
 def works_noticed(citation: etree._Element) -> list[NoticeOf]:
     """For a notice, the works PubMed says it is about ("Retraction of", "Erratum for"), by PMID and cited DOI."""
-    found: list[NoticeOf] = []
-    for node in citation.iterfind("CommentsCorrectionsList/CommentsCorrections"):
-        kind = NOTICE_OF_REF_TYPES.get(node.get("RefType") or "")
-        pmid, doi = normalise_pmid(element_text(node.find("PMID"))), cited_doi(element_text(node.find("RefSource")))
-        if kind and (pmid or doi) and (work := NoticeOf(kind=kind, pmid=pmid, doi=doi)) not in found:
-            found.append(work)
-    return found
+    return works_noticed_once(
+        (NOTICE_OF_REF_TYPES.get(node.get("RefType") or ""), normalise_pmid(element_text(node.find("PMID"))),
+         cited_doi(element_text(node.find("RefSource"))))
+        for node in citation.iterfind("CommentsCorrectionsList/CommentsCorrections"))
 
 
 def article_to_record(article: etree._Element) -> Record | None:
