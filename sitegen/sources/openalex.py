@@ -293,11 +293,13 @@ def lookup(fetcher: Fetcher, settings: SourceSettings, identifier: str) -> Sourc
             found = _work(trace, identifier)
         except _OtherWork as exc:
             return _answer(trace, identifier, exc.work)
-        except SourceError as exc:  # an OpenAlex id merged into another work redirects to it: that work is the answer
+        except SourceError as exc:  # an OpenAlex id merged into another work redirects to it: that work answers
             moved = normalise_openalex(target.rstrip("/").rsplit("/", 1)[-1]) if (target := redirect_target(exc)) else None
             if moved is None or (merged := _work(trace, moved)) is None:
                 raise
-            return _answer(trace, identifier, merged[1])  # redirected to the work's own record: the work asked for
+            # Checked against the identifier asked for, as any answer: the work asked for only when it carries it,
+            # else another work in its place (`_answer`).
+            return _answer(trace, identifier, merged[1])
         return _answer(trace, identifier, found[1]) if found else trace.outcome("ok", [], 0)
     return run_call(Trace("openalex", fetcher, PROVIDER, secrets(settings)), call)
 
