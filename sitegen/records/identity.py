@@ -294,8 +294,7 @@ def merge(group: list[Record], notes: list[str]) -> Record:
     updates = with_undated_flag(_notices_once([u for r in ordered for u in r.custom.updates]),
                                 any(not lists_retraction(custom.updates) for custom in flagged))
     reinstatements = with_lifted([n for r in ordered for n in r.custom.reinstatements], updates)
-    retracted = bool(flagged) and retraction_stands(RecordMeta.model_construct(retracted=True, updates=updates),
-                                                    reinstatements)
+    retracted = retraction_stands(bool(flagged), updates, reinstatements)
     # Every value comes from records that were validated already, so the merged record is
     # assembled without validating it again (the bulk of the time on large reviews).
     return Record.model_construct(
@@ -480,8 +479,7 @@ def _marked(record: Record, seen: list[tuple[Record, NoticeOf]]) -> Record:
                                   *(Reinstatement(doi=notice.DOI, pmid=notice.PMID, date=work.date) for notice, work in seen
                                     if work.kind == "reinstatement")], listed)
     standing = [update for update in listed if not lifted(update, reinstatements)]
-    retracted = retraction_stands(record.custom.model_copy(update={"updates": own}), reinstatements) \
-        or lists_retraction(standing)
+    retracted = retraction_stands(record.custom.retracted, own, reinstatements) or lists_retraction(standing)
     custom = record.custom.model_copy(update={"updates": standing, "reinstatements": reinstatements,
                                               "retracted": retracted})
     return record if custom == record.custom else record.model_copy(update={"custom": custom})

@@ -564,16 +564,16 @@ def with_lifted(reinstatements: Iterable[Reinstatement], retractions: Iterable[U
     return list(kept.values())
 
 
-def retraction_stands(meta: RecordMeta, reinstatements: Iterable[Reinstatement]) -> bool:
-    """Whether the record's `retracted` still stands beside the reinstatements (its own, or those a notice or
+def retraction_stands(retracted: bool, updates: Iterable[Update], reinstatements: Iterable[Reinstatement]) -> bool:
+    """Whether a record's `retracted`, with its `updates`, still stands beside the reinstatements (its own, or those a notice or
     another source gives): by `retraction_lifted`, as for a listed retraction, whether one source or several gave
     the record. A record marked retracted that lists no retraction (OpenAlex's `is_retracted`, PubMed's "Retracted
     Publication") gives no date: its retraction stands, and a record holding it and a reinstatement says both, for a
     human to decide (`retraction_disputed`), never silently either. Such a flag joining records that list
     retractions is kept as one of them, giving no notice or date (`with_undated_flag`)."""
-    if not meta.retracted:
+    if not retracted:
         return False
-    listed = [update for update in meta.updates if update.kind == "retraction"]
+    listed = [update for update in updates if update.kind == "retraction"]
     reinstatements = list(reinstatements)
     return not listed or not all(lifted(update, reinstatements) for update in listed)
 
