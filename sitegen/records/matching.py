@@ -320,10 +320,11 @@ def work(key: str, title: str, authors: list[str], year: int | None = None, jour
         known["arxiv"] = arxiv_paper(known["arxiv"]) or known["arxiv"]
     preprint = is_preprint(known.get("doi"), publication_types, journal, known.get("arxiv"), title)
     meeting = entry_type.lower() in MEETING_TYPES or bool(_MEETING_WORDS & set(folded(journal).split()))
+    supplements = supplement_numbers(issue)
     return Work(key, normal, title_numbers(normal), notice_kind(title, publication_types), preprint, meeting, people,
                 year, journal_keys(journal),
-                volume_number(volume), supplement_numbers(issue),
-                "" if supplement_numbers(issue) or re.search(r"supp", issue, re.IGNORECASE) else volume_number(issue),
+                volume_number(volume), supplements,
+                "" if supplements or re.search(r"supp", issue, re.IGNORECASE) else volume_number(issue),
                 first, last, tuple(sorted(known.items())),
                 folded(abstract)[:2000], tuple(sorted(blocks)),
                 supplement=meeting or in_supplement(volume, issue, known.get("doi") or ""))
