@@ -371,9 +371,10 @@ def arxiv_of_doi(doi: str | None) -> str | None:
 def normalise_arxiv(value: object) -> str | None:
     """The version-less arXiv id: 2101.00001 or hep-th/9901001, also from its 10.48550/arXiv. DOI, and as
     copied from a sentence ("(arXiv:2101.00001).")."""
-    text = _ARXIV_CLASS.sub("", _unwrap(_visible(_clean(value)).rstrip(_SENTENCE_PUNCTUATION)))
+    given = _clean(value)
+    text = _ARXIV_CLASS.sub("", _unwrap(_visible(given).rstrip(_SENTENCE_PUNCTUATION)))
     text = _ARXIV_PREFIXES.sub("", _ARXIV_PAGE_PARTS.sub(r"\1", text)).rstrip("/")
-    if _ARXIV_PDF.match(_clean(value)) and text.lower().endswith(".pdf"):  # its PDF: arxiv.org/pdf/2101.00001v3.pdf
+    if _ARXIV_PDF.match(given) and text.lower().endswith(".pdf"):  # its PDF: arxiv.org/pdf/2101.00001v3.pdf
         text = text[:-4]
     doi = _ARXIV_DOI.match(normalise_doi(text) or "")
     if doi:
