@@ -25,7 +25,7 @@ from sitegen.screening.digest import EMPTY_SECTION, Digest, calibration_summary,
 from sitegen.screening.outcomes import Outcome
 from sitegen.screening.relevance import Scored
 from sitegen.screening.standing import StageHistory
-from sitegen.site.studies import Link, notices, standing_tag_html, study_links
+from sitegen.site.studies import Link, standing_tag_html, study_links
 
 if TYPE_CHECKING:  # pages.py and records.py import this module
     from sitegen.site.pages import RecordView
@@ -122,7 +122,7 @@ def record_content(entry: Entry, histories: list[StageHistory], duplicate: Dupli
     out = ['<p class="breadcrumb"><a href="../records.html">Records</a></p>', f"<h1{TITLE_DIRECTION}>{_e(record.title)}</h1>"]
     # What the sources say of its standing, as a study's page says it: retracted, reinstated, or both (never silently
     # either; the retraction's sentence comes first, an alert while it stands), corrected, a notice itself.
-    for n, sentence in enumerate(notices(record, "record")):
+    for n, sentence in enumerate(entry.notices):
         role = ' role="alert"' if n == 0 and record.custom.retracted else ""
         out.append(f'<p class="retracted-notice"{role}><strong>{_e(sentence)}</strong></p>')
     out.append(f'<p class="citation">{citation(record)}</p>')
@@ -233,7 +233,7 @@ def record_row(entry: Entry, root: str, reasons: dict[str, str]) -> str:
     score = (f'{scored.score} <span class="suggestion suggestion-{_e(scored.decision.lower())}">{_e(scored.decision)}'
              "</span>" if scored else '<span class="blank">not scored</span>')
     return (f'<tr>\n<td data-label="Record"><a href="{root}records/{_e(view.slug)}.html"{TITLE_DIRECTION}>{_e(record.title)}</a>'
-            f'{standing_tag_html(record, notices(record, "record"))}<br><span class="byline">{byline}</span></td>\n'
+            f'{standing_tag_html(record, entry.notices)}<br><span class="byline">{byline}</span></td>\n'
             f'<td data-label="Identifiers">{identifiers}</td>\n'
             f'<td data-label="Sources">{", ".join(_e(provider_label(source)) for source in entry.sources)}</td>\n'
             f'<td data-label="Batch">{batch}</td>\n'

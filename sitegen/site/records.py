@@ -39,6 +39,7 @@ from sitegen.screening.status import Batch
 from sitegen.site.keys import digested_once
 from sitegen.site.output import Page
 from sitegen.site.record_page import record_content, record_row
+from sitegen.site.studies import notices
 
 if TYPE_CHECKING:  # pages.py lists this module's page group, so it cannot be imported from here at run time
     from sitegen.site.pages import Files, RecordView, Site
@@ -70,6 +71,7 @@ class Entry:
     standing: Standing
     relevance: Scored | None  # None for a confirmed duplicate: not screened, so not ranked
     sightings: list[Sighting]
+    notices: list[str]  # what the sources say of its standing (`studies.notices`): on its page and on its row
 
     @property
     def sources(self) -> list[str]:
@@ -191,7 +193,7 @@ def entries(site: Site) -> list[Entry]:
             batch_of.setdefault(record_id, batch)
     relevance = {scored.id: scored for ranking in site.rankings.values() for scored in ranking.decisions}
     found = [Entry(view, batch_of[view.record.id], facts.standings[view.record.id], relevance.get(view.record.id),
-                   facts.sightings.get(view.record.id, [])) for view in site.views]
+                   facts.sightings.get(view.record.id, []), notices(view.record, "record")) for view in site.views]
     return sorted(found, key=list_order)
 
 
