@@ -212,7 +212,7 @@ LAYERS = {
     "references": lambda name: name.startswith(("sitegen.references", "sitegen.records"))
                                or name in ("sitegen.files", "sitegen.text"),
     "review": lambda name: name.startswith(("sitegen.review", "sitegen.records"))
-                           or name in ("sitegen.errors", "sitegen.files"),
+                           or name in ("sitegen.errors", "sitegen.files", "sitegen.text"),
     "site": lambda name: not name.startswith("sitegen.sources"),
     # the evidence loop for a manuscript: beside verify/, and borrowing only the site's BibTeX writer
     "manuscript": lambda name: not name.startswith(("sitegen.site", "sitegen.living", "sitegen.screening",
