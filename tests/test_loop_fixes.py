@@ -373,6 +373,25 @@ def test_reference_lists_in_several_languages_and_forms_are_not_read(heading):
     assert [s.text for s in claims.sentences(text)] == ["Tools help here [@a]."]
 
 
+@pytest.mark.parametrize("draft", [
+    # exported as plain text (pandoc -t plain): no heading markup, paragraphs between blank lines
+    "Introduction\n\nTools help here [@a].\n\nREFERENCES\n\n1. Smith J. Models increase the risk of errors. "
+    "Nature. 2022;5:1.\n",
+    # Word's "plain text": one line per paragraph, no blank line between them
+    "Introduction\nTools help here [@a].\n参考文献：\nSmith J. Models increase the risk of errors. Nature 2022.\n"])
+def test_a_plain_line_naming_the_reference_list_ends_the_prose(draft):
+    # A draft exported from Word heads its references with a plain line: each reference was read as prose, and
+    # one naming an effect ("increase the risk of") became an unsupported claim to search and cite.
+    assert not [s.text for s in claims.sentences(draft) if "Smith" in s.text]
+    assert not [f for f in claims.check(draft, ["a"]).findings]
+
+
+def test_a_line_reading_references_inside_a_wrapped_sentence_is_prose():
+    text = "Tools help here [@a]. The works are listed in the\nReferences\nsection and reduce the risk of errors.\n"
+    assert [s.text for s in claims.sentences(text)][1] == \
+        "The works are listed in the References section and reduce the risk of errors."
+
+
 def test_an_unclosed_bracket_does_not_swallow_the_rest_of_the_paragraph():
     text = "Intro (an unclosed aside. Screening time fell by 40% in trials. Tools are used (often) now.\n"
     assert [s.text for s in claims.sentences(text)] == [

@@ -4,8 +4,8 @@ Pure: text in, findings out. The rules (docs/manuscript-loop.md lists them for u
 
 - Prose only. Front matter, fenced and indented code, block quotes, tables, HTML blocks and comments,
   and headings (ATX and setext) are not read; neither is the reference list (a section headed
-  References, Bibliography, 参考文献, Literaturverzeichnis, … in several languages, or a bold line
-  naming it, up to the next heading of the same or a higher level). Each list item is a paragraph.
+  References, Bibliography, 参考文献, Literaturverzeichnis, … in several languages, or a line (bold or
+  plain, as a draft exported from Word heads it) naming it, up to the next heading of the same or a higher level). Each list item is a paragraph.
 - A citation is pandoc's `[@key]`, `[see @a, p. 3; @b]`, `[-@key]` or in-text `@key` (an `@` after a
   letter or digit is an e-mail address, not a citation), or LaTeX's `\\cite{a,b}` family (`\\citep`,
   `\\textcite`, `\\parencite`, …). `remove_key` and `rename_key` edit citations by the same grammar. A numbered,
@@ -416,8 +416,8 @@ def _paragraphs(text: str) -> list[_Block]:
             heading(1 if "=" in line else 2, title)
             previous_blank = True
             continue
-        if previous_blank and (bold := BOLD_HEADING.match(line)) and REFERENCE_HEADINGS.fullmatch(bold.group(1)):
-            heading(7, bold.group(1))  # a bold line naming the reference list: below every real heading
+        if (previous_blank or _ends_sentence(current)) and (title := _reference_list_line(line)):
+            heading(7, title)  # a line naming the reference list, bold or plain: below every real heading
             continue
         blank = not line.strip()
         not_prose = line.lstrip().startswith((">", "|", "<")) or (previous_blank and line.startswith(("    ", "\t")))
@@ -437,6 +437,20 @@ def _paragraphs(text: str) -> list[_Block]:
         current.append((number, offsets[number - 1] + column, rest.strip()))
     flush()
     return blocks
+
+
+def _reference_list_line(line: str) -> str | None:
+    """The name of the reference list, when a line is only that: bold (`**References**`), or plain text, as a draft
+    exported from Word or as plain text heads it ("References", "参考文献："), which has no heading markup."""
+    bold = BOLD_HEADING.match(line)
+    title = bold.group(1) if bold else line.strip()
+    return title if REFERENCE_HEADINGS.fullmatch(title) else None
+
+
+def _ends_sentence(current: list[tuple[int, int, str]]) -> bool:
+    """Whether the paragraph read so far ends a sentence on its last line: in a draft exported with one line per
+    paragraph and no blank line between them, the line after it starts a paragraph (a reference list's name too)."""
+    return bool(current) and current[-1][2].endswith((".", "!", "?", "。", "！", "？"))
 
 
 def _after_front_matter(lines: list[str]) -> int:
