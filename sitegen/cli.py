@@ -1601,7 +1601,7 @@ def _not_blank(value: str, option: str) -> str:
 @click.option("--topic", required=True, callback=lambda _ctx, _param, value: _not_blank(value, "--topic"),
               help="The manuscript's topic; its folder under output/evidence-loop/ is named by a hash of it.")
 @click.option("--draft", type=GivenPath(path_type=Path, dir_okay=False), default=None,
-              help="The Markdown draft (default: the only .md file in DIRECTORY).")
+              help="The Markdown draft (default: the only .md file in DIRECTORY); one named *.tex is read as LaTeX.")
 @click.option("--bib", type=GivenPath(path_type=Path, dir_okay=False), default=None,
               help="The BibTeX file (default: the only .bib file in DIRECTORY).")
 @click.option("--sources", metavar="NAME,...", default="openalex", show_default=True,

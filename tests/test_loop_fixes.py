@@ -710,3 +710,62 @@ def test_the_entry_a_cited_entrys_crossref_names_is_in_use(manuscript):
     assert paper["record"]["issued"] == {"date-parts": [[2019]]}
     assert paper["record"]["container-title"] == "Proceedings of Screening 2019"
     assert paper["record"]["DOI"] == "10.5555/paper.2019"
+
+
+# --------------------------------------------------------------------------- LaTeX drafts
+
+LATEX_DRAFT = r"""\documentclass{article}
+% Studies have shown that screening tools reduce the workload by 50%.
+\begin{document}
+\section{Introduction}\label{sec:intro}
+  Literature reviews take a large share of researchers' time \cite{wagner2021ai}.
+  A typology of review types helps \citep[p.~3]{schryen2021knowledge}.
+  Automated screening tools reduce the workload of screening by more than half.
+\begin{equation}
+  y = 0.5 x + 1.25
+\end{equation}
+\begin{table}
+  \begin{tabular}{ll} Tool & 50\% faster than before \\ \end{tabular}
+\end{table}
+\begin{itemize}
+  \item Surveys asked people about teleconsultation \cite{grenier2020teleconsultation}.
+  \item Language models draft summaries~\cite{smith2022fabricated}.
+\end{itemize}
+\section*{References}
+Smith J. Language models increase the risk of errors.
+\end{document}
+"""
+
+
+def test_a_latex_draft_is_read_by_latex_rules():
+    # A .tex draft was read as Markdown: its comments and preamble were prose (a commented-out claim was a problem to
+    # search and cite), an indented paragraph was code, a \section no heading, an equation's 0.5 a claim's figure.
+    read = claims.sentences(LATEX_DRAFT, latex=True)
+    assert [(s.section, s.line, s.text) for s in read] == [
+        ("Introduction", 5, "Literature reviews take a large share of researchers' time \\cite{wagner2021ai}."),
+        ("Introduction", 6, "A typology of review types helps \\citep[p.~3]{schryen2021knowledge}."),
+        ("Introduction", 7, "Automated screening tools reduce the workload of screening by more than half."),
+        ("Introduction", 15, "Surveys asked people about teleconsultation \\cite{grenier2020teleconsultation}."),
+        ("Introduction", 16, "Language models draft summaries~\\cite{smith2022fabricated}.")]
+    assert all(LATEX_DRAFT[s.span[0]:s.span[1]] == s.text for s in read)  # spans are the draft's own
+    review = claims.check(LATEX_DRAFT.replace(r"\begin{document}", r"\begin{document}% \cite{gone}"),
+                          ["wagner2021ai", "schryen2021knowledge", "grenier2020teleconsultation",
+                           "smith2022fabricated", "gone"], latex=True)
+    assert [(f.kind, f.key, f.sentence.line if f.sentence else None) for f in review.findings] == [
+        ("unsupported claim", None, 7), ("uncited entry", "gone", None)]  # a commented-out citation cites nothing
+
+
+def test_a_latex_draft_is_revised_in_latex(manuscript):
+    # Accepted on a .tex draft, a new citation went in as pandoc's "[@key]" (printed as it is by LaTeX), and a removed
+    # "summaries~\cite{key}." left "summaries~." behind.
+    (manuscript / "draft.md").unlink()
+    (manuscript / "paper.tex").write_text(LATEX_DRAFT)
+    run(manuscript, draft=Path("paper.tex"))
+    offered = suggestions(manuscript)
+    accept(manuscript, [next(s["id"] for s in offered if s["action"] == "cite-candidate"),
+                        next(s["id"] for s in offered if s["action"] == "remove-entry")])
+    run(manuscript, draft=Path("paper.tex"), apply=True)
+    lines = (manuscript / "paper.tex").read_text().splitlines()
+    assert lines[6] == "  Automated screening tools reduce the workload of screening by more than half~\\cite{lala2023paperqa}."
+    assert lines[15] == "  \\item Language models draft summaries."
+    assert "@lala2023paperqa" not in "\n".join(lines)

@@ -6,6 +6,8 @@ Pure: text in, findings out. The rules (docs/manuscript-loop.md lists them for u
   and headings (ATX and setext) are not read; neither is the reference list (a section headed
   References, Bibliography, 参考文献, Literaturverzeichnis, … in several languages, or a line (bold or
   plain, as a draft exported from Word heads it) naming it, up to the next heading of the same or a higher level). Each list item is a paragraph.
+- A LaTeX draft (`latex`) is read through `latex_prose`: the same text with what is not prose blanked, its
+  sections as headings and its items as list items, so every line and offset stays the draft's.
 - A citation is pandoc's `[@key]`, `[see @a, p. 3; @b]`, `[-@key]` or in-text `@key` (an `@` after a
   letter or digit is an e-mail address, not a citation), or LaTeX's `\\cite{a,b}` family (`\\citep`,
   `\\textcite`, `\\parencite`, …). `remove_key` and `rename_key` edit citations by the same grammar. A numbered,
@@ -137,7 +139,9 @@ CJK_CLAIM_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
 # followed was matched from each of its spaces (a sentence holding 4,000 took 0.6 s to edit, 300 KB for ever).
 BRACKET_CITATION = re.compile(r"(?<!\s)(\s*)\[([^\[\]]*)\]")
 SPACED_AT_KEY = re.compile(r"(?<!\s)\s*" + AT_KEY.pattern)
-SPACED_LATEX_CITE = re.compile(r"(?<!\s)(\s*)" + LATEX_CITE.pattern)
+# A LaTeX citation goes with the spaces and the ties (~, a space that never breaks) before it: "summaries~\cite{a}."
+# left "summaries~." (a stray tie before the full stop).
+SPACED_LATEX_CITE = re.compile(r"(?<![\s~])([\s~]*)" + LATEX_CITE.pattern)
 EMPTY_PARENTHESES = re.compile(r"(?<!\s)\s*[(（]\s*(?:[,;，；]\s*)?[)）]")
 BRACKETS = {")": "(", "]": "[", "）": "（"}
 # A table's delimiter row (|---|:--:|). Each pipe is matched with the spaces after it ((?:\|\s*)?): with the pipe
@@ -196,11 +200,12 @@ class _Block:
     note: str | None = None  # the footnote's label, when the block is a footnote's text
 
 
-def sentences(text: str) -> list[Sentence]:
-    """The prose sentences of a Markdown draft, in order, with their locations."""
+def sentences(text: str, latex: bool = False) -> list[Sentence]:
+    """The prose sentences of a Markdown draft (a LaTeX one with `latex`: see `latex_prose`), in order, with their
+    locations."""
     found: list[Sentence] = []
     paragraphs: dict[str, int] = {}
-    for block in _paragraphs(text):
+    for block in _paragraphs(latex_prose(text) if latex else text, indented_code=not latex):
         paragraphs[block.section] = paragraphs.get(block.section, 0) + 1
         for number, (line, span, sentence) in enumerate(_split(block.lines), start=1):
             found.append(Sentence(section=block.section, paragraph=paragraphs[block.section], number=number,
@@ -310,10 +315,10 @@ def claim_rules(sentence: Sentence) -> tuple[str, ...]:
     return tuple(rules)
 
 
-def check(text: str, bib_keys: list[str], in_use: Collection[str] = ()) -> ClaimReview:
-    """The claim check of a draft against the keys of its BibTeX file; `in_use`: entries the draft cites through
-    another entry (a crossref's), never uncited."""
-    read = sentences(text)
+def check(text: str, bib_keys: list[str], in_use: Collection[str] = (), latex: bool = False) -> ClaimReview:
+    """The claim check of a draft (a LaTeX one with `latex`) against the keys of its BibTeX file; `in_use`: entries
+    the draft cites through another entry (a crossref's), never uncited."""
+    read = sentences(text, latex)
     known = {*bib_keys, EVERY_ENTRY}
     findings: list[ClaimFinding] = []
     for sentence in read:
@@ -324,7 +329,7 @@ def check(text: str, bib_keys: list[str], in_use: Collection[str] = ()) -> Claim
     cited = tuple(dict.fromkeys(key for sentence in read for key in sentence.keys))
     # An entry cited anywhere (a table, a block quote, a footnote the prose rules skip) is in use; and any
     # entry may be what a numbered or author-year citation names.
-    anywhere = set(cited) | set(cited_keys(text)) | set(in_use)
+    anywhere = set(cited) | set(cited_keys(latex_citing(text) if latex else text)) | set(in_use)
     notes = _notes_citing_keys(read)
     otherwise = sum(1 for sentence in read if any(not _cites_through(citation, notes)
                                                   for citation in sentence.other_citations))
@@ -348,7 +353,7 @@ def _cites_through(citation: str, notes: set[str]) -> bool:
     return (reference := FOOTNOTE_REFERENCE.fullmatch(citation)) is not None and reference.group(1) in notes
 
 
-def _paragraphs(text: str) -> list[_Block]:
+def _paragraphs(text: str, indented_code: bool = True) -> list[_Block]:
     blocks: list[_Block] = []
     section, skipping_level = "(untitled)", 0
     current: list[tuple[int, int, str]] = []
@@ -420,7 +425,8 @@ def _paragraphs(text: str) -> list[_Block]:
             heading(7, title)  # a line naming the reference list, bold or plain: below every real heading
             continue
         blank = not line.strip()
-        not_prose = line.lstrip().startswith((">", "|", "<")) or (previous_blank and line.startswith(("    ", "\t")))
+        not_prose = line.lstrip().startswith((">", "|", "<")) or (
+            indented_code and previous_blank and line.startswith(("    ", "\t")))
         if blank or not_prose:
             flush()
             previous_blank = blank or (previous_blank and not_prose)
@@ -437,6 +443,73 @@ def _paragraphs(text: str) -> list[_Block]:
         current.append((number, offsets[number - 1] + column, rest.strip()))
     flush()
     return blocks
+
+
+LATEX_SUFFIXES = (".tex", ".ltx", ".latex")
+# What is no prose in a LaTeX draft: a comment (an unescaped % to the end of its line), a label, and from an opening of
+# display math or of an environment of math, floats, code or the bibliography to its closing (`_blank_spans`).
+LATEX_COMMENT = re.compile(r"(?<!\\)%[^\n]*")
+LATEX_LABEL = re.compile(r"\\label\{[^{}\n]*\}")
+LATEX_NOT_PROSE = re.compile(
+    r"\\begin\{((?:equation|align|gather|multline|eqnarray|displaymath|math|figure|table|tabular[xy]?|longtable|"
+    r"verbatim|lstlisting|minted|tikzpicture|algorithm|algorithmic|thebibliography|filecontents)\*?)\}|\\\[|\$\$")
+LATEX_SECTION = re.compile(r"^[ \t]*\\(part|chapter|section|subsection|subsubsection|paragraph)\*?"
+                           r"(?:\[[^\]\n]*\])?\{([^{}\n]*)\}", re.MULTILINE)
+LATEX_LEVELS = {"part": 1, "chapter": 1, "section": 2, "subsection": 3, "subsubsection": 4, "paragraph": 5}
+LATEX_ITEM = re.compile(r"^([ \t]*)\\item\b(?:\[[^\]\n]*\])?", re.MULTILINE)
+LATEX_ENVIRONMENT_LINE = re.compile(r"^[ \t]*\\(?:begin|end)\{[^{}\n]*\}[ \t]*$", re.MULTILINE)
+
+
+def _blank(match: re.Match[str]) -> str:
+    """What a match is replaced with to read as nothing: spaces, its line breaks kept (so every line and offset of
+    the draft stays where it is, and a sentence's span and line are the draft's)."""
+    return re.sub(r"[^\n]", " ", match.group(0))
+
+
+def _blank_spans(text: str) -> str:
+    """`text` with each span `LATEX_NOT_PROSE` opens blanked to its closing. In linear time: a closing not found
+    after one opening is not looked for again (from each of a pasted run of unclosed openings the rest of the text
+    was searched)."""
+    pieces, kept_from, missing = [], 0, set()
+    for opening in LATEX_NOT_PROSE.finditer(text):
+        if opening.start() < kept_from:
+            continue  # inside a span blanked already
+        closing = f"\\end{{{opening.group(1)}}}" if opening.group(1) else "\\]" if opening.group() == "\\[" else "$$"
+        end = -1 if closing in missing else text.find(closing, opening.end())
+        if end < 0:
+            missing.add(closing)
+            continue
+        end += len(closing)
+        pieces += [text[kept_from:opening.start()], re.sub(r"[^\n]", " ", text[opening.start():end])]
+        kept_from = end
+    return "".join(pieces) + text[kept_from:]
+
+
+def latex_citing(text: str) -> str:
+    """A LaTeX draft as it cites: its comments, the preamble and anything after \\end{document} blanked."""
+    text = LATEX_COMMENT.sub(_blank, text)
+    begin, end = text.find("\\begin{document}"), text.find("\\end{document}")
+    if begin >= 0:
+        text = re.sub(r"[^\n]", " ", text[:begin + len("\\begin{document}")]) + text[begin + len("\\begin{document}"):]
+    if end >= 0:
+        text = text[:end] + re.sub(r"[^\n]", " ", text[end:])
+    return text
+
+
+def latex_prose(text: str) -> str:
+    """A LaTeX draft as Markdown the prose rules read, of the same length and lines: what cites no prose blanked
+    (`latex_citing`, `LATEX_NOT_PROSE`, lines only opening or closing an environment), each \\section-like command
+    a heading of its level (`\\section*{References}` names the reference list), each \\item a list item."""
+
+    def heading(match: re.Match[str]) -> str:
+        title = "#" * LATEX_LEVELS[match.group(1)] + " " + match.group(2)
+        return title + " " * (len(match.group(0)) - len(title))
+
+    text = LATEX_LABEL.sub(_blank, _blank_spans(latex_citing(text)))
+    text = LATEX_ENVIRONMENT_LINE.sub(_blank, text)
+    text = LATEX_SECTION.sub(heading, text)
+    return LATEX_ITEM.sub(lambda match: match.group(1) + "-" + " " * (len(match.group(0)) - len(match.group(1)) - 1),
+                          text)
 
 
 def _reference_list_line(line: str) -> str | None:

@@ -192,6 +192,15 @@ class Manuscript(BaseModel):
     def round_dir(self, number: int) -> Path:
         return self.base / str(number)
 
+    @property
+    def latex(self) -> bool:
+        """Whether the draft is LaTeX (by its name): read by LaTeX's rules, and cited in with `\\cite{key}`."""
+        return self.draft.suffix.lower() in claims.LATEX_SUFFIXES
+
+    def citing(self, draft: str) -> str:
+        """The draft's text as it cites (a LaTeX draft without its comments and preamble)."""
+        return claims.latex_citing(draft) if self.latex else draft
+
     def rounds(self) -> list[int]:
         """The rounds run, counted by the round folders present; a last folder without problems.md is a
         round that was interrupted (it runs again). SitegenError for a gap, a folder of a round the loop
@@ -428,7 +437,8 @@ def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings
     folder = manuscript.round_dir(number)
     draft = read_source(manuscript.draft)  # read first: a draft that cannot be read stops the round before any request
     checks = verify_entries(fetcher, settings, manuscript.bib, verify)
-    review = claims.check(draft, [check.key for check in checks], _crossref_parents(checks, draft))
+    review = claims.check(draft, [check.key for check in checks], _crossref_parents(checks, manuscript.citing(draft)),
+                          manuscript.latex)
     rows, apart = problems_of(checks, review)
     by_key = {check.key: check for check in checks}
     rows = [row.model_copy(update={"query": query_for(row, by_key)}) for row in rows]
@@ -765,7 +775,7 @@ def revise(draft: str, bib_text: str, accepted: list[tuple[Suggestion, str | Non
     its line in `confirmation`). Entries are found by key, sentences by their line and text; every edit
     is checked after it is made. Pure; SitegenError, and nothing changed, if the files moved on or an edit
     would not do what it says."""
-    current = {(s.line, s.text): s for s in claims.sentences(draft)}
+    current = {(s.line, s.text): s for s in claims.sentences(draft, manuscript.latex)}
     keys_before = _bib_keys(bib_text, manuscript.bib)
     keys = set(keys_before)
     edits: dict[tuple[int, int], list[_Edit]] = {}  # span of a sentence in the draft -> its changes
@@ -813,7 +823,7 @@ def revise(draft: str, bib_text: str, accepted: list[tuple[Suggestion, str | Non
                 change = claims.rename_key(wording, suggestion.new_key, key)
             else:
                 def change(text: str, old: str | None = suggestion.key, new: str = key) -> str:
-                    return claims.rename_key(text, old, new) if old else add_citation(text, new)
+                    return claims.rename_key(text, old, new) if old else add_citation(text, new, manuscript.latex)
             edits.setdefault(sentence.span, []).append(_Edit(suggestion, line, change, cites=key,
                                                              drops=suggestion.key))
         elif suggestion.action == "replace-entry":
@@ -832,13 +842,13 @@ def revise(draft: str, bib_text: str, accepted: list[tuple[Suggestion, str | Non
         text = _edited(draft[start:end], changes, draft.count("\n", 0, start) + 1, manuscript, confirmation)
         draft = draft[:start] + text + draft[end:]
     for key, (suggestion, line) in removed.items():
-        if key in claims.cited_keys(draft):
+        if key in claims.cited_keys(manuscript.citing(draft)):
             worded = next((change for changes in edits.values() for change in changes
                            if isinstance(change.change, str) and key in claims.cited_keys(change.change)), None)
             if worded is not None:  # the sentence confirm.yaml gives still cites the entry removed
                 raise refuse(suggestion, line, f"the sentence {worded.suggestion.id} gives (line {worded.line}) still "
                                                f"cites @{key}, whose entry this removes: take it out of that sentence")
-            where = next(number for number, text in enumerate(draft.splitlines(), start=1)
+            where = next(number for number, text in enumerate(manuscript.citing(draft).splitlines(), start=1)
                          if key in claims.cited_keys(text))
             raise refuse(suggestion, line, f"{manuscript.draft.name} still cites @{key} on line {where}, outside the "
                                            "sentences the loop edits (a table, quote, footnote or heading): take "
@@ -878,11 +888,13 @@ def _bib_keys(text: str, path: Path) -> list[str]:
         raise SitegenError(f"{shown_path(path)}:{exc.line}: {exc.message}") from None
 
 
-def add_citation(text: str, key: str) -> str:
-    """The sentence with `[@key]` before its closing punctuation."""
+def add_citation(text: str, key: str, latex: bool = False) -> str:
+    """The sentence citing `key` before its closing punctuation: `[@key]`, or in a LaTeX draft `~\\cite{key}`
+    (pandoc's form is text to LaTeX, printed as it is)."""
     match = re.search(r"[.!?。！？][\"'”’)」』）]*\s*$", text)
     end = match.start() if match else len(text.rstrip())
-    return f"{text[:end]} [@{key}]{text[end:]}"
+    citation = f"~\\cite{{{key}}}" if latex else f" [@{key}]"
+    return f"{text[:end]}{citation}{text[end:]}"
 
 
 # --------------------------------------------------------------------------- rendering
