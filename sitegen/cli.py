@@ -1642,9 +1642,12 @@ def loop_command(directory: Path, topic: str, draft: Path | None, bib: Path | No
     elif result.round is not None:
         click.echo(f"round {result.round}: {counted(result.left, 'problem')}; see {shown_path(base / str(result.round) / 'problems.md')}")
     click.echo(f"summary: {shown_path(base / 'final-summary.md')}")
+    from sitegen.manuscript.loop import again  # here, not at the top: the CLI loads a command's modules when used
+
     for name, cause in result.refused.items():  # on stderr: what to fix, as `update` says a source not reached
+        then = again(result.rounds, result.left) if result.left else "run the loop again to check what it could not"
         click.echo(f"warning: {name} refused access in round {result.rounds}, so it was asked nothing more: {cause}; "
-                   "fix that, then run the loop again to check what it could not", err=True)
+                   f"fix that, then {then}", err=True)
     why = "rate-limited or refused access" if result.refused else "rate-limited"
     if result.recheck:
         click.echo(f"re-check later ({why}, not searched): {', '.join(result.recheck)}")

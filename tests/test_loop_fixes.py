@@ -769,3 +769,30 @@ def test_a_latex_draft_is_revised_in_latex(manuscript):
     assert lines[6] == "  Automated screening tools reduce the workload of screening by more than half~\\cite{lala2023paperqa}."
     assert lines[15] == "  \\item Language models draft summaries."
     assert "@lala2023paperqa" not in "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- advice the loop follows
+
+
+def test_a_search_failed_in_a_round_with_problems_is_tried_again_as_the_loop_does_it(manuscript):
+    # "run the round again later", the advice for a failed search, was one the loop refused: a round with problems is
+    # never run twice (it waits for confirm.yaml), and no round follows the second.
+    class SearchRateLimited(Providers):
+        def __call__(self, request):
+            if request.url.host == "api.openalex.org":
+                self.requests.append(request)
+                return httpx.Response(429, headers={"retry-after": "3600"}, text="slow down")
+            return super().__call__(request)
+
+    base = round_dir(manuscript, 1).parent
+    run(manuscript, SearchRateLimited())
+    for text in ((base / "1" / "revision-suggestions.md").read_text(), (base / "final-summary.md").read_text()):
+        assert "run the round again" not in text
+        assert "round 2 verifies and searches again once round 1's confirm.yaml lists what you accept" in text
+    with pytest.raises(SitegenError, match="waiting for your decisions"):
+        run(manuscript)  # what the old advice led to
+    accept(manuscript, [])
+    run(manuscript, SearchRateLimited())
+    for text in ((base / "2" / "revision-suggestions.md").read_text(), (base / "final-summary.md").read_text()):
+        assert "check by hand: the loop runs no round after round 2" in text
+    assert "To re-check them: check by hand" in (base / "final-summary.md").read_text()  # the rate-limited entry

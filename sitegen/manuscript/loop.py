@@ -471,7 +471,7 @@ def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings
                                                           for s in [*earlier, *searches]]))
     atomic_write(folder / "suggestions.json", pretty_json([s.model_dump(mode="json", by_alias=True,
                                                                         exclude_none=True) for s in made]))
-    atomic_write(folder / "revision-suggestions.md", render_suggestions(rows, made, searches, by_key))
+    atomic_write(folder / "revision-suggestions.md", render_suggestions(rows, made, searches, by_key, number))
     atomic_write(folder / "problems.json", pretty_json([row.model_dump(mode="json", by_alias=True, exclude_none=True)
                                                        for row in rows]))
     before = len(read_problems(manuscript.round_dir(done[-1]))) if done else None
@@ -987,8 +987,20 @@ def render_queries(rows: list[ProblemRow], apart: list[CitationCheck]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def again(number: int, left: int) -> str:
+    """How what round `number` (leaving `left` problems) could not check or search is tried again, as the loop
+    does it: a round with problems is never run twice (the next one verifies and searches anew), and none follows
+    the last; one with none but entries kept apart runs again."""
+    if not left:
+        return "run the loop again later"
+    if number < MAX_ROUNDS:
+        return (f"round {number + 1} verifies and searches again once round {number}'s confirm.yaml lists what you "
+                "accept (`accept: []` accepts none)")
+    return f"check by hand: the loop runs no round after round {MAX_ROUNDS}"
+
+
 def render_suggestions(rows: list[ProblemRow], made: list[Suggestion], searches: list[CandidateSearch],
-                       checks: dict[str, CitationCheck]) -> str:
+                       checks: dict[str, CitationCheck], number: int) -> str:
     lines = ["# Revision suggestions", "",
              "Nothing is changed until you list the suggestions you accept in `confirm.yaml` in this folder",
              "(`accept: [S1, S3]`, or `- id: S1` with `sentence: ...` to word the sentence yourself) and run",
@@ -1002,7 +1014,7 @@ def render_suggestions(rows: list[ProblemRow], made: list[Suggestion], searches:
             lines.append(f"- **{suggestion.id}** {_describe(suggestion, checks)}")
         if row.id in failed:
             lines.append(f"- the search {_code(row.query)} failed ({_md(failed[row.id].status)}): this says nothing about "
-                         "whether literature exists; run the round again later")
+                         f"whether literature exists; {again(number, len(rows))}")
         elif row.query and not any(s.record for s in offered) and row.type != "conflicting citation":
             hits = [record for search in searches if search.problem == row.id for record in search.records]
             seen = _md("; ".join(f"{_first_author(r)} ({r.year or 'n.d.'}) {r.title}" for r in hits))
@@ -1084,14 +1096,15 @@ def write_summary(manuscript: Manuscript) -> None:
         lines += [f"- {row.id} {row.type}: {_md(row.location)}" + (" [to check by hand]" if final else "")
                   for row in last_rows]
     if last_apart:
-        lines += ["", f"Re-check later ({last_why}, never searched): {last_apart}."]
+        lines += ["", f"Re-check later ({last_why}, never searched): {last_apart}. To re-check them: "
+                  f"{again(len(rounds), len(last_rows))}."]
     for name, cause in refused.items():  # seed 001: auth_error, said as it is, with what to fix
         lines += ["", f"{_md(name)} refused access in the last round, so it was asked nothing more: {_md(cause)}. Fix "
-                  "that, then run the loop again to check what it could not."]
+                  f"that; then, to check what it could not, {again(len(rounds), len(last_rows))}."]
     if failed:  # seed 001: say so when the last round only checked and could not search
         lines += ["", "Only checked, not searched: the targeted searches for "
                   + ", ".join(f"{search.problem} ({_md(search.status)})" for search in failed)
-                  + " failed, which says nothing about whether literature exists; run the round again later."]
+                  + f" failed, which says nothing about whether literature exists; {again(len(rounds), len(last_rows))}."]
     atomic_write(manuscript.base / "final-summary.md", "\n".join(lines) + "\n")
 
 
