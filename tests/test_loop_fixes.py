@@ -796,3 +796,22 @@ def test_a_search_failed_in_a_round_with_problems_is_tried_again_as_the_loop_doe
     for text in ((base / "2" / "revision-suggestions.md").read_text(), (base / "final-summary.md").read_text()):
         assert "check by hand: the loop runs no round after round 2" in text
     assert "To re-check them: check by hand" in (base / "final-summary.md").read_text()  # the rate-limited entry
+
+
+def test_an_entry_edited_since_the_round_is_not_replaced_or_removed_at_apply(manuscript):
+    # A sentence changed since the round was refused, an entry was not: the one corrected by hand after round 1 (or
+    # another .bib's under the same key) was removed or overwritten by the suggestion made for the entry as it was.
+    run(manuscript)
+    [remove] = [s["id"] for s in suggestions(manuscript) if s["action"] == "remove-entry"]
+    bib = manuscript / "references.bib"
+    bib.write_text(bib.read_text().replace("Journal of Imaginary Results", "Journal of Real Results"))
+    accept(manuscript, [remove])
+    before = files(manuscript)
+    with pytest.raises(SitegenError, match=rf"confirm.yaml:1: {remove}: the entry 'smith2022fabricated' of "
+                                           r"references.bib changed since the round was run.*nothing was changed"):
+        run(manuscript, apply=True)
+    assert files(manuscript) == before
+    bib.write_text(bib.read_text().replace("  journal = {Journal of Real Results},\n",
+                                           "  journal = {Journal of Imaginary Results},\n\n"))  # as it was, laid out anew
+    run(manuscript, apply=True)
+    assert "smith2022fabricated" not in bib.read_text()

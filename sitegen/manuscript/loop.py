@@ -713,7 +713,7 @@ def apply_confirmation(manuscript: Manuscript, number: int) -> Applied:
     known = {s.id: s for s in offered}
     draft, bib_text = read_source(manuscript.draft), read_source(manuscript.bib)
     new_draft, new_bib = revise(draft, bib_text, [(known[a.id], a.sentence, line) for a, line in accepted],
-                                manuscript, path)
+                                manuscript, path, {check.key: check.record for check in _read_checks(folder)})
     applied = Applied(accepted=[a.id for a, _ in accepted], draft_changed=new_draft != draft,
                       bib_changed=new_bib != bib_text)
     staged = [StagedFile(path=target.resolve(), before=_sha256(old.encode("utf-8")), after=_sha256(new.encode("utf-8")), text=new)
@@ -770,14 +770,15 @@ class _Edit:
 
 
 def revise(draft: str, bib_text: str, accepted: list[tuple[Suggestion, str | None, int]], manuscript: Manuscript,
-           confirmation: Path) -> tuple[str, str]:
+           confirmation: Path, verified: dict[str, Record | None] | None = None) -> tuple[str, str]:
     """The draft and .bib with the accepted suggestions made (the user's wording where given, each with
     its line in `confirmation`). Entries are found by key, sentences by their line and text; every edit
-    is checked after it is made. Pure; SitegenError, and nothing changed, if the files moved on or an edit
-    would not do what it says."""
+    is checked after it is made. Pure; SitegenError, and nothing changed, if the files moved on (a sentence, or an
+    entry no longer as the round read it: `verified`, its entries by key) or an edit would not do what it says."""
     current = {(s.line, s.text): s for s in claims.sentences(draft, manuscript.latex)}
     keys_before = _bib_keys(bib_text, manuscript.bib)
     keys = set(keys_before)
+    entries_now = _bib_records(bib_text, manuscript.bib) if verified is not None else {}
     edits: dict[tuple[int, int], list[_Edit]] = {}  # span of a sentence in the draft -> its changes
     removed: dict[str, tuple[Suggestion, int]] = {}
     added: set[str] = set()
@@ -796,6 +797,13 @@ def revise(draft: str, bib_text: str, accepted: list[tuple[Suggestion, str | Non
     def edit_bib(suggestion: Suggestion, line: int, change: Callable[[str], str]) -> str:
         if suggestion.key not in keys:
             raise refuse(suggestion, line, f"the entry {suggestion.key!r} is no longer in {manuscript.bib.name}")
+        # An entry edited since the round (corrected by hand, or another file's under the same key) is not the one the
+        # suggestion was made for: replacing or removing it would lose that edit.
+        if verified is not None and suggestion.key in verified and \
+                entries_now.get(suggestion.key) != verified[suggestion.key]:
+            raise refuse(suggestion, line, f"the entry {suggestion.key!r} of {manuscript.bib.name} changed since the "
+                                           "round was run (the suggestion is about the entry as it was); run the next "
+                                           "round on it as it is")
         try:
             return change(bib_text)
         except SitegenError as exc:
@@ -879,6 +887,21 @@ def _edited(text: str, changes: list[_Edit], line: int, manuscript: Manuscript, 
                                f"line {line} of {manuscript.draft.name} {wrong}; edit it by hand (or word it "
                                "with `sentence:`); nothing was changed")
     return text
+
+
+def _bib_records(text: str, path: Path) -> dict[str, Record | None]:
+    """Each entry of a .bib as the round reads it (None for one that cannot be a record), by key."""
+
+    def record(entry) -> Record | None:
+        try:
+            return entry_record(entry)
+        except ValueError:
+            return None
+
+    try:
+        return {entry.id: record(entry) for entry in read_references(text, "bibtex", [])}
+    except ReferenceProblem as exc:
+        raise SitegenError(f"{shown_path(path)}:{exc.line}: {exc.message}") from None
 
 
 def _bib_keys(text: str, path: Path) -> list[str]:
