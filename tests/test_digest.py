@@ -287,3 +287,29 @@ def test_the_digest_help_says_the_default_thresholds_and_where_they_are_set(site
     said = " ".join(out.split())
     assert code == 0 and f"seed 002's {KEEP_FROM} where it sets none" in said and f"review_from ({REVIEW_FROM})" in said
     assert f"max_kept ({ReviewState.model_fields['max_kept'].default})" in said
+
+
+def _append_batch(review, at: str, record_ids: list[str]) -> int:
+    """A screening batch appended to the review folder's ledger as a run would write it (chained, state.json's
+    ledger_head moved to it); the ledger line it is on."""
+    from sitegen.living.ledger import anchor, event_line, next_event
+    from sitegen.review.models import LedgerEvent
+
+    ledger = review / "ledger.jsonl"
+    lines = ledger.read_text().splitlines()
+    event = next_event(LedgerEvent.model_validate_json(lines[-1]), "screening", at, {
+        "batch": 3, "monitor_id": "object-in-context", "protocol_version": 2, "record_ids": record_ids})
+    ledger.write_text("\n".join([*lines, event_line(event)]) + "\n")
+    state = json.loads((review / "state.json").read_text())
+    (review / "state.json").write_text(json.dumps({**state, "ledger_head": anchor(event).model_dump()}, indent=2) + "\n")
+    return len(lines) + 1
+
+
+def test_a_batch_naming_a_record_twice_is_refused_at_its_ledger_line(sitegen, example_copy):
+    # A ranking shows every record once; a batch naming one twice would be ranked with it twice (or not at all).
+    first = _imported(sitegen, example_copy, CITATION, "--at", FIRST_IMPORT)
+    line = _append_batch(example_copy, "2023-05-04T09:00:00Z", [first[0], *first])
+    for command in (("check", example_copy), ("screen", "rank", example_copy, "--batch", "3"),
+                    ("digest", example_copy, "--week", "2023-W18")):
+        code, out, err = sitegen(*command)
+        assert code == 1 and f"ledger.jsonl:{line}: error: batch 3 names {first[0]} more than once" in out + err

@@ -11,6 +11,7 @@ are whole and in order (`living.versions`).
 
 from __future__ import annotations
 
+from collections import Counter
 from itertools import pairwise
 
 from sitegen.errors import shown_argument
@@ -244,6 +245,13 @@ def _batch_problems(review: Review) -> list[Problem]:
             problems.append(Problem(LEDGER, line, None, "batched-twice",
                                     f"batch {payload.batch} repeats record(s) of an earlier batch (ledger line "
                                     f"{batched[twice[0]]}): {', '.join(twice[:3])}"))
+        # Within one batch too: its ranking and its digest show every record once, and a record named twice would
+        # be shown (and counted) twice, or its ranking refused.
+        repeated = [i for i, count in Counter(payload.record_ids).items() if count > 1]
+        if repeated:
+            problems.append(Problem(LEDGER, line, None, "batched-twice",
+                                    f"batch {payload.batch} names {', '.join(repeated[:3])} more than once: a "
+                                    "batch lists each record it found once"))
         batched.update({i: line for i in payload.record_ids})
     for monitor_id, search in review.searches.items():
         rel = review.search_files[monitor_id].path
