@@ -378,6 +378,9 @@ def test_when_the_stricter_pass_is_not_enough_the_lowest_keeps_are_demoted_to_re
     for demoted in (tied, journal):
         assert decisions[demoted].decision == "REVIEW" and decisions[demoted].tags[-1] == "demoted-for-cap"
         assert "over the cap of 1" in decisions[demoted].rationale
+    # The tie is said, with what broke it; the 95 was below the last paper kept, and says no tie.
+    assert decisions[tied].rationale.endswith(f"; tied on score 100 with {top}, kept: a tie goes to the lower id")
+    assert "tied" not in decisions[journal].rationale
     assert ranking.calibration.model_dump() == {
         "kept": 1, "review": 7, "dropped": 3, "force_dropped_already_covered": 1, "demoted_for_cap": 2,
         "stricter_pass_applied": True}

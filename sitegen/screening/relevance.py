@@ -757,9 +757,13 @@ def _kept(decisions: list[Scored]) -> list[Scored]:
     return [scored for scored in decisions if scored.decision == "KEEP"]
 
 
-def _demote(scored: Scored, kept: int, max_kept: int) -> Scored:
+def _demote(scored: Scored, kept: list[Scored], max_kept: int) -> Scored:
     # Good enough to keep, only over the cap: a reviewer may still take it, so REVIEW, not DROP.
-    note = f"; demoted to REVIEW: {kept} papers scored KEEP, over the cap of {max_kept}"
+    note = f"; demoted to REVIEW: {len(kept)} papers scored KEEP, over the cap of {max_kept}"
+    last = kept[max_kept - 1] if max_kept else None
+    if last is not None and last.score == scored.score:
+        # A score alike that of a paper kept: the rationale says what chose between them, not only the cap.
+        note += f"; tied on score {scored.score} with {last.id}, kept: a tie goes to the lower id"
     return scored.model_copy(update={"decision": "REVIEW", "rationale": scored.rationale + note,
                                      "tags": [*scored.tags, "demoted-for-cap"]})
 
@@ -802,7 +806,7 @@ def _rank(assessments: list[Assessment], max_kept: int, thresholds: Thresholds) 
     decisions.sort(key=lambda scored: (-scored.score, scored.id))
     kept = _kept(decisions)
     over = {scored.id for scored in kept[max_kept:]}  # decisions are by score, then id: the lowest KEEPs
-    decisions = [_demote(scored, len(kept), max_kept) if scored.id in over else scored for scored in decisions]
+    decisions = [_demote(scored, kept, max_kept) if scored.id in over else scored for scored in decisions]
     return Ranking(decisions=decisions, calibration=Calibration(
         kept=sum(scored.decision == "KEEP" for scored in decisions),
         review=sum(scored.decision == "REVIEW" for scored in decisions),
