@@ -60,6 +60,15 @@ def test_an_abstract_that_only_stands_in_for_one_is_missing_so_never_kept(abstra
     assert (scored.score, scored.decision, scored.tags) == (87, "REVIEW", ["no-abstract"])
 
 
+@pytest.mark.parametrize("abstract", [f"A {PLM} for protein design of lipases", f"A {PLM.upper()} for protein design "
+                                      "of lipases.", f"A {PLM}: for protein-design of lipases"])
+def test_an_abstract_that_only_repeats_the_title_is_missing_so_the_title_alone_never_decides(abstract):
+    # Some sources fill the abstract with the title. Counted as an abstract, the title's terms would be "in the title
+    # AND abstract" (match 1.0, 100) and KEEP on the title alone: it scores, and is decided, as no abstract is.
+    scored = score_batch([paper(f"A {PLM} for protein design of lipases", abstract)], PROTOCOL, []).decisions[0]
+    assert (scored.score, scored.decision, scored.tags) == (87, "REVIEW", ["no-abstract"])
+
+
 def test_a_short_real_abstract_is_an_abstract():
     scored = score_batch([paper(f"A {PLM} for protein design of lipases", "Lipases were designed.")], PROTOCOL,
                          []).decisions[0]

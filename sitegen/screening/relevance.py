@@ -645,7 +645,7 @@ class Scorer:
             return self._assess_all(records, prior)
 
     def _assess_all(self, records: list[Record], prior: PriorIndex) -> list[Assessment]:
-        abstracts = [abstract_text(record.abstract) for record in records]
+        abstracts = [abstract_text(record.abstract, record.title) for record in records]
         texts = Texts([Text.of(record.title, abstract) for record, abstract in zip(records, abstracts, strict=True)])
         watched = self.watchlist.matcher.find_all(texts)
         in_scope, out_of_scope = self.criteria.in_scope.find_all(texts), self.criteria.out_of_scope.find_all(texts)
@@ -673,10 +673,14 @@ ABSTRACT_PLACEHOLDERS = frozenset({"", "no abstract", "no abstract available", "
 _PLACEHOLDER_WITHIN = 60  # characters: longer text is no placeholder, and is not folded to be compared
 
 
-def abstract_text(abstract: str | None) -> str:
-    """The abstract as scored: "" where there is none, or only a placeholder for one (`ABSTRACT_PLACEHOLDERS`)."""
+def abstract_text(abstract: str | None, title: str = "") -> str:
+    """The abstract as scored: "" where there is none, only a placeholder for one (`ABSTRACT_PLACEHOLDERS`), or only
+    the title again (as some sources fill the field): a title said twice is still a title alone, which guardrail 1
+    never lets decide, and would count as a term "in the title AND abstract"."""
     abstract = (abstract or "").strip()
     if len(abstract) <= _PLACEHOLDER_WITHIN and folded(abstract) in ABSTRACT_PLACEHOLDERS:
+        return ""
+    if len(abstract) <= 2 * len(title) and folded(abstract) == folded(title):  # longer text cannot fold to the title
         return ""
     return abstract
 
