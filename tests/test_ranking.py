@@ -105,6 +105,18 @@ def test_before_an_include_and_an_exclude_the_seed_002_score_orders(labelled):
     assert ordered.rows[0].id == TO_SCREEN[0].id and "watchlist:" in ordered.rows[0].rationale
 
 
+def test_the_seed_002_order_is_the_rankings_own_so_a_keep_precedes_a_paper_demoted_at_its_score():
+    # Both score alike; under a cap of 1 the lower id is KEEP and the other is demoted. By content ("Alpha" before
+    # "Zebra") the demoted one would be screened first, above the KEEP the batch page and the digest put first.
+    kept = paper("Zebra object-in-context memory in rats", "Object-in-context recognition in rats.", pmid="39000001")
+    demoted = paper("Alpha object-in-context memory in rats", "Object-in-context recognition in rats.",
+                    pmid="39000002")
+    ranking = score_batch([kept, demoted], PROTOCOL, [], max_kept=1)
+    assert [(s.id, s.decision) for s in ranking.decisions] == [(kept.id, "KEEP"), (demoted.id, "REVIEW")]
+    ordered = screening_order([demoted, kept], [], ranking)
+    assert not ordered.learned and [row.id for row in ordered.rows] == [kept.id, demoted.id]
+
+
 def test_records_without_a_word_to_learn_from_fall_back_too():
     blank = [Labelled(paper("?", "", pmid="39000003"), True), Labelled(paper("!", "", pmid="39000004"), False)]
     candidate = paper("…", "", pmid="39000005")

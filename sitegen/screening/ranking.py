@@ -194,7 +194,10 @@ def _fallback_order(candidates: list[Record], fallback: Ranking, includes: int, 
         raise ValueError(f"the fallback ranking has no score for: {', '.join(missing)}")
     method = (f"seed-002 relevance score (no learning: {why}; there {'is' if includes == 1 else 'are'} "
               f"{counted(includes, 'include')} and {counted(excludes, 'exclude')})")
-    order = sorted(candidates, key=lambda record: (-scored[record.id].score, content_key(record)))
+    # In the ranking's own order (by score, then id): a KEEP and a paper demoted for the cap at its score are
+    # listed as the batch page and the digest list them, the KEEP first, never the other way by their content.
+    position = {scored.id: n for n, scored in enumerate(fallback.decisions)}
+    order = sorted(candidates, key=lambda record: position[record.id])
     rows = [OrderedRow(rank=rank, id=record.id, title=record.title, score=float(scored[record.id].score),
                        rationale=f"{method}: {scored[record.id].score}, {scored[record.id].decision}; "
                                  f"{scored[record.id].rationale}")
