@@ -389,6 +389,8 @@ def test_when_the_stricter_pass_is_not_enough_the_lowest_keeps_are_demoted_to_re
 def test_a_cap_of_zero_demotes_every_keep():
     calibration = score_batch(BATCH, PROTOCOL, PRIOR, max_kept=0).calibration
     assert (calibration.kept, calibration.demoted_for_cap, calibration.dropped) == (0, 3, 3)
+    [alone] = score_batch(BATCH[1:2], PROTOCOL, [], max_kept=0).decisions  # one KEEP, said in the singular
+    assert alone.rationale.endswith("; demoted to REVIEW: 1 paper scored KEEP, over the cap of 0")
 
 
 @settings(max_examples=40, deadline=None)

@@ -49,6 +49,7 @@ from sitegen.records.model import Record
 from sitegen.records.titles import folded
 from sitegen.review.folder import cycle_collection_paused
 from sitegen.review.models import ProtocolMeta, RelevanceTerms, Thresholds, WatchTerm
+from sitegen.text import counted
 
 Decision = Literal["KEEP", "REVIEW", "DROP"]
 
@@ -763,7 +764,7 @@ def _kept(decisions: list[Scored]) -> list[Scored]:
 
 def _demote(scored: Scored, kept: list[Scored], max_kept: int) -> Scored:
     # Good enough to keep, only over the cap: a reviewer may still take it, so REVIEW, not DROP.
-    note = f"; demoted to REVIEW: {len(kept)} papers scored KEEP, over the cap of {max_kept}"
+    note = f"; demoted to REVIEW: {counted(len(kept), 'paper')} scored KEEP, over the cap of {max_kept}"
     last = kept[max_kept - 1] if max_kept else None
     if last is not None and last.score == scored.score:
         # A score alike that of a paper kept: the rationale says what chose between them, not only the cap.
