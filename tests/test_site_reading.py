@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
+from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
+from lxml import etree
 from lxml import html as lxml_html
+from test_site_shapes import built, decide, ids, record, with_records
 
 
 def reader_text(page: Path) -> str:
@@ -27,3 +32,76 @@ def test_no_page_leaves_a_plural_for_the_reader_to_pick(example_site):
               for page in site_pages(example_site)}
     assert {page: words for page, words in hedged.items() if words} == {}
     assert "1 conflict awaits adjudication." in reader_text(example_site / "screening.html")
+
+
+def links(document) -> Iterator[str]:
+    """Each address the page links or loads but its canonical one (the base_url's) and its empty icon."""
+    for element in document.iter(etree.Element):
+        for name in ("href", "src", "action"):
+            if (address := element.get(name)) is not None and not (
+                    element.tag == "link" and (address == "data:," or element.get("rel") == "canonical")):
+                yield address
+
+
+def crawl_problems(site: Path) -> list[str]:
+    """What a reader following the site's links, or a crawler, would trip on: a link to no file or to no element
+    of its page, a link from the server's root (it breaks under a project site's /repo/), a page no link from
+    the home page reaches, a download or feed no page links, two pages of one <title>, a page without the
+    <head> a browser and a search engine read (charset, viewport, description, canonical address when the
+    review names its base_url)."""
+    problems, reached, titles = [], {}, {}
+    files = {path.relative_to(site).as_posix() for path in site.rglob("*") if path.is_file()}
+    ids = {page: set(lxml_html.fromstring((site / page).read_bytes()).xpath("//@id"))
+           for page in files if page.endswith(".html") and not page.startswith("pagefind/")}
+    for page in sorted(ids):
+        document = lxml_html.fromstring((site / page).read_bytes())
+        titles.setdefault(" ".join(document.findtext(".//title", "").split()), []).append(page)
+        for needed in ("meta[@charset]", "meta[@name='viewport']", "meta[@name='description'][normalize-space(@content)]"):
+            if not document.xpath(f"/html/head/{needed}"):
+                problems.append(f"{page}: no {needed}")
+        problems += [f"{page}: its canonical address {address!r} is another page's" for address
+                     in document.xpath("//link[@rel='canonical']/@href") if not address.endswith(f"/{page}")]
+        reached[page] = set()
+        for address in links(document):
+            parts = urlsplit(address)
+            if parts.scheme in ("http", "https", "mailto"):
+                continue
+            if parts.scheme or address.startswith("/"):
+                problems.append(f"{page}: {address!r} is not relative to the page")
+                continue
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(page), unquote(parts.path))) \
+                if parts.path else page
+            if target not in files:
+                problems.append(f"{page}: {address!r} links to no file of the site")
+            elif parts.fragment and target.endswith(".html") and unquote(parts.fragment) not in ids[target]:
+                problems.append(f"{page}: {address!r} links to no element of {target}")
+            else:
+                reached[page].add(target)
+    seen, todo = set(), ["index.html"]
+    while todo:
+        page = todo.pop()
+        if page not in seen:
+            seen.add(page)
+            todo += sorted(reached.get(page, ()))
+    problems += [f"{path}: no link from the home page leads to it" for path in sorted(files - seen)
+                 if path.endswith(".html") or path.startswith("downloads/") or path == "feed.xml"]
+    problems += [f"{pages} share the title {title!r}" for title, pages in titles.items() if len(pages) > 1]
+    return problems
+
+
+def test_every_link_of_the_example_leads_somewhere_and_every_page_is_reached(example_site):
+    assert crawl_problems(example_site) == []
+    canonical = lxml_html.fromstring((example_site / "records.html").read_bytes()).xpath("//link[@rel='canonical']/@href")
+    assert canonical == ["https://example.github.io/sitegen/records.html"]
+
+
+def test_ids_and_titles_a_url_or_markup_would_misread_leave_every_link_whole(tmp_path):
+    # DOIs with a URL's fragment, query and escape characters, markup, letters of other scripts and long runs
+    # alike for 60 characters; and records of one title (errata, editorials, a preprint and its article).
+    dois = ["10.1234/a#b", "10.1234/q?x=1&y=2", "10.1234/50%25off", "10.1234/<i>x</i>\"'", "10.1234/ünïcödé-ß",
+            "10.1234/日本語", "10.1234/a/../b", "10.1234/" + "x" * 80, "10.1234/" + "x" * 80 + "y"]
+    records = [record(n, DOI=doi, title="Erratum" if n < 3 else f"<b>{n}</b> & {doi}") for n, doi in enumerate(dois)]
+    review = with_records(tmp_path, records)
+    for stage in ("title-abstract", "full-text"):
+        decide(review, stage, {who: [("include", "")] * len(ids(review)) for who in ("a", "b")})
+    assert crawl_problems(built(review, publish=True)) == []

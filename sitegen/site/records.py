@@ -257,7 +257,9 @@ def record_pages(site: Site) -> Files:
         path = f"records/{entry.view.slug}.html"
         record_id = entry.view.record.id
         duplicate = confirmed.get(record_id)
-        yield site.framed(path, f"{entry.view.record.title} · {site.plain_title}", record_content,
+        # Titles repeat (errata, editorials, a preprint and its article; the study page of the same record): its
+        # kind and id make the page's <title> its own in a tab, a bookmark and a search engine's results.
+        yield site.framed(path, f"{entry.view.record.title} · Record {record_id} · {site.plain_title}", record_content,
                           entry=entry,
                           histories=site.facts.histories.get(record_id, []), duplicate=duplicate,
                           canonical=site.views_by_id[duplicate.canonical] if duplicate else None,
