@@ -48,6 +48,8 @@ def page_problems(page) -> list[str]:
         if not ((caption is not None and caption.text_content().strip()) or labelled_by(page, table)
                 or (table.get("aria-label") or "").strip()):
             problems.append(f"a table has no name (class {table.get('class')!r})")
+        if not table.xpath(".//th"):
+            problems.append(f"a table has no header cell (class {table.get('class')!r})")
     problems += [f"header cell {th.text_content().strip()!r} has no scope" for th in page.iter("th")
                  if th.get("scope") not in SCOPES]
     problems += [f"image {img.get('src')!r} has no alt" for img in page.iter("img") if img.get("alt") is None]

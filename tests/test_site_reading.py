@@ -77,6 +77,12 @@ def crawl_problems(site: Path) -> list[str]:
                 problems.append(f"{page}: {address!r} links to no element of {target}")
             else:
                 reached[page].add(target)
+    if "feed.xml" in files:  # its links are the base_url's (its own address says which), else the feed's own
+        feed = etree.fromstring((site / "feed.xml").read_bytes(), etree.XMLParser(resolve_entities=False))
+        addresses = feed.xpath("//*[local-name()='link']/@href")
+        base = next(address for address in addresses if address.endswith("feed.xml")).removesuffix("feed.xml")
+        problems += [f"feed.xml: {address!r} links to no page of the site" for address in addresses
+                     if not address.startswith(base) or unquote(address.removeprefix(base)) not in files]
     seen, todo = set(), ["index.html"]
     while todo:
         page = todo.pop()
