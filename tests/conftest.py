@@ -105,8 +105,10 @@ def example_site(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def served_example(example_site):
-    base, process = serve(example_site)
-    yield base
+    """The example site served under a path, as GitHub Pages serves a project site (/repo/): a link from the
+    server's root would break here."""
+    base, process = serve(example_site.parent)
+    yield f"{base}{example_site.name}/"
     process.terminate()
     process.wait(timeout=5)
 
