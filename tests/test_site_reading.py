@@ -102,9 +102,9 @@ def test_every_link_of_the_example_leads_somewhere_and_every_page_is_reached(exa
 
 
 def test_ids_and_titles_a_url_or_markup_would_misread_leave_every_link_whole(tmp_path):
-    # DOIs with a URL's fragment, query and escape characters, markup, letters of other scripts and long runs
-    # alike for 60 characters; and records of one title (errata, editorials, a preprint and its article).
-    dois = ["10.1234/a#b", "10.1234/q?x=1&y=2", "10.1234/50%25off", "10.1234/<i>x</i>\"'", "10.1234/ünïcödé-ß",
+    # DOIs with a URL's fragment, query and escape characters, markup, a SICI's brackets and semicolon, letters of
+    # other scripts and long runs alike for 60 characters; records of one title (errata, a preprint and its article).
+    dois = ["10.1002/(SICI)1098-2396(199907)33:1<1::AID-SYN1>3.0.CO;2-Q", "10.1234/a#b", "10.1234/q?x=1&y=2", "10.1234/50%25off", "10.1234/<i>x</i>\"'", "10.1234/ünïcödé-ß",
             "10.1234/日本語", "10.1234/a/../b", "10.1234/" + "x" * 80, "10.1234/" + "x" * 80 + "y"]
     records = [record(n, DOI=doi, title="Erratum" if n < 3 else f"<b>{n}</b> & {doi}") for n, doi in enumerate(dois)]
     review = with_records(tmp_path, records)
