@@ -435,6 +435,10 @@ def test_the_protocols_markdown_headings_sit_below_the_pages_one_h1():
         ("h2", "Protocol"), ("h3", "Search"), ("h4", "Deep"), ("h3", "Back")]
     first = lxml_html.fragment_fromstring(str(render_markdown("### Opening deep\n\n#### Under it")), create_parent="div")
     assert [h.tag for h in first.iter("h2", "h3", "h4", "h5")] == ["h2", "h3"]
+    # sections written at one level stay siblings: the second '##' was an <h3>, a subsection of the first
+    siblings = lxml_html.fragment_fromstring(str(render_markdown("## Eligibility\n\n## Search\n\n### Sources\n\n"
+                                                                 "## Synthesis\n\n# Appendix")), create_parent="div")
+    assert [h.tag for h in siblings.iter("h2", "h3", "h4", "h5")] == ["h2", "h2", "h3", "h2", "h2"]
 
 
 def test_the_sites_licence_is_the_reviews_own_text_and_each_source_is_named_with_its_terms(example_site):

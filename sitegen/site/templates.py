@@ -49,16 +49,20 @@ _markdown.validateLink = _site_link
 
 def _demote_headings(state) -> None:
     """The page around the Markdown owns the one <h1> (its title): a protocol opening with '# Protocol'
-    would give the page a second, so each heading is moved one level down (h6 stays h6). Nor is a heading
-    more than one level below the one before it (a '####' under a '#' is an <h3>, a first '###' an <h2>): a
-    screen reader's outline of the page would skip a level."""
-    level = 1  # the page's <h1>: the Markdown is a section of its own, after the page's <h2> sections
+    would give the page a second, so the Markdown's outline is set below it, its top headings <h2>. Each
+    heading sits one level below the nearest heading before it written at a higher level (h6 at most): none
+    skips a level (a '####' under a '#' is an <h3>, a first '###' an <h2>), and headings written at one level
+    stay siblings ('## Search' after '## Eligibility' is not shown as its subsection)."""
+    above: list[tuple[int, int]] = []  # (level written, level shown) of the headings the next one may sit under
     for token in state.tokens:
         if token.type == "heading_open":
-            level = min(int(token.tag[1:]) + 1, 6, level + 1)
-            token.tag = f"h{level}"
+            written = int(token.tag[1:])
+            while above and above[-1][0] >= written:
+                above.pop()
+            above.append((written, min(above[-1][1] + 1 if above else 2, 6)))
+            token.tag = f"h{above[-1][1]}"
         elif token.type == "heading_close":  # a heading holds no other: it closes the one just opened
-            token.tag = f"h{level}"
+            token.tag = f"h{above[-1][1]}"
 
 
 _markdown.core.ruler.push("demote_headings", _demote_headings)
