@@ -144,6 +144,46 @@ def test_entry_record_without_identifiers_gets_a_stable_ref_and_reports_what_it_
         entry_record(entry(title="  ", doi="10.1234/x"))
 
 
+JOURNAL_WITH_EPRINT = """@article{smith2020,
+  title = {Object recognition in the perirhinal cortex of rats},
+  author = {Smith, John and Doe, Jane},
+  journal = {Journal of Neuroscience}, year = {2020}, volume = {40}, pages = {100--110},
+  doi = {10.1523/JNEUROSCI.1234-19.2020}, pmid = {31234567}, openalex = {W2000000001},
+  eprint = {1912.01234}, archivePrefix = {arXiv}
+}
+"""
+PREPRINT = """@misc{smith2019,
+  title = {Object recognition in the perirhinal cortex of rats},
+  author = {Smith, John and Doe, Jane}, year = {2019},
+  eprint = {1912.01234}, archivePrefix = {arXiv}
+}
+"""
+
+
+@pytest.mark.parametrize("order", [(JOURNAL_WITH_EPRINT, PREPRINT), (PREPRINT, JOURNAL_WITH_EPRINT)],
+                         ids=["journal first", "preprint first"])
+def test_a_journal_article_naming_its_arxiv_preprint_is_linked_to_it_never_merged(sitegen, tmp_path, order):
+    """An ADS or INSPIRE export gives a journal article its preprint's arXiv id (eprint): taken as the article's own
+    identifier, the preprint imported before or after merged with it, the journal article then typed and dated as
+    the preprint (or never counted as new). Its id is its DOI, first of its DOI, OpenAlex id, arXiv id and PMID; the
+    arXiv id is left out with a note, and the two are linked as versions of one study."""
+    warnings: list[str] = []
+    [journal] = [entry_record(e, warnings=warnings) for e in read_references(JOURNAL_WITH_EPRINT, "bibtex")]
+    assert journal.id == "10.1523/jneurosci.1234-19.2020" and journal.custom.arxiv is None
+    assert (journal.PMID, journal.custom.openalex) == ("31234567", "W2000000001")
+    assert warnings == ["arXiv id 1912.01234 names the preprint of the journal article 10.1523/jneurosci.1234-19.2020, "
+                        "another record of the study; left out, so that the two are linked as versions, never merged"]
+    review = new_review(sitegen, tmp_path)
+    for n, text in enumerate(order):
+        (tmp_path / f"{n}.bib").write_text(text, encoding="utf-8")
+        assert import_json(sitegen, review, tmp_path / f"{n}.bib", "--at", (FIRST, SECOND)[n])["files"][0]["new"] == 1
+    records = held(review).records
+    assert sorted(records) == ["10.1523/jneurosci.1234-19.2020", "arxiv:1912.01234"]
+    article = records["10.1523/jneurosci.1234-19.2020"]
+    assert (article.type, article.year, article.container_title) == ("article-journal", 2020, "Journal of Neuroscience")
+    assert records["arxiv:1912.01234"].custom.other_versions == [article.id]
+
+
 def test_records_sharing_a_ref_are_one_work_and_the_matcher_never_sees_a_ref():
     one = entry_record(entry(title="Memory for objects", year="2001", author="Smith, J."))
     merged = deduplicate([one, one.model_copy(update={"abstract": "Longer."})])

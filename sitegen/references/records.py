@@ -51,6 +51,7 @@ from sitegen.records.model import (
 )
 from sitegen.records.names import author_names, split_name
 from sitegen.records.pages import as_range
+from sitegen.records.preprints import is_preprint
 from sitegen.records.providers import Source
 from sitegen.text import counted
 
@@ -353,6 +354,12 @@ def _identifiers(entry: Entry, notes: list[str]) -> dict[str, str]:
             found[namespace] = value
     if "arxiv" not in found and (arxiv := arxiv_of_doi(found.get("doi"))):
         found["arxiv"] = arxiv
+    if "arxiv" in found and "doi" in found and not is_preprint(found["doi"]):
+        # A journal article's arXiv id (an ADS or INSPIRE export's eprint) names its preprint, another record of the
+        # study, as the arXiv source says of its journal DOI: taken as this one's, it merged the preprint into the
+        # journal article (its type and year then the preprint's), where the two are linked as versions.
+        notes.append(f"arXiv id {found.pop('arxiv')} names the preprint of the journal article {found['doi']}, "
+                     "another record of the study; left out, so that the two are linked as versions, never merged")
     return found
 
 
