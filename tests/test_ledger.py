@@ -138,17 +138,20 @@ def test_losing_a_runs_batch_event_names_the_saved_search(anchored, sitegen):
 @pytest.mark.parametrize("shift", [5, -1])
 def test_an_anchor_whose_number_was_edited_is_named_not_the_ledger(anchored, sitegen, shift):
     """state.json's ledger_head naming an event the ledger holds, under another number: the anchor was edited,
-    not the ledger truncated (or added to by hand); state.json is named, and the ledger is not blamed."""
+    not the ledger truncated (or added to by hand); state.json is named at the anchor's line, and the ledger is
+    not blamed."""
     file = "state.json"
     path = anchored / file
     data = json.loads(path.read_text())
     key = "ledger_head" if file == "state.json" else "last_event"
     true_seq = data[key]["seq"]
     data[key]["seq"] += shift
-    path.write_text(json.dumps(data, indent=2) + "\n")
+    text = json.dumps(data, indent=2) + "\n"
+    path.write_text(text)
+    line = next(n for n, written in enumerate(text.splitlines(), 1) if written.startswith(f'  "{key}"'))
     for command in ("check", ("ledger", "verify")):
         code, out, _ = sitegen(*([command] if isinstance(command, str) else command), anchored)
-        assert code == 1 and f"{path}: error: `{key}` names event {true_seq + shift} " in out, out
+        assert code == 1 and f"{path}:{line}:3: error: `{key}` names event {true_seq + shift} " in out, out
         assert f"the ledger holds that event as event {true_seq}: the anchor was edited by hand" in out, out
         assert "ledger-truncated" not in out and "ledger-head" not in out, out
 

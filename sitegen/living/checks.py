@@ -111,9 +111,11 @@ def _anchor_problems(review: Review) -> list[Problem]:
     # problem names the line where events were deleted, added or moved.
     if head is not None and not review.judges_anchor(head.seq):
         head = None
-    dependants: list[tuple[str, str, LedgerAnchor]] = []  # (file, what it is, the event it names)
+    # (file, what it is, the event it names, where the file names it)
+    dependants: list[tuple[str, str, LedgerAnchor, tuple[int | None, int | None]]] = []
     if head is not None:
-        dependants.append(("state.json", "state.json (the ledger's last event when sitegen last wrote it)", head))
+        dependants.append(("state.json", "state.json (the ledger's last event when sitegen last wrote it)", head,
+                           review.state_parsed and review.state_parsed.position(("ledger_head",)) or (None, None)))
     # With the ledger whole up to state.json's head, a saved search naming an event before it that the ledger does
     # not hold was edited itself: that file is at fault, not the ledger. (One naming an event past the head is
     # the ledger's: events lost from its end, and state.json restored from an older version with them.)
@@ -131,16 +133,17 @@ def _anchor_problems(review: Review) -> list[Problem]:
                                     "file was edited or restored from an older version; restore it from Git"))
         else:
             path = review.search_files[monitor_id].path
-            dependants.append((path, f"{path} (the last event of its run at {search.last_run})", search.last_event))
+            dependants.append((path, f"{path} (the last event of its run at {search.last_run})", search.last_event,
+                               _search_at(review, monitor_id, "last_event")))
     ends = f"the ledger ends at event {last.seq}" if last else "the ledger is empty"
-    failing = [(path, dependant, wanted) for path, dependant, wanted in dependants if not holds(review.ledger, wanted)]
+    failing = [dependant for dependant in dependants if not holds(review.ledger, dependant[2])]
     # Where the ledger holds an anchor's event, by its hash: wanted only when an anchor fails.
     seq_of = {event.hash: event.seq for event in review.ledger} if failing else {}
-    for path, dependant, wanted in failing:
+    for path, dependant, wanted, at in failing:
         if seq_of.get(wanted.hash) == wanted.seq:
             continue  # the ledger holds the event as the anchor names it, out of its place: the chain's problem
         if wanted.hash in seq_of:  # the ledger holds the event, at another place: the anchor's number was edited
-            problems.append(Problem(path, None, None, "anchor-edited",
+            problems.append(Problem(path, *at, "anchor-edited",
                                     f"`{'ledger_head' if path == 'state.json' else 'last_event'}` names event "
                                     f"{wanted.seq} ({wanted.hash[:12]}…), but the ledger holds that "
                                     f"event as event {seq_of[wanted.hash]}: the anchor was edited by hand (sitegen "

@@ -212,6 +212,7 @@ class Review:
     interrupted: list[str] = field(default_factory=list)
     state: ReviewState = field(default_factory=lambda: ReviewState(schema_version=STATE_SCHEMA_VERSION))
     state_read: bool = True  # False when state.json exists but could not be read: `state` then holds defaults
+    state_parsed: parsing.Parsed | None = None  # state.json as read, for the line of a problem found across files
     decisions: list[DecisionRow] = field(default_factory=list)
     # Screening files that could not be read whole (not text, a bad header, a syntax error that stopped the
     # reading): the decisions they hold are unknown, so reviewers' decisions are not compared.
@@ -637,7 +638,7 @@ def _load_state(root: Path, review: Review, schema_problems: list[Problem]) -> l
         return problems
     state, model_problems = parsing.validate(ReviewState, parsed, rel)
     if state is not None:
-        review.state, review.state_read = state, True
+        review.state, review.state_read, review.state_parsed = state, True, parsed
     return problems + model_problems
 
 
