@@ -154,6 +154,29 @@ def test_evidence_for_unknown_record(sitegen, example_copy):
     check_reports(sitegen, example_copy, "evidence/wilson-2013-lec.yaml", 1, "is not in records.jsonl")
 
 
+@pytest.mark.parametrize("namespace", ["PMID", "openalex"])
+@pytest.mark.parametrize("where", ["evidence", "decision", "duplicates"])
+def test_a_record_named_by_another_of_its_identifiers_is_told_its_id(sitegen, example_copy, namespace, where):
+    """A record is filed under one id, the first of its DOI, OpenAlex id, arXiv id and PMID: a file naming it by
+    another (its PMID, as a reviewer copies it from PubMed) names no record, and is told which record holds that
+    identifier, at its line."""
+    record = next(json.loads(line) for line in (example_copy / "records.jsonl").read_text().splitlines()
+                  if json.loads(line)["id"] == "10.3389/fnbeh.2014.00160")
+    other = f"pmid:{record['PMID']}" if namespace == "PMID" else f"openalex:{record['custom']['openalex']}"
+    if where == "evidence":
+        replace_line(example_copy / "evidence" / "barsegyan-2014-bla.yaml", 1, f"record_id: {other}")
+        path, line = "evidence/barsegyan-2014-bla.yaml", 1
+    elif where == "decision":
+        append(example_copy / TA / "reviewer-b.csv", f"{other},include,,\n")
+        path, line = f"{TA}/reviewer-b.csv", (example_copy / TA / "reviewer-b.csv").read_text().count("\n")
+    else:
+        (example_copy / "duplicates.csv").write_text(f"record_id,duplicate_of,decision,reviewer,note\n"
+                                                     f"{other},{A_RECORD},same,ann,\n")
+        path, line = "duplicates.csv", 2
+    check_reports(sitegen, example_copy, path, line, f"record {other!r} is not in records.jsonl: it is an identifier "
+                                                     f"of the record '10.3389/fnbeh.2014.00160'; name that record by its id")
+
+
 def test_two_decisions_by_one_reviewer(sitegen, example_copy):
     path = example_copy / TA / "reviewer-a.csv"
     second = path.read_text().splitlines()[1]

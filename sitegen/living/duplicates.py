@@ -76,7 +76,7 @@ def _accepted(review: Review) -> tuple[list[DuplicateRow], list[Problem]]:
         pair = row.decision.record_id, row.decision.duplicate_of
         absent = [(name, rid) for name, rid in zip(("record_id", "duplicate_of"), pair, strict=True)
                   if rid not in review.records]
-        problems += [_problem(row, name, "unknown-record", f"record {rid!r} is not in records.jsonl")
+        problems += [_problem(row, name, "unknown-record", review.absent_record(rid))
                      for name, rid in absent if review.lacks_record(rid)]
         if absent and review.records_loaded:  # a row naming an invalid record waits for it to be mended
             continue

@@ -9,6 +9,7 @@ reasons, passages missing from abstracts...) belong to the domains that own them
 
 from __future__ import annotations
 
+import functools
 import gc
 import hashlib
 import os
@@ -25,7 +26,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from sitegen.errors import SchemaVersionError, shown_argument, shown_path
 from sitegen.records.identity import listed
-from sitegen.records.ids import found_valid, meant_record_id, record_id
+from sitegen.records.ids import found_valid, meant_record_id, parse_record_id, record_id
 from sitegen.records.model import (
     KEPT_BEFORE_THE_RULE,
     Record,
@@ -232,6 +233,21 @@ class Review:
         """Whether records.jsonl is known to hold no record `record_id`: not when the file could not be read,
         nor when the record's line is there but invalid (its own problem is reported on that line)."""
         return self.records_loaded and record_id not in self.records and record_id not in self.invalid_record_ids
+
+    def absent_record(self, record_id: str) -> str:
+        """What a file naming `record_id`, which records.jsonl lacks, is told: and, when a record holds it as another
+        of its identifiers (the PMID of a record filed under its DOI, the first of its DOI, OpenAlex, arXiv, PMID and
+        PMCID), which record that is, for the file to name it by its id."""
+        said = f"record {record_id!r} is not in records.jsonl"
+        parsed = parse_record_id(record_id)
+        holder = self._holders.get(parsed) if parsed else None
+        return said + (f": it is an identifier of the record {holder!r}; name that record by its id" if holder else "")
+
+    @functools.cached_property
+    def _holders(self) -> dict[tuple[str, str], str]:
+        """(namespace, identifier) -> the id of the record holding it: made only when a file names a record that
+        records.jsonl lacks."""
+        return {key: record.id for record in self.records.values() for key in record.identity_keys().items()}
 
     def lacking(self, record_ids: Iterable[str]) -> list[str]:
         """Those of `record_ids` records.jsonl is known to hold no record of (`lacks_record`), in order."""

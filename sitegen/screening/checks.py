@@ -115,7 +115,7 @@ def _decision_problems(review: Review) -> tuple[list[Problem], dict[str, tuple[s
         column = row.columns.get
         if review.lacks_record(decision.record_id):
             problems.append(Problem(row.path, row.line, column("record_id"), "unknown-record",
-                                    f"record {decision.record_id!r} is not in records.jsonl"))
+                                    review.absent_record(decision.record_id)))
         key, decided = (row.stage, row.reviewer, decision.record_id), (decision.decision, decision.reason)
         if key in first_seen:
             who = "the adjudicator" if row.reviewer == ADJUDICATION else f"reviewer {row.reviewer!r}"

@@ -27,7 +27,7 @@ def evidence_problems(review: Review, outcomes: dict[str, dict[str, Outcome]]) -
         if record is None:
             if review.lacks_record(record_id):
                 problems.append(Problem(item.path, line, column, "unknown-record",
-                                        f"record {record_id!r} is not in records.jsonl"))
+                                        review.absent_record(record_id)))
             continue
         if record_id in studies:
             problems.append(Problem(item.path, line, column, "duplicate-evidence",
