@@ -464,6 +464,7 @@ def test_the_synthesis_and_publishing_gates_name_the_studies_that_hold_them_back
     without = [rid for rid in facts.included if rid not in with_evidence]
     [synthesis] = [g for g in gates(review, facts, "synthesis") if "extracted evidence" in g.check]
     assert not synthesis.ok and synthesis.detail.startswith(f"no evidence file for {without[0]}")
+    assert len(without) > 3 and synthesis.detail.endswith(f" and {len(without) - 3} more")  # how many, not "…"
 
     unverified, retracted = facts.included[:2]
     status = facts.verdicts[retracted]["status"]

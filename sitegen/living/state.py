@@ -33,7 +33,7 @@ from sitegen.review.models import (
 )
 from sitegen.review.transaction import Transaction
 from sitegen.review.write import json_kept_form
-from sitegen.text import counted
+from sitegen.text import counted, listed
 
 
 @dataclass
@@ -44,7 +44,8 @@ class Gate:
 
 
 def _listed(ids: list[str]) -> str:
-    return f"{', '.join(ids[:3])}{' …' if len(ids) > 3 else ''}"
+    # How many more, not "…": a refusal naming three studies of forty would read as nearly done.
+    return listed(ids, 3)
 
 
 def _named(ids: list[str]) -> str:
