@@ -17,6 +17,7 @@ from pydantic import TypeAdapter, ValidationError
 from sitegen.errors import OptionInvalid, SitegenError, shown_argument
 from sitegen.living.facts import ReviewFacts
 from sitegen.living.ledger import append
+from sitegen.records.identity import listed
 from sitegen.records.model import model_data
 from sitegen.review.folder import Review
 from sitegen.review.models import (
@@ -33,7 +34,7 @@ from sitegen.review.models import (
 )
 from sitegen.review.transaction import Transaction
 from sitegen.review.write import json_kept_form
-from sitegen.text import counted, listed
+from sitegen.text import counted
 
 
 @dataclass
