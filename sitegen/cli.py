@@ -575,7 +575,7 @@ def _print_update(directory: Path, result, as_json: bool, report: Path | None) -
 
 @cli.group()
 def monitor() -> None:
-    """Saved searches: set one up, or show their state."""
+    """Saved searches: set one up, show their state, retire one or bring it back."""
 
 
 @monitor.command("add")
