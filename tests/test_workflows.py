@@ -97,7 +97,9 @@ def test_the_published_site_has_a_page_at_its_root_that_leads_to_each_review(tmp
     steps = yaml.safe_load((WORKFLOWS / "publish.yml").read_text())["jobs"]["build"]["steps"]
     script = next(step["run"] for step in steps if step.get("name", "").startswith("A page at the site's root"))
     program = script.split("<<'PY'\n", 1)[1].rsplit("PY", 1)[0]
+    assert script.startswith('python3 - "$RUNNER_TEMP/public" <<')  # the site the build step writes
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.argv", ["-", "public"])
     (tmp_path / "public" / "object-in-context").mkdir(parents=True)
     exec(compile(program, "publish.yml", "exec"), {})
     page = (tmp_path / "public" / "index.html").read_text()
@@ -141,13 +143,29 @@ elif args[:2] == ["pr", "view"]:
 elif args[:2] == ["pr", "create"]:
     print("https://github.com/owner/review/pull/9")
 '''
+
+FAKE_SITEGEN = r'''#!/usr/bin/env python3
+"""`sitegen update` as the update step calls it: the review's name says how its run ends."""
+import json, sys
+args = sys.argv[1:]
+review = args[1].rstrip("/").rsplit("/", 1)[-1]
+status = {"down": 3, "broken": 4}.get(review, 0)
+if status == 4:
+    print("error: schema mismatch", file=sys.stderr)
+    sys.exit(4)
+open(args[args.index("--report") + 1], "w").write(f"## sitegen update of {review}\n")
+print(json.dumps({"complete": status == 0, "searches": [{"new_ids": ["a", "b"] if review == "two" else []}]}))
+sys.exit(status)
+'''
 BOT = "41898282+github-actions[bot]@users.noreply.github.com"
 
 
 @pytest.fixture
 def pull_request_step(tmp_path):
     """Run update.yml's pull-request step in a clone of a review repository whose `origin` is a local bare
-    one, after a run that changed the review, with gh faked over `prs` (the open pull requests)."""
+    one, after a run that changed the review, with gh faked over `prs` (the open pull requests). The update step
+    runs first with `update=True` (sitegen faked); else what it would leave in the runner's scratch folder is
+    written there."""
     import json
     import os
     import shutil
@@ -158,17 +176,23 @@ def pull_request_step(tmp_path):
     steps = _workflow("update.yml")["jobs"]["update"]["steps"]
     script = next(step["run"] for step in steps if step.get("name", "").startswith("Open or update the pull request"))
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    update_script = next(step["run"] for step in steps if step.get("id") == "update")
     origin, work, bin_dir = tmp_path / "origin.git", tmp_path / "work", tmp_path / "bin"
+    scratch = tmp_path / "runner-temp"
     subprocess.run(["git", "init", "-q", "--bare", "-b", "main", origin], check=True)
     subprocess.run(["git", "clone", "-q", origin, work], check=True, capture_output=True)
     (work / "reviews" / "r").mkdir(parents=True)
     (work / "reviews" / "r" / "ledger.jsonl").write_text("{}\n")
+    (work / "reviews" / "r" / "searches").mkdir()
+    (work / "reviews" / "r" / "searches" / "s.json").write_text("{}\n")
     subprocess.run([*git, "-C", work, "add", "."], check=True)
     subprocess.run([*git, "-C", work, "commit", "-qm", "review"], check=True)
     subprocess.run([*git, "-C", work, "push", "-q", "origin", "HEAD:main"], check=True)
+    scratch.mkdir()
     bin_dir.mkdir()
-    (bin_dir / "gh").write_text(FAKE_GH)
-    (bin_dir / "gh").chmod(0o755)
+    for name, program in (("gh", FAKE_GH), ("sitegen", FAKE_SITEGEN)):
+        (bin_dir / name).write_text(program)
+        (bin_dir / name).chmod(0o755)
 
     def branch_head() -> str | None:
         found = subprocess.run(["git", "-C", origin, "rev-parse", "--verify", "-q", "refs/heads/sitegen-update/main"],
@@ -186,22 +210,31 @@ def pull_request_step(tmp_path):
         return branch_head()
 
     def run(prs: list[dict], *, new: int = 3, incomplete: bool = False, report: str = "## sitegen update\n",
-            view_fails: bool = False) -> tuple[int, str, list[list[str]]]:
+            view_fails: bool = False, update: bool = False) -> tuple[int, str, list[list[str]]]:
         (work / "reviews" / "r" / "ledger.jsonl").write_text("{}\n{}\n")  # what the run wrote
-        (work / "update-report.md").write_text(report)
         (tmp_path / "state.json").write_text(json.dumps({"prs": prs, "view_fails": view_fails}))
         environment = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "GH_TOKEN": "t0ken",
                        "AT": "2026-06-01T06:17:00Z", "INCOMPLETE": "1" if incomplete else "0", "NEW": str(new),
                        "BASE": "main", "GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": "owner/review",
                        "GITHUB_RUN_ID": "42", "FAKE_GH_STATE": str(tmp_path / "state.json"),
-                       "FAKE_GH_LOG": str(tmp_path / "gh.log")}
+                       "FAKE_GH_LOG": str(tmp_path / "gh.log"), "RUNNER_TEMP": str(scratch),
+                       "GITHUB_OUTPUT": str(tmp_path / "github-output")}
+        if update:
+            (tmp_path / "github-output").write_text("")
+            done = subprocess.run(["bash", "-e", "-c", update_script], cwd=work, env=environment, capture_output=True,
+                                  text=True, timeout=60)
+            assert done.returncode == 0, done.stdout + done.stderr
+            said = dict(line.split("=", 1) for line in (tmp_path / "github-output").read_text().splitlines())
+            environment.update(AT=said["at"], INCOMPLETE=said["incomplete"], NEW=said["new"])
+        else:
+            (scratch / "update-report.md").write_text(report)
         (tmp_path / "gh.log").write_text("")
         done = subprocess.run(["bash", "-e", "-c", script], cwd=work, env=environment, capture_output=True, text=True,
                               timeout=60)
         calls = [json.loads(line) for line in (tmp_path / "gh.log").read_text().splitlines()]
         return done.returncode, done.stdout + done.stderr, calls
 
-    run.branch_head, run.open_pull_request, run.work = branch_head, open_pull_request, work
+    run.branch_head, run.open_pull_request, run.work, run.scratch = branch_head, open_pull_request, work, scratch
     return run
 
 
@@ -211,7 +244,7 @@ def test_the_update_opens_a_pull_request_with_a_body_github_takes(pull_request_s
     [create] = [call for call in calls if call[:2] == ["pr", "create"]]
     assert create[create.index("--title") + 1] == "Living update at 2026-06-01T06:17:00Z"
     assert pull_request_step.branch_head() is not None
-    body = (pull_request_step.work / "pull-request-body.md").read_text()
+    body = (pull_request_step.scratch / "pull-request-body.md").read_text()
     assert 60000 - 30 < len(body) < 65536 and "update-report` artifact" in body and "actions/runs/42" in body
 
 
@@ -278,21 +311,6 @@ def test_an_incomplete_run_keeps_the_open_pull_requests_batch(pull_request_step)
     assert "keeps its batch" in out
 
 
-FAKE_SITEGEN = r'''#!/usr/bin/env python3
-"""`sitegen update` as the update step calls it: the review's name says how its run ends."""
-import json, sys
-args = sys.argv[1:]
-review = args[1].rstrip("/").rsplit("/", 1)[-1]
-status = {"down": 3, "broken": 4}.get(review, 0)
-if status == 4:
-    print("error: schema mismatch", file=sys.stderr)
-    sys.exit(4)
-open(args[args.index("--report") + 1], "w").write(f"## sitegen update of {review}\n")
-print(json.dumps({"complete": status == 0, "searches": [{"new_ids": ["a", "b"] if review == "two" else []}]}))
-sys.exit(status)
-'''
-
-
 @pytest.mark.parametrize(("reviews", "code", "outputs"), [
     (["two", "down"], 0, {"incomplete": "1", "new": "2"}),
     (["two", "none"], 0, {"incomplete": "0", "new": "2"}),
@@ -310,10 +328,11 @@ def test_the_update_step_reports_each_review_and_adds_up_its_new_records(tmp_pat
     (tmp_path / "bin").mkdir()
     (tmp_path / "bin" / "sitegen").write_text(FAKE_SITEGEN)
     (tmp_path / "bin" / "sitegen").chmod(0o755)
-    output = tmp_path / "github-output"
+    output, scratch = tmp_path / "github-output", tmp_path / "runner-temp"
     output.write_text("")
+    scratch.mkdir()
     environment = {**os.environ, "PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}",
-                   "GITHUB_OUTPUT": str(output)}
+                   "GITHUB_OUTPUT": str(output), "RUNNER_TEMP": str(scratch)}
     done = subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, env=environment, capture_output=True, text=True)
     assert done.returncode == code, done.stdout + done.stderr
     if code:
@@ -321,20 +340,51 @@ def test_the_update_step_reports_each_review_and_adds_up_its_new_records(tmp_pat
         return
     said = dict(line.split("=", 1) for line in output.read_text().splitlines())
     assert {key: said[key] for key in outputs} == outputs
-    report = (tmp_path / "update-report.md").read_text()
+    report = (scratch / "update-report.md").read_text()
     assert [line for line in report.splitlines() if line.startswith("#")] == [
         line for name in sorted(reviews) for line in (f"# Review `{name}`", f"## sitegen update of {name}")]
     if said["incomplete"] == "1":
         assert "::warning::Review down: a source was not reached" in done.stdout
 
 
+@pytest.mark.parametrize("earlier", [None, ["reviewer@example.org"], [BOT]])
+def test_the_update_changes_nothing_in_the_checkout_but_the_review_folder(pull_request_step, earlier):
+    # Its report, each review's part of it, sitegen's JSON and the pull-request body were written at the checkout's
+    # root: over (and, for two, deleting) a file of the same name the review repository commits there. Whether the
+    # run opens a pull request, updates the bot's own or stops at a reviewer's, only reviews/ is changed.
+    import subprocess
+
+    work = pull_request_step.work
+    names = ["update-report.md", "report-part.md", "run.json", "pull-request-body.md"]
+    for name in names:
+        (work / name).write_text("the review repository's own\n")
+    subprocess.run(["git", "-C", work, "add", "."], check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-C", work, "commit", "-qm", "own"],
+                   check=True)
+    prs = []
+    if earlier:
+        prs = [{"number": 7, "isCrossRepository": False, "head": pull_request_step.open_pull_request(earlier),
+                "emails": earlier}]
+    code, out, _ = pull_request_step(prs, update=True)
+    assert code == (1 if earlier == ["reviewer@example.org"] else 0), out
+    status = subprocess.run(["git", "-C", work, "status", "--porcelain", "--untracked-files=all", "--ignored"],
+                            capture_output=True, text=True, check=True).stdout.splitlines()
+    changed = subprocess.run(["git", "-C", work, "diff", "--name-only", "main", "HEAD"], capture_output=True,
+                             text=True, check=True).stdout.splitlines()
+    assert [line for line in status if not line[3:].startswith("reviews/")] == []
+    assert [path for path in changed if not path.startswith("reviews/")] == []
+    assert [(work / name).read_text() for name in names] == ["the review repository's own\n"] * len(names)
+    assert (pull_request_step.scratch / "pull-request-body.md").read_text().startswith("# Review `r`")
+
+
 CHECKING_SITEGEN = r'''#!/usr/bin/env python3
-"""`sitegen verify` and `sitegen build` as check.yml calls them: verify warns, build writes its --out."""
+"""`sitegen verify`, `check` and `build` as check.yml and publish.yml call them: verify warns, check passes,
+build writes its --out."""
 import pathlib, sys
 args = sys.argv[1:]
 if args[0] == "verify":
     print("warning: a study the recorded run did not verify", file=sys.stderr)
-else:
+elif args[0] == "build":
     pathlib.Path(args[args.index("--out") + 1]).mkdir(parents=True)
 '''
 
@@ -367,10 +417,38 @@ def test_the_check_writes_nothing_into_the_checkout(tmp_path):
     assert (scratch / "preview" / "r").is_dir() and upload["with"]["path"] == "${{ runner.temp }}/preview/"
 
 
+def test_publish_builds_the_site_outside_the_checkout(tmp_path):
+    # The site was built into public/ in the checkout: over a folder of that name the review repository commits.
+    import os
+    import subprocess
+
+    work, scratch, bin_dir = tmp_path / "work", tmp_path / "runner-temp", tmp_path / "bin"
+    (work / "reviews" / "r").mkdir(parents=True)
+    (work / "reviews" / "r" / "ledger.jsonl").write_text("{}\n")
+    scratch.mkdir()
+    bin_dir.mkdir()
+    (bin_dir / "sitegen").write_text(CHECKING_SITEGEN)
+    (bin_dir / "sitegen").chmod(0o755)
+    environment = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "RUNNER_TEMP": str(scratch)}
+    steps = _workflow("publish.yml")["jobs"]["build"]["steps"]
+    for step in steps:
+        if "run" not in step or step["run"].startswith("pip install"):
+            continue
+        done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=work, env=environment, capture_output=True,
+                              text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert sorted(path.relative_to(work).as_posix() for path in work.rglob("*")) == [
+            "reviews", "reviews/r", "reviews/r/ledger.jsonl"], step.get("name")
+    upload = next(step for step in steps if "upload-pages-artifact" in step.get("uses", ""))
+    assert (scratch / "public" / "r").is_dir() and (scratch / "public" / "index.html").is_file()
+    assert upload["with"]["path"] == "${{ runner.temp }}/public"
+
+
 @pytest.mark.parametrize(("size", "warned"), [(8_000_000, False), (1_100_000_000, True)])
 def test_publish_warns_of_a_site_larger_than_github_pages_takes(tmp_path, size, warned):
     # GitHub Pages supports sites up to 1 GB; a review of 100,000 records builds 1.8 GB. (A sparse file: its
     # size costs no disk.)
+    import os
     import subprocess
 
     steps = _workflow("publish.yml")["jobs"]["build"]["steps"]
@@ -378,7 +456,9 @@ def test_publish_warns_of_a_site_larger_than_github_pages_takes(tmp_path, size, 
     (tmp_path / "public" / "review").mkdir(parents=True)
     with (tmp_path / "public" / "review" / "records.csv").open("wb") as file:
         file.truncate(size)
-    done = subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, capture_output=True, text=True)
+    (tmp_path / "work").mkdir()
+    done = subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path / "work", capture_output=True, text=True,
+                          env={**os.environ, "RUNNER_TEMP": str(tmp_path)})
     assert done.returncode == 0, done.stderr
     assert ("::warning::The site is 1100 MB: GitHub Pages supports sites up to 1 GB" in done.stdout) == warned
 
