@@ -510,7 +510,9 @@ SNAPSHOT_MODE = click.option(
 def at_option(stamped: str, unless: str | None = None):
     """--at, saying what its time stamps: "The run's time" was said of a lock, an import and a phase's advance.
     Required, `unless` it says what the command does without it."""
-    return click.option("--at", required=unless is None, default=None, metavar="RFC3339", callback=_event_time,
+    # No default given when required: with one (even None), click 8.5 takes the option as given and runs the command.
+    optional = {"default": None} if unless else {}
+    return click.option("--at", required=unless is None, **optional, metavar="RFC3339", callback=_event_time,
                         help=f"When {stamped}, e.g. 2026-06-01T00:00:00Z. Supplied by the caller, never read from the "
                              f"clock{f'; {unless}' if unless else ''}.")
 
