@@ -96,6 +96,27 @@ def test_command_writes_sets_and_probable_pairs(tmp_path, sitegen):
     assert "0 preprint-journal version pairs" in stdout
 
 
+def test_a_journal_article_carrying_its_preprints_arxiv_id_is_its_journal_version(tmp_path, sitegen):
+    entry = ("@{kind}{{{key},\n  title = {{Sparse spectral methods for convection in rotating shells}},\n"
+             "  author = {{Okafor, Chidi and Lindqvist, Maja}},\n  year = {{{year}}},\n{more}"
+             "  eprint = {{1912.01234}},\n  archivePrefix = {{arXiv}}\n}}\n")
+    source = tmp_path / "d.bib"
+    source.write_text("".join([
+        entry.format(kind="article", key="pub", year=2020, more="  journal = {Journal of Computational Physics},\n"
+                     "  volume = {410},\n  pages = {109130},\n  doi = {10.1016/j.jcp.2020.109130},\n"),
+        entry.format(kind="misc", key="pre", year=2019, more=""),
+        entry.format(kind="misc", key="pre2", year=2019, more="  doi = {10.48550/arXiv.1912.01234},\n")]),
+        encoding="utf-8")
+    out = tmp_path / "sets.csv"
+    code, stdout, _ = sitegen("dedupe", source, "--out", out)
+    assert code == 0 and "1 duplicate set" in stdout and "0 probable pairs" in stdout
+    with open(out, newline="", encoding="utf-8") as handle:
+        assert [row["merged_ids"] for row in csv.DictReader(handle)] == ["pre;pre2"]  # one preprint, twice
+    with open(tmp_path / "sets-versions.csv", newline="", encoding="utf-8") as handle:
+        assert {(row["preprint"], row["published"]) for row in csv.DictReader(handle)} == {("pre", "pub"),
+                                                                                           ("pre2", "pub")}
+
+
 def test_years_written_as_dates_are_read_as_import_reads_them(tmp_path, sitegen):
     # A date, a year with a letter or a range in the year column: its year, as `import` reads the same file
     # (dedupe stopped with a traceback on int('2019-05-01')).

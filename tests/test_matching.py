@@ -319,6 +319,23 @@ def test_a_preprint_and_its_journal_version_are_linked_never_merged():
     assert classify(preprint, no_doi)[0] == "different"  # no DOI to tell them apart: the server does
 
 
+def test_an_arxiv_id_beside_a_journal_doi_is_its_preprints_and_the_two_are_versions():
+    # Records written before import left a journal article's eprint out hold both: the journal's DOI says what it is.
+    preprint = abstract("pre", journal="", volume="", page="", year=2019, identifiers={"arxiv": "1912.01234"})
+    published = abstract("pub", year=2020, doi="10.1136/bmj.n123", identifiers={"arxiv": "1912.01234"})
+    assert not published.preprint and preprint.preprint
+    matches = find_duplicates([preprint, published], [["pre", "pub"]])
+    assert matches.sets == [] and [(a, b) for a, b, _ in matches.versions] == [("pre", "pub")]
+    arxiv_doi = abstract("pre2", journal="", volume="", page="", year=2019, doi="10.48550/arxiv.1912.01234",
+                         identifiers={"arxiv": "1912.01234"})
+    assert arxiv_doi.preprint  # a preprint server's DOI is a preprint's
+    assert find_duplicates([preprint, arxiv_doi], [["pre", "pre2"]]).sets == [["pre", "pre2"]]  # one preprint
+    # Without a DOI nothing says the arXiv id is another record's (import keeps it so): a preprint, and one with
+    # the preprint whose id it shares, as the identity graph says.
+    no_doi = abstract("pub3", year=2019, identifiers={"arxiv": "1912.01234"})
+    assert no_doi.preprint and find_duplicates([preprint, no_doi], [["pre", "pub3"]]).sets == [["pre", "pub3"]]
+
+
 @pytest.mark.parametrize("changes", [
     {"year": 2019},  # a journal version before the preprint
     {"year": 2025},  # more than three years later

@@ -14,12 +14,13 @@ from sitegen.records.ids import normalise_arxiv, normalise_doi, normalise_pmcid,
 from sitegen.records.matching import Matches, Work, find_duplicates, work
 from sitegen.records.model import Record, RecordMeta, publication_year
 from sitegen.records.names import AUTHORS_AND
+from sitegen.records.preprints import is_preprint
 
 
 def identifiers(row: Entry) -> dict[str, str]:
     """The entry's identifiers: its DOI, or the arXiv id an export wrote in the DOI field ("arXiv:2101.00001",
     "2101.00001v2"), which names the same work as its 10.48550/arXiv. DOI; its PMID and PMCID (PubMed's and
-    Embase's exports give them). Entries sharing one are one work; two of a kind that differ, two works."""
+    Embase's exports give them); its arXiv id. Entries sharing one are one work; two of a kind that differ, two works."""
     found: dict[str, str] = {}
     if doi := normalise_doi(row.get("doi")):
         found["doi"] = doi
@@ -28,6 +29,11 @@ def identifiers(row: Entry) -> dict[str, str]:
     for namespace, normalise in (("pmid", normalise_pmid), ("pmcid", normalise_pmcid)):
         if value := normalise(row.get(namespace)):
             found[namespace] = value
+    if "arxiv" not in found and (arxiv := normalise_arxiv(row.get("arxiv"))) and not (
+            "doi" in found and not is_preprint(found["doi"])):
+        # The entry's own arXiv id (an eprint), as import reads it: beside a journal's DOI it names the article's
+        # preprint, another record, and is left out, so that the two are linked as versions, never merged.
+        found["arxiv"] = arxiv
     return found
 
 

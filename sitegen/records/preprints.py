@@ -29,7 +29,9 @@ PREPRINT_LABEL = re.compile(r"[\[(]\s*preprint\s*[\])]", re.IGNORECASE)
 def is_preprint(doi: str | None, publication_types: Iterable[str] = (), container: str | None = None,
                 arxiv: str | None = None, title: str | None = None) -> bool:
     doi = doi or ""
-    return (doi.startswith(PREPRINT_DOI_PREFIXES) or BIORXIV_DOI.match(doi) is not None or bool(arxiv)
+    # An arXiv id beside a journal's DOI (an ADS or INSPIRE export's eprint) names the article's preprint, another
+    # record of the study: the DOI says what this record is. An arXiv id alone is the preprint's own.
+    return (doi.startswith(PREPRINT_DOI_PREFIXES) or BIORXIV_DOI.match(doi) is not None or bool(arxiv and not doi)
             or any(" ".join(kind.casefold().split()) in PREPRINT_TYPES for kind in publication_types)
             or bool(container and PREPRINT_SERVERS.match(container))
             or bool(title and PREPRINT_LABEL.search(title)))
