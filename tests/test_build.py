@@ -441,6 +441,29 @@ def test_the_protocols_markdown_headings_sit_below_the_pages_one_h1():
     assert [h.tag for h in siblings.iter("h2", "h3", "h4", "h5")] == ["h2", "h2", "h3", "h2", "h2"]
 
 
+def test_the_protocols_headings_have_ids_its_own_links_to_a_section_reach():
+    # A protocol written on GitHub links its sections by GitHub's anchors ("#eligibility"): each heading has that
+    # slug for its id, prefixed apart from the page's own ids ("main", "eligibility-heading"), repeats numbered
+    from sitegen.site.templates import HEADING_ID_PREFIX, render_markdown, templates_dir
+
+    written = ("# Protocol\n\nSee [the criteria](#eligibility-criteria-2023), [main](#main) and [none](#nowhere).\n\n"
+               "## Eligibility criteria (2023)\n\n## Main\n\n## Main\n\n## Main 1\n\n## Über uns\n\n## 方法\n\n"
+               '## "><script>alert(1)</script> onmouseover=x\n\nBack to [the top](#protocol), [Über](#über-uns).')
+    shown = lxml_html.fragment_fromstring(str(render_markdown(written)), create_parent="div")
+    heading_ids = [h.get("id") for h in shown.iter("h2", "h3")]
+    assert heading_ids == [f"{HEADING_ID_PREFIX}{slug}" for slug in (
+        "protocol", "eligibility-criteria-2023", "main", "main-1", "main-1-1", "uber-uns", "section",
+        "scriptalert1script-onmouseoverx")]
+    assert all(re.fullmatch(r"[a-z0-9-]+", i) for i in heading_ids) and not shown.xpath("//script")
+    # a link to a heading's slug goes to its id, whichever comes first; one to no heading is left as written
+    assert shown.xpath("//a/@href") == [f"#{HEADING_ID_PREFIX}eligibility-criteria-2023", f"#{HEADING_ID_PREFIX}main",
+                                        "#nowhere", f"#{HEADING_ID_PREFIX}protocol", f"#{HEADING_ID_PREFIX}uber-uns"]
+    # no template nor script gives an element an id of the Markdown's (nor any other value starting so)
+    for template in templates_dir().rglob("*"):
+        if template.suffix in (".html", ".svg", ".js"):
+            assert f'"{HEADING_ID_PREFIX}' not in template.read_text(encoding="utf-8"), template
+
+
 def test_the_sites_licence_is_the_reviews_own_text_and_each_source_is_named_with_its_terms(example_site):
     # Record pages show abstracts as the providers sent them, most of them the publishers' copyright (Europe PMC and
     # NLM say so); a footer saying "Content licence: CC0-1.0" alone put the review's licence on them. A literature

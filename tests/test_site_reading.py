@@ -10,7 +10,7 @@ from urllib.parse import unquote, urlsplit
 
 from lxml import etree
 from lxml import html as lxml_html
-from test_site_shapes import built, decide, ids, record, with_records
+from test_site_shapes import LOCKED, built, decide, ids, new_review, ok, record, with_records
 
 
 def reader_text(page: Path) -> str:
@@ -111,3 +111,21 @@ def test_ids_and_titles_a_url_or_markup_would_misread_leave_every_link_whole(tmp
     for stage in ("title-abstract", "full-text"):
         decide(review, stage, {who: [("include", "")] * len(ids(review)) for who in ("a", "b")})
     assert crawl_problems(built(review, publish=True)) == []
+
+
+def test_a_protocols_links_to_its_own_sections_reach_them(tmp_path):
+    # A protocol written on GitHub links its sections by GitHub's anchors: on the site each leads to its heading,
+    # repeated and hostile headings included, and no heading takes the page's own ids.
+    review = new_review(tmp_path, locked=False)
+    with (review / "protocol.md").open("a", encoding="utf-8") as protocol:
+        protocol.write("\n## Eligibility\n\nAs [the search](#search) and [its repeat](#search-1) say; the page's "
+                       "[main](#main) too.\n\n## Search\n\n## Search\n\n## Main\n\n"
+                       '## "><img src=x onerror=alert(1)> `#main`\n\nBack to [eligibility](#eligibility).\n')
+    ok("protocol", "lock", review, "--at", LOCKED)
+    site = built(review)
+    assert crawl_problems(site) == []
+    page = lxml_html.fromstring((site / "protocol.html").read_bytes())
+    every_id = page.xpath("//@id")
+    assert len(every_id) == len(set(every_id)) and not page.xpath("//main//img")
+    assert all(re.fullmatch(r"[a-z0-9-]+", i) for i in page.xpath("//main//*[self::h2 or self::h3]/@id"))
+    assert {"#md-search", "#md-search-1", "#md-main", "#md-eligibility"} <= set(page.xpath("//main//a/@href"))

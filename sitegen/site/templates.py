@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import unquote
@@ -68,15 +69,65 @@ def _demote_headings(state) -> None:
 _markdown.core.ruler.push("demote_headings", _demote_headings)
 
 
+def _heading_text(inline: Token) -> str:
+    """The words of a heading as written: its text and code, inside emphasis or a link too."""
+    return "".join(child.content for child in inline.children or [] if child.type in ("text", "code_inline"))
+
+
+def _github_slug(text: str) -> str:
+    """The anchor GitHub gives a heading (github-slugger): lower-case, punctuation and symbols dropped (letters of
+    any script, digits, marks, '-' and '_' kept), each space a hyphen. An author links a section by it."""
+    kept = (char for char in text.lower() if char.isalnum() or char in "-_ " or unicodedata.category(char)[0] == "M")
+    return "".join(kept).replace(" ", "-")
+
+
+# The page around the Markdown has ids of its own ("main", "eligibility-heading", "search-…"): a heading's id
+# starts with this, which none of the templates' ids does, so a protocol's "## Main" never takes the page's.
+HEADING_ID_PREFIX = "md-"
+
+
+def _name_headings(state) -> None:
+    """Each heading gets an id from its words, as GitHub gives one, so the protocol's own link to a section
+    ("[see eligibility](#eligibility)", written as on GitHub) leads somewhere: the GitHub slug, repeats numbered
+    -1, -2 as GitHub numbers them, then prefixed and folded to [a-z0-9-] (ids from any text are safe in any
+    attribute, selector and URL). A link to '#slug' of a heading is pointed at its id; any other is left as written."""
+    seen: dict[str, int] = {}
+    ids: dict[str, str] = {}  # a GitHub slug: the id of its heading
+    taken: set[str] = set()
+    for index, token in enumerate(state.tokens):
+        if token.type != "heading_open":
+            continue
+        original = slug = _github_slug(_heading_text(state.tokens[index + 1]))
+        while slug in seen:
+            seen[original] += 1
+            slug = f"{original}-{seen[original]}"
+        seen[slug] = 0
+        folded = unicodedata.normalize("NFKD", slug).encode("ascii", "ignore").decode().lower()
+        base = HEADING_ID_PREFIX + (re.sub(r"[^a-z0-9-]", "", folded) or "section")
+        made, n = base, 0
+        while made in taken:  # two slugs of other scripts may fold alike ("é", "e")
+            n += 1
+            made = f"{base}-{n}"
+        taken.add(made)
+        ids[slug] = made
+        token.attrSet("id", made)
+    for token in state.tokens:
+        for child in token.children or []:  # a link is an inline token's child
+            href = child.attrGet("href") if child.type == "link_open" else None
+            if isinstance(href, str) and href.startswith("#") and unquote(href[1:]) in ids:
+                child.attrSet("href", "#" + ids[unquote(href[1:])])
+
+
+_markdown.core.ruler.push("name_headings", _name_headings)
+
+
 def _name_tables(state) -> None:
     """Each table of the Markdown is named for a screen reader (Markdown has no caption) by the heading it sits
     under, numbered when that heading has several ("Search, table 2"), and its header cells head their columns."""
     heading, tables = "Table of the protocol", 0
     for index, token in enumerate(state.tokens):
         if token.type == "heading_open":
-            inline = state.tokens[index + 1]
-            heading = "".join(child.content for child in inline.children or [] if child.type in ("text", "code_inline"))
-            heading, tables = heading.strip() or "Table of the protocol", 0
+            heading, tables = _heading_text(state.tokens[index + 1]).strip() or "Table of the protocol", 0
         elif token.type == "table_open":
             tables += 1
             token.attrSet("aria-label", heading if tables == 1 else f"{heading}, table {tables}")
