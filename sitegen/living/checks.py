@@ -19,7 +19,7 @@ from sitegen.living.ledger import holds, verify_chain
 from sitegen.living.manifests import manifest_problems
 from sitegen.living.versions import version_problems
 from sitegen.records.citations import strategy_repeats
-from sitegen.records.identity import listed
+from sitegen.records.listing import listed
 from sitegen.records.providers import label
 from sitegen.review.folder import Review, protocol_hash
 from sitegen.review.models import (

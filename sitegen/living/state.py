@@ -17,7 +17,7 @@ from pydantic import TypeAdapter, ValidationError
 from sitegen.errors import OptionInvalid, SitegenError, shown_argument
 from sitegen.living.facts import ReviewFacts
 from sitegen.living.ledger import append
-from sitegen.records.identity import listed
+from sitegen.records.listing import listed
 from sitegen.records.model import model_data
 from sitegen.review.folder import Review
 from sitegen.review.models import (

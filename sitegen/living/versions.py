@@ -22,7 +22,7 @@ from sitegen.errors import OptionInvalid, SitegenError
 from sitegen.living.facts import ReviewFacts, Run
 from sitegen.living.ledger import anchor, append, check_event_time, holds
 from sitegen.living.prisma import PreviousVersion, PrismaCounts, derive, study_of
-from sitegen.records.identity import listed
+from sitegen.records.listing import listed
 from sitegen.records.model import model_data
 from sitegen.review.folder import Review, VersionFile, locked_reasons, with_retired_reasons
 from sitegen.review.models import (

@@ -47,6 +47,7 @@ from sitegen.records.ids import (
     parse_record_id,
     record_id,
 )
+from sitegen.records.listing import listed
 from sitegen.records.matching import TITLE_FLOOR, Work, one_doi_one_work, record_work
 from sitegen.records.model import (
     NoticeOf,
@@ -133,12 +134,6 @@ def _contradiction(group: list[int], ids: list[Identifiers]) -> tuple[str, list[
         if len(values) > 1:
             return namespace, values
     return None
-
-
-def listed(values: list[str], most: int = 5) -> str:
-    """The first `most` values, comma-separated, and how many more there are."""
-    shown = ", ".join(values[:most])
-    return shown + (f" and {len(values) - most} more" if len(values) > most else "")
 
 
 def is_notice(record: Record) -> bool:

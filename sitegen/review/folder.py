@@ -25,8 +25,8 @@ from typing import TypeVar
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from sitegen.errors import SchemaVersionError, shown_argument, shown_path
-from sitegen.records.identity import listed
 from sitegen.records.ids import found_valid, meant_record_id, parse_record_id, record_id
+from sitegen.records.listing import listed
 from sitegen.records.model import (
     KEPT_BEFORE_THE_RULE,
     Record,

@@ -37,6 +37,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sitegen.errors import LockHeld, SitegenError, shown_argument, shown_path
+from sitegen.records.listing import listed
 from sitegen.review.parsing import walk
 from sitegen.review.write import (
     atomic_write,
@@ -162,7 +163,7 @@ def not_a_review(root: Path) -> str | None:
     else (an export to import, a report's path)."""
     if not os.path.lexists(root):
         beside = _reviews_in(Path(os.path.dirname(root) or "."), depth=1)
-        return f"{shown_path(root)} does not exist" + (f" (the review folders there: {_listed(beside)})" if beside else "")
+        return f"{shown_path(root)} does not exist" + (f" (the review folders there: {listed([shown_path(folder) for folder in beside])})" if beside else "")
     if not os.path.isdir(root):
         return f"{shown_path(root)} is not a folder"
     if not os.path.lexists(root / "review.yaml"):
@@ -183,7 +184,7 @@ def _what_to_give(root: Path) -> str:
             return f"it is inside the review folder {shown_path(parent)}: give that"
         folder = parent
     if found := _reviews_in(root, depth=2):
-        return f"the review folders in it: {_listed(found)}"
+        return f"the review folders in it: {listed([shown_path(folder) for folder in found])}"
     if next(os.scandir(root), None) is None:
         return f"`sitegen init {shown_argument(root)}` makes one"
     # A repository's reviews are under reviews/, where its workflows look for them (README: "Adopt sitegen").
@@ -207,11 +208,6 @@ def _reviews_in(folder: Path, depth: int, looked_at: int = 2000) -> list[Path]:
         elif depth > 1:
             found += _reviews_in(folder / name, depth - 1, looked_at)
     return found
-
-
-def _listed(folders: list[Path], shown: int = 5) -> str:
-    more = len(folders) - shown
-    return ", ".join(shown_path(folder) for folder in folders[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
 def refuse_non_review(root: Path) -> None:
@@ -299,12 +295,12 @@ def _journal_entries(root: Path) -> list[tuple[str, object]]:
     if status.st_size > MAX_JOURNAL_BYTES:
         raise SitegenError(f"{journal} is damaged (far too large for a list of file names); {refusal}")
     try:
-        listed = json.loads(journal.read_text(encoding="utf-8"))
+        journaled = json.loads(journal.read_text(encoding="utf-8"))
     except (ValueError, RecursionError):  # not UTF-8 or not JSON, or nested past what the reader can follow
-        listed = None
+        journaled = None
     # A name alone (an earlier sitegen's journal; anything but a name is refused below as "not text").
-    entries = [_entry(item) if isinstance(item, dict) else (item, _UNKNOWN) for item in listed] \
-        if isinstance(listed, list) else []
+    entries = [_entry(item) if isinstance(item, dict) else (item, _UNKNOWN) for item in journaled] \
+        if isinstance(journaled, list) else []
     if not entries or None in entries:
         raise SitegenError(f"{journal} is damaged (it is not a list of file names); {refusal}")
     for rel, _ in entries:

@@ -24,8 +24,8 @@ from urllib.parse import parse_qsl
 from lxml import etree
 from pydantic import ValidationError
 
-from sitegen.records.identity import listed
 from sitegen.records.ids import NAMESPACE_LABELS
+from sitegen.records.listing import listed
 from sitegen.records.markup import plain_text
 from sitegen.records.model import (
     CONTROL_CHARACTER,
