@@ -581,3 +581,75 @@ def test_listings_of_one_notice_are_joined_through_any_listing_naming_both_its_i
     for records in permutations(notices):
         [merged] = deduplicate(list(records)).records
         assert merged.custom.notice_of == [NoticeOf(kind="retraction", doi=doi, pmid="1", date=[2020, 5, 1])]
+
+
+def _plos_work() -> Record:
+    """The real Crossref record of a PLOS ONE article (DOI only: Crossref gives no PMID)."""
+    from sitegen.sources import crossref
+
+    item = json.loads((FIXTURES / "crossref" / "crossref_work_10.1371_journal.pone.0033693.json").read_text())
+    return crossref.work_to_record(item["message"])
+
+
+def test_a_reinstatement_naming_the_work_by_pmid_lifts_a_retraction_naming_it_by_doi_through_a_third_listing():
+    """Crossref's retraction notice names the work by DOI; PubMed's reinstatement notice by PMID alone ("Retraction
+    and Republication" naming the PMID); the work's own Crossref record gives no PMID. A third listing naming both
+    (Europe PMC's record of the retraction notice, or another notice about the work) says the DOI and the PMID are
+    one work's: the reinstatement lifts the retraction, in whatever order the records come. Built from the real
+    Crossref record of the work, the notices shaped as their indexes list them (no recording shows such a case)."""
+    from itertools import permutations
+
+    from sitegen.records.model import NoticeOf, Reinstatement
+
+    work = _plos_work()
+    doi, pmid = work.DOI, "22457774"
+    retraction = _with(rec("crossref", title=f"Retraction: {work.title}", doi="10.1371/journal.pone.0999001"),
+                       publication_types=["journal-article", "retraction-notice"],
+                       notice_of=[NoticeOf(kind="retraction", doi=doi, date=[2013, 2, 1])])
+    reinstatement = _with(rec("pubmed", title=f"Reinstatement: {work.title}", pmid="25000001"),
+                          publication_types=["Journal Article", "reinstatement-notice"],
+                          notice_of=[NoticeOf(kind="reinstatement", pmid=pmid, date=[2014, 7, 15])])
+    # the third listing naming both: Europe PMC's record of the retraction notice, or another notice of the work
+    retraction_listed = _with(rec("europepmc", title=f"Retraction: {work.title}", doi="10.1371/journal.pone.0999001",
+                                  pmid="23400001"), publication_types=["Retraction of Publication"],
+                              notice_of=[NoticeOf(kind="retraction", doi=doi, pmid=pmid)])
+    concern = _with(rec("pubmed", title=f"Expression of concern: {work.title}", pmid="23300001"),
+                    publication_types=["Expression of Concern"],
+                    notice_of=[NoticeOf(kind="expression-of-concern", doi=doi, pmid=pmid, date=[2012, 11, 1])])
+    for third in (retraction_listed, concern):
+        for records in permutations([work, retraction, reinstatement, third]):
+            marked = next(r for r in deduplicate(list(records)).records if r.DOI == doi)
+            assert not marked.custom.retracted and not any(u.kind == "retraction" for u in marked.custom.updates)
+            assert marked.custom.reinstatements == [Reinstatement(pmid="25000001", date=[2014, 7, 15],
+                                                                  retracted_on=[2013, 2, 1])]
+    # without a listing naming both, nothing says the PMID is the work's: the retraction stands, never guessed lifted
+    marked = next(r for r in deduplicate([work, retraction, reinstatement]).records if r.DOI == doi)
+    assert marked.custom.retracted and not marked.custom.reinstatements
+    # a DOI two works share (a supplement's) joins neither to the PMID a notice names with it for the other
+    other = rec("pubmed", title="Another abstract of the supplement", doi=doi, pmid="22457775")
+    listed = next(r for r in deduplicate([other, retraction, reinstatement, concern]).records if r.PMID == "22457775")
+    assert not listed.custom.reinstatements
+
+
+def test_listings_of_one_reinstatement_are_joined_through_any_listing_naming_both_its_ids_in_any_order():
+    """A reinstatement Crossref lists by DOI, PubMed by PMID and Europe PMC by both is one reinstatement, however the
+    records come (`with_lifted` joined them pairwise, by DOI else PMID: the PMID's listing stayed a second one)."""
+    from itertools import permutations
+
+    from sitegen.records.model import Reinstatement, Update
+
+    doi = "10.1371/journal.pone.0033693"
+    lifted_on = Update(kind="retraction", doi="10.1371/journal.pone.0999001", date=[2013, 2, 1])
+    by_doi = _with(rec("crossref", doi=doi), updates=[lifted_on],
+                   reinstatements=[Reinstatement(doi="10.1371/journal.pone.0999002", date=[2014, 7, 15])])
+    by_pmid = _with(rec("pubmed", doi=doi, pmid="22457774"), reinstatements=[Reinstatement(pmid="25000001")])
+    by_both = _with(rec("europepmc", doi=doi, pmid="22457774"),
+                    reinstatements=[Reinstatement(doi="10.1371/journal.pone.0999002", pmid="25000001")])
+    for records in permutations([by_doi, by_pmid, by_both]):
+        [merged] = deduplicate(list(records)).records
+        assert merged.custom.reinstatements == [Reinstatement(doi="10.1371/journal.pone.0999002", pmid="25000001",
+                                                              date=[2014, 7, 15], retracted_on=[2013, 2, 1])]
+        assert not merged.custom.retracted
+    # without the listing naming both, they stay two: nothing says they are one
+    [merged] = deduplicate([by_doi, by_pmid]).records
+    assert len(merged.custom.reinstatements) == 2

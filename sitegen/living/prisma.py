@@ -48,7 +48,7 @@ from typing import Literal, get_origin
 from pydantic import Field
 
 from sitegen.records.citations import LABEL as CITATION_SEARCHING
-from sitegen.records.identity import UnionFind
+from sitegen.records.joins import UnionFind
 from sitegen.records.model import Strict
 from sitegen.records.providers import kind
 from sitegen.review.folder import Review

@@ -47,6 +47,7 @@ from sitegen.records.ids import (
     parse_record_id,
     record_id,
 )
+from sitegen.records.joins import UnionFind, joined
 from sitegen.records.listing import listed
 from sitegen.records.matching import TITLE_FLOOR, Work, one_doi_one_work, record_work
 from sitegen.records.model import (
@@ -87,24 +88,6 @@ class Deduplicated:
     @property
     def duplicates_removed(self) -> int:
         return sum(len(indexes) for indexes in self.members.values()) - len(self.records)
-
-
-class UnionFind:
-    """Disjoint sets of 0..size-1; each set's root is its least member."""
-
-    def __init__(self, size: int):
-        self.parent = list(range(size))
-
-    def find(self, item: int) -> int:
-        while self.parent[item] != item:
-            self.parent[item] = self.parent[self.parent[item]]
-            item = self.parent[item]
-        return item
-
-    def union(self, a: int, b: int) -> None:
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            self.parent[max(ra, rb)] = min(ra, rb)
 
 
 Identifiers = dict[str, str]
@@ -396,16 +379,7 @@ def _notices_once(notices: Iterable[Notice]) -> list[Notice]:
     names a notice by DOI, PubMed by PMID; a listing giving both joins them, in whatever order they come), with
     every identifier and the date any of them gives, the first's where they differ. Two naming nothing in common
     stay two: nothing says they are one notice (`retraction_sentence` says those of one date together)."""
-    notices = list(notices)
-    forest = UnionFind(len(notices))
-    holder: dict[tuple, int] = {}
-    for n, notice in enumerate(notices):
-        for key in _notice_keys(notice):
-            forest.union(holder.setdefault(key, n), n)
-    groups: dict[int, list[Notice]] = defaultdict(list)
-    for n, notice in enumerate(notices):
-        groups[forest.find(n)].append(notice)
-    return [_filled(group) for group in groups.values()]
+    return [_filled(group) for group in joined(list(notices), _notice_keys)]
 
 
 def _filled(group: list[Notice]) -> Notice:
@@ -432,9 +406,10 @@ def _marked_by_notices(merged: list[tuple[Record, list[int]]]) -> list[tuple[Rec
                 about[key].append((notice, work))
     if not about:
         return merged
+    one_work = _one_work_keys([work for notice, _ in merged for work in notice.custom.notice_of])
     marked = []
     for record, group in merged:
-        keys = [key for key in (("doi", record.DOI), ("pmid", record.PMID)) if key[1]]
+        keys = _work_keys(record, one_work)
         # A notice naming the work by both its DOI and its PMID is seen once; one sharing an identifier with the
         # work (an erratum exported with the article's DOI) is not the work's notice but the work itself.
         seen = list({(id(notice), id(work)): (notice, work) for key in keys for notice, work in about.get(key, [])
@@ -443,6 +418,26 @@ def _marked_by_notices(merged: list[tuple[Record, list[int]]]) -> list[tuple[Rec
             record = _marked(record, seen)
         marked.append((record, group))
     return marked
+
+
+def _one_work_keys(works: list[NoticeOf]) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """Each identifier the notices name a work by, with every identifier naming that work: those a listing names
+    together, directly or through others (a retraction naming the work by DOI, a reinstatement by PMID, a third
+    notice by both, in whatever order they come)."""
+    naming: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for group in joined([work.work_keys() for work in works], lambda keys: keys):
+        keys = sorted({key for listing in group for key in listing})
+        naming.update(dict.fromkeys(keys, keys))
+    return naming
+
+
+def _work_keys(record: Record, one_work: dict[tuple[str, str], list[tuple[str, str]]]) -> list[tuple[str, str]]:
+    """The identifiers the notices may name the work of `record` by: its DOI and PMID, and those the notices name
+    together with either, but for another value in a namespace the record holds (a DOI two works share, the
+    supplement's, joins neither to the other's PMID)."""
+    own = {namespace: value for namespace, value in (("doi", record.DOI), ("pmid", record.PMID)) if value}
+    joined_keys = [key for own_key in own.items() for key in one_work.get(own_key, [own_key])]
+    return list(dict.fromkeys(key for key in [*own.items(), *joined_keys] if own.get(key[0], key[1]) == key[1]))
 
 
 def _shares_identifier(notice: Record, record: Record) -> bool:

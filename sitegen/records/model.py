@@ -40,6 +40,7 @@ from sitegen.records.ids import (
     record_id,
     record_id_problem,
 )
+from sitegen.records.joins import joined
 from sitegen.records.providers import Source
 
 
@@ -551,17 +552,28 @@ def lifted(update: Update, reinstatements: Iterable[Reinstatement]) -> bool:
 
 
 def with_lifted(reinstatements: Iterable[Reinstatement], retractions: Iterable[Update]) -> list[Reinstatement]:
-    """Each reinstatement once (by its DOI, else its PMID, and its date), with the PMID and the date of the latest of
-    `retractions` it lifted where it names none yet: what a page says as "retracted on D, reinstated on D2"."""
+    """Each reinstatement once, with the date of the latest of `retractions` it lifted where it names none yet: what
+    a page says as "retracted on D, reinstated on D2". Listings sharing a DOI or a PMID are one reinstatement,
+    directly or through others (Crossref names it by DOI, PubMed by PMID, a third listing by both, in whatever order
+    they come), with every identifier and date any of them gives, the first's where they differ; those naming
+    neither (a publisher's mark in place) are one by their date."""
     dated = [r.date for r in retractions if r.kind == "retraction" and r.date]
-    kept: dict[tuple, Reinstatement] = {}
-    for reinstatement in reinstatements:
-        key = (reinstatement.named_by, tuple(reinstatement.date or ()))
-        known = kept.get(key, reinstatement)
-        retracted_on = known.retracted_on or reinstatement.retracted_on or max(
-            (date for date in dated if retraction_lifted(date, [reinstatement.date])), default=None)
-        kept[key] = known.model_copy(update={"retracted_on": retracted_on, "pmid": known.pmid or reinstatement.pmid})
-    return list(kept.values())
+    kept = []
+    for group in joined(list(reinstatements), _reinstatement_keys):
+        first = group[0]
+        known = first.model_copy(update={
+            name: value for name in ("doi", "pmid", "date", "retracted_on")
+            if getattr(first, name) is None and (value := next((v for r in group if (v := getattr(r, name))), None))})
+        retracted_on = known.retracted_on or max(
+            (date for date in dated if retraction_lifted(date, [known.date])), default=None)
+        kept.append(known.model_copy(update={"retracted_on": retracted_on}))
+    return kept
+
+
+def _reinstatement_keys(reinstatement: Reinstatement) -> list[tuple]:
+    named = [(namespace, value) for namespace, value in (("doi", reinstatement.doi), ("pmid", reinstatement.pmid))
+             if value]
+    return named or [("date", tuple(reinstatement.date or ()))]
 
 
 def retraction_stands(retracted: bool, updates: Iterable[Update], reinstatements: Iterable[Reinstatement]) -> bool:
