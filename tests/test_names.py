@@ -244,3 +244,31 @@ def test_a_word_with_nothing_visible_is_no_part_of_a_name(written):
     name = split_name(written)
     assert "\u200b" not in name.display() and "\u00ad" not in name.display() and "\u2060" not in name.display()
     assert name.display().replace(",", "").split()
+
+
+@pytest.mark.parametrize(("native", "latin", "same"), [
+    # the standard systems each write some letters their own way: BGN/PCGN, ISO 9 (diacritics folded), LC, ICAO
+    ("Щербаков", "Shcherbakov", True), ("Щербаков", "Ščerbakov", True), ("Юрьев", "Iur'ev", True),
+    ("Юрьев", "Jurjev", True), ("Хрущёв", "Khrushchev", True), ("Достоевский", "Dostoevskii", True),
+    ("Достоевский", "Dostoyevskiy", True), ("Шевченко", "Ševčenko", True), ("Гончаренко", "Honcharenko", True),
+    ("Ђоковић", "Djokovic", True), ("Παπαδόπουλος", "Papadopoulos", True), ("Οικονόμου", "Oikonomou", True),
+    ("Χατζηδάκης", "Hatzidakis", True), ("Ευαγγέλου", "Evangelou", True),
+    # other names, and the feminine form of a family name, are other names
+    ("Иванов", "Petrov", False), ("Иванов", "Ivanova", False), ("Παπαδόπουλος", "Papadakis", False),
+    # Chinese characters, Japanese kana and Hangul are never said to agree with a romanisation
+    ("王", "Wang", False), ("田中", "Tanaka", False), ("김", "Kim", False),
+])
+def test_a_name_in_cyrillic_or_greek_letters_is_its_standard_transliteration(native, latin, same):
+    from sitegen.records.names import person, same_person
+    from sitegen.records.scripts import transliterates
+
+    assert transliterates(native, latin) is same
+    assert same_person(person(f"{native}, А."), person(f"{latin}, A.")) is same
+    assert same_person(person(f"{latin}, A."), person(f"{native}, А.")) is same
+
+
+def test_a_text_too_long_to_be_a_name_is_never_compared_by_transliteration():
+    from sitegen.records.scripts import transliterates
+
+    assert not transliterates("й" * 100_000, "y" * 100_000)  # a name is never this long: not compared at all
+    assert transliterates("й" * 30, "y" * 30) and transliterates("й" * 30, "") is False

@@ -795,3 +795,40 @@ def test_openalex_answering_a_doi_with_an_unrelated_work_is_an_open_item_not_a_m
     retracted["is_retracted"] = True
     verdicts = verify_citation(serve(not_found(), json_response(json.dumps(retracted))), SETTINGS, other)
     assert verdicts.status.verdict == "inconclusive"
+
+
+@pytest.mark.parametrize(("family", "verdict"), [
+    ("Адак", "verified"),  # the Russian spelling of the name: a standard transliteration of it is "Adak"
+    ("Αδάκ", "verified"),  # the Greek
+    ("Иванов", "inconclusive"),  # another name, but in another script: a human compares, no discrepancy is claimed
+    ("阿达克", "inconclusive"),  # Chinese characters: no transliteration is ever claimed to agree
+    ("アダク", "inconclusive"),  # Japanese kana
+])
+def test_a_first_author_written_in_another_script_agrees_only_by_transliteration(family, verdict):
+    """A reference list in Russian, Greek, Chinese or Japanese writes the authors in its own script where the indexes
+    give them in Latin letters (real Crossref and OpenAlex responses for Adak et al. 2001): one name in two scripts
+    was called a discrepancy ("first author cited as иванов, indexed as adak"), and with the title in that script too,
+    the citation was a mismatch, though nothing said the work is another."""
+    verdicts = verify_citation(serve(crossref_adak(), openalex_adak()), SETTINGS, cited(family=family))
+    assert verdicts.identity.verdict == verdict and not verdicts.identity.refusal_grade
+    said = " ".join(verdicts.identity.reasons)
+    assert "first author cited as" not in said
+    if verdict == "inconclusive":
+        assert "the first author cannot be compared: the citation writes it in " in said and f"({family})" in said
+        assert verdicts.status.verdict == "current"  # an index holding the DOI still holds the work for its standing
+    else:
+        assert "first author" in said
+
+
+@pytest.mark.parametrize("family", ["Адак", "Иванов", "阿达克"])
+def test_a_title_in_another_script_is_an_open_item_not_a_mismatch(family):
+    """The citation's title in Russian (or Chinese), the index's in English: the two share no letter, so their
+    similarity says nothing of whether they are one work's. An open item naming both, never a mismatch."""
+    title = ("Существенная роль остатка аргинина активного центра в связывании иодида" if family != "阿达克"
+             else "活性位点精氨酸残基在碘化物结合中的重要作用")
+    verdicts = verify_citation(serve(crossref_adak(), openalex_adak()), SETTINGS, cited(title=title, family=family))
+    assert verdicts.identity.verdict == "inconclusive" and not verdicts.identity.refusal_grade
+    assert "so they cannot be compared" in " ".join(verdicts.identity.reasons)
+    # a made-up title in the index's own script is still another work
+    made_up = cited(title="Deep learning predicts object-in-context memory in rats", family=family)
+    assert verify_citation(serve(crossref_adak(), openalex_adak()), SETTINGS, made_up).identity.verdict == "mismatch"

@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rapidfuzz.distance import Levenshtein
 
 from sitegen.records.model import CslName, visible_text
+from sitegen.records.scripts import main_script, transliterates
 from sitegen.records.titles import folded
 
 SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv", "2nd", "3rd"})
@@ -197,14 +198,20 @@ class Person:
     family: str  # folded: lower case, no accents or punctuation; an organisation's whole name
     given: str
     organisation: bool = False  # a group or body ("ASCUS-LSIL Triage Study Group"), not a person
+    # The family name as written, and the script it is written in (`scripts.main_script`): "Иванов" folds to no
+    # Latin letters, and "Παπαδόπουλος" to the names of Greek letters, so another script is compared as written.
+    written: str = field(default="", compare=False)
+    script: str = field(default="latin", compare=False)
 
 
 @functools.lru_cache(maxsize=65536)  # exports repeat the same authors on many records
 def person(name: str) -> Person:
     """An author as the matcher compares them, from any written form ("Bouton, Mark E.", "Bouton ME")."""
     split = split_name(name)
-    return Person(folded(split.family or split.literal or name), folded(split.given or ""),
-                  bool(split.literal) and _organisation(split.literal.replace(",", " ").split()))
+    family = split.family or split.literal or name
+    return Person(folded(family), folded(split.given or ""),
+                  bool(split.literal) and _organisation(split.literal.replace(",", " ").split()),
+                  family, main_script(family))
 
 
 def author_names(authors: list[str]) -> list[str]:
@@ -221,11 +228,14 @@ def same_person(a: Person, b: Person) -> bool:
     given names swapped ("Wu, C. Y." and "Ching-yi, Wu", "Kang, S. H." and "Si Hyun, Kang", "Tong, H" and
     "Hua, T"); a family name put among the given names ("Santos, A L" and "Luis Ferreira, Santos A"); one part
     of a compound family name ("Fernandes Brenna" and "Brenna"); or one typing slip ("Sefcikova" and
-    "Sefcikov"; in a short name only with the same initials: "Chen, L" and "Che, L")."""
+    "Sefcikov"; in a short name only with the same initials: "Chen, L" and "Che, L"); a name in Cyrillic or Greek
+    letters and its transliteration ("Иванов" and "Ivanov", `scripts.transliterates`)."""
     if not a.family or not b.family:
         return False
     if a.family == b.family:
         return True
+    if a.script != b.script:  # one name in two scripts: one a standard transliteration of the other, or no telling
+        return transliterates(a.written, b.written) or transliterates(b.written, a.written)
     if a.given and b.given and (_names_one(a.family, b.given) and _names_one(b.family, a.given)
                                 or _misplaced(a, b) or _misplaced(b, a)):
         return True

@@ -38,9 +38,11 @@ from sitegen.records.matching import (
     volumes,
 )
 from sitegen.records.model import Record, Reinstatement, lifted
+from sitegen.records.names import Person
 from sitegen.records.notices import NOTICE_TYPES, OWN_KINDS, notice_kind
 from sitegen.records.preprints import is_preprint
 from sitegen.records.providers import label
+from sitegen.records.scripts import TRANSLITERATED, main_script, script_words
 from sitegen.records.titles import matched_title, translated
 from sitegen.references.fields import LIFTING, iso_date
 from sitegen.review.models import REFUSAL_GRADE, SourceAnswer, VerificationPayload
@@ -225,13 +227,19 @@ def agreement(cited: Record, found: Record) -> tuple[Agreement, list[str]]:
     if score < UNRELATED_TITLE and corroborated and either_translated:
         return "unclear", details + [f"the titles differ, one marked a translation: indexed as {_describe(found)}; "
                                      "a human checks that one translates the other"]
+    if score < UNRELATED_TITLE and (scripts := _title_scripts(cited.title, found.title)):
+        # a title in Cyrillic and its English translation share no letter: dissimilar, they still may be one work's
+        return "unclear", details + [f"the titles are written in {scripts}, so they cannot be compared: indexed as "
+                                     f"{_describe(found)}; a human checks that one translates the other"] + problems
     if score < UNRELATED_TITLE and (part := _book_and_part(cited, found)):
         return "related", details + [part]
     if score < UNRELATED_TITLE and not (corroborated and volumes(a, b) == first_pages(a, b) == "equal"):
         return "different", [f"it is {_describe(found)} (title similarity {score:.0f}/100)"]
     subtitle = subtitle_only(a.title, b.title) and people not in ("none", "unknown") and a.year is not None
+    # first authors in two scripts that do not agree by transliteration are an open item, never an agreement
+    apart = people == "none" and a.authors and b.authors and _scripts_apart(a.authors[0], b.authors[0])
     if score >= SAME_TITLE or (subtitle and not problems):
-        return ("same", details) if not problems else ("unclear", details + problems)
+        return ("same", details) if not problems and not apart else ("unclear", details + problems)
     return "unclear", details + [f"the titles differ: indexed as {_describe(found)}"] + problems
 
 
@@ -265,14 +273,40 @@ def _book_and_part(cited: Record, found: Record) -> str | None:
 def _incomparable_first_authors(a: Work, b: Work) -> str | None:
     """Why the first authors, named differently, cannot be compared, when either is an organisation: two groups
     go by too many names, and a group cited where the index lists a person (its first named member), or the
-    reverse, names no one the other does. Neither an agreement nor a discrepancy; None when both are people."""
-    if not a.authors or not b.authors or not (a.authors[0].organisation or b.authors[0].organisation):
+    reverse, names no one the other does. So too for names written in two scripts that no standard transliteration
+    of one into the other makes agree (`same_person`): Chinese characters and their pinyin are one name or two, for
+    all sitegen can tell. Neither an agreement nor a discrepancy; None when both are people in one script."""
+    if not a.authors or not b.authors:
+        return None
+    if (apart := _scripts_apart(a.authors[0], b.authors[0])) is not None:
+        return apart
+    if not (a.authors[0].organisation or b.authors[0].organisation):
         return None
     if a.authors[0].organisation and b.authors[0].organisation:
         return "the first authors are organisations, named too differently to compare"
     cited, indexed = ("an organisation", "a person") if a.authors[0].organisation else ("a person", "an organisation")
     return (f"the first author cannot be compared: the citation names {cited} ({a.authors[0].family}), the index "
             f"{indexed} ({b.authors[0].family})")
+
+
+def _title_scripts(cited: str, indexed: str) -> str | None:
+    """"Cyrillic and Latin letters" when the two titles are written in two scripts, else None."""
+    scripts = main_script(cited), main_script(indexed)
+    return f"{script_words(scripts[0])} and {script_words(scripts[1])}" if all(scripts) and len(set(scripts)) > 1 \
+        else None
+
+
+def _scripts_apart(cited: Person, indexed: Person) -> str | None:
+    """Why two first authors, written in two scripts and not agreeing by a standard transliteration, cannot be
+    compared; None when they are written in one script."""
+    if cited.script == indexed.script:
+        return None
+    scripts = {cited.script, indexed.script}
+    how = ("no standard transliteration of one spells the other" if "latin" in scripts and scripts & TRANSLITERATED
+           else "sitegen does not transliterate names from that script")
+    return (f"the first author cannot be compared: the citation writes it in {script_words(cited.script)} "
+            f"({cited.written}), the index in {script_words(indexed.script)} ({indexed.written}), and {how}; a "
+            "human checks that they name one person")
 
 
 def _discrepancies(a: Work, b: Work) -> list[str]:
