@@ -223,6 +223,12 @@ def test_the_right_title_in_the_wrong_journal_is_a_mis_description_a_human_looks
     ("Ann Neurol", "Ann Neurosci", False),
     ("Nat Med", "Nature Methods", False),
     ("Proc Natl Acad Sci", "Proc R Soc B", False),
+    # "Natl" contracts "Natural" as well as "National" (ISO 4): either written out is the journal
+    ("Natl Prod Rep", "Natural Product Reports", True),
+    ("Natl Sci Rev", "National Science Review", True),
+    # but it contracts neither "Nature" nor "Natural" into another journal's name
+    ("Natl Med", "Nature Medicine", False),
+    ("J Natl Med Assoc", "Journal of Natural Medicines", False),
 ])
 def test_a_journal_cited_by_its_iso_abbreviation_is_the_journal_indexed(cited_as, indexed_as, same):
     # no volume or page to settle it: the names alone decide
