@@ -272,3 +272,11 @@ def test_a_text_too_long_to_be_a_name_is_never_compared_by_transliteration():
 
     assert not transliterates("й" * 100_000, "y" * 100_000)  # a name is never this long: not compared at all
     assert transliterates("й" * 30, "y" * 30) and transliterates("й" * 30, "") is False
+
+
+def test_a_name_in_full_width_latin_letters_is_written_in_latin_letters():
+    from sitegen.records.names import person, same_person
+
+    # Japanese databases write Latin names in full-width letters: the same script, compared as any Latin name
+    assert person("Ｔａｎａｋａ, Ｈ.").script == "latin"
+    assert same_person(person("Ｔａｎａｋａ, Ｈ."), person("Tanaka, H."))

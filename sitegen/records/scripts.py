@@ -57,6 +57,8 @@ def main_script(text: str) -> str:
     "greek", "cjk", "hangul", ...); "" for a text without letters."""
     if text.isascii():  # most names and titles are
         return "latin" if any(char.isalpha() for char in text) else ""
+    # compatibility forms are their letters' script: "Ｓｍｉｔｈ" (full width, as Japanese databases write it) is Latin
+    text = unicodedata.normalize("NFKC", text)
     scripts = Counter(unicodedata.name(char, "").split(" ")[0].lower() for char in text if char.isalpha())
     return scripts.most_common(1)[0][0] if scripts else ""
 
