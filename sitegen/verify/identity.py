@@ -237,7 +237,7 @@ def agreement(cited: Record, found: Record) -> tuple[Agreement, list[str]]:
         return "different", [f"it is {_describe(found)} (title similarity {score:.0f}/100)"]
     subtitle = subtitle_only(a.title, b.title) and people not in ("none", "unknown") and a.year is not None
     # first authors in two scripts that do not agree by transliteration are an open item, never an agreement
-    apart = people == "none" and a.authors and b.authors and _scripts_apart(a.authors[0], b.authors[0])
+    apart = people == "none" and _scripts_apart(a.authors[0], b.authors[0]) is not None
     if score >= SAME_TITLE or (subtitle and not problems):
         return ("same", details) if not problems and not apart else ("unclear", details + problems)
     return "unclear", details + [f"the titles differ: indexed as {_describe(found)}"] + problems
