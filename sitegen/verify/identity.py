@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from rapidfuzz import fuzz
 
@@ -208,20 +208,39 @@ def agreement(cited: Record, found: Record) -> tuple[Agreement, list[str]]:
     in part: a human looks). An unrelated title stays `unclear`, not `different`, only when everything else
     corroborates one work: first author, year, volume and first page, or first author and year where one title is
     marked a translation (MEDLINE's "[Translated title]." beside the work's title in its own language)."""
+    return _agreement(_compared(cited, found))
+
+
+class _Compared(NamedTuple):
+    """A citation and a work found, each without a retraction mark on its title, as works, and how their authors
+    agree: worked out once for every comparison of the two (`authors_agree` compares every name fuzzily)."""
+
+    cited: Record
+    found: Record
+    a: Work
+    b: Work
+    people: Literal["all", "first", "none", "unknown"]
+
+
+def _compared(cited: Record, found: Record) -> _Compared:
     cited, found = _unmarked(cited), _unmarked(found)
     a, b = record_work(cited), record_work(found)
+    return _Compared(cited, found, a, b, authors_agree(a, b))
+
+
+def _agreement(compared: _Compared) -> tuple[Agreement, list[str]]:
+    cited, found, a, b, people = compared
     if not a.title or not b.title:
         return "unclear", ["a title is missing, so the works cannot be compared"]
     score = title_score(a, b)
     details = [f"title similarity {score:.0f}/100"]
     # first authors that cannot be compared (an organisation) are no discrepancy, but corroborate nothing either
-    people = authors_agree(a, b)
     if people == "none" and (incomparable := _incomparable_first_authors(a, b)):
         details.append(incomparable)
     if notice(cited) != notice(found):
         kind = notice_words(found)
         return "different", [f"it is {f'a notice ({kind})' if kind else 'a work, not a notice'}: {_describe(found)}"]
-    problems = _discrepancies(a, b)
+    problems = _discrepancies(compared)
     corroborated = not problems and people not in ("none", "unknown") and a.year is not None and b.year is not None
     either_translated = translated(cited.title) or translated(found.title)
     if score < UNRELATED_TITLE and corroborated and either_translated:
@@ -309,15 +328,16 @@ def _scripts_apart(cited: Person, indexed: Person) -> str | None:
             "human checks that they name one person")
 
 
-def _discrepancies(a: Work, b: Work) -> list[str]:
+def _discrepancies(compared: _Compared) -> list[str]:
     """Where a citation and the work found disagree, beyond the title: each makes the citation a
     mis-description a human looks at."""
+    a, b = compared.a, compared.b
     found = []
     if a.numbers != b.numbers:
         found.append("the titles name different numbers (a part, a phase, a type)")
     if a.year is not None and b.year is not None and abs(a.year - b.year) > 1:
         found.append(f"year cited as {a.year}, indexed as {b.year}")
-    if authors_agree(a, b) == "none" and not _incomparable_first_authors(a, b):
+    if compared.people == "none" and not _incomparable_first_authors(a, b):
         found.append(f"first author cited as {a.authors[0].family}, indexed as {b.authors[0].family}")
     if journals_differ(a.journal, b.journal) and not volumes(a, b) == first_pages(a, b) == "equal":
         # a journal goes by many names ("PNAS", a translated name): one volume and page settle it
@@ -370,8 +390,7 @@ def _from_title_search(source: str, cited: Record, outcome: SourceOutcome) -> An
     asked = f"title {cited.title[:200]!r}"
     if outcome.status != "ok":
         return Answer(source, asked, True, outcome)
-    unmarked_work = record_work(_unmarked(cited))
-    rated = [(found, *_title_agreement(cited, unmarked_work, found)) for found in outcome.records[:TITLE_SEARCH_RESULTS]]
+    rated = [(found, *_title_agreement(cited, found)) for found in outcome.records[:TITLE_SEARCH_RESULTS]]
     rank = {"same": 0, "unclear": 1}
     cited_work = record_work(cited)
     # A namesake found by author and year under another title is not the work: a title search finds by title. Each
@@ -386,25 +405,26 @@ def _from_title_search(source: str, cited: Record, outcome: SourceOutcome) -> An
     return Answer(source, asked, True, outcome, found, verdict, details)
 
 
-def _title_agreement(cited: Record, unmarked_work: Work, found: Record) -> tuple[Agreement, list[str]]:
-    """`agreement` for a work found by a title search: `same` only when nothing is left unconfirmed.
-    `unmarked_work` is the cited work without its retraction mark, worked out once for every work found."""
-    verdict, details = agreement(cited, found)
-    if verdict == "same" and (unconfirmed := _unconfirmed(unmarked_work, record_work(_unmarked(found)))):
+def _title_agreement(cited: Record, found: Record) -> tuple[Agreement, list[str]]:
+    """`agreement` for a work found by a title search: `same` only when nothing is left unconfirmed."""
+    compared = _compared(cited, found)
+    verdict, details = _agreement(compared)
+    if verdict == "same" and (unconfirmed := _unconfirmed(compared)):
         return "unclear", details + [reason for reason in unconfirmed if reason not in details]  # said once
     return verdict, details
 
 
-def _unconfirmed(a: Work, b: Work) -> list[str]:
+def _unconfirmed(compared: _Compared) -> list[str]:
     """What a work found by its title alone leaves unconfirmed: a title search finds works of like titles (another
     paper of that title, the preprint of a journal article), so the work found is the work cited only when the first
     author and the year (one apart at most) agree too, and both are a preprint or neither is. A citation or a work
     without them is not contradicted, but not confirmed either."""
+    a, b = compared.a, compared.b
     missing = []
     if not a.authors or not b.authors:
         missing.append(f"the first author cannot be compared: {'the citation' if not a.authors else 'the index'} "
                        "gives none")
-    elif authors_agree(a, b) == "none" and (incomparable := _incomparable_first_authors(a, b)):
+    elif compared.people == "none" and (incomparable := _incomparable_first_authors(a, b)):
         missing.append(incomparable)
     if a.year is None or b.year is None:
         missing.append(f"the year cannot be compared: {'the citation' if a.year is None else 'the index'} gives none")
@@ -419,13 +439,13 @@ def _held_as_cited(cited: Record, answer: Answer) -> str:
     on, and what could not be compared. A work found by its identifier is the work whatever a citation leaves
     out (the identifier backs the match), so a citation without a year is still verified: the reason then must
     not say that a year agreed."""
-    a, b = record_work(_unmarked(cited)), record_work(_unmarked(answer.found))
+    _, _, a, b, people = _compared(cited, answer.found)
     agreed = ["title" if title_score(a, b) >= SAME_TITLE else "title (but for a subtitle)"]
     lacking: dict[str, list[str]] = {"the citation": [], "the index": []}
     unchecked = []
     if not a.authors or not b.authors:
         lacking["the citation" if not a.authors else "the index"].append("no first author")
-    elif authors_agree(a, b) == "none":  # an organisation named differently: not a discrepancy, nor an agreement
+    elif people == "none":  # an organisation named differently: not a discrepancy, nor an agreement
         unchecked.append(_incomparable_first_authors(a, b) or "the first authors cannot be compared")
     else:
         agreed.append("first author")
