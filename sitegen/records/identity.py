@@ -56,6 +56,7 @@ from sitegen.records.model import (
     RecordMeta,
     Reinstatement,
     Update,
+    identifier_keys,
     lifted,
     lists_retraction,
     model_data,
@@ -365,13 +366,16 @@ def deduplicate(records: list[Record]) -> Deduplicated:
 Notice = TypeVar("Notice", Update, NoticeOf)
 
 
-def _notice_keys(notice: Update | NoticeOf) -> list[tuple]:
-    """What a notice is joined to others by: its kind with its DOI, with its PMID; one naming neither (a publisher's
-    mark in place, a flag kept as `UNDATED_RETRACTION`) by its kind and date: a flag giving no date is not known to
-    be a dated retraction."""
-    named = [(notice.kind, namespace, value) for namespace, value in (("doi", notice.doi), ("pmid", notice.pmid))
-             if value]
-    return named or [(notice.kind, "date", tuple(notice.date or ()))]
+def _named_keys(notice: Update | NoticeOf) -> set[tuple]:
+    """A notice's kind with its DOI, with its PMID: two notices of one kind sharing either are one."""
+    return {(notice.kind, *key) for key in identifier_keys(notice.doi, notice.pmid)}
+
+
+def _notice_keys(notice: Update | NoticeOf) -> set[tuple]:
+    """What a notice is joined to others by: its `_named_keys`; one naming neither (a publisher's mark in place, a
+    flag kept as `UNDATED_RETRACTION`) by its kind and date: a flag giving no date is not known to be a dated
+    retraction."""
+    return _named_keys(notice) or {(notice.kind, "date", tuple(notice.date or ()))}
 
 
 def _notices_once(notices: Iterable[Notice]) -> list[Notice]:
@@ -447,8 +451,7 @@ def _shares_identifier(notice: Record, record: Record) -> bool:
 def _same_notice(update: Update, other: Update) -> bool:
     """Whether two notices of one kind are one: they share a DOI or a PMID (the work's record may list the notice
     by its PMID, the notice's own record give its DOI too)."""
-    return update.kind == other.kind and bool(update.doi and update.doi == other.doi
-                                              or update.pmid and update.pmid == other.pmid)
+    return not _named_keys(update).isdisjoint(_named_keys(other))
 
 
 def _completed(update: Update, told: list[Update]) -> Update:

@@ -501,6 +501,11 @@ def retraction_lifted(retracted_on: Sequence[int] | None, reinstated_on: Iterabl
     return any(map(not_earlier, reinstated_on))
 
 
+def identifier_keys(doi: str | None, pmid: str | None) -> list[tuple[str, str]]:
+    """(namespace, value) for a DOI and a PMID, those given: what a work and its notices are joined by."""
+    return [(namespace, value) for namespace, value in (("doi", doi), ("pmid", pmid)) if value]
+
+
 class NoticeOf(Strict):
     """The work a notice is about, as the notice's source says (Crossref's `update-to` naming another work, PubMed's
     "Retraction of", "Erratum for" or "Expression of concern for"): the kind of notice, that work's DOI or PMID or
@@ -524,7 +529,7 @@ class NoticeOf(Strict):
 
     def work_keys(self) -> list[tuple[str, str]]:
         """The identifiers (namespace, value) the notice names its work by: what deduplication finds the work by."""
-        return [(namespace, value) for namespace, value in (("doi", self.doi), ("pmid", self.pmid)) if value]
+        return identifier_keys(self.doi, self.pmid)
 
 
 class Reinstatement(Strict):
