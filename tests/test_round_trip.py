@@ -650,6 +650,26 @@ def test_a_works_reinstatements_and_a_notices_date_come_back_through_csl_json():
                      "reinstatements: a date [2021, 2, 30] is not a date ([year, month, day]); left out"]
 
 
+def test_a_pmid_written_as_a_number_is_read_alike_in_every_list_of_notices():
+    """A hand-edited CSL-JSON may write a PMID as a JSON number, as it may a record's own PMID (read as its digits):
+    a notice against the work and the work a notice is about kept it, a reinstatement left it out as "not a valid
+    PMID". All three read it alike now, through one reader of a notice's identifiers."""
+    article = Record.model_validate_json((FIXTURES / "exports" / "records.jsonl").read_text().splitlines()[0])
+    [written] = json.loads(records_csl_json([article]))
+    written["PMID"] = 31000003
+    written["custom"].update(updates=[{"kind": "retraction", "pmid": 31000001, "date": [2019, 3, 1]}],
+                             notice_of=[{"kind": "correction", "pmid": 31000004}],
+                             reinstatements=[{"pmid": 31000002, "date": [2021, 6, 30]}])
+    notes: list[str] = []
+    [entry] = read_references(json.dumps([written]), "csl-json")
+    record = entry_record(entry, warnings=notes)
+    assert notes == []
+    assert record.PMID == "31000003"
+    assert record.custom.updates == [Update(kind="retraction", pmid="31000001", date=[2019, 3, 1])]
+    assert record.custom.notice_of == [NoticeOf(kind="correction", pmid="31000004")]
+    assert record.custom.reinstatements == [Reinstatement(pmid="31000002", date=[2021, 6, 30])]
+
+
 def notice_and_work() -> tuple[Record, Record]:
     """A real Crossref work made a retraction notice of the exports' first record, which lists it, a correction
     named by PMID alone and an expression of concern with no identifier, as deduplication marks it."""

@@ -203,7 +203,7 @@ def _notices(entry: Entry, notes: list[str]) -> list[Update]:
     """The notices the entry lists against the work, their ids normalised (see `_listed_notices`)."""
     found: list[Update] = []
     for kind, notice in _listed_notices(entry, "updates", notes):
-        ids = _notice_ids(notice, f"updates: the {kind}'s {{namespace}}", notes)
+        ids = _notice_ids(notice, f"updates: the {kind}'s {{label}}", notes)
         update = Update(kind=kind, **ids, **_notice_date(notice, f"updates: the {kind}'s", notes))
         if update not in found:
             found.append(update)
@@ -212,13 +212,14 @@ def _notices(entry: Entry, notes: list[str]) -> list[Update]:
 
 def _notice_ids(notice: dict, which: str, notes: list[str]) -> dict[str, str | None]:
     """The DOI and PMID a listed notice gives, normalised: one that is none is left out with a note, which `which`
-    begins (its "{namespace}" the identifier's)."""
+    begins (its "{label}" the identifier's: DOI, PMID). A PMID written as a JSON number is read as its digits, as a
+    record's own is (`references.csl`)."""
     ids: dict[str, str | None] = {}
     for namespace, normalise in (("doi", normalise_doi), ("pmid", normalise_pmid)):
         given = notice.get(namespace)
         ids[namespace] = normalise(given) if given is not None else None
         if given is not None and ids[namespace] is None:
-            notes.append(f"{which.format(namespace=namespace)} {given!r} is not a valid {NAMESPACE_LABELS[namespace]}; "
+            notes.append(f"{which.format(label=NAMESPACE_LABELS[namespace])} {given!r} is not a valid {NAMESPACE_LABELS[namespace]}; "
                          "left out")
     return ids
 
@@ -263,7 +264,7 @@ def _given_date(given: object, which: str, notes: list[str]) -> list[int] | None
 
 def _reinstatements(entry: Entry, notes: list[str]) -> list[Reinstatement]:
     """The reinstatements the entry lists against the work (a JSON list, see `references.fields`), each with its
-    DOI and PMID normalised and its date: an identifier that is none is left out, with a note."""
+    DOI and PMID normalised (`_notice_ids`) and its date: an identifier that is none is left out, with a note."""
     written = entry.get("reinstatements")
     listed = _json_list(written)
     if listed is None or not all(isinstance(item, dict) for item in listed):
@@ -271,14 +272,8 @@ def _reinstatements(entry: Entry, notes: list[str]) -> list[Reinstatement]:
         return []
     found: list[Reinstatement] = []
     for item in listed:
-        ids = {}
-        for namespace, normalise in (("doi", normalise_doi), ("pmid", normalise_pmid)):
-            given = item.get(namespace)
-            if value := normalise(given) if isinstance(given, str) else None:
-                ids[namespace] = value
-            elif given is not None:
-                notes.append(f"reinstatements: the {NAMESPACE_LABELS[namespace]} {given!r} is not a valid "
-                             f"{NAMESPACE_LABELS[namespace]}; left out")
+        ids = {namespace: value for namespace, value in _notice_ids(item, "reinstatements: the {label}", notes).items()
+               if value}
         retracted_on = _given_date(item.get("retracted_on"), "reinstatements: a lifted retraction's", notes)
         reinstatement = Reinstatement(**ids, **_notice_date(item, "reinstatements: a", notes),
                                       **({"retracted_on": retracted_on} if retracted_on is not None else {}))
