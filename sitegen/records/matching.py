@@ -207,9 +207,13 @@ def journals_differ(a: tuple[tuple[str, ...], ...], b: tuple[tuple[str, ...], ..
     of the other, and neither a shorter form of the other ("Cancer" and "Cancer Cytopathology", "CMAJ" and
     "Canadian Medical Association Journal", "Zhongguo Zhenjiu" and "Zhongguo zhen jiu" are not plainly
     two). Exports write journal names in too many ways for a mere mismatch to tell papers apart."""
-    if not a or not b or journals_match(a, b):
-        return False
-    return not any(_related(x, y) or _related(y, x) for x in a for y in b)
+    return not journals_match(a, b) and _unrelated_journals(a, b)
+
+
+def _unrelated_journals(a: tuple[tuple[str, ...], ...], b: tuple[tuple[str, ...], ...]) -> bool:
+    """`journals_differ` for two journals already found to match by no name (`journals_match`): both known, and no
+    name of either a shorter form of a name of the other (`_related`, tried each way)."""
+    return bool(a and b) and not any(_related(x, y) or _related(y, x) for x in a for y in b)
 
 
 _VOWELS = frozenset("aeiou")
@@ -560,16 +564,16 @@ def _told_apart_by_kind(a: Work, b: Work) -> bool:
 def _verdict(a: Work, b: Work) -> tuple[Verdict, float]:
     if not a.title or not b.title:
         return "different", 0.0
+    score = title_score(a, b)
     if conflict(a, b):
-        if ((_one_source_wrong(a, b) or _two_dois_one_position(a, b))
-                and (score := title_score(a, b)) >= PROBABLE_TITLE):
+        if score >= PROBABLE_TITLE and (_one_source_wrong(a, b) or _two_dois_one_position(a, b, score)):
             return "probable", score
         return "different", 0.0
-    score = title_score(a, b)
     if score < PROBABLE_TITLE:
         return "different", score
     volume, page, people = volumes(a, b), first_pages(a, b), authors_agree(a, b)
     journal = journals_match(a.journal, b.journal)
+    other_journal = not journal and _unrelated_journals(a.journal, b.journal)  # `journals_differ`, matched once
     year_apart = a.year is not None and b.year is not None and a.year != b.year
     if a.numbers != b.numbers:  # another part, type, phase or count: a reviewer looks
         if score >= SAME_TITLE and people in ("all", "first") and not year_apart and journal and _one_article(a, b, volume):
@@ -589,7 +593,7 @@ def _verdict(a: Work, b: Work) -> tuple[Verdict, float]:
                 and people in ("all", "first") and (page == "equal" or people == "all")):
             return "same", score  # published online one year, in print the next
         if (page != "differ" and score >= SAME_TITLE and people in ("all", "first") and _shared_doi(a, b)
-                and not journals_differ(a.journal, b.journal) and not _other_title(a.title, b.title)):
+                and not other_journal and not _other_title(a.title, b.title)):
             # One DOI, one title, one first author: the online-first record (dated a year before print, no
             # volume or pages yet) or a volume or issue an export wrote otherwise. The abstracts a
             # supplement's DOI is shared by have other titles, first authors or first pages.
@@ -599,7 +603,7 @@ def _verdict(a: Work, b: Work) -> tuple[Verdict, float]:
         elsewhere = (a.journal and b.journal and not journal) or volume == "differ"
         if score < SAME_TITLE or people not in ("all", "first") or (elsewhere and year_apart):
             return "different", score
-        if page == "differ" and journals_differ(a.journal, b.journal) and _printed_pages(a) and _printed_pages(b):
+        if page == "differ" and other_journal and _printed_pages(a) and _printed_pages(b):
             return "different", score  # printed in full in two journals: a guideline co-published, a paper reprinted
         return "probable", score
     if (people in ("none", "unknown") or a.year is None or b.year is None or score < NEAR_TITLE
@@ -607,7 +611,7 @@ def _verdict(a: Work, b: Work) -> tuple[Verdict, float]:
         return "probable", score
     if _other_title(a.title, b.title):
         return "probable", score  # "increased" or "decreased", "children" or "adults": a reviewer looks
-    if journals_differ(a.journal, b.journal) and not (a.meeting and b.meeting):
+    if other_journal and not (a.meeting and b.meeting):
         # A conference abstract and the journal article, one abstract at two meetings, a namesake paper
         # elsewhere. Two names of one meeting ("AMCIS 2017 Proceedings") are told by their authors below.
         return "probable", score
@@ -630,18 +634,18 @@ def _one_source_wrong(a: Work, b: Work) -> bool:
     return conflict_beyond_identifiers(a, b) is None
 
 
-def _two_dois_one_position(a: Work, b: Work) -> bool:
+def _two_dois_one_position(a: Work, b: Work, score: float) -> bool:
     """Whether two records, one of them in a supplement or a meeting's proceedings, conflict in their DOIs alone and
     name one position in one journal all the same: one title, first author, year and first page in one journal, and
     no two volumes. Embase gives a conference abstract the DOI of another (another journal's supplement's); which DOI
     is right only a reviewer can tell. Never merged, but listed. An article's two DOIs, or two PMIDs, still part
-    two records: publishers and PubMed give their own articles their own numbers."""
+    two records: publishers and PubMed give their own articles their own numbers. `score` is their `title_score`."""
     def without_doi(item: Work) -> Work:
         return replace(item, identifiers=tuple(key for key in item.identifiers if key[0] != "doi"))
 
     if not (a.supplement or b.supplement) or not (_doi(a) and _doi(b)) or conflict(without_doi(a), without_doi(b)):
         return False
-    return (title_score(a, b) >= SAME_TITLE and authors_agree(a, b) in ("all", "first")
+    return (score >= SAME_TITLE and authors_agree(a, b) in ("all", "first")
             and a.year is not None and a.year == b.year and journals_match(a.journal, b.journal)
             and first_pages(a, b) == "equal" and volumes(a, b) != "differ")
 
