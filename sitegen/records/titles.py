@@ -111,9 +111,8 @@ def _compared(title: str | None, labelled: bool) -> str:
     text = _TRANSLATION_MARKER.sub(" ", whole).strip()
     if labelled and text[:1] in "[(":  # "[Preprint] [Translated title]": the label first, or it is taken for the title
         text = _KNOWN_LEADING_LABELS.sub("", text, count=1) or text
-    bracketed = re.fullmatch(r"\[(.*)\][.\s]*", text, re.DOTALL)
-    if bracketed and "[" not in bracketed.group(1) and "]" not in bracketed.group(1):
-        text = bracketed.group(1)
+    if (inside := _wholly_bracketed(text)) is not None:
+        text = inside
     elif labelled and (title_alone := _bracketed_before_notes(text)):
         if folded(title_alone) in PLACEHOLDERS:  # "[Not Available]. [Review]": no title either
             return ""
@@ -131,8 +130,18 @@ def translated(title: str | None) -> bool:
     text = unmarked(title or "")
     if _TRANSLATION_MARKER.search(text):
         return True
-    bracketed = re.fullmatch(r"\[([^\[\]]*)\][.\s]*", text)
-    return bool(bracketed and folded(bracketed.group(1)) not in PLACEHOLDERS) or _bracketed_before_notes(text) is not None
+    inside = _wholly_bracketed(text)
+    return (inside is not None and folded(inside) not in PLACEHOLDERS) or _bracketed_before_notes(text) is not None
+
+
+# MEDLINE's brackets around a whole title, a full stop or spaces after them ("[Effect of ...]."): nothing else.
+_WHOLLY_BRACKETED = re.compile(r"\[([^\[\]]*)\][.\s]*")
+
+
+def _wholly_bracketed(text: str) -> str | None:
+    """The title inside MEDLINE's brackets when they hold the whole text, else None."""
+    found = _WHOLLY_BRACKETED.fullmatch(text)
+    return found.group(1) if found else None
 
 
 # MEDLINE's translated title in brackets with index notes after it ("[Title in English]. [Review] [12 refs]").
