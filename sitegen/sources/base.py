@@ -376,6 +376,14 @@ def _converted(convert: Callable[[Any], Record | None], item: Any) -> tuple[Reco
     return record, left_out
 
 
+def _said_once(notes: list[str], more: Iterable[str]) -> None:
+    """Each of `more` appended to `notes` unless said there already (or earlier in `more`): what was left out the
+    same way of several items, or of one item met again on another page, is said once."""
+    for note in more:
+        if note not in notes:
+            notes.append(note)
+
+
 # --------------------------------------------------------------------------- items to records
 
 # What a converter may raise on provider data of a shape nobody foresaw (ValidationError: a record
@@ -436,7 +444,7 @@ def to_record(item: Any, convert: Callable[[Any], Record | None], warnings: list
     fails on it. What was left out of the record (as by `to_records`) is said in `warnings`."""
     try:
         record, left_out = _converted(convert, item)
-        warnings += (note for note in left_out if note not in warnings)
+        _said_once(warnings, left_out)
         return record
     except Untitled:
         return None
@@ -644,7 +652,7 @@ class Pager:
             else:
                 self._keys.add(key)
                 self.records.append(record)
-        self._left_out += (note for note in converted.left_out if note not in self._left_out)
+        _said_once(self._left_out, converted.left_out)
         for record_id in converted.untitled:
             if record_id in self._untitled:
                 self.repeated += 1
@@ -703,7 +711,7 @@ class Pager:
                                   f"{unreadable}; {'it is' if len(self._unreadable) == 1 else 'they are'} missing "
                                   "from this run, which is therefore incomplete")
         # each once: a work of a list that was read whole on its own (OpenAlex's authors) was said of already
-        trace.warnings += (note for note in self._left_out if note not in trace.warnings)
+        _said_once(trace.warnings, self._left_out)
         if self.repeated:
             trace.warnings.append(f"{name} sent {counted(self.repeated, 'item')} more than once; each was kept once")
         truncated = total > self.cap
