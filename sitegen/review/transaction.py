@@ -163,7 +163,8 @@ def not_a_review(root: Path) -> str | None:
     else (an export to import, a report's path)."""
     if not os.path.lexists(root):
         beside = _reviews_in(Path(os.path.dirname(root) or "."), depth=1)
-        return f"{shown_path(root)} does not exist" + (f" (the review folders there: {listed([shown_path(folder) for folder in beside])})" if beside else "")
+        there = f" (the review folders there: {listed([shown_path(folder) for folder in beside])})" if beside else ""
+        return f"{shown_path(root)} does not exist{there}"
     if not os.path.isdir(root):
         return f"{shown_path(root)} is not a folder"
     if not os.path.lexists(root / "review.yaml"):
