@@ -219,8 +219,8 @@ def _notice_ids(notice: dict, which: str, notes: list[str]) -> dict[str, str | N
         given = notice.get(namespace)
         ids[namespace] = normalise(given) if given is not None else None
         if given is not None and ids[namespace] is None:
-            notes.append(f"{which.format(label=NAMESPACE_LABELS[namespace])} {given!r} is not a valid {NAMESPACE_LABELS[namespace]}; "
-                         "left out")
+            label = NAMESPACE_LABELS[namespace]
+            notes.append(f"{which.format(label=label)} {given!r} is not a valid {label}; left out")
     return ids
 
 
