@@ -843,3 +843,19 @@ def test_named_entities_under_pubmeds_doctype_read_as_their_characters_wherever_
     assert record.author[0].family == "O\u2019Byrne\u00f6"
     assert record.page == "1865\u20131876"  # as the character itself sent reads
     assert record.container_title == "The New England journal of medicine \u2013 &unknownname;"
+
+
+def test_named_entities_in_an_attribute_read_as_their_characters_as_in_element_text():
+    # libxml2 drops an undeclared entity from an attribute's value ("A&ndash;B" read "AB"): a section's label is
+    # read as its text is, the character for a name the table holds, the name as written for one it does not.
+    body = NEJM.replace(b'<AbstractText Label="RESULTS">', b'<AbstractText Label="RESULTS &ndash; PRIMARY &amp; &foo;">')
+    [record] = pubmed.lookup(fetcher(lambda request: xml_response(body))[0], SETTINGS, "29768149").records
+    assert "RESULTS \u2013 PRIMARY & &foo;: A total of 3849 patients" in record.abstract
+
+
+def test_an_attribute_entity_is_read_only_in_a_start_tag_never_in_a_comment_or_cdata():
+    prolog = NEJM.split(b"<PubmedArticleSet>")[0]
+    root = parse_xml(prolog + b'<PubmedArticleSet Label=\'a > b &alpha;&NotEqualTilde;\'><!-- <x y="&ndash;"> -->'
+                              b'<![CDATA[<x y="&ndash;">]]>&ndash;</PubmedArticleSet>')
+    assert root.get("Label") == "a > b \u03b1\u2242\u0338"
+    assert root[0].text == ' <x y="&ndash;"> ' and root[0].tail == '<x y="&ndash;">'

@@ -239,8 +239,14 @@ def entity_character(entity: etree._Entity) -> str:
     """What a named entity the parser left unexpanded reads as. Provider XML that names an external DTD (PubMed's,
     JATS') uses its entities ("&ndash;", "&alpha;") undeclared, as that DTD is never read: each is the character
     the HTML and MathML table names it (which holds JATS' and NLM's names), one table for every provider; a name it
-    does not hold stays as written. An entity declared in the body itself is never expanded: parse_xml refuses it."""
-    return html.entities.html5.get(f"{entity.name};", entity.text or "")
+    does not hold stays as written. An entity declared in the body itself is never expanded: parse_xml refuses it.
+    One in an attribute's value is read alike (parse_xml)."""
+    return named_character(entity.name) or entity.text or ""
+
+
+def named_character(name: str) -> str | None:
+    """The character(s) the HTML and MathML table names `name` ("ndash": "–"), or None."""
+    return html.entities.html5.get(f"{name};")
 
 
 def xml_text(node: etree._Element) -> str:
@@ -762,19 +768,59 @@ _XML = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, 
 
 
 def parse_xml(data: bytes) -> etree._Element:
-    try:
-        root = etree.fromstring(data, parser=_XML)
-    except etree.XMLSyntaxError as exc:
-        raise Malformed(f"the body is not well-formed XML ({exc.msg})") from None
-    if root is None:
-        raise Malformed("the body is empty")
+    root = _parsed(data)
     # No provider's answer declares anything in its DOCTYPE (PubMed's names an external DTD, which is not read). One
     # that does is no answer of theirs: its entities would be kept unexpanded, as "&name;" in a title, and its
     # elements' declarations could add attributes; refused whole, as a full text's is (sitegen.sources.jats).
     dtd = root.getroottree().docinfo.internalDTD
     if dtd is not None and (next(dtd.iterentities(), None) is not None or next(dtd.iterelements(), None) is not None):
         raise Malformed("the body's DOCTYPE has an internal subset: refused, nothing expanded")
+    # A named entity no DTD read declares (one of PubMed's or JATS' external DTD) in an attribute's value is dropped
+    # by libxml2, the text around it kept ("A&ndash;B" read "AB"), where in an element's text it stays an entity
+    # node read as its character (`xml_text`). Written as that character before parsing again, an attribute reads
+    # as an element's text does, never silently shorter.
+    if (written := _attribute_entities_as_characters(data)) != data:
+        root = _parsed(written)
     return root
+
+
+def _parsed(data: bytes) -> etree._Element:
+    try:
+        root = etree.fromstring(data, parser=_XML)
+    except etree.XMLSyntaxError as exc:
+        raise Malformed(f"the body is not well-formed XML ({exc.msg})") from None
+    if root is None:
+        raise Malformed("the body is empty")
+    return root
+
+
+# A named entity other than XML's own five, anywhere: what a body without one (nearly every answer) is passed by.
+_UNDECLARED_ENTITY = re.compile(rb"&(?!(?:amp|lt|gt|quot|apos);)([A-Za-z_:][A-Za-z0-9_:.-]*);")
+# Markup that may hold a "<" or a quote that is not a start tag's (comments, CDATA, processing instructions, the
+# DOCTYPE), matched to be passed over, and a start tag, whose quoted values may hold ">". The body is well-formed
+# (parsed already), so these are all that a "<" opens.
+_MARKUP = re.compile(rb"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<\?.*?\?>|<!DOCTYPE(?:[^\[>]|\[.*?\])*>"
+                     rb"|(?P<tag><[^!?/](?:[^>\"']|\"[^\"]*\"|'[^']*')*>)", re.DOTALL)
+
+
+def _attribute_entities_as_characters(data: bytes) -> bytes:
+    """`data` with each undeclared named entity in a start tag's attribute values written as character references
+    to what `entity_character` reads it as, or as its own text ("&amp;name;") when the table holds no such name."""
+    if not _UNDECLARED_ENTITY.search(data):
+        return data
+
+    def reference(entity: re.Match[bytes]) -> bytes:
+        name = entity.group(1).decode("ascii")
+        characters = named_character(name)
+        if characters is None:
+            return b"&amp;" + entity.group(1) + b";"
+        return "".join(f"&#{ord(character)};" for character in characters).encode("ascii")
+
+    def tag(markup: re.Match[bytes]) -> bytes:
+        text = markup.group()
+        return _UNDECLARED_ENTITY.sub(reference, text) if markup.group("tag") else text
+
+    return _MARKUP.sub(tag, data)
 
 
 def check_status(response: Response, provider: str, key_variable: str | None = None) -> None:
