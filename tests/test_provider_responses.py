@@ -113,14 +113,55 @@ def test_an_item_without_the_providers_own_id_leaves_the_run_incomplete(provider
 
 def test_an_id_sitegen_cannot_read_names_the_item_it_skips():
     """A Crossref DOI sitegen cannot normalise is still the provider's name for the work: the work is skipped by
-    that name (a human can look it up), not taken for a broken item."""
+    that name (a human can look it up), not taken for a broken item, and not said to have had no DOI."""
     page = json.loads(crossref_page(False))
     page["message"]["items"][1]["DOI"] = "not-a-doi"
     fetch, _, _ = fetcher(lambda request: json_response(json.dumps(page)))
     with fetch:
         outcome = crossref.search(fetch, SETTINGS, {"query": "ecology"})
     assert outcome.complete and len(outcome.records) == 1
-    assert outcome.warnings == ["1 Crossref work had no DOI and was skipped: not-a-doi"]
+    assert outcome.warnings == ["1 Crossref work whose DOI could not be read was skipped: 'not-a-doi'"]
+
+
+def test_an_unreadable_id_is_shown_escaped_and_cut_and_apart_from_items_without_one():
+    page = json.loads(crossref_page(False))
+    page["message"]["total-results"] = 3
+    page["message"]["items"].append(copy.deepcopy(page["message"]["items"][1]))
+    page["message"]["items"][1]["DOI"] = "10.1234/\u202eevil\nline" + "x" * 200
+    del page["message"]["items"][2]["DOI"]
+    page["message"]["items"][2]["title"] = ["Another title"]
+    fetch, _, _ = fetcher(lambda request: json_response(json.dumps(page)))
+    with fetch:
+        outcome = crossref.search(fetch, SETTINGS, {"query": "ecology"})
+    assert len(outcome.records) == 1 and outcome.dropped == 1
+    unread, lost = outcome.warnings
+    assert unread == "1 Crossref work whose DOI could not be read was skipped: '10.1234/\\u202eevil\\nline" + "x" * 62 + "'"
+    assert "\n" not in unread and "\u202e" not in unread
+    assert "could not be read (no DOI)" in lost
+
+
+@pytest.mark.parametrize(("run", "body", "said"), [
+    (lambda fetch: crossref.lookup(fetch, SETTINGS, "10.1038/srep16696"),
+     lambda: json.dumps({**json.loads(CROSSREF_LOOKUP), "message": {**json.loads(CROSSREF_LOOKUP)["message"],
+                                                                    "DOI": "10.1038/srep 16696"}}).encode(),
+     "the work's DOI '10.1038/srep 16696' could not be read"),
+    (lambda fetch: pubmed.lookup(fetch, SETTINGS, "29768149"),
+     lambda: NEJM_EFETCH.replace(b'<PMID Version="1">29768149</PMID>', b'<PMID Version="1">29768149a</PMID>', 1),
+     "the article's PMID '29768149a' could not be read"),
+    (lambda fetch: arxiv.lookup(fetch, SETTINGS, "1605.08386"),
+     lambda: ARXIV_ONE.replace(b"<id>http://arxiv.org/abs/1605.08386v1</id>", b"<id>http://arxiv.org/abs/16O5.08386v1</id>"),
+     "the entry's arXiv id 'http://arxiv.org/abs/16O5.08386v1' could not be read"),
+])
+def test_a_lookup_answered_with_an_unreadable_id_says_what_it_was(run, body, said):
+    fetch, _, _ = fetcher(lambda request: httpx.Response(200, content=body()))
+    with fetch:
+        outcome = run(fetch)
+    assert outcome.status == "unavailable" and said in outcome.warnings[0]
+
+
+CROSSREF_LOOKUP = (FIXTURES / "crossref" / "crossref_work_10.1038_srep16696.json").read_bytes()
+NEJM_EFETCH = (FIXTURES / "pubmed" / "pubmed-29768149.xml").read_bytes()
+ARXIV_ONE = (FIXTURES / "arxiv" / "id_1605.08386_s0_m100_199195aa31ad.atom.xml").read_bytes()
 
 
 # --------------------------------------------------------------------------- text a reader cannot see

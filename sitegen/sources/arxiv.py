@@ -27,6 +27,7 @@ from sitegen.sources.base import (
     check_status,
     element_text,
     lookup_outcome,
+    no_record,
     own_id,
     parse_date,
     parse_xml,
@@ -137,7 +138,7 @@ def lookup(fetcher: Fetcher, settings: SourceSettings, arxiv_id: str) -> SourceO
             raise Malformed(f"arXiv reported {total} matches but sent {len(entries)}")
         records = [to_record(entry, entry_to_record, trace.warnings, "the entry") for entry in entries]
         if None in records:
-            raise Malformed("the entry has no arXiv id or title")
+            raise no_record(ENTRIES, entries[records.index(None)], "the entry")
         return lookup_outcome(trace, arxiv_id, records, lambda found: found.custom.arxiv == asked)
     return run_call(Trace("arxiv", fetcher, PROVIDER, Secrets()), call)
 

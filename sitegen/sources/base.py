@@ -498,13 +498,20 @@ def conversion_failure(exc: Exception) -> str:
 # --------------------------------------------------------------------------- paging
 
 
+class UnreadId(str):
+    """An item's own id that sitegen cannot read, as its provider wrote it (`own_id`): a warning says the item had
+    one, and shows it, where an item without one "had no DOI"."""
+
+
 def own_id(value: Any, normalise: Callable[[Any], str | None]) -> str | None:
-    """An item's own id as its provider sent it: normalised, else as written (its first 80 characters), so that an
-    id sitegen cannot read still names the item in a warning; None when the provider sent none."""
+    """An item's own id as its provider sent it: normalised, else as written (an `UnreadId`: its first 80
+    characters, quoted and escaped), so that an id sitegen cannot read still names the item in a warning; None when
+    the provider sent none."""
     if normalised := normalise(value):
         return normalised
-    written = text_value(value)
-    return written[:80] if written else None
+    # Only text: an id of another type (a list, a number) is a broken item, unreadable (`to_records`)
+    written = _written(value) if isinstance(value, str) else None
+    return UnreadId(written) if written else None
 
 
 @dataclass(frozen=True)
@@ -523,6 +530,15 @@ class Items:
     def counted(self, n: int, provider: str) -> str:
         """`n` of the provider's items: "1 arXiv entry", "3 arXiv entries"."""
         return counted(n, f"{provider} {self.noun}", f"{provider} {self.plural or self.noun + 's'}")
+
+
+def no_record(items: Items, item: Any, what: str) -> Malformed:
+    """Why `item`, a lookup's answer, made no record: its own id could not be read (shown as sent), or it had none
+    or no title."""
+    own = items.native_id(item) if items.native_id else None
+    if isinstance(own, UnreadId):
+        return Malformed(f"{what}'s {items.native_name} {own} could not be read")
+    return Malformed(f"{what} has {items.missing} or title")
 
 
 Page = TypeVar("Page")
@@ -704,10 +720,16 @@ class Pager:
         if self.read and not self.records and not self._skipped_names:
             raise Malformed(f"none of the {self.items.counted(self.read, name)} could be used ({len(self._skipped)} had "
                             f"{self.items.missing}, {len(self._untitled)} no title)")
-        if self._skipped:
-            shown = f": {listed(list(self._skipped_names))}" if self._skipped_names else ""
-            trace.warnings.append(f"{self.items.counted(len(self._skipped), name)} had {self.items.missing} and "
-                                  f"{_were(len(self._skipped))} skipped{shown}")
+        # An item whose own id could not be read had one: said so, with what it was, apart from those without one
+        unread = [name for name in self._skipped_names if isinstance(name, UnreadId)]
+        if unread:
+            trace.warnings.append(f"{self.items.counted(len(unread), name)} whose {self.items.native_name} could not "
+                                  f"be read {_were(len(unread))} skipped: {listed(unread)}")
+        if skipped := len(self._skipped) - len(unread):
+            names = [name for name in self._skipped_names if not isinstance(name, UnreadId)]
+            shown = f": {listed(names)}" if names else ""
+            trace.warnings.append(f"{self.items.counted(skipped, name)} had {self.items.missing} and "
+                                  f"{_were(skipped)} skipped{shown}")
         if self._untitled:
             trace.warnings.append(f"{self.items.counted(len(self._untitled), name)} had no title and "
                                   f"{_were(len(self._untitled))} left out: "

@@ -40,6 +40,7 @@ from sitegen.sources.base import (
     check_status,
     date_from_parts,
     lookup_outcome,
+    no_record,
     not_found,
     own_id,
     parse_json,
@@ -390,7 +391,7 @@ def lookup(fetcher: Fetcher, settings: SourceSettings, doi: str) -> SourceOutcom
         message = _envelope_message(response, "work")
         record = to_record(message, work_to_record, trace.warnings, "the work")
         if record is None:
-            raise Malformed("the work has no DOI or title")
+            raise no_record(WORKS, message, "the work")
         # Crossref answers an alias DOI with the work under its primary DOI: another record, for a caller to judge
         return lookup_outcome(trace, asked, [record], lambda found: found.DOI == asked)
     return run_call(Trace("crossref", fetcher, PROVIDER, secrets(settings)), call)

@@ -32,6 +32,7 @@ from sitegen.sources.base import (
     element_text,
     lookup_outcome,
     month_number,
+    no_record,
     own_id,
     parse_xml,
     read_identifier,
@@ -306,7 +307,7 @@ def lookup(fetcher: Fetcher, settings: SourceSettings, pmid: str) -> SourceOutco
         entries = _entries(_get_xml(trace, "efetch.fcgi", [("db", "pubmed"), ("id", wanted), ("retmode", "xml")]))
         records = [to_record(entry, pubmed_to_record, trace.warnings, "the article") for entry in entries]
         if None in records:
-            raise Malformed("the article has no PMID or title")
+            raise no_record(ARTICLES, entries[records.index(None)], "the article")
         return lookup_outcome(trace, f"PMID {wanted}", records, lambda found: found.PMID == wanted,
                               lambda other: f"PMID {other.PMID}")
     return run_call(Trace("pubmed", fetcher, provider(settings), secrets(settings)), call)
