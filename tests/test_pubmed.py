@@ -851,6 +851,10 @@ def test_named_entities_in_an_attribute_read_as_their_characters_as_in_element_t
     body = NEJM.replace(b'<AbstractText Label="RESULTS">', b'<AbstractText Label="RESULTS &ndash; PRIMARY &amp; &foo;">')
     [record] = pubmed.lookup(fetcher(lambda request: xml_response(body))[0], SETTINGS, "29768149").records
     assert "RESULTS \u2013 PRIMARY & &foo;: A total of 3849 patients" in record.abstract
+    # in whatever encoding the body is written (the parser reads UTF-16 by its mark)
+    utf16 = body.decode().replace('<?xml version="1.0" ?>', '<?xml version="1.0" encoding="UTF-16"?>').encode("utf-16")
+    [record] = pubmed.lookup(fetcher(lambda request: xml_response(utf16))[0], SETTINGS, "29768149").records
+    assert "RESULTS \u2013 PRIMARY & &foo;: A total of 3849 patients" in record.abstract
 
 
 def test_an_attribute_entity_is_read_only_in_a_start_tag_never_in_a_comment_or_cdata():

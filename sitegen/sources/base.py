@@ -800,8 +800,10 @@ def parse_xml(data: bytes) -> etree._Element:
     # A named entity no DTD read declares (one of PubMed's or JATS' external DTD) in an attribute's value is dropped
     # by libxml2, the text around it kept ("A&ndash;B" read "AB"), where in an element's text it stays an entity
     # node read as its character (`xml_text`). Written as that character before parsing again, an attribute reads
-    # as an element's text does, never silently shorter.
-    if (written := _attribute_entities_as_characters(data)) != data:
+    # as an element's text does, never silently shorter. Only a DOCTYPE lets an entity go undeclared: without one,
+    # the body is not well-formed.
+    info = root.getroottree().docinfo
+    if info.doctype and (written := _attribute_entities_as_characters(data, info.encoding or "UTF-8")) != data:
         root = _parsed(written)
     return root
 
@@ -817,32 +819,35 @@ def _parsed(data: bytes) -> etree._Element:
 
 
 # A named entity other than XML's own five, anywhere: what a body without one (nearly every answer) is passed by.
-_UNDECLARED_ENTITY = re.compile(rb"&(?!(?:amp|lt|gt|quot|apos);)([A-Za-z_:][A-Za-z0-9_:.-]*);")
+_UNDECLARED_ENTITY = re.compile(r"&(?!(?:amp|lt|gt|quot|apos);)((?:[^\W\d]|[_:])[\w.:\-\u00b7]*);")
 # Markup that may hold a "<" or a quote that is not a start tag's (comments, CDATA, processing instructions, the
 # DOCTYPE), matched to be passed over, and a start tag, whose quoted values may hold ">". The body is well-formed
 # (parsed already), so these are all that a "<" opens.
-_MARKUP = re.compile(rb"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<\?.*?\?>|<!DOCTYPE(?:[^\[>]|\[.*?\])*>"
-                     rb"|(?P<tag><[^!?/](?:[^>\"']|\"[^\"]*\"|'[^']*')*>)", re.DOTALL)
+_MARKUP = re.compile(r"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<\?.*?\?>|<!DOCTYPE(?:[^\[>]|\[.*?\])*>"
+                     r"|(?P<tag><[^!?/](?:[^>\"']|\"[^\"]*\"|'[^']*')*>)", re.DOTALL)
 
 
-def _attribute_entities_as_characters(data: bytes) -> bytes:
-    """`data` with each undeclared named entity in a start tag's attribute values written as character references
-    to what `entity_character` reads it as, or as its own text ("&amp;name;") when the table holds no such name."""
-    if not _UNDECLARED_ENTITY.search(data):
+def _attribute_entities_as_characters(data: bytes, encoding: str) -> bytes:
+    """`data` (in `encoding`, as the parser read it) with each undeclared named entity in a start tag's attribute
+    values written as character references to what `entity_character` reads it as, or as its own text
+    ("&amp;name;") when the table holds no such name; in the same encoding (UTF-16 too), so its declaration holds."""
+    try:
+        text = data.decode(encoding)
+    except (LookupError, UnicodeDecodeError):
+        raise Malformed(f"the body's encoding ({encoding[:40]!r}) cannot be read to check its attributes") from None
+    if not _UNDECLARED_ENTITY.search(text):
         return data
 
-    def reference(entity: re.Match[bytes]) -> bytes:
-        name = entity.group(1).decode("ascii")
-        characters = named_character(name)
+    def reference(entity: re.Match[str]) -> str:
+        characters = named_character(entity.group(1))
         if characters is None:
-            return b"&amp;" + entity.group(1) + b";"
-        return "".join(f"&#{ord(character)};" for character in characters).encode("ascii")
+            return f"&amp;{entity.group(1)};"
+        return "".join(f"&#{ord(character)};" for character in characters)
 
-    def tag(markup: re.Match[bytes]) -> bytes:
-        text = markup.group()
-        return _UNDECLARED_ENTITY.sub(reference, text) if markup.group("tag") else text
+    def tag(markup: re.Match[str]) -> str:
+        return _UNDECLARED_ENTITY.sub(reference, markup.group()) if markup.group("tag") else markup.group()
 
-    return _MARKUP.sub(tag, data)
+    return _MARKUP.sub(tag, text).encode(encoding)
 
 
 def check_status(response: Response, provider: str, key_variable: str | None = None) -> None:
