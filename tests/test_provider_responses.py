@@ -227,3 +227,29 @@ def test_a_title_of_invisible_characters_alone_is_no_title(title):
         outcome = crossref.search(fetch, SETTINGS, {"query": "ecology"})
     assert outcome.complete and len(outcome.records) == 1
     assert outcome.warnings == ["1 Crossref work had no title and was left out: 10.1093/obo/9780199830060-0023"]
+
+
+# --------------------------------------------------------------------------- a count that is no count
+
+ESEARCH = (FIXTURES / "pubmed" / "esearch2.xml").read_bytes()
+
+
+@pytest.mark.parametrize(("written", "said"), [
+    ("-1", "the Count '-1' is not a whole number of matches"),
+    ("4.2e4", "the Count '4.2e4' is not a whole number of matches"),
+    ("9" * 20, f"the Count '{'9' * 20}' is not a whole number of matches"),
+    ("", "the response has no Count"),
+])
+def test_a_count_that_is_no_whole_number_is_said_as_sent_not_as_missing(written, said):
+    """A PubMed esearch or an arXiv feed whose count is not a whole number is no answer; the warning says what it
+    held (it said the count was missing)."""
+    esearch = ESEARCH.replace(b"<Count>42249</Count>", f"<Count>{written}</Count>".encode(), 1)
+    fetch, _, _ = fetcher(lambda request: xml_response(esearch))
+    with fetch:
+        outcome = pubmed.search(fetch, SETTINGS, "cancer")
+    assert outcome.status == "unavailable" and said in outcome.warnings[0]
+    feed = ARXIV_ONE.replace(b"<opensearch:totalResults>1<", f"<opensearch:totalResults>{written}<".encode())
+    fetch, _, _ = fetcher(lambda request: xml_response(feed, "application/atom+xml"))
+    with fetch:
+        outcome = arxiv.lookup(fetch, SETTINGS, "1605.08386")
+    assert outcome.status == "unavailable" and said.replace("Count", "opensearch:totalResults") in outcome.warnings[0]

@@ -31,10 +31,10 @@ from sitegen.sources.base import (
     own_id,
     parse_date,
     parse_xml,
+    reported_count,
     require_title,
     run_call,
     to_record,
-    whole_number,
 )
 from sitegen.sources.http import Fetcher, Provider, Response, Secrets, SourceError
 from sitegen.sources.outcome import SourceOutcome
@@ -172,10 +172,7 @@ def _feed(response: Response) -> etree._Element:
 
 
 def _total(feed: etree._Element) -> int:
-    total = whole_number(_text(feed, "opensearch:totalResults"))
-    if total is None:
-        raise Malformed("the feed has no opensearch:totalResults")
-    return total
+    return reported_count(_text(feed, "opensearch:totalResults"), "opensearch:totalResults")
 
 
 def _paged(trace: Trace, query: str, page_size: int, settings: SourceSettings) -> SourceOutcome:

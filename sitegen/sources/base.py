@@ -302,6 +302,16 @@ def whole_number(text: Any, digits: int = 12) -> int | None:
     return int(text)
 
 
+def reported_count(text: str | None, what: str) -> int:
+    """A provider's count of matches sent as text (`what` names where: "Count"); Malformed when it is missing, or
+    says what it held when it is no whole number ("-1", "1e3", more digits than a count has)."""
+    if (count := whole_number(text)) is not None:
+        return count
+    if not text:
+        raise Malformed(f"the response has no {what}")
+    raise Malformed(f"the {what} {_written(text)} is not a whole number of matches")
+
+
 _DATE = re.compile(r"\s*([0-9]{1,4})(?![0-9])(?:-([0-9]{1,2})(?![0-9])(?:-([0-9]{1,2})(?![0-9]))?)?")
 
 

@@ -36,6 +36,7 @@ from sitegen.sources.base import (
     own_id,
     parse_xml,
     read_identifier,
+    reported_count,
     require_title,
     run_call,
     to_record,
@@ -340,10 +341,8 @@ def _history(root: etree._Element, warnings: list[str]) -> tuple[int, str, str]:
     altered = [f"{NOT_AS_WRITTEN[node.tag]} {element_text(node)!r}"
                for node in [*root.iterfind("ErrorList/*"), *root.iterfind("WarningList/*")]
                if node.tag in NOT_AS_WRITTEN and not _only_a_stopword(node)]
-    count = whole_number(element_text(root.find("Count")), 12)
+    count = reported_count(element_text(root.find("Count")), "Count")
     web_env, query_key = element_text(root.find("WebEnv")) or "", element_text(root.find("QueryKey")) or ""
-    if count is None:
-        raise Malformed("the search result has no Count")
     if altered and count:
         it = "it" if len(altered) == 1 else "them"
         raise Unsupported(f"PubMed {' and '.join(altered)} and searched the rest of the query instead ({count} "
