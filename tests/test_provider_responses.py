@@ -253,3 +253,17 @@ def test_a_count_that_is_no_whole_number_is_said_as_sent_not_as_missing(written,
     with fetch:
         outcome = arxiv.lookup(fetch, SETTINGS, "1605.08386")
     assert outcome.status == "unavailable" and said.replace("Count", "opensearch:totalResults") in outcome.warnings[0]
+
+
+def test_a_lookup_answered_with_an_untitled_work_says_so_not_no_doi_or_title():
+    work = json.loads(CROSSREF_LOOKUP)
+    del work["message"]["title"]
+    fetch, _, _ = fetcher(lambda request: json_response(json.dumps(work)))
+    with fetch:
+        outcome = crossref.lookup(fetch, SETTINGS, "10.1038/srep16696")
+    assert outcome.status == "unavailable" and "the work, 10.1038/srep16696, has no title" in outcome.warnings[0]
+    del work["message"]["DOI"]
+    fetch, _, _ = fetcher(lambda request: json_response(json.dumps(work)))
+    with fetch:
+        outcome = crossref.lookup(fetch, SETTINGS, "10.1038/srep16696")
+    assert outcome.status == "unavailable" and "the work has no DOI" in outcome.warnings[0]

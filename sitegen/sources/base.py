@@ -543,12 +543,12 @@ class Items:
 
 
 def no_record(items: Items, item: Any, what: str) -> Malformed:
-    """Why `item`, a lookup's answer, made no record: its own id could not be read (shown as sent), or it had none
-    or no title."""
+    """Why `item`, a lookup's answer, made no record: its own id could not be read (shown as sent), it had none,
+    or it had no title."""
     own = items.native_id(item) if items.native_id else None
     if isinstance(own, UnreadId):
         return Malformed(f"{what}'s {items.native_name} {own} could not be read")
-    return Malformed(f"{what} has {items.missing} or title")
+    return Malformed(f"{what} has {items.missing}" if own is None else f"{what}, {own}, has no title")
 
 
 Page = TypeVar("Page")
