@@ -267,3 +267,30 @@ def test_a_lookup_answered_with_an_untitled_work_says_so_not_no_doi_or_title():
     with fetch:
         outcome = crossref.lookup(fetch, SETTINGS, "10.1038/srep16696")
     assert outcome.status == "unavailable" and "the work has no DOI" in outcome.warnings[0]
+
+
+# --------------------------------------------------------------------------- provider text quoted in a warning
+
+LONG = "Backend failed " + "and failed again " * 20_000
+ARXIV_ERROR = (FIXTURES / "arxiv" / "id_abc_s0_m100_b79c8dcf6bc3.atom.xml").read_bytes()
+
+
+@pytest.mark.parametrize(("run", "body"), [
+    (lambda fetch: pubmed.lookup(fetch, SETTINGS, "29768149"),
+     f'<?xml version="1.0" ?>\n<eFetchResult><ERROR>{LONG}</ERROR></eFetchResult>'.encode()),
+    (lambda fetch: pubmed.search(fetch, SETTINGS, "cancer"),
+     ESEARCH.replace(b"<Count>42249</Count>", f"<ErrorList><{'Odd' * 10_000}>{LONG}</{'Odd' * 10_000}></ErrorList>"
+                                               "<Count>42249</Count>".encode(), 1)),
+    (lambda fetch: arxiv.lookup(fetch, SETTINGS, "1605.08386"),
+     ARXIV_ERROR.replace(b"incorrect id format for abc</summary>", LONG.encode() + b"</summary>")),
+    (lambda fetch: crossref.lookup(fetch, SETTINGS, "10.1038/srep16696"),
+     CROSSREF_LOOKUP.replace(b'"message-type":"work"', json.dumps({"message-type": LONG}).strip("{}").encode())),
+])
+def test_text_an_answer_holds_is_quoted_cut_never_whole_in_a_warning(run, body):
+    """An error a provider reports, or a kind of answer it names, is quoted in the warning (which the report and the
+    ledger keep), never whole: a provider's answer cannot fill them with whatever it holds."""
+    fetch, _, _ = fetcher(lambda request: httpx.Response(200, content=body))
+    with fetch:
+        outcome = run(fetch)
+    assert outcome.status in ("unavailable", "unsupported")
+    assert "Backend failed and failed again" in outcome.warnings[0] and len(outcome.warnings[0]) < 1000

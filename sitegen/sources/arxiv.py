@@ -34,6 +34,7 @@ from sitegen.sources.base import (
     reported_count,
     require_title,
     run_call,
+    said,
     to_record,
 )
 from sitegen.sources.http import Fetcher, Provider, Response, Secrets, SourceError
@@ -65,7 +66,7 @@ def error_message(entry: etree._Element) -> str | None:
     # A paper could be titled "Error"; arXiv's error entries are told apart by an id that is no paper's.
     if _text(entry, "atom:title") != "Error" or normalise_arxiv(_text(entry, "atom:id")):
         return None
-    return _text(entry, "atom:summary") or "arXiv reported an error without a message"
+    return said(_text(entry, "atom:summary") or "arXiv reported an error without a message")
 
 
 def entry_to_record(entry: etree._Element) -> Record | None:
@@ -165,7 +166,7 @@ def _feed(response: Response) -> etree._Element:
     check_status(response, PROVIDER.name)
     feed = parse_xml(response.body)
     if feed.tag != FEED:
-        raise Malformed(f"expected an Atom feed, got a <{etree.QName(feed).localname}> document")
+        raise Malformed(f"expected an Atom feed, got a <{said(etree.QName(feed).localname)}> document")
     if message := _first_error(feed):
         raise Unsupported(message)
     return feed

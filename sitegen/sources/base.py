@@ -283,6 +283,14 @@ def element_plain_text(node: etree._Element | None) -> str | None:
     return plain_text(html.escape(node.text or "", quote=False) + children)
 
 
+def said(value: Any, most: int = 200) -> str:
+    """Provider text quoted in a message (an error it reported, a tag it sent), whitespace collapsed and cut to its
+    first `most` characters: an answer cannot fill a warning, and the report and ledger that keep it, with whatever
+    it holds."""
+    text = " ".join(str(value).split())
+    return text if len(text) <= most else f"{text[:most]}…"
+
+
 def as_dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 

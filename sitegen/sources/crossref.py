@@ -46,6 +46,7 @@ from sitegen.sources.base import (
     parse_json,
     require_title,
     run_call,
+    said,
     text_value,
     to_record,
 )
@@ -427,10 +428,10 @@ def _envelope_message(response: Response, kind: str) -> dict[str, Any]:
     envelope = parse_json(response)
     if not isinstance(envelope, dict) or envelope.get("status") != "ok":
         status = envelope.get("status") if isinstance(envelope, dict) else None
-        raise Malformed(f"the response status is {status!r}, not 'ok': {str(envelope)[:200]!r}")
+        raise Malformed(f"the response status is {said(repr(status))}, not 'ok': {str(envelope)[:200]!r}")
     message = envelope.get("message")
     if envelope.get("message-type") != kind or not isinstance(message, dict):
-        raise Malformed(f"expected a {kind} message, got {envelope.get('message-type')!r}")
+        raise Malformed(f"expected a {kind} message, got {said(repr(envelope.get('message-type')))}")
     return message
 
 

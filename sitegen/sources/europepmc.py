@@ -36,6 +36,7 @@ from sitegen.sources.base import (
     read_identifier,
     require_title,
     run_call,
+    said,
     text_value,
     whole_number,
     works_noticed_once,
@@ -415,7 +416,7 @@ def parse_article(data: bytes, pmcid: str) -> dict[str, Any]:
     be the article `pmcid` names; Malformed when the body is refused (jats.read_article) or is not it."""
     article = read_article(data)
     if article.tag != "article":
-        raise Malformed(f"expected a JATS <article>, got <{article.tag}>")
+        raise Malformed(f"expected a JATS <article>, got <{said(article.tag)}>")
     meta = article.find("front/article-meta")
     if meta is None:
         raise Malformed("the article has no <front>/<article-meta>")

@@ -39,6 +39,7 @@ from sitegen.sources.base import (
     reported_count,
     require_title,
     run_call,
+    said,
     to_record,
     whole_number,
     works_noticed_once,
@@ -325,7 +326,7 @@ def _get_xml(trace: Trace, utility: str, params: list[tuple[str, str]]) -> etree
     # reports none: eSpell sends one with every answer, and the answer is then judged by its kind.
     error = next((message for node in root.iter("ERROR") if (message := element_text(node))), None)
     if error is not None:
-        raise Malformed(f"PubMed reported an error: {error}")
+        raise Malformed(f"PubMed reported an error: {said(error)}")
     return root
 
 
@@ -334,11 +335,11 @@ def _history(root: etree._Element, warnings: list[str]) -> tuple[int, str, str]:
     (NOT_AS_WRITTEN) is a warning when nothing matched, and Unsupported when something did: PubMed then
     searched another query than the one saved."""
     if root.tag != "eSearchResult":
-        raise Malformed(f"expected an eSearchResult, got <{root.tag}>")
+        raise Malformed(f"expected an eSearchResult, got <{said(root.tag)}>")
     for node in root.iterfind("ErrorList/*"):
         if node.tag not in NOT_AS_WRITTEN:
-            raise Malformed(f"PubMed reported {node.tag}: {element_text(node) or 'no detail'}")
-    altered = [f"{NOT_AS_WRITTEN[node.tag]} {element_text(node)!r}"
+            raise Malformed(f"PubMed reported {said(node.tag)}: {said(element_text(node) or 'no detail')}")
+    altered = [f"{NOT_AS_WRITTEN[node.tag]} {said(element_text(node))!r}"
                for node in [*root.iterfind("ErrorList/*"), *root.iterfind("WarningList/*")]
                if node.tag in NOT_AS_WRITTEN and not _only_a_stopword(node)]
     count = reported_count(element_text(root.find("Count")), "Count")
@@ -356,7 +357,7 @@ def _history(root: etree._Element, warnings: list[str]) -> tuple[int, str, str]:
 def _entries(root: etree._Element) -> list[etree._Element]:
     """The PubmedArticle and PubmedBookArticle elements of an efetch result, in order."""
     if root.tag != "PubmedArticleSet":
-        raise Malformed(f"expected a PubmedArticleSet, got <{root.tag}>")
+        raise Malformed(f"expected a PubmedArticleSet, got <{said(root.tag)}>")
     return [element for element in root if element.tag in ("PubmedArticle", "PubmedBookArticle")]
 
 
