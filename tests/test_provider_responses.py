@@ -294,3 +294,16 @@ def test_text_an_answer_holds_is_quoted_cut_never_whole_in_a_warning(run, body):
         outcome = run(fetch)
     assert outcome.status in ("unavailable", "unsupported")
     assert "Backend failed and failed again" in outcome.warnings[0] and len(outcome.warnings[0]) < 1000
+
+
+def test_a_skipped_items_own_name_is_shown_escaped_and_cut_when_it_is_no_plain_short_text():
+    # Europe PMC names a result it holds apart from DOI, PMID and PMCID by its source and id: shown as sent when
+    # plain (AGR:IND44012345), else quoted and cut, as an id sitegen cannot read is
+    odd = {"id": "IND\u202e44012345\n" + "9" * 500, "source": "AGR", "title": "A result with only Europe PMC's own id"}
+    page = {"hitCount": 1, "nextCursorMark": "end", "resultList": {"result": [odd]}}
+    fetch, _, _ = fetcher(lambda request: json_response(json.dumps(page)))
+    with fetch:
+        outcome = europepmc.search(fetch, SETTINGS, "x")
+    [warning] = outcome.warnings
+    assert warning.startswith("1 Europe PMC result had no DOI, PMID or PMCID and was skipped: 'AGR:IND\\u202e44012345\\n99")
+    assert "\n" not in warning and "\u202e" not in warning and len(warning) < 200

@@ -729,7 +729,7 @@ class Pager:
             raise Malformed(f"{name} reported {total} matches but sent {self.read} different items: "
                             "its count cannot be trusted, so the results may not be whole")
         reasons = "; ".join(self._reasons[:3])
-        unreadable = f": {listed(list(self._unreadable_names))}" if self._unreadable_names else ""
+        unreadable = f": {listed(_shown(self._unreadable_names))}" if self._unreadable_names else ""
         if self._unreadable and not self.records:
             raise Malformed(f"{len(self._unreadable)} of {self.items.counted(self.read, name)} could not be read ({reasons})"
                             f"{unreadable}")
@@ -745,7 +745,7 @@ class Pager:
                                   f"be read {_were(len(unread))} skipped: {listed(unread)}")
         if skipped := len(self._skipped) - len(unread):
             names = [name for name in self._skipped_names if not isinstance(name, UnreadId)]
-            shown = f": {listed(names)}" if names else ""
+            shown = f": {listed(_shown(names))}" if names else ""
             trace.warnings.append(f"{self.items.counted(skipped, name)} had {self.items.missing} and "
                                   f"{_were(skipped)} skipped{shown}")
         if self._untitled:
@@ -776,6 +776,13 @@ class Pager:
     def _max_pages(self) -> int:
         # Twice the pages a full read needs (a provider may send smaller pages than asked for), plus one.
         return 2 * -(-self.wanted // self.page_size) + 1
+
+
+def _shown(names: Iterable[str]) -> list[str]:
+    """Items' own names as a warning shows them: as sent when short and printable (AGR:IND44012345), else quoted,
+    escaped and cut (`_written`), as an id sitegen cannot read is already (`UnreadId`)."""
+    return [name if isinstance(name, UnreadId) or (name.isprintable() and len(name) <= 80) else _written(name) or ""
+            for name in names]
 
 
 def _fingerprint(item: Any) -> str:
