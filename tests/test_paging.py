@@ -61,6 +61,16 @@ def test_a_total_that_is_not_a_whole_number_is_malformed(total):
         pager().add(total, WORKS[:1], work_to_record)
 
 
+@pytest.mark.parametrize("total", [10**12, 10**40, 10**4000])
+def test_a_total_more_than_any_index_holds_is_malformed_not_a_truncated_read(total):
+    # taken for a count, a read of the first works was "truncated", and told to raise SITEGEN_MAX_RECORDS
+    with pytest.raises(Malformed, match="more matches than any index holds"):
+        pager().add(total, WORKS[:1], work_to_record)
+    p = pager()
+    p.add(10**12 - 1, WORKS[:1], work_to_record)
+    assert p.total == 10**12 - 1
+
+
 def test_the_first_total_stands():
     p = pager()
     p.add(25, WORKS[:10], work_to_record)

@@ -566,6 +566,11 @@ def _were(n: int) -> str:
     return "was" if n == 1 else "were"
 
 
+# More matches than any bibliographic index holds (OpenAlex, the largest, holds some 10^8 works): no count, as a
+# count written in text has at most 12 digits (`whole_number`).
+MOST_MATCHES = 10**12 - 1
+
+
 class Pager:
     """One paged read: the one place that decides when paging stops and what was read.
 
@@ -629,6 +634,9 @@ class Pager:
         """Take a reported total: the first one stands, and every later one must equal it."""
         if not isinstance(total, int) or isinstance(total, bool) or total < 0:
             raise Malformed(f"the reported count {str(total)[:40]!r} is not a whole number of matches")
+        if total > MOST_MATCHES:  # read as a count, it would say "only the first 1000 of 10^40 were read"
+            raise Malformed(f"the reported count {str(total)[:40]}{'…' if len(str(total)) > 40 else ''} is more "
+                            "matches than any index holds")
         if self.total is None:
             self.total = total
         elif total != self.total:
