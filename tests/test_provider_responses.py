@@ -307,3 +307,14 @@ def test_a_skipped_items_own_name_is_shown_escaped_and_cut_when_it_is_no_plain_s
     [warning] = outcome.warnings
     assert warning.startswith("1 Europe PMC result had no DOI, PMID or PMCID and was skipped: 'AGR:IND\\u202e44012345\\n99")
     assert "\n" not in warning and "\u202e" not in warning and len(warning) < 200
+
+
+def test_a_lookup_answered_with_the_work_twice_has_it_once():
+    # an efetch listing the article asked for twice (real article, copied): one work, counted once
+    article = parse_xml(NEJM_EFETCH).find("PubmedArticle")
+    prolog = NEJM_EFETCH.split(b"<PubmedArticleSet>")[0]
+    body = prolog + b"<PubmedArticleSet>" + etree.tostring(article) * 2 + b"</PubmedArticleSet>"
+    fetch, _, _ = fetcher(lambda request: xml_response(body))
+    with fetch:
+        outcome = pubmed.lookup(fetch, SETTINGS, "29768149")
+    assert outcome.complete and [record.PMID for record in outcome.records] == ["29768149"] and outcome.total == 1

@@ -487,7 +487,11 @@ def lookup_outcome(trace: Trace, asked: str, records: Sequence[Record], is_asked
     others (by `named`), the first kept as `instead` for a caller to judge (sitegen.verify.identity)."""
     matching: list[Record] = []
     others: list[Record] = []
+    # a work the answer holds twice (an efetch listing one article twice) is one work: kept once, as a page keeps it
+    once: dict[frozenset[tuple[str, str]], Record] = {}
     for record in records:
+        once.setdefault(frozenset(record.identifiers().items()), record)
+    for record in once.values():
         (matching if is_asked(record) else others).append(record)
     names = [named(record) for record in others]
     provider = trace.provider.name
