@@ -6,11 +6,13 @@ import posixpath
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, urljoin, urlsplit
 
 from lxml import etree
 from lxml import html as lxml_html
 from test_site_shapes import LOCKED, built, decide, ids, new_review, ok, record, with_records
+
+from sitegen.site.pages import NOT_FOUND_PATH
 
 
 def reader_text(page: Path) -> str:
@@ -51,6 +53,10 @@ def crawl_problems(site: Path) -> list[str]:
     review names its base_url)."""
     problems, reached, titles = [], {}, {}
     files = {path.relative_to(site).as_posix() for path in site.rglob("*") if path.is_file()}
+    # The review's base_url, as the home page's canonical address names it: a link starting with it (the 404 page's
+    # all do, as it is served at any depth) is a link to the site's own file, and must lead to one too.
+    home = lxml_html.fromstring((site / "index.html").read_bytes()).xpath("//link[@rel='canonical']/@href")
+    base = home[0].removesuffix("index.html") if home else None
     ids = {page: set(lxml_html.fromstring((site / page).read_bytes()).xpath("//@id"))
            for page in files if page.endswith(".html") and not page.startswith("pagefind/")}
     for page in sorted(ids):
@@ -63,6 +69,8 @@ def crawl_problems(site: Path) -> list[str]:
                      in document.xpath("//link[@rel='canonical']/@href") if not address.endswith(f"/{page}")]
         reached[page] = set()
         for address in links(document):
+            if base and address.startswith(base):
+                address = posixpath.relpath(address.removeprefix(base) or "index.html", posixpath.dirname(page) or ".")
             parts = urlsplit(address)
             if parts.scheme in ("http", "https", "mailto"):
                 continue
@@ -89,6 +97,7 @@ def crawl_problems(site: Path) -> list[str]:
         if page not in seen:
             seen.add(page)
             todo += sorted(reached.get(page, ()))
+    seen.add(NOT_FOUND_PATH)  # served for an address the site does not hold: no page links it
     problems += [f"{path}: no link from the home page leads to it" for path in sorted(files - seen)
                  if path.endswith(".html") or path.startswith("downloads/") or path == "feed.xml"]
     problems += [f"{pages} share the title {title!r}" for title, pages in titles.items() if len(pages) > 1]
@@ -129,3 +138,38 @@ def test_a_protocols_links_to_its_own_sections_reach_them(tmp_path):
     assert len(every_id) == len(set(every_id)) and not page.xpath("//main//img")
     assert all(re.fullmatch(r"[a-z0-9-]+", i) for i in page.xpath("//main//*[self::h2 or self::h3]/@id"))
     assert {"#md-search", "#md-search-1", "#md-main", "#md-eligibility"} <= set(page.xpath("//main//a/@href"))
+
+
+def not_found_links(site: Path, base: str = "") -> list[str]:
+    """The addresses of the site's own files the 404 page links or loads (not its sources' terms, not #main)."""
+    return [address for address in links(lxml_html.fromstring((site / NOT_FOUND_PATH).read_bytes()))
+            if not address.startswith("#") and (address.startswith(base) if base else not urlsplit(address).scheme)]
+
+
+def test_the_404_page_leads_home_from_any_depth_when_the_review_names_its_address(example_site):
+    # GitHub Pages serves 404.html for /a/b/c as well as /missing.html: a link relative to the page would start
+    # from the address asked for. Every link starts from the base_url, so from any depth it reaches a file.
+    base = "https://example.github.io/sitegen/"
+    addresses = not_found_links(example_site, base)
+    assert len(addresses) > 10 and not_found_links(example_site) == []  # no link of its own is left relative
+    assert f"{base}index.html" in addresses and f"{base}assets/style.css" in addresses
+    for asked in (f"{base}missing.html", f"{base}a/b/c", f"{base}records/list/all/99.html"):
+        for address in addresses:
+            resolved = urljoin(asked, address)
+            assert resolved.startswith(base) and unquote(urlsplit(resolved).path.removeprefix("/sitegen/")) in {
+                path.relative_to(example_site).as_posix() for path in example_site.rglob("*") if path.is_file()}
+    page = (example_site / NOT_FOUND_PATH).read_text()
+    # Kept out of search engines and site search: an error page is no page of the review.
+    assert '<meta name="robots" content="noindex">' in page and 'rel="canonical"' not in page
+    assert "data-pagefind-body" not in page
+    assert "Page not found" in reader_text(example_site / NOT_FOUND_PATH)
+
+
+def test_the_404_page_without_an_address_links_as_every_page_does(tmp_path):
+    # No base_url: no address to start from, so its links are relative, right where it is served at the top folder's
+    # level (and from disk); the link checker follows them as any page's.
+    site = built(new_review(tmp_path))
+    assert not any(address.startswith("/") for address in not_found_links(site))
+    assert {"index.html", "assets/style.css"} <= set(not_found_links(site))
+    assert crawl_problems(site) == []
+

@@ -55,6 +55,8 @@ from sitegen.site.theme import readable_accent
 FRAME_TITLE, FRAME_PATH, FRAME_CONTENT = "\x00title\x00", "\x00path\x00", "\x00content\x00"
 ROWS = "\x00rows\x00"  # where `Site.page_in_parts` writes a long table's rows
 ROWS_PER_PART = 500
+# The page a static host serves for an address the site does not hold (GitHub Pages' own name for it).
+NOT_FOUND_PATH = "404.html"
 # Old versions would answer searches with outdated numbers; lists and digests repeat what the
 # record and study pages say. Search finds the pages that are the current review's own.
 # A record's own page is not indexed either: at review scale (100,000 records) no search index
@@ -63,7 +65,7 @@ ROWS_PER_PART = 500
 # counts and links to the pages that say the same in full: left out, a decision does not make the
 # index be built again.
 UNSEARCHED_PREFIXES = ("v/", "records.html", "records/", "batches/", "digests/", "search.html", "index.html",
-                       "screening.html")
+                       "screening.html", NOT_FOUND_PATH)
 
 
 def page_slug(record_id: str, whole: bool = False) -> str:
@@ -140,10 +142,11 @@ class Site:
                          Keys(review.records, {}, code_digest(templates_dir())).of(self.common))
 
     def page(self, path: str, template: str, **context: object) -> str:
-        """A page rendered with links relative to its own folder, so the site works under any address."""
-        root = "../" * path.count("/")
+        """A page rendered with links relative to its own folder, so the site works under any address (unless
+        the context gives its `root`: see `not_found`)."""
+        context.setdefault("root", "../" * path.count("/"))
         context.setdefault("searchable", self.searchable(path))
-        return self.env.get_template(template).render(root=root, path=path, **self.common, **context)
+        return self.env.get_template(template).render(path=path, **self.common, **context)
 
     def page_in_parts(self, path: str, template: str, rows: Iterable[str], **context: object) -> Iterator[str]:
         """A page of a table with rows by the ten thousand (a screening batch's): the template rendered
@@ -289,6 +292,14 @@ def search(site: Site) -> Files:
         yield "search.html", site.page("search.html", "search.html")
 
 
+def not_found(site: Site) -> Files:
+    """404.html, which GitHub Pages serves for a missing address at any depth (/a/b/c): a relative link would
+    start from the address asked for, so its links start from the review's base_url. With none, they are
+    relative, as every page's are: right where the host serves the site from its top folder's level (a page
+    missing there, the file opened from disk), and the page still says what happened wherever it is served."""
+    yield site.keyed(NOT_FOUND_PATH, "404.html", root=site.review.config.site.base_url or "")
+
+
 def assets(site: Site) -> Files:
     folder = templates_dir() / "assets"
     for asset in sorted(folder.rglob("*")):
@@ -299,7 +310,7 @@ def assets(site: Site) -> Files:
 PAGE_GROUPS: tuple[Callable[[Site], Files], ...] = (home, protocol, records.record_pages, studies.study_pages,
                                                      verification.verification_pages, screening, digests,
                                                      searches.searches_pages, versions.version_pages, downloads, record_downloads,
-                                                     search, assets)
+                                                     search, not_found, assets)
 
 
 def shown_as_verified(review: Review, verdicts: dict[str, dict[str, LatestVerdict]]) -> Review:
