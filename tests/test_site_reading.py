@@ -171,5 +171,57 @@ def test_the_404_page_without_an_address_links_as_every_page_does(tmp_path):
     site = built(new_review(tmp_path))
     assert not any(address.startswith("/") for address in not_found_links(site))
     assert {"index.html", "assets/style.css"} <= set(not_found_links(site))
+    # A sitemap lists absolute addresses: none without one (nor robots.txt, which would name it).
+    assert not (site / "sitemap.xml").exists() and not (site / "robots.txt").exists()
     assert crawl_problems(site) == []
 
+
+SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+
+
+def sitemap_locs(site: Path, name: str = "sitemap.xml", kind: str = "urlset") -> list[str]:
+    """The addresses a sitemap (or a sitemap index) lists, its shape checked as the protocol has it."""
+    root = etree.fromstring((site / name).read_bytes(), etree.XMLParser(resolve_entities=False, no_network=True))
+    assert root.tag == f"{SITEMAP}{kind}"
+    entry = "url" if kind == "urlset" else "sitemap"
+    assert [child.tag for child in root] == [f"{SITEMAP}{entry}"] * len(root)
+    return [child.findtext(f"{SITEMAP}loc") for child in root]
+
+
+def test_the_sitemap_lists_every_page_of_the_review_as_it_stands_by_its_address(example_site):
+    base = "https://example.github.io/sitegen/"
+    locs = sitemap_locs(example_site)
+    pages = {page.relative_to(example_site).as_posix() for page in site_pages(example_site)}
+    current = {page for page in pages if not page.startswith("v/") and page not in ("404.html", "search.html")}
+    assert all(loc.startswith(base) for loc in locs) and len(locs) == len(set(locs))
+    assert {unquote(loc.removeprefix(base)) for loc in locs} == current  # every current page, nothing else
+    assert "v/1/index.html" in pages and f"{base}index.html" in locs
+    assert (example_site / "robots.txt").read_text().splitlines()[-1] == f"Sitemap: {base}sitemap.xml"
+
+
+def with_address(review: Path, base_url: str) -> Path:
+    config = review / "review.yaml"
+    config.write_text(config.read_text().replace("base_url: null", f"base_url: '{base_url}'"))
+    return review
+
+
+def test_a_sitemap_escapes_its_addresses_and_splits_when_too_long(tmp_path, monkeypatch):
+    # An address may hold '&' (RFC 3986 allows it in a path): written as XML escapes it. Over the protocol's limit
+    # of addresses, sitemap.xml is the index of sitemaps beside it, each within the limit.
+    from sitegen.commands import build
+    from sitegen.site import sitemap
+
+    review = with_address(with_records(tmp_path, [record(n) for n in range(3)]), "https://example.org/a&b/")
+    build(review, tmp_path / "one", environ={})
+    raw = (tmp_path / "one" / "sitemap.xml").read_bytes()
+    assert b"https://example.org/a&amp;b/index.html" in raw and b"a&b" not in raw
+    locs = sitemap_locs(tmp_path / "one")
+    assert "https://example.org/a&b/index.html" in locs
+
+    monkeypatch.setattr(sitemap, "URLS_PER_SITEMAP", 4)
+    build(review, tmp_path / "split", environ={})
+    parts = sitemap_locs(tmp_path / "split", kind="sitemapindex")
+    assert parts == [f"https://example.org/a&b/sitemap-{n}.xml" for n in range(1, len(parts) + 1)] and len(parts) > 1
+    split = [loc for n in range(1, len(parts) + 1) for loc in sitemap_locs(tmp_path / "split", f"sitemap-{n}.xml")]
+    assert split == locs and all(len(sitemap_locs(tmp_path / "split", f"sitemap-{n}.xml")) <= 4
+                                 for n in range(1, len(parts) + 1))

@@ -17,6 +17,7 @@ from sitegen.site.keys import code_digest
 from sitegen.site.output import Stamp, refuse_unsafe_output, site_is_intact, site_manifest, write_site
 from sitegen.site.pages import site_pages
 from sitegen.site.search import index_pages
+from sitegen.site.sitemap import finish_with_sitemap
 from sitegen.site.templates import templates_dir
 
 MAX_EPOCH = 32503680000  # 3000-01-01
@@ -111,6 +112,6 @@ def build_site(review: Review, facts: ReviewFacts, out: Path, now: str | None,
     stamp = Stamp(inputs=inputs, records=len(review.records), built_at=built_at)
     dated = int(parse_timestamp(built_at).timestamp()) * 10**9 if built_at else 0
     with cycle_collection_paused():  # a build makes views of every record that live as long as it does
-        written = write_site(out, site_pages(review, facts, built_at),
-                             finish=index_pages if review.config.site.search else None, stamp=stamp, dated=dated)
+        finish = finish_with_sitemap(review.config.site.base_url, index_pages if review.config.site.search else None)
+        written = write_site(out, site_pages(review, facts, built_at), finish=finish, stamp=stamp, dated=dated)
     return BuildResult(out, written.files, len(review.records), built_at, written.rendered, written.changed)
