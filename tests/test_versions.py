@@ -863,3 +863,47 @@ def test_publish_with_nothing_changed_keeps_the_latest_versions_date(example_cop
     assert built.endswith("last updated 2023-04-17T00:00:00Z)")
     assert tree_bytes(example_copy) == before
     assert "2026-02-01" not in (tmp_path / "site" / "index.html").read_text()
+
+
+def many_versions(folder: Path, count: int) -> Path:
+    """A review of three records published `count` times, a decision changed between each version and the next."""
+    from test_site_shapes import decide, record, with_records
+
+    review = with_records(folder, [record(n) for n in range(3)])
+    for n in range(count):
+        first = ("include", "") if n % 2 == 0 else ("exclude", "wrong-population")
+        decide(review, "title-abstract", {who: [first, ("include", ""), ("include", "")] for who in ("a", "b")})
+        assert publish(review, folder / "site", now=f"2026-03-{n + 1:02d}T00:00:00Z", environ={}).version.number == n + 1
+    return review
+
+
+def test_the_list_of_versions_is_paged_newest_first_with_links_that_resolve(tmp_path, monkeypatch):
+    # versions.html held every version with its changelog: a review published weekly for years made one page of
+    # hundreds of sections, growing with every version. Its pages hold VERSIONS_PER_PAGE each, as records lists do.
+    from test_site_reading import crawl_problems
+
+    from sitegen.site import versions
+
+    monkeypatch.setattr(versions, "VERSIONS_PER_PAGE", 2, raising=False)
+    review = many_versions(tmp_path, 7)
+    site = tmp_path / "site"
+    paths = ["versions.html", "versions/2.html", "versions/3.html", "versions/4.html"]
+    shown = []
+    for number, path in enumerate(paths, start=1):
+        document = page(site / path)
+        numbers = [int(h2.get("id").removeprefix("version-")) for h2 in document.xpath("//section[@class='version']/h2")]
+        assert len(numbers) <= 2
+        shown += numbers
+        assert document.findtext(".//title").startswith(f"Versions (page {number} of 4)")
+        assert document.xpath("//nav[@class='pager']//a[@aria-current='page']/text()") == [str(number)] * 2
+    assert shown == [7, 6, 5, 4, 3, 2, 1]  # each version once, newest first
+    assert not (site / "versions" / "5.html").exists()
+    assert crawl_problems(site) == []  # the pages' links (from versions/, one folder down) and the pagers' resolve
+    # Built afresh, every file is the one the publications built page by page (the manifest's times aside: a
+    # page kept from an earlier build keeps its time).
+    build(review, tmp_path / "again", now="2026-03-07T00:00:00Z", environ={})
+    assert drop_manifest(tree_bytes(tmp_path / "again")) == drop_manifest(tree_bytes(site))
+
+
+def drop_manifest(files: dict[str, bytes]) -> dict[str, bytes]:
+    return {path: content for path, content in files.items() if path != ".sitegen-manifest.json"}

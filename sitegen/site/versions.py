@@ -9,20 +9,24 @@ the review as it stands, and says whether that is its latest version.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from sitegen.living.prisma import PrismaCounts
 from sitegen.living.versions import Changelog, DecisionChange, Snapshot
 from sitegen.review.models import VerificationPayload
 from sitegen.review.write import pretty_json
 from sitegen.screening.outcomes import Outcome
 from sitegen.site import prisma_svg
 from sitegen.site.feed import FEED_PATH, atom_feed
+from sitegen.site.records import page_window
 
 if TYPE_CHECKING:  # pages.py lists this module's page group, so it cannot be imported from here at run time
     from sitegen.site.pages import Files, RecordView, Site
 
 LISTED = 20  # changes listed by name in a list of versions; each version's own page lists them all
+VERSIONS_PER_PAGE = 10  # versions on each page of the list, newest first: a review published weekly for years has hundreds
 
 
 @dataclass
@@ -51,7 +55,10 @@ def changelog_view(log: Changelog, after: Snapshot, views: dict[str, RecordView]
     decisions = sorted(((change, views[change.record_id]) for change in log.decisions),
                        key=lambda pair: (pair[0].stage != "title-abstract", pair[1].record.title.casefold(),
                                          pair[1].record.id))
-    return ChangelogView(log, after.outcomes, _by_title([views[rid] for rid in log.new_records]), decisions,
+    # The outcomes of its new records only (all the changelog shows): a snapshot's are every record's.
+    outcomes = {stage: {rid: decided[rid] for rid in log.new_records if rid in decided}
+                for stage, decided in after.outcomes.items()}
+    return ChangelogView(log, outcomes, _by_title([views[rid] for rid in log.new_records]), decisions,
                          _by_title([views[rid] for rid in log.studies_added]),
                          _by_title([views[rid] for rid in log.studies_removed]),
                          _by_title([views[rid] for rid in log.evidence_changed]),
@@ -71,12 +78,45 @@ def whats_new(site: Site) -> tuple[Snapshot | None, ChangelogView]:
     return before, changelog_view(history.changelogs[-1], history.versions[-1], views)
 
 
+@dataclass(frozen=True)
+class Listed:
+    """A version as the list of versions shows it (not its snapshot, which holds the review as it stood)."""
+
+    number: int
+    published_at: str
+    counts: PrismaCounts
+    protocol_version: int
+
+
+def list_path(number: int) -> str:
+    """The list of versions' page `number`: the first is versions.html, the page every footer links."""
+    return "versions.html" if number == 1 else f"versions/{number}.html"
+
+
+def list_pages(site: Site, entries: list[tuple[Snapshot, ChangelogView]]) -> Files:
+    """The list of versions, newest first, `VERSIONS_PER_PAGE` to a page, each page keyed by what it shows."""
+    history = site.history
+    newest = [(Listed(version.number, version.published_at, version.counts, version.protocol_version), changes)
+              for version, changes in entries[::-1]]
+    pages = max(1, math.ceil(len(newest) / VERSIONS_PER_PAGE))
+    # Said on the first page alone: a page further on changes only when the versions on it do.
+    unpublished = (history.latest.number, history.since_latest.summary()) if history.latest and history.unpublished else None
+    for number in range(1, pages + 1):
+        path = list_path(number)
+        context = {"entries": newest[(number - 1) * VERSIONS_PER_PAGE:number * VERSIONS_PER_PAGE], "listed": LISTED,
+                   "number": number, "pages": pages, "total": len(newest), "first": (number - 1) * VERSIONS_PER_PAGE + 1,
+                   "window": [(n, list_path(n)) if n else None for n in page_window(number, pages)],
+                   "previous": list_path(number - 1) if number > 1 else None,
+                   "next": list_path(number + 1) if number < pages else None,
+                   "unpublished": unpublished if number == 1 else None}
+        yield site.keyed(path, "versions.html", **context)
+
+
 def version_pages(site: Site) -> Files:
     history, views = site.history, site.views_by_id
     entries = [(version, changelog_view(log, version, views))
                for version, log in zip(history.versions, history.changelogs, strict=True)]
-    yield "versions.html", site.page("versions.html", "versions.html", entries=entries[::-1], listed=LISTED,
-                                     history=history)
+    yield from list_pages(site, entries)
     for version, log in entries:
         folder = f"v/{version.number}"
         studies = _by_title([views[rid] for rid in version.included])
