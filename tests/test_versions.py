@@ -904,6 +904,23 @@ def test_the_list_of_versions_is_paged_newest_first_with_links_that_resolve(tmp_
     build(review, tmp_path / "again", now="2026-03-07T00:00:00Z", environ={})
     assert drop_manifest(tree_bytes(tmp_path / "again")) == drop_manifest(tree_bytes(site))
 
+    # Between publications (a decision changed, then another) the versions' pages, and the list's pages but the
+    # first (which says what is not yet published), keep their keys: the writer keeps them, not rendering them again.
+    from test_site_shapes import decide
+
+    def decided(first: tuple[str, str], now: str) -> dict[str, str | None]:
+        decide(review, "title-abstract", {who: [first, ("exclude", "wrong-population"), ("include", "")]
+                                          for who in ("a", "b")})
+        build(review, site, now=now, environ={})
+        files = json.loads((site / ".sitegen-manifest.json").read_text())["files"]
+        return {path: written["key"] for path, written in files.items()}
+
+    before = decided(("include", ""), "2026-04-01T00:00:00Z")
+    after = decided(("exclude", "wrong-population"), "2026-04-02T00:00:00Z")
+    kept = {path for path in after if after[path] is not None and after[path] == before[path]}
+    assert {f"v/{n}/index.html" for n in range(1, 8)} | set(paths[1:]) <= kept
+    assert "versions.html" not in kept and "records.html" not in kept
+
 
 def drop_manifest(files: dict[str, bytes]) -> dict[str, bytes]:
     return {path: content for path, content in files.items() if path != ".sitegen-manifest.json"}
