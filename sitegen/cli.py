@@ -1625,7 +1625,8 @@ def loop_command(directory: Path, topic: str, draft: Path | None, bib: Path | No
     revised draft. At most 2 rounds. Nothing in the draft or .bib changes unless confirm.yaml accepts it.
     Exit status 0 when the loop has converged, 1 when problems are left, 3 when it is paused: an index
     was rate limited or refused access (HTTP 401/403: most likely a missing or wrong key; it is asked nothing
-    more that round), so some entries could not be checked; run again later to re-verify them.
+    more that round), so some entries could not be checked, or an index did not answer the last round in full;
+    run again later to re-verify them (the round is repeated, not counted again).
 
     Example:
 
@@ -1650,6 +1651,8 @@ def loop_command(directory: Path, topic: str, draft: Path | None, bib: Path | No
         then = again(result.rounds, result.left) if result.left else "run the loop again to check what it could not"
         click.echo(f"warning: {name} refused access in round {result.rounds}, so it was asked nothing more: {cause}; "
                    f"fix that, then {then}", err=True)
+    for said in result.incomplete:  # on stderr, as `update` names a source it did not reach
+        click.echo(f"warning: round {result.rounds} is incomplete: {said}", err=True)
     why = "rate-limited or refused access" if result.refused else "rate-limited"
     if result.recheck:
         click.echo(f"re-check later ({why}, not searched): {', '.join(result.recheck)}")
@@ -1661,6 +1664,11 @@ def loop_command(directory: Path, topic: str, draft: Path | None, bib: Path | No
     if not result.left:
         click.echo(f"converged in round {result.rounds}: no problem left")
         return
+    if result.paused:  # the last round, an index not answering in full: nothing later would check what it could not
+        click.echo(f"round {result.rounds} is incomplete ({counted(result.left, 'problem')} so far; its files are kept): "
+                   f"run the loop again later to repeat round {result.rounds} (not a third round), or settle for it "
+                   f"by listing what you accept in {shown_path(base / str(result.rounds) / 'confirm.yaml')}")
+        raise click.exceptions.Exit(EXIT_INCOMPLETE)
     if result.rounds >= 2:
         click.echo(f"the loop stops after 2 rounds: {counted(result.left, 'problem')} left to check by hand")
     elif result.applied is not None:  # round 1's confirmation is applied: the next run is round 2

@@ -455,9 +455,10 @@ def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings
         refused = refusals(checks, searches)
         why = ("; ".join(f"{name} refused access ({cause})" for name, cause in refused.items())
                + ": fix that, then run it again") if refused else \
-            "(every entry's lookup and every search failed: offline?); run it again when the indexes can be reached"
-        raise SourcesUnreached(f"no index answered this round, so it was not counted as one of the loop's rounds and "
-                               f"none of its files were written: {why}")
+            f"(every entry's lookup and every search failed: {'; '.join(incomplete_sources(checks, searches))}); run " \
+            "it again when the indexes can be reached"
+        raise SourcesUnreached(f"no index answered this round (round {number}), so it was not counted as one of the "
+                               f"loop's rounds and none of its files were written: {why}")
     made = suggestions_for(rows, by_key, found, set(by_key))
     earlier = _read_candidates(manuscript.round_dir(done[-1])) if done else []
     for stale in ("problems.md", "confirm.yaml", "applied.json"):  # of the paused run being repeated
@@ -532,11 +533,45 @@ def converged_round(manuscript: Manuscript) -> int | None:
 
 
 def paused_round(manuscript: Manuscript) -> int | None:
-    """The last round, when it found no problem but kept entries apart as rate-limited: the loop is paused
-    until a later run re-verifies them (nothing to confirm, so that run repeats the round)."""
+    """The last round, when the loop is paused until a later run repeats it (seed 001: rate_limited → pause,
+    re-verify later): it found no problem but kept entries apart as rate-limited (nothing to confirm), or it is
+    the last round the loop runs and an index did not answer in full, while its confirm.yaml is not written
+    (no later round would ever check or search what it could not, and the user has not settled for it)."""
     done = manuscript.rounds()
     last = manuscript.round_dir(done[-1]) if done else None
-    return done[-1] if last and not read_problems(last) and rate_limited_keys(last) else None
+    if last is None:
+        return None
+    if not read_problems(last):
+        return done[-1] if rate_limited_keys(last) else None
+    unsettled = done[-1] >= MAX_ROUNDS and not (last / "confirm.yaml").exists()
+    return done[-1] if unsettled and incomplete_sources(*round_files(last, done[-1])) else None
+
+
+def incomplete_sources(checks: list[CitationCheck], searches: list[CandidateSearch]) -> list[str]:
+    """Each index that did not answer a round in full (rate limited, refused access, unreachable), as `update`
+    names a source it did not reach: what it was and what it left undone, the entries it did not answer for and
+    the problems it could not search for. Empty when every index answered every request."""
+    missed: dict[tuple[str, str], list[str]] = {}
+    for check in checks:
+        for payload in (check.identity, check.status):
+            for answer in payload.answers if payload is not None else []:
+                if answer.answer in UNANSWERED:
+                    how = FAILURES["auth_error"] if answer.source in check.refused_access else \
+                        {"rate-limited": FAILURES["rate_limited"]}.get(answer.answer, "did not answer")
+                    lookups = missed.setdefault((label(answer.source), how), [])
+                    if f"the entry {check.key}" not in lookups:
+                        lookups.append(f"the entry {check.key}")
+    for search in searches:
+        for source, status in _failed_sources(search).items():
+            missed.setdefault((label(source), FAILURES.get(status, status)), []).append(f"the search for {search.problem}")
+    return [f"{name} {how} ({', '.join(what)})" for (name, how), what in missed.items()]
+
+
+def _failed_sources(search: CandidateSearch) -> dict[str, str]:
+    """The sources of a failed search, each with its status (`_search` writes them "failed: openalex rate_limited, …")."""
+    if not search.status.startswith("failed: "):
+        return {}
+    return dict(part.split(" ", 1) for part in search.status.removeprefix("failed: ").split(", ") if " " in part)
 
 
 def rate_limited_keys(folder: Path) -> list[str]:
@@ -1019,7 +1054,8 @@ def again(number: int, left: int) -> str:
     if number < MAX_ROUNDS:
         return (f"round {number + 1} verifies and searches again once round {number}'s confirm.yaml lists what you "
                 "accept (`accept: []` accepts none)")
-    return f"check by hand: the loop runs no round after round {MAX_ROUNDS}"
+    return (f"check by hand: the loop runs no round after round {MAX_ROUNDS}, or run it again later: until round "
+            f"{MAX_ROUNDS}'s confirm.yaml is written, it repeats round {MAX_ROUNDS} (not a third round)")
 
 
 def render_suggestions(rows: list[ProblemRow], made: list[Suggestion], searches: list[CandidateSearch],
@@ -1091,7 +1127,7 @@ def write_summary(manuscript: Manuscript) -> None:
              f"Draft: {_md(manuscript.draft.name)}; bibliography: {_md(manuscript.bib.name)}.",
              f"Rounds run: {len(rounds)} of at most {MAX_ROUNDS}.", "", "| round | problems | re-check later | revised |",
              "| --- | --- | --- | --- |"]
-    last_rows, last_apart, last_why, failed, refused = [], "", "", [], {}
+    last_rows, last_apart, last_why, failed, refused, incomplete = [], "", "", [], {}, []
     for number in rounds:
         folder = manuscript.round_dir(number)
         last_rows = read_problems(folder)
@@ -1100,6 +1136,7 @@ def write_summary(manuscript: Manuscript) -> None:
         last_apart, last_why = ", ".join(_md(check.key) for check in apart), _why_apart(apart)
         failed = [search for search in searches if search.status != "ok"]
         refused = refusals(checks, searches)
+        incomplete = incomplete_sources(checks, searches)
         revised = "waiting for confirm.yaml"
         if (folder / "applied.json").is_file():
             applied = Applied.model_validate_json((folder / "applied.json").read_text(encoding="utf-8"))
@@ -1124,6 +1161,8 @@ def write_summary(manuscript: Manuscript) -> None:
     for name, cause in refused.items():  # seed 001: auth_error, said as it is, with what to fix
         lines += ["", f"{_md(name)} refused access in the last round, so it was asked nothing more: {_md(cause)}. Fix "
                   f"that; then, to check what it could not, {again(len(rounds), len(last_rows))}."]
+    if incomplete:  # as `update` names a source it did not reach: nothing it missed is checked or "no literature"
+        lines += ["", f"Incomplete sources in round {rounds[-1]}: " + "; ".join(_md(said) for said in incomplete) + "."]
     if failed:  # seed 001: say so when the last round only checked and could not search
         lines += ["", "Only checked, not searched: the targeted searches for "
                   + ", ".join(f"{search.problem} ({_md(search.status)})" for search in failed)
@@ -1145,6 +1184,8 @@ class LoopResult:
     rounds: int  # rounds run so far
     recheck: list[str]  # entries kept apart as rate-limited or refused access in the last round: re-check later
     refused: dict[str, str] = field(default_factory=dict)  # indexes that refused access in the last round: why
+    incomplete: list[str] = field(default_factory=list)  # indexes that did not answer the last round in full: what they left
+    paused: bool = False  # the next run repeats the last round (`paused_round`)
 
 
 def step(directory: Path, topic: str, *, sources: list[str], mode: str, draft: Path | None = None,
@@ -1159,7 +1200,8 @@ def step(directory: Path, topic: str, *, sources: list[str], mode: str, draft: P
         checks, searches = round_files(manuscript.round_dir(rounds[-1]), rounds[-1]) if rounds else ([], [])
         recheck = [check.key for check in _kept_apart(checks)]
         return LoopResult(manuscript, number, applied, problems_left(manuscript), len(rounds), recheck,
-                          refusals(checks, searches))
+                          refusals(checks, searches), incomplete_sources(checks, searches),
+                          bool(rounds) and paused_round(manuscript) == rounds[-1])
 
     if apply:
         rounds = manuscript.rounds()

@@ -1,0 +1,88 @@
+"""`sitegen loop` when an index does not answer a round in full: the round says which index and what it left,
+its files are kept, and the exit status is the one for an incomplete source (3) when no later round would
+check or search what it could not; a rerun repeats that round, never counting a third."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import test_loop
+from click.testing import CliRunner
+from test_loop import TOPIC, crossref_verifier, round_dir
+from test_loop_fixes import Answering, accept
+
+from sitegen import commands
+from sitegen.cli import cli
+from sitegen.errors import EXIT_INCOMPLETE
+from sitegen.manuscript import loop as loop_module
+
+no_waiting, manuscript = test_loop.no_waiting, test_loop.manuscript
+
+
+class SearchLimited(Answering):
+    """The recorded providers (Crossref answering for every entry), with OpenAlex rate limited while `limited`."""
+
+    answering = True
+    limited = False
+
+    def __call__(self, request):
+        if self.limited and request.url.host == "api.openalex.org":
+            self.requests.append(request)
+            return httpx.Response(429, headers={"retry-after": "3600"}, text="slow down")
+        return super().__call__(request)
+
+
+def round_files(folder) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
+def test_a_last_round_an_index_did_not_answer_in_full_exits_3_names_it_keeps_it_and_is_repeated(manuscript,
+                                                                                                 monkeypatch):
+    providers = SearchLimited()
+    monkeypatch.setattr(commands, "loop", lambda *a, **k: loop_module.step(
+        *a, **k, verify=crossref_verifier, transport=httpx.MockTransport(providers)))
+    runner = CliRunner()
+
+    def loop():
+        return runner.invoke(cli, ["loop", str(manuscript), "--topic", TOPIC])
+
+    assert loop().exit_code == 1  # round 1 with problems: round 2 searches again once it is confirmed
+    accept(manuscript, [])
+    providers.limited = True
+    second = loop()
+    assert second.exit_code == EXIT_INCOMPLETE, second.output  # was 1, as for problems a complete round left
+    assert "round 2 is incomplete: OpenAlex rate-limited (the search for P1" in second.output
+    assert "run the loop again later to repeat round 2" in second.output
+    summary = round_dir(manuscript, 1).parent / "final-summary.md"
+    assert "Incomplete sources in round 2: OpenAlex rate-limited (the search for P1" in summary.read_text()
+    assert (round_dir(manuscript, 2) / "problems.md").is_file()
+    round_one = round_files(round_dir(manuscript, 1))  # its confirmation applied
+
+    still = loop()  # still rate limited: round 2 again, not a third round, and round 1 as it was
+    assert still.exit_code == EXIT_INCOMPLETE and "round 2:" in still.output, still.output
+    assert not (round_dir(manuscript, 1).parent / "3").exists() and round_files(round_dir(manuscript, 1)) == round_one
+
+    providers.limited = False
+    done = loop()  # answered in full: round 2 is complete, with its hits, and the loop stops as it does
+    assert done.exit_code == 1 and "the loop stops after 2 rounds" in done.output, done.output
+    searches = [s for s in json.loads((round_dir(manuscript, 2) / "candidates.json").read_text()) if s["round"] == 2]
+    assert searches and all(s["status"] == "ok" for s in searches)
+    assert "incomplete" not in done.output and "Incomplete" not in summary.read_text()
+    assert "2 rounds have been run" in loop().output
+
+
+def test_an_incomplete_last_round_the_user_settled_for_is_not_repeated(manuscript, monkeypatch):
+    providers = SearchLimited()
+    monkeypatch.setattr(commands, "loop", lambda *a, **k: loop_module.step(
+        *a, **k, verify=crossref_verifier, transport=httpx.MockTransport(providers)))
+    runner = CliRunner()
+    runner.invoke(cli, ["loop", str(manuscript), "--topic", TOPIC])
+    accept(manuscript, [])
+    providers.limited = True
+    assert runner.invoke(cli, ["loop", str(manuscript), "--topic", TOPIC]).exit_code == EXIT_INCOMPLETE
+    accept(manuscript, [], number=2)  # the user's decisions on what round 2 found: never deleted by a repeat
+    providers.limited = False
+    again = runner.invoke(cli, ["loop", str(manuscript), "--topic", TOPIC])
+    assert again.exit_code == 1 and "2 rounds have been run" in again.output, again.output
+    assert (round_dir(manuscript, 2) / "confirm.yaml").read_text() == "accept: []\n"
