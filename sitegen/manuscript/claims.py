@@ -166,10 +166,18 @@ class Sentence(Strict):
     # citations in a style with no key ("[2]", "(Smith et al., 2020)", "[^1]"): it cites, but not an entry by name
     other_citations: tuple[str, ...] = ()
     note: str | None = None  # the label of the footnote whose text the sentence is in ("[^1]: ...")
+    # the file a LaTeX draft includes (`\\input{file}`) that the sentence is in, from the draft's folder; `line` is
+    # then that file's (None: the draft's own)
+    file: str | None = None
 
     @property
     def location(self) -> str:
         return f"{self.section} / paragraph {self.paragraph} / sentence {self.number}"
+
+    @property
+    def where(self) -> str:
+        """Its line, and its file when it is one the draft includes: "line 7", "chapters/intro.tex, line 3"."""
+        return f"{self.file}, line {self.line}" if self.file else f"line {self.line}"
 
 
 class ClaimFinding(Strict):

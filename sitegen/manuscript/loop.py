@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sitegen.errors import EXIT_INCOMPLETE, OptionInvalid, SitegenError, cannot_read, shown_path
 from sitegen.files import read_file
-from sitegen.manuscript import bib, claims
+from sitegen.manuscript import bib, claims, inputs
 from sitegen.records.matching import SAME_TITLE, record_work, title_score
 from sitegen.records.model import Record
 from sitegen.records.providers import label
@@ -201,6 +201,30 @@ class Manuscript(BaseModel):
         """The draft's text as it cites (a LaTeX draft without its comments and preamble)."""
         return claims.latex_citing(draft) if self.latex else draft
 
+    def document(self, draft: str) -> inputs.Document:
+        """The draft's whole text: a LaTeX draft with the files it includes in place (`inputs.expand`)."""
+        if not self.latex:
+            return inputs.Document(draft, (inputs.Piece(0, self.draft, 1, draft),))
+        return inputs.expand(self.draft, lambda path: draft if path == self.draft else read_source(path))
+
+    def located(self, review: claims.ClaimReview, document: inputs.Document) -> claims.ClaimReview:
+        """The claim review of the whole text with each sentence at its own file's line (`Sentence.file`)."""
+        if not document.included:  # the draft alone: its sentences are where the check read them
+            return review
+        folder = self.draft.resolve().parent
+
+        def place(sentence: claims.Sentence | None) -> claims.Sentence | None:
+            if sentence is None:
+                return None
+            path, line = document.origin(sentence.span[0])
+            file = None if path == self.draft else path.resolve().relative_to(folder).as_posix()
+            return sentence.model_copy(update={"line": line, "file": file})
+
+        return review.model_copy(update={
+            "citing": tuple(place(sentence) for sentence in review.citing),
+            "findings": tuple(finding.model_copy(update={"sentence": place(finding.sentence)})
+                              for finding in review.findings)})
+
     def rounds(self) -> list[int]:
         """The rounds run, counted by the round folders present; a last folder without problems.md is a
         round that was interrupted (it runs again). SitegenError for a gap, a folder of a round the loop
@@ -305,7 +329,7 @@ def problems_of(checks: list[CitationCheck], review: claims.ClaimReview) -> tupl
             add("to check by hand", check.key, check.note or "", "check the entry by hand", check.key)
             continue
         reasons = "; ".join(check.identity.reasons) or _answers(check.identity)
-        cited = f" (cited in {citing[check.key][0].location}, line {citing[check.key][0].line})" \
+        cited = f" (cited in {citing[check.key][0].location}, {citing[check.key][0].where})" \
             if citing.get(check.key) else ""
         if check.identity.verdict == "mismatch":
             add("conflicting citation", check.key, reasons + cited, "replace with the correct entry", check.key)
@@ -322,7 +346,7 @@ def problems_of(checks: list[CitationCheck], review: claims.ClaimReview) -> tupl
                 "read the notice and check the claim still holds", check.key)
     for finding in review.findings:
         sentence = finding.sentence
-        where = f"{sentence.location} (line {sentence.line})" if sentence else finding.key or ""
+        where = f"{sentence.location} ({sentence.where})" if sentence else finding.key or ""
         if finding.kind == "citation with no entry":
             add("citation with no entry", f"{where}: @{finding.key}", _quote(sentence.text),
                 # Markdown reads any "@word" as a citation (a handle, "@jdoe", too): escaped, "\\@", it is text
@@ -436,9 +460,11 @@ def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings
     number = (done[-1] + 1) if done else 1
     folder = manuscript.round_dir(number)
     draft = read_source(manuscript.draft)  # read first: a draft that cannot be read stops the round before any request
+    document = manuscript.document(draft)  # before any request too: an \input that cannot be followed stops it
     checks = verify_entries(fetcher, settings, manuscript.bib, verify)
-    review = claims.check(draft, [check.key for check in checks], _crossref_parents(checks, manuscript.citing(draft)),
-                          manuscript.latex)
+    review = claims.check(document.text, [check.key for check in checks],
+                          _crossref_parents(checks, manuscript.citing(document.text)), manuscript.latex)
+    review = manuscript.located(review, document)
     rows, apart = problems_of(checks, review)
     by_key = {check.key: check for check in checks}
     rows = [row.model_copy(update={"query": query_for(row, by_key)}) for row in rows]
@@ -823,6 +849,10 @@ def revise(draft: str, bib_text: str, accepted: list[tuple[Suggestion, str | Non
         return SitegenError(f"{confirmation}:{line}: {suggestion.id}: {why}; nothing was changed")
 
     def sentence_now(suggestion: Suggestion, line: int) -> claims.Sentence:
+        if suggestion.sentence.file is not None:  # the loop writes the draft and .bib alone, as one unit
+            raise refuse(suggestion, line, f"its sentence is in {suggestion.sentence.file} ({suggestion.sentence.where}), "
+                                           f"a file {manuscript.draft.name} includes; the loop edits only the draft "
+                                           "itself: make the change there by hand and accept the suggestion no more")
         found = current.get((suggestion.sentence.line, suggestion.sentence.text))
         if found is None:
             raise refuse(suggestion, line, f"the sentence on line {suggestion.sentence.line} of {manuscript.draft.name} "
@@ -884,18 +914,23 @@ def revise(draft: str, bib_text: str, accepted: list[tuple[Suggestion, str | Non
     for (start, end), changes in sorted(edits.items(), reverse=True):
         text = _edited(draft[start:end], changes, draft.count("\n", 0, start) + 1, manuscript, confirmation)
         draft = draft[:start] + text + draft[end:]
+    whole = manuscript.document(draft) if removed else None  # the files the draft includes cite too
     for key, (suggestion, line) in removed.items():
-        if key in claims.cited_keys(manuscript.citing(draft)):
+        if key in claims.cited_keys(manuscript.citing(whole.text)):
             worded = next((change for changes in edits.values() for change in changes
                            if isinstance(change.change, str) and key in claims.cited_keys(change.change)), None)
             if worded is not None:  # the sentence confirm.yaml gives still cites the entry removed
                 raise refuse(suggestion, line, f"the sentence {worded.suggestion.id} gives (line {worded.line}) still "
                                                f"cites @{key}, whose entry this removes: take it out of that sentence")
-            where = next(number for number, text in enumerate(manuscript.citing(draft).splitlines(), start=1)
-                         if key in claims.cited_keys(text))
-            raise refuse(suggestion, line, f"{manuscript.draft.name} still cites @{key} on line {where}, outside the "
-                                           "sentences the loop edits (a table, quote, footnote or heading): take "
-                                           "that citation out by hand, then apply again")
+            citing, offset = manuscript.citing(whole.text), 0
+            for text in citing.splitlines(keepends=True):
+                if key in claims.cited_keys(text):
+                    break
+                offset += len(text)
+            path, where = whole.origin(offset)
+            raise refuse(suggestion, line, f"{path.name} still cites @{key} on line {where}, outside the sentences the "
+                                           "loop edits (a table, quote, footnote, heading or a file the draft "
+                                           "includes): take that citation out by hand, then apply again")
     expected = sorted((set(keys_before) - set(removed)) | added)
     if sorted(_bib_keys(bib_text, manuscript.bib)) != expected:
         raise SitegenError(f"{shown_path(confirmation)}: the edited {manuscript.bib.name} would not hold exactly the entries it "

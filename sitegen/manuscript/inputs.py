@@ -1,0 +1,95 @@
+"""A LaTeX draft with the files it includes (`\\input{file}`, `\\include{file}`) put where LaTeX puts them, so the
+claim check reads every sentence and citation of the document, and each offset of the whole text traced back to
+its file and line. Paths are relative to the draft's folder, with or without `.tex`, as LaTeX finds them; a file
+that is missing, outside that folder or including itself again is refused, naming the file and line of its
+`\\input`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from sitegen.errors import SitegenError, shown_path
+from sitegen.manuscript.claims import LATEX_COMMENT, _blank
+
+# \input{file} and \include{file} (not \includegraphics, \inputencoding: the name ends at the brace or space).
+LATEX_INPUT = re.compile(r"\\(input|include)(?![A-Za-z@])[ \t]*\{([^{}\n]*)\}")
+MAX_DEPTH = 8  # files including files: deeper is a mistake (or a cycle through links), never a real manuscript
+
+
+@dataclass(frozen=True)
+class Piece:
+    start: int  # where the piece begins in the whole text
+    path: Path  # the file it is from
+    line: int  # the line of that file it begins on
+    text: str
+
+
+@dataclass(frozen=True)
+class Document:
+    """The whole text of a draft and the files it includes, and where each piece of it is from."""
+
+    text: str
+    pieces: tuple[Piece, ...]
+
+    @property
+    def included(self) -> tuple[Path, ...]:
+        """The files the draft includes (at any depth), each once, in order: not the draft itself."""
+        files = dict.fromkeys(piece.path for piece in self.pieces)
+        return tuple(files)[1:]
+
+    def origin(self, offset: int) -> tuple[Path, int]:
+        """The file and line of the character at `offset` of the whole text."""
+        piece = next((p for p in reversed(self.pieces) if p.start <= offset), self.pieces[0])
+        return piece.path, piece.line + piece.text.count("\n", 0, max(0, offset - piece.start))
+
+
+def expand(draft: Path, read: Callable[[Path], str]) -> Document:
+    """The draft with every file it includes put in place of its `\\input`/`\\include` (a commented-out one is
+    left); SitegenError naming the file and line of one that cannot be followed."""
+    folder = draft.resolve().parent
+    pieces: list[Piece] = []
+    _expand(draft, read(draft), folder, read, pieces, (draft.resolve(),))
+    start, placed = 0, []
+    for piece in pieces:
+        placed.append(Piece(start, piece.path, piece.line, piece.text))
+        start += len(piece.text)
+    text = "".join(piece.text for piece in pieces)
+    return Document(text, tuple(placed))
+
+
+def _expand(path: Path, text: str, folder: Path, read: Callable[[Path], str], pieces: list[Piece],
+            chain: tuple[Path, ...]) -> None:
+    kept_from = 0
+    for match in LATEX_INPUT.finditer(LATEX_COMMENT.sub(_blank, text)):
+        where = f"{shown_path(path)}:{text.count(chr(10), 0, match.start()) + 1}"
+        pieces.append(Piece(0, path, text.count("\n", 0, kept_from) + 1, text[kept_from:match.start()]))
+        included = _included(match.group(2).strip(), folder, where, chain)
+        if len(chain) > MAX_DEPTH:
+            raise SitegenError(f"{where}: \\{match.group(1)}{{{match.group(2)}}} includes files more than {MAX_DEPTH} "
+                               "deep; put the text in fewer files")
+        _expand(included, read(included), folder, read, pieces, (*chain, included.resolve()))
+        kept_from = match.end()
+    pieces.append(Piece(0, path, text.count("\n", 0, kept_from) + 1, text[kept_from:]))
+
+
+def _included(name: str, folder: Path, where: str, chain: tuple[Path, ...]) -> Path:
+    """The file `\\input{name}` reads: `name`, or `name.tex` when that is not there, in the draft's folder."""
+    if not name:
+        raise SitegenError(f"{where}: an \\input or \\include names no file")
+    candidates = [folder / name] + ([folder / f"{name}.tex"] if not name.endswith(".tex") else [])
+    # `..`, an absolute path or a link out of the draft's folder: refused before anything there is looked at
+    if any(not path.resolve().is_relative_to(folder) for path in candidates):
+        raise SitegenError(f"{where}: the file {name!r} it includes is outside the draft's folder "
+                           f"({shown_path(folder)}); the loop reads only the manuscript's own files")
+    found = next((path for path in candidates if path.is_file()), None)
+    if found is None:
+        raise SitegenError(f"{where}: the file {name!r} it includes is not there ({shown_path(candidates[-1])}); "
+                           "a path is read from the draft's folder")
+    resolved = found.resolve()
+    if resolved in chain:
+        cycle = " → ".join(path.name for path in (*chain[chain.index(resolved):], resolved))
+        raise SitegenError(f"{where}: {name!r} includes itself again ({cycle}); LaTeX would never end")
+    return found

@@ -1,0 +1,101 @@
+"""A LaTeX draft's `\\input{file}` and `\\include{file}` are followed (relative to the draft, with or without .tex):
+citations and claims in the files it includes are read, each at its own file and line, and an include that cannot
+be followed (missing, outside the draft's folder, a cycle, too deep) is refused naming the file and line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import test_loop
+from test_loop import FIXTURES, problems, round_dir, run
+from test_loop_fixes import accept, suggestions
+
+from sitegen.errors import SitegenError
+
+no_waiting = test_loop.no_waiting
+
+MAIN = r"""\documentclass{article}
+\input{macros}
+\begin{document}
+\section{Introduction}
+Literature reviews take a large share of researchers' time \cite{wagner2021ai}.
+
+\input{sections/background}
+% \input{sections/missing}
+\include{sections/typology.tex}
+\end{document}
+"""
+BACKGROUND = r"""Surveys asked people about teleconsultation \cite{grenier2020teleconsultation}.
+
+Automated screening tools reduce the workload of screening by more than half.
+"""
+TYPOLOGY = "A typology of review types helps \\citep[p.~3]{schryen2021knowledge}.\n"
+
+
+@pytest.fixture
+def paper(tmp_path: Path) -> Path:
+    folder = tmp_path / "paper"
+    (folder / "sections").mkdir(parents=True)
+    shutil.copy(FIXTURES / "manuscript" / "references.bib", folder / "references.bib")
+    (folder / "paper.tex").write_text(MAIN)
+    (folder / "macros.tex").write_text("\\newcommand{\\etal}{et al.}\n")
+    (folder / "sections" / "background.tex").write_text(BACKGROUND)
+    (folder / "sections" / "typology.tex").write_text(TYPOLOGY)
+    return folder
+
+
+def test_citations_and_claims_in_included_files_are_read_at_their_own_file_and_line(paper):
+    run(paper, draft=Path("paper.tex"))
+    found = {(p["type"], p.get("key"), p["location"]) for p in problems(paper, 1)}
+    # cited only in the included files: not uncited; the claim there is found, at its own file's line
+    assert not any(kind == "uncited entry" for kind, *_ in found), found
+    assert ("unsupported claim", None, "Introduction / paragraph 3 / sentence 1 (sections/background.tex, line 3)") \
+        in found
+    review = json.loads((round_dir(paper, 1) / "claim-review.json").read_text())
+    assert {(s["file"] if "file" in s else None, s["line"]) for s in review["citing"]} == {
+        (None, 5), ("sections/background.tex", 1), ("sections/typology.tex", 1)}
+
+
+def test_a_suggestion_for_a_sentence_of_an_included_file_is_refused_at_apply_naming_it(paper):
+    run(paper, draft=Path("paper.tex"))
+    cite = next(s for s in suggestions(paper) if s["action"] == "cite-candidate")
+    accept(paper, [cite["id"]])
+    before = {path: path.read_bytes() for path in paper.rglob("*.tex")}
+    with pytest.raises(SitegenError, match=r"confirm.yaml:1: S\d+: its sentence is in sections/background.tex "
+                                           r"\(sections/background.tex, line 3\).*by hand"):
+        run(paper, draft=Path("paper.tex"), apply=True)
+    assert {path: path.read_bytes() for path in paper.rglob("*.tex")} == before
+
+
+def test_removing_an_entry_an_included_file_cites_is_refused_naming_that_file(paper):
+    (paper / "sections" / "typology.tex").write_text(TYPOLOGY + "Language models draft summaries "
+                                                     "\\cite{smith2022fabricated}.\n")
+    run(paper, draft=Path("paper.tex"))
+    remove = next(s for s in suggestions(paper) if s["action"] == "remove-entry" and s["key"] == "smith2022fabricated")
+    accept(paper, [remove["id"]])
+    with pytest.raises(SitegenError, match=r"typology.tex still cites @smith2022fabricated on line 2"):
+        run(paper, draft=Path("paper.tex"), apply=True)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda folder: (folder / "sections" / "typology.tex").unlink(),
+     r"paper.tex:9: the file 'sections/typology.tex' it includes is not there"),
+    (lambda folder: (folder / "sections" / "background.tex").write_text("Text.\n\\input{../outside}\n"),
+     r"background.tex:2: the file '../outside' it includes is outside the draft's folder"),
+    (lambda folder: (folder / "sections" / "background.tex").write_text("Text.\n\n\\input{paper}\n"),
+     r"background.tex:3: 'paper' includes itself again \(paper.tex → background.tex → paper.tex\)"),
+    (lambda folder: [(folder / f"d{n}.tex").write_text(f"Level {n}.\n\\input{{d{n + 1}}}\n") for n in range(20)]
+     and (folder / "macros.tex").write_text("\\input{d0}\n"),
+     r"d\d+.tex:2: \\input\{d\d+\} includes files more than 8 deep"),
+])
+def test_an_include_that_cannot_be_followed_is_refused_naming_file_and_line_before_any_request(paper, change,
+                                                                                              message):
+    (paper.parent / "outside.tex").write_text("Outside \\cite{wagner2021ai}.\n")
+    change(paper)
+    providers = test_loop.Providers()
+    with pytest.raises(SitegenError, match=message):
+        run(paper, providers, draft=Path("paper.tex"))
+    assert not providers.requests and not (paper / "output").exists()
