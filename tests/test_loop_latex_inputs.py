@@ -14,6 +14,7 @@ from test_loop import FIXTURES, problems, round_dir, run
 from test_loop_fixes import accept, suggestions
 
 from sitegen.errors import SitegenError
+from sitegen.manuscript import claims
 
 no_waiting = test_loop.no_waiting
 
@@ -87,6 +88,8 @@ def test_removing_an_entry_an_included_file_cites_is_refused_naming_that_file(pa
      r"background.tex:2: the file '../outside' it includes is outside the draft's folder"),
     (lambda folder: (folder / "sections" / "background.tex").write_text("Text.\n\n\\input{paper}\n"),
      r"background.tex:3: 'paper' includes itself again \(paper.tex → background.tex → paper.tex\)"),
+    (lambda folder: (folder / "sections" / "background.tex").write_bytes(b"Caf\xe9 \\cite{wagner2021ai}.\n"),
+     r"background.tex:1: byte 3 \(0xe9\) is not UTF-8"),
     (lambda folder: [(folder / f"d{n}.tex").write_text(f"Level {n}.\n\\input{{d{n + 1}}}\n") for n in range(20)]
      and (folder / "macros.tex").write_text("\\input{d0}\n"),
      r"d\d+.tex:2: \\input\{d\d+\} includes files more than 8 deep"),
@@ -99,3 +102,26 @@ def test_an_include_that_cannot_be_followed_is_refused_naming_file_and_line_befo
     with pytest.raises(SitegenError, match=message):
         run(paper, providers, draft=Path("paper.tex"))
     assert not providers.requests and not (paper / "output").exists()
+
+
+# --------------------------------------------------------------------------- how LaTeX cites and comments
+
+
+@pytest.mark.parametrize(("text", "keys"), [
+    # a line break (\\) before % leaves it a comment; an escaped \% is text, and the citation after it counts
+    ("Tools help reviewers\\\\% \\cite{gone}\nin practice \\cite{b}.", ("b",)),
+    ("Costs fell by 50\\% in trials \\cite{a}.", ("a",)),
+    ("Costs fell by 50\\\\\\% in trials \\cite{a}.", ("a",)),
+    # TeX lets spaces and one line break come before an argument, and a note hold a bracket inside braces
+    ("As shown \\cite {h} and \\citep[see] [p.~3]\n{i}.", ("h", "i")),
+    ("As shown \\textcite[{see [3], p. 4}]{d}.", ("d",)),
+    # natbib's capitalised commands
+    ("\\Citet{k} showed it, as \\Citep[p. 2]{l} and \\Cites{m}{n} did.", ("k", "l", "m", "n")),
+])
+def test_latex_citations_are_read_as_tex_reads_them(text, keys):
+    assert claims.cited_keys(claims.latex_citing(text)) == keys
+
+
+def test_a_spaced_latex_citation_is_removed_and_renamed_whole():
+    assert claims.remove_key("As shown~\\cite [p. 3] {i}.", "i") == "As shown."
+    assert claims.rename_key("As \\Citet [p. 3] {k, j} showed.", "k", "z") == "As \\Citet [p. 3] {z, j} showed."

@@ -63,11 +63,14 @@ AT_KEY = re.compile(r"(?<![\w@/\\=])-?@" + KEY)
 # never closed is read up to the next command's, not to the end of the text: from every unclosed \cite{ or \cite[
 # of a pasted line the rest of it was read (300 KB: minutes). The name is found by a lookahead, once: as
 # [A-Za-z]*cite[A-Za-z]*, a long word holding "cite" again and again was split at each of them.
-_NOTES = r"(?:\[[^\[\]]*\]){0,2}"
-LATEX_CITE = re.compile(r"\\(?=[A-Za-z]*?cite)[A-Za-z]+\*?" + _NOTES + r"\{([^{}]*)\}")
+# As TeX reads arguments, spaces (and one line break, a space too) may come before a note or the keys, and a note may
+# hold a bracket inside braces (`[{see [3]}]`); natbib's capitalised commands (\Citet, \Citep) cite as well.
+_SPACE = r"[ \t]*(?:\r?\n[ \t]*)?"
+_NOTES = r"(?:" + _SPACE + r"\[(?:[^\[\]{}]|\{[^{}]*\})*\]){0,2}" + _SPACE
+LATEX_CITE = re.compile(r"\\(?=[A-Za-z]*?[cC]ite)[A-Za-z]+\*?" + _NOTES + r"\{([^{}]*)\}")
 # biblatex's multicite commands (\cites, \autocites, \parencites...) cite a group of keys after each note:
 # LATEX_CITE reads the first group, this the others.
-LATEX_MORE_CITES = re.compile(r"\\[A-Za-z]*cites\*?(?:\([^()]*\)){0,2}" + _NOTES + r"\{[^{}]*\}"
+LATEX_MORE_CITES = re.compile(r"\\[A-Za-z]*[cC]ites\*?(?:\([^()]*\)){0,2}" + _NOTES + r"\{[^{}]*\}"
                               r"((?:\s*" + _NOTES + r"\{[^{}]*\})+)")
 EVERY_ENTRY = "*"  # \nocite{*}: every entry of the .bib is in the bibliography
 ABBREVIATIONS = {"e.g", "i.e", "al", "fig", "figs", "vs", "cf", "etc", "approx", "eq", "no", "ref", "refs", "dr",
@@ -456,7 +459,8 @@ def _paragraphs(text: str, indented_code: bool = True) -> list[_Block]:
 LATEX_SUFFIXES = (".tex", ".ltx", ".latex")
 # What is no prose in a LaTeX draft: a comment (an unescaped % to the end of its line), a label, and from an opening of
 # display math or of an environment of math, floats, code or the bibliography to its closing (`_blank_spans`).
-LATEX_COMMENT = re.compile(r"(?<!\\)%[^\n]*")
+# An even run of backslashes before it (none, or `\\`, a line break) leaves % a comment; an odd one escapes it (`\%`).
+LATEX_COMMENT = re.compile(r"(?<!\\)(?:\\\\)*%[^\n]*")
 LATEX_LABEL = re.compile(r"\\label\{[^{}\n]*\}")
 LATEX_NOT_PROSE = re.compile(
     r"\\begin\{((?:equation|align|gather|multline|eqnarray|displaymath|math|figure|table|tabular[xy]?|longtable|"
