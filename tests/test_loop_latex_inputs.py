@@ -115,11 +115,23 @@ def test_an_include_that_cannot_be_followed_is_refused_naming_file_and_line_befo
     # TeX lets spaces and one line break come before an argument, and a note hold a bracket inside braces
     ("As shown \\cite {h} and \\citep[see] [p.~3]\n{i}.", ("h", "i")),
     ("As shown \\textcite[{see [3], p. 4}]{d}.", ("d",)),
+    # text LaTeX never typesets cites nothing: the comment environment, \iffalse to its \fi (not \figure's "\fi")
+    ("A \\cite{a}.\n\\begin{comment}\nB \\cite{gone}.\n\\end{comment}\nC \\cite{b}.", ("a", "b")),
+    ("A \\cite{a}. \\iffalse B \\figureref \\cite{gone}. \\fi C \\cite{b}.", ("a", "b")),
+    ("A \\iffalse never closed \\cite{a}.", ("a",)),
     # natbib's capitalised commands
     ("\\Citet{k} showed it, as \\Citep[p. 2]{l} and \\Cites{m}{n} did.", ("k", "l", "m", "n")),
 ])
 def test_latex_citations_are_read_as_tex_reads_them(text, keys):
     assert claims.cited_keys(claims.latex_citing(text)) == keys
+
+
+def test_a_claim_or_an_include_in_a_comment_environment_is_not_read(paper):
+    (paper / "paper.tex").write_text(MAIN.replace("\\end{document}", "\\begin{comment}\nTools are associated with "
+                                                  "bias in most reviews.\n\\input{sections/missing}\n\\end{comment}\n"
+                                                  "\\end{document}"))
+    run(paper, draft=Path("paper.tex"))
+    assert not any("bias" in p["evidence"] for p in problems(paper, 1))
 
 
 def test_a_spaced_latex_citation_is_removed_and_renamed_whole():

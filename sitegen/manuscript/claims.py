@@ -465,6 +465,9 @@ LATEX_LABEL = re.compile(r"\\label\{[^{}\n]*\}")
 LATEX_NOT_PROSE = re.compile(
     r"\\begin\{((?:equation|align|gather|multline|eqnarray|displaymath|math|figure|table|tabular[xy]?|longtable|"
     r"verbatim|lstlisting|minted|tikzpicture|algorithm|algorithmic|thebibliography|filecontents)\*?)\}|\\\[|\$\$")
+# Text LaTeX never typesets, as a comment: the comment package's environment, and what `\iffalse` skips to its `\fi`
+# (an \if nested inside ends it early: more is read, never less).
+LATEX_COMMENTED_OUT = re.compile(r"\\begin\{(comment)\}|\\iffalse(?![A-Za-z])")
 LATEX_SECTION = re.compile(r"^[ \t]*\\(part|chapter|section|subsection|subsubsection|paragraph)\*?"
                            r"(?:\[[^\]\n]*\])?\{([^{}\n]*)\}", re.MULTILINE)
 LATEX_LEVELS = {"part": 1, "chapter": 1, "section": 2, "subsection": 3, "subsubsection": 4, "paragraph": 5}
@@ -478,28 +481,36 @@ def _blank(match: re.Match[str]) -> str:
     return re.sub(r"[^\n]", " ", match.group(0))
 
 
-def _blank_spans(text: str) -> str:
-    """`text` with each span `LATEX_NOT_PROSE` opens blanked to its closing. In linear time: a closing not found
+def _blank_spans(text: str, openings: re.Pattern[str] = LATEX_NOT_PROSE) -> str:
+    """`text` with each span `openings` opens blanked to its closing. In linear time: a closing not found
     after one opening is not looked for again (from each of a pasted run of unclosed openings the rest of the text
     was searched)."""
     pieces, kept_from, missing = [], 0, set()
-    for opening in LATEX_NOT_PROSE.finditer(text):
+    for opening in openings.finditer(text):
         if opening.start() < kept_from:
             continue  # inside a span blanked already
-        closing = f"\\end{{{opening.group(1)}}}" if opening.group(1) else "\\]" if opening.group() == "\\[" else "$$"
-        end = -1 if closing in missing else text.find(closing, opening.end())
-        if end < 0:
+        closing = f"\\end{{{opening.group(1)}}}" if opening.group(1) else "\\]" if opening.group() == "\\[" else \
+            "\\fi" if opening.group().startswith("\\if") else "$$"
+        found = None if closing in missing else \
+            re.compile(re.escape(closing) + r"(?![A-Za-z])").search(text, opening.end())  # \fi, not \figure
+        if found is None:
             missing.add(closing)
             continue
-        end += len(closing)
+        end = found.end()
         pieces += [text[kept_from:opening.start()], re.sub(r"[^\n]", " ", text[opening.start():end])]
         kept_from = end
     return "".join(pieces) + text[kept_from:]
 
 
+def latex_uncommented(text: str) -> str:
+    """A LaTeX text with what LaTeX never reads blanked: its comments, a comment environment, `\\iffalse … \\fi`."""
+    return _blank_spans(LATEX_COMMENT.sub(_blank, text), LATEX_COMMENTED_OUT)
+
+
 def latex_citing(text: str) -> str:
-    """A LaTeX draft as it cites: its comments, the preamble and anything after \\end{document} blanked."""
-    text = LATEX_COMMENT.sub(_blank, text)
+    """A LaTeX draft as it cites: its comments (a comment environment and `\\iffalse … \\fi` too), the preamble and
+    anything after \\end{document} blanked."""
+    text = latex_uncommented(text)
     begin, end = text.find("\\begin{document}"), text.find("\\end{document}")
     if begin >= 0:
         text = re.sub(r"[^\n]", " ", text[:begin + len("\\begin{document}")]) + text[begin + len("\\begin{document}"):]

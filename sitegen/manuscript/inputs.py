@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sitegen.errors import SitegenError, shown_path
-from sitegen.manuscript.claims import LATEX_COMMENT, _blank
+from sitegen.manuscript.claims import latex_uncommented
 
 # \input{file} and \include{file} (not \includegraphics, \inputencoding: the name ends at the brace or space).
 LATEX_INPUT = re.compile(r"\\(input|include)(?![A-Za-z@])[ \t]*\{([^{}\n]*)\}")
@@ -63,7 +63,7 @@ def expand(draft: Path, read: Callable[[Path], str]) -> Document:
 def _expand(path: Path, text: str, folder: Path, read: Callable[[Path], str], pieces: list[Piece],
             chain: tuple[Path, ...]) -> None:
     kept_from = 0
-    for match in LATEX_INPUT.finditer(LATEX_COMMENT.sub(_blank, text)):
+    for match in LATEX_INPUT.finditer(latex_uncommented(text)):
         where = f"{shown_path(path)}:{text.count(chr(10), 0, match.start()) + 1}"
         pieces.append(Piece(0, path, text.count("\n", 0, kept_from) + 1, text[kept_from:match.start()]))
         included = _included(match.group(2).strip(), folder, where, chain)
