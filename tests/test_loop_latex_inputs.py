@@ -137,3 +137,15 @@ def test_a_claim_or_an_include_in_a_comment_environment_is_not_read(paper):
 def test_a_spaced_latex_citation_is_removed_and_renamed_whole():
     assert claims.remove_key("As shown~\\cite [p. 3] {i}.", "i") == "As shown."
     assert claims.rename_key("As \\Citet [p. 3] {k, j} showed.", "k", "z") == "As \\Citet [p. 3] {z, j} showed."
+
+
+def test_a_subfile_is_read_as_its_body_and_the_draft_goes_on_after_it(paper):
+    # a file with a document of its own (the subfiles package's): its \end{document} ended the draft's there
+    (paper / "sections" / "typology.tex").write_text(
+        "\\documentclass[../paper.tex]{subfiles}\n\\begin{document}\n" + TYPOLOGY + "\\end{document}\n")
+    (paper / "paper.tex").write_text(MAIN.replace("\\include{sections/typology.tex}", "\\subfile{sections/typology}\n"
+                                                  "Screening tools are associated with fewer errors."))
+    run(paper, draft=Path("paper.tex"))
+    review = json.loads((round_dir(paper, 1) / "claim-review.json").read_text())
+    assert ("sections/typology.tex", 3) in {(s.get("file"), s["line"]) for s in review["citing"]}
+    assert any("fewer errors" in p["evidence"] and "(line 10)" in p["location"] for p in problems(paper, 1))

@@ -14,8 +14,10 @@ from pathlib import Path
 from sitegen.errors import SitegenError, shown_path
 from sitegen.manuscript.claims import latex_uncommented
 
-# \input{file} and \include{file} (not \includegraphics, \inputencoding: the name ends at the brace or space).
-LATEX_INPUT = re.compile(r"\\(input|include)(?![A-Za-z@])[ \t]*\{([^{}\n]*)\}")
+# \input{file}, \include{file} and the subfiles package's \subfile{file} (not \includegraphics, \inputencoding: the name
+# ends at the brace or space).
+LATEX_INPUT = re.compile(r"\\(input|include|subfile)(?![A-Za-z@])[ \t]*\{([^{}\n]*)\}")
+BEGIN_DOCUMENT, END_DOCUMENT = "\\begin{document}", "\\end{document}"
 MAX_DEPTH = 8  # files including files: deeper is a mistake (or a cycle through links), never a real manuscript
 
 
@@ -62,8 +64,14 @@ def expand(draft: Path, read: Callable[[Path], str]) -> Document:
 
 def _expand(path: Path, text: str, folder: Path, read: Callable[[Path], str], pieces: list[Piece],
             chain: tuple[Path, ...]) -> None:
-    kept_from = 0
-    for match in LATEX_INPUT.finditer(latex_uncommented(text)):
+    uncommented = latex_uncommented(text)
+    kept_from, until = 0, len(text)
+    if len(chain) > 1 and (begin := uncommented.find(BEGIN_DOCUMENT)) >= 0:
+        # a document of its own (a `\subfile`'s): its body alone, as the subfiles package reads it; its
+        # \end{document} in the whole text would end the draft's document there
+        kept_from, end = begin + len(BEGIN_DOCUMENT), uncommented.find(END_DOCUMENT, begin)
+        until = end if end >= 0 else until
+    for match in LATEX_INPUT.finditer(uncommented, kept_from, until):
         where = f"{shown_path(path)}:{text.count(chr(10), 0, match.start()) + 1}"
         pieces.append(Piece(0, path, text.count("\n", 0, kept_from) + 1, text[kept_from:match.start()]))
         included = _included(match.group(2).strip(), folder, where, chain)
@@ -72,7 +80,7 @@ def _expand(path: Path, text: str, folder: Path, read: Callable[[Path], str], pi
                                "deep; put the text in fewer files")
         _expand(included, read(included), folder, read, pieces, (*chain, included.resolve()))
         kept_from = match.end()
-    pieces.append(Piece(0, path, text.count("\n", 0, kept_from) + 1, text[kept_from:]))
+    pieces.append(Piece(0, path, text.count("\n", 0, kept_from) + 1, text[kept_from:until]))
 
 
 def _included(name: str, folder: Path, where: str, chain: tuple[Path, ...]) -> Path:
