@@ -341,6 +341,10 @@ def check(text: str, bib_keys: list[str], in_use: Collection[str] = (), latex: b
     # An entry cited anywhere (a table, a block quote, a footnote the prose rules skip) is in use; and any
     # entry may be what a numbered or author-year citation names.
     anywhere = set(cited) | set(cited_keys(latex_citing(text) if latex else text)) | set(in_use)
+    # A key cited in another case ("@Smith2020", entry smith2020) has no entry to a tool matching case (biber, pandoc),
+    # but names that entry (BibTeX matches it, with a warning): never an entry to remove as uncited.
+    by_case = {key.casefold(): key for key in bib_keys}
+    anywhere |= {by_case[key.casefold()] for key in list(anywhere) if key.casefold() in by_case}
     notes = _notes_citing_keys(read)
     otherwise = sum(1 for sentence in read if any(not _cites_through(citation, notes)
                                                   for citation in sentence.other_citations))

@@ -308,6 +308,7 @@ def problems_of(checks: list[CitationCheck], review: claims.ClaimReview) -> tupl
     kept apart (seed 001: rate_limited / auth_error → pause, re-verify later), never read as checked."""
     rows: dict[str, ProblemRow] = {}
     citing = _citing_sentences(review)
+    by_case = {check.key.casefold(): check.key for check in checks}
     apart = []
 
     def add(type_: Problem, where: str, evidence: str, action: str, key: str | None = None,
@@ -348,7 +349,9 @@ def problems_of(checks: list[CitationCheck], review: claims.ClaimReview) -> tupl
         sentence = finding.sentence
         where = f"{sentence.location} ({sentence.where})" if sentence else finding.key or ""
         if finding.kind == "citation with no entry":
-            add("citation with no entry", f"{where}: @{finding.key}", _quote(sentence.text),
+            other_case = by_case.get(finding.key.casefold())
+            add("citation with no entry", f"{where}: @{finding.key}", _quote(sentence.text) + (
+                f" (the .bib has {other_case}, which differs only in case: cite it as @{other_case})" if other_case else ""),
                 # Markdown reads any "@word" as a citation (a handle, "@jdoe", too): escaped, "\\@", it is text
                 f"cite a real work, remove the citation, or write it \\@{finding.key} if it is no citation",
                 finding.key, sentence)
