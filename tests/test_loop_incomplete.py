@@ -9,7 +9,7 @@ import json
 import httpx
 import test_loop
 from click.testing import CliRunner
-from test_loop import TOPIC, crossref_verifier, round_dir
+from test_loop import TOPIC, crossref_verifier, round_dir, run
 from test_loop_fixes import Answering, accept
 
 from sitegen import commands
@@ -86,3 +86,35 @@ def test_an_incomplete_last_round_the_user_settled_for_is_not_repeated(manuscrip
     again = runner.invoke(cli, ["loop", str(manuscript), "--topic", TOPIC])
     assert again.exit_code == 1 and "2 rounds have been run" in again.output, again.output
     assert (round_dir(manuscript, 2) / "confirm.yaml").read_text() == "accept: []\n"
+
+
+def test_a_repeated_last_round_keeps_the_searches_it_answered_and_asks_only_the_others(manuscript):
+    class FirstAnswered(SearchLimited):
+        """OpenAlex answers its first `answers` searches, then is rate limited."""
+
+        answers = 0
+
+        def __call__(self, request):
+            if request.url.host == "api.openalex.org":
+                self.limited = self.answers <= 0
+                self.answers -= 1
+            return super().__call__(request)
+
+    providers = FirstAnswered()
+    providers.answers = 10
+    run(manuscript, providers)
+    accept(manuscript, [])
+    providers.answers = 1  # round 2: the first problem's search is answered, the other's rate limited
+    run(manuscript, providers)
+    searches = [s for s in json.loads((round_dir(manuscript, 2) / "candidates.json").read_text()) if s["round"] == 2]
+    assert searches[0]["status"] == "ok" and searches[0]["records"]
+    assert {s["status"] for s in searches[1:]} == {"failed: openalex rate_limited"}
+    first = searches[0]
+    asked = len(providers.requests)
+    providers.answers = 0  # the repeat: OpenAlex answers nothing now
+    result = run(manuscript, providers)
+    assert result.paused and result.rounds == 2
+    again = [s for s in json.loads((round_dir(manuscript, 2) / "candidates.json").read_text()) if s["round"] == 2]
+    assert again[0] == first  # kept, with its hits, not lost to the source failing this time
+    openalex = [r for r in providers.requests[asked:] if r.url.host == "api.openalex.org"]
+    assert openalex and not any(first["query"] in " ".join(r.url.params.values()) for r in openalex)

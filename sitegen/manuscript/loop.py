@@ -449,7 +449,7 @@ def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings
     if converged_round(manuscript) is not None:
         raise SitegenError(f"the loop converged in round {done[-1]}; see {manuscript.base / 'final-summary.md'}")
     if done and paused_round(manuscript) == done[-1]:
-        done = done[:-1]  # the round found nothing but could not check everything: it runs again
+        done = done[:-1]  # the round could not check or search everything, and nothing later would: it runs again
     elif len(done) >= MAX_ROUNDS:
         raise SitegenError(f"{MAX_ROUNDS} rounds have been run, the most the evidence loop runs; what is left is "
                            f"listed in {manuscript.base / 'final-summary.md'} for checking by hand")
@@ -473,7 +473,13 @@ def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings
     rows = [row.model_copy(update={"query": query_for(row, by_key)}) for row in rows]
     if done:
         rows = _mark_carried(rows, manuscript.round_dir(done[-1]))
-    searched = [_search(search, fetcher, settings, sources, number, row) for row in rows if row.query]
+    # A search this round answered in full before it was paused is kept, not asked again (its hits are not lost if
+    # the source fails this time, and a rate-limited source is asked only what it did not answer).
+    answered = {(s.query, s.source): s for s in _read_candidates(folder) if s.round == number and s.status == "ok"} \
+        if (folder / "candidates.json").is_file() else {}
+    searched = [(answered[row.query, ",".join(sources)].model_copy(update={"problem": row.id}), True)
+                if (row.query, ",".join(sources)) in answered else _search(search, fetcher, settings, sources, number, row)
+                for row in rows if row.query]
     searches = [candidates for candidates, _ in searched]
     cited_dois = {check.record.DOI for check in checks if check.record and check.record.DOI}
     found: dict[str, list[Record]] = {}
