@@ -118,3 +118,15 @@ def test_a_repeated_last_round_keeps_the_searches_it_answered_and_asks_only_the_
     assert again[0] == first  # kept, with its hits, not lost to the source failing this time
     openalex = [r for r in providers.requests[asked:] if r.url.host == "api.openalex.org"]
     assert openalex and not any(first["query"] in " ".join(r.url.params.values()) for r in openalex)
+
+
+def test_a_query_a_source_cannot_run_is_no_incomplete_source_to_wait_for():
+    # "unsupported" fails again whenever it is asked: waiting for it would pause the last round for ever
+    from sitegen.manuscript.loop import CandidateSearch, incomplete_sources
+
+    def search(status: str) -> CandidateSearch:
+        return CandidateSearch(round=2, problem="P1", query="q", source="openalex,crossref", status=status)
+
+    assert incomplete_sources([], [search("failed: openalex unsupported")]) == []
+    assert incomplete_sources([], [search("failed: openalex unsupported, crossref timeout")]) == [
+        "Crossref timed out (the search for P1)"]

@@ -598,7 +598,8 @@ def incomplete_sources(checks: list[CitationCheck], searches: list[CandidateSear
                         lookups.append(f"the entry {check.key}")
     for search in searches:
         for source, status in _failed_sources(search).items():
-            missed.setdefault((label(source), FAILURES.get(status, status)), []).append(f"the search for {search.problem}")
+            if status in FAILURES:  # not "unsupported": a query a source cannot run fails again whenever it is asked
+                missed.setdefault((label(source), FAILURES[status]), []).append(f"the search for {search.problem}")
     return [f"{name} {how} ({', '.join(what)})" for (name, how), what in missed.items()]
 
 
