@@ -149,3 +149,16 @@ def test_a_subfile_is_read_as_its_body_and_the_draft_goes_on_after_it(paper):
     review = json.loads((round_dir(paper, 1) / "claim-review.json").read_text())
     assert ("sections/typology.tex", 3) in {(s.get("file"), s["line"]) for s in review["citing"]}
     assert any("fewer errors" in p["evidence"] and "(line 10)" in p["location"] for p in problems(paper, 1))
+
+
+def test_a_suggestion_for_a_sentence_of_the_draft_after_an_include_is_applied_there(paper):
+    (paper / "sections" / "background.tex").write_text(BACKGROUND.replace(
+        "Automated screening tools reduce the workload of screening by more than half.", "Nothing to add here."))
+    (paper / "paper.tex").write_text(MAIN.replace("\\end{document}", "Automated screening tools reduce the workload "
+                                                  "of screening by more than half.\n\\end{document}"))
+    run(paper, draft=Path("paper.tex"))
+    cite = next(s for s in suggestions(paper) if s["action"] == "cite-candidate")
+    assert cite["sentence"]["line"] == 10 and "file" not in cite["sentence"]
+    accept(paper, [cite["id"]])
+    run(paper, draft=Path("paper.tex"), apply=True)
+    assert (paper / "paper.tex").read_text().splitlines()[9].endswith(f"half~\\cite{{{cite['new_key']}}}.")

@@ -27,6 +27,7 @@ class Piece:
     path: Path  # the file it is from
     line: int  # the line of that file it begins on
     text: str
+    offset: int = 0  # where it begins in that file
 
 
 @dataclass(frozen=True)
@@ -44,8 +45,19 @@ class Document:
 
     def origin(self, offset: int) -> tuple[Path, int]:
         """The file and line of the character at `offset` of the whole text."""
-        piece = next((p for p in reversed(self.pieces) if p.start <= offset), self.pieces[0])
+        piece = self._piece(offset)
         return piece.path, piece.line + piece.text.count("\n", 0, max(0, offset - piece.start))
+
+    def span_in(self, path: Path, span: tuple[int, int]) -> tuple[int, int] | None:
+        """Where a span of the whole text is in the file `path`: None unless it lies in one piece of that file."""
+        piece = self._piece(span[0])
+        if piece.path != path or span[1] > piece.start + len(piece.text):
+            return None
+        return piece.offset + span[0] - piece.start, piece.offset + span[1] - piece.start
+
+    def _piece(self, offset: int) -> Piece:
+        return next((p for p in reversed(self.pieces) if p.start <= offset and (p.text or p is self.pieces[0])),
+                    self.pieces[0])
 
 
 def expand(draft: Path, read: Callable[[Path], str]) -> Document:
@@ -56,7 +68,7 @@ def expand(draft: Path, read: Callable[[Path], str]) -> Document:
     _expand(draft, read(draft), folder, read, pieces, (draft.resolve(),))
     start, placed = 0, []
     for piece in pieces:
-        placed.append(Piece(start, piece.path, piece.line, piece.text))
+        placed.append(Piece(start, piece.path, piece.line, piece.text, piece.offset))
         start += len(piece.text)
     text = "".join(piece.text for piece in pieces)
     return Document(text, tuple(placed))
@@ -73,14 +85,14 @@ def _expand(path: Path, text: str, folder: Path, read: Callable[[Path], str], pi
         until = end if end >= 0 else until
     for match in LATEX_INPUT.finditer(uncommented, kept_from, until):
         where = f"{shown_path(path)}:{text.count(chr(10), 0, match.start()) + 1}"
-        pieces.append(Piece(0, path, text.count("\n", 0, kept_from) + 1, text[kept_from:match.start()]))
+        pieces.append(Piece(0, path, text.count("\n", 0, kept_from) + 1, text[kept_from:match.start()], kept_from))
         included = _included(match.group(2).strip(), folder, where, chain)
         if len(chain) > MAX_DEPTH:
             raise SitegenError(f"{where}: \\{match.group(1)}{{{match.group(2)}}} includes files more than {MAX_DEPTH} "
                                "deep; put the text in fewer files")
         _expand(included, read(included), folder, read, pieces, (*chain, included.resolve()))
         kept_from = match.end()
-    pieces.append(Piece(0, path, text.count("\n", 0, kept_from) + 1, text[kept_from:until]))
+    pieces.append(Piece(0, path, text.count("\n", 0, kept_from) + 1, text[kept_from:until], kept_from))
 
 
 def _included(name: str, folder: Path, where: str, chain: tuple[Path, ...]) -> Path:

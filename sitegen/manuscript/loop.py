@@ -207,6 +207,19 @@ class Manuscript(BaseModel):
             return inputs.Document(draft, (inputs.Piece(0, self.draft, 1, draft),))
         return inputs.expand(self.draft, lambda path: draft if path == self.draft else read_source(path))
 
+    def own_sentences(self, draft: str) -> list[claims.Sentence]:
+        """The sentences of the draft itself, read as the round read them (with the files it includes in place), at
+        the draft's own lines and offsets: the ones an apply may edit."""
+        document = self.document(draft)
+        if not document.included:
+            return claims.sentences(draft, self.latex)
+        own = []
+        for sentence in claims.sentences(document.text, self.latex):
+            span = document.span_in(self.draft, sentence.span)
+            if span is not None:
+                own.append(sentence.model_copy(update={"span": span, "line": draft.count("\n", 0, span[0]) + 1}))
+        return own
+
     def located(self, review: claims.ClaimReview, document: inputs.Document) -> claims.ClaimReview:
         """The claim review of the whole text with each sentence at its own file's line (`Sentence.file`)."""
         if not document.included:  # the draft alone: its sentences are where the check read them
@@ -846,7 +859,7 @@ def revise(draft: str, bib_text: str, accepted: list[tuple[Suggestion, str | Non
     its line in `confirmation`). Entries are found by key, sentences by their line and text; every edit
     is checked after it is made. Pure; SitegenError, and nothing changed, if the files moved on (a sentence, or an
     entry no longer as the round read it: `verified`, its entries by key) or an edit would not do what it says."""
-    current = {(s.line, s.text): s for s in claims.sentences(draft, manuscript.latex)}
+    current = {(s.line, s.text): s for s in manuscript.own_sentences(draft)}
     keys_before = _bib_keys(bib_text, manuscript.bib)
     keys = set(keys_before)
     entries_now = _bib_records(bib_text, manuscript.bib) if verified is not None else {}
