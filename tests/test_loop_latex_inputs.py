@@ -119,6 +119,10 @@ def test_an_include_that_cannot_be_followed_is_refused_naming_file_and_line_befo
     ("A \\cite{a}.\n\\begin{comment}\nB \\cite{gone}.\n\\end{comment}\nC \\cite{b}.", ("a", "b")),
     ("A \\cite{a}. \\iffalse B \\figureref \\cite{gone}. \\fi C \\cite{b}.", ("a", "b")),
     ("A \\iffalse never closed \\cite{a}.", ("a",)),
+    ("A \\cite{a}.\\begin{comment}B \\cite{gone}.\\end{comment}Then \\cite{b}.", ("a", "b")),
+    # code shown verbatim cites nothing
+    ("A \\cite{a}. Write \\verb|\\cite{gone}| or \\verb+50% \\cite{x}+ \\cite{b}.\n\\begin{verbatim}\n"
+     "\\cite{gone2}\n\\end{verbatim}\nC \\cite{c}.", ("a", "b", "c")),
     # natbib's capitalised commands
     ("\\Citet{k} showed it, as \\Citep[p. 2]{l} and \\Cites{m}{n} did.", ("k", "l", "m", "n")),
 ])
@@ -132,6 +136,14 @@ def test_a_claim_or_an_include_in_a_comment_environment_is_not_read(paper):
                                                   "\\end{document}"))
     run(paper, draft=Path("paper.tex"))
     assert not any("bias" in p["evidence"] for p in problems(paper, 1))
+
+
+def test_an_input_shown_as_code_is_not_followed(paper):
+    (paper / "paper.tex").write_text(MAIN.replace("\\end{document}", "Write \\verb|\\input{chapter}| to include a "
+                                                  "chapter.\n\\begin{verbatim}\n\\input{chapter}\n\\end{verbatim}\n"
+                                                  "\\end{document}"))
+    run(paper, draft=Path("paper.tex"))  # no "the file 'chapter' it includes is not there"
+    assert (round_dir(paper, 1) / "problems.md").is_file()
 
 
 def test_a_spaced_latex_citation_is_removed_and_renamed_whole():

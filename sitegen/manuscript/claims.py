@@ -469,9 +469,10 @@ LATEX_LABEL = re.compile(r"\\label\{[^{}\n]*\}")
 LATEX_NOT_PROSE = re.compile(
     r"\\begin\{((?:equation|align|gather|multline|eqnarray|displaymath|math|figure|table|tabular[xy]?|longtable|"
     r"verbatim|lstlisting|minted|tikzpicture|algorithm|algorithmic|thebibliography|filecontents)\*?)\}|\\\[|\$\$")
-# Text LaTeX never typesets, as a comment: the comment package's environment, and what `\iffalse` skips to its `\fi`
-# (an \if nested inside ends it early: more is read, never less).
-LATEX_COMMENTED_OUT = re.compile(r"\\begin\{(comment)\}|\\iffalse(?![A-Za-z])")
+# Text LaTeX never reads as commands: the comment package's environment, what `\iffalse` skips to its `\fi` (an \if
+# nested inside ends it early: more is read, never less), and code shown verbatim (a `\cite` or `\input` there is text).
+LATEX_COMMENTED_OUT = re.compile(r"\\begin\{(comment|verbatim\*?|Verbatim|lstlisting|minted)\}|\\iffalse(?![A-Za-z])")
+LATEX_VERB = re.compile(r"\\verb\*?([^A-Za-z\s*])[^\n]*?\1")
 LATEX_SECTION = re.compile(r"^[ \t]*\\(part|chapter|section|subsection|subsubsection|paragraph)\*?"
                            r"(?:\[[^\]\n]*\])?\{([^{}\n]*)\}", re.MULTILINE)
 LATEX_LEVELS = {"part": 1, "chapter": 1, "section": 2, "subsection": 3, "subsubsection": 4, "paragraph": 5}
@@ -495,8 +496,9 @@ def _blank_spans(text: str, openings: re.Pattern[str] = LATEX_NOT_PROSE) -> str:
             continue  # inside a span blanked already
         closing = f"\\end{{{opening.group(1)}}}" if opening.group(1) else "\\]" if opening.group() == "\\[" else \
             "\\fi" if opening.group().startswith("\\if") else "$$"
+        # \fi as a command of its own (not the start of \figure); \end{…} may have a word right after it
         found = None if closing in missing else \
-            re.compile(re.escape(closing) + r"(?![A-Za-z])").search(text, opening.end())  # \fi, not \figure
+            re.compile(re.escape(closing) + (r"(?![A-Za-z])" if closing == "\\fi" else "")).search(text, opening.end())
         if found is None:
             missing.add(closing)
             continue
@@ -507,8 +509,9 @@ def _blank_spans(text: str, openings: re.Pattern[str] = LATEX_NOT_PROSE) -> str:
 
 
 def latex_uncommented(text: str) -> str:
-    """A LaTeX text with what LaTeX never reads blanked: its comments, a comment environment, `\\iffalse … \\fi`."""
-    return _blank_spans(LATEX_COMMENT.sub(_blank, text), LATEX_COMMENTED_OUT)
+    """A LaTeX text with what LaTeX never reads as commands blanked: its comments, a comment environment,
+    `\\iffalse … \\fi`, verbatim code (`\\verb|…|` too)."""
+    return _blank_spans(LATEX_COMMENT.sub(_blank, LATEX_VERB.sub(_blank, text)), LATEX_COMMENTED_OUT)
 
 
 def latex_citing(text: str) -> str:
