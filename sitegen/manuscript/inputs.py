@@ -1,8 +1,8 @@
-"""A LaTeX draft with the files it includes (`\\input{file}`, `\\include{file}`) put where LaTeX puts them, so the
-claim check reads every sentence and citation of the document, and each offset of the whole text traced back to
-its file and line. Paths are relative to the draft's folder, with or without `.tex`, as LaTeX finds them; a file
-that is missing, outside that folder or including itself again is refused, naming the file and line of its
-`\\input`."""
+"""A LaTeX draft with the files it includes (`\\input{file}`, `\\include{file}`, `\\subfile{file}`) put where LaTeX
+puts them, so the claim check reads every sentence and citation of the document, and each offset of the whole text
+traced back to its file and line. Paths are relative to the draft's folder, with or without `.tex`, as LaTeX finds
+them; a file that is missing, outside that folder, including itself again or too deep is refused, naming the file
+and line of its `\\input`."""
 
 from __future__ import annotations
 

@@ -488,11 +488,10 @@ def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings
         rows = _mark_carried(rows, manuscript.round_dir(done[-1]))
     # A search this round answered in full before it was paused is kept, not asked again (its hits are not lost if
     # the source fails this time, and a rate-limited source is asked only what it did not answer).
-    answered = {(s.query, s.source): s for s in _read_candidates(folder) if s.round == number and s.status == "ok"} \
-        if (folder / "candidates.json").is_file() else {}
-    searched = [(answered[row.query, ",".join(sources)].model_copy(update={"problem": row.id}), True)
-                if (row.query, ",".join(sources)) in answered else _search(search, fetcher, settings, sources, number, row)
-                for row in rows if row.query]
+    answered = {s.query: s for s in _read_candidates(folder) if s.round == number and s.status == "ok"
+                and s.source == ",".join(sources)} if (folder / "candidates.json").is_file() else {}
+    searched = [(answered[row.query].model_copy(update={"problem": row.id}), True) if row.query in answered
+                else _search(search, fetcher, settings, sources, number, row) for row in rows if row.query]
     searches = [candidates for candidates, _ in searched]
     cited_dois = {check.record.DOI for check in checks if check.record and check.record.DOI}
     found: dict[str, list[Record]] = {}
