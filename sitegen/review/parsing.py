@@ -1187,9 +1187,10 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
     written = [name.strip() for name in first]
     # Columns with no name at the end of the header (",,") are a spreadsheet's padding: read as absent, so long
     # as no row puts a value in them.
-    names = list(written)
-    while any(names) and not names[-1]:
-        names.pop()
+    # Cut after the last named column (all of them kept when none is named): found once, as asking again of every
+    # column whether any is named made a header of 20,000 commas each side of one name take 13 s, 400 KB minutes.
+    named = next((end for end in range(len(written), 0, -1) if written[end - 1]), len(written))
+    names = written[:named]
     unknown = [n for n in names if n not in header]
     missing = [n for n in required if n not in names]
     if unknown or missing or len(set(names)) != len(names):
