@@ -1198,7 +1198,7 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
         if missing:
             parts.append("missing column(s) " + ", ".join(sorted(missing)))
         if unknown:
-            parts.append("unknown column(s) " + ", ".join(map(_shown_column, unknown)))
+            parts.append("unknown column(s) " + ", ".join(map(_shown_column, dict.fromkeys(unknown))))  # each once
         if len(set(names)) != len(names):
             parts.append("a column is named twice")
         return [], [Problem(rel, header_line, 1, "csv-header", f"bad header ({'; '.join(parts)}); expected: "
