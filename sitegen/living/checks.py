@@ -4,7 +4,8 @@ The ledger's chain is intact, its events are in time order, and nothing in the
 review depends on an event the ledger no longer has (the tail anchors); every
 record came from a retrieval or import the ledger records; batches never
 repeat a record and agree with the saved searches; snapshots the ledger cites
-exist; the locked protocol was not edited; phases advance one at a time; each
+exist; the locked protocol was not edited; phases advance one at a time, each
+when its gates held (judged again as the ledger stood then); each
 run's manifest is the one its events name (`living.manifests`); published versions
 are whole and in order (`living.versions`).
 """
@@ -17,6 +18,7 @@ from itertools import pairwise
 from sitegen.errors import shown_argument
 from sitegen.living.ledger import holds, verify_chain
 from sitegen.living.manifests import manifest_problems
+from sitegen.living.state import Gate, gates_then
 from sitegen.living.versions import version_problems
 from sitegen.records.citations import strategy_repeats
 from sitegen.records.listing import listed
@@ -409,16 +411,42 @@ def _first_changed_line(locked: str | None, review: Review) -> int | None:
 
 
 def _phase_problems(review: Review) -> list[Problem]:
+    """Each `phase` event is one step from the phase before it, taken when its gates held: judged again as
+    `sitegen state advance` judged it then (`state.gates_then`), so that an event written by hand, its hash chain
+    recomputed, moves no review past a gate."""
     problems = []
     previous = PHASES[0]
-    for line, payload in zip(review.ledger_lines, review.payloads, strict=True):
-        if isinstance(payload, PhasePayload):
-            if payload.from_phase != previous or PHASES.index(payload.to_phase) != PHASES.index(previous) + 1:
-                problems.append(Problem(LEDGER, line, None, "phase-order",
-                                        f"phase event moves from {payload.from_phase} to {payload.to_phase}, but the "
-                                        f"review was in {previous}: phases advance one at a time"))
-            previous = payload.to_phase
+    judged = _gates_judged(review)
+    for index, (event, line, payload) in enumerate(zip(review.ledger, review.ledger_lines, review.payloads,
+                                                       strict=True)):
+        if not isinstance(payload, PhasePayload):
+            continue
+        if payload.from_phase != previous or PHASES.index(payload.to_phase) != PHASES.index(previous) + 1:
+            problems.append(Problem(LEDGER, line, None, "phase-order",
+                                    f"phase event moves from {payload.from_phase} to {payload.to_phase}, but the "
+                                    f"review was in {previous}: phases advance one at a time"))
+        elif judged and (failed := [gate for gate in gates_then(review, index, payload.to_phase) if not gate.ok]):
+            problems.append(Problem(LEDGER, line, None, "phase-gate",
+                                    f"phase event {event.seq} moves from {payload.from_phase} to {payload.to_phase}, "
+                                    f"but as the review stood then {'; '.join(_failed(gate) for gate in failed)}: "
+                                    "`sitegen state advance` moves a phase only once its gates hold, so the event "
+                                    "was not written by it (restore ledger.jsonl and state.json from Git)"))
+        previous = payload.to_phase
     return problems
+
+
+def _failed(gate: Gate) -> str:
+    """A gate that did not hold at an earlier event, as a problem says it: what it asks for, and why not (but no
+    command to run: that advice was for then)."""
+    why = f" ({gate.detail})" if gate.detail and "`sitegen " not in gate.detail else ""
+    return f"{gate.check!r} did not hold{why}"
+
+
+def _gates_judged(review: Review) -> bool:
+    """Whether the files the gates read were read whole: a decision or evidence file that could not be (its own
+    problem says why) would make a gate seem to fail that did not."""
+    return (review.config is not None and not review.decisions_unread and not review.decisions_invalid
+            and not any(path.startswith("evidence/") for path in review.invalid_files))
 
 
 def _record_ids(payload: Payload) -> list[str]:

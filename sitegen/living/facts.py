@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from itertools import groupby
 
@@ -24,6 +24,7 @@ from sitegen.review.folder import Review, exclusion_reasons
 from sitegen.review.models import (
     BatchPayload,
     Evidence,
+    ImportPayload,
     LedgerEvent,
     PhasePayload,
     ProtocolLockPayload,
@@ -66,20 +67,43 @@ class LatestVerdict:
     payload: VerificationPayload
 
 
-def latest_verdicts(review: Review) -> dict[str, dict[str, LatestVerdict]]:
+def latest_verdicts(review: Review, as_checked: bool = False) -> dict[str, dict[str, LatestVerdict]]:
     """Record id -> axis -> the latest verification event on that axis. A faithfulness verdict on evidence
     edited since (its `evidence_sha256` is not the evidence's now) stands for findings that are no longer
-    there, so it is left out: the study is not verified on that axis until it is verified again."""
+    there, so it is left out: the study is not verified on that axis until it is verified again. With
+    `as_checked`, it stands for the evidence as it was checked (for a review as it stood at an earlier event,
+    whose evidence then no file keeps)."""
     current = {item.evidence.record_id: evidence_sha256(item.evidence) for item in review.evidence}
     latest: dict[str, dict[str, LatestVerdict]] = defaultdict(dict)
     for event, payload in zip(review.ledger, review.payloads, strict=True):
         if isinstance(payload, VerificationPayload):
             latest[payload.record_id][payload.axis] = LatestVerdict(event.ts, payload)  # ledger order is time order
-    for record_id, axes in latest.items():
+    for record_id, axes in latest.items() if not as_checked else ():
         faithfulness = axes.get("faithfulness")
         if faithfulness and faithfulness.payload.evidence_sha256 not in (None, current.get(record_id)):
             del axes["faithfulness"]
     return latest
+
+
+def identified_records(review: Review, events: int) -> dict[str, None]:
+    """The records the first `events` ledger events identified, in the order they were first named."""
+    return dict.fromkeys(record_id for payload in review.payloads[:events]
+                         if isinstance(payload, RetrievalPayload | ImportPayload) for record_id in payload.record_ids)
+
+
+def as_it_stood(review: Review, events: int) -> Review:
+    """The review as far as its first `events` ledger events go, for judging what a command judged then. The
+    ledger keeps its history; the decision, duplicate and evidence files keep none, so they are taken as they stand
+    now, about the records those events had identified (a record found since, and its decisions, were not there)."""
+    known = identified_records(review, events)
+    return replace(review, ledger=review.ledger[:events], payloads=review.payloads[:events],
+                   ledger_lines=review.ledger_lines[:events],
+                   records={rid: record for rid, record in review.records.items() if rid in known},
+                   record_lines={rid: line for rid, line in review.record_lines.items() if rid in known},
+                   decisions=[row for row in review.decisions if row.decision.record_id in known],
+                   duplicates=[row for row in review.duplicates
+                               if row.decision.record_id in known and row.decision.duplicate_of in known],
+                   versions=[version for version in review.versions if version.version.ledger_head.seq < events])
 
 
 @dataclass(frozen=True)
@@ -259,3 +283,12 @@ class ReviewFacts:
     def _events(self, kind: type) -> list:
         return [(event, payload) for event, payload in zip(self.review.ledger, self.review.payloads, strict=True)
                 if isinstance(payload, kind)]
+
+
+class FactsThen(ReviewFacts):
+    """The facts of a review as it stood at an earlier event (`as_it_stood`). A faithfulness verdict stands for the
+    evidence it checked: the evidence as it was then is not kept, and an edit since is no fault of that time."""
+
+    @cached_property
+    def verdicts(self) -> dict[str, dict[str, LatestVerdict]]:
+        return latest_verdicts(self.review, as_checked=True)

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 from pydantic import TypeAdapter, ValidationError
 
 from sitegen.errors import OptionInvalid, SitegenError, shown_argument
-from sitegen.living.facts import ReviewFacts
+from sitegen.living.facts import FactsThen, ReviewFacts, as_it_stood
 from sitegen.living.ledger import append
 from sitegen.records.listing import listed
 from sitegen.records.model import model_data
@@ -62,6 +62,13 @@ def gates(review: Review, facts: ReviewFacts, target: str) -> list[Gate]:
     for phase in PHASES[1:PHASES.index(target) + 1]:
         found.update((gate.check, gate) for gate in _entry_gates(review, facts, phase))
     return list(found.values())
+
+
+def gates_then(review: Review, events: int, target: str) -> list[Gate]:
+    """The gates to enter `target` as `advance` judged them after the ledger's first `events` events: on the ledger
+    as it stood then, and the files that keep no history as they stand now (`as_it_stood`)."""
+    then = as_it_stood(review, events)
+    return gates(then, FactsThen(then), target)
 
 
 def _entry_gates(review: Review, facts: ReviewFacts, target: str) -> list[Gate]:

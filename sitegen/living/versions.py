@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from sitegen.errors import OptionInvalid, SitegenError
-from sitegen.living.facts import ReviewFacts, Run
+from sitegen.living.facts import ReviewFacts, Run, identified_records
 from sitegen.living.ledger import anchor, append, check_event_time, holds
 from sitegen.living.prisma import PreviousVersion, PrismaCounts, derive, study_of
 from sitegen.records.listing import listed
@@ -34,7 +34,6 @@ from sitegen.review.models import (
     ProtocolLockPayload,
     ReinstatementPayload,
     RetirementPayload,
-    RetrievalPayload,
     ValidationPayload,
     VerificationPayload,
     VersionPayload,
@@ -125,16 +124,10 @@ class Snapshot:
         return sorted(rid for rid, outcome in self.outcomes["full-text"].items() if outcome.decision == "include")
 
 
-def _identified(review: Review, events: int) -> dict[str, None]:
-    """The records the first `events` ledger events identified, in the order they were first named."""
-    return dict.fromkeys(record_id for payload in review.payloads[:events]
-                         if isinstance(payload, RetrievalPayload | ImportPayload) for record_id in payload.record_ids)
-
-
 def _cut(review: Review, events: int) -> Review:
     """The review as far as its first `events` ledger events go. Decisions and evidence are left out:
     a version keeps only the outcomes they added up to then."""
-    identified = _identified(review, events)
+    identified = identified_records(review, events)
     return replace(review, ledger=review.ledger[:events], payloads=review.payloads[:events],
                    ledger_lines=review.ledger_lines[:events],
                    records={rid: record for rid, record in review.records.items() if rid in identified},
@@ -263,8 +256,8 @@ def _count(n: int, singular: str, plural: str | None = None) -> str:
 
 def changelog(before: Snapshot | None, after: Snapshot) -> Changelog:
     """What `after` adds to `before` (an earlier snapshot of the same ledger, or None for the first)."""
-    known = set(_identified(before.review, len(before.review.ledger))) if before else set()
-    identified = [rid for rid in _identified(after.review, len(after.review.ledger)) if rid not in known]
+    known = set(identified_records(before.review, len(before.review.ledger))) if before else set()
+    identified = [rid for rid in identified_records(after.review, len(after.review.ledger)) if rid not in known]
     # A study included before and now a confirmed duplicate of a record included in its place (a reviewer made the
     # newer record the one that stands for the work) is the same study: neither removed nor added, and its own
     # decisions are no longer counted, as for any duplicate.
@@ -509,7 +502,7 @@ def _file_problems(review: Review, item: VersionFile, previous: VersionFile | No
 
 def _unknown_records(review: Review, item: VersionFile) -> list[Problem]:
     """Outcomes of records the ledger had not identified by the version's head (or that no longer exist)."""
-    identified = _identified(review, min(item.version.ledger_head.seq, len(review.ledger)))
+    identified = identified_records(review, min(item.version.ledger_head.seq, len(review.ledger)))
     problems = []
     for stage, by_record in item.version.outcomes.items():
         lacking = set(review.lacking(by_record))

@@ -1,0 +1,139 @@
+"""Events only sitegen's commands write, written by hand with the hash chain recomputed (a pull request can):
+`sitegen check` judges each again as its command judged it then, so none moves a review past what it asks for."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from sitegen.living.ledger import GENESIS, event_hash
+from sitegen.review.write import canonical_json
+
+RIS = ("TY  - JOUR\nTI  - A study of voles\nPY  - 2020\nDO  - 10.1000/voles\nER  - \n"
+       "TY  - JOUR\nTI  - A study of moles\nPY  - 2021\nDO  - 10.1000/moles\nER  - \n")
+LATER_RIS = "TY  - JOUR\nTI  - A study of shrews\nPY  - 2022\nDO  - 10.1000/shrews\nER  - \n"
+
+
+def new_review(sitegen, tmp_path, *, locked=True, imported=True):
+    review = tmp_path / "review"
+    assert sitegen("init", review)[0] == 0
+    if locked:
+        assert sitegen("protocol", "lock", review, "--at", "2026-01-01T00:00:00Z")[0] == 0
+    if imported:
+        (tmp_path / "references.ris").write_text(RIS, encoding="utf-8")
+        assert sitegen("import", review, tmp_path / "references.ris", "--at", "2026-01-02T00:00:00Z")[0] == 0
+    return review
+
+
+def advance(sitegen, review, at):
+    code, out, err = sitegen("state", "advance", review, "--at", at)
+    assert code == 0, out + err
+
+
+def forge(review, type_, payload, ts, at=None):
+    """Insert an event by hand at line `at` of ledger.jsonl (at its end without one), every event from there chained
+    again and state.json's ledger head moved with them: what a hand edit can do that the hash chain does not show."""
+    events = [json.loads(line) for line in (review / "ledger.jsonl").read_text().splitlines()]
+    at = len(events) + 1 if at is None else at
+    events.insert(at - 1, {"type": type_, "ts": ts, "payload": payload})
+    previous = GENESIS
+    for seq, event in enumerate(events, start=1):
+        event.update(seq=seq, prev=previous, hash=event_hash(seq, event["type"], event["ts"], event["payload"],
+                                                             previous))
+        previous = event["hash"]
+    (review / "ledger.jsonl").write_text("".join(canonical_json(event) + "\n" for event in events))
+    state = json.loads((review / "state.json").read_text()) if (review / "state.json").exists() else {"schema_version": 1}
+    state["ledger_head"] = {"seq": len(events), "hash": previous}
+    (review / "state.json").write_text(json.dumps(state, indent=2) + "\n")
+    return at
+
+
+def phase(from_phase, to_phase):
+    return {"from_phase": from_phase, "to_phase": to_phase, "checks": []}
+
+
+def problems(sitegen, review):
+    code, out, _ = sitegen("check", review)
+    return code, [line for line in out.splitlines() if "ledger.jsonl" in line]
+
+
+def test_a_phase_event_written_by_hand_before_the_protocol_was_locked_is_caught(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path, locked=False, imported=False)
+    line = forge(review, "phase", phase("protocol", "searching"), "2026-01-01T00:00:00Z")
+    assert sitegen("ledger", "verify", review)[0] == 0  # the chain links: only the gates show it
+    code, found = problems(sitegen, review)
+    assert code == 1
+    [problem] = found
+    assert f"ledger.jsonl:{line}" in problem and "phase-gate" in problem
+    assert "'the protocol is locked' did not hold" in problem, problem
+
+
+def test_a_phase_event_is_judged_on_the_ledger_as_it_stood_then(sitegen, tmp_path):
+    """The records imported after a forged move to screening do not make it right: the gate is judged on the
+    events before it."""
+    review = new_review(sitegen, tmp_path, imported=False)
+    advance(sitegen, review, "2026-01-01T01:00:00Z")  # to searching: the protocol is locked
+    (tmp_path / "references.ris").write_text(RIS, encoding="utf-8")
+    assert sitegen("import", review, tmp_path / "references.ris", "--at", "2026-01-02T00:00:00Z")[0] == 0
+    line = forge(review, "phase", phase("searching", "screening"), "2026-01-01T02:00:00Z", at=3)
+    code, [problem] = problems(sitegen, review)
+    assert code == 1 and f"ledger.jsonl:{line}" in problem
+    assert "'a search has run in full (or records were imported)' did not hold" in problem, problem
+
+
+def test_a_forged_move_past_unscreened_records_names_them(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path)
+    advance(sitegen, review, "2026-01-03T00:00:00Z")
+    advance(sitegen, review, "2026-01-03T00:01:00Z")
+    line = forge(review, "phase", phase("screening", "extraction"), "2026-01-04T00:00:00Z")
+    code, [problem] = problems(sitegen, review)
+    assert code == 1 and f"ledger.jsonl:{line}" in problem and "moves from screening to extraction" in problem
+    assert "'every record is screened at title and abstract' did not hold (2 records await" in problem, problem
+    assert "10.1000/moles" in problem and "10.1000/voles" in problem
+
+
+def test_each_forged_step_of_a_run_of_them_is_caught(sitegen, tmp_path):
+    """One step at a time, each written by hand: the first whose gate did not hold is named, and every later one."""
+    review = new_review(sitegen, tmp_path, locked=False, imported=False)
+    steps = ["protocol", "searching", "screening", "extraction", "synthesis", "published"]
+    lines = [forge(review, "phase", phase(before, after), "2026-01-01T00:00:00Z") for before, after
+             in zip(steps, steps[1:], strict=False)]
+    code, found = problems(sitegen, review)
+    assert code == 1
+    assert [int(re.search(r"ledger\.jsonl:(\d+):", problem)[1]) for problem in found] == lines
+
+
+def test_a_review_that_advanced_through_its_gates_stays_clean_as_it_lives_on(sitegen, tmp_path):
+    """Records found after the review left screening await screening now: no fault of the step taken then."""
+    review = new_review(sitegen, tmp_path)
+    for reviewer in ("ann", "bob"):
+        (review / "screening" / "title-abstract" / f"{reviewer}.csv").write_text(
+            "record_id,decision,reason,note\n10.1000/voles,exclude,wrong-population,\n"
+            "10.1000/moles,exclude,wrong-population,\n")
+    for minute, _ in enumerate(range(5)):
+        advance(sitegen, review, f"2026-01-03T00:0{minute}:00Z")
+    (tmp_path / "later.ris").write_text(LATER_RIS, encoding="utf-8")
+    code, out, err = sitegen("import", review, tmp_path / "later.ris", "--at", "2026-01-04T00:00:00Z")
+    assert code == 0, out + err
+    code, out, _ = sitegen("check", review)
+    assert code == 0, out
+
+
+def test_evidence_edited_after_an_event_is_no_fault_of_the_event(example_copy):
+    """The evidence as it was when a phase event was written is kept nowhere: a faithfulness verdict stands for the
+    evidence it checked when the event is judged again, though it no longer stands for the review as it is now."""
+    from sitegen.living.state import gates, gates_then
+    from sitegen.workspace import open_review
+
+    evidence = next((example_copy / "evidence").glob("*.yaml"))
+    text = evidence.read_text()
+    evidence.write_text(text.replace("finding: >-\n", "finding: >-\n      Edited after verification.\n", 1))
+    workspace = open_review(example_copy)
+    review = workspace.review
+    edited = next(item.evidence.record_id for item in review.evidence if item.path.endswith(evidence.name))
+
+    def checked(found):
+        return next(gate for gate in found if gate.check.startswith("every included study has been checked"))
+
+    assert edited in checked(gates(review, workspace.facts, "published")).detail
+    assert edited not in checked(gates_then(review, len(review.ledger), "published")).detail
