@@ -137,3 +137,39 @@ def test_evidence_edited_after_an_event_is_no_fault_of_the_event(example_copy):
 
     assert edited in checked(gates(review, workspace.facts, "published")).detail
     assert edited not in checked(gates_then(review, len(review.ledger), "published")).detail
+
+
+def amendment_of(review, text):
+    """protocol.md written as `text`, and the amendment payload recording it as `sitegen protocol amend` would."""
+    from sitegen.living.protocol import amendment_diff
+    from sitegen.review.folder import parse_protocol, protocol_hash
+    from sitegen.review.models import ProtocolLockPayload
+
+    [lock] = [json.loads(line)["payload"] for line in (review / "ledger.jsonl").read_text().splitlines()]
+    (review / "protocol.md").write_text(text)
+    protocol, _ = parse_protocol(text)
+    return {"version": 2, "sha256": protocol_hash(protocol.text), "reason": "Clarified", "text": protocol.text,
+            "diff": amendment_diff(ProtocolLockPayload(**lock), protocol.text, 2)}
+
+
+def test_an_amendment_written_by_hand_that_changes_nothing_but_its_version_is_caught(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path, imported=False)
+    payload = amendment_of(review, (review / "protocol.md").read_text().replace("version: 1", "version: 2"))
+    line = forge(review, "amendment", payload, "2026-01-02T00:00:00Z")
+    code, [problem] = problems(sitegen, review)
+    assert code == 1 and f"ledger.jsonl:{line}" in problem and "amendment-empty" in problem
+    assert "records the protocol of version 1 changed only in its version line" in problem
+
+
+def test_an_amendment_written_by_hand_with_a_diff_of_another_change_is_caught(sitegen, tmp_path):
+    review = new_review(sitegen, tmp_path, imported=False)
+    text = (review / "protocol.md").read_text().replace("version: 1", "version: 2")
+    payload = amendment_of(review, text.replace("Not primary research", "Not primary research or a review"))
+    honest = dict(payload)
+    payload["diff"] = payload["diff"].replace("or a review", "or a pilot study")
+    forge(review, "amendment", honest, "2026-01-02T00:00:00Z")
+    assert sitegen("check", review)[0] == 0  # the amendment as `sitegen protocol amend` writes it
+    (review / "ledger.jsonl").write_text("\n".join((review / "ledger.jsonl").read_text().splitlines()[:1]) + "\n")
+    line = forge(review, "amendment", payload, "2026-01-02T00:00:00Z")
+    code, [problem] = problems(sitegen, review)
+    assert code == 1 and f"ledger.jsonl:{line}" in problem and "amendment-diff" in problem

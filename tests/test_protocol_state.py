@@ -526,6 +526,7 @@ def test_a_version_locked_before_the_invisible_character_rule_is_read_as_it_was_
     from sitegen.living.facts import ReviewFacts
     from sitegen.living.imports import import_files
     from sitegen.living.ledger import append
+    from sitegen.living.protocol import amendment_diff
     from sitegen.review.folder import exclusion_reasons, load_review, locked_reasons, protocol_hash
     from sitegen.review.models import AmendmentPayload
     from sitegen.review.transaction import Transaction
@@ -538,9 +539,11 @@ def test_a_version_locked_before_the_invisible_character_rule_is_read_as_it_was_
     version_3 = current.replace("version: 2", "version: 3").replace(
         reason, f"  - code: hamster\n    label: {label}\n{reason}")
     review, _ = load_review(example)
+    version_2 = [payload for payload in review.payloads if isinstance(payload, AmendmentPayload)][-1]
     transaction = Transaction(example)
     append(transaction, review, "2023-05-01T00:00:00Z", [AmendmentPayload(
-        version=3, sha256=protocol_hash(version_3), reason="Hamsters", text=version_3, diff="")])
+        version=3, sha256=protocol_hash(version_3), reason="Hamsters", text=version_3,
+        diff=amendment_diff(version_2, version_3, 3))])  # as that sitegen wrote it
     transaction.commit()
     ris = example.parent / "later.ris"  # a record screened under version 3, excluded for the reason it defined
     ris.write_text("TY  - JOUR\nTI  - A later study of hamsters\nPY  - 2023\nDO  - 10.1234/later\nER  - \n")

@@ -18,6 +18,7 @@ from itertools import pairwise
 from sitegen.errors import shown_argument
 from sitegen.living.ledger import holds, verify_chain
 from sitegen.living.manifests import manifest_problems
+from sitegen.living.protocol import amendment_diff, only_version_changed
 from sitegen.living.state import Gate, gates_then
 from sitegen.living.versions import version_problems
 from sitegen.records.citations import strategy_repeats
@@ -348,11 +349,31 @@ def _trail_problems(before: tuple[LedgerEvent, ProtocolLockPayload] | None, even
         problems.append(("amendment-version", f"amendment event {event.seq} makes version {payload.version} of "
                                               f"version {before[1].version}: versions are raised one at a time "
                                               f"(version {before[1].version + 1} is missing)"))
+    if amendment and before is not None:
+        problems += _amendment_problems(before[1], event, payload)
     if payload.text is not None and protocol_hash(payload.text) != payload.sha256:
         problems.append(("protocol-text", f"{event.type} event {event.seq} records a protocol text whose SHA-256 is not "
                                           "the one it records: the text the site shows for this version is not the "
                                           "text that was locked"))
     return problems
+
+
+def _amendment_problems(previous: ProtocolLockPayload, event: LedgerEvent,
+                        payload: ProtocolLockPayload) -> list[tuple[str, str]]:
+    """(code, message) for an amendment `sitegen protocol amend` would not have recorded after `previous`: one that
+    changes nothing (or nothing but the version line), or whose diff is not the change it records."""
+    unchanged = payload.sha256 == previous.sha256
+    if unchanged or (payload.text is not None and only_version_changed(previous, payload.text)):
+        return [("amendment-empty", f"amendment event {event.seq} records the protocol of version {previous.version} "
+                                    f"{'unchanged' if unchanged else 'changed only in its version line'}: an "
+                                    "amendment records a change to the protocol (`sitegen protocol amend` refuses "
+                                    "one that changes nothing)")]
+    if None not in (payload.text, payload.diff, previous.text) \
+            and payload.diff != amendment_diff(previous, payload.text, payload.version):
+        return [("amendment-diff", f"amendment event {event.seq} records a diff that is not the change from version "
+                                   f"{previous.version}'s text to its own: the site would show a change other than "
+                                   "the one made")]
+    return []
 
 
 def _protocol_problems(review: Review) -> list[Problem]:

@@ -52,8 +52,7 @@ def amend_protocol(review: Review, facts: ReviewFacts, at: str, reason: str) -> 
     text = review.protocol.text
     if protocol_hash(text) == previous.sha256:
         raise SitegenError(f"protocol.md has not changed since version {previous.version}; edit it, then amend")
-    if previous.text is not None and _but_version(text) == _but_version(previous.text) is not None:
-        # A new version number over the same protocol would be an amendment that amends nothing.
+    if only_version_changed(previous, text):
         raise _at_version(review, f"protocol.md has not changed since version {previous.version} but for its "
                           f"`version` line: set it back to `version: {previous.version}` (then `check` passes), or "
                           "edit the protocol, then amend")
@@ -68,9 +67,7 @@ def amend_protocol(review: Review, facts: ReviewFacts, at: str, reason: str) -> 
     elif version != previous.version + 1:
         raise _at_version(review, f"version {version}: the amendment of version {previous.version} must be version "
                           f"{previous.version + 1}")
-    diff = "".join(difflib.unified_diff(
-        (previous.text or "").splitlines(keepends=True), text.splitlines(keepends=True),
-        f"protocol.md (version {previous.version})", f"protocol.md (version {version})"))
+    diff = amendment_diff(previous, text, version)
     payload = AmendmentPayload(version=version, sha256=protocol_hash(text), reason=reason, text=text,
                                diff=diff)
     # protocol.md is written again only when its version line was raised, in the form it was written in (its line
@@ -78,6 +75,20 @@ def amend_protocol(review: Review, facts: ReviewFacts, at: str, reason: str) -> 
     raised = text != review.protocol.text
     event = _record(review, at, payload, {"protocol.md": kept_form(review.root / "protocol.md", text)} if raised else {})
     return Amendment(event, retired_in_use(review, previous, version))
+
+
+def only_version_changed(previous: ProtocolLockPayload, text: str) -> bool:
+    """Whether `text` is the protocol `previous` locked but for its version line: a new version number over the same
+    protocol would be an amendment that amends nothing (`amend_protocol` refuses it, `check` an event recording it)."""
+    return previous.text is not None and _but_version(text) == _but_version(previous.text) is not None
+
+
+def amendment_diff(previous: ProtocolLockPayload, text: str, version: int) -> str:
+    """The unified diff an amendment to `version` records, from the text `previous` locked to `text`: what the site
+    shows of the change, so `check` compares an amendment event's with it."""
+    return "".join(difflib.unified_diff(
+        (previous.text or "").splitlines(keepends=True), text.splitlines(keepends=True),
+        f"protocol.md (version {previous.version})", f"protocol.md (version {version})"))
 
 
 SHOWN_PLACES = 3  # decision rows named in a note; the rest are counted
