@@ -173,3 +173,22 @@ def test_an_amendment_written_by_hand_with_a_diff_of_another_change_is_caught(si
     line = forge(review, "amendment", payload, "2026-01-02T00:00:00Z")
     code, [problem] = problems(sitegen, review)
     assert code == 1 and f"ledger.jsonl:{line}" in problem and "amendment-diff" in problem
+
+
+def test_a_version_event_written_by_hand_dated_otherwise_than_its_version_is_caught(sitegen, tmp_path):
+    from sitegen.living.ledger import anchor
+    from sitegen.living.versions import publish, version_hash, version_text
+    from sitegen.workspace import open_review
+
+    review = new_review(sitegen, tmp_path)
+    workspace = open_review(review)
+    [record, _] = publish(workspace.review, workspace.facts, "2026-01-03T00:00:00Z")
+    assert sitegen("check", review)[0] == 0
+    ledger = open_review(review).review.ledger
+    forged = record.model_copy(update={"number": 2, "published_at": "2026-01-05T00:00:00Z",
+                                       "ledger_head": anchor(ledger[-1])})
+    (review / "versions" / "2.json").write_text(version_text(forged))
+    line = forge(review, "version", {"number": 2, "sha256": version_hash(forged)}, "2026-01-04T00:00:00Z")
+    code, out, _ = sitegen("check", review)
+    assert code == 1 and "versions/2.json" in out and "version-time" in out
+    assert f"is not the time of ledger event {line} (line {line})" in out, out

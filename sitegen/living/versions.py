@@ -496,6 +496,12 @@ def _file_problems(review: Review, item: VersionFile, previous: VersionFile | No
             problems.append(Problem(rel, at("ledger_head"), None, "version-anchor",
                                     f"the ledger head is event {head.seq}, but the version was recorded by event "
                                     f"{event.seq}, which must follow it directly"))
+        elif parse_timestamp(event.ts) != parse_timestamp(record.published_at):
+            # `publish` dates the version and its event alike: an event dated otherwise was written by hand.
+            problems.append(Problem(rel, at("published_at"), None, "version-time",
+                                    f"published_at {record.published_at} is not the time of ledger event {event.seq} "
+                                    f"(line {line}), which recorded the version at {event.ts}: `sitegen publish` "
+                                    "dates both alike"))
     problems += _unknown_records(review, item)
     return problems
 
