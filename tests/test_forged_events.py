@@ -65,7 +65,8 @@ def test_a_phase_event_written_by_hand_before_the_protocol_was_locked_is_caught(
     assert code == 1
     [problem] = found
     assert f"ledger.jsonl:{line}" in problem and "phase-gate" in problem
-    assert "'the protocol is locked' did not hold" in problem, problem
+    assert "'the protocol is locked' did not hold:" in problem, problem  # no advice to lock: that was for then
+    assert "restore ledger.jsonl and state.json from Git" in problem and "changed since" not in problem
 
 
 def test_a_phase_event_is_judged_on_the_ledger_as_it_stood_then(sitegen, tmp_path):
@@ -90,6 +91,7 @@ def test_a_forged_move_past_unscreened_records_names_them(sitegen, tmp_path):
     assert code == 1 and f"ledger.jsonl:{line}" in problem and "moves from screening to extraction" in problem
     assert "'every record is screened at title and abstract' did not hold (2 records await" in problem, problem
     assert "10.1000/moles" in problem and "10.1000/voles" in problem
+    assert "or the decisions or evidence of the records named were changed since" in problem  # files keep no history
 
 
 def test_each_forged_step_of_a_run_of_them_is_caught(sitegen, tmp_path):

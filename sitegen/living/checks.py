@@ -451,15 +451,18 @@ def _phase_problems(review: Review) -> list[Problem]:
                                     f"phase event {event.seq} moves from {payload.from_phase} to {payload.to_phase}, "
                                     f"but as the review stood then {'; '.join(_failed(gate) for gate in failed)}: "
                                     "`sitegen state advance` moves a phase only once its gates hold, so the event "
-                                    "was not written by it (restore ledger.jsonl and state.json from Git)"))
+                                    "was written by hand (restore ledger.jsonl and state.json from Git)"
+                                    + ("" if all(gate.on_ledger for gate in failed) else
+                                       ", or the decisions or evidence of the records named were changed since (give "
+                                       "them what the gate asks for)")))
         previous = payload.to_phase
     return problems
 
 
 def _failed(gate: Gate) -> str:
-    """A gate that did not hold at an earlier event, as a problem says it: what it asks for, and why not (but no
-    command to run: that advice was for then)."""
-    why = f" ({gate.detail})" if gate.detail and "`sitegen " not in gate.detail else ""
+    """A gate that did not hold at an earlier event, as a problem says it: what it asks for, and which records hold
+    it back (a gate on the ledger alone says only which command to run, advice that was for then)."""
+    why = f" ({gate.detail})" if gate.detail and not gate.on_ledger else ""
     return f"{gate.check!r} did not hold{why}"
 
 

@@ -42,6 +42,9 @@ class Gate:
     check: str  # what must hold, in words
     ok: bool
     detail: str  # why it does not (or a count showing that it does)
+    # Judged on the ledger alone (the lock, the searches run): at an earlier event, exactly as it was judged then.
+    # The others read files that keep no history (decisions, evidence), as they stand now.
+    on_ledger: bool = False
 
 
 def _listed(ids: list[str]) -> str:
@@ -77,7 +80,7 @@ def _entry_gates(review: Review, facts: ReviewFacts, target: str) -> list[Gate]:
     locked = any(isinstance(p, ProtocolLockPayload) for p in payloads)
     folder = shown_argument(review.root)  # a command a gate suggests names the folder, ready to paste
     lock_gate = Gate("the protocol is locked", locked,
-                     "" if locked else f"run `sitegen protocol lock {folder} --at TIME`")
+                     "" if locked else f"run `sitegen protocol lock {folder} --at TIME`", on_ledger=True)
     if target == "searching":
         return [lock_gate]
     if target == "screening":
@@ -89,7 +92,8 @@ def _entry_gates(review: Review, facts: ReviewFacts, target: str) -> list[Gate]:
         return [lock_gate, Gate("a search has run in full (or records were imported)", searched,
                                 "" if searched else "every run so far was incomplete: run "
                                 f"`sitegen update {folder} --at TIME` again once its sources answer" if ran
-                                else f"run `sitegen monitor add {folder}` to set up and run a saved search")]
+                                else f"run `sitegen monitor add {folder}` to set up and run a saved search",
+                                on_ledger=True)]
     if target == "extraction":
         counts = facts.prisma
         conflicts = facts.conflicts
