@@ -17,10 +17,11 @@ from lxml import html as lxml_html
 from sitegen.commands import build
 from sitegen.errors import OutputRefused, SitegenError
 from sitegen.living.ledger import anchor, event_line, next_event
+from sitegen.living.protocol import amendment_diff
 from sitegen.living.versions import version_hash, version_text
 from sitegen.references.table import FORMULA_STARTS
 from sitegen.review.folder import protocol_hash
-from sitegen.review.models import LedgerEvent, VersionRecord
+from sitegen.review.models import LedgerEvent, ProtocolLockPayload, VersionRecord
 from sitegen.site import output
 from sitegen.site.feed import ATOM as ATOM_NAMESPACE
 
@@ -294,12 +295,17 @@ def relock(review: Path) -> None:
     text = (review / "protocol.md").read_text()
     digest = protocol_hash(text)
     lines = [json.loads(line) for line in (review / "ledger.jsonl").read_text().splitlines()]
-    latest = max(n for n, event in enumerate(lines) if event["type"] in ("protocol_lock", "amendment"))
+    trail = [n for n, event in enumerate(lines) if event["type"] in ("protocol_lock", "amendment")]
+    latest = trail[-1]
     events, previous = [], None
     for n, event in enumerate(lines):
-        # the locked text too, which check compares with its hash
+        # the locked text too, which check compares with its hash, and an amendment's diff, which it compares with
+        # the change from the version before
         payload = {**event["payload"], "sha256": digest, **({"text": text} if "text" in event["payload"] else {})} \
             if n == latest else event["payload"]
+        if n == latest and payload.get("diff") is not None and len(trail) > 1:
+            payload["diff"] = amendment_diff(ProtocolLockPayload(**lines[trail[-2]]["payload"]), text,
+                                             payload["version"])
         if event["type"] == "version":  # a version names the event before it, and its event the version's hash
             payload = reanchor_version(review, payload["number"], previous)
         previous = next_event(previous, event["type"], event["ts"], payload)
