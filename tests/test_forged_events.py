@@ -194,3 +194,21 @@ def test_a_version_event_written_by_hand_dated_otherwise_than_its_version_is_cau
     code, out, _ = sitegen("check", review)
     assert code == 1 and "versions/2.json" in out and "version-time" in out
     assert f"is not the time of ledger event {line} (line {line})" in out, out
+
+
+def test_a_batch_event_written_by_hand_under_a_retired_protocol_version_or_number_is_caught(sitegen, example_copy):
+    """`sitegen update` numbers batches in order and records the protocol version in force, which decides the reasons
+    its records may be excluded for: the example's protocol was amended to version 2 before its second batch."""
+    batches = [json.loads(line)["payload"] for line in (example_copy / "ledger.jsonl").read_text().splitlines()
+               if json.loads(line)["type"] == "screening"]
+    assert [batch["protocol_version"] for batch in batches] == [1, 2]
+    payload = {"batch": 3, "monitor_id": batches[-1]["monitor_id"], "protocol_version": 1, "record_ids": []}
+    line = forge(example_copy, "screening", payload, "2024-06-01T00:00:00Z")
+    code, found = problems(sitegen, example_copy)
+    assert code == 1
+    assert any(f"ledger.jsonl:{line}" in problem and "batch-protocol" in problem
+               and "under protocol version 1, but version 2 was in force then" in problem for problem in found), found
+    forge(example_copy, "screening", {**payload, "batch": 5, "protocol_version": 2}, "2024-06-02T00:00:00Z")
+    code, found = problems(sitegen, example_copy)
+    assert any(f"ledger.jsonl:{line + 1}" in problem and "batch-number" in problem
+               and "records batch 5, but the batches before it make it batch 4" in problem for problem in found), found

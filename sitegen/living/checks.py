@@ -219,6 +219,8 @@ def _batch_problems(review: Review) -> list[Problem]:
     runs: dict[str, set[str]] = {}
     seen = {monitor_id: set(search.seen_ids) for monitor_id, search in review.searches.items()}
     executed: dict[tuple, int] = {}  # (search, time, strategy) -> ledger line
+    numbered = 0  # batches so far
+    in_force: int | None = None  # the protocol version locked or amended last, so far
     for event, line, payload in zip(review.ledger, review.ledger_lines, review.payloads, strict=True):
         if isinstance(payload, RetrievalPayload):
             last_run[payload.monitor_id] = event.ts
@@ -244,8 +246,13 @@ def _batch_problems(review: Review) -> list[Problem]:
                 problems.append(Problem(review.search_files[payload.seen].path, *_seen_at(review, payload.seen), "seen-ids",
                                         f"seen_ids lacks record(s) the import at ledger line {line} added to it: "
                                         f"{', '.join(unseen[:3])}; seen_ids only grows"))
+        if isinstance(payload, ProtocolLockPayload):  # a lock, or an amendment
+            in_force = payload.version
         if not isinstance(payload, BatchPayload):
             continue
+        problems += [Problem(LEDGER, line, None, code, message)
+                     for code, message in _batch_written(event, payload, numbered + 1, in_force)]
+        numbered += 1
         twice = [i for i in payload.record_ids if i in batched]
         if twice:
             problems.append(Problem(LEDGER, line, None, "batched-twice",
@@ -293,6 +300,21 @@ def _batch_problems(review: Review) -> list[Problem]:
                                     f"the ledger records runs of saved search {monitor_id!r}, but "
                                     f"searches/{monitor_id}.json is missing: restore it from Git "
                                     "(its seen_ids are what keeps old records out of new batches)"))
+    return problems
+
+
+def _batch_written(event: LedgerEvent, payload: BatchPayload, number: int, in_force: int | None) -> list[tuple[str, str]]:
+    """(code, message) for a batch event `sitegen update` would not have written: it numbers batches 1, 2, 3… across
+    the review, and records the protocol version in force, which decides the exclusion reasons its records may be
+    given (one written by hand as an earlier version would let decisions give a reason an amendment retired)."""
+    problems = []
+    if payload.batch != number:
+        problems.append(("batch-number", f"screening event {event.seq} records batch {payload.batch}, but the batches "
+                                         f"before it make it batch {number}: batches are numbered 1, 2, 3… in order"))
+    if in_force is not None and payload.protocol_version != in_force:
+        problems.append(("batch-protocol", f"screening event {event.seq} records batch {payload.batch} as screened under "
+                                           f"protocol version {payload.protocol_version}, but version {in_force} was in "
+                                           "force then (the latest lock or amendment above it)"))
     return problems
 
 
