@@ -78,7 +78,9 @@ def latest_verdicts(review: Review, as_checked: bool = False) -> dict[str, dict[
     for event, payload in zip(review.ledger, review.payloads, strict=True):
         if isinstance(payload, VerificationPayload):
             latest[payload.record_id][payload.axis] = LatestVerdict(event.ts, payload)  # ledger order is time order
-    for record_id, axes in latest.items() if not as_checked else ():
+    if as_checked:
+        return latest
+    for record_id, axes in latest.items():
         faithfulness = axes.get("faithfulness")
         if faithfulness and faithfulness.payload.evidence_sha256 not in (None, current.get(record_id)):
             del axes["faithfulness"]
