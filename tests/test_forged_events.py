@@ -212,3 +212,22 @@ def test_a_batch_event_written_by_hand_under_a_retired_protocol_version_or_numbe
     code, found = problems(sitegen, example_copy)
     assert any(f"ledger.jsonl:{line + 1}" in problem and "batch-number" in problem
                and "records batch 5, but the batches before it make it batch 4" in problem for problem in found), found
+
+
+def test_a_version_written_by_hand_that_publishes_nothing_new_is_caught(sitegen, tmp_path):
+    from sitegen.living.ledger import anchor
+    from sitegen.living.versions import publish, version_hash, version_text
+    from sitegen.workspace import open_review
+
+    review = new_review(sitegen, tmp_path)
+    workspace = open_review(review)
+    [record, _] = publish(workspace.review, workspace.facts, "2026-01-03T00:00:00Z")
+    workspace = open_review(review)
+    assert publish(workspace.review, workspace.facts, "2026-01-04T00:00:00Z")[0] is None  # nothing changed
+    forged = record.model_copy(update={"number": 2, "published_at": "2026-01-04T00:00:00Z",
+                                       "ledger_head": anchor(workspace.review.ledger[-1])})
+    (review / "versions" / "2.json").write_text(version_text(forged))
+    forge(review, "version", {"number": 2, "sha256": version_hash(forged)}, "2026-01-04T00:00:00Z")
+    code, out, _ = sitegen("check", review)
+    assert code == 1 and "versions/2.json:1" in out and "version-unchanged" in out, out
+    assert "version 2 is version 1 again" in out

@@ -482,6 +482,13 @@ def _file_problems(review: Review, item: VersionFile, previous: VersionFile | No
             problems.append(Problem(rel, at("ledger_head"), None, "version-anchor",
                                     f"the ledger head (event {head.seq}) is earlier than version {before.number}'s "
                                     f"(event {before.ledger_head.seq}): a later version cannot know less"))
+        elif head.seq == before.ledger_head.seq + 1 and _unchanged(before, record):
+            problems.append(Problem(rel, 1, None, "version-unchanged",
+                                    f"version {record.number} is version {before.number} again: no ledger event came "
+                                    "between them (its head is version "
+                                    f"{before.number}'s own event) and it records the same title, question, protocol "
+                                    "version, outcomes, evidence, records and duplicates; `sitegen publish` records a "
+                                    "version only when the review changed, so it was written by hand"))
     if recorded is None:
         problems.append(Problem(rel, 1, None, "version-unrecorded",
                                 f"no `version` event on the ledger records version {record.number}: the file was "
@@ -504,6 +511,16 @@ def _file_problems(review: Review, item: VersionFile, previous: VersionFile | No
                                     "dates both alike"))
     problems += _unknown_records(review, item)
     return problems
+
+
+def _unchanged(before: VersionRecord, after: VersionRecord) -> bool:
+    """Whether `after` records the review as `before` did, in what `ReviewFacts.unpublished` compares (what an older
+    version did not record is not compared, as `publish` did not)."""
+    return ((after.title, after.question, after.protocol_version, after.outcomes)
+            == (before.title, before.question, before.protocol_version, before.outcomes)
+            and all(then is None or then == now for then, now in ((before.evidence, after.evidence),
+                                                                  (before.records, after.records),
+                                                                  (before.duplicates, after.duplicates))))
 
 
 def _unknown_records(review: Review, item: VersionFile) -> list[Problem]:
