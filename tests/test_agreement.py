@@ -18,15 +18,39 @@ def pairs(counts: dict[tuple[str, str], int]) -> list[tuple[str, str]]:
 def test_cohen_hand_computed():
     # 50 records: both include 20, both exclude 15, A include / B exclude 5, A exclude / B include 10.
     # p_o = 35/50 = 0.70; p_e = 0.5*0.6 + 0.5*0.4 = 0.50; kappa = 0.20/0.50 = 0.40;
-    # SE = sqrt(0.7*0.3 / (50 * 0.25)) = 0.12961; 95% CI = 0.40 +- 1.96*SE = (0.146, 0.654);
-    # PABAK over the three choices (include, exclude, maybe) = (3*0.7 - 1) / 2.
+    # SE of Fleiss, Cohen and Everitt (1969), shares A: include 0.5, exclude 0.5; B: include 0.6, exclude 0.4;
+    # 1 - kappa = 0.6:
+    #   agreeing  0.4 * (1 - (0.5 + 0.6) * 0.6)^2 + 0.3 * (1 - (0.5 + 0.4) * 0.6)^2 = 0.04624 + 0.06348 = 0.10972
+    #   disagreeing 0.36 * (0.1 * (0.6 + 0.5)^2 + 0.2 * (0.4 + 0.5)^2) = 0.36 * (0.121 + 0.162) = 0.10188
+    #   less (0.4 - 0.5 * 0.6)^2 = 0.01; variance = 0.2016 / (50 * 0.25) = 0.016128, SE = 0.12700
+    # (Cohen's 1960 approximation, sqrt(0.7*0.3 / (50 * 0.25)) = 0.12961, is not the one used);
+    # 95% CI = 0.40 +- 1.96*SE = (0.151, 0.649); PABAK over the three choices (include, exclude, maybe) = (3*0.7 - 1) / 2.
     result = cohen(pairs({("include", "include"): 20, ("exclude", "exclude"): 15, ("include", "exclude"): 5,
                           ("exclude", "include"): 10}), ["a", "b"])
     assert result.records == 50 and result.percent_agreement == pytest.approx(0.70)
     assert result.kappa == pytest.approx(0.40)
-    assert result.ci_low == pytest.approx(0.40 - 1.959964 * math.sqrt(0.0168), abs=1e-6)
-    assert result.ci_high == pytest.approx(0.40 + 1.959964 * math.sqrt(0.0168), abs=1e-6)
+    assert result.ci_low == pytest.approx(0.40 - 1.959964 * math.sqrt(0.016128), abs=1e-6)
+    assert result.ci_high == pytest.approx(0.40 + 1.959964 * math.sqrt(0.016128), abs=1e-6)
     assert result.pabak == pytest.approx(0.55)
+
+
+def test_cohen_with_maybe_has_the_large_sample_interval_over_three_categories():
+    # 20 records, A's decision by row, B's by column (include, exclude, maybe):
+    #   include 6 1 1 / exclude 1 6 1 / maybe 0 1 3; shares A .4 .4 .2, B .35 .4 .25.
+    # p_o = 15/20 = 0.75; p_e = .4*.35 + .4*.4 + .2*.25 = 0.35; kappa = 0.40/0.65 = 8/13; 1 - kappa = 5/13.
+    # 169 * agreeing = .3 * 9.25^2 + .3 * 9^2 + .15 * 10.75^2 = 67.303125
+    # disagreeing = .05 * (.75^2 + .55^2 + .8^2 + .6^2 + .65^2) = 0.114375, times 25/169: 169 * it = 2.859375
+    # 169 * (kappa - p_e (1 - kappa))^2 = (8 - 1.75)^2 = 39.0625
+    # variance = (67.303125 + 2.859375 - 39.0625) / 169 / (20 * 0.65^2) = 31.1 / 1428.05 = 0.0217779
+    table = {("include", "include"): 6, ("include", "exclude"): 1, ("include", "maybe"): 1,
+             ("exclude", "include"): 1, ("exclude", "exclude"): 6, ("exclude", "maybe"): 1,
+             ("maybe", "exclude"): 1, ("maybe", "maybe"): 3}
+    result = cohen(pairs(table), ["a", "b"])
+    assert result.kappa == pytest.approx(8 / 13)
+    error = math.sqrt(31.1 / 1428.05)
+    assert result.ci_low == pytest.approx(8 / 13 - 1.959964 * error, abs=1e-6)
+    assert result.ci_high == pytest.approx(8 / 13 + 1.959964 * error, abs=1e-6)
+    assert result.pabak == pytest.approx((3 * 0.75 - 1) / 2)
 
 
 def test_pabak_counts_the_choices_not_the_categories_used():
