@@ -114,6 +114,25 @@ def test_three_reviewers_get_fleiss_and_every_pair():
     assert [r.kappa_method for r in results] == ["fleiss", "cohen", "cohen", "cohen"]
     assert results[0].records == 2 and results[0].kappa == 1.0
     assert [r.reviewers for r in results[1:]] == [["a", "b"], ["a", "c"], ["b", "c"]]
+    # Record 3, which c left undecided, is not in Fleiss' kappa: the note says so rather than let 1.00 stand for it.
+    assert results[0].note == "1 record decided by fewer than all 3 reviewers left out (each pair's Cohen's kappa counts them)"
+    # a x b: include/include, exclude/exclude, exclude/include: p_o = 2/3, p_e = (1/3)(2/3) + (2/3)(1/3) = 4/9,
+    # kappa = (2/3 - 4/9) / (5/9) = 0.4; a x c on records 1 and 2 only: kappa 1.
+    assert results[1].records == 3 and results[1].kappa == pytest.approx(0.4)
+    assert results[2].records == 2 and results[2].kappa == 1.0
+
+
+def test_fleiss_over_three_reviewers_with_maybe_hand_computed():
+    # 4 records, 3 reviewers: (i, i, i), (i, i, e), (e, e, m), (m, m, m).
+    # P_i = (sum n_ij^2 - 3) / 6: 1, 2/6, 2/6, 1 -> P-bar = (2 + 2/3) / 4 = 2/3.
+    # shares of 12 decisions: include 5, exclude 3, maybe 4 -> P_e = (25 + 9 + 16) / 144 = 50/144.
+    # kappa = (2/3 - 50/144) / (1 - 50/144) = (96 - 50) / (144 - 50) = 46/94; unanimous on 2 of 4.
+    decisions = {"a": {"1": "include", "2": "include", "3": "exclude", "4": "maybe"},
+                 "b": {"1": "include", "2": "include", "3": "exclude", "4": "maybe"},
+                 "c": {"1": "include", "2": "exclude", "3": "maybe", "4": "maybe"}}
+    result = agreement(decisions)[0]
+    assert result.kappa_method == "fleiss" and result.records == 4 and result.note is None
+    assert result.kappa == pytest.approx(46 / 94) and result.percent_agreement == 0.5
 
 
 def test_commands_on_the_example(sitegen, tmp_path):

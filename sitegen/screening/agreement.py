@@ -16,6 +16,7 @@ from itertools import combinations
 from pydantic import BaseModel
 
 from sitegen.screening.outcomes import DECIDED
+from sitegen.text import counted
 
 Z_95 = 1.959963984540054
 
@@ -115,8 +116,17 @@ def agreement(decisions: dict[str, dict[str, str]]) -> list[Agreement]:
         return []
     results = []
     if len(reviewers) > 2:
-        shared = sorted(set.intersection(*(set(decisions[r]) for r in reviewers)))
-        results.append(fleiss([[decisions[r][i] for r in reviewers] for i in shared], reviewers))
+        decided = [set(decisions[r]) for r in reviewers]
+        shared = sorted(set.intersection(*decided))
+        result = fleiss([[decisions[r][i] for r in reviewers] for i in shared], reviewers)
+        # A record some reviewers left undecided is not in Fleiss' kappa, which needs every rating of a record; say
+        # how many, or a kappa of the few records all decided reads as the agreement on all of them.
+        partial = len(set.union(*decided)) - len(shared)
+        if partial:
+            left_out = (f"{counted(partial, 'record')} decided by fewer than all {len(reviewers)} reviewers left out "
+                        "(each pair's Cohen's kappa counts them)")
+            result.note = f"{result.note}; {left_out}" if result.note else left_out
+        results.append(result)
     for a, b in combinations(reviewers, 2):
         shared = sorted(set(decisions[a]) & set(decisions[b]))
         results.append(cohen([(decisions[a][i], decisions[b][i]) for i in shared], [a, b]))
