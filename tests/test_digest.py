@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import timedelta
 
 import pytest
 from conftest import EXAMPLE, FIXTURES, tree_bytes
@@ -73,6 +74,35 @@ def test_a_week_that_is_no_iso_week_is_refused(week):
     with pytest.raises(SitegenError, match="is not an ISO week such as 2026-W23"):
         week_start(week)
     assert week_start("2026W02") == week_start("2026-W02")
+
+
+@pytest.mark.parametrize(("week", "why"), [
+    ("2025-W53", "2025 has weeks W01 to W52"),  # 2025 began on a Wednesday: 52 weeks
+    ("2026-W00", "2026 has weeks W01 to W53"),  # there is no week 0
+    ("2026-W54", "2026 has weeks W01 to W53"),
+    ("0000-W01", ""),  # no year 0: refused as no week, not a crash working out its weeks
+])
+def test_a_week_number_the_year_has_not_says_which_it_has(sitegen, week, why):
+    code, out, err = sitegen("digest", EXAMPLE, "--week", week)
+    assert code == 2 and out == ""
+    assert f"'--week': '{week}' is not an ISO week such as 2026-W23{': ' + why if why else ''}" in err
+
+
+@pytest.mark.parametrize(("week", "monday"), [
+    ("2026-W53", "2026-12-28"),  # 2026 began on a Thursday: it has a week 53, ending on 3 January 2027
+    ("2020-W53", "2020-12-28"),  # 2020 began on a Wednesday and was a leap year: a week 53 too
+    ("2025-W01", "2024-12-30"),  # week 01 holds the year's first Thursday: it may start in December before
+    ("2027-W01", "2027-01-04"),
+])
+def test_iso_weeks_at_the_turn_of_the_year(week, monday):
+    from sitegen.screening.digest import iso_week, week_start
+    start = week_start(week)
+    assert start.isoformat() == monday
+    # Every day of the week, and an instant late on its Sunday at UTC, falls in it and in no other.
+    assert iso_week(f"{monday}T00:00:00Z") == week
+    sunday = start + timedelta(days=6)
+    assert iso_week(f"{sunday.isoformat()}T23:59:59Z") == week
+    assert iso_week(f"{(sunday + timedelta(days=1)).isoformat()}T00:00:00Z") != week
 
 
 # --------------------------------------------------------------------------- records imported outside a batch

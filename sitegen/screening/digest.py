@@ -88,16 +88,26 @@ def week_of(day: date) -> str:
     return f"{year}-W{week:02d}"
 
 
+def weeks_in(year: int) -> int:
+    """How many ISO weeks a year has: 28 December is always in its last one."""
+    return date(year, 12, 28).isocalendar()[1]
+
+
 def week_start(week: str) -> date:
     """Monday of an ISO week given as YYYY-Www (or ISO's basic YYYYWww). "2026-02" is refused: it reads as
     February as well as week 2."""
     match = re.fullmatch(r"([0-9]{4})-?W([0-9]{2})", week)
+    refusal = f"{week!r} is not an ISO week such as 2026-W23"
+    if not match:
+        raise OptionInvalid("--week", refusal)
+    year, number = int(match.group(1)), int(match.group(2))
     try:
-        if not match:
-            raise ValueError
-        start = date.fromisocalendar(int(match.group(1)), int(match.group(2)), 1)
+        start = date.fromisocalendar(year, number, 1)
     except ValueError:
-        raise OptionInvalid("--week", f"{week!r} is not an ISO week such as 2026-W23") from None
+        if year < 1:  # no year 0 in the calendar, nor any weeks to name
+            raise OptionInvalid("--week", refusal) from None
+        # The form is right, the number is not: say which weeks the year has (52, or 53 as in 2020 and 2026).
+        raise OptionInvalid("--week", f"{refusal}: {year} has weeks W01 to W{weeks_in(year)}") from None
     if start.year < EARLIEST_YEAR:  # the weeks before it (the digest's prior window) must be real dates too
         raise OptionInvalid("--week", f"{week!r} is before {EARLIEST_YEAR}; no living review has a batch then")
     return start
