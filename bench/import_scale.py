@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""`sitegen import` of large RIS and MEDLINE exports: seconds and peak resident memory.
+"""`sitegen import` of large reference exports in every format read: seconds and peak resident memory.
 
 A file of about SIZE megabytes is written from one fixture record's shape (tests/fixtures/ris/psycinfo_ris.ris,
-tests/fixtures/medline/pubmed_result1.txt), each copy with its own ID, title words, DOI and PMID, and imported
+tests/fixtures/medline/pubmed_result1.txt, the first record of tests/fixtures/exports/records.bib, .csv and
+.json, and for Web of Science plain text, of which no fixture is real, the layout tests/test_references_more.py
+follows), each copy with its own ID, title words, DOI and PMID, and imported
 into a fresh review (`sitegen init`, protocol locked) by `sitegen import` in a subprocess. Printed per format and
 size: the file's megabytes and records, the command's wall-clock seconds and its peak resident memory
 (getrusage of that one child, through wait4).
 
-    python bench/import_scale.py [SIZE_MB ...] [--formats ris medline] [--trace MB]
+    python bench/import_scale.py [SIZE_MB ...] [--formats ris medline wos bibtex csv csl-json] [--trace MB]
 
 --trace MB reads a file of MB megabytes in this process under tracemalloc instead and prints the peak
 traced memory of each step of the import and the lines holding the most memory at that peak.
@@ -16,6 +18,9 @@ traced memory of each step of the import and the lines holding the most memory a
 from __future__ import annotations
 
 import argparse
+import csv
+import io
+import json
 import os
 import random
 import re
@@ -49,24 +54,113 @@ def medline_record(shape: str, number: int, rng: random.Random) -> str:
     return record + f"LID - 10.5555/bench.{number} [doi]\n"
 
 
+# A Web of Science plain-text record in its export's layout (one author a line, a continued title).
+WOS_RECORD = """PT J
+AU Chung, CYS
+   Yam, VWW
+AF Chung, Clive Yik-Sham
+   Yam, Vivian Wing-Wah
+TI Selective label-free detection of G-quadruplex structure of human
+   telomere
+SO CHEMICAL SCIENCE
+LA English
+DT Article
+DE Concentration-dependent permittivity; Double-layer polarization;
+   Electrophoresis
+AB Label-free detection of the G-quadruplex structure of human telomeric DNA is reported, with a
+   probe whose emission rises on binding; the response is selective over duplex and single strands.
+SN 2041-6520
+PD DEC 24
+PY 2013
+VL 4
+IS 1
+BP 377
+EP 387
+DI 10.1039/c2sc20897k
+PM 23039619
+UT WOS:000311971500044
+ER
+
+"""
+# The file each format's generated export is written with, and the fixture its record comes from.
+SUFFIXES = {"ris": "ris", "medline": "nbib", "wos": "ciw", "bibtex": "bib", "csv": "csv", "csl-json": "json"}
+EXPORTS = FIXTURES / "exports"
+
+
+def wos_record(shape: str, number: int, rng: random.Random) -> str:
+    title = " ".join(rng.choice(WORDS) for _ in range(10)).capitalize()
+    record = re.sub(r"(?m)^TI .*\n   .*$", f"TI {title} ({number})", shape)
+    record = re.sub(r"(?m)^DI .*$", f"DI 10.5555/bench.{number}", record)
+    record = re.sub(r"(?m)^PM .*$", f"PM {30000000 + number}", record)
+    return re.sub(r"(?m)^UT .*$", f"UT WOS:{number:015d}", record)
+
+
+def bibtex_record(shape: str, number: int, rng: random.Random) -> str:
+    title = " ".join(rng.choice(WORDS) for _ in range(10)).capitalize()
+    record = re.sub(r"^@article\{[^,]*,", f"@article{{bench{number},", shape)
+    record = re.sub(r"(?m)^  title = \{.*\},$", f"  title = {{{title} ({number})}},", record)
+    record = re.sub(r"(?m)^  doi = \{.*\},$", f"  doi = {{10.5555/bench.{number}}},", record)
+    record = re.sub(r"(?m)^  openalex = \{.*\},\n", "", record)
+    return re.sub(r"(?m)^  pmid = \{.*\},$", f"  pmid = {{{30000000 + number}}},", record)
+
+
+def csv_record(shape: str, number: int, rng: random.Random) -> str:
+    header, row = (next(csv.reader([line])) for line in shape.splitlines()[:2])
+    cells = dict(zip(header, row, strict=True))
+    cells.update(id=f"bench-{number}", title=f"{' '.join(rng.choice(WORDS) for _ in range(10)).capitalize()} "
+                 f"({number})", doi=f"10.5555/bench.{number}", pmid=str(30000000 + number), pmcid="", openalex="",
+                 url="")
+    out = io.StringIO()
+    csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\r\n").writerow(cells.values())
+    return out.getvalue()
+
+
+def csl_record(shape: str, number: int, rng: random.Random) -> str:
+    item = json.loads(shape)
+    item.update(id=f"bench-{number}", title=f"{' '.join(rng.choice(WORDS) for _ in range(10)).capitalize()} "
+                f"({number})", DOI=f"10.5555/bench.{number}", PMID=str(30000000 + number))
+    for name in ("PMCID", "URL", "custom"):
+        item.pop(name, None)
+    return ("" if number == 1 else ",\n") + json.dumps(item, ensure_ascii=False, indent=2)
+
+
+MAKERS = {"ris": ris_record, "medline": medline_record, "wos": wos_record, "bibtex": bibtex_record,
+          "csv": csv_record, "csl-json": csl_record}
+# What a file opens and closes with around its records.
+OPENINGS = {"wos": "FN Clarivate Analytics Web of Science\nVR 1.0\n", "csl-json": "[\n"}
+CLOSINGS = {"wos": "EF\n", "csl-json": "\n]\n"}
+
+
 def shape(fmt: str) -> str:
-    """One record of the format's fixture, as written, ending with its line end."""
+    """One record of the format's fixture, as written, ending with its line end (for CSV, the header and the first
+    row)."""
     if fmt == "ris":
         text = (FIXTURES / "ris" / "psycinfo_ris.ris").read_text(encoding="utf-8")
         return text[text.index("TY  - "):text.index("ER  -") + len("ER  -")] + "\n\n"
-    text = (FIXTURES / "medline" / "pubmed_result1.txt").read_text(encoding="utf-8").lstrip()
-    return text.split("\n\n")[0].rstrip() + "\n"
+    if fmt == "medline":
+        text = (FIXTURES / "medline" / "pubmed_result1.txt").read_text(encoding="utf-8").lstrip()
+        return text.split("\n\n")[0].rstrip() + "\n"
+    if fmt == "wos":
+        return WOS_RECORD
+    if fmt == "bibtex":
+        return (EXPORTS / "records.bib").read_text(encoding="utf-8").split("\n\n")[0].rstrip() + "\n\n"
+    if fmt == "csv":
+        return "\n".join((EXPORTS / "records.csv").read_text(encoding="utf-8").splitlines()[:2])
+    return json.dumps(json.loads((EXPORTS / "records.json").read_text(encoding="utf-8"))[0])
 
 
 def write_export(path: Path, fmt: str, megabytes: float, seed: int = 1) -> int:
-    rng, record, size, number = random.Random(seed), shape(fmt), 0, 0
-    make = ris_record if fmt == "ris" else medline_record
+    rng, record, number = random.Random(seed), shape(fmt), 0
+    opening = OPENINGS.get(fmt, "") + (record.splitlines()[0] + "\r\n" if fmt == "csv" else "")
+    size = len(opening.encode())
     with open(path, "w", encoding="utf-8", newline="") as out:
+        out.write(opening)
         while size < megabytes * 1e6:
             number += 1
-            text = make(record, number, rng) + ("\n" if fmt == "medline" else "")
+            text = MAKERS[fmt](record, number, rng) + ("\n" if fmt == "medline" else "")
             out.write(text)
             size += len(text.encode())
+        out.write(CLOSINGS.get(fmt, ""))
     return number
 
 
@@ -93,7 +187,7 @@ def bench(fmt: str, megabytes: float, work: Path) -> None:
     for args in (("init", review), ("protocol", "lock", review, "--at", LOCKED)):
         done = sitegen(*args)
         assert done.returncode == 0, done.stderr
-    export = work / f"export-{megabytes:g}.{'ris' if fmt == 'ris' else 'nbib'}"
+    export = work / f"export-{megabytes:g}.{SUFFIXES[fmt]}"
     records = write_export(export, fmt, megabytes)
     code, seconds, peak, err = measured("import", review, export, "--at", AT, "--source", "Bench")
     status = "ok" if code == 0 else f"exit {code}: {err.strip()[-300:]}"
@@ -113,7 +207,7 @@ def trace(fmt: str, megabytes: float, work: Path) -> None:
     review_root = work / f"trace-{fmt}"
     for args in (("init", review_root), ("protocol", "lock", review_root, "--at", LOCKED)):
         assert sitegen(*args).returncode == 0
-    export = work / f"trace.{'ris' if fmt == 'ris' else 'nbib'}"
+    export = work / f"trace.{SUFFIXES[fmt]}"
     records = write_export(export, fmt, megabytes)
     review, _ = load_review(review_root)
     tracemalloc.start(5)
@@ -131,7 +225,7 @@ def trace(fmt: str, megabytes: float, work: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("sizes", nargs="*", type=float, default=[50, 200], help="file sizes in MB")
-    parser.add_argument("--formats", nargs="+", choices=["ris", "medline"], default=["ris", "medline"])
+    parser.add_argument("--formats", nargs="+", choices=list(MAKERS), default=list(MAKERS))
     parser.add_argument("--trace", type=float, metavar="MB", help="trace the memory of reading a file of MB MB")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
