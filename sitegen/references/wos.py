@@ -9,6 +9,7 @@ accession numbers name every record by position, with a warning, as in RIS.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 
@@ -28,18 +29,30 @@ ENTRY_TYPES = {"J": "article", "B": "book", "S": "incollection", "C": "inproceed
 
 
 def read_wos(text: str | Iterable[str], warnings: list[str] | None = None, skipped: Skipped | None = None) -> list[Entry]:
-    """The records of a Web of Science plain-text export; ReferenceProblem names the line of the first
-    malformed one (with `skipped`, each is listed there instead)."""
+    """The records of a Web of Science plain-text export (its text, or its lines as they are read); ReferenceProblem
+    names the line of the first malformed one (with `skipped`, each is listed there instead). Each record is read
+    as it ends and let go: what is held is the entries."""
     headers: dict[str, str] = {}
-    items = list(tagged_records(text, LAYOUT, headers))
+    items: list[Entry | ReferenceProblem] = []
+    given: list[tuple[str, int]] = []
+    for item in tagged_records(text, LAYOUT, headers):
+        items.extend(each(lambda record: _entry(record, _database(headers)), [item]))
+        given.append(("", 0) if isinstance(item, ReferenceProblem) else (item.first("UT"), item.line("UT")))
     if not items:
         raise ReferenceProblem(1, "no Web of Science record (a record runs from a 'PT J' line to an 'ER' line)")
-    given = [("", 0) if isinstance(item, ReferenceProblem) else (item.first("UT"), item.line("UT")) for item in items]
-    # "FN Clarivate Analytics Web of Science", "FN Thomson Reuters Web of Knowledge": one database, by its name
-    database = "Web of Science" if re.search(r"web of (?:science|knowledge)", headers.get("FN", ""), re.I) else (
-        headers.get("FN", ""))
-    return checked(named(list(each(lambda record: _entry(record, database), items)), given, "wos", warnings),
-                   skipped)
+    # The file's header names the database of every record: one written only after records (exports joined, the
+    # first without its header) names theirs too.
+    database = " ".join(_database(headers).split())
+    items = [dataclasses.replace(item, fields={**item.fields, "database": database})
+             if isinstance(item, Entry) and item.fields["database"] != database else item for item in items]
+    return checked(named(items, given, "wos", warnings), skipped)
+
+
+def _database(headers: dict[str, str]) -> str:
+    """The database the file's header (FN) names: "FN Clarivate Analytics Web of Science", "FN Thomson Reuters Web
+    of Knowledge" are one, by its name."""
+    named = headers.get("FN", "")
+    return "Web of Science" if re.search(r"web of (?:science|knowledge)", named, re.I) else named
 
 
 def kind_fields(publication_type: str, document_types: str) -> dict[str, str]:
