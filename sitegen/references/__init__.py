@@ -43,8 +43,8 @@ Reader = Callable[[str | Iterable[str], list[str] | None, Skipped | None], list[
 READERS: dict[Format, Reader] = {"csv": read_csv, "ris": read_ris, "endnote-xml": read_endnote_xml,
                                  "bibtex": read_bibtex, "medline": read_medline, "wos": read_wos,
                                  "csl-json": read_csl_json}
-# Formats read line by line: their readers are given a file's lines as it is read, not its text.
-LINE_FORMATS: frozenset[Format] = frozenset({"ris", "medline", "wos"})
+# Formats read record by record: their readers are given a file's text in pieces as it is read, not whole.
+STREAMED_FORMATS: frozenset[Format] = frozenset({"ris", "medline", "wos", "csv"})
 # .xml is EndNote's: the reader refuses other XML by its root element, saying what it is not
 SUFFIXES: dict[str, Format] = {".csv": "csv", ".ris": "ris", ".xml": "endnote-xml", ".bib": "bibtex",
                                ".bibtex": "bibtex", ".nbib": "medline", ".medline": "medline", ".ciw": "wos",
@@ -85,8 +85,8 @@ def read_reference_file(path: Path, format: Format | None = None, warnings: list
                         encoding: str | None = None, columns: dict[str, str] | None = None,
                         skipped: Skipped | None = None) -> tuple[list[Entry], Format, str]:
     """`read_references` of a file, with the format it was read as and the SHA-256 of its bytes. The file is read
-    a megabyte at a time: a line-based format's reader (RIS, MEDLINE, Web of Science) is given its lines as they
-    are decoded, and holds what its records make, never the file."""
+    a megabyte at a time: the reader of a format read record by record (RIS, MEDLINE, Web of Science, CSV) is given
+    its text as it is decoded, and holds what its records make, never the file."""
     digest = hashlib.sha256()
 
     def hashed(chunks: Iterable[bytes]) -> Iterator[bytes]:
@@ -116,7 +116,7 @@ def _read_pieces(pieces: Iterator[str], format: Format | None, warnings: list[st
     reader = functools.partial(read_csv, columns=columns) if format == "csv" else READERS[format]
     text = itertools.chain(head, pieces)
     try:
-        entries = reader(text if format in LINE_FORMATS else "".join(text), warnings, skipped)
+        entries = reader(text if format in STREAMED_FORMATS else "".join(text), warnings, skipped)
     except RecursionError:  # a reader's or a library's own stack; the readers name the line where they can
         raise ReferenceProblem(1, "the file nests its data too deeply to read") from None
     untitled = [entry.line for entry in entries if not entry.get("title")]

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from sitegen.records.entry import ALIASES, NOTHING, Entry
@@ -154,13 +155,16 @@ def not_a_records_csv(text: str) -> str:
     return UNRECOGNISED
 
 
-def read_csv(text: str, warnings: list[str] | None = None, skipped: Skipped | None = None,
+def read_csv(text: str | Iterable[str], warnings: list[str] | None = None, skipped: Skipped | None = None,
              columns: dict[str, str] | None = None) -> list[Entry]:
-    """The rows of a records CSV; ReferenceProblem names the line of the first malformed one (1 is the
-    header; with `skipped`, each malformed row is listed there instead). IDs are the ID column's, and a
-    repeated one is a problem. A known export (a preset) missing some of its usual columns is read, and
-    `warnings` names the columns, whose fields stay empty (a renamed "DOI" would lose every DOI)."""
-    header = first_line(text)
+    """The rows of a records CSV (its text, or its text in pieces as it is read: each row is read as its lines come,
+    and let go); ReferenceProblem names the line of the first malformed one (1 is the header; with `skipped`, each
+    malformed row is listed there instead). IDs are the ID column's, and a repeated one is a problem. A known
+    export (a preset) missing some of its usual columns is read, and `warnings` names the columns, whose fields
+    stay empty (a renamed "DOI" would lose every DOI)."""
+    pieces = iter([text] if isinstance(text, str) else text)
+    head = _head(pieces)
+    header = first_line(head)
     known = None if columns else preset(header)
     if known is not None and warnings is not None:
         written = {name.strip().lstrip("\ufeff") for name in _header(header, known.delimiter)}
@@ -168,7 +172,33 @@ def read_csv(text: str, warnings: list[str] | None = None, skipped: Skipped | No
             warnings.append(f"a {known.name} export without the column(s) {', '.join(repr(c) for c in missing)}: "
                             "those fields are left empty; if they are there under other names, map them with "
                             "--columns FIELD=COLUMN")
-    return checked(_rows(text, columns or {}), skipped)
+    return checked(_rows(head, pieces, columns or {}), skipped)
+
+
+def _head(pieces: Iterator[str]) -> str:
+    """The start of a text given in pieces that says what the file is: its first 64 KB (`not_a_records_csv` reads
+    them) and its first line whole (its header)."""
+    head: list[str] = []
+    size, ended = 0, False  # whether a line end has been read
+    while not (ended and size >= 65536) and (piece := next(pieces, None)) is not None:
+        head.append(piece)
+        size += len(piece)
+        ended = ended or "\n" in piece or "\r" in piece
+    return "".join(head)
+
+
+def _lines(pieces: Iterable[str]) -> Iterator[str]:
+    """The lines of a text given in pieces, each with its line end as written ("\\r\\n", "\\r" or "\\n"), as
+    io.StringIO(text, newline="") gives them to csv.reader: a quoted cell's line breaks are its own."""
+    line: list[str] = []  # the pieces of the line not yet ended
+    for piece in pieces:
+        if "\n" not in piece and "\r" not in piece:
+            line.append(piece)
+            continue
+        *ended, last = io.StringIO("".join(line) + piece, newline="").readlines()
+        yield from ended
+        line = [last]  # not yet ended, or ended by a CR that may be the first half of a CRLF
+    yield from io.StringIO("".join(line), newline="").readlines()
 
 
 def column_mapping(text: str) -> dict[str, str]:
@@ -203,18 +233,27 @@ def _header(line: str, delimiter: str) -> list[str]:
         return []
 
 
-def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProblem]:
-    known = None if columns else preset(first_line(text))
+def _rows(head: str, pieces: Iterator[str], columns: dict[str, str]) -> Iterator[Entry | ReferenceProblem]:
+    """Each row of the text `head` and then `pieces` make, as an entry or its problem."""
+    known = None if columns else preset(first_line(head))
     tabbed = known is not None and known.delimiter == "\t"
+    lines = _lines(itertools.chain([head], pieces))
+    row: list[str] = []  # the lines of the row being read, for the problem of one that does not parse
+
+    def kept(lines: Iterator[str]) -> Iterator[str]:
+        for line in lines:
+            row.append(line)
+            yield line
+
     # Tab-delimited exports quote nothing: a '"' in a title is a character, not a quote.
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True, delimiter="\t" if tabbed else ",",
+    reader = csv.reader(kept(lines), strict=True, delimiter="\t" if tabbed else ",",
                         quoting=csv.QUOTE_NONE if tabbed else csv.QUOTE_MINIMAL)
     try:
         header = next(reader)
     except StopIteration:
         raise ReferenceProblem(1, "the file is empty; it needs a header row with an ID column") from None
     except csv.Error as error:
-        raise _syntax_problem(text, 1, reader.line_num, error) from None
+        raise _syntax_problem(itertools.chain(row, lines), 1, reader.line_num, error) from None
     written = [name.strip().lstrip("\ufeff") for name in header]
     layout = None if columns else sitegens_layout(written)
     sitegens = layout is not None
@@ -229,7 +268,7 @@ def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProbl
         names[layout:] = [f"column {name}" if name in SITEGEN_COLUMNS else name for name in names[layout:]]
     if "ID" not in names and not columns:
         if len(names) < 2:  # one column and no ID: a MEDLINE (.nbib) or other text file, not a table
-            raise ReferenceProblem(1, not_a_records_csv(text))
+            raise ReferenceProblem(1, not_a_records_csv(head))
         raise ReferenceProblem(1, f"no ID column (columns: {', '.join(names)})")
     if len(set(written)) != len(written):
         raise ReferenceProblem(1, f"column {next(n for n in written if written.count(n) > 1)!r} appears twice")
@@ -237,6 +276,7 @@ def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProbl
     while True:
         # A quoted field can hold line breaks: a row's problems are reported on its first line.
         line = reader.line_num + 1
+        row.clear()
         try:
             values = next(reader)
         except StopIteration:
@@ -244,7 +284,7 @@ def _rows(text: str, columns: dict[str, str]) -> Iterator[Entry | ReferenceProbl
                 raise ReferenceProblem(2, "no record: the file has a header row and no row under it") from None
             return
         except csv.Error as error:
-            raise _syntax_problem(text, line, reader.line_num, error) from None
+            raise _syntax_problem(itertools.chain(row, lines), line, reader.line_num, error) from None
         if not any(value.strip() for value in values):
             continue
         position += 1
@@ -339,15 +379,17 @@ def exported_authors(text: str) -> str:
                        for name in author_names([name.strip() for name in names]))
 
 
-def _syntax_problem(text: str, start: int, at: int, error: csv.Error) -> ReferenceProblem:
-    """The problem of a row starting on line `start` that the csv module refused on line `at`: a quote
-    that never closes is reported where it opens (the module only notices at the end of the file)."""
-    lines = io.StringIO(text, newline="").readlines()[start - 1:]
+def _syntax_problem(lines: Iterable[str], start: int, at: int, error: csv.Error) -> ReferenceProblem:
+    """The problem of a row starting on line `start` that the csv module refused on line `at` (`lines`: the file's
+    lines from `start` to its end): a quote that never closes is reported where it opens (the module only notices
+    at the end of the file)."""
     opened = None
     for number, content in enumerate(lines, start=start):
-        for char in content:
-            if char == '"':  # an escaped quote ("") closes and reopens: the state stays right
-                opened = None if opened else number
+        # Each quote opens a field or closes the one open (an escaped quote, "", closes and reopens: the state stays
+        # right). Counted a line at a time: after an odd number, a field is open when none was; after an even number
+        # (two or more), when one was, closed and another opened; either way it opened on this line.
+        if quotes := content.count('"'):
+            opened = number if (opened is None) == (quotes % 2 == 1) else None
     if opened:
         return ReferenceProblem(opened, "not valid CSV: a quoted field opens on this line and is never closed "
                                        "(a closing '\"' is missing)")
