@@ -59,52 +59,64 @@ def _wrapped_list(value: dict) -> str | None:
                  if isinstance(held, list) and held and all(isinstance(item, dict) for item in held)), None)
 
 
-def _line(text: str, position: int) -> int:
-    return text.count("\n", 0, position) + 1
+class _Lines:
+    """The line of a position in `text`, counted on from the position asked before: counted from the start of the
+    text for each item, the lines of a file of 15,000 items took six minutes to number."""
+
+    def __init__(self, text: str):
+        self.text, self.position, self.line = text, 0, 1
+
+    def __call__(self, position: int) -> int:
+        if position < self.position:
+            return self.text.count("\n", 0, position) + 1
+        self.line += self.text.count("\n", self.position, position)
+        self.position = position
+        return self.line
 
 
 def _items(text: str) -> list[tuple[int, dict] | ReferenceProblem]:
     """Each item with its line, or the problem of one that is not an object; ReferenceProblem when
     the file is not JSON (nothing after a syntax error can be read)."""
     start = position = SPACE.match(text).end()
+    line_of = _Lines(text)
     try:
         if text.startswith("{", start):  # items one after another, each read (only the first was, silently)
             found: list[tuple[int, dict] | ReferenceProblem] = []
             while position < len(text):
                 if not text.startswith("{", position):
-                    raise ReferenceProblem(_line(text, position), "not CSL-JSON: text after an item where another "
+                    raise ReferenceProblem(line_of(position), "not CSL-JSON: text after an item where another "
                                                                   "item ('{') or the end of the file should be")
                 value, end = DECODER.raw_decode(text, position)
-                found.append((_line(text, position), value))
+                found.append((line_of(position), value))
                 if wrapped := _wrapped_list(value):  # {"items": [...]}, as some services answer
-                    raise ReferenceProblem(_line(text, position), f"an object holding a list of items under "
+                    raise ReferenceProblem(line_of(position), f"an object holding a list of items under "
                                            f"{wrapped!r}, not a CSL-JSON item: give the list itself ([...])")
                 position = SPACE.match(text, end).end()
             return found
         if not text.startswith("[", start):
-            raise ReferenceProblem(_line(text, start), "not CSL-JSON: expected an array of items ('[') or one item")
+            raise ReferenceProblem(line_of(start), "not CSL-JSON: expected an array of items ('[') or one item")
         items: list[tuple[int, dict] | ReferenceProblem] = []
         position = SPACE.match(text, start + 1).end()
         while not text.startswith("]", position):
             value, end = DECODER.raw_decode(text, position)
-            line = _line(text, position)
+            line = line_of(position)
             items.append((line, value) if isinstance(value, dict) else
                          ReferenceProblem(line, f"not a CSL-JSON item: a {type(value).__name__}, not an object"))
             position = SPACE.match(text, end).end()
             if text.startswith(",", position):
                 position = SPACE.match(text, position + 1).end()
             elif not text.startswith("]", position):
-                raise ReferenceProblem(_line(text, position), "not valid JSON: expected ',' or ']' after an item")
+                raise ReferenceProblem(line_of(position), "not valid JSON: expected ',' or ']' after an item")
     except json.JSONDecodeError as error:
         raise ReferenceProblem(error.lineno, f"not valid JSON: {error.msg}") from None
     except ReferenceProblem:
         raise
     except ValueError as error:  # a key given twice (`_object`)
-        raise ReferenceProblem(_line(text, position), f"not valid CSL-JSON: {error}") from None
+        raise ReferenceProblem(line_of(position), f"not valid CSL-JSON: {error}") from None
     except RecursionError:  # the reader's own stack: no item of a reference nests that deep
-        raise ReferenceProblem(_line(text, position), "an item nested too deeply to read") from None
+        raise ReferenceProblem(line_of(position), "an item nested too deeply to read") from None
     if text[position + 1:].strip():
-        raise ReferenceProblem(_line(text, position + 1), "not valid JSON: text after the closing ']'")
+        raise ReferenceProblem(line_of(position + 1), "not valid JSON: text after the closing ']'")
     return items
 
 
