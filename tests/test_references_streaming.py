@@ -5,20 +5,23 @@ text read: the same lines, the same entries, a bad byte named on its line wherev
 from __future__ import annotations
 
 import hashlib
+import io
+import json
 import tracemalloc
 
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, tree_bytes
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitegen import files
-from sitegen.references import ReferenceProblem, decode, decoded, read_reference_file, read_references
+from sitegen import files, references
+from sitegen.references import ReferenceProblem, csl, decode, decoded, read_reference_file, read_references, table
 from sitegen.references.problems import lines_of
 
 RIS_RECORD = (FIXTURES / "ris" / "psycinfo_ris.ris").read_text(encoding="utf-8")
 RIS_RECORD = RIS_RECORD[RIS_RECORD.index("TY  - "):RIS_RECORD.index("ER  -") + 5] + "\n\n"
 MEDLINE_RECORD = (FIXTURES / "medline" / "pubmed_result1.txt").read_text(encoding="utf-8").strip() + "\n\n"
+RECORDS_CSV = [line + "\r\n" for line in (FIXTURES / "exports" / "records.csv").read_text(encoding="utf-8").splitlines()]
 
 
 def cut(text: str, at: list[int]) -> list[str]:
@@ -86,3 +89,131 @@ def test_reading_a_file_holds_its_entries_not_copies_of_its_text(tmp_path, monke
         tracemalloc.stop()
     assert len(entries) == 2000
     assert peak < 6 * path.stat().st_size
+
+
+# Web of Science: no real plain-text export may be copied (see test_references_more.py); this follows one's layout.
+WOS_RECORD = """PT J
+AU Chung, CYS
+   Yam, VWW
+TI Selective label-free detection of G-quadruplex structure of human
+   telomere
+SO CHEMICAL SCIENCE
+PY 2013
+DI 10.1039/c2sc20897k
+UT WOS:000311971500044
+ER
+
+"""
+CSV_FIXTURES = sorted(FIXTURES.rglob("*.csv"))
+CSL_FIXTURES = sorted(FIXTURES.rglob("*.json"))
+
+
+def read_in_pieces(text: str, format: str | None, at: list[int]):
+    """What reading `text` cut at `at` gives: its entries, warnings and skipped records, or its problem."""
+    warnings: list[str] = []
+    skipped: list[tuple[int, str]] = []
+    try:
+        entries, _ = references._read_pieces(iter(cut(text, at)), format, warnings, None, skipped)
+    except ReferenceProblem as problem:
+        return problem.line, problem.message
+    return entries, warnings, skipped
+
+
+@given(st.text(alphabet='a,"\r\n', max_size=40), st.lists(st.integers(0, 40), max_size=6))
+@settings(max_examples=500, deadline=None)
+def test_a_csv_in_pieces_is_given_to_the_csv_module_as_the_lines_of_its_whole_text(text, at):
+    # csv.reader read io.StringIO(text, newline="") of the whole text: a CR last in a piece may be half a CRLF
+    assert list(table._lines(cut(text, at))) == io.StringIO(text, newline="").readlines()
+
+
+@pytest.mark.parametrize("path", CSV_FIXTURES + CSL_FIXTURES, ids=lambda path: path.name)
+@given(at=st.lists(st.integers(0, 20_000), max_size=8), broken=st.integers(0, 20_000))
+@settings(max_examples=15, deadline=None)
+def test_a_real_csv_or_csl_json_file_reads_in_pieces_as_whole(path, at, broken):
+    # Each real file and one with a quote put anywhere (rows that do not parse, a field that never closes, a line
+    # named in a problem): the same entries, warnings, skipped rows and problems however it is cut.
+    text = path.read_text(encoding="utf-8-sig")
+    for written in (text, text[:broken] + '"' + text[broken:]):
+        assert read_in_pieces(written, None, at) == read_in_pieces(written, None, [])
+
+
+@given(at=st.lists(st.integers(0, 2_000), max_size=8), late=st.booleans(), cut_short=st.integers(0, 2_000))
+@settings(max_examples=100, deadline=None)
+def test_a_web_of_science_export_reads_in_pieces_as_whole(at, late, cut_short):
+    header = "FN Clarivate Analytics Web of Science\nVR 1.0\n"
+    records = [WOS_RECORD.replace("000311971500044", f"{n:015d}") for n in range(5)]
+    # a header written after the first record (exports joined, the first without its header) names its database too
+    text = "".join(records[:1]) + header + "".join(records[1:]) + "EF\n" if late else header + "".join(records)
+    for written in (text, text[:cut_short]):
+        assert read_in_pieces(written, "wos", at) == read_in_pieces(written, "wos", [])
+    entries, _, _ = read_in_pieces(text, "wos", at)
+    assert {entry.get("database") for entry in entries} == {"Web of Science"}
+
+
+def test_numbering_the_items_of_a_csl_json_file_counts_each_line_once():
+    # Each item's line was counted from the start of the text: minutes for a file of 15,000 items.
+    items = [{"id": f"a{n}", "title": f"Title {n}"} for n in range(300)]
+    text = "[\n" + ",\n".join(json.dumps(item, indent=1) for item in items) + "\n]\n"
+    counted = CountedText(text)
+    entries = csl.read_csl_json(counted)
+    assert [entry.line for entry in entries] == [2 + 4 * n for n in range(300)]
+    assert counted.counted <= 2 * len(text)
+
+
+class CountedText(str):
+    """A text that counts the characters its `count` calls scan."""
+
+    counted = 0
+
+    def count(self, sub, start=0, end=None):
+        self.counted += (len(self) if end is None else end) - start
+        return str.count(self, sub, start, end)
+
+
+@pytest.mark.parametrize(("header", "record", "suffix", "per_byte"), [
+    ("FN Clarivate Analytics Web of Science\nVR 1.0\n", WOS_RECORD, ".ciw", 20),
+    (RECORDS_CSV[0], RECORDS_CSV[1], ".csv", 4)])
+def test_reading_a_web_of_science_or_csv_file_holds_its_entries_not_its_text(tmp_path, monkeypatch, header, record,
+                                                                              suffix, per_byte):
+    # Web of Science's reader held every record's lines and fields until the end of the file (31 times the file's
+    # size at the peak, where its entries, each every field's name, are 13); the CSV reader held the text, the csv
+    # module's copy of it and every row (6.7 times the file's size, where its entries are 1.8).
+    monkeypatch.setattr(files, "CHUNK", 1 << 16)
+    path = tmp_path / f"export{suffix}"
+    with open(path, "w", encoding="utf-8", newline="") as out:
+        out.write(header)
+        for n in range(2000):
+            out.write(record.replace("000311971500044", f"{n:015d}").replace("10.1001/jama.300.3.287", f"id-{n}", 1))
+    tracemalloc.start()
+    try:
+        entries = read_references(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(entries) == 2000
+    assert peak < per_byte * path.stat().st_size
+
+
+@pytest.mark.parametrize(("name", "text", "line", "said"), [
+    # a cell larger than any field, quoted over many lines: named on the row's line, the file scanned for quotes once
+    ("cell.csv", 'ID,title,year\na,One,2020\nb,"' + "x\n" * 9_000_000 + '",2020\n', 3, "field larger than field limit"),
+    ("cell.csv", "ID,title,year\na,One,2020\nb," + "x" * 17_000_000 + ",2020\n", 3, "field larger than field limit"),
+    ("deep.json", '[{"id": "a", "title": "T"},\n{"id": "b", "title": ' + "[" * 100_000 + "]" * 100_000 + "}]\n", 2,
+     "nested too deeply"),
+    ("open.bib", "@article{a,\n  title = {One},\n  year = {2020}\n}\n\n@article{b,\n  title = {Two {x},\n  year = 2020\n",
+     6, "not valid BibTeX"),
+    ("last.ciw", "FN Clarivate Analytics Web of Science\nVR 1.0\nPT J\nTI One\nPY 2020\nER\n\nPT J\nTI Two\nPY 2021\n", 8,
+     "no ER line before the end of the file"),
+    ("next.ciw", "FN Clarivate Analytics Web of Science\nVR 1.0\nPT J\nTI One\n\nPT J\nTI Two\nER\nEF\n", 3,
+     "no ER line before the next PT"),
+])
+def test_a_hostile_file_is_refused_on_its_line_and_nothing_is_written(sitegen, tmp_path, name, text, line, said):
+    review = tmp_path / "review"
+    sitegen("init", review)
+    sitegen("protocol", "lock", review, "--at", "2023-01-01T00:00:00Z")
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    before = tree_bytes(review)
+    code, _, err = sitegen("import", review, path, "--at", "2023-02-01T00:00:00Z", "--source", "Embase")
+    assert code == 1 and err.startswith(f"error: {path}:{line}: ") and said in err and "nothing was imported" in err
+    assert tree_bytes(review) == before
