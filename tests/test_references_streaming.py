@@ -217,3 +217,21 @@ def test_a_hostile_file_is_refused_on_its_line_and_nothing_is_written(sitegen, t
     code, _, err = sitegen("import", review, path, "--at", "2023-02-01T00:00:00Z", "--source", "Embase")
     assert code == 1 and err.startswith(f"error: {path}:{line}: ") and said in err and "nothing was imported" in err
     assert tree_bytes(review) == before
+
+
+def test_an_import_lets_each_entry_go_as_its_record_is_made(tmp_path):
+    # Every entry was held beside every record made of them: the peak of reading a file was its records and entries.
+    from sitegen.living import imports
+
+    path = tmp_path / "export.ciw"
+    path.write_text("FN Clarivate Analytics Web of Science\nVR 1.0\n" + "".join(
+        WOS_RECORD.replace("000311971500044", f"{n:015d}").replace("c2sc20897k", f"c2sc{n}") for n in range(1000)),
+        encoding="utf-8")
+    tracemalloc.start()
+    try:
+        read = imports._read(path, None, None, "Web of Science", False)
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(read.records) == 1000
+    assert peak < 1.15 * held

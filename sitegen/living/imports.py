@@ -324,7 +324,10 @@ def _read(path: Path, format: Format | None, encoding: str | None, source: str |
     provider = _provider(source)
     records, databases, lines = [], [], []
     skipped = [Skipped(str(path), line, "", why) for line, why in unread]
-    for entry in entries:
+    count = len(entries)
+    entries.reverse()  # taken from the end: each entry is let go as its record is made, not held beside them all
+    while entries:
+        entry = entries.pop()
         notes: list[str] = []
         try:
             records.append(entry_record(entry, provider, notes))
@@ -340,7 +343,7 @@ def _read(path: Path, format: Format | None, encoding: str | None, source: str |
     named = set(databases)
     # The name as the ledger keeps it and the site shows it: a file's name need not be UTF-8 nor printable text,
     # which every field of the ledger is: such a name is kept as messages show it (quoted, escaped).
-    return _Read(path, shown_path(path.name), sha256, chosen, len(entries) + len(unread),
+    return _Read(path, shown_path(path.name), sha256, chosen, count + len(unread),
                  records, databases, lines, skipped, warnings, named.pop() if len(named) == 1 else "", source)
 
 
