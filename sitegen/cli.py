@@ -1648,7 +1648,7 @@ def loop_command(directory: Path, topic: str, draft: Path | None, bib: Path | No
     from sitegen.manuscript.loop import again  # here, not at the top: the CLI loads a command's modules when used
 
     for name, cause in result.refused.items():  # on stderr: what to fix, as `update` says a source not reached
-        then = again(result.rounds, result.left) if result.left else "run the loop again to check what it could not"
+        then = again(result.rounds, result.left, result.paused) if result.left else "run the loop again to check what it could not"
         click.echo(f"warning: {name} refused access in round {result.rounds}, so it was asked nothing more: {cause}; "
                    f"fix that, then {then}", err=True)
     for said in result.incomplete:  # on stderr, as `update` names a source it did not reach

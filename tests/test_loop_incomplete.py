@@ -130,3 +130,27 @@ def test_a_query_a_source_cannot_run_is_no_incomplete_source_to_wait_for():
     assert incomplete_sources([], [search("failed: openalex unsupported")]) == []
     assert incomplete_sources([], [search("failed: openalex unsupported, crossref timeout")]) == [
         "Crossref timed out (the search for P1)"]
+
+
+def test_the_advice_for_a_settled_last_round_no_longer_says_a_run_repeats_it(manuscript, monkeypatch):
+    # "or run it again later: … it repeats round 2" stayed in the summary once round 2's confirm.yaml was written, when
+    # a run repeats nothing and only refuses ("2 rounds have been run").
+    providers = SearchLimited()
+    monkeypatch.setattr(commands, "loop", lambda *a, **k: loop_module.step(
+        *a, **k, verify=crossref_verifier, transport=httpx.MockTransport(providers)))
+    runner = CliRunner()
+    runner.invoke(cli, ["loop", str(manuscript), "--topic", TOPIC])
+    accept(manuscript, [])
+    providers.limited = True
+    assert runner.invoke(cli, ["loop", str(manuscript), "--topic", TOPIC]).exit_code == EXIT_INCOMPLETE
+    summary = round_dir(manuscript, 1).parent / "final-summary.md"
+    assert "until round 2's confirm.yaml is written, it repeats round 2" in summary.read_text()  # paused: true
+    accept(manuscript, [], number=2)
+    refused = runner.invoke(cli, ["loop", str(manuscript), "--topic", TOPIC])
+    assert refused.exit_code == 1 and "2 rounds have been run" in refused.output, refused.output
+    for step in ([], ["--apply"]):
+        if step:
+            applied = runner.invoke(cli, ["loop", str(manuscript), "--topic", TOPIC, *step])
+            assert applied.exit_code == 1 and "applied no suggestion" in applied.output, applied.output
+        text = summary.read_text()
+        assert "check by hand: the loop runs no round after round 2." in text and "repeats round 2" not in text

@@ -464,6 +464,7 @@ def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings
     if done and paused_round(manuscript) == done[-1]:
         done = done[:-1]  # the round could not check or search everything, and nothing later would: it runs again
     elif len(done) >= MAX_ROUNDS:
+        write_summary(manuscript)  # as the last round is now: settled by its confirm.yaml, if that was written since
         raise SitegenError(f"{MAX_ROUNDS} rounds have been run, the most the evidence loop runs; what is left is "
                            f"listed in {manuscript.base / 'final-summary.md'} for checking by hand")
     elif done:
@@ -519,7 +520,8 @@ def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings
                                                           for s in [*earlier, *searches]]))
     atomic_write(folder / "suggestions.json", pretty_json([s.model_dump(mode="json", by_alias=True,
                                                                         exclude_none=True) for s in made]))
-    atomic_write(folder / "revision-suggestions.md", render_suggestions(rows, made, searches, by_key, number))
+    repeats = number >= MAX_ROUNDS and bool(incomplete_sources(checks, searches))  # paused (`paused_round`)
+    atomic_write(folder / "revision-suggestions.md", render_suggestions(rows, made, searches, by_key, number, repeats))
     atomic_write(folder / "problems.json", pretty_json([row.model_dump(mode="json", by_alias=True, exclude_none=True)
                                                        for row in rows]))
     before = len(read_problems(manuscript.round_dir(done[-1]))) if done else None
@@ -1102,21 +1104,25 @@ def render_queries(rows: list[ProblemRow], apart: list[CitationCheck]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def again(number: int, left: int) -> str:
+def again(number: int, left: int, repeats: bool = False) -> str:
     """How what round `number` (leaving `left` problems) could not check or search is tried again, as the loop
     does it: a round with problems is never run twice (the next one verifies and searches anew), and none follows
-    the last; one with none but entries kept apart runs again."""
+    the last, which a later run repeats only while it is paused (`repeats`: see `paused_round`); one with no
+    problem but entries kept apart runs again."""
     if not left:
         return "run the loop again later"
     if number < MAX_ROUNDS:
         return (f"round {number + 1} verifies and searches again once round {number}'s confirm.yaml lists what you "
                 "accept (`accept: []` accepts none)")
+    if not repeats:  # settled (its confirm.yaml is written), or nothing a repeat would answer: no run checks it again
+        return f"check by hand: the loop runs no round after round {MAX_ROUNDS}"
     return (f"check by hand: the loop runs no round after round {MAX_ROUNDS}, or run it again later: until round "
             f"{MAX_ROUNDS}'s confirm.yaml is written, it repeats round {MAX_ROUNDS} (not a third round)")
 
 
 def render_suggestions(rows: list[ProblemRow], made: list[Suggestion], searches: list[CandidateSearch],
-                       checks: dict[str, CitationCheck], number: int) -> str:
+                       checks: dict[str, CitationCheck], number: int, repeats: bool = False) -> str:
+    """revision-suggestions.md (`repeats`: whether a later run repeats round `number`, see `again`)."""
     lines = ["# Revision suggestions", "",
              "Nothing is changed until you list the suggestions you accept in `confirm.yaml` in this folder",
              "(`accept: [S1, S3]`, or `- id: S1` with `sentence: ...` to word the sentence yourself) and run",
@@ -1130,7 +1136,7 @@ def render_suggestions(rows: list[ProblemRow], made: list[Suggestion], searches:
             lines.append(f"- **{suggestion.id}** {_describe(suggestion, checks)}")
         if row.id in failed:
             lines.append(f"- the search {_code(row.query)} failed ({_md(failed[row.id].status)}): this says nothing about "
-                         f"whether literature exists; {again(number, len(rows))}")
+                         f"whether literature exists; {again(number, len(rows), repeats)}")
         elif row.query and not any(s.record for s in offered) and row.type != "conflicting citation":
             hits = [record for search in searches if search.problem == row.id for record in search.records]
             seen = _md("; ".join(f"{_first_author(r)} ({r.year or 'n.d.'}) {r.title}" for r in hits))
@@ -1200,6 +1206,7 @@ def write_summary(manuscript: Manuscript) -> None:
             revised = ", ".join(applied.accepted) or "none accepted"
         lines.append(f"| {number} | {len(last_rows)} | {len(apart)} | {revised} |")
     lines.append("")
+    then = again(len(rounds), len(last_rows), bool(rounds) and paused_round(manuscript) == rounds[-1])
     if rounds and not last_rows and last_apart:
         said = {"rate-limited": "an index was rate limited", "refused access": "an index refused access"}
         lines.append("Paused: the last round found no problem, but could not check every entry ("
@@ -1214,16 +1221,16 @@ def write_summary(manuscript: Manuscript) -> None:
                   for row in last_rows]
     if last_apart:
         lines += ["", f"Re-check later ({last_why}, never searched): {last_apart}. To re-check them: "
-                  f"{again(len(rounds), len(last_rows))}."]
+                  f"{then}."]
     for name, cause in refused.items():  # seed 001: auth_error, said as it is, with what to fix
         lines += ["", f"{_md(name)} refused access in the last round, so it was asked nothing more: {_md(cause)}. Fix "
-                  f"that; then, to check what it could not, {again(len(rounds), len(last_rows))}."]
+                  f"that; then, to check what it could not, {then}."]
     if incomplete:  # as `update` names a source it did not reach: nothing it missed is checked or "no literature"
         lines += ["", f"Incomplete sources in round {rounds[-1]}: " + "; ".join(_md(said) for said in incomplete) + "."]
     if failed:  # seed 001: say so when the last round only checked and could not search
         lines += ["", "Only checked, not searched: the targeted searches for "
                   + ", ".join(f"{search.problem} ({_md(search.status)})" for search in failed)
-                  + f" failed, which says nothing about whether literature exists; {again(len(rounds), len(last_rows))}."]
+                  + f" failed, which says nothing about whether literature exists; {then}."]
     atomic_write(manuscript.base / "final-summary.md", "\n".join(lines) + "\n")
 
 
