@@ -1612,12 +1612,16 @@ def _not_blank(value: str, option: str) -> str:
               help="Folder for the loop's rounds instead of DIRECTORY/output/evidence-loop (a relative path is "
               "in DIRECTORY, like --draft and --bib).")
 @click.option("--apply", is_flag=True, help="Apply the last round's confirm.yaml to the draft and .bib, and stop.")
+# default: sitegen.manuscript.loop.MAX_SEARCHES, not imported here (the CLI loads a command's modules when used)
+@click.option("--max-searches", type=click.IntRange(min=0), default=50, show_default=True,
+              help="Targeted searches a round sends at most (providers' fair use): the problems over it are listed "
+              "as not searched, and the next round searches them first.")
 @click.option("--snapshots", "mode", type=click.Choice(["live", "record", "replay"]),
               envvar="SITEGEN_SNAPSHOT_MODE", default="live", show_default=True,
               help="live: network only; record: save every response under the loop's snapshots/; replay: saved "
               "responses only, never the network.")
 def loop_command(directory: Path, topic: str, draft: Path | None, bib: Path | None, sources: str, out: Path | None,
-                 apply: bool, mode: str) -> None:
+                 apply: bool, max_searches: int, mode: str) -> None:
     """Run the evidence loop on a draft manuscript (Markdown + .bib) in DIRECTORY.
 
     Each run does one step: round 1 (verify every .bib entry, check the draft's claims, search for each
@@ -1635,7 +1639,8 @@ def loop_command(directory: Path, topic: str, draft: Path | None, bib: Path | No
       sitegen loop paper --topic "AI support for literature reviews" --apply   # after editing its confirm.yaml
     """
     names = [name.strip() for name in sources.split(",") if name.strip()]
-    result = commands.loop(directory, topic, sources=names, mode=mode, draft=draft, bib=bib, out=out, apply=apply)
+    result = commands.loop(directory, topic, sources=names, mode=mode, draft=draft, bib=bib, out=out, apply=apply,
+                           max_searches=max_searches)
     base = result.manuscript.base
     if result.applied is not None:
         changed = [name for name, flag in (("the draft", result.applied.draft_changed),
@@ -1653,6 +1658,9 @@ def loop_command(directory: Path, topic: str, draft: Path | None, bib: Path | No
                    f"fix that, then {then}", err=True)
     for said in result.incomplete:  # on stderr, as `update` names a source it did not reach
         click.echo(f"warning: round {result.rounds} is incomplete: {said}", err=True)
+    if result.unsearched:  # over the round's limit: said, never passed over without a word
+        click.echo(f"not searched in round {result.rounds} (over its limit of searches, --max-searches): "
+                   f"{', '.join(result.unsearched)}; see {shown_path(base / str(result.rounds) / 'queries.md')}")
     why = "rate-limited or refused access" if result.refused else "rate-limited"
     if result.recheck:
         click.echo(f"re-check later ({why}, not searched): {', '.join(result.recheck)}")

@@ -41,6 +41,10 @@ from sitegen.verify.identity import verify_citation
 
 MAX_ROUNDS = 2
 HITS_PER_QUERY = 5  # candidates kept per query, in the source's relevance order
+# Searches a round sends at most (`--max-searches`): a long draft has one problem per unsupported sentence, and
+# thousands of requests in one run break the providers' fair-use limits (OpenAlex's polite pool, PubMed's 3 a second).
+# The problems over it are said to be not searched, and the next round searches them first.
+MAX_SEARCHES = 50
 CJK_TERM = 6  # characters of a Chinese or Japanese run used as one search term
 CANDIDATES_PER_PROBLEM = 2  # new evidence suggested per problem (seed 001: "1-2 篇最相关文献")
 STOPWORDS = frozenset("""a about above after again against all also although among an and any are as at be because been
@@ -92,6 +96,7 @@ class ProblemRow(Strict):
     sentence: claims.Sentence | None = None
     query: str | None = None
     carried: bool = False  # left from the last round: the same problem, not resolved by a confirmed suggestion
+    not_searched: str | None = None  # why its query was not sent: over the round's limit of searches
 
 
 class CandidateSearch(Strict):
@@ -456,8 +461,9 @@ def suggestions_for(rows: list[ProblemRow], checks: dict[str, CitationCheck], fo
 
 
 def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings, sources: list[str],
-              verify: Verifier, search: Callable) -> int:
-    """Run the next round (applying the last round's confirmation first); its number."""
+              verify: Verifier, search: Callable, max_searches: int = MAX_SEARCHES) -> int:
+    """Run the next round (applying the last round's confirmation first), sending at most `max_searches`
+    searches; its number."""
     done = manuscript.rounds()
     if converged_round(manuscript) is not None:
         raise SitegenError(f"the loop converged in round {done[-1]}; see {manuscript.base / 'final-summary.md'}")
@@ -491,8 +497,14 @@ def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings
     # the source fails this time, and a rate-limited source is asked only what it did not answer).
     answered = {s.query: s for s in _read_candidates(folder) if s.round == number and s.status == "ok"
                 and s.source == ",".join(sources)} if (folder / "candidates.json").is_file() else {}
+    earlier = _read_candidates(manuscript.round_dir(done[-1])) if done else []
+    asked = _to_ask(rows, answered, {s.query for s in earlier}, max_searches)
+    over = f"over round {number}'s limit of {counted(max_searches, 'search', 'searches')} (--max-searches)"
+    rows = [row if not row.query or row.query in answered or row.id in asked else
+            row.model_copy(update={"not_searched": over}) for row in rows]
     searched = [(answered[row.query].model_copy(update={"problem": row.id}), True) if row.query in answered
-                else _search(search, fetcher, settings, sources, number, row) for row in rows if row.query]
+                else _search(search, fetcher, settings, sources, number, row) for row in rows
+                if row.query and not row.not_searched]
     searches = [candidates for candidates, _ in searched]
     cited_dois = {check.record.DOI for check in checks if check.record and check.record.DOI}
     found: dict[str, list[Record]] = {}
@@ -508,7 +520,6 @@ def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings
         raise SourcesUnreached(f"no index answered this round (round {number}), so it was not counted as one of the "
                                f"loop's rounds and none of its files were written: {why}")
     made = suggestions_for(rows, by_key, found, set(by_key))
-    earlier = _read_candidates(manuscript.round_dir(done[-1])) if done else []
     for stale in ("problems.md", "confirm.yaml", "applied.json"):  # of the paused run being repeated
         (folder / stale).unlink(missing_ok=True)
 
@@ -535,6 +546,16 @@ class SourcesUnreached(SitegenError):
     """A round in which no index answered: an outage, not a round (exit status 3, as any source not reached)."""
 
     exit_code = EXIT_INCOMPLETE
+
+
+def _to_ask(rows: list[ProblemRow], answered: dict[str, CandidateSearch], searched_before: set[str],
+            limit: int) -> set[str]:
+    """The problems whose searches a round sends, at most `limit`: first the ones no earlier round searched (so
+    the problems a round left over its limit are searched by the next), each in the order of the problems. A
+    search this round already answered (`answered`: a paused round repeated) is kept and sends nothing."""
+    wanted = [row for row in rows if row.query and row.query not in answered]
+    wanted.sort(key=lambda row: row.query in searched_before)  # stable: the problems' order within each
+    return {row.id for row in wanted[:limit]}
 
 
 def _crossref_parents(checks: list[CitationCheck], draft: str) -> set[str]:
@@ -1090,7 +1111,9 @@ def _why_apart(apart: list[CitationCheck]) -> str:
 def render_queries(rows: list[ProblemRow], apart: list[CitationCheck]) -> str:
     lines = ["# Targeted searches", ""]
     for row in rows:
-        if row.query:
+        if row.query and row.not_searched:
+            lines.append(f"- {row.id} ({row.type}): {_code(row.query)}: not searched, {_md(row.not_searched)}")
+        elif row.query:
             lines.append(f"- {row.id} ({row.type}): {_code(row.query)}")
         elif row.type in ("unsupported claim", "citation with no entry"):
             lines.append(f"- {row.id} ({row.type}): no search: the text holds no words to search with; "
@@ -1137,6 +1160,9 @@ def render_suggestions(rows: list[ProblemRow], made: list[Suggestion], searches:
         if row.id in failed:
             lines.append(f"- the search {_code(row.query)} failed ({_md(failed[row.id].status)}): this says nothing about "
                          f"whether literature exists; {again(number, len(rows), repeats)}")
+        elif row.not_searched:
+            lines.append(f"- the search {_code(row.query)} was not sent, {_md(row.not_searched)}: this says nothing "
+                         f"about whether literature exists; {again(number, len(rows), repeats)}, or search by hand")
         elif row.query and not any(s.record for s in offered) and row.type != "conflicting citation":
             hits = [record for search in searches if search.problem == row.id for record in search.records]
             seen = _md("; ".join(f"{_first_author(r)} ({r.year or 'n.d.'}) {r.title}" for r in hits))
@@ -1188,9 +1214,9 @@ def write_summary(manuscript: Manuscript) -> None:
     rounds = manuscript.rounds()
     lines = ["# Evidence loop: summary", "",
              f"Draft: {_md(manuscript.draft.name)}; bibliography: {_md(manuscript.bib.name)}.",
-             f"Rounds run: {len(rounds)} of at most {MAX_ROUNDS}.", "", "| round | problems | re-check later | revised |",
-             "| --- | --- | --- | --- |"]
-    last_rows, last_apart, last_why, failed, refused, incomplete = [], "", "", [], {}, []
+             f"Rounds run: {len(rounds)} of at most {MAX_ROUNDS}.", "",
+             "| round | problems | not searched | re-check later | revised |", "| --- | --- | --- | --- | --- |"]
+    last_rows, last_apart, last_why, failed, refused, incomplete, unsearched = [], "", "", [], {}, [], []
     for number in rounds:
         folder = manuscript.round_dir(number)
         last_rows = read_problems(folder)
@@ -1204,7 +1230,8 @@ def write_summary(manuscript: Manuscript) -> None:
         if (folder / "applied.json").is_file():
             applied = Applied.model_validate_json((folder / "applied.json").read_text(encoding="utf-8"))
             revised = ", ".join(applied.accepted) or "none accepted"
-        lines.append(f"| {number} | {len(last_rows)} | {len(apart)} | {revised} |")
+        unsearched = [row for row in last_rows if row.not_searched]
+        lines.append(f"| {number} | {len(last_rows)} | {len(unsearched)} | {len(apart)} | {revised} |")
     lines.append("")
     then = again(len(rounds), len(last_rows), bool(rounds) and paused_round(manuscript) == rounds[-1])
     if rounds and not last_rows and last_apart:
@@ -1231,6 +1258,10 @@ def write_summary(manuscript: Manuscript) -> None:
         lines += ["", "Only checked, not searched: the targeted searches for "
                   + ", ".join(f"{search.problem} ({_md(search.status)})" for search in failed)
                   + f" failed, which says nothing about whether literature exists; {then}."]
+    if unsearched:  # over the round's limit of searches: never dropped without a word
+        lines += ["", f"Not searched in round {rounds[-1]}: {counted(len(unsearched), 'problem')} ("
+                  + ", ".join(row.id for row in unsearched) + f"), {_md(unsearched[0].not_searched)}; their queries are "
+                  f"in queries.md. Not searched says nothing about whether literature exists; {then}, or search by hand."]
     atomic_write(manuscript.base / "final-summary.md", "\n".join(lines) + "\n")
 
 
@@ -1250,22 +1281,26 @@ class LoopResult:
     refused: dict[str, str] = field(default_factory=dict)  # indexes that refused access in the last round: why
     incomplete: list[str] = field(default_factory=list)  # indexes that did not answer the last round in full: what they left
     paused: bool = False  # the next run repeats the last round (`paused_round`)
+    unsearched: list[str] = field(default_factory=list)  # problems of the last round over its limit of searches
 
 
 def step(directory: Path, topic: str, *, sources: list[str], mode: str, draft: Path | None = None,
          bib: Path | None = None, out: Path | None = None, apply: bool = False, verify: Verifier | None = None,
-         transport: httpx.BaseTransport | None = None) -> LoopResult:
+         transport: httpx.BaseTransport | None = None, max_searches: int = MAX_SEARCHES) -> LoopResult:
     """One step of a manuscript's evidence loop: apply the last round's confirmation (`apply`), or run
-    the next round (snapshots under the loop's own folder, so a loop replays offline)."""
+    the next round, sending at most `max_searches` searches (snapshots under the loop's own folder, so a loop
+    replays offline)."""
     manuscript = find_manuscript(directory, topic, draft, bib, out)
 
     def result(number: int | None, applied: Applied | None = None) -> LoopResult:
         rounds = manuscript.rounds()
         checks, searches = round_files(manuscript.round_dir(rounds[-1]), rounds[-1]) if rounds else ([], [])
         recheck = [check.key for check in _kept_apart(checks)]
+        unsearched = [row.id for row in read_problems(manuscript.round_dir(rounds[-1])) if row.not_searched] \
+            if rounds else []
         return LoopResult(manuscript, number, applied, problems_left(manuscript), len(rounds), recheck,
                           refusals(checks, searches), incomplete_sources(checks, searches),
-                          bool(rounds) and paused_round(manuscript) == rounds[-1])
+                          bool(rounds) and paused_round(manuscript) == rounds[-1], unsearched)
 
     if apply:
         rounds = manuscript.rounds()
@@ -1277,5 +1312,6 @@ def step(directory: Path, topic: str, *, sources: list[str], mode: str, draft: P
     check_sources(sources)
     settings = SourceSettings.from_environment()
     with open_fetcher(mode, manuscript.base / "snapshots", transport=transport) as fetcher:
-        number = run_round(manuscript, fetcher, settings, sources, verify or verify_citation, search_sources)
+        number = run_round(manuscript, fetcher, settings, sources, verify or verify_citation, search_sources,
+                           max_searches)
     return result(number)

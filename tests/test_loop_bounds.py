@@ -1,0 +1,74 @@
+"""`sitegen loop`'s bound on the searches one round sends (`--max-searches`): a long draft has one problem per
+unsupported sentence, and a round sent one request per problem, thousands for a long draft. The problems over the
+bound are said to be not searched (why, and how many), never dropped, and the next round searches them first."""
+
+from __future__ import annotations
+
+import json
+
+import test_loop
+from click.testing import CliRunner
+from test_loop import Providers, problems, round_dir, run
+from test_loop_fixes import accept
+
+from sitegen.cli import cli
+from sitegen.manuscript.loop import MAX_SEARCHES
+
+no_waiting, manuscript, cli_with_mocks = test_loop.no_waiting, test_loop.manuscript, test_loop.cli_with_mocks
+
+TOOLS = ["ranking", "clustering", "summarising", "extraction", "deduplication", "translation"]
+
+
+def long_draft(folder) -> None:
+    """The fixture draft with one unsupported claim more per tool, each searched with other words."""
+    draft = folder / "draft.md"
+    claims_ = "\n\n".join(f"Automated {tool} reduces the reviewers' workload by {10 + n}% in published trials."
+                          for n, tool in enumerate(TOOLS))
+    draft.write_text(draft.read_text().replace("## Background", f"{claims_}\n\n## Background"))
+
+
+def searches(providers: Providers) -> list[str]:
+    return [request.url.params.get("search", "") or str(request.url) for request in providers.requests
+            if request.url.host == "api.openalex.org"]
+
+
+def test_a_round_sends_at_most_its_limit_of_searches_and_says_which_problems_it_did_not_search(manuscript):
+    long_draft(manuscript)
+    providers = Providers()
+    run(manuscript, providers, max_searches=3)
+    rows = problems(manuscript, 1)
+    queried = [row for row in rows if row.get("query")]
+    assert len(queried) > 3 and len(searches(providers)) == 3
+    unsearched = [row["id"] for row in queried if row.get("not_searched")]
+    assert len(unsearched) == len(queried) - 3
+    folder = round_dir(manuscript, 1)
+    queries = (folder / "queries.md").read_text()
+    assert queries.count("not searched, over round 1's limit of 3 searches (--max-searches)") == len(unsearched)
+    sections = {part.split(":")[0]: part for part in (folder / "revision-suggestions.md").read_text().split("\n## ")}
+    for id_ in unsearched:  # a search not sent found nothing, nor "nothing to suggest"
+        assert "was not sent, over round 1's limit of 3 searches (--max-searches): this" in sections[id_]
+        assert "found nothing" not in sections[id_]
+    summary = (folder.parent / "final-summary.md").read_text()
+    assert f"Not searched in round 1: {len(unsearched)} problems ({', '.join(unsearched)}), over round 1's limit" in summary
+    assert f"| 1 | {len(rows)} | {len(unsearched)} |" in summary
+    assert json.loads((folder / "candidates.json").read_text()).__len__() == 3
+
+    # round 2 searches first what round 1 did not, then the others, up to its own limit
+    accept(manuscript, [])
+    unsent = {row["query"] for row in queried if row.get("not_searched")}
+    providers = Providers()
+    run(manuscript, providers, max_searches=len(unsent))
+    second = [s["query"] for s in json.loads((round_dir(manuscript, 2) / "candidates.json").read_text())
+              if s["round"] == 2]
+    assert set(second) == unsent and len(searches(providers)) == len(unsent)
+
+
+def test_the_limit_is_an_option_with_a_default_shown_in_help(manuscript, cli_with_mocks):
+    shown = CliRunner().invoke(cli, ["loop", "--help"]).output
+    assert "--max-searches" in shown and f"default: {MAX_SEARCHES}" in " ".join(shown.split())
+    long_draft(manuscript)
+    result = CliRunner().invoke(cli, ["loop", str(manuscript), "--topic", test_loop.TOPIC, "--max-searches", "1"])
+    assert result.exit_code == 1, result.output
+    assert "not searched in round 1 (over its limit of searches, --max-searches): P" in result.output
+    bad = CliRunner().invoke(cli, ["loop", str(manuscript), "--topic", test_loop.TOPIC, "--max-searches", "-1"])
+    assert bad.exit_code == 2 and "--max-searches" in bad.output
