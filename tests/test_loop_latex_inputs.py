@@ -174,3 +174,71 @@ def test_a_suggestion_for_a_sentence_of_the_draft_after_an_include_is_applied_th
     accept(paper, [cite["id"]])
     run(paper, draft=Path("paper.tex"), apply=True)
     assert (paper / "paper.tex").read_text().splitlines()[9].endswith(f"half~\\cite{{{cite['new_key']}}}.")
+
+
+# --------------------------------------------------------------------------- the import package
+
+
+def imports_paper(paper: Path) -> None:
+    r"""paper.tex \subimport's chapters/intro.tex, which \input's its own part (found from its folder), \subimport's
+    sub/deep.tex (from its folder) and \import's figures/note.tex (from the draft's: an \import's path is not the
+    importing file's)."""
+    (paper / "chapters" / "sub").mkdir(parents=True)
+    (paper / "figures").mkdir()
+    (paper / "paper.tex").write_text(MAIN.replace("\\include{sections/typology.tex}",
+                                                  "\\subimport{chapters/}{intro}\n\\import*{sections/}{typology}"))
+    (paper / "chapters" / "intro.tex").write_text("Intro text.\n\\input{part}\n\\subimport{sub/}{deep.tex}\n"
+                                                  "\\import{figures/}{note}\n")
+    (paper / "chapters" / "part.tex").write_text("Reviews cite \\cite{smith2022fabricated}.\n")
+    (paper / "chapters" / "sub" / "deep.tex").write_text("\nTools are associated with fewer errors in screening.\n")
+    (paper / "figures" / "note.tex").write_text("A note \\cite{wagner2021ai}.\n")
+
+
+def test_import_and_subimport_are_followed_as_the_import_package_resolves_them(paper):
+    imports_paper(paper)
+    run(paper, draft=Path("paper.tex"))
+    review = json.loads((round_dir(paper, 1) / "claim-review.json").read_text())
+    assert {(s.get("file"), s["line"]) for s in review["citing"]} >= {
+        ("chapters/part.tex", 1), ("figures/note.tex", 1), ("sections/typology.tex", 1)}
+    assert any("fewer errors" in p["evidence"] and "chapters/sub/deep.tex, line 2" in p["location"]
+               for p in problems(paper, 1))
+    assert not any(p["type"] == "uncited entry" for p in problems(paper, 1))
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda folder: (folder / "chapters" / "sub" / "deep.tex").unlink(),
+     r"intro.tex:3: the file 'deep.tex' it includes is not there \(.*chapters/sub/deep.tex\); a path is read from the "
+     r"draft's folder, then from the folders of the imports being read \(chapters/sub/, chapters/\)"),
+    # an \import's path is the draft folder's, not the importing file's: chapters/figures/ is not looked in
+    (lambda folder: [(folder / "chapters" / "figures").mkdir(),
+                     (folder / "figures" / "note.tex").rename(folder / "chapters" / "figures" / "note.tex"),
+                     (folder / "chapters" / "intro.tex").write_text("Intro.\n\\import{figures/}{note}\n")],
+     r"intro.tex:2: the file 'note' it includes is not there \(.*paper/figures/note.tex\)"),
+    (lambda folder: (folder / "chapters" / "intro.tex").write_text("Intro.\n\\subimport{../../}{outside}\n"),
+     r"intro.tex:2: the file 'chapters/../../outside' it includes is outside the draft's folder"),
+    (lambda folder: (folder / "chapters" / "intro.tex").write_text("Intro.\n\\import{/etc/}{passwd}\n"),
+     r"intro.tex:2: the file '/etc/passwd' it includes is outside the draft's folder"),
+    (lambda folder: (folder / "chapters" / "part.tex").write_text("Part.\n\\subimport{./}{intro}\n"),
+     r"part.tex:2: 'intro' includes itself again \(intro.tex → part.tex → intro.tex\)"),
+    (lambda folder: (folder / "chapters" / "intro.tex").write_text("\\import{figures}{note}\n"),
+     r"intro.tex:1: the file 'note' it includes is not there .*end it with `/`"),
+])
+def test_an_import_that_cannot_be_followed_is_refused_naming_file_and_line_before_any_request(paper, change, message):
+    (paper.parent / "outside.tex").write_text("Outside \\cite{wagner2021ai}.\n")
+    imports_paper(paper)
+    change(paper)
+    providers = test_loop.Providers()
+    with pytest.raises(SitegenError, match=message):
+        run(paper, providers, draft=Path("paper.tex"))
+    assert not providers.requests and not (paper / "output").exists()
+
+
+def test_subimports_deeper_than_the_limit_are_refused(paper):
+    folder = paper
+    for _ in range(12):  # each file \subimport's the next from a folder below its own
+        folder = folder / "a"
+        folder.mkdir()
+        (folder / "f.tex").write_text("Level.\n\\subimport{a/}{f}\n")
+    (paper / "macros.tex").write_text("\\subimport{a/}{f}\n")
+    with pytest.raises(SitegenError, match=r"a/f.tex:2: \\subimport\{a/\}\{f\} includes files more than 8 deep"):
+        run(paper, draft=Path("paper.tex"))

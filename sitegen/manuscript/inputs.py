@@ -1,8 +1,9 @@
-"""A LaTeX draft with the files it includes (`\\input{file}`, `\\include{file}`, `\\subfile{file}`) put where LaTeX
-puts them, so the claim check reads every sentence and citation of the document, and each offset of the whole text
-traced back to its file and line. Paths are relative to the draft's folder, with or without `.tex`, as LaTeX finds
-them; a file that is missing, outside that folder, including itself again or too deep is refused, naming the file
-and line of its `\\input`."""
+"""A LaTeX draft with the files it includes (`\\input{file}`, `\\include{file}`, `\\subfile{file}`, and the import
+package's `\\import{dir/}{file}`, `\\subimport{dir/}{file}` and their kin) put where LaTeX puts them, so the claim
+check reads every sentence and citation of the document, and each offset of the whole text traced back to its file
+and line. Paths are relative to the draft's folder, with or without `.tex`, as LaTeX finds them, then to the folders
+of the imports being read (see `Place`); a file that is missing, outside the draft's folder, including itself again
+or too deep is refused, naming the file and line of its `\\input`."""
 
 from __future__ import annotations
 
@@ -15,10 +16,23 @@ from sitegen.errors import SitegenError, shown_path
 from sitegen.manuscript.claims import latex_uncommented
 
 # \input{file}, \include{file} and the subfiles package's \subfile{file} (not \includegraphics, \inputencoding: the name
-# ends at the brace or space).
-LATEX_INPUT = re.compile(r"\\(input|include|subfile)(?![A-Za-z@])[ \t]*\{([^{}\n]*)\}")
+# ends at the brace or space); the import package's \import{dir/}{file}, \subimport, \inputfrom, \subinputfrom,
+# \includefrom and \subincludefrom, starred or not, with the folder first (`dir`).
+LATEX_INPUT = re.compile(r"\\(?:(?:input|include|subfile)(?![A-Za-z@])|(?P<sub>sub)?(?:import|inputfrom|includefrom)"
+                         r"(?![A-Za-z@])\*?[ \t]*\{(?P<dir>[^{}\n]*)\})[ \t]*\{(?P<name>[^{}\n]*)\}")
 BEGIN_DOCUMENT, END_DOCUMENT = "\\begin{document}", "\\end{document}"
 MAX_DEPTH = 8  # files including files: deeper is a mistake (or a cycle through links), never a real manuscript
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where the file being read finds the files it includes, as the import package sets it: its `\\import@path`
+    (`path`: the folder of the import being read, relative to the draft's folder; a `\\subimport`'s folder is
+    relative to it, an `\\import`'s is not) and its `\\input@path` (`search`: every import's folder being read,
+    the innermost first). LaTeX looks for a file in the draft's folder, then in each of `search`."""
+
+    path: str = ""
+    search: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -65,7 +79,7 @@ def expand(draft: Path, read: Callable[[Path], str]) -> Document:
     left); SitegenError naming the file and line of one that cannot be followed."""
     folder = draft.resolve().parent
     pieces: list[Piece] = []
-    _expand(draft, read(draft), folder, read, pieces, (draft.resolve(),))
+    _expand(draft, read(draft), folder, read, pieces, (draft.resolve(),), Place())
     start, placed = 0, []
     for piece in pieces:
         placed.append(Piece(start, piece.path, piece.line, piece.text, piece.offset))
@@ -75,7 +89,7 @@ def expand(draft: Path, read: Callable[[Path], str]) -> Document:
 
 
 def _expand(path: Path, text: str, folder: Path, read: Callable[[Path], str], pieces: list[Piece],
-            chain: tuple[Path, ...]) -> None:
+            chain: tuple[Path, ...], place: Place) -> None:
     uncommented = latex_uncommented(text)
     kept_from, until = 0, len(text)
     if len(chain) > 1 and (begin := uncommented.find(BEGIN_DOCUMENT)) >= 0:
@@ -86,28 +100,46 @@ def _expand(path: Path, text: str, folder: Path, read: Callable[[Path], str], pi
     for match in LATEX_INPUT.finditer(uncommented, kept_from, until):
         where = f"{shown_path(path)}:{text.count(chr(10), 0, match.start()) + 1}"
         pieces.append(Piece(0, path, text.count("\n", 0, kept_from) + 1, text[kept_from:match.start()], kept_from))
-        included = _included(match.group(2).strip(), folder, where, chain)
+        inner = place if match.group("dir") is None else _imported(place, match.group("dir").strip(), bool(match["sub"]))
+        included = _included(match.group("name").strip(), folder, inner.search, where, chain)
         if len(chain) > MAX_DEPTH:
-            raise SitegenError(f"{where}: \\{match.group(1)}{{{match.group(2)}}} includes files more than {MAX_DEPTH} "
-                               "deep; put the text in fewer files")
-        _expand(included, read(included), folder, read, pieces, (*chain, included.resolve()))
+            raise SitegenError(f"{where}: {match.group(0)} includes files more than {MAX_DEPTH} deep; put the text in "
+                               "fewer files")
+        _expand(included, read(included), folder, read, pieces, (*chain, included.resolve()), inner)
         kept_from = match.end()
     pieces.append(Piece(0, path, text.count("\n", 0, kept_from) + 1, text[kept_from:until], kept_from))
 
 
-def _included(name: str, folder: Path, where: str, chain: tuple[Path, ...]) -> Path:
-    """The file `\\input{name}` reads: `name`, or `name.tex` when that is not there, in the draft's folder."""
+def _imported(place: Place, directory: str, sub: bool) -> Place:
+    """Where a file `\\import{directory}{…}` (`\\subimport` when `sub`) reads, and the files it includes find theirs:
+    as import.sty does it, a `\\subimport`'s folder is the import path's, extended; an `\\import`'s replaces it; both
+    go first on the search path, which keeps the folders of the imports around it."""
+    path = place.path + directory if sub else directory
+    return Place(path, (path, *place.search))
+
+
+def _included(name: str, folder: Path, search: tuple[str, ...], where: str, chain: tuple[Path, ...]) -> Path:
+    """The file `\\input{name}` reads: `name`, or `name.tex` when that is not there, in the draft's folder, then in
+    each folder of the `search` path (`Place`)."""
     if not name:
-        raise SitegenError(f"{where}: an \\input or \\include names no file")
-    candidates = [folder / name] + ([folder / f"{name}.tex"] if not name.endswith(".tex") else [])
+        raise SitegenError(f"{where}: an \\input, \\include or \\import names no file")
+    # import.sty puts a folder before the name as it is written (`dir/`, with its slash)
+    written = [directory + base for directory in ("", *search)
+               for base in [name] + ([f"{name}.tex"] if not name.endswith(".tex") else [])]
+    candidates = [folder / path for path in written]
     # `..`, an absolute path or a link out of the draft's folder: refused before anything there is looked at
-    if any(not path.resolve().is_relative_to(folder) for path in candidates):
-        raise SitegenError(f"{where}: the file {name!r} it includes is outside the draft's folder "
+    outside = next((path for path in written if not (folder / path).resolve().is_relative_to(folder)), None)
+    if outside is not None:
+        raise SitegenError(f"{where}: the file {outside!r} it includes is outside the draft's folder "
                            f"({shown_path(folder)}); the loop reads only the manuscript's own files")
     found = next((path for path in candidates if path.is_file()), None)
     if found is None:
-        raise SitegenError(f"{where}: the file {name!r} it includes is not there ({shown_path(candidates[-1])}); "
-                           "a path is read from the draft's folder")
+        imports = f", then from the folders of the imports being read ({', '.join(search)})" if search else ""
+        slash = " (a folder is put before the name as it is written: end it with `/`)" \
+            if any(not directory.endswith("/") for directory in search) else ""
+        innermost = folder / f"{search[0] if search else ''}{name}{'' if name.endswith('.tex') else '.tex'}"
+        raise SitegenError(f"{where}: the file {name!r} it includes is not there ({shown_path(innermost)}); "
+                           f"a path is read from the draft's folder{imports}{slash}")
     resolved = found.resolve()
     if resolved in chain:
         cycle = " → ".join(path.name for path in (*chain[chain.index(resolved):], resolved))
