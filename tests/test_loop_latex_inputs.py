@@ -242,3 +242,21 @@ def test_subimports_deeper_than_the_limit_are_refused(paper):
     (paper / "macros.tex").write_text("\\subimport{a/}{f}\n")
     with pytest.raises(SitegenError, match=r"a/f.tex:2: \\subimport\{a/\}\{f\} includes files more than 8 deep"):
         run(paper, draft=Path("paper.tex"))
+
+
+def test_a_sentence_running_across_an_include_is_refused_at_apply_saying_so(paper):
+    # it was refused as "changed since the round was run": the draft had not changed; the sentence lies in two files
+    (paper / "sections" / "tail.tex").write_text("in most screening studies.\n")
+    (paper / "paper.tex").write_text(MAIN.replace("\\end{document}", "Automated tools are associated with fewer "
+                                                  "errors\n\\input{sections/tail}\n\\end{document}"))
+    run(paper, draft=Path("paper.tex"))
+    cite = next(s for s in suggestions(paper) if s["action"] == "cite-candidate" and "fewer" in s["sentence"]["text"])
+    assert cite["sentence"]["line"] == 10 and "file" not in cite["sentence"]
+    accept(paper, [cite["id"]])
+    before = {path: path.read_bytes() for path in paper.rglob("*.tex")}
+    with pytest.raises(SitegenError, match=r"confirm.yaml:1: S\d+: the sentence on line 10 of paper.tex runs on "
+                                           r"across the boundary of sections/tail.tex, which line 11 of paper.tex "
+                                           r"includes in the middle of it; .*by hand.*nothing was changed") as error:
+        run(paper, draft=Path("paper.tex"), apply=True)
+    assert "changed since the round" not in str(error.value)
+    assert {path: path.read_bytes() for path in paper.rglob("*.tex")} == before

@@ -69,6 +69,16 @@ class Document:
             return None
         return piece.offset + span[0] - piece.start, piece.offset + span[1] - piece.start
 
+    def crossing(self, span: tuple[int, int]) -> tuple[Path, int] | None:
+        """Where a span of the whole text runs across an include's boundary, when it does not lie in one piece: the
+        file of the next piece (the one included there, or, at an included file's end, the one including it) and the
+        line its first piece ends on (the `\\input`'s, when the span begins in the including file); None otherwise."""
+        index = self.pieces.index(self._piece(span[0]))
+        first = self.pieces[index]
+        if span[1] <= first.start + len(first.text) or index + 1 == len(self.pieces):
+            return None
+        return self.pieces[index + 1].path, first.line + first.text.count("\n")
+
     def _piece(self, offset: int) -> Piece:
         return next((p for p in reversed(self.pieces) if p.start <= offset and (p.text or p is self.pieces[0])),
                     self.pieces[0])

@@ -225,6 +225,22 @@ class Manuscript(BaseModel):
                 own.append(sentence.model_copy(update={"span": span, "line": draft.count("\n", 0, span[0]) + 1}))
         return own
 
+    def across_includes(self, draft: str) -> dict[tuple[int, str], str]:
+        """The sentences that begin in the draft itself and run on across an included file's boundary (an
+        `\\input` inside a paragraph), by line and text as the round read them: where, in words. An apply cannot
+        edit one: it lies in two files, and the loop writes the draft alone."""
+        document = self.document(draft)
+        folder = self.draft.resolve().parent
+        across = {}
+        for sentence in claims.sentences(document.text, self.latex) if document.included else []:
+            path, line = document.origin(sentence.span[0])
+            crossing = document.crossing(sentence.span) if path == self.draft else None
+            if crossing is not None:
+                other = crossing[0].resolve().relative_to(folder).as_posix()
+                across[(line, sentence.text)] = f"runs on across the boundary of {other}, which line {crossing[1]} " \
+                                                f"of {self.draft.name} includes in the middle of it"
+        return across
+
     def located(self, review: claims.ClaimReview, document: inputs.Document) -> claims.ClaimReview:
         """The claim review of the whole text with each sentence at its own file's line (`Sentence.file`)."""
         if not document.included:  # the draft alone: its sentences are where the check read them
@@ -899,6 +915,11 @@ def revise(draft: str, bib_text: str, accepted: list[tuple[Suggestion, str | Non
                                            f"a file {manuscript.draft.name} includes; the loop edits only the draft "
                                            "itself: make the change there by hand and accept the suggestion no more")
         found = current.get((suggestion.sentence.line, suggestion.sentence.text))
+        if found is None and (where := manuscript.across_includes(draft).get(
+                (suggestion.sentence.line, suggestion.sentence.text))):
+            raise refuse(suggestion, line, f"the sentence on line {suggestion.sentence.line} of {manuscript.draft.name} "
+                                           f"{where}; the loop edits a sentence only within the draft itself: make "
+                                           "the change by hand and accept the suggestion no more")
         if found is None:
             raise refuse(suggestion, line, f"the sentence on line {suggestion.sentence.line} of {manuscript.draft.name} "
                                            "changed since the round was run")
@@ -974,8 +995,8 @@ def revise(draft: str, bib_text: str, accepted: list[tuple[Suggestion, str | Non
                 offset += len(text)
             path, where = whole.origin(offset)
             raise refuse(suggestion, line, f"{path.name} still cites @{key} on line {where}, outside the sentences the "
-                                           "loop edits (a table, quote, footnote, heading or a file the draft "
-                                           "includes): take that citation out by hand, then apply again")
+                                           "loop edits (a table, quote, footnote, heading, a file the draft "
+                                           "includes or a sentence running across one's boundary): take that citation out by hand, then apply again")
     expected = sorted((set(keys_before) - set(removed)) | added)
     if sorted(_bib_keys(bib_text, manuscript.bib)) != expected:
         raise SitegenError(f"{shown_path(confirmation)}: the edited {manuscript.bib.name} would not hold exactly the entries it "
