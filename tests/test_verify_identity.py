@@ -657,6 +657,8 @@ def test_a_notice_on_a_work_found_by_its_title_alone_reaches_the_human_who_confi
 
 @pytest.mark.parametrize("translation", [
     "[The role of arginine and histidine in iodide oxidation by horseradish peroxidase].",  # MEDLINE's brackets
+    # spaces around the brackets (an export's, a manuscript's) are none of the title
+    " [The role of arginine and histidine in iodide oxidation by horseradish peroxidase]. ",
     "The role of arginine and histidine in iodide oxidation by horseradish peroxidase [Article in German]",
 ])
 def test_a_title_marked_a_translation_beside_the_original_is_for_a_human_never_a_mismatch(translation):
@@ -671,6 +673,13 @@ def test_a_title_marked_a_translation_beside_the_original_is_for_a_human_never_a
     assert agreement(cited(title=translation, family="Okonkwo"), original)[0] == "different"
     unmarked = translation.replace("[", "").replace("]", "").replace(" Article in German", "")
     assert agreement(cited(title=unmarked), original)[0] == "different"
+
+
+@pytest.mark.parametrize("title", [" [Effet du sel chez le rat].", "[Effet du sel chez le rat]. ",
+                                   "\u00a0[Effet du sel chez le rat].", "\t[Effet du sel chez le rat]. [Review]"])
+def test_spaces_around_a_bracketed_title_keep_it_marked_a_translation(title):
+    from sitegen.records.titles import matched_title, translated
+    assert translated(title) and matched_title(title) == "effet du sel chez le rat"
 
 
 def chapter_item() -> dict:

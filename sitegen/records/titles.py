@@ -126,8 +126,8 @@ def translated(title: str | None) -> bool:
     """Whether a title says it is a translation of the work's own: a language note ("[Article in German]",
     "(author's transl)") or MEDLINE's brackets around the whole title ("[Effect of ...]." alone or before index
     notes). The index holding the work may give its title in the original language, as unlike the translation as
-    another work's title is."""
-    text = unmarked(title or "")
+    another work's title is. Spaces around the title are none of it, as `_compared` has them."""
+    text = unmarked(title or "").strip()
     if _TRANSLATION_MARKER.search(text):
         return True
     inside = _wholly_bracketed(text)
