@@ -10,12 +10,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from sitegen.records.model import CslDate, CslName, Record, RecordMeta
+from sitegen.records.model import CslDate, CslName, Record, RecordMeta, Reinstatement, Update
 from sitegen.review.models import VerificationPayload
 from sitegen.sources import openalex
+from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import SourceSettings
 from sitegen.sources.snapshots import SnapshotStore
-from sitegen.verify.identity import agreement, marked_retracted, notice, verify_citation
+from sitegen.verify.identity import Answer, agreement, marked_retracted, notice, status_verdict, verify_citation
 from tests.http_mocks import fetcher, json_response
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -592,6 +593,38 @@ def test_openalex_flagging_a_work_crossref_lists_reinstated_is_an_open_item_nami
     verdicts = verify_citation(serve(json_response(json.dumps(crossref_work)), json_response(json.dumps(openalex_work))),
                                SETTINGS, cited())
     assert verdicts.status.verdict == "retracted" and verdicts.status.notice == "10.1023/a:7777777777777"
+
+
+def holding(source: str, **meta) -> Answer:
+    """An index's answer holding the work cited (Adak et al.), with what it lists against it."""
+    found = cited().model_copy(update={"custom": RecordMeta(**meta)})
+    return Answer(source, f"DOI {ADAK_DOI}", False, SourceOutcome(source=source, status="ok", records=[found]), found,
+                  "same")
+
+
+def test_a_reinstatement_two_indexes_list_by_its_doi_and_by_its_pmid_is_said_once():
+    """Crossref names a reinstatement by its DOI, PubMed by its PMID (and the DOI it links): one notice, which the
+    reasons said once per index, the second time without its date. Now once, naming both indexes and all either
+    gives (`with_lifted`); and the date one listing gives is the notice's, so a retraction after it stands."""
+    by_doi = Reinstatement(doi="10.1023/a:8888888888888", date=[2021, 6, 30], retracted_on=[2019, 3, 1])
+    by_pmid = Reinstatement(pmid="34000001", doi="10.1023/a:8888888888888")
+    answers = [holding("crossref", reinstatements=[by_doi]), holding("openalex", retracted=True),
+               holding("pubmed", reinstatements=[by_pmid])]
+    status = status_verdict(cited(), answers)
+    assert status.verdict == "inconclusive"
+    assert [reason for reason in status.reasons if "reinstatement (" in reason] == [
+        "Crossref and PubMed list a reinstatement (10.1023/a:8888888888888, 2021-06-30, lifting a retraction of "
+        "2019-03-01)"]
+    # named by its PMID alone, in one index only, it is said by it
+    status = status_verdict(cited(), [holding("openalex", retracted=True),
+                                      holding("pubmed", reinstatements=[Reinstatement(pmid="34000001")])])
+    assert "PubMed lists a reinstatement (PMID 34000001)" in status.reasons
+    # retracted again in 2023, after the reinstatement Crossref dates: PubMed's undated listing of that very notice
+    # leaves no doubt about which came last
+    again = Update(kind="retraction", doi="10.1023/a:7777777777777", date=[2023, 1, 5])
+    answers[0] = holding("crossref", reinstatements=[by_doi], updates=[again], retracted=True)
+    status = status_verdict(cited(), answers[:1] + answers[2:])
+    assert status.verdict == "retracted" and status.notice == "10.1023/a:7777777777777"
 
 
 def test_a_dated_retraction_beside_a_reinstatement_giving_no_date_is_an_open_item_as_the_pages_say():

@@ -564,7 +564,7 @@ def with_lifted(reinstatements: Iterable[Reinstatement], retractions: Iterable[U
     neither (a publisher's mark in place) are one by their date."""
     dated = [r.date for r in retractions if r.kind == "retraction" and r.date]
     kept = []
-    for group in joined(list(reinstatements), _reinstatement_keys):
+    for group in joined(list(reinstatements), reinstatement_keys):
         first = group[0]
         known = first.model_copy(update={
             name: value for name in ("doi", "pmid", "date", "retracted_on")
@@ -575,7 +575,8 @@ def with_lifted(reinstatements: Iterable[Reinstatement], retractions: Iterable[U
     return kept
 
 
-def _reinstatement_keys(reinstatement: Reinstatement) -> list[tuple]:
+def reinstatement_keys(reinstatement: Reinstatement) -> list[tuple]:
+    """What listings of one reinstatement share (`with_lifted`): its DOI and PMID, else its date."""
     named = [(namespace, value) for namespace, value in (("doi", reinstatement.doi), ("pmid", reinstatement.pmid))
              if value]
     return named or [("date", tuple(reinstatement.date or ()))]

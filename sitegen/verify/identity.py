@@ -25,6 +25,7 @@ from typing import Literal, NamedTuple
 
 from rapidfuzz import fuzz
 
+from sitegen.records.joins import joined
 from sitegen.records.matching import (
     PROBABLE_TITLE,
     SAME_TITLE,
@@ -37,7 +38,7 @@ from sitegen.records.matching import (
     title_score,
     volumes,
 )
-from sitegen.records.model import Record, Reinstatement, lifted
+from sitegen.records.model import Record, Reinstatement, lifted, reinstatement_keys, with_lifted
 from sitegen.records.names import Person
 from sitegen.records.notices import NOTICE_TYPES, OWN_KINDS, notice_kind
 from sitegen.records.preprints import is_preprint
@@ -585,9 +586,19 @@ def identity_verdict(record: Record, answers: list[Answer]) -> VerificationPaylo
     return _payload(record, "identity", "inconclusive", reasons, answers)
 
 
+def _reinstatements(holding: list[Answer]) -> list[tuple[list[str], Reinstatement]]:
+    """Each reinstatement the indexes holding the work list, once, with the indexes that list it: two indexes name one
+    by its DOI and by its PMID (`with_lifted` joins their listings, with every date and identifier either gives)."""
+    listings = [(label(answer.source), r) for answer in holding for r in answer.found.custom.reinstatements]
+    updates = [update for answer in holding for update in answer.found.custom.updates]
+    return [(list(dict.fromkeys(source for source, _ in group)), *with_lifted([r for _, r in group], updates))
+            for group in joined(listings, lambda listing: reinstatement_keys(listing[1]))]
+
+
 def _reinstatement_words(reinstatement: Reinstatement) -> str:
-    """" (10.1/x, 2021-06-30, lifting a retraction of 2019-03-01)", as far as the reinstatement says."""
-    said = [*([reinstatement.doi] if reinstatement.doi else []),
+    """" (10.1/x, 2021-06-30, lifting a retraction of 2019-03-01)", as far as the reinstatement says ("PMID 123"
+    when it gives no DOI)."""
+    said = [*([reinstatement.named_by] if reinstatement.named_by else []),
             *([iso_date(reinstatement.date)] if reinstatement.date else []),
             *([LIFTING + iso_date(reinstatement.retracted_on)] if reinstatement.retracted_on else [])]
     return f" ({', '.join(said)})" if said else ""
@@ -601,7 +612,7 @@ def status_verdict(record: Record, answers: list[Answer]) -> VerificationPayload
     notices: dict[str, list[tuple[str, str | None]]] = {kind: [] for kind in UPDATE_ORDER}
     # Reinstatements any index lists (Crossref): a retraction dated no later is lifted (`retraction_lifted`); one
     # given without a date beside them is neither retracted nor current, but an open item naming both.
-    reinstated = [(answer.source, r) for answer in holding for r in answer.found.custom.reinstatements]
+    reinstated = _reinstatements(holding)
     undated: list[str] = []
     # A dated retraction beside a reinstatement giving no date: which came last is unknown too (the pages call the
     # work's retraction disputed, `retraction_disputed`).
@@ -630,7 +641,8 @@ def status_verdict(record: Record, answers: list[Answer]) -> VerificationPayload
     if reinstated and notices["retraction"] and len(undated) + len(unordered) == len(notices["retraction"]):
         return _payload(record, "status", "inconclusive", [
             *(f"{reason}, giving no date" for reason in undated), *unordered,
-            *(f"{label(source)} lists a reinstatement{_reinstatement_words(r)}" for source, r in reinstated),
+            *(f"{' and '.join(sources)} list{'s' if len(sources) == 1 else ''} a reinstatement"
+              f"{_reinstatement_words(r)}" for sources, r in reinstated),
             "a retraction without a date may be the one the reinstatement lifted: a human decides whether it "
             "stands" if undated else "a reinstatement without a date may have lifted the retraction: a human "
             "decides whether it stands"], answers)
