@@ -495,3 +495,78 @@ def test_one_doi_with_two_pmids_is_never_merged_but_listed_for_a_reviewer():
     matches = dedupe_rows(rows)
     assert matches.sets == []
     assert [(first, second) for first, second, _ in matches.probable] == [("a", "b")]  # not c: nothing shared
+
+
+# --------------------------------------------------------------------------- authors in two scripts
+
+# A Chinese work of the stroke set (MEDLINE's record, id_0000001) as CNKI or Wanfang export it: the authors in
+# Chinese characters, the journal by its Chinese name, an English title of their own. Crossref's record of it writes
+# the authors in pinyin; both carry the work's DOI.
+CNKI_AUTHORS = "翟乾骏 and 岳新宇 and 洪震 and 徐格林 and 刘新峰"
+CNKI_TITLE = "Observation on the efficacy of batroxobin in the treatment of vascular cognitive impairment"
+BATROXOBIN_DOI = "10.3969/j.issn.1672-5921.2010.02.004"
+
+
+def batroxobin_rows(**cnki_changes: str) -> list[list[str]]:
+    """[MEDLINE's record, Crossref's (MEDLINE's with the DOI), CNKI's], as a records CSV's rows (`HEADER`)."""
+    [medline] = [row for row in load_real("stroke")[0] if row.id == "id_0000001"]
+    fields = {name: medline.get(name) for name in HEADER.strip().split(",")}
+    crossref = {**fields, "ID": "crossref", "title": matched_title(fields["title"]).capitalize(),
+                "doi": BATROXOBIN_DOI}
+    cnki = {**crossref, "ID": "cnki", "author": CNKI_AUTHORS, "title": CNKI_TITLE, "journal": "中国脑血管病杂志",
+            **cnki_changes}
+    return [[row[name] for name in HEADER.strip().split(",")] for row in ({**fields, "ID": "medline"}, crossref, cnki)]
+
+
+def csv_rows(lines: list[list[str]]) -> list[Entry]:
+    buffer = io.StringIO()
+    csv.writer(buffer).writerows([HEADER.strip().split(","), *lines])
+    return read_csv(buffer.getvalue())
+
+
+def dedupe_csv(lines: list[list[str]]) -> Matches:
+    return dedupe_rows(csv_rows(lines))
+
+
+def test_a_doi_joins_records_whose_first_authors_are_written_in_two_scripts():
+    """Chinese characters and their pinyin cannot be compared (`names.incomparable`): to verification no
+    discrepancy, but deduplication took them for two first authors, which parted CNKI's record from Crossref's and
+    MEDLINE's though one DOI names the work and nothing else in them differs. Now no evidence either way: the DOI
+    joins them as it joins a record that lists no authors."""
+    assert dedupe_csv(batroxobin_rows()).sets == [["cnki", "crossref", "medline"]]
+    medline, crossref, cnki = (to_work(row) for row in csv_rows(batroxobin_rows()))
+    assert one_doi_one_work(crossref, cnki) and classify(medline, crossref)[0] == "same"
+
+
+@pytest.mark.parametrize("changes", [
+    {"pages": "77-80"},  # another article of the issue, given the DOI by mistake
+    {"title": "Observation on the efficacy of batroxobin in the treatment of vascular cognitive impairment: part 2"},
+    {"doi": "", "year": "2010"},  # no DOI: a title this unlike is another work's
+])
+def test_first_authors_in_two_scripts_are_no_agreement_either(changes):
+    # What parts two records whose authors list no one still parts them: another first page, other numbers in the
+    # titles, no shared identifier. An author's name in another script never vouches for a pair.
+    sets = dedupe_csv(batroxobin_rows(**changes)).sets
+    assert sets == [["crossref", "medline"]]
+
+
+def test_first_authors_in_two_scripts_join_no_pair_titles_alone_would_not():
+    # One title, year and journal, no volume or pages: a record without authors is only probable, and so are
+    # records whose authors cannot be compared; never merged on the title alone.
+    title = {"title": TITLE, "volume": "", "issue": "", "page": ""}
+    pinyin = article("pinyin", authors=["Zhai, Q. J.", "Yue, X. Y."], **title)
+    characters = article("characters", authors=["翟乾骏", "岳新宇"], **title)
+    assert classify(pinyin, characters)[0] == classify(pinyin, article("none", authors=[], **title))[0] == "probable"
+    # with volume and page they are one position in one journal, as records without authors are
+    assert classify(article("a", authors=["Zhai, Q. J."]), article("b", authors=["翟乾骏"]))[0] == "same"
+
+
+def test_later_authors_that_can_be_compared_and_differ_still_part_two_author_lists():
+    from sitegen.records.matching import authors_agree
+
+    cnki = article("cnki", authors=["翟乾骏", "Smith, John", "Brown, Kate"])
+    assert authors_agree(article("a", authors=["Zhai, Q. J.", "Okafor, N", "Lindqvist, P"]), cnki) == "none"
+    assert authors_agree(article("a", authors=["Zhai, Q. J.", "岳新宇"]), cnki) == "unknown"
+    assert authors_agree(article("a", authors=["Zhai, Q. J.", "Smith, J"]), cnki) == "unknown"
+    # a name without letters is in no script: compared as it is
+    assert authors_agree(article("a", authors=["1234"]), article("b", authors=["Zhai, Q. J."])) == "none"

@@ -653,3 +653,23 @@ def test_listings_of_one_reinstatement_are_joined_through_any_listing_naming_bot
     # without the listing naming both, they stay two: nothing says they are one
     [merged] = deduplicate([by_doi, by_pmid]).records
     assert len(merged.custom.reinstatements) == 2
+
+
+def test_one_doi_joins_records_whose_first_authors_are_in_chinese_characters_and_in_pinyin():
+    """Crossref writes the authors of a Chinese work in pinyin, CNKI and Wanfang in Chinese characters, each with an
+    English title of its own (the stroke fixture's id_0000001, as the two give it). Names in two scripts no
+    transliteration compares are no evidence either way: the DOI joins the records, as it joins ones without
+    authors; another first page still parts them."""
+    doi = "10.3969/j.issn.1672-5921.2010.02.004"
+
+    def record(title: str, authors: list[tuple[str, str]], page: str = "73-76") -> Record:
+        return rec("crossref", title=title, doi=doi).model_copy(update={
+            "author": [CslName(family=family, given=given) for family, given in authors], "page": page})
+
+    crossref = record("Efficacy observation of batroxobin for treatment of vascular cognitive impairment",
+                      [("Zhai", "Q. J."), ("Yue", "X. Y."), ("Hong", "Z.")])
+    cnki = record("Observation on the efficacy of batroxobin in the treatment of vascular cognitive impairment",
+                  [("翟", "乾骏"), ("岳", "新宇"), ("洪", "震")])
+    assert len(deduplicate([crossref, cnki]).records) == 1
+    apart = deduplicate([crossref, cnki.model_copy(update={"page": "77-80"})])
+    assert len(apart.records) == 2 and all(r.custom.conflicts for r in apart.records)

@@ -868,6 +868,16 @@ def test_a_first_author_written_in_another_script_agrees_only_by_transliteration
         assert "first author" in said
 
 
+def test_a_first_author_in_another_script_is_never_verified_whatever_the_later_authors():
+    # Later authors the index lists otherwise make the lists disagree ("none", not "unknown"): the first author,
+    # in Chinese characters, still cannot be compared, and is never taken to agree.
+    citation = cited(family="阿达克").model_copy(update={"author": [CslName(family="阿达克"),
+                                                                  CslName(family="Okonkwo", given="N")]})
+    verdicts = verify_citation(serve(crossref_adak(), openalex_adak()), SETTINGS, citation)
+    assert verdicts.identity.verdict == "inconclusive" and not verdicts.identity.refusal_grade
+    assert "the first author cannot be compared" in " ".join(verdicts.identity.reasons)
+
+
 @pytest.mark.parametrize("family", ["Адак", "Иванов", "阿达克"])
 def test_a_title_in_another_script_is_an_open_item_not_a_mismatch(family):
     """The citation's title in Russian (or Chinese), the index's in English: the two share no letter, so their

@@ -48,7 +48,7 @@ from rapidfuzz.distance import Levenshtein
 
 from sitegen.records.ids import arxiv_paper
 from sitegen.records.model import Record
-from sitegen.records.names import Person, author_names, person, same_person, written
+from sitegen.records.names import Person, author_names, incomparable, person, same_person, written
 from sitegen.records.notices import notice_kind
 from sitegen.records.pages import full_last_page, range_parts
 from sitegen.records.preprints import is_preprint
@@ -441,7 +441,9 @@ def _supplement_and_issue(supplement: Work, other: Work) -> bool:
 def authors_agree(a: Work, b: Work) -> Literal["all", "first", "none", "unknown"]:
     """"all" when the author lists are one (position by position, as far as the shorter goes, two
     authors or more), "first" when the first authors are one person (or they are written too differently
-    but most later authors agree), "none" when neither, "unknown" when a record lists none."""
+    but most later authors agree), "none" when neither, "unknown" when a record lists none, or when the first
+    authors cannot be compared (`names.incomparable`: in Chinese characters and in pinyin) and no later ones
+    that can be differ: no evidence either way, so a pair needs what a pair without authors needs."""
     if not a.authors or not b.authors:
         return "unknown"
     shorter = min(len(a.authors), len(b.authors))
@@ -454,6 +456,9 @@ def authors_agree(a: Work, b: Work) -> Literal["all", "first", "none", "unknown"
     if shorter >= 4 and len({p.family for p in a.authors[1:]} & {p.family for p in b.authors[1:]}) >= 0.6 * (
             shorter - 1):
         return "first"
+    if incomparable(a.authors[0], b.authors[0]) and all(
+            same_person(x, y) or incomparable(x, y) for x, y in zip(a.authors[1:], b.authors[1:], strict=False)):
+        return "unknown"
     return "none"
 
 

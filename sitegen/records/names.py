@@ -260,3 +260,11 @@ def _names_one(family: str, given: str) -> bool:
 def _misplaced(a: Person, b: Person) -> bool:
     """`a`'s family name among `b`'s given names, and `b`'s family name starting with one of `a`'s initials."""
     return a.family in b.given.split() and b.family[0] in _initials(a.given)
+
+
+def incomparable(a: Person, b: Person) -> bool:
+    """Whether two names cannot be compared: written in two scripts, and no standard transliteration of one spells
+    the other (`same_person`). Chinese characters and their pinyin ("张伟" and "Zhang, W", as CNKI and Crossref write
+    one author) name one person or two for all sitegen can tell: neither an agreement nor a discrepancy, to
+    deduplication and verification alike. A name without letters is in no script, so compared as it is."""
+    return bool(a.script and b.script) and a.script != b.script and not same_person(a, b)

@@ -39,7 +39,7 @@ from sitegen.records.matching import (
     volumes,
 )
 from sitegen.records.model import Record, Reinstatement, lifted, reinstatement_keys, with_lifted
-from sitegen.records.names import Person
+from sitegen.records.names import incomparable
 from sitegen.records.notices import NOTICE_TYPES, OWN_KINDS, notice_kind
 from sitegen.records.preprints import is_preprint
 from sitegen.records.providers import label
@@ -235,9 +235,10 @@ def _agreement(compared: _Compared) -> tuple[Agreement, list[str]]:
         return "unclear", ["a title is missing, so the works cannot be compared"]
     score = title_score(a, b)
     details = [f"title similarity {score:.0f}/100"]
-    # first authors that cannot be compared (an organisation) are no discrepancy, but corroborate nothing either
-    if people == "none" and (incomparable := _incomparable_first_authors(a, b)):
-        details.append(incomparable)
+    # first authors that cannot be compared (an organisation, another script) are no discrepancy, but corroborate
+    # nothing either
+    if people in ("none", "unknown") and (why := _incomparable_first_authors(a, b)):
+        details.append(why)
     if notice(cited) != notice(found):
         kind = notice_words(found)
         return "different", [f"it is {f'a notice ({kind})' if kind else 'a work, not a notice'}: {_describe(found)}"]
@@ -257,7 +258,7 @@ def _agreement(compared: _Compared) -> tuple[Agreement, list[str]]:
         return "different", [f"it is {_describe(found)} (title similarity {score:.0f}/100)"]
     subtitle = subtitle_only(a.title, b.title) and people not in ("none", "unknown") and a.year is not None
     # first authors in two scripts that do not agree by transliteration are an open item, never an agreement
-    apart = people == "none" and _scripts_apart(a.authors[0], b.authors[0]) is not None
+    apart = people in ("none", "unknown") and _scripts_apart(a, b) is not None
     if score >= SAME_TITLE or (subtitle and not problems):
         return ("same", details) if not problems and not apart else ("unclear", details + problems)
     return "unclear", details + [f"the titles differ: indexed as {_describe(found)}"] + problems
@@ -296,10 +297,10 @@ def _incomparable_first_authors(a: Work, b: Work) -> str | None:
     reverse, names no one the other does. So too for names written in two scripts that no standard transliteration
     of one into the other makes agree (`same_person`): Chinese characters and their pinyin are one name or two, for
     all sitegen can tell. Neither an agreement nor a discrepancy; None when both are people in one script."""
+    if (apart := _scripts_apart(a, b)) is not None:
+        return apart
     if not a.authors or not b.authors:
         return None
-    if (apart := _scripts_apart(a.authors[0], b.authors[0])) is not None:
-        return apart
     if not (a.authors[0].organisation or b.authors[0].organisation):
         return None
     if a.authors[0].organisation and b.authors[0].organisation:
@@ -316,11 +317,12 @@ def _title_scripts(cited: str, indexed: str) -> str | None:
         else None
 
 
-def _scripts_apart(cited: Person, indexed: Person) -> str | None:
-    """Why two first authors, written in two scripts and not agreeing by a standard transliteration, cannot be
-    compared; None when they are written in one script."""
-    if cited.script == indexed.script:
+def _scripts_apart(a: Work, b: Work) -> str | None:
+    """Why the first authors, written in two scripts and not agreeing by a standard transliteration, cannot be
+    compared (`names.incomparable`); None when they can be, or either work names none."""
+    if not a.authors or not b.authors or not incomparable(a.authors[0], b.authors[0]):
         return None
+    cited, indexed = a.authors[0], b.authors[0]
     scripts = {cited.script, indexed.script}
     how = ("no standard transliteration of one spells the other" if "latin" in scripts and scripts & TRANSLITERATED
            else "sitegen does not transliterate names from that script")
@@ -425,8 +427,8 @@ def _unconfirmed(compared: _Compared) -> list[str]:
     if not a.authors or not b.authors:
         missing.append(f"the first author cannot be compared: {'the citation' if not a.authors else 'the index'} "
                        "gives none")
-    elif compared.people == "none" and (incomparable := _incomparable_first_authors(a, b)):
-        missing.append(incomparable)
+    elif compared.people in ("none", "unknown") and (why := _incomparable_first_authors(a, b)):
+        missing.append(why)
     if a.year is None or b.year is None:
         missing.append(f"the year cannot be compared: {'the citation' if a.year is None else 'the index'} gives none")
     if a.preprint != b.preprint:
@@ -446,7 +448,7 @@ def _held_as_cited(cited: Record, answer: Answer) -> str:
     unchecked = []
     if not a.authors or not b.authors:
         lacking["the citation" if not a.authors else "the index"].append("no first author")
-    elif people == "none":  # an organisation named differently: not a discrepancy, nor an agreement
+    elif people in ("none", "unknown"):  # an organisation, another script: not a discrepancy, nor an agreement
         unchecked.append(_incomparable_first_authors(a, b) or "the first authors cannot be compared")
     else:
         agreed.append("first author")
