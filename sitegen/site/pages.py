@@ -296,8 +296,13 @@ def not_found(site: Site) -> Files:
     """404.html, which GitHub Pages serves for a missing address at any depth (/a/b/c): a relative link would
     start from the address asked for, so its links start from the review's base_url. With none, they are
     relative, as every page's are: right where the host serves the site from its top folder's level (a page
-    missing there, the file opened from disk), and the page still says what happened wherever it is served."""
-    yield site.keyed(NOT_FOUND_PATH, "404.html", root=site.review.config.site.base_url or "")
+    missing there, the file opened from disk), and the page still says what happened wherever it is served. Its
+    stylesheet is written into it, so that it is styled wherever it is served or opened (base_url's address may
+    not be reachable from where it is read)."""
+    root = site.review.config.site.base_url or ""
+    stylesheet = (templates_dir() / "assets" / "style.css").read_text(encoding="utf-8")  # sitegen's own, not the review's
+    yield Page(NOT_FOUND_PATH, lambda: site.page(NOT_FOUND_PATH, "404.html", root=root, stylesheet=Markup(stylesheet)),
+               site.keys.of("404.html", NOT_FOUND_PATH, root, stylesheet))
 
 
 def assets(site: Site) -> Files:
