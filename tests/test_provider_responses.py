@@ -111,16 +111,55 @@ def test_an_item_without_the_providers_own_id_leaves_the_run_incomplete(provider
     assert f"could not be read ({reason})" in outcome.warnings[0] and "incomplete" in outcome.warnings[0]
 
 
-def test_an_id_sitegen_cannot_read_names_the_item_it_skips():
-    """A Crossref DOI sitegen cannot normalise is still the provider's name for the work: the work is skipped by
-    that name (a human can look it up), not taken for a broken item, and not said to have had no DOI."""
+def test_an_id_sitegen_cannot_read_names_the_item_it_loses_and_leaves_the_run_incomplete():
+    """A Crossref DOI sitegen cannot normalise is still the provider's name for a work it sent: the work is lost
+    from the run, named by that id (a human can look it up), never skipped from a complete answer as a work
+    sitegen cannot track, and never said to have had no DOI."""
     page = json.loads(crossref_page(False))
     page["message"]["items"][1]["DOI"] = "not-a-doi"
     fetch, _, _ = fetcher(lambda request: json_response(json.dumps(page)))
     with fetch:
         outcome = crossref.search(fetch, SETTINGS, {"query": "ecology"})
-    assert outcome.complete and len(outcome.records) == 1
-    assert outcome.warnings == ["1 Crossref work whose DOI could not be read was skipped: 'not-a-doi'"]
+    assert outcome.status == "ok" and not outcome.complete and outcome.dropped == 1 and len(outcome.records) == 1
+    assert outcome.warnings == ["1 Crossref work could not be read (an unreadable DOI): 'not-a-doi'; it is missing "
+                                "from this run, which is therefore incomplete"]
+
+
+@pytest.mark.parametrize("provider", ["crossref", "openalex", "pubmed", "arxiv"])
+def test_an_answer_whose_every_id_is_unreadable_is_no_answer(provider):
+    """Every work sent, none readable by its own id: the results were sent and lost, so the source is unavailable
+    (as for a short page), never a complete answer of no records whose PRISMA counts say nothing was found."""
+    run, handler, _ = UNNAMED[provider]
+    fetch, _, _ = fetcher(unreadable_ids(provider, handler(False)))
+    with fetch:
+        outcome = run(fetch)
+    assert outcome.status == "unavailable" and not outcome.complete and outcome.records == []
+    assert "could not be read (an unreadable" in outcome.warnings[-1]
+
+
+def unreadable_ids(provider: str, handler):
+    """`handler`, its answer's works each given an own id sitegen cannot read (each another)."""
+    def rewritten(request: httpx.Request) -> httpx.Response:
+        response = handler(request)
+        if provider == "pubmed" and request.url.path.endswith("/esearch.fcgi"):
+            return response
+        if provider in ("pubmed", "arxiv"):
+            root = parse_xml(response.content)
+            paths = ("PubmedArticle/MedlineCitation/PMID",) if provider == "pubmed" else ("atom:entry/atom:id",)
+            for index, node in enumerate(root.findall(paths[0], arxiv.NS)):
+                node.text = f"x{index}y"
+            return xml_response(etree.tostring(root, xml_declaration=True, encoding="UTF-8"), response.headers["content-type"])
+        page = json.loads(response.content)
+        items = page["message"]["items"] if provider == "crossref" else page["results"]
+        for index, item in enumerate(items):
+            if provider == "crossref":
+                item["DOI"] = f"not-a-doi-{index}"
+            else:
+                item.update(id=f"https://openalex.org/X{index}", ids={"openalex": f"https://openalex.org/X{index}"},
+                            doi=None)
+                item["ids"].pop("pmid", None)
+        return json_response(json.dumps(page))
+    return rewritten
 
 
 def test_an_unreadable_id_is_shown_escaped_and_cut_and_apart_from_items_without_one():
@@ -133,11 +172,11 @@ def test_an_unreadable_id_is_shown_escaped_and_cut_and_apart_from_items_without_
     fetch, _, _ = fetcher(lambda request: json_response(json.dumps(page)))
     with fetch:
         outcome = crossref.search(fetch, SETTINGS, {"query": "ecology"})
-    assert len(outcome.records) == 1 and outcome.dropped == 1
-    unread, lost = outcome.warnings
-    assert unread == "1 Crossref work whose DOI could not be read was skipped: '10.1234/\\u202eevil\\nline" + "x" * 62 + "'"
-    assert "\n" not in unread and "\u202e" not in unread
-    assert "could not be read (no DOI)" in lost
+    assert len(outcome.records) == 1 and outcome.dropped == 2 and not outcome.complete
+    [lost] = outcome.warnings
+    assert lost == ("2 Crossref works could not be read (an unreadable DOI; no DOI): '10.1234/\\u202eevil\\nline"
+                    + "x" * 62 + "'; they are missing from this run, which is therefore incomplete")
+    assert "\n" not in lost and "\u202e" not in lost
 
 
 @pytest.mark.parametrize(("run", "body", "said"), [

@@ -433,9 +433,10 @@ def to_records(items: Iterable[Any], convert: Callable[[Any], Record | None], it
     the end of the whole call. A record given an abstract longer than it may hold is kept without it, and
     said so (`leaving_out_overlong_abstracts`).
 
-    With `named`, the provider's items, an item without the provider's own id is unreadable rather than skipped:
-    the provider names every item it has (a Crossref work by its DOI, a PubMed article by its PMID), so one it
-    sent unnamed is a broken item, a work lost from the run, not a work sitegen cannot track."""
+    With `named`, the provider's items, an item without the provider's own id, or with one sitegen cannot read
+    (`UnreadId`), that made no record is unreadable rather than skipped: the provider names every item it has (a
+    Crossref work by its DOI, a PubMed article by its PMID), so one sitegen cannot name is a work lost from the run,
+    not a work sitegen cannot track (a Europe PMC AGRICOLA record, named by the provider's own id alone)."""
     converted = Converted()
     for item in items:
         if not isinstance(item, item_type):  # a malformed answer, not a work without an identifier
@@ -452,14 +453,26 @@ def to_records(items: Iterable[Any], convert: Callable[[Any], Record | None], it
             converted.unreadable.append(item)
             converted.reasons.append(conversion_failure(exc))
             continue
-        if record is None and named is not None and named.native_id is not None and named.native_id(item) is None:
+        if record is None and (lost := _unnamed(item, named)):
             converted.unreadable.append(item)
-            converted.reasons.append(f"no {named.native_name}")
+            converted.reasons.append(lost)
         elif record is None:
             converted.skipped.append(item)
         else:
             converted.records.append(record)
     return converted
+
+
+def _unnamed(item: Any, named: Items | None) -> str | None:
+    """Why `item`, which made no record, is a work lost rather than one sitegen cannot track, in words: the
+    provider's own id for it is missing ("no DOI") or cannot be read ("an unreadable DOI"); None when it has one
+    sitegen reads, or the provider names no items."""
+    if named is None or named.native_id is None:
+        return None
+    own = named.native_id(item)
+    if own is None:
+        return f"no {named.native_name}"
+    return f"an unreadable {named.native_name}" if isinstance(own, UnreadId) else None
 
 
 def to_record(item: Any, convert: Callable[[Any], Record | None], warnings: list[str],
@@ -750,16 +763,10 @@ class Pager:
         if self.read and not self.records and not self._skipped_names:
             raise Malformed(f"none of the {self.items.counted(self.read, name)} could be used ({len(self._skipped)} had "
                             f"{self.items.missing}, {len(self._untitled)} no title)")
-        # An item whose own id could not be read had one: said so, with what it was, apart from those without one
-        unread = [name for name in self._skipped_names if isinstance(name, UnreadId)]
-        if unread:
-            trace.warnings.append(f"{self.items.counted(len(unread), name)} whose {self.items.native_name} could not "
-                                  f"be read {_were(len(unread))} skipped: {listed(unread)}")
-        if skipped := len(self._skipped) - len(unread):
-            names = [name for name in self._skipped_names if not isinstance(name, UnreadId)]
-            shown = f": {listed(_shown(names))}" if names else ""
-            trace.warnings.append(f"{self.items.counted(skipped, name)} had {self.items.missing} and "
-                                  f"{_were(skipped)} skipped{shown}")
+        if self._skipped:
+            shown = f": {listed(_shown(self._skipped_names))}" if self._skipped_names else ""
+            trace.warnings.append(f"{self.items.counted(len(self._skipped), name)} had {self.items.missing} and "
+                                  f"{_were(len(self._skipped))} skipped{shown}")
         if self._untitled:
             trace.warnings.append(f"{self.items.counted(len(self._untitled), name)} had no title and "
                                   f"{_were(len(self._untitled))} left out: "
