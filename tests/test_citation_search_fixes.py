@@ -151,6 +151,23 @@ def test_a_seed_answered_with_another_work_is_doubt_naming_both():
     assert refused.records == [] and not refused.complete and refused.instead.custom.openalex == CITES_TWO
 
 
+def test_a_seed_answered_without_a_title_is_doubt_naming_it_not_an_outage():
+    # the real seed W1 with its title removed: OpenAlex answers the same when asked again, so the run is no outage,
+    # the seed is named as not followed and the others are read
+    world = OpenAlex(SYNERGY)
+
+    def served(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/works/W1":
+            return json_response(json.dumps(work(CITES_TWO, id="https://openalex.org/W1", title=None,
+                                                 display_name=None)))
+        return world(request)
+    fetch, _, _ = fetcher(served)
+    outcome = openalex.citation_search(fetch, SETTINGS, parse_citation_query(f"citing: W1, {CITED}"))
+    assert outcome.status == "ok" and not outcome.complete and len(outcome.records) == 7
+    assert "OpenAlex answers the seed W1 with the work, " in outcome.doubt
+    assert "which has no title, so nothing was followed from it" in outcome.doubt
+
+
 # --------------------------------------------------------------------------- 4: equivalent strategies
 
 

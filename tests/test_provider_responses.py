@@ -294,18 +294,68 @@ def test_a_count_that_is_no_whole_number_is_said_as_sent_not_as_missing(written,
     assert outcome.status == "unavailable" and said.replace("Count", "opensearch:totalResults") in outcome.warnings[0]
 
 
-def test_a_lookup_answered_with_an_untitled_work_says_so_not_no_doi_or_title():
-    work = json.loads(CROSSREF_LOOKUP)
-    del work["message"]["title"]
-    fetch, _, _ = fetcher(lambda request: json_response(json.dumps(work)))
+OPENALEX_LOOKUP = (FIXTURES / "openalex" / "openalex_work_doi_10.1023_a_1007154515475.json").read_bytes()
+
+
+def untitled_json(body: bytes, envelope: bool) -> bytes:
+    work = json.loads(body)
+    for key in ("title", "display_name", "original-title"):
+        (work["message"] if envelope else work).pop(key, None)
+    return json.dumps(work).encode()
+
+
+UNTITLED_LOOKUPS = {
+    "crossref": (lambda fetch: crossref.lookup(fetch, SETTINGS, "10.1038/srep16696"),
+                 lambda: untitled_json(CROSSREF_LOOKUP, True),
+                 "Crossref answers with the work, 10.1038/srep16696, which has no title"),
+    "openalex": (lambda fetch: openalex.lookup(fetch, SETTINGS, "10.1023/a:1007154515475"),
+                 lambda: untitled_json(OPENALEX_LOOKUP, False),
+                 "OpenAlex answers with the work, 10.1023/a:1007154515475, which has no title"),
+    "pubmed": (lambda fetch: pubmed.lookup(fetch, SETTINGS, "29768149"),
+               lambda: NEJM_EFETCH.replace(b"Inhaled Combined Budesonide-Formoterol as Needed in Mild Asthma.",
+                                           b"[Not Available].", 1),
+               "PubMed answers with the article, 10.1056/nejmoa1715274, which has no title"),
+    "arxiv": (lambda fetch: arxiv.lookup(fetch, SETTINGS, "1605.08386"),
+              lambda: etree.tostring(untitled_entry(ARXIV_ONE)),
+              "arXiv answers with the entry, arxiv:1605.08386, which has no title"),
+}
+
+
+def untitled_entry(feed: bytes) -> etree._Element:
+    root = parse_xml(feed)
+    entry = root.find("atom:entry", arxiv.NS)
+    entry.remove(entry.find("atom:title", arxiv.NS))
+    return root
+
+
+@pytest.mark.parametrize("provider", sorted(UNTITLED_LOOKUPS))
+def test_a_lookup_answered_with_an_untitled_work_is_an_answer_not_an_outage(provider):
+    """The provider holds a work under the identifier but gives it no title (a journal issue, a component): asked
+    again it answers the same, so it is no outage (`unavailable`), nor "not found", but an `ok` without records
+    whose doubt says what it answered, in the same words for every provider."""
+    run, body, said = UNTITLED_LOOKUPS[provider]
+    fetch, _, _ = fetcher(lambda request: httpx.Response(200, content=body()))
     with fetch:
-        outcome = crossref.lookup(fetch, SETTINGS, "10.1038/srep16696")
-    assert outcome.status == "unavailable" and "the work, 10.1038/srep16696, has no title" in outcome.warnings[0]
+        outcome = run(fetch)
+    assert outcome.status == "ok" and not outcome.complete and outcome.records == [] and outcome.instead is None
+    assert outcome.doubt.startswith(said) and "which has no title: no record can be made of it" in outcome.doubt
+
+
+def test_a_lookup_answered_with_a_work_without_its_id_says_which_it_lacked():
+    work = json.loads(CROSSREF_LOOKUP)
     del work["message"]["DOI"]
     fetch, _, _ = fetcher(lambda request: json_response(json.dumps(work)))
     with fetch:
         outcome = crossref.lookup(fetch, SETTINGS, "10.1038/srep16696")
     assert outcome.status == "unavailable" and "the work has no DOI" in outcome.warnings[0]
+    work = json.loads(OPENALEX_LOOKUP)
+    for key in ("id", "ids", "doi"):
+        work.pop(key)
+    fetch, _, _ = fetcher(lambda request: json_response(json.dumps(work)))
+    with fetch:
+        outcome = openalex.lookup(fetch, SETTINGS, "10.1023/a:1007154515475")
+    assert outcome.status == "unavailable" and "the work has no identifier" in outcome.warnings[0]
+    assert "or title" not in outcome.warnings[0]
 
 
 # --------------------------------------------------------------------------- provider text quoted in a warning

@@ -890,3 +890,18 @@ def test_a_title_in_another_script_is_an_open_item_not_a_mismatch(family):
     # a made-up title in the index's own script is still another work
     made_up = cited(title="Deep learning predicts object-in-context memory in rats", family=family)
     assert verify_citation(serve(crossref_adak(), openalex_adak()), SETTINGS, made_up).identity.verdict == "mismatch"
+
+
+def test_an_index_answering_with_a_work_without_a_title_is_no_negative():
+    # Both indexes hold a work under the DOI but give it no title (real answers, the title removed): an answer no
+    # record can be made of, neither the work found nor "not found", so never unresolvable
+    crossref_work = json.loads(body("crossref/crossref_work_10.1023_a_1007154515475.json"))
+    del crossref_work["message"]["title"]
+    openalex_work = json.loads(body("openalex/openalex_work_doi_10.1023_a_1007154515475.json"))
+    del openalex_work["title"], openalex_work["display_name"]
+    verdicts = verify_citation(serve(json_response(json.dumps(crossref_work)), json_response(json.dumps(openalex_work))),
+                               SETTINGS, cited())
+    assert verdicts.identity.verdict == "inconclusive" and not verdicts.identity.refusal_grade
+    assert [a.answer for a in verdicts.identity.answers] == ["no-answer", "no-answer"]
+    assert all("which has no title" in a.detail for a in verdicts.identity.answers)
+    assert all("which has no title" in reason and "never a negative" in reason for reason in verdicts.identity.reasons)

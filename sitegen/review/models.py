@@ -541,8 +541,9 @@ class SourceAnswer(Strict):
     nothing found, or no answer (a rate limit, an error, a timeout: never a negative)."""
 
     source: Source
-    # "rate-limited" and "no-answer" (an error, a timeout, an outage) are kept apart: a rate-limited source is
-    # asked again later, and neither is ever read as "not found".
+    # "rate-limited" and "no-answer" (an error, a timeout, an outage, or an answer no record could be made of: a
+    # work without a title) are kept apart: a rate-limited source is asked again later, and neither is ever read
+    # as "not found".
     # "partial": the work found agrees with the citation only in part (a human looks). "elsewhere": the
     # identifier is registered with another agency (a DataCite DOI asked of Crossref), so the index cannot
     # hold it: neither found nor a negative.

@@ -55,6 +55,12 @@ class Unreadable(ValueError):
     """An item that names a work sitegen could track (it has an identifier) but cannot be read as a record."""
 
 
+class UntitledAnswer(Malformed):
+    """A lookup answered with an identified work the provider gives no title (a journal issue, a component): an
+    answer, not an outage, as asked again the provider answers the same, but no record (`no_record`). `run_call`
+    makes it an `ok` outcome without records whose `doubt` says so, never "not found"."""
+
+
 class Untitled(Exception):
     """An identified work the provider gives no title (a journal issue, a component): left out, by name."""
 
@@ -153,6 +159,9 @@ def run_call(trace: Trace, call: Callable[[Trace], SourceOutcome]) -> SourceOutc
         # reached".
         status, cause = exc.status, unnamed(label, str(exc))
         happened, retry_after = f"{label} {FAILURES.get(exc.status, exc.status)}", exc.retry_after
+    except UntitledAnswer as exc:
+        return trace.outcome("ok").model_copy(update={"doubt": f"{label} answers with {exc}: no record can be made "
+                                                               "of it, and asked again it answers the same"})
     except Malformed as exc:
         status, cause = "unavailable", f"{label} returned an unusable response: {exc}"
     except ValidationError as exc:  # a provider record that does not fit the record format
@@ -477,14 +486,15 @@ def _unnamed(item: Any, named: Items | None) -> str | None:
 
 def to_record(item: Any, convert: Callable[[Any], Record | None], warnings: list[str],
               what: str = "the record") -> Record | None:
-    """One item as a record (a lookup's answer), None when it is no record; Malformed when the converter
-    fails on it. What was left out of the record (as by `to_records`) is said in `warnings`."""
+    """One item as a record (a lookup's answer), None when it is no record (`no_record` says why); Malformed
+    when the converter fails on it, `UntitledAnswer` when it is an identified work without a title. What was left
+    out of the record (as by `to_records`) is said in `warnings`."""
     try:
         record, left_out = _converted(convert, item)
         _said_once(warnings, left_out)
         return record
-    except Untitled:
-        return None
+    except Untitled as exc:
+        raise UntitledAnswer(f"{what}, {exc.record_id}, which has no title") from None
     except CONVERSION_ERRORS as exc:
         raise Malformed(f"{what} could not be read ({conversion_failure(exc)})") from None
 
@@ -568,12 +578,13 @@ class Items:
 
 
 def no_record(items: Items, item: Any, what: str) -> Malformed:
-    """Why `item`, a lookup's answer, made no record: its own id could not be read (shown as sent), it had none,
-    or it had no title."""
+    """Why `item`, a lookup's answer, made no record (`to_record` gave None), every provider's lookup in the same
+    words: its own id could not be read (shown as sent), or it had none. (One without a title is an answer,
+    `to_record` raises `UntitledAnswer`.)"""
     own = items.native_id(item) if items.native_id else None
     if isinstance(own, UnreadId):
         return Malformed(f"{what}'s {items.native_name} {own} could not be read")
-    return Malformed(f"{what} has {items.missing}" if own is None else f"{what}, {own}, has no title")
+    return Malformed(f"{what} has {items.missing}" if own is None else f"{what}, {own}, could not be made a record")
 
 
 Page = TypeVar("Page")

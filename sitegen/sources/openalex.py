@@ -32,10 +32,12 @@ from sitegen.sources.base import (
     Pager,
     Trace,
     Unsupported,
+    UntitledAnswer,
     as_dict,
     as_list,
     check_status,
     lookup_outcome,
+    no_record,
     not_found,
     own_id,
     parse_date,
@@ -346,6 +348,9 @@ def _seed_works(trace: Trace, query: CitationQuery) -> tuple[dict[str, dict[str,
                           "merged, or the id was reassigned), so nothing was followed from it; check which work is "
                           "meant and save the search anew")
             continue
+        except UntitledAnswer as exc:  # an answer, not an outage: asked again, OpenAlex answers the same
+            doubts.append(f"OpenAlex answers the seed {seed.written} with {exc}, so nothing was followed from it")
+            continue
         except SourceError as exc:
             if (target := redirect_target(exc)) is None:
                 raise
@@ -405,9 +410,10 @@ def _work(trace: Trace, identifier: str) -> tuple[dict[str, Any], Record] | None
     if not_found(response, PROVIDER.name, *NOT_FOUND):
         return None
     work = parse_json(response)
-    record = to_record(work, work_to_record, trace.warnings, "the work") if isinstance(work, dict) else None
-    if not isinstance(work, dict) or record is None:
-        raise Malformed("the work has no identifier or title")
+    if not isinstance(work, dict):
+        raise Malformed("the work is not a JSON object")
+    if (record := to_record(work, work_to_record, trace.warnings, "the work")) is None:
+        raise no_record(WORKS, work, "the work")
     if not _is_the_work(record, identifier):
         raise _OtherWork(identifier, record)
     return work, record

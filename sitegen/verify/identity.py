@@ -83,7 +83,9 @@ class Answer:
 
     @property
     def answered(self) -> bool:
-        return self.outcome.status == "ok"
+        """The index said what it holds under what was asked: an `ok` outcome, unless it holds something there no
+        record could be made of (a work without a title: `doubt`, nothing found), which is no "not found"."""
+        return self.outcome.status == "ok" and (self.found is not None or self.outcome.doubt is None)
 
     @property
     def negative(self) -> bool:
@@ -109,7 +111,7 @@ class Answer:
         else:
             answer = {"same": "found", "unclear": "partial", "related": "partial",
                       "different": "different-work"}[self.agreement]
-        warning = "; ".join(self.outcome.warnings)[:2000] or None
+        warning = "; ".join(filter(None, [*self.outcome.warnings, self.outcome.doubt]))[:2000] or None
         detail = "; ".join(self.details)[:2000] or (warning if not self.answered else None)
         return SourceAnswer(source=self.source, answer=answer, asked=self.asked[:500], detail=detail)
 
@@ -529,7 +531,8 @@ def _payload(record: Record, axis: str, verdict: str, reasons: list[str], answer
 
 def _unanswered(answers: list[Answer]) -> list[str]:
     return [f"{label(a.source)} did not answer ({a.outcome.status.replace('_', ' ')}): a failed lookup is "
-            "never a negative" for a in answers if not a.answered]
+            "never a negative" if a.outcome.status != "ok" else f"{a.outcome.doubt}: never a negative"
+            for a in answers if not a.answered]
 
 
 def _disputed(answer: Answer, answers: list[Answer]) -> bool:
