@@ -125,6 +125,16 @@ def shown_argument(path: str | os.PathLike[str]) -> str:
     return shlex.quote(shown) if shown == os.fspath(path) else shown
 
 
+def shown_text(text: str) -> str:
+    """Text from outside sitegen (a provider's error, a tag or an id it sent) as a message shows it: each character
+    that does not show as itself (a control, a bidi or other format character, a line separator, a lone surrogate)
+    escaped as `shown_path` escapes it (\\u202e), so that the message is one line and shows what it holds in the
+    order it holds it; quotes and backslashes stay as written, as the text is not quoted."""
+    if text.isprintable():  # most text, and a scan far quicker than one character at a time
+        return text
+    return "".join(_escaped(char) if unicodedata.category(char) in _HIDDEN else char for char in text)
+
+
 def _hidden(char: str) -> bool:
     return char in _NAMED_ESCAPES or unicodedata.category(char) in _HIDDEN
 

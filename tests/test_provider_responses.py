@@ -385,6 +385,34 @@ def test_text_an_answer_holds_is_quoted_cut_never_whole_in_a_warning(run, body):
     assert "Backend failed and failed again" in outcome.warnings[0] and len(outcome.warnings[0]) < 1000
 
 
+HIDING = "Backend \u202efailed\u2066 \u200bagain\u2028\x85"  # an override, an isolate, a zero-width space, separators
+
+
+@pytest.mark.parametrize(("run", "body", "status"), [
+    (lambda fetch: arxiv.lookup(fetch, SETTINGS, "1605.08386"),
+     lambda: httpx.Response(200, content=ARXIV_ERROR.replace(b"incorrect id format for abc</summary>",
+                                                             HIDING.encode() + b"</summary>")), "unsupported"),
+    (lambda fetch: pubmed.lookup(fetch, SETTINGS, "29768149"),
+     lambda: httpx.Response(200, content=f'<?xml version="1.0" ?>\n<eFetchResult><ERROR>{HIDING}</ERROR>'
+                                         "</eFetchResult>".encode()), "unavailable"),
+    (lambda fetch: crossref.search(fetch, SETTINGS, {"query": "ecology"}),
+     lambda: json_response(json.dumps({"status": "failed", "message": HIDING}), status=400), "unsupported"),
+    (lambda fetch: europepmc.search(fetch, SETTINGS, "cancer"),
+     lambda: json_response(json.dumps({"errMsg": HIDING})), "unavailable"),
+], ids=["arxiv-error", "pubmed-error", "crossref-refusal", "europepmc-error"])
+def test_provider_text_in_a_warning_shows_every_character_it_holds_escaped(run, body, status):
+    """An error a provider reports is quoted in the warning (and the report and ledger that keep it) cut and with
+    each character that does not show as itself escaped: a right-to-left override reordered the message, and a
+    zero-width or separating character hid part of it or broke its line."""
+    fetch, _, _ = fetcher(lambda request: body())
+    with fetch:
+        outcome = run(fetch)
+    assert outcome.status == status
+    [warning] = outcome.warnings
+    assert "\\u202efailed\\u2066" in warning and "\\u200bagain" in warning, warning
+    assert warning.isprintable()
+
+
 def test_a_skipped_items_own_name_is_shown_escaped_and_cut_when_it_is_no_plain_short_text():
     # Europe PMC names a result it holds apart from DOI, PMID and PMCID by its source and id: shown as sent when
     # plain (AGR:IND44012345), else quoted and cut, as an id sitegen cannot read is

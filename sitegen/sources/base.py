@@ -24,6 +24,7 @@ from urllib.parse import parse_qsl
 from lxml import etree
 from pydantic import ValidationError
 
+from sitegen.errors import shown_text
 from sitegen.records.ids import NAMESPACE_LABELS
 from sitegen.records.listing import listed
 from sitegen.records.markup import plain_text
@@ -293,11 +294,12 @@ def element_plain_text(node: etree._Element | None) -> str | None:
 
 
 def said(value: Any, most: int = 200) -> str:
-    """Provider text quoted in a message (an error it reported, a tag it sent), whitespace collapsed and cut to its
-    first `most` characters: an answer cannot fill a warning, and the report and ledger that keep it, with whatever
-    it holds."""
+    """Provider text quoted in a message (an error it reported, a tag it sent), whitespace collapsed, cut to its
+    first `most` characters and each character that does not show as itself escaped (`shown_text`): an answer
+    cannot fill a warning, and the report and ledger that keep it, with whatever it holds, nor reorder what it shows
+    (a right-to-left override) or hide part of it. Every provider's text in a message goes through here."""
     text = " ".join(str(value).split())
-    return text if len(text) <= most else f"{text[:most]}…"
+    return shown_text(text if len(text) <= most else f"{text[:most]}…")
 
 
 def as_dict(value: Any) -> dict[str, Any]:
@@ -949,7 +951,7 @@ def _error_detail(response: Response) -> str:
     try:
         data = json.loads(response.body)
         if isinstance(data, dict):
-            text = str(data.get("message") or data.get("error") or text)[:300]
+            text = str(data.get("message") or data.get("error") or text)
     except (ValueError, RecursionError):
         pass
-    return " ".join(text.split())
+    return said(text, 300)

@@ -428,7 +428,7 @@ def _envelope_message(response: Response, kind: str) -> dict[str, Any]:
     envelope = parse_json(response)
     if not isinstance(envelope, dict) or envelope.get("status") != "ok":
         status = envelope.get("status") if isinstance(envelope, dict) else None
-        raise Malformed(f"the response status is {said(repr(status))}, not 'ok': {str(envelope)[:200]!r}")
+        raise Malformed(f"the response status is {said(repr(status))}, not 'ok': {said(envelope)}")
     message = envelope.get("message")
     if envelope.get("message-type") != kind or not isinstance(message, dict):
         raise Malformed(f"expected a {kind} message, got {said(repr(envelope.get('message-type')))}")

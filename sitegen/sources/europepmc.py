@@ -285,7 +285,7 @@ def _page(trace: Trace, query: str, page_size: int, cursor: str) -> tuple[Any, l
     check_status(response, PROVIDER.name)
     page = parse_json(response)
     if not isinstance(page, dict) or any(key in page for key in ERROR_KEYS):
-        raise Malformed(f"expected search results, got {str(page)[:200]!r}")
+        raise Malformed(f"expected search results, got {said(page)}")
     total = page.get("hitCount")
     listing = page.get("resultList")
     results = listing.get("result") if isinstance(listing, dict) else None

@@ -45,6 +45,7 @@ from sitegen.sources.base import (
     read_identifier,
     require_title,
     run_call,
+    said,
     text_value,
     to_record,
     to_records,
@@ -256,7 +257,7 @@ def semantic_shortlist(fetcher: Fetcher, settings: SourceSettings, text: str, *,
         page = parse_json(response)
         results = page.get("results") if isinstance(page, dict) else None
         if not isinstance(results, list):
-            raise Malformed(f"expected a list of works, got {str(page)[:200]!r}")
+            raise Malformed(f"expected a list of works, got {said(page)}")
         # a work listed twice is one candidate, at its first place
         firsts: dict[object, Any] = {}
         for place, work in enumerate(results):
@@ -563,7 +564,7 @@ def _page(trace: Trace, query: dict[str, str], per_page: int, cursor: str) -> tu
     check_status(response, PROVIDER.name, KEY_VARIABLE)
     page = parse_json(response)
     if not isinstance(page, dict) or "error" in page:
-        raise Malformed(f"expected a list of works, got {str(page)[:200]!r}")
+        raise Malformed(f"expected a list of works, got {said(page)}")
     meta, results = page.get("meta"), page.get("results")
     if not isinstance(meta, dict) or not isinstance(results, list):
         raise Malformed("the response has no meta or no results list")
