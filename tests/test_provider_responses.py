@@ -311,6 +311,10 @@ UNTITLED_LOOKUPS = {
     "openalex": (lambda fetch: openalex.lookup(fetch, SETTINGS, "10.1023/a:1007154515475"),
                  lambda: untitled_json(OPENALEX_LOOKUP, False),
                  "OpenAlex answers with the work, 10.1023/a:1007154515475, which has no title"),
+    "europepmc": (lambda fetch: europepmc.lookup(fetch, SETTINGS, "10.1016/s0140-6736(24)02600-x"),
+                  lambda: json.dumps({"hitCount": 1, "nextCursorMark": "end", "resultList": {"result": [
+                      {key: value for key, value in EUROPEPMC_RESULT.items() if key != "title"}]}}).encode(),
+                  "Europe PMC answers with the result, 10.1016/s0140-6736(24)02600-x, which has no title"),
     "pubmed": (lambda fetch: pubmed.lookup(fetch, SETTINGS, "29768149"),
                lambda: NEJM_EFETCH.replace(b"Inhaled Combined Budesonide-Formoterol as Needed in Mild Asthma.",
                                            b"[Not Available].", 1),

@@ -656,6 +656,11 @@ class Pager:
         return self.cap if self.total is None else min(self.total, self.cap)
 
     @property
+    def untitled(self) -> list[str]:
+        """The ids of the identified works read that the provider gives no title, in the order they came."""
+        return list(self._untitled)
+
+    @property
     def read(self) -> int:
         """Distinct items read: records, and skipped, untitled and unreadable items."""
         return len(self.records) + len(self._skipped) + len(self._untitled) + len(self._unreadable)

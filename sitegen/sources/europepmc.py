@@ -25,6 +25,7 @@ from sitegen.sources.base import (
     Pager,
     Trace,
     Unsupported,
+    UntitledAnswer,
     as_dict,
     check_status,
     date_from_parts,
@@ -249,6 +250,8 @@ def lookup(fetcher: Fetcher, settings: SourceSettings, identifier: str) -> Sourc
     def call(trace: Trace) -> SourceOutcome:
         limit = min(settings.max_records, LOOKUP_LIMIT)
         pager = _paged(trace, _lookup_query(namespace, value), limit, limit)
+        if pager.read and len(pager.untitled) == pager.read == pager.total:  # an answer, as every lookup takes one
+            raise UntitledAnswer(f"the result, {', '.join(pager.untitled)}, which has no title")
         found = pager.outcome(trace)
         if pager.read and not found.records:
             raise Malformed(f"asked for {identifier} but received no usable record")
