@@ -636,6 +636,22 @@ def test_a_work_without_a_title_is_named_in_a_complete_run(sitegen, tmp_path):
     assert "10\\.1002/hipo\\.22095" in report  # its DOI, Markdown-escaped
 
 
+def test_a_work_whose_own_id_cannot_be_read_leaves_the_run_incomplete_and_counts_nothing_of_it(sitegen, tmp_path):
+    # a real work, its OpenAlex id (and so its every identifier) written in a form sitegen cannot read: OpenAlex sent a
+    # work the run lost, which is never a complete run, and no record of it is counted as retrieved or to screen
+    review = new_review(sitegen, tmp_path)
+    unread = {key: value for key, value in SYNERGY[3].items() if key not in ("doi", "ids")}
+    unread["id"] = "https://openalex.org/X2610559583"
+    result = run(review, FIRST, Providers([*SYNERGY[:3], unread], CORE[:2]), add=True)
+    assert not result.complete
+    report = markdown_report(result)
+    assert "1 OpenAlex work could not be read \\(an unreadable OpenAlex id\\)" in report  # Markdown-escaped
+    assert "3 records of 4 reported, but 1 more OpenAlex record could not be read" in report and "X2610559583" in report
+    openalex_run = next(e["payload"] for e in ledger(review) if e["type"] == "retrieval"
+                        and e["payload"]["source"] == "openalex")
+    assert openalex_run["complete"] is False and len(openalex_run["record_ids"]) == 3
+
+
 def test_the_site_shows_an_incomplete_run_and_names_the_unreached_source(sitegen, tmp_path):
     review = new_review(sitegen, tmp_path)
     providers = Providers(SYNERGY[:3], CORE[:2])
