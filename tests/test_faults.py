@@ -186,6 +186,15 @@ def test_redirect_is_refused(call):
     assert [r.url.host for r in requests] == [requests[0].url.host]
 
 
+def test_a_redirect_target_is_shown_with_every_character_it_holds_escaped(call):
+    # a Location header holding a right-to-left override (UTF-8, as httpx reads a header that is not ASCII): the
+    # warning shows it escaped, never reordered
+    target = "https://evil.example/x\u202eevil".encode()
+    outcome, _, _ = run(call, lambda r: httpx.Response(301, headers=[(b"location", target)]))
+    assert "redirected to https://evil.example/x\\u202eevil; redirects are refused" in outcome.warnings[0]
+    assert outcome.warnings[0].isprintable()
+
+
 def test_error_inside_a_200(call):
     outcome, _, _ = run(call, lambda r: httpx.Response(200, json={"error": "internal", "message": "try later"}))
     assert outcome.status == "unavailable"

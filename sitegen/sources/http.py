@@ -27,6 +27,7 @@ from urllib.parse import SplitResult, urlencode, urlsplit
 
 import httpx
 
+from sitegen.errors import shown_text
 from sitegen.review.models import Method, SnapshotEntry
 from sitegen.sources.outcome import Status
 from sitegen.sources.snapshots import SnapshotMissing, SnapshotStore, describe, fingerprint
@@ -364,7 +365,8 @@ def _address_only(url: str) -> str:
     port = f":{parts.port}" if _has_port(parts) else ""
     path = re.sub(r";[^/]*", "", parts.path)
     shown = f"{parts.scheme}://{host}{port}{path}" if parts.scheme and host else path
-    return "".join(shown.split()) or "elsewhere"
+    # provider text in a message, escaped as `said` escapes it: a header may carry a bidi override (read as UTF-8)
+    return shown_text("".join(shown.split())) or "elsewhere"
 
 
 def _has_port(parts: SplitResult) -> bool:
