@@ -1166,13 +1166,14 @@ def _agreement_line(item) -> str:
     names = " × ".join(item.reviewers)
     pabak = f", PABAK {item.pabak:.2f}" if item.pabak is not None else ""
     if item.kappa is None:
-        # Kappa is undefined when every decision was one category, the prevalence extreme where percent
+        # Kappa is undefined when every decision was one category, the prevalence extreme where observed
         # agreement and PABAK are what remains to report: they are shown whenever there is a record to measure.
-        measured = f", agreement {item.percent_agreement:.1%}{pabak}" if item.percent_agreement is not None else ""
+        measured = f", observed agreement {item.percent_agreement:.1%}{pabak}" \
+            if item.percent_agreement is not None else ""
         return f"{names}: kappa not available ({item.note}){measured}, n = {item.records}"
     interval = f" (95% CI {item.ci_low:.2f} to {item.ci_high:.2f})" if item.ci_low is not None else ""
     kind = "Cohen's" if item.kappa_method == "cohen" else "Fleiss'"
-    return (f"{names}: {kind} kappa {item.kappa:.2f}{interval}, agreement {item.percent_agreement:.1%}{pabak}, "
+    return (f"{names}: {kind} kappa {item.kappa:.2f}{interval}, observed agreement {item.percent_agreement:.1%}{pabak}, "
             f"n = {item.records}" + (f" ({item.note})" if item.note else ""))
 
 
@@ -1231,8 +1232,11 @@ def screen_conflicts(directory: Path, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 def screen_kappa(directory: Path, as_json: bool) -> None:
     """Agreement between DIRECTORY's reviewers, per batch and overall: Cohen's kappa with a 95% CI,
-    percent agreement and PABAK over the three choices (Fleiss' kappa when more than two reviewers decided).
-    Agreement is on the decision: at full text, two exclusions for different reasons agree, yet are a conflict to adjudicate."""
+    observed agreement and PABAK over the three choices (Fleiss' kappa when more than two reviewers decided).
+    Observed agreement is what kappa corrects for chance: the share
+    of pairs of decisions on a record that agree, averaged over records (Cohen's p_o, Fleiss' P-bar; in the JSON,
+    `percent_agreement`, 0 to 1). Agreement is on the decision: at full text, two exclusions for different reasons
+    agree, yet are a conflict to adjudicate."""
     _remember(directory, writes=False)
     per_batch, overall = commands.screening_status(directory)
     if as_json:

@@ -6,9 +6,9 @@ import math
 import shutil
 
 import pytest
-from conftest import EXAMPLE
+from conftest import EXAMPLE, ROOT
 
-from sitegen.screening.agreement import agreement, cohen, fleiss
+from sitegen.screening.agreement import Agreement, agreement, cohen, fleiss
 
 
 def pairs(counts: dict[tuple[str, str], int]) -> list[tuple[str, str]]:
@@ -103,7 +103,9 @@ def test_fleiss_matches_the_textbook_example():
     table = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
              [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]]
     ratings = [[f"c{j}" for j, n in enumerate(row) for _ in range(n)] for row in table]
-    assert fleiss(ratings, [f"r{i}" for i in range(14)]).kappa == pytest.approx(0.210, abs=0.001)
+    result = fleiss(ratings, [f"r{i}" for i in range(14)])
+    assert result.kappa == pytest.approx(0.210, abs=0.001)
+    assert result.percent_agreement == pytest.approx(0.378, abs=0.001)  # P-bar, as the worked example has it
 
 
 def test_three_reviewers_get_fleiss_and_every_pair():
@@ -126,13 +128,40 @@ def test_fleiss_over_three_reviewers_with_maybe_hand_computed():
     # 4 records, 3 reviewers: (i, i, i), (i, i, e), (e, e, m), (m, m, m).
     # P_i = (sum n_ij^2 - 3) / 6: 1, 2/6, 2/6, 1 -> P-bar = (2 + 2/3) / 4 = 2/3.
     # shares of 12 decisions: include 5, exclude 3, maybe 4 -> P_e = (25 + 9 + 16) / 144 = 50/144.
-    # kappa = (2/3 - 50/144) / (1 - 50/144) = (96 - 50) / (144 - 50) = 46/94; unanimous on 2 of 4.
+    # kappa = (2/3 - 50/144) / (1 - 50/144) = (96 - 50) / (144 - 50) = 46/94. The observed agreement reported is
+    # P-bar, 2/3, the agreement kappa corrects; the share of records decided alike by all three (2 of 4) is not.
     decisions = {"a": {"1": "include", "2": "include", "3": "exclude", "4": "maybe"},
                  "b": {"1": "include", "2": "include", "3": "exclude", "4": "maybe"},
                  "c": {"1": "include", "2": "exclude", "3": "maybe", "4": "maybe"}}
     result = agreement(decisions)[0]
     assert result.kappa_method == "fleiss" and result.records == 4 and result.note is None
-    assert result.kappa == pytest.approx(46 / 94) and result.percent_agreement == 0.5
+    assert result.kappa == pytest.approx(46 / 94) and result.percent_agreement == pytest.approx(2 / 3)
+
+
+def test_fleiss_observed_agreement_is_p_bar_not_the_unanimous_share():
+    # Record 1: a, b, c all include: 3 of 3 pairs agree, P_1 = 1. Record 2: include, include, exclude: 1 of 3 pairs
+    # (a-b) agrees, P_2 = 1/3. P-bar = (1 + 1/3) / 2 = 2/3, not the 1 of 2 records decided alike by all three.
+    # Shares of 6 decisions: include 5/6, exclude 1/6: P_e = 26/36; kappa = (24/36 - 26/36) / (10/36) = -0.2.
+    decisions = {"a": {"1": "include", "2": "include"}, "b": {"1": "include", "2": "include"},
+                 "c": {"1": "include", "2": "exclude"}}
+    result = agreement(decisions)[0]
+    assert result.kappa_method == "fleiss" and result.percent_agreement == pytest.approx(2 / 3)
+    assert result.kappa == pytest.approx(-0.2)
+
+
+def test_fleiss_observed_agreement_for_two_decisions_a_record_is_cohens():
+    # With two decisions a record P_i is 1 when they agree and 0 when not: P-bar is Cohen's p_o, one quantity.
+    table = pairs({("include", "include"): 3, ("exclude", "exclude"): 4, ("include", "exclude"): 2,
+                   ("maybe", "exclude"): 1})
+    assert fleiss([list(pair) for pair in table], ["a", "b"]).percent_agreement \
+        == cohen(table, ["a", "b"]).percent_agreement == pytest.approx(0.7)
+
+
+def test_the_json_rows_are_documented():
+    # `screen kappa --json` prints these rows: the README names every field, and says which agreement it is.
+    row = ROOT.joinpath("README.md").read_text().split("| `sitegen screen kappa DIR [--json]` |")[1].split("\n")[0]
+    assert all(f"`{field}`" in row for field in Agreement.model_fields)
+    assert "`percent_agreement` (the observed agreement, 0 to 1)" in row
 
 
 def test_commands_on_the_example(sitegen, tmp_path):

@@ -222,3 +222,12 @@ def test_a_batch_page_tells_records_matched_within_the_run_from_those_matched_to
     text = " ".join(re.sub(r"<[^>]+>", "", html).split())
     assert "1 of them sitegen matched to a record the review already held; 1 of them sitegen matched to another " \
            "record of this batch (the run found that work twice)" in text
+
+
+def test_the_agreement_column_says_which_agreement_it_is(tmp_path):
+    # A Fleiss row showed the share of records all reviewers decided alike under the same "Agreement" as Cohen's
+    # p_o: the column is the observed agreement kappa corrects (P-bar for Fleiss), and the page says so.
+    build(EXAMPLE, tmp_path / "site", environ={})
+    html = (tmp_path / "site" / "screening.html").read_text()
+    assert '<th scope="col">Observed agreement</th>' in html and '<th scope="col">Agreement</th>' not in html
+    assert "Observed agreement is the agreement kappa corrects for chance" in html

@@ -1,10 +1,16 @@
-"""Inter-rater agreement for dual screening: Cohen's kappa, PABAK, percent agreement, Fleiss' kappa.
+"""Inter-rater agreement for dual screening: Cohen's kappa, PABAK, observed agreement, Fleiss' kappa.
 
 Pure functions over lists of paired decisions. Kappa is undefined when chance
 agreement is certain (both reviewers used one category only): that is
 reported as None with the reason, never as a made-up number. PABAK counts the
 categories reviewers choose from (include, exclude, maybe), not those they happened
 to use: one "maybe" anywhere must not change what every other decision measures.
+
+The agreement reported beside each kappa is the observed agreement that kappa
+corrects for chance, one quantity for both: the share of pairs of decisions on a
+record that agree, averaged over the records. For two reviewers that is Cohen's
+p_o, the share of records decided alike; for more it is Fleiss' P-bar. The share of
+records all reviewers decided alike is another, stricter number, not reported.
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ Z_95 = 1.959963984540054
 class Agreement(BaseModel):
     reviewers: list[str]
     records: int  # decided by every reviewer listed
+    # Observed agreement, 0 to 1: Cohen's p_o (the share of records decided alike) or Fleiss' P-bar (the mean over
+    # records of the share of pairs of that record's reviewers deciding it alike); the same for two reviewers.
     percent_agreement: float | None
     kappa: float | None  # Cohen's for two reviewers, Fleiss' for more
     kappa_method: str
@@ -85,7 +93,9 @@ def large_sample_error(cells: Counter[tuple[str, str]], n: int, kappa: float, ex
 
 
 def fleiss(ratings: list[list[str]], reviewers: list[str]) -> Agreement:
-    """Fleiss' kappa for records each decided by the same number (three or more) of reviewers."""
+    """Fleiss' kappa for records each decided by the same number (three or more) of reviewers. Its observed
+    agreement is P-bar, the mean over records of
+    P_i = (sum_j n_ij^2 - m) / (m (m - 1)): the share of pairs of the record's m decisions that agree."""
     n = len(ratings)
     if n == 0:
         return Agreement(reviewers=reviewers, records=0, percent_agreement=None, kappa=None, kappa_method="fleiss",
@@ -97,11 +107,10 @@ def fleiss(ratings: list[list[str]], reviewers: list[str]) -> Agreement:
     observed = sum(per_record) / n
     shares = [sum(row[c] for row in counts) / (n * raters) for c in categories]
     expected = sum(share * share for share in shares)
-    unanimous = sum(1 for row in counts if len(row) == 1) / n
     if math.isclose(expected, 1.0):
-        return Agreement(reviewers=reviewers, records=n, percent_agreement=unanimous, kappa=None,
+        return Agreement(reviewers=reviewers, records=n, percent_agreement=observed, kappa=None,
                          kappa_method="fleiss", note=f"kappa is undefined: every decision was '{categories[0]}'")
-    return Agreement(reviewers=reviewers, records=n, percent_agreement=unanimous,
+    return Agreement(reviewers=reviewers, records=n, percent_agreement=observed,
                      kappa=(observed - expected) / (1 - expected), kappa_method="fleiss")
 
 
