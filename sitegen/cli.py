@@ -1232,8 +1232,8 @@ def screen_conflicts(directory: Path, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 def screen_kappa(directory: Path, as_json: bool) -> None:
     """Agreement between DIRECTORY's reviewers, per batch and overall: Cohen's kappa with a 95% CI,
-    observed agreement and PABAK over the three choices (Fleiss' kappa when more than two reviewers decided).
-    Observed agreement is what kappa corrects for chance: the share
+    observed agreement and PABAK over the three choices (Fleiss' kappa when more than two reviewers decided, over the
+    records decided by as many reviewers as most are). Observed agreement is what kappa corrects for chance: the share
     of pairs of decisions on a record that agree, averaged over records (Cohen's p_o, Fleiss' P-bar; in the JSON,
     `percent_agreement`, 0 to 1). Agreement is on the decision: at full text, two exclusions for different reasons
     agree, yet are a conflict to adjudicate."""

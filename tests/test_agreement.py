@@ -117,7 +117,8 @@ def test_three_reviewers_get_fleiss_and_every_pair():
     assert results[0].records == 2 and results[0].kappa == 1.0
     assert [r.reviewers for r in results[1:]] == [["a", "b"], ["a", "c"], ["b", "c"]]
     # Record 3, which c left undecided, is not in Fleiss' kappa: the note says so rather than let 1.00 stand for it.
-    assert results[0].note == "1 record decided by fewer than all 3 reviewers left out (each pair's Cohen's kappa counts them)"
+    assert results[0].note == ("1 record decided by fewer than all 3 reviewers left out: Fleiss' kappa needs the same "
+                               "number of decisions on every record (each pair's Cohen's kappa counts them)")
     # a x b: include/include, exclude/exclude, exclude/include: p_o = 2/3, p_e = (1/3)(2/3) + (2/3)(1/3) = 4/9,
     # kappa = (2/3 - 4/9) / (5/9) = 0.4; a x c on records 1 and 2 only: kappa 1.
     assert results[1].records == 3 and results[1].kappa == pytest.approx(0.4)
@@ -157,11 +158,59 @@ def test_fleiss_observed_agreement_for_two_decisions_a_record_is_cohens():
         == cohen(table, ["a", "b"]).percent_agreement == pytest.approx(0.7)
 
 
+def test_rotating_reviewers_get_fleiss_over_the_records_of_the_usual_number_of_decisions():
+    # Each record screened by two of three reviewers, none by all three: Fleiss (1971) needs the same number of
+    # decisions on every record, not the same reviewers. Records 1-2 a, b; 3-4 a, c; 5-6 b, c:
+    #   1 include/include, 2 exclude/exclude, 3 include/exclude, 4 exclude/exclude, 5 include/include,
+    #   6 exclude/include: P-bar = 4/6; shares of 12 decisions include 6, exclude 6: P_e = 1/2;
+    #   kappa = (2/3 - 1/2) / (1/2) = 1/3.
+    # Record 7 (a alone, awaiting its second reviewer) and record 8 (all three) are left out, and said to be.
+    decisions = {"a": {"1": "include", "2": "exclude", "3": "include", "4": "exclude", "7": "include",
+                       "8": "include"},
+                 "b": {"1": "include", "2": "exclude", "5": "include", "6": "exclude", "8": "include"},
+                 "c": {"3": "exclude", "4": "exclude", "5": "include", "6": "include", "8": "exclude"}}
+    results = agreement(decisions)
+    fleiss_row = results[0]
+    assert fleiss_row.kappa_method == "fleiss" and fleiss_row.records == 6
+    assert fleiss_row.reviewers == ["a", "b", "c"]
+    assert fleiss_row.kappa == pytest.approx(1 / 3) and fleiss_row.percent_agreement == pytest.approx(2 / 3)
+    assert fleiss_row.note == ("each record decided by 2 of the 3 reviewers; 1 record decided by fewer than 2 "
+                               "reviewers and 1 record decided by more than 2 reviewers left out: Fleiss' kappa needs "
+                               "the same number of decisions on every record (each pair's Cohen's kappa counts them)")
+    # Every pair keeps its Cohen's kappa, record 8 included: a x b on records 1, 2 and 8.
+    assert [(r.reviewers, r.records) for r in results[1:]] == [(["a", "b"], 3), (["a", "c"], 3), (["b", "c"], 3)]
+    from sitegen.cli import _agreement_line
+
+    assert _agreement_line(fleiss_row).startswith("a × b × c: Fleiss' kappa 0.33, observed agreement 66.7%, n = 6 (")
+
+
 def test_the_json_rows_are_documented():
     # `screen kappa --json` prints these rows: the README names every field, and says which agreement it is.
     row = ROOT.joinpath("README.md").read_text().split("| `sitegen screen kappa DIR [--json]` |")[1].split("\n")[0]
     assert all(f"`{field}`" in row for field in Agreement.model_fields)
     assert "`percent_agreement` (the observed agreement, 0 to 1)" in row
+
+
+def test_fleiss_textbook_example_with_rotating_reviewers():
+    # The worked example again (P-bar = 0.378, P_e = 0.213, kappa = 0.210), each patient seen by 14 of 16
+    # psychiatrists, a different 14 for each: the same kappa, as Fleiss' kappa does not ask who rated.
+    table = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
+             [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]]
+    decisions: dict[str, dict[str, str]] = {}
+    for record, row in enumerate(table):
+        ratings = [f"c{j}" for j, n in enumerate(row) for _ in range(n)]
+        for seat, rating in enumerate(ratings):
+            decisions.setdefault(f"r{(record + seat) % 16:02}", {})[str(record)] = rating
+    result = agreement(decisions)[0]
+    assert result.kappa_method == "fleiss" and result.records == 10 and len(result.reviewers) == 16
+    assert result.kappa == pytest.approx(0.210, abs=0.001)
+    assert result.percent_agreement == pytest.approx(0.378, abs=0.001)
+    assert result.note == "each record decided by 14 of the 16 reviewers"
+
+
+def test_no_record_decided_twice_has_no_fleiss_kappa():
+    result = agreement({"a": {"1": "include"}, "b": {"2": "include"}, "c": {"3": "exclude"}})[0]
+    assert result.kappa is None and result.records == 0 and result.note == "no record was decided by two or more reviewers"
 
 
 def test_commands_on_the_example(sitegen, tmp_path):

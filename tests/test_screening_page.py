@@ -231,3 +231,20 @@ def test_the_agreement_column_says_which_agreement_it_is(tmp_path):
     html = (tmp_path / "site" / "screening.html").read_text()
     assert '<th scope="col">Observed agreement</th>' in html and '<th scope="col">Agreement</th>' not in html
     assert "Observed agreement is the agreement kappa corrects for chance" in html
+
+
+def test_rotating_reviewers_get_fleiss_kappa(example_copy, tmp_path):
+    # Reviewer c screens every other record in b's place: each record is decided by two of three reviewers, none
+    # by all three. There was no Fleiss' kappa at all ("no record was decided by every reviewer"); Fleiss (1971)
+    # asks the same number of decisions on each record, not the same reviewers.
+    ta = example_copy / "screening" / "title-abstract"
+    b = read_rows(ta / "reviewer-b.csv")
+    write_rows(ta / "reviewer-b.csv", b[::2])
+    write_rows(ta / "reviewer-c.csv", b[1::2])
+    build(example_copy, tmp_path / "site", environ={})
+    html = (tmp_path / "site" / "screening.html").read_text()
+    title_abstract = html[html.index("<h3>Title and abstract</h3>"):html.index("<h3>Full text</h3>")]
+    fleiss_row = title_abstract[title_abstract.index("reviewer-a × reviewer-b × reviewer-c"):]
+    fleiss_row = fleiss_row[:fleiss_row.index("</tr>")]
+    assert "each record decided by 2 of the 3 reviewers" in fleiss_row and "(Fleiss)" in fleiss_row
+    assert "not defined" not in fleiss_row

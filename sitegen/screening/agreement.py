@@ -29,7 +29,7 @@ Z_95 = 1.959963984540054
 
 class Agreement(BaseModel):
     reviewers: list[str]
-    records: int  # decided by every reviewer listed
+    records: int  # Cohen's: decided by both reviewers; Fleiss': decided by the same number of the reviewers listed
     # Observed agreement, 0 to 1: Cohen's p_o (the share of records decided alike) or Fleiss' P-bar (the mean over
     # records of the share of pairs of that record's reviewers deciding it alike); the same for two reviewers.
     percent_agreement: float | None
@@ -93,13 +93,13 @@ def large_sample_error(cells: Counter[tuple[str, str]], n: int, kappa: float, ex
 
 
 def fleiss(ratings: list[list[str]], reviewers: list[str]) -> Agreement:
-    """Fleiss' kappa for records each decided by the same number (three or more) of reviewers. Its observed
-    agreement is P-bar, the mean over records of
+    """Fleiss' kappa (1971) for records each decided by the same number (two or more) of reviewers, not
+    necessarily the same ones. Its observed agreement is P-bar, the mean over records of
     P_i = (sum_j n_ij^2 - m) / (m (m - 1)): the share of pairs of the record's m decisions that agree."""
     n = len(ratings)
     if n == 0:
         return Agreement(reviewers=reviewers, records=0, percent_agreement=None, kappa=None, kappa_method="fleiss",
-                         note="no record was decided by every reviewer")
+                         note="no record was decided by two or more reviewers")
     raters = len(ratings[0])
     counts = [Counter(row) for row in ratings]
     categories = sorted({c for row in counts for c in row})
@@ -114,27 +114,54 @@ def fleiss(ratings: list[list[str]], reviewers: list[str]) -> Agreement:
                      kappa=(observed - expected) / (1 - expected), kappa_method="fleiss")
 
 
+def modal_ratings(per_record: Counter[int]) -> int | None:
+    """The number of decisions per record that Fleiss' kappa is taken over: the one most records have, of two or
+    more (a tie goes to the larger number, each record then telling more). None when no record has two."""
+    shared = [(records, ratings) for ratings, records in per_record.items() if ratings >= 2]
+    return max(shared)[1] if shared else None
+
+
+def _left_out(per_record: Counter[int], ratings: int, reviewers: int) -> str | None:
+    """Why records are not in a Fleiss' kappa over records of `ratings` decisions each, or None when all are."""
+    fewer = sum(records for count, records in per_record.items() if count < ratings)
+    more = sum(records for count, records in per_record.items() if count > ratings)
+    every = "all " if ratings == reviewers else ""
+    parts = ([f"{counted(fewer, 'record')} decided by fewer than {every}{ratings} reviewers"] if fewer else []) \
+        + ([f"{counted(more, 'record')} decided by more than {ratings} reviewers"] if more else [])
+    if not parts:
+        return None
+    return (f"{' and '.join(parts)} left out: Fleiss' kappa needs the same number of decisions on every record "
+            "(each pair's Cohen's kappa counts them)")
+
+
 def agreement(decisions: dict[str, dict[str, str]]) -> list[Agreement]:
     """Agreement among reviewers: {reviewer: {record id: decision}}.
 
-    Two reviewers: Cohen's kappa. More: Fleiss' kappa over the records all of
-    them decided, then Cohen's kappa for every pair.
+    Two reviewers: Cohen's kappa. More: Fleiss' kappa over the records decided by
+    the number of reviewers most records have (in a rotating design, each record
+    screened by two of three reviewers, that is two), then Cohen's kappa for every pair.
     """
     reviewers = sorted(decisions)
     if len(reviewers) < 2:
         return []
     results = []
     if len(reviewers) > 2:
-        decided = [set(decisions[r]) for r in reviewers]
-        shared = sorted(set.intersection(*decided))
-        result = fleiss([[decisions[r][i] for r in reviewers] for i in shared], reviewers)
-        # A record some reviewers left undecided is not in Fleiss' kappa, which needs every rating of a record; say
-        # how many, or a kappa of the few records all decided reads as the agreement on all of them.
-        partial = len(set.union(*decided)) - len(shared)
-        if partial:
-            left_out = (f"{counted(partial, 'record')} decided by fewer than all {len(reviewers)} reviewers left out "
-                        "(each pair's Cohen's kappa counts them)")
-            result.note = f"{result.note}; {left_out}" if result.note else left_out
+        deciding: dict[str, list[str]] = {}
+        for reviewer in reviewers:
+            for record_id in decisions[reviewer]:
+                deciding.setdefault(record_id, []).append(reviewer)
+        per_record = Counter(len(who) for who in deciding.values())
+        ratings = modal_ratings(per_record)
+        kept = sorted(i for i, who in deciding.items() if len(who) == ratings)
+        # Fleiss' kappa needs as many decisions on every record, not the same reviewers: it is over the records of
+        # the usual number; the note says how many others there are, or its kappa reads as the agreement on all.
+        result = fleiss([[decisions[r][i] for r in deciding[i]] for i in kept],
+                        sorted({r for i in kept for r in deciding[i]}) or reviewers)
+        # Which reviewers decided a record may vary, so the row, naming them all, says how many decided each.
+        rotating = f"each record decided by {ratings} of the {len(result.reviewers)} reviewers" \
+            if ratings and ratings < len(result.reviewers) else None
+        left_out = _left_out(per_record, ratings, len(reviewers)) if ratings else None
+        result.note = "; ".join(note for note in (result.note, rotating, left_out) if note) or None
         results.append(result)
     for a, b in combinations(reviewers, 2):
         shared = sorted(set(decisions[a]) & set(decisions[b]))
