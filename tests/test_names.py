@@ -280,3 +280,12 @@ def test_a_name_in_full_width_latin_letters_is_written_in_latin_letters():
     # Japanese databases write Latin names in full-width letters: the same script, compared as any Latin name
     assert person("Ｔａｎａｋａ, Ｈ.").script == "latin"
     assert same_person(person("Ｔａｎａｋａ, Ｈ."), person("Tanaka, H."))
+
+
+def test_a_group_author_braced_whole_is_an_organisation():
+    # BibTeX and sitegen's MEDLINE reader brace a group author ("{ALTS Group}"): the braces on its last word hid
+    # "Group", so the group was taken for a person and its name compared as a family name.
+    from sitegen.records.names import person
+
+    assert person("{ALTS Group}").organisation and person("{Rodent Memory Consortium}").organisation
+    assert not person("{van der Berg}").organisation

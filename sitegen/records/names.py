@@ -81,7 +81,9 @@ def _is_suffix(text: str) -> bool:
 
 
 def _organisation(words: list[str]) -> bool:
-    folded = [word.lower().strip(".,") for word in words]
+    # a name braced whole ("{ALTS Group}", as BibTeX and sitegen's MEDLINE reader write a group author) keeps its
+    # braces on its first and last words
+    folded = [word.lower().strip(".,{}") for word in words]
     return any(word in ORGANISATION_WORDS for word in folded) or any(
         word in JOINING_WORDS for word in words[1:])
 
