@@ -673,3 +673,21 @@ def test_one_doi_joins_records_whose_first_authors_are_in_chinese_characters_and
     assert len(deduplicate([crossref, cnki]).records) == 1
     apart = deduplicate([crossref, cnki.model_copy(update={"page": "77-80"})])
     assert len(apart.records) == 2 and all(r.custom.conflicts for r in apart.records)
+
+
+def test_one_doi_joins_a_group_authors_record_and_its_named_members_record():
+    """One index credits the trial's group (a literal, as MEDLINE's CN is read), another its first named member:
+    an organisation and a person cannot be compared, so the DOI joins the records, as it joins ones without authors;
+    another first page still parts them."""
+    doi = "10.3969/j.issn.1672-5921.2010.02.004"
+
+    def record(title: str, authors: list[CslName], page: str = "73-76") -> Record:
+        return rec("crossref", title=title, doi=doi).model_copy(update={"author": authors, "page": page})
+
+    group = record("Efficacy observation of batroxobin for treatment of vascular cognitive impairment",
+                   [CslName(literal="Batroxobin Vascular Cognitive Impairment Study Group")])
+    named = record("Observation on the efficacy of batroxobin in the treatment of vascular cognitive impairment",
+                   [CslName(family="Zhai", given="Q. J."), CslName(family="Yue", given="X. Y.")])
+    assert len(deduplicate([group, named]).records) == 1
+    apart = deduplicate([group, named.model_copy(update={"page": "77-80"})])
+    assert len(apart.records) == 2 and all(r.custom.conflicts for r in apart.records)

@@ -282,6 +282,23 @@ def test_a_name_in_full_width_latin_letters_is_written_in_latin_letters():
     assert same_person(person("Ｔａｎａｋａ, Ｈ."), person("Tanaka, H."))
 
 
+@pytest.mark.parametrize(("a", "b", "incomparable"), [
+    # the cytology set's ALTS articles: the group in one index's record, a named member in another's
+    ("Group, ASCUS-LSIL Traige Study (ALTS)", "Solomon, D", True),
+    ("Walker, J", "ASCUS-LSIL, Traige Study", True),
+    ("{ASCUS-LSIL Triage Study (ALTS) Group}", "Cox, J T", True),  # MEDLINE's CN, braced by sitegen's reader
+    ("{ALTS Group}", "Schiffman, M", True),
+    ("ALTS Group", "ASCUS-LSIL Triage Study Group", True),  # a group goes by many names
+    ("Group, ASCUS-LSIL Traige Study (ALTS)", "ASCUS-LSIL, Traige Study", False),  # one name: compared, agree
+    ("Solomon, D", "Walker, J", False),  # two people: compared, differ
+])
+def test_an_organisation_and_another_name_cannot_be_compared(a, b, incomparable):
+    from sitegen.records.names import incomparable as cannot_compare
+    from sitegen.records.names import person
+
+    assert cannot_compare(person(a), person(b)) == cannot_compare(person(b), person(a)) == incomparable
+
+
 def test_a_group_author_braced_whole_is_an_organisation():
     # BibTeX and sitegen's MEDLINE reader brace a group author ("{ALTS Group}"): the braces on its last word hid
     # "Group", so the group was taken for a person and its name compared as a family name.

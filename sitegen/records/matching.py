@@ -442,8 +442,9 @@ def authors_agree(a: Work, b: Work) -> Literal["all", "first", "none", "unknown"
     """"all" when the author lists are one (position by position, as far as the shorter goes, two
     authors or more), "first" when the first authors are one person (or they are written too differently
     but most later authors agree), "none" when neither, "unknown" when a record lists none, or when the first
-    authors cannot be compared (`names.incomparable`: in Chinese characters and in pinyin) and no later ones
-    that can be differ: no evidence either way, so a pair needs what a pair without authors needs."""
+    authors cannot be compared (`names.incomparable`: in Chinese characters and in pinyin, an organisation and a
+    person) and no later ones that can be differ: no evidence either way, so a pair needs what a pair without
+    authors needs."""
     if not a.authors or not b.authors:
         return "unknown"
     shorter = min(len(a.authors), len(b.authors))
@@ -457,9 +458,19 @@ def authors_agree(a: Work, b: Work) -> Literal["all", "first", "none", "unknown"
             shorter - 1):
         return "first"
     if incomparable(a.authors[0], b.authors[0]) and all(
-            same_person(x, y) or incomparable(x, y) for x, y in zip(a.authors[1:], b.authors[1:], strict=False)):
+            same_person(x, y) or incomparable(x, y) for x, y in zip(*_later_authors(a.authors, b.authors), strict=False)):
         return "unknown"
     return "none"
+
+
+def _later_authors(a: tuple[Person, ...], b: tuple[Person, ...]) -> tuple[tuple[Person, ...], tuple[Person, ...]]:
+    """The authors of two lists to compare beyond first authors that cannot be: those after them, or where either
+    list starts with an organisation, the people of both lists. One index lists a group author first, another last
+    or not at all ("ALTS Group, Smith J, Doe A" and "Smith J, Doe A"): its place says nothing, its members' do."""
+    if a[0].organisation or b[0].organisation:
+        return (tuple(name for name in a if not name.organisation),
+                tuple(name for name in b if not name.organisation))
+    return a[1:], b[1:]
 
 
 def subtitle_only(a: str, b: str) -> bool:

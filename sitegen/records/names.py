@@ -264,9 +264,19 @@ def _misplaced(a: Person, b: Person) -> bool:
     return a.family in b.given.split() and b.family[0] in _initials(a.given)
 
 
+def in_two_scripts(a: Person, b: Person) -> bool:
+    """Whether two names are written in two scripts (`scripts.main_script`); a name without letters is in none."""
+    return bool(a.script and b.script) and a.script != b.script
+
+
 def incomparable(a: Person, b: Person) -> bool:
-    """Whether two names cannot be compared: written in two scripts, and no standard transliteration of one spells
-    the other (`same_person`). Chinese characters and their pinyin ("张伟" and "Zhang, W", as CNKI and Crossref write
-    one author) name one person or two for all sitegen can tell: neither an agreement nor a discrepancy, to
-    deduplication and verification alike. A name without letters is in no script, so compared as it is."""
-    return bool(a.script and b.script) and a.script != b.script and not same_person(a, b)
+    """Whether two names cannot be compared, to deduplication and verification alike: neither an agreement nor a
+    discrepancy, unless `same_person` finds them one.
+
+    - Written in two scripts, and no standard transliteration of one spells the other: Chinese characters and their
+      pinyin ("张伟" and "Zhang, W", as CNKI and Crossref write one author) name one person or two for all sitegen
+      can tell. A name without letters is in no script, so compared as it is.
+    - An organisation and any other name: a trial's group is listed first by one index and its first named member
+      by another ("ASCUS-LSIL Triage Study Group" and "Solomon, D": MEDLINE keeps a group author, CN, where the
+      article lists it, other indexes move it last or leave it out), and a group goes by many names ("ALTS Group")."""
+    return (a.organisation or b.organisation or in_two_scripts(a, b)) and not same_person(a, b)

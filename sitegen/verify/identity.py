@@ -39,7 +39,7 @@ from sitegen.records.matching import (
     volumes,
 )
 from sitegen.records.model import Record, Reinstatement, lifted, reinstatement_keys, with_lifted
-from sitegen.records.names import incomparable
+from sitegen.records.names import in_two_scripts, incomparable
 from sitegen.records.notices import NOTICE_TYPES, OWN_KINDS, notice_kind
 from sitegen.records.preprints import is_preprint
 from sitegen.records.providers import label
@@ -294,16 +294,15 @@ def _book_and_part(cited: Record, found: Record) -> str | None:
 
 
 def _incomparable_first_authors(a: Work, b: Work) -> str | None:
-    """Why the first authors, named differently, cannot be compared, when either is an organisation: two groups
-    go by too many names, and a group cited where the index lists a person (its first named member), or the
-    reverse, names no one the other does. So too for names written in two scripts that no standard transliteration
-    of one into the other makes agree (`same_person`): Chinese characters and their pinyin are one name or two, for
-    all sitegen can tell. Neither an agreement nor a discrepancy; None when both are people in one script."""
+    """Why the first authors cannot be compared (`names.incomparable`, as deduplication reads them), when either is
+    an organisation: two groups go by too many names, and a group cited where the index lists a person (its first
+    named member), or the reverse, names no one the other does. So too for names written in two scripts that no
+    standard transliteration of one into the other makes agree (`same_person`): Chinese characters and their pinyin
+    are one name or two, for all sitegen can tell. Neither an agreement nor a discrepancy; None when they can be
+    compared."""
     if (apart := _scripts_apart(a, b)) is not None:
         return apart
-    if not a.authors or not b.authors:
-        return None
-    if not (a.authors[0].organisation or b.authors[0].organisation):
+    if not a.authors or not b.authors or not incomparable(a.authors[0], b.authors[0]):
         return None
     if a.authors[0].organisation and b.authors[0].organisation:
         return "the first authors are organisations, named too differently to compare"
@@ -322,9 +321,11 @@ def _title_scripts(cited: str, indexed: str) -> str | None:
 def _scripts_apart(a: Work, b: Work) -> str | None:
     """Why the first authors, written in two scripts and not agreeing by a standard transliteration, cannot be
     compared (`names.incomparable`); None when they can be, or either work names none."""
-    if not a.authors or not b.authors or not incomparable(a.authors[0], b.authors[0]):
+    if not a.authors or not b.authors:
         return None
     cited, indexed = a.authors[0], b.authors[0]
+    if not (in_two_scripts(cited, indexed) and incomparable(cited, indexed)):
+        return None
     scripts = {cited.script, indexed.script}
     how = ("no standard transliteration of one spells the other" if "latin" in scripts and scripts & TRANSLITERATED
            else "sitegen does not transliterate names from that script")
