@@ -532,6 +532,39 @@ def test_a_record_found_by_two_searches_is_screened_once(sitegen, tmp_path):
     assert code == 0
 
 
+
+def test_a_search_whose_unseen_records_were_in_the_review_already_says_so_and_its_counts_match_the_ledger(sitegen,
+                                                                                                         tmp_path):
+    """A search's diff is what its seen_ids gain. Two searches find one new work in one run: the first (by id)
+    batches it, the other had not seen it either. The other's report said "nothing was unseen" and its --json had
+    no count of what its seen_ids gained; seed 000's counts (retrieved, deduplicated, duplicates_removed) were
+    missing from the run report."""
+    review = new_review(sitegen, tmp_path)
+    providers = Providers(SYNERGY[:2], CORE[:1])
+    run(review, FIRST, providers, add=True)
+    transport = httpx.MockTransport(providers)
+    add_monitor(review, "another", [Strategy(source="openalex", query="other words")], "2026-01-05T07:00:00Z", "live",
+                settings=SETTINGS, transport=transport)
+    seen = state(review)["seen_ids"]
+    providers.works = SYNERGY[:3]
+    result = update(review, SECOND, "live", settings=SETTINGS, transport=transport)
+    another, watch = result.summary()["searches"]
+    added = state(review)["seen_ids"][len(seen):]
+    assert another["new_ids"] == added == watch["unseen_ids"] and watch["new_ids"] == []
+    events = [event["payload"] for event in ledger(review) if event["ts"] == SECOND and event["type"] == "retrieval"]
+    for search in (another, watch):
+        returned = [payload["record_ids"] for payload in events if payload["monitor_id"] == search["monitor_id"]]
+        retrieved, distinct = sum(map(len, returned)), len({i for ids in returned for i in ids})
+        assert search["counts"] == {"retrieved": retrieved, "deduplicated": distinct,
+                                    "duplicates_removed": retrieved - distinct, "unseen": 1,
+                                    "new": len(search["new_ids"])}
+        manifest = json.loads((review / search["manifest"]).read_text())["counts"]
+        assert (manifest["retrieved"], manifest["distinct"]) == (retrieved, distinct)
+    report = markdown_report(result)
+    watch_part = report.split("### Saved search `watch`")[1]
+    assert "nothing was unseen" not in watch_part
+    assert "1 record this search had not seen was in the review already" in watch_part
+
 def test_an_id_removed_from_seen_ids_is_caught_though_another_search_batched_it(sitegen, tmp_path):
     """seen_ids only grows: an id a run returned stays seen by its search, even when it went into another search's
     batch (with it gone, the search's next run would report the record as new again)."""

@@ -49,6 +49,7 @@ from sitegen.review.models import (
     Payload,
     ProtocolLockPayload,
     RetrievalPayload,
+    RunCounts,
     SavedSearch,
     Strategy,
     parse_timestamp,
@@ -133,6 +134,18 @@ class SearchRun:
     # Of `duplicates`, those matched to another record of the same batch (the run found the work twice): duplicates
     # of the run, not records the review had already found (`matched_within`, as the batch page tells them apart).
     within: list[str] = field(default_factory=list)
+    # The ids this search had not seen before the run, which its seen_ids gained: the new works, the matched
+    # duplicates, and records the review held already (imported, or batched by another search, earlier or in this
+    # run), which are seen from now on but not screened twice. The search's diff, as seed 000 defines it.
+    unseen: list[str] = field(default_factory=list)
+    # The run's counts as its manifest records them (from its retrieval events): retrieved, distinct, duplicates.
+    counts: RunCounts | None = None
+
+    @property
+    def in_review_before(self) -> list[str]:
+        """Of `unseen`, those the review had handed to reviewers already: neither new nor a matched duplicate."""
+        batched = set(self.new) | set(self.duplicates)
+        return [record_id for record_id in self.unseen if record_id not in batched]
 
     @property
     def already_found(self) -> list[str]:
@@ -181,6 +194,11 @@ class UpdateResult:
                 "new_ids": search.new,
                 "duplicate_ids": search.duplicates,
                 "duplicates_of_new_ids": search.within,
+                "unseen_ids": search.unseen,
+                # seed 000's counts of a search, as the run's manifest and retrieval events record them
+                "counts": {"retrieved": search.counts.retrieved, "deduplicated": search.counts.distinct,
+                           "duplicates_removed": search.counts.duplicates, "unseen": len(search.unseen),
+                           "new": len(search.new)} if search.counts else None,
                 "manifest": search.manifest,
                 "strategies": [{
                     "source": run.strategy.source, "method": run.strategy.method, "label": run.strategy.label,
@@ -384,7 +402,8 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
         last_payload[search.monitor_id] = len(payloads) - 1
         result.searches.append(SearchRun(search.monitor_id, runs, new_batch.new_ids if new_batch else [],
                                          new_batch.batch if new_batch else None, path, to_screen_matched, removed,
-                                         matched_within(to_screen, to_screen_matched, canonical)))
+                                         matched_within(to_screen, to_screen_matched, canonical), fresh,
+                                         manifest.counts))
     transaction = Transaction(review.root)
     events = append(transaction, review, at, payloads)
     for search in searches:
@@ -521,8 +540,11 @@ def markdown_report(result: UpdateResult) -> str:
             for record_id in search.new:
                 record = result.records[record_id]
                 lines.append(f"- {markdown_code(record_id)} ({record.year or 'n.d.'}) {markdown_safe(record.title)}")
-        elif search.complete:
+        elif search.complete and not search.unseen:
             lines.append("No new records since the last run: every source answered in full and nothing was unseen.")
+        elif search.complete:
+            lines.append("No new records since the last run: every source answered in full, and what this search had "
+                         "not seen was in the review already.")
         elif search.answered:
             lines.append("No new records from the sources that answered in full; the others are unknown this run, "
                          "not empty.")
@@ -535,6 +557,10 @@ def markdown_report(result: UpdateResult) -> str:
                         f"{'that work' if within == 1 else 'those works'} twice)"] if within else [])]
             lines.append(f"{'; '.join(found)}: in screening batch {search.batch} (see Matched by metadata), "
                          "each screened only if a reviewer changes its row to `different`.")
+        if before := search.in_review_before:  # seen_ids gained them: said, so the diff adds up to what it gained
+            lines.append(f"{counted(len(before), 'record')} this search had not seen {'was' if len(before) == 1 else 'were'} "
+                         "in the review already (imported, or in another saved search's screening batch): seen from "
+                         "now on, not screened twice.")
         lines += ["", f"Run manifest: {markdown_code(search.manifest)}"]
     if result.retired:
         lines += ["", "### Retired saved searches", ""]
