@@ -14,7 +14,7 @@ from test_loop import FIXTURES, problems, round_dir, run
 from test_loop_fixes import accept, suggestions
 
 from sitegen.errors import SitegenError
-from sitegen.manuscript import claims
+from sitegen.manuscript import claims, inputs
 
 no_waiting = test_loop.no_waiting
 
@@ -260,3 +260,25 @@ def test_a_sentence_running_across_an_include_is_refused_at_apply_saying_so(pape
         run(paper, draft=Path("paper.tex"), apply=True)
     assert "changed since the round" not in str(error.value)
     assert {path: path.read_bytes() for path in paper.rglob("*.tex")} == before
+
+
+def test_a_subfile_reads_its_own_files_from_its_folder_as_the_subfiles_package_does(paper):
+    # subfiles >= 1.3 loads \subfile{dir1/subfile1} as \subimport{dir1/}{subfile1} (its manual's "Hierarchy of
+    # directories"): an \input or \subfile inside a subfile is read from the subfile's folder; it was the draft's
+    (paper / "dir1" / "dir2").mkdir(parents=True)
+    (paper / "paper.tex").write_text(MAIN.replace("\\include{sections/typology.tex}", "\\subfile{dir1/subfile1}"))
+    (paper / "dir1" / "subfile1.tex").write_text("\\documentclass[../paper]{subfiles}\n\\begin{document}\n"
+                                                 "\\input{text1}\n\\subfile{dir2/subfile2}\n\\end{document}\n")
+    (paper / "dir1" / "text1.tex").write_text("One \\cite{wagner2021ai}.\n")
+    (paper / "dir1" / "dir2" / "subfile2.tex").write_text("\\documentclass[../../paper]{subfiles}\n"
+                                                          "\\begin{document}\n\\input{text2}\n\\end{document}\n")
+    (paper / "dir1" / "dir2" / "text2.tex").write_text("Two \\cite{schryen2021knowledge}.\n")
+    document = inputs.expand(paper / "paper.tex", lambda path: path.read_text())
+    assert [path.relative_to(paper).as_posix() for path in document.included] == [
+        "macros.tex", "sections/background.tex", "dir1/subfile1.tex", "dir1/text1.tex", "dir1/dir2/subfile2.tex",
+        "dir1/dir2/text2.tex"]
+    assert document.origin(document.text.index("Two")) == (paper / "dir1" / "dir2" / "text2.tex", 1)
+    (paper / "dir1" / "dir2" / "text2.tex").unlink()
+    with pytest.raises(SitegenError, match=r"subfile2.tex:3: the file 'text2' it includes is not there "
+                                           r"\(.*paper/dir1/dir2/text2.tex\)"):
+        inputs.expand(paper / "paper.tex", lambda path: path.read_text())

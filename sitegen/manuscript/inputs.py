@@ -15,11 +15,12 @@ from pathlib import Path
 from sitegen.errors import SitegenError, shown_path
 from sitegen.manuscript.claims import latex_uncommented
 
-# \input{file}, \include{file} and the subfiles package's \subfile{file} (not \includegraphics, \inputencoding: the name
-# ends at the brace or space); the import package's \import{dir/}{file}, \subimport, \inputfrom, \subinputfrom,
-# \includefrom and \subincludefrom, starred or not, with the folder first (`dir`).
-LATEX_INPUT = re.compile(r"\\(?:(?:input|include|subfile)(?![A-Za-z@])|(?P<sub>sub)?(?:import|inputfrom|includefrom)"
-                         r"(?![A-Za-z@])\*?[ \t]*\{(?P<dir>[^{}\n]*)\})[ \t]*\{(?P<name>[^{}\n]*)\}")
+# \input{file} and \include{file} (not \includegraphics, \inputencoding: the name ends at the brace or space); the
+# subfiles package's \subfile{file} and \subfileinclude{file}; the import package's \import{dir/}{file}, \subimport,
+# \inputfrom, \subinputfrom, \includefrom and \subincludefrom, starred or not, with the folder first (`dir`).
+LATEX_INPUT = re.compile(r"\\(?:(?:input|include)(?![A-Za-z@])|(?P<subfile>subfile(?:include)?)(?![A-Za-z@])|"
+                         r"(?P<sub>sub)?(?:import|inputfrom|includefrom)(?![A-Za-z@])\*?[ \t]*\{(?P<dir>[^{}\n]*)\})"
+                         r"[ \t]*\{(?P<name>[^{}\n]*)\}")
 BEGIN_DOCUMENT, END_DOCUMENT = "\\begin{document}", "\\end{document}"
 MAX_DEPTH = 8  # files including files: deeper is a mistake (or a cycle through links), never a real manuscript
 
@@ -110,8 +111,13 @@ def _expand(path: Path, text: str, folder: Path, read: Callable[[Path], str], pi
     for match in LATEX_INPUT.finditer(uncommented, kept_from, until):
         where = f"{shown_path(path)}:{text.count(chr(10), 0, match.start()) + 1}"
         pieces.append(Piece(0, path, text.count("\n", 0, kept_from) + 1, text[kept_from:match.start()], kept_from))
-        inner = place if match.group("dir") is None else _imported(place, match.group("dir").strip(), bool(match["sub"]))
-        included = _included(match.group("name").strip(), folder, inner.search, where, chain)
+        name, inner = match.group("name").strip(), place
+        if match["subfile"]:  # subfiles >= 1.3: \subfile{dir/name} is \subimport{dir/}{name}, so a subfile finds its own
+            directory, name = name[:name.rfind("/") + 1], name[name.rfind("/") + 1:]  # files from its folder
+            inner = _imported(place, directory, True) if directory else place
+        elif match.group("dir") is not None:
+            inner = _imported(place, match.group("dir").strip(), bool(match["sub"]))
+        included = _included(name, folder, inner.search, where, chain)
         if len(chain) > MAX_DEPTH:
             raise SitegenError(f"{where}: {match.group(0)} includes files more than {MAX_DEPTH} deep; put the text in "
                                "fewer files")
