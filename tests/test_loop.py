@@ -244,15 +244,14 @@ def test_a_round_one_of_whose_sources_answered_is_a_round():
     # A search is "ok" only when every source answered: with one of two down, the round reached an index.
     from types import SimpleNamespace
 
-    from sitegen.manuscript.loop import ProblemRow, _nothing_reached, _search
+    from sitegen.manuscript.loop import _nothing_reached, _search
     from sitegen.sources.settings import SourceSettings
 
     def searched(*statuses: str) -> tuple:
         outcomes = [SimpleNamespace(source=source, status=status, warnings=[])
                     for source, status in zip(("openalex", "crossref"), statuses, strict=False)]
-        row = ProblemRow.model_construct(id="P1", query="q")
         return _search(lambda *args, **kwargs: SimpleNamespace(outcomes=outcomes, records=[]), None,
-                       SourceSettings(), ["openalex", "crossref"], 1, row)
+                       SourceSettings(), ["openalex", "crossref"], 1, "q")
 
     one_down = searched("ok", "unavailable")
     assert one_down[0].status == "failed: crossref unavailable" and one_down[1]

@@ -5,6 +5,7 @@ bound are said to be not searched (why, and how many), never dropped, and the ne
 from __future__ import annotations
 
 import json
+import shutil
 
 import test_loop
 from click.testing import CliRunner
@@ -72,3 +73,27 @@ def test_the_limit_is_an_option_with_a_default_shown_in_help(manuscript, cli_wit
     assert "not searched in round 1 (over its limit of searches, --max-searches): P" in result.output
     bad = CliRunner().invoke(cli, ["loop", str(manuscript), "--topic", test_loop.TOPIC, "--max-searches", "-1"])
     assert bad.exit_code == 2 and "--max-searches" in bad.output
+
+
+def test_a_query_two_problems_ask_is_sent_once_a_round_counts_once_and_answers_both(manuscript):
+    draft = manuscript / "draft.md"
+    claim = "Automated ranking reduces the reviewers' workload by 40% in published trials."
+    draft.write_text(draft.read_text().replace("## Background", f"{claim}\n\n{claim.replace('40', '45')}\n\n## Background"))
+    providers = Providers()
+    run(manuscript, Providers())
+    rows = [row for row in problems(manuscript, 1) if row.get("query")]
+    distinct = list(dict.fromkeys(row["query"] for row in rows))
+    twice = [row["id"] for row in rows if "Automated ranking" in row["evidence"]]
+    queries = {row["id"]: row["query"] for row in rows}
+    assert len(twice) == 2 and queries[twice[0]] == queries[twice[1]] and len(distinct) < len(rows)
+
+    again = manuscript.parent / "again"  # the same draft once more, with a limit of one search per distinct query
+    shutil.copytree(manuscript, again, ignore=shutil.ignore_patterns("output"))
+    run(again, providers, max_searches=len(distinct))
+    sent = searches(providers)
+    assert len(sent) == len(distinct) and len(set(sent)) == len(sent)  # each query once, within the limit
+    rows = problems(again, 1)
+    assert not any(row.get("not_searched") for row in rows)  # each counted once: all of them fit
+    answered = {s["problem"]: s for s in json.loads((round_dir(again, 1) / "candidates.json").read_text())}
+    assert answered[twice[0]]["records"] and answered[twice[0]]["records"] == answered[twice[1]]["records"]
+    assert {row["id"] for row in rows if row.get("query")} == set(answered)  # every problem listed with its search

@@ -516,10 +516,13 @@ def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings
     earlier = _read_candidates(manuscript.round_dir(done[-1])) if done else []
     asked = _to_ask(rows, answered, {s.query for s in earlier}, max_searches)
     over = f"over round {number}'s limit of {counted(max_searches, 'search', 'searches')} (--max-searches)"
-    rows = [row if not row.query or row.query in answered or row.id in asked else
+    rows = [row if not row.query or row.query in answered or row.query in asked else
             row.model_copy(update={"not_searched": over}) for row in rows]
-    searched = [(answered[row.query].model_copy(update={"problem": row.id}), True) if row.query in answered
-                else _search(search, fetcher, settings, sources, number, row) for row in rows
+    # A query is sent once a round, however many problems ask it (the same claim in two places, one entry's title):
+    # it counts once toward the limit, and each problem asking it gets its hits.
+    sent = {query: (found, True) for query, found in answered.items()}
+    sent |= {query: _search(search, fetcher, settings, sources, number, query) for query in asked}
+    searched = [(sent[row.query][0].model_copy(update={"problem": row.id}), sent[row.query][1]) for row in rows
                 if row.query and not row.not_searched]
     searches = [candidates for candidates, _ in searched]
     cited_dois = {check.record.DOI for check in checks if check.record and check.record.DOI}
@@ -565,13 +568,13 @@ class SourcesUnreached(SitegenError):
 
 
 def _to_ask(rows: list[ProblemRow], answered: dict[str, CandidateSearch], searched_before: set[str],
-            limit: int) -> set[str]:
-    """The problems whose searches a round sends, at most `limit`: first the ones no earlier round searched (so
-    the problems a round left over its limit are searched by the next), each in the order of the problems. A
-    search this round already answered (`answered`: a paused round repeated) is kept and sends nothing."""
-    wanted = [row for row in rows if row.query and row.query not in answered]
-    wanted.sort(key=lambda row: row.query in searched_before)  # stable: the problems' order within each
-    return {row.id for row in wanted[:limit]}
+            limit: int) -> list[str]:
+    """The queries a round sends, each once, at most `limit`, in the order of the problems asking them: first the
+    ones no earlier round searched (so the problems a round left over its limit are searched by the next). A search
+    this round already answered (`answered`: a paused round repeated) is kept and sends nothing."""
+    wanted = list(dict.fromkeys(row.query for row in rows if row.query and row.query not in answered))
+    chosen = set(sorted(wanted, key=lambda query: query in searched_before)[:limit])  # stable: the problems' order
+    return [query for query in wanted if query in chosen]
 
 
 def _crossref_parents(checks: list[CitationCheck], draft: str) -> set[str]:
@@ -597,13 +600,14 @@ def _nothing_reached(checks: list[CitationCheck], searches_answered: list[bool])
 
 
 def _search(search: Callable, fetcher: Fetcher, settings: SourceSettings, sources: list[str], number: int,
-            row: ProblemRow) -> tuple[CandidateSearch, bool]:
-    """The search for a problem's query, and whether any of its sources answered."""
+            query: str) -> tuple[CandidateSearch, bool]:
+    """The search for a query (its `problem` is set for each problem asking it), and whether any of its sources
+    answered."""
     narrow = settings.model_copy(update={"max_records": HITS_PER_QUERY,
                                          "openalex_per_page": min(HITS_PER_QUERY, settings.openalex_per_page)})
-    result = search(fetcher, row.query, sources, native=True, settings=narrow)
+    result = search(fetcher, query, sources, native=True, settings=narrow)
     statuses = sorted({o.status for o in result.outcomes})
-    candidates = CandidateSearch(round=number, problem=row.id, query=row.query, source=",".join(sources),
+    candidates = CandidateSearch(round=number, problem="", query=query, source=",".join(sources),
                                  status="ok" if statuses == ["ok"] else "failed: " + ", ".join(
                                      f"{o.source} {o.status}" for o in result.outcomes if o.status != "ok"),
                                  warnings=[w for o in result.outcomes for w in o.warnings],
