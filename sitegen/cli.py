@@ -1676,9 +1676,10 @@ def loop_command(directory: Path, topic: str, draft: Path | None, bib: Path | No
     if not result.left:
         click.echo(f"converged in round {result.rounds}: no problem left")
         return
-    if result.paused:  # the last round, an index not answering in full: nothing later would check what it could not
+    if result.paused:  # the last round left something undone (`left_undone`): nothing later would do it
+        later = " later" if result.incomplete else ""  # over its limit of searches only: no index to wait for
         click.echo(f"round {result.rounds} is incomplete ({counted(result.left, 'problem')} so far; its files are kept): "
-                   f"run the loop again later to repeat round {result.rounds} (not a third round), or settle for it "
+                   f"run the loop again{later} to repeat round {result.rounds} (not a third round), or settle for it "
                    f"by listing what you accept in {shown_path(base / str(result.rounds) / 'confirm.yaml')}")
         raise click.exceptions.Exit(EXIT_INCOMPLETE)
     if result.rounds >= 2:

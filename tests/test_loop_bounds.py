@@ -7,12 +7,17 @@ from __future__ import annotations
 import json
 import shutil
 
+import httpx
+import pytest
 import test_loop
 from click.testing import CliRunner
 from test_loop import Providers, problems, round_dir, run
-from test_loop_fixes import accept
+from test_loop_fixes import Answering, accept
 
+from sitegen import commands
 from sitegen.cli import cli
+from sitegen.errors import EXIT_INCOMPLETE, SitegenError
+from sitegen.manuscript import loop as loop_module
 from sitegen.manuscript.loop import MAX_SEARCHES
 
 no_waiting, manuscript, cli_with_mocks = test_loop.no_waiting, test_loop.manuscript, test_loop.cli_with_mocks
@@ -97,3 +102,49 @@ def test_a_query_two_problems_ask_is_sent_once_a_round_counts_once_and_answers_b
     answered = {s["problem"]: s for s in json.loads((round_dir(again, 1) / "candidates.json").read_text())}
     assert answered[twice[0]]["records"] and answered[twice[0]]["records"] == answered[twice[1]]["records"]
     assert {row["id"] for row in rows if row.get("query")} == set(answered)  # every problem listed with its search
+
+
+def test_a_last_round_over_its_limit_pauses_until_a_repeat_searches_the_rest_or_its_confirmation_settles(
+        manuscript, monkeypatch):
+    # round 2's problems over its limit were "to search by hand" and the loop stopped: no run ever searched them
+    long_draft(manuscript)
+    providers = Answering()
+    providers.answering = True  # every index answers: the limit alone leaves work undone
+    run(manuscript, providers)
+    accept(manuscript, [])
+    monkeypatch.setattr(commands, "loop", lambda *a, **k: loop_module.step(
+        *a, **k, verify=test_loop.crossref_verifier, transport=httpx.MockTransport(providers)))
+
+    def loop(limit: int):
+        return CliRunner().invoke(cli, ["loop", str(manuscript), "--topic", test_loop.TOPIC, "--max-searches", str(limit)])
+
+    second = loop(2)
+    assert second.exit_code == EXIT_INCOMPLETE, second.output  # was 1: stopped with them unsearched
+    assert "not searched in round 2" in second.output and "run the loop again to repeat round 2" in second.output
+    kept = [s for s in json.loads((round_dir(manuscript, 2) / "candidates.json").read_text()) if s["round"] == 2]
+    summary = (round_dir(manuscript, 2).parent / "final-summary.md").read_text()
+    assert "until round 2's confirm.yaml is written, it repeats round 2" in summary
+
+    before = len(searches(providers))
+    done = loop(MAX_SEARCHES)  # round 2 again, not a third: it searches only what it left, keeping what it answered
+    assert done.exit_code == 1 and "the loop stops after 2 rounds" in done.output, done.output
+    assert not (round_dir(manuscript, 2).parent / "3").exists()
+    rows = problems(manuscript, 2)
+    assert not any(row.get("not_searched") for row in rows)
+    sent = searches(providers)[before:]
+    assert not {s["query"] for s in kept} & set(sent) and len(set(sent)) == len(sent)
+    assert "2 rounds have been run" in loop(MAX_SEARCHES).output
+
+
+def test_a_last_round_over_its_limit_that_the_user_settled_for_is_not_repeated(manuscript):
+    long_draft(manuscript)
+    providers = Answering()
+    providers.answering = True
+    run(manuscript, providers)
+    accept(manuscript, [])
+    assert run(manuscript, providers, max_searches=1).paused
+    accept(manuscript, [], 2)  # settles for it: what is left is to check by hand
+    with pytest.raises(SitegenError, match="2 rounds have been run"):
+        run(manuscript, providers)
+    summary = (round_dir(manuscript, 2).parent / "final-summary.md").read_text()
+    assert "check by hand: the loop runs no round after round 2" in summary and "repeats round 2" not in summary

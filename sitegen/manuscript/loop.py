@@ -550,7 +550,7 @@ def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings
                                                           for s in [*earlier, *searches]]))
     atomic_write(folder / "suggestions.json", pretty_json([s.model_dump(mode="json", by_alias=True,
                                                                         exclude_none=True) for s in made]))
-    repeats = number >= MAX_ROUNDS and bool(incomplete_sources(checks, searches))  # paused (`paused_round`)
+    repeats = number >= MAX_ROUNDS and left_undone(checks, searches, rows)  # paused (`paused_round`)
     atomic_write(folder / "revision-suggestions.md", render_suggestions(rows, made, searches, by_key, number, repeats))
     atomic_write(folder / "problems.json", pretty_json([row.model_dump(mode="json", by_alias=True, exclude_none=True)
                                                        for row in rows]))
@@ -625,7 +625,7 @@ def converged_round(manuscript: Manuscript) -> int | None:
 def paused_round(manuscript: Manuscript) -> int | None:
     """The last round, when the loop is paused until a later run repeats it (seed 001: rate_limited → pause,
     re-verify later): it found no problem but kept entries apart as rate-limited (nothing to confirm), or it is
-    the last round the loop runs and an index did not answer in full, while its confirm.yaml is not written
+    the last round the loop runs and left something undone (`left_undone`), while its confirm.yaml is not written
     (no later round would ever check or search what it could not, and the user has not settled for it)."""
     done = manuscript.rounds()
     last = manuscript.round_dir(done[-1]) if done else None
@@ -634,7 +634,13 @@ def paused_round(manuscript: Manuscript) -> int | None:
     if not read_problems(last):
         return done[-1] if rate_limited_keys(last) else None
     unsettled = done[-1] >= MAX_ROUNDS and not (last / "confirm.yaml").exists()
-    return done[-1] if unsettled and incomplete_sources(*round_files(last, done[-1])) else None
+    return done[-1] if unsettled and left_undone(*round_files(last, done[-1]), read_problems(last)) else None
+
+
+def left_undone(checks: list[CitationCheck], searches: list[CandidateSearch], rows: list[ProblemRow]) -> bool:
+    """Whether a round left undone what a run of it could still do: an index did not answer it in full, or problems
+    over its limit of searches were not searched (a repeat searches them, keeping the searches it answered)."""
+    return bool(incomplete_sources(checks, searches)) or any(row.not_searched for row in rows)
 
 
 def incomplete_sources(checks: list[CitationCheck], searches: list[CandidateSearch]) -> list[str]:
