@@ -1620,20 +1620,25 @@ def _not_blank(value: str, option: str) -> str:
 @click.option("--max-searches", type=click.IntRange(min=0), default=50, show_default=True,
               help="Targeted searches a round sends at most (providers' fair use): the problems over it are listed "
               "as not searched, and the next round searches them first.")
+# default: sitegen.manuscript.loop.MAX_LOOKUPS
+@click.option("--max-lookups", type=click.IntRange(min=0), default=200, show_default=True,
+              help=".bib entries a round verifies at most (providers' fair use): the entries over it are listed as "
+              "not verified, never as checked, and the next round (or a repeat of the round) verifies them first.")
 @click.option("--snapshots", "mode", type=click.Choice(["live", "record", "replay"]),
               envvar="SITEGEN_SNAPSHOT_MODE", default="live", show_default=True,
               help="live: network only; record: save every response under the loop's snapshots/; replay: saved "
               "responses only, never the network.")
 def loop_command(directory: Path, topic: str, draft: Path | None, bib: Path | None, sources: str, out: Path | None,
-                 apply: bool, max_searches: int, mode: str) -> None:
+                 apply: bool, max_searches: int, max_lookups: int, mode: str) -> None:
     """Run the evidence loop on a draft manuscript (Markdown + .bib) in DIRECTORY.
 
-    Each run does one step: round 1 (verify every .bib entry, check the draft's claims, search for each
+    Each run does one step: round 1 (verify the .bib's entries, check the draft's claims, search for each
     problem, suggest revisions), then, once the round's confirm.yaml lists what you accept, round 2 on the
     revised draft. At most 2 rounds. Nothing in the draft or .bib changes unless confirm.yaml accepts it.
     Exit status 0 when the loop has converged, 1 when problems are left, 3 when it is paused: an index
     was rate limited or refused access (HTTP 401/403: most likely a missing or wrong key; it is asked nothing
-    more that round), so some entries could not be checked, or an index did not answer the last round in full;
+    more that round), so some entries could not be checked, or entries were over --max-lookups, or the last round
+    left work undone (an index did not answer it in full, or problems over --max-searches);
     run again later to re-verify them (the round is repeated, not counted again).
 
     Example:
@@ -1644,7 +1649,7 @@ def loop_command(directory: Path, topic: str, draft: Path | None, bib: Path | No
     """
     names = [name.strip() for name in sources.split(",") if name.strip()]
     result = commands.loop(directory, topic, sources=names, mode=mode, draft=draft, bib=bib, out=out, apply=apply,
-                           max_searches=max_searches)
+                           max_searches=max_searches, max_lookups=max_lookups)
     base = result.manuscript.base
     if result.applied is not None:
         changed = [name for name, flag in (("the draft", result.applied.draft_changed),
@@ -1668,10 +1673,16 @@ def loop_command(directory: Path, topic: str, draft: Path | None, bib: Path | No
     why = "rate-limited or refused access" if result.refused else "rate-limited"
     if result.recheck:
         click.echo(f"re-check later ({why}, not searched): {', '.join(result.recheck)}")
-    if not result.left and result.recheck:
-        click.echo(f"paused after round {result.rounds}: {counted(len(result.recheck), 'entry', 'entries')} could not be checked (an "
-                   f"index was {'rate limited or refused access' if result.refused else 'rate limited'}); run the "
-                   "loop again later to re-verify them")
+    if result.unverified:  # over the round's limit of lookups: never counted as checked
+        click.echo(f"not verified in round {result.rounds} (over its limit of lookups, --max-lookups, not searched): "
+                   f"{', '.join(result.unverified)}")
+    if not result.left and (result.recheck or result.unverified):
+        causes = [f"an index was {'rate limited or refused access' if result.refused else 'rate limited'}"] \
+            if result.recheck else []
+        causes += ["over the round's limit of lookups, --max-lookups"] if result.unverified else []
+        click.echo(f"paused after round {result.rounds}: {counted(len(result.recheck) + len(result.unverified), 'entry', 'entries')} "
+                   f"could not be checked ({'; '.join(causes)}); run the loop again{' later' if result.recheck else ''} "
+                   f"to {'re-verify' if result.recheck else 'verify'} them")
         raise click.exceptions.Exit(EXIT_INCOMPLETE)
     if not result.left:
         click.echo(f"converged in round {result.rounds}: no problem left")

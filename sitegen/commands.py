@@ -512,12 +512,13 @@ def search(query: str, sources: list[str], *, native: bool, since: int | None, m
 
 def loop(directory: Path, topic: str, *, sources: list[str], mode: str, draft: Path | None = None,
          bib: Path | None = None, out: Path | None = None, apply: bool = False, verify: Any = None,
-         transport: Any = None, max_searches: int | None = None):
+         transport: Any = None, max_searches: int | None = None, max_lookups: int | None = None):
     """One step of a manuscript's evidence loop: apply the last round's confirmation, or run the next round."""
-    from sitegen.manuscript.loop import MAX_SEARCHES, step
+    from sitegen.manuscript.loop import MAX_LOOKUPS, MAX_SEARCHES, step
 
     return step(directory, topic, sources=sources, mode=mode, draft=draft, bib=bib, out=out, apply=apply,
-                verify=verify, transport=transport, max_searches=MAX_SEARCHES if max_searches is None else max_searches)
+                verify=verify, transport=transport, max_searches=MAX_SEARCHES if max_searches is None else max_searches,
+                max_lookups=MAX_LOOKUPS if max_lookups is None else max_lookups)
 
 
 EVALUATE_INPUT_BYTES = 5_000_000  # runs, judgments and known items are ids and grades: 5 MB is a large benchmark

@@ -12,7 +12,7 @@ import hashlib
 import json
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -45,6 +45,10 @@ HITS_PER_QUERY = 5  # candidates kept per query, in the source's relevance order
 # thousands of requests in one run break the providers' fair-use limits (OpenAlex's polite pool, PubMed's 3 a second).
 # The problems over it are said to be not searched, and the next round searches them first.
 MAX_SEARCHES = 50
+# .bib entries a round verifies at most (`--max-lookups`; each is a request or a few to each index), for the same
+# reason: a thesis's .bib holds thousands. The entries over it are not verified (never counted as checked), and the
+# next round, or a repeat of a paused one, verifies them first.
+MAX_LOOKUPS = 200
 CJK_TERM = 6  # characters of a Chinese or Japanese run used as one search term
 CANDIDATES_PER_PROBLEM = 2  # new evidence suggested per problem (seed 001: "1-2 篇最相关文献")
 STOPWORDS = frozenset("""a about above after again against all also although among an and any are as at be because been
@@ -84,6 +88,12 @@ class CitationCheck(Strict):
     note: str | None = None  # why the entry was not verified (it cannot be read as a record)
     resolved: Record | None = None  # for a conflict: the work its DOI resolves to
     crossref: str | None = None  # the entry this one's `crossref` names: in use while this one is
+    # Why it was not verified though it reads as a record: over the round's limit of lookups (`--max-lookups`). Kept
+    # apart to re-check later, as a rate-limited entry is: never a problem found, never searched, never checked.
+    not_verified: str | None = None
+    # Answered in full by the earlier run of this round (a paused round repeated), the entry unchanged since: its
+    # answer is kept and nothing is asked again, as a search the round answered is kept.
+    kept: bool = False
 
 
 class ProblemRow(Strict):
@@ -308,28 +318,53 @@ def find_manuscript(directory: Path, topic: str, draft: Path | None = None, bib_
 # --------------------------------------------------------------------------- a round
 
 
-def verify_entries(fetcher: Fetcher, settings: SourceSettings, bib_path: Path, verify: Verifier) -> list[CitationCheck]:
-    """Every .bib entry through the citation verifier; a conflict also gets the work its DOI resolves to."""
+def verify_entries(fetcher: Fetcher, settings: SourceSettings, bib_path: Path, verify: Verifier,
+                   limit: int = MAX_LOOKUPS, over: str = "", earlier: Iterable[CitationCheck] = (),
+                   verified_before: Collection[str] = ()) -> list[CitationCheck]:
+    """Each .bib entry through the citation verifier, at most `limit` of them (the others are `not_verified`, with
+    `over` as why): first the ones `verified_before` (the last round) did not verify, each in the .bib's order. An
+    entry `earlier` (this round's earlier run) answered in full is kept as it was when it reads as the same record,
+    asking nothing. A conflict also gets the work its DOI resolves to."""
     try:
         entries = read_references(read_source(bib_path), "bibtex", [])
     except ReferenceProblem as exc:
         raise SitegenError(f"{shown_path(bib_path)}:{exc.line}: {exc.message}") from None
-    checks = []
+    answered = {check.key: check for check in earlier if _answered_in_full(check)}
+    records: list[Record | str] = []  # each entry's record, or why it cannot be one
     for entry in entries:
         try:
-            record = entry_record(entry)
+            records.append(entry_record(entry))
         except ValueError as exc:
-            checks.append(CitationCheck(key=entry.id, line=entry.line, note=f"not verified: {exc}",
-                                        crossref=entry.parent or None))
-            continue
-        verdicts = verify(fetcher, settings, record)
-        check = CitationCheck(key=entry.id, line=entry.line, record=record, identity=verdicts.identity,
-                              status=verdicts.status, rate_limited=verdicts.rate_limited,
-                              refused_access=verdicts.refused_access, crossref=entry.parent or None)
-        if check.identity.verdict == "mismatch":
-            check.resolved = verdicts.resolved
-        checks.append(check)
+            records.append(f"not verified: {exc}")
+    kept = {index for index, (entry, record) in enumerate(zip(entries, records, strict=True))
+            if entry.id in answered and answered[entry.id].record == record}
+    wanted = [index for index, record in enumerate(records) if isinstance(record, Record) and index not in kept]
+    chosen = set(sorted(wanted, key=lambda index: entries[index].id in verified_before)[:limit])  # stable: .bib order
+    checks = []
+    for index, (entry, record) in enumerate(zip(entries, records, strict=True)):
+        parent = entry.parent or None
+        if isinstance(record, str):
+            checks.append(CitationCheck(key=entry.id, line=entry.line, note=record, crossref=parent))
+        elif index in kept:
+            checks.append(answered[entry.id].model_copy(update={"line": entry.line, "crossref": parent, "kept": True}))
+        elif index not in chosen:
+            checks.append(CitationCheck(key=entry.id, line=entry.line, record=record, not_verified=over, crossref=parent))
+        else:
+            verdicts = verify(fetcher, settings, record)
+            check = CitationCheck(key=entry.id, line=entry.line, record=record, identity=verdicts.identity,
+                                  status=verdicts.status, rate_limited=verdicts.rate_limited,
+                                  refused_access=verdicts.refused_access, crossref=parent)
+            if check.identity.verdict == "mismatch":
+                check.resolved = verdicts.resolved
+            checks.append(check)
     return checks
+
+
+def _answered_in_full(check: CitationCheck) -> bool:
+    """Whether every index asked about an entry answered (no rate limit, refusal or outage): an answer to keep."""
+    payloads = [payload for payload in (check.identity, check.status) if payload is not None]
+    return check.identity is not None and not _open_for_now(check) and all(
+        answer.answer not in UNANSWERED for payload in payloads for answer in payload.answers)
 
 
 def problems_of(checks: list[CitationCheck], review: claims.ClaimReview) -> tuple[list[ProblemRow], list[CitationCheck]]:
@@ -357,6 +392,9 @@ def problems_of(checks: list[CitationCheck], review: claims.ClaimReview) -> tupl
                                 sentence=sentence)
 
     for check in checks:
+        if check.not_verified:  # over the round's limit of lookups: not checked, so nothing is known of it
+            apart.append(check)
+            continue
         if _open_for_now(check) and "inconclusive" in (
                 check.identity.verdict, check.status.verdict if check.status else "inconclusive"):
             apart.append(check)
@@ -399,8 +437,9 @@ def problems_of(checks: list[CitationCheck], review: claims.ClaimReview) -> tupl
 
 
 def _open_for_now(check: CitationCheck) -> bool:
-    """Whether an entry could not be checked for now: an index was rate limited, or refused access (a key)."""
-    return check.record is not None and (check.rate_limited or bool(check.refused_access))
+    """Whether an entry could not be checked for now: an index was rate limited, or refused access (a key), or it was
+    over the round's limit of lookups."""
+    return check.record is not None and (check.rate_limited or bool(check.refused_access) or bool(check.not_verified))
 
 
 def query_for(row: ProblemRow, checks: dict[str, CitationCheck]) -> str | None:
@@ -477,9 +516,10 @@ def suggestions_for(rows: list[ProblemRow], checks: dict[str, CitationCheck], fo
 
 
 def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings, sources: list[str],
-              verify: Verifier, search: Callable, max_searches: int = MAX_SEARCHES) -> int:
-    """Run the next round (applying the last round's confirmation first), sending at most `max_searches`
-    searches; its number."""
+              verify: Verifier, search: Callable, max_searches: int = MAX_SEARCHES,
+              max_lookups: int = MAX_LOOKUPS) -> int:
+    """Run the next round (applying the last round's confirmation first), verifying at most `max_lookups` entries
+    and sending at most `max_searches` searches; its number."""
     done = manuscript.rounds()
     if converged_round(manuscript) is not None:
         raise SitegenError(f"the loop converged in round {done[-1]}; see {manuscript.base / 'final-summary.md'}")
@@ -500,7 +540,10 @@ def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings
     folder = manuscript.round_dir(number)
     draft = read_source(manuscript.draft)  # read first: a draft that cannot be read stops the round before any request
     document = manuscript.document(draft)  # before any request too: an \input that cannot be followed stops it
-    checks = verify_entries(fetcher, settings, manuscript.bib, verify)
+    beyond = f"over round {number}'s limit of {counted(max_lookups, 'lookup')} (--max-lookups)"
+    earlier_run = _read_checks(folder) if (folder / "citation-review.json").is_file() else []  # a paused round repeated
+    verified_last = {c.key for c in _read_checks(manuscript.round_dir(done[-1])) if c.identity} if done else set()
+    checks = verify_entries(fetcher, settings, manuscript.bib, verify, max_lookups, beyond, earlier_run, verified_last)
     review = claims.check(document.text, [check.key for check in checks],
                           _crossref_parents(checks, manuscript.citing(document.text)), manuscript.latex)
     review = manuscript.located(review, document)
@@ -556,7 +599,8 @@ def run_round(manuscript: Manuscript, fetcher: Fetcher, settings: SourceSettings
                                                        for row in rows]))
     before = len(read_problems(manuscript.round_dir(done[-1]))) if done else None
     atomic_write(folder / "problems.md",  # last: marks the round done
-                 render_problems(number, rows, apart, before, review.other_citations))
+                 render_problems(number, rows, apart, before, review.other_citations,
+                                 [check.key for check in checks if check.kept]))
     write_summary(manuscript)
     return number
 
@@ -638,9 +682,11 @@ def paused_round(manuscript: Manuscript) -> int | None:
 
 
 def left_undone(checks: list[CitationCheck], searches: list[CandidateSearch], rows: list[ProblemRow]) -> bool:
-    """Whether a round left undone what a run of it could still do: an index did not answer it in full, or problems
-    over its limit of searches were not searched (a repeat searches them, keeping the searches it answered)."""
-    return bool(incomplete_sources(checks, searches)) or any(row.not_searched for row in rows)
+    """Whether a round left undone what a run of it could still do: an index did not answer it in full, or entries
+    over its limit of lookups were not verified, or problems over its limit of searches were not searched (a repeat
+    does them, keeping the answers and searches it had in full)."""
+    return bool(incomplete_sources(checks, searches)) or any(check.not_verified for check in checks) or \
+        any(row.not_searched for row in rows)
 
 
 def incomplete_sources(checks: list[CitationCheck], searches: list[CandidateSearch]) -> list[str]:
@@ -1109,9 +1155,10 @@ def _citing_sentences(review: claims.ClaimReview) -> dict[str, list[claims.Sente
 
 
 def render_problems(number: int, rows: list[ProblemRow], apart: list[CitationCheck], before: int | None,
-                    unlinked: int = 0) -> str:
+                    unlinked: int = 0, kept: list[str] = ()) -> str:
     """problems.md: the seed's table, the trend since the last round (`before` problems), entries kept apart,
-    and how many sentences cite in a style naming no key (`unlinked`)."""
+    how many sentences cite in a style naming no key (`unlinked`), and the entries whose answers were kept from the
+    round's earlier run (`kept`)."""
     lines = [f"# Problems, round {number}", ""]
     if before is not None:
         lines += [f"Round {number - 1}: {counted(before, 'problem')}; round {number}: {len(rows)}.", ""]
@@ -1127,16 +1174,24 @@ def render_problems(number: int, rows: list[ProblemRow], apart: list[CitationChe
                   "style naming no .bib key (numbered, author-year or a footnote): such a sentence is taken as "
                   "cited, and no entry is called uncited, as which entry it names cannot be told. Cite with "
                   "`[@key]` for the loop to check each citation against its entry."]
+    if kept:
+        lines += ["", f"{counted(len(kept), 'entry', 'entries')} answered in full by the earlier run of round {number} "
+                  "and unchanged since kept that answer (not asked again): " + ", ".join(_md(key) for key in kept)]
     if apart:
         lines += ["", f"## Re-check later ({_why_apart(apart)}, not searched)", ""]
-        lines += [f"- {_md(check.key)} (line {check.line}): {_md(_answers(check.identity))}" for check in apart]
+        lines += [f"- {_md(check.key)} (line {check.line}): {_md(check.not_verified or _answers(check.identity))}"
+                  for check in apart]
     return "\n".join(lines) + "\n"
 
 
 def _why_apart(apart: list[CitationCheck]) -> str:
     """Why entries were kept apart to re-check later, in words."""
     return " or ".join(why for why, flag in (("rate-limited", any(check.rate_limited for check in apart)),
-                                             ("refused access", any(check.refused_access for check in apart))) if flag)
+                                             ("refused access", any(check.refused_access for check in apart)),
+                                             (OVER_LOOKUPS, any(check.not_verified for check in apart))) if flag)
+
+
+OVER_LOOKUPS = "not verified, over the limit of lookups"  # why entries were kept apart (`_why_apart`)
 
 
 def render_queries(rows: list[ProblemRow], apart: list[CitationCheck]) -> str:
@@ -1266,7 +1321,8 @@ def write_summary(manuscript: Manuscript) -> None:
     lines.append("")
     then = again(len(rounds), len(last_rows), bool(rounds) and paused_round(manuscript) == rounds[-1])
     if rounds and not last_rows and last_apart:
-        said = {"rate-limited": "an index was rate limited", "refused access": "an index refused access"}
+        said = {"rate-limited": "an index was rate limited", "refused access": "an index refused access",
+                OVER_LOOKUPS: "entries were over its limit of lookups, --max-lookups"}
         lines.append("Paused: the last round found no problem, but could not check every entry ("
                      + " or ".join(said[why] for why in last_why.split(" or ")) + "). Nothing unchecked counts as "
                      "verified: run the loop again later to re-verify.")
@@ -1313,25 +1369,28 @@ class LoopResult:
     incomplete: list[str] = field(default_factory=list)  # indexes that did not answer the last round in full: what they left
     paused: bool = False  # the next run repeats the last round (`paused_round`)
     unsearched: list[str] = field(default_factory=list)  # problems of the last round over its limit of searches
+    unverified: list[str] = field(default_factory=list)  # entries of the last round over its limit of lookups
 
 
 def step(directory: Path, topic: str, *, sources: list[str], mode: str, draft: Path | None = None,
          bib: Path | None = None, out: Path | None = None, apply: bool = False, verify: Verifier | None = None,
-         transport: httpx.BaseTransport | None = None, max_searches: int = MAX_SEARCHES) -> LoopResult:
+         transport: httpx.BaseTransport | None = None, max_searches: int = MAX_SEARCHES,
+         max_lookups: int = MAX_LOOKUPS) -> LoopResult:
     """One step of a manuscript's evidence loop: apply the last round's confirmation (`apply`), or run
-    the next round, sending at most `max_searches` searches (snapshots under the loop's own folder, so a loop
-    replays offline)."""
+    the next round, verifying at most `max_lookups` entries and sending at most `max_searches` searches (snapshots
+    under the loop's own folder, so a loop replays offline)."""
     manuscript = find_manuscript(directory, topic, draft, bib, out)
 
     def result(number: int | None, applied: Applied | None = None) -> LoopResult:
         rounds = manuscript.rounds()
         checks, searches = round_files(manuscript.round_dir(rounds[-1]), rounds[-1]) if rounds else ([], [])
-        recheck = [check.key for check in _kept_apart(checks)]
+        recheck = [check.key for check in _kept_apart(checks) if not check.not_verified]
+        unverified = [check.key for check in checks if check.not_verified]
         unsearched = [row.id for row in read_problems(manuscript.round_dir(rounds[-1])) if row.not_searched] \
             if rounds else []
         return LoopResult(manuscript, number, applied, problems_left(manuscript), len(rounds), recheck,
                           refusals(checks, searches), incomplete_sources(checks, searches),
-                          bool(rounds) and paused_round(manuscript) == rounds[-1], unsearched)
+                          bool(rounds) and paused_round(manuscript) == rounds[-1], unsearched, unverified)
 
     if apply:
         rounds = manuscript.rounds()
@@ -1344,5 +1403,5 @@ def step(directory: Path, topic: str, *, sources: list[str], mode: str, draft: P
     settings = SourceSettings.from_environment()
     with open_fetcher(mode, manuscript.base / "snapshots", transport=transport) as fetcher:
         number = run_round(manuscript, fetcher, settings, sources, verify or verify_citation, search_sources,
-                           max_searches)
+                           max_searches, max_lookups)
     return result(number)
