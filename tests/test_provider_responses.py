@@ -125,6 +125,46 @@ def test_an_id_sitegen_cannot_read_names_the_item_it_loses_and_leaves_the_run_in
                                 "from this run, which is therefore incomplete"]
 
 
+def test_distinct_works_sharing_one_unreadable_id_are_each_lost_not_one_repeated():
+    """An id sitegen cannot read names no work: two different works sent with the same one ("not-a-doi") are two
+    works lost from the run, never one lost and the other taken for a repeat of it (which hid it from the count)."""
+    page = json.loads(crossref_page(False))
+    page["message"]["total-results"] = 3
+    page["message"]["items"].append(copy.deepcopy(page["message"]["items"][1]))
+    page["message"]["items"][2]["title"] = ["Another work altogether"]
+    page["message"]["items"][1]["DOI"] = page["message"]["items"][2]["DOI"] = "not-a-doi"
+    fetch, _, _ = fetcher(lambda request: json_response(json.dumps(page)))
+    with fetch:
+        outcome = crossref.search(fetch, SETTINGS, {"query": "ecology"})
+    assert outcome.status == "ok" and not outcome.complete and outcome.dropped == 2 and len(outcome.records) == 1
+    assert outcome.warnings == ["2 Crossref works could not be read (an unreadable DOI): 'not-a-doi'; they are "
+                                "missing from this run, which is therefore incomplete"]
+
+
+def test_the_same_work_sent_twice_with_an_unreadable_id_is_still_one_work_lost():
+    """Counted by its content instead, a work with an id sitegen cannot read sent twice is one work, sent twice."""
+    page = json.loads(crossref_page(False))
+    page["message"]["items"][1]["DOI"] = "not-a-doi"
+    page["message"]["items"].append(copy.deepcopy(page["message"]["items"][1]))
+    fetch, _, _ = fetcher(lambda request: json_response(json.dumps(page)))
+    with fetch:
+        outcome = crossref.search(fetch, SETTINGS, {"query": "ecology"})
+    assert outcome.dropped == 1 and len(outcome.records) == 1
+    assert outcome.warnings[-1] == "Crossref sent 1 item more than once; each was kept once"
+
+
+def test_a_shortlist_counts_each_work_with_a_shared_unreadable_id_lost():
+    """The semantic shortlist, which keeps a work listed twice once by its own id, never takes two works sharing
+    an id it cannot read for one."""
+    works = json.loads(openalex_page(False))["results"]
+    for work in works[1:]:
+        work.update(id="https://openalex.org/X1", ids={"openalex": "https://openalex.org/X1"}, doi=None)
+    fetch, _, _ = fetcher(lambda request: json_response(json.dumps({"meta": {"count": None}, "results": works})))
+    with fetch:
+        outcome = openalex.semantic_shortlist(fetch, SETTINGS, "memory")
+    assert len(outcome.records) == 1 and outcome.dropped == 2
+
+
 @pytest.mark.parametrize("provider", ["crossref", "openalex", "pubmed", "arxiv"])
 def test_an_answer_whose_every_id_is_unreadable_is_no_answer(provider):
     """Every work sent, none readable by its own id: the results were sent and lost, so the source is unavailable

@@ -574,6 +574,13 @@ class Items:
     native_name: str = "id"  # what that id is called, in words: "DOI", "PMID", "OpenAlex id"
     plural: str | None = None
 
+    def readable_id(self, item: Any) -> str | None:
+        """The item's own id when sitegen can read it, the one name two items share only when they are the same work;
+        None for an id it cannot read (`UnreadId`): distinct works may be sent with the same one ("not-a-doi"), so
+        it tells no repeat from another work lost."""
+        own = self.native_id(item) if self.native_id else None
+        return None if isinstance(own, UnreadId) else own
+
     def counted(self, n: int, provider: str) -> str:
         """`n` of the provider's items: "1 arXiv entry", "3 arXiv entries"."""
         return counted(n, f"{provider} {self.noun}", f"{provider} {self.plural or self.noun + 's'}")
@@ -720,7 +727,7 @@ class Pager:
         before = self.read
         fresh = []
         for item in items:
-            native = self.items.native_id(item) if self.items.native_id else None
+            native = self.items.readable_id(item)
             if native is not None and native in self._native_ids:
                 self.repeated += 1
                 continue

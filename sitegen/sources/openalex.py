@@ -261,7 +261,7 @@ def semantic_shortlist(fetcher: Fetcher, settings: SourceSettings, text: str, *,
         # a work listed twice is one candidate, at its first place
         firsts: dict[object, Any] = {}
         for place, work in enumerate(results):
-            firsts.setdefault(WORKS.native_id(work) or place, work)
+            firsts.setdefault(WORKS.readable_id(work) or place, work)
         converted = to_records(list(firsts.values())[:SEMANTIC_CANDIDATES], work_to_record, dict, WORKS)
         trace.warnings += converted.left_out
         outcome = trace.outcome("ok", converted.records, warning=SHORTLIST_NOTE,
