@@ -101,6 +101,15 @@ def test_phrase_not_found_is_an_empty_success_with_a_warning():
     assert len(seen.requests) == 1
 
 
+def test_a_term_not_found_is_shown_quoted_and_escaped_once():
+    # A character that does not show as itself is escaped once, as \u202e, never \\u202e (its escape escaped
+    # again by quoting it), and the term is quoted as an unreadable id is: a backslash in it is written \\.
+    body = ESEARCH8.replace(b">abcXYZ</PhraseNotFound>", ">\u202eabc\\XYZ</PhraseNotFound>".encode())
+    fetch, _, _ = fetcher(lambda request: xml_response(body))
+    outcome = pubmed.search(fetch, SETTINGS, "abcXYZ")
+    assert outcome.warnings == ["PubMed did not find the phrase '\\u202eabc\\\\XYZ' of the query"]
+
+
 def test_an_error_in_esearch_is_an_outage():
     # No failed esearch is recorded: the <ERROR> element E-utilities send inside a 200, put into a real answer.
     body = ESEARCH8.replace(b"<Count>0</Count>", b"<ERROR>Search Backend failed: cannot connect</ERROR>")

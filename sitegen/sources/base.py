@@ -297,9 +297,18 @@ def said(value: Any, most: int = 200) -> str:
     """Provider text quoted in a message (an error it reported, a tag it sent), whitespace collapsed, cut to its
     first `most` characters and each character that does not show as itself escaped (`shown_text`): an answer
     cannot fill a warning, and the report and ledger that keep it, with whatever it holds, nor reorder what it shows
-    (a right-to-left override) or hide part of it. Every provider's text in a message goes through here."""
+    (a right-to-left override) or hide part of it. Every provider's text in a message goes through here, or, in
+    quotes, through `quoted`."""
     text = " ".join(str(value).split())
     return shown_text(text if len(text) <= most else f"{text[:most]}…")
+
+
+def quoted(value: Any, most: int = 200) -> str:
+    """Provider text in quotes in a message (a term PubMed did not search), as `said` shows it but quoted and escaped
+    once, by `repr`, as an id that cannot be read is (`_written`): quoting `said`'s text again would escape its
+    escapes a second time, showing a right-to-left override as \\\\u202e."""
+    text = " ".join(str(value).split())
+    return repr(text if len(text) <= most else f"{text[:most]}…")
 
 
 def as_dict(value: Any) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from sitegen.sources.base import (
     no_record,
     own_id,
     parse_xml,
+    quoted,
     read_identifier,
     reported_count,
     require_title,
@@ -339,7 +340,7 @@ def _history(root: etree._Element, warnings: list[str]) -> tuple[int, str, str]:
     for node in root.iterfind("ErrorList/*"):
         if node.tag not in NOT_AS_WRITTEN:
             raise Malformed(f"PubMed reported {said(node.tag)}: {said(element_text(node) or 'no detail')}")
-    altered = [f"{NOT_AS_WRITTEN[node.tag]} {said(element_text(node))!r}"
+    altered = [f"{NOT_AS_WRITTEN[node.tag]} {quoted(element_text(node))}"
                for node in [*root.iterfind("ErrorList/*"), *root.iterfind("WarningList/*")]
                if node.tag in NOT_AS_WRITTEN and not _only_a_stopword(node)]
     count = reported_count(element_text(root.find("Count")), "Count")
