@@ -33,6 +33,7 @@ from sitegen.errors import (
     SitegenError,
     shown_argument,
     shown_path,
+    symbolic_link,
 )
 from sitegen.records.citations import SOURCE as CITATION_SOURCE
 from sitegen.records.providers import label as provider_label
@@ -71,6 +72,8 @@ class GivenPath(click.Path):
                 return self.coerce_path_result(value)
             # Any other reason (a file's name as a folder's, "x.ris/x"; no permission) stops a write there too.
             missing = error.errno == errno.ENOENT
+            if missing and os.path.islink(value):  # the link is there: what is missing is where it leads
+                self.fail(f"{shown_path(value)} is {symbolic_link(value)}", param, ctx)
             self.fail(f"{shown_path(value)} {'does not exist' if missing else f'cannot be opened ({error.strerror})'}",
                       param, ctx)
         if not self.file_okay and not stat.S_ISDIR(mode):

@@ -111,6 +111,14 @@ def shown_path(path: str | os.PathLike[str]) -> str:
     return '"' + "".join(_escaped(char) if _hidden(char) else char for char in text) + '"'
 
 
+def symbolic_link(path: str | os.PathLike[str]) -> str:
+    """Why a path given to write to, a symbolic link, is refused, in words naming the real folder or file it leads to
+    (where it leads to nothing, that it does not exist): "a symbolic link to /srv/real", said of the path ("it is …").
+    Said as itself, not as what the link looks like from behind it (a folder "not empty", a file that "exists")."""
+    target = os.path.realpath(path)
+    return f"a symbolic link to {shown_path(target)}{'' if os.path.exists(target) else ', which does not exist'}"
+
+
 def cannot_read(path: str | os.PathLike[str], error: OSError) -> str:
     """How every message says a file given to sitegen could not be read: its path and why, as the system says it
     (an OSError's own text repeats its number and the path: "[Errno 22] …: '/tmp/x.bib'")."""

@@ -284,6 +284,40 @@ def test_a_folder_sitegen_will_not_write_into_is_a_refusal_and_a_file_force_woul
     assert "a file to write that is already there, without `--force`" in table[EXIT_USAGE]
 
 
+def test_a_symbolic_link_given_to_write_to_or_read_is_said_to_be_one_naming_where_it_leads(sitegen, example_copy, tmp_path):
+    """`init LINK` to an empty folder was refused as a folder that "exists and is not empty", and a link leading
+    nowhere "is not a folder" (`check`) or "does not exist" (`import`): each is refused as the link it is, naming
+    the real folder to give instead, as `build --out` refuses one. `schema --out` wrote through a link into a review
+    (its check of a review around the folder looked at the link's path, not where it leads)."""
+    real, link, nowhere = tmp_path / "real", tmp_path / "link", tmp_path / "nowhere"
+    real.mkdir()
+    link.symlink_to(real, target_is_directory=True)
+    nowhere.symlink_to(tmp_path / "gone")
+    for args, status, said in [
+        (("init", link), EXIT_INVALID, f"refusing to initialise {link}: it is a symbolic link to {real} (nothing was "
+                                       "written); give the real folder"),
+        (("init", nowhere), EXIT_INVALID, f"it is a symbolic link to {tmp_path}/gone, which does not exist"),
+        (("build", example_copy, "--out", link), EXIT_INVALID, f"it is a symbolic link to {real}; give the real folder"),
+        (("schema", "--out", link), EXIT_INVALID, f"it is a symbolic link to {real}; give the real folder"),
+        (("check", nowhere), EXIT_INVALID, f"{nowhere}: error: is a symbolic link to {tmp_path}/gone, which does not "
+                                           "exist [not-a-folder]"),
+        (("prisma", nowhere), EXIT_INVALID, f"{nowhere} is a symbolic link to {tmp_path}/gone, which does not exist"),
+        (("import", example_copy, nowhere, "--at", "2026-01-02T00:00:00Z"), EXIT_USAGE,
+         f"'FILES...': {nowhere} is a symbolic link to {tmp_path}/gone, which does not exist"),
+        (("check", link), EXIT_INVALID, f"(`sitegen init {real}` makes one)"),
+    ]:
+        code, printed, err = sitegen(*args)  # `check` prints its problems
+        assert (code, said in printed + err, "not empty" in err) == (status, True, False), printed + err
+    assert list(real.iterdir()) == [] and not (tmp_path / "gone").exists()
+    inside = tmp_path / "into-review"
+    inside.symlink_to(example_copy / "searches", target_is_directory=True)
+    before = tree_bytes(example_copy)
+    for out, said in [(inside, "it is a symbolic link to"), (inside / "schemas", "is inside the review folder")]:
+        code, _, err = sitegen("schema", "--out", out)
+        assert (code, said in err) == (EXIT_INVALID, True), err
+    assert tree_bytes(example_copy) == before
+
+
 # Each command that, as given, only reads, and one that writes of each kind (the review, a file, a site): on a review
 # with a problem, only one that would have written says nothing was.
 READS_ONLY = [("screen", "status", "{review}"), ("screen", "conflicts", "{review}"), ("screen", "kappa", "{review}"),

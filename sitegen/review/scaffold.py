@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from sitegen.errors import OptionInvalid, OutputRefused, shown_path
+from sitegen.errors import OptionInvalid, OutputRefused, shown_path, symbolic_link
 from sitegen.review.models import REVIEW_SCHEMA_VERSION, ReviewConfig
 from sitegen.review.write import interrupts_held, keep_folder_identity, named_as, written
 
@@ -78,7 +78,10 @@ def init_review(directory: Path, title: str) -> list[str]:
     except ValidationError as exc:  # only the title is not sitegen's own
         reason = exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
         raise OptionInvalid("--title", f"{reason} (nothing was written)") from None
-    if directory.is_symlink() or directory.exists() and (not directory.is_dir() or _has_content(directory)):
+    if directory.is_symlink():  # as `build --out` refuses one: the files would be written where it leads
+        raise OutputRefused(f"refusing to initialise {shown_path(directory)}: it is {symbolic_link(directory)} (nothing was "
+                            "written); give the real folder")
+    if directory.exists() and (not directory.is_dir() or _has_content(directory)):
         # A folder sitegen will not write into, as `build` will not replace an --out folder it did not build: exit 1, not
         # a usage error (no option makes it write there; a file that is there is replaced with --force, exit 2)
         raise OutputRefused(f"refusing to initialise {shown_path(directory)}: it exists and is not empty (nothing was "

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import TypeAdapter
 
-from sitegen.errors import SitegenError, shown_path
+from sitegen.errors import OutputRefused, SitegenError, shown_path, symbolic_link
 from sitegen.records.model import Record
 from sitegen.review.models import (
     Decision,
@@ -52,7 +52,11 @@ def write_schemas(directory: Path) -> list[Path]:
     for a folder inside a review (whose files only sitegen's own writes may change) or a missing parent."""
     if not directory.absolute().parent.is_dir():
         raise SitegenError(f"--out {shown_path(directory)}: its folder {shown_path(directory.absolute().parent)} does not exist")
-    if review := next((folder for folder in (directory.absolute(), *directory.absolute().parents)
+    if directory.is_symlink():  # as `build --out`: a link to a review's folder took the schemas into the review
+        raise OutputRefused(f"refusing to write the schemas into {shown_path(directory)}: it is {symbolic_link(directory)}; "
+                            "give the real folder")
+    # where the folder really is: a folder reached through a link (--out linked/x) may be inside a review
+    if review := next((folder for folder in (directory.resolve(), *directory.resolve().parents)
                        if (folder / "review.yaml").is_file()), None):
         raise SitegenError(f"--out {shown_path(directory)} is inside the review folder {shown_path(review)}; write the schemas elsewhere")
     directory.mkdir(exist_ok=True)

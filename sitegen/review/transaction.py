@@ -36,7 +36,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sitegen.errors import LockHeld, SitegenError, shown_argument, shown_path
+from sitegen.errors import LockHeld, SitegenError, shown_argument, shown_path, symbolic_link
 from sitegen.records.listing import listed
 from sitegen.review.parsing import walk
 from sitegen.review.write import (
@@ -165,6 +165,8 @@ def not_a_review(root: Path) -> str | None:
         beside = _reviews_in(Path(os.path.dirname(root) or "."), depth=1)
         there = f" (the review folders there: {listed([shown_path(folder) for folder in beside])})" if beside else ""
         return f"{shown_path(root)} does not exist{there}"
+    if not os.path.exists(root):  # a link leading nowhere: there, but no folder
+        return f"{shown_path(root)} is {symbolic_link(root)}"
     if not os.path.isdir(root):
         return f"{shown_path(root)} is not a folder"
     if not os.path.lexists(root / "review.yaml"):
@@ -186,8 +188,8 @@ def _what_to_give(root: Path) -> str:
         folder = parent
     if found := _reviews_in(root, depth=2):
         return f"the review folders in it: {listed([shown_path(folder) for folder in found])}"
-    if next(os.scandir(root), None) is None:
-        return f"`sitegen init {shown_argument(root)}` makes one"
+    if next(os.scandir(root), None) is None:  # `init` refuses a link, so the folder it leads to is given
+        return f"`sitegen init {shown_argument(os.path.realpath(root) if os.path.islink(root) else root)}` makes one"
     # A repository's reviews are under reviews/, where its workflows look for them (README: "Adopt sitegen").
     new = root / "reviews" / "my-review" if os.path.lexists(root / ".git") else root / "my-review"
     return f"`sitegen init` makes one in a new or empty folder, such as `sitegen init {shown_argument(new)}`"

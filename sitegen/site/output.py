@@ -51,7 +51,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
-from sitegen.errors import BuildError, LockHeld, OptionInvalid, OutputRefused, shown_argument, shown_path
+from sitegen.errors import BuildError, LockHeld, OptionInvalid, OutputRefused, shown_argument, shown_path, symbolic_link
 from sitegen.files import read_file
 from sitegen.review.write import keep_folder_identity, named_as, written
 
@@ -121,7 +121,7 @@ Finish = Callable[[Path, Mapping[str, Written], Mapping[str, Written]], Iterable
 
 def refuse_unsafe_output(review_dir: Path, out: Path) -> None:
     if out.is_symlink():
-        raise OutputRefused(f"refusing to build into {shown_path(out)}: it is a symbolic link; give the real folder")
+        raise OutputRefused(f"refusing to build into {shown_path(out)}: it is {symbolic_link(out)}; give the real folder")
     review_dir, target = review_dir.resolve(), out.resolve()
     if target == review_dir or target in review_dir.parents:
         raise OutputRefused(f"refusing to build into {shown_path(out)}: it contains the review folder {shown_path(review_dir)}")
