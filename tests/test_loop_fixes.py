@@ -23,6 +23,7 @@ from sitegen.errors import SitegenError, shown_path
 from sitegen.manuscript import claims
 from sitegen.manuscript import loop as loop_module
 from sitegen.manuscript.loop import topic_slug
+from sitegen.records.model import Record
 
 # test_loop's fixtures: its recorded providers, its manuscript copy, its command line with the mocks.
 no_waiting, manuscript, cli_with_mocks = test_loop.no_waiting, test_loop.manuscript, test_loop.cli_with_mocks
@@ -815,3 +816,31 @@ def test_an_entry_edited_since_the_round_is_not_replaced_or_removed_at_apply(man
                                            "  journal = {Journal of Imaginary Results},\n\n"))  # as it was, laid out anew
     run(manuscript, apply=True)
     assert "smith2022fabricated" not in bib.read_text()
+
+
+def test_new_keys_of_many_works_of_one_base_are_numbered_in_linear_work(monkeypatch):
+    """A new key was found by trying "-2", "-3"… from the start again for each work cited anew: quadratic in the works
+    of one author, year and first word (a .bib of a hundred "smith2020effect-n" entries and many problems). Counted,
+    not timed: each key tried is a look-up in the set of keys taken. The keys are the ones it gave before."""
+    class Counted(set):
+        probes = 0
+
+        def __contains__(self, item):
+            Counted.probes += 1
+            return super().__contains__(item)
+
+    work = {"type": "article-journal", "title": "Effect of things", "author": [{"family": "Smith", "given": "J"}],
+            "issued": {"date-parts": [[2020]]}}
+    sentence = claims.Sentence(section="Results", paragraph=1, number=1, line=1, text="A claim.", keys=(), span=(0, 8))
+    rows = [loop_module.ProblemRow(id=f"P{n}", type="unsupported claim", location="Results", evidence="", action="",
+                                   sentence=sentence) for n in range(1000)]
+    dois = {row.id: [f"10.1234/{row.id.lower()}-{n}" for n in range(loop_module.CANDIDATES_PER_PROBLEM)] for row in rows}
+    found = {row: [Record.model_validate({**work, "id": doi, "DOI": doi}) for doi in row_dois]
+             for row, row_dois in dois.items()}
+    bib_keys = {"smith2020effect", "other2019"} | {f"smith2020effect-{n}" for n in range(2, 302) if n != 7}
+    monkeypatch.setattr(loop_module, "set", Counted, raising=False)  # the keys taken, a set the loop makes
+    made = loop_module.suggestions_for(rows, {}, found, bib_keys)
+    keys = [suggestion.new_key for suggestion in made]
+    cited = sum(len(records) for records in found.values())
+    assert keys == ["smith2020effect-7"] + [f"smith2020effect-{n}" for n in range(302, 302 + cited - 1)]
+    assert Counted.probes < 2 * (cited + len(bib_keys))  # was about 2,600,000

@@ -15,14 +15,25 @@ def entry_text(record: Record, key: str) -> str:
     return records_bibtex([record.model_copy(update={"abstract": None})], {record.id: key})
 
 
-def new_key(record: Record, taken: set[str]) -> str:
-    """A key for `record` ("wagner2021artificial") that no entry of the file has yet."""
-    base = key = citation_keys([record])[record.id]
-    number = 1
-    while key in taken:
-        number += 1
-        key = f"{base}-{number}"
-    return key
+class NewKeys:
+    """Keys for works cited anew ("wagner2021artificial", then "wagner2021artificial-2"…), each one that no entry of
+    the file (`taken`, its keys) has, nor a key given before; each key given is added to `taken`."""
+
+    def __init__(self, taken: set[str]):
+        self.taken = taken
+        self._next: dict[str, int] = {}  # a base: the number its next key is tried from ("-2" is 2; the base is 1)
+
+    def key(self, record: Record) -> str:
+        """A new key for `record`, taken. Tried from where the last of its base was found, as `citation_keys`
+        counts: every number below it is taken, and `taken` only grows. Trying "-2", "-3"… from the start again
+        for each work was quadratic in the works of one author, year and first word."""
+        base = citation_keys([record])[record.id]
+        number = self._next.get(base, 1)
+        while (key := base if number == 1 else f"{base}-{number}") in self.taken:
+            number += 1
+        self._next[base] = number + 1
+        self.taken.add(key)
+        return key
 
 
 def block_span(text: str, key: str) -> tuple[int, int]:

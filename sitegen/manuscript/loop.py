@@ -482,15 +482,14 @@ def suggestions_for(rows: list[ProblemRow], checks: dict[str, CitationCheck], fo
                     keys: set[str]) -> list[Suggestion]:
     """The changes to offer for each problem (new evidence comes only from this round's searches)."""
     made: list[Suggestion] = []
-    taken = set(keys)
+    new_keys = bib.NewKeys(set(keys))
 
     def offer(row: ProblemRow, action: str, **fields) -> None:
         made.append(Suggestion(id=f"S{len(made) + 1}", problem=row.id, action=action, **fields))
 
     def cite(row: ProblemRow, sentence: claims.Sentence, replaces: str | None) -> None:
         for record in found.get(row.id, [])[:CANDIDATES_PER_PROBLEM]:
-            key = bib.new_key(record, taken)
-            taken.add(key)
+            key = new_keys.key(record)
             offer(row, "cite-candidate", key=replaces, sentence=sentence, record=record, new_key=key, to_confirm=True)
 
     for row in rows:
