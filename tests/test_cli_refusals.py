@@ -286,13 +286,17 @@ def test_a_folder_sitegen_will_not_write_into_is_a_refusal_and_a_file_force_woul
 
 def test_a_symbolic_link_given_to_write_to_or_read_is_said_to_be_one_naming_where_it_leads(sitegen, example_copy, tmp_path):
     """`init LINK` to an empty folder was refused as a folder that "exists and is not empty", and a link leading
-    nowhere "is not a folder" (`check`) or "does not exist" (`import`): each is refused as the link it is, naming
+    nowhere "is not a folder" (`check`) or "does not exist" (`import`, `loop --draft`): each is refused as the link it is, naming
     the real folder to give instead, as `build --out` refuses one. `schema --out` wrote through a link into a review
     (its check of a review around the folder looked at the link's path, not where it leads)."""
     real, link, nowhere = tmp_path / "real", tmp_path / "link", tmp_path / "nowhere"
     real.mkdir()
     link.symlink_to(real, target_is_directory=True)
     nowhere.symlink_to(tmp_path / "gone")
+    paper = tmp_path / "paper"
+    paper.mkdir()
+    (paper / "draft.md").write_text("A claim [@a].\n", encoding="utf-8")
+    (paper / "refs.bib").write_text("", encoding="utf-8")
     for args, status, said in [
         (("init", link), EXIT_INVALID, f"refusing to initialise {link}: it is a symbolic link to {real} (nothing was "
                                        "written); give the real folder"),
@@ -305,6 +309,10 @@ def test_a_symbolic_link_given_to_write_to_or_read_is_said_to_be_one_naming_wher
         (("import", example_copy, nowhere, "--at", "2026-01-02T00:00:00Z"), EXIT_USAGE,
          f"'FILES...': {nowhere} is a symbolic link to {tmp_path}/gone, which does not exist"),
         (("check", link), EXIT_INVALID, f"(`sitegen init {real}` makes one)"),
+        (("loop", paper, "--topic", "t", "--draft", nowhere), EXIT_USAGE,
+         f"'--draft': {nowhere} is a symbolic link to {tmp_path}/gone, which does not exist"),
+        (("loop", paper, "--topic", "t", "--out", nowhere, "--snapshots", "replay"), EXIT_USAGE,
+         f"'--out': {nowhere} is a symbolic link to {tmp_path}/gone, which does not exist"),
     ]:
         code, printed, err = sitegen(*args)  # `check` prints its problems
         assert (code, said in printed + err, "not empty" in err) == (status, True, False), printed + err

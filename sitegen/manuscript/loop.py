@@ -21,7 +21,7 @@ import httpx
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from sitegen.errors import EXIT_INCOMPLETE, OptionInvalid, SitegenError, cannot_read, shown_path
+from sitegen.errors import EXIT_INCOMPLETE, OptionInvalid, SitegenError, cannot_read, shown_path, symbolic_link
 from sitegen.files import read_file
 from sitegen.manuscript import bib, claims, inputs
 from sitegen.records.matching import SAME_TITLE, record_work, title_score
@@ -295,13 +295,16 @@ def find_manuscript(directory: Path, topic: str, draft: Path | None = None, bib_
         raise OptionInvalid("DIRECTORY", f"{shown_path(directory)} is not a folder")
     if out is not None and (directory / out).exists() and not (directory / out).is_dir():
         raise OptionInvalid("--out", f"{shown_path(directory / out)} is not a folder")
+    if out is not None and (directory / out).is_symlink() and not (directory / out).exists():  # no folder to make
+        raise OptionInvalid("--out", f"{shown_path(directory / out)} is {symbolic_link(directory / out)}")
     chosen = []
     for given, suffix, option in ((draft, ".md", "--draft"), (bib_file, ".bib", "--bib")):
         if given is not None:
             path = directory / given  # a relative path is in MANUSCRIPT_DIR (an absolute one stays as it is)
             if not path.is_file():  # a missing file said as such: "is not a file" read as a folder's name
-                why = "is not a file" if path.exists() else "does not exist" + (
-                    f" (a relative {option} is in {shown_path(directory)})" if not given.is_absolute() else "")
+                why = "is not a file" if path.exists() else f"is {symbolic_link(path)}" if path.is_symlink() else (
+                    "does not exist" + (f" (a relative {option} is in {shown_path(directory)})"
+                                        if not given.is_absolute() else ""))
                 raise OptionInvalid(option, f"{shown_path(path)} {why}")
         else:
             found = sorted(path for path in directory.glob(f"*{suffix}") if path.is_file()
