@@ -464,6 +464,16 @@ def test_accents_nested_in_accents_are_refused_at_their_line_not_decoded_for_eve
     assert plain.get("title") == "Deep"
 
 
+@pytest.mark.parametrize("written", ["See \\href{https://example.org}{the site}", "a \\sqrt", "in the \\title",
+                                     "\\footnote", '\\"\\texorpdfstring', "\\textcolor{red}"])
+def test_latex_the_decoder_fails_on_is_kept_as_written_not_a_traceback(written):
+    # pylatexenc raised IndexError, KeyError, TypeError or AttributeError on these (valid LaTeX among them)
+    from sitegen.references import read_references
+
+    [entry] = read_references("@article{k,\n  title = {" + written + "},\n  year = {2020}\n}\n", "bibtex")
+    assert entry.get("title") == written
+
+
 @pytest.mark.parametrize("text, line", [("[" * 5000 + "]" * 5000, 1),
                                         ('[{"id": "a", "title": "T"},\n' + "[" * 5000 + "]" * 5000 + "]", 2),
                                         ('{"id": "a", "title": ' + "[" * 5000 + "]" * 5000 + "}", 1)])

@@ -281,9 +281,11 @@ def _decoded(value: str) -> str:
     def stand_in(found: re.Match[str]) -> str:  # decoded apart, so that what it shows is never read as LaTeX
         maths.append(MATH.latex_to_text(found.group()).replace("_", "").replace("^", ""))
         return f"\ue001{len(maths) - 1}\ue002"
-    value = INLINE_MATH.sub(stand_in, value)
-    text = LATEX.latex_to_text(value.replace("-", HYPHEN_STAND_IN)).replace(HYPHEN_STAND_IN, "-")
-    return MATH_STAND_IN.sub(lambda found: maths[int(found.group(1))], text)
+    try:
+        text = LATEX.latex_to_text(INLINE_MATH.sub(stand_in, value).replace("-", HYPHEN_STAND_IN))
+    except Exception:  # noqa: BLE001 (pylatexenc fails on commands it reads without their arguments: \href{a}{b}, \sqrt)
+        return value  # kept as written, as a value with a bare % is
+    return MATH_STAND_IN.sub(lambda found: maths[int(found.group(1))], text.replace(HYPHEN_STAND_IN, "-"))
 
 
 # The macros BibTeX itself defines: a month is kept as written ("jan"), as a file without them writes it.
