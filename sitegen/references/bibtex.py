@@ -64,6 +64,9 @@ LATEX_MARKUP = re.compile(r"[\\$~]|--|``|''")
 MAX_LATEX_NESTING = 8
 INNERMOST_GROUP = re.compile(r"\{[^{}]*\}")
 HYPHEN_STAND_IN = "\ue000"  # a private-use character: no file writes it, and LaTeX makes no ligature of it
+# The private-use characters decoding stands in with (HYPHEN_STAND_IN, MATH_STAND_IN's and the like): a value that
+# holds one already is kept as written, as its stand-ins could not be told from the decoder's.
+STAND_IN_CHARACTERS = re.compile("[\ue000-\ue00f]")
 # Entry types that name where a work appeared in "howpublished" (those of sitegen's export among them).
 PUBLISHED_IN_HOWPUBLISHED = frozenset({"misc", "phdthesis", "mastersthesis", "techreport", "online", "unpublished",
                                        "dataset", "software", "patent", "standard", "movie", "jurisdiction"})
@@ -271,7 +274,7 @@ def _journal_arxiv_id(values: dict[str, str]) -> str:
 def _decoded(value: str) -> str:
     """A value's text. LaTeX's "--" and "---" ligatures stay as written ("HbA1c--a marker" is a title, not
     typesetting to undo)."""
-    if BARE_SPECIAL.search(value):
+    if BARE_SPECIAL.search(value) or STAND_IN_CHARACTERS.search(value):
         return value
     # Decoding takes milliseconds a value; without macros, math or ligatures it would only drop braces.
     if not LATEX_MARKUP.search(value):
