@@ -9,13 +9,15 @@ import io
 import json
 import tracemalloc
 
+import bibtexparser
 import pytest
 from conftest import FIXTURES, tree_bytes
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sitegen import files, references
 from sitegen.references import ReferenceProblem, csl, decode, decoded, read_reference_file, read_references, table
+from sitegen.references.bibtex import LATEX, _decoded
 from sitegen.references.problems import lines_of
 
 RIS_RECORD = (FIXTURES / "ris" / "psycinfo_ris.ris").read_text(encoding="utf-8")
@@ -235,3 +237,57 @@ def test_an_import_lets_each_entry_go_as_its_record_is_made(tmp_path):
         tracemalloc.stop()
     assert len(read.records) == 1000
     assert peak < 1.15 * held
+
+
+def decoded_whole(value: str) -> str:
+    """A BibTeX value decoded with all its text read by pylatexenc, as before plain text was set aside."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("sitegen.references.bibtex._runs_set_aside", lambda value, runs: value)
+        return _decoded(value)
+
+
+def test_every_bibtex_fixture_value_decodes_as_it_did_whole():
+    values = [str(field.value) for path in sorted(FIXTURES.rglob("*.bib"))
+              for entry in bibtexparser.parse_string(path.read_text(encoding="utf-8"), parse_stack=[]).entries
+              for field in entry.fields]
+    assert len(values) > 300
+    for value in values:
+        for text in (value, value.strip('{}"')):  # as written, and as `_value` hands it on
+            assert _decoded(text) == decoded_whole(text), text
+
+
+# What writers put in a value's LaTeX, and what pylatexenc reads specially, with runs of plain text between.
+LATEX_PIECES = ['\\"', "\\frac", "\\v", "\\texorpdfstring", "\\setlength", '\\"{an accent on each letter}', "\\%",
+                "\\&", '{\\"o}', '\\"o', '\\"{ab}', "$x^2$", "$\\beta$", "CO$_2$", "\\$", "{nested {deep}}", "{",
+                "}", "\\{", "\\url{http://a.b/c_d}", "\\textit{italic words}", "\\textit word", "\\ss ",
+                "\\frac 1 2", "\\frac{1}2 3", "\\cite[p. 5]{key}", "\\section*{T}", "\\c c", "\\v{s}", "\\'e",
+                "\\\\", "\\ ", "\\L", "\\textbackslash", "\\verb|a b c d e f g h|",
+                "\\begin{itemize}\\item one two three four\\end{itemize}", "\\(a + b c d e f g h\\)", "--", "---",
+                "``", "''", "`", "'", "!`", "?`", "~", "-", "[1]", "*", "#", "^", "_", " ", "\n", "\n\n", " \n \n ",
+                "\t", "é", "²", "\ue003", "\ue0030\ue004", "(54", "plain words of an abstract, long enough ",
+                "Results: 95 CI, 0.2 to 0.5. ", "x y z w v u t s r q "]
+
+
+@given(st.lists(st.sampled_from(LATEX_PIECES), max_size=20).map("".join))
+@example("\\setlength (54\\% and more text")  # a command's arguments taken from the run of text after it
+@example('A \\"{an accent on each letter} and \\verb|a b c d e f g h| and more text')
+@settings(max_examples=1000, deadline=None)
+def test_a_bibtex_value_decodes_as_it_did_whole(value):
+    assert _decoded(value) == decoded_whole(value)
+
+
+def test_decoding_a_bibtex_value_reads_its_latex_not_each_character_of_its_text(monkeypatch):
+    # pylatexenc reads a value a character at a time: an abstract with a "54\%" in it took 0.1 s, a file of them
+    # minutes. What it is given now grows with the LaTeX in a value, not with the plain text around it.
+    read: list[int] = []
+
+    class Counted:
+        def latex_to_text(self, latex: str) -> str:
+            read.append(len(latex))
+            return LATEX.latex_to_text(latex)
+    monkeypatch.setattr("sitegen.references.bibtex.LATEX", Counted())
+    for words in (100, 10_000):
+        text = " ".join(["plain words of an abstract"] * words)
+        assert _decoded(f'{text} (54\\%) {text} M{{\\"u}}ller \\& Sons {text}') == \
+            f"{text} (54%) {text} Müller & Sons {text}"
+    assert len(read) == 2 and read[0] == read[1] < 100

@@ -67,6 +67,18 @@ HYPHEN_STAND_IN = "\ue000"  # a private-use character: no file writes it, and La
 # The private-use characters decoding stands in with (HYPHEN_STAND_IN, MATH_STAND_IN's and the like): a value that
 # holds one already is kept as written, as its stand-ins could not be told from the decoder's.
 STAND_IN_CHARACTERS = re.compile("[\ue000-\ue00f]")
+# pylatexenc reads a value a character at a time (some microseconds each: minutes for a file of abstracts), though
+# plain text between commands reads as itself. So each run of it outside braces goes to the decoder as a stand-in,
+# past its first few characters, which a command before it may take as its arguments (none of pylatexenc's takes
+# over 6). Inside braces a command may change every character of its argument (an accent on "{ab}" marks both),
+# and \verb and environments read their text raw, so those are decoded whole. A run holds no character LaTeX or
+# pylatexenc reads specially (nor ` ' ! ? of its specials ``, '', !`, ?`; nor [ or * after a command) and no line
+# end (a blank line is a token of its own to pylatexenc, a paragraph).
+RUN_ARGUMENTS = 7
+_PLAIN = r"[^\\{}$%&~#^_\[\]*'`!?\r\n\ue001-\uf8ff]"
+LATEX_PIECE = re.compile(rf"\\(?:[^\W\d_]+|.)|({_PLAIN}+)|.", re.DOTALL)  # a command, a run of plain text, or else
+RUN_TAIL = re.compile(rf"((?:\s*\S){{{RUN_ARGUMENTS}}}\s*)(\S(?:.*\S)?)")
+RUN_STAND_IN = re.compile("\ue003([0-9]+)\ue004")
 # Entry types that name where a work appeared in "howpublished" (those of sitegen's export among them).
 PUBLISHED_IN_HOWPUBLISHED = frozenset({"misc", "phdthesis", "mastersthesis", "techreport", "online", "unpublished",
                                        "dataset", "software", "patent", "standard", "movie", "jurisdiction"})
@@ -284,11 +296,30 @@ def _decoded(value: str) -> str:
     def stand_in(found: re.Match[str]) -> str:  # decoded apart, so that what it shows is never read as LaTeX
         maths.append(MATH.latex_to_text(found.group()).replace("_", "").replace("^", ""))
         return f"\ue001{len(maths) - 1}\ue002"
+    runs: list[str] = []
     try:
-        text = LATEX.latex_to_text(INLINE_MATH.sub(stand_in, value).replace("-", HYPHEN_STAND_IN))
+        text = INLINE_MATH.sub(stand_in, value).replace("-", HYPHEN_STAND_IN)
+        text = LATEX.latex_to_text(_runs_set_aside(text, runs))
     except Exception:  # noqa: BLE001 (pylatexenc fails on commands it reads without their arguments: \href{a}{b}, \sqrt)
         return value  # kept as written, as a value with a bare % is
-    return MATH_STAND_IN.sub(lambda found: maths[int(found.group(1))], text.replace(HYPHEN_STAND_IN, "-"))
+    text = RUN_STAND_IN.sub(lambda found: runs[int(found.group(1))], text).replace(HYPHEN_STAND_IN, "-")
+    return MATH_STAND_IN.sub(lambda found: maths[int(found.group(1))], text)
+
+
+def _runs_set_aside(value: str, runs: list[str]) -> str:
+    """`value` with each run of plain text outside braces replaced by a stand-in past its first RUN_ARGUMENTS
+    characters, the text replaced kept in `runs`; `value` itself when it holds a command that reads its text raw."""
+    if re.search(r"\\(?:verb|begin|end)", value):
+        return value
+    pieces, depth = [], 0
+    for found in LATEX_PIECE.finditer(value):
+        piece = found.group()
+        depth += 1 if piece == "{" else -1 if piece == "}" and depth else 0
+        if found.group(1) and not depth and (tail := RUN_TAIL.match(piece)):
+            runs.append(tail.group(2))
+            piece = f"{tail.group(1)}\ue003{len(runs) - 1}\ue004{piece[tail.end():]}"
+        pieces.append(piece)
+    return "".join(pieces)
 
 
 # The macros BibTeX itself defines: a month is kept as written ("jan"), as a file without them writes it.
