@@ -291,12 +291,22 @@ def test_a_name_in_full_width_latin_letters_is_written_in_latin_letters():
     ("ALTS Group", "ASCUS-LSIL Triage Study Group", True),  # a group goes by many names
     ("Group, ASCUS-LSIL Traige Study (ALTS)", "ASCUS-LSIL, Traige Study", False),  # one name: compared, agree
     ("Solomon, D", "Walker, J", False),  # two people: compared, differ
+    # a body named after a person shares a word with them, and is still no person
+    ("Smith Study Group", "Smith, J", True), ("{Framingham Heart Study}", "Framingham, A", True),
 ])
 def test_an_organisation_and_another_name_cannot_be_compared(a, b, incomparable):
     from sitegen.records.names import incomparable as cannot_compare
     from sitegen.records.names import person
 
     assert cannot_compare(person(a), person(b)) == cannot_compare(person(b), person(a)) == incomparable
+
+
+def test_an_organisation_is_never_one_person_with_a_person():
+    from sitegen.records.names import person, same_person
+
+    assert not same_person(person("Smith Study Group"), person("Smith, J"))
+    assert not same_person(person("Smith, J"), person("Smith Study Group"))
+    assert same_person(person("ALTS Study Group"), person("{ALTS Study Group}"))  # two organisations by their rule
 
 
 def test_a_group_author_braced_whole_is_an_organisation():

@@ -231,8 +231,11 @@ def same_person(a: Person, b: Person) -> bool:
     "Hua, T"); a family name put among the given names ("Santos, A L" and "Luis Ferreira, Santos A"); one part
     of a compound family name ("Fernandes Brenna" and "Brenna"); or one typing slip ("Sefcikova" and
     "Sefcikov"; in a short name only with the same initials: "Chen, L" and "Che, L"); a name in Cyrillic or Greek
-    letters and its transliteration ("Иванов" and "Ivanov", `scripts.transliterates`)."""
-    if not a.family or not b.family:
+    letters and its transliteration ("Иванов" and "Ivanov", `scripts.transliterates`). An organisation is never
+    one person with a person, whatever their words share ("Smith Study Group" and "Smith, J": `incomparable`);
+    two organisations are one by the same rules, their whole names taken as family names ("Group, ASCUS-LSIL
+    Traige Study (ALTS)" and "ASCUS-LSIL, Traige Study")."""
+    if not a.family or not b.family or a.organisation != b.organisation:
         return False
     if a.family == b.family:
         return True
