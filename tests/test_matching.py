@@ -73,12 +73,19 @@ def test_author_lists_agree_position_by_position_or_by_most_co_authors():
     assert authors_agree(base, abstract("anonymous", authors=[])) == "unknown"
 
 
-@pytest.mark.parametrize("group", ["Smith Study Group", "{Smith Study Group}"])
+@pytest.mark.parametrize("group", ["Smith Study Group", "{Smith Study Group}", "-Smith-Study-Group", "WHO"])
 def test_an_organisation_never_agrees_with_a_person_as_first_author(group):
-    """A body named after a person ("Smith Study Group") listed first by one index, a person by another: no
-    agreement and no discrepancy, as no co-author tells either."""
+    """A body named after a person ("Smith Study Group") or known by its initials ("WHO") listed first by one index,
+    a person by another: no agreement and no discrepancy, as no co-author tells either."""
     person_first, group_first = abstract("person", authors=["Smith, J"]), abstract("group", authors=[group])
     assert authors_agree(group_first, person_first) == authors_agree(person_first, group_first) == "unknown"
+
+
+def test_co_authors_agree_only_person_with_person():
+    # bodies known by their initials among one list's co-authors, people of those names among the other's
+    bodies = abstract("bodies", authors=["Smith, J", "WHO", "NICE", "EORTC"])
+    people = abstract("people", authors=["Jones, K", "Who, A", "Nice, B", "Eortc, C"])
+    assert authors_agree(bodies, people) == authors_agree(people, bodies) == "none"
 
 
 # --------------------------------------------------------------------------- journals, volumes, pages

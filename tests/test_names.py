@@ -293,6 +293,11 @@ def test_a_name_in_full_width_latin_letters_is_written_in_latin_letters():
     ("Solomon, D", "Walker, J", False),  # two people: compared, differ
     # a body named after a person shares a word with them, and is still no person
     ("Smith Study Group", "Smith, J", True), ("{Framingham Heart Study}", "Framingham, A", True),
+    # a group joined into one word by hyphens, as the cytology set's Embase records write it
+    ("-HPV-PATRICIA-Study-Group", "Lehtinen, M", True), ("-ALTS-Group", "Solomon, D", True),
+    # a body written as its initials in capitals, also one spelt as a person's family name
+    ("WHO", "Smith, J", True), ("{EORTC}", "Smith, J", True), ("WHO", "Who, A", True), ("NICE", "Nice, J", True),
+    ("WHO", "WHO", False),  # two organisations: compared, agree
 ])
 def test_an_organisation_and_another_name_cannot_be_compared(a, b, incomparable):
     from sitegen.records.names import incomparable as cannot_compare
@@ -306,7 +311,23 @@ def test_an_organisation_is_never_one_person_with_a_person():
 
     assert not same_person(person("Smith Study Group"), person("Smith, J"))
     assert not same_person(person("Smith, J"), person("Smith Study Group"))
+    assert not same_person(person("WHO"), person("Who, A"))
     assert same_person(person("ALTS Study Group"), person("{ALTS Study Group}"))  # two organisations by their rule
+
+
+@pytest.mark.parametrize(("name", "organisation"), [
+    ("WHO", True), ("{WHO}", True), ("NICE", True), ("EORTC", True), ("UNICEF", True),
+    ("-HPV-PATRICIA-Study-Group", True), ("-II-and-III-Investigators", True),
+    # a person's family name in capitals, as capitals exports write it: with a comma or given names it is a person's
+    ("SMITH,", False), ("SMITH, J", False), ("SMITH J", False), ("LI, X", False), ("FUTURE, I", False),
+    ("LA, Lucci De Angelo Andrade", False), ("Jean-Pierre Dupont", False),
+    ("Smith", False), ("Anonymous", False),  # one word, not in capitals: no telling it is a body
+    ("STEPHENSON", False),  # longer than initials: a family name alone in capitals, no telling it is a body
+])
+def test_a_group_written_as_one_word_is_an_organisation(name, organisation):
+    from sitegen.records.names import person
+
+    assert person(name).organisation is organisation
 
 
 def test_a_group_author_braced_whole_is_an_organisation():

@@ -454,13 +454,18 @@ def authors_agree(a: Work, b: Work) -> Literal["all", "first", "none", "unknown"
         return "all"
     if first:
         return "first"
-    if shorter >= 4 and len({p.family for p in a.authors[1:]} & {p.family for p in b.authors[1:]}) >= 0.6 * (
-            shorter - 1):
+    if shorter >= 4 and len(_families(a.authors[1:]) & _families(b.authors[1:])) >= 0.6 * (shorter - 1):
         return "first"
     if incomparable(a.authors[0], b.authors[0]) and all(
             same_person(x, y) or incomparable(x, y) for x, y in zip(*_later_authors(a.authors, b.authors), strict=False)):
         return "unknown"
     return "none"
+
+
+def _families(authors: tuple[Person, ...]) -> set[tuple[str, bool]]:
+    """The family names of authors, each with whether it is an organisation's: an organisation and a person are never
+    one author ("WHO" and "Who, A"), as in `same_person`."""
+    return {(author.family, author.organisation) for author in authors}
 
 
 def _later_authors(a: tuple[Person, ...], b: tuple[Person, ...]) -> tuple[tuple[Person, ...], tuple[Person, ...]]:

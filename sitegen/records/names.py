@@ -82,10 +82,19 @@ def _is_suffix(text: str) -> bool:
 
 def _organisation(words: list[str]) -> bool:
     # a name braced whole ("{ALTS Group}", as BibTeX and sitegen's MEDLINE reader write a group author) keeps its
-    # braces on its first and last words
-    folded = [word.lower().strip(".,{}") for word in words]
+    # braces on its first and last words; a name may be joined into one word by hyphens ("-ALTS-Study-Group", as
+    # an Embase export writes a group author)
+    folded = [part for word in words for part in word.lower().strip(".,{}").split("-")]
     return any(word in ORGANISATION_WORDS for word in folded) or any(
         word in JOINING_WORDS for word in words[1:])
+
+
+def _acronym(literal: str) -> bool:
+    """A name written as one word of two to six capitals, as indexes write a body known by its initials ("WHO",
+    "NICE", "EORTC"). Not a person's family name written alone in capitals: indexes write that with a comma
+    ("SMITH,", read as a family name) or with given names or initials ("SMITH, J", "SMITH J")."""
+    word = literal.strip("{}")
+    return 2 <= len(word) <= 6 and word.isalpha() and word.isupper()
 
 
 def _given_first(words: list[str]) -> tuple[str, str]:
@@ -199,7 +208,8 @@ class Person:
 
     family: str  # folded: lower case, no accents or punctuation; an organisation's whole name
     given: str
-    organisation: bool = False  # a group or body ("ASCUS-LSIL Triage Study Group"), not a person
+    # a group or body ("ASCUS-LSIL Triage Study Group", "-ALTS-Group"), or its initials in capitals ("WHO"), not a person
+    organisation: bool = False
     # The family name as written, and the script it is written in (`scripts.main_script`): "Иванов" folds to no
     # Latin letters, and "Παπαδόπουλος" to the names of Greek letters, so another script is compared as written.
     written: str = field(default="", compare=False)
@@ -212,7 +222,8 @@ def person(name: str) -> Person:
     split = split_name(name)
     family = split.family or split.literal or name
     return Person(folded(family), folded(split.given or ""),
-                  bool(split.literal) and _organisation(split.literal.replace(",", " ").split()),
+                  bool(split.literal) and (_organisation(split.literal.replace(",", " ").split())
+                                           or _acronym(split.literal)),
                   family, main_script(family))
 
 
