@@ -251,7 +251,7 @@ def _batch_problems(review: Review) -> list[Problem]:
         if not isinstance(payload, BatchPayload):
             continue
         problems += [Problem(LEDGER, line, None, code, message)
-                     for code, message in _batch_written(event, payload, numbered + 1, in_force)]
+                     for code, message in _batch_event_problems(event, payload, numbered + 1, in_force)]
         numbered += 1
         twice = [i for i in payload.record_ids if i in batched]
         if twice:
@@ -303,7 +303,7 @@ def _batch_problems(review: Review) -> list[Problem]:
     return problems
 
 
-def _batch_written(event: LedgerEvent, payload: BatchPayload, number: int, in_force: int | None) -> list[tuple[str, str]]:
+def _batch_event_problems(event: LedgerEvent, payload: BatchPayload, number: int, in_force: int | None) -> list[tuple[str, str]]:
     """(code, message) for a batch event `sitegen update` would not have written: it numbers batches 1, 2, 3… across
     the review, and records the protocol version in force, which decides the exclusion reasons its records may be
     given (one written by hand as an earlier version would let decisions give a reason an amendment retired)."""

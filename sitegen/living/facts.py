@@ -93,15 +93,22 @@ def identified_records(review: Review, events: int) -> dict[str, None]:
                          if isinstance(payload, RetrievalPayload | ImportPayload) for record_id in payload.record_ids)
 
 
+def ledger_cut(review: Review, events: int) -> Review:
+    """The review with its ledger as far as its first `events` events go, and the records those events had
+    identified; every other file as it stands now."""
+    known = identified_records(review, events)
+    return replace(review, ledger=review.ledger[:events], payloads=review.payloads[:events],
+                   ledger_lines=review.ledger_lines[:events],
+                   records={rid: record for rid, record in review.records.items() if rid in known},
+                   record_lines={rid: line for rid, line in review.record_lines.items() if rid in known})
+
+
 def as_it_stood(review: Review, events: int) -> Review:
     """The review as far as its first `events` ledger events go, for judging what a command judged then. The
     ledger keeps its history; the decision, duplicate and evidence files keep none, so they are taken as they stand
     now, about the records those events had identified (a record found since, and its decisions, were not there)."""
     known = identified_records(review, events)
-    return replace(review, ledger=review.ledger[:events], payloads=review.payloads[:events],
-                   ledger_lines=review.ledger_lines[:events],
-                   records={rid: record for rid, record in review.records.items() if rid in known},
-                   record_lines={rid: line for rid, line in review.record_lines.items() if rid in known},
+    return replace(ledger_cut(review, events),
                    decisions=[row for row in review.decisions if row.decision.record_id in known],
                    duplicates=[row for row in review.duplicates
                                if row.decision.record_id in known and row.decision.duplicate_of in known],

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from sitegen.errors import OptionInvalid, SitegenError
-from sitegen.living.facts import ReviewFacts, Run, identified_records
+from sitegen.living.facts import ReviewFacts, Run, identified_records, ledger_cut
 from sitegen.living.ledger import anchor, append, check_event_time, holds
 from sitegen.living.prisma import PreviousVersion, PrismaCounts, derive, study_of
 from sitegen.records.listing import listed
@@ -127,12 +127,7 @@ class Snapshot:
 def _cut(review: Review, events: int) -> Review:
     """The review as far as its first `events` ledger events go. Decisions and evidence are left out:
     a version keeps only the outcomes they added up to then."""
-    identified = identified_records(review, events)
-    return replace(review, ledger=review.ledger[:events], payloads=review.payloads[:events],
-                   ledger_lines=review.ledger_lines[:events],
-                   records={rid: record for rid, record in review.records.items() if rid in identified},
-                   record_lines={rid: line for rid, line in review.record_lines.items() if rid in identified},
-                   decisions=[], evidence=[], versions=[])
+    return replace(ledger_cut(review, events), decisions=[], evidence=[], versions=[])
 
 
 def _outcomes(record: VersionRecord) -> dict[str, dict[str, Outcome]]:

@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 import httpx
 import yaml
@@ -38,6 +38,8 @@ from sitegen.sources.search import search as search_sources
 from sitegen.sources.settings import SourceSettings
 from sitegen.text import counted
 from sitegen.verify.identity import verify_citation
+
+Item = TypeVar("Item")
 
 MAX_ROUNDS = 2
 HITS_PER_QUERY = 5  # candidates kept per query, in the source's relevance order
@@ -342,7 +344,7 @@ def verify_entries(fetcher: Fetcher, settings: SourceSettings, bib_path: Path, v
     kept = {index for index, (entry, record) in enumerate(zip(entries, records, strict=True))
             if entry.id in answered and answered[entry.id].record == record}
     wanted = [index for index, record in enumerate(records) if isinstance(record, Record) and index not in kept]
-    chosen = set(sorted(wanted, key=lambda index: entries[index].id in verified_before)[:limit])  # stable: .bib order
+    chosen = _first_new(wanted, lambda index: entries[index].id in verified_before, limit)
     checks = []
     for index, (entry, record) in enumerate(zip(entries, records, strict=True)):
         parent = entry.parent or None
@@ -619,8 +621,14 @@ def _to_ask(rows: list[ProblemRow], answered: dict[str, CandidateSearch], search
     ones no earlier round searched (so the problems a round left over its limit are searched by the next). A search
     this round already answered (`answered`: a paused round repeated) is kept and sends nothing."""
     wanted = list(dict.fromkeys(row.query for row in rows if row.query and row.query not in answered))
-    chosen = set(sorted(wanted, key=lambda query: query in searched_before)[:limit])  # stable: the problems' order
+    chosen = _first_new(wanted, lambda query: query in searched_before, limit)
     return [query for query in wanted if query in chosen]
+
+
+def _first_new(wanted: list[Item], done_before: Callable[[Item], bool], limit: int) -> set[Item]:
+    """At most `limit` of `wanted`: first those an earlier round did not do, then the others, each in the order of
+    `wanted` (the sort is stable), so that what a round leaves over its limit comes first in the next."""
+    return set(sorted(wanted, key=done_before)[:limit])
 
 
 def _crossref_parents(checks: list[CitationCheck], draft: str) -> set[str]:

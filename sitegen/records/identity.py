@@ -56,6 +56,7 @@ from sitegen.records.model import (
     RecordMeta,
     Reinstatement,
     Update,
+    filled,
     identifier_keys,
     lifted,
     lists_retraction,
@@ -364,6 +365,7 @@ def deduplicate(records: list[Record]) -> Deduplicated:
 # A notice against a work (an `Update`) or the work a notice is about (a `NoticeOf`): both a kind, a DOI, a PMID and
 # a date, joined the same way (`_notices_once`).
 Notice = TypeVar("Notice", Update, NoticeOf)
+NOTICE_FIELDS = ("doi", "pmid", "date")  # what listings of one notice complete each other with
 
 
 def _named_keys(notice: Update | NoticeOf) -> set[tuple]:
@@ -383,16 +385,7 @@ def _notices_once(notices: Iterable[Notice]) -> list[Notice]:
     names a notice by DOI, PubMed by PMID; a listing giving both joins them, in whatever order they come), with
     every identifier and the date any of them gives, the first's where they differ. Two naming nothing in common
     stay two: nothing says they are one notice (`retraction_sentence` says those of one date together)."""
-    return [_filled(group) for group in joined(list(notices), _notice_keys)]
-
-
-def _filled(group: list[Notice]) -> Notice:
-    """The first notice of `group`, with the identifiers and the date it lacks from the first of the others giving
-    them."""
-    first = group[0]
-    missing = {name: value for name in ("doi", "pmid", "date") if getattr(first, name) is None
-               and (value := next((getattr(n, name) for n in group if getattr(n, name) is not None), None)) is not None}
-    return first.model_copy(update=missing) if missing else first
+    return [filled(group, NOTICE_FIELDS) for group in joined(list(notices), _notice_keys)]
 
 
 def _marked_by_notices(merged: list[tuple[Record, list[int]]]) -> list[tuple[Record, list[int]]]:
@@ -439,7 +432,7 @@ def _work_keys(record: Record, one_work: dict[tuple[str, str], list[tuple[str, s
     """The identifiers the notices may name the work of `record` by: its DOI and PMID, and those the notices name
     together with either, but for another value in a namespace the record holds (a DOI two works share, the
     supplement's, joins neither to the other's PMID)."""
-    own = {namespace: value for namespace, value in (("doi", record.DOI), ("pmid", record.PMID)) if value}
+    own = dict(identifier_keys(record.DOI, record.PMID))
     joined_keys = [key for own_key in own.items() for key in one_work.get(own_key, [own_key])]
     return list(dict.fromkeys(key for key in [*own.items(), *joined_keys] if own.get(key[0], key[1]) == key[1]))
 
@@ -458,7 +451,7 @@ def _completed(update: Update, told: list[Update]) -> Update:
     """A notice the work's record lists, with the identifiers and the date the notice itself gives where it lacks
     them (a retraction's date decides whether a reinstatement lifted it)."""
     same = next((notice for notice in told if _same_notice(update, notice)), None)
-    return update if same is None else _filled([update, same])
+    return update if same is None else filled([update, same], NOTICE_FIELDS)
 
 
 def _marked(record: Record, seen: list[tuple[Record, NoticeOf]]) -> Record:

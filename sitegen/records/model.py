@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -565,10 +565,7 @@ def with_lifted(reinstatements: Iterable[Reinstatement], retractions: Iterable[U
     dated = [r.date for r in retractions if r.kind == "retraction" and r.date]
     kept = []
     for group in joined(list(reinstatements), reinstatement_keys):
-        first = group[0]
-        known = first.model_copy(update={
-            name: value for name in ("doi", "pmid", "date", "retracted_on")
-            if getattr(first, name) is None and (value := next((v for r in group if (v := getattr(r, name))), None))})
+        known = filled(group, ("doi", "pmid", "date", "retracted_on"))
         retracted_on = known.retracted_on or max(
             (date for date in dated if retraction_lifted(date, [known.date])), default=None)
         kept.append(known.model_copy(update={"retracted_on": retracted_on}))
@@ -577,9 +574,19 @@ def with_lifted(reinstatements: Iterable[Reinstatement], retractions: Iterable[U
 
 def reinstatement_keys(reinstatement: Reinstatement) -> list[tuple]:
     """What listings of one reinstatement share (`with_lifted`): its DOI and PMID, else its date."""
-    named = [(namespace, value) for namespace, value in (("doi", reinstatement.doi), ("pmid", reinstatement.pmid))
-             if value]
-    return named or [("date", tuple(reinstatement.date or ()))]
+    return identifier_keys(reinstatement.doi, reinstatement.pmid) or [("date", tuple(reinstatement.date or ()))]
+
+
+Listing = TypeVar("Listing", bound=BaseModel)
+
+
+def filled(group: Sequence[Listing], fields: Iterable[str]) -> Listing:
+    """The first of `group` (listings of one notice), with each of `fields` it lacks from the first of the others
+    giving it."""
+    first = group[0]
+    missing = {name: value for name in fields if getattr(first, name) is None
+               and (value := next((getattr(n, name) for n in group if getattr(n, name) is not None), None)) is not None}
+    return first.model_copy(update=missing) if missing else first
 
 
 def retraction_stands(retracted: bool, updates: Iterable[Update], reinstatements: Iterable[Reinstatement]) -> bool:

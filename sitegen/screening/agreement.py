@@ -144,26 +144,30 @@ def agreement(decisions: dict[str, dict[str, str]]) -> list[Agreement]:
     reviewers = sorted(decisions)
     if len(reviewers) < 2:
         return []
-    results = []
-    if len(reviewers) > 2:
-        deciding: dict[str, list[str]] = {}
-        for reviewer in reviewers:
-            for record_id in decisions[reviewer]:
-                deciding.setdefault(record_id, []).append(reviewer)
-        per_record = Counter(len(who) for who in deciding.values())
-        ratings = modal_ratings(per_record)
-        kept = sorted(i for i, who in deciding.items() if len(who) == ratings)
-        # Fleiss' kappa needs as many decisions on every record, not the same reviewers: it is over the records of
-        # the usual number; the note says how many others there are, or its kappa reads as the agreement on all.
-        result = fleiss([[decisions[r][i] for r in deciding[i]] for i in kept],
-                        sorted({r for i in kept for r in deciding[i]}) or reviewers)
-        # Which reviewers decided a record may vary, so the row, naming them all, says how many decided each.
-        rotating = f"each record decided by {ratings} of the {len(result.reviewers)} reviewers" \
-            if ratings and ratings < len(result.reviewers) else None
-        left_out = _left_out(per_record, ratings, len(reviewers)) if ratings else None
-        result.note = "; ".join(note for note in (result.note, rotating, left_out) if note) or None
-        results.append(result)
+    results = [_fleiss_agreement(decisions, reviewers)] if len(reviewers) > 2 else []
     for a, b in combinations(reviewers, 2):
         shared = sorted(set(decisions[a]) & set(decisions[b]))
         results.append(cohen([(decisions[a][i], decisions[b][i]) for i in shared], [a, b]))
     return results
+
+
+def _fleiss_agreement(decisions: dict[str, dict[str, str]], reviewers: list[str]) -> Agreement:
+    """Fleiss' kappa among three or more reviewers (`agreement`), over the records decided by the number of them most
+    records have, its note saying which records that leaves out."""
+    deciding: dict[str, list[str]] = {}
+    for reviewer in reviewers:
+        for record_id in decisions[reviewer]:
+            deciding.setdefault(record_id, []).append(reviewer)
+    per_record = Counter(len(who) for who in deciding.values())
+    ratings = modal_ratings(per_record)
+    kept = sorted(i for i, who in deciding.items() if len(who) == ratings)
+    # Fleiss' kappa needs as many decisions on every record, not the same reviewers: it is over the records of
+    # the usual number; the note says how many others there are, or its kappa reads as the agreement on all.
+    result = fleiss([[decisions[r][i] for r in deciding[i]] for i in kept],
+                    sorted({r for i in kept for r in deciding[i]}) or reviewers)
+    # Which reviewers decided a record may vary, so the row, naming them all, says how many decided each.
+    rotating = f"each record decided by {ratings} of the {len(result.reviewers)} reviewers" \
+        if ratings and ratings < len(result.reviewers) else None
+    left_out = _left_out(per_record, ratings, len(reviewers)) if ratings else None
+    result.note = "; ".join(note for note in (result.note, rotating, left_out) if note) or None
+    return result

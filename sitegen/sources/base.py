@@ -299,16 +299,20 @@ def said(value: Any, most: int = 200) -> str:
     cannot fill a warning, and the report and ledger that keep it, with whatever it holds, nor reorder what it shows
     (a right-to-left override) or hide part of it. Every provider's text in a message goes through here, or, in
     quotes, through `quoted`."""
-    text = " ".join(str(value).split())
-    return shown_text(text if len(text) <= most else f"{text[:most]}…")
+    return shown_text(_collapsed(value, most))
 
 
 def quoted(value: Any, most: int = 200) -> str:
     """Provider text in quotes in a message (a term PubMed did not search), as `said` shows it but quoted and escaped
     once, by `repr`, as an id that cannot be read is (`_written`): quoting `said`'s text again would escape its
     escapes a second time, showing a right-to-left override as \\\\u202e."""
+    return repr(_collapsed(value, most))
+
+
+def _collapsed(value: Any, most: int) -> str:
+    """`value` as text, whitespace collapsed, cut to its first `most` characters (an ellipsis saying so)."""
     text = " ".join(str(value).split())
-    return repr(text if len(text) <= most else f"{text[:most]}…")
+    return text if len(text) <= most else f"{text[:most]}…"
 
 
 def as_dict(value: Any) -> dict[str, Any]:
