@@ -74,6 +74,17 @@ def test_a_file_read_in_pieces_reads_as_its_text(tmp_path, monkeypatch, record, 
     assert sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def traced(call, *args):
+    """`call(*args)`, and the memory it still held on returning and at its peak (tracemalloc's, in bytes)."""
+    tracemalloc.start()
+    try:
+        result = call(*args)
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return result, held, peak
+
+
 @pytest.mark.parametrize(("record", "suffix"), [(RIS_RECORD, ".ris"), (MEDLINE_RECORD, ".nbib")])
 def test_reading_a_file_holds_its_entries_not_copies_of_its_text(tmp_path, monkeypatch, record, suffix):
     # Reading held the bytes, the text, every line, the text again for rispy and its lines: 15 times the file's
@@ -83,12 +94,7 @@ def test_reading_a_file_holds_its_entries_not_copies_of_its_text(tmp_path, monke
     with open(path, "w", encoding="utf-8") as out:
         for n in range(2000):
             out.write(record.replace("2020-55555-005", f"id-{n}").replace("12230038", str(12230038 + n)))
-    tracemalloc.start()
-    try:
-        entries = read_references(path)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    entries, _, peak = traced(read_references, path)
     assert len(entries) == 2000
     assert peak < 6 * path.stat().st_size
 
@@ -186,12 +192,7 @@ def test_reading_a_web_of_science_or_csv_file_holds_its_entries_not_its_text(tmp
         out.write(header)
         for n in range(2000):
             out.write(record.replace("000311971500044", f"{n:015d}").replace("10.1001/jama.300.3.287", f"id-{n}", 1))
-    tracemalloc.start()
-    try:
-        entries = read_references(path)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    entries, _, peak = traced(read_references, path)
     assert len(entries) == 2000
     assert peak < per_byte * path.stat().st_size
 
@@ -229,12 +230,7 @@ def test_an_import_lets_each_entry_go_as_its_record_is_made(tmp_path):
     path.write_text("FN Clarivate Analytics Web of Science\nVR 1.0\n" + "".join(
         WOS_RECORD.replace("000311971500044", f"{n:015d}").replace("c2sc20897k", f"c2sc{n}") for n in range(1000)),
         encoding="utf-8")
-    tracemalloc.start()
-    try:
-        read = imports._read(path, None, None, "Web of Science", False)
-        held, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    read, held, peak = traced(imports._read, path, None, None, "Web of Science", False)
     assert len(read.records) == 1000
     assert peak < 1.15 * held
 
