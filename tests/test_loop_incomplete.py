@@ -72,7 +72,8 @@ def test_a_last_round_an_index_did_not_answer_in_full_exits_3_names_it_keeps_it_
     assert "2 rounds have been run" in loop().output
 
 
-def test_an_incomplete_last_round_the_user_settled_for_is_not_repeated(manuscript, monkeypatch):
+def paused_in_round_2(manuscript, monkeypatch) -> tuple[CliRunner, SearchLimited]:
+    """Round 1 run and confirmed, then round 2 run with OpenAlex rate limited: the loop paused (exit 3)."""
     providers = SearchLimited()
     monkeypatch.setattr(commands, "loop", lambda *a, **k: loop_module.step(
         *a, **k, verify=crossref_verifier, transport=httpx.MockTransport(providers)))
@@ -81,6 +82,11 @@ def test_an_incomplete_last_round_the_user_settled_for_is_not_repeated(manuscrip
     accept(manuscript, [])
     providers.limited = True
     assert runner.invoke(cli, ["loop", str(manuscript), "--topic", TOPIC]).exit_code == EXIT_INCOMPLETE
+    return runner, providers
+
+
+def test_an_incomplete_last_round_the_user_settled_for_is_not_repeated(manuscript, monkeypatch):
+    runner, providers = paused_in_round_2(manuscript, monkeypatch)
     accept(manuscript, [], number=2)  # the user's decisions on what round 2 found: never deleted by a repeat
     providers.limited = False
     again = runner.invoke(cli, ["loop", str(manuscript), "--topic", TOPIC])
@@ -135,14 +141,7 @@ def test_a_query_a_source_cannot_run_is_no_incomplete_source_to_wait_for():
 def test_the_advice_for_a_settled_last_round_no_longer_says_a_run_repeats_it(manuscript, monkeypatch):
     # "or run it again later: … it repeats round 2" stayed in the summary once round 2's confirm.yaml was written, when
     # a run repeats nothing and only refuses ("2 rounds have been run").
-    providers = SearchLimited()
-    monkeypatch.setattr(commands, "loop", lambda *a, **k: loop_module.step(
-        *a, **k, verify=crossref_verifier, transport=httpx.MockTransport(providers)))
-    runner = CliRunner()
-    runner.invoke(cli, ["loop", str(manuscript), "--topic", TOPIC])
-    accept(manuscript, [])
-    providers.limited = True
-    assert runner.invoke(cli, ["loop", str(manuscript), "--topic", TOPIC]).exit_code == EXIT_INCOMPLETE
+    runner, _ = paused_in_round_2(manuscript, monkeypatch)
     summary = round_dir(manuscript, 1).parent / "final-summary.md"
     assert "until round 2's confirm.yaml is written, it repeats round 2" in summary.read_text()  # paused: true
     accept(manuscript, [], number=2)
