@@ -23,6 +23,7 @@ from urllib.parse import quote
 
 from sitegen.site.keys import code_digest
 from sitegen.site.output import Finish, Page, Written
+from sitegen.site.pages import NOT_FOUND_PATH
 from sitegen.site.templates import templates_dir
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -30,7 +31,7 @@ SITEMAP_PATH = "sitemap.xml"
 ROBOTS_PATH = "robots.txt"
 URLS_PER_SITEMAP = 50_000
 # Not listed: the page served for a missing address, the search page (no content of its own), old versions.
-UNLISTED = ("404.html", "search.html")
+UNLISTED = (NOT_FOUND_PATH, "search.html")
 UNLISTED_PREFIXES = ("v/", "pagefind/")
 
 
