@@ -73,6 +73,16 @@ def test_author_lists_agree_position_by_position_or_by_most_co_authors():
     assert authors_agree(base, abstract("anonymous", authors=[])) == "unknown"
 
 
+@pytest.mark.parametrize("placeholder", ["Anonymous", "[No authors listed]", "No authorship, indicated"])
+def test_a_placeholder_author_is_no_author(placeholder):
+    """The diabetes set's "Anonymous", PubMed's "[No authors listed]", the stroke set's PsycINFO "No authorship,
+    indicated": two such records share no first author, and one against Smith's has no evidence either way."""
+    anonymous, smith = abstract("anonymous", authors=[placeholder]), abstract("smith", authors=["Smith, J"])
+    assert authors_agree(anonymous, abstract("other", authors=[placeholder])) == "unknown"
+    assert authors_agree(anonymous, smith) == authors_agree(smith, anonymous) == "unknown"
+    assert authors_agree(abstract("et al", authors=["Dillner, J", "et al"]), abstract("base")) == "first"
+
+
 @pytest.mark.parametrize("group", ["Smith Study Group", "{Smith Study Group}", "-Smith-Study-Group", "WHO"])
 def test_an_organisation_never_agrees_with_a_person_as_first_author(group):
     """A body named after a person ("Smith Study Group") or known by its initials ("WHO") listed first by one index,
@@ -179,6 +189,31 @@ def test_another_page_of_a_supplement_is_still_another_page(volume, issue, page)
     embase = abstract("embase", volume="31", page="S112-S120")
     other = abstract("medline", volume=volume, issue=issue, page=page)
     assert classify(embase, other)[0] == "probable" and find_duplicates([embase, other]).sets == []
+
+
+MEETING_ABSTRACTS = ("Abstracts of the 79th EAS Congress. The congress brought together researchers in lipid "
+                     "metabolism, vascular biology and clinical cardiology; these abstracts cover familial "
+                     "hypercholesterolaemia, lipoprotein(a), triglyceride-rich lipoproteins and statin therapy.")
+
+
+@pytest.mark.parametrize(("changes", "verdict"), [
+    ({}, "same"),
+    ({"abstract": MEETING_ABSTRACTS.replace("79th", "80th").replace("lipid", "glucose").replace("statin", "insulin")
+      .replace("vascular", "islet").replace("familial hypercholesterolaemia", "gestational diabetes")}, "probable"),
+    ({"volume": "13"}, "different"),
+    ({"authors": ["Smith, J"]}, "same"),  # a person against no one: no evidence either way, as with no authors
+    ({"authors": ["Smith, J"], "abstract": ""}, "probable"),
+])
+def test_one_meeting_s_abstracts_without_authors_are_one_by_journal_volume_and_abstract(changes, verdict):
+    """The diabetes set's meeting abstracts printed as one item: "Anonymous" and no pages in Embase's record and
+    MEDLINE's. With no author to tell by, one title, year and volume of one journal with one abstract is one work;
+    a placeholder was the only "first author" that made it so before."""
+    fields = {"title": "Abstracts of the 79th EAS Congress", "authors": ["Anonymous"], "year": 2011, "volume": "12",
+              "issue": "1", "page": "", "abstract": MEETING_ABSTRACTS}
+    embase = work("embase", journal="Atherosclerosis Supplements. Conference: 79th European Atherosclerosis Society",
+                  **fields)
+    medline = work("medline", journal="Atherosclerosis Supplements", **{**fields, **changes})
+    assert classify(embase, medline)[0] == classify(medline, embase)[0] == verdict
 
 
 def test_two_dois_on_one_position_in_one_journal_are_asked_about():

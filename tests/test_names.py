@@ -337,3 +337,38 @@ def test_a_group_author_braced_whole_is_an_organisation():
 
     assert person("{ALTS Group}").organisation and person("{Rodent Memory Consortium}").organisation
     assert not person("{van der Berg}").organisation
+
+
+# The placeholders real records carry where an article names no author: the diabetes set's meeting abstracts
+# ("Anonymous"), the stroke set's PsycINFO record ("No authorship, indicated"), PubMed's "[No authors listed]".
+PLACEHOLDER_AUTHORS = ["Anonymous", "[Anonymous]", "Anonymous.", "Anon", "Anon.", "No authors listed",
+                       "[No authors listed]", "No authorship, indicated", "[No author name available]", "Unknown",
+                       "N/A", "et al", "et al.,"]
+
+
+@pytest.mark.parametrize("placeholder", PLACEHOLDER_AUTHORS)
+def test_a_placeholder_for_an_author_names_no_one(placeholder):
+    """Two anonymous editorials share no first author, and an anonymous one and Smith's differ in none: compared,
+    a placeholder is no author at all (`matching.work` leaves it out, as a record listing none)."""
+    from sitegen.records.names import incomparable, person, same_person
+
+    assert person(placeholder).family == ""
+    assert not same_person(person(placeholder), person(placeholder))
+    assert not same_person(person(placeholder), person("Smith, J"))
+    assert not incomparable(person(placeholder), person("Smith, J"))
+
+
+@pytest.mark.parametrize("name", ["Sanon S.", "Anon, S", "Unknown, A", "Othersen, J", "Al, E", "Anonymous Study Group"])
+def test_a_name_holding_a_placeholders_word_is_still_a_name(name):
+    from sitegen.records.names import person
+
+    assert person(name).family
+
+
+def test_a_record_keeps_a_placeholder_author_as_its_source_wrote_it():
+    from sitegen.references import read_references
+    from sitegen.references.records import entry_record
+
+    ris = "TY  - JOUR\nTI  - Abstracts of the 79th EAS Congress\nAU  - Anonymous\nPY  - 2011\nER  - \n"
+    [entry] = read_references(ris, "ris")
+    assert [name.display() for name in entry_record(entry).author] == ["Anonymous"]

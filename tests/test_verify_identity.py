@@ -905,3 +905,14 @@ def test_an_index_answering_with_a_work_without_a_title_is_no_negative():
     assert [a.answer for a in verdicts.identity.answers] == ["no-answer", "no-answer"]
     assert all("which has no title" in a.detail for a in verdicts.identity.answers)
     assert all("which has no title" in reason and "never a negative" in reason for reason in verdicts.identity.reasons)
+
+
+@pytest.mark.parametrize("placeholder", ["Anonymous", "[No authors listed]"])
+def test_a_citation_whose_author_is_a_placeholder_is_compared_as_one_naming_no_author(placeholder):
+    """"Anonymous" names no one: neither the indexed first author's discrepancy nor, for two anonymous records, an
+    agreement. It is checked as a citation without authors is."""
+    anonymous = cited().model_copy(update={"author": [CslName(literal=placeholder)]})
+    unnamed = cited().model_copy(update={"author": []})
+    assert agreement(anonymous, cited()) == agreement(unnamed, cited()) == ("same", ["title similarity 100/100"])
+    other_year = anonymous.model_copy(update={"issued": CslDate(**{"date-parts": [[2009]]})})
+    assert agreement(other_year, anonymous) == agreement(other_year.model_copy(update={"author": []}), unnamed)

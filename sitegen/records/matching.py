@@ -627,6 +627,12 @@ def _verdict(a: Work, b: Work) -> tuple[Verdict, float]:
         if page == "differ" and other_journal and _printed_pages(a) and _printed_pages(b):
             return "different", score  # printed in full in two journals: a guideline co-published, a paper reprinted
         return "probable", score
+    if (people == "unknown" and score >= EQUAL_TITLE and journal and volume == "equal" and _same_abstract(a, b)
+            and a.year is not None and b.year is not None):
+        # No author to tell by (a record lists none, or only a placeholder: "Anonymous"): one title, year and volume
+        # of one journal with one abstract is one work, as one first page makes it above (a meeting's abstracts
+        # printed as one item have no pages).
+        return "same", score
     if (people in ("none", "unknown") or a.year is None or b.year is None or score < NEAR_TITLE
             or len(a.title.split()) < MIN_TITLE_WORDS):
         return "probable", score
@@ -636,15 +642,18 @@ def _verdict(a: Work, b: Work) -> tuple[Verdict, float]:
         # A conference abstract and the journal article, one abstract at two meetings, a namesake paper
         # elsewhere. Two names of one meeting ("AMCIS 2017 Proceedings") are told by their authors below.
         return "probable", score
-    support = sum((journal, volume == "equal", page == "equal", people == "all",
-                   bool(min(len(a.abstract), len(b.abstract)) >= MIN_ABSTRACT
-                        and fuzz.ratio(a.abstract, b.abstract) >= SAME_ABSTRACT),
+    support = sum((journal, volume == "equal", page == "equal", people == "all", _same_abstract(a, b),
                    bool(a.identifiers and set(a.identifiers) & set(b.identifiers))))
     if score < SAME_TITLE:  # a nearly equal title needs more corroboration, its first page among it
         return ("same" if support >= 3 and page == "equal" else "probable"), score
     if support >= 2 or (support == 1 and len(a.title.split()) >= 6):
         return "same", score
     return "probable", score
+
+
+def _same_abstract(a: Work, b: Work) -> bool:
+    """Whether two records give one abstract, long enough to corroborate (`MIN_ABSTRACT`)."""
+    return min(len(a.abstract), len(b.abstract)) >= MIN_ABSTRACT and fuzz.ratio(a.abstract, b.abstract) >= SAME_ABSTRACT
 
 
 def _one_source_wrong(a: Work, b: Work) -> bool:

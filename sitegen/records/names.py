@@ -60,6 +60,25 @@ _CJK = re.compile("[\u1100-\u11ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\
 _NOT_IN_A_NAME = re.compile(r'[0-9@()\[\]{}/;:<>|\\#*=+_"' + "\ufffd]")
 
 
+# What lists stand in for the authors they leave out (BibTeX's "and others", RIS's "AU  - et al."): no author.
+NAMES_LEFT_OUT = re.compile(r"others|et\.? ?al\.?", re.IGNORECASE)
+# What sources write where an article names no author, folded (`titles.folded`): an editorial's or a meeting's
+# abstracts' "Anonymous" ("[Anonymous]", "Anon."), PubMed's "[No authors listed]", PsycINFO's "No authorship
+# indicated" (also split as a name: "No authorship, indicated"), Scopus's "[No author name available]". A record
+# keeps it as its source wrote it; compared, it names no one (`person`).
+PLACEHOLDERS = frozenset({
+    "anonymous", "anon", "anonym", "no authors listed", "no author listed", "no authorship indicated",
+    "no author name available", "no author", "no authors", "author unknown", "unknown author", "unknown", "n a",
+    "not available",
+})
+
+
+def names_no_one(name: str) -> bool:
+    """Whether an author list's item stands where no author is named: a placeholder ("Anonymous", "[No authors
+    listed]") or a mark for authors left out ("et al.")."""
+    return folded(name) in PLACEHOLDERS or bool(NAMES_LEFT_OUT.fullmatch(folded(name)))
+
+
 # The " and " between the names of an author list, with the whitespace around it. It matches only from the start of
 # a whitespace run: `\s+and\s+` alone is tried again from every space of a run not followed by "and", so a cell
 # of a few hundred kilobytes of spaces took hours to read.
@@ -218,7 +237,11 @@ class Person:
 
 @functools.lru_cache(maxsize=65536)  # exports repeat the same authors on many records
 def person(name: str) -> Person:
-    """An author as the matcher compares them, from any written form ("Bouton, Mark E.", "Bouton ME")."""
+    """An author as the matcher compares them, from any written form ("Bouton, Mark E.", "Bouton ME"); one with no
+    family name (`work` leaves it out) for a placeholder that names no one (`names_no_one`): two anonymous
+    editorials share no author, and an anonymous one and Smith's differ in none."""
+    if names_no_one(name):
+        return Person("", "")
     split = split_name(name)
     family = split.family or split.literal or name
     return Person(folded(family), folded(split.given or ""),

@@ -27,10 +27,10 @@ from bibtexparser.model import Field as BibField
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
 from sitegen.records.entry import ALIASES, Entry
-from sitegen.records.names import split_name
+from sitegen.records.names import NAMES_LEFT_OUT, split_name
 from sitegen.references.fields import AND, NOTE_PMID, fields, issns, keywords, read_standing, statements
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, written_year
-from sitegen.references.records import CSL_TYPES, NAMES_LEFT_OUT, PUBLICATION_TYPES
+from sitegen.references.records import CSL_TYPES, PUBLICATION_TYPES
 from sitegen.text import counted
 
 # The text-mode commands writers (sitegen's exports among them) use for characters that would otherwise

@@ -49,7 +49,7 @@ from sitegen.records.model import (
     web_address,
     web_address_problem,
 )
-from sitegen.records.names import author_names, split_name
+from sitegen.records.names import NAMES_LEFT_OUT, author_names, split_name
 from sitegen.records.pages import as_range
 from sitegen.records.preprints import is_preprint
 from sitegen.records.providers import Source
@@ -370,10 +370,6 @@ def _text(value: str, field: str, notes: list[str]) -> str:
     if count:
         notes.append(f"{field}: {counted(count, 'control character')} replaced by spaces")
     return cleaned.strip()
-
-
-# What lists stand in for the authors they leave out (BibTeX's "and others", RIS's "AU  - et al."): no author.
-NAMES_LEFT_OUT = re.compile(r"others|et\.? ?al\.?", re.IGNORECASE)
 
 
 def _a_name(written: str) -> bool:
