@@ -916,3 +916,12 @@ def test_a_citation_whose_author_is_a_placeholder_is_compared_as_one_naming_no_a
     assert agreement(anonymous, cited()) == agreement(unnamed, cited()) == ("same", ["title similarity 100/100"])
     other_year = anonymous.model_copy(update={"issued": CslDate(**{"date-parts": [[2009]]})})
     assert agreement(other_year, anonymous) == agreement(other_year.model_copy(update={"author": []}), unnamed)
+
+
+def test_a_title_search_asks_for_no_placeholder_author():
+    # the stroke set's PsycINFO record, its placeholder split as a name: not words of the work to search for
+    from sitegen.verify.identity import _title_query
+
+    placeholder = cited(doi=None).model_copy(update={"author": [CslName(family="No authorship", given="indicated")]})
+    assert _title_query(placeholder) == f"{ADAK_TITLE} 2001"
+    assert _title_query(cited(doi=None)) == f"{ADAK_TITLE} Adak 2001"

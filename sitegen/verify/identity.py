@@ -39,7 +39,7 @@ from sitegen.records.matching import (
     volumes,
 )
 from sitegen.records.model import Record, Reinstatement, lifted, reinstatement_keys, with_lifted
-from sitegen.records.names import in_two_scripts, incomparable
+from sitegen.records.names import in_two_scripts, incomparable, names_no_one, written
 from sitegen.records.notices import NOTICE_TYPES, OWN_KINDS, notice_kind
 from sitegen.records.preprints import is_preprint
 from sitegen.records.providers import label
@@ -468,7 +468,10 @@ def _held_as_cited(cited: Record, answer: Answer) -> str:
 
 
 def _title_query(record: Record) -> str:
-    author = record.author[0].family or "" if record.author else ""
+    """The words a title search asks for: the title, the first author's family name (not a placeholder's words:
+    "No authorship, indicated" names no one, `names.names_no_one`) and the year."""
+    first = record.author[0] if record.author else None
+    author = first.family or "" if first and not names_no_one(written(first)) else ""
     return " ".join(part for part in (record.title, author, str(record.year or "")) if part)
 
 
