@@ -3,6 +3,9 @@ the wheel carries the templates, CI runs the README's command, workflows lint.""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import re
 import shutil
 import subprocess
@@ -12,15 +15,19 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import yaml
 from conftest import ROOT, tree_bytes
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
+from sitegen.manuscript.loop import Confirmation
 from sitegen.records import model as record_models
 from sitegen.records.model import Record, RecordMeta
 from sitegen.review import models as review_models
+from sitegen.review.folder import parse_protocol
 from sitegen.review.models import (
     PAYLOAD_MODELS,
     PHASES,
+    Decision,
     DuplicateDecision,
     Evidence,
     Finding,
@@ -43,6 +50,7 @@ from sitegen.review.models import (
     SourceAnswer,
     Strategy,
     StrategyRecall,
+    ValidationStudy,
     VersionRecord,
 )
 from sitegen.review.schemas import json_schemas
@@ -100,6 +108,58 @@ def test_every_value_a_field_allows_by_name_is_documented(model):
     for name, field in model.model_fields.items():
         missing = [value for value in _literal_values(field.annotation) if f"`{value}`" not in DOCS]
         assert missing == [], f"{model.__name__}.{field.alias or name} allows {missing}, not in docs/review-folder.md"
+
+
+# The model each code block of the documents is an example of, by its document and the heading above it.
+EXAMPLE_MODELS = {("review-folder.md", "## review.yaml"): ReviewConfig,
+                  ("review-folder.md", "## searches/"): SavedSearch | Strategy,
+                  ("review-folder.md", "## snapshots/"): SnapshotEntry, ("review-folder.md", "## runs/"): RunManifest,
+                  ("review-folder.md", "## records.jsonl"): Record, ("review-folder.md", "## ledger.jsonl"): LedgerEvent,
+                  ("review-folder.md", "## screening/"): Decision,
+                  ("review-folder.md", "## duplicates.csv"): DuplicateDecision,
+                  ("review-folder.md", "## validation.csv"): ValidationStudy,
+                  ("review-folder.md", "## state.json"): ReviewState, ("review-folder.md", "## evidence/"): Evidence,
+                  ("review-folder.md", "## versions/"): VersionRecord,
+                  ("manuscript-loop.md", "## Confirmation"): Confirmation}
+
+
+def _file_examples() -> list[tuple[str, str, str, str]]:
+    """Every YAML, JSON, CSV and protocol (Markdown) code block of README.md and docs/*.md, as (where, heading,
+    language, text), a hash shortened to its first digits and `…` written out whole, as the files hold it."""
+    found = []
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        text = path.read_text()
+        for block in re.finditer(r"^```(yaml|json|csv|markdown)\n(.*?)^```", text, re.S | re.M):
+            heading = re.findall(r"^## .*$", text[:block.start()], re.M)[-1]
+            body = re.sub(r"\b([0-9a-f]+)…", lambda digits: (digits[1] * 64)[:64], block[2])
+            found.append((f"{path.name}:{text.count(chr(10), 0, block.start()) + 1}", heading, block[1], body))
+    return found
+
+
+FILE_EXAMPLES = _file_examples()
+
+
+def test_the_documents_show_an_example_of_each_file_people_write():
+    shown = {(document, start) for where, heading, _, _ in FILE_EXAMPLES for document, start in EXAMPLE_MODELS
+             if where.startswith(f"{document}:") and heading.startswith(start)}
+    assert shown == set(EXAMPLE_MODELS)
+
+
+@pytest.mark.parametrize(("where", "heading", "language", "text"), FILE_EXAMPLES, ids=[e[0] for e in FILE_EXAMPLES])
+def test_each_file_example_in_the_documents_is_one_sitegen_reads(where, heading, language, text):
+    # An example people copy into their review must be one `sitegen check` accepts, field for field.
+    if language == "markdown":
+        protocol, problems = parse_protocol(text)
+        assert protocol is not None and problems == [], f"{where}: {problems}"
+        return
+    [model] = [model for (document, start), model in EXAMPLE_MODELS.items()
+               if where.startswith(f"{document}:") and heading.startswith(start)]
+    values = (list(csv.DictReader(io.StringIO(text))) if language == "csv"
+              else [yaml.safe_load(text) if language == "yaml" else json.loads(text)])
+    for value in values:
+        TypeAdapter(model).validate_python(value)
+        if model is LedgerEvent and value["type"] in PAYLOAD_MODELS:
+            PAYLOAD_MODELS[value["type"]].model_validate(value["payload"])
 
 
 def test_committed_schemas_are_current():
