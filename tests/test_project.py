@@ -23,7 +23,7 @@ from sitegen.manuscript.loop import Confirmation
 from sitegen.records import model as record_models
 from sitegen.records.model import Record, RecordMeta
 from sitegen.review import models as review_models
-from sitegen.review.folder import parse_protocol
+from sitegen.review.folder import REVIEW_FILES, REVIEW_FOLDERS, parse_protocol
 from sitegen.review.models import (
     PAYLOAD_MODELS,
     PHASES,
@@ -160,6 +160,15 @@ def test_each_file_example_in_the_documents_is_one_sitegen_reads(where, heading,
         TypeAdapter(model).validate_python(value)
         if model is LedgerEvent and value["type"] in PAYLOAD_MODELS:
             PAYLOAD_MODELS[value["type"]].model_validate(value["payload"])
+
+
+@pytest.mark.parametrize("text", [README, DOCS], ids=["README.md", "docs/review-folder.md"])
+def test_the_folder_trees_name_every_file_and_folder_of_a_review(text):
+    # README's tree left out runs/ and validation.csv: a reader took them for files check would refuse.
+    tree = text[text.index("```\nreviews/<slug>/\n"):]
+    tree = tree[:tree.index("\n```", 4)]
+    named = {line.split()[0].split("/")[0] for line in tree.splitlines()[2:] if line.startswith("  ") and line[2] != " "}
+    assert named == set(REVIEW_FOLDERS) | set(REVIEW_FILES)
 
 
 def test_committed_schemas_are_current():
