@@ -11,7 +11,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLE, tree_bytes
+from conftest import EXAMPLE, ROOT, tree_bytes
 
 from sitegen.review.folder import load_review
 from sitegen.workspace import inspect
@@ -400,6 +400,10 @@ def test_json_format(sitegen, example_copy):
     assert problem["code"] == "unknown-record"
     assert problem["path"] == f"{example_copy}/{TA}/reviewer-b.csv"
     assert problem["line"] > 1
+    # the keys README's command table says it prints
+    row = (ROOT / "README.md").read_text().split("| `sitegen check DIR")[1].split("\n")[0]
+    said = re.search(r"`json` prints `(.+?)`", row).group(1)
+    assert re.findall(r'"(\w+)":', said) == [*report, *problem]
 
 
 def test_every_problem_is_reported_not_just_the_first(example_copy):
