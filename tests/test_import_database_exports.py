@@ -83,6 +83,25 @@ def test_cochrane_library_ris_with_its_header_is_read():
     assert first.URL == "https://www.cochranelibrary.com/central/doi/10.1002/central/CN-01646457/full"
 
 
+def test_a_cochrane_library_export_is_counted_as_central_a_database_without_source(sitegen, tmp_path):
+    # The Cochrane Library's RIS names no database (no DB tag): its CN- accession numbers and its addresses say the
+    # records are CENTRAL's, so PRISMA counts them under databases, not other methods, with no --source given.
+    entry = read_references(FIXTURES / "ris" / "cochrane_central.ris")[0]
+    assert entry.get("database") == "Cochrane CENTRAL"
+    by_address = read_references("TY  - JOUR\nTI  - A trial\nUR  - https://www.cochranelibrary.com/central/doi/10.1002/"
+                                 "central/CN-00000001/full\nER  - \n", "ris")[0]
+    assert by_address.get("database") == "Cochrane CENTRAL"
+    # Neither: no database named, as before (a number like another's, or an address elsewhere, says nothing).
+    for written in ("ID  - CN-123", "ID  - XCN-01646457", "UR  - https://example.org/central/CN-01646457"):
+        assert not read_references(f"TY  - JOUR\nTI  - A trial\n{written}\nER  - \n", "ris")[0].get("database")
+    review = new_review(sitegen, tmp_path)
+    code, out, err = sitegen("import", str(review), str(FIXTURES / "ris" / "cochrane_central.ris"), "--at",
+                             "2024-03-01T00:00:00Z")
+    assert code == 0, err
+    assert [(event["source"], event["method"]) for event in imports(review)] == [("Cochrane CENTRAL", "database")]
+    assert prisma(sitegen, review)["identified_by_source"] == {"Cochrane CENTRAL": 2}
+
+
 # Ovid's "EndNote" export, as Ovid writes it (a .cgi file), and the Cochrane Library's plain text: formats sitegen
 # does not read, refused by name with the export it reads.
 OVID_TAGGED = """<1. >

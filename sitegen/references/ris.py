@@ -106,6 +106,11 @@ WORDED_DATE = re.compile(r"(?:\d{1,2}(?:-\d{1,2})?\s+)?([A-Za-z]{3,9})\.?(?:\s*[
                          r"(?:,?\s+(\d{4}))?")
 JSTOR_DATE = re.compile(r"Full publication date:\s*(.+)", re.IGNORECASE)
 SCOPUS_DATABASE = re.compile(r"\bscopus\b", re.IGNORECASE)
+# The Cochrane Library's RIS names no database, but its records are CENTRAL's by their accession numbers
+# (ID  - CN-01646457) and addresses (cochranelibrary.com/central/...): read as that database, as a DB tag names one.
+CENTRAL_ACCESSION = re.compile(r"CN-\d{8}")
+CENTRAL_ADDRESS = re.compile(r"^https?://(?:www\.)?cochranelibrary\.com/central/", re.IGNORECASE)
+CENTRAL = "Cochrane CENTRAL"
 DOI_LIKE = re.compile(r"10\.\d{4,9}/")
 
 # Read each tag under its own name ("VO" is a volume tag some exports write instead of VL).
@@ -288,7 +293,8 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
     arxiv_at = max((at for at, address in enumerate(addresses) if normalise_arxiv(address)), default=None)
     openalex_at = max((at for at, address in enumerate(addresses) if normalise_openalex(address)), default=None)
     written = first("DB", "DP")
-    database = EBSCOHOST_DATABASES.get(written.lower(), written) or record.database
+    database = EBSCOHOST_DATABASES.get(written.lower(), written) or record.database or (
+        CENTRAL if CENTRAL_ACCESSION.fullmatch(first("ID")) or any(map(CENTRAL_ADDRESS.match, addresses)) else "")
     if PUBMED_DATABASE.search(database):  # MEDLINE's shortened range ("221-8", or SP 221 and EP 8) read in full
         pages = medline_pages(pages)
     # The PMID, most certain first: PsycINFO's PMID tag; the accession number of a record its export
