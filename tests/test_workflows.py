@@ -485,3 +485,88 @@ def test_no_script_interpolates_an_expression_every_value_reaches_it_through_env
         for step in job.get("steps", []):
             assert "${{" not in step.get("run", ""), (name, step.get("name") or step["run"][:60])
             assert "${{" not in str((step.get("with") or {}).get("script", "")), (name, step.get("name"))
+
+
+# --------------------------------------------------------------------------- the README's adoption steps, followed
+
+
+def _adoption_step(number: int) -> str:
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Adopt sitegen in your review repository"):]
+    section = section[:section.index("\n## ", 1)]
+    return section.split(f"\n{number}. ", 1)[1].split(f"\n{number + 1}. ", 1)[0]
+
+
+def test_the_readmes_example_package_set_in_each_workflow_is_what_pip_installs():
+    # Step 2: the value is set in the `env:` block at the top of each of the three (a job's or a step's own would
+    # hide it from the `pip install` step), and the README's example is a requirement pip reads as sitegen's.
+    from packaging.requirements import Requirement
+
+    example = re.search(r"`(sitegen @ [^`]+)`", _adoption_step(2)).group(1)
+    assert Requirement(example).name == "sitegen" and Requirement(example).url.startswith("git+https://")
+    for name in ("update.yml", "check.yml", "publish.yml"):
+        text = (WORKFLOWS / name).read_text()
+        assert text.count("SITEGEN_PACKAGE: .\n") == 1
+        adopted = yaml.safe_load(text.replace("SITEGEN_PACKAGE: .\n", f"SITEGEN_PACKAGE: {example}\n"))
+        assert adopted["env"]["SITEGEN_PACKAGE"] == example
+        assert [step["run"] for job in adopted["jobs"].values() for step in job["steps"]
+                if "pip install" in step.get("run", "")] == ['pip install "$SITEGEN_PACKAGE"']
+
+
+def test_the_readmes_step_7_commands_run_as_written_and_the_workflows_check_and_build_the_review(
+        tmp_path, monkeypatch):
+    # A new user follows step 7 in a fresh review repository (without the network: `monitor add` keeps the search
+    # and exits 3, as the step says), then the pull-request check and the publishing build run on what it made.
+    import os
+    import shlex
+    import subprocess
+    import sys
+
+    import httpx
+    from click.testing import CliRunner
+
+    from sitegen.cli import cli
+    from sitegen.sources import http
+
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("no network in the tests", request=request)
+
+    client = httpx.Client
+    monkeypatch.setattr(httpx, "Client", lambda **options: client(**{**options, "transport": httpx.MockTransport(refuse)}))
+    monkeypatch.setattr(http, "pause", lambda seconds: None)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "embase.ris").write_text(  # the user's export from a database sitegen cannot search
+        "TY  - JOUR\nTI  - Object-in-context memory in rats\nAU  - Smith, Jane\nPY  - 2019\nER  - \n")
+    block = _adoption_step(7).split("```sh\n", 1)[1].split("```", 1)[0]
+    commands = [shlex.split(line, comments=True) for line in block.splitlines()]
+    commands = [words for words in commands if words]
+    assert commands and all(words[0] == "sitegen" for words in commands)
+    for words in commands:
+        result = CliRunner().invoke(cli, words[1:], catch_exceptions=False)
+        expected = 3 if words[1:3] == ["monitor", "add"] else 0
+        assert result.exit_code == expected, (words, result.stdout, result.stderr)
+    review = tmp_path / "reviews" / "my-review"
+    assert (review / "searches" / "main.json").is_file()
+    shown = CliRunner().invoke(cli, ["state", "show", str(review)], catch_exceptions=False)
+    assert shown.stdout.startswith("phase: screening")  # the two `state advance` steps were taken
+
+    bin_dir, scratch = tmp_path / "bin", tmp_path / "runner-temp"
+    bin_dir.mkdir()
+    scratch.mkdir()
+    (bin_dir / "sitegen").write_text(f'#!/bin/sh\nPYTHONPATH="{ROOT}" exec "{sys.executable}" -m sitegen "$@"\n')
+    (bin_dir / "sitegen").chmod(0o755)
+    environment = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "RUNNER_TEMP": str(scratch)}
+    ran = {}
+    for name, job in (("check.yml", "check"), ("publish.yml", "build")):
+        for step in _workflow(name)["jobs"][job]["steps"]:
+            if "run" not in step or step["run"].startswith("pip install"):
+                continue
+            done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", step["run"]], cwd=tmp_path, env=environment,
+                                  capture_output=True, text=True, timeout=600)
+            assert done.returncode == 0, (name, step.get("name"), done.stdout + done.stderr)
+            ran[name, step.get("name")] = done.stdout + done.stderr
+    assert "reviews/my-review: no problems found" in ran["check.yml", "sitegen check"]
+    for site in (scratch / "preview" / "my-review", scratch / "public" / "my-review"):
+        assert (site / "index.html").is_file() and "My living review" in (site / "index.html").read_text()
+    assert "my-review/index.html" in (scratch / "public" / "index.html").read_text()
+
