@@ -95,11 +95,11 @@ def test_the_published_site_has_a_page_at_its_root_that_leads_to_each_review(tmp
     # publish.yml builds each review under its folder's name; its root page leads there (at once when there is
     # one review), names escaped, so the site's own address is no 404.
     steps = yaml.safe_load((WORKFLOWS / "publish.yml").read_text())["jobs"]["build"]["steps"]
-    script = next(step["run"] for step in steps if step.get("name", "").startswith("A page at the site's root"))
+    script = next(step["run"] for step in steps if step.get("name", "").startswith("Pages at the site's root"))
     program = script.split("<<'PY'\n", 1)[1].rsplit("PY", 1)[0]
-    assert script.startswith('python3 - "$RUNNER_TEMP/public" <<')  # the site the build step writes
+    assert script.startswith('python3 - "$RUNNER_TEMP/public" "$PAGES_BASE_URL" <<')  # the site the build step writes
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("sys.argv", ["-", "public"])
+    monkeypatch.setattr("sys.argv", ["-", "public", ""])
     (tmp_path / "public" / "object-in-context").mkdir(parents=True)
     exec(compile(program, "publish.yml", "exec"), {})
     page = (tmp_path / "public" / "index.html").read_text()
@@ -108,6 +108,50 @@ def test_the_published_site_has_a_page_at_its_root_that_leads_to_each_review(tmp
     exec(compile(program, "publish.yml", "exec"), {})
     page = (tmp_path / "public" / "index.html").read_text()
     assert "refresh" not in page and '<a href="a%20%3Cb%3E%26c/index.html">a &lt;b&gt;&amp;c</a>' in page
+
+
+def _root_pages(tmp_path, monkeypatch, base_url: str, names: dict[str, str | None]) -> str:
+    """publish.yml's root-pages step run on built sites of reviews `names` (each with its `site.base_url`), the
+    site's address `base_url` as configure-pages gives it; what it printed."""
+    import contextlib
+    import io
+
+    steps = _workflow("publish.yml")["jobs"]["build"]["steps"]
+    step = next(step for step in steps if step.get("name", "").startswith("Pages at the site's root"))
+    assert step["env"]["PAGES_BASE_URL"] == "${{ steps.pages.outputs.base_url }}"
+    assert [s.get("id") for s in steps].index("pages") < steps.index(step)
+    program = step["run"].split("<<'PY'\n", 1)[1].rsplit("PY", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.argv", ["-", "public", base_url])
+    for name, said in names.items():
+        (tmp_path / "public" / name).mkdir(parents=True)
+        (tmp_path / "reviews" / name).mkdir(parents=True)
+        (tmp_path / "reviews" / name / "review.yaml").write_text(yaml.safe_dump({"site": {"base_url": said}}))
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(program, "publish.yml", "exec"), {})
+    return printed.getvalue()
+
+
+def test_the_published_site_has_a_not_found_page_at_its_root_that_leads_to_each_review(tmp_path, monkeypatch):
+    # GitHub Pages serves the root's 404.html alone for an address the site does not hold: each review's own, one
+    # folder down, was never served. Its links start from the site's address, so they lead there from any depth.
+    _root_pages(tmp_path, monkeypatch, "https://owner.github.io/repo", {"my-review": None, "b c": None})
+    page = (tmp_path / "public" / "404.html").read_text()
+    assert '<a href="https://owner.github.io/repo/my-review/index.html">my-review</a>' in page
+    assert '<a href="https://owner.github.io/repo/b%20c/index.html">b c</a>' in page
+    assert "refresh" not in page and "noindex" in page
+
+
+def test_publish_warns_of_a_review_whose_base_url_is_not_where_it_is_published(tmp_path, monkeypatch):
+    # Each review is published under its folder's name: a base_url of the repository's address (the project
+    # site's) gives canonical links, a sitemap and 404 links to pages that are not the review's.
+    printed = _root_pages(tmp_path, monkeypatch, "https://owner.github.io/repo/",
+                          {"right": "https://owner.github.io/repo/right/", "unset": None,
+                           "wrong": "https://owner.github.io/repo/"})
+    assert printed.splitlines() == [
+        "::warning file=reviews/wrong/review.yaml::site.base_url is https://owner.github.io/repo/, but the review is "
+        "published at https://owner.github.io/repo/wrong/: set it to that address (README: Adopt sitegen)"]
 
 
 # --------------------------------------------------------------------------- update.yml's pull-request step, run
