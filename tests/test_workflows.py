@@ -59,6 +59,15 @@ def test_every_action_is_pinned_to_a_commit(name):
     assert [line for line in lines if not PINNED.match(line)] == []
 
 
+def test_each_action_is_pinned_to_one_release_in_every_workflow():
+    # A review repository copies the three together: one action at two releases would be two sets of behaviour.
+    pins: dict[str, set[str]] = {}
+    for path in sorted(WORKFLOWS.glob("*.yml")):
+        for action, pin in re.findall(r"uses: ([\w.-]+/[\w./-]+)@(\w+  # \S+)", path.read_text()):
+            pins.setdefault(action, set()).add(pin)
+    assert pins and {action: pin for action, pin in pins.items() if len(pin) > 1} == {}
+
+
 def test_the_readme_adoption_steps_name_the_workflows_and_what_update_reads():
     readme = (ROOT / "README.md").read_text()
     section = readme[readme.index("## Adopt sitegen in your review repository"):]
