@@ -75,6 +75,11 @@ FIXTURES = Path(__file__).parent / "fixtures"
      "</mml:math></alternatives> after", "a T after"),
     ("x <alternatives><tex-math>T<br>T2</tex-math><mml:math>M</mml:math></alternatives> y", "x T T2 y"),
     ("<mtable><mtr><mtd>1</mtd><mtd>2</mtd></mtr><mtr><mtd>3</mtd><mtd>4</mtd></mtr></mtable>", "1 2 3 4"),
+    # whitespace between a formula's elements is its markup's layout (PubMed pretty-prints MathML), not its text;
+    # a token's own space stays
+    ("( <mml:math>\n  <mml:msub>\n    <mml:mi>V</mml:mi>\n    <mml:mn>2</mml:mn>\n  </mml:msub>\n</mml:math> ) rose",
+     "( V2 ) rose"),
+    ("<math> <mi>a</mi> <mo>+</mo> <mtext>and so</mtext> </math> b", "a+and so b"),
     # an <alternatives> left open closes with its enclosing element, or leaves the text after it read
     ("<inline-formula><alternatives><tex-math>T</tex-math></inline-formula> Results: rats improved",
      "T Results: rats improved"),

@@ -872,3 +872,35 @@ def test_an_attribute_entity_is_read_only_in_a_start_tag_never_in_a_comment_or_c
                               b'<![CDATA[<x y="&ndash;">]]>&ndash;</PubmedArticleSet>')
     assert root.get("Label") == "a > b \u03b1\u2242\u0338"
     assert root[0].text == ' <x y="&ndash;"> ' and root[0].tail == '<x y="&ndash;">'
+
+
+# The first formula of PMID 30108519's abstract, verbatim as efetch sends it (Biopython's Tests/Entrez/pubmed6.xml,
+# commit ba86cc553837, Biopython License Agreement): MathML pretty-printed, its indentation no part of the formula.
+PRETTY_PRINTED_FORMULA = b"""<AbstractText>maximal oxygen uptake ( <mml:math xmlns:mml="http://www.w3.org/1998/Math/MathML">
+                        <mml:msub>
+                            <mml:mrow>
+                                <mml:mover>
+                                    <mml:mrow>
+                                        <mml:mi>V</mml:mi>
+                                    </mml:mrow>
+                                    <mml:mo>.</mml:mo>
+                                </mml:mover>
+                                <mml:mi>O</mml:mi>
+                            </mml:mrow>
+                            <mml:mrow>
+                                <mml:mn>2</mml:mn>
+                                <mml:mi>m</mml:mi>
+                                <mml:mi>a</mml:mi>
+                                <mml:mi>x</mml:mi>
+                            </mml:mrow>
+                        </mml:msub>
+                    </mml:math> ) 67.6 \xc2\xb1 4.1 ml\xc2\xb7kg<sup>-1</sup>\xc2\xb7min<sup>-1</sup></AbstractText>"""
+
+
+def test_a_pretty_printed_formula_reads_as_its_symbols_not_one_word_each():
+    article = edited(PUBMED1, 1)
+    abstract = article.find(".//Abstract")
+    for node in list(abstract):
+        abstract.remove(node)
+    abstract.append(etree.fromstring(PRETTY_PRINTED_FORMULA))
+    assert pubmed.article_to_record(article).abstract == "maximal oxygen uptake ( V.O2max ) 67.6 ± 4.1 ml·kg-1·min-1"

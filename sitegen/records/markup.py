@@ -57,6 +57,15 @@ BLOCKS = frozenset({
     "h2", "h3", "h4", "h5", "h6", "hr", "label", "li", "list", "list-item", "ol", "p", "sec", "table", "td",
     "th", "title", "tr", "ul", "mtr", "mtd", "mlabeledtr",  # MathML's table rows and cells too
 })
+# MathML's layout elements, which hold other elements and no text of their own: whitespace directly in one is
+# the layout of the markup, not the formula's (MathML ignores it). PubMed sends formulas pretty-printed, and read
+# as text its indentation parted every symbol ("V . O 2 m a x" for V̇O2max). Text is in the tokens (mi, mn, mo,
+# mtext, ms), and a table's rows and cells are blocks.
+MATH_LAYOUT = frozenset({
+    "math", "mrow", "msub", "msup", "msubsup", "mfrac", "msqrt", "mroot", "mover", "munder", "munderover", "mstyle",
+    "semantics", "mfenced", "mtable", "mtr", "mtd", "mlabeledtr", "mpadded", "menclose", "mphantom",
+    "mmultiscripts", "mprescripts", "merror", "maction",
+})
 # Their content is no text, or text said once already: MathML's annotations of a formula (its TeX).
 HIDDEN = frozenset({"script", "style", "annotation", "annotation-xml"})
 ALTERNATIVES = "alternatives"  # JATS: one formula in several notations, of which the first is read
@@ -163,6 +172,8 @@ class _Text(HTMLParser):
         return not self.hidden and not any(read and len(self.open) > place for place, read in self.alternatives)
 
     def handle_data(self, data: str) -> None:
+        if self.open and self.open[-1] in MATH_LAYOUT and not data.strip():
+            return  # a formula's layout, not its text (see MATH_LAYOUT)
         if self._reading():
             self.parts.append(data)
 
