@@ -80,6 +80,9 @@ FIXTURES = Path(__file__).parent / "fixtures"
     ("( <mml:math>\n  <mml:msub>\n    <mml:mi>V</mml:mi>\n    <mml:mn>2</mml:mn>\n  </mml:msub>\n</mml:math> ) rose",
      "( V2 ) rose"),
     ("<math> <mi>a</mi> <mo>+</mo> <mtext>and so</mtext> </math> b", "a+and so b"),
+    # an underlined comparison sign is ≤ or ≥ (PubMed, PMID 28775130: "normal TSH (0.4-<u>&lt;</u>4.5 mIU/L)")
+    ("normal TSH (0.4-<u>&lt;</u>4.5 mIU/L)", "normal TSH (0.4-≤4.5 mIU/L)"),
+    ("age <jats:underline>&gt;</jats:underline> 65 and <u>x</u> < 3", "age ≥ 65 and x < 3"),
     # an <alternatives> left open closes with its enclosing element, or leaves the text after it read
     ("<inline-formula><alternatives><tex-math>T</tex-math></inline-formula> Results: rats improved",
      "T Results: rats improved"),

@@ -904,3 +904,19 @@ def test_a_pretty_printed_formula_reads_as_its_symbols_not_one_word_each():
         abstract.remove(node)
     abstract.append(etree.fromstring(PRETTY_PRINTED_FORMULA))
     assert pubmed.article_to_record(article).abstract == "maximal oxygen uptake ( V.O2max ) 67.6 ± 4.1 ml·kg-1·min-1"
+
+
+def test_an_underlined_less_than_sign_reads_as_at_most():
+    # PMID 28775130's METHODS, verbatim in part (Biopython's Tests/Entrez/pubmed5.xml, commit ba86cc553837,
+    # Biopython License Agreement): the publisher's ≤ came to PubMed as an underlined <
+    article = edited(PUBMED1, 1)
+    abstract = article.find(".//Abstract")
+    for node in list(abstract):
+        abstract.remove(node)
+    abstract.append(etree.fromstring(
+        b'<AbstractText Label="METHODS" NlmCategory="METHODS">We used multivariate logistic regression to estimate '
+        b"ORs and 95% CIs for subclinical hypothyroidism (TSH &gt;4.5 mIU/L) compared with normal TSH "
+        b"(0.4-<u>&lt;</u>4.5 mIU/L) and for anti-TPO positivity.</AbstractText>"))
+    assert pubmed.article_to_record(article).abstract == (
+        "METHODS: We used multivariate logistic regression to estimate ORs and 95% CIs for subclinical "
+        "hypothyroidism (TSH >4.5 mIU/L) compared with normal TSH (0.4-≤4.5 mIU/L) and for anti-TPO positivity.")

@@ -191,8 +191,15 @@ def _edge_as_text(edges: re.Match[str]) -> str:
     return " " if STYLE_EDGE in run and SCRIPT_START not in run and between_words else ""
 
 
+# An underlined comparison sign is a typewriter's ≤ or ≥, as publishers send them to PubMed ("normal TSH
+# (0.4-<u>&lt;</u>4.5 mIU/L)"): its underline dropped, the range read a different one.
+UNDERLINED_COMPARISON = re.compile(r"<((?:jats:)?(?:u|underline))>\s*(&lt;|&gt;)\s*</\1>", re.IGNORECASE)
+AT_MOST_OR_LEAST = {"&lt;": "≤", "&gt;": "≥"}
+
+
 def _once(text: str) -> str:
     text = CONTROL_CHARACTER.sub(" ", text)
+    text = UNDERLINED_COMPARISON.sub(lambda sign: AT_MOST_OR_LEAST[sign.group(2).lower()], text)
     parser = _Text()
     parser.feed(text)
     parser.close()
