@@ -231,3 +231,25 @@ def test_a_version_written_by_hand_that_publishes_nothing_new_is_caught(sitegen,
     code, out, _ = sitegen("check", review)
     assert code == 1 and "versions/2.json:1" in out and "version-unchanged" in out, out
     assert "version 2 is version 1 again" in out
+
+
+def test_a_run_of_phase_events_is_judged_on_one_derivation_of_the_facts(sitegen, tmp_path, monkeypatch):
+    """Phase events with nothing but phase events between them judge the same review: `check` derives its facts
+    once for the run (at 100,000 records each derivation takes seconds), and names each failing step as before."""
+    import sitegen.living.facts as facts
+    from sitegen.living.checks import living_problems
+    from sitegen.review.folder import load_review
+
+    review = new_review(sitegen, tmp_path)
+    advance(sitegen, review, "2026-01-03T00:00:00Z")
+    advance(sitegen, review, "2026-01-03T00:01:00Z")
+    steps = ["screening", "extraction", "synthesis", "published"]
+    lines = [forge(review, "phase", phase(before, after), "2026-01-04T00:00:00Z") for before, after
+             in zip(steps, steps[1:], strict=False)]
+    derived = []
+    real = facts.screening_facts
+    monkeypatch.setattr(facts, "screening_facts", lambda *args: derived.append(args) or real(*args))
+    loaded, _ = load_review(review)
+    found = [problem for problem in living_problems(loaded) if problem.code == "phase-gate"]
+    assert [problem.line for problem in found] == lines
+    assert len(derived) == 1

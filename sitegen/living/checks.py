@@ -16,10 +16,11 @@ from collections import Counter
 from itertools import pairwise
 
 from sitegen.errors import shown_argument
+from sitegen.living.facts import FactsThen, as_it_stood
 from sitegen.living.ledger import holds, verify_chain
 from sitegen.living.manifests import manifest_problems
 from sitegen.living.protocol import amendment_diff, only_version_changed
-from sitegen.living.state import Gate, gates_then
+from sitegen.living.state import Gate, gates
 from sitegen.living.versions import version_problems
 from sitegen.records.citations import strategy_repeats
 from sitegen.records.listing import listed
@@ -39,6 +40,7 @@ from sitegen.review.models import (
     RetirementPayload,
     RetrievalPayload,
     VerificationPayload,
+    VersionPayload,
     parse_timestamp,
 )
 from sitegen.review.problems import Problem
@@ -460,6 +462,7 @@ def _phase_problems(review: Review) -> list[Problem]:
     problems = []
     previous = PHASES[0]
     judged = _gates_judged(review)
+    judged_then: list[tuple[Review, FactsThen]] = []  # the review as the last phase event judged stood, and its facts
     for index, (event, line, payload) in enumerate(zip(review.ledger, review.ledger_lines, review.payloads,
                                                        strict=True)):
         if not isinstance(payload, PhasePayload):
@@ -468,7 +471,8 @@ def _phase_problems(review: Review) -> list[Problem]:
             problems.append(Problem(LEDGER, line, None, "phase-order",
                                     f"phase event moves from {payload.from_phase} to {payload.to_phase}, but the "
                                     f"review was in {previous}: phases advance one at a time"))
-        elif judged and (failed := [gate for gate in gates_then(review, index, payload.to_phase) if not gate.ok]):
+        elif judged and (failed := [gate for gate in _gates_then(review, index, payload.to_phase, judged_then)
+                                    if not gate.ok]):
             problems.append(Problem(LEDGER, line, None, "phase-gate",
                                     f"phase event {event.seq} moves from {payload.from_phase} to {payload.to_phase}, "
                                     f"but as the review stood then {'; '.join(_failed(gate) for gate in failed)}: "
@@ -479,6 +483,24 @@ def _phase_problems(review: Review) -> list[Problem]:
                                        "them what the gate asks for)")))
         previous = payload.to_phase
     return problems
+
+
+def _gates_then(review: Review, events: int, target: str, last: list[tuple[Review, FactsThen]]) -> list[Gate]:
+    """`state.gates_then`, its facts shared with the `last` phase event judged when they are the same: only phase
+    events came between, which no fact the gates read counts, and the same versions stood. A run of phase events
+    written together then pays for one derivation of the facts, not one each."""
+    if last:
+        then, facts = last[0]
+        since = len(then.ledger)
+        # A cut ending on a version event is that version published, not unpublished (`ReviewFacts.unpublished`).
+        ended_on_version = since > 0 and isinstance(review.payloads[since - 1], VersionPayload)
+        if (all(isinstance(payload, PhasePayload) for payload in review.payloads[since:events])
+                and not ended_on_version
+                and not any(since <= version.version.ledger_head.seq < events for version in review.versions)):
+            return gates(then, facts, target)
+    then = as_it_stood(review, events)
+    last[:] = [(then, FactsThen(then))]
+    return gates(*last[0], target)
 
 
 def _failed(gate: Gate) -> str:
