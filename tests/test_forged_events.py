@@ -234,22 +234,36 @@ def test_a_version_written_by_hand_that_publishes_nothing_new_is_caught(sitegen,
 
 
 def test_a_run_of_phase_events_is_judged_on_one_derivation_of_the_facts(sitegen, tmp_path, monkeypatch):
-    """Phase events with nothing but phase events between them judge the same review: `check` derives its facts
-    once for the run (at 100,000 records each derivation takes seconds), and names each failing step as before."""
+    """Phase events with only phase and verification events between them judge the same review but for its verdicts:
+    `check` derives its facts once for the run (at 100,000 records each derivation takes seconds), and finds what
+    judging each event on its own finds, the verdicts recorded between included."""
+    import sitegen.living.checks as checks
     import sitegen.living.facts as facts
-    from sitegen.living.checks import living_problems
+    from sitegen.living.state import gates_then
     from sitegen.review.folder import load_review
 
     review = new_review(sitegen, tmp_path)
+    for stage in ("title-abstract", "full-text"):
+        for reviewer in ("ann", "bob"):
+            (review / "screening" / stage).mkdir(parents=True, exist_ok=True)
+            (review / "screening" / stage / f"{reviewer}.csv").write_text(
+                "record_id,decision,reason,note\n10.1000/voles,include,,\n10.1000/moles,include,,\n")
     advance(sitegen, review, "2026-01-03T00:00:00Z")
     advance(sitegen, review, "2026-01-03T00:01:00Z")
-    steps = ["screening", "extraction", "synthesis", "published"]
-    lines = [forge(review, "phase", phase(before, after), "2026-01-04T00:00:00Z") for before, after
-             in zip(steps, steps[1:], strict=False)]
+    lines = [forge(review, "phase", phase("screening", "extraction"), "2026-01-04T00:00:00Z"),
+             forge(review, "phase", phase("extraction", "synthesis"), "2026-01-04T00:00:00Z")]
+    for axis, verdict in (("identity", "verified"), ("status", "current")):
+        forge(review, "verification", {"record_id": "10.1000/voles", "axis": axis, "verdict": verdict,
+                                       "refusal_grade": False}, "2026-01-05T00:00:00Z")
+    lines.append(forge(review, "phase", phase("synthesis", "published"), "2026-01-06T00:00:00Z"))
     derived = []
     real = facts.screening_facts
     monkeypatch.setattr(facts, "screening_facts", lambda *args: derived.append(args) or real(*args))
     loaded, _ = load_review(review)
-    found = [problem for problem in living_problems(loaded) if problem.code == "phase-gate"]
-    assert [problem.line for problem in found] == lines
+    found = [problem for problem in checks.living_problems(loaded) if problem.code == "phase-gate"]
+    assert [problem.line for problem in found] == lines[1:]  # every record was screened: only the evidence is missing
+    assert "(no verdict for 10.1000/moles)" in found[-1].message  # the verdicts on voles, recorded since synthesis
     assert len(derived) == 1
+    monkeypatch.setattr(checks, "_gates_then", lambda review, events, target, _: gates_then(review, events, target))
+    assert [problem for problem in checks.living_problems(loaded) if problem.code == "phase-gate"] == found
+    assert len(derived) == 4  # one each, judged alone

@@ -40,7 +40,6 @@ from sitegen.review.models import (
     RetirementPayload,
     RetrievalPayload,
     VerificationPayload,
-    VersionPayload,
     parse_timestamp,
 )
 from sitegen.review.problems import Problem
@@ -462,7 +461,7 @@ def _phase_problems(review: Review) -> list[Problem]:
     problems = []
     previous = PHASES[0]
     judged = _gates_judged(review)
-    judged_then: list[tuple[Review, FactsThen]] = []  # the review as the last phase event judged stood, and its facts
+    judged_then: list[FactsThen] = []  # the facts of the review as the last phase event judged stood
     for index, (event, line, payload) in enumerate(zip(review.ledger, review.ledger_lines, review.payloads,
                                                        strict=True)):
         if not isinstance(payload, PhasePayload):
@@ -485,22 +484,14 @@ def _phase_problems(review: Review) -> list[Problem]:
     return problems
 
 
-def _gates_then(review: Review, events: int, target: str, last: list[tuple[Review, FactsThen]]) -> list[Gate]:
-    """`state.gates_then`, its facts shared with the `last` phase event judged when they are the same: only phase
-    events came between, which no fact the gates read counts, and the same versions stood. A run of phase events
-    written together then pays for one derivation of the facts, not one each."""
-    if last:
-        then, facts = last[0]
-        since = len(then.ledger)
-        # A cut ending on a version event is that version published, not unpublished (`ReviewFacts.unpublished`).
-        ended_on_version = since > 0 and isinstance(review.payloads[since - 1], VersionPayload)
-        if (all(isinstance(payload, PhasePayload) for payload in review.payloads[since:events])
-                and not ended_on_version
-                and not any(since <= version.version.ledger_head.seq < events for version in review.versions)):
-            return gates(then, facts, target)
-    then = as_it_stood(review, events)
-    last[:] = [(then, FactsThen(then))]
-    return gates(*last[0], target)
+def _gates_then(review: Review, events: int, target: str, last: list[FactsThen]) -> list[Gate]:
+    """`state.gates_then`, on the facts of the `last` phase event judged where they are the same (`FactsThen.later`):
+    the phase events of one review, advanced with only verdicts recorded between, pay for one derivation, not one
+    each."""
+    facts = last[0].later(review, events) if last and last[0].reaches(review, events) else FactsThen(
+        as_it_stood(review, events))
+    last[:] = [facts]
+    return gates(facts.review, facts, target)
 
 
 def _failed(gate: Gate) -> str:
