@@ -140,3 +140,59 @@ def test_exports_sitegen_does_not_read_are_named_with_the_way_out(tmp_path, site
     code, _, err = sitegen("import", review, source, "--at", "2026-06-01T00:00:00Z")
     assert code != 0 and f"{name}:1: {named}" in err
     assert ((review / "records.jsonl").read_bytes() if (review / "records.jsonl").exists() else None) == before
+
+
+# Real exports of asreview/citation-file-formatting (see tests/fixtures/README.md): Embase.com, Ovid (ERIC, APA
+# PsycInfo) and Web of Science RIS.
+
+def test_an_embase_com_export_is_embase_and_its_c5_the_pmid():
+    # Embase.com's DB tags the sources indexing a record ("Embase", "Medline"): a MEDLINE-only record was counted
+    # under "Medline", a database the review never searched, and the PMID Embase.com writes in C5 was lost.
+    entries = read_references(FIXTURES / "ris" / "embase_com.ris")
+    assert [entry.get("database") for entry in entries] == ["Embase", "Embase", "Embase"]
+    assert [entry.get("pmid") for entry in entries] == ["38773066", "38906957", "37584310"]
+    first = entry_record(entries[0])
+    assert [(name.family, name.given) for name in first.author][:2] == [("Yang", "Z."), ("Jiang", "B.")]
+    assert (first.container_title, first.volume, first.issue, first.DOI) == (
+        "Nature Communications", "15", "1", "10.1038/s41467-024-48400-3")
+    # C5 of an export that is not Embase.com's says nothing of a PMID
+    assert not read_references("TY  - JOUR\nTI  - A trial\nC5  - 38773066\nER  - \n", "ris")[0].get("pmid")
+
+
+def test_ovid_database_names_lose_the_segment_searched(sitegen, tmp_path):
+    # Ovid writes the segment after the name ("ERIC <1992 to June 2024>"): one ERIC export was counted as two
+    # databases in PRISMA, "ERIC" and "ERIC <1992 to June 2024>".
+    assert {entry.get("database") for entry in read_references(FIXTURES / "ris" / "ovid_eric.ris")} == {"ERIC"}
+    assert {entry.get("database") for entry in read_references(FIXTURES / "ris" / "ovid_psycinfo.ris")} == {
+        "APA PsycInfo"}
+    review = new_review(sitegen, tmp_path)
+    code, out, err = sitegen("import", review, FIXTURES / "ris" / "ovid_eric.ris", "--at", "2026-06-01T00:00:00Z")
+    assert code == 0, err
+    assert prisma(sitegen, review)["identified_by_source"] == {"ERIC": 5}
+
+
+def test_ovid_eric_doi_written_as_its_address_in_l1():
+    records_ = records("ris/ovid_eric.ris")
+    assert [record.DOI for record in records_] == [
+        None, "10.1080/21548455.2016.1200155", None, "10.1186/s40594-016-0044-1", None]
+    stokes = records_[0]
+    assert ([(name.family, name.given) for name in stokes.author], stokes.container_title, stokes.volume,
+            stokes.issue, stokes.page, stokes.issued.date_parts[0]) == (
+        [("Stokes", "William Lee")], "Journal of Geological Education", "37", "1", "24-26", [1989])
+    # an L1 that is a file, not a DOI's address, is no DOI
+    assert not read_references("TY  - JOUR\nTI  - A\nL1  - file:///a/10.1/b.pdf\nER  - \n", "ris")[0].get("doi")
+
+
+def test_a_web_of_science_ris_export_is_web_of_science_by_its_accession_numbers(sitegen, tmp_path):
+    # Web of Science's RIS has no DB tag: the import counted it under other methods, by the file's name.
+    entries = read_references(FIXTURES / "ris" / "webofscience.ris")
+    assert [entry.get("database") for entry in entries] == ["Web of Science", "Web of Science"]
+    first = entry_record(entries[0])
+    assert (first.container_title, first.page, first.DOI, first.issued.date_parts[0]) == (
+        "PLOS ONE", "e12292", "10.1371/journal.pone.0012292", [2010, 9])
+    assert not read_references("TY  - JOUR\nTI  - A\nAN  - 123WOS:1\nER  - \n", "ris")[0].get("database")
+    review = new_review(sitegen, tmp_path)
+    code, out, err = sitegen("import", review, FIXTURES / "ris" / "webofscience.ris", "--at", "2026-06-01T00:00:00Z")
+    assert code == 0, err
+    assert "counted as a database (Web of Science)" in out
+    assert prisma(sitegen, review)["identified_by_source"] == {"Web of Science": 2}

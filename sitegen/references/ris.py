@@ -1,4 +1,4 @@
-"""RIS files (EndNote, Zotero, Covidence, Rayyan, PsycINFO, JSTOR, IEEE exports) as entries.
+"""RIS files (EndNote, Zotero, Covidence, Rayyan, PsycINFO, JSTOR, IEEE, Ovid, Embase.com exports) as entries.
 
 rispy reads the tags; this module first walks the lines itself, because rispy keeps no line
 numbers and passes over broken structure silently. A record runs from its TY line to its ER
@@ -19,7 +19,8 @@ tag for), URL (the first other UR or L2), full date (DA, "2008/07/16/", when its
 record's), month (of a date in words, IEEE's "Mar. 2017", Web of Science's "NOV" or JSTOR's "Full publication date:
 July-August 2016" in C1, when the date tags give none), ISSN (SN), keywords (KW), language (LA), publisher (PB), notes (N1, where Rayyan writes
 its inclusion decisions: see `fields.fields`) and database (DB, DP; EBSCOhost's codes, "ccm", by the database's
-name, "CINAHL"). An author (AU, A1) with no comma whose name holds "and" is an organisation, and is braced (see
+name, "CINAHL"; Ovid's without the segment after it, "ERIC <1992 to June 2024>" is ERIC; a record without one is
+CENTRAL's or Web of Science's by its accession number, and an Embase.com record is Embase's whatever its DB). An author (AU, A1) with no comma whose name holds "and" is an organisation, and is braced (see
 `fields.author_list`). The page range of a record the export says came from PubMed or MEDLINE (`PUBMED_DATABASE`)
 has its last page in full, as MEDLINE's own files are read. The year is that of the first of PY, Y1 and DA that
 holds one: a date whose year part is empty ("//", "///", as exports write an unknown date) is none.
@@ -111,6 +112,20 @@ SCOPUS_DATABASE = re.compile(r"\bscopus\b", re.IGNORECASE)
 CENTRAL_ACCESSION = re.compile(r"CN-\d{8}")
 CENTRAL_ADDRESS = re.compile(r"^https?://(?:www\.)?cochranelibrary\.com/central/", re.IGNORECASE)
 CENTRAL = "Cochrane CENTRAL"
+# Web of Science's RIS names no database either, but its accession numbers (AN  - WOS:000282053100002) are its own.
+WOS_ACCESSION = re.compile(r"WOS:\w+", re.IGNORECASE)
+WEB_OF_SCIENCE = "Web of Science"
+# Embase.com's RIS gives each record its address there (UR  - https://www.embase.com/search/results?...&id=L...) and
+# its DB tags the sources that index it ("Embase", "Medline", both): its records are Embase's, the database searched,
+# and a bare number in C5 is the record's PMID.
+EMBASE_ADDRESS = re.compile(r"^https?://(?:www\.)?embase\.com/", re.IGNORECASE)
+EMBASE = "Embase"
+# Ovid names a database with the segment searched after it in angle brackets ("ERIC <1992 to June 2024>", "APA
+# PsycInfo <2021>", "Embase <1974 to 2024 June 10>"): the segment is no part of the name, and one export's records
+# were counted under as many databases as it held segments.
+OVID_SEGMENT = re.compile(r"\s*<[^<>]*>$")
+# A DOI's address in L1, where Ovid's ERIC writes a record's DOI (L1  - https://dx.doi.org/10.1080/...).
+DOI_ADDRESS = re.compile(r"^https?://(?:dx\.)?doi\.org/10\.", re.IGNORECASE)
 DOI_LIKE = re.compile(r"10\.\d{4,9}/")
 
 # Read each tag under its own name ("VO" is a volume tag some exports write instead of VL).
@@ -292,9 +307,11 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
     addresses = values("UR", "L2")
     arxiv_at = max((at for at, address in enumerate(addresses) if normalise_arxiv(address)), default=None)
     openalex_at = max((at for at, address in enumerate(addresses) if normalise_openalex(address)), default=None)
-    written = first("DB", "DP")
-    database = EBSCOHOST_DATABASES.get(written.lower(), written) or record.database or (
-        CENTRAL if CENTRAL_ACCESSION.fullmatch(first("ID")) or any(map(CENTRAL_ADDRESS.match, addresses)) else "")
+    written = OVID_SEGMENT.sub("", first("DB", "DP"))
+    embase_com = any(map(EMBASE_ADDRESS.match, addresses))
+    database = EMBASE if embase_com else EBSCOHOST_DATABASES.get(written.lower(), written) or record.database or (
+        CENTRAL if CENTRAL_ACCESSION.fullmatch(first("ID")) or any(map(CENTRAL_ADDRESS.match, addresses))
+        else WEB_OF_SCIENCE if WOS_ACCESSION.fullmatch(first("AN")) else "")
     if PUBMED_DATABASE.search(database):  # MEDLINE's shortened range ("221-8", or SP 221 and EP 8) read in full
         pages = medline_pages(pages)
     # The PMID, most certain first: PsycINFO's PMID tag; the accession number of a record its export
@@ -304,6 +321,8 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
     accession = first("AN") if PUBMED_DATABASE.search(database) and first("AN").isdigit() else ""
     if not accession and SCOPUS_DATABASE.search(database) and first("C2").isdigit():
         accession = first("C2")  # Scopus writes the PubMed ID there
+    if not accession and embase_com and first("C5").isdigit():
+        accession = first("C5")  # and Embase.com there
     labelled = [*(found.group(1) for value in values(*FIELD_TAGS) if (found := LABELLED_PMID.search(value))),
                 *(found.group(1) for value in values("N1") for line in value.splitlines()
                   if (found := NOTE_PMID.fullmatch(line.strip()) or EBSCO_NOTE_PMID.search(line)))]
@@ -324,7 +343,7 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
         "volume": first("VL", "VO"),
         "number": first("IS"),
         "pages": pages,
-        "doi": first("DO"),
+        "doi": first("DO") or next((link for link in values("L1") if DOI_ADDRESS.match(link)), ""),
         "abstract": first("AB", "N2"),
         "pmid": record.pmid or accession or next(iter(labelled), ""),
         "pmcid": next((found.group() for value in values(*IDENTIFIER_TAGS) if (found := PMCID.search(value))), ""),
