@@ -11,6 +11,7 @@ from conftest import FIXTURES
 from test_import import imports, new_review, prisma
 
 from sitegen.references import ReferenceProblem, read_references
+from sitegen.references.fields import accession_pmid
 from sitegen.references.records import entry_record
 
 
@@ -196,3 +197,26 @@ def test_a_web_of_science_ris_export_is_web_of_science_by_its_accession_numbers(
     assert code == 0, err
     assert "counted as a database (Web of Science)" in out
     assert prisma(sitegen, review)["identified_by_source"] == {"Web of Science": 2}
+
+
+def test_a_cochrane_library_csv_export_is_read_as_central_with_its_labelled_pmids(sitegen, tmp_path):
+    # The Cochrane Library's CSV was refused ("no ID column"); its PubMed ID column labels the PMID
+    # ("PUBMED 21314913") and its page ranges use U+2010 hyphens.
+    first, second, _ = records("spreadsheet/cochrane_central.csv")
+    assert [(name.family, name.given) for name in first.author][:2] == [("Bywater", "T"), ("Hutchings", "J")]
+    assert (first.container_title, first.volume, first.page, first.DOI, first.PMID, first.issued.date_parts[0]) == (
+        "Trials", "12", "39", "10.1186/1745-6215-12-39", "21314913", [2011])
+    assert (second.issue, second.page, second.PMID) == ("7", "1279-1297", "38407106")
+    review = new_review(sitegen, tmp_path)
+    code, out, err = sitegen("import", review, FIXTURES / "spreadsheet" / "cochrane_central.csv", "--at",
+                             "2026-06-01T00:00:00Z")
+    assert code == 0, err
+    assert prisma(sitegen, review)["identified_by_source"] == {"Cochrane CENTRAL": 3}
+
+
+@pytest.mark.parametrize(("written", "pmid"), [
+    ("PUBMED 21314913", "21314913"), ("PMID: 21314913", "21314913"), ("21314913", "21314913"),
+    ("EMBASE 643589775", ""), ("PUBMED", ""),
+])
+def test_an_accession_number_labelled_pubmeds_is_the_pmid(written, pmid):
+    assert accession_pmid(written) == pmid

@@ -56,10 +56,16 @@ RAYYAN_INCLUSION = re.compile(r"RAYYAN-INCLUSION:\s*(\{[^{}]*\})")
 ACCESSION_PMID = re.compile(r"[1-9][0-9]{0,7}")
 
 
+# The label an accession number is written after when it is PubMed's (the Cochrane Library's "PUBMED 21314913").
+PUBMED_LABEL = re.compile(r"(?:pubmed|pmid)\s*:?\s*", re.IGNORECASE)
+
+
 def accession_pmid(accession: str) -> str:
     """The PMID an accession number is (Covidence's "Accession Number" column holds the accession number of the
-    database a reference was imported from), or "" when it is another database's."""
-    return accession.strip() if ACCESSION_PMID.fullmatch(accession.strip()) else ""
+    database a reference was imported from; the Cochrane Library's "PubMed ID" labels it, "PUBMED 21314913"), or ""
+    when it is another database's."""
+    number = PUBMED_LABEL.sub("", accession.strip(), count=1) if PUBMED_LABEL.match(accession.strip()) else accession
+    return number.strip() if ACCESSION_PMID.fullmatch(number.strip()) else ""
 
 
 def fields(values: dict[str, str]) -> dict[str, str]:

@@ -101,7 +101,7 @@ class Preset:
 
 
 # Headers as the vendors write them (Scopus's "CSV export", PubMed's "Save: CSV", Web of Science's
-# "Tab delimited file", Covidence's and Rayyan's reference CSV), most specific first.
+# "Tab delimited file", the Cochrane Library's, Covidence's and Rayyan's reference CSV), most specific first.
 PRESETS = (
     Preset("Scopus", ("Authors", "Title", "Source title", "EID"), {
         "ID": "EID", "ENTRYTYPE": "Document Type", "author": "Authors", "title": "Title", "year": "Year",
@@ -120,6 +120,11 @@ PRESETS = (
         article_number="AR", page_span="PS", medline_ids=True,
         rather={"author": "AF"},  # full names ("Garcia-Lopez, Maria Jose") where AU has initials
         kinds=("PT", "DT")),
+    # The Cochrane Library's CSV of CENTRAL records: its PubMed ID column labels the PMID ("PUBMED 21314913").
+    Preset("Cochrane Library", ("CENTRAL ID", "Author(s)", "Title", "Source"), {
+        "ID": "CENTRAL ID", "author": "Author(s)", "title": "Title", "journal": "Source", "year": "Year",
+        "abstract": "Abstract", "volume": "Volume", "number": "Issue", "pages": "Pages", "doi": "DOI", "url": "URL",
+        "keywords": "Keywords"}, fields={"database": "Cochrane CENTRAL"}, accession="PubMed ID"),
     Preset("Covidence", ("Title", "Authors", "Covidence #"), {
         "ID": "Covidence #", "title": "Title", "author": "Authors", "abstract": "Abstract", "year": "Published Year",
         "journal": "Journal", "volume": "Volume", "number": "Issue", "pages": "Pages", "doi": "DOI",
