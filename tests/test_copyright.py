@@ -194,3 +194,17 @@ def test_an_imported_abstracts_section_headings_label_their_parts_as_europe_pmcs
         from_europe_pmc = europepmc.result_to_record(result).abstract
         assert ": " in from_europe_pmc
         assert entry_record(entry).abstract == from_europe_pmc
+
+
+def test_apas_psycinfo_record_statement_closing_an_exported_abstract_goes():
+    # APA's statement closes every PsycInfo abstract, in Ovid's RIS and the Cochrane Library's CSV alike (real
+    # exports): it was kept as the authors' words, and the same work's abstract differed by database.
+    ovid = entry_record(read_references(FIXTURES / "ris" / "ovid_psycinfo.ris")[1])
+    assert ovid.abstract.endswith("we know little about their effectiveness.")
+    cochrane = entry_record(read_references(FIXTURES / "spreadsheet" / "cochrane_central.csv")[1])
+    assert cochrane.abstract.endswith("long‐term academic achievement outcomes.")
+    assert without_copyright_statement("Outcomes improve.(PsycINFO Database Record (c) 2016 APA, all rights "
+                                       "reserved).") == "Outcomes improve."
+    # the words within a sentence are the abstract's own
+    kept = "We hand-searched each PsycInfo database record for outcomes."
+    assert without_copyright_statement(kept) == kept
