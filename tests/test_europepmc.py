@@ -493,6 +493,8 @@ def test_a_genereviews_entry_is_a_chapter_of_its_book():
 
 
 def test_notices_linked_to_a_work_are_its_updates_and_a_retraction_retracts_it():
+    from sitegen.records.model import Update
+
     # Real results: one carries Europe PMC's link from a notice to the work it is about ("Erratum for", which
     # is the notice's, not a notice against it); another is given the links PubMed lists as "... in".
     results = json.loads(CORE)["resultList"]["result"]
@@ -510,6 +512,12 @@ def test_notices_linked_to_a_work_are_its_updates_and_a_retraction_retracts_it()
         "id": "40000004", "source": "MED", "reference": "JAMA. 2026.", "type": "Retracted and republished in"}})
     record = europepmc.result_to_record(replaced)  # JAMA's "Notice of Retraction and Replacement"
     assert [(u.kind, u.pmid) for u in record.custom.updates] == [("retraction", "40000004")] and record.custom.retracted
+    # the notice's DOI its citation names, as PubMed's "ErratumIn" for PMID 38147649 gives it (test_pubmed's ERRATUM_IN)
+    erratum_in = dict(results[0], commentCorrectionList={"commentCorrection": {
+        "id": "39705317", "source": "MED", "type": "Erratum in",
+        "reference": "Proc Natl Acad Sci U S A. 2025 Jan 7;122(1):e2424381121. doi: 10.1073/pnas.2424381121."}})
+    assert europepmc.result_to_record(erratum_in).custom.updates == [
+        Update(kind="correction", doi="10.1073/pnas.2424381121", pmid="39705317")]
 
 
 def test_a_notice_names_the_work_it_is_about_and_deduplication_marks_that_work():

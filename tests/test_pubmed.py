@@ -291,6 +291,28 @@ def test_a_notice_names_the_work_it_is_about_by_pmid_and_the_doi_it_cites():
     assert pubmed.article_to_record(edited(PUBMED1, 1)).custom.notice_of == []
 
 
+# PMID 38147649's CommentsCorrectionsList, verbatim (metapub's tests/fixtures/pmid_xml/38147649.xml, commit
+# dbe02910b3bc, Apache License 2.0): PubMed names the erratum by its PMID and, in the citation, by its DOI.
+ERRATUM_IN = (b'<CommentsCorrectionsList><CommentsCorrections RefType="ErratumIn"><RefSource>Proc Natl Acad Sci U S A. '
+              b"2025 Jan 7;122(1):e2424381121. doi: 10.1073/pnas.2424381121.</RefSource><PMID Version=\"1\">39705317"
+              b"</PMID></CommentsCorrections></CommentsCorrectionsList>")
+
+
+def test_a_notice_against_the_work_is_named_by_the_doi_its_citation_gives_and_joins_crossrefs_listing():
+    """PubMed's "ErratumIn", "RetractionIn" and "ExpressionOfConcernIn" were read by PMID alone, the notice's DOI in
+    their citation left out: Crossref's listing of the same notice (by DOI) then stayed a second notice of the work."""
+    from sitegen.records.identity import deduplicate
+
+    article = edited(PUBMED1, 1)
+    article.find("MedlineCitation").append(etree.fromstring(ERRATUM_IN))
+    record = pubmed.article_to_record(article)
+    assert record.custom.updates == [Update(kind="correction", doi="10.1073/pnas.2424381121", pmid="39705317")]
+    by_crossref = record.model_copy(update={"custom": record.custom.model_copy(update={
+        "sources": ["crossref"], "updates": [Update(kind="correction", doi="10.1073/pnas.2424381121")]})})
+    [merged] = deduplicate([by_crossref, record]).records
+    assert merged.custom.updates == [Update(kind="correction", doi="10.1073/pnas.2424381121", pmid="39705317")]
+
+
 def test_a_preprint_is_an_article_not_a_journal_article():
     # NLM's "Preprint" publication type (bioRxiv, medRxiv in PubMed), added to a real article
     assert pubmed.article_to_record(edited(PUBMED1, 1)).type == "article-journal"

@@ -117,13 +117,15 @@ NOTICE_OF_TYPES = {"retraction of": "retraction", "erratum for": "correction",
 
 
 def _notices(result: dict[str, Any]) -> list[Update]:
-    """The retractions, corrections and expressions of concern Europe PMC links to the work, by their PMIDs."""
-    found: dict[tuple[str, str | None], Update] = {}
+    """The retractions, corrections and expressions of concern Europe PMC links to the work, by their PMIDs and the
+    DOIs their citations name (as PubMed's `updates`)."""
+    found: dict[tuple[str, str | None, str | None], Update] = {}
     for link in _one_or_more(as_dict(result.get("commentCorrectionList")).get("commentCorrection")):
         link = as_dict(link)
         if kind := NOTICE_TYPES.get(" ".join((text_value(link.get("type")) or "").lower().split())):
             pmid = normalise_pmid(link.get("id")) if link.get("source") == "MED" else None
-            found[(kind, pmid)] = Update(kind=kind, pmid=pmid)
+            doi = cited_doi(text_value(link.get("reference")))
+            found[(kind, pmid, doi)] = Update(kind=kind, doi=doi, pmid=pmid)
     return list(found.values())
 
 

@@ -156,13 +156,16 @@ def _doi(article: etree._Element, ids: dict[str, str]) -> str | None:
 
 
 def updates(citation: etree._Element) -> list[Update]:
-    """Retractions, errata and expressions of concern PubMed lists against the article, with their PMIDs."""
+    """Retractions, errata and expressions of concern PubMed lists against the article, with their PMIDs and the
+    DOI their citation (RefSource) names: Crossref names the same notice by DOI alone, and only a listing giving
+    both makes the two one notice when the sources' records are merged."""
     found = {}
     for node in citation.iterfind("CommentsCorrectionsList/CommentsCorrections"):
         kind = UPDATE_REF_TYPES.get(node.get("RefType") or "")
         if kind:
             pmid = normalise_pmid(element_text(node.find("PMID")))
-            found[(kind, pmid)] = Update(kind=kind, pmid=pmid)
+            doi = cited_doi(element_text(node.find("RefSource")))
+            found[(kind, pmid, doi)] = Update(kind=kind, doi=doi, pmid=pmid)
     return list(found.values())
 
 
