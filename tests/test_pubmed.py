@@ -154,6 +154,31 @@ def test_medline_page_ranges_are_written_in_full():
         "1865-1876", "S12-S14", "e0123", "113-25; discussion 126-7", "95-4"]
 
 
+# PMID 35358095's locations, verbatim (metapub's tests/fixtures/pmid_xml/35358095.xml, commit ccd9be719c70, Apache
+# License 2.0): the Journal of Clinical Investigation numbers its articles, and PubMed has no Pagination for it.
+JCI_LOCATIONS = (b'<ELocationID EIdType="pii" ValidYN="Y">e154225</ELocationID>'
+                 b'<ELocationID EIdType="doi" ValidYN="Y">10.1172/JCI154225</ELocationID>')
+# PMID 35649368's Elsevier PII, verbatim (metapub's 35649368.xml, commit dbe02910b3bc, Apache License 2.0)
+ELSEVIER_PII = b'<ELocationID EIdType="pii" ValidYN="Y">S2211-1247(22)00645-3</ELocationID>'
+
+
+def test_an_article_number_pubmed_keeps_only_as_the_pii_is_the_page_a_publishers_pii_is_not():
+    # A record without Pagination had no page where Crossref (article-number) and PubMed's own citation give one.
+    def located(locations: bytes):
+        article = edited(NEJM)
+        details = article.find("MedlineCitation/Article")
+        for node in details.findall("Pagination") + details.findall("ELocationID"):
+            details.remove(node)
+        for node in reversed(etree.fromstring(b"<x>" + locations + b"</x>")):
+            details.find("ArticleTitle").addnext(node)
+        return pubmed.article_to_record(article)
+
+    jci = located(JCI_LOCATIONS)
+    assert jci.page == "e154225" and page_range(jci) == ("e154225", "")
+    assert located(ELSEVIER_PII).page is None  # the publisher's identifier of an article in press: no locator
+    assert pubmed.article_to_record(edited(NEJM)).page == "1865-1876"  # MedlinePgn first, as ever
+
+
 def test_pubmed1_records():
     undated_doi, with_doi = (pubmed.article_to_record(a) for a in articles(PUBMED1))
     assert undated_doi.id == "pmid:12091962" and undated_doi.DOI is None

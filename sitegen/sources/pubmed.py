@@ -148,6 +148,21 @@ def _article_ids(article: etree._Element) -> dict[str, str]:
     return found
 
 
+# A journal numbering its articles (e154225, 9966, fnae046) has PubMed keep the number, with no Pagination, only as
+# the publisher's item identifier (ELocationID "pii"), and PubMed's citation shows it where pages stand, as Crossref's
+# article-number is the page of its record. One word of at most 12 letters and digits: an Elsevier or SciELO PII
+# (S0140-6736(24)01653-2, S0004-28032013000100035) identifies the article at its publisher and locates nothing.
+ARTICLE_NUMBER = re.compile(r"(?=[A-Za-z]*[0-9])[A-Za-z0-9]{1,12}")
+
+
+def _page(details: etree._Element) -> str | None:
+    """MedlinePgn, MEDLINE's shortened ranges written in full; without one, the article number the pii gives."""
+    if pages := medline_pages(element_text(details.find("Pagination/MedlinePgn"))):
+        return pages
+    return next((number for node in details.iterfind("ELocationID[@EIdType='pii']") if node.get("ValidYN") != "N"
+                 and (number := element_text(node)) and ARTICLE_NUMBER.fullmatch(number)), None)
+
+
 def _doi(article: etree._Element, ids: dict[str, str]) -> str | None:
     # Recent records sometimes carry the DOI only as the publisher's electronic location.
     located = [element_text(node) for node in article.iterfind("MedlineCitation/Article/ELocationID[@EIdType='doi']")
@@ -205,7 +220,7 @@ def article_to_record(article: etree._Element) -> Record | None:
         issued=_issued(details),
         volume=element_text(issue.find("Volume")) if issue is not None else None,
         issue=element_text(issue.find("Issue")) if issue is not None else None,
-        page=medline_pages(element_text(details.find("Pagination/MedlinePgn"))),
+        page=_page(details),
         DOI=identifiers["doi"],
         PMID=identifiers["pmid"],
         PMCID=identifiers["pmcid"],
