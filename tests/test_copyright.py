@@ -112,6 +112,12 @@ def test_every_provider_reads_an_abstract_without_its_closing_statement(provider
     ("Memory was spared. © 2019 The Authors. Published by Elsevier B.V.", "Memory was spared."),
     ("Memory was spared. Crown Copyright © 2019 Published by Elsevier Ltd. All rights reserved.", "Memory was spared."),
     ("Keywords: MRI, Oncology © RSNA, 2025.", "Keywords: MRI, Oncology"),
+    # the APA's, in a parenthesis after the last sentence, verbatim from PMID 32437181 (metapub's
+    # tests/fixtures/pmid_xml/32437181.xml, commit fc034a6390dc, Apache License 2.0); the older PsycINFO
+    # form after it, built
+    ("Finally, clinical and research implications are discussed. (PsycInfo Database Record (c) 2020 APA, all rights "
+     "reserved).", "Finally, clinical and research implications are discussed."),
+    ("Memory was spared. (PsycINFO Database Record (c) 2019 APA, all rights reserved)", "Memory was spared."),
     # exports lose the space after the sentence, and keep a line break before the statement
     ("Memory was spared.Copyright © 2018 Elsevier B.V.", "Memory was spared."),
     ("Memory was spared.\n\n© 2019 Elsevier Inc.", "Memory was spared."),
@@ -131,6 +137,7 @@ def test_a_closing_statement_goes(given, read):
     "Rats were fed (a) chow, (b) a cholesterol-rich diet or (c) a methionine-rich diet.",
     # "(c)" or "Copyright" with a year within a sentence is the abstract's own words
     "Rats were tested in (a) 2017, (b) 2018 and (c) 2019 cohorts.",
+    "Rats were tested. (Cohorts were (a) 2017, (b) 2018 and (c) 2019.) Scores fell.",
     "Registries changed what they publish under the copyright 2019 directive.",
     "Copyright law changed what the registry could publish.",
     # a publisher's line with no copyright mark is words an abstract can end in

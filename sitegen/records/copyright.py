@@ -19,13 +19,15 @@ import re
 # text, or follows a space or the end of a sentence (exports often lost the space: "atherosclerosis.Copyright ©
 # 2018"). "(c)" or "Copyright" with a year alone ("(c) 2019 Elsevier Ltd.", "Copyright 2001 Elsevier Science.")
 # is a statement only where a sentence has ended: within one it is an abstract's own words ("in (a) 2017, (b)
-# 2018 and (c) 2019", "under the copyright 2019 directive").
-# APA closes a PsycInfo record's abstract with its own, in parentheses, wherever the record is exported (Ovid,
-# EBSCOhost, ProQuest, the Cochrane Library): "(PsycInfo Database Record (c) 2021 APA, all rights reserved)".
+# 2018 and (c) 2019", "under the copyright 2019 directive"). So is a parenthesis after a sentence's end that holds
+# one, from its opening: the APA's on every abstract of its journals ("(PsycInfo Database Record (c) 2020 APA, all
+# rights reserved)."), which it writes wherever the record is exported (Ovid, EBSCOhost, ProQuest, the Cochrane
+# Library), so it is known by its name too.
 _STATEMENT = re.compile(
     r"(?<![^\s.;:!?)\]])(?:crown\s+)?(?:©|copyright\s*(?:©|\(c\)))"
     r"|(?<![^\s.;:!?])\((?:apa\s+)?psycinfo\s+database\s+record\b"
-    r"|(?:^|(?<=[.!?]))\s*(?:crown\s+)?(?:\(c\)|copyright)\s*(?:19|20)[0-9]{2}",
+    r"|(?:^|(?<=[.!?]))\s*(?:crown\s+)?(?:\(c\)|copyright)\s*(?:19|20)[0-9]{2}"
+    r"|(?:^|(?<=[.!?]))\s*\((?=[^()]{0,100}(?:\(c\)|©)\s*(?:19|20)[0-9]{2})",
     re.IGNORECASE)
 # The longest statement taken for one. Statements run from "© 2009 Wiley-Liss, Inc." to a licence after the
 # copyright ("© The Author(s) 2018. Published by Oxford University Press on behalf of Nucleic Acids Research. This
