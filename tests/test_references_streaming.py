@@ -4,6 +4,7 @@ text read: the same lines, the same entries, a bad byte named on its line wherev
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import io
 import json
@@ -287,3 +288,92 @@ def test_decoding_a_bibtex_value_reads_its_latex_not_each_character_of_its_text(
         assert _decoded(f'{text} (54\\%) {text} M{{\\"u}}ller \\& Sons {text}') == \
             f"{text} (54%) {text} Müller & Sons {text}"
     assert len(read) == 2 and read[0] == read[1] < 100
+
+
+def read_bytes_in_pieces(data: bytes, size: int | None):
+    """What reading a CSL-JSON file's bytes gives, cut every `size` bytes (decoded as a file is) or whole: its
+    entries, warnings and skipped items, or its problem."""
+    warnings: list[str] = []
+    skipped: list[tuple[int, str]] = []
+    pieces = iter([decode(data)]) if size is None else decoded(data[at:at + size] for at in range(0, len(data), size))
+    try:
+        entries, _ = references._read_pieces(pieces, "csl-json", warnings, None, skipped)
+    except ReferenceProblem as problem:
+        return problem.line, problem.message
+    return entries, warnings, skipped
+
+
+@pytest.mark.parametrize("path", CSL_FIXTURES, ids=lambda path: path.name)
+def test_every_json_fixture_reads_in_pieces_of_any_size_as_whole(path):
+    # CSL-JSON was read whole (six times the file's size held): each item is read now as it ends, read again with
+    # more text when a piece ends inside it. Every real file (CSL-JSON, and services' answers it refuses), as
+    # written and with a byte-order mark and CRLF line ends: a character cut between pieces is read whole.
+    data = path.read_bytes()
+    for written in (data, codecs.BOM_UTF8 + data.replace(b"\n", b"\r\n")):
+        whole = read_bytes_in_pieces(written, None)
+        for size in (1, 7, 4096):
+            assert read_bytes_in_pieces(written, size) == whole, size
+    assert isinstance(read_bytes_in_pieces(data, None), tuple if path.parent.name == "csl" else object)
+
+
+ITEM = '{"id": "a", "title": "One"}'
+HOSTILE_CSL = [
+    ("[\n" + ITEM + ",\n" + ITEM.replace('"a"', '"b"') + "\n", 4, "expected ',' or ']' after an item"),  # unclosed
+    ("[\n" + ITEM[:-1], 2, "not valid JSON: Expecting ',' delimiter"),
+    ("[\n" + ITEM + ', {"id": "b", "title": "Tw', 2, "not valid JSON: Unterminated string"),
+    ("[" + ITEM + "]\n" + " \n" * 5000 + "x", 1, "text after the closing ']'"),  # trailing garbage
+    ("[" + ITEM + "]" + " " * 9000, None, ""),
+    ("[" + ITEM + ",\n 12345,\n" + ITEM.replace('"a"', '"b"') + "]", 2, "not a CSL-JSON item: a int"),
+    ("[" + ITEM + ",\n 12345", 2, "expected ',' or ']' after an item"),  # a number the file ends in, not a part
+    ("[" + ITEM + ",\n tru", 2, "not valid JSON: Expecting value"),
+    (ITEM + "\n\n" + ITEM.replace('"a"', '"b"') + "\n\n", None, ""),  # items one after another
+    (ITEM + "\n" + ITEM.replace('"a"', '"b"') + "\n]", 3, "text after an item where another item"),
+    ('{"items": [' + ITEM + "]}", 1, "a list of items under 'items'"),
+    ("[" + ITEM + ",\n" + '{"id": "b", "id": "c"}]', 2, "the key 'id' is given twice"),
+    ("[" + ITEM + ",\n" + "[" * 5000 + "]" * 5000 + "]", 2, "nested too deeply"),  # deep nesting
+    ('{"id": "a", "title": ' + "[" * 5000 + "]" * 5000 + "}", 1, "nested too deeply"),
+    ('[{"id": "é☃😀", "title": "\\ud83d\\ude00 \\"[{\\\\\\" }] 😀"}]', None, ""),  # split characters, escapes
+    ("\n\n  \t", 3, "expected an array of items"), ("[ \n ]", 1, "no CSL-JSON item"), ("[]]", 1, "text after"),
+]
+
+
+@pytest.mark.parametrize(("text", "line", "said"), HOSTILE_CSL)
+def test_a_hostile_csl_json_file_reads_in_pieces_as_whole(text, line, said):
+    data = text.encode()
+    whole = read_bytes_in_pieces(data, None)
+    for size in (1, 7, 4096):
+        assert read_bytes_in_pieces(data, size) == whole, size
+    problems = [whole] if isinstance(whole[0], int) else whole[2]  # the file's, or each bad item's (skipped)
+    if line is None:
+        assert whole[0] and not problems
+    else:
+        assert [(at, said in why) for at, why in problems] == [(line, True)]
+
+
+def test_a_huge_string_is_read_a_few_times_not_once_a_piece(monkeypatch):
+    # An item that goes on over many pieces (an abstract of megabytes) is read again as more text comes: with twice
+    # as much each time, the characters read add up to a few times the item's, not its size times its pieces.
+    scanned: list[int] = []
+
+    class Counted(json.JSONDecoder):
+        def raw_decode(self, text, position=0):
+            scanned.append(len(text) - position)
+            return super().raw_decode(text, position)
+    monkeypatch.setattr(csl, "DECODER", Counted(object_pairs_hook=csl._object))
+    abstract = '[{\\"]} ' * 300_000
+    data = ('[{"id": "a", "title": "T", "abstract": "' + abstract + '"}]').encode()
+    [entry] = read_bytes_in_pieces(data, 4096)[0]
+    assert entry.get("abstract") == abstract.replace('\\"', '"').strip()
+    assert sum(scanned) < 4 * len(data)
+
+
+def test_reading_a_csl_json_file_holds_its_entries_not_its_text(tmp_path, monkeypatch):
+    # The whole text and every item's objects were held (six times the file's size): now the entries.
+    monkeypatch.setattr(files, "CHUNK", 1 << 16)
+    item = json.loads((FIXTURES / "exports" / "records.json").read_text(encoding="utf-8"))[0]
+    path = tmp_path / "export.json"
+    path.write_text("[\n" + ",\n".join(json.dumps({**item, "id": f"id-{n}", "DOI": f"10.5555/{n}"}, indent=2)
+                                       for n in range(2000)) + "\n]\n", encoding="utf-8")
+    entries, _, peak = traced(read_references, path)
+    assert len(entries) == 2000
+    assert peak < 2 * path.stat().st_size

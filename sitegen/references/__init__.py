@@ -44,7 +44,7 @@ READERS: dict[Format, Reader] = {"csv": read_csv, "ris": read_ris, "endnote-xml"
                                  "bibtex": read_bibtex, "medline": read_medline, "wos": read_wos,
                                  "csl-json": read_csl_json}
 # Formats read record by record: their readers are given a file's text in pieces as it is read, not whole.
-STREAMED_FORMATS: frozenset[Format] = frozenset({"ris", "medline", "wos", "csv"})
+STREAMED_FORMATS: frozenset[Format] = frozenset({"ris", "medline", "wos", "csv", "csl-json"})
 # .xml is EndNote's: the reader refuses other XML by its root element, saying what it is not
 SUFFIXES: dict[str, Format] = {".csv": "csv", ".ris": "ris", ".xml": "endnote-xml", ".bib": "bibtex",
                                ".bibtex": "bibtex", ".nbib": "medline", ".medline": "medline", ".ciw": "wos",
@@ -85,8 +85,8 @@ def read_reference_file(path: Path, format: Format | None = None, warnings: list
                         encoding: str | None = None, columns: dict[str, str] | None = None,
                         skipped: Skipped | None = None) -> tuple[list[Entry], Format, str]:
     """`read_references` of a file, with the format it was read as and the SHA-256 of its bytes. The file is read
-    a megabyte at a time: the reader of a format read record by record (RIS, MEDLINE, Web of Science, CSV) is given
-    its text as it is decoded, and holds what its records make, never the file."""
+    a megabyte at a time: the reader of a format read record by record (RIS, MEDLINE, Web of Science, CSV,
+    CSL-JSON) is given its text as it is decoded, and holds what its records make, never the file."""
     digest = hashlib.sha256()
 
     def hashed(chunks: Iterable[bytes]) -> Iterator[bytes]:

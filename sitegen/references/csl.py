@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from sitegen.records.entry import Entry
@@ -36,15 +37,20 @@ ENTRY_TYPES = {"article-journal": "article", "article": "article", "article-maga
                "book": "book", "chapter": "incollection", "thesis": "phdthesis", "report": "techreport"}
 
 
-def read_csl_json(text: str, warnings: list[str] | None = None, skipped: Skipped | None = None) -> list[Entry]:
+def read_csl_json(text: str | Iterable[str], warnings: list[str] | None = None,
+                  skipped: Skipped | None = None) -> list[Entry]:
     """The items of a CSL-JSON file (an array of items, or items one after another: one, or one per line as
-    records.jsonl holds them); ReferenceProblem names the line of the first malformed one (with `skipped`, each
-    is listed there instead)."""
-    items = list(_items(text))
+    records.jsonl holds them), given whole or in pieces as it is decoded; ReferenceProblem names the line of the
+    first malformed one (with `skipped`, each is listed there instead). Each item is read as it ends and let go:
+    what is held is the entries."""
+    items: list[Entry | ReferenceProblem] = []
+    given: list[tuple[str, int]] = []
+    for item in _items(text):
+        items.extend(each(_entry, [item]))
+        given.append((_text(item[1].get("id")), item[0]) if isinstance(item, tuple) else ("", 0))
     if not items:
         raise ReferenceProblem(1, "no CSL-JSON item (the file is an empty array)")
-    given = [(_text(item[1].get("id")), item[0]) if isinstance(item, tuple) else ("", 0) for item in items]
-    return checked(named(list(each(_entry, items)), given, "csl", warnings), skipped)
+    return checked(named(items, given, "csl", warnings), skipped)
 
 
 # What a CSL item holds (any of these): an object with none of them and a list of objects is a wrapper.
@@ -59,65 +65,106 @@ def _wrapped_list(value: dict) -> str | None:
                  if isinstance(held, list) and held and all(isinstance(item, dict) for item in held)), None)
 
 
-class _Lines:
-    """The line of a position in `text`, counted on from the position asked before: counted from the start of the
-    text for each item, the lines of a file of 15,000 items took six minutes to number."""
+class _Held:
+    """A text read piece by piece (as a file is decoded), held from the item being read on: `text` is what is held,
+    and `line_of` numbers its positions as lines of the file, counted on from the position asked before (counted
+    from the start for each item, the lines of a file of 15,000 items took six minutes to number)."""
 
-    def __init__(self, text: str):
-        self.text, self.position, self.line = text, 0, 1
+    def __init__(self, text: str | Iterable[str]):
+        self.pieces = iter([] if isinstance(text, str) else text)
+        self.text, self.ended = (text, True) if isinstance(text, str) else ("", False)
+        self.position, self.line = 0, 1  # a position in `text` and its line in the file
 
-    def __call__(self, position: int) -> int:
+    def line_of(self, position: int) -> int:
         if position < self.position:
-            return self.text.count("\n", 0, position) + 1
+            return self.line - self.text.count("\n", position, self.position)
         self.line += self.text.count("\n", self.position, position)
         self.position = position
         return self.line
 
+    def more(self, start: int) -> int:
+        """Let go of the text before `start` and read on, at least as much again as is held from there, so that an
+        item read again as it grows (a long string) is read a few times, not once a piece; `start`, now 0."""
+        self.line, self.position = self.line_of(start), 0
+        read, size, wanted = [self.text[start:]], 0, max(len(self.text) - start, 1)
+        for piece in self.pieces:
+            read.append(piece)
+            size += len(piece)
+            if size >= wanted:
+                break
+        else:
+            self.ended = True
+        self.text = "".join(read)
+        return 0
 
-def _items(text: str) -> list[tuple[int, dict] | ReferenceProblem]:
-    """Each item with its line, or the problem of one that is not an object; ReferenceProblem when
+    def space(self, position: int) -> int:
+        """Where the first character at or after `position` that is not whitespace is (the end of `text` at the end
+        of the file), reading on as needed: text before `position` may be let go."""
+        while (position := SPACE.match(self.text, position).end()) == len(self.text) and not self.ended:
+            position = self.more(position)
+        return position
+
+    def value(self, position: int) -> tuple[Any, int, int]:
+        """The JSON value at `position`, where it starts now and where it ends: read again with more text while the
+        text held ends inside it (or right after it, where a number may go on). The file's error when it is not
+        JSON, as `raw_decode` of the whole file gives it."""
+        while True:
+            try:
+                value, end = DECODER.raw_decode(self.text, position)
+            except json.JSONDecodeError:
+                if self.ended:
+                    raise
+            else:
+                if end < len(self.text) or self.ended:
+                    return value, position, end
+            position = self.more(position)
+
+
+def _items(text: str | Iterable[str]) -> Iterator[tuple[int, dict] | ReferenceProblem]:
+    """Each item with its line, or the problem of one that is not an object, as it is read; ReferenceProblem when
     the file is not JSON (nothing after a syntax error can be read)."""
-    start = position = SPACE.match(text).end()
-    line_of = _Lines(text)
+    held = _Held(text)
+    start = position = held.space(0)
+    line = held.line_of(position)  # of the item being read
     try:
-        if text.startswith("{", start):  # items one after another, each read (only the first was, silently)
-            found: list[tuple[int, dict] | ReferenceProblem] = []
-            while position < len(text):
-                if not text.startswith("{", position):
-                    raise ReferenceProblem(line_of(position), "not CSL-JSON: text after an item where another "
-                                                                  "item ('{') or the end of the file should be")
-                value, end = DECODER.raw_decode(text, position)
-                found.append((line_of(position), value))
+        if held.text.startswith("{", start):  # items one after another, each read (only the first was, silently)
+            while position < len(held.text):
+                if not held.text.startswith("{", position):
+                    raise ReferenceProblem(line, "not CSL-JSON: text after an item where another item ('{') or the "
+                                                 "end of the file should be")
+                value, position, end = held.value(position)
                 if wrapped := _wrapped_list(value):  # {"items": [...]}, as some services answer
-                    raise ReferenceProblem(line_of(position), f"an object holding a list of items under "
-                                           f"{wrapped!r}, not a CSL-JSON item: give the list itself ([...])")
-                position = SPACE.match(text, end).end()
-            return found
-        if not text.startswith("[", start):
-            raise ReferenceProblem(line_of(start), "not CSL-JSON: expected an array of items ('[') or one item")
-        items: list[tuple[int, dict] | ReferenceProblem] = []
-        position = SPACE.match(text, start + 1).end()
-        while not text.startswith("]", position):
-            value, end = DECODER.raw_decode(text, position)
-            line = line_of(position)
-            items.append((line, value) if isinstance(value, dict) else
-                         ReferenceProblem(line, f"not a CSL-JSON item: a {type(value).__name__}, not an object"))
-            position = SPACE.match(text, end).end()
-            if text.startswith(",", position):
-                position = SPACE.match(text, position + 1).end()
-            elif not text.startswith("]", position):
-                raise ReferenceProblem(line_of(position), "not valid JSON: expected ',' or ']' after an item")
+                    raise ReferenceProblem(line, f"an object holding a list of items under {wrapped!r}, not a "
+                                                 f"CSL-JSON item: give the list itself ([...])")
+                yield line, value
+                position = held.space(end)
+                line = held.line_of(position)
+            return
+        if not held.text.startswith("[", start):
+            raise ReferenceProblem(line, "not CSL-JSON: expected an array of items ('[') or one item")
+        position = held.space(start + 1)
+        line = held.line_of(position)
+        while not held.text.startswith("]", position):
+            value, position, end = held.value(position)
+            yield ((line, value) if isinstance(value, dict) else
+                   ReferenceProblem(line, f"not a CSL-JSON item: a {type(value).__name__}, not an object"))
+            position = held.space(end)
+            if held.text.startswith(",", position):
+                position = held.space(position + 1)
+            elif not held.text.startswith("]", position):
+                raise ReferenceProblem(held.line_of(position), "not valid JSON: expected ',' or ']' after an item")
+            line = held.line_of(position)
     except json.JSONDecodeError as error:
-        raise ReferenceProblem(error.lineno, f"not valid JSON: {error.msg}") from None
+        raise ReferenceProblem(held.line_of(error.pos), f"not valid JSON: {error.msg}") from None
     except ReferenceProblem:
         raise
     except ValueError as error:  # a key given twice (`_object`)
-        raise ReferenceProblem(line_of(position), f"not valid CSL-JSON: {error}") from None
+        raise ReferenceProblem(line, f"not valid CSL-JSON: {error}") from None
     except RecursionError:  # the reader's own stack: no item of a reference nests that deep
-        raise ReferenceProblem(line_of(position), "an item nested too deeply to read") from None
-    if text[position + 1:].strip():
-        raise ReferenceProblem(line_of(position + 1), "not valid JSON: text after the closing ']'")
-    return items
+        raise ReferenceProblem(line, "an item nested too deeply to read") from None
+    after = held.line_of(position + 1)
+    if held.space(position + 1) < len(held.text):
+        raise ReferenceProblem(after, "not valid JSON: text after the closing ']'")
 
 
 def _entry(item: tuple[int, dict]) -> Entry:
