@@ -33,9 +33,10 @@ ORIGINAL = doi(SYNERGY[1])  # a real OpenAlex work the two-run review found in i
 
 def twin_of(record: Record, pmcid: str) -> Record:
     """The record as a second database exports it: under only a PMCID, which shares no identifier with the
-    original, and without its authors and pages, so the matcher calls the pair probable, not the same."""
+    original, and without its authors, pages and abstract, so the matcher calls the pair probable, not the same
+    (one long abstract in both, with title, journal, year and volume, makes an author-less pair the same)."""
     data = model_data(record)
-    for key in ("author", "page"):
+    for key in ("author", "page", "abstract"):
         data.pop(key, None)
     for key in ("DOI", "PMID", "PMCID", "URL"):
         data.pop(key, None)
