@@ -190,13 +190,47 @@ def test_a_web_of_science_ris_export_is_web_of_science_by_its_accession_numbers(
     assert [entry.get("database") for entry in entries] == ["Web of Science", "Web of Science"]
     first = entry_record(entries[0])
     assert (first.container_title, first.page, first.DOI, first.issued.date_parts[0]) == (
-        "PLOS ONE", "e12292", "10.1371/journal.pone.0012292", [2010, 9])
+        "PLOS ONE", "e12292", "10.1371/journal.pone.0012292", [2010, 9, 22])
     assert not read_references("TY  - JOUR\nTI  - A\nAN  - 123WOS:1\nER  - \n", "ris")[0].get("database")
     review = new_review(sitegen, tmp_path)
     code, out, err = sitegen("import", review, FIXTURES / "ris" / "webofscience.ris", "--at", "2026-06-01T00:00:00Z")
     assert code == 0, err
     assert "counted as a database (Web of Science)" in out
     assert prisma(sitegen, review)["identified_by_source"] == {"Web of Science": 2}
+
+
+@pytest.mark.parametrize(("da", "parts"), [
+    ("SEP 22", [2010, 9, 22]), ("SEP", [2010, 9]), ("MAR-APR 15", [2010, 3]), ("FEB 30", [2010, 2]),
+    ("Summer 12", [2010]),
+])
+def test_a_web_of_science_ris_date_keeps_its_day(da, parts):
+    # "DA  - SEP 22" beside "PY  - 2010" was read 2010-09: the day was lost.
+    entry = read_references(f"TY  - JOUR\nTI  - A\nDA  - {da}\nPY  - 2010\nER  - \n", "ris")[0]
+    assert entry_record(entry).issued.date_parts[0] == parts
+
+
+def test_an_ovid_editors_role_after_the_given_names_is_no_part_of_the_name():
+    # Ovid's ERIC writes "A1  - Hern, Matt, Ed": read as the literal author "Hern, Matt, Ed".
+    hern = records("ris/ovid_eric.ris")[-1]
+    assert [(name.family, name.given) for name in hern.author] == [("Hern", "Matt")]
+    written = "TY  - BOOK\nTI  - A\nA1  - Smith, Ed\nA1  - Jones, Ann, Eds.\nA1  - Brown, Bo (Ed.)\nER  - \n"
+    assert [(name.family, name.given) for name in entry_record(read_references(written, "ris")[0]).author] == [
+        ("Smith", "Ed"), ("Jones", "Ann"), ("Brown", "Bo")]
+
+
+def test_ovid_publication_types_are_its_pt_not_psycinfos_classification_in_m3():
+    # Ovid's APA PsycInfo writes the subject classification in M3 ("Cognitive Therapy [3311]"), which was read as
+    # the publication type; the types are in PT ("Journal, Peer Reviewed Journal"), ERIC's too.
+    assert [entry.get("publication_types") for entry in read_references(FIXTURES / "ris" / "ovid_psycinfo.ris")] == [
+        "Journal; Peer Reviewed Journal"] * 2
+    eric = read_references(FIXTURES / "ris" / "ovid_eric.ris")
+    assert [entry.get("publication_types") for entry in eric][:2] == [
+        "Journal Articles; Reports - Descriptive", "Journal Articles; Reports - Research"]
+    # another export's PT is not read as Ovid's; its M3 type still is, a classification never
+    assert read_references("TY  - JOUR\nTI  - A\nM3  - Article\nPT  - J\nER  - \n", "ris")[0].get(
+        "publication_types") == "Article"
+    assert not read_references("TY  - JOUR\nTI  - A\nM3  - Cognitive Therapy [3311]\nER  - \n", "ris")[0].get(
+        "publication_types")
 
 
 def test_a_cochrane_library_csv_export_is_read_as_central_with_its_labelled_pmids(sitegen, tmp_path):

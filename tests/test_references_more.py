@@ -81,7 +81,7 @@ def test_a_ris_date_written_in_words_gives_the_month(name, dates):
     assert [entry_record(entry).issued.date_parts[0] for entry in read_references(FIXTURES / name)] == dates
 
 
-@pytest.mark.parametrize(("written", "date"), [("NOV", [2021, 11]), ("MAR 15", [2021, 3]), ("MAR-APR", [2021, 3])])
+@pytest.mark.parametrize(("written", "date"), [("NOV", [2021, 11]), ("MAR 15", [2021, 3, 15]), ("MAR-APR", [2021, 3])])
 def test_web_of_sciences_ris_month_beside_the_year_is_the_records(written, date):
     """Web of Science's RIS export writes the month apart from PY, in words ("DA  - NOV"); no real export of it is
     among the fixtures, so the record is written in its layout (T2 in capitals, C7, AN, WE)."""

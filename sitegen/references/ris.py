@@ -103,8 +103,10 @@ EBSCO_NOTE_TYPES = re.compile(r"(?:^|\.\s+)Publication Type:\s*([^.\n]+)", re.MU
 # publication date: July-August 2016" (the first month is the issue's), Web of Science's "DA  - NOV" or "DA  - MAR 15"
 # beside PY's year. The word is the entry's month, read as a month only when it names one ("Winter 2014" names none),
 # and only when the year written after it, if any, is the record's.
-WORDED_DATE = re.compile(r"(?:\d{1,2}(?:-\d{1,2})?\s+)?([A-Za-z]{3,9})\.?(?:\s*[-/]\s*[A-Za-z]{3,9}\.?)?(?:\s+\d{1,2})?"
-                         r"(?:,?\s+(\d{4}))?")
+# A day after a single month ("MAR 15") is the date's day.
+WORDED_DATE = re.compile(r"(?:\d{1,2}(?:-\d{1,2})?\s+)?(?P<month>[A-Za-z]{3,9})\.?"
+                         r"(?P<until>\s*[-/]\s*[A-Za-z]{3,9}\.?)?(?:\s+(?P<day>\d{1,2}))?(?:,?\s+(?P<year>\d{4}))?")
+MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 JSTOR_DATE = re.compile(r"Full publication date:\s*(.+)", re.IGNORECASE)
 SCOPUS_DATABASE = re.compile(r"\bscopus\b", re.IGNORECASE)
 # The Cochrane Library's RIS names no database, but its records are CENTRAL's by their accession numbers
@@ -129,7 +131,17 @@ DOI_ADDRESS = re.compile(r"^https?://(?:dx\.)?doi\.org/10\.", re.IGNORECASE)
 DOI_LIKE = re.compile(r"10\.\d{4,9}/")
 
 # Read each tag under its own name ("VO" is a volume tag some exports write instead of VL).
-MAPPING = {tag: tag for tag in [*TAG_KEY_MAPPING, "VO"]}
+# Ovid's PT, its records' publication types ("Journal, Peer Reviewed Journal"), is no RIS tag: read too.
+MAPPING = {tag: tag for tag in [*TAG_KEY_MAPPING, "VO", "PT"]}
+# Ovid's APA PsycInfo writes the subject classification in M3, each class with its code ("Cognitive Therapy
+# [3311]"), where Scopus and EndNote write the type of work: no type.
+CLASSIFICATION = re.compile(r"\[\d+\]\s*$")
+# An editor's role written after the name, as RIS's suffix part ("Hern, Matt, Ed", as Ovid's ERIC writes it) or
+# in brackets ("Hern, Matt (Eds.)"): a role, not part of the name. A name with no part after the given names
+# keeps "Ed" as them ("Smith, Ed" is Ed Smith).
+EDITOR_ROLE = re.compile(r"\s*(?:,\s*Eds?\.?|\(\s*Eds?\.?\s*\))\s*$", re.IGNORECASE)
+RECORD_NUMBER = re.compile(r"\d+\.")
+OVID_ADDRESS = re.compile(r"^https?://ovidsp\.(?:[a-z]+\.)?ovid\.com/", re.IGNORECASE)
 
 # RIS reference types (and EndNote's spelled-out names) to BibTeX entry types.
 ENTRY_TYPES = {
@@ -163,6 +175,7 @@ class _Record:
     # reader is told of the rest.
     left_out: list[tuple[int, str, str]] = field(default_factory=list)
     firsts: dict[str, str] = field(default_factory=dict)  # the first value of each tag, as written
+    numbered: bool = False  # after a line of its number alone ("6. "), as Ovid numbers the records it exports
 
 
 # Tags read as a list (authors, keywords, addresses, notes, ISSNs print and online, file links) and the abstract,
@@ -202,12 +215,14 @@ def _records(lines: Iterable[str]) -> Iterator[_Record | ReferenceProblem]:
     problem: ReferenceProblem | None = None  # of the record being read
     skipping = False  # inside a tag that is not RIS, whose continuation lines go with it
     database = ""  # the database an export header names (APA, EBSCO: "Database: PsycINFO")
+    numbered = False  # the last line outside a record that is not blank is a number alone
     for number, written in enumerate(lines, start=1):
         line = written[:2].upper() + written[2:] if ANY_CASE_TAG.match(written) else written
         tag = match.group(1) if (match := TAG.match(line)) else None
         if record is None:
             if tag == "TY":
-                record, problem, skipping = _Record(number, [line], {"TY": number}, database=database), None, False
+                record, problem, skipping = _Record(number, [line], {"TY": number}, database=database,
+                                                    numbered=numbered), None, False
             elif named := HEADER_DATABASE.fullmatch(line.strip()):
                 database = named.group(1).strip()
             elif not tag and BROKEN_TAG.match(line):
@@ -217,6 +232,7 @@ def _records(lines: Iterable[str]) -> Iterator[_Record | ReferenceProblem]:
                                                "with a 'TY  - ' line")
             elif line.strip() and not BETWEEN_RECORDS.fullmatch(line.strip()):
                 yield ReferenceProblem(number, "text outside a record: neither a RIS tag line nor an export header")
+            numbered = bool(RECORD_NUMBER.fullmatch(line.strip())) if line.strip() else numbered
             continue
         if tag == "TY":
             yield ReferenceProblem(record.start, f"the record starting here has no ER line before the next TY "
@@ -284,9 +300,14 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
         date = next((full for name in ("DA", "PY", "Y1")
                      if (full := iso_date(_text(tags.get(name)).split("/")[:3])).startswith(year)), year)
         jstor_date = JSTOR_DATE.match(first("C1"))
-        month = date[5:7] or next((found.group(1) for text in (first("PY"), first("Y1"), first("DA"),
-                                                               jstor_date.group(1) if jstor_date else "")
-                                   if (found := WORDED_DATE.fullmatch(text)) and found.group(2) in (None, year)), "")
+        worded = next((found for text in (first("PY"), first("Y1"), first("DA"),
+                                          jstor_date.group(1) if jstor_date else "")
+                       if (found := WORDED_DATE.fullmatch(text)) and found.group("year") in (None, year)), None)
+        month = date[5:7] or (worded.group("month") if worded else "")
+        if date == year and worded and worded.group("day") and not worded.group("until") and \
+                (named := worded.group("month")[:3].lower()) in MONTHS:
+            # Web of Science's "DA  - SEP 22" beside "PY  - 2010": the full date (a day the month has not ends it)
+            date = iso_date([year, MONTHS.index(named) + 1, worded.group("day")]) or year
     start, end = first("SP"), first("EP")
     entry_type = ENTRY_TYPES.get(kind.upper(), "misc")
     if not start and not end and entry_type in ("article", "inproceedings"):
@@ -295,7 +316,13 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
     # M3, the type of work ("Article", "Erratum", "Review"), as Scopus and EndNote write it (some exports put a DOI
     # there), and the types EBSCOhost's note labels.
     # sitegen writes a notice's several types in one M3, each after "; ".
-    types = [*([] if DOI_LIKE.search(first("M3")) else first("M3").split("; ")),
+    # Ovid's records (numbered, or naming the segment searched or Ovid's address) name their types in PT, each after ", " ("Journal, Peer Reviewed Journal"; ERIC's "Journal
+    # Articles, Reports - Descriptive").
+    addresses = values("UR", "L2")
+    ovid = record.numbered or bool(OVID_SEGMENT.search(first("DB", "DP"))) or any(map(OVID_ADDRESS.match, addresses))
+    types = [*([] if DOI_LIKE.search(first("M3")) else
+               [kind for kind in first("M3").split("; ") if not CLASSIFICATION.search(kind)]),
+             *(first("PT").split(", ") if ovid else []),
              *(kind for note in values("N1") for found in EBSCO_NOTE_TYPES.finditer(note)
                for kind in found.group(1).split(";"))]
     # AU and A1 are RIS's newer and older author tags: one list written under both is one list; else the
@@ -304,7 +331,6 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
     authors = listed if primary == listed else _in_order(record, {"AU": listed, "A1": primary})
     # An id's address is the last of its kind: sitegen writes the record's own URL first and each id's address
     # after it, and a URL may be an id's address too (an arXiv preprint's abstract page, its arXiv DOI's).
-    addresses = values("UR", "L2")
     arxiv_at = max((at for at, address in enumerate(addresses) if normalise_arxiv(address)), default=None)
     openalex_at = max((at for at, address in enumerate(addresses) if normalise_openalex(address)), default=None)
     written = OVID_SEGMENT.sub("", first("DB", "DP"))
@@ -335,7 +361,7 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
         "updates": standing.get("updates", ""),
         "notice_of": standing.get("notice_of", ""),
         "reinstatements": standing.get("reinstatements", ""),
-        "author": author_list(name for value in authors for name in _glued(value)),
+        "author": author_list(_without_role(name) for value in authors for name in _glued(value)),
         # a short title (ST) is better than none for matching: some exports hold only that
         "title": first("TI", "T1", "ST"),
         "year": year,
@@ -385,6 +411,14 @@ def _glued(value: str) -> list[str]:
         return parts
     parts = [part.strip() for part in value.split(",")]
     return parts if len(parts) > 1 and all(FAMILY_INITIALS.fullmatch(part) for part in parts) else [value]
+
+
+def _without_role(name: str) -> str:
+    """An author's name without the editor's role written after it (see EDITOR_ROLE)."""
+    found = EDITOR_ROLE.search(name)
+    if found and name[:found.start()].strip() and ("(" in found.group() or "," in name[:found.start()]):
+        return name[:found.start()]
+    return name
 
 
 def _in_order(record: _Record, read: dict[str, list[str]]) -> list[str]:
