@@ -254,3 +254,38 @@ def test_a_cochrane_library_csv_export_is_read_as_central_with_its_labelled_pmid
 ])
 def test_an_accession_number_labelled_pubmeds_is_the_pmid(written, pmid):
     assert accession_pmid(written) == pmid
+
+
+def test_an_embase_com_csv_export_is_read_past_its_search_preamble_as_embase(sitegen, tmp_path):
+    # Embase.com's CSV opens with its search ('"SEARCH QUERY","dinosaur:ti"'), a line of dashes and a blank line:
+    # it was refused ("FILE:1: no ID column"). Its authors are "Yang Z., Jiang B.", its pages two columns.
+    warnings: list[str] = []
+    entries = read_references(FIXTURES / "spreadsheet" / "embase_com.csv", warnings=warnings)
+    assert [entry.line for entry in entries] == [5, 6, 7]  # the file's own lines
+    assert warnings == ["lines 1-3, before the header on line 4, were skipped as the export's preamble, not records "
+                        """(line 1: '"SEARCH QUERY","dinosaur:ti"')"""]
+    first, erratum, pol = (entry_record(entry) for entry in entries)
+    assert [(name.family, name.given) for name in first.author] == [
+        ("Yang", "Z."), ("Jiang", "B."), ("Xu", "J."), ("McNamara", "M.E.")]
+    assert (first.container_title, first.volume, first.issue, first.PMID, first.DOI, first.issued.date_parts[0]) == (
+        "Nature Communications", "15", "1", "38773066", "10.1038/s41467-024-48400-3", [2024])
+    assert (pol.page, erratum.page, [name.family for name in pol.author][2]) == ("307-356", "14316", "Černý")
+    assert [entry.get("publication_types") for entry in entries] == ["Article", "Erratum", "Article"]
+    assert {entry.get("database") for entry in entries} == {"Embase"}
+    review = new_review(sitegen, tmp_path)
+    code, out, err = sitegen("import", review, FIXTURES / "spreadsheet" / "embase_com.csv", "--at",
+                             "2026-06-01T00:00:00Z")
+    assert code == 0, err
+    assert "preamble" in out + err
+    assert prisma(sitegen, review)["identified_by_source"] == {"Embase": 3}
+
+
+@pytest.mark.parametrize("preamble", [
+    '"SEARCH QUERY","dinosaur:ti"\n',  # no blank line before the header: the row may be data
+    '"SEARCH QUERY","dinosaur\n\n',  # a quote that does not close on its line: not a row of its own
+])
+def test_lines_before_a_known_header_are_skipped_only_as_a_preamble(preamble):
+    header = '"Title","Author Names","Source title","Embase Accession ID","PUI"\n"A trial","Yang Z.","J",,L1\n'
+    with pytest.raises(ReferenceProblem):  # refused, as before, rather than read past lines that may be records
+        read_references(preamble + header, "csv")
+    assert [entry.get("title") for entry in read_references(header, "csv")] == ["A trial"]

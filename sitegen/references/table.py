@@ -9,10 +9,11 @@ header and read without a mapping: its "id" is the ID, its "authors" ("Family, G
 Given2") the author list, and a cell's leading "'" that keeps a spreadsheet from reading a formula
 is dropped again.
 
-Other databases' and tools' CSV exports (Scopus, PubMed, Web of Science's tab-delimited file,
+Other databases' and tools' CSV exports (Scopus, Embase.com, PubMed, Web of Science's tab-delimited file,
 Covidence, Rayyan) are known by their header too (see PRESETS) and read with their mapping: their
 page start and end columns joined as a range, their author lists ("Smolen J.; Landewé R.B.M.",
-PubMed's "Lira R, Cruz A.") as BibTeX's.
+PubMed's "Lira R, Cruz A.") as BibTeX's. The lines an export writes before its header (Embase.com's
+search) are skipped, and said to be (see `preamble`).
 """
 
 from __future__ import annotations
@@ -110,6 +111,12 @@ PRESETS = (
         "issn": "ISSN", "language": "Language of Original Document", "keywords": "Author Keywords",
         "publisher": "Publisher", "url": "Link"}, ("Page start", "Page end"), fields={"database": "Scopus"},
         article_number="Art. No."),
+    # Embase.com's CSV: its ID is the PUI (the Embase accession ID is empty for records from MEDLINE).
+    Preset("Embase", ("Title", "Author Names", "Source title", "Embase Accession ID"), {
+        "ID": "PUI", "title": "Title", "author": "Author Names", "journal": "Source title", "year": "Publication Year",
+        "volume": "Volume", "number": "Issue", "doi": "DOI", "pmid": "Medline PMID", "abstract": "Abstract",
+        "issn": "ISSN", "language": "Article Language", "keywords": "Author Keywords", "publisher": "Book Publisher",
+        "publication_types": "Publication Type"}, ("First Page", "Last Page"), fields={"database": "Embase"}),
     Preset("PubMed", ("PMID", "Title", "Authors", "Citation", "Journal/Book"), {
         "ID": "PMID", "pmid": "PMID", "title": "Title", "author": "Authors", "journal": "Journal/Book",
         "year": "Publication Year", "pmcid": "PMCID", "doi": "DOI"}, fields={"database": "PubMed"}),
@@ -134,6 +141,44 @@ PRESETS = (
         "number": "issue", "pages": "pages", "year": "year", "publisher": "publisher", "url": "url",
         "abstract": "abstract", "note": "notes", "doi": "doi", "keywords": "keywords", "pmid": "pubmed_id"}),
 )
+
+
+# An export's preamble before its header is at most this many lines (Embase.com's is 3: its search
+# '"SEARCH QUERY","dinosaur:ti"', a line of dashes and a blank line).
+PREAMBLE_LINES = 10
+
+
+def preamble(head: str) -> list[str]:
+    """The lines an export writes before its header (`head`: the file's start), as Embase.com's CSV does: those
+    before the first line that is a known export's header or sitegen's, when a blank line ends them and each is
+    a CSV row of its own (its quotes close on it); [] when the file opens with its header or has no such line. A
+    row above a header with no blank line between is not taken for a preamble: it may be data."""
+    lines = io.StringIO(head, newline="").readlines()[:PREAMBLE_LINES + 1]
+    if not lines or preset(first_line(head)) or is_sitegens_header(_names(first_line(head), ",")):
+        return []
+    for at in range(2, len(lines)):
+        written = lines[at].rstrip("\r\n")
+        if lines[at - 1].strip() or not (preset(written) or is_sitegens_header(_names(written, ","))):
+            continue
+        return lines[:at] if all(_one_row(line) for line in lines[:at]) else []
+    return []
+
+
+def _one_row(line: str) -> bool:
+    """Whether a line is a CSV row of its own: its quotes close on it and it parses."""
+    try:
+        return line.count('"') % 2 == 0 and len(list(csv.reader([line], strict=True))) <= 1
+    except csv.Error:
+        return False
+
+
+def _line(head: str, at: int) -> str:
+    """Line `at` (from 0) of the file's start, without its line end."""
+    return io.StringIO(head, newline="").readlines()[at].rstrip("\r\n") if at else first_line(head)
+
+
+def _names(line: str, delimiter: str) -> list[str]:
+    return [name.strip().lstrip("\ufeff") for name in _header(line, delimiter)]
 
 
 def first_line(text: str) -> str:
@@ -169,15 +214,19 @@ def read_csv(text: str | Iterable[str], warnings: list[str] | None = None, skipp
     stay empty (a renamed "DOI" would lose every DOI)."""
     pieces = iter([text] if isinstance(text, str) else text)
     head = _head(pieces)
-    header = first_line(head)
+    skipped_lines = [] if columns else preamble(head)
+    header = _line(head, len(skipped_lines))
     known = None if columns else preset(header)
+    if skipped_lines and warnings is not None:
+        warnings.append(f"lines 1-{len(skipped_lines)}, before the header on line {len(skipped_lines) + 1}, were "
+                        f"skipped as the export's preamble, not records (line 1: {skipped_lines[0].strip()[:80]!r})")
     if known is not None and warnings is not None:
         written = {name.strip().lstrip("\ufeff") for name in _header(header, known.delimiter)}
         if missing := [column for column in known.columns.values() if column not in written]:
             warnings.append(f"a {known.name} export without the column(s) {', '.join(repr(c) for c in missing)}: "
                             "those fields are left empty; if they are there under other names, map them with "
                             "--columns FIELD=COLUMN")
-    return checked(_rows(head, pieces, columns or {}), skipped)
+    return checked(_rows(head, pieces, columns or {}, len(skipped_lines)), skipped)
 
 
 def _head(pieces: Iterator[str]) -> str:
@@ -238,9 +287,11 @@ def _header(line: str, delimiter: str) -> list[str]:
         return []
 
 
-def _rows(head: str, pieces: Iterator[str], columns: dict[str, str]) -> Iterator[Entry | ReferenceProblem]:
-    """Each row of the text `head` and then `pieces` make, as an entry or its problem."""
-    known = None if columns else preset(first_line(head))
+def _rows(head: str, pieces: Iterator[str], columns: dict[str, str],
+          skip: int = 0) -> Iterator[Entry | ReferenceProblem]:
+    """Each row of the text `head` and then `pieces` make, as an entry or its problem; the header is after the
+    first `skip` lines (an export's preamble: see `preamble`), each a row of its own."""
+    known = None if columns else preset(_line(head, skip))
     tabbed = known is not None and known.delimiter == "\t"
     lines = _lines(itertools.chain([head], pieces))
     row: list[str] = []  # the lines of the row being read, for the problem of one that does not parse
@@ -254,6 +305,8 @@ def _rows(head: str, pieces: Iterator[str], columns: dict[str, str]) -> Iterator
     reader = csv.reader(kept(lines), strict=True, delimiter="\t" if tabbed else ",",
                         quoting=csv.QUOTE_NONE if tabbed else csv.QUOTE_MINIMAL)
     try:
+        for _ in range(skip):
+            next(reader)
         header = next(reader)
     except StopIteration:
         raise ReferenceProblem(1, "the file is empty; it needs a header row with an ID column") from None
@@ -266,7 +319,7 @@ def _rows(head: str, pieces: Iterator[str], columns: dict[str, str]) -> Iterator
         columns = {name: column for name, column in known.columns.items() if column in written}
     columns = {name: column for name, column in SITEGEN_MAPPING.items() if column in written} if sitegens else columns
     if missing := [column for column in columns.values() if column not in written]:
-        raise ReferenceProblem(1, f"no column {missing[0]!r} (columns: {', '.join(written)})")
+        raise ReferenceProblem(skip + 1, f"no column {missing[0]!r} (columns: {', '.join(written)})")
     field_of = {column: name for name, column in columns.items()}
     names = [field_of.get(name) or (f"column {name}" if name in columns else name) for name in written]
     if layout is not None:  # a person's own columns after sitegen's are not read as sitegen's, whatever their name
@@ -276,7 +329,7 @@ def _rows(head: str, pieces: Iterator[str], columns: dict[str, str]) -> Iterator
             raise ReferenceProblem(1, not_a_records_csv(head))
         raise ReferenceProblem(1, f"no ID column (columns: {', '.join(names)})")
     if len(set(written)) != len(written):
-        raise ReferenceProblem(1, f"column {next(n for n in written if written.count(n) > 1)!r} appears twice")
+        raise ReferenceProblem(skip + 1, f"column {next(n for n in written if written.count(n) > 1)!r} appears twice")
     position = 0
     while True:
         # A quoted field can hold line breaks: a row's problems are reported on its first line.
@@ -286,7 +339,7 @@ def _rows(head: str, pieces: Iterator[str], columns: dict[str, str]) -> Iterator
             values = next(reader)
         except StopIteration:
             if not position:  # as every other format's reader says of a file without a record
-                raise ReferenceProblem(2, "no record: the file has a header row and no row under it") from None
+                raise ReferenceProblem(skip + 2, "no record: the file has a header row and no row under it") from None
             return
         except csv.Error as error:
             raise _syntax_problem(itertools.chain(row, lines), line, reader.line_num, error) from None
