@@ -1,0 +1,30 @@
+"""Exports of the reference managers and screening tools a review passes its records through (Rayyan, Zotero,
+Mendeley, EndNote, ...), read field by field as `sitegen import` files them.
+
+The files in tests/fixtures are excerpts of real exports of asreview/citation-file-formatting (CC0): see
+tests/fixtures/README.md."""
+
+from __future__ import annotations
+
+from conftest import FIXTURES
+
+from sitegen.references import read_references
+from sitegen.references.records import entry_record
+
+
+def records(name: str) -> list:
+    return [entry_record(entry) for entry in read_references(FIXTURES / name)]
+
+
+def test_a_tag_glued_to_the_end_of_a_tag_line_is_a_tag_line_of_its_own():
+    # Rayyan writes its U2 after the UR and its LK after the DO on one line, after a run of spaces: the DOI and the
+    # address were read with the glued tag in them, were not valid and were lost.
+    erratum, morphology = records("ris/rayyan.ris")
+    assert (erratum.DOI, morphology.DOI) == ("10.1038/s41598-024-65283-y", "10.1002/ar.25299")
+    assert morphology.URL == "https://www.embase.com/search/results?subaction=viewrecord&id=L2024893804&from=export"
+    assert ([(name.family, name.given) for name in morphology.author][:2], morphology.container_title,
+            morphology.volume, morphology.issue, morphology.page) == (
+        [("Fawcett", "M.J."), ("Lautenschlager", "S.")], "Anat. Rec.", "307", "3", "549-565")
+    # a run of spaces before what is not a tag ("B  -  C", "b  - c") is the value's
+    [entry] = read_references("TY  - JOUR\nTI  - A   B  -  C   b  - c\nER  - \n", "ris")
+    assert entry.get("title") == "A B - C b - c"
