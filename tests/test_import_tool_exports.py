@@ -28,3 +28,13 @@ def test_a_tag_glued_to_the_end_of_a_tag_line_is_a_tag_line_of_its_own():
     # a run of spaces before what is not a tag ("B  -  C", "b  - c") is the value's
     [entry] = read_references("TY  - JOUR\nTI  - A   B  -  C   b  - c\nER  - \n", "ris")
     assert entry.get("title") == "A B - C b - c"
+
+
+def test_a_ris_tag_glued_to_a_csv_cell_is_not_the_cells():
+    # Rayyan's CSV export keeps the glued tags of its RIS in the url and doi cells ("10.1002/ar.25299     LK  - ...")
+    erratum, morphology = records("spreadsheet/rayyan.csv")
+    assert (erratum.DOI, morphology.DOI) == ("10.1038/s41598-024-65283-y", "10.1002/ar.25299")
+    assert morphology.URL == "https://www.embase.com/search/results?subaction=viewrecord&id=L2024893804&from=export"
+    assert ([(name.family, name.given) for name in erratum.author][:2], erratum.container_title, erratum.volume,
+            erratum.issue, erratum.page, erratum.issued.date_parts[0]) == (
+        [("Troiano", "L.P."), ("Dos Santos", "H.B.")], "Sci Rep", "14", "1", "14316", [2024])

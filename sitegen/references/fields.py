@@ -33,6 +33,10 @@ FIELDS = ("author", "title", "year", "journal", "volume", "number", "pages", "do
 
 ISSN = re.compile(r"(?<![\dA-Za-z])\d{4}-?\d{3}[\dXx](?![\dA-Za-z-])")
 PMCID = re.compile(r"\bPMC\d+\b")
+# A second RIS tag glued to the end of a tag line after a run of spaces, as Rayyan's RIS export writes its U2 after
+# the UR and its LK after the DO ("DO  - 10.1002/ar.25299     LK  - https://..."), and its CSV export keeps in the
+# url and doi cells: read as part of the value, it made the DOI and the address invalid and both were lost.
+GLUED_RIS_TAG = re.compile(r"[ \t]{2,}(?=[A-Z][A-Z0-9]  - )")
 # A note is free text ("Comment in: Lancet. 2020;395:e5. PMID: 32222222" names another article): only a
 # note line that is the label and the number alone, as Zotero (its Extra field) and sitegen write it, is the
 # record's PMID.

@@ -53,6 +53,7 @@ from sitegen.records.names import NAMES_LEFT_OUT, author_names, split_name
 from sitegen.records.pages import as_range
 from sitegen.records.preprints import is_preprint
 from sitegen.records.providers import Source
+from sitegen.references.fields import GLUED_RIS_TAG
 from sitegen.text import counted
 
 # BibTeX entry types (the readers give RIS's TY as these too) as CSL types. An entry of no type or of another
@@ -285,11 +286,17 @@ def _reinstatements(entry: Entry, notes: list[str]) -> list[Reinstatement]:
 def _address(entry: Entry, field: str, notes: list[str]) -> str | None:
     """A web address the entry gives in `field`; any other text there (javascript:, a bare www. name) is left
     out with a note: a record links only to web addresses."""
-    url = _text(entry.get(field), field, notes)
+    url = _text(_unglued(entry.get(field)), field, notes)
     address = web_address(url)  # as a browser reads it: a host outside ASCII in its xn-- form (see web_address)
     if url and address is None:
         notes.append(f"{field} {url[:80]!r} {web_address_problem(url)}; left out")
     return address
+
+
+def _unglued(value: str | None) -> str | None:
+    """An identifier's or address's value without the RIS tag a CSV export kept glued to its end (see
+    GLUED_RIS_TAG): "10.1002/ar.25299     LK  - https://..." is the DOI 10.1002/ar.25299."""
+    return GLUED_RIS_TAG.split(value, 1)[0] if value else value
 
 
 def _abstract(entry: Entry, notes: list[str]) -> str | None:
@@ -334,14 +341,14 @@ def _identifiers(entry: Entry, notes: list[str]) -> dict[str, str]:
     found: dict[str, str] = {}
     for namespace, normalise in (("doi", normalise_doi), ("pmid", normalise_pmid), ("pmcid", normalise_pmcid),
                                  ("openalex", normalise_openalex), ("arxiv", normalise_arxiv)):
-        written = entry.get(namespace)
+        written = _unglued(entry.get(namespace))
         if written and (value := normalise(written)):
             found[namespace] = value
         elif namespace == "doi" and (arxiv := normalise_arxiv(written)):
             found["arxiv"] = arxiv
         elif written:
             notes.append(f"{namespace} {written!r} is not a valid {NAMESPACE_LABELS[namespace]}; left out")
-    url = entry.get("url") or ""
+    url = _unglued(entry.get("url")) or ""
     if "doi" not in found and (doi := normalise_doi(url)):
         found["doi"] = doi
     for namespace, address, normalise in ADDRESSES:

@@ -41,6 +41,7 @@ from sitegen.records.model import FOUR_DIGITS
 from sitegen.records.pages import medline_pages
 from sitegen.references.fields import (
     FAMILY_INITIALS,
+    GLUED_RIS_TAG,
     NOTE_PMID,
     PMCID,
     author_list,
@@ -71,10 +72,6 @@ ANY_CASE_TAG = re.compile(r"[A-Za-z][A-Za-z0-9]  -(?: |$)")
 _KNOWN = "|".join(sorted(set(TAG_KEY_MAPPING) - {"UK"}))
 BROKEN_TAG = re.compile(rf"(?:{_KNOWN})(?:[ \t\xa0]+-|[ \t\xa0]*-[ \t\xa0])"
                         r"|[A-Za-z][A-Za-z0-9][ \xa0]*(?:\t[ \t\xa0]*-|-[ \xa0]*\t)")
-# A second tag glued to the end of a tag line after a run of spaces, as Rayyan's RIS export writes its U2 after the UR
-# and its LK after the DO ("DO  - 10.1002/ar.25299     LK  - https://..."): a tag line of its own. Read as part of
-# the value, it made the DOI and the address invalid and both were lost.
-GLUED_TAG = re.compile(r"[ \t]{2,}(?=[A-Z][A-Z0-9]  - )")
 HEADER_DATABASE = re.compile(r"Database:\s*(\S.*)", re.IGNORECASE)
 # An export header ("Provider: JSTOR", and Cochrane's 'Content:text/plain; charset="UTF-8"' without the space; not
 # an address's "http://") or a record's number ("1.").
@@ -267,9 +264,9 @@ def _records(lines: Iterable[str]) -> Iterator[_Record | ReferenceProblem]:
 
 
 def _unglued(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
-    """Each line with its number, a tag line holding glued tags (see GLUED_TAG) as one line for each tag."""
+    """Each line with its number, a tag line holding glued tags (see GLUED_RIS_TAG) as one line for each tag."""
     for number, line in enumerate(lines, start=1):
-        for piece in GLUED_TAG.split(line) if TAG.match(line) else [line]:
+        for piece in GLUED_RIS_TAG.split(line) if TAG.match(line) else [line]:
             yield number, piece
 
 
