@@ -185,6 +185,10 @@ def split_name(display: str) -> CslName:
         return CslName(family=parts[0], suffix=parts[1] or parts[2])
     if not all(parts):
         return literal
+    if len(parts) == 2 and parts[1] == "null":
+        # A tool's JSON null written for the given names it lacks, as Mendeley's RIS export writes it ("van den
+        # Hoven, null"): the family name alone. Kept, "null" was read as the person's given name.
+        return CslName(family=parts[0])
     # Credentials after "Family, Given" each after a comma, as CINAHL writes nurses' names ("Hall, Joanne M., PhD,
     # RN, FAAN"): no part of the name. Only from the third part on, where no given name or initials stand.
     while len(parts) > 2 and parts[-1].replace(".", "") in CREDENTIALS:
