@@ -38,3 +38,26 @@ def test_a_ris_tag_glued_to_a_csv_cell_is_not_the_cells():
     assert ([(name.family, name.given) for name in erratum.author][:2], erratum.container_title, erratum.volume,
             erratum.issue, erratum.page, erratum.issued.date_parts[0]) == (
         [("Troiano", "L.P."), ("Dos Santos", "H.B.")], "Sci Rep", "14", "1", "14316", [2024])
+
+
+def test_a_given_name_written_null_is_no_given_name():
+    # Mendeley writes a JSON null for the given names it lacks ("van den Hoven, null"): "null" was the given name
+    first, second = records("ris/mendeley.ris")
+    assert [(name.family, name.given) for name in first.author][:2] == [
+        ("van den Hoven", None), ("Smits", "Maarten L J")]
+    assert (first.container_title, first.volume, first.issue, first.page, first.DOI) == (
+        "Journal of Vascular and Interventional Radiology", "25", "3", "S105", "10.1016/j.jvir.2013.12.293")
+    assert [(name.family, name.given) for name in second.author][1] == ("Meyerbröker", "K")
+    # a family name Null is a name
+    [entry] = read_references("TY  - JOUR\nTI  - A\nAU  - Null, Ann\nER  - \n", "ris")
+    assert [(name.family, name.given) for name in entry_record(entry).author] == [("Null", "Ann")]
+
+
+def test_several_addresses_in_one_url_field_give_the_first():
+    # EPPI-Reviewer writes the database's record and the DOI's address in one UR, after a space: the field was lost
+    morphology, erratum = records("ris/eppireviewer.ris")
+    assert morphology.URL == "https://www.embase.com/search/results?subaction=viewrecord&id=L2024893804&from=export"
+    assert (morphology.DOI, morphology.page, morphology.issued.date_parts[0]) == ("10.1002/ar.25299", "549-565", [2024])
+    # text that is not all addresses is no address
+    [entry] = read_references("TY  - JOUR\nTI  - A\nUR  - https://a.org/x see https://b.org\nER  - \n", "ris")
+    assert entry_record(entry).URL is None

@@ -287,6 +287,10 @@ def _address(entry: Entry, field: str, notes: list[str]) -> str | None:
     """A web address the entry gives in `field`; any other text there (javascript:, a bare www. name) is left
     out with a note: a record links only to web addresses."""
     url = _text(_unglued(entry.get(field)), field, notes)
+    if len(several := url.split()) > 1 and all(web_address(part) for part in several):
+        # several addresses in one field, each after a space (EPPI-Reviewer's UR: the database's record and the
+        # DOI's address): the first is the entry's. Read whole, none was a web address and the field was lost.
+        url = several[0]
     address = web_address(url)  # as a browser reads it: a host outside ASCII in its xn-- form (see web_address)
     if url and address is None:
         notes.append(f"{field} {url[:80]!r} {web_address_problem(url)}; left out")
