@@ -61,3 +61,15 @@ def test_several_addresses_in_one_url_field_give_the_first():
     # text that is not all addresses is no address
     [entry] = read_references("TY  - JOUR\nTI  - A\nUR  - https://a.org/x see https://b.org\nER  - \n", "ris")
     assert entry_record(entry).URL is None
+
+
+def test_an_ebscohost_doi_in_l3_is_the_doi():
+    # EBSCOhost's RIS (here Academic Search Premier, as the asreview set calls its CINAHL export) writes the DOI in
+    # L3 alone, a tag the reader left out: every record lost its DOI
+    [plumage] = records("ris/ebscohost_aph.ris")
+    assert (plumage.DOI, plumage.container_title, plumage.volume, plumage.issue, plumage.page,
+            plumage.issued.date_parts[0]) == ("10.4202/pp.2023.6802", "Palaeontologia Polonica", "68", "2",
+                                              "213-225", [2023, 4])
+    # an L3 that is no DOI (a related record's address) is no DOI
+    [entry] = read_references("TY  - JOUR\nTI  - A\nL3  - https://a.org/10.1234/b\nER  - \n", "ris")
+    assert not entry.get("doi")

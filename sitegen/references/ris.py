@@ -132,8 +132,9 @@ DOI_ADDRESS = re.compile(r"^https?://(?:dx\.)?doi\.org/10\.", re.IGNORECASE)
 DOI_LIKE = re.compile(r"10\.\d{4,9}/")
 
 # Read each tag under its own name ("VO" is a volume tag some exports write instead of VL).
-# Ovid's PT, its records' publication types ("Journal, Peer Reviewed Journal"), is no RIS tag: read too.
-MAPPING = {tag: tag for tag in [*TAG_KEY_MAPPING, "VO", "PT"]}
+# Ovid's PT, its records' publication types ("Journal, Peer Reviewed Journal"), is no RIS tag: read too; so is
+# L3, where EBSCOhost writes a record's DOI alone.
+MAPPING = {tag: tag for tag in [*TAG_KEY_MAPPING, "VO", "PT", "L3"]}
 # Ovid's APA PsycInfo writes the subject classification in M3, each class with its code ("Cognitive Therapy
 # [3311]"), where Scopus and EndNote write the type of work: no type.
 CLASSIFICATION = re.compile(r"\[\d+\]\s*$")
@@ -377,7 +378,9 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
         "volume": first("VL", "VO"),
         "number": first("IS"),
         "pages": pages,
-        "doi": first("DO") or next((link for link in values("L1") if DOI_ADDRESS.match(link)), ""),
+        # EBSCOhost writes the DOI in L3 alone ("L3  - 10.4202/pp.2023.6802"), ERIC's Ovid export as its address in L1
+        "doi": first("DO") or next((link for link in values("L1") if DOI_ADDRESS.match(link)), "")
+        or (first("L3") if DOI_LIKE.match(first("L3")) else ""),
         "abstract": first("AB", "N2"),
         "pmid": record.pmid or accession or next(iter(labelled), ""),
         "pmcid": next((found.group() for value in values(*IDENTIFIER_TAGS) if (found := PMCID.search(value))), ""),
