@@ -6,9 +6,10 @@ tests/fixtures/README.md."""
 
 from __future__ import annotations
 
+import pytest
 from conftest import FIXTURES
 
-from sitegen.references import read_references
+from sitegen.references import ReferenceProblem, read_reference_file, read_references
 from sitegen.references.records import entry_record
 
 
@@ -73,3 +74,19 @@ def test_an_ebscohost_doi_in_l3_is_the_doi():
     # an L3 that is no DOI (a related record's address) is no DOI
     [entry] = read_references("TY  - JOUR\nTI  - A\nL3  - https://a.org/10.1234/b\nER  - \n", "ris")
     assert not entry.get("doi")
+
+
+def test_a_pubmed_medline_file_saved_as_ris_is_read_as_medline(tmp_path):
+    # a file named .ris whose content is PubMed's MEDLINE format was refused: "text outside a record"
+    [entry], format, _ = read_reference_file(FIXTURES / "medline" / "pubmed_saved_as.ris")
+    spinosaurus = entry_record(entry)
+    assert format == "medline"
+    assert (spinosaurus.PMID, spinosaurus.DOI, spinosaurus.container_title, spinosaurus.volume) == (
+        "36448670", "10.7554/elife.80092", "eLife", "11")
+    assert [(name.family, name.given) for name in spinosaurus.author] == [("Sereno", "Paul C"), ("Myhrvold", "Nathan")]
+    # a RIS file stays RIS, and a format given is the format read
+    ris = tmp_path / "a.ris"
+    ris.write_text("TY  - JOUR\nTI  - A\nER  - \n")
+    assert read_reference_file(ris)[1] == "ris"
+    with pytest.raises(ReferenceProblem):
+        read_reference_file(FIXTURES / "medline" / "pubmed_saved_as.ris", "ris")

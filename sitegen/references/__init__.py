@@ -94,20 +94,24 @@ def read_reference_file(path: Path, format: Format | None = None, warnings: list
             digest.update(chunk)
             yield chunk
 
-    format = format or ("csv" if columns else SUFFIXES.get(path.suffix.lower()))
+    suffixed = None if format or columns else SUFFIXES.get(path.suffix.lower())
     pieces = decoded(hashed(read_chunks(path)), encoding)
-    entries, format = _read_pieces(pieces, format, warnings, columns, skipped)
+    entries, format = _read_pieces(pieces, format, warnings, columns, skipped, suffixed)
     for _ in pieces:  # what a reader left unread (none does): the hash is of every byte, each one decoded
         pass
     return entries, format, digest.hexdigest()
 
 
 def _read_pieces(pieces: Iterator[str], format: Format | None, warnings: list[str] | None,
-                 columns: dict[str, str] | None, skipped: Skipped | None) -> tuple[list[Entry], Format]:
-    """The entries of a text given in pieces, and the format they were read as (see `read_references`)."""
+                 columns: dict[str, str] | None, skipped: Skipped | None,
+                 suffixed: Format | None = None) -> tuple[list[Entry], Format]:
+    """The entries of a text given in pieces, and the format they were read as (see `read_references`): the one
+    its file's suffix names (`suffixed`), unless its content shows another tagged format the suffix is mistaken
+    for (see MISNAMED)."""
     head: list[str] = []
     if format is None and not columns:
-        head, format = _sniffed(pieces)
+        head, shown = _sniffed(pieces)
+        format = shown if (suffixed, shown) in MISNAMED else suffixed or shown
     format = format or ("csv" if columns else None)
     if format is None:
         raise ReferenceProblem(1, _unrecognised("".join(itertools.chain(head, pieces))))
@@ -125,6 +129,11 @@ def _read_pieces(pieces: Iterator[str], format: Format | None, warnings: list[st
         warnings.append(f"{len(untitled)} of {len(entries)} entries have no title (line "
                         f"{', '.join(map(str, untitled[:5]))}{more})")
     return entries, format
+
+
+# A file whose suffix names one format and whose content is another's, as users and tools name them: PubMed's MEDLINE
+# file saved as .ris (both are tagged text, "TI  - " in each). Read as RIS, it was refused as "text outside a record".
+MISNAMED = {("ris", "medline")}
 
 
 def _sniffed(pieces: Iterator[str]) -> tuple[list[str], Format | None]:
