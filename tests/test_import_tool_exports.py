@@ -90,3 +90,15 @@ def test_a_pubmed_medline_file_saved_as_ris_is_read_as_medline(tmp_path):
     assert read_reference_file(ris)[1] == "ris"
     with pytest.raises(ReferenceProblem):
         read_reference_file(FIXTURES / "medline" / "pubmed_saved_as.ris", "ris")
+
+
+def test_ebscohosts_copyright_statement_closing_an_abstract_is_no_part_of_it():
+    # EBSCOhost writes its statement as a second AB ("Copyright of Palaeontologia Polonica is the property of ..."):
+    # it was read as the end of the abstract
+    [plumage] = records("ris/ebscohost_aph.ris")
+    assert plumage.abstract == ("Colour reconstructions have provided new insights into the lives of dinosaurs and "
+                                "other extinct animals. [ABSTRACT FROM AUTHOR]")
+    # the words within a sentence are the abstract's
+    [entry] = read_references("TY  - JOUR\nTI  - A\nAB  - We ask whether the copyright of a dataset is the property "
+                              "of its authors.\nER  - \n", "ris")
+    assert entry_record(entry).abstract.endswith("is the property of its authors.")

@@ -22,12 +22,15 @@ import re
 # 2018 and (c) 2019", "under the copyright 2019 directive"). So is a parenthesis after a sentence's end that holds
 # one, from its opening: the APA's on every abstract of its journals ("(PsycInfo Database Record (c) 2020 APA, all
 # rights reserved)."), which it writes wherever the record is exported (Ovid, EBSCOhost, ProQuest, the Cochrane
-# Library), so it is known by its name too.
+# Library), so it is known by its name too. EBSCOhost closes each abstract with its own ("Copyright of PLoS ONE is
+# the property of Public Library of Science and its content may not be copied ..."), after a sentence or after its
+# "[ABSTRACT FROM AUTHOR]".
 _STATEMENT = re.compile(
     r"(?<![^\s.;:!?)\]])(?:crown\s+)?(?:©|copyright\s*(?:©|\(c\)))"
     r"|(?<![^\s.;:!?])\((?:apa\s+)?psycinfo\s+database\s+record\b"
     r"|(?:^|(?<=[.!?]))\s*(?:crown\s+)?(?:\(c\)|copyright)\s*(?:19|20)[0-9]{2}"
-    r"|(?:^|(?<=[.!?]))\s*\((?=[^()]{0,100}(?:\(c\)|©)\s*(?:19|20)[0-9]{2})",
+    r"|(?:^|(?<=[.!?]))\s*\((?=[^()]{0,100}(?:\(c\)|©)\s*(?:19|20)[0-9]{2})"
+    r"|(?:^|(?<=[.!?\]]))\s*copyright\s+of\s+.{1,200}?\s+is\s+the\s+property\s+of\b",
     re.IGNORECASE)
 # The longest statement taken for one. Statements run from "© 2009 Wiley-Liss, Inc." to a licence after the
 # copyright ("© The Author(s) 2018. Published by Oxford University Press on behalf of Nucleic Acids Research. This
