@@ -102,13 +102,3 @@ def test_ebscohosts_copyright_statement_closing_an_abstract_is_no_part_of_it():
     [entry] = read_references("TY  - JOUR\nTI  - A\nAB  - We ask whether the copyright of a dataset is the property "
                               "of its authors.\nER  - \n", "ris")
     assert entry_record(entry).abstract.endswith("is the property of its authors.")
-
-
-def test_an_address_written_as_the_issue_is_no_issue():
-    # Covidence's RIS of an Embase record wrote the authors' affiliations in IS: the site showed them as the issue
-    stratigraphy, haplocanthosaurus, erratum = records("ris/covidence_endnote.ris")
-    assert (haplocanthosaurus.issue, haplocanthosaurus.volume, haplocanthosaurus.DOI) == (None, None, "10.1002/ar.25520")
-    assert (stratigraphy.volume, stratigraphy.issue, erratum.issue, erratum.page) == ("19", "1 January", "1", "14316")
-    warnings: list[str] = []
-    entry_record(read_references(FIXTURES / "ris" / "covidence_endnote.ris")[1], warnings=warnings)
-    assert any("is not a volume or issue" in warning for warning in warnings)

@@ -59,10 +59,6 @@ from sitegen.text import counted
 # BibTeX entry types (the readers give RIS's TY as these too) as CSL types. An entry of no type or of another
 # (a CSV row, most often) is a journal article when it names a journal, else CSL's "article" (a preprint, a
 # working paper: sitegen's own type for a work not published in a journal).
-# The longest volume or issue taken for one: the longest real ones are a supplement's name ("Supplement 2: Abstracts
-# of the 2019 Annual Meeting", some 50 characters).
-MAX_NUMBERING = 100
-
 CSL_TYPES = {
     "article": "article-journal", "inproceedings": "paper-conference", "conference": "paper-conference",
     "proceedings": "book", "book": "book", "inbook": "chapter", "incollection": "chapter",
@@ -128,7 +124,7 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
     container = plain_text(_text(entry.get("journal"), "journal", notes)) or ""
     # As the file says them: a volume or issue "Forthcoming" is kept, as providers' records keep it (so sitegen's
     # own exports come back with it); matching reads only an issue's number, so it never tells two records apart.
-    volume, issue = (_numbering(_text(entry.written(field), field, notes), field, notes) for field in ("volume", "number"))
+    volume, issue = _text(entry.written("volume"), "volume", notes), _text(entry.written("number"), "number", notes)
     page = as_range(_text(entry.get("pages"), "pages", notes))
     written_type = entry.get("type").lower()
     csl_type = written_type if written_type in CSL_TYPE_NAMES else CSL_TYPES.get(entry.get("ENTRYTYPE").lower()) or (
@@ -385,17 +381,6 @@ def _text(value: str, field: str, notes: list[str]) -> str:
     if count:
         notes.append(f"{field}: {counted(count, 'control character')} replaced by spaces")
     return cleaned.strip()
-
-
-def _numbering(value: str, field: str, notes: list[str]) -> str:
-    """A volume's or issue's text, or "" with a note when it is other text in that field: an author's address, as
-    Covidence's RIS export of Embase records writes the affiliations in IS ("(Boisvert C.) Brigham Young University,
-    ..., (Wedel M., mathew.wedel@gmail.com) ..."), or anything longer than MAX_NUMBERING. Kept, the site showed it
-    as the issue."""
-    if "@" in value or len(value) > MAX_NUMBERING:
-        notes.append(f"{field} {value[:60]!r} is not a volume or issue (an address, or too long for one); left out")
-        return ""
-    return value
 
 
 def _a_name(written: str) -> bool:
