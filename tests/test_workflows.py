@@ -442,20 +442,28 @@ elif args[0] == "build":
 '''
 
 
-def test_the_check_writes_nothing_into_the_checkout(tmp_path):
-    # The verify step left verify-said.txt in the checkout (and the build its preview/): what a step keeps for a
-    # later one goes in the runner's scratch folder, and the checkout is left as the pull request has it.
+def _checkout(tmp_path, ledger: str) -> tuple:
+    """A review repository's checkout with one review whose ledger is `ledger`, the runner's scratch folder, and an
+    environment whose `sitegen` is CHECKING_SITEGEN: what a workflow's shell steps run in."""
     import os
-    import subprocess
 
     work, scratch, bin_dir = tmp_path / "work", tmp_path / "runner-temp", tmp_path / "bin"
     (work / "reviews" / "r").mkdir(parents=True)
-    (work / "reviews" / "r" / "ledger.jsonl").write_text('{"type":"verification"}\n')
+    (work / "reviews" / "r" / "ledger.jsonl").write_text(ledger)
     scratch.mkdir()
     bin_dir.mkdir()
     (bin_dir / "sitegen").write_text(CHECKING_SITEGEN)
     (bin_dir / "sitegen").chmod(0o755)
-    environment = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "RUNNER_TEMP": str(scratch)}
+    return work, scratch, {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+                           "RUNNER_TEMP": str(scratch)}
+
+
+def test_the_check_writes_nothing_into_the_checkout(tmp_path):
+    # The verify step left verify-said.txt in the checkout (and the build its preview/): what a step keeps for a
+    # later one goes in the runner's scratch folder, and the checkout is left as the pull request has it.
+    import subprocess
+
+    work, scratch, environment = _checkout(tmp_path, '{"type":"verification"}\n')
     steps = _workflow("check.yml")["jobs"]["check"]["steps"]
     said = {}
     for name in ("sitegen verify", "sitegen build"):
@@ -472,17 +480,9 @@ def test_the_check_writes_nothing_into_the_checkout(tmp_path):
 
 def test_publish_builds_the_site_outside_the_checkout(tmp_path):
     # The site was built into public/ in the checkout: over a folder of that name the review repository commits.
-    import os
     import subprocess
 
-    work, scratch, bin_dir = tmp_path / "work", tmp_path / "runner-temp", tmp_path / "bin"
-    (work / "reviews" / "r").mkdir(parents=True)
-    (work / "reviews" / "r" / "ledger.jsonl").write_text("{}\n")
-    scratch.mkdir()
-    bin_dir.mkdir()
-    (bin_dir / "sitegen").write_text(CHECKING_SITEGEN)
-    (bin_dir / "sitegen").chmod(0o755)
-    environment = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "RUNNER_TEMP": str(scratch)}
+    work, scratch, environment = _checkout(tmp_path, "{}\n")
     steps = _workflow("publish.yml")["jobs"]["build"]["steps"]
     for step in steps:
         if "run" not in step or step["run"].startswith("pip install"):

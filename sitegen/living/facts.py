@@ -93,10 +93,10 @@ def identified_records(review: Review, events: int) -> dict[str, None]:
                          if isinstance(payload, RetrievalPayload | ImportPayload) for record_id in payload.record_ids)
 
 
-def ledger_cut(review: Review, events: int) -> Review:
+def ledger_cut(review: Review, events: int, known: dict[str, None] | None = None) -> Review:
     """The review with its ledger as far as its first `events` events go, and the records those events had
-    identified; every other file as it stands now."""
-    known = identified_records(review, events)
+    identified (`known`, when the caller has them); every other file as it stands now."""
+    known = identified_records(review, events) if known is None else known
     return replace(review, ledger=review.ledger[:events], payloads=review.payloads[:events],
                    ledger_lines=review.ledger_lines[:events],
                    records={rid: record for rid, record in review.records.items() if rid in known},
@@ -108,7 +108,7 @@ def as_it_stood(review: Review, events: int) -> Review:
     ledger keeps its history; the decision, duplicate and evidence files keep none, so they are taken as they stand
     now, about the records those events had identified (a record found since, and its decisions, were not there)."""
     known = identified_records(review, events)
-    return replace(ledger_cut(review, events),
+    return replace(ledger_cut(review, events, known),
                    decisions=[row for row in review.decisions if row.decision.record_id in known],
                    duplicates=[row for row in review.duplicates
                                if row.decision.record_id in known and row.decision.duplicate_of in known],

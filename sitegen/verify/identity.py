@@ -223,24 +223,27 @@ class _Compared(NamedTuple):
     a: Work
     b: Work
     people: Literal["all", "first", "none", "unknown"]
+    apart: str | None  # why the first authors cannot be compared, when they do not agree (`_incomparable_first_authors`)
 
 
 def _compared(cited: Record, found: Record) -> _Compared:
     cited, found = _unmarked(cited), _unmarked(found)
     a, b = record_work(cited), record_work(found)
-    return _Compared(cited, found, a, b, authors_agree(a, b))
+    people = authors_agree(a, b)
+    return _Compared(cited, found, a, b, people,
+                     _incomparable_first_authors(a, b) if people in ("none", "unknown") else None)
 
 
 def _agreement(compared: _Compared) -> tuple[Agreement, list[str]]:
-    cited, found, a, b, people = compared
+    cited, found, a, b, people, apart = compared
     if not a.title or not b.title:
         return "unclear", ["a title is missing, so the works cannot be compared"]
     score = title_score(a, b)
     details = [f"title similarity {score:.0f}/100"]
     # first authors that cannot be compared (an organisation, another script) are no discrepancy, but corroborate
     # nothing either
-    if people in ("none", "unknown") and (why := _incomparable_first_authors(a, b)):
-        details.append(why)
+    if apart:
+        details.append(apart)
     if notice(cited) != notice(found):
         kind = notice_words(found)
         return "different", [f"it is {f'a notice ({kind})' if kind else 'a work, not a notice'}: {_describe(found)}"]
@@ -260,9 +263,9 @@ def _agreement(compared: _Compared) -> tuple[Agreement, list[str]]:
         return "different", [f"it is {_describe(found)} (title similarity {score:.0f}/100)"]
     subtitle = subtitle_only(a.title, b.title) and people not in ("none", "unknown") and a.year is not None
     # first authors in two scripts that do not agree by transliteration are an open item, never an agreement
-    apart = people in ("none", "unknown") and _scripts_apart(a, b) is not None
+    scripts_apart = people in ("none", "unknown") and _scripts_apart(a, b) is not None
     if score >= SAME_TITLE or (subtitle and not problems):
-        return ("same", details) if not problems and not apart else ("unclear", details + problems)
+        return ("same", details) if not problems and not scripts_apart else ("unclear", details + problems)
     return "unclear", details + [f"the titles differ: indexed as {_describe(found)}"] + problems
 
 
@@ -343,7 +346,7 @@ def _discrepancies(compared: _Compared) -> list[str]:
         found.append("the titles name different numbers (a part, a phase, a type)")
     if a.year is not None and b.year is not None and abs(a.year - b.year) > 1:
         found.append(f"year cited as {a.year}, indexed as {b.year}")
-    if compared.people == "none" and not _incomparable_first_authors(a, b):
+    if compared.people == "none" and not compared.apart:
         found.append(f"first author cited as {a.authors[0].family}, indexed as {b.authors[0].family}")
     if journals_differ(a.journal, b.journal) and not volumes(a, b) == first_pages(a, b) == "equal":
         # a journal goes by many names ("PNAS", a translated name): one volume and page settle it
@@ -430,8 +433,8 @@ def _unconfirmed(compared: _Compared) -> list[str]:
     if not a.authors or not b.authors:
         missing.append(f"the first author cannot be compared: {'the citation' if not a.authors else 'the index'} "
                        "gives none")
-    elif compared.people in ("none", "unknown") and (why := _incomparable_first_authors(a, b)):
-        missing.append(why)
+    elif compared.apart:
+        missing.append(compared.apart)
     if a.year is None or b.year is None:
         missing.append(f"the year cannot be compared: {'the citation' if a.year is None else 'the index'} gives none")
     if a.preprint != b.preprint:
@@ -445,14 +448,14 @@ def _held_as_cited(cited: Record, answer: Answer) -> str:
     on, and what could not be compared. A work found by its identifier is the work whatever a citation leaves
     out (the identifier backs the match), so a citation without a year is still verified: the reason then must
     not say that a year agreed."""
-    _, _, a, b, people = _compared(cited, answer.found)
+    _, _, a, b, people, apart = _compared(cited, answer.found)
     agreed = ["title" if title_score(a, b) >= SAME_TITLE else "title (but for a subtitle)"]
     lacking: dict[str, list[str]] = {"the citation": [], "the index": []}
     unchecked = []
     if not a.authors or not b.authors:
         lacking["the citation" if not a.authors else "the index"].append("no first author")
     elif people in ("none", "unknown"):  # an organisation, another script: not a discrepancy, nor an agreement
-        unchecked.append(_incomparable_first_authors(a, b) or "the first authors cannot be compared")
+        unchecked.append(apart or "the first authors cannot be compared")
     else:
         agreed.append("first author")
     if a.year is None or b.year is None:
