@@ -102,3 +102,25 @@ def test_ebscohosts_copyright_statement_closing_an_abstract_is_no_part_of_it():
     [entry] = read_references("TY  - JOUR\nTI  - A\nAB  - We ask whether the copyright of a dataset is the property "
                               "of its authors.\nER  - \n", "ris")
     assert entry_record(entry).abstract.endswith("is the property of its authors.")
+
+
+def test_a_family_name_and_its_initials_on_two_author_lines_are_one_name():
+    # EPPI-Reviewer writes Embase's "Dos Santos, H.B." as two A1 lines, "Dos Santos" and "H B": two authors were read
+    morphology, erratum = records("ris/eppireviewer.ris")
+    assert [(name.family, name.given) for name in erratum.author] == [
+        ("Troiano", "L P"), ("Dos Santos", "H B"), ("Aureliano", "T"), ("Ghilardi", "A M")]
+    assert len(morphology.author) == 4
+
+    def authors(*lines: str) -> list[tuple[str | None, str | None]]:
+        text = "TY  - JOUR\nTI  - A\n" + "".join(f"A1  - {line}\n" for line in lines) + "ER  - \n"
+        [entry] = read_references(text, "ris")
+        return [(name.family, name.given) for name in entry_record(entry).author]
+
+    # a particle's family name, a lone initial, initials with full stops or a hyphen
+    assert authors("van der Berg", "A", "El Amrani", "J-P", "De Souza", "A.B.") == [
+        ("van der Berg", "A"), ("El Amrani", "J-P"), ("De Souza", "A.B.")]
+    # under a whole name, initials stay apart (two real authors are never one); a family name in capitals is a name
+    assert len(authors("Smith J", "H B")) == 2
+    assert len(authors("Smith, John", "H")) == 2
+    [entry] = read_references("TY  - JOUR\nTI  - A\nA1  - Dos Santos\nA1  - LE\nA1  - Da Silva\nA1  - WU\nER  - \n", "ris")
+    assert entry.get("author") == "Dos Santos and LE and Da Silva and WU"

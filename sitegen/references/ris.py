@@ -21,7 +21,8 @@ July-August 2016" in C1, when the date tags give none), ISSN (SN), keywords (KW)
 its inclusion decisions: see `fields.fields`) and database (DB, DP; EBSCOhost's codes, "ccm", by the database's
 name, "CINAHL"; Ovid's without the segment after it, "ERIC <1992 to June 2024>" is ERIC; a record without one is
 CENTRAL's or Web of Science's by its accession number, and an Embase.com record is Embase's whatever its DB). An author (AU, A1) with no comma whose name holds "and" is an organisation, and is braced (see
-`fields.author_list`). The page range of a record the export says came from PubMed or MEDLINE (`PUBMED_DATABASE`)
+`fields.author_list`); a line of initials alone under a family name alone is that name's, as EPPI-Reviewer splits one
+(see INITIALS_ALONE). The page range of a record the export says came from PubMed or MEDLINE (`PUBMED_DATABASE`)
 has its last page in full, as MEDLINE's own files are read. The year is that of the first of PY, Y1 and DA that
 holds one: a date whose year part is empty ("//", "///", as exports write an unknown date) is none.
 """
@@ -143,6 +144,13 @@ CLASSIFICATION = re.compile(r"\[\d+\]\s*$")
 # keeps "Ed" as them ("Smith, Ed" is Ed Smith).
 EDITOR_ROLE = re.compile(r"\s*(?:,\s*Eds?\.?|\(\s*Eds?\.?\s*\))\s*$", re.IGNORECASE)
 RECORD_NUMBER = re.compile(r"\d+\.")
+# EPPI-Reviewer writes a name "Family Initials" with no comma ("Fawcett M J"), and a family name of two words as two
+# author lines, the family name and then its initials ("Dos Santos" and "H B", Embase's "Dos Santos, H.B."). A line
+# of initials alone ("H B", "H.B.", "H", "J-P") is no one's whole name: it is the initials of the line above when that
+# is a family name alone (no comma, no initials of its own: "Dos Santos", "van der Berg", "El Amrani"). Under a whole
+# name ("Troiano L P", "Smith, John") it stays a line of its own, so two authors are never made one. Initials are
+# single capitals each apart from the next: "LE", "WU", "EL", family names in capitals, are no initials.
+INITIALS_ALONE = re.compile(r"[A-Z](?:[.\s-]+[A-Z])*\.?")
 OVID_ADDRESS = re.compile(r"^https?://ovidsp\.(?:[a-z]+\.)?ovid\.com/", re.IGNORECASE)
 
 # RIS reference types (and EndNote's spelled-out names) to BibTeX entry types.
@@ -370,7 +378,7 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
         "updates": standing.get("updates", ""),
         "notice_of": standing.get("notice_of", ""),
         "reinstatements": standing.get("reinstatements", ""),
-        "author": author_list(_without_role(name) for value in authors for name in _glued(value)),
+        "author": author_list(_without_role(name) for value in _rejoined(authors) for name in _glued(value)),
         # a short title (ST) is better than none for matching: some exports hold only that
         "title": first("TI", "T1", "ST"),
         "year": year,
@@ -422,6 +430,20 @@ def _glued(value: str) -> list[str]:
         return parts
     parts = [part.strip() for part in value.split(",")]
     return parts if len(parts) > 1 and all(FAMILY_INITIALS.fullmatch(part) for part in parts) else [value]
+
+
+def _rejoined(authors: list[str]) -> list[str]:
+    """The author values with each line of initials alone joined to the family name alone above it (see
+    INITIALS_ALONE): ["Dos Santos", "H B"] is ["Dos Santos H B"]."""
+    joined_names: list[str] = []
+    for value in (value.strip() for value in authors):
+        above = joined_names[-1] if joined_names else ""
+        if INITIALS_ALONE.fullmatch(value) and above and "," not in above and not INITIALS_ALONE.fullmatch(above) \
+                and not FAMILY_INITIALS.fullmatch(above):
+            joined_names[-1] = f"{above} {value}"
+        else:
+            joined_names.append(value)
+    return joined_names
 
 
 def _without_role(name: str) -> str:
