@@ -125,6 +125,11 @@ def test_every_provider_reads_an_abstract_without_its_closing_statement(provider
     ("Memory was spared. Copyright © 2016 Bisgaard et al. This is an open access article distributed under the terms "
      "of the Creative Commons Attribution License which permits unrestricted use distribution and reproduction in any "
      "medium provided the original author and source are credited.", "Memory was spared."),
+    # EBSCOhost's mark of the abstract's source, alone or before its statement, with any word after "FROM"
+    ("Memory was spared. [ABSTRACT FROM AUTHOR]", "Memory was spared."),
+    ("Memory was spared.[Abstract from publisher] ", "Memory was spared."),
+    ("Memory was spared. [ABSTRACT FROM ARTICLE] Copyright of Hippocampus is the property of Wiley and its content "
+     "may not be copied. (Copyright applies to all Abstracts.)", "Memory was spared."),
 ])
 def test_a_closing_statement_goes(given, read):
     assert without_copyright_statement(given) == read
@@ -143,9 +148,13 @@ def test_a_closing_statement_goes(given, read):
     # a publisher's line with no copyright mark is words an abstract can end in
     "The guideline was revised. Published by Elsevier Ltd.",
     "The guideline was revised. All rights reserved.",
+    # EBSCOhost's mark within the text, or not set apart from a word, is the abstract's own
+    "Memory was spared [ABSTRACT FROM AUTHOR] in every rat.",
+    "Memory was spared in rats[ABSTRACT FROM AUTHOR]",
     # nothing but a statement: kept, never an empty abstract
     "© 2019 Elsevier B.V. All rights reserved.",
     "Copyright © 2020.",
+    "[ABSTRACT FROM AUTHOR]",
     "",
 ])
 def test_anything_else_stays(given):

@@ -96,8 +96,9 @@ def test_ebscohosts_copyright_statement_closing_an_abstract_is_no_part_of_it():
     # EBSCOhost writes its statement as a second AB ("Copyright of Palaeontologia Polonica is the property of ..."):
     # it was read as the end of the abstract
     [plumage] = records("ris/ebscohost_aph.ris")
+    # and its mark of the abstract's source before it ("[ABSTRACT FROM AUTHOR]"), its words, not the authors'
     assert plumage.abstract == ("Colour reconstructions have provided new insights into the lives of dinosaurs and "
-                                "other extinct animals. [ABSTRACT FROM AUTHOR]")
+                                "other extinct animals.")
     # the words within a sentence are the abstract's
     [entry] = read_references("TY  - JOUR\nTI  - A\nAB  - We ask whether the copyright of a dataset is the property "
                               "of its authors.\nER  - \n", "ris")

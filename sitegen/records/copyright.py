@@ -24,7 +24,7 @@ import re
 # rights reserved)."), which it writes wherever the record is exported (Ovid, EBSCOhost, ProQuest, the Cochrane
 # Library), so it is known by its name too. EBSCOhost closes each abstract with its own ("Copyright of PLoS ONE is
 # the property of Public Library of Science and its content may not be copied ..."), after a sentence or after its
-# "[ABSTRACT FROM AUTHOR]".
+# "[ABSTRACT FROM AUTHOR]" (see _SOURCE_MARK).
 _STATEMENT = re.compile(
     r"(?<![^\s.;:!?)\]])(?:crown\s+)?(?:©|copyright\s*(?:©|\(c\)))"
     r"|(?<![^\s.;:!?])\((?:apa\s+)?psycinfo\s+database\s+record\b"
@@ -39,21 +39,25 @@ _STATEMENT = re.compile(
 # further from the end is in the abstract's own text, which is never cut.
 MAX_STATEMENT = 600
 _WORD = re.compile(r"\w")
+# EBSCOhost's mark of where it took an abstract from, closing it ("… animals. [ABSTRACT FROM AUTHOR]", "[ABSTRACT
+# FROM PUBLISHER]", "[ABSTRACT FROM ARTICLE]") before its copyright statement: its words, not the authors', and not
+# in the same work's abstract from any other source. It goes where it closes the abstract, once the statement after
+# it has gone (so the statement's length alone bounds what is cut); one within the text, or glued to a word, stays.
+_SOURCE_MARK = re.compile(r"(?<![^\s.;:!?)])\[abstract\s+from\s+[^\[\]]{1,40}\]\s*$", re.IGNORECASE)
 
 
 def without_copyright_statement(abstract: str | None) -> str | None:
     """`abstract` without the copyright statement that closes it: everything from the statement's mark
     (`_STATEMENT`) to the end, when that is at most MAX_STATEMENT characters; whatever follows the mark in it
-    goes too ("© 2019 The Authors. Published by Elsevier B.V."). Text without such a mark stays whole, even a
-    publisher's line ("Published by Elsevier Ltd." alone names no copyright, and is words an abstract can end
-    in), and so does an abstract that is nothing but a statement: a record keeps what it was given rather than
-    nothing."""
+    goes too ("© 2019 The Authors. Published by Elsevier B.V."), and so does EBSCOhost's mark of the abstract's
+    source before it (`_SOURCE_MARK`). Text without such a mark stays whole, even a publisher's line ("Published by
+    Elsevier Ltd." alone names no copyright, and is words an abstract can end in), and so does an abstract that is
+    nothing but a statement: a record keeps what it was given rather than nothing."""
     if not abstract:
         return abstract
     mark = _STATEMENT.search(abstract, max(0, len(abstract) - MAX_STATEMENT))
-    if mark is None:
-        return abstract
-    kept = abstract[:mark.start()].rstrip()
+    kept = abstract[:mark.start()].rstrip() if mark else abstract
+    kept = _SOURCE_MARK.sub("", kept).rstrip()
     return kept if _WORD.search(kept) else abstract
 
 
