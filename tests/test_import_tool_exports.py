@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import FIXTURES
+from test_import import new_review, prisma
 
 from sitegen.references import ReferenceProblem, read_reference_file, read_references
 from sitegen.references.records import entry_record
@@ -125,3 +126,14 @@ def test_a_family_name_and_its_initials_on_two_author_lines_are_one_name():
     assert len(authors("Smith, John", "H")) == 2
     [entry] = read_references("TY  - JOUR\nTI  - A\nA1  - Dos Santos\nA1  - LE\nA1  - Da Silva\nA1  - WU\nER  - \n", "ris")
     assert entry.get("author") == "Dos Santos and LE and Da Silva and WU"
+
+
+@pytest.mark.parametrize("name", ["spreadsheet/rayyan.csv", "ris/rayyan.ris", "ris/eppireviewer.ris"])
+def test_a_tools_export_of_embase_records_is_counted_under_embase_whichever_format(sitegen, tmp_path, name):
+    # Rayyan's CSV names no database, but each record's url is its Embase.com address, as in its RIS twin: the RIS was
+    # counted under Embase (identification from databases), the CSV under "other methods", by the file's name
+    review = new_review(sitegen, tmp_path)
+    code, out, err = sitegen("import", review, FIXTURES / name, "--at", "2026-06-01T00:00:00Z")
+    assert code == 0, err
+    assert "counted as a database (Embase)" in out
+    assert prisma(sitegen, review)["identified_by_source"] == {"Embase": 2}

@@ -37,6 +37,12 @@ PMCID = re.compile(r"\bPMC\d+\b")
 # the UR and its LK after the DO ("DO  - 10.1002/ar.25299     LK  - https://..."), and its CSV export keeps in the
 # url and doi cells: read as part of the value, it made the DOI and the address invalid and both were lost.
 GLUED_RIS_TAG = re.compile(r"[ \t]{2,}(?=[A-Z][A-Z0-9]  - )")
+# Embase.com gives each record its address there (https://www.embase.com/search/results?...&id=L...), which the tools
+# a record passes through keep (Rayyan's RIS UR and CSV url, EPPI-Reviewer's UR): a record at that address is Embase's,
+# the database searched, whatever else the export says of it (Embase.com's RIS DB names the sources that index it,
+# "Medline"; Rayyan's CSV names none), so one export is counted alike in PRISMA whichever format it was saved in.
+EMBASE_ADDRESS = re.compile(r"^https?://(?:www\.)?embase\.com/", re.IGNORECASE)
+EMBASE = "Embase"
 # A note is free text ("Comment in: Lancet. 2020;395:e5. PMID: 32222222" names another article): only a
 # note line that is the label and the number alone, as Zotero (its Extra field) and sitegen write it, is the
 # record's PMID.
@@ -70,6 +76,11 @@ def accession_pmid(accession: str) -> str:
     when it is another database's."""
     number = PUBMED_LABEL.sub("", accession.strip(), count=1) if PUBMED_LABEL.match(accession.strip()) else accession
     return number.strip() if ACCESSION_PMID.fullmatch(number.strip()) else ""
+
+
+def at_embase(addresses: Iterable[str]) -> bool:
+    """Whether a record's addresses say it is Embase's (see EMBASE_ADDRESS)."""
+    return any(EMBASE_ADDRESS.match(address.strip()) for address in addresses)
 
 
 def fields(values: dict[str, str]) -> dict[str, str]:

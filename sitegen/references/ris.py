@@ -41,10 +41,12 @@ from sitegen.records.ids import normalise_arxiv, normalise_openalex
 from sitegen.records.model import FOUR_DIGITS
 from sitegen.records.pages import medline_pages
 from sitegen.references.fields import (
+    EMBASE,
     FAMILY_INITIALS,
     GLUED_RIS_TAG,
     NOTE_PMID,
     PMCID,
+    at_embase,
     author_list,
     fields,
     iso_date,
@@ -120,10 +122,8 @@ CENTRAL = "Cochrane CENTRAL"
 WOS_ACCESSION = re.compile(r"WOS:\w+", re.IGNORECASE)
 WEB_OF_SCIENCE = "Web of Science"
 # Embase.com's RIS gives each record its address there (UR  - https://www.embase.com/search/results?...&id=L...) and
-# its DB tags the sources that index it ("Embase", "Medline", both): its records are Embase's, the database searched,
-# and a bare number in C5 is the record's PMID.
-EMBASE_ADDRESS = re.compile(r"^https?://(?:www\.)?embase\.com/", re.IGNORECASE)
-EMBASE = "Embase"
+# its DB tags the sources that index it ("Embase", "Medline", both): its records are Embase's, the database searched
+# (`fields.at_embase`), and a bare number in C5 is the record's PMID.
 # Ovid names a database with the segment searched after it in angle brackets ("ERIC <1992 to June 2024>", "APA
 # PsycInfo <2021>", "Embase <1974 to 2024 June 10>"): the segment is no part of the name, and one export's records
 # were counted under as many databases as it held segments.
@@ -351,7 +351,7 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
     arxiv_at = max((at for at, address in enumerate(addresses) if normalise_arxiv(address)), default=None)
     openalex_at = max((at for at, address in enumerate(addresses) if normalise_openalex(address)), default=None)
     written = OVID_SEGMENT.sub("", first("DB", "DP"))
-    embase_com = any(map(EMBASE_ADDRESS.match, addresses))
+    embase_com = at_embase(addresses)
     database = EMBASE if embase_com else EBSCOHOST_DATABASES.get(written.lower(), written) or record.database or (
         CENTRAL if CENTRAL_ACCESSION.fullmatch(first("ID")) or any(map(CENTRAL_ADDRESS.match, addresses))
         else WEB_OF_SCIENCE if WOS_ACCESSION.fullmatch(first("AN")) else "")

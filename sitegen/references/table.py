@@ -13,7 +13,8 @@ Other databases' and tools' CSV exports (Scopus, Embase.com, PubMed, Web of Scie
 Covidence, Rayyan) are known by their header too (see PRESETS) and read with their mapping: their
 page start and end columns joined as a range, their author lists ("Smolen J.; Landewé R.B.M.",
 PubMed's "Lira R, Cruz A.") as BibTeX's. The lines an export writes before its header (Embase.com's
-search) are skipped, and said to be (see `preamble`).
+search) are skipped, and said to be (see `preamble`). A row whose url is its record's Embase.com address (Rayyan's)
+is Embase's, as a RIS record at that address is (`fields.at_embase`).
 """
 
 from __future__ import annotations
@@ -30,10 +31,12 @@ from sitegen.records.entry import ALIASES, NOTHING, Entry
 from sitegen.records.names import AUTHORS_AND, author_names
 from sitegen.references import wos
 from sitegen.references.fields import (
+    EMBASE,
     FAMILY_INITIALS,
     FIELDS,
     RAYYAN_INCLUSION,
     accession_pmid,
+    at_embase,
     author_list,
     read_standing,
     statements,
@@ -378,6 +381,8 @@ def _rows(head: str, pieces: Iterator[str], columns: dict[str, str],
             # benchmark's columns not written as BibTeX's ("Liu, Y; Li, C", PubMed's "He L, Chen X"), which was read
             # as one author's name.
             fields["author"] = exported_authors(fields.get("author", ""))
+        if not sitegens and at_embase([fields.get("url", "")]):
+            fields["database"] = EMBASE  # a record at its Embase.com address, as RIS reads one (Rayyan's url)
         if not fields.get("label") and (found := RAYYAN_INCLUSION.search(fields.get("note", ""))):
             fields["label"] = found.group(1)
         if not sitegens and fields.get("type", "").strip().lower() in CSL_TYPES_OF_OTHER_SENSES:
