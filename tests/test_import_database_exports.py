@@ -268,7 +268,7 @@ def test_an_embase_com_csv_export_is_read_past_its_search_preamble_as_embase(sit
     assert [(name.family, name.given) for name in first.author] == [
         ("Yang", "Z."), ("Jiang", "B."), ("Xu", "J."), ("McNamara", "M.E.")]
     assert (first.container_title, first.volume, first.issue, first.PMID, first.DOI, first.issued.date_parts[0]) == (
-        "Nature Communications", "15", "1", "38773066", "10.1038/s41467-024-48400-3", [2024])
+        "Nature Communications", "15", "1", "38773066", "10.1038/s41467-024-48400-3", [2024, 12, 1])
     assert (pol.page, erratum.page, [name.family for name in pol.author][2]) == ("307-356", "14316", "Černý")
     assert [entry.get("publication_types") for entry in entries] == ["Article", "Erratum", "Article"]
     assert {entry.get("database") for entry in entries} == {"Embase"}
@@ -289,3 +289,25 @@ def test_lines_before_a_known_header_are_skipped_only_as_a_preamble(preamble):
     with pytest.raises(ReferenceProblem):  # refused, as before, rather than read past lines that may be records
         read_references(preamble + header, "csv")
     assert [entry.get("title") for entry in read_references(header, "csv")] == ["A trial"]
+
+
+def test_an_embase_com_csv_gives_the_article_number_of_its_source_and_its_date_of_publication():
+    # Embase.com writes an article's number only in its Source cell ("Nature Communications (2024) 15:1 Article
+    # Number: 4063. Date of Publication: 1 Dec 2024") and its full date in a column that was not read: the article
+    # had no pages and every record the year alone
+    first, erratum, pol = records("spreadsheet/embase_com.csv")
+    assert (first.page, erratum.page, pol.page) == ("4063", "14316", "307-356")
+    assert [record.issued.date_parts[0] for record in (first, erratum, pol)] == [[2024, 12, 1], [2024, 6, 21],
+                                                                                [2024, 6, 1]]
+
+    def read(source: str, date: str, year: str = "2024") -> tuple[str | None, list[int]]:
+        text = ('"Title","Author Names","Source title","Embase Accession ID","PUI","Source","Publication Year",'
+                f'"Date of Publication"\n"A trial","Yang Z.","J",,L1,"{source}",{year},"{date}"\n')
+        [record] = [entry_record(entry) for entry in read_references(text, "csv")]
+        return record.page, record.issued.date_parts[0]
+
+    assert read("J (2024) 1:2 Article Number: e0191645.", "Dec 2024") == ("e0191645", [2024, 12])
+    # only what is one: two labelled numbers, none, a season, a span of dates, a date of another year
+    assert read("J (2024) 1:2 Article Number: 12. Article Number: 13.", "Winter 2024") == (None, [2024])
+    assert read("J (2024) 1:2 (12-19).", "1 Dec 2024 - 31 Jan 2025") == (None, [2024])
+    assert read("J (2023) 1:2", "1 Dec 2023", "2024") == (None, [2024])

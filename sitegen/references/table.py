@@ -13,8 +13,9 @@ Other databases' and tools' CSV exports (Scopus, Embase.com, PubMed, Web of Scie
 Covidence, Rayyan) are known by their header too (see PRESETS) and read with their mapping: their
 page start and end columns joined as a range, their author lists ("Smolen J.; Landewé R.B.M.",
 PubMed's "Lira R, Cruz A.") as BibTeX's. The lines an export writes before its header (Embase.com's
-search) are skipped, and said to be (see `preamble`). A row whose url is its record's Embase.com address (Rayyan's)
-is Embase's, as a RIS record at that address is (`fields.at_embase`).
+search) are skipped, and said to be (see `preamble`); Embase.com's article number is read from its Source cell and
+its full date from its "Date of Publication" (see `Preset.citation` and `worded_date`). A row whose url is its
+record's Embase.com address (Rayyan's) is Embase's, as a RIS record at that address is (`fields.at_embase`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from sitegen.references.fields import (
     accession_pmid,
     at_embase,
     author_list,
+    iso_date,
     read_standing,
     statements,
 )
@@ -102,6 +104,8 @@ class Preset:
     accession: str | None = None  # a column of accession numbers, read as the PMID where one is (accession_pmid)
     rather: dict[str, str] = field(default_factory=dict)
     kinds: tuple[str, str] | None = None  # Web of Science's publication type and document types columns (PT, DT)
+    citation: str | None = None  # a column of the citation written whole, read for a labelled article number
+    worded_date: str | None = None  # a column of the full date in words ("1 Dec 2024"), read as the entry's date
 
 
 # Headers as the vendors write them (Scopus's "CSV export", PubMed's "Save: CSV", Web of Science's
@@ -115,11 +119,14 @@ PRESETS = (
         "publisher": "Publisher", "url": "Link"}, ("Page start", "Page end"), fields={"database": "Scopus"},
         article_number="Art. No."),
     # Embase.com's CSV: its ID is the PUI (the Embase accession ID is empty for records from MEDLINE).
+    # Its article number is only in its Source, the citation written whole ("Nature Communications (2024) 15:1 Article
+    # Number: 4063. Date of Publication: 1 Dec 2024"), its full date in "Date of Publication".
     Preset("Embase", ("Title", "Author Names", "Source title", "Embase Accession ID"), {
         "ID": "PUI", "title": "Title", "author": "Author Names", "journal": "Source title", "year": "Publication Year",
         "volume": "Volume", "number": "Issue", "doi": "DOI", "pmid": "Medline PMID", "abstract": "Abstract",
         "issn": "ISSN", "language": "Article Language", "keywords": "Author Keywords", "publisher": "Book Publisher",
-        "publication_types": "Publication Type"}, ("First Page", "Last Page"), fields={"database": "Embase"}),
+        "publication_types": "Publication Type"}, ("First Page", "Last Page"), fields={"database": "Embase"},
+        citation="Source", worded_date="Date of Publication"),
     Preset("PubMed", ("PMID", "Title", "Authors", "Citation", "Journal/Book"), {
         "ID": "PMID", "pmid": "PMID", "title": "Title", "author": "Authors", "journal": "Journal/Book",
         "year": "Publication Year", "pmcid": "PMCID", "doi": "DOI"}, fields={"database": "PubMed"}),
@@ -144,6 +151,17 @@ PRESETS = (
         "number": "issue", "pages": "pages", "year": "year", "publisher": "publisher", "url": "url",
         "abstract": "abstract", "note": "notes", "doi": "doi", "keywords": "keywords", "pmid": "pubmed_id"}),
 )
+
+
+# An article number as a citation labels it (Embase.com's "… 15:1 Article Number: 4063. Date of Publication: …"): read
+# only where the citation labels one, and the number ends at the full stop or space after it.
+LABELLED_ARTICLE_NUMBER = re.compile(r"\bArticle Number:\s*([A-Za-z0-9][\w-]*)", re.IGNORECASE)
+# A date in words, day first ("1 Dec 2024", "21 June 2024", "Jun 2024"), as Embase.com writes a record's publication:
+# read only when it is one such date whose word names a month ("Winter 2024", "1 Dec 2024 - 31 Jan 2025" are none);
+# `entry_record` keeps it only when its year is the record's.
+WORDED_DATE = re.compile(r"(?:(?P<day>\d{1,2})\s+)?(?P<month>[A-Za-z]{3,9})\.?\s+(?P<year>\d{4})")
+MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+               "november", "december")
 
 
 # An export's preamble before its header is at most this many lines (Embase.com's is 3: its search
@@ -418,12 +436,26 @@ def _preset_fields(known: Preset, fields: dict[str, str]) -> None:
         fields["pages"] = wos.page_span(cell(known.page_span))
     if known.article_number and not fields.get("pages"):
         fields["pages"] = cell(known.article_number)
+    if known.citation and not fields.get("pages") and \
+            len(numbers := LABELLED_ARTICLE_NUMBER.findall(cell(known.citation))) == 1:
+        fields["pages"] = numbers[0]
+    if known.worded_date and not fields.get("date"):
+        fields["date"] = worded_date(cell(known.worded_date))
     if known.medline_ids and not fields.get("pmid"):
         fields["pmid"] = wos.pubmed_id(fields["ID"])
     if known.accession and not fields.get("pmid"):
         fields["pmid"] = accession_pmid(cell(known.accession))
     if known.kinds:
         fields.update(wos.kind_fields(*map(cell, known.kinds)))
+
+
+def worded_date(text: str) -> str:
+    """A date in words ("1 Dec 2024": see WORDED_DATE) in ISO form ("2024-12-01", "2024-12"), or "" when it is
+    not one."""
+    found = WORDED_DATE.fullmatch(text.strip())
+    word = found["month"].lower() if found else ""
+    month = next((number for number, name in enumerate(MONTH_NAMES, start=1) if name.startswith(word)), None)
+    return iso_date([found["year"], month, found["day"] or ""]) if found and month else ""
 
 
 def exported_authors(text: str) -> str:
