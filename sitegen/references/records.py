@@ -119,7 +119,7 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
         notes.append(f"year {entry.get('year').strip()!r} is not a year from {PUBLICATION_YEARS[0]} to "
                      f"{PUBLICATION_YEARS[-1]}; left out")
     date = _date(entry.get("date"), year) or ([year] if year else [])
-    if len(date) == 1 and (month := _month(entry.get("month"))):  # the year alone, and the month apart
+    if len(date) == 1 and (month := month_of(entry.get("month"))):  # the year alone, and the month apart
         date.append(month)
     container = plain_text(_text(entry.get("journal"), "journal", notes)) or ""
     # As the file says them: a volume or issue "Forthcoming" is kept, as providers' records keep it (so sitegen's
@@ -410,7 +410,7 @@ def _date(value: str, year: int | None) -> list[int]:
     return parts if parts and parts[0] == year else []
 
 
-def _month(value: str) -> int | None:
+def month_of(value: str) -> int | None:
     """A month written as a number (1-12) or an English name or abbreviation ("Jul", "july"), else None; a day
     or a second month after it is left (Web of Science writes "MAR 1" and "MAR-APR")."""
     text = re.split(r"[\s/-]", value.strip().lower().rstrip("."), maxsplit=1)[0].rstrip(".")

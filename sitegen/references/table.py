@@ -44,7 +44,7 @@ from sitegen.references.fields import (
     statements,
 )
 from sitegen.references.problems import UNRECOGNISED, ReferenceProblem, Skipped, checked
-from sitegen.references.records import CSL_TYPES_OF_OTHER_SENSES
+from sitegen.references.records import CSL_TYPES_OF_OTHER_SENSES, month_of
 
 # A cell larger than any reference's field (an abstract holds at most 200,000 characters) is refused as it is read:
 # a 500 MB title cell took 6 GB of memory before the title's own limit could refuse it.
@@ -160,8 +160,6 @@ LABELLED_ARTICLE_NUMBER = re.compile(r"\bArticle Number:\s*([A-Za-z0-9][\w-]*)",
 # read only when it is one such date whose word names a month ("Winter 2024", "1 Dec 2024 - 31 Jan 2025" are none);
 # `entry_record` keeps it only when its year is the record's.
 WORDED_DATE = re.compile(r"(?:(?P<day>\d{1,2})\s+)?(?P<month>[A-Za-z]{3,9})\.?\s+(?P<year>\d{4})")
-MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-               "november", "december")
 
 
 # An export's preamble before its header is at most this many lines (Embase.com's is 3: its search
@@ -453,8 +451,7 @@ def worded_date(text: str) -> str:
     """A date in words ("1 Dec 2024": see WORDED_DATE) in ISO form ("2024-12-01", "2024-12"), or "" when it is
     not one."""
     found = WORDED_DATE.fullmatch(text.strip())
-    word = found["month"].lower() if found else ""
-    month = next((number for number, name in enumerate(MONTH_NAMES, start=1) if name.startswith(word)), None)
+    month = month_of(found["month"]) if found else None
     return iso_date([found["year"], month, found["day"] or ""]) if found and month else ""
 
 
