@@ -111,6 +111,24 @@ def test_real_cursor_page_and_type_mapping():
     assert elsevier.license is None and elsevier.fulltext_url is None
 
 
+def test_a_whole_journal_listed_among_works_is_a_periodical_never_an_unpublished_article():
+    # Crossref lists DOIs of whole containers among its works (habanero's /types/journal/works cassette): a journal
+    # as a whole is CSL's periodical. Read as "article" it was exported as an unpublished work (RIS UNPB).
+    page = (DIR / "crossref_types_journal_works_rows2.json").read_bytes()
+    fetch, _, _ = fetcher(lambda request: json_response(page))
+    outcome = crossref.search(fetch, SETTINGS.model_copy(update={"max_records": 2}), {"query": "journal"})
+    assert [(r.id, r.type, r.title) for r in outcome.records] == [
+        ("10.35841/immunology-case-reports", "periodical", "Immunology Case Reports"),
+        ("10.46528/jk", "periodical", "Juni Khyat Journal")]
+    assert all(r.custom.publication_types == ["journal"] for r in outcome.records)
+    # The other containers and works of their own CSL type, built from the same real item: none is an "article".
+    item = json.loads(page)["message"]["items"][0]
+    for crossref_type, csl_type in (("journal-issue", "periodical"), ("journal-volume", "periodical"),
+                                    ("proceedings", "book"), ("book-series", "book"), ("book-set", "book"),
+                                    ("report-series", "report"), ("standard", "standard"), ("database", "dataset")):
+        assert crossref.work_to_record(dict(item, type=crossref_type)).type == csl_type
+
+
 def test_a_page_of_real_works_with_their_references_stays_well_under_the_response_cap():
     # Real PLOS items (with reference lists) at the largest real size: a page of Crossref's maximum of 1,000
     # would be refused (over 25 MB) and the search incomplete on every run.

@@ -449,3 +449,11 @@ def test_a_readable_identifier_beside_an_unreadable_one_is_no_loss():
     outcome = openalex.search(fetch, SETTINGS, {"filter": "title.search:peroxidase"})
     assert outcome.records[0].DOI == "10.1023/a:1007154515475"
     assert not any("could not be read" in warning for warning in outcome.warnings)
+
+
+@pytest.mark.parametrize(("openalex_type", "csl_type"), [("reference-entry", "entry"), ("peer-review", "review"),
+                                                         ("standard", "standard")])
+def test_a_work_type_with_a_csl_type_of_its_own_is_never_an_unpublished_article(openalex_type, csl_type):
+    # OpenAlex's types that CSL names too, as Crossref's are read (a real SYNERGY work, its type changed): read as
+    # "article" an encyclopedia entry, a peer review or a standard was exported as an unpublished work (RIS UNPB).
+    assert openalex.work_to_record(dict(SYNERGY[0], type=openalex_type)).type == csl_type

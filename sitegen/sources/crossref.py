@@ -65,7 +65,9 @@ PAGE_ROWS = 200
 WORKS = Items("work", "no DOI",
               lambda item: own_id(item.get("DOI"), normalise_doi) if isinstance(item, dict) else None, "DOI")
 
-# Crossref work types to CSL item types; anything else is a plain "article".
+# Crossref work types to CSL item types; anything else is a plain "article". A DOI Crossref lists among works may name
+# a whole container (a journal, one of its issues, a proceedings volume, a book series): CSL's type for it, never
+# "article", which sitegen exports as an unpublished work (RIS UNPB), a preprint.
 CSL_TYPES = {
     "journal-article": "article-journal",
     "posted-content": "article",
@@ -82,6 +84,17 @@ CSL_TYPES = {
     "dissertation": "thesis",
     "report": "report",
     "dataset": "dataset",
+    "database": "dataset",
+    "standard": "standard",
+    "journal": "periodical",
+    "journal-volume": "periodical",
+    "journal-issue": "periodical",
+    "proceedings": "book",
+    "proceedings-series": "book",
+    "book-series": "book",
+    "book-set": "book",
+    "report-series": "report",
+    "report-component": "report",
 }
 
 # CSL types whose container is a book (a proceedings volume too). Crossref lists the series such a book belongs to

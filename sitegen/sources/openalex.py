@@ -90,6 +90,9 @@ CSL_TYPES = {
     "preprint": "article",
     "report": "report",
     "dataset": "dataset",
+    "reference-entry": "entry",  # as Crossref's
+    "peer-review": "review",
+    "standard": "standard",
 }
 
 MAX_ABSTRACT_WORDS = 100_000  # an inverted index claiming more positions is not an abstract
