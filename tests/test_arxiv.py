@@ -7,6 +7,7 @@ from conftest import FIXTURES
 from http_mocks import Call, fetcher
 from lxml import etree
 
+from sitegen.records.model import StatedVersion
 from sitegen.sources import arxiv
 from sitegen.sources.base import parse_xml
 from sitegen.sources.settings import SourceSettings
@@ -272,3 +273,14 @@ def test_a_withdrawal_written_without_this_paper_is_one():
     entry = copy.deepcopy(entries(ONE)[0])
     entry.find("atom:summary", arxiv.NS).text = "Paper withdrawn by the author."
     assert arxiv.entry_to_record(entry).custom.retracted is True
+
+
+def test_the_published_version_arxiv_names_is_kept_as_another_version():
+    """`arxiv:doi` names the journal version: kept on the preprint as another version of it (the review links the
+    journal article by it, whatever it is titled), never as the preprint's own DOI. Several DOIs are each one."""
+    first = entries(PAGE_0)[0]
+    assert arxiv.entry_to_record(first).custom.stated_versions == [StatedVersion(doi="10.1109/icstw55395.2022.00035")]
+    assert arxiv.entry_to_record(entries(PAGE_0)[5]).custom.stated_versions == []  # 1202.4527 names no DOI
+    first.find("arxiv:doi", arxiv.NS).text = "10.1109/ICSTW55395.2022.00035 10.48550/arXiv.2202.12139 10.1000/other"
+    assert arxiv.entry_to_record(first).custom.stated_versions == [
+        StatedVersion(doi="10.1109/icstw55395.2022.00035"), StatedVersion(doi="10.1000/other")]

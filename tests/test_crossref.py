@@ -15,7 +15,7 @@ from http_mocks import Call, fetcher, json_response
 
 from sitegen.records.identity import deduplicate
 from sitegen.records.matching import classify, record_work
-from sitegen.records.model import TITLE_LIMIT, Record
+from sitegen.records.model import TITLE_LIMIT, Record, StatedVersion
 from sitegen.records.notices import notice_kind
 from sitegen.sources import crossref
 from sitegen.sources.base import Unreadable, Untitled
@@ -690,3 +690,19 @@ def test_a_reinstatement_notice_met_in_deduplication_lifts_an_earlier_retraction
                                            crossref.work_to_record(article_item)]).records}[doi]
     assert kept.custom.retracted and [(u.kind, u.doi, u.date) for u in kept.custom.updates] == \
         [("retraction", notice.DOI, [2022, 1, 5])]
+
+
+def test_a_preprint_and_its_journal_version_crossref_relates_are_kept_as_other_versions():
+    """Crossref's `is-preprint-of` (on bioRxiv's preprint) and `has-preprint` (on JMIR's and PLOS's articles) name
+    the same study in another version, by DOI, whoever asserted it: the review links the two by it, never merges."""
+    preprint = crossref.work_to_record(single("crossref_work_10.1101_2024.04.01.587366.json"))
+    assert preprint.custom.stated_versions == [StatedVersion(doi="10.1016/j.xgen.2025.100814")]
+    article = crossref.work_to_record(single("10.2196_22081.json"))
+    assert article.custom.stated_versions == [StatedVersion(doi="10.2196/preprints.22081")]
+    plos_article = crossref.work_to_record(plos("10.1371/journal.pgen.1011490"))
+    assert plos_article.custom.stated_versions == [StatedVersion(doi="10.1101/2024.07.14.24310389")]
+    # A relation of another kind, or naming no DOI, names no version.
+    item = single("10.2196_22081.json")
+    item["relation"] = {"has-preprint": [{"id-type": "uri", "id": "https://example.org/p", "asserted-by": "object"}],
+                        "is-supplemented-by": [{"id-type": "doi", "id": "10.5061/dryad.x", "asserted-by": "subject"}]}
+    assert crossref.work_to_record(item).custom.stated_versions == []

@@ -12,7 +12,7 @@ from conftest import FIXTURES
 from http_mocks import Call, fetcher
 from lxml import etree
 
-from sitegen.records.model import NoticeOf, Update
+from sitegen.records.model import NoticeOf, StatedVersion, Update
 from sitegen.records.pages import medline_pages
 from sitegen.site.exports import page_range
 from sitegen.sources import pubmed
@@ -967,3 +967,28 @@ def test_an_underlined_less_than_sign_reads_as_at_most():
     assert pubmed.article_to_record(article).abstract == (
         "METHODS: We used multivariate logistic regression to estimate ORs and 95% CIs for subclinical "
         "hypothyroidism (TSH >4.5 mIU/L) compared with normal TSH (0.4-≤4.5 mIU/L) and for anti-TPO positivity.")
+
+
+ELIFE = (DIR / "pubmed-39737640-excerpt.xml").read_bytes()  # eLife's article, "Update of" its medRxiv preprint
+
+
+def test_an_article_keeps_the_preprint_pubmed_says_it_updates():
+    """PubMed's "Update of" on a journal article names its preprint (PMID, and DOI in RefSource): the same study in
+    another version, which the review links whatever either is titled."""
+    record = pubmed.article_to_record(articles(ELIFE)[0])
+    assert record.custom.stated_versions == [StatedVersion(doi="10.1101/2024.06.13.24308783", pmid="38946973")]
+    assert record.custom.updates == [] and record.custom.notice_of == []
+
+
+def test_an_update_between_two_journal_articles_names_no_other_version():
+    """PubMed links an updated Cochrane review to the one it replaces as "Update of" too: two works, no preprint."""
+    article = articles(ELIFE)[0]
+    link = article.find("MedlineCitation/CommentsCorrectionsList/CommentsCorrections")
+    link.find("RefSource").text = "Cochrane Database Syst Rev. 2019 Jan 10;1:CD001234. doi: 10.1002/14651858.CD001234.pub2."
+    assert pubmed.article_to_record(article).custom.stated_versions == []
+    # On a preprint (PubMed types it "Preprint"), "Update in" names its journal version whatever that is cited as.
+    link.set("RefType", "UpdateIn")
+    types = article.find("MedlineCitation/Article/PublicationTypeList")
+    etree.SubElement(types, "PublicationType").text = "Preprint"
+    assert pubmed.article_to_record(article).custom.stated_versions == [
+        StatedVersion(doi="10.1002/14651858.cd001234.pub2", pmid="38946973")]

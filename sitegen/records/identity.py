@@ -62,6 +62,7 @@ from sitegen.records.model import (
     lists_retraction,
     model_data,
     retraction_stands,
+    stated_versions_once,
     with_lifted,
     with_undated_flag,
 )
@@ -298,6 +299,8 @@ def merge(group: list[Record], notes: list[str]) -> Record:
             retracted=retracted,
             updates=[update for update in updates if not lifted(update, reinstatements)],
             conflicts=conflicts, other_versions=sorted({i for r in ordered for i in r.custom.other_versions}),
+            stated_versions=stated_versions_once([v for r in ordered for v in r.custom.stated_versions],
+                                                 {k: v for k, v in identifiers.items() if v}),
             notice_of=_notices_once([n for r in ordered for n in r.custom.notice_of]),
             reinstatements=reinstatements,
         ),

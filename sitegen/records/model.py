@@ -551,6 +551,39 @@ class Reinstatement(Strict):
         return self.doi or (f"PMID {self.pmid}" if self.pmid else None)
 
 
+class StatedVersion(Strict):
+    """Another version of the same study, as the record's source states it outright: a preprint's journal version or
+    a journal article's preprint (PubMed's "Update of" and "Update in" between a preprint and its article, Crossref's
+    `has-preprint` and `is-preprint-of`, the journal DOI arXiv gives a preprint), by its DOI or PMID or both. A
+    journal often retitles a preprint, so the matcher (which compares titles) misses the pair; a record of the review
+    holding one of these identifiers is linked to this one as another version (`other_versions`), never merged."""
+
+    # Its schema says what `_names_the_work` checks, for an editor to show.
+    model_config = ConfigDict(json_schema_extra={"anyOf": [{"required": ["doi"]}, {"required": ["pmid"]}]})
+
+    doi: NoticeDoi | None = Field(default=None, exclude_if=lambda doi: doi is None)
+    pmid: NoticePmid | None = Field(default=None, exclude_if=lambda pmid: pmid is None)
+
+    @model_validator(mode="after")
+    def _names_the_work(self) -> StatedVersion:
+        if self.doi is None and self.pmid is None:
+            raise ValueError("another version is named by its DOI or its PMID")
+        return self
+
+    def work_keys(self) -> list[tuple[str, str]]:
+        """The identifiers (namespace, value) the source names the other version by: what the review finds it by."""
+        return identifier_keys(self.doi, self.pmid)
+
+
+def stated_versions_once(versions: Iterable[StatedVersion], own: dict[str, str]) -> list[StatedVersion]:
+    """Each other version once: listings sharing a DOI or a PMID are one version (PubMed names it by both, Crossref by
+    its DOI), with every identifier any of them gives, the first's where they differ. A version naming one of the
+    record's `own` identifiers (namespace -> value) is the record itself (two versions merged as one work), none other."""
+    mine = set(own.items())
+    return [filled(group, ("doi", "pmid")) for group in joined(list(versions), StatedVersion.work_keys)
+            if not any(set(version.work_keys()) & mine for version in group)]
+
+
 def lifted(update: Update, reinstatements: Iterable[Reinstatement]) -> bool:
     """Whether the notice is a retraction one of the reinstatements lifted (`retraction_lifted`)."""
     return update.kind == "retraction" and retraction_lifted(update.date, [r.date for r in reinstatements])
@@ -668,6 +701,9 @@ class RecordMeta(Strict):
     # Ids of the other records of the same study in another version: a preprint's journal version, or
     # the preprint of a journal article (seed 002). Linked, never merged; omitted when there are none.
     other_versions: list[Text] = Field(default_factory=list, exclude_if=lambda ids: not ids)
+    # Other versions of the same study that the source states (`StatedVersion`), whether or not the review holds
+    # them: the review links those it holds (`other_versions`); omitted when there are none.
+    stated_versions: list[StatedVersion] = Field(default_factory=list, exclude_if=lambda listed: not listed)
 
 
 TITLE_LIMIT = 5000  # the most characters a record's title holds: far more than any work's
@@ -768,6 +804,8 @@ class Record(Strict):
             count += len(work.model_fields_set)
         for reinstatement in custom.reinstatements:
             count += len(reinstatement.model_fields_set)
+        for version in custom.stated_versions:
+            count += len(version.model_fields_set)
         for name in self.author:
             count += ((name.family is not None) + (name.given is not None) + (name.suffix is not None)
                       + (name.literal is not None))

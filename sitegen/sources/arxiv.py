@@ -13,9 +13,9 @@ import re
 from lxml import etree
 
 from sitegen.records.copyright import without_copyright_statement
-from sitegen.records.ids import normalise_arxiv, record_id
+from sitegen.records.ids import normalise_arxiv, normalise_doi, record_id
 from sitegen.records.markup import plain_text
-from sitegen.records.model import Record, RecordMeta, web_address
+from sitegen.records.model import Record, RecordMeta, StatedVersion, stated_versions_once, web_address
 from sitegen.records.names import split_name
 from sitegen.records.providers import label
 from sitegen.sources.base import (
@@ -98,8 +98,17 @@ def entry_to_record(entry: etree._Element) -> Record | None:
             open_access=True,
             fulltext_url=web_address(pdf.get("href")) if pdf is not None else None,
             retracted=_withdrawn(entry),
+            stated_versions=_published_versions(entry, arxiv),
         ),
     )
+
+
+def _published_versions(entry: etree._Element, arxiv: str) -> list[StatedVersion]:
+    """The published versions the authors name in `arxiv:doi` (a DOI, or several separated by spaces): the same
+    study in another version. arXiv's own DOI for the paper (10.48550/arXiv.<id>) is this record."""
+    dois = (normalise_doi(written) for written in (_text(entry, "arxiv:doi") or "").split())
+    return stated_versions_once((StatedVersion(doi=doi) for doi in dois if doi),
+                                {"doi": normalise_doi(f"10.48550/arXiv.{arxiv}") or ""})
 
 
 # How arXiv says a paper was withdrawn (its last version replaces the paper and abstract with a notice): "This paper

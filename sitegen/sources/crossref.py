@@ -24,8 +24,10 @@ from sitegen.records.model import (
     Record,
     RecordMeta,
     Reinstatement,
+    StatedVersion,
     Update,
     retraction_lifted,
+    stated_versions_once,
     web_address,
     with_lifted,
 )
@@ -309,6 +311,20 @@ def _update(notice: _Notice) -> Update:
     return Update(kind=notice.kind, doi=notice.doi, **({"date": list(notice.date)} if notice.date else {}))
 
 
+# Crossref's relations between a preprint and its journal version, each naming the other (asserted by either side).
+VERSION_RELATIONS = ("has-preprint", "is-preprint-of")
+
+
+def stated_versions(item: dict[str, Any], doi: str) -> list[StatedVersion]:
+    """The other versions of the study Crossref relates the work to: its preprint (`has-preprint`) or its journal
+    version (`is-preprint-of`), by DOI."""
+    relation = as_dict(item.get("relation"))
+    return stated_versions_once((StatedVersion(doi=other) for name in VERSION_RELATIONS
+                                 for entry in map(as_dict, as_list(relation.get(name)))
+                                 if str(entry.get("id-type")).lower() == "doi" and (other := normalise_doi(entry.get("id")))),
+                                {"doi": doi})
+
+
 def with_subtitle(title: str, subtitle: str | None) -> str:
     """A title with the subtitle Crossref keeps apart ("X" and "a systematic review"), as other indexes
     and the work itself give it: "X: a systematic review". A subtitle that would make the title longer than a record
@@ -360,6 +376,7 @@ def work_to_record(item: dict[str, Any]) -> Record | None:
             updates=[] if is_notice else updates(item),
             notice_of=about,
             reinstatements=[] if is_notice else reinstatements_of(item),
+            stated_versions=stated_versions(item, doi),
         ),
     )
 

@@ -15,8 +15,18 @@ from lxml import etree
 
 from sitegen.records.copyright import without_copyright_statement
 from sitegen.records.ids import cited_doi, normalise_doi, normalise_pmcid, normalise_pmid, record_id
-from sitegen.records.model import CslDate, CslName, NoticeOf, Record, RecordMeta, Update
+from sitegen.records.model import (
+    CslDate,
+    CslName,
+    NoticeOf,
+    Record,
+    RecordMeta,
+    StatedVersion,
+    Update,
+    stated_versions_once,
+)
 from sitegen.records.pages import medline_pages
+from sitegen.records.preprints import is_preprint
 from sitegen.records.providers import label
 from sitegen.sources.base import (
     NO_TITLE,
@@ -82,6 +92,11 @@ UPDATE_REF_TYPES = {"RetractionIn": "retraction", "RetractedandRepublishedIn": "
 # RefSource, where PubMed gives one): deduplication marks that work with the notice (`RecordMeta.notice_of`).
 NOTICE_OF_REF_TYPES = {"RetractionOf": "retraction", "ErratumFor": "correction",
                        "ExpressionOfConcernFor": "expression-of-concern"}
+# CommentsCorrections types linking an article and another version of it: "Update of" on a journal article names
+# its preprint, "Update in" on a preprint its journal version (the other's PMID, and its DOI in RefSource). PubMed
+# links an updated Cochrane review or guideline to the one it replaces so too: only a link with a preprint at one
+# end names the same study in another version (`RecordMeta.stated_versions`).
+VERSION_REF_TYPES = frozenset({"UpdateOf", "UpdateIn"})
 NO_LABEL = "UNLABELLED"
 PREPRINT_TYPE = "Preprint"
 RETRACTED_TYPE = "Retracted Publication"  # the retracted article; "Retraction of Publication" is the notice itself
@@ -192,6 +207,20 @@ def works_noticed(citation: etree._Element) -> list[NoticeOf]:
         for node in citation.iterfind("CommentsCorrectionsList/CommentsCorrections"))
 
 
+def stated_versions(citation: etree._Element, preprint: bool, own: dict[str, str]) -> list[StatedVersion]:
+    """The other versions of the study PubMed links the article to ("Update of", "Update in"), by PMID and cited DOI:
+    those of a preprint, and those a preprint is of (its DOI or the server its citation names says so)."""
+    found = []
+    for node in citation.iterfind("CommentsCorrectionsList/CommentsCorrections"):
+        if node.get("RefType") not in VERSION_REF_TYPES:
+            continue
+        cited = element_text(node.find("RefSource"))
+        pmid, doi = normalise_pmid(element_text(node.find("PMID"))), cited_doi(cited)
+        if (pmid or doi) and (preprint or is_preprint(doi, container=cited)):
+            found.append(StatedVersion(doi=doi, pmid=pmid))
+    return stated_versions_once(found, own)
+
+
 def article_to_record(article: etree._Element) -> Record | None:
     """A Record for one PubmedArticle element, None when it has no PMID; Unreadable when it has one
     but no article details or title."""
@@ -233,6 +262,8 @@ def article_to_record(article: etree._Element) -> Record | None:
             retracted=RETRACTED_TYPE in types or any(notice.kind == "retraction" for notice in notices),
             updates=notices,
             notice_of=works_noticed(citation),
+            stated_versions=stated_versions(citation, PREPRINT_TYPE in types,
+                                            {key: value for key, value in identifiers.items() if value}),
         ),
     )
 
