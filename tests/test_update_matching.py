@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import json
 
+from conftest import FIXTURES
 from test_update import CORE, FIRST, SECOND, SYNERGY, THIRD, Providers, new_review, no_waiting, run  # noqa: F401 (a fixture)
 
 from sitegen.living.merge import Decided, integrate
 from sitegen.living.update import UpdateResult, markdown_report
 from sitegen.records.ids import record_id
 from sitegen.records.model import CslName, Record, RecordMeta
+from sitegen.sources import pubmed
+from sitegen.sources.base import parse_xml
 
 TITLE = "Early mobilisation after acute stroke: a randomised controlled trial of very early rehabilitation"
 
@@ -260,3 +263,45 @@ def test_two_sources_giving_one_pmid_two_dois_in_one_run_find_one_article():
     result = integrate({held.id: held}, [record("openalex", doi=first.DOI, pmid="25892679", openalex="W1"), second])
     assert result.ids == [held.id, held.id] and set(result.records) == {held.id}
     assert result.records[held.id].DOI == first.DOI
+
+
+def elife_article() -> Record:
+    """PubMed's real record of an eLife article, which states its medRxiv preprint ("Update of": PMID 38946973,
+    DOI 10.1101/2024.06.13.24308783)."""
+    body = (FIXTURES / "pubmed" / "pubmed-39737640-excerpt.xml").read_bytes()
+    return pubmed.article_to_record(parse_xml(body).find("PubmedArticle"))
+
+
+def medrxiv_preprint(title: str) -> Record:
+    """The preprint as a review could hold it, under another title (a journal often retitles a preprint)."""
+    return Record(id="10.1101/2024.06.13.24308783", type="article", title=title, DOI="10.1101/2024.06.13.24308783",
+                  author=[CslName(family="Rachubinski", given="Angela L")], issued={"date-parts": [[2024]]},
+                  **{"container-title": "medRxiv"}, custom=RecordMeta(sources=["crossref"], publication_types=["posted-content"]))
+
+
+def test_a_journal_version_a_source_says_is_of_a_preprint_is_linked_whatever_its_title():
+    preprint = medrxiv_preprint("Tofacitinib and immune dysregulation in trisomy 21: interim results of a phase II trial")
+    article = elife_article()
+    assert article.title != preprint.title
+    result = integrate({preprint.id: preprint}, [article])
+    # Two records still, linked as versions both ways, and said to be so.
+    assert set(result.records) == {preprint.id, article.id} and result.versions == [(preprint.id, article.id)]
+    assert result.records[preprint.id].custom.other_versions == [article.id]
+    assert result.records[article.id].custom.other_versions == [preprint.id]
+    assert result.matched == [] and result.probable == []
+    # The other way round (the preprint found after its article, stating nothing itself), the same.
+    later = integrate({article.id: article}, [preprint])
+    assert later.versions == [(preprint.id, article.id)]
+    # A link to a version the review does not hold is kept on the record, linking nothing.
+    alone = integrate({}, [article])
+    assert alone.records[article.id].custom.other_versions == []
+    assert [v.doi for v in alone.records[article.id].custom.stated_versions] == ["10.1101/2024.06.13.24308783"]
+
+
+def test_a_stated_version_a_reviewer_confirmed_to_be_the_same_work_is_not_linked():
+    """duplicates.csv says the two are one work: `check` refuses a version link between them, so none is made."""
+    preprint = medrxiv_preprint("Another title")
+    article = elife_article()
+    decided = Decided(canonical={article.id: preprint.id}, pairs={frozenset((article.id, preprint.id))})
+    result = integrate({preprint.id: preprint, article.id: article}, [], decided)
+    assert result.versions == [] and result.records[preprint.id].custom.other_versions == []

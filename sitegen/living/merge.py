@@ -35,7 +35,7 @@ from sitegen.records.matching import (
     record_work,
     title_score,
 )
-from sitegen.records.model import Record, model_data
+from sitegen.records.model import Record, identifier_keys, model_data
 from sitegen.records.providers import PROVIDERS, label
 
 
@@ -102,6 +102,7 @@ def integrate(existing: dict[str, Record], retrieved: list[Record], decided: Dec
                              for ids in linked for other in ids[1:] if not _decided(decided, ids[0], other)]
     if new_ids:
         _match_by_metadata(integration, new_ids, decided, groups)
+    _link_stated_versions(integration, decided)
     integration.records = dict(sorted(records.items()))
     return integration
 
@@ -307,6 +308,47 @@ def _match_by_metadata(integration: Integration, new_ids: set[str], decided: Dec
     for preprint, published in integration.versions:
         _link_versions(records, preprint, published)
         _link_versions(records, published, preprint)
+
+
+def _link_stated_versions(integration: Integration, decided: Decided) -> None:
+    """Link each two records of the review one of which a source says is the other's preprint or journal version
+    (`custom.stated_versions`), whatever their titles: a journal often retitles a preprint, and the matcher, which
+    compares titles, misses the pair. Linked as the matcher links versions, never merged; a pair duplicates.csv or
+    this run's matches take for one work is left so (`check` refuses a version link between duplicates), and a pair
+    listed as probable duplicates is not, the source having said what the two are. A stated version the review does
+    not hold stays on the record."""
+    records = integration.records
+    if not any(record.custom.stated_versions for record in records.values()):
+        return  # most reviews: no source stated one
+    holders: dict[tuple[str, str], str] = {}
+    for record in records.values():
+        for key in identifier_keys(record.DOI, record.PMID):
+            holders.setdefault(key, record.id)
+    one_work = {frozenset((new, canonical)) for new, canonical, _ in integration.matched}
+    stated: set[tuple[str, str]] = set()
+    for record in records.values():
+        for version in record.custom.stated_versions:
+            for other in {holders[key] for key in version.work_keys() if key in holders} - {record.id}:
+                pair = frozenset((record.id, other))
+                if pair not in one_work and decided.canonical.get(record.id, record.id) \
+                        != decided.canonical.get(other, other):
+                    stated.add(_preprint_first(records[record.id], records[other]))
+    new = sorted(pair for pair in stated if pair[1] not in records[pair[0]].custom.other_versions)
+    for preprint, published in new:
+        _link_versions(records, preprint, published)
+        _link_versions(records, published, preprint)
+    linked = {frozenset(pair) for pair in stated}
+    integration.probable = [entry for entry in integration.probable if frozenset(entry[:2]) not in linked]
+    integration.versions = sorted({*integration.versions, *new})
+
+
+def _preprint_first(a: Record, b: Record) -> tuple[str, str]:
+    """(the preprint's id, the journal version's) of two versions of one study: the matcher's word on which is a
+    preprint (`record_work`), else their ids in order."""
+    if record_work(b).preprint and not record_work(a).preprint:
+        return b.id, a.id
+    first, second = sorted((a.id, b.id))
+    return first, second
 
 
 def _link_versions(records: dict[str, Record], holder: str, other: str) -> None:
