@@ -446,6 +446,18 @@ def test_a_bibtex_name_braced_whole_with_a_comma_stays_one_name_as_written():
 
 
 @pytest.mark.parametrize("format", WRITERS)
+@pytest.mark.parametrize("stray", ["Smith {Jr", "Smith}", "{Smith", "Sm}i{th"])
+def test_a_brace_no_other_pairs_with_in_a_name_keeps_the_names_after_it_apart(format, stray):
+    # An unclosed "{" in one author's name (a stray one a database wrote, escaped by BibTeX's export) was read as
+    # opening a group to the end of the list: the co-authors after it came back as one name with it.
+    record = Record(id="10.1000/brace", DOI="10.1000/brace", title="T", author=[
+        CslName(family=stray, given="Ann"), CslName(family="Doe", given="John"), CslName(literal="Rat Group")])
+    [again] = [entry_record(entry) for entry in read_references(WRITERS[format]([record]), format)]
+    assert [name.display() for name in again.author] == [name.display() for name in record.author]
+    assert again.author[1:] == record.author[1:]
+
+
+@pytest.mark.parametrize("format", WRITERS)
 def test_a_name_a_source_gave_as_one_field_comes_back_whole(format):
     # A real Crossref record whose organisations are one-field names: "HEC Montréal" reads like a person's name,
     # and RIS, BibTeX and the CSV wrote it split ("Montréal, HEC"), read back as the given name "HEC" and the family

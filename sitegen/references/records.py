@@ -91,6 +91,7 @@ CSL_TYPES_OF_OTHER_SENSES = frozenset({
 # Entry types that say what the record is, kept as its publication type (a notice is told by it).
 PUBLICATION_TYPES = {"review", "letter", "editorial", "erratum", "note", "retracted", "conference paper",
                      "conference review", "short survey"}
+_BRACE = re.compile("[{}]")
 _BRACE_OR_AND = re.compile(r"[{}]|(?<!\s)\s+and\s+")  # from a run's start only: see AUTHORS_AND
 _MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
                 "october", "november", "december")
@@ -391,16 +392,35 @@ def _a_name(written: str) -> bool:
 
 
 def _authors(text: str) -> list[str]:
-    """BibTeX's author list split at " and " outside braces: "{Bill and Melinda Gates Foundation}" is one name."""
+    """BibTeX's author list split at " and " outside braces: "{Bill and Melinda Gates Foundation}" is one name.
+    A brace that no other closes or opens groups nothing: one in a name ("Smith {Jr", which every export writes as
+    it is or escaped) held every name after it in one."""
+    unpaired = _unpaired_braces(text)
     names, depth, start = [], 0, 0
     for found in _BRACE_OR_AND.finditer(text):
         token = found.group()
         if token in "{}":
-            depth = max(0, depth + (1 if token == "{" else -1))
+            depth += 0 if found.start() in unpaired else 1 if token == "{" else -1
         elif depth == 0:
             names.append(text[start:found.start()])
             start = found.end()
     return [*names, text[start:]]
+
+
+def _unpaired_braces(text: str) -> set[int]:
+    """The places of the braces in `text` that pair with none: a "}" with no "{" open before it, a "{" never closed."""
+    if "{" not in text and "}" not in text:  # most author lists: one scan each tells
+        return set()
+    opened: list[int] = []
+    unpaired: set[int] = set()
+    for found in _BRACE.finditer(text):
+        if found.group() == "{":
+            opened.append(found.start())
+        elif opened:
+            opened.pop()
+        else:
+            unpaired.add(found.start())
+    return unpaired | set(opened)
 
 
 def _date(value: str, year: int | None) -> list[int]:
