@@ -422,6 +422,8 @@ def test_hostile_text_in_every_field_runs_nowhere_and_breaks_no_file(example_cop
     ("[root](/etc/passwd)", None), ("[up](../../etc/passwd)", None), ("[up](%2e%2e/x)", None),
     ("[back](<..\\x>)", None), ("[ftp](ftp://evil/)", None), ("[blob](blob:https://x/1)", None),
     ("[tel](tel:1)", None), ("[js](JavaScript:alert(1))", None), ("[three](https:///evil.example)", None),
+    # a scheme once decoded and rid of the tabs and line breaks a browser drops: a relative path to no page
+    ("[tab](java%09script:alert(1))", None), ("[line](java%0Ascript:alert(1))", None), ("[c](x%3Ay)", None),
 ])
 def test_the_protocols_markdown_links_only_web_mail_and_the_sites_own_pages(written, href):
     from sitegen.site.templates import render_markdown

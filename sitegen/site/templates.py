@@ -32,6 +32,7 @@ def templates_dir() -> Path:
 _markdown = MarkdownIt("commonmark", {"html": False}).enable("table").disable("image")
 _WEB_OR_MAIL = re.compile(r"(?:https?://[^/\\]|mailto:)", re.IGNORECASE)
 _SCHEME = re.compile(r"[a-z][a-z0-9+.-]*:", re.IGNORECASE)
+_DROPPED = re.compile("[\t\n\r]")  # what the URL standard removes from an address before reading it
 
 
 def _site_link(url: str) -> bool:
@@ -41,8 +42,12 @@ def _site_link(url: str) -> bool:
     often served under a folder) or climbing out with '..'. A link refused is shown as the text written."""
     if _WEB_OR_MAIL.match(url):
         return True
-    path = unquote(url).split("#", 1)[0].split("?", 1)[0].replace("\\", "/")
-    return not _SCHEME.match(url) and not path.startswith("/") and ".." not in path.split("/")
+    # Decoded, without the tabs and line breaks a browser drops from an address: markdown-it percent-encodes the
+    # tab of "java&#x09;script:", which then named no scheme (a link to nowhere, were it ever decoded a script's).
+    path = _DROPPED.sub("", unquote(url))
+    path = path.split("#", 1)[0].split("?", 1)[0].replace("\\", "/")
+    return not _SCHEME.match(url) and not _SCHEME.match(path) and not path.startswith("/") \
+        and ".." not in path.split("/")
 
 
 _markdown.validateLink = _site_link
