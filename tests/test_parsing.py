@@ -21,6 +21,21 @@ def test_yaml_positions_point_at_keys():
     assert parsed.position(("top", "items", 1, "missing")) == (4, 7)  # falls back to the parent
 
 
+@pytest.mark.parametrize(("written", "read"), [
+    ('"\\ud83d\\ude00 and \\ud835\\udd18"', "😀 and 𝔘"),  # as a JSON writer escapes them (json.dumps), which YAML reads
+    ('"\\U0001F600"', "😀"), ('"\\ud83d"', None), ('"\\ude00\\ud83d"', None), ('"\\ud83d x \\ude00"', None),
+])
+def test_a_pair_of_surrogate_escapes_is_the_character_it_writes_and_a_lone_one_no_character(written, read):
+    # An evidence file written by a JSON writer (valid YAML) with an emoji or a mathematical letter in a finding
+    # was refused: PyYAML reads each escape of the pair as a lone surrogate.
+    parsed, problems = parse_yaml(f"finding: {written}\n", "evidence/x.yaml")
+    if read is None:
+        assert parsed is None and [problem.code for problem in problems] == ["yaml-value"]
+        assert "lone UTF-16 surrogate" in problems[0].message
+    else:
+        assert not problems and parsed.data == {"finding": read}
+
+
 def test_yaml_front_matter_offset():
     _, problems = parse_yaml("a: [\n", "protocol.md", line_offset=1)
     assert problems[0].line == 3

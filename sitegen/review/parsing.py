@@ -481,9 +481,21 @@ class _StrictConstructor(yaml.constructor.SafeConstructor):
             kind = node.tag.rsplit(":", 1)[-1]
             raise _ValueRefused(node.start_mark, "yaml-value", f"YAML error: this value is not a valid {kind}") from None
         if isinstance(value, str) and _SURROGATE.search(value):  # a "\\udfff" escape: no character
-            raise _ValueRefused(node.start_mark, "yaml-value", "YAML error: this text holds a lone UTF-16 surrogate "
-                                "escape (\\ud800-\\udfff), which is no character")
+            value = _paired_surrogates(value)
+            if value is None:
+                raise _ValueRefused(node.start_mark, "yaml-value", "YAML error: this text holds a lone UTF-16 "
+                                    "surrogate escape (\\ud800-\\udfff), which is no character")
         return value
+
+
+def _paired_surrogates(text: str) -> str | None:
+    """`text` with each pair of surrogate escapes as the one character it writes, as JSON reads "\\ud83d\\ude00"
+    (😀), which is YAML too: a file written by a JSON writer escapes every character beyond U+FFFF so, and PyYAML
+    reads the pair as two lone surrogates. None when a surrogate is left without its pair."""
+    try:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+    except UnicodeDecodeError:
+        return None
 
 
 class _ValueRefused(yaml.YAMLError):
