@@ -94,7 +94,7 @@ def screening_history(history: list[StageHistory], reasons: dict[str, str]) -> s
             rows.append(f'<tr><th scope="row" data-label="Reviewer">{who}</th>\n'
                         f'<td data-label="Decision">{decision}</td>\n'
                         f'<td data-label="Reason">{reason}</td>\n'
-                        f'<td data-label="Note">{_e(shown.note)}</td></tr>')
+                        f'<td data-label="Note" class="reviewer-note">{_e(shown.note)}</td></tr>')
         after = {"awaiting": ": each decision is shown once every required reviewer has decided.",
                  "conflict": ("; the reviewers excluded it for different reasons" if stage.outcome.reasons_differ else "")
                  + ": reasons and notes are shown once the adjudicator has settled it."}
