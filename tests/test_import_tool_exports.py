@@ -137,3 +137,79 @@ def test_a_tools_export_of_embase_records_is_counted_under_embase_whichever_form
     assert code == 0, err
     assert "counted as a database (Embase)" in out
     assert prisma(sitegen, review)["identified_by_source"] == {"Embase": 2}
+def test_a_scopus_ris_export_is_read_field_by_field():
+    # Scopus's RIS: the article number in C7 (no SP), the PMID in C2, the ISSN with "(ISSN)", "ER  -" with no space
+    # after it, and the publisher's statement closing each abstract, in three forms
+    communications, anatomy, peerj = records("ris/scopus.ris")
+    assert (communications.page, communications.PMID, communications.volume, communications.issue) == (
+        "2864", "38580657", "15", "1")
+    assert (anatomy.page, anatomy.PMID, peerj.page, peerj.PMID, peerj.issue) == ("1084-1092", "36971057", "e15453",
+                                                                                   None, None)
+    assert [(name.family, name.given) for name in anatomy.author] == [
+        ("Aureliano", "T."), ("Ghilardi", "A.M."), ("Müller", "R.T.")]
+    assert communications.abstract.endswith("address longstanding ecological principles.")
+    assert anatomy.abstract.endswith("Respiratory System of saurischian dinosaurs.")
+    assert peerj.abstract.endswith("post-Cenomanian spinosaurid persistence.")
+    assert {entry.get("database") for entry in read_references(FIXTURES / "ris" / "scopus.ris")} == {"Scopus"}
+
+
+def test_the_pubmed_and_pmc_pages_among_a_records_addresses_give_its_ids():
+    # Zotero (here of lens.org records) writes its own address in UR and each page it knows of the work in L2:
+    # PubMed's, PubMed Central's, Europe PMC's. RIS has no tag for a PMID or PMCID, and they were lost.
+    radiology, electrochemotherapy, diabetes, carbapenem = records("ris/zotero_lens.ris")
+    assert (radiology.PMID, radiology.PMCID, radiology.URL) == ("22752652", None, "https://lens.org/000-463-679-101-319")
+    assert (electrochemotherapy.PMID, electrochemotherapy.PMCID) == (None, "PMC7999968")
+    assert (diabetes.PMID, diabetes.PMCID) == ("33796074", "PMC8008960")
+    assert (carbapenem.PMID, carbapenem.DOI) == ("32795483", "10.1016/j.jinf.2020.08.008")
+    # pages of two works name neither's id; a page elsewhere with a number is no PubMed page
+    [entry] = read_references("TY  - JOUR\nTI  - A\nL2  - https://pubmed.ncbi.nlm.nih.gov/1/\n"
+                              "L2  - https://pubmed.ncbi.nlm.nih.gov/2/\nUR  - https://example.org/pubmed/3\nER  - \n",
+                              "ris")
+    assert (entry_record(entry).PMID, entry_record(entry).URL) == (None, "https://example.org/pubmed/3")
+
+
+def test_an_iso_date_in_a_ris_date_tag_is_the_full_date():
+    # OpenAlex's RIS writes DA as an ISO date ("2024-02-01"), not RIS's "2024/02/01/": only the year was read
+    charophytes, cephalopods = records("ris/openalex.ris")
+    assert (charophytes.issued.date_parts[0], cephalopods.issued.date_parts[0]) == ([2024, 2, 1], [2024, 4, 3])
+    assert [(name.family, name.given) for name in charophytes.author] == [
+        ("Vicente", "Alba"), ("Sanjuan", "Josep"), ("Martín–Closas", "Carles")]
+    assert cephalopods.abstract.startswith("Orthoconic cephalopods")  # the publisher's heading "Abstract" left out
+    # a date that is none stays the year
+    [entry] = read_references("TY  - JOUR\nTI  - A\nPY  - 2024\nDA  - 2024-13-01\nER  - \n", "ris")
+    assert entry_record(entry).issued.date_parts[0] == [2024]
+
+
+def test_a_database_written_one_name_a_line_is_the_first():
+    # EndNote writes each value of a field on a line of its own: "DB  - Embase" with "Medline" below it, as Embase.com
+    # says which sources index the record. The lines were read as one database, "Embase Medline", which also named
+    # MEDLINE: its accession number was then read as a PMID and its page range as MEDLINE's shortened one.
+    entries = read_references(FIXTURES / "ris" / "endnote_embase.ris")
+    assert [entry.get("database") for entry in entries] == ["Embase"] * 4
+    saurosuchus = entry_record(entries[3])
+    assert (saurosuchus.page, saurosuchus.PMID, saurosuchus.issue) == ("549-565", None, "3")
+    [entry] = read_references("TY  - JOUR\nTI  - A\nDB  - Embase\nMedline\nAN  - 2030246463\nSP  - 221\nEP  - 8\n"
+                              "ER  - \n", "ris")
+    assert (entry.get("database"), entry.get("pmid"), entry.get("pages")) == ("Embase", "", "221-8")
+    [entry] = read_references("TY  - JOUR\nTI  - A\nDB  - Medline\nEmbase\nAN  - 2030246463\nER  - \n", "ris")
+    assert (entry.get("database"), entry.get("pmid")) == ("Medline", "2030246463")
+
+
+def test_embases_author_addresses_written_as_the_issue_are_no_issue():
+    # Covidence's RIS of Embase records writes Embase's list of the authors' addresses in IS: it was the issue
+    scales, erratum, strata, haplocanthosaurus = read_references(FIXTURES / "ris" / "covidence_embase.ris")
+    notes: list[str] = []
+    assert entry_record(haplocanthosaurus, warnings=notes).issue is None
+    assert notes == ["number '(Boisvert C.) Brigham Young University, Provo, UT, United St' is the authors' "
+                     "addresses, not a volume or issue; left out"]
+    assert [entry_record(entry).issue for entry in (scales, erratum, strata)] == ["1", "1", "1 January"]
+    assert (entry_record(erratum).page, entry_record(scales).abstract) == (
+        "14316", "Fossil feathers have transformed our understanding of integumentary evolution in vertebrates.")
+    # the other forms of each address list; an issue in brackets, or a part's name, is the issue
+    for issue, kept in [("(Wedel M., mathew.wedel@gmail.com) Western University, Pomona, CA, United States", None),
+                        ("(Fawcett M.J.; Lautenschlager S.) School of Geography, Birmingham, United Kingdom", None),
+                        ("(Jalil N.-E.) Museum of Marrakech, Marrakesh, Morocco", None),
+                        ("(2)", "(2)"), ("(Part A.) Abstracts of the 2019 meeting", "(Part A.) Abstracts of the 2019 "
+                                                                                     "meeting")]:
+        [entry] = read_references(f"TY  - JOUR\nTI  - A\nIS  - {issue}\nER  - \n", "ris")
+        assert entry_record(entry).issue == kept

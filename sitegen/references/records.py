@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import get_args
 
 from pydantic import TypeAdapter, ValidationError
@@ -125,7 +126,7 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
     container = plain_text(_text(entry.get("journal"), "journal", notes)) or ""
     # As the file says them: a volume or issue "Forthcoming" is kept, as providers' records keep it (so sitegen's
     # own exports come back with it); matching reads only an issue's number, so it never tells two records apart.
-    volume, issue = _text(entry.written("volume"), "volume", notes), _text(entry.written("number"), "number", notes)
+    volume, issue = (_numbering(_text(entry.written(field), field, notes), field, notes) for field in ("volume", "number"))
     page = as_range(_text(entry.get("pages"), "pages", notes))
     written_type = entry.get("type").lower()
     csl_type = written_type if written_type in CSL_TYPE_NAMES else CSL_TYPES.get(entry.get("ENTRYTYPE").lower()) or (
@@ -339,6 +340,19 @@ ADDRESSES = (
 )
 
 
+def ids_at(addresses: Iterable[str], namespaces: Iterable[str] = ("pmid", "pmcid")) -> dict[str, str]:
+    """The ids of `namespaces` that `addresses` give as their pages' addresses (see ADDRESSES), each only when they
+    give one: a PubMed page and another's PubMed page name no PMID. For a format that lists a record's addresses
+    (Zotero's RIS writes each page it knows of a work in L2, after its own address in UR)."""
+    found: dict[str, set[str]] = {}
+    for namespace, address, normalise in ADDRESSES:
+        if namespace in namespaces:
+            for written in addresses:
+                if (match := address.match(written.strip())) and (value := normalise(match[1])):
+                    found.setdefault(namespace, set()).add(value)
+    return {namespace: next(iter(values)) for namespace, values in found.items() if len(values) == 1}
+
+
 def _identifiers(entry: Entry, notes: list[str]) -> dict[str, str]:
     """The entry's published identifiers, normalised; a value that is none is left out with a note. A DOI
     written only as the entry's address (doi.org or a publisher's /doi/ page) counts as its DOI, and an arXiv
@@ -382,6 +396,23 @@ def _text(value: str, field: str, notes: list[str]) -> str:
     if count:
         notes.append(f"{field}: {counted(count, 'control character')} replaced by spaces")
     return cleaned.strip()
+
+
+# Embase's list of its authors' addresses, each after the authors it is theirs as Embase names them, family name and
+# initials ("(Boisvert C.) Brigham Young University, Provo, UT, United States(Wedel M., mathew.wedel@gmail.com)
+# Western University ...", "(Fawcett M.J.; Lautenschlager S., ...) School of ..."): Covidence's RIS of Embase records
+# writes it as the issue (IS). Only that form, an address with its commas after the names: a volume or issue is text
+# as any other (a supplement's name, "(2)", "(Part A.) Abstracts").
+EMBASE_ADDRESSES = re.compile(r"\(\s*[^\W\d_][\w'’-]*(?:\s[\w'’-]+)*?\s[A-Z]\.(?:-?[A-Z]\.)*\s*(?:\)|[,;][^()]*\))\s*\w[^(),]*,")
+
+
+def _numbering(value: str, field: str, notes: list[str]) -> str:
+    """A volume's or issue's text, or "" with a note when it is the authors' addresses (see EMBASE_ADDRESSES):
+    kept, the site showed them as the issue."""
+    if EMBASE_ADDRESSES.match(value):
+        notes.append(f"{field} {value[:60]!r} is the authors' addresses, not a volume or issue; left out")
+        return ""
+    return value
 
 
 def _a_name(written: str) -> bool:

@@ -15,11 +15,12 @@ warning says so: IDs must be unique in the file, and mixing tags with positions 
 
 Besides the benchmark's fields, an entry has the PMID (see `_entry`), PMCID (any identifier tag
 holding "PMC…"), arXiv and OpenAlex ids (their addresses in UR, where RIS exports put ids RIS has no
-tag for), URL (the first other UR or L2), full date (DA, "2008/07/16/", when its year is the
-record's), month (of a date in words, IEEE's "Mar. 2017", Web of Science's "NOV" or JSTOR's "Full publication date:
+tag for; so too a PMID or PMCID no tag gives, from PubMed's, PMC's or Europe PMC's page in UR or L2, as Zotero
+writes them), URL (the first other UR or L2), full date (DA, "2008/07/16/" or OpenAlex's "2008-07-16", when its
+year is the record's), month (of a date in words, IEEE's "Mar. 2017", Web of Science's "NOV" or JSTOR's "Full publication date:
 July-August 2016" in C1, when the date tags give none), ISSN (SN), keywords (KW), language (LA), publisher (PB), notes (N1, where Rayyan writes
 its inclusion decisions: see `fields.fields`) and database (DB, DP; EBSCOhost's codes, "ccm", by the database's
-name, "CINAHL"; Ovid's without the segment after it, "ERIC <1992 to June 2024>" is ERIC; a record without one is
+name, "CINAHL"; of EndNote's one name a line, "Embase" then "Medline", the first; Ovid's without the segment after it, "ERIC <1992 to June 2024>" is ERIC; a record without one is
 CENTRAL's or Web of Science's by its accession number, and an Embase.com record is Embase's whatever its DB). An author (AU, A1) with no comma whose name holds "and" is an organisation, and is braced (see
 `fields.author_list`); a line of initials alone under a family name alone is that name's, as EPPI-Reviewer splits one
 (see INITIALS_ALONE). The page range of a record the export says came from PubMed or MEDLINE (`PUBMED_DATABASE`)
@@ -63,6 +64,7 @@ from sitegen.references.problems import (
     named,
     written_year,
 )
+from sitegen.references.records import ids_at
 
 TAG = re.compile(r"([A-Z][A-Z0-9])  -(?: |$)")
 LONG_TAG = re.compile(r"[A-Z][A-Z0-9]{2,3}  -(?: |$)")
@@ -110,6 +112,7 @@ EBSCO_NOTE_TYPES = re.compile(r"(?:^|\.\s+)Publication Type:\s*([^.\n]+)", re.MU
 # A day after a single month ("MAR 15") is the date's day.
 WORDED_DATE = re.compile(r"(?:\d{1,2}(?:-\d{1,2})?\s+)?(?P<month>[A-Za-z]{3,9})\.?"
                          r"(?P<until>\s*[-/]\s*[A-Za-z]{3,9}\.?)?(?:\s+(?P<day>\d{1,2}))?(?:,?\s+(?P<year>\d{4}))?")
+ISO_DATE = re.compile(r"\d{4}-\d{2}(?:-\d{2})?")
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 JSTOR_DATE = re.compile(r"Full publication date:\s*(.+)", re.IGNORECASE)
 SCOPUS_DATABASE = re.compile(r"\bscopus\b", re.IGNORECASE)
@@ -315,7 +318,7 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
     if year:
         # RIS dates are "YYYY/MM/DD/other" with any part left empty; DA is the full date, PY often the year alone.
         date = next((full for name in ("DA", "PY", "Y1")
-                     if (full := iso_date(_text(tags.get(name)).split("/")[:3])).startswith(year)), year)
+                     if (full := iso_date(_date_parts(_text(tags.get(name))))).startswith(year)), year)
         jstor_date = JSTOR_DATE.match(first("C1"))
         worded = next((found for text in (first("PY"), first("Y1"), first("DA"),
                                           jstor_date.group(1) if jstor_date else "")
@@ -336,7 +339,11 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
     # Ovid's records (numbered, or naming the segment searched or Ovid's address) name their types in PT, each after ", " ("Journal, Peer Reviewed Journal"; ERIC's "Journal
     # Articles, Reports - Descriptive").
     addresses = values("UR", "L2")
-    ovid = record.numbered or bool(OVID_SEGMENT.search(first("DB", "DP"))) or any(map(OVID_ADDRESS.match, addresses))
+    # EndNote writes each of a field's values on a line of its own ("DB  - Embase" and "Medline" below it, the sources
+    # Embase.com says index a record): the database is the first, not the lines run together ("Embase Medline",
+    # which was counted as a database of its own and, naming MEDLINE, read an Embase accession number as a PMID).
+    named = next((value for tag in ("DB", "DP") if (value := record.firsts.get(tag) or _text(tags.get(tag)))), "")
+    ovid = record.numbered or bool(OVID_SEGMENT.search(named)) or any(map(OVID_ADDRESS.match, addresses))
     types = [*([] if DOI_LIKE.search(first("M3")) else
                [kind for kind in first("M3").split("; ") if not CLASSIFICATION.search(kind)]),
              *(first("PT").split(", ") if ovid else []),
@@ -350,7 +357,7 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
     # after it, and a URL may be an id's address too (an arXiv preprint's abstract page, its arXiv DOI's).
     arxiv_at = max((at for at, address in enumerate(addresses) if normalise_arxiv(address)), default=None)
     openalex_at = max((at for at, address in enumerate(addresses) if normalise_openalex(address)), default=None)
-    written = OVID_SEGMENT.sub("", first("DB", "DP"))
+    written = OVID_SEGMENT.sub("", named)
     embase_com = at_embase(addresses)
     database = EMBASE if embase_com else EBSCOHOST_DATABASES.get(written.lower(), written) or record.database or (
         CENTRAL if CENTRAL_ACCESSION.fullmatch(first("ID")) or any(map(CENTRAL_ADDRESS.match, addresses))
@@ -369,6 +376,9 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
     labelled = [*(found.group(1) for value in values(*FIELD_TAGS) if (found := LABELLED_PMID.search(value))),
                 *(found.group(1) for value in values("N1") for line in value.splitlines()
                   if (found := NOTE_PMID.fullmatch(line.strip()) or EBSCO_NOTE_PMID.search(line)))]
+    # Last, the ids of the PubMed, PubMed Central and Europe PMC pages among the addresses, where Zotero writes them
+    # (L2  - https://pubmed.ncbi.nlm.nih.gov/22752652/) and RIS has no tag for them.
+    at_addresses = ids_at(addresses)
     # The notes sitegen writes of a work's notices and reinstatements and of the works a notice is about (see
     # `fields`), each a line.
     standing = standing_among(values("N1"))
@@ -390,8 +400,9 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
         "doi": first("DO") or next((link for link in values("L1") if DOI_ADDRESS.match(link)), "")
         or (first("L3") if DOI_LIKE.match(first("L3")) else ""),
         "abstract": first("AB", "N2"),
-        "pmid": record.pmid or accession or next(iter(labelled), ""),
-        "pmcid": next((found.group() for value in values(*IDENTIFIER_TAGS) if (found := PMCID.search(value))), ""),
+        "pmid": record.pmid or accession or next(iter(labelled), "") or at_addresses.get("pmid", ""),
+        "pmcid": next((found.group() for value in values(*IDENTIFIER_TAGS) if (found := PMCID.search(value))), "")
+        or at_addresses.get("pmcid", ""),
         "arxiv": addresses[arxiv_at] if arxiv_at is not None else "",
         "openalex": addresses[openalex_at] if openalex_at is not None else "",
         "url": next((address for at, address in enumerate(addresses) if at not in (arxiv_at, openalex_at)), ""),
@@ -406,6 +417,12 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
         "database": database,
         "type": CSL_TYPES_OF_RIS.get(kind.upper(), ""),
     }), record.start)
+
+
+def _date_parts(value: str) -> list[str]:
+    """A RIS date's year, month and day: "YYYY/MM/DD/other" as RIS writes it, or an ISO date ("2024-02-01"), as
+    OpenAlex's RIS export writes DA (read as "YYYY/MM/DD", it gave the year alone)."""
+    return value.split("-") if ISO_DATE.fullmatch(value) else value.split("/")[:3]
 
 
 def _ris_year(value: str, line: int, tag: str) -> str:
