@@ -161,6 +161,10 @@ def test_the_pubmed_and_pmc_pages_among_a_records_addresses_give_its_ids():
     assert (electrochemotherapy.PMID, electrochemotherapy.PMCID) == (None, "PMC7999968")
     assert (diabetes.PMID, diabetes.PMCID) == ("33796074", "PMC8008960")
     assert (carbapenem.PMID, carbapenem.DOI) == ("32795483", "10.1016/j.jinf.2020.08.008")
+    # EndNote writes them in UR, one address a line below the tag, beside the same page's older addresses
+    hodgkin, resistance = records("ris/endnote_lens.txt")
+    assert (hodgkin.PMID, hodgkin.PMCID, hodgkin.URL) == ("26931115", None, "http://dspace.library.uu.nl/handle/1874/342747")
+    assert (resistance.PMID, resistance.PMCID, resistance.issued.date_parts[0]) == ("33202025", "PMC8328216", [2021, 8, 2])
     # pages of two works name neither's id; a page elsewhere with a number is no PubMed page
     [entry] = read_references("TY  - JOUR\nTI  - A\nL2  - https://pubmed.ncbi.nlm.nih.gov/1/\n"
                               "L2  - https://pubmed.ncbi.nlm.nih.gov/2/\nUR  - https://example.org/pubmed/3\nER  - \n",
