@@ -217,3 +217,24 @@ def test_embases_author_addresses_written_as_the_issue_are_no_issue():
                                                                                      "meeting")]:
         [entry] = read_references(f"TY  - JOUR\nTI  - A\nIS  - {issue}\nER  - \n", "ris")
         assert entry_record(entry).issue == kept
+
+
+def test_the_cochrane_librarys_ris_export_with_a_record_heading_is_read(sitegen, tmp_path):
+    # The Cochrane Library heads each record of its RIS export "Record #3 of 18" (then its Provider and Content
+    # lines): the file was refused, "text outside a record"; and its C3 labels the PMID "PUBMED 21314913", lost.
+    trial, literacy = records("ris/cochrane_refman.ris")
+    assert (trial.PMID, literacy.PMID) == ("21314913", "38407106")
+    assert ([(name.family, name.given) for name in literacy.author], literacy.container_title, literacy.volume,
+            literacy.issue, literacy.page, literacy.DOI) == (
+        [("Kim", "JS"), ("Gilbert", "JB")], "Developmental psychology", "60", "7", "1279-1297", "10.1037/dev0001710")
+    assert literacy.abstract.endswith("long‐term academic achievement outcomes.")  # the APA's statement left out
+    review = tmp_path / "review"
+    sitegen("init", review)
+    sitegen("protocol", "lock", review, "--at", "2026-05-01T00:00:00Z")
+    code, out, err = sitegen("import", review, FIXTURES / "ris" / "cochrane_refman.ris", "--at", "2026-06-01T00:00:00Z")
+    assert code == 0, err
+    assert "counted as a database (Cochrane CENTRAL)" in out
+    # a heading of other words is still text outside a record, named by its line
+    with pytest.raises(ReferenceProblem) as error:
+        read_references("Record 3 of 18\nTY  - JOUR\nTI  - A\nER  - \n", "ris")
+    assert error.value.line == 1

@@ -3,7 +3,7 @@
 rispy reads the tags; this module first walks the lines itself, because rispy keeps no line
 numbers and passes over broken structure silently. A record runs from its TY line to its ER
 line; a line inside it that is no tag continues the field above it. Between records only blank
-lines, export headers ("Provider: JSTOR") and record numbers ("1.") may stand. Tags of more
+lines, export headers ("Provider: JSTOR") and record numbers ("1.", the Cochrane Library's "Record #3 of 18") may stand. Tags of more
 than two letters are not RIS and are left out with their continuations, but for PsycINFO's
 "PMID  - ", read as the PMID. A tag in lower case is the tag; one spaced otherwise than by two spaces (one space, a
 tab) is a problem on its line, never text of the field above.
@@ -79,14 +79,16 @@ BROKEN_TAG = re.compile(rf"(?:{_KNOWN})(?:[ \t\xa0]+-|[ \t\xa0]*-[ \t\xa0])"
                         r"|[A-Za-z][A-Za-z0-9][ \xa0]*(?:\t[ \t\xa0]*-|-[ \xa0]*\t)")
 HEADER_DATABASE = re.compile(r"Database:\s*(\S.*)", re.IGNORECASE)
 # An export header ("Provider: JSTOR", and Cochrane's 'Content:text/plain; charset="UTF-8"' without the space; not
-# an address's "http://") or a record's number ("1.").
-BETWEEN_RECORDS = re.compile(r"[A-Za-z][\w .-]*:(?:\s|(?!//)\S).*|\d+\.?")
+# an address's "http://") or a record's number ("1.", and the Cochrane Library's "Record #3 of 18" above each record's
+# header: its real RIS export was refused as text outside a record).
+BETWEEN_RECORDS = re.compile(r"[A-Za-z][\w .-]*:(?:\s|(?!//)\S).*|\d+\.?|Record #\d+ of \d+")
 
 # Tags where exports write a PMID or PMCID (EndNote's accession number and custom fields, Zotero's
 # notes); see `_entry` for which values count.
 IDENTIFIER_TAGS = ("AN", "C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "M1", "N1")
 FIELD_TAGS = IDENTIFIER_TAGS[:-1]  # fields that hold identifiers only: a labelled PMID anywhere in them counts
-LABELLED_PMID = re.compile(r"\bPMID:?\s*(\d+)\b", re.IGNORECASE)
+# "PMID: 123", and the Cochrane Library's "PUBMED 21314913" (C3  -  PUBMED 38407106,EMBASE 643589775).
+LABELLED_PMID = re.compile(r"\b(?:PMID:?|PUBMED)\s*(\d+)\b", re.IGNORECASE)
 # EBSCOhost names a record's database by its code (DB  - ccm): the databases of its common codes, by the names reviews
 # give them (an edition, "CINAHL Complete" or "MEDLINE with Full Text", is the database). A code not here is kept.
 EBSCOHOST_DATABASES = {
