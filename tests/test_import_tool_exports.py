@@ -238,3 +238,15 @@ def test_the_cochrane_librarys_ris_export_with_a_record_heading_is_read(sitegen,
     with pytest.raises(ReferenceProblem) as error:
         read_references("Record 3 of 18\nTY  - JOUR\nTI  - A\nER  - \n", "ris")
     assert error.value.line == 1
+
+
+def test_a_medline_publication_date_keeps_its_day(tmp_path):
+    # PubMed's MEDLINE export (saved as .txt) dates an article "DP  - 2006 Aug 7": the day was lost, where PubMed's
+    # own records keep it ([2006, 8, 7]), so one article had two dates by the route it came by
+    palaeoneurology, biomechanics, surgery = records("medline/pubmed_export.txt")
+    assert [record.issued.date_parts[0] for record in (palaeoneurology, biomechanics, surgery)] == [
+        [2024, 12], [2006, 8, 7], [2023, 4]]  # "2024 Dec", "2006 Aug 7", "2023 Apr-Jun"
+    assert (biomechanics.PMID, biomechanics.PMCID, biomechanics.page, biomechanics.DOI) == (
+        "16822743", "PMC1634776", "1849-1855", "10.1098/rspb.2006.3532")
+    [entry] = read_references("PMID- 1\nDP  - 2006 Sep 31\nTI  - A\n", "medline")  # no 31 September: no day
+    assert entry_record(entry).issued.date_parts[0] == [2006, 9]

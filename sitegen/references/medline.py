@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from sitegen.records.entry import Entry
 from sitegen.records.ids import cited_doi
 from sitegen.records.pages import medline_pages
-from sitegen.references.fields import PMCID, fields, issns, joined
+from sitegen.references.fields import PMCID, fields, iso_date, issns, joined
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named, written_year
 from sitegen.references.tagged import Layout, TaggedRecord, tagged_records
 
@@ -30,6 +30,7 @@ LAYOUT = Layout("MEDLINE", re.compile(r"(?P<tag>[A-Z][A-Z0-9]{1,3}) *-(?: (?P<va
 DOI = re.compile(r"10\.\d{4,9}/\S+")
 NOTICE_PMID = re.compile(r"\bPMID:\s*(\d+)\W*$")
 ELECTRONIC_DATE = re.compile(r"(\d{4})(\d{2})(\d{2})")
+MONTH_NAMES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 SHORT_NAME = re.compile(r"(.+) ([A-Z]{1,4})")  # "Mangalam H", "van der Berg JA"
 # The tags naming a notice against the article, each its citation ending "PMID: 24990753" (PubMed's XML says them as
 # CommentsCorrections, sitegen.sources.pubmed.UPDATE_REF_TYPES): Retraction In, Retracted and Republished In,
@@ -58,6 +59,18 @@ def read_medline(text: str | Iterable[str], warnings: list[str] | None = None,
     return checked(named(items, given, "medline", warnings), skipped)
 
 
+def _full_date(year: str, after: list[str]) -> str:
+    """The ISO date of a MEDLINE publication date with its month and day (DP's "2006 Aug 7"), or "": the day was
+    lost, where PubMed's own records (its XML's PubDate) keep it, so one article differed by the route it came by."""
+    if len(after) != 2:
+        return ""
+    month, day = after
+    if month.isalpha() and month[:3].lower() in MONTH_NAMES:
+        month = str(MONTH_NAMES.index(month[:3].lower()) + 1)
+    full = iso_date([year, month, day])
+    return full if len(full) == 10 else ""
+
+
 def _entry(record: TaggedRecord) -> Entry:
     # DP, the publication date ("2013 May 1"), else DEP, the electronic one, which MEDLINE writes "20130501"
     dated = "DP" if record.first("DP") else "DEP"
@@ -75,6 +88,7 @@ def _entry(record: TaggedRecord) -> Entry:
         "title": record.first("TI", "BTI"),
         "year": year,
         "month": after[0] if after else "",
+        "date": _full_date(year, after) if dated == "DP" else "",
         "journal": record.first("JT", "TA"),
         "volume": record.first("VI"),
         "number": record.first("IP"),
