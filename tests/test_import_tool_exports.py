@@ -206,7 +206,7 @@ def test_embases_author_addresses_written_as_the_issue_are_no_issue():
     assert entry_record(haplocanthosaurus, warnings=notes).issue is None
     assert notes == ["number '(Boisvert C.) Brigham Young University, Provo, UT, United St' is the authors' "
                      "addresses, not a volume or issue; left out"]
-    assert [entry_record(entry).issue for entry in (scales, erratum, strata)] == ["1", "1", "1 January"]
+    assert [entry_record(entry).issue for entry in (scales, erratum, strata)] == ["1", "1", "1"]
     assert (entry_record(erratum).page, entry_record(scales).abstract) == (
         "14316", "Fossil feathers have transformed our understanding of integumentary evolution in vertebrates.")
     # the other forms of each address list; an issue in brackets, or a part's name, is the issue
@@ -250,3 +250,17 @@ def test_a_medline_publication_date_keeps_its_day(tmp_path):
         "16822743", "PMC1634776", "1849-1855", "10.1098/rspb.2006.3532")
     [entry] = read_references("PMID- 1\nDP  - 2006 Sep 31\nTI  - A\n", "medline")  # no 31 September: no day
     assert entry_record(entry).issued.date_parts[0] == [2006, 9]
+
+
+def test_an_issue_with_its_month_after_it_is_the_issues_number():
+    # Embase writes the issue of a journal publishing all year with its month ("IS  - 1 January" for PLoS ONE 19(1)),
+    # in every export of its records here (EndNote's, Covidence's): the issue was "1 January", not 1
+    strata = entry_record(read_references(FIXTURES / "ris" / "endnote_embase.ris")[2])
+    assert (strata.container_title, strata.volume, strata.issue) == ("PLoS ONE", "19", "1")
+    for issue, kept in [("12 December", "12"), ("3 may", "3"), ("1 Jan", "1 Jan"), ("Spring 2", "Spring 2"),
+                        ("2 Suppl", "2 Suppl")]:
+        [entry] = read_references(f"TY  - JOUR\nTI  - A\nIS  - {issue}\nER  - \n", "ris")
+        assert entry_record(entry).issue == kept
+    # a volume so written is as written
+    [entry] = read_references("TY  - JOUR\nTI  - A\nVL  - 12 December\nER  - \n", "ris")
+    assert entry_record(entry).volume == "12 December"

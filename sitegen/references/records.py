@@ -406,12 +406,21 @@ def _text(value: str, field: str, notes: list[str]) -> str:
 EMBASE_ADDRESSES = re.compile(r"\(\s*[^\W\d_][\w'’-]*(?:\s[\w'’-]+)*?\s[A-Z]\.(?:-?[A-Z]\.)*\s*(?:\)|[,;][^()]*\))\s*\w[^(),]*,")
 
 
+# An issue's number with its month after it, as Embase writes the issues of journals that publish all year ("IS  - 12
+# December" for PLoS ONE 18(12), in Embase.com's, EndNote's, RefWorks' and Covidence's exports of its records).
+ISSUE_MONTH = re.compile(r"(\d+)\s+(?:January|February|March|April|May|June|July|August|September|October|November"
+                         r"|December)", re.IGNORECASE)
+
+
 def _numbering(value: str, field: str, notes: list[str]) -> str:
     """A volume's or issue's text, or "" with a note when it is the authors' addresses (see EMBASE_ADDRESSES):
-    kept, the site showed them as the issue."""
+    kept, the site showed them as the issue. An issue with its month after it is the issue's number (see
+    ISSUE_MONTH): the same issue as every other source's "12"."""
     if EMBASE_ADDRESSES.match(value):
         notes.append(f"{field} {value[:60]!r} is the authors' addresses, not a volume or issue; left out")
         return ""
+    if field == "number" and (month := ISSUE_MONTH.fullmatch(value)):
+        return month[1]
     return value
 
 
