@@ -179,6 +179,10 @@ def test_an_iso_date_in_a_ris_date_tag_is_the_full_date():
     assert [(name.family, name.given) for name in charophytes.author] == [
         ("Vicente", "Alba"), ("Sanjuan", "Josep"), ("Martín–Closas", "Carles")]
     assert cephalopods.abstract.startswith("Orthoconic cephalopods")  # the publisher's heading "Abstract" left out
+    # each author's addresses, a C1 line each, are no second C1 left out (a note for every record with two)
+    notes: list[str] = []
+    read_references(FIXTURES / "ris" / "openalex.ris", warnings=notes)
+    assert notes == []
     # a date that is none stays the year
     [entry] = read_references("TY  - JOUR\nTI  - A\nPY  - 2024\nDA  - 2024-13-01\nER  - \n", "ris")
     assert entry_record(entry).issued.date_parts[0] == [2024]

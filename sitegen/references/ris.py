@@ -194,8 +194,10 @@ class _Record:
 
 
 # Tags read as a list (authors, keywords, addresses, notes, ISSNs print and online, file links) and the abstract,
-# whose paragraphs some exports write as AB lines one after another: every value of these is read.
-EVERY_VALUE_TAGS = [*LIST_TYPE_TAGS, "AB", "N2", "SN", "L1", "L2", "L4"]
+# whose paragraphs some exports write as AB lines one after another: every value of these is read. So is C1, where
+# OpenAlex writes each author's addresses, a C1 line each after the AU line: every record with a second address
+# was said to have a second C1 left out.
+EVERY_VALUE_TAGS = [*LIST_TYPE_TAGS, "AB", "N2", "SN", "L1", "L2", "L4", "C1"]
 
 
 def read_ris(text: str | Iterable[str], warnings: list[str] | None = None,
