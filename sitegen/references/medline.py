@@ -24,13 +24,13 @@ from sitegen.records.ids import cited_doi
 from sitegen.records.pages import medline_pages
 from sitegen.references.fields import PMCID, fields, iso_date, issns, joined
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named, written_year
+from sitegen.references.records import month_of
 from sitegen.references.tagged import Layout, TaggedRecord, tagged_records
 
 LAYOUT = Layout("MEDLINE", re.compile(r"(?P<tag>[A-Z][A-Z0-9]{1,3}) *-(?: (?P<value>.*))?$"), " ", once="PMID")
 DOI = re.compile(r"10\.\d{4,9}/\S+")
 NOTICE_PMID = re.compile(r"\bPMID:\s*(\d+)\W*$")
 ELECTRONIC_DATE = re.compile(r"(\d{4})(\d{2})(\d{2})")
-MONTH_NAMES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 SHORT_NAME = re.compile(r"(.+) ([A-Z]{1,4})")  # "Mangalam H", "van der Berg JA"
 # The tags naming a notice against the article, each its citation ending "PMID: 24990753" (PubMed's XML says them as
 # CommentsCorrections, sitegen.sources.pubmed.UPDATE_REF_TYPES): Retraction In, Retracted and Republished In,
@@ -65,9 +65,7 @@ def _full_date(year: str, after: list[str]) -> str:
     if len(after) != 2:
         return ""
     month, day = after
-    if month.isalpha() and month[:3].lower() in MONTH_NAMES:
-        month = str(MONTH_NAMES.index(month[:3].lower()) + 1)
-    full = iso_date([year, month, day])
+    full = iso_date([year, month_of(month) or month, day])
     return full if len(full) == 10 else ""
 
 
