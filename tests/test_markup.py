@@ -170,6 +170,20 @@ def test_a_style_that_lost_the_spaces_beside_it_still_parts_the_words():
 
 
 @pytest.mark.parametrize(("markup", "text"), [
+    # a bracket after a style, or a full stop, semicolon or bracket before it, is parted from it as a word is: the
+    # deposit lost the space there as it lost those beside words ("ofCamellia" before, "atTERT(linkage" here)
+    ("at<i>TERT</i>(linkage", "at TERT (linkage"), ("at<i>TERT</i>[12]", "at TERT [12]"),
+    ("reduced<i>(in vivo)</i>", "reduced (in vivo)"), ("mice;<i>in vivo</i>", "mice; in vivo"),
+    ("(n = 5)<i>in vitro</i>", "(n = 5) in vitro"), ("<i>S.</i><i>aureus</i>", "S. aureus"),
+    # never inside a word or a number, nor inside brackets
+    ("<i>E. coli</i>'s", "E. coli's"), ("(<i>n</i> = 5)", "(n = 5)"), ("(<i>Felis catus</i>)", "(Felis catus)"),
+    ("<i>N</i>,<i>N</i>-dimethyl", "N,N-dimethyl"), ("p = 0.<i>05</i>", "p = 0.05"), ("*<i>P</i>", "*P"),
+])
+def test_a_style_that_lost_its_spaces_parts_a_word_from_the_punctuation_beside_it(markup, text):
+    assert plain_text(markup) == text
+
+
+@pytest.mark.parametrize(("markup", "text"), [
     # a style closing right after a subscript or superscript ends the word the script belongs to
     ("<i>CO<sub>2</sub></i>emissions", "CO2 emissions"),
     ("<jats:italic>CO<jats:sub>2</jats:sub></jats:italic>emissions rise", "CO2 emissions rise"),

@@ -5,7 +5,8 @@ Providers send titles such as "GABA<sub>A</sub> receptor", JATS abstracts
 escaped tags ("&lt;b&gt;Background:&lt;/b&gt;"). Readers, RIS, BibTeX and CSV
 would show them literally, so a record holds only their text: inline markup
 goes without a trace ("GABAA receptor"), but an italic or bold set against
-the words beside it parts them ("of<i>Camellia</i>teas": "of Camellia teas"),
+the words beside it parts them ("of<i>Camellia</i>teas": "of Camellia teas"), also from a bracket
+after it or a full stop, semicolon or bracket before it ("at<i>TERT</i>(linkage": "at TERT (linkage"),
 a block (paragraph, section title, line break) ends with a space, and
 whitespace is collapsed.
 
@@ -182,13 +183,26 @@ class _Text(HTMLParser):
             self.parts.append(data[len("CDATA["):])
 
 
+# Punctuation a space follows but never precedes, and brackets a space precedes but never follows: a style that lost
+# its spaces there parts them from the word beside them as it parts two words ("at<i>TERT</i>(linkage",
+# "mice;<i>in vivo</i>", "<i>S.</i><i>aureus</i>"), after the punctuation only before a letter ("0.<i>05</i>" is a
+# number). Quotes, hyphens, slashes and apostrophes go either way ("<i>E. coli</i>'s", "c-<i>fos</i>"), so does a
+# comma between a chemical name's locants ("<i>N</i>,<i>N</i>-dimethyl"), and a space never follows an opening
+# bracket or precedes a closing one ("(<i>n</i> = 5)"): no space there.
+CLOSING = frozenset(")]};:!?.")
+OPENING = frozenset("([{")
+
+
 def _edge_as_text(edges: re.Match[str]) -> str:
     """A run of style and script edges in the text read as what it is in the text: a space where a style starts or
-    ends between two words, nothing elsewhere (see STYLES)."""
+    ends between two words, or between a word and the punctuation on the side a space goes (CLOSING, OPENING),
+    nothing elsewhere (see STYLES)."""
     run, text = edges.group(), edges.string
-    after_a_word = SCRIPT_END in run or (edges.start() > 0 and WORD_CHARACTER.match(text, edges.start() - 1))
-    between_words = after_a_word and WORD_CHARACTER.match(text, edges.end()) is not None
-    return " " if STYLE_EDGE in run and SCRIPT_START not in run and between_words else ""
+    before, after = text[edges.start() - 1:edges.start()], text[edges.end():edges.end() + 1]
+    after_a_word = SCRIPT_END in run or WORD_CHARACTER.match(before) is not None
+    before_a_word = WORD_CHARACTER.match(after) is not None
+    parted = (after_a_word and (before_a_word or after in OPENING)) or (before in CLOSING and after.isalpha())
+    return " " if STYLE_EDGE in run and SCRIPT_START not in run and parted else ""
 
 
 # An underlined comparison sign is a typewriter's ≤ or ≥, as publishers send them to PubMed ("normal TSH
