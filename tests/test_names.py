@@ -299,6 +299,10 @@ def test_a_name_in_full_width_latin_letters_is_written_in_latin_letters():
     # a body written as its initials in capitals, also one spelt as a person's family name
     ("WHO", "Smith, J", True), ("{EORTC}", "Smith, J", True), ("WHO", "Who, A", True), ("NICE", "Nice, J", True),
     ("WHO", "WHO", False),  # two organisations: compared, agree
+    ("CDC", "Cdc, A", True), ("ESC", "Esc, J", True), ("UN", "Un, J", True), ("NHS", "Smith, J", True),
+    # a Chinese, Korean or Cantonese family name of one syllable alone in capitals is a person's, compared
+    ("LI", "Li, X", False), ("WU", "Wu, C. Y.", False), ("NG", "Ng, K", False), ("HO", "Ho, T", False),
+    ("ZHANG", "Zhang, W", False), ("LEUNG", "Leung, G M", False), ("LI", "Wang, X", False), ("LI", "LI", False),
 ])
 def test_an_organisation_and_another_name_cannot_be_compared(a, b, incomparable):
     from sitegen.records.names import incomparable as cannot_compare
@@ -313,6 +317,7 @@ def test_an_organisation_is_never_one_person_with_a_person():
     assert not same_person(person("Smith Study Group"), person("Smith, J"))
     assert not same_person(person("Smith, J"), person("Smith Study Group"))
     assert not same_person(person("WHO"), person("Who, A"))
+    assert same_person(person("LI"), person("Li, Xiaoming")) and not same_person(person("LI"), person("Wang, X"))
     assert same_person(person("ALTS Study Group"), person("{ALTS Study Group}"))  # two organisations by their rule
 
 
@@ -324,6 +329,11 @@ def test_an_organisation_is_never_one_person_with_a_person():
     ("LA, Lucci De Angelo Andrade", False), ("Jean-Pierre Dupont", False),
     ("Smith", False), ("Anonymous", False),  # one word, not in capitals: no telling it is a body
     ("STEPHENSON", False),  # longer than initials: a family name alone in capitals, no telling it is a body
+    # a family name of one syllable as Chinese, Korean and Cantonese ones are romanised, which no body's initials
+    # spell (a consonant pair, two syllables, an end or a first vowel no romanisation has)
+    ("LI", False), ("WU", False), ("NG", False), ("HO", False), ("KIM", False), ("HWANG", False), ("AN", False),
+    ("CDC", True), ("ESC", True), ("NIH", True), ("FDA", True), ("NHS", True), ("EMA", True), ("UN", True),
+    ("EU", True), ("AO", True), ("{LI}", True),  # braced whole: written as a body's name is
 ])
 def test_a_group_written_as_one_word_is_an_organisation(name, organisation):
     from sitegen.records.names import person

@@ -108,12 +108,25 @@ def _organisation(words: list[str]) -> bool:
         word in JOINING_WORDS for word in words[1:])
 
 
+# One syllable as Chinese, Korean and Cantonese family names are romanised ("LI", "WU", "NG", "HO", "ZHANG", "KIM",
+# "HWANG", "CHOI", "LEUNG"): an initial consonant, a glide, a vowel or two and a nasal or stop; without an initial,
+# one of a few ("AN", "OU", "OH", "AHN"). A body's initials stand for several words and rarely spell one such
+# syllable: a consonant pair no romanisation has ("WHO", "NHS"), two syllables ("NICE", "EMA", "AHA"), an end no
+# romanisation has ("CDC", "ESC", "NIH", "FDA"), a vowel first ("UN", "EU", "IOM", "AO").
+_SYLLABLE_SURNAME = re.compile(
+    r"ng|an|ang|ahn|oh|ou|(?:(?:zh|ch|sh|ts|[bcdfghjklmnpqrstxz])[wy]?|[wy])"
+    r"(?:iao|uai|ai|ao|ae|ei|eo|eu|ee|ia|ie|iu|io|oi|ou|oo|ua|ue|ui|uo|a|e|i|o|u)(?:ng|n|m|p|k)?")
+
+
 def _acronym(literal: str) -> bool:
     """A name written as one word of two to six capitals, as indexes write a body known by its initials ("WHO",
     "NICE", "EORTC"). Not a person's family name written alone in capitals: indexes write that with a comma
-    ("SMITH,", read as a family name) or with given names or initials ("SMITH, J", "SMITH J")."""
+    ("SMITH,", read as a family name) or with given names or initials ("SMITH, J", "SMITH J"), but a Chinese,
+    Korean or Cantonese family name of one syllable they also write alone ("LI", "WU", "NG", as in some exports
+    and PubMed's lists of a group's members), and few bodies' initials spell one (`_SYLLABLE_SURNAME`)."""
     word = literal.strip("{}")
-    return 2 <= len(word) <= 6 and word.isalpha() and word.isupper()
+    return 2 <= len(word) <= 6 and word.isalpha() and word.isupper() and not (
+        word == literal and _SYLLABLE_SURNAME.fullmatch(word.lower()))
 
 
 def _given_first(words: list[str]) -> tuple[str, str]:
