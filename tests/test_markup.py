@@ -184,6 +184,18 @@ def test_a_style_that_lost_its_spaces_parts_a_word_from_the_punctuation_beside_i
 
 
 @pytest.mark.parametrize(("markup", "text"), [
+    # a chemical name's locant or configuration: a number and the letter styled after it are one word, as PubMed
+    # writes it without markup ("1H-indole"); parted, the two records' titles differed
+    ("1<i>H</i>-indole", "1H-indole"), ("17<jats:italic>β</jats:italic>-estradiol", "17β-estradiol"),
+    ("(2<i>R</i>,3<i>S</i>)-2-amino", "(2R,3S)-2-amino"), ("4<i>H</i>-chromene", "4H-chromene"),
+    # a number before a styled word is still parted from it
+    ("in 2010<i>Drosophila</i> flies", "in 2010 Drosophila flies"), ("3<i>in vivo</i>", "3 in vivo"),
+])
+def test_a_locant_styled_after_its_number_is_part_of_the_word(markup, text):
+    assert plain_text(markup) == text
+
+
+@pytest.mark.parametrize(("markup", "text"), [
     # a style closing right after a subscript or superscript ends the word the script belongs to
     ("<i>CO<sub>2</sub></i>emissions", "CO2 emissions"),
     ("<jats:italic>CO<jats:sub>2</jats:sub></jats:italic>emissions rise", "CO2 emissions rise"),

@@ -201,8 +201,11 @@ def _edge_as_text(edges: re.Match[str]) -> str:
     before, after = text[edges.start() - 1:edges.start()], text[edges.end():edges.end() + 1]
     after_a_word = SCRIPT_END in run or WORD_CHARACTER.match(before) is not None
     before_a_word = WORD_CHARACTER.match(after) is not None
+    # A number and one letter set in a style after it are one word: a chemical name's locant or configuration
+    # ("1<i>H</i>-indole", "17<i>β</i>-estradiol", "(2<i>R</i>,3<i>S</i>)"), not two words the style parts.
+    locant = before.isdigit() and after.isalpha() and EDGES.match(text, edges.end() + 1) is not None
     parted = (after_a_word and (before_a_word or after in OPENING)) or (before in CLOSING and after.isalpha())
-    return " " if STYLE_EDGE in run and SCRIPT_START not in run and parted else ""
+    return " " if STYLE_EDGE in run and SCRIPT_START not in run and parted and not locant else ""
 
 
 # An underlined comparison sign is a typewriter's ≤ or ≥, as publishers send them to PubMed ("normal TSH
