@@ -22,8 +22,12 @@ _TAG = re.compile(r"</?[A-Za-z][^<>]{0,200}>")
 # TeX mathematics in BibTeX titles: "CO$_2$" is CO2 and "$\\beta$-amyloid" beta-amyloid.
 _TEX_MATH = re.compile(r"\$([^$]{1,60})\$")
 _TEX_MARKS = re.compile(r"[_^{}\\]")
-# Tags inside a word ("Ca<sup>2+</sup>", "H<sub>2</sub>O", "<i>in vivo</i>") join what they mark up.
-_INLINE_TAG = re.compile(r"</?(?:sup|sub|i|b|em|strong|u|span|sc|scp|mml:[a-z]+)(?:\s[^<>]{0,200})?>", re.IGNORECASE)
+# Tags inside a word ("Ca<sup>2+</sup>", "H<sub>2</sub>O", "<i>in vivo</i>") join what they mark up, also Scopus's
+# subscript ("CO<inf>2</inf>") and JATS's tags as Crossref writes them ("H<jats:sub>2</jats:sub>O"), as
+# `markup.plain_text` reads them: read as a space, "K<inf>Ca</inf>3.1" was "k ca 3 1" to the matchers, another
+# title than the "KCa3.1" of the same article's other records.
+_INLINE_TAG = re.compile(r"</?(?:(?:jats:)?(?:sup|sub|inf|i|b|em|strong|u|span|sc|scp|italic|bold)|mml:[a-z]+)"
+                         r"(?:\s[^<>]{0,200})?>", re.IGNORECASE)
 # Markers that a title was translated or comes with a language note: "[Chinese]", "[Article in German]",
 # "(author's transl)". They are dropped before titles are compared, wherever they are.
 _LANGUAGES = ("chinese|japanese|korean|german|french|spanish|portuguese|italian|russian|polish|dutch|czech|"
