@@ -123,7 +123,15 @@ def _compared(title: str | None, labelled: bool) -> str:
         text = title_alone
     head, tail = text[:-_NOTES_WITHIN], text[-_NOTES_WITHIN:]
     noted = head + _TRAILING_NOTE.sub("", tail)
-    return folded(without_labels(noted) if labelled else noted) or folded(text) or folded(whole)
+    if labelled:
+        noted = _SCRIPT_IN_BRACKETS.sub(r"\1", without_labels(noted))
+    return folded(noted) or folded(text) or folded(whole)
+
+
+# MEDLINE writes a superscript or subscript in brackets after its word ("p16(INK4a)", "Ca(2+)", "CO(2)"), where a
+# publisher's or Embase's record joins it to the word ("p16INK4a", "Ca<sup>2+</sup>"): folded, the brackets parted
+# the word ("p16 ink4a", "p16ink4a"). The matchers join them; only brackets directly after a word and holding no space.
+_SCRIPT_IN_BRACKETS = re.compile(r"(?<=\w)\(([^\s()]{1,20})\)(?!\w)")
 
 
 def translated(title: str | None) -> bool:
