@@ -341,6 +341,29 @@ def test_a_group_written_as_one_word_is_an_organisation(name, organisation):
     assert person(name).organisation is organisation
 
 
+def test_a_group_named_with_its_words_in_another_order_is_one_group():
+    # The cytology set's duplicates name one trial group "Group, ALTS Study" (an index inverting the group's name as a
+    # person's), "ALTS Study Group" and "-ALTS-Study-group", at one place in their author lists: one group, though
+    # compared as family names they differed.
+    from sitegen.records.names import AUTHORS_AND, author_names, person, same_person
+
+    rows = {row["ID"]: row for row in csv.DictReader(
+        (FIXTURES / "dedupe" / "cytology_screening" / "records_pre_merged.csv").open(encoding="utf-8", newline=""))}
+    with (FIXTURES / "dedupe" / "cytology_screening" / "merged_record_ids.csv").open(encoding="utf-8") as handle:
+        truth = [row["merged_ids"].split(";") for row in csv.DictReader(handle)]
+
+    def authors(key: str) -> list:
+        return [person(name) for name in author_names([n for n in AUTHORS_AND.split(rows[key]["author"]) if n.strip()])]
+
+    inverted = [(x, y) for members in truth for a in members for b in members if a < b
+                for x, y in zip(authors(a), authors(b), strict=False)
+                if x.organisation and y.organisation and x.family != y.family
+                and sorted(x.family.split()) == sorted(y.family.split())]
+    assert len(inverted) >= 5
+    assert all(same_person(x, y) for x, y in inverted)
+    assert not same_person(person("ALTS Study Group"), person("Group, HPV Study"))  # other words: other groups
+
+
 def test_a_group_author_braced_whole_is_an_organisation():
     # BibTeX and sitegen's MEDLINE reader brace a group author ("{ALTS Group}"): the braces on its last word hid
     # "Group", so the group was taken for a person and its name compared as a family name.

@@ -285,7 +285,8 @@ def same_person(a: Person, b: Person) -> bool:
     letters and its transliteration ("Иванов" and "Ivanov", `scripts.transliterates`). An organisation is never
     one person with a person, whatever their words share ("Smith Study Group" and "Smith, J": `incomparable`);
     two organisations are one by the same rules, their whole names taken as family names ("Group, ASCUS-LSIL
-    Traige Study (ALTS)" and "ASCUS-LSIL, Traige Study")."""
+    Traige Study (ALTS)" and "ASCUS-LSIL, Traige Study"), or by the same words in another order ("Group, ALTS
+    Study" and "ALTS Study Group")."""
     if not a.family or not b.family or a.organisation != b.organisation:
         return False
     if a.family == b.family:
@@ -296,6 +297,10 @@ def same_person(a: Person, b: Person) -> bool:
                                 or _misplaced(a, b) or _misplaced(b, a)):
         return True
     words_a, words_b = set(a.family.split()), set(b.family.split())
+    if a.organisation and words_a == words_b:
+        # a body's name with its words in another order: an index inverts a group's name as it inverts a person's
+        # ("Group, ALTS Study", "ALTS Study Group", "-ALTS-Study-group", all three in the cytology set's duplicates)
+        return True
     if words_a < words_b or words_b < words_a:
         return min(len(a.family), len(b.family)) >= 4
     if Levenshtein.distance(a.family, b.family, score_cutoff=1) > 1:
