@@ -209,6 +209,27 @@ def test_a_suffix_written_before_the_comma_is_kept_apart_from_the_family_name():
     assert split_name("FUTURE II, I.") == CslName(family="FUTURE II", given="I.")  # a trial's name, no person's
 
 
+def test_a_particle_left_alone_as_the_family_name_takes_back_the_rest_of_it():
+    """The cytology set's exports write "van, Ballegooijen M" (34 times), "Van, Doorn L.-J.", "van, Kemenade F": an
+    index split MEDLINE's "van Ballegooijen M" at its first space. Read as family "van", the author differed from
+    the "van Ballegooijen, M" of the same articles' other records."""
+    from sitegen.records.names import person, same_person
+
+    names = {name.strip() for row in csv.DictReader(
+        (FIXTURES / "dedupe" / "cytology_screening" / "records_pre_merged.csv").open(encoding="utf-8", newline=""))
+        for name in re.split(r"\s+and\s+", row["author"] or "") if re.match(r"[Vv]an, \S+ [A-Z]", name.strip())}
+    assert len(names) >= 5
+    for name in names:
+        particle, rest = name.split(", ")
+        word, initials = rest.split(" ", 1)
+        assert split_name(name) == CslName(family=f"{particle} {word}", given=initials), name
+    assert same_person(person("van, Ballegooijen M"), person("van Ballegooijen, M."))
+    assert same_person(person("Van, Doorn L.-J."), person("van Doorn, L J"))
+    # a family name that is also a particle elsewhere, and given names in full, stay as written
+    assert split_name("Le, Minh T") == CslName(family="Le", given="Minh T")
+    assert split_name("Van, Ballegooijen Marjolein") == CslName(family="Van", given="Ballegooijen Marjolein")
+
+
 def test_a_person_is_split_and_an_organisation_kept_whole():
     assert split_name("Lianne C. Krab") == CslName(family="Krab", given="Lianne C.")
     assert split_name("ENIGMA Consortium") == CslName(literal="ENIGMA Consortium")

@@ -210,6 +210,8 @@ def split_name(display: str) -> CslName:
         return _person(parts[0].split(), None) or literal
     if len(parts) == 2 and _is_suffix(parts[1]):  # "Martin Luther King, Jr."
         return _person(parts[0].split(), parts[1]) or literal
+    if len(parts) == 2 and (moved := _family_among_given(parts[0], parts[1])):
+        return CslName(family=moved[0], given=moved[1])
     if len(parts) == 2:  # "Family, Given"
         family, _, last = parts[0].rpartition(" ")
         # "Wright Jr., T C", "Leath III, C A": the suffix before the comma, as Ovid and EndNote exports write it. Not
@@ -222,6 +224,24 @@ def split_name(display: str) -> CslName:
     if len(parts) == 3 and _is_suffix(parts[2]):  # "Family, Given, Jr." (RIS)
         return CslName(family=parts[0], given=parts[1], suffix=parts[2])
     return literal
+
+
+# Particles that are never a family name alone. "de", "le", "da", "do", "di" are left out: De, Le, Da, Do and Di are
+# Bengali, Vietnamese and Chinese family names ("Le, Minh T").
+LONE_PARTICLES = frozenset({"van", "vanden", "vander", "von", "vonder", "der", "den", "ter", "ten", "zu", "zur",
+                            "della", "delle", "degli", "dos", "das", "des"})
+
+
+def _family_among_given(family: str, given: str) -> tuple[str, str] | None:
+    """(family, given) of "van, Ballegooijen M": an index that split MEDLINE's "van Ballegooijen M" at its first space
+    left the particle alone as the family name and put the rest of it before the initials (the cytology set's
+    exports, some sixty times: "Van, Doorn L.-J.", "van, Kemenade F"). None for any other name."""
+    words = given.split()
+    if family.lower() not in LONE_PARTICLES or len(words) < 2 or _is_initials(words[0]):
+        return None
+    if not words[0][:1].isupper() or not all(_is_initials(word) for word in words[1:]):
+        return None
+    return f"{family} {words[0]}", " ".join(words[1:])
 
 
 def written(name: CslName) -> str:
