@@ -230,6 +230,21 @@ def test_a_particle_left_alone_as_the_family_name_takes_back_the_rest_of_it():
     assert split_name("Van, Ballegooijen Marjolein") == CslName(family="Van", given="Ballegooijen Marjolein")
 
 
+def test_a_short_family_name_without_its_particles_is_the_same_name():
+    # The stroke set's duplicates id_0000367 and id_0000368 list their sixth author as "Wit, L." and "De Wit,
+    # Liesbet": Dutch names sort by their last word, and an index left "De" out. A family name of three letters
+    # was one with a longer only through a typing slip, so the two were two people.
+    from sitegen.records.names import AUTHORS_AND, person, same_person
+
+    rows = {row["ID"]: row for row in csv.DictReader(
+        (FIXTURES / "dedupe" / "stroke" / "records_pre_merged.csv").open(encoding="utf-8", newline=""))}
+    short, full = (AUTHORS_AND.split(rows[key]["author"])[5] for key in ("id_0000367", "id_0000368"))
+    assert (short, full) == ("Wit, L.", "De Wit, Liesbet")
+    assert same_person(person(short), person(full)) and same_person(person(full), person(short))
+    assert same_person(person("Bos, A"), person("van den Bos, A"))
+    assert not same_person(person("Le, X"), person("Le Roux, X"))  # another word than a particle: two names
+
+
 def test_a_person_is_split_and_an_organisation_kept_whole():
     assert split_name("Lianne C. Krab") == CslName(family="Krab", given="Lianne C.")
     assert split_name("ENIGMA Consortium") == CslName(literal="ENIGMA Consortium")

@@ -300,7 +300,8 @@ def same_person(a: Person, b: Person) -> bool:
     """Whether two author entries can be one person as exports write names: the same family name; family and
     given names swapped ("Wu, C. Y." and "Ching-yi, Wu", "Kang, S. H." and "Si Hyun, Kang", "Tong, H" and
     "Hua, T"); a family name put among the given names ("Santos, A L" and "Luis Ferreira, Santos A"); one part
-    of a compound family name ("Fernandes Brenna" and "Brenna"); or one typing slip ("Sefcikova" and
+    of a compound family name ("Fernandes Brenna" and "Brenna"), or the name without its particles ("De Wit" and
+    "Wit"); or one typing slip ("Sefcikova" and
     "Sefcikov"; in a short name only with the same initials: "Chen, L" and "Che, L"); a name in Cyrillic or Greek
     letters and its transliteration ("Иванов" and "Ivanov", `scripts.transliterates`). An organisation is never
     one person with a person, whatever their words share ("Smith Study Group" and "Smith, J": `incomparable`);
@@ -322,7 +323,9 @@ def same_person(a: Person, b: Person) -> bool:
         # ("Group, ALTS Study", "ALTS Study Group", "-ALTS-Study-group", all three in the cytology set's duplicates)
         return True
     if words_a < words_b or words_b < words_a:
-        return min(len(a.family), len(b.family)) >= 4
+        # a short family name is one with another only by particles ("Wit, L." and "De Wit, Liesbet": an index sorts
+        # Dutch names by their last word and leaves "de" out or after the given names)
+        return min(len(a.family), len(b.family)) >= 4 or words_a ^ words_b <= PARTICLES
     if Levenshtein.distance(a.family, b.family, score_cutoff=1) > 1:
         return False
     return min(len(a.family), len(b.family)) >= 5 or (
