@@ -245,6 +245,19 @@ def test_a_short_family_name_without_its_particles_is_the_same_name():
     assert not same_person(person("Le, X"), person("Le Roux, X"))  # another word than a particle: two names
 
 
+def test_a_family_name_cut_in_two_with_its_second_part_among_the_given_names_is_the_same_name():
+    # The cytology set's duplicates id_0000959 and id_0000961 list "Bar-Am, A" and "Bar, Am A": an index cut the
+    # hyphenated family name and read its second part as a given name.
+    from sitegen.records.names import AUTHORS_AND, person, same_person
+
+    rows = {row["ID"]: row for row in csv.DictReader(
+        (FIXTURES / "dedupe" / "cytology_screening" / "records_pre_merged.csv").open(encoding="utf-8", newline=""))}
+    whole, cut = (AUTHORS_AND.split(rows[key]["author"])[6] for key in ("id_0000959", "id_0000961"))
+    assert (whole, cut) == ("Bar-Am, A", "Bar, Am A")
+    assert same_person(person(whole), person(cut)) and same_person(person(cut), person(whole))
+    assert not same_person(person("Bar-Am, A"), person("Bar, Am B"))  # other initials: another person
+
+
 def test_a_person_is_split_and_an_organisation_kept_whole():
     assert split_name("Lianne C. Krab") == CslName(family="Krab", given="Lianne C.")
     assert split_name("ENIGMA Consortium") == CslName(literal="ENIGMA Consortium")
