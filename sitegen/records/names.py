@@ -299,11 +299,10 @@ def author_names(authors: list[str]) -> list[str]:
 def same_person(a: Person, b: Person) -> bool:
     """Whether two author entries can be one person as exports write names: the same family name; family and
     given names swapped ("Wu, C. Y." and "Ching-yi, Wu", "Kang, S. H." and "Si Hyun, Kang", "Tong, H" and
-    "Hua, T"); a family name put among the given names ("Santos, A L" and "Luis Ferreira, Santos A") or cut, its second part
-    read as a given name ("Bar-Am, A" and "Bar, Am A"); one part
-    of a compound family name ("Fernandes Brenna" and "Brenna"), or the name without its particles ("De Wit" and
-    "Wit"); or one typing slip ("Sefcikova" and
-    "Sefcikov"; in a short name only with the same initials: "Chen, L" and "Che, L"); a name in Cyrillic or Greek
+    "Hua, T"); a family name put among the given names ("Santos, A L" and "Luis Ferreira, Santos A") or cut, its
+    second part read as a given name ("Bar-Am, A" and "Bar, Am A"); one part of a compound family name ("Fernandes
+    Brenna" and "Brenna"), or the name without its particles ("De Wit" and "Wit"); or one typing slip ("Sefcikova"
+    and "Sefcikov"; in a short name only with the same initials: "Chen, L" and "Che, L"); a name in Cyrillic or Greek
     letters and its transliteration ("Иванов" and "Ivanov", `scripts.transliterates`). An organisation is never
     one person with a person, whatever their words share ("Smith Study Group" and "Smith, J": `incomparable`);
     two organisations are one by the same rules, their whole names taken as family names ("Group, ASCUS-LSIL

@@ -128,12 +128,12 @@ def _compared(title: str | None, labelled: bool) -> str:
     return folded(noted) or folded(text) or folded(whole)
 
 
-# MEDLINE writes a superscript or subscript in brackets after its word ("p16(INK4a)", "Ca(2+)", "CO(2)"), where a
-# publisher's or Embase's record joins it to the word ("p16INK4a", "Ca<sup>2+</sup>"): folded, the brackets parted
-# the word ("p16 ink4a", "p16ink4a"). The matchers join them; only brackets directly after a word and holding no space.
 # MEDLINE writes "≥" and "≤" in ASCII as "> or =" and "< or =" (">or=30 years", "aged > or = 50 years"), where other
 # indexes write ">=" or the sign: folded, the "or" was a word the others' titles lack. The matchers read the sign.
 _MEDLINE_SIGN = re.compile(r"([<>])\s*or\s*=")
+# MEDLINE writes a superscript or subscript in brackets after its word ("p16(INK4a)", "Ca(2+)", "CO(2)"), where a
+# publisher's or Embase's record joins it to the word ("p16INK4a", "Ca<sup>2+</sup>"): folded, the brackets parted
+# the word ("p16 ink4a", "p16ink4a"). The matchers join them; only brackets directly after a word and holding no space.
 _SCRIPT_IN_BRACKETS = re.compile(r"(?<=\w)\(([^\s()]{1,20})\)(?!\w)")
 
 
