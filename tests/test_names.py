@@ -258,6 +258,21 @@ def test_a_family_name_cut_in_two_with_its_second_part_among_the_given_names_is_
     assert not same_person(person("Bar-Am, A"), person("Bar, Am B"))  # other initials: another person
 
 
+@pytest.mark.parametrize(("swapped", "whole", "place"), [("id_0001071", "id_0001072", 3), ("id_0001075", "id_0001076", 5)])
+def test_initials_run_together_as_the_family_name_swapped_with_it_are_the_same_name(swapped, whole, place):
+    # The cytology set's duplicates list "LA, Lucci De Angelo Andrade" and "Lucci De Angelo Andrade, L A", "MA, de
+    # Queiroz Mauricio Filho" and "de Queiroz Mauricio Filho, M A F": an index swapped the family name and the
+    # initials, which it ran together. Initials written apart ("L A") matched; run together they did not.
+    from sitegen.records.names import AUTHORS_AND, person, same_person
+
+    rows = {row["ID"]: row for row in csv.DictReader(
+        (FIXTURES / "dedupe" / "cytology_screening" / "records_pre_merged.csv").open(encoding="utf-8", newline=""))}
+    a, b = (person(AUTHORS_AND.split(rows[key]["author"])[place]) for key in (swapped, whole))
+    assert (a.family == b.given or b.family == a.given) and not (a.organisation or b.organisation)
+    assert same_person(a, b) and same_person(b, a)
+    assert not same_person(person("LB, Lucci De Angelo Andrade"), b)  # other initials: another person
+
+
 def test_a_person_is_split_and_an_organisation_kept_whole():
     assert split_name("Lianne C. Krab") == CslName(family="Krab", given="Lianne C.")
     assert split_name("ENIGMA Consortium") == CslName(literal="ENIGMA Consortium")

@@ -299,7 +299,8 @@ def author_names(authors: list[str]) -> list[str]:
 def same_person(a: Person, b: Person) -> bool:
     """Whether two author entries can be one person as exports write names: the same family name; family and
     given names swapped ("Wu, C. Y." and "Ching-yi, Wu", "Kang, S. H." and "Si Hyun, Kang", "Tong, H" and
-    "Hua, T"); a family name put among the given names ("Santos, A L" and "Luis Ferreira, Santos A") or cut, its
+    "Hua, T"), also with the initials run together as the family name ("LA, Lucci De Angelo Andrade" and "Lucci De
+    Angelo Andrade, L A"); a family name put among the given names ("Santos, A L" and "Luis Ferreira, Santos A") or cut, its
     second part read as a given name ("Bar-Am, A" and "Bar, Am A"); one part of a compound family name ("Fernandes
     Brenna" and "Brenna"), or the name without its particles ("De Wit" and "Wit"); or one typing slip ("Sefcikova"
     and "Sefcikov"; in a short name only with the same initials: "Chen, L" and "Che, L"); a name in Cyrillic or Greek
@@ -315,7 +316,8 @@ def same_person(a: Person, b: Person) -> bool:
     if a.script != b.script:  # one name in two scripts: one a standard transliteration of the other, or no telling
         return transliterates(a.written, b.written) or transliterates(b.written, a.written)
     if a.given and b.given and (_names_one(a.family, b.given) and _names_one(b.family, a.given)
-                                or _misplaced(a, b) or _misplaced(b, a) or _cut(a, b) or _cut(b, a)):
+                                or _misplaced(a, b) or _misplaced(b, a) or _cut(a, b) or _cut(b, a)
+                                or _initials_for_family(a, b) or _initials_for_family(b, a)):
         return True
     words_a, words_b = set(a.family.split()), set(b.family.split())
     if a.organisation and words_a == words_b:
@@ -346,6 +348,13 @@ def _cut(a: Person, b: Person) -> bool:
     Am A" for "Bar-Am, A", in the cytology set), and `a`'s initials after it."""
     first, _, rest = b.given.partition(" ")
     return a.family == f"{b.family} {first}" and _initials(a.given) == _initials(rest)
+
+
+def _initials_for_family(a: Person, b: Person) -> bool:
+    """`b` holds `a`'s whole family name as its given names and `a`'s initials, or the first of them, run together as
+    its family name ("LA, Lucci De Angelo Andrade" for "Lucci De Angelo Andrade, L A" and "MA, de Queiroz Mauricio
+    Filho" for "de Queiroz Mauricio Filho, M A F", in the cytology set): an index swapped the two parts."""
+    return a.family == b.given and len(b.family) <= 3 and a.given.replace(" ", "").startswith(b.family)
 
 
 def _misplaced(a: Person, b: Person) -> bool:
