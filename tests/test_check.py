@@ -798,6 +798,55 @@ def test_a_quote_never_closed_in_a_decision_file_is_named_on_the_row_it_opens():
     assert "never closed" in problems[0].message
 
 
+@pytest.mark.parametrize("closed_by", [
+    '10.1000/e,exclude,,5 inch"\r\n',  # a '"' at the end of a later row closes it: no syntax error at all
+    '10.1000/e,exclude,,5" apart\r\n',  # closed inside a later row: csv stops there, far from the mistake
+])
+def test_a_quote_left_open_and_closed_in_a_later_row_is_named_on_the_row_it_opens(closed_by):
+    """The rows between were read as one note: their decisions counted for nothing, and check passed."""
+    from sitegen.review.parsing import parse_csv
+
+    text = ("record_id,decision,reason,note\r\n10.1000/a,include,,\r\n10.1000/b,exclude,,\"a note\r\n"
+            "10.1000/c,include,,\r\n10.1000/d,exclude\r\n" + closed_by + "10.1000/f,include,,\r\n")
+    rows, problems = parse_csv(text, "screening/title-abstract/a.csv", ["record_id", "decision", "reason", "note"],
+                               {"record_id", "decision"})
+    assert [(problem.line, problem.code) for problem in problems] == [(3, "csv-syntax")]
+    assert "line 4, which reads as a row of its own" in problems[0].message
+    assert 3 not in [row.line for row in rows]
+
+
+def test_a_quote_left_open_in_a_file_quoting_every_cell_is_named_on_the_row_it_opens():
+    from sitegen.review.parsing import parse_csv
+
+    # LibreOffice's and Google Sheets' form: the quote that opens the next row closes the note.
+    text = ('"record_id","decision","note"\n"10.1000/a","include",""\n"10.1000/b","exclude","a note\n'
+            '"10.1000/c","include",""\n')
+    _, problems = parse_csv(text, "screening/title-abstract/a.csv", ["record_id", "decision", "note"],
+                            {"record_id", "decision"})
+    assert [(problem.line, problem.code) for problem in problems] == [(3, "csv-syntax")]
+
+
+def test_a_note_over_several_lines_is_read_whole_though_a_line_of_it_starts_with_a_record_id():
+    from sitegen.review.parsing import parse_csv
+
+    note = "same work as\n10.1000/x\n10.1000/y (its preprint)"
+    text = f'record_id,decision,reason,note\n10.1000/a,exclude,,"{note}"\n10.1000/b,include,,\n'
+    rows, problems = parse_csv(text, "screening/title-abstract/a.csv", ["record_id", "decision", "reason", "note"],
+                               {"record_id", "decision"})
+    assert problems == [] and [row.values["note"] for row in rows] == [note, ""]
+
+
+def test_a_quote_left_open_in_a_decision_file_fails_check_at_its_row(sitegen, example_copy, tmp_path):
+    path = example_copy / TA / "reviewer-a.csv"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[150] = lines[150].rstrip("\r\n") + '"a note\n'
+    lines[154] = lines[154].rstrip("\r\n") + '5 inch"\n'
+    path.write_text("".join(lines), encoding="utf-8")
+    check_reports(sitegen, example_copy, f"{TA}/reviewer-a.csv", 151, "which reads as a row of its own")
+    code, _, _ = sitegen("build", example_copy, "--out", tmp_path / "site")
+    assert code == 1 and not (tmp_path / "site").exists()
+
+
 @pytest.mark.parametrize("hide", ["file", "folder", "stage"])
 def test_review_files_hidden_by_a_leading_dot_are_named_not_silently_dropped(sitegen, example_copy, hide):
     # A hidden file is never read: a decision file renamed .reviewer-a.csv, or evidence moved into a hidden

@@ -27,7 +27,7 @@ from pydantic import BaseModel, StringConstraints, TypeAdapter, ValidationError
 from pydantic_core import SchemaValidator
 
 from sitegen.files import SPREADSHEETS, utf16_order
-from sitegen.records.ids import forced_text
+from sitegen.records.ids import forced_text, record_id_problem
 from sitegen.records.model import CONTROL_CHARACTER, NONCHARACTER, printable
 from sitegen.review.problems import Problem
 
@@ -1239,15 +1239,41 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
                 if count != width:
                     values = values[:width] if count > width else [*values, *[""] * (width - count)]
                 cells = dict(zip(names, map(str.strip, values) if padded else values, strict=True))
-                rows.append(CsvRow(start, cells, FieldColumns(names, lines, start)))
+                if reader.line_num > start and (inner := _row_within(lines, start, reader.line_num, names)):
+                    problems.append(_quote_left_open(rel, start, reader.line_num, inner))
+                else:
+                    rows.append(CsvRow(start, cells, FieldColumns(names, lines, start)))
             start = reader.line_num + 1
     except csv.Error as exc:
         if reader.line_num > start and "unexpected end of data" in str(exc):  # a quote never closed: where it opened
             problems.append(Problem(rel, start, None, "csv-syntax", "CSV syntax error: a quoted field of this row is "
                                     "never closed (a '\"' missing), so the rest of the file was read into it"))
+        elif reader.line_num > start and (inner := _row_within(lines, start, reader.line_num, names)):
+            problems.append(_quote_left_open(rel, start, reader.line_num, inner))  # closed by a later row's '"'
         else:
             problems.append(Problem(rel, reader.line_num, None, "csv-syntax", f"CSV syntax error: {exc}"))
     return rows, problems
+
+
+def _row_within(lines: _Lines, start: int, end: int, names: list[str]) -> int | None:
+    """The first of lines `start`+1 to `end` (the lines of one row, a quoted cell running over them) that reads as a
+    row of its own, a record id in its record_id column, or None. A quote left open on line `start` and closed by a
+    '"' in a later row takes the rows between into one cell: their decisions would silently count for nothing."""
+    if "record_id" not in names:
+        return None
+    at = names.index("record_id")
+    for number in range(start + 1, end + 1):
+        cells = (lines.line(number) or "").split(",")
+        if 1 < len(cells) and at < len(cells) and record_id_problem(cells[at].strip().strip('"').strip()) is None:
+            return number
+    return None
+
+
+def _quote_left_open(rel: str, start: int, end: int, inner: int) -> Problem:
+    return Problem(rel, start, None, "csv-syntax",
+                   f"CSV syntax error: a quoted field opens on this row and is not closed on it (a '\"' missing), so "
+                   f"it runs on to line {end}, taking in line {inner}, which reads as a row of its own: close the quote "
+                   "on this line (a '\"' inside a quoted field is written '\"\"')")
 
 
 def _shown_column(name: str) -> str:
