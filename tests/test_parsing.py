@@ -120,6 +120,23 @@ def test_json_a_review_file_cannot_hold_is_named_at_its_line_and_column(text, po
     assert (problem.line, problem.column, problem.code) == (*position, code)
 
 
+@pytest.mark.parametrize("text, position, fragment", [
+    ('{\n  "a": 1,\n  "b": [1, 2],\n}\n', (3, 14), "a comma after the last item"),  # json stops a line on, at }
+    ('{\n  "b": [\n    "x",\n    "y",\n  ]\n}', (4, 8), "a comma after the last item"),
+    ('{\n  "a": 1,\n  // the first run\n  "b": 2\n}', (3, 3), "JSON has no comments"),
+    ('{\n  "a": 1,\n  # the first run\n  "b": 2\n}', (3, 3), "JSON has no comments"),
+    ("{\n  'a': 1\n}", (2, 3), "double quotes"),
+    ('{\n  "a": ,\n}', (2, 8), "Expecting value"),  # no comma after a last item: json's own words
+])
+def test_json_written_as_javascript_is_named_where_a_person_wrote_it(text, position, fragment):
+    """A trailing comma was reported at the bracket after it, a line later, as "Expecting property name"."""
+    from sitegen.review.parsing import _json
+
+    _, [problem] = _json(text, "searches/main.json", 0)
+    assert (problem.line, problem.column, problem.code) == (*position, "json-syntax")
+    assert fragment in problem.message
+
+
 def test_the_walk_for_a_refusal_past_where_json_stopped_never_fails_itself():
     """After json's reader gave up (nested too deep), text it never read may hold a string that is not
     valid JSON: finding the place must not raise in turn."""

@@ -1028,6 +1028,9 @@ def _json(text: str, rel: str, line_offset: int) -> tuple[Any, list[Problem]]:
             return None, [Problem(rel, exc.lineno + line_offset, 1, "merge-conflict", CONFLICT_MESSAGE)]
         if conflict := merge_conflict(text, rel, line_offset + 1):
             return None, [conflict]
+        if habit := _written_otherwise(text, exc.pos):
+            (line, column), message = habit
+            return None, [Problem(rel, line + line_offset, column, "json-syntax", f"JSON syntax error: {message}")]
         return None, [Problem(rel, exc.lineno + line_offset, exc.colno, "json-syntax", f"JSON syntax error: {exc.msg}")]
     except _NumberRefused as exc:
         line, column = _refused_position(text, numbers=True) or (1, None)
@@ -1038,6 +1041,22 @@ def _json(text: str, rel: str, line_offset: int) -> tuple[Any, list[Problem]]:
     except RecursionError:
         line, column = _refused_position(text) or (1, None)
         return None, [Problem(rel, line + line_offset, column, "too-deep", "data is nested too deeply to read")]
+
+
+def _written_otherwise(text: str, index: int) -> tuple[Position, str] | None:
+    """Where and what JSON read by hand would hold, where json stopped at `index`, as JavaScript or a YAML habit
+    writes it: a comma after the last item (json stops at the bracket, a line after the comma a person left), a
+    comment, a string in single quotes. None for any other error."""
+    ahead = text[index:index + 2]
+    if ahead[:1] in ("}", "]"):
+        comma = len(text[:index].rstrip(" \t\r\n")) - 1
+        if comma >= 0 and text[comma] == ",":
+            return _line_and_column(text, comma), "a comma after the last item, which JSON does not allow: remove it"
+    if ahead in ("//", "/*") or ahead[:1] == "#":
+        return _line_and_column(text, index), "JSON has no comments: remove this one"
+    if ahead[:1] == "'":
+        return _line_and_column(text, index), "JSON writes text in double quotes (\"), not single ones (')"
+    return None
 
 
 # What `_refused_position` walks JSON that parsed up to a refusal by: strings whole, brackets, colons, words.
