@@ -1024,6 +1024,18 @@ def _replaced_by_a_file(review, name):
      "duplicate.csv", "sitegen reads 'duplicates.csv'"),
     (lambda review: (review / "review.yml").write_text("title: x\n"), "review.yml",
      "sitegen reads 'review.yaml' (beside review.yaml, which is read)"),
+    # Saved by another program or copied: Excel's "Unicode Text" (.txt), a spreadsheet's own format, a browser's
+    # second download, a text editor's .txt after the name. Each was left alone as a user's own file.
+    (lambda review: (review / "duplicates.txt").write_text("record_id\tduplicate_of\n"), "duplicates.txt",
+     "sitegen reads 'duplicates.csv'"),
+    (lambda review: (review / "duplicates.xlsx").write_bytes(b"PK\x03\x04"), "duplicates.xlsx",
+     "sitegen reads 'duplicates.csv'"),
+    (lambda review: (review / "duplicates (1).csv").write_text("record_id\n"), "duplicates (1).csv",
+     "sitegen reads 'duplicates.csv'"),
+    (lambda review: (review / "Validation - Copy.csv").write_text("record_id\n"), "Validation - Copy.csv",
+     "sitegen reads 'validation.csv'"),
+    (lambda review: (review / "state.json").rename(review / "state.json.txt"), "state.json.txt",
+     "sitegen reads 'state.json'"),
 ])
 def test_a_review_folder_that_is_not_one_or_misnamed_is_refused(sitegen, example_copy, tmp_path, change, path, said):
     change(example_copy)
@@ -1032,6 +1044,20 @@ def test_a_review_folder_that_is_not_one_or_misnamed_is_refused(sitegen, example
     assert code == 1 and said in err and not (tmp_path / "site").exists()
     (example_copy / "NOTES.md").write_text("a user's own file is left alone\n")
     assert path in sitegen("check", example_copy)[1] and "NOTES.md" not in sitegen("check", example_copy)[1]
+
+
+def test_a_review_whose_review_yaml_was_renamed_says_which_file_to_name_so(sitegen, example_copy, tmp_path):
+    (example_copy / "review.yaml").rename(example_copy / "review.yaml.txt")
+    check_reports(sitegen, example_copy, "review.yaml", None, "'review.yaml.txt' is there: rename it review.yaml")
+    code, _, err = sitegen("build", example_copy, "--out", tmp_path / "site")
+    assert code == 1 and "rename it review.yaml" in err and not (tmp_path / "site").exists()
+
+
+def test_files_of_a_user_near_the_review_files_names_are_left_alone(sitegen, example_copy):
+    for name in ("protocol.pdf", "protocol.txt", "records.ris", "duplicates-notes.csv", "NOTES.md"):
+        (example_copy / name).write_text("a user's own file\n")
+    code, out, _ = sitegen("check", example_copy)
+    assert code == 0, out
 
 
 def test_reading_a_review_lists_its_folder_once(example_copy, monkeypatch):

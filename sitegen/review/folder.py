@@ -958,16 +958,28 @@ def _root_problems(root: Path, entries: list[tuple[str, os.DirEntry]]) -> list[P
     return problems
 
 
+# What a browser or a file manager adds to the name of a copy ("duplicates (1).csv", "duplicates - Copy.csv",
+# "duplicates copy 2.csv", "duplicates 2.csv").
+_COPY_MARK = re.compile(r"(?:\s*\(\d+\)|\s*-?\s*copy(?:\s*\(?\d+\)?)?|\s+\d+)$")
+# The endings a review's file is given when saved from another program, beyond .yml for .yaml: a spreadsheet's own
+# formats and Excel's "Unicode Text" (.txt) for a CSV file; a text editor's .txt after any name (review.yaml.txt).
+_SAVED_AS = {"csv": ("tsv", "txt", "xlsx", "xls", "ods", "numbers"), "yaml": ("yml",)}
+
+
 def _meant(name: str, is_folder: bool) -> str | None:
     """The review's own entry a folder or file `name` is a near miss of, being of its kind: the same but for case,
-    a plural (search, evidences) or .yml for .yaml. (A repository's own VERSION file or run script, the review
-    its root, is no folder: no near miss of versions/ or runs/.)"""
-    def stems(written: str) -> set[str]:
-        base, dot, suffix = written.casefold().partition(".")
-        ending = dot + suffix.replace("yml", "yaml")
-        return {base + ending, base.removesuffix("s") + ending, base.removesuffix("es") + ending}
+    blanks, a plural (search, evidences), a copy's mark, or an ending another program saves it with (.yml, .txt,
+    .xlsx). (A repository's own VERSION file or run script, the review its root, is no folder: no near miss of
+    versions/ or runs/; a protocol.pdf is no near miss of protocol.md.)"""
+    def parts(written: str) -> tuple[set[str], str]:
+        base, _, suffix = written.casefold().partition(".")
+        base = _COPY_MARK.sub("", base.strip()).strip()
+        return {base, base.removesuffix("s"), base.removesuffix("es")}, \
+            suffix.removesuffix(".txt") if "." in suffix else suffix
+    bases, suffix = parts(name)
     known = REVIEW_FOLDERS if is_folder else REVIEW_FILES
-    return next((meant for meant in known if stems(meant) & stems(name)), None)
+    return next((meant for meant in known if bases & parts(meant)[0]
+                 and suffix in (parts(meant)[1], *_SAVED_AS.get(parts(meant)[1], ()))), None)
 
 
 def _is_the_same(path: Path, other: Path) -> bool:

@@ -174,10 +174,24 @@ def not_a_review(root: Path) -> str | None:
     return None
 
 
+def _review_yaml_named_otherwise(root: Path, looked_at: int = 2000) -> str | None:
+    """A file at the top of `root` named almost review.yaml (review.yml, Review.yaml, review.yaml.txt as a text
+    editor saves it): the review, renamed, would otherwise be said to be no review at all."""
+    from sitegen.review.folder import _meant  # (the folder's reader writes through this module)
+    try:
+        with os.scandir(root) as entries:
+            return next((entry.name for entry in itertools.islice(entries, looked_at)
+                         if entry.is_file(follow_symlinks=False) and _meant(entry.name, False) == "review.yaml"), None)
+    except OSError:
+        return None
+
+
 def _what_to_give(root: Path) -> str:
     """What a person who named a folder that is no review meant, or can do: the review it is inside (a command run in
     one of its folders), the reviews in it (run at a repository's root, or in its reviews/), else how to make one
     (`init` fills only a new or empty folder: suggested for this one, it was refused)."""
+    if renamed := _review_yaml_named_otherwise(root):
+        return f"{renamed!r} is there: rename it review.yaml"
     folder = os.path.normpath(root)
     while True:
         parent = os.path.normpath(os.path.join(folder, os.pardir))
