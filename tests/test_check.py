@@ -966,6 +966,20 @@ def test_a_decision_file_whose_first_line_declares_commas_as_excel_does_is_read(
         [(row.path, row.line, row.decision) for row in before.decisions]
 
 
+@pytest.mark.parametrize("declaration", ['"sep=,"', "sep=,,,", '"sep=,",,,'])
+def test_excel_s_separator_line_saved_again_as_a_row_by_another_program_is_read(sitegen, example_copy, declaration):
+    # LibreOffice and Google Sheets show "sep=," as a row, and save it as one: quoted, padded to the header's
+    # columns. It was refused as a header with an unknown column 'sep='.
+    path = example_copy / TA / "reviewer-a.csv"
+    before, _ = load_review(example_copy)
+    path.write_text(declaration + "\n" + path.read_text(encoding="utf-8"), encoding="utf-8")
+    assert sitegen("check", example_copy)[0] == 0
+    after, _ = load_review(example_copy)
+    assert len(after.decisions) == len(before.decisions)
+    path.write_text(path.read_text(encoding="utf-8").replace("sep=,", "sep=;", 1), encoding="utf-8")
+    check_reports(sitegen, example_copy, f"{TA}/reviewer-a.csv", 1, "('sep=;') is Excel's note that semicolons")
+
+
 def test_a_first_line_declaring_another_separator_says_what_it_is_and_to_delete_it(sitegen, example_copy):
     path = example_copy / TA / "reviewer-a.csv"
     rows = list(csv.reader(path.open(encoding="utf-8", newline="")))

@@ -1180,14 +1180,16 @@ class FieldColumns(Mapping[str, int]):
         return repr(self._found())
 
 
-# Excel's first line naming the separator of a CSV ("sep=;"), which it reads as such and does not show as a row.
-_SEPARATOR_LINE = re.compile(r"sep=(.)[ \t]*\r?")
+# Excel's first line naming the separator of a CSV ("sep=;"), which it reads as such and does not show as a row. A
+# program that shows it as a row (LibreOffice, Google Sheets) saves it again as one: its cell quoted ("sep=,"), and
+# padded with the row's empty cells (sep=,,,).
+_SEPARATOR_LINE = re.compile(r'("?)sep=(.)\1[ \t]*(?:,[ \t]*)*\r?')
 
 
 def declared_separator(first_line: str) -> str | None:
     """The separator a CSV's first line declares as Excel's "sep=," does, or None when it is no such line."""
     found = _SEPARATOR_LINE.fullmatch(first_line)
-    return found.group(1) if found else None
+    return found.group(2) if found else None
 
 
 def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tuple[list[CsvRow], list[Problem]]:
