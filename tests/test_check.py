@@ -97,6 +97,19 @@ def test_unknown_decision_value(sitegen, example_copy):
     check_reports(sitegen, example_copy, f"{TA}/reviewer-b.csv", 2, "decision: Input should be 'include', 'exclude' or 'maybe'")
 
 
+@pytest.mark.parametrize("written, meant", [("Include", "include"), ("EXCLUDE", "exclude"), ("Excluded", "exclude"),
+                                             ("Maybe", "maybe"), ("yes", None), ("x", None)])
+def test_a_decision_written_in_another_case_is_refused_saying_the_word_to_write(sitegen, example_copy, written, meant):
+    # Never read as the word it seems (a decision is a reviewer's, written as meant), but said: a spreadsheet's
+    # list of choices writes "Include".
+    path = example_copy / TA / "reviewer-b.csv"
+    record = path.read_text().splitlines()[1].split(",")[0]
+    replace_line(path, 2, f"{record},{written},,")
+    out = check_reports(sitegen, example_copy, f"{TA}/reviewer-b.csv", 2, "decision: Input should be")
+    [said] = [line for line in out.splitlines() if "reviewer-b.csv:2:" in line]
+    assert said.endswith(f"not {written!r}: write {meant!r} [schema]") if meant else "write" not in said
+
+
 def test_record_id_with_path_characters_in_decisions(sitegen, example_copy):
     replace_line(example_copy / TA / "reviewer-b.csv", 3, "10.1234/../../etc/passwd,include,,")
     check_reports(sitegen, example_copy, f"{TA}/reviewer-b.csv", 3, "path or control characters")

@@ -1386,9 +1386,20 @@ def _describe(error: dict[str, Any]) -> str:
         message = message.replace(" items", " characters")
     elif error["type"] == "string_pattern_mismatch" and (words := PATTERN_WORDS.get(error["ctx"]["pattern"])):
         message = f"must be {words}, not {error['input']!r}"
+    elif error["type"] == "literal_error" and isinstance(error.get("input"), str) \
+            and (meant := _literal_meant(error["input"], re.findall(r"'([^']*)'", error["ctx"]["expected"]))):
+        message += f", not {error['input']!r}: write {meant!r}"
     if error["type"] != "value_error" and isinstance(error.get("input"), str):  # (sitegen's own say what to write)
         message += forced_text_hint(error["input"])
     return f"{loc}: {message}" if loc else message
+
+
+def _literal_meant(value: str, expected: list[str]) -> str | None:
+    """The one of `expected` (include, exclude, same) that `value` is written otherwise as: in another case, or as a
+    spreadsheet's list of choices says it (Include, EXCLUDED, Same). Only said, never read as it: a decision is
+    written as it is meant. None for anything else (yes, 1, x: which decision is not said)."""
+    written = value.strip().casefold()
+    return next((word for word in expected if written in (word, word + "d", word + "ed")), None)
 
 
 def forced_text_hint(value: str) -> str:
