@@ -811,6 +811,19 @@ def test_a_quote_never_closed_in_a_decision_file_is_named_on_the_row_it_opens():
     assert "never closed" in problems[0].message
 
 
+@pytest.mark.parametrize("second", ["record_id,decision,reason,note", "\ufeffrecord_id,decision,reason,note,,"])
+def test_a_header_repeated_inside_a_csv_file_is_named_as_one(second):
+    """Two files put together (`cat`, a merge taking both sides): it was refused as a record id 'record_id' and a
+    decision 'decision'."""
+    from sitegen.review.parsing import parse_csv
+
+    text = f"record_id,decision,reason,note\n10.1000/a,include,,\n{second}\n10.1000/b,exclude,,\n"
+    rows, problems = parse_csv(text, "screening/title-abstract/a.csv", ["record_id", "decision", "reason", "note"],
+                               {"record_id", "decision"})
+    assert [(problem.line, problem.code) for problem in problems] == [(3, "repeated-header")]
+    assert [row.line for row in rows] == [2, 4]
+
+
 @pytest.mark.parametrize("closed_by", [
     '10.1000/e,exclude,,5 inch"\r\n',  # a '"' at the end of a later row closes it: no syntax error at all
     '10.1000/e,exclude,,5" apart\r\n',  # closed inside a later row: csv stops there, far from the mistake

@@ -1260,7 +1260,11 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
                 if count != width:
                     values = values[:width] if count > width else [*values, *[""] * (width - count)]
                 cells = dict(zip(names, map(str.strip, values) if padded else values, strict=True))
-                if reader.line_num > start and (inner := _row_within(lines, start, reader.line_num, names)):
+                if _repeats_header(values, names):
+                    problems.append(Problem(rel, start, 1, "repeated-header",
+                                            f"this line repeats the header (line {header_line}), as where two files "
+                                            "were put together: remove it"))
+                elif reader.line_num > start and (inner := _row_within(lines, start, reader.line_num, names)):
                     problems.append(_quote_left_open(rel, start, reader.line_num, inner))
                 else:
                     rows.append(CsvRow(start, cells, FieldColumns(names, lines, start)))
@@ -1274,6 +1278,15 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
         else:
             problems.append(Problem(rel, reader.line_num, None, "csv-syntax", f"CSV syntax error: {exc}"))
     return rows, problems
+
+
+def _repeats_header(values: list[str], names: list[str]) -> bool:
+    """Whether a row's cells are the header's names (a second file's header, its byte-order mark too, after the
+    first file's rows). Its first cell is looked at alone first: a row holds a record id there."""
+    def name(value: str) -> str:
+        return value.strip().lstrip("\ufeff").strip()
+    return name(values[0]) == names[0] and [name(value) for value in values[:len(names)]] == names \
+        and not any(value.strip() for value in values[len(names):])
 
 
 def _row_within(lines: _Lines, start: int, end: int, names: list[str]) -> int | None:
