@@ -1389,6 +1389,8 @@ def test_a_column_name_holding_a_character_that_does_not_show_is_shown_escaped(s
                                        "'reason', 'Note' as 'note'"),
     ("Record ID,decision,reason,note", "write 'Record ID' as 'record_id'"),
     ("record-id,decision,reason,note", "write 'record-id' as 'record_id'"),
+    ("RecordID,decision,reason,note", "write 'RecordID' as 'record_id'"),
+    ("record.id,decision,reason,note", "write 'record.id' as 'record_id'"),
 ])
 def test_a_column_named_as_a_person_writes_it_says_which_name_to_write(sitegen, example_copy, written, says):
     path = example_copy / TA / "reviewer-a.csv"

@@ -1325,14 +1325,18 @@ _SEPARATOR_NAMES = {";": "semicolons", "\t": "tabs", "|": "'|'"}
 def _named_otherwise(unknown: list[str], header: list[str]) -> str:
     """What to say of columns named as a person would write the expected names ("Record_ID", "Record ID",
     "record-id"): which name to write for each."""
-    meant = {name: _column_name(name) for name in unknown}
-    renames = [f"{name!r} as {meant[name]!r}" for name in unknown if meant[name] in header and meant[name] != name]
+    meant = {name: _column_name(name, header) for name in unknown}
+    renames = [f"{name!r} as {meant[name]!r}" for name in unknown if meant[name] not in (None, name)]
     return f"; column names are written in lower case, with '_' between words: write {', '.join(renames)}" \
         if renames else ""
 
 
-def _column_name(name: str) -> str:
-    return "_".join(name.lower().replace("-", " ").replace("_", " ").split())
+def _column_name(name: str, header: list[str]) -> str | None:
+    """The expected column `name` is written as, its letters and digits alike ("RecordID", "Duplicate of",
+    "record.id"), or None."""
+    def letters(text: str) -> str:
+        return "".join(character for character in text.casefold() if character.isalnum())
+    return next((expected for expected in header if letters(expected) == letters(name)), None)
 
 
 def _separated_otherwise(line: str | None, header: list[str]) -> str:
