@@ -1282,10 +1282,12 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
 
 def _repeats_header(values: list[str], names: list[str]) -> bool:
     """Whether a row's cells are the header's names (a second file's header, its byte-order mark too, after the
-    first file's rows). Its first cell is looked at alone first: a row holds a record id there."""
+    first file's rows), in a file of records, where no row can be (no record id reads 'record_id'). Its first cell
+    is looked at alone first: a row holds a record id there."""
     def name(value: str) -> str:
         return value.strip().lstrip("\ufeff").strip()
-    return name(values[0]) == names[0] and [name(value) for value in values[:len(names)]] == names \
+    return name(values[0]) == names[0] and "record_id" in names \
+        and [name(value) for value in values[:len(names)]] == names \
         and not any(value.strip() for value in values[len(names):])
 
 
