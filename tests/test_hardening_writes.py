@@ -188,6 +188,89 @@ def test_a_killed_transaction_leaves_nothing_recover_cannot_finish_or_remove(rev
     assert (tmp_path / "attempt-4" / "screening" / "extra" / "new.csv").read_text() == "new,decisions\n"
 
 
+# Kills itself while streaming records.jsonl (`Lines`, written a line a block here: each larger than the file's
+# buffer, so each reaches the file as it is written), after half its lines: printed, the size they reached.
+KILLED_STREAM = """
+import os, signal, sys
+from pathlib import Path
+import sitegen.review.write as write
+from sitegen.review.transaction import Transaction
+write.BLOCK = 10
+temporary = Path(sys.argv[1]) / ".records.jsonl.sitegen-new.sitegen-tmp-"
+def lines():
+    for number in range(100):
+        if number == 50:
+            written = [path.stat().st_size for path in temporary.parent.glob(temporary.name + "*")]
+            print(written[0], flush=True)
+            os.kill(os.getpid(), signal.SIGKILL)
+        yield f'{{"id":"record-{number:03}","abstract":"{"x" * 20000}"}}\\n'
+transaction = Transaction(Path(sys.argv[1]))
+transaction.write("ledger.jsonl", "new ledger\\n")
+transaction.write("records.jsonl", write.Lines(lines()))
+transaction.commit()
+"""
+
+
+def test_a_transaction_killed_while_streaming_a_file_leaves_the_review_as_it_was(review):
+    (review / "records.jsonl").write_text('{"id":"old"}\n')
+    before = snapshot(review)
+    killed = child(KILLED_STREAM, review, stdout=subprocess.PIPE)
+    out, _ = killed.communicate(timeout=30)
+    assert killed.returncode == -signal.SIGKILL
+    assert int(out) >= 49 * 20000  # written as made: the lines before were on disk already, not held
+    left = interrupted(review)
+    assert left and all(rel.endswith(STAGED) or ".sitegen-tmp-" in rel for rel in left), left
+    assert recover(review) and interrupted(review) == [] and snapshot(review) == before
+
+
+class FailingWrites:
+    """A file opened by `_staged` whose `fails_at`-th write fails with ENOSPC, as a disk filling up mid-file does."""
+
+    def __init__(self, handle, fails_at: int):
+        self.handle, self.fails_at, self.writes = handle, fails_at, 0
+
+    def __getattr__(self, name):
+        return getattr(self.handle, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return self.handle.__exit__(*exc)
+
+    def write(self, data):
+        self.writes += 1
+        if self.writes == self.fails_at:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return self.handle.write(data)
+
+
+@pytest.mark.parametrize("failure", ["full disk", "lone surrogate"])
+def test_a_streamed_file_failing_mid_write_changes_nothing(review, monkeypatch, failure):
+    import sitegen.review.write as write
+
+    (review / "records.jsonl").write_text('{"id":"old"}\n')
+    before = snapshot(review)
+    monkeypatch.setattr(write, "BLOCK", 10)
+    lines = [f'{{"id":"record-{number:03}"}}\n' for number in range(100)]
+    if failure == "lone surrogate":  # the readers refuse one; the transaction is the last guard, even streamed
+        lines[60] = '{"id":"\ud800"}\n'
+    else:
+        real_fdopen = os.fdopen
+        monkeypatch.setattr(os, "fdopen", lambda *args, **kwargs: FailingWrites(real_fdopen(*args, **kwargs), 60))
+    transaction = Transaction(review)
+    transaction.write("ledger.jsonl", "new ledger\n")
+    transaction.write("records.jsonl", write.Lines(iter(lines)))
+    with pytest.raises((OSError, SitegenError)) as failed:
+        transaction.commit()
+    monkeypatch.undo()
+    message = str(failed.value)
+    assert message == (f"[Errno 28] No space left on device: '{review / 'records.jsonl'}'" if failure == "full disk"
+                       else f"refusing to write 'records.jsonl' in {review}: its text holds a lone UTF-16 surrogate, "
+                            "which UTF-8 cannot encode; nothing was written")
+    assert interrupted(review) == [] and snapshot(review) == before
+
+
 KILLED_WRITE = """
 import os, signal, sys
 from pathlib import Path

@@ -34,7 +34,7 @@ from pydantic import ValidationError
 from sitegen.errors import OptionInvalid, SitegenError, cannot_read, shown_path
 from sitegen.living.ledger import append, given_search_id, given_text
 from sitegen.living.merge import integrate
-from sitegen.living.update import check_run_time, decided, matched_rows, require_lock
+from sitegen.living.update import check_run_time, decided, require_lock, write_integrated
 from sitegen.records.model import Record, model_data
 from sitegen.records.providers import PROVIDERS, Source, kind
 from sitegen.references import Format, ReferenceProblem, read_reference_file
@@ -42,7 +42,7 @@ from sitegen.references.records import entry_record
 from sitegen.review.folder import Review
 from sitegen.review.models import ImportedFile, ImportPayload
 from sitegen.review.transaction import Transaction
-from sitegen.review.write import json_kept_form, jsonl
+from sitegen.review.write import json_kept_form
 from sitegen.text import counted
 
 Method = Literal["database", "other"]
@@ -255,9 +255,7 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
         transaction.write(f"searches/{seen}.json", json_kept_form(review.root / f"searches/{seen}.json",
                                                                  model_data(advanced)))
         result.seen = (seen, len(added))
-    transaction.write("records.jsonl", jsonl(model_data(record) for record in merged.records.values()))
-    if merged.matched:
-        transaction.write("duplicates.csv", matched_rows(review, at, merged.matched))
+    write_integrated(transaction, review, at, merged)
     transaction.commit()
     return result
 

@@ -34,7 +34,7 @@ from sitegen.living.manifests import (
     run_manifest,
     strategy_runs,
 )
-from sitegen.living.merge import Decided, integrate
+from sitegen.living.merge import Decided, Integration, integrate
 from sitegen.living.retirement import Retirement, reinstate_hint, retired_searches
 from sitegen.records.citations import LABEL as CITATION_SEARCHING
 from sitegen.records.citations import strategy_repeats
@@ -55,7 +55,7 @@ from sitegen.review.models import (
     parse_timestamp,
 )
 from sitegen.review.transaction import Transaction
-from sitegen.review.write import json_kept_form, jsonl, with_rows_added
+from sitegen.review.write import Lines, json_kept_form, jsonl_lines, with_rows_added
 from sitegen.sources.base import about
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.search import check_strategy, describe, open_fetcher, run_strategy
@@ -413,9 +413,7 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
             "last_event": anchor(events[last_payload[search.monitor_id]])})
         rel = f"searches/{search.monitor_id}.json"  # a new one's (monitor add) is written as pretty_json writes it
         transaction.write(rel, json_kept_form(review.root / rel, model_data(advanced)))
-    transaction.write("records.jsonl", jsonl(model_data(record) for record in merged.records.values()))
-    if merged.matched:
-        transaction.write("duplicates.csv", matched_rows(review, at, merged.matched))
+    write_integrated(transaction, review, at, merged)
     for rel, data in recorded.items():
         transaction.write(f"snapshots/{rel}", data)
     for rel, data in manifests.items():
@@ -496,6 +494,15 @@ def _status_cell(outcome: SourceOutcome) -> str:
 
 
 MATCHED_REVIEWER = "sitegen"  # the reviewer of a duplicates.csv row that update wrote for a metadata match
+
+
+def write_integrated(transaction: Transaction, review: Review, at: str, merged: Integration) -> None:
+    """Stage what integrating a run's or an import's records changes: records.jsonl, every record one line in id
+    order, streamed (`Lines`: made and written a block at a time as the transaction commits, never held whole),
+    and duplicates.csv when records were matched by metadata."""
+    transaction.write("records.jsonl", Lines(jsonl_lines(model_data(record) for record in merged.records.values())))
+    if merged.matched:
+        transaction.write("duplicates.csv", matched_rows(review, at, merged.matched))
 
 
 def matched_rows(review: Review, at: str, matched: list[tuple[str, str, float]]) -> str:

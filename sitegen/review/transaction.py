@@ -40,6 +40,7 @@ from sitegen.errors import LockHeld, SitegenError, shown_argument, shown_path, s
 from sitegen.records.listing import listed
 from sitegen.review.parsing import walk
 from sitegen.review.write import (
+    Lines,
     atomic_write,
     fsync_dir,
     interrupts_held,
@@ -57,15 +58,21 @@ MAX_JOURNAL_BYTES = 1_000_000  # a journal names a few files; anything larger wa
 class Transaction:
     def __init__(self, root: Path):
         self.root = root
-        self.files: dict[str, bytes] = {}
+        self.files: dict[str, bytes | Lines] = {}
 
-    def write(self, rel: str, data: bytes | str) -> None:
-        """Stage `data` for the review-relative path `rel` (written only by `commit`)."""
+    def write(self, rel: str, data: bytes | str | Lines) -> None:
+        """Stage `data` for the review-relative path `rel` (written only by `commit`). `Lines` are made only as
+        `commit` writes them: what they are made from must not change before it."""
         reason = _unsafe(self.root, rel)
         if reason:
             raise SitegenError(f"refusing to write {rel!r} in {self.root}: the path {reason}")
-        try:
+        with self._encodable(rel):
             self.files[rel] = data.encode("utf-8") if isinstance(data, str) else data
+
+    @contextmanager
+    def _encodable(self, rel: str) -> Iterator[None]:
+        try:
+            yield
         except UnicodeEncodeError:  # the readers refuse or replace lone surrogates; this is the last guard
             raise SitegenError(f"refusing to write {rel!r} in {self.root}: its text holds a lone UTF-16 surrogate, "
                                "which UTF-8 cannot encode; nothing was written") from None
@@ -80,7 +87,7 @@ class Transaction:
             for rel in rels:
                 # The staged file is renamed over the target, so it is born with the target's mode; an error
                 # writing it (a read-only folder, a full disk) names the target, the file the user knows.
-                with named_as(self.root / rel):
+                with named_as(self.root / rel), self._encodable(rel):  # `Lines` are encoded as they are written
                     atomic_write(self.root / (rel + STAGED), self.files[rel], mode_from=self.root / rel, step=True)
             # Ctrl-C from the commit point on waits for the last rename: the process leaves the review whole, not
             # for the next command to finish.

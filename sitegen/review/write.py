@@ -71,7 +71,42 @@ def pretty_json(value: Any) -> str:
 
 
 def jsonl(rows: Iterable[Any]) -> str:
-    return "".join(canonical_json(row) + "\n" for row in rows)
+    return "".join(jsonl_lines(rows))
+
+
+def jsonl_lines(rows: Iterable[Any]) -> Iterator[str]:
+    """The lines of `jsonl(rows)`, one at a time: a file too large to hold whole is written from them (`Lines`)."""
+    return (canonical_json(row) + "\n" for row in rows)
+
+
+@dataclass(frozen=True)
+class Lines:
+    """A file's text given as its lines, made only as it is written (`atomic_write`, a transaction's commit) and
+    written in blocks: records.jsonl at review scale, whose text held whole (as a string, then encoded) took
+    several times the file's size at the moment a command's memory peaked. Each block is encoded before a byte of
+    it is written, so a line UTF-8 cannot encode fails the write as a whole text would."""
+
+    lines: Iterable[str]
+
+
+BLOCK = 1 << 20  # characters encoded and written at a time from `Lines`
+
+
+def _blocks(data: bytes | str | Lines) -> Iterator[bytes]:
+    """`data` as the bytes to write: whole, or from `Lines` in blocks of about BLOCK characters."""
+    if not isinstance(data, Lines):
+        yield data.encode("utf-8") if isinstance(data, str) else data
+        return
+    block: list[str] = []
+    size = 0
+    for line in data.lines:
+        block.append(line)
+        size += len(line)
+        if size >= BLOCK:
+            yield "".join(block).encode("utf-8")
+            block, size = [], 0
+    if block:
+        yield "".join(block).encode("utf-8")
 
 
 # ----------------------------------------------------------------- a reviewer's file written again in its form
@@ -234,7 +269,7 @@ def _csv_cell(value: str, quote_all: bool, quoted_empty: bool) -> str:
     return value
 
 
-def atomic_write(path: Path, data: bytes | str, *, mode_from: Path | None = None, sweep: bool = False,
+def atomic_write(path: Path, data: bytes | str | Lines, *, mode_from: Path | None = None, sweep: bool = False,
                  step: bool = False) -> None:
     """Replace `path` with `data` in one step (noted in `written`, unless it is only a `step` of a larger write: a
     transaction's staged file or journal).
@@ -306,8 +341,9 @@ def probe_writable(folder: Path) -> None:
     os.unlink(probe)
 
 
-def _staged(path: Path, data: bytes | str, mode_from: Path) -> Path:
-    """`data` written in full and fsynced to a new temporary file beside `path`, with `mode_from`'s mode.
+def _staged(path: Path, data: bytes | str | Lines, mode_from: Path) -> Path:
+    """`data` written in full (`Lines` in blocks) and fsynced to a new temporary file beside `path`, with
+    `mode_from`'s mode.
     Only a file is ever replaced: renamed over a device (/dev/full, as root), a pipe or a socket, the new file
     would take its place."""
     try:
@@ -317,8 +353,6 @@ def _staged(path: Path, data: bytes | str, mode_from: Path) -> Path:
     if kind is not None and not (stat.S_ISREG(kind) or stat.S_ISLNK(kind)):
         raise OSError(errno.EINVAL, "not a file (a folder, a device, a pipe or a socket), which sitegen never "
                                     "replaces; give a file name", str(path))
-    if isinstance(data, str):
-        data = data.encode("utf-8")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}{_TEMPORARY_MARK}{secrets.token_hex(8)}"
     # O_EXCL never writes through something already there; 0o666 lets the kernel apply the umask.
@@ -328,7 +362,8 @@ def _staged(path: Path, data: bytes | str, mode_from: Path) -> Path:
             fcntl.flock(fd, fcntl.LOCK_EX)  # while it is written: `remove_abandoned` leaves a file in use alone
         with os.fdopen(fd, "wb") as handle:
             _copy_mode(mode_from, handle.fileno())
-            handle.write(data)
+            for block in _blocks(data):
+                handle.write(block)
             handle.flush()
             os.fsync(handle.fileno())
     except BaseException as exc:
