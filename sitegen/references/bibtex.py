@@ -308,14 +308,24 @@ def _decoded(value: str) -> str:
 
 def _runs_set_aside(value: str, runs: list[str]) -> str:
     """`value` with each run of plain text outside braces replaced by a stand-in past its first RUN_ARGUMENTS
-    characters, the text replaced kept in `runs`; `value` itself when it holds a command that reads its text raw."""
+    characters, the text replaced kept in `runs`; `value` itself when it holds a command that reads its text raw.
+    Braces that open the value, or open right inside such braces, are no command's argument (nothing before them
+    could take one): their text is read as outside braces (a title protected whole, "{{A Title With {Braces}}}"),
+    unless a "$" is left (math whose end was not found, which pylatexenc reads on past the braces' end)."""
     if re.search(r"\\(?:verb|begin|end)", value):
         return value
-    pieces, depth = [], 0
+    unwrapped = "$" in value
+    pieces: list[str] = []
+    wrapping: list[bool] = []  # for each group open, whether it is such braces
+    depth = 0  # groups open that are not
     for found in LATEX_PIECE.finditer(value):
         piece = found.group()
-        depth += 1 if piece == "{" else -1 if piece == "}" and depth else 0
-        if found.group(1) and not depth and (tail := RUN_TAIL.match(piece)):
+        if piece == "{":
+            wrapping.append(not unwrapped and not depth and (not pieces or (pieces[-1] == "{" and wrapping[-1])))
+            depth += not wrapping[-1]
+        elif piece == "}" and wrapping:
+            depth -= not wrapping.pop()
+        elif found.group(1) and not depth and (tail := RUN_TAIL.match(piece)):
             runs.append(tail.group(2))
             piece = f"{tail.group(1)}\ue003{len(runs) - 1}\ue004{piece[tail.end():]}"
         pieces.append(piece)
