@@ -9,7 +9,10 @@ into a fresh review (`sitegen init`, protocol locked) by `sitegen import` in a s
 size: the file's megabytes and records, the command's wall-clock seconds and its peak resident memory
 (getrusage of that one child, through wait4).
 
-    python bench/import_scale.py [SIZE_MB ...] [--formats ris medline wos bibtex csv csl-json] [--trace MB]
+    python bench/import_scale.py [SIZE_MB ...] [--formats ris medline wos bibtex csv csl-json] [--trace MB] [--braced]
+
+--braced wraps each BibTeX title and abstract whole in braces ("title = {{...}}"), as a title protected from a
+style's lower-casing is written.
 
 --trace MB reads a file of MB megabytes in this process under tracemalloc instead and prints the peak
 traced memory of each step of the import and the lines holding the most memory at that peak.
@@ -101,7 +104,11 @@ def bibtex_record(shape: str, number: int, rng: random.Random) -> str:
     record = re.sub(r"(?m)^  title = \{.*\},$", f"  title = {{{title} ({number})}},", record)
     record = re.sub(r"(?m)^  doi = \{.*\},$", f"  doi = {{10.5555/bench.{number}}},", record)
     record = re.sub(r"(?m)^  openalex = \{.*\},\n", "", record)
-    return re.sub(r"(?m)^  pmid = \{.*\},$", f"  pmid = {{{30000000 + number}}},", record)
+    record = re.sub(r"(?m)^  pmid = \{.*\},$", f"  pmid = {{{30000000 + number}}},", record)
+    return re.sub(r"(?m)^  (title|abstract) = \{(.*)\},$", r"  \1 = {{\2}},", record) if BRACED else record
+
+
+BRACED = False  # --braced
 
 
 def csv_record(shape: str, number: int, rng: random.Random) -> str:
@@ -227,7 +234,10 @@ def main() -> None:
     parser.add_argument("sizes", nargs="*", type=float, default=[50, 200], help="file sizes in MB")
     parser.add_argument("--formats", nargs="+", choices=list(MAKERS), default=list(MAKERS))
     parser.add_argument("--trace", type=float, metavar="MB", help="trace the memory of reading a file of MB MB")
+    parser.add_argument("--braced", action="store_true", help="BibTeX titles and abstracts wrapped whole in braces")
     options = parser.parse_args()
+    global BRACED
+    BRACED = options.braced
     with tempfile.TemporaryDirectory() as folder:
         for fmt in options.formats:
             if options.trace:
