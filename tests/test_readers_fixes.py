@@ -233,9 +233,10 @@ RAYYAN_CSV = ("key,title,authors,journal,issn,volume,issue,pages,year,publisher,
 
 @pytest.mark.parametrize(("text", "expected"), [
     (PUBMED_CSV, {"ID": "30000011", "pmid": "30000011", "pmcid": "PMC123", "doi": "10.1000/eb.21", "year": "2021",
-                  "author": "Lira, R and de Oliveira Filho, ASB and Cruz, A.", "journal": "Econ Bot",
+                  "author": "Lira, R and de Oliveira Filho, ASB and Cruz, A", "journal": "Econ Bot",
                   "database": "PubMed"}),
-    (SCOPUS_CSV, {"ID": "2-s2.0-85000000001", "author": "Smolen, J. and Landew\u00e9, R.B.M.", "pages": "685-699",
+    (SCOPUS_CSV, {"ID": "2-s2.0-85000000001", "author": "Smolen, Josef and Landew\u00e9, Robert",  # full names
+                  "pages": "685-699",
                   "journal": "Ann Rheum Dis", "number": "6", "pmid": "32000001", "language": "English",
                   "database": "Scopus", "url": "https://www.scopus.com/x"}),
     (WOS_TAB, {"ID": "WOS:000000000000001", "title": 'A "quoted" title', "author": "Smith, John and Jones, Ann",  # AF, the full names

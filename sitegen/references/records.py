@@ -71,6 +71,10 @@ CSL_TYPES = {
     "conference paper": "paper-conference", "conference review": "paper-conference", "book chapter": "chapter",
     "review": "article-journal", "letter": "article-journal", "editorial": "article-journal",
     "note": "article-journal", "erratum": "article-journal", "short survey": "article-journal",
+    # Zotero's item types, as its CSV writes them (lower-cased here)
+    "journalarticle": "article-journal", "booksection": "chapter", "conferencepaper": "paper-conference",
+    "magazinearticle": "article-magazine", "newspaperarticle": "article-newspaper", "preprint": "article",
+    "webpage": "webpage", "computerprogram": "software",
 }
 # Every item type CSL names (CSL-JSON's schema, version 1.0), and "preprint" as some files write a preprint's. A
 # file that names a record's CSL type gives it that type, whatever it is: sitegen's records CSV in its `type` column,

@@ -29,7 +29,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from sitegen.records.entry import ALIASES, NOTHING, Entry
+from sitegen.records.model import FOUR_DIGITS
 from sitegen.records.names import AUTHORS_AND, author_names
+from sitegen.records.pages import medline_pages
 from sitegen.references import wos
 from sitegen.references.fields import (
     EMBASE,
@@ -45,6 +47,7 @@ from sitegen.references.fields import (
 )
 from sitegen.references.problems import UNRECOGNISED, ReferenceProblem, Skipped, checked
 from sitegen.references.records import CSL_TYPES_OF_OTHER_SENSES, month_of
+from sitegen.references.ris import EBSCOHOST_DATABASES, MONTHS, PUBMED_DATABASE
 
 # A cell larger than any reference's field (an abstract holds at most 200,000 characters) is refused as it is read:
 # a 500 MB title cell took 6 GB of memory before the title's own limit could refuse it.
@@ -80,9 +83,19 @@ LINE_BREAK = "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # every character str.split
 GUARDED_LINE_START = f"(?:^|(?<=[{LINE_BREAK}]))(?='*[{re.escape(''.join(FORMULA_STARTS))}])"
 _FORMULA_GUARD = re.compile(f"{GUARDED_LINE_START}'")
 # A cell that is a spreadsheet's formula, as files made for Excel write them ('=HYPERLINK("https://doi.org/…")',
-# forced text '="10.1000/x"'): its value is not in the file, and read as written it was a record's title, or its DOI
+# '="10.1000/" & A2'): its value is not in the file, and read as written it was a record's title, or its DOI
 # left out. A spreadsheet saving the file as CSV writes the values; no reference's field starts so.
 SPREADSHEET_FORMULA = re.compile(r'\s*=\s*(?:"|[A-Za-z][A-Za-z0-9._]*\s*\()')
+# Forced text, a formula that is one string and nothing else ('="19326203"', its quotes doubled inside): its value is
+# the string, in the file. EBSCOhost's CSV writes every ISSN and date so, so that Excel keeps their zeros and their
+# form; refused as a formula, no row of the export was read.
+FORCED_TEXT = re.compile(r'\s*=\s*"((?:[^"]|"")*)"\s*')
+
+
+def forced_text_read(value: str) -> str:
+    """A cell's value, a forced text's string (see FORCED_TEXT) given as the string."""
+    forced = FORCED_TEXT.fullmatch(value) if "=" in value else None
+    return forced[1].replace('""', '"') if forced else value
 
 
 @dataclass(frozen=True)
@@ -104,7 +117,12 @@ class Preset:
     accession: str | None = None  # a column of accession numbers, read as the PMID where one is (accession_pmid)
     rather: dict[str, str] = field(default_factory=dict)
     kinds: tuple[str, str] | None = None  # Web of Science's publication type and document types columns (PT, DT)
-    citation: str | None = None  # a column of the citation written whole, read for a labelled article number
+    page_count: tuple[str, str] | None = None  # the columns of the first page and of the number of pages
+    written_date: str | None = None  # a column of dates as EBSCOhost writes them (see `written_date`)
+    database_link: str | None = None  # a column of EBSCOhost addresses, which name the record's database (db=)
+    extra_ids: str | None = None  # a column of lines "PMID: 123", "PMCID: PMC123" (Zotero's Extra)
+    citation: str | None = None  # a column of NLM citations ("Nature. 2022 Apr;604(7907):684-688. doi: …")
+    article_number_in: str | None = None  # a column of the citation written whole, read for a labelled article number
     worded_date: str | None = None  # a column of the full date in words ("1 Dec 2024"), read as the entry's date
 
 
@@ -117,7 +135,8 @@ PRESETS = (
         "volume": "Volume", "number": "Issue", "doi": "DOI", "pmid": "PubMed ID", "abstract": "Abstract",
         "issn": "ISSN", "language": "Language of Original Document", "keywords": "Author Keywords",
         "publisher": "Publisher", "url": "Link"}, ("Page start", "Page end"), fields={"database": "Scopus"},
-        article_number="Art. No."),
+        article_number="Art. No.",
+        rather={"author": "Author full names"}),  # "Wilson, Lauren N. (58975547800)" where Authors has initials
     # Embase.com's CSV: its ID is the PUI (the Embase accession ID is empty for records from MEDLINE).
     # Its article number is only in its Source, the citation written whole ("Nature Communications (2024) 15:1 Article
     # Number: 4063. Date of Publication: 1 Dec 2024"), its full date in "Date of Publication".
@@ -126,10 +145,12 @@ PRESETS = (
         "volume": "Volume", "number": "Issue", "doi": "DOI", "pmid": "Medline PMID", "abstract": "Abstract",
         "issn": "ISSN", "language": "Article Language", "keywords": "Author Keywords", "publisher": "Book Publisher",
         "publication_types": "Publication Type"}, ("First Page", "Last Page"), fields={"database": "Embase"},
-        citation="Source", worded_date="Date of Publication"),
+        article_number_in="Source", worded_date="Date of Publication"),
+    # PubMed's CSV: volume, issue, pages and the full date only in its citation (see `nlm_citation`).
     Preset("PubMed", ("PMID", "Title", "Authors", "Citation", "Journal/Book"), {
         "ID": "PMID", "pmid": "PMID", "title": "Title", "author": "Authors", "journal": "Journal/Book",
-        "year": "Publication Year", "pmcid": "PMCID", "doi": "DOI"}, fields={"database": "PubMed"}),
+        "year": "Publication Year", "pmcid": "PMCID", "doi": "DOI"}, fields={"database": "PubMed"},
+        citation="Citation"),
     Preset("Web of Science", ("PT", "AU", "TI", "SO", "UT"), {
         "ID": "UT", "author": "AU", "title": "TI", "journal": "SO", "year": "PY", "volume": "VL", "number": "IS",
         "doi": "DI", "pmid": "PM", "abstract": "AB", "issn": "SN", "language": "LA", "keywords": "DE",
@@ -142,6 +163,19 @@ PRESETS = (
         "ID": "CENTRAL ID", "author": "Author(s)", "title": "Title", "journal": "Source", "year": "Year",
         "abstract": "Abstract", "volume": "Volume", "number": "Issue", "pages": "Pages", "doi": "DOI", "url": "URL",
         "keywords": "Keywords"}, fields={"database": "Cochrane CENTRAL"}, accession="PubMed ID"),
+    # EBSCOhost's CSV (CINAHL, MEDLINE, Academic Search...): no year column, the date as "4/3/2024" or "Jun2023", the
+    # pages as the first and a count, the database only in each record's address ("...&db=aph&AN=...").
+    Preset("EBSCOhost", ("Article Title", "Journal Title", "Accession Number", "PLink"), {
+        "ID": "Accession Number", "ENTRYTYPE": "Doctype", "title": "Article Title", "author": "Author",
+        "journal": "Journal Title", "issn": "ISSN", "volume": "Volume", "number": "Issue", "doi": "DOI",
+        "publisher": "Publisher", "keywords": "Keywords", "abstract": "Abstract", "url": "PLink"},
+        page_count=("First Page", "Page Count"), written_date="Publication Date", database_link="PLink"),
+    # Zotero's "Export Collection... CSV": its Date as the item holds it (ISO when Zotero could read it).
+    Preset("Zotero", ("Key", "Item Type", "Publication Title", "Abstract Note"), {
+        "ID": "Key", "ENTRYTYPE": "Item Type", "author": "Author", "title": "Title", "year": "Publication Year",
+        "date": "Date", "journal": "Publication Title", "issn": "ISSN", "doi": "DOI", "url": "Url",
+        "abstract": "Abstract Note", "pages": "Pages", "number": "Issue", "volume": "Volume", "publisher": "Publisher",
+        "language": "Language", "note": "Extra", "keywords": "Manual Tags"}, extra_ids="Extra"),
     Preset("Covidence", ("Title", "Authors", "Covidence #"), {
         "ID": "Covidence #", "title": "Title", "author": "Authors", "abstract": "Abstract", "year": "Published Year",
         "journal": "Journal", "volume": "Volume", "number": "Issue", "pages": "Pages", "doi": "DOI",
@@ -370,6 +404,7 @@ def _rows(head: str, pieces: Iterator[str], columns: dict[str, str],
         if len(values) != len(names):
             yield ReferenceProblem(line, f"{len(values)} fields where the header has {len(names)}")
             continue
+        values = [forced_text_read(value) for value in values]
         if formula := next(((name, value) for name, value in zip(written, values, strict=True)
                             if "=" in value and SPREADSHEET_FORMULA.match(value)), None):
             yield ReferenceProblem(line, f"column {formula[0]!r} holds a spreadsheet formula ({formula[1][:40]!r}), "
@@ -421,8 +456,10 @@ def _read_notices(fields: dict[str, str]) -> None:
 
 def _preset_fields(known: Preset, fields: dict[str, str]) -> None:
     """A known export's row (`fields`, by entry field or by column name) read as its vendor writes it."""
-    def cell(column: str) -> str:  # a column read as a field is also kept under its own name
-        return fields.get(f"column {column}", fields.get(column, "")).strip()
+    field_of = {column: name for name, column in known.columns.items()}
+
+    def cell(column: str) -> str:  # a column read as a field is also kept under its own name, or read as the field
+        return fields.get(f"column {column}", fields.get(column, fields.get(field_of.get(column, ""), ""))).strip()
 
     fields.update(known.fields)
     fields.update({name: written for name, column in known.rather.items() if (written := cell(column))})
@@ -434,8 +471,8 @@ def _preset_fields(known: Preset, fields: dict[str, str]) -> None:
         fields["pages"] = wos.page_span(cell(known.page_span))
     if known.article_number and not fields.get("pages"):
         fields["pages"] = cell(known.article_number)
-    if known.citation and not fields.get("pages") and \
-            len(numbers := LABELLED_ARTICLE_NUMBER.findall(cell(known.citation))) == 1:
+    if known.article_number_in and not fields.get("pages") and \
+            len(numbers := LABELLED_ARTICLE_NUMBER.findall(cell(known.article_number_in))) == 1:
         fields["pages"] = numbers[0]
     if known.worded_date and not fields.get("date"):
         fields["date"] = worded_date(cell(known.worded_date))
@@ -445,6 +482,75 @@ def _preset_fields(known: Preset, fields: dict[str, str]) -> None:
         fields["pmid"] = accession_pmid(cell(known.accession))
     if known.kinds:
         fields.update(wos.kind_fields(*map(cell, known.kinds)))
+    if known.page_count and not fields.get("pages"):
+        fields["pages"] = counted_pages(*map(cell, known.page_count))
+    if known.written_date:
+        fields.update(written_date(cell(known.written_date)))
+    if known.citation:
+        cited = nlm_citation(cell(known.citation), fields.get("year", "").strip())
+        fields.update({name: value for name, value in cited.items() if not fields.get(name, "").strip()})
+    if known.extra_ids:
+        for line in cell(known.extra_ids).splitlines():
+            label, _, value = (part.strip() for part in line.partition(":"))
+            if label.lower() in ("pmid", "pmcid") and value and not fields.get(label.lower()):
+                fields[label.lower()] = value
+    if known.database_link and (code := EBSCOHOST_LINK.search(cell(known.database_link))):
+        fields["database"] = EBSCOHOST_DATABASES.get(code[1].lower(), code[1])
+        if PUBMED_DATABASE.search(fields["database"]) and not fields.get("pmid"):
+            fields["pmid"] = accession_pmid(fields["ID"])  # MEDLINE's accession number is the PMID
+
+
+# An NLM citation, as PubMed writes one: "Journal. 2020 Feb 3;63(2):103640. doi: …", the month, day, issue and pages
+# as far as given ("Elife. 2022 Nov 30;11:e80092."); the journal's own full stops come before the date.
+_NLM_CITATION = re.compile(r"\.\s(?P<year>\d{4})(?:\s(?P<month>[A-Z][a-z]{2})(?![a-z])(?:\s(?P<day>\d{1,2}))?)?[^;.]{0,20};"
+                           r"(?P<volume>[^;:()\s]+)?(?:\((?P<issue>[^()]+)\))?(?::(?P<pages>[^\s;]+?))?\.(?:\s|$)")
+
+
+def nlm_citation(citation: str, year: str) -> dict[str, str]:
+    """The volume, issue, pages (MEDLINE's shortened range in full) and month and day an NLM citation gives, when
+    its year is the entry's (`year`); {} for another text."""
+    found = _NLM_CITATION.search(citation)
+    if not found or found["year"] != year:
+        return {}
+    month = found["month"] if (found["month"] or "").lower() in MONTHS else ""
+    date = iso_date([year, MONTHS.index(month.lower()) + 1, found["day"] or ""]) if month else ""
+    return {name: value for name, value in (("volume", found["volume"]), ("number", found["issue"]),
+                                            ("pages", medline_pages(found["pages"])), ("month", month),
+                                            ("date", date)) if value}
+
+
+# The database code in an EBSCOhost record's address ("https://search.ebscohost.com/login.aspx?direct=true&db=aph&AN=…").
+EBSCOHOST_LINK = re.compile(r"[?&]db=([A-Za-z0-9]+)")
+
+
+def counted_pages(first: str, count: str) -> str:
+    """The pages from a first page and a number of pages ("924", "11": "924-934"); the first page alone when either
+    is not a number."""
+    if not (first.isascii() and first.isdigit() and count.isascii() and count.isdigit()) or int(count) < 2:
+        return first
+    return f"{first}-{int(first) + int(count) - 1}"
+
+
+# EBSCOhost's dates: month/day/year ("4/3/2024"), a month or season glued to the year ("Jun2023", "Jun/Jul2023",
+# "Spring2023"), or the year.
+_SLASHED_DATE = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})")
+_MONTH_AND_YEAR = re.compile(r"([A-Za-z]+)\.?(?:\s*[/-]\s*[A-Za-z]+\.?)?\s*(\d{4})")
+
+
+def written_date(text: str) -> dict[str, str]:
+    """The year, month and date (`fields`) a date as EBSCOhost writes it gives; {} for another text."""
+    text = text.strip()
+    if found := _SLASHED_DATE.fullmatch(text):
+        date = iso_date([found[3], found[1], found[2]])
+        return {"year": found[3], "date": date} if date else {}
+    if found := _MONTH_AND_YEAR.fullmatch(text):
+        return {"year": found[2], "month": found[1]}  # a season is no month: `entry_record` reads the year alone
+    return {"year": text} if FOUR_DIGITS.fullmatch(text) else {}
+
+
+# The database's author id in brackets after each name, as Scopus's "Author full names" writes it ("Wilson, Lauren N.
+# (58975547800); ..."): no part of the name.
+AUTHOR_ID = re.compile(r"\s*\(\d+\)(?=\s*(?:;|$))")
 
 
 def worded_date(text: str) -> str:
@@ -457,8 +563,12 @@ def worded_date(text: str) -> str:
 
 def exported_authors(text: str) -> str:
     """An export's author list as BibTeX's: names split at " and " (Rayyan), ";" (Scopus, Web of Science) or,
-    when every part is "Family Initials", at commas (PubMed, Covidence), and where an export glued them together
+    when every part is "Family Initials", at commas (PubMed, Covidence; a full stop ending a list that has no other is
+    the list's, as PubMed closes one), and where an export glued them together
     ("Akita K.Isoda K.", Embase's: see `names.author_names`); each "Family Initials" read "Family, Initials"."""
+    text = AUTHOR_ID.sub("", text)
+    if text.endswith(".") and "." not in text[:-1]:
+        text = text[:-1]  # the full stop closing PubMed's list ("Griffin DK, O'Connor RE."), no initial's
     if AUTHORS_AND.search(text):
         names = AUTHORS_AND.split(text)
     elif ";" in text:
