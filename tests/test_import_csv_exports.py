@@ -6,6 +6,9 @@ tests/fixtures/README.md."""
 
 from __future__ import annotations
 
+import csv
+import io
+
 import pytest
 from conftest import FIXTURES
 from test_import import new_review, prisma
@@ -154,3 +157,27 @@ def test_a_scopus_csv_export_gives_full_names_without_the_author_ids(sitegen, tm
 ])
 def test_an_author_id_after_a_name_is_no_part_of_it(written, names):
     assert exported_authors(written) == names
+
+
+def test_an_openalex_csv_export_is_read_with_its_identifiers_written_as_addresses(sitegen, tmp_path):
+    # OpenAlex's CSV was "no ID column"; its ids are addresses, its names parted by "|", its `type` OpenAlex's
+    # ("article", a journal article, where CSL's "article" is a preprint)
+    [charophytes] = records("spreadsheet/openalex.csv")
+    assert (charophytes.DOI, charophytes.custom.openalex, charophytes.type) == (
+        "10.1016/j.cretres.2023.105752", "W4387881419", "article-journal")
+    assert people(charophytes)[:2] == [("Vicente", "Alba"), ("Sanjuan", "Josep")]
+    assert (charophytes.container_title, charophytes.volume, charophytes.page, charophytes.issued.date_parts[0]) == (
+        "Cretaceous Research", "154", "105752", [2024, 2, 1])
+    assert charophytes.abstract.startswith("A comprehensive bibliographic compilation")
+    # a PMID written as PubMed's address, and a retracted work's flag
+    names, cells = csv.reader(io.StringIO((FIXTURES / "spreadsheet" / "openalex.csv").read_text(encoding="utf-8")))
+    cells[names.index("ids.pmid")] = "https://pubmed.ncbi.nlm.nih.gov/36448670"
+    cells[names.index("is_retracted")] = "True"
+    written = io.StringIO()
+    csv.writer(written).writerows([names, cells])
+    [flagged] = [entry_record(entry) for entry in read_references(written.getvalue(), "csv")]
+    assert (flagged.PMID, flagged.custom.retracted) == ("36448670", True)
+    review = new_review(sitegen, tmp_path)
+    code, out, err = sitegen("import", review, FIXTURES / "spreadsheet" / "openalex.csv", "--at", "2026-06-01T00:00:00Z")
+    assert code == 0, err
+    assert prisma(sitegen, review)["identified_by_source"] == {"openalex": 1}

@@ -124,6 +124,7 @@ class Preset:
     citation: str | None = None  # a column of NLM citations ("Nature. 2022 Apr;604(7907):684-688. doi: …")
     article_number_in: str | None = None  # a column of the citation written whole, read for a labelled article number
     worded_date: str | None = None  # a column of the full date in words ("1 Dec 2024"), read as the entry's date
+    name_separator: str | None = None  # what parts the authors' names, where it is none of `exported_authors`'
 
 
 # Headers as the vendors write them (Scopus's "CSV export", PubMed's "Save: CSV", Web of Science's
@@ -146,6 +147,14 @@ PRESETS = (
         "issn": "ISSN", "language": "Article Language", "keywords": "Author Keywords", "publisher": "Book Publisher",
         "publication_types": "Publication Type"}, ("First Page", "Last Page"), fields={"database": "Embase"},
         article_number_in="Source", worded_date="Date of Publication"),
+    # OpenAlex's CSV (its web page's download): identifiers as addresses, the authors' names parted by "|".
+    Preset("OpenAlex", ("id", "display_name", "publication_year", "authorships.author.display_name"), {
+        "ID": "id", "openalex": "id", "doi": "doi", "pmid": "ids.pmid", "ENTRYTYPE": "type", "title": "display_name",
+        "author": "authorships.author.display_name", "year": "publication_year", "date": "publication_date",
+        "journal": "primary_location.source.display_name", "issn": "primary_location.source.issn",
+        "volume": "biblio.volume", "number": "biblio.issue", "abstract": "abstract", "language": "language",
+        "url": "primary_location.landing_page_url", "retracted": "is_retracted"},
+        ("biblio.first_page", "biblio.last_page"), fields={"database": "OpenAlex"}, name_separator="|"),
     # PubMed's CSV: volume, issue, pages and the full date only in its citation (see `nlm_citation`).
     Preset("PubMed", ("PMID", "Title", "Authors", "Citation", "Journal/Book"), {
         "ID": "PMID", "pmid": "PMID", "title": "Title", "author": "Authors", "journal": "Journal/Book",
@@ -463,6 +472,8 @@ def _preset_fields(known: Preset, fields: dict[str, str]) -> None:
 
     fields.update(known.fields)
     fields.update({name: written for name, column in known.rather.items() if (written := cell(column))})
+    if known.name_separator:
+        fields["author"] = fields.get("author", "").replace(known.name_separator, ";")
     fields["author"] = exported_authors(fields.get("author", ""))
     if known.page_range and not fields.get("pages"):
         start, end = (cell(column) for column in known.page_range)
