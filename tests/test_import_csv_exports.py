@@ -181,3 +181,22 @@ def test_an_openalex_csv_export_is_read_with_its_identifiers_written_as_addresse
     code, out, err = sitegen("import", review, FIXTURES / "spreadsheet" / "openalex.csv", "--at", "2026-06-01T00:00:00Z")
     assert code == 0, err
     assert prisma(sitegen, review)["identified_by_source"] == {"openalex": 1}
+
+
+def test_a_google_scholar_csv_export_is_read_by_its_header():
+    # Google Scholar's CSV was "no ID column": it has no identifier, and its names end in "; "
+    flowers, macroevolution, ontogeny, saurornithoides = records("spreadsheet/google_scholar.csv")
+    assert people(flowers) == [("Barrett", "Paul M"), ("Willis", "Katherine J")]
+    assert (flowers.container_title, flowers.volume, flowers.issue, flowers.page, flowers.issued.date_parts[0]) == (
+        "Biological Reviews", "76", "3", "411-447", [2001])
+    assert macroevolution.container_title == "Annual Review of Ecology, Evolution, and Systematics"
+    assert (ontogeny.page, saurornithoides.volume, saurornithoides.issue) == ("20150947", "2009", "3654")
+    assert all(record.id.startswith("ref:") for record in (flowers, macroevolution, ontogeny, saurornithoides))
+
+
+def test_covidences_published_month_is_the_months():
+    header = ("Title,Authors,Abstract,Published Year,Published Month,Journal,Volume,Issue,Pages,Accession Number,DOI,"
+              "Ref,Covidence #,Study,Notes,Tags\n")
+    [record] = [entry_record(entry) for entry in read_references(
+        header + 'A trial,"Smith, A.",,2024,March,J Med,1,2,3-4,,,,#1,Smith 2024,"",""\n', "csv")]
+    assert record.issued.date_parts[0] == [2024, 3]

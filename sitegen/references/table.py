@@ -187,8 +187,12 @@ PRESETS = (
         "language": "Language", "note": "Extra", "keywords": "Manual Tags"}, extra_ids="Extra"),
     Preset("Covidence", ("Title", "Authors", "Covidence #"), {
         "ID": "Covidence #", "title": "Title", "author": "Authors", "abstract": "Abstract", "year": "Published Year",
-        "journal": "Journal", "volume": "Volume", "number": "Issue", "pages": "Pages", "doi": "DOI",
+        "month": "Published Month", "journal": "Journal", "volume": "Volume", "number": "Issue", "pages": "Pages", "doi": "DOI",
         "note": "Notes"}, accession="Accession Number"),
+    # Google Scholar's CSV (My library's export): no identifier, each row named by its position.
+    Preset("Google Scholar", ("Authors", "Title", "Publication", "Volume", "Number", "Pages", "Year", "Publisher"), {
+        "author": "Authors", "title": "Title", "journal": "Publication", "volume": "Volume", "number": "Number",
+        "pages": "Pages", "year": "Year", "publisher": "Publisher"}),
     Preset("Rayyan", ("key", "title", "authors", "notes"), {
         "ID": "key", "title": "title", "author": "authors", "journal": "journal", "issn": "issn", "volume": "volume",
         "number": "issue", "pages": "pages", "year": "year", "publisher": "publisher", "url": "url",
