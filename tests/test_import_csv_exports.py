@@ -200,3 +200,34 @@ def test_covidences_published_month_is_the_months():
     [record] = [entry_record(entry) for entry in read_references(
         header + 'A trial,"Smith, A.",,2024,March,J Med,1,2,3-4,,,,#1,Smith 2024,"",""\n', "csv")]
     assert record.issued.date_parts[0] == [2024, 3]
+
+
+def test_the_lens_tab_separated_export_is_read_with_its_quoted_cells(sitegen, tmp_path):
+    # The Lens's tab-separated file was "unrecognised format"; it quotes a cell holding a ";", where Web of Science's
+    # quotes none
+    radiology, carbapenem = records("spreadsheet/lens.tsv")
+    assert (radiology.DOI, radiology.PMID, radiology.PMCID, radiology.page, radiology.issued.date_parts[0]) == (
+        "10.1007/s11307-012-0572-0", "22752652", "PMC3553406", "97-105", [2012, 7, 3])
+    assert people(radiology)[:2] == [("Blomberg", "Björn A."), ("Moghbel", "Mateen")]
+    assert people(carbapenem)[:2] == [("ten Doesschate", "T."), ("van der Vaart", "T.W.")]
+    assert (carbapenem.type, carbapenem.container_title, carbapenem.abstract) == (
+        "article-journal", "The Journal of infection", None)
+    review = new_review(sitegen, tmp_path)
+    code, out, err = sitegen("import", review, FIXTURES / "spreadsheet" / "lens.tsv", "--at", "2026-06-01T00:00:00Z")
+    assert code == 0, err
+    assert prisma(sitegen, review)["identified_by_source"] == {"The Lens": 2}
+
+
+def test_a_refworks_tab_delimited_export_from_citavi_is_read():
+    # Citavi's export in RefWorks' tab-delimited layout was "unrecognised format": every empty cell a space, no cell
+    # quoted (a '"' in an abstract is a character), the article number in "Other Pages", the month and day apart
+    radiology, stroke, ptsd = records("spreadsheet/citavi_refworks.tsv")
+    assert people(radiology)[:2] == [("van den Hoven", None), ("Smits", "Maarten L. J.")]
+    assert (radiology.volume, radiology.issue, radiology.page, radiology.DOI, radiology.PMID) == (
+        "25", "3", "S105", "10.1016/j.jvir.2013.12.293", None)
+    assert radiology.URL == "https://www.sciencedirect.com/science/article/pii/S1051044313020757"
+    assert (stroke.page, stroke.issue, stroke.issued.date_parts[0], stroke.PMID) == (
+        "69-79", None, [2020, 3, 30], "32240769")
+    assert stroke.abstract.startswith("Objectives The objective")
+    assert (ptsd.page, ptsd.issued.date_parts[0]) == ("113438", [2020, 8, 31])
+    assert 'measures as "social distancing", forcing' in ptsd.abstract

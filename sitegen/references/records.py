@@ -78,6 +78,7 @@ CSL_TYPES = {
     # OpenAlex's and Crossref's work types, as OpenAlex's CSV writes them (its provider reads them alike)
     "journal-article": "article-journal", "book-chapter": "chapter", "monograph": "book", "dissertation": "thesis",
     "proceedings-article": "paper-conference", "posted-content": "article",
+    "journal article": "article-journal",  # The Lens's
 }
 # Every item type CSL names (CSL-JSON's schema, version 1.0), and "preprint" as some files write a preprint's. A
 # file that names a record's CSL type gives it that type, whatever it is: sitegen's records CSV in its `type` column,

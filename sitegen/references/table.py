@@ -125,6 +125,8 @@ class Preset:
     article_number_in: str | None = None  # a column of the citation written whole, read for a labelled article number
     worded_date: str | None = None  # a column of the full date in words ("1 Dec 2024"), read as the entry's date
     name_separator: str | None = None  # what parts the authors' names, where it is none of `exported_authors`'
+    quotes: bool = True  # whether a '"' quotes a cell (Web of Science's tab-delimited file quotes none)
+    month_day: str | None = None  # a column of the month and day ("03/30"), the year apart
 
 
 # Headers as the vendors write them (Scopus's "CSV export", PubMed's "Save: CSV", Web of Science's
@@ -166,7 +168,7 @@ PRESETS = (
         "publisher": "PU", "month": "PD"}, ("BP", "EP"), "\t", fields={"database": "Web of Science"},
         article_number="AR", page_span="PS", medline_ids=True,
         rather={"author": "AF"},  # full names ("Garcia-Lopez, Maria Jose") where AU has initials
-        kinds=("PT", "DT")),
+        kinds=("PT", "DT"), quotes=False),
     # The Cochrane Library's CSV of CENTRAL records: its PubMed ID column labels the PMID ("PUBMED 21314913").
     Preset("Cochrane Library", ("CENTRAL ID", "Author(s)", "Title", "Source"), {
         "ID": "CENTRAL ID", "author": "Author(s)", "title": "Title", "journal": "Source", "year": "Year",
@@ -189,6 +191,22 @@ PRESETS = (
         "ID": "Covidence #", "title": "Title", "author": "Authors", "abstract": "Abstract", "year": "Published Year",
         "month": "Published Month", "journal": "Journal", "volume": "Volume", "number": "Issue", "pages": "Pages", "doi": "DOI",
         "note": "Notes"}, accession="Accession Number"),
+    *(Preset("The Lens", ("Lens ID", "Title", "Source Title", "Author/s"), {
+        "ID": "Lens ID", "ENTRYTYPE": "Publication Type", "title": "Title", "author": "Author/s",
+        "date": "Date Published", "year": "Publication Year", "journal": "Source Title", "issn": "ISSNs",
+        "publisher": "Publisher", "abstract": "Abstract", "volume": "Volume", "number": "Issue Number",
+        "keywords": "Keywords", "url": "External URL", "pmid": "PMID", "doi": "DOI", "pmcid": "PMCID"},
+        ("Start Page", "End Page"), delimiter, fields={"database": "The Lens"})
+      for delimiter in (",", "\t")),  # its CSV and its tab-separated file, which quotes a cell holding a ";"
+    # RefWorks' tab-delimited file (Citavi's and RefWorks' export): every empty cell a space, no cell quoted, a
+    # page range as its start and "other pages" (the article number where there is no start), the month and day
+    # apart from the year ("03/30").
+    Preset("RefWorks", ("Reference Type", "Reference Id", "Authors, Primary", "Title Primary"), {
+        "ID": "Reference Id", "ENTRYTYPE": "Reference Type", "author": "Authors, Primary", "title": "Title Primary",
+        "journal": "Periodical Full", "year": "Pub Year", "volume": "Volume", "number": "Issue",
+        "keywords": "Keywords", "abstract": "Abstract", "publisher": "Publisher", "issn": "ISSN/ISBN",
+        "language": "Language", "url": "URL", "doi": "DOI", "pmid": "PMID", "pmcid": "PMCID"},
+        ("Start Page", "Other Pages"), "\t", quotes=False, month_day="Pub Date Free From"),
     # Google Scholar's CSV (My library's export): no identifier, each row named by its position.
     Preset("Google Scholar", ("Authors", "Title", "Publication", "Volume", "Number", "Pages", "Year", "Publisher"), {
         "author": "Authors", "title": "Title", "journal": "Publication", "volume": "Volume", "number": "Number",
@@ -367,9 +385,9 @@ def _rows(head: str, pieces: Iterator[str], columns: dict[str, str],
             row.append(line)
             yield line
 
-    # Tab-delimited exports quote nothing: a '"' in a title is a character, not a quote.
+    # Web of Science's tab-delimited file quotes nothing: a '"' in a title is a character, not a quote.
     reader = csv.reader(kept(lines), strict=True, delimiter="\t" if tabbed else ",",
-                        quoting=csv.QUOTE_NONE if tabbed else csv.QUOTE_MINIMAL)
+                        quoting=csv.QUOTE_NONE if known is not None and not known.quotes else csv.QUOTE_MINIMAL)
     try:
         for _ in range(skip):
             next(reader)
@@ -499,6 +517,8 @@ def _preset_fields(known: Preset, fields: dict[str, str]) -> None:
         fields.update(wos.kind_fields(*map(cell, known.kinds)))
     if known.page_count and not fields.get("pages"):
         fields["pages"] = counted_pages(*map(cell, known.page_count))
+    if known.month_day and (found := MONTH_DAY.fullmatch(cell(known.month_day))):
+        fields["date"] = iso_date([fields.get("year", "").strip(), *found.groups()])
     if known.written_date:
         fields.update(written_date(cell(known.written_date)))
     if known.citation:
@@ -545,6 +565,8 @@ def counted_pages(first: str, count: str) -> str:
         return first
     return f"{first}-{int(first) + int(count) - 1}"
 
+
+MONTH_DAY = re.compile(r"(\d{1,2})/(\d{1,2})")
 
 # EBSCOhost's dates: month/day/year ("4/3/2024"), a month or season glued to the year ("Jun2023", "Jun/Jul2023",
 # "Spring2023"), or the year.
