@@ -231,3 +231,27 @@ def test_a_refworks_tab_delimited_export_from_citavi_is_read():
     assert stroke.abstract.startswith("Objectives The objective")
     assert (ptsd.page, ptsd.issued.date_parts[0]) == ("113438", [2020, 8, 31])
     assert 'measures as "social distancing", forcing' in ptsd.abstract
+
+
+def test_an_export_saved_with_semicolons_after_its_preamble_names_its_header_and_separator(sitegen, tmp_path):
+    # Embase.com's CSV opened and saved again by Excel in European settings: ';' between cells, and its preamble
+    # ("SEARCH QUERY;dinosaur:ti;;;") before its header. It was "unrecognised format".
+    excel = FIXTURES / "spreadsheet" / "embase_excel_semicolons.csv"
+    with pytest.raises(ValueError, match=r"line 1: line 4 is the header of an Embase CSV export separated by ';'.*"
+                                         "save it as CSV with commas"):
+        read_references(excel)
+    review = new_review(sitegen, tmp_path)
+    before = (review / "records.jsonl").read_bytes()
+    code, _, err = sitegen("import", review, excel, "--at", "2026-06-01T00:00:00Z")
+    assert code != 0 and "line 4 is the header of an Embase CSV export" in err
+    assert (review / "records.jsonl").read_bytes() == before
+    # saved again with commas, its blank line is a row of empty cells (",,,"): the preamble still ends there
+    rows = list(csv.reader(io.StringIO(excel.read_text(encoding="utf-8")), delimiter=";"))
+    commas = io.StringIO()
+    csv.writer(commas, lineterminator="\r\n").writerows(rows)
+    assert commas.getvalue().splitlines()[2] == "," * 48
+    warnings: list[str] = []
+    [bird] = [entry_record(entry) for entry in read_references(commas.getvalue(), "csv", warnings=warnings)]
+    assert (bird.DOI, bird.PMID, bird.page, people(bird)) == (
+        "10.1186/s12862-024-02216-3", "38481151", "32", [("Brownstein", "C.D.")])
+    assert any("lines 1-3" in warning for warning in warnings)

@@ -234,7 +234,8 @@ PREAMBLE_LINES = 10
 
 def preamble(head: str) -> list[str]:
     """The lines an export writes before its header (`head`: the file's start), as Embase.com's CSV does: those
-    before the first line that is a known export's header or sitegen's, when a blank line ends them and each is
+    before the first line that is a known export's header or sitegen's, when a blank line (or a row of empty cells,
+    as a spreadsheet saves it) ends them and each is
     a CSV row of its own (its quotes close on it); [] when the file opens with its header or has no such line. A
     row above a header with no blank line between is not taken for a preamble: it may be data."""
     lines = io.StringIO(head, newline="").readlines()[:PREAMBLE_LINES + 1]
@@ -242,7 +243,8 @@ def preamble(head: str) -> list[str]:
         return []
     for at in range(2, len(lines)):
         written = lines[at].rstrip("\r\n")
-        if lines[at - 1].strip() or not (preset(written) or is_sitegens_header(_names(written, ","))):
+        # A row of empty cells is a blank line: a spreadsheet saving the export writes its blank line as one (",,,")
+        if lines[at - 1].strip(" \t\r\n,") or not (preset(written) or is_sitegens_header(_names(written, ","))):
             continue
         return lines[:at] if all(_one_row(line) for line in lines[:at]) else []
     return []
@@ -273,8 +275,18 @@ def first_line(text: str) -> str:
 
 def not_a_records_csv(text: str) -> str:
     """Why a file (`text`) is read as no format: a records CSV separated by ';' or tabs (as spreadsheets in
-    German or French settings save one) is named as such."""
-    header = first_line(text[:65536].lstrip())  # the first 64 KB
+    German or French settings save one) is named as such, and so is a known export's whose header follows the lines
+    of its preamble (Embase.com's CSV saved again by Excel: "SEARCH QUERY;dinosaur:ti;;;", then its header)."""
+    lines = io.StringIO(text[:65536].lstrip(), newline="").readlines()[:PREAMBLE_LINES + 1]  # of the first 64 KB
+    for at, line in enumerate(lines[1:], start=2):
+        if (said := _separated_otherwise(line.rstrip("\r\n"), anywhere=False)) != UNRECOGNISED:
+            return f"line {at} is the header of {said}"
+    return _separated_otherwise(first_line(text[:65536].lstrip()))
+
+
+def _separated_otherwise(header: str, anywhere: bool = True) -> str:
+    """What `header` is when it is a records CSV's separated by ';' or tabs (`not_a_records_csv`); UNRECOGNISED when
+    it is not. Off the first line (not `anywhere`), only a known export's header or sitegen's counts."""
     separator = next((mark for mark in ";\t" if mark in header), None) if "," not in header else None
     names = [name.strip().lstrip("\ufeff") for name in next(csv.reader([header], delimiter=separator))] \
         if separator else []
@@ -282,9 +294,9 @@ def not_a_records_csv(text: str) -> str:
     # "Unicode text", tab-separated): it was "unrecognised format", with no word of the separator.
     known = next((known for known in PRESETS if known.delimiter != separator and set(known.signature) <= set(names)),
                  None)
-    if "ID" in names or is_sitegens_header(names) or known:
+    if ("ID" in names and anywhere) or is_sitegens_header(names) or known:
         written = "';' (as spreadsheets in German or French settings save)" if separator == ";" else "tabs"
-        what = f"a {known.name} CSV export" if known else "a records CSV"
+        what = f"{'an' if known.name[0] in 'AEIOU' else 'a'} {known.name} CSV export" if known else "a records CSV"
         return f"{what} separated by {written}, not commas: save it as CSV with commas (UTF-8), then import it"
     return UNRECOGNISED
 
@@ -604,7 +616,7 @@ def exported_authors(text: str) -> str:
     the list's, as PubMed closes one), and where an export glued them together
     ("Akita K.Isoda K.", Embase's: see `names.author_names`); each "Family Initials" read "Family, Initials"."""
     text = AUTHOR_ID.sub("", text)
-    if text.endswith(".") and "." not in text[:-1]:
+    if text.endswith(".") and "." not in text[:-1] and FAMILY_INITIALS.fullmatch(re.split("[,;]", text)[-1].strip()):
         text = text[:-1]  # the full stop closing PubMed's list ("Griffin DK, O'Connor RE."), no initial's
     if AUTHORS_AND.search(text):
         names = AUTHORS_AND.split(text)
