@@ -349,8 +349,8 @@ def _column_mapping(ctx: click.Context, param: click.Parameter, value: str | Non
 
 COLUMNS_HELP = ("Read a CSV whose columns are not sitegen's: FIELD=COLUMN,... (title=Article Title,ID=key); "
                 "Scopus, Embase.com, PubMed, Web of Science (tab-delimited), EBSCOhost, Cochrane Library, OpenAlex, "
-                "Zotero, Google Scholar, The Lens, RefWorks (tab-delimited), Covidence and Rayyan exports are known by "
-                "their header.")
+                "Zotero, Google Scholar, The Lens, RefWorks (tab-delimited), abstrackr, Covidence and Rayyan exports are "
+                "known by their header.")
 
 
 def _remember(review_dir: Path, *, writes: bool, listed: bool = False) -> Path:

@@ -255,3 +255,22 @@ def test_an_export_saved_with_semicolons_after_its_preamble_names_its_header_and
     assert (bird.DOI, bird.PMID, bird.page, people(bird)) == (
         "10.1186/s12862-024-02216-3", "38481151", "32", [("Brownstein", "C.D.")])
     assert any("lines 1-3" in warning for warning in warnings)
+
+
+def test_an_abstrackr_export_is_read_with_its_heading_and_its_short_rows():
+    # abstrackr's export was refused: "column 'labeled_at' appears twice" (one for each reviewer, no field read
+    # from it); its unlabelled citations come after a heading of one cell and end at their authors
+    duckbill, erratum, bird, haplocanthosaurus = records("spreadsheet/abstrackr.csv")
+    assert people(duckbill) == [("Longrich", "N.R."), ("Pereda-Suberbiola", "X."), ("Bardet", "N."),
+                                ("Jalil", "N.-E.")]
+    assert (duckbill.container_title, duckbill.abstract, duckbill.PMID) == (
+        "Sci Rep", "In the Late Cretaceous, northern and southern hemispheres evolved distinct dinosaurian faunas.", None)
+    assert erratum.abstract is None and people(bird) == [("Brownstein", "C.D.")]
+    assert haplocanthosaurus.title == "Description of a new specimen of Haplocanthosaurus from the Dry Mesa Dinosaur Quarry"
+    assert [entry.line for entry in read_references(FIXTURES / "spreadsheet" / "abstrackr.csv")] == [2, 8, 14, 16]
+
+
+def test_a_column_read_and_named_twice_is_still_refused_in_a_known_export():
+    header = "(internal) id,(source) id,pubmed id,title,title,consensus\n"
+    with pytest.raises(ValueError, match="line 1: column 'title' appears twice"):
+        read_references(header + "1,2,0,A,B,o\n", "csv")

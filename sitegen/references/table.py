@@ -127,6 +127,8 @@ class Preset:
     name_separator: str | None = None  # what parts the authors' names, where it is none of `exported_authors`'
     quotes: bool = True  # whether a '"' quotes a cell (Web of Science's tab-delimited file quotes none)
     month_day: str | None = None  # a column of the month and day ("03/30"), the year apart
+    ragged: bool = False  # rows may end before the header does (abstrackr's unlabelled ones); a row of one cell
+    # is a heading between the rows ("citations that are not yet labeled by anyone"), not a record
 
 
 # Headers as the vendors write them (Scopus's "CSV export", PubMed's "Save: CSV", Web of Science's
@@ -207,6 +209,12 @@ PRESETS = (
         "keywords": "Keywords", "abstract": "Abstract", "publisher": "Publisher", "issn": "ISSN/ISBN",
         "language": "Language", "url": "URL", "doi": "DOI", "pmid": "PMID", "pmcid": "PMCID"},
         ("Start Page", "Other Pages"), "\t", quotes=False, month_day="Pub Date Free From"),
+    # abstrackr's export of a project's citations: a labelled_at column for each reviewer besides its own, the
+    # unlabelled citations after a heading of their own, each row ending where its last filled cell does, "0" as the
+    # PubMed id of a citation that has none.
+    Preset("abstrackr", ("(internal) id", "(source) id", "pubmed id", "consensus"), {
+        "ID": "(internal) id", "title": "title", "author": "authors", "journal": "journal", "abstract": "abstract",
+        "keywords": "keywords"}, accession="pubmed id", ragged=True),
     # Google Scholar's CSV (My library's export): no identifier, each row named by its position.
     Preset("Google Scholar", ("Authors", "Title", "Publication", "Volume", "Number", "Pages", "Year", "Publisher"), {
         "author": "Authors", "title": "Title", "journal": "Publication", "volume": "Volume", "number": "Number",
@@ -424,8 +432,11 @@ def _rows(head: str, pieces: Iterator[str], columns: dict[str, str],
         if len(names) < 2:  # one column and no ID: a MEDLINE (.nbib) or other text file, not a table
             raise ReferenceProblem(1, not_a_records_csv(head))
         raise ReferenceProblem(1, f"no ID column (columns: {', '.join(names)})")
-    if len(set(written)) != len(written):
-        raise ReferenceProblem(skip + 1, f"column {next(n for n in written if written.count(n) > 1)!r} appears twice")
+    # A column named twice is refused where it is read: which of the two is meant cannot be told. A known export's
+    # columns that no field is read from may repeat (abstrackr's "labeled_at", one for each reviewer).
+    if twice := next((name for name in written if written.count(name) > 1 and (
+            known is None or name in columns.values() or name in known_columns(known))), None):
+        raise ReferenceProblem(skip + 1, f"column {twice!r} appears twice")
     position = 0
     while True:
         # A quoted field can hold line breaks: a row's problems are reported on its first line.
@@ -441,9 +452,14 @@ def _rows(head: str, pieces: Iterator[str], columns: dict[str, str],
             raise _syntax_problem(itertools.chain(row, lines), line, reader.line_num, error) from None
         if not any(value.strip() for value in values):
             continue
+        ragged = known is not None and known.ragged and len(values) < len(names)
+        if ragged and len(values) == 1:
+            continue  # a heading between the rows
         position += 1
         if tabbed and len(values) == len(names) + 1 and not values[-1]:
             values = values[:-1]  # Web of Science ends each row with a tab
+        if ragged:
+            values = [*values, *[""] * (len(names) - len(values))]
         if len(values) != len(names):
             yield ReferenceProblem(line, f"{len(values)} fields where the header has {len(names)}")
             continue
@@ -482,6 +498,14 @@ def _rows(head: str, pieces: Iterator[str], columns: dict[str, str],
         if not sitegens and fields.get("type", "").strip().lower() in CSL_TYPES_OF_OTHER_SENSES:
             fields["type"] = ""  # not said to be CSL's: another CSV's "Review" is a review article's, most likely
         yield Entry(fields["ID"], fields, line)
+
+
+def known_columns(known: Preset) -> set[str]:
+    """Every column a known export's fields are read from, its mapping's and those read beside it."""
+    return {*known.columns.values(), *(known.page_range or ()), *(known.page_count or ()), *known.rather.values(),
+            *(column for column in (known.article_number, known.page_span, known.accession, known.written_date,
+                                    known.database_link, known.extra_ids, known.citation, known.month_day) if column),
+            *(known.kinds or ())}
 
 
 def _read_notices(fields: dict[str, str]) -> None:
