@@ -622,8 +622,8 @@ def written_date(text: str) -> dict[str, str]:
 
 
 # The database's author id in brackets after each name, as Scopus's "Author full names" writes it ("Wilson, Lauren N.
-# (58975547800); ..."): no part of the name.
-AUTHOR_ID = re.compile(r"\s*\(\d+\)(?=\s*(?:;|$))")
+# (58975547800); ..."): no part of the name. Tried from the start of a run of spaces only, as AUTHORS_AND.
+AUTHOR_ID = re.compile(r"(?<!\s)\s*\(\d+\)(?=\s*(?:;|$))")
 
 
 def worded_date(text: str) -> str:
