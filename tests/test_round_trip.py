@@ -16,14 +16,23 @@ from hypothesis import strategies as st
 
 from sitegen.records.entry import NO_VALUE_IN, Entry
 from sitegen.records.markup import plain_text
-from sitegen.records.model import CslName, NoticeOf, Record, RecordMeta, Reinstatement, Update, visible_text
+from sitegen.records.model import (
+    CslName,
+    NoticeOf,
+    Record,
+    RecordMeta,
+    Reinstatement,
+    StatedVersion,
+    Update,
+    visible_text,
+)
 from sitegen.records.notices import notice_kind
 from sitegen.records.pages import as_range
 from sitegen.references import read_references
 from sitegen.references.fields import iso_date
 from sitegen.references.records import CSL_TYPE_NAMES, entry_record
 from sitegen.site.exports import records_bibtex, records_csl_json, records_csv, records_ris
-from sitegen.sources import arxiv, crossref, europepmc
+from sitegen.sources import arxiv, crossref, europepmc, pubmed
 from sitegen.sources.base import parse_xml
 
 LOCKED, IMPORTED = "2023-01-01T00:00:00Z", "2023-02-01T00:00:00Z"
@@ -795,6 +804,45 @@ def test_a_works_dated_notices_and_reinstatements_come_back_from_every_export_as
     [entry] = read_references(written.replace("(2023-01)", "(2023-13)"), format)
     assert entry_record(entry, warnings=notes).custom.updates[0] == Update(kind="retraction", doi="10.9999/again")
     assert notes == ["updates: the retraction's date [2023, 13] is not a date ([year, month, day]); left out"]
+
+
+@pytest.mark.parametrize("format", WRITERS)
+def test_the_other_versions_a_source_states_come_back_from_every_export(format):
+    """eLife's article, which PubMed says updates its medRxiv preprint (custom.stated_versions): every export wrote
+    its notices and left the preprint out, so a review importing the download no longer linked the two. Each export
+    now carries it as it carries the notices (CSL-JSON under custom, the others "Other version: doi:… PMID:…"), beside
+    a retraction, and a version named by its PMID alone; all of it is read back."""
+    [article] = parse_xml((FIXTURES / "pubmed" / "pubmed-39737640-excerpt.xml").read_bytes()).findall("PubmedArticle")
+    record = pubmed.article_to_record(article)
+    assert record.custom.stated_versions == [StatedVersion(doi="10.1101/2024.06.13.24308783", pmid="38946973")]
+    custom = record.custom.model_copy(update={
+        "updates": [Update(kind="retraction", doi="10.9999/r", date=[2025, 1])],
+        "stated_versions": [*record.custom.stated_versions, StatedVersion(pmid="38000001")]})
+    record = record.model_copy(update={"custom": custom})
+    written = WRITERS[format]([record])
+    if format != "csl-json":
+        assert "Other version: doi:10.1101/2024.06.13.24308783 PMID:38946973" in written
+    [again] = [entry_record(entry) for entry in read_references(written, format)]
+    assert again.custom.stated_versions == custom.stated_versions and again.custom.updates == custom.updates
+    assert WRITERS[format]([again]) == written or format in ("csv", "csl-json")  # which sources: the review's own
+
+
+def test_a_stated_version_that_is_none_is_left_out_of_a_csl_json_import_with_a_note():
+    article = Record.model_validate_json((FIXTURES / "exports" / "records.jsonl").read_text().splitlines()[0])
+    [written] = json.loads(records_csl_json([article]))
+    written["custom"]["stated_versions"] = [{"doi": "x", "pmid": 38946973}, {"doi": "10.1101/y"}, {},
+                                            {"doi": "10.1101/Y"}, {"doi": article.DOI}]
+    notes: list[str] = []
+    [entry] = read_references(json.dumps([written]), "csl-json")
+    assert entry_record(entry, warnings=notes).custom.stated_versions == [StatedVersion(pmid="38946973"),
+                                                                          StatedVersion(doi="10.1101/y")]
+    assert notes == ["stated_versions: the DOI 'x' is not a valid DOI; left out",
+                     "stated_versions: a version names no DOI or PMID; left out"]
+    written["custom"]["stated_versions"] = {"doi": "10.1101/y"}
+    notes.clear()
+    [entry] = read_references(json.dumps([written]), "csl-json")
+    assert entry_record(entry, warnings=notes).custom.stated_versions == []
+    assert notes == ["stated_versions '{\"doi\": \"10.1101/y\"}' is not a list of versions; left out"]
 
 
 # --------------------------------------------------------------------------- any record

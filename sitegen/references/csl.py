@@ -17,7 +17,7 @@ from typing import Any
 
 from sitegen.records.entry import Entry
 from sitegen.records.model import FOUR_DIGITS
-from sitegen.references.fields import author_list, fields, iso_date, issns, joined, keywords
+from sitegen.references.fields import LISTS, author_list, fields, iso_date, issns, joined, keywords
 from sitegen.references.problems import ReferenceProblem, Skipped, checked, each, named
 
 
@@ -217,12 +217,10 @@ def _entry(item: tuple[int, dict]) -> Entry:
         "license": _text(custom.get("license")) if isinstance(custom.get("license"), str) else "",
         "fulltext_url": _text(custom.get("fulltext_url")) if isinstance(custom.get("fulltext_url"), str) else "",
         "type": text("type"),
-        # the notices sitegen's export lists against the work (a retraction, a correction), as JSON: checked on import
-        "updates": json.dumps(custom["updates"], ensure_ascii=False) if custom.get("updates") else "",
-        # and, for a notice, the works it is about (a retraction notice's retracted article): checked on import too
-        "notice_of": json.dumps(custom["notice_of"], ensure_ascii=False) if custom.get("notice_of") else "",
-        # and the reinstatements it lists, which lift a retraction dated no later (a notice's, as its date says)
-        "reinstatements": json.dumps(custom["reinstatements"], ensure_ascii=False) if custom.get("reinstatements") else "",
+        # the lists sitegen's export keeps under custom (see LISTS: the notices against the work, for a notice the
+        # works it is about, the reinstatements, which lift a retraction dated no later, and the other versions of
+        # the study its source states), each as JSON: checked on import
+        **{name: json.dumps(custom[name], ensure_ascii=False) if custom.get(name) else "" for name in LISTS},
     })
     # JSON carries an abstract's line breaks (its paragraphs), which `fields` makes spaces of: kept, as a records
     # CSV's cell keeps them, so that sitegen's CSL-JSON export of a record gives back its abstract

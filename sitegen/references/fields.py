@@ -15,7 +15,8 @@ JSON list of objects ({"kind": "retraction", "doi": ..., "pmid": ...}), and `not
 about (custom.notice_of) as that JSON list ({"kind": "retraction", "doi": ..., "pmid": ..., "date": [2019, 3, 1]},
 a DOI or a PMID or both), and
 `reinstatements` the reinstatements a file lists against the work (custom.reinstatements) as that JSON list
-({"doi": ..., "date": [2021, 6, 30], "retracted_on": [2019, 3, 1]}).
+({"doi": ..., "date": [2021, 6, 30], "retracted_on": [2019, 3, 1]}), and `stated_versions` the other versions of the
+study its source states (custom.stated_versions) as that JSON list ({"doi": ..., "pmid": ...}): LISTS.
 """
 
 from __future__ import annotations
@@ -29,7 +30,10 @@ from sitegen.records.model import calendar_date
 FIELDS = ("author", "title", "year", "journal", "volume", "number", "pages", "doi", "abstract",
           "pmid", "pmcid", "arxiv", "openalex", "url", "issn", "keywords", "language", "publisher", "note",
           "month", "date", "label", "database", "retracted", "type", "open_access", "license", "fulltext_url",
-          "publication_types", "updates", "notice_of", "reinstatements")
+          "publication_types", "updates", "notice_of", "reinstatements", "stated_versions")
+# The lists under a record's `custom` that sitegen's exports carry and its readers read back, each as a JSON list in
+# the field of its name: CSL-JSON as they are, the others as statements in words (`read_standing`).
+LISTS = ("updates", "notice_of", "reinstatements", "stated_versions")
 
 ISSN = re.compile(r"(?<![\dA-Za-z])\d{4}-?\d{3}[\dXx](?![\dA-Za-z-])")
 PMCID = re.compile(r"\bPMC\d+\b")
@@ -148,6 +152,8 @@ def keywords(value: str) -> str:
 #   "Retraction notice for: doi:10.1/y PMID:456 (2019-03-01)"   the work a notice is about (custom.notice_of)
 #   "Reinstatement notice: doi:10.1/z (2021-06-30, lifting a retraction of 2019-03-01)"
 #                                                               a reinstatement of the work (custom.reinstatements)
+#   "Other version: doi:10.1101/w PMID:789"                     another version of the study its source states
+#                                                               (custom.stated_versions)
 # The date in brackets, where the record knows it, is when the notice was issued: a retraction dated no later than
 # a reinstatement is lifted (`retraction_lifted`), so a download read back without it would retract the work again.
 NOTICE_LABELS = {"retraction": "Retraction notice", "correction": "Correction notice",
@@ -155,15 +161,17 @@ NOTICE_LABELS = {"retraction": "Retraction notice", "correction": "Correction no
 RETRACTED = "Retracted"
 TYPES_STATEMENT = "Publication types: "
 LIFTING = "lifting a retraction of "
+VERSION_LABEL = "Other version"
 _ISO_DATE = r"\d{4}(?:-\d{2}(?:-\d{2})?)?"
 # The identifiers are the shortest run that leaves a bracketed date, if there is one, to end the statement: a DOI
 # holds no space, so " (" after the identifiers always starts the date.
 STATEMENT = re.compile(f"(?P<label>{'|'.join(NOTICE_LABELS.values())})(?P<about> for)?(?::\\s+(?P<ids>.+?))?"
                        f"(?:\\s+\\((?:(?P<date>{_ISO_DATE})(?:,\\s+{LIFTING}(?P<lifted>{_ISO_DATE}))?"
                        f"|{LIFTING}(?P<lifted_alone>{_ISO_DATE}))\\))?")
+VERSION_STATEMENT = re.compile(f"{VERSION_LABEL}:\\s+(?P<ids>\\S+(?:\\s+\\S+)?)")
 # Statements are written one after another, each after ". ": a DOI holds no space, so ". " before a statement's
 # start always ends the one before, even after a DOI that ends in a full stop (or holds a semicolon).
-_NEXT_STATEMENT = re.compile(f"\\.\\s+(?=(?:{RETRACTED}|{TYPES_STATEMENT.strip()}|"
+_NEXT_STATEMENT = re.compile(f"\\.\\s+(?=(?:{RETRACTED}|{TYPES_STATEMENT.strip()}|{VERSION_LABEL}|"
                              f"{'|'.join(NOTICE_LABELS.values())})(?:\\W|$))")
 _KINDS_BY_LABEL = {label: kind for kind, label in NOTICE_LABELS.items()}
 
@@ -190,6 +198,11 @@ def notice_of_statement(kind: str, doi: str | None, pmid: str | None, date: Sequ
     return _dated(f"{NOTICE_LABELS[kind]} for: {_ids_written(doi, pmid)}", date)
 
 
+def version_statement(doi: str | None, pmid: str | None) -> str:
+    """Another version of the study its source states, by its DOI or PMID or both."""
+    return f"{VERSION_LABEL}: {_ids_written(doi, pmid)}"
+
+
 def statements(text: str) -> list[str]:
     """The statements of a note or cell written as `joined_statements` writes them."""
     return [part.strip() for part in _NEXT_STATEMENT.split(text.strip()) if part.strip()]
@@ -200,7 +213,7 @@ def joined_statements(written: Iterable[str]) -> str:
 
 
 def read_standing(written: Iterable[str]) -> dict[str, str] | None:
-    """The fields (`retracted`, `publication_types`, `updates`, `notice_of`, `reinstatements`: see FIELDS) that
+    """The fields (`retracted`, `publication_types` and the LISTS: see FIELDS) that
     statements sitegen writes give; None when any of `written` is no such statement (a note of the user's own,
     which says nothing sitegen reads). A notice's identifiers and dates are kept as written: `entry_record` checks
     them, and notes one that is none."""
@@ -215,14 +228,13 @@ def standing_among(written: Iterable[str]) -> dict[str, str]:
 
 
 def _standing(said: Iterable[tuple[str, list]]) -> dict[str, str]:
-    read: dict[str, list] = {"retracted": [], "publication_types": [], "updates": [], "notice_of": [],
-                             "reinstatements": []}
+    read: dict[str, list] = {"retracted": [], "publication_types": [], **{name: [] for name in LISTS}}
     for field, values in said:
         read[field] += values
     return {"retracted": "yes" if read["retracted"] else "",
             "publication_types": "; ".join(kind for kind in read["publication_types"] if kind),
             **{name: json.dumps(read[name], ensure_ascii=False) if read[name] else ""
-               for name in ("updates", "notice_of", "reinstatements")}}
+               for name in LISTS}}
 
 
 def _statement_read(statement: str) -> tuple[str, list] | None:
@@ -232,6 +244,8 @@ def _statement_read(statement: str) -> tuple[str, list] | None:
         return "retracted", ["yes"]
     if statement.startswith(TYPES_STATEMENT):
         return "publication_types", [kind.strip() for kind in statement[len(TYPES_STATEMENT):].split("; ")]
+    if found := VERSION_STATEMENT.fullmatch(statement):
+        return "stated_versions", [_notice_ids(found["ids"].split())]
     if not (found := STATEMENT.fullmatch(statement)):
         return None
     kind = _KINDS_BY_LABEL[found["label"]]

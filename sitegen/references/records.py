@@ -42,10 +42,12 @@ from sitegen.records.model import (
     Record,
     RecordMeta,
     Reinstatement,
+    StatedVersion,
     Update,
     calendar_date,
     overlong_abstract,
     publication_year,
+    stated_versions_once,
     visible_text,
     web_address,
     web_address_problem,
@@ -173,6 +175,7 @@ def entry_record(entry: Entry, source: Source | None = None, warnings: list[str]
                              updates=_notices(entry, notes),
                              notice_of=_works_noticed(entry, notes),
                              reinstatements=_reinstatements(entry, notes),
+                             stated_versions=_stated_versions(entry, identifiers, notes),
                              ).model_dump(),
     })
 
@@ -291,6 +294,26 @@ def _reinstatements(entry: Entry, notes: list[str]) -> list[Reinstatement]:
         if reinstatement not in found:
             found.append(reinstatement)
     return found
+
+
+def _stated_versions(entry: Entry, own: dict[str, str], notes: list[str]) -> list[StatedVersion]:
+    """The other versions of the study the entry says its source states (a JSON list, see `references.fields`), each
+    by its DOI or PMID or both, normalised (`_notice_ids`): an identifier that is none is left out with a note, and a
+    version left without one too; each version once, none the record itself (`stated_versions_once`)."""
+    written = entry.get("stated_versions")
+    listed = _json_list(written)
+    if listed is None or not all(isinstance(item, dict) for item in listed):
+        notes.append(f"stated_versions {written[:80]!r} is not a list of versions; left out")
+        return []
+    found: list[StatedVersion] = []
+    for item in listed:
+        ids = {namespace: value for namespace, value in
+               _notice_ids(item, "stated_versions: the {label}", notes).items() if value}
+        if ids:
+            found.append(StatedVersion(**ids))
+        elif item.get("doi") is None and item.get("pmid") is None:
+            notes.append("stated_versions: a version names no DOI or PMID; left out")
+    return stated_versions_once(found, own)
 
 
 def _address(entry: Entry, field: str, notes: list[str]) -> str | None:

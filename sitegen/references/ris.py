@@ -45,6 +45,7 @@ from sitegen.references.fields import (
     EMBASE,
     FAMILY_INITIALS,
     GLUED_RIS_TAG,
+    LISTS,
     NOTE_PMID,
     PMCID,
     at_embase,
@@ -383,15 +384,13 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
     # Last, the ids of the PubMed, PubMed Central and Europe PMC pages among the addresses, where Zotero writes them
     # (L2  - https://pubmed.ncbi.nlm.nih.gov/22752652/) and RIS has no tag for them.
     at_addresses = ids_at(addresses)
-    # The notes sitegen writes of a work's notices and reinstatements and of the works a notice is about (see
-    # `fields`), each a line.
+    # The notes sitegen writes of a work's notices, reinstatements and other versions and of the works a notice is
+    # about (see `fields`), each a line.
     standing = standing_among(values("N1"))
     return Entry("", fields({
         "ENTRYTYPE": entry_type,
         "publication_types": joined(types),
-        "updates": standing.get("updates", ""),
-        "notice_of": standing.get("notice_of", ""),
-        "reinstatements": standing.get("reinstatements", ""),
+        **{name: standing.get(name, "") for name in LISTS},
         "author": author_list(_without_role(name) for value in _rejoined(authors) for name in _glued(value)),
         # a short title (ST) is better than none for matching: some exports hold only that
         "title": first("TI", "T1", "ST"),

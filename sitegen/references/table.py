@@ -510,9 +510,10 @@ def known_columns(known: Preset) -> set[str]:
 
 def _read_notices(fields: dict[str, str]) -> None:
     """sitegen's `updates` and `notice_of` cells, written in words (see `references.fields`), as the JSON lists
-    `entry_record` reads (the reinstatements the `updates` cell lists as `reinstatements`); a cell of other words is
+    `entry_record` reads (the reinstatements the `updates` cell lists as `reinstatements`, the other versions as
+    `stated_versions`); a cell of other words is
     given as one item, which it leaves out with a note."""
-    for name, read_there in (("updates", ("updates", "reinstatements")), ("notice_of", ("notice_of",))):
+    for name, read_there in (("updates", ("updates", "reinstatements", "stated_versions")), ("notice_of", ("notice_of",))):
         if cell := fields.get(name, "").strip():
             read = read_standing(statements(cell))
             if read is None or not any(read[field] for field in read_there):

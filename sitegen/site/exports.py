@@ -40,6 +40,7 @@ from sitegen.references.fields import (
     joined_statements,
     notice_of_statement,
     update_statement,
+    version_statement,
 )
 
 # The records CSV's columns and formula guard are the CSV reader's too, which reads the download back.
@@ -181,12 +182,15 @@ def notice_types(record: Record) -> list[str]:
 def updates_statements(record: Record) -> list[str]:
     """The notices against the work, then its reinstatements, each in words with its identifiers and, where known,
     its date (and a reinstatement the retraction it lifted): read back without the dates, a retraction notice beside
-    the work would retract it again (see `references.fields`)."""
-    if not record.custom.updates and not record.custom.reinstatements:  # most records: no list of lists to make
+    the work would retract it again (see `references.fields`). Then the other versions of the study its source
+    states, which a review importing the file links as the one it came from did."""
+    custom = record.custom
+    if not custom.updates and not custom.reinstatements and not custom.stated_versions:  # most records: none
         return []
-    return [*(update_statement(update.kind, update.doi, update.pmid, update.date) for update in record.custom.updates),
+    return [*(update_statement(update.kind, update.doi, update.pmid, update.date) for update in custom.updates),
             *(update_statement("reinstatement", reinstatement.doi, reinstatement.pmid, reinstatement.date, reinstatement.retracted_on)
-              for reinstatement in record.custom.reinstatements)]
+              for reinstatement in custom.reinstatements),
+            *(version_statement(version.doi, version.pmid) for version in custom.stated_versions)]
 
 
 def notice_of_statements(record: Record) -> list[str]:
