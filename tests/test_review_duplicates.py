@@ -23,6 +23,7 @@ from sitegen.review.transaction import Transaction
 from sitegen.review.write import jsonl
 from sitegen.site.pages import page_slug
 from sitegen.site.records import STANDING_LABELS
+from sitegen.site.studies import doi_url
 from sitegen.sources.openalex import work_to_record
 from sitegen.workspace import open_review
 
@@ -277,6 +278,34 @@ def test_record_pages_link_the_other_version_of_a_study(sitegen, twin_review, tm
     assert code == 0, err
     page = (site / "records" / f"{page_slug(ORIGINAL)}.html").read_text()
     assert "The same study in another version" in page and f'href="../records/{page_slug(TWIN)}.html"' in page
+
+
+def test_a_record_page_names_a_stated_version_the_review_does_not_hold(sitegen, two_run_review, tmp_path):
+    """A source stated another version of the study (`custom.stated_versions`) that no search or import brought in:
+    the record's page said nothing of it. It names it now, linked to doi.org and PubMed, escaped (a SICI DOI holds
+    "<" and ">"); a version the review holds is left to the version link, and a record stating none says nothing."""
+    path = two_run_review / "records.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    held = next(row for row in rows if row["id"] != ORIGINAL and row.get("DOI"))
+    sici = "10.1002/(sici)1097-4636(199604)30:4<525::aid-jbm12>3.0.co;2-n"
+    for row in rows:
+        if row["id"] == ORIGINAL:
+            row["custom"]["stated_versions"] = [{"doi": sici, "pmid": "8000001"}, {"doi": held["DOI"]}]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    code, out, err = sitegen("check", two_run_review)
+    assert code == 0, out + err
+    site = tmp_path / "site"
+    code, _, err = sitegen("build", two_run_review, "--out", site, "--now", "2026-05-01T00:00:00Z")
+    assert code == 0, err
+    page = (site / "records" / f"{page_slug(ORIGINAL)}.html").read_text()
+    [said] = re.findall(r'<p class="versions">A source names another version of this study not in this review: .*</p>',
+                        page)
+    escaped = sici.replace("<", "&lt;").replace(">", "&gt;")
+    assert f'<a href="{doi_url(sici)}" rel="noopener">doi:{escaped}</a>' in said and "<525" not in page
+    assert '<a href="https://pubmed.ncbi.nlm.nih.gov/8000001/" rel="noopener">PMID 8000001</a>' in said
+    assert held["DOI"] not in said
+    other = (site / "records" / f"{page_slug(held['id'])}.html").read_text()
+    assert "not in this review" not in other
 
 
 @pytest.mark.parametrize("both", [True, False])

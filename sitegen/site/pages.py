@@ -28,7 +28,7 @@ from sitegen.living.duplicates import matched_within
 from sitegen.living.facts import LatestVerdict, ReviewFacts
 from sitegen.living.prisma import previous_labels
 from sitegen.living.versions import version_history
-from sitegen.records.model import Record
+from sitegen.records.model import Record, identifier_keys
 from sitegen.review.folder import Review
 from sitegen.review.models import Evidence
 from sitegen.review.write import pretty_json
@@ -201,6 +201,12 @@ class Site:
     @cached_property
     def views_by_id(self) -> dict[str, RecordView]:
         return {view.record.id: view for view in self.views}
+
+    @cached_property
+    def held_works(self) -> frozenset[tuple[str, str]]:
+        """The DOIs and PMIDs (namespace, value) of the review's records: what a stated version is looked for by.
+        Made only when a record's page names one (most reviews: none)."""
+        return frozenset(key for view in self.views for key in identifier_keys(view.record.DOI, view.record.PMID))
 
     @cached_property
     def rankings(self) -> dict[int | None, Ranking]:

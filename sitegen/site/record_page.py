@@ -18,14 +18,14 @@ from markupsafe import escape
 
 from sitegen.living.duplicates import Duplicate
 from sitegen.records.ids import NAMESPACE_LABELS
-from sitegen.records.model import Record
+from sitegen.records.model import Record, StatedVersion
 from sitegen.records.providers import label as provider_label
 from sitegen.review.models import utc_day
 from sitegen.screening.digest import EMPTY_SECTION, Digest, calibration_summary, digest_sections, digest_summary
 from sitegen.screening.outcomes import Outcome
 from sitegen.screening.relevance import Scored
 from sitegen.screening.standing import StageHistory
-from sitegen.site.studies import Link, standing_tag_html, study_links
+from sitegen.site.studies import Link, doi_url, standing_tag_html, study_links
 
 if TYPE_CHECKING:  # pages.py and records.py import this module
     from sitegen.site.pages import RecordView
@@ -116,7 +116,7 @@ def _record_link(view: RecordView, with_id: bool = False) -> str:
 
 def record_content(entry: Entry, histories: list[StageHistory], duplicate: Duplicate | None,
                    canonical: RecordView | None, duplicates: list[RecordView], other_versions: list[RecordView],
-                   reasons: dict[str, str]) -> str:
+                   unheld_versions: list[StatedVersion], reasons: dict[str, str]) -> str:
     """The part of `records/<slug>.html` between the site's header and footer."""
     record, standing = entry.view.record, entry.standing
     out = ['<p class="breadcrumb"><a href="../records.html">Records</a></p>', f"<h1{TITLE_DIRECTION}>{_e(record.title)}</h1>"]
@@ -149,6 +149,10 @@ def record_content(entry: Entry, histories: list[StageHistory], duplicate: Dupli
         out.append('<p class="versions">The same study in another version (a preprint and its journal version are '
                    "linked, not merged): " + "; ".join(f"{_record_link(other)} (<code>{_e(other.record.id)}</code>)"
                                                       for other in other_versions) + ".</p>")
+    if unheld_versions:  # a preprint or journal version its sources name, which no search or import brought in
+        names = "Sources name other versions" if len(unheld_versions) > 1 else "A source names another version"
+        out.append(f'<p class="versions">{names} of this study not in this review: '
+                   + "; ".join(map(_version_links, unheld_versions)) + ".</p>")
     out.append(_identifiers(record, study_links(record)))  # from the record alone: not in the page's key
     out.append(_identification(entry))
     out.append(_batch_and_relevance(entry))
@@ -158,6 +162,14 @@ def record_content(entry: Entry, histories: list[StageHistory], duplicate: Dupli
     out.append(f'<p class="abstract"{TITLE_DIRECTION}>{_e(record.abstract)}</p>' if record.abstract
                else '<p class="blank">No abstract available.</p>')
     return "\n".join(out)
+
+
+def _version_links(version: StatedVersion) -> str:
+    """A version by its DOI and PMID, each linked to where a reader finds it."""
+    links = [*([f'<a href="{_e(doi_url(version.doi))}" rel="noopener">doi:{_e(version.doi)}</a>'] if version.doi else []),
+             *([f'<a href="https://pubmed.ncbi.nlm.nih.gov/{_e(version.pmid)}/" rel="noopener">PMID {_e(version.pmid)}</a>']
+               if version.pmid else [])]
+    return " ".join(links)
 
 
 def _identifiers(record: Record, links: list[Link]) -> str:

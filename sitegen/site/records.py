@@ -265,4 +265,9 @@ def record_pages(site: Site) -> Files:
                           canonical=site.views_by_id[duplicate.canonical] if duplicate else None,
                           duplicates=[site.views_by_id[other] for other in canonical_of.get(record_id, [])],
                           other_versions=[site.views_by_id[other] for other in entry.view.record.custom.other_versions
-                                          if other in site.views_by_id], reasons=site.reasons)
+                                          if other in site.views_by_id],
+                          # the other versions its sources state that the review does not hold: none to look for on
+                          # most records, and the review's identifiers gathered only for those that have one
+                          unheld_versions=[version for version in entry.view.record.custom.stated_versions
+                                           if not site.held_works.intersection(version.work_keys())],
+                          reasons=site.reasons)
