@@ -691,3 +691,44 @@ def test_one_doi_joins_a_group_authors_record_and_its_named_members_record():
     assert len(deduplicate([group, named]).records) == 1
     apart = deduplicate([group, named.model_copy(update={"page": "77-80"})])
     assert len(apart.records) == 2 and all(r.custom.conflicts for r in apart.records)
+
+
+def imported(record: Record, date: str) -> Record:
+    """`record` as a reference file a database exported gives it (RIS, its date as written there): no provider's."""
+    from sitegen.references import read_references
+    from sitegen.references.records import entry_record
+
+    ris = f"TY  - JOUR\nTI  - {record.title}\nDO  - {record.DOI}\nPY  - {date[:4]}\nDA  - {date}\nER  - \n"
+    [entry] = read_references(ris, "ris")
+    return entry_record(entry)
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_openalexs_filled_in_day_yields_to_the_month_another_source_of_the_work_gives(order):
+    """OpenAlex gives every work a full day: "2001-01-01" for a work Crossref dates [2001, 2] (both real records of
+    10.1023/a:1007154515475), "1983-07-01" for a July 1983 issue. Merged with a database export's record of the work,
+    which ranks below a provider, OpenAlex's date won: a day (and a month) nobody gave. Another source's date agreeing
+    before OpenAlex's 1s now stands; OpenAlex's stands where nothing says otherwise, and a day it gives is kept."""
+    from sitegen.sources import crossref
+
+    def merged(*records: Record) -> list[int]:
+        [record] = deduplicate(list(records)[::order]).records
+        return record.issued.date_parts[0]
+
+    alex = work_to_record(json.loads((FIXTURES / "openalex" / "openalex_work_doi_10.1023_a_1007154515475.json")
+                                     .read_text()))
+    ref = crossref.work_to_record(json.loads((FIXTURES / "crossref" / "crossref_work_10.1023_a_1007154515475.json")
+                                             .read_text())["message"])
+    assert (alex.issued.date_parts[0], ref.issued.date_parts[0]) == ([2001, 1, 1], [2001, 2])
+    assert merged(alex, imported(ref, "2001/02//")) == [2001, 2]
+    assert merged(alex, ref) == [2001, 2]  # Crossref ranks above OpenAlex, as before
+    july = next(record for record in REAL if record.DOI == "10.1037/0097-7403.9.3.248")
+    assert july.issued.date_parts[0] == [1983, 7, 1]
+    assert merged(july, imported(july, "1983/07//")) == [1983, 7]
+    assert merged(july, imported(july, "1983/07/01/")) == [1983, 7, 1]  # confirmed
+    assert merged(july, imported(july, "1983")) == [1983, 7, 1]  # says nothing of July's first: left as it was
+    assert merged(july, imported(july, "1984/07//")) == [1983, 7, 1]  # another year: not its month's first day
+    issue = next(record for record in REAL if record.DOI == "10.1515/revneuro.2004.15.4.231")
+    assert issue.issued.date_parts[0] == [2004, 1, 1] and merged(issue, imported(issue, "2004")) == [2004]
+    day = next(record for record in REAL if record.DOI == "10.1016/j.bbr.2014.02.014")
+    assert merged(day, imported(day, "2014/05//")) == day.issued.date_parts[0] == [2014, 5, 15]  # a day it gives

@@ -51,6 +51,7 @@ from sitegen.records.joins import UnionFind, joined
 from sitegen.records.listing import listed
 from sitegen.records.matching import TITLE_FLOOR, Work, one_doi_one_work, record_work
 from sitegen.records.model import (
+    CslDate,
     NoticeOf,
     Record,
     RecordMeta,
@@ -67,7 +68,7 @@ from sitegen.records.model import (
     with_undated_flag,
 )
 from sitegen.records.notices import notice_kind
-from sitegen.records.providers import MERGE_PRIORITY, SOURCES
+from sitegen.records.providers import DATES_FILLED_IN, MERGE_PRIORITY, SOURCES
 from sitegen.records.titles import matched_title
 
 LARGE_GROUP = 256  # records sharing one DOI beyond which only equal titles are joined through it
@@ -250,6 +251,35 @@ def _canonical_key(record: Record) -> tuple:
     return rank, -_completeness(record), record.model_dump_json()
 
 
+def merged_issued(ordered: list[Record]) -> CslDate | None:
+    """The date of a work's records in canonical order: the first record's that gives one, unless that record's best
+    source fills in what it does not know (DATES_FILLED_IN) and ends in a day 1 (and a month 1 before it). Then the
+    date of another record, from a source that says how precise it is, which agrees with it before those 1s and stops
+    there or says otherwise ([1983, 7] beside "1983-07-01", [2001, 2] beside "2001-01-01") is the work's: the 1s were
+    never given. With none such (OpenAlex alone, or others confirming its day), the first date stands, as it was."""
+    first = next((record for record in ordered if record.issued), None)
+    if first is None or not _fills_in_dates(first):
+        return first.issued if first else None
+    parts = first.issued.date_parts[0]
+    given = len(parts)  # how many of its parts come before the 1s it may have filled in
+    while given > 1 and parts[given - 1] == 1:
+        given -= 1
+    if given == len(parts):
+        return first.issued
+    for other in ordered:
+        said = other.issued.date_parts[0] if other.issued and not _fills_in_dates(other) else None
+        if said and len(said) >= given and said[:given] == parts[:given] and said != parts:
+            return other.issued
+    return first.issued
+
+
+def _fills_in_dates(record: Record) -> bool:
+    """Whether the record's date is one a source that fills in dates gave: its best source is such a one (a record
+    merged with a better source's date has that source first; an imported file's record names no provider)."""
+    ranked = [source for source in MERGE_PRIORITY if source in record.custom.sources]
+    return bool(ranked) and ranked[0] in DATES_FILLED_IN
+
+
 def merge(group: list[Record], notes: list[str]) -> Record:
     """One record from records of the same work, by the merge rules in the module docstring."""
     # Conflict notes describe this grouping only; a conflict resolved since is no longer noted.
@@ -284,7 +314,7 @@ def merge(group: list[Record], notes: list[str]) -> Record:
         title=primary.title,
         author=next((r.author for r in ordered if r.author), []),
         container_title=next((r.container_title for r in ordered if r.container_title), None),
-        issued=next((r.issued for r in ordered if r.issued), None),
+        issued=merged_issued(ordered),
         volume=next((r.volume for r in ordered if r.volume), None),
         issue=next((r.issue for r in ordered if r.issue), None),
         page=next((r.page for r in ordered if r.page), None),

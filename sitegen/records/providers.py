@@ -57,6 +57,11 @@ Source = Literal["openalex", "europepmc", "pubmed", "crossref", "arxiv"]
 
 # When records of one work are merged, the curated bibliographic databases' metadata comes first.
 MERGE_PRIORITY = ("pubmed", "europepmc", "crossref", "openalex", "arxiv")
+# The providers that give every work a full day, filling in what they do not know: OpenAlex's `publication_date` is
+# "1983-07-01" for a work of July 1983, "2001-01-01" for one Crossref dates [2001, 2]. Its day 1 (and a month 1 before
+# it) yields to another source of the work that stops before it or says otherwise (`identity.merged_issued`). Europe
+# PMC fills in too, where its own record says so, and its provider keeps only what was given (`europepmc._issued`).
+DATES_FILLED_IN = ("openalex",)
 
 
 def label(source: str) -> str:
