@@ -280,7 +280,7 @@ def test_record_pages_link_the_other_version_of_a_study(sitegen, twin_review, tm
     assert "The same study in another version" in page and f'href="../records/{page_slug(TWIN)}.html"' in page
 
 
-def test_a_record_page_names_a_stated_version_the_review_does_not_hold(sitegen, two_run_review, tmp_path):
+def test_a_record_page_names_a_stated_version_the_review_does_not_hold(sitegen, two_run_review, tmp_path):  # noqa: F811
     """A source stated another version of the study (`custom.stated_versions`) that no search or import brought in:
     the record's page said nothing of it. It names it now, linked to doi.org and PubMed, escaped (a SICI DOI holds
     "<" and ">"); a version the review holds is left to the version link, and a record stating none says nothing."""
