@@ -708,6 +708,24 @@ def test_a_version_is_never_dated_as_the_one_before(two_versions, tmp_path, site
     assert sorted(path.name for path in (two_versions / "versions").iterdir()) == before
 
 
+def test_check_refuses_two_versions_of_one_time(two_versions, tmp_path, monkeypatch):
+    # sitegen before f01ab90 recorded a version dated as the one before it (--now given the same time), and check
+    # passed the pair: published_at was only refused when earlier than the version before.
+    import sitegen.living.versions as versions
+
+    latest = json.loads(version_file(two_versions, 2).read_text())["published_at"]
+    correct_the_first_title(two_versions)
+    monkeypatch.setattr(versions, "refuse_same_time", lambda latest, at: None)  # as sitegen wrote then
+    with pytest.raises(ReviewInvalid):  # recorded, then refused by the check its site is built after
+        publish(two_versions, tmp_path / "site", latest, environ={})
+    monkeypatch.undo()
+    assert json.loads(version_file(two_versions, 3).read_text())["published_at"] == latest
+    found = [(p.path, p.line, p.code) for p in check(two_versions) if p.code == "version-time"]
+    assert found == [("versions/3.json", line_of(version_file(two_versions, 3), '"published_at"'), "version-time")]
+    with pytest.raises(ReviewInvalid):  # and nothing builds from it
+        build(two_versions, tmp_path / "again", environ={})
+
+
 def test_a_versions_count_of_studies_stays_as_published_when_records_are_linked_later(example_copy, tmp_path):
     # Studies were grouped by the records' links as records.jsonl holds them now: linking a preprint to its journal
     # article after a version was published (as update does when it finds one) changed that version's counts.

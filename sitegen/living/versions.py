@@ -375,10 +375,7 @@ def publish(review: Review, facts: ReviewFacts, at: str | None) -> tuple[Version
         check_event_time(review.ledger, at, "the publication time")
     except OptionInvalid as error:  # a time from --now, SOURCE_DATE_EPOCH or the ledger: no one option's value
         raise SitegenError(str(error)) from None
-    if latest is not None and parse_timestamp(at) <= parse_timestamp(latest.published_at):
-        # Two versions of one date could not be told apart by a reader, and their order would be the file names'.
-        raise SitegenError(f"the publication time {at} is not later than version {latest.number}'s "
-                           f"({latest.published_at}): a new version needs a time of its own")
+    refuse_same_time(latest, at)
     record = VersionRecord(schema_version=VERSION_SCHEMA_VERSION, number=latest.number + 1 if latest else 1,
                            published_at=at, ledger_head=anchor(review.ledger[-1]),
                            protocol_version=review.protocol.meta.version, title=review.config.title,
@@ -390,6 +387,14 @@ def publish(review: Review, facts: ReviewFacts, at: str | None) -> tuple[Version
     append(transaction, review, at, [VersionPayload(number=record.number, sha256=version_hash(record))])
     transaction.commit()
     return record, latest
+
+
+def refuse_same_time(latest: VersionRecord | None, at: str) -> None:
+    """A new version dated `at` must be later than the `latest`: two versions of one date could not be told apart by
+    a reader, and their order would be the file names' (`check` refuses such a pair: `version-time`)."""
+    if latest is not None and parse_timestamp(at) <= parse_timestamp(latest.published_at):
+        raise SitegenError(f"the publication time {at} is not later than version {latest.number}'s "
+                           f"({latest.published_at}): a new version needs a time of its own")
 
 
 def refuse_stale_date(review: Review, facts: ReviewFacts, at: str | None) -> None:
@@ -473,6 +478,14 @@ def _file_problems(review: Review, item: VersionFile, previous: VersionFile | No
             problems.append(Problem(rel, at("published_at"), None, "version-time",
                                     f"published_at {record.published_at} is before version {before.number} "
                                     f"({before.published_at}): versions are published in time order"))
+        elif parse_timestamp(record.published_at) == parse_timestamp(before.published_at):
+            # sitegen before 2026-12-04 recorded such a pair when --now or SOURCE_DATE_EPOCH was given the same time.
+            problems.append(Problem(rel, at("published_at"), None, "version-time",
+                                    f"published_at {record.published_at} is version {before.number}'s time too: a "
+                                    "reader cannot tell two versions of one time apart, and `sitegen publish` now "
+                                    "dates each version after the one before it; if this is the latest version, undo "
+                                    "its publication (`git revert` of the commit that added this file, its `version` "
+                                    "event and state.json's head) and publish again with a later --now"))
         if head.seq < before.ledger_head.seq:
             problems.append(Problem(rel, at("ledger_head"), None, "version-anchor",
                                     f"the ledger head (event {head.seq}) is earlier than version {before.number}'s "
