@@ -267,3 +267,44 @@ def test_a_run_of_phase_events_is_judged_on_one_derivation_of_the_facts(sitegen,
     monkeypatch.setattr(checks, "_gates_then", lambda review, events, target, _: gates_then(review, events, target))
     assert [problem for problem in checks.living_problems(loaded) if problem.code == "phase-gate"] == found
     assert len(derived) == 4  # one each, judged alone
+
+
+def test_the_facts_a_run_of_phase_events_shares_can_hold_no_judgement(sitegen, tmp_path):
+    """The facts a run of phase events shares are those of the review without its phase and verification events
+    (`Settled`), so no fact among them can go stale as judgements are recorded: one that needed a judgement would
+    find none. Every cut, shared or not, and across a version published between them, holds every fact a derivation
+    of its own finds, and the whole ledger's are the review's own."""
+    from functools import cached_property
+
+    from sitegen.living.facts import FactsThen, ReviewFacts, Settled, as_it_stood
+    from sitegen.review.folder import load_review
+
+    review = new_review(sitegen, tmp_path)
+    for stage, rows in (("title-abstract", "10.1000/voles,include,,\n10.1000/moles,exclude,,\n"),
+                        ("full-text", "10.1000/voles,include,,\n")):
+        for reviewer in ("ann", "bob"):
+            (review / "screening" / stage).mkdir(parents=True, exist_ok=True)
+            (review / "screening" / stage / f"{reviewer}.csv").write_text("record_id,decision,reason,note\n" + rows)
+    advance(sitegen, review, "2026-01-03T00:00:00Z")
+    assert sitegen("publish", review, "--out", tmp_path / "site", "--now", "2026-01-03T00:00:30Z")[0] == 0
+    first = len((review / "ledger.jsonl").read_text().splitlines())
+    advance(sitegen, review, "2026-01-03T00:01:00Z")
+    forge(review, "phase", phase("screening", "extraction"), "2026-01-04T00:00:00Z")
+    for axis, verdict in (("identity", "verified"), ("status", "current")):
+        forge(review, "verification", {"record_id": "10.1000/voles", "axis": axis, "verdict": verdict,
+                                       "refusal_grade": False}, "2026-01-05T00:00:00Z")
+    forge(review, "phase", phase("extraction", "synthesis"), "2026-01-06T00:00:00Z")
+    loaded, _ = load_review(review)
+
+    blind = Settled(loaded).facts
+    assert blind.verdicts == {} and blind.phase == ("protocol", None)
+    names = sorted(name for name, value in vars(ReviewFacts).items() if isinstance(value, cached_property | property))
+    facts = FactsThen(as_it_stood(loaded, first - 1))
+    for events in range(first - 1, len(loaded.ledger) + 1):
+        facts = facts.later(loaded, events)
+        alone = FactsThen(as_it_stood(loaded, events))
+        assert {name: getattr(facts, name) for name in names} == {name: getattr(alone, name) for name in names}
+    assert facts.settled.end == first  # the cuts from the version's event on shared one derivation
+    whole = ReviewFacts(loaded)
+    assert {name: getattr(facts, name) for name in names} == {name: getattr(whole, name) for name in names}
+    assert facts.unpublished and facts.phase[0] == "synthesis" and "10.1000/voles" in facts.verdicts

@@ -488,8 +488,7 @@ def _gates_then(review: Review, events: int, target: str, last: list[FactsThen])
     """`state.gates_then`, on the facts of the `last` phase event judged where they are the same (`FactsThen.later`):
     the phase events of one review, advanced with only verdicts recorded between, pay for one derivation, not one
     each."""
-    facts = last[0].later(review, events) if last and last[0].reaches(review, events) else FactsThen(
-        as_it_stood(review, events))
+    facts = last[0].later(review, events) if last else FactsThen(as_it_stood(review, events))
     last[:] = [facts]
     return gates(facts.review, facts, target)
 

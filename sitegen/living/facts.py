@@ -294,36 +294,100 @@ class ReviewFacts:
                 if isinstance(payload, kind)]
 
 
+# The events that record a judgement of the review rather than change what it adds up to: its phase moves and its
+# verification verdicts. `check` judges each phase event on the review as it stood (`FactsThen`); a run of phase
+# events with only such events between them shares one derivation of the rest (`Settled`).
+JUDGEMENTS = (PhasePayload, VerificationPayload)
+
+
+def settled_end(payloads: list, events: int) -> int:
+    """How many of the first `events` events are left once the judgements that end them are taken off."""
+    while events and isinstance(payloads[events - 1], JUDGEMENTS):
+        events -= 1
+    return events
+
+
+def without_judgements(review: Review) -> Review:
+    """The review without its phase and verification events: its ledger up to the last event of another kind (the
+    versions it had published by then), and every judgement before that blanked in its place (its payload None, as
+    for an event that could not be read; its place kept, so every event's seq is still its line)."""
+    end = settled_end(review.payloads, len(review.payloads))
+    blanked = [(event.model_copy(update={"payload": {}}), None) if isinstance(payload, JUDGEMENTS) else (event, payload)
+               for event, payload in zip(review.ledger[:end], review.payloads[:end], strict=True)]
+    return replace(review, ledger=[event for event, _ in blanked], payloads=[payload for _, payload in blanked],
+                   ledger_lines=review.ledger_lines[:end],
+                   versions=[item for item in review.versions if item.version.ledger_head.seq < end])
+
+
+class Settled:
+    """What a review adds up to apart from its judgements: the facts of the review without them (`without_judgements`).
+    The same for every cut of a ledger that differs only in the judgements that end it, so such cuts share one; and
+    since the facts are derived from a review with no judgement in it, none can depend on one, however they are
+    derived: a fact that needed one would find none, at once, not a stale one later."""
+
+    def __init__(self, review: Review):
+        self.facts = ReviewFacts(without_judgements(review))
+        self._counted: list[tuple[PreviousVersion | None, PrismaCounts]] = []
+
+    @property
+    def end(self) -> int:
+        return len(self.facts.review.ledger)
+
+    def prisma(self, previous: PreviousVersion | None) -> PrismaCounts:
+        """The counts after `previous` (which version is previous depends on whether a judgement followed the
+        latest version, so it comes from the whole cut): derived once for each."""
+        for then, counts in self._counted:
+            if then == previous:
+                return counts
+        facts = self.facts
+        counts = derive(facts.review, facts.screening.outcomes, previous, facts.canonicals)
+        self._counted.append((previous, counts))
+        return counts
+
+
+def _settled(name: str) -> property:
+    return property(lambda self: getattr(self.settled.facts, name),
+                    doc=f"`ReviewFacts.{name}` of the review without its judgements (`Settled`).")
+
+
 class FactsThen(ReviewFacts):
     """The facts of a review as it stood at an earlier event (`as_it_stood`). A faithfulness verdict stands for the
-    evidence it checked: the evidence as it was then is not kept, and an edit since is no fault of that time."""
+    evidence it checked: the evidence as it was then is not kept, and an edit since is no fault of that time.
+
+    What screening, the duplicates and the evidence add up to is read from the review without its judgements
+    (`settled`), which the cuts of one run of phase events share (`later`): at 100,000 records a derivation takes
+    seconds. The verdicts, the phase and whether the review stood published are read from the whole cut."""
+
+    def __init__(self, review: Review, settled: Settled | None = None):
+        super().__init__(review)
+        self.settled = Settled(review) if settled is None else settled
+
+    duplicates = _settled("duplicates")
+    canonicals = _settled("canonicals")
+    screening = _settled("screening")
+    standings = _settled("standings")
+    conflicts = _settled("conflicts")
+    included = _settled("included")
+    evidence_hashes = _settled("evidence_hashes")
+    records_digest = _settled("records_digest")
+
+    @cached_property
+    def prisma(self) -> PrismaCounts:
+        return self.settled.prisma(self.previous_counted)
 
     @cached_property
     def verdicts(self) -> dict[str, dict[str, LatestVerdict]]:
         return latest_verdicts(self.review, as_checked=True)
 
-    # The facts that no phase or verification event changes: what screening, PRISMA and the evidence add up to.
-    UNCHANGED_BY_VERDICTS = ("duplicates", "canonicals", "screening", "standings", "prisma", "conflicts", "included",
-                             "evidence_hashes", "unpublished", "previous_version", "previous_counted")
-
     def later(self, review: Review, events: int) -> FactsThen:
-        """The facts of `review` as it stood after its first `events` events, when the events after this one's
-        review are phase and verification events alone, none after a version event, and no version was published
-        among them: the same review then but for its verdicts, so every fact already derived that no such event
-        changes is taken as it is, not derived again (at 100,000 records a derivation takes seconds)."""
-        then = replace(self.review, ledger=review.ledger[:events], payloads=review.payloads[:events],
-                       ledger_lines=review.ledger_lines[:events])
-        facts = FactsThen(then)
-        facts.__dict__.update((name, self.__dict__[name]) for name in self.UNCHANGED_BY_VERDICTS
-                              if name in self.__dict__)
-        return facts
-
-    def reaches(self, review: Review, events: int) -> bool:
-        """Whether `later(review, events)` holds: see there. (A cut that ends on a version event stands for that
-        version published, a later one for the review unpublished: `unpublished` would differ.)"""
+        """The facts of `review` (the review these facts' review was cut from) as it stood after its first `events`
+        events (no fewer than these facts' own): sharing these facts' `settled` when the events in between are
+        judgements alone, so that the cut without its judgements is the same one."""
         since = len(self.review.ledger)
-        return (since <= events
-                and all(isinstance(payload, PhasePayload | VerificationPayload)
-                        for payload in review.payloads[since:events])
-                and not (since and isinstance(review.payloads[since - 1], VersionPayload))
-                and not any(since <= version.version.ledger_head.seq < events for version in review.versions))
+        if events < since or settled_end(review.payloads, events) != self.settled.end:
+            return FactsThen(as_it_stood(review, events))
+        # Judgements identify no record: the records and decisions of the cut are these facts' own.
+        then = replace(self.review, ledger=review.ledger[:events], payloads=review.payloads[:events],
+                       ledger_lines=review.ledger_lines[:events],
+                       versions=[item for item in review.versions if item.version.ledger_head.seq < events])
+        return FactsThen(then, self.settled)
