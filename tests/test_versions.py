@@ -304,6 +304,27 @@ def unknown_record(review: Path) -> tuple[str, int]:
     return "versions/1.json", line_of(path, "10.9999/never.seen")
 
 
+def named_unseen(field: str):
+    """Version 2's duplicates or study links naming a record no ledger event identified (a hand edit)."""
+    def damage(review: Path) -> tuple[str, int]:
+        path = version_file(review, 2)
+        data = json.loads(path.read_text())
+        known = next(iter(data["outcomes"]["title-abstract"]))
+        data[field] = {known: "10.9999/never.seen"}
+        path.write_text(json.dumps(data, indent=2))
+        return "versions/2.json", line_of(path, "10.9999/never.seen")
+    damage.__name__ = f"unseen_in_{field}"
+    return damage
+
+
+def unlocked_protocol(review: Path) -> tuple[str, int]:
+    path = version_file(review, 2)
+    data = json.loads(path.read_text())
+    data["protocol_version"] += 5
+    path.write_text(json.dumps(data, indent=2))
+    return "versions/2.json", line_of(path, '"protocol_version"')
+
+
 def backwards_in_time(review: Path) -> tuple[str, int]:
     path = version_file(review, 2)
     path.write_text(path.read_text().replace(f'"published_at": "{SECOND_RUN}"', '"published_at": "2023-04-09T00:00:00Z"'))
@@ -330,6 +351,9 @@ def deleted(review: Path) -> tuple[str, int]:
     (cut_in_half, "json-syntax"),
     (truncate_ledger, "version-anchor"),
     (unknown_record, "unknown-record"),
+    (named_unseen("duplicates"), "unknown-record"),
+    (named_unseen("studies"), "unknown-record"),
+    (unlocked_protocol, "version-protocol"),
     (backwards_in_time, "version-time"),
     (hand_made, "version-unrecorded"),
     (deleted, "version-missing"),

@@ -472,6 +472,13 @@ def _file_problems(review: Review, item: VersionFile, previous: VersionFile | No
         problems.append(Problem(rel, at("published_at"), None, "version-time",
                                 f"published_at {record.published_at} is before the ledger event it anchors "
                                 f"(event {head.seq}, {review.ledger[head.seq - 1].ts})"))
+    # `publish` records the protocol in force: the version the lock or latest amendment up to its head locked.
+    locked = [payload.version for payload in review.payloads[:head.seq] if isinstance(payload, ProtocolLockPayload)]
+    if review.judges_anchor(head.seq) and holds(review.ledger, head) and locked and record.protocol_version != locked[-1]:
+        problems.append(Problem(rel, at("protocol_version"), None, "version-protocol",
+                                f"protocol_version {record.protocol_version} is not the protocol in force when the "
+                                f"version was published: the ledger up to its head (event {head.seq}) locked "
+                                f"protocol version {locked[-1]} last"))
     if previous is not None:
         before = previous.version
         if parse_timestamp(record.published_at) < parse_timestamp(before.published_at):
@@ -479,7 +486,7 @@ def _file_problems(review: Review, item: VersionFile, previous: VersionFile | No
                                     f"published_at {record.published_at} is before version {before.number} "
                                     f"({before.published_at}): versions are published in time order"))
         elif parse_timestamp(record.published_at) == parse_timestamp(before.published_at):
-            # sitegen before 2026-12-04 recorded such a pair when --now or SOURCE_DATE_EPOCH was given the same time.
+            # sitegen before f01ab90 recorded such a pair when --now or SOURCE_DATE_EPOCH was given the same time.
             problems.append(Problem(rel, at("published_at"), None, "version-time",
                                     f"published_at {record.published_at} is version {before.number}'s time too: a "
                                     "reader cannot tell two versions of one time apart, and `sitegen publish` now "
@@ -532,15 +539,28 @@ def _unchanged(before: VersionRecord, after: VersionRecord) -> bool:
 
 
 def _unknown_records(review: Review, item: VersionFile) -> list[Problem]:
-    """Outcomes of records the ledger had not identified by the version's head (or that no longer exist)."""
+    """Every record the version names (its outcomes, and the evidence, duplicates and study links it recorded) that
+    the ledger had not identified by the version's head (or that no longer exists): a file `publish` wrote names none.
+    Each part is named at the line of its first such record."""
     identified = identified_records(review, min(item.version.ledger_head.seq, len(review.ledger)))
+    record = item.version
+    parts: list[tuple[str, dict[str, tuple[str, ...]]]] = [  # what it is, each id it names -> where
+        (f"{stage} outcomes", {rid: ("outcomes", stage, rid) for rid in by_record})
+        for stage, by_record in record.outcomes.items()]
+    parts.append(("evidence", {rid: ("evidence", rid) for rid in record.evidence or {}}))
+    for name, what in (("duplicates", "duplicates"), ("studies", "study links")):
+        where: dict[str, tuple[str, ...]] = {}
+        for rid, other in (getattr(record, name) or {}).items():  # both sides name a record
+            where.setdefault(rid, (name, rid))
+            where.setdefault(other, (name, rid))
+        parts.append((what, where))
     problems = []
-    for stage, by_record in item.version.outcomes.items():
-        lacking = set(review.lacking(by_record))
-        unknown = [rid for rid in by_record if rid not in identified or rid in lacking]
+    for what, where in parts:
+        lacking = set(review.lacking(where))
+        unknown = [rid for rid in where if rid not in identified or rid in lacking]
         if unknown:
-            line = (item.parsed.position(("outcomes", stage, unknown[0])) or (None, None))[0]
+            line = (item.parsed.position(where[unknown[0]]) or (None, None))[0]
             problems.append(Problem(item.path, line, None, "unknown-record",
-                                    f"{stage} outcomes name record(s) that records.jsonl lacks or that no ledger "
+                                    f"{what}: record(s) that records.jsonl lacks or that no ledger "
                                     f"event up to the version's head identified: {listed(unknown, 3)}"))
     return problems
