@@ -958,6 +958,20 @@ def test_a_folder_where_a_file_belongs_is_one_problem_not_a_flood(sitegen, examp
     assert [line.rsplit("[", 1)[-1] for line in out.splitlines()[:-1]] == ["not-checked]", "not-a-file]"]
 
 
+def test_an_unreadable_ledger_line_is_its_own_problem_not_a_flood_below_it(sitegen, example_copy):
+    # A line of ledger.jsonl that holds no event (a hand edit, a merge) made every check that judges events against
+    # those before it report what it could not see: protocol.md "edited after it was locked", a run's manifest that
+    # belongs to no run, run_count, a version naming records no event had identified.
+    path = example_copy / "ledger.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[2] = lines[2].rstrip("\n")[:-1] + "\n"  # its closing brace lost
+    path.write_text("".join(lines), encoding="utf-8")
+    code, out, _ = sitegen("check", example_copy)
+    assert code == 1 and "2 problems found" in out, out
+    assert [line.rsplit("[", 1)[-1] for line in out.splitlines()[:-1]] == ["not-checked]", "json-syntax]"]
+    assert all("ledger.jsonl:3" in line for line in out.splitlines()[:-1])
+
+
 @pytest.mark.parametrize("separator", [";", "\t"])
 # Written as spreadsheets write it, and with every cell quoted (LibreOffice's "quote all text cells", which csv read
 # as a syntax error), or with an empty column after the last (";;", which hid the separator).
