@@ -329,3 +329,13 @@ def test_a_conflict_on_the_reason_alone_says_so_and_keeps_the_reasons_hidden(exa
     text = (tmp_path / "site" / "records" / f"{page_slug(record_id)}.html").read_text()
     assert "the reviewers excluded it for different reasons" in text and "SECRET" not in text
     assert "Non-rodent" not in text.split("Screening history")[1]
+
+
+def test_a_reviewer_who_made_one_decision_throughout_has_kappa_0_without_an_interval():
+    # Five records: a included three and excluded or kept one each, b included all five. Agreement is then what
+    # chance gives, so kappa is 0, and its error 0 too: the screening page drew "0.00 (-0.00 to 0.00)".
+    result = cohen(pairs({("include", "include"): 3, ("maybe", "include"): 1, ("exclude", "include"): 1}),
+                   ["a", "b"])
+    assert result.kappa == 0.0 and result.ci_low is None and result.ci_high is None
+    assert result.note.startswith("no confidence interval: b decided every record 'include'")
+    assert result.percent_agreement == pytest.approx(0.6) and result.pabak == pytest.approx(0.4)

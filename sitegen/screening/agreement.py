@@ -66,6 +66,14 @@ def cohen(pairs: list[tuple[str, str]], reviewers: list[str]) -> Agreement:
                          kappa_method="cohen", pabak=pabak,
                          note=f"no confidence interval: the reviewers agreed on {'every' if observed else 'no'} record, "
                               "where the large-sample interval has no width")
+    if len(first) == 1 or len(second) == 1:
+        # One reviewer made one decision throughout: agreement is then exactly what chance gives, so kappa is 0
+        # however many records, and its error 0 too (a hair off it in floating point, drawn "-0.00 to 0.00").
+        alike, decision = (reviewers[0], *first) if len(first) == 1 else (reviewers[1], *second)
+        return Agreement(reviewers=reviewers, records=n, percent_agreement=observed, kappa=0.0,
+                         kappa_method="cohen", pabak=pabak,
+                         note=f"no confidence interval: {alike} decided every record '{decision}', "
+                              "so agreement is what chance gives and the large-sample interval has no width")
     error = large_sample_error(Counter(pairs), n, kappa, expected)
     return Agreement(reviewers=reviewers, records=n, percent_agreement=observed, kappa=kappa, kappa_method="cohen",
                      ci_low=max(-1.0, kappa - Z_95 * error), ci_high=min(1.0, kappa + Z_95 * error), pabak=pabak)
