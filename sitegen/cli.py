@@ -449,10 +449,10 @@ BUILD_TIME = click.option("--now", metavar="RFC3339", default=None, callback=_si
 
 def _built(result: commands.BuildResult) -> str:
     if not result.changed:
-        return (f"{shown_path(result.out)} is up to date ({result.files} files, {result.records} records, "
-                f"last updated {result.built_at or 'never'})")
-    return (f"built {shown_path(result.out)} ({result.files} files, {result.rendered} rendered, {result.records} records, "
-            f"last updated {result.built_at or 'never'})")
+        return (f"{shown_path(result.out)} is up to date ({counted(result.files, 'file')}, "
+                f"{counted(result.records, 'record')}, last updated {result.built_at or 'never'})")
+    return (f"built {shown_path(result.out)} ({counted(result.files, 'file')}, {result.rendered} rendered, "
+            f"{counted(result.records, 'record')}, last updated {result.built_at or 'never'})")
 
 
 @cli.command()
@@ -1058,7 +1058,7 @@ def export(directory: Path, format: str, selection: str | None, out: Path | None
     if out is None:
         click.echo(text, nl=False)
     else:
-        click.echo(f"wrote {shown_path(out)}" + (f" ({count} records)" if count is not None else ""), err=True)
+        click.echo(f"wrote {shown_path(out)}" + (f" ({counted(count, 'record')})" if count is not None else ""), err=True)
 
 
 @cli.command("import-decisions")
@@ -1198,7 +1198,7 @@ def screen_status(directory: Path, as_json: bool) -> None:
         batch = item.batch
         name = f"batch {batch.number} ({batch.monitor_id}, {batch.created}, protocol v{batch.protocol_version})" \
             if batch.number else "imported outside a batch (`screen rank --imported`)"
-        click.echo(f"{name}: {len(batch.record_ids)} records")
+        click.echo(f"{name}: {counted(len(batch.record_ids), 'record')}")
         for stage in item.stages:
             not_retrieved = f", {stage.not_retrieved} not retrieved" if stage.not_retrieved else ""
             # "records at this stage", not "to screen": a stage screened in full has none left to screen.

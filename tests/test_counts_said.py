@@ -64,3 +64,17 @@ def test_a_sources_line_says_one_record_and_one_dropped_in_the_singular():
     said = describe(SourceOutcome(source="openalex", status="ok", records=[record], total=2, dropped=1))
     assert said.startswith("1 record of 2 reported, but 1 more OpenAlex record could not be read"), said
     assert describe(SourceOutcome(source="openalex", status="ok", records=[record, record], total=2)) == "2 records"
+
+
+def test_a_batch_site_and_export_of_one_record_say_one_record(sitegen, tmp_path):
+    """`sitegen screen status` said "imported outside a batch (...): 1 records", and `build` "(... 1 records, ...)"."""
+    from conftest import review_of_ris
+
+    review, (code, out, err) = review_of_ris(tmp_path / "review", "TY  - JOUR\nTI  - One paper\nPY  - 2020\nER  - \n")
+    assert code == 0, out + err
+    code, out, err = sitegen("screen", "status", review)
+    assert code == 0 and "imported outside a batch (`screen rank --imported`): 1 record\n" in out, out + err
+    code, out, err = sitegen("build", review, "--out", tmp_path / "site")
+    assert code == 0 and ", 1 record, last updated" in out, out + err
+    code, out, err = sitegen("export", review, "--format", "ris", "--records", "all", "--out", tmp_path / "all.ris")
+    assert code == 0 and err.strip().endswith("(1 record)"), out + err
