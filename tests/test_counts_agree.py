@@ -177,6 +177,11 @@ def test_every_output_shows_the_numbers_derived_from_the_ledger_and_the_files(si
         said = [next(s["records"] for s in batch["stages"] if s["stage"] == stage) for batch in status]
         assert shown == said and sum(shown) == total, stage
 
+    # batch 3 is the run's two new records, one since confirmed a duplicate: one is screened, and said so
+    batch = " ".join(_page(site / "batches" / "3.html").text_content().split())
+    assert "2 records the saved search" in batch and "1 of them is a duplicate" in batch and "so 1 is." in batch
+    assert len(_page(site / "batches" / "3.html").xpath("//table[contains(@class, 'ranked')]/tbody/tr")) == 1
+
     # the weekly digests list each record once, in the week it arrived
     digested = sum(_number(path.read_text().split("\n\n")[1]) for path in (site / "downloads").glob("digest-*.md"))
     assert digested == counts["records"]
