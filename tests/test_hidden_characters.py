@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
@@ -231,3 +232,46 @@ def test_character_references_to_visible_characters_and_joiners_are_accepted(sit
     plant(example_copy, "caf&eacute; &amp; &#x41;&#66; &lt;b&gt; &zwnj; `&#x202E;`&foo;")
     code, out, err = sitegen("check", example_copy)
     assert "invisible" not in out + err, out + err
+
+
+def garbled(text: str) -> str:
+    """`text` as Excel on Windows leaves it: its UTF-8 read as Windows-1252 (the five bytes it leaves undefined as
+    Latin-1 reads them), then saved as "CSV UTF-8"."""
+    return "".join(bytes([byte]).decode("cp1252", "ignore") or chr(byte) for byte in text.encode("utf-8"))
+
+
+@pytest.mark.parametrize("field", FIELDS)
+def test_text_encoded_twice_in_a_reviewers_text_is_refused_saying_what_was_meant(sitegen, example_copy, field):
+    plant, _ = FIELDS[field]
+    text = f"the authors{garbled('’')} cohort per Müller {garbled('–')} {garbled('café')}"
+    rel = plant(example_copy, text)
+    lines = (example_copy / rel).read_text(encoding="utf-8").splitlines()
+    line = next(n for n, written in enumerate(lines, start=1) if "â€™" in written)
+    while rel.endswith(".yaml") and ":" not in lines[line - 1].split("â€™")[0]:
+        line -= 1
+    before = tree_bytes(example_copy)
+    code, out, err = sitegen("check", example_copy)
+    assert code == 1 and "Traceback" not in out + err, out + err
+    found = [row for row in out.splitlines() if row.startswith(f"{example_copy}/{rel}:{line}:")
+             and "'authorsâ€™' at character" in row and "is 'authors’' garbled" in row and "Windows-1252" in row]
+    assert found, f"{rel}:{line} not reported:\n{out}"
+    assert tree_bytes(example_copy) == before
+
+
+@pytest.mark.parametrize("meant", ["don’t", "café", "≥", "µg/kg", "α-synuclein", "€5", "日本語", "Привет", "Ελληνικά",
+                                   "Łódź", "naïve", "São", "Müller", "Gdańsk", "“quoted”", "Á", "ÝÐÏÍ"])
+def test_text_encoded_twice_once_or_twice_is_refused_naming_the_text_meant(meant):
+    for written in (garbled(meant), garbled(garbled(meant))):
+        with pytest.raises(ValueError, match=f"is {re.escape(repr(meant))} garbled"):
+            hand_written(f"as {written} said")
+
+
+@pytest.mark.parametrize("text", [
+    "Müller, São Paulo, naïve, Straße, Łódź, Ærø, Øresund, Ångström, Ça va, Œuvre, İstanbul, Dvořák",
+    "日本語のテキスト, 中文, 한국어", "Ελληνικά: α-synuclein, β-amyloid", "Привет, мир", "≥ 10 µg/kg – 5 € — “ok” …",
+    # An accented capital before a closing quote, a no-break space or an ellipsis re-encodes into valid UTF-8 as
+    # one character nobody writes in such text: read as written.
+    "JOSÉ’S", "ESPAÑA”", "ÉTÉ\u00a0!", "« OUI\u00a0»", "café…”", "Gruß…",
+])
+def test_names_and_scripts_written_as_meant_are_not_taken_for_text_encoded_twice(text):
+    assert hand_written(text) == text

@@ -857,3 +857,19 @@ def test_rayyans_user_notes_of_the_named_reviewer_are_the_decisions_note(example
     assert code == 0, out
     written = {row["record_id"]: row["note"] for row in csv.DictReader((example_copy / TA / "reviewer-c.csv").open())}
     assert written == {records[0]["id"]: 'rabbits, "not" rodents see [2]', records[1]["id"]: ""}
+
+
+@pytest.mark.parametrize(("reason", "note"), [("", ""), ("Wrong setting", "Exclusion reason in the tool: Wrong setting.")])
+def test_a_note_encoded_twice_is_left_out_and_said_with_what_it_meant(example_copy, sitegen, tmp_path, reason, note):
+    # A tool's export opened in Excel as Windows-1252 and saved again: `check` refuses such a note (`hand_written`),
+    # so writing it would leave the review failing its check; left out, and said with the text it meant.
+    records = _records(example_copy)
+    chosen = next(iter(records))
+    export, status, out, err = _import(sitegen, example_copy, tmp_path, [*COVIDENCE, "Notes"],
+                                       [[records[chosen]["title"], records[chosen]["DOI"], reason, "the authorsâ€™ cohort"]],
+                                       "--tool", "covidence", "--decision", "exclude")
+    assert status == 0, out + err
+    assert _notes(example_copy, f"{TA}/reviewer-c.csv") == {chosen: note}
+    assert f"{export}:2: note left out: {chosen}: its note holds 'authorsâ€™' at character" in out
+    assert "is 'authors’' garbled" in out
+    assert sitegen("check", example_copy)[0] == 0

@@ -41,6 +41,7 @@ from sitegen.records.ids import (
     record_id_problem,
 )
 from sitegen.records.joins import joined
+from sitegen.records.mojibake import encoded_twice, encoded_twice_message
 from sitegen.records.providers import Source
 
 
@@ -209,10 +210,13 @@ def hidden_format_message(char: str, place: int) -> str:
 
 
 def hand_written(value: str) -> str:
-    """`value`, refused when it holds an invisible format character (`hidden_format`). A provider's text keeps them
-    (`printable` contains its direction controls): it is no reviewer's."""
+    """`value`, refused when it holds an invisible format character (`hidden_format`) or text encoded twice
+    (`encoded_twice`: a note Excel read as Windows-1252 would be published garbled). A provider's text keeps its
+    direction controls (`printable` contains them): it is no reviewer's."""
     if found := hidden_format(value):
         raise ValueError(hidden_format_message(found[1], found[0]))
+    if garbled := encoded_twice(value):
+        raise ValueError(encoded_twice_message(garbled))
     return value
 
 

@@ -37,6 +37,7 @@ from sitegen.records.model import (
     model_data,
     share_fields_sets,
 )
+from sitegen.records.mojibake import encoded_twice, encoded_twice_message
 from sitegen.review import kept, parsing
 from sitegen.review.models import (
     DECISION_COLUMNS,
@@ -381,9 +382,9 @@ def _load_protocol(root: Path, review: Review) -> list[Problem]:
 
 
 def _hidden_in_body(protocol: Protocol, rel: str) -> list[Problem]:
-    """A problem at each line of the protocol's Markdown that holds an invisible format character, at its column: the
-    reviewers' own text, under the rule their other text keeps (`hand_written`). Only the folder's protocol.md:
-    versions locked on the ledger before the rule stay readable."""
+    """A problem at each line of the protocol's Markdown that holds an invisible format character or text encoded
+    twice, at its column: the reviewers' own text, under the rule their other text keeps (`hand_written`). Only the
+    folder's protocol.md: versions locked on the ledger before the rule stay readable."""
     problems = []
     for number, line in enumerate(parsing.split_lines(protocol.body), start=protocol.body_line):
         if found := hidden_format(line):
@@ -393,6 +394,9 @@ def _hidden_in_body(protocol: Protocol, rel: str) -> list[Problem]:
         elif reference := hidden_format_reference(line):  # Markdown: the page shows "&#x202E;" as the character
             problems.append(Problem(rel, number, reference[0], "invisible-character",
                                     f"the protocol's text {hidden_format_reference_message(reference)}"))
+        elif garbled := encoded_twice(line):
+            problems.append(Problem(rel, number, garbled[0], "encoded-twice",
+                                    f"the protocol's text {encoded_twice_message(garbled)}"))
     return problems
 
 

@@ -29,6 +29,7 @@ from sitegen.records.entry import Entry
 from sitegen.records.ids import NAMESPACE_LABELS, normalise_doi, normalise_pmid
 from sitegen.records.matching import TITLE_FLOOR, Work, classify, record_work, work
 from sitegen.records.model import CONTROL_CHARACTER, Record, without_hidden_format
+from sitegen.records.mojibake import encoded_twice, encoded_twice_message
 from sitegen.records.notices import notice_kind
 from sitegen.records.titles import folded, matched_title
 from sitegen.references.fields import accession_pmid
@@ -568,6 +569,12 @@ def _note(record_id: str, said: str, written: str, skipped: Skipped, report: Dec
     holds is left out, not cut (its missing end would be read as the note), and the report says so."""
     said, written = (" ".join(without_hidden_format(text).split()) for text in (said, written))
     note = f"{said} {written}".strip()
+    if garbled := encoded_twice(note):  # `check` would refuse it (`hand_written`); mending it is the reviewer's
+        kept = "" if encoded_twice(said) else said
+        left_out = "the export's note, keeping only the tool's reasons" if kept else "it"
+        report.notes_left_out.append(dataclasses.replace(skipped, why=(
+            f"{record_id}: its note {encoded_twice_message(garbled)}; the row is written without {left_out}")))
+        return kept
     if len(note) <= NOTE_LIMIT:
         return note
     kept = said if len(said) <= NOTE_LIMIT else ""
