@@ -862,6 +862,43 @@ def test_a_note_over_several_lines_is_read_whole_though_a_line_of_it_starts_with
     assert problems == [] and [row.values["note"] for row in rows] == [note, ""]
 
 
+@pytest.mark.parametrize("later", ["10.1000/xyz, the preprint", "10.1000/xyz,10.1000/abc", "10.1000/xyz, include it?"])
+def test_a_note_line_starting_with_a_record_id_and_a_comma_is_no_row_of_its_own(later):
+    """Only a line whose required cells read as a row's (a decision among them) is taken for a row a quote left
+    open swallowed: a note naming a record and going on after a comma was refused as one."""
+    from sitegen.review.models import Decision
+    from sitegen.review.parsing import parse_csv
+
+    note = f"same work as\n{later}"
+    text = f'record_id,decision,reason,note\n10.1000/a,exclude,,"{note}"\n10.1000/b,include,,\n'
+    rows, problems = parse_csv(text, "screening/title-abstract/a.csv", ["record_id", "decision", "reason", "note"],
+                               {"record_id", "decision"}, Decision)
+    assert problems == [] and [row.values["note"] for row in rows] == [note, ""]
+
+
+@pytest.mark.parametrize("swallowed", ["10.1000/c,include,,", "10.1000/c,Exclude", '"10.1000/c","maybe",""'])
+def test_a_row_a_quote_left_open_swallowed_is_found_by_its_decision(swallowed):
+    from sitegen.review.models import Decision
+    from sitegen.review.parsing import parse_csv
+
+    text = f'record_id,decision,reason,note\n10.1000/a,include,,\n10.1000/b,exclude,,"a note\n{swallowed}\n' \
+        '10.1000/e,exclude,,5 inch"\n'
+    _, problems = parse_csv(text, "screening/title-abstract/a.csv", ["record_id", "decision", "reason", "note"],
+                            {"record_id", "decision"}, Decision)
+    assert [(problem.line, problem.code) for problem in problems] == [(3, "csv-syntax")]
+    assert "line 4, which reads as a row of its own" in problems[0].message
+
+
+def test_a_duplicates_note_over_lines_starting_with_record_ids_passes_check(sitegen, example_copy):
+    first, second = [json.loads(line)["id"] for line in (example_copy / "records.jsonl").read_text().splitlines()[:2]]
+    (example_copy / "duplicates.csv").write_text(
+        "record_id,duplicate_of,decision,reviewer,note\n"
+        f'{first},{second},different,reviewer-a,"not the same:\n{first}, the preprint\n{second}, same title"\n',
+        encoding="utf-8")
+    code, out, _ = sitegen("check", example_copy)
+    assert code == 0, out
+
+
 def test_a_quote_left_open_in_a_decision_file_fails_check_at_its_row(sitegen, example_copy, tmp_path):
     path = example_copy / TA / "reviewer-a.csv"
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)

@@ -722,7 +722,7 @@ def _load_screening(root: Path, review: Review) -> list[Problem]:
             if text is None:
                 review.decisions_unread.append(rel)
                 continue
-            rows, csv_problems = parsing.parse_csv(text, rel, DECISION_COLUMNS, {"record_id", "decision"})
+            rows, csv_problems = parsing.parse_csv(text, rel, DECISION_COLUMNS, {"record_id", "decision"}, Decision)
             problems += csv_problems
             if any(problem.code in ("csv-header", "csv-syntax") for problem in csv_problems):
                 review.decisions_unread.append(rel)
@@ -792,21 +792,23 @@ def _rows_of(model: type[Row]) -> TypeAdapter[list[Row]]:
     return TypeAdapter(list[model])
 
 
-def _optional_csv(root: Path, rel: str, columns: list[str], required: set[str]) -> tuple[list, list[Problem]]:
+def _optional_csv(root: Path, rel: str, columns: list[str], required: set[str],
+                  model: type) -> tuple[list, list[Problem]]:
     """The rows of an optional CSV file of the review (none when it is absent), and its problems."""
     if not (root / rel).exists() and not (root / rel).is_symlink():
         return [], []
     text, problems = _read(root, rel, rel)
     if text is None:
         return [], problems
-    rows, csv_problems = parsing.parse_csv(text, rel, columns, required)
+    rows, csv_problems = parsing.parse_csv(text, rel, columns, required, model)
     return rows, problems + csv_problems
 
 
 def _load_duplicates(root: Path, review: Review) -> list[Problem]:
     """duplicates.csv, the reviewers' decisions on probable duplicates: optional (absent, none decided)."""
     rel = "duplicates.csv"
-    rows, problems = _optional_csv(root, rel, DUPLICATE_COLUMNS, {"record_id", "duplicate_of", "decision", "reviewer"})
+    rows, problems = _optional_csv(root, rel, DUPLICATE_COLUMNS, {"record_id", "duplicate_of", "decision", "reviewer"},
+                                   DuplicateDecision)
     for row, decision in _validated_rows(rows, DuplicateDecision, rel, problems):
         review.duplicates.append(DuplicateRow(rel, row.line, row.columns, decision))
     return problems
@@ -816,7 +818,7 @@ def _load_validation(root: Path, review: Review) -> list[Problem]:
     """validation.csv, the studies the protocol names as known to be relevant: optional (absent, the included
     studies alone are the known-relevant set)."""
     rel = "validation.csv"
-    rows, problems = _optional_csv(root, rel, VALIDATION_COLUMNS, {"record_id"})
+    rows, problems = _optional_csv(root, rel, VALIDATION_COLUMNS, {"record_id"}, ValidationStudy)
     if not rows:
         return problems  # (the table below costs a pass over every record)
     # A record carrying several identifiers is one study however a row names it (DOI, PMID, PMCID, …).

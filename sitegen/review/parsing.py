@@ -1192,10 +1192,13 @@ def declared_separator(first_line: str) -> str | None:
     return found.group(2) if found else None
 
 
-def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tuple[list[CsvRow], list[Problem]]:
+def parse_csv(text: str, rel: str, header: list[str], required: set[str],
+              model: type | None = None) -> tuple[list[CsvRow], list[Problem]]:
     """Rows of a CSV whose first line must be exactly `header` (in any order of optional columns). A first line
-    "sep=," before it (Excel's declaration that commas separate the columns, which they do) is skipped."""
+    "sep=," before it (Excel's declaration that commas separate the columns, which they do) is skipped. `model`, the
+    rows' own, tells a line of a quoted cell from a row of its own (see `_row_within`)."""
     problems: list[Problem] = []
+    reads_as_row = _row_of(model, required) if model is not None else _holds_a_record_id
     lines = _Lines(text)
     separator = declared_separator(text[:text.find("\n")] if "\n" in text else text)
     if separator is not None and separator != ",":
@@ -1264,7 +1267,7 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
                     problems.append(Problem(rel, start, 1, "repeated-header",
                                             f"this line repeats the header (line {header_line}), as where two files "
                                             "were put together: remove it"))
-                elif reader.line_num > start and (inner := _row_within(lines, start, reader.line_num, names)):
+                elif reader.line_num > start and (inner := _row_within(lines, start, reader.line_num, names, reads_as_row)):
                     problems.append(_quote_left_open(rel, start, reader.line_num, inner))
                 else:
                     rows.append(CsvRow(start, cells, FieldColumns(names, lines, start)))
@@ -1273,7 +1276,7 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str]) -> tup
         if reader.line_num > start and "unexpected end of data" in str(exc):  # a quote never closed: where it opened
             problems.append(Problem(rel, start, None, "csv-syntax", "CSV syntax error: a quoted field of this row is "
                                     "never closed (a '\"' missing), so the rest of the file was read into it"))
-        elif reader.line_num > start and (inner := _row_within(lines, start, reader.line_num, names)):
+        elif reader.line_num > start and (inner := _row_within(lines, start, reader.line_num, names, reads_as_row)):
             problems.append(_quote_left_open(rel, start, reader.line_num, inner))  # closed by a later row's '"'
         else:
             problems.append(Problem(rel, reader.line_num, None, "csv-syntax", f"CSV syntax error: {exc}"))
@@ -1291,18 +1294,37 @@ def _repeats_header(values: list[str], names: list[str]) -> bool:
         and not any(value.strip() for value in values[len(names):])
 
 
-def _row_within(lines: _Lines, start: int, end: int, names: list[str]) -> int | None:
+def _row_within(lines: _Lines, start: int, end: int, names: list[str],
+                reads_as_row: Callable[[dict[str, str]], bool]) -> int | None:
     """The first of lines `start`+1 to `end` (the lines of one row, a quoted cell running over them) that reads as a
-    row of its own, a record id in its record_id column, or None. A quote left open on line `start` and closed by a
-    '"' in a later row takes the rows between into one cell: their decisions would silently count for nothing."""
+    row of its own (`reads_as_row`, of its cells), or None. A quote left open on line `start` and closed by a '"' in
+    a later row takes the rows between into one cell: their decisions would silently count for nothing. A line of a
+    note that only starts with a record id and a comma ("10.1000/xyz, the preprint") is no row."""
     if "record_id" not in names:
         return None
-    at = names.index("record_id")
     for number in range(start + 1, end + 1):
-        cells = (lines.line(number) or "").split(",")
-        if 1 < len(cells) and at < len(cells) and record_id_problem(cells[at].strip().strip('"').strip()) is None:
+        cells = [cell.strip().strip('"').strip() for cell in (lines.line(number) or "").rstrip("\r\n").split(",")]
+        if len(cells) > 1 and reads_as_row(dict(zip(names, cells + [""] * (len(names) - len(cells)), strict=False))):
             return number
     return None
+
+
+def _holds_a_record_id(cells: dict[str, str]) -> bool:
+    return record_id_problem(cells["record_id"]) is None
+
+
+def _row_of(model: type, required: set[str]) -> Callable[[dict[str, str]], bool]:
+    """Whether cells read as a row of `model`: its required cells valid as `model` reads them, or written as a
+    reviewer may mistype them (a decision in another case, "Include"), which a row of its own still is."""
+    def reads(cells: dict[str, str]) -> bool:
+        try:
+            _validator(model)({name: cells[name] for name in required})
+        except ValidationError as exc:
+            return all(error["type"] == "literal_error" and isinstance(error.get("input"), str)
+                       and _literal_meant(error["input"], re.findall(r"'([^']*)'", error["ctx"]["expected"]))
+                       for error in exc.errors(include_url=False))
+        return True
+    return reads
 
 
 def _quote_left_open(rel: str, start: int, end: int, inner: int) -> Problem:
