@@ -1519,6 +1519,20 @@ def test_seen_ids_problems_name_their_line(sitegen, example_copy):
     assert f"searches/object-in-context.json:{seen}:" in out and dropped in out
 
 
+def test_an_id_repeated_in_seen_ids_is_named_at_the_repeat_with_the_line_of_the_first(sitegen, example_copy):
+    # It was reported at the "seen_ids" key's line, where nothing is to be fixed among thousands of ids.
+    path = example_copy / "searches" / "object-in-context.json"
+    search = json.loads(path.read_text())
+    repeated = search["seen_ids"][2]
+    search["seen_ids"].insert(7, repeated)
+    text = json.dumps(search, indent=2) + "\n"
+    path.write_text(text)
+    first = text[:text.index(f'"{repeated}"')].count("\n") + 1
+    second = text[:text.index(f'"{repeated}"', text.index(f'"{repeated}"') + 1)].count("\n") + 1
+    out = check_reports(sitegen, example_copy, "searches/object-in-context.json", second, "appears twice in seen_ids")
+    assert f"appears twice in seen_ids (first on line {first})" in out
+
+
 def test_a_saved_search_naming_another_last_event_is_the_files_fault_when_the_ledger_is_whole(sitegen, example_copy):
     # It was reported at the ledger's last line as "events were deleted from the end: restore ledger.jsonl".
     path = example_copy / "searches" / "object-in-context.json"

@@ -149,6 +149,20 @@ def test_the_walk_for_a_refusal_past_where_json_stopped_never_fails_itself():
     assert problem.code == "too-deep" and problem.line == 1
 
 
+def test_a_key_given_twice_is_named_at_the_second_with_the_line_of_the_first():
+    # Only the second was named: in a long file, which key to keep meant searching for the other.
+    from sitegen.review.parsing import _json
+
+    _, [problem] = _json('{\n  "a": 1,\n  "x": {"k": 1},\n  "b": 2,\n  "a": 3\n}', "state.json", 0)
+    assert (problem.line, problem.column) == (5, 3) and "(first on line 2)" in problem.message
+    _, [problem] = _json('{"a": 1, "a": 2}', "ledger.jsonl", 6)  # a line of a JSON-lines file: its own line
+    assert problem.line == 7 and "(first on line 7)" in problem.message
+    for offset in (0, 1):  # a file of its own, and front matter after its fence
+        _, [problem] = parse_yaml("a: 1\nb:\n  c: 2\n  d: 3\n  c: 4\n", "f.yaml", line_offset=offset)
+        assert (problem.line, problem.code) == (5 + offset, "duplicate-key")
+        assert f"(first on line {3 + offset})" in problem.message
+
+
 @pytest.mark.parametrize("line_end", ["\u2028", "\u2029", "\r", "\x85"])
 @pytest.mark.parametrize("offset", [0, 1])
 def test_yaml_lines_are_counted_as_editors_count_them(line_end, offset):

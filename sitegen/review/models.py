@@ -338,12 +338,15 @@ class SavedSearch(Strict):
     def _valid_unique_ids(cls, ids: list[str]) -> list[str]:
         if len(set(ids)) == len(ids):  # as it should be: each is checked at once
             return check_record_ids(ids)
-        seen: set[str] = set()  # the first of a bad id and a repeat is said
-        for value in ids:
+        seen: dict[str, int] = {}  # the first of a bad id and a repeat is said
+        for index, value in enumerate(ids):
             check_record_id(value)
-            if value in seen:
-                raise ValueError(f"{value!r} appears twice in seen_ids")
-            seen.add(value)
+            if value in seen:  # at the repeat, which is the item to remove, naming the first (`parsing.validate`)
+                raise ValidationError.from_exception_data(cls.__name__, [InitErrorDetails(
+                    type=PydanticCustomError("repeated", "{value} appears twice in seen_ids",
+                                             {"value": repr(value), "first": seen[value]}),
+                    loc=(index,), input=value)])
+            seen[value] = index
         return ids
 
     @field_validator("last_run")

@@ -812,7 +812,7 @@ def _walk(root: yaml.Node, rel: str, place: _Placer,
         if libyaml and getattr(node, "flow_style", False) and _question_in_plain_text(node):
             return None
         if isinstance(node, yaml.MappingNode):
-            keys: set[str] = set()
+            keys: dict[str, yaml.Mark] = {}
             for key_node, value_node in node.value:
                 if not isinstance(key_node, yaml.ScalarNode) or id(key_node) in seen or libyaml and _empty(key_node):
                     return None
@@ -822,9 +822,9 @@ def _walk(root: yaml.Node, rel: str, place: _Placer,
                     problems.append(Problem(rel, *place(mark), "merge-key", "the merge key '<<' is not allowed: "
                                             "write each key out"))
                 elif key in keys:
-                    problems.append(Problem(rel, *place(mark), "duplicate-key",
-                                            f"key '{key}' appears twice in the same mapping"))
-                keys.add(key)
+                    problems.append(Problem(rel, *place(mark), "duplicate-key", f"key '{key}' appears twice in the "
+                                            f"same mapping (first on line {place(keys[key])[0]}): keep one"))
+                keys.setdefault(key, mark)
                 positions[(*loc, key)] = place(mark)
                 pending.append(((*loc, key), value_node))
         elif isinstance(node, yaml.SequenceNode):
@@ -1036,8 +1036,11 @@ def _json(text: str, rel: str, line_offset: int) -> tuple[Any, list[Problem]]:
         line, column = _refused_position(text, numbers=True) or (1, None)
         return None, [Problem(rel, line + line_offset, column, exc.code, str(exc))]
     except _JsonRefused as exc:
-        line, column = _refused_position(text) or (1, None)
-        return None, [Problem(rel, line + line_offset, column, "json-syntax", f"JSON error: {exc}")]
+        found = _refused(text)
+        line, column = _line_and_column(text, found[0]) if found else (1, None)
+        said = "" if found is None or found[1] is None else \
+            f" (first on line {_line_and_column(text, found[1])[0] + line_offset}): keep one"
+        return None, [Problem(rel, line + line_offset, column, "json-syntax", f"JSON error: {exc}{said}")]
     except RecursionError:
         line, column = _refused_position(text) or (1, None)
         return None, [Problem(rel, line + line_offset, column, "too-deep", "data is nested too deeply to read")]
@@ -1086,7 +1089,14 @@ def _refused_position(text: str, numbers: bool = False) -> Position | None:
     """Where the first thing `load_json` refuses is (json.loads says only what was wrong): with `numbers`,
     a number beyond its limits; else NaN or Infinity, a key given twice in one object, a lone surrogate
     escape, or nesting past _TOO_DEEP. None when none is found."""
-    keys: list[set[str] | None] = []  # for each open bracket: its object's keys so far, None for a list
+    found = _refused(text, numbers)
+    return None if found is None else _line_and_column(text, found[0])
+
+
+def _refused(text: str, numbers: bool = False) -> tuple[int, int | None] | None:
+    """Where the first thing `load_json` refuses starts (see `_refused_position`), and for a key given twice, where
+    the first of it starts."""
+    keys: list[dict[str, int] | None] = []  # for each open bracket: its object's keys so far and where, None for a list
     previous = None
     for token in _JSON_TOKEN.finditer(text):
         value = token.group()
@@ -1094,21 +1104,21 @@ def _refused_position(text: str, numbers: bool = False) -> Position | None:
         if numbers:
             refused = token if _JSON_NUMBER.fullmatch(value) and _refused_number(value) else None
         elif value in ("{", "["):
-            keys.append(set() if value == "{" else None)
+            keys.append({} if value == "{" else None)
             refused = token if len(keys) > _TOO_DEEP else None
         elif value in ("}", "]"):
             if keys:
                 keys.pop()
         elif value == ":" and previous is not None and previous.group().startswith('"') and keys and keys[-1] is not None:
             key = _string_token(previous.group())
-            refused = previous if key in keys[-1] else None
-            keys[-1].add(key)
+            if key in keys[-1]:
+                return previous.start(), keys[-1][key]
+            keys[-1][key] = previous.start()
         elif value in ("NaN", "Infinity", "-Infinity") or (value.startswith('"') and _SURROGATE.search(
                 _string_token(value) or "")):
             refused = token
         if refused is not None:
-            start = refused.start()
-            return text.count("\n", 0, start) + 1, start - text.rfind("\n", 0, start)
+            return refused.start(), None
         previous = token
     return None
 
@@ -1464,8 +1474,17 @@ def validate(model: type, parsed: Parsed, rel: str, *, base_loc: Loc = (),
             if position is None and line is not None:
                 position = (line, None)
             problems.append(Problem(rel, position[0] if position else None, position[1] if position else None,
-                                    "schema", _describe(error)))
+                                    "schema", _describe(error) + _first_said(error, parsed, base_loc, position)))
         return None, problems
+
+
+def _first_said(error: dict[str, Any], parsed: Parsed, base_loc: Loc, position: Position | None) -> str:
+    """Where the first of an item given twice is, for an error placed at the repeat that names the first (its
+    "first" in `ctx`: the index or key of the first, beside the repeat); "" for any other error."""
+    if "first" not in error.get("ctx", {}) or not error["loc"]:
+        return ""
+    first = parsed.position((*base_loc, *error["loc"][:-1], error["ctx"]["first"]))
+    return f" (first on line {first[0]})" if first is not None and first != position else ""
 
 
 @cache
