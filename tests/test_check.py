@@ -862,6 +862,30 @@ def test_a_note_over_several_lines_is_read_whole_though_a_line_of_it_starts_with
     assert problems == [] and [row.values["note"] for row in rows] == [note, ""]
 
 
+@pytest.mark.parametrize(("row", "column", "said"), [
+    ('10.1000/a, "exclude",,', "decision", "as 'exclude' or '\"exclude\"'"),
+    (' "10.1000/a",include,,', "record_id", "as '10.1000/a' or '\"10.1000/a\"'"),
+    ('10.1000/a,exclude, "non-rodent",', "reason", "as 'non-rodent' or '\"non-rodent\"'"),
+])
+def test_a_blank_before_a_quoted_cell_is_named_with_what_to_write(sitegen, example_copy, row, column, said):
+    # Refused with pydantic's "Input should be 'include', 'exclude' or 'maybe'" alone: the quotes did not show why.
+    lines = (example_copy / TA / "reviewer-a.csv").read_text(encoding="utf-8").splitlines()
+    record = lines[1].split(",")[0]
+    lines[1] = row.replace("10.1000/a", record)
+    (example_copy / TA / "reviewer-a.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = check_reports(sitegen, example_copy, f"{TA}/reviewer-a.csv", 2, "a blank before its opening '\"' makes the "
+                        "quotes part of the text")
+    assert said.replace("10.1000/a", record) in out and column in out
+
+
+def test_a_blank_after_a_quoted_cell_is_named_as_such():
+    from sitegen.review.parsing import parse_csv
+
+    text = 'record_id,decision,reason,note\n10.1000/a,include,,\n10.1000/b,"exclude" ,,\n'
+    _, [problem] = parse_csv(text, "a.csv", ["record_id", "decision", "reason", "note"], {"record_id", "decision"})
+    assert (problem.line, problem.code) == (3, "csv-syntax") and "closing '\"' is followed by" in problem.message
+
+
 @pytest.mark.parametrize("later", ["10.1000/xyz, the preprint", "10.1000/xyz,10.1000/abc", "10.1000/xyz, include it?"])
 def test_a_note_line_starting_with_a_record_id_and_a_comma_is_no_row_of_its_own(later):
     """Only a line whose required cells read as a row's (a decision among them) is taken for a row a quote left

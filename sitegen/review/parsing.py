@@ -1288,6 +1288,11 @@ def parse_csv(text: str, rel: str, header: list[str], required: set[str],
                                     "never closed (a '\"' missing), so the rest of the file was read into it"))
         elif reader.line_num > start and (inner := _row_within(lines, start, reader.line_num, names, reads_as_row)):
             problems.append(_quote_left_open(rel, start, reader.line_num, inner))  # closed by a later row's '"'
+        elif "expected after '\"'" in str(exc):  # csv's words for `"include" ,`: a blank after a closing quote
+            problems.append(Problem(rel, reader.line_num, None, "csv-syntax", "CSV syntax error: a quoted cell's "
+                                    "closing '\"' is followed by something other than a comma or the line's end (a "
+                                    "blank?): remove what follows it, or quote the whole cell, writing a '\"' inside "
+                                    "it as '\"\"'"))
         else:
             problems.append(Problem(rel, reader.line_num, None, "csv-syntax", f"CSV syntax error: {exc}"))
     return rows, problems
@@ -1460,6 +1465,16 @@ def forced_text_hint(value: str) -> str:
     return "" if text is None else f" (it is written as a spreadsheet's formula for text, {value}: write it as {text!r})"
 
 
+def quoted_after_blank_hint(value: str) -> str:
+    """What to say of a CSV cell refused that starts with a '"' (`10.1/x, "exclude"`): CSV reads a quote as one only
+    at the very start of a cell, so a blank before it made the quotes part of the text. "" for any other value."""
+    if not value.startswith('"'):
+        return ""
+    meant = value.strip('"').strip()
+    return (f" (a blank before its opening '\"' makes the quotes part of the text: CSV reads a quote as one only at "
+            f"the very start of a cell; write it with no blank before the quote, as {meant!r} or '\"{meant}\"')")
+
+
 def validate(model: type, parsed: Parsed, rel: str, *, base_loc: Loc = (),
              line: int | None = None, context: dict[str, Any] | None = None) -> tuple[Any, list[Problem]]:
     """Validate parsed data against a pydantic model (or dataclass), with pydantic's validation `context`; each error
@@ -1474,8 +1489,14 @@ def validate(model: type, parsed: Parsed, rel: str, *, base_loc: Loc = (),
             if position is None and line is not None:
                 position = (line, None)
             problems.append(Problem(rel, position[0] if position else None, position[1] if position else None,
-                                    "schema", _describe(error) + _first_said(error, parsed, base_loc, position)))
+                                    "schema", _describe(error) + _first_said(error, parsed, base_loc, position)
+                                    + _quoted_in_csv(error, rel)))
         return None, problems
+
+
+def _quoted_in_csv(error: dict[str, Any], rel: str) -> str:
+    return quoted_after_blank_hint(error["input"]) \
+        if rel.lower().endswith(".csv") and isinstance(error.get("input"), str) else ""
 
 
 def _first_said(error: dict[str, Any], parsed: Parsed, base_loc: Loc, position: Position | None) -> str:

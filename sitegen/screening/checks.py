@@ -14,7 +14,7 @@ from collections.abc import Collection
 from sitegen.errors import shown_argument
 from sitegen.review.folder import ADJUDICATION, Review, locked_reasons
 from sitegen.review.models import STAGES, BatchPayload, ImportPayload, ProtocolLockPayload
-from sitegen.review.parsing import forced_text_hint
+from sitegen.review.parsing import forced_text_hint, quoted_after_blank_hint
 from sitegen.review.problems import Problem
 from sitegen.screening.outcomes import Outcome, review_outcomes
 
@@ -134,7 +134,8 @@ def _decision_problems(review: Review) -> tuple[list[Problem], dict[str, tuple[s
                 screened_under.get(decision.record_id, 0), ()):
             problems.append(Problem(row.path, row.line, column("reason"), "unknown-reason",
                                     f"exclusion reason {decision.reason!r} is not defined in protocol.md "
-                                    f"({defined_reasons(reasons)}){forced_text_hint(decision.reason)}"))
+                                    f"({defined_reasons(reasons)}){forced_text_hint(decision.reason)}"
+                                    f"{quoted_after_blank_hint(decision.reason)}"))
         elif decision.decision == "exclude" and row.stage == "full-text" and not decision.reason:
             problems.append(Problem(row.path, row.line, column("reason"), "reason-required",
                                     f"an exclusion at full text needs a reason code from the protocol "
