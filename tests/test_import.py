@@ -769,3 +769,18 @@ def test_an_address_hiding_where_it_leads_reaches_no_page_or_download(sitegen, t
         assert not [path for path, content in site.items() if hidden.encode() in content], hidden
     for download in ("records.ris", "records.bib", "records.csv", "records.json"):
         assert b"https://www.xn--nture-4ve.com/mice" in site[f"downloads/{download}"], download
+
+
+def test_a_record_garbled_by_a_spreadsheet_is_imported_as_exported_with_a_warning_at_its_line(sitegen, tmp_path):
+    # An export opened in Excel as Windows-1252 and saved again: the database's text is the record's, so it is kept,
+    # but said, with the line and the text meant, where it was published garbled without a word.
+    review = new_review(sitegen, tmp_path)
+    ris = tmp_path / "garbled.ris"
+    ris.write_text("TY  - JOUR\nTI  - Objects in context\nDO  - 10.1000/one\nER  - \n\n"
+                   "TY  - JOUR\nTI  - Mice donâ€™t forget the cafÃ©\nDO  - 10.1000/two\nER  - \n", encoding="utf-8")
+    result = import_json(sitegen, review, ris, "--at", FIRST, "--source", "Embase")
+    [warning] = result["files"][0]["warnings"]
+    assert warning.startswith("line 6: entry") and "its title holds 'donâ€™t' at character 6, which is 'don’t' " \
+        "garbled: kept as exported" in warning
+    titles = [json.loads(line)["title"] for line in (review / "records.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert "Mice donâ€™t forget the cafÃ©" in titles

@@ -36,6 +36,7 @@ from sitegen.living.ledger import append, given_search_id, given_text
 from sitegen.living.merge import integrate
 from sitegen.living.update import check_run_time, decided, require_lock, write_integrated
 from sitegen.records.model import Record, model_data
+from sitegen.records.mojibake import encoded_twice, encoded_twice_said
 from sitegen.records.providers import PROVIDERS, Source, kind
 from sitegen.references import Format, ReferenceProblem, read_reference_file
 from sitegen.references.records import entry_record
@@ -329,6 +330,7 @@ def _read(path: Path, format: Format | None, encoding: str | None, source: str |
         notes: list[str] = []
         try:
             records.append(entry_record(entry, provider, notes))
+            notes += _encoded_twice(records[-1])
             database = entry.get("database").strip()
             databases.append(_provider(database) or database)  # "PubMed" in an export is the provider pubmed
             lines.append(entry.line)
@@ -343,6 +345,15 @@ def _read(path: Path, format: Format | None, encoding: str | None, source: str |
     # which every field of the ledger is: such a name is kept as messages show it (quoted, escaped).
     return _Read(path, shown_path(path.name), sha256, chosen, count + len(unread),
                  records, databases, lines, skipped, warnings, named.pop() if len(named) == 1 else "", source)
+
+
+def _encoded_twice(record: Record) -> list[str]:
+    """A warning for each of a record's title, abstract and journal holding text encoded twice (`encoded_twice`: an
+    export opened in Excel as Windows-1252 and saved again), kept as exported: the file's text is the record's."""
+    fields = (("title", record.title), ("abstract", record.abstract), ("journal", record.container_title))
+    return [f"its {name} {encoded_twice_said(found)}: kept as exported; if the export was opened and saved in a "
+            "spreadsheet, export it again from the database and import that file instead"
+            for name, text in fields if text and (found := encoded_twice(text))]
 
 
 def _provider(name: str | None) -> Source | None:

@@ -110,9 +110,13 @@ def encoded_twice(value: str) -> tuple[int, str, str] | None:
     return start + 1, word, _repaired(word)
 
 
-def encoded_twice_message(found: tuple[int, str, str]) -> str:
+def encoded_twice_said(found: tuple[int, str, str]) -> str:
     place, word, meant = found
-    return (f"holds {word!r} at character {place}, which is {meant!r} garbled: its UTF-8 was read as Windows-1252 and "
-            "saved again (as Excel on Windows opens a CSV saved without a byte-order mark); write "
-            f"{meant!r} in a text editor and save the file as UTF-8, or open it in Excel through Data > From "
-            "Text/CSV with the file origin \"65001: Unicode (UTF-8)\" before saving it as \"CSV UTF-8\"")
+    return f"holds {word!r} at character {place}, which is {meant!r} garbled"
+
+
+def encoded_twice_message(found: tuple[int, str, str]) -> str:
+    return (f"{encoded_twice_said(found)}: its UTF-8 was read as Windows-1252 and saved again (as Excel on Windows "
+            f"opens a CSV saved without a byte-order mark); write {found[2]!r} in a text editor and save the file as "
+            "UTF-8, or open it in Excel through Data > From Text/CSV with the file origin \"65001: Unicode (UTF-8)\" "
+            "before saving it as \"CSV UTF-8\"")
