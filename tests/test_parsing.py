@@ -156,11 +156,13 @@ def test_a_key_given_twice_is_named_at_the_second_with_the_line_of_the_first():
     _, [problem] = _json('{\n  "a": 1,\n  "x": {"k": 1},\n  "b": 2,\n  "a": 3\n}', "state.json", 0)
     assert (problem.line, problem.column) == (5, 3) and "(first on line 2)" in problem.message
     _, [problem] = _json('{"a": 1, "a": 2}', "ledger.jsonl", 6)  # a line of a JSON-lines file: its own line
-    assert problem.line == 7 and "(first on line 7)" in problem.message
+    assert (problem.line, problem.column) == (7, 10) and "(first at column 2)" in problem.message
     for offset in (0, 1):  # a file of its own, and front matter after its fence
         _, [problem] = parse_yaml("a: 1\nb:\n  c: 2\n  d: 3\n  c: 4\n", "f.yaml", line_offset=offset)
         assert (problem.line, problem.code) == (5 + offset, "duplicate-key")
         assert f"(first on line {3 + offset})" in problem.message
+    _, [problem] = parse_yaml("a: {b: 1, c: 2, b: 3}\n", "f.yaml")
+    assert (problem.line, problem.column) == (1, 17) and "(first at column 5)" in problem.message
 
 
 @pytest.mark.parametrize("line_end", ["\u2028", "\u2029", "\r", "\x85"])

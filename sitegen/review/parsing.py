@@ -822,8 +822,10 @@ def _walk(root: yaml.Node, rel: str, place: _Placer,
                     problems.append(Problem(rel, *place(mark), "merge-key", "the merge key '<<' is not allowed: "
                                             "write each key out"))
                 elif key in keys:
-                    problems.append(Problem(rel, *place(mark), "duplicate-key", f"key '{key}' appears twice in the "
-                                            f"same mapping (first on line {place(keys[key])[0]}): keep one"))
+                    (line, column), (first_line, first_column) = place(mark), place(keys[key])
+                    first = f"first at column {first_column}" if first_line == line else f"first on line {first_line}"
+                    problems.append(Problem(rel, line, column, "duplicate-key",
+                                            f"key '{key}' appears twice in the same mapping ({first}): keep one"))
                 keys.setdefault(key, mark)
                 positions[(*loc, key)] = place(mark)
                 pending.append(((*loc, key), value_node))
@@ -1038,12 +1040,18 @@ def _json(text: str, rel: str, line_offset: int) -> tuple[Any, list[Problem]]:
     except _JsonRefused as exc:
         found = _refused(text)
         line, column = _line_and_column(text, found[0]) if found else (1, None)
-        said = "" if found is None or found[1] is None else \
-            f" (first on line {_line_and_column(text, found[1])[0] + line_offset}): keep one"
+        said = "" if found is None or found[1] is None else f" ({_first_at(text, found[1], line, line_offset)}): keep one"
         return None, [Problem(rel, line + line_offset, column, "json-syntax", f"JSON error: {exc}{said}")]
     except RecursionError:
         line, column = _refused_position(text) or (1, None)
         return None, [Problem(rel, line + line_offset, column, "too-deep", "data is nested too deeply to read")]
+
+
+def _first_at(text: str, index: int, line: int, line_offset: int) -> str:
+    """Where the first of a key given twice on `line` is: its line, or on that line (a line of a JSON-lines file
+    holds a whole object), its column."""
+    first_line, first_column = _line_and_column(text, index)
+    return f"first at column {first_column}" if first_line == line else f"first on line {first_line + line_offset}"
 
 
 def _written_otherwise(text: str, index: int) -> tuple[Position, str] | None:
