@@ -213,10 +213,17 @@ def hand_written(value: str) -> str:
     """`value`, refused when it holds an invisible format character (`hidden_format`) or text encoded twice
     (`encoded_twice`: a note Excel read as Windows-1252 would be published garbled). A provider's text keeps its
     direction controls (`printable` contains them): it is no reviewer's."""
+    if garbled := encoded_twice(hand_copied(value)):
+        raise ValueError(encoded_twice_message(garbled))
+    return value
+
+
+def hand_copied(value: str) -> str:
+    """`value`, a reviewer's copy of a source's words (an evidence passage), refused when it holds an invisible
+    format character (`hidden_format`). Not when it holds text encoded twice: a passage is the source's words
+    verbatim, and a provider's abstract may itself be garbled so (Crossref's often is); the copy must match it."""
     if found := hidden_format(value):
         raise ValueError(hidden_format_message(found[1], found[0]))
-    if garbled := encoded_twice(value):
-        raise ValueError(encoded_twice_message(garbled))
     return value
 
 
@@ -230,8 +237,13 @@ def _hand_written_unless_kept(value: str, info: ValidationInfo) -> str:
     return value if info.context and info.context.get("kept") else hand_written(value)
 
 
+def _hand_copied_unless_kept(value: str, info: ValidationInfo) -> str:
+    return value if info.context and info.context.get("kept") else hand_copied(value)
+
+
 # Before `Printable` (which drops a direction control left open): a reviewer's text is refused, never mended unseen.
 HandWritten = AfterValidator(_hand_written_unless_kept)
+HandCopied = AfterValidator(_hand_copied_unless_kept)  # a source's words copied (see `hand_copied`)
 
 
 def visible_text(value: str) -> bool:

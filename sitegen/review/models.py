@@ -33,6 +33,7 @@ from sitegen.records.ids import NORMALISERS, WRITTEN_ID_NAMESPACES, record_id_pr
 from sitegen.records.ids import record_id as id_from_identifiers
 from sitegen.records.model import (
     SMALL_VALUE,
+    HandCopied,
     HandWritten,
     Printable,
     Strict,
@@ -1151,7 +1152,7 @@ class ValidationStudy(Strict):
 
 
 class Passage(Strict):
-    text: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=8000), HandWritten, Printable]
+    text: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=8000), HandCopied, Printable]
     source: Literal["abstract", "fulltext", "external"]
     location: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500), HandWritten,
                         Printable] | None = None
