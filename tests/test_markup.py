@@ -11,6 +11,7 @@ from lxml import etree
 
 from sitegen.records.markup import plain_text
 from sitegen.records.model import CONTROL_CHARACTER
+from sitegen.records.titles import matched_title
 from sitegen.references import read_references
 from sitegen.references.records import entry_record
 from sitegen.sources import arxiv, crossref, europepmc, openalex, pubmed
@@ -247,3 +248,38 @@ def test_imported_references_hold_no_markup_as_providers_records_hold_none():
                                                                        "Background rats")
     (entry,) = read_references(ris.format("p < 0.05 in rats"), "ris")
     assert entry_record(entry).abstract == "p < 0.05 in rats"
+
+
+@pytest.mark.parametrize(("markup", "text"), [
+    # a known element's tag standing apart without its other half marks up nothing: it is text, also escaped twice
+    ("a &amp;lt;b&amp;gt; c", "a <b> c"), ("a &lt;b&gt; c", "a <b> c"), ("a <b> c", "a <b> c"),
+    ("a </i> c", "a </i> c"),
+    # one cut short by a field's limit still marks up what it touches, and optional end tags need none
+    ("Effect of <i>Lactobacillus", "Effect of Lactobacillus"), ("<p>one<p>two", "one two"),
+])
+def test_a_tag_without_its_other_half_standing_apart_is_text(markup, text):
+    assert plain_text(markup) == text
+
+
+def test_text_read_from_markup_reads_back_as_itself():
+    # A record's text is read again wherever it comes back (an import of sitegen's own RIS, a merge): what was read
+    # as text once must not be read as markup then, or "a <b> c" loses its "b" on the way back. PubMed's real
+    # abstracts hold "P &lt; 0.001"; Crossref's "P&lt;.001" in JATS.
+    root = etree.parse(str(FIXTURES / "pubmed" / "pubmed2.xml"))
+    texts = ["".join(node.itertext()) for node in root.iter("AbstractText", "ArticleTitle")]
+    texts.append(json.loads((FIXTURES / "crossref" / "10.2196_22081.json").read_text())["message"]["abstract"])
+    assert any("<" in plain_text(text) for text in texts)
+    made_up = ["a &amp;lt;b&amp;gt; c", "x &amp;lt;y&amp;gt; z &amp;lt;/i&amp;gt;", "p &lt;or= 0.05 &lt;sub&gt; 2"]
+    for text in texts + made_up:
+        once = plain_text(text)
+        assert plain_text(once) == once
+
+
+@pytest.mark.parametrize(("title", "words"), [
+    ("p <or= 0.05 and x >or= 3", "p 0 05 and x 3"),  # MEDLINE's signs: dropped, not what lies between them
+    ("x<y>z and a <b> c", "x y z and a b c"),
+    ("The <i>rat</i> and CO<inf>2</inf><br/><jats:italic>in vivo</jats:italic>", "the rat and co2 in vivo"),
+])
+def test_titles_compared_lose_only_what_is_markup(title, words):
+    # The matchers read tags by the rule records are made by: "<" in science text is text to them too.
+    assert matched_title(title) == words

@@ -13,7 +13,8 @@ whitespace is collapsed.
 Only markup is removed: a tag sitegen does not know as markup ("x<y and y>z",
 "p < 0.05") stays as written, and so does a known one written as no markup is: with a
 word that is no attribute ("ASA class <I and >III", "$1<p \\le n$ ... $p>n$" are comparisons,
-not an italic and a paragraph). A formula given twice (MathML's TeX annotation, JATS
+not an italic and a paragraph), or standing apart without its other half ("a <b> c": see
+`tags.markup_tags`, the rule titles are compared by too). A formula given twice (MathML's TeX annotation, JATS
 alternatives) is read once. Control characters and code points no record may hold become spaces.
 A structured abstract's section headings (HTML's, JATS's) become the labels of their parts (`labelled_sections`).
 Pure: a string in, a string out.
@@ -26,18 +27,8 @@ from html.parser import HTMLParser
 from typing import Any
 
 from sitegen.records.model import CONTROL_CHARACTER, visible_text
+from sitegen.records.tags import BLOCKS, HIDDEN, INLINE, NAMESPACES, TAG, VOID, markup_tags
 
-# Inline markup of HTML, JATS and MathML: dropped without a trace, its text kept.
-INLINE = frozenset({
-    "a", "abbr", "b", "big", "bold", "cite", "code", "del", "dfn", "em", "email", "ext-link", "font", "i", "ins",
-    "inf", "inline-formula", "inline-graphic", "italic", "kbd", "mark", "monospace", "named-content", "nobr",
-    "overline",
-    "q", "roman", "s", "samp", "sans-serif", "sc", "small", "small-caps", "span", "strike", "strong",
-    "styled-content", "sub", "sup", "tt", "u", "underline", "uri", "var", "wbr", "xref",
-    "math", "mi", "mn", "mo", "ms", "mtext", "mrow", "msub", "msup", "msubsup", "mfrac", "msqrt", "mroot",
-    "mover", "munder", "munderover", "mstyle", "mspace", "semantics", "tex-math", "mfenced", "mtable", "mpadded", "menclose", "mphantom", "mglyph", "mmultiscripts", "mprescripts", "merror",
-    "maction", "scp", "ovl", "alternatives",
-})
 # Type styles, set around whole words ("of <i>Camellia sinensis</i> teas"). Publishers' deposits often lost the
 # spaces beside them ("of<i>Camellia sinensis</i>teas", "targeting<jats:italic>SMARCB1</jats:italic>for"): a style's
 # start or end between two words is a space. Within a word a style meets a hyphen or a quote ("c-<i>fos</i>",
@@ -52,12 +43,6 @@ SCRIPTS = frozenset({"sub", "sup"})
 STYLE_EDGE, SCRIPT_START, SCRIPT_END = "\0", "\1", "\2"
 EDGES = re.compile(f"[{STYLE_EDGE}{SCRIPT_START}{SCRIPT_END}]+")
 WORD_CHARACTER = re.compile(r"\w")
-# Blocks: each ends a run of text, so "Background</title><p>Rats" reads "Background Rats".
-BLOCKS = frozenset({
-    "abstract", "blockquote", "body", "br", "break", "caption", "dd", "disp-formula", "div", "dl", "dt", "h1",
-    "h2", "h3", "h4", "h5", "h6", "hr", "label", "li", "list", "list-item", "ol", "p", "sec", "table", "td",
-    "th", "title", "tr", "ul", "mtr", "mtd", "mlabeledtr",  # MathML's table rows and cells too
-})
 # MathML's layout elements, which hold other elements and no text of their own: whitespace directly in one is
 # the layout of the markup, not the formula's (MathML ignores it). PubMed sends formulas pretty-printed, and read
 # as text its indentation parted every symbol ("V . O 2 m a x" for V̇O2max). Text is in the tokens (mi, mn, mo,
@@ -67,11 +52,13 @@ MATH_LAYOUT = frozenset({
     "semantics", "mfenced", "mtable", "mtr", "mtd", "mlabeledtr", "mpadded", "menclose", "mphantom",
     "mmultiscripts", "mprescripts", "merror", "maction",
 })
-# Their content is no text, or text said once already: MathML's annotations of a formula (its TeX).
-HIDDEN = frozenset({"script", "style", "annotation", "annotation-xml"})
 ALTERNATIVES = "alternatives"  # JATS: one formula in several notations, of which the first is read
-VOID = frozenset({"br", "hr", "wbr", "break", "mspace", "mglyph", "inline-graphic", "graphic", "img"})  # no end tag
-NAMESPACES = frozenset({"jats", "mml", "m", "xhtml", "html"})  # a prefixed tag of these is markup whatever its name
+
+
+def _unpaired_as_text(text: str) -> str:
+    """`text` with the "<" of each tag that is no markup (see `markup_tags`) escaped, so the parser reads it as text."""
+    kept = {tag.start() for tag in markup_tags(text)}
+    return TAG.sub(lambda tag: tag.group() if tag.start() in kept else "&lt;" + tag.group()[1:], text)
 
 
 class _Text(HTMLParser):
@@ -217,6 +204,7 @@ AT_MOST_OR_LEAST = {"&lt;": "≤", "&gt;": "≥"}
 def _once(text: str) -> str:
     text = CONTROL_CHARACTER.sub(" ", text)
     text = UNDERLINED_COMPARISON.sub(lambda sign: AT_MOST_OR_LEAST[sign.group(2).lower()], text)
+    text = _unpaired_as_text(text)
     parser = _Text()
     parser.feed(text)
     parser.close()

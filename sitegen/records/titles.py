@@ -9,6 +9,8 @@ import html
 import re
 import unicodedata
 
+from sitegen.records.tags import markup_tags
+
 _NOT_WORD = re.compile(r"[^\w\s]|_")
 # What indexes write where a title is missing (MEDLINE's "[Not Available]." for an untranslated one).
 PLACEHOLDERS = {"not available", "title not available", "no title", "no title available", "untitled",
@@ -18,7 +20,6 @@ GREEK_LETTERS = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "t
 _GREEK = str.maketrans({**{chr(0x3B1 + n): f" {name} " for n, name in enumerate(GREEK_LETTERS[:17])},
                         "ς": " sigma ", **{chr(0x3C3 + n): f" {name} " for n, name in enumerate(GREEK_LETTERS[17:])},
                         "µ": " mu "})
-_TAG = re.compile(r"</?[A-Za-z][^<>]{0,200}>")
 # TeX mathematics in BibTeX titles: "CO$_2$" is CO2 and "$\\beta$-amyloid" beta-amyloid.
 _TEX_MATH = re.compile(r"\$([^$]{1,60})\$")
 _TEX_MARKS = re.compile(r"[_^{}\\]")
@@ -26,8 +27,9 @@ _TEX_MARKS = re.compile(r"[_^{}\\]")
 # subscript ("CO<inf>2</inf>") and JATS's tags as Crossref writes them ("H<jats:sub>2</jats:sub>O"), as
 # `markup.plain_text` reads them: read as a space, "K<inf>Ca</inf>3.1" was "k ca 3 1" to the matchers, another
 # title than the "KCa3.1" of the same article's other records.
-_INLINE_TAG = re.compile(r"</?(?:(?:jats:)?(?:sup|sub|inf|i|b|em|strong|u|span|sc|scp|italic|bold)|mml:[a-z]+)"
-                         r"(?:\s[^<>]{0,200})?>", re.IGNORECASE)
+# These are the names of such tags; which "<...>" is a tag at all is `tags.markup_tags`'s rule, the records' own:
+# "p <or= 0.05 and x >or= 3", "x<y>z" and "a <b> c" hold none.
+_INLINE_TAG = re.compile(r"(?:jats:)?(?:sup|sub|inf|i|b|em|strong|u|span|sc|scp|italic|bold)|mml:[a-z]+", re.IGNORECASE)
 # Markers that a title was translated or comes with a language note: "[Chinese]", "[Article in German]",
 # "(author's transl)". They are dropped before titles are compared, wherever they are.
 _LANGUAGES = ("chinese|japanese|korean|german|french|spanish|portuguese|italian|russian|polish|dutch|czech|"
@@ -93,10 +95,15 @@ def _takes_accents(char: str) -> bool:
 
 
 def unmarked(title: str) -> str:
-    """A title with HTML entities decoded (twice: indexes escape escaped text) and tags replaced by spaces."""
+    """A title with HTML entities decoded (twice: indexes escape escaped text) and tags (`tags.markup_tags`) replaced
+    by spaces, inline ones (`_INLINE_TAG`) by nothing."""
     text = html.unescape(html.unescape(title))
     text = _TEX_MATH.sub(lambda found: _TEX_MARKS.sub("", found.group(1)), text)  # "CO$_2$", "$\\beta$"
-    return _TAG.sub(" ", _INLINE_TAG.sub("", text))
+    parts, end = [], 0
+    for tag in markup_tags(text):
+        parts += [text[end:tag.start()], "" if _INLINE_TAG.fullmatch(tag.group("name")) else " "]
+        end = tag.end()
+    return "".join(parts) + text[end:]
 
 
 def comparable_title(title: str | None) -> str:
