@@ -161,6 +161,8 @@ def test_the_pubmed_and_pmc_pages_among_a_records_addresses_give_its_ids():
     assert (electrochemotherapy.PMID, electrochemotherapy.PMCID) == (None, "PMC7999968")
     assert (diabetes.PMID, diabetes.PMCID) == ("33796074", "PMC8008960")
     assert (carbapenem.PMID, carbapenem.DOI) == ("32795483", "10.1016/j.jinf.2020.08.008")
+    # and writes a particle after the given names: "Doesschate, T. ten" is T. ten Doesschate
+    assert any((name.family, name.given) == ("ten Doesschate", "T.") for name in carbapenem.author)
     # EndNote writes them in UR, one address a line below the tag, beside the same page's older addresses
     hodgkin, resistance = records("ris/endnote_lens.txt")
     assert (hodgkin.PMID, hodgkin.PMCID, hodgkin.URL) == ("26931115", None, "http://dspace.library.uu.nl/handle/1874/342747")

@@ -143,6 +143,13 @@ def test_openalex_display_and_raw_names_agree():
     ("King, Martin Luther, Jr., PhD", "King", "Martin Luther", "Jr."),
     ("Doe, Jr.,", "Doe", None, "Jr."),  # BibTeX's "von Last, Jr, First" with no First
     ("van der Berg, , III", "van der Berg", None, "III"),  # RIS's "Last, First, Suffix" with no First
+    # the particles after the given names, in lower case, as Zotero writes lens.org's authors: the family name's
+    ("Doesschate, T. ten", "ten Doesschate", "T.", None),
+    ("Berg, Jan van der", "van der Berg", "Jan", None),
+    ("Hoven, T. van den, Jr.", "van den Hoven", "T.", "Jr."),
+    ("Smith, Jan Van", "Smith", "Jan Van", None),  # capitalised: a given name
+    ("Meer, Van der", "Meer", "Van der", None),  # which is given and which a particle? as written
+    ("Souza, Maria das Dores", "Souza", "Maria das Dores", None),
 ])
 def test_name_shapes(text, family, given, suffix):
     assert split_name(text) == CslName(family=family, given=given, suffix=suffix)

@@ -212,6 +212,8 @@ def split_name(display: str) -> CslName:
         return _person(parts[0].split(), parts[1]) or literal
     if len(parts) == 2 and (moved := _family_among_given(parts[0], parts[1])):
         return CslName(family=moved[0], given=moved[1])
+    if len(parts) in (2, 3):  # the particles of the family name after the given names: "Doesschate, T. ten"
+        parts[0], parts[1] = _particles_after_given(parts[0], parts[1])
     if len(parts) == 2:  # "Family, Given"
         family, _, last = parts[0].rpartition(" ")
         # "Wright Jr., T C", "Leath III, C A": the suffix before the comma, as Ovid and EndNote exports write it. Not
@@ -242,6 +244,20 @@ def _family_among_given(family: str, given: str) -> tuple[str, str] | None:
     if not words[0][:1].isupper() or not all(_is_initials(word) for word in words[1:]):
         return None
     return f"{family} {words[0]}", " ".join(words[1:])
+
+
+def _particles_after_given(family: str, given: str) -> tuple[str, str]:
+    """(family, given) of a name whose family name's particles follow its given names, as Zotero writes lens.org's
+    authors ("Doesschate, T. ten" is T. ten Doesschate, "Berg, Jan van der" Jan van der Berg): the particles, in lower
+    case as written, moved before the family name, and at least one given name kept. A capitalised word is a given
+    name ("Smith, Jan Van") and stays one, and so does all after it when it could be a particle ("Meer, Van der")."""
+    words = given.split()
+    start = len(words)
+    while start > 1 and words[start - 1] in PARTICLES:
+        start -= 1
+    if start == len(words) or words[start - 1].lower() in PARTICLES:  # "Meer, Van der": which words are given?
+        return family, given
+    return " ".join([*words[start:], family]), " ".join(words[:start])
 
 
 def written(name: CslName) -> str:
