@@ -484,6 +484,27 @@ def test_a_name_a_source_gave_as_one_field_comes_back_whole(format):
     assert without(WRITERS[format]([again]), format) == without(WRITERS[format]([record]), format)
 
 
+@pytest.mark.parametrize("format", WRITERS)
+def test_a_name_holding_the_lists_separator_comes_back_as_one_name(format):
+    # One organisation's name holding ";" (a source's literal "Group A; Group B") was read back from sitegen's RIS
+    # and CSV as two authors: RIS's readers split an AU at ";", the CSV's cell is ";"-separated.
+    names = [CslName(family="Doe", given="Jane"), CslName(literal="Group A; Group B"),
+             CslName(literal="Rat Study Group and Mouse Study Group; Frog Study Group"), CslName(literal="WHO")]
+    record = Record(id="10.1000/semicolon", DOI="10.1000/semicolon", title="T", author=names)
+    [again] = [entry_record(entry) for entry in read_references(WRITERS[format]([record]), format)]
+    assert again.author == names
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    # other tools' exports read as before: one AU of several names, a CSV cell of several
+    ("TY  - JOUR\nTI  - T\nAU  - Jones, A.; Brown, B.\nER  - \n", ["Jones, A.", "Brown, B."]),
+    ("ID,title,author\n1,T,\"Jones, A.; Brown, B.\"\n", ["Jones, A.", "Brown, B."]),
+])
+def test_other_tools_names_separated_by_semicolons_are_several(text, names):
+    [entry] = read_references(text, "ris" if text.startswith("TY") else "csv")
+    assert [name.display() for name in entry_record(entry).author] == names
+
+
 def test_an_organisation_written_as_endnote_writes_one_is_read_without_its_comma():
     [entry] = read_references("TY  - RPRT\nTI  - T\nAU  - World Health Organization,\nER  - \n", "ris")
     assert entry_record(entry).author == [CslName(literal="World Health Organization")]

@@ -116,6 +116,16 @@ def author_list(names: Iterable[str]) -> str:
     return " and ".join(one_author(name) for name in (name.strip() for name in names) if name)
 
 
+# The names sitegen's RIS and records CSV write: one whose own text holds the CSV's separator, ";" (an organisation's
+# "Group A; Group B", one literal), braced whole as BibTeX braces one, which their readers take as one name.
+NAME_SEPARATOR = re.compile(r";(?![^{}]*\})")  # a ";" outside braces
+
+
+def braced_name(name: str) -> str:
+    """`name` as sitegen's RIS and records CSV write it: braced whole when it holds a ";" (see NAME_SEPARATOR)."""
+    return f"{{{name}}}" if ";" in name else name
+
+
 def one_author(name: str) -> str:
     """`name` as one item of an author list: braced when it holds "and", which would split it there
     ("Bill and Melinda Gates Foundation", "Department of Health and Social Care, UK"). A value whose every

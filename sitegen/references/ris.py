@@ -444,7 +444,9 @@ def _glued(value: str) -> list[str]:
     each is "Family, Given" or "Family Initials" ("Jones, A.; Brown, B.", "Jones A; Brown B"), by commas when each
     is "Family Initials" (a Vancouver list, "Jones A, Brown B", which was read as one author "Jones A" given the
     names "Brown B"). A value whose parts are not all so (an organisation's "Dept. of X; University of Y", "Smith,
-    John") is one author."""
+    John") is one author, and so is one braced whole, as sitegen writes a name holding ";" (`fields.braced_name`)."""
+    if value.startswith("{") and value.endswith("}"):
+        return [value]
     parts = [part.strip() for part in value.split(";")]
     if len(parts) > 1 and all("," in part or FAMILY_INITIALS.fullmatch(part) for part in parts):
         return parts

@@ -37,6 +37,7 @@ from sitegen.references.fields import (
     EMBASE,
     FAMILY_INITIALS,
     FIELDS,
+    NAME_SEPARATOR,
     RAYYAN_INCLUSION,
     accession_pmid,
     at_embase,
@@ -473,7 +474,7 @@ def _rows(head: str, pieces: Iterator[str], columns: dict[str, str],
         fields: dict[str, str] = {}
         if sitegens:
             values = [_FORMULA_GUARD.sub("", value) for value in values]
-            values[written.index("authors")] = author_list(values[written.index("authors")].split(";"))
+            values[written.index("authors")] = author_list(NAME_SEPARATOR.split(values[written.index("authors")]))
         else:  # another tool's empty cell, as R writes one ("NA"); sitegen writes an empty cell empty
             values = [value if name == "ID" or value.strip().lower() not in NOTHING else ""
                       for name, value in zip(names, values, strict=True)]

@@ -36,6 +36,7 @@ from sitegen.records.pages import first_and_last
 from sitegen.references.fields import (
     RETRACTED,
     TYPES_STATEMENT,
+    braced_name,
     iso_date,
     joined_statements,
     notice_of_statement,
@@ -158,13 +159,14 @@ def written_name(name: CslName) -> str:
     """A name as RIS and the records CSV write it: "Family, Given" ("Family, Given, Suffix"), an organisation
     whole, and a family name with no given names as "Family,", which readers keep whole (Zotero as a one-field
     name, EndNote as it writes an organisation, sitegen as the family name): "van der Berg" or "Garcia Marquez"
-    alone would be read as a given name and a family name. With a suffix, the given names are left empty in
+    alone would be read as a given name and a family name. A name holding ";" is braced (`fields.braced_name`): an
+    organisation's "Group A; Group B" was read back as two. With a suffix, the given names are left empty in
     their place ("Family, , Suffix"): "Doe, Jr." reads as one name, as "Martin Luther King, Jr." does."""
     if name.family and not name.given:
         return f"{name.family}, , {name.suffix}" if name.suffix else f"{name.family},"
     if name.family and name.given and not name.suffix and not name.literal:  # most names, as display() writes
         return f"{name.family}, {name.given}"                                # them, without its calls
-    return name.display()
+    return braced_name(name.display())
 
 
 def authors_text(record: Record) -> str:
