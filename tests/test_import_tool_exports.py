@@ -270,3 +270,16 @@ def test_an_issue_with_its_month_after_it_is_the_issues_number():
     # a volume so written is as written
     [entry] = read_references("TY  - JOUR\nTI  - A\nVL  - 12 December\nER  - \n", "ris")
     assert entry_record(entry).volume == "12 December"
+
+
+def test_refworks_publication_types_in_m1_are_read_and_no_other_m1_is():
+    # RefWorks writes a record's types in M1 ("M1  - Journal Article"); its RIS is known by its ids ("RefID:887-...")
+    # and by its note, "undefined" before the affiliations. Other exports' M1 holds a number or an id: no type.
+    eberth, erratum = records("ris/refworks.ris")
+    assert eberth.custom.publication_types == erratum.custom.publication_types == ["Journal Article"]
+    assert eberth.DOI == "10.1371/journal.pone.0292318"
+    for text in ("TY  - JOUR\nTI  - T\nN1  - undefined\nM1  - 12\nER  - \n",  # RefWorks', but a number
+                 "TY  - JOUR\nTI  - T\nID  - RefID:5-t\nM1  - 10.1000/x1\nER  - \n",
+                 "TY  - JOUR\nTI  - T\nM1  - Journal Article\nER  - \n"):  # no RefWorks export recognisable
+        [entry] = read_references(text, "ris")
+        assert entry_record(entry).custom.publication_types == []

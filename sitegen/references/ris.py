@@ -145,6 +145,11 @@ MAPPING = {tag: tag for tag in [*TAG_KEY_MAPPING, "VO", "PT", "L3"]}
 # Ovid's APA PsycInfo writes the subject classification in M3, each class with its code ("Cognitive Therapy
 # [3311]"), where Scopus and EndNote write the type of work: no type.
 CLASSIFICATION = re.compile(r"\[\d+\]\s*$")
+# RefWorks writes a record's publication types in M1 ("M1  - Journal Article"), a tag others fill with an id or a
+# number (Scopus's, EndNote's issue or article number), and its RIS is known by its ids ("ID  - RefID:887-eberth2024")
+# or its note, "undefined" before the affiliations. Only there is an M1 of words (no digit) a type.
+REFWORKS_ID = re.compile(r"RefID:\d")
+REFWORKS_NOTE = re.compile(r"undefined(?:;|$)")
 # An editor's role written after the name, as RIS's suffix part ("Hern, Matt, Ed", as Ovid's ERIC writes it) or
 # in brackets ("Hern, Matt (Eds.)"): a role, not part of the name. A name with no part after the given names
 # keeps "Ed" as them ("Smith, Ed" is Ed Smith).
@@ -340,7 +345,7 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
     pages = f"{start}-{end}" if start and end and end != start and "-" not in start else start or end
     # M3, the type of work ("Article", "Erratum", "Review"), as Scopus and EndNote write it (some exports put a DOI
     # there), and the types EBSCOhost's note labels.
-    # sitegen writes a notice's several types in one M3, each after "; ".
+    # sitegen writes a notice's several types in one M3, each after "; "; RefWorks writes its types in M1.
     # Ovid's records (numbered, or naming the segment searched or Ovid's address) name their types in PT, each after ", " ("Journal, Peer Reviewed Journal"; ERIC's "Journal
     # Articles, Reports - Descriptive").
     addresses = values("UR", "L2")
@@ -352,6 +357,8 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
     types = [*([] if DOI_LIKE.search(first("M3")) else
                [kind for kind in first("M3").split("; ") if not CLASSIFICATION.search(kind)]),
              *(first("PT").split(", ") if ovid else []),
+             *(first("M1").split("; ") if _refworks(first("ID"), values("N1")) and not any(map(str.isdigit, first("M1")))
+               else []),
              *(kind for note in values("N1") for found in EBSCO_NOTE_TYPES.finditer(note)
                for kind in found.group(1).split(";"))]
     # AU and A1 are RIS's newer and older author tags: one list written under both is one list; else the
@@ -420,6 +427,11 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
         "database": database,
         "type": CSL_TYPES_OF_RIS.get(kind.upper(), ""),
     }), record.start)
+
+
+def _refworks(identifier: str, notes: list[str]) -> bool:
+    """Whether a record is RefWorks' (see REFWORKS_ID): its id, or a note as only RefWorks starts one."""
+    return bool(REFWORKS_ID.match(identifier)) or any(REFWORKS_NOTE.match(note) for note in notes)
 
 
 def _date_parts(value: str) -> list[str]:
