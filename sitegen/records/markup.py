@@ -27,7 +27,7 @@ from html.parser import HTMLParser
 from typing import Any
 
 from sitegen.records.model import CONTROL_CHARACTER, visible_text
-from sitegen.records.tags import BLOCKS, HIDDEN, INLINE, NAMESPACES, TAG, VOID, markup_tags
+from sitegen.records.tags import BLOCKS, HIDDEN, INLINE, NAMESPACES, VOID, markup_tags
 
 # Type styles, set around whole words ("of <i>Camellia sinensis</i> teas"). Publishers' deposits often lost the
 # spaces beside them ("of<i>Camellia sinensis</i>teas", "targeting<jats:italic>SMARCB1</jats:italic>for"): a style's
@@ -55,10 +55,28 @@ MATH_LAYOUT = frozenset({
 ALTERNATIVES = "alternatives"  # JATS: one formula in several notations, of which the first is read
 
 
+# What the parser would take for the start of a tag (a "<" before a letter or a "/") or of a comment, a CDATA
+# section, a declaration or a processing instruction ("<!", "<?"), and what ends each of those.
+TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
+DECLARATION_ENDS = (("<!--", "-->"), ("<![CDATA[", "]]>"), ("<", ">"))
+
+
 def _unpaired_as_text(text: str) -> str:
-    """`text` with the "<" of each tag that is no markup (see `markup_tags`) escaped, so the parser reads it as text."""
+    """`text` with the "<" of each would-be tag that is no markup (see `markup_tags`), and of each comment or
+    declaration that never ends, escaped, so the parser reads it as text. Nor does the parser see an unclosed one:
+    it searched the rest of the text for the end of each, and a title of thousands ("<i a=b <i a=b ...",
+    "<!-- <!-- ...") took minutes."""
     kept = {tag.start() for tag in markup_tags(text)}
-    return TAG.sub(lambda tag: tag.group() if tag.start() in kept else "&lt;" + tag.group()[1:], text)
+    last_ends = {end: text.rfind(end) for _, end in DECLARATION_ENDS}
+
+    def written(start: re.Match[str]) -> str:
+        at = start.start()
+        if text[at + 1] in "!?":
+            end = next(end for opening, end in DECLARATION_ENDS if text.startswith(opening, at))
+            return "<" if last_ends[end] > at else "&lt;"
+        return "<" if at in kept else "&lt;"
+
+    return TAG_START.sub(written, text)
 
 
 class _Text(HTMLParser):
