@@ -40,7 +40,7 @@ _NAMES = "|".join(sorted(INLINE | BLOCKS | HIDDEN | VOID, key=len, reverse=True)
 # a value. "p <or= 0.05", "x<y>z" and "ASA class <I and >III" hold none.
 TAG = re.compile(rf"<(?P<end>/)?(?P<name>(?:(?:{'|'.join(NAMESPACES)}):)?(?:{_NAMES})(?![\w:.-])"
                  rf"|(?:{'|'.join(NAMESPACES)}):[A-Za-z][\w.-]*)"
-                 r"(?(end)\s*|(?:\s+[A-Za-z_:][\w:.-]*\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s\"'<>=`]+))*\s*/?)>",
+                 r"(?(end)\s*|(?:\s+[A-Za-z_:][\w:.-]*\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s\"'<>`]+))*\s*/?)>",
                  re.IGNORECASE)
 
 
