@@ -257,6 +257,7 @@ def test_imported_references_hold_no_markup_as_providers_records_hold_none():
     # one cut short by a field's limit still marks up what it touches, and optional end tags need none
     ("Effect of <i>Lactobacillus", "Effect of Lactobacillus"), ("<p>one<p>two", "one two"),
     # tags, comments and declarations that never end are text (the parser searched the rest for each end: minutes)
+    ("<a href=https://example.org/?a=b>link</a> text", "link text"),  # an unquoted value holding "=" is one
     ("<i a=b <i a=b x", "<i a=b <i a=b x"), ("<!-- a <!-- b", "<!-- a <!-- b"), ("a <!-- c --> b", "a b"),
 ])
 def test_a_tag_without_its_other_half_standing_apart_is_text(markup, text):
