@@ -22,7 +22,10 @@ from lxml import etree, html
 
 from sitegen.commands import add_monitor, build, check, prisma, publish, update
 from sitegen.errors import ReviewInvalid, SitegenError
-from sitegen.review.models import RFC3339, Strategy
+from sitegen.living.ledger import event_hash
+from sitegen.living.versions import version_hash, version_text
+from sitegen.review.models import RFC3339, Strategy, VersionRecord
+from sitegen.review.write import canonical_json
 from sitegen.site.pages import page_slug
 from sitegen.sources.settings import SourceSettings
 
@@ -380,6 +383,86 @@ def test_check_cli_annotates_a_tampered_version(two_versions, sitegen):
     code, out, _ = sitegen("check", two_versions, "--format", "github")
     assert code == 1
     assert re.search(r"::error file=[^,]*versions/1\.json,line=1,[^:]*::.*changed after it was published", out)
+
+
+def resealed(review: Path, edit) -> None:
+    """Version 2 (the latest) edited by `edit` (its data -> nothing) and written as `publish` writes it, with its
+    ledger event's SHA-256, the hash chain and state.json's head recomputed: what a pull request can do that the
+    version's hash does not show."""
+    path = version_file(review, 2)
+    data = json.loads(path.read_text())
+    edit(data)
+    record = VersionRecord.model_validate(data)
+    path.write_text(version_text(record))
+    events = [json.loads(line) for line in (review / "ledger.jsonl").read_text().splitlines()]
+    assert events[-1]["type"] == "version" and events[-1]["payload"]["number"] == 2
+    events[-1]["payload"]["sha256"] = version_hash(record)
+    last = events[-1]
+    last["hash"] = event_hash(last["seq"], last["type"], last["ts"], last["payload"], last["prev"])
+    (review / "ledger.jsonl").write_text("".join(canonical_json(event) + "\n" for event in events))
+    state = json.loads((review / "state.json").read_text())
+    state["ledger_head"] = {"seq": last["seq"], "hash": last["hash"]}
+    (review / "state.json").write_text(json.dumps(state, indent=2) + "\n")
+
+
+def outcome_line(review: Path, stage: str, record_id: str) -> int:
+    """The line of `record_id`'s outcome at `stage` in version 2 (as `publish` writes it: one outcome a line)."""
+    lines = version_file(review, 2).read_text().splitlines()
+    start = next(n for n, line in enumerate(lines) if line.strip().startswith(f'"{stage}"'))
+    return next(n for n, line in enumerate(lines[start:], start=start + 1) if line.strip().startswith(f'"{record_id}"'))
+
+
+def first_with(data: dict, stage: str, decision: str) -> str:
+    return next(rid for rid, outcome in data["outcomes"][stage].items() if outcome["decision"] == decision)
+
+
+def made_up_reason(data: dict) -> str:
+    rid = first_with(data, "full-text", "include")
+    data["outcomes"]["full-text"][rid] = {"decision": "exclude", "reason": "made-up"}
+    data["evidence"] = {study: digest for study, digest in data["evidence"].items() if study != rid}
+    return rid
+
+
+def reason_with_include(data: dict) -> str:
+    rid = first_with(data, "full-text", "include")
+    data["outcomes"]["full-text"][rid]["reason"] = "made-up"
+    return rid
+
+
+def assessed_though_excluded(data: dict) -> str:
+    """A full-text outcome for a record title/abstract screening excluded."""
+    rid = first_with(data, "title-abstract", "exclude")
+    data["outcomes"]["full-text"][rid] = {"decision": "maybe"}
+    return rid
+
+
+@pytest.mark.parametrize(("edit", "code"), [
+    (made_up_reason, "unknown-reason"),
+    (reason_with_include, "reason-not-exclusion"),
+    (assessed_though_excluded, "not-screened-in"),
+])
+def test_check_judges_a_resealed_versions_outcomes_as_publish_wrote_them(two_versions, edit, code, tmp_path):
+    edited: list[str] = []
+    resealed(two_versions, lambda data: edited.append(edit(data)))
+    problems = check(two_versions)
+    found = {(p.path, p.line, p.code) for p in problems}
+    assert ("versions/2.json", outcome_line(two_versions, "full-text", edited[0]), code) in found, problems
+    assert not {p.code for p in problems} & {"version-edited", "version-anchor", "ledger-chain"}, problems
+    with pytest.raises(ReviewInvalid):
+        build(two_versions, tmp_path / "site", environ={})
+
+
+def test_check_names_a_resealed_versions_reason_no_protocol_defined(two_versions):
+    resealed(two_versions, made_up_reason)
+    message = next(p.message for p in check(two_versions) if p.code == "unknown-reason")
+    assert "'made-up'" in message and "defined:" in message
+
+
+def test_check_refuses_resealed_evidence_of_a_study_the_version_does_not_include(two_versions):
+    def evidence_of_an_exclusion(data: dict) -> None:
+        data["evidence"][first_with(data, "title-abstract", "exclude")] = "0" * 64
+    resealed(two_versions, evidence_of_an_exclusion)
+    assert "version-evidence" in {p.code for p in check(two_versions)}
 
 
 # --------------------------------------------------------------------------- the feed

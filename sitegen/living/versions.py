@@ -43,7 +43,8 @@ from sitegen.review.models import (
 from sitegen.review.problems import Problem
 from sitegen.review.transaction import JOURNAL, Transaction
 from sitegen.review.write import canonical_json
-from sitegen.screening.outcomes import Outcome, published_outcomes
+from sitegen.screening.checks import defined_reasons
+from sitegen.screening.outcomes import TO_FULL_TEXT, Outcome, published_outcomes
 
 LEDGER = "ledger.jsonl"
 UNPUBLISHED = None  # the number of the review as it stands, when that differs from every version
@@ -432,8 +433,10 @@ def version_problems(review: Review) -> list[Problem]:
         recorded.setdefault(payload.number, (event, line))
     files = {item.version.number: item for item in review.versions}
     previous: VersionFile | None = None
+    reasons = locked_reasons(review)  # parsed once: each version is judged by the protocol versions up to its head
     for item in review.versions:
         problems += _file_problems(review, item, previous, recorded.get(item.version.number))
+        problems += _outcome_problems(review, item, reasons)
         previous = item
     for number, (event, line) in sorted(recorded.items()):
         if number not in files and version_path(number) not in review.invalid_files:
@@ -526,6 +529,75 @@ def _file_problems(review: Review, item: VersionFile, previous: VersionFile | No
                                     "dates both alike"))
     problems += _unknown_records(review, item)
     return problems
+
+
+def _reasons_up_to(review: Review, head: int, reasons: dict[int, dict[str, str]]) -> set[str] | None:
+    """The exclusion reason codes a version anchored at event `head` may give: those of every protocol version
+    locked up to it (an amendment may retire a reason earlier decisions still give). None when the ledger up to
+    there locked none, or one whose text it does not keep (an older ledger): then no code can be judged."""
+    versions = [payload.version for payload in review.payloads[:head] if isinstance(payload, ProtocolLockPayload)]
+    if not versions or any(version not in reasons for version in versions):
+        return None
+    return {code for version in versions for code in reasons[version]}
+
+
+def _outcome_problems(review: Review, item: VersionFile, reasons: dict[int, dict[str, str]]) -> list[Problem]:
+    """The values of the version's outcomes that `publish` could not have written, as `check` judges the decision
+    files they add up to (`screening.checks`): a reason code no protocol version locked up to the version's head
+    defines (the site would show the bare code), a reason given with a decision other than 'exclude', a full-text
+    outcome of a record title/abstract screening did not send on, and evidence of a study not included. A hash
+    recomputed after a hand edit does not make these so. Each is named at the line of its first such value."""
+    record = item.version
+    if not review.judges_anchor(record.ledger_head.seq) or not holds(review.ledger, record.ledger_head):
+        return []  # the anchor's own problem is named; what the ledger held then is not known
+    defined = _reasons_up_to(review, record.ledger_head.seq, reasons)
+    found: dict[tuple[str, str], tuple[str, ...]] = {}  # (problem code, value) -> where it is first
+    for stage, by_record in record.outcomes.items():
+        for rid, outcome in by_record.items():
+            if outcome.reason is None:
+                continue
+            if outcome.decision != "exclude":
+                found.setdefault(("reason-not-exclusion", outcome.decision), ("outcomes", stage, rid, "reason"))
+            elif defined is not None and outcome.reason not in defined:
+                found.setdefault(("unknown-reason", outcome.reason), ("outcomes", stage, rid, "reason"))
+    title_abstract = record.outcomes.get("title-abstract", {})
+    if record.duplicates is not None:  # a duplicate's own decisions are not judged; an older version did not say which
+        for rid in record.outcomes.get("full-text", {}):
+            sent_on = title_abstract.get(rid)
+            if rid not in record.duplicates and (sent_on is None or sent_on.decision not in TO_FULL_TEXT):
+                found.setdefault(("not-screened-in", rid), ("outcomes", "full-text", rid))
+    full_text = record.outcomes.get("full-text", {})
+    for rid in record.evidence or {}:
+        if rid not in full_text or full_text[rid].decision != "include":
+            found.setdefault(("version-evidence", rid), ("evidence", rid))
+    problems = []
+    for (code, value), loc in list(found.items())[:_NAMED]:
+        line = (item.parsed.position(loc) or (None, None))[0]
+        problems.append(Problem(item.path, line, None, code, _outcome_message(code, value, loc, defined)))
+    if len(found) > _NAMED:  # each is found in one pass; finding each one's line is a pass of its own
+        problems.append(Problem(item.path, 1, None, "version-outcomes",
+                                f"and {len(found) - _NAMED} more outcomes or evidence `sitegen publish` could not "
+                                "have written: the file was written or edited by hand; restore it from Git"))
+    return problems
+
+
+_NAMED = 10  # a file edited throughout is named by its first values, not one problem per record
+
+
+def _outcome_message(code: str, value: str, loc: tuple[str, ...], defined: set[str] | None) -> str:
+    stage = loc[1].replace("-", "/") if loc[0] == "outcomes" else ""
+    if code == "unknown-reason":
+        return (f"{stage} outcome of {loc[2]!r}: exclusion reason {value!r} is not defined by any protocol version "
+                f"locked up to the version's head ({defined_reasons(defined or set())}), so the site would show "
+                "the bare code; `sitegen publish` records only reasons the protocol defines")
+    if code == "reason-not-exclusion":
+        return (f"{stage} outcome of {loc[2]!r}: a reason code goes with 'exclude' only, not {value!r}; "
+                "`sitegen publish` records none with another decision")
+    if code == "not-screened-in":
+        return (f"record {value!r} has a full-text outcome but title/abstract screening did not include it or mark "
+                "it maybe in this version: only records sent on are assessed in full text")
+    return (f"evidence of {value!r}, which this version does not include at full text: a version records the "
+            "evidence of its included studies only")
 
 
 def _unchanged(before: VersionRecord, after: VersionRecord) -> bool:
