@@ -458,11 +458,30 @@ def test_check_names_a_resealed_versions_reason_no_protocol_defined(two_versions
     assert "'made-up'" in message and "defined:" in message
 
 
-def test_check_refuses_resealed_evidence_of_a_study_the_version_does_not_include(two_versions):
-    def evidence_of_an_exclusion(data: dict) -> None:
-        data["evidence"][first_with(data, "title-abstract", "exclude")] = "0" * 64
-    resealed(two_versions, evidence_of_an_exclusion)
-    assert "version-evidence" in {p.code for p in check(two_versions)}
+def evidence_of_an_exclusion(data: dict) -> None:
+    data["evidence"][first_with(data, "title-abstract", "exclude")] = "0" * 64
+
+
+def duplicate_of_itself(data: dict) -> None:
+    rid = first_with(data, "title-abstract", "exclude")
+    data["duplicates"] = {rid: rid}
+
+
+def study_named_by_a_greater_id(data: dict) -> None:
+    first, second = sorted(data["outcomes"]["title-abstract"])[:2]
+    data["studies"] = {first: second, second: second}
+
+
+@pytest.mark.parametrize(("edit", "code"), [
+    (evidence_of_an_exclusion, "version-evidence"),
+    (duplicate_of_itself, "version-duplicates"),
+    (study_named_by_a_greater_id, "version-studies"),
+])
+def test_check_refuses_resealed_links_publish_could_not_have_recorded(two_versions, edit, code):
+    resealed(two_versions, edit)
+    problems = check(two_versions)
+    assert code in {p.code for p in problems}, problems
+    assert all(p.line is not None for p in problems if p.code == code)
 
 
 # --------------------------------------------------------------------------- the feed

@@ -545,7 +545,8 @@ def _outcome_problems(review: Review, item: VersionFile, reasons: dict[int, dict
     """The values of the version's outcomes that `publish` could not have written, as `check` judges the decision
     files they add up to (`screening.checks`): a reason code no protocol version locked up to the version's head
     defines (the site would show the bare code), a reason given with a decision other than 'exclude', a full-text
-    outcome of a record title/abstract screening did not send on, and evidence of a study not included. A hash
+    outcome of a record title/abstract screening did not send on, evidence of a study not included, a record
+    duplicating itself or a duplicate, and a study named by other than the least id of its linked records. A hash
     recomputed after a hand edit does not make these so. Each is named at the line of its first such value."""
     record = item.version
     if not review.judges_anchor(record.ledger_head.seq) or not holds(review.ledger, record.ledger_head):
@@ -570,6 +571,13 @@ def _outcome_problems(review: Review, item: VersionFile, reasons: dict[int, dict
     for rid in record.evidence or {}:
         if rid not in full_text or full_text[rid].decision != "include":
             found.setdefault(("version-evidence", rid), ("evidence", rid))
+    duplicates, studies = record.duplicates or {}, record.studies or {}
+    for rid, canonical in duplicates.items():  # duplicates.csv's rules: no record duplicates itself or a duplicate
+        if canonical == rid or canonical in duplicates:
+            found.setdefault(("version-duplicates", rid), ("duplicates", rid))
+    for rid, study in studies.items():  # `study_of`: each linked record -> the least id of its versions, itself too
+        if studies.get(study) != study or study > rid:
+            found.setdefault(("version-studies", rid), ("studies", rid))
     problems = []
     for (code, value), loc in list(found.items())[:_NAMED]:
         line = (item.parsed.position(loc) or (None, None))[0]
@@ -596,8 +604,14 @@ def _outcome_message(code: str, value: str, loc: tuple[str, ...], defined: set[s
     if code == "not-screened-in":
         return (f"record {value!r} has a full-text outcome but title/abstract screening did not include it or mark "
                 "it maybe in this version: only records sent on are assessed in full text")
-    return (f"evidence of {value!r}, which this version does not include at full text: a version records the "
-            "evidence of its included studies only")
+    if code == "version-evidence":
+        return (f"evidence of {value!r}, which this version does not include at full text: a version records the "
+                "evidence of its included studies only")
+    if code == "version-duplicates":
+        return (f"duplicates: record {value!r} is recorded as a duplicate of itself or of another duplicate; "
+                "duplicates.csv accepts neither, so `sitegen publish` records neither")
+    return (f"studies: record {value!r} is linked to a study that is not named by the least id of its linked "
+            "records (each of which, that one too, names it): `sitegen publish` records the study so")
 
 
 def _unchanged(before: VersionRecord, after: VersionRecord) -> bool:
