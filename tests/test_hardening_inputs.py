@@ -466,10 +466,13 @@ def test_accents_nested_in_accents_are_refused_at_their_line_not_decoded_for_eve
 
 @pytest.mark.parametrize("written", ["See \\href{https://example.org}{the site}", "a \\sqrt", "in the \\title",
                                      "\\footnote", '\\"\\texorpdfstring', "\\textcolor{red}",
-                                     "\ue0010\ue002 caf\\'e", "$x$ \ue0011\ue002 \ue000"])
+                                     "\ue0010\ue002 caf\\'e", "$x$ \ue0011\ue002 \ue000",
+                                     "A \\~{$\\beta$} title", '\\~{$[\\"$\\alpha${}}xxxxxxxxxxxx'])
 def test_latex_the_decoder_fails_on_is_kept_as_written_not_a_traceback(written):
     # pylatexenc raised IndexError, KeyError, TypeError or AttributeError on these (valid LaTeX among them); a value
-    # with the decoder's own stand-in characters in it raised IndexError or had them read as the decoder's
+    # with the decoder's own stand-in characters in it raised IndexError or had them read as the decoder's. An accent
+    # whose argument runs on over math marked each character of the math's stand-in, which was then left in the title
+    # as invisible private-use characters.
     from sitegen.references import read_references
 
     [entry] = read_references("@article{k,\n  title = {" + written + "},\n  year = {2020}\n}\n", "bibtex")

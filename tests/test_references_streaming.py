@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from sitegen import files, references
 from sitegen.references import ReferenceProblem, csl, decode, decoded, read_reference_file, read_references, table
-from sitegen.references.bibtex import LATEX, _decoded
+from sitegen.references.bibtex import LATEX, STAND_IN_CHARACTERS, _decoded
 from sitegen.references.problems import lines_of
 
 RIS_RECORD = (FIXTURES / "ris" / "psycinfo_ris.ris").read_text(encoding="utf-8")
@@ -272,7 +272,9 @@ LATEX_PIECES = ['\\"', "\\frac", "\\v", "\\texorpdfstring", "\\setlength", '\\"{
 @example('A \\"{an accent on each letter} and \\verb|a b c d e f g h| and more text')
 @settings(max_examples=1000, deadline=None)
 def test_a_bibtex_value_decodes_as_it_did_whole(value):
-    assert _decoded(value) == decoded_whole(value)
+    text = _decoded(value)
+    assert text == decoded_whole(value)
+    assert not STAND_IN_CHARACTERS.search(text) or text == value  # only a value holding them already keeps them
 
 
 @given(st.lists(st.sampled_from(LATEX_PIECES), max_size=20).map("".join), st.integers(1, 3),
@@ -286,6 +288,24 @@ def test_a_bibtex_value_decodes_as_it_did_whole(value):
 def test_a_bibtex_value_wrapped_whole_in_braces_decodes_as_it_did_whole(value, wraps, after):
     wrapped = "{" * wraps + value + "}" * wraps + after
     assert _decoded(wrapped) == decoded_whole(wrapped)
+
+
+# Math, a "$" left over and accents whose argument never closes, with runs of plain text between: pylatexenc reads on
+# past where braces seemed to close, and an accent marks each character it reads, the decoder's stand-ins too.
+STRAY_MATH_PIECES = ["$", '$[\\"$\\alpha${}', "$\\beta$", "CO$_2$", "\\~{", '\\"{', "\\c{", "\\~", "{", "}", "[1]", "\\%",
+                     " ", "xxxxxxxxxxxx", "plain words of an abstract, long enough "]
+
+
+@given(st.lists(st.sampled_from(STRAY_MATH_PIECES), max_size=12).map("".join), st.integers(0, 2))
+@example('\\~{$[\\"$\\alpha${}}xxxxxxxxxxxx', 0)  # a run set aside past the "}" that the math read on over
+@example("\\~{[1]$}\\%xxxxxxxxxxxxResults", 0)  # as above, the whole text read with no stand-in taken apart
+@example("A \\~{$\\beta$ and more words", 1)  # the accent marks each character of the math's stand-in
+@settings(max_examples=1000, deadline=None)
+def test_a_bibtex_value_decodes_to_no_stand_in_character_and_as_it_did_whole(value, wraps):
+    wrapped = "{" * wraps + value + "}" * wraps
+    text = _decoded(wrapped)
+    assert not STAND_IN_CHARACTERS.search(text)
+    assert text == decoded_whole(wrapped)
 
 
 def test_decoding_a_bibtex_value_reads_its_latex_not_each_character_of_its_text(monkeypatch):

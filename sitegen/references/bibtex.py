@@ -298,12 +298,25 @@ def _decoded(value: str) -> str:
         return f"\ue001{len(maths) - 1}\ue002"
     runs: list[str] = []
     try:
-        text = INLINE_MATH.sub(stand_in, value).replace("-", HYPHEN_STAND_IN)
-        text = LATEX.latex_to_text(_runs_set_aside(text, runs))
+        latex = INLINE_MATH.sub(stand_in, value).replace("-", HYPHEN_STAND_IN)
+        text = LATEX.latex_to_text(_runs_set_aside(latex, runs))
+        if not _runs_came_through(text, len(runs)):  # a run was read as LaTeX after all: the whole text is read
+            text = LATEX.latex_to_text(latex)
     except Exception:  # noqa: BLE001 (pylatexenc fails on commands it reads without their arguments: \href{a}{b}, \sqrt)
         return value  # kept as written, as a value with a bare % is
     text = RUN_STAND_IN.sub(lambda found: runs[int(found.group(1))], text).replace(HYPHEN_STAND_IN, "-")
-    return MATH_STAND_IN.sub(lambda found: maths[int(found.group(1))], text)
+    text = MATH_STAND_IN.sub(lambda found: maths[int(found.group(1))], text)
+    # The value held no stand-in, so one left is one the decoder took apart (an accent whose argument runs on over
+    # math marks each character of its stand-in): the text would carry invisible characters, and is kept as written.
+    return value if STAND_IN_CHARACTERS.search(text) else text
+
+
+def _runs_came_through(text: str, runs: int) -> bool:
+    """Whether pylatexenc's reading of a value with its runs set aside holds each run's stand-in whole, once and in
+    order, as text of its own. A command can read on past where `_runs_set_aside` saw its argument end (in math whose
+    end was not found, "}" closes no group), and one that takes a run apart or drops it read it as LaTeX."""
+    return text.count("\ue003") == text.count("\ue004") == runs and \
+        [int(number) for number in RUN_STAND_IN.findall(text)] == list(range(runs))
 
 
 def _runs_set_aside(value: str, runs: list[str]) -> str:
