@@ -151,6 +151,8 @@ def test_a_closing_statement_goes(given, read):
     # EBSCOhost's mark within the text, or not set apart from a word, is the abstract's own
     "Memory was spared [ABSTRACT FROM AUTHOR] in every rat.",
     "Memory was spared in rats[ABSTRACT FROM AUTHOR]",
+    # a sentence saying only what is whose is no EBSCOhost statement, which goes on "and its content may not be copied"
+    "Rats were tested. Copyright of the data is the property of the trial's sponsor.",
     # nothing but a statement: kept, never an empty abstract
     "© 2019 Elsevier B.V. All rights reserved.",
     "Copyright © 2020.",
@@ -167,6 +169,65 @@ def test_a_mark_far_from_the_end_is_within_the_abstract():
     far = near.replace("© 2019 ", "© 2019 x")
     assert without_copyright_statement(far) == far
     assert without_copyright_statement(None) is None
+
+
+# EBSCOhost's real export: an abstract, its source mark, and its statement naming the journal and its owner
+EBSCOHOST = read_references(FIXTURES / "ris" / "ebscohost_aph.ris")[0].get("abstract")
+EBSCOHOST_ABSTRACT = ("Colour reconstructions have provided new insights into the lives of dinosaurs and other extinct "
+                      "animals.")
+JOURNAL, OWNER = "Palaeontologia Polonica", "Polska Akademia Nauk, Instytut Paleobiologii"
+# Names as long as real ones run: a journal with its subtitle and ISSN, an owner with its departments
+LONG_JOURNAL = ("Journal of the International Society for the Study of Long Names: Official Journal of the European "
+                "Federation of Societies, the Asian Association and the Pan-American Network for Research on Names, "
+                "Titles and Their Owners (15320001)")
+LONG_OWNER = ("Polska Akademia Nauk, Instytut Paleobiologii im. Romana Kozłowskiego, Zakład Paleozoologii, "
+              "Wydawnictwa Naukowe i Czasopisma")
+
+
+def ebscohost_with(journal: str, owner: str, closing: str | None = None) -> str:
+    """The real EBSCOhost abstract with its statement naming `journal` and `owner` (and its fixed words after the
+    names replaced by `closing`, where given)."""
+    text = EBSCOHOST.replace(JOURNAL, journal).replace(OWNER, owner)
+    fixed = text.index(" and its content may not be copied")
+    return text if closing is None else text[:fixed] + closing
+
+
+def test_ebscohosts_statement_goes_however_long_the_names_it_holds():
+    # Only a mark in the last MAX_STATEMENT characters was a statement: EBSCOhost's fixed words are some 400, so a
+    # long journal and owner left the whole statement in the abstract.
+    assert len(LONG_JOURNAL) > 200 and len(LONG_JOURNAL) + len(LONG_OWNER) + 400 > MAX_STATEMENT
+    for journal, owner in ((JOURNAL, OWNER), (LONG_JOURNAL, OWNER), (JOURNAL, LONG_OWNER), (LONG_JOURNAL, LONG_OWNER),
+                           ("J" * 300, "P" * 300)):
+        assert without_copyright_statement(ebscohost_with(journal, owner)) == EBSCOHOST_ABSTRACT, (journal, owner)
+    # its other wordings, as EBSCOhost serves them with full texts (no listserv; a line on AI tools)
+    for closing in (" and its content may not be copied or emailed to multiple sites without the copyright holder's "
+                    "express written permission. Additionally, content may not be used with any artificial "
+                    "intelligence tools or machine learning technologies. However, users may print, download, or "
+                    "email articles for individual use.",
+                    " and its content may not be copied or emailed to multiple sites or posted to a listserv without "
+                    "the copyright holder’s express written permission. However, users may print, download, or email "
+                    "articles for individual use."):
+        assert without_copyright_statement(ebscohost_with(LONG_JOURNAL, LONG_OWNER, closing)) == EBSCOHOST_ABSTRACT
+    # the publisher's own statement before EBSCOhost's goes too
+    published = ebscohost_with(LONG_JOURNAL, LONG_OWNER).replace(
+        "[ABSTRACT FROM AUTHOR]", "© 2023 The Authors. Published by Polska Akademia Nauk. [ABSTRACT FROM AUTHOR]")
+    assert without_copyright_statement(published) == EBSCOHOST_ABSTRACT
+
+
+def test_an_abstracts_own_text_is_never_taken_for_ebscohosts_long_statement():
+    # words after the names that are not EBSCOhost's, however like its own they begin, are the abstract's (a mark
+    # in the last MAX_STATEMENT characters takes what follows it, as any statement's does)
+    own = ebscohost_with(LONG_JOURNAL, LONG_OWNER, " and its content may not be copied. We asked 40 editors why, "
+                         "and what each journal's owner had asked of its authors." * 4)
+    assert len(own) - own.index("Copyright of") > MAX_STATEMENT
+    assert without_copyright_statement(own) == own
+    unknown = ebscohost_with(LONG_JOURNAL, LONG_OWNER) + " We asked 40 editors why."
+    assert without_copyright_statement(unknown) == unknown
+    # an abstract's own sentence opening with "Copyright of" is no start of a journal's name
+    asked = EBSCOHOST_ABSTRACT + " Copyright of data is the property of no one."
+    assert without_copyright_statement(EBSCOHOST.replace(EBSCOHOST_ABSTRACT, asked)) == asked
+    # names longer than any journal's or owner's are no names
+    assert without_copyright_statement(ebscohost_with("J" * 301, OWNER)) == ebscohost_with("J" * 301, OWNER)
 
 
 def test_one_works_abstract_is_the_same_imported_from_a_database_export_as_from_pubmeds_file(tmp_path):

@@ -24,21 +24,42 @@ import re
 # rights reserved)."), which it writes wherever the record is exported (Ovid, EBSCOhost, ProQuest, the Cochrane
 # Library), so it is known by its name too. EBSCOhost closes each abstract with its own ("Copyright of PLoS ONE is
 # the property of Public Library of Science and its content may not be copied ..."), after a sentence or after its
-# "[ABSTRACT FROM AUTHOR]" (see _SOURCE_MARK).
+# "[ABSTRACT FROM AUTHOR]" (see _SOURCE_MARK); a sentence saying only what is whose ("Copyright of data is the
+# property of no one.") is an abstract's own.
 _STATEMENT = re.compile(
     r"(?<![^\s.;:!?)\]])(?:crown\s+)?(?:©|copyright\s*(?:©|\(c\)))"
     r"|(?<![^\s.;:!?])\((?:apa\s+)?psycinfo\s+database\s+record\b"
     r"|(?:^|(?<=[.!?]))\s*(?:crown\s+)?(?:\(c\)|copyright)\s*(?:19|20)[0-9]{2}"
     r"|(?:^|(?<=[.!?]))\s*\((?=[^()]{0,100}(?:\(c\)|©)\s*(?:19|20)[0-9]{2})"
-    r"|(?:^|(?<=[.!?\]]))\s*copyright\s+of\s+.{1,200}?\s+is\s+the\s+property\s+of\b",
+    r"|(?:^|(?<=[.!?\]]))\s*copyright\s+of\s+.{1,200}?\s+is\s+the\s+property\s+of\s+.{1,200}?\s+and\s+its\s+content\b",
     re.IGNORECASE)
 # The longest statement taken for one. Statements run from "© 2009 Wiley-Liss, Inc." to a licence after the
 # copyright ("© The Author(s) 2018. Published by Oxford University Press on behalf of Nucleic Acids Research. This
 # is an Open Access article distributed under the terms of the Creative Commons Attribution Non-Commercial
 # License (http://creativecommons.org/licenses/by-nc/4.0/), which permits …", some 480 characters); a mark
-# further from the end is in the abstract's own text, which is never cut.
+# further from the end is in the abstract's own text, which is never cut (EBSCOhost's statement aside, known by its
+# whole wording below).
 MAX_STATEMENT = 600
 _WORD = re.compile(r"\w")
+# EBSCOhost's statement is told by its whole wording, which bounds it as MAX_STATEMENT bounds a mark's: the journal's
+# and its owner's names (each at most MAX_NAME characters, as a journal's full name with its subtitle may run to 200
+# and more) between its fixed words, then only sentences it is known to close with (some 400 characters in all,
+# seen in EBSCOhost's exports and the full texts it serves), to the end. So however long the names, the statement
+# goes, and an abstract's own words, which are no such sentences, are never taken for it.
+MAX_NAME = 300
+_EBSCOHOST_CLOSING = ("However, users may print, download, or email articles for individual use.",
+                      "This abstract may be abridged.", "No warranty is given about the accuracy of the copy.",
+                      "Users should refer to the original published version of the material for the full abstract.",
+                      "(Copyright applies to all Abstracts.)", "Additionally, content may not be used with any "
+                      "artificial intelligence tools or machine learning technologies.")
+_EBSCOHOST_STATEMENT = re.compile(
+    rf"copyright\s+of\s+(?=\S).{{1,{MAX_NAME}}}?\s+is\s+the\s+property\s+of\s+(?=\S).{{1,{MAX_NAME}}}?\s+and\s+its\s+content\s+"
+    r"may\s+not\s+be\s+copied(?:\s+or\s+emailed\s+to\s+multiple\s+sites)?(?:\s+or\s+posted\s+to\s+a\s+listserv)?\s+"
+    r"without\s+the\s+copyright\s+holder['’]s\s+express\s+written\s+permission\."
+    r"(?:\s*(?:" + "|".join(re.escape(sentence).replace(r"\ ", r"\s+") for sentence in _EBSCOHOST_CLOSING) + r"))*\s*",
+    re.IGNORECASE | re.DOTALL)
+_EBSCOHOST_START = re.compile(r"(?:^|(?<=[.!?\]]))\s*(?=copyright\s+of\s)", re.IGNORECASE)
+MAX_EBSCOHOST_STATEMENT = 2 * MAX_NAME + 1000  # where to look for its start: the names and all the fixed words
 # EBSCOhost's mark of where it took an abstract from, closing it ("… animals. [ABSTRACT FROM AUTHOR]", "[ABSTRACT
 # FROM PUBLISHER]", "[ABSTRACT FROM ARTICLE]") before its copyright statement: its words, not the authors', and not
 # in the same work's abstract from any other source. It goes where it closes the abstract, once the statement after
@@ -50,15 +71,30 @@ def without_copyright_statement(abstract: str | None) -> str | None:
     """`abstract` without the copyright statement that closes it: everything from the statement's mark
     (`_STATEMENT`) to the end, when that is at most MAX_STATEMENT characters; whatever follows the mark in it
     goes too ("© 2019 The Authors. Published by Elsevier B.V."), and so does EBSCOhost's mark of the abstract's
-    source before it (`_SOURCE_MARK`). Text without such a mark stays whole, even a publisher's line ("Published by
+    source before it (`_SOURCE_MARK`). EBSCOhost's statement in its whole known wording goes however long the names
+    in it (`_EBSCOHOST_STATEMENT`), and then a publisher's statement closing what is left. Text without such a mark stays whole, even a publisher's line ("Published by
     Elsevier Ltd." alone names no copyright, and is words an abstract can end in), and so does an abstract that is
     nothing but a statement: a record keeps what it was given rather than nothing."""
     if not abstract:
         return abstract
-    mark = _STATEMENT.search(abstract, max(0, len(abstract) - MAX_STATEMENT))
-    kept = abstract[:mark.start()].rstrip() if mark else abstract
+    kept = _without_ebscohost_statement(abstract)
+    mark = _STATEMENT.search(kept, max(0, len(kept) - MAX_STATEMENT))
+    kept = kept[:mark.start()].rstrip() if mark else kept
     kept = _SOURCE_MARK.sub("", kept).rstrip()
     return kept if _WORD.search(kept) else abstract
+
+
+def _without_ebscohost_statement(abstract: str) -> str:
+    """`abstract` without EBSCOhost's statement closing it in its whole known wording (`_EBSCOHOST_STATEMENT`),
+    whatever its length; what is left may end in the publisher's own statement, which EBSCOhost's follows. Its start
+    is looked for from the end, so that an abstract's own sentence opening with "Copyright of" further up is never
+    read as the start of a long journal name."""
+    starts = [start.end() for start in
+              _EBSCOHOST_START.finditer(abstract, max(0, len(abstract) - MAX_EBSCOHOST_STATEMENT))]
+    for start in reversed(starts):
+        if _EBSCOHOST_STATEMENT.fullmatch(abstract, start):
+            return abstract[:start].rstrip()
+    return abstract
 
 
 _ABSTRACT_HEADING = re.compile(r"\s*abstract[:.]*\s+", re.IGNORECASE)
