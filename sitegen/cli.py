@@ -969,6 +969,10 @@ def prisma(directory: Path, as_json: bool) -> None:
             value = ", ".join(f"{provider_label(source)} {n}" + (
                 f" (not reached in full in run {', '.join(map(str, unreached[source]))}: records it holds may be "
                 "missing)" if source in unreached else "") for source, n in value.items()) or "none"
+        elif isinstance(value, dict):  # exclusions by reason: words, never Python's {'code': 1}
+            value = ", ".join(f"{code} {n}" for code, n in value.items()) or "none"
+        elif value is None:  # a new review has no previous version nor new searches: words, never Python's None
+            value = "none"
         return f"{name.replace('_', ' ')}: {value}"
 
     # A new review's arm is the whole review: its output stays as it was, without the updated review's fields.

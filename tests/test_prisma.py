@@ -304,6 +304,27 @@ def test_text_output_says_what_each_run_returned(sitegen):
             "included studies; OpenAlex returned 271, 11 new") in out
 
 
+def test_text_output_says_exclusion_reasons_and_absent_values_in_words_not_python_s(sitegen, tmp_path):
+    # `sitegen prisma` printed `excluded by reason: {'wrong-design': 1}` and a new review's `previous from: None`
+    review = tmp_path / "review"
+    sitegen("init", review)
+    sitegen("protocol", "lock", review, "--at", "2026-01-01T00:00:00Z")
+    code, _, err = sitegen("import", review, FIXTURES / "ris" / "jstor_ris.ris", "--at", "2026-03-01T00:00:00Z")
+    assert code == 0, err
+    first, second = (json.loads(line)["id"] for line in (review / "records.jsonl").read_text().splitlines()[:2])
+    for reviewer in ("ada", "ben"):
+        (review / "screening" / "title-abstract" / f"{reviewer}.csv").write_text(
+            f"record_id,decision,reason,note\n{first},include,,\n{second},include,,\n")
+        (review / "screening" / "full-text" / f"{reviewer}.csv").write_text(
+            f"record_id,decision,reason,note\n{first},exclude,wrong-design,\n{second},exclude,wrong-population,\n")
+    code, out, err = sitegen("prisma", review)
+    assert code == 0, err
+    assert "excluded by reason: wrong-design 1, wrong-population 1\n" in out
+    assert "other excluded by reason: none\n" in out
+    assert "previous from: none\n" in out and "new runs from: none\n" in out
+    assert not any(mark in out for mark in ("{", "None", "'"))
+
+
 def test_text_output_of_a_run_that_returned_only_held_records_says_so(sitegen, tmp_path):
     """A later import of records the review already held read "0 records identified ... Scopus returned 4, 0 new",
     which reads as a contradiction: identified is new to the review, returned is everything the source gave."""
