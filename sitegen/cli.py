@@ -1367,7 +1367,17 @@ def state_show(directory: Path, as_json: bool) -> None:
 @click.argument("directory", type=REVIEW_DIR)
 @at_option("the review moves to its next phase")
 def state_advance(directory: Path, at: str) -> None:
-    """Move DIRECTORY to its next phase, if every gate predicate holds (recorded on the ledger)."""
+    """Move DIRECTORY to its next phase, if every gate predicate holds (recorded on the ledger).
+
+    The phases are protocol, searching, screening, extraction, synthesis and published, one step at a time and
+    never by itself. A step is refused, naming what holds it back, until its conditions hold; `sitegen state show
+    DIRECTORY` lists them.
+
+    Example:
+
+    \b
+      sitegen state advance reviews/my-review --at 2026-06-01T09:01:00Z   # protocol -> searching, once it is locked
+    """
     _remember(directory, writes=True)
     before, after = commands.state_advance(directory, at)
     click.echo(f"phase: {before} -> {after}")

@@ -45,7 +45,8 @@ def test_each_command_whose_use_is_not_obvious_shows_an_example():
     # not have to assemble the command line from the option list.
     shown = {" ".join(path) for path, _ in EXAMPLES}
     assert {"monitor add", "search query", "search validate", "verify", "import-decisions", "dedupe", "evaluate",
-            "loop", "digest", "state set", "protocol amend", "protocol lock"} <= shown
+            "loop", "digest", "state set", "state advance", "protocol amend", "protocol lock", "monitor retire",
+            "monitor reinstate"} <= shown
 
 
 def test_sitegen_help_shows_a_new_review_s_first_commands_in_order_each_one_its_command_accepts(tmp_path, monkeypatch):
