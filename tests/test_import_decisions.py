@@ -246,6 +246,24 @@ def test_rayyan_notes_give_the_named_reviewers_decision_and_the_protocols_reason
     assert sitegen("check", example_copy)[0] == 0
 
 
+def test_a_rayyan_export_of_another_reviewers_votes_says_which_option_imports_them(sitegen, tmp_path):
+    # The real Rayyan export holds Emily's votes: `--reviewer ada` wrote nothing, and the rows said whose votes they
+    # were but not how to import them, so a new user was left at "no row could be imported".
+    review = tmp_path / "review"
+    sitegen("init", review)
+    sitegen("protocol", "lock", review, "--at", "2026-06-01T09:00:00Z")
+    assert sitegen("import", review, FIXTURES / "ris" / "rayyan.ris", "--at", "2026-06-01T09:10:00Z")[0] == 0
+    export = FIXTURES / "spreadsheet" / "rayyan.csv"
+    code, out, _ = sitegen("import-decisions", review, export, "--tool", "rayyan", "--reviewer", "ada")
+    assert code == 1
+    assert (f"{export}:2: undecided: 'ada' has no decision in it (decisions by: emily); if one of them is 'ada', "
+            "give their name in Rayyan with --rayyan-reviewer") in out
+    code, out, err = sitegen("import-decisions", review, export, "--tool", "rayyan", "--reviewer", "ada",
+                             "--rayyan-reviewer", "emily")
+    assert code == 0, out + err
+    assert len(_decisions(review, f"{TA}/ada.csv")) == 2
+
+
 def test_a_maybe_keeps_only_its_own_reviewers_reasons_in_its_note(example_copy, sitegen, tmp_path):
     # Rayyan's Maybe is written as a maybe, taking none of the reasons Rayyan lists (its excluding reviewers'). A
     # sheet's Maybe giving a reason is the reviewer's own: kept in the note (a maybe holds no reason code).

@@ -264,7 +264,8 @@ def _rayyan(line: int, row: dict[str, str], reviewer: str) -> Exported:
     why = "" if decision else (
         f"{reviewer!r} names several reviewers in it, who decided otherwise" if cast
         else f"{reviewer!r} has no decision in it" + (
-            f" (decisions by: {', '.join(sorted({name for name, _ in votes}))})" if votes
+            f" (decisions by: {', '.join(sorted({name for name, _ in votes}))}); if one of them is {reviewer!r}, give "
+            "their name in Rayyan with --rayyan-reviewer" if votes
             else " (no RAYYAN-INCLUSION in its notes)")
         if vote is None else f"decision {vote!r} is not Included, Excluded or Maybe")
     # Rayyan lists every excluding reviewer's reasons together, without saying whose: none is the reviewer's
