@@ -113,6 +113,18 @@ def test_missing_snapshot_fails_loudly_naming_the_request(tmp_path):
         openalex.search(replayer, SETTINGS, {"search": "something else"})
 
 
+def test_a_replayed_search_the_run_never_recorded_names_the_query_as_what_differs(sitegen, example_copy):
+    # Replaying another query than the example's recorded one said the recordings were "most likely by a sitegen
+    # that asked differently", sending a new user after an upgrade that never happened: the query is what differs.
+    code, _, err = sitegen("search", '"object-in-context" AND rat', "--sources", "openalex", "--snapshots", "replay",
+                           "--review", example_copy)
+    assert code == 1
+    assert "the run recorded this address only with other parameters" in err
+    assert "differing in search: another query than this one" in err and "cursor" not in err.split("differing")[1]
+    shown = err.split("other parameters (")[1].split("), differing")[0].split("; ")
+    assert len(shown) == len(set(shown))  # each recorded request once, not once per repeat
+
+
 def test_sessions_keep_reruns_apart(tmp_path):
     store = SnapshotStore(tmp_path / "snapshots")
     for session, count in (("2026-01-01T00:00:00Z", 1), ("2026-02-01T00:00:00Z", 2)):

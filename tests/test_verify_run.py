@@ -220,6 +220,7 @@ def test_a_run_recorded_by_a_sitegen_that_asked_differently_is_not_replayed_and_
     first = open_review(example_copy).facts.included[0]
     assert code == 1 and f"{first}: replay: no recorded response for GET https://api.openalex.org/works/" in err
     assert "recorded this address only with other parameters" in err and "select=id%2Cdoi%2Ctitle" in err
+    assert "differing in select:" in err
     assert "no recording matches this request" in err and "record a new run" in err
     assert "verified" not in out  # no verdict made from another request's response
     assert tree_digest(example_copy) == before

@@ -163,7 +163,7 @@ class Fetcher:
         occurrence = self._seen.get(key, 0)
         self._seen[key] = occurrence + 1
         if self.mode == "replay":
-            return self._replay(key, occurrence, shown, method, url)
+            return self._replay(key, occurrence, shown, method, url, params)
         entry, body = self._fetch(provider, method, url, params, secrets, headers or {})
         entry = entry.model_copy(update={"fingerprint": key, "session": self.session, "occurrence": occurrence})
         if body is not None:
@@ -174,7 +174,8 @@ class Fetcher:
 
     # ----------------------------------------------------------------- internals
 
-    def _replay(self, key: str, occurrence: int, shown: str, method: str, url: str) -> Response:
+    def _replay(self, key: str, occurrence: int, shown: str, method: str, url: str,
+                params: list[tuple[str, str]]) -> Response:
         # The run's own responses first; an ad-hoc search (no session) falls back to the latest run's.
         entry = self.snapshots.lookup(key, self.session, occurrence)
         if entry is None and not self.session:
@@ -183,7 +184,7 @@ class Fetcher:
             session = f" in session {self.session!r}" if self.session else ""
             session += f" (repeat {occurrence + 1})" if occurrence else ""
             raise SnapshotMissing(f"replay: no recorded response for {shown}{session}"
-                                  f"{_recorded_instead(self.snapshots.recorded_alike(method, url, self.session))}"
+                                  f"{_recorded_instead(self.snapshots.recorded_alike(method, url, self.session), params)}"
                                   f"{RECORD_IT}")
         return self._result(entry, self.snapshots.body(entry), shown)
 
@@ -406,16 +407,23 @@ def _redact_text(text: str, secrets: Secrets) -> str:
     return _redact(text.encode("utf-8", "surrogatepass"), secrets).decode("utf-8", "replace")
 
 
-def _recorded_instead(alike: list[SnapshotEntry], most: int = 3) -> str:
+def _recorded_instead(alike: list[SnapshotEntry], params: list[tuple[str, str]], most: int = 3) -> str:
     """What a replay missing a response says of the requests to the same address the run did record: asked with
-    other parameters, most likely by a sitegen that asks differently, so no recorded response answers this one
-    and none is taken in its place (another `select=` or page size could give another verdict)."""
+    other parameters, named, so no recorded response answers this one and none is taken in its place (another
+    `select=` or page size could give another verdict). The parameters that differ say why: a `search` or `term`
+    is another query than the one recorded (a new search needs the network), a `select` or page size another
+    sitegen's request."""
     if not alike:
         return ""
-    shown = [describe(entry.method, entry.url, entry.params) for entry in alike[:most]]
-    more = f" and {len(alike) - most} more" if len(alike) > most else ""
-    return (f"; the run recorded this address only with other parameters ({'; '.join(shown)}{more}), most likely "
-            "by a sitegen that asked differently: no recording matches this request, so none is used for it")
+    shown = list(dict.fromkeys(describe(entry.method, entry.url, entry.params) for entry in alike))  # each once
+    more = f" and {len(shown) - most} more" if len(shown) > most else ""
+    asked = {tuple(pair) for pair in params}
+    # Against the recording closest to the request (the first page of another query differs in its query alone)
+    differing = min((sorted({name for name, _ in {tuple(pair) for pair in entry.params} ^ asked}) for entry in alike),
+                    key=len)
+    return (f"; the run recorded this address only with other parameters ({'; '.join(shown[:most])}{more}), "
+            f"differing in {', '.join(differing)}: another query than this one, or a sitegen that asked differently; "
+            "no recording matches this request, so none is used for it")
 
 
 def _redact(body: bytes, secrets: Secrets) -> bytes:
