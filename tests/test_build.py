@@ -204,6 +204,15 @@ def test_init_then_build_on_an_empty_folder(sitegen, tmp_path):
     assert code == 0 and out.strip() == "no agreement to measure yet: no two reviewers have decided the same records"
 
 
+def test_init_s_protocol_says_it_is_locked_by_a_command_before_searching(sitegen, tmp_path):
+    # Its comment said the protocol "is locked on the ledger once screening starts", as if by itself: a search or an
+    # import is refused until `sitegen protocol lock` has run.
+    sitegen("init", tmp_path / "review")
+    text = (tmp_path / "review" / "protocol.md").read_text()
+    assert "`sitegen protocol lock`" in text and "before searching" in text and "`sitegen protocol amend`" in text
+    assert "Once screening starts" not in text
+
+
 def test_init_refuses_a_folder_with_content(sitegen, tmp_path):
     (tmp_path / "notes.txt").write_text("keep me")
     code, _, err = sitegen("init", tmp_path)

@@ -16,8 +16,9 @@ from sitegen.review.write import interrupts_held, keep_folder_identity, named_as
 
 PROTOCOL = """\
 ---
-# Front matter: sitegen reads these fields. Once screening starts the protocol
-# is locked on the ledger; change it afterwards only by amendment.
+# Front matter: sitegen reads these fields. Lock the protocol on the ledger
+# (`sitegen protocol lock`) once it says what the review is, before searching
+# or importing; change it afterwards only by amendment (`sitegen protocol amend`).
 version: 1
 eligibility:
   in_scope:
