@@ -581,7 +581,8 @@ def _print_update(directory: Path, result, as_json: bool, report: Path | None) -
 
 @cli.group()
 def monitor() -> None:
-    """Saved searches: set one up, show their state, retire one or bring it back."""
+    """Saved searches: `add` one (and run its baseline), show their `status`, `retire` one or `reinstate` it, and
+    `validate` them against the studies known to be relevant (as `sitegen search validate`)."""
 
 
 @monitor.command("add")
@@ -1167,7 +1168,8 @@ def dedupe(source: Path, out: Path, probable_out: Path | None, versions_out: Pat
 
 @cli.group()
 def screen() -> None:
-    """Screening: status per batch, conflicts to adjudicate, agreement between reviewers."""
+    """Screening: `status` per batch, `conflicts` to adjudicate, agreement between reviewers (`kappa`), and the
+    order to screen a batch in (`rank`)."""
 
 
 def _agreement_line(item) -> str:
@@ -1337,7 +1339,8 @@ def digest(directory: Path, week: str, out: Path | None, force: bool) -> None:
 
 @cli.group()
 def state() -> None:
-    """The review's phase (advanced only through gate checks) and its settable fields."""
+    """The review's phase and its settable fields: `show` them, `advance` the phase (only through its gate
+    checks), `set` a field."""
 
 
 @state.command("show")
@@ -1411,7 +1414,7 @@ def state_set(directory: Path, field: str, value: str) -> None:
 
 @cli.group()
 def protocol() -> None:
-    """The review protocol: lock it before searching and screening."""
+    """The review protocol: `lock` it before searching and screening, `amend` it after editing it."""
 
 
 @protocol.command("lock")
@@ -1462,7 +1465,8 @@ def protocol_amend(directory: Path, at: str, reason: str) -> None:
 
 @cli.group()
 def ledger() -> None:
-    """The provenance ledger."""
+    """The provenance ledger: `verify` its hash chain and tail, or `anchor` the tail of a ledger written before
+    sitegen anchored it."""
 
 
 @ledger.command("anchor")

@@ -66,6 +66,22 @@ def test_sitegen_help_shows_a_new_review_s_first_commands_in_order_each_one_its_
             command.parse_args(context, words)
 
 
+def _groups(group: click.Group, prefix: tuple[str, ...] = ()):
+    for name, command in sorted(group.commands.items()):
+        if isinstance(command, click.Group):
+            yield (*prefix, name), command
+            yield from _groups(command, (*prefix, name))
+
+
+@pytest.mark.parametrize(("path", "group"), list(_groups(cli)), ids=[" ".join(path) for path, _ in _groups(cli)])
+def test_each_group_s_help_names_each_of_its_commands(path, group):
+    # `sitegen screen --help` left out `rank`, `sitegen ledger --help` said only "The provenance ledger.": the line a
+    # newcomer reads first should say what each command under it is for.
+    for name, command in group.commands.items():
+        if not command.hidden:
+            assert re.search(rf"\b{name}\b", group.help or ""), f"sitegen {' '.join(path)} --help does not name {name}"
+
+
 @pytest.mark.parametrize(("path", "example"), EXAMPLES, ids=[" ".join(path) for path, _ in EXAMPLES])
 def test_each_example_in_the_help_is_a_command_line_its_command_accepts(path, example, tmp_path, monkeypatch):
     command = cli
