@@ -243,7 +243,9 @@ def test_a_week_without_new_records_has_an_empty_digest_saying_so():
     review, _ = load_review(EXAMPLE)
     digest = weekly(review, ReviewFacts(review).screening, "2023-W20")  # after the example's last batch (W16)
     text = digest_markdown(review, digest)
-    assert digest.ranking.decisions == [] and "0 new records (screening batch none)" in text
+    assert digest.ranking.decisions == []
+    assert "0 new records: no screening batch arrived and no record was first imported this week.\n" in text
+    assert "batch none" not in text and "ranked by" not in text
     for heading in ("Keep", "Review", "Dropped", "Already covered"):
         assert f"## {heading} (0)\n\nNo record this week.\n" in text
     assert ("Kept 0, review 0, dropped 0; force-dropped as already covered 0; demoted to review for the cap 0; "

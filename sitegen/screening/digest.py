@@ -329,7 +329,9 @@ def digest_summary(digest: Digest) -> str:
     arrived += [f"{digest.imported} imported outside a batch"] if digest.imported else []
     unreached = (f" Not every source answered in full this week ({'; '.join(digest.unreached)}): the new records it "
                  "holds may be missing, so these may not be all of the week's." if digest.unreached else "")
-    return (f"{counted(len(digest.ranking.decisions), 'new record')} ({'; '.join(arrived) or 'screening batch none'}), ranked by "
+    if not arrived:  # "(screening batch none), ranked by relevance" read as a program's value, and ranked nothing
+        return f"0 new records: no screening batch arrived and no record was first imported this week.{unreached}"
+    return (f"{counted(len(digest.ranking.decisions), 'new record')} ({'; '.join(arrived)}), ranked by "
             f"relevance to the protocol. Scores order the batch for reviewers; they decide nothing.{unreached}")
 
 
