@@ -211,6 +211,8 @@ def test_init_s_protocol_says_it_is_locked_by_a_command_before_searching(sitegen
     text = (tmp_path / "review" / "protocol.md").read_text()
     assert "`sitegen protocol lock`" in text and "before searching" in text and "`sitegen protocol amend`" in text
     assert "Once screening starts" not in text
+    # and where the words the screening order looks for go, which a protocol without them never learns
+    assert "#   in_scope_terms: [" in text
 
 
 def test_init_refuses_a_folder_with_content(sitegen, tmp_path):

@@ -152,6 +152,18 @@ def test_silent_criteria_score_0_7_and_always_go_to_review(meta):
     assert scored.tags == ["criteria-silent"] and "criteria silent" in scored.rationale
 
 
+def test_criteria_silent_because_the_protocol_names_no_terms_says_where_they_go():
+    # A new review's protocol (sitegen init's) has no relevance terms: every paper read "no in-scope or out-of-scope
+    # term in title or abstract", as if the papers were off topic, not the protocol silent.
+    without = one(paper(f"A {PLM} of lipases", f"We trained a {PLM} on lipase sequences."),
+                  protocol(in_scope=[], out_of_scope=[]))
+    assert "protocol.md names no relevance terms (relevance.in_scope_terms" in without.rationale
+    assert "no in-scope or out-of-scope term in title or abstract" not in without.rationale
+    unnamed = one(paper(f"A {PLM} of lipases", f"We trained a {PLM} on lipase sequences."))
+    assert "no in-scope or out-of-scope term in title or abstract" in unnamed.rationale
+    assert "names no relevance terms" not in unnamed.rationale
+
+
 # --------------------------------------------------------------------------- axis 3: novelty
 
 JOURNAL_TITLE = "Protein design of thermostable lipases with a protein language model"

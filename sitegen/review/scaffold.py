@@ -35,6 +35,11 @@ exclusion_reasons:
 watchlist:
   - term: replace with a keyword
     weight: 1.0
+# The words the screening order and the weekly digest look for in titles and
+# abstracts (the eligibility prose above is for people), for example:
+# relevance:
+#   in_scope_terms: [object-in-context, rodent]
+#   out_of_scope_terms: [odour]
 ---
 
 # Protocol

@@ -411,6 +411,10 @@ def criteria_fit(criteria: Criteria, in_scope: list[TermHits], out_of_scope: lis
         fired += [f"excluded publication type '{name}' fails a required minimum" for name in excluded]
         return Fit("out", "; ".join(fired), ("look-alike-trap",) if traps else ())
     if not in_scope and not out_of_scope:
+        if not criteria.in_scope.terms and not criteria.out_of_scope.terms:
+            # Not the paper's silence but the protocol's: say where the terms go, or every paper reads as off topic.
+            return Fit("silent", "criteria silent: protocol.md names no relevance terms (relevance.in_scope_terms, "
+                       "relevance.out_of_scope_terms) to look for", ("criteria-silent",))
         return Fit("silent", "criteria silent: no in-scope or out-of-scope term in title or abstract",
                    ("criteria-silent",))
     if not in_scope:
