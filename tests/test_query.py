@@ -728,3 +728,20 @@ def test_operator_words_and_nesting_inside_phrases_and_groups():
         'AND "not otherwise specified"[All Fields]')
     assert compile_openalex(parse_query("a OR b NOT c")) == {"search": "a OR (b AND NOT c)"}
     assert compile_arxiv(parse_query('"AND" OR "not"')) == 'all:"AND" OR all:"not"'
+
+
+def test_a_grammar_error_says_how_each_caller_sends_a_query_verbatim(sitegen, example_copy):
+    # Every error said "write the provider's own syntax with --native", the flag of `sitegen search` alone: `monitor
+    # add` has `--syntax native`, a saved search's file `"syntax": "native"`, and the flag given there is refused.
+    code, _, err = sitegen("search", "rat and mouse", "--sources", "pubmed")
+    assert code == 2 and "own syntax with --native)" in err
+    code, _, err = sitegen("monitor", "add", example_copy, "--id", "second", "--strategy", "pubmed", "rat and mouse",
+                           "--syntax", "sitegen", "--at", "2024-01-01T00:00:00Z", "--snapshots", "replay")
+    assert code == 2 and "own syntax with --syntax native)" in err and "--native)" not in err
+    saved = example_copy / "searches" / "object-in-context.json"
+    text = saved.read_text()
+    saved.write_text(text.replace('"label": "openalex-main"', '"label": "openalex-main",\n      "syntax": "sitegen"', 1)
+                     .replace('"\\"object-in-context\\" OR', '"\\"object-in-context\\" or', 1))
+    code, out, _ = sitegen("check", example_copy)
+    assert code == 1 and "[query-syntax]" in out
+    assert 'own syntax with "syntax": "native")' in out and "--native" not in out

@@ -44,7 +44,7 @@ from sitegen.review.models import (
 )
 from sitegen.review.problems import Problem
 from sitegen.review.transaction import JOURNAL
-from sitegen.sources.query import QuerySyntaxError, UnsupportedQuery, provider_query
+from sitegen.sources.query import QuerySyntaxError, UnsupportedQuery, native_said, provider_query
 from sitegen.text import counted
 
 LEDGER = "ledger.jsonl"
@@ -184,7 +184,8 @@ def _search_problems(review: Review) -> list[Problem]:
                 # At the character the grammar stopped at, as the duplicate-strategy check below places its query.
                 line, column = review.search_files[monitor_id].parsed.character_position(
                     ("strategies", index, "query"), exc.position - 1) or (None, None)
-                problems.append(Problem(rel, line, column, "query-syntax", f"strategies[{index}].query: {exc}"))
+                said = native_said(str(exc), '"syntax": "native"')
+                problems.append(Problem(rel, line, column, "query-syntax", f"strategies[{index}].query: {said}"))
             except UnsupportedQuery as exc:  # the query as a whole: at its line
                 problems.append(Problem(rel, *_search_at(review, monitor_id, "strategies", index, "query"),
                                         "query-unsupported",

@@ -138,6 +138,16 @@ class _Token:
     term: Term | None = None
 
 
+# How an error says to send a query verbatim: `search`'s flag. A saved search says it its own way (`native_said`).
+VERBATIM_HINT = "with --native"
+
+
+def native_said(message: str, how: str) -> str:
+    """An error of the grammar as a saved search's strategy gets it: `monitor add` sends a query verbatim with
+    `--syntax native`, a searches/<id>.json with `"syntax": "native"`; neither has `--native`."""
+    return message.replace(VERBATIM_HINT, f"with {how}")
+
+
 def _error(code: str, reason: str, start: int, end: int) -> QuerySyntaxError:
     return QuerySyntaxError(reason, position=start + 1, end=end + 1, code=code)
 

@@ -68,7 +68,8 @@ def check_query(text: str, native: bool, given_as: str = "QUERY") -> None:
     try:
         query.check_verbatim(text) if native else query.parse_query(text)
     except query.QuerySyntaxError as exc:
-        raise OptionInvalid(given_as, f"query {exc}\n  {text}\n  {' ' * (exc.position - 1)}"
+        said = str(exc) if given_as == "QUERY" else query.native_said(str(exc), "--syntax native")  # monitor add's
+        raise OptionInvalid(given_as, f"query {said}\n  {text}\n  {' ' * (exc.position - 1)}"
                                       f"{'^' * max(1, exc.end - exc.position)}") from None
 
 
