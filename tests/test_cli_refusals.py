@@ -399,3 +399,15 @@ def test_a_free_text_argument_refuses_a_word_written_as_an_option_unless_after_t
     assert (code, output) == (0, "--f|--at\n")
     if not interspersed:  # a word starting with a single '-' is no option there
         assert run("f", "- pending") == (0, "f|- pending\n")
+
+
+def test_a_saved_search_added_again_says_what_to_do_instead(sitegen, example_copy):
+    # "a saved search 'object-in-context' already exists in …/searches/" left a new user to guess: rerun it, or name
+    # the new one otherwise.
+    before = tree_bytes(example_copy)
+    code, _, err = sitegen("monitor", "add", example_copy, "--id", "object-in-context", "--strategy", "openalex", "x",
+                           "--at", "2024-01-01T00:00:00Z", "--snapshots", "replay")
+    assert code == EXIT_INVALID
+    assert (f"already exists in {example_copy}/searches/: give another --id, or run it again with `sitegen update "
+            f"{example_copy} --at TIME`; nothing was written") in err
+    assert tree_bytes(example_copy) == before

@@ -269,7 +269,9 @@ def add_monitor(review: Review, monitor_id: str, strategies: list[Strategy], at:
         retired = retired_searches(review).get(monitor_id)
         raise SitegenError(f"a saved search {monitor_id!r} already exists in {shown_path(review.root)}/searches/"
                            + (f" (retired at {retired.at}): bring it back, its seen_ids as they are, with "
-                              f"{reinstate_hint(review, monitor_id)}" if retired else ""))
+                              f"{reinstate_hint(review, monitor_id)}" if retired else
+                              f": give another --id, or run it again with `sitegen update {shown_argument(review.root)} "
+                              "--at TIME`; nothing was written"))
     for strategy in strategies:
         check_strategy(strategy.source, strategy.query, native=strategy.syntax == "native", method=strategy.method)
     for index, _, kind in strategy_repeats(strategies):
