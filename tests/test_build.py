@@ -171,6 +171,19 @@ def test_unsafe_output_folders_are_refused(tmp_path, example_copy, where):
     assert tree_bytes(tmp_path) == before
 
 
+def test_a_build_into_the_review_from_outside_it_suggests_the_site_where_it_runs(sitegen, tmp_path, monkeypatch):
+    # From a repository's root, `build reviews/x --out reviews/x/site` was told "such as --out reviews/site": among the
+    # folders the workflows take for reviews (reviews/*/), and "run the command from outside", where it ran.
+    (tmp_path / "reviews").mkdir()
+    review = shutil.copytree(EXAMPLE, tmp_path / "reviews" / "x")
+    monkeypatch.chdir(tmp_path)
+    before = tree_bytes(tmp_path)
+    code, _, err = sitegen("build", "reviews/x", "--out", "reviews/x/site")
+    assert code == 1 and err.rstrip().endswith("give --out a folder outside it, such as --out site"), err
+    assert tree_bytes(tmp_path) == before
+    assert review.is_dir()
+
+
 def test_a_build_run_in_the_review_folder_says_which_out_to_give(sitegen, example_copy, monkeypatch):
     # `cd reviews/x && sitegen build .` builds into ./site, inside the review: it was told "(the default is ./site)",
     # the very folder refused.

@@ -126,12 +126,16 @@ def refuse_unsafe_output(review_dir: Path, out: Path) -> None:
     if target == review_dir or target in review_dir.parents:
         raise OutputRefused(f"refusing to build into {shown_path(out)}: it contains the review folder {shown_path(review_dir)}")
     if review_dir in target.parents:
-        # --out defaults to ./site where the command runs: in the review's folder, that is inside it.
-        beside = os.path.relpath(review_dir.parent / "site")
+        # --out defaults to ./site where the command runs: in the review's folder, that is inside it, and the folder
+        # beside the review is suggested; run from outside it, ./site is (beside the review would put it in reviews/,
+        # among the folders the workflows take for reviews).
+        here = Path.cwd().resolve()
+        inside = here == review_dir or review_dir in here.parents
+        beside = os.path.relpath(review_dir.parent / "site") if inside else "site"
         raise OutputRefused(f"refusing to build into {shown_path(out)}: it is inside the review folder; "
                             f"the site is derived and belongs outside it: give --out a folder outside it, such as "
-                            f"--out {shown_argument(beside)}, or run the command from outside the review folder "
-                            "(--out is ./site where the command runs unless given)")
+                            f"--out {shown_argument(beside)}" + (", or run the command from outside the review folder "
+                            "(--out is ./site where the command runs unless given)" if inside else ""))
     if target.exists() and not target.is_dir():
         # A path that is not a folder where one is wanted: the command line is wrong (exit 2), as the CLI says of
         # it when it parses --out, and as of `init FILE`; here when the library is called, or the file came since.
