@@ -118,7 +118,7 @@ def test_cli_refuses_oversized_inputs(tmp_path, inputs):
 
 
 @pytest.mark.parametrize(("text", "where", "message"), [
-    ('{"q1": ["a",\n  "b",\n  ]}', "runs.json:2:6", "a comma after the last item"),
+    ('{"q1": ["a",\n  "b",\n  ]}', "runs.json:2:6", "JSON syntax error: a comma after the last item"),
     ('{"q1": ["a",\n  "b",\n  "a"]}', "runs.json:1:2", "q1: lists a more than once"),
     ('{"q1": ["a"],\n "q2": [7]}', "runs.json:2:9", "q2.0: Input should be a valid string"),
     ('{"q1": ["a",\n  "  "]}', "runs.json:2:3", "q1.1: is blank"),  # it was read as the id ""
