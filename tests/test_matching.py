@@ -73,6 +73,14 @@ def test_author_lists_agree_position_by_position_or_by_most_co_authors():
     assert authors_agree(base, abstract("anonymous", authors=[])) == "unknown"
 
 
+def test_authors_in_capitals_given_name_first_agree_with_the_same_authors_family_name_first():
+    # EBSCOhost's "JUNCHANG LÜ; CAIZHI SHEN" (given names first, in capitals) was read "Junchang, Lü": against an
+    # index's "Lü, J.; Shen, C." the first authors disagreed, and the two lists of one paper agreed in none
+    ebsco = abstract("ebsco", authors=["JUNCHANG LÜ", "CAIZHI SHEN", "BRUSATTE, STEPHEN L."])
+    assert authors_agree(ebsco, abstract("index", authors=["Lü, J.", "Shen, C.", "Brusatte, S. L."])) == "all"
+    assert authors_agree(ebsco, abstract("other", authors=["Wang, X.", "Zhou, Y."])) == "none"
+
+
 @pytest.mark.parametrize("placeholder", ["Anonymous", "[No authors listed]", "No authorship, indicated"])
 def test_a_placeholder_author_is_no_author(placeholder):
     """The diabetes set's "Anonymous", PubMed's "[No authors listed]", the stroke set's PsycINFO "No authorship,

@@ -18,6 +18,9 @@ widened for what bibliographic sources really write:
 - MEDLINE's "Family Initials" ("Krab LC", "Bouton M.E.") puts the family first;
 - Chinese, Japanese and Korean names written in their own script put the family
   first ("王 小明"); without a space there is nothing to split on;
+- a name wholly in capitals with two words or more that are no initials ("CAIZHI SHEN", "SMITH JOHN") says
+  nothing of which is the family name: it stays a literal, compared in either order (`same_person`), and in
+  capitals initials are one or two letters ("SMITH JM") or dotted ("SMITH J.R.");
 - a single word, an organisation or consortium ("The ENIGMA Consortium") and
   anything else that is not a person's name in these shapes stays a CSL literal,
   so nothing is split on a guess.
@@ -129,6 +132,25 @@ def _acronym(literal: str) -> bool:
         word == literal and _SYLLABLE_SURNAME.fullmatch(word.lower()))
 
 
+def _name_word(token: str) -> bool:
+    """In a name written wholly in capitals, a word that is a name and no initials: three letters or more without a
+    full stop ("SHEN", "JOHN", "O'BRIEN"), or two that spell a syllable as Chinese, Korean and Cantonese names are
+    romanised (`_SYLLABLE_SURNAME`: "LI", "LÜ", "WU"). Initials are one letter, two that spell none ("JM", "AD"),
+    or letters each followed by a full stop ("J.", "J.R.")."""
+    letters = re.sub(r"[-'’]", "", token)
+    return letters.isalpha() and (len(letters) >= 3 or len(letters) == 2
+                                  and bool(_SYLLABLE_SURNAME.fullmatch(folded(letters))))
+
+
+def order_unknown(words: list[str]) -> bool:
+    """Whether a name written without a comma wholly in Latin capitals holds two words or more that are names
+    (`_name_word`): "CAIZHI SHEN", "JUNCHANG LÜ", "SMITH JOHN". Nothing says which is the family name: EBSCOhost
+    writes Chinese authors given names first in capitals, some indexes Western ones family name first. A name
+    with one such word and initials ("SMITH JM", "J. SMITH") says it by where the initials stand."""
+    text = " ".join(words)
+    return text.isupper() and main_script(text) == "latin" and sum(map(_name_word, words)) >= 2
+
+
 def _given_first(words: list[str]) -> tuple[str, str]:
     """(family, given) of "Given [particles] Family": the family is the last word, with the particles before it
     and, from the first lower-case particle on, everything after that (BibTeX's "von Last")."""
@@ -148,10 +170,16 @@ def _person(words: list[str], suffix: str | None) -> CslName | None:
         return None
     if any(_CJK.search(word) for word in words):
         return CslName(family=words[0], given=" ".join(words[1:]), suffix=suffix)
+    if order_unknown(words):  # "CAIZHI SHEN": either word may be the family name, so neither is said to be
+        return None
+    capitals = " ".join(words).isupper()
+
+    def is_initials(word: str) -> bool:  # in capitals, "LI" of "LI XM" is a name
+        return _is_initials(word) and not (capitals and _name_word(word))
     initials = len(words)
-    while initials > 0 and _is_initials(words[initials - 1]):
+    while initials > 0 and is_initials(words[initials - 1]):
         initials -= 1
-    if 0 < initials < len(words) and not _is_initials(words[0]):  # "Krab LC": MEDLINE's family first
+    if 0 < initials < len(words) and not is_initials(words[0]):  # "Krab LC": MEDLINE's family first
         return CslName(family=" ".join(words[:initials]), given=" ".join(words[initials:]), suffix=suffix)
     family, given = _given_first(words)
     return CslName(family=family, given=given, suffix=suffix)
@@ -286,6 +314,9 @@ class Person:
     # Latin letters, and "Παπαδόπουλος" to the names of Greek letters, so another script is compared as written.
     written: str = field(default="", compare=False)
     script: str = field(default="latin", compare=False)
+    # a name in capitals that does not say which word is the family name ("CAIZHI SHEN": `order_unknown`), whole in
+    # `family`: compared as its first name word or its last one
+    order_unknown: bool = field(default=False, compare=False)
 
 
 @functools.lru_cache(maxsize=65536)  # exports repeat the same authors on many records
@@ -297,10 +328,22 @@ def person(name: str) -> Person:
         return Person("", "")
     split = split_name(name)
     family = split.family or split.literal or name
-    return Person(folded(family), folded(split.given or ""),
-                  bool(split.literal) and (_organisation(split.literal.replace(",", " ").split())
-                                           or _acronym(split.literal)),
-                  family, main_script(family))
+    organisation = bool(split.literal) and (_organisation(split.literal.replace(",", " ").split())
+                                            or _acronym(split.literal))
+    return Person(folded(family), folded(split.given or ""), organisation, family, main_script(family),
+                  bool(split.literal) and not organisation and "," not in split.literal
+                  and order_unknown(split.literal.split()))
+
+
+def _readings(name: Person) -> list[Person]:
+    """The ways a name can be read: one whose order is unknown (`Person.order_unknown`) with its first name word as
+    the family name or with its last, the other words given names; any other name as it is."""
+    if not name.order_unknown:
+        return [name]
+    words = name.written.split()
+    at = [index for index, word in enumerate(words) if _name_word(word)]
+    return [Person(folded(words[index]), folded(" ".join(words[:index] + words[index + 1:])), written=words[index],
+                   script=name.script) for index in (at[0], at[-1])]
 
 
 def author_names(authors: list[str]) -> list[str]:
@@ -324,9 +367,12 @@ def same_person(a: Person, b: Person) -> bool:
     one person with a person, whatever their words share ("Smith Study Group" and "Smith, J": `incomparable`);
     two organisations are one by the same rules, their whole names taken as family names ("Group, ASCUS-LSIL
     Traige Study (ALTS)" and "ASCUS-LSIL, Traige Study"), or by the same words in another order ("Group, ALTS
-    Study" and "ALTS Study Group")."""
+    Study" and "ALTS Study Group"). A name in capitals that does not say which word is its family name ("CAIZHI
+    SHEN", `order_unknown`) is one with another when it is read either way (`_readings`)."""
     if not a.family or not b.family or a.organisation != b.organisation:
         return False
+    if a.order_unknown or b.order_unknown:
+        return any(same_person(x, y) for x in _readings(a) for y in _readings(b))
     if a.family == b.family:
         return True
     if a.script != b.script:  # one name in two scripts: one a standard transliteration of the other, or no telling
