@@ -36,6 +36,10 @@ def test_an_ebscohost_csv_export_is_read_with_its_forced_text_cells(sitegen, tmp
                                                                                   "Historical Biology")
     assert plumage.issued.date_parts[0] == [2023]
     assert people(tracks)[-1] == ("Sander", "P. Martin")
+    # authors in capitals, some given name first ("CAIZHI SHEN"): no word of 3+ letters is initials, and where no
+    # comma says which word is the family name, the name is kept as written ("SHEN" and "LÜ" were read as initials)
+    assert [name.literal or (name.family, name.given) for name in plumage.author] == [
+        ("CROUDACE", "ANGUS D."), "CAIZHI SHEN", "JUNCHANG LÜ", ("BRUSATTE", "STEPHEN L."), ("VINTHER", "JAKOB")]
     # the label saying whose the abstract is and the copyright statement after it are EBSCOhost's, not the abstract's
     assert tracks.abstract == "The identification of presumed tetrapod tracks is not always unequivocal."
     # the database is the one each record's address names (db=aph), and it is a database in PRISMA

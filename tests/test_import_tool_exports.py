@@ -72,6 +72,9 @@ def test_an_ebscohost_doi_in_l3_is_the_doi():
     assert (plumage.DOI, plumage.container_title, plumage.volume, plumage.issue, plumage.page,
             plumage.issued.date_parts[0]) == ("10.4202/pp.2023.6802", "Palaeontologia Polonica", "68", "2",
                                               "213-225", [2023, 4])
+    # its authors in capitals, two given name first: kept as written, where "JUNCHANG LÜ" was split as "Junchang, Lü"
+    assert [name.literal or (name.family, name.given) for name in plumage.author] == [
+        ("CROUDACE", "ANGUS D."), "CAIZHI SHEN", "JUNCHANG LÜ", ("BRUSATTE", "STEPHEN L.")]
     # an L3 that is no DOI (a related record's address) is no DOI
     [entry] = read_references("TY  - JOUR\nTI  - A\nL3  - https://a.org/10.1234/b\nER  - \n", "ris")
     assert not entry.get("doi")

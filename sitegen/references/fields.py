@@ -26,6 +26,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from sitegen.records.model import calendar_date
+from sitegen.records.names import order_unknown
 
 FIELDS = ("author", "title", "year", "journal", "volume", "number", "pages", "doi", "abstract",
           "pmid", "pmcid", "arxiv", "openalex", "url", "issn", "keywords", "language", "publisher", "note",
@@ -59,6 +60,16 @@ AND = re.compile(r"\sand\s", re.IGNORECASE)
 # a cell of a few hundred kilobytes of spaces took hours; the runs after the first are few, so a cell of thousands
 # of initials ("A A A …") is not read again from each of them.
 FAMILY_INITIALS = re.compile(r"(.*?\S)\s+((?:[A-Z]\.?-?)+(?:\s(?:[A-Z]\.?-?)+){0,5})")
+
+
+def family_initials(name: str) -> re.Match[str] | None:
+    """`name` read as "Family Initials" (FAMILY_INITIALS), or None when it is not one. Not a name wholly in capitals
+    whose "initials" are a word ("CAIZHI SHEN", "JUNCHANG LÜ", as EBSCOhost writes Chinese authors given names first,
+    or "SMITH JOHN"): in capitals, initials are one or two letters or dotted (`names.order_unknown`)."""
+    found = FAMILY_INITIALS.fullmatch(name)
+    return None if found and order_unknown(name.split()) else found
+
+
 # Rayyan writes a record's screening state into its notes, as
 # 'RAYYAN-INCLUSION: {"Kofi"=>"Included", "Ama"=>"Maybe"} | RAYYAN-LABELS: ML | USER-NOTES: {...}'.
 RAYYAN_INCLUSION = re.compile(r"RAYYAN-INCLUSION:\s*(\{[^{}]*\})")

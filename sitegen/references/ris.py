@@ -43,13 +43,13 @@ from sitegen.records.model import FOUR_DIGITS
 from sitegen.records.pages import medline_pages
 from sitegen.references.fields import (
     EMBASE,
-    FAMILY_INITIALS,
     GLUED_RIS_TAG,
     LISTS,
     NOTE_PMID,
     PMCID,
     at_embase,
     author_list,
+    family_initials,
     fields,
     iso_date,
     issns,
@@ -460,10 +460,10 @@ def _glued(value: str) -> list[str]:
     if value.startswith("{") and value.endswith("}"):
         return [value]
     parts = [part.strip() for part in value.split(";")]
-    if len(parts) > 1 and all("," in part or FAMILY_INITIALS.fullmatch(part) for part in parts):
+    if len(parts) > 1 and all("," in part or family_initials(part) for part in parts):
         return parts
     parts = [part.strip() for part in value.split(",")]
-    return parts if len(parts) > 1 and all(FAMILY_INITIALS.fullmatch(part) for part in parts) else [value]
+    return parts if len(parts) > 1 and all(family_initials(part) for part in parts) else [value]
 
 
 def _rejoined(authors: list[str]) -> list[str]:
@@ -473,7 +473,7 @@ def _rejoined(authors: list[str]) -> list[str]:
     for value in (value.strip() for value in authors):
         above = joined_names[-1] if joined_names else ""
         if INITIALS_ALONE.fullmatch(value) and above and "," not in above and not INITIALS_ALONE.fullmatch(above) \
-                and not FAMILY_INITIALS.fullmatch(above):
+                and not family_initials(above):
             joined_names[-1] = f"{above} {value}"
         else:
             joined_names.append(value)

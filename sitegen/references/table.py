@@ -35,13 +35,13 @@ from sitegen.records.pages import medline_pages
 from sitegen.references import wos
 from sitegen.references.fields import (
     EMBASE,
-    FAMILY_INITIALS,
     FIELDS,
     NAME_SEPARATOR,
     RAYYAN_INCLUSION,
     accession_pmid,
     at_embase,
     author_list,
+    family_initials,
     iso_date,
     read_standing,
     statements,
@@ -642,7 +642,7 @@ def exported_authors(text: str) -> str:
     the list's, as PubMed closes one), and where an export glued them together
     ("Akita K.Isoda K.", Embase's: see `names.author_names`); each "Family Initials" read "Family, Initials"."""
     text = AUTHOR_ID.sub("", text)
-    if text.endswith(".") and "." not in text[:-1] and FAMILY_INITIALS.fullmatch(re.split("[,;]", text)[-1].strip()):
+    if text.endswith(".") and "." not in text[:-1] and family_initials(re.split("[,;]", text)[-1].strip()):
         text = text[:-1]  # the full stop closing PubMed's list ("Griffin DK, O'Connor RE."), no initial's
     if AUTHORS_AND.search(text):
         names = AUTHORS_AND.split(text)
@@ -650,9 +650,9 @@ def exported_authors(text: str) -> str:
         names = text.split(";")
     else:
         parts = [part.strip() for part in text.split(",")]
-        names = parts if len(parts) > 1 and all(FAMILY_INITIALS.fullmatch(part) for part in parts) else [text]
+        names = parts if len(parts) > 1 and all(family_initials(part) for part in parts) else [text]
     return author_list(f"{found.group(1)}, {found.group(2)}" if "," not in name and
-                       (found := FAMILY_INITIALS.fullmatch(name.strip())) else name
+                       (found := family_initials(name.strip())) else name
                        for name in author_names([name.strip() for name in names]))
 
 
