@@ -222,6 +222,9 @@ def test_embases_author_addresses_written_as_the_issue_are_no_issue():
     for issue, kept in [("(Wedel M., mathew.wedel@gmail.com) Western University, Pomona, CA, United States", None),
                         ("(Fawcett M.J.; Lautenschlager S.) School of Geography, Birmingham, United Kingdom", None),
                         ("(Jalil N.-E.) Museum of Marrakech, Marrakesh, Morocco", None),
+                        # a name in brackets before the address's first comma, as Embase writes one
+                        ("(Jalil N.-E.) Museum of Marrakech (Museum of Natural History of Marrakesh, Univ. Cadi Ayyad)"
+                         ", Marrakesh, Morocco", None),
                         ("(2)", "(2)"), ("(Part A.) Abstracts of the 2019 meeting", "(Part A.) Abstracts of the 2019 "
                                                                                      "meeting")]:
         [entry] = read_references(f"TY  - JOUR\nTI  - A\nIS  - {issue}\nER  - \n", "ris")
@@ -273,6 +276,24 @@ def test_an_issue_with_its_month_after_it_is_the_issues_number():
     # a volume so written is as written
     [entry] = read_references("TY  - JOUR\nTI  - A\nVL  - 12 December\nER  - \n", "ris")
     assert entry_record(entry).volume == "12 December"
+
+
+def test_refworks_placeholder_and_embases_addresses_in_a_note_are_no_note():
+    # RefWorks writes its note as "undefined" (its placeholder for none) and Embase's address list, each address
+    # labelled "M1: ": the whole was kept as the record's note
+    eberth, erratum = read_references(FIXTURES / "ris" / "refworks.ris")
+    assert eberth.get("note") == erratum.get("note") == ""
+    for note, kept in [
+            ("undefined", ""), ("undefined; Checked by hand", "Checked by hand"),
+            ("Checked by hand; M1: (Wilhite R.) Auburn University, Auburn, AL, United States", "Checked by hand"),
+            ("undefined; M1: (Bardet N.; Jalil N.-E.) CR2P, Centre de Recherche, Paris, France; M1: (Jalil N.-E.) "
+             "Museum of Marrakech (Museum of Natural History of Marrakesh, Univ. Cadi Ayyad), Marrakesh, Morocco", ""),
+            # not RefWorks' placeholder, and not an address: the note as written
+            ("undefined behaviour of the device", "undefined behaviour of the device"),
+            ("Comment in: Lancet. 2020; (2) 5", "Comment in: Lancet. 2020; (2) 5"),
+            ("Export Date: 05 August 2024; Cited By: 2", "Export Date: 05 August 2024; Cited By: 2")]:
+        [entry] = read_references(f"TY  - JOUR\nTI  - T\nN1  - {note}\nER  - \n", "ris")
+        assert entry.get("note") == kept, note
 
 
 def test_refworks_publication_types_in_m1_are_read_and_no_other_m1_is():

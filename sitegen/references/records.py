@@ -433,8 +433,10 @@ def _text(value: str, field: str, notes: list[str]) -> str:
 # initials ("(Boisvert C.) Brigham Young University, Provo, UT, United States(Wedel M., mathew.wedel@gmail.com)
 # Western University ...", "(Fawcett M.J.; Lautenschlager S., ...) School of ..."): Covidence's RIS of Embase records
 # writes it as the issue (IS). Only that form, an address with its commas after the names: a volume or issue is text
-# as any other (a supplement's name, "(2)", "(Part A.) Abstracts").
-EMBASE_ADDRESSES = re.compile(r"\(\s*[^\W\d_][\w'’-]*(?:\s[\w'’-]+)*?\s[A-Z]\.(?:-?[A-Z]\.)*\s*(?:\)|[,;][^()]*\))\s*\w[^(),]*,")
+# as any other (a supplement's name, "(2)", "(Part A.) Abstracts"). The address may hold a name in brackets before its
+# first comma ("(Jalil N.-E.) Museum of Marrakech (Museum of Natural History of Marrakesh, Univ. Cadi Ayyad), ...").
+EMBASE_ADDRESSES = re.compile(r"\(\s*[^\W\d_][\w'’-]*(?:\s[\w'’-]+)*?\s[A-Z]\.(?:-?[A-Z]\.)*\s*(?:\)|[,;][^()]*\))"
+                              r"\s*\w[^(),]*(?:\([^()]*\)[^(),]*)*,")
 
 
 # An issue's number with its month after it, as Embase writes the issues of journals that publish all year ("IS  - 12

@@ -65,7 +65,7 @@ from sitegen.references.problems import (
     named,
     written_year,
 )
-from sitegen.references.records import ids_at
+from sitegen.references.records import EMBASE_ADDRESSES, ids_at
 
 TAG = re.compile(r"([A-Z][A-Z0-9])  -(?: |$)")
 LONG_TAG = re.compile(r"[A-Z][A-Z0-9]{2,3}  -(?: |$)")
@@ -150,6 +150,15 @@ CLASSIFICATION = re.compile(r"\[\d+\]\s*$")
 # or its note, "undefined" before the affiliations. Only there is an M1 of words (no digit) a type.
 REFWORKS_ID = re.compile(r"RefID:\d")
 REFWORKS_NOTE = re.compile(r"undefined(?:;|$)")
+# RefWorks writes a record's note (N1) as the fields it keeps there joined by "; ": the note itself, or "undefined",
+# its placeholder for none, then the addresses Embase lists after its authors' names, each labelled with the RIS tag
+# Embase wrote it in ("undefined; M1: (Eberth D.A., deberth@cciwireless.ca) Royal Tyrrell Museum of Palaeontology,
+# Drumheller, AB, Canada"). Neither the placeholder nor an address list in that form (`records.EMBASE_ADDRESSES`), in
+# any export's note, is a note: a part of a note after "; " that starts with a bracket, labelled or not, is one when
+# it holds an address so written.
+REFWORKS_PLACEHOLDER = re.compile(r"undefined(?:;\s*|\s*$)")
+NOTE_PARTS = re.compile(r";\s+(?=(?:[A-Z][A-Z0-9]:\s*)?\()")
+PART_LABEL = re.compile(r"[A-Z][A-Z0-9]:\s*")
 # An editor's role written after the name, as RIS's suffix part ("Hern, Matt, Ed", as Ovid's ERIC writes it) or
 # in brackets ("Hern, Matt (Eds.)"): a role, not part of the name. A name with no part after the given names
 # keeps "Ed" as them ("Smith, Ed" is Ed Smith).
@@ -420,13 +429,23 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
         "keywords": joined(values("KW")),
         "language": first("LA"),
         "publisher": first("PB"),
-        "note": " ".join(values("N1")),
+        "note": " ".join(filter(None, (_note(note, _refworks(first("ID"), values("N1"))) for note in values("N1")))),
         "retracted": "yes" if any(note.strip() == "RETRACTED" for note in values("N1")) else "",
         "month": month,
         "date": date,
         "database": database,
         "type": CSL_TYPES_OF_RIS.get(kind.upper(), ""),
     }), record.start)
+
+
+def _note(note: str, refworks: bool) -> str:
+    """An N1's note (see NOTE_PARTS): without RefWorks' placeholder before it in a RefWorks record, and without the
+    parts that are Embase's authors' addresses; as written when it holds neither."""
+    text = REFWORKS_PLACEHOLDER.sub("", note, count=1) if refworks and REFWORKS_PLACEHOLDER.match(note) else note
+    parts = NOTE_PARTS.split(text)
+    kept = [part for part in parts if not EMBASE_ADDRESSES.match(part[label.end():] if (label := PART_LABEL.match(part))
+                                                                  else part)]
+    return "; ".join(kept) if len(kept) < len(parts) else text
 
 
 def _refworks(identifier: str, notes: list[str]) -> bool:
