@@ -119,6 +119,19 @@ def test_a_full_stop_closing_a_name_list_is_the_lists(written, names):
     assert exported_authors(written) == names
 
 
+@pytest.mark.parametrize(("written", "names"), [
+    # EBSCOhost's capitals, given names first: "SHEN" was read as initials ("CAIZHI, SHEN")
+    ("CROUDACE, ANGUS D.; CAIZHI SHEN; JUNCHANG LÜ", "CROUDACE, ANGUS D. and CAIZHI SHEN and JUNCHANG LÜ"),
+    ("SMITH JOHN; WANG LI", "SMITH JOHN and WANG LI"),  # either order: as written
+    # in capitals the initials are one or two letters, or dotted, after the last word of the family name
+    ("SMITH JM, LI XM, VAN DER BERG J", "SMITH, JM and LI, XM and VAN DER BERG, J"),
+    ("SMITH R. P. F.; JONES AB", "SMITH, R. P. F. and JONES, AB"),
+    ("Campos HBN, Krab LC", "Campos, HBN and Krab, LC"),  # in mixed case, as before: MEDLINE's three initials
+])
+def test_a_name_in_capitals_is_family_initials_only_where_its_initials_are_initials(written, names):
+    assert exported_authors(written) == names
+
+
 def test_a_zotero_csv_export_is_read():
     # Zotero's CSV was refused: "no ID column"
     blomberg, strojan, kamusheva, doesschate = records("spreadsheet/zotero.csv")

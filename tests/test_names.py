@@ -181,7 +181,8 @@ def test_what_is_not_one_persons_name_stays_literal(text):
     ("CROUDACE AD", "CROUDACE", "AD"), ("SMITH J.R.", "SMITH", "J.R."), ("J. SMITH", "SMITH", "J."),
     ("LI XM", "LI", "XM"), ("SMITH J-P", "SMITH", "J-P"),
     ("CAIZHI SHEN", None, None), ("JUNCHANG LÜ", None, None), ("SMITH JOHN", None, None), ("WANG LI", None, None),
-    ("JOHN A. SMITH", None, None), ("SEAN O'BRIEN", None, None),
+    ("JOHN A. SMITH", None, None), ("SEAN O'BRIEN", None, None), ("JAN VAN DER BERG", None, None),
+    ("VAN DER BERG J", "VAN DER BERG", "J"),  # particles that are no family name alone: the initials say the order
     # in mixed case the case says which are initials, as before: MEDLINE writes three ("Campos HBN")
     ("Campos HBN", "Campos", "HBN"), ("Caizhi Shen", "Shen", "Caizhi"),
 ])

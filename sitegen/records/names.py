@@ -132,7 +132,7 @@ def _acronym(literal: str) -> bool:
         word == literal and _SYLLABLE_SURNAME.fullmatch(word.lower()))
 
 
-def _name_word(token: str) -> bool:
+def name_word(token: str) -> bool:
     """In a name written wholly in capitals, a word that is a name and no initials: three letters or more without a
     full stop ("SHEN", "JOHN", "O'BRIEN"), or two that spell a syllable as Chinese, Korean and Cantonese names are
     romanised (`_SYLLABLE_SURNAME`: "LI", "LÜ", "WU"). Initials are one letter, two that spell none ("JM", "AD"),
@@ -144,11 +144,13 @@ def _name_word(token: str) -> bool:
 
 def order_unknown(words: list[str]) -> bool:
     """Whether a name written without a comma wholly in Latin capitals holds two words or more that are names
-    (`_name_word`): "CAIZHI SHEN", "JUNCHANG LÜ", "SMITH JOHN". Nothing says which is the family name: EBSCOhost
+    (`name_word`): "CAIZHI SHEN", "JUNCHANG LÜ", "SMITH JOHN". Nothing says which is the family name: EBSCOhost
     writes Chinese authors given names first in capitals, some indexes Western ones family name first. A name
-    with one such word and initials ("SMITH JM", "J. SMITH") says it by where the initials stand."""
+    with one such word and initials ("SMITH JM", "J. SMITH", "VAN DER BERG J": a particle that is never a family
+    name alone, LONE_PARTICLES, is part of one) says it by where the initials stand."""
     text = " ".join(words)
-    return text.isupper() and main_script(text) == "latin" and sum(map(_name_word, words)) >= 2
+    return text.isupper() and main_script(text) == "latin" and sum(
+        name_word(word) and word.lower() not in LONE_PARTICLES for word in words) >= 2
 
 
 def _given_first(words: list[str]) -> tuple[str, str]:
@@ -175,7 +177,7 @@ def _person(words: list[str], suffix: str | None) -> CslName | None:
     capitals = " ".join(words).isupper()
 
     def is_initials(word: str) -> bool:  # in capitals, "LI" of "LI XM" is a name
-        return _is_initials(word) and not (capitals and _name_word(word))
+        return _is_initials(word) and not (capitals and name_word(word))
     initials = len(words)
     while initials > 0 and is_initials(words[initials - 1]):
         initials -= 1
@@ -341,7 +343,7 @@ def _readings(name: Person) -> list[Person]:
     if not name.order_unknown:
         return [name]
     words = name.written.split()
-    at = [index for index, word in enumerate(words) if _name_word(word)]
+    at = [index for index, word in enumerate(words) if name_word(word)]
     return [Person(folded(words[index]), folded(" ".join(words[:index] + words[index + 1:])), written=words[index],
                    script=name.script) for index in (at[0], at[-1])]
 

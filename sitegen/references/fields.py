@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from sitegen.records.model import calendar_date
-from sitegen.records.names import order_unknown
+from sitegen.records.names import name_word, order_unknown
 
 FIELDS = ("author", "title", "year", "journal", "volume", "number", "pages", "doi", "abstract",
           "pmid", "pmcid", "arxiv", "openalex", "url", "issn", "keywords", "language", "publisher", "note",
@@ -60,14 +60,23 @@ AND = re.compile(r"\sand\s", re.IGNORECASE)
 # a cell of a few hundred kilobytes of spaces took hours; the runs after the first are few, so a cell of thousands
 # of initials ("A A A …") is not read again from each of them.
 FAMILY_INITIALS = re.compile(r"(.*?\S)\s+((?:[A-Z]\.?-?)+(?:\s(?:[A-Z]\.?-?)+){0,5})")
+INITIALS_RUN = re.compile(r"(?:[A-Z]\.?-?)+")  # one run of FAMILY_INITIALS's initials
 
 
-def family_initials(name: str) -> re.Match[str] | None:
-    """`name` read as "Family Initials" (FAMILY_INITIALS), or None when it is not one. Not a name wholly in capitals
-    whose "initials" are a word ("CAIZHI SHEN", "JUNCHANG LÜ", as EBSCOhost writes Chinese authors given names first,
-    or "SMITH JOHN"): in capitals, initials are one or two letters or dotted (`names.order_unknown`)."""
+def family_initials(name: str) -> tuple[str, str] | None:
+    """`name` read as "Family Initials" (FAMILY_INITIALS): its family name and its initials, or None when it is not
+    one. In a name wholly in capitals, the case says nothing, so initials are one or two letters or dotted
+    (`names.name_word`): the initials are the runs after the last word that is a name ("VAN DER BERG J", whose "DER
+    BERG J" were read as initials), and a name with two such words and no comma is none ("CAIZHI SHEN", "JUNCHANG
+    LÜ", as EBSCOhost writes Chinese authors given names first, "SMITH JOHN": `names.order_unknown`)."""
     found = FAMILY_INITIALS.fullmatch(name)
-    return None if found and order_unknown(name.split()) else found
+    words = name.split()
+    if not found or not name.isupper():
+        return (found[1], found[2]) if found else None
+    at = len(words)
+    while at > 1 and INITIALS_RUN.fullmatch(words[at - 1]) and not name_word(words[at - 1]):
+        at -= 1
+    return None if at == len(words) or order_unknown(words) else (" ".join(words[:at]), " ".join(words[at:]))
 
 
 # Rayyan writes a record's screening state into its notes, as

@@ -651,7 +651,7 @@ def exported_authors(text: str) -> str:
     else:
         parts = [part.strip() for part in text.split(",")]
         names = parts if len(parts) > 1 and all(family_initials(part) for part in parts) else [text]
-    return author_list(f"{found.group(1)}, {found.group(2)}" if "," not in name and
+    return author_list(", ".join(found) if "," not in name and
                        (found := family_initials(name.strip())) else name
                        for name in author_names([name.strip() for name in names]))
 
