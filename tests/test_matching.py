@@ -79,6 +79,8 @@ def test_authors_in_capitals_given_name_first_agree_with_the_same_authors_family
     ebsco = abstract("ebsco", authors=["JUNCHANG LÜ", "CAIZHI SHEN", "BRUSATTE, STEPHEN L."])
     assert authors_agree(ebsco, abstract("index", authors=["Lü, J.", "Shen, C.", "Brusatte, S. L."])) == "all"
     assert authors_agree(ebsco, abstract("other", authors=["Wang, X.", "Zhou, Y."])) == "none"
+    # and it meets the records of its first author and year by either family name
+    assert {"a:junchang:2008", "a:lu:2008"} <= set(ebsco.blocks)
 
 
 @pytest.mark.parametrize("placeholder", ["Anonymous", "[No authors listed]", "No authorship, indicated"])

@@ -48,7 +48,7 @@ from rapidfuzz.distance import Levenshtein
 
 from sitegen.records.ids import arxiv_paper
 from sitegen.records.model import Record
-from sitegen.records.names import Person, author_names, incomparable, person, same_person, written
+from sitegen.records.names import Person, author_names, incomparable, person, readings, same_person, written
 from sitegen.records.notices import notice_kind
 from sitegen.records.pages import full_last_page, range_parts
 from sitegen.records.preprints import is_preprint
@@ -315,8 +315,8 @@ def work(key: str, title: str, authors: list[str], year: int | None = None, jour
     # records meet only by first author and year.
     blocks = {f"t:{' '.join(words[:BLOCK_WORDS])}", f"e:{' '.join(words[-BLOCK_WORDS:])}"} if len(
         words) >= MIN_TITLE_WORDS else set()
-    if people and year is not None:
-        blocks.add(f"a:{people[0].family}:{year}")
+    if people and year is not None:  # a name in capitals of unknown order ("CAIZHI SHEN") by either family name
+        blocks.update(f"a:{reading.family}:{year}" for reading in readings(people[0]))
     known = dict(identifiers or {})
     if doi:
         known["doi"] = doi

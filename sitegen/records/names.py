@@ -337,7 +337,7 @@ def person(name: str) -> Person:
                   and order_unknown(split.literal.split()))
 
 
-def _readings(name: Person) -> list[Person]:
+def readings(name: Person) -> list[Person]:
     """The ways a name can be read: one whose order is unknown (`Person.order_unknown`) with its first name word as
     the family name or with its last, the other words given names; any other name as it is."""
     if not name.order_unknown:
@@ -370,11 +370,11 @@ def same_person(a: Person, b: Person) -> bool:
     two organisations are one by the same rules, their whole names taken as family names ("Group, ASCUS-LSIL
     Traige Study (ALTS)" and "ASCUS-LSIL, Traige Study"), or by the same words in another order ("Group, ALTS
     Study" and "ALTS Study Group"). A name in capitals that does not say which word is its family name ("CAIZHI
-    SHEN", `order_unknown`) is one with another when it is read either way (`_readings`)."""
+    SHEN", `order_unknown`) is one with another when it is read either way (`readings`)."""
     if not a.family or not b.family or a.organisation != b.organisation:
         return False
     if a.order_unknown or b.order_unknown:
-        return any(same_person(x, y) for x in _readings(a) for y in _readings(b))
+        return any(same_person(x, y) for x in readings(a) for y in readings(b))
     if a.family == b.family:
         return True
     if a.script != b.script:  # one name in two scripts: one a standard transliteration of the other, or no telling
