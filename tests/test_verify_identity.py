@@ -845,6 +845,16 @@ def test_openalex_answering_a_doi_with_an_unrelated_work_is_an_open_item_not_a_m
     assert verdicts.status.verdict == "inconclusive"
 
 
+@pytest.mark.parametrize("written", ["ADAK SRIKANTA", "SRIKANTA ADAK"])
+def test_a_first_author_in_capitals_of_unknown_order_agrees_read_either_way(written):
+    # a name in capitals without a comma does not say which word is the family name (`names.order_unknown`): kept
+    # whole as a literal, it still agrees with the index's "Adak, S." in either order, and claims no discrepancy
+    record = cited().model_copy(update={"author": [CslName(literal=written)]})
+    verdicts = verify_citation(serve(crossref_adak(), openalex_adak()), SETTINGS, record)
+    assert verdicts.identity.verdict == "verified"
+    assert "first author cited as" not in " ".join(verdicts.identity.reasons)
+
+
 @pytest.mark.parametrize(("family", "verdict"), [
     ("Адак", "verified"),  # the Russian spelling of the name: a standard transliteration of it is "Adak"
     ("Αδάκ", "verified"),  # the Greek
