@@ -217,6 +217,14 @@ def _seen_at(review: Review, monitor_id: str, record_id: str | None = None) -> t
     return _search_at(review, monitor_id, "seen_ids", review.searches[monitor_id].seen_ids.index(record_id))
 
 
+def _unseen(record_ids: list[str], seen: set[str] | None) -> list[str]:
+    """Those of `record_ids` not in a saved search's `seen` ids (None: no such search), in order: looked for one by
+    one only when there are some (a run names up to 100,000, nearly always all seen)."""
+    if seen is None or seen.issuperset(record_ids):
+        return []
+    return [record_id for record_id in record_ids if record_id not in seen]
+
+
 def _batch_problems(review: Review) -> list[Problem]:
     """Batches and saved searches must agree with the ledger (for searches written before tail
     anchors existed, this is also what shows that a run's events were deleted)."""
@@ -241,14 +249,14 @@ def _batch_problems(review: Review) -> list[Problem]:
             executed.setdefault(key, line)
             # What a run returned was reported (in its batch, or already in one): the search must know it as seen
             # from then on, whichever search batched it, or a later run would report it as new again.
-            unseen = [i for i in payload.record_ids if payload.monitor_id in seen and i not in seen[payload.monitor_id]]
+            unseen = _unseen(payload.record_ids, seen.get(payload.monitor_id))
             if unseen:
                 problems.append(Problem(review.search_files[payload.monitor_id].path,
                                         *_seen_at(review, payload.monitor_id), "seen-ids",
                                         f"seen_ids lacks record(s) its run at {event.ts} returned (ledger line "
                                         f"{line}): {', '.join(unseen[:3])}; seen_ids only grows"))
         if isinstance(payload, ImportPayload) and payload.seen in seen:
-            unseen = [i for i in payload.record_ids if i not in seen[payload.seen]]
+            unseen = _unseen(payload.record_ids, seen[payload.seen])
             if unseen:
                 problems.append(Problem(review.search_files[payload.seen].path, *_seen_at(review, payload.seen), "seen-ids",
                                         f"seen_ids lacks record(s) the import at ledger line {line} added to it: "
@@ -522,8 +530,8 @@ def _record_ids(payload: Payload) -> list[str]:
 
 def _provenance_problems(review: Review) -> list[Problem]:
     """Every record must have come from somewhere the ledger records (principle: counts are derived)."""
-    named = {record_id for payload in review.payloads if isinstance(payload, RetrievalPayload | ImportPayload)
-             for record_id in payload.record_ids}
+    named = set().union(*(payload.record_ids for payload in review.payloads
+                          if isinstance(payload, RetrievalPayload | ImportPayload)))
     problems = []
     if review.records_loaded:
         for event, line, payload in zip(review.ledger, review.ledger_lines, review.payloads, strict=True):
@@ -533,7 +541,8 @@ def _provenance_problems(review: Review) -> list[Problem]:
                     problems.append(Problem(LEDGER, line, None, "unknown-record",
                                             f"{event.type} event names record(s) not in records.jsonl: "
                                             f"{', '.join(missing[:3])}"))
-    orphans = [record_id for record_id in review.records if record_id not in named]
+    unnamed = review.records.keys() - named  # in one pass: nearly always none
+    orphans = [record_id for record_id in review.records if record_id in unnamed] if unnamed else []
     problems += [Problem("records.jsonl", review.record_lines[record_id], None, "no-provenance",
                          f"record {record_id!r} has no provenance: no retrieval or import event in ledger.jsonl "
                          "names it")

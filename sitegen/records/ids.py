@@ -18,6 +18,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from functools import wraps
+from itertools import repeat
 from typing import TypeVar
 from urllib.parse import unquote
 
@@ -476,6 +477,9 @@ def first_record_id_problem(values: Iterable[str]) -> str | None:
     lists of ids a ledger and a saved search hold (500,000 at 100,000 records), at a dict lookup for each id
     already worked out."""
     known = record_id_problem.known  # type: ignore[attr-defined]
+    values = values if isinstance(values, list | tuple) else list(values)
+    if set(map(known.get, values, repeat(False))) <= {None}:  # every one known valid, found in one pass in C
+        return None
     for value in values:
         problem = known[value] if value in known else record_id_problem(value)
         if problem:

@@ -254,8 +254,13 @@ class Review:
         """Those of `record_ids` records.jsonl is known to hold no record of (`lacks_record`), in order."""
         if not self.records_loaded:
             return []
-        records, invalid = self.records, self.invalid_record_ids
-        return [record_id for record_id in record_ids if record_id not in records and record_id not in invalid]
+        if not isinstance(record_ids, list | tuple):
+            record_ids = list(record_ids)
+        # One pass in C over the ids (a ledger's events name 800,000 at 100,000 records, nearly always every one
+        # there): only the few that are not there are looked at again, in order.
+        absent = set(record_ids).difference(self.records)
+        absent -= self.invalid_record_ids
+        return [record_id for record_id in record_ids if record_id in absent] if absent else []
 
     def judges_anchor(self, seq: int) -> bool:
         """Whether the ledger can tell if it holds event `seq`, as an anchor names it: every line of it was read

@@ -110,10 +110,11 @@ def _decision_problems(review: Review) -> tuple[list[Problem], dict[str, tuple[s
     by_version = locked_reasons(review)
     screened_under = _screened_under(review)
     first_seen: dict[tuple[str, str, str], tuple[int, tuple[str, str | None]]] = {}  # key -> line, decision
+    lacking = set(review.lacking([row.decision.record_id for row in review.decisions]))  # in one pass
     for row in review.decisions:
         decision = row.decision
         column = row.columns.get
-        if review.lacks_record(decision.record_id):
+        if decision.record_id in lacking:
             problems.append(Problem(row.path, row.line, column("record_id"), "unknown-record",
                                     review.absent_record(decision.record_id)))
         key, decided = (row.stage, row.reviewer, decision.record_id), (decision.decision, decision.reason)
