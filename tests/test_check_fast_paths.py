@@ -276,3 +276,38 @@ def test_unprintable_text_is_refused_however_a_line_writes_it(tmp_path, written,
     assert problems == [] and [(lineno, record is None) for lineno, record, _ in found] == [(1, False), (2, True)]
     refusals = found[1][2]
     assert [problem.line for problem in refusals] == [2] and message in refusals[0].message
+
+
+def _one_by_one_lacking(review, record_ids):
+    return [rid for rid in record_ids if rid not in review.records and rid not in review.invalid_record_ids] \
+        if review.records_loaded else []
+
+
+@pytest.mark.parametrize("named", [
+    [], ["10.1/a", "10.1/b"], ["10.1/b", "10.1/x", "10.1/a", "10.1/x", "10.1/bad", "10.1/y"], ["10.1/y"],
+])
+@pytest.mark.parametrize("loaded", [True, False])
+def test_records_lacking_are_those_looked_for_one_by_one_in_order(named, loaded):
+    from sitegen.review.folder import Review
+    review = Review(root=Path("."), config=None, records={"10.1/a": None, "10.1/b": None},  # type: ignore[dict-item]
+                    invalid_record_ids={"10.1/bad"}, records_loaded=loaded)
+    assert review.lacking(named) == _one_by_one_lacking(review, named)
+    assert review.lacking(iter(named)) == _one_by_one_lacking(review, named)  # any iterable, as before
+
+
+def test_the_first_id_problem_is_found_past_ids_known_valid():
+    ids.found_valid(["10.1/known"])
+    assert ids.first_record_id_problem(["10.1/known", "10.1/known"]) is None
+    assert ids.first_record_id_problem(iter(["10.1/known"])) is None
+    problem = ids.first_record_id_problem(["10.1/known", "no id", "10.1/known"])
+    assert problem is not None and problem == ids.record_id_problem("no id")
+    assert ids.first_record_id_problem(["10.1/known", "no id"]) == problem  # known invalid now, still refused
+
+
+@pytest.mark.parametrize("known", [{}, {"b": None}, {"a": None, "b": None, "c": None}, {"c": None, "a": None}])
+def test_records_known_at_an_event_keep_their_order(known):
+    from sitegen.living.facts import _known_only
+    by_record = {"c": 3, "a": 1, "b": 2}
+    kept = _known_only(by_record, known)
+    assert list(kept.items()) == [(rid, value) for rid, value in by_record.items() if rid in known]
+    assert kept is not by_record  # a copy: the review as it stood is not the review
