@@ -32,6 +32,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from installed import as_installed
+
 SITEGEN = [sys.executable, "-m", "sitegen"]
 # Reading a process's PSS walks its page tables (about 80 ms for a 2 GB process, slowing it meanwhile):
 # it is sampled seldom, so as to change the times it is measured with as little as possible.
@@ -118,6 +120,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("review", type=Path)
     args = parser.parse_args()
+    as_installed()
     with tempfile.TemporaryDirectory(prefix="sitegen-bench-", dir=Path.cwd()) as folder:
         work = Path(folder)
         review, site = work / "review", work / "site"

@@ -29,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from installed import as_installed
+
 ROOT = Path(__file__).resolve().parent.parent
 SITEGEN = [sys.executable, "-m", "sitegen"]
 
@@ -75,6 +77,7 @@ def main() -> None:
     parser.add_argument("directory", type=Path)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    as_installed()
     root = args.directory.resolve()
     records = sum(1 for _ in (root / "records.jsonl").open("rb")) if (root / "records.jsonl").exists() else 0
     print(f"review {root}: {records} records, {os.cpu_count()} CPUs, Python {sys.version.split()[0]}")
