@@ -1566,22 +1566,18 @@ def search_query(query: str, sources: str, native: bool, since: int | None, mode
     \b
       sitegen search '"object-in-context" AND rat' --sources openalex,europepmc --since 2010
     """
-    from sitegen.sources.base import about
-    from sitegen.sources.search import describe
-
     names = [name.strip() for name in sources.split(",") if name.strip()]
+    # Each source's answer was said as it came, on stderr (progress); stdout holds the results only.
     result = commands.search(query, names, native=native, since=since, mode=mode, review_dir=review_dir,
                              semantic=semantic, progress=_progress)
     if as_json:
         click.echo(json.dumps(result.report(), indent=2, ensure_ascii=False))
     else:
-        for outcome in result.outcomes:
-            click.echo(about(provider_label(outcome.source), describe(outcome)))
-        if result.shortlist is not None:
-            click.echo(f"openalex-semantic: {describe(result.shortlist)} (a shortlist, not a database search)")
         for hit in result.hits:
             click.echo(f"  {hit.record.id}  {hit.record.year or '----'}  {hit.record.title}\n      why: {hit.why()}")
         click.echo(result.summary())
+    for sentence in result.unreached():  # on stderr with --json too, as update's: a log read by a person says it
+        click.echo(f"warning: {sentence}", err=True)
     if not result.complete:
         raise click.exceptions.Exit(EXIT_INCOMPLETE)
 

@@ -94,7 +94,10 @@ def test_a_source_not_reached_is_named_once_in_each_line_that_says_so(sitegen, m
     for name in ("OpenAlex", "Europe PMC"):
         said = (f"{name} was not reached this run (unavailable); new {name} records may be missing: could not be "
                 "reached (ConnectError)")
-        assert said in out.splitlines() and said in err.splitlines(), (out, err)
+        # Said once, as a warning on stderr: the progress line only says the source fell short, stdout the results.
+        assert err.splitlines().count(f"warning: {said}") == 1 and said not in out, (out, err)
+        assert f"{name}: unavailable (the warning below says more)" in err.splitlines()
+        assert sum(said in line for line in err.splitlines()) == 1
     code, out, _ = sitegen("search", "object AND context", "--sources", "openalex", "--json")
     assert json.loads(out)["warnings"] == ["OpenAlex unavailable: could not be reached (ConnectError)"]
 
@@ -139,3 +142,11 @@ def test_a_review_folder_that_is_not_there_is_named(sitegen, tmp_path):
     # A replay from a folder that does not exist said "no recorded response for GET ...", as if one were missing.
     code, _, err = sitegen("search", "x", "--snapshots", "replay", "--review", tmp_path / "missing")
     assert code == 2 and "does not exist" in err and "no recorded response" not in err
+
+
+def test_each_source_answer_is_said_once(sitegen):
+    """"OpenAlex: 271 records" was printed on stderr as progress and again on stdout: stdout holds the results."""
+    code, out, err = sitegen("search", QUERY, "--sources", "openalex", "--snapshots", "replay", "--review", EXAMPLE)
+    assert code == 0, err
+    assert "OpenAlex: 271 records" in err.splitlines() and "OpenAlex: 271 records" not in out
+    assert out.splitlines()[-1].startswith("271 retrieved by the database searches")

@@ -263,6 +263,9 @@ def test_cli_exit_status_json_and_reports(sitegen, tmp_path, monkeypatch):
     assert (tmp_path / "report.md").read_text() == summary.read_text()
     assert "searching Europe PMC" in err
     assert "warning: " in err and "Europe PMC" in err.split("warning: ", 1)[1]  # said with --json too, on stderr
+    # Said once: the progress line said "Europe PMC was not reached…" too, word for word, before the warning did.
+    assert sum("Europe PMC was not reached" in line for line in err.splitlines()) == 1, err
+    assert "watch: Europe PMC: unavailable (the warning below says more)" in err.splitlines()
 
 
 def test_a_report_that_cannot_be_written_does_not_hide_the_recorded_run(sitegen, tmp_path, monkeypatch):

@@ -56,9 +56,8 @@ from sitegen.review.models import (
 )
 from sitegen.review.transaction import Transaction
 from sitegen.review.write import Lines, json_kept_form, jsonl_lines, with_rows_added
-from sitegen.sources.base import about
 from sitegen.sources.outcome import SourceOutcome
-from sitegen.sources.search import check_strategy, describe, open_fetcher, run_strategy
+from sitegen.sources.search import answered, check_strategy, describe, open_fetcher, run_strategy
 from sitegen.sources.settings import SourceSettings, unset_key_note
 from sitegen.text import counted, markdown_code, markdown_safe
 
@@ -346,7 +345,7 @@ def _run(review: Review, searches: list[SavedSearch], at: str, mode: str, settin
                 outcome = run_strategy(fetcher, settings, strategy.source, strategy.query,
                                        native=strategy.syntax == "native", method=strategy.method)
                 outcome = collapse_doubted(outcome, last_complete_run(review, search.monitor_id, strategy))
-                progress(f"{search.monitor_id}: {about(label(strategy.source), describe(outcome))}")
+                progress(f"{search.monitor_id}: {answered(label(strategy.source), outcome)}")
                 executed.append((search, strategy, outcome))
         # Recorded responses go into the run's transaction below: a run that fails records nothing.
         recorded = fetcher.snapshots.staged_files() if fetcher.snapshots is not None else {}

@@ -127,6 +127,12 @@ class SearchResult:
     def lanes(self) -> list[SourceOutcome]:
         return self.outcomes + ([self.shortlist] if self.shortlist is not None else [])
 
+    def unreached(self) -> list[str]:
+        """Sentences naming every lane whose slice of this search is unknown: the command's warnings, said once."""
+        return [about(label(outcome.source), describe(outcome)) for outcome in self.outcomes if not outcome.complete] \
+            + ([f"{SEMANTIC_LANE}: {describe(self.shortlist)}"] if self.shortlist and not self.shortlist.complete
+               else [])
+
     def report(self) -> dict[str, Any]:
         """The shape `sitegen search --json` prints. The providers' totals are in `outcomes`, one per
         provider: they count different things and are never added up."""
@@ -185,7 +191,7 @@ def search(fetcher: Fetcher, text: str, sources: list[str], *, native: bool = Fa
     for source in sources:
         progress(f"searching {label(source)}...")
         outcome = run_strategy(fetcher, settings, source, text, native=native, since=since)
-        progress(about(label(source), describe(outcome)))
+        progress(answered(label(source), outcome))
         outcomes.append(outcome)
     lanes = [Lane(outcome.source, outcome.records, ranked=_lane_ranked(outcome.source, text, native))
              for outcome in outcomes]
@@ -194,7 +200,7 @@ def search(fetcher: Fetcher, text: str, sources: list[str], *, native: bool = Fa
         progress("asking OpenAlex for a semantic shortlist...")
         shortlist = openalex.semantic_shortlist(fetcher, settings, text if native else query.positive_words(text),
                                                 since=since, ignored=[] if native else query.negative_terms(text))
-        progress(f"{SEMANTIC_LANE}: {describe(shortlist)} (a shortlist, not a database search)")
+        progress(f"{answered(SEMANTIC_LANE, shortlist)} (a shortlist, not a database search)")
         lanes.append(Lane(SEMANTIC_LANE, shortlist.records, shortlist=True))
     return SearchResult(fuse(lanes), outcomes, sum(len(outcome.records) for outcome in outcomes), shortlist,
                         [lane.name for lane in lanes if not lane.ranked and lane.records])
@@ -205,6 +211,15 @@ def _lane_ranked(source: str, text: str, native: bool) -> bool:
         return relevance_ranked(source, query.provider_query(source, text, native=native))
     except query.UnsupportedQuery:
         return False  # nothing was sent, so the lane is empty
+
+
+def answered(name: str, outcome: SourceOutcome) -> str:
+    """The progress line as a source answers: what it returned, when that is all of its answer; otherwise only how
+    it fell short, since the command's warning says the rest where its results end (a warning is said once)."""
+    if outcome.complete:
+        return about(name, describe(outcome))
+    status = "incomplete" if outcome.status == "ok" else outcome.status.replace("_", " ")
+    return f"{name}: {status} (the warning below says more)"
 
 
 def describe(outcome: SourceOutcome) -> str:
