@@ -31,6 +31,7 @@ from sitegen.errors import (
     ReviewInvalid,
     SchemaVersionError,
     SitegenError,
+    quoted_text,
     shown_argument,
     shown_path,
     symbolic_link,
@@ -662,7 +663,7 @@ def monitor_status(directory: Path, monitor_id: str | None, as_json: bool) -> No
     for search, ran, retired in searches:
         click.echo(f"{search.monitor_id}: run {counted(search.run_count, 'time')}, last {search.last_run or 'never'}, "
                    f"{len(search.seen_ids)} ids seen"
-                   + (f"; retired at {retired.at}, no longer run (why: {retired.reason!r})" if retired else ""))
+                   + (f"; retired at {retired.at}, no longer run (why: {quoted_text(retired.reason)})" if retired else ""))
         for strategy, last in zip(search.strategies, ran, strict=True):
             said = "; ".join(filter(None, [
                 "not run yet" if last is None else "",

@@ -143,6 +143,14 @@ def shown_text(text: str) -> str:
     return "".join(_escaped(char) if unicodedata.category(char) in _HIDDEN else char for char in text)
 
 
+def quoted_text(text: str) -> str:
+    """Free text a person wrote (a retirement's reason, a work's title) as a message quotes it: in “…” whatever quotes
+    it holds, each hidden character escaped (`shown_text`). Python's repr quoted it as code: in '…', in "…" when it
+    held an apostrophe, its backslashes doubled. A value whose exact spelling matters (a path, an id, an option's
+    value, a query) keeps repr's quotes: there they show where the value starts and ends, spaces and all."""
+    return f"“{shown_text(text)}”"
+
+
 def _hidden(char: str) -> bool:
     return char in _NAMED_ESCAPES or unicodedata.category(char) in _HIDDEN
 

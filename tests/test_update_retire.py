@@ -45,7 +45,7 @@ def test_a_retired_search_is_not_run_and_the_first_run_after_says_so(sitegen, tm
     assert sitegen("check", review)[0] == 0
     assert sitegen("prisma", review, "--json")[1] == prisma  # its records stay identified, counted as before
     code, out, _ = sitegen("monitor", "status", review)
-    assert f"other: run 1 time, last 2026-01-05T07:00:00Z, 2 ids seen; retired at {SECOND}, no longer run (why: {REASON!r})" in out
+    assert f"other: run 1 time, last 2026-01-05T07:00:00Z, 2 ids seen; retired at {SECOND}, no longer run (why: “{REASON}”)" in out
     # The next run runs `watch` alone, and names `other` as retired (on stderr, in --json and in the report).
     providers.results = CORE[:4]  # what `other` would find new, were it run
     served_by(providers, monkeypatch)
@@ -54,7 +54,7 @@ def test_a_retired_search_is_not_run_and_the_first_run_after_says_so(sitegen, tm
     summary = json.loads(out)
     assert [search["monitor_id"] for search in summary["searches"]] == ["watch"]
     assert summary["retired"] == [{"monitor_id": "other", "at": SECOND, "reason": REASON}]
-    assert f"note: other: the saved search was retired at {SECOND} (why: {REASON!r}) and was not run" in err, err
+    assert f"note: other: the saved search was retired at {SECOND} (why: “{REASON}”) and was not run" in err, err
     assert "### Retired saved searches" in (tmp_path / "report.md").read_text()
     assert not any(e["type"] == "retrieval" and e["payload"]["monitor_id"] == "other" and e["ts"] == THIRD
                    for e in ledger(review))
@@ -140,3 +140,12 @@ def test_the_searches_page_and_the_changelog_say_when_and_why_a_search_was_retir
     assert "Why: Replaced by a &lt;broader&gt; search" in page
     assert "saved search object-in-context retired: Replaced by a &lt;broader&gt; search" in \
         (tmp_path / "site" / "versions.html").read_text()
+
+
+def test_a_retirement_reason_is_quoted_as_text_not_as_python(sitegen, tmp_path):
+    """The reason was shown by repr: in "…" when it held an apostrophe, in '…' when not, a backslash doubled."""
+    review, _ = two_searches(sitegen, tmp_path)
+    reason = r"PubMed's strategy replaced by C:\searches\new"
+    assert sitegen("monitor", "retire", review, "--id", "other", "--at", SECOND, "--reason", reason)[0] == 0
+    code, out, _ = sitegen("monitor", "status", review)
+    assert code == 0 and f"(why: “{reason}”)" in out, out

@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 from pydantic import ValidationError
 
-from sitegen.errors import OptionInvalid, SitegenError, shown_argument, shown_path
+from sitegen.errors import OptionInvalid, SitegenError, quoted_text, shown_argument, shown_path
 from sitegen.living.duplicates import confirmed_duplicates, matched_within
 from sitegen.living.ledger import anchor, append, check_event_time, given_search_id
 from sitegen.living.manifests import (
@@ -251,9 +251,9 @@ def newly_retired(review: Review, retired: dict[str, Retirement]) -> list[Retire
 
 def retirement(retired: Retirement) -> str:
     """A search this run did not run, as it was retired, in words."""
-    # The reason as repr shows it, as a query is: a ledger written by other means may hold any character.
-    return (f"{retired.monitor_id}: the saved search was retired at {retired.at} (why: {retired.reason!r}) and was "
-            "not run; its earlier runs and the records they found stay in the review")
+    # A ledger written by other means may hold any character: `quoted_text` escapes what would not show.
+    return (f"{retired.monitor_id}: the saved search was retired at {retired.at} (why: {quoted_text(retired.reason)}) "
+            "and was not run; its earlier runs and the records they found stay in the review")
 
 
 def add_monitor(review: Review, monitor_id: str, strategies: list[Strategy], at: str, mode: str = "live",

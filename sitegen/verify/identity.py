@@ -25,6 +25,7 @@ from typing import Literal, NamedTuple
 
 from rapidfuzz import fuzz
 
+from sitegen.errors import quoted_text
 from sitegen.records.joins import joined
 from sitegen.records.matching import (
     PROBABLE_TITLE,
@@ -151,7 +152,7 @@ class CitationVerdicts:
 
 def _describe(record: Record) -> str:
     author = record.author[0].family or record.author[0].literal if record.author else None
-    parts = [f"“{record.title[:200]}”", author, str(record.year) if record.year else None, record.container_title]
+    parts = [quoted_text(record.title[:200]), author, str(record.year) if record.year else None, record.container_title]
     return ", ".join(part for part in parts if part)
 
 
@@ -396,7 +397,7 @@ def _answered_instead(source: str, asked: str, cited: Record, outcome: SourceOut
 
 def _from_title_search(source: str, cited: Record, outcome: SourceOutcome) -> Answer:
     """The closest work a title search found; a title search that finds only other works found nothing."""
-    asked = f"title {cited.title[:200]!r}"
+    asked = f"title {quoted_text(cited.title[:200])}"
     if outcome.status != "ok":
         return Answer(source, asked, True, outcome)
     rated = [(found, *_title_agreement(cited, found)) for found in outcome.records[:TITLE_SEARCH_RESULTS]]
