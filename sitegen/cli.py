@@ -42,7 +42,7 @@ from sitegen.references import Format, column_mapping, text_codec
 from sitegen.review import kept
 from sitegen.review.models import SLUG, Strategy, utc_day, utc_text
 from sitegen.review.problems import FORMATTERS, format_human
-from sitegen.review.scaffold import init_review
+from sitegen.review.scaffold import init_review, placeholders_left
 from sitegen.review.schemas import json_schemas, write_schemas
 from sitegen.review.write import atomic_write, written
 from sitegen.text import counted
@@ -1439,6 +1439,15 @@ def protocol_lock(directory: Path, at: str, reason: str | None) -> None:
     event = commands.protocol_lock(directory, at, reason)
     click.echo(f"protocol version {event.payload['version']} locked (ledger event {event.seq}, "
                f"sha256 {event.payload['sha256'][:12]}…)")
+    left = placeholders_left(directory)
+    for name, line, placeholder in left:
+        click.echo(f"warning: {shown_path(directory / name)}:{line}: still says init's placeholder "
+                   f"{quoted_text(placeholder)}{' (now locked as written)' if name == 'protocol.md' else ''}", err=True)
+    if left:
+        # Locked is locked: the way on is an amendment, said now rather than found at the next `check`.
+        then = (f"; record the edits to protocol.md with `sitegen protocol amend {shown_argument(directory)} --at TIME "
+                "--reason TEXT`" if any(name == "protocol.md" for name, _, _ in left) else "")
+        click.echo(f"note: replace each placeholder above with the review's own text{then}", err=True)
 
 
 @protocol.command("amend")

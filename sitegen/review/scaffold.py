@@ -48,6 +48,30 @@ Write the protocol here in Markdown: background, objectives, the search
 strategy for each database, screening and extraction methods.
 """
 
+# The text `init` writes for the reviewer to replace, by file: `protocol lock` names each one still there, by line,
+# since the protocol it locks changes afterwards only by amendment (test_protocol_placeholders keeps these in step
+# with the template above and review_yaml below).
+PLACEHOLDERS = {
+    "review.yaml": ("State the review question here.", "Your Name"),
+    "protocol.md": ("Describe the population, intervention or exposure the review is about",
+                    "Describe look-alike topics that should be excluded", "replace with a keyword",
+                    "Write the protocol here in Markdown"),
+}
+
+
+def placeholders_left(root: Path) -> list[tuple[str, int, str]]:
+    """(file, line, placeholder) for each of init's placeholders still in the review's files, in file and line order."""
+    found = []
+    for name, placeholders in PLACEHOLDERS.items():
+        try:
+            text = (root / name).read_text(encoding="utf-8-sig", errors="replace")
+        except OSError:
+            continue  # a file that cannot be read is `check`'s to report, not this reminder's
+        for number, line in enumerate(text.splitlines(), start=1):
+            found += [(name, number, placeholder) for placeholder in placeholders if placeholder in line]
+    return found
+
+
 FOLDERS = ["searches", "snapshots", "screening/title-abstract", "screening/full-text", "evidence"]
 
 
