@@ -456,6 +456,14 @@ def _built(result: commands.BuildResult) -> str:
             f"{counted(result.records, 'record')}, last updated {result.built_at or 'never'})")
 
 
+def _print_built(result: commands.BuildResult) -> None:
+    click.echo(_built(result))
+    if result.replaced is not None:
+        click.echo(f"warning: {shown_path(result.out)} held the site of another review folder, "
+                   f"{quoted_text(result.replaced)}, and now holds this one's; give each review its own --out "
+                   "to keep both", err=True)
+
+
 @cli.command()
 @click.argument("directory", type=REVIEW_DIR)
 @SITE_OUT
@@ -471,7 +479,7 @@ def build(directory: Path, out: Path, now: str | None) -> None:
       sitegen build reviews/my-review --out site
     """
     _remember(directory, writes=True)
-    click.echo(_built(commands.build(directory, out, now)))
+    _print_built(commands.build(directory, out, now))
 
 
 @cli.command()
@@ -502,7 +510,7 @@ def publish(directory: Path, out: Path, now: str | None) -> None:
     elif result.latest is not None:
         click.echo(f"nothing changed since version {result.latest.number} of {utc_day(result.latest.published_at)}; "
                    "no new version")
-    click.echo(_built(result.site))
+    _print_built(result.site)
 
 
 SNAPSHOT_MODES = ("live: network only; record: network, saving every response under the review's snapshots/; "

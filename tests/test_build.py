@@ -217,6 +217,29 @@ def test_init_then_build_on_an_empty_folder(sitegen, tmp_path):
     assert code == 0 and out.strip() == "no agreement to measure yet: no two reviewers have decided the same records"
 
 
+def test_a_site_of_another_review_is_replaced_only_with_a_warning_naming_it(sitegen, tmp_path, monkeypatch):
+    """`build A` then `build B`, both into the default ./site, replaced A's site with B's without a word."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("a", "b"):
+        assert sitegen("init", tmp_path / name, "--title", f"Review {name.upper()}: “quoted”")[0] == 0
+
+    def built(name: str) -> str:
+        code, out, err = sitegen("build", tmp_path / name)
+        assert code == 0 and (tmp_path / "site" / "index.html").exists(), out + err
+        return err
+
+    assert built("a") == ""
+    said = built("b")
+    assert said == ("warning: site held the site of another review folder, “Review A: “quoted””, and now holds this "
+                    "one's; give each review its own --out to keep both\n"), said
+    assert "Review B" in (tmp_path / "site" / "index.html").read_text()
+    assert built("b") == ""  # its own site, up to date
+    (tmp_path / "b" / "review.yaml").write_text((tmp_path / "b" / "review.yaml").read_text().replace(
+        "Review B", "Review B, retitled"))
+    assert built("b") == ""  # its own site, rebuilt: a new title is the same review
+    assert "Review B, retitled" in built("a")
+
+
 def test_init_s_protocol_says_it_is_locked_by_a_command_before_searching(sitegen, tmp_path):
     # Its comment said the protocol "is locked on the ledger once screening starts", as if by itself: a search or an
     # import is refused until `sitegen protocol lock` has run.

@@ -32,6 +32,7 @@ class BuildResult:
     built_at: str | None
     rendered: int  # pages rendered; the others were unchanged since the current site and kept
     changed: bool  # False: the site was already up to date, and was left as it was
+    replaced: str | None = None  # the title of another folder's review whose site this build replaced
 
 
 def given_now(now: str) -> datetime:
@@ -109,9 +110,20 @@ def build_site(review: Review, facts: ReviewFacts, out: Path, now: str | None,
     refuse_unsafe_output(review.root, out)
     built_at = build_time(review, now, environ)
     inputs = inputs if inputs is not None else inputs_digest(review.root, now, environ)
-    stamp = Stamp(inputs=inputs, records=len(review.records), built_at=built_at)
+    stamp = Stamp(inputs=inputs, records=len(review.records), built_at=built_at, review=review_mark(review.root),
+                  title=review.config.title)
+    before = site_manifest(out).stamp
     dated = int(parse_timestamp(built_at).timestamp()) * 10**9 if built_at else 0
     with cycle_collection_paused():  # a build makes views of every record that live as long as it does
         finish = finish_with_sitemap(review.config.site.base_url, index_pages if review.config.site.search else None)
         written = write_site(out, site_pages(review, facts, built_at), finish=finish, stamp=stamp, dated=dated)
-    return BuildResult(out, written.files, len(review.records), built_at, written.rendered, written.changed)
+    # The site is derived, so another review's is replaced (its folder builds it again), but never unsaid: two
+    # reviews built into one --out (the default ./site) would otherwise take turns at it unnoticed.
+    replaced = before.title if before is not None and before.review not in (None, stamp.review) else None
+    return BuildResult(out, written.files, len(review.records), built_at, written.rendered, written.changed,
+                       replaced)
+
+
+def review_mark(root: Path) -> str:
+    """The review folder a site is built from, as its manifest records it: the digest of its absolute path."""
+    return hashlib.sha256(os.fsencode(root.resolve())).hexdigest()

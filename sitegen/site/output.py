@@ -98,6 +98,10 @@ class Stamp(BaseModel):
     inputs: str
     records: int
     built_at: str | None
+    # The review folder it was built from, as the SHA-256 of its absolute path (a published site names no local
+    # folder), and that review's title: a build into a site of another folder's review says whose it replaces.
+    review: str | None = None
+    title: str | None = None
 
 
 class Manifest(BaseModel):
