@@ -459,7 +459,7 @@ def _built(result: commands.BuildResult) -> str:
 def _print_built(result: commands.BuildResult) -> None:
     click.echo(_built(result))
     if result.replaced is not None:
-        click.echo(f"warning: {shown_path(result.out)} held the site of another review folder, "
+        click.echo(f"warning: {shown_path(result.out)} held the site of another review, "
                    f"{quoted_text(result.replaced)}, and now holds this one's; give each review its own --out "
                    "to keep both", err=True)
 

@@ -230,14 +230,20 @@ def test_a_site_of_another_review_is_replaced_only_with_a_warning_naming_it(site
 
     assert built("a") == ""
     said = built("b")
-    assert said == ("warning: site held the site of another review folder, “Review A: “quoted””, and now holds this "
+    assert said == ("warning: site held the site of another review, “Review A: “quoted””, and now holds this "
                     "one's; give each review its own --out to keep both\n"), said
     assert "Review B" in (tmp_path / "site" / "index.html").read_text()
     assert built("b") == ""  # its own site, up to date
+    # Locked, a review is told by its ledger's first event, whatever its title or folder becomes.
+    for name, at in (("a", "2026-01-01T00:00:00Z"), ("b", "2026-01-02T00:00:00Z")):
+        assert sitegen("protocol", "lock", tmp_path / name, "--at", at)[0] == 0
+    assert built("b") == ""  # its own site, rebuilt now that its ledger has begun
     (tmp_path / "b" / "review.yaml").write_text((tmp_path / "b" / "review.yaml").read_text().replace(
         "Review B", "Review B, retitled"))
-    assert built("b") == ""  # its own site, rebuilt: a new title is the same review
-    assert "Review B, retitled" in built("a")
+    shutil.move(tmp_path / "b", tmp_path / "b-moved")
+    code, _, err = sitegen("build", tmp_path / "b-moved")
+    assert code == 0 and err == "", err  # a new title and folder: the same review
+    assert "“Review B, retitled: “quoted””" in built("a")
 
 
 def test_init_s_protocol_says_it_is_locked_by_a_command_before_searching(sitegen, tmp_path):

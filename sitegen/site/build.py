@@ -110,8 +110,8 @@ def build_site(review: Review, facts: ReviewFacts, out: Path, now: str | None,
     refuse_unsafe_output(review.root, out)
     built_at = build_time(review, now, environ)
     inputs = inputs if inputs is not None else inputs_digest(review.root, now, environ)
-    stamp = Stamp(inputs=inputs, records=len(review.records), built_at=built_at, review=review_mark(review.root),
-                  title=review.config.title)
+    stamp = Stamp(inputs=inputs, records=len(review.records), built_at=built_at,
+                  review=review.ledger[0].hash if review.ledger else None, title=review.config.title)
     before = site_manifest(out).stamp
     dated = int(parse_timestamp(built_at).timestamp()) * 10**9 if built_at else 0
     with cycle_collection_paused():  # a build makes views of every record that live as long as it does
@@ -119,11 +119,17 @@ def build_site(review: Review, facts: ReviewFacts, out: Path, now: str | None,
         written = write_site(out, site_pages(review, facts, built_at), finish=finish, stamp=stamp, dated=dated)
     # The site is derived, so another review's is replaced (its folder builds it again), but never unsaid: two
     # reviews built into one --out (the default ./site) would otherwise take turns at it unnoticed.
-    replaced = before.title if before is not None and before.review not in (None, stamp.review) else None
+    replaced = before.title if before is not None and another_review(before, stamp) else None
     return BuildResult(out, written.files, len(review.records), built_at, written.rendered, written.changed,
                        replaced)
 
 
-def review_mark(root: Path) -> str:
-    """The review folder a site is built from, as its manifest records it: the digest of its absolute path."""
-    return hashlib.sha256(os.fsencode(root.resolve())).hexdigest()
+def another_review(before: Stamp, now: Stamp) -> bool:
+    """Whether the site stamped `before` was built from another review than the one stamped `now`: told by their
+    ledgers' first events; by their titles while either ledger is empty (a fresh review, not yet locked, renamed
+    and built again is taken for another; a site built by a sitegen that did not stamp the title, for none)."""
+    if before.title is None:
+        return False
+    if before.review is not None and now.review is not None:
+        return before.review != now.review
+    return before.title != now.title

@@ -98,8 +98,8 @@ class Stamp(BaseModel):
     inputs: str
     records: int
     built_at: str | None
-    # The review folder it was built from, as the SHA-256 of its absolute path (a published site names no local
-    # folder), and that review's title: a build into a site of another folder's review says whose it replaces.
+    # The review it was built from: the hash of its ledger's first event (None while the ledger is empty), which no
+    # move, clone or new title changes, and its title; a build into another review's site says whose it replaces.
     review: str | None = None
     title: str | None = None
 
