@@ -397,7 +397,8 @@ def _answered_instead(source: str, asked: str, cited: Record, outcome: SourceOut
 
 def _from_title_search(source: str, cited: Record, outcome: SourceOutcome) -> Answer:
     """The closest work a title search found; a title search that finds only other works found nothing."""
-    asked = f"title {quoted_text(cited.title[:200])}"
+    # In repr's quotes, as ever: what was asked is part of a recorded verdict's essence, which a replay compares.
+    asked = f"title {cited.title[:200]!r}"
     if outcome.status != "ok":
         return Answer(source, asked, True, outcome)
     rated = [(found, *_title_agreement(cited, found)) for found in outcome.records[:TITLE_SEARCH_RESULTS]]
