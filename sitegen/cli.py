@@ -381,7 +381,7 @@ def init(directory: Path, title: str) -> None:
       sitegen init reviews/my-review --title "Exercise for low back pain: a living review"
     """
     files = init_review(directory, title)
-    click.echo(f"created {shown_path(directory)} with {len(files)} files:")
+    click.echo(f"created {shown_path(directory)} with {counted(len(files), 'file')}:")
     for name in files:
         click.echo(f"  {name}")
     click.echo(f"next: edit review.yaml and protocol.md, then run `sitegen check {shown_argument(directory)}`")
@@ -670,7 +670,7 @@ def monitor_status(directory: Path, monitor_id: str | None, as_json: bool) -> No
                    "--id ID --strategy SOURCE QUERY --at TIME` sets one up)")
     for search, ran, retired in searches:
         click.echo(f"{search.monitor_id}: run {counted(search.run_count, 'time')}, last {search.last_run or 'never'}, "
-                   f"{len(search.seen_ids)} ids seen"
+                   f"{counted(len(search.seen_ids), 'id')} seen"
                    + (f"; retired at {retired.at}, no longer run (why: {quoted_text(retired.reason)})" if retired else ""))
         for strategy, last in zip(search.strategies, ran, strict=True):
             said = "; ".join(filter(None, [
@@ -1512,7 +1512,7 @@ def ledger_verify(directory: Path) -> None:
         # As every command: a schema_version this sitegen does not read is exit 4 (the other problems listed too).
         unsupported = any(problem.code == "schema-version" for problem in problems)
         raise click.exceptions.Exit(EXIT_SCHEMA if unsupported else EXIT_INVALID)
-    click.echo(f"ledger intact: {count} events, each chained to the one before")
+    click.echo(f"ledger intact: {counted(count, 'event')}, each chained to the one before")
 
 
 @cli.command()

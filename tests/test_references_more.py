@@ -314,7 +314,7 @@ def test_repeated_pmids_and_csl_ids_name_every_record_by_position():
 def test_entries_without_a_title_are_reported_as_a_warning():
     warnings: list[str] = []
     entries = read_references('[{"id": "a", "DOI": "10.1000/1"}, {"id": "b", "title": "Two"}]', warnings=warnings)
-    assert len(entries) == 2 and warnings == ["1 of 2 entries have no title (line 1)"]
+    assert len(entries) == 2 and warnings == ["1 of 2 entries has no title (line 1)"]
 
 
 def test_format_by_content_and_suffix(tmp_path):

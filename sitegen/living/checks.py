@@ -290,7 +290,7 @@ def _batch_problems(review: Review) -> list[Problem]:
         if monitor_id in runs and len(runs[monitor_id]) != search.run_count:  # the searches page says how often
             problems.append(Problem(rel, *_search_at(review, monitor_id, "run_count"), "run-count",
                                     f"run_count is {search.run_count} but the ledger records "
-                                    f"{len(runs[monitor_id])} runs of this search: the file was edited, or events "
+                                    f"{counted(len(runs[monitor_id]), 'run')} of this search: the file was edited, or events "
                                     "were deleted"))
         if search.run_count and monitor_id not in last_run:
             problems.append(Problem(rel, None, None, "last-run",

@@ -220,7 +220,8 @@ def import_files(review: Review, paths: list[Path], at: str, format: Format | No
         source = item.source
         item.warnings.extend(_one_record(entry_ids, item.lines))
         if any(item.databases) and not all(item.databases):
-            item.warnings.append(f"{sum(not name for name in item.databases)} entries name no database while "
+            unnamed = sum(not name for name in item.databases)
+            item.warnings.append(f"{counted(unnamed, 'entry names', 'entries name')} no database while "
                                  "others do; they are counted under " + repr(source or item.database or item.name)
                                  + " (give --source to name it)")
         name = source or item.database or item.name
@@ -387,7 +388,7 @@ def report(result: ImportResult) -> str:
     lines += [f"- {shown_path(s.file)}:{s.line}: skipped, not read: {s.reason}" for s in result.skipped_files]
     lines += [f"- warning: {repeated}" for repeated in result.repeated]
     if result.seen:
-        lines.append(f"- saved search {result.seen[0]}: {result.seen[1]} ids added to its seen ids")
+        lines.append(f"- saved search {result.seen[0]}: {counted(result.seen[1], 'id')} added to its seen ids")
     if result.matched:
         lines += ["", "Matched by metadata (recorded in duplicates.csv as `same`, reviewer `sitegen`):"]
         lines += [f"- {new} is {canonical} (titles {score:.0f}% alike)" for new, canonical, score in result.matched]

@@ -41,6 +41,7 @@ from sitegen.review.models import (
 from sitegen.review.problems import Problem
 from sitegen.review.write import pretty_json
 from sitegen.sources.query import QuerySyntaxError, UnsupportedQuery, provider_query
+from sitegen.text import counted
 
 LEDGER = "ledger.jsonl"
 # What only the run itself knows; everything else in a manifest is checked against the ledger.
@@ -282,7 +283,7 @@ def _disagreements(file: ManifestFile, run: Run, sha256: str) -> list[Problem]:
     where = f"for this run (ledger.jsonl line {run.line})"
     if len(file.manifest.sources) != len(expected.sources):
         problems = [Problem(file.path, _line(file, ("sources",)), None, "manifest-mismatch",
-                            f"sources lists {len(file.manifest.sources)} strategies but the ledger records "
+                            f"sources lists {counted(len(file.manifest.sources), 'strategy', 'strategies')} but the ledger records "
                             f"{len(expected.sources)} {where}")]
     else:
         problems = [Problem(file.path, _line(file, loc), None, "manifest-mismatch",

@@ -37,6 +37,7 @@ from sitegen.references.problems import FORMATS_READ, ReferenceProblem, Skipped
 from sitegen.references.ris import BETWEEN_RECORDS, read_ris
 from sitegen.references.table import column_mapping, is_sitegens_header, not_a_records_csv, preset, read_csv
 from sitegen.references.wos import read_wos
+from sitegen.text import counted
 
 Format = Literal["csv", "ris", "endnote-xml", "bibtex", "medline", "wos", "csl-json"]
 Reader = Callable[[str | Iterable[str], list[str] | None, Skipped | None], list[Entry]]
@@ -126,7 +127,7 @@ def _read_pieces(pieces: Iterator[str], format: Format | None, warnings: list[st
     untitled = [entry.line for entry in entries if not entry.get("title")]
     if untitled and warnings is not None:
         more = f" and {len(untitled) - 5} more" if len(untitled) > 5 else ""
-        warnings.append(f"{len(untitled)} of {len(entries)} entries have no title (line "
+        warnings.append(f"{len(untitled)} of {counted(len(entries), 'entry', 'entries')} {'has' if len(untitled) == 1 else 'have'} no title (line "
                         f"{', '.join(map(str, untitled[:5]))}{more})")
     return entries, format
 

@@ -49,6 +49,7 @@ from sitegen.references.fields import (
 from sitegen.references.problems import UNRECOGNISED, ReferenceProblem, Skipped, checked
 from sitegen.references.records import CSL_TYPES_OF_OTHER_SENSES, month_of
 from sitegen.references.ris import EBSCOHOST_DATABASES, MONTHS, PUBMED_DATABASE
+from sitegen.text import counted
 
 # A cell larger than any reference's field (an abstract holds at most 200,000 characters) is refused as it is read:
 # a 500 MB title cell took 6 GB of memory before the title's own limit could refuse it.
@@ -462,7 +463,7 @@ def _rows(head: str, pieces: Iterator[str], columns: dict[str, str],
         if ragged:
             values = [*values, *[""] * (len(names) - len(values))]
         if len(values) != len(names):
-            yield ReferenceProblem(line, f"{len(values)} fields where the header has {len(names)}")
+            yield ReferenceProblem(line, f"{counted(len(values), 'field')} where the header has {len(names)}")
             continue
         values = [forced_text_read(value) for value in values]
         if formula := next(((name, value) for name, value in zip(written, values, strict=True)

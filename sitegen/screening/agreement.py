@@ -134,8 +134,8 @@ def _left_out(per_record: Counter[int], ratings: int, reviewers: int) -> str | N
     fewer = sum(records for count, records in per_record.items() if count < ratings)
     more = sum(records for count, records in per_record.items() if count > ratings)
     every = "all " if ratings == reviewers else ""
-    parts = ([f"{counted(fewer, 'record')} decided by fewer than {every}{ratings} reviewers"] if fewer else []) \
-        + ([f"{counted(more, 'record')} decided by more than {ratings} reviewers"] if more else [])
+    parts = ([f"{counted(fewer, 'record')} decided by fewer than {every}{counted(ratings, 'reviewer')}"] if fewer else []) \
+        + ([f"{counted(more, 'record')} decided by more than {counted(ratings, 'reviewer')}"] if more else [])
     if not parts:
         return None
     return (f"{' and '.join(parts)} left out: Fleiss' kappa needs the same number of decisions on every record "

@@ -41,6 +41,7 @@ from sitegen.review.problems import Problem
 from sitegen.review.write import with_rows_added
 from sitegen.screening.checks import defined_reasons, screening_problems
 from sitegen.screening.status import ScreeningFacts, screening_facts
+from sitegen.text import counted
 
 Tool = Literal["rayyan", "covidence", "asreview"]
 
@@ -224,7 +225,7 @@ def _table(text: str) -> tuple[dict[str, int], list[tuple[int, dict[str, str]]]]
             if not any(value.strip() for value in values):
                 continue
             if len(values) != len(header):
-                raise ExportProblem(line + skipped, f"{len(values)} fields where the header has {len(header)}")
+                raise ExportProblem(line + skipped, f"{counted(len(values), 'field')} where the header has {len(header)}")
             # A character no text may hold (a NUL, a C1 control where cp1252 was read as Latin-1) is a space, as
             # in a provider's answer: a title or a note holding one is still the reviewer's row.
             rows.append((line + skipped, {name: CONTROL_CHARACTER.sub(" ", value) if not value.isprintable() else value

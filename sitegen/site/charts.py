@@ -191,7 +191,8 @@ def years_chart(included: list[Record], studies: int) -> Chart | None:
     summary = (f"{studies_phrase(len(included), studies)} included, published from {first} to {last}; at most {peak} "
                "in one year "
                f"({', '.join(str(year) for year, n in counts.items() if n == peak)})."
-               + (f" {undated} have no publication year and are not drawn." if undated else ""))
+               + (f" {undated} {'has' if undated == 1 else 'have'} no publication year and "
+                  f"{'is' if undated == 1 else 'are'} not drawn." if undated else ""))
     return Chart("years", "Included studies per publication year", summary, "Year",
                  (Series("Included studies", "chart-included"),), bars)
 

@@ -40,6 +40,7 @@ from sitegen.sources.base import (
 from sitegen.sources.http import Fetcher, Provider, Response, Secrets, SourceError
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import SourceSettings
+from sitegen.text import counted
 
 BASE = "https://export.arxiv.org/api/query"
 PROVIDER = Provider(label("arxiv"), frozenset({"export.arxiv.org"}), min_interval=3.0)
@@ -145,7 +146,7 @@ def lookup(fetcher: Fetcher, settings: SourceSettings, arxiv_id: str) -> SourceO
         feed = _feed(trace.get(BASE, [("id_list", asked or arxiv_id.strip())]))
         entries, total = feed.findall("atom:entry", NS), _total(feed)
         if len(entries) < total:
-            raise Malformed(f"arXiv reported {total} matches but sent {len(entries)}")
+            raise Malformed(f"arXiv reported {counted(total, 'match', 'matches')} but sent {len(entries)}")
         records = [to_record(entry, entry_to_record, trace.warnings, "the entry") for entry in entries]
         if None in records:
             raise no_record(ENTRIES, entries[records.index(None)], "the entry")

@@ -46,6 +46,7 @@ from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError
 from sitegen.sources.jats import QUOTABLE_NAMES, Paragraph, find_passage, licence, paragraphs, quotable, read_article
 from sitegen.sources.outcome import SourceOutcome, Status
 from sitegen.sources.settings import SourceSettings
+from sitegen.text import counted
 
 BASE = "https://www.ebi.ac.uk/europepmc/webservices/rest"
 PROVIDER = Provider(label("europepmc"), frozenset({"www.ebi.ac.uk"}), min_interval=0.1)
@@ -390,7 +391,7 @@ def fulltext(fetcher: Fetcher, settings: SourceSettings, pmcid: str) -> FullText
         parsed.update(parse_article(response.body, asked))
         if parsed["truncated"]:
             trace.warnings.append(f"the full text of {asked} is longer than sitegen reads: only its first "
-                                  f"{len(parsed['paragraphs'])} paragraphs were kept")
+                                  f"{counted(len(parsed['paragraphs']), 'paragraph was', 'paragraphs were')} kept")
         elif parsed["readable"] and not parsed["paragraphs"]:
             trace.warnings.append(f"the full text of {asked} has no paragraphs")
         return trace.outcome("ok")

@@ -392,7 +392,8 @@ def _seed_list(work: dict[str, Any], key: str, doubts: list[str]) -> list[str]:
         return []
     listed = related_ids(work, key)
     if len(listed) < len(value):
-        doubts.append(f"{len(value) - len(listed)} of the {what} OpenAlex lists for {seed} are no OpenAlex work id")
+        doubts.append(f"{len(value) - len(listed)} of the {what} OpenAlex lists for {seed} "
+                      f"{'is' if len(value) - len(listed) == 1 else 'are'} no OpenAlex work id")
     ids = list(dict.fromkeys(listed))
     count = work.get(f"{key}_count")
     if key == "referenced_works" and not ids:
@@ -480,7 +481,7 @@ def _listed(trace: Trace, works: list[dict[str, Any]], key: str, at_least: int, 
                               "read (raise SITEGEN_MAX_RECORDS)")
     outcome = _by_ids(trace, ranked[:settings.max_records], settings)
     if ranked and not outcome.records:  # a work OpenAlex merged away may be missing; every one is no answer
-        doubts.append(f"OpenAlex sent none of the {len(ranked[:settings.max_records])} works the seeds list under "
+        doubts.append(f"OpenAlex sent none of the {counted(len(ranked[:settings.max_records]), 'work')} the seeds list under "
                       f"{key.replace('_', ' ')}: taken for a fault, not an answer")
     place = {work_id: index for index, work_id in enumerate(ranked)}
     records = sorted(outcome.records, key=lambda record: place.get(record.custom.openalex or "", len(place)))

@@ -58,6 +58,7 @@ from sitegen.sources.base import (
 from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError, too_large
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import SourceSettings
+from sitegen.text import counted
 
 BASE = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
 PROVIDER = Provider(label("pubmed"), frozenset({"eutils.ncbi.nlm.nih.gov"}), min_interval=0.34)
@@ -396,11 +397,11 @@ def _history(root: etree._Element, warnings: list[str]) -> tuple[int, str, str]:
     web_env, query_key = element_text(root.find("WebEnv")) or "", element_text(root.find("QueryKey")) or ""
     if altered and count:
         it = "it" if len(altered) == 1 else "them"
-        raise Unsupported(f"PubMed {' and '.join(altered)} and searched the rest of the query instead ({count} "
-                          f"matches of a different query than the one saved); correct or remove {it}")
+        raise Unsupported(f"PubMed {' and '.join(altered)} and searched the rest of the query instead ({counted(count, 'match', 'matches')} "
+                          f"of a different query than the one saved); correct or remove {it}")
     warnings += [f"PubMed {part} of the query" for part in altered]
     if count and not (web_env and query_key):
-        raise Malformed(f"PubMed reported {count} matches but no WebEnv or QueryKey to fetch them from")
+        raise Malformed(f"PubMed reported {counted(count, 'match', 'matches')} but no WebEnv or QueryKey to fetch them from")
     return count, web_env, query_key
 
 
@@ -434,7 +435,7 @@ def _search(trace: Trace, term: str, settings: SourceSettings, batch_size: int) 
             continue
         # PubMed has answered 200 with an empty or cut-short set: that is an outage, never fewer matches.
         if len(entries) < size:
-            raise Malformed(f"PubMed returned {len(entries)} of the {size} records asked for "
+            raise Malformed(f"PubMed returned {len(entries)} of the {counted(size, 'record')} asked for "
                             f"at position {start} of {total}")
         pager.add(total, entries, pubmed_to_record)
         start += size

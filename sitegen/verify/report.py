@@ -17,6 +17,7 @@ from sitegen.living.facts import LatestVerdict, latest_verdicts
 from sitegen.records.providers import label
 from sitegen.review.folder import Review
 from sitegen.review.models import AXIS_VERDICTS, OPEN_ITEMS, VERIFICATION_AXES, VerificationPayload
+from sitegen.text import counted
 
 AXIS_LABELS = {
     "identity": "Identity: the work exists as cited",
@@ -129,7 +130,7 @@ def verdict_sentence(payload: VerificationPayload) -> str:
         missing = sum(check.result == "not-found" for check in payload.passages)
         sentence = {
             "verified": f"{'every passage occurs' if checked != 1 else 'the passage occurs'} in the text it cites",
-            "not-found": (f"{missing} of {checked} passages found in neither the abstract nor a licensed full text"
+            "not-found": (f"{missing} of {counted(checked, 'passage')} found in neither the abstract nor a licensed full text"
                           if checked else "a passage found in neither the abstract nor a licensed full text"),
             "contradicted": "a passage does not occur in the text it names, which sitegen holds whole",
             "insufficient-passage": "a passage could not be checked: there was no text to check it against",
