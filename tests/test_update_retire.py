@@ -149,3 +149,23 @@ def test_a_retirement_reason_is_quoted_as_text_not_as_python(sitegen, tmp_path):
     assert sitegen("monitor", "retire", review, "--id", "other", "--at", SECOND, "--reason", reason)[0] == 0
     code, out, _ = sitegen("monitor", "status", review)
     assert code == 0 and f"(why: “{reason}”)" in out, out
+
+
+def test_the_searches_page_keeps_a_retirement_and_the_reinstatement_after_it(sitegen, example_copy, tmp_path):
+    # Reinstated, the search is no longer retired; its history still says when and why it was not run.
+    retired, reinstated = "2026-11-01T00:00:00Z", "2026-11-15T00:00:00Z"
+    assert sitegen("monitor", "retire", example_copy, "--id", "object-in-context", "--at", retired,
+                   "--reason", "Replaced by a <broader> search")[0] == 0
+    assert sitegen("monitor", "reinstate", example_copy, "--id", "object-in-context", "--at", reinstated,
+                   "--reason", "The <broader> search missed studies")[0] == 0
+    code, out, err = sitegen("publish", example_copy, "--out", tmp_path / "site")
+    assert code == 0, out + err
+    page = (tmp_path / "site" / "searches.html").read_text()
+    assert "(retired)</h2>" not in page
+    history = page[page.index('<ul class="search-history">'):]
+    history = history[:history.index("</ul>")]
+    assert f'<time datetime="{retired}">' in history and "retired <span" in history
+    assert "why: Replaced by a &lt;broader&gt; search" in history
+    assert f'<time datetime="{reinstated}">' in history and "reinstated <span" in history
+    assert "why: The &lt;broader&gt; search missed studies" in history
+    assert history.index(retired) < history.index(reinstated)

@@ -43,6 +43,28 @@ def retired_searches(review: Review) -> dict[str, Retirement]:
     return retired
 
 
+@dataclass(frozen=True)
+class SearchChange:
+    """A saved search retired or reinstated, as the ledger recorded it: one step of its history."""
+
+    monitor_id: str
+    retired: bool  # False: reinstated
+    at: str  # the event's time
+    reason: str | None  # a reinstatement may give none
+    seq: int  # the event's place on the ledger
+
+
+def search_histories(review: Review) -> dict[str, list[SearchChange]]:
+    """Monitor id -> every retirement and reinstatement of that saved search, oldest first: a search retired and
+    reinstated since is not retired, but the gap in its runs is explained by its history."""
+    histories: dict[str, list[SearchChange]] = {}
+    for event, payload in zip(review.ledger, review.payloads, strict=True):
+        if isinstance(payload, RetirementPayload | ReinstatementPayload):
+            histories.setdefault(payload.monitor_id, []).append(SearchChange(
+                payload.monitor_id, isinstance(payload, RetirementPayload), event.ts, payload.reason, event.seq))
+    return histories
+
+
 def retire_search(review: Review, monitor_id: str, at: str, reason: str) -> LedgerEvent:
     """Record that `update` no longer runs the saved search `monitor_id`."""
     given_search_id(monitor_id, "--id")

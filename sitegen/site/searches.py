@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from sitegen.living.manifests import LastRun, RunRecord, compiled_query, run_records, strategy_runs
-from sitegen.living.retirement import Retirement, retired_searches
+from sitegen.living.retirement import Retirement, SearchChange, retired_searches, search_histories
 from sitegen.living.validation import latest_validations, percent
 from sitegen.records.citations import MODES, Seed, parse_citation_query
 from sitegen.review.models import ImportPayload, SavedSearch, Strategy, ValidationPayload
@@ -69,6 +69,7 @@ class SearchView:
     runs: list[RunRecord]  # newest first
     validation: ValidationView | None = None
     retired: Retirement | None = None  # when and why, for a search `update` no longer runs
+    history: tuple[SearchChange, ...] = ()  # every retirement and reinstatement, oldest first
 
     @property
     def latest(self) -> RunRecord | None:
@@ -112,11 +113,12 @@ def validation_view(site: Site, monitor_id: str) -> ValidationView | None:
 
 def search_views(site: Site) -> list[SearchView]:
     records = run_records(site.review, site.facts.runs)
-    retired = retired_searches(site.review)
+    retired, histories = retired_searches(site.review), search_histories(site.review)
     return [SearchView(search, [strategy_view(site, strategy, last) for strategy, last in
                                 zip(search.strategies, strategy_runs(site.review, search), strict=True)],
                        [record for record in reversed(records) if record.run.monitor_id == monitor_id],
-                       validation_view(site, monitor_id), retired.get(monitor_id))
+                       validation_view(site, monitor_id), retired.get(monitor_id),
+                       tuple(histories.get(monitor_id, ())))
             for monitor_id, search in site.review.searches.items()]
 
 
