@@ -921,7 +921,9 @@ def verify(directory: Path, at: str | None, mode: str, bib: Path | None, encodin
               "knows, a bibliographic database by name (Embase, Scopus, Web of Science, CINAHL, PsycINFO...), a "
               "study register by name (ClinicalTrials.gov, WHO ICTRP, ISRCTN...; counted as a register) or the "
               "database the export names; other methods otherwise].")
-@click.option("--description", metavar="TEXT", help="What the file is, for the ledger [default: its name].")
+@click.option("--description", metavar="TEXT", help="What the file is, for the ledger [default: its name]; by other "
+              "methods, the PRISMA box it counts in when --source does not say (citation searching, websites, "
+              "organisations or experts contacted).")
 @click.option("--seen", metavar="MONITOR_ID", help="Add the imported ids to this saved search's seen ids, so its "
               "next run reports only what arrived since.")
 @click.option("--skip-bad", is_flag=True, help="Skip malformed records, entries that cannot be records and files "

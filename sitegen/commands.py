@@ -24,7 +24,7 @@ from sitegen.living import protocol, retirement, state, versions
 from sitegen.living.checks import UNANCHORED, ledger_problems
 from sitegen.living.duplicates import Suggestion, suggestions
 from sitegen.living.ledger import anchor_tail, given_search_id
-from sitegen.living.prisma import PrismaCounts
+from sitegen.living.prisma import PrismaCounts, other_descriptions
 from sitegen.records.dedupe import dedupe_rows
 from sitegen.records.matching import Matches
 from sitegen.records.model import Record
@@ -227,7 +227,7 @@ def export(root: Path, format: str, selection: Selection | None = None, out: Pat
     if format == PRISMA_CSV:
         from sitegen.site.prisma_csv import prisma2020_csv  # with the site's templates, which only it needs here
 
-        text, count = prisma2020_csv(facts.prisma, facts.reason_labels), None
+        text, count = prisma2020_csv(facts.prisma, facts.reason_labels, other_descriptions(review)), None
     else:
         extension = next(form.extension for form in FORMATS if form.option == format)
         records = selected(review, facts, selection or "included")

@@ -779,3 +779,38 @@ def test_an_updated_review_draws_only_its_new_searches_in_the_arm_of_new_studies
     code, out, _ = sitegen("prisma", review)
     assert code == 0 and "new searches (runs 3, 4, since the previous version" in out
     assert "\n  screened: 1\n" in out  # the new searches', beside the whole review's
+
+
+def test_csv_puts_an_import_by_other_methods_in_the_box_it_says_and_never_guesses_citation_searching(
+        sitegen, tmp_path):
+    """An import by other methods counts where its --source or --description says (a file's name alone says
+    nothing): citation searching only when it says so, and one that says no kind is labelled as such."""
+    review = tmp_path / "review"
+    sitegen("init", review)
+    sitegen("protocol", "lock", review, "--at", "2026-01-01T00:00:00Z")
+    entry = "TY  - JOUR\nTI  - {title}\nAU  - Smith, J\nPY  - 2020\nER  - \n"
+    imports = [("sites.ris", ["Memory in rats", "Sleep in mice"], ["--description", "Hand search of charity websites"]),
+               ("asked.ris", ["Pain in dogs"], ["--source", "Experts contacted"]),
+               ("more.ris", ["Fear in fish", "Play in cats", "Diet in cows"], [])]
+
+    def filled() -> dict[str, list[str]]:
+        code, out, err = sitegen("export", review, "--format", "prisma2020-csv")
+        assert code == 0, out + err
+        rows = read_csv(out)
+        return {row[0]: row for row in rows[1:] if row[0] != "NA"}
+
+    for day, (name, titles, options) in enumerate(imports, start=2):
+        (tmp_path / name).write_text("".join(entry.format(title=title) for title in titles), encoding="utf-8")
+        code, out, err = sitegen("import", review, tmp_path / name, "--method", "other", *options,
+                                 "--at", f"2026-02-0{day}T00:00:00Z")
+        assert code == 0, out + err
+        if name == "asked.ris":  # every import so far says its kind: no citation searching
+            rows = filled()
+            assert [rows[box][-1] for box in ("website_results", "organisation_results", "citations_results")] == \
+                ["2", "1", "NA"]
+    rows = filled()
+    assert [rows[box][-1] for box in ("website_results", "organisation_results", "citations_results")] == \
+        ["2", "1", "3"]
+    # the file imported with neither says no kind: its box says so, in the diagram's text and the description
+    assert rows["citations_results"][3:5] == ["Records identified from: Other methods, kind not recorded",
+                                              "Other methods, kind not recorded"]

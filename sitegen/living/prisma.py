@@ -59,10 +59,12 @@ OTHER = "other"  # the route of records found by other methods than searching a 
 Route = Literal["database", "register", "other"]
 # PRISMA 2020 draws three boxes for the records other methods identified: websites, organisations and citation
 # searching. The ledger knows an other-methods source by the name the review gave it (`sitegen import --source`),
-# so its box is read from that name; a name that says neither websites nor organisations is citation searching,
-# the route sitegen's own citation searches take, and so is a name that says it followed citations, whatever
-# it followed them in ("Citation searching (Google Scholar)"). A web search engine, named as such or by its
-# name (Google Scholar), is searched as websites are: PRISMA 2020 counts it there, never as citation searching.
+# so its box is read from that name, and, when the name says none, from what its imports say they were
+# (`--description`). A name that says it followed citations is citation searching, whatever it followed them in
+# ("Citation searching (Google Scholar)"), as sitegen's own citation searches are. A web search engine, named as
+# such or by its name (Google Scholar), is searched as websites are: PRISMA 2020 counts it there, never as citation
+# searching. An import that says none of these (a file imported without --source, named by its file name) is in
+# no box: which it belongs in is not known, and guessing citation searching would mislabel it.
 OtherMethod = Literal["websites", "organisations", "citations"]
 _CITATIONS = re.compile(r"\b(?:citations?|citing|cited|reference lists?|snowball\w*)\b", re.IGNORECASE)
 _WEBSITES = re.compile(r"\b(?:web ?sites?|web ?pages?|search engines?|grey literature|gray literature|google|bing|"
@@ -199,15 +201,30 @@ def arm_flow(counts: PrismaCounts) -> Flow:
     return counts.new_searches if counts.new_searches is not None else counts
 
 
-def other_method(source: str) -> OtherMethod:
-    """Which of PRISMA 2020's other-methods boxes a source identified by other methods counts in."""
-    if source == CITATION_SEARCHING or _CITATIONS.search(source):
+def other_method(source: str, descriptions: Iterable[str] = ()) -> OtherMethod | None:
+    """Which of PRISMA 2020's other-methods boxes a source identified by other methods counts in: as its name says,
+    else as the first of its imports' `descriptions` that says one; None when none says."""
+    if source == CITATION_SEARCHING:
         return "citations"
-    if _WEBSITES.search(source):
-        return "websites"
-    if _ORGANISATIONS.search(source):
-        return "organisations"
-    return "citations"
+    for text in (source, *descriptions):
+        if _CITATIONS.search(text):
+            return "citations"
+        if _WEBSITES.search(text):
+            return "websites"
+        if _ORGANISATIONS.search(text):
+            return "organisations"
+    return None
+
+
+def other_descriptions(review: Review) -> dict[str, list[str]]:
+    """Source -> what each import by other methods that counts under it says it was (its description), in ledger
+    order: the box of a source whose name says none (`other_method`)."""
+    described: dict[str, list[str]] = {}
+    for payload in review.payloads:
+        if isinstance(payload, ImportPayload) and payload.method == "other":
+            for source in _identifications(payload):
+                described.setdefault(source, []).append(payload.description)
+    return described
 
 
 def not_in_full(counts: PrismaCounts, arm: Literal["databases", "other"] | None = None,

@@ -26,7 +26,7 @@ from markupsafe import Markup, escape
 
 from sitegen.living.duplicates import matched_within
 from sitegen.living.facts import LatestVerdict, ReviewFacts
-from sitegen.living.prisma import previous_labels
+from sitegen.living.prisma import other_descriptions, previous_labels
 from sitegen.living.versions import version_history
 from sitegen.records.model import Record, identifier_keys
 from sitegen.review.folder import Review
@@ -290,7 +290,7 @@ def downloads(site: Site) -> Files:
     counts = site.facts.prisma
     yield "downloads/prisma.svg", str(prisma_svg.render(counts, site.reasons, standalone=True))
     yield "downloads/prisma.json", pretty_json(counts.model_dump())
-    yield "downloads/prisma2020.csv", prisma_csv.prisma2020_csv(counts, site.reasons)
+    yield "downloads/prisma2020.csv", prisma_csv.prisma2020_csv(counts, site.reasons, other_descriptions(site.review))
 
 
 def search(site: Site) -> Files:

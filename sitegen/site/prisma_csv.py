@@ -9,8 +9,12 @@ the meta-analysis boxes (sitegen records no meta-analysis). Lists are written
 "Name, n; Name, n", the package's format, which it splits at ";" and then at the
 first ",": a label's own commas and semicolons become " / " so they cannot split
 it. Records identified by other methods count under `website_results`,
-`organisation_results` or `citations_results` as their source's name says
-(`sitegen.living.prisma.other_method`); a box no source of the arm counts in is NA.
+`organisation_results` or `citations_results` as their source's name, or failing
+that its imports' descriptions, says (`sitegen.living.prisma.other_method`); a box
+no source of the arm counts in is NA. The template has no box for other methods of
+a kind nobody recorded: those count in the last box of the arm, `citations_results`,
+whose text then says so ("Other methods, kind not recorded"), never as citation
+searching alone.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Mapping, Sequence
 
 from sitegen.living.prisma import PrismaCounts, arm_flow, arm_runs, not_in_full, other_method, previous_labels
 from sitegen.records.providers import kind, label
@@ -27,6 +32,10 @@ from sitegen.site.templates import templates_dir
 TEMPLATE = "prisma2020.csv"
 NA = "NA"
 _LIST_SEPARATORS = re.compile(r"\s*[,;]+\s*")
+UNSAID = "unsaid"  # other methods whose kind neither the source's name nor its imports' descriptions say
+# The citation-searching box's text when it also holds records of other methods of no recorded kind.
+_UNSAID_TEXTS = {False: "Other methods, kind not recorded",
+                 True: "Citation searching, and other methods of kind not recorded"}
 
 
 def template_rows() -> tuple[list[str], list[list[str]]]:
@@ -44,8 +53,20 @@ def listed(items: dict[str, int]) -> str:
                      for name, n in items.items())
 
 
-def values(counts: PrismaCounts, labels: dict[str, str]) -> dict[str, str]:
-    """The `n` of each data row of the template."""
+def other_methods(counts: PrismaCounts, descriptions: Mapping[str, Sequence[str]]) -> dict[str, int]:
+    """Records the arm's other methods identified, by box (`UNSAID` for those of no recorded kind); a source the
+    arm used counts, as 0 when it found nothing new."""
+    by_method: dict[str, int] = {}
+    for source, n in arm_flow(counts).identified_other_by_source.items():
+        method = other_method(source, descriptions.get(source, ())) or UNSAID
+        by_method[method] = by_method.get(method, 0) + n
+    return by_method
+
+
+def values(counts: PrismaCounts, labels: dict[str, str],
+           descriptions: Mapping[str, Sequence[str]] | None = None) -> dict[str, str]:
+    """The `n` of each data row of the template; `descriptions`: what the imports under each other-methods source
+    say they were (`sitegen.living.prisma.other_descriptions`)."""
     updated = counts.template == "updated"
     # The identification of new studies: for an updated review, the new searches' boxes (the earlier runs
     # identified the previous studies, so the whole review's flow would count them twice).
@@ -61,9 +82,8 @@ def values(counts: PrismaCounts, labels: dict[str, str]) -> dict[str, str]:
         return {label(source) + (" (not reached in full)" if source in unreached else ""): n
                 for source, n in found.items() if kind(source) == wanted}
 
-    by_method: dict[str, int] = {}  # a source the arm used counts, as 0 when it found nothing new
-    for source, n in counts.identified_other_by_source.items():
-        by_method[other_method(source)] = by_method.get(other_method(source), 0) + n
+    by_method = other_methods(whole, descriptions or {})
+    cited = {"citations", UNSAID} & set(by_method)
 
     def reasons(by_reason: dict[str, int]) -> dict[str, int]:
         return {labels.get(code, code): n for code, n in by_reason.items()}
@@ -80,7 +100,7 @@ def values(counts: PrismaCounts, labels: dict[str, str]) -> dict[str, str]:
         "register_specific_results": listed(by_kind("register")),
         "website_results": when("websites" in by_method, by_method.get("websites")),
         "organisation_results": when("organisations" in by_method, by_method.get("organisations")),
-        "citations_results": when("citations" in by_method, by_method.get("citations")),
+        "citations_results": when(bool(cited), sum(by_method[method] for method in cited)),
         "duplicates": str(counts.duplicates_removed),
         "excluded_automatic": str(counts.excluded_automation),
         "excluded_other": str(counts.removed_other_reasons),
@@ -103,19 +123,26 @@ def values(counts: PrismaCounts, labels: dict[str, str]) -> dict[str, str]:
     }
 
 
-def prisma2020_csv(counts: PrismaCounts, labels: dict[str, str]) -> str:
+def prisma2020_csv(counts: PrismaCounts, labels: dict[str, str],
+                   descriptions: Mapping[str, Sequence[str]] | None = None) -> str:
     """The template with its `n` column filled; rows that are titles or phase bars keep the template's n."""
     header, rows = template_rows()
     data, n = header.index("data"), header.index("n")
-    filled = values(counts, labels)
+    filled = values(counts, labels, descriptions)
     studies_label, reports_label, _ = previous_labels(counts)
     texts = {"previous_studies": studies_label, "previous_reports": reports_label}
+    by_method = other_methods(counts, descriptions or {})
+    if UNSAID in by_method:
+        texts["citations_results"] = _UNSAID_TEXTS["citations" in by_method]
     wording = [header.index(column) for column in ("description", "boxtext", "tooltips")]
+    boxtext = header.index("boxtext")
 
     def worded(row: list[str]) -> list[str]:
-        """The previous-studies rows say what the previous studies are (the package's text otherwise)."""
+        """The previous-studies rows say what the previous studies are, and the citation-searching row what it
+        holds (the package's text otherwise), in each column where the package has the box's text."""
         if row[data] not in texts:
             return row
-        return [texts[row[data]] if i in wording and value != NA else value for i, value in enumerate(row)]
+        return [value.replace(row[boxtext], texts[row[data]]) if i in wording and value != NA else value
+                for i, value in enumerate(row)]
 
     return write_csv(header, [[*row[:n], filled.get(row[data], row[n]), *row[n + 1:]] for row in map(worded, rows)])
