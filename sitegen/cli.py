@@ -557,7 +557,7 @@ def _print_update(directory: Path, result, as_json: bool, report: Path | None) -
     else:
         for search in result.searches:
             if search.new:
-                click.echo(f"{search.monitor_id}: {len(search.new)} new records (screening batch {search.batch})")
+                click.echo(f"{search.monitor_id}: {counted(len(search.new), 'new record')} (screening batch {search.batch})")
             elif search.complete:
                 click.echo(f"{search.monitor_id}: no new records (every source answered)")
             elif search.answered:
@@ -764,8 +764,8 @@ def monitor_validate(directory: Path, monitor_id: str | None, at: str | None, as
                    "already there at that time, the same")
     low = [p for p in payloads if p.below_threshold]
     for payload in low:
-        click.echo(f"warning: {payload.monitor_id} retrieves {payload.found} of {len(payload.known)} known-relevant "
-                   f"studies, below the protocol's validation_recall of {payload.threshold:.0%}", err=True)
+        click.echo(f"warning: {payload.monitor_id} retrieves {payload.found} of "
+                   f"{counted(len(payload.known), 'known-relevant study', 'known-relevant studies')}, below the protocol's validation_recall of {payload.threshold:.0%}", err=True)
     if low:
         raise click.exceptions.Exit(EXIT_LOW_RECALL)
 

@@ -422,7 +422,7 @@ def test_lookup_with_a_zero_hit_count_still_checks_what_came_back():
     fetch, _, _ = fetcher(lambda request: json_response(page_body(RESULTS[:1], 0)))
     outcome = europepmc.lookup(fetch, SETTINGS, "10.1002/hpja.70059")
     assert outcome.status == "unavailable" and outcome.records == []
-    assert "reported 0 matches but sent 1 different items" in outcome.warnings[0]
+    assert "reported 0 matches but sent 1 different item" in outcome.warnings[0]
 
 
 def test_lookup_keeps_only_the_record_asked_for_and_says_so():

@@ -629,7 +629,7 @@ def _no_item_usable(results: list[dict]) -> dict:
 
 
 @pytest.mark.parametrize("fault, named", [
-    (_hitcount_below_results, "reported 1 matches but sent 4 different items"),
+    (_hitcount_below_results, "reported 1 match but sent 4 different items"),
     (_valid_looking_zero, "reported 0 matches where this strategy's last complete run had 2"),
     (_one_record_malformed, "could not be read"),
     (_no_item_usable, "none of the 4 Europe PMC"),

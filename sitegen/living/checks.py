@@ -549,5 +549,5 @@ def _provenance_problems(review: Review) -> list[Problem]:
                  for record_id in orphans[:20]]
     if len(orphans) > 20:
         problems.append(Problem("records.jsonl", None, None, "no-provenance",
-                                f"{len(orphans) - 20} more records have no provenance on the ledger"))
+                                f"{counted(len(orphans) - 20, 'more record has', 'more records have')} no provenance on the ledger"))
     return problems

@@ -450,7 +450,7 @@ def collapse_doubted(outcome: SourceOutcome, previous: RetrievalPayload | None) 
                                                    "not an answer"})
     # The count may hold while the records do not (items it can no longer read, under a changed format).
     if len(outcome.records) * 10 < len(previous.record_ids):
-        return outcome.model_copy(update={"doubt": f"{label(outcome.source)} sent {len(outcome.records)} usable records "
+        return outcome.model_copy(update={"doubt": f"{label(outcome.source)} sent {counted(len(outcome.records), 'usable record')} "
                                                    f"where this strategy's last complete run had "
                                                    f"{len(previous.record_ids)}: taken for a fault, not an answer"})
     return outcome
@@ -543,7 +543,7 @@ def markdown_report(result: UpdateResult) -> str:
             lines += ["", "Notes:"] + [f"- {markdown_safe(note)}" for note in notes]
         lines.append("")
         if search.new:
-            lines.append(f"**{len(search.new)} new records** (screening batch {search.batch}):")
+            lines.append(f"**{counted(len(search.new), 'new record')}** (screening batch {search.batch}):")
             lines.append("")
             for record_id in search.new:
                 record = result.records[record_id]

@@ -46,6 +46,7 @@ from sitegen.records.model import (
 )
 from sitegen.records.providers import PROVIDERS, Source
 from sitegen.review.parsing import worded_pattern
+from sitegen.text import counted
 
 REVIEW_SCHEMA_VERSION = 1  # review.yaml
 SEARCH_SCHEMA_VERSION = "1.0"  # searches/<monitor_id>.json, as in the saved-search specification
@@ -688,17 +689,17 @@ class ValidationPayload(Strict):
                 raise ValueError(f"{name} names studies that are not in known: {sorted(set(ids) - known)}")
         if self.found + len(set(self.missed)) != len(known):
             raise ValueError(f"found ({self.found}) and missed ({len(set(self.missed))}) do not add up to the "
-                             f"{len(known)} known studies")
+                             f"{counted(len(known), 'known study', 'known studies')}")
         for strategy in self.strategies:
             missed = {miss.study for miss in strategy.missed}
             if not missed <= known:
                 raise ValueError(f"strategy {strategy.query!r} missed studies that are not in known: "
                                  f"{sorted(missed - known)}")
             if strategy.found > len(known):
-                raise ValueError(f"strategy {strategy.query!r} found {strategy.found} of {len(known)} known studies")
+                raise ValueError(f"strategy {strategy.query!r} found {strategy.found} of {counted(len(known), 'known study', 'known studies')}")
             if strategy.not_measured is None and strategy.found + len(missed) != len(known):
                 raise ValueError(f"strategy {strategy.query!r}: found ({strategy.found}) and missed ({len(missed)}) "
-                                 f"do not add up to the {len(known)} known studies")
+                                 f"do not add up to the {counted(len(known), 'known study', 'known studies')}")
         return self
 
     @property

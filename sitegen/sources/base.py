@@ -789,7 +789,7 @@ class Pager:
         if self.read > total:
             # The count is wrong, so nothing says the results are whole (a provider that counts
             # fewer than it sends may also stop offering pages before the end).
-            raise Malformed(f"{name} reported {counted(total, 'match', 'matches')} but sent {self.read} different items: "
+            raise Malformed(f"{name} reported {counted(total, 'match', 'matches')} but sent {counted(self.read, 'different item')}: "
                             "its count cannot be trusted, so the results may not be whole")
         reasons = "; ".join(self._reasons[:3])
         unreadable = f": {listed(_shown(self._unreadable_names))}" if self._unreadable_names else ""
