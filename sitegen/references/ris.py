@@ -363,11 +363,11 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
     # which was counted as a database of its own and, naming MEDLINE, read an Embase accession number as a PMID).
     named = next((value for tag in ("DB", "DP") if (value := record.firsts.get(tag) or _text(tags.get(tag)))), "")
     ovid = record.numbered or bool(OVID_SEGMENT.search(named)) or any(map(OVID_ADDRESS.match, addresses))
+    refworks = _refworks(first("ID"), values("N1"))
     types = [*([] if DOI_LIKE.search(first("M3")) else
                [kind for kind in first("M3").split("; ") if not CLASSIFICATION.search(kind)]),
              *(first("PT").split(", ") if ovid else []),
-             *(first("M1").split("; ") if _refworks(first("ID"), values("N1")) and not any(map(str.isdigit, first("M1")))
-               else []),
+             *(first("M1").split("; ") if refworks and not any(map(str.isdigit, first("M1"))) else []),
              *(kind for note in values("N1") for found in EBSCO_NOTE_TYPES.finditer(note)
                for kind in found.group(1).split(";"))]
     # AU and A1 are RIS's newer and older author tags: one list written under both is one list; else the
@@ -429,7 +429,7 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
         "keywords": joined(values("KW")),
         "language": first("LA"),
         "publisher": first("PB"),
-        "note": " ".join(filter(None, (_note(note, _refworks(first("ID"), values("N1"))) for note in values("N1")))),
+        "note": " ".join(filter(None, (_note(note, refworks) for note in values("N1")))),
         "retracted": "yes" if any(note.strip() == "RETRACTED" for note in values("N1")) else "",
         "month": month,
         "date": date,
