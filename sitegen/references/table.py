@@ -48,7 +48,7 @@ from sitegen.references.fields import (
 )
 from sitegen.references.problems import UNRECOGNISED, ReferenceProblem, Skipped, checked
 from sitegen.references.records import CSL_TYPES_OF_OTHER_SENSES, month_of
-from sitegen.references.ris import EBSCOHOST_DATABASES, MONTHS, PUBMED_DATABASE
+from sitegen.references.ris import EBSCOHOST_DATABASES, PUBMED_DATABASE
 from sitegen.text import counted
 
 # A cell larger than any reference's field (an abstract holds at most 200,000 characters) is refused as it is read:
@@ -586,8 +586,9 @@ def nlm_citation(citation: str, year: str) -> dict[str, str]:
     found = _NLM_CITATION.search(citation)
     if not found or found["year"] != year:
         return {}
-    month = found["month"] if (found["month"] or "").lower() in MONTHS else ""
-    date = iso_date([year, MONTHS.index(month.lower()) + 1, found["day"] or ""]) if month else ""
+    number = month_of(found["month"] or "")
+    month = found["month"] if number else ""
+    date = iso_date([year, number, found["day"] or ""]) if number else ""
     return {name: value for name, value in (("volume", found["volume"]), ("number", found["issue"]),
                                             ("pages", medline_pages(found["pages"])), ("month", month),
                                             ("date", date)) if value}
