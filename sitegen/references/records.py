@@ -441,8 +441,7 @@ EMBASE_ADDRESSES = re.compile(r"\(\s*[^\W\d_][\w'’-]*(?:\s[\w'’-]+)*?\s[A-Z]
 
 # An issue's number with its month after it, as Embase writes the issues of journals that publish all year ("IS  - 12
 # December" for PLoS ONE 18(12), in Embase.com's, EndNote's, RefWorks' and Covidence's exports of its records).
-ISSUE_MONTH = re.compile(r"(\d+)\s+(?:January|February|March|April|May|June|July|August|September|October|November"
-                         r"|December)", re.IGNORECASE)
+ISSUE_MONTH = re.compile(rf"(\d+)\s+(?:{'|'.join(_MONTH_NAMES)})", re.IGNORECASE)
 
 
 def _numbering(value: str, field: str, notes: list[str]) -> str:
