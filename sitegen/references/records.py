@@ -371,13 +371,13 @@ ADDRESSES = (
 )
 
 
-def ids_at(addresses: Iterable[str], namespaces: Iterable[str] = ("pmid", "pmcid")) -> dict[str, str]:
-    """The ids of `namespaces` that `addresses` give as their pages' addresses (see ADDRESSES), each only when they
+def ids_at(addresses: Iterable[str]) -> dict[str, str]:
+    """The PMID and PMCID that `addresses` give as their pages' addresses (see ADDRESSES), each only when they
     give one: a PubMed page and another's PubMed page name no PMID. For a format that lists a record's addresses
     (Zotero's RIS writes each page it knows of a work in L2, after its own address in UR)."""
     found: dict[str, set[str]] = {}
     for namespace, address, normalise in ADDRESSES:
-        if namespace in namespaces:
+        if namespace in ("pmid", "pmcid"):
             for written in addresses:
                 if (match := address.match(written.strip())) and (value := normalise(match[1])):
                     found.setdefault(namespace, set()).add(value)
