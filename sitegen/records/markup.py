@@ -66,6 +66,8 @@ def _unpaired_as_text(text: str) -> str:
     declaration that never ends, escaped, so the parser reads it as text. Nor does the parser see an unclosed one:
     it searched the rest of the text for the end of each, and a title of thousands ("<i a=b <i a=b ...",
     "<!-- <!-- ...") took minutes."""
+    if "<" not in text:  # most titles and abstracts: nothing to look for
+        return text
     kept = {tag.start() for tag in markup_tags(text)}
     last_ends = {end: text.rfind(end) for _, end in DECLARATION_ENDS}
 
