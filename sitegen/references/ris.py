@@ -147,9 +147,9 @@ MAPPING = {tag: tag for tag in [*TAG_KEY_MAPPING, "VO", "PT", "L3"]}
 CLASSIFICATION = re.compile(r"\[\d+\]\s*$")
 # RefWorks writes a record's publication types in M1 ("M1  - Journal Article"), a tag others fill with an id or a
 # number (Scopus's, EndNote's issue or article number), and its RIS is known by its ids ("ID  - RefID:887-eberth2024")
-# or its note, "undefined" before the affiliations. Only there is an M1 of words (no digit) a type.
+# or its note, "undefined" before the affiliations (REFWORKS_PLACEHOLDER). Only there is an M1 of words (no digit) a
+# type.
 REFWORKS_ID = re.compile(r"RefID:\d")
-REFWORKS_NOTE = re.compile(r"undefined(?:;|$)")
 # RefWorks writes a record's note (N1) as the fields it keeps there joined by "; ": the note itself, or "undefined",
 # its placeholder for none, then the addresses Embase lists after its authors' names, each labelled with the RIS tag
 # Embase wrote it in ("undefined; M1: (Eberth D.A., deberth@cciwireless.ca) Royal Tyrrell Museum of Palaeontology,
@@ -441,7 +441,7 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
 def _note(note: str, refworks: bool) -> str:
     """An N1's note (see NOTE_PARTS): without RefWorks' placeholder before it in a RefWorks record, and without the
     parts that are Embase's authors' addresses; as written when it holds neither."""
-    text = REFWORKS_PLACEHOLDER.sub("", note, count=1) if refworks and REFWORKS_PLACEHOLDER.match(note) else note
+    text = note[found.end():] if refworks and (found := REFWORKS_PLACEHOLDER.match(note)) else note
     parts = NOTE_PARTS.split(text)
     kept = [part for part in parts if not EMBASE_ADDRESSES.match(part[label.end():] if (label := PART_LABEL.match(part))
                                                                   else part)]
@@ -450,7 +450,7 @@ def _note(note: str, refworks: bool) -> str:
 
 def _refworks(identifier: str, notes: list[str]) -> bool:
     """Whether a record is RefWorks' (see REFWORKS_ID): its id, or a note as only RefWorks starts one."""
-    return bool(REFWORKS_ID.match(identifier)) or any(REFWORKS_NOTE.match(note) for note in notes)
+    return bool(REFWORKS_ID.match(identifier)) or any(REFWORKS_PLACEHOLDER.match(note) for note in notes)
 
 
 def _date_parts(value: str) -> list[str]:
