@@ -65,7 +65,7 @@ def _full_date(year: str, after: list[str]) -> str:
     if len(after) != 2:
         return ""
     month, day = after
-    full = iso_date([year, month_of(month) or month, day])
+    full = iso_date([year, month_of(month), day])
     return full if len(full) == 10 else ""
 
 
