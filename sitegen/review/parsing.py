@@ -1346,9 +1346,7 @@ def _row_of(model: type, required: set[str]) -> Callable[[dict[str, str]], bool]
         try:
             _validator(model)({name: cells[name] for name in required})
         except ValidationError as exc:
-            return all(error["type"] == "literal_error" and isinstance(error.get("input"), str)
-                       and _literal_meant(error["input"], re.findall(r"'([^']*)'", error["ctx"]["expected"]))
-                       for error in exc.errors(include_url=False))
+            return all(_literal_meant(error) for error in exc.errors(include_url=False))
         return True
     return reads
 
@@ -1453,19 +1451,22 @@ def _describe(error: dict[str, Any]) -> str:
         message = message.replace(" items", " characters")
     elif error["type"] == "string_pattern_mismatch" and (words := PATTERN_WORDS.get(error["ctx"]["pattern"])):
         message = f"must be {words}, not {error['input']!r}"
-    elif error["type"] == "literal_error" and isinstance(error.get("input"), str) \
-            and (meant := _literal_meant(error["input"], re.findall(r"'([^']*)'", error["ctx"]["expected"]))):
+    elif meant := _literal_meant(error):
         message += f", not {error['input']!r}: write {meant!r}"
     if error["type"] != "value_error" and isinstance(error.get("input"), str):  # (sitegen's own say what to write)
         message += forced_text_hint(error["input"])
     return f"{loc}: {message}" if loc else message
 
 
-def _literal_meant(value: str, expected: list[str]) -> str | None:
-    """The one of `expected` (include, exclude, same) that `value` is written otherwise as: in another case, or as a
-    spreadsheet's list of choices says it (Include, EXCLUDED, Same). Only said, never read as it: a decision is
-    written as it is meant. None for anything else (yes, 1, x: which decision is not said)."""
-    written = value.strip().casefold()
+def _literal_meant(error: dict[str, Any]) -> str | None:
+    """For a pydantic error refusing text as none of its expected words (include, exclude, same): the one it is
+    written otherwise as, in another case or as a spreadsheet's list of choices says it (Include, EXCLUDED, Same).
+    Only said, never read as it: a decision is written as it is meant. None for anything else (yes, 1, x: which
+    decision is not said), and for any other error."""
+    if error["type"] != "literal_error" or not isinstance(error.get("input"), str):
+        return None
+    written = error["input"].strip().casefold()
+    expected = re.findall(r"'([^']*)'", error["ctx"]["expected"])
     return next((word for word in expected if written in (word, word + "d", word + "ed")), None)
 
 
