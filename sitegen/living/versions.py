@@ -476,8 +476,8 @@ def _file_problems(review: Review, item: VersionFile, previous: VersionFile | No
                                 f"published_at {record.published_at} is before the ledger event it anchors "
                                 f"(event {head.seq}, {review.ledger[head.seq - 1].ts})"))
     # `publish` records the protocol in force: the version the lock or latest amendment up to its head locked.
-    locked = [payload.version for payload in review.payloads[:head.seq] if isinstance(payload, ProtocolLockPayload)]
-    if review.judges_anchor(head.seq) and holds(review.ledger, head) and locked and record.protocol_version != locked[-1]:
+    if review.judges_anchor(head.seq) and holds(review.ledger, head) \
+            and (locked := _locked_up_to(review, head.seq)) and record.protocol_version != locked[-1]:
         problems.append(Problem(rel, at("protocol_version"), None, "version-protocol",
                                 f"protocol_version {record.protocol_version} is not the protocol in force when the "
                                 f"version was published: the ledger up to its head (event {head.seq}) locked "
@@ -531,11 +531,16 @@ def _file_problems(review: Review, item: VersionFile, previous: VersionFile | No
     return problems
 
 
+def _locked_up_to(review: Review, head: int) -> list[int]:
+    """The protocol versions the ledger's first `head` events locked (a lock, then each amendment), in order."""
+    return [payload.version for payload in review.payloads[:head] if isinstance(payload, ProtocolLockPayload)]
+
+
 def _reasons_up_to(review: Review, head: int, reasons: dict[int, dict[str, str]]) -> set[str] | None:
     """The exclusion reason codes a version anchored at event `head` may give: those of every protocol version
     locked up to it (an amendment may retire a reason earlier decisions still give). None when the ledger up to
     there locked none, or one whose text it does not keep (an older ledger): then no code can be judged."""
-    versions = [payload.version for payload in review.payloads[:head] if isinstance(payload, ProtocolLockPayload)]
+    versions = _locked_up_to(review, head)
     if not versions or any(version not in reasons for version in versions):
         return None
     return {code for version in versions for code in reasons[version]}
