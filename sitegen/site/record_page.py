@@ -25,7 +25,7 @@ from sitegen.screening.digest import EMPTY_SECTION, Digest, calibration_summary,
 from sitegen.screening.outcomes import Outcome
 from sitegen.screening.relevance import Scored
 from sitegen.screening.standing import StageHistory
-from sitegen.site.studies import Link, doi_url, standing_tag_html, study_links
+from sitegen.site.studies import Link, doi_url, pubmed_url, standing_tag_html, study_links
 
 if TYPE_CHECKING:  # pages.py and records.py import this module
     from sitegen.site.pages import RecordView
@@ -167,7 +167,7 @@ def record_content(entry: Entry, histories: list[StageHistory], duplicate: Dupli
 def _version_links(version: StatedVersion) -> str:
     """A version by its DOI and PMID, each linked to where a reader finds it."""
     links = [*([f'<a href="{_e(doi_url(version.doi))}" rel="noopener">doi:{_e(version.doi)}</a>'] if version.doi else []),
-             *([f'<a href="https://pubmed.ncbi.nlm.nih.gov/{_e(version.pmid)}/" rel="noopener">PMID {_e(version.pmid)}</a>']
+             *([f'<a href="{_e(pubmed_url(version.pmid))}" rel="noopener">PMID {_e(version.pmid)}</a>']
                if version.pmid else [])]
     return " ".join(links)
 

@@ -208,13 +208,17 @@ def doi_url(doi: str) -> str:
     return f"https://doi.org/{quote(doi, safe='/')}"
 
 
+def pubmed_url(pmid: str) -> str:
+    return f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/"
+
+
 def study_links(record: Record) -> list[Link]:
     """Where a reader finds the paper, one link per identifier the record has."""
     links = []
     if record.DOI:
         links.append(Link("DOI", record.DOI, doi_url(record.DOI)))
     if record.PMID:
-        links.append(Link("PubMed", record.PMID, f"https://pubmed.ncbi.nlm.nih.gov/{record.PMID}/"))
+        links.append(Link("PubMed", record.PMID, pubmed_url(record.PMID)))
     if record.PMCID:
         links.append(Link("PubMed Central", record.PMCID, f"https://pmc.ncbi.nlm.nih.gov/articles/{record.PMCID}/"))
     if record.PMCID or record.PMID:
