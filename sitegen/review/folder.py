@@ -988,9 +988,11 @@ def _meant(name: str, is_folder: bool) -> str | None:
         return {base, base.removesuffix("s"), base.removesuffix("es")}, \
             suffix.removesuffix(".txt") if "." in suffix else suffix
     bases, suffix = parts(name)
-    known = REVIEW_FOLDERS if is_folder else REVIEW_FILES
-    return next((meant for meant in known if bases & parts(meant)[0]
-                 and suffix in (parts(meant)[1], *_SAVED_AS.get(parts(meant)[1], ()))), None)
+    for meant in REVIEW_FOLDERS if is_folder else REVIEW_FILES:
+        its_bases, its_suffix = parts(meant)
+        if bases & its_bases and suffix in (its_suffix, *_SAVED_AS.get(its_suffix, ())):
+            return meant
+    return None
 
 
 def _is_the_same(path: Path, other: Path) -> bool:
