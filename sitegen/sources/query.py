@@ -68,12 +68,16 @@ _OTHER_TERM_SYNTAX = (
     (re.compile(r"[$]"), "wildcard", "a wildcard or truncation (Ovid's $), which sitegen's grammar has not: write "
      "out each form of the word"),
 )
+# How an error says to send a query verbatim: `search`'s flag. A saved search says it its own way (`native_said`).
+VERBATIM_HINT = "with --native"
+
+
 # Cochrane's and Ovid's wildcard for a character within a word (randomi?ed, wom?n, canc?). Providers drop a '?'
 # from the text they search, in quotes or not, so "canc? therapy" searched for "canc therapy": it is refused in a
 # phrase too, unless it is plainly a question mark (see _question_mark).
 _WILDCARD_REASON = ("is a wildcard (Cochrane's ?, Ovid's ?), which sitegen's grammar has not, and providers drop it "
                     "from the text they search, in quotes too: write out each form of the word, or write the "
-                    "provider's own syntax with --native")
+                    f"provider's own syntax {VERBATIM_HINT}")
 
 # Scopus's fields, written before a parenthesised group (TITLE-ABS-KEY("heart attack")), and Web of Science's tags
 # before '=' (TS=("heart attack"), AU=Smith): sent as text, a search looked for the word TITLE-ABS-KEY.
@@ -136,10 +140,6 @@ class _Token:
     start: int  # 0-based index of the first character
     end: int  # 0-based index just past the last character
     term: Term | None = None
-
-
-# How an error says to send a query verbatim: `search`'s flag. A saved search says it its own way (`native_said`).
-VERBATIM_HINT = "with --native"
 
 
 def native_said(message: str, how: str) -> str:
@@ -231,7 +231,7 @@ def _check_term(text: str, token: _Token) -> None:
     if (star := text.find("*", token.start, token.end)) >= 0:
         raise _error("wildcard", "* is a truncation wildcard in some providers (PubMed's even in quotes) and a "
                      "character in others, and sitegen's grammar has none: write out each form of the word, or "
-                     "write the provider's own syntax with --native", star, star + 1)
+                     f"write the provider's own syntax {VERBATIM_HINT}", star, star + 1)
     if (mark := _wildcard_mark(text, token)) is not None:
         word = _word_around(text, mark, token)
         raise _error("wildcard", f"? in {word} {_WILDCARD_REASON}", mark, mark + 1)
@@ -320,14 +320,14 @@ def _read_word(text: str, start: int) -> _Token:
     for operator, what in _OTHER_OPERATORS:
         if operator.fullmatch(word):
             raise _error("operator", f"{word} is {what} (put it in double quotes to search for the word, or write "
-                         "the provider's own syntax with --native)", start, end)
+                         f"the provider's own syntax {VERBATIM_HINT})", start, end)
     for pattern, code, what in _OTHER_TERM_SYNTAX:
         if found := pattern.search(word):
             group = next((index for index in range(1, pattern.groups + 1) if found.group(index)), 0)
             syntax = found.group(group) or word
             shown = syntax if syntax == word else f"{syntax} in {word}"
             raise _error(code, f"{shown} is {what} (put the term in double quotes to search for it as text, or "
-                         "write the provider's own syntax with --native)",
+                         f"write the provider's own syntax {VERBATIM_HINT})",
                          start + found.start(group), start + found.end(group))
     scopus = end < len(text) and text[end] == "(" and _SCOPUS_FIELD.fullmatch(word)
     if scopus or (wos := _WOS_FIELD.match(word)):
@@ -337,7 +337,7 @@ def _read_word(text: str, start: int) -> _Token:
                      start, start + len(shown))
     if tag := _FIELD_TAG.search(word):
         raise _error("field", f"{tag.group(0)} looks like a PubMed field tag, which sitegen's grammar does not read: "
-                     "use title:, abstract: or author:, or write PubMed's own syntax with --native (put the term "
+                     f"use title:, abstract: or author:, or write PubMed's own syntax {VERBATIM_HINT} (put the term "
                      "in double quotes to search for the brackets themselves)", start + tag.start(), end)
     prefix = _FIELD_PREFIX.match(word)
     if prefix is None:  # only letters-then-colon is a field prefix, so a DOI such as 10.1000/x:y stays a term
