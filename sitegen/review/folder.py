@@ -960,7 +960,7 @@ def _root_problems(root: Path, entries: list[tuple[str, os.DirEntry]]) -> list[P
         if name in REVIEW_FOLDERS and not is_folder:
             problems.append(Problem(name, None, None, "not-a-folder",
                                     f"{name} must be a folder; it is a file, so nothing of the review's {name} is read"))
-        elif name not in REVIEW_FOLDERS + REVIEW_FILES and (meant := _meant(name, is_folder)) \
+        elif name not in REVIEW_FOLDERS + REVIEW_FILES and (meant := meant_entry(name, is_folder)) \
                 and not _is_the_same(root / name, root / meant):  # a disk that ignores case reads Screening so
             also = f" (beside {meant}, which is read)" if meant in names else ""
             problems.append(Problem(name, None, None, "misnamed",
@@ -977,7 +977,7 @@ _COPY_MARK = re.compile(r"(?:\s*\(\d+\)|\s*-?\s*copy(?:\s*\(?\d+\)?)?|\s+\d+)$")
 _SAVED_AS = {"csv": ("tsv", "txt", "xlsx", "xls", "ods", "numbers"), "yaml": ("yml",)}
 
 
-def _meant(name: str, is_folder: bool) -> str | None:
+def meant_entry(name: str, is_folder: bool) -> str | None:
     """The review's own entry a folder or file `name` is a near miss of, being of its kind: the same but for case,
     blanks, a plural (search, evidences), a copy's mark, or an ending another program saves it with (.yml, .txt,
     .xlsx). (A repository's own VERSION file or run script, the review its root, is no folder: no near miss of

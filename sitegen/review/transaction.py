@@ -184,11 +184,11 @@ def not_a_review(root: Path) -> str | None:
 def _review_yaml_named_otherwise(root: Path, looked_at: int = 2000) -> str | None:
     """A file at the top of `root` named almost review.yaml (review.yml, Review.yaml, review.yaml.txt as a text
     editor saves it): the review, renamed, would otherwise be said to be no review at all."""
-    from sitegen.review.folder import _meant  # (the folder's reader writes through this module)
+    from sitegen.review.folder import meant_entry  # (the folder's reader writes through this module)
     try:
         with os.scandir(root) as entries:
             return next((entry.name for entry in itertools.islice(entries, looked_at)
-                         if entry.is_file(follow_symlinks=False) and _meant(entry.name, False) == "review.yaml"), None)
+                         if entry.is_file(follow_symlinks=False) and meant_entry(entry.name, False) == "review.yaml"), None)
     except OSError:
         return None
 
