@@ -145,7 +145,8 @@ def test_openalex_display_and_raw_names_agree():
     ("van der Berg, , III", "van der Berg", None, "III"),  # RIS's "Last, First, Suffix" with no First
     # the particles after the given names, in lower case, as Zotero writes lens.org's authors: the family name's
     ("Doesschate, T. ten", "ten Doesschate", "T.", None),
-    ("Berg, Jan van der", "van der Berg", "Jan", None),
+    ("Berg, J. van der", "van der Berg", "J.", None),
+    ("Berg, Jan van der", "Berg", "Jan van der", None),  # given names written out: CSL's dropping particle, as given
     ("Hoven, T. van den, Jr.", "van den Hoven", "T.", "Jr."),
     ("Smith, Jan Van", "Smith", "Jan Van", None),  # capitalised: a given name
     ("Meer, Van der", "Meer", "Van der", None),  # which is given and which a particle? as written

@@ -277,15 +277,18 @@ def _family_among_given(family: str, given: str) -> tuple[str, str] | None:
 
 
 def _particles_after_given(family: str, given: str) -> tuple[str, str]:
-    """(family, given) of a name whose family name's particles follow its given names, as Zotero writes lens.org's
-    authors ("Doesschate, T. ten" is T. ten Doesschate, "Berg, Jan van der" Jan van der Berg): the particles, in lower
-    case as written, moved before the family name, and at least one given name kept. A capitalised word is a given
-    name ("Smith, Jan Van") and stays one, and so does all after it when it could be a particle ("Meer, Van der")."""
+    """(family, given) of a name whose family name's particles follow its initials, as Zotero writes lens.org's
+    authors ("Doesschate, T. ten" is T. ten Doesschate): the particles, in lower case as written, moved before the
+    family name. After given names written out ("Beethoven, Ludwig van", "Berg, Jan van der") the particle is the
+    one CSL drops when the family name stands alone (its "dropping-particle"), and stays with them, as CSL-JSON gives
+    it. A capitalised word is a given name ("Smith, Jan Van") and stays one, and so does all after it when it could be
+    a particle ("Meer, Van der")."""
     words = given.split()
     start = len(words)
     while start > 1 and words[start - 1] in PARTICLES:
         start -= 1
-    if start == len(words) or words[start - 1].lower() in PARTICLES:  # "Meer, Van der": which words are given?
+    if start == len(words) or words[start - 1].lower() in PARTICLES \
+            or not all(_is_initials(word) for word in words[:start]):  # given names written out: CSL's own form
         return family, given
     return " ".join([*words[start:], family]), " ".join(words[:start])
 
