@@ -426,6 +426,23 @@ def test_a_recorded_loop_replays_offline(manuscript, tmp_path):
     assert problems(manuscript, 1) == recorded
 
 
+
+def test_a_replay_whose_recorded_response_was_edited_refuses_naming_the_entry_file_and_line(manuscript):
+    run(manuscript, mode="record")
+    shutil.rmtree(round_dir(manuscript, 1))
+    snapshots = round_dir(manuscript, 1).parent / "snapshots"
+    index = (snapshots / "index.jsonl").read_text().splitlines()
+    line, digest = next((number, json.loads(row)["sha256"]) for number, row in enumerate(index, start=1)
+                        if json.loads(row)["url"].endswith("/10.1177/02683962211048201"))
+    body = snapshots / digest[:2] / digest
+    body.write_bytes(body.read_bytes().replace(b"Artificial", b"Natural", 1))
+    with pytest.raises(SitegenError) as refused:
+        run(manuscript, mode="replay")
+    assert str(refused.value).startswith(f"{manuscript / 'references.bib'}:1: wagner2021ai: "
+                                         f"{snapshots / 'index.jsonl'}:{line}: snapshot body {body} ")
+    assert "does not match its hash" in str(refused.value)
+    assert not round_dir(manuscript, 1).exists()
+
 def test_the_command_line_exit_statuses(manuscript):
     runner = CliRunner()
     assert runner.invoke(cli, ["loop", str(manuscript)]).exit_code == 2  # no --topic: a usage error

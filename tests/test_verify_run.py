@@ -719,3 +719,19 @@ def test_an_open_item_with_several_reasons_is_listed_with_all_of_them():
                                      refusal_grade=False, reasons=reasons[:1]))
     assert grouped_open_items(items) == [("faithfulness", "not-found", "; ".join(reasons), ["10.1000/1", "10.1000/2"]),
                                          ("faithfulness", "not-found", reasons[0], ["10.1000/3"])]
+
+
+@pytest.mark.parametrize("damage", ["edited", "truncated", "emptied"])
+def test_a_replay_whose_recorded_response_was_damaged_refuses_naming_the_study_file_and_line(example_copy, damage):
+    review = open_review(example_copy).review
+    payload = next(p for p in review.payloads if isinstance(p, VerificationPayload) and p.snapshot_hashes)
+    digest = payload.snapshot_hashes[0]
+    body = example_copy / "snapshots" / digest[:2] / digest
+    data = body.read_bytes()
+    body.write_bytes({"edited": data.replace(b"a", b"b", 1), "truncated": data[:len(data) // 2], "emptied": b""}[damage])
+    index = (example_copy / "snapshots" / "index.jsonl").read_text().splitlines()
+    line = next(number for number, row in enumerate(index, start=1) if json.loads(row).get("sha256") == digest)
+    code, out, err = run_cli("verify", example_copy, "--snapshots", "replay")
+    assert code == 1 and "verified" not in out
+    assert f"{payload.record_id}: {example_copy}/snapshots/index.jsonl:{line}: snapshot body {body}" in err
+    assert "does not match its hash: it was edited, truncated or corrupted" in err

@@ -36,6 +36,7 @@ from sitegen.sources.http import Fetcher
 from sitegen.sources.search import check_sources, open_fetcher
 from sitegen.sources.search import search as search_sources
 from sitegen.sources.settings import SourceSettings
+from sitegen.sources.snapshots import SnapshotMissing
 from sitegen.text import counted
 from sitegen.verify.identity import verify_citation
 
@@ -355,7 +356,10 @@ def verify_entries(fetcher: Fetcher, settings: SourceSettings, bib_path: Path, v
         elif index not in chosen:
             checks.append(CitationCheck(key=entry.id, line=entry.line, record=record, not_verified=over, crossref=parent))
         else:
-            verdicts = verify(fetcher, settings, record)
+            try:
+                verdicts = verify(fetcher, settings, record)
+            except SnapshotMissing as missing:  # a replay stops without a response: say for which entry
+                raise type(missing)(f"{shown_path(bib_path)}:{entry.line}: {entry.id}: {missing}") from None
             check = CitationCheck(key=entry.id, line=entry.line, record=record, identity=verdicts.identity,
                                   status=verdicts.status, rate_limited=verdicts.rate_limited,
                                   refused_access=verdicts.refused_access, crossref=parent)

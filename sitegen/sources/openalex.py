@@ -53,7 +53,7 @@ from sitegen.sources.base import (
 from sitegen.sources.http import Fetcher, Provider, Secrets, SourceError, redirect_target
 from sitegen.sources.outcome import SourceOutcome
 from sitegen.sources.settings import ENVIRONMENT, SourceSettings
-from sitegen.sources.snapshots import SnapshotMissing
+from sitegen.sources.snapshots import SnapshotDamaged, SnapshotMissing
 from sitegen.text import counted
 
 BASE = "https://api.openalex.org"
@@ -592,6 +592,8 @@ def _with_every_author(trace: Trace, work: Any, wholes: list[str]) -> Any:
         wholes.append(openalex_id or "")
         try:
             whole = _work(trace, openalex_id) if openalex_id else None
+        except SnapshotDamaged:  # recorded, then deleted or edited: never read as a run that did not ask
+            raise
         except SnapshotMissing:  # a run recorded before works were read whole, replayed: as it ran then
             return work
         except (SourceError, Malformed) as exc:

@@ -31,6 +31,12 @@ class SnapshotMissing(SitegenError):
     """Replay was asked for a response that was never recorded."""
 
 
+class SnapshotDamaged(SnapshotMissing):
+    """A response was recorded, but its body is gone or is not what was recorded (deleted, edited, truncated): no
+    result may be made from it, and the message names the body and the index line that records it. Unlike a request
+    never recorded (which a replay of an earlier sitegen's run may meet and go on from), never passed over."""
+
+
 def fingerprint(method: str, url: str, params: list[tuple[str, str]]) -> str:
     request = {"method": method, "url": url, "params": sorted([k, v] for k, v in params)}
     return hashlib.sha256(canonical_json(request).encode("utf-8")).hexdigest()
@@ -53,6 +59,7 @@ class SnapshotStore:
         self._entries: dict[tuple[str, str, int], SnapshotEntry] = {}
         self._new_bodies: dict[str, bytes] = {}  # sha256 -> body, not yet on disk
         self._this_run: set[tuple[str, str, int]] = set()  # entries recorded by this store, this time
+        self._lines: dict[tuple[str, str, int], int] = {}  # the line of index.jsonl each entry read was on
         index = self._unlinked(directory / INDEX)
         if index.exists():
             rows, problems = read_json_lines(index, str(index), SIZE_LIMITS["snapshots/index.jsonl"])
@@ -61,6 +68,7 @@ class SnapshotStore:
                 problems += entry_problems
                 if entry is not None:
                     self._entries[_key(entry)] = entry
+                    self._lines[_key(entry)] = lineno
             if problems:
                 raise SitegenError(f"{problems[0].where()}: not a valid snapshot index ({problems[0].message})")
         self._dirty = False
@@ -98,16 +106,25 @@ class SnapshotStore:
         if entry.sha256 in self._new_bodies:
             return self._new_bodies[entry.sha256]
         path = self._unlinked(self._body_path(entry.sha256))
+        request = describe(entry.method, entry.url, entry.params)
         if not path.is_file():
-            raise SnapshotMissing(f"snapshot body {entry.sha256} for {describe(entry.method, entry.url, entry.params)} "
+            raise SnapshotDamaged(f"{self._recorded_at(entry)}snapshot body {entry.sha256} for {request} "
                                   f"is missing from {shown_path(self.directory)}")
         if path.stat().st_size > MAX_BODY_BYTES:
-            raise SitegenError(f"snapshot body {shown_path(path)} is larger than any response sitegen records "
-                               f"({MAX_BODY_BYTES:,} bytes): it was not written by sitegen")
+            raise SnapshotDamaged(f"{self._recorded_at(entry)}snapshot body {shown_path(path)} for {request} is larger "
+                                  f"than any response sitegen records ({MAX_BODY_BYTES:,} bytes): it was not written "
+                                  "by sitegen")
         data = path.read_bytes()
         if hashlib.sha256(data).hexdigest() != entry.sha256:
-            raise SitegenError(f"snapshot body {shown_path(path)} does not match its hash: it was edited or corrupted")
+            raise SnapshotDamaged(f"{self._recorded_at(entry)}snapshot body {shown_path(path)} for {request} does not "
+                                  f"match its hash: it was edited, truncated or corrupted ({len(data):,} bytes); "
+                                  "restore it as recorded (from version control), or record a new run")
         return data
+
+    def _recorded_at(self, entry: SnapshotEntry) -> str:
+        """"<index.jsonl>:<line>: ", where the entry whose body is read was recorded ("" for one recorded now)."""
+        line = self._lines.get(_key(entry))
+        return f"{shown_path(self.directory / INDEX)}:{line}: " if line is not None else ""
 
     def add(self, entry: SnapshotEntry, body: bytes | None) -> SnapshotEntry:
         if body is not None:
@@ -122,6 +139,7 @@ class SnapshotStore:
                                f"recorded for the run at {entry.session}; give this run its own time")
         self._this_run.add(_key(entry))
         self._entries[_key(entry)] = entry
+        self._lines.pop(_key(entry), None)  # no longer the entry read from that line
         self._dirty = True
         return entry
 

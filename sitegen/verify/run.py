@@ -30,7 +30,7 @@ from sitegen.review.transaction import Transaction
 from sitegen.sources.http import RECORD_IT
 from sitegen.sources.search import open_fetcher
 from sitegen.sources.settings import SourceSettings
-from sitegen.sources.snapshots import SnapshotMissing
+from sitegen.sources.snapshots import SnapshotDamaged, SnapshotMissing
 from sitegen.verify.faithfulness import faithfulness_verdict, needs_fulltext, open_text
 from sitegen.verify.identity import SOURCES, CitationVerdicts, verify_citation
 from sitegen.verify.report import OPEN_ITEMS
@@ -206,9 +206,14 @@ def verify_review(review: Review, facts: ReviewFacts, at: str | None, mode: str 
 def _replaying(mode: str, review: Review, at: str, cited: str) -> Iterator[None]:
     """A replay that needs a response its run did not record stops, saying so and for which study or entry
     (`SnapshotMissing`): no verdict is made up for it, as another response could give another verdict. The run
-    cannot be recorded again at its own time, so the advice is a new run."""
+    cannot be recorded again at its own time, so the advice is a new run. A response whose body was edited or cut
+    short since (`SnapshotDamaged`) stops it too, naming the study or entry as well as the file and line."""
     try:
         yield
+    except SnapshotDamaged as damaged:
+        if mode != "replay":
+            raise
+        raise SnapshotDamaged(f"{cited}: {damaged}") from None
     except SnapshotMissing as missing:
         if mode != "replay":
             raise
