@@ -935,3 +935,24 @@ def test_a_title_search_asks_for_no_placeholder_author():
     placeholder = cited(doi=None).model_copy(update={"author": [CslName(family="No authorship", given="indicated")]})
     assert _title_query(placeholder) == f"{ADAK_TITLE} 2001"
     assert _title_query(cited(doi=None)) == f"{ADAK_TITLE} Adak 2001"
+
+
+def test_a_pmid_naming_the_journal_version_pubmed_states_of_the_preprint_cited_is_no_mismatch():
+    # PubMed's eLife article (real) states "Update of" its medRxiv preprint, by DOI and PMID. A citation of the
+    # preprint (its title made up here: a journal often retitles a preprint) giving the article's PMID names another
+    # version of the study cited, as PubMed itself says: an open item, never a refusal. Without an identifier PubMed
+    # states, the retitled article stays another work.
+    elife = httpx.Response(200, content=(FIXTURES / "pubmed" / "pubmed-39737640-excerpt.xml").read_bytes(),
+                           headers={"content-type": "text/xml"})
+    preprint = cited(title="Tofacitinib for immune dysregulation in adults with trisomy 21: an open-label trial",
+                     doi="10.1101/2024.06.13.24308783", family="Rachubinski", year=2024, PMID="39737640",
+                     container_title="medRxiv")
+    verdicts = verify_citation(serve(pubmed=elife), SETTINGS, preprint, sources=("pubmed",))
+    [answer] = verdicts.answers
+    assert answer.agreement == "related" and not answer.holds_the_work
+    assert verdicts.identity.verdict == "inconclusive" and not verdicts.identity.refusal_grade
+    assert "the index states the two are versions of one study" in verdicts.identity.answers[0].detail
+    assert verdicts.status.verdict == "inconclusive"  # the article's standing is not the preprint's
+    unstated = preprint.model_copy(update={"DOI": "10.1101/2024.06.13.99999999"})
+    verdicts = verify_citation(serve(pubmed=elife), SETTINGS, unstated, sources=("pubmed",))
+    assert verdicts.identity.verdict == "mismatch"

@@ -39,7 +39,7 @@ from sitegen.records.matching import (
     title_score,
     volumes,
 )
-from sitegen.records.model import Record, Reinstatement, lifted, reinstatement_keys, with_lifted
+from sitegen.records.model import Record, Reinstatement, identifier_keys, lifted, reinstatement_keys, with_lifted
 from sitegen.records.names import in_two_scripts, incomparable, names_no_one, written
 from sitegen.records.notices import NOTICE_TYPES, OWN_KINDS, notice_kind
 from sitegen.records.preprints import is_preprint
@@ -258,7 +258,7 @@ def _agreement(compared: _Compared) -> tuple[Agreement, list[str]]:
         # a title in Cyrillic and its English translation share no letter: dissimilar, they still may be one work's
         return "unclear", details + [f"the titles are written in {scripts}, so they cannot be compared: indexed as "
                                      f"{_describe(found)}; a human checks that one translates the other"] + problems
-    if score < UNRELATED_TITLE and (part := _book_and_part(cited, found)):
+    if score < UNRELATED_TITLE and (part := _book_and_part(cited, found) or _stated_version(cited, found)):
         return "related", details + [part]
     if score < UNRELATED_TITLE and not (corroborated and volumes(a, b) == first_pages(a, b) == "equal"):
         return "different", [f"it is {_describe(found)} (title similarity {score:.0f}/100)"]
@@ -294,6 +294,19 @@ def _book_and_part(cited: Record, found: Record) -> str | None:
         return f"the identifier names a part of the work cited (a chapter or paper in it): {_describe(found)}"
     if same(cited.container_title, found.title):
         return f"the identifier names the work the cited part appears in (the book, not the chapter): {_describe(found)}"
+    return None
+
+
+def _stated_version(cited: Record, found: Record) -> str | None:
+    """Whether a source states the work found another version of the work cited, or the reverse (`stated_versions`:
+    PubMed's "Update of", Crossref's `is-preprint-of`): a preprint and its journal version, which a journal often
+    retitles, so their titles tell nothing. The same study, not a mis-citation of an unrelated work: a human sees
+    which version the citation means."""
+    for one, other, says in ((found, cited, "the index"), (cited, found, "the citation's record")):
+        named = set(identifier_keys(other.DOI, other.PMID))
+        if any(named & set(version.work_keys()) for version in one.custom.stated_versions):
+            return (f"{says} states the two are versions of one study (a preprint and its journal version): "
+                    f"indexed as {_describe(found)}")
     return None
 
 
