@@ -385,6 +385,7 @@ def _comparable_as_first_written(text: str) -> str:
     plain = re.sub(rf"(?<![^\W\d_])(?:{'|'.join(greek)})(?![^\W\d_])", lambda name: greek[name.group().lower()], plain,
                    flags=re.IGNORECASE)  # a Greek letter's name as a word: the letter
     plain = re.sub(r"(?<=\d)( ?)(?:u|mc)(?=(?:g|L|l|M|m|mol)(?![^\W\d_]))", "\\1\u03bc", plain)  # "5 ug": "5 μg"
+    plain = re.sub(r'(?<!\d)"', "'", plain)  # a double quotation mark as a single one, not an inch's sign
     plain = re.sub(r" ?([=<>+/~%°×-]) ?", r"\1", plain)  # no space beside a sign
     assert _HYPHEN_BETWEEN_LETTERS.pattern == r"-(?<=[^\W\d_]-)(?=[^\W\d_])"
     return re.sub(r"(?<=[^\W\d_])-(?=[^\W\d_])", "", plain)
@@ -443,6 +444,19 @@ def test_an_abstract_passage_missing_from_the_abstract_is_contradicted():
     verdict = faithfulness_verdict(record, evidence, None)
     assert verdict.verdict == "contradicted"
 
+
+
+@pytest.mark.parametrize(("passage", "verdict"), [
+    ("participants rated the task as 'very easy' (n = 12)", "verified"),  # the reviewer's single quotes
+    ("participants rated the task as \u2018very easy\u2019 (n = 12)", "verified"),
+    ('the probe was 5" long', "contradicted"),  # a unit's sign: inches are not the source's feet
+])
+def test_a_passage_quoting_in_single_quotes_what_the_abstract_quotes_in_double_ones_is_no_contradiction(
+        passage, verdict):
+    record, evidence = study("PMC2329613", [("abstract", passage)])
+    record = record.model_copy(update={"abstract": "Most participants rated the task as \u201cvery easy\u201d (n = 12). "
+                                                   "In the second session the probe was 5' long."})
+    assert faithfulness_verdict(record, evidence, None).verdict == verdict
 
 VERIFIED_GATE = "every included study has been checked for identity and status, and its evidence as it stands"
 
