@@ -154,6 +154,20 @@ _BRACKETED_INITIAL = re.compile(r"\[([^\W\d_])\](?=[^\W\d_])")
 _QUOTATION_ENDS = " \"'.,;:!?"
 
 
+# How a source ends an abstract it cut short: MEDLINE kept only 250 or 400 words of a long abstract until the 1990s,
+# ending it "(ABSTRACT TRUNCATED AT 250 WORDS)" (or "(ABSTRACT TRUNCATED)"), and exports that cut one end it with an
+# ellipsis. Looked for in its last characters only.
+_CUT_SHORT = re.compile(r"(?:\(?\s*ABSTRACT\s+TRUNCATED(?:\s+AT\s+\d+\s+WORDS)?\s*\)?|\.\.\.|\u2026)[\s.]*$",
+                        re.IGNORECASE)
+
+
+def cut_short(abstract: str | None) -> str | None:
+    """The mark with which `abstract` says its source cut it short ("(ABSTRACT TRUNCATED AT 250 WORDS)", "…"), or
+    None: such an abstract is not the whole, and a passage absent from it may be in the part left out."""
+    found = _CUT_SHORT.search(abstract[-80:]) if abstract else None
+    return found.group().strip() if found else None
+
+
 def holds_passage(text: str, passage: str) -> bool:
     """Whether `passage` occurs in `text` (both already `comparable_passage`), as `passage_start` finds it."""
     return passage_start(text, passage) is not None

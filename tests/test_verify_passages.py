@@ -296,3 +296,37 @@ def test_a_greek_letter_spelled_is_the_letter(passage):
                                      "the mu opioid agonist"])
 def test_another_greek_letter_or_unit_is_not_the_letter(passage):
     assert faithfulness_verdict(GREEK, evidence(GREEK, passage), None).verdict == "contradicted"
+
+
+# --------------------------------------------------------------------------- an abstract its source cut short
+
+
+@pytest.mark.parametrize("mark", [" (ABSTRACT TRUNCATED AT 250 WORDS)", "(ABSTRACT TRUNCATED AT 400 WORDS)",
+                                  " (ABSTRACT TRUNCATED)", " …", "..."])
+def test_a_passage_absent_from_an_abstract_its_source_cut_short_is_unchecked_never_contradicted(mark):
+    # MEDLINE kept 250 or 400 words of a long abstract until the 1990s, and says so at its end: the passage may be in
+    # the words left out, so its absence contradicts nothing; a human checks it against the whole abstract.
+    whole = pubmed_record()
+    cut = whole.model_copy(update={"abstract": whole.abstract.rsplit(". ", 2)[0] + "." + mark})
+    left_out = whole.abstract.rsplit(". ", 1)[1]
+    verdict = faithfulness_verdict(cut, evidence(cut, left_out), None)
+    assert verdict.verdict == "insufficient-passage" and not verdict.refusal_grade
+    assert "which its source cut short (it ends" in verdict.reasons[0] and mark.strip() in verdict.reasons[0]
+    kept = cut.abstract.split(". ")[1]
+    assert faithfulness_verdict(cut, evidence(cut, kept), None).verdict == "verified"
+    # an abstract held whole still contradicts a passage it does not hold
+    assert faithfulness_verdict(whole, evidence(whole, left_out + " in mice"), None).verdict == "contradicted"
+
+
+def test_sitegen_check_says_a_passage_may_be_in_the_part_of_the_abstract_its_source_left_out(example_copy):
+    records = example_copy / "records.jsonl"
+    lines = records.read_text(encoding="utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if json.loads(line)["id"] == BLA)
+    bla = json.loads(lines[at])
+    bla["abstract"] = bla["abstract"].split(". ")[0] + ". (ABSTRACT TRUNCATED AT 250 WORDS)"
+    lines[at] = json.dumps(bla, ensure_ascii=False, sort_keys=True) + "\n"
+    records.write_text("".join(lines), encoding="utf-8")
+    problems = [p for p in inspect(example_copy)[1] if p.path == "evidence/barsegyan-2014-bla.yaml"]
+    assert problems and all(p.code == "passage-not-found" for p in problems)
+    assert "which its source cut short (it ends '(ABSTRACT TRUNCATED AT 250 WORDS)')" in problems[0].message
+    assert "quote it with source: fulltext, or external with its location" in problems[0].message

@@ -6,7 +6,8 @@ verdict, never a boolean:
 
 - `verified`: every passage was found; each found in the full text carries its section, licence and URL.
 - `contradicted` (refusal grade): a passage that names the abstract is absent from it. The abstract is the
-  record's own, held whole, so the record says something its source does not.
+  record's own, held whole, so the record says something its source does not. (An abstract its source marks cut
+  short, `text.cut_short`, is not whole: a passage absent from it is unchecked.)
 - `not-found`: a passage is absent from the full text as sitegen reads it. That is never all of the article
   (tables, figures, footnotes and back matter are not read; a PDF's page is not the JATS text), so a human
   looks: an open item, not a refusal.
@@ -25,7 +26,7 @@ from sitegen.sources import europepmc
 from sitegen.sources.europepmc import FullText
 from sitegen.sources.http import Fetcher
 from sitegen.sources.settings import SourceSettings
-from sitegen.text import comparable_passage, holds_passage
+from sitegen.text import comparable_passage, cut_short, holds_passage
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,11 @@ def faithfulness_verdict(record: Record, evidence: Evidence, text: OpenText | No
             checks.append(PassageCheck(finding=index, source=passage.source, result="found", found_in="abstract"))
             continue
         if passage.source == "abstract":
-            if abstract:
+            if mark := cut_short(record.abstract):  # the words may be in the part its source left out
+                reasons.append(f"{number}: the passage does not occur in the record's abstract, which its source cut "
+                               f"short (it ends {mark!r}): a human checks it against the whole abstract")
+                checks.append(PassageCheck(finding=index, source="abstract", result="unchecked"))
+            elif abstract:
                 contradicted = True
                 reasons.append(f"{number}: the passage does not occur in the abstract it names")
                 checks.append(PassageCheck(finding=index, source="abstract", result="not-found"))

@@ -13,7 +13,7 @@ from sitegen.review.models import Finding
 from sitegen.review.parsing import Parsed
 from sitegen.review.problems import Problem
 from sitegen.screening.outcomes import Outcome
-from sitegen.text import comparable_passage, holds_passage
+from sitegen.text import comparable_passage, cut_short, holds_passage
 
 
 def evidence_problems(review: Review, outcomes: dict[str, dict[str, Outcome]]) -> list[Problem]:
@@ -57,6 +57,11 @@ def evidence_problems(review: Review, outcomes: dict[str, dict[str, Outcome]]) -
             if not abstract:
                 problems.append(Problem(item.path, line, column, "passage-not-found",
                                         f"passage source is 'abstract' but record {record_id!r} has no abstract"))
+            elif not holds_passage(abstract, quoted) and (mark := cut_short(record.abstract)):
+                problems.append(Problem(item.path, line, column, "passage-not-found",
+                                        f"passage does not occur in the record's abstract, which its source cut short "
+                                        f"(it ends {mark!r}): the words may be in the part left out, which sitegen "
+                                        "cannot check; quote it with source: fulltext, or external with its location"))
             elif not holds_passage(abstract, quoted):
                 problems.append(Problem(item.path, line, column, "passage-not-found",
                                         "passage does not occur verbatim in the record's abstract "
