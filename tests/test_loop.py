@@ -443,6 +443,21 @@ def test_a_replay_whose_recorded_response_was_edited_refuses_naming_the_entry_fi
     assert "does not match its hash" in str(refused.value)
     assert not round_dir(manuscript, 1).exists()
 
+
+def test_an_entry_with_an_identifier_sitegen_cannot_read_is_never_verified_as_cited(manuscript):
+    bib = manuscript / "references.bib"
+    text = bib.read_text(encoding="utf-8")
+    bib.write_text(text.replace("  doi = {10.1177/02683962211048201},\n",
+                                "  doi = {10.1177/02683962211048201},\n  pmid = {34567890, 34567891},\n", 1),
+                   encoding="utf-8")
+    run(manuscript)
+    checks = {check["key"]: check for check in
+              json.loads((round_dir(manuscript, 1) / "citation-review.json").read_text(encoding="utf-8"))}
+    identity = checks["wagner2021ai"]["identity"]  # Crossref holds it under its DOI, but the PMID was never checked
+    assert identity["verdict"] == "inconclusive"
+    assert identity["reasons"][0].startswith("the entry's pmid '34567890, 34567891' is not a valid PMID")
+    assert checks["schryen2021knowledge"]["identity"]["verdict"] == "verified"
+
 def test_the_command_line_exit_statuses(manuscript):
     runner = CliRunner()
     assert runner.invoke(cli, ["loop", str(manuscript)]).exit_code == 2  # no --topic: a usage error

@@ -956,3 +956,27 @@ def test_a_pmid_naming_the_journal_version_pubmed_states_of_the_preprint_cited_i
     unstated = preprint.model_copy(update={"DOI": "10.1101/2024.06.13.99999999"})
     verdicts = verify_citation(serve(pubmed=elife), SETTINGS, unstated, sources=("pubmed",))
     assert verdicts.identity.verdict == "mismatch"
+
+
+@pytest.mark.parametrize(("field", "said"), [
+    ("pmid = {11234, 11235}", "pmid '11234, 11235' is not a valid PMID"),  # an identifier sitegen cannot read
+    ("year = {2999}", "year '2999' is not a year"),
+])
+def test_an_entry_sitegen_could_not_read_whole_is_never_verified_as_cited(tmp_path, field, said):
+    # Two indexes hold the work under its DOI, but the entry also gives what sitegen could not read and left out of
+    # its record: that was never checked, so the entry is an open item saying so, in `verify --bib` as in the loop.
+    from sitegen.verify.identity import with_unread
+    from sitegen.verify.run import bib_records
+
+    bib = tmp_path / "refs.bib"
+    bib.write_text(f"@article{{adak,\n  title = {{{ADAK_TITLE}}},\n  author = {{Adak, S.}},\n  doi = {{{ADAK_DOI}}},\n"
+                   f"  {field}\n}}\n", encoding="utf-8")
+    [entry] = bib_records(bib)
+    assert entry.unread and said in entry.unread[0], entry.unread
+    verdicts = verify_citation(serve(crossref_adak(), openalex_adak()), SETTINGS, entry.record,
+                               sources=("crossref", "openalex"))
+    assert verdicts.identity.verdict == "verified"  # on what was read
+    identity = with_unread(verdicts.identity, entry.unread)
+    assert identity.verdict == "inconclusive" and not identity.refusal_grade
+    assert identity.reasons[0].startswith(f"the entry's {said}") and "was never checked" in identity.reasons[0]
+    assert with_unread(verdicts.identity, []) == verdicts.identity

@@ -38,7 +38,7 @@ from sitegen.sources.search import search as search_sources
 from sitegen.sources.settings import SourceSettings
 from sitegen.sources.snapshots import SnapshotMissing
 from sitegen.text import counted
-from sitegen.verify.identity import verify_citation
+from sitegen.verify.identity import verify_citation, with_unread
 
 Item = TypeVar("Item")
 
@@ -337,9 +337,11 @@ def verify_entries(fetcher: Fetcher, settings: SourceSettings, bib_path: Path, v
         raise SitegenError(f"{shown_path(bib_path)}:{exc.line}: {exc.message}") from None
     answered = {check.key: check for check in earlier if _answered_in_full(check)}
     records: list[Record | str] = []  # each entry's record, or why it cannot be one
+    unread: list[list[str]] = []  # what of each entry could not be read into its record
     for entry in entries:
+        unread.append([])
         try:
-            records.append(entry_record(entry))
+            records.append(entry_record(entry, warnings=unread[-1]))
         except ValueError as exc:
             records.append(f"not verified: {exc}")
     kept = {index for index, (entry, record) in enumerate(zip(entries, records, strict=True))
@@ -360,7 +362,8 @@ def verify_entries(fetcher: Fetcher, settings: SourceSettings, bib_path: Path, v
                 verdicts = verify(fetcher, settings, record)
             except SnapshotMissing as missing:  # a replay stops without a response: say for which entry
                 raise type(missing)(f"{shown_path(bib_path)}:{entry.line}: {entry.id}: {missing}") from None
-            check = CitationCheck(key=entry.id, line=entry.line, record=record, identity=verdicts.identity,
+            check = CitationCheck(key=entry.id, line=entry.line, record=record,
+                                  identity=with_unread(verdicts.identity, unread[index]),
                                   status=verdicts.status, rate_limited=verdicts.rate_limited,
                                   refused_access=verdicts.refused_access, crossref=parent)
             if check.identity.verdict == "mismatch":

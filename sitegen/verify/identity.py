@@ -540,6 +540,18 @@ def verify_citation(fetcher: Fetcher, settings: SourceSettings, record: Record, 
     return CitationVerdicts(record, identity_verdict(record, answers), status_verdict(record, answers), answers)
 
 
+
+def with_unread(identity: VerificationPayload, unread: list[str]) -> VerificationPayload:
+    """The identity verdict on a cited entry of which sitegen could not read everything (`unread`: what `entry_record`
+    left out of its record, as an identifier that is no identifier or a year that is no year). What was left out was
+    never checked, so the entry is not verified as cited: `verified` is `inconclusive`, and each is said first."""
+    if not unread:
+        return identity
+    said = [f"the entry's {note}: what it says was never checked"[:2000] for note in unread]
+    verdict = "inconclusive" if identity.verdict == "verified" else identity.verdict
+    return identity.model_copy(update={"verdict": verdict, "reasons": said + identity.reasons})
+
+
 # --------------------------------------------------------------------------- the verdicts
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import httpx
@@ -32,7 +32,7 @@ from sitegen.sources.search import open_fetcher
 from sitegen.sources.settings import SourceSettings
 from sitegen.sources.snapshots import SnapshotDamaged, SnapshotMissing
 from sitegen.verify.faithfulness import faithfulness_verdict, needs_fulltext, open_text
-from sitegen.verify.identity import SOURCES, CitationVerdicts, verify_citation
+from sitegen.verify.identity import SOURCES, CitationVerdicts, verify_citation, with_unread
 from sitegen.verify.report import OPEN_ITEMS
 
 
@@ -41,6 +41,7 @@ class BibEntry:
     line: int
     key: str  # the entry's citation key
     record: Record
+    unread: list[str] = field(default_factory=list)  # what of the entry could not be read into its record
 
 
 @dataclass(frozen=True)
@@ -103,8 +104,9 @@ def bib_records(path: Path, encoding: str | None = None) -> list[BibEntry]:
         raise SitegenError(f"{shown_path(path)}: cannot be read ({exc})") from None
     records = []
     for entry in entries:
+        unread: list[str] = []
         try:
-            records.append(BibEntry(entry.line, entry.id, entry_record(entry)))
+            records.append(BibEntry(entry.line, entry.id, entry_record(entry, warnings=unread), unread))
         except ValueError as exc:
             raise SitegenError(f"{shown_path(path)}:{entry.line}: {exc}") from None
     return records
@@ -184,7 +186,9 @@ def verify_review(review: Review, facts: ReviewFacts, at: str | None, mode: str 
         for entry in references:
             progress(f"{bib}:{entry.line}: {entry.key}")
             with _replaying(mode, review, at, f"{shown_path(bib)}:{entry.line}: {entry.key}"):
-                result.references.append(BibVerdicts(entry, verify_citation(fetcher, settings, entry.record, sources)))
+                verdicts = verify_citation(fetcher, settings, entry.record, sources)
+                verdicts = replace(verdicts, identity=with_unread(verdicts.identity, entry.unread))
+                result.references.append(BibVerdicts(entry, verdicts))
         recorded = fetcher.snapshots.staged_files() if fetcher.snapshots is not None and mode == "record" else {}
     if mode == "replay":
         # An excluded study's evidence file goes with it (check asks so): its passages cannot be checked again.
