@@ -337,11 +337,11 @@ def verify_entries(fetcher: Fetcher, settings: SourceSettings, bib_path: Path, v
         raise SitegenError(f"{shown_path(bib_path)}:{exc.line}: {exc.message}") from None
     answered = {check.key: check for check in earlier if _answered_in_full(check)}
     records: list[Record | str] = []  # each entry's record, or why it cannot be one
-    unread: list[list[str]] = []  # what of each entry could not be read into its record
+    notes: list[list[str]] = []  # what reading each entry into its record said (`entry_record`)
     for entry in entries:
-        unread.append([])
+        notes.append([])
         try:
-            records.append(entry_record(entry, warnings=unread[-1]))
+            records.append(entry_record(entry, warnings=notes[-1]))
         except ValueError as exc:
             records.append(f"not verified: {exc}")
     kept = {index for index, (entry, record) in enumerate(zip(entries, records, strict=True))
@@ -363,7 +363,7 @@ def verify_entries(fetcher: Fetcher, settings: SourceSettings, bib_path: Path, v
             except SnapshotMissing as missing:  # a replay stops without a response: say for which entry
                 raise type(missing)(f"{shown_path(bib_path)}:{entry.line}: {entry.id}: {missing}") from None
             check = CitationCheck(key=entry.id, line=entry.line, record=record,
-                                  identity=with_unread(verdicts.identity, unread[index]),
+                                  identity=with_unread(verdicts.identity, notes[index]),
                                   status=verdicts.status, rate_limited=verdicts.rate_limited,
                                   refused_access=verdicts.refused_access, crossref=parent)
             if check.identity.verdict == "mismatch":

@@ -541,10 +541,18 @@ def verify_citation(fetcher: Fetcher, settings: SourceSettings, record: Record, 
 
 
 
-def with_unread(identity: VerificationPayload, unread: list[str]) -> VerificationPayload:
-    """The identity verdict on a cited entry of which sitegen could not read everything (`unread`: what `entry_record`
-    left out of its record, as an identifier that is no identifier or a year that is no year). What was left out was
-    never checked, so the entry is not verified as cited: `verified` is `inconclusive`, and each is said first."""
+# The fields of a cited entry that identity compares or asks the indexes by. One given but left out of the entry's
+# record (`entry_record` notes "doi '…' is not a valid DOI; left out") was never checked; `entry_record`'s other notes
+# (control characters replaced, an address that is none, a notice list) change nothing identity compares.
+CHECKED_FIELDS = frozenset({"doi", "pmid", "pmcid", "arxiv", "openalex", "year"})
+
+
+def with_unread(identity: VerificationPayload, notes: list[str]) -> VerificationPayload:
+    """The identity verdict on a cited entry of which sitegen could not read everything (`notes`: what `entry_record`
+    said of it, among them an identifier that is no identifier or a year that is no year, left out of its record).
+    What was left out was never checked, so the entry is not verified as cited: `verified` is `inconclusive`, and
+    each is said first."""
+    unread = [note for note in notes if note.endswith("; left out") and note.split(" ", 1)[0] in CHECKED_FIELDS]
     if not unread:
         return identity
     said = [f"the entry's {note}: what it says was never checked"[:2000] for note in unread]

@@ -41,7 +41,7 @@ class BibEntry:
     line: int
     key: str  # the entry's citation key
     record: Record
-    unread: list[str] = field(default_factory=list)  # what of the entry could not be read into its record
+    notes: list[str] = field(default_factory=list)  # what reading the entry into its record said (`entry_record`)
 
 
 @dataclass(frozen=True)
@@ -104,9 +104,9 @@ def bib_records(path: Path, encoding: str | None = None) -> list[BibEntry]:
         raise SitegenError(f"{shown_path(path)}: cannot be read ({exc})") from None
     records = []
     for entry in entries:
-        unread: list[str] = []
+        notes: list[str] = []
         try:
-            records.append(BibEntry(entry.line, entry.id, entry_record(entry, warnings=unread), unread))
+            records.append(BibEntry(entry.line, entry.id, entry_record(entry, warnings=notes), notes))
         except ValueError as exc:
             raise SitegenError(f"{shown_path(path)}:{entry.line}: {exc}") from None
     return records
@@ -187,7 +187,7 @@ def verify_review(review: Review, facts: ReviewFacts, at: str | None, mode: str 
             progress(f"{bib}:{entry.line}: {entry.key}")
             with _replaying(mode, review, at, f"{shown_path(bib)}:{entry.line}: {entry.key}"):
                 verdicts = verify_citation(fetcher, settings, entry.record, sources)
-                verdicts = replace(verdicts, identity=with_unread(verdicts.identity, entry.unread))
+                verdicts = replace(verdicts, identity=with_unread(verdicts.identity, entry.notes))
                 result.references.append(BibVerdicts(entry, verdicts))
         recorded = fetcher.snapshots.staged_files() if fetcher.snapshots is not None and mode == "record" else {}
     if mode == "replay":
