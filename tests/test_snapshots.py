@@ -16,6 +16,7 @@ from conftest import FIXTURES
 from http_mocks import fetcher, json_response
 
 from sitegen.commands import add_monitor
+from sitegen.errors import SitegenError
 from sitegen.review.models import Strategy
 from sitegen.sources import openalex
 from sitegen.sources.http import Fetcher
@@ -158,6 +159,24 @@ def test_edited_snapshot_body_is_detected(tmp_path):
                         {"search": "object in context"})
 
 
+
+
+def test_a_second_other_response_to_one_request_of_a_run_is_refused_naming_both_lines(tmp_path):
+    # A hand edit or a merge of two branches' indexes: which response the run got is unknown, so no replay reads
+    # either. A line merged in twice, the same, says nothing new and is read.
+    recorded, _, _ = record_then_replay(tmp_path, session="2026-01-01T00:00:00Z")
+    index = tmp_path / "snapshots" / "index.jsonl"
+    lines = index.read_text().splitlines()
+    first = json.loads(lines[0])
+    index.write_text("\n".join([*lines, lines[0]]) + "\n")
+    assert len(SnapshotStore(tmp_path / "snapshots")._entries) == len(lines)
+    other = {**first, "sha256": next(h for h in recorded.snapshot_hashes if h != first["sha256"])}
+    index.write_text("\n".join([*lines, json.dumps(other)]) + "\n")
+    with pytest.raises(SitegenError) as refused:
+        SnapshotStore(tmp_path / "snapshots")
+    assert str(refused.value).startswith(f"{index}:{len(lines) + 1}: not a valid snapshot index (it records another "
+                                         f"response to GET {first['url']}")
+    assert "in the run at 2026-01-01T00:00:00Z" in str(refused.value) and "than line 1 does" in str(refused.value)
 
 def test_a_missing_snapshot_body_names_the_store_as_messages_show_a_path(tmp_path):
     folder = tmp_path / "two\nlines"  # a message naming it is one line, and names it unambiguously

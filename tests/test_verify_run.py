@@ -749,3 +749,17 @@ def test_a_replay_whose_recorded_response_was_damaged_refuses_naming_the_study_f
     assert code == 1 and "verified" not in out
     assert f"{payload.record_id}: {example_copy}/snapshots/index.jsonl:{line}: snapshot body {body}" in err
     assert "does not match its hash: it was edited, truncated or corrupted" in err
+
+
+def test_a_replay_whose_index_records_another_response_to_a_request_refuses_naming_the_line(example_copy):
+    index = example_copy / "snapshots" / "index.jsonl"
+    text = index.read_text()
+    rows = [json.loads(line) for line in text.splitlines()]
+    run_rows = [(number, row) for number, row in enumerate(rows, start=1) if row.get("sha256")
+                and row["session"] == "2023-04-17T00:00:00Z"]
+    (line, first), (_, other) = run_rows[0], run_rows[1]
+    index.write_text(text + json.dumps({**first, "sha256": other["sha256"]}, sort_keys=True) + "\n")
+    code, out, err = run_cli("verify", example_copy, "--snapshots", "replay")
+    assert code == 1 and "verified" not in out
+    assert (f"{example_copy}/snapshots/index.jsonl:{len(rows) + 1}: error: it records another response to GET "
+            f"{first['url']}") in err and f"than line {line} does" in err and "[duplicate-snapshot]" in err

@@ -671,11 +671,19 @@ def _load_snapshot_index(root: Path, review: Review) -> list[Problem]:
     rel = "snapshots/index.jsonl"
     if (root / "snapshots").is_symlink():
         return []  # `_symbolic_links` reports the link; nothing is read through it
+    from sitegen.sources.snapshots import recorded_again  # which imports this module
+
     rows, problems = _jsonl_rows(root, rel)
+    recorded: dict[tuple[str, str, int], tuple[SnapshotEntry, int]] = {}  # each request of a run: its first line
     for lineno, value in rows or []:
         entry, row_problems = parsing.validate(SnapshotEntry, parsing.Parsed(value), rel, line=lineno)
         problems += row_problems
-        if entry is None or entry.sha256 is None:
+        if entry is None:
+            continue
+        earlier, line = recorded.setdefault((entry.fingerprint, entry.session, entry.occurrence), (entry, lineno))
+        if again := recorded_again(entry, earlier if line != lineno else None, line):
+            problems.append(Problem(rel, lineno, None, "duplicate-snapshot", again))
+        if entry.sha256 is None:
             continue
         if not (root / "snapshots" / entry.sha256[:2] / entry.sha256).is_file():
             problems.append(Problem(rel, lineno, None, "missing-snapshot",

@@ -67,6 +67,8 @@ class SnapshotStore:
                 entry, entry_problems = validate(SnapshotEntry, Parsed(value), str(index), line=lineno)
                 problems += entry_problems
                 if entry is not None:
+                    if (again := recorded_again(entry, self._entries.get(_key(entry)), self._lines.get(_key(entry)))):
+                        raise SitegenError(f"{shown_path(index)}:{lineno}: not a valid snapshot index ({again})")
                     self._entries[_key(entry)] = entry
                     self._lines[_key(entry)] = lineno
             if problems:
@@ -174,6 +176,18 @@ class SnapshotStore:
                                    "inside the review, never through a link")
         return path
 
+
+
+def recorded_again(entry: SnapshotEntry, earlier: SnapshotEntry | None, line: int | None) -> str | None:
+    """Why a line of the index that records the response to the same request of the same run as an `earlier` line
+    (on `line`) cannot stand, or None. sitegen records each once; a second, other response (a hand edit, a merge
+    of two branches' indexes) leaves which one the run got unknown, so a replay would read one of them unsaid."""
+    if earlier is None or earlier == entry:  # a line merged in twice says nothing new
+        return None
+    repeat = f" (repeat {entry.occurrence + 1})" if entry.occurrence else ""
+    return (f"it records another response to {describe(entry.method, entry.url, entry.params)} in the run at "
+            f"{entry.session or 'no session'}{repeat} than line {line} does: a run gets one response to each "
+            "request; keep the line sitegen wrote (from version control), or record a new run")
 
 def _key(entry: SnapshotEntry) -> tuple[str, str, int]:
     return entry.fingerprint, entry.session, entry.occurrence
