@@ -763,3 +763,20 @@ def test_a_replay_whose_index_records_another_response_to_a_request_refuses_nami
     assert code == 1 and "verified" not in out
     assert (f"{example_copy}/snapshots/index.jsonl:{len(rows) + 1}: error: it records another response to GET "
             f"{first['url']}") in err and f"than line {line} does" in err and "[duplicate-snapshot]" in err
+
+
+def test_a_replay_reading_another_recorded_body_for_a_request_says_which(example_copy):
+    # Two of the index's lines for requests of the run swap their bodies (a hand edit): each body matches its hash and
+    # every body the ledger names is still recorded, but each verdict rests on a response the run never got for it.
+    index = example_copy / "snapshots" / "index.jsonl"
+    rows = [json.loads(line) for line in index.read_text().splitlines()]
+    run_rows = [row for row in rows if row.get("sha256") and row["session"] == "2023-04-17T00:00:00Z"
+                and row["url"].startswith("https://api.openalex.org/works/")]
+    first, other = run_rows[0], run_rows[1]
+    was = first["sha256"]
+    first["sha256"], other["sha256"] = other["sha256"], was
+    index.write_text("".join(json.dumps(row, sort_keys=True) + "\n" for row in rows))
+    code, out, err = run_cli("verify", example_copy, "--snapshots", "replay")
+    assert code == 1 and "replay differs" in err
+    assert (f"it rests on other responses than that run's verdict (recorded, not read now: {was}; read now, not "
+            f"recorded: {first['sha256']}): snapshots/index.jsonl was edited since") in err, err

@@ -273,6 +273,14 @@ def _why_differs(review: Review, before: VerificationPayload, now: VerificationP
         return (f": its evidence ({', '.join(files) or 'its evidence file'}) changed since that run; record a new "
                 f"verification run (`sitegen verify {shown_argument(review.root)} --snapshots record --at TIME`), whose "
                 "verdict the site will then show")
+    if before.snapshot_hashes != now.snapshot_hashes:  # responses of that run, but not those it rested on
+        gone = sorted(set(before.snapshot_hashes) - set(now.snapshot_hashes))
+        read = sorted(set(now.snapshot_hashes) - set(before.snapshot_hashes))
+        return (f": it rests on other responses than that run's verdict (recorded, not read now: "
+                f"{', '.join(gone) or 'none'}; read now, not recorded: {', '.join(read) or 'none'}): snapshots/"
+                "index.jsonl was edited since, or this sitegen asks otherwise; restore the index as recorded (from "
+                f"version control), or record a new run (`sitegen verify {shown_argument(review.root)} --snapshots "
+                "record --at TIME`)")
     return "" if before.verdict != now.verdict else " (on other answers or responses)"
 
 
