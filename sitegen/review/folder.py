@@ -66,6 +66,7 @@ from sitegen.review.models import (
     ValidationStudy,
     VersionRecord,
     parse_timestamp,
+    recorded_again,
 )
 from sitegen.review.problems import Problem
 from sitegen.review.transaction import STAGED, interrupted, not_a_review
@@ -671,8 +672,6 @@ def _load_snapshot_index(root: Path, review: Review) -> list[Problem]:
     rel = "snapshots/index.jsonl"
     if (root / "snapshots").is_symlink():
         return []  # `_symbolic_links` reports the link; nothing is read through it
-    from sitegen.sources.snapshots import recorded_again  # which imports this module
-
     rows, problems = _jsonl_rows(root, rel)
     recorded: dict[tuple[str, str, int], tuple[SnapshotEntry, int]] = {}  # each request of a run: its first line
     for lineno, value in rows or []:

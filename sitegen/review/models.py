@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
+from urllib.parse import urlencode
 
 from pydantic import (
     AfterValidator,
@@ -945,6 +946,24 @@ class SnapshotEntry(Strict):
         if (self.status is None) == (self.error is None):
             raise ValueError("a snapshot records either an HTTP status or an error, not both or neither")
         return self
+
+
+def describe_request(method: str, url: str, params: list[tuple[str, str]]) -> str:
+    """A request as messages show it: "GET https://api.openalex.org/works?search=x"."""
+    return f"{method} {url}" + (f"?{urlencode(params)}" if params else "")
+
+
+def recorded_again(entry: SnapshotEntry, earlier: SnapshotEntry | None, line: int | None) -> str | None:
+    """Why a line of the index that records the response to the same request of the same run as an `earlier` line
+    (on `line`) cannot stand, or None. sitegen records each once; a second, other response (a hand edit, a merge
+    of two branches' indexes) leaves which one the run got unknown, so a replay would read one of them unsaid."""
+    if earlier is None or earlier == entry:  # a line merged in twice says nothing new
+        return None
+    repeat = f" (repeat {entry.occurrence + 1})" if entry.occurrence else ""
+    request = describe_request(entry.method, entry.url, entry.params)
+    return (f"it records another response to {request} in the run at {entry.session or 'no session'}{repeat} than "
+            f"line {line} does: a run gets one response to each "
+            "request; keep the line sitegen wrote (from version control), or record a new run")
 
 
 # --------------------------------------------------------------------------- runs/<time>-<monitor_id>.json

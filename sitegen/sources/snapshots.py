@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from urllib.parse import urlencode
 
 from sitegen.errors import SitegenError, shown_path
 from sitegen.records.model import model_data
 from sitegen.review.folder import SIZE_LIMITS
-from sitegen.review.models import SnapshotEntry, parse_timestamp
+from sitegen.review.models import SnapshotEntry, describe_request, parse_timestamp, recorded_again
 from sitegen.review.parsing import Parsed, read_json_lines, validate
 from sitegen.review.write import atomic_write, canonical_json, jsonl
 
@@ -43,7 +42,7 @@ def fingerprint(method: str, url: str, params: list[tuple[str, str]]) -> str:
 
 
 def describe(method: str, url: str, params: list[tuple[str, str]]) -> str:
-    return f"{method} {url}" + (f"?{urlencode(params)}" if params else "")
+    return describe_request(method, url, params)
 
 
 class SnapshotStore:
@@ -177,17 +176,6 @@ class SnapshotStore:
         return path
 
 
-
-def recorded_again(entry: SnapshotEntry, earlier: SnapshotEntry | None, line: int | None) -> str | None:
-    """Why a line of the index that records the response to the same request of the same run as an `earlier` line
-    (on `line`) cannot stand, or None. sitegen records each once; a second, other response (a hand edit, a merge
-    of two branches' indexes) leaves which one the run got unknown, so a replay would read one of them unsaid."""
-    if earlier is None or earlier == entry:  # a line merged in twice says nothing new
-        return None
-    repeat = f" (repeat {entry.occurrence + 1})" if entry.occurrence else ""
-    return (f"it records another response to {describe(entry.method, entry.url, entry.params)} in the run at "
-            f"{entry.session or 'no session'}{repeat} than line {line} does: a run gets one response to each "
-            "request; keep the line sitegen wrote (from version control), or record a new run")
 
 def _key(entry: SnapshotEntry) -> tuple[str, str, int]:
     return entry.fingerprint, entry.session, entry.occurrence
