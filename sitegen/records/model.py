@@ -399,6 +399,12 @@ PUBLICATION_YEARS = range(1450, 2101)
 # A year as every reader finds one: four digits not part of a longer number (`publication_year`,
 # `references.problems.written_year`).
 FOUR_DIGITS = re.compile(r"(?<!\d)\d{4}(?!\d)")
+# The months' English names, January first: the one table every reader of a month written in words reads.
+MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+               "november", "december")
+# A month by its name's first three letters, as providers' XML and RIS's worded dates are read: the three letters
+# of any word, so German "Juni" and "Marz" are June and March too (`references.records.month_of` is stricter).
+MONTH_BY_ABBREVIATION = {name[:3]: number for number, name in enumerate(MONTH_NAMES, start=1)}
 
 
 def publication_year(written: str) -> int | None:

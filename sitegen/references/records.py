@@ -34,6 +34,7 @@ from sitegen.records.ids import (
 from sitegen.records.markup import HTML_HEADING, JATS_TITLE, labelled_sections, plain_text
 from sitegen.records.model import (
     CONTROL_CHARACTER,
+    MONTH_NAMES,
     PUBLICATION_YEARS,
     TITLE_LIMIT,
     CslName,
@@ -104,8 +105,6 @@ PUBLICATION_TYPES = {"review", "letter", "editorial", "erratum", "note", "retrac
                      "conference review", "short survey"}
 _BRACE = re.compile("[{}]")
 _BRACE_OR_AND = re.compile(r"[{}]|(?<!\s)\s+and\s+")  # from a run's start only: see AUTHORS_AND
-_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
-                "october", "november", "december")
 _ISO_DATE = re.compile(r"(\d{4})(?:-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?)?(?!\d)")
 _MARKUP = re.compile(r"<[A-Za-z/!?]|&(?:#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);")  # a tag or an entity
 _FIRST_PAGE = re.compile(r"^\s*([^-\u2010-\u2015\s]+)")
@@ -441,7 +440,7 @@ EMBASE_ADDRESSES = re.compile(r"\(\s*[^\W\d_][\w'’-]*(?:\s[\w'’-]+)*?\s[A-Z]
 
 # An issue's number with its month after it, as Embase writes the issues of journals that publish all year ("IS  - 12
 # December" for PLoS ONE 18(12), in Embase.com's, EndNote's, RefWorks' and Covidence's exports of its records).
-ISSUE_MONTH = re.compile(rf"(\d+)\s+(?:{'|'.join(_MONTH_NAMES)})", re.IGNORECASE)
+ISSUE_MONTH = re.compile(rf"(\d+)\s+(?:{'|'.join(MONTH_NAMES)})", re.IGNORECASE)
 
 
 def _numbering(value: str, field: str, notes: list[str]) -> str:
@@ -508,7 +507,7 @@ def month_of(value: str) -> int | None:
     text = re.split(r"[\s/-]", value.strip().lower().rstrip("."), maxsplit=1)[0].rstrip(".")
     if text.isdigit():
         return int(text) if 1 <= int(text) <= 12 else None
-    return next((number for number, name in enumerate(_MONTH_NAMES, start=1) if name.startswith(text)), None) \
+    return next((number for number, name in enumerate(MONTH_NAMES, start=1) if name.startswith(text)), None) \
         if len(text) >= 3 else None
 
 

@@ -39,7 +39,7 @@ from rispy.config import LIST_TYPE_TAGS, TAG_KEY_MAPPING
 
 from sitegen.records.entry import Entry
 from sitegen.records.ids import normalise_arxiv, normalise_openalex
-from sitegen.records.model import FOUR_DIGITS
+from sitegen.records.model import FOUR_DIGITS, MONTH_BY_ABBREVIATION
 from sitegen.records.pages import medline_pages
 from sitegen.references.fields import (
     EMBASE,
@@ -116,7 +116,6 @@ EBSCO_NOTE_TYPES = re.compile(r"(?:^|\.\s+)Publication Type:\s*([^.\n]+)", re.MU
 WORDED_DATE = re.compile(r"(?:\d{1,2}(?:-\d{1,2})?\s+)?(?P<month>[A-Za-z]{3,9})\.?"
                          r"(?P<until>\s*[-/]\s*[A-Za-z]{3,9}\.?)?(?:\s+(?P<day>\d{1,2}))?(?:,?\s+(?P<year>\d{4}))?")
 ISO_DATE = re.compile(r"\d{4}-\d{2}(?:-\d{2})?")
-MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 JSTOR_DATE = re.compile(r"Full publication date:\s*(.+)", re.IGNORECASE)
 SCOPUS_DATABASE = re.compile(r"\bscopus\b", re.IGNORECASE)
 # The Cochrane Library's RIS names no database, but its records are CENTRAL's by their accession numbers
@@ -344,9 +343,9 @@ def _entry(pair: tuple[_Record, dict], names: dict[str, str] | None = None) -> E
                        if (found := WORDED_DATE.fullmatch(text)) and found.group("year") in (None, year)), None)
         month = date[5:7] or (worded.group("month") if worded else "")
         if date == year and worded and worded.group("day") and not worded.group("until") and \
-                (named := worded.group("month")[:3].lower()) in MONTHS:
+                (number := MONTH_BY_ABBREVIATION.get(worded.group("month")[:3].lower())):
             # Web of Science's "DA  - SEP 22" beside "PY  - 2010": the full date (a day the month has not ends it)
-            date = iso_date([year, MONTHS.index(named) + 1, worded.group("day")]) or year
+            date = iso_date([year, number, worded.group("day")]) or year
     start, end = first("SP"), first("EP")
     entry_type = ENTRY_TYPES.get(kind.upper(), "misc")
     if not start and not end and entry_type in ("article", "inproceedings"):

@@ -30,6 +30,7 @@ from sitegen.records.listing import listed
 from sitegen.records.markup import plain_text
 from sitegen.records.model import (
     CONTROL_CHARACTER,
+    MONTH_BY_ABBREVIATION,
     CslDate,
     NoticeOf,
     Record,
@@ -347,13 +348,9 @@ def reported_count(text: str | None, what: str) -> int:
 _DATE = re.compile(r"\s*([0-9]{1,4})(?![0-9])(?:-([0-9]{1,2})(?![0-9])(?:-([0-9]{1,2})(?![0-9]))?)?")
 
 
-MONTHS = {name: number for number, name in
-          enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
-
-
 def month_number(value: str | None) -> int | None:
     """A month as a number: "12", "Dec" or "December"; None for anything else (a season, "Winter")."""
-    return whole_number(value, 2) or MONTHS.get((value or "")[:3].lower())
+    return whole_number(value, 2) or MONTH_BY_ABBREVIATION.get((value or "")[:3].lower())
 
 
 def date_from_parts(parts: Sequence[Any]) -> CslDate | None:
