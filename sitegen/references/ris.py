@@ -113,6 +113,8 @@ EBSCO_NOTE_TYPES = re.compile(r"(?:^|\.\s+)Publication Type:\s*([^.\n]+)", re.MU
 # beside PY's year. The word is the entry's month, read as a month only when it names one ("Winter 2014" names none),
 # and only when the year written after it, if any, is the record's.
 # A day after a single month ("MAR 15") is the date's day.
+# Not table.WORDED_DATE (Embase.com's "1 Dec 2024"): there the number before the month is the day and a year is due;
+# here it may begin a range of days (a conference's), so it is no day, and the year may be in another tag.
 WORDED_DATE = re.compile(r"(?:\d{1,2}(?:-\d{1,2})?\s+)?(?P<month>[A-Za-z]{3,9})\.?"
                          r"(?P<until>\s*[-/]\s*[A-Za-z]{3,9}\.?)?(?:\s+(?P<day>\d{1,2}))?(?:,?\s+(?P<year>\d{4}))?")
 ISO_DATE = re.compile(r"\d{4}-\d{2}(?:-\d{2})?")

@@ -234,6 +234,8 @@ LABELLED_ARTICLE_NUMBER = re.compile(r"\bArticle Number:\s*([A-Za-z0-9][\w-]*)",
 # A date in words, day first ("1 Dec 2024", "21 June 2024", "Jun 2024"), as Embase.com writes a record's publication:
 # read only when it is one such date whose word names a month ("Winter 2024", "1 Dec 2024 - 31 Jan 2025" are none);
 # `entry_record` keeps it only when its year is the record's.
+# Not ris.WORDED_DATE: that one reads the number before a month as part of a range ("4-8 Aug. 2020"), so no day,
+# takes a day after the month ("MAR 15") and a year left out; here the number before is the day and the year is due.
 WORDED_DATE = re.compile(r"(?:(?P<day>\d{1,2})\s+)?(?P<month>[A-Za-z]{3,9})\.?\s+(?P<year>\d{4})")
 
 
