@@ -44,6 +44,14 @@ SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv", "2nd", "3rd"}
 PARTICLES = frozenset({"van", "vanden", "vander", "von", "vonder", "de", "der", "den", "del", "dela", "della", "delle",
                        "dei", "degli", "di", "da", "dal", "dalla", "das", "do", "dos", "du", "des", "le", "la", "les",
                        "ter", "ten", "te", "op", "zu", "zur", "st", "st.", "al", "el", "bin", "ibn", "ben"})
+# Particles that are also family names, or words of names, alone: De, Le, Da, Do, Di, Du, La and Te are Bengali,
+# Vietnamese and Chinese family names ("Le, Minh T"), Del, Dal, Dalla, Dei, Al, El, Ben and Bin others. St, Op, Les,
+# Dela and Ibn are here too: a name in capitals counts them as words, and "St, John A" is not read as split.
+PARTICLES_ALSO_NAMES = frozenset({"de", "le", "da", "do", "di", "du", "la", "te", "del", "dal", "dalla", "dei", "al",
+                                  "el", "ben", "bin", "st", "st.", "op", "les", "dela", "ibn"})
+# Particles that are never a family name alone (`order_unknown`, `_family_among_given`): every other one, derived
+# so that a particle added to PARTICLES is one unless named above.
+LONE_PARTICLES = PARTICLES - PARTICLES_ALSO_NAMES
 CONJUNCTIONS = frozenset({"y", "e", "i"})  # "Ortega y Gasset": both family names
 # Words that name a body, not a person, and that no person's name is made of.
 ORGANISATION_WORDS = frozenset({
@@ -256,12 +264,6 @@ def split_name(display: str) -> CslName:
     if len(parts) == 3 and _is_suffix(parts[2]):  # "Family, Given, Jr." (RIS)
         return CslName(family=parts[0], given=parts[1], suffix=parts[2])
     return literal
-
-
-# Particles that are never a family name alone. "de", "le", "da", "do", "di" are left out: De, Le, Da, Do and Di are
-# Bengali, Vietnamese and Chinese family names ("Le, Minh T").
-LONE_PARTICLES = frozenset({"van", "vanden", "vander", "von", "vonder", "der", "den", "ter", "ten", "zu", "zur",
-                            "della", "delle", "degli", "dos", "das", "des"})
 
 
 def _family_among_given(family: str, given: str) -> tuple[str, str] | None:
