@@ -379,7 +379,8 @@ def same_person(a: Person, b: Person) -> bool:
     if not a.family or not b.family or a.organisation != b.organisation:
         return False
     if a.order_unknown or b.order_unknown:
-        return any(same_person(x, y) for x in readings(a) for y in readings(b))
+        others = readings(b)  # read once, not again for each reading of `a`
+        return any(same_person(x, y) for x in readings(a) for y in others)
     if a.family == b.family:
         return True
     if a.script != b.script:  # one name in two scripts: one a standard transliteration of the other, or no telling
