@@ -73,6 +73,9 @@ WORKS = Items("work", "no identifier",
               if isinstance(work, dict) else None, "OpenAlex id")
 
 # OpenAlex work types (old and new vocabularies) to CSL item types.
+# Not built on crossref.CSL_TYPES, though the types both name map alike: that one also maps Crossref's parts and
+# containers ("book-part", "journal-issue", "proceedings"), which OpenAlex's old vocabulary wrote and this reads
+# as articles; taking them would change those works' types.
 CSL_TYPES = {
     "journal-article": "article-journal",
     "article": "article-journal",
