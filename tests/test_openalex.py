@@ -452,7 +452,10 @@ def test_a_readable_identifier_beside_an_unreadable_one_is_no_loss():
 
 
 @pytest.mark.parametrize(("openalex_type", "csl_type"), [("reference-entry", "entry"), ("peer-review", "review"),
-                                                         ("standard", "standard")])
+                                                         ("standard", "standard"),
+                                                         # its older vocabulary, Crossref's
+                                                         ("book-part", "chapter"), ("journal-issue", "periodical"),
+                                                         ("proceedings", "book")])
 def test_a_work_type_with_a_csl_type_of_its_own_is_never_an_unpublished_article(openalex_type, csl_type):
     # OpenAlex's types that CSL names too, as Crossref's are read (a real SYNERGY work, its type changed): read as
     # "article" an encyclopedia entry, a peer review or a standard was exported as an unpublished work (RIS UNPB).

@@ -71,6 +71,39 @@ class Untitled(Exception):
         self.record_id = record_id
 
 
+# Crossref's work types to CSL item types, also OpenAlex's older vocabulary (`openalex.CSL_TYPES`); anything else is a
+# plain "article". A DOI Crossref lists among works may name a whole container (a journal, one of its issues, a
+# proceedings volume, a book series): CSL's type for it, never "article", which sitegen exports as an unpublished work
+# (RIS UNPB), a preprint.
+CROSSREF_CSL_TYPES = {
+    "journal-article": "article-journal",
+    "posted-content": "article",
+    "proceedings-article": "paper-conference",
+    "book-chapter": "chapter",
+    "book-part": "chapter",
+    "book-section": "chapter",
+    "book": "book",
+    "monograph": "book",
+    "edited-book": "book",
+    "reference-book": "book",
+    "reference-entry": "entry",
+    "peer-review": "review",
+    "dissertation": "thesis",
+    "report": "report",
+    "dataset": "dataset",
+    "database": "dataset",
+    "standard": "standard",
+    "journal": "periodical",
+    "journal-volume": "periodical",
+    "journal-issue": "periodical",
+    "proceedings": "book",
+    "proceedings-series": "book",
+    "book-series": "book",
+    "book-set": "book",
+    "report-series": "report",
+    "report-component": "report",
+}
+
 # NLM's placeholder for a title it does not have ("[Not Available]."), which PubMed and the databases that take
 # its records (Europe PMC) send as the title: no title.
 NO_TITLE = re.compile(r"\[\s*not available\s*\]\.?", re.IGNORECASE)

@@ -33,6 +33,7 @@ from sitegen.records.model import (
 )
 from sitegen.records.providers import label
 from sitegen.sources.base import (
+    CROSSREF_CSL_TYPES,
     Items,
     Malformed,
     Pager,
@@ -67,37 +68,6 @@ PAGE_ROWS = 200
 WORKS = Items("work", "no DOI",
               lambda item: own_id(item.get("DOI"), normalise_doi) if isinstance(item, dict) else None, "DOI")
 
-# Crossref work types to CSL item types; anything else is a plain "article". A DOI Crossref lists among works may name
-# a whole container (a journal, one of its issues, a proceedings volume, a book series): CSL's type for it, never
-# "article", which sitegen exports as an unpublished work (RIS UNPB), a preprint.
-CSL_TYPES = {
-    "journal-article": "article-journal",
-    "posted-content": "article",
-    "proceedings-article": "paper-conference",
-    "book-chapter": "chapter",
-    "book-part": "chapter",
-    "book-section": "chapter",
-    "book": "book",
-    "monograph": "book",
-    "edited-book": "book",
-    "reference-book": "book",
-    "reference-entry": "entry",
-    "peer-review": "review",
-    "dissertation": "thesis",
-    "report": "report",
-    "dataset": "dataset",
-    "database": "dataset",
-    "standard": "standard",
-    "journal": "periodical",
-    "journal-volume": "periodical",
-    "journal-issue": "periodical",
-    "proceedings": "book",
-    "proceedings-series": "book",
-    "book-series": "book",
-    "book-set": "book",
-    "report-series": "report",
-    "report-component": "report",
-}
 
 # CSL types whose container is a book (a proceedings volume too). Crossref lists the series such a book belongs to
 # before the book itself (["Lecture Notes in Computer Science", "Cryptographic Hardware and Embedded Systems – CHES
@@ -350,7 +320,7 @@ def work_to_record(item: dict[str, Any]) -> Record | None:
     retracted, is_notice = retraction_status(item)
     about = notice_of(item, doi)
     publication_types = ([work_type] if work_type else []) + notice_types(about)
-    csl_type = CSL_TYPES.get(work_type or "", "article")
+    csl_type = CROSSREF_CSL_TYPES.get(work_type or "", "article")
     return Record(
         id=doi,
         type=csl_type,

@@ -27,6 +27,7 @@ from sitegen.records.model import Record, RecordMeta, web_address
 from sitegen.records.names import split_name
 from sitegen.records.providers import label
 from sitegen.sources.base import (
+    CROSSREF_CSL_TYPES,
     Items,
     Malformed,
     Pager,
@@ -72,11 +73,10 @@ WORKS = Items("work", "no identifier",
               lambda work: own_id(work.get("id") or as_dict(work.get("ids")).get("openalex"), normalise_openalex)
               if isinstance(work, dict) else None, "OpenAlex id")
 
-# OpenAlex work types (old and new vocabularies) to CSL item types.
-# Not built on crossref.CSL_TYPES, though the types both name map alike: that one also maps Crossref's parts and
-# containers ("book-part", "journal-issue", "proceedings"), which OpenAlex's old vocabulary wrote and this reads
-# as articles; taking them would change those works' types.
+# OpenAlex work types to CSL item types: its older vocabulary was Crossref's (a "book-part" is a chapter, a
+# "journal-issue" a periodical, never an unpublished article), then its own.
 CSL_TYPES = {
+    **CROSSREF_CSL_TYPES,
     "journal-article": "article-journal",
     "article": "article-journal",
     "review": "article-journal",
