@@ -32,7 +32,6 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, RootModel, StringConstraints
 
 from sitegen.records.ids import written_record_id
-from sitegen.text import counted
 
 METRICS_VERSION = "retrieval-metrics-v1"
 MAX_K = 10_000
@@ -159,7 +158,7 @@ class Report(BaseModel):
     def coverage(self, mean: Mean, k: str) -> str:
         """How many of the benchmark's queries a mean at k is over, e.g. "2 of 5 queries; 1 without a run"."""
         missing = self.queries - self.queries_run
-        return f"{mean.coverage[k]} of {counted(self.queries, 'query', 'queries')}" + (f"; {missing} without a run" if missing else "")
+        return f"{mean.coverage[k]} of {self.queries} {'query' if self.queries == 1 else 'queries'}" + (f"; {missing} without a run" if missing else "")
 
 
 def _mean(values: list[dict[str, Value]], ks: list[int]) -> Mean:

@@ -18,7 +18,7 @@ from sitegen.site.output import Stamp, refuse_unsafe_output, site_is_intact, sit
 from sitegen.site.pages import site_pages
 from sitegen.site.search import index_pages
 from sitegen.site.sitemap import finish_with_sitemap
-from sitegen.site.templates import templates_dir
+from sitegen.site.templates import markdown_plain, templates_dir
 
 MAX_EPOCH = 32503680000  # 3000-01-01
 # The libraries whose versions could change a page's bytes.
@@ -111,7 +111,8 @@ def build_site(review: Review, facts: ReviewFacts, out: Path, now: str | None,
     built_at = build_time(review, now, environ)
     inputs = inputs if inputs is not None else inputs_digest(review.root, now, environ)
     stamp = Stamp(inputs=inputs, records=len(review.records), built_at=built_at,
-                  review=review.ledger[0].hash if review.ledger else None, title=review.config.title)
+                  review=review.ledger[0].hash if review.ledger else None,
+                  title=markdown_plain(review.config.title))  # as the warning says it: plain, as a <title> is
     before = site_manifest(out).stamp
     dated = int(parse_timestamp(built_at).timestamp()) * 10**9 if built_at else 0
     with cycle_collection_paused():  # a build makes views of every record that live as long as it does
