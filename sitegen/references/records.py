@@ -212,6 +212,16 @@ def _json_list(written: str) -> list | None:
     return listed if isinstance(listed, list) else None
 
 
+def _listed_objects(entry: Entry, field: str, what: str, notes: list[str]) -> list[dict]:
+    """The JSON objects a field lists ([] for an empty field); [] with a note when it holds anything else."""
+    written = entry.get(field)
+    listed = _json_list(written)
+    if listed is None or not all(isinstance(item, dict) for item in listed):
+        notes.append(f"{field} {written[:80]!r} is not a list of {what}; left out")
+        return []
+    return listed
+
+
 def _notices(entry: Entry, notes: list[str]) -> list[Update]:
     """The notices the entry lists against the work, their ids normalised (see `_listed_notices`)."""
     found: list[Update] = []
@@ -278,11 +288,7 @@ def _given_date(given: object, which: str, notes: list[str]) -> list[int] | None
 def _reinstatements(entry: Entry, notes: list[str]) -> list[Reinstatement]:
     """The reinstatements the entry lists against the work (a JSON list, see `references.fields`), each with its
     DOI and PMID normalised (`_notice_ids`) and its date: an identifier that is none is left out, with a note."""
-    written = entry.get("reinstatements")
-    listed = _json_list(written)
-    if listed is None or not all(isinstance(item, dict) for item in listed):
-        notes.append(f"reinstatements {written[:80]!r} is not a list of reinstatements; left out")
-        return []
+    listed = _listed_objects(entry, "reinstatements", "reinstatements", notes)
     found: list[Reinstatement] = []
     for item in listed:
         ids = {namespace: value for namespace, value in _notice_ids(item, "reinstatements: the {label}", notes).items()
@@ -299,11 +305,7 @@ def _stated_versions(entry: Entry, own: dict[str, str], notes: list[str]) -> lis
     """The other versions of the study the entry says its source states (a JSON list, see `references.fields`), each
     by its DOI or PMID or both, normalised (`_notice_ids`): an identifier that is none is left out with a note, and a
     version left without one too; each version once, none the record itself (`stated_versions_once`)."""
-    written = entry.get("stated_versions")
-    listed = _json_list(written)
-    if listed is None or not all(isinstance(item, dict) for item in listed):
-        notes.append(f"stated_versions {written[:80]!r} is not a list of versions; left out")
-        return []
+    listed = _listed_objects(entry, "stated_versions", "versions", notes)
     found: list[StatedVersion] = []
     for item in listed:
         ids = {namespace: value for namespace, value in
