@@ -118,10 +118,20 @@ def _without_spaces_beside_signs(text: str) -> str:
     return text
 
 
-# A double quotation mark, as a single one: a reviewer quoting a passage that quotes turns its double quotes into
-# single ones (or the reverse, by house style), which changes no word. Not after a digit: there it is a unit's sign
-# (5" inches or seconds, 5' feet or minutes), which tells a different quantity.
-_DOUBLE_QUOTE = re.compile(r'(?<!\d)"')
+def _double_quotes_as_single(text: str) -> str:
+    """Each double quotation mark as a single one: a reviewer quoting a passage that quotes turns its double quotes
+    into single ones (or the reverse, by house style), which changes no word. Not one after a digit that closes no
+    quotation: that is a unit's sign (5" inches or seconds, 5' feet or minutes), which tells a different quantity;
+    the closing mark of '"group 2"' is a quotation's."""
+    if '"' not in text:
+        return text
+    parts = text.split('"')
+    folded, opened = [parts[0]], False
+    for part in parts[1:]:
+        unit = not opened and folded[-1][-1:].isdigit()
+        folded += ['"' if unit else "'", part]
+        opened ^= not unit
+    return "".join(folded)
 
 
 # A hyphen between two letters: text copied from a typeset page breaks "assessment" as "assess-\nment" and
@@ -137,9 +147,9 @@ def comparable_passage(text: str) -> str:
     full-width forms as plain ones; superscripts and subscripts keep a mark, "10⁵" is "10^5"), invisible
     characters dropped, curly quotes and dashes as plain ones, "±", "≤" and "≥" as typed ("+/-", "<=", ">="),
     a Greek letter's name as the letter ("TGF-beta" is "TGF-β", "5 ug" is "5 μg"), whitespace collapsed and dropped beside a sign ("P < 0.01" is "P<0.01"), a double quotation mark as a single one
-    (not a unit's sign after a digit), and a hyphen between letters (a line break's or a compound's: "assess- ment",
+    (not a unit's sign after a digit, `_double_quotes_as_single`), and a hyphen between letters (a line break's or a compound's: "assess- ment",
     "well-known") dropped. Letters, digits, words and their order still have to match exactly."""
-    plain = _DOUBLE_QUOTE.sub("'", _greek_letters(normalise_whitespace(_INVISIBLE_AND_TYPOGRAPHY(
+    plain = _double_quotes_as_single(_greek_letters(normalise_whitespace(_INVISIBLE_AND_TYPOGRAPHY(
         unicodedata.normalize("NFKC", _BEFORE_NFKC(text))))))
     return _HYPHEN_BETWEEN_LETTERS.sub("", _without_spaces_beside_signs(plain))
 

@@ -450,12 +450,13 @@ def test_an_abstract_passage_missing_from_the_abstract_is_contradicted():
     ("participants rated the task as 'very easy' (n = 12)", "verified"),  # the reviewer's single quotes
     ("participants rated the task as \u2018very easy\u2019 (n = 12)", "verified"),
     ('the probe was 5" long', "contradicted"),  # a unit's sign: inches are not the source's feet
+    ("in the 'group 2' arm", "verified"),  # the closing mark after a digit closes a quotation: no unit's sign
 ])
 def test_a_passage_quoting_in_single_quotes_what_the_abstract_quotes_in_double_ones_is_no_contradiction(
         passage, verdict):
     record, evidence = study("PMC2329613", [("abstract", passage)])
     record = record.model_copy(update={"abstract": "Most participants rated the task as \u201cvery easy\u201d (n = 12). "
-                                                   "In the second session the probe was 5' long."})
+                                                   "In the second session the probe was 5' long, in the \u201cgroup 2\u201d arm."})
     assert faithfulness_verdict(record, evidence, None).verdict == verdict
 
 VERIFIED_GATE = "every included study has been checked for identity and status, and its evidence as it stands"
