@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, Self, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -528,30 +528,38 @@ def identifier_keys(doi: str | None, pmid: str | None) -> list[tuple[str, str]]:
     return [(namespace, value) for namespace, value in (("doi", doi), ("pmid", pmid)) if value]
 
 
-class NoticeOf(Strict):
+class _NamesAWork(Strict):
+    """Another work named by its DOI or PMID or both, at least one (its subclasses declare `doi` and `pmid`, in the
+    order their files write them): a notice's work, another version of the study."""
+
+    # Its schema says what `_names_the_work` checks, for an editor to show.
+    model_config = ConfigDict(json_schema_extra={"anyOf": [{"required": ["doi"]}, {"required": ["pmid"]}]})
+    unnamed: ClassVar[str]  # what a value naming neither is told; `doi` and `pmid` are each subclass's fields
+
+    @model_validator(mode="after")
+    def _names_the_work(self) -> Self:
+        # A work named by nothing is no work: no reader makes one.
+        if self.doi is None and self.pmid is None:
+            raise ValueError(self.unnamed)
+        return self
+
+    def work_keys(self) -> list[tuple[str, str]]:
+        """The identifiers (namespace, value) the work is named by: what the review finds it by."""
+        return identifier_keys(self.doi, self.pmid)
+
+
+class NoticeOf(_NamesAWork):
     """The work a notice is about, as the notice's source says (Crossref's `update-to` naming another work, PubMed's
     "Retraction of", "Erratum for" or "Expression of concern for"): the kind of notice, that work's DOI or PMID or
     both, as the source names it, and when the notice was issued (`update-to`'s `updated`) where the source says:
     a retraction is lifted only by a reinstatement of the work dated no earlier (`retraction_lifted`)."""
 
-    # Its schema says what `_names_the_work` checks, for an editor to show.
-    model_config = ConfigDict(json_schema_extra={"anyOf": [{"required": ["doi"]}, {"required": ["pmid"]}]})
+    unnamed: ClassVar[str] = "a notice's work is named by its DOI or its PMID"
 
     kind: Literal["retraction", "correction", "expression-of-concern", "reinstatement"]
     doi: NoticeDoi | None = Field(default=None, exclude_if=lambda doi: doi is None)
     pmid: NoticePmid | None = Field(default=None, exclude_if=lambda pmid: pmid is None)
     date: NoticeDate | None = Field(default=None, exclude_if=lambda date: date is None)
-
-    @model_validator(mode="after")
-    def _names_the_work(self) -> NoticeOf:
-        # A notice about a work it does not name marks nothing: no reader makes one.
-        if self.doi is None and self.pmid is None:
-            raise ValueError("a notice's work is named by its DOI or its PMID")
-        return self
-
-    def work_keys(self) -> list[tuple[str, str]]:
-        """The identifiers (namespace, value) the notice names its work by: what deduplication finds the work by."""
-        return identifier_keys(self.doi, self.pmid)
 
 
 class Reinstatement(Strict):
@@ -573,28 +581,17 @@ class Reinstatement(Strict):
         return self.doi or (f"PMID {self.pmid}" if self.pmid else None)
 
 
-class StatedVersion(Strict):
+class StatedVersion(_NamesAWork):
     """Another version of the same study, as the record's source states it outright: a preprint's journal version or
     a journal article's preprint (PubMed's "Update of" and "Update in" between a preprint and its article, Crossref's
     `has-preprint` and `is-preprint-of`, the journal DOI arXiv gives a preprint), by its DOI or PMID or both. A
     journal often retitles a preprint, so the matcher (which compares titles) misses the pair; a record of the review
     holding one of these identifiers is linked to this one as another version (`other_versions`), never merged."""
 
-    # Its schema says what `_names_the_work` checks, for an editor to show.
-    model_config = ConfigDict(json_schema_extra={"anyOf": [{"required": ["doi"]}, {"required": ["pmid"]}]})
+    unnamed: ClassVar[str] = "another version is named by its DOI or its PMID"
 
     doi: NoticeDoi | None = Field(default=None, exclude_if=lambda doi: doi is None)
     pmid: NoticePmid | None = Field(default=None, exclude_if=lambda pmid: pmid is None)
-
-    @model_validator(mode="after")
-    def _names_the_work(self) -> StatedVersion:
-        if self.doi is None and self.pmid is None:
-            raise ValueError("another version is named by its DOI or its PMID")
-        return self
-
-    def work_keys(self) -> list[tuple[str, str]]:
-        """The identifiers (namespace, value) the source names the other version by: what the review finds it by."""
-        return identifier_keys(self.doi, self.pmid)
 
 
 def stated_versions_once(versions: Iterable[StatedVersion], own: dict[str, str]) -> list[StatedVersion]:
