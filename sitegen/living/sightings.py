@@ -33,11 +33,16 @@ def sightings(review: Review) -> dict[str, list[Sighting]]:
     for event, payload in zip(review.ledger, review.payloads, strict=True):
         if not isinstance(payload, RetrievalPayload | ImportPayload):
             continue
+        # An event's sightings differ only in whether the run first identified the record: two values, shared by
+        # its records (a search returns 100,000 at review scale), not one made for each. Each record meets an
+        # event once, so no record's list holds one value twice.
+        if isinstance(payload, RetrievalPayload):
+            seen = {first: Sighting(event.ts, payload.source, payload.monitor_id, payload.label, None, first)
+                    for first in (True, False)}
+        else:
+            seen = {first: Sighting(event.ts, payload.source, None, None, payload.description, first)
+                    for first in (True, False)}
+        at = event.ts
         for record_id in dict.fromkeys(payload.record_ids):
-            first = first_run.setdefault(record_id, event.ts) == event.ts
-            if isinstance(payload, RetrievalPayload):
-                sighting = Sighting(event.ts, payload.source, payload.monitor_id, payload.label, None, first)
-            else:
-                sighting = Sighting(event.ts, payload.source, None, None, payload.description, first)
-            found[record_id].append(sighting)
+            found[record_id].append(seen[first_run.setdefault(record_id, at) == at])
     return dict(found)
