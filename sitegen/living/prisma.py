@@ -43,7 +43,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import groupby
-from typing import Literal, get_origin
+from typing import Literal, NamedTuple, get_origin
 
 from pydantic import Field
 
@@ -321,9 +321,16 @@ def _stage_flow(ids: list[str], outcomes: dict[str, dict[str, Outcome]], prefix:
     return {f"{prefix}{name}": value for name, value in fields.items()}, included
 
 
+class Included(NamedTuple):
+    """The included reports of a set of records, by route, each in the set's order."""
+
+    databases: list[str]  # databases and registers
+    other: list[str]  # other methods
+
+
 def _flow(ids: Iterable[str], found: dict[str, Counter[tuple[Route, str]]], searched: set[tuple[Route, str]],
-          outcomes: dict[str, dict[str, Outcome]], duplicates: Collection[str]) -> tuple[dict, list[str]]:
-    """The flow fields of a set of records, and which of them are included studies.
+          outcomes: dict[str, dict[str, Outcome]], duplicates: Collection[str]) -> tuple[dict, Included]:
+    """The flow fields of a set of records, and which of them are included studies (by route).
 
     `found` maps each record to the (route, source) pairs that identified it in its first run, with how many
     times each did;
@@ -346,7 +353,7 @@ def _flow(ids: Iterable[str], found: dict[str, Counter[tuple[Route, str]]], sear
     dbr, dbr_included = _stage_flow(routed["dbr"], outcomes, "")
     other, other_included = _stage_flow(routed[OTHER], outcomes, "other_")
     records = len(routed["dbr"]) + len(routed[OTHER])
-    included = dbr_included + other_included
+    included = len(dbr_included) + len(other_included)
     fields = {
         "identified_databases": sum(n for source, n in by_source.items() if kind(source) == "database"),
         "identified_registers": sum(n for source, n in by_source.items() if kind(source) == "register"),
@@ -357,9 +364,9 @@ def _flow(ids: Iterable[str], found: dict[str, Counter[tuple[Route, str]]], sear
         "duplicates_removed": sum(by_source.values()) - len(routed["dbr"]),
         "other_duplicates_removed": sum(other_by_source.values()) - len(routed[OTHER]),
         "excluded_automation": 0, "removed_other_reasons": 0, "records": records, **dbr, **other,
-        "studies_included": len(included), "reports_included": len(included),  # studies: see `derive`
+        "studies_included": included, "reports_included": included,  # studies: see `derive`
     }
-    return fields, included
+    return fields, Included(dbr_included, other_included)
 
 
 def study_of(review: Review) -> dict[str, str]:
@@ -426,7 +433,7 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]], previous: Pr
     first_run: dict[str, int] = {}  # record id -> index of the run that first identified it
     found: dict[str, Counter[tuple[Route, str]]] = {}
     columns = []
-    searched: set[tuple[Route, str]] = set()
+    included_by_run: list[Included] = []
     for index, run in enumerate(runs):
         new: dict[str, Counter[tuple[Route, str]]] = {}
         returned: dict[bool, Counter[str]] = {True: Counter(), False: Counter()}  # by other methods or not
@@ -441,13 +448,19 @@ def derive(review: Review, outcomes: dict[str, dict[str, Outcome]], previous: Pr
                         new.setdefault(rid, Counter())[route, source] += 1
         first_run.update(dict.fromkeys(new, index))
         found.update(new)
-        searched |= run_searched
-        fields, _ = _flow(new, found, run_searched, outcomes, duplicates)
+        fields, run_included = _flow(new, found, run_searched, outcomes, duplicates)
+        included_by_run.append(run_included)
         incomplete = sorted({_source(p) for p in run.events if isinstance(p, RetrievalPayload) and not p.complete})
         columns.append(RunFlow(run=index + 1, at=run.at, returned_by_source=dict(sorted(returned[False].items())),
                                other_returned_by_source=dict(sorted(returned[True].items())),
                                incomplete=incomplete, **fields))
-    fields, included = _flow(first_run, found, searched, outcomes, duplicates)
+    # The whole review's boxes are its runs' added up, as each record is counted in the run that first identified it
+    # (one pass over every record again took a second at 100,000 records); its included reports are theirs, in the
+    # order such a pass lists them: the databases' and registers' route, then the other methods'.
+    whole = _summed(columns)
+    fields = {name: getattr(whole, name) for name in Flow.model_fields}
+    included = [rid for run_included in included_by_run for rid in run_included.databases]
+    included += [rid for run_included in included_by_run for rid in run_included.other]
     # A study counts once, in the run that identified the first of its included reports (or of those the previous
     # version included: a study from the previous version is never new), so that the runs' studies still add up
     # to the review's.
