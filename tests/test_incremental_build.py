@@ -24,7 +24,7 @@ from sitegen.records.model import Record
 from sitegen.site import output
 from sitegen.site.keys import Keys
 from sitegen.site.output import MANIFEST, SITE_MARKER, Page, write_site
-from sitegen.site.pages import site_pages
+from sitegen.site.pages import Site, site_pages
 from sitegen.workspace import open_review
 from tests.conftest import EXAMPLE, tree_bytes
 
@@ -291,6 +291,20 @@ def test_a_record_counts_as_its_line_only_when_it_is_the_reviews_own():
     own = Keys({"10.1000/x": record}, {"10.1000/x": b"digest"}, "s")
     other = record.model_copy(update={"title": "Another title"})
     assert own.of(record) != own.of(other)  # a changed copy is walked field by field, not taken for the line
+
+
+def test_a_ranking_stands_in_keys_as_its_digest_and_every_score_in_it_counts(example_copy):
+    """A batch's ranking is on its batch page and on both pages of its week's digest: it is digested once in a build
+    (pages.py), and each key still changes with any score or rationale in it, and not with which copy it is."""
+    ws = open_review(example_copy)
+    site = Site(ws.review, ws.facts, None)
+    ranking = next(ranking for ranking in site.rankings.values() if ranking.decisions)
+    key = site.keys.of("batch.html", ranking)
+    assert site.keys.of("batch.html", ranking) == key == site.keys.of("batch.html", ranking.model_copy(deep=True))
+    rescored, reworded = ranking.model_copy(deep=True), ranking.model_copy(deep=True)
+    rescored.decisions[-1].score += 1
+    reworded.decisions[-1].rationale += " (reworded)"
+    assert len({key, site.keys.of("batch.html", rescored), site.keys.of("batch.html", reworded)}) == 3
 
 
 # --------------------------------------------------------------------------- the build, end to end

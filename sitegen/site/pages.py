@@ -45,7 +45,7 @@ from sitegen.screening.relevance import Ranking
 from sitegen.site import charts, prisma_csv, prisma_svg, records, searches, studies, verification, versions
 from sitegen.site.downloads import listing as downloads_listing
 from sitegen.site.downloads import record_downloads
-from sitegen.site.keys import Keys, code_digest
+from sitegen.site.keys import Keys, code_digest, digested_once
 from sitegen.site.output import Page
 from sitegen.site.record_page import RankedRecord, batch_page, digest_content, ranked_row
 from sitegen.site.templates import environment, markdown_plain, templates_dir
@@ -57,6 +57,9 @@ ROWS = "\x00rows\x00"  # where `Site.page_in_parts` writes a long table's rows
 ROWS_PER_PART = 500
 # The page a static host serves for an address the site does not hold (GitHub Pages' own name for it).
 NOT_FOUND_PATH = "404.html"
+# A batch's ranking (20,000 scored records for a large batch) is on its batch page and on both pages of its
+# week's digest (the Markdown and the HTML): digested once in a build, not written out for each key.
+digested_once(Ranking)
 # Old versions would answer searches with outdated numbers; lists and digests repeat what the
 # record and study pages say. Search finds the pages that are the current review's own.
 # A record's own page is not indexed either: at review scale (100,000 records) no search index
