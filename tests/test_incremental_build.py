@@ -273,6 +273,32 @@ def test_keys_see_every_field_of_dataclasses_and_models_however_deep():
     assert keys.of([Shown("a")]) != Keys({}, {}, "other").of([Shown("a")])  # the shared context is in every key
 
 
+def test_a_key_depends_on_its_value_alone_not_on_the_keys_made_before_it():
+    """Keys are written by picklers made once and used again: no value, nor a value that failed, is seen in the next."""
+    record = Record(id="10.1000/x", title="A title", DOI="10.1000/x")
+    value = ["t", Slotted("a", [record, Slotted("b")]), Counter(a=1), {"x": "shared"}]
+    keys = Keys({record.id: record}, {record.id: b"digest"}, "shared")
+    first = keys.of(*value)
+    keys.of(*value[1:], "other", value[0])  # the same objects, met in another order
+    with pytest.raises(TypeError):
+        keys.of(Slotted("a", object()))  # fails while a value is written
+    assert keys.of(*value) == first == Keys({record.id: record}, {record.id: b"digest"}, "shared").of(*value)
+
+
+@dataclass(frozen=True)
+class Tally:
+    contents: dict
+
+
+Tally.__qualname__ = "Counter"  # named as collections.Counter is
+
+
+def test_a_dataclass_of_one_field_is_not_written_as_a_container_of_its_name():
+    keys = Keys({}, {}, "shared")
+    assert keys.of(Tally({"a": 1})) != keys.of(Counter(a=1))
+    assert keys.of(Tally({"a": 1})) == keys.of(Tally({"a": 1})) != keys.of(Tally({"a": 2}))
+
+
 def test_page_keys_are_the_same_in_another_process(example_copy):
     """A key depends on values alone, not on a process's string hashing or which objects it shares, so a
     rebuild in a new process (every `sitegen build`) renders only what changed."""

@@ -68,24 +68,39 @@ class Keys:
         # reused by another object while the build runs.
         self._memo: dict[int, tuple[object, tuple]] = {}
         self._reducers = _Reducers(self)
+        self._shared_digest = hashlib.blake2b(shared.encode(), digest_size=20)  # every key starts from it
+        self._idle: list[tuple[io.BytesIO, pickle.Pickler]] = []  # picklers made, not writing a value
 
     def of(self, *parts: object) -> str:
         """The key of a page rendered from `parts` (its template, path and context)."""
-        digest = hashlib.blake2b(self.shared.encode(), digest_size=20)
+        digest = self._shared_digest.copy()
         digest.update(self._pickled(parts))
         return digest.hexdigest()
 
     def _pickled(self, value: object) -> bytes:
         # `_Reducers` says how the kinds pickle has no C writer for are written. pickle's memo writes an
         # object met again within one value as a reference to the first: it never makes two values alike.
-        buffer = io.BytesIO()
-        pickler = pickle.Pickler(buffer, protocol=5)
-        pickler.dispatch_table = self._reducers
+        # A build writes two values a page (its key's, and its list entry's), 200,000 at 100,000 records: a
+        # pickler is made once and used again, and each value starts from the memo of the functions keys
+        # are written with (`_PRIMED`), which would otherwise be looked up and written out in every value, at more
+        # cost than the value. A value written while another is (`_digested`) takes another pickler.
+        buffer, pickler = self._idle.pop() if self._idle else self._pickler()
+        pickler.memo = _PRIMED  # a copy: what a value is written as depends on it alone
         try:
             pickler.dump(value)
         except (pickle.PicklingError, AttributeError) as error:  # a function made inside another one, say
             raise TypeError(f"a page key cannot account for a value: {error}") from None
-        return buffer.getvalue()
+        written = buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
+        self._idle.append((buffer, pickler))  # not after an error: a pickler that failed is not used again
+        return written
+
+    def _pickler(self) -> tuple[io.BytesIO, pickle.Pickler]:
+        buffer = io.BytesIO()
+        pickler = pickle.Pickler(buffer, protocol=5)
+        pickler.dispatch_table = self._reducers
+        return buffer, pickler
 
     def _digested(self, value: Any) -> tuple:
         remembered = self._memo.get(id(value))
@@ -149,15 +164,19 @@ class _Reducers(dict):
 
 @cache
 def _by_fields(kind: type) -> Callable[[Any], tuple]:
-    """How a model or dataclass of `kind` is written: its kind's name and its fields' values, read in C (a
-    slotted frozen dataclass's own way to pickle is a Python function, at twice the cost)."""
-    name, fields = kind.__qualname__, _fields(kind)
-    values = operator.attrgetter(*fields) if fields else (lambda value: ())
-    return lambda value: (_fields_of, (name, values(value)))
+    """How a model or dataclass of `kind` is written: its kind's name and its fields' values, one tuple read in C
+    (a slotted frozen dataclass's own way to pickle is a Python function, at twice the cost). The values pages
+    hold by the hundred thousand are written this way, a dozen for each record: nothing more is made for each."""
+    fields = _fields(kind)
+    if not fields:
+        name_only = (kind.__qualname__,)
+        return lambda value: (_fields_of, name_only)
+    name_and_values = operator.attrgetter("__class__.__qualname__", *fields)  # reducers are found by exact kind
+    return lambda value: (_fields_of, name_and_values(value))
 
 
 def _contents(value: dict | list | tuple) -> tuple:
-    return _fields_of, (type(value).__qualname__, dict(value) if isinstance(value, dict) else list(value))
+    return _contents_of, (type(value).__qualname__, dict(value) if isinstance(value, dict) else list(value))
 
 
 def _fields_of(kind: str, *fields: object) -> None:
@@ -165,6 +184,20 @@ def _fields_of(kind: str, *fields: object) -> None:
     raise AssertionError(kind)
 
 
+def _contents_of(kind: str, contents: object) -> None:
+    """What a dict, list or tuple of another kind is written as in a key: its kind and contents (never called).
+    Not `_fields_of`: a dataclass of one field would be written as a Counter of the same name is."""
+    raise AssertionError(kind)
+
+
+def _primed_memo() -> Any:
+    """A pickler's memo holding the functions keys are written with, as each value starts from it."""
+    pickler = pickle.Pickler(io.BytesIO(), protocol=5)
+    pickler.dump((_fields_of, _contents_of, _digest_of))
+    return pickler.memo
+
+
+_PRIMED = _primed_memo()
 _PICKLE_AS_USUAL = operator.methodcaller("__reduce_ex__", 5)
 
 
