@@ -233,5 +233,8 @@ def matched_title(title: str | None) -> str:
 def title_key(title: str) -> tuple[str, str]:
     """A title as lists sort it: case, accents and leading quotes or brackets ignored ("Émotion" among the E's,
     however its accent is encoded); the title itself breaks ties."""
-    text = re.sub(r"^\W+", "", title)
+    text = _LEADING_NON_WORD.sub("", title)
     return folded(text), text.casefold()
+
+
+_LEADING_NON_WORD = re.compile(r"^\W+")  # quotes and brackets a title starts with

@@ -77,6 +77,12 @@ class Keys:
         digest.update(self._pickled(parts))
         return digest.hexdigest()
 
+    def digest(self, value: object) -> bytes:
+        """The digest a value of a kind digested once stands as in keys (`digested_once`)."""
+        if type(value) not in DIGESTED_ONCE:
+            raise TypeError(f"a {type(value).__name__} is not digested once")
+        return self._digested(value)[1][0]
+
     def _pickled(self, value: object) -> bytes:
         # `_Reducers` says how the kinds pickle has no C writer for are written. pickle's memo writes an
         # object met again within one value as a reference to the first: it never makes two values alike.

@@ -198,7 +198,9 @@ def entries(site: Site) -> list[Entry]:
 
 
 def filters(site: Site, listed: list[Entry]) -> Filters:
-    by_standing = {kind: [e for e in listed if e.standing.kind == kind] for kind in STANDINGS}
+    by_standing: dict[StandingKind, list[Entry]] = {kind: [] for kind in STANDINGS}
+    for entry in listed:  # one pass, in list order
+        by_standing[entry.standing.kind].append(entry)
     excluded = by_standing["excluded-full-text"]
     # Every reason the protocol defines is a filter (an empty one shows its 0); a code the protocol no
     # longer defines still lists the records excluded with it. Reports not retrieved have their own filter.
@@ -229,6 +231,9 @@ def record_pages(site: Site) -> Files:
     # The whole list says how many of its records are confirmed duplicates, which PRISMA does not count.
     duplicates = next(len(item.entries) for item in lists.standings if item.key == "duplicate")
     rows: dict[tuple[str, str], str] = {}  # (record id, root) -> its row, written once for every list holding it
+    # A list page's key holds its records' entries as their digests, each made once and read here by the page's
+    # 250 (each entry is on three or four lists' pages), not asked of the keys by each page for each of its entries.
+    digests = {id(entry): site.keys.digest(entry) for entry in listed}
     for listing in lists.listings:
         for number in range(1, listing.pages + 1):
             path = listing.path(number)
@@ -246,7 +251,7 @@ def record_pages(site: Site) -> Files:
             yield Page(path, lambda path=path, context=context, page_entries=page_entries, rows=rows: site.page(
                 path, "records.html", rows=len(page_entries), rows_html=Markup("\n".join(
                     _row(rows, entry, "../" * path.count("/"), site.reasons) for entry in page_entries)), **context),
-                site.keys.of("records.html", path, context, page_entries), alone=True)
+                site.keys.of("records.html", path, context, [digests[id(entry)] for entry in page_entries]), alone=True)
     # The lists together read every record: they are rendered by the building process alone (see `Page.alone`),
     # which writes each row once. The rows are held by the list pages alone from here on, and freed with them once
     # they are written (at 100,000 records, 70 MB the process and every one forked after it would hold to the end).
