@@ -285,6 +285,26 @@ def test_a_key_depends_on_its_value_alone_not_on_the_keys_made_before_it():
     assert keys.of(*value) == first == Keys({record.id: record}, {record.id: b"digest"}, "shared").of(*value)
 
 
+def test_a_list_page_holding_entries_digests_sees_every_change_of_an_entry():
+    """The records lists' keys hold their entries' digests (`Keys.digest`), made once a build: a digest is
+    the entry's every field, as the entry itself stood in a key, and only values digested once have one."""
+    from sitegen.site.keys import digested_once
+
+    @digested_once
+    @dataclass(frozen=True, slots=True)
+    class Listed:
+        title: str
+        sources: list
+
+    keys = Keys({}, {}, "shared")
+    entry = Listed("a", ["x"])
+    assert keys.digest(entry) == keys.digest(entry) == Keys({}, {}, "shared").digest(Listed("a", ["x"]))
+    assert keys.digest(entry) not in {keys.digest(Listed("b", ["x"])), keys.digest(Listed("a", ["y"]))}
+    assert keys.of([keys.digest(entry)]) != keys.of([keys.digest(Listed("a", ["y"]))])
+    with pytest.raises(TypeError):
+        keys.digest(Slotted("a"))
+
+
 @dataclass(frozen=True)
 class Tally:
     contents: dict
