@@ -262,6 +262,7 @@ def test_a_records_file_too_large_to_read_is_not_hashed(example_copy: Path, cach
     with (example_copy / "records.jsonl").open("r+b") as file:
         file.truncate(folder.SIZE_LIMITS["records.jsonl"] + 1)
     monkeypatch.setattr(kept.hashlib, "file_digest", lambda *args: pytest.fail("hashed"))
+    monkeypatch.setattr(folder, "_load_screening", lambda root, review: [])  # its files are hashed, records.jsonl not
     code, out, _ = run_cli("check", example_copy)
     assert code == 1 and "too-large" in out and not cache.exists()
 
@@ -298,6 +299,123 @@ def test_sitegen_run_from_an_archive_keeps_nothing(example_copy: Path, cache: Pa
     monkeypatch.setattr(kept, "code_is_files", lambda: False)
     _read(example_copy)
     assert not cache.exists()
+
+
+def _decisions_read(review: Path) -> tuple:
+    """What loading the review gives of its decision files, as a command of its own would load it."""
+    kept._tidied.clear()
+    loaded, problems = load_review(review)
+    kept.wait_for_writers()
+    assert loaded is not None
+    columns = [dict(row.columns) for row in loaded.decisions]  # worked out from each row's line, when asked
+    return (loaded.decisions, columns, loaded.decisions_unread, loaded.decisions_invalid,
+            [problem for problem in problems if problem.path.startswith("screening/")])
+
+
+def _decisions_not_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused(root: Path, rel: str) -> None:
+        raise AssertionError(f"{rel} was read again")
+    monkeypatch.setattr(folder, "read_decisions", refused)
+
+
+def _broken_decisions(review: Path) -> None:
+    """Decision files with a problem of each kind reading them finds, one of them twice under two names: a
+    decision misspelt, an id written as a link, a row of too many cells, a note over two lines; a header broken;
+    a file of more problems than are reported."""
+    stage = review / "screening" / "title-abstract"
+    path = stage / "reviewer-a.csv"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[2] = lines[2].replace("exclude", "exclued")
+    lines[3] = "https://doi.org/" + lines[3]
+    lines[4] += ",a cell more"
+    lines[5] = lines[5].rstrip(",") + ',,"a note\nof two lines"'
+    lines.append("10.9999/no-such-record,include,,")  # the checks across files find it, by its row's columns
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    shutil.copyfile(path, stage / "reviewer-c.csv")  # the same bytes: its problems name it, not reviewer-a.csv
+    (review / "screening" / "full-text" / "reviewer-b.csv").write_text("record_id;decision\n10.1/x;include\n")
+    many = ["record_id,decision"] + [f"10.1/{number},yes" for number in range(300)]
+    (review / "screening" / "full-text" / "reviewer-c.csv").write_text("\n".join(many) + "\n")
+
+
+def test_decision_files_read_again_are_their_kept_parses(example_copy: Path, cache: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    first = _decisions_read(example_copy)
+    assert len(list(cache.glob("decisions-*.pickle"))) == 4 and len(first[0]) > 500
+    _decisions_not_read_again(monkeypatch)
+    again = _decisions_read(example_copy)
+    assert again == first
+    # each decision as validated: equal, and of the same class, hash and fields as one read afresh
+    assert [(type(row.decision), hash(row.decision)) for row in again[0]] == [
+        (type(row.decision), hash(row.decision)) for row in first[0]]
+
+
+def test_decision_files_with_problems_are_reported_the_same_from_their_kept_parses(
+        example_copy: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _broken_decisions(example_copy)
+    first = run_cli("check", example_copy)
+    kept.wait_for_writers()
+    assert first[0] == 1
+    for where in ("title-abstract/reviewer-a.csv:3:", "title-abstract/reviewer-c.csv:3:",
+                  "title-abstract/reviewer-c.csv:5:", "full-text/reviewer-b.csv:1", "full-text/reviewer-c.csv:"):
+        assert where in first[1]
+    read = _decisions_read(example_copy)
+    assert read[2] == ["screening/full-text/reviewer-b.csv", "screening/full-text/reviewer-c.csv"]  # unread
+    assert "screening/title-abstract/reviewer-c.csv" in {path for path, _ in read[3].values()}  # rows not read
+    monkeypatch.setenv("SITEGEN_CACHE_DIR", "")
+    assert run_cli("check", example_copy) == first  # as read afresh
+    assert _decisions_read(example_copy) == read
+    monkeypatch.setenv("SITEGEN_CACHE_DIR", str(cache))
+    with monkeypatch.context() as refusing:
+        _decisions_not_read_again(refusing)
+        assert run_cli("check", example_copy) == first
+        assert _decisions_read(example_copy) == read
+    for unread in ("reviewer-b.csv", "reviewer-c.csv"):  # the files read in whole checked against each other
+        (example_copy / "screening" / "full-text" / unread).unlink()
+    checked = run_cli("check", example_copy)
+    kept.wait_for_writers()
+    assert "not compared" not in checked[1] and "reviewer-c.csv:" in checked[1] and "no-such-record" in checked[1]
+    with monkeypatch.context() as refusing:
+        _decisions_not_read_again(refusing)
+        assert run_cli("check", example_copy) == checked
+    monkeypatch.setenv("SITEGEN_CACHE_DIR", "")
+    assert run_cli("check", example_copy) == checked  # as read afresh
+
+
+def test_a_decision_changed_is_read_again_in_its_file_alone(example_copy: Path, cache: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    _decisions_read(example_copy)
+    path = example_copy / "screening" / "title-abstract" / "reviewer-b.csv"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    changed = "include" if ",exclude," in lines[1] else "exclude"
+    lines[1] = lines[1].replace(",include,", f",{changed},").replace(",exclude,", f",{changed},")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    calls = []
+    monkeypatch.setattr(folder, "read_decisions",
+                        lambda root, rel, read=folder.read_decisions: calls.append(rel) or read(root, rel))
+    decisions = _decisions_read(example_copy)[0]
+    assert calls == ["screening/title-abstract/reviewer-b.csv"]
+    assert next(row for row in decisions if row.path.endswith("reviewer-b.csv")).decision.decision == changed
+
+
+def test_pages_built_from_kept_parses_have_the_keys_of_pages_built_afresh(example_copy: Path, tmp_path: Path) -> None:
+    """A page key is written by pickle, which writes an object met again as a reference to the first: what a kept
+    parse gives back must be one object wherever reading gives one (a decision's value, validated, is its Literal's
+    own string), or every page showing it gets another key, and is rendered again, in the next build. (Each build
+    in a process of its own, as a user runs them.)"""
+    environment = {**os.environ, "SITEGEN_CACHE_DIR": str(tmp_path / "cache")}
+    manifests = []
+    for number in range(2):
+        if number:  # the parses kept by the first build, marked as used long ago: the second uses them
+            for name in (tmp_path / "cache").glob("*.pickle"):
+                os.utime(name, (0, 0))
+        done = subprocess.run([sys.executable, "-m", "sitegen", "build", str(example_copy), "--out",
+                               str(tmp_path / f"site-{number}")], cwd=ROOT, env=environment, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        manifests.append((tmp_path / f"site-{number}" / ".sitegen-manifest.json").read_text(encoding="utf-8"))
+    used = {name.name.split("-")[0] for name in (tmp_path / "cache").glob("*.pickle") if name.stat().st_mtime > 0}
+    assert used >= {"records", "decisions"}
+    assert manifests[1] == manifests[0]
 
 
 def test_ctrl_c_while_a_parse_is_written_stops_its_writer(monkeypatch: pytest.MonkeyPatch) -> None:

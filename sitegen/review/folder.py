@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC
 from functools import cache
 from pathlib import Path
-from typing import TypeVar
+from typing import TypeVar, get_args
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -699,6 +699,7 @@ def _decided_id(row: parsing.CsvRow) -> str:
 
 
 def _load_screening(root: Path, review: Review) -> list[Problem]:
+    cache = kept.cache_folder(os.environ, root)
     problems = _hidden_problems(root, "screening", lambda name: name in STAGES or name.endswith(".csv"),
                                 f"folders here are named screening/<stage> ({' or '.join(STAGES)})")
     for stage_dir in _files(root / "screening", directories=True):
@@ -729,31 +730,86 @@ def _load_screening(root: Path, review: Review) -> list[Problem]:
                                         "as one more reviewer's, settling no conflict; rename it"))
                 review.decisions_unread.append(rel)
                 continue
-            text, read_problems = _read(root, rel, "screening")
-            problems += read_problems
-            if text is None:
-                review.decisions_unread.append(rel)
-                continue
-            rows, csv_problems = parsing.parse_csv(text, rel, DECISION_COLUMNS, {"record_id", "decision"}, Decision)
-            problems += csv_problems
-            if any(problem.code in ("csv-header", "csv-syntax") for problem in csv_problems):
+            read = kept.kept_parse("decisions", path, cache, functools.partial(read_decisions, root, rel),
+                                   DecisionsRead, SIZE_LIMITS["screening"], rel=rel, kept=DECISION_FILES_KEPT)
+            problems += read.problems
+            if read.unread:
                 review.decisions_unread.append(rel)
             stage, reviewer = stage_dir.name, path.stem
-            valid = list(_validated_rows(rows, Decision, rel, problems))
-            review.decisions += (DecisionRow(stage, reviewer, rel, row.line, row.columns, decision)
-                                 for row, decision in valid)
-            if len(valid) < len(rows):
-                read = {id(row) for row, _ in valid}
-                review.decisions_invalid.update({(stage, _decided_id(row)): (rel, row.line)
-                                                 for row in rows if id(row) not in read})
-            if any(problem.code == "too-many-problems" and problem.path == rel for problem in problems) \
-                    and rel not in review.decisions_unread:  # read in part: the checks across files would be false
-                review.decisions_unread.append(rel)
+            review.decisions += (DecisionRow(stage, reviewer, rel, line, columns, decision)
+                                 for line, columns, decision in read.rows)
+            review.decisions_invalid.update({(stage, decided): (rel, line) for decided, line in read.invalid})
         # A file here not named as a decision file is not read (a reviewer's saved as Reviewer-A.csv, or by a
         # browser as 'reviewer-a (1).csv'): the decisions it may hold are unknown, as an unreadable file's are.
         review.decisions_unread += [problem.path for problem in problems[before:]
                                     if problem.code in UNREAD_ENTRY and problem.path.startswith(f"{rel_dir}/")]
     return problems
+
+
+# Decision files' parses kept (`kept.kept_parse`): a few reviews (or branches of one), each of two stages' reviewers
+# and adjudication. A review of more files than this re-reads some of them on each command, as with none kept.
+DECISION_FILES_KEPT = 8 * kept.PARSES_KEPT
+
+
+@dataclass
+class DecisionsRead:
+    """What reading one decision file gives: its valid rows (line, columns, decision), the rows that could not be
+    read (the record each decides, and its line), whether its decisions are unread (the file could not be read,
+    its header or CSV is broken, or it has too many problems to be read to its end) and its problems. It depends
+    on the file's bytes and its path in the review alone (its problems name the path), so it is kept between
+    commands (`kept.kept_parse`): as plain values, which unpickle several times faster than the 211,000 decisions
+    of a review of 100,000 records are read and validated (`__getstate__`)."""
+
+    rows: list[tuple[int, Mapping[str, int], Decision]] = field(default_factory=list)
+    invalid: list[tuple[str, int]] = field(default_factory=list)
+    unread: bool = False
+    problems: list[Problem] = field(default_factory=list)
+
+    def __getstate__(self) -> tuple:
+        lines = [line for line, _, _ in self.rows]
+        return (self.invalid, self.unread, self.problems, lines, parsing.columns_kept([row[1] for row in self.rows]),
+                [(decision.record_id, decision.decision, decision.reason, decision.note) for _, _, decision in self.rows])
+
+    def __setstate__(self, state: tuple) -> None:
+        self.invalid, self.unread, self.problems, lines, columns, decisions = state
+        self.rows = list(zip(lines, parsing.columns_of_kept(columns), _decisions_as_read(decisions), strict=True))
+
+
+# What validating a decision gives as its value: the Literal's own string (one object, as the same word in sitegen's
+# code is), never the text read. A page key is written by pickle, which writes an object met again as a reference
+# to the first: a decision unpickled as a string of its own would give the pages that show it other keys.
+_DECISION_VALUES = {value: value for value in get_args(Decision.__pydantic_fields__["decision"].annotation)}
+
+
+def _decisions_as_read(decisions: list[tuple[str, str, str, str]]) -> Iterator[Decision]:
+    """The decisions whose fields these are, as validated when their file was read: set as unpickling each sets
+    them (the frozen dataclass's `__setstate__`), without asking for the class's fields again at each of 211,000."""
+    new, put, values = object.__new__, object.__setattr__, _DECISION_VALUES
+    for decided, value, reason, note in decisions:
+        decision = new(Decision)
+        put(decision, "record_id", decided)
+        put(decision, "decision", values[value])
+        put(decision, "reason", reason)
+        put(decision, "note", note)
+        yield decision
+
+
+def read_decisions(root: Path, rel: str) -> DecisionsRead:
+    """Read and validate one decision file, screening/<stage>/<reviewer>.csv."""
+    text, problems = _read(root, rel, "screening")
+    if text is None:
+        return DecisionsRead(unread=True, problems=problems)
+    rows, csv_problems = parsing.parse_csv(text, rel, DECISION_COLUMNS, {"record_id", "decision"}, Decision)
+    problems += csv_problems
+    unread = any(problem.code in ("csv-header", "csv-syntax") for problem in csv_problems)
+    valid = list(_validated_rows(rows, Decision, rel, problems))
+    invalid = []
+    if len(valid) < len(rows):
+        read = {id(row) for row, _ in valid}
+        invalid = [(_decided_id(row), row.line) for row in rows if id(row) not in read]
+    # read in part: the checks across files would be false
+    unread = unread or any(problem.code == "too-many-problems" and problem.path == rel for problem in problems)
+    return DecisionsRead([(row.line, row.columns, decision) for row, decision in valid], invalid, unread, problems)
 
 
 def meant_as_adjudication(reviewer: str) -> bool:

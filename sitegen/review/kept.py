@@ -6,6 +6,10 @@ digests, the file's problems) depends on the file's bytes and on sitegen's code,
 is kept, pickled, in the user's cache folder, named by the SHA-256 of both (`kept_parse`); the next command
 that reads the same bytes with the same code unpickles it (about a third of the time) instead.
 
+Each reviewer's decision file (screening/<stage>/<reviewer>.csv) is kept so too, named by its bytes and its path
+in the review (which its problems name): 211,000 decisions at 100,000 records, read, validated and placed in about
+a second, unpickled as plain values in about a quarter of it (`review.folder.DecisionsRead`).
+
 A value derived from the review is kept the same way (`kept_value`) where its maker names everything it
 reads by a digest, and the libraries whose code it runs: a screening batch's relevance ranking
 (`screening.digest.Relevance`), named by the protocol's terms, the week, the cap and the lines of the records
@@ -112,14 +116,17 @@ def kept_out_of(folder: Path) -> Iterator[None]:
         _written.remove(resolved)
 
 
-def kept_parse(kind: str, path: Path, folder: Path | None, read: Callable[[], T], of_type: type[T], limit: int) -> T:
+def kept_parse(kind: str, path: Path, folder: Path | None, read: Callable[[], T], of_type: type[T], limit: int, *,
+               rel: str = "", kept: int = PARSES_KEPT) -> T:
     """`read()` (which reads `path`, refusing it past `limit` bytes), or the value it gave last time for the
-    same bytes and code, kept in `folder`. A value read afresh is kept (when the file did not change while it
-    was read), written by a forked process: a parse is large."""
+    same bytes and code, kept in `folder`: at most `kept` values of `kind`. `rel` names the file in its review
+    where its kind is not one file (a reviewer's decisions): what `read` reports names it. A value read afresh is
+    kept (when the file did not change while it was read), written by a forked process: a parse is large."""
     before = _file_digest(path, limit) if folder is not None else None
     if folder is None or before is None:  # nothing kept; or not a regular file, or one `read` refuses by its size
         return read()
-    return _kept_or_made(folder, kind, _name(folder, kind, before, ()), read, of_type, PARSES_KEPT, forked=True,
+    inputs = f"{before}\0{rel}" if rel else before  # records.jsonl's parse named as before
+    return _kept_or_made(folder, kind, _name(folder, kind, inputs, ()), read, of_type, kept, forked=True,
                          still_so=lambda: _file_digest(path, limit) == before)  # the value is that of the bytes named
 
 

@@ -16,7 +16,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -1193,6 +1193,24 @@ class FieldColumns(Mapping[str, int]):
 
     def __len__(self) -> int:
         return len(self._found())
+
+
+def columns_kept(columns: Sequence[FieldColumns]) -> tuple[list[str], str, list[int]]:
+    """The columns of rows of one `parse_csv` as plain values, to be kept (`kept.kept_parse`): the header's
+    names and the text the rows share, and each row's line. `columns_of_kept` makes them again."""
+    if not columns:
+        return [], "", []
+    names, lines = columns[0]._names, columns[0]._lines
+    if any(each._names is not names or each._lines is not lines for each in columns):
+        raise ValueError("the columns of rows of more than one CSV text")  # never kept, rather than kept wrong
+    return names, lines._text, [each._line for each in columns]
+
+
+def columns_of_kept(kept: tuple[list[str], str, list[int]]) -> list[FieldColumns]:
+    """The columns `columns_kept` gave as plain values, each worked out from its line when first asked, as read."""
+    names, text, line_numbers = kept
+    lines = _Lines(text)
+    return [FieldColumns(names, lines, line) for line in line_numbers]
 
     def __repr__(self) -> str:
         return repr(self._found())
