@@ -1194,6 +1194,9 @@ class FieldColumns(Mapping[str, int]):
     def __len__(self) -> int:
         return len(self._found())
 
+    def __repr__(self) -> str:
+        return repr(self._found())
+
 
 def columns_kept(columns: Sequence[FieldColumns]) -> tuple[list[str], str, list[int]]:
     """The columns of rows of one `parse_csv` as plain values, to be kept (`kept.kept_parse`): the header's
@@ -1211,9 +1214,6 @@ def columns_of_kept(kept: tuple[list[str], str, list[int]]) -> list[FieldColumns
     names, text, line_numbers = kept
     lines = _Lines(text)
     return [FieldColumns(names, lines, line) for line in line_numbers]
-
-    def __repr__(self) -> str:
-        return repr(self._found())
 
 
 # Excel's first line naming the separator of a CSV ("sep=;"), which it reads as such and does not show as a row. A
