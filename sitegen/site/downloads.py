@@ -101,12 +101,15 @@ class RecordWriters:
             return exports.records_csl_json_parts(records, self.keys)
         return exports.records_csv_parts(records, self.outcomes, self.keys)
 
-    def inputs(self, extension: str, records: list[Record]) -> tuple:
-        """What the file of `records` in this format is written from: its page key is a digest of it. Only the
-        CSV shows screening outcomes, so only it changes with a decision."""
-        keys = [self.keys.get(record.id) for record in records]
-        return (extension, records, keys, [self.outcomes.get(record.id) for record in records]
-                if extension == "csv" else None)
+    def inputs(self, records: list[Record]) -> tuple:
+        """What every format's file of `records` is written from but the screening outcomes: the records and
+        their citation keys."""
+        return records, [self.keys.get(record.id) for record in records]
+
+    def shown_outcomes(self, extension: str, records: list[Record]) -> list[tuple[str, str] | None] | None:
+        """The screening outcomes the file of `records` in this format shows: only the CSV shows them, so only
+        it changes with a decision."""
+        return [self.outcomes.get(record.id) for record in records] if extension == "csv" else None
 
 
 def record_writers(review: Review, facts: ReviewFacts) -> RecordWriters:
@@ -141,9 +144,14 @@ def listing(site: Site) -> list[tuple[Format, list[Download]]]:
 def record_downloads(site: Site) -> Files:
     writers = record_writers(site.review, site.facts)
     for name, records in record_sets(site).items():
+        # A page's key is a digest of what its file is written from. The four formats of a set are written from
+        # the same records and citation keys, which are digested once for the four and stand in each key as
+        # their digest: at 100,000 records each digest of them cost a quarter of a second.
+        written_from = site.keys.of("download", writers.inputs(records))
         for form in FORMATS:
             yield Page(download_path(name, form), lambda form=form, records=records: writers.parts(form.extension, records),
-                       site.keys.of("download", writers.inputs(form.extension, records)), alone=True)
+                       site.keys.of("download", form.extension, written_from, writers.shown_outcomes(form.extension, records)),
+                       alone=True)
     # The ledger as the review stores it, byte for byte, so a reader can check its hash chain. The build
     # holds the review's lock, so the file is the one the review was loaded from.
     ledger = site.review.root / "ledger.jsonl"

@@ -229,6 +229,9 @@ def _ascii_word(text: str) -> str:
 
 
 def _first_word(text: str) -> str:
+    first = _KEY_WORD.match(text)  # most titles start with their first word, which does: one call tells
+    if first is not None and (word := _ascii_word(first.group())) and word not in _KEY_STOPWORDS:
+        return word
     for match in _KEY_WORD.finditer(text):  # word by word: the first or second mostly does
         word = _ascii_word(match.group())
         if word and word not in _KEY_STOPWORDS:
@@ -241,7 +244,9 @@ def _key_base(record: Record) -> str:
 
     The name as RIS and BibTeX write it, whose readers give back a one-field name as a family name alone: so the
     record imported from its export has the same key."""
-    first = authors(record)[0] if record.author else None
+    first = record.author[0] if record.author else None
+    if first is not None and first.literal:  # as `authors` writes it; the others are not made
+        first = one_field_name(first)
     author = (_ascii_word(first.family) if first and first.family else _first_word(first.literal or "") if first
               else "")
     return f"{author[:24] or 'anon'}{record.year or 'nd'}{_first_word(record.title)[:20] or 'untitled'}"
