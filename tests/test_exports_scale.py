@@ -167,6 +167,16 @@ def test_latex_escaping_as_before(text):
 
 
 @given(TEXT)
+def test_printable_as_isprintable(text):
+    # A long ASCII text is told from its bytes: every ASCII character, and long text holding each, says the same.
+    for char in map(chr, range(128)):
+        assert exports.printable(char) == char.isprintable()
+        assert exports.printable("a" * 300 + char) == (char.isprintable())
+    assert exports.printable(text) == text.isprintable()
+    assert exports.printable(text * 50) == (text * 50).isprintable()
+
+
+@given(TEXT)
 def test_formula_neutralisation_as_before(text):
     assert safe_cell(text) == exports._FORMULA_LINE_START.sub("'", text)
 

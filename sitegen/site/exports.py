@@ -87,12 +87,24 @@ def _csv_line(row: list[str]) -> str:
     # where a call or two per cell cost more than the writing (issue 14). A printable row breaks no line
     # (LINE_BREAK's characters are unprintable), so only the start of a cell can need the guard.
     joined = "".join(row)
-    if joined.isprintable() and '"' not in joined and not any(map(_starts_guarded, row)):
+    if printable(joined) and '"' not in joined and not any(map(_starts_guarded, row)):
         return '"' + '","'.join(row) + '"\n'
     return '"' + '","'.join([safe_cell(cell).replace('"', '""') for cell in row]) + '"\n'
 
 
 _starts_guarded = methodcaller("startswith", tuple(_GUARDED_STARTS))
+
+
+def printable(text: str) -> bool:
+    """`text.isprintable()`, quicker for long ASCII text (a row with its abstract): ASCII's printable characters are
+    " " to "~", deleted from its bytes in one pass, where isprintable looks each character up in Unicode's tables
+    (1.3 µs for 3,000 characters against 7). A short text's bytes would cost more to make than its look-ups."""
+    if len(text) > _LONG and text.isascii():
+        return not text.encode("ascii").translate(None, _PRINTABLE_ASCII)
+    return text.isprintable()
+
+
+_PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
 
 
 def _joined(parts: Iterable[str], separator: str) -> Iterator[str]:
