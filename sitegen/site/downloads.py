@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, islice
 from typing import TYPE_CHECKING, Literal
 
 from sitegen.living.facts import ReviewFacts
@@ -91,8 +91,11 @@ class RecordWriters:
         return "".join(self.parts(extension, records))
 
     def parts(self, extension: str, records: list[Record]) -> Iterator[str]:
-        """The file a record at a time, as the site writes it (a download of 100,000 records is never
-        held whole)."""
+        """The file a few hundred records at a time, as the site writes it (a download of 100,000 records is
+        never held whole)."""
+        return _grouped(self._record_parts(extension, records))
+
+    def _record_parts(self, extension: str, records: list[Record]) -> Iterator[str]:
         if extension == "ris":
             return exports.records_ris_parts(records, self.keys)
         if extension == "bib":
@@ -110,6 +113,18 @@ class RecordWriters:
         """The screening outcomes the file of `records` in this format shows: only the CSV shows them, so only
         it changes with a decision."""
         return [self.outcomes.get(record.id) for record in records] if extension == "csv" else None
+
+
+# Records written as one part: the build encodes, hashes, writes and looks over each part on its own, which a record
+# at a time cost more than the joining (100,000 CSV rows: 0.48 s of CPU a row at a time, 0.29 s by 200 rows). A part
+# of 200 records is about half a megabyte at the example review's record sizes.
+PART_RECORDS = 200
+
+
+def _grouped(parts: Iterator[str]) -> Iterator[str]:
+    """The parts joined `PART_RECORDS` at a time."""
+    while group := list(islice(parts, PART_RECORDS)):
+        yield "".join(group)
 
 
 def record_writers(review: Review, facts: ReviewFacts) -> RecordWriters:
