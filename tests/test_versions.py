@@ -187,6 +187,40 @@ def test_version_pages_show_their_own_studies_and_question(two_versions, tmp_pat
         json.loads((site / "v" / "2" / "prisma.json").read_text())["studies_included"] - 1
 
 
+def test_a_changelog_cut_short_holds_the_first_of_each_list_as_the_whole_lists_them(two_versions):
+    """The home page's changelog holds only the first few of each list (of 100,000 new records at review scale)
+    and each list's length: the first few of the whole changelog's lists, in their order, with their outcomes."""
+    from sitegen.site.pages import Site
+    from sitegen.site.versions import NamedViews, changelog_view
+    from sitegen.workspace import open_review
+
+    # Changes since version 2 too: studies dropped, so decisions changed.
+    full_text = two_versions / "screening" / "full-text" / "reviewer-a.csv"
+    rows = full_text.read_text().splitlines(keepends=True)
+    full_text.write_text("".join(rows[:-3]))
+    workspace = open_review(two_versions)
+    site = Site(workspace.review, workspace.facts, None)
+    history, views = site.history, NamedViews(site.views_by_id)
+    lists = ("new_records", "decisions", "studies_added", "studies_removed", "evidence_changed",
+             "duplicates_changed", "verifications")
+    for log, after in [*zip(history.changelogs, history.versions, strict=True), (history.since_latest, history.current)]:
+        whole = changelog_view(log, after, views)
+        longest = max(len(getattr(whole, name)) for name in lists)
+        assert longest > 2
+        for limit in range(longest + 2):
+            cut = changelog_view(log, after, views, limit)
+            for name in lists:
+                assert len(getattr(cut, name)) == len(getattr(whole, name)), name
+                assert getattr(cut, name)[:limit] == getattr(whole, name)[:limit], name
+            shown = {view.record.id for view in whole.new_records[:limit]}
+            assert cut.outcomes == {stage: {rid: outcome for rid, outcome in outcomes.items() if rid in shown}
+                                    for stage, outcomes in whole.outcomes.items()}
+            if limit < len(whole.new_records):  # a page asking for more than is held fails, not shows fewer
+                with pytest.raises(IndexError):
+                    cut.new_records[:limit + 1]
+    assert len(history.since_latest.decisions) > 1 and len(history.changelogs[0].new_records) > 10
+
+
 def test_every_page_says_which_version_it_shows(two_versions, tmp_path):
     site = tmp_path / "site"
     build(two_versions, site, environ={})

@@ -238,6 +238,7 @@ def home(site: Site) -> Files:
         previous_studies=previous_labels(counts)[2], with_evidence=len({item.evidence.record_id for item in site.review.evidence} & set(site.facts.included)),
         searches=list(site.review.searches.values()), runs=site.facts.runs, latest_digest=max(site.digests, default=None),
         state=site.review.state, phase=site.facts.phase[0], whats_new=versions.whats_new(site),
+        whats_new_listed=versions.WHATS_NEW_LISTED,
         history=site.history, built_at=site.built_at,
         charts=charts.home_charts(site), record_downloads=downloads_listing(site))
 

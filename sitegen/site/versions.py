@@ -9,9 +9,11 @@ the review as it stands, and says whether that is its latest version.
 
 from __future__ import annotations
 
+import heapq
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from sitegen.living.prisma import PrismaCounts
 from sitegen.living.versions import Changelog, DecisionChange, Snapshot
@@ -28,6 +30,7 @@ if TYPE_CHECKING:  # pages.py lists this module's page group, so it cannot be im
     from sitegen.site.pages import Files, RecordView, Site
 
 LISTED = 20  # changes listed by name in a list of versions; each version's own page lists them all
+WHATS_NEW_LISTED = 10  # changes listed by name on the home page
 VERSIONS_PER_PAGE = 10  # versions on each page of the list, newest first: a review published weekly for years has hundreds
 
 
@@ -53,54 +56,113 @@ class NamedViews(dict[str, Named]):
         self[record_id] = named = Named(view.record, view.slug, view.authors_short)
         return named
 
+    def by_title(self, record_id: str) -> tuple[str, str]:
+        """Where a changelog lists a record: by title, then id. The id makes the order total, so that the first
+        few by `heapq.nsmallest` are the first few of the whole list sorted."""
+        record = self.views[record_id].record
+        return record.title.casefold(), record.id
+
+
+T = TypeVar("T")
+U = TypeVar("U")
+
+
+@dataclass(frozen=True, slots=True)
+class Leading(Generic[T]):
+    """The first items of a list, in its order, and how many it has: a changelog a page shows cut short (the home
+    page names 10 of 100,000 new records) holds these, not every item. Its length is the whole list's; only a
+    slice of the items held can be read, so a page asking for more fails at once instead of showing fewer."""
+
+    items: list[T]
+    total: int
+
+    def __len__(self) -> int:
+        return self.total
+
+    def __getitem__(self, index: slice) -> list[T]:
+        held = len(self.items)
+        if (not isinstance(index, slice) or index.start or index.step not in (None, 1) or index.stop is None
+                or index.stop < 0 or (index.stop > held and held < self.total)):
+            raise IndexError(f"only the first {held} of {self.total} items are held, not [{index!r}]")
+        return self.items[index]
+
+    def map(self, function: Callable[[T], U]) -> Leading[U]:
+        return Leading([function(item) for item in self.items], self.total)
+
 
 @dataclass
 class ChangelogView:
     """A changelog with each record it names resolved to its view (title, authors, page), and the
     outcomes of the snapshot it leads to (what its new records were decided)."""
 
+    # Each list whole, or (a changelog made with a limit) its first items and its length.
     log: Changelog
     outcomes: dict[str, dict[str, Outcome]]
-    new_records: list[Named]
-    decisions: list[tuple[DecisionChange, Named]]
-    studies_added: list[Named]
-    studies_removed: list[Named]
-    evidence_changed: list[Named]  # included before and after, with evidence added, changed or removed
+    new_records: list[Named] | Leading[Named]
+    decisions: list[tuple[DecisionChange, Named]] | Leading[tuple[DecisionChange, Named]]
+    studies_added: list[Named] | Leading[Named]
+    studies_removed: list[Named] | Leading[Named]
+    evidence_changed: list[Named] | Leading[Named]  # included before and after, with evidence added, changed or removed
     # Each record whose confirmation as a duplicate changed, the record it duplicated before and the one it does now
-    duplicates_changed: list[tuple[Named, Named | None, Named | None]]
-    verifications: list[tuple[VerificationPayload, Named]]
+    duplicates_changed: (list[tuple[Named, Named | None, Named | None]]
+                         | Leading[tuple[Named, Named | None, Named | None]])
+    verifications: list[tuple[VerificationPayload, Named]] | Leading[tuple[VerificationPayload, Named]]
     reasons: dict[str, str] | None  # exclusion reason labels of the protocol the snapshot was published under
 
 
-def _by_title(views: list[Named]) -> list[Named]:
-    return sorted(views, key=lambda view: (view.record.title.casefold(), view.record.id))
+def _first(items: list[T], limit: int | None, key: Callable[[T], object] | None = None) -> list[T] | Leading[T]:
+    """`items` (sorted by `key` when given), or the first `limit` of them and how many there are: as a sort cut
+    short, `heapq.nsmallest` gives the same first ones (for equal keys too: both keep the items' order)."""
+    if limit is None:
+        return items if key is None else sorted(items, key=key)
+    return Leading(items[:limit] if key is None else heapq.nsmallest(limit, items, key=key), len(items))
 
 
-def changelog_view(log: Changelog, after: Snapshot, views: dict[str, Named]) -> ChangelogView:
-    decisions = sorted(((change, views[change.record_id]) for change in log.decisions),
-                       key=lambda pair: (pair[0].stage != "title-abstract", pair[1].record.title.casefold(),
-                                         pair[1].record.id))
-    # The outcomes of its new records only (all the changelog shows): a snapshot's are every record's.
-    outcomes = {stage: {rid: decided[rid] for rid in log.new_records if rid in decided}
+def _each(items: list[T] | Leading[T], function: Callable[[T], U]) -> list[U] | Leading[U]:
+    return [function(item) for item in items] if isinstance(items, list) else items.map(function)
+
+
+def _by_title(record_ids: list[str], views: NamedViews, limit: int | None = None) -> list[Named] | Leading[Named]:
+    return _each(_first(record_ids, limit, views.by_title), views.__getitem__)
+
+
+def changelog_view(log: Changelog, after: Snapshot, views: NamedViews, limit: int | None = None) -> ChangelogView:
+    """`log` as a page names its records; with a `limit`, only each list's first `limit` (the home page's names
+    10, and sorting 100,000 new records by title to name those took longer than the rest of the page)."""
+    decisions = _first(log.decisions, limit, lambda change: (change.stage != "title-abstract",
+                                                             *views.by_title(change.record_id)))
+    new_records = _by_title(log.new_records, views, limit)
+    shown = log.new_records if limit is None else [view.record.id for view in new_records[:limit]]
+    # The outcomes of its new records shown only (all the changelog shows): a snapshot's are every record's.
+    outcomes = {stage: {rid: decided[rid] for rid in shown if rid in decided}
                 for stage, decided in after.outcomes.items()}
-    return ChangelogView(log, outcomes, _by_title([views[rid] for rid in log.new_records]), decisions,
-                         _by_title([views[rid] for rid in log.studies_added]),
-                         _by_title([views[rid] for rid in log.studies_removed]),
-                         _by_title([views[rid] for rid in log.evidence_changed]),
-                         [(views[rid], was and views[was], now and views[now])
-                          for rid, was, now in log.duplicates_changed],
-                         [(payload, views[payload.record_id]) for _, payload in log.verifications],
-                         after.reasons)
+
+    def decision(change: DecisionChange) -> tuple[DecisionChange, Named]:
+        return change, views[change.record_id]
+
+    def duplicate(change: tuple[str, str | None, str | None]) -> tuple[Named, Named | None, Named | None]:
+        rid, was, now = change
+        return views[rid], was and views[was], now and views[now]
+
+    def verification(event: tuple[object, VerificationPayload]) -> tuple[VerificationPayload, Named]:
+        return event[1], views[event[1].record_id]
+
+    return ChangelogView(log, outcomes, new_records, _each(decisions, decision),
+                         _by_title(log.studies_added, views, limit), _by_title(log.studies_removed, views, limit),
+                         _by_title(log.evidence_changed, views, limit),
+                         _each(_first(log.duplicates_changed, limit), duplicate),
+                         _each(_first(log.verifications, limit), verification), after.reasons)
 
 
 def whats_new(site: Site) -> tuple[Snapshot | None, ChangelogView]:
     """What the home page shows as new: the changes since the latest version when the review has
-    changed since, else what its latest version changed (and the version before it)."""
+    changed since, else what its latest version changed (and the version before it). Its lists hold the first
+    `WHATS_NEW_LISTED` the page names, and their lengths."""
     history, views = site.history, NamedViews(site.views_by_id)
     if history.unpublished:
-        return history.latest, changelog_view(history.since_latest, history.current, views)
+        return history.latest, changelog_view(history.since_latest, history.current, views, WHATS_NEW_LISTED)
     before = history.versions[-2] if len(history.versions) > 1 else None
-    return before, changelog_view(history.changelogs[-1], history.versions[-1], views)
+    return before, changelog_view(history.changelogs[-1], history.versions[-1], views, WHATS_NEW_LISTED)
 
 
 @dataclass(frozen=True)
@@ -155,7 +217,7 @@ def version_pages(site: Site) -> Files:
         path = f"{folder}/index.html"
         latest = version is history.latest
         context = {"version": Listed.of(version), "changes": log,
-                   "studies": _by_title([views[rid] for rid in version.included]),
+                   "studies": _by_title(version.included, views),
                    "standing": "earlier" if not latest else "changed since" if history.unpublished else "latest",
                    "records_edited": version.records_digest is not None
                    and version.records_digest != history.current.records_digest}
