@@ -405,3 +405,21 @@ def test_two_ids_whose_short_page_names_are_one_each_get_a_page_of_their_own(sit
         assert page_slug(doi, whole=True).endswith(hashlib.sha256(doi.encode()).hexdigest())
         assert f"Work number {number}" in main_text(page) and not (tmp_path / "site" / "records" / f"{short}.html").exists()
     assert (tmp_path / "site" / "records" / f"{page_slug('10.1234/another')}.html").exists()
+
+
+def test_page_names_are_as_published():
+    """A record's page name is its address: whatever page_slug's code becomes, each id keeps the name it had."""
+    assert {record_id: page_slug(record_id) for record_id in (
+        "10.5555/synthetic.0", "pmid:31415926", "openalex:W2741809807",
+        "10.1002/(SICI)1097-4636(199706)35:4<509::AID-JBM11>3.0.CO;2-C", "-.Ünïcode ÉTUDE/é.-", "10.1234/" + "a" * 70,
+    )} == {
+        "10.5555/synthetic.0": "10.5555-synthetic.0-3445d2ca",
+        "pmid:31415926": "pmid-31415926-477eecf1",
+        "openalex:W2741809807": "openalex-w2741809807-edf356e1",
+        "10.1002/(SICI)1097-4636(199706)35:4<509::AID-JBM11>3.0.CO;2-C":
+            "10.1002-sici-1097-4636-199706-35-4-509-aid-jbm11-3.0.co-2-c-83ef57a7",
+        "-.Ünïcode ÉTUDE/é.-": "n-code-tude-a0b572da",
+        "10.1234/" + "a" * 70: "10.1234-" + "a" * 52 + "-f0964343",
+    }
+    assert page_slug("10.5555/synthetic.0", whole=True) == \
+        "10.5555-synthetic.0-514186b09e5082b0f1560375860f2ce0fc8117b3aaebb1c350e077b43173c87b"
