@@ -366,6 +366,31 @@ def test_record_page_text_is_escaped_exactly_as_markupsafe_escapes_it(text):
 
     assert _e(text) == str(escape(text))
     assert _e(2024) == "2024" and _e(Markup("<i>x</i>")) == "<i>x</i>"
+    for number in (0, -3, 2024, 0.5, -0.0, 1e-05, 1e300, float("inf"), float("nan"), True, None):
+        assert _e(number) == str(escape(number))
+
+
+def test_rows_a_record_page_writes_once_for_many_pages_differ_wherever_their_values_do():
+    # A sighting's row and a batch's paragraph are made once per distinct value, for every page showing it: values
+    # that differ in any one field are other text, and equal values (not the same object) the same text.
+    from sitegen.living.sightings import Sighting
+    from sitegen.site.record_page import _batch_paragraph, _sighting_row
+
+    seen = Sighting("2024-12-30T03:00:00+05:30", "openalex", "s1", "main", None, True)
+    others = [Sighting("2024-12-30T03:00:00Z", "openalex", "s1", "main", None, True),
+              Sighting(seen.at, "pubmed", "s1", "main", None, True), Sighting(seen.at, "openalex", "s2", "main", None, True),
+              Sighting(seen.at, "openalex", "s1", "other", None, True), Sighting(seen.at, "openalex", "s1", None, None, True),
+              Sighting(seen.at, "openalex", "s1", "main", None, False), Sighting(seen.at, "openalex", None, None, "<f>", True)]
+    rows = [_sighting_row(sighting) for sighting in [seen, *others]]
+    assert len(set(rows)) == len(rows)
+    assert _sighting_row(Sighting(*(getattr(seen, field) for field in seen.__slots__))) == rows[0]
+    assert '<time datetime="2024-12-30T03:00:00+05:30">2024-12-29</time>' in rows[0]  # its UTC day
+    assert "import: &lt;f&gt;" in rows[-1]
+    paragraphs = [_batch_paragraph(*values) for values in [(3, "s1", "2024-01-02T00:00:00Z", 1), (4, "s1", "2024-01-02T00:00:00Z", 1),
+                                                           (3, "s2", "2024-01-02T00:00:00Z", 1), (3, "s1", "2024-01-03T00:00:00Z", 1),
+                                                           (3, "s1", "2024-01-02T00:00:00Z", 2), (3, "s1", None, 1), (None, None, None, None)]]
+    assert len(set(paragraphs)) == len(paragraphs)
+    assert '<time datetime="None"></time>' in paragraphs[-2]  # as a batch without its time always showed
 
 
 def test_titles_sort_by_their_letters_whatever_their_accents_encoding():

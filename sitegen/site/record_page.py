@@ -12,11 +12,13 @@ which lists its duplicates in turn.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from markupsafe import escape
 
 from sitegen.living.duplicates import Duplicate
+from sitegen.living.sightings import Sighting
 from sitegen.records.ids import NAMESPACE_LABELS
 from sitegen.records.model import Record, StatedVersion
 from sitegen.records.providers import label as provider_label
@@ -43,13 +45,39 @@ def batch_page(number: int | None) -> str:
     return f"batches/{'imported' if number is None else number}.html"
 
 
+try:  # markupsafe 3: the step of `escape` that escapes a str and gives a str (in C, with its speedups)
+    from markupsafe import _escape_inner as _escaped_text
+except ImportError:  # markupsafe 2, which escapes by the same five replacements
+    def _escaped_text(text: str) -> str:
+        return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&#34;")
+                .replace("'", "&#39;"))
+
+
 def _e(value: object) -> str:
-    """`value` escaped for HTML, as markupsafe's escape does it (the same bytes); plain text, most of what
-    a page holds, by str.replace, which costs less than making a Markup of every value."""
-    if type(value) is not str:
-        return str(escape(value))
-    return (value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&#34;")
-            .replace("'", "&#39;"))
+    """`value` escaped for HTML, as markupsafe's escape does it (the same bytes), without making a Markup of every
+    value: plain text, most of what a page holds, as escape's own str to str step; an int or a float (a year, a
+    relevance axis) as its digits, which hold nothing to escape."""
+    kind = type(value)
+    if kind is str:
+        return _escaped_text(value)
+    if kind is int or kind is float:
+        return str(value)
+    return str(escape(value))
+
+
+# Values that many pages show alike (a run's time on each of its records' pages, a source's name, a batch's
+# paragraph) are written once per process: each is made from the values it is passed alone, so equal values
+# make equal text, and a changed value is another entry. Bounded, for a review with many distinct ones.
+@lru_cache(maxsize=4096)
+def _time(timestamp: str) -> str:
+    """A timestamp as a page shows it: its UTC day, the exact time in the `<time>` element's datetime."""
+    return f'<time datetime="{_e(timestamp)}">{_e(utc_day(timestamp))}</time>'
+
+
+@lru_cache(maxsize=256)
+def _source(source: str) -> str:
+    """A source's display name, escaped."""
+    return _e(provider_label(source))
 
 
 def isolated(text: str) -> str:
@@ -61,8 +89,8 @@ def isolated(text: str) -> str:
 def citation(record: Record) -> str:
     """Journal, year; volume(issue): pages, as far as the record has them."""
     text = isolated(record.container_title) if record.container_title else ""
-    if record.year:
-        text += (", " if record.container_title else "") + _e(record.year)
+    if year := record.year:
+        text += (", " if record.container_title else "") + _e(year)
     if record.volume:
         text += f"; {_e(record.volume)}" + (f"({_e(record.issue)})" if record.issue else "")
     if record.page:
@@ -128,14 +156,7 @@ def record_content(entry: Entry, histories: list[StageHistory], duplicate: Dupli
     out.append(f'<p class="citation">{citation(record)}</p>')
     if record.author:
         out.append(f'<p class="authors">{"; ".join(_e(name.display()) for name in record.author)}</p>')
-    stage_name = STAGE_NAMES.get(standing.stage, "")
-    said = {
-        "included": "Included after full-text assessment.",
-        "excluded-full-text": f"Excluded at full-text assessment: {_e(reasons.get(standing.reason, standing.reason))}.",
-        "excluded-title-abstract": "Excluded at title and abstract screening.",
-        "not-retrieved": "Its full text could not be retrieved, so it was not assessed for eligibility.",
-        "conflict": f"Reviewers disagree at {stage_name}; awaiting adjudication.",
-    }.get(standing.kind, f"Awaiting {stage_name}.")
+    said = _standing_sentence(standing.kind, standing.stage, standing.reason, reasons)
     if standing.kind == "duplicate" and canonical is not None and duplicate is not None:
         said = (f"Duplicate of {_record_link(canonical)} (confirmed by {_e(duplicate.reviewer)}); removed before "
                 "screening, so its own screening decisions no longer count.")
@@ -164,6 +185,21 @@ def record_content(entry: Entry, histories: list[StageHistory], duplicate: Dupli
     return "\n".join(out)
 
 
+def _standing_sentence(kind: str, stage: str, reason: str, reasons: dict[str, str]) -> str:
+    """Where the record stands, as its page's sentence says it (escaped); the reason's label only when it is shown."""
+    if kind == "included":
+        return "Included after full-text assessment."
+    if kind == "excluded-full-text":
+        return f"Excluded at full-text assessment: {_e(reasons.get(reason, reason))}."
+    if kind == "excluded-title-abstract":
+        return "Excluded at title and abstract screening."
+    if kind == "not-retrieved":
+        return "Its full text could not be retrieved, so it was not assessed for eligibility."
+    if kind == "conflict":
+        return f"Reviewers disagree at {STAGE_NAMES.get(stage, '')}; awaiting adjudication."
+    return f"Awaiting {STAGE_NAMES.get(stage, '')}."
+
+
 def _version_links(version: StatedVersion) -> str:
     """A version by its DOI and PMID, each linked to where a reader finds it."""
     links = [*([f'<a href="{_e(doi_url(version.doi))}" rel="noopener">doi:{_e(version.doi)}</a>'] if version.doi else []),
@@ -186,37 +222,32 @@ def _identification(entry: Entry) -> str:
     sightings = entry.sightings
     if not sightings:
         return '<h2>Identification</h2>\n<p class="blank">The ledger names no run or import that returned this record.</p>'
-    rows = []
-    for sighting in sightings:
-        if sighting.monitor_id:
-            search = f"saved search <code>{_e(sighting.monitor_id)}</code>" + (
-                f" ({_e(sighting.label)})" if sighting.label else "")
-        else:
-            search = f"import: {_e(sighting.imported)}"
-        rows.append(f'<tr><td data-label="Run"><time datetime="{_e(sighting.at)}">{_e(utc_day(sighting.at))}</time></td>'
-                    f'<td data-label="Search">{search}</td>'
-                    f'<td data-label="Source">{_e(provider_label(sighting.source))}</td>'
-                    f'<td data-label="New?">{"first identified" if sighting.first else "seen before"}</td></tr>')
     times = "time" if len(sightings) == 1 else "times"
     return (f"<h2>Identification</h2>\n<p>Returned {len(sightings)} {times}, as the provenance ledger records each "
             'run.</p>\n<table class="sightings stack-on-phone">\n'
             '<caption class="visually-hidden">Runs and imports that returned this record</caption>\n<thead><tr><th scope="col">Run</th>'
             '<th scope="col">Search</th><th scope="col">Source</th><th scope="col">New?</th></tr></thead>\n<tbody>\n'
-            + "\n".join(rows) + "\n</tbody>\n</table>")
+            + "\n".join(map(_sighting_row, sightings)) + "\n</tbody>\n</table>")
+
+
+@lru_cache(maxsize=4096)  # a run's sightings are two values, on each of its records' pages: see `_time`
+def _sighting_row(sighting: Sighting) -> str:
+    """A sighting's row in a record's identification table."""
+    if sighting.monitor_id:
+        search = f"saved search <code>{_e(sighting.monitor_id)}</code>" + (
+            f" ({_e(sighting.label)})" if sighting.label else "")
+    else:
+        search = f"import: {_e(sighting.imported)}"
+    return (f'<tr><td data-label="Run">{_time(sighting.at)}</td>'
+            f'<td data-label="Search">{search}</td>'
+            f'<td data-label="Source">{_source(sighting.source)}</td>'
+            f'<td data-label="New?">{"first identified" if sighting.first else "seen before"}</td></tr>')
 
 
 def _batch_and_relevance(entry: Entry) -> str:
     batch, scored = entry.batch, entry.relevance
-    out = ["<h2>Screening batch and relevance</h2>"]
-    if batch.number:
-        out.append(f'<p>In <a href="../batches/{batch.number}.html">screening batch {batch.number}</a>: reported as new '
-                   f"by the saved search <code>{_e(batch.monitor_id)}</code> on "
-                   f'<time datetime="{_e(batch.created)}">{_e(utc_day(batch.created) if batch.created else "")}</time>, screened under '
-                   f"protocol version {_e(batch.protocol_version)}. "
-                   f'<a href="../records/list/batch-{batch.number}/1.html">Every record of this batch</a>.</p>')
-    else:
-        out.append(f'<p>Imported outside a screening batch: ranked with <a href="../{batch_page(None)}">the records '
-                   "imported outside a batch</a>.</p>")
+    out = ["<h2>Screening batch and relevance</h2>",
+           _batch_paragraph(batch.number, batch.monitor_id, batch.created, batch.protocol_version)]
     if scored:
         axes = scored.axes
         out.append(f'<dl class="relevance">\n<dt>Relevance score</dt><dd>{scored.score} of 100: '
@@ -229,6 +260,20 @@ def _batch_and_relevance(entry: Entry) -> str:
         out.append('<p class="blank">Not scored: a confirmed duplicate of another record is not screened, so not '
                    "ranked.</p>")
     return "\n".join(out)
+
+
+@lru_cache(maxsize=1024)  # shown alike on every page of the batch's records: see `_time`
+def _batch_paragraph(number: int | None, monitor_id: str | None, created: str | None,
+                     protocol_version: int | None) -> str:
+    """The batch a record's page names: its number, saved search, day and protocol version (from those alone)."""
+    if number:
+        return (f'<p>In <a href="../batches/{number}.html">screening batch {number}</a>: reported as new '
+                f"by the saved search <code>{_e(monitor_id)}</code> on "
+                + (_time(created) if created else f'<time datetime="{_e(created)}"></time>') + ", screened under "
+                f"protocol version {_e(protocol_version)}. "
+                f'<a href="../records/list/batch-{number}/1.html">Every record of this batch</a>.</p>')
+    return (f'<p>Imported outside a screening batch: ranked with <a href="../{batch_page(None)}">the records '
+            "imported outside a batch</a>.</p>")
 
 
 def record_row(entry: Entry, root: str, reasons: dict[str, str]) -> str:
