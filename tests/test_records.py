@@ -448,3 +448,19 @@ def test_page_names_are_as_published():
     }
     assert page_slug("10.5555/synthetic.0", whole=True) == \
         "10.5555-synthetic.0-514186b09e5082b0f1560375860f2ce0fc8117b3aaebb1c350e077b43173c87b"
+
+
+@pytest.mark.parametrize("title", ["A & <b>title</b>", "holds \x00path\x00 and \x00content\x00", ""])
+def test_a_framed_page_is_its_frame_with_each_slot_filled_as_replacing_them_in_turn_fills_it(example, title):
+    # A framed page is filled in by one join of its frame's parts; a title holding a slot's text (no review text
+    # does) is filled as the three replacements always filled it.
+    from markupsafe import escape
+
+    from sitegen.site.pages import FRAME_CONTENT, FRAME_PATH, FRAME_TITLE
+
+    site = Site(example.review, example.facts, None)
+    for path in ("records/x.html", "index.html", "records/list/all/2.html"):
+        page = site.framed(path, title, lambda text: text, text="<p>the content \x00title\x00</p>")
+        frame = site._frame("../" * path.count("/"), site.searchable(path))
+        assert page.render() == (frame.replace(FRAME_TITLE, str(escape(title))).replace(FRAME_PATH, path)
+                                 .replace(FRAME_CONTENT, "<p>the content \x00title\x00</p>"))
