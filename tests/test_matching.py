@@ -8,6 +8,8 @@ import json
 
 import pytest
 from conftest import FIXTURES, review_of_ris
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from sitegen.records.dedupe import dedupe_rows
 from sitegen.records.entry import Entry
@@ -632,6 +634,34 @@ def test_marks_of_thai_and_indic_scripts_are_part_of_the_word():
     assert folded("Café, ÉTÉ — IFN-γ; Ёлка") == "cafe ete ifn gamma елка"  # Latin, Greek, Cyrillic accents still go
     # every other script folds as before, so no content key made of a folded text changes (Japanese が is か)
     assert folded("がん患者の睡眠") == "かん患者の睡眠"
+
+
+# Text as titles hold it: every ASCII character (controls and the separators \x1c-\x1f, which `str.split` splits at
+# and `bytes.split` does not, among them), accents precomposed and combining, ligatures, quotes, dashes, Greek,
+# full-width forms and letters of other scripts, and any character at all.
+_TITLE_CHARACTERS = st.one_of(st.characters(max_codepoint=127), st.sampled_from(
+    "ÉéèçÇñüÜßøÆæŒœﬁﬂĳ\u0301\u0308\u0327“”‘’«»„‹›–—‐−…·×µαβγΓςΩ€©®™ＡＢｃ１２＿　\u00a0\u2009\u2028é"), st.characters())
+_TITLES = st.text(_TITLE_CHARACTERS, max_size=40)
+
+
+@given(_TITLES)
+@example("\x1cA\x1fb\x0b_c__d\t(e)")
+@example("“Émotion” in mice")
+@example("")
+def test_an_ascii_text_folds_a_byte_at_a_time_as_the_pattern_folds_it(text):
+    """`folded` reads an all-ASCII text a byte at a time through one table, not through `_NOT_WORD` and `str.split`,
+    and `title_key` looks for leading punctuation only where a title does not start with a letter or digit: the
+    same words and the same order, for any text (content keys are made of folded texts)."""
+    import re
+
+    from sitegen.records.titles import _NOT_WORD, folded, title_key
+
+    def by_pattern(text: str) -> str:
+        return " ".join(_NOT_WORD.sub(" ", text.lower()).split()) if text.isascii() else folded(text)
+
+    assert folded(text) == by_pattern(text)
+    stripped = re.sub(r"^\W+", "", text)
+    assert title_key(text) == (by_pattern(stripped), stripped.casefold())
 
 
 def test_two_thai_titles_differing_by_a_tone_mark_are_two_records(tmp_path):

@@ -63,8 +63,8 @@ def folded(text: str) -> str:
     whitespace collapsed. In the scripts of South and Southeast Asia (Devanagari, Thai, ...) a mark is a vowel or
     a tone, part of the word (ใช้ "use" and ใช่ "yes" differ by one): there it is kept as a letter is. Every other
     text folds as it always has, so the content keys made of folded texts (`ids.content_ref`) stay as they were."""
-    if text.isascii():  # most titles are: they skip the decomposition
-        return " ".join(_NOT_WORD.sub(" ", text.lower()).split())
+    if text.isascii():  # most titles are: they skip the decomposition, and are folded a byte at a time
+        return b" ".join(text.encode().translate(_ASCII_FOLDED).split()).decode()
     if not _MARKS_ARE_LETTERS.search(text):
         text = "".join(char for char in unicodedata.normalize("NFKD", text) if not unicodedata.combining(char))
         return " ".join(_NOT_WORD.sub(" ", text.lower().translate(_GREEK)).split())
@@ -81,6 +81,13 @@ def folded(text: str) -> str:
     text = "".join(kept).lower().translate(_GREEK)
     return " ".join("".join(char if char.isalnum() or char.isspace() or unicodedata.category(char).startswith("M")
                             else " " for char in text).split())
+
+
+# Each ASCII character as the folding of other text reads it (lower case, `_NOT_WORD` a space, whitespace a space,
+# as `str.split` splits at every whitespace character and `bytes.split` only at a space and five others): made from
+# that rule itself, a character at a time, so an ASCII text folds in C alike, at a third of the cost of the pattern.
+_ASCII_FOLDED = bytes(ord(" " if (char := _NOT_WORD.sub(" ", chr(code).lower())).isspace() else char)
+                      for code in range(128)) + bytes(range(128, 256))
 
 
 # Scripts whose marks are vowels and tones: Devanagari to Sinhala, Thai, Lao, Tibetan, Myanmar, Khmer, Balinese to
@@ -233,7 +240,8 @@ def matched_title(title: str | None) -> str:
 def title_key(title: str) -> tuple[str, str]:
     """A title as lists sort it: case, accents and leading quotes or brackets ignored ("Émotion" among the E's,
     however its accent is encoded); the title itself breaks ties."""
-    text = _LEADING_NON_WORD.sub("", title)
+    # A letter or digit is a word character (`\w`): most titles start with one, and need not be searched.
+    text = title if title[:1].isalnum() else _LEADING_NON_WORD.sub("", title)
     return folded(text), text.casefold()
 
 

@@ -160,7 +160,8 @@ def _row(rows: dict[tuple[str, str], str], entry: Entry, root: str, reasons: dic
 
 
 def list_order(entry: Entry) -> tuple:
-    return (-(entry.batch.number or 0), title_key(entry.view.record.title), entry.view.record.id)
+    # The title's key spread into the tuple, not nested in it: the same order, each comparison one tuple's.
+    return (-(entry.batch.number or 0), *title_key(entry.view.record.title), entry.view.record.id)
 
 
 def page_window(current: int, total: int) -> list[int | None]:
