@@ -319,6 +319,75 @@ def test_a_dataclass_of_one_field_is_not_written_as_a_container_of_its_name():
     assert keys.of(Tally({"a": 1})) == keys.of(Tally({"a": 1})) != keys.of(Tally({"a": 2}))
 
 
+def test_a_tuple_digested_once_is_its_kind_and_contents():
+    """A tuple kind digested once (a record's `Sightings`) stands as the digest of its kind's name and contents:
+    alike in another object, another with any item changed, and never a dataclass of one field and the same name."""
+    from sitegen.site.keys import digested_once
+
+    @digested_once
+    class Held(tuple):
+        __slots__ = ()
+
+    @digested_once
+    @dataclass(frozen=True, slots=True)
+    class Single:
+        items: list
+
+    Single.__qualname__ = Held.__qualname__
+    keys = Keys({}, {}, "shared")
+    held = Held([Slotted("a"), Slotted("b")])
+    assert keys.digest(held) == keys.digest(Held([Slotted("a"), Slotted("b")]))
+    assert len({keys.digest(held), keys.digest(Held([Slotted("a"), Slotted("c")])), keys.digest(Held([Slotted("a")])),
+                keys.digest(Single([Slotted("a"), Slotted("b")]))}) == 4
+    assert keys.of([held]) != keys.of([Held([Slotted("b"), Slotted("a")])])
+
+
+def test_shared_sightings_and_stage_histories_stand_as_digests_that_see_every_field():
+    """A record's sightings and its stage histories are values shared by the records alike (`shared_sightings`,
+    `screening_histories`) and digested once: a key holding them still changes with any field of any of them."""
+    from dataclasses import fields, replace
+
+    from sitegen.living.sightings import Sighting
+    from sitegen.screening.outcomes import Outcome
+    from sitegen.screening.standing import ShownDecision, StageHistory
+    from sitegen.site.records import Sightings, shared_sightings
+
+    first = Sighting("2024-01-01T00:00:00Z", "pubmed", "m", "label", None, True)
+    later = Sighting("2024-02-01T00:00:00Z", "embase", None, None, "export", False)
+    shared = shared_sightings({"a": [first, later], "b": [first, later], "c": [first]})
+    assert shared["a"] is shared["b"] == Sightings([first, later]) and shared["c"] == Sightings([first])
+    decision = ShownDecision("reviewer-a", "exclude", "", "")
+    history = StageHistory("title-abstract", [decision], None, Outcome("exclude", "", ("reviewer-a",)))
+    other = {"at": "2024-03-01T00:00:00Z", "source": "openalex", "monitor_id": "n", "label": "other",
+             "imported": "file", "first": False, "reviewer": "reviewer-b", "decision": "include", "reason": "r",
+             "note": "a note", "stage": "full-text", "decisions": [], "adjudication": decision,
+             "outcome": Outcome("include", "", ("reviewer-a",))}
+
+    def key(sightings: Sightings, histories: list[StageHistory]) -> str:
+        return Keys({}, {}, "shared").of("record", {"entry": sightings, "histories": histories})
+
+    keys = {key(shared["a"], [history])}
+    for field in fields(Sighting):
+        keys.add(key(Sightings([replace(first, **{field.name: other[field.name]}), later]), [history]))
+    for field in fields(ShownDecision):
+        keys.add(key(shared["a"], [replace(history, decisions=[replace(decision, **{field.name: other[field.name]})])]))
+    for field in fields(StageHistory):
+        keys.add(key(shared["a"], [replace(history, **{field.name: other[field.name]})]))
+    assert len(keys) == 1 + len(fields(Sighting)) + len(fields(ShownDecision)) + len(fields(StageHistory))
+    assert key(shared["a"], [history]) == key(Sightings([replace(first), replace(later)]), [replace(history)])
+
+
+def test_records_decided_alike_share_their_stage_histories(example_copy):
+    """`screening_histories` makes each stage history once for the records decided alike there (as their pages show
+    it), and another for any record decided otherwise: values alike are one object, and objects one value."""
+    histories = [history for stages in open_review(example_copy).facts.histories.values() for history in stages]
+    alike: dict[str, set[int]] = {}
+    for history in histories:
+        alike.setdefault(repr(history), set()).add(id(history))  # a dataclass's repr: its every field, however deep
+    assert all(len(ids) == 1 for ids in alike.values())
+    assert len(alike) < len(histories)
+
+
 def test_page_keys_are_the_same_in_another_process(example_copy):
     """A key depends on values alone, not on a process's string hashing or which objects it shares, so a
     rebuild in a new process (every `sitegen build`) renders only what changed."""

@@ -94,14 +94,24 @@ def screening_histories(review: Review, outcomes: dict[str, dict[str, Outcome]])
         if row.decision.record_id in outcomes[row.stage]:
             rows[row.decision.record_id, row.stage].append(row)
     histories: dict[str, list[StageHistory]] = defaultdict(list)
+    # Decisions and stage histories are few values (a reviewer's "exclude", no reason, no note) shared by many records:
+    # each is made once and shared, being frozen, so that a page key digests a shared one once (`digested_once`).
+    decisions: dict[tuple[str, str | None, str, str], ShownDecision] = {}
+    stage_histories: dict[tuple[str, tuple[int, ...], int, int], StageHistory] = {}  # by the ids of its shared parts
     for record_id, stage in sorted(rows, key=lambda key: (key[0], STAGES.index(key[1]))):
         outcome = outcomes[stage][record_id]
         blind = outcome.decision == "awaiting"
         unsettled = outcome.decision == "conflict"
-        shown = {row.reviewer: ShownDecision(
-            row.reviewer, None if blind else row.decision.decision,
-            "" if blind or unsettled else row.decision.reason,
-            "" if blind or unsettled else row.decision.note) for row in rows[record_id, stage]}
+        shown: dict[str, ShownDecision] = {}
+        for row in rows[record_id, stage]:
+            said = (row.reviewer, None if blind else row.decision.decision,
+                    "" if blind or unsettled else row.decision.reason, "" if blind or unsettled else row.decision.note)
+            shown[row.reviewer] = decisions.get(said) or decisions.setdefault(said, ShownDecision(*said))
         adjudication = shown.pop(ADJUDICATION, None)
-        histories[record_id].append(StageHistory(stage, [shown[name] for name in sorted(shown)], adjudication, outcome))
+        reviewers = [shown[name] for name in sorted(shown)]
+        parts = (stage, tuple(map(id, reviewers)), id(adjudication), id(outcome))
+        history = stage_histories.get(parts)
+        if history is None:
+            history = stage_histories[parts] = StageHistory(stage, reviewers, adjudication, outcome)
+        histories[record_id].append(history)
     return dict(histories)

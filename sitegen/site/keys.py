@@ -115,7 +115,9 @@ class Keys:
         if isinstance(value, Record) and self.records.get(value.id) is value and value.id in self.record_digests:
             digest = self.record_digests[value.id]
         else:
-            whole = _by_fields(type(value))(value)[1]  # written as any value of its kind is, then digested
+            # written as any value of its kind is, then digested; a tuple's with `_contents_of`, or a tuple of
+            # one value would be written as a dataclass of one field and the same name is
+            whole = _contents(value) if isinstance(value, tuple) else _by_fields(type(value))(value)[1]
             digest = hashlib.blake2b(self._pickled(whole), digest_size=16).digest()
         reduced = (_digest_of, (digest,))
         self._memo[id(value)] = (value, reduced)
@@ -129,12 +131,14 @@ def _digest_of(digest: bytes) -> None:
 
 # The kinds of values many pages hold, each digested once and standing as its digest in every key: a
 # record (the digest of its line), a screening batch (60,000 ids, on every record page of the batch),
-# and those `digested_once` names.
+# and those `digested_once` names. A value is remembered by its id: values alike but not the same object are
+# digested once each, to the same digest.
 DIGESTED_ONCE: set[type] = {Record, Batch}
 
 
 def digested_once(kind: type[T]) -> type[T]:
-    """Class decorator: values of this dataclass stand in page keys as their digest, made once per build."""
+    """Class decorator: values of this dataclass (or tuple, written as its kind's name and contents) stand in page
+    keys as their digest, made once per build."""
     DIGESTED_ONCE.add(kind)
     return kind
 

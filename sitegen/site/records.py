@@ -34,7 +34,7 @@ from sitegen.records.titles import title_key
 from sitegen.review.models import utc_day
 from sitegen.screening.outcomes import NOT_RETRIEVED
 from sitegen.screening.relevance import Scored
-from sitegen.screening.standing import STANDINGS, Standing, StandingKind
+from sitegen.screening.standing import STANDINGS, StageHistory, Standing, StandingKind
 from sitegen.screening.status import Batch
 from sitegen.site.keys import digested_once
 from sitegen.site.output import Page
@@ -61,6 +61,35 @@ STANDING_LABELS: dict[StandingKind, str] = {
 }
 
 
+# A stage's history is shared by the records decided alike there (`screening_histories`): digested once, a record's
+# page key holds its digest, not the reviewers' decisions, its outcome and itself written out for each record.
+digested_once(StageHistory)
+
+
+@digested_once
+class Sightings(tuple[Sighting, ...]):
+    """A record's sightings, as its page and its rows show them: one value, digested once, shared by the records the
+    same runs returned, as the runs' sightings are (`living.sightings`); not a list of four written out in each."""
+
+    __slots__ = ()
+
+
+def shared_sightings(sightings: dict[str, list[Sighting]]) -> dict[str, Sightings]:
+    """Record id -> its sightings, one `Sightings` for the records that hold the very same sightings."""
+    shared: dict[tuple[int, ...], Sightings] = {}
+    found: dict[str, Sightings] = {}
+    for record_id, seen in sightings.items():
+        key = tuple(map(id, seen))
+        value = shared.get(key)
+        if value is None:
+            value = shared[key] = Sightings(seen)
+        found[record_id] = value
+    return found
+
+
+NO_SIGHTINGS = Sightings()
+
+
 @digested_once  # on the record's page and on every list page holding it
 @dataclass(frozen=True, slots=True)
 class Entry:
@@ -70,7 +99,7 @@ class Entry:
     batch: Batch  # records that came in outside a screening batch are in the loose group, numbered None
     standing: Standing
     relevance: Scored | None  # None for a confirmed duplicate: not screened, so not ranked
-    sightings: list[Sighting]
+    sightings: Sightings
     notices: list[str]  # what the sources say of its standing (`studies.notices`): on its page and on its row
 
     @property
@@ -193,8 +222,9 @@ def entries(site: Site) -> list[Entry]:
         for record_id in batch.record_ids:
             batch_of.setdefault(record_id, batch)
     relevance = {scored.id: scored for ranking in site.rankings.values() for scored in ranking.decisions}
+    sighted = shared_sightings(facts.sightings)
     found = [Entry(view, batch_of[view.record.id], facts.standings[view.record.id], relevance.get(view.record.id),
-                   facts.sightings.get(view.record.id, []), notices(view.record, "record")) for view in site.views]
+                   sighted.get(view.record.id, NO_SIGHTINGS), notices(view.record, "record")) for view in site.views]
     return sorted(found, key=list_order)
 
 
