@@ -422,6 +422,26 @@ def test_a_ranking_stands_in_keys_as_its_digest_and_every_score_in_it_counts(exa
     assert len({key, site.keys.of("batch.html", rescored), site.keys.of("batch.html", reworded)}) == 3
 
 
+def test_a_record_page_reads_the_reasons_labels_from_the_shared_context_its_key_holds(example_copy):
+    """A record's page names its exclusion reason by the protocol's label, read from the context every page shares
+    (`Site.common`), which every key holds: relabelled, the pages that name it get new keys, and show the new label."""
+    from sitegen.site.records import record_pages
+
+    flip_full_text_decision(example_copy)  # a study excluded at full text as "non-rodent"
+    ws = open_review(example_copy)
+
+    def record_page_list() -> dict[str, tuple[str | None, str]]:
+        return {page.path: (page.key, page.render()) for page in record_pages(Site(ws.review, ws.facts, None))
+                if page.path.startswith("records/") and "/list/" not in page.path}
+
+    before = record_page_list()
+    ws.facts.reason_labels["non-rodent"] = "Not a rodent"  # as the protocol would name it
+    after = record_page_list()
+    relabelled = [path for path, (_, html) in after.items() if "Not a rodent" in html]
+    assert relabelled and all(before[path][0] != after[path][0] for path in relabelled)
+    assert not any("Not a rodent" in html for _, html in before.values())
+
+
 # --------------------------------------------------------------------------- the build, end to end
 
 

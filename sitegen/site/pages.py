@@ -186,15 +186,19 @@ class Site:
         join, not by three replacements that each copy the whole page (100,000 record pages at review scale)."""
         return FRAME_SLOTS.split(self._frame(root, searchable))
 
-    def framed(self, path: str, title: str, content: Callable[..., str], **context: object) -> Page:
+    def framed(self, path: str, title: str, content: Callable[..., str], common: tuple[str, ...] = (),
+               **context: object) -> Page:
         """A page whose content a Python function writes (`content(**context)`), in the frame every page
-        has; keyed like a template's page."""
+        has; keyed like a template's page. `common` names what the content reads of the context every page shares
+        (`self.common`): given to it too, and not written out in the page's key, which holds it already."""
         def render() -> str:
             root, searchable = "../" * path.count("/"), self.searchable(path)
+            shared = {name: self.common[name] for name in common}
             if "\x00" in title or "\x00" in path:  # a slot's text in the title or path is filled in too, as it always was
                 return (self._frame(root, searchable).replace(FRAME_TITLE, str(escape(title)))
-                        .replace(FRAME_PATH, str(escape(path))).replace(FRAME_CONTENT, content(**context)))
-            slots = {FRAME_TITLE: str(escape(title)), FRAME_PATH: str(escape(path)), FRAME_CONTENT: content(**context)}
+                        .replace(FRAME_PATH, str(escape(path))).replace(FRAME_CONTENT, content(**shared, **context)))
+            slots = {FRAME_TITLE: str(escape(title)), FRAME_PATH: str(escape(path)),
+                     FRAME_CONTENT: content(**shared, **context)}
             parts = self._frame_parts(root, searchable).copy()
             parts[1::2] = [slots[slot] for slot in parts[1::2]]
             return "".join(parts)

@@ -306,4 +306,4 @@ def record_pages(site: Site) -> Files:
                           # most records, and the review's identifiers gathered only for those that have one
                           unheld_versions=[version for version in entry.view.record.custom.stated_versions
                                            if not site.held_works.intersection(version.work_keys())],
-                          reasons=site.reasons)
+                          common=("reasons",))  # the labels of the reasons, in every page's key already
