@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import EXAMPLE, rendered
+from hypothesis import given
+from hypothesis import strategies as st
 from lxml import html as lxml_html
 from pydantic import ValidationError
 from test_build import XSS, hostile_review
@@ -18,12 +20,14 @@ from test_verification_pages import ONE_INDEX, ONE_INDEX_STATUS, axis_sections, 
 
 from sitegen.living.ledger import append
 from sitegen.records.model import CslName, Record, RecordMeta, retraction_disputed, web_address_problem
+from sitegen.records.notices import NOTICE_TYPES
 from sitegen.review.models import VERIFICATION_AXES, PassageCheck, VerificationPayload
 from sitegen.review.transaction import Transaction
 from sitegen.site.pages import Site, page_slug
 from sitegen.site.records import record_pages
 from sitegen.site.studies import (
     EVIDENCE_CSV_COLUMNS,
+    TYPE_SENTENCES,
     notices,
     reference,
     retraction_sentence,
@@ -426,6 +430,34 @@ def test_notices_come_from_what_the_record_says():
                                   "The source lists an expression of concern for this record."]
     assert notices(record(custom={"publication_types": ["retraction-notice", "Retraction of Publication"]})) == [
         "This record is a retraction notice, not a study."]
+
+
+_TYPES = st.sampled_from(sorted({*TYPE_SENTENCES, *NOTICE_TYPES, "Retraction Notice", " erratum ", "Journal Article",
+                                  "article", "Comment", "Letter", "review", "Published Erratum", "preprint"}))
+_UPDATES = st.lists(st.builds(dict, kind=st.sampled_from(["retraction", "correction", "expression-of-concern"]),
+                              date=st.sampled_from([[2020, 1, 5], [2022]])), max_size=3)
+
+
+@given(st.lists(_TYPES, max_size=4), st.booleans(), _UPDATES, st.sampled_from(["study", "record"]),
+       st.lists(st.just({"date": [2021, 6, 30], "retracted_on": [2019, 3, 1]}), max_size=1))
+def test_notices_ask_only_what_a_record_has_and_say_what_they_said(types, retracted, updates, noun, reinstatements):
+    """`notices` asks for a retraction's or an update's sentences only of a record that has one, and reads its types'
+    sentences once for each list of types: the same sentences, in the same order, as asking everything of each."""
+    from sitegen.records.notices import notice_kind
+    from sitegen.site.studies import KIND_SENTENCES, update_sentences
+
+    said = record(custom={"publication_types": types, "retracted": retracted, "updates": updates,
+                          "reinstatements": reinstatements, "sources": ["crossref"]})
+    found = [sentence] if (sentence := retraction_sentence(said, noun)) else []
+    found += update_sentences(said, noun)
+    for kind in types:
+        notice = TYPE_SENTENCES.get(kind.lower())
+        if notice and notice not in found:
+            found.append(notice)
+    lowered = {kind.strip().lower() for kind in types}
+    if not lowered & TYPE_SENTENCES.keys() and (noticed := lowered & NOTICE_TYPES) and (kind := notice_kind("", noticed)):
+        found.append(KIND_SENTENCES[kind])
+    assert notices(said, noun) == found
 
 
 @pytest.mark.parametrize(("value", "linked"), [("https://example.org/a", True), ("HTTP://example.org", True),

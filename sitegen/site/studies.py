@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
@@ -330,18 +331,32 @@ def update_sentences(record: Record, noun: str = "study") -> list[str]:
 def notices(record: Record, noun: str = "study") -> list[str]:
     """What the sources say about the record's standing: retracted (or reinstated), corrected or of concern (the
     notices they list against it), a notice itself."""
-    found = [sentence] if (sentence := retraction_sentence(record, noun)) else []
-    found += update_sentences(record, noun)
-    for kind in record.custom.publication_types:
-        notice = TYPE_SENTENCES.get(kind.lower())
-        if notice and notice not in found:
+    custom = record.custom
+    # Most records are neither retracted, reinstated nor updated: nothing to ask of them (it is asked of every record).
+    found = [sentence] if (custom.retracted or custom.reinstatements) and (sentence := retraction_sentence(record, noun)) \
+        else []
+    if custom.updates:
+        found += update_sentences(record, noun)
+    by_type, as_notice = _type_notices(tuple(custom.publication_types))
+    for notice in by_type:
+        if notice not in found:
             found.append(notice)
+    if as_notice:
+        found.append(as_notice)
+    return found
+
+
+@lru_cache(maxsize=1024)  # the records share few lists of types ("article"), and `notices` is asked of each record
+def _type_notices(publication_types: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
+    """What a record's publication types say of it (`notices`): the sentences of `TYPE_SENTENCES` its types have, in
+    their order, and the sentence of the notice its types make it, if none of those says it."""
+    by_type = tuple(dict.fromkeys(notice for kind in publication_types if (notice := TYPE_SENTENCES.get(kind.lower()))))
     # Any other type that makes the record a notice (OpenAlex's "erratum" and "retraction", PubMed's "Published
     # Erratum", a Crossref correction notice): said as plainly, or a reader takes the notice for a study.
-    types = {kind.strip().lower() for kind in record.custom.publication_types}
+    types = {kind.strip().lower() for kind in publication_types}
     if not types & TYPE_SENTENCES.keys() and (noticed := types & NOTICE_TYPES) and (kind := notice_kind("", noticed)):
-        found.append(KIND_SENTENCES[kind])
-    return found
+        return by_type, KIND_SENTENCES[kind]
+    return by_type, None
 
 
 # --------------------------------------------------------------------------- derived from the review
