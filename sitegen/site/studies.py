@@ -353,8 +353,11 @@ def _type_notices(publication_types: tuple[str, ...]) -> tuple[tuple[str, ...], 
     by_type = tuple(dict.fromkeys(notice for kind in publication_types if (notice := TYPE_SENTENCES.get(kind.lower()))))
     # Any other type that makes the record a notice (OpenAlex's "erratum" and "retraction", PubMed's "Published
     # Erratum", a Crossref correction notice): said as plainly, or a reader takes the notice for a study.
-    types = {kind.strip().lower() for kind in publication_types}
-    if not types & TYPE_SENTENCES.keys() and (noticed := types & NOTICE_TYPES) and (kind := notice_kind("", noticed)):
+    # In the record's own order, as `notice_kind` reads types everywhere: a record typed both an erratum and a
+    # retraction is said to be the notice its first type makes it (a set's order would change with the hash seed).
+    types = list(dict.fromkeys(kind.strip().lower() for kind in publication_types))
+    noticed = [kind for kind in types if kind in NOTICE_TYPES]
+    if not TYPE_SENTENCES.keys() & set(types) and noticed and (kind := notice_kind("", noticed)):
         return by_type, KIND_SENTENCES[kind]
     return by_type, None
 
