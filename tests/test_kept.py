@@ -263,6 +263,7 @@ def test_a_records_file_too_large_to_read_is_not_hashed(example_copy: Path, cach
         file.truncate(folder.SIZE_LIMITS["records.jsonl"] + 1)
     monkeypatch.setattr(kept.hashlib, "file_digest", lambda *args: pytest.fail("hashed"))
     monkeypatch.setattr(folder, "_load_screening", lambda root, review: [])  # its files are hashed, records.jsonl not
+    monkeypatch.setattr(folder, "_load_evidence", lambda root, review: [])  # so are these
     code, out, _ = run_cli("check", example_copy)
     assert code == 1 and "too-large" in out and not cache.exists()
 
@@ -397,6 +398,86 @@ def test_a_decision_changed_is_read_again_in_its_file_alone(example_copy: Path, 
     assert next(row for row in decisions if row.path.endswith("reviewer-b.csv")).decision.decision == changed
 
 
+def _evidence_read(review: Path) -> tuple:
+    """What loading the review gives of its evidence files, as a command of its own would load it."""
+    kept._tidied.clear()
+    loaded, problems = load_review(review)
+    kept.wait_for_writers()
+    assert loaded is not None
+    return ([(each.study, each.path, each.evidence, each.parsed) for each in loaded.evidence],
+            sorted(path for path in loaded.invalid_files if path.startswith("evidence/")),
+            [problem for problem in problems if problem.path.startswith("evidence/")])
+
+
+def _evidence_not_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused(root: Path, rel: str) -> None:
+        raise AssertionError(f"{rel} was read again")
+    monkeypatch.setattr(folder, "read_evidence", refused)
+
+
+def _broken_evidence(review: Path) -> None:
+    """Evidence files with a problem of each kind reading them finds, among the folder's other entries (which
+    are reported in their place among the files' problems): YAML broken, a list, nothing, a finding missing its
+    passage, a record id that is none, a file misnamed, a folder, a file a link, a file too large to read (never hashed: read each time)."""
+    evidence = review / "evidence"
+    good = sorted(evidence.glob("*.yaml"))[0].read_text(encoding="utf-8")
+    (evidence / "a-broken.yaml").write_text(good.replace("findings:", "findings: [", 1), encoding="utf-8")
+    (evidence / "b-list.yaml").write_text("- record_id: 10.1/x\n", encoding="utf-8")
+    (evidence / "c-empty.yaml").write_text("", encoding="utf-8")
+    (evidence / "d-no-passage.yaml").write_text(good.split("    passage:")[0], encoding="utf-8")
+    (evidence / "e-bad-id.yaml").write_text(good.replace("record_id: ", "record_id: not an id ", 1), encoding="utf-8")
+    (evidence / "F Misnamed.yaml").write_text(good, encoding="utf-8")
+    (evidence / "g-folder").mkdir()
+    (evidence / "h-link.yaml").symlink_to(sorted(evidence.glob("*.yaml"))[-1].name)
+    (evidence / "i-large.yaml").write_text("# " + "x" * folder.SIZE_LIMITS["evidence"] + "\n", encoding="utf-8")
+    (evidence / "z-same-bytes.yaml").write_text(good, encoding="utf-8")  # the same bytes as another: named by it
+
+
+def test_evidence_files_read_again_are_their_kept_parse(example_copy: Path, cache: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    first = _evidence_read(example_copy)
+    assert len(list(cache.glob("evidence-*.pickle"))) == 1 and len(first[0]) == 4
+    _evidence_not_read_again(monkeypatch)
+    again = _evidence_read(example_copy)
+    assert again == first
+    # each model validated as read afresh: what validation gives (a Literal's own string) is one object
+    assert [each[2].findings[0].passage.source is first[0][0][2].findings[0].passage.source for each in again[0]] \
+        == [True] * 4
+
+
+def test_evidence_files_with_problems_are_reported_the_same_from_their_kept_parse(
+        example_copy: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _broken_evidence(example_copy)
+    first = run_cli("check", example_copy)
+    kept.wait_for_writers()
+    assert first[0] == 1
+    for where in ("a-broken.yaml:", "b-list.yaml:1:", "c-empty.yaml:1:", "d-no-passage.yaml:", "e-bad-id.yaml:",
+                  "F Misnamed.yaml", "g-folder", "h-link.yaml", "i-large.yaml"):
+        assert where in first[1], where
+    read = _evidence_read(example_copy)
+    assert len(read[2]) >= 9 and "evidence/z-same-bytes.yaml" in {each[1] for each in read[0]}
+    monkeypatch.setenv("SITEGEN_CACHE_DIR", "")
+    assert run_cli("check", example_copy) == first  # as read afresh
+    assert _evidence_read(example_copy) == read
+    monkeypatch.setenv("SITEGEN_CACHE_DIR", str(cache))
+    reads = []
+    monkeypatch.setattr(folder, "read_evidence",
+                        lambda root, rel, read=folder.read_evidence: reads.append(rel) or read(root, rel))
+    assert run_cli("check", example_copy) == first
+    assert _evidence_read(example_copy) == read
+    assert set(reads) == {"evidence/i-large.yaml"}  # refused by its size, never hashed: read (and refused) each time
+
+
+def test_an_evidence_file_changed_is_read_again(example_copy: Path, cache: Path) -> None:
+    _evidence_read(example_copy)
+    path = sorted((example_copy / "evidence").glob("*.yaml"))[0]
+    path.write_text(path.read_text(encoding="utf-8").replace("source: abstract", "source: fulltext"),
+                    encoding="utf-8")
+    evidence = _evidence_read(example_copy)[0]
+    assert evidence[0][2].findings[-1].passage.source == "fulltext"
+    assert len(list(cache.glob("evidence-*.pickle"))) == 2
+
+
 def test_pages_built_from_kept_parses_have_the_keys_of_pages_built_afresh(example_copy: Path, tmp_path: Path) -> None:
     """A page key is written by pickle, which writes an object met again as a reference to the first: what a kept
     parse gives back must be one object wherever reading gives one (a decision's value, validated, is its Literal's
@@ -414,7 +495,7 @@ def test_pages_built_from_kept_parses_have_the_keys_of_pages_built_afresh(exampl
         assert done.returncode == 0, done.stderr
         manifests.append((tmp_path / f"site-{number}" / ".sitegen-manifest.json").read_text(encoding="utf-8"))
     used = {name.name.split("-")[0] for name in (tmp_path / "cache").glob("*.pickle") if name.stat().st_mtime > 0}
-    assert used >= {"records", "decisions"}
+    assert used >= {"records", "decisions", "evidence"}
     assert manifests[1] == manifests[0]
 
 

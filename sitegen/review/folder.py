@@ -906,22 +906,38 @@ def _load_validation(root: Path, review: Review) -> list[Problem]:
 
 
 def _load_evidence(root: Path, review: Review) -> list[Problem]:
+    listing: list[Problem] = []  # of the folder's other entries: each in its place among the files' problems
+    files = [(path, rel, len(listing)) for path, rel in _named_files(
+        root, "evidence", ".yaml", SLUG_NAMES.format("evidence/<study>.yaml"), listing)]
+    reads = kept.kept_parses("evidence", [(rel, path) for path, rel, _ in files], kept.cache_folder(os.environ, root),
+                             functools.partial(read_evidence, root), SIZE_LIMITS["evidence"])
     problems: list[Problem] = []
-    for path, rel in _named_files(root, "evidence", ".yaml", SLUG_NAMES.format("evidence/<study>.yaml"), problems):
-        text, read_problems = _read(root, rel, "evidence")
+    placed = 0  # of `listing`'s problems
+    for path, rel, listed_before in files:
+        problems += listing[placed:listed_before]
+        placed = listed_before
+        parsed, read_problems = reads[rel]
         problems += read_problems
-        parsed, parse_problems = parsing.parse_yaml(text, rel) if text is not None else (None, [])
-        if parsed is not None and not parse_problems and not isinstance(parsed.data, dict):  # empty, or a list
-            parse_problems = [Problem(rel, 1, 1, "schema", f"{rel} must be a mapping of record_id and findings")]
-        problems += parse_problems
-        evidence, model_problems = (parsing.validate(Evidence, parsed, rel) if parsed is not None and not parse_problems
-                                    else (None, []))
+        evidence, model_problems = parsing.validate(Evidence, parsed, rel) if parsed is not None else (None, [])
         problems += model_problems
         if evidence is None or parsed is None:
             review.invalid_files.add(rel)
         else:
             review.evidence.append(EvidenceFile(path.stem, rel, evidence, parsed))
-    return problems
+    return problems + listing[placed:]
+
+
+def read_evidence(root: Path, rel: str) -> tuple[parsing.Parsed | None, list[Problem]]:
+    """One evidence file read and parsed, before its model is validated: its parse (None when it holds no mapping
+    to validate) and the problems of reading it. It depends on the file's bytes and its path in the review alone,
+    so it is kept between commands (`kept.kept_parses`); the model is validated from it on each command, so what
+    validation gives (a Literal's own string) is one object wherever it is, as in a fresh read (page keys are
+    written by pickle, which sees that: `_DECISION_VALUES`)."""
+    text, problems = _read(root, rel, "evidence")
+    parsed, parse_problems = parsing.parse_yaml(text, rel) if text is not None else (None, [])
+    if parsed is not None and not parse_problems and not isinstance(parsed.data, dict):  # empty, or a list
+        parse_problems = [Problem(rel, 1, 1, "schema", f"{rel} must be a mapping of record_id and findings")]
+    return (parsed if not parse_problems else None), problems + parse_problems
 
 
 def _field_problem(rel: str, parsed: parsing.Parsed, field: str, code: str, message: str) -> Problem:
