@@ -13,16 +13,19 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import get_args
 
 import numpy
 import pytest
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from sitegen import process
 from sitegen.living.facts import ReviewFacts
 from sitegen.review import folder, kept
 from sitegen.review.folder import load_review
+from sitegen.review.models import EventType
 from sitegen.screening.digest import Relevance, rank_batches, weekly_digests
 from sitegen.screening.relevance import Scorer
 from sitegen.workspace import inspect
@@ -263,7 +266,8 @@ def test_a_records_file_too_large_to_read_is_not_hashed(example_copy: Path, cach
         file.truncate(folder.SIZE_LIMITS["records.jsonl"] + 1)
     monkeypatch.setattr(kept.hashlib, "file_digest", lambda *args: pytest.fail("hashed"))
     monkeypatch.setattr(folder, "_load_screening", lambda root, review: [])  # its files are hashed, records.jsonl not
-    monkeypatch.setattr(folder, "_load_evidence", lambda root, review: [])  # so are these
+    for other in ("_load_evidence", "_load_ledger"):  # so are these
+        monkeypatch.setattr(folder, other, lambda root, review: [])
     code, out, _ = run_cli("check", example_copy)
     assert code == 1 and "too-large" in out and not cache.exists()
 
@@ -478,6 +482,82 @@ def test_an_evidence_file_changed_is_read_again(example_copy: Path, cache: Path)
     assert len(list(cache.glob("evidence-*.pickle"))) == 2
 
 
+def _ledger_read(review: Path) -> tuple:
+    """What loading the review gives of ledger.jsonl, as a command of its own would load it."""
+    kept._tidied.clear()
+    loaded, problems = load_review(review)
+    kept.wait_for_writers()
+    assert loaded is not None
+    return (loaded.ledger, loaded.payloads, loaded.ledger_lines, loaded.ledger_unread, loaded.ledger_misplaced,
+            [problem for problem in problems if problem.path == "ledger.jsonl"])
+
+
+def _ledger_not_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused(root: Path) -> None:
+        raise AssertionError("ledger.jsonl was read again")
+    monkeypatch.setattr(folder, "read_ledger", refused)
+
+
+def _texts(value: object) -> Iterator[str]:
+    """Every string `value` holds, its models' fields' values in their order."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            yield from _texts(getattr(value, name))
+    elif isinstance(value, dict):
+        for key, each in value.items():
+            yield from (*_texts(key), *_texts(each))
+    elif isinstance(value, list | tuple):
+        for each in value:
+            yield from _texts(each)
+
+
+def test_the_ledger_read_again_is_its_kept_parse(example_copy: Path, cache: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    first = _ledger_read(example_copy)
+    assert len(list(cache.glob("ledger-*.pickle"))) == 1 and len(first[0]) == 90
+    _ledger_not_read_again(monkeypatch)
+    again = _ledger_read(example_copy)
+    assert again == first
+    # What validation gives of its own (a Literal's string, a default) is that object again, as read afresh: page
+    # keys are written by pickle, which writes an object met again as a reference to the first.
+    constants = folder._ledger_constants()
+    assert {"retrieval", "screening", "phase", "searching", "published", "database"} <= set(constants)
+    ours = {id(each) for each in constants}
+    assert [id(text) in ours for text in _texts(again[:2])] == [id(text) in ours for text in _texts(first[:2])]
+    assert sum(id(text) in ours for text in _texts(first[:2])) > 90
+    event_types = {value: value for value in get_args(EventType)}
+    assert all(event.type is event_types[event.type] for event in again[0])
+
+
+def test_a_ledger_with_problems_is_reported_the_same_from_its_kept_parse(
+        example_copy: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A payload not valid, an event not valid, an event out of its place, a line that holds no JSON."""
+    path = example_copy / "ledger.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[1] = lines[1].replace('"to_phase":"searching"', '"to_phase":"searchin"')
+    lines[2] = lines[2].replace('"type":"retrieval"', '"type":"retrieved"')
+    lines[3], lines[4] = lines[4], lines[3]
+    lines[40] = lines[40][:-5]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    first = run_cli("check", example_copy)
+    kept.wait_for_writers()
+    assert first[0] == 1
+    for where in ("ledger.jsonl:2:", "ledger.jsonl:3:", "ledger.jsonl:41:"):
+        assert where in first[1], where
+    read = _ledger_read(example_copy)
+    assert read[3] == 3 and read[4] is not None and read[1][1] is None  # unread from line 3; misplaced; no payload
+    monkeypatch.setenv("SITEGEN_CACHE_DIR", "")
+    assert run_cli("check", example_copy) == first  # as read afresh
+    assert _ledger_read(example_copy) == read
+    monkeypatch.setenv("SITEGEN_CACHE_DIR", str(cache))
+    with monkeypatch.context() as refusing:
+        _ledger_not_read_again(refusing)
+        assert run_cli("check", example_copy) == first
+        assert _ledger_read(example_copy) == read
+
+
 def test_pages_built_from_kept_parses_have_the_keys_of_pages_built_afresh(example_copy: Path, tmp_path: Path) -> None:
     """A page key is written by pickle, which writes an object met again as a reference to the first: what a kept
     parse gives back must be one object wherever reading gives one (a decision's value, validated, is its Literal's
@@ -495,7 +575,7 @@ def test_pages_built_from_kept_parses_have_the_keys_of_pages_built_afresh(exampl
         assert done.returncode == 0, done.stderr
         manifests.append((tmp_path / f"site-{number}" / ".sitegen-manifest.json").read_text(encoding="utf-8"))
     used = {name.name.split("-")[0] for name in (tmp_path / "cache").glob("*.pickle") if name.stat().st_mtime > 0}
-    assert used >= {"records", "decisions", "evidence"}
+    assert used >= {"records", "decisions", "evidence", "ledger"}
     assert manifests[1] == manifests[0]
 
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 import functools
 import gc
 import hashlib
+import io
 import os
+import pickle
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -20,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC
 from functools import cache
 from pathlib import Path
-from typing import TypeVar, get_args
+from typing import Literal, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -620,7 +622,22 @@ def _named_id(line: str, rel: str, lineno: int) -> list[str]:
 
 def _load_ledger(root: Path, review: Review) -> list[Problem]:
     rel = "ledger.jsonl"
+    read = kept.kept_parse("ledger", root / rel, kept.cache_folder(os.environ, root), lambda: read_ledger(root),
+                           LedgerRead, SIZE_LIMITS[rel])
+    review.ledger += read.events
+    review.payloads += read.payloads
+    review.ledger_lines += read.lines
+    review.ledger_unread = read.unread
+    review.ledger_misplaced = next((index + 1 for index, event in enumerate(review.ledger) if event.seq != index + 1),
+                                   None)
+    return list(read.problems)
+
+
+def read_ledger(root: Path) -> LedgerRead:
+    """Read and validate ledger.jsonl: each event and its payload."""
+    rel = "ledger.jsonl"
     rows, problems = _jsonl_rows(root, rel)
+    read = LedgerRead(problems=problems)
     unread = [problem.line or 1 for problem in problems if problem.code != "blank-line"]
     for lineno, value in rows or []:
         event, row_problems = parsing.validate(LedgerEvent, parsing.Parsed(value), rel, line=lineno)
@@ -634,13 +651,73 @@ def _load_ledger(root: Path, review: Review) -> list[Problem]:
             payload, payload_problems = parsing.validate(payload_model, parsing.Parsed(event.payload), rel, line=lineno)
             problems += [Problem(p.path, lineno, None, p.code, f"{event.type} payload: {p.message}")
                          for p in payload_problems]
-        review.ledger.append(event)
-        review.payloads.append(payload)
-        review.ledger_lines.append(lineno)
-    review.ledger_unread = min(unread, default=None)
-    review.ledger_misplaced = next((index + 1 for index, event in enumerate(review.ledger) if event.seq != index + 1),
-                                   None)
-    return problems
+        read.events.append(event)
+        read.payloads.append(payload)
+        read.lines.append(lineno)
+    read.unread = min(unread, default=None)
+    return read
+
+
+@dataclass
+class LedgerRead:
+    """What reading ledger.jsonl gives: its valid events, each with its payload (None for a type of none, or one
+    not valid) and its line, the first line that could not be read, and its problems. It depends on the file's
+    bytes alone, so it is kept between commands (`kept.kept_parse`): validating the payloads' record ids (800,000
+    at 100,000 records) took some 0.25 s of every command, unpickling them a fifth of that."""
+
+    events: list[LedgerEvent] = field(default_factory=list)
+    payloads: list[Payload | None] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+    unread: int | None = None
+    problems: list[Problem] = field(default_factory=list)
+
+    def __getstate__(self) -> tuple:
+        # The strings validation gives of its own (a Literal's, a default) are pickled as references to them, and
+        # unpickled as the same objects: page keys are written by pickle, which sees which values are one object
+        # (`_DECISION_VALUES`). Every other value is unpickled as pickle makes it, in C.
+        constants = {id(each): index for index, each in enumerate(_ledger_constants())}
+        written = io.BytesIO()
+        pickler = pickle.Pickler(written, protocol=pickle.HIGHEST_PROTOCOL)
+        pickler.persistent_id = lambda value: constants.get(id(value)) if type(value) is str else None
+        pickler.dump((self.events, self.payloads))
+        return written.getvalue(), self.lines, self.unread, self.problems
+
+    def __setstate__(self, state: tuple) -> None:
+        models, self.lines, self.unread, self.problems = state
+        unpickler = pickle.Unpickler(io.BytesIO(models))
+        unpickler.persistent_load = _ledger_constants().__getitem__
+        self.events, self.payloads = unpickler.load()
+
+
+@cache
+def _ledger_constants() -> tuple[str, ...]:
+    """Every string validating a ledger event or payload may give of its own rather than take from what it reads:
+    the values of the Literals its models (and theirs) name, and their fields' defaults; each object once, in an
+    order that sitegen's code alone sets (a kept parse is named by that code)."""
+    found: dict[int, str] = {}
+    models: set[type] = set()
+
+    def annotation(hint: object) -> None:
+        if isinstance(hint, type) and issubclass(hint, BaseModel):
+            model(hint)
+            return
+        if get_origin(hint) is Literal:
+            found.update((id(value), value) for value in get_args(hint) if type(value) is str)
+        for argument in get_args(hint):
+            annotation(argument)
+
+    def model(cls: type[BaseModel]) -> None:
+        if cls in models:
+            return
+        models.add(cls)
+        for info in cls.model_fields.values():
+            if type(info.default) is str:
+                found.setdefault(id(info.default), info.default)
+            annotation(info.annotation)
+
+    for each in (LedgerEvent, *PAYLOAD_MODELS.values()):
+        model(each)
+    return tuple(found.values())
 
 
 def _load_state(root: Path, review: Review, schema_problems: list[Problem]) -> list[Problem]:
