@@ -24,8 +24,9 @@ from pydantic import BaseModel, ValidationError
 from sitegen import process
 from sitegen.living.facts import ReviewFacts
 from sitegen.review import folder, kept
-from sitegen.review.folder import load_review
+from sitegen.review.folder import Review, load_review
 from sitegen.review.models import EventType
+from sitegen.review.problems import Problem
 from sitegen.screening.digest import Relevance, rank_batches, weekly_digests
 from sitegen.screening.relevance import Scorer
 from sitegen.workspace import inspect
@@ -42,20 +43,27 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     kept.wait_for_writers()
 
 
-def _read(review: Path) -> tuple:
-    """What loading the review gives of records.jsonl, as a command of its own would load it."""
+def _loaded(review: Path) -> tuple[Review, list[Problem]]:
+    """The review loaded as a command of its own would load it, once its kept parses are written."""
     kept._tidied.clear()
     loaded, problems = load_review(review)
     kept.wait_for_writers()
     assert loaded is not None
+    return loaded, problems
+
+
+def _read(review: Path) -> tuple:
+    """What loading the review gives of records.jsonl, as a command of its own would load it."""
+    loaded, problems = _loaded(review)
     return (loaded.records, loaded.record_lines, loaded.record_digests, loaded.invalid_record_ids,
             loaded.records_loaded, [problem for problem in problems if problem.path == "records.jsonl"])
 
 
-def _not_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refused(root: Path) -> None:
-        raise AssertionError("records.jsonl was read again")
-    monkeypatch.setattr(folder, "read_records", refused)
+def _not_read_again(monkeypatch: pytest.MonkeyPatch, reader: str = "read_records") -> None:
+    """Fail the test when the loader's `reader` (records.jsonl's by default) reads its file again."""
+    def refused(*args: object) -> None:
+        raise AssertionError(f"{reader}{args[1:]} read its file again")
+    monkeypatch.setattr(folder, reader, refused)
 
 
 def _pickles(cache: Path) -> list[Path]:
@@ -308,19 +316,10 @@ def test_sitegen_run_from_an_archive_keeps_nothing(example_copy: Path, cache: Pa
 
 def _decisions_read(review: Path) -> tuple:
     """What loading the review gives of its decision files, as a command of its own would load it."""
-    kept._tidied.clear()
-    loaded, problems = load_review(review)
-    kept.wait_for_writers()
-    assert loaded is not None
+    loaded, problems = _loaded(review)
     columns = [dict(row.columns) for row in loaded.decisions]  # worked out from each row's line, when asked
     return (loaded.decisions, columns, loaded.decisions_unread, loaded.decisions_invalid,
             [problem for problem in problems if problem.path.startswith("screening/")])
-
-
-def _decisions_not_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refused(root: Path, rel: str) -> None:
-        raise AssertionError(f"{rel} was read again")
-    monkeypatch.setattr(folder, "read_decisions", refused)
 
 
 def _broken_decisions(review: Path) -> None:
@@ -346,7 +345,7 @@ def test_decision_files_read_again_are_their_kept_parses(example_copy: Path, cac
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     first = _decisions_read(example_copy)
     assert len(list(cache.glob("decisions-*.pickle"))) == 4 and len(first[0]) > 500
-    _decisions_not_read_again(monkeypatch)
+    _not_read_again(monkeypatch, "read_decisions")
     again = _decisions_read(example_copy)
     assert again == first
     # each decision as validated: equal, and of the same class, hash and fields as one read afresh
@@ -371,7 +370,7 @@ def test_decision_files_with_problems_are_reported_the_same_from_their_kept_pars
     assert _decisions_read(example_copy) == read
     monkeypatch.setenv("SITEGEN_CACHE_DIR", str(cache))
     with monkeypatch.context() as refusing:
-        _decisions_not_read_again(refusing)
+        _not_read_again(refusing, "read_decisions")
         assert run_cli("check", example_copy) == first
         assert _decisions_read(example_copy) == read
     for unread in ("reviewer-b.csv", "reviewer-c.csv"):  # the files read in whole checked against each other
@@ -380,7 +379,7 @@ def test_decision_files_with_problems_are_reported_the_same_from_their_kept_pars
     kept.wait_for_writers()
     assert "not compared" not in checked[1] and "reviewer-c.csv:" in checked[1] and "no-such-record" in checked[1]
     with monkeypatch.context() as refusing:
-        _decisions_not_read_again(refusing)
+        _not_read_again(refusing, "read_decisions")
         assert run_cli("check", example_copy) == checked
     monkeypatch.setenv("SITEGEN_CACHE_DIR", "")
     assert run_cli("check", example_copy) == checked  # as read afresh
@@ -404,19 +403,10 @@ def test_a_decision_changed_is_read_again_in_its_file_alone(example_copy: Path, 
 
 def _evidence_read(review: Path) -> tuple:
     """What loading the review gives of its evidence files, as a command of its own would load it."""
-    kept._tidied.clear()
-    loaded, problems = load_review(review)
-    kept.wait_for_writers()
-    assert loaded is not None
+    loaded, problems = _loaded(review)
     return ([(each.study, each.path, each.evidence, each.parsed) for each in loaded.evidence],
             sorted(path for path in loaded.invalid_files if path.startswith("evidence/")),
             [problem for problem in problems if problem.path.startswith("evidence/")])
-
-
-def _evidence_not_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refused(root: Path, rel: str) -> None:
-        raise AssertionError(f"{rel} was read again")
-    monkeypatch.setattr(folder, "read_evidence", refused)
 
 
 def _broken_evidence(review: Path) -> None:
@@ -441,7 +431,7 @@ def test_evidence_files_read_again_are_their_kept_parse(example_copy: Path, cach
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     first = _evidence_read(example_copy)
     assert len(list(cache.glob("evidence-*.pickle"))) == 1 and len(first[0]) == 4
-    _evidence_not_read_again(monkeypatch)
+    _not_read_again(monkeypatch, "read_evidence")
     again = _evidence_read(example_copy)
     assert again == first
     # each model validated as read afresh: what validation gives (a Literal's own string) is one object
@@ -484,18 +474,9 @@ def test_an_evidence_file_changed_is_read_again(example_copy: Path, cache: Path)
 
 def _ledger_read(review: Path) -> tuple:
     """What loading the review gives of ledger.jsonl, as a command of its own would load it."""
-    kept._tidied.clear()
-    loaded, problems = load_review(review)
-    kept.wait_for_writers()
-    assert loaded is not None
+    loaded, problems = _loaded(review)
     return (loaded.ledger, loaded.payloads, loaded.ledger_lines, loaded.ledger_unread, loaded.ledger_misplaced,
             [problem for problem in problems if problem.path == "ledger.jsonl"])
-
-
-def _ledger_not_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refused(root: Path) -> None:
-        raise AssertionError("ledger.jsonl was read again")
-    monkeypatch.setattr(folder, "read_ledger", refused)
 
 
 def _texts(value: object) -> Iterator[str]:
@@ -517,7 +498,7 @@ def test_the_ledger_read_again_is_its_kept_parse(example_copy: Path, cache: Path
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     first = _ledger_read(example_copy)
     assert len(list(cache.glob("ledger-*.pickle"))) == 1 and len(first[0]) == 90
-    _ledger_not_read_again(monkeypatch)
+    _not_read_again(monkeypatch, "read_ledger")
     again = _ledger_read(example_copy)
     assert again == first
     # What validation gives of its own (a Literal's string, a default) is that object again, as read afresh: page
@@ -553,7 +534,7 @@ def test_a_ledger_with_problems_is_reported_the_same_from_its_kept_parse(
     assert _ledger_read(example_copy) == read
     monkeypatch.setenv("SITEGEN_CACHE_DIR", str(cache))
     with monkeypatch.context() as refusing:
-        _ledger_not_read_again(refusing)
+        _not_read_again(refusing, "read_ledger")
         assert run_cli("check", example_copy) == first
         assert _ledger_read(example_copy) == read
 
