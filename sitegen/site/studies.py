@@ -331,13 +331,9 @@ def update_sentences(record: Record, noun: str = "study") -> list[str]:
 def notices(record: Record, noun: str = "study") -> list[str]:
     """What the sources say about the record's standing: retracted (or reinstated), corrected or of concern (the
     notices they list against it), a notice itself."""
-    custom = record.custom
-    # Most records are neither retracted, reinstated nor updated: nothing to ask of them (it is asked of every record).
-    found = [sentence] if (custom.retracted or custom.reinstatements) and (sentence := retraction_sentence(record, noun)) \
-        else []
-    if custom.updates:
-        found += update_sentences(record, noun)
-    by_type, as_notice = _type_notices(tuple(custom.publication_types))
+    found = [sentence] if (sentence := retraction_sentence(record, noun)) else []
+    found += update_sentences(record, noun)
+    by_type, as_notice = _type_notices(tuple(record.custom.publication_types))
     for notice in by_type:
         if notice not in found:
             found.append(notice)
