@@ -149,3 +149,72 @@ def test_a_folder_left_by_a_build_killed_while_pagefind_ran_is_removed_later(tmp
     site_search.search_index({"index.html": page})
     assert not stale.exists() and running.exists()
     assert sorted(path.name for path in tmp_path.iterdir()) == ["sitegen-search-running"]
+
+
+def test_studies_pages_are_shared_out_among_parts_once_they_are_many(monkeypatch):
+    monkeypatch.setattr(site_search, "PART_PAGES", 10)
+    pages = ["evidence.html", "protocol.html", *(f"studies/s{number}.html" for number in range(45))]
+    bundles = site_search.bundle_pages(pages)
+    assert bundles["pagefind"] == ["evidence.html", "protocol.html"]
+    parts = {folder: paths for folder, paths in bundles.items() if folder != "pagefind"}
+    assert 3 <= len(parts) <= 5 and all(folder.startswith("pagefind/part-") for folder in parts)
+    assert sorted(path for paths in parts.values() for path in paths) == sorted(pages[2:])  # each in one part
+    # a page's part is told by its path alone: another study of the same number of parts moves none
+    grown = site_search.bundle_pages([*pages, "studies/s45.html"])
+    assert {folder: [path for path in paths if path != "studies/s45.html"] for folder, paths in grown.items()} == bundles
+    # a few studies stay in the main bundle
+    assert site_search.bundle_pages(pages[:12]) == {"pagefind": pages[:12]}
+
+
+def _parted_build(review, out, monkeypatch) -> list[str]:
+    """Build with the studies' pages indexed in parts of 10; the folders pagefind built, in order."""
+    monkeypatch.setattr(site_search, "PART_PAGES", 10)
+    built: list[str] = []
+    real = site_search._pagefind
+    monkeypatch.setattr(site_search, "_pagefind", lambda root, folder: built.append(folder) or real(root, folder))
+    build(review, out, environ={})
+    return sorted(built)
+
+
+def test_a_changed_study_builds_its_part_of_the_index_again_and_keeps_the_others(example_copy, tmp_path, monkeypatch):
+    import json
+
+    out = tmp_path / "site"
+    first = _parted_build(example_copy, out, monkeypatch)
+    parts = json.loads((out / "pagefind" / "parts.json").read_text())
+    assert len(parts) >= 3 and first == ["pagefind", *sorted(f"pagefind/{part}".rstrip("/") for part in parts)]
+    for part in parts:  # each a whole bundle of its own
+        assert b'"page_count":' in (out / "pagefind" / part / "pagefind-entry.json").read_bytes()
+    # One study's page changes (its record's title): its part is built again, with the main bundle (the evidence
+    # table names it); the other parts are kept as they were.
+    workspace = open_review(example_copy)
+    record = workspace.review.records[sorted(workspace.facts.included)[0]]
+    records = example_copy / "records.jsonl"
+    records.write_text(records.read_text().replace(json.dumps(record.title)[1:-1], "Retitled " + json.dumps(record.title)[1:-1], 1))
+    again = _parted_build(example_copy, out, monkeypatch)
+    assert again[0] == "pagefind" and len(again) == 2 and again[1] in first
+    assert json.loads((out / "pagefind" / "parts.json").read_text()) == parts
+    assert _parted_build(example_copy, out, monkeypatch) == []  # nothing changed: nothing built
+
+
+@pytest.mark.browser
+def test_search_finds_a_study_indexed_in_a_part(example_copy, tmp_path, monkeypatch, page):
+    from conftest import serve
+
+    errors = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    out = tmp_path / "site"
+    _parted_build(example_copy, out, monkeypatch)
+    title, word = included_title_and_word()
+    base, server = serve(tmp_path)
+    try:
+        page.goto(f"{base}site/search.html?q={word}")
+        results = page.locator(".pagefind-ui__result-link")
+        results.first.wait_for(timeout=10_000)
+        texts = [" ".join(text.split()) for text in results.all_inner_texts()]
+        assert " ".join(title.split()) in texts
+    finally:
+        server.terminate()
+        server.wait(timeout=5)
+    assert errors == []

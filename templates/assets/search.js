@@ -9,18 +9,29 @@
   var script = document.createElement("script");
   script.src = bundle + "pagefind-ui.js";
   script.onload = function () {
+    // The index may come in parts (a review with thousands of included studies), each its own bundle,
+    // merged into the main one; parts.json lists their folders, relative to the main bundle's.
+    fetch(bundle + "parts.json")
+      .then(function (response) { return response.ok ? response.json() : []; })
+      .catch(function () { return []; })
+      .then(start);
+  };
+  document.head.appendChild(script);
+
+  function start(parts) {
+    // The index stores paths from the site's root; the site may live below a domain's root
+    // (a GitHub Pages project site), and search.html sits at the site's root.
+    var baseUrl = new URL(".", location.href).pathname;
     box.textContent = "";
     var ui = new PagefindUI({
       element: "#search",
       bundlePath: bundle,
-      // The index stores paths from the site's root; the site may live below a domain's root
-      // (a GitHub Pages project site), and search.html sits at the site's root.
-      baseUrl: new URL(".", location.href).pathname,
+      baseUrl: baseUrl,
+      mergeIndex: parts.map(function (part) { return { bundlePath: bundle + part, baseUrl: baseUrl }; }),
       showImages: false,
       resetStyles: false
     });
     var query = new URLSearchParams(location.search).get("q");
     if (query) ui.triggerSearch(query);
-  };
-  document.head.appendChild(script);
+  }
 })();
