@@ -106,7 +106,9 @@ def index_pages(tree: Path, files: Mapping[str, Written], current: Mapping[str, 
             yield Page(path, lambda path=path, again=again: again()[path], key)
     parts = [folder.removeprefix(f"{INDEX_FOLDER}/") + "/" for folder in bundles if folder != INDEX_FOLDER]
     listed = json.dumps(parts).encode()
-    yield Page(PARTS_LIST, lambda: listed, hashlib.blake2b(listed, digest_size=20).hexdigest())
+    digest = hashlib.blake2b(code_digest(templates_dir()).encode(), digest_size=20)
+    digest.update(listed)
+    yield Page(PARTS_LIST, lambda: listed, digest.hexdigest())
 
 
 def bundle_pages(indexed: list[str]) -> dict[str, list[str]]:
