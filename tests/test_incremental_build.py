@@ -611,3 +611,31 @@ def test_a_failed_rebuild_at_another_time_and_umask_leaves_the_served_site_as_it
     after = {path: (path.read_bytes(), path.stat().st_mode, path.stat().st_mtime_ns) for path in site.rglob("*")
              if path.is_file()}
     assert after == before and site_is_intact(site, _manifest(site))
+
+
+def test_a_sites_stamp_is_read_alone_as_the_whole_manifest_gives_it(tmp_path, monkeypatch):
+    from sitegen.site.output import Stamp, site_manifest, site_stamp
+
+    out = tmp_path / "site"
+    assert site_stamp(out) is None  # no site
+    write_site(out, {"a.html": b"A"})
+    assert site_stamp(out) is None  # a site without a stamp
+    stamp = Stamp(inputs="i" * 64, records=3, built_at=None, title="T \u00e9 " + "x" * 500)
+    write_site(out, [Page("a.html", lambda: b"A", "k")], stamp=stamp)
+    assert site_stamp(out) == site_manifest(out).stamp == stamp
+    monkeypatch.setattr(output, "STAMP_READ", 100)  # a stamp longer than is read at once: read from the whole
+    assert site_stamp(out) == stamp
+    manifest = json.loads((out / MANIFEST).read_text())
+    (out / MANIFEST).write_text(json.dumps({"files": manifest["files"], "stamp": manifest["stamp"]}))  # other order
+    assert site_stamp(out) == stamp
+    (out / MANIFEST).write_text('{"format":1,"stamp":{"inputs": 3}')  # damaged: none, as the whole manifest says
+    assert site_stamp(out) is None and site_manifest(out).stamp is None
+
+
+def test_a_site_whose_stamp_differs_is_built_again_and_one_whose_stamp_matches_is_checked_whole(example_copy, tmp_path):
+    out = tmp_path / "site"
+    build(example_copy, out, NOW, {})
+    assert not build(example_copy, out, NOW, {}).changed
+    first_page = next((out / "records").glob("*.html"))
+    first_page.write_bytes(b"edited")  # the stamp matches: the whole manifest shows the edit, and it is built again
+    assert build(example_copy, out, NOW, {}).changed and first_page.read_bytes() != b"edited"

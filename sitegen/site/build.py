@@ -14,7 +14,7 @@ from sitegen.living.facts import ReviewFacts
 from sitegen.review.folder import Review, cycle_collection_paused
 from sitegen.review.models import parse_timestamp
 from sitegen.site.keys import code_digest
-from sitegen.site.output import Stamp, refuse_unsafe_output, site_is_intact, site_manifest, write_site
+from sitegen.site.output import Stamp, refuse_unsafe_output, site_is_intact, site_manifest, site_stamp, write_site
 from sitegen.site.pages import site_pages
 from sitegen.site.search import index_pages
 from sitegen.site.sitemap import finish_with_sitemap
@@ -95,6 +95,9 @@ def current_site(root: Path, out: Path, inputs: str) -> BuildResult | None:
         refuse_unsafe_output(root, out)
     except OutputRefused:
         return None  # the build says why, after the review's own problems
+    stamp = site_stamp(out)  # alone first: a site built from other inputs needs no more reading
+    if stamp is None or stamp.inputs != inputs:
+        return None
     manifest = site_manifest(out)
     stamp = manifest.stamp
     if stamp is None or stamp.inputs != inputs or not site_is_intact(out, manifest):
@@ -113,13 +116,13 @@ def build_site(review: Review, facts: ReviewFacts, out: Path, now: str | None,
     stamp = Stamp(inputs=inputs, records=len(review.records), built_at=built_at,
                   review=review.ledger[0].hash if review.ledger else None,
                   title=markdown_plain(review.config.title))  # as the warning says it: plain, as a <title> is
-    before = site_manifest(out).stamp
     dated = int(parse_timestamp(built_at).timestamp()) * 10**9 if built_at else 0
     with cycle_collection_paused():  # a build makes views of every record that live as long as it does
         finish = finish_with_sitemap(review.config.site.base_url, index_pages if review.config.site.search else None)
         written = write_site(out, site_pages(review, facts, built_at), finish=finish, stamp=stamp, dated=dated)
     # The site is derived, so another review's is replaced (its folder builds it again), but never unsaid: two
     # reviews built into one --out (the default ./site) would otherwise take turns at it unnoticed.
+    before = written.before
     replaced = before.title if before is not None and another_review(before, stamp) else None
     return BuildResult(out, written.files, len(review.records), built_at, written.rendered, written.changed,
                        replaced)

@@ -34,6 +34,7 @@ import fcntl
 import functools
 import gc
 import hashlib
+import json
 import os
 import pickle
 import posixpath
@@ -41,6 +42,7 @@ import re
 import secrets
 import shutil
 import signal
+import stat
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -116,6 +118,7 @@ class WriteResult:
     files: int
     rendered: int  # pages rendered this time; the others were kept from the previous site
     changed: bool  # False: the site already was exactly this one, and nothing was exchanged
+    before: Stamp | None = None  # the stamp of the site it replaced (or found up to date)
 
 
 # What runs once every page is written, given the folder being filled and its files so far: more pages
@@ -210,7 +213,7 @@ def write_site(out: Path, pages: Iterable[Page] | Mapping[str, bytes], finish: F
         except BaseException:
             _discard(tree)
             raise
-        return WriteResult(len(filling.files), filling.rendered, changed=not same)
+        return WriteResult(len(filling.files), filling.rendered, changed=not same, before=current_manifest.stamp)
 
 
 @contextlib.contextmanager
@@ -606,6 +609,28 @@ def _files_within(folder: Path, manifest: Manifest) -> int | None:
 def site_manifest(out: Path) -> Manifest:
     """The manifest of the whole site at `out` (empty when there is none)."""
     return _manifest(out.absolute())
+
+
+STAMP_START = b'{"format":1,"stamp":'  # how the writer begins a manifest: its stamp before its files
+STAMP_READ = 1 << 16
+
+
+def site_stamp(out: Path) -> Stamp | None:
+    """The stamp of the whole site at `out`, read alone from the start of its manifest, where the writer puts it:
+    the manifest of 100,000 files is 25 MB, a third of a second to read whole. From a manifest written otherwise,
+    or whose stamp is longer than STAMP_READ bytes, the whole manifest's. None when it has none."""
+    out = out.absolute()
+    if not (out / SITE_MARKER).is_file():
+        return None
+    try:
+        with open(out / MANIFEST, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NONBLOCK)) as file:
+            start = file.read(STAMP_READ) if stat.S_ISREG(os.fstat(file.fileno()).st_mode) else b""
+        if start.startswith(STAMP_START):
+            stamp, _ = json.JSONDecoder().raw_decode(start[len(STAMP_START):].decode("utf-8", "replace"))
+            return Stamp.model_validate(stamp) if stamp is not None else None
+    except (OSError, ValueError):  # a ValidationError is a ValueError
+        pass
+    return _manifest(out).stamp
 
 
 def _swap_in(staging: Path, out: Path) -> None:
