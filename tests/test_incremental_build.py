@@ -639,3 +639,17 @@ def test_a_site_whose_stamp_differs_is_built_again_and_one_whose_stamp_matches_i
     first_page = next((out / "records").glob("*.html"))
     first_page.write_bytes(b"edited")  # the stamp matches: the whole manifest shows the edit, and it is built again
     assert build(example_copy, out, NOW, {}).changed and first_page.read_bytes() != b"edited"
+
+
+def test_a_failure_keeping_a_page_names_the_sites_file(tmp_path, monkeypatch):
+    out = tmp_path / "site"
+    write_site(out, [Page("a/b.html", lambda: b"B", "k")])
+
+    def failing_link(source, target):
+        raise OSError(28, "No space left on device")  # no file named, as some errors name none
+
+    monkeypatch.setattr(output.os, "link", failing_link)
+    with pytest.raises(OSError) as raised:
+        write_site(out, [Page("a/b.html", never, "k")])
+    assert raised.value.filename == f"{out}/a/b.html"
+    assert site_bytes(out)["a/b.html"] == b"B"

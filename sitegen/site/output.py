@@ -268,8 +268,11 @@ class _Filling:
             raise BuildError(f"a rendered file would land outside the output folder: {path!r}")
         if path in self.files:  # two pages claiming one path: one would silently replace the other
             raise BuildError(f"two pages would both be {shown_path(path)}")
-        with named_as(f"{self.out_text}/{path}"):
+        try:
             kept = self._kept(page)
+        except OSError:
+            with named_as(f"{self.out_text}/{path}"):  # named once it failed: the 100,000 that do not pay for it
+                raise
         if kept is not None:
             self.files[path] = kept
             return
@@ -299,7 +302,9 @@ class _Filling:
         if held is None:
             self._link(current, target)
             return _written(page.key, before.sha256, target, before.indexed)
-        # The tree holds the file already, as its manifest describes it.
+        # The tree holds the file already, as its manifest describes it (kept with the same key, as most are).
+        if held.key == page.key:
+            return held
         return Written(key=page.key, sha256=held.sha256, size=held.size, mtime_ns=held.mtime_ns, indexed=held.indexed)
 
     def _render(self, page: Page) -> tuple[Written, bool]:
