@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, KeysView
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -91,12 +91,17 @@ class Snapshot:
     review: Review  # the review cut at the version's ledger head: its events and the records they name
     outcomes: dict[str, dict[str, Outcome]]
     counts: PrismaCounts
-    evidence: dict[str, str] | None  # included study id -> hash of its evidence; None: not recorded (older versions)
+    # Included study id -> hash of its evidence (None: not recorded, older versions), worked out when first asked
+    # (`evidence`): hashing every study's evidence again is wasted where no version before it is compared.
+    evidence_of: Callable[[], dict[str, str] | None]
     # Of the records as they were (ReviewFacts.records_digest; None: not recorded), worked out when first asked
     # (`records_digest`): writing 100,000 records again takes seconds, and a changelog asks only when none was identified.
     records_digest_of: Callable[[], str | None]
     # Each record a reviewer had confirmed to duplicate another -> that record; None: not recorded (older versions)
     duplicates: dict[str, str] | None
+    # The records the ledger up to its head identified, in the order it first named them (`identified_records`):
+    # found once, as the review is cut, and read by both changelogs the snapshot is in (100,000 ids at review scale).
+    identified: dict[str, None]
 
     @cached_property
     def facts(self) -> ReviewFacts:
@@ -105,6 +110,10 @@ class Snapshot:
     @cached_property
     def records_digest(self) -> str | None:
         return self.records_digest_of()
+
+    @cached_property
+    def evidence(self) -> dict[str, str] | None:
+        return self.evidence_of()
 
     @cached_property
     def reasons(self) -> dict[str, str] | None:
@@ -125,10 +134,10 @@ class Snapshot:
         return sorted(rid for rid, outcome in self.outcomes["full-text"].items() if outcome.decision == "include")
 
 
-def _cut(review: Review, events: int) -> Review:
-    """The review as far as its first `events` ledger events go. Decisions and evidence are left out:
-    a version keeps only the outcomes they added up to then."""
-    return replace(ledger_cut(review, events), decisions=[], evidence=[], versions=[])
+def _cut(review: Review, events: int, identified: dict[str, None]) -> Review:
+    """The review as far as its first `events` ledger events go, which `identified` the records of. Decisions and
+    evidence are left out: a version keeps only the outcomes they added up to then."""
+    return replace(ledger_cut(review, events, identified), decisions=[], evidence=[], versions=[])
 
 
 def _outcomes(record: VersionRecord) -> dict[str, dict[str, Outcome]]:
@@ -149,20 +158,22 @@ def published_snapshot(review: Review, record: VersionRecord, previous: Snapshot
     """A version as it was published, rebuilt from its file and the ledger up to its head (`previous`:
     the version before it, whose studies the diagram's "previous studies" are, as in PRISMA's
     updated-review template)."""
-    cut = _cut(review, record.ledger_head.seq)
+    identified = identified_records(review, record.ledger_head.seq)
+    cut = _cut(review, record.ledger_head.seq, identified)
     outcomes = _outcomes(record)
     before = next((item.version for item in review.versions if previous and item.version.number == previous.number),
                   None)
     return Snapshot(record.number, record.published_at, record.title, record.question, record.protocol_version, cut,
                     outcomes, derive(cut, outcomes, _counted(previous, before), record.duplicates, record.studies),
-                    record.evidence, lambda: record.records, record.duplicates)
+                    lambda: record.evidence, lambda: record.records, record.duplicates, identified)
 
 
 def current_snapshot(review: Review, facts: ReviewFacts) -> Snapshot:
     """The review as it stands, in the same terms as a version."""
+    identified = identified_records(review, len(review.ledger))
     return Snapshot(UNPUBLISHED, None, review.config.title, review.config.question, review.protocol.meta.version,
-                    _cut(review, len(review.ledger)), facts.outcomes, facts.prisma,
-                    facts.evidence_hashes, lambda: facts.records_digest, facts.canonicals)
+                    _cut(review, len(review.ledger), identified), facts.outcomes, facts.prisma,
+                    lambda: facts.evidence_hashes, lambda: facts.records_digest, facts.canonicals, identified)
 
 
 # --------------------------------------------------------------------------- what changed
@@ -252,8 +263,8 @@ def _count(n: int, singular: str, plural: str | None = None) -> str:
 
 def changelog(before: Snapshot | None, after: Snapshot) -> Changelog:
     """What `after` adds to `before` (an earlier snapshot of the same ledger, or None for the first)."""
-    known = set(identified_records(before.review, len(before.review.ledger))) if before else set()
-    identified = [rid for rid in identified_records(after.review, len(after.review.ledger)) if rid not in known]
+    known = before.identified.keys() if before else {}.keys()
+    identified = [rid for rid in after.identified if rid not in known]
     # A study included before and now a confirmed duplicate of a record included in its place (a reviewer made the
     # newer record the one that stands for the work) is the same study: neither removed nor added, and its own
     # decisions are no longer counted, as for any duplicate.
@@ -265,7 +276,8 @@ def changelog(before: Snapshot | None, after: Snapshot) -> Changelog:
     for stage in STAGES:
         earlier = before.outcomes[stage] if before else {}
         later = after.outcomes[stage]
-        for rid in sorted(known & (earlier.keys() | later.keys()) - stands_for.keys()):
+        # Each side intersected on its own: with none known (the first version) no record's id is looked at.
+        for rid in sorted((known & earlier.keys() | known & later.keys()) - stands_for.keys()):
             old, now = earlier.get(rid), later.get(rid)
             if _shown(old) != _shown(now):
                 decisions.append(DecisionChange(rid, stage, old, now))
@@ -294,7 +306,7 @@ def changelog(before: Snapshot | None, after: Snapshot) -> Changelog:
 
 
 def _duplicates_changed(before: Snapshot | None, after: Snapshot,
-                        known: set[str]) -> list[tuple[str, str | None, str | None]]:
+                        known: KeysView[str]) -> list[tuple[str, str | None, str | None]]:
     """Records `before` had whose confirmed duplicate status `after` changed (newly identified duplicates are
     `new_duplicates`); none when either did not record its duplicates."""
     if before is None or before.duplicates is None or after.duplicates is None:
@@ -306,14 +318,15 @@ def _duplicates_changed(before: Snapshot | None, after: Snapshot,
 
 def _evidence_changed(before: Snapshot | None, after: Snapshot) -> list[str]:
     """Studies whose evidence `after` added, changed or removed. A study newly included with its
-    evidence is not named again (it is a study added); nor is evidence a version did not record."""
-    if after.evidence is None or (before is not None and before.evidence is None):
+    evidence is not named again (it is a study added); nor is evidence a version did not record. With no version
+    before it, every study is added: none is named, and no evidence is hashed to say so."""
+    if before is None or after.evidence is None or before.evidence is None:
         return []
-    earlier = before.evidence if before is not None and before.evidence is not None else {}
-    included_before = set(before.included) if before else set()
+    earlier = before.evidence
+    included_before, included_after = set(before.included), set(after.included)  # looked up by id, not scanned
     return sorted(rid for rid in earlier.keys() | after.evidence.keys()
                   if earlier.get(rid) != after.evidence.get(rid)
-                  and rid in included_before and rid in after.included)
+                  and rid in included_before and rid in included_after)
 
 
 def _shown(outcome: Outcome | None) -> tuple[str, str] | None:
