@@ -123,7 +123,14 @@ def _each(items: list[T] | Leading[T], function: Callable[[T], U]) -> list[U] | 
 
 
 def _by_title(record_ids: list[str], views: NamedViews, limit: int | None = None) -> list[Named] | Leading[Named]:
-    return _each(_first(record_ids, limit, views.by_title), views.__getitem__)
+    if limit is None:
+        return _each(_first(record_ids, limit, views.by_title), views.__getitem__)
+    # Cut short, as `_first` does, with each id's place (`NamedViews.by_title`: its title, then the id) made in one
+    # comprehension, not a call per record: the home page names 10 of 100,000 new records. The places are unlike
+    # (the id is in each), so the smallest few are the same, in the same order, as by `_first`.
+    by_id = views.views
+    first = heapq.nsmallest(limit, [(by_id[record_id].record.title.casefold(), record_id) for record_id in record_ids])
+    return Leading([views[record_id] for _, record_id in first], len(record_ids))
 
 
 def changelog_view(log: Changelog, after: Snapshot, views: NamedViews, limit: int | None = None) -> ChangelogView:
