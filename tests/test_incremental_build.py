@@ -464,6 +464,16 @@ def retitle_a_record(review: Path) -> None:
     path.write_text("".join(lines), encoding="utf-8")
 
 
+def rename_an_author(review: Path) -> None:
+    """A record's first author renamed: the lists show each record's first authors, which its view writes when a page
+    asks (`RecordView.authors_short`), not a field of it; a list page's key sees them in the record's line."""
+    path = review / "records.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    index = next(index for index, line in enumerate(lines) if '"family":"' in line)
+    lines[index] = lines[index].replace('"family":"', '"family":"Renamed-', 1)
+    path.write_text("".join(lines), encoding="utf-8")
+
+
 def relabel_a_reason(review: Path) -> None:
     path = review / "review.yaml"
     path.write_text(path.read_text(encoding="utf-8").replace("title: \"The rodent", "title: \"A rodent"),
@@ -476,7 +486,7 @@ def reword_a_finding(review: Path) -> None:
     path.write_text(re.sub(r"finding: >-\n(\s+)", r"finding: >-\n\1Reworded: ", text, count=1), encoding="utf-8")
 
 
-CHANGES = [flip_full_text_decision, retitle_a_record, relabel_a_reason, reword_a_finding]
+CHANGES = [flip_full_text_decision, retitle_a_record, rename_an_author, relabel_a_reason, reword_a_finding]
 
 
 def test_every_rebuild_equals_a_build_from_nothing(example_copy, tmp_path):

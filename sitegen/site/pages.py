@@ -99,10 +99,16 @@ def page_slugs(record_ids: Iterable[str]) -> dict[str, str]:
 class RecordView:
     record: Record
     slug: str
-    authors_short: str
     title_abstract: Outcome | None
     full_text: Outcome | None
     evidence: Evidence | None
+
+    @property
+    def authors_short(self) -> str:
+        """Its first three authors' names, as a list row and a changelog show them: written when a page asks, not
+        for every record of the review as its views are made (100,000, of which a rebuild shows a few). Of the
+        record alone, so not a field: a key holding the view holds the record, which stands for its authors."""
+        return _authors_short(self.record)
 
 
 def _authors_short(record: Record) -> str:
@@ -116,8 +122,7 @@ def record_views(review: Review, outcomes: dict[str, dict[str, Outcome]]) -> lis
     title_abstract, full_text = outcomes["title-abstract"].get, outcomes["full-text"].get
     evidence = {item.evidence.record_id: item.evidence for item in review.evidence}.get
     slugs = page_slugs(review.records)
-    return [RecordView(record, slugs[record_id], _authors_short(record), title_abstract(record_id),
-                       full_text(record_id), evidence(record_id))
+    return [RecordView(record, slugs[record_id], title_abstract(record_id), full_text(record_id), evidence(record_id))
             for record_id, record in review.records.items()]
 
 
