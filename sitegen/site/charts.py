@@ -17,11 +17,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
 from itertools import chain
 from typing import TYPE_CHECKING
 
-from jinja2 import Environment
 from markupsafe import Markup
 
 from sitegen.living.facts import Run
@@ -330,13 +328,5 @@ def legend_rows(series: tuple[Series, ...]) -> tuple[tuple[int, int, Series], ..
     return tuple(placed)
 
 
-@cache
-def _environment() -> Environment:
-    """The template environment every chart of a process is drawn in: one made for each chart compiled chart.svg
-    again for each (the home page's two, in every build). Its loader still looks at the file each time it is asked
-    for the template, and compiles it again if it changed."""
-    return environment()
-
-
 def render(chart: Chart) -> Markup:
-    return Markup(_environment().get_template("chart.svg").render(d=layout(chart), font=FONT))
+    return Markup(environment().get_template("chart.svg").render(d=layout(chart), font=FONT))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -210,7 +211,11 @@ def studies_phrase(reports: int, studies: int) -> str:
     return named if reports == studies else f"{reports} reports of {named}"
 
 
+@functools.cache
 def environment() -> jinja2.Environment:
+    """The template environment of every page, chart and diagram a process renders: one, so that each template is
+    compiled once (its loader still looks at the file when a template is asked for, and compiles it again if it
+    changed). Nothing changes it once it is made."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(templates_dir()),
         autoescape=True,
