@@ -422,6 +422,43 @@ def test_a_ranking_stands_in_keys_as_its_digest_and_every_score_in_it_counts(exa
     assert len({key, site.keys.of("batch.html", rescored), site.keys.of("batch.html", reworded)}) == 3
 
 
+def test_an_entrys_digest_changes_with_its_standing_and_outcomes_which_stand_as_their_own_digests(example_copy):
+    """Standings and outcomes are shared by the records alike (`standing._standing`, `outcomes._outcome`) and digested
+    once (records.py): an entry's digest holds theirs, and still changes with any field of either, and not with
+    which copy of an alike value the entry holds."""
+    from dataclasses import replace
+
+    from sitegen.screening.outcomes import Outcome
+    from sitegen.screening.standing import Standing
+    from sitegen.site.records import entries
+
+    ws = open_review(example_copy)
+    site = Site(ws.review, ws.facts, None)
+    listed = entries(site)
+    assert len({id(entry.standing) for entry in listed}) == len({entry.standing for entry in listed})  # shared
+    entry = next(entry for entry in listed if entry.view.title_abstract is not None)
+    outcome, standing = entry.view.title_abstract, entry.standing
+    digest = site.keys.digest(entry)
+
+    def digest_of(changed: object) -> bytes:
+        return Site(ws.review, ws.facts, None).keys.digest(changed)
+
+    alike = replace(entry, standing=Standing(standing.kind, standing.stage, standing.reason),
+                    view=replace(entry.view, title_abstract=replace(outcome)))
+    assert digest_of(alike) == digest
+    changed = [replace(entry, standing=replace(standing, kind="conflict" if standing.kind != "conflict" else "awaiting")),
+               replace(entry, standing=replace(standing, stage=standing.stage + "x")),
+               replace(entry, standing=replace(standing, reason=standing.reason + "x"))]
+    changed += [replace(entry, view=replace(entry.view, title_abstract=replace(outcome, **{name: value})))
+                for name, value in (("decision", outcome.decision + "x"), ("reason", outcome.reason + "x"),
+                                    ("reviewers", (*outcome.reviewers, "another")),
+                                    ("adjudicated", not outcome.adjudicated),
+                                    ("reasons_differ", not outcome.reasons_differ))]
+    changed.append(replace(entry, view=replace(entry.view, full_text=Outcome("exclude", "x", ("a",)))
+                           if entry.view.full_text is None else replace(entry.view, full_text=None)))
+    assert len({digest, *map(digest_of, changed)}) == len(changed) + 1
+
+
 def test_a_record_page_reads_the_reasons_labels_from_the_shared_context_its_key_holds(example_copy):
     """A record's page names its exclusion reason by the protocol's label, read from the context every page shares
     (`Site.common`), which every key holds: relabelled, the pages that name it get new keys, and show the new label."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Collection
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from sitegen.review.folder import ADJUDICATION, Review
@@ -38,24 +39,30 @@ class Standing:
     reason: str = ""  # the exclusion reason code at full text
 
 
+# Standings are few values (a kind, a stage, a reason) shared by many records: each is made once and shared, being
+# frozen, so that a page key digests a shared one once (`digested_once`), as outcomes are shared. A bounded number
+# are held, as a file may give any number of reasons.
+_standing = lru_cache(maxsize=4096)(Standing)
+
+
 def standing(title_abstract: Outcome | None, full_text: Outcome | None) -> Standing:
     """Where a record stands, from its outcome at each stage (None: nobody has decided it there)."""
     if title_abstract is None or title_abstract.decision == "awaiting":
-        return Standing("awaiting", "title-abstract")
+        return _standing("awaiting", "title-abstract")
     if title_abstract.decision == "conflict":
-        return Standing("conflict", "title-abstract")
+        return _standing("conflict", "title-abstract")
     if title_abstract.decision == "exclude":
-        return Standing("excluded-title-abstract", "title-abstract")
+        return _standing("excluded-title-abstract", "title-abstract")
     # Included (or "maybe") at title and abstract: the full text decides.
     if full_text is None or full_text.decision in ("awaiting", "maybe"):
-        return Standing("awaiting", "full-text")
+        return _standing("awaiting", "full-text")
     if full_text.decision == "conflict":
-        return Standing("conflict", "full-text")
+        return _standing("conflict", "full-text")
     if full_text.not_retrieved:
-        return Standing("not-retrieved", "full-text", full_text.reason)
+        return _standing("not-retrieved", "full-text", full_text.reason)
     if full_text.decision == "exclude":
-        return Standing("excluded-full-text", "full-text", full_text.reason)
-    return Standing("included", "full-text")
+        return _standing("excluded-full-text", "full-text", full_text.reason)
+    return _standing("included", "full-text")
 
 
 def standings(records: list[str], outcomes: dict[str, dict[str, Outcome]],
@@ -63,7 +70,7 @@ def standings(records: list[str], outcomes: dict[str, dict[str, Outcome]],
     """Each record's standing, from the outcomes per stage (as `ReviewFacts.outcomes` holds them) and
     the confirmed duplicates."""
     title_abstract, full_text = outcomes["title-abstract"], outcomes["full-text"]
-    return {record_id: Standing("duplicate", "") if record_id in duplicates
+    return {record_id: _standing("duplicate", "") if record_id in duplicates
             else standing(title_abstract.get(record_id), full_text.get(record_id)) for record_id in records}
 
 

@@ -32,7 +32,7 @@ from sitegen.living.duplicates import duplicates_of
 from sitegen.living.sightings import Sighting
 from sitegen.records.titles import title_key
 from sitegen.review.models import utc_day
-from sitegen.screening.outcomes import NOT_RETRIEVED
+from sitegen.screening.outcomes import NOT_RETRIEVED, Outcome
 from sitegen.screening.relevance import Scored
 from sitegen.screening.standing import STANDINGS, StageHistory, Standing, StandingKind
 from sitegen.screening.status import Batch
@@ -64,6 +64,10 @@ STANDING_LABELS: dict[StandingKind, str] = {
 # A stage's history is shared by the records decided alike there (`screening_histories`): digested once, a record's
 # page key holds its digest, not the reviewers' decisions, its outcome and itself written out for each record.
 digested_once(StageHistory)
+# Outcomes and standings are shared too (`outcomes._outcome`, `standing._standing`), a few for 100,000 records: digested
+# once, an entry's digest holds theirs, not each one's fields written out for each record.
+digested_once(Outcome)
+digested_once(Standing)
 
 
 @digested_once
