@@ -472,6 +472,34 @@ def test_an_evidence_file_changed_is_read_again(example_copy: Path, cache: Path)
     assert len(list(cache.glob("evidence-*.pickle"))) == 2
 
 
+def test_an_evidence_file_changed_is_the_only_one_read_again(example_copy: Path, cache: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    _evidence_read(example_copy)
+    paths = sorted((example_copy / "evidence").glob("*.yaml"))
+    paths[0].write_text(paths[0].read_text(encoding="utf-8").replace("source: abstract", "source: fulltext"),
+                        encoding="utf-8")
+    paths[1].unlink()
+    reads = []
+    monkeypatch.setattr(folder, "read_evidence",
+                        lambda root, rel, read=folder.read_evidence: reads.append(rel) or read(root, rel))
+    evidence = _evidence_read(example_copy)
+    assert reads == [f"evidence/{paths[0].name}"]  # the others' parses are the last value's
+    monkeypatch.setenv("SITEGEN_CACHE_DIR", "")
+    assert _evidence_read(example_copy) == evidence  # as read afresh
+    assert evidence[0][0][2].findings[-1].passage.source == "fulltext"
+
+
+def test_evidence_parses_kept_by_other_code_are_not_taken(example_copy: Path, cache: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    _evidence_read(example_copy)
+    monkeypatch.setattr(kept, "code_digest", lambda: "other code")
+    reads = []
+    monkeypatch.setattr(folder, "read_evidence",
+                        lambda root, rel, read=folder.read_evidence: reads.append(rel) or read(root, rel))
+    _evidence_read(example_copy)
+    assert len(reads) == 4  # every file read again: the value kept names its parses by the code that made them
+
+
 def _ledger_read(review: Path) -> tuple:
     """What loading the review gives of ledger.jsonl, as a command of its own would load it."""
     loaded, problems = _loaded(review)

@@ -13,7 +13,8 @@ a second, unpickled as plain values in about a quarter of it (`review.folder.Dec
 The evidence files (evidence/<study>.yaml) are kept so too, all in one value named by each file's path and bytes:
 2,000 YAML files at 100,000 records, read and parsed in about 0.4 s, unpickled in a sixth of it. What is kept is
 the parse (data and positions) and the problems of reading it; the models are validated from it on each command,
-as read afresh (`review.folder.read_evidence`).
+as read afresh (`review.folder.read_evidence`). Within that value each file's parse is named by its own path and bytes,
+so after one file changed the others' parses are taken from the value used last, not read again (`kept_parses`).
 
 ledger.jsonl is kept so too (800,000 record ids in its payloads at 100,000 records, validated in about 0.3 s,
 unpickled in a fifth of it); the strings validation gives of its own (a Literal's) are pickled as references to
@@ -144,16 +145,46 @@ def kept_parses(kind: str, files: list[tuple[str, Path]], folder: Path | None, r
     """`read(rel)` for each of `files` (its name in the review and its path; `read` refuses one past `limit` bytes),
     or the values it gave last time for the same files: kept in `folder` as one value of `kind`, named by each
     file's name and bytes and sitegen's code (a folder of many small files, each too small to be worth a kept
-    value of its own). A file that is not a regular one, or one `read` refuses by its size, is read each time."""
+    value of its own). A file that is not a regular one, or one `read` refuses by its size, is read each time.
+
+    Within the value each file's parse is named by that file's name and bytes and sitegen's code alone, so that when
+    some files changed, the parses of the others are taken from the value of `kind` used last (one evidence file
+    removed: the 1,999 others are not read and parsed again, 0.4 s at 100,000 records)."""
     if folder is None:
         return {rel: read(rel) for rel, _ in files}
     digests = {rel: _file_digest(path, limit) for rel, path in files}
     named = [(rel, path) for rel, path in files if digests[rel] is not None]
     inputs = hashlib.sha256("\0".join(f"{rel}\0{digests[rel]}" for rel, _ in named).encode()).hexdigest()
-    values = _kept_or_made(folder, kind, _name(folder, kind, inputs, ()), lambda: {rel: read(rel) for rel, _ in named},
-                           dict, kept, forked=True,
+    entries = {rel: _entry_name(kind, rel, digests[rel]) for rel, _ in named}
+
+    def made() -> dict[str, T]:
+        earlier = _last_used(folder, kind)
+        return {entries[rel]: earlier[entries[rel]] if entries[rel] in earlier else read(rel) for rel, _ in named}
+
+    values = _kept_or_made(folder, kind, _name(folder, kind, inputs, ()), made, dict, kept, forked=True,
                            still_so=lambda: all(_file_digest(path, limit) == digests[rel] for rel, path in named))
-    return {rel: values[rel] if digests[rel] is not None else read(rel) for rel, _ in files}
+    return {rel: values[entries[rel]] if digests[rel] is not None else read(rel) for rel, _ in files}
+
+
+def _entry_name(kind: str, rel: str, digest: str | None) -> str:
+    """The name of one file's parse within a value of `kind` (`kept_parses`): its name in the review, its bytes'
+    digest and sitegen's code, as a value of its own would be named."""
+    return hashlib.sha256(f"{code_digest()}\0{kind}\0{rel}\0{digest}".encode()).hexdigest()
+
+
+def _last_used(folder: Path, kind: str) -> dict:
+    """The value of `kind` (`kept_parses`: file parses by their names) used last in `folder`, or an empty one.
+    Any of its parses is only taken under its own name, so a value of another review, or of other code, gives none."""
+    ours = re.compile(rf"{re.escape(kind)}-[0-9a-f]{{40}}\.pickle")
+    try:
+        found = [path for path in folder.iterdir() if ours.fullmatch(path.name)]
+    except OSError:
+        return {}
+    for path in sorted(found, key=_used, reverse=True)[:1]:
+        value = _unpickled(path, dict, used=False)
+        if value is not None:
+            return value
+    return {}
 
 
 def kept_value(kind: str, inputs: str, folder: Path | None, make: Callable[[], T], of_type: type[T], *,
@@ -208,7 +239,9 @@ def _ours(status: os.stat_result) -> bool:
     return status.st_uid == os.geteuid() and not status.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 
 
-def _unpickled(name: Path, of_type: type[T]) -> T | None:
+def _unpickled(name: Path, of_type: type[T], *, used: bool = True) -> T | None:
+    """The value kept as `name`, when it is this user's, of `of_type`, and written as `name` (marked `used`: the last
+    to be pruned)."""
     try:
         with _opened(name) as file:
             status = os.fstat(file.fileno())
@@ -219,8 +252,9 @@ def _unpickled(name: Path, of_type: type[T]) -> T | None:
         return None
     if named != name.name or type(value) is not of_type:  # another value's file, renamed or copied here
         return None
-    with contextlib.suppress(OSError):  # a read-only folder: still a value to use
-        os.utime(name)  # used: the last to be pruned
+    if used:
+        with contextlib.suppress(OSError):  # a read-only folder: still a value to use
+            os.utime(name)  # used: the last to be pruned
     return value
 
 
