@@ -311,3 +311,29 @@ def test_records_known_at_an_event_keep_their_order(known):
     kept = _known_only(by_record, known)
     assert list(kept.items()) == [(rid, value) for rid, value in by_record.items() if rid in known]
     assert kept is not by_record  # a copy: the review as it stood is not the review
+
+
+def test_outcomes_combined_once_for_rows_saying_the_same_are_each_records_own():
+    # stage_outcomes combines each sequence of (reviewer, decision, reason) once: every record's outcome must still
+    # be what its own rows alone give, the order of its rows (the first adjudication wins) and its reasons included.
+    from sitegen.review.folder import ADJUDICATION, DecisionRow
+    from sitegen.review.models import Decision
+    from sitegen.screening.outcomes import stage_outcomes
+
+    said = [("reviewer-a", "exclude", "wrong-population"), ("reviewer-b", "exclude", "wrong-population"),
+            ("reviewer-b", "exclude", "wrong-design"), ("reviewer-a", "include", ""), ("reviewer-b", "maybe", ""),
+            (ADJUDICATION, "include", ""), (ADJUDICATION, "exclude", "wrong-design")]
+    generator = random.Random(14)
+    rows = []
+    for number in range(400):
+        record_id = f"10.5555/outcome.{number}"
+        for reviewer, decision, reason in generator.sample(said, generator.randint(1, 4)):
+            rows.append(DecisionRow("full-text", reviewer, f"screening/full-text/{reviewer}.csv", len(rows) + 2, {},
+                                    Decision(record_id=record_id, decision=decision, reason=reason)))
+    for required, agree in ((1, False), (2, False), (2, True), (3, True)):
+        together = stage_outcomes(rows, "full-text", required, agree)
+        for record_id, outcome in together.items():
+            alone = stage_outcomes([row for row in rows if row.decision.record_id == record_id], "full-text",
+                                   required, agree)
+            assert alone == {record_id: outcome}
+        assert len(set(together.values())) > 5
