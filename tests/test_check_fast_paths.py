@@ -284,12 +284,12 @@ def _one_by_one_lacking(review, record_ids):
 
 
 @pytest.mark.parametrize("named", [
-    [], ["10.1/a", "10.1/b"], ["10.1/b", "10.1/x", "10.1/a", "10.1/x", "10.1/bad", "10.1/y"], ["10.1/y"],
+    [], ["10.5555/a", "10.1/b"], ["10.1/b", "10.1/x", "10.5555/a", "10.1/x", "10.1/bad", "10.1/y"], ["10.1/y"],
 ])
 @pytest.mark.parametrize("loaded", [True, False])
 def test_records_lacking_are_those_looked_for_one_by_one_in_order(named, loaded):
     from sitegen.review.folder import Review
-    review = Review(root=Path("."), config=None, records={"10.1/a": None, "10.1/b": None},  # type: ignore[dict-item]
+    review = Review(root=Path("."), config=None, records={"10.5555/a": None, "10.1/b": None},  # type: ignore[dict-item]
                     invalid_record_ids={"10.1/bad"}, records_loaded=loaded)
     assert review.lacking(named) == _one_by_one_lacking(review, named)
     assert review.lacking(iter(named)) == _one_by_one_lacking(review, named)  # any iterable, as before
@@ -337,3 +337,26 @@ def test_outcomes_combined_once_for_rows_saying_the_same_are_each_records_own():
                                    required, agree)
             assert alone == {record_id: outcome}
         assert len(set(together.values())) > 5
+
+
+def test_a_decision_made_twice_is_found_whatever_rows_come_between():
+    # _decision_problems looks a reviewer's earlier rows up once for each run of that reviewer's rows: rows of one
+    # reviewer and stage split by another's (as no file gives them, but a caller may) are still compared.
+    from sitegen.review.folder import DecisionRow, Review
+    from sitegen.review.models import Decision
+    from sitegen.screening.checks import _decision_problems
+
+    def row(stage, reviewer, line, record_id, decision="include"):
+        return DecisionRow(stage, reviewer, f"screening/{stage}/{reviewer}.csv", line, {"record_id": 1},
+                           Decision(record_id=record_id, decision=decision))
+
+    review = Review(root=Path("."), config=None)
+    review.records_loaded = False  # no record is lacking: only the rows are compared
+    review.decisions = [row("title-abstract", "reviewer-a", 2, "10.5555/a"), row("title-abstract", "reviewer-b", 2, "10.5555/a"),
+                        row("full-text", "reviewer-a", 2, "10.5555/a"), row("title-abstract", "reviewer-a", 3, "10.5555/a"),
+                        row("title-abstract", "reviewer-b", 3, "10.5555/a", "maybe")]
+    problems, decided_otherwise = _decision_problems(review)
+    assert [(problem.path, problem.line, problem.message) for problem in problems] == [
+        ("screening/title-abstract/reviewer-a.csv", 3, "reviewer 'reviewer-a' already decided '10.5555/a' at this stage on line 2"),
+        ("screening/title-abstract/reviewer-b.csv", 3, "reviewer 'reviewer-b' already decided '10.5555/a' at this stage on line 2")]
+    assert decided_otherwise == {"10.5555/a": ("screening/title-abstract/reviewer-b.csv", 3)}
