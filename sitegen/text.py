@@ -45,6 +45,17 @@ def xml_safe(text: str) -> str:
     return CONTROL_CHARACTER.sub(" ", text)
 
 
+# re's IGNORECASE takes these for ASCII letters ("ı" and "İ" for "i", "ſ" for "s", the Kelvin sign for "k"), which
+# lower() leaves as they are: a word a case-blind pattern found is looked up by the ASCII letters it was found as.
+_CASE_BLIND_ASCII = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+
+
+def case_blind_key(matched: str) -> str:
+    """The text a case-blind (re.IGNORECASE) pattern of ASCII words matched, as the word it matched: in lower case,
+    and in ASCII ("Corrıgendum", "ſigma", as a title or abstract may be typed, would otherwise be no word known)."""
+    return matched.translate(_CASE_BLIND_ASCII).lower()
+
+
 def normalise_whitespace(text: str) -> str:
     """`text` in NFC with every run of whitespace one space and its ends trimmed: how a quoted passage and
     the text it quotes are compared (line wrapping in YAML or XML, and composed or decomposed accents,
@@ -76,7 +87,7 @@ _SPELLED_MICRO = re.compile(r"(?<=\d)( ?)(?:u|mc)(?=(?:g|L|l|M|m|mol)(?![^\W\d_]
 
 
 def _greek_letters(text: str) -> str:
-    text = _SPELLED_GREEK.sub(lambda name: _GREEK_NAMES[name.group().lower()], text)
+    text = _SPELLED_GREEK.sub(lambda name: _GREEK_NAMES[case_blind_key(name.group())], text)
     return _SPELLED_MICRO.sub("\\1\u03bc", text)
 
 

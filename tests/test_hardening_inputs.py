@@ -766,3 +766,18 @@ def test_a_line_between_bibtex_entries_is_read_in_linear_time():
     with pytest.raises(ReferenceProblem, match="text outside an entry that looks like one") as caught:
         read_references(f"{entry}article{{{SPACES}x{SPACES},\n", "bibtex")
     assert caught.value.line == 2
+
+
+@pytest.mark.parametrize("letter, ascii_letter", [("\u0131", "i"), ("\u0130", "I"), ("\u017f", "s"), ("\u212a", "K")])
+def test_letters_a_case_blind_pattern_takes_for_ascii_ones_are_read_as_them_not_a_crash(letter, ascii_letter):
+    # re.IGNORECASE matches "ı" and "İ" as "i", "ſ" as "s" and the Kelvin sign as "k", which lower() leaves
+    # as they are: a title's "Corrıgendum" or an abstract's "sıgma" was looked up as no word known, and every
+    # command stopped with a KeyError.
+    from sitegen.text import comparable_passage
+
+    def typed(word: str) -> str:
+        return word.replace(ascii_letter.lower(), letter).replace(ascii_letter.upper(), letter)
+
+    assert notice_kind(f"A study of rats: {typed('Corrigendum')}") == "erratum"
+    assert notice_kind(f"A study of rats: {typed('Retraction notice')}") == "retraction"
+    assert comparable_passage(f"the {typed('sigma')} and {typed('kappa')} factors") == "the σ and κ factors"

@@ -15,6 +15,8 @@ import html
 import re
 from collections.abc import Iterable
 
+from sitegen.text import case_blind_key
+
 _OPENING = re.compile(
     r"^(?:(?P<erratum>errat(?:um|a)|corrigend(?:um|a)|addendum|published erratum"
     r"|(?:author|publisher)(?:['’]?s)?\s+(?:correction|note)\s*:|clarification\s*:"
@@ -69,7 +71,7 @@ def _title_kind(title: str | None) -> str:
     if opening := _OPENING.match(text):
         return next(name for name, value in opening.groupdict().items() if value)
     if closing := _CLOSING.search(text):
-        return _BY_WORD[closing.group("word")[:5].lower()]
+        return _BY_WORD[case_blind_key(closing.group("word"))[:5]]
     if _CORRECTED_PLACE.search(text):
         return "erratum"
     return ""
