@@ -5,6 +5,7 @@ how many reviewers each stage takes, as review.yaml sets it."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import re
 from collections import Counter
@@ -16,9 +17,10 @@ from markupsafe import Markup
 
 from sitegen.commands import build
 from sitegen.living.duplicates import matched_within
+from sitegen.screening.outcomes import Outcome
 from sitegen.site import pages
 from sitegen.site.output import Page
-from sitegen.site.record_page import RankedRecord, ranked_row
+from sitegen.site.record_page import ranked_row
 from sitegen.site.records import STANDING_LABELS
 from sitegen.workspace import open_review
 from tests.conftest import EXAMPLE
@@ -171,7 +173,8 @@ def test_a_batch_page_is_written_in_parts_with_the_bytes_it_has_whole(monkeypatc
     for page in batch_pages:
         number = int(page.path.removeprefix("batches/").removesuffix(".html"))
         ranking = site.rankings[number]
-        rows = [ranked_row(rank, scored, RankedRecord.of(site.views_by_id[scored.id]), site.reasons)
+        rows = [ranked_row(rank, scored, site.views_by_id[scored.id].slug, site.views_by_id[scored.id].record.title,
+                           site.views_by_id[scored.id].title_abstract, site.reasons)
                 for rank, scored in enumerate(ranking.decisions, start=1)]
         assert len(rows) > 2 * 3  # the example's batches each make several parts
         item = next(item for item in site.facts.screening_status[0] if item.batch.number == number)
@@ -248,3 +251,45 @@ def test_rotating_reviewers_get_fleiss_kappa(example_copy, tmp_path):
     fleiss_row = fleiss_row[:fleiss_row.index("</tr>")]
     assert "each record decided by 2 of the 3 reviewers" in fleiss_row and "(Fleiss)" in fleiss_row
     assert "not defined" not in fleiss_row
+
+
+def batch_keys(site: pages.Site) -> dict[str, str | None]:
+    return {page.path: page.key for page in pages.screening(site) if isinstance(page, Page) and page.path.startswith("batches/")}
+
+
+@pytest.mark.parametrize("change", ["title", "slug", "title-abstract", "score", "full-text"])
+def test_a_batch_page_gets_a_new_key_exactly_when_a_row_of_it_changes(change):
+    """A batch page's key holds its records' rows (`RankedRecords`, a list a column): a record's title, page name,
+    title-and-abstract outcome and score are on its row, and change its batch's key alone; its full-text outcome
+    is not, and changes no key."""
+    workspace = open_review(EXAMPLE)
+
+    def site_with(changed=None) -> pages.Site:
+        site = pages.Site(workspace.review, workspace.facts, None)
+        if changed:
+            changed(site)
+        return site
+
+    before = batch_keys(site_with())
+    assert batch_keys(site_with()) == before  # the same review, the same keys
+    number, ranking = next((number, ranking) for number, ranking in site_with().rankings.items() if ranking.decisions)
+    record_id = ranking.decisions[-1].id
+
+    def changed(site: pages.Site) -> None:
+        view = site.views_by_id[record_id]
+        if change == "score":
+            rescored = ranking.model_copy(deep=True)
+            rescored.decisions[-1].score += 1
+            site.rankings[number] = rescored
+            return
+        site.views_by_id[record_id] = (
+            dataclasses.replace(view, record=view.record.model_copy(update={"title": view.record.title + " (revised)"}))
+            if change == "title" else dataclasses.replace(view, slug=view.slug + "-2") if change == "slug"
+            else dataclasses.replace(view, title_abstract=Outcome("exclude" if view.title_abstract is None or
+                                                                  view.title_abstract.decision != "exclude" else "include",
+                                                                  "", ("a",)))
+            if change == "title-abstract" else dataclasses.replace(view, full_text=Outcome("include", "", ("a",))))
+
+    after = batch_keys(site_with(changed))
+    assert {path for path in before if before[path] != after[path]} == (
+        set() if change == "full-text" else {pages.batch_page(number)})

@@ -47,7 +47,7 @@ from sitegen.site.downloads import listing as downloads_listing
 from sitegen.site.downloads import record_downloads
 from sitegen.site.keys import Keys, code_digest, digested_once
 from sitegen.site.output import Page
-from sitegen.site.record_page import RankedRecord, batch_page, digest_content, ranked_row
+from sitegen.site.record_page import RankedRecords, batch_page, digest_content, ranked_row
 from sitegen.site.templates import environment, markdown_plain, templates_dir
 from sitegen.site.theme import readable_accent
 
@@ -286,7 +286,7 @@ def screening(site: Site) -> Files:
     for item in per_batch:
         path = batch_page(item.batch.number)
         ranking = site.rankings[item.batch.number]
-        ranked = [RankedRecord.of(site.views_by_id[scored.id]) for scored in ranking.decisions]
+        ranked = RankedRecords.of(site.views_by_id, ranking.decisions)
         # The page shows the batch and its records' title-and-abstract outcomes, not its stages' counts: a decision at
         # full text leaves it as it was. The records imported outside a batch are ranked under the current protocol
         # (`rank_batches`): their page names its version. A batch's names the version it is screened under, its own.
@@ -302,10 +302,10 @@ def screening(site: Site) -> Files:
             site.keys.of("batch.html", path, ranking, ranked, context))
 
 
-def _ranked_rows(site: Site, ranking: Ranking, ranked: list[RankedRecord]) -> Iterator[str]:
+def _ranked_rows(site: Site, ranking: Ranking, ranked: RankedRecords) -> Iterator[str]:
     """A batch page's rows, one per record ranked, best first."""
-    for rank, (scored, record) in enumerate(zip(ranking.decisions, ranked, strict=True), start=1):
-        yield ranked_row(rank, scored, record, site.reasons)
+    for rank, (scored, slug, title, title_abstract) in enumerate(zip(ranking.decisions, *ranked, strict=True), start=1):
+        yield ranked_row(rank, scored, slug, title, title_abstract, site.reasons)
 
 
 def digests(site: Site) -> Files:
