@@ -24,7 +24,8 @@ A value derived from the review is kept the same way (`kept_value`) where its ma
 reads by a digest, and the libraries whose code it runs: a screening batch's relevance ranking
 (`screening.digest.Relevance`), named by the protocol's terms, the week, the cap and the lines of the records
 ranked and of the records included in the weeks before, with numpy's and rapidfuzz's versions; a decision
-that changes none of them (a full-text one) then ranks nothing again in the next build.
+that changes none of them (a full-text one) then ranks nothing again in the next build. The records' citation keys
+are kept so too (`site.downloads.citation_keys`), named by the lines of the records in the order they are keyed in.
 
 A kept value is never stale: other inputs, or another sitegen, Python, pydantic (or named library), are
 another name. It is only ever a copy of what making it would give, so anything wrong with one (unreadable,

@@ -9,13 +9,19 @@ from one version of the review to the next.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import hashlib
+import os
+import pickle
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from itertools import chain, islice
+from operator import attrgetter
 from typing import TYPE_CHECKING, Literal
 
 from sitegen.living.facts import ReviewFacts
 from sitegen.records.model import Record
+from sitegen.review import kept
 from sitegen.review.folder import Review
 from sitegen.review.models import ImportPayload, RetrievalPayload
 from sitegen.screening.outcomes import NOT_RETRIEVED, TO_FULL_TEXT, Outcome
@@ -23,6 +29,7 @@ from sitegen.site import exports
 from sitegen.site.output import Page
 
 if TYPE_CHECKING:  # pages.py lists this module's page group, so it cannot be imported from here at run time
+    from sitegen.site.keys import Keys
     from sitegen.site.pages import Files, Site
 
 LEDGER = "downloads/ledger.jsonl"
@@ -62,8 +69,8 @@ def first_seen(review: Review) -> list[Record]:
     records = review.records
     order = dict.fromkeys(chain.from_iterable(sorted(payload.record_ids) for payload in review.payloads
                                               if isinstance(payload, RetrievalPayload | ImportPayload)))
-    return [records[record_id] for record_id in order if record_id in records] + \
-        [records[record_id] for record_id in sorted(records.keys() - order.keys())]
+    return list(map(records.__getitem__, chain(filter(records.__contains__, order),
+                                               sorted(records.keys() - order.keys()))))
 
 
 def selected(review: Review, facts: ReviewFacts, selection: Selection) -> list[Record]:
@@ -104,15 +111,19 @@ class RecordWriters:
             return exports.records_csl_json_parts(records, self.keys)
         return exports.records_csv_parts(records, self.outcomes, self.keys)
 
-    def inputs(self, records: list[Record]) -> tuple:
-        """What every format's file of `records` is written from but the screening outcomes: the records and
-        their citation keys."""
-        return records, [self.keys.get(record.id) for record in records]
+    def inputs(self, records: list[Record], page_keys: Keys) -> tuple:
+        """What every format's file of `records` is written from but the screening outcomes: the records (as page
+        keys count them, each by its line: `Keys.as_lines`) and their citation keys, each a list gathered in C
+        (100,000 records' keys looked up one by one in Python took a tenth of a second)."""
+        return page_keys.as_lines(records), list(map(self.keys.get, map(_ID, records)))
 
     def shown_outcomes(self, extension: str, records: list[Record]) -> list[tuple[str, str] | None] | None:
         """The screening outcomes the file of `records` in this format shows: only the CSV shows them, so only
         it changes with a decision."""
-        return [self.outcomes.get(record.id) for record in records] if extension == "csv" else None
+        return list(map(self.outcomes.get, map(_ID, records))) if extension == "csv" else None
+
+
+_ID = attrgetter("id")
 
 
 # Records written as one part: the build encodes, hashes, writes and looks over each part on its own, which a record
@@ -130,10 +141,43 @@ def _grouped(parts: Iterator[str]) -> Iterator[str]:
 def record_writers(review: Review, facts: ReviewFacts) -> RecordWriters:
     """The review's writers. A report whose full text was not retrieved is `not-retrieved` at full text, as the
     site's lists and PRISMA say: it was not assessed, so not excluded."""
-    title_abstract, full_text = facts.outcomes["title-abstract"], facts.outcomes["full-text"]
-    return RecordWriters(exports.citation_keys(first_seen(review)),
-                         {rid: (title_abstract[rid].decision if rid in title_abstract else "",
-                                _full_text(full_text[rid]) if rid in full_text else "") for rid in review.records})
+    record_ids = list(review.records)
+    title_abstract = _as_shown(facts.outcomes["title-abstract"], _DECISION, record_ids)
+    full_text = _as_shown(facts.outcomes["full-text"], _full_text, record_ids)
+    return RecordWriters(citation_keys(review),
+                         dict(zip(record_ids, zip(title_abstract, full_text, strict=True), strict=True)))
+
+
+def citation_keys(review: Review) -> dict[str, str]:
+    """Every record's citation key (`exports.citation_keys` of the records as the ledger first saw them), kept
+    between commands (`kept.kept_value`) by what it is made from: the records' lines in that order. 100,000 keys took
+    half a second to make, and a decision, or any change but to a record, leaves every one as it was."""
+    records = first_seen(review)
+    make = partial(exports.citation_keys, records)
+    lines = list(map(review.record_digests.get, map(_ID, records)))
+    if None in lines:  # a record with no line to be known by (none in a review read from its folder): made
+        return make()
+    # Each line's digest names its record's id and fields (its line holds them); pickled, the list is one
+    # unambiguous string of them, in order, written in C.
+    inputs = hashlib.sha256(pickle.dumps(lines, protocol=5)).hexdigest()
+    return kept.kept_value("citation-keys", inputs, kept.cache_folder(os.environ, review.root), make, dict,
+                           libraries=(), kept=CITATION_KEYS_KEPT, forked=False)
+
+
+CITATION_KEYS_KEPT = 6  # a few reviews (or branches of one) read in turn; one value is about 5 MB at 100,000 records
+
+
+def _as_shown(outcomes: dict[str, Outcome], shown: Callable[[Outcome], str], record_ids: list[str]) -> list[str]:
+    """Each record's outcome as the CSV shows it ("" for none), in the order of `record_ids`. An outcome is a few
+    values shared by many records (`screening.outcomes`): each one held is shown once, and the records' are looked
+    up by the outcome's identity, in C (a Python step for each of 100,000 records took a tenth of a second)."""
+    held = list(outcomes.values())  # held for as long as their ids are used: no other object takes one meanwhile
+    by_identity = {key: shown(outcome) for key, outcome in dict(zip(map(id, held), held, strict=True)).items()}
+    by_identity[id(None)] = ""  # a record without an outcome
+    return list(map(by_identity.__getitem__, map(id, map(outcomes.get, record_ids))))
+
+
+_DECISION = attrgetter("decision")
 
 
 def _full_text(outcome: Outcome) -> str:
@@ -162,7 +206,7 @@ def record_downloads(site: Site) -> Files:
         # A page's key is a digest of what its file is written from. The four formats of a set are written from
         # the same records and citation keys, which are digested once for the four and stand in each key as
         # their digest: at 100,000 records each digest of them cost a quarter of a second.
-        written_from = site.keys.of("download", writers.inputs(records))
+        written_from = site.keys.of("download", writers.inputs(records, site.keys))
         for form in FORMATS:
             yield Page(download_path(name, form), lambda form=form, records=records: writers.parts(form.extension, records),
                        site.keys.of("download", form.extension, written_from, writers.shown_outcomes(form.extension, records)),

@@ -83,6 +83,17 @@ class Keys:
             raise TypeError(f"a {type(value).__name__} is not digested once")
         return self._digested(value)[1][0]
 
+    def as_lines(self, records: list[Record]) -> list[bytes] | list[Record]:
+        """`records` as a key may count them: each the digest of its line, when each is the review's record of its
+        id and has a line (a review read from its folder: every record), else the records themselves, to be digested
+        as `of` digests any. Looked up in C: a key of 100,000 records, each written through `_digested` (a Python
+        step each), took a third of a second."""
+        record_ids = list(map(_ID, records))
+        lines = list(map(self.record_digests.get, record_ids))
+        if None in lines or not all(map(operator.is_, map(self.records.get, record_ids), records)):
+            return records
+        return lines
+
     def _pickled(self, value: object) -> bytes:
         # `_Reducers` says how the kinds pickle has no C writer for are written. pickle's memo writes an
         # object met again within one value as a reference to the first: it never makes two values alike.
@@ -122,6 +133,9 @@ class Keys:
         reduced = (_digest_of, (digest,))
         self._memo[id(value)] = (value, reduced)
         return reduced
+
+
+_ID = operator.attrgetter("id")
 
 
 def _digest_of(digest: bytes) -> None:
