@@ -15,7 +15,7 @@ import pickle
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
-from itertools import chain, islice
+from itertools import chain, filterfalse, islice
 from operator import attrgetter
 from typing import TYPE_CHECKING, Literal
 
@@ -77,13 +77,14 @@ def selected(review: Review, facts: ReviewFacts, selection: Selection) -> list[R
     """The records of a set in the order of records.jsonl (by id): all of them but the confirmed duplicates
     (the records PRISMA counts; a duplicate's work is its canonical record), those included or maybe at title
     and abstract (sent on to full text), or the included studies (included at full text)."""
+    records = review.records  # by id: each set is its ids filtered and looked up in C (100,000 records)
     if selection == "all":
-        return [record for record in review.records.values() if record.id not in facts.duplicates]
+        return list(map(records.__getitem__, filterfalse(facts.duplicates.__contains__, records)))
     if selection == "included":
         chosen = set(facts.included)
     else:
         chosen = {rid for rid, outcome in facts.outcomes["title-abstract"].items() if outcome.decision in TO_FULL_TEXT}
-    return [record for record in review.records.values() if record.id in chosen]
+    return list(map(records.__getitem__, filter(chosen.__contains__, records)))
 
 
 @dataclass(frozen=True)
