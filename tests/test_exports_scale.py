@@ -265,3 +265,41 @@ def test_citation_keys_of_many_records_of_one_base_are_numbered_in_linear_work(m
     keys = citation_keys(records)
     assert keys == expected and keys["10.1234/x1999"] == "smith2020effect-1333"
     assert Counted.probes < 3 * len(records)  # was about 2,000,000
+
+
+@given(st.lists(TEXT, max_size=6))
+def test_values_taken_for_one_line_each_are(values):
+    # RIS writes its values as they are when _one_line_each says they are one line: it must never say so wrongly.
+    if exports._one_line_each(values):
+        assert [one_line(value) for value in values] == values
+
+
+@settings(max_examples=150, deadline=None)
+@given(RECORDS)
+def test_ris_quick_path_writes_what_one_line_for_each_value_wrote(record):
+    assume(record is not None)
+    try:
+        authors(record)
+    except ValidationError:
+        return
+    quick = records_ris([record], {record.id: "key"})
+    original = exports._one_line_each
+    exports._one_line_each = lambda values: False  # every value through one_line, as each was before
+    try:
+        assert quick == records_ris([record], {record.id: "key"})
+    finally:
+        exports._one_line_each = original
+
+
+@pytest.mark.parametrize("part", ["Izabela", "Grzegorz M.", "Jong-Ho", "J.-P.", "O'Brien", "O''Brien", "Alexander",
+                                  "and", "AND", "Anand", "van der Berg", "M.  J", " Ann", "Ann ", "Smith, Jr.",
+                                  "de_la", "Ann.", "A..B", "Ann-", "Ann--Bo", "Zoë Ødegård", "A\u00a0B", "12", "J.\u2028P"])
+def test_name_parts_as_before(part):
+    assert exports._name_part(part) == earlier_name_part(part)
+    assert latex_text(part) == earlier_latex_text(part)
+
+
+@pytest.mark.parametrize("row", [["a", "=1"], ["", "-x"], ['"', "=x"], ["=a", "b"], ["a,b", "'=c"], ['a"', '"b'],
+                                 ["x", "@y", "z"], ["%", ""], ["a", "b|"], ["a\nb", "c"]])
+def test_csv_rows_guarded_as_before(row):
+    assert write_csv(["a", "b"], [row]) == earlier_write_csv(["a", "b"], [row])

@@ -26,7 +26,6 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from functools import cache, partial
 from itertools import chain
-from operator import methodcaller
 
 from sitegen.records.ids import arxiv_address
 from sitegen.records.model import CslName, Record
@@ -86,13 +85,16 @@ def _csv_line(row: list[str]) -> str:
     # Most rows need neither the formula guard nor a quote doubled: a few calls over the whole row, in C, tell,
     # where a call or two per cell cost more than the writing (issue 14). A printable row breaks no line
     # (LINE_BREAK's characters are unprintable), so only the start of a cell can need the guard.
-    joined = "".join(row)
-    if printable(joined) and '"' not in joined and not any(map(_starts_guarded, row)):
-        return '"' + '","'.join(row) + '"\n'
+    body = '","'.join(row)
+    # When the body's quotes are the separators' alone (no cell holds one), a cell after the first starts right after
+    # a quote, and a quote is followed by a guarded start only there: one search finds every such cell.
+    if (printable(body) and body.count('"') == 2 * len(row) - 2 and body[:1] not in _GUARDED_STARTS
+            and not _GUARDED_AFTER_QUOTE.search(body)):
+        return f'"{body}"\n'
     return '"' + '","'.join([safe_cell(cell).replace('"', '""') for cell in row]) + '"\n'
 
 
-_starts_guarded = methodcaller("startswith", tuple(_GUARDED_STARTS))
+_GUARDED_AFTER_QUOTE = re.compile(f'"[{re.escape("".join(_GUARDED_STARTS))}]')
 
 
 def printable(text: str) -> bool:
@@ -182,13 +184,18 @@ def written_name(name: CslName) -> str:
 
 
 def authors_text(record: Record) -> str:
-    return "; ".join(map(written_name, authors(record)))
+    # As `authors` and `written_name` write each name, most names ("Family, Given") without their calls.
+    return "; ".join([f"{name.family}, {name.given}"
+                      if name.family and name.given and not name.suffix and not name.literal
+                      else written_name(one_field_name(name) if name.literal else name) for name in record.author])
 
 
 def notice_types(record: Record) -> list[str]:
     """A notice's publication types ("journal-article", "retraction-notice"), which say it is no study; [] for
     any other record, whose types are the review's provenance, written by CSL-JSON and the CSV alone."""
     types = record.custom.publication_types
+    if not types:  # most records
+        return []
     is_notice = record.custom.notice_of or any(kind.strip().lower() in NOTICE_TYPES for kind in types)
     return [kind for kind in types if ";" not in kind] if is_notice else []
 
@@ -298,15 +305,20 @@ def records_csv_parts(records: list[Record], status: dict[str, tuple[str, str]],
     def row(record: Record) -> list[str]:
         custom = record.custom
         title_abstract, full_text = status.get(record.id, ("", ""))
-        # The identifiers as `Record.identifiers` gives them, without making its dictionary for each record
-        return [record.id, record.title, authors_text(record), str(record.year or ""),
+        issued = record.issued
+        date = tuple(issued.date_parts[0]) if issued and issued.date_parts else ()  # as _date_parts, and year
+        types = custom.publication_types
+        # The identifiers as `Record.identifiers` gives them, without making its dictionary for each record; the
+        # statements of most records, which have none, without the calls that find there are none.
+        return [record.id, record.title, authors_text(record), str(date[0]) if date and date[0] else "",
                 record.container_title or "", record.volume or "", record.issue or "", record.page or "",
                 record.DOI or "", record.PMID or "", record.PMCID or "", custom.openalex or "",
                 custom.arxiv or "", record.URL or "", "yes" if custom.retracted else "no",
-                title_abstract, full_text, record.abstract or "", keys[record.id], record.type,
-                _iso_date(tuple(_date_parts(record))),
-                "; ".join([kind for kind in custom.publication_types if ";" not in kind]),
-                joined_statements(updates_statements(record)), joined_statements(notice_of_statements(record))]
+                title_abstract, full_text, record.abstract or "", keys[record.id], record.type, _iso_date(date),
+                ("; ".join([kind for kind in types if ";" not in kind]) if types else ""),
+                (joined_statements(updates_statements(record))
+                 if custom.updates or custom.reinstatements or custom.stated_versions else ""),
+                joined_statements(notice_of_statements(record)) if custom.notice_of else ""]
 
     return csv_lines(CSV_COLUMNS, map(row, records))
 
@@ -354,45 +366,54 @@ def records_ris_parts(records: list[Record], keys: dict[str, str] | None = None)
 
 
 def _ris_entry(record: Record, keys: dict[str, str]) -> str:
-    lines: list[str] = []
-    line = lines.append
     ris_type = RIS_TYPES.get(record.type, "GEN")
-    line(f"TY  - {ris_type}")
-    line(f"ID  - {keys[record.id]}")
-    line(f"TI  - {one_line(record.title)}")
+    # Each line after the ID as the line break and tag before it, then the value, which is written on one line: most
+    # records' values are so already, which one look over them all tells (`_one_line_each`), where a call of one_line
+    # for each cost a third of the writing (issue 14).
+    parts = ["\nTI  - ", record.title]
     for name in authors(record):
-        line(f"AU  - {one_line(written_name(name))}")
+        parts += "\nAU  - ", written_name(name)
     if record.issued:
         date = record.issued.date_parts[0]
         if date and date[0]:
-            line(f"PY  - {date[0]}")
+            parts += "\nPY  - ", str(date[0])
         if len(date) > 1:
-            line(f"DA  - {'/'.join(f'{part:02d}' for part in date)}/")
+            parts += "\nDA  - ", f"{'/'.join(f'{part:02d}' for part in date)}/"
     if record.container_title:
-        line(f"T2  - {one_line(record.container_title)}")
+        parts += "\nT2  - ", record.container_title
         if ris_type == "JOUR":
-            line(f"JF  - {one_line(record.container_title)}")
+            parts += "\nJF  - ", record.container_title
     first_page, last_page = page_range(record)
-    for tag, value in (("VL", record.volume), ("IS", record.issue), ("SP", first_page), ("EP", last_page),
-                       ("DO", record.DOI), ("AN", record.PMID), ("C2", record.PMCID), ("AB", record.abstract)):
+    for tag, value in (("\nVL  - ", record.volume), ("\nIS  - ", record.issue), ("\nSP  - ", first_page),
+                       ("\nEP  - ", last_page), ("\nDO  - ", record.DOI), ("\nAN  - ", record.PMID),
+                       ("\nC2  - ", record.PMCID), ("\nAB  - ", record.abstract)):
         if value:
-            line(f"{tag}  - {one_line(value)}")
+            parts += tag, value
     custom = record.custom
     for url in (record.URL, custom.arxiv and arxiv_address(custom.arxiv),
                 custom.openalex and f"{OPENALEX_ADDRESS}{custom.openalex}"):
         if url:
-            line(f"UR  - {one_line(url)}")
+            parts += "\nUR  - ", url
     if types := notice_types(record):  # a notice's type of work, as EndNote shows M3 (and sitegen reads it)
-        line(f"M3  - {one_line('; '.join(types))}")
+        parts += "\nM3  - ", "; ".join(types)
     if record.PMID:
-        line(f"N1  - {one_line(f'PMID: {record.PMID}')}")
+        parts += "\nN1  - ", f"PMID: {record.PMID}"
     if custom.retracted:
-        line("N1  - RETRACTED")
-    for statement in (*updates_statements(record), *notice_of_statements(record)):
-        line(f"N1  - {one_line(statement)}")
-    line("ER  - ")
-    line("")
-    return "\n".join(lines)
+        parts += "\nN1  - ", "RETRACTED"
+    if custom.updates or custom.reinstatements or custom.stated_versions or custom.notice_of:
+        for statement in (*updates_statements(record), *notice_of_statements(record)):
+            parts += "\nN1  - ", statement
+    if not _one_line_each(parts[1::2]):
+        parts[1::2] = map(one_line, parts[1::2])
+    return f"TY  - {ris_type}\nID  - {keys[record.id]}{''.join(parts)}\nER  - \n"
+
+
+def _one_line_each(values: list[str]) -> bool:
+    """Whether every value is one line as `one_line` writes it (False when unsure): joined by spaces, an end of one
+    with white space, or a run of it inside one, is two spaces together or at an end of the whole; white space
+    other than the space is unprintable (tests/test_exports_scale.py). Checked in a few calls, in C."""
+    text = " ".join(values)
+    return printable(text) and "  " not in text and text[:1] != " " and text[-1:] != " "
 
 
 # --------------------------------------------------------------------------- BibTeX
@@ -436,6 +457,8 @@ def latex_text(value: str) -> str:
 
     "@" needs no escape: inside a braced value it starts nothing.
     """
+    if value.isalnum():  # a number, an id ("PMC123"): no white space, no special character; one call tells
+        return value
     text = one_line(value)
     if len(text) > _LONG:  # an abstract: a scan for each character, in C, is quicker than a regex's search
         return _substituted(text) if _holds_any(text, _LATEX_SPECIALS) or _holds_any(text, _LIGATURE_MARKS) \
@@ -482,7 +505,8 @@ def _bibtex_pages(record: Record) -> str:
     first, last = page_range(record)
     if last:
         return f"{latex_text(first)}--{latex_text(last)}"
-    return _DASH_BEFORE_DASH.sub("-{}", latex_text(first))
+    text = latex_text(first)
+    return _DASH_BEFORE_DASH.sub("-{}", text) if "--" in text else text
 
 
 def _title(value: str) -> str:
@@ -513,11 +537,21 @@ def _verbatim(value: str) -> str:
 
 
 def _name_part(value: str) -> str:
+    # Most name parts ("Izabela", "Grzegorz M.", "Jong-Ho") are words of letters with a space, a dot, a hyphen or an
+    # apostrophe between: nothing to change, if they hold no "and" (in any case, as `_AND`'s matches are).
+    if (value.isalnum() or _PLAIN_NAME_PART.fullmatch(value)) and "and" not in value.lower():
+        return value
     # latex_text's work without its calls, which cost more than the work on a name: a record has many names.
     text = _escaped(" ".join(value.split()))
     if "and" in text.lower():  # _AND's matches are "and" in any case (no other character folds to a, n or d)
         text = _AND.sub(_braced, text)
     return f"{{{text}}}" if "," in text else text
+
+
+# Words of letters and digits ("_", a word character to re, is LaTeX's special), one apart: by a space, a hyphen, an
+# apostrophe or a dot, or a dot before a space or hyphen ("J.-P."); a dot may end it. No white space at either end or
+# doubled, no special character, no comma, no ligature's pair: `_name_part` changes none but "and".
+_PLAIN_NAME_PART = re.compile(r"[^\W_]+(?:(?:\.?[ \-]|[.'])[^\W_]+)*\.?")
 
 
 def _braced(match: re.Match[str]) -> str:
@@ -564,7 +598,9 @@ def _bibtex_entry(record: Record, key: str) -> str:
         ("url", record.URL and _verbatim(record.URL)),
         ("abstract", record.abstract and latex_text(record.abstract)),
         # What a notice is, and a work's retraction and notices, in words biblatex prints and Zotero keeps
-        ("note", latex_text(joined_statements(standing_statements(record))) or None),
+        ("note", latex_text(joined_statements(standing_statements(record))) or None
+         if custom.publication_types or custom.retracted or custom.updates or custom.reinstatements
+         or custom.stated_versions or custom.notice_of else None),  # most records state none of those
     )
     body = "".join([f"  {name} = {{{value}}},\n" for name, value in fields if value])
     return f"@{entry_type}{{{key},\n{body}}}\n"
